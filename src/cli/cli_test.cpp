@@ -1,0 +1,169 @@
+// End-to-end tests of the podnet binary: exit status and messages for bad
+// input, determinism of every output format, and golden designs.
+//
+// Golden files: tests/golden/<example>/design.json hold the full JSON of
+// `podnet design <example> --format json` (git sha blanked). Regenerate with
+// PODNET_UPDATE_GOLDEN=1 ctest -R Golden, then review the diff.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int status = -1;
+  std::string out;
+};
+
+Result run(const std::string& args, bool merge_stderr = false) {
+  std::string cmd = std::string(PODNET_BINARY) + " " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 65536> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+fs::path temp_dir() {
+  fs::path d = fs::temp_directory_path() / ("podnet_cli_test_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+std::string write_file(const std::string& name, const std::string& text) {
+  fs::path p = temp_dir() / name;
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string blank_sha(std::string json) {
+  return std::regex_replace(json, std::regex("\"git_sha\": \"[^\"]*\""), "\"git_sha\": \"\"");
+}
+
+TEST(Cli, HelpAndList) {
+  Result r = run("--help");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("design"), std::string::npos);
+  r = run("list");
+  EXPECT_EQ(r.status, 0);
+  for (const char* name : {"aipod-16k", "leafspine-8k", "fat-tree-k48", "rail_clos", "fat_tree", "tree3"})
+    EXPECT_NE(r.out.find(name), std::string::npos) << name;
+}
+
+TEST(Cli, BadInputExitsTwoWithLocation) {
+  struct Case {
+    const char* what;
+    std::string yaml;
+    std::string expect;
+  };
+  const std::string head = "schema_version: 1\ntopology:\n  family: rail_clos\n";
+  std::vector<Case> cases = {
+      {"unknown key", head + "  gpuz: 8\n", "bad.yaml:4: topology.gpuz: unknown key"},
+      {"missing required", "topology:\n  family: rail_clos\n", "schema_version: missing required key"},
+      {"bad unit", head + "server:\n  nic_speed: 400\n", "bad.yaml:5: server.nic_speed: '400' is not valid"},
+      {"impossible: 7 GPUs per server on 8 rails", head + "  gpus: 700\n  rails: 8\nserver:\n  gpus: 7\n  nics: 7\n",
+       "bad.yaml:5: topology.rails"},
+      {"impossible: radix cannot host the GPUs", head + "  gpus: 65544\n  tiers: 2\n",
+       "bad.yaml:4: topology.gpus: topology.gpus = 65,544 exceeds"},
+  };
+  for (const auto& c : cases) {
+    std::string path = write_file("bad.yaml", c.yaml);
+    Result r = run("design " + path, true);
+    EXPECT_EQ(r.status, 2) << c.what << ": " << r.out;
+    EXPECT_NE(r.out.find(c.expect), std::string::npos) << c.what << ": " << r.out;
+  }
+  Result r = run("design aipod-16k --set topology.gpus=abc", true);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("--set topology.gpus"), std::string::npos) << r.out;
+  r = run("design no-such-scenario", true);
+  EXPECT_EQ(r.status, 2);
+  r = run("design aipod-16k --format xml", true);
+  EXPECT_EQ(r.status, 2);
+}
+
+TEST(Cli, GrowsAipodTo131kOrSaysWhy) {
+  Result r = run("design aipod-16k --set topology.gpus=131072 --format json");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("\"gpus\": 131072"), std::string::npos);
+  // 524,288 is the 3-tier limit (16 pods x 64 groups x 512 GPUs); one more group is refused with the reason.
+  r = run("design aipod-16k --set topology.gpus=524800 --set topology.groups_per_pod=64", true);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("524,288"), std::string::npos) << r.out;
+}
+
+TEST(Cli, OutputsAreDeterministic) {
+  for (const char* args : {"design aipod-16k", "design aipod-16k --format json", "design leafspine-8k --format csv",
+                           "design fat-tree-k48 --export dot", "design leafspine-8k --export graphml"}) {
+    Result a = run(args), b = run(args);
+    ASSERT_EQ(a.status, 0) << args;
+    EXPECT_FALSE(a.out.empty()) << args;
+    EXPECT_EQ(a.out, b.out) << args;
+  }
+}
+
+TEST(Cli, OutDirWritesEverything) {
+  fs::path dir = temp_dir() / "out";
+  fs::remove_all(dir);
+  fs::path plan = temp_dir() / "cables.csv";
+  Result r = run("design leafspine-8k --out " + dir.string() + " --cabling-plan " + plan.string());
+  ASSERT_EQ(r.status, 0);
+  for (const char* f : {"design.json", "design.csv", "design.txt", "scenario.resolved.yaml"})
+    EXPECT_TRUE(fs::exists(dir / f)) << f;
+  // The resolved scenario runs again to the same design.
+  Result again = run("design " + (dir / "scenario.resolved.yaml").string() + " --format json");
+  Result first = run("design leafspine-8k --format json");
+  ASSERT_EQ(again.status, 0);
+  auto strip = [](std::string s) {
+    return std::regex_replace(blank_sha(s), std::regex("\"(scenario|source)\": \"[^\"]*\""), "\"$1\": \"\"");
+  };
+  EXPECT_EQ(strip(again.out), strip(first.out));
+  // cabling plan: header + one row per network cable: 8192 NIC-leaf + 128 leaves x 64 spines = 16384 cables.
+  std::string csv = read_file(plan);
+  size_t lines = std::count(csv.begin(), csv.end(), '\n');
+  EXPECT_EQ(lines, 1u + 8192u + 8192u);
+  EXPECT_EQ(csv.rfind("side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name,type,status,label,"
+                      "length,length_unit",
+                      0),
+            0u);
+}
+
+TEST(Golden, ExampleDesigns) {
+  const fs::path root = fs::path(PODNET_SOURCE_DIR) / "tests" / "golden";
+  const bool update = std::getenv("PODNET_UPDATE_GOLDEN") != nullptr;
+  int checked = 0;
+  for (const auto& entry : fs::directory_iterator(root)) {
+    if (!entry.is_directory()) continue;
+    const std::string name = entry.path().filename().string();
+    Result r = run("design " + name + " --format json");
+    ASSERT_EQ(r.status, 0) << name;
+    const std::string got = blank_sha(r.out);
+    const fs::path expected = entry.path() / "design.json";
+    if (update) std::ofstream(expected, std::ios::binary) << got;
+    EXPECT_EQ(got, read_file(expected)) << name << ": output differs from " << expected
+                                        << " (PODNET_UPDATE_GOLDEN=1 to regenerate, then review the diff)";
+    ++checked;
+  }
+  EXPECT_GE(checked, 3);
+}
+
+}  // namespace

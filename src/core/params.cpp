@@ -1,0 +1,223 @@
+#include "core/params.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace podnet {
+
+const char* param_type_name(ParamType t) {
+  switch (t) {
+    case ParamType::Int: return "integer";
+    case ParamType::Real: return "number";
+    case ParamType::Bool: return "true|false";
+    case ParamType::String: return "string";
+    case ParamType::Bandwidth: return "bandwidth";
+    case ParamType::Time: return "time";
+    case ParamType::Bytes: return "bytes";
+    case ParamType::Length: return "length";
+    case ParamType::Power: return "power";
+    case ParamType::Ratio: return "ratio";
+    case ParamType::IntList: return "list of integers";
+  }
+  return "?";
+}
+
+const ParamValue& Params::at(const std::string& name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) throw Error(fmt::format("internal: parameter '{}' not set", name));
+  return it->second;
+}
+
+int64_t Params::get_int(const std::string& name) const {
+  const auto& v = at(name);
+  if (auto p = std::get_if<int64_t>(&v)) return *p;
+  throw Error(fmt::format("internal: parameter '{}' is not an integer", name));
+}
+
+double Params::get_real(const std::string& name) const {
+  const auto& v = at(name);
+  if (auto p = std::get_if<double>(&v)) return *p;
+  if (auto p = std::get_if<int64_t>(&v)) return static_cast<double>(*p);
+  throw Error(fmt::format("internal: parameter '{}' is not a number", name));
+}
+
+bool Params::get_bool(const std::string& name) const {
+  const auto& v = at(name);
+  if (auto p = std::get_if<bool>(&v)) return *p;
+  throw Error(fmt::format("internal: parameter '{}' is not a bool", name));
+}
+
+const std::string& Params::get_string(const std::string& name) const {
+  const auto& v = at(name);
+  if (auto p = std::get_if<std::string>(&v)) return *p;
+  throw Error(fmt::format("internal: parameter '{}' is not a string", name));
+}
+
+Bandwidth Params::get_bandwidth(const std::string& name) const {
+  const auto& v = at(name);
+  if (auto p = std::get_if<Bandwidth>(&v)) return *p;
+  throw Error(fmt::format("internal: parameter '{}' is not a bandwidth", name));
+}
+
+Time Params::get_time(const std::string& name) const {
+  const auto& v = at(name);
+  if (auto p = std::get_if<Time>(&v)) return *p;
+  throw Error(fmt::format("internal: parameter '{}' is not a time", name));
+}
+
+const std::vector<int64_t>& Params::get_int_list(const std::string& name) const {
+  const auto& v = at(name);
+  if (auto p = std::get_if<std::vector<int64_t>>(&v)) return *p;
+  throw Error(fmt::format("internal: parameter '{}' is not a list", name));
+}
+
+const std::string& Params::text(const std::string& name) const {
+  auto it = texts_.find(name);
+  if (it == texts_.end()) throw Error(fmt::format("internal: parameter '{}' not set", name));
+  return it->second;
+}
+
+namespace {
+bool parse_int(const std::string& text, int64_t& out) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (errno != 0 || end != text.c_str() + text.size()) return false;
+  out = v;
+  return true;
+}
+std::string range_text(const ParamSpec& s) {
+  if (s.min > -1e299 && s.max < 1e299) return fmt::format(" in [{}, {}]", format_number(s.min), format_number(s.max));
+  if (s.min > -1e299) return fmt::format(" >= {}", format_number(s.min));
+  if (s.max < 1e299) return fmt::format(" <= {}", format_number(s.max));
+  return "";
+}
+}  // namespace
+
+std::optional<ParamValue> parse_param(const ParamSpec& spec, const std::string& text, std::string& canonical,
+                                      std::string& expected) {
+  switch (spec.type) {
+    case ParamType::Int: {
+      int64_t v = 0;
+      if (!parse_int(text, v) || static_cast<double>(v) < spec.min || static_cast<double>(v) > spec.max) {
+        expected = "an integer" + range_text(spec);
+        return std::nullopt;
+      }
+      canonical = std::to_string(v);
+      return v;
+    }
+    case ParamType::Real: {
+      char* end = nullptr;
+      double v = std::strtod(text.c_str(), &end);
+      if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || v < spec.min || v > spec.max) {
+        expected = "a number" + range_text(spec);
+        return std::nullopt;
+      }
+      canonical = format_number(v);
+      return v;
+    }
+    case ParamType::Bool:
+      if (text == "true" || text == "false") {
+        canonical = text;
+        return text == "true";
+      }
+      expected = "true or false";
+      return std::nullopt;
+    case ParamType::String:
+      if (!spec.choices.empty()) {
+        for (const auto& c : spec.choices)
+          if (c == text) {
+            canonical = text;
+            return text;
+          }
+        std::string list;
+        for (const auto& c : spec.choices) list += (list.empty() ? "" : ", ") + c;
+        expected = "one of: " + list;
+        return std::nullopt;
+      }
+      canonical = text;
+      return text;
+    case ParamType::Bandwidth: {
+      Bandwidth b;
+      if (!parse_bandwidth(text, b, expected)) return std::nullopt;
+      canonical = format_bandwidth(b);
+      return b;
+    }
+    case ParamType::Time: {
+      Time t;
+      if (!parse_time(text, t, expected)) return std::nullopt;
+      canonical = format_time(t);
+      return t;
+    }
+    case ParamType::Bytes: {
+      Bytes b = 0;
+      if (!parse_bytes(text, b, expected)) return std::nullopt;
+      canonical = format_bytes(b);
+      return static_cast<int64_t>(b);
+    }
+    case ParamType::Length: {
+      double m = 0;
+      if (!parse_length(text, m, expected)) return std::nullopt;
+      canonical = format_length(m);
+      return m;
+    }
+    case ParamType::Power: {
+      double w = 0;
+      if (!parse_power(text, w, expected)) return std::nullopt;
+      canonical = format_power(w);
+      return w;
+    }
+    case ParamType::Ratio: {
+      double r = 0;
+      if (!parse_ratio(text, r, expected)) return std::nullopt;
+      canonical = format_number(r) + ":1";
+      return r;
+    }
+    case ParamType::IntList: {
+      // "[4, 4, 4]" or "4x4x4" or "4,4,4"
+      std::string s;
+      for (char c : text)
+        if (c != '[' && c != ']' && c != ' ') s += (c == 'x' || c == 'X') ? ',' : c;
+      std::vector<int64_t> out;
+      size_t pos = 0;
+      while (pos <= s.size()) {
+        size_t comma = s.find(',', pos);
+        if (comma == std::string::npos) comma = s.size();
+        int64_t v = 0;
+        if (!parse_int(s.substr(pos, comma - pos), v) || static_cast<double>(v) < spec.min ||
+            static_cast<double>(v) > spec.max) {
+          expected = "a list of integers" + range_text(spec) + " such as [4, 4, 4] or 4x4x4";
+          return std::nullopt;
+        }
+        out.push_back(v);
+        pos = comma + 1;
+      }
+      canonical = "[";
+      for (size_t i = 0; i < out.size(); ++i) canonical += (i ? ", " : "") + std::to_string(out[i]);
+      canonical += "]";
+      return out;
+    }
+  }
+  return std::nullopt;
+}
+
+Params defaults_of(const std::vector<ParamSpec>& specs) {
+  Params p;
+  for (const auto& s : specs) {
+    if (s.default_text.empty()) {
+      if (s.optional) continue;
+      throw Error(fmt::format("internal: parameter '{}' has no default", s.name));
+    }
+    std::string canonical, expected;
+    auto v = parse_param(s, s.default_text, canonical, expected);
+    if (!v) throw Error(fmt::format("internal: default of '{}' ({}) is not {}", s.name, s.default_text, expected));
+    p.set(s.name, *v, canonical);
+  }
+  return p;
+}
+
+}  // namespace podnet

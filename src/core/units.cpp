@@ -1,0 +1,183 @@
+#include "core/units.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <fmt/format.h>
+
+namespace podnet {
+
+Time transmit_time(Bytes bytes, Bandwidth bw) {
+  return Time::from_seconds(static_cast<double>(bytes) * 8.0 / bw.bps);
+}
+
+namespace {
+
+struct Unit {
+  std::string_view suffix;
+  double factor;
+};
+
+// Splits "12.5Gbps" into 12.5 and "Gbps". Accepts an optional space between.
+bool split_number(std::string_view text, double& value, std::string_view& unit) {
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  size_t i = 0;
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  bool digits = false;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) {
+    digits = digits || std::isdigit(static_cast<unsigned char>(text[i]));
+    ++i;
+  }
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E') && i + 1 < text.size() &&
+      (std::isdigit(static_cast<unsigned char>(text[i + 1])) || text[i + 1] == '-' || text[i + 1] == '+')) {
+    ++i;
+    if (text[i] == '-' || text[i] == '+') ++i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+  }
+  if (!digits) return false;
+  std::string num(text.substr(0, i));
+  char* end = nullptr;
+  value = std::strtod(num.c_str(), &end);
+  if (end != num.c_str() + num.size() || !std::isfinite(value)) return false;
+  unit = text.substr(i);
+  while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
+  return true;
+}
+
+template <size_t N>
+bool parse_with(std::string_view text, const Unit (&units)[N], double& out) {
+  double v = 0;
+  std::string_view unit;
+  if (!split_number(text, v, unit)) return false;
+  for (const auto& u : units) {
+    if (unit == u.suffix) {
+      out = v * u.factor;
+      return true;
+    }
+  }
+  return false;
+}
+
+constexpr Unit kTimeUnits[] = {{"ps", 1}, {"ns", 1e3}, {"us", 1e6}, {"µs", 1e6}, {"ms", 1e9}, {"s", 1e12},
+                               {"min", 60e12}, {"h", 3600e12}};
+constexpr Unit kBandwidthUnits[] = {{"bps", 1},       {"Kbps", 1e3},    {"Mbps", 1e6},    {"Gbps", 1e9},
+                                    {"Tbps", 1e12},   {"Gb/s", 1e9},    {"Tb/s", 1e12},   {"Mb/s", 1e6},
+                                    {"B/s", 8},       {"KB/s", 8e3},    {"MB/s", 8e6},    {"GB/s", 8e9},
+                                    {"TB/s", 8e12},   {"GiB/s", 8.0 * 1073741824.0}};
+constexpr Unit kByteUnits[] = {{"B", 1},           {"KB", 1e3},           {"MB", 1e6},
+                               {"GB", 1e9},        {"TB", 1e12},          {"KiB", 1024.0},
+                               {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
+constexpr Unit kLengthUnits[] = {{"mm", 1e-3}, {"cm", 1e-2}, {"m", 1}, {"km", 1e3}};
+constexpr Unit kPowerUnits[] = {{"W", 1}, {"kW", 1e3}, {"MW", 1e6}};
+
+}  // namespace
+
+bool parse_time(std::string_view text, Time& out, std::string& expected) {
+  double ps = 0;
+  if (!parse_with(text, kTimeUnits, ps) || ps < 0) {
+    expected = "a non-negative time with a unit: ps, ns, us, ms, s, min or h (e.g. \"2us\")";
+    return false;
+  }
+  out = Time(static_cast<int64_t>(std::llround(ps)));
+  return true;
+}
+
+bool parse_bandwidth(std::string_view text, Bandwidth& out, std::string& expected) {
+  double bps = 0;
+  if (!parse_with(text, kBandwidthUnits, bps) || bps <= 0) {
+    expected = "a positive bandwidth with a unit: bps, Mbps, Gbps, Tbps (bits/s) or MB/s, GB/s, TB/s (bytes/s) "
+               "(e.g. \"400Gbps\", \"50GB/s\")";
+    return false;
+  }
+  out = Bandwidth(bps);
+  return true;
+}
+
+bool parse_bytes(std::string_view text, Bytes& out, std::string& expected) {
+  double b = 0;
+  if (!parse_with(text, kByteUnits, b) || b < 0 || b > 9.2e18 || b != std::floor(b)) {
+    expected = "a whole number of bytes with a unit: B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB "
+               "(powers of 1024) (e.g. \"64MiB\")";
+    return false;
+  }
+  out = static_cast<Bytes>(b);
+  return true;
+}
+
+bool parse_length(std::string_view text, double& metres, std::string& expected) {
+  if (!parse_with(text, kLengthUnits, metres) || metres < 0) {
+    expected = "a non-negative length with a unit: mm, cm, m or km (e.g. \"3m\")";
+    return false;
+  }
+  return true;
+}
+
+bool parse_power(std::string_view text, double& watts, std::string& expected) {
+  if (!parse_with(text, kPowerUnits, watts) || watts < 0) {
+    expected = "a non-negative power with a unit: W, kW or MW (e.g. \"10.2kW\")";
+    return false;
+  }
+  return true;
+}
+
+bool parse_ratio(std::string_view text, double& out, std::string& expected) {
+  expected = "a ratio down:up such as \"1:1\" or \"3:1\" (or a number >= 1)";
+  auto colon = text.find(':');
+  double a = 0, b = 1;
+  std::string_view unit;
+  if (colon == std::string_view::npos) {
+    if (!split_number(text, a, unit) || !unit.empty()) return false;
+  } else {
+    if (!split_number(text.substr(0, colon), a, unit) || !unit.empty()) return false;
+    if (!split_number(text.substr(colon + 1), b, unit) || !unit.empty()) return false;
+  }
+  if (a <= 0 || b <= 0 || a / b < 1.0) return false;
+  out = a / b;
+  return true;
+}
+
+std::string format_number(double v, int max_decimals) {
+  std::string s = fmt::format("{:.{}f}", v, max_decimals);
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  if (s == "-0") s = "0";
+  return s;
+}
+
+namespace {
+template <size_t N>
+std::string format_scaled(double v, const Unit (&units)[N], std::initializer_list<int> order) {
+  // pick the largest unit (from `order`, ascending) whose factor <= |v|
+  const Unit* best = &units[*order.begin()];
+  for (int idx : order) {
+    if (std::fabs(v) >= units[idx].factor) best = &units[idx];
+  }
+  return format_number(v / best->factor, 4) + std::string(best->suffix);
+}
+}  // namespace
+
+std::string format_time(Time t) { return format_scaled(static_cast<double>(t.ps), kTimeUnits, {0, 1, 2, 4, 5}); }
+std::string format_bandwidth(Bandwidth bw) { return format_scaled(bw.bps, kBandwidthUnits, {0, 1, 2, 3, 4}); }
+std::string format_bytes(Bytes b) {
+  // Binary units when exact, else SI.
+  static constexpr Unit bin[] = {{"B", 1}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
+                                 {"TiB", 1099511627776.0}};
+  for (int i = 4; i >= 1; --i) {
+    auto f = static_cast<Bytes>(bin[i].factor);
+    if (b >= f && b % f == 0) return std::to_string(b / f) + std::string(bin[i].suffix);
+  }
+  for (int i = 4; i >= 1; --i) {
+    double f = kByteUnits[i].factor;
+    if (static_cast<double>(b) >= f && std::fmod(static_cast<double>(b), f) == 0)
+      return format_number(static_cast<double>(b) / f, 0) + std::string(kByteUnits[i].suffix);
+  }
+  return std::to_string(b) + "B";
+}
+std::string format_length(double m) { return format_number(m, 3) + "m"; }
+std::string format_power(double w) {
+  return w >= 1e6 ? format_number(w / 1e6, 4) + "MW" : w >= 1e3 ? format_number(w / 1e3, 4) + "kW" : format_number(w, 3) + "W";
+}
+
+}  // namespace podnet

@@ -1,0 +1,88 @@
+#include "report/design_report.hpp"
+
+#include <fmt/format.h>
+#include <ostream>
+
+namespace podnet::report {
+
+void add_design(nlohmann::json& doc, const topology::Topology& t, const topology::Bom& b) {
+  nlohmann::json tiers = nlohmann::json::array();
+  for (size_t i = 1; i < t.tier_names.size(); ++i) tiers.push_back(t.tier_names[i]);
+  doc["topology"] = {{"family", t.family}, {"tiers", tiers},      {"servers", t.servers},
+                     {"gpus_per_server", t.gpus_per_server},      {"nics_per_server", t.nics_per_server},
+                     {"groups", t.groups}, {"pods", t.pods},      {"rails", t.rails}};
+  nlohmann::json switches = {{"total", b.switches_total}};
+  for (const auto& [tier, n] : b.switches) switches[tier] = n;
+  nlohmann::json links = {{"total", b.links_total}};
+  for (const auto& [cls, n] : b.links) links[cls] = n;
+  nlohmann::json internal = nlohmann::json::object();
+  for (const auto& [cls, n] : b.internal_links) internal[cls] = n;
+  doc["bom"] = {
+      {"gpus", b.gpus},
+      {"servers", b.servers},
+      {"nics", b.nics},
+      {"nvlink_domains", b.nvlink_domains},
+      {"switches", switches},
+      {"links", links},
+      {"internal_links", internal},
+      {"cables", {{"copper", b.cables_copper}, {"optical", b.cables_optical}, {"total", b.cables_copper + b.cables_optical}}},
+      {"transceivers", b.transceivers},
+      {"power_kw", round_to(b.power_total_w / 1e3, 3)},
+      {"power", {{"servers_kw", round_to(b.power_servers_w / 1e3, 3)},
+                 {"switches_kw", round_to(b.power_switches_w / 1e3, 3)},
+                 {"optics_kw", round_to(b.power_optics_w / 1e3, 3)}}},
+      {"racks", {{"total", b.racks}, {"server", b.server_racks}, {"network", b.network_racks},
+                 {"servers_per_rack", b.servers_per_rack}}},
+  };
+  doc["limits"] = {{"max_gpus", t.facts.max_gpus}, {"max_gpus_reason", t.facts.max_gpus_reason}};
+  doc["bisection_bandwidth_gbps"] = round_to(t.facts.bisection_bps / 1e9, 3);
+  doc["bisection_method"] = t.facts.bisection_method;
+  doc["diameter_hops"] = t.facts.diameter_hops;
+  nlohmann::json over = nlohmann::json::object();
+  for (const auto& [tier, r] : t.facts.oversubscription) over[tier] = round_to(r, 4);
+  doc["oversubscription"] = over;
+  doc["notes"] = t.facts.notes;
+}
+
+void write_design_table(const nlohmann::json& d, std::ostream& out) {
+  const auto& run = d["run"];
+  const auto& topo = d["topology"];
+  const auto& bom = d["bom"];
+  std::string tiers;
+  for (const auto& x : topo["tiers"]) tiers += (tiers.empty() ? "" : " / ") + x.get<std::string>();
+  out << fmt::format("podnet design: {} ({}, {} tiers: {})\n\n", run["scenario"].get<std::string>(),
+                     topo["family"].get<std::string>(), topo["tiers"].size(), tiers);
+  Table t({"bill of materials", "count"});
+  t.add({"GPUs", thousands(bom["gpus"])});
+  t.add({"servers", thousands(bom["servers"])});
+  t.add({"NICs", thousands(bom["nics"])});
+  t.add({"NVLink domains", thousands(bom["nvlink_domains"])});
+  for (const auto& x : topo["tiers"]) t.add({"switches: " + x.get<std::string>(), thousands(bom["switches"][x.get<std::string>()])});
+  t.add({"switches: total", thousands(bom["switches"]["total"])});
+  for (auto it = bom["links"].begin(); it != bom["links"].end(); ++it)
+    if (it.key() != "total") t.add({"links: " + it.key(), thousands(it.value())});
+  t.add({"links: total", thousands(bom["links"]["total"])});
+  t.add({"cables: copper", thousands(bom["cables"]["copper"])});
+  t.add({"cables: optical", thousands(bom["cables"]["optical"])});
+  t.add({"optical transceivers", thousands(bom["transceivers"])});
+  t.add({"power (kW)", fixed(bom["power_kw"].get<double>(), 1)});
+  t.add({"  servers / switches / optics (kW)",
+         fmt::format("{} / {} / {}", fixed(bom["power"]["servers_kw"].get<double>(), 1),
+                     fixed(bom["power"]["switches_kw"].get<double>(), 1),
+                     fixed(bom["power"]["optics_kw"].get<double>(), 1))});
+  t.add({"racks (server + network)", fmt::format("{} ({} + {})", thousands(bom["racks"]["total"]),
+                                                   thousands(bom["racks"]["server"]), thousands(bom["racks"]["network"]))});
+  t.write(out, "  ");
+  out << "\n";
+  Table f({"fabric", "value"});
+  f.add({"bisection bandwidth (Gbps, per direction)", fixed(d["bisection_bandwidth_gbps"].get<double>(), 0)});
+  f.add({"diameter (switch hops)", std::to_string(d["diameter_hops"].get<int>())});
+  for (auto it = d["oversubscription"].begin(); it != d["oversubscription"].end(); ++it)
+    f.add({"oversubscription at " + it.key(), fixed(it.value().get<double>(), 2) + ":1"});
+  f.add({"largest GPU count (this radix and tiers)", thousands(d["limits"]["max_gpus"])});
+  f.write(out, "  ");
+  out << "\n  limit: " << d["limits"]["max_gpus_reason"].get<std::string>() << "\n";
+  for (const auto& n : d["notes"]) out << "  note: " << n.get<std::string>() << "\n";
+}
+
+}  // namespace podnet::report

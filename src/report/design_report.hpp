@@ -1,0 +1,19 @@
+// The `podnet design` result: bill of materials, limits, bisection and
+// diameter as a JSON document, and the same as a console summary.
+#pragma once
+
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+
+#include "report/report.hpp"
+#include "topology/bom.hpp"
+#include "topology/topology.hpp"
+
+namespace podnet::report {
+
+// Adds "topology", "bom", "limits", "bisection_bandwidth_gbps", "diameter_hops",
+// "oversubscription", "notes" to `doc`.
+void add_design(nlohmann::json& doc, const topology::Topology& t, const topology::Bom& bom);
+void write_design_table(const nlohmann::json& doc, std::ostream& out);
+
+}  // namespace podnet::report

@@ -1,0 +1,288 @@
+#include "report/export.hpp"
+
+#include <cmath>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/units.hpp"
+
+namespace podnet::report {
+
+using topology::kNone;
+using topology::Link;
+using topology::Media;
+using topology::Node;
+using topology::NodeId;
+using topology::NodeKind;
+using topology::Topology;
+
+namespace {
+
+bool is_cable(const Link& l) { return l.media == Media::Copper || l.media == Media::Optical; }
+
+// Position in the cabling hierarchy: server-side nodes 0, switches their tier.
+int level(const Node& n) { return n.kind == NodeKind::Switch ? static_cast<int>(n.tier) : 0; }
+
+// A link's ends with the lower-tier end first (ties keep the stored order).
+struct Ends {
+  NodeId a;
+  int32_t port_a;
+  NodeId b;
+  int32_t port_b;
+};
+
+Ends oriented(const Topology& t, const Link& l) {
+  if (level(t.nodes[l.b]) < level(t.nodes[l.a])) return {l.b, l.port_b, l.a, l.port_a};
+  return {l.a, l.port_a, l.b, l.port_b};
+}
+
+const std::string& class_name(const Topology& t, const Link& l) {
+  static const std::string empty;
+  return l.cls < t.link_classes.size() ? t.link_classes[l.cls] : empty;
+}
+
+double gbps(const Link& l) { return l.capacity.bps / 1e9; }  // division: 400e9 -> exactly 400
+double latency_ns(const Link& l) { return static_cast<double>(l.latency.ps) / 1000.0; }
+// length_m is a float; round to mm so 2.7f reads 2.7, not 2.700000047.
+double length_m(const Link& l) { return std::round(static_cast<double>(l.length_m) * 1000.0) / 1000.0; }
+
+std::string label_text(int32_t v) { return v == kNone ? std::string() : std::to_string(v); }
+
+const char* netbox_cable_type(const Link& l) {
+  if (l.media == Media::Copper) return "dac-passive";
+  return length_m(l) <= kMultimodeMaxM ? "mmf-om4" : "smf-os2";
+}
+
+// "C000001": 1-based, at least 6 digits, wider when there are more cables.
+std::string cable_label(int64_t ordinal, int64_t count) {
+  int width = 6;
+  for (int64_t c = count / 1000000; c > 0; c /= 10) ++width;
+  return fmt::format("C{:0{}}", ordinal, width);
+}
+
+// RFC 4180: quote only fields holding a comma, quote, CR or LF; double inner quotes.
+std::string csv_field(std::string_view s) {
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+  std::string r = "\"";
+  for (char c : s) {
+    if (c == '"') r += '"';
+    r += c;
+  }
+  r += '"';
+  return r;
+}
+
+// DOT quoted string: escape '"' and '\' (a lone backslash would start a DOT escape).
+std::string dot_id(std::string_view s) {
+  std::string r = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') r += '\\';
+    if (c == '\n') {
+      r += "\\n";
+      continue;
+    }
+    r += c;
+  }
+  r += '"';
+  return r;
+}
+
+std::string xml_escape(std::string_view s) {
+  std::string r;
+  r.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': r += "&amp;"; break;
+      case '<': r += "&lt;"; break;
+      case '>': r += "&gt;"; break;
+      case '"': r += "&quot;"; break;
+      case '\'': r += "&apos;"; break;
+      default: r += c;
+    }
+  }
+  return r;
+}
+
+int64_t cable_count(const Topology& t) {
+  int64_t n = 0;
+  for (const auto& l : t.links) n += is_cable(l) ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+void write_cabling_plan_csv(const Topology& t, std::ostream& out) {
+  out << "side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name,"
+         "type,status,label,length,length_unit,tier,rail,group,speed\n";
+  const int64_t count = cable_count(t);
+  int64_t ordinal = 0;
+  std::string row;
+  for (const auto& l : t.links) {
+    if (!is_cable(l)) continue;
+    ++ordinal;
+    const Ends e = oriented(t, l);
+    const Node& na = t.nodes[e.a];
+    const Node& nb = t.nodes[e.b];
+    const int32_t rail = na.rail != kNone ? na.rail : nb.rail;
+    const int32_t group = na.group != kNone ? na.group : nb.group;
+    row.clear();
+    row += csv_field(t.device_name(e.a));
+    row += ",dcim.interface,";
+    row += csv_field(t.port_name(e.a, e.port_a));
+    row += ',';
+    row += csv_field(t.device_name(e.b));
+    row += ",dcim.interface,";
+    row += csv_field(t.port_name(e.b, e.port_b));
+    row += ',';
+    row += netbox_cable_type(l);
+    row += ",planned,";
+    row += cable_label(ordinal, count);
+    row += ',';
+    row += format_number(length_m(l), 2);  // NetBox stores cable length with 2 decimals
+    row += ",m,";
+    row += csv_field(class_name(t, l));
+    row += ',';
+    row += label_text(rail);
+    row += ',';
+    row += label_text(group);
+    row += ',';
+    row += format_number(gbps(l), 3);
+    row += '\n';
+    out << row;
+  }
+}
+
+void write_dot(const Topology& t, std::ostream& out) {
+  out << "graph " << dot_id(t.family.empty() ? std::string("podnet") : t.family) << " {\n";
+  out << "  // physical cables only (copper and optical); NVLink and PCIe links inside servers are omitted\n";
+  for (const auto& l : t.links) {
+    if (!is_cable(l)) continue;
+    const Ends e = oriented(t, l);
+    out << "  " << dot_id(t.device_name(e.a)) << ':' << dot_id(t.port_name(e.a, e.port_a)) << " -- "
+        << dot_id(t.device_name(e.b)) << ':' << dot_id(t.port_name(e.b, e.port_b)) << ";\n";
+  }
+  out << "}\n";
+}
+
+void write_graphml(const Topology& t, std::ostream& out) {
+  struct Key {
+    const char* id;
+    const char* domain;
+    const char* name;
+    const char* type;
+  };
+  static constexpr Key keys[] = {
+      {"n_kind", "node", "kind", "string"},       {"n_tier", "node", "tier", "int"},
+      {"n_server", "node", "server", "int"},      {"n_rack", "node", "rack", "int"},
+      {"n_rail", "node", "rail", "int"},          {"n_group", "node", "group", "int"},
+      {"n_pod", "node", "pod", "int"},            {"n_device", "node", "device", "string"},
+      {"n_name", "node", "name", "string"},       {"e_port_a", "edge", "port_a", "string"},
+      {"e_port_b", "edge", "port_b", "string"},   {"e_capacity_gbps", "edge", "capacity_gbps", "double"},
+      {"e_latency_ns", "edge", "latency_ns", "double"}, {"e_length_m", "edge", "length_m", "double"},
+      {"e_media", "edge", "media", "string"},     {"e_class", "edge", "class", "string"},
+  };
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+         "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\" "
+         "xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" "
+         "xsi:schemaLocation=\"http://graphml.graphdrawing.org/xmlns "
+         "http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd\">\n";
+  for (const auto& k : keys)
+    out << "  <key id=\"" << k.id << "\" for=\"" << k.domain << "\" attr.name=\"" << k.name << "\" attr.type=\""
+        << k.type << "\"/>\n";
+  out << "  <graph id=\"" << xml_escape(t.family.empty() ? std::string("podnet") : t.family)
+      << "\" edgedefault=\"undirected\">\n";
+
+  std::string buf;
+  auto data = [&buf](const char* key, std::string_view value) {
+    buf += "      <data key=\"";
+    buf += key;
+    buf += "\">";
+    buf += xml_escape(value);
+    buf += "</data>\n";
+  };
+  auto int_data = [&data](const char* key, int32_t v) {
+    if (v != kNone) data(key, std::to_string(v));
+  };
+  for (size_t i = 0; i < t.nodes.size(); ++i) {
+    const Node& n = t.nodes[i];
+    const auto id = static_cast<NodeId>(i);
+    buf.clear();
+    buf += fmt::format("    <node id=\"n{}\">\n", i);
+    data("n_kind", topology::kind_name(n.kind));
+    data("n_tier", std::to_string(n.tier));
+    int_data("n_server", n.server);
+    int_data("n_rack", n.rack);
+    int_data("n_rail", n.rail);
+    int_data("n_group", n.group);
+    int_data("n_pod", n.pod);
+    data("n_device", t.device_name(id));
+    data("n_name", n.name);
+    buf += "    </node>\n";
+    out << buf;
+  }
+  for (size_t i = 0; i < t.links.size(); ++i) {
+    const Link& l = t.links[i];
+    buf.clear();
+    buf += fmt::format("    <edge id=\"e{}\" source=\"n{}\" target=\"n{}\">\n", i, l.a, l.b);
+    data("e_port_a", t.port_name(l.a, l.port_a));
+    data("e_port_b", t.port_name(l.b, l.port_b));
+    data("e_capacity_gbps", format_number(gbps(l), 6));
+    data("e_latency_ns", format_number(latency_ns(l), 3));
+    data("e_length_m", format_number(length_m(l), 3));
+    data("e_media", topology::media_name(l.media));
+    data("e_class", class_name(t, l));
+    buf += "    </edge>\n";
+    out << buf;
+  }
+  out << "  </graph>\n</graphml>\n";
+}
+
+nlohmann::json topology_json(const Topology& t) {
+  nlohmann::json j;
+  j["family"] = t.family;
+  j["tiers"] = t.tier_names;
+  j["link_classes"] = t.link_classes;
+  auto nodes = nlohmann::json::array();
+  for (size_t i = 0; i < t.nodes.size(); ++i) {
+    const Node& n = t.nodes[i];
+    nlohmann::json o;
+    o["id"] = static_cast<int64_t>(i);
+    o["name"] = n.name;
+    o["kind"] = topology::kind_name(n.kind);
+    o["tier"] = static_cast<int>(n.tier);
+    auto label = [&o](const char* key, int32_t v) {
+      if (v != kNone) o[key] = v;
+    };
+    label("server", n.server);
+    label("rack", n.rack);
+    label("rail", n.rail);
+    label("group", n.group);
+    label("pod", n.pod);
+    nodes.push_back(std::move(o));
+  }
+  j["nodes"] = std::move(nodes);
+  auto links = nlohmann::json::array();
+  for (const auto& l : t.links) {
+    nlohmann::json o;
+    o["a"] = l.a;
+    o["b"] = l.b;
+    o["port_a"] = t.port_name(l.a, l.port_a);
+    o["port_b"] = t.port_name(l.b, l.port_b);
+    o["capacity_gbps"] = gbps(l);
+    o["latency_ns"] = latency_ns(l);
+    o["length_m"] = length_m(l);
+    o["media"] = topology::media_name(l.media);
+    o["class"] = class_name(t, l);
+    links.push_back(std::move(o));
+  }
+  j["links"] = std::move(links);
+  return j;
+}
+
+void write_topology_json(const Topology& t, std::ostream& out) { out << topology_json(t).dump(2) << '\n'; }
+
+}  // namespace podnet::report

@@ -1,0 +1,76 @@
+// Export a built Topology in the formats other network tools read.
+//
+// - Cabling plan CSV: one row per physical cable (Copper or Optical link;
+//   NVLink and PCIe links are inside a server and are not cables). The first
+//   11 columns are NetBox's cable-import columns (`side_a_device,
+//   side_a_type, side_a_name, side_b_device, side_b_type, side_b_name, type,
+//   status, label, length, length_unit`), so the file imports with
+//   Organization > Cables > Import once the devices and interfaces exist;
+//   podnet adds `tier, rail, group, speed`. NetBox cable type: `dac-passive`
+//   for copper; optical is `mmf-om4` up to kMultimodeMaxM (OM4 reaches ~100 m
+//   at 100G-SR4 but only 50-70 m at 400G-SR8/SR4.2, so 50 m is the
+//   conservative cut), `smf-os2` beyond. Side A is the lower-tier end
+//   (server NIC before leaf, leaf before spine, ...), whatever order the
+//   builder connected them in. Labels `C000001`, `C000002`, ... number the
+//   cables in link order (1-based, at least 6 digits). `length` has at most 2
+//   decimals (NetBox's Cable.length is a DecimalField with decimal_places=2
+//   and rejects more). RFC 4180 quoting (only
+//   fields holding a comma, quote, CR or LF are quoted), LF line ends.
+// - DOT: `graph "<family>" { "device":"port" -- "device":"port"; ... }`,
+//   physical cables only, oriented as in the CSV. This is the form NVIDIA
+//   Air's topology import reads (nodes are devices: all NICs of one server
+//   are ports of one server device).
+// - GraphML: every topology node (GPUs, NICs, NVSwitches, switches) and every
+//   link, NVLink and PCIe included, so networkx.read_graphml gets the whole
+//   graph with typed attributes. Node ids are `n<index>`, edge ids
+//   `e<index>`; source/target follow the stored link (a -> b). Labels equal
+//   to kNone (-1) are omitted rather than written as -1.
+// - JSON: the same full graph as a plain object (see topology_json()).
+//
+// All numbers use fixed formatting independent of locale (format_number or
+// nlohmann's own dtoa); every order is node/link order, so output is
+// byte-stable for a given Topology.
+#pragma once
+
+#include <iosfwd>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "topology/topology.hpp"
+
+namespace podnet::report {
+
+// Optical cables up to this length are multimode (OM4), longer ones single-mode (OS2).
+inline constexpr double kMultimodeMaxM = 50.0;
+
+// NetBox cable-import CSV (see above). Header:
+// side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name,
+// type,status,label,length,length_unit,tier,rail,group,speed
+//   tier  = link class name ("nic-leaf", "leaf-spine", ...)
+//   rail  = rail label of side A if it has one, else of side B, else empty
+//   group = aggregation group of side A (lower tier) if it has one, else of
+//           side B, else empty (server NICs carry no group; their leaf does)
+//   speed = capacity per direction in Gbps ("400", "112.5")
+void write_cabling_plan_csv(const topology::Topology& t, std::ostream& out);
+
+// Graphviz DOT of the physical cables (NVIDIA Air topology-import form).
+void write_dot(const topology::Topology& t, std::ostream& out);
+
+// GraphML of the full graph.
+// Node data: kind, tier (int, 0 for non-switches), server, rack, rail, group,
+//   pod (int, omitted when kNone), device, name (string).
+// Edge data: port_a, port_b (string), capacity_gbps, latency_ns, length_m
+//   (double), media, class (string).
+void write_graphml(const topology::Topology& t, std::ostream& out);
+
+// {"family": str, "tiers": [tier_names, index = Node::tier, [0] = ""],
+//  "link_classes": [str],
+//  "nodes": [{"id","name","kind","tier","server","rack","rail","group","pod"}],
+//  "links": [{"a","b","port_a","port_b","capacity_gbps","latency_ns","length_m","media","class"}]}
+// Node labels equal to kNone are omitted. port_a/port_b are port names;
+// a/b are node ids (indices into "nodes"). Object keys are sorted.
+nlohmann::json topology_json(const topology::Topology& t);
+// topology_json(t) dumped with indent 2 and a trailing newline.
+void write_topology_json(const topology::Topology& t, std::ostream& out);
+
+}  // namespace podnet::report

@@ -1,0 +1,312 @@
+#include "report/export.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "topology/hardware.hpp"
+#include "topology/topology.hpp"
+
+namespace podnet::report {
+namespace {
+
+using namespace podnet::literals;
+using topology::Media;
+using topology::Node;
+using topology::NodeKind;
+using topology::Topology;
+
+// Hardware set by hand (no dependency on builders): 2 GPUs, 2 NICs per server.
+topology::Hardware tiny_hardware() {
+  topology::Hardware hw;
+  hw.gpus_per_server = 2;
+  hw.nics_per_server = 2;
+  hw.nvlink_domain = 2;
+  hw.nvlink_bw = 450_GBps;
+  hw.nvlink_latency = 500_ns;
+  hw.pcie_bw = 64_GBps;
+  hw.pcie_latency = 500_ns;
+  hw.nic_speed = 400_Gbps;
+  hw.server_power_w = 10200;
+  hw.port_speed = 400_Gbps;
+  hw.switch_latency = 600_ns;
+  hw.rack_power_w = 40000;
+  return hw;
+}
+
+// Nodes (add_servers order per server: NVSwitch, NICs, GPUs):
+//   server 0: 0 nvswitch, 1 nic0, 2 nic1, 3 gpu0, 4 gpu1; server 1: 5..9; 10 leaf-0; 11 spine-0.
+// Links:
+//   0..7   per server gpu0-nvswitch (NVLink), gpu0-nic0 (PCIe), gpu1-nvswitch, gpu1-nic1
+//   8..11  nic -> leaf, copper 3 m, in order s0n0, s0n1, s1n0, s1n1 (leaf ports 0..3)
+//   12     spine -> leaf (connected upside down on purpose), optical 30 m (leaf port 4, spine port 0)
+//   13     leaf -> spine, optical 100 m (leaf port 5, spine port 1)
+// Cables = 4 copper + 2 optical = 6; all links = 8 + 6 = 14.
+Topology tiny_topology(const std::string& leaf_name = "leaf-0") {
+  Topology t;
+  t.family = "tiny";
+  topology::add_servers(t, tiny_hardware(), 2);
+  t.tier_names = {"", "leaf", "spine"};
+  Node leaf;
+  leaf.kind = NodeKind::Switch;
+  leaf.tier = 1;
+  leaf.local = 0;
+  leaf.group = 0;
+  leaf.name = leaf_name;
+  const auto leaf_id = t.add_node(leaf);
+  Node spine;
+  spine.kind = NodeKind::Switch;
+  spine.tier = 2;
+  spine.local = 0;
+  spine.name = "spine-0";
+  const auto spine_id = t.add_node(spine);
+  const auto nic_leaf = t.link_class("nic-leaf");
+  const auto leaf_spine = t.link_class("leaf-spine");
+  for (auto nic : t.nics) t.connect(nic, leaf_id, 400_Gbps, 15_ns, 3, Media::Copper, nic_leaf);
+  t.connect(spine_id, leaf_id, 400_Gbps, 150_ns, 30, Media::Optical, leaf_spine);
+  t.connect(leaf_id, spine_id, 400_Gbps, 500_ns, 100, Media::Optical, leaf_spine);
+  t.finalize();
+  return t;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + what.size())) ++n;
+  return n;
+}
+
+std::string csv(const Topology& t) {
+  std::ostringstream s;
+  write_cabling_plan_csv(t, s);
+  return s.str();
+}
+std::string dot(const Topology& t) {
+  std::ostringstream s;
+  write_dot(t, s);
+  return s.str();
+}
+std::string graphml(const Topology& t) {
+  std::ostringstream s;
+  write_graphml(t, s);
+  return s.str();
+}
+std::string json_text(const Topology& t) {
+  std::ostringstream s;
+  write_topology_json(t, s);
+  return s.str();
+}
+
+TEST(ExportTest, TinyTopologyIsWhatTheTestsAssume) {
+  const Topology t = tiny_topology();
+  ASSERT_EQ(t.nodes.size(), 12u);
+  ASSERT_EQ(t.links.size(), 14u);
+  EXPECT_EQ(t.nodes[10].name, "leaf-0");
+  EXPECT_EQ(t.links[8].media, Media::Copper);
+}
+
+TEST(ExportTest, CsvHeaderExactAndOneRowPerCable) {
+  const auto rows = lines(csv(tiny_topology()));
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(rows[0],
+            "side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name,"
+            "type,status,label,length,length_unit,tier,rail,group,speed");
+  // 2 servers x 2 NICs copper + 2 leaf-spine optical = 6 cables; NVLink/PCIe skipped.
+  EXPECT_EQ(rows.size(), 1u + 6u);
+}
+
+TEST(ExportTest, CsvNicLeafRowExact) {
+  const auto rows = lines(csv(tiny_topology()));
+  ASSERT_GE(rows.size(), 3u);
+  // Second cable: server 0's NIC 1 on the leaf's second port (index 1 -> Ethernet1/2);
+  // rail 1 from the NIC; group 0 from the leaf (NICs carry none); 3 m copper -> dac-passive.
+  EXPECT_EQ(rows[2],
+            "gpu-node-000,dcim.interface,gpu1_eth,leaf-0,dcim.interface,Ethernet1/2,"
+            "dac-passive,planned,C000002,3,m,nic-leaf,1,0,400");
+  EXPECT_EQ(rows[4],
+            "gpu-node-001,dcim.interface,gpu1_eth,leaf-0,dcim.interface,Ethernet1/4,"
+            "dac-passive,planned,C000004,3,m,nic-leaf,1,0,400");
+}
+
+TEST(ExportTest, CsvOrientsLowerTierFirstAndPicksFiberByLength) {
+  const auto rows = lines(csv(tiny_topology()));
+  ASSERT_EQ(rows.size(), 7u);
+  // Link 12 was connected spine -> leaf; side A must still be the leaf (its port 4 -> Ethernet1/5).
+  // 30 m <= 50 m -> multimode OM4; no rail on either end -> empty rail column.
+  EXPECT_EQ(rows[5],
+            "leaf-0,dcim.interface,Ethernet1/5,spine-0,dcim.interface,Ethernet1/1,"
+            "mmf-om4,planned,C000005,30,m,leaf-spine,,0,400");
+  // 100 m > 50 m -> single-mode OS2.
+  EXPECT_EQ(rows[6],
+            "leaf-0,dcim.interface,Ethernet1/6,spine-0,dcim.interface,Ethernet1/2,"
+            "smf-os2,planned,C000006,100,m,leaf-spine,,0,400");
+}
+
+TEST(ExportTest, CsvQuotesOnlyFieldsWithCommaOrQuote) {
+  const auto rows = lines(csv(tiny_topology("leaf,\"a\"")));
+  ASSERT_EQ(rows.size(), 7u);
+  // RFC 4180: wrap in quotes, double the inner quotes; other fields stay bare.
+  EXPECT_EQ(rows[1],
+            "gpu-node-000,dcim.interface,gpu0_eth,\"leaf,\"\"a\"\"\",dcim.interface,Ethernet1/1,"
+            "dac-passive,planned,C000001,3,m,nic-leaf,0,0,400");
+}
+
+TEST(ExportTest, CsvFractionalLengthAndSpeed) {
+  Topology t;
+  t.family = "pair";
+  t.tier_names = {"", "leaf", "spine"};
+  Node a;
+  a.kind = NodeKind::Switch;
+  a.tier = 2;
+  a.name = "up";
+  Node b = a;
+  b.tier = 1;
+  b.name = "down";
+  t.add_node(a);
+  t.add_node(b);
+  // 2.7 m is not exact in float: must print "2.7" (no float noise, no trailing zeros); 112.5 Gbps stays "112.5".
+  t.connect(0, 1, Bandwidth(112.5e9), 13_ns, 2.7, Media::Copper, t.link_class("leaf-spine"));
+  // 2.346 m: the CSV rounds to NetBox's 2 decimals (2.35); JSON keeps millimetres (2.346).
+  t.connect(0, 1, Bandwidth(112.5e9), 13_ns, 2.346, Media::Copper, t.link_class("leaf-spine"));
+  t.finalize();
+  const auto rows = lines(csv(t));
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[1],
+            "down,dcim.interface,Ethernet1/1,up,dcim.interface,Ethernet1/1,"
+            "dac-passive,planned,C000001,2.7,m,leaf-spine,,,112.5");
+  EXPECT_EQ(rows[2],
+            "down,dcim.interface,Ethernet1/2,up,dcim.interface,Ethernet1/2,"
+            "dac-passive,planned,C000002,2.35,m,leaf-spine,,,112.5");
+  const auto j = topology_json(t);
+  EXPECT_EQ(j["links"][0]["length_m"].dump(), "2.7");
+  EXPECT_EQ(j["links"][0]["capacity_gbps"].dump(), "112.5");
+  EXPECT_EQ(j["links"][1]["length_m"].dump(), "2.346");
+}
+
+TEST(ExportTest, DotHasOneLinePerCable) {
+  const std::string text = dot(tiny_topology());
+  const auto ls = lines(text);
+  ASSERT_GE(ls.size(), 2u);
+  EXPECT_EQ(ls.front(), "graph \"tiny\" {");
+  EXPECT_EQ(ls.back(), "}");
+  EXPECT_EQ(count(text, " -- "), 6u);  // 4 copper + 2 optical; NVLink/PCIe omitted
+  // header + comment + 6 links + closing brace
+  EXPECT_EQ(ls.size(), 9u);
+  EXPECT_EQ(ls[3], "  \"gpu-node-000\":\"gpu1_eth\" -- \"leaf-0\":\"Ethernet1/2\";");
+  EXPECT_EQ(ls[6], "  \"leaf-0\":\"Ethernet1/5\" -- \"spine-0\":\"Ethernet1/1\";");
+}
+
+TEST(ExportTest, DotEscapesQuotes) {
+  const std::string text = dot(tiny_topology("leaf\"x"));
+  EXPECT_NE(text.find("\"leaf\\\"x\":\"Ethernet1/1\""), std::string::npos) << text;
+}
+
+TEST(ExportTest, GraphmlHasEveryNodeAndLink) {
+  const Topology t = tiny_topology();
+  const std::string text = graphml(t);
+  EXPECT_EQ(text.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", 0), 0u);
+  // Full graph: NVLink and PCIe links included.
+  EXPECT_EQ(count(text, "<node "), t.nodes.size());
+  EXPECT_EQ(count(text, "</node>"), t.nodes.size());
+  EXPECT_EQ(count(text, "<edge "), t.links.size());
+  EXPECT_EQ(count(text, "</edge>"), t.links.size());
+  EXPECT_EQ(count(text, "<key "), 16u);  // 9 node + 7 edge attributes
+  EXPECT_NE(text.find("<key id=\"e_capacity_gbps\" for=\"edge\" attr.name=\"capacity_gbps\" attr.type=\"double\"/>"),
+            std::string::npos);
+  EXPECT_NE(text.find("<key id=\"n_rail\" for=\"node\" attr.name=\"rail\" attr.type=\"int\"/>"), std::string::npos);
+  // Link 12 (spine 11 -> leaf 10), written as stored.
+  EXPECT_NE(text.find("<edge id=\"e12\" source=\"n11\" target=\"n10\">\n"
+                      "      <data key=\"e_port_a\">Ethernet1/1</data>\n"
+                      "      <data key=\"e_port_b\">Ethernet1/5</data>\n"
+                      "      <data key=\"e_capacity_gbps\">400</data>\n"
+                      "      <data key=\"e_latency_ns\">150</data>\n"
+                      "      <data key=\"e_length_m\">30</data>\n"
+                      "      <data key=\"e_media\">optical</data>\n"
+                      "      <data key=\"e_class\">leaf-spine</data>\n"
+                      "    </edge>"),
+            std::string::npos);
+  EXPECT_EQ(text.substr(text.size() - 22), "  </graph>\n</graphml>\n");
+}
+
+TEST(ExportTest, GraphmlEscapesXml) {
+  Topology t = tiny_topology("leaf<&>\"'");
+  t.family = "a&b";
+  const std::string text = graphml(t);
+  EXPECT_NE(text.find("<graph id=\"a&amp;b\" edgedefault=\"undirected\">"), std::string::npos);
+  EXPECT_NE(text.find("<data key=\"n_name\">leaf&lt;&amp;&gt;&quot;&apos;</data>"), std::string::npos);
+  EXPECT_EQ(text.find("leaf<&"), std::string::npos);  // never written raw
+}
+
+TEST(ExportTest, GraphmlOmitsUnsetLabels) {
+  const std::string text = graphml(tiny_topology());
+  // Node 1 = server 0's NIC 0: server 0, rack 0, rail 0; no group, no pod.
+  const std::string nic0 =
+      "    <node id=\"n1\">\n"
+      "      <data key=\"n_kind\">nic</data>\n"
+      "      <data key=\"n_tier\">0</data>\n"
+      "      <data key=\"n_server\">0</data>\n"
+      "      <data key=\"n_rack\">0</data>\n"
+      "      <data key=\"n_rail\">0</data>\n"
+      "      <data key=\"n_device\">gpu-node-000</data>\n"
+      "      <data key=\"n_name\">gpu-node-000/nic0</data>\n"
+      "    </node>\n";
+  EXPECT_NE(text.find(nic0), std::string::npos) << text;
+}
+
+TEST(ExportTest, JsonCountsAndLabels) {
+  const Topology t = tiny_topology();
+  const auto j = topology_json(t);
+  EXPECT_EQ(j["family"], "tiny");
+  EXPECT_EQ(j["tiers"], nlohmann::json::array({"", "leaf", "spine"}));
+  EXPECT_EQ(j["link_classes"], nlohmann::json::array({"nvlink", "pcie", "nic-leaf", "leaf-spine"}));
+  ASSERT_EQ(j["nodes"].size(), 12u);
+  ASSERT_EQ(j["links"].size(), 14u);
+  // Leaf: tier 1, group 0; no server/rack/rail/pod keys (kNone omitted).
+  const auto& leaf = j["nodes"][10];
+  EXPECT_EQ(leaf, nlohmann::json({{"id", 10}, {"name", "leaf-0"}, {"kind", "switch"}, {"tier", 1}, {"group", 0}}));
+  // GPU 1 of server 1 (node 9) uses NIC 1: rail 1.
+  EXPECT_EQ(j["nodes"][9]["rail"], 1);
+  EXPECT_FALSE(j["nodes"][9].contains("group"));
+  const auto& link = j["links"][12];
+  EXPECT_EQ(link, nlohmann::json({{"a", 11},
+                                  {"b", 10},
+                                  {"port_a", "Ethernet1/1"},
+                                  {"port_b", "Ethernet1/5"},
+                                  {"capacity_gbps", 400.0},
+                                  {"latency_ns", 150.0},
+                                  {"length_m", 30.0},
+                                  {"media", "optical"},
+                                  {"class", "leaf-spine"}}));
+  EXPECT_EQ(j["links"][0]["media"], "nvlink");
+}
+
+TEST(ExportTest, JsonTextIsIndentedParsesAndEndsWithNewline) {
+  const Topology t = tiny_topology();
+  const std::string text = json_text(t);
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_EQ(text.rfind("{\n  \"family\": \"tiny\",\n", 0), 0u) << text.substr(0, 80);
+  EXPECT_EQ(nlohmann::json::parse(text), topology_json(t));
+}
+
+TEST(ExportTest, OutputsAreDeterministic) {
+  const Topology t1 = tiny_topology();
+  const Topology t2 = tiny_topology();
+  EXPECT_EQ(csv(t1), csv(t1));
+  EXPECT_EQ(csv(t1), csv(t2));
+  EXPECT_EQ(dot(t1), dot(t2));
+  EXPECT_EQ(graphml(t1), graphml(t2));
+  EXPECT_EQ(json_text(t1), json_text(t2));
+}
+
+}  // namespace
+}  // namespace podnet::report

@@ -1,0 +1,97 @@
+#include "report/report.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <ostream>
+
+#include "core/version.hpp"
+
+namespace podnet::report {
+
+nlohmann::json run_json(const RunContext& ctx) {
+  return {{"podnet_version", version()}, {"git_sha", git_sha()}, {"command", ctx.command},
+          {"scenario", ctx.scenario},    {"source", ctx.source},  {"seed", ctx.seed}};
+}
+
+nlohmann::json new_document(const RunContext& ctx) {
+  return {{"schema_version", kSchemaVersion}, {"run", run_json(ctx)}};
+}
+
+double round_to(double v, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  double r = std::round(v * scale) / scale;
+  return r == 0 ? 0.0 : r;  // no "-0"
+}
+
+void write_json(const nlohmann::json& doc, std::ostream& out) { out << doc.dump(2) << "\n"; }
+
+namespace {
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+void flatten(const nlohmann::json& j, const std::string& prefix, std::ostream& out) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) flatten(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
+  } else if (j.is_array()) {
+    for (size_t i = 0; i < j.size(); ++i) flatten(j[i], prefix + "." + std::to_string(i), out);
+  } else {
+    out << csv_field(prefix) << "," << csv_field(j.is_string() ? j.get<std::string>() : j.dump()) << "\n";
+  }
+}
+}  // namespace
+
+void write_flat_csv(const nlohmann::json& doc, std::ostream& out) {
+  out << "key,value\n";
+  flatten(doc, "", out);
+}
+
+void Table::write(std::ostream& out, const std::string& indent) const {
+  std::vector<size_t> w(header_.size(), 0);
+  auto widen = [&](const std::vector<std::string>& r) {
+    for (size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], r[i].size());
+  };
+  widen(header_);
+  for (const auto& r : rows_) widen(r);
+  auto line = [&](const std::vector<std::string>& r) {
+    std::string s = indent;
+    for (size_t i = 0; i < w.size(); ++i) {
+      const std::string cell = i < r.size() ? r[i] : "";
+      if (i == 0) s += fmt::format("{:<{}}", cell, w[i]);
+      else s += fmt::format("  {:>{}}", cell, w[i]);
+    }
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    out << s << "\n";
+  };
+  if (!header_.empty() && !(header_.size() == 1 && header_[0].empty())) {
+    line(header_);
+    size_t total = 0;
+    for (auto x : w) total += x + 2;
+    out << indent << std::string(total - 2, '-') << "\n";
+  }
+  for (const auto& r : rows_) line(r);
+}
+
+std::string thousands(int64_t v) {
+  std::string s = std::to_string(v < 0 ? -v : v), out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i && (s.size() - i) % 3 == 0) out += ',';
+    out += s[i];
+  }
+  return v < 0 ? "-" + out : out;
+}
+
+std::string fixed(double v, int decimals) {
+  std::string s = fmt::format("{:.{}f}", round_to(v, decimals), decimals);
+  auto dot = s.find('.');
+  std::string ip = dot == std::string::npos ? s : s.substr(0, dot);
+  bool neg = !ip.empty() && ip[0] == '-';
+  if (neg) ip = ip.substr(1);
+  std::string out = thousands(std::stoll(ip));
+  if (neg) out = "-" + out;
+  return dot == std::string::npos ? out : out + s.substr(dot);
+}
+
+}  // namespace podnet::report

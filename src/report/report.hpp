@@ -1,0 +1,54 @@
+// Reporters: one result document (nlohmann::json, keys sorted) rendered as
+// JSON, flat CSV (key,value rows) or a human table. Every document carries
+// `schema_version` and a `run` context (podnet version, git sha, command,
+// scenario, seed). Output is diff-stable: sorted keys, numbers rounded to a
+// fixed number of decimals, no wall-clock times.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace podnet::report {
+
+inline constexpr int kSchemaVersion = 1;
+
+enum class Format { Table, Json, Csv };
+
+struct RunContext {
+  std::string command;   // "design", "bench", ...
+  std::string scenario;  // scenario name
+  std::string source;    // file or built-in
+  uint64_t seed = 1;
+};
+
+nlohmann::json run_json(const RunContext& ctx);
+// A new document: {"schema_version": 1, "run": {...}}.
+nlohmann::json new_document(const RunContext& ctx);
+
+// Rounds to `decimals` decimal places (so JSON numbers are stable and short).
+double round_to(double v, int decimals = 6);
+
+void write_json(const nlohmann::json& doc, std::ostream& out);
+// Flattens nested objects to dotted keys: "key,value" rows (arrays indexed key.0, key.1).
+void write_flat_csv(const nlohmann::json& doc, std::ostream& out);
+
+// A console table: left-aligned first column, right-aligned numbers.
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header) : header_(std::move(header)) {}
+  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  void write(std::ostream& out, const std::string& indent = "") const;
+
+ private:
+  std::vector<std::string> header_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// 16384 -> "16,384"; 1234.5 with decimals -> "1,234.5"
+std::string thousands(int64_t v);
+std::string fixed(double v, int decimals);
+
+}  // namespace podnet::report

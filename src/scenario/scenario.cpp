@@ -1,0 +1,312 @@
+#include "scenario/scenario.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+#include <yaml-cpp/yaml.h>
+
+#include "core/error.hpp"
+#include "core/version.hpp"
+#include "scenario/examples.hpp"
+#include "topology/builders.hpp"
+
+namespace podnet::scenario {
+
+const std::vector<SectionInfo>& sections() {
+  static const std::vector<SectionInfo> k = {
+      {"server", "the GPU server: GPUs, NICs, NVLink, PCIe, power", topology::server_params},
+      {"switch", "the switch model used at every tier", topology::switch_params},
+      {"cabling", "cable lengths, copper/optical rule, optics and rack power", topology::cabling_params},
+  };
+  return k;
+}
+
+namespace {
+
+const char* kTopKeys[] = {"schema_version", "name", "description", "seed", "topology"};
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+std::string scalar_text(const YAML::Node& n) {
+  if (n.IsScalar()) return n.Scalar();
+  if (n.IsSequence()) {
+    std::string s = "[";
+    for (size_t i = 0; i < n.size(); ++i) s += (i ? ", " : "") + (n[i].IsScalar() ? n[i].Scalar() : std::string("?"));
+    return s + "]";
+  }
+  return "";
+}
+
+class Loader {
+ public:
+  Loader(Scenario& sc, std::string file) : sc_(sc), file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const std::string& key, int line, const std::string& msg) const {
+    if (sc_.from_set.count(key)) throw InputError(fmt::format("--set {}: {}", key, msg));
+    if (line > 0) throw InputError(fmt::format("{}:{}: {}: {}", file_, line, key, msg));
+    throw InputError(fmt::format("{}: {}: {}", file_, key, msg));
+  }
+
+  int line_of(const YAML::Node& n) const { return n.Mark().line >= 0 ? n.Mark().line + 1 : 0; }
+
+  // Validates a map section against specs; records lines.
+  Params read_section(const YAML::Node& node, const std::string& section, const std::vector<ParamSpec>& specs,
+                      const std::vector<std::string>& extra_keys = {}) {
+    Params p;
+    std::vector<std::string> names;
+    for (const auto& s : specs) names.push_back(s.name);
+    if (node && !node.IsNull() && !node.IsMap())
+      fail(section, line_of(node), "expected a map of keys (e.g. `" + section + ":` followed by indented keys)");
+    if (node && node.IsMap()) {
+      for (auto it = node.begin(); it != node.end(); ++it) {
+        const std::string key = it->first.Scalar();
+        const std::string path = section + "." + key;
+        const int line = line_of(it->first);
+        sc_.lines[path] = line;
+        if (std::find(extra_keys.begin(), extra_keys.end(), key) != extra_keys.end()) continue;
+        auto spec = std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == key; });
+        if (spec == specs.end()) {
+          std::vector<std::string> all = names;
+          all.insert(all.end(), extra_keys.begin(), extra_keys.end());
+          std::string hint = closest(key, all);
+          fail(path, line, fmt::format("unknown key{}; expected one of: {}",
+                                       hint.empty() ? "" : " (did you mean '" + hint + "'?)", join(all)));
+        }
+        const YAML::Node& v = it->second;
+        if (!(v.IsScalar() || (spec->type == ParamType::IntList && v.IsSequence())))
+          fail(path, line, fmt::format("expected {} (a single value), got a {}", param_type_name(spec->type),
+                                       v.IsMap() ? "map" : v.IsSequence() ? "list" : "null"));
+        std::string canonical, expected;
+        auto value = parse_param(*spec, scalar_text(v), canonical, expected);
+        if (!value) fail(path, line, fmt::format("'{}' is not valid: expected {}", scalar_text(v), expected));
+        p.set(key, *value, canonical);
+      }
+    }
+    for (const auto& s : specs) {
+      if (p.has(s.name)) continue;
+      if (s.default_text.empty()) {
+        if (s.optional) continue;
+        fail(section + "." + s.name, line_of(node), fmt::format("missing required key ({}: {})", param_type_name(s.type), s.help));
+      }
+      std::string canonical, expected;
+      auto value = parse_param(s, s.default_text, canonical, expected);
+      p.set(s.name, *value, canonical);
+    }
+    return p;
+  }
+
+  void load(YAML::Node root) {
+    if (!root.IsMap()) throw InputError(fmt::format("{}: expected a YAML map with schema_version and topology", file_));
+    std::vector<std::string> top(std::begin(kTopKeys), std::end(kTopKeys));
+    for (const auto& s : sections()) top.push_back(s.name);
+    for (auto it = root.begin(); it != root.end(); ++it) {
+      const std::string key = it->first.Scalar();
+      sc_.lines[key] = line_of(it->first);
+      if (std::find(top.begin(), top.end(), key) == top.end()) {
+        std::string hint = closest(key, top);
+        fail(key, line_of(it->first), fmt::format("unknown key{}; expected one of: {}",
+                                                  hint.empty() ? "" : " (did you mean '" + hint + "'?)", join(top)));
+      }
+    }
+    if (!root["schema_version"])
+      throw InputError(fmt::format("{}: schema_version: missing required key; expected `schema_version: 1`", file_));
+    if (scalar_text(root["schema_version"]) != "1")
+      fail("schema_version", sc_.lines["schema_version"],
+           fmt::format("'{}' is not supported: expected 1 (this is podnet {})", scalar_text(root["schema_version"]),
+                       version()));
+    if (root["name"]) sc_.name = scalar_text(root["name"]);
+    if (root["description"]) sc_.description = scalar_text(root["description"]);
+    if (root["seed"]) {
+      ParamSpec seed{"seed", ParamType::Int, "1", "", 0, 9.2e18};
+      std::string canonical, expected;
+      auto v = parse_param(seed, scalar_text(root["seed"]), canonical, expected);
+      if (!v) fail("seed", sc_.lines["seed"], "expected " + expected);
+      sc_.seed = static_cast<uint64_t>(std::get<int64_t>(*v));
+    }
+    const YAML::Node topo = root["topology"];
+    if (!topo) throw InputError(fmt::format("{}: topology: missing required section; expected `topology:` with "
+                                            "`family:` (one of: {})", file_, family_names()));
+    if (!topo.IsMap()) fail("topology", sc_.lines["topology"], "expected a map with `family:` and its parameters");
+    if (!topo["family"])
+      fail("topology.family", sc_.lines["topology"], "missing required key; expected one of: " + family_names());
+    sc_.family = scalar_text(topo["family"]);
+    const topology::BuilderInfo* b = topology::find_builder(sc_.family);
+    if (!b) {
+      std::vector<std::string> names;
+      for (const auto& x : topology::builders()) names.push_back(x.name);
+      std::string hint = closest(sc_.family, names);
+      fail("topology.family", line_of(topo["family"]),
+           fmt::format("unknown family '{}'{}; expected one of: {}", sc_.family,
+                       hint.empty() ? "" : " (did you mean '" + hint + "'?)", family_names()));
+    }
+    sc_.topology = read_section(topo, "topology", b->params(), {"family"});
+    for (const auto& s : sections()) sc_.section_params[s.name] = read_section(root[s.name], s.name, s.params());
+  }
+
+  static std::string family_names() {
+    std::vector<std::string> names;
+    for (const auto& x : topology::builders()) names.push_back(x.name);
+    return join(names);
+  }
+
+ private:
+  Scenario& sc_;
+  std::string file_;
+};
+
+void apply_override(YAML::Node& root, const std::string& assignment, Scenario& sc) {
+  auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError(fmt::format("--set {}: expected KEY.PATH=VALUE (e.g. --set topology.gpus=4096)", assignment));
+  const std::string path = assignment.substr(0, eq);
+  const std::string value = assignment.substr(eq + 1);
+  std::vector<std::string> parts;
+  std::stringstream ss(path);
+  for (std::string part; std::getline(ss, part, '.');) parts.push_back(part);
+  YAML::Node value_node;
+  try {
+    value_node = YAML::Load(value);
+  } catch (const YAML::Exception& e) {
+    throw InputError(fmt::format("--set {}: value '{}' is not valid YAML: {}", path, value, e.msg));
+  }
+  if (value.empty()) value_node = YAML::Node(YAML::NodeType::Null);
+  // Walk down, creating maps as needed (yaml-cpp nodes are handles: assign through a chain).
+  std::vector<YAML::Node> chain{root};
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    YAML::Node next = chain.back()[parts[i]];
+    if (next && !next.IsMap())
+      throw InputError(fmt::format("--set {}: '{}' is a value, not a section", path, parts[i]));
+    chain.push_back(next);
+  }
+  chain.back()[parts.back()] = value_node;
+  sc.from_set[path] = true;
+}
+
+}  // namespace
+
+std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_d = word.size() / 2 + 2;
+  for (const auto& c : candidates) {
+    std::vector<size_t> prev(c.size() + 1), cur(c.size() + 1);
+    for (size_t j = 0; j <= c.size(); ++j) prev[j] = j;
+    for (size_t i = 1; i <= word.size(); ++i) {
+      cur[0] = i;
+      for (size_t j = 1; j <= c.size(); ++j)
+        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (word[i - 1] == c[j - 1] ? 0 : 1)});
+      prev.swap(cur);
+    }
+    if (prev[c.size()] < best_d) {
+      best_d = prev[c.size()];
+      best = c;
+    }
+  }
+  return best;
+}
+
+const Params& Scenario::section(const std::string& n) const {
+  auto it = section_params.find(n);
+  if (it == section_params.end()) throw Error("internal: no section " + n);
+  return it->second;
+}
+
+topology::Hardware Scenario::hardware() const {
+  try {
+    return topology::hardware_from(section("server"), section("switch"), section("cabling"));
+  } catch (const ParamError& e) {
+    throw InputError(fmt::format("{}: {}", where(e.key()), e.what()));
+  }
+}
+
+topology::Topology Scenario::build_topology() const {
+  const topology::Hardware hw = hardware();
+  try {
+    return topology::find_builder(family)->build(topology, hw);
+  } catch (const ParamError& e) {
+    throw InputError(fmt::format("{}: {}", where(e.key()), e.what()));
+  }
+}
+
+std::string Scenario::where(const std::string& key) const {
+  if (from_set.count(key)) return "--set " + key;
+  auto it = lines.find(key);
+  if (it != lines.end() && it->second > 0) return fmt::format("{}:{}: {}", source, it->second, key);
+  return fmt::format("{}: {} (default)", source, key);
+}
+
+namespace {
+std::string yaml_value(const std::string& text) {
+  if (text.empty()) return "\"\"";
+  if (text.front() == '[') return text;
+  bool quote = text.find_first_of(":#{}&*!|>'\"%@`,") != std::string::npos || text.front() == '-' ||
+               text.front() == ' ' || text.back() == ' ';
+  if (!quote) return text;
+  std::string s = "\"";
+  for (char c : text) s += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+  return s + "\"";
+}
+void emit_params(std::ostringstream& out, const std::vector<ParamSpec>& specs, const Params& p) {
+  for (const auto& s : specs)
+    if (p.has(s.name)) out << "  " << s.name << ": " << yaml_value(p.text(s.name)) << "\n";
+}
+}  // namespace
+
+std::string Scenario::resolved_yaml() const {
+  std::ostringstream out;
+  out << "# resolved scenario (every default filled in), podnet " << version() << "\n";
+  out << "schema_version: 1\n";
+  out << "name: " << yaml_value(name) << "\n";
+  if (!description.empty()) out << "description: " << yaml_value(description) << "\n";
+  out << "seed: " << seed << "\n";
+  out << "topology:\n  family: " << family << "\n";
+  emit_params(out, topology::find_builder(family)->params(), topology);
+  for (const auto& s : sections()) {
+    out << s.name << ":\n";
+    emit_params(out, s.params(), section(s.name));
+  }
+  return out.str();
+}
+
+Scenario load_text(const std::string& text, const std::string& source, const std::string& default_name,
+                   const std::vector<std::string>& overrides) {
+  Scenario sc;
+  sc.source = source;
+  sc.name = default_name;
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw InputError(fmt::format("{}:{}:{}: YAML syntax error: {}", source, e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
+  if (!root || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  for (const auto& o : overrides) apply_override(root, o, sc);
+  Loader(sc, source).load(root);
+  return sc;
+}
+
+Scenario load(const std::string& path_or_name, const std::vector<std::string>& overrides) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_regular_file(path_or_name, ec)) {
+    std::ifstream in(path_or_name, std::ios::binary);
+    if (!in) throw InputError(fmt::format("{}: cannot read the file", path_or_name));
+    std::stringstream buf;
+    buf << in.rdbuf();
+    return load_text(buf.str(), path_or_name, fs::path(path_or_name).stem().string(), overrides);
+  }
+  for (const auto& ex : builtin_examples())
+    if (path_or_name == ex.name) return load_text(ex.text, std::string(ex.name) + ".yaml (built-in)", ex.name, overrides);
+  std::vector<std::string> names;
+  for (const auto& ex : builtin_examples()) names.push_back(ex.name);
+  std::string hint = closest(path_or_name, names);
+  throw InputError(fmt::format("{}: no such file, and no built-in scenario of that name{}; built-in scenarios: {}",
+                               path_or_name, hint.empty() ? "" : " (did you mean '" + hint + "'?)", join(names)));
+}
+
+}  // namespace podnet::scenario

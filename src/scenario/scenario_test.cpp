@@ -1,0 +1,143 @@
+// Scenario loading: strict validation with file, line and key in every error.
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "scenario/examples.hpp"
+#include "scenario/scenario.hpp"
+#include "topology/bom.hpp"
+
+namespace podnet::scenario {
+namespace {
+
+const char* kBase =
+    "schema_version: 1\n"       // line 1
+    "name: t\n"                 // 2
+    "topology:\n"               // 3
+    "  family: rail_clos\n"     // 4
+    "  gpus: 1024\n"            // 5
+    "server:\n"                 // 6
+    "  nic_speed: 400Gbps\n";   // 7
+
+std::string error_of(const std::string& text, const std::vector<std::string>& sets = {}, bool build = false) {
+  try {
+    Scenario sc = load_text(text, "t.yaml", "t", sets);
+    if (build) sc.build_topology();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Scenario, LoadsWithDefaults) {
+  Scenario sc = load_text(kBase, "t.yaml", "t");
+  EXPECT_EQ(sc.family, "rail_clos");
+  EXPECT_EQ(sc.topology.get_int("gpus"), 1024);
+  EXPECT_EQ(sc.section("switch").get_int("radix"), 128);  // default
+  EXPECT_DOUBLE_EQ(sc.section("server").get_bandwidth("nic_speed").bps, 400e9);
+  EXPECT_EQ(sc.seed, 1u);
+}
+
+TEST(Scenario, UnknownKeyNamesFileLineAndKey) {
+  std::string text = kBase;
+  text += "  nic_sped: 400Gbps\n";  // line 8
+  std::string e = error_of(text);
+  EXPECT_NE(e.find("t.yaml:8: server.nic_sped: unknown key"), std::string::npos) << e;
+  EXPECT_NE(e.find("did you mean 'nic_speed'"), std::string::npos) << e;
+}
+
+TEST(Scenario, UnknownTopLevelKey) {
+  std::string e = error_of(std::string(kBase) + "topolgy: {}\n");
+  EXPECT_NE(e.find("t.yaml:8: topolgy: unknown key"), std::string::npos) << e;
+}
+
+TEST(Scenario, BadUnit) {
+  std::string text = "schema_version: 1\ntopology:\n  family: rail_clos\nserver:\n  nic_speed: 400GHz\n";
+  std::string e = error_of(text);
+  EXPECT_NE(e.find("t.yaml:5: server.nic_speed: '400GHz' is not valid: expected a positive bandwidth"),
+            std::string::npos)
+      << e;
+}
+
+TEST(Scenario, MissingRequired) {
+  std::string e = error_of("name: x\ntopology:\n  family: fat_tree\n");
+  EXPECT_NE(e.find("schema_version: missing required key"), std::string::npos) << e;
+  e = error_of("schema_version: 1\n");
+  EXPECT_NE(e.find("topology: missing required section"), std::string::npos) << e;
+  e = error_of("schema_version: 1\ntopology:\n  gpus: 8\n");
+  EXPECT_NE(e.find("t.yaml:2: topology.family: missing required key"), std::string::npos) << e;
+}
+
+TEST(Scenario, UnknownFamilySuggests) {
+  std::string e = error_of("schema_version: 1\ntopology:\n  family: rail_clo\n");
+  EXPECT_NE(e.find("t.yaml:3: topology.family: unknown family 'rail_clo' (did you mean 'rail_clos'?)"),
+            std::string::npos)
+      << e;
+}
+
+TEST(Scenario, OutOfRangeValue) {
+  std::string e = error_of("schema_version: 1\ntopology:\n  family: rail_clos\nswitch:\n  radix: 2\n");
+  EXPECT_NE(e.find("t.yaml:5: switch.radix: '2' is not valid: expected an integer in [4, 4096]"), std::string::npos)
+      << e;
+}
+
+TEST(Scenario, ImpossibleValueFromBuilderIsLocated) {
+  // 7 GPUs per server on an 8-rail fabric: server.gpus = 7 with server.nics = 8.
+  std::string text = "schema_version: 1\ntopology:\n  family: rail_clos\n  gpus: 700\nserver:\n  gpus: 7\n  nics: 8\n";
+  std::string e = error_of(text, {}, true);
+  EXPECT_NE(e.find("t.yaml:7: server.nics"), std::string::npos) << e;
+  // a radix that cannot host the requested GPUs in 2 tiers
+  text = "schema_version: 1\ntopology:\n  family: rail_clos\n  gpus: 65544\n  tiers: 2\n";
+  e = error_of(text, {}, true);
+  EXPECT_NE(e.find("t.yaml:4: topology.gpus: topology.gpus = 65,544 exceeds the 65,536 GPUs"), std::string::npos) << e;
+}
+
+TEST(Scenario, SetOverridesAndIsNamed) {
+  Scenario sc = load_text(kBase, "t.yaml", "t", {"topology.gpus=4096", "switch.radix=64"});
+  EXPECT_EQ(sc.topology.get_int("gpus"), 4096);
+  EXPECT_EQ(sc.section("switch").get_int("radix"), 64);
+  std::string e = error_of(kBase, {"topology.gpus=lots"});
+  EXPECT_NE(e.find("--set topology.gpus: 'lots' is not valid: expected an integer"), std::string::npos) << e;
+  e = error_of(kBase, {"topology.gpsu=8"});
+  EXPECT_NE(e.find("--set topology.gpsu: unknown key"), std::string::npos) << e;
+  e = error_of(kBase, {"nonsense"});
+  EXPECT_NE(e.find("expected KEY.PATH=VALUE"), std::string::npos) << e;
+}
+
+TEST(Scenario, YamlSyntaxError) {
+  std::string e = error_of("schema_version: 1\ntopology: [unclosed\n");
+  EXPECT_NE(e.find("t.yaml:"), std::string::npos) << e;
+  EXPECT_NE(e.find("YAML syntax error"), std::string::npos) << e;
+}
+
+TEST(Scenario, ResolvedRoundTrips) {
+  Scenario a = load_text(kBase, "t.yaml", "t");
+  std::string y = a.resolved_yaml();
+  Scenario b = load_text(y, "resolved.yaml", "t");
+  EXPECT_EQ(y, b.resolved_yaml());
+  EXPECT_NE(y.find("  radix: 128\n"), std::string::npos);
+  EXPECT_NE(y.find("  oversubscription: \"1:1\"\n"), std::string::npos);
+}
+
+TEST(Scenario, EveryBuiltinExampleLoadsAndBuilds) {
+  ASSERT_GE(builtin_examples().size(), 3u);
+  for (const auto& ex : builtin_examples()) {
+    Scenario sc = load(ex.name);
+    EXPECT_EQ(sc.name, ex.name);
+    topology::Topology t = sc.build_topology();
+    EXPECT_GT(t.gpus.size(), 0u) << ex.name;
+    // the resolved form of each example loads again to the same scenario
+    EXPECT_EQ(load_text(sc.resolved_yaml(), "r.yaml", ex.name).resolved_yaml(), sc.resolved_yaml()) << ex.name;
+  }
+}
+
+TEST(Scenario, UnknownScenarioName) {
+  try {
+    load("aipod-16");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("did you mean 'aipod-16k'"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace podnet::scenario

@@ -1,0 +1,54 @@
+#include "topology/bom.hpp"
+
+#include <cmath>
+
+namespace podnet::topology {
+
+Bom compute_bom(const Topology& t, const Hardware& hw) {
+  Bom b;
+  b.gpus = static_cast<int64_t>(t.gpus.size());
+  b.servers = t.servers;
+  b.nics = static_cast<int64_t>(t.nics.size());
+  std::vector<int64_t> per_tier(t.tier_names.size(), 0);
+  for (const auto& n : t.nodes) {
+    if (n.kind == NodeKind::Switch) ++per_tier[n.tier];
+    if (n.kind == NodeKind::NvSwitch) ++b.nvlink_domains;
+  }
+  for (size_t i = 1; i < t.tier_names.size(); ++i) {
+    b.switches.emplace_back(t.tier_names[i], per_tier[i]);
+    b.switches_total += per_tier[i];
+  }
+  std::vector<int64_t> per_class(t.link_classes.size(), 0);
+  std::vector<bool> internal(t.link_classes.size(), false);
+  for (const auto& l : t.links) {
+    ++per_class[l.cls];
+    if (l.media == Media::NvLink || l.media == Media::Pcie) {
+      internal[l.cls] = true;
+    } else if (l.media == Media::Copper) {
+      ++b.cables_copper;
+    } else {
+      ++b.cables_optical;
+    }
+  }
+  for (size_t c = 0; c < t.link_classes.size(); ++c) {
+    if (internal[c]) {
+      b.internal_links.emplace_back(t.link_classes[c], per_class[c]);
+    } else if (per_class[c] > 0) {
+      b.links.emplace_back(t.link_classes[c], per_class[c]);
+      b.links_total += per_class[c];
+    }
+  }
+  b.transceivers = 2 * b.cables_optical;
+  b.power_servers_w = static_cast<double>(b.servers) * hw.server_power_w;
+  b.power_switches_w = static_cast<double>(b.switches_total) * hw.switch_power_w;
+  b.power_optics_w = static_cast<double>(b.transceivers) * hw.optic_power_w;
+  b.power_total_w = b.power_servers_w + b.power_switches_w + b.power_optics_w;
+  b.servers_per_rack = servers_per_rack(hw);
+  b.server_racks = (b.servers + b.servers_per_rack - 1) / b.servers_per_rack;
+  const double net_power = b.power_switches_w + b.power_optics_w;
+  b.network_racks = static_cast<int64_t>(std::ceil(net_power / hw.rack_power_w - 1e-9));
+  b.racks = b.server_racks + b.network_racks;
+  return b;
+}
+
+}  // namespace podnet::topology

@@ -1,0 +1,49 @@
+#include "topology/builders.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "topology/clos.hpp"
+#include "topology/dragonfly.hpp"
+#include "topology/torus.hpp"
+
+namespace podnet::topology {
+
+const std::vector<BuilderInfo>& builders() {
+  static const std::vector<BuilderInfo> k = {
+      fat_tree_builder(), rail_clos_builder(), tree3_builder(),
+      torus_builder(), dragonfly_builder(), dragonfly_plus_builder(),
+  };
+  return k;
+}
+
+const BuilderInfo* find_builder(std::string_view name) {
+  for (const auto& b : builders())
+    if (name == b.name) return &b;
+  return nullptr;
+}
+
+Hardware default_hardware() {
+  return hardware_from(defaults_of(server_params()), defaults_of(switch_params()), defaults_of(cabling_params()));
+}
+
+Topology build_with(std::string_view family, const std::vector<std::pair<std::string, std::string>>& overrides,
+                    const Hardware& hw) {
+  const BuilderInfo* b = find_builder(family);
+  if (!b) throw Error(fmt::format("no topology family '{}'", family));
+  auto specs = b->params();
+  Params p = defaults_of(specs);
+  for (const auto& [key, text] : overrides) {
+    const ParamSpec* spec = nullptr;
+    for (const auto& s : specs)
+      if (s.name == key) spec = &s;
+    if (!spec) throw Error(fmt::format("{} has no parameter '{}'", family, key));
+    std::string canonical, expected;
+    auto v = parse_param(*spec, text, canonical, expected);
+    if (!v) throw Error(fmt::format("{}.{} = {}: expected {}", family, key, text, expected));
+    p.set(key, *v, canonical);
+  }
+  return b->build(p, hw);
+}
+
+}  // namespace podnet::topology

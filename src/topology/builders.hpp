@@ -1,0 +1,35 @@
+// The registry of topology builders: one entry per family, each with a
+// description and a parameter schema (`podnet list` prints them). Adding a
+// family is one .hpp/.cpp with a `*_builder()` function, one line in
+// builders.cpp, one unit test and one example scenario.
+//
+// A builder reads its own parameters (scenario section `topology:`) and the
+// shared Hardware; it throws ParamError naming the key for impossible values.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "core/params.hpp"
+#include "topology/hardware.hpp"
+#include "topology/topology.hpp"
+
+namespace podnet::topology {
+
+struct BuilderInfo {
+  const char* name;
+  const char* description;
+  std::vector<ParamSpec> (*params)();
+  Topology (*build)(const Params& params, const Hardware& hw);
+};
+
+const std::vector<BuilderInfo>& builders();
+const BuilderInfo* find_builder(std::string_view name);
+
+// Convenience for tests and tools: defaults of the family, then `overrides`
+// ("key=value" in scenario syntax) applied, then built.
+Topology build_with(std::string_view family, const std::vector<std::pair<std::string, std::string>>& overrides,
+                    const Hardware& hw);
+Hardware default_hardware();
+
+}  // namespace podnet::topology

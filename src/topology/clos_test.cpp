@@ -1,0 +1,234 @@
+// Clos families: counts derived from first principles (arithmetic in comments).
+#include <gtest/gtest.h>
+
+#include <deque>
+
+#include "core/error.hpp"
+#include "topology/bom.hpp"
+#include "topology/builders.hpp"
+
+namespace podnet::topology {
+namespace {
+
+Hardware hw_with(int gpus, int nics, int radix) {
+  Hardware hw = default_hardware();
+  hw.gpus_per_server = gpus;
+  hw.nics_per_server = nics;
+  hw.nvlink_domain = gpus;
+  hw.radix = radix;
+  return hw;
+}
+
+int64_t count_tier(const Topology& t, int tier) {
+  int64_t n = 0;
+  for (const auto& node : t.nodes) n += node.kind == NodeKind::Switch && node.tier == tier;
+  return n;
+}
+
+int64_t count_class(const Topology& t, const std::string& cls) {
+  int64_t n = 0;
+  for (const auto& l : t.links) n += t.link_classes[l.cls] == cls;
+  return n;
+}
+
+// Longest shortest path, in switch-to-switch links, between any two leaves (BFS over switches).
+int switch_diameter(const Topology& t) {
+  int best = 0;
+  for (NodeId s = 0; s < static_cast<NodeId>(t.nodes.size()); ++s) {
+    if (t.nodes[s].kind != NodeKind::Switch || t.nodes[s].tier != 1) continue;
+    std::vector<int> dist(t.nodes.size(), -1);
+    std::deque<NodeId> q{s};
+    dist[s] = 0;
+    while (!q.empty()) {
+      NodeId u = q.front();
+      q.pop_front();
+      auto [b, e] = t.incident(u);
+      for (auto it = b; it != e; ++it) {
+        NodeId v = t.other_end(*it, u);
+        if (t.nodes[v].kind != NodeKind::Switch || dist[v] >= 0) continue;
+        dist[v] = dist[u] + 1;
+        q.push_back(v);
+      }
+    }
+    for (NodeId v = 0; v < static_cast<NodeId>(t.nodes.size()); ++v)
+      if (t.nodes[v].kind == NodeKind::Switch && t.nodes[v].tier == 1 && dist[v] > best) best = dist[v];
+  }
+  return best;
+}
+
+TEST(FatTree, KaryCounts) {
+  // k-ary fat-tree: k^3/4 hosts, k pods of k/2 edge + k/2 aggregation, (k/2)^2 cores = 5k^2/4 switches.
+  for (int k : {4, 8, 48}) {
+    Hardware hw = hw_with(1, 1, k);
+    Topology t = build_with("fat_tree", {{"k", std::to_string(k)}}, hw);
+    const int64_t hosts = static_cast<int64_t>(k) * k * k / 4;
+    EXPECT_EQ(static_cast<int64_t>(t.nics.size()), hosts) << k;
+    EXPECT_EQ(count_tier(t, 1), k * k / 2) << k;
+    EXPECT_EQ(count_tier(t, 2), k * k / 2) << k;
+    EXPECT_EQ(count_tier(t, 3), k * k / 4) << k;
+    EXPECT_EQ(count_tier(t, 1) + count_tier(t, 2) + count_tier(t, 3), 5 * k * k / 4) << k;
+    // every switch uses exactly its k ports
+    for (const auto& n : t.nodes)
+      if (n.kind == NodeKind::Switch) ASSERT_EQ(n.ports, k) << n.name;
+    // non-blocking 3-tier: one link per host per tier
+    EXPECT_EQ(count_class(t, "nic-leaf"), hosts);
+    EXPECT_EQ(count_class(t, "leaf-spine"), hosts);
+    EXPECT_EQ(count_class(t, "spine-core"), hosts);
+    EXPECT_EQ(t.facts.diameter_hops, 4);
+    if (k <= 8) EXPECT_EQ(switch_diameter(t), 4);
+  }
+}
+
+TEST(FatTree, LeafSpine8k) {
+  // 128-port leaves, 64 down / 64 up, rail-optimized: a group = 64 servers x 8 rails = 512 GPUs on 8 leaves.
+  // 8192 GPUs = 1024 servers = 16 groups = 128 leaves; each leaf one link to each of 64 spines (128 ports each).
+  Hardware hw = hw_with(8, 8, 128);
+  Topology t = build_with("fat_tree", {{"gpus", "8192"}, {"tiers", "2"}, {"rail_optimized", "true"}}, hw);
+  EXPECT_EQ(t.gpus.size(), 8192u);
+  EXPECT_EQ(count_tier(t, 1), 128);
+  EXPECT_EQ(count_tier(t, 2), 64);
+  EXPECT_EQ(t.groups, 16);
+  EXPECT_EQ(count_class(t, "leaf-spine"), 128 * 64);
+  int64_t group0 = 0;
+  for (NodeId g : t.gpus) group0 += t.nodes[g].group == 0;
+  EXPECT_EQ(group0, 512);
+  // 2-tier limit: 128 leaves per spine / 8 leaves per group = 16 groups x 512 = 8192.
+  EXPECT_EQ(t.facts.max_gpus, 8192);
+  EXPECT_EQ(t.facts.diameter_hops, 2);
+  EXPECT_EQ(switch_diameter(t), 2);
+  // bisection: 8192 NICs x 400G / 2 (non-blocking)
+  EXPECT_DOUBLE_EQ(t.facts.bisection_bps, 8192 * 400e9 / 2);
+}
+
+TEST(RailClos, TwoTier16kWith64PortSwitches) {
+  // 64-port switches: leaf 32 down / 32 up; a rail's spine has 64 ports -> 64 leaves per rail;
+  // 64 leaves x 32 GPUs x 8 rails = 16384 GPUs.
+  Hardware hw = hw_with(8, 8, 64);
+  Topology t = build_with("rail_clos", {{"gpus", "16384"}, {"tiers", "2"}}, hw);
+  EXPECT_EQ(t.facts.max_gpus, 16384);
+  EXPECT_EQ(count_tier(t, 1), 64 * 8);
+  // per rail: 64 leaves x 32 uplinks = 2048 ports / 64 = 32 spines, 8 rails -> 256
+  EXPECT_EQ(count_tier(t, 2), 256);
+  for (const auto& n : t.nodes)
+    if (n.kind == NodeKind::Switch) ASSERT_EQ(n.ports, 64) << n.name;
+  // a rail's leaves connect only to that rail's spines
+  for (const auto& l : t.links) {
+    if (t.link_classes[l.cls] != "leaf-spine") continue;
+    ASSERT_EQ(t.nodes[l.a].rail, t.nodes[l.b].rail);
+  }
+  // one more server does not fit in 2 tiers
+  EXPECT_THROW(build_with("rail_clos", {{"gpus", "16392"}, {"tiers", "2"}}, hw), ParamError);
+}
+
+TEST(RailClos, Aipod16kSuperSpine) {
+  // 128-port: group = 64 servers x 8 rails = 512 GPUs; 16384 GPUs = 32 groups; 16 groups per pod -> 2 pods.
+  // per (pod, rail): 16 leaves x 64 uplinks; spine has 64 down -> 4 parallel links, 16 spines.
+  // spines: 2 pods x 8 rails x 16 = 256; super-spine planes: 16, each joins 16 spines x 64 up = 1024 ports
+  // -> 8 super-spines of 128 ports (8 parallel links each) -> 128 super-spines.
+  Hardware hw = hw_with(8, 8, 128);
+  Topology t = build_with("rail_clos", {{"gpus", "16384"}, {"tiers", "3"}, {"groups_per_pod", "16"}}, hw);
+  EXPECT_EQ(count_tier(t, 1), 256);
+  EXPECT_EQ(count_tier(t, 2), 256);
+  EXPECT_EQ(count_tier(t, 3), 128);
+  EXPECT_EQ(t.pods, 2);
+  // non-blocking: 16384 links per tier
+  EXPECT_EQ(count_class(t, "nic-leaf"), 16384);
+  EXPECT_EQ(count_class(t, "leaf-spine"), 16384);
+  EXPECT_EQ(count_class(t, "spine-super_spine"), 16384);
+  for (const auto& n : t.nodes)
+    if (n.kind == NodeKind::Switch) ASSERT_EQ(n.ports, 128) << n.name;
+  EXPECT_EQ(t.facts.diameter_hops, 4);
+  // 3-tier limit: 128 / 8 rails = 16 pods x 64 groups x 512 GPUs = 524288
+  EXPECT_EQ(t.facts.max_gpus, 524288);
+  Bom b = compute_bom(t, hw);
+  EXPECT_EQ(b.switches_total, 640);
+  EXPECT_EQ(b.links_total, 3 * 16384);
+}
+
+TEST(RailClos, Grows131kThenRefusesBeyondLimit) {
+  Hardware hw = hw_with(8, 8, 128);
+  // 131072 GPUs = 256 groups / 16 per pod = 16 pods; 16 x 8 rails = 128 spines per plane = radix: fits.
+  Topology t = build_with("rail_clos", {{"gpus", "131072"}, {"tiers", "3"}, {"groups_per_pod", "16"}}, hw);
+  EXPECT_EQ(t.gpus.size(), 131072u);
+  EXPECT_EQ(t.pods, 16);
+  // 17 pods would need 136 > 128 spines per plane.
+  try {
+    build_with("rail_clos", {{"gpus", std::to_string(131072 + 512)}, {"tiers", "3"}, {"groups_per_pod", "16"}}, hw);
+    FAIL();
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.key(), "topology.gpus");
+    EXPECT_NE(std::string(e.what()).find("524,288"), std::string::npos) << e.what();
+  }
+}
+
+TEST(RailClos, AutoTiersAddsSuperSpine) {
+  Hardware hw = hw_with(8, 8, 64);
+  // 2-tier max with 64-port switches is 16384 (above); 32768 needs a third tier.
+  Topology t = build_with("rail_clos", {{"gpus", "32768"}}, hw);
+  EXPECT_EQ(t.switch_tiers(), 3);
+}
+
+TEST(RailClos, BadServerShape) {
+  Hardware hw = hw_with(7, 7, 128);
+  // 7 GPUs per server on an 8-rail fabric
+  try {
+    build_with("rail_clos", {{"gpus", "700"}, {"rails", "8"}}, hw);
+    FAIL();
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.key(), "topology.rails");
+  }
+  Hardware hw8 = hw_with(8, 8, 128);
+  EXPECT_THROW(build_with("rail_clos", {{"gpus", "1001"}}, hw8), ParamError);
+}
+
+TEST(FatTree, Oversubscribed) {
+  // 3:1 on a 64-port leaf: 48 down / 16 up. ToR attachment, 8 NICs per server -> 6 servers per leaf.
+  Hardware hw = hw_with(8, 8, 64);
+  Topology t = build_with("fat_tree", {{"gpus", "480"}, {"oversubscription", "3:1"}}, hw);
+  // 480 GPUs = 60 servers = 10 leaves; 2 tiers; spines: 16 uplinks, 10 leaves x p <= 64 -> p = 4 (largest divisor of 16
+  // <= 6), 4 spines.
+  EXPECT_EQ(count_tier(t, 1), 10);
+  EXPECT_EQ(count_tier(t, 2), 4);
+  EXPECT_EQ(count_class(t, "leaf-spine"), 10 * 16);
+  // bisection: NIC side 480 x 400G = 192T; leaf uplinks 160 x 400G = 64T -> 32T
+  EXPECT_DOUBLE_EQ(t.facts.bisection_bps, 160 * 400e9 / 2);
+  ASSERT_FALSE(t.facts.oversubscription.empty());
+  EXPECT_DOUBLE_EQ(t.facts.oversubscription[0].second, 3.0);
+}
+
+TEST(Tree3, ThreeTiersOversubscribed) {
+  Hardware hw = hw_with(8, 8, 64);
+  Topology t = build_with("tree3", {{"gpus", "4096"}}, hw);
+  EXPECT_EQ(t.switch_tiers(), 3);
+  EXPECT_EQ(t.tier_names[1], "access");
+  // access 48 down / 16 up -> 6 servers (48 GPUs) per access switch; 4096 / 8 = 512 servers -> 86 access switches
+  EXPECT_EQ(count_tier(t, 1), 86);
+}
+
+TEST(Topology, LabelsAndNames) {
+  Hardware hw = hw_with(8, 8, 128);
+  Topology t = build_with("rail_clos", {{"gpus", "1024"}}, hw);
+  // GPU 517 is on server 64 (517 / 8), local 5, rail 5, group 1 (64 servers per group).
+  const Node& g = t.nodes[t.gpus[517]];
+  EXPECT_EQ(g.server, 64);
+  EXPECT_EQ(g.local, 5);
+  EXPECT_EQ(g.rail, 5);
+  EXPECT_EQ(g.group, 1);
+  EXPECT_EQ(t.device_name(t.gpus[517]), "gpu-node-064");
+  const Node& nic = t.nodes[t.gpu_nic[517]];
+  EXPECT_EQ(nic.rail, 5);
+  // the NIC's leaf is the rail-5 leaf of group 1
+  auto [b, e] = t.incident(t.gpu_nic[517]);
+  bool found = false;
+  for (auto it = b; it != e; ++it) {
+    NodeId o = t.other_end(*it, t.gpu_nic[517]);
+    if (t.nodes[o].kind == NodeKind::Switch) {
+      EXPECT_EQ(t.nodes[o].name, "su001-leaf-r5");
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+}  // namespace
+}  // namespace podnet::topology

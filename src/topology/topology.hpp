@@ -1,0 +1,114 @@
+// The fabric as plain data.
+//
+// A Topology is nodes (GPUs, NICs, NVSwitch domains, switches by tier) and
+// full-duplex links (capacity per direction, latency, length, media). Every
+// node carries the labels later layers ask about: server, rack, rail,
+// aggregation group and pod (kNone where a label does not apply). GPUs are
+// numbered 0..N-1 by global rank (`gpus[rank]` is the node), servers 0..S-1.
+//
+// Builders (one per family, see builders.hpp) fill a Topology and its Facts;
+// the bill of materials (bom.hpp) is computed from the Topology alone, so it
+// counts what was actually built.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/units.hpp"
+
+namespace podnet::topology {
+
+using NodeId = int32_t;
+using LinkId = int32_t;
+inline constexpr int32_t kNone = -1;
+
+enum class NodeKind : uint8_t { Gpu, Nic, NvSwitch, Switch };
+enum class Media : uint8_t { NvLink, Pcie, Copper, Optical };
+
+const char* kind_name(NodeKind k);
+const char* media_name(Media m);
+
+struct Node {
+  NodeKind kind = NodeKind::Gpu;
+  uint8_t tier = 0;        // switches: 1 = leaf/access/router, 2 = spine/aggregation, 3 = super-spine/core
+  int32_t server = kNone;  // GPU, NIC, NVSwitch: the server (or NVLink domain's first server)
+  int32_t local = kNone;   // GPU/NIC: index inside its server; switch: index inside its tier
+  int32_t rack = kNone;
+  int32_t rail = kNone;    // NIC and its GPU: rail = NIC index in the server; rail-bound switches: their rail
+  int32_t group = kNone;   // aggregation group (scalable unit) / dragonfly group / torus cube
+  int32_t pod = kNone;
+  int32_t ports = 0;       // ports in use (next free port index)
+  std::string name;        // unique: "gpu-node-017/gpu3", "gpu-node-017/nic3", "su1-leaf-r3", ...
+};
+
+struct Link {
+  NodeId a = kNone;
+  NodeId b = kNone;
+  int32_t port_a = 0;      // port index on a (0-based)
+  int32_t port_b = 0;
+  Bandwidth capacity;      // per direction
+  Time latency;            // propagation (length) + fixed latency of the medium
+  float length_m = 0;
+  Media media = Media::Copper;
+  uint8_t cls = 0;         // index into Topology::link_classes
+};
+
+// Figures a builder derives from its family's structure (documented per builder).
+struct Facts {
+  int64_t max_gpus = 0;                 // largest GPU count this radix/tier choice reaches
+  std::string max_gpus_reason;          // what bounds it
+  int diameter_hops = 0;                // switch-to-switch (or chip-to-chip) links on the longest shortest path
+  double bisection_bps = 0;             // per direction, across the family's canonical halving cut
+  std::string bisection_method;         // how it was computed
+  std::vector<std::pair<std::string, double>> oversubscription;  // per tier boundary: "leaf" -> 1.0
+  std::vector<std::string> notes;       // assumptions worth printing
+};
+
+struct Topology {
+  std::string family;
+  std::vector<Node> nodes;
+  std::vector<Link> links;
+  std::vector<std::string> tier_names{""};  // [tier] -> "leaf", "spine", "super_spine", "router", ...
+  std::vector<std::string> link_classes;    // [cls] -> "nvlink", "pcie", "nic-leaf", "leaf-spine", ...
+
+  std::vector<NodeId> gpus;      // by global rank
+  std::vector<NodeId> gpu_nic;   // by global rank: the NIC the GPU uses (kNone if none, e.g. torus)
+  std::vector<NodeId> nics;      // all NICs, by (server, local)
+  int32_t servers = 0;
+  int32_t gpus_per_server = 0;
+  int32_t nics_per_server = 0;
+  int32_t racks = 0;
+  int32_t groups = 0;
+  int32_t pods = 0;
+  int32_t rails = 0;
+  Time switch_latency;           // port-to-port latency of every switch (engines add it per hop)
+  Facts facts;
+
+  // Incident links per node (CSR), valid after finalize().
+  std::vector<int32_t> adj_offset;
+  std::vector<LinkId> adj_links;
+
+  NodeId add_node(Node n);
+  // Adds a link a<->b on the next free port of each; returns its id.
+  LinkId connect(NodeId a, NodeId b, Bandwidth capacity, Time latency, double length_m, Media media, uint8_t cls);
+  uint8_t link_class(const std::string& name);  // index of a class, added if new
+  void finalize();                              // builds adjacency
+
+  NodeId other_end(LinkId l, NodeId n) const { return links[l].a == n ? links[l].b : links[l].a; }
+  std::pair<const LinkId*, const LinkId*> incident(NodeId n) const {
+    return {adj_links.data() + adj_offset[n], adj_links.data() + adj_offset[n + 1]};
+  }
+  int switch_tiers() const { return static_cast<int>(tier_names.size()) - 1; }
+
+  // Physical naming for cabling plans and exports.
+  std::string device_name(NodeId n) const;       // server name for GPU/NIC/NVSwitch, else node name
+  std::string port_name(NodeId n, int32_t port) const;  // "Ethernet1/12", "gpu3_eth", ...
+};
+
+// Zero-padded names: server_name(17, 2048) == "gpu-node-0017".
+std::string padded(int64_t value, int64_t count);
+std::string server_name(int32_t server, int32_t servers);
+
+}  // namespace podnet::topology
