@@ -1,9 +1,11 @@
 # One library per layer, in DESIGN.md order; a layer links only layers above it.
 podnet_layer(core fmt::fmt)
 target_sources(podnet_core PRIVATE ${CMAKE_BINARY_DIR}/generated/version.cpp)
+add_dependencies(podnet_core podnet_version_stamp)
 podnet_layer(topology podnet_core)
 podnet_layer(routing podnet_topology)
 podnet_layer(engine podnet_routing)
+podnet_layer(collective podnet_engine)
 podnet_layer(report podnet_topology nlohmann_json::nlohmann_json)
 podnet_layer(scenario podnet_topology podnet_report yaml-cpp)
 

@@ -161,19 +161,19 @@ std::string format_scaled(double v, const Unit (&units)[N], std::initializer_lis
 std::string format_time(Time t) { return format_scaled(static_cast<double>(t.ps), kTimeUnits, {0, 1, 2, 4, 5}); }
 std::string format_bandwidth(Bandwidth bw) { return format_scaled(bw.bps, kBandwidthUnits, {0, 1, 2, 3, 4}); }
 std::string format_bytes(Bytes b) {
-  // Binary units when exact, else SI.
-  static constexpr Unit bin[] = {{"B", 1}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
-                                 {"TiB", 1099511627776.0}};
-  for (int i = 4; i >= 1; --i) {
-    auto f = static_cast<Bytes>(bin[i].factor);
-    if (b >= f && b % f == 0) return std::to_string(b / f) + std::string(bin[i].suffix);
+  // The exact unit (binary or SI) that gives the smallest whole number.
+  static constexpr Unit units[] = {{"TiB", 1099511627776.0}, {"TB", 1e12}, {"GiB", 1073741824.0}, {"GB", 1e9},
+                                   {"MiB", 1048576.0},       {"MB", 1e6},  {"KiB", 1024.0},       {"KB", 1e3}};
+  Bytes best_value = b;
+  std::string_view best_unit = "B";
+  for (const auto& u : units) {
+    auto f = static_cast<Bytes>(u.factor);
+    if (b >= f && b % f == 0 && b / f < best_value) {
+      best_value = b / f;
+      best_unit = u.suffix;
+    }
   }
-  for (int i = 4; i >= 1; --i) {
-    double f = kByteUnits[i].factor;
-    if (static_cast<double>(b) >= f && std::fmod(static_cast<double>(b), f) == 0)
-      return format_number(static_cast<double>(b) / f, 0) + std::string(kByteUnits[i].suffix);
-  }
-  return std::to_string(b) + "B";
+  return std::to_string(best_value) + std::string(best_unit);
 }
 std::string format_length(double m) { return format_number(m, 3) + "m"; }
 std::string format_power(double w) {

@@ -50,8 +50,11 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
   const auto& bom = d["bom"];
   std::string tiers;
   for (const auto& x : topo["tiers"]) tiers += (tiers.empty() ? "" : " / ") + x.get<std::string>();
-  out << fmt::format("podnet design: {} ({}, {} tiers: {})\n\n", run["scenario"].get<std::string>(),
-                     topo["family"].get<std::string>(), topo["tiers"].size(), tiers);
+  const std::string shape = topo["tiers"].empty() ? std::string("no switches")
+                                                  : fmt::format("{} switch tier{}: {}", topo["tiers"].size(),
+                                                                topo["tiers"].size() == 1 ? "" : "s", tiers);
+  out << fmt::format("podnet design: {} ({}, {})\n\n", run["scenario"].get<std::string>(),
+                     topo["family"].get<std::string>(), shape);
   Table t({"bill of materials", "count"});
   t.add({"GPUs", thousands(bom["gpus"])});
   t.add({"servers", thousands(bom["servers"])});

@@ -84,6 +84,7 @@ struct Topology {
   int32_t pods = 0;
   int32_t rails = 0;
   Time switch_latency;           // port-to-port latency of every switch (engines add it per hop)
+  std::vector<int32_t> torus_dims;  // torus only: dimension sizes; GPU rank r has x fastest: r = x + X*(y + Y*z)
   Facts facts;
 
   // Incident links per node (CSR), valid after finalize().

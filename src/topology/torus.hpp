@@ -30,7 +30,8 @@
 // Racks follow the usual power packing (consecutive servers), not cubes.
 //
 // Latency per link = cable propagation (length * cabling.propagation) +
-// `hop_latency` (router traversal of the chip the link leaves from).
+// `hop_latency` (router traversal of the chip the link leaves from);
+// Topology::switch_latency is 0 (no switches). Topology::torus_dims = dims.
 //
 // Facts.
 // - diameter (chip-to-chip links) = sum_d floor(k_d / 2): dimensions route

@@ -1,0 +1,65 @@
+// TransferPlan: the only thing collectives and engines share.
+//
+// A plan is a DAG of transfers between GPU ranks (global GPU ids of the
+// topology). A transfer starts when all its dependencies have completed.
+//
+// Three kinds of transfer:
+// - P2p: `bytes` from ranks[0] to ranks[1] (one flow; `qps` parallel QPs
+//   split it, each QP a distinct UDP source port for ECMP entropy).
+// - Ring: a pipelined ring over `ranks` (in ring order, closing back to
+//   ranks[0]): every rank sends `bytes` to its successor, chunk by chunk, and
+//   a rank can forward only what it has received, so all hops move at the
+//   pace of the slowest hop. Engines model it as coupled flows: one rate for
+//   every hop of the ring. `latency_steps` is the number of sequential
+//   per-hop latencies the algorithm pays (2(n-1) for a ring all-reduce).
+//   A Ring with `open` = true is a chain (no hop from the last rank back to
+//   the first), used for pipelined broadcast/reduce.
+// - Coupled: a pipelined graph given by an explicit edge list `edges` of
+//   (src, dst) rank pairs: every edge carries `bytes`, and as in a Ring all
+//   edges move at one rate (the slowest edge's pace), because data flows
+//   through the graph chunk by chunk. Used for pipelined trees (a tree
+//   all-reduce is every child->parent edge plus every parent->child edge).
+//   `ranks` lists the participating ranks (sorted; informational, engines
+//   use `edges`); `latency_steps` as for a Ring (2*ceil(log2 n) for a tree
+//   all-reduce).
+// Bytes are payload bytes; engines add wire overhead.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/units.hpp"
+
+namespace podnet::engine {
+
+enum class TransferKind : uint8_t { P2p, Ring, Coupled };
+
+struct Transfer {
+  TransferKind kind = TransferKind::P2p;
+  std::vector<int32_t> ranks;   // P2p: {src, dst}; Ring: ring order; Coupled: participants
+  Bytes bytes = 0;              // P2p: total; Ring: bytes each hop carries; Coupled: each edge
+  int32_t latency_steps = 1;    // sequential per-hop latencies paid
+  int32_t qps = 1;              // QPs per connection (ECMP entropy)
+  int32_t channel = 0;          // NCCL channel (for reporting)
+  bool open = false;            // Ring only: a chain, no closing hop
+  std::vector<std::pair<int32_t, int32_t>> edges;  // Coupled only: (src, dst) edges, each carrying `bytes`
+  std::vector<int32_t> deps;    // indices of transfers that must complete first
+  std::string label;            // e.g. "rs/nvlink", "ar/rail3"
+};
+
+struct TransferPlan {
+  std::string op;               // "allreduce", "allgather", ...
+  std::string algorithm;        // "ring", "tree", ...
+  Bytes bytes = 0;              // the collective's size S (nccl-tests' definition for the op)
+  int32_t ranks = 0;            // n
+  std::vector<Transfer> transfers;
+
+  int32_t add(Transfer t) {
+    transfers.push_back(std::move(t));
+    return static_cast<int32_t>(transfers.size() - 1);
+  }
+};
+
+}  // namespace podnet::engine
