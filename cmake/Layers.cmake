@@ -7,7 +7,7 @@ podnet_layer(routing podnet_topology)
 podnet_layer(engine podnet_routing)
 podnet_layer(collective podnet_engine)
 podnet_layer(report podnet_topology nlohmann_json::nlohmann_json)
-podnet_layer(scenario podnet_topology podnet_report yaml-cpp)
+podnet_layer(scenario podnet_collective podnet_report yaml-cpp)
 
 # Built-in example scenarios compiled into the binary.
 file(GLOB PODNET_EXAMPLES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/examples/*.yaml)

@@ -8,7 +8,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/error.hpp"
+#include "collective/collective.hpp"
 #include "core/version.hpp"
+#include "engine/network.hpp"
 #include "scenario/examples.hpp"
 #include "topology/builders.hpp"
 
@@ -19,6 +21,9 @@ const std::vector<SectionInfo>& sections() {
       {"server", "the GPU server: GPUs, NICs, NVLink, PCIe, power", topology::server_params},
       {"switch", "the switch model used at every tier", topology::switch_params},
       {"cabling", "cable lengths, copper/optical rule, optics and rack power", topology::cabling_params},
+      {"network", "simulation engine, routing policy and transport", engine::network_params},
+      {"collective", "NCCL-style collective options: channels, QPs per connection, ring order",
+       collective::option_params},
   };
   return k;
 }
@@ -78,7 +83,7 @@ class Loader {
           fail(path, line, fmt::format("unknown key{}; expected one of: {}",
                                        hint.empty() ? "" : " (did you mean '" + hint + "'?)", join(all)));
         }
-        const YAML::Node& v = it->second;
+        const YAML::Node v = it->second;
         if (!(v.IsScalar() || (spec->type == ParamType::IntList && v.IsSequence())))
           fail(path, line, fmt::format("expected {} (a single value), got a {}", param_type_name(spec->type),
                                        v.IsMap() ? "map" : v.IsSequence() ? "list" : "null"));

@@ -1,0 +1,230 @@
+#include "collective/ring_order.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <tuple>
+#include <utility>
+
+namespace podnet::collective {
+
+using topology::kNone;
+using topology::Node;
+using topology::Topology;
+
+namespace {
+
+const Node& gpu_node(int32_t rank, const Topology& t) { return t.nodes[t.gpus[rank]]; }
+
+// Rail of a GPU's NIC; GPUs without a NIC count as rail 0.
+int32_t rail_of(int32_t rank, const Topology& t) {
+  const auto nic = t.gpu_nic[rank];
+  if (nic == kNone) return 0;
+  const int32_t r = t.nodes[nic].rail;
+  return r == kNone ? 0 : r;
+}
+
+// Segment of one server: entry, the others in cyclic local order after the
+// entry (skipping the exit), then the exit.
+void append_segment(const Group& block, size_t entry, size_t exit, Group& out) {
+  const size_t m = block.size();
+  out.push_back(block[entry]);
+  for (size_t i = 1; i < m; ++i) {
+    const size_t p = (entry + i) % m;
+    if (p != exit) out.push_back(block[p]);
+  }
+  if (exit != entry) out.push_back(block[exit]);
+}
+
+}  // namespace
+
+int32_t home_rail(int32_t channel, int32_t rails) {
+  if (rails <= 1) return 0;
+  const int64_t c2 = 2 * static_cast<int64_t>(channel);
+  return static_cast<int32_t>((c2 + c2 / rails) % rails);
+}
+
+std::vector<Group> group_by_server(const Group& group, RingOrder order, const Topology& t) {
+  std::vector<Group> blocks;
+  if (order == RingOrder::Naive) {
+    std::map<int32_t, size_t> index;  // server -> block
+    for (int32_t r : group) {
+      const int32_t s = gpu_node(r, t).server;
+      auto [it, fresh] = index.emplace(s, blocks.size());
+      if (fresh) blocks.emplace_back();
+      blocks[it->second].push_back(r);
+    }
+    return blocks;
+  }
+  using Key = std::tuple<int32_t, int32_t, int32_t, int32_t, int32_t>;  // pod, group, server, local, rank
+  std::vector<Key> keys;
+  keys.reserve(group.size());
+  for (int32_t r : group) {
+    const Node& n = gpu_node(r, t);
+    keys.emplace_back(n.pod, n.group, n.server, n.local, r);
+  }
+  std::sort(keys.begin(), keys.end());
+  int32_t current = kNone;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const int32_t s = std::get<2>(keys[i]);
+    if (i == 0 || s != current) blocks.emplace_back();
+    current = s;
+    blocks.back().push_back(std::get<4>(keys[i]));
+  }
+  return blocks;
+}
+
+Group topology_aware_order(const Group& group, const Topology& t, int32_t channel) {
+  const std::vector<Group> blocks = group_by_server(group, RingOrder::TopologyAware, t);
+  const size_t N = blocks.size();
+  Group out;
+  out.reserve(group.size());
+  if (N == 0) return out;
+
+  int32_t R = std::max<int32_t>(1, t.rails);
+  for (int32_t r : group) R = std::max(R, rail_of(r, t) + 1);
+  const auto cyc = [R](int32_t a, int32_t b) { return ((a - b) % R + R) % R; };  // (a - b) mod R
+
+  // Rule 4: entry of the first server.
+  const int32_t preferred = home_rail(channel, R);
+  size_t entry0 = 0;
+  for (size_t i = 1; i < blocks[0].size(); ++i)
+    if (cyc(rail_of(blocks[0][i], t), preferred) < cyc(rail_of(blocks[0][entry0], t), preferred)) entry0 = i;
+  const int32_t h = rail_of(blocks[0][entry0], t);
+  if (N == 1) {
+    const Group& b = blocks[0];
+    for (size_t i = 0; i < b.size(); ++i) out.push_back(b[(entry0 + i) % b.size()]);
+    return out;
+  }
+  // h' = the next rail after h present in the first server (h itself if none).
+  int32_t h_next = h;
+  {
+    int32_t best = R;
+    for (int32_t r : blocks[0]) {
+      const int32_t d = cyc(rail_of(r, t), h);
+      if (d > 0 && d < best) best = d, h_next = rail_of(r, t);
+    }
+  }
+  const auto pairs_with = [&](int32_t x) { return x == h ? h_next : h; };
+
+  // Rail counts per server.
+  std::vector<int32_t> count(N * static_cast<size_t>(R), 0);
+  for (size_t k = 0; k < N; ++k)
+    for (int32_t r : blocks[k]) ++count[k * R + rail_of(r, t)];
+  const auto cnt = [&](size_t k, int32_t r) { return count[k * R + r]; };
+  const auto feasible = [&](size_t k, int32_t x, int32_t y) {
+    if (blocks[k].size() == 1) return x == y;
+    return cnt(k, y) > 0 && (x != y || cnt(k, x) >= 2);
+  };
+  const auto dev = [&](size_t k, int32_t x, int32_t y) -> int64_t {
+    return blocks[k].size() >= 2 && y != pairs_with(x) ? 1 : 0;
+  };
+
+  // Cost = cross-rail hops * W + deviations (W > any deviation total).
+  const int64_t W = static_cast<int64_t>(N) + 1;
+  constexpr int64_t kInf = std::numeric_limits<int64_t>::max() / 4;
+  std::vector<int64_t> f(R, kInf), g(R);
+  std::vector<int32_t> gx(R);
+  f[h] = 0;
+  // from[k * R + z] = (entry rail, exit rail) of server k-1 on the best path entering server k at z.
+  std::vector<std::pair<int32_t, int32_t>> from(N * static_cast<size_t>(R), {kNone, kNone});
+  const auto relax_exit = [&](size_t k) {  // g[y] = min_x f[x] + dev(k, x, y)
+    std::fill(g.begin(), g.end(), kInf);
+    std::fill(gx.begin(), gx.end(), kNone);
+    for (int32_t x = 0; x < R; ++x) {
+      if (f[x] >= kInf) continue;
+      for (int32_t y = 0; y < R; ++y) {
+        if (!feasible(k, x, y)) continue;
+        const int64_t c = f[x] + dev(k, x, y);
+        if (c < g[y]) g[y] = c, gx[y] = x;
+      }
+    }
+  };
+  for (size_t k = 0; k + 1 < N; ++k) {
+    relax_exit(k);
+    int32_t best_y = kNone;
+    for (int32_t y = 0; y < R; ++y)
+      if (g[y] < kInf && (best_y == kNone || g[y] < g[best_y])) best_y = y;
+    std::vector<int64_t> next(R, kInf);
+    for (int32_t z = 0; z < R; ++z) {
+      if (cnt(k + 1, z) == 0) continue;
+      int32_t y = best_y;
+      int64_t c = g[best_y] + W;
+      if (g[z] < kInf && g[z] <= c) y = z, c = g[z];
+      next[z] = c;
+      from[(k + 1) * R + z] = {gx[y], y};
+    }
+    f.swap(next);
+  }
+  // Last server: its exit closes the ring onto the first server's entry rail h.
+  relax_exit(N - 1);
+  int32_t last_y = kNone;
+  int64_t last_c = kInf;
+  for (int32_t y = 0; y < R; ++y) {
+    if (g[y] >= kInf) continue;
+    const int64_t c = g[y] + (y != h ? W : 0);
+    if (c < last_c) last_c = c, last_y = y;
+  }
+  std::vector<int32_t> entry_rail(N), exit_rail(N);
+  exit_rail[N - 1] = last_y;
+  entry_rail[N - 1] = gx[last_y];
+  for (size_t k = N - 1; k >= 1; --k) {
+    const auto [x, y] = from[k * R + entry_rail[k]];
+    entry_rail[k - 1] = x;
+    exit_rail[k - 1] = y;
+  }
+
+  for (size_t k = 0; k < N; ++k) {
+    const Group& b = blocks[k];
+    const size_t m = b.size();
+    size_t entry = 0;
+    if (k == 0) {
+      entry = entry0;
+    } else {
+      while (rail_of(b[entry], t) != entry_rail[k]) ++entry;
+    }
+    size_t exit = entry;
+    for (size_t i = 1; i < m; ++i) {
+      const size_t p = (entry + i) % m;
+      if (rail_of(b[p], t) == exit_rail[k]) {
+        exit = p;
+        break;
+      }
+    }
+    append_segment(b, entry, exit, out);
+  }
+  return out;
+}
+
+Group ring_order(const Group& group, RingOrder order, int32_t channel, const Topology& topo) {
+  if (order == RingOrder::Naive) return group;
+  return topology_aware_order(group, topo, channel);
+}
+
+RingStats ring_stats(const Group& order, const Topology& t, bool open) {
+  RingStats s;
+  const size_t n = order.size();
+  if (n < 2) return s;
+  const size_t hops = open ? n - 1 : n;
+  for (size_t i = 0; i < hops; ++i) {
+    const int32_t a = order[i], b = order[(i + 1) % n];
+    const Node& na = gpu_node(a, t);
+    const Node& nb = gpu_node(b, t);
+    ++s.hops;
+    if (na.server == nb.server) {
+      ++s.intra_server;
+      continue;
+    }
+    if (na.pod != nb.pod)
+      ++s.cross_pod;
+    else if (na.group != nb.group)
+      ++s.cross_group;
+    else
+      ++s.cross_server;
+    const auto nic_a = t.gpu_nic[a], nic_b = t.gpu_nic[b];
+    if (nic_a != kNone && nic_b != kNone && t.nodes[nic_a].rail != t.nodes[nic_b].rail) ++s.cross_rail_hops;
+  }
+  return s;
+}
+
+}  // namespace podnet::collective

@@ -1,0 +1,287 @@
+#include "engine/flow/flow_sim.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace podnet::engine::flow {
+
+namespace {
+
+constexpr double kPsPerSecond = 1e12;
+constexpr double kBitsPsPerByteSecond = 8.0 * kPsPerSecond;  // bytes * this / bps = ps
+
+}  // namespace
+
+LinkId FlowSim::add_link(Bandwidth capacity) {
+  LinkId l = solver_.add_link(capacity);
+  LinkRec r;
+  r.cap = capacity.bps;
+  r.last = now_;
+  links_.push_back(r);
+  return l;
+}
+
+void FlowSim::schedule_link_capacity(Time at, LinkId l, Bandwidth capacity) {
+  if (l >= links_.size()) throw Error("FlowSim::schedule_link_capacity: unknown link " + std::to_string(l));
+  if (at < now_) throw Error("FlowSim::schedule_link_capacity: time is in the past");
+  if (!(capacity.bps >= 0) || std::isinf(capacity.bps))
+    throw Error("FlowSim::schedule_link_capacity: capacity must be finite and >= 0");
+  queue_.push(at, kCapacity, l, std::bit_cast<uint64_t>(capacity.bps));
+}
+
+FlowId FlowSim::add_flow(const FlowSpec& spec) {
+  if (spec.start < now_) throw Error("FlowSim::add_flow: start is before now()");
+  if (spec.bytes < 0) throw Error("FlowSim::add_flow: bytes must be >= 0");
+  if (spec.latency < Time(0)) throw Error("FlowSim::add_flow: latency must be >= 0");
+  FlowId f = solver_.add_flow(spec.resources, spec.weight, spec.cap, /*active=*/false);
+  if (f >= flows_.size()) flows_.resize(static_cast<size_t>(f) + 1);
+  FlowRec& r = flows_[f];
+  r.tag = spec.tag;
+  r.start = spec.start;
+  r.active_at = spec.start + spec.latency;
+  r.last = r.active_at;
+  r.remaining = static_cast<double>(spec.bytes);
+  r.rate = 0;
+  r.bytes = spec.bytes;
+  ++r.version;  // events of the id's previous owner become stale
+  r.phase = FlowPhase::Pending;
+  r.has_event = true;
+  queue_.push(r.active_at, kActivate, f, 0, r.version);
+  return f;
+}
+
+void FlowSim::cancel_flow(FlowId f) {
+  if (f >= flows_.size()) return;
+  FlowRec& r = flows_[f];
+  if (r.phase != FlowPhase::Pending && r.phase != FlowPhase::Active) return;
+  invalidate(r);
+  if (r.phase == FlowPhase::Active) {
+    settle_flow(r);
+    --active_;
+    // The solver forgets the flow now; the links it leaves are settled with
+    // their old load by the re-solve that the wake event triggers at now().
+    queue_.push(now_, kWake);
+  }
+  solver_.remove_flow(f);
+  r.phase = FlowPhase::Cancelled;
+  r.rate = 0;
+}
+
+// ---------------------------------------------------------------- events
+
+bool FlowSim::stale(const Event& e) const {
+  return (e.kind == kActivate || e.kind == kComplete) && e.tag != flows_[e.a].version;
+}
+
+void FlowSim::invalidate(FlowRec& r) {
+  ++r.version;
+  if (r.has_event) {
+    ++stale_;
+    r.has_event = false;
+  }
+}
+
+Time FlowSim::next_event_time() {
+  while (!queue_.empty() && stale(queue_.top())) {
+    queue_.pop();
+    --stale_;
+    ++stats_.stale_dropped;
+  }
+  return queue_.next_time();
+}
+
+std::span<const Completion> FlowSim::step() {
+  completions_.clear();
+  for (FlowId f : release_) {
+    solver_.remove_flow(f);
+    flows_[f].phase = FlowPhase::Free;
+  }
+  release_.clear();
+
+  const Time t = next_event_time();
+  if (t == Time::max()) return {};
+  now_ = t;
+  ++stats_.steps;
+  while (next_event_time() == t) {
+    while (!queue_.empty() && queue_.top().time == t) {
+      Event e = queue_.pop();
+      if (stale(e)) {
+        --stale_;
+        ++stats_.stale_dropped;
+        continue;
+      }
+      ++stats_.events;
+      process(e);
+    }
+    resolve();
+  }
+  std::sort(completions_.begin(), completions_.end(),
+            [](const Completion& x, const Completion& y) { return x.id < y.id; });
+  return completions_;
+}
+
+void FlowSim::process(const Event& e) {
+  switch (e.kind) {
+    case kActivate: {
+      const FlowId f = static_cast<FlowId>(e.a);
+      FlowRec& r = flows_[f];
+      r.has_event = false;
+      r.phase = FlowPhase::Active;
+      r.last = now_;
+      ++active_;
+      if (r.bytes == 0) {
+        complete(f);
+      } else {
+        solver_.set_active(f, true);
+      }
+      break;
+    }
+    case kComplete: {
+      const FlowId f = static_cast<FlowId>(e.a);
+      flows_[f].has_event = false;
+      complete(f);
+      break;
+    }
+    case kCapacity:
+      solver_.set_capacity(static_cast<LinkId>(e.a), Bandwidth(std::bit_cast<double>(e.b)));
+      break;
+    case kWake:
+    default:
+      break;
+  }
+}
+
+void FlowSim::settle_flow(FlowRec& r) {
+  if (now_ > r.last && r.rate > 0) {
+    r.remaining -= r.rate * static_cast<double>((now_ - r.last).ps) / kBitsPsPerByteSecond;
+  }
+  r.last = now_;
+}
+
+void FlowSim::settle_link(LinkRec& L) {
+  const int64_t dt = (now_ - L.last).ps;
+  if (dt > 0) {
+    const double d = static_cast<double>(dt);
+    L.bytes += L.load * d / kBitsPsPerByteSecond;
+    if (L.load > 0) L.busy_ps += dt;
+    if (L.cap > 0) L.util_ps += L.load / L.cap * d;
+  }
+  L.last = now_;
+}
+
+void FlowSim::complete(FlowId f) {
+  FlowRec& r = flows_[f];
+  settle_flow(r);
+  // Whatever residue is left (a fraction of a picosecond's worth of bytes, of
+  // either sign) is what the links' integrals miss or overshoot: correct them
+  // so a link carries exactly coef * bytes for every completed flow.
+  if (r.remaining != 0 && std::isfinite(r.rate)) {
+    for (const Resource& res : solver_.resources(f)) links_[res.link].bytes += res.coef * r.remaining;
+  }
+  ++r.version;
+  r.has_event = false;
+  r.remaining = 0;
+  r.rate = 0;
+  r.phase = FlowPhase::Done;
+  --active_;
+  if (solver_.active(f)) solver_.set_active(f, false);
+  release_.push_back(f);
+  completions_.push_back(Completion{f, r.tag, r.start, r.active_at, now_, r.bytes});
+}
+
+void FlowSim::resolve() {
+  solver_.solve();
+  ++stats_.solves;
+  stats_.flows_resolved += solver_.solved_flows().size();
+  for (LinkId l : solver_.solved_links()) {
+    LinkRec& L = links_[l];
+    settle_link(L);
+    L.load = solver_.link_load_bps(l);
+    L.cap = solver_.capacity(l).bps;
+    if (L.cap > 0) L.peak = std::max(L.peak, L.load / L.cap);
+  }
+  for (FlowId f : solver_.solved_flows()) {
+    FlowRec& r = flows_[f];
+    const double rate = solver_.rate_bps(f);
+    if (rate == r.rate) continue;  // prediction still valid
+    ++stats_.rate_changes;
+    settle_flow(r);
+    r.rate = rate;
+    predict(f);
+  }
+  maybe_compact_queue();
+}
+
+void FlowSim::predict(FlowId f) {
+  FlowRec& r = flows_[f];
+  invalidate(r);
+  int64_t dt;
+  if (r.remaining <= kEpsilonBytes || std::isinf(r.rate)) {
+    dt = 0;
+  } else if (r.rate > 0) {
+    const double x = r.remaining * kBitsPsPerByteSecond / r.rate;
+    const double horizon = static_cast<double>(Time::max().ps - now_.ps);
+    if (!(x < horizon)) return;  // never, as far as int64 picoseconds reach
+    dt = static_cast<int64_t>(std::ceil(x * (1.0 - 1e-12)));
+  } else {
+    return;  // stalled at rate 0: waits for a re-solve
+  }
+  r.has_event = true;
+  queue_.push(now_ + Time(dt), kComplete, f, 0, r.version);
+}
+
+void FlowSim::maybe_compact_queue() {
+  if (stale_ < 4096 || stale_ * 2 < queue_.size()) return;
+  size_t removed = queue_.remove_if([this](const Event& e) { return stale(e); });
+  stats_.stale_dropped += removed;
+  stale_ -= removed;
+}
+
+// ---------------------------------------------------------------- queries
+
+double FlowSim::remaining_bytes(FlowId f) const {
+  const FlowRec& r = flows_[f];
+  switch (r.phase) {
+    case FlowPhase::Pending:
+      return static_cast<double>(r.bytes);
+    case FlowPhase::Active: {
+      double rem = r.remaining;
+      if (now_ > r.last && r.rate > 0) rem -= r.rate * static_cast<double>((now_ - r.last).ps) / kBitsPsPerByteSecond;
+      return std::max(0.0, rem);
+    }
+    case FlowPhase::Cancelled:
+      return std::max(0.0, r.remaining);
+    default:
+      return 0.0;
+  }
+}
+
+uint32_t FlowSim::stalled_flows() const {
+  uint32_t n = 0;
+  for (const FlowRec& r : flows_)
+    if (r.phase == FlowPhase::Active && !(r.rate > 0)) ++n;
+  return n;
+}
+
+LinkStats FlowSim::link_stats(LinkId l) const {
+  LinkRec L = links_[l];
+  const int64_t dt = (now_ - L.last).ps;
+  if (dt > 0) {
+    const double d = static_cast<double>(dt);
+    L.bytes += L.load * d / kBitsPsPerByteSecond;
+    if (L.load > 0) L.busy_ps += dt;
+    if (L.cap > 0) L.util_ps += L.load / L.cap * d;
+  }
+  LinkStats s;
+  s.bytes = L.bytes;
+  s.busy = Time(L.busy_ps);
+  s.peak_utilization = L.peak;
+  s.mean_utilization = now_.ps > 0 ? L.util_ps / static_cast<double>(now_.ps) : 0.0;
+  return s;
+}
+
+}  // namespace podnet::engine::flow

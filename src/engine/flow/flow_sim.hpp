@@ -1,0 +1,216 @@
+// Event-driven flow-level simulation on top of the incremental max-min solver.
+//
+// Model ("latency then bandwidth", α-β per flow)
+// ----------------------------------------------
+// A flow has `bytes` to move, a start time t0, a latency α (propagation +
+// switching + software overhead along its path), a weight, an optional cap and
+// the links it loads (see maxmin.hpp for weights, caps and coefficients). It
+// waits α, then becomes active at t0 + α and competes for bandwidth: while
+// active it runs at its weighted max-min fair rate r(t), recomputed whenever
+// the set of active flows or a link capacity changes. It finishes at the first
+// t_end with
+//     integral_{t0+α}^{t_end} r(t) dt = 8 * bytes,
+// so an uncontended flow takes α + 8 * bytes / r (the α-β model). The
+// approximation: a real flow's bytes occupy links between its first bit
+// leaving and its last bit arriving, pipelined along the path; here the whole
+// path is loaded from t0 + α to t_end at once, and α is paid once per flow,
+// not overlapped with transmission. Rates change instantly (no congestion-
+// control transient). Both errors are small when bytes * 8 / r >> α.
+//
+// Mechanics
+// ---------
+// Time is podnet::Time (integer picoseconds). One EventQueue holds flow
+// activations, predicted completions and scheduled capacity changes. step()
+// takes the earliest event time t, processes every event at t, re-solves the
+// max-min allocation once for the components those events touched (or
+// applies the solver's departure/arrival shortcuts, see maxmin.hpp), and
+// repeats while events at t remain (e.g. a flow whose residue rounds to zero).
+// Between events rates are constant, so a flow's remaining bytes are settled
+// lazily: it stores (last_update, rate, remaining) and on a rate change
+// does remaining -= rate * (now - last_update) / 8. A flow's predicted
+// completion now + ceil(8 * remaining / rate) (rounded up to the picosecond,
+// less a 1e-12 relative slack so exact quotients do not round up by float
+// noise) sits in the queue with a version stamp; a rate change bumps the
+// version, pushes a new prediction and leaves the old one stale (skipped on
+// pop; compacted away when stale events outnumber live ones). A flow whose
+// completion event fires is complete, whatever float residue remains (it is
+// about one picosecond's worth of its rate), so residue can never loop forever.
+// Flows whose rate did not change in a re-solve keep their prediction.
+//
+// DAG-driven workloads: add_flow() may be called at any time, including from
+// a completion handler, with start >= now(). step() returns the completions
+// at its time (ids ascending); run_until_idle(handler) calls the handler for
+// each and keeps going until no event is left. A completed flow's id stays
+// valid (phase Done) until the next step(), then may be reused: keep `tag`
+// to map completions back to the caller's transfers.
+//
+// Link counters (per directed link): bytes carried (sum of coef * bytes of
+// the flows through it; exact at completions: the picosecond rounding of the
+// last interval is corrected out), busy time (time with load > 0), peak
+// utilisation (max load / capacity) and mean utilisation over [0, now()].
+//
+// A flow whose rate is 0 (a zero-capacity link on its path) never completes:
+// when the queue runs dry with such flows left, run_until_idle() returns and
+// stalled_flows() counts them. A flow with no links and no cap has infinite
+// rate and completes when it becomes active; a 0-byte flow likewise.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/event_queue.hpp"
+#include "core/units.hpp"
+#include "engine/flow/maxmin.hpp"
+
+namespace podnet::engine::flow {
+
+struct FlowSpec {
+  Bytes bytes = 0;
+  Time start;                           // absolute; must be >= FlowSim::now()
+  Time latency;                         // α, paid before the flow competes for bandwidth
+  double weight = 1.0;                  // > 0
+  Bandwidth cap = kUnlimited;           // rate limit (NIC rate, QP share), or kUnlimited
+  std::span<const Resource> resources;  // links loaded (copied by add_flow)
+  uint64_t tag = 0;                     // caller's id, echoed in Completion
+};
+
+struct Completion {
+  FlowId id = kInvalidId;
+  uint64_t tag = 0;
+  Time start;      // as given
+  Time active_at;  // start + latency
+  Time finish;
+  Bytes bytes = 0;
+};
+
+enum class FlowPhase : uint8_t { Free, Pending, Active, Done, Cancelled };
+
+struct LinkStats {
+  double bytes = 0;             // carried, as of now()
+  Time busy;                    // time with load > 0
+  double peak_utilization = 0;  // max over time of load / capacity
+  double mean_utilization = 0;  // (integral of load / capacity dt) / now()
+};
+
+struct SimStats {
+  uint64_t steps = 0;          // distinct event times processed
+  uint64_t solves = 0;         // max-min (re)solves
+  uint64_t events = 0;         // events processed (stale ones excluded)
+  uint64_t stale_dropped = 0;  // stale events skipped or compacted away
+  uint64_t flows_resolved = 0; // sum over solves of flows in re-solved components
+  uint64_t rate_changes = 0;   // flows whose rate changed in a solve
+};
+
+class FlowSim {
+ public:
+  // ---- links ----
+  LinkId add_link(Bandwidth capacity);
+  uint32_t link_count() const { return solver_.link_count(); }
+  Bandwidth link_capacity(LinkId l) const { return Bandwidth(links_[l].cap); }
+  // Changes a capacity at now() (applied by the next step(), which runs at now()).
+  void set_link_capacity(LinkId l, Bandwidth capacity) { schedule_link_capacity(now_, l, capacity); }
+  // Changes a capacity at a future time (a failure, a repair, a degraded port).
+  void schedule_link_capacity(Time at, LinkId l, Bandwidth capacity);
+
+  // ---- flows ----
+  // Throws podnet::Error when start < now(), bytes < 0, latency < 0 or the
+  // resources/weight/cap are invalid (see MaxMinSolver::add_flow).
+  FlowId add_flow(const FlowSpec& spec);
+  // Drops a pending or active flow without a completion (its id is freed).
+  void cancel_flow(FlowId f);
+
+  // ---- running ----
+  Time now() const { return now_; }
+  // Time of the next event, Time::max() when none is left.
+  Time next_event_time();
+  bool idle() { return next_event_time() == Time::max(); }
+  // Advances to the next event time, processes everything there, returns the
+  // completions at that time (valid until the next call). Empty when idle or
+  // when only activations/capacity changes happened.
+  std::span<const Completion> step();
+  // Runs until no event is left, calling on_complete(const Completion&) for
+  // each completion (it may add flows). Returns now().
+  template <class F>
+  Time run_until_idle(F&& on_complete) {
+    while (!idle()) {
+      for (const Completion& c : step()) on_complete(c);
+    }
+    return now_;
+  }
+  Time run_until_idle() {
+    return run_until_idle([](const Completion&) {});
+  }
+  // Processes every event at or before `limit`, then sets now() = limit.
+  template <class F>
+  void run_until(Time limit, F&& on_complete) {
+    while (next_event_time() <= limit) {
+      for (const Completion& c : step()) on_complete(c);
+    }
+    if (limit > now_) now_ = limit;
+  }
+
+  // ---- queries ----
+  FlowPhase phase(FlowId f) const { return f < flows_.size() ? flows_[f].phase : FlowPhase::Free; }
+  double rate_bps(FlowId f) const { return flows_[f].phase == FlowPhase::Active ? flows_[f].rate : 0.0; }
+  // Bytes still to send as of now() (all of them while pending, 0 when done).
+  double remaining_bytes(FlowId f) const;
+  uint64_t tag(FlowId f) const { return flows_[f].tag; }
+  uint32_t active_flows() const { return active_; }
+  // Active flows with rate 0: they wait for a capacity change.
+  uint32_t stalled_flows() const;
+  LinkStats link_stats(LinkId l) const;
+  double link_load_bps(LinkId l) const { return links_[l].load; }
+  const SimStats& stats() const { return stats_; }
+  const MaxMinSolver& solver() const { return solver_; }
+
+  // Residue below which a flow counts as finished when its rate is re-set.
+  static constexpr double kEpsilonBytes = 1e-6;
+
+ private:
+  enum Kind : uint32_t { kActivate = 0, kComplete = 1, kCapacity = 2, kWake = 3 };
+  struct FlowRec {
+    uint64_t tag = 0;
+    Time start;
+    Time active_at;
+    Time last;             // remaining is exact as of this time
+    double remaining = 0;  // bytes
+    double rate = 0;       // bits/s, as last applied
+    Bytes bytes = 0;
+    uint32_t version = 0;  // stamp of the flow's live queued event
+    bool has_event = false;
+    FlowPhase phase = FlowPhase::Free;
+  };
+  struct LinkRec {
+    double cap = 0;
+    double load = 0;  // bits/s since `last`
+    Time last;
+    double bytes = 0;
+    int64_t busy_ps = 0;
+    double util_ps = 0;  // integral of load / cap over ps
+    double peak = 0;
+  };
+
+  bool stale(const Event& e) const;
+  void invalidate(FlowRec& r);
+  void process(const Event& e);
+  void complete(FlowId f);
+  void resolve();
+  void settle_flow(FlowRec& r);
+  void settle_link(LinkRec& L);
+  void predict(FlowId f);
+  void maybe_compact_queue();
+
+  MaxMinSolver solver_;
+  EventQueue queue_;
+  std::vector<FlowRec> flows_;
+  std::vector<LinkRec> links_;
+  std::vector<Completion> completions_;
+  std::vector<FlowId> release_;  // completed last step: removed from the solver at the next step
+  Time now_;
+  uint32_t active_ = 0;
+  uint64_t stale_ = 0;  // stale events still in the queue
+  SimStats stats_;
+};
+
+}  // namespace podnet::engine::flow

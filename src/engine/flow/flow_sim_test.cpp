@@ -1,0 +1,535 @@
+#include "engine/flow/flow_sim.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace podnet::engine::flow {
+namespace {
+
+using namespace podnet::literals;
+
+struct Done {
+  uint64_t tag;
+  int64_t finish_ps;
+  bool operator==(const Done&) const = default;
+};
+
+std::vector<Done> run(FlowSim& sim) {
+  std::vector<Done> out;
+  sim.run_until_idle([&](const Completion& c) { out.push_back(Done{c.tag, c.finish.ps}); });
+  return out;
+}
+
+FlowSpec spec(Bytes bytes, const std::vector<Resource>& res, uint64_t tag, Time start = Time(0),
+              Time latency = Time(0)) {
+  FlowSpec s;
+  s.bytes = bytes;
+  s.resources = res;
+  s.tag = tag;
+  s.start = start;
+  s.latency = latency;
+  return s;
+}
+
+TEST(FlowSim, OneFlowOneLink) {
+  // 1 MB over 100 Gb/s after a 2 us latency:
+  // finish = 2 us + 1e6 * 8 / 1e11 s = 2 us + 80 us = 82 us.
+  FlowSim sim;
+  LinkId l = sim.add_link(100_Gbps);
+  std::vector<Resource> p = {{l, 1.0}};
+  FlowId f = sim.add_flow(spec(1'000'000, p, 7, Time(0), 2_us));
+  EXPECT_EQ(sim.phase(f), FlowPhase::Pending);
+  std::vector<Done> d = run(sim);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].tag, 7u);
+  EXPECT_EQ(d[0].finish_ps, (82_us).ps);
+  EXPECT_EQ(sim.now(), 82_us);
+  EXPECT_EQ(sim.active_flows(), 0u);
+}
+
+TEST(FlowSim, TwoFlowsDifferentSizesOnOneLink) {
+  // S1 = 1 MB, S2 = 3 MB on C = 100 Gb/s, both from t = 0. Both run at C/2
+  // until flow 1 is done: t1 = S1 / (C/2) = 2 * S1 * 8 / C = 160 us. Flow 2
+  // has sent S1 by then and sends S2 - S1 at C: t2 = t1 + (S2 - S1) * 8 / C
+  // = (S1 + S2) * 8 / C = 320 us.
+  FlowSim sim;
+  LinkId l = sim.add_link(100_Gbps);
+  std::vector<Resource> p = {{l, 1.0}};
+  sim.add_flow(spec(1'000'000, p, 1));
+  sim.add_flow(spec(3'000'000, p, 2));
+  std::vector<Done> d = run(sim);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0], (Done{1, (160_us).ps}));
+  EXPECT_EQ(d[1], (Done{2, (320_us).ps}));
+}
+
+TEST(FlowSim, FlowArrivingMidway) {
+  // A = 2 MB from t = 0 on C = 100 Gb/s; B = 1 MB starts at 100 us.
+  // By 100 us A has sent 100 us * 100 Gb/s = 1e7 bits = 1.25 MB; 0.75 MB left.
+  // Both at 50 Gb/s: A needs 0.75e6 * 8 / 5e10 = 120 us -> A ends at 220 us.
+  // B has sent 0.75 MB by then, 0.25 MB left at 100 Gb/s: 20 us -> 240 us
+  // (= 3 MB * 8 / 100 Gb/s: the link never idles).
+  FlowSim sim;
+  LinkId l = sim.add_link(100_Gbps);
+  std::vector<Resource> p = {{l, 1.0}};
+  sim.add_flow(spec(2'000'000, p, 1));
+  sim.add_flow(spec(1'000'000, p, 2, 100_us));
+  std::vector<Done> d = run(sim);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0], (Done{1, (220_us).ps}));
+  EXPECT_EQ(d[1], (Done{2, (240_us).ps}));
+}
+
+TEST(FlowSim, LinkCounters) {
+  // Flows of the two-flow test: S1 = 1 MB on link a; S2 = 3 MB on links a and
+  // b, b of capacity 200 Gb/s (never the bottleneck).
+  // Link a: bytes = S1 + S2 = 4e6; busy 0..320 us; load = 100 Gb/s throughout
+  // -> peak 1, mean 1.
+  // Link b: carries flow 2 only: 50 Gb/s (util 0.25) for 160 us, then
+  // 100 Gb/s (util 0.5) for 160 us: bytes 3e6, busy 320 us, peak 0.5,
+  // mean (0.25 * 160 + 0.5 * 160) / 320 = 0.375.
+  FlowSim sim;
+  LinkId a = sim.add_link(100_Gbps);
+  LinkId b = sim.add_link(200_Gbps);
+  std::vector<Resource> p1 = {{a, 1.0}};
+  std::vector<Resource> p2 = {{a, 1.0}, {b, 1.0}};
+  sim.add_flow(spec(1'000'000, p1, 1));
+  sim.add_flow(spec(3'000'000, p2, 2));
+  run(sim);
+  LinkStats sa = sim.link_stats(a), sb = sim.link_stats(b);
+  EXPECT_NEAR(sa.bytes, 4e6, 1e-6);
+  EXPECT_EQ(sa.busy, 320_us);
+  EXPECT_NEAR(sa.peak_utilization, 1.0, 1e-12);
+  EXPECT_NEAR(sa.mean_utilization, 1.0, 1e-12);
+  EXPECT_NEAR(sb.bytes, 3e6, 1e-6);
+  EXPECT_EQ(sb.busy, 320_us);
+  EXPECT_NEAR(sb.peak_utilization, 0.5, 1e-12);
+  EXPECT_NEAR(sb.mean_utilization, 0.375, 1e-12);
+  EXPECT_EQ(sim.link_load_bps(a), 0.0);
+}
+
+TEST(FlowSim, LinkCountersWithIdleTimeAndCoefficient) {
+  // A ring variable crossing link l twice (coef 2) with 1 MB per hop and a
+  // 10 us latency: rate = 100 / 2 = 50 Gb/s, transmission 1e6 * 8 / 5e10 =
+  // 160 us, finish 170 us. Link l carries 2 * 1 MB = 2e6 bytes, busy 160 us,
+  // mean utilisation over [0, 170 us] = 160 / 170, peak 1. After a
+  // further run_until(340 us) with nothing to do the mean halves: 160 / 340.
+  FlowSim sim;
+  LinkId l = sim.add_link(100_Gbps);
+  std::vector<Resource> ring = {{l, 2.0}};
+  sim.add_flow(spec(1'000'000, ring, 1, Time(0), 10_us));
+  std::vector<Done> d = run(sim);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].finish_ps, (170_us).ps);
+  LinkStats s = sim.link_stats(l);
+  EXPECT_NEAR(s.bytes, 2e6, 1e-6);
+  EXPECT_EQ(s.busy, 160_us);
+  EXPECT_NEAR(s.peak_utilization, 1.0, 1e-12);
+  EXPECT_NEAR(s.mean_utilization, 160.0 / 170.0, 1e-12);
+  sim.run_until(340_us, [](const Completion&) {});
+  EXPECT_EQ(sim.now(), 340_us);
+  EXPECT_NEAR(sim.link_stats(l).mean_utilization, 160.0 / 340.0, 1e-12);
+}
+
+TEST(FlowSim, WeightedFlows) {
+  // Weights 1 and 3, 1.5 MB each, on 100 Gb/s: rates 25 and 75 Gb/s.
+  // Heavy flow: 1.5e6 * 8 / 7.5e10 = 160 us. Light flow has sent
+  // 25e9 * 160e-6 / 8 = 0.5 MB, 1 MB left at 100 Gb/s: 80 us -> 240 us.
+  FlowSim sim;
+  LinkId l = sim.add_link(100_Gbps);
+  std::vector<Resource> p = {{l, 1.0}};
+  FlowSpec light = spec(1'500'000, p, 1);
+  FlowSpec heavy = spec(1'500'000, p, 3);
+  heavy.weight = 3.0;
+  sim.add_flow(light);
+  sim.add_flow(heavy);
+  std::vector<Done> d = run(sim);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0], (Done{3, (160_us).ps}));
+  EXPECT_EQ(d[1], (Done{1, (240_us).ps}));
+}
+
+TEST(FlowSim, CappedFlow) {
+  // 1 MB capped at 40 Gb/s next to a 1 MB uncapped flow on 100 Gb/s: rates
+  // 40 and 60. Uncapped: 1e6 * 8 / 6e10 = 133.33.. us -> rounds up to the
+  // picosecond: 133333334 ps. The capped one has sent 40e9 * 133.333334e-6 / 8
+  // ~ 0.6667 MB, then runs alone but still at its cap: total time is
+  // 1e6 * 8 / 4e10 = 200 us regardless.
+  FlowSim sim;
+  LinkId l = sim.add_link(100_Gbps);
+  std::vector<Resource> p = {{l, 1.0}};
+  FlowSpec capped = spec(1'000'000, p, 1);
+  capped.cap = 40_Gbps;
+  sim.add_flow(capped);
+  sim.add_flow(spec(1'000'000, p, 2));
+  std::vector<Done> d = run(sim);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0], (Done{2, 133'333'334}));
+  EXPECT_EQ(d[1], (Done{1, (200_us).ps}));
+}
+
+TEST(FlowSim, SimultaneousCompletionsComeInOneStep) {
+  // 100 flows of 1000 B on 100 Gb/s all share equally and finish together at
+  // 100 * 1000 * 8 / 1e11 s = 8 us, returned by a single step() after the
+  // activation step at t = 0.
+  FlowSim sim;
+  LinkId l = sim.add_link(100_Gbps);
+  std::vector<Resource> p = {{l, 1.0}};
+  for (uint64_t i = 0; i < 100; ++i) sim.add_flow(spec(1000, p, i));
+  EXPECT_TRUE(sim.step().empty());  // t = 0: activations only
+  EXPECT_EQ(sim.now(), Time(0));
+  EXPECT_EQ(sim.active_flows(), 100u);
+  std::span<const Completion> c = sim.step();
+  EXPECT_EQ(c.size(), 100u);
+  EXPECT_EQ(sim.now(), 8_us);
+  for (size_t i = 1; i < c.size(); ++i) EXPECT_LT(c[i - 1].id, c[i].id);
+  EXPECT_TRUE(sim.idle());
+  EXPECT_EQ(sim.stats().solves, 2u);
+}
+
+TEST(FlowSim, DagChainFromCompletionHandler) {
+  // A (1 MB, link x) then, when A finishes, B (0.5 MB, link y, 1 us latency)
+  // and C (0.5 MB, link y, 1 us latency). A ends at 80 us; B and C share y
+  // (100 Gb/s) from 81 us: each 0.5e6 * 8 / 5e10 = 80 us -> both end at 161 us.
+  FlowSim sim;
+  LinkId x = sim.add_link(100_Gbps);
+  LinkId y = sim.add_link(100_Gbps);
+  std::vector<Resource> px = {{x, 1.0}};
+  std::vector<Resource> py = {{y, 1.0}};
+  sim.add_flow(spec(1'000'000, px, 1));
+  std::vector<Done> d;
+  sim.run_until_idle([&](const Completion& c) {
+    d.push_back(Done{c.tag, c.finish.ps});
+    if (c.tag == 1) {
+      EXPECT_EQ(sim.phase(c.id), FlowPhase::Done);
+      sim.add_flow(spec(500'000, py, 2, sim.now(), 1_us));
+      sim.add_flow(spec(500'000, py, 3, sim.now(), 1_us));
+    }
+  });
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(d[0], (Done{1, (80_us).ps}));
+  EXPECT_EQ(d[1], (Done{2, (161_us).ps}));
+  EXPECT_EQ(d[2], (Done{3, (161_us).ps}));
+}
+
+TEST(FlowSim, ZeroLatencySuccessorStartsAtTheSameTime) {
+  // Chain of three 1 MB flows on one 100 Gb/s link, each started by the
+  // previous one's completion with no latency: ends at 80, 160, 240 us.
+  FlowSim sim;
+  LinkId l = sim.add_link(100_Gbps);
+  std::vector<Resource> p = {{l, 1.0}};
+  sim.add_flow(spec(1'000'000, p, 0));
+  std::vector<Done> d;
+  sim.run_until_idle([&](const Completion& c) {
+    d.push_back(Done{c.tag, c.finish.ps});
+    if (c.tag < 2) sim.add_flow(spec(1'000'000, p, c.tag + 1, sim.now()));
+  });
+  EXPECT_EQ(d, (std::vector<Done>{{0, (80_us).ps}, {1, (160_us).ps}, {2, (240_us).ps}}));
+}
+
+TEST(FlowSim, CapacityChangeMidway) {
+  // 1 MB on 100 Gb/s; at 40 us (0.5 MB sent) the link drops to 50 Gb/s:
+  // 0.5e6 * 8 / 5e10 = 80 us more -> 120 us.
+  FlowSim sim;
+  LinkId l = sim.add_link(100_Gbps);
+  std::vector<Resource> p = {{l, 1.0}};
+  sim.add_flow(spec(1'000'000, p, 1));
+  sim.schedule_link_capacity(40_us, l, 50_Gbps);
+  std::vector<Done> d = run(sim);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].finish_ps, (120_us).ps);
+  // Utilisation is 1 throughout (load follows the capacity); bytes exact.
+  EXPECT_NEAR(sim.link_stats(l).mean_utilization, 1.0, 1e-12);
+  EXPECT_NEAR(sim.link_stats(l).bytes, 1e6, 1e-6);
+}
+
+TEST(FlowSim, StalledFlowResumesAfterRepair) {
+  // A 0-capacity link stalls its flow; nothing else is scheduled, so
+  // run_until_idle returns at t = 0 with one stalled flow. Repairing the link
+  // to 100 Gb/s at 10 us lets 1 MB through in 80 us: done at 90 us.
+  FlowSim sim;
+  LinkId l = sim.add_link(Bandwidth(0));
+  std::vector<Resource> p = {{l, 1.0}};
+  FlowId f = sim.add_flow(spec(1'000'000, p, 1));
+  EXPECT_TRUE(run(sim).empty());
+  EXPECT_EQ(sim.stalled_flows(), 1u);
+  EXPECT_EQ(sim.phase(f), FlowPhase::Active);
+  sim.schedule_link_capacity(10_us, l, 100_Gbps);
+  std::vector<Done> d = run(sim);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].finish_ps, (90_us).ps);
+  EXPECT_EQ(sim.stalled_flows(), 0u);
+}
+
+TEST(FlowSim, ZeroByteAndUnconstrainedFlowsFinishOnActivation) {
+  // 0 bytes: done at start + latency = 5 us. No links and no cap: infinite
+  // rate, done when active at 3 us + 2 us = 5 us. Both in one step.
+  FlowSim sim;
+  LinkId l = sim.add_link(100_Gbps);
+  std::vector<Resource> p = {{l, 1.0}};
+  std::vector<Resource> none;
+  sim.add_flow(spec(0, p, 1, Time(0), 5_us));
+  sim.add_flow(spec(1000, none, 2, 3_us, 2_us));
+  std::vector<Done> d = run(sim);
+  EXPECT_EQ(d, (std::vector<Done>{{1, (5_us).ps}, {2, (5_us).ps}}));
+}
+
+TEST(FlowSim, CancelFreesBandwidth) {
+  // Two 1 MB flows share 100 Gb/s. At 40 us each has sent 0.25 MB; B is
+  // cancelled. A's 0.75 MB at 100 Gb/s takes 60 us more -> 100 us.
+  FlowSim sim;
+  LinkId l = sim.add_link(100_Gbps);
+  std::vector<Resource> p = {{l, 1.0}};
+  sim.add_flow(spec(1'000'000, p, 1));
+  FlowId b = sim.add_flow(spec(1'000'000, p, 2));
+  sim.run_until(40_us, [](const Completion&) { FAIL(); });
+  EXPECT_NEAR(sim.remaining_bytes(b), 750'000, 1e-6);
+  sim.cancel_flow(b);
+  EXPECT_EQ(sim.phase(b), FlowPhase::Cancelled);
+  std::vector<Done> d = run(sim);
+  EXPECT_EQ(d, (std::vector<Done>{{1, (100_us).ps}}));
+  // The link carried 1 MB for A plus 0.25 MB of the cancelled B.
+  EXPECT_NEAR(sim.link_stats(l).bytes, 1.25e6, 1e-6);
+}
+
+TEST(FlowSim, CancelPendingFlow) {
+  // A flow cancelled before it starts never competes: the other 1 MB flow
+  // keeps the whole 100 Gb/s and ends at 80 us.
+  FlowSim sim;
+  LinkId l = sim.add_link(100_Gbps);
+  std::vector<Resource> p = {{l, 1.0}};
+  sim.add_flow(spec(1'000'000, p, 1));
+  FlowId late = sim.add_flow(spec(1'000'000, p, 2, 10_us));
+  sim.cancel_flow(late);
+  EXPECT_EQ(sim.phase(late), FlowPhase::Cancelled);
+  EXPECT_EQ(run(sim), (std::vector<Done>{{1, (80_us).ps}}));
+}
+
+TEST(FlowSim, NoLinksRunsAtCap) {
+  // No links, cap 10 Gb/s: 1 MB takes 1e6 * 8 / 1e10 s = 800 us.
+  FlowSim sim;
+  std::vector<Resource> none;
+  FlowSpec s = spec(1'000'000, none, 1);
+  s.cap = 10_Gbps;
+  sim.add_flow(s);
+  EXPECT_EQ(run(sim), (std::vector<Done>{{1, (800_us).ps}}));
+}
+
+TEST(FlowSim, ManyStaggeredArrivals) {
+  // 200 flows of B = 10 kB on one 100 Gb/s link, flow i starting at
+  // i * 0.4 us. One flow alone needs B * 8 / C = 0.8 us, so work arrives at
+  // twice the link rate and the link never idles: the last flow ends when
+  // all the work is done, 200 * B * 8 / C = 160 us (each completion is
+  // rounded up by < 1 ps, so allow 200 ps). All active flows share equally,
+  // so the earliest arrival always has the least left: FIFO order.
+  // Every arrival changes every active flow's rate, so thousands of
+  // predictions go stale (dropped on pop or compacted away).
+  FlowSim sim;
+  LinkId l = sim.add_link(100_Gbps);
+  std::vector<Resource> p = {{l, 1.0}};
+  for (uint64_t i = 0; i < 200; ++i) sim.add_flow(spec(10'000, p, i, Time(static_cast<int64_t>(i) * 400'000)));
+  std::vector<Done> d = run(sim);
+  ASSERT_EQ(d.size(), 200u);
+  for (size_t i = 0; i < d.size(); ++i) EXPECT_EQ(d[i].tag, i);
+  EXPECT_NEAR(static_cast<double>(d.back().finish_ps), 160e6, 200);
+  EXPECT_GT(sim.stats().stale_dropped, 4096u);
+  EXPECT_NEAR(sim.link_stats(l).bytes, 2e6, 1e-6);
+  EXPECT_NEAR(static_cast<double>(sim.link_stats(l).busy.ps), 160e6, 200);
+}
+
+TEST(FlowSim, SubPicosecondRoundingAndExactBytes) {
+  // 1 byte at 3 Tb/s takes 8 / 3e12 s = 2.67 ps: completion rounds up to 3 ps,
+  // and the link's byte count is corrected back to exactly 1 byte.
+  FlowSim sim;
+  LinkId l = sim.add_link(Bandwidth(3e12));
+  std::vector<Resource> p = {{l, 1.0}};
+  sim.add_flow(spec(1, p, 1));
+  std::vector<Done> d = run(sim);
+  EXPECT_EQ(d, (std::vector<Done>{{1, 3}}));
+  EXPECT_NEAR(sim.link_stats(l).bytes, 1.0, 1e-12);
+}
+
+TEST(FlowSim, RejectsBadInput) {
+  FlowSim sim;
+  LinkId l = sim.add_link(100_Gbps);
+  std::vector<Resource> p = {{l, 1.0}};
+  sim.add_flow(spec(1000, p, 1, 5_us));
+  sim.run_until_idle();
+  EXPECT_THROW(sim.add_flow(spec(1000, p, 2, 1_us)), Error);  // start < now
+  EXPECT_THROW(sim.add_flow(spec(-1, p, 2, sim.now())), Error);
+  EXPECT_THROW(sim.add_flow(spec(1000, p, 2, sim.now(), Time(-1))), Error);
+  std::vector<Resource> bad = {{l + 1, 1.0}};
+  EXPECT_THROW(sim.add_flow(spec(1000, bad, 2, sim.now())), Error);
+  EXPECT_THROW(sim.schedule_link_capacity(Time(0), l, 1_Gbps), Error);
+}
+
+// A fixed, hand-built DAG workload: 8 nodes in a ring, links i -> i+1 of
+// 100 Gb/s and a shared "spine" link of 200 Gb/s. Each node sends 4 chunks
+// in sequence to its neighbour (every chunk over its ring link and the spine),
+// chunk k+1 starting 0.5 us after chunk k finishes; chunk sizes differ per
+// node so completions spread over many times and rates change often.
+std::vector<Done> ring_workload() {
+  FlowSim sim;
+  const int n = 8;
+  LinkId spine = kInvalidId;
+  std::vector<LinkId> ring;
+  for (int i = 0; i < n; ++i) ring.push_back(sim.add_link(100_Gbps));
+  spine = sim.add_link(200_Gbps);
+  auto chunk = [&](int node, int k, Time start) {
+    std::vector<Resource> res = {{ring[static_cast<size_t>(node)], 1.0}, {spine, 1.0}};
+    FlowSpec s;
+    s.bytes = 100'000 * (node + 1) + 7'777 * k;
+    s.start = start;
+    s.latency = 500_ns;
+    s.weight = 1.0 + (node % 3);
+    s.resources = res;
+    s.tag = static_cast<uint64_t>(node * 16 + k);
+    sim.add_flow(s);
+  };
+  for (int i = 0; i < n; ++i) chunk(i, 0, Time(0));
+  std::vector<Done> out;
+  sim.run_until_idle([&](const Completion& c) {
+    out.push_back(Done{c.tag, c.finish.ps});
+    const int node = static_cast<int>(c.tag / 16), k = static_cast<int>(c.tag % 16);
+    if (k < 3) chunk(node, k + 1, sim.now());
+  });
+  return out;
+}
+
+TEST(FlowSim, DeterministicAcrossRuns) {
+  std::vector<Done> a = ring_workload();
+  std::vector<Done> b = ring_workload();
+  ASSERT_EQ(a.size(), 32u);
+  EXPECT_EQ(a, b);
+  // Completion times never decrease along the returned order.
+  for (size_t i = 1; i < a.size(); ++i) EXPECT_LE(a[i - 1].finish_ps, a[i].finish_ps);
+}
+
+// Cross-check of the event machinery (lazy settling, version stamps,
+// incremental solves, departure shortcut, batching) against a deliberately
+// naive reference: continuous time in double seconds, and at every event a
+// fresh MaxMinSolver solved from scratch over the active flows. The workload
+// is fixed (chains of transfers, each link shared in several ways, weights
+// and a cap), not random. FlowSim rounds each completion up to the next
+// picosecond and successors start from there, so times agree to a few ps
+// per chain step: tolerance 1 ns.
+struct ChainStep {
+  Bytes bytes;
+  std::vector<Resource> res;
+  double weight;
+  Bandwidth cap;
+  Time latency;
+};
+
+std::vector<std::vector<ChainStep>> chain_workload(std::vector<Bandwidth>& caps) {
+  caps = {100_Gbps, 100_Gbps, 100_Gbps, 100_Gbps, 200_Gbps, 150_Gbps, 40_Gbps};
+  std::vector<std::vector<ChainStep>> chains;
+  for (uint32_t c = 0; c < 6; ++c) {
+    std::vector<ChainStep> chain;
+    for (uint32_t k = 0; k < 5; ++k) {
+      ChainStep st;
+      st.bytes = 200'000 + 50'000 * ((c * 7 + k * 3) % 11);
+      st.res = {{c % 4, 1.0}, {4, 1.0}};
+      if ((c + k) % 3 == 0) st.res.push_back({5, 1.0});
+      if (c == 5 && k % 2 == 1) st.res = {{6, 2.0}, {4, 1.0}};  // a ring-like coef-2 step
+      st.weight = 1.0 + static_cast<double>((c + k) % 2);
+      st.cap = (c == 2 && k == 1) ? 30_Gbps : kUnlimited;
+      st.latency = Time(static_cast<int64_t>(300'000 + 100'000 * ((c + k) % 4)));  // 0.3 - 0.6 us
+      chain.push_back(st);
+    }
+    chains.push_back(chain);
+  }
+  return chains;
+}
+
+TEST(FlowSim, MatchesNaiveReference) {
+  std::vector<Bandwidth> caps;
+  const auto chains = chain_workload(caps);
+
+  // FlowSim.
+  std::vector<std::vector<double>> got(chains.size());
+  {
+    FlowSim sim;
+    for (Bandwidth c : caps) sim.add_link(c);
+    auto launch = [&](size_t c, size_t k, Time start) {
+      const ChainStep& st = chains[c][k];
+      FlowSpec s;
+      s.bytes = st.bytes;
+      s.start = start;
+      s.latency = st.latency;
+      s.weight = st.weight;
+      s.cap = st.cap;
+      s.resources = st.res;
+      s.tag = c * 100 + k;
+      sim.add_flow(s);
+    };
+    for (size_t c = 0; c < chains.size(); ++c) launch(c, 0, Time(0));
+    sim.run_until_idle([&](const Completion& done) {
+      const size_t c = done.tag / 100, k = done.tag % 100;
+      got[c].push_back(done.finish.seconds());
+      if (k + 1 < chains[c].size()) launch(c, k + 1, done.finish);
+    });
+  }
+
+  // Reference.
+  struct Ref {
+    size_t c, k;
+    double active_at, remaining;
+  };
+  std::vector<std::vector<double>> want(chains.size());
+  std::vector<Ref> live;
+  for (size_t c = 0; c < chains.size(); ++c)
+    live.push_back(Ref{c, 0, chains[c][0].latency.seconds(), static_cast<double>(chains[c][0].bytes)});
+  double t = 0;
+  while (!live.empty()) {
+    MaxMinSolver s;
+    for (Bandwidth c : caps) s.add_link(c);
+    std::vector<FlowId> ids(live.size(), kInvalidId);
+    for (size_t i = 0; i < live.size(); ++i) {
+      if (live[i].active_at > t) continue;
+      const ChainStep& st = chains[live[i].c][live[i].k];
+      ids[i] = s.add_flow(st.res, st.weight, st.cap);
+    }
+    s.solve_all();
+    double dt = kInf;
+    for (size_t i = 0; i < live.size(); ++i) {
+      if (ids[i] == kInvalidId) {
+        dt = std::min(dt, live[i].active_at - t);
+      } else {
+        dt = std::min(dt, live[i].remaining * 8 / s.rate_bps(ids[i]));
+      }
+    }
+    t += dt;
+    std::vector<Ref> next;
+    for (size_t i = 0; i < live.size(); ++i) {
+      Ref r = live[i];
+      if (ids[i] != kInvalidId) r.remaining -= s.rate_bps(ids[i]) * dt / 8;
+      if (ids[i] != kInvalidId && r.remaining <= 1e-6) {
+        want[r.c].push_back(t);
+        if (r.k + 1 < chains[r.c].size()) {
+          const ChainStep& st = chains[r.c][r.k + 1];
+          next.push_back(Ref{r.c, r.k + 1, t + st.latency.seconds(), static_cast<double>(st.bytes)});
+        }
+      } else {
+        next.push_back(r);
+      }
+    }
+    live = next;
+  }
+
+  for (size_t c = 0; c < chains.size(); ++c) {
+    ASSERT_EQ(got[c].size(), chains[c].size());
+    ASSERT_EQ(want[c].size(), chains[c].size());
+    for (size_t k = 0; k < chains[c].size(); ++k) {
+      EXPECT_NEAR(got[c][k], want[c][k], 1e-9) << "chain " << c << " step " << k;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace podnet::engine::flow

@@ -1,0 +1,546 @@
+#include "engine/flow/maxmin.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace podnet::engine::flow {
+
+// ---------------------------------------------------------------- links
+
+LinkId MaxMinSolver::add_link(Bandwidth capacity) {
+  if (!(capacity.bps >= 0) || std::isinf(capacity.bps))
+    throw Error("MaxMinSolver::add_link: capacity must be finite and >= 0, got " + std::to_string(capacity.bps));
+  LinkState s;
+  s.cap = capacity.bps;
+  links_.push_back(s);
+  loads_.push_back(0.0);
+  link_seeded_.push_back(0);
+  soft_rho_.push_back(0.0);
+  soft_load_.push_back(0.0);
+  merge_seen_.push_back(0);
+  merge_at_.push_back(0);
+  uses_.emplace_back();
+  return static_cast<LinkId>(links_.size() - 1);
+}
+
+void MaxMinSolver::set_capacity(LinkId link, Bandwidth capacity) {
+  if (link >= links_.size()) throw Error("MaxMinSolver::set_capacity: unknown link " + std::to_string(link));
+  if (!(capacity.bps >= 0) || std::isinf(capacity.bps))
+    throw Error("MaxMinSolver::set_capacity: capacity must be finite and >= 0, got " + std::to_string(capacity.bps));
+  links_[link].cap = capacity.bps;
+  seed_link(link);
+}
+
+// ---------------------------------------------------------------- flows
+
+MaxMinSolver::FlowState& MaxMinSolver::checked(FlowId f, const char* what) {
+  if (!alive(f)) throw Error(std::string("MaxMinSolver::") + what + ": unknown flow " + std::to_string(f));
+  return flows_[f];
+}
+
+FlowId MaxMinSolver::add_flow(std::span<const Resource> resources, double weight, Bandwidth cap, bool active) {
+  if (!(weight > 0) || std::isinf(weight))
+    throw Error("MaxMinSolver::add_flow: weight must be finite and > 0, got " + std::to_string(weight));
+  if (!(cap.bps >= 0)) throw Error("MaxMinSolver::add_flow: cap must be >= 0, got " + std::to_string(cap.bps));
+  for (const Resource& r : resources) {
+    if (r.link >= links_.size()) throw Error("MaxMinSolver::add_flow: unknown link " + std::to_string(r.link));
+    if (!(r.coef > 0) || std::isinf(r.coef))
+      throw Error("MaxMinSolver::add_flow: coefficient must be finite and > 0, got " + std::to_string(r.coef));
+  }
+  maybe_compact();
+
+  FlowId f;
+  if (!free_ids_.empty()) {
+    f = free_ids_.back();
+    free_ids_.pop_back();
+  } else {
+    f = static_cast<FlowId>(flows_.size());
+    flows_.emplace_back();
+  }
+  FlowState& s = flows_[f];
+  s.weight = weight;
+  s.cap = cap.bps;
+  s.rate = 0;
+  s.off = static_cast<uint32_t>(terms_.size());
+  // Store the terms with repeated links merged (coefficients summed), in
+  // order of first occurrence.
+  if (++merge_stamp_ == 0) {
+    std::fill(merge_seen_.begin(), merge_seen_.end(), 0u);
+    merge_stamp_ = 1;
+  }
+  for (const Resource& r : resources) {
+    if (merge_seen_[r.link] == merge_stamp_) {
+      terms_[merge_at_[r.link]].coef += r.coef;
+    } else {
+      merge_seen_[r.link] = merge_stamp_;
+      merge_at_[r.link] = static_cast<uint32_t>(terms_.size());
+      terms_.push_back(r);
+    }
+  }
+  s.len = static_cast<uint32_t>(terms_.size()) - s.off;
+  s.alive = true;
+  s.active = false;
+  s.frozen = false;
+  s.arriving = false;
+  // s.mark and s.seeded survive reuse of the id on purpose (see seed_flow).
+  pos_.resize(terms_.size(), 0);
+  ++live_flows_;
+  if (active) set_active(f, true);
+  return f;
+}
+
+void MaxMinSolver::remove_flow(FlowId f) {
+  FlowState& s = checked(f, "remove_flow");
+  if (s.active) set_active(f, false);
+  s.alive = false;
+  garbage_terms_ += s.len;
+  s.len = 0;
+  free_ids_.push_back(f);
+  --live_flows_;
+}
+
+void MaxMinSolver::set_active(FlowId f, bool active) {
+  FlowState& s = checked(f, "set_active");
+  if (s.active == active) return;
+  s.active = active;
+  if (active) {
+    link_in(f);
+    if (s.len == 0) {
+      seed_flow(f);
+    } else {
+      s.arriving = true;  // settle_arrivals() decides: shortcut or re-solve
+      arrivals_.push_back(f);
+    }
+  } else {
+    if (s.arriving) {
+      s.arriving = false;  // never solved: it took nothing from anyone
+    } else {
+      soft_seed_links_of(f);  // the flows left behind on these links may get more
+    }
+    link_out(f);
+    s.rate = 0;
+  }
+}
+
+void MaxMinSolver::set_weight(FlowId f, double weight) {
+  if (!(weight > 0) || std::isinf(weight))
+    throw Error("MaxMinSolver::set_weight: weight must be finite and > 0, got " + std::to_string(weight));
+  FlowState& s = checked(f, "set_weight");
+  s.weight = weight;
+  if (s.active) {
+    seed_links_of(f);
+    if (s.len == 0) seed_flow(f);
+  }
+}
+
+void MaxMinSolver::set_cap(FlowId f, Bandwidth cap) {
+  if (!(cap.bps >= 0)) throw Error("MaxMinSolver::set_cap: cap must be >= 0, got " + std::to_string(cap.bps));
+  FlowState& s = checked(f, "set_cap");
+  s.cap = cap.bps;
+  if (s.active) {
+    seed_links_of(f);
+    if (s.len == 0) seed_flow(f);
+  }
+}
+
+std::span<const Resource> MaxMinSolver::resources(FlowId f) const {
+  const FlowState& s = flows_[f];
+  return {terms_.data() + s.off, s.len};
+}
+
+void MaxMinSolver::link_in(FlowId f) {
+  const FlowState& s = flows_[f];
+  for (uint32_t k = 0; k < s.len; ++k) {
+    LinkId l = terms_[s.off + k].link;
+    pos_[s.off + k] = static_cast<uint32_t>(uses_[l].size());
+    uses_[l].push_back(Use{f, k});
+  }
+}
+
+void MaxMinSolver::link_out(FlowId f) {
+  const FlowState& s = flows_[f];
+  for (uint32_t k = 0; k < s.len; ++k) {
+    LinkId l = terms_[s.off + k].link;
+    std::vector<Use>& list = uses_[l];
+    uint32_t p = pos_[s.off + k];
+    Use last = list.back();
+    list[p] = last;
+    pos_[flows_[last.flow].off + last.k] = p;
+    list.pop_back();
+  }
+}
+
+namespace {
+constexpr uint8_t kHard = 1;
+constexpr uint8_t kSoft = 2;
+}  // namespace
+
+void MaxMinSolver::seed_link(LinkId l) {
+  if (link_seeded_[l] != kHard) {
+    link_seeded_[l] = kHard;  // (may stay listed in soft_links_: skipped there)
+    seed_links_.push_back(l);
+  }
+}
+
+void MaxMinSolver::soft_seed_links_of(FlowId f) {
+  const FlowState& s = flows_[f];
+  const double rho = s.rate / s.weight;
+  for (uint32_t k = 0; k < s.len; ++k) {
+    const Resource& t = terms_[s.off + k];
+    const LinkId l = t.link;
+    if (link_seeded_[l] == kHard) continue;
+    if (link_seeded_[l] == 0) {
+      link_seeded_[l] = kSoft;
+      soft_links_.push_back(l);
+      soft_rho_[l] = rho;
+      soft_load_[l] = 0;
+    } else {
+      soft_rho_[l] = std::min(soft_rho_[l], rho);
+    }
+    soft_load_[l] += t.coef * s.rate;
+  }
+}
+
+// Applies the departure shortcut (see the header) to links that only lost
+// flows; the others become hard seeds for the BFS.
+void MaxMinSolver::settle_departures() {
+  for (LinkId l : soft_links_) {
+    if (link_seeded_[l] != kSoft) continue;  // hard meanwhile: re-solved anyway
+    link_seeded_[l] = 0;
+    double max_rho = 0;
+    for (const Use& u : uses_[l]) {
+      const FlowState& g = flows_[u.flow];
+      max_rho = std::max(max_rho, g.rate / g.weight);
+    }
+    if (uses_[l].empty()) {
+      loads_[l] = 0;
+      fast_links_.push_back(l);
+    } else if (max_rho <= soft_rho_[l] * (1 - 1e-9)) {
+      loads_[l] = std::max(0.0, loads_[l] - soft_load_[l]);
+      fast_links_.push_back(l);
+    } else {
+      seed_link(l);
+    }
+  }
+  soft_links_.clear();
+}
+
+// Applies the arrival shortcut (see the header) to flows activated since the
+// last solve, one at a time in activation order; the others hard-seed their
+// links for the BFS.
+void MaxMinSolver::settle_arrivals() {
+  for (FlowId f : arrivals_) {
+    FlowState& s = flows_[f];
+    if (!s.arriving) continue;  // handled already, deactivated, or a reused id
+    s.arriving = false;
+    if (!s.alive || !s.active) continue;
+    const Resource* t = terms_.data() + s.off;
+    bool ok = true;
+    double r = s.cap;  // min(cap, slack_l / coef_l)
+    for (uint32_t k = 0; k < s.len && ok; ++k) {
+      const LinkId l = t[k].link;
+      if (link_seeded_[l] == kHard) ok = false;
+      r = std::min(r, std::max(0.0, links_[l].cap - loads_[l]) / t[k].coef);
+    }
+    ok = ok && r > 0 && r < kInf;
+    if (ok && r < s.cap) {
+      // Link-limited: some link that r saturates must have no flow with a
+      // larger r/w than this one, so that it is this flow's bottleneck.
+      const double rho = r / s.weight;
+      bool bottleneck = false;
+      for (uint32_t k = 0; k < s.len && !bottleneck; ++k) {
+        const LinkId l = t[k].link;
+        const double slack = std::max(0.0, links_[l].cap - loads_[l]);
+        if (slack > t[k].coef * r * (1 + 1e-12)) continue;  // not saturated by r
+        bool max_here = true;
+        for (const Use& u : uses_[l]) {
+          const FlowState& g = flows_[u.flow];
+          if (u.flow != f && g.rate / g.weight > rho * (1 + 1e-12)) {
+            max_here = false;
+            break;
+          }
+        }
+        bottleneck = max_here;
+      }
+      ok = bottleneck;
+    }
+    if (ok) {
+      s.rate = r;
+      for (uint32_t k = 0; k < s.len; ++k) {
+        loads_[t[k].link] += t[k].coef * r;
+        fast_links_.push_back(t[k].link);
+      }
+      fast_flows_.push_back(f);
+    } else {
+      seed_links_of(f);
+    }
+  }
+  arrivals_.clear();
+}
+
+void MaxMinSolver::seed_links_of(FlowId f) {
+  const FlowState& s = flows_[f];
+  for (uint32_t k = 0; k < s.len; ++k) seed_link(terms_[s.off + k].link);
+}
+
+void MaxMinSolver::seed_flow(FlowId f) {
+  // A reused id may already sit in seed_flows_ from its previous life; the
+  // flag is kept across reuse so it is not queued twice (and collect checks
+  // alive/active anyway).
+  if (!flows_[f].seeded) {
+    flows_[f].seeded = true;
+    seed_flows_.push_back(f);
+  }
+}
+
+void MaxMinSolver::maybe_compact() {
+  if (garbage_terms_ < 4096 || garbage_terms_ * 2 < terms_.size()) return;
+  std::vector<Resource> terms;
+  std::vector<uint32_t> pos;
+  terms.reserve(terms_.size() - garbage_terms_ + 1024);
+  pos.reserve(terms.capacity());
+  for (FlowState& s : flows_) {
+    if (!s.alive) continue;
+    uint32_t off = static_cast<uint32_t>(terms.size());
+    terms.insert(terms.end(), terms_.begin() + s.off, terms_.begin() + s.off + s.len);
+    pos.insert(pos.end(), pos_.begin() + s.off, pos_.begin() + s.off + s.len);
+    s.off = off;
+  }
+  terms_.swap(terms);
+  pos_.swap(pos);
+  garbage_terms_ = 0;
+}
+
+// ---------------------------------------------------------------- solving
+
+void MaxMinSolver::next_epoch() {
+  if (++epoch_ == 0) {
+    for (LinkState& l : links_) l.mark = 0;
+    for (FlowState& f : flows_) f.mark = 0;
+    epoch_ = 1;
+  }
+}
+
+void MaxMinSolver::solve() {
+  comp_flows_.clear();
+  comp_links_.clear();
+  stats_ = {};
+  if (!dirty()) return;
+  fast_links_.clear();
+  fast_flows_.clear();
+  settle_departures();
+  settle_arrivals();
+  if (!seed_links_.empty() || !seed_flows_.empty()) {
+    collect_component();
+    water_fill();
+  } else {
+    next_epoch();  // nothing is marked as re-solved in this epoch
+  }
+  // Report what the shortcuts changed too, unless it was re-solved anyway.
+  for (LinkId l : fast_links_) {
+    if (links_[l].mark != epoch_) {
+      links_[l].mark = epoch_;
+      comp_links_.push_back(l);
+      ++stats_.fast_links;
+    }
+  }
+  for (FlowId f : fast_flows_) {
+    if (flows_[f].mark != epoch_) {
+      flows_[f].mark = epoch_;
+      comp_flows_.push_back(f);
+      ++stats_.fast_flows;
+    }
+  }
+}
+
+void MaxMinSolver::solve_all() {
+  for (LinkId l = 0; l < links_.size(); ++l)
+    if (!uses_[l].empty()) seed_link(l);
+  for (FlowId f = 0; f < flows_.size(); ++f)
+    if (flows_[f].alive && flows_[f].active && flows_[f].len == 0) seed_flow(f);
+  solve();
+}
+
+// Collects the components to re-solve and, in the same pass, resets their
+// water-filling state: links get used = 0 and the weight sums / unfrozen
+// counts of their flows; flows become unfrozen (caps are listed for sorting).
+void MaxMinSolver::collect_component() {
+  next_epoch();
+  const uint32_t epoch = epoch_;
+  capped_.clear();
+  unfrozen_flows_ = 0;
+  auto take_link = [&](LinkId l) {
+    LinkState& L = links_[l];
+    L.mark = epoch;
+    L.used = 0;
+    L.wsum = 0;
+    L.unfrozen = 0;
+    comp_links_.push_back(l);
+  };
+  auto take_flow = [&](FlowId f) {
+    FlowState& s = flows_[f];
+    s.mark = epoch;
+    s.frozen = false;
+    s.rate = 0;
+    ++unfrozen_flows_;
+    comp_flows_.push_back(f);
+    const Resource* t = terms_.data() + s.off;
+    for (uint32_t k = 0; k < s.len; ++k) {
+      if (links_[t[k].link].mark != epoch) take_link(t[k].link);
+      LinkState& L = links_[t[k].link];
+      L.wsum += t[k].coef * s.weight;
+      ++L.unfrozen;
+    }
+    if (s.cap < kInf) {
+      capped_.emplace_back(s.cap / s.weight, f);
+    } else if (s.len == 0) {
+      s.frozen = true;  // unconstrained
+      --unfrozen_flows_;
+      s.rate = kInf;
+    }
+  };
+  for (LinkId l : seed_links_) {
+    if (link_seeded_[l] == kHard) link_seeded_[l] = 0;
+    if (links_[l].mark != epoch) take_link(l);
+  }
+  seed_links_.clear();
+  for (FlowId f : seed_flows_) {
+    FlowState& s = flows_[f];
+    s.seeded = false;
+    if (s.alive && s.active && s.mark != epoch) take_flow(f);
+  }
+  seed_flows_.clear();
+  // BFS over the bipartite graph: link -> its flows -> their links.
+  for (size_t i = 0; i < comp_links_.size(); ++i) {
+    for (const Use& u : uses_[comp_links_[i]]) {
+      if (flows_[u.flow].mark != epoch) take_flow(u.flow);
+    }
+  }
+}
+
+void MaxMinSolver::freeze(FlowId f, double rate) {
+  FlowState& s = flows_[f];
+  s.frozen = true;
+  s.rate = rate;
+  --unfrozen_flows_;
+  const double w = s.weight;
+  const Resource* t = terms_.data() + s.off;
+  for (uint32_t k = 0; k < s.len; ++k) {
+    LinkState& L = links_[t[k].link];
+    L.used += t[k].coef * rate;
+    L.wsum -= t[k].coef * w;
+    --L.unfrozen;
+  }
+}
+
+double MaxMinSolver::level_of(LinkId l, double floor_level) {
+  LinkState& L = links_[l];
+  if (!(L.wsum > 0)) {
+    // Cancellation left no weight although flows remain unfrozen: recompute.
+    double w = 0;
+    for (const Use& u : uses_[l]) {
+      const FlowState& fs = flows_[u.flow];
+      if (!fs.frozen) w += terms_[fs.off + u.k].coef * fs.weight;
+    }
+    L.wsum = w;
+  }
+  const double level = std::max(0.0, L.cap - L.used) / L.wsum;
+  // Exact arithmetic gives level >= floor_level; clamp away rounding.
+  return level < floor_level ? floor_level : level;
+}
+
+namespace {
+
+// Binary min-heap on (level, link) with hole-based sifting.
+template <class H>
+bool heap_before(const H& x, const H& y) {
+  return x.level < y.level || (x.level == y.level && x.link < y.link);
+}
+
+template <class H>
+void heap_sift_down(std::vector<H>& h, size_t i) {
+  const size_t n = h.size();
+  const H e = h[i];
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && heap_before(h[c + 1], h[c])) ++c;
+    if (!heap_before(h[c], e)) break;
+    h[i] = h[c];
+    i = c;
+  }
+  h[i] = e;
+}
+
+template <class H>
+void heap_pop(std::vector<H>& h) {
+  h.front() = h.back();
+  h.pop_back();
+  if (!h.empty()) heap_sift_down(h, 0);
+}
+
+}  // namespace
+
+void MaxMinSolver::water_fill() {
+  stats_.flows = static_cast<uint32_t>(comp_flows_.size());
+  stats_.links = static_cast<uint32_t>(comp_links_.size());
+
+  std::sort(capped_.begin(), capped_.end());
+
+  heap_.clear();
+  for (LinkId l : comp_links_) {
+    const LinkState& L = links_[l];
+    if (L.unfrozen > 0) heap_.push_back(HeapItem{L.cap / L.wsum, l});
+  }
+  for (size_t i = heap_.size() / 2; i-- > 0;) heap_sift_down(heap_, i);
+
+  double floor_level = 0;
+  size_t ci = 0;
+  // Links still in the heap once every flow is frozen are simply dropped.
+  while (unfrozen_flows_ > 0) {
+    // Bring the link with the smallest current level to the top.
+    while (!heap_.empty()) {
+      HeapItem& top = heap_.front();
+      if (links_[top.link].unfrozen == 0) {
+        heap_pop(heap_);
+        continue;
+      }
+      const double level = level_of(top.link, floor_level);
+      if (level > top.level) {
+        top.level = level;
+        heap_sift_down(heap_, 0);
+        continue;
+      }
+      break;
+    }
+    while (ci < capped_.size() && flows_[capped_[ci].second].frozen) ++ci;
+    const bool have_link = !heap_.empty();
+    const bool have_cap = ci < capped_.size();
+    if (!have_link && !have_cap) break;
+
+    ++stats_.bottlenecks;
+    if (have_cap && (!have_link || capped_[ci].first <= heap_.front().level)) {
+      // A flow reaches its cap before any of its links saturates.
+      const FlowId f = capped_[ci++].second;
+      floor_level = std::max(floor_level, flows_[f].cap / flows_[f].weight);
+      freeze(f, flows_[f].cap);
+    } else {
+      // The link saturates: every unfrozen flow on it stops at w * level.
+      const LinkId l = heap_.front().link;
+      const double level = heap_.front().level;
+      floor_level = level;
+      heap_pop(heap_);
+      for (const Use& u : uses_[l]) {
+        FlowState& fs = flows_[u.flow];
+        if (!fs.frozen) freeze(u.flow, fs.weight * level);
+      }
+    }
+  }
+
+  for (LinkId l : comp_links_) loads_[l] = links_[l].used;
+}
+
+}  // namespace podnet::engine::flow

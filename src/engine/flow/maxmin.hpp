@@ -1,0 +1,272 @@
+// Weighted max-min fair rate allocation over directed links, incremental.
+//
+// Model
+// -----
+// Resources are directed links l with capacity C_l (bits/s). Variables are
+// flows f with a weight w_f > 0, an optional rate cap K_f (bits/s; +inf when
+// absent) and a list of (link, coefficient) terms: a flow sending at rate r_f
+// consumes a_fl * r_f of link l. A plain path has a_fl = 1 on each of its links.
+// A pipelined ring (all hops move the same chunk at the same time) can be one
+// variable whose rate is the per-hop rate and which consumes 1 on every link
+// of every hop: a link that two hops cross gets a_fl = 2. A link listed twice
+// in a flow's terms counts twice: add_flow merges repeats into one term with
+// the summed coefficient (resources() returns the merged list).
+//
+// The allocation r is the weighted max-min fair one subject to
+//     sum_f a_fl * r_f <= C_l   for every link l,     0 <= r_f <= K_f,
+// i.e. the vector r/w is lexicographically maximal when sorted ascending: no
+// flow's normalised rate r_f / w_f can grow without shrinking that of a flow
+// whose normalised rate is already no larger. Equivalently (the bottleneck
+// characterisation, which the shortcuts below rely on): r is feasible and
+// every flow is at its cap or has a bottleneck, a saturated link on which no
+// flow has a larger r/w; such an r exists and is unique. It is computed by
+// progressive filling (water-filling; Bertsekas & Gallager, "Data Networks",
+// 2nd ed., sec. 6.5):
+//
+//   all flows unfrozen; level lambda rises from 0; every unfrozen flow runs at
+//   r_f = w_f * lambda. Link l saturates at
+//       lambda_l = (C_l - sum_{frozen f} a_fl r_f) / sum_{unfrozen f} a_fl w_f
+//   and flow f reaches its cap at lambda_f = K_f / w_f. Take the smallest of
+//   these; freeze the capped flow at K_f, or every unfrozen flow of the
+//   saturated link at w_f * lambda_l; update the sums; repeat until every flow
+//   is frozen.
+//
+// A link's saturation level never decreases while filling (freezing a flow at
+// lambda removes a_fl * w_f * lambda from the numerator and a_fl * w_f from
+// the denominator of a ratio that was >= lambda). So every link sits once in
+// a min-heap keyed by (level, link index) whose key is a lower bound of its
+// current level: freezing does not touch the heap; when a link reaches the
+// top its level is recomputed and, if it rose, the key is raised in place and
+// sifted down. A link whose recomputed level equals its key is the true
+// minimum. Caps sit in a list sorted by (K_f / w_f, flow index). One solve
+// costs O(T + R log L) for T flow-link terms and L links in the part being
+// solved and R re-keyings (R <= T), never O(F * L). Computed levels are
+// clamped to the last level frozen, so rounding cannot make filling go back.
+//
+// Why max-min: it is the steady state that fair end-to-end congestion control
+// (per-flow fair queueing, or TCP/DCQCN-like AIMD with equal RTTs in the
+// fluid limit) converges to. Weights model unequal shares at the bottleneck
+// (several QPs behind one variable, WFQ classes); caps model limits outside the
+// fabric model (a NIC's line rate, a per-QP rate limit, a DMA engine). What it
+// does not model: transients of congestion control, unfairness between flows
+// of different RTT, queueing delay, packet loss, PFC head-of-line blocking;
+// those are the packet engine's job.
+//
+// A flow with no terms gets its cap, or +inf when uncapped (the caller decides
+// what an unconstrained flow means). A link of capacity 0 gives its flows rate 0.
+//
+// Incremental solving
+// -------------------
+// Flows may be added, removed, parked/unparked (set_active) and re-weighted,
+// and link capacities changed, between solves. A flow's rate depends only on
+// the connected component of the bipartite flow-link graph that contains it,
+// so solve() re-runs water-filling only on the components that contain a
+// changed link or a link of a changed flow (found by BFS from those links).
+// Rates elsewhere are kept.
+//
+// Departure shortcut: when flows only leave a link l (no arrival, capacity,
+// weight or cap change touches it) and every flow still on l has a
+// normalised rate r_g/w_g below (by > 1e-9 relative) that of each departed
+// flow that crossed l (or l is left empty), nobody's rate changes: a remaining flow g is not
+// bottlenecked at l (a departed flow had a higher r/w there), nor at any other
+// link a departed flow crossed (same argument), so its bottleneck link keeps
+// its load and g stays maximal on it; the old rates minus the departed flows
+// still satisfy the bottleneck characterisation of max-min fairness, whose
+// solution is unique. Such a link just has its load reduced. This is the
+// common case when flows complete in order of rate (the fastest first), and
+// makes a completion cost O(flows on its links) instead of a re-solve of the
+// component. Links failing the test are re-solved as above.
+//
+// Arrival shortcut: a flow f activated since the last solve, on links no other
+// change touches, is placed without a re-solve when it can run on spare
+// capacity alone: r_f = min(K_f, min_l slack_l / a_fl) > 0, where
+// slack_l = C_l - load_l, and either r_f = K_f (f sits at its cap) or some
+// link that r_f saturates carries no flow with r_g/w_g > r_f/w_f (it is f's
+// bottleneck). Every link of f had slack, so none was anybody's bottleneck;
+// the others keep theirs, f gets one: the bottleneck characterisation holds
+// again. Arrivals are placed one at a time (each sees the loads the previous
+// ones left), after the departures. A flow starting on the path its
+// predecessor just left typically passes, so a DAG of back-to-back transfers
+// costs O(path length + flows on its bottleneck) per transfer. Arrivals that
+// fail (e.g. they must take bandwidth from others) are re-solved with their
+// components.
+//
+// solve_all() re-solves everything. Components solved in the same pass
+// interleave in one heap, which does not change their arithmetic beyond
+// rounding (the order of operations per link is the same), so incremental and
+// full solves agree to rounding (tested to 1e-9 relative).
+//
+// Determinism: everything lives in flat arrays indexed by id; ties break by
+// link or flow index; ids are recycled LIFO. The result depends only on the
+// sequence of API calls.
+//
+// Performance: no maps, no per-flow allocation during solve (all scratch
+// buffers are members and reused). Terms live in one pooled array that is
+// compacted when more than half of it is garbage.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <vector>
+
+#include "core/units.hpp"
+
+namespace podnet::engine::flow {
+
+using LinkId = uint32_t;
+using FlowId = uint32_t;
+inline constexpr uint32_t kInvalidId = std::numeric_limits<uint32_t>::max();
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+// "No cap".
+inline constexpr Bandwidth kUnlimited{kInf};
+
+// One term of a flow: it consumes coef * rate on `link`.
+struct Resource {
+  LinkId link = 0;
+  double coef = 1.0;
+};
+
+struct SolveStats {
+  uint32_t flows = 0;        // flows re-solved
+  uint32_t links = 0;        // links re-solved by water-filling
+  uint32_t bottlenecks = 0;  // freezing steps (saturated links + caps)
+  uint32_t fast_links = 0;   // links updated by a shortcut, not re-solved
+  uint32_t fast_flows = 0;   // arrivals placed by the arrival shortcut
+};
+
+class MaxMinSolver {
+ public:
+  // ---- links ----
+  LinkId add_link(Bandwidth capacity);
+  // Takes effect at the next solve (the link's component is re-solved).
+  void set_capacity(LinkId link, Bandwidth capacity);
+  Bandwidth capacity(LinkId link) const { return Bandwidth(links_[link].cap); }
+  uint32_t link_count() const { return static_cast<uint32_t>(links_.size()); }
+  // Sum of coef * rate over the link's active flows, as of the last solve.
+  double link_load_bps(LinkId link) const { return loads_[link]; }
+  // Active flows crossing the link (each once: repeats are merged).
+  uint32_t link_flow_count(LinkId link) const { return static_cast<uint32_t>(uses_[link].size()); }
+
+  // ---- flows ----
+  // Throws podnet::Error on a weight <= 0, a negative cap, a coefficient <= 0
+  // or an unknown link. An inactive flow is stored but does not compete (rate 0)
+  // until set_active(f, true).
+  FlowId add_flow(std::span<const Resource> resources, double weight = 1.0, Bandwidth cap = kUnlimited,
+                  bool active = true);
+  // Frees the id (it may be returned by a later add_flow).
+  void remove_flow(FlowId f);
+  void set_active(FlowId f, bool active);
+  void set_weight(FlowId f, double weight);
+  void set_cap(FlowId f, Bandwidth cap);
+
+  bool alive(FlowId f) const { return f < flows_.size() && flows_[f].alive; }
+  bool active(FlowId f) const { return alive(f) && flows_[f].active; }
+  double weight(FlowId f) const { return flows_[f].weight; }
+  Bandwidth cap(FlowId f) const { return Bandwidth(flows_[f].cap); }
+  // Valid until the next add_flow (the pool may move).
+  std::span<const Resource> resources(FlowId f) const;
+  // Live flows, and one past the largest id ever handed out.
+  uint32_t flow_count() const { return live_flows_; }
+  uint32_t flow_id_bound() const { return static_cast<uint32_t>(flows_.size()); }
+
+  // ---- solving ----
+  // Re-solves the components touched since the last solve. No-op when clean.
+  void solve();
+  // Re-solves every component.
+  void solve_all();
+  bool dirty() const {
+    return !seed_links_.empty() || !seed_flows_.empty() || !soft_links_.empty() || !arrivals_.empty();
+  }
+
+  // Rate in bits/s as of the last solve (0 for an inactive flow or one
+  // activated since).
+  double rate_bps(FlowId f) const { return flows_[f].rate; }
+  Bandwidth rate(FlowId f) const { return Bandwidth(flows_[f].rate); }
+
+  // What the last solve recomputed or placed by a shortcut (rates of other
+  // flows and loads of other links did not change). Valid until the next solve.
+  std::span<const FlowId> solved_flows() const { return comp_flows_; }
+  std::span<const LinkId> solved_links() const { return comp_links_; }
+  const SolveStats& last_stats() const { return stats_; }
+
+ private:
+  struct Use {  // one entry of a link's list: flow f's k-th term
+    FlowId flow;
+    uint32_t k;
+  };
+  struct LinkState {  // hot fields of water-filling (32 bytes)
+    double cap = 0;
+    double used = 0;  // scratch: capacity taken by frozen flows
+    double wsum = 0;  // scratch: sum of coef * w over unfrozen flows
+    uint32_t unfrozen = 0;
+    uint32_t mark = 0;  // == epoch_ when in the current component
+  };
+  struct FlowState {
+    double weight = 1;
+    double cap = kInf;
+    double rate = 0;
+    uint32_t off = 0;  // terms_[off, off + len)
+    uint32_t len = 0;
+    uint32_t mark = 0;  // == epoch_ when in the current component
+    bool alive = false;
+    bool active = false;
+    bool frozen = false;
+    bool seeded = false;    // in seed_flows_
+    bool arriving = false;  // activated since the last solve, in arrivals_
+  };
+  struct HeapItem {
+    double level;  // a lower bound of the link's current level (exact when popped)
+    LinkId link;
+  };
+
+  FlowState& checked(FlowId f, const char* what);
+  void link_in(FlowId f);   // insert f's terms into link lists
+  void link_out(FlowId f);  // remove f's terms from link lists
+  void seed_links_of(FlowId f);
+  void seed_link(LinkId l);
+  void seed_flow(FlowId f);
+  void soft_seed_links_of(FlowId f);
+  void settle_departures();
+  void settle_arrivals();
+  void maybe_compact();
+  void collect_component();
+  void water_fill();
+  void freeze(FlowId f, double rate);
+  double level_of(LinkId l, double floor_level);
+  void next_epoch();
+
+  std::vector<LinkState> links_;
+  std::vector<double> loads_;          // per link: sum of coef * rate as of the last solve
+  std::vector<uint8_t> link_seeded_;   // per link: kHard (in seed_links_), kSoft (in soft_links_ only) or 0
+  std::vector<double> soft_rho_;       // per soft link: min r/w of the flows that left it
+  std::vector<double> soft_load_;      // per soft link: sum of coef * r of the flows that left it
+  std::vector<uint32_t> merge_seen_;   // per link: == merge_stamp_ when seen by the add_flow in progress
+  std::vector<uint32_t> merge_at_;     // per link: its term's index in terms_ during that add_flow
+  uint32_t merge_stamp_ = 0;
+  std::vector<std::vector<Use>> uses_;
+  std::vector<FlowState> flows_;
+  std::vector<Resource> terms_;  // pooled terms of all flows
+  std::vector<uint32_t> pos_;    // parallel to terms_: index of the term's entry in uses_[link] (when active)
+  std::vector<FlowId> free_ids_;
+  uint32_t live_flows_ = 0;
+  size_t garbage_terms_ = 0;
+
+  std::vector<LinkId> seed_links_;
+  std::vector<FlowId> seed_flows_;  // flows with no terms whose rate must be recomputed
+  std::vector<LinkId> soft_links_;  // links that only lost flows since the last solve
+  std::vector<FlowId> arrivals_;    // flows activated since the last solve
+
+  // scratch, reused across solves
+  std::vector<FlowId> comp_flows_;
+  std::vector<LinkId> comp_links_;
+  std::vector<LinkId> fast_links_;
+  std::vector<FlowId> fast_flows_;
+  std::vector<HeapItem> heap_;
+  std::vector<std::pair<double, FlowId>> capped_;
+  uint32_t epoch_ = 0;
+  uint32_t unfrozen_flows_ = 0;  // flows of the current solve not yet frozen
+  SolveStats stats_;
+};
+
+}  // namespace podnet::engine::flow

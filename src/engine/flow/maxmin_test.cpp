@@ -1,0 +1,523 @@
+#include "engine/flow/maxmin.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/rng.hpp"
+
+namespace podnet::engine::flow {
+namespace {
+
+using namespace podnet::literals;
+
+// Relative closeness for rates computed through a few divisions.
+void expect_rate(double got, double want) {
+  EXPECT_NEAR(got, want, 1e-9 * std::max(1.0, std::abs(want))) << "got " << got << " want " << want;
+}
+
+std::vector<Resource> path(std::initializer_list<LinkId> links) {
+  std::vector<Resource> r;
+  for (LinkId l : links) r.push_back(Resource{l, 1.0});
+  return r;
+}
+
+TEST(MaxMin, OneFlowOneLinkGetsCapacity) {
+  // A lone flow is limited only by its link: r = C = 100 Gb/s.
+  MaxMinSolver s;
+  LinkId l = s.add_link(100_Gbps);
+  FlowId f = s.add_flow(path({l}));
+  s.solve();
+  expect_rate(s.rate_bps(f), 100e9);
+  expect_rate(s.link_load_bps(l), 100e9);
+}
+
+TEST(MaxMin, TwoFlowsShareALinkEqually) {
+  // Level = C / (w1 + w2) = 100 / 2 = 50 Gb/s each.
+  MaxMinSolver s;
+  LinkId l = s.add_link(100_Gbps);
+  FlowId a = s.add_flow(path({l}));
+  FlowId b = s.add_flow(path({l}));
+  s.solve();
+  expect_rate(s.rate_bps(a), 50e9);
+  expect_rate(s.rate_bps(b), 50e9);
+}
+
+TEST(MaxMin, ParkingLotEqualCapacities) {
+  // Links 1,2,3 of capacity C; A crosses all three, B, C, D one each.
+  // Every link has two unit-weight flows, so every level is C/2: the first
+  // link popped (index order on the tie) freezes A and its partner at C/2;
+  // the other links then have C - C/2 left for one flow: C/2. All get C/2.
+  MaxMinSolver s;
+  LinkId l1 = s.add_link(100_Gbps), l2 = s.add_link(100_Gbps), l3 = s.add_link(100_Gbps);
+  FlowId a = s.add_flow(path({l1, l2, l3}));
+  FlowId b = s.add_flow(path({l1}));
+  FlowId c = s.add_flow(path({l2}));
+  FlowId d = s.add_flow(path({l3}));
+  s.solve();
+  for (FlowId f : {a, b, c, d}) expect_rate(s.rate_bps(f), 50e9);
+  for (LinkId l : {l1, l2, l3}) expect_rate(s.link_load_bps(l), 100e9);
+}
+
+TEST(MaxMin, ParkingLotWithACrowdedFirstLink) {
+  // As above but link 1 carries A, B1 and B2: level(l1) = C/3 < C/2.
+  // l1 saturates first: A = B1 = B2 = C/3. Then l2 has C - C/3 = 2C/3 left
+  // for flow C alone -> 2C/3; l3 likewise gives D 2C/3.
+  const double C = 90e9;
+  MaxMinSolver s;
+  LinkId l1 = s.add_link(Bandwidth(C)), l2 = s.add_link(Bandwidth(C)), l3 = s.add_link(Bandwidth(C));
+  FlowId a = s.add_flow(path({l1, l2, l3}));
+  FlowId b1 = s.add_flow(path({l1}));
+  FlowId b2 = s.add_flow(path({l1}));
+  FlowId c = s.add_flow(path({l2}));
+  FlowId d = s.add_flow(path({l3}));
+  s.solve();
+  expect_rate(s.rate_bps(a), C / 3);
+  expect_rate(s.rate_bps(b1), C / 3);
+  expect_rate(s.rate_bps(b2), C / 3);
+  expect_rate(s.rate_bps(c), 2 * C / 3);
+  expect_rate(s.rate_bps(d), 2 * C / 3);
+}
+
+TEST(MaxMin, DifferentCapacitiesBottleneck) {
+  // X = 10 Gb/s carries A and B; Y = 4 Gb/s carries A and C.
+  // Levels: X 10/2 = 5, Y 4/2 = 2 -> Y first: A = C = 2.
+  // X then has 10 - 2 = 8 for B alone: B = 8.
+  MaxMinSolver s;
+  LinkId x = s.add_link(10_Gbps), y = s.add_link(4_Gbps);
+  FlowId a = s.add_flow(path({x, y}));
+  FlowId b = s.add_flow(path({x}));
+  FlowId c = s.add_flow(path({y}));
+  s.solve();
+  expect_rate(s.rate_bps(a), 2e9);
+  expect_rate(s.rate_bps(b), 8e9);
+  expect_rate(s.rate_bps(c), 2e9);
+  expect_rate(s.link_load_bps(x), 10e9);
+  expect_rate(s.link_load_bps(y), 4e9);
+}
+
+TEST(MaxMin, ThreeLevelChain) {
+  // L1 = 30 carries A,B,C; L2 = 50 carries C,D; L3 = 100 carries D,E.
+  // Levels: L1 30/3 = 10, L2 50/2 = 25, L3 100/2 = 50.
+  // L1 first: A = B = C = 10. L2: (50 - 10) / 1 = 40 for D.
+  // L3: (100 - 40) / 1 = 60 for E.
+  MaxMinSolver s;
+  LinkId l1 = s.add_link(30_Gbps), l2 = s.add_link(50_Gbps), l3 = s.add_link(100_Gbps);
+  FlowId a = s.add_flow(path({l1}));
+  FlowId b = s.add_flow(path({l1}));
+  FlowId c = s.add_flow(path({l1, l2}));
+  FlowId d = s.add_flow(path({l2, l3}));
+  FlowId e = s.add_flow(path({l3}));
+  s.solve();
+  expect_rate(s.rate_bps(a), 10e9);
+  expect_rate(s.rate_bps(b), 10e9);
+  expect_rate(s.rate_bps(c), 10e9);
+  expect_rate(s.rate_bps(d), 40e9);
+  expect_rate(s.rate_bps(e), 60e9);
+}
+
+TEST(MaxMin, WeightsOneAndThree) {
+  // Level = 100 / (1 + 3) = 25: rates 1*25 = 25 and 3*25 = 75 (1/4, 3/4).
+  MaxMinSolver s;
+  LinkId l = s.add_link(100_Gbps);
+  FlowId a = s.add_flow(path({l}), 1.0);
+  FlowId b = s.add_flow(path({l}), 3.0);
+  s.solve();
+  expect_rate(s.rate_bps(a), 25e9);
+  expect_rate(s.rate_bps(b), 75e9);
+}
+
+TEST(MaxMin, CapBelowFairShare) {
+  // A capped at 30 < fair share 50: cap level 30/1 < link level 100/2, so A
+  // freezes at 30; B takes the rest, 100 - 30 = 70.
+  MaxMinSolver s;
+  LinkId l = s.add_link(100_Gbps);
+  FlowId a = s.add_flow(path({l}), 1.0, 30_Gbps);
+  FlowId b = s.add_flow(path({l}));
+  s.solve();
+  expect_rate(s.rate_bps(a), 30e9);
+  expect_rate(s.rate_bps(b), 70e9);
+}
+
+TEST(MaxMin, CapAboveFairShareIsInactive) {
+  // Cap 80 > fair share 50: the link saturates first, 50 / 50.
+  MaxMinSolver s;
+  LinkId l = s.add_link(100_Gbps);
+  FlowId a = s.add_flow(path({l}), 1.0, 80_Gbps);
+  FlowId b = s.add_flow(path({l}));
+  s.solve();
+  expect_rate(s.rate_bps(a), 50e9);
+  expect_rate(s.rate_bps(b), 50e9);
+}
+
+TEST(MaxMin, WeightedAndCapped) {
+  // Weights 1 and 3 on 100; the weight-3 flow capped at 60. Link level 100/4
+  // = 25 would give it 75 > 60; its cap level 60/3 = 20 < 25, so it freezes
+  // at 60 and the weight-1 flow gets 100 - 60 = 40.
+  MaxMinSolver s;
+  LinkId l = s.add_link(100_Gbps);
+  FlowId a = s.add_flow(path({l}), 1.0);
+  FlowId b = s.add_flow(path({l}), 3.0, 60_Gbps);
+  s.solve();
+  expect_rate(s.rate_bps(a), 40e9);
+  expect_rate(s.rate_bps(b), 60e9);
+}
+
+TEST(MaxMin, CapOnlyFlowAndUnconstrainedFlow) {
+  // No links: a capped flow runs at its cap, an uncapped one at +inf.
+  MaxMinSolver s;
+  s.add_link(100_Gbps);
+  std::vector<Resource> none;
+  FlowId a = s.add_flow(none, 1.0, 7_Gbps);
+  FlowId b = s.add_flow(none);
+  s.solve();
+  expect_rate(s.rate_bps(a), 7e9);
+  EXPECT_TRUE(std::isinf(s.rate_bps(b)));
+}
+
+TEST(MaxMin, CoefficientTwoRing) {
+  // A pipelined ring as one variable R whose two hops both cross link L
+  // (coefficient 2), plus a plain flow P on L. Unfrozen weight on L is
+  // 2*1 + 1*1 = 3, level = 100/3: R = P = 33.33 Gb/s and R consumes 2*33.33,
+  // so the link is full: 66.67 + 33.33 = 100.
+  MaxMinSolver s;
+  LinkId l = s.add_link(100_Gbps);
+  LinkId other = s.add_link(100_Gbps);
+  std::vector<Resource> ring = {{l, 2.0}, {other, 1.0}};
+  FlowId r = s.add_flow(ring);
+  FlowId p = s.add_flow(path({l}));
+  s.solve();
+  expect_rate(s.rate_bps(r), 100e9 / 3);
+  expect_rate(s.rate_bps(p), 100e9 / 3);
+  expect_rate(s.link_load_bps(l), 100e9);
+  expect_rate(s.link_load_bps(other), 100e9 / 3);
+}
+
+TEST(MaxMin, RepeatedLinkCountsLikeCoefficient) {
+  // Listing a link twice is the same as coefficient 2: alone on 100, the
+  // ring's rate is 100 / 2 = 50.
+  MaxMinSolver s;
+  LinkId l = s.add_link(100_Gbps);
+  std::vector<Resource> twice = {{l, 1.0}, {l, 1.0}};
+  FlowId a = s.add_flow(twice);
+  s.solve();
+  expect_rate(s.rate_bps(a), 50e9);
+  expect_rate(s.link_load_bps(l), 100e9);
+  s.remove_flow(a);
+  std::vector<Resource> two = {{l, 2.0}};
+  FlowId b = s.add_flow(two);
+  s.solve();
+  expect_rate(s.rate_bps(b), 50e9);
+}
+
+TEST(MaxMin, ZeroCapacityLinkStallsItsFlows) {
+  // Level of a 0-capacity link is 0: its flow gets 0; the flow sharing only
+  // the healthy link gets all of it (100 - 0).
+  MaxMinSolver s;
+  LinkId dead = s.add_link(Bandwidth(0));
+  LinkId ok = s.add_link(100_Gbps);
+  FlowId a = s.add_flow(path({dead, ok}));
+  FlowId b = s.add_flow(path({ok}));
+  s.solve();
+  EXPECT_EQ(s.rate_bps(a), 0.0);
+  expect_rate(s.rate_bps(b), 100e9);
+}
+
+TEST(MaxMin, IncrementalTouchesOnlyTheChangedComponent) {
+  // Two disjoint components {l0: a, b} and {l1: c}. Adding d on l1 must
+  // re-solve only l1's component: c and d at 50, a and b untouched.
+  MaxMinSolver s;
+  LinkId l0 = s.add_link(100_Gbps), l1 = s.add_link(100_Gbps);
+  FlowId a = s.add_flow(path({l0}));
+  FlowId b = s.add_flow(path({l0}));
+  FlowId c = s.add_flow(path({l1}));
+  s.solve();
+  // a and c each find a free link (arrival shortcut); b needs a's bandwidth,
+  // so l0's component {a, b} is re-solved.
+  EXPECT_EQ(s.last_stats().flows, 2u);
+  EXPECT_EQ(s.last_stats().fast_flows, 1u);
+  EXPECT_EQ(s.solved_flows().size(), 3u);
+  expect_rate(s.rate_bps(c), 100e9);
+  FlowId d = s.add_flow(path({l1}));
+  EXPECT_TRUE(s.dirty());
+  s.solve();
+  EXPECT_FALSE(s.dirty());
+  std::vector<FlowId> solved(s.solved_flows().begin(), s.solved_flows().end());
+  std::sort(solved.begin(), solved.end());
+  EXPECT_EQ(solved, (std::vector<FlowId>{c, d}));
+  EXPECT_EQ(s.solved_links().size(), 1u);
+  expect_rate(s.rate_bps(a), 50e9);
+  expect_rate(s.rate_bps(b), 50e9);
+  expect_rate(s.rate_bps(c), 50e9);
+  expect_rate(s.rate_bps(d), 50e9);
+
+  // Removing a gives b the whole of l0; l1 is not re-solved.
+  s.remove_flow(a);
+  s.solve();
+  EXPECT_EQ(s.solved_flows().size(), 1u);
+  expect_rate(s.rate_bps(b), 100e9);
+
+  // A capacity change re-solves that link's component.
+  s.set_capacity(l1, 40_Gbps);
+  s.solve();
+  expect_rate(s.rate_bps(c), 20e9);
+  expect_rate(s.rate_bps(d), 20e9);
+
+  // Parking and unparking.
+  s.set_active(c, false);
+  s.solve();
+  EXPECT_EQ(s.rate_bps(c), 0.0);
+  expect_rate(s.rate_bps(d), 40e9);
+  s.set_active(c, true);
+  s.solve();
+  expect_rate(s.rate_bps(c), 20e9);
+
+  // Re-weighting: c weight 3 -> c = 30, d = 10.
+  s.set_weight(c, 3.0);
+  s.solve();
+  expect_rate(s.rate_bps(c), 30e9);
+  expect_rate(s.rate_bps(d), 10e9);
+  // Capping c at 5 -> d = 35.
+  s.set_cap(c, 5_Gbps);
+  s.solve();
+  expect_rate(s.rate_bps(c), 5e9);
+  expect_rate(s.rate_bps(d), 35e9);
+
+  // Nothing changed: solve is a no-op.
+  s.solve();
+  EXPECT_EQ(s.solved_flows().size(), 0u);
+}
+
+TEST(MaxMin, DepartureShortcut) {
+  // The bottleneck instance: X = 10 carries A, B; Y = 4 carries A, C.
+  // Rates A = 2, B = 8, C = 2 (see DifferentCapacitiesBottleneck).
+  // B leaves X: the only flow left there, A, has r/w = 2 < 8 = B's, so A is
+  // not bottlenecked at X and nothing changes: X's load drops to 10 - 8 = 2
+  // without a re-solve.
+  MaxMinSolver s;
+  LinkId x = s.add_link(10_Gbps), y = s.add_link(4_Gbps);
+  FlowId a = s.add_flow(path({x, y}));
+  FlowId b = s.add_flow(path({x}));
+  FlowId c = s.add_flow(path({y}));
+  s.solve();
+  s.remove_flow(b);
+  s.solve();
+  EXPECT_EQ(s.solved_flows().size(), 0u);
+  ASSERT_EQ(s.solved_links().size(), 1u);
+  EXPECT_EQ(s.solved_links()[0], x);
+  EXPECT_EQ(s.last_stats().fast_links, 1u);
+  expect_rate(s.link_load_bps(x), 2e9);
+  expect_rate(s.rate_bps(a), 2e9);
+  expect_rate(s.rate_bps(c), 2e9);
+  // C leaves Y: A has r/w = 2, equal to C's, so A may be bottlenecked at Y
+  // (it is): re-solve. A alone on X (10) and Y (4) gets min(10, 4) = 4.
+  s.remove_flow(c);
+  s.solve();
+  EXPECT_EQ(s.last_stats().fast_links, 0u);
+  EXPECT_EQ(s.solved_flows().size(), 1u);
+  expect_rate(s.rate_bps(a), 4e9);
+  expect_rate(s.link_load_bps(x), 4e9);
+  expect_rate(s.link_load_bps(y), 4e9);
+  // The last flow leaves: both links drop to 0 through the shortcut.
+  s.remove_flow(a);
+  s.solve();
+  EXPECT_EQ(s.last_stats().fast_links, 2u);
+  EXPECT_EQ(s.link_load_bps(x), 0.0);
+  EXPECT_EQ(s.link_load_bps(y), 0.0);
+}
+
+TEST(MaxMin, IdsAreRecycled) {
+  MaxMinSolver s;
+  LinkId l = s.add_link(100_Gbps);
+  FlowId a = s.add_flow(path({l}));
+  FlowId b = s.add_flow(path({l}));
+  s.remove_flow(a);
+  EXPECT_FALSE(s.alive(a));
+  EXPECT_EQ(s.flow_count(), 1u);
+  FlowId c = s.add_flow(path({l}));
+  EXPECT_EQ(c, a);
+  s.solve();
+  expect_rate(s.rate_bps(b), 50e9);
+  expect_rate(s.rate_bps(c), 50e9);
+}
+
+TEST(MaxMin, TermPoolCompactionKeepsFlowsIntact) {
+  // 3000 two-link flows, 2500 removed: 5000 garbage terms out of 6000, so the
+  // next add_flow compacts the pool. The 500 survivors plus the new flow
+  // share link x (501 Gb/s) and link y (1000 Gb/s): x is the bottleneck,
+  // 501 / 501 = 1 Gb/s each.
+  MaxMinSolver s;
+  LinkId x = s.add_link(Bandwidth(501e9)), y = s.add_link(Bandwidth(1000e9));
+  std::vector<Resource> p = {{x, 1.0}, {y, 1.0}};
+  std::vector<FlowId> ids;
+  for (int i = 0; i < 3000; ++i) ids.push_back(s.add_flow(p));
+  for (int i = 0; i < 3000; ++i)
+    if (i % 6 != 0) s.remove_flow(ids[static_cast<size_t>(i)]);
+  FlowId last = s.add_flow(p);
+  s.solve();
+  EXPECT_EQ(s.flow_count(), 501u);
+  for (int i = 0; i < 3000; i += 6) {
+    const FlowId f = ids[static_cast<size_t>(i)];
+    ASSERT_EQ(s.resources(f).size(), 2u);
+    EXPECT_EQ(s.resources(f)[0].link, x);
+    EXPECT_EQ(s.resources(f)[1].link, y);
+    expect_rate(s.rate_bps(f), 1e9);
+  }
+  expect_rate(s.rate_bps(last), 1e9);
+  EXPECT_EQ(s.link_flow_count(x), 501u);
+  expect_rate(s.link_load_bps(y), 501e9);
+}
+
+TEST(MaxMin, RejectsBadInput) {
+  MaxMinSolver s;
+  LinkId l = s.add_link(100_Gbps);
+  EXPECT_THROW(s.add_link(Bandwidth(-1)), Error);
+  EXPECT_THROW(s.add_flow(path({l}), 0.0), Error);
+  EXPECT_THROW(s.add_flow(path({l}), 1.0, Bandwidth(-5)), Error);
+  EXPECT_THROW(s.add_flow(path({l + 7})), Error);
+  std::vector<Resource> bad = {{l, 0.0}};
+  EXPECT_THROW(s.add_flow(bad), Error);
+  EXPECT_THROW(s.remove_flow(99), Error);
+  EXPECT_THROW(s.set_capacity(5, 1_Gbps), Error);
+}
+
+// Independent check of weighted max-min optimality (the bottleneck
+// characterisation): the allocation is feasible and every flow either sits
+// at its cap or crosses a saturated link on which its normalised rate r/w is
+// the largest among that link's flows.
+void expect_max_min_fair(const MaxMinSolver& s) {
+  std::vector<double> load(s.link_count(), 0.0);
+  std::vector<double> max_norm(s.link_count(), 0.0);
+  for (FlowId f = 0; f < s.flow_id_bound(); ++f) {
+    if (!s.active(f)) continue;
+    for (const Resource& r : s.resources(f)) {
+      load[r.link] += r.coef * s.rate_bps(f);
+      max_norm[r.link] = std::max(max_norm[r.link], s.rate_bps(f) / s.weight(f));
+    }
+  }
+  for (LinkId l = 0; l < s.link_count(); ++l) {
+    EXPECT_LE(load[l], s.capacity(l).bps * (1 + 1e-9) + 1e-3) << "link " << l;
+    EXPECT_NEAR(load[l], s.link_load_bps(l), 1e-9 * std::max(1.0, load[l]));
+  }
+  for (FlowId f = 0; f < s.flow_id_bound(); ++f) {
+    if (!s.active(f)) continue;
+    const double r = s.rate_bps(f);
+    if (r >= s.cap(f).bps * (1 - 1e-9)) continue;
+    bool bottlenecked = false;
+    for (const Resource& res : s.resources(f)) {
+      const double cap = s.capacity(res.link).bps;
+      const bool saturated = load[res.link] >= cap * (1 - 1e-9) - 1e-3;
+      if (saturated && r / s.weight(f) >= max_norm[res.link] * (1 - 1e-9)) bottlenecked = true;
+    }
+    EXPECT_TRUE(bottlenecked) << "flow " << f << " rate " << r << " has no bottleneck";
+  }
+}
+
+TEST(MaxMin, IncrementalEqualsFromScratchOnRandomInstances) {
+  // The only randomised test. Random links, flows (1-5 links, some coef 2,
+  // random weights, some caps), then random batches of add / remove / park /
+  // capacity change (every third batch instead removes the flows with the
+  // largest r/w, as completions do, and the batch after it starts the same
+  // number of flows on the paths they left, as DAG successors do; these
+  // exercise the departure and arrival shortcuts), each followed by an
+  // incremental solve.
+  // After each batch a fresh solver with the same live flows is solved from
+  // scratch; rates must agree within 1e-9 relative, and the incremental one
+  // must pass the optimality check.
+  Rng rng(20240611);
+  uint64_t fast_links = 0, fast_flows = 0, resolved_links = 0;
+  for (int instance = 0; instance < 6; ++instance) {
+    const uint32_t nlinks = 20 + static_cast<uint32_t>(rng.below(60));
+    MaxMinSolver inc;
+    for (uint32_t l = 0; l < nlinks; ++l) inc.add_link(Bandwidth(1e9 * static_cast<double>(1 + rng.below(400))));
+    std::vector<FlowId> live;
+    auto random_flow = [&]() {
+      std::vector<Resource> res;
+      const uint64_t hops = 1 + rng.below(5);
+      for (uint64_t h = 0; h < hops; ++h) {
+        res.push_back(Resource{static_cast<LinkId>(rng.below(nlinks)), rng.below(8) == 0 ? 2.0 : 1.0});
+      }
+      const double w = rng.below(3) == 0 ? 0.5 + 4 * rng.uniform() : 1.0;
+      const Bandwidth cap = rng.below(4) == 0 ? Bandwidth(1e9 * (1 + 100 * rng.uniform())) : kUnlimited;
+      live.push_back(inc.add_flow(res, w, cap));
+    };
+    for (int i = 0; i < 150; ++i) random_flow();
+    inc.solve();
+    struct Departed {
+      std::vector<Resource> res;
+      double weight;
+      Bandwidth cap;
+    };
+    std::vector<Departed> departed;
+    for (int batch = 0; batch < 60; ++batch) {
+      if (batch % 3 == 0) {
+        for (const Departed& d : departed) live.push_back(inc.add_flow(d.res, d.weight, d.cap));
+        departed.clear();
+      }
+      if (batch % 3 == 2) {
+        // Like a completion batch: the flows with the largest r/w leave
+        // together (exercises the departure shortcut).
+        double top = 0;
+        for (FlowId f : live) top = std::max(top, inc.rate_bps(f) / inc.weight(f));
+        for (size_t i = live.size(); i-- > 0;) {
+          if (inc.active(live[i]) && inc.rate_bps(live[i]) / inc.weight(live[i]) >= top * (1 - 1e-12)) {
+            std::span<const Resource> res = inc.resources(live[i]);
+            departed.push_back(Departed{{res.begin(), res.end()}, inc.weight(live[i]), inc.cap(live[i])});
+            inc.remove_flow(live[i]);
+            live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+          }
+        }
+      }
+      const int ops = batch % 3 == 2 || (batch % 3 == 0 && batch > 0) ? 0 : 1 + static_cast<int>(rng.below(6));
+      for (int k = 0; k < ops; ++k) {
+        const uint64_t op = rng.below(10);
+        if (op < 4 || live.empty()) {
+          random_flow();
+        } else if (op < 7) {
+          const size_t i = rng.below(live.size());
+          inc.remove_flow(live[i]);
+          live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+        } else if (op < 8) {
+          const FlowId f = live[rng.below(live.size())];
+          inc.set_active(f, !inc.active(f));
+        } else {
+          inc.set_capacity(static_cast<LinkId>(rng.below(nlinks)),
+                           Bandwidth(rng.below(20) == 0 ? 0.0 : 1e9 * static_cast<double>(1 + rng.below(400))));
+        }
+      }
+      inc.solve();
+      fast_links += inc.last_stats().fast_links;
+      fast_flows += inc.last_stats().fast_flows;
+      resolved_links += inc.last_stats().links;
+
+      MaxMinSolver full;
+      for (LinkId l = 0; l < nlinks; ++l) full.add_link(inc.capacity(l));
+      std::vector<std::pair<FlowId, FlowId>> map;  // (inc id, full id)
+      std::vector<FlowId> sorted = live;
+      std::sort(sorted.begin(), sorted.end());
+      for (FlowId f : sorted) {
+        if (!inc.active(f)) continue;
+        map.emplace_back(f, full.add_flow(inc.resources(f), inc.weight(f), inc.cap(f)));
+      }
+      full.solve_all();
+      for (auto [fi, ff] : map) {
+        const double a = inc.rate_bps(fi), b = full.rate_bps(ff);
+        ASSERT_NEAR(a, b, 1e-9 * std::max(1.0, std::abs(b)))
+            << "instance " << instance << " batch " << batch << " flow " << fi;
+      }
+      expect_max_min_fair(inc);
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+  // Both paths were exercised.
+  EXPECT_GT(fast_links, 20u);
+  EXPECT_GT(fast_flows, 20u);
+  EXPECT_GT(resolved_links, 50u);
+}
+
+}  // namespace
+}  // namespace podnet::engine::flow

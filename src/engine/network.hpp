@@ -1,0 +1,116 @@
+// NetworkBackend: the one interface every engine fidelity implements.
+//
+// An engine takes a TransferPlan (a DAG of transfers between GPU ranks) and
+// predicts when each transfer starts and finishes on a Topology, routed by a
+// routing::Router. Engines are registered by name (`analytical`, `flow`; the
+// packet engine joins later) so every scenario runs at every fidelity.
+//
+// Shared model of one transfer (plan_compiler.hpp):
+// - Its bytes cross the directed links of its route(s); a P2p transfer with q
+//   QPs is q flows of bytes/q on (possibly) different ECMP paths; a Ring or
+//   Coupled transfer is one coupled variable whose rate is the per-hop rate
+//   and which loads every link of every hop (a link used by two hops carries
+//   twice the rate), so all hops move at the pace of the slowest.
+// - Wire overhead: network links (copper/optical) carry payload at
+//   capacity x MTU / (MTU + per-packet header bytes) (transport preset);
+//   NVLink and PCIe carry payload at full capacity.
+// - Latency α of one step: propagation of every link + the switch latency of
+//   every switch entered + the transport's endpoint stack latency when the
+//   hop crosses a NIC. A P2p transfer pays latency_steps x its path's α; a
+//   Ring/Coupled transfer latency_steps x the mean α of its hops (a chunk
+//   crosses every hop in turn). Latency is paid before the bytes move
+//   ("latency then bandwidth").
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/params.hpp"
+#include "core/units.hpp"
+#include "engine/transfer_plan.hpp"
+#include "routing/policies.hpp"
+#include "routing/route.hpp"
+#include "topology/topology.hpp"
+
+namespace podnet::engine {
+
+// Endpoint transport: per-packet header overhead and stack latency.
+struct Transport {
+  std::string name = "rocev2";
+  Time stack_latency;      // one-way endpoint (NIC + software) latency per message step
+  int32_t mtu = 4096;      // payload bytes per packet
+  int32_t header_bytes = 82;  // per-packet bytes on the wire beyond payload
+  double efficiency() const { return static_cast<double>(mtu) / (mtu + header_bytes); }
+};
+
+struct TransportPreset {
+  const char* name;
+  const char* description;
+  Time stack_latency;
+  int32_t mtu;
+  int32_t header_bytes;
+};
+const std::vector<TransportPreset>& transport_presets();
+// Throws InputError listing the presets for an unknown name.
+Transport transport_preset(std::string_view name);
+
+struct NetworkOptions {
+  routing::RouteOptions routing;
+  Transport transport = transport_preset("rocev2");
+  int32_t hottest_links = 8;  // how many links the report lists
+};
+
+struct TransferTiming {
+  Time start;   // when its dependencies were met
+  Time finish;
+};
+
+struct LinkReport {
+  routing::DirLink link = 0;
+  double bytes = 0;             // bytes carried (payload)
+  double mean_utilization = 0;  // payload rate / payload capacity, averaged over the run
+  double peak_utilization = 0;
+};
+
+struct RunReport {
+  std::string engine;
+  Time makespan;                        // when the last transfer finished
+  std::vector<TransferTiming> transfers;
+  std::vector<LinkReport> hottest;      // by mean utilization, then bytes
+  uint64_t flows = 0;                   // flows (or coupled variables) simulated
+  uint64_t solves = 0;                  // max-min re-solves (flow engine)
+};
+
+class NetworkBackend {
+ public:
+  virtual ~NetworkBackend() = default;
+  virtual const char* name() const = 0;
+  // Runs the plan from time 0 on an idle network.
+  virtual RunReport run(const TransferPlan& plan) = 0;
+};
+
+struct EngineInfo {
+  const char* name;
+  const char* description;
+};
+const std::vector<EngineInfo>& engines();
+// Throws InputError for an unknown engine (listing them) and Error for a
+// routing policy that does not apply to the topology.
+std::unique_ptr<NetworkBackend> make_backend(std::string_view engine, const topology::Topology& topo,
+                                             const NetworkOptions& options);
+
+// "su001-leaf-r3:Ethernet1/65 -> pod00-spine-r3-02:Ethernet1/5"
+std::string dir_link_name(const topology::Topology& topo, routing::DirLink d);
+
+}  // namespace podnet::engine
+
+namespace podnet::engine {
+
+// Scenario section `network:` (engine, routing policy, transport and overrides).
+std::vector<ParamSpec> network_params();
+// Options from a validated `network:` section; the routing hash seed is the scenario seed.
+NetworkOptions network_options_from(const Params& p, uint64_t seed);
+
+}  // namespace podnet::engine

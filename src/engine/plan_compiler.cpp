@@ -1,0 +1,101 @@
+#include "engine/plan_compiler.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+
+namespace podnet::engine {
+
+using routing::DirLink;
+using routing::PathPart;
+using topology::Media;
+using topology::NodeKind;
+
+PlanCompiler::PlanCompiler(const topology::Topology& topo, routing::Router& router, const Transport& transport)
+    : topo_(topo), router_(router), transport_(transport), coef_(routing::dir_link_count(topo), 0.0) {}
+
+double PlanCompiler::payload_capacity_bps(DirLink d) const {
+  const auto& l = topo_.links[routing::link_of(d)];
+  const bool network = l.media == Media::Copper || l.media == Media::Optical;
+  return l.capacity.bps * (network ? transport_.efficiency() : 1.0);
+}
+
+Time PlanCompiler::hop_latency(const std::vector<PathPart>& parts) const {
+  // Expected latency over the route's paths: each part weighted by its fraction
+  // (1 on single-path routes), so spraying gives the mean path latency.
+  double ps = 0;
+  bool crosses_nic = false;
+  for (const auto& p : parts) {
+    const auto& l = topo_.links[routing::link_of(p.link)];
+    ps += p.fraction * static_cast<double>(l.latency.ps);
+    const topology::NodeId to = routing::dir_to(p.link, topo_);
+    const topology::NodeId from = routing::dir_from(p.link, topo_);
+    if (topo_.nodes[to].kind == NodeKind::Switch) ps += p.fraction * static_cast<double>(topo_.switch_latency.ps);
+    crosses_nic = crosses_nic || topo_.nodes[to].kind == NodeKind::Nic || topo_.nodes[from].kind == NodeKind::Nic;
+  }
+  if (crosses_nic || !topo_.torus_dims.empty()) ps += static_cast<double>(transport_.stack_latency.ps);
+  return Time(static_cast<int64_t>(ps + 0.5));
+}
+
+void PlanCompiler::add_hop(int32_t src, int32_t dst, int32_t qps, uint64_t entropy_base, double& latency_sum) {
+  for (int32_t q = 0; q < qps; ++q) {
+    hop_.clear();
+    router_.route(src, dst, entropy_base + static_cast<uint64_t>(q), 1.0, hop_);
+    latency_sum += static_cast<double>(hop_latency(hop_).ps) / qps;
+    for (const auto& p : hop_) {
+      if (coef_[p.link] == 0) touched_.push_back(p.link);
+      coef_[p.link] += p.fraction / qps;
+    }
+  }
+}
+
+void PlanCompiler::compile(const TransferPlan& plan, int32_t index, std::vector<CompiledFlow>& out) {
+  const Transfer& t = plan.transfers[index];
+  const uint64_t entropy_base = static_cast<uint64_t>(t.channel) * 1024;
+  if (t.kind == TransferKind::P2p) {
+    if (t.ranks.size() != 2) throw Error("internal: a P2p transfer needs two ranks");
+    const int32_t qps = std::max(1, t.qps);
+    for (int32_t q = 0; q < qps; ++q) {
+      CompiledFlow f;
+      f.transfer = index;
+      f.bytes = t.bytes / qps + (q < t.bytes % qps ? 1 : 0);
+      router_.route(t.ranks[0], t.ranks[1], entropy_base + static_cast<uint64_t>(q), 1.0, f.parts);
+      std::sort(f.parts.begin(), f.parts.end(), [](const PathPart& a, const PathPart& b) { return a.link < b.link; });
+      f.latency = hop_latency(f.parts) * std::max(1, t.latency_steps);
+      out.push_back(std::move(f));
+    }
+    return;
+  }
+  // Ring / Coupled: one variable over every hop. A chunk crosses every hop in
+  // turn, so the latency_steps sequential steps cost the mean hop latency each
+  // (a ring all-reduce: 2(n-1)/n x the sum of hop latencies, as NCCL's model
+  // sums intra- and inter-node step latencies).
+  double latency_sum = 0;
+  size_t hop_count = 0;
+  const int32_t qps = std::max(1, t.qps);
+  if (t.kind == TransferKind::Ring) {
+    const size_t n = t.ranks.size();
+    const size_t hops = t.open ? n - 1 : (n > 1 ? n : 0);
+    for (size_t i = 0; i < hops; ++i) add_hop(t.ranks[i], t.ranks[(i + 1) % n], qps, entropy_base, latency_sum);
+    hop_count = hops;
+  } else {
+    for (const auto& [a, b] : t.edges) add_hop(a, b, qps, entropy_base, latency_sum);
+    hop_count = t.edges.size();
+  }
+  CompiledFlow f;
+  f.transfer = index;
+  f.bytes = t.bytes;
+  const double mean = hop_count ? latency_sum / static_cast<double>(hop_count) : 0.0;
+  f.latency = Time(static_cast<int64_t>(mean * std::max(1, t.latency_steps) + 0.5));
+  f.route_weight = qps;  // each QP route added 1 x fraction; coef = sum of fraction / qps
+  std::sort(touched_.begin(), touched_.end());
+  f.parts.reserve(touched_.size());
+  for (DirLink d : touched_) {
+    f.parts.push_back({d, coef_[d]});
+    coef_[d] = 0;
+  }
+  touched_.clear();
+  out.push_back(std::move(f));
+}
+
+}  // namespace podnet::engine

@@ -1,0 +1,44 @@
+// Turns the transfers of a TransferPlan into what engines simulate: per flow
+// the directed links it loads (with coefficients), its payload bytes and the
+// latency it pays first. Shared by the analytical and flow engines so that
+// they differ only in how bandwidth is shared (network.hpp states the model).
+#pragma once
+
+#include <vector>
+
+#include "engine/network.hpp"
+#include "routing/router.hpp"
+
+namespace podnet::engine {
+
+struct CompiledFlow {
+  std::vector<routing::PathPart> parts;  // directed link, coefficient (merged, sorted by link)
+  Bytes bytes = 0;                       // payload bytes at the flow's rate (per hop for coupled ones)
+  Time latency;                          // paid before the bytes move
+  int32_t transfer = 0;                  // index in the plan
+  double route_weight = 1.0;             // what to Router::release() when the flow ends
+};
+
+class PlanCompiler {
+ public:
+  PlanCompiler(const topology::Topology& topo, routing::Router& router, const Transport& transport);
+  // Appends the flows of transfer `index` (one per QP for P2p, one coupled
+  // variable for Ring/Coupled). Adaptive routing sees the loads of the flows
+  // compiled (and not released) so far.
+  void compile(const TransferPlan& plan, int32_t index, std::vector<CompiledFlow>& out);
+  // Payload capacity of a directed link (wire capacity x efficiency on network links).
+  double payload_capacity_bps(routing::DirLink d) const;
+  // Latency of one hop whose route is `parts` (fractions weight a sprayed route).
+  Time hop_latency(const std::vector<routing::PathPart>& parts) const;
+
+ private:
+  void add_hop(int32_t src, int32_t dst, int32_t qps, uint64_t entropy_base, double& latency_sum);
+  const topology::Topology& topo_;
+  routing::Router& router_;
+  Transport transport_;
+  std::vector<double> coef_;        // scratch, by directed link
+  std::vector<routing::DirLink> touched_;
+  std::vector<routing::PathPart> hop_;
+};
+
+}  // namespace podnet::engine

@@ -1,0 +1,42 @@
+#include "report/bench_report.hpp"
+
+#include <fmt/format.h>
+#include <ostream>
+
+#include "report/report.hpp"
+
+namespace podnet::report {
+
+void write_bench_table(const nlohmann::json& d, std::ostream& out) {
+  const auto& b = d["bench"];
+  out << fmt::format("podnet bench: {} {} on {} GPUs of {} ({} engine, {} routing, {} channel(s), {} QP(s), {} ring "
+                     "order)\n",
+                     b["op"].get<std::string>(), b["algorithm"].get<std::string>(), b["gpus"].get<int64_t>(),
+                     d["run"]["scenario"].get<std::string>(), b["engine"].get<std::string>(),
+                     b["routing"].get<std::string>(), b["channels"].get<int>(), b["qps"].get<int>(),
+                     b["ring_order"].get<std::string>());
+  out << "  algbw = size / time, busbw = algbw x " << b["bus_factor_formula"].get<std::string>()
+      << " (nccl-tests definitions); GB/s = 1e9 bytes/s\n\n";
+  Table t({"size (B)", "time (us)", "algbw (GB/s)", "busbw (GB/s)"});
+  for (const auto& r : d["rows"])
+    t.add({thousands(r["bytes"].get<int64_t>()), fixed(r["time_us"].get<double>(), 2),
+           fixed(r["algbw_gbps"].get<double>(), 2), fixed(r["busbw_gbps"].get<double>(), 2)});
+  t.write(out, "  ");
+  if (!d["hottest_links"].empty()) {
+    out << "\n  hottest links at " << thousands(d["rows"].back()["bytes"].get<int64_t>()) << " B:\n";
+    Table h({"link", "mean util", "peak util", "bytes"});
+    for (const auto& l : d["hottest_links"])
+      h.add({l["link"].get<std::string>(), fixed(100 * l["mean_utilization"].get<double>(), 1) + "%",
+             fixed(100 * l["peak_utilization"].get<double>(), 1) + "%", thousands(l["bytes"].get<int64_t>())});
+    h.write(out, "    ");
+  }
+  if (d.contains("ring")) {
+    const auto& r = d["ring"];
+    out << fmt::format("\n  ring hops (channel 0): {} inside servers, {} across servers in a group, {} across groups, "
+                       "{} across pods; {} cross rails\n",
+                       r["intra_server"].get<int64_t>(), r["intra_group"].get<int64_t>(),
+                       r["inter_group"].get<int64_t>(), r["inter_pod"].get<int64_t>(), r["cross_rail"].get<int64_t>());
+  }
+}
+
+}  // namespace podnet::report

@@ -1,0 +1,40 @@
+// The registry of routing policies: one entry per policy, each with a
+// description, the topology families it applies to and a parameter schema
+// (scenario section `routing:`; `podnet list` prints them). The policies
+// themselves and their maths are in router.hpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/params.hpp"
+
+namespace podnet::routing {
+
+// What a Router is built with (see router.hpp for each option's effect).
+struct RouteOptions {
+  std::string policy = "ecmp";
+  uint64_t seed = 1;             // hash seed of every switch (ECMP, tie breaks, Valiant's intermediate group)
+  bool per_switch_seed = true;   // false: every switch hashes with the same seed (shows hash polarization)
+  bool pxn = true;               // NCCL PXN: cross rails over NVLink inside the source server
+};
+
+struct PolicyInfo {
+  const char* name;
+  const char* description;
+  const char* families;  // topology families it applies to; "any" for all
+  std::vector<ParamSpec> (*params)();
+};
+
+const std::vector<PolicyInfo>& policies();
+const PolicyInfo* find_policy(std::string_view name);
+// True if `info` applies to topology family `family`.
+bool policy_applies(const PolicyInfo& info, std::string_view family);
+
+// Options from a validated Params of the policy's schema (absent keys keep
+// their defaults).
+RouteOptions route_options(std::string policy, const Params& p);
+
+}  // namespace podnet::routing

@@ -1,0 +1,600 @@
+// Router: the maths and the rules are in router.hpp; this file follows them:
+//   constructor (network graph CSR, per-rank server links, torus links) ->
+//   resolve (NVLink / shared NIC / NICs with PXN) -> distance tables (lazy
+//   BFS per target) -> walks per policy -> load bookkeeping -> failures.
+#include "routing/router.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <limits>
+#include <tuple>
+#include <utility>
+
+#include "core/error.hpp"
+#include "core/rng.hpp"
+
+namespace podnet::routing {
+
+using topology::kNone;
+using topology::LinkId;
+using topology::NodeId;
+using topology::NodeKind;
+
+namespace {
+
+constexpr uint64_t kValiantSalt = 0x7a11a7;
+
+}  // namespace
+
+// ---------------------------------------------------------------- setup
+
+Router::Router(const topology::Topology& t, RouteOptions o) : t_(t), o_(std::move(o)) {
+  const PolicyInfo* info = find_policy(o_.policy);
+  if (!info) {
+    std::string names;
+    for (const auto& p : policies()) names += fmt::format("{}{}", names.empty() ? "" : ", ", p.name);
+    throw Error(fmt::format("routing: no policy '{}'; expected one of: {}", o_.policy, names));
+  }
+  if (!policy_applies(*info, t.family))
+    throw Error(fmt::format("routing: policy '{}' applies to {} topologies, not to '{}'", o_.policy, info->families,
+                            t.family));
+  if (t.adj_offset.size() != t.nodes.size() + 1)
+    throw Error("routing: the topology has no adjacency (Topology::finalize() was not called)");
+  const std::string_view name = o_.policy;
+  if (name == "ecmp" || name == "minimal") policy_ = Policy::Ecmp;
+  else if (name == "adaptive") policy_ = Policy::Adaptive;
+  else if (name == "spray") policy_ = Policy::Spray;
+  else if (name == "static") policy_ = Policy::Static;
+  else if (name == "dimension_order") policy_ = Policy::DimensionOrder;
+  else if (name == "valiant") policy_ = Policy::Valiant;
+  else if (name == "ugal") policy_ = Policy::Ugal;
+  torus_ = !t.torus_dims.empty();
+  dragonfly_ = t.family == "dragonfly" || t.family == "dragonfly_plus";
+  tracks_load_ = policy_ == Policy::Adaptive || policy_ == Policy::Ugal;
+  if (policy_ == Policy::DimensionOrder && !torus_)
+    throw Error("routing: policy 'dimension_order' needs a torus (the topology has no torus_dims)");
+
+  const size_t nn = t.nodes.size();
+  up_.assign(t.links.size(), 1);
+  load_.assign(2 * t.links.size(), 0.0);
+
+  // Network nodes: switches; on a torus the GPUs (network index = rank).
+  net_of_.assign(nn, -1);
+  if (torus_) {
+    int64_t chips = 1;
+    for (int32_t k : t.torus_dims) chips *= k;
+    if (chips != static_cast<int64_t>(t.gpus.size()))
+      throw Error(fmt::format("routing: torus_dims hold {} chips but the topology has {} GPUs", chips, t.gpus.size()));
+    node_of_ = t.gpus;
+  } else {
+    for (size_t n = 0; n < nn; ++n)
+      if (t.nodes[n].kind == NodeKind::Switch) node_of_.push_back(static_cast<NodeId>(n));
+  }
+  const auto net = static_cast<int32_t>(node_of_.size());
+  net_group_.resize(net);
+  seed_of_.resize(net);
+  for (int32_t i = 0; i < net; ++i) {
+    net_of_[node_of_[i]] = i;
+    net_group_[i] = t.nodes[node_of_[i]].group;
+    seed_of_[i] = o_.per_switch_seed ? mix64(o_.seed ^ static_cast<uint64_t>(node_of_[i])) : mix64(o_.seed);
+  }
+  nadj_off_.assign(net + 1, 0);
+  for (int32_t i = 0; i < net; ++i) {
+    const NodeId u = node_of_[i];
+    auto [b, e] = t.incident(u);
+    for (const LinkId* l = b; l != e; ++l) {
+      const int32_t v = net_of_[t.other_end(*l, u)];
+      if (v >= 0) nadj_.push_back({*l, dir_link(*l, u, t), v});
+    }
+    nadj_off_[i + 1] = static_cast<int32_t>(nadj_.size());
+  }
+
+  // Per rank: NVSwitch, NVLink, PCIe to its NIC; per NIC: first owning GPU.
+  const size_t ranks = t.gpus.size();
+  nvswitch_.assign(ranks, kNone);
+  nvl_link_.assign(ranks, kNone);
+  gpu_pcie_.assign(ranks, kNone);
+  owner_rank_.assign(nn, -1);
+  owner_pcie_.assign(nn, kNone);
+  for (size_t r = 0; r < ranks; ++r) {
+    const NodeId g = t.gpus[r];
+    const NodeId nic = r < t.gpu_nic.size() ? t.gpu_nic[r] : kNone;
+    auto [b, e] = t.incident(g);
+    for (const LinkId* l = b; l != e; ++l) {
+      const NodeId v = t.other_end(*l, g);
+      const NodeKind k = t.nodes[v].kind;
+      if (k == NodeKind::NvSwitch && nvswitch_[r] == kNone) {
+        nvswitch_[r] = v;
+        nvl_link_[r] = *l;
+      } else if (k == NodeKind::Nic) {
+        if (v == nic && gpu_pcie_[r] == kNone) gpu_pcie_[r] = *l;
+        if (owner_rank_[v] < 0) {
+          owner_rank_[v] = static_cast<int32_t>(r);
+          owner_pcie_[v] = *l;
+        }
+      }
+    }
+  }
+
+  // Torus: dimensions, strides, +/- link of every chip per dimension.
+  if (torus_) {
+    dims_ = t.torus_dims;
+    const auto D = static_cast<int32_t>(dims_.size());
+    stride_.assign(D, 1);
+    for (int32_t i = 1; i < D; ++i) stride_[i] = stride_[i - 1] * dims_[i - 1];
+    plus_.assign(ranks * D, kNone);
+    minus_.assign(ranks * D, kNone);
+    auto link_between = [&](int32_t r, int32_t s) {
+      const NodeId a = t.gpus[r], b2 = t.gpus[s];
+      auto [b, e] = t.incident(a);
+      for (const LinkId* l = b; l != e; ++l)
+        if (t.other_end(*l, a) == b2) return *l;
+      throw Error(fmt::format("routing: torus chips {} and {} are neighbours but not linked", t.nodes[a].name,
+                              t.nodes[b2].name));
+    };
+    for (int32_t r = 0; r < static_cast<int32_t>(ranks); ++r)
+      for (int32_t i = 0; i < D; ++i) {
+        const int32_t k = dims_[i], x = (r / stride_[i]) % k;
+        plus_[static_cast<size_t>(r) * D + i] = link_between(r, r + ((x + 1) % k - x) * stride_[i]);
+        minus_[static_cast<size_t>(r) * D + i] = link_between(r, r + ((x - 1 + k) % k - x) * stride_[i]);
+      }
+  }
+
+  tables_.resize(2 * (static_cast<size_t>(net) + static_cast<size_t>(std::max(t.groups, 0))));
+  frac_.assign(net, 0.0);
+  count_.assign(net, 0);
+}
+
+uint16_t Router::udp_source_port(uint64_t entropy) {
+  return static_cast<uint16_t>(0xC000 | (mix64(entropy) & 0x3FFF));
+}
+
+uint64_t Router::flow_key(NodeId src_nic, NodeId dst_nic, uint64_t entropy) {
+  const uint64_t addr = (static_cast<uint64_t>(static_cast<uint32_t>(src_nic)) << 32) |
+                        static_cast<uint32_t>(dst_nic);
+  return mix64(mix64(addr) ^ udp_source_port(entropy));
+}
+
+// ---------------------------------------------------------------- endpoints
+
+void Router::check_rank(int32_t rank) const {
+  if (rank < 0 || rank >= static_cast<int32_t>(t_.gpus.size()))
+    throw Error(fmt::format("routing: GPU rank {} out of range (the topology has {} GPUs)", rank, t_.gpus.size()));
+}
+
+NodeId Router::nic_on_rail(int32_t server, int32_t rail) const {
+  const int32_t n = t_.nics_per_server;
+  if (server < 0 || rail < 0 || rail >= n) return kNone;
+  const size_t i = static_cast<size_t>(server) * n + rail;
+  if (i >= t_.nics.size()) return kNone;
+  const topology::Node& nic = t_.nodes[t_.nics[i]];
+  return nic.server == server && nic.rail == rail ? t_.nics[i] : kNone;
+}
+
+std::pair<LinkId, int32_t> Router::attachment(NodeId nic) const {
+  auto [b, e] = t_.incident(nic);
+  for (const LinkId* l = b; l != e; ++l) {
+    const int32_t v = net_of_[t_.other_end(*l, nic)];
+    if (v >= 0 && up_[*l]) return {*l, v};
+  }
+  return {kNone, -1};
+}
+
+[[noreturn]] void Router::no_path(int32_t src, int32_t dst, const Ends& e, const char* why) const {
+  const auto& nodes = t_.nodes;
+  std::string msg = fmt::format("routing: no network path from {} to {}", nodes[t_.gpus[src]].name,
+                                nodes[t_.gpus[dst]].name);
+  bool cross_rail = false;
+  if (!torus_ && e.src_ep != kNone && e.dst_ep != kNone) {
+    const int32_t sr = nodes[e.src_ep].rail, dr = nodes[e.dst_ep].rail;
+    cross_rail = sr != dr;
+    msg += fmt::format(" (NIC {} on rail {} -> NIC {} on rail {})", nodes[e.src_ep].name, sr, nodes[e.dst_ep].name,
+                       dr);
+  }
+  if (why && *why) msg += fmt::format(": {}", why);
+  if (cross_rail) {
+    if (!o_.pxn)
+      msg += "; the NICs are on different rails and no switch joins those rails: enable PXN (routing.pxn: true) to "
+             "cross rails over NVLink inside the source server, or add a super-spine tier joining the rails "
+             "(topology.tiers: 3)";
+    else
+      msg += "; PXN found no GPU on the destination rail reachable over NVLink in the source server";
+  }
+  if (down_links_ > 0) msg += fmt::format("; {} link(s) are down", down_links_);
+  throw Error(msg);
+}
+
+Router::Ends Router::resolve(int32_t src, int32_t dst) {
+  check_rank(src);
+  check_rank(dst);
+  Ends e;
+  if (src == dst) return e;
+  e.kind = Ends::Net;
+  if (torus_) {
+    e.src_ep = t_.gpus[src];
+    e.dst_ep = t_.gpus[dst];
+    e.from = src;
+    e.to = dst;
+    return e;
+  }
+  if (nvswitch_[src] != kNone && nvswitch_[src] == nvswitch_[dst] && up_[nvl_link_[src]] && up_[nvl_link_[dst]]) {
+    e.kind = Ends::NvLink;
+    return e;
+  }
+  NodeId sn = t_.gpu_nic[src];
+  const NodeId dn = t_.gpu_nic[dst];
+  if (sn == kNone || dn == kNone)
+    no_path(src, dst, e, sn == kNone ? "the source GPU has no NIC" : "the destination GPU has no NIC");
+  e.dst_ep = dn;
+  if (sn == dn) {
+    e.kind = Ends::SharedNic;
+    e.src_ep = sn;
+    if (!up_[gpu_pcie_[src]] || !up_[gpu_pcie_[dst]]) no_path(src, dst, e, "a PCIe link to the shared NIC is down");
+    return e;
+  }
+  LinkId src_pcie = gpu_pcie_[src];
+  const int32_t dr = t_.nodes[dn].rail;
+  if (t_.nodes[sn].rail != dr && dr != kNone) {
+    const NodeId alt = nic_on_rail(t_.nodes[t_.gpus[src]].server, dr);
+    if (alt != kNone) {
+      const int32_t owner = owner_rank_[alt];
+      if (owner == src && up_[owner_pcie_[alt]]) {
+        sn = alt;
+        src_pcie = owner_pcie_[alt];
+      } else if (o_.pxn && owner >= 0 && nvswitch_[src] != kNone && nvswitch_[owner] == nvswitch_[src] &&
+                 up_[nvl_link_[src]] && up_[nvl_link_[owner]] && up_[owner_pcie_[alt]]) {
+        sn = alt;
+        src_pcie = owner_pcie_[alt];
+        e.relay = owner;
+      }
+    }
+  }
+  e.src_ep = sn;
+  e.src_pcie = src_pcie;
+  if (src_pcie == kNone || !up_[src_pcie]) no_path(src, dst, e, "the PCIe link to the source NIC is down");
+  if (gpu_pcie_[dst] == kNone || !up_[gpu_pcie_[dst]])
+    no_path(src, dst, e, "the PCIe link from the destination NIC is down");
+  std::tie(e.from_link, e.from) = attachment(sn);
+  std::tie(e.to_link, e.to) = attachment(dn);
+  if (e.from < 0) no_path(src, dst, e, "the source NIC has no up link to a switch");
+  if (e.to < 0) no_path(src, dst, e, "the destination NIC has no up link to a switch");
+  return e;
+}
+
+// ---------------------------------------------------------------- distance tables
+
+int Router::torus_dist(int32_t u, int32_t v) const {
+  int s = 0;
+  for (size_t i = 0; i < dims_.size(); ++i) {
+    const int32_t k = dims_[i];
+    const int32_t d = std::abs((u / stride_[i]) % k - (v / stride_[i]) % k);
+    s += std::min(d, k - d);
+  }
+  return s;
+}
+
+const int16_t* Router::table(int32_t key, bool restricted, int32_t group, int32_t node) {
+  std::vector<int16_t>& tab = tables_[2 * static_cast<size_t>(key) + (restricted ? 1 : 0)];
+  if (!tab.empty()) return tab.data();
+  const auto net = static_cast<int32_t>(node_of_.size());
+  tab.assign(net, -1);
+  bfs_.clear();
+  if (node >= 0) {
+    tab[node] = 0;
+    bfs_.push_back(node);
+  } else {
+    for (int32_t u = 0; u < net; ++u)
+      if (net_group_[u] == group) {
+        tab[u] = 0;
+        bfs_.push_back(u);
+      }
+  }
+  // Reverse search: u is one hop from v when the link u -> v is up (and, in
+  // the restricted dragonfly search, stays in u's group or enters the target's).
+  for (size_t q = 0; q < bfs_.size(); ++q) {
+    const int32_t v = bfs_[q];
+    const int dv = tab[v];
+    if (dv == std::numeric_limits<int16_t>::max()) throw Error("routing: a shortest path exceeds 32767 hops");
+    for (int32_t i = nadj_off_[v]; i < nadj_off_[v + 1]; ++i) {
+      const NetEdge& ed = nadj_[i];
+      const int32_t u = ed.to;
+      if (tab[u] >= 0 || !up_[ed.link]) continue;
+      if (restricted && net_group_[u] != net_group_[v] && net_group_[v] != group) continue;
+      tab[u] = static_cast<int16_t>(dv + 1);
+      bfs_.push_back(u);
+    }
+  }
+  return tab.data();
+}
+
+Router::Target Router::node_target(int32_t net, int32_t from, bool fallback) {
+  Target tg;
+  tg.node = net;
+  if (torus_ && down_links_ == 0) return tg;  // distances computed
+  tg.group = net_group_[net];
+  tg.restricted = dragonfly_;
+  tg.tab = table(net, tg.restricted, tg.group, net);
+  if (fallback && tg.restricted && from >= 0 && tg.tab[from] < 0) {
+    tg.restricted = false;
+    tg.tab = table(net, false, tg.group, net);
+  }
+  return tg;
+}
+
+Router::Target Router::group_target(int32_t group, int32_t from, bool fallback) {
+  Target tg;
+  tg.group = group;
+  tg.restricted = dragonfly_;
+  const auto key = static_cast<int32_t>(node_of_.size()) + group;
+  tg.tab = table(key, tg.restricted, group, -1);
+  if (fallback && tg.restricted && from >= 0 && tg.tab[from] < 0) {
+    tg.restricted = false;
+    tg.tab = table(key, false, group, -1);
+  }
+  return tg;
+}
+
+// Fills cand_ with N_T(u) (indices into nadj_), u at distance d > 0.
+int Router::gather(int32_t u, const Target& tg) {
+  cand_.clear();
+  const int want = dist(u, tg) - 1;
+  const int32_t gu = net_group_[u];
+  for (int32_t i = nadj_off_[u]; i < nadj_off_[u + 1]; ++i) {
+    const NetEdge& ed = nadj_[i];
+    if (!up_[ed.link] || dist(ed.to, tg) != want) continue;
+    if (tg.restricted && net_group_[ed.to] != gu && net_group_[ed.to] != tg.group) continue;
+    cand_.push_back(i);
+  }
+  return static_cast<int>(cand_.size());
+}
+
+// ---------------------------------------------------------------- walks
+
+int32_t Router::walk(int32_t from, const Target& tg, Pick pick, uint64_t key, std::vector<PathPart>& out) {
+  int32_t u = from;
+  for (int d = dist(u, tg); d > 0; --d) {
+    const int n = gather(u, tg);
+    if (n == 0) throw Error("routing: internal: a node on a shortest path has no next hop");
+    int32_t c = cand_[0];
+    if (pick == Pick::Hash && n > 1) {
+      c = cand_[mix64(key ^ seed_of_[u]) % static_cast<uint64_t>(n)];
+    } else if (pick == Pick::Least) {
+      double best = std::numeric_limits<double>::infinity();
+      ties_.clear();
+      for (int32_t i : cand_) {
+        const double l = load_[nadj_[i].dir];
+        if (l < best) {
+          best = l;
+          ties_.clear();
+        }
+        if (l == best) ties_.push_back(i);
+      }
+      c = ties_.size() == 1 ? ties_[0] : ties_[mix64(key ^ seed_of_[u]) % ties_.size()];
+    }
+    const NetEdge& ed = nadj_[c];
+    out.push_back({ed.dir, 1.0});
+    u = ed.to;
+  }
+  return u;
+}
+
+void Router::spray(int32_t from, const Target& tg, std::vector<PathPart>& out) {
+  level_.assign(1, from);
+  frac_[from] = 1.0;
+  for (int d = dist(from, tg); d > 0; --d) {
+    next_.clear();
+    for (int32_t u : level_) {
+      const double f = frac_[u];
+      frac_[u] = 0.0;
+      const int n = gather(u, tg);
+      if (n == 0) throw Error("routing: internal: a node on a shortest path has no next hop");
+      const double share = f / n;
+      for (int32_t i : cand_) {
+        const NetEdge& ed = nadj_[i];
+        out.push_back({ed.dir, share});
+        if (frac_[ed.to] == 0.0) next_.push_back(ed.to);
+        frac_[ed.to] += share;
+      }
+    }
+    level_.swap(next_);
+  }
+  for (int32_t u : level_) frac_[u] = 0.0;
+}
+
+bool Router::dimension_order(int32_t from, int32_t to, std::vector<PathPart>& out) {
+  const size_t start = out.size();
+  const auto D = static_cast<int32_t>(dims_.size());
+  int32_t r = from;
+  for (int32_t i = 0; i < D; ++i) {
+    const int32_t k = dims_[i];
+    int32_t x = (r / stride_[i]) % k;
+    const int32_t delta = ((to / stride_[i]) % k - x + k) % k;
+    if (delta == 0) continue;
+    const bool plus = delta <= k - delta;  // tie (delta = k/2) goes +
+    const int32_t steps = plus ? delta : k - delta;
+    for (int32_t s = 0; s < steps; ++s) {
+      const LinkId l = (plus ? plus_ : minus_)[static_cast<size_t>(r) * D + i];
+      if (!up_[l]) {
+        out.resize(start);
+        return false;
+      }
+      out.push_back({dir_link(l, t_.gpus[r], t_), 1.0});
+      const int32_t nx = plus ? (x + 1) % k : (x - 1 + k) % k;
+      r += (nx - x) * stride_[i];
+      x = nx;
+    }
+  }
+  return true;
+}
+
+void Router::merge_duplicates(std::vector<PathPart>& out, size_t start) {
+  for (size_t i = start; i < out.size(); ++i)
+    for (size_t j = i + 1; j < out.size();) {
+      if (out[j].link == out[i].link) {
+        out[i].fraction += out[j].fraction;
+        out.erase(out.begin() + static_cast<std::ptrdiff_t>(j));
+      } else {
+        ++j;
+      }
+    }
+}
+
+void Router::valiant(int32_t from, int32_t to, Pick pick, uint64_t key, std::vector<PathPart>& out) {
+  const int32_t sg = net_group_[from], dg = net_group_[to], groups = t_.groups;
+  if (sg != dg && sg >= 0 && dg >= 0 && groups >= 3) {
+    const int32_t m = groups - 2, lo = std::min(sg, dg), hi = std::max(sg, dg);
+    const auto first = static_cast<int32_t>(mix64(key ^ mix64(o_.seed ^ kValiantSalt)) % static_cast<uint64_t>(m));
+    for (int32_t tries = 0; tries < m; ++tries) {
+      int32_t g = (first + tries) % m;  // the g-th group other than sg and dg
+      if (g >= lo) ++g;
+      if (g >= hi) ++g;
+      // both phases minimal (local-global-local); else the next group
+      const Target ti = group_target(g, from, false);
+      if (ti.tab[from] < 0) continue;
+      const size_t start = out.size();
+      const int32_t mid = walk(from, ti, pick, key, out);
+      const Target td = node_target(to, mid, false);
+      if (dist(mid, td) < 0) {
+        out.resize(start);
+        continue;
+      }
+      walk(mid, td, pick, key, out);
+      merge_duplicates(out, start);
+      return;
+    }
+  }
+  walk(from, node_target(to, from), pick, key, out);  // minimal
+}
+
+double Router::path_cost(const std::vector<PathPart>& parts, double weight) const {
+  double lmax = 0;
+  for (const PathPart& p : parts) lmax = std::max(lmax, load_[p.link]);
+  return static_cast<double>(parts.size()) * (lmax + weight);
+}
+
+// ---------------------------------------------------------------- public
+
+void Router::route(int32_t src, int32_t dst, uint64_t entropy, double weight, std::vector<PathPart>& out) {
+  const size_t start = out.size();
+  const Ends e = resolve(src, dst);
+  const NodeId sgpu = t_.gpus[src];
+  switch (e.kind) {
+    case Ends::Same:
+      return;
+    case Ends::NvLink:
+      out.push_back({dir_link(nvl_link_[src], sgpu, t_), 1.0});
+      out.push_back({dir_link(nvl_link_[dst], nvswitch_[dst], t_), 1.0});
+      break;
+    case Ends::SharedNic:
+      out.push_back({dir_link(gpu_pcie_[src], sgpu, t_), 1.0});
+      out.push_back({dir_link(gpu_pcie_[dst], e.dst_ep, t_), 1.0});
+      break;
+    case Ends::Net: {
+      if (!torus_) {
+        NodeId pcie_from = sgpu;
+        if (e.relay >= 0) {
+          out.push_back({dir_link(nvl_link_[src], sgpu, t_), 1.0});
+          out.push_back({dir_link(nvl_link_[e.relay], nvswitch_[src], t_), 1.0});
+          pcie_from = t_.gpus[e.relay];
+        }
+        out.push_back({dir_link(e.src_pcie, pcie_from, t_), 1.0});
+        out.push_back({dir_link(e.from_link, e.src_ep, t_), 1.0});
+      }
+      const uint64_t key = flow_key(e.src_ep, e.dst_ep, entropy);
+      if (policy_ == Policy::DimensionOrder && dimension_order(e.from, e.to, out)) {
+        // done: the dimension-order path is up
+      } else {
+        const Target tg = node_target(e.to, e.from);
+        if (dist(e.from, tg) < 0) {
+          out.resize(start);
+          no_path(src, dst, e, "");
+        }
+        switch (policy_) {
+          case Policy::Ecmp: walk(e.from, tg, Pick::Hash, key, out); break;
+          case Policy::Adaptive: walk(e.from, tg, Pick::Least, key, out); break;
+          case Policy::Spray: spray(e.from, tg, out); break;
+          case Policy::Static:
+          case Policy::DimensionOrder: walk(e.from, tg, Pick::Static, key, out); break;
+          case Policy::Valiant: valiant(e.from, e.to, Pick::Hash, key, out); break;
+          case Policy::Ugal: {
+            alt_a_.clear();
+            alt_b_.clear();
+            walk(e.from, tg, Pick::Least, key, alt_a_);
+            valiant(e.from, e.to, Pick::Least, key, alt_b_);
+            const auto& pick = path_cost(alt_a_, weight) <= path_cost(alt_b_, weight) ? alt_a_ : alt_b_;
+            out.insert(out.end(), pick.begin(), pick.end());
+            break;
+          }
+        }
+      }
+      if (!torus_) {
+        out.push_back({dir_link(e.to_link, node_of_[e.to], t_), 1.0});
+        out.push_back({dir_link(gpu_pcie_[dst], e.dst_ep, t_), 1.0});
+      }
+      break;
+    }
+  }
+  if (tracks_load_)
+    for (size_t i = start; i < out.size(); ++i) load_[out[i].link] += weight * out[i].fraction;
+}
+
+void Router::release(const std::vector<PathPart>& route, double weight) {
+  if (!tracks_load_) return;
+  for (const PathPart& p : route) {
+    double& l = load_[p.link];
+    l -= weight * p.fraction;
+    if (std::abs(l) < 1e-9) l = 0;
+  }
+}
+
+void Router::set_link_up(LinkId l, bool up) {
+  if (l < 0 || l >= static_cast<LinkId>(t_.links.size()))
+    throw Error(fmt::format("routing: link {} out of range (the topology has {} links)", l, t_.links.size()));
+  if ((up_[l] != 0) == up) return;
+  up_[l] = up ? 1 : 0;
+  down_links_ += up ? -1 : 1;
+  for (auto& tab : tables_) tab.clear();
+}
+
+int Router::switch_hops(int32_t src, int32_t dst) {
+  const Ends e = resolve(src, dst);
+  if (e.kind != Ends::Net) return 0;
+  const Target tg = node_target(e.to, e.from);
+  const int d = dist(e.from, tg);
+  if (d < 0) no_path(src, dst, e, "");
+  return torus_ ? d : d + 1;
+}
+
+int Router::equal_cost_paths(int32_t src, int32_t dst) {
+  const Ends e = resolve(src, dst);
+  if (e.kind != Ends::Net) return 1;
+  const Target tg = node_target(e.to, e.from);
+  if (dist(e.from, tg) < 0) no_path(src, dst, e, "");
+  constexpr int64_t kCap = std::numeric_limits<int32_t>::max();
+  // Paths to each DAG node, level by level (same propagation as spray).
+  level_.assign(1, e.from);
+  count_[e.from] = 1;
+  for (int d = dist(e.from, tg); d > 0; --d) {
+    next_.clear();
+    for (int32_t u : level_) {
+      const int64_t c = count_[u];
+      count_[u] = 0;
+      gather(u, tg);
+      for (int32_t i : cand_) {
+        const int32_t v = nadj_[i].to;
+        if (count_[v] == 0) next_.push_back(v);
+        count_[v] = std::min(kCap, count_[v] + c);
+      }
+    }
+    level_.swap(next_);
+  }
+  int64_t total = 0;
+  for (int32_t u : level_) {
+    total = std::min(kCap, total + count_[u]);
+    count_[u] = 0;
+  }
+  return static_cast<int>(total);
+}
+
+}  // namespace podnet::routing

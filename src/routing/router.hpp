@@ -1,0 +1,243 @@
+// Router: path choice for GPU-to-GPU flows on any built Topology.
+//
+// route(src, dst, entropy, weight, out) appends the flow's route (route.hpp:
+// directed links with the fraction of the bytes crossing each) to `out`.
+// Ranks are global GPU ids (t.gpus[rank] is the node).
+//
+// 1. Inside and out of the server (all policies).
+//   - src == dst: empty route.
+//   - Same NVLink domain (both GPUs linked to one NvSwitch node):
+//     gpu -> nvswitch -> gpu (2 directed links).
+//   - Both GPUs use the same NIC (GPUs sharing a NIC, no NVLink):
+//     gpu -> nic -> gpu over PCIe.
+//   - Otherwise through NICs: src gpu -> (PCIe) src NIC -> network -> dst NIC
+//     -> (PCIe) dst gpu, src NIC = t.gpu_nic[src], dst NIC = t.gpu_nic[dst].
+//     If the two NICs' rails (node.rail) differ:
+//       * the source GPU owns (is PCIe-linked to) a NIC on the destination
+//         rail (more NICs than GPUs): that NIC is the source NIC;
+//       * else with PXN (NCCL >= 2.12 default, option `pxn`) the GPU of the
+//         source server whose NIC is on the destination rail relays:
+//         src gpu -> nvswitch -> relay gpu -> (PCIe) relay NIC -> network ...,
+//         so network traffic stays on the destination's rail (NCCL: "PXN",
+//         NCCL_PXN_DISABLE=0). The relay must share the source's NVSwitch.
+//       * else the flow crosses rails in the network; with per-rail planes
+//         (2-tier rail_clos) there is no such path and route() throws Error
+//         suggesting PXN or a super-spine tier.
+//   - Torus (t.torus_dims non-empty): the GPUs are the routers, no NICs; the
+//     route is GPU-to-GPU torus links only.
+//
+// 2. The network part: shortest paths over network nodes only (switches; on a
+//    torus the GPUs), never through a GPU/NIC/NVSwitch. Let A(n) be the switch
+//    a NIC n attaches to (its first up link to a switch, in link-id order). For
+//    a target T (the destination's attachment switch, or the destination GPU
+//    on a torus) a breadth-first search from T over up links gives the hop
+//    distance d_T(u) of every network node u (int16, -1 unreachable); tables
+//    are built lazily per target and cached until a link changes state
+//    (memory: 2 bytes x network nodes x targets used: 5,000 switches x 2,000
+//    targets = 20 MB). The equal-cost next hops of u are
+//      N_T(u) = { up links u -> v to a network node v : d_T(v) = d_T(u) - 1 },
+//    in link-id order, so a parallel link between the same two switches is a
+//    distinct next hop (as in hardware ECMP groups). Every walk that picks one
+//    member of N_T(u) per hop reaches T in exactly d_T(A(src)) hops: a
+//    shortest path. On a fault-free torus d_T is computed instead of stored:
+//      d(u, v) = sum_i min(|x_i(u) - x_i(v)|, k_i - |x_i(u) - x_i(v)|).
+//    Dragonfly families: minimal routing is local-global-local (Kim et al.
+//    2008): no path may pass through a third group, so the search toward T
+//    in group G_T only uses edges u -> v with group(u) = group(v) or
+//    group(v) = G_T (a plain shortest path could otherwise take two global
+//    links, g-g, where l-g-l needs three hops). If that leaves the source
+//    unreachable (all links between two groups down), unrestricted shortest
+//    paths are used.
+//
+// 3. Policies (registry: policies.hpp).
+//   ecmp / minimal: per flow, at each network node u
+//       next = N_T(u)[ mix64(K ^ s_u) mod |N_T(u)| ],
+//     s_u = mix64(seed ^ u) (per_switch_seed, default) or mix64(seed) for
+//     every switch (per_switch_seed = false: with the same s everywhere a
+//     flow's choice index is the same at every tier, so a k-ary fat-tree's
+//     (k/2)^2 core paths collapse to k/2: hash polarization). The flow key
+//       K = mix64(mix64(src_nic << 32 | dst_nic) ^ sport),
+//       sport = 0xC000 | (mix64(entropy) & 0x3FFF)
+//     is the RoCEv2 5-tuple hash: the NICs fix the addresses and UDP port
+//     4791, the UDP source port comes from the QP (entropy = QP index), so
+//     more QPs per connection (NCCL_IB_QPS_PER_CONNECTION) give more keys.
+//   adaptive: per flow, at each u the member of N_T(u) with the least load
+//     L(d) (the weights of the routed, not yet released flows on directed
+//     link d); ties broken by the ECMP hash among the tied members. route()
+//     adds `weight` x fraction to every link of the route, release() removes
+//     it (the caller releases when the flow ends).
+//   spray: per-packet spraying at flow level. Fractions propagate down the
+//     shortest-path DAG: f(A(src)) = 1; a node's f splits equally over
+//     N_T(u), each link d = u -> v carries f(u) / |N_T(u)|, and
+//     f(v) = sum of its incoming link fractions. Fractions are conserved:
+//     the links leaving each DAG level sum to 1.
+//   static: always N_T(u)[0] (one fixed path; baselines and tests).
+//   dimension_order (torus): correct dimension 0, then 1, then 2; in
+//     dimension i with offset delta = (x_i(dst) - x_i(src)) mod k_i go +
+//     delta steps if delta < k_i - delta, else - (k_i - delta) steps; a tie
+//     (k_i even, delta = k_i / 2) goes +. If a link of that path is down the
+//     flow takes the static shortest path around it. `ecmp` on a torus
+//     hashes over all minimal paths.
+//   valiant (dragonfly): the intermediate group I is the
+//       (mix64(K ^ mix64(seed ^ 0x7a11a7)) mod (g - 2))-th group other than
+//     the source group S and destination group D; the flow goes minimally
+//     (ECMP) to the nearest router of I (where the global link lands), then
+//     minimally to the destination: at most 2 global links (one into I, one
+//     out), Valiant (1982) load balancing at twice the minimal hop count.
+//     Flows inside one group (S = D) and fabrics with g < 3 route minimally.
+//     If failed links leave either phase without a minimal (local-global-
+//     local) path, the next group in that order is tried; if none works,
+//     the flow routes minimally.
+//   ugal (dragonfly, UGAL-L as in Kim et al. 2008 / Singh 2005): per flow,
+//     build the minimal and a Valiant candidate (each hop adaptive, as
+//     above), cost C = H x (Lmax + w), H = switch-to-switch links, Lmax the
+//     largest load on them, w the flow's weight (so the flow counts itself);
+//     take minimal if C_min <= C_val, else Valiant; loads as in adaptive.
+//
+// 4. Failures. set_link_up(l, false) marks link l down and drops every
+//    cached table (they are rebuilt lazily without it); no route uses a down
+//    link (a torus switches from computed distances to tables). A down
+//    NVLink sends same-domain traffic through the NICs; a down PCIe or NIC
+//    uplink has no alternative. If no path remains route() throws Error
+//    naming both endpoints (and the NICs and rails). Loads of flows routed
+//    before the change stay until they are released. The
+//    convergence delay before the new tables take effect is the engine's
+//    business (it decides when to call set_link_up).
+//
+// The Topology must outlive the Router (it is held by reference).
+// Determinism: every choice is a function of (seed, node ids, link ids,
+// flow key, loads); no pointer or unordered-container order is involved.
+// Cost: route() is O(hops x degree) and allocates nothing but the caller's
+// `out` growth (scratch buffers are reused); a Router is not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "routing/policies.hpp"
+#include "routing/route.hpp"
+#include "topology/topology.hpp"
+
+namespace podnet::routing {
+
+class Router {
+ public:
+  // Throws Error for an unknown policy or one that does not apply to t.family.
+  Router(const topology::Topology& t, RouteOptions o);
+
+  // Appends the route of one flow src_rank -> dst_rank to `out`. `entropy`
+  // is the QP index (sets the UDP source port); `weight` is what adaptive
+  // and ugal add to the load of each link (e.g. 1 per flow, or bytes).
+  void route(int32_t src_rank, int32_t dst_rank, uint64_t entropy, double weight, std::vector<PathPart>& out);
+  // Removes a routed flow's weight from the load counters (adaptive, ugal;
+  // a no-op for the other policies).
+  void release(const std::vector<PathPart>& route, double weight);
+
+  void set_link_up(topology::LinkId l, bool up);
+  bool link_up(topology::LinkId l) const { return up_[l] != 0; }
+
+  // Switches traversed on a shortest path (0 inside a server; on a torus the
+  // chip-to-chip links, each passing one chip's router). Throws as route().
+  int switch_hops(int32_t src_rank, int32_t dst_rank);
+  // Distinct shortest network paths (counted on the DAG, parallel links
+  // distinct, saturating at INT32_MAX); 1 inside a server. Throws as route().
+  int equal_cost_paths(int32_t src_rank, int32_t dst_rank);
+
+  double load(DirLink d) const { return load_[d]; }
+  const RouteOptions& options() const { return o_; }
+  const topology::Topology& topology() const { return t_; }
+
+  // The ECMP flow key of a flow between two network endpoints (NICs, or
+  // torus GPUs) on QP `entropy`, and the UDP source port it uses.
+  static uint16_t udp_source_port(uint64_t entropy);
+  static uint64_t flow_key(topology::NodeId src_nic, topology::NodeId dst_nic, uint64_t entropy);
+
+ private:
+  enum class Policy : uint8_t { Ecmp, Adaptive, Spray, Static, DimensionOrder, Valiant, Ugal };
+  enum class Pick : uint8_t { Static, Hash, Least };
+  struct NetEdge {
+    topology::LinkId link;
+    DirLink dir;   // leaving the node whose list holds this edge
+    int32_t to;    // network index of the other end
+  };
+  struct Ends {
+    enum Kind : uint8_t { Same, NvLink, SharedNic, Net } kind = Same;
+    int32_t relay = -1;                    // PXN relay GPU rank
+    topology::NodeId src_ep = topology::kNone, dst_ep = topology::kNone;  // NICs (torus: GPUs)
+    topology::LinkId src_pcie = topology::kNone;  // src (or relay) GPU -> src_ep
+    topology::LinkId from_link = topology::kNone, to_link = topology::kNone;  // NIC <-> attachment switch
+    int32_t from = -1, to = -1;            // network indices of the attachments
+  };
+  struct Target {
+    const int16_t* tab = nullptr;  // nullptr: fault-free torus, distance computed
+    int32_t node = -1;             // network index of the target node; -1 for a group target
+    int32_t group = -1;            // group of the target (restricted dragonfly search)
+    bool restricted = false;
+  };
+
+  Ends resolve(int32_t src, int32_t dst);
+  [[noreturn]] void no_path(int32_t src, int32_t dst, const Ends& e, const char* why) const;
+  void check_rank(int32_t rank) const;
+  std::pair<topology::LinkId, int32_t> attachment(topology::NodeId nic) const;
+  topology::NodeId nic_on_rail(int32_t server, int32_t rail) const;
+
+  // Search toward a node / any node of a group. In a dragonfly the search is
+  // group-restricted; if `from` is unreachable that way and `fallback`, the
+  // unrestricted search is used instead.
+  Target node_target(int32_t net, int32_t from, bool fallback = true);
+  Target group_target(int32_t group, int32_t from, bool fallback = true);
+  const int16_t* table(int32_t key, bool restricted, int32_t group, int32_t node);
+  int dist(int32_t u, const Target& tg) const {
+    return tg.tab ? tg.tab[u] : torus_dist(u, tg.node);
+  }
+  int torus_dist(int32_t u, int32_t v) const;
+  int gather(int32_t u, const Target& tg);
+  int32_t walk(int32_t from, const Target& tg, Pick pick, uint64_t key, std::vector<PathPart>& out);
+  void spray(int32_t from, const Target& tg, std::vector<PathPart>& out);
+  bool dimension_order(int32_t from, int32_t to, std::vector<PathPart>& out);
+  void valiant(int32_t from, int32_t to, Pick pick, uint64_t key, std::vector<PathPart>& out);
+  double path_cost(const std::vector<PathPart>& parts, double weight) const;
+  static void merge_duplicates(std::vector<PathPart>& out, size_t start);
+
+  const topology::Topology& t_;
+  RouteOptions o_;
+  Policy policy_ = Policy::Ecmp;
+  bool torus_ = false;
+  bool dragonfly_ = false;
+  bool tracks_load_ = false;
+  int32_t down_links_ = 0;
+
+  // network graph (CSR over network indices)
+  std::vector<int32_t> net_of_;           // node -> network index or -1
+  std::vector<topology::NodeId> node_of_; // network index -> node
+  std::vector<int32_t> net_group_;        // network index -> node.group
+  std::vector<int32_t> nadj_off_;
+  std::vector<NetEdge> nadj_;
+  std::vector<uint64_t> seed_of_;         // network index -> s_u
+  std::vector<char> up_;                  // per link
+  std::vector<double> load_;              // per directed link
+
+  // servers
+  std::vector<topology::NodeId> nvswitch_;  // rank -> its NvSwitch node (kNone)
+  std::vector<topology::LinkId> nvl_link_;  // rank -> gpu<->nvswitch link
+  std::vector<topology::LinkId> gpu_pcie_;  // rank -> gpu<->gpu_nic link
+  std::vector<int32_t> owner_rank_;         // NIC node -> rank of the first GPU PCIe-linked to it (node-indexed)
+  std::vector<topology::LinkId> owner_pcie_;  // NIC node -> that PCIe link
+
+  // torus
+  std::vector<int32_t> dims_, stride_;
+  std::vector<topology::LinkId> plus_, minus_;  // [rank * D + i] -> link toward +i / -i
+
+  // tables: [2 * key + restricted], key = network index or (network nodes + group)
+  std::vector<std::vector<int16_t>> tables_;
+
+  // scratch
+  std::vector<int32_t> cand_, ties_, bfs_, level_, next_;
+  std::vector<double> frac_;
+  std::vector<int64_t> count_;
+  std::vector<PathPart> alt_a_, alt_b_;
+};
+
+}  // namespace podnet::routing
