@@ -52,6 +52,13 @@ void PlanCompiler::add_hop(int32_t src, int32_t dst, int32_t qps, uint64_t entro
 void PlanCompiler::compile(const TransferPlan& plan, int32_t index, std::vector<CompiledFlow>& out) {
   const Transfer& t = plan.transfers[index];
   const uint64_t entropy_base = static_cast<uint64_t>(t.channel) * 1024;
+  if (t.kind == TransferKind::Compute) {  // no links: a pure delay
+    CompiledFlow f;
+    f.transfer = index;
+    f.latency = t.duration;
+    out.push_back(std::move(f));
+    return;
+  }
   if (t.kind == TransferKind::P2p) {
     if (t.ranks.size() != 2) throw Error("internal: a P2p transfer needs two ranks");
     const int32_t qps = std::max(1, t.qps);

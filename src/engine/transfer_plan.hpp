@@ -3,7 +3,7 @@
 // A plan is a DAG of transfers between GPU ranks (global GPU ids of the
 // topology). A transfer starts when all its dependencies have completed.
 //
-// Three kinds of transfer:
+// Four kinds of transfer:
 // - P2p: `bytes` from ranks[0] to ranks[1] (one flow; `qps` parallel QPs
 //   split it, each QP a distinct UDP source port for ECMP entropy).
 // - Ring: a pipelined ring over `ranks` (in ring order, closing back to
@@ -22,6 +22,9 @@
 //   `ranks` lists the participating ranks (sorted; informational, engines
 //   use `edges`); `latency_steps` as for a Ring (2*ceil(log2 n) for a tree
 //   all-reduce).
+// - Compute: no network traffic; `duration` of work on ranks[0] (a GPU's
+//   forward/backward pass, an optimizer step). Lets a training iteration be
+//   one plan: compute and communication ops in one DAG, timed by any engine.
 // Bytes are payload bytes; engines add wire overhead.
 #pragma once
 
@@ -34,7 +37,7 @@
 
 namespace podnet::engine {
 
-enum class TransferKind : uint8_t { P2p, Ring, Coupled };
+enum class TransferKind : uint8_t { P2p, Ring, Coupled, Compute };
 
 struct Transfer {
   TransferKind kind = TransferKind::P2p;
@@ -45,6 +48,7 @@ struct Transfer {
   int32_t channel = 0;          // NCCL channel (for reporting)
   bool open = false;            // Ring only: a chain, no closing hop
   std::vector<std::pair<int32_t, int32_t>> edges;  // Coupled only: (src, dst) edges, each carrying `bytes`
+  Time duration;                // Compute only: how long the work takes
   std::vector<int32_t> deps;    // indices of transfers that must complete first
   std::string label;            // e.g. "rs/nvlink", "ar/rail3"
 };

@@ -1,6 +1,8 @@
 #include "report/report.hpp"
 
+#include <cctype>
 #include <cmath>
+#include <cstring>
 #include <fmt/format.h>
 #include <ostream>
 
@@ -48,24 +50,45 @@ void write_flat_csv(const nlohmann::json& doc, std::ostream& out) {
   flatten(doc, "", out);
 }
 
+namespace {
+// A cell that reads as a number ("16,384", "1.5", "99.0%", "3 / 4", "-2") is right-aligned.
+bool numeric(const std::string& c) {
+  if (c.empty()) return true;
+  bool digit = false;
+  for (char ch : c) {
+    if (std::isdigit(static_cast<unsigned char>(ch))) digit = true;
+    else if (!std::strchr(",.%-+:/() x", ch)) return false;
+  }
+  return digit;
+}
+}  // namespace
+
 void Table::write(std::ostream& out, const std::string& indent) const {
-  std::vector<size_t> w(header_.size(), 0);
+  const size_t cols = header_.size();
+  std::vector<size_t> w(cols, 0);
+  std::vector<bool> right(cols, true);
   auto widen = [&](const std::vector<std::string>& r) {
-    for (size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], r[i].size());
+    for (size_t i = 0; i < r.size() && i < cols; ++i) w[i] = std::max(w[i], r[i].size());
   };
   widen(header_);
-  for (const auto& r : rows_) widen(r);
+  for (const auto& r : rows_) {
+    widen(r);
+    for (size_t i = 0; i < r.size() && i < cols; ++i) right[i] = right[i] && numeric(r[i]);
+  }
+  right[0] = false;
   auto line = [&](const std::vector<std::string>& r) {
     std::string s = indent;
-    for (size_t i = 0; i < w.size(); ++i) {
+    for (size_t i = 0; i < cols; ++i) {
       const std::string cell = i < r.size() ? r[i] : "";
-      if (i == 0) s += fmt::format("{:<{}}", cell, w[i]);
-      else s += fmt::format("  {:>{}}", cell, w[i]);
+      if (i > 0) s += "  ";
+      s += right[i] ? fmt::format("{:>{}}", cell, w[i]) : fmt::format("{:<{}}", cell, w[i]);
     }
     while (!s.empty() && s.back() == ' ') s.pop_back();
     out << s << "\n";
   };
-  if (!header_.empty() && !(header_.size() == 1 && header_[0].empty())) {
+  bool has_header = false;
+  for (const auto& h : header_) has_header = has_header || !h.empty();
+  if (has_header) {
     line(header_);
     size_t total = 0;
     for (auto x : w) total += x + 2;

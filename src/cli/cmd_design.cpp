@@ -1,0 +1,88 @@
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "cli/common.hpp"
+#include "core/error.hpp"
+#include "report/design_report.hpp"
+#include "report/export.hpp"
+#include "topology/bom.hpp"
+
+namespace podnet::cli {
+
+namespace {
+
+struct DesignOptions {
+  std::string cabling_plan;
+  std::vector<std::string> exports;
+};
+
+
+int cmd_design(const Common& c, const DesignOptions& d) {
+  scenario::Scenario sc = scenario::load(c.scenario, c.sets);
+  topology::Topology t = sc.build_topology();
+  nlohmann::json doc = design_document(sc, t, "design");
+  const bool exports_to_stdout = !d.exports.empty() && c.out_dir.empty();
+  if (!exports_to_stdout) emit(c, sc, doc, "design", report::write_design_table);
+  if (!d.cabling_plan.empty()) {
+    auto f = open_out(d.cabling_plan);
+    report::write_cabling_plan_csv(t, f);
+    std::cerr << "podnet: wrote cabling plan " << d.cabling_plan << "\n";
+  }
+  for (const auto& fmt_name : d.exports) {
+    std::ostringstream buf;
+    if (fmt_name == "dot") report::write_dot(t, buf);
+    else if (fmt_name == "graphml") report::write_graphml(t, buf);
+    else report::write_topology_json(t, buf);
+    if (exports_to_stdout) {
+      std::cout << buf.str();
+    } else {
+      const std::string path = (std::filesystem::path(c.out_dir) / ("topology." + fmt_name)).string();
+      auto f = open_out(path);
+      f << buf.str();
+      std::cerr << "podnet: wrote " << path << "\n";
+    }
+  }
+  return kExitOk;
+}
+
+int cmd_resolve(const Common& c) {
+  scenario::Scenario sc = scenario::load(c.scenario, c.sets);
+  std::cout << sc.resolved_yaml();
+  return kExitOk;
+}
+
+
+}  // namespace
+
+nlohmann::json design_document(const scenario::Scenario& sc, const topology::Topology& t, const std::string& cmd) {
+  nlohmann::json doc = report::new_document(context_of(sc, cmd));
+  report::add_design(doc, t, topology::compute_bom(t, sc.hardware()));
+  return doc;
+}
+
+void add_design_command(CLI::App& app, Action& action) {
+  auto c = std::make_shared<Common>();
+  auto d = std::make_shared<DesignOptions>();
+  auto* design = app.add_subcommand("design", "design a fabric: bill of materials, limits, bisection, diameter");
+  add_common(design, *c, true);
+  design->add_option("--cabling-plan", d->cabling_plan,
+                     "write every cable as CSV in NetBox's cable-import columns plus podnet's (tier, rail, group, speed)")
+      ->type_name("FILE.csv");
+  design->add_option("--export", d->exports,
+                     "export the topology: dot (\"device\":\"port\" links), graphml (NetworkX/Gephi) or json; "
+                     "to stdout, or into --out DIR as topology.<format>")
+      ->check(CLI::IsMember({"dot", "graphml", "json"}));
+  design->footer("Examples:\n  podnet design aipod-16k\n  podnet design aipod-16k --set topology.gpus=131072 --format json\n"
+                 "  podnet design my-fabric.yaml --out results/ --cabling-plan results/cables.csv");
+  design->callback([&action, c, d] { action = [c, d] { return cmd_design(*c, *d); }; });
+}
+
+void add_resolve_command(CLI::App& app, Action& action) {
+  auto c = std::make_shared<Common>();
+  auto* resolve = app.add_subcommand("resolve", "print a scenario with every default filled in");
+  add_common(resolve, *c, true);
+  resolve->callback([&action, c] { action = [c] { return cmd_resolve(*c); }; });
+}
+
+}  // namespace podnet::cli

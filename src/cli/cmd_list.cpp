@@ -1,0 +1,69 @@
+#include <iostream>
+
+#include "cli/common.hpp"
+#include "collective/collective.hpp"
+#include "core/error.hpp"
+#include "engine/network.hpp"
+#include "report/report.hpp"
+#include "routing/policies.hpp"
+#include "scenario/examples.hpp"
+#include "scenario/scenario.hpp"
+#include "topology/builders.hpp"
+
+namespace podnet::cli {
+
+namespace {
+
+int cmd_list() {
+  std::cout << "Built-in scenarios (use the name wherever a scenario file is accepted):\n";
+  report::Table ex({"", ""});
+  for (const auto& e : scenario::builtin_examples()) ex.add({e.name, e.description});
+  ex.write(std::cout, "  ");
+  std::cout << "\nTopology families (scenario `topology.family`), with their parameters:\n";
+  for (const auto& b : topology::builders()) {
+    std::cout << "\n  " << b.name << " - " << b.description << "\n";
+    report::Table t({"parameter", "type", "default", "meaning"});
+    for (const auto& p : b.params())
+      t.add({p.name, param_type_name(p.type), p.default_text.empty() ? (p.optional ? "(auto)" : "(required)") : p.default_text, p.help});
+    t.write(std::cout, "    ");
+  }
+  std::cout << "\nRouting policies (scenario `network.routing`, bench --routing):\n";
+  report::Table rp({"", ""});
+  for (const auto& p : routing::policies()) rp.add({p.name, std::string(p.description) + " [" + p.families + "]"});
+  rp.write(std::cout, "  ");
+  std::cout << "\nCollective algorithms (bench --algo) and the ops they implement:\n";
+  report::Table ca({"", ""});
+  for (const auto& a : collective::algorithms()) {
+    std::string ops;
+    for (auto op : a.ops) ops += (ops.empty() ? "" : ", ") + std::string(collective::op_name(op));
+    ca.add({a.name, std::string(a.description) + " [" + ops + "]"});
+  }
+  ca.write(std::cout, "  ");
+  std::cout << "\nEngines (scenario `network.engine`, --engine):\n";
+  report::Table en({"", ""});
+  for (const auto& e : engine::engines()) en.add({e.name, e.description});
+  en.write(std::cout, "  ");
+  std::cout << "\nTransports (scenario `network.transport`):\n";
+  report::Table tr({"", ""});
+  for (const auto& t : engine::transport_presets()) tr.add({t.name, t.description});
+  tr.write(std::cout, "  ");
+  std::cout << "\nScenario sections shared by every family:\n";
+  for (const auto& s : scenario::sections()) {
+    std::cout << "\n  " << s.name << ": " << s.description << "\n";
+    report::Table t({"parameter", "type", "default", "meaning"});
+    for (const auto& p : s.params())
+      t.add({p.name, param_type_name(p.type), p.default_text.empty() ? "(auto)" : p.default_text, p.help});
+    t.write(std::cout, "    ");
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_list_command(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand("list", "list built-in scenarios, topology families, routing policies, collective "
+                                         "algorithms, engines and every scenario key with its default");
+  cmd->callback([&action] { action = cmd_list; });
+}
+
+}  // namespace podnet::cli

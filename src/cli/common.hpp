@@ -1,0 +1,47 @@
+// Shared pieces of every podnet subcommand: the scenario/--set/--format/--out
+// options, the run context, and writing a result document in every format.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "report/report.hpp"
+#include "scenario/scenario.hpp"
+
+namespace podnet::cli {
+
+inline constexpr const char* kDefaultScenario = "aipod-16k";
+
+struct Common {
+  std::string scenario;
+  std::vector<std::string> sets;
+  std::string format = "table";
+  std::string out_dir;
+};
+
+// What a subcommand does once the command line is parsed.
+using Action = std::function<int()>;
+
+void add_common(CLI::App* cmd, Common& c, bool scenario_required);
+report::RunContext context_of(const scenario::Scenario& sc, const std::string& command);
+std::ofstream open_out(const std::string& path);
+// Writes `doc` to stdout in c.format; with --out also DIR/<stem>.{json,csv,txt} and the resolved scenario.
+void emit(const Common& c, const scenario::Scenario& sc, const nlohmann::json& doc, const std::string& stem,
+          const std::function<void(const nlohmann::json&, std::ostream&)>& table);
+
+// The design result document (BOM, limits, ...) of a built topology.
+nlohmann::json design_document(const scenario::Scenario& sc, const topology::Topology& t, const std::string& cmd);
+
+// One function per subcommand (cmd_<name>.cpp): adds it to `app` and, when
+// it is the one invoked, sets `action`.
+void add_list_command(CLI::App& app, Action& action);
+void add_design_command(CLI::App& app, Action& action);
+void add_run_command(CLI::App& app, Action& action);
+void add_resolve_command(CLI::App& app, Action& action);
+void add_bench_command(CLI::App& app, Action& action);
+
+}  // namespace podnet::cli
