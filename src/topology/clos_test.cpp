@@ -6,55 +6,15 @@
 #include "core/error.hpp"
 #include "topology/bom.hpp"
 #include "topology/builders.hpp"
+#include "topology/test_util.hpp"
 
 namespace podnet::topology {
 namespace {
 
-Hardware hw_with(int gpus, int nics, int radix) {
-  Hardware hw = default_hardware();
-  hw.gpus_per_server = gpus;
-  hw.nics_per_server = nics;
-  hw.nvlink_domain = gpus;
-  hw.radix = radix;
-  return hw;
-}
+using namespace podnet::topology::testing;
 
-int64_t count_tier(const Topology& t, int tier) {
-  int64_t n = 0;
-  for (const auto& node : t.nodes) n += node.kind == NodeKind::Switch && node.tier == tier;
-  return n;
-}
-
-int64_t count_class(const Topology& t, const std::string& cls) {
-  int64_t n = 0;
-  for (const auto& l : t.links) n += t.link_classes[l.cls] == cls;
-  return n;
-}
-
-// Longest shortest path, in switch-to-switch links, between any two leaves (BFS over switches).
-int switch_diameter(const Topology& t) {
-  int best = 0;
-  for (NodeId s = 0; s < static_cast<NodeId>(t.nodes.size()); ++s) {
-    if (t.nodes[s].kind != NodeKind::Switch || t.nodes[s].tier != 1) continue;
-    std::vector<int> dist(t.nodes.size(), -1);
-    std::deque<NodeId> q{s};
-    dist[s] = 0;
-    while (!q.empty()) {
-      NodeId u = q.front();
-      q.pop_front();
-      auto [b, e] = t.incident(u);
-      for (auto it = b; it != e; ++it) {
-        NodeId v = t.other_end(*it, u);
-        if (t.nodes[v].kind != NodeKind::Switch || dist[v] >= 0) continue;
-        dist[v] = dist[u] + 1;
-        q.push_back(v);
-      }
-    }
-    for (NodeId v = 0; v < static_cast<NodeId>(t.nodes.size()); ++v)
-      if (t.nodes[v].kind == NodeKind::Switch && t.nodes[v].tier == 1 && dist[v] > best) best = dist[v];
-  }
-  return best;
-}
+// Longest shortest path, in switch-to-switch links, between any two leaves.
+int switch_diameter(const Topology& t) { return bfs_diameter(t, tier(t, 1), NodeKind::Switch); }
 
 TEST(FatTree, KaryCounts) {
   // k-ary fat-tree: k^3/4 hosts, k pods of k/2 edge + k/2 aggregation, (k/2)^2 cores = 5k^2/4 switches.

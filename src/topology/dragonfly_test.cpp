@@ -8,18 +8,12 @@
 
 #include "core/error.hpp"
 #include "topology/builders.hpp"
+#include "topology/test_util.hpp"
 
 namespace podnet::topology {
 namespace {
 
-Hardware hw_with(int gpus, int nics, int radix) {
-  Hardware hw = default_hardware();
-  hw.gpus_per_server = gpus;
-  hw.nics_per_server = nics;
-  hw.nvlink_domain = gpus;
-  hw.radix = radix;
-  return hw;
-}
+using namespace podnet::topology::testing;
 
 using Overrides = std::vector<std::pair<std::string, std::string>>;
 
@@ -27,45 +21,8 @@ Overrides shape(int p, int a, int h) {
   return {{"p", std::to_string(p)}, {"a", std::to_string(a)}, {"h", std::to_string(h)}};
 }
 
-int64_t count_class(const Topology& t, const std::string& cls) {
-  int64_t n = 0;
-  for (const auto& l : t.links) n += t.link_classes[l.cls] == cls;
-  return n;
-}
-
-std::vector<NodeId> tier(const Topology& t, int tr) {
-  std::vector<NodeId> out;
-  for (NodeId n = 0; n < static_cast<NodeId>(t.nodes.size()); ++n)
-    if (t.nodes[n].kind == NodeKind::Switch && t.nodes[n].tier == tr) out.push_back(n);
-  return out;
-}
-
-// Longest shortest path in switch-to-switch links between any two tier-1 switches, BFS from every one.
-int bfs_diameter(const Topology& t) {
-  const auto edge = tier(t, 1);
-  int best = 0;
-  for (NodeId s : edge) {
-    std::vector<int> dist(t.nodes.size(), -1);
-    std::deque<NodeId> q{s};
-    dist[s] = 0;
-    while (!q.empty()) {
-      NodeId u = q.front();
-      q.pop_front();
-      auto [b, e] = t.incident(u);
-      for (auto it = b; it != e; ++it) {
-        NodeId v = t.other_end(*it, u);
-        if (t.nodes[v].kind != NodeKind::Switch || dist[v] >= 0) continue;
-        dist[v] = dist[u] + 1;
-        q.push_back(v);
-      }
-    }
-    for (NodeId v : edge) {
-      EXPECT_GE(dist[v], 0) << "switch unreachable";
-      best = std::max(best, dist[v]);
-    }
-  }
-  return best;
-}
+// Longest shortest path in switch-to-switch links between any two tier-1 switches.
+int bfs_diameter(const Topology& t) { return testing::bfs_diameter(t, tier(t, 1), NodeKind::Switch); }
 
 // Global links between each ordered pair of groups.
 std::map<std::pair<int, int>, int> global_pairs(const Topology& t) {
@@ -76,16 +33,6 @@ std::map<std::pair<int, int>, int> global_pairs(const Topology& t) {
       ++m[{t.nodes[l.b].group, t.nodes[l.a].group}];
     }
   return m;
-}
-
-template <class F>
-std::string param_error_key(F&& f) {
-  try {
-    f();
-  } catch (const ParamError& e) {
-    return e.key();
-  }
-  return "";
 }
 
 TEST(Dragonfly, FullSizeCounts) {

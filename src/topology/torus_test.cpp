@@ -7,9 +7,12 @@
 
 #include "core/error.hpp"
 #include "topology/builders.hpp"
+#include "topology/test_util.hpp"
 
 namespace podnet::topology {
 namespace {
+
+using namespace podnet::topology::testing;
 
 using namespace podnet::literals;
 
@@ -27,37 +30,8 @@ Topology torus(const std::string& dims, std::vector<std::pair<std::string, std::
   return build_with("torus", more, hw);
 }
 
-int64_t count_class(const Topology& t, const std::string& cls) {
-  int64_t n = 0;
-  for (const auto& l : t.links) n += t.link_classes[l.cls] == cls;
-  return n;
-}
-
 // Longest shortest path in chip-to-chip links, by BFS from every chip.
-int bfs_diameter(const Topology& t) {
-  int best = 0;
-  for (NodeId s : t.gpus) {
-    std::vector<int> dist(t.nodes.size(), -1);
-    std::deque<NodeId> q{s};
-    dist[s] = 0;
-    while (!q.empty()) {
-      NodeId u = q.front();
-      q.pop_front();
-      auto [b, e] = t.incident(u);
-      for (auto it = b; it != e; ++it) {
-        NodeId v = t.other_end(*it, u);
-        if (dist[v] >= 0) continue;
-        dist[v] = dist[u] + 1;
-        q.push_back(v);
-      }
-    }
-    for (NodeId g : t.gpus) {
-      EXPECT_GE(dist[g], 0) << "chip unreachable";
-      best = std::max(best, dist[g]);
-    }
-  }
-  return best;
-}
+int bfs_diameter(const Topology& t) { return testing::bfs_diameter(t, t.gpus, NodeKind::Gpu); }
 
 int degree(const Topology& t, NodeId n) {
   auto [b, e] = t.incident(n);
@@ -195,16 +169,6 @@ TEST(Torus, DimsFromGpus) {
   // Defaults: 4x4x4.
   Topology d = build_with("torus", {}, chip_hw());
   EXPECT_EQ(d.gpus.size(), 64u);
-}
-
-template <class F>
-std::string param_error_key(F&& f) {
-  try {
-    f();
-  } catch (const ParamError& e) {
-    return e.key();
-  }
-  return "";
 }
 
 TEST(Torus, ImpossibleValues) {
