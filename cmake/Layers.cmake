@@ -6,8 +6,11 @@ podnet_layer(topology podnet_core)
 podnet_layer(routing podnet_topology)
 podnet_layer(engine podnet_routing)
 podnet_layer(collective podnet_engine)
+podnet_layer(workload podnet_collective)
+podnet_layer(cluster podnet_workload)
+podnet_layer(reliability podnet_topology)
 podnet_layer(report podnet_topology nlohmann_json::nlohmann_json)
-podnet_layer(scenario podnet_collective podnet_report yaml-cpp)
+podnet_layer(scenario podnet_collective podnet_reliability podnet_report podnet_cluster yaml-cpp)
 
 # Built-in example scenarios compiled into the binary.
 file(GLOB PODNET_EXAMPLES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/examples/*.yaml)

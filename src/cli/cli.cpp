@@ -23,6 +23,8 @@ int run(int argc, char** argv) {
   add_list_command(app, action);
   add_design_command(app, action);
   add_bench_command(app, action);
+  add_train_command(app, action);
+  add_reliability_command(app, action);
   add_run_command(app, action);
   add_resolve_command(app, action);
 

@@ -43,5 +43,7 @@ void add_design_command(CLI::App& app, Action& action);
 void add_run_command(CLI::App& app, Action& action);
 void add_resolve_command(CLI::App& app, Action& action);
 void add_bench_command(CLI::App& app, Action& action);
+void add_train_command(CLI::App& app, Action& action);
+void add_reliability_command(CLI::App& app, Action& action);
 
 }  // namespace podnet::cli

@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "engine/analytical/analytical_backend.hpp"
 #include "engine/flow/flow_backend.hpp"
+#include "engine/packet/packet_backend.hpp"
 
 namespace podnet::engine {
 
@@ -38,6 +39,8 @@ const std::vector<EngineInfo>& engines() {
   static const std::vector<EngineInfo> k = {
       {"analytical", "closed-form alpha-beta per transfer: no contention between transfers (fast baseline)"},
       {"flow", "flow-level: weighted max-min fair sharing of every link, re-solved at each arrival/departure"},
+      {"packet", "packet-level: queues, shared buffers, ECN, PFC, DCQCN (InfiniBand: credits), go-back-N, "
+                 "per-packet adaptive/spray routing (slowest, most detailed)"},
   };
   return k;
 }
@@ -46,10 +49,9 @@ std::unique_ptr<NetworkBackend> make_backend(std::string_view engine, const topo
                                              const NetworkOptions& options) {
   if (engine == "analytical") return std::make_unique<analytical::AnalyticalBackend>(topo, options);
   if (engine == "flow") return std::make_unique<flow::FlowBackend>(topo, options);
+  if (engine == "packet") return std::make_unique<packet::PacketBackend>(topo, options);
   std::string names;
   for (const auto& e : engines()) names += (names.empty() ? "" : ", ") + std::string(e.name);
-  if (engine == "packet")
-    throw InputError("the packet-level engine is not built yet; expected one of: " + names);
   throw InputError(fmt::format("unknown engine '{}'; expected one of: {}", engine, names));
 }
 

@@ -8,11 +8,14 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/error.hpp"
+#include "cluster/placement.hpp"
 #include "collective/collective.hpp"
 #include "core/version.hpp"
 #include "engine/network.hpp"
+#include "reliability/risk.hpp"
 #include "scenario/examples.hpp"
 #include "topology/builders.hpp"
+#include "workload/job.hpp"
 
 namespace podnet::scenario {
 
@@ -24,6 +27,11 @@ const std::vector<SectionInfo>& sections() {
       {"network", "simulation engine, routing policy and transport", engine::network_params},
       {"collective", "NCCL-style collective options: channels, QPs per connection, ring order",
        collective::option_params},
+      {"workload", "the training job for `podnet train`: model and GPU presets, TP/PP/DP/EP, batch, efficiency, "
+                   "token budget", workload::workload_params},
+      {"placement", "how a training job's ranks map to fabric GPUs", cluster::placement_params},
+      {"reliability", "component failure rates, recovery times and checkpoint costs for `podnet reliability`",
+       reliability::reliability_params},
   };
   return k;
 }

@@ -16,6 +16,10 @@ constexpr double kBitsPsPerByteSecond = 8.0 * kPsPerSecond;  // bytes * this / b
 
 }  // namespace
 
+FlowSim::FlowSim(FlowSimOptions options) : options_(options) {
+  if (options_.quantum < Time(0)) throw Error("FlowSim: quantum must be >= 0");
+}
+
 LinkId FlowSim::add_link(Bandwidth capacity) {
   LinkId l = solver_.add_link(capacity);
   LinkRec r;
@@ -230,8 +234,14 @@ void FlowSim::predict(FlowId f) {
   } else {
     return;  // stalled at rate 0: waits for a re-solve
   }
+  Time at = now_ + Time(dt);
+  const int64_t q = options_.quantum.ps;
+  if (q > 0 && at.ps % q != 0) {
+    if (at.ps > Time::max().ps - q) return;
+    at = Time((at.ps / q + 1) * q);
+  }
   r.has_event = true;
-  queue_.push(now_ + Time(dt), kComplete, f, 0, r.version);
+  queue_.push(at, kComplete, f, 0, r.version);
 }
 
 void FlowSim::maybe_compact_queue() {

@@ -354,6 +354,24 @@ TEST(FlowSim, SubPicosecondRoundingAndExactBytes) {
   EXPECT_NEAR(sim.link_stats(l).bytes, 1.0, 1e-12);
 }
 
+TEST(FlowSim, QuantumRoundsCompletionsUp) {
+  // Quantum 50 us. A = 1 MB and B = 1.5 MB share 100 Gb/s at 50 Gb/s each.
+  // A's exact end, 1e6 * 8 / 5e10 = 160 us, rounds up to 200 us, and A keeps
+  // its 50 Gb/s until then: B has sent 50e9 * 200e-6 / 8 = 1.25 MB by 200 us.
+  // B alone sends the last 0.25 MB at 100 Gb/s in 20 us: exact 220 us,
+  // rounded up to 250 us. The link still carries exactly 2.5 MB.
+  FlowSimOptions opt;
+  opt.quantum = 50_us;
+  FlowSim sim(opt);
+  LinkId l = sim.add_link(100_Gbps);
+  std::vector<Resource> p = {{l, 1.0}};
+  sim.add_flow(spec(1'000'000, p, 1));
+  sim.add_flow(spec(1'500'000, p, 2));
+  EXPECT_EQ(run(sim), (std::vector<Done>{{1, (200_us).ps}, {2, (250_us).ps}}));
+  EXPECT_NEAR(sim.link_stats(l).bytes, 2.5e6, 1e-6);
+  EXPECT_THROW(FlowSim(FlowSimOptions{Time(-1)}), Error);
+}
+
 TEST(FlowSim, RejectsBadInput) {
   FlowSim sim;
   LinkId l = sim.add_link(100_Gbps);

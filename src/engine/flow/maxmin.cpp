@@ -8,6 +8,14 @@
 
 namespace podnet::engine::flow {
 
+namespace {
+constexpr uint8_t kHard = 1;  // link_seeded_: re-solve
+constexpr uint8_t kSoft = 2;  // link_seeded_: only lost flows, try the departure shortcut
+// seed_why_: the link's threshold also depends on its new saturation level.
+constexpr uint8_t kWhyCapacity = 1;
+constexpr uint8_t kWhyArrival = 2;
+}  // namespace
+
 // ---------------------------------------------------------------- links
 
 LinkId MaxMinSolver::add_link(Bandwidth capacity) {
@@ -18,6 +26,8 @@ LinkId MaxMinSolver::add_link(Bandwidth capacity) {
   links_.push_back(s);
   loads_.push_back(0.0);
   link_seeded_.push_back(0);
+  seed_theta_.push_back(0.0);
+  seed_why_.push_back(0);
   soft_rho_.push_back(0.0);
   soft_load_.push_back(0.0);
   merge_seen_.push_back(0);
@@ -31,7 +41,7 @@ void MaxMinSolver::set_capacity(LinkId link, Bandwidth capacity) {
   if (!(capacity.bps >= 0) || std::isinf(capacity.bps))
     throw Error("MaxMinSolver::set_capacity: capacity must be finite and >= 0, got " + std::to_string(capacity.bps));
   links_[link].cap = capacity.bps;
-  seed_link(link);
+  seed_link(link, kInf, kWhyCapacity);
 }
 
 // ---------------------------------------------------------------- flows
@@ -85,6 +95,7 @@ FlowId MaxMinSolver::add_flow(std::span<const Resource> resources, double weight
   s.active = false;
   s.frozen = false;
   s.arriving = false;
+  s.fresh = false;
   // s.mark and s.seeded survive reuse of the id on purpose (see seed_flow).
   pos_.resize(terms_.size(), 0);
   ++live_flows_;
@@ -173,15 +184,15 @@ void MaxMinSolver::link_out(FlowId f) {
   }
 }
 
-namespace {
-constexpr uint8_t kHard = 1;
-constexpr uint8_t kSoft = 2;
-}  // namespace
-
-void MaxMinSolver::seed_link(LinkId l) {
+void MaxMinSolver::seed_link(LinkId l, double theta, uint8_t why) {
   if (link_seeded_[l] != kHard) {
     link_seeded_[l] = kHard;  // (may stay listed in soft_links_: skipped there)
     seed_links_.push_back(l);
+    seed_theta_[l] = theta;
+    seed_why_[l] = why;
+  } else {
+    seed_theta_[l] = std::min(seed_theta_[l], theta);
+    seed_why_[l] |= why;
   }
 }
 
@@ -222,7 +233,7 @@ void MaxMinSolver::settle_departures() {
       loads_[l] = std::max(0.0, loads_[l] - soft_load_[l]);
       fast_links_.push_back(l);
     } else {
-      seed_link(l);
+      seed_link(l, soft_rho_[l], 0);  // below the departed flows' r/w nothing changes
     }
   }
   soft_links_.clear();
@@ -269,13 +280,15 @@ void MaxMinSolver::settle_arrivals() {
     }
     if (ok) {
       s.rate = r;
+      s.frozen = true;
       for (uint32_t k = 0; k < s.len; ++k) {
         loads_[t[k].link] += t[k].coef * r;
         fast_links_.push_back(t[k].link);
       }
       fast_flows_.push_back(f);
     } else {
-      seed_links_of(f);
+      s.fresh = true;
+      for (uint32_t k = 0; k < s.len; ++k) seed_link(t[k].link, kInf, kWhyArrival);
     }
   }
   arrivals_.clear();
@@ -283,7 +296,7 @@ void MaxMinSolver::settle_arrivals() {
 
 void MaxMinSolver::seed_links_of(FlowId f) {
   const FlowState& s = flows_[f];
-  for (uint32_t k = 0; k < s.len; ++k) seed_link(terms_[s.off + k].link);
+  for (uint32_t k = 0; k < s.len; ++k) seed_link(terms_[s.off + k].link, 0, 0);
 }
 
 void MaxMinSolver::seed_flow(FlowId f) {
@@ -334,7 +347,7 @@ void MaxMinSolver::solve() {
   settle_departures();
   settle_arrivals();
   if (!seed_links_.empty() || !seed_flows_.empty()) {
-    collect_component();
+    collect_component(change_threshold());
     water_fill();
   } else {
     next_epoch();  // nothing is marked as re-solved in this epoch
@@ -358,16 +371,78 @@ void MaxMinSolver::solve() {
 
 void MaxMinSolver::solve_all() {
   for (LinkId l = 0; l < links_.size(); ++l)
-    if (!uses_[l].empty()) seed_link(l);
+    if (!uses_[l].empty()) seed_link(l, 0, 0);
   for (FlowId f = 0; f < flows_.size(); ++f)
     if (flows_[f].alive && flows_[f].active && flows_[f].len == 0) seed_flow(f);
   solve();
 }
 
+// The level below which the new filling repeats the last one (see the
+// header): the minimum over re-solved links of their fixed threshold and, for
+// a capacity change or a failed arrival, the level at which the link would
+// now saturate (and, for a capacity change, the largest r/w on it, a lower
+// bound of its old saturation level). 0 means "re-solve everything reached".
+double MaxMinSolver::change_threshold() {
+  double theta = kInf;
+  for (LinkId l : seed_links_) {
+    double t = seed_theta_[l];
+    if (seed_why_[l] != 0 && std::min(t, theta) > 0) {
+      // Cheap lower bound first: sum_g a_g min(r_g, w_g x) <= x sum_g a_g w_g,
+      // so the link cannot saturate below C_l / sum_g a_g w_g.
+      double aw = 0;
+      for (const Use& u : uses_[l]) aw += terms_[flows_[u.flow].off + u.k].coef * flows_[u.flow].weight;
+      if (aw > 0 && links_[l].cap < std::min(t, theta) * aw) t = std::min(t, saturation_level(l));
+    }
+    if (seed_why_[l] & kWhyCapacity) {
+      // The old saturation level of l, if it was saturated, is the largest
+      // r/w on it; if it was not, that is still a lower bound.
+      double old_level = 0;
+      for (const Use& u : uses_[l]) {
+        const FlowState& g = flows_[u.flow];
+        if (!g.fresh) old_level = std::max(old_level, g.rate / g.weight);
+      }
+      t = std::min(t, old_level);
+    }
+    theta = std::min(theta, t);
+    if (theta <= 0) return 0;
+  }
+  return theta;
+}
+
+// Smallest lambda at which link l saturates if every flow on it keeps its
+// old rate once lambda passes its r/w (fresh arrivals: their cap), i.e. the
+// root of sum_g a_g * min(r_g, w_g * lambda) = C_l; +inf when the link never
+// saturates.
+double MaxMinSolver::saturation_level(LinkId l) {
+  breakpoints_.clear();
+  double slope = 0;  // sum of a_g * w_g over flows not yet at their breakpoint
+  for (const Use& u : uses_[l]) {
+    const FlowState& g = flows_[u.flow];
+    const double a = terms_[g.off + u.k].coef;
+    const double bp = g.fresh ? g.cap / g.weight : g.rate / g.weight;
+    breakpoints_.emplace_back(bp, a * g.weight);
+    slope += a * g.weight;
+  }
+  std::sort(breakpoints_.begin(), breakpoints_.end());
+  const double cap = links_[l].cap;
+  double fixed = 0;  // sum of a_g * r_g over flows past their breakpoint
+  for (const auto& [bp, aw] : breakpoints_) {
+    if (slope <= 0) break;
+    const double lambda = std::max(0.0, cap - fixed) / slope;
+    if (lambda <= bp) return lambda;
+    fixed += aw * bp;
+    slope -= aw;
+  }
+  return kInf;
+}
+
 // Collects the components to re-solve and, in the same pass, resets their
 // water-filling state: links get used = 0 and the weight sums / unfrozen
 // counts of their flows; flows become unfrozen (caps are listed for sorting).
-void MaxMinSolver::collect_component() {
+void MaxMinSolver::collect_component(double theta) {
+  // Flows whose r/w is below the threshold keep their rates; they are not
+  // re-solved and are not traversed, only their load is counted.
+  const double keep_below = theta * (1 - 1e-9);
   next_epoch();
   const uint32_t epoch = epoch_;
   capped_.clear();
@@ -384,6 +459,7 @@ void MaxMinSolver::collect_component() {
     FlowState& s = flows_[f];
     s.mark = epoch;
     s.frozen = false;
+    s.fresh = false;
     s.rate = 0;
     ++unfrozen_flows_;
     comp_flows_.push_back(f);
@@ -415,8 +491,16 @@ void MaxMinSolver::collect_component() {
   seed_flows_.clear();
   // BFS over the bipartite graph: link -> its flows -> their links.
   for (size_t i = 0; i < comp_links_.size(); ++i) {
-    for (const Use& u : uses_[comp_links_[i]]) {
-      if (flows_[u.flow].mark != epoch) take_flow(u.flow);
+    const LinkId l = comp_links_[i];
+    for (const Use& u : uses_[l]) {
+      FlowState& g = flows_[u.flow];
+      if (g.mark == epoch) continue;
+      if (g.fresh || !(g.rate < keep_below * g.weight)) {
+        take_flow(u.flow);
+      } else {
+        g.frozen = true;  // kept: a fixed load that water-filling must not touch
+        links_[l].used += terms_[g.off + u.k].coef * g.rate;
+      }
     }
   }
 }
@@ -493,7 +577,7 @@ void MaxMinSolver::water_fill() {
   heap_.clear();
   for (LinkId l : comp_links_) {
     const LinkState& L = links_[l];
-    if (L.unfrozen > 0) heap_.push_back(HeapItem{L.cap / L.wsum, l});
+    if (L.unfrozen > 0) heap_.push_back(HeapItem{std::max(0.0, L.cap - L.used) / L.wsum, l});
   }
   for (size_t i = heap_.size() / 2; i-- > 0;) heap_sift_down(heap_, i);
 

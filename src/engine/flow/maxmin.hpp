@@ -61,21 +61,23 @@
 // and link capacities changed, between solves. A flow's rate depends only on
 // the connected component of the bipartite flow-link graph that contains it,
 // so solve() re-runs water-filling only on the components that contain a
-// changed link or a link of a changed flow (found by BFS from those links).
-// Rates elsewhere are kept.
+// changed link or a link of a changed flow (found by BFS from those links),
+// and within them only above a threshold level (below). Rates elsewhere are
+// kept. Before that, two shortcuts settle common changes without any
+// water-filling.
 //
 // Departure shortcut: when flows only leave a link l (no arrival, capacity,
-// weight or cap change touches it) and every flow still on l has a
-// normalised rate r_g/w_g below (by > 1e-9 relative) that of each departed
-// flow that crossed l (or l is left empty), nobody's rate changes: a remaining flow g is not
-// bottlenecked at l (a departed flow had a higher r/w there), nor at any other
-// link a departed flow crossed (same argument), so its bottleneck link keeps
-// its load and g stays maximal on it; the old rates minus the departed flows
-// still satisfy the bottleneck characterisation of max-min fairness, whose
-// solution is unique. Such a link just has its load reduced. This is the
+// weight or cap change touches it) and every flow still on l has a normalised
+// rate r_g/w_g below (by > 1e-9 relative) that of each departed flow that
+// crossed l (or l is left empty), nobody's rate changes: a remaining flow g is
+// not bottlenecked at l (a departed flow had a higher r/w there), nor at any
+// other link a departed flow crossed (same argument), so its bottleneck link
+// keeps its load and g stays maximal on it; the old rates minus the departed
+// flows still satisfy the bottleneck characterisation of max-min fairness,
+// whose solution is unique. Such a link just has its load reduced. This is the
 // common case when flows complete in order of rate (the fastest first), and
 // makes a completion cost O(flows on its links) instead of a re-solve of the
-// component. Links failing the test are re-solved as above.
+// component. Links failing the test are re-solved as below.
 //
 // Arrival shortcut: a flow f activated since the last solve, on links no other
 // change touches, is placed without a re-solve when it can run on spare
@@ -89,7 +91,25 @@
 // predecessor just left typically passes, so a DAG of back-to-back transfers
 // costs O(path length + flows on its bottleneck) per transfer. Arrivals that
 // fail (e.g. they must take bandwidth from others) are re-solved with their
-// components.
+// components, as below.
+//
+// Partial re-solve above a threshold: what remains (failed shortcuts,
+// capacity changes, weight or cap changes) is re-solved, but only above the
+// level theta below which progressive filling of the new instance repeats the
+// old one event for event; flows with r/w < theta keep their rates and count
+// as fixed load. theta is the minimum over the re-solved links of:
+//   - a link that lost flows: the smallest r/w among the flows that left it
+//     (their links all saturated at or above their r/w, and without them
+//     those links only have more room);
+//   - a link that gained a flow or changed capacity: the lowest lambda with
+//     sum_g a_g min(r_g, w_g lambda) = C_l, old flows freezing at their old
+//     r/w and new ones unfrozen up to their cap (the first level at which it
+//     could saturate now), and for a capacity change also the largest r/w on
+//     it (a lower bound of where it saturated before);
+//   - a weight or cap change: 0 (everything reached is re-solved).
+// The BFS then starts at the changed links and crosses only flows with
+// r/w >= theta (and new ones). A completion or a new transfer usually moves
+// only the upper levels, so this re-solves a small part of a big component.
 //
 // solve_all() re-solves everything. Components solved in the same pass
 // interleave in one heap, which does not change their arithmetic beyond
@@ -214,6 +234,7 @@ class MaxMinSolver {
     bool frozen = false;
     bool seeded = false;    // in seed_flows_
     bool arriving = false;  // activated since the last solve, in arrivals_
+    bool fresh = false;     // failed the arrival shortcut, not solved yet
   };
   struct HeapItem {
     double level;  // a lower bound of the link's current level (exact when popped)
@@ -224,13 +245,15 @@ class MaxMinSolver {
   void link_in(FlowId f);   // insert f's terms into link lists
   void link_out(FlowId f);  // remove f's terms from link lists
   void seed_links_of(FlowId f);
-  void seed_link(LinkId l);
+  void seed_link(LinkId l, double theta, uint8_t why);
   void seed_flow(FlowId f);
   void soft_seed_links_of(FlowId f);
   void settle_departures();
   void settle_arrivals();
   void maybe_compact();
-  void collect_component();
+  double change_threshold();
+  double saturation_level(LinkId l);
+  void collect_component(double theta);
   void water_fill();
   void freeze(FlowId f, double rate);
   double level_of(LinkId l, double floor_level);
@@ -239,6 +262,8 @@ class MaxMinSolver {
   std::vector<LinkState> links_;
   std::vector<double> loads_;          // per link: sum of coef * rate as of the last solve
   std::vector<uint8_t> link_seeded_;   // per link: kHard (in seed_links_), kSoft (in soft_links_ only) or 0
+  std::vector<double> seed_theta_;     // per hard link: level below which its change is invisible
+  std::vector<uint8_t> seed_why_;      // per hard link: kWhyCapacity | kWhyArrival
   std::vector<double> soft_rho_;       // per soft link: min r/w of the flows that left it
   std::vector<double> soft_load_;      // per soft link: sum of coef * r of the flows that left it
   std::vector<uint32_t> merge_seen_;   // per link: == merge_stamp_ when seen by the add_flow in progress
@@ -264,6 +289,7 @@ class MaxMinSolver {
   std::vector<FlowId> fast_flows_;
   std::vector<HeapItem> heap_;
   std::vector<std::pair<double, FlowId>> capped_;
+  std::vector<std::pair<double, double>> breakpoints_;
   uint32_t epoch_ = 0;
   uint32_t unfrozen_flows_ = 0;  // flows of the current solve not yet frozen
   SolveStats stats_;

@@ -1,0 +1,330 @@
+#include "cluster/placement.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include "collective/ring_order.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+
+namespace podnet::cluster {
+
+const std::vector<PolicyInfo>& policies() {
+  static const std::vector<PolicyInfo> k = {
+      {"topology_aware", "TP inside a server; each stage's DP groups packed into as few aggregation groups as "
+                         "possible (best fit), consecutive stages in one pod", Policy::TopologyAware},
+      {"packed", "rank r on GPU r (the fabric's own numbering)", Policy::Packed},
+      {"random", "whole servers in a seeded random order, ranks packed into them", Policy::Random},
+  };
+  return k;
+}
+
+const char* policy_name(Policy p) {
+  for (const auto& x : policies())
+    if (x.policy == p) return x.name;
+  return "?";
+}
+
+Policy parse_policy(std::string_view name) {
+  std::string names;
+  for (const auto& x : policies()) {
+    if (name == x.name) return x.policy;
+    names += (names.empty() ? "" : ", ") + std::string(x.name);
+  }
+  throw InputError(fmt::format("unknown placement policy '{}'; expected one of: {}", name, names));
+}
+
+std::vector<ParamSpec> placement_params() {
+  std::vector<std::string> names;
+  for (const auto& x : policies()) names.push_back(x.name);
+  return {{"policy", ParamType::String, "topology_aware", "how the job's ranks map to fabric GPUs", -1e300, 1e300,
+           names}};
+}
+
+namespace {
+
+struct GroupSlots {
+  int32_t pod = topology::kNone;
+  int32_t group = topology::kNone;
+  std::vector<int32_t> gpus;  // by (server, local)
+  size_t next = 0;
+  size_t free() const { return gpus.size() - next; }
+};
+
+std::vector<int32_t> topology_aware(const workload::Job& job, const topology::Topology& topo) {
+  const auto n = static_cast<size_t>(job.gpus());
+  // GPUs by (pod, group, server, local), split by aggregation group.
+  std::vector<int32_t> all(topo.gpus.size());
+  std::iota(all.begin(), all.end(), 0);
+  auto key = [&](int32_t g) {
+    const auto& nd = topo.nodes[static_cast<size_t>(topo.gpus[static_cast<size_t>(g)])];
+    return std::make_tuple(nd.pod, nd.group, nd.server, nd.local, g);
+  };
+  std::sort(all.begin(), all.end(), [&](int32_t a, int32_t b) { return key(a) < key(b); });
+  std::vector<GroupSlots> groups;
+  for (int32_t g : all) {
+    const auto& nd = topo.nodes[static_cast<size_t>(topo.gpus[static_cast<size_t>(g)])];
+    if (groups.empty() || groups.back().pod != nd.pod || groups.back().group != nd.group)
+      groups.push_back({nd.pod, nd.group, {}, 0});
+    groups.back().gpus.push_back(g);
+  }
+  size_t group_cap = 0;
+  for (const auto& g : groups) group_cap = std::max(group_cap, g.gpus.size());
+
+  // The rank sequence and block size: DP-heavy -> Megatron order, blocks of one stage (t d ranks);
+  // PP-heavy -> (tp, pp, dp) order, blocks of one pipeline (t p ranks).
+  const workload::Volumes v = workload::volumes(job);
+  const bool dp_heavy = v.dp_bytes_per_gpu >= v.pp_bytes_per_gpu;
+  std::vector<int64_t> seq;
+  seq.reserve(n);
+  size_t block = 0;
+  if (dp_heavy) {
+    for (int64_t r = 0; r < job.gpus(); ++r) seq.push_back(r);
+    block = static_cast<size_t>(job.tp * job.dp);
+  } else {
+    for (int64_t d = 0; d < job.dp; ++d)
+      for (int64_t p = 0; p < job.pp; ++p)
+        for (int64_t t = 0; t < job.tp; ++t) seq.push_back(job.rank(t, d, p));
+    block = static_cast<size_t>(job.tp * job.pp);
+  }
+
+  std::vector<int32_t> out(n, -1);
+  size_t pos = 0;
+  int32_t cur_pod = groups.empty() ? topology::kNone : groups.front().pod;
+  auto take = [&](GroupSlots& g, size_t count) {
+    for (size_t k = 0; k < count; ++k) out[static_cast<size_t>(seq[pos++])] = g.gpus[g.next++];
+    cur_pod = g.pod;
+  };
+  while (pos < n) {
+    size_t need = std::min(block, n - pos);
+    if (need <= group_cap) {
+      // Best fit: the group with the fewest free GPUs that still holds the block; ties to the current pod.
+      GroupSlots* best = nullptr;
+      for (auto& g : groups) {
+        if (g.free() < need) continue;
+        if (!best || g.free() < best->free() ||
+            (g.free() == best->free() && g.pod == cur_pod && best->pod != cur_pod))
+          best = &g;
+      }
+      if (best) {
+        take(*best, need);
+        continue;
+      }
+    } else {
+      // Whole free groups, the current pod first.
+      std::vector<GroupSlots*> order;
+      for (auto& g : groups)
+        if (g.pod == cur_pod) order.push_back(&g);
+      for (auto& g : groups)
+        if (g.pod != cur_pod) order.push_back(&g);
+      for (GroupSlots* g : order) {
+        if (need < g->gpus.size() || g->next != 0) continue;
+        const size_t c = g->gpus.size();
+        take(*g, c);
+        need -= c;
+      }
+      if (need == 0) continue;
+      GroupSlots* best = nullptr;  // the rest: best fit
+      for (auto& g : groups)
+        if (g.free() >= need && (!best || g.free() < best->free())) best = &g;
+      if (best) {
+        take(*best, need);
+        continue;
+      }
+    }
+    // Nothing fits whole: fill the groups with the most free GPUs first.
+    std::vector<GroupSlots*> order;
+    for (auto& g : groups)
+      if (g.free() > 0) order.push_back(&g);
+    std::stable_sort(order.begin(), order.end(), [](GroupSlots* a, GroupSlots* b) { return a->free() > b->free(); });
+    for (GroupSlots* g : order) {
+      if (need == 0) break;
+      const size_t c = std::min(need, g->free());
+      take(*g, c);
+      need -= c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<int32_t> place(const workload::Job& job, const topology::Topology& topo, Policy policy, uint64_t seed) {
+  const int64_t n = job.gpus();
+  const auto total = static_cast<int64_t>(topo.gpus.size());
+  if (n > total)
+    throw InputError(fmt::format("the job needs {} GPUs (tp x pp x dp), the fabric has {}", n, total));
+  switch (policy) {
+    case Policy::Packed: {
+      std::vector<int32_t> out(static_cast<size_t>(n));
+      std::iota(out.begin(), out.end(), 0);
+      return out;
+    }
+    case Policy::Random: {
+      std::map<int32_t, std::vector<std::pair<int32_t, int32_t>>> by_server;  // server -> (local, gpu)
+      for (int32_t g = 0; g < static_cast<int32_t>(total); ++g) {
+        const auto& nd = topo.nodes[static_cast<size_t>(topo.gpus[static_cast<size_t>(g)])];
+        by_server[nd.server].emplace_back(nd.local, g);
+      }
+      std::vector<std::vector<std::pair<int32_t, int32_t>>> servers;
+      for (auto& [s, v] : by_server) {
+        std::sort(v.begin(), v.end());
+        servers.push_back(std::move(v));
+      }
+      Rng rng = Rng(seed).stream("placement");
+      for (size_t i = servers.size(); i > 1; --i) std::swap(servers[i - 1], servers[rng.below(i)]);
+      std::vector<int32_t> out;
+      out.reserve(static_cast<size_t>(n));
+      for (const auto& s : servers)
+        for (const auto& [local, g] : s)
+          if (static_cast<int64_t>(out.size()) < n) out.push_back(g);
+      return out;
+    }
+    case Policy::TopologyAware:
+    default: return topology_aware(job, topo);
+  }
+}
+
+workload::PlacementSummary summarize(const workload::Job& job, const std::vector<int32_t>& gpu_of_rank,
+                                     const topology::Topology& topo, const collective::Options& options,
+                                     const std::string& policy) {
+  workload::PlacementSummary s;
+  s.present = true;
+  s.policy = policy;
+  auto node = [&](int32_t g) -> const topology::Node& {
+    return topo.nodes[static_cast<size_t>(topo.gpus[static_cast<size_t>(g)])];
+  };
+  std::map<int32_t, int32_t> per_group;
+  std::set<int32_t> pods;
+  for (int32_t g : gpu_of_rank) {
+    ++per_group[node(g).group];
+    pods.insert(node(g).pod);
+  }
+  s.gpus_per_group.assign(per_group.begin(), per_group.end());
+  s.pods = static_cast<int32_t>(pods.size());
+  auto crossing = [&](int32_t a, int32_t b, double bytes, double& all, double& cross_group, double& cross_pod) {
+    all += bytes;
+    const auto &na = node(a), &nb = node(b);
+    if (na.group != nb.group) cross_group += bytes;
+    if (na.pod != nb.pod) cross_pod += bytes;
+  };
+  auto gpus = [&](const std::vector<int64_t>& ranks) {
+    collective::Group g;
+    for (int64_t r : ranks) g.push_back(gpu_of_rank[static_cast<size_t>(r)]);
+    return g;
+  };
+  // DP: every ring hop carries 2(n-1)/n x the gradient bytes (x 1.5 for ZeRO-3).
+  const double zero = job.zero == 3 ? 1.5 : 1.0;
+  auto ring_bytes = [&](const collective::Group& g, double grad_bytes) {
+    if (g.size() < 2 || grad_bytes <= 0) return;
+    const double n = static_cast<double>(g.size());
+    const double hop = 2 * (n - 1) / n * grad_bytes * zero;
+    const collective::Group ring = collective::ring_order(g, options.order, 0, topo);
+    for (size_t k = 0; k < ring.size(); ++k)
+      crossing(ring[k], ring[(k + 1) % ring.size()], hop, s.dp_bytes, s.dp_cross_group_bytes, s.dp_cross_pod_bytes);
+  };
+  for (int64_t i = 0; i < job.pp; ++i) {
+    const workload::StageParams sp = workload::stage_params(job, i);
+    for (int64_t j = 0; j < job.tp; ++j) {
+      ring_bytes(gpus(workload::dp_group(job, j, i)), sp.dense * static_cast<double>(job.bytes_per_grad));
+      if (job.model.moe())
+        for (int64_t e = 0; e < job.ep; ++e)
+          ring_bytes(gpus(workload::edp_group(job, j, e, i)), sp.expert * static_cast<double>(job.bytes_per_grad));
+    }
+  }
+  // PP: per virtual-stage boundary, per replica and TP rank, 2 directions x m microbatches of b s h e / t.
+  if (job.pp > 1) {
+    const double bsh = static_cast<double>(job.microbatch * job.model.seq * job.model.hidden * job.bytes_per_param);
+    const double per_edge = 2.0 * static_cast<double>(job.microbatches()) * std::ceil(bsh / static_cast<double>(job.tp));
+    for (int64_t vs = 0; vs + 1 < job.pp * job.interleave; ++vs) {
+      const int64_t a = vs % job.pp, b = (vs + 1) % job.pp;
+      for (int64_t r = 0; r < job.dp; ++r)
+        for (int64_t j = 0; j < job.tp; ++j)
+          crossing(gpu_of_rank[static_cast<size_t>(job.rank(j, r, a))], gpu_of_rank[static_cast<size_t>(job.rank(j, r, b))],
+                   per_edge, s.pp_bytes, s.pp_cross_group_bytes, s.pp_cross_pod_bytes);
+    }
+  }
+  return s;
+}
+
+workload::TrainResult simulate_job(const workload::Job& job, const topology::Topology& topo,
+                                   engine::NetworkBackend& backend, const workload::TrainOptions& options,
+                                   Policy policy, uint64_t seed) {
+  const std::vector<int32_t> gpus = place(job, topo, policy, seed);
+  workload::TrainResult r = workload::simulate_training(job, gpus, topo, backend, options);
+  r.placement = summarize(job, gpus, topo, options.collective, policy_name(policy));
+  return r;
+}
+
+topology::Topology cap_nic_bandwidth(const topology::Topology& topo, double bytes_per_second) {
+  topology::Topology t = topo;
+  const Bandwidth cap(bytes_per_second * 8.0);
+  for (auto& l : t.links) {
+    const bool nic = t.nodes[static_cast<size_t>(l.a)].kind == topology::NodeKind::Nic ||
+                     t.nodes[static_cast<size_t>(l.b)].kind == topology::NodeKind::Nic;
+    if (nic && l.capacity.bps > cap.bps) l.capacity = cap;
+  }
+  return t;
+}
+
+std::vector<SweepPoint> scaling_sweep(const workload::Job& base, const topology::Topology& topo,
+                                      const BackendFactory& make_backend, const workload::TrainOptions& options,
+                                      Policy policy, uint64_t seed, const std::vector<int64_t>& dps,
+                                      const std::vector<double>& caps) {
+  std::vector<int64_t> ds = dps;
+  std::sort(ds.begin(), ds.end());
+  ds.erase(std::unique(ds.begin(), ds.end()), ds.end());
+  std::vector<double> cs = caps.empty() ? std::vector<double>{0.0} : caps;
+  const int64_t per_replica = base.microbatches() * base.microbatch;
+  const auto total = static_cast<int64_t>(topo.gpus.size());
+  for (int64_t d : ds) {
+    if (d < 1) throw InputError(fmt::format("sweep: dp {} must be >= 1", d));
+    if (base.tp * base.pp * d > total)
+      throw InputError(fmt::format("sweep: dp {} needs tp x pp x dp = {} GPUs, the fabric has {}", d,
+                                   base.tp * base.pp * d, total));
+    if (d % base.ep != 0) throw InputError(fmt::format("sweep: dp {} is not a multiple of ep {}", d, base.ep));
+  }
+  std::vector<SweepPoint> out;
+  for (double cap : cs) {
+    topology::Topology capped;
+    const topology::Topology* t = &topo;
+    if (cap > 0) {
+      capped = cap_nic_bandwidth(topo, cap);
+      t = &capped;
+    }
+    auto backend = make_backend(*t);
+    double base_tps = 0;
+    int64_t base_d = 0;
+    for (int64_t d : ds) {
+      workload::Job j = base;
+      j.dp = d;
+      j.global_batch = per_replica * d;
+      if (j.bucket_params == 0) j.bucket_params = base.dp_bucket_params();  // same buckets at every d
+      const workload::TrainResult r = simulate_job(j, *t, *backend, options, policy, seed);
+      SweepPoint p;
+      p.cap_bytes_per_second = cap;
+      p.dp = d;
+      p.gpus = j.gpus();
+      p.global_batch = j.global_batch;
+      p.iteration = r.iteration;
+      p.tokens_per_second = r.tokens_per_second;
+      p.mfu = r.mfu;
+      p.breakdown = r.breakdown;
+      if (base_d == 0) {
+        base_d = d;
+        base_tps = r.tokens_per_second;
+      }
+      p.ideal = static_cast<double>(d) / static_cast<double>(base_d);
+      p.speedup = base_tps > 0 ? r.tokens_per_second / base_tps : 0.0;
+      p.efficiency = p.ideal > 0 ? p.speedup / p.ideal : 0.0;
+      out.push_back(p);
+    }
+  }
+  return out;
+}
+
+}  // namespace podnet::cluster

@@ -1,0 +1,287 @@
+// Collective plans timed by the engines, against closed forms
+// (docs/validation.md, "Collectives on the fabric", figures c and e).
+//
+// Hardware defaults and hop latencies are derived in
+// src/engine/engine_validation_test.cpp (which also checks the defaults):
+//   B (400G NIC payload, rocev2) = 400e9 x 4096 / 4178 = 392.1494e9 b/s
+//   NVLink hop GPU -> NVSwitch -> GPU: 2 x 500 ns = 1,000 ns (no NIC, no stack)
+//   NIC hop, same leaf:               6,630 ns
+//   NIC hop, leaf-spine-leaf:         8,130 ns
+//   NIC hop, leaf-spine-super-spine-spine-leaf (rail_clos, across pods):
+//     500 + 15 + 600 + 150 + 600 + 500 + 600 + 500 + 600 + 150 + 600 + 15 + 500
+//     = 5,330 ns + 5,000 stack = 10,330 ns
+//   PXN (the source GPU is on another rail than the destination): + the
+//     NVLink detour to the relay GPU, 1,000 ns.
+// A ring all-reduce over n GPUs on c channels, S bytes: each channel's ring
+// carries ceil(2(n-1)/n x S/c) per hop at its rate r and pays 2(n-1) x its
+// mean hop latency alpha:  t = 2(n-1) alpha + ceil(2(n-1)/n x S/c) x 8 / r.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <map>
+#include <random>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "collective/collective.hpp"
+#include "collective/ring_order.hpp"
+#include "collective/test_topologies.hpp"
+#include "engine/network.hpp"
+#include "topology/builders.hpp"
+
+namespace podnet::collective {
+namespace {
+
+using namespace podnet::literals;
+using testing::iota;
+
+constexpr double kB = 400e9 * 4096.0 / 4178.0;  // NIC payload rate, b/s
+
+// 2-tier rail-optimized leaf-spine: 128 servers of 8 GPUs, 2 aggregation
+// groups of 64 servers (8 rail leaves each), 8 spines.
+const topology::Topology& leafspine1k() {
+  static const topology::Topology t = topology::build_with(
+      "fat_tree", {{"gpus", "1024"}, {"tiers", "2"}, {"rail_optimized", "true"}}, topology::default_hardware());
+  return t;
+}
+
+// aipod-16k's shape at 4,096 GPUs: rail_clos with a super-spine, 4 groups per
+// pod: 512 servers, 8 groups of 64 servers (512 GPUs), 2 pods of 256 servers.
+const topology::Topology& railclos4k() {
+  static const topology::Topology t = topology::build_with(
+      "rail_clos", {{"gpus", "4096"}, {"tiers", "3"}, {"groups_per_pod", "4"}}, topology::default_hardware());
+  return t;
+}
+
+engine::NetworkOptions net(const std::string& policy = "ecmp") {
+  engine::NetworkOptions o;
+  o.routing.policy = policy;
+  o.routing.seed = 1;
+  return o;
+}
+
+Options opts(int32_t channels, RingOrder order) {
+  Options o;
+  o.channels = channels;
+  o.order = order;
+  return o;
+}
+
+double time_of(const std::string& engine, const topology::Topology& t, const engine::TransferPlan& plan,
+               const std::string& policy = "ecmp") {
+  return engine::make_backend(engine, t, net(policy))->run(plan).makespan.seconds();
+}
+
+double ring_time(int64_t n, int32_t channels, Bytes s, double alpha_ns, double rate_bps) {
+  const Bytes per_channel = s / channels;  // the sizes used divide evenly
+  const auto hop = static_cast<double>((per_channel * 2 * (n - 1) + n - 1) / n);
+  return 2.0 * static_cast<double>(n - 1) * alpha_ns * 1e-9 + hop * 8 / rate_bps;
+}
+
+void expect_rel(double got, double want, double tol, const std::string& what) {
+  EXPECT_NEAR(got, want, tol * std::abs(want)) << what << ": got " << got << ", want " << want << " (tolerance "
+                                               << tol * 100 << " %)";
+}
+
+// ---------------------------------------------------------------- (c)
+// All 8 GPUs of each of 128 servers, 8 channels, topology-aware rings.
+// Each channel's ring: per server 7 NVLink hops and one NIC hop on one rail
+// (entry and exit rails paired, ring_order.hpp), 126 of them on a leaf, 2
+// across the groups:
+//   alpha = (896 x 1,000 + 126 x 6,630 + 2 x 8,130) / 1,024 = 1,706.68 ns
+// Rates: channel c's servers exit through NICs {h, h'} of its rail pair; over
+// the 8 channels every NIC sends (and receives) for exactly one channel, so a
+// channel gets r = B. A GPU sends over NVLink in the 7 channels where it is
+// not the exit: 7 B = 343 GB/s < 450 GB/s, and PCIe carries one channel
+// (49 < 64 GB/s): the NICs bound everything. busbw = 2(n-1)/n x S / t tends
+// to 8 x B = 392.15 GB/s = min(NVLink 450 GB/s, 8 NICs x 49.02 GB/s).
+//   t(S) = 2,046 x 1,706.68 ns + 2,046/1,024 x S/8 x 8 / B
+//   16 MiB: 3,577.3 us, busbw   9.37 GB/s (latency 97.6 % of t)
+//    1 GiB: 8,962.7 us, busbw 239.37 GB/s (39.0 %)
+//   64 GiB: 353,625.6 us, busbw 388.28 GB/s (0.99 %): within 1 % of 392.15.
+// "Large" is where 2(n-1) alpha is a small share: within 5 % needs the
+// bandwidth term >= 19 x 3.49 ms, i.e. S >= 13 GB; within 1 %, S >= 68 GB.
+TEST(EngineCrosscheck, AllGpusEightChannelsApproachEightNics) {
+  const double alpha = (896 * 1000.0 + 126 * 6630.0 + 2 * 8130.0) / 1024;
+  ASSERT_NEAR(alpha, 1706.68, 0.01);
+  const Group g = iota(1024);
+  // The ring each channel builds: hops classified as derived above.
+  for (int32_t c = 0; c < 8; ++c) {
+    const RingStats rs = ring_stats(ring_order(g, RingOrder::TopologyAware, c, leafspine1k()), leafspine1k());
+    EXPECT_EQ(rs.intra_server, 896) << "channel " << c;
+    EXPECT_EQ(rs.cross_server, 126) << "channel " << c;
+    EXPECT_EQ(rs.cross_group, 2) << "channel " << c;
+    EXPECT_EQ(rs.cross_rail_hops, 0) << "channel " << c;
+  }
+  double last_busbw = 0;
+  for (Bytes s : {16_MiB, 1_GiB, 64_GiB}) {
+    const auto plan = make_plan("ring", Op::AllReduce, g, s, opts(8, RingOrder::TopologyAware), leafspine1k());
+    const double t = time_of("flow", leafspine1k(), plan);
+    const double want = ring_time(1024, 8, s, alpha, kB);
+    expect_rel(t, want, 0.01, fmt::format("flow, {} B", s));
+    // (a) no contention between the channels: the engines agree.
+    expect_rel(time_of("analytical", leafspine1k(), plan), t, 0.01, fmt::format("analytical vs flow, {} B", s));
+    const double busbw = 2046.0 / 1024 * static_cast<double>(s) / t / 1e9;
+    EXPECT_GT(busbw, last_busbw) << "busbw grows with S";
+    last_busbw = busbw;
+    std::cout << fmt::format("[ figure   ] 1,024 GPUs, 8 channels, {:>12} B: {:>12.1f} us, busbw {:7.2f} GB/s\n", s,
+                             t * 1e6, busbw);
+  }
+  expect_rel(last_busbw, 8 * kB / 8 / 1e9, 0.02, "busbw at 64 GiB vs 8 x B");
+  EXPECT_LT(last_busbw, 8 * kB / 8 / 1e9);
+
+  // One channel on the same GPUs: one NIC per server carries the ring,
+  // busbw -> B = 49.02 GB/s: t = 2,046 alpha + 2,046/1,024 x S x 8 / B.
+  const auto one = make_plan("ring", Op::AllReduce, g, 64_GiB, opts(1, RingOrder::TopologyAware), leafspine1k());
+  const double t1 = time_of("flow", leafspine1k(), one);
+  expect_rel(t1, ring_time(1024, 1, 64_GiB, alpha, kB), 0.01, "one channel, 64 GiB");
+  expect_rel(2046.0 / 1024 * static_cast<double>(64_GiB) / t1 / 1e9, kB / 8 / 1e9, 0.02, "one channel busbw vs B");
+}
+
+// ---------------------------------------------------------------- (e)
+// Ring order on a rail-optimized fabric: all 4,096 GPUs of railclos4k
+// (8 aggregation groups, 2 pods), 1 GiB, 1 channel, flow engine, ECMP.
+//
+// topology_aware: servers by (pod, group, server), each server's 8 GPUs in a
+// row, every inter-server hop on one rail:
+//   3,584 NVLink hops, 504 same-leaf, 6 across groups (3 per pod), 2 across
+//   pods (255 -> 256 and the closing hop); 0 cross-rail.
+//   alpha = (3,584 x 1,000 + 504 x 6,630 + 6 x 8,130 + 2 x 10,330) / 4,096
+//         = 1,707.754 ns
+// naive, "local index first" (GPU 0 of servers 0..511, then GPU 1 of servers
+// 0..511, ...): every hop crosses servers. Per rail block: 504 same-leaf
+// hops, 6 across groups, 1 across pods (server 255 -> 256); then the block
+// transition (server 511, GPU r) -> (server 0, GPU r+1) crosses pods and
+// rails (PXN: + 1,000 ns). x 8 blocks:
+//   4,032 same-leaf, 48 across groups, 16 across pods of which 8 cross-rail.
+//   alpha = (4,032 x 6,630 + 48 x 8,130 + 8 x 10,330 + 8 x 11,330) / 4,096
+//         = 6,663.984 ns
+// Both orders use each NIC once per direction (a PXN relay's NIC carries only
+// the relayed hop, its own GPU leaves through the next rail's relay), and
+// each leaf, spine and super-spine port carries at most one hop, so both run
+// at r = B and differ only in latency:
+//   hop bytes = 8,190/4,096 x 2^30 = 2,146,959,360 B -> 43,798.8 us at B
+//   t(topology_aware) = 8,190 x 1,707.754 ns + 43,798.8 us = 57,785.3 us
+//   t(naive)          = 8,190 x 6,663.984 ns + 43,798.8 us = 98,376.8 us
+//   difference = 8,190 x 4,956.23 ns = 40,591.5 us.
+TEST(EngineCrosscheck, TopologyAwareRingBeatsNaiveLocalIndexFirstOrder) {
+  const auto& t = railclos4k();
+  ASSERT_EQ(t.gpus.size(), 4096u);
+  ASSERT_EQ(t.groups, 8);
+  ASSERT_EQ(t.pods, 2);
+  const Group all = iota(4096);
+  const Group aware = ring_order(all, RingOrder::TopologyAware, 0, t);
+  Group local_first = all;
+  std::stable_sort(local_first.begin(), local_first.end(),
+                   [&](int32_t a, int32_t b) { return t.nodes[t.gpus[a]].local < t.nodes[t.gpus[b]].local; });
+
+  const RingStats ra = ring_stats(aware, t);
+  EXPECT_EQ(ra.intra_server, 3584);
+  EXPECT_EQ(ra.cross_server, 504);
+  EXPECT_EQ(ra.cross_group, 6);
+  EXPECT_EQ(ra.cross_pod, 2);
+  EXPECT_EQ(ra.cross_rail_hops, 0);
+  const RingStats rn = ring_stats(local_first, t);
+  EXPECT_EQ(rn.intra_server, 0);
+  EXPECT_EQ(rn.cross_server, 4032);
+  EXPECT_EQ(rn.cross_group, 48);
+  EXPECT_EQ(rn.cross_pod, 16);
+  EXPECT_EQ(rn.cross_rail_hops, 8);
+  // Fewer cross-switch hops: 512 NIC hops against 4,096.
+  EXPECT_LT(ra.cross_server + ra.cross_group + ra.cross_pod, rn.cross_server + rn.cross_group + rn.cross_pod);
+
+  const Bytes s = 1_GiB;
+  const auto p_aware = make_plan("ring", Op::AllReduce, all, s, opts(1, RingOrder::TopologyAware), t);
+  const auto p_naive = make_plan("ring", Op::AllReduce, local_first, s, opts(1, RingOrder::Naive), t);
+  ASSERT_EQ(p_naive.transfers[0].ranks, local_first);
+  const double a_alpha = (3584 * 1000.0 + 504 * 6630.0 + 6 * 8130.0 + 2 * 10330.0) / 4096;
+  const double n_alpha = (4032 * 6630.0 + 48 * 8130.0 + 8 * 10330.0 + 8 * 11330.0) / 4096;
+  const double ta = time_of("flow", t, p_aware), tn = time_of("flow", t, p_naive);
+  expect_rel(ta, ring_time(4096, 1, s, a_alpha, kB), 0.01, "topology-aware");
+  expect_rel(tn, ring_time(4096, 1, s, n_alpha, kB), 0.01, "naive, local index first");
+  EXPECT_LE(ta, tn);
+  expect_rel(tn - ta, 8190 * (n_alpha - a_alpha) * 1e-9, 0.01, "the difference is latency only");
+  // No contention inside a single ring on a non-blocking fabric: engines agree.
+  expect_rel(time_of("analytical", t, p_aware), ta, 0.01, "analytical vs flow, topology-aware");
+  expect_rel(time_of("analytical", t, p_naive), tn, 0.01, "analytical vs flow, naive");
+  std::cout << fmt::format("[ figure   ] 4,096 GPUs, 1 GiB, 1 channel: topology_aware {:.1f} us, local-index-first "
+                           "{:.1f} us\n", ta * 1e6, tn * 1e6);
+}
+
+// A shuffled order (Fisher-Yates driven by std::mt19937_64, whose output is
+// fixed by the standard; index = draw mod (i + 1)) crosses rails on most hops.
+// PXN sends hop a -> b through the NIC of a's server on b's rail, so that
+// NIC's send direction carries one ring hop per such a; with M the largest
+// number of hops sharing one NIC, the ring moves at most at B / M:
+//   t >= hop bytes x 8 x M / B.
+// Each GPU receives once, so receive directions are not the bound. M >= 2
+// as soon as two GPUs of one server send to the same rail of other servers
+// (8 draws over 8 rails: certain in practice).
+TEST(EngineCrosscheck, ShuffledOrderIsBoundBySharedNics) {
+  const auto& t = railclos4k();
+  Group order = iota(4096);
+  std::mt19937_64 gen(12345);
+  for (size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[gen() % (i + 1)]);
+  std::map<std::pair<int32_t, int32_t>, int32_t> nic_tx;
+  int32_t m = 0;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const auto& a = t.nodes[t.gpus[order[i]]];
+    const auto& b = t.nodes[t.gpus[order[(i + 1) % order.size()]]];
+    if (a.server != b.server) m = std::max(m, ++nic_tx[{a.server, b.rail}]);
+  }
+  ASSERT_GE(m, 2);
+  const RingStats rs = ring_stats(order, t);
+  EXPECT_GT(rs.cross_rail_hops, 3000);  // 7/8 of 4,095 inter-server hops expected
+
+  const Bytes s = 1_GiB;
+  const auto plan = make_plan("ring", Op::AllReduce, order, s, opts(1, RingOrder::Naive), t);
+  const auto aware = make_plan("ring", Op::AllReduce, iota(4096), s, opts(1, RingOrder::TopologyAware), t);
+  const double ts = time_of("flow", t, plan), ta = time_of("flow", t, aware);
+  const double hop_bytes = 8190.0 / 4096 * static_cast<double>(s);
+  EXPECT_GE(ts, hop_bytes * 8 * m / kB);
+  EXPECT_GT(ts, 1.5 * ta);
+  // One transfer: the analytical engine's min over links of capacity /
+  // (hops on the link) is the flow engine's answer too.
+  expect_rel(time_of("analytical", t, plan), ts, 0.01, "analytical vs flow, shuffled");
+  std::cout << fmt::format("[ figure   ] 4,096 GPUs, 1 GiB, shuffled order: {:.1f} us ({} cross-rail hops, up to {} "
+                           "hops on one NIC) vs topology_aware {:.1f} us\n", ts * 1e6, rs.cross_rail_hops, m, ta * 1e6);
+}
+
+// 8 channels on the same fabric, 8 GiB. topology_aware: each channel as in
+// the 1-channel case (same hop classes, its own rail pair), r = B:
+//   t = 8,190 x 1,707.754 ns + 43,798.8 us = 57,785.3 us, busbw 297.2 GB/s.
+// naive (the group's order 0..4095, the same ring on every channel): per
+// server GPU 0 -> 1 -> ... -> 7 over NVLink, then GPU 7 -> GPU 0 of the next
+// server, which crosses rails: PXN through GPU 0's NIC 0. Every channel uses
+// the same NIC 0, so 8 rings share it: r = B / 8.
+//   alpha = (3,584 x 1,000 + 504 x 7,630 + 6 x 9,130 + 2 x 11,330) / 4,096
+//         = 1,832.754 ns
+//   t = 8,190 x 1,832.754 ns + 8 x 43,798.8 us = 365,400.7 us, busbw 47.0 GB/s.
+// The analytical engine prices each channel alone (r = B), so for the naive
+// order it is a lower bound only: it is never above the flow engine.
+TEST(EngineCrosscheck, ChannelsOnlyHelpWhenTheyUseDifferentNics) {
+  const auto& t = railclos4k();
+  const Group all = iota(4096);
+  const Bytes s = 8_GiB;
+  const auto aware = make_plan("ring", Op::AllReduce, all, s, opts(8, RingOrder::TopologyAware), t);
+  const auto naive = make_plan("ring", Op::AllReduce, all, s, opts(8, RingOrder::Naive), t);
+  const double a_alpha = (3584 * 1000.0 + 504 * 6630.0 + 6 * 8130.0 + 2 * 10330.0) / 4096;
+  const double n_alpha = (3584 * 1000.0 + 504 * 7630.0 + 6 * 9130.0 + 2 * 11330.0) / 4096;
+  const double ta = time_of("flow", t, aware), tn = time_of("flow", t, naive);
+  expect_rel(ta, ring_time(4096, 8, s, a_alpha, kB), 0.01, "topology-aware, 8 channels");
+  expect_rel(tn, ring_time(4096, 8, s, n_alpha, kB / 8), 0.01, "naive, 8 channels on one NIC");
+  const double an = time_of("analytical", t, naive);
+  EXPECT_LE(an, tn * (1 + 1e-9)) << "analytical is contention-free: a lower bound";
+  expect_rel(time_of("analytical", t, aware), ta, 0.01, "analytical vs flow, topology-aware (no contention)");
+  std::cout << fmt::format("[ figure   ] 4,096 GPUs, 8 GiB, 8 channels: topology_aware {:.1f} us (busbw {:.1f} GB/s), "
+                           "naive {:.1f} us (busbw {:.1f} GB/s; analytical {:.1f} us)\n",
+                           ta * 1e6, 8190.0 / 4096 * static_cast<double>(s) / ta / 1e9, tn * 1e6,
+                           8190.0 / 4096 * static_cast<double>(s) / tn / 1e9, an * 1e6);
+}
+
+}  // namespace
+}  // namespace podnet::collective

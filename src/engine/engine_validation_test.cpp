@@ -1,0 +1,310 @@
+// Validation of the analytical and flow engines against closed forms
+// (docs/validation.md, "Collectives on the fabric").
+//
+// Every expected value below is derived by hand from the hardware defaults
+// (topology/hardware.cpp) and the engine model stated in network.hpp:
+//
+//   time of a transfer = latency_steps x alpha + payload bytes x 8 / rate
+//
+// with alpha the hop latency of plan_compiler.cpp (propagation of every link
+// + switch latency of every switch entered + the transport's stack latency
+// once per hop that crosses a NIC) and rate the max-min fair share of the
+// payload capacity (network links: capacity x MTU / (MTU + header)).
+//
+// Hardware defaults used (checked by HardwareDefaultsMatchTheDerivations, so a
+// change of default fails there first, naming the number):
+//   PCIe GPU<->NIC          64 GB/s, 500 ns per link
+//   NVLink GPU<->NVSwitch   450 GB/s, 500 ns per link (2 links GPU -> GPU)
+//   NIC and switch ports    400 Gb/s; switch port-to-port 600 ns
+//   cables                  5 ns/m: NIC-leaf 3 m = 15 ns (copper),
+//                           leaf-spine 30 m = 150 ns, spine-super 100 m = 500 ns
+//   rocev2                  MTU 4096, 82 B/packet, stack 5 us per NIC-crossing hop
+//
+// Payload rate of a 400G NIC: B = 400e9 x 4096 / 4178 = 392.1494e9 b/s
+// (= 49.0187 GB/s). PCIe (512 Gb/s) and NVLink (3,600 Gb/s) are faster, so B
+// bounds every GPU -> GPU hop through a NIC.
+//
+// Hop latencies (one GPU -> GPU hop, one GPU per server, rail 0):
+//   same leaf:  PCIe 500 + NIC-leaf 15 + leaf 600 + leaf-NIC 15 + PCIe 500
+//               = 1,630 ns + stack 5,000 = 6,630 ns
+//   via spine:  500 + 15 + leaf 600 + 150 + spine 600 + 150 + leaf 600 + 15
+//               + 500 = 3,130 ns + 5,000 = 8,130 ns
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "engine/network.hpp"
+#include "engine/transfer_plan.hpp"
+#include "topology/builders.hpp"
+
+namespace podnet::engine {
+namespace {
+
+using namespace podnet::literals;
+
+constexpr double kNicPayloadBps = 400e9 * 4096.0 / 4178.0;  // B
+constexpr double kSameLeafHopNs = 6630;
+constexpr double kViaSpineHopNs = 8130;
+
+// 2-tier rail-optimized leaf-spine (fat_tree, radix 128): 1,024 GPUs in 128
+// servers of 8; d1 = 64 servers per aggregation group, so 2 groups of 8 rail
+// leaves; the pod's 16 leaves reach 8 spines with 8 parallel links each.
+const topology::Topology& leafspine1k() {
+  static const topology::Topology t = topology::build_with(
+      "fat_tree", {{"gpus", "1024"}, {"tiers", "2"}, {"rail_optimized", "true"}}, topology::default_hardware());
+  return t;
+}
+
+// 1 GPU and 1 NIC per server, 16-port switches: 2-tier fat_tree with d1 = 8
+// hosts per leaf, 8 uplinks; 128 hosts = 16 leaves, each linked once to each
+// of 8 spines. Host j of leaf i is rank 8i + j.
+const topology::Topology& small_fat_tree() {
+  static const topology::Topology t = [] {
+    topology::Hardware hw = topology::default_hardware();
+    hw.gpus_per_server = 1;
+    hw.nics_per_server = 1;
+    hw.nvlink_domain = 1;
+    hw.radix = 16;
+    return topology::build_with("fat_tree", {{"gpus", "128"}, {"tiers", "2"}}, hw);
+  }();
+  return t;
+}
+
+NetworkOptions options(const std::string& policy) {
+  NetworkOptions o;
+  o.routing.policy = policy;
+  o.routing.seed = 1;
+  return o;
+}
+
+RunReport run(const std::string& engine, const topology::Topology& topo, const std::string& policy,
+              const TransferPlan& plan) {
+  return make_backend(engine, topo, options(policy))->run(plan);
+}
+
+// A ring all-reduce of S bytes over `order` as the ring algorithm plans it:
+// every hop carries ceil(2(n-1)/n x S) and pays 2(n-1) hop latencies.
+Transfer ring_allreduce(std::vector<int32_t> order, Bytes s) {
+  const auto n = static_cast<int64_t>(order.size());
+  Transfer t;
+  t.kind = TransferKind::Ring;
+  t.ranks = std::move(order);
+  t.bytes = (s * 2 * (n - 1) + n - 1) / n;
+  t.latency_steps = static_cast<int32_t>(2 * (n - 1));
+  t.label = "ar/ring";
+  return t;
+}
+
+Transfer p2p(int32_t src, int32_t dst, Bytes bytes) {
+  Transfer t;
+  t.kind = TransferKind::P2p;
+  t.ranks = {src, dst};
+  t.bytes = bytes;
+  return t;
+}
+
+TransferPlan plan_of(std::vector<Transfer> ts) {
+  TransferPlan p;
+  for (auto& t : ts) p.add(std::move(t));
+  return p;
+}
+
+// GPU 0 of each of the first `servers` servers (8 GPUs per server).
+std::vector<int32_t> first_gpus(int32_t servers) {
+  std::vector<int32_t> r;
+  for (int32_t s = 0; s < servers; ++s) r.push_back(8 * s);
+  return r;
+}
+
+double seconds(Time t) { return t.seconds(); }
+
+void expect_rel(double got, double want, double tol, const std::string& what) {
+  EXPECT_NEAR(got, want, tol * std::abs(want)) << what << ": got " << got << ", want " << want << " (tolerance "
+                                               << tol * 100 << " %)";
+}
+
+TEST(EngineValidation, HardwareDefaultsMatchTheDerivations) {
+  // The constants at the top of this file assume these defaults.
+  const topology::Hardware hw = topology::default_hardware();
+  EXPECT_EQ(hw.pcie_latency, 500_ns);
+  EXPECT_EQ(hw.nvlink_latency, 500_ns);
+  EXPECT_EQ(hw.switch_latency, 600_ns);
+  EXPECT_DOUBLE_EQ(hw.nic_speed.bps, 400e9);
+  EXPECT_DOUBLE_EQ(hw.port_speed.bps, 400e9);
+  EXPECT_DOUBLE_EQ(hw.pcie_bw.bps, 64e9 * 8);
+  EXPECT_DOUBLE_EQ(hw.nvlink_bw.bps, 450e9 * 8);
+  EXPECT_DOUBLE_EQ(hw.ns_per_m, 5);
+  EXPECT_DOUBLE_EQ(hw.server_to_leaf_m, 3);
+  EXPECT_DOUBLE_EQ(hw.leaf_to_spine_m, 30);
+  EXPECT_DOUBLE_EQ(hw.spine_to_super_m, 100);
+  const Transport rocev2 = transport_preset("rocev2");
+  EXPECT_EQ(rocev2.stack_latency, 5_us);
+  EXPECT_EQ(rocev2.mtu, 4096);
+  EXPECT_EQ(rocev2.header_bytes, 82);
+  EXPECT_NEAR(rocev2.efficiency() * 400e9, kNicPayloadBps, 1);
+}
+
+// (a) One P2p transfer on an idle fabric: t = alpha + S/B on both engines.
+TEST(EngineValidation, SingleP2pMatchesAlphaBetaOnBothEngines) {
+  // Rank 0 (server 0, group 0) -> rank 512 (server 64, GPU 0, group 1):
+  // rail-0 leaf of group 0 -> spine -> rail-0 leaf of group 1: alpha = 8,130 ns.
+  // S = 1 GiB: t = 8.13 us + 2^30 x 8 / B = 8.13 us + 21,904.86 us = 21,912.99 us.
+  const Bytes s = 1_GiB;
+  const double want = kViaSpineHopNs * 1e-9 + 8.0 * static_cast<double>(s) / kNicPayloadBps;
+  for (const char* policy : {"static", "ecmp", "adaptive", "spray"}) {
+    const TransferPlan plan = plan_of({p2p(0, 512, s)});
+    const RunReport flow = run("flow", leafspine1k(), policy, plan);
+    const RunReport ana = run("analytical", leafspine1k(), policy, plan);
+    expect_rel(seconds(flow.makespan), want, 1e-6, std::string("flow, ") + policy);
+    expect_rel(seconds(ana.makespan), want, 1e-6, std::string("analytical, ") + policy);
+    expect_rel(seconds(flow.makespan), seconds(ana.makespan), 0.01, std::string("flow vs analytical, ") + policy);
+  }
+}
+
+// (a) + (b) A ring all-reduce over GPU 0 of every server (128 servers, one
+// GPU each, topology-aware = server order) on the non-blocking leaf-spine.
+//
+// Hops: 126 stay on a rail-0 leaf (6,630 ns); 2 cross groups via a spine
+// (server 63 -> 64 and the closing 127 -> 0: 8,130 ns), in opposite
+// directions, so no directed link carries two hops under any policy.
+//   mean alpha = (126 x 6,630 + 2 x 8,130) / 128 = 6,653.4375 ns
+//   latency    = 2(n-1) x alpha = 254 x 6,653.4375 ns = 1,689.973 us
+// S = 8 GiB: each hop carries 2(n-1)/n x S = 254/128 x 2^33 = 17,045,651,456 B
+//   at B: 17,045,651,456 x 8 / 392.1494e9 = 347,737.2 us
+//   t = 349,427.2 us; busbw = 2(n-1)/n x S / t = 48.781 GB/s
+//   = 99.52 % of B x efficiency (49.0187 GB/s): within 2 %, the gap being the
+//   latency share 1,690 / 349,427 = 0.48 %.
+TEST(EngineValidation, RingAllReduceEnginesAgreeWithoutContention) {
+  const Bytes s = 8_GiB;
+  const std::vector<int32_t> order = first_gpus(128);
+  const double alpha_ns = (126 * kSameLeafHopNs + 2 * kViaSpineHopNs) / 128;
+  ASSERT_DOUBLE_EQ(alpha_ns, 6653.4375);
+  const double hop_bytes = 254.0 / 128.0 * static_cast<double>(s);
+  const double want = 254 * alpha_ns * 1e-9 + 8 * hop_bytes / kNicPayloadBps;
+  for (const char* policy : {"static", "ecmp", "adaptive", "spray"}) {
+    const TransferPlan plan = plan_of({ring_allreduce(order, s)});
+    const double flow = seconds(run("flow", leafspine1k(), policy, plan).makespan);
+    const double ana = seconds(run("analytical", leafspine1k(), policy, plan).makespan);
+    expect_rel(flow, ana, 0.01, std::string("flow vs analytical, ") + policy);
+    expect_rel(flow, want, 0.01, std::string("flow vs alpha-beta, ") + policy);
+    expect_rel(ana, want, 0.01, std::string("analytical vs alpha-beta, ") + policy);
+  }
+}
+
+TEST(EngineValidation, LargeRingAllReduceReachesNicRate) {
+  // (b) The figures derived above, on the flow engine with ECMP.
+  const Bytes s = 8_GiB;
+  const TransferPlan plan = plan_of({ring_allreduce(first_gpus(128), s)});
+  const RunReport r = run("flow", leafspine1k(), "ecmp", plan);
+  const double t = seconds(r.makespan);
+  const double busbw = 254.0 / 128.0 * static_cast<double>(s) / t;  // bytes/s
+  // Latency part: 254 x 6,653.4375 ns, checked on its own with a 1-byte ring
+  // (1 B x 254/128 rounds up to 2 B per hop: 2 x 8 / B = 0.04 ns, negligible).
+  const RunReport tiny = run("flow", leafspine1k(), "ecmp", plan_of({ring_allreduce(first_gpus(128), 1)}));
+  expect_rel(seconds(tiny.makespan), 254 * 6653.4375e-9, 1e-6, "latency of 2(n-1) steps");
+  expect_rel(t, 349427.2e-6, 0.01, "8 GiB ring all-reduce time");
+  expect_rel(busbw, kNicPayloadBps / 8, 0.02, "busbw vs NIC rate x wire efficiency");
+  EXPECT_LT(busbw, kNicPayloadBps / 8) << "latency can only lower busbw below the NIC payload rate";
+  // The engines report exactly one coupled flow for a ring.
+  EXPECT_EQ(r.flows, 1u);
+}
+
+// (f) Contention in the flow engine. Two 2-GPU rings on the small fat-tree,
+// ring A = {0, 8} (host 0 of leaves 0 and 1), ring B = {1, 9} (host 1 of the
+// same leaves). With `static` routing every leaf takes its first equal-cost
+// uplink, so both rings' 0->8 / 1->9 hops cross leaf0->spine0->leaf1 and both
+// 8->0 / 9->1 hops cross leaf1->spine0->leaf0: each of those directed links
+// carries two ring variables, and max-min gives each ring B/2.
+//   alpha = 8,130 ns (1 GPU servers keep the PCIe hop: same as above)
+//   n = 2: latency_steps = 2, per-hop bytes = 2(1)/2 x S = S
+//   one ring:  t1 = 2 alpha + S x 8 / B
+//   two rings: t2 = 2 alpha + S x 8 / (B/2) = 2 alpha + 2 S x 8 / B
+// S = 1 GiB: t1 = 16.26 us + 21,904.86 us = 21,921.1 us;
+//            t2 = 16.26 us + 43,809.72 us = 43,826.0 us; t2/t1 = 1.99926.
+TEST(EngineValidation, TwoRingsSharingABottleneckTakeTwiceAsLong) {
+  const Bytes s = 1_GiB;
+  const double bw = 8.0 * static_cast<double>(s) / kNicPayloadBps;
+  const double t1_want = 2 * kViaSpineHopNs * 1e-9 + bw;
+  const double t2_want = 2 * kViaSpineHopNs * 1e-9 + 2 * bw;
+  const TransferPlan one = plan_of({ring_allreduce({0, 8}, s)});
+  const TransferPlan two = plan_of({ring_allreduce({0, 8}, s), ring_allreduce({1, 9}, s)});
+  const double t1 = seconds(run("flow", small_fat_tree(), "static", one).makespan);
+  const RunReport r2 = run("flow", small_fat_tree(), "static", two);
+  expect_rel(t1, t1_want, 1e-6, "one ring");
+  expect_rel(seconds(r2.transfers[0].finish), t2_want, 1e-6, "ring A next to ring B");
+  expect_rel(seconds(r2.transfers[1].finish), t2_want, 1e-6, "ring B next to ring A");
+  expect_rel(seconds(r2.makespan) / t1, 2.0, 0.01, "two rings / one ring");
+  // The analytical engine prices each transfer alone (no sharing between
+  // transfers): both rings take t1 there. This is its documented limit.
+  const RunReport a2 = run("analytical", small_fat_tree(), "static", two);
+  expect_rel(seconds(a2.makespan), t1_want, 1e-6, "analytical ignores contention between transfers");
+}
+
+// (f) Unequal rings on the same bottleneck: ring B carries S/2. Both run at
+// B/2 until B is done at 2 alpha + (S/2) x 8 / (B/2) = 2 alpha + S x 8 / B;
+// then ring A, with S/2 left, runs alone at B: it ends at
+// 2 alpha + S x 8 / B + (S/2) x 8 / B = 2 alpha + 1.5 S x 8 / B.
+TEST(EngineValidation, SmallerRingFinishesThenTheLargerSpeedsUp) {
+  const Bytes s = 1_GiB;
+  const double bw = 8.0 * static_cast<double>(s) / kNicPayloadBps;
+  const TransferPlan plan = plan_of({ring_allreduce({0, 8}, s), ring_allreduce({1, 9}, s / 2)});
+  const RunReport r = run("flow", small_fat_tree(), "static", plan);
+  expect_rel(seconds(r.transfers[1].finish), 2 * kViaSpineHopNs * 1e-9 + bw, 1e-6, "half-size ring");
+  expect_rel(seconds(r.transfers[0].finish), 2 * kViaSpineHopNs * 1e-9 + 1.5 * bw, 1e-6, "full-size ring");
+}
+
+// (f) A dependency chain: ring B starts when ring A is done and then runs
+// alone: t = 2 x (2 alpha + S x 8 / B) on both engines.
+TEST(EngineValidation, DependentRingsRunBackToBack) {
+  const Bytes s = 256_MiB;
+  TransferPlan plan = plan_of({ring_allreduce({0, 8}, s), ring_allreduce({1, 9}, s)});
+  plan.transfers[1].deps = {0};
+  const double one = 2 * kViaSpineHopNs * 1e-9 + 8.0 * static_cast<double>(s) / kNicPayloadBps;
+  for (const char* engine : {"flow", "analytical"}) {
+    const RunReport r = run(engine, small_fat_tree(), "static", plan);
+    expect_rel(seconds(r.transfers[1].start), one, 1e-6, std::string(engine) + ": start of the dependent ring");
+    expect_rel(seconds(r.makespan), 2 * one, 1e-6, std::string(engine) + ": makespan");
+  }
+}
+
+// (g) Determinism: the same plan, run twice on one backend and once on a new
+// one, gives identical times to the picosecond. The plan mixes contention
+// (ECMP collisions of 4-QP P2p transfers), rings and a dependency.
+TEST(EngineValidation, SamePlanTwiceGivesIdenticalTimes) {
+  TransferPlan plan;
+  for (int32_t i = 0; i < 128; ++i) {
+    Transfer t = p2p(i, (i + 8) % 128, 64_MiB + i * 4096);
+    t.qps = 4;
+    plan.add(std::move(t));
+  }
+  plan.add(ring_allreduce({0, 8, 16, 24, 32, 40, 48, 56}, 128_MiB));
+  Transfer dep = ring_allreduce({3, 19, 35, 51, 67, 83, 99, 115}, 32_MiB);
+  dep.deps = {5, 128};
+  plan.add(std::move(dep));
+  for (const char* engine : {"flow", "analytical"}) {
+    for (const char* policy : {"ecmp", "adaptive", "spray"}) {
+      auto backend = make_backend(engine, small_fat_tree(), options(policy));
+      const RunReport a = backend->run(plan);
+      const RunReport b = backend->run(plan);
+      const RunReport c = make_backend(engine, small_fat_tree(), options(policy))->run(plan);
+      ASSERT_EQ(a.transfers.size(), plan.transfers.size());
+      EXPECT_EQ(a.makespan, b.makespan) << engine << " " << policy;
+      EXPECT_EQ(a.makespan, c.makespan) << engine << " " << policy;
+      for (size_t i = 0; i < a.transfers.size(); ++i) {
+        EXPECT_EQ(a.transfers[i].start, b.transfers[i].start) << engine << " " << policy << " transfer " << i;
+        EXPECT_EQ(a.transfers[i].finish, b.transfers[i].finish) << engine << " " << policy << " transfer " << i;
+        EXPECT_EQ(a.transfers[i].finish, c.transfers[i].finish) << engine << " " << policy << " transfer " << i;
+      }
+      ASSERT_EQ(a.hottest.size(), c.hottest.size());
+      for (size_t i = 0; i < a.hottest.size(); ++i) {
+        EXPECT_EQ(a.hottest[i].link, c.hottest[i].link);
+        EXPECT_EQ(a.hottest[i].bytes, c.hottest[i].bytes);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace podnet::engine

@@ -1,0 +1,84 @@
+#include "engine/packet/next_hops.hpp"
+
+#include "core/error.hpp"
+
+namespace podnet::engine::packet {
+
+using topology::LinkId;
+using topology::NodeId;
+using topology::NodeKind;
+
+NextHops::NextHops(const topology::Topology& t) : t_(t) {
+  const bool torus = !t.torus_dims.empty();
+  dragonfly_ = t.family == "dragonfly" || t.family == "dragonfly_plus";
+  net_of_.assign(t.nodes.size(), -1);
+  std::vector<NodeId> node_of;
+  for (size_t n = 0; n < t.nodes.size(); ++n) {
+    const NodeKind k = t.nodes[n].kind;
+    if (k == NodeKind::Switch || (torus && k == NodeKind::Gpu)) {
+      net_of_[n] = static_cast<int32_t>(node_of.size());
+      node_of.push_back(static_cast<NodeId>(n));
+    }
+  }
+  const auto net = static_cast<int32_t>(node_of.size());
+  group_.resize(net);
+  adj_off_.assign(net + 1, 0);
+  for (int32_t i = 0; i < net; ++i) {
+    const NodeId u = node_of[i];
+    group_[i] = t.nodes[u].group;
+    auto [b, e] = t.incident(u);
+    for (const LinkId* l = b; l != e; ++l) {
+      const int32_t v = net_of_[t.other_end(*l, u)];
+      if (v < 0) continue;
+      adj_dir_.push_back(routing::dir_link(*l, u, t));
+      adj_to_.push_back(v);
+    }
+    adj_off_[i + 1] = static_cast<int32_t>(adj_dir_.size());
+  }
+  tables_.resize(2 * static_cast<size_t>(net));
+}
+
+const int16_t* NextHops::table(int32_t target, bool restricted) {
+  std::vector<int16_t>& tab = tables_[2 * static_cast<size_t>(target) + (restricted ? 1 : 0)];
+  if (!tab.empty()) return tab.data();
+  tab.assign(group_.size(), -1);
+  tab[target] = 0;
+  bfs_.assign(1, target);
+  const int32_t tg = group_[target];
+  for (size_t q = 0; q < bfs_.size(); ++q) {
+    const int32_t v = bfs_[q];
+    // links are symmetric: the neighbours u of v are those with a link u -> v
+    for (int32_t i = adj_off_[v]; i < adj_off_[v + 1]; ++i) {
+      const int32_t u = adj_to_[i];
+      if (tab[u] >= 0) continue;
+      if (restricted && group_[u] != group_[v] && group_[v] != tg) continue;
+      tab[u] = static_cast<int16_t>(tab[v] + 1);
+      bfs_.push_back(u);
+    }
+  }
+  return tab.data();
+}
+
+void NextHops::gather(NodeId u_node, NodeId target_node, std::vector<routing::DirLink>& out) {
+  out.clear();
+  const int32_t u = net_of_[u_node], target = net_of_[target_node];
+  if (u < 0 || target < 0) throw Error("packet engine: internal: per-packet routing outside the network");
+  bool restricted = dragonfly_;
+  const int16_t* tab = table(target, restricted);
+  if (tab[u] < 0 && restricted) {
+    restricted = false;
+    tab = table(target, false);
+  }
+  if (tab[u] <= 0) throw Error("packet engine: internal: no next hop toward the target");
+  const int want = tab[u] - 1;
+  const int32_t tg = group_[target];
+  for (int32_t i = adj_off_[u]; i < adj_off_[u + 1]; ++i) {
+    const int32_t v = adj_to_[i];
+    if (tab[v] != want) continue;
+    if (restricted && group_[v] != group_[u] && group_[v] != tg) continue;
+    out.push_back(adj_dir_[i]);
+  }
+  if (out.empty()) throw Error("packet engine: internal: empty next-hop set");
+}
+
+}  // namespace podnet::engine::packet

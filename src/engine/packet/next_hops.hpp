@@ -1,0 +1,48 @@
+// Equal-cost next hops for per-packet routing (adaptive, spray).
+//
+// routing::Router chooses one path per flow; per-packet policies need, at
+// every network node u a packet reaches, the set of equal-cost next hops
+// toward its target T. This class computes them the way router.hpp defines
+// them, without touching the Router:
+//   d_T(u)  = hop distance from network node u to T (breadth-first search
+//             backward from T over links between network nodes; int16,
+//             -1 unreachable), one table per target, built lazily and kept;
+//   N_T(u)  = { directed links u -> v between network nodes : d_T(v) = d_T(u) - 1 }
+//             in the node's incident-link order.
+// Network nodes are the switches (on a torus the GPUs). On dragonfly families
+// the search is restricted as in router.hpp (local-global-local: a link
+// u -> v is used only if group(u) = group(v) or v is in T's group); a node
+// the restricted search cannot reach falls back to the unrestricted table.
+// Memory: 2 bytes x network nodes per target used (a k = 32 fat-tree: 1,280
+// switches x 512 leaf targets = 1.3 MB). No failures: every link is up.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "routing/route.hpp"
+#include "topology/topology.hpp"
+
+namespace podnet::engine::packet {
+
+class NextHops {
+ public:
+  explicit NextHops(const topology::Topology& t);
+  bool is_net(topology::NodeId n) const { return net_of_[n] >= 0; }
+  // N_T(u) for network nodes u != target into `out` (cleared first).
+  void gather(topology::NodeId u, topology::NodeId target, std::vector<routing::DirLink>& out);
+
+ private:
+  const int16_t* table(int32_t target, bool restricted);
+  const topology::Topology& t_;
+  bool dragonfly_ = false;
+  std::vector<int32_t> net_of_;           // node -> network index or -1
+  std::vector<int32_t> group_;            // network index -> group
+  std::vector<int32_t> adj_off_;          // CSR over network indices
+  std::vector<routing::DirLink> adj_dir_; // leaving the node
+  std::vector<int32_t> adj_to_;           // network index of the other end
+  std::vector<std::vector<int16_t>> tables_;  // [2 * target + restricted]
+  std::vector<int32_t> bfs_;
+};
+
+}  // namespace podnet::engine::packet

@@ -1,0 +1,122 @@
+#include "engine/packet/packet_backend.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "engine/report_util.hpp"
+
+namespace podnet::engine::packet {
+
+PacketOptions default_packet_options(const NetworkOptions& options) {
+  PacketOptions p;
+  p.cc = options.transport.name == "infiniband" ? "infiniband" : "dcqcn_nic";
+  return p;
+}
+
+PacketBackend::PacketBackend(const topology::Topology& topo, NetworkOptions options)
+    : topo_(topo), options_(std::move(options)), packet_(default_packet_options(options_)) {}
+
+PacketBackend::PacketBackend(const topology::Topology& topo, NetworkOptions options, PacketOptions packet)
+    : topo_(topo), options_(std::move(options)), packet_(std::move(packet)) {}
+
+RunReport PacketBackend::run(const TransferPlan& plan) {
+  sim_ = std::make_unique<PacketSim>(topo_, options_, packet_);
+  PacketSim& sim = *sim_;
+  const auto n = static_cast<int32_t>(plan.transfers.size());
+  RunReport report;
+  report.engine = name();
+  report.transfers.assign(n, {});
+  (void)topological_order(plan);  // rejects cycles and bad indices up front
+  std::vector<int32_t> unmet(n, 0), streams_left(n, 0);
+  std::vector<std::vector<int32_t>> dependents(n);
+  for (int32_t i = 0; i < n; ++i)
+    for (int32_t d : plan.transfers[i].deps) {
+      dependents[d].push_back(i);
+      ++unmet[i];
+    }
+
+  std::vector<std::vector<routing::PathPart>> routes;
+  std::vector<std::pair<int32_t, int32_t>> hops;
+  auto launch = [&](int32_t i, Time at) {
+    report.transfers[i].start = at;
+    const Transfer& t = plan.transfers[i];
+    const uint64_t base = static_cast<uint64_t>(t.channel) * 1024;
+    const int32_t steps = std::max(1, t.latency_steps);
+    const int32_t qps = std::max(1, t.qps);
+    if (t.kind == TransferKind::Compute) {
+      sim.add_timer(at + t.duration, static_cast<uint64_t>(i));
+      return;
+    }
+    hops.clear();
+    if (t.kind == TransferKind::P2p) {
+      if (t.ranks.size() != 2) throw Error("internal: a P2p transfer needs two ranks");
+      hops.emplace_back(t.ranks[0], t.ranks[1]);
+    } else if (t.kind == TransferKind::Ring) {
+      const size_t r = t.ranks.size();
+      const size_t h = t.open ? (r > 0 ? r - 1 : 0) : (r > 1 ? r : 0);
+      for (size_t k = 0; k < h; ++k) hops.emplace_back(t.ranks[k], t.ranks[(k + 1) % r]);
+    } else {
+      hops = t.edges;
+    }
+    routes.assign(hops.size() * qps, {});
+    double latency_sum = 0;  // ring/coupled: sum over hops of the mean QP latency
+    for (size_t h = 0; h < hops.size(); ++h)
+      for (int32_t q = 0; q < qps; ++q) {
+        auto& r = routes[h * qps + q];
+        sim.route(hops[h].first, hops[h].second, base + static_cast<uint64_t>(q), r);
+        latency_sum += static_cast<double>(sim.hop_latency(r).ps) / qps;
+      }
+    const Time mean_total(static_cast<int64_t>(
+        (hops.empty() ? 0.0 : latency_sum / static_cast<double>(hops.size())) * steps + 0.5));
+    for (size_t h = 0; h < hops.size(); ++h)
+      for (int32_t q = 0; q < qps; ++q) {
+        StreamSpec s;
+        s.src = hops[h].first;
+        s.dst = hops[h].second;
+        s.bytes = t.bytes / qps + (q < t.bytes % qps ? 1 : 0);
+        s.entropy = base + static_cast<uint64_t>(q);
+        s.start = at;
+        const auto& r = routes[h * qps + q];
+        s.latency = t.kind == TransferKind::P2p ? sim.hop_latency(r) * steps : mean_total;
+        s.tag = static_cast<uint64_t>(i);
+        sim.add_stream(s, r);
+        ++streams_left[i];
+        ++report.flows;
+      }
+    if (streams_left[i] == 0) sim.add_timer(at, static_cast<uint64_t>(i));  // nothing to send
+  };
+
+  for (int32_t i = 0; i < n; ++i)
+    if (unmet[i] == 0) launch(i, Time());
+
+  sim.run([&](const SimEvent& e) {
+    const auto i = static_cast<int32_t>(e.tag);
+    if (!e.timer && --streams_left[i] > 0) return;
+    report.transfers[i].finish = e.at;
+    report.makespan = std::max(report.makespan, e.at);
+    for (int32_t j : dependents[i])
+      if (--unmet[j] == 0) launch(j, e.at);
+  });
+  if (sim.open_streams() > 0)
+    throw Error(fmt::format("packet engine: {} stream(s) never completed", sim.open_streams()));
+  for (int32_t i = 0; i < n; ++i)
+    if (unmet[i] > 0) throw Error("packet engine: internal: a transfer never started");
+
+  const std::vector<double> bytes = sim.link_payload_bytes();
+  std::vector<double> peak(bytes.size());
+  const auto& ps = sim.port_stats();
+  const double seconds = report.makespan.seconds();
+  for (size_t d = 0; d < bytes.size(); ++d) {
+    // in-server links modelled as delays have no windows: their mean is their peak
+    const double cap = sim.payload_capacity_bps(static_cast<routing::DirLink>(d));
+    const double mean = seconds > 0 && cap > 0 ? bytes[d] * 8.0 / (cap * seconds) : 0;
+    peak[d] = std::max(ps[d].peak_utilization, mean);
+  }
+  report.hottest = hottest_links(bytes, &peak, report.makespan, options_.hottest_links,
+                                 [&](routing::DirLink d) { return sim.payload_capacity_bps(d); });
+  return report;
+}
+
+}  // namespace podnet::engine::packet

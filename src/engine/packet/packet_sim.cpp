@@ -1,0 +1,1218 @@
+// PacketSim: the model is stated in packet_sim.hpp; this file follows it:
+//   construction (ports, switch buffers, headroom, credits) -> streams (QPs)
+//   -> the event loop (one switch over event kinds) -> ports (queues,
+//   arbitration, transmission) -> switch buffer (admission, PFC, ECN) ->
+//   NIC (QP scheduling, receiver, go-back-N, DCQCN) -> telemetry.
+#include "engine/packet/packet_sim.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace podnet::engine::packet {
+
+using routing::DirLink;
+using routing::PathPart;
+using topology::Media;
+using topology::NodeId;
+using topology::NodeKind;
+
+namespace {
+
+constexpr uint32_t kNil = 0xFFFFFFFFu;
+constexpr int64_t kPsPerS = 1'000'000'000'000;
+
+enum Kind : uint32_t { kArrive, kKick, kPause, kPauseRefresh, kCredit, kQpStart, kRto, kCcTimer, kDone, kTimer, kSample };
+enum Cls : uint8_t { kCtrl = 0, kLossless = 1, kLossy = 2 };
+enum PktType : uint8_t { kData = 0, kAck = 1, kNack = 2, kCnp = 3 };
+
+struct Packet {
+  uint32_t next = kNil;  // queue link / free list
+  uint32_t qp = 0;
+  uint32_t psn = 0;      // data: sequence number; ACK/NACK: the receiver's next expected PSN
+  int32_t in_port = -1;  // the directed link it arrived on (-1: made here)
+  uint16_t wire = 0;     // bytes on Copper/Optical links
+  uint16_t raw = 0;      // bytes on NVLink/PCIe (payload for data)
+  uint8_t type = 0;
+  uint8_t cls = 0;
+  uint8_t ecn = 0;
+  uint8_t hop = 0;       // links crossed so far
+};
+static_assert(sizeof(Packet) == 24, "keep packets small");
+
+struct Fifo {
+  uint32_t head = kNil, tail = kNil;
+  int64_t bytes = 0;
+};
+
+struct PortInfo {
+  int64_t bps = 1;
+  int64_t latency = 0;       // link latency (ps)
+  int64_t arrive_extra = 0;  // latency + switch latency when entering a switch
+  int64_t quanta_ps = 0;     // one full PAUSE (65535 quanta)
+  int64_t kmin = 0, kmax = 0;
+  double pmax = 0;
+  NodeId from = 0, to = 0;
+  bool net = false;          // Copper/Optical: header bytes on the wire
+  bool from_mmu = false;     // leaves a switch-like node (buffer, ECN)
+  bool to_mmu = false;       // enters a switch-like node
+};
+
+struct PortState {
+  int64_t busy_until = 0;
+  int64_t kick_at = -1;
+  int64_t pause_until = 0;
+  int64_t paused_since = 0;
+  int64_t credits = 0;
+  Fifo q[3];
+  uint32_t ready_head = kNil, ready_tail = kNil;
+  bool paused = false;
+  bool credit_limited = false;
+  uint8_t rr = 0;
+  int64_t qbytes = 0;  // data bytes queued (telemetry)
+  int64_t q_last = 0;
+  int64_t win_idx = -1;
+  double win_bytes = 0;
+};
+
+struct Ingress {
+  int64_t bytes = 0;     // lossless bytes held (reserve + shared)
+  int64_t hdrm = 0;      // lossless bytes held in headroom
+  int64_t headroom = 0;  // allocated headroom
+  uint32_t stamp = 0;
+  bool pause_sent = false;
+};
+
+struct Mmu {
+  int64_t buffer = 0;
+  int64_t total_hdrm = 0;
+  int64_t total_rsrv = 0;
+  int64_t shared = 0;
+  int64_t used = 0;
+};
+
+struct Qp {
+  // route: routes_[route_off, route_off + route_len); network part [path_off, path_off + path_len)
+  uint32_t route_off = 0, path_off = 0;
+  uint16_t route_len = 0, path_len = 0;
+  uint16_t net_first = 0, net_last = 0;
+  NodeId src_node = 0, dst_node = 0, target = topology::kNone;
+  int32_t inj_port = 0;
+  uint64_t key = 0;
+  int64_t suffix_delay = 0;
+  uint32_t npkts = 0;
+  uint16_t last_payload = 0;
+  // sender
+  uint32_t snd_nxt = 0, snd_una = 0, max_sent = 0;
+  uint32_t next_ready = kNil;
+  int64_t next_send = 0;
+  int64_t last_progress = 0;
+  double line = 0, rate = 0, target_rate = 0;
+  double alpha = 1;
+  int64_t t_alpha = 0, t_dec = 0;
+  int64_t bytes_since = 0;
+  int32_t t_stage = 0, b_stage = 0;
+  uint32_t cc_stamp = 0;
+  bool started = false, in_sched = false, tx_done = false, rto_armed = false, decreased = false, cnp_seen = false;
+  bool in_heap = false;     // its valid wait-heap entry is at heap_time
+  int64_t heap_time = 0;
+  int64_t last_bytes = 0;   // wire bytes of the last packet (rate changes rescale its gap)
+  // receiver
+  bool rx_done = false, nack_sent = false, cnp_once = false;
+  uint32_t rcv_nxt = 0, last_acked = 0;
+  int64_t last_ack_time = 0;
+  int64_t last_cnp = 0;
+  uint32_t bm_off = kNil;  // reorder bitmap (per-packet routing)
+  uint32_t ooo = 0;
+  int64_t ooo_since = 0;
+};
+
+struct WaitEntry {
+  int64_t time;
+  uint32_t qp;
+  bool operator>(const WaitEntry& o) const { return time > o.time || (time == o.time && qp > o.qp); }
+};
+
+inline int64_t ser_ps(int64_t bytes, int64_t bps) { return (bytes * 8 * kPsPerS + bps / 2) / bps; }
+
+}  // namespace
+
+struct PacketSim::Impl {
+  Impl(const topology::Topology& topo, const NetworkOptions& net, const PacketOptions& opt);
+
+  // ---- setup
+  const topology::Topology& topo;
+  PacketOptions opt;
+  Transport transport;
+  std::unique_ptr<routing::Router> router;
+  std::unique_ptr<PlanCompiler> compiler;
+  std::unique_ptr<NextHops> next_hops;
+  DcqcnParams dcqcn;
+  int per_packet = 0;  // 0 none, 1 adaptive, 2 spray
+  bool tracks_load = false;
+  bool ib = false, pfc = false, torus = false;
+  uint8_t data_cls = kLossless;
+  int64_t swlat = 0;
+  int64_t rto = 0;
+  int64_t ctrl_wire = 84, ctrl_raw = 64;
+  int32_t mtu = 4096, header = 82;
+
+  std::vector<PortInfo> info;
+  std::vector<PortState> state;
+  std::vector<Ingress> ingress;
+  std::vector<Mmu> mmu;  // by node (switch-like nodes only)
+  std::vector<std::vector<WaitEntry>> waits;
+  std::vector<PortStats> port_stats;
+  std::vector<double> extra_bytes;  // in-server links modelled as delays
+
+  // ---- dynamic
+  EventQueue events;
+  Rng rng;
+  int64_t now = 0;
+  std::vector<Packet> pkts;
+  uint32_t free_head = kNil;
+  std::vector<Qp> qps;
+  std::vector<DirLink> routes;
+  std::vector<uint64_t> bitmap;
+  std::vector<StreamRecord> records;
+  std::vector<uint64_t> stream_tags;
+  std::vector<QueueSample> samples;
+  std::vector<StreamSample> stream_samples;
+  SimStats stats;
+  double reorder_delay_sum = 0;
+  int64_t open_streams = 0;
+  bool sampling = false;
+  std::vector<DirLink> cand, ties;
+  static constexpr uint64_t kRrSlots = 1 << 16;
+  std::vector<uint32_t> rr_node;  // round-robin counters by hash of (switch, destination): spray, adaptive ties
+  std::vector<PathPart> scratch;
+
+  // ---- helpers
+  bool switch_like(NodeId n) const {
+    const NodeKind k = topo.nodes[n].kind;
+    return k == NodeKind::Switch || (torus && k == NodeKind::Gpu);
+  }
+  uint32_t alloc() {
+    if (free_head != kNil) {
+      const uint32_t i = free_head;
+      free_head = pkts[i].next;
+      return i;
+    }
+    pkts.emplace_back();
+    return static_cast<uint32_t>(pkts.size() - 1);
+  }
+  void release_pkt(uint32_t i) {
+    pkts[i].next = free_head;
+    free_head = i;
+  }
+  DirLink rev_port(const Qp& q, int i) const { return routes[q.path_off + q.path_len - 1 - i] ^ 1; }
+  int64_t threshold(const Mmu& m) const {
+    const int64_t f = m.buffer - m.total_hdrm - m.total_rsrv - m.shared;
+    return f > 0 ? (f >> opt.dt_shift) : 0;
+  }
+  bool has_work(DirLink p) const {
+    const PortState& s = state[p];
+    return s.q[0].head != kNil || s.q[1].head != kNil || s.q[2].head != kNil || s.ready_head != kNil ||
+           !waits[p].empty();
+  }
+  bool can_send(const Qp& q) const {
+    return q.started && !q.tx_done && q.snd_nxt < q.npkts &&
+           (opt.window_packets <= 0 || q.snd_nxt - q.snd_una < static_cast<uint32_t>(opt.window_packets));
+  }
+
+  // ---- streams
+  int32_t add_stream(const StreamSpec& s, const std::vector<PathPart>& route);
+  void run(const std::function<void(const SimEvent&)>& on_event);
+
+  // ---- ports
+  void ensure_kick(DirLink p, int64_t t) {
+    PortState& s = state[p];
+    if (s.kick_at >= now && s.kick_at <= t) return;
+    events.push(Time(t), kKick, static_cast<uint64_t>(p));
+    s.kick_at = t;
+  }
+  void touch_queue(DirLink p, int64_t delta) {
+    PortState& s = state[p];
+    PortStats& st = port_stats[p];
+    st.queue_byte_ps += static_cast<double>(s.qbytes) * static_cast<double>(now - s.q_last);
+    s.q_last = now;
+    s.qbytes += delta;
+    if (s.qbytes > st.max_queue) st.max_queue = s.qbytes;
+  }
+  void enqueue(DirLink p, uint32_t i) {
+    Packet& k = pkts[i];
+    Fifo& f = state[p].q[k.cls];
+    k.next = kNil;
+    if (f.tail == kNil) f.head = i;
+    else pkts[f.tail].next = i;
+    f.tail = i;
+    f.bytes += k.wire;
+    if (k.cls != kCtrl) touch_queue(p, k.wire);
+  }
+  uint32_t dequeue(DirLink p, uint8_t cls) {
+    Fifo& f = state[p].q[cls];
+    const uint32_t i = f.head;
+    f.head = pkts[i].next;
+    if (f.head == kNil) f.tail = kNil;
+    f.bytes -= pkts[i].wire;
+    if (cls != kCtrl) touch_queue(p, -static_cast<int64_t>(pkts[i].wire));
+    return i;
+  }
+  void unpause(DirLink p, int64_t at) {
+    PortState& s = state[p];
+    s.paused = false;
+    port_stats[p].paused.ps += at - s.paused_since;
+  }
+  void ready_push(DirLink p, uint32_t qi) {
+    PortState& s = state[p];
+    qps[qi].next_ready = kNil;
+    if (s.ready_tail == kNil) s.ready_head = qi;
+    else qps[s.ready_tail].next_ready = qi;
+    s.ready_tail = qi;
+  }
+  uint32_t ready_pop(DirLink p) {
+    PortState& s = state[p];
+    const uint32_t qi = s.ready_head;
+    s.ready_head = qps[qi].next_ready;
+    if (s.ready_head == kNil) s.ready_tail = kNil;
+    return qi;
+  }
+  void wait_push(DirLink p, int64_t t, uint32_t qi) {
+    qps[qi].in_heap = true;
+    qps[qi].heap_time = t;
+    auto& h = waits[p];
+    h.push_back({t, qi});
+    std::push_heap(h.begin(), h.end(), std::greater<>());
+  }
+  void try_send(DirLink p);
+  void transmit(DirLink p, uint32_t i);
+  uint32_t next_qp_packet(DirLink p);
+  uint32_t make_data_packet(uint32_t qi, DirLink p);
+
+  // ---- switch
+  void on_arrive(uint32_t i, DirLink p);
+  DirLink next_data_port(const Qp& q, const Packet& k, NodeId n);
+  bool admit(NodeId n, DirLink in, DirLink out, Packet& k);
+  void release_mmu(NodeId n, DirLink in, const Packet& k);
+  void mark_ecn(DirLink out, Packet& k);
+  void send_pause(DirLink in, bool on);
+  void on_pause(DirLink p, bool on);
+
+  // ---- NIC
+  void activate(uint32_t qi);
+  void maybe_activate(uint32_t qi) {
+    Qp& q = qps[qi];
+    if (!q.in_sched && can_send(q)) activate(qi);
+  }
+  void send_ctrl(uint32_t qi, uint8_t type, uint32_t psn);
+  // By value: both may allocate packets (the pool may move).
+  void receive_data(uint32_t qi, Packet k);
+  void receive_ctrl(uint32_t qi, Packet k);
+  void maybe_ack(uint32_t qi, bool force);
+  void on_rto(uint32_t qi);
+  void on_cnp(uint32_t qi);
+  void cc_timer(uint32_t qi);
+  void apply_increase(Qp& q, int stage_for_mlx);
+  void set_rate(uint32_t qi, double rate);
+  double scale(double line_bps) const { return dcqcn.ref_bps > 0 ? line_bps / dcqcn.ref_bps : 1.0; }
+  void finish_stream(uint32_t qi);
+  void flush_telemetry();
+};
+
+// ---------------------------------------------------------------- construction
+
+PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, const PacketOptions& o)
+    : topo(t), opt(o), transport(net.transport), rng(Rng(net.routing.seed).stream("packet.ecn")) {
+  routing::RouteOptions ro = net.routing;
+  if (ro.policy == "adaptive") per_packet = 1;
+  if (ro.policy == "spray") per_packet = 2;
+  if (per_packet) ro.policy = "ecmp";
+  tracks_load = ro.policy == "ugal";
+  router = std::make_unique<routing::Router>(t, ro);
+  compiler = std::make_unique<PlanCompiler>(t, *router, transport);
+  if (per_packet) {
+    next_hops = std::make_unique<NextHops>(t);
+    rr_node.assign(kRrSlots, 0);
+  }
+  dcqcn = dcqcn_preset(opt.cc);
+  ib = opt.cc == "infiniband";
+  pfc = !ib && opt.pfc;
+  data_cls = (ib || pfc) ? kLossless : kLossy;
+  torus = !t.torus_dims.empty();
+  swlat = t.switch_latency.ps;
+  mtu = transport.mtu;
+  header = transport.header_bytes;
+  if (mtu <= 0 || mtu + header > 65535) throw InputError(fmt::format("packet engine: MTU {} + header {} must be 1..65535 bytes", mtu, header));
+  if (opt.ack_every < 1) opt.ack_every = 1;
+  ctrl_wire = std::max<int64_t>(84, header + 4);
+  ctrl_raw = 64;
+
+  const int32_t D = routing::dir_link_count(t);
+  info.resize(D);
+  state.resize(D);
+  ingress.resize(D);
+  waits.resize(D);
+  port_stats.resize(D);
+  extra_bytes.assign(D, 0.0);
+  mmu.resize(t.nodes.size());
+
+  const int64_t mtu_wire = mtu + header;
+  for (DirLink d = 0; d < D; ++d) {
+    const auto& l = t.links[routing::link_of(d)];
+    PortInfo& p = info[d];
+    p.from = routing::dir_from(d, t);
+    p.to = routing::dir_to(d, t);
+    p.bps = std::max<int64_t>(1, std::llround(l.capacity.bps));
+    p.latency = l.latency.ps;
+    p.arrive_extra = p.latency + (t.nodes[p.to].kind == NodeKind::Switch ? swlat : 0);
+    p.quanta_ps = std::llround(65535.0 * 512.0 * 1e12 / static_cast<double>(p.bps));
+    p.net = l.media == Media::Copper || l.media == Media::Optical;
+    p.from_mmu = switch_like(p.from);
+    p.to_mmu = switch_like(p.to);
+    const double sc = scale(static_cast<double>(p.bps));
+    p.kmin = std::llround(static_cast<double>(dcqcn.kmin) * sc);
+    p.kmax = std::llround(static_cast<double>(dcqcn.kmax) * sc);
+    p.pmax = dcqcn.pmax;
+  }
+  // Switch buffers: B, headroom and reserve per ingress, credits.
+  double worst_drain_ps = 0;
+  for (NodeId n = 0; n < static_cast<NodeId>(t.nodes.size()); ++n) {
+    if (!switch_like(n)) continue;
+    auto [b, e] = t.incident(n);
+    Mmu& m = mmu[n];
+    double rate_sum = 0;
+    int deg = 0;
+    for (const topology::LinkId* l = b; l != e; ++l) {
+      const DirLink out = routing::dir_link(*l, n, t);
+      rate_sum += static_cast<double>(info[out].bps);
+      ++deg;
+    }
+    m.buffer = opt.buffer_bytes > 0 ? opt.buffer_bytes
+                                    : std::llround(rate_sum * static_cast<double>(opt.buffer_time.ps) / 8e12);
+    for (const topology::LinkId* l = b; l != e; ++l) {
+      const DirLink in = routing::dir_link(*l, n, t) ^ 1;
+      const PortInfo& p = info[in];
+      if (pfc) {
+        Ingress& g = ingress[in];
+        g.headroom = 2 * mtu_wire + 3840 +
+                     std::llround(static_cast<double>(p.bps) * static_cast<double>(2 * p.latency + swlat) / 8e12);
+        m.total_hdrm += g.headroom;
+        m.total_rsrv += opt.reserve_bytes;
+      }
+      if (ib) {
+        state[in].credit_limited = true;
+        state[in].credits = std::max<int64_t>(2 * mtu_wire, m.buffer / std::max(1, deg));
+      }
+    }
+    if (deg > 0 && rate_sum > 0)
+      worst_drain_ps = std::max(worst_drain_ps, static_cast<double>(m.buffer) * 8e12 / (rate_sum / deg));
+  }
+  rto = opt.rto.ps > 0 ? opt.rto.ps : 1'000'000'000 + std::llround(2 * worst_drain_ps);
+  if (opt.sample_interval.ps > 0 && (!opt.sample_ports.empty() || opt.sample_streams)) {
+    for (int32_t p : opt.sample_ports)
+      if (p < 0 || p >= D) throw InputError(fmt::format("packet engine: sample port {} out of range", p));
+    sampling = true;
+    events.push(Time(0), kSample);
+  }
+}
+
+// ---------------------------------------------------------------- streams
+
+int32_t PacketSim::Impl::add_stream(const StreamSpec& s, const std::vector<PathPart>& route) {
+  const auto qi = static_cast<uint32_t>(qps.size());
+  qps.emplace_back();
+  Qp& q = qps.back();
+  StreamRecord rec;
+  rec.tag = s.tag;
+  rec.src = s.src;
+  rec.dst = s.dst;
+  rec.bytes = s.bytes;
+  rec.start = s.start;
+  ++open_streams;
+
+  const auto n = static_cast<int32_t>(route.size());
+  if (n > 250) throw Error("packet engine: a route longer than 250 links");
+  for (int32_t i = 0; i < n; ++i) {
+    if (route[i].fraction != 1.0) throw Error("packet engine: internal: a multi-path route for one QP");
+    if (i > 0 && info[route[i].link].from != info[route[i - 1].link].to)
+      throw Error("packet engine: internal: route links are not a chain");
+  }
+  int32_t first = -1, last = -1;
+  int64_t phys = 0, prefix = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    const PortInfo& p = info[route[i].link];
+    phys += p.arrive_extra;
+    if (p.net) {
+      if (first < 0) first = i;
+      last = i;
+    }
+  }
+  if (first < 0) {
+    first = 0;
+    last = n - 1;
+  }
+  for (int32_t i = 0; i < first; ++i) prefix += info[route[i].link].latency;
+  q.route_off = static_cast<uint32_t>(routes.size());
+  q.route_len = static_cast<uint16_t>(n);
+  for (const auto& pp : route) routes.push_back(pp.link);
+  q.net_first = static_cast<uint16_t>(first);
+  q.net_last = static_cast<uint16_t>(last);
+  q.path_off = q.route_off + static_cast<uint32_t>(first);
+  q.path_len = static_cast<uint16_t>(n > 0 ? last - first + 1 : 0);
+  q.npkts = static_cast<uint32_t>((s.bytes + mtu - 1) / mtu);
+  q.last_payload = static_cast<uint16_t>(s.bytes - static_cast<Bytes>(q.npkts > 0 ? q.npkts - 1 : 0) * mtu);
+  rec.packets = q.npkts;
+
+  const int64_t start = s.start.ps;
+  if (n == 0 || s.bytes <= 0) {
+    q.tx_done = q.rx_done = true;
+    rec.first_send = s.start;
+    rec.finish = Time(start + std::max(s.latency.ps, phys));
+    records.push_back(rec);
+    stream_tags.push_back(s.tag);
+    events.push(rec.finish, kDone, qi);
+    return static_cast<int32_t>(qi);
+  }
+  for (int32_t i = last + 1; i < n; ++i) {
+    const PortInfo& p = info[route[i].link];
+    q.suffix_delay += p.arrive_extra + ser_ps(p.net ? q.last_payload + header : q.last_payload, p.bps);
+  }
+  q.inj_port = routes[q.path_off];
+  q.src_node = info[q.inj_port].from;
+  q.dst_node = info[routes[q.path_off + q.path_len - 1]].to;
+  q.key = routing::Router::flow_key(q.src_node, q.dst_node, s.entropy);
+  if (per_packet) {
+    const DirLink lastl = routes[q.path_off + q.path_len - 1];
+    if (next_hops->is_net(q.dst_node)) q.target = q.dst_node;
+    else if (next_hops->is_net(info[lastl].from)) q.target = info[lastl].from;
+    if (q.target != topology::kNone) {
+      q.bm_off = static_cast<uint32_t>(bitmap.size());
+      bitmap.resize(bitmap.size() + (q.npkts + 63) / 64, 0);
+    }
+  }
+  q.line = static_cast<double>(info[q.inj_port].bps);
+  q.rate = q.target_rate = q.line;
+  q.alpha = dcqcn.alpha0;
+  const int64_t inject = start + std::max<int64_t>(0, s.latency.ps - phys) + prefix;
+  rec.first_send = Time(inject);
+  records.push_back(rec);
+  stream_tags.push_back(s.tag);
+  events.push(Time(inject), kQpStart, qi);
+  return static_cast<int32_t>(qi);
+}
+
+// ---------------------------------------------------------------- event loop
+
+void PacketSim::Impl::run(const std::function<void(const SimEvent&)>& on_event) {
+  while (!events.empty()) {
+    const Event e = events.pop();
+    now = e.time.ps;
+    ++stats.events;
+    switch (e.kind) {
+      case kArrive: on_arrive(static_cast<uint32_t>(e.a), static_cast<DirLink>(e.b)); break;
+      case kKick: {
+        const auto p = static_cast<DirLink>(e.a);
+        if (state[p].kick_at == now) state[p].kick_at = -1;
+        try_send(p);
+        break;
+      }
+      case kPause: on_pause(static_cast<DirLink>(e.a), e.b != 0); break;
+      case kPauseRefresh: {
+        const auto i = static_cast<DirLink>(e.a);
+        if (ingress[i].pause_sent && ingress[i].stamp == e.tag) send_pause(i, true);
+        break;
+      }
+      case kCredit: {
+        const auto p = static_cast<DirLink>(e.a);
+        state[p].credits += static_cast<int64_t>(e.b);
+        if (has_work(p)) try_send(p);
+        break;
+      }
+      case kQpStart: {
+        Qp& q = qps[e.a];
+        q.started = true;
+        q.last_progress = now;
+        q.t_alpha = now;
+        maybe_activate(static_cast<uint32_t>(e.a));
+        break;
+      }
+      case kRto: on_rto(static_cast<uint32_t>(e.a)); break;
+      case kCcTimer:
+        if (qps[e.a].cc_stamp == e.tag) cc_timer(static_cast<uint32_t>(e.a));
+        break;
+      case kDone: {
+        const auto qi = static_cast<uint32_t>(e.a);
+        --open_streams;
+        if (tracks_load) {
+          const Qp& q = qps[qi];
+          scratch.clear();
+          for (uint32_t i = 0; i < q.route_len; ++i) scratch.push_back({routes[q.route_off + i], 1.0});
+          router->release(scratch, 1.0);
+        }
+        SimEvent se;
+        se.tag = stream_tags[qi];
+        se.at = Time(now);
+        se.stream = static_cast<int32_t>(qi);
+        on_event(se);
+        break;
+      }
+      case kTimer: {
+        SimEvent se;
+        se.tag = e.a;
+        se.at = Time(now);
+        se.timer = true;
+        on_event(se);
+        break;
+      }
+      case kSample:
+        for (int32_t p : opt.sample_ports) samples.push_back({Time(now), p, state[p].qbytes});
+        if (opt.sample_streams)
+          for (size_t i = 0; i < qps.size(); ++i) {
+            const Qp& q = qps[i];
+            const Bytes got = std::min<Bytes>(records[i].bytes, static_cast<Bytes>(q.rcv_nxt) * mtu);
+            stream_samples.push_back({Time(now), static_cast<int32_t>(i), got, q.rate});
+          }
+        if (!events.empty() && open_streams > 0) events.push(Time(now + opt.sample_interval.ps), kSample);
+        break;
+      default: throw Error("packet engine: internal: unknown event");
+    }
+  }
+  flush_telemetry();
+  stats.peak_packets = pkts.size();
+  stats.mean_reorder_delay_ps = stats.reorder_events ? reorder_delay_sum / static_cast<double>(stats.reorder_events) : 0;
+}
+
+void PacketSim::Impl::flush_telemetry() {
+  const double win_s = static_cast<double>(opt.util_window.ps) * 1e-12;
+  for (size_t p = 0; p < state.size(); ++p) {
+    PortState& s = state[p];
+    PortStats& st = port_stats[p];
+    st.queue_byte_ps += static_cast<double>(s.qbytes) * static_cast<double>(now - s.q_last);
+    s.q_last = now;
+    if (s.paused) {
+      const int64_t end = std::min(now, s.pause_until);
+      st.paused.ps += std::max<int64_t>(0, end - s.paused_since);
+      s.paused_since = end;
+    }
+    if (s.win_idx >= 0 && win_s > 0) {
+      const double cap = compiler->payload_capacity_bps(static_cast<DirLink>(p));
+      st.peak_utilization = std::max(st.peak_utilization, s.win_bytes * 8.0 / (cap * win_s));
+      s.win_idx = -1;
+      s.win_bytes = 0;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- ports
+
+void PacketSim::Impl::try_send(DirLink p) {
+  PortState& s = state[p];
+  if (s.busy_until > now) {
+    if (has_work(p)) ensure_kick(p, s.busy_until);
+    return;
+  }
+  if (s.paused && now >= s.pause_until) unpause(p, s.pause_until);
+  uint32_t pk = kNil;
+  if (s.q[kCtrl].head != kNil) {
+    pk = dequeue(p, kCtrl);
+  } else {
+    const int64_t qp_wire = info[p].net ? mtu + header : mtu;
+    for (int i = 0; i < 3 && pk == kNil; ++i) {
+      const int src = (s.rr + i) % 3;
+      if (src == 0) {
+        const uint32_t h = s.q[kLossless].head;
+        if (h != kNil && !s.paused && (!s.credit_limited || s.credits >= pkts[h].wire)) pk = dequeue(p, kLossless);
+      } else if (src == 1) {
+        if (s.q[kLossy].head != kNil) pk = dequeue(p, kLossy);
+      } else if (s.ready_head != kNil || !waits[p].empty()) {
+        const bool blocked =
+            data_cls == kLossless && (s.paused || (s.credit_limited && s.credits < qp_wire));
+        if (!blocked) pk = next_qp_packet(p);
+      }
+      if (pk != kNil) s.rr = static_cast<uint8_t>((src + 1) % 3);
+    }
+  }
+  if (pk == kNil) {
+    const bool lossless_waiting = s.q[kLossless].head != kNil ||
+                                  (data_cls == kLossless && (s.ready_head != kNil || !waits[p].empty()));
+    if (s.paused && lossless_waiting) ensure_kick(p, s.pause_until);
+    if (!s.paused && s.ready_head == kNil && !waits[p].empty()) ensure_kick(p, waits[p].front().time);
+    return;
+  }
+  transmit(p, pk);
+}
+
+uint32_t PacketSim::Impl::next_qp_packet(DirLink p) {
+  auto& h = waits[p];
+  while (!h.empty() && h.front().time <= now) {
+    std::pop_heap(h.begin(), h.end(), std::greater<>());
+    const WaitEntry w = h.back();
+    h.pop_back();
+    Qp& q = qps[w.qp];
+    if (!q.in_heap || q.heap_time != w.time) continue;  // superseded by an earlier entry
+    q.in_heap = false;
+    ready_push(p, w.qp);
+  }
+  while (state[p].ready_head != kNil) {
+    const uint32_t qi = ready_pop(p);
+    Qp& q = qps[qi];
+    if (!can_send(q)) {
+      q.in_sched = false;
+      continue;
+    }
+    if (q.next_send > now) {
+      wait_push(p, q.next_send, qi);
+      continue;
+    }
+    return make_data_packet(qi, p);
+  }
+  return kNil;
+}
+
+uint32_t PacketSim::Impl::make_data_packet(uint32_t qi, DirLink p) {
+  Qp& q = qps[qi];
+  const uint32_t psn = q.snd_nxt++;
+  const uint16_t payload = psn + 1 == q.npkts ? q.last_payload : static_cast<uint16_t>(mtu);
+  const uint32_t i = alloc();
+  Packet& k = pkts[i];
+  k.qp = qi;
+  k.psn = psn;
+  k.in_port = -1;
+  k.raw = payload;
+  k.wire = static_cast<uint16_t>(payload + header);
+  k.type = kData;
+  k.cls = data_cls;
+  k.ecn = 0;
+  k.hop = 0;
+  ++stats.data_sent;
+  if (q.snd_una == q.max_sent) q.last_progress = now;  // nothing was outstanding: the RTO clock starts now
+  if (psn < q.max_sent) {
+    ++stats.retransmits;
+    ++records[qi].retransmits;
+  } else {
+    q.max_sent = psn + 1;
+  }
+  if (!q.rto_armed) {
+    q.rto_armed = true;
+    events.push(Time(now + rto), kRto, qi);
+  }
+  const PortInfo& I = info[p];
+  const int64_t bytes = I.net ? k.wire : k.raw;
+  const int64_t ser = ser_ps(bytes, I.bps);
+  const int64_t gap = q.rate >= q.line ? ser : std::llround(static_cast<double>(bytes) * 8e12 / q.rate);
+  q.next_send = now + gap;
+  q.last_bytes = bytes;
+  if (dcqcn.enabled && dcqcn.byte_counter > 0 && (q.rate < q.line || q.target_rate < q.line)) {
+    q.bytes_since += bytes;
+    if (q.bytes_since >= dcqcn.byte_counter) {
+      q.bytes_since -= dcqcn.byte_counter;
+      ++q.b_stage;
+      apply_increase(q, -1);
+    }
+  }
+  if (can_send(q)) {
+    if (q.next_send <= now + ser) ready_push(p, qi);
+    else wait_push(p, q.next_send, qi);
+  } else {
+    q.in_sched = false;
+  }
+  return i;
+}
+
+void PacketSim::Impl::transmit(DirLink p, uint32_t i) {
+  Packet& k = pkts[i];
+  const PortInfo& I = info[p];
+  PortState& s = state[p];
+  PortStats& st = port_stats[p];
+  const int64_t bytes = I.net ? k.wire : (k.type == kData ? k.raw : ctrl_raw);
+  const int64_t ser = ser_ps(bytes, I.bps);
+  s.busy_until = now + ser;
+  ++st.packets;
+  st.wire_bytes += static_cast<double>(bytes);
+  if (k.type == kData) {
+    ++st.data_packets;
+    st.payload_bytes += k.raw;
+    const int64_t w = now / opt.util_window.ps;
+    if (w != s.win_idx) {
+      if (s.win_idx >= 0) {
+        const double cap = compiler->payload_capacity_bps(p);
+        st.peak_utilization =
+            std::max(st.peak_utilization, s.win_bytes * 8.0 / (cap * static_cast<double>(opt.util_window.ps) * 1e-12));
+      }
+      s.win_idx = w;
+      s.win_bytes = 0;
+    }
+    s.win_bytes += k.raw;
+    if (k.in_port >= 0 && info[k.in_port].to_mmu) {
+      if (dcqcn.enabled && I.from_mmu) mark_ecn(p, k);  // on the queue left behind (HPCC: at dequeue)
+      release_mmu(I.from, k.in_port, k);
+      if (ib && k.cls == kLossless && state[k.in_port].credit_limited)
+        events.push(Time(now + info[k.in_port].latency), kCredit, static_cast<uint64_t>(k.in_port), k.wire);
+    }
+    if (s.credit_limited && k.cls == kLossless) s.credits -= k.wire;
+  }
+  events.push(Time(now + ser + I.arrive_extra), kArrive, i, static_cast<uint64_t>(p));
+  if (has_work(p)) ensure_kick(p, s.busy_until);
+}
+
+// ---------------------------------------------------------------- switches
+
+void PacketSim::Impl::on_arrive(uint32_t i, DirLink p) {
+  Packet& k = pkts[i];
+  const NodeId n = info[p].to;
+  const uint32_t qi = k.qp;
+  const Qp& q = qps[qi];
+  DirLink out;
+  if (k.type == kData) {
+    if (n == q.dst_node) {
+      receive_data(qi, k);
+      release_pkt(i);
+      return;
+    }
+    out = next_data_port(q, k, n);
+  } else {
+    if (n == q.src_node) {
+      receive_ctrl(qi, k);
+      release_pkt(i);
+      return;
+    }
+    out = rev_port(q, k.hop + 1);
+  }
+  ++k.hop;
+  k.in_port = p;
+  if (k.type == kData && info[p].to_mmu) {
+    if (!admit(n, p, out, k)) {
+      ++port_stats[out].drops;
+      ++stats.drops;
+      release_pkt(i);
+      return;
+    }
+  }
+  enqueue(out, i);
+  try_send(out);
+}
+
+DirLink PacketSim::Impl::next_data_port(const Qp& q, const Packet& k, NodeId n) {
+  if (q.target == topology::kNone) return routes[q.path_off + k.hop + 1];
+  if (n == q.target) return routes[q.path_off + q.path_len - 1];
+  if (!next_hops->is_net(n)) return routes[q.path_off + k.hop + 1];
+  next_hops->gather(n, q.target, cand);
+  if (cand.size() == 1) return cand[0];
+  // round-robin counter of (this switch, this destination): every destination's packets split evenly
+  const uint64_t slot = mix64((static_cast<uint64_t>(static_cast<uint32_t>(n)) << 32) |
+                              static_cast<uint32_t>(q.target)) & (kRrSlots - 1);
+  const uint32_t turn = rr_node[slot]++;
+  if (per_packet == 2) return cand[turn % cand.size()];
+  // adaptive: the fewest data bytes waiting, counting the rest of the frame being sent
+  int64_t best = std::numeric_limits<int64_t>::max();
+  ties.clear();
+  for (DirLink d : cand) {
+    const PortState& ps = state[d];
+    int64_t load = ps.qbytes;
+    if (ps.busy_until > now) load += (ps.busy_until - now) * info[d].bps / (8 * kPsPerS);
+    if (load < best) {
+      best = load;
+      ties.clear();
+    }
+    if (load == best) ties.push_back(d);
+  }
+  return ties.size() == 1 ? ties[0] : ties[turn % ties.size()];
+}
+
+bool PacketSim::Impl::admit(NodeId n, DirLink in, DirLink out, Packet& k) {
+  Mmu& m = mmu[n];
+  const int64_t s = k.wire;
+  if (k.cls == kLossless) {
+    Ingress& g = ingress[in];
+    if (ib) {
+      g.bytes += s;
+      m.used += s;
+      return true;
+    }
+    const int64_t rsrv = opt.reserve_bytes;
+    const int64_t T = threshold(m);
+    const int64_t sh = g.bytes > rsrv ? g.bytes - rsrv : 0;
+    if (s + g.hdrm > g.headroom && s + sh > T) return false;
+    const int64_t nb = g.bytes + s;
+    if (nb <= rsrv) {
+      g.bytes += s;
+    } else if (nb - rsrv > T) {
+      g.hdrm += s;
+    } else {
+      g.bytes += s;
+      m.shared += std::min(s, nb - rsrv);
+    }
+    m.used += s;
+    if (pfc && !g.pause_sent) {
+      const int64_t sh2 = g.bytes > rsrv ? g.bytes - rsrv : 0;
+      if (g.hdrm > 0 || sh2 >= threshold(m)) send_pause(in, true);
+    }
+    return true;
+  }
+  const int64_t q = state[out].q[kLossy].bytes;
+  if (q + s > threshold(m) || m.used + s > m.buffer) return false;
+  m.shared += s;
+  m.used += s;
+  return true;
+}
+
+void PacketSim::Impl::release_mmu(NodeId n, DirLink in, const Packet& k) {
+  Mmu& m = mmu[n];
+  const int64_t s = k.wire;
+  m.used -= s;
+  if (k.cls != kLossless) {
+    m.shared -= s;
+    return;
+  }
+  Ingress& g = ingress[in];
+  if (ib) {
+    g.bytes -= s;
+    return;
+  }
+  const int64_t rsrv = opt.reserve_bytes;
+  const int64_t from_hdrm = std::min(g.hdrm, s);
+  const int64_t from_shared = std::min(s - from_hdrm, g.bytes > rsrv ? g.bytes - rsrv : 0);
+  m.shared -= from_shared;
+  g.hdrm -= from_hdrm;
+  g.bytes -= s - from_hdrm;
+  if (g.pause_sent && g.hdrm == 0) {
+    const int64_t sh = g.bytes > rsrv ? g.bytes - rsrv : 0;
+    if (sh == 0 || sh + opt.resume_offset <= threshold(m)) send_pause(in, false);
+  }
+}
+
+void PacketSim::Impl::mark_ecn(DirLink out, Packet& k) {
+  const PortInfo& I = info[out];
+  const int64_t qb = state[out].q[k.cls].bytes;
+  if (qb <= I.kmin) return;
+  bool mark = true;
+  if (qb <= I.kmax) {
+    const double p = I.pmax * static_cast<double>(qb - I.kmin) / static_cast<double>(std::max<int64_t>(1, I.kmax - I.kmin));
+    mark = rng.uniform() < p;
+  }
+  if (mark) {
+    k.ecn = 1;
+    ++port_stats[out].ecn_marks;
+    ++stats.ecn_marks;
+  }
+}
+
+void PacketSim::Impl::send_pause(DirLink in, bool on) {
+  Ingress& g = ingress[in];
+  const PortInfo& I = info[in];
+  const DirLink rev = in ^ 1;
+  const int64_t wait = std::max<int64_t>(0, state[rev].busy_until - now);
+  const int64_t at = now + wait + ser_ps(84, info[rev].bps) + I.latency;
+  events.push(Time(at), kPause, static_cast<uint64_t>(in), on ? 1 : 0);
+  g.pause_sent = on;
+  ++g.stamp;
+  if (on) {
+    ++port_stats[in].pause_tx;
+    ++stats.pause_frames;
+    events.push(Time(now + I.quanta_ps / 2), kPauseRefresh, static_cast<uint64_t>(in), 0, g.stamp);
+  }
+}
+
+void PacketSim::Impl::on_pause(DirLink p, bool on) {
+  PortState& s = state[p];
+  if (on) {
+    ++port_stats[p].pause_rx;
+    if (s.paused && s.pause_until < now) unpause(p, s.pause_until);
+    if (!s.paused) {
+      s.paused = true;
+      s.paused_since = now;
+    }
+    s.pause_until = now + info[p].quanta_ps;
+  } else {
+    if (s.paused) unpause(p, std::min(now, s.pause_until));
+    if (has_work(p)) try_send(p);
+  }
+}
+
+// ---------------------------------------------------------------- NIC
+
+void PacketSim::Impl::activate(uint32_t qi) {
+  Qp& q = qps[qi];
+  q.in_sched = true;
+  const DirLink p = q.inj_port;
+  if (q.next_send <= now) ready_push(p, qi);
+  else wait_push(p, q.next_send, qi);
+  try_send(p);
+}
+
+void PacketSim::Impl::send_ctrl(uint32_t qi, uint8_t type, uint32_t psn) {
+  const uint32_t i = alloc();
+  Packet& k = pkts[i];
+  k.qp = qi;
+  k.psn = psn;
+  k.in_port = -1;
+  k.wire = static_cast<uint16_t>(ctrl_wire);
+  k.raw = static_cast<uint16_t>(ctrl_raw);
+  k.type = type;
+  k.cls = kCtrl;
+  k.ecn = 0;
+  k.hop = 0;
+  const DirLink p = rev_port(qps[qi], 0);
+  enqueue(p, i);
+  try_send(p);
+}
+
+void PacketSim::Impl::maybe_ack(uint32_t qi, bool force) {
+  Qp& q = qps[qi];
+  if (force || q.rcv_nxt - q.last_acked >= static_cast<uint32_t>(opt.ack_every) ||
+      (q.rcv_nxt > q.last_acked && now - q.last_ack_time >= opt.ack_delay.ps)) {
+    q.last_acked = q.rcv_nxt;
+    q.last_ack_time = now;
+    send_ctrl(qi, kAck, q.rcv_nxt);
+  }
+}
+
+void PacketSim::Impl::receive_data(uint32_t qi, Packet k) {
+  Qp& q = qps[qi];
+  if (k.ecn && dcqcn.enabled && (!q.cnp_once || now - q.last_cnp >= dcqcn.cnp_interval.ps)) {
+    q.cnp_once = true;
+    q.last_cnp = now;
+    ++stats.cnps;
+    send_ctrl(qi, kCnp, 0);
+  }
+  const uint32_t psn = k.psn;
+  auto dup = [&] {
+    // A duplicate (go-back-N resent what had arrived): re-ACK on the usual cadence.
+    if (psn + 1 == q.npkts || (psn + 1) % static_cast<uint32_t>(opt.ack_every) == 0) {
+      q.last_acked = q.rcv_nxt;
+      q.last_ack_time = now;
+      send_ctrl(qi, kAck, q.rcv_nxt);
+    }
+  };
+  if (q.rx_done || psn < q.rcv_nxt) return dup();
+  uint32_t advanced = 0;
+  if (q.bm_off != kNil) {
+    uint64_t* bm = bitmap.data() + q.bm_off;
+    if (psn > q.rcv_nxt) {
+      uint64_t& w = bm[psn >> 6];
+      const uint64_t bit = 1ULL << (psn & 63);
+      if (w & bit) return dup();
+      w |= bit;
+      if (++q.ooo == 1) q.ooo_since = now;
+      stats.max_reorder_packets = std::max(stats.max_reorder_packets, q.ooo);
+      if (data_cls == kLossy && !q.nack_sent &&
+          psn - q.rcv_nxt >= static_cast<uint32_t>(std::max(1, opt.reorder_nack_packets))) {
+        q.nack_sent = true;
+        send_ctrl(qi, kNack, q.rcv_nxt);
+      }
+      return;
+    }
+    ++q.rcv_nxt;
+    advanced = 1;
+    const bool had = q.ooo > 0;
+    while (q.ooo > 0 && q.rcv_nxt < q.npkts) {
+      uint64_t& w = bm[q.rcv_nxt >> 6];
+      const uint64_t bit = 1ULL << (q.rcv_nxt & 63);
+      if (!(w & bit)) break;
+      w &= ~bit;
+      ++q.rcv_nxt;
+      --q.ooo;
+      ++advanced;
+    }
+    if (had && q.ooo == 0) {
+      const int64_t d = now - q.ooo_since;
+      ++stats.reorder_events;
+      reorder_delay_sum += static_cast<double>(d);
+      stats.max_reorder_delay.ps = std::max(stats.max_reorder_delay.ps, d);
+    }
+  } else {
+    if (psn != q.rcv_nxt) {  // a hole: go-back-N discards what follows it
+      if (!q.nack_sent) {
+        q.nack_sent = true;
+        send_ctrl(qi, kNack, q.rcv_nxt);
+      }
+      return;
+    }
+    ++q.rcv_nxt;
+    advanced = 1;
+  }
+  q.nack_sent = false;
+  stats.data_delivered += advanced;
+  if (q.rcv_nxt == q.npkts) {
+    q.rx_done = true;
+    maybe_ack(qi, true);
+    const int64_t fin = now + q.suffix_delay;
+    records[qi].finish = Time(fin);
+    for (uint32_t j = 0; j < q.route_len; ++j)
+      if (j < q.net_first || j > q.net_last) extra_bytes[routes[q.route_off + j]] += static_cast<double>(records[qi].bytes);
+    events.push(Time(fin), kDone, qi);
+    return;
+  }
+  maybe_ack(qi, false);
+}
+
+void PacketSim::Impl::receive_ctrl(uint32_t qi, Packet k) {
+  Qp& q = qps[qi];
+  switch (k.type) {
+    case kAck:
+      ++stats.acks;
+      if (k.psn > q.snd_una) {
+        q.snd_una = k.psn;
+        q.last_progress = now;
+        if (q.snd_nxt < q.snd_una) q.snd_nxt = q.snd_una;
+      }
+      if (q.snd_una >= q.npkts) {
+        q.tx_done = true;
+        records[qi].final_rate_bps = q.rate;
+        ++q.cc_stamp;
+      } else {
+        maybe_activate(qi);
+      }
+      break;
+    case kNack:
+      ++stats.nacks;
+      ++records[qi].nacks;
+      if (k.psn > q.snd_una) {
+        q.snd_una = k.psn;
+        q.last_progress = now;
+      }
+      if (!q.tx_done && q.snd_nxt > k.psn && k.psn >= q.snd_una) q.snd_nxt = k.psn;
+      maybe_activate(qi);
+      break;
+    case kCnp: on_cnp(qi); break;
+    default: break;
+  }
+}
+
+void PacketSim::Impl::on_rto(uint32_t qi) {
+  Qp& q = qps[qi];
+  if (q.tx_done) {
+    q.rto_armed = false;
+    return;
+  }
+  const int64_t deadline = q.last_progress + rto;
+  if (now < deadline) {
+    events.push(Time(deadline), kRto, qi);
+    return;
+  }
+  if (q.snd_una < q.max_sent) {
+    ++stats.timeouts;
+    ++records[qi].timeouts;
+    q.snd_nxt = q.snd_una;
+    q.last_progress = now;
+    maybe_activate(qi);
+  }
+  events.push(Time(now + rto), kRto, qi);
+}
+
+void PacketSim::Impl::on_cnp(uint32_t qi) {
+  Qp& q = qps[qi];
+  ++records[qi].cnps;
+  if (!dcqcn.enabled || q.tx_done) return;
+  const double g = dcqcn.g;
+  if (!q.cnp_seen) {  // the RP starts at the first CNP: alpha = alpha0 (HPCC's mlx model, the paper's alpha = 1)
+    q.cnp_seen = true;
+    q.alpha = dcqcn.alpha0;
+  } else {
+    if (dcqcn.alpha_interval.ps > 0) {
+      const int64_t n = (now - q.t_alpha) / dcqcn.alpha_interval.ps;
+      if (n > 0) q.alpha *= std::pow(1.0 - g, static_cast<double>(n));
+    }
+    q.alpha = (1.0 - g) * q.alpha + g;
+  }
+  q.t_alpha = now;
+  if (q.decreased && now - q.t_dec < dcqcn.decrease_interval.ps) return;
+  if (dcqcn.clamp_target || q.t_stage > 0 || q.b_stage > 0) q.target_rate = q.rate;
+  set_rate(qi, std::max(dcqcn.min_rate_bps, q.rate * (1.0 - q.alpha / 2.0)));
+  q.t_dec = now;
+  q.decreased = true;
+  q.t_stage = q.b_stage = 0;
+  q.bytes_since = 0;
+  ++q.cc_stamp;
+  events.push(Time(now + dcqcn.increase_timer.ps), kCcTimer, qi, 0, q.cc_stamp);
+}
+
+void PacketSim::Impl::apply_increase(Qp& q, int stage_for_mlx) {
+  const double sc = scale(q.line);
+  const int F = dcqcn.fast_recovery;
+  if (stage_for_mlx < 0) {  // paper: both counters
+    const int hi = std::max(q.t_stage, q.b_stage), lo = std::min(q.t_stage, q.b_stage);
+    if (hi <= F) {
+      // fast recovery
+    } else if (lo > F) {
+      q.target_rate += dcqcn.rhai_bps * sc;
+    } else {
+      q.target_rate += dcqcn.rai_bps * sc;
+    }
+  } else if (stage_for_mlx == F) {
+    q.target_rate += dcqcn.rai_bps * sc;
+  } else if (stage_for_mlx > F) {
+    q.target_rate += dcqcn.rhai_bps * sc;
+  }
+  q.target_rate = std::min(q.target_rate, q.line);
+  set_rate(static_cast<uint32_t>(&q - qps.data()), std::min(q.line, (q.rate + q.target_rate) / 2.0));
+}
+
+void PacketSim::Impl::set_rate(uint32_t qi, double rate) {
+  // As HPCC's ChangeRate: the pending gap after the last packet is rescaled
+  // to the new rate, so a QP slowed to a crawl does not sleep through its recovery.
+  Qp& q = qps[qi];
+  const double old = q.rate;
+  q.rate = rate;
+  if (q.last_bytes <= 0 || old == rate) return;
+  const double gap_old = static_cast<double>(q.last_bytes) * 8e12 / old;
+  const double gap_new = static_cast<double>(q.last_bytes) * 8e12 / rate;
+  const int64_t next = std::max<int64_t>(now, q.next_send + std::llround(gap_new - gap_old));
+  q.next_send = next;
+  if (q.in_heap && next < q.heap_time) {  // wake earlier: a new entry supersedes the old one
+    const DirLink p = q.inj_port;
+    wait_push(p, next, qi);
+    try_send(p);
+  }
+}
+
+void PacketSim::Impl::cc_timer(uint32_t qi) {
+  Qp& q = qps[qi];
+  if (q.tx_done) return;
+  if (dcqcn.byte_counter > 0) {
+    ++q.t_stage;
+    apply_increase(q, -1);
+  } else {
+    apply_increase(q, q.t_stage);
+    ++q.t_stage;
+  }
+  if (q.rate < q.line || q.target_rate < q.line)
+    events.push(Time(now + dcqcn.increase_timer.ps), kCcTimer, qi, 0, q.cc_stamp);
+}
+
+// ---------------------------------------------------------------- PacketSim
+
+PacketSim::PacketSim(const topology::Topology& topo, const NetworkOptions& net, const PacketOptions& opt)
+    : m_(std::make_unique<Impl>(topo, net, opt)) {}
+PacketSim::~PacketSim() = default;
+
+void PacketSim::route(int32_t src, int32_t dst, uint64_t entropy, std::vector<PathPart>& out) {
+  m_->router->route(src, dst, entropy, 1.0, out);
+}
+Time PacketSim::hop_latency(const std::vector<PathPart>& r) const { return m_->compiler->hop_latency(r); }
+int32_t PacketSim::add_stream(const StreamSpec& s, const std::vector<PathPart>& r) { return m_->add_stream(s, r); }
+void PacketSim::add_timer(Time at, uint64_t tag) { m_->events.push(at, kTimer, tag); }
+void PacketSim::run(const std::function<void(const SimEvent&)>& on_event) { m_->run(on_event); }
+Time PacketSim::now() const { return Time(m_->now); }
+const SimStats& PacketSim::stats() const { return m_->stats; }
+const std::vector<PortStats>& PacketSim::port_stats() const { return m_->port_stats; }
+const std::vector<StreamRecord>& PacketSim::streams() const { return m_->records; }
+const std::vector<QueueSample>& PacketSim::samples() const { return m_->samples; }
+const std::vector<StreamSample>& PacketSim::stream_samples() const { return m_->stream_samples; }
+std::vector<double> PacketSim::link_payload_bytes() const {
+  std::vector<double> b(m_->port_stats.size());
+  for (size_t d = 0; d < b.size(); ++d) b[d] = m_->port_stats[d].payload_bytes + m_->extra_bytes[d];
+  return b;
+}
+double PacketSim::payload_capacity_bps(DirLink d) const { return m_->compiler->payload_capacity_bps(d); }
+Time PacketSim::rto() const { return Time(m_->rto); }
+Bytes PacketSim::buffer_of(NodeId n) const { return m_->mmu[n].buffer; }
+Bytes PacketSim::headroom_of(DirLink in) const { return m_->ingress[in].headroom; }
+const DcqcnParams& PacketSim::dcqcn() const { return m_->dcqcn; }
+int64_t PacketSim::open_streams() const { return m_->open_streams; }
+
+}  // namespace podnet::engine::packet

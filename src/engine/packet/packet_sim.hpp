@@ -1,0 +1,274 @@
+// PacketSim: the packet-level network model behind the `packet` engine.
+//
+// Every directed link d (routing/route.hpp) is an egress port at its source
+// node; a packet moves port to port in store-and-forward. Times are integer
+// picoseconds; events are processed in (time, sequence) order
+// (core/event_queue.hpp), dispatched by a switch over event kinds; packets
+// live in a pool with a free list (no allocation per packet once the pool has
+// grown to the peak number in flight). Everything random (ECN marking) draws
+// from one seeded stream, so a run is a pure function of its inputs.
+//
+// 1. Links and ports.
+//   A packet of w wire bytes leaves port d in ser(d, w) = 8 w / C_d (rounded to
+//   1 ps) and reaches the other end after the link's latency, plus the
+//   topology's switch latency when that end is a switch (the forwarding
+//   pipeline is modelled as part of the hop). On Copper/Optical links a data
+//   packet has w = payload + header bytes of the transport (rocev2: 4096 + 82);
+//   on NVLink/PCIe only the payload is carried (as the flow engine assumes).
+//   Control packets (ACK, NACK, CNP) are max(84, header + 4) bytes.
+//   Each port has three FIFO classes: control (strict priority, never paused,
+//   never dropped, not counted in the buffer), the RDMA data class, lossless
+//   with PFC (or credits), and a lossy data class (used when PFC is off).
+//   Transit data and the node's own QPs share a port round-robin.
+//
+// 2. Switch buffer (HPCC's switch MMU, REFERENCE-FIGURES §4). A switch has B
+//   bytes of shared buffer (PacketOptions::buffer_bytes, default the sum over
+//   its ports of rate x 40 us). For the lossless class every ingress port i
+//   has a reserve r = 4 KB, a headroom h_i and the accounting
+//     threshold  T = (B - sum_i h_i - sum_i r - S) >> 3      (alpha = 1/8)
+//   where S is the shared bytes in use (all ingress ports, plus lossy bytes).
+//   A packet of s bytes entering on i with u_i bytes already held: drop if
+//   s + hdrm_i > h_i and s + max(u_i - r, 0) > T (headroom exhausted; does not
+//   happen when h_i is large enough); bytes beyond r + T count as headroom.
+//   XOFF (PAUSE) is sent upstream when hdrm_i > 0 or u_i - r >= T; XON when
+//   hdrm_i = 0 and (u_i - r = 0 or u_i - r + 3 KB <= T). Bytes are released
+//   when the packet starts leaving its egress port.
+//   Lossy class: dynamic threshold on the egress queue: drop if
+//   q + s > (B - sum h - sum r - S) >> 3.
+//   Headroom of ingress port i (link rate C, one-way latency L):
+//     h_i = 2 x MTU_wire + 2 C L + 3840 B + C x switch_latency
+//   = the Mellanox formula (MTU_S + MTU_R + 2 rate cable_delay + 3840 B) plus
+//   the bytes inside the forwarding pipeline, which this model counts only
+//   when they reach the buffer.
+//
+// 3. PFC. A PAUSE frame about ingress i leaves on the reverse direction
+//   after the frame being sent there (if any), takes ser(84 B) + L to arrive,
+//   then the upstream port stops starting data frames of the class (the one
+//   on the wire completes). Pause time = 65535 quanta x 512 bit / C (0.335 ms
+//   at 100G); while congested the switch refreshes the PAUSE every half pause
+//   time; XON (zero quanta) resumes at once. Counters per port: PAUSE frames
+//   sent (by the receiving end of d, about d) and received (by d's egress),
+//   time paused.
+//
+// 4. ECN (DCQCN CP). When a data packet leaves an egress queue of a switch
+//   (as HPCC's switch marks, at dequeue, so the mark reflects the queue now,
+//   not the queue the packet joined) that still holds q bytes of its class,
+//   it is marked with probability
+//     p = 0 (q <= Kmin), Pmax (q - Kmin) / (Kmax - Kmin) (Kmin < q <= Kmax), 1 (q > Kmax).
+//
+// 5. RoCEv2 NIC. A message of S bytes on one QP is ceil(S / MTU) packets with
+//   sequence numbers (PSN) 0..n-1. The sender NIC's uplink port serves its
+//   QPs round-robin; a QP may send when its rate limiter allows (next send =
+//   previous send + 8 w / RC) and, with `window_packets`, while fewer than
+//   that many packets are unacknowledged.
+//   Receiver (ECMP-routed QPs: packets of one QP stay in order): an in-order
+//   packet advances rcv_nxt; every `ack_every`-th and the last one is ACKed
+//   (cumulative). An out-of-order packet is discarded and, once per hole, a
+//   NACK(rcv_nxt) is sent; the sender goes back to that PSN (go-back-N).
+//   Per-packet routing (adaptive, spray) reorders packets, so the receiver
+//   keeps a reorder buffer (bitmap: out-of-order data is placed, as NICs that
+//   support adaptive routing do) and, on a lossy class, NACKs a hole only
+//   when `reorder_nack_packets` packets lie beyond it (on a lossless class a
+//   hole is only ever reordering: no NACK, the RTO remains the safety net);
+//   reported: the largest number of packets held, and the reorder delay
+//   (from the first packet held to the hole being filled).
+//   ACKs: every `ack_every`-th in-order packet, the last one, and whenever
+//   `ack_delay` has passed since the previous ACK (so slow QPs are ACKed
+//   per packet and the RTO only fires on loss).
+//   Timeout: if no ACK progress for RTO the sender goes back to the oldest
+//   unacknowledged PSN. RTO (default) = 1 ms + 2 x the largest switch's
+//   buffer drain time B / (mean port rate), so queueing never triggers it.
+//   A stream completes when its last byte is delivered in order at the
+//   receiver, plus the in-server links after the network (their latency and
+//   one packet's serialization).
+//
+// 6. DCQCN (Zhu et al. 2015; NIC variant as HPCC's "mlx" model).
+//   NP: a marked data packet makes the receiver send a CNP, at most one per
+//   QP per `cnp_interval`.
+//   RP, on a CNP at time t (the first CNP of a QP sets alpha <- alpha0 = 1
+//   instead: the reaction point starts with the first congestion signal, as
+//   HPCC's model and the paper's initial alpha):
+//     alpha <- alpha (1 - g)^floor((t - t_alpha) / K)   (decay while no CNP came)
+//     alpha <- (1 - g) alpha + g;  t_alpha <- t
+//     if t - t_decrease >= decrease_interval:
+//       RT <- RC (always if clamp_target, else only if an increase happened since),
+//       RC <- max(RC (1 - alpha / 2), min_rate); restart the increase timer;
+//       timer and byte stages <- 0.
+//   Increase events: the timer every T while RC < line or RT < line; and
+//   (paper) every B bytes sent. With a byte counter (paper): stage counts
+//   i_T, i_B after the event; max(i_T, i_B) <= F: fast recovery;
+//   min(i_T, i_B) > F: hyper increase RT += R_HAI; otherwise additive
+//   RT += R_AI. Timer only (NIC): stage s before the event: s < F fast
+//   recovery, s = F additive, s > F hyper. Then RC <- (RT + RC) / 2;
+//   RT, RC <= line rate.
+//
+// 7. Routing. A QP's path is routing::Router::route(src, dst, entropy = QP)
+//   with the configured policy (ECMP hashes the RoCEv2 5-tuple; valiant,
+//   ugal, dimension_order as the Router defines them). `adaptive` and
+//   `spray` are per packet: the QP's ECMP path fixes the endpoints; at every
+//   network node a data packet takes one of the equal-cost next hops toward
+//   the destination's switch (next_hops.hpp): adaptive the one with the
+//   fewest data bytes queued (plus the rest of the frame being sent; ties
+//   round-robin), spray round-robin: every switch keeps a counter per
+//   destination (a 65,536-entry table indexed by a hash of (switch,
+//   destination switch); colliding pairs share a counter), so the packets
+//   toward each destination split evenly over each equal-cost set.
+//   Control packets return along the reversed ECMP path.
+//
+// 8. In-server links. The links before the first network (Copper/Optical)
+//   link of a route (GPU -> PCIe -> NIC, PXN's NVLink hop) are a fixed delay
+//   (their latency) before the QP may send: the NIC reads GPU memory as it
+//   sends, so they are assumed not to be the bottleneck; the links after the
+//   last network link add their latency and one packet's serialization to
+//   the completion. Routes without a network link (NVLink inside a domain,
+//   GPUs sharing a NIC over PCIe) are simulated packet by packet like the
+//   network, with non-switch nodes forwarding without a buffer limit.
+//
+// Limitations: one data priority in use per run; no cut-through; PFC only
+// at switches (not NICs or NVSwitches); no link failures; control packets
+// are never lost.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "core/event_queue.hpp"
+#include "core/rng.hpp"
+#include "core/units.hpp"
+#include "engine/network.hpp"
+#include "engine/packet/next_hops.hpp"
+#include "engine/packet/packet_options.hpp"
+#include "engine/plan_compiler.hpp"
+#include "routing/router.hpp"
+#include "topology/topology.hpp"
+
+namespace podnet::engine::packet {
+
+struct StreamSpec {
+  int32_t src = 0;     // GPU ranks
+  int32_t dst = 0;
+  Bytes bytes = 0;
+  uint64_t entropy = 0;  // QP index: the UDP source port (ECMP)
+  Time start;            // when its transfer starts
+  // Latency the stream pays in total (its transfer's latency_steps x hop
+  // latency, as plan_compiler.hpp). The part the packets do not experience
+  // physically (propagation, switch latency) is waited before sending.
+  Time latency;
+  uint64_t tag = 0;
+};
+
+struct PortStats {
+  uint64_t packets = 0;          // all packets sent
+  uint64_t data_packets = 0;
+  double payload_bytes = 0;      // data payload sent
+  double wire_bytes = 0;         // everything on the wire
+  uint64_t drops = 0;            // data packets dropped before joining this port's queue
+  uint64_t ecn_marks = 0;
+  uint64_t pause_rx = 0;         // PAUSE (XOFF) frames received by this egress port
+  uint64_t pause_tx = 0;         // PAUSE frames sent upstream about this link (by its receiving end)
+  Time paused;                   // time this port's data class was paused
+  Bytes max_queue = 0;           // peak data bytes queued
+  double queue_byte_ps = 0;      // integral of data bytes queued over time
+  double peak_utilization = 0;   // peak payload rate / payload capacity over util_window
+};
+
+struct StreamRecord {
+  uint64_t tag = 0;
+  int32_t src = 0, dst = 0;
+  Bytes bytes = 0;
+  Time start;        // transfer start
+  Time first_send;   // first packet may leave
+  Time finish;       // last byte delivered
+  uint32_t packets = 0;
+  uint32_t retransmits = 0;
+  uint32_t timeouts = 0;
+  uint32_t nacks = 0;     // NACKs the sender received
+  uint32_t cnps = 0;      // CNPs the sender received
+  double final_rate_bps = 0;
+};
+
+struct SimStats {
+  uint64_t events = 0;
+  uint64_t data_sent = 0;        // data packets put on the wire by senders (incl. retransmissions)
+  uint64_t data_delivered = 0;   // unique data packets delivered in order
+  uint64_t retransmits = 0;
+  uint64_t drops = 0;
+  uint64_t ecn_marks = 0;
+  uint64_t cnps = 0;
+  uint64_t acks = 0;
+  uint64_t nacks = 0;
+  uint64_t timeouts = 0;
+  uint64_t pause_frames = 0;
+  uint32_t max_reorder_packets = 0;  // largest reorder buffer (packets held beyond a hole)
+  Time max_reorder_delay;
+  double mean_reorder_delay_ps = 0;
+  uint64_t reorder_events = 0;       // holes that were filled with packets held behind them
+  uint64_t peak_packets = 0;         // packet pool size (peak packets in flight or queued)
+};
+
+struct QueueSample {
+  Time time;
+  int32_t port = 0;
+  Bytes bytes = 0;
+};
+
+struct StreamSample {
+  Time time;
+  int32_t stream = 0;
+  Bytes delivered = 0;   // payload delivered in order so far
+  double rate_bps = 0;   // the sender's current rate (RC)
+};
+
+struct SimEvent {
+  uint64_t tag = 0;
+  Time at;
+  bool timer = false;   // an add_timer() firing (else a stream completion)
+  int32_t stream = -1;
+};
+
+class PacketSim {
+ public:
+  PacketSim(const topology::Topology& topo, const NetworkOptions& net, const PacketOptions& opt);
+  ~PacketSim();
+  PacketSim(const PacketSim&) = delete;
+  PacketSim& operator=(const PacketSim&) = delete;
+
+  // The route a stream between two ranks takes (the QP's path; the base ECMP
+  // path for per-packet policies) and its one-step latency (PlanCompiler's).
+  void route(int32_t src, int32_t dst, uint64_t entropy, std::vector<routing::PathPart>& out);
+  Time hop_latency(const std::vector<routing::PathPart>& route) const;
+
+  // Adds a stream (one QP) on `route` (from route()); returns its index.
+  int32_t add_stream(const StreamSpec& s, const std::vector<routing::PathPart>& route);
+  // A callback at time `at` (compute delays of the plan).
+  void add_timer(Time at, uint64_t tag);
+
+  // Runs until no event is left, calling `on_event` for every stream
+  // completion and timer, in time order; it may add streams and timers.
+  void run(const std::function<void(const SimEvent&)>& on_event);
+
+  Time now() const;
+  const SimStats& stats() const;
+  const std::vector<PortStats>& port_stats() const;
+  const std::vector<StreamRecord>& streams() const;
+  const std::vector<QueueSample>& samples() const;
+  const std::vector<StreamSample>& stream_samples() const;
+  // Payload bytes per directed link, including the in-server links modelled as delays.
+  std::vector<double> link_payload_bytes() const;
+  double payload_capacity_bps(routing::DirLink d) const;
+  Time rto() const;
+  // Buffer and lossless headroom the model gives a switch node / an ingress link.
+  Bytes buffer_of(topology::NodeId switch_node) const;
+  Bytes headroom_of(routing::DirLink ingress) const;
+  const DcqcnParams& dcqcn() const;
+  // Streams not yet delivered (0 after run() unless something is stuck).
+  int64_t open_streams() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> m_;
+};
+
+}  // namespace podnet::engine::packet

@@ -1,0 +1,184 @@
+#include "reliability/inventory.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <fmt/format.h>
+#include <map>
+#include <tuple>
+
+#include "core/error.hpp"
+
+namespace podnet::reliability {
+
+using topology::LinkId;
+using topology::Media;
+using topology::NodeId;
+using topology::NodeKind;
+
+const char* role_name(Role r) {
+  switch (r) {
+    case Role::Compute: return "compute";
+    case Role::Rail: return "rail";
+    case Role::DirectLink: return "direct_link";
+    case Role::Leaf: return "leaf";
+    case Role::FabricLink: return "fabric_link";
+    case Role::FabricSwitch: return "fabric_switch";
+  }
+  return "?";
+}
+
+int64_t Inventory::count(const std::string& key) const {
+  for (const auto& c : classes)
+    if (c.key == key) return c.count;
+  return 0;
+}
+
+int64_t Inventory::count_part(Part p) const {
+  int64_t n = 0;
+  for (const auto& c : classes)
+    if (c.part == p) n += c.count;
+  return n;
+}
+
+namespace {
+
+// Accumulates classes under a sort key: (group, sub-order, part order).
+class Tally {
+ public:
+  void add(int group, int sub, const std::string& key, const std::string& label, Part part, Role role, int64_t n) {
+    auto [it, fresh] = by_key_.try_emplace(key);
+    if (fresh) {
+      it->second.order = {group, sub, static_cast<int>(part)};
+      it->second.c = {key, label, part, role, 0};
+    }
+    it->second.c.count += n;
+  }
+  std::vector<ComponentClass> take() const {
+    std::vector<const Entry*> v;
+    for (const auto& [k, e] : by_key_)
+      if (e.c.count > 0) v.push_back(&e);
+    std::stable_sort(v.begin(), v.end(), [](const Entry* a, const Entry* b) { return a->order < b->order; });
+    std::vector<ComponentClass> out;
+    for (const Entry* e : v) out.push_back(e->c);
+    return out;
+  }
+
+ private:
+  struct Entry {
+    std::tuple<int, int, int> order;
+    ComponentClass c;
+  };
+  std::map<std::string, Entry> by_key_;
+};
+
+enum Group { kCompute = 0, kAccess = 1, kLeaves = 2, kFabricLinks = 3, kFabricSwitches = 4 };
+
+// One link = one cable (copper or optical) + 2 transceivers when optical.
+void add_link(Tally& tally, int group, const topology::Topology& t, const topology::Link& l, Role role) {
+  const std::string& cls = t.link_classes[l.cls];
+  if (l.media == Media::Optical) {
+    tally.add(group, l.cls, "optical_cable:" + cls, "fibre cables (" + cls + ")", Part::OpticalCable, role, 1);
+    tally.add(group, l.cls, "optic:" + cls, "optics (" + cls + ")", Part::Optic, role, 2);
+  } else {
+    tally.add(group, l.cls, "copper_cable:" + cls, "copper cables (" + cls + ")", Part::CopperCable, role, 1);
+  }
+}
+
+}  // namespace
+
+Inventory count_inventory(const topology::Topology& t, int64_t job_gpus) {
+  const auto total = static_cast<int64_t>(t.gpus.size());
+  if (job_gpus < 0 || job_gpus > total)
+    throw ParamError("reliability.job_gpus",
+                     fmt::format("reliability.job_gpus = {} but the fabric has {} GPUs: expected 0 (every GPU) to {}",
+                                 job_gpus, total, total));
+  if (job_gpus == 0) job_gpus = total;
+  if (t.adj_offset.size() != t.nodes.size() + 1) throw Error("internal: topology not finalized");
+
+  Inventory inv;
+  inv.job_gpus = job_gpus;
+  inv.fabric_gpus = total;
+  Tally tally;
+
+  // GPUs, their servers and NICs (PCIe neighbours).
+  std::vector<char> endpoint(t.nodes.size(), 0);  // job GPU or NIC
+  std::vector<char> server_used(static_cast<size_t>(std::max<int32_t>(t.servers, 0)), 0);
+  int64_t nics = 0;
+  for (int64_t r = 0; r < job_gpus; ++r) {
+    const NodeId g = t.gpus[r];
+    endpoint[g] = 1;
+    const int32_t s = t.nodes[g].server;
+    if (s >= 0 && s < t.servers && !server_used[s]) {
+      server_used[s] = 1;
+      ++inv.servers;
+    }
+    auto [b, e] = t.incident(g);
+    for (const LinkId* p = b; p != e; ++p) {
+      if (t.links[*p].media != Media::Pcie) continue;
+      const NodeId nic = t.other_end(*p, g);
+      if (t.nodes[nic].kind == NodeKind::Nic && !endpoint[nic]) {
+        endpoint[nic] = 1;
+        ++nics;
+      }
+    }
+  }
+  tally.add(kCompute, 0, "gpu", "GPUs", Part::Gpu, Role::Compute, job_gpus);
+  tally.add(kCompute, 0, "software", "software (per GPU)", Part::Software, Role::Compute, job_gpus);
+  tally.add(kCompute, 0, "host", "hosts (per server)", Part::Host, Role::Compute, inv.servers);
+  tally.add(kCompute, 0, "nic", "NICs", Part::Nic, Role::Rail, nics);
+
+  // Access links (an end at a job NIC or GPU) and the switches they reach.
+  std::vector<char> leaf(t.nodes.size(), 0);
+  for (const auto& l : t.links) {
+    if (l.media == Media::NvLink || l.media == Media::Pcie) continue;
+    if (!endpoint[l.a] && !endpoint[l.b]) continue;
+    const bool nic_end = (endpoint[l.a] && t.nodes[l.a].kind == NodeKind::Nic) ||
+                         (endpoint[l.b] && t.nodes[l.b].kind == NodeKind::Nic);
+    add_link(tally, kAccess, t, l, nic_end ? Role::Rail : Role::DirectLink);
+    if (t.nodes[l.a].kind == NodeKind::Switch) leaf[l.a] = 1;
+    if (t.nodes[l.b].kind == NodeKind::Switch) leaf[l.b] = 1;
+  }
+
+  // The fabric above the leaves: switches reachable without stepping down a tier.
+  std::vector<char> reach(leaf);
+  std::deque<NodeId> queue;
+  for (NodeId n = 0; n < static_cast<NodeId>(t.nodes.size()); ++n)
+    if (leaf[n]) queue.push_back(n);
+  while (!queue.empty()) {
+    const NodeId s = queue.front();
+    queue.pop_front();
+    auto [b, e] = t.incident(s);
+    for (const LinkId* p = b; p != e; ++p) {
+      const NodeId o = t.other_end(*p, s);
+      if (t.nodes[o].kind != NodeKind::Switch || reach[o] || t.nodes[o].tier < t.nodes[s].tier) continue;
+      reach[o] = 1;
+      queue.push_back(o);
+    }
+  }
+  for (const auto& l : t.links) {
+    if (t.nodes[l.a].kind != NodeKind::Switch || t.nodes[l.b].kind != NodeKind::Switch) continue;
+    if (reach[l.a] && reach[l.b]) add_link(tally, kFabricLinks, t, l, Role::FabricLink);
+  }
+
+  // Switch rows by tier; a transit switch of a tier that also has job leaves gets "-transit".
+  std::vector<char> tier_has_leaf(t.tier_names.size() + 1, 0);
+  for (NodeId n = 0; n < static_cast<NodeId>(t.nodes.size()); ++n)
+    if (leaf[n]) tier_has_leaf[t.nodes[n].tier] = 1;
+  for (NodeId n = 0; n < static_cast<NodeId>(t.nodes.size()); ++n) {
+    if (!reach[n]) continue;
+    const int tier = t.nodes[n].tier;
+    const std::string name = tier < static_cast<int>(t.tier_names.size()) ? t.tier_names[tier] : std::to_string(tier);
+    if (leaf[n]) {
+      tally.add(kLeaves, tier, "switch:" + name, name + " switches", Part::Switch, Role::Leaf, 1);
+    } else if (tier_has_leaf[tier]) {
+      tally.add(kFabricSwitches, tier, "switch:" + name + "-transit", name + " switches (transit)", Part::Switch,
+                Role::FabricSwitch, 1);
+    } else {
+      tally.add(kFabricSwitches, tier, "switch:" + name, name + " switches", Part::Switch, Role::FabricSwitch, 1);
+    }
+  }
+  inv.classes = tally.take();
+  return inv;
+}
+
+}  // namespace podnet::reliability

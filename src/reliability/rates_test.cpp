@@ -1,0 +1,62 @@
+// Failure-rate syntax and the preset table's derivations.
+#include "reliability/rates.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace podnet::reliability {
+namespace {
+
+double rate(const char* text) {
+  std::string expected;
+  auto r = parse_rate(text, expected);
+  EXPECT_TRUE(r.has_value()) << text << ": " << expected;
+  return r.value_or(-1);
+}
+
+bool rejected(const char* text) {
+  std::string expected;
+  bool bad = !parse_rate(text, expected).has_value();
+  EXPECT_FALSE(expected.empty());
+  return bad;
+}
+
+TEST(Rates, ThreeForms) {
+  EXPECT_DOUBLE_EQ(rate("50000h"), 1.0 / 50000);  // MTBF
+  EXPECT_DOUBLE_EQ(rate("1e7h"), 1e-7);
+  EXPECT_DOUBLE_EQ(rate("100d"), 1.0 / 2400);      // 100 × 24 h
+  EXPECT_DOUBLE_EQ(rate("2y"), 1.0 / 17520);       // 2 × 8,760 h
+  EXPECT_DOUBLE_EQ(rate("1000FIT"), 1e-6);         // 1,000 per 1e9 h
+  // Monthly availability A: λ = −ln A / 720 h, so exp(−λ·720 h) = A.
+  EXPECT_NEAR(std::exp(-rate("99.9%") * kHoursPerMonth), 0.999, 1e-15);
+  EXPECT_DOUBLE_EQ(rate("0FIT"), 0.0);             // never fails
+  EXPECT_DOUBLE_EQ(rate("100%"), 0.0);
+  EXPECT_DOUBLE_EQ(rate(" 250000h "), 1.0 / 250000);
+}
+
+TEST(Rates, RejectsWhatIsNotARate) {
+  for (const char* bad : {"", "5", "abc", "-1h", "0h", "0%", "101%", "5min", "10 hours", "infh", "nanFIT"})
+    EXPECT_TRUE(rejected(bad)) << bad;
+}
+
+TEST(Rates, PresetsReproduceLlama3) {
+  // Each default is (Table 5 interruptions of its class) / (component-hours): multiplying back by the
+  // Llama 3 inventory (16,384 GPUs/NICs/access links, 2,048 servers, 1,296 h) returns the counts,
+  // which sum to the 419 unexpected interruptions (MTBI 1,296 / 419 = 3.09 h).
+  const double gpu_h = Llama3::kGpus * Llama3::kHours, server_h = Llama3::kServers * Llama3::kHours;
+  EXPECT_NEAR(gpu_h / preset(Part::Gpu).mtbf_hours, 268, 1e-9);
+  EXPECT_NEAR(gpu_h / preset(Part::Software).mtbf_hours, 63, 1e-9);
+  EXPECT_NEAR(server_h / preset(Part::Host).mtbf_hours, 46, 1e-9);
+  EXPECT_NEAR(gpu_h / preset(Part::Nic).mtbf_hours, 7, 1e-9);
+  EXPECT_NEAR(gpu_h / preset(Part::CopperCable).mtbf_hours, 35, 1e-9);
+  EXPECT_EQ(Llama3::kGpu + Llama3::kSoftware + Llama3::kHost + Llama3::kNic + Llama3::kSwitchCable,
+            Llama3::kInterruptions);
+  // 21,233,664 GPU-hours / 268 = 79,230 h per GPU.
+  EXPECT_EQ(mtbf_text(preset(Part::Gpu).mtbf_hours), "79230h");
+  EXPECT_EQ(mtbf_text(preset(Part::Optic).mtbf_hours), "1000000h");
+  EXPECT_EQ(static_cast<int>(presets().size()), kParts);
+}
+
+}  // namespace
+}  // namespace podnet::reliability

@@ -1,0 +1,264 @@
+#include "report/train_report.hpp"
+
+#include <fmt/format.h>
+#include <ostream>
+
+#include "report/report.hpp"
+
+namespace podnet::report {
+
+namespace {
+
+double ms(Time t) { return round_to(t.seconds() * 1e3, 6); }
+double us(Time t) { return round_to(t.seconds() * 1e6, 3); }
+
+nlohmann::json breakdown_json(const workload::Breakdown& b) {
+  return {{"compute", ms(b.compute)}, {"tp", ms(b.tp)}, {"pp", ms(b.pp)},
+          {"dp", ms(b.dp)},           {"ep", ms(b.ep)}, {"bubble", ms(b.bubble)}};
+}
+
+}  // namespace
+
+void add_training(nlohmann::json& o, const workload::TrainResult& r) {
+  const workload::Job& j = r.job;
+  const workload::ModelSpec& m = j.model;
+  o["model"] = {{"name", m.name},         {"params_billion", round_to(r.model_params / 1e9, 3)},
+                {"active_params_billion", round_to(r.active_params / 1e9, 3)},
+                {"layers", m.layers},     {"hidden", m.hidden}, {"heads", m.heads}, {"kv_heads", m.kv_heads},
+                {"ffn", m.ffn},           {"vocab", m.vocab},   {"seq", m.seq},     {"experts", m.experts},
+                {"top_k", m.top_k}};
+  o["gpu"] = {{"name", j.gpu.name},
+              {"peak_tflops", round_to(j.gpu.peak_flops / 1e12, 3)},
+              {"hbm_gb", round_to(static_cast<double>(j.gpu.hbm_bytes) / 1e9, 3)},
+              {"hbm_tbps", round_to(j.gpu.hbm_bandwidth / 1e12, 3)},
+              {"compute_efficiency", round_to(j.compute_efficiency, 6)}};
+  o["parallelism"] = {{"tp", j.tp},
+                      {"pp", j.pp},
+                      {"dp", j.dp},
+                      {"ep", j.ep},
+                      {"interleave", j.interleave},
+                      {"sequence_parallel", j.sequence_parallel},
+                      {"zero", j.zero},
+                      {"activation_recompute", j.recompute},
+                      {"gpus", j.gpus()},
+                      {"fabric_gpus", r.fabric_gpus}};
+  o["batch"] = {{"microbatch", j.microbatch},
+                {"global_batch", j.global_batch},
+                {"microbatches_per_pipeline", j.microbatches()},
+                {"tokens_per_iteration", static_cast<int64_t>(j.tokens_per_iteration())}};
+  o["engine"] = r.engine;
+  o["iteration_time_ms"] = ms(r.iteration);
+  o["breakdown_ms"] = breakdown_json(r.breakdown);
+  o["critical_stage"] = r.critical_stage;
+  nlohmann::json stages = nlohmann::json::array();
+  for (size_t s = 0; s < r.stages.size(); ++s) {
+    nlohmann::json row = breakdown_json(r.stages[s]);
+    row["stage"] = s;
+    stages.push_back(row);
+  }
+  o["stages_ms"] = stages;
+  o["mfu"] = round_to(r.mfu, 6);
+  o["hfu"] = round_to(r.hfu, 6);
+  o["tflops_per_gpu"] = round_to(r.tflops_per_gpu, 3);
+  o["tokens_per_second"] = round_to(r.tokens_per_second, 1);
+  o["tokens_budget"] = j.tokens;
+  o["days_to_train"] = round_to(r.days_to_train, 3);
+  o["ideal_bubble_fraction"] = round_to(r.ideal_bubble_fraction, 6);
+  o["flops_per_iteration"] = {{"model", r.model_flops}, {"hardware", r.hardware_flops}};
+  const auto& g = r.groups;
+  o["groups"] = {{"tp", {{"count", g.tp_groups}, {"size", g.tp_size}}},
+                 {"pp", {{"count", g.pp_groups}, {"size", g.pp_size}}},
+                 {"dp", {{"count", g.dp_groups}, {"size", g.dp_size}}},
+                 {"ep", {{"count", g.ep_groups}, {"size", g.ep_size}}},
+                 {"edp", {{"count", g.edp_groups}, {"size", g.edp_size}}}};
+  const auto& v = r.volumes;
+  o["volumes"] = {{"tp_allreduce_bytes", v.tp_allreduce_bytes},
+                  {"tp_allreduces_per_layer", v.tp_allreduces_per_layer},
+                  {"tp_bytes_per_gpu", round_to(v.tp_bytes_per_gpu, 0)},
+                  {"pp_p2p_bytes", v.pp_p2p_bytes},
+                  {"pp_bytes_per_gpu", round_to(v.pp_bytes_per_gpu, 0)},
+                  {"dp_grad_bytes_per_gpu", round_to(v.dp_grad_bytes_per_gpu, 0)},
+                  {"dp_bytes_per_gpu", round_to(v.dp_bytes_per_gpu, 0)},
+                  {"ep_alltoall_bytes", v.ep_alltoall_bytes},
+                  {"ep_bytes_per_gpu", round_to(v.ep_bytes_per_gpu, 0)}};
+  const auto& t = r.times;
+  nlohmann::json ops = nlohmann::json::object();
+  if (!t.ops.empty() && !t.ops.front().empty()) {
+    const auto& o0 = t.ops.front().front();
+    ops = {{"forward_compute_ms", ms(o0.fwd_compute)}, {"backward_compute_ms", ms(o0.bwd_compute)},
+           {"forward_tp_ms", ms(o0.fwd_tp)},           {"backward_tp_ms", ms(o0.bwd_tp)},
+           {"forward_ep_ms", ms(o0.fwd_ep)},           {"backward_ep_ms", ms(o0.bwd_ep)},
+           {"optimizer_ms", ms(t.optimizer.front())}};
+  }
+  o["timings"] = {{"tp_collective_us", us(t.tp_collective)}, {"ep_collective_us", us(t.ep_collective)},
+                  {"stage0_chunk0", ops}};
+  o["plan"] = {{"transfers", r.plan_transfers}, {"p2p_transfers", r.p2p_transfers},
+               {"dp_collectives", r.dp_collectives}, {"dp_buckets_per_group", r.dp_buckets},
+               {"bucket_params", r.bucket_params}, {"flows", r.flows}};
+  if (r.placement.present) {
+    const auto& p = r.placement;
+    nlohmann::json per_group = nlohmann::json::array();
+    for (const auto& [grp, n] : p.gpus_per_group) per_group.push_back({{"group", grp}, {"gpus", n}});
+    auto frac = [](double a, double b) { return round_to(b > 0 ? a / b : 0.0, 6); };
+    o["placement"] = {{"policy", p.policy},
+                      {"cross_spine_fraction", round_to(p.cross_spine_fraction(), 6)},
+                      {"cross_super_spine_fraction", round_to(p.cross_super_spine_fraction(), 6)},
+                      {"dp_cross_spine_fraction", frac(p.dp_cross_group_bytes, p.dp_bytes)},
+                      {"pp_cross_spine_fraction", frac(p.pp_cross_group_bytes, p.pp_bytes)},
+                      {"dp_bytes", round_to(p.dp_bytes, 0)},
+                      {"pp_bytes", round_to(p.pp_bytes, 0)},
+                      {"groups_used", p.gpus_per_group.size()},
+                      {"pods_used", p.pods},
+                      {"gpus_per_group", per_group}};
+  }
+  o["definitions"] = {
+      {"mfu", "model FLOPs per iteration (forward + backward, no recompute: 3 x (2 x active matmul params + 4 s h "
+              "per layer + 2 h V) per token) / (GPUs x dense BF16 peak x iteration time)"},
+      {"hfu", "hardware FLOPs (with recompute; Megatron's F = 96 B s l h^2 (1 + s/6h + V/16lh) for GPT) / (GPUs x "
+              "peak x iteration time)"},
+      {"breakdown", "the critical pipeline stage's timeline: its compute, TP and EP ops, and its idle gaps split "
+                    "into pp (waiting for a p2p in flight), dp (waiting for a DP collective) and bubble (waiting for "
+                    "another stage's compute); exposed = on the critical path, not overlapped with compute"}};
+}
+
+void write_training_table(const nlohmann::json& o, std::ostream& out) {
+  const auto& m = o["model"];
+  const auto& par = o["parallelism"];
+  const auto& b = o["batch"];
+  out << fmt::format("podnet train: {} ({:.1f}B params) on {} x {} ({} of {} GPUs), {} engine\n",
+                     m["name"].get<std::string>(), m["params_billion"].get<double>(), par["gpus"].get<int64_t>(),
+                     o["gpu"]["name"].get<std::string>(), par["gpus"].get<int64_t>(),
+                     par["fabric_gpus"].get<int64_t>(), o["engine"].get<std::string>());
+  out << fmt::format("  TP{} x PP{} x DP{}{}{}{}{}, global batch {} x seq {}, microbatch {} ({} per pipeline), "
+                     "compute efficiency {:.0f}%\n\n",
+                     par["tp"].get<int64_t>(), par["pp"].get<int64_t>(), par["dp"].get<int64_t>(),
+                     par["ep"].get<int64_t>() > 1 ? fmt::format(" (EP{})", par["ep"].get<int64_t>()) : "",
+                     par["interleave"].get<int64_t>() > 1 ? fmt::format(", v={}", par["interleave"].get<int64_t>()) : "",
+                     par["sequence_parallel"].get<bool>() ? ", SP" : "",
+                     par["zero"].get<int>() > 0 ? fmt::format(", ZeRO-{}", par["zero"].get<int>()) : "",
+                     b["global_batch"].get<int64_t>(), m["seq"].get<int64_t>(), b["microbatch"].get<int64_t>(),
+                     b["microbatches_per_pipeline"].get<int64_t>(), 100 * o["gpu"]["compute_efficiency"].get<double>());
+  const double it = o["iteration_time_ms"].get<double>();
+  Table t({"", "value"});
+  t.add({"iteration time", fixed(it, 2) + " ms"});
+  const auto& bd = o["breakdown_ms"];
+  for (const char* k : {"compute", "tp", "pp", "dp", "ep", "bubble"}) {
+    const double v = bd[k].get<double>();
+    const std::string label = std::string("  ") + k + (k == std::string("compute") || k == std::string("bubble") ? "" : " (exposed)");
+    t.add({label, fmt::format("{} ms ({}%)", fixed(v, 2), fixed(it > 0 ? 100 * v / it : 0, 1))});
+  }
+  t.add({"MFU (model FLOPs)", fixed(100 * o["mfu"].get<double>(), 1) + "%"});
+  t.add({"HFU (with recompute)", fixed(100 * o["hfu"].get<double>(), 1) + "%"});
+  t.add({"TFLOP/s per GPU (hardware)", fixed(o["tflops_per_gpu"].get<double>(), 1)});
+  t.add({"tokens/s", thousands(static_cast<int64_t>(o["tokens_per_second"].get<double>()))});
+  t.add({"days to train", fmt::format("{} ({} tokens)", fixed(o["days_to_train"].get<double>(), 1),
+                                      fmt::format("{:.4g}", o["tokens_budget"].get<double>()))});
+  t.add({"ideal bubble (p-1)/(v m)", fixed(100 * o["ideal_bubble_fraction"].get<double>(), 1) + "%"});
+  t.write(out, "  ");
+  const auto& g = o["groups"];
+  out << fmt::format("\n  communicator groups: TP {} x {} GPUs, PP {} x {}, DP {} x {}", g["tp"]["count"].get<int64_t>(),
+                     g["tp"]["size"].get<int64_t>(), g["pp"]["count"].get<int64_t>(), g["pp"]["size"].get<int64_t>(),
+                     g["dp"]["count"].get<int64_t>(), g["dp"]["size"].get<int64_t>());
+  if (g["ep"]["count"].get<int64_t>() > 0)
+    out << fmt::format(", EP {} x {}, EDP {} x {}", g["ep"]["count"].get<int64_t>(), g["ep"]["size"].get<int64_t>(),
+                       g["edp"]["count"].get<int64_t>(), g["edp"]["size"].get<int64_t>());
+  out << "\n";
+  const auto& v = o["volumes"];
+  out << fmt::format("  per GPU per iteration: TP {:.2f} GB, PP {:.2f} GB, DP {:.2f} GB, EP {:.2f} GB\n",
+                     v["tp_bytes_per_gpu"].get<double>() / 1e9, v["pp_bytes_per_gpu"].get<double>() / 1e9,
+                     v["dp_bytes_per_gpu"].get<double>() / 1e9, v["ep_bytes_per_gpu"].get<double>() / 1e9);
+  const auto& tm = o["timings"];
+  out << fmt::format("  one TP collective {:.1f} us; DP buckets {} per group ({} params); plan {} transfers\n",
+                     tm["tp_collective_us"].get<double>(), o["plan"]["dp_buckets_per_group"].get<int64_t>(),
+                     thousands(o["plan"]["bucket_params"].get<int64_t>()),
+                     thousands(o["plan"]["transfers"].get<int64_t>()));
+  if (o.contains("placement")) {
+    const auto& p = o["placement"];
+    out << fmt::format("  placement {}: {} aggregation group(s), {} pod(s); DP+PP bytes crossing the spine {:.1f}%, "
+                       "the super-spine {:.1f}% (DP {:.1f}%, PP {:.1f}% cross the spine)\n",
+                       p["policy"].get<std::string>(), p["groups_used"].get<int64_t>(), p["pods_used"].get<int64_t>(),
+                       100 * p["cross_spine_fraction"].get<double>(), 100 * p["cross_super_spine_fraction"].get<double>(),
+                       100 * p["dp_cross_spine_fraction"].get<double>(), 100 * p["pp_cross_spine_fraction"].get<double>());
+  }
+  if (o.contains("imported")) {
+    out << "\n  imported from " << o["imported"]["source"].get<std::string>()
+        << " (per iteration, per GPU; blocking = time added to a stage's passes):\n";
+    Table it({"group", "collectives", "bytes", "blocking (ms)"});
+    for (const auto& g : o["imported"]["traffic"])
+      it.add({g["group"].get<std::string>(), thousands(g["collectives"].get<int64_t>()),
+              thousands(static_cast<int64_t>(g["bytes"].get<double>())), fixed(g["blocking_ms"].get<double>(), 3)});
+    it.write(out, "    ");
+  }
+  if (o["stages_ms"].size() > 1) {
+    out << "\n  per stage (ms; the critical stage is marked *):\n";
+    Table s({"stage", "compute", "tp", "pp", "dp", "ep", "bubble"});
+    const int64_t crit = o["critical_stage"].get<int64_t>();
+    for (const auto& row : o["stages_ms"]) {
+      const int64_t st = row["stage"].get<int64_t>();
+      s.add({std::to_string(st) + (st == crit ? "*" : ""), fixed(row["compute"].get<double>(), 2),
+             fixed(row["tp"].get<double>(), 2), fixed(row["pp"].get<double>(), 2), fixed(row["dp"].get<double>(), 2),
+             fixed(row["ep"].get<double>(), 2), fixed(row["bubble"].get<double>(), 2)});
+    }
+    s.write(out, "    ");
+  }
+  if (o.contains("sweep")) {
+    out << "\n";
+    write_sweep_table(o, out);
+  }
+}
+
+void write_training_trace(const workload::TrainResult& r, std::ostream& out) {
+  nlohmann::json events = nlohmann::json::array();
+  for (size_t s = 0; s < r.stages.size(); ++s) {
+    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", s}, {"args", {{"name", fmt::format("stage {}", s)}}}});
+    events.push_back({{"name", "process_sort_index"}, {"ph", "M"}, {"pid", s}, {"args", {{"sort_index", s}}}});
+    for (size_t l = 0; l < r.trace_lanes.size(); ++l)
+      events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", s}, {"tid", l}, {"args", {{"name", r.trace_lanes[l]}}}});
+  }
+  for (const auto& e : r.trace)
+    events.push_back({{"name", e.name}, {"cat", e.cat}, {"ph", "X"}, {"pid", e.pid}, {"tid", e.tid},
+                      {"ts", round_to(e.start.seconds() * 1e6, 3)}, {"dur", round_to(e.dur.seconds() * 1e6, 3)}});
+  nlohmann::json doc = {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
+  out << doc.dump() << "\n";
+}
+
+void add_imported(nlohmann::json& o, const std::string& source, const std::vector<workload::simai::GroupTraffic>& t) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& g : t)
+    rows.push_back({{"group", g.group}, {"collectives", g.collectives}, {"bytes", round_to(g.bytes, 0)},
+                    {"blocking_ms", ms(g.blocking)}});
+  o["imported"] = {{"source", source}, {"traffic", rows}};
+}
+
+void add_sweep(nlohmann::json& o, const std::vector<cluster::SweepPoint>& points) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& p : points)
+    rows.push_back({{"cap_gbytes_per_second", round_to(p.cap_bytes_per_second / 1e9, 3)},
+                    {"dp", p.dp},
+                    {"gpus", p.gpus},
+                    {"global_batch", p.global_batch},
+                    {"iteration_time_ms", ms(p.iteration)},
+                    {"tokens_per_second", round_to(p.tokens_per_second, 1)},
+                    {"speedup", round_to(p.speedup, 6)},
+                    {"ideal", round_to(p.ideal, 6)},
+                    {"efficiency", round_to(p.efficiency, 6)},
+                    {"mfu", round_to(p.mfu, 6)},
+                    {"breakdown_ms", breakdown_json(p.breakdown)}});
+  o["sweep"] = rows;
+}
+
+void write_sweep_table(const nlohmann::json& o, std::ostream& out) {
+  out << "  scaling (weak: fixed work per replica, global batch grows with DP; speed-up vs the smallest DP):\n";
+  Table t({"NIC cap", "DP", "GPUs", "iteration (ms)", "tokens/s", "speed-up", "ideal", "efficiency", "DP exposed (ms)"});
+  for (const auto& r : o["sweep"]) {
+    const double cap = r["cap_gbytes_per_second"].get<double>();
+    t.add({cap > 0 ? fixed(cap, 0) + " GB/s" : "as built", std::to_string(r["dp"].get<int64_t>()),
+           thousands(r["gpus"].get<int64_t>()), fixed(r["iteration_time_ms"].get<double>(), 2),
+           thousands(static_cast<int64_t>(r["tokens_per_second"].get<double>())), fixed(r["speedup"].get<double>(), 2),
+           fixed(r["ideal"].get<double>(), 0), fixed(100 * r["efficiency"].get<double>(), 1) + "%",
+           fixed(r["breakdown_ms"]["dp"].get<double>(), 2)});
+  }
+  t.write(out, "    ");
+}
+
+}  // namespace podnet::report

@@ -1,0 +1,41 @@
+// Training reports: a simulated iteration (workload::TrainResult) as JSON
+// keys, a console table, a Chrome/Perfetto trace, and the scaling sweep.
+//
+// add_training fills a JSON object (the document of `podnet train`, or
+// doc["training"] for `podnet run`) with, among others:
+//   iteration_time_ms, breakdown_ms.{compute,tp,pp,dp,ep,bubble} (the
+//   critical stage's; they add up to the iteration time), mfu, hfu,
+//   tflops_per_gpu, tokens_per_second, days_to_train,
+//   placement.cross_spine_fraction, groups, volumes, stages[], plan stats.
+// write_training_table renders such an object. Only header-inline parts of
+// the workload and cluster types are used (the report layer does not link
+// them).
+#pragma once
+
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "cluster/placement.hpp"
+#include "workload/simai.hpp"
+#include "workload/training.hpp"
+
+namespace podnet::report {
+
+void add_training(nlohmann::json& obj, const workload::TrainResult& r);
+void write_training_table(const nlohmann::json& obj, std::ostream& out);
+
+// Chrome trace-event JSON (chrome://tracing, ui.perfetto.dev): one process per
+// pipeline stage, threads "compute" (passes, TP/EP delays, optimizer), "pp send
+// (replica 0)" and "dp (tp rank j)"; complete events (ph "X") with ts/dur in us.
+void write_training_trace(const workload::TrainResult& r, std::ostream& out);
+
+// obj["imported"]: the source file and, per communicator kind, collectives, bytes and blocking time
+// per iteration (workload::simai::import_iteration).
+void add_imported(nlohmann::json& obj, const std::string& source, const std::vector<workload::simai::GroupTraffic>& t);
+
+// doc["sweep"] rows and their table.
+void add_sweep(nlohmann::json& obj, const std::vector<cluster::SweepPoint>& points);
+void write_sweep_table(const nlohmann::json& obj, std::ostream& out);
+
+}  // namespace podnet::report

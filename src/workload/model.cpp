@@ -1,0 +1,130 @@
+#include "workload/model.hpp"
+
+namespace podnet::workload {
+
+double ModelSpec::attention_params_per_layer() const {
+  const double h = static_cast<double>(hidden);
+  const double kv_dim = h * static_cast<double>(kv_heads) / static_cast<double>(heads);
+  return 2 * h * h + 2 * h * kv_dim;
+}
+
+double ModelSpec::mlp_params_per_layer() const {
+  const double h = static_cast<double>(hidden);
+  const double one = (gated_mlp ? 3.0 : 2.0) * h * static_cast<double>(ffn);
+  return one * static_cast<double>(experts) + (moe() ? h * static_cast<double>(experts) : 0.0);
+}
+
+double ModelSpec::mlp_active_params_per_layer() const {
+  const double h = static_cast<double>(hidden);
+  const double one = (gated_mlp ? 3.0 : 2.0) * h * static_cast<double>(ffn);
+  return one * static_cast<double>(moe() ? top_k : 1) + (moe() ? h * static_cast<double>(experts) : 0.0);
+}
+
+double ModelSpec::vector_params_per_layer() const { return (biases ? 13.0 : 2.0) * static_cast<double>(hidden); }
+
+double ModelSpec::embedding_params() const {
+  const double h = static_cast<double>(hidden), v = static_cast<double>(vocab);
+  return v * h * (tied_embeddings ? 1.0 : 2.0) + (learned_positions ? static_cast<double>(seq) * h : 0.0);
+}
+
+double ModelSpec::params() const {
+  return static_cast<double>(layers) *
+             (attention_params_per_layer() + mlp_params_per_layer() + vector_params_per_layer()) +
+         embedding_params();
+}
+
+double ModelSpec::active_params() const {
+  return static_cast<double>(layers) *
+             (attention_params_per_layer() + mlp_active_params_per_layer() + vector_params_per_layer()) +
+         embedding_params();
+}
+
+double ModelSpec::layer_forward_flops_per_token() const {
+  // Matmul parameters only (the vectors' FLOPs are negligible and Megatron's Eq. 3 omits them).
+  return 2.0 * (attention_params_per_layer() + mlp_active_params_per_layer()) +
+         4.0 * static_cast<double>(seq) * static_cast<double>(hidden);
+}
+
+double ModelSpec::logits_forward_flops_per_token() const {
+  return 2.0 * static_cast<double>(hidden) * static_cast<double>(vocab);
+}
+
+double ModelSpec::model_flops_per_token() const {
+  return 3.0 * (static_cast<double>(layers) * layer_forward_flops_per_token() + logits_forward_flops_per_token());
+}
+
+double ModelSpec::hardware_flops_per_token(bool recompute) const {
+  return (recompute ? 4.0 : 3.0) * static_cast<double>(layers) * layer_forward_flops_per_token() +
+         3.0 * logits_forward_flops_per_token();
+}
+
+const std::vector<ModelSpec>& models() {
+  // name, description, l, h, a, g, f, V, s, gated, biases, tied, learned positions, E, k
+  static const std::vector<ModelSpec> k = {
+      // Brown et al. 2020 (GPT-3) Table 2.1: 96 layers, d_model 12288, 96 heads of 128, context 2048;
+      // vocabulary 50257 padded to 51200 as Megatron does (Narayanan et al. SC'21 §5.1). 174.6e9 parameters.
+      {"gpt3-175b", "GPT-3 175B (Brown et al. 2020; Megatron's padded vocabulary 51200)", 96, 12288, 96, 96,
+       4 * 12288, 51200, 2048, false, true, true, true, 1, 1},
+      // Llama 3 (Dubey et al. 2024) Table 3: 32 layers, 4096, FFN 14336, 32 heads, 8 KV heads; vocabulary
+      // 128256 (tokenizer config), pre-training context 8192; untied output head, RoPE, RMSNorm, no biases.
+      {"llama3-8b", "Llama 3 8B (Dubey et al. 2024, Table 3)", 32, 4096, 32, 8, 14336, 128256, 8192, true, false,
+       false, false, 1, 1},
+      {"llama3-70b", "Llama 3 70B (Dubey et al. 2024, Table 3)", 80, 8192, 64, 8, 28672, 128256, 8192, true, false,
+       false, false, 1, 1},
+      {"llama3-405b", "Llama 3 405B (Dubey et al. 2024, Table 3)", 126, 16384, 128, 8, 53248, 128256, 8192, true,
+       false, false, false, 1, 1},
+      // Jiang et al. 2024 (Mixtral of Experts) Table 1: dim 4096, 32 layers, 32 heads, 8 KV heads, hidden 14336,
+      // vocabulary 32000, 8 experts, top-2; 46.7e9 parameters, 12.9e9 active. Sequence 4096 here (the model
+      // supports 32k context; 4096 is a common pre-training length).
+      {"mixtral-8x7b", "Mixtral 8x7B MoE, 8 experts top-2 (Jiang et al. 2024, Table 1)", 32, 4096, 32, 8, 14336,
+       32000, 4096, true, false, false, false, 8, 2},
+  };
+  return k;
+}
+
+const std::vector<GpuSpec>& gpus() {
+  static const std::vector<GpuSpec> k = {
+      // NVIDIA A100 datasheet (SXM 80GB): BF16 312 TFLOPS dense (624 with sparsity), HBM2e 2,039 GB/s,
+      // NVLink 3 600 GB/s bidirectional = 300 GB/s per direction.
+      {"a100", "NVIDIA A100 SXM 80GB: 312 TFLOPS BF16 dense, 2.0 TB/s HBM2e, NVLink 300 GB/s/dir", 312e12,
+       80LL * 1000 * 1000 * 1000, 2.039e12, 300e9},
+      // NVIDIA H100 datasheet (SXM5): BF16 1,979 TFLOPS with sparsity = 989 dense, HBM3 3.35 TB/s,
+      // NVLink 4 900 GB/s bidirectional.
+      {"h100", "NVIDIA H100 SXM 80GB: 989 TFLOPS BF16 dense, 3.35 TB/s HBM3, NVLink 450 GB/s/dir", 989e12,
+       80LL * 1000 * 1000 * 1000, 3.35e12, 450e9},
+      // NVIDIA H200 datasheet (SXM): same compute as H100, 141 GB HBM3e at 4.8 TB/s, NVLink 900 GB/s.
+      {"h200", "NVIDIA H200 SXM 141GB: 989 TFLOPS BF16 dense, 4.8 TB/s HBM3e, NVLink 450 GB/s/dir", 989e12,
+       141LL * 1000 * 1000 * 1000, 4.8e12, 450e9},
+      // NVIDIA HGX B200 datasheet: FP16/BF16 4.5 PFLOPS with sparsity = 2.25 dense per GPU, 180 GB HBM3e at
+      // 7.7 TB/s, NVLink 5 1.8 TB/s bidirectional.
+      {"b200", "NVIDIA B200 (HGX): 2,250 TFLOPS BF16 dense, 7.7 TB/s HBM3e, NVLink 900 GB/s/dir", 2250e12,
+       180LL * 1000 * 1000 * 1000, 7.7e12, 900e9},
+  };
+  return k;
+}
+
+const ModelSpec* find_model(std::string_view name) {
+  for (const auto& m : models())
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+const GpuSpec* find_gpu(std::string_view name) {
+  for (const auto& g : gpus())
+    if (g.name == name) return &g;
+  return nullptr;
+}
+
+std::vector<std::string> model_names() {
+  std::vector<std::string> v;
+  for (const auto& m : models()) v.push_back(m.name);
+  return v;
+}
+
+std::vector<std::string> gpu_names() {
+  std::vector<std::string> v;
+  for (const auto& g : gpus()) v.push_back(g.name);
+  return v;
+}
+
+}  // namespace podnet::workload

@@ -1,0 +1,89 @@
+// Transformer models and GPUs, registered by name, and the closed forms that
+// turn them into parameter counts and FLOPs.
+//
+// Parameters (a decoder-only transformer, l layers, hidden h, a heads of
+// size h/a, g key/value heads (g = a without grouped-query attention), MLP
+// width f, vocabulary V, sequence s):
+//   attention per layer   2h^2 + 2h(g h/a)          Q and output h x h; K and V h x (g h/a)
+//   MLP per layer         2hf (GELU) or 3hf (SwiGLU: gate, up, down)
+//   MoE MLP per layer     E x that (E experts) + hE router; only top-k of the E are active per token
+//   per-layer vectors     13h with biases (GPT: QKV 3h, proj h, MLP 4h+h, two LayerNorms 4h), 2h without (two RMSNorms)
+//   embeddings            Vh input (+ s h learned positions for GPT) (+ Vh untied output head for Llama)
+// For GPT (f = 4h, g = a, biases, tied embeddings, learned positions) this is
+// Megatron's P = 12 l h^2 (1 + 13/(12h) + (V+s)/(12 l h)) (Narayanan et al.
+// SC'21, Eq. 2; REFERENCE-FIGURES §5).
+//
+// FLOPs (2 per multiply-add), per token, forward:
+//   per layer  2 x (active matmul parameters of the layer) + 4 s h   (QK^T and attention x V, no causal halving)
+//   logits     2 h V
+// backward = 2 x forward; full activation recompute adds one more forward of
+// the transformer layers (not of the logits). Per iteration (B sequences):
+//   model FLOPs     3 (L + logits) B s           (what MFU counts)
+//   hardware FLOPs  (3 + recompute) L B s + 3 logits B s
+// For GPT the hardware FLOPs with recompute are Megatron's
+//   F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h))   (Eq. 3)
+// and without recompute 72 B s l h^2 (1 + s/(6h)) + 6 B s h V.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/units.hpp"
+
+namespace podnet::workload {
+
+struct ModelSpec {
+  std::string name;         // registry name, e.g. "gpt3-175b"
+  std::string description;  // with its source
+  int64_t layers = 0;       // l
+  int64_t hidden = 0;       // h
+  int64_t heads = 0;        // a
+  int64_t kv_heads = 0;     // g (= heads without GQA)
+  int64_t ffn = 0;          // f: MLP inner width (per expert for MoE)
+  int64_t vocab = 0;        // V
+  int64_t seq = 0;          // s: training sequence length
+  bool gated_mlp = false;   // SwiGLU (3 matrices) instead of GELU (2)
+  bool biases = true;       // linear biases + LayerNorm (13h per layer) vs RMSNorm only (2h)
+  bool tied_embeddings = true;
+  bool learned_positions = true;
+  int64_t experts = 1;      // E: MoE experts per layer (1 = dense)
+  int64_t top_k = 1;        // experts each token uses
+
+  bool moe() const { return experts > 1; }
+  // Parameters of one layer: attention (+ its vectors), MLP (all experts), MLP active (top-k).
+  double attention_params_per_layer() const;
+  double mlp_params_per_layer() const;         // all experts + router
+  double mlp_active_params_per_layer() const;  // top-k experts + router
+  double vector_params_per_layer() const;      // biases and norms
+  double embedding_params() const;             // input (+ positions) + untied head
+  double params() const;                       // total
+  double active_params() const;                // what one token uses (dense: = params())
+  // Forward FLOPs per token of one transformer layer (2 x active matmul params + 4 s h) and of the logits (2 h V).
+  double layer_forward_flops_per_token() const;
+  double logits_forward_flops_per_token() const;
+  // Per token, whole model, forward + backward (no recompute): what MFU counts.
+  double model_flops_per_token() const;
+  // Per token with `recompute` (one more forward of the layers): what the GPUs execute.
+  double hardware_flops_per_token(bool recompute) const;
+};
+
+struct GpuSpec {
+  std::string name;
+  std::string description;  // with its source
+  double peak_flops = 0;    // dense BF16 tensor FLOP/s
+  Bytes hbm_bytes = 0;
+  double hbm_bandwidth = 0;     // bytes/s
+  double nvlink_bandwidth = 0;  // bytes/s per GPU per direction
+};
+
+const std::vector<ModelSpec>& models();
+const std::vector<GpuSpec>& gpus();
+// nullptr if unknown.
+const ModelSpec* find_model(std::string_view name);
+const GpuSpec* find_gpu(std::string_view name);
+std::vector<std::string> model_names();
+std::vector<std::string> gpu_names();
+
+}  // namespace podnet::workload

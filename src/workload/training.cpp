@@ -1,0 +1,559 @@
+#include "workload/training.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <tuple>
+
+#include "core/error.hpp"
+#include "workload/schedule.hpp"
+
+namespace podnet::workload {
+
+namespace {
+
+constexpr double kAdamBytesPerParam = 28;  // fp32 master, m, v read + written (24), grad read (2), param written (2)
+
+Time seconds(double s) { return Time::from_seconds(s); }
+
+collective::Group gpus_of(const std::vector<int32_t>& gpu_of_rank, const std::vector<int64_t>& ranks) {
+  collective::Group g;
+  g.reserve(ranks.size());
+  for (int64_t r : ranks) g.push_back(gpu_of_rank[static_cast<size_t>(r)]);
+  return g;
+}
+
+// Runs a plan alone on an idle network and returns its makespan.
+Time time_plan(engine::NetworkBackend& backend, const engine::TransferPlan& plan) {
+  if (plan.transfers.empty()) return Time();
+  return backend.run(plan).makespan;
+}
+
+// Appends `sub` to `dst`, shifting its dependency indices; transfers of `sub`
+// without dependencies get `deps`. Returns the indices of sub's sinks.
+std::vector<int32_t> merge(engine::TransferPlan& dst, const engine::TransferPlan& sub, const std::vector<int32_t>& deps,
+                           const std::string& label_prefix) {
+  const auto base = static_cast<int32_t>(dst.transfers.size());
+  std::vector<char> has_dependents(sub.transfers.size(), 0);
+  for (const auto& t : sub.transfers) {
+    engine::Transfer c = t;
+    if (c.deps.empty()) {
+      c.deps = deps;
+    } else {
+      for (auto& d : c.deps) {
+        has_dependents[static_cast<size_t>(d)] = 1;
+        d += base;
+      }
+    }
+    c.label = label_prefix + c.label;
+    dst.transfers.push_back(std::move(c));
+  }
+  std::vector<int32_t> sinks;
+  for (size_t i = 0; i < sub.transfers.size(); ++i)
+    if (!has_dependents[i]) sinks.push_back(base + static_cast<int32_t>(i));
+  return sinks;
+}
+
+}  // namespace
+
+IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_of_rank,
+                               const topology::Topology& topo, engine::NetworkBackend& backend,
+                               const TrainOptions& options) {
+  const ModelSpec& m = job.model;
+  IterationTimes it;
+  const double rate = job.gpu.peak_flops * job.compute_efficiency;
+  const double tokens = static_cast<double>(job.microbatch * m.seq);
+  const double t = static_cast<double>(job.tp);
+  const double lc = static_cast<double>(job.layers_per_chunk());
+  const int64_t last_vs = job.pp * job.interleave - 1;
+  const Bytes bsh = job.microbatch * m.seq * m.hidden * job.bytes_per_param;
+
+  // One TP collective (all-reduce, or reduce-scatter + all-gather with sequence parallelism).
+  if (job.tp > 1) {
+    const collective::Group g = gpus_of(gpu_of_rank, tp_group(job, 0, 0));
+    if (job.sequence_parallel) {
+      using collective::Op;
+      it.tp_collective =
+          time_plan(backend, collective::make_plan("ring", Op::ReduceScatter, g, bsh, options.collective, topo)) +
+          time_plan(backend, collective::make_plan("ring", Op::AllGather, g, bsh, options.collective, topo));
+    } else {
+      it.tp_collective = time_plan(
+          backend, collective::make_plan("ring", collective::Op::AllReduce, g, bsh, options.collective, topo));
+    }
+  }
+  // One EP all-to-all, every EP group of stage 0 at once.
+  if (m.moe() && job.ep > 1) {
+    const Volumes v = volumes(job);
+    engine::TransferPlan all;
+    const char* algo = collective::default_algorithm(collective::Op::AllToAll);
+    for (int64_t j = 0; j < job.tp; ++j)
+      for (int64_t k = 0; k < job.dp / job.ep; ++k) {
+        const collective::Group g = gpus_of(gpu_of_rank, ep_group(job, j, k, 0));
+        const auto sub = collective::make_plan(algo, collective::Op::AllToAll, g, v.ep_alltoall_bytes, options.collective, topo);
+        merge(all, sub, {}, "");
+        if (all.transfers.size() > 200'000) break;  // enough groups to see the contention
+      }
+    it.ep_collective = time_plan(backend, all);
+  }
+  const double layer_f = m.layer_forward_flops_per_token(), logits_f = m.logits_forward_flops_per_token();
+  it.ops.assign(static_cast<size_t>(job.pp), std::vector<OpTimes>(static_cast<size_t>(job.interleave)));
+  it.optimizer.assign(static_cast<size_t>(job.pp), Time());
+  const int64_t tp_per_layer_fwd = 2, tp_per_layer_bwd = job.recompute ? 4 : 2;
+  for (int64_t i = 0; i < job.pp; ++i) {
+    for (int64_t c = 0; c < job.interleave; ++c) {
+      const int64_t vs = c * job.pp + i;
+      const double fwd = tokens * (lc * layer_f + (vs == last_vs ? logits_f : 0.0)) / t;
+      const double bwd = 2 * fwd + (job.recompute ? tokens * lc * layer_f / t : 0.0);
+      OpTimes& o = it.ops[static_cast<size_t>(i)][static_cast<size_t>(c)];
+      o.fwd_compute = seconds(fwd / rate);
+      o.bwd_compute = seconds(bwd / rate);
+      o.fwd_tp = it.tp_collective * (tp_per_layer_fwd * job.layers_per_chunk());
+      o.bwd_tp = it.tp_collective * (tp_per_layer_bwd * job.layers_per_chunk());
+      o.fwd_ep = it.ep_collective * (2 * job.layers_per_chunk());
+      o.bwd_ep = it.ep_collective * ((job.recompute ? 4 : 2) * job.layers_per_chunk());
+    }
+    const double owned = stage_params(job, i).total() / (job.zero >= 1 ? static_cast<double>(job.dp) : 1.0);
+    it.optimizer[static_cast<size_t>(i)] = seconds(owned * kAdamBytesPerParam / job.gpu.hbm_bandwidth);
+  }
+  it.pp_p2p_bytes = job.pp > 1 ? bsh : 0;
+  // Gradient buckets per chunk.
+  it.buckets.assign(static_cast<size_t>(job.pp), std::vector<std::vector<GradBucket>>(static_cast<size_t>(job.interleave)));
+  if (job.dp > 1) {
+    const double bucket = static_cast<double>(job.dp_bucket_params());
+    const collective::Op reduce = job.zero == 0 ? collective::Op::AllReduce : collective::Op::ReduceScatter;
+    const double e = static_cast<double>(job.bytes_per_grad);
+    for (int64_t i = 0; i < job.pp; ++i)
+      for (int64_t c = 0; c < job.interleave; ++c) {
+        const StageParams cp = chunk_params(job, i, c);
+        const auto k_n = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(cp.total() / bucket)));
+        auto& list = it.buckets[static_cast<size_t>(i)][static_cast<size_t>(c)];
+        for (int64_t k = 0; k < k_n; ++k) {
+          const double ready = static_cast<double>(k + 1) / static_cast<double>(k_n);
+          const auto name = fmt::format("c{} b{}", c, k);
+          list.push_back({reduce, false, static_cast<Bytes>(std::ceil(cp.dense * e / static_cast<double>(k_n))), ready, name});
+          if (cp.expert > 0 && job.dp / job.ep > 1)
+            list.push_back({reduce, true, static_cast<Bytes>(std::ceil(cp.expert * e / static_cast<double>(k_n))), ready,
+                            name + " expert"});
+        }
+      }
+  }
+  return it;
+}
+
+namespace {
+
+class Builder {
+ public:
+  Builder(const Job& job, const std::vector<int32_t>& gpu, const topology::Topology& topo, const IterationTimes& times,
+          const TrainOptions& opt)
+      : job_(job), gpu_(gpu), topo_(topo), times_(times), opt_(opt) {
+    P_ = static_cast<int32_t>(job.pp);
+    V_ = static_cast<int32_t>(job.interleave);
+    M_ = static_cast<int32_t>(job.microbatches());
+    T_ = static_cast<int32_t>(job.tp);
+    D_ = static_cast<int32_t>(job.dp);
+  }
+
+  IterationPlan build() {
+    ip_.chain.assign(static_cast<size_t>(P_), {});
+    ops_.assign(static_cast<size_t>(P_) * V_ * M_ * 2, OpRec{});
+    pieces_.assign(static_cast<size_t>(P_) * V_, {});
+    fractions_.assign(static_cast<size_t>(P_) * V_, {1.0});
+    for (int32_t i = 0; i < P_; ++i)
+      for (int32_t c = 0; c < V_; ++c) {
+        auto& f = fractions_[static_cast<size_t>(i) * V_ + c];
+        for (const auto& b : chunk_buckets(i, c)) f.push_back(std::clamp(b.ready, 1e-9, 1.0));
+        std::sort(f.begin(), f.end());
+        f.erase(std::unique(f.begin(), f.end()), f.end());
+      }
+    for (int32_t i = 0; i < P_; ++i) build_chain(i);
+    add_p2p();
+    for (int32_t i = 0; i < P_; ++i) add_dp(i);
+    ip_.plan.op = "training-iteration";
+    ip_.plan.algorithm = "1f1b";
+    ip_.plan.ranks = static_cast<int32_t>(job_.gpus());
+    return std::move(ip_);
+  }
+
+ private:
+  struct OpRec {
+    int32_t first = -1, last = -1;
+  };
+  size_t op_index(int32_t stage, int32_t chunk, int32_t mb, bool fwd) const {
+    return ((static_cast<size_t>(stage) * V_ + chunk) * M_ + mb) * 2 + (fwd ? 1 : 0);
+  }
+  int32_t rep(int32_t stage) const { return gpu_[static_cast<size_t>(job_.rank(0, 0, stage))]; }
+
+  int32_t add(engine::Transfer t, Category c, int32_t stage, int32_t lane) {
+    ip_.category.push_back(c);
+    ip_.stage.push_back(static_cast<int16_t>(stage));
+    ip_.lane.push_back(static_cast<int16_t>(lane));
+    return ip_.plan.add(std::move(t));
+  }
+
+  int32_t delay(int32_t stage, Time d, std::string label, Category c, std::vector<int32_t> deps) {
+    engine::Transfer t;
+    t.kind = engine::TransferKind::Compute;
+    t.ranks = {rep(stage)};
+    t.duration = d;
+    t.deps = std::move(deps);
+    t.label = std::move(label);
+    const int32_t idx = add(std::move(t), c, stage, c == Category::Marker ? -1 : 0);
+    ip_.chain[static_cast<size_t>(stage)].push_back(idx);
+    return idx;
+  }
+
+  const std::vector<GradBucket>& chunk_buckets(int32_t i, int32_t c) const {
+    static const std::vector<GradBucket> kNoBuckets;
+    if (static_cast<size_t>(i) >= times_.buckets.size() || static_cast<size_t>(c) >= times_.buckets[static_cast<size_t>(i)].size())
+      return kNoBuckets;
+    return times_.buckets[static_cast<size_t>(i)][static_cast<size_t>(c)];
+  }
+
+  // The stage's passes in schedule order, each followed by its TP and EP delays; the
+  // last backward of each chunk split into one piece per gradient bucket.
+  void build_chain(int32_t i) {
+    const auto order = pipeline_order(P_, V_, M_, i);
+    int32_t prev = -1;
+    for (const PipeOp& op : order) {
+      const OpTimes& t = times_.ops[static_cast<size_t>(i)][static_cast<size_t>(op.chunk)];
+      const bool split = !op.forward && op.microbatch == M_ - 1;
+      const auto& fr = fractions_[static_cast<size_t>(i) * V_ + op.chunk];
+      const auto pieces = static_cast<int64_t>(split ? fr.size() : 1);
+      const Time comp = op.forward ? t.fwd_compute : t.bwd_compute;
+      const Time tp = op.forward ? t.fwd_tp : t.bwd_tp;
+      const Time ep = op.forward ? t.fwd_ep : t.bwd_ep;
+      OpRec rec;
+      for (int64_t k = 0; k < pieces; ++k) {
+        auto part = [&](Time total) {  // the share of the pass between fractions k-1 and k
+          if (pieces == 1) return total;
+          const double lo = k == 0 ? 0.0 : fr[static_cast<size_t>(k - 1)], hi = fr[static_cast<size_t>(k)];
+          const auto a = static_cast<int64_t>(std::llround(static_cast<double>(total.ps) * lo));
+          const auto b = k + 1 == pieces ? total.ps : static_cast<int64_t>(std::llround(static_cast<double>(total.ps) * hi));
+          return Time(b - a);
+        };
+        std::string label = fmt::format("{} c{} mb{}", op.forward ? "F" : "B", op.chunk, op.microbatch);
+        if (pieces > 1) label += fmt::format(" [{}/{}]", k + 1, pieces);
+        const int32_t f = delay(i, part(comp), label, Category::Compute, prev >= 0 ? std::vector<int32_t>{prev} : std::vector<int32_t>{});
+        if (rec.first < 0) rec.first = f;
+        prev = f;
+        if (tp.ps > 0) prev = delay(i, part(tp), "tp " + label, Category::Tp, {prev});
+        if (ep.ps > 0) prev = delay(i, part(ep), "ep " + label, Category::Ep, {prev});
+        if (split) pieces_[static_cast<size_t>(i) * V_ + op.chunk].push_back(prev);
+      }
+      rec.last = prev;
+      ops_[op_index(i, op.chunk, op.microbatch, op.forward)] = rec;
+    }
+  }
+
+  void add_p2p() {
+    if (P_ < 2) return;
+    const Bytes bsh = times_.pp_p2p_bytes;
+    const Bytes per_edge = (bsh + T_ - 1) / T_;
+    const int32_t last_vs = P_ * V_ - 1;
+    for (int32_t i = 0; i < P_; ++i)
+      for (int32_t c = 0; c < V_; ++c)
+        for (int32_t mb = 0; mb < M_; ++mb)
+          for (int dir = 0; dir < 2; ++dir) {
+            const bool fwd = dir == 0;
+            const int32_t vs = c * P_ + i;
+            if (fwd ? vs == last_vs : vs == 0) continue;
+            const int32_t dvs = fwd ? vs + 1 : vs - 1;
+            const int32_t dst = dvs % P_, dchunk = dvs / P_;
+            const OpRec& from = ops_[op_index(i, c, mb, fwd)];
+            const OpRec& to = ops_[op_index(dst, dchunk, mb, fwd)];
+            for (int32_t r = 0; r < D_; ++r) {
+              engine::Transfer t;
+              if (T_ == 1) {
+                t.kind = engine::TransferKind::P2p;
+                t.ranks = {gpu_[static_cast<size_t>(job_.rank(0, r, i))], gpu_[static_cast<size_t>(job_.rank(0, r, dst))]};
+              } else {
+                t.kind = engine::TransferKind::Coupled;
+                for (int32_t j = 0; j < T_; ++j) {
+                  const int32_t a = gpu_[static_cast<size_t>(job_.rank(j, r, i))];
+                  const int32_t b = gpu_[static_cast<size_t>(job_.rank(j, r, dst))];
+                  t.edges.emplace_back(a, b);
+                  t.ranks.push_back(a);
+                  t.ranks.push_back(b);
+                }
+                std::sort(t.ranks.begin(), t.ranks.end());
+              }
+              t.bytes = T_ == 1 ? bsh : per_edge;
+              t.qps = opt_.collective.qps;
+              t.deps = {from.last};
+              t.label = fmt::format("p2p {} vs{}->{} mb{} r{}", fwd ? "act" : "grad", vs, dvs, mb, r);
+              const int32_t idx = add(std::move(t), Category::Pp, i, r == 0 ? 1 : -1);
+              ip_.plan.transfers[static_cast<size_t>(to.first)].deps.push_back(idx);
+              ++ip_.p2p_transfers;
+            }
+          }
+  }
+
+  // A collective of `op` over one DP/EDP group, merged after `deps`; returns its sinks.
+  std::vector<int32_t> collective(int64_t key, const collective::Group& g, collective::Op op, Bytes bytes,
+                                  const std::vector<int32_t>& deps, int32_t stage, int32_t lane,
+                                  const std::string& label) {
+    if (g.size() < 2 || bytes <= 0) return deps;
+    auto ck = std::make_tuple(key, static_cast<int>(op), bytes);
+    auto it = cache_.find(ck);
+    if (it == cache_.end())
+      it = cache_.emplace(ck, collective::make_plan(opt_.dp_algorithm, op, g, bytes, opt_.collective, topo_)).first;
+    const size_t before = ip_.plan.transfers.size();
+    auto sinks = merge(ip_.plan, it->second, deps, label);
+    for (size_t k = before; k < ip_.plan.transfers.size(); ++k) {
+      ip_.category.push_back(Category::Dp);
+      ip_.stage.push_back(static_cast<int16_t>(stage));
+      ip_.lane.push_back(static_cast<int16_t>(lane));
+    }
+    ++ip_.dp_collectives;
+    return sinks;
+  }
+
+  void add_dp(int32_t i) {
+    auto& chain = ip_.chain[static_cast<size_t>(i)];
+    // Groups of this stage: dense gradients over the t DP groups, expert gradients over the t ep EDP groups.
+    struct G {
+      int64_t key;
+      collective::Group gpus;
+      int32_t lane;
+      bool expert;
+    };
+    std::vector<G> groups;
+    if (D_ > 1) {
+      for (int32_t j = 0; j < T_; ++j)
+        groups.push_back({static_cast<int64_t>(i) * T_ + j, gpus_of(gpu_, dp_group(job_, j, i)), 2 + j, false});
+      if (job_.dp / job_.ep > 1)
+        for (int32_t j = 0; j < T_; ++j)
+          for (int64_t e = 0; e < job_.ep; ++e)
+            groups.push_back({1'000'000 + (static_cast<int64_t>(i) * T_ + j) * job_.ep + e,
+                              gpus_of(gpu_, edp_group(job_, j, e, i)), 2 + j, true});
+    }
+    // Buckets in the order their gradients become final (the chunks' last backwards in schedule order).
+    std::vector<const GradBucket*> buckets;
+    std::vector<int32_t> ready;  // the piece each bucket waits for
+    for (const PipeOp& op : pipeline_order(P_, V_, M_, i)) {
+      if (op.forward || op.microbatch != M_ - 1) continue;
+      const auto& fr = fractions_[static_cast<size_t>(i) * V_ + op.chunk];
+      const auto& pcs = pieces_[static_cast<size_t>(i) * V_ + op.chunk];
+      std::vector<const GradBucket*> list;
+      for (const auto& b : chunk_buckets(i, op.chunk)) list.push_back(&b);
+      std::stable_sort(list.begin(), list.end(), [](const GradBucket* a, const GradBucket* b) { return a->ready < b->ready; });
+      for (const GradBucket* b : list) {
+        const double f = std::clamp(b->ready, 1e-9, 1.0);
+        const auto k = static_cast<size_t>(std::lower_bound(fr.begin(), fr.end(), f) - fr.begin());
+        buckets.push_back(b);
+        ready.push_back(pcs[std::min(k, pcs.size() - 1)]);
+      }
+    }
+    if (i == 0) {
+      int64_t dense = 0;
+      for (const GradBucket* b : buckets) dense += b->expert ? 0 : 1;
+      ip_.dp_buckets = dense;
+    }
+    const int32_t chain_end = chain.back();
+    using collective::Op;
+    auto fits = [&](const G& g, const GradBucket& b) { return g.expert == b.expert; };
+    std::vector<std::vector<int32_t>> tail(groups.size());
+    // ZeRO-3: two chains of parameter all-gathers, in forward order.
+    if (job_.zero == 3 && !groups.empty() && !buckets.empty()) {
+      std::vector<int32_t> first_bucket_sinks, second_chain_sinks;
+      std::vector<char> first_done(groups.size(), 0);
+      for (int pass = 0; pass < 2; ++pass)
+        for (size_t bi = buckets.size(); bi-- > 0;) {
+          const GradBucket& b = *buckets[bi];
+          for (size_t gi = 0; gi < groups.size(); ++gi) {
+            if (!fits(groups[gi], b)) continue;
+            auto s = collective(groups[gi].key, groups[gi].gpus, Op::AllGather, b.bytes, tail[gi], i, groups[gi].lane,
+                                fmt::format("ag{} {} ", pass + 1, b.name));
+            tail[gi] = s;
+            if (pass == 0 && !first_done[gi]) {
+              first_done[gi] = 1;
+              first_bucket_sinks.insert(first_bucket_sinks.end(), s.begin(), s.end());
+            }
+          }
+        }
+      for (auto& t : tail) second_chain_sinks.insert(second_chain_sinks.end(), t.begin(), t.end());
+      // The stage's first forward waits for the first bucket; its first backward for the second chain.
+      int32_t first_f = -1, first_b = -1;
+      for (int32_t idx : chain) {
+        if (ip_.category[static_cast<size_t>(idx)] != Category::Compute) continue;
+        const auto& label = ip_.plan.transfers[static_cast<size_t>(idx)].label;
+        if (first_f < 0 && label[0] == 'F') first_f = idx;
+        if (first_b < 0 && label[0] == 'B') first_b = idx;
+      }
+      auto& fd = ip_.plan.transfers[static_cast<size_t>(first_f)].deps;
+      fd.insert(fd.end(), first_bucket_sinks.begin(), first_bucket_sinks.end());
+      auto& bd = ip_.plan.transfers[static_cast<size_t>(first_b)].deps;
+      bd.insert(bd.end(), second_chain_sinks.begin(), second_chain_sinks.end());
+    }
+    // Gradient reduction, bucket by bucket, overlapped with the last backward.
+    for (size_t bi = 0; bi < buckets.size(); ++bi) {
+      const GradBucket& b = *buckets[bi];
+      for (size_t gi = 0; gi < groups.size(); ++gi) {
+        if (!fits(groups[gi], b)) continue;
+        std::vector<int32_t> deps = tail[gi];
+        deps.push_back(ready[bi]);
+        tail[gi] = collective(groups[gi].key, groups[gi].gpus, b.op, b.bytes, deps, i, groups[gi].lane,
+                              fmt::format("{} {} ", collective::op_name(b.op), b.name));
+      }
+    }
+    std::vector<int32_t> opt_deps{chain_end};
+    for (const auto& t : tail) opt_deps.insert(opt_deps.end(), t.begin(), t.end());
+    const int32_t opt = delay(i, times_.optimizer[static_cast<size_t>(i)], "optimizer", Category::Optimizer, opt_deps);
+    std::vector<int32_t> end_deps{opt};
+    if (job_.zero == 1 || job_.zero == 2) {
+      for (auto& t : tail) t = {opt};
+      for (const GradBucket* bp : buckets) {
+        const GradBucket& b = *bp;
+        for (size_t gi = 0; gi < groups.size(); ++gi) {
+          if (!fits(groups[gi], b)) continue;
+          tail[gi] = collective(groups[gi].key, groups[gi].gpus, Op::AllGather, b.bytes, tail[gi], i, groups[gi].lane,
+                                fmt::format("allgather {} ", b.name));
+        }
+      }
+      for (const auto& t : tail) end_deps.insert(end_deps.end(), t.begin(), t.end());
+    }
+    delay(i, Time(), "end", Category::Marker, end_deps);
+  }
+
+  const Job& job_;
+  const std::vector<int32_t>& gpu_;
+  const topology::Topology& topo_;
+  const IterationTimes& times_;
+  const TrainOptions& opt_;
+  int32_t P_ = 1, V_ = 1, M_ = 1, T_ = 1, D_ = 1;
+  IterationPlan ip_;
+  std::vector<OpRec> ops_;
+  std::vector<std::vector<int32_t>> pieces_;     // [stage * V + chunk]: last transfer of each piece of the last backward
+  std::vector<std::vector<double>> fractions_;   // [stage * V + chunk]: where the pieces end (sorted, last = 1)
+  std::map<std::tuple<int64_t, int, Bytes>, engine::TransferPlan> cache_;
+};
+
+}  // namespace
+
+IterationPlan build_iteration(const Job& job, const std::vector<int32_t>& gpu_of_rank, const topology::Topology& topo,
+                              const IterationTimes& times, const TrainOptions& options) {
+  return Builder(job, gpu_of_rank, topo, times, options).build();
+}
+
+std::vector<Breakdown> stage_breakdowns(const IterationPlan& ip, const engine::RunReport& run) {
+  std::vector<Breakdown> out;
+  const Time end = run.makespan;
+  for (const auto& chain : ip.chain) {
+    Breakdown b;
+    Time prev;
+    for (int32_t idx : chain) {
+      const auto& tr = ip.plan.transfers[static_cast<size_t>(idx)];
+      const auto& tm = run.transfers[static_cast<size_t>(idx)];
+      const Time gap = tm.start - prev;
+      if (gap.ps > 0) {
+        // The latest-finishing dependency is what the stage waited for.
+        int32_t binding = -1;
+        for (int32_t d : tr.deps)
+          if (binding < 0 || run.transfers[static_cast<size_t>(d)].finish > run.transfers[static_cast<size_t>(binding)].finish)
+            binding = d;
+        const Category c = binding >= 0 ? ip.category[static_cast<size_t>(binding)] : Category::Compute;
+        if (c == Category::Pp) {
+          const auto& bt = run.transfers[static_cast<size_t>(binding)];
+          const Time inflight = std::min(gap, bt.finish - bt.start);
+          b.pp += inflight;
+          b.bubble += gap - inflight;
+        } else if (c == Category::Dp) {
+          b.dp += gap;
+        } else {
+          b.bubble += gap;
+        }
+      }
+      const Time dur = tm.finish - tm.start;
+      switch (ip.category[static_cast<size_t>(idx)]) {
+        case Category::Tp: b.tp += dur; break;
+        case Category::Ep: b.ep += dur; break;
+        case Category::Compute:
+        case Category::Optimizer: b.compute += dur; break;
+        default: break;
+      }
+      prev = std::max(prev, tm.finish);
+    }
+    if (end > prev) b.bubble += end - prev;  // idle until the slowest stage ends the iteration
+    out.push_back(b);
+  }
+  return out;
+}
+
+TrainResult simulate_training(const Job& job, const std::vector<int32_t>& gpu_of_rank,
+                              const topology::Topology& topo, engine::NetworkBackend& backend,
+                              const TrainOptions& options) {
+  validate(job, static_cast<int64_t>(topo.gpus.size()));
+  if (static_cast<int64_t>(gpu_of_rank.size()) != job.gpus())
+    throw Error(fmt::format("internal: placement has {} GPUs for a job of {}", gpu_of_rank.size(), job.gpus()));
+  {
+    std::vector<char> used(topo.gpus.size(), 0);
+    for (int32_t g : gpu_of_rank) {
+      if (g < 0 || g >= static_cast<int32_t>(topo.gpus.size()) || used[static_cast<size_t>(g)])
+        throw Error(fmt::format("internal: placement maps to GPU {} twice or out of range", g));
+      used[static_cast<size_t>(g)] = 1;
+    }
+  }
+  return simulate_iteration(job, gpu_of_rank, topo, backend, iteration_times(job, gpu_of_rank, topo, backend, options),
+                            options);
+}
+
+TrainResult simulate_iteration(const Job& job, const std::vector<int32_t>& gpu_of_rank, const topology::Topology& topo,
+                               engine::NetworkBackend& backend, const IterationTimes& times,
+                               const TrainOptions& options) {
+  TrainResult r;
+  r.job = job;
+  r.fabric_gpus = static_cast<int64_t>(topo.gpus.size());
+  r.engine = backend.name();
+  r.times = times;
+  IterationPlan ip = build_iteration(job, gpu_of_rank, topo, r.times, options);
+  const engine::RunReport run = backend.run(ip.plan);
+  r.iteration = run.makespan;
+  r.flows = run.flows;
+  r.stages = stage_breakdowns(ip, run);
+  Time latest;
+  for (size_t s = 0; s < ip.chain.size(); ++s) {
+    const Time f = run.transfers[static_cast<size_t>(ip.chain[s].back())].finish;
+    if (f > latest || s == 0) {
+      latest = f;
+      r.critical_stage = static_cast<int32_t>(s);
+    }
+  }
+  r.breakdown = r.stages[static_cast<size_t>(r.critical_stage)];
+  const double T = r.iteration.seconds();
+  const double n = static_cast<double>(job.gpus());
+  const bool known_model = job.model.layers > 0 && job.model.hidden > 0;  // imported workloads carry no model
+  r.model_flops = known_model ? model_flops_per_iteration(job) : 0.0;
+  r.hardware_flops = known_model ? hardware_flops_per_iteration(job) : 0.0;
+  if (T > 0 && known_model && job.gpu.peak_flops > 0) {
+    r.mfu = r.model_flops / (n * job.gpu.peak_flops * T);
+    r.hfu = r.hardware_flops / (n * job.gpu.peak_flops * T);
+    r.tflops_per_gpu = r.hardware_flops / (n * T) / 1e12;
+    r.tokens_per_second = job.tokens_per_iteration() / T;
+    r.days_to_train = job.tokens > 0 ? job.tokens / r.tokens_per_second / 86400.0 : 0.0;
+  }
+  r.ideal_bubble_fraction = static_cast<double>(job.pp - 1) / static_cast<double>(job.interleave * job.microbatches());
+  r.groups = group_counts(job);
+  if (known_model) r.volumes = volumes(job);
+  r.model_params = known_model ? job.model.params() : 0.0;
+  r.active_params = known_model ? job.model.active_params() : 0.0;
+  r.bucket_params = known_model ? job.dp_bucket_params() : 0;
+  r.dp_buckets = ip.dp_buckets;
+  r.dp_collectives = ip.dp_collectives;
+  r.p2p_transfers = ip.p2p_transfers;
+  r.plan_transfers = static_cast<int64_t>(ip.plan.transfers.size());
+  if (options.trace) {
+    r.trace_lanes = {"compute", "pp send (replica 0)"};
+    for (int64_t j = 0; j < job.tp; ++j) r.trace_lanes.push_back(fmt::format("dp (tp rank {})", j));
+    for (size_t k = 0; k < ip.plan.transfers.size(); ++k) {
+      if (ip.lane[k] < 0) continue;
+      const auto& tm = run.transfers[k];
+      r.trace.push_back({ip.plan.transfers[k].label, category_name(ip.category[k]), ip.stage[k], ip.lane[k], tm.start,
+                         tm.finish - tm.start});
+    }
+  }
+  return r;
+}
+
+}  // namespace podnet::workload

@@ -1,0 +1,246 @@
+// One training iteration as ONE engine::TransferPlan, simulated by any
+// engine, and what it costs: iteration time, breakdown, MFU, days to train.
+//
+// The op graph
+// ------------
+// - Compute ops (TransferKind::Compute on a representative GPU of the stage,
+//   job rank (tp 0, dp 0, stage)): per pipeline rank, in the order of its
+//   1F1B or interleaved schedule (schedule.hpp), a forward or backward pass
+//   of one model chunk on one microbatch. Duration = FLOPs / (peak x
+//   compute_efficiency), FLOPs from model.hpp divided by t; forward = 1/3 and
+//   backward = 2/3 of forward + backward (backward = 2 x forward), full
+//   recompute adds one forward of the layers to each backward.
+// - TP collectives: Megatron's TP all-reduces (or RS + AG with sequence
+//   parallelism) are blocking and never overlap compute. SIMPLIFICATION: to
+//   keep plans small, one TP collective of b s h e bytes is timed once on the
+//   engine (a tiny plan on the TP group of rank 0, inside its NVLink domain
+//   when t <= GPUs per server) and each pass gets a Compute-like delay of
+//   (collectives per layer x layers of the chunk) x that time, placed after
+//   its compute op on the stage's chain (label "tp"). EP all-to-alls
+//   likewise: one all-to-all is timed with every EP group of stage 0 running
+//   concurrently (so EP groups that share links contend), and each pass of a
+//   MoE chunk gets (2 forward, 2 + 2 recompute backward) x layers x that.
+// - PP p2p: after a pass, its activation (forward) or gradient (backward)
+//   goes to the next (previous) virtual stage: b s h e bytes split over the t
+//   TP rank pairs (Megatron's scatter/gather), one Coupled transfer per DP
+//   replica whose t edges (tp rank j of stage i -> tp rank j of the next
+//   stage) move at one rate: every replica's p2p is in the plan, so PP
+//   traffic contends with DP traffic where they share links. Sends are
+//   asynchronous (the sender goes on); the receiving pass waits for the p2p
+//   of every replica (see "symmetry").
+// - DP: gradients of a model chunk are produced by its last backward pass
+//   (microbatch m - 1); that pass is split into K pieces, one per gradient
+//   bucket (Megatron-core overlap_grad_reduce: a bucket is reduced as soon as
+//   its gradients are final, overlapping the rest of the backward pass), and
+//   bucket k's collective over EVERY DP group of the stage (t of them; the
+//   t p DP groups of the job in all) is collective::make_plan's plan for
+//   that group, merged into the big plan with its dependency indices shifted;
+//   a group's buckets run one after another (one NCCL stream per
+//   communicator). Bucket size: dp_bucket_params() (Megatron-core's default
+//   max(40M, 1M x d) parameters) x bytes_per_grad. ZeRO 0: all-reduce;
+//   ZeRO 1/2: reduce-scatter per bucket, then after the optimizer step an
+//   all-gather per bucket (exposed: not overlapped with the next
+//   iteration's forward); ZeRO 3: reduce-scatter per bucket, plus two chains
+//   of parameter all-gathers (one from the start of the iteration, which the
+//   stage's first forward waits for the first bucket of; one after it, which
+//   the first backward waits for): 1.5x the all-reduce volume. MoE expert
+//   gradients are reduced over the EDP groups the same way.
+// - Optimizer: one Compute op per stage after its DP collectives: Adam
+//   reads and writes 28 bytes per parameter it owns (fp32 master, m, v read
+//   and written, the gradient read, the bf16 parameter written) at HBM
+//   bandwidth; with ZeRO >= 1 a GPU owns 1/d of the stage's parameters.
+//
+// Symmetry: the DP replicas of a pipeline stage run identical compute (same
+// layers, same microbatch sizes, same TP timing), so their compute ops are
+// modelled ONCE per stage (not per replica); only communication differs
+// between replicas (different GPUs, different links), so every replica's PP
+// p2p and every DP group's collective is in the plan. A receiving pass
+// waits for the p2p of every replica: the representative pipeline proceeds
+// at the pace of the slowest replica at each step ("lockstep"), which is
+// exact for identical replicas and slightly pessimistic otherwise (a real
+// replica may run ahead until the DP collectives synchronize them).
+// For the default run (GPT-3 175B, TP8 PP8 DP256, B = 1536, m = 6): 96
+// passes, 7 x 6 x 2 x 256 = 21,504 p2p transfers and 64 DP groups x 11
+// buckets = 704 all-reduce rings.
+//
+// Breakdown ("exposed" = time on the critical path not overlapped with
+// compute), per pipeline rank i, whose timeline [0, T] is its own chain of
+// ops (passes, TP/EP delays, optimizer) and the gaps between them:
+//   compute  its compute ops (passes + optimizer step),
+//   tp, ep   its blocking TP / EP collectives,
+//   pp       the part of each gap spent waiting for a p2p in flight: the
+//            pass after the gap waits for a p2p (its latest-finishing
+//            dependency); min(gap, that p2p's duration) is pp,
+//   dp       gaps whose latest-finishing dependency is a DP collective
+//            (the optimizer waiting for the last bucket; ZeRO all-gathers),
+//   bubble   the rest of the gaps: waiting for another stage's compute
+//            (pipeline fill and drain).
+// The components add up to T. The headline breakdown is the critical
+// stage's: the pipeline rank whose chain ends last (it defines T).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "collective/collective.hpp"
+#include "core/units.hpp"
+#include "engine/network.hpp"
+#include "engine/transfer_plan.hpp"
+#include "topology/topology.hpp"
+#include "workload/job.hpp"
+
+namespace podnet::workload {
+
+struct TrainOptions {
+  collective::Options collective;     // channels, QPs, ring order of every collective
+  std::string dp_algorithm = "ring";  // algorithm of the DP collectives (see `podnet list`)
+  bool trace = false;                 // keep per-op timings for a Chrome trace
+};
+
+enum class Category : uint8_t { Compute, Tp, Pp, Dp, Ep, Optimizer, Marker };
+inline const char* category_name(Category c) {
+  switch (c) {
+    case Category::Compute: return "compute";
+    case Category::Tp: return "tp";
+    case Category::Pp: return "pp";
+    case Category::Dp: return "dp";
+    case Category::Ep: return "ep";
+    case Category::Optimizer: return "optimizer";
+    default: return "marker";
+  }
+}
+
+// Durations of one model chunk's passes on one pipeline rank.
+struct OpTimes {
+  Time fwd_compute, bwd_compute;  // compute kernels
+  Time fwd_tp, bwd_tp;            // blocking TP collectives
+  Time fwd_ep, bwd_ep;            // blocking EP all-to-alls
+};
+
+// A gradient bucket of one model chunk: reduced over every DP group of the
+// stage (or every EDP group for expert gradients) once the chunk's last
+// backward pass is `ready` (a fraction of that pass) done.
+struct GradBucket {
+  collective::Op op = collective::Op::AllReduce;  // all-reduce (ZeRO 0) or reduce-scatter; any op for imports
+  bool expert = false;
+  Bytes bytes = 0;        // the collective's size S
+  double ready = 1.0;     // in (0, 1]
+  std::string name;
+};
+
+// Everything the op graph needs besides the job's layout: pass durations,
+// the p2p message and the gradient buckets. iteration_times derives it from
+// the job; importers (simai.hpp) fill it from other tools' files.
+struct IterationTimes {
+  std::vector<std::vector<OpTimes>> ops;  // [stage][chunk]
+  std::vector<Time> optimizer;            // [stage]
+  Time tp_collective;                     // one TP all-reduce (or RS + AG), as timed
+  Time ep_collective;                     // one EP all-to-all, as timed
+  Bytes pp_p2p_bytes = 0;                 // per microbatch per direction per stage boundary (all TP ranks)
+  std::vector<std::vector<std::vector<GradBucket>>> buckets;  // [stage][chunk], in the order they become ready
+};
+
+// Computes the durations above; times the TP and EP collectives on `backend`.
+// Buckets: K = ceil(chunk parameters per GPU / dp_bucket_params()) per chunk,
+// ready at (k+1)/K of the last backward, dense (over DP) and expert (over EDP)
+// shares split evenly; none when d = 1.
+IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_of_rank,
+                               const topology::Topology& topo, engine::NetworkBackend& backend,
+                               const TrainOptions& options);
+
+struct IterationPlan {
+  engine::TransferPlan plan;
+  std::vector<Category> category;           // per transfer
+  std::vector<int16_t> stage;               // per transfer: pipeline rank (the sender's for p2p)
+  std::vector<int16_t> lane;                // per transfer: trace lane (0 compute, 1 pp, 2 + j DP of tp rank j), -1 untraced
+  std::vector<std::vector<int32_t>> chain;  // per stage: its own ops in order, ending with a 0-length marker
+  int64_t dp_buckets = 0;                   // buckets per DP group per iteration (all chunks)
+  int64_t dp_collectives = 0;               // collectives merged (buckets x groups x ops)
+  int64_t p2p_transfers = 0;
+};
+
+// Builds the iteration's op graph (header). gpu_of_rank[r] = the fabric GPU of job rank r.
+IterationPlan build_iteration(const Job& job, const std::vector<int32_t>& gpu_of_rank,
+                              const topology::Topology& topo, const IterationTimes& times,
+                              const TrainOptions& options);
+
+struct Breakdown {
+  Time compute, tp, pp, dp, ep, bubble;
+  Time total() const { return compute + tp + pp + dp + ep + bubble; }
+};
+
+// Analyses a run of an IterationPlan: the breakdown of every stage (header).
+std::vector<Breakdown> stage_breakdowns(const IterationPlan& ip, const engine::RunReport& run);
+
+struct TraceOp {
+  std::string name;
+  const char* cat = "";
+  int32_t pid = 0;  // pipeline stage
+  int32_t tid = 0;  // lane
+  Time start, dur;
+};
+
+// How the job sits on the fabric (filled by the cluster layer).
+struct PlacementSummary {
+  bool present = false;
+  std::string policy;
+  std::vector<std::pair<int32_t, int32_t>> gpus_per_group;  // (aggregation group, job GPUs in it), by group
+  int32_t pods = 0;                                         // pods used
+  double dp_bytes = 0, pp_bytes = 0;                        // per iteration, all groups / all replicas
+  double dp_cross_group_bytes = 0, pp_cross_group_bytes = 0;  // endpoints in different aggregation groups
+  double dp_cross_pod_bytes = 0, pp_cross_pod_bytes = 0;      // endpoints in different pods
+  double cross_spine_fraction() const {
+    const double all = dp_bytes + pp_bytes;
+    return all > 0 ? (dp_cross_group_bytes + pp_cross_group_bytes) / all : 0.0;
+  }
+  double cross_super_spine_fraction() const {
+    const double all = dp_bytes + pp_bytes;
+    return all > 0 ? (dp_cross_pod_bytes + pp_cross_pod_bytes) / all : 0.0;
+  }
+};
+
+struct TrainResult {
+  Job job;
+  int64_t fabric_gpus = 0;
+  std::string engine;
+  Time iteration;
+  Breakdown breakdown;           // the critical stage's
+  int32_t critical_stage = 0;
+  std::vector<Breakdown> stages;
+  double model_flops = 0;        // per iteration, no recompute (what MFU counts)
+  double hardware_flops = 0;     // per iteration, with recompute (Megatron's F)
+  double mfu = 0;                // model_flops / (GPUs x peak x T)
+  double hfu = 0;                // hardware_flops / (GPUs x peak x T)
+  double tflops_per_gpu = 0;     // hardware_flops / (GPUs x T) / 1e12 (Megatron's reported figure)
+  double tokens_per_second = 0;
+  double days_to_train = 0;      // job.tokens / tokens_per_second
+  double ideal_bubble_fraction = 0;  // (p - 1)/(v m)
+  GroupCounts groups;
+  Volumes volumes;
+  IterationTimes times;
+  double model_params = 0;       // ModelSpec::params()
+  double active_params = 0;      // per token (MoE: top-k experts)
+  int64_t bucket_params = 0;     // DP bucket size used (parameters)
+  int64_t dp_buckets = 0;        // per DP group per iteration
+  int64_t dp_collectives = 0;
+  int64_t p2p_transfers = 0;
+  int64_t plan_transfers = 0;
+  uint64_t flows = 0;
+  PlacementSummary placement;
+  std::vector<TraceOp> trace;    // with TrainOptions::trace
+  std::vector<std::string> trace_lanes;  // tid -> name
+};
+
+// Simulates one iteration of `job` placed by gpu_of_rank (size job.gpus(),
+// distinct fabric GPUs) on `topo` with `backend` (built for `topo`).
+TrainResult simulate_training(const Job& job, const std::vector<int32_t>& gpu_of_rank,
+                              const topology::Topology& topo, engine::NetworkBackend& backend,
+                              const TrainOptions& options);
+// The same with the iteration's times given (importers; tests). A job whose
+// model has no layers (an imported workload) gets no FLOP figures (MFU 0).
+TrainResult simulate_iteration(const Job& job, const std::vector<int32_t>& gpu_of_rank,
+                               const topology::Topology& topo, engine::NetworkBackend& backend,
+                               const IterationTimes& times, const TrainOptions& options);
+
+}  // namespace podnet::workload
