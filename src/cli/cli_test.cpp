@@ -147,6 +147,56 @@ TEST(Cli, OutDirWritesEverything) {
             0u);
 }
 
+// Keys a JSON document must carry (dotted paths).
+void expect_keys(const std::string& json, const std::vector<std::string>& keys, const std::string& what) {
+  for (const auto& k : keys) {
+    const std::string leaf = k.substr(k.rfind('.') == std::string::npos ? 0 : k.rfind('.') + 1);
+    EXPECT_NE(json.find("\"" + leaf + "\":"), std::string::npos) << what << ": no key " << k;
+  }
+}
+
+TEST(Cli, RunDefaultIsDesignPlusTraining) {
+  Result r = run("run --format json");
+  ASSERT_EQ(r.status, 0);
+  expect_keys(r.out, {"bom.gpus", "bom.switches.total", "limits.max_gpus", "training.iteration_time_ms",
+                      "training.breakdown_ms.compute", "training.breakdown_ms.bubble", "training.mfu",
+                      "training.tokens_per_second", "training.days_to_train",
+                      "training.placement.cross_spine_fraction"},
+              "podnet run");
+  EXPECT_NE(r.out.find("\"scenario\": \"aipod-16k\""), std::string::npos);
+  Result again = run("run --format json");
+  EXPECT_EQ(blank_sha(r.out), blank_sha(again.out));
+}
+
+TEST(Cli, TrainAndReliabilityJson) {
+  Result t = run("train leafspine-8k --engine analytical --format json");
+  ASSERT_EQ(t.status, 0);
+  expect_keys(t.out, {"iteration_time_ms", "breakdown_ms.tp", "breakdown_ms.pp", "breakdown_ms.dp", "breakdown_ms.ep",
+                      "mfu", "days_to_train", "placement.cross_spine_fraction"},
+              "podnet train");
+  Result rel = run("reliability aipod-16k --format json");
+  ASSERT_EQ(rel.status, 0);
+  expect_keys(rel.out, {"interruption_probability", "mtbi_hours", "by_component", "checkpoint.interval_minutes",
+                        "checkpoint.goodput"},
+              "podnet reliability");
+  Result bad = run("train aipod-16k --set workload.tp=7", true);
+  EXPECT_EQ(bad.status, 2) << bad.out;
+  EXPECT_NE(bad.out.find("workload.tp"), std::string::npos) << bad.out;
+}
+
+TEST(Cli, BenchRowsAndBadSizes) {
+  Result b = run("bench leafspine-8k --gpus 0-63:8 --min 1MiB --max 4MiB --format json");
+  ASSERT_EQ(b.status, 0);
+  expect_keys(b.out, {"rows", "bytes", "time_us", "algbw_gbps", "busbw_gbps", "hottest_links"}, "podnet bench");
+  // 1 MiB, 2 MiB, 4 MiB: three rows
+  const std::regex row("\"time_us\": [0-9]");
+  EXPECT_EQ(std::distance(std::sregex_iterator(b.out.begin(), b.out.end(), row), std::sregex_iterator()), 3);
+  Result bad = run("bench leafspine-8k --min 1XB", true);
+  EXPECT_EQ(bad.status, 2);
+  bad = run("bench leafspine-8k --gpus 0-99999", true);
+  EXPECT_EQ(bad.status, 2);
+}
+
 TEST(Golden, ExampleDesigns) {
   const fs::path root = fs::path(PODNET_SOURCE_DIR) / "tests" / "golden";
   const bool update = std::getenv("PODNET_UPDATE_GOLDEN") != nullptr;

@@ -151,8 +151,13 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
   t.add({"HFU (with recompute)", fixed(100 * o["hfu"].get<double>(), 1) + "%"});
   t.add({"TFLOP/s per GPU (hardware)", fixed(o["tflops_per_gpu"].get<double>(), 1)});
   t.add({"tokens/s", thousands(static_cast<int64_t>(o["tokens_per_second"].get<double>()))});
-  t.add({"days to train", fmt::format("{} ({} tokens)", fixed(o["days_to_train"].get<double>(), 1),
-                                      fmt::format("{:.4g}", o["tokens_budget"].get<double>()))});
+  const double tokens = o["tokens_budget"].get<double>();
+  const std::string budget = tokens >= 1e12   ? fixed(tokens / 1e12, 2) + "T"
+                             : tokens >= 1e9  ? fixed(tokens / 1e9, 1) + "B"
+                             : tokens >= 1e6  ? fixed(tokens / 1e6, 1) + "M"
+                                              : fixed(tokens, 0);
+  t.add({"days to train", fmt::format("{} ({} tokens, failure-free)", fixed(o["days_to_train"].get<double>(), 1),
+                                      budget)});
   t.add({"ideal bubble (p-1)/(v m)", fixed(100 * o["ideal_bubble_fraction"].get<double>(), 1) + "%"});
   t.write(out, "  ");
   const auto& g = o["groups"];
