@@ -68,8 +68,7 @@ int run_case(const Case& c) {
   collective::Options opt;
   opt.channels = c.channels;
   opt.order = collective::RingOrder::TopologyAware;
-  const engine::TransferPlan plan =
-      collective::make_plan("ring", collective::Op::AllReduce, group, size, opt, topo);
+  const engine::TransferPlan plan = collective::make_plan("ring", collective::Op::AllReduce, group, size, opt, topo);
   const Clock t2 = Clock::now();
 
   const engine::NetworkOptions nopt = engine::network_options_from(sc.section("network"), sc.seed);
@@ -81,8 +80,8 @@ int run_case(const Case& c) {
   const double n = static_cast<double>(group.size());
   const double busbw = static_cast<double>(size) / r.makespan.seconds() * 2 * (n - 1) / n / 1e9;
   std::printf("%-30s %8.3f %8.3f %8.3f %9.3f %9.3f %9.1f   %12.1f %9.2f   %s (< %.0f s)\n", c.name, t1.wall_since(t0),
-              t2.wall_since(t1), t3.wall_since(t2), total, t3.cpu_since(t0), peak_rss_mb(),
-              r.makespan.seconds() * 1e6, busbw, total < c.target_s ? "target met" : "target MISSED", c.target_s);
+              t2.wall_since(t1), t3.wall_since(t2), total, t3.cpu_since(t0), peak_rss_mb(), r.makespan.seconds() * 1e6,
+              busbw, total < c.target_s ? "target met" : "target MISSED", c.target_s);
   std::fflush(stdout);
   return total < c.target_s ? 0 : 1;
 }

@@ -68,8 +68,18 @@ int cmd_bench(Common c, const BenchOptions& b) {
     group = collective::parse_gpu_list(b.gpus, total);
   }
   const collective::Options copt = collective::options_from(sc.section("collective"));
-  const engine::NetworkOptions nopt = engine::network_options_from(sc.section("network"), sc.seed);
+  engine::NetworkOptions nopt = engine::network_options_from(sc.section("network"), sc.seed);
   const std::string engine_name = sc.section("network").get_string("engine");
+  // With `failures:`, every size runs twice: as scheduled, and on the same fabric without failures.
+  std::unique_ptr<engine::NetworkBackend> baseline;
+  if (!sc.failures.empty()) {
+    if (engine_name != "flow")
+      throw InputError(fmt::format("failures are injected by the flow engine; this run uses network.engine = {} "
+                                   "(use --engine flow)",
+                                   engine_name));
+    baseline = engine::make_backend(engine_name, topo, nopt);
+    nopt.failures.events = sc.failure_events(topo);
+  }
   auto backend = engine::make_backend(engine_name, topo, nopt);
 
   const Bytes lo = parse_size(b.min_size, "--min"), hi = parse_size(b.max_size, "--max");
@@ -100,8 +110,25 @@ int cmd_bench(Common c, const BenchOptions& b) {
     last = backend->run(plan);
     const double seconds = last.makespan.seconds();
     const double algbw = seconds > 0 ? static_cast<double>(sizes[k]) / seconds / 1e9 : 0;
-    rows.push_back({{"bytes", sizes[k]}, {"time_us", report::round_to(seconds * 1e6, 3)},
-                    {"algbw_gbps", report::round_to(algbw, 4)}, {"busbw_gbps", report::round_to(algbw * factor, 4)}});
+    nlohmann::json row = {{"bytes", sizes[k]}, {"time_us", report::round_to(seconds * 1e6, 3)},
+                          {"algbw_gbps", report::round_to(algbw, 4)}, {"busbw_gbps", report::round_to(algbw * factor, 4)}};
+    if (baseline) {
+      const engine::RunReport base = baseline->run(plan);
+      row["baseline_time_us"] = report::round_to(base.makespan.seconds() * 1e6, 3);
+      row["slowdown"] = report::round_to(base.makespan.ps > 0 ? seconds / base.makespan.seconds() : 1.0, 4);
+      row["job_failed"] = last.job_failed;
+      if (last.job_failed) {
+        row["failure"] = last.failure;
+        row["failed_at_us"] = report::round_to(last.failed_at.seconds() * 1e6, 3);
+      }
+      nlohmann::json evs = nlohmann::json::array();
+      for (const auto& f : last.failures)
+        evs.push_back({{"at_us", report::round_to(f.at.seconds() * 1e6, 3)}, {"what", f.what},
+                       {"flows_rerouted", f.flows_rerouted},
+                       {"repaired_at_us", report::round_to(f.repaired.seconds() * 1e6, 3)}});
+      row["failures"] = evs;
+    }
+    rows.push_back(row);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     if (tty || wall > 2.0)
       std::cerr << fmt::format("podnet bench: [{}/{}] {} B done ({:.1f} s elapsed)\n", k + 1, sizes.size(), sizes[k],
@@ -109,6 +136,9 @@ int cmd_bench(Common c, const BenchOptions& b) {
     if (k + 1 == sizes.size()) last_plan = std::move(plan);
   }
   doc["rows"] = rows;
+  if (engine_name == "analytical")
+    doc["notes"] = {"analytical engine: each transfer alone on the fabric (no contention between transfers), so a "
+                    "time is exact for one transfer and a lower bound otherwise"};
   nlohmann::json hot = nlohmann::json::array();
   for (const auto& l : last.hottest)
     hot.push_back({{"link", engine::dir_link_name(topo, l.link)}, {"bytes", static_cast<int64_t>(l.bytes + 0.5)},

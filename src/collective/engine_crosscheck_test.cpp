@@ -83,8 +83,8 @@ double ring_time(int64_t n, int32_t channels, Bytes s, double alpha_ns, double r
 }
 
 void expect_rel(double got, double want, double tol, const std::string& what) {
-  EXPECT_NEAR(got, want, tol * std::abs(want)) << what << ": got " << got << ", want " << want << " (tolerance "
-                                               << tol * 100 << " %)";
+  EXPECT_NEAR(got, want, tol * std::abs(want))
+      << what << ": got " << got << ", want " << want << " (tolerance " << tol * 100 << " %)";
 }
 
 // ---------------------------------------------------------------- (c)
@@ -208,8 +208,10 @@ TEST(EngineCrosscheck, TopologyAwareRingBeatsNaiveLocalIndexFirstOrder) {
   // No contention inside a single ring on a non-blocking fabric: engines agree.
   expect_rel(time_of("analytical", t, p_aware), ta, 0.01, "analytical vs flow, topology-aware");
   expect_rel(time_of("analytical", t, p_naive), tn, 0.01, "analytical vs flow, naive");
-  std::cout << fmt::format("[ figure   ] 4,096 GPUs, 1 GiB, 1 channel: topology_aware {:.1f} us, local-index-first "
-                           "{:.1f} us\n", ta * 1e6, tn * 1e6);
+  std::cout << fmt::format(
+      "[ figure   ] 4,096 GPUs, 1 GiB, 1 channel: topology_aware {:.1f} us, local-index-first "
+      "{:.1f} us\n",
+      ta * 1e6, tn * 1e6);
 }
 
 // A shuffled order (Fisher-Yates driven by std::mt19937_64, whose output is
@@ -247,8 +249,10 @@ TEST(EngineCrosscheck, ShuffledOrderIsBoundBySharedNics) {
   // One transfer: the analytical engine's min over links of capacity /
   // (hops on the link) is the flow engine's answer too.
   expect_rel(time_of("analytical", t, plan), ts, 0.01, "analytical vs flow, shuffled");
-  std::cout << fmt::format("[ figure   ] 4,096 GPUs, 1 GiB, shuffled order: {:.1f} us ({} cross-rail hops, up to {} "
-                           "hops on one NIC) vs topology_aware {:.1f} us\n", ts * 1e6, rs.cross_rail_hops, m, ta * 1e6);
+  std::cout << fmt::format(
+      "[ figure   ] 4,096 GPUs, 1 GiB, shuffled order: {:.1f} us ({} cross-rail hops, up to {} "
+      "hops on one NIC) vs topology_aware {:.1f} us\n",
+      ts * 1e6, rs.cross_rail_hops, m, ta * 1e6);
 }
 
 // 8 channels on the same fabric, 8 GiB. topology_aware: each channel as in
@@ -277,10 +281,11 @@ TEST(EngineCrosscheck, ChannelsOnlyHelpWhenTheyUseDifferentNics) {
   const double an = time_of("analytical", t, naive);
   EXPECT_LE(an, tn * (1 + 1e-9)) << "analytical is contention-free: a lower bound";
   expect_rel(time_of("analytical", t, aware), ta, 0.01, "analytical vs flow, topology-aware (no contention)");
-  std::cout << fmt::format("[ figure   ] 4,096 GPUs, 8 GiB, 8 channels: topology_aware {:.1f} us (busbw {:.1f} GB/s), "
-                           "naive {:.1f} us (busbw {:.1f} GB/s; analytical {:.1f} us)\n",
-                           ta * 1e6, 8190.0 / 4096 * static_cast<double>(s) / ta / 1e9, tn * 1e6,
-                           8190.0 / 4096 * static_cast<double>(s) / tn / 1e9, an * 1e6);
+  std::cout << fmt::format(
+      "[ figure   ] 4,096 GPUs, 8 GiB, 8 channels: topology_aware {:.1f} us (busbw {:.1f} GB/s), "
+      "naive {:.1f} us (busbw {:.1f} GB/s; analytical {:.1f} us)\n",
+      ta * 1e6, 8190.0 / 4096 * static_cast<double>(s) / ta / 1e9, tn * 1e6,
+      8190.0 / 4096 * static_cast<double>(s) / tn / 1e9, an * 1e6);
 }
 
 }  // namespace

@@ -137,7 +137,7 @@ struct Bins {
   std::vector<std::vector<routing::DirLink>> qp_uplink;  // [transfer][qp]
   std::map<routing::DirLink, int32_t> load;              // QPs per uplink
   int32_t max_load = 0;
-  double used_fraction = 0;                              // mean over leaves of used uplinks / 16
+  double used_fraction = 0;  // mean over leaves of used uplinks / 16
 };
 
 // The bins each QP falls into, from a Router built as the engines build it
@@ -243,8 +243,10 @@ TEST(EcmpStudy, HashBehavesLikeBallsIntoBinsAcrossSeeds) {
   EXPECT_NEAR(m, 0.64393, 4 * 0.00098);
   EXPECT_GT(sd, 0.5 * 0.01387);
   EXPECT_LT(sd, 1.5 * 0.01387);
-  std::cout << fmt::format("[ figure   ] ecmp over {} seeds: uplinks used {:.4f} (sd {:.4f}); balls-into-bins "
-                           "0.6439 (sd 0.0139)\n", seeds, m, sd);
+  std::cout << fmt::format(
+      "[ figure   ] ecmp over {} seeds: uplinks used {:.4f} (sd {:.4f}); balls-into-bins "
+      "0.6439 (sd 0.0139)\n",
+      seeds, m, sd);
 }
 
 TEST(EcmpStudy, MoreQpsRaiseTheMinimum) {
@@ -264,7 +266,8 @@ TEST(EcmpStudy, MoreQpsRaiseTheMinimum) {
     }
     // Minimum exactly q / Lmax.
     EXPECT_NEAR(minimum(x[q]), static_cast<double>(q) / b.max_load, 1e-4) << "q = " << q;
-    print_figure(fmt::format("ecmp, {} QPs", q), x[q], fmt::format(", fullest uplink {} QPs", b.max_load));
+    print_figure(fmt::format("ecmp, {} QP{}", q, q > 1 ? "s" : ""), x[q],
+                 fmt::format(", fullest uplink {} QPs", b.max_load));
   }
   EXPECT_GT(minimum(x[4]), minimum(x[1]));
   EXPECT_GT(minimum(x[16]), minimum(x[4]));
@@ -282,8 +285,7 @@ TEST(EcmpStudy, AdaptiveAndSprayReachLineRate) {
   }
   // The analytical engine prices every transfer alone: line rate even under
   // ECMP collisions (its documented limit: no contention between transfers).
-  const std::vector<double> a =
-      throughputs(make_backend("analytical", fabric(), options("ecmp"))->run(permutation(1)));
+  const std::vector<double> a = throughputs(make_backend("analytical", fabric(), options("ecmp"))->run(permutation(1)));
   EXPECT_NEAR(minimum(a), 1.0, 1e-4);
 }
 

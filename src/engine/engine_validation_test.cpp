@@ -121,8 +121,8 @@ std::vector<int32_t> first_gpus(int32_t servers) {
 double seconds(Time t) { return t.seconds(); }
 
 void expect_rel(double got, double want, double tol, const std::string& what) {
-  EXPECT_NEAR(got, want, tol * std::abs(want)) << what << ": got " << got << ", want " << want << " (tolerance "
-                                               << tol * 100 << " %)";
+  EXPECT_NEAR(got, want, tol * std::abs(want))
+      << what << ": got " << got << ", want " << want << " (tolerance " << tol * 100 << " %)";
 }
 
 TEST(EngineValidation, HardwareDefaultsMatchTheDerivations) {
@@ -150,7 +150,7 @@ TEST(EngineValidation, HardwareDefaultsMatchTheDerivations) {
 TEST(EngineValidation, SingleP2pMatchesAlphaBetaOnBothEngines) {
   // Rank 0 (server 0, group 0) -> rank 512 (server 64, GPU 0, group 1):
   // rail-0 leaf of group 0 -> spine -> rail-0 leaf of group 1: alpha = 8,130 ns.
-  // S = 1 GiB: t = 8.13 us + 2^30 x 8 / B = 8.13 us + 21,904.86 us = 21,912.99 us.
+  // S = 1 GiB: t = 8.13 us + 2^30 x 8 / B = 8.13 us + 21,904.75 us = 21,912.88 us.
   const Bytes s = 1_GiB;
   const double want = kViaSpineHopNs * 1e-9 + 8.0 * static_cast<double>(s) / kNicPayloadBps;
   for (const char* policy : {"static", "ecmp", "adaptive", "spray"}) {
@@ -172,8 +172,8 @@ TEST(EngineValidation, SingleP2pMatchesAlphaBetaOnBothEngines) {
 //   mean alpha = (126 x 6,630 + 2 x 8,130) / 128 = 6,653.4375 ns
 //   latency    = 2(n-1) x alpha = 254 x 6,653.4375 ns = 1,689.973 us
 // S = 8 GiB: each hop carries 2(n-1)/n x S = 254/128 x 2^33 = 17,045,651,456 B
-//   at B: 17,045,651,456 x 8 / 392.1494e9 = 347,737.2 us
-//   t = 349,427.2 us; busbw = 2(n-1)/n x S / t = 48.781 GB/s
+//   at B: 17,045,651,456 x 8 / 392.1494e9 = 347,737.9 us
+//   t = 349,427.9 us; busbw = 2(n-1)/n x S / t = 48.782 GB/s
 //   = 99.52 % of B x efficiency (49.0187 GB/s): within 2 %, the gap being the
 //   latency share 1,690 / 349,427 = 0.48 %.
 TEST(EngineValidation, RingAllReduceEnginesAgreeWithoutContention) {
@@ -204,7 +204,7 @@ TEST(EngineValidation, LargeRingAllReduceReachesNicRate) {
   // (1 B x 254/128 rounds up to 2 B per hop: 2 x 8 / B = 0.04 ns, negligible).
   const RunReport tiny = run("flow", leafspine1k(), "ecmp", plan_of({ring_allreduce(first_gpus(128), 1)}));
   expect_rel(seconds(tiny.makespan), 254 * 6653.4375e-9, 1e-6, "latency of 2(n-1) steps");
-  expect_rel(t, 349427.2e-6, 0.01, "8 GiB ring all-reduce time");
+  expect_rel(t, 349427.9e-6, 0.01, "8 GiB ring all-reduce time");
   expect_rel(busbw, kNicPayloadBps / 8, 0.02, "busbw vs NIC rate x wire efficiency");
   EXPECT_LT(busbw, kNicPayloadBps / 8) << "latency can only lower busbw below the NIC payload rate";
   // The engines report exactly one coupled flow for a ring.
@@ -221,8 +221,8 @@ TEST(EngineValidation, LargeRingAllReduceReachesNicRate) {
 //   n = 2: latency_steps = 2, per-hop bytes = 2(1)/2 x S = S
 //   one ring:  t1 = 2 alpha + S x 8 / B
 //   two rings: t2 = 2 alpha + S x 8 / (B/2) = 2 alpha + 2 S x 8 / B
-// S = 1 GiB: t1 = 16.26 us + 21,904.86 us = 21,921.1 us;
-//            t2 = 16.26 us + 43,809.72 us = 43,826.0 us; t2/t1 = 1.99926.
+// S = 1 GiB: t1 = 16.26 us + 21,904.75 us = 21,921.0 us;
+//            t2 = 16.26 us + 43,809.51 us = 43,825.8 us; t2/t1 = 1.99926.
 TEST(EngineValidation, TwoRingsSharingABottleneckTakeTwiceAsLong) {
   const Bytes s = 1_GiB;
   const double bw = 8.0 * static_cast<double>(s) / kNicPayloadBps;
@@ -253,6 +253,26 @@ TEST(EngineValidation, SmallerRingFinishesThenTheLargerSpeedsUp) {
   const RunReport r = run("flow", small_fat_tree(), "static", plan);
   expect_rel(seconds(r.transfers[1].finish), 2 * kViaSpineHopNs * 1e-9 + bw, 1e-6, "half-size ring");
   expect_rel(seconds(r.transfers[0].finish), 2 * kViaSpineHopNs * 1e-9 + 1.5 * bw, 1e-6, "full-size ring");
+}
+
+// (f) Contention inside one transfer: the ring 0 -> 8 -> 1 -> 9 -> 0 goes
+// leaf0 -> leaf1 twice (0->8, 1->9) and leaf1 -> leaf0 twice (8->1, 9->0).
+// With `static` routing both crossings of each direction take spine 0, so
+// leaf0->spine0 (and the three other spine links) carry 2 hops of the one
+// coupled variable: rate B/2 on every hop (network.hpp: "a link used by two
+// hops carries twice the rate"). n = 4: per-hop bytes 2(3)/4 x S = 1.5 S,
+// 6 latency steps of 8,130 ns (every hop crosses a spine).
+//   t = 6 x 8,130 ns + 1.5 S x 8 / (B/2); both engines (one transfer).
+TEST(EngineValidation, RingHopsSharingALinkSlowTheWholeRing) {
+  const Bytes s = 1_GiB;
+  const TransferPlan plan = plan_of({ring_allreduce({0, 8, 1, 9}, s)});
+  const double want = 6 * kViaSpineHopNs * 1e-9 + 1.5 * 8.0 * static_cast<double>(s) / (kNicPayloadBps / 2);
+  for (const char* engine : {"flow", "analytical"})
+    expect_rel(seconds(run(engine, small_fat_tree(), "static", plan).makespan), want, 1e-6, engine);
+  // Spraying splits each crossing over the 8 spines: 2 x 1/8 per spine link,
+  // so the NICs (one hop each) bound the ring again: rate B.
+  const double sprayed = 6 * kViaSpineHopNs * 1e-9 + 1.5 * 8.0 * static_cast<double>(s) / kNicPayloadBps;
+  expect_rel(seconds(run("flow", small_fat_tree(), "spray", plan).makespan), sprayed, 1e-6, "spray");
 }
 
 // (f) A dependency chain: ring B starts when ring A is done and then runs

@@ -88,6 +88,11 @@ std::vector<ParamSpec> network_params() {
       {"stack_latency", ParamType::Time, "", "override the transport's one-way endpoint latency", -1e300, 1e300, {},
        true},
       {"mtu", ParamType::Int, "", "override the transport's payload bytes per packet", 256, 65536, {}, true},
+      {"local_repair", ParamType::Time, "1ms",
+       "failures: time for a switch to drop a dead uplink from its ECMP/adaptive group (DLB, fast reroute)"},
+      {"convergence", ParamType::Time, "2s", "failures: routing convergence for a dead downlink or NIC link"},
+      {"collective_timeout", ParamType::Time, "30s",
+       "failures: a collective stalled longer than this stops the job (NCCL/IB retry budget)"},
   };
 }
 
@@ -100,6 +105,9 @@ NetworkOptions network_options_from(const Params& p, uint64_t seed) {
   o.transport = transport_preset(p.get_string("transport"));
   if (p.has("stack_latency")) o.transport.stack_latency = p.get_time("stack_latency");
   if (p.has("mtu")) o.transport.mtu = static_cast<int32_t>(p.get_int("mtu"));
+  o.failures.local_repair = p.get_time("local_repair");
+  o.failures.convergence = p.get_time("convergence");
+  o.failures.collective_timeout = p.get_time("collective_timeout");
   return o;
 }
 

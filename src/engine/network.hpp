@@ -56,10 +56,58 @@ const std::vector<TransportPreset>& transport_presets();
 // Throws InputError listing the presets for an unknown name.
 Transport transport_preset(std::string_view name);
 
+// Failures injected into a run (flow engine; the scenario's `failures:`).
+//
+// Model. A link going down loses its capacity at once in both directions:
+// flows crossing it stall (rate 0). Each direction is then repaired by
+// rerouting, after a delay that depends on who can repair it:
+// - a direction the switch it leaves can repair alone - an uplink (any other
+//   uplink of a Clos switch reaches every destination) or a link with a live
+//   parallel twin to the same neighbour - is dropped from that switch's ECMP /
+//   adaptive-routing group: `local_repair` (milliseconds: DLB / fast reroute);
+// - any other direction (a downlink without a twin, a link of a NIC) needs
+//   the routing protocol to converge upstream: `convergence` (seconds).
+// A flow stalls until the first repair of a dead direction it crosses.
+// At the repair time the router forgets the link and every flow still
+// crossing it is re-routed with its remaining bytes (no second latency). A
+// flow that has no path any more (a NIC's only link) stops the job when the
+// collective times out, and so does a stall longer than `collective_timeout` (NCCL/IB give up after their
+// retry budget): the run ends there, reported as a job failure. A link coming
+// up regains its capacity at once and rejoins routing after `local_repair`.
+// Degrade changes a link's capacity; a switch going down is all its links
+// going down. A GPU slow-down multiplies the duration of the compute its rank
+// starts from then on (a straggler).
+enum class FailureAction : uint8_t { Down, Up, Degrade, Slow };
+
+struct FailureEvent {
+  Time at;
+  FailureAction action = FailureAction::Down;
+  std::vector<topology::LinkId> links;  // Down/Up/Degrade
+  Bandwidth rate;                       // Degrade: new capacity per direction
+  int32_t gpu = -1;                     // Slow: the GPU rank
+  double factor = 1.0;                  // Slow: compute duration multiplier
+  std::string what;                     // for reports: "link X", "switch Y", "gpu 17"
+};
+
+struct FailureOptions {
+  std::vector<FailureEvent> events;     // sorted by time
+  Time local_repair = Time(1000000000);        // 1 ms
+  Time convergence = Time(2000000000000);      // 2 s
+  Time collective_timeout = Time(30000000000000);  // 30 s (IB retry budget, REFERENCE-FIGURES §3)
+};
+
 struct NetworkOptions {
   routing::RouteOptions routing;
   Transport transport = transport_preset("rocev2");
   int32_t hottest_links = 8;  // how many links the report lists
+  FailureOptions failures;
+};
+
+struct FailureRecord {
+  Time at;
+  std::string what;
+  int64_t flows_rerouted = 0;
+  Time repaired;  // last repair time (0 if none was needed)
 };
 
 struct TransferTiming {
@@ -81,6 +129,10 @@ struct RunReport {
   std::vector<LinkReport> hottest;      // by mean utilization, then bytes
   uint64_t flows = 0;                   // flows (or coupled variables) simulated
   uint64_t solves = 0;                  // max-min re-solves (flow engine)
+  std::vector<FailureRecord> failures;  // injected events, as applied
+  bool job_failed = false;              // the job stopped (see FailureOptions)
+  Time failed_at;
+  std::string failure;                  // why
 };
 
 class NetworkBackend {

@@ -22,6 +22,19 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
     t.add({thousands(r["bytes"].get<int64_t>()), fixed(r["time_us"].get<double>(), 2),
            fixed(r["algbw_gbps"].get<double>(), 2), fixed(r["busbw_gbps"].get<double>(), 2)});
   t.write(out, "  ");
+  if (!d["rows"].empty() && d["rows"][0].contains("slowdown")) {
+    out << "\n  with failures (the same plan without them as the baseline):\n";
+    Table f({"size (B)", "baseline (us)", "with failures (us)", "slowdown", "outcome"});
+    for (const auto& r : d["rows"])
+      f.add({thousands(r["bytes"].get<int64_t>()), fixed(r["baseline_time_us"].get<double>(), 2),
+             fixed(r["time_us"].get<double>(), 2), fixed(r["slowdown"].get<double>(), 3) + "x",
+             r["job_failed"].get<bool>() ? "JOB FAILED: " + r["failure"].get<std::string>() : "completed"});
+    f.write(out, "  ");
+    for (const auto& e : d["rows"].back()["failures"])
+      out << fmt::format("    {} at {} us: {} flow(s) rerouted, repaired at {} us\n", e["what"].get<std::string>(),
+                         fixed(e["at_us"].get<double>(), 1), e["flows_rerouted"].get<int64_t>(),
+                         fixed(e["repaired_at_us"].get<double>(), 1));
+  }
   if (!d["hottest_links"].empty()) {
     out << "\n  hottest links at " << thousands(d["rows"].back()["bytes"].get<int64_t>()) << " B:\n";
     Table h({"link", "mean util", "peak util", "bytes"});
@@ -30,6 +43,8 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
              fixed(100 * l["peak_utilization"].get<double>(), 1) + "%", thousands(l["bytes"].get<int64_t>())});
     h.write(out, "    ");
   }
+  if (d.contains("notes"))
+    for (const auto& n : d["notes"]) out << "\n  note: " << n.get<std::string>() << "\n";
   if (d.contains("ring")) {
     const auto& r = d["ring"];
     out << fmt::format("\n  ring hops (channel 0): {} inside servers, {} across servers in a group, {} across groups, "

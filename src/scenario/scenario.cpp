@@ -38,7 +38,7 @@ const std::vector<SectionInfo>& sections() {
 
 namespace {
 
-const char* kTopKeys[] = {"schema_version", "name", "description", "seed", "topology"};
+const char* kTopKeys[] = {"schema_version", "name", "description", "seed", "topology", "failures"};
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;
@@ -159,7 +159,59 @@ class Loader {
                        hint.empty() ? "" : " (did you mean '" + hint + "'?)", family_names()));
     }
     sc_.topology = read_section(topo, "topology", b->params(), {"family"});
+    if (root["failures"]) read_failures(root["failures"]);
     for (const auto& s : sections()) sc_.section_params[s.name] = read_section(root[s.name], s.name, s.params());
+  }
+
+  void read_failures(const YAML::Node& list) {
+    const int list_line = line_of(list);
+    if (list.IsNull()) return;
+    if (!list.IsSequence())
+      fail("failures", list_line, "expected a list of entries such as `- {at: 12ms, link: \"NODE:PORT\", action: down}`");
+    for (size_t i = 0; i < list.size(); ++i) {
+      const YAML::Node e = list[i];
+      const std::string path = fmt::format("failures[{}]", i);
+      const int line = line_of(e);
+      if (!e.IsMap()) fail(path, line, "expected a map with at, one of link/switch/gpu, and action");
+      FailureSpec f;
+      f.line = line;
+      static const std::vector<std::string> keys = {"at", "link", "switch", "gpu", "action", "rate", "factor"};
+      for (auto it = e.begin(); it != e.end(); ++it) {
+        const std::string key = it->first.Scalar();
+        if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+          std::string hint = closest(key, keys);
+          fail(path + "." + key, line_of(it->first),
+               fmt::format("unknown key{}; expected one of: {}", hint.empty() ? "" : " (did you mean '" + hint + "'?)",
+                           join(keys)));
+        }
+      }
+      std::string expected;
+      if (!e["at"] || !parse_time(scalar_text(e["at"]), f.at, expected))
+        fail(path + ".at", line, "expected the time of the event, " + expected);
+      for (const char* k : {"link", "switch", "gpu"}) {
+        if (!e[k]) continue;
+        if (!f.target_kind.empty()) fail(path, line, "expected exactly one of link, switch, gpu");
+        f.target_kind = k;
+        f.target = scalar_text(e[k]);
+      }
+      if (f.target_kind.empty()) fail(path, line, "expected one of link, switch or gpu naming what fails");
+      f.action = e["action"] ? scalar_text(e["action"]) : "";
+      const std::vector<std::string> actions =
+          f.target_kind == "gpu" ? std::vector<std::string>{"slow"} : std::vector<std::string>{"down", "up", "degrade"};
+      if (std::find(actions.begin(), actions.end(), f.action) == actions.end())
+        fail(path + ".action", line, fmt::format("'{}' is not valid for a {}: expected one of: {}", f.action,
+                                                 f.target_kind, join(actions)));
+      if (f.action == "degrade" && (!e["rate"] || !parse_bandwidth(scalar_text(e["rate"]), f.rate, expected)))
+        fail(path + ".rate", line, "degrade needs the new rate: " + expected);
+      if (f.action == "slow") {
+        ParamSpec factor{"factor", ParamType::Real, "", "", 1.0, 1000.0};
+        std::string canonical;
+        auto v = e["factor"] ? parse_param(factor, scalar_text(e["factor"]), canonical, expected) : std::nullopt;
+        if (!v) fail(path + ".factor", line, "slow needs a factor >= 1 (compute takes factor x longer)");
+        f.factor = std::get<double>(*v);
+      }
+      sc_.failures.push_back(f);
+    }
   }
 
   static std::string family_names() {
@@ -246,6 +298,73 @@ topology::Topology Scenario::build_topology() const {
   }
 }
 
+std::vector<engine::FailureEvent> Scenario::failure_events(const topology::Topology& t) const {
+  using topology::NodeKind;
+  std::vector<engine::FailureEvent> out;
+  auto find_node = [&](const std::string& name) -> topology::NodeId {
+    for (topology::NodeId n = 0; n < static_cast<topology::NodeId>(t.nodes.size()); ++n)
+      if (t.nodes[n].name == name) return n;
+    return topology::kNone;
+  };
+  auto network = [&](topology::LinkId l) {
+    return t.links[l].media == topology::Media::Copper || t.links[l].media == topology::Media::Optical;
+  };
+  for (size_t i = 0; i < failures.size(); ++i) {
+    const FailureSpec& f = failures[i];
+    const std::string where_ = fmt::format("{}:{}: failures[{}]", source, f.line, i);
+    engine::FailureEvent ev;
+    ev.at = f.at;
+    ev.action = f.action == "down"      ? engine::FailureAction::Down
+                : f.action == "up"      ? engine::FailureAction::Up
+                : f.action == "degrade" ? engine::FailureAction::Degrade
+                                        : engine::FailureAction::Slow;
+    ev.rate = f.rate;
+    ev.factor = f.factor;
+    ev.what = f.target_kind + " " + f.target;
+    if (f.target_kind == "gpu") {
+      ParamSpec rank{"gpu", ParamType::Int, "", "", 0, static_cast<double>(t.gpus.size()) - 1};
+      std::string canonical, expected;
+      auto v = parse_param(rank, f.target, canonical, expected);
+      if (!v) throw InputError(fmt::format("{}.gpu: '{}' is not a GPU of this fabric: expected {}", where_, f.target, expected));
+      ev.gpu = static_cast<int32_t>(std::get<int64_t>(*v));
+    } else if (f.target_kind == "switch") {
+      const topology::NodeId n = find_node(f.target);
+      if (n == topology::kNone || t.nodes[n].kind != NodeKind::Switch)
+        throw InputError(fmt::format("{}.switch: no switch named '{}' (names as in `podnet design --cabling-plan`)",
+                                     where_, f.target));
+      auto [b, e] = t.incident(n);
+      for (auto it = b; it != e; ++it) ev.links.push_back(*it);
+    } else {
+      const auto colon = f.target.rfind(':');
+      const topology::NodeId n = find_node(colon == std::string::npos ? f.target : f.target.substr(0, colon));
+      topology::LinkId found = topology::kNone;
+      if (n != topology::kNone) {
+        auto [b, e] = t.incident(n);
+        for (auto it = b; it != e; ++it) {
+          if (!network(*it)) continue;
+          const auto& l = t.links[*it];
+          const int32_t port = l.a == n ? l.port_a : l.port_b;
+          if (colon == std::string::npos || t.port_name(n, port) == f.target.substr(colon + 1)) {
+            if (found != topology::kNone && colon == std::string::npos) {
+              found = topology::kNone - 1;  // ambiguous
+              break;
+            }
+            found = *it;
+          }
+        }
+      }
+      if (found < 0)
+        throw InputError(fmt::format("{}.link: no network link '{}': expected \"SWITCH:PORT\" (e.g. "
+                                     "\"su000-leaf-r0:Ethernet1/65\") or a NIC name (e.g. \"gpu-node-0000/nic0\")",
+                                     where_, f.target));
+      ev.links.push_back(found);
+    }
+    out.push_back(std::move(ev));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.at < b.at; });
+  return out;
+}
+
 std::string Scenario::where(const std::string& key) const {
   if (from_set.count(key)) return "--set " + key;
   auto it = lines.find(key);
@@ -282,6 +401,16 @@ std::string Scenario::resolved_yaml() const {
   for (const auto& s : sections()) {
     out << s.name << ":\n";
     emit_params(out, s.params(), section(s.name));
+  }
+  if (!failures.empty()) {
+    out << "failures:\n";
+    for (const auto& f : failures) {
+      out << "  - {at: " << format_time(f.at) << ", " << f.target_kind << ": " << yaml_value(f.target)
+          << ", action: " << f.action;
+      if (f.action == "degrade") out << ", rate: " << format_bandwidth(f.rate);
+      if (f.action == "slow") out << ", factor: " << format_number(f.factor);
+      out << "}\n";
+    }
   }
   return out.str();
 }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/params.hpp"
+#include "engine/network.hpp"
 #include "topology/hardware.hpp"
 #include "topology/topology.hpp"
 
@@ -33,8 +34,31 @@ struct SectionInfo {
 };
 const std::vector<SectionInfo>& sections();
 
+// One entry of the scenario's `failures:` list, as written (resolved against
+// the topology by Scenario::failure_events):
+//   - {at: 12ms, link: "su000-leaf-r0:Ethernet1/65", action: down}
+//   - {at: 12ms, link: "gpu-node-0000/nic0", action: degrade, rate: 200Gbps}
+//   - {at: 0s, switch: "pod00-spine-r0-00", action: down}
+//   - {at: 0s, gpu: 17, action: slow, factor: 1.5}
+// A link is named by one end: a switch and its port ("NODE:PORT", as in the
+// cabling plan), or a NIC (its one network link).
+struct FailureSpec {
+  Time at;
+  std::string target_kind;  // link | switch | gpu
+  std::string target;
+  std::string action;       // down | up | degrade | slow
+  Bandwidth rate;
+  double factor = 1.0;
+  int line = 0;
+};
+
 class Scenario {
  public:
+  std::vector<FailureSpec> failures;
+  // The failures resolved against a built topology (InputError with the
+  // entry's line for a name that is not there), sorted by time.
+  std::vector<engine::FailureEvent> failure_events(const topology::Topology& t) const;
+
   std::string source;       // the path, or "built-in <name>"
   std::string name;
   std::string description;

@@ -130,6 +130,37 @@ TEST(Scenario, EveryBuiltinExampleLoadsAndBuilds) {
   }
 }
 
+TEST(Scenario, FailuresListIsValidatedAndResolved) {
+  std::string text = std::string(kBase) +
+                     "failures:\n"                                                      // 8
+                     "  - {at: 2ms, link: \"su000-leaf-r0:Ethernet1/65\", action: down}\n"  // 9
+                     "  - {at: 1ms, gpu: 3, action: slow, factor: 2}\n";                    // 10
+  Scenario sc = load_text(text, "t.yaml", "t");
+  ASSERT_EQ(sc.failures.size(), 2u);
+  topology::Topology t = sc.build_topology();
+  auto evs = sc.failure_events(t);
+  ASSERT_EQ(evs.size(), 2u);
+  EXPECT_EQ(evs[0].gpu, 3);  // sorted by time: the 1 ms straggler first
+  ASSERT_EQ(evs[1].links.size(), 1u);
+  // port 65 of a 128-port leaf with 64 down-ports is its first uplink
+  EXPECT_EQ(t.nodes[t.links[evs[1].links[0]].a].name, "su000-leaf-r0");
+  // the resolved scenario echoes them
+  EXPECT_NE(sc.resolved_yaml().find("  - {at: 2ms, link: \"su000-leaf-r0:Ethernet1/65\", action: down}"),
+            std::string::npos);
+  std::string e = error_of(std::string(kBase) + "failures:\n  - {at: 2ms, link: x, action: explode}\n");
+  EXPECT_NE(e.find("t.yaml:9: failures[0].action: 'explode' is not valid for a link"), std::string::npos) << e;
+  e = error_of(std::string(kBase) + "failures:\n  - {at: soon, link: x, action: down}\n");
+  EXPECT_NE(e.find("t.yaml:9: failures[0].at: expected the time"), std::string::npos) << e;
+  Scenario bad = load_text(std::string(kBase) + "failures:\n  - {at: 2ms, link: nowhere, action: down}\n", "t.yaml", "t");
+  try {
+    bad.failure_events(bad.build_topology());
+    FAIL();
+  } catch (const InputError& x) {
+    EXPECT_NE(std::string(x.what()).find("t.yaml:9: failures[0].link: no network link 'nowhere'"), std::string::npos)
+        << x.what();
+  }
+}
+
 TEST(Scenario, UnknownScenarioName) {
   try {
     load("aipod-16");

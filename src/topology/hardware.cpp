@@ -14,7 +14,7 @@ std::vector<ParamSpec> server_params() {
       {"nvlink_domain", ParamType::Int, "", "GPUs per NVLink/NVSwitch domain (a multiple of server.gpus, up to 72 "
                                              "for rack-scale domains); default: server.gpus", 1, 576, {}, true},
       {"nvlink_bandwidth", ParamType::Bandwidth, "450GB/s", "NVLink bandwidth per GPU per direction"},
-      {"nvlink_latency", ParamType::Time, "500ns", "GPU-to-GPU latency through the NVSwitch domain"},
+      {"nvlink_latency", ParamType::Time, "500ns", "latency of each GPU<->NVSwitch link (a GPU-to-GPU hop crosses two)"},
       {"pcie_bandwidth", ParamType::Bandwidth, "64GB/s", "GPU<->NIC PCIe bandwidth per direction (Gen5 x16)"},
       {"pcie_latency", ParamType::Time, "500ns", "GPU<->NIC PCIe latency"},
       {"power", ParamType::Power, "10.2kW", "power per server (GPUs, CPUs, NICs, fans)"},

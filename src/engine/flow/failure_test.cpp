@@ -1,0 +1,166 @@
+// Failures injected into the flow engine (network.hpp, "Failures"): stall,
+// repair by rerouting, job failure on timeout or lost route, stragglers.
+// Expected times are derived from the model in each test's comment, using the
+// same plan's failure-free time T0 from the baseline run (T0 itself is
+// checked against closed forms in engine_validation_test.cpp).
+#include <gtest/gtest.h>
+
+#include "engine/network.hpp"
+#include "routing/router.hpp"
+#include "topology/test_util.hpp"
+
+namespace podnet::engine {
+namespace {
+
+using namespace podnet::literals;
+using topology::testing::hw_with;
+
+// 2-tier fat-tree of radix-8 switches, 1 GPU and 1 NIC per server.
+topology::Topology fabric(int gpus) {
+  return topology::build_with("fat_tree", {{"gpus", std::to_string(gpus)}, {"tiers", "2"}}, hw_with(1, 1, 8));
+}
+
+TransferPlan p2p_plan(const std::vector<std::pair<int32_t, int32_t>>& pairs, Bytes bytes) {
+  TransferPlan plan;
+  for (auto [s, d] : pairs) {
+    Transfer t;
+    t.ranks = {s, d};
+    t.bytes = bytes;
+    plan.add(t);
+  }
+  return plan;
+}
+
+Time run(const topology::Topology& t, const TransferPlan& plan, NetworkOptions o, RunReport* out = nullptr) {
+  RunReport r = make_backend("flow", t, o)->run(plan);
+  if (out) *out = r;
+  return r.makespan;
+}
+
+// The link between a leaf and the spine it reaches through its first uplink.
+topology::LinkId first_uplink(const topology::Topology& t, const std::string& leaf) {
+  for (topology::LinkId l = 0; l < static_cast<topology::LinkId>(t.links.size()); ++l)
+    if (t.nodes[t.links[l].a].name == leaf && t.nodes[t.links[l].b].kind == topology::NodeKind::Switch) return l;
+  return -1;
+}
+
+TEST(Failures, SprayedFlowsSlowByTheLostCapacityShare) {
+  // 8 GPUs: 2 leaves of 4 hosts, 4 uplinks each, all to one spine (4 parallel links).
+  // Hosts 0..3 (leaf 0) each send S to hosts 4..7 (leaf 1), sprayed over the 4 uplinks:
+  // every flow runs at its NIC rate C until t_f, when one uplink dies. Every flow
+  // crosses it (1/4 of its bytes), so all stall until the leaf drops it from its
+  // group at t_f + local_repair; then the 4 flows share 3 uplinks: each at 3C/4.
+  // Remaining time at C was T0 - t_f, so
+  //   T = t_f + local_repair + (4/3) (T0 - t_f).
+  const auto t = fabric(8);
+  const TransferPlan plan = p2p_plan({{0, 4}, {1, 5}, {2, 6}, {3, 7}}, 256_MiB);
+  NetworkOptions o;
+  o.routing.policy = "spray";
+  const Time t0 = run(t, plan, o);
+  const Time tf = 2_ms;
+  ASSERT_GT(t0, tf + 1_ms);
+  o.failures.events.push_back({tf, FailureAction::Down, {first_uplink(t, "leaf-000")}, {}, -1, 1.0, "uplink"});
+  RunReport r;
+  const Time got = run(t, plan, o, &r);
+  const double expect = (tf + o.failures.local_repair).seconds() + 4.0 / 3.0 * (t0 - tf).seconds();
+  EXPECT_FALSE(r.job_failed);
+  EXPECT_NEAR(got.seconds(), expect, 1e-9 * expect + 1e-9);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0].flows_rerouted, 4);
+}
+
+TEST(Failures, RepairSlowerThanTheTimeoutFailsTheJob) {
+  // Same failure with local_repair 40 s > collective_timeout 30 s: the job stops
+  // when the collective gives up, at t_f + 30 s.
+  const auto t = fabric(8);
+  const TransferPlan plan = p2p_plan({{0, 4}, {1, 5}, {2, 6}, {3, 7}}, 256_MiB);
+  NetworkOptions o;
+  o.routing.policy = "spray";
+  o.failures.local_repair = Time::from_seconds(40);
+  o.failures.events.push_back({2_ms, FailureAction::Down, {first_uplink(t, "leaf-000")}, {}, -1, 1.0, "uplink"});
+  RunReport r;
+  run(t, plan, o, &r);
+  EXPECT_TRUE(r.job_failed);
+  EXPECT_EQ(r.failed_at, 2_ms + o.failures.collective_timeout);
+  EXPECT_NE(r.failure.find("collective timeout"), std::string::npos) << r.failure;
+}
+
+TEST(Failures, LostNicLinkFailsTheJobAtTheTimeout) {
+  // Host 4's NIC link dies: nothing can reroute around a NIC's only link, so the
+  // transfer to it can never finish; the job fails when the collective times out.
+  const auto t = fabric(8);
+  const TransferPlan plan = p2p_plan({{0, 4}}, 256_MiB);
+  topology::LinkId nic_link = -1;
+  for (topology::LinkId l = 0; l < static_cast<topology::LinkId>(t.links.size()); ++l)
+    if (t.links[l].a == t.gpu_nic[4] && t.nodes[t.links[l].b].kind == topology::NodeKind::Switch) nic_link = l;
+  ASSERT_GE(nic_link, 0);
+  NetworkOptions o;
+  o.failures.events.push_back({1_ms, FailureAction::Down, {nic_link}, {}, -1, 1.0, "nic"});
+  RunReport r;
+  run(t, plan, o, &r);
+  EXPECT_TRUE(r.job_failed);
+  EXPECT_EQ(r.failed_at, 1_ms + o.failures.collective_timeout);
+  EXPECT_NE(r.failure.find("no route"), std::string::npos) << r.failure;
+}
+
+TEST(Failures, DownlinkWithoutTwinWaitsForConvergence) {
+  // 32 GPUs: 8 leaves, 4 spines, one link between each leaf and spine (no twins).
+  // One flow from host 4 (leaf 1) to host 0 (leaf 0) on the static path; its
+  // spine -> leaf 0 link dies at t_f. The spine cannot repair that alone, so the
+  // flow stalls until convergence, then resumes at full rate on another spine:
+  //   T = t_f + convergence + (T0 - t_f).
+  const auto t = fabric(32);
+  const TransferPlan plan = p2p_plan({{4, 0}}, 256_MiB);
+  NetworkOptions o;
+  o.routing.policy = "static";
+  const Time t0 = run(t, plan, o);
+  routing::Router router(t, o.routing);
+  std::vector<routing::PathPart> path;
+  router.route(4, 0, 0, 1.0, path);
+  topology::LinkId down = -1;
+  for (const auto& p : path) {
+    const auto from = routing::dir_from(p.link, t), to = routing::dir_to(p.link, t);
+    if (t.nodes[from].tier == 2 && t.nodes[to].tier == 1) down = routing::link_of(p.link);
+  }
+  ASSERT_GE(down, 0);
+  const Time tf = 2_ms;
+  o.failures.events.push_back({tf, FailureAction::Down, {down}, {}, -1, 1.0, "downlink"});
+  RunReport r;
+  const Time got = run(t, plan, o, &r);
+  EXPECT_FALSE(r.job_failed);
+  // (the rerouted flow restarts with its remaining bytes rounded to a whole byte: 1 B at
+  // 392 Gb/s is 20 ps, so compare to the nanosecond)
+  EXPECT_NEAR(got.seconds(), (tf + o.failures.convergence + (t0 - tf)).seconds(), 1e-9);
+}
+
+TEST(Failures, DegradedLinkAndStraggler) {
+  // Degrade: host 0's NIC link drops to 100 Gbps from the start: the flow runs
+  // at a quarter of the rate, so its transfer time (T0 - alpha) quadruples.
+  const auto t = fabric(8);
+  const TransferPlan plan = p2p_plan({{0, 4}}, 64_MiB);
+  NetworkOptions o;
+  RunReport base;
+  const Time t0 = run(t, plan, o, &base);
+  topology::LinkId nic_link = -1;
+  for (topology::LinkId l = 0; l < static_cast<topology::LinkId>(t.links.size()); ++l)
+    if (t.links[l].a == t.gpu_nic[0] && t.nodes[t.links[l].b].kind == topology::NodeKind::Switch) nic_link = l;
+  o.failures.events.push_back({Time(), FailureAction::Degrade, {nic_link}, Bandwidth(100e9), -1, 1.0, "slow nic"});
+  // alpha: the whole-plan time minus the serialization at the full payload rate.
+  const double rate = 400e9 * o.transport.efficiency();
+  const double alpha = t0.seconds() - 64.0 * 1048576 * 8 / rate;
+  EXPECT_NEAR(run(t, plan, o).seconds(), alpha + 4 * (t0.seconds() - alpha), 1e-9);
+
+  // Straggler: compute on GPU 3 takes 1.5x as long once it is slowed.
+  TransferPlan work;
+  Transfer c;
+  c.kind = TransferKind::Compute;
+  c.ranks = {3};
+  c.duration = 10_ms;
+  work.add(c);
+  NetworkOptions s;
+  s.failures.events.push_back({Time(), FailureAction::Slow, {}, {}, 3, 1.5, "gpu 3"});
+  EXPECT_EQ(run(t, work, s), 15_ms);
+}
+
+}  // namespace
+}  // namespace podnet::engine
