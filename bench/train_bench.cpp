@@ -1,0 +1,77 @@
+// train_bench: how fast one training iteration of the default run (podnet
+// run: aipod-16k, GPT-3 175B, TP8 x PP8 x DP256 on 16,384 GPUs) is simulated
+// on the flow engine and on the analytical engine: wall time, CPU time and
+// peak resident memory, next to the simulated iteration time (so a speed-up
+// that changes the answer shows). Target (issue): under 10 s and 2 GB on the
+// flow engine. Each engine runs in its own forked process so its peak memory
+// is its own.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "cluster/placement.hpp"
+#include "collective/collective.hpp"
+#include "engine/network.hpp"
+#include "scenario/scenario.hpp"
+#include "workload/job.hpp"
+#include "workload/training.hpp"
+
+namespace {
+
+using namespace podnet;
+
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
+int run_case(const char* engine_name) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  const double cpu0 = cpu_seconds();
+  scenario::Scenario sc = scenario::load("aipod-16k", {std::string("network.engine=") + engine_name});
+  const topology::Topology topo = sc.build_topology();
+  const workload::Job job = workload::job_from(sc.section("workload"), static_cast<int64_t>(topo.gpus.size()));
+  const engine::NetworkOptions nopt = engine::network_options_from(sc.section("network"), sc.seed);
+  auto backend = engine::make_backend(engine_name, topo, nopt);
+  workload::TrainOptions topt;
+  topt.collective = collective::options_from(sc.section("collective"));
+  const workload::TrainResult r = cluster::simulate_job(
+      job, topo, *backend, topt, cluster::parse_policy(sc.section("placement").get_string("policy")), sc.seed);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  const double cpu = cpu_seconds() - cpu0;
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  const double peak_mb = static_cast<double>(u.ru_maxrss) / 1024.0;
+  std::printf("%-10s  wall %7.3f s  cpu %7.3f s  peak %7.1f MB  | iteration %.2f ms, %lld transfers  | target "
+              "<10 s, <2 GB: %s\n",
+              engine_name, wall, cpu, peak_mb, r.iteration.seconds() * 1e3,
+              static_cast<long long>(r.plan_transfers), wall < 10 && peak_mb < 2048 ? "met" : "MISSED");
+  return 0;
+}
+
+}  // namespace
+
+int main() {
+  std::printf("train_bench: one iteration of the default run (aipod-16k, GPT-3 175B, TP8 x PP8 x DP256)\n");
+  for (const char* e : {"flow", "analytical"}) {
+    std::fflush(stdout);
+    const pid_t pid = fork();
+    if (pid == 0) {
+      const int rc = run_case(e);
+      std::fflush(stdout);
+      _exit(rc);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      std::printf("%s: failed\n", e);
+      return 1;
+    }
+  }
+  return 0;
+}
