@@ -171,7 +171,7 @@ void add_bench_command(CLI::App& app, Action& action) {
   bench->add_option("-e,--max", b->max_size, "largest size")->capture_default_str();
   bench->add_option("-F,--factor", b->factor, "size multiplication factor between rows")->capture_default_str();
   bench->add_option("-g,--gpus", b->gpus, "GPU ranks: 0-511, 0-4095:8 (stride), 0,8,16, combinations; default all");
-  bench->add_option("--engine", b->engine, "analytical | flow (sets network.engine)");
+  bench->add_option("--engine", b->engine, "analytical | flow | packet (sets network.engine)");
   bench->add_option("--routing", b->routing, "routing policy, e.g. ecmp, adaptive, spray, static (sets network.routing)");
   bench->add_option("--transport", b->transport, "rocev2 | infiniband | tcp (sets network.transport)");
   bench->add_option("--channels", b->channels, "NCCL channels (sets collective.channels)");

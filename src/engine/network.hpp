@@ -2,8 +2,8 @@
 //
 // An engine takes a TransferPlan (a DAG of transfers between GPU ranks) and
 // predicts when each transfer starts and finishes on a Topology, routed by a
-// routing::Router. Engines are registered by name (`analytical`, `flow`; the
-// packet engine joins later) so every scenario runs at every fidelity.
+// routing::Router. Engines are registered by name (`analytical`, `flow`,
+// `packet`) so every scenario runs at every fidelity.
 //
 // Shared model of one transfer (plan_compiler.hpp):
 // - Its bytes cross the directed links of its route(s); a P2p transfer with q

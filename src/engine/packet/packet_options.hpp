@@ -19,7 +19,11 @@
 //                R_HAI = 50 Mb/s x bw/25G, Kmin/Kmax = 100/400 KB x bw/25G,
 //                Pmax 0.2; minimum rate 1 Mb/s (NVIDIA rpg_min_rate); target not
 //                clamped on back-to-back decreases (HPCC ClampTargetRate off).
-//                CNPs at most every 50 us per QP (as the paper's N).
+//                CNPs at most every 4 us per QP: HPCC's model echoes ECN on every
+//                ACK and lets the 4 us decrease interval pace the reaction; with
+//                50 us here (the paper's N) the 1 us alpha decay leaves alpha too
+//                small to drain a queue (measured: 5 MB queues at 100G).
+//                [The 4 us figure is a modelling choice, not a NIC default we checked.]
 //   infiniband   credit-based link-level flow control (lossless, never
 //                drops, no PFC frames), no end-to-end congestion control: QPs
 //                send at line rate; a port sends a data packet only while it

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "engine/packet/event_wheel.hpp"
 
 namespace podnet::engine::packet {
 
@@ -30,11 +31,12 @@ enum Kind : uint32_t { kArrive, kKick, kPause, kPauseRefresh, kCredit, kQpStart,
 enum Cls : uint8_t { kCtrl = 0, kLossless = 1, kLossy = 2 };
 enum PktType : uint8_t { kData = 0, kAck = 1, kNack = 2, kCnp = 3 };
 
+// A packet: 20 bytes. On a wire it travels inside its arrival event
+// (encode/decode below); in a queue it is stored by value in the port's ring.
 struct Packet {
-  uint32_t next = kNil;  // queue link / free list
   uint32_t qp = 0;
   uint32_t psn = 0;      // data: sequence number; ACK/NACK: the receiver's next expected PSN
-  int32_t in_port = -1;  // the directed link it arrived on (-1: made here)
+  int32_t in_port = -1;  // the directed link it arrived on / is crossing (-1: made here)
   uint16_t wire = 0;     // bytes on Copper/Optical links
   uint16_t raw = 0;      // bytes on NVLink/PCIe (payload for data)
   uint8_t type = 0;
@@ -42,11 +44,58 @@ struct Packet {
   uint8_t ecn = 0;
   uint8_t hop = 0;       // links crossed so far
 };
-static_assert(sizeof(Packet) == 24, "keep packets small");
+static_assert(sizeof(Packet) == 20, "a packet must fit an event's payload");
 
-struct Fifo {
-  uint32_t head = kNil, tail = kNil;
+// Arrival event payload: a = qp:psn, b = in_port:wire:raw, tag = type:cls:ecn:hop.
+inline uint64_t enc_a(const Packet& k) { return (static_cast<uint64_t>(k.qp) << 32) | k.psn; }
+inline uint64_t enc_b(const Packet& k) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(k.in_port)) << 32) | (static_cast<uint64_t>(k.wire) << 16) |
+         k.raw;
+}
+inline uint32_t enc_tag(const Packet& k) {
+  return static_cast<uint32_t>(k.type) | (static_cast<uint32_t>(k.cls) << 8) | (static_cast<uint32_t>(k.ecn) << 16) |
+         (static_cast<uint32_t>(k.hop) << 24);
+}
+inline Packet decode(const Event& e) {
+  Packet k;
+  k.qp = static_cast<uint32_t>(e.a >> 32);
+  k.psn = static_cast<uint32_t>(e.a);
+  k.in_port = static_cast<int32_t>(static_cast<uint32_t>(e.b >> 32));
+  k.wire = static_cast<uint16_t>(e.b >> 16);
+  k.raw = static_cast<uint16_t>(e.b);
+  k.type = static_cast<uint8_t>(e.tag);
+  k.cls = static_cast<uint8_t>(e.tag >> 8);
+  k.ecn = static_cast<uint8_t>(e.tag >> 16);
+  k.hop = static_cast<uint8_t>(e.tag >> 24);
+  return k;
+}
+
+// A FIFO of packets stored by value (power-of-two ring; grows, never shrinks).
+struct Ring {
+  std::vector<Packet> buf;
+  uint32_t head = 0, count = 0;
   int64_t bytes = 0;
+  bool empty() const { return count == 0; }
+  const Packet& front() const { return buf[head]; }
+  void push(const Packet& k) {
+    if (count == buf.size()) grow();
+    buf[(head + count) & (buf.size() - 1)] = k;
+    ++count;
+    bytes += k.wire;
+  }
+  Packet pop() {
+    const Packet k = buf[head];
+    head = (head + 1) & static_cast<uint32_t>(buf.size() - 1);
+    --count;
+    bytes -= k.wire;
+    return k;
+  }
+  void grow() {
+    std::vector<Packet> nb(buf.empty() ? 8 : 2 * buf.size());
+    for (uint32_t i = 0; i < count; ++i) nb[i] = buf[(head + i) & (buf.size() - 1)];
+    buf.swap(nb);
+    head = 0;
+  }
 };
 
 struct PortInfo {
@@ -59,24 +108,33 @@ struct PortInfo {
   NodeId from = 0, to = 0;
   bool net = false;          // Copper/Optical: header bytes on the wire
   bool from_mmu = false;     // leaves a switch-like node (buffer, ECN)
-  bool to_mmu = false;       // enters a switch-like node
+  bool to_mmu = false;       // enters a switch (buffer admission, PFC / credits)
 };
 
-struct PortState {
+// What every packet touches, in the first cache line; the queues next; the rest after.
+struct alignas(64) PortState {
   int64_t busy_until = 0;
   int64_t kick_at = -1;
-  int64_t pause_until = 0;
-  int64_t paused_since = 0;
-  int64_t credits = 0;
-  Fifo q[3];
-  uint32_t ready_head = kNil, ready_tail = kNil;
-  bool paused = false;
-  bool credit_limited = false;
-  uint8_t rr = 0;
   int64_t qbytes = 0;  // data bytes queued (telemetry)
   int64_t q_last = 0;
   int64_t win_idx = -1;
   double win_bytes = 0;
+  uint32_t ready_head = kNil, ready_tail = kNil;
+  bool paused = false;
+  bool credit_limited = false;
+  uint8_t rr = 0;
+  Ring q[3];
+  int64_t pause_until = 0;
+  int64_t paused_since = 0;
+  int64_t credits = 0;
+};
+
+// The per-packet part of PortInfo, packed two per cache line.
+struct PortHot {
+  int64_t bps = 1;
+  int64_t arrive_extra = 0;
+  NodeId from = 0, to = 0;
+  bool net = false, from_mmu = false, to_mmu = false;
 };
 
 struct Ingress {
@@ -162,6 +220,7 @@ struct PacketSim::Impl {
   int32_t mtu = 4096, header = 82;
 
   std::vector<PortInfo> info;
+  std::vector<PortHot> hot;  // copies of the fields every packet reads
   std::vector<PortState> state;
   std::vector<Ingress> ingress;
   std::vector<Mmu> mmu;  // by node (switch-like nodes only)
@@ -170,11 +229,10 @@ struct PacketSim::Impl {
   std::vector<double> extra_bytes;  // in-server links modelled as delays
 
   // ---- dynamic
-  EventQueue events;
+  EventWheel events;  // (time, seq) order, as core/event_queue.hpp (event_wheel.hpp)
   Rng rng;
   int64_t now = 0;
-  std::vector<Packet> pkts;
-  uint32_t free_head = kNil;
+  int64_t queued = 0;  // packets in port queues (telemetry: peak)
   std::vector<Qp> qps;
   std::vector<DirLink> routes;
   std::vector<uint64_t> bitmap;
@@ -186,6 +244,10 @@ struct PacketSim::Impl {
   double reorder_delay_sum = 0;
   int64_t open_streams = 0;
   bool sampling = false;
+  int64_t last_tx = 0;        // last data packet put on a wire
+  int64_t paused_ports = 0;   // ports whose data class is paused now
+  int64_t deadlock_window = 0;
+  void check_deadlock();
   std::vector<DirLink> cand, ties;
   static constexpr uint64_t kRrSlots = 1 << 16;
   std::vector<uint32_t> rr_node;  // round-robin counters by hash of (switch, destination): spray, adaptive ties
@@ -196,19 +258,6 @@ struct PacketSim::Impl {
     const NodeKind k = topo.nodes[n].kind;
     return k == NodeKind::Switch || (torus && k == NodeKind::Gpu);
   }
-  uint32_t alloc() {
-    if (free_head != kNil) {
-      const uint32_t i = free_head;
-      free_head = pkts[i].next;
-      return i;
-    }
-    pkts.emplace_back();
-    return static_cast<uint32_t>(pkts.size() - 1);
-  }
-  void release_pkt(uint32_t i) {
-    pkts[i].next = free_head;
-    free_head = i;
-  }
   DirLink rev_port(const Qp& q, int i) const { return routes[q.path_off + q.path_len - 1 - i] ^ 1; }
   int64_t threshold(const Mmu& m) const {
     const int64_t f = m.buffer - m.total_hdrm - m.total_rsrv - m.shared;
@@ -216,7 +265,7 @@ struct PacketSim::Impl {
   }
   bool has_work(DirLink p) const {
     const PortState& s = state[p];
-    return s.q[0].head != kNil || s.q[1].head != kNil || s.q[2].head != kNil || s.ready_head != kNil ||
+    return s.q[0].count != 0 || s.q[1].count != 0 || s.q[2].count != 0 || s.ready_head != kNil ||
            !waits[p].empty();
   }
   bool can_send(const Qp& q) const {
@@ -243,28 +292,21 @@ struct PacketSim::Impl {
     s.qbytes += delta;
     if (s.qbytes > st.max_queue) st.max_queue = s.qbytes;
   }
-  void enqueue(DirLink p, uint32_t i) {
-    Packet& k = pkts[i];
-    Fifo& f = state[p].q[k.cls];
-    k.next = kNil;
-    if (f.tail == kNil) f.head = i;
-    else pkts[f.tail].next = i;
-    f.tail = i;
-    f.bytes += k.wire;
+  void enqueue(DirLink p, const Packet& k) {
+    state[p].q[k.cls].push(k);
     if (k.cls != kCtrl) touch_queue(p, k.wire);
+    if (++queued > static_cast<int64_t>(stats.peak_packets)) stats.peak_packets = static_cast<uint64_t>(queued);
   }
-  uint32_t dequeue(DirLink p, uint8_t cls) {
-    Fifo& f = state[p].q[cls];
-    const uint32_t i = f.head;
-    f.head = pkts[i].next;
-    if (f.head == kNil) f.tail = kNil;
-    f.bytes -= pkts[i].wire;
-    if (cls != kCtrl) touch_queue(p, -static_cast<int64_t>(pkts[i].wire));
-    return i;
+  Packet dequeue(DirLink p, uint8_t cls) {
+    const Packet k = state[p].q[cls].pop();
+    if (cls != kCtrl) touch_queue(p, -static_cast<int64_t>(k.wire));
+    --queued;
+    return k;
   }
   void unpause(DirLink p, int64_t at) {
     PortState& s = state[p];
     s.paused = false;
+    --paused_ports;
     port_stats[p].paused.ps += at - s.paused_since;
   }
   void ready_push(DirLink p, uint32_t qi) {
@@ -289,12 +331,12 @@ struct PacketSim::Impl {
     std::push_heap(h.begin(), h.end(), std::greater<>());
   }
   void try_send(DirLink p);
-  void transmit(DirLink p, uint32_t i);
-  uint32_t next_qp_packet(DirLink p);
-  uint32_t make_data_packet(uint32_t qi, DirLink p);
+  void transmit(DirLink p, Packet k);
+  bool next_qp_packet(DirLink p, Packet& out);
+  Packet make_data_packet(uint32_t qi, DirLink p);
 
   // ---- switch
-  void on_arrive(uint32_t i, DirLink p);
+  void on_arrive(Packet k);
   DirLink next_data_port(const Qp& q, const Packet& k, NodeId n);
   bool admit(NodeId n, DirLink in, DirLink out, Packet& k);
   void release_mmu(NodeId n, DirLink in, const Packet& k);
@@ -309,7 +351,6 @@ struct PacketSim::Impl {
     if (!q.in_sched && can_send(q)) activate(qi);
   }
   void send_ctrl(uint32_t qi, uint8_t type, uint32_t psn);
-  // By value: both may allocate packets (the pool may move).
   void receive_data(uint32_t qi, Packet k);
   void receive_ctrl(uint32_t qi, Packet k);
   void maybe_ack(uint32_t qi, bool force);
@@ -372,16 +413,21 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
     p.quanta_ps = std::llround(65535.0 * 512.0 * 1e12 / static_cast<double>(p.bps));
     p.net = l.media == Media::Copper || l.media == Media::Optical;
     p.from_mmu = switch_like(p.from);
-    p.to_mmu = switch_like(p.to);
+    p.to_mmu = t.nodes[p.to].kind == NodeKind::Switch;  // torus chips: unlimited buffer (no PFC cycle)
     const double sc = scale(static_cast<double>(p.bps));
     p.kmin = std::llround(static_cast<double>(dcqcn.kmin) * sc);
     p.kmax = std::llround(static_cast<double>(dcqcn.kmax) * sc);
     p.pmax = dcqcn.pmax;
   }
+  hot.resize(D);
+  for (DirLink d = 0; d < D; ++d) {
+    const PortInfo& i = info[d];
+    hot[d] = PortHot{i.bps, i.arrive_extra, i.from, i.to, i.net, i.from_mmu, i.to_mmu};
+  }
   // Switch buffers: B, headroom and reserve per ingress, credits.
   double worst_drain_ps = 0;
   for (NodeId n = 0; n < static_cast<NodeId>(t.nodes.size()); ++n) {
-    if (!switch_like(n)) continue;
+    if (t.nodes[n].kind != NodeKind::Switch) continue;
     auto [b, e] = t.incident(n);
     Mmu& m = mmu[n];
     double rate_sum = 0;
@@ -412,6 +458,7 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
       worst_drain_ps = std::max(worst_drain_ps, static_cast<double>(m.buffer) * 8e12 / (rate_sum / deg));
   }
   rto = opt.rto.ps > 0 ? opt.rto.ps : 1'000'000'000 + std::llround(2 * worst_drain_ps);
+  deadlock_window = std::max<int64_t>(10'000'000'000, 4 * rto);
   if (opt.sample_interval.ps > 0 && (!opt.sample_ports.empty() || opt.sample_streams)) {
     for (int32_t p : opt.sample_ports)
       if (p < 0 || p >= D) throw InputError(fmt::format("packet engine: sample port {} out of range", p));
@@ -482,19 +529,19 @@ int32_t PacketSim::Impl::add_stream(const StreamSpec& s, const std::vector<PathP
     q.suffix_delay += p.arrive_extra + ser_ps(p.net ? q.last_payload + header : q.last_payload, p.bps);
   }
   q.inj_port = routes[q.path_off];
-  q.src_node = info[q.inj_port].from;
+  q.src_node = hot[q.inj_port].from;
   q.dst_node = info[routes[q.path_off + q.path_len - 1]].to;
   q.key = routing::Router::flow_key(q.src_node, q.dst_node, s.entropy);
   if (per_packet) {
     const DirLink lastl = routes[q.path_off + q.path_len - 1];
     if (next_hops->is_net(q.dst_node)) q.target = q.dst_node;
-    else if (next_hops->is_net(info[lastl].from)) q.target = info[lastl].from;
+    else if (next_hops->is_net(hot[lastl].from)) q.target = hot[lastl].from;
     if (q.target != topology::kNone) {
       q.bm_off = static_cast<uint32_t>(bitmap.size());
       bitmap.resize(bitmap.size() + (q.npkts + 63) / 64, 0);
     }
   }
-  q.line = static_cast<double>(info[q.inj_port].bps);
+  q.line = static_cast<double>(hot[q.inj_port].bps);
   q.rate = q.target_rate = q.line;
   q.alpha = dcqcn.alpha0;
   const int64_t inject = start + std::max<int64_t>(0, s.latency.ps - phys) + prefix;
@@ -513,7 +560,7 @@ void PacketSim::Impl::run(const std::function<void(const SimEvent&)>& on_event) 
     now = e.time.ps;
     ++stats.events;
     switch (e.kind) {
-      case kArrive: on_arrive(static_cast<uint32_t>(e.a), static_cast<DirLink>(e.b)); break;
+      case kArrive: on_arrive(decode(e)); break;
       case kKick: {
         const auto p = static_cast<DirLink>(e.a);
         if (state[p].kick_at == now) state[p].kick_at = -1;
@@ -522,6 +569,7 @@ void PacketSim::Impl::run(const std::function<void(const SimEvent&)>& on_event) 
       }
       case kPause: on_pause(static_cast<DirLink>(e.a), e.b != 0); break;
       case kPauseRefresh: {
+        check_deadlock();
         const auto i = static_cast<DirLink>(e.a);
         if (ingress[i].pause_sent && ingress[i].stamp == e.tag) send_pause(i, true);
         break;
@@ -540,7 +588,10 @@ void PacketSim::Impl::run(const std::function<void(const SimEvent&)>& on_event) 
         maybe_activate(static_cast<uint32_t>(e.a));
         break;
       }
-      case kRto: on_rto(static_cast<uint32_t>(e.a)); break;
+      case kRto:
+        check_deadlock();
+        on_rto(static_cast<uint32_t>(e.a));
+        break;
       case kCcTimer:
         if (qps[e.a].cc_stamp == e.tag) cc_timer(static_cast<uint32_t>(e.a));
         break;
@@ -582,8 +633,18 @@ void PacketSim::Impl::run(const std::function<void(const SimEvent&)>& on_event) 
     }
   }
   flush_telemetry();
-  stats.peak_packets = pkts.size();
   stats.mean_reorder_delay_ps = stats.reorder_events ? reorder_delay_sum / static_cast<double>(stats.reorder_events) : 0;
+}
+
+void PacketSim::Impl::check_deadlock() {
+  // Pause refreshes and RTOs are all that keep a deadlocked run going: a
+  // cyclic buffer dependency under PFC stops every packet for good.
+  if (open_streams == 0 || paused_ports == 0 || now - last_tx <= deadlock_window) return;
+  throw Error(fmt::format(
+      "packet engine: PFC deadlock at {}: no data packet has moved for {} while {} stream(s) wait and {} port(s) "
+      "are paused (a cyclic buffer dependency); use routing without cycles, a lossy data class (pfc off), or "
+      "another topology",
+      format_time(Time(now)), format_time(Time(now - last_tx)), open_streams, paused_ports));
 }
 
 void PacketSim::Impl::flush_telemetry() {
@@ -616,28 +677,36 @@ void PacketSim::Impl::try_send(DirLink p) {
     return;
   }
   if (s.paused && now >= s.pause_until) unpause(p, s.pause_until);
-  uint32_t pk = kNil;
-  if (s.q[kCtrl].head != kNil) {
+  Packet pk;
+  bool got = false;
+  if (!s.q[kCtrl].empty()) {
     pk = dequeue(p, kCtrl);
+    got = true;
   } else {
-    const int64_t qp_wire = info[p].net ? mtu + header : mtu;
-    for (int i = 0; i < 3 && pk == kNil; ++i) {
+    const int64_t qp_wire = hot[p].net ? mtu + header : mtu;
+    for (int i = 0; i < 3 && !got; ++i) {
       const int src = (s.rr + i) % 3;
       if (src == 0) {
-        const uint32_t h = s.q[kLossless].head;
-        if (h != kNil && !s.paused && (!s.credit_limited || s.credits >= pkts[h].wire)) pk = dequeue(p, kLossless);
+        const Ring& r = s.q[kLossless];
+        if (!r.empty() && !s.paused && (!s.credit_limited || s.credits >= r.front().wire)) {
+          pk = dequeue(p, kLossless);
+          got = true;
+        }
       } else if (src == 1) {
-        if (s.q[kLossy].head != kNil) pk = dequeue(p, kLossy);
+        if (!s.q[kLossy].empty()) {
+          pk = dequeue(p, kLossy);
+          got = true;
+        }
       } else if (s.ready_head != kNil || !waits[p].empty()) {
         const bool blocked =
             data_cls == kLossless && (s.paused || (s.credit_limited && s.credits < qp_wire));
-        if (!blocked) pk = next_qp_packet(p);
+        if (!blocked) got = next_qp_packet(p, pk);
       }
-      if (pk != kNil) s.rr = static_cast<uint8_t>((src + 1) % 3);
+      if (got) s.rr = static_cast<uint8_t>((src + 1) % 3);
     }
   }
-  if (pk == kNil) {
-    const bool lossless_waiting = s.q[kLossless].head != kNil ||
+  if (!got) {
+    const bool lossless_waiting = !s.q[kLossless].empty() ||
                                   (data_cls == kLossless && (s.ready_head != kNil || !waits[p].empty()));
     if (s.paused && lossless_waiting) ensure_kick(p, s.pause_until);
     if (!s.paused && s.ready_head == kNil && !waits[p].empty()) ensure_kick(p, waits[p].front().time);
@@ -646,7 +715,7 @@ void PacketSim::Impl::try_send(DirLink p) {
   transmit(p, pk);
 }
 
-uint32_t PacketSim::Impl::next_qp_packet(DirLink p) {
+bool PacketSim::Impl::next_qp_packet(DirLink p, Packet& out) {
   auto& h = waits[p];
   while (!h.empty() && h.front().time <= now) {
     std::pop_heap(h.begin(), h.end(), std::greater<>());
@@ -668,17 +737,17 @@ uint32_t PacketSim::Impl::next_qp_packet(DirLink p) {
       wait_push(p, q.next_send, qi);
       continue;
     }
-    return make_data_packet(qi, p);
+    out = make_data_packet(qi, p);
+    return true;
   }
-  return kNil;
+  return false;
 }
 
-uint32_t PacketSim::Impl::make_data_packet(uint32_t qi, DirLink p) {
+Packet PacketSim::Impl::make_data_packet(uint32_t qi, DirLink p) {
   Qp& q = qps[qi];
   const uint32_t psn = q.snd_nxt++;
   const uint16_t payload = psn + 1 == q.npkts ? q.last_payload : static_cast<uint16_t>(mtu);
-  const uint32_t i = alloc();
-  Packet& k = pkts[i];
+  Packet k;
   k.qp = qi;
   k.psn = psn;
   k.in_port = -1;
@@ -700,7 +769,7 @@ uint32_t PacketSim::Impl::make_data_packet(uint32_t qi, DirLink p) {
     q.rto_armed = true;
     events.push(Time(now + rto), kRto, qi);
   }
-  const PortInfo& I = info[p];
+  const PortHot& I = hot[p];
   const int64_t bytes = I.net ? k.wire : k.raw;
   const int64_t ser = ser_ps(bytes, I.bps);
   const int64_t gap = q.rate >= q.line ? ser : std::llround(static_cast<double>(bytes) * 8e12 / q.rate);
@@ -720,12 +789,11 @@ uint32_t PacketSim::Impl::make_data_packet(uint32_t qi, DirLink p) {
   } else {
     q.in_sched = false;
   }
-  return i;
+  return k;
 }
 
-void PacketSim::Impl::transmit(DirLink p, uint32_t i) {
-  Packet& k = pkts[i];
-  const PortInfo& I = info[p];
+void PacketSim::Impl::transmit(DirLink p, Packet k) {
+  const PortHot& I = hot[p];
   PortState& s = state[p];
   PortStats& st = port_stats[p];
   const int64_t bytes = I.net ? k.wire : (k.type == kData ? k.raw : ctrl_raw);
@@ -747,52 +815,51 @@ void PacketSim::Impl::transmit(DirLink p, uint32_t i) {
       s.win_bytes = 0;
     }
     s.win_bytes += k.raw;
-    if (k.in_port >= 0 && info[k.in_port].to_mmu) {
-      if (dcqcn.enabled && I.from_mmu) mark_ecn(p, k);  // on the queue left behind (HPCC: at dequeue)
+    last_tx = now;
+    if (k.in_port >= 0 && dcqcn.enabled && I.from_mmu) mark_ecn(p, k);  // on the queue left behind (HPCC: at dequeue)
+    if (k.in_port >= 0 && hot[k.in_port].to_mmu) {
       release_mmu(I.from, k.in_port, k);
       if (ib && k.cls == kLossless && state[k.in_port].credit_limited)
         events.push(Time(now + info[k.in_port].latency), kCredit, static_cast<uint64_t>(k.in_port), k.wire);
     }
     if (s.credit_limited && k.cls == kLossless) s.credits -= k.wire;
   }
-  events.push(Time(now + ser + I.arrive_extra), kArrive, i, static_cast<uint64_t>(p));
+  k.in_port = p;  // the link it crosses
+  events.push(Time(now + ser + I.arrive_extra), kArrive, enc_a(k), enc_b(k), enc_tag(k));
   if (has_work(p)) ensure_kick(p, s.busy_until);
 }
 
 // ---------------------------------------------------------------- switches
 
-void PacketSim::Impl::on_arrive(uint32_t i, DirLink p) {
-  Packet& k = pkts[i];
-  const NodeId n = info[p].to;
+void PacketSim::Impl::on_arrive(Packet k) {
+  const DirLink p = k.in_port;
+  const NodeId n = hot[p].to;
   const uint32_t qi = k.qp;
   const Qp& q = qps[qi];
   DirLink out;
   if (k.type == kData) {
     if (n == q.dst_node) {
       receive_data(qi, k);
-      release_pkt(i);
       return;
     }
     out = next_data_port(q, k, n);
   } else {
     if (n == q.src_node) {
       receive_ctrl(qi, k);
-      release_pkt(i);
       return;
     }
     out = rev_port(q, k.hop + 1);
   }
   ++k.hop;
   k.in_port = p;
-  if (k.type == kData && info[p].to_mmu) {
+  if (k.type == kData && hot[p].to_mmu) {
     if (!admit(n, p, out, k)) {
       ++port_stats[out].drops;
       ++stats.drops;
-      release_pkt(i);
       return;
     }
   }
-  enqueue(out, i);
+  enqueue(out, k);
   try_send(out);
 }
 
@@ -813,7 +880,7 @@ DirLink PacketSim::Impl::next_data_port(const Qp& q, const Packet& k, NodeId n) 
   for (DirLink d : cand) {
     const PortState& ps = state[d];
     int64_t load = ps.qbytes;
-    if (ps.busy_until > now) load += (ps.busy_until - now) * info[d].bps / (8 * kPsPerS);
+    if (ps.busy_until > now) load += (ps.busy_until - now) * hot[d].bps / (8 * kPsPerS);
     if (load < best) {
       best = load;
       ties.clear();
@@ -906,7 +973,7 @@ void PacketSim::Impl::send_pause(DirLink in, bool on) {
   const PortInfo& I = info[in];
   const DirLink rev = in ^ 1;
   const int64_t wait = std::max<int64_t>(0, state[rev].busy_until - now);
-  const int64_t at = now + wait + ser_ps(84, info[rev].bps) + I.latency;
+  const int64_t at = now + wait + ser_ps(84, hot[rev].bps) + I.latency;
   events.push(Time(at), kPause, static_cast<uint64_t>(in), on ? 1 : 0);
   g.pause_sent = on;
   ++g.stamp;
@@ -925,6 +992,7 @@ void PacketSim::Impl::on_pause(DirLink p, bool on) {
     if (!s.paused) {
       s.paused = true;
       s.paused_since = now;
+      ++paused_ports;
     }
     s.pause_until = now + info[p].quanta_ps;
   } else {
@@ -945,8 +1013,7 @@ void PacketSim::Impl::activate(uint32_t qi) {
 }
 
 void PacketSim::Impl::send_ctrl(uint32_t qi, uint8_t type, uint32_t psn) {
-  const uint32_t i = alloc();
-  Packet& k = pkts[i];
+  Packet k;
   k.qp = qi;
   k.psn = psn;
   k.in_port = -1;
@@ -957,7 +1024,7 @@ void PacketSim::Impl::send_ctrl(uint32_t qi, uint8_t type, uint32_t psn) {
   k.ecn = 0;
   k.hop = 0;
   const DirLink p = rev_port(qps[qi], 0);
-  enqueue(p, i);
+  enqueue(p, k);
   try_send(p);
 }
 

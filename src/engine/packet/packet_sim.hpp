@@ -2,11 +2,15 @@
 //
 // Every directed link d (routing/route.hpp) is an egress port at its source
 // node; a packet moves port to port in store-and-forward. Times are integer
-// picoseconds; events are processed in (time, sequence) order
-// (core/event_queue.hpp), dispatched by a switch over event kinds; packets
-// live in a pool with a free list (no allocation per packet once the pool has
-// grown to the peak number in flight). Everything random (ECN marking) draws
-// from one seeded stream, so a run is a pure function of its inputs.
+// picoseconds; events are processed in (time, sequence) order (the same
+// total order as core/event_queue.hpp, kept by a time wheel: event_wheel.hpp),
+// dispatched by a switch over event kinds. A packet is 20 bytes of plain
+// data: on a wire it rides inside its arrival event, in a queue it sits by
+// value in the port's ring buffer, so nothing is allocated per packet once
+// the rings and the wheel have grown. Per hop an idle port costs one event
+// (the arrival); a busy one also a wake-up when it frees. Everything random
+// (ECN marking) draws from one seeded stream, so a run is a pure function of
+// its inputs.
 //
 // 1. Links and ports.
 //   A packet of w wire bytes leaves port d in ser(d, w) = 8 w / C_d (rounded to
@@ -62,8 +66,7 @@
 //   previous send + 8 w / RC) and, with `window_packets`, while fewer than
 //   that many packets are unacknowledged.
 //   Receiver (ECMP-routed QPs: packets of one QP stay in order): an in-order
-//   packet advances rcv_nxt; every `ack_every`-th and the last one is ACKed
-//   (cumulative). An out-of-order packet is discarded and, once per hole, a
+//   packet advances rcv_nxt (ACKs: see below). An out-of-order packet is discarded and, once per hole, a
 //   NACK(rcv_nxt) is sent; the sender goes back to that PSN (go-back-N).
 //   Per-packet routing (adaptive, spray) reorders packets, so the receiver
 //   keeps a reorder buffer (bitmap: out-of-order data is placed, as NICs that
@@ -100,7 +103,11 @@
 //   min(i_T, i_B) > F: hyper increase RT += R_HAI; otherwise additive
 //   RT += R_AI. Timer only (NIC): stage s before the event: s < F fast
 //   recovery, s = F additive, s > F hyper. Then RC <- (RT + RC) / 2;
-//   RT, RC <= line rate.
+//   RT, RC <= line rate. When RC changes, the wait after the QP's last packet
+//   is rescaled to the new rate (HPCC's ChangeRate), so a QP slowed to a
+//   crawl wakes up when it recovers. CNP interval: 50 us (paper's N) in
+//   dcqcn_paper; 4 us in dcqcn_nic, where HPCC's model echoes ECN on every
+//   ACK and only the 4 us rate-decrease interval limits the reaction.
 //
 // 7. Routing. A QP's path is routing::Router::route(src, dst, entropy = QP)
 //   with the configured policy (ECMP hashes the RoCEv2 5-tuple; valiant,
@@ -113,7 +120,10 @@
 //   destination (a 65,536-entry table indexed by a hash of (switch,
 //   destination switch); colliding pairs share a counter), so the packets
 //   toward each destination split evenly over each equal-cost set.
-//   Control packets return along the reversed ECMP path.
+//   Control packets return along the reversed ECMP path. The source's own
+//   first hop is the QP's (on a fat-tree the NIC has one uplink; on a torus,
+//   where the source chip has several equal-cost first hops, per-packet
+//   choices start at the next chip).
 //
 // 8. In-server links. The links before the first network (Copper/Optical)
 //   link of a route (GPU -> PCIe -> NIC, PXN's NVLink hop) are a fixed delay
@@ -124,9 +134,18 @@
 //   GPUs sharing a NIC over PCIe) are simulated packet by packet like the
 //   network, with non-switch nodes forwarding without a buffer limit.
 //
+// 9. Deadlock. A single lossless class can deadlock when buffer
+//   dependencies form a cycle (PFC on rings of switches). If no data packet
+//   moves for max(10 ms, 4 RTO) while ports are paused and streams wait, the
+//   run stops with an Error naming the situation instead of spinning.
+//   Torus chips (GPUs that route) forward with an unlimited buffer and send
+//   no PAUSE/credits (real chip-to-chip fabrics break the wraparound cycles
+//   with virtual channels, which this model does not have); ECN marking
+//   applies at them as at switches.
+//
 // Limitations: one data priority in use per run; no cut-through; PFC only
-// at switches (not NICs or NVSwitches); no link failures; control packets
-// are never lost.
+// at switches (not NICs, NVSwitches or torus chips); no virtual channels;
+// no link failures; control packets are never lost.
 #pragma once
 
 #include <cstdint>
@@ -205,7 +224,7 @@ struct SimStats {
   Time max_reorder_delay;
   double mean_reorder_delay_ps = 0;
   uint64_t reorder_events = 0;       // holes that were filled with packets held behind them
-  uint64_t peak_packets = 0;         // packet pool size (peak packets in flight or queued)
+  uint64_t peak_packets = 0;         // peak packets queued in ports at one time (those on wires ride in events)
 };
 
 struct QueueSample {
