@@ -75,9 +75,11 @@ Transport transport_preset(std::string_view name);
 // retry budget): the run ends there, reported as a job failure. A link coming
 // up regains its capacity at once and rejoins routing after `local_repair`.
 // Degrade changes a link's capacity; a switch going down is all its links
-// going down. A GPU slow-down multiplies the duration of the compute its rank
+// going down. Drain is a planned removal (maintenance, hitless upgrade):
+// routing moves every flow off the links first, so nothing stalls, and the
+// links carry nothing until they come back up. A GPU slow-down multiplies the duration of the compute its rank
 // starts from then on (a straggler).
-enum class FailureAction : uint8_t { Down, Up, Degrade, Slow };
+enum class FailureAction : uint8_t { Down, Up, Degrade, Slow, Drain };
 
 struct FailureEvent {
   Time at;

@@ -197,7 +197,7 @@ class Loader {
       if (f.target_kind.empty()) fail(path, line, "expected one of link, switch or gpu naming what fails");
       f.action = e["action"] ? scalar_text(e["action"]) : "";
       const std::vector<std::string> actions =
-          f.target_kind == "gpu" ? std::vector<std::string>{"slow"} : std::vector<std::string>{"down", "up", "degrade"};
+          f.target_kind == "gpu" ? std::vector<std::string>{"slow"} : std::vector<std::string>{"down", "up", "degrade", "drain"};
       if (std::find(actions.begin(), actions.end(), f.action) == actions.end())
         fail(path + ".action", line, fmt::format("'{}' is not valid for a {}: expected one of: {}", f.action,
                                                  f.target_kind, join(actions)));
@@ -317,6 +317,7 @@ std::vector<engine::FailureEvent> Scenario::failure_events(const topology::Topol
     ev.action = f.action == "down"      ? engine::FailureAction::Down
                 : f.action == "up"      ? engine::FailureAction::Up
                 : f.action == "degrade" ? engine::FailureAction::Degrade
+                : f.action == "drain"   ? engine::FailureAction::Drain
                                         : engine::FailureAction::Slow;
     ev.rate = f.rate;
     ev.factor = f.factor;

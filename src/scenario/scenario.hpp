@@ -39,6 +39,7 @@ const std::vector<SectionInfo>& sections();
 //   - {at: 12ms, link: "su000-leaf-r0:Ethernet1/65", action: down}
 //   - {at: 12ms, link: "gpu-node-0000/nic0", action: degrade, rate: 200Gbps}
 //   - {at: 0s, switch: "pod00-spine-r0-00", action: down}
+//   - {at: 5ms, switch: "pod00-spine-r0-00", action: drain}   (maintenance: flows moved off first)
 //   - {at: 0s, gpu: 17, action: slow, factor: 1.5}
 // A link is named by one end: a switch and its port ("NODE:PORT", as in the
 // cabling plan), or a NIC (its one network link).
@@ -46,7 +47,7 @@ struct FailureSpec {
   Time at;
   std::string target_kind;  // link | switch | gpu
   std::string target;
-  std::string action;       // down | up | degrade | slow
+  std::string action;       // down | up | degrade | drain | slow
   Bandwidth rate;
   double factor = 1.0;
   int line = 0;

@@ -133,6 +133,34 @@ TEST(Failures, DownlinkWithoutTwinWaitsForConvergence) {
   EXPECT_NEAR(got.seconds(), (tf + o.failures.convergence + (t0 - tf)).seconds(), 1e-9);
 }
 
+TEST(Failures, DrainingASpineMovesFlowsWithoutStall) {
+  // 32 GPUs: 8 leaves, 4 spines, one link from each leaf to each spine. Hosts
+  // 0..3 (leaf 0) send S to hosts 4..7 (leaf 1), sprayed over the 4 spines:
+  // each of leaf 0's 4 uplinks carries 4 x C/4 = C, every flow runs at C.
+  // Spine 0 is drained at t_f: routing moves the flows off at once (no stall),
+  // 4 flows now share 3 uplinks: 3C/4 each, so
+  //   T = t_f + (4/3) (T0 - t_f).
+  const auto t = fabric(32);
+  const TransferPlan plan = p2p_plan({{0, 4}, {1, 5}, {2, 6}, {3, 7}}, 256_MiB);
+  NetworkOptions o;
+  o.routing.policy = "spray";
+  const Time t0 = run(t, plan, o);
+  topology::NodeId spine = -1;
+  for (topology::NodeId n = 0; n < static_cast<topology::NodeId>(t.nodes.size()) && spine < 0; ++n)
+    if (t.nodes[n].kind == topology::NodeKind::Switch && t.nodes[n].tier == 2) spine = n;
+  std::vector<topology::LinkId> links;
+  auto [b, e] = t.incident(spine);
+  links.assign(b, e);
+  const Time tf = 2_ms;
+  o.failures.events.push_back({tf, FailureAction::Drain, links, {}, -1, 1.0, "drain spine"});
+  RunReport r;
+  const Time got = run(t, plan, o, &r);
+  EXPECT_FALSE(r.job_failed);
+  EXPECT_NEAR(got.seconds(), tf.seconds() + 4.0 / 3.0 * (t0 - tf).seconds(), 1e-9);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0].flows_rerouted, 4);
+}
+
 TEST(Failures, DegradedLinkAndStraggler) {
   // Degrade: host 0's NIC link drops to 100 Gbps from the start: the flow runs
   // at a quarter of the rate, so its transfer time (T0 - alpha) quadruples.

@@ -165,17 +165,23 @@ RunReport FlowBackend::run(const TransferPlan& plan) {
           continue;
         }
         std::vector<routing::DirLink> up_dirs, other_dirs;
-        for (topology::LinkId l : ev.links) dead[l] = ev.action == FailureAction::Down;
+        const bool removed = ev.action == FailureAction::Down || ev.action == FailureAction::Drain;
+        for (topology::LinkId l : ev.links) dead[l] = removed;
         for (topology::LinkId l : ev.links) {
           for (routing::DirLink d : {2 * l, 2 * l + 1}) {
             double cap = wire_capacity[d];
-            if (ev.action == FailureAction::Down) cap = 0;
+            if (removed) cap = 0;
             if (ev.action == FailureAction::Degrade) cap = ev.rate.bps * (wire_capacity[d] > 0 ? efficiency : 1.0);
             sim.set_link_capacity(static_cast<LinkId>(d), Bandwidth(cap));
             (local(d) ? up_dirs : other_dirs).push_back(d);
           }
         }
-        if (ev.action == FailureAction::Down) {
+        if (ev.action == FailureAction::Drain) {
+          // Planned: routing moves the flows off at once (no stall).
+          std::vector<routing::DirLink> all = up_dirs;
+          all.insert(all.end(), other_dirs.begin(), other_dirs.end());
+          push_action({a.at, 1, a.event, all});
+        } else if (ev.action == FailureAction::Down) {
           // Every flow crossing a dead direction stalls until the first repair
           // of a direction it crosses (an uplink: local_repair; else convergence).
           Time worst;
