@@ -44,6 +44,13 @@ topology::LinkId first_uplink(const topology::Topology& t, const std::string& le
   return -1;
 }
 
+// The network link of GPU `rank`'s NIC.
+topology::LinkId nic_link(const topology::Topology& t, int32_t rank) {
+  for (topology::LinkId l = 0; l < static_cast<topology::LinkId>(t.links.size()); ++l)
+    if (t.links[l].a == t.gpu_nic[rank] && t.nodes[t.links[l].b].kind == topology::NodeKind::Switch) return l;
+  return -1;
+}
+
 TEST(Failures, SprayedFlowsSlowByTheLostCapacityShare) {
   // 8 GPUs: 2 leaves of 4 hosts, 4 uplinks each, all to one spine (4 parallel links).
   // Hosts 0..3 (leaf 0) each send S to hosts 4..7 (leaf 1), sprayed over the 4 uplinks:
@@ -90,12 +97,9 @@ TEST(Failures, LostNicLinkFailsTheJobAtTheTimeout) {
   // transfer to it can never finish; the job fails when the collective times out.
   const auto t = fabric(8);
   const TransferPlan plan = p2p_plan({{0, 4}}, 256_MiB);
-  topology::LinkId nic_link = -1;
-  for (topology::LinkId l = 0; l < static_cast<topology::LinkId>(t.links.size()); ++l)
-    if (t.links[l].a == t.gpu_nic[4] && t.nodes[t.links[l].b].kind == topology::NodeKind::Switch) nic_link = l;
-  ASSERT_GE(nic_link, 0);
+  ASSERT_GE(nic_link(t, 4), 0);
   NetworkOptions o;
-  o.failures.events.push_back({1_ms, FailureAction::Down, {nic_link}, {}, -1, 1.0, "nic"});
+  o.failures.events.push_back({1_ms, FailureAction::Down, {nic_link(t, 4)}, {}, -1, 1.0, "nic"});
   RunReport r;
   run(t, plan, o, &r);
   EXPECT_TRUE(r.job_failed);
@@ -169,10 +173,7 @@ TEST(Failures, DegradedLinkAndStraggler) {
   NetworkOptions o;
   RunReport base;
   const Time t0 = run(t, plan, o, &base);
-  topology::LinkId nic_link = -1;
-  for (topology::LinkId l = 0; l < static_cast<topology::LinkId>(t.links.size()); ++l)
-    if (t.links[l].a == t.gpu_nic[0] && t.nodes[t.links[l].b].kind == topology::NodeKind::Switch) nic_link = l;
-  o.failures.events.push_back({Time(), FailureAction::Degrade, {nic_link}, Bandwidth(100e9), -1, 1.0, "slow nic"});
+  o.failures.events.push_back({Time(), FailureAction::Degrade, {nic_link(t, 0)}, Bandwidth(100e9), -1, 1.0, "slow nic"});
   // alpha: the whole-plan time minus the serialization at the full payload rate.
   const double rate = 400e9 * o.transport.efficiency();
   const double alpha = t0.seconds() - 64.0 * 1048576 * 8 / rate;
