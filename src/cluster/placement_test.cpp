@@ -1,3 +1,4 @@
+#include "workload/test_util.hpp"
 #include "cluster/placement.hpp"
 
 #include <gtest/gtest.h>
@@ -11,15 +12,7 @@
 namespace podnet::cluster {
 namespace {
 
-const topology::Topology& rail(int32_t gpus) {
-  static std::map<int32_t, topology::Topology> cache;
-  auto it = cache.find(gpus);
-  if (it == cache.end())
-    it = cache.emplace(gpus, topology::build_with("rail_clos", {{"gpus", std::to_string(gpus)}},
-                                                  topology::default_hardware()))
-             .first;
-  return it->second;
-}
+using workload::testing::rail;
 
 // A small GPT-shaped job (the layout, not the size, matters here).
 workload::Job job(int64_t tp, int64_t pp, int64_t dp, int64_t m = 4) {

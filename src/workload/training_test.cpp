@@ -1,3 +1,4 @@
+#include "workload/test_util.hpp"
 #include "workload/training.hpp"
 
 #include <gtest/gtest.h>
@@ -13,15 +14,7 @@ namespace {
 
 using namespace podnet::literals;
 
-const topology::Topology& rail(int32_t gpus) {
-  static std::map<int32_t, topology::Topology> cache;
-  auto it = cache.find(gpus);
-  if (it == cache.end())
-    it = cache.emplace(gpus, topology::build_with("rail_clos", {{"gpus", std::to_string(gpus)}},
-                                                  topology::default_hardware()))
-             .first;
-  return it->second;
-}
+using workload::testing::rail;
 
 std::vector<int32_t> identity(int64_t n) {
   std::vector<int32_t> v(static_cast<size_t>(n));
