@@ -184,6 +184,23 @@ TEST(Cli, TrainAndReliabilityJson) {
   EXPECT_NE(bad.out.find("workload.tp"), std::string::npos) << bad.out;
 }
 
+TEST(Cli, TrainWithAStraggler) {
+  // A GPU of the last pipeline stage computing 1.5x slower: the iteration is
+  // slower, but by less than 1.5x (only that stage's compute is stretched).
+  Result r = run("train leafspine-8k --format json --set 'failures=[{at: 0ms, gpu: 8191, action: slow, factor: 1.5}]'");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::smatch m = [&] {
+    std::smatch x;
+    std::regex_search(r.out, x, std::regex("\"slowdown\": ([0-9.]+)"));
+    return x;
+  }();
+  ASSERT_EQ(m.size(), 2u) << r.out;
+  const double slowdown = std::stod(m[1].str());
+  EXPECT_GT(slowdown, 1.0);
+  EXPECT_LT(slowdown, 1.5);
+  EXPECT_NE(r.out.find("\"job_failed\": false"), std::string::npos);
+}
+
 TEST(Cli, BenchRowsAndBadSizes) {
   Result b = run("bench leafspine-8k --gpus 0-63:8 --min 1MiB --max 4MiB --format json");
   ASSERT_EQ(b.status, 0);

@@ -80,6 +80,31 @@ int cmd_train(Common c, const TrainCliOptions& o) {
     }
     r = cluster::simulate_job(job, topo, *backend, topt, policy, sc.seed);
     report::add_training(doc, r);
+    if (!sc.failures.empty()) {
+      // The same iteration (same placement and per-op times) with the scenario's
+      // failures injected by the flow engine; the run above is the baseline.
+      if (engine_name != "flow")
+        throw InputError(fmt::format("failures are injected by the flow engine; this run uses network.engine = {} "
+                                     "(use --engine flow)",
+                                     engine_name));
+      engine::NetworkOptions fopt = nopt;
+      fopt.failures.events = sc.failure_events(topo);
+      auto failing = engine::make_backend(engine_name, topo, fopt);
+      const std::vector<int32_t> gpus = cluster::place(job, topo, policy, sc.seed);
+      const workload::TrainResult f = workload::simulate_iteration(job, gpus, topo, *failing, r.times, topt);
+      nlohmann::json evs = nlohmann::json::array();
+      for (const auto& e : f.failures)
+        evs.push_back({{"at_ms", report::round_to(e.at.seconds() * 1e3, 6)}, {"what", e.what},
+                       {"flows_rerouted", e.flows_rerouted},
+                       {"repaired_at_ms", report::round_to(e.repaired.seconds() * 1e3, 6)}});
+      doc["failures"] = {{"baseline_iteration_ms", report::round_to(r.iteration.seconds() * 1e3, 6)},
+                         {"iteration_ms", report::round_to(f.iteration.seconds() * 1e3, 6)},
+                         {"slowdown", report::round_to(r.iteration.ps > 0 ? f.iteration.seconds() / r.iteration.seconds()
+                                                                         : 1.0, 6)},
+                         {"job_failed", f.job_failed},
+                         {"failure", f.failure},
+                         {"events", evs}};
+    }
   }
 
   const bool tty = isatty(STDERR_FILENO) != 0;
@@ -130,7 +155,19 @@ int cmd_train(Common c, const TrainCliOptions& o) {
     if (tty || elapsed() > 2.0)
       std::cerr << fmt::format("podnet train: sweep of {} points done ({:.1f} s elapsed)\n", points.size(), elapsed());
   }
-  emit(c, sc, doc, "train", report::write_training_table);
+  emit(c, sc, doc, "train", [](const nlohmann::json& d, std::ostream& out) {
+    report::write_training_table(d, out);
+    if (!d.contains("failures")) return;
+    const auto& f = d["failures"];
+    out << fmt::format("\n  with the scenario's failures: iteration {} ms vs {} ms without ({}x){}\n",
+                       report::fixed(f["iteration_ms"].get<double>(), 2),
+                       report::fixed(f["baseline_iteration_ms"].get<double>(), 2),
+                       report::fixed(f["slowdown"].get<double>(), 3),
+                       f["job_failed"].get<bool>() ? " - JOB FAILED: " + f["failure"].get<std::string>() : "");
+    for (const auto& e : f["events"])
+      out << fmt::format("    {} at {} ms: {} flow(s) rerouted\n", e["what"].get<std::string>(),
+                         report::fixed(e["at_ms"].get<double>(), 3), e["flows_rerouted"].get<int64_t>());
+  });
   if (!o.trace.empty()) {
     auto f = open_out(o.trace);
     report::write_training_trace(r, f);

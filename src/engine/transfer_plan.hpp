@@ -22,8 +22,9 @@
 //   `ranks` lists the participating ranks (sorted; informational, engines
 //   use `edges`); `latency_steps` as for a Ring (2*ceil(log2 n) for a tree
 //   all-reduce).
-// - Compute: no network traffic; `duration` of work on ranks[0] (a GPU's
-//   forward/backward pass, an optimizer step). Lets a training iteration be
+// - Compute: no network traffic; `duration` of work done in lockstep by every
+//   rank in `ranks` (a stage's forward/backward pass on all its GPUs, an
+//   optimizer step), so a straggler among them slows it. Lets a training iteration be
 //   one plan: compute and communication ops in one DAG, timed by any engine.
 // Bytes are payload bytes; engines add wire overhead.
 #pragma once

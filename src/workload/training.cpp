@@ -184,6 +184,20 @@ class Builder {
     return ((static_cast<size_t>(stage) * V_ + chunk) * M_ + mb) * 2 + (fwd ? 1 : 0);
   }
   int32_t rep(int32_t stage) const { return gpu_[static_cast<size_t>(job_.rank(0, 0, stage))]; }
+  // Every GPU of a stage (all TP ranks of all DP replicas): they run the
+  // stage's compute in lockstep, so a straggler among them slows it.
+  const std::vector<int32_t>& stage_gpus(int32_t stage) {
+    if (stage_gpus_.empty()) stage_gpus_.resize(static_cast<size_t>(job_.pp));
+    auto& v = stage_gpus_[static_cast<size_t>(stage)];
+    if (v.empty()) {
+      v.push_back(rep(stage));  // the representative first
+      for (int64_t d = 0; d < job_.dp; ++d)
+        for (int64_t t = 0; t < job_.tp; ++t)
+          if (t != 0 || d != 0) v.push_back(gpu_[static_cast<size_t>(job_.rank(t, d, stage))]);
+    }
+    return v;
+  }
+  std::vector<std::vector<int32_t>> stage_gpus_;
 
   int32_t add(engine::Transfer t, Category c, int32_t stage, int32_t lane) {
     ip_.category.push_back(c);
@@ -195,7 +209,7 @@ class Builder {
   int32_t delay(int32_t stage, Time d, std::string label, Category c, std::vector<int32_t> deps) {
     engine::Transfer t;
     t.kind = engine::TransferKind::Compute;
-    t.ranks = {rep(stage)};
+    t.ranks = stage_gpus(stage);
     t.duration = d;
     t.deps = std::move(deps);
     t.label = std::move(label);
@@ -511,6 +525,10 @@ TrainResult simulate_iteration(const Job& job, const std::vector<int32_t>& gpu_o
   const engine::RunReport run = backend.run(ip.plan);
   r.iteration = run.makespan;
   r.flows = run.flows;
+  r.failures = run.failures;
+  r.job_failed = run.job_failed;
+  r.failed_at = run.failed_at;
+  r.failure = run.failure;
   r.stages = stage_breakdowns(ip, run);
   Time latest;
   for (size_t s = 0; s < ip.chain.size(); ++s) {

@@ -227,6 +227,11 @@ struct TrainResult {
   int64_t p2p_transfers = 0;
   int64_t plan_transfers = 0;
   uint64_t flows = 0;
+  // With failures injected by the engine (engine/network.hpp): what happened.
+  std::vector<engine::FailureRecord> failures;
+  bool job_failed = false;
+  Time failed_at;
+  std::string failure;
   PlacementSummary placement;
   std::vector<TraceOp> trace;    // with TrainOptions::trace
   std::vector<std::string> trace_lanes;  // tid -> name

@@ -78,9 +78,12 @@ RunReport FlowBackend::run(const TransferPlan& plan) {
     compiled.clear();
     compiler.compile(plan, i, compiled);
     const Transfer& t = plan.transfers[i];
-    if (t.kind == TransferKind::Compute && !t.ranks.empty() && slowdown[t.ranks[0]] != 1.0)
-      compiled[0].latency = Time(static_cast<int64_t>(static_cast<double>(compiled[0].latency.ps) *
-                                                      slowdown[t.ranks[0]] + 0.5));
+    if (t.kind == TransferKind::Compute && failures) {
+      double factor = 1.0;  // the slowest GPU of the lockstep group sets the pace
+      for (int32_t g : t.ranks) factor = std::max(factor, slowdown[g]);
+      if (factor != 1.0)
+        compiled[0].latency = Time(static_cast<int64_t>(static_cast<double>(compiled[0].latency.ps) * factor + 0.5));
+    }
     flows_left[i] = static_cast<int32_t>(compiled.size());
     for (size_t k = 0; k < compiled.size(); ++k)
       start_flow(i, static_cast<int32_t>(k), compiled[k], compiled[k].bytes, at, compiled[k].latency);
