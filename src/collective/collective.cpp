@@ -170,6 +170,7 @@ std::map<int32_t, Bytes> bytes_sent_by_rank(const engine::TransferPlan& plan) {
       case engine::TransferKind::Coupled:
         for (const auto& e : t.edges) out[e.first] += t.bytes;
         break;
+      case engine::TransferKind::Compute: break;  // no bytes on the wire
     }
   }
   return out;

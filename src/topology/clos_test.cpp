@@ -29,13 +29,17 @@ TEST(FatTree, KaryCounts) {
     EXPECT_EQ(count_tier(t, 1) + count_tier(t, 2) + count_tier(t, 3), 5 * k * k / 4) << k;
     // every switch uses exactly its k ports
     for (const auto& n : t.nodes)
-      if (n.kind == NodeKind::Switch) ASSERT_EQ(n.ports, k) << n.name;
+      if (n.kind == NodeKind::Switch) {
+        ASSERT_EQ(n.ports, k) << n.name;
+      }
     // non-blocking 3-tier: one link per host per tier
     EXPECT_EQ(count_class(t, "nic-leaf"), hosts);
     EXPECT_EQ(count_class(t, "leaf-spine"), hosts);
     EXPECT_EQ(count_class(t, "spine-core"), hosts);
     EXPECT_EQ(t.facts.diameter_hops, 4);
-    if (k <= 8) EXPECT_EQ(switch_diameter(t), 4);
+    if (k <= 8) {
+      EXPECT_EQ(switch_diameter(t), 4);
+    }
   }
 }
 
@@ -70,7 +74,9 @@ TEST(RailClos, TwoTier16kWith64PortSwitches) {
   // per rail: 64 leaves x 32 uplinks = 2048 ports / 64 = 32 spines, 8 rails -> 256
   EXPECT_EQ(count_tier(t, 2), 256);
   for (const auto& n : t.nodes)
-    if (n.kind == NodeKind::Switch) ASSERT_EQ(n.ports, 64) << n.name;
+    if (n.kind == NodeKind::Switch) {
+      ASSERT_EQ(n.ports, 64) << n.name;
+    }
   // a rail's leaves connect only to that rail's spines
   for (const auto& l : t.links) {
     if (t.link_classes[l.cls] != "leaf-spine") continue;
@@ -96,7 +102,9 @@ TEST(RailClos, Aipod16kSuperSpine) {
   EXPECT_EQ(count_class(t, "leaf-spine"), 16384);
   EXPECT_EQ(count_class(t, "spine-super_spine"), 16384);
   for (const auto& n : t.nodes)
-    if (n.kind == NodeKind::Switch) ASSERT_EQ(n.ports, 128) << n.name;
+    if (n.kind == NodeKind::Switch) {
+      ASSERT_EQ(n.ports, 128) << n.name;
+    }
   EXPECT_EQ(t.facts.diameter_hops, 4);
   // 3-tier limit: 128 / 8 rails = 16 pods x 64 groups x 512 GPUs = 524288
   EXPECT_EQ(t.facts.max_gpus, 524288);

@@ -105,7 +105,8 @@ TEST(SimaiTopology, RailOptimizedSingleTor) {
   EXPECT_EQ(t.nodes[static_cast<size_t>(t.gpu_nic[3])].rail, 3);
   // A 16-GPU ring all-reduce routes over it: 2 x 15/16 x 64 MiB over 200 Gbps NICs (25 GB/s x 4096/4178
   // RoCE payload) ~ 5.5 ms, more than over NVLink alone.
-  auto backend = engine::make_backend("flow", t, engine::NetworkOptions{});
+  const engine::NetworkOptions options;
+  auto backend = engine::make_backend("flow", t, options);
   const auto plan = collective::make_plan("ring", collective::Op::AllReduce, identity(16), 64LL << 20,
                                           collective::Options{}, t);
   const double s = backend->run(plan).makespan.seconds();
@@ -131,7 +132,8 @@ TEST(SimaiRun, MicroAllReduceOnTheSimaiFabric) {
   const Job j = job_of(w, 0, 16);
   EXPECT_EQ(j.gpus(), 8);
   EXPECT_EQ(j.dp, 1);
-  auto backend = engine::make_backend("flow", t, engine::NetworkOptions{});
+  const engine::NetworkOptions options;
+  auto backend = engine::make_backend("flow", t, options);
   const Imported im = import_iteration(w, j, identity(8), t, *backend, TrainOptions{});
   ASSERT_EQ(im.traffic.size(), 1u);
   EXPECT_EQ(im.traffic[0].group, "tp");
@@ -150,7 +152,8 @@ TEST(SimaiRun, Gpt13bWithDataParallelism) {
   const topology::Topology t = load_topology(kDir + "Rail_Opti_SingleToR_16g_8gps_200Gbps_H20.topo");
   const Job j = job_of(w, 16, 16);
   EXPECT_EQ(j.dp, 2);
-  auto backend = engine::make_backend("flow", t, engine::NetworkOptions{});
+  const engine::NetworkOptions options;
+  auto backend = engine::make_backend("flow", t, options);
   const Imported im = import_iteration(w, j, identity(16), t, *backend, TrainOptions{});
   bool has_dp = false;
   for (const auto& g : im.traffic)
