@@ -121,6 +121,10 @@ int cmd_reliability(const Common& c) {
   reliability::Inventory inv;
   try {
     cfg = reliability::config_from(sc.section("reliability"));
+    const Params& net = sc.section("network");
+    cfg.collective_timeout_s = net.get_time("collective_timeout").seconds();
+    cfg.link_recovery_s = net.get_time("local_repair").seconds();
+    cfg.switch_recovery_s = net.get_time("convergence").seconds();
     inv = reliability::count_inventory(t, cfg.job_gpus);
   } catch (const ParamError& e) {
     throw InputError(fmt::format("{}: {}", sc.where(e.key()), e.what()));

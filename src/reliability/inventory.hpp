@@ -44,8 +44,8 @@ enum class Role : uint8_t {
   Rail,          // NIC and NIC-to-leaf link parts: stops unless spare_rail (then fails over)
   DirectLink,    // GPU-to-GPU network links (torus): stops (dimension-order routes cannot avoid it)
   Leaf,          // the switch a NIC plugs into: stops the job of every GPU behind it
-  FabricLink,    // link parts above the leaf: routed around (link_recovery)
-  FabricSwitch,  // switches above the leaf (and transit routers): routed around (switch_recovery)
+  FabricLink,    // link parts above the leaf: routed around (network.local_repair)
+  FabricSwitch,  // switches above the leaf (and transit routers): routed around (network.convergence)
 };
 const char* role_name(Role r);
 

@@ -21,11 +21,6 @@ std::vector<ParamSpec> reliability_params() {
       {"checkpoint_cost", ParamType::Time, "5min", "time to write one checkpoint (the job does not progress)"},
       {"restart_cost", ParamType::Time, "10min",
        "time from an interruption to training again: detect, reschedule, reload the last checkpoint"},
-      {"collective_timeout", ParamType::Time, "30s",
-       "a stall longer than this aborts the job (IB verbs: 7 retries x 4.096us x 2^20 = 30s, NCCL defaults)"},
-      {"link_recovery", ParamType::Time, "10ms",
-       "stall when a link, cable or optic above the leaf fails (adaptive routing / DLB routes around it)"},
-      {"switch_recovery", ParamType::Time, "5s", "stall when a switch above the leaf fails (routing re-convergence)"},
       {"rail_failover", ParamType::Time, "2s", "stall when a NIC or NIC link fails over to the spare rail"},
       {"spare_rail", ParamType::Bool, "false",
        "servers have a spare rail: NIC and NIC-to-leaf link failures fail over instead of stopping the job"},
@@ -61,9 +56,6 @@ Config config_from(const Params& p) {
   c.training_hours = p.get_real("training_days") * 24.0;
   c.checkpoint_cost_hours = hours("checkpoint_cost");
   c.restart_cost_hours = hours("restart_cost");
-  c.collective_timeout_s = p.get_time("collective_timeout").seconds();
-  c.link_recovery_s = p.get_time("link_recovery").seconds();
-  c.switch_recovery_s = p.get_time("switch_recovery").seconds();
   c.rail_failover_s = p.get_time("rail_failover").seconds();
   c.spare_rail = p.get_bool("spare_rail");
   c.trials = p.get_int("monte_carlo_trials");

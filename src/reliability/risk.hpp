@@ -14,14 +14,14 @@
 //     fails over to a spare rail in `rail_failover`;
 //   - it is a GPU-to-GPU network link (torus: dimension-order routes cannot
 //     avoid it);
-//   - its recovery takes longer than `collective_timeout`: a stalled
+//   - its recovery takes longer than `network.collective_timeout`: a stalled
 //     collective is aborted after the transport gives up. For InfiniBand
 //     verbs (NCCL defaults NCCL_IB_TIMEOUT 20, NCCL_IB_RETRY_CNT 7) that is
 //     7 × 4.096 µs × 2^20 ≈ 30 s (REFERENCE-FIGURES §3), the default.
 //   Links, optics and cables above the leaf are routed around by adaptive
-//   routing / dynamic load balancing in `link_recovery` (milliseconds);
+//   routing / dynamic load balancing in `network.local_repair` (milliseconds);
 //   spine and super-spine switches by routing re-convergence in
-//   `switch_recovery` (seconds). Both are below the timeout by default, so
+//   `network.convergence` (seconds). Both are below the timeout by default, so
 //   they are absorbed.
 //
 // Closed form (components renewed on failure, so the interrupting failures
@@ -58,9 +58,12 @@ struct Config {
   double training_hours = 720;
   double checkpoint_cost_hours = 5.0 / 60;
   double restart_cost_hours = 10.0 / 60;
+  // The next three come from the scenario's `network:` section
+  // (collective_timeout, local_repair, convergence): the same knobs the flow
+  // engine's failure injection uses. Defaults equal network's.
   double collective_timeout_s = 30;
-  double link_recovery_s = 0.01;
-  double switch_recovery_s = 5;
+  double link_recovery_s = 0.001;
+  double switch_recovery_s = 2;
   double rail_failover_s = 2;
   bool spare_rail = false;
   int64_t trials = 10000;
