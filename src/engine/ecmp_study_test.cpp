@@ -73,6 +73,7 @@
 #include "engine/network.hpp"
 #include "routing/router.hpp"
 #include "topology/builders.hpp"
+#include "topology/test_util.hpp"
 
 namespace podnet::engine {
 namespace {
@@ -87,14 +88,8 @@ constexpr int32_t kLeaves = 32, kHostsPerLeaf = 16;
 constexpr Bytes kBytes = 256_MiB;
 
 const topology::Topology& fabric() {
-  static const topology::Topology t = [] {
-    topology::Hardware hw = topology::default_hardware();
-    hw.gpus_per_server = 1;
-    hw.nics_per_server = 1;
-    hw.nvlink_domain = 1;
-    hw.radix = 32;
-    return topology::build_with("fat_tree", {{"gpus", "512"}, {"tiers", "2"}}, hw);
-  }();
+  static const topology::Topology t =
+      topology::build_with("fat_tree", {{"gpus", "512"}, {"tiers", "2"}}, topology::testing::hw_with(1, 1, 32));
   return t;
 }
 

@@ -38,6 +38,7 @@
 #include "engine/network.hpp"
 #include "engine/transfer_plan.hpp"
 #include "topology/builders.hpp"
+#include "topology/test_util.hpp"
 
 namespace podnet::engine {
 namespace {
@@ -61,14 +62,8 @@ const topology::Topology& leafspine1k() {
 // hosts per leaf, 8 uplinks; 128 hosts = 16 leaves, each linked once to each
 // of 8 spines. Host j of leaf i is rank 8i + j.
 const topology::Topology& small_fat_tree() {
-  static const topology::Topology t = [] {
-    topology::Hardware hw = topology::default_hardware();
-    hw.gpus_per_server = 1;
-    hw.nics_per_server = 1;
-    hw.nvlink_domain = 1;
-    hw.radix = 16;
-    return topology::build_with("fat_tree", {{"gpus", "128"}, {"tiers", "2"}}, hw);
-  }();
+  static const topology::Topology t =
+      topology::build_with("fat_tree", {{"gpus", "128"}, {"tiers", "2"}}, topology::testing::hw_with(1, 1, 16));
   return t;
 }
 

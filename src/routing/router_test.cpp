@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "routing/policies.hpp"
 #include "topology/builders.hpp"
+#include "topology/test_util.hpp"
 
 namespace podnet::routing {
 namespace {
@@ -22,23 +23,10 @@ using topology::NodeKind;
 using topology::Topology;
 
 // One GPU and one NIC per server, no NVSwitch: hosts as in the textbook fabrics.
-Hardware host_hw() {
-  Hardware hw = topology::default_hardware();
-  hw.gpus_per_server = 1;
-  hw.nics_per_server = 1;
-  hw.nvlink_domain = 1;
-  return hw;
-}
+Hardware host_hw() { return topology::testing::hw_with(1, 1, topology::default_hardware().radix); }
 
 // 2 GPUs, 2 NICs (rails), one NVSwitch per server; radix-8 switches.
-Hardware rail_hw() {
-  Hardware hw = topology::default_hardware();
-  hw.gpus_per_server = 2;
-  hw.nics_per_server = 2;
-  hw.nvlink_domain = 2;
-  hw.radix = 8;
-  return hw;
-}
+Hardware rail_hw() { return topology::testing::hw_with(2, 2, 8); }
 
 RouteOptions opts(const std::string& policy, bool pxn = true, bool per_switch_seed = true, uint64_t seed = 1) {
   RouteOptions o;

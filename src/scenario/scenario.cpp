@@ -338,7 +338,9 @@ std::vector<engine::FailureEvent> Scenario::failure_events(const topology::Topol
     } else {
       const auto colon = f.target.rfind(':');
       const topology::NodeId n = find_node(colon == std::string::npos ? f.target : f.target.substr(0, colon));
+      // The link at NODE:PORT, or a NIC's one network link ("NODE").
       topology::LinkId found = topology::kNone;
+      int matches = 0;
       if (n != topology::kNone) {
         auto [b, e] = t.incident(n);
         for (auto it = b; it != e; ++it) {
@@ -346,15 +348,12 @@ std::vector<engine::FailureEvent> Scenario::failure_events(const topology::Topol
           const auto& l = t.links[*it];
           const int32_t port = l.a == n ? l.port_a : l.port_b;
           if (colon == std::string::npos || t.port_name(n, port) == f.target.substr(colon + 1)) {
-            if (found != topology::kNone && colon == std::string::npos) {
-              found = topology::kNone - 1;  // ambiguous
-              break;
-            }
             found = *it;
+            ++matches;
           }
         }
       }
-      if (found < 0)
+      if (matches != 1)
         throw InputError(fmt::format("{}.link: no network link '{}': expected \"SWITCH:PORT\" (e.g. "
                                      "\"su000-leaf-r0:Ethernet1/65\") or a NIC name (e.g. \"gpu-node-0000/nic0\")",
                                      where_, f.target));

@@ -151,6 +151,7 @@ RunReport FlowBackend::run(const TransferPlan& plan) {
       report.failure = std::move(why);
     };
 
+    std::vector<int32_t> record_of(fo.events.size(), -1);  // event -> its entry in report.failures
     size_t next = 0;
     while (!report.job_failed) {
       const Time limit = next < actions.size() ? actions[next].at : Time::max();
@@ -162,6 +163,7 @@ RunReport FlowBackend::run(const TransferPlan& plan) {
       const Action a = actions[next++];
       if (a.kind == 0) {
         const FailureEvent& ev = fo.events[a.event];
+        record_of[a.event] = static_cast<int32_t>(report.failures.size());
         report.failures.push_back({a.at, ev.what, 0, Time()});
         if (ev.action == FailureAction::Slow) {
           if (ev.gpu >= 0 && ev.gpu < static_cast<int32_t>(slowdown.size())) slowdown[ev.gpu] = ev.factor;
@@ -217,9 +219,7 @@ RunReport FlowBackend::run(const TransferPlan& plan) {
       // Repair: routing forgets (or relearns) the links; flows crossing a dead one are re-routed.
       for (routing::DirLink d : a.dirs) router.set_link_up(routing::link_of(d), a.kind == 2);
       if (a.kind == 2) continue;
-      FailureRecord* rec = nullptr;
-      for (auto& fr : report.failures)
-        if (fr.what == fo.events[a.event].what) rec = &fr;
+      FailureRecord* rec = record_of[a.event] >= 0 ? &report.failures[record_of[a.event]] : nullptr;
       for (size_t k = 0; k < records.size() && !report.job_failed; ++k) {
         if (records[k].sim_id == kInvalidId) continue;
         bool hit = false;

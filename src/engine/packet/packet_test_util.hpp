@@ -8,18 +8,15 @@
 #include "engine/network.hpp"
 #include "engine/packet/packet_sim.hpp"
 #include "topology/builders.hpp"
+#include "topology/test_util.hpp"
 
 namespace podnet::engine::packet::testing {
 
 // One GPU and one NIC per server, 100 Gb/s NICs and switch ports.
 inline topology::Hardware hw100(int radix) {
-  topology::Hardware hw = topology::default_hardware();
-  hw.gpus_per_server = 1;
-  hw.nics_per_server = 1;
-  hw.nvlink_domain = 1;
+  topology::Hardware hw = topology::testing::hw_with(1, 1, radix);
   hw.nic_speed = Bandwidth(100e9);
   hw.port_speed = Bandwidth(100e9);
-  hw.radix = radix;
   return hw;
 }
 
