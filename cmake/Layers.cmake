@@ -8,7 +8,7 @@ podnet_layer(engine podnet_routing)
 podnet_layer(collective podnet_engine)
 podnet_layer(workload podnet_collective)
 podnet_layer(cluster podnet_workload)
-podnet_layer(reliability podnet_topology)
+podnet_layer(reliability podnet_engine)
 podnet_layer(report podnet_topology nlohmann_json::nlohmann_json)
 podnet_layer(scenario podnet_collective podnet_reliability podnet_report podnet_cluster yaml-cpp)
 

@@ -201,6 +201,24 @@ TEST(Cli, TrainWithAStraggler) {
   EXPECT_NE(r.out.find("\"job_failed\": false"), std::string::npos);
 }
 
+TEST(Cli, BenchWithRandomFailures) {
+  // Two GPU failures drawn over the failure-free run: each stops the job, so the
+  // job fails at the first one, inside the baseline time; the draw is seeded.
+  const std::string args =
+      "bench leafspine-8k --engine flow --gpus 0-63 --min 16MiB --max 16MiB --format json "
+      "--set 'failures=[{random: 2, parts: [gpu]}]'";
+  Result a = run(args);
+  ASSERT_EQ(a.status, 0) << a.out;
+  EXPECT_NE(a.out.find("\"scheduled\": 2"), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("\"job_failed\": true"), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("random GPU failure: gpu "), std::string::npos) << a.out;
+  std::smatch base, failed;
+  ASSERT_TRUE(std::regex_search(a.out, base, std::regex("\"baseline_time_us\": ([0-9.]+)")));
+  ASSERT_TRUE(std::regex_search(a.out, failed, std::regex("\"failed_at_us\": ([0-9.]+)")));
+  EXPECT_LT(std::stod(failed[1].str()), std::stod(base[1].str()));
+  EXPECT_EQ(blank_sha(run(args).out), blank_sha(a.out));
+}
+
 TEST(Cli, BenchRowsAndBadSizes) {
   Result b = run("bench leafspine-8k --gpus 0-63:8 --min 1MiB --max 4MiB --format json");
   ASSERT_EQ(b.status, 0);

@@ -73,13 +73,16 @@ int cmd_bench(Common c, const BenchOptions& b) {
   // With `failures:`, every size runs twice: as scheduled, and on the same fabric without failures.
   std::unique_ptr<engine::NetworkBackend> baseline;
   if (!sc.failures.empty()) {
-    if (engine_name != "flow")
-      throw InputError(fmt::format("failures are injected by the flow engine; this run uses network.engine = {} "
-                                   "(use --engine flow)",
+    if (engine_name == "analytical")
+      throw InputError(fmt::format("failures are injected by the flow and packet engines (the analytical engine "
+                                   "times each transfer in closed form and cannot change the fabric under it); "
+                                   "this run uses network.engine = {} (use --engine flow or --engine packet)",
                                    engine_name));
     baseline = engine::make_backend(engine_name, topo, nopt);
-    nopt.failures.events = sc.failure_events(topo);
+    if (!sc.has_random_failures()) nopt.failures.events = sc.failure_events(topo);
   }
+  // Random failures are drawn per size, over the failure-free run's length.
+  const bool random_failures = sc.has_random_failures();
   auto backend = engine::make_backend(engine_name, topo, nopt);
 
   const Bytes lo = parse_size(b.min_size, "--min"), hi = parse_size(b.max_size, "--max");
@@ -107,15 +110,25 @@ int cmd_bench(Common c, const BenchOptions& b) {
   const auto wall0 = std::chrono::steady_clock::now();
   for (size_t k = 0; k < sizes.size(); ++k) {
     engine::TransferPlan plan = collective::make_plan(algo, op, group, sizes[k], copt, topo);
-    last = backend->run(plan);
+    engine::RunReport base;
+    size_t scheduled = 0;
+    if (baseline) base = baseline->run(plan);
+    if (random_failures) {
+      engine::NetworkOptions fopt = nopt;
+      fopt.failures.events = sc.failure_events(topo, base.makespan, group);
+      scheduled = fopt.failures.events.size();
+      last = engine::make_backend(engine_name, topo, fopt)->run(plan);
+    } else {
+      last = backend->run(plan);
+    }
     const double seconds = last.makespan.seconds();
     const double algbw = seconds > 0 ? static_cast<double>(sizes[k]) / seconds / 1e9 : 0;
     nlohmann::json row = {{"bytes", sizes[k]}, {"time_us", report::round_to(seconds * 1e6, 3)},
                           {"algbw_gbps", report::round_to(algbw, 4)}, {"busbw_gbps", report::round_to(algbw * factor, 4)}};
     if (baseline) {
-      const engine::RunReport base = baseline->run(plan);
       row["baseline_time_us"] = report::round_to(base.makespan.seconds() * 1e6, 3);
       row["slowdown"] = report::round_to(base.makespan.ps > 0 ? seconds / base.makespan.seconds() : 1.0, 4);
+      row["scheduled"] = random_failures ? scheduled : nopt.failures.events.size();
       row["job_failed"] = last.job_failed;
       if (last.job_failed) {
         row["failure"] = last.failure;

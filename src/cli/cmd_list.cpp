@@ -4,6 +4,7 @@
 #include "collective/collective.hpp"
 #include "core/error.hpp"
 #include "engine/network.hpp"
+#include "reliability/rates.hpp"
 #include "report/report.hpp"
 #include "routing/policies.hpp"
 #include "scenario/examples.hpp"
@@ -55,6 +56,26 @@ int cmd_list() {
       t.add({p.name, param_type_name(p.type), p.default_text.empty() ? "(auto)" : p.default_text, p.help});
     t.write(std::cout, "    ");
   }
+  std::cout << R"(
+Failures (scenario `failures:`, a list; `podnet bench` and `podnet train` run
+with and without them and report the slowdown or the job failure):
+
+  - {at: 5ms, link: "su000-leaf-r0:Ethernet1/65", action: down}   link by SWITCH:PORT or a NIC name;
+                                                                   actions down | up | degrade | drain
+  - {at: 5ms, link: "gpu-node-0000/nic0", action: degrade, rate: 200Gbps}
+  - {at: 1ms, switch: "pod000-spine-r0-000", action: drain}         maintenance: flows moved off first
+  - {at: 0ms, gpu: 17, action: slow, factor: 1.5}                   a straggler
+  - {random: 3}                                                    3 failures drawn from the job's
+                                                                   components at the reliability: rates
+  - {random: poisson, scale: 1e5, parts: [optic, switch], from: 0ms, until: 2s}
+                                                                   the rates x scale over [from, until);
+                                                                   until defaults to the run's length
+  parts: )";
+  for (size_t i = 0; i < reliability::presets().size(); ++i)
+    std::cout << (i ? ", " : "") << reliability::presets()[i].name;
+  std::cout << R"(
+  Recovery: network.local_repair, network.convergence, network.collective_timeout.
+)";
   return kExitOk;
 }
 

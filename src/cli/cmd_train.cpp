@@ -82,15 +82,17 @@ int cmd_train(Common c, const TrainCliOptions& o) {
     report::add_training(doc, r);
     if (!sc.failures.empty()) {
       // The same iteration (same placement and per-op times) with the scenario's
-      // failures injected by the flow engine; the run above is the baseline.
-      if (engine_name != "flow")
-        throw InputError(fmt::format("failures are injected by the flow engine; this run uses network.engine = {} "
-                                     "(use --engine flow)",
-                                     engine_name));
-      engine::NetworkOptions fopt = nopt;
-      fopt.failures.events = sc.failure_events(topo);
-      auto failing = engine::make_backend(engine_name, topo, fopt);
+      // failures injected by the engine; the run above is the baseline.
+      if (engine_name == "analytical")
+        throw InputError(fmt::format("failures are injected by the flow and packet engines (the analytical engine "
+                                   "times each transfer in closed form and cannot change the fabric under it); "
+                                   "this run uses network.engine = {} (use --engine flow or --engine packet)",
+                                   engine_name));
+      // Random failures are drawn from the job's components over the failure-free iteration.
       const std::vector<int32_t> gpus = cluster::place(job, topo, policy, sc.seed);
+      engine::NetworkOptions fopt = nopt;
+      fopt.failures.events = sc.failure_events(topo, r.iteration, gpus);
+      auto failing = engine::make_backend(engine_name, topo, fopt);
       const workload::TrainResult f = workload::simulate_iteration(job, gpus, topo, *failing, r.times, topt);
       nlohmann::json evs = nlohmann::json::array();
       for (const auto& e : f.failures)
@@ -101,6 +103,7 @@ int cmd_train(Common c, const TrainCliOptions& o) {
                          {"iteration_ms", report::round_to(f.iteration.seconds() * 1e3, 6)},
                          {"slowdown", report::round_to(r.iteration.ps > 0 ? f.iteration.seconds() / r.iteration.seconds()
                                                                          : 1.0, 6)},
+                         {"scheduled", fopt.failures.events.size()},
                          {"job_failed", f.job_failed},
                          {"failure", f.failure},
                          {"events", evs}};
@@ -159,14 +162,23 @@ int cmd_train(Common c, const TrainCliOptions& o) {
     report::write_training_table(d, out);
     if (!d.contains("failures")) return;
     const auto& f = d["failures"];
-    out << fmt::format("\n  with the scenario's failures: iteration {} ms vs {} ms without ({}x){}\n",
-                       report::fixed(f["iteration_ms"].get<double>(), 2),
-                       report::fixed(f["baseline_iteration_ms"].get<double>(), 2),
-                       report::fixed(f["slowdown"].get<double>(), 3),
-                       f["job_failed"].get<bool>() ? " - JOB FAILED: " + f["failure"].get<std::string>() : "");
+    if (f["job_failed"].get<bool>())
+      out << fmt::format("\n  with the scenario's failures: JOB FAILED at {} ms (the iteration takes {} ms without "
+                         "them): {}\n",
+                         report::fixed(f["iteration_ms"].get<double>(), 2),
+                         report::fixed(f["baseline_iteration_ms"].get<double>(), 2), f["failure"].get<std::string>());
+    else
+      out << fmt::format("\n  with the scenario's failures: iteration {} ms vs {} ms without ({}x)\n",
+                         report::fixed(f["iteration_ms"].get<double>(), 2),
+                         report::fixed(f["baseline_iteration_ms"].get<double>(), 2),
+                         report::fixed(f["slowdown"].get<double>(), 3));
+    out << fmt::format("    {} event(s) scheduled, {} applied before the run ended\n",
+                       f["scheduled"].get<int64_t>(), f["events"].size());
     for (const auto& e : f["events"])
-      out << fmt::format("    {} at {} ms: {} flow(s) rerouted\n", e["what"].get<std::string>(),
-                         report::fixed(e["at_ms"].get<double>(), 3), e["flows_rerouted"].get<int64_t>());
+      out << fmt::format("    {} ms  {}{}\n", report::fixed(e["at_ms"].get<double>(), 3), e["what"].get<std::string>(),
+                         e["flows_rerouted"].get<int64_t>() > 0
+                             ? fmt::format(" -> {} flow(s) rerouted", e["flows_rerouted"].get<int64_t>())
+                             : "");
   });
   if (!o.trace.empty()) {
     auto f = open_out(o.trace);

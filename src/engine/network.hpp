@@ -56,7 +56,7 @@ const std::vector<TransportPreset>& transport_presets();
 // Throws InputError listing the presets for an unknown name.
 Transport transport_preset(std::string_view name);
 
-// Failures injected into a run (flow engine; the scenario's `failures:`).
+// Failures injected into a run (flow and packet engines; the scenario's `failures:`).
 //
 // Model. A link going down loses its capacity at once in both directions:
 // flows crossing it stall (rate 0). Each direction is then repaired by
@@ -78,15 +78,18 @@ Transport transport_preset(std::string_view name);
 // going down. Drain is a planned removal (maintenance, hitless upgrade):
 // routing moves every flow off the links first, so nothing stalls, and the
 // links carry nothing until they come back up. A GPU slow-down multiplies the duration of the compute its rank
-// starts from then on (a straggler).
-enum class FailureAction : uint8_t { Down, Up, Degrade, Slow, Drain };
+// starts from then on (a straggler). Stop is a failure no network repair
+// can absorb - a GPU, its server or its software (reliability's `Compute`
+// role): the job stops at once, reported as a job failure. Events after the
+// last transfer finished are not applied (the job is over).
+enum class FailureAction : uint8_t { Down, Up, Degrade, Slow, Drain, Stop };
 
 struct FailureEvent {
   Time at;
   FailureAction action = FailureAction::Down;
   std::vector<topology::LinkId> links;  // Down/Up/Degrade
   Bandwidth rate;                       // Degrade: new capacity per direction
-  int32_t gpu = -1;                     // Slow: the GPU rank
+  int32_t gpu = -1;                     // Slow/Stop: the GPU rank (Stop: -1 for a whole server's)
   double factor = 1.0;                  // Slow: compute duration multiplier
   std::string what;                     // for reports: "link X", "switch Y", "gpu 17"
 };

@@ -45,13 +45,16 @@ namespace {
 // Accumulates classes under a sort key: (group, sub-order, part order).
 class Tally {
  public:
-  void add(int group, int sub, const std::string& key, const std::string& label, Part part, Role role, int64_t n) {
+  explicit Tally(bool members) : members_(members) {}
+  void add(int group, int sub, const std::string& key, const std::string& label, Part part, Role role, int64_t n,
+           int32_t member = -1) {
     auto [it, fresh] = by_key_.try_emplace(key);
     if (fresh) {
       it->second.order = {group, sub, static_cast<int>(part)};
-      it->second.c = {key, label, part, role, 0};
+      it->second.c = {key, label, part, role, 0, {}};
     }
     it->second.c.count += n;
+    if (members_ && member >= 0) it->second.c.members.push_back(member);
   }
   std::vector<ComponentClass> take() const {
     std::vector<const Entry*> v;
@@ -64,6 +67,7 @@ class Tally {
   }
 
  private:
+  bool members_;
   struct Entry {
     std::tuple<int, int, int> order;
     ComponentClass c;
@@ -74,13 +78,14 @@ class Tally {
 enum Group { kCompute = 0, kAccess = 1, kLeaves = 2, kFabricLinks = 3, kFabricSwitches = 4 };
 
 // One link = one cable (copper or optical) + 2 transceivers when optical.
-void add_link(Tally& tally, int group, const topology::Topology& t, const topology::Link& l, Role role) {
+void add_link(Tally& tally, int group, const topology::Topology& t, LinkId id, Role role) {
+  const topology::Link& l = t.links[id];
   const std::string& cls = t.link_classes[l.cls];
   if (l.media == Media::Optical) {
-    tally.add(group, l.cls, "optical_cable:" + cls, "fibre cables (" + cls + ")", Part::OpticalCable, role, 1);
-    tally.add(group, l.cls, "optic:" + cls, "optics (" + cls + ")", Part::Optic, role, 2);
+    tally.add(group, l.cls, "optical_cable:" + cls, "fibre cables (" + cls + ")", Part::OpticalCable, role, 1, id);
+    tally.add(group, l.cls, "optic:" + cls, "optics (" + cls + ")", Part::Optic, role, 2, id);
   } else {
-    tally.add(group, l.cls, "copper_cable:" + cls, "copper cables (" + cls + ")", Part::CopperCable, role, 1);
+    tally.add(group, l.cls, "copper_cable:" + cls, "copper cables (" + cls + ")", Part::CopperCable, role, 1, id);
   }
 }
 
@@ -93,24 +98,35 @@ Inventory count_inventory(const topology::Topology& t, int64_t job_gpus) {
                      fmt::format("reliability.job_gpus = {} but the fabric has {} GPUs: expected 0 (every GPU) to {}",
                                  job_gpus, total, total));
   if (job_gpus == 0) job_gpus = total;
+  std::vector<int32_t> ranks(static_cast<size_t>(job_gpus));
+  for (int64_t r = 0; r < job_gpus; ++r) ranks[r] = static_cast<int32_t>(r);
+  return count_inventory_of(t, ranks, false);
+}
+
+Inventory count_inventory_of(const topology::Topology& t, const std::vector<int32_t>& gpu_ranks, bool with_members) {
+  const auto total = static_cast<int64_t>(t.gpus.size());
   if (t.adj_offset.size() != t.nodes.size() + 1) throw Error("internal: topology not finalized");
 
   Inventory inv;
-  inv.job_gpus = job_gpus;
   inv.fabric_gpus = total;
-  Tally tally;
+  Tally tally(with_members);
 
   // GPUs, their servers and NICs (PCIe neighbours).
   std::vector<char> endpoint(t.nodes.size(), 0);  // job GPU or NIC
   std::vector<char> server_used(static_cast<size_t>(std::max<int32_t>(t.servers, 0)), 0);
-  int64_t nics = 0;
-  for (int64_t r = 0; r < job_gpus; ++r) {
+  for (const int32_t r : gpu_ranks) {
+    if (r < 0 || r >= total) throw Error(fmt::format("GPU rank {} is not in the fabric (0..{})", r, total - 1));
     const NodeId g = t.gpus[r];
+    if (endpoint[g]) continue;  // listed twice
     endpoint[g] = 1;
+    ++inv.job_gpus;
+    tally.add(kCompute, 0, "gpu", "GPUs", Part::Gpu, Role::Compute, 1, r);
+    tally.add(kCompute, 0, "software", "software (per GPU)", Part::Software, Role::Compute, 1, r);
     const int32_t s = t.nodes[g].server;
     if (s >= 0 && s < t.servers && !server_used[s]) {
       server_used[s] = 1;
       ++inv.servers;
+      tally.add(kCompute, 0, "host", "hosts (per server)", Part::Host, Role::Compute, 1, r);
     }
     auto [b, e] = t.incident(g);
     for (const LinkId* p = b; p != e; ++p) {
@@ -118,23 +134,20 @@ Inventory count_inventory(const topology::Topology& t, int64_t job_gpus) {
       const NodeId nic = t.other_end(*p, g);
       if (t.nodes[nic].kind == NodeKind::Nic && !endpoint[nic]) {
         endpoint[nic] = 1;
-        ++nics;
+        tally.add(kCompute, 0, "nic", "NICs", Part::Nic, Role::Rail, 1, nic);
       }
     }
   }
-  tally.add(kCompute, 0, "gpu", "GPUs", Part::Gpu, Role::Compute, job_gpus);
-  tally.add(kCompute, 0, "software", "software (per GPU)", Part::Software, Role::Compute, job_gpus);
-  tally.add(kCompute, 0, "host", "hosts (per server)", Part::Host, Role::Compute, inv.servers);
-  tally.add(kCompute, 0, "nic", "NICs", Part::Nic, Role::Rail, nics);
 
   // Access links (an end at a job NIC or GPU) and the switches they reach.
   std::vector<char> leaf(t.nodes.size(), 0);
-  for (const auto& l : t.links) {
+  for (LinkId id = 0; id < static_cast<LinkId>(t.links.size()); ++id) {
+    const topology::Link& l = t.links[id];
     if (l.media == Media::NvLink || l.media == Media::Pcie) continue;
     if (!endpoint[l.a] && !endpoint[l.b]) continue;
     const bool nic_end = (endpoint[l.a] && t.nodes[l.a].kind == NodeKind::Nic) ||
                          (endpoint[l.b] && t.nodes[l.b].kind == NodeKind::Nic);
-    add_link(tally, kAccess, t, l, nic_end ? Role::Rail : Role::DirectLink);
+    add_link(tally, kAccess, t, id, nic_end ? Role::Rail : Role::DirectLink);
     if (t.nodes[l.a].kind == NodeKind::Switch) leaf[l.a] = 1;
     if (t.nodes[l.b].kind == NodeKind::Switch) leaf[l.b] = 1;
   }
@@ -155,9 +168,10 @@ Inventory count_inventory(const topology::Topology& t, int64_t job_gpus) {
       queue.push_back(o);
     }
   }
-  for (const auto& l : t.links) {
+  for (LinkId id = 0; id < static_cast<LinkId>(t.links.size()); ++id) {
+    const topology::Link& l = t.links[id];
     if (t.nodes[l.a].kind != NodeKind::Switch || t.nodes[l.b].kind != NodeKind::Switch) continue;
-    if (reach[l.a] && reach[l.b]) add_link(tally, kFabricLinks, t, l, Role::FabricLink);
+    if (reach[l.a] && reach[l.b]) add_link(tally, kFabricLinks, t, id, Role::FabricLink);
   }
 
   // Switch rows by tier; a transit switch of a tier that also has job leaves gets "-transit".
@@ -169,12 +183,12 @@ Inventory count_inventory(const topology::Topology& t, int64_t job_gpus) {
     const int tier = t.nodes[n].tier;
     const std::string name = tier < static_cast<int>(t.tier_names.size()) ? t.tier_names[tier] : std::to_string(tier);
     if (leaf[n]) {
-      tally.add(kLeaves, tier, "switch:" + name, name + " switches", Part::Switch, Role::Leaf, 1);
+      tally.add(kLeaves, tier, "switch:" + name, name + " switches", Part::Switch, Role::Leaf, 1, n);
     } else if (tier_has_leaf[tier]) {
       tally.add(kFabricSwitches, tier, "switch:" + name + "-transit", name + " switches (transit)", Part::Switch,
-                Role::FabricSwitch, 1);
+                Role::FabricSwitch, 1, n);
     } else {
-      tally.add(kFabricSwitches, tier, "switch:" + name, name + " switches", Part::Switch, Role::FabricSwitch, 1);
+      tally.add(kFabricSwitches, tier, "switch:" + name, name + " switches", Part::Switch, Role::FabricSwitch, 1, n);
     }
   }
   inv.classes = tally.take();

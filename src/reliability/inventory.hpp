@@ -52,9 +52,14 @@ const char* role_name(Role r);
 struct ComponentClass {
   std::string key;    // "gpu", "nic", "copper_cable:nic-leaf", "optic:leaf-spine", "switch:spine", ...
   std::string label;  // "GPU", "copper cables (nic-leaf)", ...
-  Part part;          // which failure rate applies
-  Role role;
+  Part part = Part::Gpu;  // which failure rate applies
+  Role role = Role::Compute;
   int64_t count = 0;  // in the job
+  // Which components, when counted with members (count_inventory_of): GPU
+  // ranks (gpu, software), the first GPU rank of each server (host), NIC node
+  // ids (nic), link ids (cables and optics: one entry per link, so an optic
+  // class lists each link once for its two transceivers), switch node ids.
+  std::vector<int32_t> members;
 };
 
 struct Inventory {
@@ -71,5 +76,9 @@ struct Inventory {
 // Counts what a job of `job_gpus` GPUs (0 = all) depends on. Throws
 // ParamError("reliability.job_gpus") when job_gpus exceeds the fabric.
 Inventory count_inventory(const topology::Topology& t, int64_t job_gpus = 0);
+// The same for a job on any set of GPU ranks (a placement), optionally
+// listing each class's members. Throws Error for a rank outside the fabric.
+Inventory count_inventory_of(const topology::Topology& t, const std::vector<int32_t>& gpu_ranks,
+                             bool with_members = false);
 
 }  // namespace podnet::reliability

@@ -28,12 +28,25 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
     for (const auto& r : d["rows"])
       f.add({thousands(r["bytes"].get<int64_t>()), fixed(r["baseline_time_us"].get<double>(), 2),
              fixed(r["time_us"].get<double>(), 2), fixed(r["slowdown"].get<double>(), 3) + "x",
-             r["job_failed"].get<bool>() ? "JOB FAILED: " + r["failure"].get<std::string>() : "completed"});
+             r["job_failed"].get<bool>()
+                 ? "JOB FAILED at " + fixed(r["failed_at_us"].get<double>(), 1) + " us (see below)"
+                 : "completed"});
     f.write(out, "  ");
-    for (const auto& e : d["rows"].back()["failures"])
-      out << fmt::format("    {} at {} us: {} flow(s) rerouted, repaired at {} us\n", e["what"].get<std::string>(),
-                         fixed(e["at_us"].get<double>(), 1), e["flows_rerouted"].get<int64_t>(),
-                         fixed(e["repaired_at_us"].get<double>(), 1));
+    const auto& last = d["rows"].back();
+    out << fmt::format("  events at {} B: {} scheduled, {} applied before the run ended\n",
+                       thousands(last["bytes"].get<int64_t>()), last["scheduled"].get<int64_t>(),
+                       last["failures"].size());
+    for (const auto& e : last["failures"]) {
+      std::string outcome;
+      if (e["flows_rerouted"].get<int64_t>() > 0)
+        outcome = fmt::format(" -> {} flow(s) rerouted at {} us", e["flows_rerouted"].get<int64_t>(),
+                              fixed(e["repaired_at_us"].get<double>(), 1));
+      out << fmt::format("    {} us  {}{}\n", fixed(e["at_us"].get<double>(), 1), e["what"].get<std::string>(),
+                         outcome);
+    }
+    if (last["job_failed"].get<bool>())
+      out << "  JOB FAILED at " << fixed(last["failed_at_us"].get<double>(), 1)
+          << " us: " << last["failure"].get<std::string>() << "\n";
   }
   if (!d["hottest_links"].empty()) {
     out << "\n  hottest links at " << thousands(d["rows"].back()["bytes"].get<int64_t>()) << " B:\n";

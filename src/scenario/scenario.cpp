@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <yaml-cpp/yaml.h>
 
@@ -12,6 +13,9 @@
 #include "collective/collective.hpp"
 #include "core/version.hpp"
 #include "engine/network.hpp"
+#include "core/rng.hpp"
+#include "reliability/draw.hpp"
+#include "reliability/inventory.hpp"
 #include "reliability/risk.hpp"
 #include "scenario/examples.hpp"
 #include "topology/builders.hpp"
@@ -172,19 +176,16 @@ class Loader {
       const YAML::Node e = list[i];
       const std::string path = fmt::format("failures[{}]", i);
       const int line = line_of(e);
-      if (!e.IsMap()) fail(path, line, "expected a map with at, one of link/switch/gpu, and action");
+      if (!e.IsMap()) fail(path, line, "expected a map with at, one of link/switch/gpu, and action (or random: N)");
       FailureSpec f;
       f.line = line;
-      static const std::vector<std::string> keys = {"at", "link", "switch", "gpu", "action", "rate", "factor"};
-      for (auto it = e.begin(); it != e.end(); ++it) {
-        const std::string key = it->first.Scalar();
-        if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
-          std::string hint = closest(key, keys);
-          fail(path + "." + key, line_of(it->first),
-               fmt::format("unknown key{}; expected one of: {}", hint.empty() ? "" : " (did you mean '" + hint + "'?)",
-                           join(keys)));
-        }
+      if (e["random"]) {
+        read_random(e, path, line, f);
+        sc_.failures.push_back(f);
+        continue;
       }
+      static const std::vector<std::string> keys = {"at", "link", "switch", "gpu", "action", "rate", "factor", "random"};
+      check_keys(e, path, keys);
       std::string expected;
       if (!e["at"] || !parse_time(scalar_text(e["at"]), f.at, expected))
         fail(path + ".at", line, "expected the time of the event, " + expected);
@@ -194,7 +195,7 @@ class Loader {
         f.target_kind = k;
         f.target = scalar_text(e[k]);
       }
-      if (f.target_kind.empty()) fail(path, line, "expected one of link, switch or gpu naming what fails");
+      if (f.target_kind.empty()) fail(path, line, "expected one of link, switch or gpu naming what fails, or random: N (failures drawn from the risk model)");
       f.action = e["action"] ? scalar_text(e["action"]) : "";
       const std::vector<std::string> actions =
           f.target_kind == "gpu" ? std::vector<std::string>{"slow"} : std::vector<std::string>{"down", "up", "degrade", "drain"};
@@ -211,6 +212,70 @@ class Loader {
         f.factor = std::get<double>(*v);
       }
       sc_.failures.push_back(f);
+    }
+  }
+
+  void check_keys(const YAML::Node& e, const std::string& path, const std::vector<std::string>& keys) {
+    for (auto it = e.begin(); it != e.end(); ++it) {
+      const std::string key = it->first.Scalar();
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+        std::string hint = closest(key, keys);
+        fail(path + "." + key, line_of(it->first),
+             fmt::format("unknown key{}; expected one of: {}", hint.empty() ? "" : " (did you mean '" + hint + "'?)",
+                         join(keys)));
+      }
+    }
+  }
+
+  // {random: N | poisson, scale: X, parts: [...], from: T, until: T}
+  void read_random(const YAML::Node& e, const std::string& path, int line, FailureSpec& f) {
+    static const std::vector<std::string> keys = {"random", "scale", "parts", "from", "until"};
+    check_keys(e, path, keys);
+    f.target_kind = "random";
+    const std::string what = scalar_text(e["random"]);
+    f.target = what;
+    if (what == "poisson") {
+      f.count = -1;
+      ParamSpec scale{"scale", ParamType::Real, "", "", 1e-300, 1e300};
+      std::string canonical, expected;
+      if (e["scale"]) {
+        auto v = parse_param(scale, scalar_text(e["scale"]), canonical, expected);
+        if (!v || !(std::get<double>(*v) > 0))
+          fail(path + ".scale", line, "expected a positive rate multiplier (1 = the risk model's rates, 1e6 = a "
+                                      "million times faster)");
+        f.scale = std::get<double>(*v);
+      }
+    } else {
+      ParamSpec count{"random", ParamType::Int, "", "", 0, static_cast<double>(reliability::kMaxDrawn)};
+      std::string canonical, expected;
+      auto v = parse_param(count, what, canonical, expected);
+      if (!v)
+        fail(path + ".random", line,
+             fmt::format("'{}' is not valid: expected a number of failures (0 to {}) or `poisson` (with scale:)", what,
+                         reliability::kMaxDrawn));
+      f.count = std::get<int64_t>(*v);
+      if (e["scale"]) fail(path + ".scale", line, "scale applies to `random: poisson`, not to a fixed count");
+    }
+    std::string expected;
+    if (e["from"] && !parse_time(scalar_text(e["from"]), f.from, expected))
+      fail(path + ".from", line, "expected the start of the window, " + expected);
+    if (e["until"] && (!parse_time(scalar_text(e["until"]), f.until, expected) || !(f.until > f.from)))
+      fail(path + ".until", line, "expected the end of the window, after `from`: " + expected);
+    if (e["parts"]) {
+      std::vector<std::string> names;
+      for (const auto& p : reliability::presets()) names.push_back(p.name);
+      const YAML::Node parts = e["parts"];
+      if (!parts.IsSequence()) fail(path + ".parts", line, "expected a list of parts, e.g. [optic, switch]: " + join(names));
+      for (const auto& p : parts) {
+        const std::string name = scalar_text(p);
+        if (std::find(names.begin(), names.end(), name) == names.end()) {
+          std::string hint = closest(name, names);
+          fail(path + ".parts", line_of(p), fmt::format("unknown part '{}'{}; expected some of: {}", name,
+                                                        hint.empty() ? "" : " (did you mean '" + hint + "'?)",
+                                                        join(names)));
+        }
+        f.parts.push_back(name);
+      }
     }
   }
 
@@ -298,9 +363,17 @@ topology::Topology Scenario::build_topology() const {
   }
 }
 
-std::vector<engine::FailureEvent> Scenario::failure_events(const topology::Topology& t) const {
+bool Scenario::has_random_failures() const {
+  for (const auto& f : failures)
+    if (f.target_kind == "random") return true;
+  return false;
+}
+
+std::vector<engine::FailureEvent> Scenario::failure_events(const topology::Topology& t, Time run_length,
+                                                           const std::vector<int32_t>& job_gpus) const {
   using topology::NodeKind;
   std::vector<engine::FailureEvent> out;
+  std::optional<reliability::Inventory> inventory;  // counted once, for random entries
   auto find_node = [&](const std::string& name) -> topology::NodeId {
     for (topology::NodeId n = 0; n < static_cast<topology::NodeId>(t.nodes.size()); ++n)
       if (t.nodes[n].name == name) return n;
@@ -312,6 +385,39 @@ std::vector<engine::FailureEvent> Scenario::failure_events(const topology::Topol
   for (size_t i = 0; i < failures.size(); ++i) {
     const FailureSpec& f = failures[i];
     const std::string where_ = fmt::format("{}:{}: failures[{}]", source, f.line, i);
+    if (f.target_kind == "random") {
+      reliability::DrawSpec spec;
+      spec.count = f.count;
+      spec.scale = f.scale;
+      spec.from = f.from;
+      spec.until = f.until.ps > 0 ? f.until : run_length;
+      if (!(spec.until > spec.from))
+        throw InputError(fmt::format("{}.until: expected the end of the window to draw failures in{}", where_,
+                                     run_length.ps > 0 ? fmt::format(" (after from: {}; the run lasts {})",
+                                                                     format_time(f.from), format_time(run_length))
+                                                       : " (this command has no run length to default to)"));
+      for (const auto& p : reliability::presets())
+        if (std::find(f.parts.begin(), f.parts.end(), p.name) != f.parts.end()) spec.parts.push_back(p.part);
+      reliability::Config cfg;
+      try {
+        cfg = reliability::config_from(section("reliability"));
+      } catch (const ParamError& e) {
+        throw InputError(fmt::format("{}: {}", where(e.key()), e.what()));
+      }
+      if (!inventory) {
+        std::vector<int32_t> ranks = job_gpus;
+        if (ranks.empty())
+          for (int32_t r = 0; r < static_cast<int32_t>(t.gpus.size()); ++r) ranks.push_back(r);
+        inventory = reliability::count_inventory_of(t, ranks, true);
+      }
+      Rng rng = Rng(seed).stream(fmt::format("failures[{}]", i));
+      try {
+        for (auto& ev : reliability::draw_failures(t, *inventory, cfg, spec, rng)) out.push_back(std::move(ev));
+      } catch (const ParamError& e) {
+        throw InputError(fmt::format("{}.{}: {}", where_, e.key(), e.what()));
+      }
+      continue;
+    }
     engine::FailureEvent ev;
     ev.at = f.at;
     ev.action = f.action == "down"      ? engine::FailureAction::Down
@@ -405,6 +511,15 @@ std::string Scenario::resolved_yaml() const {
   if (!failures.empty()) {
     out << "failures:\n";
     for (const auto& f : failures) {
+      if (f.target_kind == "random") {
+        out << "  - {random: " << f.target;
+        if (f.count < 0) out << ", scale: " << format_number(f.scale);
+        if (!f.parts.empty()) out << ", parts: [" << join(f.parts) << "]";
+        if (f.from.ps > 0) out << ", from: " << format_time(f.from);
+        if (f.until.ps > 0) out << ", until: " << format_time(f.until);
+        out << "}\n";
+        continue;
+      }
       out << "  - {at: " << format_time(f.at) << ", " << f.target_kind << ": " << yaml_value(f.target)
           << ", action: " << f.action;
       if (f.action == "degrade") out << ", rate: " << format_bandwidth(f.rate);

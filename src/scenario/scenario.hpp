@@ -41,24 +41,40 @@ const std::vector<SectionInfo>& sections();
 //   - {at: 0s, switch: "pod00-spine-r0-00", action: down}
 //   - {at: 5ms, switch: "pod00-spine-r0-00", action: drain}   (maintenance: flows moved off first)
 //   - {at: 0s, gpu: 17, action: slow, factor: 1.5}
+//   - {random: 3}                        (3 failures drawn from the risk model, during the run)
+//   - {random: poisson, scale: 1e6, parts: [optic, switch], from: 0s, until: 2s}
 // A link is named by one end: a switch and its port ("NODE:PORT", as in the
-// cabling plan), or a NIC (its one network link).
+// cabling plan), or a NIC (its one network link). Random entries draw from
+// the job's components at the `reliability:` rates (reliability/draw.hpp),
+// over [from, until), until defaulting to the length of the same run without
+// failures; seeded by the scenario's seed and the entry's index.
 struct FailureSpec {
   Time at;
-  std::string target_kind;  // link | switch | gpu
+  std::string target_kind;  // link | switch | gpu | random
   std::string target;
   std::string action;       // down | up | degrade | drain | slow
   Bandwidth rate;
   double factor = 1.0;
   int line = 0;
+  // random entries
+  int64_t count = -1;       // random: N; -1 for poisson
+  double scale = 1.0;
+  Time from;
+  Time until;               // 0 = the run's length
+  std::vector<std::string> parts;
 };
 
 class Scenario {
  public:
   std::vector<FailureSpec> failures;
   // The failures resolved against a built topology (InputError with the
-  // entry's line for a name that is not there), sorted by time.
-  std::vector<engine::FailureEvent> failure_events(const topology::Topology& t) const;
+  // entry's line for a name that is not there), sorted by time. Random
+  // entries draw from the components of a job on `job_gpus` (empty: every
+  // GPU) over [from, until), until defaulting to `run_length` (the same run
+  // without failures; InputError when neither is known).
+  std::vector<engine::FailureEvent> failure_events(const topology::Topology& t, Time run_length = Time(),
+                                                   const std::vector<int32_t>& job_gpus = {}) const;
+  bool has_random_failures() const;
 
   std::string source;       // the path, or "built-in <name>"
   std::string name;

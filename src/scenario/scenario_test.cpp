@@ -1,6 +1,8 @@
 // Scenario loading: strict validation with file, line and key in every error.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/error.hpp"
 #include "scenario/examples.hpp"
 #include "scenario/scenario.hpp"
@@ -159,6 +161,65 @@ TEST(Scenario, FailuresListIsValidatedAndResolved) {
     EXPECT_NE(std::string(x.what()).find("t.yaml:9: failures[0].link: no network link 'nowhere'"), std::string::npos)
         << x.what();
   }
+}
+
+TEST(Scenario, RandomFailuresAreDrawnFromTheJobAndSeeded) {
+  std::string text = std::string(kBase) +
+                     "failures:\n"                                                               // 8
+                     "  - {random: 5, parts: [optic, switch], until: 10ms}\n"                     // 9
+                     "  - {random: poisson, scale: 1e12, parts: [gpu], from: 1ms}\n";              // 10
+  Scenario sc = load_text(text, "t.yaml", "t");
+  ASSERT_EQ(sc.failures.size(), 2u);
+  const topology::Topology t = sc.build_topology();
+  // The job: GPUs 0..7 (one server). The poisson entry draws over [1 ms, 4 ms):
+  // 8 GPUs at 1/79,230 h, scale 1e12, 3 ms: 8e12 / 79230 per hour / 3.6e6 ms/h x 3 ms = 84 expected.
+  const std::vector<int32_t> job = {0, 1, 2, 3, 4, 5, 6, 7};
+  const auto evs = sc.failure_events(t, Time(4000000000), job);
+  int optics_or_switches = 0, gpus = 0;
+  for (const auto& e : evs) {
+    if (e.action == engine::FailureAction::Stop) {
+      ++gpus;
+      EXPECT_TRUE(e.gpu >= 0 && e.gpu < 8) << e.what;
+      EXPECT_GE(e.at, Time(1000000000));
+      EXPECT_LT(e.at, Time(4000000000));
+    } else {
+      ++optics_or_switches;
+      EXPECT_LT(e.at, Time(10000000000));
+      EXPECT_TRUE(e.what.find("optic") != std::string::npos || e.what.find("switch") != std::string::npos) << e.what;
+    }
+  }
+  EXPECT_EQ(optics_or_switches, 5);
+  EXPECT_NEAR(gpus, 84, 5 * std::sqrt(84.0));  // Poisson: within 5 sigma
+  // Same scenario and seed: the same draw; another seed: another.
+  auto whats = [](const std::vector<engine::FailureEvent>& v) {
+    std::vector<std::string> w;
+    for (const auto& e : v) w.push_back(e.what + "@" + std::to_string(e.at.ps));
+    return w;
+  };
+  EXPECT_EQ(whats(sc.failure_events(t, Time(4000000000), job)), whats(evs));
+  Scenario other = load_text(text, "t.yaml", "t", {"seed=2"});
+  EXPECT_NE(whats(other.failure_events(t, Time(4000000000), job)), whats(evs));
+  // echoed as written
+  EXPECT_NE(sc.resolved_yaml().find("  - {random: 5, parts: [optic, switch], until: 10ms}"),
+            std::string::npos)
+      << sc.resolved_yaml();
+  // no run length and no until: a located error
+  Scenario open = load_text(std::string(kBase) + "failures:\n  - {random: 2}\n", "t.yaml", "t");
+  try {
+    open.failure_events(t);
+    FAIL();
+  } catch (const InputError& x) {
+    EXPECT_NE(std::string(x.what()).find("t.yaml:9: failures[0].until:"), std::string::npos) << x.what();
+  }
+  std::string e = error_of(std::string(kBase) + "failures:\n  - {random: 3, parts: [optics]}\n");
+  EXPECT_NE(e.find("t.yaml:9: failures[0].parts: unknown part 'optics' (did you mean 'optic'?)"), std::string::npos)
+      << e;
+  e = error_of(std::string(kBase) + "failures:\n  - {random: 3, scale: 10}\n");
+  EXPECT_NE(e.find("failures[0].scale: scale applies to `random: poisson`"), std::string::npos) << e;
+  e = error_of(std::string(kBase) + "failures:\n  - {random: often}\n");
+  EXPECT_NE(e.find("failures[0].random: 'often' is not valid"), std::string::npos) << e;
+  e = error_of(std::string(kBase) + "failures:\n  - {random: 3, at: 2ms}\n");
+  EXPECT_NE(e.find("failures[0].at: unknown key"), std::string::npos) << e;
 }
 
 TEST(Scenario, UnknownScenarioName) {

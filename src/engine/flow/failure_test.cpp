@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/network.hpp"
+#include "engine/test_util.hpp"
 #include "routing/router.hpp"
 #include "topology/test_util.hpp"
 
@@ -14,21 +15,12 @@ namespace {
 
 using namespace podnet::literals;
 using topology::testing::hw_with;
+using testing::nic_link;
+using testing::p2p_plan;
 
 // 2-tier fat-tree of radix-8 switches, 1 GPU and 1 NIC per server.
 topology::Topology fabric(int gpus) {
   return topology::build_with("fat_tree", {{"gpus", std::to_string(gpus)}, {"tiers", "2"}}, hw_with(1, 1, 8));
-}
-
-TransferPlan p2p_plan(const std::vector<std::pair<int32_t, int32_t>>& pairs, Bytes bytes) {
-  TransferPlan plan;
-  for (auto [s, d] : pairs) {
-    Transfer t;
-    t.ranks = {s, d};
-    t.bytes = bytes;
-    plan.add(t);
-  }
-  return plan;
 }
 
 Time run(const topology::Topology& t, const TransferPlan& plan, NetworkOptions o, RunReport* out = nullptr) {
@@ -41,13 +33,6 @@ Time run(const topology::Topology& t, const TransferPlan& plan, NetworkOptions o
 topology::LinkId first_uplink(const topology::Topology& t, const std::string& leaf) {
   for (topology::LinkId l = 0; l < static_cast<topology::LinkId>(t.links.size()); ++l)
     if (t.nodes[t.links[l].a].name == leaf && t.nodes[t.links[l].b].kind == topology::NodeKind::Switch) return l;
-  return -1;
-}
-
-// The network link of GPU `rank`'s NIC.
-topology::LinkId nic_link(const topology::Topology& t, int32_t rank) {
-  for (topology::LinkId l = 0; l < static_cast<topology::LinkId>(t.links.size()); ++l)
-    if (t.links[l].a == t.gpu_nic[rank] && t.nodes[t.links[l].b].kind == topology::NodeKind::Switch) return l;
   return -1;
 }
 
@@ -189,6 +174,55 @@ TEST(Failures, DegradedLinkAndStraggler) {
   NetworkOptions s;
   s.failures.events.push_back({Time(), FailureAction::Slow, {}, {}, 3, 1.5, "gpu 3"});
   EXPECT_EQ(run(t, work, s), 15_ms);
+}
+
+
+TEST(Failures, StopEndsTheJobAtOnceAndEventsAfterTheEndDoNothing) {
+  // A GPU failing (Stop) at 1 ms stops the job there, even with a link failure
+  // earlier whose timeout would come later (1 ms + 30 s is after 1 ms).
+  const auto t = fabric(8);
+  const TransferPlan plan = p2p_plan({{0, 4}}, 256_MiB);
+  NetworkOptions o;
+  const Time t0 = run(t, plan, o);
+  ASSERT_GT(t0, 2_ms);
+  o.failures.events.push_back({Time(500000000), FailureAction::Down, {nic_link(t, 4)}, {}, -1, 1.0, "nic"});
+  o.failures.events.push_back({1_ms, FailureAction::Stop, {}, {}, 5, 1.0, "gpu 5"});
+  RunReport r;
+  EXPECT_EQ(run(t, plan, o, &r), 1_ms);
+  EXPECT_TRUE(r.job_failed);
+  EXPECT_EQ(r.failed_at, 1_ms);
+  EXPECT_NE(r.failure.find("gpu 5 failed"), std::string::npos) << r.failure;
+
+  // The same GPU failing after the transfer finished: the job was over, nothing applies.
+  NetworkOptions late;
+  late.failures.events.push_back({t0 + 1_ms, FailureAction::Stop, {}, {}, 5, 1.0, "gpu 5"});
+  EXPECT_EQ(run(t, plan, late, &r), t0);
+  EXPECT_FALSE(r.job_failed);
+  EXPECT_TRUE(r.failures.empty());
+}
+
+TEST(Failures, ATransferStartingWithNoRouteTimesOut) {
+  // Host 4's NIC link dies at 1 ms and routing forgets it at 1 ms + convergence;
+  // a second transfer to host 4 starts after that (it follows a 3 s compute),
+  // finds no path, and the job fails when its collective times out: at 3 s + 30 s.
+  const auto t = fabric(8);
+  TransferPlan plan;
+  Transfer c;
+  c.kind = TransferKind::Compute;
+  c.ranks = {0};
+  c.duration = Time::from_seconds(3);
+  const int32_t wait = plan.add(c);
+  Transfer x;
+  x.ranks = {0, 4};
+  x.bytes = 1_MiB;
+  x.deps = {wait};
+  plan.add(x);
+  NetworkOptions o;
+  o.failures.events.push_back({1_ms, FailureAction::Down, {nic_link(t, 4)}, {}, -1, 1.0, "nic"});
+  RunReport r;
+  EXPECT_EQ(run(t, plan, o, &r), Time::from_seconds(33));
+  EXPECT_TRUE(r.job_failed);
+  EXPECT_NE(r.failure.find("no route after the failures"), std::string::npos) << r.failure;
 }
 
 }  // namespace

@@ -48,6 +48,13 @@ class EventWheel {
   bool empty() const { return size_ == 0; }
   size_t size() const { return size_; }
 
+  // The earliest event's time (the queue must not be empty).
+  Time next_time() {
+    if (size_ == 0) throw Error("EventWheel::next_time on an empty queue");
+    while (cur_.empty()) advance();
+    return cur_.front().time;
+  }
+
   Event pop() {
     if (size_ == 0) throw Error("EventWheel::pop on an empty queue");
     while (cur_.empty()) advance();

@@ -35,11 +35,23 @@ NextHops::NextHops(const topology::Topology& t) : t_(t) {
     }
     adj_off_[i + 1] = static_cast<int32_t>(adj_dir_.size());
   }
-  tables_.resize(2 * static_cast<size_t>(net));
+  tables_.resize(4 * static_cast<size_t>(net));
+  up_.assign(t.links.size(), 1);
 }
 
-const int16_t* NextHops::table(int32_t target, bool restricted) {
-  std::vector<int16_t>& tab = tables_[2 * static_cast<size_t>(target) + (restricted ? 1 : 0)];
+void NextHops::set_link_up(LinkId l, bool up) {
+  if ((up_[l] != 0) == up) return;
+  up_[l] = up ? 1 : 0;
+  down_ += up ? -1 : 1;
+  for (size_t i = 0; i < tables_.size(); i += 4) {  // the live tables; the `all` ones do not change
+    tables_[i].clear();
+    tables_[i + 1].clear();
+  }
+}
+
+const int16_t* NextHops::table(int32_t target, bool restricted, bool all) {
+  all = all || down_ == 0;  // without failures both views are one
+  std::vector<int16_t>& tab = tables_[4 * static_cast<size_t>(target) + (all ? 2 : 0) + (restricted ? 1 : 0)];
   if (!tab.empty()) return tab.data();
   tab.assign(group_.size(), -1);
   tab[target] = 0;
@@ -50,7 +62,7 @@ const int16_t* NextHops::table(int32_t target, bool restricted) {
     // links are symmetric: the neighbours u of v are those with a link u -> v
     for (int32_t i = adj_off_[v]; i < adj_off_[v + 1]; ++i) {
       const int32_t u = adj_to_[i];
-      if (tab[u] >= 0) continue;
+      if (tab[u] >= 0 || !usable(i, all)) continue;
       if (restricted && group_[u] != group_[v] && group_[v] != tg) continue;
       tab[u] = static_cast<int16_t>(tab[v] + 1);
       bfs_.push_back(u);
@@ -59,22 +71,23 @@ const int16_t* NextHops::table(int32_t target, bool restricted) {
   return tab.data();
 }
 
-void NextHops::gather(NodeId u_node, NodeId target_node, std::vector<routing::DirLink>& out) {
+void NextHops::gather(NodeId u_node, NodeId target_node, std::vector<routing::DirLink>& out, bool all) {
   out.clear();
   const int32_t u = net_of_[u_node], target = net_of_[target_node];
   if (u < 0 || target < 0) throw Error("packet engine: internal: per-packet routing outside the network");
   bool restricted = dragonfly_;
-  const int16_t* tab = table(target, restricted);
+  const int16_t* tab = table(target, restricted, all);
   if (tab[u] < 0 && restricted) {
     restricted = false;
-    tab = table(target, false);
+    tab = table(target, false, all);
   }
+  if (tab[u] < 0 && down_ > 0) return;  // cut off by failed links
   if (tab[u] <= 0) throw Error("packet engine: internal: no next hop toward the target");
   const int want = tab[u] - 1;
   const int32_t tg = group_[target];
   for (int32_t i = adj_off_[u]; i < adj_off_[u + 1]; ++i) {
     const int32_t v = adj_to_[i];
-    if (tab[v] != want) continue;
+    if (tab[v] != want || !usable(i, all)) continue;
     if (restricted && group_[v] != group_[u] && group_[v] != tg) continue;
     out.push_back(adj_dir_[i]);
   }

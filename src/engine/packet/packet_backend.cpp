@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "engine/failure_driver.hpp"
 #include "engine/report_util.hpp"
+#include "routing/router.hpp"
 
 namespace podnet::engine::packet {
 
@@ -36,6 +38,11 @@ RunReport PacketBackend::run(const TransferPlan& plan) {
       dependents[d].push_back(i);
       ++unmet[i];
     }
+  const FailureOptions& fo = options_.failures;
+  const bool failures = !fo.events.empty();
+  FailureDriver driver(topo_, fo, report);
+  int32_t finished = 0;       // transfers done
+  bool links_failed = false;  // a link died: once the job is over, the rest of the run is not simulated
 
   std::vector<std::vector<routing::PathPart>> routes;
   std::vector<std::pair<int32_t, int32_t>> hops;
@@ -46,7 +53,12 @@ RunReport PacketBackend::run(const TransferPlan& plan) {
     const int32_t steps = std::max(1, t.latency_steps);
     const int32_t qps = std::max(1, t.qps);
     if (t.kind == TransferKind::Compute) {
-      sim.add_timer(at + t.duration, static_cast<uint64_t>(i));
+      Time duration = t.duration;
+      if (failures) {
+        const double factor = driver.compute_factor(t.ranks);
+        if (factor != 1.0) duration = Time(static_cast<int64_t>(static_cast<double>(duration.ps) * factor + 0.5));
+      }
+      sim.add_timer(at + duration, static_cast<uint64_t>(i));
       return;
     }
     hops.clear();
@@ -62,12 +74,18 @@ RunReport PacketBackend::run(const TransferPlan& plan) {
     }
     routes.assign(hops.size() * qps, {});
     double latency_sum = 0;  // ring/coupled: sum over hops of the mean QP latency
-    for (size_t h = 0; h < hops.size(); ++h)
-      for (int32_t q = 0; q < qps; ++q) {
-        auto& r = routes[h * qps + q];
-        sim.route(hops[h].first, hops[h].second, base + static_cast<uint64_t>(q), r);
-        latency_sum += static_cast<double>(sim.hop_latency(r).ps) / qps;
-      }
+    try {
+      for (size_t h = 0; h < hops.size(); ++h)
+        for (int32_t q = 0; q < qps; ++q) {
+          auto& r = routes[h * qps + q];
+          sim.route(hops[h].first, hops[h].second, base + static_cast<uint64_t>(q), r);
+          latency_sum += static_cast<double>(sim.hop_latency(r).ps) / qps;
+        }
+    } catch (const Error& e) {
+      if (!failures) throw;
+      driver.fail_launch(at, t.label.empty() ? fmt::format("transfer {}", i) : t.label, e.what());
+      return;
+    }
     const Time mean_total(static_cast<int64_t>(
         (hops.empty() ? 0.0 : latency_sum / static_cast<double>(hops.size())) * steps + 0.5));
     for (size_t h = 0; h < hops.size(); ++h)
@@ -91,18 +109,53 @@ RunReport PacketBackend::run(const TransferPlan& plan) {
   for (int32_t i = 0; i < n; ++i)
     if (unmet[i] == 0) launch(i, Time());
 
-  sim.run([&](const SimEvent& e) {
+  const std::function<void(const SimEvent&)> on_event = [&](const SimEvent& e) {
     const auto i = static_cast<int32_t>(e.tag);
     if (!e.timer && --streams_left[i] > 0) return;
     report.transfers[i].finish = e.at;
     report.makespan = std::max(report.makespan, e.at);
+    if (++finished == n && links_failed) sim.stop();  // left: retransmissions and ACKs of finished streams
     for (int32_t j : dependents[i])
       if (--unmet[j] == 0) launch(j, e.at);
-  });
-  if (sim.open_streams() > 0)
-    throw Error(fmt::format("packet engine: {} stream(s) never completed", sim.open_streams()));
-  for (int32_t i = 0; i < n; ++i)
-    if (unmet[i] > 0) throw Error("packet engine: internal: a transfer never started");
+  };
+  if (failures) {
+    FailureDriver::Hooks h;
+    h.run_until = [&](Time t) { sim.run_until(t, on_event); };
+    h.run_to_end = [&] { sim.run(on_event); };
+    h.done = [&] { return finished == n; };
+    h.apply = [&](const FailureEvent& ev) {
+      for (topology::LinkId l : ev.links) {
+        if (ev.action == FailureAction::Down) {
+          sim.set_link_dead(l, true);
+          links_failed = true;
+        } else if (ev.action == FailureAction::Up) {
+          sim.set_link_dead(l, false);
+          sim.set_link_rate(l, topo_.links[l].capacity);
+        } else if (ev.action == FailureAction::Degrade) {
+          sim.set_link_rate(l, ev.rate);
+        }  // Drain: routing moves the streams off; the link still forwards what reaches it
+      }
+    };
+    std::vector<routing::DirLink> route;
+    h.visit_running = [&](const std::function<void(const std::vector<routing::DirLink>&)>& visit) {
+      for (int32_t s = 0; s < static_cast<int32_t>(sim.streams().size()); ++s) {
+        if (!sim.stream_open(s)) continue;
+        sim.stream_route(s, route);
+        visit(route);
+      }
+    };
+    h.set_routing = [&](topology::LinkId l, bool up) { sim.set_route_link_up(l, up); };
+    h.reroute = [&](const std::vector<routing::DirLink>& dirs, Time) { return sim.reroute(dirs); };
+    driver.run(h);
+  }
+  if (report.job_failed) sim.stop();  // the run ends at the failure (the driver set the makespan)
+  sim.run(on_event);
+  if (!report.job_failed) {
+    if (sim.open_streams() > 0)
+      throw Error(fmt::format("packet engine: {} stream(s) never completed", sim.open_streams()));
+    for (int32_t i = 0; i < n; ++i)
+      if (unmet[i] > 0) throw Error("packet engine: internal: a transfer never started");
+  }
 
   const std::vector<double> bytes = sim.link_payload_bytes();
   std::vector<double> peak(bytes.size());

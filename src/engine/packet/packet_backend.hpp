@@ -22,6 +22,14 @@
 // physically (the transport's stack latency, and the extra latency steps) is
 // waited before its first packet (packet_sim.hpp, StreamSpec::latency).
 //
+// Failures (NetworkOptions::failures, network.hpp): applied in time order
+// between simulation steps exactly as the flow engine schedules them (the
+// same `local` repair rule, timeout and no-route checks, records and job
+// failure texts); what they do to ports, packets and QPs is packet_sim.hpp
+// §10. A straggler (Slow) multiplies the duration of the computes its rank
+// starts from then on (the slowest rank of a Compute sets the pace; events
+// at time 0 apply to the first compute). Stop ends the run at once.
+//
 // Options: the scenario's `network:` section selects routing and transport;
 // the congestion control follows the transport (infiniband -> credit-based
 // `infiniband`, else `dcqcn_nic` with PFC). Tests and tools pass

@@ -161,6 +161,12 @@ struct Qp {
   NodeId src_node = 0, dst_node = 0, target = topology::kNone;
   int32_t inj_port = 0;
   uint64_t key = 0;
+  uint64_t entropy = 0;
+  // re-routing (§10): the path before the last re-route, which packets sent earlier still follow
+  uint32_t prev_off = 0;
+  uint16_t prev_len = 0;
+  bool rerouted = false;
+  int64_t routed_at = 0;
   int64_t suffix_delay = 0;
   uint32_t npkts = 0;
   uint16_t last_payload = 0;
@@ -252,13 +258,20 @@ struct PacketSim::Impl {
   static constexpr uint64_t kRrSlots = 1 << 16;
   std::vector<uint32_t> rr_node;  // round-robin counters by hash of (switch, destination): spray, adaptive ties
   std::vector<PathPart> scratch;
+  // failures (§10)
+  bool links_failed = false;        // a link has died in this run: the loss checks below are on
+  bool stopped = false;
+  std::vector<char> dead;           // per directed link: the port sends nothing, packets sent to it are lost
+  std::vector<int64_t> drop_until;  // per directed link: arrivals until then were on the wire when it died
+  std::vector<double> cap;          // payload capacity in force
 
   // ---- helpers
   bool switch_like(NodeId n) const {
     const NodeKind k = topo.nodes[n].kind;
     return k == NodeKind::Switch || (torus && k == NodeKind::Gpu);
   }
-  DirLink rev_port(const Qp& q, int i) const { return routes[q.path_off + q.path_len - 1 - i] ^ 1; }
+  DirLink rev_port(uint32_t off, uint32_t len, uint32_t i) const { return routes[off + len - 1 - i] ^ 1; }
+  DirLink rev_port(const Qp& q, uint32_t i) const { return rev_port(q.path_off, q.path_len, i); }
   int64_t threshold(const Mmu& m) const {
     const int64_t f = m.buffer - m.total_hdrm - m.total_rsrv - m.shared;
     return f > 0 ? (f >> opt.dt_shift) : 0;
@@ -275,7 +288,23 @@ struct PacketSim::Impl {
 
   // ---- streams
   int32_t add_stream(const StreamSpec& s, const std::vector<PathPart>& route);
-  void run(const std::function<void(const SimEvent&)>& on_event);
+  void install_route(uint32_t qi, const std::vector<PathPart>& route, int64_t& phys, int64_t& prefix);
+  void run(const std::function<void(const SimEvent&)>& on_event, int64_t limit);
+  void finish_run();
+
+  // ---- failures
+  void set_link_rate(topology::LinkId l, double bps);
+  void set_link_dead(topology::LinkId l, bool dead);
+  int64_t reroute(const std::vector<DirLink>& dirs);
+  bool which_path(const Qp& q, const Packet& k, DirLink p, uint32_t& off, uint32_t& len) const;
+  void lose(DirLink p, const Packet& k) {
+    ++port_stats[p].lost;
+    ++(k.type == kData ? stats.lost : stats.lost_ctrl);
+  }
+  void return_credit(DirLink in, const Packet& k) {
+    if (ib && k.cls == kLossless && state[in].credit_limited)
+      events.push(Time(now + info[in].latency), kCredit, static_cast<uint64_t>(in), k.wire);
+  }
 
   // ---- ports
   void ensure_kick(DirLink p, int64_t t) {
@@ -337,7 +366,7 @@ struct PacketSim::Impl {
 
   // ---- switch
   void on_arrive(Packet k);
-  DirLink next_data_port(const Qp& q, const Packet& k, NodeId n);
+  DirLink next_data_port(const Qp& q, const Packet& k, NodeId n, uint32_t off);
   bool admit(NodeId n, DirLink in, DirLink out, Packet& k);
   void release_mmu(NodeId n, DirLink in, const Packet& k);
   void mark_ecn(DirLink out, Packet& k);
@@ -400,6 +429,10 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   port_stats.resize(D);
   extra_bytes.assign(D, 0.0);
   mmu.resize(t.nodes.size());
+  dead.assign(D, 0);
+  drop_until.assign(D, -1);
+  cap.resize(D);
+  for (DirLink d = 0; d < D; ++d) cap[d] = compiler->payload_capacity_bps(d);
 
   const int64_t mtu_wire = mtu + header;
   for (DirLink d = 0; d < D; ++d) {
@@ -472,7 +505,6 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
 int32_t PacketSim::Impl::add_stream(const StreamSpec& s, const std::vector<PathPart>& route) {
   const auto qi = static_cast<uint32_t>(qps.size());
   qps.emplace_back();
-  Qp& q = qps.back();
   StreamRecord rec;
   rec.tag = s.tag;
   rec.src = s.src;
@@ -481,6 +513,43 @@ int32_t PacketSim::Impl::add_stream(const StreamSpec& s, const std::vector<PathP
   rec.start = s.start;
   ++open_streams;
 
+  {
+    Qp& q = qps.back();
+    q.entropy = s.entropy;
+    q.npkts = static_cast<uint32_t>((s.bytes + mtu - 1) / mtu);
+    q.last_payload = static_cast<uint16_t>(s.bytes - static_cast<Bytes>(q.npkts > 0 ? q.npkts - 1 : 0) * mtu);
+  }
+  int64_t phys = 0, prefix = 0;
+  install_route(qi, route, phys, prefix);
+  Qp& q = qps.back();
+  rec.packets = q.npkts;
+
+  const int64_t start = s.start.ps;
+  if (route.empty() || s.bytes <= 0) {
+    q.tx_done = q.rx_done = true;
+    rec.first_send = s.start;
+    rec.finish = Time(start + std::max(s.latency.ps, phys));
+    records.push_back(rec);
+    stream_tags.push_back(s.tag);
+    events.push(rec.finish, kDone, qi);
+    return static_cast<int32_t>(qi);
+  }
+  q.line = static_cast<double>(hot[q.inj_port].bps);
+  q.rate = q.target_rate = q.line;
+  q.alpha = dcqcn.alpha0;
+  const int64_t inject = start + std::max<int64_t>(0, s.latency.ps - phys) + prefix;
+  rec.first_send = Time(inject);
+  records.push_back(rec);
+  stream_tags.push_back(s.tag);
+  events.push(Time(inject), kQpStart, qi);
+  return static_cast<int32_t>(qi);
+}
+
+// Sets QP qi's route (and what follows from it: its network path, ends,
+// injection port, per-packet target); `phys` and `prefix` get the route's
+// physical latency and the in-server delay before its first network link.
+void PacketSim::Impl::install_route(uint32_t qi, const std::vector<PathPart>& route, int64_t& phys, int64_t& prefix) {
+  Qp& q = qps[qi];
   const auto n = static_cast<int32_t>(route.size());
   if (n > 250) throw Error("packet engine: a route longer than 250 links");
   for (int32_t i = 0; i < n; ++i) {
@@ -489,7 +558,7 @@ int32_t PacketSim::Impl::add_stream(const StreamSpec& s, const std::vector<PathP
       throw Error("packet engine: internal: route links are not a chain");
   }
   int32_t first = -1, last = -1;
-  int64_t phys = 0, prefix = 0;
+  phys = prefix = 0;
   for (int32_t i = 0; i < n; ++i) {
     const PortInfo& p = info[route[i].link];
     phys += p.arrive_extra;
@@ -510,20 +579,8 @@ int32_t PacketSim::Impl::add_stream(const StreamSpec& s, const std::vector<PathP
   q.net_last = static_cast<uint16_t>(last);
   q.path_off = q.route_off + static_cast<uint32_t>(first);
   q.path_len = static_cast<uint16_t>(n > 0 ? last - first + 1 : 0);
-  q.npkts = static_cast<uint32_t>((s.bytes + mtu - 1) / mtu);
-  q.last_payload = static_cast<uint16_t>(s.bytes - static_cast<Bytes>(q.npkts > 0 ? q.npkts - 1 : 0) * mtu);
-  rec.packets = q.npkts;
-
-  const int64_t start = s.start.ps;
-  if (n == 0 || s.bytes <= 0) {
-    q.tx_done = q.rx_done = true;
-    rec.first_send = s.start;
-    rec.finish = Time(start + std::max(s.latency.ps, phys));
-    records.push_back(rec);
-    stream_tags.push_back(s.tag);
-    events.push(rec.finish, kDone, qi);
-    return static_cast<int32_t>(qi);
-  }
+  q.suffix_delay = 0;
+  if (n == 0) return;
   for (int32_t i = last + 1; i < n; ++i) {
     const PortInfo& p = info[route[i].link];
     q.suffix_delay += p.arrive_extra + ser_ps(p.net ? q.last_payload + header : q.last_payload, p.bps);
@@ -531,31 +588,23 @@ int32_t PacketSim::Impl::add_stream(const StreamSpec& s, const std::vector<PathP
   q.inj_port = routes[q.path_off];
   q.src_node = hot[q.inj_port].from;
   q.dst_node = info[routes[q.path_off + q.path_len - 1]].to;
-  q.key = routing::Router::flow_key(q.src_node, q.dst_node, s.entropy);
+  q.key = routing::Router::flow_key(q.src_node, q.dst_node, q.entropy);
   if (per_packet) {
     const DirLink lastl = routes[q.path_off + q.path_len - 1];
+    q.target = topology::kNone;
     if (next_hops->is_net(q.dst_node)) q.target = q.dst_node;
     else if (next_hops->is_net(hot[lastl].from)) q.target = hot[lastl].from;
-    if (q.target != topology::kNone) {
+    if (q.target != topology::kNone && q.bm_off == kNil) {
       q.bm_off = static_cast<uint32_t>(bitmap.size());
       bitmap.resize(bitmap.size() + (q.npkts + 63) / 64, 0);
     }
   }
-  q.line = static_cast<double>(hot[q.inj_port].bps);
-  q.rate = q.target_rate = q.line;
-  q.alpha = dcqcn.alpha0;
-  const int64_t inject = start + std::max<int64_t>(0, s.latency.ps - phys) + prefix;
-  rec.first_send = Time(inject);
-  records.push_back(rec);
-  stream_tags.push_back(s.tag);
-  events.push(Time(inject), kQpStart, qi);
-  return static_cast<int32_t>(qi);
 }
 
 // ---------------------------------------------------------------- event loop
 
-void PacketSim::Impl::run(const std::function<void(const SimEvent&)>& on_event) {
-  while (!events.empty()) {
+void PacketSim::Impl::run(const std::function<void(const SimEvent&)>& on_event, int64_t limit) {
+  while (!stopped && !events.empty() && events.next_time().ps <= limit) {
     const Event e = events.pop();
     now = e.time.ps;
     ++stats.events;
@@ -567,7 +616,9 @@ void PacketSim::Impl::run(const std::function<void(const SimEvent&)>& on_event) 
         try_send(p);
         break;
       }
-      case kPause: on_pause(static_cast<DirLink>(e.a), e.b != 0); break;
+      case kPause:
+        if (!links_failed || !dead[e.a]) on_pause(static_cast<DirLink>(e.a), e.b != 0);  // else lost with its link
+        break;
       case kPauseRefresh: {
         check_deadlock();
         const auto i = static_cast<DirLink>(e.a);
@@ -632,6 +683,10 @@ void PacketSim::Impl::run(const std::function<void(const SimEvent&)>& on_event) 
       default: throw Error("packet engine: internal: unknown event");
     }
   }
+  if (limit > now && limit != std::numeric_limits<int64_t>::max()) now = limit;
+}
+
+void PacketSim::Impl::finish_run() {
   flush_telemetry();
   stats.mean_reorder_delay_ps = stats.reorder_events ? reorder_delay_sum / static_cast<double>(stats.reorder_events) : 0;
 }
@@ -660,8 +715,7 @@ void PacketSim::Impl::flush_telemetry() {
       s.paused_since = end;
     }
     if (s.win_idx >= 0 && win_s > 0) {
-      const double cap = compiler->payload_capacity_bps(static_cast<DirLink>(p));
-      st.peak_utilization = std::max(st.peak_utilization, s.win_bytes * 8.0 / (cap * win_s));
+      st.peak_utilization = std::max(st.peak_utilization, s.win_bytes * 8.0 / (cap[p] * win_s));
       s.win_idx = -1;
       s.win_bytes = 0;
     }
@@ -671,6 +725,7 @@ void PacketSim::Impl::flush_telemetry() {
 // ---------------------------------------------------------------- ports
 
 void PacketSim::Impl::try_send(DirLink p) {
+  if (links_failed && dead[p]) return;
   PortState& s = state[p];
   if (s.busy_until > now) {
     if (has_work(p)) ensure_kick(p, s.busy_until);
@@ -722,7 +777,7 @@ bool PacketSim::Impl::next_qp_packet(DirLink p, Packet& out) {
     const WaitEntry w = h.back();
     h.pop_back();
     Qp& q = qps[w.qp];
-    if (!q.in_heap || q.heap_time != w.time) continue;  // superseded by an earlier entry
+    if (!q.in_heap || q.heap_time != w.time || q.inj_port != p) continue;  // superseded (or the QP moved)
     q.in_heap = false;
     ready_push(p, w.qp);
   }
@@ -807,9 +862,8 @@ void PacketSim::Impl::transmit(DirLink p, Packet k) {
     const int64_t w = now / opt.util_window.ps;
     if (w != s.win_idx) {
       if (s.win_idx >= 0) {
-        const double cap = compiler->payload_capacity_bps(p);
-        st.peak_utilization =
-            std::max(st.peak_utilization, s.win_bytes * 8.0 / (cap * static_cast<double>(opt.util_window.ps) * 1e-12));
+        st.peak_utilization = std::max(st.peak_utilization,
+                                       s.win_bytes * 8.0 / (cap[p] * static_cast<double>(opt.util_window.ps) * 1e-12));
       }
       s.win_idx = w;
       s.win_bytes = 0;
@@ -833,22 +887,32 @@ void PacketSim::Impl::transmit(DirLink p, Packet k) {
 
 void PacketSim::Impl::on_arrive(Packet k) {
   const DirLink p = k.in_port;
+  if (links_failed && now <= drop_until[p]) {  // it was on the wire when the link died
+    if (k.type == kData && k.cls == kLossless && state[p].credit_limited) state[p].credits += k.wire;
+    return lose(p, k);
+  }
   const NodeId n = hot[p].to;
   const uint32_t qi = k.qp;
   const Qp& q = qps[qi];
-  DirLink out;
+  uint32_t off = q.path_off, len = q.path_len;  // the path the packet follows
+  DirLink out = -1;
   if (k.type == kData) {
     if (n == q.dst_node) {
       receive_data(qi, k);
       return;
     }
-    out = next_data_port(q, k, n);
+    if (!q.rerouted || (q.target != topology::kNone && next_hops->is_net(n)) || which_path(q, k, p, off, len))
+      out = next_data_port(q, k, n, off);
   } else {
     if (n == q.src_node) {
       receive_ctrl(qi, k);
       return;
     }
-    out = rev_port(q, k.hop + 1);
+    if (!q.rerouted || which_path(q, k, p, off, len)) out = rev_port(off, len, k.hop + 1u);
+  }
+  if (out < 0 || (links_failed && dead[out])) {  // stale, cut off, or toward a dead link: lost here
+    if (k.type == kData && hot[p].to_mmu) return_credit(p, k);
+    return lose(out < 0 ? p : out, k);
   }
   ++k.hop;
   k.in_port = p;
@@ -863,11 +927,31 @@ void PacketSim::Impl::on_arrive(Packet k) {
   try_send(out);
 }
 
-DirLink PacketSim::Impl::next_data_port(const Qp& q, const Packet& k, NodeId n) {
-  if (q.target == topology::kNone) return routes[q.path_off + k.hop + 1];
+// A packet of a re-routed QP follows the path it was sent on: the current or
+// the previous one, whichever has the link it arrived on at its position
+// (hop); (off, len) is set to it. False if neither (sent before an earlier
+// re-route) or if that path ends here (its old end): the packet is lost.
+bool PacketSim::Impl::which_path(const Qp& q, const Packet& k, DirLink p, uint32_t& off, uint32_t& len) const {
+  auto on = [&](uint32_t o, uint32_t l) {
+    if (k.hop + 1u >= l) return false;
+    return k.type == kData ? routes[o + k.hop] == p : rev_port(o, l, k.hop) == p;
+  };
+  if (on(q.path_off, q.path_len)) return true;
+  if (q.prev_len == 0 || !on(q.prev_off, q.prev_len)) return false;
+  off = q.prev_off;
+  len = q.prev_len;
+  return true;
+}
+
+DirLink PacketSim::Impl::next_data_port(const Qp& q, const Packet& k, NodeId n, uint32_t off) {
+  if (q.target == topology::kNone) return routes[off + k.hop + 1];
   if (n == q.target) return routes[q.path_off + q.path_len - 1];
-  if (!next_hops->is_net(n)) return routes[q.path_off + k.hop + 1];
+  if (!next_hops->is_net(n)) return routes[off + k.hop + 1];
   next_hops->gather(n, q.target, cand);
+  // cut off from the target by links routing has forgotten: the packet was
+  // already on its way (over a drained link, which still forwards it)
+  if (cand.empty()) next_hops->gather(n, q.target, cand, true);
+  if (cand.empty()) return -1;
   if (cand.size() == 1) return cand[0];
   // round-robin counter of (this switch, this destination): every destination's packets split evenly
   const uint64_t slot = mix64((static_cast<uint64_t>(static_cast<uint32_t>(n)) << 32) |
@@ -1024,6 +1108,7 @@ void PacketSim::Impl::send_ctrl(uint32_t qi, uint8_t type, uint32_t psn) {
   k.ecn = 0;
   k.hop = 0;
   const DirLink p = rev_port(qps[qi], 0);
+  if (links_failed && dead[p]) return lose(p, k);
   enqueue(p, k);
   try_send(p);
 }
@@ -1251,6 +1336,95 @@ void PacketSim::Impl::cc_timer(uint32_t qi) {
     events.push(Time(now + dcqcn.increase_timer.ps), kCcTimer, qi, 0, q.cc_stamp);
 }
 
+// ---------------------------------------------------------------- failures
+
+void PacketSim::Impl::set_link_rate(topology::LinkId l, double bps) {
+  for (const DirLink d : {2 * l, 2 * l + 1}) {
+    info[d].bps = hot[d].bps = std::max<int64_t>(1, std::llround(bps));
+    cap[d] = bps * (info[d].net ? transport.efficiency() : 1.0);
+  }
+}
+
+void PacketSim::Impl::set_link_dead(topology::LinkId l, bool is_dead) {
+  for (const DirLink d : {2 * l, 2 * l + 1}) {
+    if ((dead[d] != 0) == is_dead) continue;
+    dead[d] = is_dead ? 1 : 0;
+    PortState& s = state[d];
+    if (!is_dead) {
+      if (has_work(d)) try_send(d);
+      continue;
+    }
+    links_failed = true;
+    // The frame being sent and those on the wire arrive by then: all lost.
+    drop_until[d] = std::max(now, s.busy_until) + info[d].arrive_extra;
+    for (uint8_t c = kCtrl; c <= kLossy; ++c)
+      while (!s.q[c].empty()) {
+        const Packet k = dequeue(d, c);
+        if (k.type == kData && k.in_port >= 0 && hot[k.in_port].to_mmu) {  // its buffer (and credits) come back
+          release_mmu(hot[d].from, k.in_port, k);
+          return_credit(k.in_port, k);
+        }
+        lose(d, k);
+      }
+    if (s.paused) unpause(d, std::min(now, s.pause_until));  // the link's PFC state goes with it
+  }
+}
+
+int64_t PacketSim::Impl::reroute(const std::vector<DirLink>& dirs) {
+  // A QP uses a direction if its data path crosses it (per-flow policies, as
+  // the flow engine); with per-packet policies the data follows the next-hop
+  // tables and the QP's path carries its control packets back, so either
+  // direction of a link counts.
+  int64_t moved = 0;
+  std::vector<PathPart> route;
+  for (uint32_t qi = 0; qi < qps.size(); ++qi) {
+    Qp& q = qps[qi];
+    if (q.tx_done && q.rx_done) continue;
+    bool hit = false;
+    for (uint32_t j = 0; j < q.route_len && !hit; ++j) {
+      const DirLink d = routes[q.route_off + j];
+      for (const DirLink x : dirs) hit = hit || x == d || (per_packet && (x ^ 1) == d);
+    }
+    if (!hit) continue;
+    if (tracks_load) {
+      scratch.clear();
+      for (uint32_t i = 0; i < q.route_len; ++i) scratch.push_back({routes[q.route_off + i], 1.0});
+      router->release(scratch, 1.0);
+    }
+    route.clear();
+    router->route(records[qi].src, records[qi].dst, q.entropy, 1.0, route);  // throws when no path is left
+    if (!q.rerouted || q.routed_at != now) {  // packets sent so far follow the path they left on
+      q.prev_off = q.path_off;
+      q.prev_len = q.path_len;
+    }
+    q.rerouted = true;
+    q.routed_at = now;
+    const DirLink old_inj = q.inj_port;
+    int64_t phys = 0, prefix = 0;
+    install_route(qi, route, phys, prefix);
+    ++moved;
+    ++stats.rerouted;
+    if (q.inj_port == old_inj || q.route_len == 0) continue;
+    // A new first network link: the QP leaves the old port's schedule for the new one.
+    if (q.in_sched) {
+      PortState& s = state[old_inj];
+      for (uint32_t i = s.ready_head, before = kNil; i != kNil; before = i, i = qps[i].next_ready) {
+        if (i != qi) continue;
+        (before == kNil ? s.ready_head : qps[before].next_ready) = q.next_ready;
+        if (s.ready_tail == qi) s.ready_tail = before;
+        break;
+      }
+      q.in_heap = false;  // its wait-heap entry there goes stale
+      q.in_sched = false;
+    }
+    q.line = static_cast<double>(hot[q.inj_port].bps);
+    q.rate = std::min(q.rate, q.line);
+    q.target_rate = std::min(q.target_rate, q.line);
+    maybe_activate(qi);
+  }
+  return moved;
+}
+
 // ---------------------------------------------------------------- PacketSim
 
 PacketSim::PacketSim(const topology::Topology& topo, const NetworkOptions& net, const PacketOptions& opt)
@@ -1263,7 +1437,26 @@ void PacketSim::route(int32_t src, int32_t dst, uint64_t entropy, std::vector<Pa
 Time PacketSim::hop_latency(const std::vector<PathPart>& r) const { return m_->compiler->hop_latency(r); }
 int32_t PacketSim::add_stream(const StreamSpec& s, const std::vector<PathPart>& r) { return m_->add_stream(s, r); }
 void PacketSim::add_timer(Time at, uint64_t tag) { m_->events.push(at, kTimer, tag); }
-void PacketSim::run(const std::function<void(const SimEvent&)>& on_event) { m_->run(on_event); }
+void PacketSim::run(const std::function<void(const SimEvent&)>& on_event) {
+  m_->run(on_event, std::numeric_limits<int64_t>::max());
+  m_->finish_run();
+}
+void PacketSim::run_until(Time limit, const std::function<void(const SimEvent&)>& on_event) {
+  m_->run(on_event, limit.ps);
+}
+void PacketSim::stop() { m_->stopped = true; }
+void PacketSim::set_link_rate(topology::LinkId l, Bandwidth rate) { m_->set_link_rate(l, rate.bps); }
+void PacketSim::set_link_dead(topology::LinkId l, bool dead) { m_->set_link_dead(l, dead); }
+void PacketSim::set_route_link_up(topology::LinkId l, bool up) {
+  m_->router->set_link_up(l, up);
+  if (m_->next_hops) m_->next_hops->set_link_up(l, up);
+}
+int64_t PacketSim::reroute(const std::vector<DirLink>& dirs) { return m_->reroute(dirs); }
+bool PacketSim::stream_open(int32_t s) const { return !m_->qps[s].rx_done; }
+void PacketSim::stream_route(int32_t s, std::vector<DirLink>& out) const {
+  const Qp& q = m_->qps[s];
+  out.assign(m_->routes.begin() + q.route_off, m_->routes.begin() + q.route_off + q.route_len);
+}
 Time PacketSim::now() const { return Time(m_->now); }
 const SimStats& PacketSim::stats() const { return m_->stats; }
 const std::vector<PortStats>& PacketSim::port_stats() const { return m_->port_stats; }
@@ -1275,7 +1468,7 @@ std::vector<double> PacketSim::link_payload_bytes() const {
   for (size_t d = 0; d < b.size(); ++d) b[d] = m_->port_stats[d].payload_bytes + m_->extra_bytes[d];
   return b;
 }
-double PacketSim::payload_capacity_bps(DirLink d) const { return m_->compiler->payload_capacity_bps(d); }
+double PacketSim::payload_capacity_bps(DirLink d) const { return m_->cap[d]; }
 Time PacketSim::rto() const { return Time(m_->rto); }
 Bytes PacketSim::buffer_of(NodeId n) const { return m_->mmu[n].buffer; }
 Bytes PacketSim::headroom_of(DirLink in) const { return m_->ingress[in].headroom; }

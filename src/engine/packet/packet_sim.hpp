@@ -143,9 +143,48 @@
 //   with virtual channels, which this model does not have); ECN marking
 //   applies at them as at switches.
 //
+// 10. Failures (network.hpp, FailureOptions: the events, repair delays and
+//   job-failure rules of the flow engine; packet_backend.cpp schedules them).
+//   Degrade: both directions serialize at the new rate from then on (a frame
+//   being sent finishes at the old one); the payload capacity reported and
+//   used for utilization follows. ECN thresholds, PFC headroom and pause
+//   time keep their nominal-rate values.
+//   Down: both directions die at once. The packets queued at the two ports
+//   are lost (their buffer is released, IB credits return), and so are the
+//   frame being sent and the packets on the wire: every arrival until
+//   max(now, end of that frame) + latency is discarded. The ports send
+//   nothing more; a packet sent to them (data or control) is lost. Lost
+//   packets are counted per port (PortStats::lost) and in total
+//   (SimStats::lost, lost_ctrl) and recovered by the senders' go-back-N
+//   (NACK on a lossy class, else the RTO): nothing refills them. Until a
+//   direction is repaired, per-packet policies still choose it (adaptive
+//   sees an idle port), so its share of the packets is lost.
+//   Repair, per direction after local_repair or convergence (network.hpp):
+//   the Router and the next-hop tables forget the link (both directions),
+//   and every unfinished QP using a repaired direction is re-routed with its
+//   entropy; its state (PSNs, rate, reorder buffer) carries over. A QP uses
+//   a direction if its data path crosses it (the flow engine's rule); with
+//   per-packet policies, whose data follows the tables, either direction of
+//   a link on its path (the path carries its control packets back).
+//   Packets sent before a re-route keep the path they left on (a QP keeps
+//   its previous path: a packet follows the one whose link at its position
+//   it arrived on); a packet of an older path is lost. A packet that the
+//   live tables can no longer bring to its target uses the whole graph (it
+//   is already on its way, e.g. over a drained link).
+//   Up: the ports send again at once at the nominal rate; the link rejoins
+//   routing after local_repair (QPs are not moved back).
+//   Drain: routing forgets the links and the QPs move at once; the links
+//   still forward what was queued at or on its way to them, so nothing is
+//   lost, and nothing new is routed over them.
+//   Once a link has died and the job's last transfer has finished, the run
+//   stops there (only retransmissions and ACKs are left). Cost: a sender
+//   whose path is dead keeps sending into it (go-back-N at every RTO) until
+//   the repair, so a convergence of seconds is simulated packet by packet.
+//
 // Limitations: one data priority in use per run; no cut-through; PFC only
 // at switches (not NICs, NVSwitches or torus chips); no virtual channels;
-// no link failures; control packets are never lost.
+// control packets are lost only to failed links (never to buffers); a QP's
+// control packets return along its path reversed.
 #pragma once
 
 #include <cstdint>
@@ -188,6 +227,7 @@ struct PortStats {
   uint64_t pause_rx = 0;         // PAUSE (XOFF) frames received by this egress port
   uint64_t pause_tx = 0;         // PAUSE frames sent upstream about this link (by its receiving end)
   Time paused;                   // time this port's data class was paused
+  uint64_t lost = 0;             // packets lost to this link's failure (queued, on its wire, or sent to it while dead)
   Bytes max_queue = 0;           // peak data bytes queued
   double queue_byte_ps = 0;      // integral of data bytes queued over time
   double peak_utilization = 0;   // peak payload rate / payload capacity over util_window
@@ -214,6 +254,9 @@ struct SimStats {
   uint64_t data_delivered = 0;   // unique data packets delivered in order
   uint64_t retransmits = 0;
   uint64_t drops = 0;
+  uint64_t lost = 0;             // data packets lost to failed links (§10)
+  uint64_t lost_ctrl = 0;        // control packets lost to failed links
+  uint64_t rerouted = 0;         // QP re-routes (§10)
   uint64_t ecn_marks = 0;
   uint64_t cnps = 0;
   uint64_t acks = 0;
@@ -267,6 +310,29 @@ class PacketSim {
   // Runs until no event is left, calling `on_event` for every stream
   // completion and timer, in time order; it may add streams and timers.
   void run(const std::function<void(const SimEvent&)>& on_event);
+  // Runs the events at or before `limit`, then sets now() = limit (failure
+  // actions happen between calls); run() finishes the run.
+  void run_until(Time limit, const std::function<void(const SimEvent&)>& on_event);
+  // No further event is processed (the job is over or has failed); run()
+  // only closes the telemetry.
+  void stop();
+
+  // ---- failures (§10): both directions of link l, from now on.
+  // New serialization rate (and payload capacity).
+  void set_link_rate(topology::LinkId l, Bandwidth rate);
+  // Dead: the packets queued at its two ports and those on its wires are
+  // lost, the ports send nothing and packets sent to them are lost. Alive
+  // again: the ports resume.
+  void set_link_dead(topology::LinkId l, bool dead);
+  // Routing (the Router and the per-packet next hops) forgets / relearns l.
+  void set_route_link_up(topology::LinkId l, bool up);
+  // Re-routes every unfinished QP that uses one of `dirs` (§10) on the
+  // routing now in force, with its entropy; returns how many. Throws Error
+  // (from the Router) when one has no path left.
+  int64_t reroute(const std::vector<routing::DirLink>& dirs);
+  // Whether stream s still has bytes to deliver, and its route now.
+  bool stream_open(int32_t s) const;
+  void stream_route(int32_t s, std::vector<routing::DirLink>& out) const;
 
   Time now() const;
   const SimStats& stats() const;
@@ -276,6 +342,7 @@ class PacketSim {
   const std::vector<StreamSample>& stream_samples() const;
   // Payload bytes per directed link, including the in-server links modelled as delays.
   std::vector<double> link_payload_bytes() const;
+  // Payload capacity in force (a Degrade changes it).
   double payload_capacity_bps(routing::DirLink d) const;
   Time rto() const;
   // Buffer and lossless headroom the model gives a switch node / an ingress link.

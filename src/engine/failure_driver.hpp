@@ -1,0 +1,67 @@
+// FailureDriver: the failure schedule shared by the engines that simulate
+// time passing (flow, packet): injected events in time order, the repairs
+// they schedule, stragglers, and the job-failure rules of network.hpp
+// ("Failures"), with the report's records. What a failure does to links,
+// flows or packets is the engine's, supplied through Hooks; hooks run once
+// per action, never per packet or per flow event.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/network.hpp"
+#include "routing/route.hpp"
+#include "topology/topology.hpp"
+
+namespace podnet::engine {
+
+class FailureDriver {
+ public:
+  struct Hooks {
+    std::function<void(Time)> run_until;  // process every engine event at or before t
+    std::function<void()> run_to_end;     // until nothing is left to do
+    std::function<bool()> done;           // every transfer has finished
+    // Down/Up/Degrade/Drain: change what the links carry (the driver handles routing and repairs).
+    std::function<void(const FailureEvent&)> apply;
+    // Calls `visit` once per running flow (or QP) with the directed links it uses.
+    std::function<void(const std::function<void(const std::vector<routing::DirLink>&)>& visit)> visit_running;
+    // Routing learns (up) or forgets a link.
+    std::function<void(topology::LinkId, bool up)> set_routing;
+    // Re-routes every running flow that uses one of `dirs`, at `at`; returns how
+    // many moved. Throws Error when a flow has no route left.
+    std::function<int64_t(const std::vector<routing::DirLink>& dirs, Time at)> reroute;
+  };
+
+  FailureDriver(const topology::Topology& t, const FailureOptions& options, RunReport& report);
+
+  // Duration multiplier for a compute on `ranks` starting now: the slowest
+  // straggler of the lockstep group sets the pace (1 when none).
+  double compute_factor(const std::vector<int32_t>& ranks) const;
+  // A transfer that found no route when it started: the collective cannot
+  // connect and the job fails when it times out (at + collective_timeout).
+  void fail_launch(Time at, const std::string& what, const std::string& why);
+  // Runs the engine through every action. On return, report.job_failed says
+  // whether the job stopped (report.makespan is then failed_at).
+  void run(const Hooks& hooks);
+
+ private:
+  struct Action {
+    Time at;
+    int kind;  // 0 event, 1 repair (reroute), 2 rejoin (a link back up)
+    int32_t event;
+    std::vector<routing::DirLink> dirs;
+  };
+  void push(Action a);
+  bool local(routing::DirLink d) const;
+  void fail(Time at, std::string why);  // the earliest reason wins
+
+  const topology::Topology& t_;
+  const FailureOptions& fo_;
+  RunReport& report_;
+  std::vector<Action> actions_;
+  std::vector<char> dead_;          // by link
+  std::vector<double> slowdown_;    // by GPU rank
+};
+
+}  // namespace podnet::engine

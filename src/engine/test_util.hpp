@@ -1,0 +1,43 @@
+// Helpers shared by the engine tests (header-only, tests only).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/network.hpp"
+#include "engine/transfer_plan.hpp"
+#include "topology/topology.hpp"
+
+namespace podnet::engine::testing {
+
+// Independent point-to-point transfers of `bytes` each.
+inline TransferPlan p2p_plan(const std::vector<std::pair<int32_t, int32_t>>& pairs, Bytes bytes) {
+  TransferPlan plan;
+  for (auto [s, d] : pairs) {
+    Transfer t;
+    t.ranks = {s, d};
+    t.bytes = bytes;
+    plan.add(t);
+  }
+  return plan;
+}
+
+// The network link of GPU `rank`'s NIC (-1 if it has none).
+inline topology::LinkId nic_link(const topology::Topology& t, int32_t rank) {
+  for (topology::LinkId l = 0; l < static_cast<topology::LinkId>(t.links.size()); ++l)
+    if (t.links[l].a == t.gpu_nic[rank] && t.nodes[t.links[l].b].kind == topology::NodeKind::Switch) return l;
+  return -1;
+}
+
+// A failure event on links (Down/Up/Degrade/Drain) or nothing (Stop/Slow: set gpu after).
+inline FailureEvent event(Time at, FailureAction action, std::vector<topology::LinkId> links, std::string what) {
+  FailureEvent e;
+  e.at = at;
+  e.action = action;
+  e.links = std::move(links);
+  e.what = std::move(what);
+  return e;
+}
+
+}  // namespace podnet::engine::testing
