@@ -114,7 +114,7 @@ TEST(Placement, TopologyAwareBeatsRandomOnAipod16k) {
   j.pp = 8;
   j.dp = 64;
   j.global_batch = 512;
-  auto backend = engine::make_backend("flow", t, engine::NetworkOptions{});
+  auto backend = engine::make_backend("flow", t);
   const auto ta = simulate_job(j, t, *backend, workload::TrainOptions{}, Policy::TopologyAware, 1);
   const auto rnd = simulate_job(j, t, *backend, workload::TrainOptions{}, Policy::Random, 1);
   EXPECT_LT(ta.placement.cross_spine_fraction(), rnd.placement.cross_spine_fraction());
@@ -135,7 +135,7 @@ TEST(Sweep, WeakScalingEfficiency) {
   const auto& t = rail(1024);
   workload::Job j = job(8, 2, 1, 8);
   const auto points = scaling_sweep(
-      j, t, [](const topology::Topology& tt) { return engine::make_backend("analytical", tt, engine::NetworkOptions{}); },
+      j, t, [](const topology::Topology& tt) { return engine::make_backend("analytical", tt); },
       workload::TrainOptions{}, Policy::TopologyAware, 1, {1, 2, 4, 8}, {0, 5e9});
   ASSERT_EQ(points.size(), 8u);
   EXPECT_DOUBLE_EQ(points[0].efficiency, 1.0);

@@ -55,6 +55,10 @@ std::unique_ptr<NetworkBackend> make_backend(std::string_view engine, const topo
   throw InputError(fmt::format("unknown engine '{}'; expected one of: {}", engine, names));
 }
 
+std::unique_ptr<NetworkBackend> make_backend(std::string_view engine, const topology::Topology& topo) {
+  return make_backend(engine, topo, NetworkOptions{});
+}
+
 std::string dir_link_name(const topology::Topology& topo, routing::DirLink d) {
   const auto& l = topo.links[routing::link_of(d)];
   const bool fwd = (d & 1) == 0;

@@ -157,6 +157,8 @@ const std::vector<EngineInfo>& engines();
 // routing policy that does not apply to the topology.
 std::unique_ptr<NetworkBackend> make_backend(std::string_view engine, const topology::Topology& topo,
                                              const NetworkOptions& options);
+// With default options (ECMP, rocev2, no failures).
+std::unique_ptr<NetworkBackend> make_backend(std::string_view engine, const topology::Topology& topo);
 
 // "su001-leaf-r3:Ethernet1/65 -> pod00-spine-r3-02:Ethernet1/5"
 std::string dir_link_name(const topology::Topology& topo, routing::DirLink d);

@@ -176,7 +176,7 @@ TEST(SimaiRun, Moe9216OnAipodSizedFabric) {
   const Workload w = load_workload(kDir + "moe_9216gpu_workload.txt");
   const topology::Topology t = topology::build_with("rail_clos", {{"gpus", "16384"}}, topology::default_hardware());
   const Job j = job_of(w, 0, 16384);
-  auto backend = engine::make_backend("analytical", t, engine::NetworkOptions{});
+  auto backend = engine::make_backend("analytical", t);
   const Imported im = import_iteration(w, j, identity(j.gpus()), t, *backend, TrainOptions{});
   std::vector<std::string> kinds;
   for (const auto& g : im.traffic) kinds.push_back(g.group);

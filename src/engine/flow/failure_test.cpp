@@ -225,5 +225,85 @@ TEST(Failures, ATransferStartingWithNoRouteTimesOut) {
   EXPECT_NE(r.failure.find("no route after the failures"), std::string::npos) << r.failure;
 }
 
+
+// aipod-16k (examples/aipod-16k.yaml): rail-optimized, 8 GPUs and 8 x 400G NICs per
+// server, 128-port switches at 1:1: a rail-0 leaf has 64 servers below and 64
+// uplinks (4 parallel links to each of its rail's 16 spines in the pod).
+const topology::Topology& aipod16k() {
+  static const topology::Topology t = topology::build_with(
+      "rail_clos", {{"gpus", "16384"}, {"tiers", "3"}, {"groups_per_pod", "16"}}, topology::default_hardware());
+  return t;
+}
+
+// Rail-0 GPU of each of the 64 servers under su000-leaf-r0 (servers 0..63) sends
+// to the rail-0 GPU of the matching server of group 1 (servers 64..127).
+TransferPlan leaf_to_leaf(Bytes bytes) {
+  std::vector<std::pair<int32_t, int32_t>> pairs;
+  for (int32_t h = 0; h < 64; ++h) pairs.emplace_back(8 * h, 8 * (64 + h));
+  return p2p_plan(pairs, bytes);
+}
+
+TEST(Failures, LeafUplinkDownOnAipod16kCostsTheLostCapacityShare) {
+  // Sprayed, each of the 64 flows puts 1/64 of its rate on each of the leaf's 64
+  // uplinks, so each uplink carries 64 x C/64 = C: every flow runs at its NIC
+  // rate C. One uplink dies at t_f: every flow crosses it and stalls until the
+  // leaf drops it from its ECMP group (t_f + local_repair); then 63 uplinks (and,
+  // symmetrically, 63/64 of the downlinks into the far leaf) carry 64 flows:
+  // each at 63/64 C. Remaining time at C was T0 - t_f, so
+  //   T = t_f + local_repair + (64/63) (T0 - t_f).
+  const auto& t = aipod16k();
+  const TransferPlan plan = leaf_to_leaf(256_MiB);
+  NetworkOptions o;
+  o.routing.policy = "spray";
+  const Time t0 = run(t, plan, o);
+  const Time tf = 500_us;
+  ASSERT_GT(t0, tf + 1_ms);
+  o.failures.events.push_back({tf, FailureAction::Down, {first_uplink(t, "su000-leaf-r0")}, {}, -1, 1.0, "uplink"});
+  RunReport r;
+  const Time got = run(t, plan, o, &r);
+  EXPECT_FALSE(r.job_failed);
+  const double expect = (tf + o.failures.local_repair).seconds() + 64.0 / 63.0 * (t0 - tf).seconds();
+  EXPECT_NEAR(got.seconds(), expect, 1e-9 * expect + 1e-9);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0].flows_rerouted, 64);
+
+  // Adaptive routing (per flow): each flow on its own least-loaded uplink; the
+  // flow on the dead one (remaining C (T0 - t_f)) stalls until t_r = t_f +
+  // local_repair, then shares a live flow's uplink (remaining C (T0 - t_r)),
+  // both at C/2. The partner ends at t_r + 2 (T0 - t_r) = 2 T0 - t_r, leaving
+  // the rerouted flow C (T0 - t_f) - C (T0 - t_r) = C (t_r - t_f) alone at C:
+  //   T = 2 T0 - t_r + (t_r - t_f) = 2 T0 - t_f
+  // (per-flow adaptive routing doubles one flow up: the worst case for DLB).
+  NetworkOptions a;
+  a.routing.policy = "adaptive";
+  const Time a0 = run(t, plan, a);
+  a.failures.events = o.failures.events;
+  const Time ag = run(t, plan, a, &r);
+  EXPECT_FALSE(r.job_failed);
+  EXPECT_NEAR(ag.seconds(), 2 * a0.seconds() - tf.seconds(), 1e-9);
+
+  // The same failure repaired after 40 s, beyond the 30 s collective timeout: job failure.
+  o.failures.local_repair = Time::from_seconds(40);
+  run(t, plan, o, &r);
+  EXPECT_TRUE(r.job_failed);
+  EXPECT_EQ(r.failed_at, tf + o.failures.collective_timeout);
+}
+
+TEST(Failures, ServerToLeafLinkDownOnAipod16kStopsTheJob) {
+  // Server 3's rail-0 NIC link (GPU 24) dies under its transfer: no spare rail,
+  // no other path for that NIC, so once routing converges the flow has no route
+  // and the job fails when the collective times out, at t_f + 30 s.
+  const auto& t = aipod16k();
+  const TransferPlan plan = leaf_to_leaf(256_MiB);
+  NetworkOptions o;
+  o.routing.policy = "adaptive";
+  o.failures.events.push_back({500_us, FailureAction::Down, {nic_link(t, 24)}, {}, -1, 1.0, "nic link"});
+  RunReport r;
+  run(t, plan, o, &r);
+  EXPECT_TRUE(r.job_failed);
+  EXPECT_EQ(r.failed_at, 500_us + o.failures.collective_timeout);
+  EXPECT_NE(r.failure.find("no route"), std::string::npos) << r.failure;
+}
+
 }  // namespace
 }  // namespace podnet::engine
