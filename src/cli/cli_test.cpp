@@ -174,6 +174,13 @@ TEST(Cli, TrainAndReliabilityJson) {
   expect_keys(t.out, {"iteration_time_ms", "breakdown_ms.tp", "breakdown_ms.pp", "breakdown_ms.dp", "breakdown_ms.ep",
                       "mfu", "days_to_train", "placement.cross_spine_fraction"},
               "podnet train");
+  // Days with failures = failure-free days / goodput (Daly's interval on the job's MTBI).
+  std::smatch days, with, goodput;
+  ASSERT_TRUE(std::regex_search(t.out, days, std::regex("\"days_to_train\": ([0-9.]+)")));
+  ASSERT_TRUE(std::regex_search(t.out, with, std::regex("\"days_to_train_with_failures\": ([0-9.]+)")));
+  ASSERT_TRUE(std::regex_search(t.out, goodput, std::regex("\"goodput\": ([0-9.]+)")));
+  EXPECT_GT(std::stod(with[1].str()), std::stod(days[1].str()));
+  EXPECT_NEAR(std::stod(with[1].str()), std::stod(days[1].str()) / std::stod(goodput[1].str()), 0.01);
   Result rel = run("reliability aipod-16k --format json");
   ASSERT_EQ(rel.status, 0);
   expect_keys(rel.out, {"interruption_probability", "mtbi_hours", "by_component", "checkpoint.interval_minutes",

@@ -117,14 +117,9 @@ nlohmann::json reliability_document(const scenario::Scenario& sc, const reliabil
 int cmd_reliability(const Common& c) {
   scenario::Scenario sc = scenario::load(c.scenario, c.sets);
   topology::Topology t = sc.build_topology();
-  reliability::Config cfg;
+  const reliability::Config cfg = reliability_config(sc);
   reliability::Inventory inv;
   try {
-    cfg = reliability::config_from(sc.section("reliability"));
-    const Params& net = sc.section("network");
-    cfg.collective_timeout_s = net.get_time("collective_timeout").seconds();
-    cfg.link_recovery_s = net.get_time("local_repair").seconds();
-    cfg.switch_recovery_s = net.get_time("convergence").seconds();
     inv = reliability::count_inventory(t, cfg.job_gpus);
   } catch (const ParamError& e) {
     throw InputError(fmt::format("{}: {}", sc.where(e.key()), e.what()));

@@ -44,6 +44,8 @@ int cmd_run(Common c) {
   nlohmann::json training;
   report::add_training(training, r);
   doc["training"] = training;
+  doc["reliability"] =
+      training_reliability(sc, topo, cluster::place(job, topo, policy, sc.seed), r.days_to_train);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (isatty(STDERR_FILENO) || wall > 2.0)
     std::cerr << fmt::format("podnet run: design and one training iteration done ({:.1f} s)\n", wall);
@@ -52,6 +54,7 @@ int cmd_run(Common c) {
     report::write_design_table(d, out);
     out << "\n";
     report::write_training_table(d["training"], out);
+    write_training_reliability(d["reliability"], out);
   });
   return kExitOk;
 }

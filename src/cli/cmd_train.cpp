@@ -62,11 +62,13 @@ int cmd_train(Common c, const TrainCliOptions& o) {
   nlohmann::json doc = report::new_document(context_of(sc, "train"));
   workload::Job job;
   workload::TrainResult r;
+  std::vector<int32_t> job_gpus;  // the placement: GPU rank of each job rank
   if (!o.simai_workload.empty()) {
     // A SimAI/AICB workload file instead of the scenario's `workload:` (simai.hpp).
     const workload::simai::Workload w = workload::simai::load_workload(o.simai_workload);
     job = workload::simai::job_of(w, fabric_gpus, fabric_gpus);
     const std::vector<int32_t> gpus = cluster::place(job, topo, policy, sc.seed);
+    job_gpus = gpus;
     const workload::simai::Imported im = workload::simai::import_iteration(w, job, gpus, topo, *backend, topt);
     r = workload::simulate_iteration(job, gpus, topo, *backend, im.times, topt);
     r.placement = cluster::summarize(job, gpus, topo, topt.collective, cluster::policy_name(policy));
@@ -79,6 +81,7 @@ int cmd_train(Common c, const TrainCliOptions& o) {
       throw InputError(fmt::format("{}: {}", sc.where(e.key()), e.what()));
     }
     r = cluster::simulate_job(job, topo, *backend, topt, policy, sc.seed);
+    job_gpus = cluster::place(job, topo, policy, sc.seed);  // the same placement (deterministic)
     report::add_training(doc, r);
     if (!sc.failures.empty()) {
       // The same iteration (same placement and per-op times) with the scenario's
@@ -89,7 +92,7 @@ int cmd_train(Common c, const TrainCliOptions& o) {
                                    "this run uses network.engine = {} (use --engine flow or --engine packet)",
                                    engine_name));
       // Random failures are drawn from the job's components over the failure-free iteration.
-      const std::vector<int32_t> gpus = cluster::place(job, topo, policy, sc.seed);
+      const std::vector<int32_t>& gpus = job_gpus;
       engine::NetworkOptions fopt = nopt;
       fopt.failures.events = sc.failure_events(topo, r.iteration, gpus);
       auto failing = engine::make_backend(engine_name, topo, fopt);
@@ -109,6 +112,8 @@ int cmd_train(Common c, const TrainCliOptions& o) {
                          {"events", evs}};
     }
   }
+
+  doc["reliability"] = training_reliability(sc, topo, job_gpus, r.days_to_train);
 
   const bool tty = isatty(STDERR_FILENO) != 0;
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count(); };
@@ -160,6 +165,7 @@ int cmd_train(Common c, const TrainCliOptions& o) {
   }
   emit(c, sc, doc, "train", [](const nlohmann::json& d, std::ostream& out) {
     report::write_training_table(d, out);
+    if (d.contains("reliability")) write_training_reliability(d["reliability"], out);
     if (!d.contains("failures")) return;
     const auto& f = d["failures"];
     if (f["job_failed"].get<bool>())

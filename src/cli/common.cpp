@@ -1,10 +1,12 @@
 #include "cli/common.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
 
 #include "core/error.hpp"
+#include "reliability/inventory.hpp"
 
 namespace podnet::cli {
 
@@ -24,6 +26,51 @@ void add_common(CLI::App* cmd, Common& c, bool scenario_required) {
 
 report::RunContext context_of(const scenario::Scenario& sc, const std::string& command) {
   return {command, sc.name, sc.source, sc.seed};
+}
+
+reliability::Config reliability_config(const scenario::Scenario& sc) {
+  try {
+    reliability::Config cfg = reliability::config_from(sc.section("reliability"));
+    const Params& net = sc.section("network");
+    cfg.collective_timeout_s = net.get_time("collective_timeout").seconds();
+    cfg.link_recovery_s = net.get_time("local_repair").seconds();
+    cfg.switch_recovery_s = net.get_time("convergence").seconds();
+    return cfg;
+  } catch (const ParamError& e) {
+    throw InputError(fmt::format("{}: {}", sc.where(e.key()), e.what()));
+  }
+}
+
+nlohmann::json training_reliability(const scenario::Scenario& sc, const topology::Topology& t,
+                                    const std::vector<int32_t>& gpus, double days) {
+  reliability::Config rc = reliability_config(sc);
+  rc.training_hours = days * 24.0;
+  const reliability::Risk risk = reliability::assess(reliability::count_inventory_of(t, gpus), rc);
+  const reliability::CheckpointAdvice adv = reliability::advise(risk, rc);
+  auto finite = [](double v, int digits) {
+    return std::isfinite(v) ? nlohmann::json(report::round_to(v, digits)) : nlohmann::json(nullptr);
+  };
+  return {{"mtbi_hours", finite(risk.mtbi_hours, 4)},
+          {"checkpoint_interval_minutes", finite(adv.interval_hours * 60, 2)},
+          {"checkpoint_cost_minutes", report::round_to(rc.checkpoint_cost_hours * 60, 3)},
+          {"restart_cost_minutes", report::round_to(rc.restart_cost_hours * 60, 3)},
+          {"goodput", report::round_to(adv.goodput, 6)},
+          {"days_to_train_with_failures", finite(adv.days_to_train, 3)}};
+}
+
+void write_training_reliability(const nlohmann::json& rel, std::ostream& out) {
+  if (rel["days_to_train_with_failures"].is_null()) {
+    out << "\n  with failures: nothing in the risk model interrupts this job\n";
+    return;
+  }
+  out << fmt::format("\n  with failures: {} days to train (MTBI {} h; checkpoint every {} min at {} min each, "
+                     "restart {} min: goodput {}%; details: podnet reliability)\n",
+                     report::fixed(rel["days_to_train_with_failures"].get<double>(), 1),
+                     report::fixed(rel["mtbi_hours"].get<double>(), 2),
+                     report::fixed(rel["checkpoint_interval_minutes"].get<double>(), 1),
+                     report::fixed(rel["checkpoint_cost_minutes"].get<double>(), 1),
+                     report::fixed(rel["restart_cost_minutes"].get<double>(), 1),
+                     report::fixed(100 * rel["goodput"].get<double>(), 1));
 }
 
 std::ofstream open_out(const std::string& path) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "reliability/risk.hpp"
 #include "report/report.hpp"
 #include "scenario/scenario.hpp"
 
@@ -28,6 +29,16 @@ using Action = std::function<int()>;
 
 void add_common(CLI::App* cmd, Common& c, bool scenario_required);
 report::RunContext context_of(const scenario::Scenario& sc, const std::string& command);
+// The risk model's settings: the `reliability:` section plus the recovery
+// times and the collective timeout of `network:`. InputError at the key's line.
+reliability::Config reliability_config(const scenario::Scenario& sc);
+// Days to train with failures for a job on `gpus` (its placement) whose
+// failure-free training takes `days`: the risk model on the job's components
+// with Daly's checkpoint interval. JSON: mtbi_hours, checkpoint_interval_minutes,
+// checkpoint_cost_minutes, restart_cost_minutes, goodput, days_to_train_with_failures.
+nlohmann::json training_reliability(const scenario::Scenario& sc, const topology::Topology& t,
+                                    const std::vector<int32_t>& gpus, double days);
+void write_training_reliability(const nlohmann::json& rel, std::ostream& out);
 std::ofstream open_out(const std::string& path);
 // Writes `doc` to stdout in c.format; with --out also DIR/<stem>.{json,csv,txt} and the resolved scenario.
 void emit(const Common& c, const scenario::Scenario& sc, const nlohmann::json& doc, const std::string& stem,

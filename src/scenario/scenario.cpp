@@ -65,7 +65,8 @@ class Loader {
   Loader(Scenario& sc, std::string file) : sc_(sc), file_(std::move(file)) {}
 
   [[noreturn]] void fail(const std::string& key, int line, const std::string& msg) const {
-    if (sc_.from_set.count(key)) throw InputError(fmt::format("--set {}: {}", key, msg));
+    const std::string root = key.substr(0, key.find_first_of(".["));  // --set failures=[...] sets them all
+    if (sc_.from_set.count(key) || sc_.from_set.count(root)) throw InputError(fmt::format("--set {}: {}", key, msg));
     if (line > 0) throw InputError(fmt::format("{}:{}: {}: {}", file_, line, key, msg));
     throw InputError(fmt::format("{}: {}: {}", file_, key, msg));
   }
@@ -379,12 +380,25 @@ std::vector<engine::FailureEvent> Scenario::failure_events(const topology::Topol
       if (t.nodes[n].name == name) return n;
     return topology::kNone;
   };
+  // " (did you mean 'X'?)" for the closest switch (or any node) name.
+  auto suggest = [&](const std::string& name, bool switches_only) {
+    std::vector<std::string> names;
+    std::string hint;  // a name containing the one given ("spine-000" -> "pod000-spine-000"), else the closest
+    for (const auto& node : t.nodes)
+      if (!switches_only || node.kind == NodeKind::Switch) {
+        names.push_back(node.name);
+        if (hint.empty() && !name.empty() && node.name.find(name) != std::string::npos) hint = node.name;
+      }
+    if (hint.empty()) hint = closest(name, names);
+    return hint.empty() ? std::string() : " (did you mean '" + hint + "'?)";
+  };
   auto network = [&](topology::LinkId l) {
     return t.links[l].media == topology::Media::Copper || t.links[l].media == topology::Media::Optical;
   };
   for (size_t i = 0; i < failures.size(); ++i) {
     const FailureSpec& f = failures[i];
-    const std::string where_ = fmt::format("{}:{}: failures[{}]", source, f.line, i);
+    const std::string where_ = from_set.count("failures") ? fmt::format("--set failures[{}]", i)
+                                                          : fmt::format("{}:{}: failures[{}]", source, f.line, i);
     if (f.target_kind == "random") {
       reliability::DrawSpec spec;
       spec.count = f.count;
@@ -437,8 +451,8 @@ std::vector<engine::FailureEvent> Scenario::failure_events(const topology::Topol
     } else if (f.target_kind == "switch") {
       const topology::NodeId n = find_node(f.target);
       if (n == topology::kNone || t.nodes[n].kind != NodeKind::Switch)
-        throw InputError(fmt::format("{}.switch: no switch named '{}' (names as in `podnet design --cabling-plan`)",
-                                     where_, f.target));
+        throw InputError(fmt::format("{}.switch: no switch named '{}'{} (names as in `podnet design --cabling-plan`)",
+                                     where_, f.target, suggest(f.target, true)));
       auto [b, e] = t.incident(n);
       for (auto it = b; it != e; ++it) ev.links.push_back(*it);
     } else {
@@ -460,9 +474,12 @@ std::vector<engine::FailureEvent> Scenario::failure_events(const topology::Topol
         }
       }
       if (matches != 1)
-        throw InputError(fmt::format("{}.link: no network link '{}': expected \"SWITCH:PORT\" (e.g. "
+        throw InputError(fmt::format("{}.link: no network link '{}'{}: expected \"SWITCH:PORT\" (e.g. "
                                      "\"su000-leaf-r0:Ethernet1/65\") or a NIC name (e.g. \"gpu-node-0000/nic0\")",
-                                     where_, f.target));
+                                     where_, f.target,
+                                     n == topology::kNone
+                                         ? suggest(colon == std::string::npos ? f.target : f.target.substr(0, colon), false)
+                                         : std::string()));
       ev.links.push_back(found);
     }
     out.push_back(std::move(ev));

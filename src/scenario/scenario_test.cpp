@@ -161,6 +161,15 @@ TEST(Scenario, FailuresListIsValidatedAndResolved) {
     EXPECT_NE(std::string(x.what()).find("t.yaml:9: failures[0].link: no network link 'nowhere'"), std::string::npos)
         << x.what();
   }
+  // a switch name missing its pod prefix: the full name is suggested
+  Scenario near = load_text(std::string(kBase) + "failures:\n  - {at: 2ms, switch: spine-r0-000, action: down}\n",
+                            "t.yaml", "t");
+  try {
+    near.failure_events(near.build_topology());
+    FAIL();
+  } catch (const InputError& x) {
+    EXPECT_NE(std::string(x.what()).find("(did you mean 'pod000-spine-r0-000'?)"), std::string::npos) << x.what();
+  }
 }
 
 TEST(Scenario, RandomFailuresAreDrawnFromTheJobAndSeeded) {
