@@ -166,6 +166,15 @@ class Loader {
     sc_.topology = read_section(topo, "topology", b->params(), {"family"});
     if (root["failures"]) read_failures(root["failures"]);
     for (const auto& s : sections()) sc_.section_params[s.name] = read_section(root[s.name], s.name, s.params());
+    // Checks the types cannot make (failure-rate syntax, a zero checkpoint cost), so
+    // every command refuses a bad `reliability:` value, not only `podnet reliability`.
+    try {
+      (void)reliability::config_from(sc_.section_params["reliability"]);
+    } catch (const ParamError& e) {
+      const auto dot = e.key().find('.');
+      const std::string sub = dot == std::string::npos ? e.key() : e.key().substr(dot + 1);
+      fail(e.key(), line_of(root["reliability"][sub]), e.what());
+    }
   }
 
   void read_failures(const YAML::Node& list) {

@@ -231,6 +231,14 @@ TEST(Scenario, RandomFailuresAreDrawnFromTheJobAndSeeded) {
   EXPECT_NE(e.find("failures[0].at: unknown key"), std::string::npos) << e;
 }
 
+TEST(Scenario, BadFailureRateIsRefusedAtLoad) {
+  // Rates are strings the section's types cannot check; every command refuses them at load.
+  std::string e = error_of(std::string(kBase) + "reliability:\n  gpu_mtbf: 12 parsecs\n");  // line 9
+  EXPECT_NE(e.find("t.yaml:9: reliability.gpu_mtbf: '12 parsecs' is not valid"), std::string::npos) << e;
+  e = error_of(kBase, {"reliability.checkpoint_cost=0s"});
+  EXPECT_NE(e.find("--set reliability.checkpoint_cost:"), std::string::npos) << e;
+}
+
 TEST(Scenario, UnknownScenarioName) {
   try {
     load("aipod-16");
