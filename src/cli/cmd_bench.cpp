@@ -108,6 +108,7 @@ int cmd_bench(Common c, const BenchOptions& b) {
   engine::TransferPlan last_plan;
   const bool tty = isatty(STDERR_FILENO) != 0;
   const auto wall0 = std::chrono::steady_clock::now();
+  bool quantum_hint = false;
   for (size_t k = 0; k < sizes.size(); ++k) {
     engine::TransferPlan plan = collective::make_plan(algo, op, group, sizes[k], copt, topo);
     engine::RunReport base;
@@ -146,6 +147,13 @@ int cmd_bench(Common c, const BenchOptions& b) {
     if (tty || wall > 2.0)
       std::cerr << fmt::format("podnet bench: [{}/{}] {} B done ({:.1f} s elapsed)\n", k + 1, sizes.size(), sizes[k],
                                wall);
+    if (wall > 10.0 && !quantum_hint && engine_name == "flow" && nopt.flow_quantum.ps == 0 && last.solves > 5000) {
+      quantum_hint = true;
+      std::cerr << fmt::format("podnet bench: hint: {} max-min re-solves for {} flows (completions spread thinly "
+                               "in time); --set network.flow_quantum=100ns lets flows finishing within 100 ns share "
+                               "one re-solve (each completion late by < 100 ns)\n",
+                               last.solves, last.flows);
+    }
     if (k + 1 == sizes.size()) last_plan = std::move(plan);
   }
   doc["rows"] = rows;
@@ -158,6 +166,7 @@ int cmd_bench(Common c, const BenchOptions& b) {
                    {"mean_utilization", report::round_to(l.mean_utilization, 4)},
                    {"peak_utilization", report::round_to(l.peak_utilization, 4)}});
   doc["hottest_links"] = hot;
+  doc["engine_stats"] = {{"flows", last.flows}, {"solves", last.solves}};  // of the last size
   for (const auto& t : last_plan.transfers) {
     if (t.kind != engine::TransferKind::Ring || t.ranks.size() < 2) continue;
     const collective::RingStats rs = collective::ring_stats(t.ranks, topo, t.open);

@@ -56,7 +56,8 @@ std::unique_ptr<NetworkBackend> make_backend(std::string_view engine, const topo
 }
 
 std::unique_ptr<NetworkBackend> make_backend(std::string_view engine, const topology::Topology& topo) {
-  return make_backend(engine, topo, NetworkOptions{});
+  const NetworkOptions defaults;
+  return make_backend(engine, topo, defaults);
 }
 
 std::string dir_link_name(const topology::Topology& topo, routing::DirLink d) {
@@ -92,6 +93,10 @@ std::vector<ParamSpec> network_params() {
       {"stack_latency", ParamType::Time, "", "override the transport's one-way endpoint latency", -1e300, 1e300, {},
        true},
       {"mtu", ParamType::Int, "", "override the transport's payload bytes per packet", 256, 65536, {}, true},
+      {"flow_quantum", ParamType::Time, "0s",
+       "flow engine: round each completion up to a multiple of this (0 = exact); flows finishing within one "
+       "quantum share one re-solve, each late by less than a quantum: speeds up many concurrent flows of "
+       "spread-out rates (large ECMP all-to-alls)"},
       {"local_repair", ParamType::Time, "1ms",
        "failures: time for a switch to drop a dead uplink from its ECMP/adaptive group (DLB, fast reroute)"},
       {"convergence", ParamType::Time, "2s", "failures: routing convergence for a dead downlink or NIC link"},
@@ -109,6 +114,7 @@ NetworkOptions network_options_from(const Params& p, uint64_t seed) {
   o.transport = transport_preset(p.get_string("transport"));
   if (p.has("stack_latency")) o.transport.stack_latency = p.get_time("stack_latency");
   if (p.has("mtu")) o.transport.mtu = static_cast<int32_t>(p.get_int("mtu"));
+  o.flow_quantum = p.get_time("flow_quantum");
   o.failures.local_repair = p.get_time("local_repair");
   o.failures.convergence = p.get_time("convergence");
   o.failures.collective_timeout = p.get_time("collective_timeout");

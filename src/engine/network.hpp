@@ -105,6 +105,7 @@ struct NetworkOptions {
   routing::RouteOptions routing;
   Transport transport = transport_preset("rocev2");
   int32_t hottest_links = 8;  // how many links the report lists
+  Time flow_quantum;          // flow engine: completions rounded up to a multiple (0 = exact; flow_sim.hpp)
   FailureOptions failures;
 };
 

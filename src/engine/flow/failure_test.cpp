@@ -305,5 +305,20 @@ TEST(Failures, ServerToLeafLinkDownOnAipod16kStopsTheJob) {
   EXPECT_NE(r.failure.find("no route"), std::string::npos) << r.failure;
 }
 
+
+TEST(FlowBackend, QuantumFromTheScenarioRoundsCompletionsUp) {
+  // network.flow_quantum reaches the flow simulation: a completion at T0 (exact)
+  // becomes the next multiple of the quantum, T0 < T <= T0 + quantum.
+  const auto t = fabric(8);
+  const TransferPlan plan = p2p_plan({{0, 4}}, 3_MiB);
+  NetworkOptions o;
+  const Time t0 = run(t, plan, o);
+  o.flow_quantum = 1_us;
+  const Time tq = run(t, plan, o);
+  EXPECT_EQ(tq.ps % (1_us).ps, 0);
+  EXPECT_GT(tq, t0);
+  EXPECT_LE(tq, t0 + 1_us);
+}
+
 }  // namespace
 }  // namespace podnet::engine

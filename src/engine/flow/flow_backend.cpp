@@ -21,7 +21,9 @@ RunReport FlowBackend::run(const TransferPlan& plan) {
   PlanCompiler compiler(topo_, router, options_.transport);
   const bool adaptive = options_.routing.policy == "adaptive" || options_.routing.policy == "ugal";
 
-  FlowSim sim;
+  FlowSimOptions so;
+  so.quantum = options_.flow_quantum;
+  FlowSim sim(so);
   const int32_t dir_links = routing::dir_link_count(topo_);
   for (int32_t d = 0; d < dir_links; ++d) sim.add_link(Bandwidth(compiler.payload_capacity_bps(d)));
 
