@@ -4,6 +4,7 @@
 #include "collective/collective.hpp"
 #include "core/error.hpp"
 #include "engine/network.hpp"
+#include "engine/packet/packet_options.hpp"
 #include "reliability/rates.hpp"
 #include "report/report.hpp"
 #include "routing/policies.hpp"
@@ -48,6 +49,10 @@ int cmd_list() {
   report::Table tr({"", ""});
   for (const auto& t : engine::transport_presets()) tr.add({t.name, t.description});
   tr.write(std::cout, "  ");
+  std::cout << "\nCongestion control, packet engine (scenario `network.cc`):\n";
+  report::Table cc({"", ""});
+  for (const auto& p : engine::packet::cc_presets()) cc.add({p.name, p.description});
+  cc.write(std::cout, "  ");
   std::cout << "\nScenario sections shared by every family:\n";
   for (const auto& s : scenario::sections()) {
     std::cout << "\n  " << s.name << ": " << s.description << "\n";

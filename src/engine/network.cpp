@@ -6,6 +6,7 @@
 #include "engine/analytical/analytical_backend.hpp"
 #include "engine/flow/flow_backend.hpp"
 #include "engine/packet/packet_backend.hpp"
+#include "engine/packet/packet_options.hpp"
 
 namespace podnet::engine {
 
@@ -82,6 +83,8 @@ std::vector<ParamSpec> network_params() {
   for (const auto& e : engines()) engine_names.push_back(e.name);
   for (const auto& p : routing::policies()) policy_names.push_back(p.name);
   for (const auto& t : transport_presets()) transport_names.push_back(t.name);
+  std::vector<std::string> cc_names = {"auto"};
+  for (const auto& c : packet::cc_presets()) cc_names.push_back(c.name);
   return {
       {"engine", ParamType::String, "flow", "simulation fidelity", -1e300, 1e300, engine_names},
       {"routing", ParamType::String, "ecmp", "routing policy (see `podnet list`)", -1e300, 1e300, policy_names},
@@ -97,6 +100,16 @@ std::vector<ParamSpec> network_params() {
        "flow engine: round each completion up to a multiple of this (0 = exact); flows finishing within one "
        "quantum share one re-solve, each late by less than a quantum: speeds up many concurrent flows of "
        "spread-out rates (large ECMP all-to-alls)"},
+      {"cc", ParamType::String, "auto",
+       "packet engine: congestion control (auto = infiniband with the infiniband transport, else dcqcn_nic; "
+       "see `podnet list`)",
+       -1e300, 1e300, cc_names},
+      {"pfc", ParamType::Bool, "true",
+       "packet engine: lossless data class with PFC; false = lossy, drops past the buffer's dynamic threshold "
+       "(ignored with cc = infiniband: credits)"},
+      {"switch_buffer", ParamType::Bytes, "",
+       "packet engine: shared buffer of every switch (default: 40 us at each port's rate, 500 KB per 100G port)",
+       1, 1e15, {}, true},
       {"local_repair", ParamType::Time, "1ms",
        "failures: time for a switch to drop a dead uplink from its ECMP/adaptive group (DLB, fast reroute)"},
       {"convergence", ParamType::Time, "2s", "failures: routing convergence for a dead downlink or NIC link"},
@@ -115,6 +128,9 @@ NetworkOptions network_options_from(const Params& p, uint64_t seed) {
   if (p.has("stack_latency")) o.transport.stack_latency = p.get_time("stack_latency");
   if (p.has("mtu")) o.transport.mtu = static_cast<int32_t>(p.get_int("mtu"));
   o.flow_quantum = p.get_time("flow_quantum");
+  o.cc = p.get_string("cc");
+  o.pfc = p.get_bool("pfc");
+  if (p.has("switch_buffer")) o.switch_buffer = static_cast<Bytes>(p.get_real("switch_buffer"));
   o.failures.local_repair = p.get_time("local_repair");
   o.failures.convergence = p.get_time("convergence");
   o.failures.collective_timeout = p.get_time("collective_timeout");

@@ -106,6 +106,12 @@ struct NetworkOptions {
   Transport transport = transport_preset("rocev2");
   int32_t hottest_links = 8;  // how many links the report lists
   Time flow_quantum;          // flow engine: completions rounded up to a multiple (0 = exact; flow_sim.hpp)
+  // Packet engine (packet/packet_options.hpp): congestion control preset
+  // ("auto": infiniband with the infiniband transport, else dcqcn_nic), PFC,
+  // shared switch buffer in bytes (0 = 40 us at each port's rate).
+  std::string cc = "auto";
+  bool pfc = true;
+  Bytes switch_buffer = 0;
   FailureOptions failures;
 };
 

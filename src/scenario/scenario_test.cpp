@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "engine/packet/packet_backend.hpp"
 #include "scenario/examples.hpp"
 #include "scenario/scenario.hpp"
 #include "topology/bom.hpp"
@@ -237,6 +238,24 @@ TEST(Scenario, BadFailureRateIsRefusedAtLoad) {
   EXPECT_NE(e.find("t.yaml:9: reliability.gpu_mtbf: '12 parsecs' is not valid"), std::string::npos) << e;
   e = error_of(kBase, {"reliability.checkpoint_cost=0s"});
   EXPECT_NE(e.find("--set reliability.checkpoint_cost:"), std::string::npos) << e;
+}
+
+TEST(Scenario, PacketEngineKnobsReachThePacketOptions) {
+  // cc auto follows the transport; cc, pfc and switch_buffer given reach PacketOptions.
+  Scenario ib = load_text(std::string(kBase) + "network: {transport: infiniband}\n", "t.yaml", "t");
+  EXPECT_EQ(engine::packet::default_packet_options(engine::network_options_from(ib.section("network"), 1)).cc,
+            "infiniband");
+  Scenario roce = load_text(kBase, "t.yaml", "t");
+  EXPECT_EQ(engine::packet::default_packet_options(engine::network_options_from(roce.section("network"), 1)).cc,
+            "dcqcn_nic");
+  Scenario sc =
+      load_text(std::string(kBase) + "network: {cc: dcqcn_paper, pfc: false, switch_buffer: 16MiB}\n", "t.yaml", "t");
+  const auto p = engine::packet::default_packet_options(engine::network_options_from(sc.section("network"), 1));
+  EXPECT_EQ(p.cc, "dcqcn_paper");
+  EXPECT_FALSE(p.pfc);
+  EXPECT_EQ(p.buffer_bytes, 16 * 1048576);  // 16 MiB
+  std::string e = error_of(std::string(kBase) + "network: {cc: dcqn}\n");
+  EXPECT_NE(e.find("t.yaml:8: network.cc: 'dcqn' is not valid"), std::string::npos) << e;
 }
 
 TEST(Scenario, UnknownScenarioName) {

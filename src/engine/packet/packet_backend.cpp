@@ -13,7 +13,9 @@ namespace podnet::engine::packet {
 
 PacketOptions default_packet_options(const NetworkOptions& options) {
   PacketOptions p;
-  p.cc = options.transport.name == "infiniband" ? "infiniband" : "dcqcn_nic";
+  p.cc = options.cc != "auto" ? options.cc : options.transport.name == "infiniband" ? "infiniband" : "dcqcn_nic";
+  p.pfc = options.pfc;
+  p.buffer_bytes = options.switch_buffer;
   return p;
 }
 

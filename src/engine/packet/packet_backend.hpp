@@ -30,10 +30,10 @@
 // starts from then on (the slowest rank of a Compute sets the pace; events
 // at time 0 apply to the first compute). Stop ends the run at once.
 //
-// Options: the scenario's `network:` section selects routing and transport;
-// the congestion control follows the transport (infiniband -> credit-based
-// `infiniband`, else `dcqcn_nic` with PFC). Tests and tools pass
-// PacketOptions directly.
+// Options: the scenario's `network:` section selects routing, transport,
+// `cc` (auto: the congestion control follows the transport, infiniband ->
+// credit-based `infiniband`, else `dcqcn_nic`), `pfc` and `switch_buffer`.
+// Tests and tools pass PacketOptions directly.
 #pragma once
 
 #include <memory>
@@ -44,7 +44,7 @@
 
 namespace podnet::engine::packet {
 
-// The default packet options for a network configuration (CC preset by transport).
+// The packet options of a network configuration (cc, pfc, switch_buffer; cc auto by transport).
 PacketOptions default_packet_options(const NetworkOptions& options);
 
 class PacketBackend final : public NetworkBackend {
