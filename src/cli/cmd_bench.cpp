@@ -69,6 +69,8 @@ int cmd_bench(Common c, const BenchOptions& b) {
   }
   const collective::Options copt = collective::options_from(sc.section("collective"));
   engine::NetworkOptions nopt = engine::network_options_from(sc.section("network"), sc.seed);
+  std::string progress_label;  // the size being simulated
+  nopt.progress = progress_printer("podnet bench", progress_label);
   const std::string engine_name = sc.section("network").get_string("engine");
   // With `failures:`, every size runs twice: as scheduled, and on the same fabric without failures.
   std::unique_ptr<engine::NetworkBackend> baseline;
@@ -110,6 +112,7 @@ int cmd_bench(Common c, const BenchOptions& b) {
   const auto wall0 = std::chrono::steady_clock::now();
   bool quantum_hint = false;
   for (size_t k = 0; k < sizes.size(); ++k) {
+    progress_label = report::thousands(sizes[k]) + " B";
     engine::TransferPlan plan = collective::make_plan(algo, op, group, sizes[k], copt, topo);
     engine::RunReport base;
     size_t scheduled = 0;
@@ -145,7 +148,8 @@ int cmd_bench(Common c, const BenchOptions& b) {
     rows.push_back(row);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     if (tty || wall > 2.0)
-      std::cerr << fmt::format("podnet bench: [{}/{}] {} B done ({:.1f} s elapsed)\n", k + 1, sizes.size(), sizes[k],
+      std::cerr << fmt::format("podnet bench: [{}/{}] {} B done ({:.1f} s elapsed)\n", k + 1, sizes.size(),
+                               report::thousands(sizes[k]),
                                wall);
     if (wall > 10.0 && !quantum_hint && engine_name == "flow" && nopt.flow_quantum.ps == 0 && last.solves > 5000) {
       quantum_hint = true;

@@ -53,7 +53,9 @@ int cmd_train(Common c, const TrainCliOptions& o) {
       o.simai_topology.empty() ? sc.build_topology() : workload::simai::load_topology(o.simai_topology);
   const auto fabric_gpus = static_cast<int64_t>(topo.gpus.size());
   const cluster::Policy policy = cluster::parse_policy(sc.section("placement").get_string("policy"));
-  const engine::NetworkOptions nopt = engine::network_options_from(sc.section("network"), sc.seed);
+  engine::NetworkOptions nopt = engine::network_options_from(sc.section("network"), sc.seed);
+  std::string progress_label = "iteration";
+  nopt.progress = progress_printer("podnet train", progress_label);
   const std::string engine_name = sc.section("network").get_string("engine");
   auto backend = engine::make_backend(engine_name, topo, nopt);
   workload::TrainOptions topt;
@@ -124,6 +126,7 @@ int cmd_train(Common c, const TrainCliOptions& o) {
   if ((o.sweep || !o.sweep_dp.empty() || !o.sweep_bw.empty()) && !o.simai_workload.empty())
     throw InputError("--sweep works on the scenario's workload, not on an imported SimAI workload");
   if (o.sweep || !o.sweep_dp.empty() || !o.sweep_bw.empty()) {
+    progress_label = "sweep point";
     std::vector<int64_t> dps;
     for (const auto& s : split_list(o.sweep_dp)) {
       int64_t v = 0;

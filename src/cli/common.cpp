@@ -1,9 +1,11 @@
 #include "cli/common.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
+#include <memory>
 
 #include "core/error.hpp"
 #include "reliability/inventory.hpp"
@@ -56,6 +58,23 @@ nlohmann::json training_reliability(const scenario::Scenario& sc, const topology
           {"restart_cost_minutes", report::round_to(rc.restart_cost_hours * 60, 3)},
           {"goodput", report::round_to(adv.goodput, 6)},
           {"days_to_train_with_failures", finite(adv.days_to_train, 3)}};
+}
+
+std::function<void(int64_t, int64_t, Time)> progress_printer(std::string command, const std::string& label) {
+  using clock = std::chrono::steady_clock;
+  struct State {
+    clock::time_point start = clock::now();
+    clock::time_point last = clock::now();
+  };
+  auto st = std::make_shared<State>();
+  return [st, command = std::move(command), &label](int64_t done, int64_t total, Time now) {
+    const auto t = clock::now();
+    if (t - st->start < std::chrono::seconds(5) || t - st->last < std::chrono::seconds(5)) return;
+    st->last = t;
+    std::cerr << fmt::format("{}: {}: {:.0f}% of {} transfers done, simulated {} ({:.0f} s elapsed)\n", command, label,
+                             100.0 * static_cast<double>(done) / static_cast<double>(std::max<int64_t>(total, 1)),
+                             report::thousands(total), format_time(now), std::chrono::duration<double>(t - st->start).count());
+  };
 }
 
 void write_training_reliability(const nlohmann::json& rel, std::ostream& out) {

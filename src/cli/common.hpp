@@ -39,6 +39,11 @@ reliability::Config reliability_config(const scenario::Scenario& sc);
 nlohmann::json training_reliability(const scenario::Scenario& sc, const topology::Topology& t,
                                     const std::vector<int32_t>& gpus, double days);
 void write_training_reliability(const nlohmann::json& rel, std::ostream& out);
+// An engine progress callback (NetworkOptions::progress) that prints
+// "COMMAND: LABEL: P% of N transfers done, simulated T (S s elapsed)" to
+// stderr at most every 5 s, once a run has taken 5 s. `label` is read at each
+// call (update it between runs).
+std::function<void(int64_t, int64_t, Time)> progress_printer(std::string command, const std::string& label);
 std::ofstream open_out(const std::string& path);
 // Writes `doc` to stdout in c.format; with --out also DIR/<stem>.{json,csv,txt} and the resolved scenario.
 void emit(const Common& c, const scenario::Scenario& sc, const nlohmann::json& doc, const std::string& stem,

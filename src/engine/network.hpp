@@ -22,6 +22,7 @@
 //   ("latency then bandwidth").
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -112,6 +113,11 @@ struct NetworkOptions {
   std::string cc = "auto";
   bool pfc = true;
   Bytes switch_buffer = 0;
+  // Called by the flow and packet engines every `progress_every` finished
+  // transfers (a count, so runs stay deterministic) with (finished, total,
+  // simulated time); the caller decides what to print and when.
+  std::function<void(int64_t, int64_t, Time)> progress;
+  int64_t progress_every = 1024;
   FailureOptions failures;
 };
 

@@ -320,5 +320,24 @@ TEST(FlowBackend, QuantumFromTheScenarioRoundsCompletionsUp) {
   EXPECT_LE(tq, t0 + 1_us);
 }
 
+
+TEST(FlowBackend, ProgressIsReportedEveryNTransfers) {
+  // 7 independent transfers, progress every 3: called at 3 and 6 finished, with the total 7
+  // and a simulated time no later than the makespan.
+  const auto t = fabric(8);
+  const TransferPlan plan = p2p_plan({{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}}, 1_MiB);
+  NetworkOptions o;
+  std::vector<std::pair<int64_t, int64_t>> calls;
+  Time last;
+  o.progress = [&](int64_t done, int64_t total, Time now) {
+    calls.emplace_back(done, total);
+    last = now;
+  };
+  o.progress_every = 3;
+  const Time makespan = run(t, plan, o);
+  EXPECT_EQ(calls, (std::vector<std::pair<int64_t, int64_t>>{{3, 7}, {6, 7}}));
+  EXPECT_LE(last, makespan);
+}
+
 }  // namespace
 }  // namespace podnet::engine

@@ -113,6 +113,7 @@ RunReport FlowBackend::run(const TransferPlan& plan) {
     const int32_t i = r.transfer;
     if (--flows_left[i] > 0) return;
     ++finished;
+    if (options_.progress && options_.progress_every > 0 && finished % options_.progress_every == 0) options_.progress(finished, n, c.finish);
     report.transfers[i].finish = c.finish;
     report.makespan = std::max(report.makespan, c.finish);
     for (int32_t j : dependents[i])

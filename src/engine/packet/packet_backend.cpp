@@ -117,6 +117,7 @@ RunReport PacketBackend::run(const TransferPlan& plan) {
     report.transfers[i].finish = e.at;
     report.makespan = std::max(report.makespan, e.at);
     if (++finished == n && links_failed) sim.stop();  // left: retransmissions and ACKs of finished streams
+    if (options_.progress && options_.progress_every > 0 && finished % options_.progress_every == 0) options_.progress(finished, n, e.at);
     for (int32_t j : dependents[i])
       if (--unmet[j] == 0) launch(j, e.at);
   };
