@@ -129,9 +129,13 @@ int cmd_bench(Common c, const BenchOptions& b) {
     const double algbw = seconds > 0 ? static_cast<double>(sizes[k]) / seconds / 1e9 : 0;
     nlohmann::json row = {{"bytes", sizes[k]}, {"time_us", report::round_to(seconds * 1e6, 3)},
                           {"algbw_gbps", report::round_to(algbw, 4)}, {"busbw_gbps", report::round_to(algbw * factor, 4)}};
+    if (last.job_failed) row["algbw_gbps"] = row["busbw_gbps"] = nullptr;  // stopped: time_us is when
     if (baseline) {
       row["baseline_time_us"] = report::round_to(base.makespan.seconds() * 1e6, 3);
-      row["slowdown"] = report::round_to(base.makespan.ps > 0 ? seconds / base.makespan.seconds() : 1.0, 4);
+      // no slowdown for a job that stopped (time_us is then when it stopped)
+      row["slowdown"] = last.job_failed ? nlohmann::json(nullptr)
+                                        : nlohmann::json(report::round_to(
+                                              base.makespan.ps > 0 ? seconds / base.makespan.seconds() : 1.0, 4));
       row["scheduled"] = random_failures ? scheduled : nopt.failures.events.size();
       row["job_failed"] = last.job_failed;
       if (last.job_failed) {

@@ -106,8 +106,12 @@ int cmd_train(Common c, const TrainCliOptions& o) {
                        {"repaired_at_ms", report::round_to(e.repaired.seconds() * 1e3, 6)}});
       doc["failures"] = {{"baseline_iteration_ms", report::round_to(r.iteration.seconds() * 1e3, 6)},
                          {"iteration_ms", report::round_to(f.iteration.seconds() * 1e3, 6)},
-                         {"slowdown", report::round_to(r.iteration.ps > 0 ? f.iteration.seconds() / r.iteration.seconds()
-                                                                         : 1.0, 6)},
+                         // no slowdown for a job that stopped: iteration_ms is then when it stopped
+                         {"slowdown", f.job_failed ? nlohmann::json(nullptr)
+                                                   : nlohmann::json(report::round_to(
+                                                         r.iteration.ps > 0 ? f.iteration.seconds() / r.iteration.seconds()
+                                                                            : 1.0,
+                                                         6))},
                          {"scheduled", fopt.failures.events.size()},
                          {"job_failed", f.job_failed},
                          {"failure", f.failure},

@@ -18,16 +18,22 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
   out << "  algbw = size / time, busbw = algbw x " << b["bus_factor_formula"].get<std::string>()
       << " (nccl-tests definitions); GB/s = 1e9 bytes/s\n\n";
   Table t({"size (B)", "time (us)", "algbw (GB/s)", "busbw (GB/s)"});
-  for (const auto& r : d["rows"])
+  for (const auto& r : d["rows"]) {
+    if (r["algbw_gbps"].is_null()) {  // the job stopped: no bandwidth to report
+      t.add({thousands(r["bytes"].get<int64_t>()), "job failed", "-", "-"});
+      continue;
+    }
     t.add({thousands(r["bytes"].get<int64_t>()), fixed(r["time_us"].get<double>(), 2),
            fixed(r["algbw_gbps"].get<double>(), 2), fixed(r["busbw_gbps"].get<double>(), 2)});
+  }
   t.write(out, "  ");
   if (!d["rows"].empty() && d["rows"][0].contains("slowdown")) {
     out << "\n  with failures (the same plan without them as the baseline):\n";
     Table f({"size (B)", "baseline (us)", "with failures (us)", "slowdown", "outcome"});
     for (const auto& r : d["rows"])
       f.add({thousands(r["bytes"].get<int64_t>()), fixed(r["baseline_time_us"].get<double>(), 2),
-             fixed(r["time_us"].get<double>(), 2), fixed(r["slowdown"].get<double>(), 3) + "x",
+             fixed(r["time_us"].get<double>(), 2),
+             r["slowdown"].is_null() ? "-" : fixed(r["slowdown"].get<double>(), 3) + "x",
              r["job_failed"].get<bool>()
                  ? "JOB FAILED at " + fixed(r["failed_at_us"].get<double>(), 1) + " us (see below)"
                  : "completed"});
