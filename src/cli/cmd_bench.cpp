@@ -70,7 +70,8 @@ int cmd_bench(Common c, const BenchOptions& b) {
   const collective::Options copt = collective::options_from(sc.section("collective"));
   engine::NetworkOptions nopt = engine::network_options_from(sc.section("network"), sc.seed);
   std::string progress_label;  // the size being simulated
-  nopt.progress = progress_printer("podnet bench", progress_label);
+  nopt.progress = progress_printer("podnet bench", progress_label,
+                                   flow_quantum_hint(sc.section("network").get_string("engine"), nopt));
   const std::string engine_name = sc.section("network").get_string("engine");
   // With `failures:`, every size runs twice: as scheduled, and on the same fabric without failures.
   std::unique_ptr<engine::NetworkBackend> baseline;
@@ -110,7 +111,6 @@ int cmd_bench(Common c, const BenchOptions& b) {
   engine::TransferPlan last_plan;
   const bool tty = isatty(STDERR_FILENO) != 0;
   const auto wall0 = std::chrono::steady_clock::now();
-  bool quantum_hint = false;
   for (size_t k = 0; k < sizes.size(); ++k) {
     progress_label = report::thousands(sizes[k]) + " B";
     engine::TransferPlan plan = collective::make_plan(algo, op, group, sizes[k], copt, topo);
@@ -155,13 +155,7 @@ int cmd_bench(Common c, const BenchOptions& b) {
       std::cerr << fmt::format("podnet bench: [{}/{}] {} B done ({:.1f} s elapsed)\n", k + 1, sizes.size(),
                                report::thousands(sizes[k]),
                                wall);
-    if (wall > 10.0 && !quantum_hint && engine_name == "flow" && nopt.flow_quantum.ps == 0 && last.solves > 5000) {
-      quantum_hint = true;
-      std::cerr << fmt::format("podnet bench: hint: {} max-min re-solves for {} flows (completions spread thinly "
-                               "in time); --set network.flow_quantum=100ns lets flows finishing within 100 ns share "
-                               "one re-solve (each completion late by < 100 ns)\n",
-                               last.solves, last.flows);
-    }
+
     if (k + 1 == sizes.size()) last_plan = std::move(plan);
   }
   doc["rows"] = rows;

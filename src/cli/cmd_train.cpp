@@ -55,7 +55,8 @@ int cmd_train(Common c, const TrainCliOptions& o) {
   const cluster::Policy policy = cluster::parse_policy(sc.section("placement").get_string("policy"));
   engine::NetworkOptions nopt = engine::network_options_from(sc.section("network"), sc.seed);
   std::string progress_label = "iteration";
-  nopt.progress = progress_printer("podnet train", progress_label);
+  nopt.progress = progress_printer("podnet train", progress_label,
+                                   flow_quantum_hint(sc.section("network").get_string("engine"), nopt));
   const std::string engine_name = sc.section("network").get_string("engine");
   auto backend = engine::make_backend(engine_name, topo, nopt);
   workload::TrainOptions topt;

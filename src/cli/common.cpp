@@ -60,21 +60,35 @@ nlohmann::json training_reliability(const scenario::Scenario& sc, const topology
           {"days_to_train_with_failures", finite(adv.days_to_train, 3)}};
 }
 
-std::function<void(int64_t, int64_t, Time)> progress_printer(std::string command, const std::string& label) {
+std::function<void(int64_t, int64_t, Time)> progress_printer(std::string command, const std::string& label,
+                                                             std::string hint) {
   using clock = std::chrono::steady_clock;
   struct State {
     clock::time_point start = clock::now();
     clock::time_point last = clock::now();
+    bool hinted = false;
   };
   auto st = std::make_shared<State>();
-  return [st, command = std::move(command), &label](int64_t done, int64_t total, Time now) {
+  return [st, command = std::move(command), &label, hint = std::move(hint)](int64_t done, int64_t total, Time now) {
     const auto t = clock::now();
     if (t - st->start < std::chrono::seconds(5) || t - st->last < std::chrono::seconds(5)) return;
     st->last = t;
+    const double elapsed = std::chrono::duration<double>(t - st->start).count();
     std::cerr << fmt::format("{}: {}: {:.0f}% of {} transfers done, simulated {} ({:.0f} s elapsed)\n", command, label,
                              100.0 * static_cast<double>(done) / static_cast<double>(std::max<int64_t>(total, 1)),
-                             report::thousands(total), format_time(now), std::chrono::duration<double>(t - st->start).count());
+                             report::thousands(total), format_time(now), elapsed);
+    if (!hint.empty() && !st->hinted && elapsed > 20) {
+      st->hinted = true;
+      std::cerr << command << ": hint: " << hint << "\n";
+    }
   };
+}
+
+std::string flow_quantum_hint(const std::string& engine, const engine::NetworkOptions& o) {
+  if (engine != "flow" || o.flow_quantum.ps != 0) return {};
+  return "the flow engine re-solves rates at every distinct completion time; when many flows finish at "
+         "spread-out times, --set network.flow_quantum=100ns lets those within 100 ns share one re-solve (each "
+         "completion late by < 100 ns; a 261,632-flow all-to-all went from 314 s to 2.8 s)";
 }
 
 void write_training_reliability(const nlohmann::json& rel, std::ostream& out) {

@@ -42,8 +42,12 @@ void write_training_reliability(const nlohmann::json& rel, std::ostream& out);
 // An engine progress callback (NetworkOptions::progress) that prints
 // "COMMAND: LABEL: P% of N transfers done, simulated T (S s elapsed)" to
 // stderr at most every 5 s, once a run has taken 5 s. `label` is read at each
-// call (update it between runs).
-std::function<void(int64_t, int64_t, Time)> progress_printer(std::string command, const std::string& label);
+// call (update it between runs). `hint`, when not empty, is printed once
+// after 20 s.
+std::function<void(int64_t, int64_t, Time)> progress_printer(std::string command, const std::string& label,
+                                                             std::string hint = {});
+// The hint for slow flow-engine runs (empty unless the engine is flow with an exact quantum).
+std::string flow_quantum_hint(const std::string& engine, const engine::NetworkOptions& o);
 std::ofstream open_out(const std::string& path);
 // Writes `doc` to stdout in c.format; with --out also DIR/<stem>.{json,csv,txt} and the resolved scenario.
 void emit(const Common& c, const scenario::Scenario& sc, const nlohmann::json& doc, const std::string& stem,
