@@ -82,10 +82,8 @@ int cmd_bench(Common c, const BenchOptions& b) {
                                    "this run uses network.engine = {} (use --engine flow or --engine packet)",
                                    engine_name));
     baseline = engine::make_backend(engine_name, topo, nopt);
-    if (!sc.has_random_failures()) nopt.failures.events = sc.failure_events(topo);
+    sc.check_failures(topo);  // names checked before any run
   }
-  // Random failures are drawn per size, over the failure-free run's length.
-  const bool random_failures = sc.has_random_failures();
   auto backend = engine::make_backend(engine_name, topo, nopt);
 
   const Bytes lo = parse_size(b.min_size, "--min"), hi = parse_size(b.max_size, "--max");
@@ -116,8 +114,9 @@ int cmd_bench(Common c, const BenchOptions& b) {
     engine::TransferPlan plan = collective::make_plan(algo, op, group, sizes[k], copt, topo);
     engine::RunReport base;
     size_t scheduled = 0;
-    if (baseline) base = baseline->run(plan);
-    if (random_failures) {
+    if (baseline) {
+      // The failures on the same plan; random ones are drawn over this size's failure-free run.
+      base = baseline->run(plan);
       engine::NetworkOptions fopt = nopt;
       fopt.failures.events = sc.failure_events(topo, base.makespan, group);
       scheduled = fopt.failures.events.size();
@@ -136,7 +135,7 @@ int cmd_bench(Common c, const BenchOptions& b) {
       row["slowdown"] = last.job_failed ? nlohmann::json(nullptr)
                                         : nlohmann::json(report::round_to(
                                               base.makespan.ps > 0 ? seconds / base.makespan.seconds() : 1.0, 4));
-      row["scheduled"] = random_failures ? scheduled : nopt.failures.events.size();
+      row["scheduled"] = scheduled;
       row["job_failed"] = last.job_failed;
       if (last.job_failed) {
         row["failure"] = last.failure;
@@ -153,9 +152,7 @@ int cmd_bench(Common c, const BenchOptions& b) {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     if (tty || wall > 2.0)
       std::cerr << fmt::format("podnet bench: [{}/{}] {} B done ({:.1f} s elapsed)\n", k + 1, sizes.size(),
-                               report::thousands(sizes[k]),
-                               wall);
-
+                               report::thousands(sizes[k]), wall);
     if (k + 1 == sizes.size()) last_plan = std::move(plan);
   }
   doc["rows"] = rows;

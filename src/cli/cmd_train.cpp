@@ -53,6 +53,7 @@ int cmd_train(Common c, const TrainCliOptions& o) {
       o.simai_topology.empty() ? sc.build_topology() : workload::simai::load_topology(o.simai_topology);
   const auto fabric_gpus = static_cast<int64_t>(topo.gpus.size());
   const cluster::Policy policy = cluster::parse_policy(sc.section("placement").get_string("policy"));
+  sc.check_failures(topo);  // names checked before any run
   engine::NetworkOptions nopt = engine::network_options_from(sc.section("network"), sc.seed);
   std::string progress_label = "iteration";
   nopt.progress = progress_printer("podnet train", progress_label,

@@ -373,14 +373,21 @@ topology::Topology Scenario::build_topology() const {
   }
 }
 
+void Scenario::check_failures(const topology::Topology& t) const { (void)resolve_failures(t, Time(), {}, false); }
+
+std::vector<engine::FailureEvent> Scenario::failure_events(const topology::Topology& t, Time run_length,
+                                                           const std::vector<int32_t>& job_gpus) const {
+  return resolve_failures(t, run_length, job_gpus, true);
+}
+
 bool Scenario::has_random_failures() const {
   for (const auto& f : failures)
     if (f.target_kind == "random") return true;
   return false;
 }
 
-std::vector<engine::FailureEvent> Scenario::failure_events(const topology::Topology& t, Time run_length,
-                                                           const std::vector<int32_t>& job_gpus) const {
+std::vector<engine::FailureEvent> Scenario::resolve_failures(const topology::Topology& t, Time run_length,
+                                                             const std::vector<int32_t>& job_gpus, bool draw) const {
   using topology::NodeKind;
   std::vector<engine::FailureEvent> out;
   std::optional<reliability::Inventory> inventory;  // counted once, for random entries
@@ -409,6 +416,7 @@ std::vector<engine::FailureEvent> Scenario::failure_events(const topology::Topol
     const std::string where_ = from_set.count("failures") ? fmt::format("--set failures[{}]", i)
                                                           : fmt::format("{}:{}: failures[{}]", source, f.line, i);
     if (f.target_kind == "random") {
+      if (!draw) continue;
       reliability::DrawSpec spec;
       spec.count = f.count;
       spec.scale = f.scale;

@@ -74,6 +74,14 @@ class Scenario {
   // without failures; InputError when neither is known).
   std::vector<engine::FailureEvent> failure_events(const topology::Topology& t, Time run_length = Time(),
                                                    const std::vector<int32_t>& job_gpus = {}) const;
+  // Resolves the named entries only (no draw): the errors failure_events would
+  // raise for them, before any run.
+  void check_failures(const topology::Topology& t) const;
+ private:
+  std::vector<engine::FailureEvent> resolve_failures(const topology::Topology& t, Time run_length,
+                                                     const std::vector<int32_t>& job_gpus, bool draw) const;
+
+ public:
   bool has_random_failures() const;
 
   std::string source;       // the path, or "built-in <name>"
