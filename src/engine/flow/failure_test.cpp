@@ -339,5 +339,29 @@ TEST(FlowBackend, ProgressIsReportedEveryNTransfers) {
   EXPECT_LE(last, makespan);
 }
 
+
+TEST(Failures, AFlowMovedDuringItsLatencyKeepsTheRestOfIt) {
+  // One flow with a long latency phase (1,000 latency steps: α of several ms),
+  // sprayed over 4 spines; one spine is drained at 100 us, while the flow still
+  // waits out α. Its NIC (C) stays the bottleneck on 3 spines (3C of uplinks),
+  // so the drained run must take exactly T0: the moved flow keeps the rest of its
+  // latency (restarting without it would finish α - 100 us early).
+  const auto t = fabric(32);
+  TransferPlan plan = p2p_plan({{0, 4}}, 64_MiB);
+  plan.transfers[0].latency_steps = 1000;
+  NetworkOptions o;
+  o.routing.policy = "spray";
+  const Time t0 = run(t, plan, o);
+  topology::NodeId spine = -1;
+  for (topology::NodeId n = 0; n < static_cast<topology::NodeId>(t.nodes.size()) && spine < 0; ++n)
+    if (t.nodes[n].kind == topology::NodeKind::Switch && t.nodes[n].tier == 2) spine = n;
+  auto [b, e] = t.incident(spine);
+  o.failures.events.push_back({100_us, FailureAction::Drain, std::vector<topology::LinkId>(b, e), {}, -1, 1.0, "drain"});
+  RunReport r;
+  EXPECT_EQ(run(t, plan, o, &r), t0);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0].flows_rerouted, 1);
+}
+
 }  // namespace
 }  // namespace podnet::engine

@@ -159,6 +159,8 @@ RunReport FlowBackend::run(const TransferPlan& plan) {
         for (const auto& p : records[k].parts) hit = hit || std::find(dead.begin(), dead.end(), p.link) != dead.end();
         if (!hit) continue;
         const double remaining = sim.remaining_bytes(records[k].sim_id);
+        // A flow still in its latency phase keeps what is left of it.
+        const Time latency_left = std::max(Time(), sim.active_at(records[k].sim_id) - at);
         sim.cancel_flow(records[k].sim_id);
         records[k].sim_id = kInvalidId;
         if (adaptive) router.release(records[k].parts, records[k].route_weight);
@@ -167,8 +169,9 @@ RunReport FlowBackend::run(const TransferPlan& plan) {
         compiler.compile(plan, i, compiled);  // throws when no route is left
         for (size_t q = 0; q < compiled.size(); ++q)
           if (static_cast<int32_t>(q) != index && adaptive) router.release(compiled[q].parts, compiled[q].route_weight);
-        // The replacement continues the stream: no second latency; the old record is retired.
-        start_flow(i, index, compiled[index], static_cast<Bytes>(remaining + 0.5), at, Time());
+        // The replacement continues the stream (no second latency, the rest of the
+        // first if it had not run out); the old record is retired.
+        start_flow(i, index, compiled[index], static_cast<Bytes>(remaining + 0.5), at, latency_left);
         ++moved;
       }
       return moved;

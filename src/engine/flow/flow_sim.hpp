@@ -168,6 +168,8 @@ class FlowSim {
   double rate_bps(FlowId f) const { return flows_[f].phase == FlowPhase::Active ? flows_[f].rate : 0.0; }
   // Bytes still to send as of now() (all of them while pending, 0 when done).
   double remaining_bytes(FlowId f) const;
+  // When the flow starts competing for bandwidth (start + latency).
+  Time active_at(FlowId f) const { return flows_[f].active_at; }
   uint64_t tag(FlowId f) const { return flows_[f].tag; }
   uint32_t active_flows() const { return active_; }
   // Active flows with rate 0: they wait for a capacity change.
