@@ -125,7 +125,7 @@ void FailureDriver::run(const Hooks& h) {
       continue;
     }
     // Repair: routing forgets (or relearns) the links; flows using a dead direction are re-routed.
-    for (routing::DirLink d : a.dirs) h.set_routing(routing::link_of(d), a.kind == 2);
+    for (routing::DirLink d : a.dirs) h.set_routing(d, a.kind == 2);
     if (a.kind == 2) continue;
     const FailureEvent& ev = fo_.events[a.event];
     try {

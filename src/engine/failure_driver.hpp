@@ -26,8 +26,8 @@ class FailureDriver {
     std::function<void(const FailureEvent&)> apply;
     // Calls `visit` once per running flow (or QP) with the directed links it uses.
     std::function<void(const std::function<void(const std::vector<routing::DirLink>&)>& visit)> visit_running;
-    // Routing learns (up) or forgets a link.
-    std::function<void(topology::LinkId, bool up)> set_routing;
+    // Routing learns (up) or forgets one direction of a link.
+    std::function<void(routing::DirLink, bool up)> set_routing;
     // Re-routes every running flow that uses one of `dirs`, at `at`; returns how
     // many moved. Throws Error when a flow has no route left.
     std::function<int64_t(const std::vector<routing::DirLink>& dirs, Time at)> reroute;

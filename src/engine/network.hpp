@@ -69,8 +69,9 @@ Transport transport_preset(std::string_view name);
 // - any other direction (a downlink without a twin, a link of a NIC) needs
 //   the routing protocol to converge upstream: `convergence` (seconds).
 // A flow stalls until the first repair of a dead direction it crosses.
-// At the repair time the router forgets the link and every flow still
-// crossing it is re-routed with its remaining bytes (no second latency). A
+// At the repair time the router forgets that direction (routing state is
+// per direction: until convergence, upstream switches still send into a dead
+// downlink) and every flow still crossing it is re-routed with its remaining bytes (no second latency). A
 // flow that has no path any more (a NIC's only link) stops the job when the
 // collective times out, and so does a stall longer than `collective_timeout` (NCCL/IB give up after their
 // retry budget): the run ends there, reported as a job failure. A link coming

@@ -57,6 +57,7 @@ Router::Router(const topology::Topology& t, RouteOptions o) : t_(t), o_(std::mov
 
   const size_t nn = t.nodes.size();
   up_.assign(t.links.size(), 1);
+  dir_up_.assign(2 * t.links.size(), 1);
   load_.assign(2 * t.links.size(), 0.0);
 
   // Network nodes: switches; on a torus the GPUs (network index = rank).
@@ -299,7 +300,7 @@ const int16_t* Router::table(int32_t key, bool restricted, int32_t group, int32_
     for (int32_t i = nadj_off_[v]; i < nadj_off_[v + 1]; ++i) {
       const NetEdge& ed = nadj_[i];
       const int32_t u = ed.to;
-      if (tab[u] >= 0 || !up_[ed.link]) continue;
+      if (tab[u] >= 0 || !dir_up_[ed.dir ^ 1]) continue;  // travel u -> v: the reverse of ed
       if (restricted && net_group_[u] != net_group_[v] && net_group_[v] != group) continue;
       tab[u] = static_cast<int16_t>(dv + 1);
       bfs_.push_back(u);
@@ -342,7 +343,7 @@ int Router::gather(int32_t u, const Target& tg) {
   const int32_t gu = net_group_[u];
   for (int32_t i = nadj_off_[u]; i < nadj_off_[u + 1]; ++i) {
     const NetEdge& ed = nadj_[i];
-    if (!up_[ed.link] || dist(ed.to, tg) != want) continue;
+    if (!dir_up_[ed.dir] || dist(ed.to, tg) != want) continue;
     if (tg.restricted && net_group_[ed.to] != gu && net_group_[ed.to] != tg.group) continue;
     cand_.push_back(i);
   }
@@ -551,9 +552,21 @@ void Router::release(const std::vector<PathPart>& route, double weight) {
 void Router::set_link_up(LinkId l, bool up) {
   if (l < 0 || l >= static_cast<LinkId>(t_.links.size()))
     throw Error(fmt::format("routing: link {} out of range (the topology has {} links)", l, t_.links.size()));
-  if ((up_[l] != 0) == up) return;
-  up_[l] = up ? 1 : 0;
-  down_links_ += up ? -1 : 1;
+  set_dir_up(2 * l, up);
+  set_dir_up(2 * l + 1, up);
+}
+
+void Router::set_dir_up(DirLink d, bool up) {
+  if (d < 0 || d >= static_cast<DirLink>(dir_up_.size()))
+    throw Error(fmt::format("routing: directed link {} out of range (the topology has {} links)", d, t_.links.size()));
+  if ((dir_up_[d] != 0) == up) return;
+  dir_up_[d] = up ? 1 : 0;
+  const LinkId l = link_of(d);
+  const bool both = dir_up_[2 * l] && dir_up_[2 * l + 1];
+  if ((up_[l] != 0) != both) {
+    up_[l] = both ? 1 : 0;
+    down_links_ += both ? -1 : 1;
+  }
   for (auto& tab : tables_) tab.clear();
 }
 

@@ -96,7 +96,12 @@
 //
 // 4. Failures. set_link_up(l, false) marks link l down and drops every
 //    cached table (they are rebuilt lazily without it); no route uses a down
-//    link (a torus switches from computed distances to tables). A down
+//    link (a torus switches from computed distances to tables).
+//    set_dir_up(d, false) takes one direction out: switch-to-switch paths
+//    avoid that direction only (a repaired uplink while its downlink still
+//    waits for convergence); links a route takes whole (NIC attachments,
+//    PCIe, NVLink, torus dimension-order hops) count as down when either
+//    direction is. A down
 //    NVLink sends same-domain traffic through the NICs; a down PCIe or NIC
 //    uplink has no alternative. If no path remains route() throws Error
 //    naming both endpoints (and the NICs and rails). Loads of flows routed
@@ -135,8 +140,9 @@ class Router {
   // a no-op for the other policies).
   void release(const std::vector<PathPart>& route, double weight);
 
-  void set_link_up(topology::LinkId l, bool up);
-  bool link_up(topology::LinkId l) const { return up_[l] != 0; }
+  void set_link_up(topology::LinkId l, bool up);  // both directions
+  void set_dir_up(DirLink d, bool up);
+  bool link_up(topology::LinkId l) const { return up_[l] != 0; }  // both directions up
 
   // Switches traversed on a shortest path (0 inside a server; on a torus the
   // chip-to-chip links, each passing one chip's router). Throws as route().
@@ -216,7 +222,8 @@ class Router {
   std::vector<int32_t> nadj_off_;
   std::vector<NetEdge> nadj_;
   std::vector<uint64_t> seed_of_;         // network index -> s_u
-  std::vector<char> up_;                  // per link
+  std::vector<char> up_;                  // per link: both directions up
+  std::vector<char> dir_up_;              // per directed link
   std::vector<double> load_;              // per directed link
 
   // servers

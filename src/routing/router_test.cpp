@@ -318,6 +318,33 @@ TEST(FatTree, LinkDownIsAvoided) {
   EXPECT_EQ(route_of(r, 0, 4)[3].link, p[3].link);
 }
 
+TEST(FatTree, OneDirectionDownIsAvoidedOnlyThatWay) {
+  // k = 4: host 0 -> host 4 statically crosses agg -> core (direction u). With
+  // only u down, 0 -> 4 avoids it (3 of 4 paths left) while 4 -> 0 may still
+  // use the reverse direction core -> agg (all 4 paths), and the link as a
+  // whole counts as down.
+  const Topology t = build_with("fat_tree", {{"k", "4"}}, host_hw());
+  Router r(t, opts("static"));
+  DirLink u = -1;
+  for (const PathPart& part : route_of(r, 0, 4))
+    if (t.nodes[dir_to(part.link, t)].kind == NodeKind::Switch && t.nodes[dir_to(part.link, t)].tier == 3) u = part.link;
+  ASSERT_GE(u, 0);
+  r.set_dir_up(u, false);
+  EXPECT_FALSE(r.link_up(link_of(u)));
+  EXPECT_EQ(r.equal_cost_paths(0, 4), 3);
+  EXPECT_EQ(r.equal_cost_paths(4, 0), 4);
+  for (uint64_t qp = 0; qp < 32; ++qp)
+    for (const PathPart& part : route_of(r, 0, 4, qp)) EXPECT_NE(part.link, u);
+  bool reverse_used = false;
+  Router spray(t, opts("spray"));
+  spray.set_dir_up(u, false);
+  for (const PathPart& part : route_of(spray, 4, 0)) reverse_used = reverse_used || part.link == (u ^ 1);
+  EXPECT_TRUE(reverse_used);
+  r.set_dir_up(u, true);
+  EXPECT_TRUE(r.link_up(link_of(u)));
+  EXPECT_EQ(r.equal_cost_paths(0, 4), 4);
+}
+
 TEST(FatTree, AllPathsDownThrowsNamingEndpoints) {
   const Topology t = build_with("fat_tree", {{"k", "4"}}, host_hw());
   Router r(t, opts("ecmp"));

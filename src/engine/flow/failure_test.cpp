@@ -363,5 +363,48 @@ TEST(Failures, AFlowMovedDuringItsLatencyKeepsTheRestOfIt) {
   EXPECT_EQ(r.failures[0].flows_rerouted, 1);
 }
 
+
+TEST(Failures, AFlowStartingBeforeConvergenceStillTakesTheDeadDownlink) {
+  // 32 GPUs, 8 leaves, 4 spines, no twins; static routing. The spine -> leaf 0
+  // link of host 4's static path to host 0 dies at t_f = 1 ms. Leaf 0 drops its
+  // uplink direction at t_f + local_repair, but the spine -> leaf 0 direction
+  // stays in every upstream table until t_f + convergence. A transfer 4 -> 0
+  // that starts at 10 ms (after a compute) is therefore routed into the dead
+  // downlink, stalls, and is moved at t_f + convergence, then runs alone at its
+  // NIC rate: T = t_f + convergence + (T0 - 10 ms - alpha) with T0 the
+  // failure-free time, so T lies in (t_f + convergence, t_f + convergence + T0 - 10 ms].
+  const auto t = fabric(32);
+  TransferPlan plan;
+  Transfer c;
+  c.kind = TransferKind::Compute;
+  c.ranks = {4};
+  c.duration = 10_ms;
+  const int32_t wait = plan.add(c);
+  Transfer x;
+  x.ranks = {4, 0};
+  x.bytes = 64_MiB;
+  x.deps = {wait};
+  plan.add(x);
+  NetworkOptions o;
+  o.routing.policy = "static";
+  const Time t0 = run(t, plan, o);
+  routing::Router router(t, o.routing);
+  std::vector<routing::PathPart> path;
+  router.route(4, 0, 0, 1.0, path);
+  topology::LinkId down = -1;
+  for (const auto& p : path)
+    if (t.nodes[routing::dir_from(p.link, t)].tier == 2 && t.nodes[routing::dir_to(p.link, t)].tier == 1)
+      down = routing::link_of(p.link);
+  ASSERT_GE(down, 0);
+  o.failures.events.push_back({1_ms, FailureAction::Down, {down}, {}, -1, 1.0, "downlink"});
+  RunReport r;
+  const Time got = run(t, plan, o, &r);
+  EXPECT_FALSE(r.job_failed);
+  EXPECT_GT(got, 1_ms + o.failures.convergence);
+  EXPECT_LE(got, 1_ms + o.failures.convergence + (t0 - 10_ms));
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0].flows_rerouted, 1);
+}
+
 }  // namespace
 }  // namespace podnet::engine

@@ -150,7 +150,7 @@ RunReport FlowBackend::run(const TransferPlan& plan) {
         visit(dirs);
       }
     };
-    h.set_routing = [&](topology::LinkId l, bool up) { router.set_link_up(l, up); };
+    h.set_routing = [&](routing::DirLink d, bool up) { router.set_dir_up(d, up); };
     h.reroute = [&](const std::vector<routing::DirLink>& dead, Time at) {
       int64_t moved = 0;
       for (size_t k = 0; k < records.size(); ++k) {

@@ -36,12 +36,17 @@ NextHops::NextHops(const topology::Topology& t) : t_(t) {
     adj_off_[i + 1] = static_cast<int32_t>(adj_dir_.size());
   }
   tables_.resize(4 * static_cast<size_t>(net));
-  up_.assign(t.links.size(), 1);
+  up_.assign(2 * t.links.size(), 1);
 }
 
 void NextHops::set_link_up(LinkId l, bool up) {
-  if ((up_[l] != 0) == up) return;
-  up_[l] = up ? 1 : 0;
+  set_dir_up(2 * l, up);
+  set_dir_up(2 * l + 1, up);
+}
+
+void NextHops::set_dir_up(routing::DirLink d, bool up) {
+  if ((up_[d] != 0) == up) return;
+  up_[d] = up ? 1 : 0;
   down_ += up ? -1 : 1;
   for (size_t i = 0; i < tables_.size(); i += 4) {  // the live tables; the `all` ones do not change
     tables_[i].clear();
@@ -59,10 +64,10 @@ const int16_t* NextHops::table(int32_t target, bool restricted, bool all) {
   const int32_t tg = group_[target];
   for (size_t q = 0; q < bfs_.size(); ++q) {
     const int32_t v = bfs_[q];
-    // links are symmetric: the neighbours u of v are those with a link u -> v
+    // the neighbours u of v are those with a link u -> v (the reverse of v's edge)
     for (int32_t i = adj_off_[v]; i < adj_off_[v + 1]; ++i) {
       const int32_t u = adj_to_[i];
-      if (tab[u] >= 0 || !usable(i, all)) continue;
+      if (tab[u] >= 0 || !usable(adj_dir_[i] ^ 1, all)) continue;  // travel u -> v: the reverse
       if (restricted && group_[u] != group_[v] && group_[v] != tg) continue;
       tab[u] = static_cast<int16_t>(tab[v] + 1);
       bfs_.push_back(u);
@@ -87,7 +92,7 @@ void NextHops::gather(NodeId u_node, NodeId target_node, std::vector<routing::Di
   const int32_t tg = group_[target];
   for (int32_t i = adj_off_[u]; i < adj_off_[u + 1]; ++i) {
     const int32_t v = adj_to_[i];
-    if (tab[v] != want || !usable(i, all)) continue;
+    if (tab[v] != want || !usable(adj_dir_[i], all)) continue;
     if (restricted && group_[v] != group_[u] && group_[v] != tg) continue;
     out.push_back(adj_dir_[i]);
   }

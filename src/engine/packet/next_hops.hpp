@@ -16,7 +16,8 @@
 // Memory: 2 bytes x network nodes per target used (a k = 32 fat-tree: 1,280
 // switches x 512 leaf targets = 1.3 MB).
 // Failures: set_link_up(l, false) takes link l out of the live graph (both
-// directions; the tables are rebuilt lazily without it), as Router does.
+// directions; the tables are rebuilt lazily without it), set_dir_up(d, false)
+// one direction, as Router does.
 // gather(.., all = true) searches the whole graph instead, ignoring link
 // state: the engine uses it for a packet that the live graph cannot bring to
 // its target any more (one already on its way over a drained link).
@@ -37,12 +38,13 @@ class NextHops {
   // N_T(u) for network nodes u != target into `out` (cleared first); empty if
   // u cannot reach the target (only possible with links down).
   void gather(topology::NodeId u, topology::NodeId target, std::vector<routing::DirLink>& out, bool all = false);
-  void set_link_up(topology::LinkId l, bool up);
+  void set_link_up(topology::LinkId l, bool up);  // both directions
+  void set_dir_up(routing::DirLink d, bool up);
   bool any_down() const { return down_ > 0; }
 
  private:
   const int16_t* table(int32_t target, bool restricted, bool all);
-  bool usable(int32_t i, bool all) const { return all || up_[routing::link_of(adj_dir_[i])] != 0; }
+  bool usable(routing::DirLink d, bool all) const { return all || up_[d] != 0; }
   const topology::Topology& t_;
   bool dragonfly_ = false;
   std::vector<int32_t> net_of_;           // node -> network index or -1
@@ -51,8 +53,8 @@ class NextHops {
   std::vector<routing::DirLink> adj_dir_; // leaving the node
   std::vector<int32_t> adj_to_;           // network index of the other end
   std::vector<std::vector<int16_t>> tables_;  // [4 * target + 2 * all + restricted]
-  std::vector<char> up_;                      // per link
-  int32_t down_ = 0;
+  std::vector<char> up_;                      // per directed link
+  int32_t down_ = 0;                          // directions down
   std::vector<int32_t> bfs_;
 };
 

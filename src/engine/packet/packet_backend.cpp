@@ -147,7 +147,7 @@ RunReport PacketBackend::run(const TransferPlan& plan) {
         visit(route);
       }
     };
-    h.set_routing = [&](topology::LinkId l, bool up) { sim.set_route_link_up(l, up); };
+    h.set_routing = [&](routing::DirLink d, bool up) { sim.set_route_dir_up(d, up); };
     h.reroute = [&](const std::vector<routing::DirLink>& dirs, Time) { return sim.reroute(dirs); };
     driver.run(h);
   }

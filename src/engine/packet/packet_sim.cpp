@@ -1447,9 +1447,9 @@ void PacketSim::run_until(Time limit, const std::function<void(const SimEvent&)>
 void PacketSim::stop() { m_->stopped = true; }
 void PacketSim::set_link_rate(topology::LinkId l, Bandwidth rate) { m_->set_link_rate(l, rate.bps); }
 void PacketSim::set_link_dead(topology::LinkId l, bool dead) { m_->set_link_dead(l, dead); }
-void PacketSim::set_route_link_up(topology::LinkId l, bool up) {
-  m_->router->set_link_up(l, up);
-  if (m_->next_hops) m_->next_hops->set_link_up(l, up);
+void PacketSim::set_route_dir_up(routing::DirLink d, bool up) {
+  m_->router->set_dir_up(d, up);
+  if (m_->next_hops) m_->next_hops->set_dir_up(d, up);
 }
 int64_t PacketSim::reroute(const std::vector<DirLink>& dirs) { return m_->reroute(dirs); }
 bool PacketSim::stream_open(int32_t s) const { return !m_->qps[s].rx_done; }

@@ -160,7 +160,7 @@
 //   direction is repaired, per-packet policies still choose it (adaptive
 //   sees an idle port), so its share of the packets is lost.
 //   Repair, per direction after local_repair or convergence (network.hpp):
-//   the Router and the next-hop tables forget the link (both directions),
+//   the Router and the next-hop tables forget that direction,
 //   and every unfinished QP using a repaired direction is re-routed with its
 //   entropy; its state (PSNs, rate, reorder buffer) carries over. A QP uses
 //   a direction if its data path crosses it (the flow engine's rule); with
@@ -324,8 +324,9 @@ class PacketSim {
   // lost, the ports send nothing and packets sent to them are lost. Alive
   // again: the ports resume.
   void set_link_dead(topology::LinkId l, bool dead);
-  // Routing (the Router and the per-packet next hops) forgets / relearns l.
-  void set_route_link_up(topology::LinkId l, bool up);
+  // Routing (the Router and the per-packet next hops) forgets / relearns one
+  // direction of a link.
+  void set_route_dir_up(routing::DirLink d, bool up);
   // Re-routes every unfinished QP that uses one of `dirs` (§10) on the
   // routing now in force, with its entropy; returns how many. Throws Error
   // (from the Router) when one has no path left.
