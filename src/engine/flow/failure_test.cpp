@@ -36,6 +36,29 @@ topology::LinkId first_uplink(const topology::Topology& t, const std::string& le
   return -1;
 }
 
+// The spine -> leaf link on the static route src -> dst (-1 if none).
+topology::LinkId static_downlink(const topology::Topology& t, int32_t src, int32_t dst) {
+  routing::RouteOptions ro;
+  ro.policy = "static";
+  routing::Router router(t, ro);
+  std::vector<routing::PathPart> path;
+  router.route(src, dst, 0, 1.0, path);
+  for (const auto& p : path)
+    if (t.nodes[routing::dir_from(p.link, t)].tier == 2 && t.nodes[routing::dir_to(p.link, t)].tier == 1)
+      return routing::link_of(p.link);
+  return -1;
+}
+
+// Every link of the first spine (tier-2 switch).
+std::vector<topology::LinkId> first_spine_links(const topology::Topology& t) {
+  for (topology::NodeId n = 0; n < static_cast<topology::NodeId>(t.nodes.size()); ++n)
+    if (t.nodes[n].kind == topology::NodeKind::Switch && t.nodes[n].tier == 2) {
+      auto [b, e] = t.incident(n);
+      return {b, e};
+    }
+  return {};
+}
+
 TEST(Failures, SprayedFlowsSlowByTheLostCapacityShare) {
   // 8 GPUs: 2 leaves of 4 hosts, 4 uplinks each, all to one spine (4 parallel links).
   // Hosts 0..3 (leaf 0) each send S to hosts 4..7 (leaf 1), sprayed over the 4 uplinks:
@@ -103,14 +126,7 @@ TEST(Failures, DownlinkWithoutTwinWaitsForConvergence) {
   NetworkOptions o;
   o.routing.policy = "static";
   const Time t0 = run(t, plan, o);
-  routing::Router router(t, o.routing);
-  std::vector<routing::PathPart> path;
-  router.route(4, 0, 0, 1.0, path);
-  topology::LinkId down = -1;
-  for (const auto& p : path) {
-    const auto from = routing::dir_from(p.link, t), to = routing::dir_to(p.link, t);
-    if (t.nodes[from].tier == 2 && t.nodes[to].tier == 1) down = routing::link_of(p.link);
-  }
+  const topology::LinkId down = static_downlink(t, 4, 0);
   ASSERT_GE(down, 0);
   const Time tf = 2_ms;
   o.failures.events.push_back({tf, FailureAction::Down, {down}, {}, -1, 1.0, "downlink"});
@@ -134,14 +150,8 @@ TEST(Failures, DrainingASpineMovesFlowsWithoutStall) {
   NetworkOptions o;
   o.routing.policy = "spray";
   const Time t0 = run(t, plan, o);
-  topology::NodeId spine = -1;
-  for (topology::NodeId n = 0; n < static_cast<topology::NodeId>(t.nodes.size()) && spine < 0; ++n)
-    if (t.nodes[n].kind == topology::NodeKind::Switch && t.nodes[n].tier == 2) spine = n;
-  std::vector<topology::LinkId> links;
-  auto [b, e] = t.incident(spine);
-  links.assign(b, e);
   const Time tf = 2_ms;
-  o.failures.events.push_back({tf, FailureAction::Drain, links, {}, -1, 1.0, "drain spine"});
+  o.failures.events.push_back({tf, FailureAction::Drain, first_spine_links(t), {}, -1, 1.0, "drain spine"});
   RunReport r;
   const Time got = run(t, plan, o, &r);
   EXPECT_FALSE(r.job_failed);
@@ -175,7 +185,6 @@ TEST(Failures, DegradedLinkAndStraggler) {
   s.failures.events.push_back({Time(), FailureAction::Slow, {}, {}, 3, 1.5, "gpu 3"});
   EXPECT_EQ(run(t, work, s), 15_ms);
 }
-
 
 TEST(Failures, StopEndsTheJobAtOnceAndEventsAfterTheEndDoNothing) {
   // A GPU failing (Stop) at 1 ms stops the job there, even with a link failure
@@ -224,7 +233,6 @@ TEST(Failures, ATransferStartingWithNoRouteTimesOut) {
   EXPECT_TRUE(r.job_failed);
   EXPECT_NE(r.failure.find("no route after the failures"), std::string::npos) << r.failure;
 }
-
 
 // aipod-16k (examples/aipod-16k.yaml): rail-optimized, 8 GPUs and 8 x 400G NICs per
 // server, 128-port switches at 1:1: a rail-0 leaf has 64 servers below and 64
@@ -305,7 +313,6 @@ TEST(Failures, ServerToLeafLinkDownOnAipod16kStopsTheJob) {
   EXPECT_NE(r.failure.find("no route"), std::string::npos) << r.failure;
 }
 
-
 TEST(FlowBackend, QuantumFromTheScenarioRoundsCompletionsUp) {
   // network.flow_quantum reaches the flow simulation: a completion at T0 (exact)
   // becomes the next multiple of the quantum, T0 < T <= T0 + quantum.
@@ -319,7 +326,6 @@ TEST(FlowBackend, QuantumFromTheScenarioRoundsCompletionsUp) {
   EXPECT_GT(tq, t0);
   EXPECT_LE(tq, t0 + 1_us);
 }
-
 
 TEST(FlowBackend, ProgressIsReportedEveryNTransfers) {
   // 7 independent transfers, progress every 3: called at 3 and 6 finished, with the total 7
@@ -339,7 +345,6 @@ TEST(FlowBackend, ProgressIsReportedEveryNTransfers) {
   EXPECT_LE(last, makespan);
 }
 
-
 TEST(Failures, AFlowMovedDuringItsLatencyKeepsTheRestOfIt) {
   // One flow with a long latency phase (1,000 latency steps: α of several ms),
   // sprayed over 4 spines; one spine is drained at 100 us, while the flow still
@@ -352,17 +357,12 @@ TEST(Failures, AFlowMovedDuringItsLatencyKeepsTheRestOfIt) {
   NetworkOptions o;
   o.routing.policy = "spray";
   const Time t0 = run(t, plan, o);
-  topology::NodeId spine = -1;
-  for (topology::NodeId n = 0; n < static_cast<topology::NodeId>(t.nodes.size()) && spine < 0; ++n)
-    if (t.nodes[n].kind == topology::NodeKind::Switch && t.nodes[n].tier == 2) spine = n;
-  auto [b, e] = t.incident(spine);
-  o.failures.events.push_back({100_us, FailureAction::Drain, std::vector<topology::LinkId>(b, e), {}, -1, 1.0, "drain"});
+  o.failures.events.push_back({100_us, FailureAction::Drain, first_spine_links(t), {}, -1, 1.0, "drain"});
   RunReport r;
   EXPECT_EQ(run(t, plan, o, &r), t0);
   ASSERT_EQ(r.failures.size(), 1u);
   EXPECT_EQ(r.failures[0].flows_rerouted, 1);
 }
-
 
 TEST(Failures, AFlowStartingBeforeConvergenceStillTakesTheDeadDownlink) {
   // 32 GPUs, 8 leaves, 4 spines, no twins; static routing. The spine -> leaf 0
@@ -388,13 +388,7 @@ TEST(Failures, AFlowStartingBeforeConvergenceStillTakesTheDeadDownlink) {
   NetworkOptions o;
   o.routing.policy = "static";
   const Time t0 = run(t, plan, o);
-  routing::Router router(t, o.routing);
-  std::vector<routing::PathPart> path;
-  router.route(4, 0, 0, 1.0, path);
-  topology::LinkId down = -1;
-  for (const auto& p : path)
-    if (t.nodes[routing::dir_from(p.link, t)].tier == 2 && t.nodes[routing::dir_to(p.link, t)].tier == 1)
-      down = routing::link_of(p.link);
+  const topology::LinkId down = static_downlink(t, 4, 0);
   ASSERT_GE(down, 0);
   o.failures.events.push_back({1_ms, FailureAction::Down, {down}, {}, -1, 1.0, "downlink"});
   RunReport r;
