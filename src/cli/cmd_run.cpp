@@ -40,12 +40,12 @@ int cmd_run(Common c) {
   auto backend = engine::make_backend(sc.section("network").get_string("engine"), topo, nopt);
   workload::TrainOptions topt;
   topt.collective = collective::options_from(sc.section("collective"));
-  const workload::TrainResult r = cluster::simulate_job(job, topo, *backend, topt, policy, sc.seed);
+  std::vector<int32_t> gpus;
+  const workload::TrainResult r = cluster::simulate_job(job, topo, *backend, topt, policy, sc.seed, &gpus);
   nlohmann::json training;
   report::add_training(training, r);
   doc["training"] = training;
-  doc["reliability"] =
-      training_reliability(sc, topo, cluster::place(job, topo, policy, sc.seed), r.days_to_train);
+  doc["reliability"] = training_reliability(sc, topo, gpus, r.days_to_train);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (isatty(STDERR_FILENO) || wall > 2.0)
     std::cerr << fmt::format("podnet run: design and one training iteration done ({:.1f} s)\n", wall);

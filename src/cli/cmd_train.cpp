@@ -84,8 +84,7 @@ int cmd_train(Common c, const TrainCliOptions& o) {
     } catch (const ParamError& e) {
       throw InputError(fmt::format("{}: {}", sc.where(e.key()), e.what()));
     }
-    r = cluster::simulate_job(job, topo, *backend, topt, policy, sc.seed);
-    job_gpus = cluster::place(job, topo, policy, sc.seed);  // the same placement (deterministic)
+    r = cluster::simulate_job(job, topo, *backend, topt, policy, sc.seed, &job_gpus);
     report::add_training(doc, r);
     if (!sc.failures.empty()) {
       // The same iteration (same placement and per-op times) with the scenario's

@@ -253,10 +253,11 @@ workload::PlacementSummary summarize(const workload::Job& job, const std::vector
 
 workload::TrainResult simulate_job(const workload::Job& job, const topology::Topology& topo,
                                    engine::NetworkBackend& backend, const workload::TrainOptions& options,
-                                   Policy policy, uint64_t seed) {
-  const std::vector<int32_t> gpus = place(job, topo, policy, seed);
+                                   Policy policy, uint64_t seed, std::vector<int32_t>* gpus_out) {
+  std::vector<int32_t> gpus = place(job, topo, policy, seed);
   workload::TrainResult r = workload::simulate_training(job, gpus, topo, backend, options);
   r.placement = summarize(job, gpus, topo, options.collective, policy_name(policy));
+  if (gpus_out) *gpus_out = std::move(gpus);
   return r;
 }
 

@@ -82,10 +82,11 @@ workload::PlacementSummary summarize(const workload::Job& job, const std::vector
                                      const topology::Topology& topo, const collective::Options& options,
                                      const std::string& policy);
 
-// Places the job, simulates one iteration and fills result.placement.
+// Places the job, simulates one iteration and fills result.placement; the
+// placement itself (GPU rank of each job rank) goes to `gpus` when given.
 workload::TrainResult simulate_job(const workload::Job& job, const topology::Topology& topo,
                                    engine::NetworkBackend& backend, const workload::TrainOptions& options,
-                                   Policy policy, uint64_t seed);
+                                   Policy policy, uint64_t seed, std::vector<int32_t>* gpus = nullptr);
 
 // Scaling efficiency (weak scaling: the per-replica work is fixed, so the
 // global batch grows with d). For each per-GPU network bandwidth cap (bytes/s;

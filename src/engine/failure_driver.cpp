@@ -92,6 +92,7 @@ void FailureDriver::run(const Hooks& h) {
       const bool removed = ev.action == FailureAction::Down || ev.action == FailureAction::Drain;
       for (topology::LinkId l : ev.links) dead_[l] = removed;
       h.apply(ev);
+      if (ev.action == FailureAction::Degrade) continue;  // capacity only: routing keeps the links
       std::vector<routing::DirLink> up_dirs, other_dirs;
       for (topology::LinkId l : ev.links)
         for (routing::DirLink d : {2 * l, 2 * l + 1}) (local(d) ? up_dirs : other_dirs).push_back(d);
