@@ -211,6 +211,19 @@ void connect_switches(Topology& t, const Hardware& hw, NodeId a, NodeId b, doubl
   t.connect(a, b, hw.port_speed, cable_latency(hw, len), len, media_for(hw, len), cls);
 }
 
+// Wires every global link of the plan (class "global", spine_to_super_m long):
+// global port p of group i belongs to switch_of(i, p / h). Returns how many.
+template <class S>
+int64_t wire_globals(Topology& t, const Hardware& hw, const GlobalPlan& pl, int64_t h, S&& switch_of) {
+  const uint8_t cls = t.link_class("global");
+  int64_t n = 0;
+  for_each_global(pl, [&](int64_t i, int64_t pi, int64_t j, int64_t pj) {
+    connect_switches(t, hw, switch_of(i, pi / h), switch_of(j, pj / h), hw.spine_to_super_m, cls);
+    ++n;
+  });
+  return n;
+}
+
 // Largest switch-to-switch distance from any source to any target switch
 // (BFS through switches only); -1 if some target is unreachable.
 int switch_eccentricity(const Topology& t, const std::vector<NodeId>& sources, const std::vector<char>& target) {
@@ -332,12 +345,7 @@ Topology build_dragonfly(const Params& prm, const Hardware& hw) {
       for (int64_t r2 = r1 + 1; r2 < a; ++r2)
         connect_switches(t, hw, router(i, r1), router(i, r2), hw.leaf_to_spine_m, local_cls);
   const GlobalPlan pl = plan_global(g, a * h);
-  const uint8_t global_cls = t.link_class("global");
-  int64_t globals = 0;
-  for_each_global(pl, [&](int64_t i, int64_t pi, int64_t j, int64_t pj) {
-    connect_switches(t, hw, router(i, pi / h), router(j, pj / h), hw.spine_to_super_m, global_cls);
-    ++globals;
-  });
+  const int64_t globals = wire_globals(t, hw, pl, h, router);
   t.groups = static_cast<int32_t>(g);
   t.pods = 0;
   t.finalize();
@@ -448,12 +456,7 @@ Topology build_dragonfly_plus(const Params& prm, const Hardware& hw) {
     for (int64_t l = 0; l < leaves; ++l)
       for (int64_t s = 0; s < spines; ++s) connect_switches(t, hw, leaf(i, l), spine(i, s), hw.leaf_to_spine_m, ls_cls);
   const GlobalPlan pl = plan_global(g, spines * h);
-  const uint8_t global_cls = t.link_class("global");
-  int64_t globals = 0;
-  for_each_global(pl, [&](int64_t i, int64_t pi, int64_t j, int64_t pj) {
-    connect_switches(t, hw, spine(i, pi / h), spine(j, pj / h), hw.spine_to_super_m, global_cls);
-    ++globals;
-  });
+  const int64_t globals = wire_globals(t, hw, pl, h, spine);
   t.groups = static_cast<int32_t>(g);
   t.pods = 0;
   t.finalize();
