@@ -4,7 +4,7 @@
 // An algorithm is a pure function
 //     (op, communicator group, size S, Options, Topology) -> engine::TransferPlan
 // where the group is a list of global GPU ranks (topology.gpus[rank]) and S
-// follows nccl-tests' definition for the op (REFERENCE-FIGURES §1):
+// follows nccl-tests' definition for the op (NVIDIA/nccl-tests doc/PERFORMANCE.md):
 //
 //   op             S is                                   busbw factor
 //   allreduce      the buffer                             2(n-1)/n

@@ -17,7 +17,7 @@ using testing::naive;
 using testing::rail32;
 
 TEST(BusFactor, NcclTestsDefinitions) {
-  // REFERENCE-FIGURES §1: allreduce 2(n-1)/n: n=8 -> 14/8 = 1.75, n=16 -> 30/16 = 1.875.
+  // nccl-tests doc/PERFORMANCE.md: allreduce 2(n-1)/n: n=8 -> 14/8 = 1.75, n=16 -> 30/16 = 1.875.
   EXPECT_DOUBLE_EQ(bus_factor(Op::AllReduce, 8), 1.75);
   EXPECT_DOUBLE_EQ(bus_factor(Op::AllReduce, 16), 1.875);
   EXPECT_DOUBLE_EQ(bus_factor(Op::AllReduce, 2), 1.0);   // 2*1/2

@@ -6,7 +6,7 @@
 // library does; all channels then share the same hops and NICs).
 //
 // topology_aware (what NCCL's graph search achieves on rail-optimized
-// fabrics; REFERENCE-FIGURES §3 "Ring over rails"):
+// fabrics; NVIDIA/nccl src/graph/search.cc, NCCL_CROSS_NIC):
 // 1. Servers are sorted by (pod, aggregation group, server id), so
 //    consecutive servers share a leaf set where they can, then a pod; the
 //    ring crosses each group and pod boundary as few times as a ring can.

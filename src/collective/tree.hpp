@@ -11,7 +11,7 @@
 // Tree 1 (ncclGetDtree): for even n the mirror, parent1(i) = n-1 -
 // parent0(n-1-i) (so its interior nodes are the odd positions: no rank is an
 // interior node of both trees); for odd n the shift by one,
-// parent1(i) = parent0(i-1 mod n) + 1 mod n. REFERENCE-FIGURES §3.
+// parent1(i) = parent0(i-1 mod n) + 1 mod n. NVIDIA/nccl src/graph/trees.cc.
 // Depth of either tree = ceil(log2 n).
 //
 // Plans, per channel (S_c = S/channels), each tree carrying half of S_c:
@@ -22,7 +22,7 @@
 //   in at most one tree, so it sends at most S/2 up + 2 x S/2 down there
 //   and S/2 up as a leaf of the other tree: 2S in all, t ~ 2S/B on a NIC of
 //   bandwidth B, which is NCCL's tree model algBw = busBw/2
-//   (REFERENCE-FIGURES §3).
+//   (NVIDIA/nccl src/graph/tuning.cc).
 // - broadcast / reduce (root = group[0]): the two trees are built over the
 //   other n-1 ranks and the root feeds (broadcast) or drains (reduce) both
 //   tree roots: per tree n-1 edges of S_c/2 bytes, latency_steps = depth + 1.

@@ -9,7 +9,7 @@
 // Daly (2006, FGCS 22), higher order:      τ_D = √(2δM)·[1 + ⅓√(δ/2M) + (1/9)(δ/2M)] − δ   for δ < 2M,
 //                                          τ_D = M                                        for δ ≥ 2M.
 // Paper examples (δ = 5 min): M = 24 h → 116.7 min, 6 h → 56.7 min,
-// 15 min → 9.14 min (REFERENCE-FIGURES §6; unit tests recompute all three).
+// 15 min → 9.14 min (Daly 2006; unit tests recompute all three).
 //
 // Goodput (useful compute time / wall time). Daly's model (2006, §3):
 // interruptions are a Poisson process of rate 1/M that can strike during

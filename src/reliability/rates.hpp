@@ -13,7 +13,7 @@
 // such components over a month give P(at least one failure) = 1 − A^N
 // (1,000 GPUs at 99.9 %: 1 − 0.999^1000 = 0.632).
 //
-// Defaults (REFERENCE-FIGURES §6). Llama 3 405B pre-training (Llama 3 paper
+// Defaults. Llama 3 405B pre-training (Llama 3 paper
 // §3.3.4, Table 5): 54 days on 16,384 H100 GPUs (2,048 servers of 8 GPUs, one
 // 400G back-end NIC per GPU), 419 unexpected interruptions. Table 5's counts
 // (which sum to 419; its printed 30.1 % for "Faulty GPU" does not match
@@ -47,7 +47,7 @@
 //                 (10× better than the field data) nor CPO's 2.6 M h.
 //   switch        250,000 h per switch [assumption]: the order of vendors'
 //                 predicted (Telcordia SR-332) MTBFs for 1–2U data-centre
-//                 switches; no measured figure is in REFERENCE-FIGURES.
+//                 switches; we found no published field measurement.
 //                 Override with `switch_mtbf`.
 #pragma once
 

@@ -17,7 +17,7 @@
 //   - its recovery takes longer than `network.collective_timeout`: a stalled
 //     collective is aborted after the transport gives up. For InfiniBand
 //     verbs (NCCL defaults NCCL_IB_TIMEOUT 20, NCCL_IB_RETRY_CNT 7) that is
-//     7 × 4.096 µs × 2^20 ≈ 30 s (REFERENCE-FIGURES §3), the default.
+//     7 × 4.096 µs × 2^20 ≈ 30 s (NCCL environment-variable docs), the default.
 //   Links, optics and cables above the leaf are routed around by adaptive
 //   routing / dynamic load balancing in `network.local_repair` (milliseconds);
 //   spine and super-spine switches by routing re-convergence in

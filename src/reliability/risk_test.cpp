@@ -44,7 +44,7 @@ TEST(Risk, ThousandGpusAt999MonthlyAvailability) {
 }
 
 TEST(Risk, HundredThousandOpticsAt1e7Hours) {
-  // Λ = 1e5 / 1e7 h = 0.01 per hour: one failure every 100 h = 4.17 days (REFERENCE-FIGURES §6 seed check).
+  // Λ = 1e5 / 1e7 h = 0.01 per hour: one failure every 100 h = 4.17 days.
   Config cfg;
   cfg.set_rate(Part::Optic, parsed("1e7h"));
   cfg.duration_hours = 100;

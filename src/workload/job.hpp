@@ -19,7 +19,7 @@
 // E.g. TP8 x PP4 x DP3 on 96 GPUs: 12 TP groups of 8, 24 PP groups of 4, 32
 // DP groups of 3.
 //
-// Volumes per iteration (REFERENCE-FIGURES §5, Narayanan et al. SC'21 §3;
+// Volumes per iteration (Narayanan et al. SC'21 §3;
 // b microbatch, s sequence, h hidden, m = B/(b d) microbatches per pipeline,
 // l_s = l/p layers per stage, e bytes per activation element = bytes_per_param):
 //   TP  4 all-reduces of b s h e bytes per layer per microbatch (2 forward, 2

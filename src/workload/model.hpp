@@ -11,7 +11,7 @@
 //   embeddings            Vh input (+ s h learned positions for GPT) (+ Vh untied output head for Llama)
 // For GPT (f = 4h, g = a, biases, tied embeddings, learned positions) this is
 // Megatron's P = 12 l h^2 (1 + 13/(12h) + (V+s)/(12 l h)) (Narayanan et al.
-// SC'21, Eq. 2; REFERENCE-FIGURES §5).
+// SC'21, Eq. 2).
 //
 // FLOPs (2 per multiply-add), per token, forward:
 //   per layer  2 x (active matmul parameters of the layer) + 4 s h   (QK^T and attention x V, no causal halving)

@@ -1,6 +1,6 @@
 // Importers for files written by Alibaba's SimAI / AICB (data only: podnet
-// reads the formats, it neither links nor copies their code). Samples and the
-// format notes: /work/shared/interop/simai/README.md.
+// reads the formats, it neither links nor copies their code). Samples and their public
+// sources: tests/data/simai/README.md.
 //
 // Workload text (AICB output, SimAI's input):
 //   line 1  HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: <TP> ep: <EP> pp: <PP> vpp: <VPP>

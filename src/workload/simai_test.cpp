@@ -11,7 +11,7 @@
 namespace podnet::workload::simai {
 namespace {
 
-const std::string kDir = std::string(PODNET_SHARED_DIR) + "/interop/simai/";
+const std::string kDir = std::string(PODNET_SOURCE_DIR) + "/tests/data/simai/";
 
 std::vector<int32_t> identity(int64_t n) {
   std::vector<int32_t> v(static_cast<size_t>(n));

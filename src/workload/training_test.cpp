@@ -213,7 +213,7 @@ namespace podnet::workload {
 namespace {
 
 TEST(Training, Gpt3On1024A100TakesAbout34Days) {
-  // Narayanan et al. SC'21 (REFERENCE-FIGURES §5): GPT-3 175B on 1,024 A100 (TP8 PP8 DP16, B = 1536, so
+  // Narayanan et al. SC'21: GPT-3 175B on 1,024 A100 (TP8 PP8 DP16, B = 1536, so
   // m = 96 microbatches and a (p-1)/m = 7.3 % bubble) reached 140 TFLOP/s per GPU (45 % of 312) and 34 days
   // for 300B tokens. Here: A100 at 50 % kernel efficiency (156 TFLOP/s while computing), NVLink 300 GB/s,
   // 8 x 200G NICs per server (DGX A100 / Selene), analytical engine. The bubble (7.3 %), the TP all-reduces

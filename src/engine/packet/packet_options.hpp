@@ -1,6 +1,6 @@
 // Options of the packet-level engine: congestion-control presets, switch
 // buffer, PFC, transport timers. The model they parameterise is stated in
-// packet_sim.hpp; the figures come from /work/shared/REFERENCE-FIGURES.md §4.
+// packet_sim.hpp; each preset below names the paper or repository its figures come from.
 //
 // Congestion-control presets (`cc`):
 //   dcqcn_paper  DCQCN as in Zhu et al. (SIGCOMM 2015) and its fluid model

@@ -25,7 +25,7 @@
 //   with PFC (or credits), and a lossy data class (used when PFC is off).
 //   Transit data and the node's own QPs share a port round-robin.
 //
-// 2. Switch buffer (HPCC's switch MMU, REFERENCE-FIGURES §4). A switch has B
+// 2. Switch buffer (HPCC's switch MMU, alibaba-edu/High-Precision-Congestion-Control switch-mmu.cc). A switch has B
 //   bytes of shared buffer (PacketOptions::buffer_bytes, default the sum over
 //   its ports of rate x 40 us). For the lossless class every ingress port i
 //   has a reserve r = 4 KB, a headroom h_i and the accounting
