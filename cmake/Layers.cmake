@@ -29,6 +29,10 @@ set_target_properties(podnet PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_
 if(TARGET cli_test)
   add_dependencies(cli_test podnet)
   target_compile_definitions(cli_test PRIVATE PODNET_BINARY="$<TARGET_FILE:podnet>")
+  # Golden runs are one test per tests/golden/<name>/ (listed when cli_test is
+  # discovered): a new or changed `args` file relinks it, so ctest lists it.
+  file(GLOB PODNET_GOLDEN_ARGS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/golden/*/args)
+  set_property(TARGET cli_test APPEND PROPERTY LINK_DEPENDS ${PODNET_GOLDEN_ARGS})
 endif()
 
 if(PODNET_BENCH)

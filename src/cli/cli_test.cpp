@@ -1,12 +1,14 @@
 // End-to-end tests of the podnet binary: exit status and messages for bad
 // input, determinism of every output format, and golden designs.
 //
-// Golden files: tests/golden/<example>/design.json hold the full JSON of
-// `podnet design <example> --format json` (git sha blanked). Regenerate with
-// PODNET_UPDATE_GOLDEN=1 ctest -R Golden, then review the diff.
+// Golden runs: tests/golden/<name>/ hold a podnet command line (`args`, or a
+// built-in example's design) and its full JSON output (tests/golden/README.md).
+// Regenerate with PODNET_UPDATE_GOLDEN=1 ctest -R Golden, then review the diff.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -24,8 +26,9 @@ struct Result {
   std::string out;
 };
 
-Result run(const std::string& args, bool merge_stderr = false) {
-  std::string cmd = std::string(PODNET_BINARY) + " " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
+// Runs a shell command line; its stdout (and stderr with merge_stderr) and exit status.
+Result run_shell(const std::string& command, bool merge_stderr = false) {
+  const std::string cmd = command + (merge_stderr ? " 2>&1" : " 2>/dev/null");
   Result r;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -35,6 +38,10 @@ Result run(const std::string& args, bool merge_stderr = false) {
   int st = pclose(p);
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return r;
+}
+
+Result run(const std::string& args, bool merge_stderr = false) {
+  return run_shell(std::string(PODNET_BINARY) + " " + args, merge_stderr);
 }
 
 fs::path temp_dir() {
@@ -239,23 +246,104 @@ TEST(Cli, BenchRowsAndBadSizes) {
   EXPECT_EQ(bad.status, 2);
 }
 
-TEST(Golden, ExampleDesigns) {
+// Golden runs (tests/golden/README.md). Each directory of tests/golden is one
+// end-to-end run whose full JSON output is checked in:
+//   - with a file `args`: `podnet ARGS --format json`, run inside the
+//     directory (so a scenario.yaml beside it is named by a relative path and
+//     the run context does not depend on where the repository is), compared
+//     with expected.json;
+//   - else a built-in example's name with design.json: `podnet design NAME`.
+// Each run is made twice and must be byte-identical; then the output, with
+// only the build's identity normalised (git_sha and podnet_version blanked),
+// must equal the checked-in file byte for byte.
+struct GoldenCase {
+  std::string name;  // directory name
+  fs::path dir;
+  std::string args;      // podnet arguments, without --format
+  fs::path expected;     // the checked-in output
+};
+void PrintTo(const GoldenCase& c, std::ostream* os) { *os << c.name; }
+
+// The `args` file: podnet's arguments, possibly on several lines (joined with
+// spaces); lines starting with '#' are comments. Shell quoting applies.
+std::string read_args(const fs::path& file) {
+  std::istringstream in(read_file(file));
+  std::string joined;
+  for (std::string line; std::getline(in, line);) {
+    const auto a = line.find_first_not_of(" \t");
+    if (a == std::string::npos || line[a] == '#') continue;
+    const auto b = line.find_last_not_of(" \t\r");
+    joined += (joined.empty() ? "" : " ") + line.substr(a, b - a + 1);
+  }
+  return joined;
+}
+
+std::vector<GoldenCase> golden_cases() {
   const fs::path root = fs::path(PODNET_SOURCE_DIR) / "tests" / "golden";
-  const bool update = std::getenv("PODNET_UPDATE_GOLDEN") != nullptr;
-  int checked = 0;
+  std::vector<GoldenCase> cases;
   for (const auto& entry : fs::directory_iterator(root)) {
     if (!entry.is_directory()) continue;
-    const std::string name = entry.path().filename().string();
-    Result r = run("design " + name + " --format json");
-    ASSERT_EQ(r.status, 0) << name;
-    const std::string got = blank_sha(r.out);
-    const fs::path expected = entry.path() / "design.json";
-    if (update) std::ofstream(expected, std::ios::binary) << got;
-    EXPECT_EQ(got, read_file(expected)) << name << ": output differs from " << expected
-                                        << " (PODNET_UPDATE_GOLDEN=1 to regenerate, then review the diff)";
-    ++checked;
+    GoldenCase c{entry.path().filename().string(), entry.path(), "", {}};
+    if (fs::exists(c.dir / "args")) {
+      c.args = read_args(c.dir / "args");
+      c.expected = c.dir / "expected.json";
+    } else {
+      c.args = "design " + c.name;
+      c.expected = c.dir / "design.json";
+    }
+    cases.push_back(c);
   }
-  EXPECT_GE(checked, 3);
+  // directory_iterator's order is unspecified: sort, so test names are stable.
+  std::sort(cases.begin(), cases.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return cases;
+}
+
+// The only parts of an output that may differ between two builds of the same
+// behaviour: the build's git sha and version (run context).
+std::string normalise_build(std::string json) {
+  json = blank_sha(std::move(json));
+  return std::regex_replace(json, std::regex("\"podnet_version\": \"[^\"]*\""), "\"podnet_version\": \"\"");
+}
+
+class Golden : public ::testing::TestWithParam<GoldenCase> {};
+
+TEST_P(Golden, RunTwiceMatchesExpected) {
+  const GoldenCase& c = GetParam();
+  ASSERT_FALSE(c.args.empty()) << c.dir / "args" << " is empty";
+  const std::string cmd = "cd '" + c.dir.string() + "' && " + PODNET_BINARY + " " + c.args + " --format json";
+  const bool update = std::getenv("PODNET_UPDATE_GOLDEN") != nullptr;
+  if (!update) ASSERT_TRUE(fs::exists(c.expected)) << c.expected << " missing (PODNET_UPDATE_GOLDEN=1 writes it)";
+  const Result first = run_shell(cmd);
+  ASSERT_EQ(first.status, 0) << c.name << ": podnet " << c.args << " failed: " << first.out;
+  const Result second = run_shell(cmd);
+  ASSERT_EQ(second.status, 0) << c.name;
+  EXPECT_EQ(first.out, second.out) << c.name << ": two runs of podnet " << c.args << " differ";
+  const std::string got = normalise_build(first.out);
+  if (update && (!fs::exists(c.expected) || read_file(c.expected) != got))
+    std::ofstream(c.expected, std::ios::binary) << got;
+  EXPECT_EQ(got, read_file(c.expected)) << c.name << ": podnet " << c.args << " differs from " << c.expected
+                                        << " (PODNET_UPDATE_GOLDEN=1 to regenerate, then review the diff)";
+}
+
+// Test names: the directory name with '-' as '_' (gtest allows [A-Za-z0-9_]).
+INSTANTIATE_TEST_SUITE_P(Runs, Golden, ::testing::ValuesIn(golden_cases()),
+                         [](const ::testing::TestParamInfo<GoldenCase>& info) {
+                           std::string n = info.param.name;
+                           for (char& ch : n)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return n;
+                         });
+
+TEST(GoldenSet, CoversEveryCommand) {
+  // The golden set records design, bench (flow and packet engines), train,
+  // failure injection and reliability; a missing kind would go unnoticed.
+  std::string all;
+  for (const auto& c : golden_cases()) {
+    all += c.args + "\n";
+    if (fs::exists(c.dir / "scenario.yaml")) all += read_file(c.dir / "scenario.yaml");
+  }
+  for (const char* what : {"design ", "bench ", "--engine packet", "train ", "failures", "reliability "})
+    EXPECT_NE(all.find(what), std::string::npos) << "no golden run with '" << what << "'";
 }
 
 }  // namespace
