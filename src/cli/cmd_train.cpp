@@ -120,7 +120,8 @@ int cmd_train(Common c, const TrainCliOptions& o) {
     }
   }
 
-  doc["reliability"] = training_reliability(sc, topo, job_gpus, r.days_to_train);
+  // Days to train need a token budget and tokens per iteration, which an imported workload does not give.
+  if (o.simai_workload.empty()) doc["reliability"] = training_reliability(sc, topo, job_gpus, r.days_to_train);
 
   const bool tty = isatty(STDERR_FILENO) != 0;
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count(); };

@@ -22,16 +22,27 @@ nlohmann::json breakdown_json(const workload::Breakdown& b) {
 void add_training(nlohmann::json& o, const workload::TrainResult& r) {
   const workload::Job& j = r.job;
   const workload::ModelSpec& m = j.model;
-  o["model"] = {{"name", m.name},         {"params_billion", round_to(r.model_params / 1e9, 3)},
-                {"active_params_billion", round_to(r.active_params / 1e9, 3)},
-                {"layers", m.layers},     {"hidden", m.hidden}, {"heads", m.heads}, {"kv_heads", m.kv_heads},
-                {"ffn", m.ffn},           {"vocab", m.vocab},   {"seq", m.seq},     {"experts", m.experts},
-                {"top_k", m.top_k}};
-  o["gpu"] = {{"name", j.gpu.name},
-              {"peak_tflops", round_to(j.gpu.peak_flops / 1e12, 3)},
-              {"hbm_gb", round_to(static_cast<double>(j.gpu.hbm_bytes) / 1e9, 3)},
-              {"hbm_tbps", round_to(j.gpu.hbm_bandwidth / 1e12, 3)},
-              {"compute_efficiency", round_to(j.compute_efficiency, 6)}};
+  // An imported workload (workload/simai.hpp) carries compute times and collectives but no model shape,
+  // GPU, batch or sequence size: what depends on them is null ('-' in tables), never a made-up 0.
+  const bool known = m.layers > 0 && m.hidden > 0;
+  auto val = [known](const nlohmann::json& v) { return known ? v : nlohmann::json(nullptr); };
+  o["model"] = {{"name", m.name},
+                {"params_billion", val(round_to(r.model_params / 1e9, 3))},
+                {"active_params_billion", val(round_to(r.active_params / 1e9, 3))},
+                {"layers", val(m.layers)},
+                {"hidden", val(m.hidden)},
+                {"heads", val(m.heads)},
+                {"kv_heads", val(m.kv_heads)},
+                {"ffn", val(m.ffn)},
+                {"vocab", val(m.vocab)},
+                {"seq", val(m.seq)},
+                {"experts", val(m.experts)},
+                {"top_k", val(m.top_k)}};
+  o["gpu"] = {{"name", val(j.gpu.name)},
+              {"peak_tflops", val(round_to(j.gpu.peak_flops / 1e12, 3))},
+              {"hbm_gb", val(round_to(static_cast<double>(j.gpu.hbm_bytes) / 1e9, 3))},
+              {"hbm_tbps", val(round_to(j.gpu.hbm_bandwidth / 1e12, 3))},
+              {"compute_efficiency", val(round_to(j.compute_efficiency, 6))}};
   o["parallelism"] = {{"tp", j.tp},
                       {"pp", j.pp},
                       {"dp", j.dp},
@@ -42,10 +53,10 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
                       {"activation_recompute", j.recompute},
                       {"gpus", j.gpus()},
                       {"fabric_gpus", r.fabric_gpus}};
-  o["batch"] = {{"microbatch", j.microbatch},
-                {"global_batch", j.global_batch},
+  o["batch"] = {{"microbatch", val(j.microbatch)},
+                {"global_batch", val(j.global_batch)},
                 {"microbatches_per_pipeline", j.microbatches()},
-                {"tokens_per_iteration", static_cast<int64_t>(j.tokens_per_iteration())}};
+                {"tokens_per_iteration", val(static_cast<int64_t>(j.tokens_per_iteration()))}};
   o["engine"] = r.engine;
   o["iteration_time_ms"] = ms(r.iteration);
   o["breakdown_ms"] = breakdown_json(r.breakdown);
@@ -57,30 +68,30 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
     stages.push_back(row);
   }
   o["stages_ms"] = stages;
-  o["mfu"] = round_to(r.mfu, 6);
-  o["hfu"] = round_to(r.hfu, 6);
-  o["tflops_per_gpu"] = round_to(r.tflops_per_gpu, 3);
-  o["tokens_per_second"] = round_to(r.tokens_per_second, 1);
-  o["tokens_budget"] = j.tokens;
-  o["days_to_train"] = round_to(r.days_to_train, 3);
+  o["mfu"] = val(round_to(r.mfu, 6));
+  o["hfu"] = val(round_to(r.hfu, 6));
+  o["tflops_per_gpu"] = val(round_to(r.tflops_per_gpu, 3));
+  o["tokens_per_second"] = val(round_to(r.tokens_per_second, 1));
+  o["tokens_budget"] = val(j.tokens);
+  o["days_to_train"] = val(round_to(r.days_to_train, 3));
   o["ideal_bubble_fraction"] = round_to(r.ideal_bubble_fraction, 6);
-  o["flops_per_iteration"] = {{"model", r.model_flops}, {"hardware", r.hardware_flops}};
+  o["flops_per_iteration"] = {{"model", val(r.model_flops)}, {"hardware", val(r.hardware_flops)}};
   const auto& g = r.groups;
   o["groups"] = {{"tp", {{"count", g.tp_groups}, {"size", g.tp_size}}},
                  {"pp", {{"count", g.pp_groups}, {"size", g.pp_size}}},
                  {"dp", {{"count", g.dp_groups}, {"size", g.dp_size}}},
                  {"ep", {{"count", g.ep_groups}, {"size", g.ep_size}}},
                  {"edp", {{"count", g.edp_groups}, {"size", g.edp_size}}}};
-  const auto& v = r.volumes;
-  o["volumes"] = {{"tp_allreduce_bytes", v.tp_allreduce_bytes},
-                  {"tp_allreduces_per_layer", v.tp_allreduces_per_layer},
-                  {"tp_bytes_per_gpu", round_to(v.tp_bytes_per_gpu, 0)},
-                  {"pp_p2p_bytes", v.pp_p2p_bytes},
-                  {"pp_bytes_per_gpu", round_to(v.pp_bytes_per_gpu, 0)},
-                  {"dp_grad_bytes_per_gpu", round_to(v.dp_grad_bytes_per_gpu, 0)},
-                  {"dp_bytes_per_gpu", round_to(v.dp_bytes_per_gpu, 0)},
-                  {"ep_alltoall_bytes", v.ep_alltoall_bytes},
-                  {"ep_bytes_per_gpu", round_to(v.ep_bytes_per_gpu, 0)}};
+  const auto& v = r.volumes;  // from the model (an import's traffic is in "imported")
+  o["volumes"] = {{"tp_allreduce_bytes", val(v.tp_allreduce_bytes)},
+                  {"tp_allreduces_per_layer", val(v.tp_allreduces_per_layer)},
+                  {"tp_bytes_per_gpu", val(round_to(v.tp_bytes_per_gpu, 0))},
+                  {"pp_p2p_bytes", val(v.pp_p2p_bytes)},
+                  {"pp_bytes_per_gpu", val(round_to(v.pp_bytes_per_gpu, 0))},
+                  {"dp_grad_bytes_per_gpu", val(round_to(v.dp_grad_bytes_per_gpu, 0))},
+                  {"dp_bytes_per_gpu", val(round_to(v.dp_bytes_per_gpu, 0))},
+                  {"ep_alltoall_bytes", val(v.ep_alltoall_bytes)},
+                  {"ep_bytes_per_gpu", val(round_to(v.ep_bytes_per_gpu, 0))}};
   const auto& t = r.times;
   nlohmann::json ops = nlohmann::json::object();
   if (!t.ops.empty() && !t.ops.front().empty()) {
@@ -90,11 +101,11 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
            {"forward_ep_ms", ms(o0.fwd_ep)},           {"backward_ep_ms", ms(o0.bwd_ep)},
            {"optimizer_ms", ms(t.optimizer.front())}};
   }
-  o["timings"] = {{"tp_collective_us", us(t.tp_collective)}, {"ep_collective_us", us(t.ep_collective)},
+  o["timings"] = {{"tp_collective_us", val(us(t.tp_collective))}, {"ep_collective_us", val(us(t.ep_collective))},
                   {"stage0_chunk0", ops}};
   o["plan"] = {{"transfers", r.plan_transfers}, {"p2p_transfers", r.p2p_transfers},
                {"dp_collectives", r.dp_collectives}, {"dp_buckets_per_group", r.dp_buckets},
-               {"bucket_params", r.bucket_params}, {"flows", r.flows}};
+               {"bucket_params", val(r.bucket_params)}, {"flows", r.flows}};
   if (r.placement.present) {
     const auto& p = r.placement;
     nlohmann::json per_group = nlohmann::json::array();
@@ -125,10 +136,23 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
   const auto& m = o["model"];
   const auto& par = o["parallelism"];
   const auto& b = o["batch"];
-  out << fmt::format("podnet train: {} ({:.1f}B params) on {} x {} ({} of {} GPUs), {} engine\n",
-                     m["name"].get<std::string>(), m["params_billion"].get<double>(), par["gpus"].get<int64_t>(),
-                     o["gpu"]["name"].get<std::string>(), par["gpus"].get<int64_t>(),
+  // Figures an imported workload does not know are null: '-'.
+  auto num = [](const nlohmann::json& v, int digits, double scale = 1.0, const std::string& unit = "") {
+    return v.is_null() ? std::string("-") : fixed(scale * v.get<double>(), digits) + unit;
+  };
+  out << fmt::format("podnet train: {} ({}) on {} x {} ({} of {} GPUs), {} engine\n", m["name"].get<std::string>(),
+                     m["params_billion"].is_null() ? "params -" : num(m["params_billion"], 1) + "B params",
+                     par["gpus"].get<int64_t>(),
+                     o["gpu"]["name"].is_null() ? "-" : o["gpu"]["name"].get<std::string>(), par["gpus"].get<int64_t>(),
                      par["fabric_gpus"].get<int64_t>(), o["engine"].get<std::string>());
+  if (m["seq"].is_null()) {  // an import: the file gives the layout and the microbatch count, not the batch
+    out << fmt::format("  TP{} x PP{} x DP{}{}{}, {} microbatches per pipeline (batch, sequence and GPU from the "
+                       "file's compute times: -)\n\n",
+                       par["tp"].get<int64_t>(), par["pp"].get<int64_t>(), par["dp"].get<int64_t>(),
+                       par["ep"].get<int64_t>() > 1 ? fmt::format(" (EP{})", par["ep"].get<int64_t>()) : "",
+                       par["interleave"].get<int64_t>() > 1 ? fmt::format(", v={}", par["interleave"].get<int64_t>()) : "",
+                       b["microbatches_per_pipeline"].get<int64_t>());
+  } else
   out << fmt::format("  TP{} x PP{} x DP{}{}{}{}{}, global batch {} x seq {}, microbatch {} ({} per pipeline), "
                      "compute efficiency {:.0f}%\n\n",
                      par["tp"].get<int64_t>(), par["pp"].get<int64_t>(), par["dp"].get<int64_t>(),
@@ -147,17 +171,23 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
     const std::string label = std::string("  ") + k + (k == std::string("compute") || k == std::string("bubble") ? "" : " (exposed)");
     t.add({label, fmt::format("{} ms ({}%)", fixed(v, 2), fixed(it > 0 ? 100 * v / it : 0, 1))});
   }
-  t.add({"MFU (model FLOPs)", fixed(100 * o["mfu"].get<double>(), 1) + "%"});
-  t.add({"HFU (with recompute)", fixed(100 * o["hfu"].get<double>(), 1) + "%"});
-  t.add({"TFLOP/s per GPU (hardware)", fixed(o["tflops_per_gpu"].get<double>(), 1)});
-  t.add({"tokens/s", thousands(static_cast<int64_t>(o["tokens_per_second"].get<double>()))});
-  const double tokens = o["tokens_budget"].get<double>();
-  const std::string budget = tokens >= 1e12   ? fixed(tokens / 1e12, 2) + "T"
-                             : tokens >= 1e9  ? fixed(tokens / 1e9, 1) + "B"
-                             : tokens >= 1e6  ? fixed(tokens / 1e6, 1) + "M"
-                                              : fixed(tokens, 0);
-  t.add({"days to train", fmt::format("{} ({} tokens, failure-free)", fixed(o["days_to_train"].get<double>(), 1),
-                                      budget)});
+  t.add({"MFU (model FLOPs)", num(o["mfu"], 1, 100, "%")});
+  t.add({"HFU (with recompute)", num(o["hfu"], 1, 100, "%")});
+  t.add({"TFLOP/s per GPU (hardware)", num(o["tflops_per_gpu"], 1)});
+  t.add({"tokens/s", o["tokens_per_second"].is_null()
+                         ? std::string("-")
+                         : thousands(static_cast<int64_t>(o["tokens_per_second"].get<double>()))});
+  if (o["tokens_budget"].is_null() || o["days_to_train"].is_null()) {
+    t.add({"days to train", "-"});
+  } else {
+    const double tokens = o["tokens_budget"].get<double>();
+    const std::string budget = tokens >= 1e12   ? fixed(tokens / 1e12, 2) + "T"
+                               : tokens >= 1e9  ? fixed(tokens / 1e9, 1) + "B"
+                               : tokens >= 1e6  ? fixed(tokens / 1e6, 1) + "M"
+                                                : fixed(tokens, 0);
+    t.add({"days to train", fmt::format("{} ({} tokens, failure-free)", fixed(o["days_to_train"].get<double>(), 1),
+                                        budget)});
+  }
   t.add({"ideal bubble (p-1)/(v m)", fixed(100 * o["ideal_bubble_fraction"].get<double>(), 1) + "%"});
   t.write(out, "  ");
   const auto& g = o["groups"];
@@ -169,14 +199,19 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                        g["edp"]["count"].get<int64_t>(), g["edp"]["size"].get<int64_t>());
   out << "\n";
   const auto& v = o["volumes"];
-  out << fmt::format("  per GPU per iteration: TP {:.2f} GB, PP {:.2f} GB, DP {:.2f} GB, EP {:.2f} GB\n",
-                     v["tp_bytes_per_gpu"].get<double>() / 1e9, v["pp_bytes_per_gpu"].get<double>() / 1e9,
-                     v["dp_bytes_per_gpu"].get<double>() / 1e9, v["ep_bytes_per_gpu"].get<double>() / 1e9);
+  if (!v["tp_bytes_per_gpu"].is_null())
+    out << fmt::format("  per GPU per iteration: TP {:.2f} GB, PP {:.2f} GB, DP {:.2f} GB, EP {:.2f} GB\n",
+                       v["tp_bytes_per_gpu"].get<double>() / 1e9, v["pp_bytes_per_gpu"].get<double>() / 1e9,
+                       v["dp_bytes_per_gpu"].get<double>() / 1e9, v["ep_bytes_per_gpu"].get<double>() / 1e9);
   const auto& tm = o["timings"];
-  out << fmt::format("  one TP collective {:.1f} us; DP buckets {} per group ({} params); plan {} transfers\n",
-                     tm["tp_collective_us"].get<double>(), o["plan"]["dp_buckets_per_group"].get<int64_t>(),
-                     thousands(o["plan"]["bucket_params"].get<int64_t>()),
-                     thousands(o["plan"]["transfers"].get<int64_t>()));
+  if (tm["tp_collective_us"].is_null())
+    out << fmt::format("  DP buckets {} per group; plan {} transfers\n",
+                       o["plan"]["dp_buckets_per_group"].get<int64_t>(), thousands(o["plan"]["transfers"].get<int64_t>()));
+  else
+    out << fmt::format("  one TP collective {:.1f} us; DP buckets {} per group ({} params); plan {} transfers\n",
+                       tm["tp_collective_us"].get<double>(), o["plan"]["dp_buckets_per_group"].get<int64_t>(),
+                       thousands(o["plan"]["bucket_params"].get<int64_t>()),
+                       thousands(o["plan"]["transfers"].get<int64_t>()));
   if (o.contains("placement")) {
     const auto& p = o["placement"];
     out << fmt::format("  placement {}: {} aggregation group(s), {} pod(s); DP+PP bytes crossing the spine {:.1f}%, "

@@ -10,6 +10,8 @@ namespace {
 workload::TrainResult sample() {
   workload::TrainResult r;
   r.job.model.name = "gpt3-175b";
+  r.job.model.layers = 96;
+  r.job.model.hidden = 12288;
   r.job.gpu.name = "h100";
   r.job.tp = 8;
   r.job.pp = 2;
@@ -44,6 +46,35 @@ TEST(TrainReport, JsonKeysAndTable) {
   write_training_table(doc, out);
   EXPECT_NE(out.str().find("iteration time"), std::string::npos);
   EXPECT_NE(out.str().find("dp (exposed)"), std::string::npos);
+}
+
+TEST(TrainReport, ImportedWorkloadPrintsDashesNotZeros) {
+  // An imported SimAI workload has no model shape (layers = hidden = 0): params, FLOPs, MFU, tokens/s and
+  // days are unknown, so null in JSON and '-' in the table, never 0.
+  workload::TrainResult r = sample();
+  r.job.model = workload::ModelSpec{};
+  r.job.model.name = "simai:moe.txt";
+  r.mfu = 0;
+  nlohmann::json doc;
+  add_training(doc, r);
+  for (const char* k : {"mfu", "hfu", "tflops_per_gpu", "tokens_per_second", "days_to_train", "tokens_budget"})
+    EXPECT_TRUE(doc[k].is_null()) << k;
+  EXPECT_TRUE(doc["model"]["params_billion"].is_null());
+  EXPECT_TRUE(doc["batch"]["global_batch"].is_null());
+  EXPECT_EQ(doc["batch"]["microbatches_per_pipeline"].get<int64_t>(), 16 / 4);  // B / (b d), b = 1
+  EXPECT_DOUBLE_EQ(doc["iteration_time_ms"].get<double>(), 10.0);
+  std::ostringstream out;
+  write_training_table(doc, out);
+  const std::string s = out.str();
+  EXPECT_NE(s.find("(params -)"), std::string::npos) << s;
+  EXPECT_EQ(s.find("0.0B params"), std::string::npos) << s;
+  for (const char* row : {"MFU (model FLOPs)", "tokens/s", "days to train"}) {
+    const auto at = s.find(row);
+    ASSERT_NE(at, std::string::npos) << row;
+    std::string line = s.substr(at, s.find('\n', at) - at);
+    line.erase(line.find_last_not_of(' ') + 1);
+    EXPECT_EQ(line.back(), '-') << line;
+  }
 }
 
 TEST(TrainReport, ChromeTrace) {

@@ -177,7 +177,8 @@ Job job_of(const Workload& w, int64_t gpus, int64_t fabric_gpus) {
   j.ep = w.ep;
   if (j.dp % j.ep != 0)
     throw InputError(fmt::format("{}: ep {} does not divide the data-parallel size {}", w.source, w.ep, j.dp));
-  j.interleave = 1;
+  // Megatron's interleaved schedule needs the microbatches to divide into groups of PP.
+  j.interleave = w.pp > 1 && w.ga % w.pp == 0 ? w.vpp : 1;
   j.microbatch = 1;
   j.global_batch = w.ga * j.dp;
   j.tokens = 0;
@@ -211,42 +212,38 @@ Imported import_iteration(const Workload& w, const Job& job, const std::vector<i
     return t;
   };
   GroupTraffic tr_tp{"tp"}, tr_ep{"ep"}, tr_dp{"dp"}, tr_edp{"edp"};
-  const auto ga = static_cast<double>(w.ga);
-  // A blocking collective of a pass: its group, its time, and its traffic (x GA microbatches).
+  // Per-iteration totals of one stage (the rows already hold every microbatch of the iteration).
+  Time fwd_tp, fwd_ep, bwd_tp, bwd_ep;
   auto blocking = [&](const Comm& c, Bytes bytes, Time& tp_time, Time& ep_time) {
-    if (c.none) return;
+    if (c.none || bytes <= 0) return Time();  // AICB writes some ig collectives with 0 bytes: nothing moves
     GroupTraffic* tr = c.scope == Scope::Default ? &tr_tp : c.scope == Scope::Ep ? &tr_ep : &tr_edp;
     const collective::Group& g = c.scope == Scope::Default ? tp : c.scope == Scope::Ep ? ep : edp;
     const Time t = timed(c, bytes, g, static_cast<int>(c.scope));
-    tr->collectives += w.ga;
-    tr->bytes += ga * static_cast<double>(bytes);
-    tr->blocking += t * w.ga;
+    tr->collectives += 1;
+    tr->bytes += static_cast<double>(bytes);
+    tr->blocking += t;
     (c.scope == Scope::Default ? tp_time : ep_time) += t;
+    return t;
   };
-  OpTimes o;
   int64_t fwd_ns = 0, bwd_ns = 0;
   for (const Row& r : w.rows) {
     fwd_ns += r.fwd_ns;
-    blocking(r.fwd, r.fwd_bytes, o.fwd_tp, o.fwd_ep);
+    blocking(r.fwd, r.fwd_bytes, fwd_tp, fwd_ep);
   }
   // Backward, bottom to top; wg collectives on DP/EDP groups become buckets at their position.
   struct Pending {
     GradBucket bucket;
-    Time at;  // time into the backward pass when its gradients are ready
+    Time at;  // time into the iteration's backward work when its gradients are ready
   };
   std::vector<Pending> pending;
   Time t_bwd;
   for (auto it = w.rows.rbegin(); it != w.rows.rend(); ++it) {
     const Row& r = *it;
     bwd_ns += r.ig_ns + r.wg_ns;
-    const Time before_tp = o.bwd_tp, before_ep = o.bwd_ep;
-    blocking(r.ig, r.ig_bytes, o.bwd_tp, o.bwd_ep);
-    t_bwd += Time((r.ig_ns + r.wg_ns) * 1000) + (o.bwd_tp - before_tp) + (o.bwd_ep - before_ep);
+    t_bwd += Time((r.ig_ns + r.wg_ns) * 1000) + blocking(r.ig, r.ig_bytes, bwd_tp, bwd_ep);
     if (r.wg.none || r.wg_bytes <= 0) continue;
-    if (r.wg.scope == Scope::Ep) {
-      const Time b = o.bwd_ep;
-      blocking(r.wg, r.wg_bytes, o.bwd_tp, o.bwd_ep);
-      t_bwd += o.bwd_ep - b;
+    if (r.wg.scope == Scope::Ep) {  // an expert-parallel wg collective blocks like an ig one
+      t_bwd += blocking(r.wg, r.wg_bytes, bwd_tp, bwd_ep);
       continue;
     }
     const bool expert = r.wg.scope == Scope::DpEp;
@@ -255,22 +252,37 @@ Imported import_iteration(const Workload& w, const Job& job, const std::vector<i
     tr.bytes += static_cast<double>(r.wg_bytes);
     pending.push_back({{r.wg.op, expert, r.wg_bytes, 1.0, fmt::format("{}@{}", r.name, r.line)}, t_bwd});
   }
-  o.fwd_compute = Time(fwd_ns * 1000);
-  o.bwd_compute = Time(bwd_ns * 1000);
-  const Time total_bwd = o.bwd_compute + o.bwd_tp + o.bwd_ep;
+  // One pass = one model chunk on one microbatch: the iteration's totals over GA x v passes.
+  const int64_t passes = std::max<int64_t>(1, job.microbatches() * job.interleave);
+  auto per_pass = [&](Time total) { return Time(total.ps / passes); };
+  OpTimes o;
+  o.fwd_compute = per_pass(Time(fwd_ns * 1000));
+  o.bwd_compute = per_pass(Time(bwd_ns * 1000));
+  o.fwd_tp = per_pass(fwd_tp);
+  o.fwd_ep = per_pass(fwd_ep);
+  o.bwd_tp = per_pass(bwd_tp);
+  o.bwd_ep = per_pass(bwd_ep);
   IterationTimes& t = im.times;
-  t.ops.assign(static_cast<size_t>(job.pp), std::vector<OpTimes>(1, o));
+  t.ops.assign(static_cast<size_t>(job.pp), std::vector<OpTimes>(static_cast<size_t>(job.interleave), o));
   t.optimizer.assign(static_cast<size_t>(job.pp), Time());
-  t.pp_p2p_bytes = job.pp > 1 ? w.pp_comm : 0;
-  t.buckets.assign(static_cast<size_t>(job.pp), std::vector<std::vector<GradBucket>>(1));
+  t.pp_p2p_bytes = job.pp > 1 ? w.pp_comm * job.tp : 0;  // pp_comm on each of the TP rank pairs
+  t.buckets.assign(static_cast<size_t>(job.pp),
+                   std::vector<std::vector<GradBucket>>(static_cast<size_t>(job.interleave)));
+  // Gradients are reduced once per iteration, after the last microbatch's backward: a bucket whose row
+  // comes `left` before the end of the iteration's backward work is ready that long before the end of
+  // the last backward pass (of chunk 0, the last one the schedule runs), at the start of it if earlier.
+  const Time total_bwd = Time(bwd_ns * 1000) + bwd_tp + bwd_ep;
+  const Time last_pass = o.bwd_compute + o.bwd_tp + o.bwd_ep;
   const bool dp_groups = job.dp > 1, edp_groups = job.dp / job.ep > 1;
   for (auto& p : pending) {
     if (p.bucket.expert ? !edp_groups : !dp_groups) continue;
-    p.bucket.ready = total_bwd.ps > 0 ? std::clamp(static_cast<double>(p.at.ps) / static_cast<double>(total_bwd.ps), 1e-9, 1.0) : 1.0;
+    const double left = static_cast<double>((total_bwd - p.at).ps);
+    p.bucket.ready = last_pass.ps > 0 ? std::clamp(1.0 - left / static_cast<double>(last_pass.ps), 1e-9, 1.0) : 1.0;
     for (auto& stage : t.buckets) stage[0].push_back(p.bucket);
   }
   for (GroupTraffic* g : {&tr_tp, &tr_ep, &tr_dp, &tr_edp})
     if (g->collectives > 0) im.traffic.push_back(*g);
+  im.passes = passes;
   return im;
 }
 

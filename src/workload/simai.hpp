@@ -1,6 +1,13 @@
 // Importers for files written by Alibaba's SimAI / AICB (data only: podnet
 // reads the formats, it neither links nor copies their code). Samples and their public
-// sources: tests/data/simai/README.md.
+// sources: tests/data/simai/README.md. The semantics below were read from (aliyun/SimAI at
+// cef83f9, aliyun/aicb at 23eec3c):
+//   aicb  workload_generator/SimAI_training_workload_generator.py   writes the file (workload_generate,
+//         dump_file)
+//   SimAI astra-sim-alibabacloud/astra-sim/workload/Workload.cc     reads it (initialize_workload) and
+//         runs it (iterate_hybrid_parallel_Transformer_fwd_in_bckwd)
+//   SimAI astra-sim-alibabacloud/astra-sim/workload/Layer.cc        the analytical breakdown (report,
+//         compute_time); astra-sim/system/calbusbw.cc its bus bandwidths
 //
 // Workload text (AICB output, SimAI's input):
 //   line 1  HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: <TP> ep: <EP> pp: <PP> vpp: <VPP>
@@ -12,21 +19,36 @@
 //           wg_compute_ns wg_comm_type wg_bytes [wg_update]
 // Comm types NONE, ALLREDUCE, ALLGATHER, REDUCESCATTER, ALLTOALL, BROADCAST, optionally suffixed _EP or
 // _DP_EP. Bytes are taken as the collective's size S in nccl-tests' sense (collective.hpp).
+// (SimAI also knows ALLREDUCEALLTOALL, which podnet refuses, and reads BROADCAST as no collective.)
+//
+// What the rows are. AICB writes `for _ in range(ga_num): for layer in layers: ...`: the rows are ONE
+// ITERATION of one pipeline stage, every one of its GA microbatches already unrolled (the 9,216-GPU
+// sample: 24 embedding_layer rows, one per microbatch), plus the gradient rows (DP/EDP reduce-scatter
+// and all-gather, written first) and the loss/optimizer rows. SimAI runs the rows once per pass
+// (forward top to bottom, then input and weight gradient bottom to top) and counts their compute once:
+// an iteration's compute is the sum of the rows, never x GA. VPP is the number of model chunks per GPU
+// (SimAI's docs: one layer per virtual stage, so AICB writes the layer count); SimAI's bubble is
+// (PP - 1)/(GA x VPP) of a stage's work (Layer::report), Megatron's interleaved-1F1B bubble.
 //
 // How podnet runs it (the same op graph as its own models, training.hpp):
-// - The rows are one pipeline stage's work for one microbatch; every stage runs the same rows; GA is the
-//   number of microbatches per pipeline; d = GPUs / (TP x PP); 1F1B over the PP stages (VPP is read and
-//   reported, not interleaved: the rows do not say how they split into chunks).
-// - Forward pass = the rows top to bottom: fwd compute, then the fwd collective (blocking); backward =
-//   the rows bottom to top: ig compute, ig collective (blocking), wg compute. Unsuffixed fwd/ig
-//   collectives run in the TP group, _EP in the EP group, _DP_EP in the EDP group; each distinct
-//   (op, group, bytes) is timed once on the engine (TP group of rank 0 etc.) and becomes a delay on the
-//   stage, as for podnet's own TP collectives.
+// - Job: TP, PP, EP from the header, d = GPUs / (TP x PP), GA microbatches per pipeline, v = VPP model
+//   chunks per GPU (interleaved 1F1B) when GA divides into groups of PP as Megatron requires, else 1F1B
+//   (v = 1). Every stage runs the same rows (SimAI models one stage too).
+// - Passes: the iteration's totals of one stage (fwd compute; ig + wg compute; blocking collectives)
+//   split evenly over its GA x v passes (one chunk on one microbatch each): forward = sum of fwd
+//   compute / (GA v), then its blocking collectives; backward likewise. Blocking collectives are the fwd
+//   and ig ones: unsuffixed in the TP group, _EP in the EP group, _DP_EP in the EDP group; each distinct
+//   (op, group, bytes) is timed once on the engine (the group of rank 0) and summed over the rows.
+//   Collectives of 0 bytes (AICB writes some) move nothing and are not counted.
 // - Weight-gradient collectives: unsuffixed ones on every DP group, _DP_EP ones on every EDP group, as
-//   gradient buckets ready when their row's wg compute is done in the last microbatch's backward
-//   (overlapped with the rest of it); _EP ones block like ig collectives. wg_update is ignored.
-// - PP: pp_comm bytes per microbatch per direction between consecutive stages (split over the TP
-//   rank pairs).
+//   gradient buckets of the last backward pass of chunk 0 (the last pass the schedule runs): a row whose
+//   gradients are ready a time x before the end of the iteration's backward work is ready x before the
+//   end of that pass (at its start if earlier), and overlaps the rest of it; _EP ones block like ig
+//   collectives. wg_update is ignored. (SimAI-Analytical exposes all of the weight-gradient
+//   communication unless given -dp_o; podnet exposes what the backward pass does not hide.)
+// - PP: pp_comm is the message one GPU sends per microbatch and chunk boundary and direction (AICB:
+//   2 b s h bytes, / TP with sequence parallelism; SimAI's PP time is 2 x VPP x GA messages of it), so
+//   each of the TP rank pairs between consecutive virtual stages carries pp_comm bytes.
 //
 // Topology text (.topo):
 //   line 1  <nodes> <gpus_per_server> <nvswitches> <switches> <links> <gpu_type>
@@ -84,12 +106,14 @@ Workload parse_workload(std::istream& in, const std::string& source);
 Workload load_workload(const std::string& path);
 
 // The job layout: TP, PP, EP from the header, d = gpus / (TP x PP) with gpus = all_gpus (or
-// `gpus` when the header has none), GA microbatches. The model is unknown (no layers: no MFU).
+// `gpus` when the header has none), GA microbatches, v = VPP chunks when PP > 1 and PP divides GA.
+// The model is unknown (no layers: no params, FLOPs, MFU or tokens; the report prints '-').
 // Throws InputError if the GPUs do not divide or exceed `fabric_gpus`.
 Job job_of(const Workload& w, int64_t gpus, int64_t fabric_gpus);
 
 // Per communicator kind ("tp", "ep", "dp", "edp"): collectives and bytes (sum of S) per iteration
-// per GPU, and the blocking time they add to one stage (timed ones; 0 for the overlapped DP buckets).
+// per GPU, and the blocking time they add to one stage per iteration (timed ones; 0 for the DP buckets,
+// whose exposed part the simulation measures).
 struct GroupTraffic {
   std::string group;
   int64_t collectives = 0;
@@ -101,6 +125,7 @@ struct Imported {
   Job job;
   IterationTimes times;
   std::vector<GroupTraffic> traffic;
+  int64_t passes = 1;  // GA x v: the passes per stage over which the rows' totals are split
 };
 
 // Times the blocking collectives on `backend` and fills the iteration (header).

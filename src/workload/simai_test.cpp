@@ -74,6 +74,71 @@ TEST(SimaiWorkload, NewHeaderMoe) {
   EXPECT_EQ(group_counts(j).edp_size, 24);
 }
 
+TEST(SimaiWorkload, Moe9216RowsAreOneIteration) {
+  // AICB unrolls the GA microbatches of one iteration into the rows: 24 embedding_layer rows (one per
+  // microbatch), each followed by 8 layers (attention_column, attention_row, 7 mlp_moelayer rows) and a
+  // final_column; 6 gradient rows before, 7 loss/optimizer rows after: 6 + 24 x (1 + 8 x 9 + 1) + 7 = 1,789.
+  // Per-iteration compute of a stage, by row class (fwd / ig / wg ns):
+  //   attention_column, attention_row   384 x (1,750,840 / 875,420 / 875,420)
+  //   mlp_moelayer                      192 x (7,956,367 / 7,956,367 / 1) + 1,152 x (1 / 1 / 1)
+  //   embedding_layer                   24 x (622,731 / 1 / -), wg 15,091,072 + 23 x 875,420
+  //   final_column                      24 x (875,420 / 875,420 / 875,420)
+  //   gradient rows                     fwd 6 x 1, ig 5 x 1 + 29,700,224, wg 6 x 1
+  //   fwd = 672,322,560 + 1,527,623,616 + 14,945,544 + 21,010,080 + 6 = 2,235,901,806
+  //   ig  = 336,161,280 + 1,527,623,616 + 24 + 21,010,080 + 29,700,229 = 1,914,495,229
+  //   wg  = 336,161,280 + 1,344 + 35,225,732 + 21,010,080 + 6 = 392,398,442
+  // One pass (one chunk of one microbatch) is 1/(GA x VPP) = 1/192 of the iteration's work.
+  const Workload w = load_workload(kDir + "moe_9216gpu_workload.txt");
+  const topology::Topology t = topology::build_with("rail_clos", {{"gpus", "9216"}}, topology::default_hardware());
+  const Job j = job_of(w, 0, 9216);
+  EXPECT_EQ(j.interleave, 8);  // vpp 8 honoured: 24 microbatches divide into groups of PP = 12
+  EXPECT_EQ(j.microbatches(), 24);
+  auto backend = engine::make_backend("analytical", t);
+  const Imported im = import_iteration(w, j, identity(j.gpus()), t, *backend, TrainOptions{});
+  EXPECT_EQ(im.passes, 192);
+  ASSERT_EQ(im.times.ops.size(), 12u);
+  ASSERT_EQ(im.times.ops[0].size(), 8u);
+  const OpTimes& o = im.times.ops[11][7];
+  EXPECT_EQ(o.fwd_compute, Time(2235901806LL * 1000 / 192));
+  EXPECT_EQ(o.bwd_compute, Time((1914495229LL + 392398442LL) * 1000 / 192));
+  // Per iteration and GPU (counted once, not x GA): EP 384 rows x (fwd + ig) ALLTOALL_EP of 96 MiB;
+  // DP grad_gather 2,807,758,848 + grad_param_comm 5,615,517,696; EDP 19,327,352,832 + 38,654,705,664.
+  // TP: fwd 192 AG 1.5 MiB, 216 AG 48 MiB, 192 AG 192 MiB, 24 AR 48 MiB, 3 AR 16 KiB, 4 AR 4 B,
+  // 384 ALLTOALL 24 MiB, 192 RS 48 MiB, 192 RS 192 MiB (1,399); ig 192 AG 1.5 MiB, 192 AG 48 MiB,
+  // 192 AG 192 MiB, 1 AR 48 MiB, 384 ALLTOALL 24 MiB, 192 RS 192 MiB (1,153); the 216 ig
+  // REDUCESCATTERs of 0 bytes move nothing and are not counted.
+  ASSERT_EQ(im.traffic.size(), 4u);
+  EXPECT_EQ(im.traffic[0].group, "tp");
+  EXPECT_EQ(im.traffic[0].collectives, 1399 + 1153);
+  EXPECT_EQ(im.traffic[1].group, "ep");
+  EXPECT_EQ(im.traffic[1].collectives, 768);
+  EXPECT_EQ(im.traffic[1].bytes, 768.0 * 100663296);
+  EXPECT_EQ(im.traffic[2].group, "dp");
+  EXPECT_EQ(im.traffic[2].bytes, 2807758848.0 + 5615517696.0);
+  EXPECT_EQ(im.traffic[3].group, "edp");
+  EXPECT_EQ(im.traffic[3].bytes, 19327352832.0 + 38654705664.0);
+  // The gradient rows are the first rows, so the last in the backward pass: every bucket becomes ready in
+  // the last backward pass of chunk 0 (the schedule's last), none on the other chunks.
+  for (const auto& stage : im.times.buckets) {
+    ASSERT_EQ(stage[0].size(), 4u);
+    for (size_t c = 1; c < stage.size(); ++c) EXPECT_TRUE(stage[c].empty());
+    for (const auto& b : stage[0]) EXPECT_GT(b.ready, 0.0);
+  }
+}
+
+TEST(SimaiWorkload, VppNeedsMicrobatchesInGroupsOfPp) {
+  // Megatron interleaves only when the microbatches divide into groups of PP: GA 18 with PP 12 runs 1F1B.
+  std::istringstream in(
+      "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 ep: 1 pp: 12 vpp: 8 ga: 18 all_gpus: 96 "
+      "checkpoints: 0 checkpoint_initiates: 0 pp_comm: 1024\n1\nl -1 10 NONE 0 10 NONE 0 10 NONE 0 100\n");
+  const Workload w = parse_workload(in, "w.txt");
+  EXPECT_EQ(job_of(w, 0, 96).interleave, 1);
+  std::istringstream in2(
+      "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 ep: 1 pp: 12 vpp: 8 ga: 24 all_gpus: 96 "
+      "checkpoints: 0 checkpoint_initiates: 0 pp_comm: 1024\n1\nl -1 10 NONE 0 10 NONE 0 10 NONE 0 100\n");
+  EXPECT_EQ(job_of(parse_workload(in2, "w.txt"), 0, 96).interleave, 8);
+}
+
 TEST(SimaiWorkload, BadInputNamesTheLine) {
   const std::string head = "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8 checkpoints: 0\n";
   expect_bad(head + "2\nl1 -1 1 NONE 0 1 NONE 0 1 NONE 0 100\nl2 -1 x NONE 0 1 NONE 0 1 NONE 0 100\n", "w.txt:4:");
@@ -142,7 +207,7 @@ TEST(SimaiRun, MicroAllReduceOnTheSimaiFabric) {
   EXPECT_NEAR(r.breakdown.compute.seconds(), 2 * 556e-6 + 2e-9, 1e-8);
   EXPECT_NEAR(r.breakdown.tp.seconds(), 2 * 7.0 / 8 * 80 * 1048576 / 112.5e9, 0.1e-3);
   EXPECT_EQ(r.breakdown.total(), r.iteration);
-  EXPECT_EQ(r.mfu, 0.0);  // an imported workload has no model FLOPs
+  EXPECT_EQ(r.mfu, 0.0);  // an imported workload has no model FLOPs (the report prints '-')
 }
 
 TEST(SimaiRun, Gpt13bWithDataParallelism) {
@@ -171,8 +236,8 @@ TEST(SimaiRun, Gpt13bWithDataParallelism) {
 }
 
 TEST(SimaiRun, Moe9216OnAipodSizedFabric) {
-  // The 9,216-GPU MoE workload (TP2 EP16 PP12, GA 24) on a 16,384-GPU rail Clos, analytical engine: every
-  // replica's p2p (11 x 24 x 2 x 384) and every DP/EDP group's buckets are in the plan.
+  // The 9,216-GPU MoE workload (TP2 EP16 PP12 VPP8, GA 24) on a 16,384-GPU rail Clos, analytical engine:
+  // every replica's p2p and every DP/EDP group's buckets are in the plan.
   const Workload w = load_workload(kDir + "moe_9216gpu_workload.txt");
   const topology::Topology t = topology::build_with("rail_clos", {{"gpus", "16384"}}, topology::default_hardware());
   const Job j = job_of(w, 0, 16384);
@@ -182,7 +247,9 @@ TEST(SimaiRun, Moe9216OnAipodSizedFabric) {
   for (const auto& g : im.traffic) kinds.push_back(g.group);
   EXPECT_EQ(kinds, (std::vector<std::string>{"tp", "ep", "dp", "edp"}));
   const TrainResult r = simulate_iteration(j, identity(j.gpus()), t, *backend, im.times, TrainOptions{});
-  EXPECT_EQ(r.p2p_transfers, 11 * 24 * 2 * 384);
+  // Interleaved (v = 8): 12 x 8 = 96 virtual stages, 95 boundaries x 24 microbatches x 2 directions x 384 replicas.
+  EXPECT_EQ(r.p2p_transfers, 95 * 24 * 2 * 384);
+  EXPECT_NEAR(r.ideal_bubble_fraction, 11.0 / 192, 1e-12);  // (p - 1)/(v m)
   EXPECT_EQ(r.breakdown.total(), r.iteration);
   EXPECT_GT(r.breakdown.ep, Time());
   EXPECT_GT(r.breakdown.bubble, Time());
