@@ -3,7 +3,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <set>
 
 #include "core/error.hpp"
@@ -103,7 +102,6 @@ TEST(Placement, TopologyAwareBeatsRandomOnAipod16k) {
   // (TP8 PP8 DP64, B = 512 so m = 8): topology_aware puts each stage's 512 GPUs (its 8 DP rings) in one
   // aggregation group; random scatters whole servers over all 32 groups, so DP rings climb to the spines.
   // Expect a smaller cross-spine fraction and an iteration no longer than random's (flow engine).
-  const auto wall0 = std::chrono::steady_clock::now();
   topology::Hardware hw = topology::default_hardware();
   const topology::Topology t = topology::build_with(
       "rail_clos", {{"gpus", "16384"}, {"rails", "8"}, {"tiers", "3"}, {"groups_per_pod", "16"}}, hw);
@@ -121,11 +119,9 @@ TEST(Placement, TopologyAwareBeatsRandomOnAipod16k) {
   EXPECT_EQ(ta.placement.dp_cross_group_bytes, 0.0);
   EXPECT_LE(ta.iteration, rnd.iteration);
   EXPECT_EQ(ta.placement.gpus_per_group.size(), 8u);  // 8 stages x 512 GPUs
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  EXPECT_LT(wall, 20.0);
-  std::printf("  topology_aware %.2f ms (cross spine %.3f), random %.2f ms (cross spine %.3f), %.1f s\n",
+  std::printf("  topology_aware %.2f ms (cross spine %.3f), random %.2f ms (cross spine %.3f)\n",
               ta.iteration.seconds() * 1e3, ta.placement.cross_spine_fraction(), rnd.iteration.seconds() * 1e3,
-              rnd.placement.cross_spine_fraction(), wall);
+              rnd.placement.cross_spine_fraction());
 }
 
 TEST(Sweep, WeakScalingEfficiency) {
