@@ -1,8 +1,9 @@
 // `podnet run [SCENARIO]`: the whole story of one scenario on one page - the
 // fabric's design summary (bill of materials, limits) and one simulated
 // training iteration of its workload (breakdown, MFU, days to train the token
-// budget). With no argument it runs the built-in default, aipod-16k: GPT-3
-// 175B (TP8 x PP8 x DP256) on 16,384 GPUs.
+// budget). With no argument it runs the built-in default, aipod-16k: Llama 3
+// 405B as Meta trained it on 16,384 H100s (TP8 x PP16 x DP128, Llama 3 paper
+// Table 4).
 #include <chrono>
 #include <fmt/format.h>
 #include <iostream>
@@ -22,7 +23,7 @@ namespace podnet::cli {
 
 namespace {
 
-int cmd_run(Common c) {
+int cmd_run(Common c, bool allow_oom) {
   if (c.scenario.empty()) c.scenario = kDefaultScenario;
   const auto wall0 = std::chrono::steady_clock::now();
   scenario::Scenario sc = scenario::load(c.scenario, c.sets);
@@ -32,6 +33,7 @@ int cmd_run(Common c) {
   workload::Job job;
   try {
     job = workload::job_from(sc.section("workload"), static_cast<int64_t>(topo.gpus.size()));
+    if (!allow_oom) workload::check_memory(job);
   } catch (const ParamError& e) {
     throw InputError(fmt::format("{}: {}", sc.where(e.key()), e.what()));
   }
@@ -65,8 +67,11 @@ void add_run_command(CLI::App& app, Action& action) {
   auto c = std::make_shared<Common>();
   auto* runc = app.add_subcommand("run", "run a scenario end to end: design summary and one training iteration with "
                                          "days to train (default: the built-in aipod-16k)");
+  auto allow_oom = std::make_shared<bool>(false);
   add_common(runc, *c, false);
-  runc->callback([&action, c] { action = [c] { return cmd_run(*c); }; });
+  runc->add_flag("--allow-oom", *allow_oom,
+                 "time the job even when it does not fit in the GPU's memory (the report still shows what it needs)");
+  runc->callback([&action, c, allow_oom] { action = [c, allow_oom] { return cmd_run(*c, *allow_oom); }; });
 }
 
 }  // namespace podnet::cli

@@ -31,6 +31,7 @@ struct TrainCliOptions {
   std::string sweep_bw;
   std::string simai_workload;
   std::string simai_topology;
+  bool allow_oom = false;
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -81,6 +82,7 @@ int cmd_train(Common c, const TrainCliOptions& o) {
   } else {
     try {
       job = workload::job_from(sc.section("workload"), fabric_gpus);
+      if (!o.allow_oom) workload::check_memory(job);
     } catch (const ParamError& e) {
       throw InputError(fmt::format("{}: {}", sc.where(e.key()), e.what()));
     }
@@ -224,6 +226,8 @@ void add_train_command(CLI::App& app, Action& action) {
                   "run a SimAI/AICB workload file instead of the scenario's workload (GPUs: its all_gpus, else the "
                   "fabric's)")
       ->type_name("FILE.txt");
+  cmd->add_flag("--allow-oom", o->allow_oom,
+                "time the job even when it does not fit in the GPU's memory (the report still shows what it needs)");
   cmd->add_option("--simai-topology", o->simai_topology, "use a SimAI .topo file as the fabric instead of the scenario's")
       ->type_name("FILE.topo");
   cmd->footer("Examples:\n  podnet train aipod-16k\n"

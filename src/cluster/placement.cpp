@@ -84,9 +84,9 @@ std::vector<int32_t> topology_aware(const workload::Job& job, const topology::To
   size_t block = 0;
   if (dp_heavy) {
     for (int64_t r = 0; r < job.gpus(); ++r) seq.push_back(r);
-    block = static_cast<size_t>(job.tp * job.dp);
+    block = static_cast<size_t>(job.tp * job.replicas());
   } else {
-    for (int64_t d = 0; d < job.dp; ++d)
+    for (int64_t d = 0; d < job.replicas(); ++d)
       for (int64_t p = 0; p < job.pp; ++p)
         for (int64_t t = 0; t < job.tp; ++t) seq.push_back(job.rank(t, d, p));
     block = static_cast<size_t>(job.tp * job.pp);
@@ -157,7 +157,7 @@ std::vector<int32_t> place(const workload::Job& job, const topology::Topology& t
   const int64_t n = job.gpus();
   const auto total = static_cast<int64_t>(topo.gpus.size());
   if (n > total)
-    throw InputError(fmt::format("the job needs {} GPUs (tp x pp x dp), the fabric has {}", n, total));
+    throw InputError(fmt::format("the job needs {} GPUs (tp x cp x pp x dp), the fabric has {}", n, total));
   switch (policy) {
     case Policy::Packed: {
       std::vector<int32_t> out(static_cast<size_t>(n));
@@ -238,11 +238,12 @@ workload::PlacementSummary summarize(const workload::Job& job, const std::vector
   }
   // PP: per virtual-stage boundary, per replica and TP rank, 2 directions x m microbatches of b s h e / t.
   if (job.pp > 1) {
-    const double bsh = static_cast<double>(job.microbatch * job.model.seq * job.model.hidden * job.bytes_per_param);
+    const double bsh =
+        static_cast<double>(job.microbatch * (job.model.seq / job.cp) * job.model.hidden * job.bytes_per_param);
     const double per_edge = 2.0 * static_cast<double>(job.microbatches()) * std::ceil(bsh / static_cast<double>(job.tp));
     for (int64_t vs = 0; vs + 1 < job.pp * job.interleave; ++vs) {
       const int64_t a = vs % job.pp, b = (vs + 1) % job.pp;
-      for (int64_t r = 0; r < job.dp; ++r)
+      for (int64_t r = 0; r < job.replicas(); ++r)
         for (int64_t j = 0; j < job.tp; ++j)
           crossing(gpu_of_rank[static_cast<size_t>(job.rank(j, r, a))], gpu_of_rank[static_cast<size_t>(job.rank(j, r, b))],
                    per_edge, s.pp_bytes, s.pp_cross_group_bytes, s.pp_cross_pod_bytes);

@@ -1,5 +1,6 @@
 #include "core/params.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fmt/format.h>
@@ -178,7 +179,11 @@ std::optional<ParamValue> parse_param(const ParamSpec& spec, const std::string& 
       return r;
     }
     case ParamType::IntList: {
-      // "[4, 4, 4]" or "4x4x4" or "4,4,4"
+      // "[4, 4, 4]" or "4x4x4" or "4,4,4"; or one of the spec's words (e.g. "auto"), kept as a string
+      if (std::find(spec.choices.begin(), spec.choices.end(), text) != spec.choices.end()) {
+        canonical = text;
+        return text;
+      }
       std::string s;
       for (char c : text)
         if (c != '[' && c != ']' && c != ' ') s += (c == 'x' || c == 'X') ? ',' : c;
@@ -191,6 +196,7 @@ std::optional<ParamValue> parse_param(const ParamSpec& spec, const std::string& 
         if (!parse_int(s.substr(pos, comma - pos), v) || static_cast<double>(v) < spec.min ||
             static_cast<double>(v) > spec.max) {
           expected = "a list of integers" + range_text(spec) + " such as [4, 4, 4] or 4x4x4";
+          for (const auto& c : spec.choices) expected += ", or " + c;
           return std::nullopt;
         }
         out.push_back(v);

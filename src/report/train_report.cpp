@@ -13,8 +13,8 @@ double ms(Time t) { return round_to(t.seconds() * 1e3, 6); }
 double us(Time t) { return round_to(t.seconds() * 1e6, 3); }
 
 nlohmann::json breakdown_json(const workload::Breakdown& b) {
-  return {{"compute", ms(b.compute)}, {"tp", ms(b.tp)}, {"pp", ms(b.pp)},
-          {"dp", ms(b.dp)},           {"ep", ms(b.ep)}, {"bubble", ms(b.bubble)}};
+  return {{"compute", ms(b.compute)}, {"tp", ms(b.tp)}, {"pp", ms(b.pp)}, {"dp", ms(b.dp)},
+          {"ep", ms(b.ep)},           {"cp", ms(b.cp)}, {"bubble", ms(b.bubble)}};
 }
 
 }  // namespace
@@ -42,15 +42,22 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
               {"peak_tflops", val(round_to(j.gpu.peak_flops / 1e12, 3))},
               {"hbm_gb", val(round_to(static_cast<double>(j.gpu.hbm_bytes) / 1e9, 3))},
               {"hbm_tbps", val(round_to(j.gpu.hbm_bandwidth / 1e12, 3))},
-              {"compute_efficiency", val(round_to(j.compute_efficiency, 6))}};
+              {"compute_efficiency", val(round_to(j.compute_efficiency, 6))},
+              {"default_efficiency", val(round_to(j.gpu.compute_efficiency, 6))},
+              {"efficiency_source", val(j.gpu.efficiency_source)}};
+  nlohmann::json stage_layers = nlohmann::json::array();
+  if (m.layers > 0)
+    for (int64_t i = 0; i < j.pp; ++i) stage_layers.push_back(j.stage_layers(i));
   o["parallelism"] = {{"tp", j.tp},
+                      {"cp", j.cp},
                       {"pp", j.pp},
                       {"dp", j.dp},
+                      {"stage_layers", stage_layers},
                       {"ep", j.ep},
                       {"interleave", j.interleave},
                       {"sequence_parallel", j.sequence_parallel},
                       {"zero", j.zero},
-                      {"activation_recompute", j.recompute},
+                      {"recompute", workload::recompute_name(j.recompute.mode)},
                       {"gpus", j.gpus()},
                       {"fabric_gpus", r.fabric_gpus}};
   o["batch"] = {{"microbatch", val(j.microbatch)},
@@ -91,7 +98,25 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
                   {"dp_grad_bytes_per_gpu", val(round_to(v.dp_grad_bytes_per_gpu, 0))},
                   {"dp_bytes_per_gpu", val(round_to(v.dp_bytes_per_gpu, 0))},
                   {"ep_alltoall_bytes", val(v.ep_alltoall_bytes)},
-                  {"ep_bytes_per_gpu", val(round_to(v.ep_bytes_per_gpu, 0))}};
+                  {"ep_bytes_per_gpu", val(round_to(v.ep_bytes_per_gpu, 0))},
+                  {"cp_kv_bytes", val(v.cp_kv_bytes)},
+                  {"cp_kv_steps_per_layer", val(v.cp_kv_steps_per_layer)},
+                  {"cp_bytes_per_gpu", val(round_to(v.cp_bytes_per_gpu, 0))}};
+  if (m.layers > 0) {
+    const auto& mem = r.memory;
+    const double gb = 1e9;
+    o["memory_gb"] = {{"stage", mem.stage},
+                      {"weights", round_to(mem.weights / gb, 3)},
+                      {"gradients", round_to(mem.gradients / gb, 3)},
+                      {"optimizer", round_to(mem.optimizer / gb, 3)},
+                      {"activations", round_to(mem.activations / gb, 3)},
+                      {"buffers", round_to(mem.buffers / gb, 3)},
+                      {"total", round_to(mem.total() / gb, 3)},
+                      {"hbm", round_to(static_cast<double>(j.gpu.hbm_bytes) / gb, 3)},
+                      {"fits", mem.total() <= static_cast<double>(j.gpu.hbm_bytes)},
+                      {"activation_per_layer", round_to(mem.activation_bytes_per_layer / gb, 6)},
+                      {"inflight_microbatches", round_to(mem.inflight_microbatches, 6)}};
+  }
   const auto& t = r.times;
   nlohmann::json ops = nlohmann::json::object();
   if (!t.ops.empty() && !t.ops.front().empty()) {
@@ -102,7 +127,7 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
            {"optimizer_ms", ms(t.optimizer.front())}};
   }
   o["timings"] = {{"tp_collective_us", val(us(t.tp_collective))}, {"ep_collective_us", val(us(t.ep_collective))},
-                  {"stage0_chunk0", ops}};
+                  {"cp_step_us", val(us(t.cp_step))}, {"stage0_chunk0", ops}};
   o["plan"] = {{"transfers", r.plan_transfers}, {"p2p_transfers", r.p2p_transfers},
                {"dp_collectives", r.dp_collectives}, {"dp_buckets_per_group", r.dp_buckets},
                {"bucket_params", val(r.bucket_params)}, {"flows", r.flows}};
@@ -127,7 +152,10 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
               "per layer + 2 h V) per token) / (GPUs x dense BF16 peak x iteration time)"},
       {"hfu", "hardware FLOPs (with recompute; Megatron's F = 96 B s l h^2 (1 + s/6h + V/16lh) for GPT) / (GPUs x "
               "peak x iteration time)"},
-      {"breakdown", "the critical pipeline stage's timeline: its compute, TP and EP ops, and its idle gaps split "
+      {"memory", "per GPU of the stage needing the most: weights, gradients and Adam states by ZeRO stage (2 + 2 + "
+                 "12 bytes per parameter, Rajbhandari et al. 2020), activations of the in-flight microbatches "
+                 "(Korthikanti et al. 2022: 34 s b h + 5 a s^2 b per layer, by recompute, SP and CP), buffers"},
+      {"breakdown", "the critical pipeline stage's timeline: its compute, TP, EP and CP ops, and its idle gaps split "
                     "into pp (waiting for a p2p in flight), dp (waiting for a DP collective) and bubble (waiting for "
                     "another stage's compute); exposed = on the critical path, not overlapped with compute"}};
 }
@@ -147,26 +175,42 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                      par["fabric_gpus"].get<int64_t>(), o["engine"].get<std::string>());
   if (m["seq"].is_null()) {  // an import: the file gives the layout and the microbatch count, not the batch
     out << fmt::format("  TP{} x PP{} x DP{}{}{}, {} microbatches per pipeline (batch, sequence and GPU from the "
-                       "file's compute times: -)\n\n",
+                       "file's compute times: -)\n",
                        par["tp"].get<int64_t>(), par["pp"].get<int64_t>(), par["dp"].get<int64_t>(),
                        par["ep"].get<int64_t>() > 1 ? fmt::format(" (EP{})", par["ep"].get<int64_t>()) : "",
                        par["interleave"].get<int64_t>() > 1 ? fmt::format(", v={}", par["interleave"].get<int64_t>()) : "",
                        b["microbatches_per_pipeline"].get<int64_t>());
-  } else
-  out << fmt::format("  TP{} x PP{} x DP{}{}{}{}{}, global batch {} x seq {}, microbatch {} ({} per pipeline), "
-                     "compute efficiency {:.0f}%\n\n",
-                     par["tp"].get<int64_t>(), par["pp"].get<int64_t>(), par["dp"].get<int64_t>(),
+  } else {
+  out << fmt::format("  TP{}{} x PP{} x DP{}{}{}{}{}{}, global batch {} x seq {}, microbatch {} ({} per pipeline), "
+                     "compute efficiency {:.1f}%\n",
+                     par["tp"].get<int64_t>(),
+                     par["cp"].get<int64_t>() > 1 ? fmt::format(" x CP{}", par["cp"].get<int64_t>()) : "",
+                     par["pp"].get<int64_t>(), par["dp"].get<int64_t>(),
                      par["ep"].get<int64_t>() > 1 ? fmt::format(" (EP{})", par["ep"].get<int64_t>()) : "",
                      par["interleave"].get<int64_t>() > 1 ? fmt::format(", v={}", par["interleave"].get<int64_t>()) : "",
                      par["sequence_parallel"].get<bool>() ? ", SP" : "",
                      par["zero"].get<int>() > 0 ? fmt::format(", ZeRO-{}", par["zero"].get<int>()) : "",
+                     par["recompute"].get<std::string>() != "none"
+                         ? fmt::format(", {} recompute", par["recompute"].get<std::string>())
+                         : "",
                      b["global_batch"].get<int64_t>(), m["seq"].get<int64_t>(), b["microbatch"].get<int64_t>(),
                      b["microbatches_per_pipeline"].get<int64_t>(), 100 * o["gpu"]["compute_efficiency"].get<double>());
+  if (!o["gpu"]["efficiency_source"].get<std::string>().empty())
+    out << fmt::format("  (the {} default {:.1f}%: {})\n", o["gpu"]["name"].get<std::string>(),
+                       100 * o["gpu"]["default_efficiency"].get<double>(),
+                       o["gpu"]["efficiency_source"].get<std::string>());
+  }
+  if (!par["stage_layers"].empty()) {
+    std::string list;
+    for (const auto& n : par["stage_layers"]) list += (list.empty() ? "" : ", ") + std::to_string(n.get<int64_t>());
+    out << "  layers per stage: [" << list << "]\n";
+  }
+  out << "\n";
   const double it = o["iteration_time_ms"].get<double>();
   Table t({"", "value"});
   t.add({"iteration time", fixed(it, 2) + " ms"});
   const auto& bd = o["breakdown_ms"];
-  for (const char* k : {"compute", "tp", "pp", "dp", "ep", "bubble"}) {
+  for (const char* k : {"compute", "tp", "pp", "dp", "ep", "cp", "bubble"}) {
     const double v = bd[k].get<double>();
     const std::string label = std::string("  ") + k + (k == std::string("compute") || k == std::string("bubble") ? "" : " (exposed)");
     t.add({label, fmt::format("{} ms ({}%)", fixed(v, 2), fixed(it > 0 ? 100 * v / it : 0, 1))});
@@ -189,6 +233,18 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                                         budget)});
   }
   t.add({"ideal bubble (p-1)/(v m)", fixed(100 * o["ideal_bubble_fraction"].get<double>(), 1) + "%"});
+  if (o.contains("memory_gb")) {
+    const auto& mm = o["memory_gb"];
+    t.add({"memory per GPU", fmt::format("{:.1f} GB of {:.1f} GB{} (stage {})", mm["total"].get<double>(),
+                                         mm["hbm"].get<double>(), mm["fits"].get<bool>() ? "" : ": DOES NOT FIT",
+                                         mm["stage"].get<int64_t>())});
+    t.add({"  weights / gradients / optimizer", fmt::format("{:.1f} / {:.1f} / {:.1f} GB", mm["weights"].get<double>(),
+                                                           mm["gradients"].get<double>(), mm["optimizer"].get<double>())});
+    t.add({"  activations", fmt::format("{:.1f} GB ({:.3f} GB per layer, {:.2f} microbatches in flight)",
+                                        mm["activations"].get<double>(), mm["activation_per_layer"].get<double>(),
+                                        mm["inflight_microbatches"].get<double>())});
+    t.add({"  buffers", fmt::format("{:.1f} GB", mm["buffers"].get<double>())});
+  }
   t.write(out, "  ");
   const auto& g = o["groups"];
   out << fmt::format("\n  communicator groups: TP {} x {} GPUs, PP {} x {}, DP {} x {}", g["tp"]["count"].get<int64_t>(),
@@ -200,9 +256,10 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
   out << "\n";
   const auto& v = o["volumes"];
   if (!v["tp_bytes_per_gpu"].is_null())
-    out << fmt::format("  per GPU per iteration: TP {:.2f} GB, PP {:.2f} GB, DP {:.2f} GB, EP {:.2f} GB\n",
+    out << fmt::format("  per GPU per iteration: TP {:.2f} GB, PP {:.2f} GB, DP {:.2f} GB, EP {:.2f} GB, CP {:.2f} GB\n",
                        v["tp_bytes_per_gpu"].get<double>() / 1e9, v["pp_bytes_per_gpu"].get<double>() / 1e9,
-                       v["dp_bytes_per_gpu"].get<double>() / 1e9, v["ep_bytes_per_gpu"].get<double>() / 1e9);
+                       v["dp_bytes_per_gpu"].get<double>() / 1e9, v["ep_bytes_per_gpu"].get<double>() / 1e9,
+                       v["cp_bytes_per_gpu"].get<double>() / 1e9);
   const auto& tm = o["timings"];
   if (tm["tp_collective_us"].is_null())
     out << fmt::format("  DP buckets {} per group; plan {} transfers\n",
@@ -231,13 +288,16 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
   }
   if (o["stages_ms"].size() > 1) {
     out << "\n  per stage (ms; the critical stage is marked *):\n";
-    Table s({"stage", "compute", "tp", "pp", "dp", "ep", "bubble"});
+    Table s({"stage", "layers", "compute", "tp", "pp", "dp", "ep", "cp", "bubble"});
     const int64_t crit = o["critical_stage"].get<int64_t>();
     for (const auto& row : o["stages_ms"]) {
       const int64_t st = row["stage"].get<int64_t>();
-      s.add({std::to_string(st) + (st == crit ? "*" : ""), fixed(row["compute"].get<double>(), 2),
-             fixed(row["tp"].get<double>(), 2), fixed(row["pp"].get<double>(), 2), fixed(row["dp"].get<double>(), 2),
-             fixed(row["ep"].get<double>(), 2), fixed(row["bubble"].get<double>(), 2)});
+      const auto& sl = o["parallelism"]["stage_layers"];
+      s.add({std::to_string(st) + (st == crit ? "*" : ""),
+             static_cast<size_t>(st) < sl.size() ? std::to_string(sl[static_cast<size_t>(st)].get<int64_t>()) : "-",
+             fixed(row["compute"].get<double>(), 2), fixed(row["tp"].get<double>(), 2),
+             fixed(row["pp"].get<double>(), 2), fixed(row["dp"].get<double>(), 2), fixed(row["ep"].get<double>(), 2),
+             fixed(row["cp"].get<double>(), 2), fixed(row["bubble"].get<double>(), 2)});
     }
     s.write(out, "    ");
   }

@@ -22,7 +22,7 @@ std::string join(const std::vector<std::string>& v) {
 
 int64_t Job::dp_bucket_params() const {
   if (bucket_params > 0) return bucket_params;
-  return std::max<int64_t>(40'000'000, 1'000'000 * dp);
+  return std::max<int64_t>(40'000'000, 1'000'000 * replicas());
 }
 
 std::vector<ParamSpec> workload_params() {
@@ -45,6 +45,13 @@ std::vector<ParamSpec> workload_params() {
       {"dp", ParamType::Int, "", "data-parallel size d (auto: the largest d with t p d <= fabric GPUs dividing "
                                  "global_batch / microbatch)", 1, 1 << 24, {}, true},
       {"ep", ParamType::Int, "1", "expert-parallel size (MoE; divides dp, as in Megatron-core)", 1, 1 << 20},
+      {"cp", ParamType::Int, "1", "context-parallel size c: each CP rank holds s/c tokens of every sequence, "
+                                  "ring attention passes key/value blocks (GPUs = tp x cp x pp x dp)", 1, 1 << 20},
+      {"stage_layers", ParamType::IntList, "even", "layers per pipeline stage: even (l / pp), auto (balance "
+                                                   "compute with the embedding on the first and the LM head on "
+                                                   "the last stage), or a list of pp (or pp x interleave, per "
+                                                   "virtual stage) counts such as [7, 8, 8, 7]", 0, 1e6,
+       {"even", "auto"}},
       {"interleave", ParamType::Int, "1", "virtual pipeline stages per GPU v (interleaved 1F1B when > 1)", 1, 1024},
       {"microbatch", ParamType::Int, "1", "sequences per microbatch b", 1, 1 << 20},
       {"global_batch", ParamType::Int, "1536", "sequences per iteration B (GPT-3: 1536)", 1, 1e9},
@@ -52,11 +59,14 @@ std::vector<ParamSpec> workload_params() {
                                                       "reduce-scatter + all-gather"},
       {"zero", ParamType::Int, "0", "ZeRO stage: 0 all-reduce, 1/2 reduce-scatter + all-gather, 3 also gathers "
                                     "parameters (1.5x DP volume)", 0, 3},
-      {"compute_efficiency", ParamType::Real, "0.5", "achieved fraction of the GPU's dense peak in compute", 0.001,
-       1},
+      {"compute_efficiency", ParamType::Real, "", "achieved fraction of the GPU's dense peak in compute kernels "
+                                                  "(default: the GPU preset's, with its source in `podnet list`)",
+       0.001, 1, {}, true},
       {"tokens", ParamType::String, "300B", "training budget in tokens (300B, 15T, 2e12) for days to train"},
-      {"activation_recompute", ParamType::Bool, "true", "full activation recompute (one more forward per "
-                                                        "backward)"},
+      {"recompute", ParamType::String, "full", "activation recompute: none, selective (the attention core again "
+                                               "in backward, its s^2 activations not kept) or full (the whole "
+                                               "forward again, only layer inputs kept)", -kBig, kBig,
+       {"none", "selective", "full"}},
       {"bytes_per_param", ParamType::Int, "2", "bytes per parameter and activation element (bf16 = 2)", 1, 8},
       {"bytes_per_grad", ParamType::Int, "2", "bytes per gradient element as reduced over DP (bf16 = 2, fp32 = 4)",
        1, 8},
@@ -113,21 +123,23 @@ Job job_from(const Params& p, int64_t fabric_gpus) {
   j.global_batch = p.get_int("global_batch");
   j.sequence_parallel = p.get_bool("sequence_parallel");
   j.zero = static_cast<int>(p.get_int("zero"));
-  j.compute_efficiency = p.get_real("compute_efficiency");
+  j.compute_efficiency = p.has("compute_efficiency") ? p.get_real("compute_efficiency") : g->compute_efficiency;
+  j.cp = p.get_int("cp");
   if (!parse_count(p.get_string("tokens"), j.tokens))
     throw ParamError("workload.tokens", fmt::format("'{}' is not a token count; expected e.g. 300B, 15T, 2e12",
                                                     p.get_string("tokens")));
-  j.recompute = p.get_bool("activation_recompute");
+  const std::string& rc = p.get_string("recompute");
+  j.recompute = rc == "none" ? Recompute::None : rc == "selective" ? Recompute::Selective : Recompute::Full;
   j.bytes_per_param = p.get_int("bytes_per_param");
   j.bytes_per_grad = p.get_int("bytes_per_grad");
   if (p.has("bucket_params")) j.bucket_params = p.get_int("bucket_params");
   if (p.has("dp")) {
     j.dp = p.get_int("dp");
   } else {
-    const int64_t mp = j.tp * j.pp;
+    const int64_t mp = j.tp * j.cp * j.pp;
     if (mp > fabric_gpus)
-      throw ParamError("workload.tp", fmt::format("tp x pp = {} x {} = {} GPUs, but the fabric has {}", j.tp, j.pp,
-                                                  mp, fabric_gpus));
+      throw ParamError("workload.tp", fmt::format("tp x cp x pp = {} x {} x {} = {} GPUs, but the fabric has {}",
+                                                  j.tp, j.cp, j.pp, mp, fabric_gpus));
     const int64_t seqs = j.global_batch / std::max<int64_t>(1, j.microbatch);
     j.dp = 0;
     for (int64_t d = fabric_gpus / mp; d >= 1; --d)
@@ -138,6 +150,47 @@ Job job_from(const Params& p, int64_t fabric_gpus) {
     if (j.dp == 0)
       throw ParamError("workload.global_batch",
                        fmt::format("global_batch {} is not a multiple of microbatch {}", j.global_batch, j.microbatch));
+  }
+  const std::string& split = p.text("stage_layers");
+  if (split == "auto") {
+    // The first and the last virtual stage may hold only the embedding or the LM head; every other needs a layer.
+    if (j.pp * j.interleave > j.model.layers + 2)
+      throw ParamError("workload.stage_layers", fmt::format("auto: {} layers cannot fill pp x interleave = {} virtual "
+                                                            "stages", j.model.layers, j.pp * j.interleave));
+    j.chunk_layers = auto_stage_split(j.model, j.pp, j.interleave);
+    bool even = true;
+    for (int64_t n : j.chunk_layers) even = even && n == j.chunk_layers.front();
+    if (even) j.chunk_layers.clear();
+  } else if (split != "even") {
+    const auto& list = p.get_int_list("stage_layers");
+    const auto n = static_cast<int64_t>(list.size());
+    if (n == j.pp * j.interleave) {
+      j.chunk_layers = list;
+    } else if (n == j.pp) {
+      for (int64_t i = 0; i < j.pp; ++i)
+        if (list[static_cast<size_t>(i)] % j.interleave != 0)
+          throw ParamError("workload.stage_layers",
+                           fmt::format("stage {} has {} layers, not divisible by interleave {} (give pp x interleave "
+                                       "= {} counts, one per virtual stage, instead)",
+                                       i, list[static_cast<size_t>(i)], j.interleave, j.pp * j.interleave));
+      j.chunk_layers.assign(static_cast<size_t>(j.pp * j.interleave), 0);
+      for (int64_t c = 0; c < j.interleave; ++c)
+        for (int64_t i = 0; i < j.pp; ++i)
+          j.chunk_layers[static_cast<size_t>(c * j.pp + i)] = list[static_cast<size_t>(i)] / j.interleave;
+    } else {
+      throw ParamError("workload.stage_layers",
+                       fmt::format("{} counts given; expected pp = {}{}", n, j.pp,
+                                   j.interleave > 1 ? fmt::format(" or pp x interleave = {}", j.pp * j.interleave)
+                                                    : std::string()));
+    }
+    int64_t sum = 0;
+    for (int64_t x : j.chunk_layers) sum += x;
+    if (sum != j.model.layers)
+      throw ParamError("workload.stage_layers",
+                       fmt::format("the counts add up to {} layers, but the model has {}", sum, j.model.layers));
+    for (int64_t i = 0; i < j.pp; ++i)
+      if (j.stage_layers(i) == 0 && i != 0 && i != j.pp - 1)
+        throw ParamError("workload.stage_layers", fmt::format("stage {} has no layers", i));
   }
   validate(j, fabric_gpus);
   return j;
@@ -153,18 +206,25 @@ void validate(const Job& j, int64_t fabric_gpus) {
   if (m.top_k > m.experts)
     throw ParamError("workload.top_k", fmt::format("top_k {} exceeds experts {}", m.top_k, m.experts));
   if (j.gpus() > fabric_gpus)
-    throw ParamError("workload.dp", fmt::format("tp x pp x dp = {} x {} x {} = {} GPUs, but the fabric has {}", j.tp,
-                                                j.pp, j.dp, j.gpus(), fabric_gpus));
+    throw ParamError("workload.dp",
+                     j.cp > 1 ? fmt::format("tp x cp x pp x dp = {} x {} x {} x {} = {} GPUs, but the fabric has {}",
+                                            j.tp, j.cp, j.pp, j.dp, j.gpus(), fabric_gpus)
+                              : fmt::format("tp x pp x dp = {} x {} x {} = {} GPUs, but the fabric has {}", j.tp, j.pp,
+                                            j.dp, j.gpus(), fabric_gpus));
   if (m.heads % j.tp != 0)
     throw ParamError("workload.tp", fmt::format("heads {} are not divisible by tp {}", m.heads, j.tp));
   if (m.kv_heads % j.tp != 0)
     throw ParamError("workload.tp",
                      fmt::format("kv_heads {} are not divisible by tp {} (Megatron splits the key/value groups "
                                  "over TP ranks)", m.kv_heads, j.tp));
-  if (m.layers % (j.pp * j.interleave) != 0)
+  if (j.chunk_layers.empty() && m.layers % (j.pp * j.interleave) != 0)
     throw ParamError(j.interleave > 1 ? "workload.interleave" : "workload.pp",
-                     fmt::format("layers {} are not divisible by pp x interleave = {} x {}", m.layers, j.pp,
-                                 j.interleave));
+                     fmt::format("layers {} are not divisible by pp x interleave = {} x {} (set workload.stage_layers "
+                                 "to auto or to a list for an uneven split)",
+                                 m.layers, j.pp, j.interleave));
+  if (!j.chunk_layers.empty() && static_cast<int64_t>(j.chunk_layers.size()) != j.pp * j.interleave)
+    throw ParamError("workload.stage_layers", fmt::format("{} virtual stages given, pp x interleave = {}",
+                                                          j.chunk_layers.size(), j.pp * j.interleave));
   if (j.global_batch % (j.microbatch * j.dp) != 0)
     throw ParamError("workload.global_batch",
                      fmt::format("global_batch {} is not divisible by microbatch x dp = {} x {} = {}", j.global_batch,
@@ -187,16 +247,28 @@ void validate(const Job& j, int64_t fabric_gpus) {
     throw ParamError("workload.sequence_parallel",
                      fmt::format("sequence parallelism needs seq {} divisible by tp {}", m.seq, j.tp));
   if (j.zero < 0 || j.zero > 3) throw ParamError("workload.zero", "expected 0, 1, 2 or 3");
+  if (j.cp > 1) {
+    const int64_t div = j.cp * (j.sequence_parallel ? j.tp : 1);
+    if (m.seq % div != 0)
+      throw ParamError("workload.cp", fmt::format("seq {} is not divisible by cp{} = {}", m.seq,
+                                                  j.sequence_parallel ? " x tp (sequence parallelism)" : "", div));
+    if (j.ep > 1)
+      throw ParamError("workload.cp", "context parallelism with expert parallelism (ep > 1) is not modelled");
+  }
 }
 
 GroupCounts group_counts(const Job& j) {
   GroupCounts g;
-  g.tp_groups = j.pp * j.dp;
+  g.tp_groups = j.pp * j.replicas();
   g.tp_size = j.tp;
-  g.pp_groups = j.tp * j.dp;
+  if (j.cp > 1) {
+    g.cp_groups = j.tp * j.pp * j.dp;
+    g.cp_size = j.cp;
+  }
+  g.pp_groups = j.tp * j.replicas();
   g.pp_size = j.pp;
   g.dp_groups = j.tp * j.pp;
-  g.dp_size = j.dp;
+  g.dp_size = j.replicas();  // the gradient group: DP x CP
   if (j.model.moe() && j.ep > 1) {
     g.ep_groups = j.gpus() / j.ep;
     g.ep_size = j.ep;
@@ -214,7 +286,13 @@ std::vector<int64_t> tp_group(const Job& j, int64_t dp_rank, int64_t pp_rank) {
 
 std::vector<int64_t> dp_group(const Job& j, int64_t tp_rank, int64_t pp_rank) {
   std::vector<int64_t> g;
-  for (int64_t d = 0; d < j.dp; ++d) g.push_back(j.rank(tp_rank, d, pp_rank));
+  for (int64_t r = 0; r < j.replicas(); ++r) g.push_back(j.rank(tp_rank, r, pp_rank));
+  return g;
+}
+
+std::vector<int64_t> cp_group(const Job& j, int64_t tp_rank, int64_t dp_rank, int64_t pp_rank) {
+  std::vector<int64_t> g;
+  for (int64_t c = 0; c < j.cp; ++c) g.push_back(j.rank(tp_rank, c + j.cp * dp_rank, pp_rank));
   return g;
 }
 
@@ -239,7 +317,7 @@ std::vector<int64_t> edp_group(const Job& j, int64_t tp_rank, int64_t ep_rank, i
 StageParams chunk_params(const Job& j, int64_t stage, int64_t chunk) {
   const ModelSpec& m = j.model;
   const double t = static_cast<double>(j.tp);
-  const double lc = static_cast<double>(j.layers_per_chunk());
+  const double lc = static_cast<double>(j.layers_of(stage, chunk));
   const double h = static_cast<double>(m.hidden), v = static_cast<double>(m.vocab);
   const int64_t vs = chunk * j.pp + stage, last = j.pp * j.interleave - 1;
   StageParams sp;
@@ -268,12 +346,14 @@ StageParams stage_params(const Job& j, int64_t stage) {
 Volumes volumes(const Job& j) {
   const ModelSpec& m = j.model;
   Volumes v;
-  const double t = static_cast<double>(j.tp), d = static_cast<double>(j.dp);
+  const double t = static_cast<double>(j.tp), d = static_cast<double>(j.replicas());
   const double mb = static_cast<double>(j.microbatches());
-  const double ls = static_cast<double>(j.layers_per_stage());
-  const Bytes bsh = j.microbatch * m.seq * m.hidden * j.bytes_per_param;
+  const double ls = static_cast<double>(m.layers) / static_cast<double>(j.pp);  // stage average
+  const int64_t seq_local = m.seq / j.cp;
+  const Bytes bsh = j.microbatch * seq_local * m.hidden * j.bytes_per_param;
+  const bool full = j.recompute == Recompute::Full;
   v.tp_allreduce_bytes = bsh;
-  v.tp_allreduces_per_layer = j.recompute ? 6 : 4;
+  v.tp_allreduces_per_layer = full ? 6 : 4;
   v.tp_bytes_per_gpu = j.tp > 1 ? static_cast<double>(v.tp_allreduces_per_layer) * ls * mb * 2 * (t - 1) / t *
                                       static_cast<double>(bsh)
                                 : 0.0;
@@ -285,7 +365,7 @@ Volumes volumes(const Job& j) {
   for (int64_t s = 0; s < j.pp; ++s) {
     const StageParams sp = stage_params(j, s);
     grads += sp.total() * static_cast<double>(j.bytes_per_grad);
-    const double edp = d / static_cast<double>(j.ep);
+    const double edp = static_cast<double>(j.dp) / static_cast<double>(j.ep);
     dp_traffic += (sp.dense * 2 * (d - 1) / d + sp.expert * 2 * (edp - 1) / edp) * static_cast<double>(j.bytes_per_grad);
   }
   v.dp_grad_bytes_per_gpu = grads / static_cast<double>(j.pp);
@@ -293,11 +373,133 @@ Volumes volumes(const Job& j) {
   if (m.moe() && j.ep > 1) {
     v.ep_alltoall_bytes = static_cast<Bytes>(
         std::ceil(static_cast<double>(j.microbatch * m.seq * m.hidden * m.top_k * j.bytes_per_param) / t));
-    const double per_layer = j.recompute ? 6.0 : 4.0;
+    const double per_layer = full ? 6.0 : 4.0;
     v.ep_bytes_per_gpu = per_layer * ls * mb * static_cast<double>(v.ep_alltoall_bytes) *
                          (static_cast<double>(j.ep) - 1) / static_cast<double>(j.ep);
   }
+  if (j.cp > 1) {
+    const int64_t kv_dim = m.hidden * m.kv_heads / m.heads;
+    v.cp_kv_bytes = static_cast<Bytes>(
+        std::ceil(static_cast<double>(2 * j.microbatch * seq_local * kv_dim * j.bytes_per_param) / t));
+    v.cp_kv_steps_per_layer = (j.cp - 1) * (full ? 4 : 3);
+    v.cp_bytes_per_gpu = static_cast<double>(v.cp_kv_steps_per_layer) * ls * mb * static_cast<double>(v.cp_kv_bytes);
+  }
   return v;
+}
+
+double activation_bytes_per_layer(const Job& j) {
+  const ModelSpec& m = j.model;
+  const double s = static_cast<double>(m.seq) / static_cast<double>(j.cp), b = static_cast<double>(j.microbatch);
+  const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn), a = static_cast<double>(m.heads);
+  const double t = static_cast<double>(j.tp);
+  const double h_kv = h * static_cast<double>(m.kv_heads) / a;
+  const double sbh = s * b * h;
+  if (j.recompute == Recompute::Full) return 2 * sbh / (j.sequence_parallel ? t : 1.0);
+  const double masks = m.dropout ? 2 * sbh : 0.0;
+  const double replicated = 4 * sbh + 2 * sbh + 2 * sbh + masks;
+  const double mlp = (m.gated_mlp ? 6.0 : 4.0) * s * b * f;
+  const double split = 2 * sbh + 2 * s * b * h_kv + 2 * s * b * h_kv + 2 * sbh + mlp;
+  // The core sees the full sequence's keys: a s_local s b scores per CP rank; CP never stores it (blockwise).
+  const double core = (j.recompute == Recompute::Selective || j.cp > 1)
+                          ? 0.0
+                          : (m.dropout ? 5.0 : 2.0) * a * s * static_cast<double>(m.seq) * b;
+  return replicated / (j.sequence_parallel ? t : 1.0) + split / t + core / t;
+}
+
+Memory memory_of_stage(const Job& j, int64_t stage) {
+  const ModelSpec& m = j.model;
+  Memory mem;
+  mem.stage = stage;
+  const StageParams sp = stage_params(j, stage);
+  const double R = static_cast<double>(j.replicas());
+  const double edp = static_cast<double>(j.dp) / static_cast<double>(j.ep);
+  const double sharded = sp.dense / R + sp.expert / edp;  // one replica's share
+  mem.weights = (j.zero == 3 ? sharded : sp.total()) * static_cast<double>(j.bytes_per_param);
+  mem.gradients = (j.zero >= 2 ? sharded : sp.total()) * static_cast<double>(j.bytes_per_grad);
+  mem.optimizer = (j.zero >= 1 ? sharded : sp.total()) * 12.0;
+  // In-flight model chunks at the start of the first backward: the schedule's warm-up + 1.
+  const int64_t p = j.pp, v = j.interleave, mbs = j.microbatches();
+  const int64_t warm = v == 1 ? std::min(p - stage - 1, mbs) : std::min((p - stage - 1) * 2 + (v - 1) * p, mbs * v);
+  const int64_t chunks = std::min(warm + 1, mbs * v);
+  mem.inflight_microbatches = static_cast<double>(chunks) / static_cast<double>(v);
+  mem.activation_bytes_per_layer = activation_bytes_per_layer(j);
+  mem.activations = mem.inflight_microbatches * static_cast<double>(j.stage_layers(stage)) *
+                    mem.activation_bytes_per_layer;
+  const double s_local = static_cast<double>(m.seq) / static_cast<double>(j.cp);
+  const double b = static_cast<double>(j.microbatch);
+  if (stage == p - 1)  // logits of the microbatch in flight: bf16 + fp32 softmax, vocabulary split over TP
+    mem.activations += s_local * b * static_cast<double>(m.vocab) * 6.0 / static_cast<double>(j.tp);
+  mem.buffers = 1024.0 * 1024 * 1024 +
+                (j.sequence_parallel && j.tp > 1 ? 2 * s_local * b * static_cast<double>(m.hidden) : 0.0);
+  return mem;
+}
+
+Memory peak_memory(const Job& j) {
+  Memory best = memory_of_stage(j, 0);
+  for (int64_t s = 1; s < j.pp; ++s) {
+    const Memory m = memory_of_stage(j, s);
+    if (m.total() > best.total()) best = m;
+  }
+  return best;
+}
+
+void check_memory(const Job& j) {
+  const Memory m = peak_memory(j);
+  const double hbm = static_cast<double>(j.gpu.hbm_bytes);
+  if (m.total() <= hbm) return;
+  std::vector<std::string> fixes;
+  fixes.push_back("raise workload.tp/pp");
+  if (m.activations > 0.3 * m.total() && j.recompute != Recompute::Full)
+    fixes.push_back(j.recompute == Recompute::None ? "set workload.recompute=selective or full"
+                                                   : "set workload.recompute=full");
+  if (m.activations > 0.3 * m.total() && j.microbatch > 1) fixes.push_back("lower workload.microbatch");
+  if (m.activations > 0.3 * m.total()) fixes.push_back("raise workload.cp");
+  if (j.zero < 1 && j.replicas() > 1) fixes.push_back("set workload.zero=1 (distributed optimizer)");
+  else if (j.zero < 3 && j.replicas() > 1) fixes.push_back(fmt::format("set workload.zero={}", j.zero + 1));
+  std::string how;
+  for (size_t i = 0; i < fixes.size(); ++i)
+    how += (i == 0 ? "" : i + 1 == fixes.size() ? ", or " : ", ") + fixes[i];
+  throw ParamError("workload.tp",
+                   fmt::format("needs {:.1f} GB per GPU (stage {}: weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, "
+                               "activations {:.1f} for {:.2f} microbatches in flight, buffers {:.1f}), {} has {:.1f} GB: "
+                               "{}; or pass --allow-oom to time it anyway",
+                               m.total() / 1e9, m.stage, m.weights / 1e9, m.gradients / 1e9, m.optimizer / 1e9,
+                               m.activations / 1e9, m.inflight_microbatches, m.buffers / 1e9, j.gpu.name, hbm / 1e9,
+                               how));
+}
+
+std::vector<int64_t> auto_stage_split(const ModelSpec& model, int64_t pp, int64_t interleave) {
+  const int64_t n = pp * interleave, l = model.layers;
+  const double c = model.layer_forward_flops_per_token();
+  std::vector<double> extra(static_cast<size_t>(n), 0.0);
+  extra.back() += model.logits_forward_flops_per_token();  // the embedding (first) is a lookup: no FLOPs
+  auto caps = [&](double T, std::vector<int64_t>& out) {
+    int64_t sum = 0;
+    out.assign(static_cast<size_t>(n), 0);
+    for (int64_t k = 0; k < n; ++k) {
+      const double room = T - extra[static_cast<size_t>(k)];
+      const int64_t cap = room < 0 ? 0 : std::min<int64_t>(l, static_cast<int64_t>(std::floor(room / c + 1e-9)));
+      out[static_cast<size_t>(k)] = cap;
+      sum += cap;
+    }
+    return sum;
+  };
+  std::vector<double> cand;
+  for (int64_t k = 0; k < n; ++k)
+    for (int64_t x = 0; x <= l; ++x) cand.push_back(static_cast<double>(x) * c + extra[static_cast<size_t>(k)]);
+  std::sort(cand.begin(), cand.end());
+  std::vector<int64_t> split;
+  for (double T : cand)
+    if (caps(T, split) >= l) break;
+  int64_t surplus = -l;
+  for (int64_t x : split) surplus += x;
+  while (surplus > 0)  // take back from the earliest virtual stages, one layer each per round
+    for (int64_t k = 0; k < n && surplus > 0; ++k)
+      if (split[static_cast<size_t>(k)] > 0) {
+        --split[static_cast<size_t>(k)];
+        --surplus;
+      }
+  return split;
 }
 
 double model_flops_per_iteration(const Job& j) { return j.model.model_flops_per_token() * j.tokens_per_iteration(); }
@@ -306,7 +508,8 @@ double hardware_flops_per_iteration(const Job& j) {
   return j.model.hardware_flops_per_token(j.recompute) * j.tokens_per_iteration();
 }
 
-double days_to_train(const ModelSpec& model, bool recompute, double tokens, int64_t gpus, double flops_per_gpu) {
+double days_to_train(const ModelSpec& model, RecomputeMode recompute, double tokens, int64_t gpus,
+                     double flops_per_gpu) {
   return tokens * model.hardware_flops_per_token(recompute) / (static_cast<double>(gpus) * flops_per_gpu) / 86400.0;
 }
 

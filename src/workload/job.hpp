@@ -3,16 +3,21 @@
 // communicator groups and its per-iteration communication volumes.
 //
 // Rank layout (Megatron-LM's default order "tp-cp-ep-dp-pp": tensor parallel
-// fastest, then data parallel, then pipeline parallel slowest;
-// megatron/core/parallel_state.py, initialize_model_parallel):
-//     rank = tp_rank + t * (dp_rank + d * pp_rank)
+// fastest, then context parallel, then data parallel, then pipeline parallel
+// slowest; megatron/core/parallel_state.py, initialize_model_parallel):
+//     rank = tp_rank + t * (cp_rank + c * (dp_rank + d * pp_rank))
+// A "replica" r = cp_rank + c * dp_rank (R = c d of them per stage) holds a
+// full copy of the stage's weights; gradients are reduced over the R replicas
+// (Megatron's data-parallel group with context parallelism). Without CP
+// (c = 1) a replica is a DP rank.
 // so a TP group is t consecutive ranks (one server when t <= GPUs/server), a
-// DP group is every t-th rank inside one stage's block of t*d ranks, and a
-// PP group is every (t*d)-th rank. Expert parallelism is carved out of data
+// DP group is every t-th rank inside one stage's block of t*c*d ranks, and a
+// PP group is every (t*c*d)-th rank. Expert parallelism is carved out of data
 // parallelism as Megatron-core does: ep divides d, dp_rank = ep_rank + ep *
 // edp_rank; for expert layers an EP group is the ep consecutive DP ranks
 // (same tp, pp and edp rank) and the expert-data-parallel (EDP) group the d/ep
-// ranks with the same ep rank. So GPUs = t * p * d (ep does not multiply).
+// ranks with the same ep rank. So GPUs = t * c * p * d (ep does not multiply;
+// CP with EP is not modelled).
 //
 // Communicator groups: TP p*d groups of t; PP t*d groups of p; DP t*p groups
 // of d; EP t*p*d/ep groups of ep and EDP t*p*ep groups of d/ep (MoE only).
@@ -37,6 +42,14 @@
 //   EP  per MoE layer per microbatch 2 all-to-alls forward + 2 backward (+2
 //       with recompute), each rank sending b s h k e / t bytes (k = top-k, the
 //       tokens it routes), (ep-1)/ep of them leaving the GPU.
+//   CP  ring attention (Liu et al. 2023, "Ring Attention with Blockwise
+//       Transformers"; Megatron-core's context parallelism): each CP rank
+//       holds s/c tokens of every sequence and, per layer per microbatch,
+//       passes its key/value block (2 b (s/c) h_kv e / t bytes per GPU,
+//       h_kv = h g / a) around the CP ring c-1 times in the forward pass;
+//       the backward pass moves the key/value blocks again and their
+//       gradients (2x), full recompute one more forward (3x -> 4x). With CP,
+//       the TP and PP messages above carry b (s/c) h e bytes.
 #pragma once
 
 #include <cstdint>
@@ -53,6 +66,7 @@ struct Job {
   ModelSpec model;
   GpuSpec gpu;
   int64_t tp = 1, pp = 1, dp = 1, ep = 1;
+  int64_t cp = 1;           // c: context parallel (each CP rank holds s/c of every sequence; ring attention)
   int64_t interleave = 1;   // v: virtual pipeline stages (model chunks) per GPU
   bool sequence_parallel = false;
   int zero = 0;             // 0 (DDP all-reduce), 1/2 (reduce-scatter + all-gather), 3 (+ parameter all-gather)
@@ -60,21 +74,37 @@ struct Job {
   int64_t global_batch = 1; // B, sequences per iteration
   double compute_efficiency = 0.5;  // achieved fraction of peak FLOP/s in compute kernels
   double tokens = 0;        // training budget (tokens); 0 = none
-  bool recompute = true;    // full activation recompute
+  RecomputeMode recompute;  // none, selective (attention core) or full activation recompute
+  // Layers of each virtual stage (vs = chunk * pp + stage, pp * interleave entries); empty = the even split
+  // l / (pp * interleave). Uneven splits balance the embedding (first stage) and the LM head (last stage).
+  std::vector<int64_t> chunk_layers;
   int64_t bytes_per_param = 2;  // parameters and activations (bf16 = 2)
   int64_t bytes_per_grad = 2;   // gradients as reduced (bf16 = 2, fp32 = 4)
   int64_t bucket_params = 0;    // DP bucket size in parameters; 0 = auto (see dp_bucket_params)
 
-  int64_t gpus() const { return tp * pp * dp; }
+  int64_t gpus() const { return tp * cp * pp * dp; }
+  int64_t replicas() const { return cp * dp; }  // R: copies of a stage's weights (the DP x CP gradient group)
   int64_t microbatches() const { return global_batch / (microbatch * dp); }  // m, per pipeline
-  int64_t layers_per_stage() const { return model.layers / pp; }
+  int64_t layers_per_stage() const { return model.layers / pp; }  // the even split (stage average)
   int64_t layers_per_chunk() const { return model.layers / (pp * interleave); }
+  // Layers of model chunk `chunk` on pipeline rank `stage` (chunk_layers, or the even split).
+  int64_t layers_of(int64_t stage, int64_t chunk) const {
+    if (chunk_layers.empty()) return model.layers / (pp * interleave);
+    return chunk_layers[static_cast<size_t>(chunk * pp + stage)];
+  }
+  int64_t stage_layers(int64_t stage) const {  // sum over the stage's chunks
+    int64_t n = 0;
+    for (int64_t c = 0; c < interleave; ++c) n += layers_of(stage, c);
+    return n;
+  }
   double tokens_per_iteration() const { return static_cast<double>(global_batch) * static_cast<double>(model.seq); }
   // Megatron-core's default bucket (DistributedDataParallelConfig.bucket_size):
   // max(40M, 1M x d) parameters, unless bucket_params is set.
   int64_t dp_bucket_params() const;
-  // rank = tp_rank + t (dp_rank + d pp_rank)
-  int64_t rank(int64_t tp_rank, int64_t dp_rank, int64_t pp_rank) const { return tp_rank + tp * (dp_rank + dp * pp_rank); }
+  // rank = tp_rank + t (r + R pp_rank), replica r = cp_rank + c dp_rank in [0, R)
+  int64_t rank(int64_t tp_rank, int64_t replica, int64_t pp_rank) const {
+    return tp_rank + tp * (replica + replicas() * pp_rank);
+  }
 };
 
 // Scenario section `workload:` (model and GPU presets, overrides,
@@ -94,6 +124,7 @@ bool parse_count(const std::string& text, double& out);
 
 struct GroupCounts {
   int64_t tp_groups = 0, tp_size = 0;
+  int64_t cp_groups = 0, cp_size = 0;    // cp > 1 only
   int64_t pp_groups = 0, pp_size = 0;
   int64_t dp_groups = 0, dp_size = 0;
   int64_t ep_groups = 0, ep_size = 0;    // MoE with ep > 1 only
@@ -103,7 +134,10 @@ GroupCounts group_counts(const Job& job);
 
 // The job ranks of each communicator group (for placement statistics and the simulation).
 std::vector<int64_t> tp_group(const Job& job, int64_t dp_rank, int64_t pp_rank);
+// The gradient group of (tp rank, stage): all R = c d replicas (DP x CP).
 std::vector<int64_t> dp_group(const Job& job, int64_t tp_rank, int64_t pp_rank);
+// The c CP ranks of one DP rank (their ring passes key/value blocks).
+std::vector<int64_t> cp_group(const Job& job, int64_t tp_rank, int64_t dp_rank, int64_t pp_rank);
 std::vector<int64_t> pp_group(const Job& job, int64_t tp_rank, int64_t dp_rank);
 std::vector<int64_t> ep_group(const Job& job, int64_t tp_rank, int64_t edp_rank, int64_t pp_rank);
 std::vector<int64_t> edp_group(const Job& job, int64_t tp_rank, int64_t ep_rank, int64_t pp_rank);
@@ -134,8 +168,65 @@ struct Volumes {
   double dp_bytes_per_gpu = 0;        // ring traffic each GPU sends per iteration (x1.5 for ZeRO-3)
   Bytes ep_alltoall_bytes = 0;        // one all-to-all's send buffer per GPU: b s h k e / t
   double ep_bytes_per_gpu = 0;        // bytes leaving each GPU per iteration
+  Bytes cp_kv_bytes = 0;              // one key/value block a GPU passes on: 2 b (s/c) h_kv e / t
+  int64_t cp_kv_steps_per_layer = 0;  // per microbatch: (c-1) forward + 2(c-1) backward (+ (c-1) full recompute)
+  double cp_bytes_per_gpu = 0;        // a stage-average GPU, per iteration
 };
 Volumes volumes(const Job& job);
+
+// Memory per GPU
+// --------------
+// What one GPU of pipeline stage `stage` holds at its peak (the start of its
+// first backward, when its warm-up forwards are all in flight), in bytes:
+//   weights      P_s e_p            P_s = stage_params (TP-, EP-sharded), e_p = bytes_per_param
+//   gradients    P_s e_g / (R if zero >= 2)
+//   optimizer    12 P_s / (R if zero >= 1)   fp32 master copy, Adam m and v: the "2 + 2 + 12 bytes per
+//                                   parameter" of mixed-precision Adam (Rajbhandari et al. 2020, ZeRO, §3.1);
+//                                   zero 1 shards them over the R = d c replicas as Megatron's distributed
+//                                   optimizer does (docs: "Distributed Optimizer", 6 + 12/d bytes per
+//                                   parameter with bf16 weights and fp32 gradients); zero 3 also shards
+//                                   the weights (P_s e_p / R). Expert parameters shard over d/ep.
+//   activations  in-flight microbatches x the stage's layers x bytes per layer (below), plus the logits
+//                on the last stage: s b V (2 + 4) / (t c) (bf16 logits and their fp32 softmax).
+//   buffers      1 GiB (CUDA context, cuBLAS workspace, NCCL buffers; an assumption) + one gathered
+//                layer input 2 s b h / c with sequence parallelism.
+// Bytes per layer per microbatch (Korthikanti et al. 2022, §4, Table 2: 34 s b h + 5 a s^2 b without
+// parallelism, for GPT: 2-byte activations, 1-byte dropout masks), generalized to GQA (h_kv = h g / a),
+// the MLP width f, SwiGLU and models without dropout; s is the CP rank's s/c tokens:
+//   kept by every TP rank    norms' inputs 4 s b h, QKV input 2 s b h, MLP input 2 s b h, 2 dropout masks 2 s b h
+//   split over TP            Q, K 2 s b h + 2 s b h_kv, V 2 s b h_kv, projection input 2 s b h,
+//                            MLP 4 s b f (GELU: its input and output) or 6 s b f (SwiGLU: gate, up, product)
+//   attention core           2 a s^2 b softmax + (dropout) a s^2 b mask + 2 a s^2 b output, split over TP
+// For GPT (f = 4h, h_kv = h): 10 s b h + 24 s b h / t + 5 a s^2 b / t, Korthikanti's Eq. 2. Sequence
+// parallelism splits the first row over TP too (34 s b h / t + 5 a s^2 b / t, Eq. 4); selective recompute
+// drops the attention core (34 s b h / t, Eq. 5); full recompute keeps the layer input only, 2 s b h
+// (/ t with SP). Context parallelism runs the core blockwise (ring attention): it is never stored.
+// In-flight microbatches on pipeline rank i (the schedule's warm-up W_i + 1, schedule.hpp): min(p - i, m)
+// for 1F1B; for the interleaved schedule min(W_i + 1, m v) model chunks, each of the stage's layers / v:
+// p (1 + (p-1)/(p v)) microbatches' worth of the stage's layers on the first stage (Korthikanti §4.2.3).
+struct Memory {
+  int64_t stage = 0;
+  double weights = 0, gradients = 0, optimizer = 0, activations = 0, buffers = 0;
+  double activation_bytes_per_layer = 0;  // per microbatch
+  double inflight_microbatches = 0;      // microbatches' worth of the stage's layers held
+  double total() const { return weights + gradients + optimizer + activations + buffers; }
+};
+double activation_bytes_per_layer(const Job& job);
+Memory memory_of_stage(const Job& job, int64_t stage);
+// The stage that needs the most.
+Memory peak_memory(const Job& job);
+// Throws ParamError naming the keys to change when peak_memory exceeds the GPU's HBM.
+void check_memory(const Job& job);
+
+// The `auto` pipeline split: layers per virtual stage (pp x interleave of them) that minimize the most
+// expensive virtual stage, counting a layer's forward FLOPs per token, the LM head's 2 h V on the last
+// virtual stage and the embedding (a lookup: no FLOPs) on the first. Smallest feasible maximum cost T
+// (T taken from the candidate costs n c + extra_k); each virtual stage k then takes
+// floor((T - extra_k) / c) layers and the surplus over l is taken back one layer at a time from the
+// earliest virtual stages, which hold the most in-flight microbatches (memory). Llama 3 405B, PP16, v = 1:
+// [7, 8 x 14, 7], the split the Llama 3 paper describes (§3.3.2: one layer less on the first and the
+// last stage).
+std::vector<int64_t> auto_stage_split(const ModelSpec& model, int64_t pp, int64_t interleave);
 
 // Model FLOPs (no recompute) and hardware FLOPs (with the job's recompute) per iteration.
 double model_flops_per_iteration(const Job& job);
@@ -143,6 +234,7 @@ double hardware_flops_per_iteration(const Job& job);
 
 // Days to train `tokens` at `flops_per_gpu` achieved hardware FLOP/s on `gpus` GPUs, counting
 // hardware_flops_per_token (Megatron's Eq. 4 generalized: T x F_token / (n X)).
-double days_to_train(const ModelSpec& model, bool recompute, double tokens, int64_t gpus, double flops_per_gpu);
+double days_to_train(const ModelSpec& model, RecomputeMode recompute, double tokens, int64_t gpus,
+                     double flops_per_gpu);
 
 }  // namespace podnet::workload

@@ -11,10 +11,17 @@ namespace {
 
 Params defaults() { return defaults_of(workload_params()); }
 
+// Parameters of one Llama-style layer: attention 2 h^2 + 2 h h_kv, SwiGLU 3 h f, two RMSNorms 2 h.
+double m_layer_params(const ModelSpec& m) {
+  const double h = static_cast<double>(m.hidden), kv = h * static_cast<double>(m.kv_heads) / static_cast<double>(m.heads);
+  return 2 * h * h + 2 * h * kv + 3 * h * static_cast<double>(m.ffn) + 2 * h;
+}
+
 template <typename T>
 void set(Params& p, const std::string& key, T v) {
   if constexpr (std::is_same_v<T, bool>) p.set(key, v, v ? "true" : "false");
   else if constexpr (std::is_same_v<T, const char*>) p.set(key, std::string(v), v);
+  else if constexpr (std::is_same_v<T, std::string>) p.set(key, v, v);
   else p.set(key, static_cast<int64_t>(v), std::to_string(v));
 }
 
@@ -141,7 +148,7 @@ TEST(Job, VolumesMatchMegatronFormulas) {
   set(p, "pp", 2);
   set(p, "dp", 2);
   set(p, "global_batch", 8);
-  set(p, "activation_recompute", false);
+  set(p, "recompute", "none");
   Job j = job_from(p, 8);
   Volumes v = volumes(j);
   EXPECT_EQ(v.tp_allreduce_bytes, 1 << 20);
@@ -220,6 +227,199 @@ TEST(Job, ValidationNamesTheKey) {
     set(p, "pp", 4);
     expect_error(p, 16384, "workload.tp");
   }
+}
+
+// The small GPT of VolumesMatchMegatronFormulas: l 4, h 1024, a 16, f 4096, s 512, V 1000, t 2, p 2, d 2, b 1,
+// B 8 (m = 4), 2-byte weights, activations and gradients.
+Params small_gpt() {
+  Params p = defaults();
+  set(p, "layers", 4);
+  set(p, "hidden", 1024);
+  set(p, "heads", 16);
+  set(p, "seq", 512);
+  set(p, "vocab", 1000);
+  set(p, "tp", 2);
+  set(p, "pp", 2);
+  set(p, "dp", 2);
+  set(p, "global_batch", 8);
+  set(p, "recompute", "none");
+  return p;
+}
+
+TEST(Memory, SmallGptByHand) {
+  Job j = job_from(small_gpt(), 8);
+  // Activations per layer (Korthikanti et al. 2022 Eq. 2): s b h (10 + 24/t + 5 a s/(h t)) with s b h = 512 x 1024
+  // = 524,288: 10 + 12 + 5 x 16 x 512 / 2048 = 20 -> 42 x 524,288 = 22,020,096 bytes.
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(j), 22020096.0);
+  // Stage 0 (1F1B): min(p - 0, m) = 2 microbatches in flight x 2 layers = 88,080,384 bytes.
+  // Its parameters per GPU: 2 layers x (12 h^2 + 13 h) / t + (V + s) h / t = 12,596,224 + 774,144 = 13,370,368;
+  // weights 2 B and gradients 2 B each 26,740,736; Adam states 12 B = 160,444,416; buffers 1 GiB.
+  const Memory m0 = memory_of_stage(j, 0);
+  EXPECT_DOUBLE_EQ(m0.inflight_microbatches, 2.0);
+  EXPECT_DOUBLE_EQ(m0.activations, 88080384.0);
+  EXPECT_DOUBLE_EQ(m0.weights, 26740736.0);
+  EXPECT_DOUBLE_EQ(m0.gradients, 26740736.0);
+  EXPECT_DOUBLE_EQ(m0.optimizer, 160444416.0);
+  EXPECT_DOUBLE_EQ(m0.buffers, 1073741824.0);
+  EXPECT_DOUBLE_EQ(m0.total(), 1375748096.0);
+  // Stage 1: 1 microbatch x 2 layers = 44,040,192 + logits s b V (2 + 4) / t = 1,536,000; parameters
+  // 12,596,224 + V h / t (the tied head's copy) = 13,108,224 x 16 bytes = 209,731,584. Total 1,329,049,600:
+  // stage 0 is the peak.
+  const Memory m1 = memory_of_stage(j, 1);
+  EXPECT_DOUBLE_EQ(m1.activations, 45576192.0);
+  EXPECT_DOUBLE_EQ(m1.total(), 1329049600.0);
+  EXPECT_EQ(peak_memory(j).stage, 0);
+  // Sequence parallelism + selective recompute: 34 s b h / t = 17 x 524,288 = 8,912,896 (Korthikanti Eq. 5).
+  j.sequence_parallel = true;
+  j.recompute = Recompute::Selective;
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(j), 8912896.0);
+  // Full recompute keeps the layer input, 2 s b h / t with SP = 524,288; without SP 1,048,576.
+  j.recompute = Recompute::Full;
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(j), 524288.0);
+  j.sequence_parallel = false;
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(j), 1048576.0);
+  // ZeRO-1 shards the Adam states over d = 2: 80,222,208; ZeRO-2 the gradients too: 13,370,368; ZeRO-3 the weights.
+  j.zero = 1;
+  EXPECT_DOUBLE_EQ(memory_of_stage(j, 0).optimizer, 80222208.0);
+  EXPECT_DOUBLE_EQ(memory_of_stage(j, 0).gradients, 26740736.0);
+  j.zero = 2;
+  EXPECT_DOUBLE_EQ(memory_of_stage(j, 0).gradients, 13370368.0);
+  EXPECT_DOUBLE_EQ(memory_of_stage(j, 0).weights, 26740736.0);
+  j.zero = 3;
+  EXPECT_DOUBLE_EQ(memory_of_stage(j, 0).weights, 13370368.0);
+}
+
+TEST(Memory, InterleavedInFlightMatchesKorthikanti) {
+  // p = 2, v = 2, m = 4: the first stage holds p (1 + (p-1)/(p v)) = 2.5 microbatches' worth of its layers
+  // (Korthikanti §4.2.3); from the schedule: warm-up (p-1) 2 + (v-1) p = 4 chunks + 1 = 5 chunks of l/(p v).
+  Params p = small_gpt();
+  set(p, "interleave", 2);
+  const Job j = job_from(p, 8);
+  EXPECT_DOUBLE_EQ(memory_of_stage(j, 0).inflight_microbatches, 2.5);
+  // The last stage: warm-up (v-1) p = 2 chunks + 1 = 3 chunks = 1.5 microbatches.
+  EXPECT_DOUBLE_EQ(memory_of_stage(j, 1).inflight_microbatches, 1.5);
+}
+
+TEST(Memory, Llama405bOnOneGpuDoesNotFitAndSaysWhy) {
+  // 405.8e9 parameters x 16 bytes = 6.5 TB on one 80 GiB H100: refused, naming the keys to change.
+  Params p = defaults();
+  set(p, "model", "llama3-405b");
+  set(p, "tp", 1);
+  set(p, "pp", 1);
+  set(p, "dp", 1);
+  set(p, "global_batch", 1);
+  const Job j = job_from(p, 8);
+  EXPECT_GT(peak_memory(j).total(), 6.4e12);
+  try {
+    check_memory(j);
+    ADD_FAILURE() << "expected an out-of-memory error";
+  } catch (const ParamError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("workload.tp/pp"), std::string::npos) << what;
+    EXPECT_NE(what.find("h100 has 85.9 GB"), std::string::npos) << what;
+    EXPECT_NE(what.find("--allow-oom"), std::string::npos) << what;
+  }
+}
+
+TEST(StageSplit, AutoBalancesTheLmHead) {
+  // Llama 3 405B, PP16: a layer's forward is 2 (2.125 h^2 + 3 h f) + 4 s h = 6.92e9 FLOPs per token, the LM head
+  // 2 h V = 4.20e9 (0.61 of a layer). The smallest feasible maximum is 8 layers: the last stage fits only 7
+  // (7.61 <= 8), 15 x 8 + 7 = 127 = l + 1, and the surplus layer comes off the first stage: [7, 8 x 14, 7].
+  const ModelSpec& m = *find_model("llama3-405b");
+  std::vector<int64_t> want(16, 8);
+  want.front() = want.back() = 7;
+  EXPECT_EQ(auto_stage_split(m, 16, 1), want);
+  // 128 virtual stages (v = 8): one layer each, the first holding only the embedding, the last only the head.
+  const auto v8 = auto_stage_split(m, 16, 8);
+  ASSERT_EQ(v8.size(), 128u);
+  EXPECT_EQ(v8.front(), 0);
+  EXPECT_EQ(v8.back(), 0);
+  for (size_t k = 1; k + 1 < v8.size(); ++k) EXPECT_EQ(v8[k], 1) << k;
+  // GPT-3 on 8 stages: the head (2 h V = 1.26e9) is 0.34 of a layer (3.72e9): [12 x 8] costs 12.34 layers at
+  // most and no split does better (96 / 8 = 12, and the last stage must hold its share): even.
+  EXPECT_EQ(auto_stage_split(*find_model("gpt3-175b"), 8, 1), std::vector<int64_t>(8, 12));
+}
+
+TEST(StageSplit, ExplicitListAndErrors) {
+  Params p = defaults();
+  set(p, "model", "llama3-405b");
+  set(p, "pp", 4);
+  set(p, "global_batch", 2048);
+  p.set("stage_layers", std::vector<int64_t>{31, 32, 32, 31}, "[31, 32, 32, 31]");
+  Job j = job_from(p, 16384);
+  EXPECT_EQ(j.stage_layers(0), 31);
+  EXPECT_EQ(j.stage_layers(1), 32);
+  EXPECT_EQ(j.stage_layers(3), 31);
+  // Stage 0 holds 31 layers + the embedding: parameters per GPU (31 x layer + V h) / t.
+  const double layer = m_layer_params(j.model);
+  EXPECT_DOUBLE_EQ(stage_params(j, 0).total(), (31 * layer + 128256.0 * 16384.0) / 8.0);
+  p.set("stage_layers", std::vector<int64_t>{31, 32, 32, 30}, "[31, 32, 32, 30]");  // 125 layers
+  expect_error(p, 16384, "workload.stage_layers");
+  p.set("stage_layers", std::vector<int64_t>{63, 63}, "[63, 63]");  // 2 counts for 4 stages
+  expect_error(p, 16384, "workload.stage_layers");
+  // 126 layers on 4 stages without a split: the even split is refused, naming pp.
+  p.set("stage_layers", std::string("even"), "even");
+  expect_error(p, 16384, "workload.pp");
+}
+
+TEST(Job, ContextParallelVolumes) {
+  // Llama-style: l 4, h 1024, a 16, g 4 (h_kv = 256), s 1024, c 4, t 2, p 1, d 1, b 1, B 2 (m = 2), no recompute.
+  // Each CP rank holds s/c = 256 tokens; its key/value block per GPU: 2 b (s/c) h_kv e / t = 2 x 256 x 256 x 2 / 2
+  // = 131,072 bytes, passed (c-1) = 3 times forward and 6 times backward (the blocks and their gradients):
+  // 9 steps per layer x 4 layers x 2 microbatches x 131,072 = 9,437,184 bytes per GPU per iteration.
+  Params p = defaults();
+  set(p, "model", "llama3-8b");
+  set(p, "layers", 4);
+  set(p, "hidden", 1024);
+  set(p, "heads", 16);
+  set(p, "kv_heads", 4);
+  set(p, "ffn", 4096);
+  set(p, "seq", 1024);
+  set(p, "vocab", 1000);
+  set(p, "tp", 2);
+  set(p, "cp", 4);
+  set(p, "pp", 1);
+  set(p, "dp", 1);
+  set(p, "global_batch", 2);
+  set(p, "recompute", "none");
+  Job j = job_from(p, 8);
+  EXPECT_EQ(j.gpus(), 8);
+  const Volumes v = volumes(j);
+  EXPECT_EQ(v.cp_kv_bytes, 131072);
+  EXPECT_EQ(v.cp_kv_steps_per_layer, 9);
+  EXPECT_DOUBLE_EQ(v.cp_bytes_per_gpu, 9437184.0);
+  // TP messages carry the CP rank's tokens: b (s/c) h e = 256 x 1024 x 2 = 524,288 bytes.
+  EXPECT_EQ(v.tp_allreduce_bytes, 524288);
+  // Full recompute repeats the forward's exchange: 12 steps per layer.
+  j.recompute = Recompute::Full;
+  EXPECT_EQ(volumes(j).cp_kv_steps_per_layer, 12);
+  // Activations: s/c = 256 tokens (s b h = 262,144), no dropout, the core never stored (blockwise):
+  // kept 8 s b h = 2,097,152; split (Q 2 s b h, K and V 4 s b h_kv, projection input 2 s b h, SwiGLU 6 s b f)
+  // = 524,288 + 262,144 + 524,288 + 6,291,456 = 7,602,176, / t = 3,801,088. Total 5,898,240 bytes.
+  j.recompute = Recompute::None;
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(j), 5898240.0);
+  // Groups: 2 CP groups of 4 (t d of them), the gradient group is DP x CP = 4 replicas.
+  const GroupCounts g = group_counts(j);
+  EXPECT_EQ(g.cp_groups, 2);
+  EXPECT_EQ(g.cp_size, 4);
+  EXPECT_EQ(g.dp_size, 4);
+  EXPECT_EQ(cp_group(j, 1, 0, 0), (std::vector<int64_t>{1, 3, 5, 7}));
+  // seq not divisible by cp: refused.
+  set(p, "cp", 3);
+  set(p, "tp", 1);
+  expect_error(p, 8, "workload.cp");
+}
+
+TEST(Model, SelectiveRecomputeAddsTheAttentionCore) {
+  // GPT-3: selective recompute repeats the attention core's forward, 4 s h = 4 x 2048 x 12288 = 100,663,296
+  // FLOPs per token per layer, x 96 layers = 9.664e9 per token over the model FLOPs
+  // 72 l h^2 (1 + s/6h) + 6 h V; per layer that is 4 s h / (24 h^2 + 4 s h) = s / (6 h + s) = 2.7 % of a forward.
+  const ModelSpec& m = *find_model("gpt3-175b");
+  const double l = 96, h = 12288, V = 51200, s = 2048;
+  const double model = 72 * l * h * h * (1 + s / (6 * h)) + 6 * h * V;
+  EXPECT_NEAR(m.hardware_flops_per_token(Recompute::Selective) / (model + l * 4 * s * h), 1.0, 1e-12);
+  EXPECT_NEAR(m.hardware_flops_per_token(Recompute::None) / model, 1.0, 1e-12);
+  EXPECT_NEAR(4 * s * h / (24 * h * h + 4 * s * h), 0.027, 0.0005);
 }
 
 TEST(Job, ParseCount) {

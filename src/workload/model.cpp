@@ -2,6 +2,10 @@
 
 namespace podnet::workload {
 
+namespace {
+constexpr double kGemmShare = 1.0;
+}  // namespace
+
 double ModelSpec::attention_params_per_layer() const {
   const double h = static_cast<double>(hidden);
   const double kv_dim = h * static_cast<double>(kv_heads) / static_cast<double>(heads);
@@ -53,13 +57,20 @@ double ModelSpec::model_flops_per_token() const {
   return 3.0 * (static_cast<double>(layers) * layer_forward_flops_per_token() + logits_forward_flops_per_token());
 }
 
-double ModelSpec::hardware_flops_per_token(bool recompute) const {
-  return (recompute ? 4.0 : 3.0) * static_cast<double>(layers) * layer_forward_flops_per_token() +
-         3.0 * logits_forward_flops_per_token();
+double ModelSpec::attention_core_forward_flops_per_token() const {
+  return 4.0 * static_cast<double>(seq) * static_cast<double>(hidden);
+}
+
+double ModelSpec::hardware_flops_per_token(RecomputeMode recompute) const {
+  const double l = static_cast<double>(layers);
+  const double again = recompute == Recompute::Full        ? l * layer_forward_flops_per_token()
+                       : recompute == Recompute::Selective ? l * attention_core_forward_flops_per_token()
+                                                           : 0.0;
+  return model_flops_per_token() + again;
 }
 
 const std::vector<ModelSpec>& models() {
-  // name, description, l, h, a, g, f, V, s, gated, biases, tied, learned positions, E, k
+  // name, description, l, h, a, g, f, V, s, gated, biases, tied, learned positions, E, k, dropout
   static const std::vector<ModelSpec> k = {
       // Brown et al. 2020 (GPT-3) Table 2.1: 96 layers, d_model 12288, 96 heads of 128, context 2048;
       // vocabulary 50257 padded to 51200 as Megatron does (Narayanan et al. SC'21 §5.1). 174.6e9 parameters.
@@ -68,37 +79,48 @@ const std::vector<ModelSpec>& models() {
       // Llama 3 (Dubey et al. 2024) Table 3: 32 layers, 4096, FFN 14336, 32 heads, 8 KV heads; vocabulary
       // 128256 (tokenizer config), pre-training context 8192; untied output head, RoPE, RMSNorm, no biases.
       {"llama3-8b", "Llama 3 8B (Dubey et al. 2024, Table 3)", 32, 4096, 32, 8, 14336, 128256, 8192, true, false,
-       false, false, 1, 1},
+       false, false, 1, 1, false},
       {"llama3-70b", "Llama 3 70B (Dubey et al. 2024, Table 3)", 80, 8192, 64, 8, 28672, 128256, 8192, true, false,
-       false, false, 1, 1},
+       false, false, 1, 1, false},
       {"llama3-405b", "Llama 3 405B (Dubey et al. 2024, Table 3)", 126, 16384, 128, 8, 53248, 128256, 8192, true,
-       false, false, false, 1, 1},
+       false, false, false, 1, 1, false},
       // Jiang et al. 2024 (Mixtral of Experts) Table 1: dim 4096, 32 layers, 32 heads, 8 KV heads, hidden 14336,
       // vocabulary 32000, 8 experts, top-2; 46.7e9 parameters, 12.9e9 active. Sequence 4096 here (the model
       // supports 32k context; 4096 is a common pre-training length).
       {"mixtral-8x7b", "Mixtral 8x7B MoE, 8 experts top-2 (Jiang et al. 2024, Table 1)", 32, 4096, 32, 8, 14336,
-       32000, 4096, true, false, false, false, 8, 2},
+       32000, 4096, true, false, false, false, 8, 2, false},
   };
   return k;
 }
 
 const std::vector<GpuSpec>& gpus() {
+  // HBM: the "80GB" parts carry 80 GiB (5 HBM stacks of 16 GiB; nvidia-smi shows 81,559 MiB usable on an
+  // H100 SXM), counted here as 80 GiB. Default compute efficiency: the maximum achievable matmul FLOPS
+  // (MAMF) measured with BF16 inputs and no sparsity, as a fraction of the dense peak, from the comparison
+  // table in stas00/ml-engineering compute/accelerator/README.md ("Maximum Achievable Matmul FLOPS
+  // comparison table", measured with its benchmarks/mamf-finder.py, following Anthony et al. 2024, "The Case
+  // for Co-Designing Model Architectures with Hardware"): A100 SXM 267.9 of 312 TFLOPS (85.9 %), H100 SXM
+  // 794.5 of 989 (80.3 %), B200 SXM 1,745 of 2,250 (77.6 %). It is the ceiling a large transformer's GEMMs
+  // reach on that GPU; see kGemmShare for what the training kernels reach.
+  constexpr Bytes kGiB = 1024LL * 1024 * 1024;
   static const std::vector<GpuSpec> k = {
       // NVIDIA A100 datasheet (SXM 80GB): BF16 312 TFLOPS dense (624 with sparsity), HBM2e 2,039 GB/s,
       // NVLink 3 600 GB/s bidirectional = 300 GB/s per direction.
-      {"a100", "NVIDIA A100 SXM 80GB: 312 TFLOPS BF16 dense, 2.0 TB/s HBM2e, NVLink 300 GB/s/dir", 312e12,
-       80LL * 1000 * 1000 * 1000, 2.039e12, 300e9},
+      {"a100", "NVIDIA A100 SXM 80GB: 312 TFLOPS BF16 dense, 2.0 TB/s HBM2e, NVLink 300 GB/s/dir", 312e12, 80 * kGiB,
+       2.039e12, 300e9, kGemmShare * 0.859, "MAMF 267.9 of 312 TFLOPS (stas00/ml-engineering)"},
       // NVIDIA H100 datasheet (SXM5): BF16 1,979 TFLOPS with sparsity = 989 dense, HBM3 3.35 TB/s,
       // NVLink 4 900 GB/s bidirectional.
-      {"h100", "NVIDIA H100 SXM 80GB: 989 TFLOPS BF16 dense, 3.35 TB/s HBM3, NVLink 450 GB/s/dir", 989e12,
-       80LL * 1000 * 1000 * 1000, 3.35e12, 450e9},
+      {"h100", "NVIDIA H100 SXM 80GB: 989 TFLOPS BF16 dense, 3.35 TB/s HBM3, NVLink 450 GB/s/dir", 989e12, 80 * kGiB,
+       3.35e12, 450e9, kGemmShare * 0.803, "MAMF 794.5 of 989 TFLOPS (stas00/ml-engineering)"},
       // NVIDIA H200 datasheet (SXM): same compute as H100, 141 GB HBM3e at 4.8 TB/s, NVLink 900 GB/s.
       {"h200", "NVIDIA H200 SXM 141GB: 989 TFLOPS BF16 dense, 4.8 TB/s HBM3e, NVLink 450 GB/s/dir", 989e12,
-       141LL * 1000 * 1000 * 1000, 4.8e12, 450e9},
+       141LL * 1000 * 1000 * 1000, 4.8e12, 450e9, kGemmShare * 0.803,
+       "MAMF as H100 (same compute; stas00/ml-engineering)"},
       // NVIDIA HGX B200 datasheet: FP16/BF16 4.5 PFLOPS with sparsity = 2.25 dense per GPU, 180 GB HBM3e at
       // 7.7 TB/s, NVLink 5 1.8 TB/s bidirectional.
       {"b200", "NVIDIA B200 (HGX): 2,250 TFLOPS BF16 dense, 7.7 TB/s HBM3e, NVLink 900 GB/s/dir", 2250e12,
-       180LL * 1000 * 1000 * 1000, 7.7e12, 900e9},
+       180LL * 1000 * 1000 * 1000, 7.7e12, 900e9, kGemmShare * 0.776,
+       "MAMF 1,745 of 2,250 TFLOPS (stas00/ml-engineering)"},
   };
   return k;
 }

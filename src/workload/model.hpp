@@ -17,9 +17,13 @@
 //   per layer  2 x (active matmul parameters of the layer) + 4 s h   (QK^T and attention x V, no causal halving)
 //   logits     2 h V
 // backward = 2 x forward; full activation recompute adds one more forward of
-// the transformer layers (not of the logits). Per iteration (B sequences):
-//   model FLOPs     3 (L + logits) B s           (what MFU counts)
-//   hardware FLOPs  (3 + recompute) L B s + 3 logits B s
+// the transformer layers (not of the logits); selective recompute
+// (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
+// Transformer Models", §4.2) adds one more forward of the attention core only,
+// A = 4 s h per token per layer (QK^T and attention x V). Per iteration (B
+// sequences):
+//   model FLOPs     3 (L + logits) B s                      (what MFU counts)
+//   hardware FLOPs  3 (L + logits) B s + R B s              R = 0 (none), l A (selective), L (full)
 // For GPT the hardware FLOPs with recompute are Megatron's
 //   F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h))   (Eq. 3)
 // and without recompute 72 B s l h^2 (1 + s/(6h)) + 6 B s h V.
@@ -33,6 +37,28 @@
 #include "core/units.hpp"
 
 namespace podnet::workload {
+
+// Activation recompute: none; selective (the attention core only, whose
+// activations are the 5 a s^2 b term; Korthikanti et al. 2022 §4.2); full
+// (every layer's forward again in its backward, only the layer input kept).
+enum class Recompute : uint8_t { None, Selective, Full };
+inline const char* recompute_name(Recompute r) {
+  switch (r) {
+    case Recompute::None: return "none";
+    case Recompute::Selective: return "selective";
+    default: return "full";
+  }
+}
+// A job's recompute mode. Converts from bool (true = full, false = none), the
+// older on/off form some importers use.
+struct RecomputeMode {
+  Recompute mode = Recompute::Full;
+  constexpr RecomputeMode() = default;
+  constexpr RecomputeMode(Recompute m) : mode(m) {}                                  // NOLINT: implicit on purpose
+  constexpr RecomputeMode(bool full) : mode(full ? Recompute::Full : Recompute::None) {}  // NOLINT
+  constexpr bool operator==(Recompute m) const { return mode == m; }
+  constexpr bool operator!=(Recompute m) const { return mode != m; }
+};
 
 struct ModelSpec {
   std::string name;         // registry name, e.g. "gpt3-175b"
@@ -50,6 +76,7 @@ struct ModelSpec {
   bool learned_positions = true;
   int64_t experts = 1;      // E: MoE experts per layer (1 = dense)
   int64_t top_k = 1;        // experts each token uses
+  bool dropout = true;      // dropout masks kept for backward (GPT); Llama and Mixtral train without dropout
 
   bool moe() const { return experts > 1; }
   // Parameters of one layer: attention (+ its vectors), MLP (all experts), MLP active (top-k).
@@ -65,8 +92,10 @@ struct ModelSpec {
   double logits_forward_flops_per_token() const;
   // Per token, whole model, forward + backward (no recompute): what MFU counts.
   double model_flops_per_token() const;
-  // Per token with `recompute` (one more forward of the layers): what the GPUs execute.
-  double hardware_flops_per_token(bool recompute) const;
+  // Forward FLOPs per token of one layer's attention core, 4 s h (what selective recompute repeats).
+  double attention_core_forward_flops_per_token() const;
+  // Per token with `recompute` (none, the attention cores again, or the whole layers again): what the GPUs execute.
+  double hardware_flops_per_token(RecomputeMode recompute) const;
 };
 
 struct GpuSpec {
@@ -76,6 +105,9 @@ struct GpuSpec {
   Bytes hbm_bytes = 0;
   double hbm_bandwidth = 0;     // bytes/s
   double nvlink_bandwidth = 0;  // bytes/s per GPU per direction
+  // Default achieved fraction of peak in compute kernels (workload.compute_efficiency unset), with its source.
+  double compute_efficiency = 0.5;
+  std::string efficiency_source;
 };
 
 const std::vector<ModelSpec>& models();

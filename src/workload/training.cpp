@@ -63,11 +63,12 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
   const ModelSpec& m = job.model;
   IterationTimes it;
   const double rate = job.gpu.peak_flops * job.compute_efficiency;
-  const double tokens = static_cast<double>(job.microbatch * m.seq);
+  const int64_t seq_local = m.seq / job.cp;  // tokens of each sequence on one CP rank
+  const double tokens = static_cast<double>(job.microbatch * seq_local);
   const double t = static_cast<double>(job.tp);
-  const double lc = static_cast<double>(job.layers_per_chunk());
   const int64_t last_vs = job.pp * job.interleave - 1;
-  const Bytes bsh = job.microbatch * m.seq * m.hidden * job.bytes_per_param;
+  const Bytes bsh = job.microbatch * seq_local * m.hidden * job.bytes_per_param;
+  const bool full = job.recompute == Recompute::Full, selective = job.recompute == Recompute::Selective;
 
   // One TP collective (all-reduce, or reduce-scatter + all-gather with sequence parallelism).
   if (job.tp > 1) {
@@ -96,30 +97,64 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
       }
     it.ep_collective = time_plan(backend, all);
   }
+  // One ring-attention step: every CP rank of replica 0's stage 0 sends its KV block to the next, t TP ranks at once.
+  Time cp_exposed_per_layer;
+  if (job.cp > 1) {
+    const Volumes v = volumes(job);
+    engine::TransferPlan step;
+    for (int64_t c = 0; c < job.cp; ++c) {
+      engine::Transfer tr;
+      tr.kind = engine::TransferKind::Coupled;
+      for (int64_t j = 0; j < job.tp; ++j) {
+        const int32_t a = gpu_of_rank[static_cast<size_t>(job.rank(j, c, 0))];
+        const int32_t b = gpu_of_rank[static_cast<size_t>(job.rank(j, (c + 1) % job.cp, 0))];
+        tr.edges.emplace_back(a, b);
+        tr.ranks.push_back(a);
+        tr.ranks.push_back(b);
+      }
+      std::sort(tr.ranks.begin(), tr.ranks.end());
+      tr.ranks.erase(std::unique(tr.ranks.begin(), tr.ranks.end()), tr.ranks.end());
+      tr.bytes = v.cp_kv_bytes;
+      tr.qps = options.collective.qps;
+      tr.label = fmt::format("cp kv {}->{}", c, (c + 1) % job.cp);
+      step.add(std::move(tr));
+    }
+    it.cp_step = time_plan(backend, step);
+    const double sl = static_cast<double>(seq_local);
+    const Time block = seconds(4.0 * static_cast<double>(job.microbatch) * sl * sl * static_cast<double>(m.hidden) / t / rate);
+    if (it.cp_step > block) cp_exposed_per_layer = (it.cp_step - block) * (job.cp - 1);
+  }
   const double layer_f = m.layer_forward_flops_per_token(), logits_f = m.logits_forward_flops_per_token();
+  // Per token on this CP rank: its queries see all s keys, so a layer's FLOPs split evenly over the CP ranks.
+  const double core_f = m.attention_core_forward_flops_per_token();
   it.ops.assign(static_cast<size_t>(job.pp), std::vector<OpTimes>(static_cast<size_t>(job.interleave)));
   it.optimizer.assign(static_cast<size_t>(job.pp), Time());
-  const int64_t tp_per_layer_fwd = 2, tp_per_layer_bwd = job.recompute ? 4 : 2;
+  const int64_t tp_per_layer_fwd = 2, tp_per_layer_bwd = full ? 4 : 2;
   for (int64_t i = 0; i < job.pp; ++i) {
     for (int64_t c = 0; c < job.interleave; ++c) {
       const int64_t vs = c * job.pp + i;
+      const int64_t layers = job.layers_of(i, c);
+      const double lc = static_cast<double>(layers);
       const double fwd = tokens * (lc * layer_f + (vs == last_vs ? logits_f : 0.0)) / t;
-      const double bwd = 2 * fwd + (job.recompute ? tokens * lc * layer_f / t : 0.0);
+      const double again = full ? tokens * lc * layer_f / t : selective ? tokens * lc * core_f / t : 0.0;
+      const double bwd = 2 * fwd + again;
       OpTimes& o = it.ops[static_cast<size_t>(i)][static_cast<size_t>(c)];
       o.fwd_compute = seconds(fwd / rate);
       o.bwd_compute = seconds(bwd / rate);
-      o.fwd_tp = it.tp_collective * (tp_per_layer_fwd * job.layers_per_chunk());
-      o.bwd_tp = it.tp_collective * (tp_per_layer_bwd * job.layers_per_chunk());
-      o.fwd_ep = it.ep_collective * (2 * job.layers_per_chunk());
-      o.bwd_ep = it.ep_collective * ((job.recompute ? 4 : 2) * job.layers_per_chunk());
+      o.fwd_tp = it.tp_collective * (tp_per_layer_fwd * layers);
+      o.bwd_tp = it.tp_collective * (tp_per_layer_bwd * layers);
+      o.fwd_ep = it.ep_collective * (2 * layers);
+      o.bwd_ep = it.ep_collective * ((full ? 4 : 2) * layers);
+      o.fwd_cp = cp_exposed_per_layer * layers;
+      o.bwd_cp = cp_exposed_per_layer * ((full ? 3 : 2) * layers);
     }
-    const double owned = stage_params(job, i).total() / (job.zero >= 1 ? static_cast<double>(job.dp) : 1.0);
+    const double owned = stage_params(job, i).total() / (job.zero >= 1 ? static_cast<double>(job.replicas()) : 1.0);
     it.optimizer[static_cast<size_t>(i)] = seconds(owned * kAdamBytesPerParam / job.gpu.hbm_bandwidth);
   }
   it.pp_p2p_bytes = job.pp > 1 ? bsh : 0;
   // Gradient buckets per chunk.
   it.buckets.assign(static_cast<size_t>(job.pp), std::vector<std::vector<GradBucket>>(static_cast<size_t>(job.interleave)));
-  if (job.dp > 1) {
+  if (job.replicas() > 1) {
     const double bucket = static_cast<double>(job.dp_bucket_params());
     const collective::Op reduce = job.zero == 0 ? collective::Op::AllReduce : collective::Op::ReduceScatter;
     const double e = static_cast<double>(job.bytes_per_grad);
@@ -152,7 +187,7 @@ class Builder {
     V_ = static_cast<int32_t>(job.interleave);
     M_ = static_cast<int32_t>(job.microbatches());
     T_ = static_cast<int32_t>(job.tp);
-    D_ = static_cast<int32_t>(job.dp);
+    D_ = static_cast<int32_t>(job.replicas());
   }
 
   IterationPlan build() {
@@ -191,7 +226,7 @@ class Builder {
     auto& v = stage_gpus_[static_cast<size_t>(stage)];
     if (v.empty()) {
       v.push_back(rep(stage));  // the representative first
-      for (int64_t d = 0; d < job_.dp; ++d)
+      for (int64_t d = 0; d < job_.replicas(); ++d)
         for (int64_t t = 0; t < job_.tp; ++t)
           if (t != 0 || d != 0) v.push_back(gpu_[static_cast<size_t>(job_.rank(t, d, stage))]);
     }
@@ -238,6 +273,7 @@ class Builder {
       const Time comp = op.forward ? t.fwd_compute : t.bwd_compute;
       const Time tp = op.forward ? t.fwd_tp : t.bwd_tp;
       const Time ep = op.forward ? t.fwd_ep : t.bwd_ep;
+      const Time cpx = op.forward ? t.fwd_cp : t.bwd_cp;
       OpRec rec;
       for (int64_t k = 0; k < pieces; ++k) {
         auto part = [&](Time total) {  // the share of the pass between fractions k-1 and k
@@ -254,6 +290,7 @@ class Builder {
         prev = f;
         if (tp.ps > 0) prev = delay(i, part(tp), "tp " + label, Category::Tp, {prev});
         if (ep.ps > 0) prev = delay(i, part(ep), "ep " + label, Category::Ep, {prev});
+        if (cpx.ps > 0) prev = delay(i, part(cpx), "cp " + label, Category::Cp, {prev});
         if (split) pieces_[static_cast<size_t>(i) * V_ + op.chunk].push_back(prev);
       }
       rec.last = prev;
@@ -483,6 +520,7 @@ std::vector<Breakdown> stage_breakdowns(const IterationPlan& ip, const engine::R
       switch (ip.category[static_cast<size_t>(idx)]) {
         case Category::Tp: b.tp += dur; break;
         case Category::Ep: b.ep += dur; break;
+        case Category::Cp: b.cp += dur; break;
         case Category::Compute:
         case Category::Optimizer: b.compute += dur; break;
         default: break;
@@ -554,6 +592,7 @@ TrainResult simulate_iteration(const Job& job, const std::vector<int32_t>& gpu_o
   r.ideal_bubble_fraction = static_cast<double>(job.pp - 1) / static_cast<double>(job.interleave * job.microbatches());
   r.groups = group_counts(job);
   if (known_model) r.volumes = volumes(job);
+  if (known_model) r.memory = peak_memory(job);
   r.model_params = known_model ? job.model.params() : 0.0;
   r.active_params = known_model ? job.model.active_params() : 0.0;
   r.bucket_params = known_model ? job.dp_bucket_params() : 0;

@@ -20,6 +20,18 @@
 //   likewise: one all-to-all is timed with every EP group of stage 0 running
 //   concurrently (so EP groups that share links contend), and each pass of a
 //   MoE chunk gets (2 forward, 2 + 2 recompute backward) x layers x that.
+// - CP (ring attention, job.hpp): one step - every CP rank of replica 0's
+//   stage 0 passes its key/value block (2 b (s/c) h_kv e, split over the t TP
+//   ranks) to the next CP rank, all at once - is timed on the engine (t_kv);
+//   the attention core of one block, 4 b (s/c)^2 h / t FLOPs, runs meanwhile
+//   (t_blk). A forward pass gets (c-1) max(0, t_kv - t_blk) per layer as a
+//   delay (label "cp"), a backward twice that (key/value blocks and their
+//   gradients, twice the core work), three times with full recompute.
+// - Recompute: full adds one forward of the layers to each backward (and its
+//   TP/EP collectives); selective adds the attention core's forward (4 s h
+//   FLOPs per token per layer / t), no communication.
+// - Uneven stages (job.chunk_layers): every per-layer figure above uses the
+//   layers of that model chunk.
 // - PP p2p: after a pass, its activation (forward) or gradient (backward)
 //   goes to the next (previous) virtual stage: b s h e bytes split over the t
 //   TP rank pairs (Megatron's scatter/gather), one Coupled transfer per DP
@@ -68,6 +80,7 @@
 // ops (passes, TP/EP delays, optimizer) and the gaps between them:
 //   compute  its compute ops (passes + optimizer step),
 //   tp, ep   its blocking TP / EP collectives,
+//   cp       its ring-attention key/value exchange not hidden behind the attention core,
 //   pp       the part of each gap spent waiting for a p2p in flight: the
 //            pass after the gap waits for a p2p (its latest-finishing
 //            dependency); min(gap, that p2p's duration) is pp,
@@ -98,7 +111,7 @@ struct TrainOptions {
   bool trace = false;                 // keep per-op timings for a Chrome trace
 };
 
-enum class Category : uint8_t { Compute, Tp, Pp, Dp, Ep, Optimizer, Marker };
+enum class Category : uint8_t { Compute, Tp, Pp, Dp, Ep, Optimizer, Marker, Cp };
 inline const char* category_name(Category c) {
   switch (c) {
     case Category::Compute: return "compute";
@@ -107,6 +120,7 @@ inline const char* category_name(Category c) {
     case Category::Dp: return "dp";
     case Category::Ep: return "ep";
     case Category::Optimizer: return "optimizer";
+    case Category::Cp: return "cp";
     default: return "marker";
   }
 }
@@ -116,6 +130,7 @@ struct OpTimes {
   Time fwd_compute, bwd_compute;  // compute kernels
   Time fwd_tp, bwd_tp;            // blocking TP collectives
   Time fwd_ep, bwd_ep;            // blocking EP all-to-alls
+  Time fwd_cp, bwd_cp;            // ring-attention key/value exchange not hidden behind the attention core
 };
 
 // A gradient bucket of one model chunk: reduced over every DP group of the
@@ -137,6 +152,7 @@ struct IterationTimes {
   std::vector<Time> optimizer;            // [stage]
   Time tp_collective;                     // one TP all-reduce (or RS + AG), as timed
   Time ep_collective;                     // one EP all-to-all, as timed
+  Time cp_step;                           // one ring-attention step: every CP rank passes its KV block on
   Bytes pp_p2p_bytes = 0;                 // per microbatch per direction per stage boundary (all TP ranks)
   std::vector<std::vector<std::vector<GradBucket>>> buckets;  // [stage][chunk], in the order they become ready
 };
@@ -166,8 +182,8 @@ IterationPlan build_iteration(const Job& job, const std::vector<int32_t>& gpu_of
                               const TrainOptions& options);
 
 struct Breakdown {
-  Time compute, tp, pp, dp, ep, bubble;
-  Time total() const { return compute + tp + pp + dp + ep + bubble; }
+  Time compute, tp, pp, dp, ep, bubble, cp;
+  Time total() const { return compute + tp + pp + dp + ep + bubble + cp; }
 };
 
 // Analyses a run of an IterationPlan: the breakdown of every stage (header).
@@ -219,6 +235,7 @@ struct TrainResult {
   GroupCounts groups;
   Volumes volumes;
   IterationTimes times;
+  Memory memory;                 // the stage needing the most (peak_memory); imported workloads: none
   double model_params = 0;       // ModelSpec::params()
   double active_params = 0;      // per token (MoE: top-k experts)
   int64_t bucket_params = 0;     // DP bucket size used (parameters)
