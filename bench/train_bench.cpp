@@ -1,5 +1,5 @@
 // train_bench: how fast one training iteration of the default run (podnet
-// run: aipod-16k, GPT-3 175B, TP8 x PP8 x DP256 on 16,384 GPUs) is simulated
+// run: aipod-16k, Llama 3 405B, TP8 x PP16 x DP128 on 16,384 GPUs) is simulated
 // on the flow engine and on the analytical engine: wall time, CPU time and
 // peak resident memory, next to the simulated iteration time (so a speed-up
 // that changes the answer shows). Target (issue): under 10 s and 2 GB on the
@@ -57,7 +57,7 @@ int run_case(const char* engine_name) {
 }  // namespace
 
 int main() {
-  std::printf("train_bench: one iteration of the default run (aipod-16k, GPT-3 175B, TP8 x PP8 x DP256)\n");
+  std::printf("train_bench: one iteration of the default run (aipod-16k, Llama 3 405B, TP8 x PP16 x DP128)\n");
   for (const char* e : {"flow", "analytical"}) {
     std::fflush(stdout);
     const pid_t pid = fork();

@@ -449,11 +449,11 @@ void check_memory(const Job& j) {
   if (m.total() <= hbm) return;
   std::vector<std::string> fixes;
   fixes.push_back("raise workload.tp/pp");
-  if (m.activations > 0.3 * m.total() && j.recompute != Recompute::Full)
+  if (m.activations > 0.1 * m.total() && j.recompute != Recompute::Full)
     fixes.push_back(j.recompute == Recompute::None ? "set workload.recompute=selective or full"
                                                    : "set workload.recompute=full");
-  if (m.activations > 0.3 * m.total() && j.microbatch > 1) fixes.push_back("lower workload.microbatch");
-  if (m.activations > 0.3 * m.total()) fixes.push_back("raise workload.cp");
+  if (m.activations > 0.1 * m.total() && j.microbatch > 1) fixes.push_back("lower workload.microbatch");
+  if (m.activations > 0.1 * m.total()) fixes.push_back("raise workload.cp");
   if (j.zero < 1 && j.replicas() > 1) fixes.push_back("set workload.zero=1 (distributed optimizer)");
   else if (j.zero < 3 && j.replicas() > 1) fixes.push_back(fmt::format("set workload.zero={}", j.zero + 1));
   std::string how;

@@ -2,10 +2,6 @@
 
 namespace podnet::workload {
 
-namespace {
-constexpr double kGemmShare = 1.0;
-}  // namespace
-
 double ModelSpec::attention_params_per_layer() const {
   const double h = static_cast<double>(hidden);
   const double kv_dim = h * static_cast<double>(kv_heads) / static_cast<double>(heads);
@@ -100,26 +96,27 @@ const std::vector<GpuSpec>& gpus() {
   // table in stas00/ml-engineering compute/accelerator/README.md ("Maximum Achievable Matmul FLOPS
   // comparison table", measured with its benchmarks/mamf-finder.py, following Anthony et al. 2024, "The Case
   // for Co-Designing Model Architectures with Hardware"): A100 SXM 267.9 of 312 TFLOPS (85.9 %), H100 SXM
-  // 794.5 of 989 (80.3 %), B200 SXM 1,745 of 2,250 (77.6 %). It is the ceiling a large transformer's GEMMs
-  // reach on that GPU; see kGemmShare for what the training kernels reach.
+  // 794.5 of 989 (80.3 %), B200 SXM 1,745 of 2,250 (77.6 %). It is what a large transformer's GEMMs reach
+  // on that GPU at their best shapes; podnet applies it to every FLOP it counts (attention, norms and other
+  // memory-bound kernels are not modelled apart), so it is an upper bound on the kernels' efficiency.
   constexpr Bytes kGiB = 1024LL * 1024 * 1024;
   static const std::vector<GpuSpec> k = {
       // NVIDIA A100 datasheet (SXM 80GB): BF16 312 TFLOPS dense (624 with sparsity), HBM2e 2,039 GB/s,
       // NVLink 3 600 GB/s bidirectional = 300 GB/s per direction.
       {"a100", "NVIDIA A100 SXM 80GB: 312 TFLOPS BF16 dense, 2.0 TB/s HBM2e, NVLink 300 GB/s/dir", 312e12, 80 * kGiB,
-       2.039e12, 300e9, kGemmShare * 0.859, "MAMF 267.9 of 312 TFLOPS (stas00/ml-engineering)"},
+       2.039e12, 300e9, 0.859, "MAMF 267.9 of 312 TFLOPS (stas00/ml-engineering)"},
       // NVIDIA H100 datasheet (SXM5): BF16 1,979 TFLOPS with sparsity = 989 dense, HBM3 3.35 TB/s,
       // NVLink 4 900 GB/s bidirectional.
       {"h100", "NVIDIA H100 SXM 80GB: 989 TFLOPS BF16 dense, 3.35 TB/s HBM3, NVLink 450 GB/s/dir", 989e12, 80 * kGiB,
-       3.35e12, 450e9, kGemmShare * 0.803, "MAMF 794.5 of 989 TFLOPS (stas00/ml-engineering)"},
+       3.35e12, 450e9, 0.803, "MAMF 794.5 of 989 TFLOPS (stas00/ml-engineering)"},
       // NVIDIA H200 datasheet (SXM): same compute as H100, 141 GB HBM3e at 4.8 TB/s, NVLink 900 GB/s.
       {"h200", "NVIDIA H200 SXM 141GB: 989 TFLOPS BF16 dense, 4.8 TB/s HBM3e, NVLink 450 GB/s/dir", 989e12,
-       141LL * 1000 * 1000 * 1000, 4.8e12, 450e9, kGemmShare * 0.803,
+       141LL * 1000 * 1000 * 1000, 4.8e12, 450e9, 0.803,
        "MAMF as H100 (same compute; stas00/ml-engineering)"},
       // NVIDIA HGX B200 datasheet: FP16/BF16 4.5 PFLOPS with sparsity = 2.25 dense per GPU, 180 GB HBM3e at
       // 7.7 TB/s, NVLink 5 1.8 TB/s bidirectional.
       {"b200", "NVIDIA B200 (HGX): 2,250 TFLOPS BF16 dense, 7.7 TB/s HBM3e, NVLink 900 GB/s/dir", 2250e12,
-       180LL * 1000 * 1000 * 1000, 7.7e12, 900e9, kGemmShare * 0.776,
+       180LL * 1000 * 1000 * 1000, 7.7e12, 900e9, 0.776,
        "MAMF 1,745 of 2,250 TFLOPS (stas00/ml-engineering)"},
   };
   return k;
