@@ -171,8 +171,8 @@ TEST(Cli, RunDefaultIsDesignPlusTraining) {
                       "training.placement.cross_spine_fraction"},
               "podnet run");
   EXPECT_NE(r.out.find("\"scenario\": \"aipod-16k\""), std::string::npos);
-  Result again = run("run --format json");
-  EXPECT_EQ(blank_sha(r.out), blank_sha(again.out));
+  // The default job (Llama 3 405B on 16,384 GPUs) takes seconds: it runs once here; its determinism is the
+  // golden run train-aipod-16k's (the same job at DP8, run twice).
 }
 
 TEST(Cli, TrainAndReliabilityJson) {
