@@ -175,6 +175,22 @@ TEST(Cli, RunDefaultIsDesignPlusTraining) {
   // golden run train-aipod-16k's (the same job at DP8, run twice).
 }
 
+TEST(Cli, TrainRefusesAJobThatDoesNotFitUnlessAllowOom) {
+  // Llama 3 405B on one TP8 server: 405.8e9 / 8 parameters x 16 bytes (bf16 weights and gradients, fp32 Adam
+  // states) = 812 GB per GPU before activations, against 85.9 GB.
+  const std::string args = "train leafspine-8k --engine analytical --set workload.model=llama3-405b --set workload.tp=8 "
+                           "--set workload.pp=1 --set workload.dp=1 --set workload.global_batch=1";
+  Result r = run(args, true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("workload.tp: needs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("h100 has 85.9 GB"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("raise workload.tp/pp"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--allow-oom"), std::string::npos) << r.out;
+  Result forced = run(args + " --allow-oom --format json");
+  ASSERT_EQ(forced.status, 0) << forced.out;
+  EXPECT_NE(forced.out.find("\"fits\": false"), std::string::npos);
+}
+
 TEST(Cli, TrainAndReliabilityJson) {
   Result t = run("train leafspine-8k --engine analytical --format json");
   ASSERT_EQ(t.status, 0);

@@ -18,6 +18,15 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
+// The compute_efficiency help names each GPU preset's default and its source.
+std::string efficiency_help() {
+  std::string h = "achieved fraction of the GPU's dense peak in compute kernels; default: the GPU preset's measured "
+                  "maximum achievable matmul FLOPS (";
+  for (size_t i = 0; i < gpus().size(); ++i)
+    h += fmt::format("{}{} {:.3f}", i ? ", " : "", gpus()[i].name, gpus()[i].compute_efficiency);
+  return h + "; stas00/ml-engineering, MAMF comparison table)";
+}
+
 }  // namespace
 
 int64_t Job::dp_bucket_params() const {
@@ -59,9 +68,7 @@ std::vector<ParamSpec> workload_params() {
                                                       "reduce-scatter + all-gather"},
       {"zero", ParamType::Int, "0", "ZeRO stage: 0 all-reduce, 1/2 reduce-scatter + all-gather, 3 also gathers "
                                     "parameters (1.5x DP volume)", 0, 3},
-      {"compute_efficiency", ParamType::Real, "", "achieved fraction of the GPU's dense peak in compute kernels "
-                                                  "(default: the GPU preset's, with its source in `podnet list`)",
-       0.001, 1, {}, true},
+      {"compute_efficiency", ParamType::Real, "", efficiency_help(), 0.001, 1, {}, true},
       {"tokens", ParamType::String, "300B", "training budget in tokens (300B, 15T, 2e12) for days to train"},
       {"recompute", ParamType::String, "full", "activation recompute: none, selective (the attention core again "
                                                "in backward, its s^2 activations not kept) or full (the whole "

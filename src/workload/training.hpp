@@ -71,9 +71,9 @@
 // at the pace of the slowest replica at each step ("lockstep"), which is
 // exact for identical replicas and slightly pessimistic otherwise (a real
 // replica may run ahead until the DP collectives synchronize them).
-// For the default run (GPT-3 175B, TP8 PP8 DP256, B = 1536, m = 6): 96
-// passes, 7 x 6 x 2 x 256 = 21,504 p2p transfers and 64 DP groups x 11
-// buckets = 704 all-reduce rings.
+// For the default run (Llama 3 405B, TP8 PP16 DP128, B = 2048, m = 16): 512
+// passes, 15 x 16 x 2 x 128 = 61,440 p2p transfers and 128 DP groups x 24
+// buckets = 3,072 all-reduce rings of 128 GPUs.
 //
 // Breakdown ("exposed" = time on the critical path not overlapped with
 // compute), per pipeline rank i, whose timeline [0, T] is its own chain of
