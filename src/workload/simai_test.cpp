@@ -286,7 +286,7 @@ TEST(SimaiValidation, MicroAllReduceMatchesSimaiAnalytical) {
   const Workload w = load_workload(kDir + "microAllReduce.txt");
   const topology::Topology t = simai_fabric(8);
   const Job j = job_of(w, 0, 8);
-  auto backend = engine::make_backend("flow", t, engine::NetworkOptions{});
+  auto backend = engine::make_backend("flow", t);
   const Imported im = import_iteration(w, j, identity(8), t, *backend, TrainOptions{});
   const TrainResult r = simulate_iteration(j, identity(8), t, *backend, im.times, TrainOptions{});
   EXPECT_NEAR(r.breakdown.compute.seconds(), 1112004e-9, 1e-9);
@@ -298,7 +298,7 @@ TEST(SimaiValidation, Moe9216ComponentsMatchSimaiAnalytical) {
   const Workload w = load_workload(kDir + "moe_9216gpu_workload.txt");
   const topology::Topology t = simai_fabric(9216);
   const Job j = job_of(w, 0, 9216);
-  auto backend = engine::make_backend("flow", t, engine::NetworkOptions{});
+  auto backend = engine::make_backend("flow", t);
   const auto gpus = identity(j.gpus());
   const Imported im = import_iteration(w, j, gpus, t, *backend, TrainOptions{});
   // Compute: the sum of the rows, 4,542,795,477 ns (SimAI: 4,542,795 us) = 192 passes of the per-pass times.
