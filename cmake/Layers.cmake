@@ -22,7 +22,8 @@ add_custom_command(
   COMMENT "Embedding examples/*.yaml")
 target_sources(podnet_scenario PRIVATE ${CMAKE_BINARY_DIR}/generated/examples.cpp)
 
-podnet_layer(cli podnet_scenario CLI11::CLI11)
+podnet_layer(study podnet_scenario)
+podnet_layer(cli podnet_study CLI11::CLI11)
 add_executable(podnet src/cli/main.cpp)
 target_link_libraries(podnet PRIVATE podnet_cli)
 set_target_properties(podnet PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})

@@ -25,6 +25,7 @@ int run(int argc, char** argv) {
   add_bench_command(app, action);
   add_train_command(app, action);
   add_reliability_command(app, action);
+  add_calibrate_command(app, action);
   add_run_command(app, action);
   add_resolve_command(app, action);
 

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "engine/network.hpp"
 #include "report/bench_report.hpp"
+#include "report/nccl_tests.hpp"
 
 namespace podnet::cli {
 
@@ -56,7 +57,7 @@ int cmd_bench(Common c, const BenchOptions& b) {
   if (!b.order.empty()) c.sets.push_back("collective.ring_order=" + b.order);
   if (b.channels > 0) c.sets.push_back("collective.channels=" + std::to_string(b.channels));
   if (b.qps > 0) c.sets.push_back("collective.qps=" + std::to_string(b.qps));
-  scenario::Scenario sc = scenario::load(c.scenario, c.sets);
+  scenario::Scenario sc = load_scenario(c);
   topology::Topology topo = sc.build_topology();
   const collective::Op op = collective::parse_op(b.op);
   const std::string algo = b.algo.empty() ? collective::default_algorithm(op) : b.algo;
@@ -174,7 +175,17 @@ int cmd_bench(Common c, const BenchOptions& b) {
                    {"label", t.label}};
     break;
   }
-  emit(c, sc, doc, "bench", report::write_bench_table);
+  // --format nccl-tests: one rank line per GPU of the group, named by its server (nccl-tests' host).
+  auto nccl_tests = [&](const nlohmann::json& d, std::ostream& out) {
+    std::vector<report::NcclTestsRank> ranks;
+    for (size_t r = 0; r < group.size(); ++r) {
+      const topology::Node& g = topo.nodes[topo.gpus[group[r]]];
+      ranks.push_back({static_cast<int>(r), 0, static_cast<int>(r), topology::server_name(g.server, topo.servers),
+                       g.local, "podnet simulated GPU"});
+    }
+    report::write_nccl_tests(d, ranks, out);
+  };
+  emit(c, sc, doc, "bench", report::write_bench_table, nccl_tests);
   return kExitOk;
 }
 
@@ -184,7 +195,7 @@ void add_bench_command(CLI::App& app, Action& action) {
   auto c = std::make_shared<Common>();
   auto b = std::make_shared<BenchOptions>();
   auto* bench = app.add_subcommand("bench", "nccl-tests for a fabric that does not exist yet: time, algbw, busbw per size");
-  add_common(bench, *c, true);
+  add_common(bench, *c, true, {"nccl-tests"});
   bench->add_option("--op", b->op, "allreduce, allgather, reducescatter, alltoall, broadcast, reduce, sendrecv")
       ->capture_default_str();
   bench->add_option("--algo", b->algo, "algorithm (see `podnet list`); default: ring, pairwise for alltoall, p2p for sendrecv");
@@ -199,7 +210,9 @@ void add_bench_command(CLI::App& app, Action& action) {
   bench->add_option("--qps", b->qps, "QPs per connection (sets collective.qps)");
   bench->add_option("--order", b->order, "ring order: naive | topology_aware (sets collective.ring_order)");
   bench->footer("Examples:\n  podnet bench aipod-16k --op allreduce --min 8B --max 8GB --gpus 0-1023\n"
-                "  podnet bench leafspine-8k --gpus 0-8191:8 --routing adaptive --qps 4 --format json");
+                "  podnet bench leafspine-8k --gpus 0-8191:8 --routing adaptive --qps 4 --format json\n"
+                "  podnet bench aipod-16k --gpus 0-15 --format nccl-tests > sim.log   # diff against a real "
+                "all_reduce_perf log");
 
   bench->callback([&action, c, b] { action = [c, b] { return cmd_bench(*c, *b); }; });
 }

@@ -19,7 +19,7 @@ struct DesignOptions {
 
 
 int cmd_design(const Common& c, const DesignOptions& d) {
-  scenario::Scenario sc = scenario::load(c.scenario, c.sets);
+  scenario::Scenario sc = load_scenario(c);
   topology::Topology t = sc.build_topology();
   nlohmann::json doc = design_document(sc, t, "design");
   const bool exports_to_stdout = !d.exports.empty() && c.out_dir.empty();
@@ -47,7 +47,7 @@ int cmd_design(const Common& c, const DesignOptions& d) {
 }
 
 int cmd_resolve(const Common& c) {
-  scenario::Scenario sc = scenario::load(c.scenario, c.sets);
+  scenario::Scenario sc = load_scenario(c);
   std::cout << sc.resolved_yaml();
   return kExitOk;
 }

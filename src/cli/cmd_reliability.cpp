@@ -115,7 +115,7 @@ nlohmann::json reliability_document(const scenario::Scenario& sc, const reliabil
 }
 
 int cmd_reliability(const Common& c) {
-  scenario::Scenario sc = scenario::load(c.scenario, c.sets);
+  scenario::Scenario sc = load_scenario(c);
   topology::Topology t = sc.build_topology();
   const reliability::Config cfg = reliability_config(sc);
   reliability::Inventory inv;

@@ -26,7 +26,7 @@ namespace {
 int cmd_run(Common c, bool allow_oom) {
   if (c.scenario.empty()) c.scenario = kDefaultScenario;
   const auto wall0 = std::chrono::steady_clock::now();
-  scenario::Scenario sc = scenario::load(c.scenario, c.sets);
+  scenario::Scenario sc = load_scenario(c);
   topology::Topology topo = sc.build_topology();
   nlohmann::json doc = design_document(sc, topo, "run");
 

@@ -49,7 +49,7 @@ int cmd_train(Common c, const TrainCliOptions& o) {
   if (!o.engine.empty()) c.sets.push_back("network.engine=" + o.engine);
   if (!o.placement.empty()) c.sets.push_back("placement.policy=" + o.placement);
   const auto wall0 = std::chrono::steady_clock::now();
-  scenario::Scenario sc = scenario::load(c.scenario, c.sets);
+  scenario::Scenario sc = load_scenario(c);
   const topology::Topology topo =
       o.simai_topology.empty() ? sc.build_topology() : workload::simai::load_topology(o.simai_topology);
   const auto fabric_gpus = static_cast<int64_t>(topo.gpus.size());

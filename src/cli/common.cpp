@@ -14,17 +14,26 @@ namespace podnet::cli {
 
 
 
-void add_common(CLI::App* cmd, Common& c, bool scenario_required) {
+void add_common(CLI::App* cmd, Common& c, bool scenario_required, const std::vector<std::string>& extra_formats) {
   auto* opt = cmd->add_option("scenario", c.scenario,
                               "scenario file (YAML) or built-in scenario name (see `podnet list`)");
   if (scenario_required) opt->required();
   cmd->add_option("--set", c.sets, "override a scenario key, e.g. --set topology.gpus=4096 (repeatable)")
       ->type_name("KEY=VALUE");
-  cmd->add_option("-f,--format", c.format, "output on stdout: table (default), json or csv")
-      ->check(CLI::IsMember({"table", "json", "csv"}));
+  cmd->add_option("--config-add", c.adds,
+                  "merge a scenario fragment (YAML: server:, network:, ... keys) on top of the scenario before "
+                  "--set, e.g. the one `podnet calibrate --out` writes (repeatable)")
+      ->type_name("FILE");
+  std::vector<std::string> formats = {"table", "json", "csv"};
+  formats.insert(formats.end(), extra_formats.begin(), extra_formats.end());
+  std::string help = "output on stdout: table (default), json or csv";
+  for (const auto& f : extra_formats) help += " or " + f;
+  cmd->add_option("-f,--format", c.format, help)->check(CLI::IsMember(formats));
   cmd->add_option("-o,--out", c.out_dir,
                   "also write every format (json, csv, txt) and the resolved scenario into this directory");
 }
+
+scenario::Scenario load_scenario(const Common& c) { return scenario::load(c.scenario, c.sets, c.adds); }
 
 report::RunContext context_of(const scenario::Scenario& sc, const std::string& command) {
   return {command, sc.name, sc.source, sc.seed};
@@ -113,9 +122,12 @@ std::ofstream open_out(const std::string& path) {
 }
 
 void emit(const Common& c, const scenario::Scenario& sc, const nlohmann::json& doc, const std::string& stem,
-          const std::function<void(const nlohmann::json&, std::ostream&)>& table) {
+          const std::function<void(const nlohmann::json&, std::ostream&)>& table,
+          const std::function<void(const nlohmann::json&, std::ostream&)>& other) {
+  const bool is_other = other && c.format != "table" && c.format != "json" && c.format != "csv";
   if (c.format == "json") report::write_json(doc, std::cout);
   else if (c.format == "csv") report::write_flat_csv(doc, std::cout);
+  else if (is_other) other(doc, std::cout);
   else table(doc, std::cout);
   if (!c.out_dir.empty()) {
     std::filesystem::create_directories(c.out_dir);
@@ -136,8 +148,14 @@ void emit(const Common& c, const scenario::Scenario& sc, const nlohmann::json& d
       auto f = open_out((dir / "scenario.resolved.yaml").string());
       f << sc.resolved_yaml();
     }
-    std::cerr << fmt::format("podnet: wrote {0}/{1}.json, {0}/{1}.csv, {0}/{1}.txt, {0}/scenario.resolved.yaml\n",
-                             c.out_dir, stem);
+    std::string also;
+    if (is_other) {
+      auto f = open_out((dir / (stem + "." + c.format + ".txt")).string());
+      other(doc, f);
+      also = fmt::format(", {}/{}.{}.txt", c.out_dir, stem, c.format);
+    }
+    std::cerr << fmt::format("podnet: wrote {0}/{1}.json, {0}/{1}.csv, {0}/{1}.txt{2}, {0}/scenario.resolved.yaml\n",
+                             c.out_dir, stem, also);
   }
 }
 

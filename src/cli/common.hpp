@@ -20,6 +20,7 @@ inline constexpr const char* kDefaultScenario = "aipod-16k";
 struct Common {
   std::string scenario;
   std::vector<std::string> sets;
+  std::vector<std::string> adds;  // --config-add fragment files, merged before --set
   std::string format = "table";
   std::string out_dir;
 };
@@ -27,7 +28,8 @@ struct Common {
 // What a subcommand does once the command line is parsed.
 using Action = std::function<int()>;
 
-void add_common(CLI::App* cmd, Common& c, bool scenario_required);
+// `extra_formats`: --format values beyond table/json/csv this command writes itself (emit's `other`).
+void add_common(CLI::App* cmd, Common& c, bool scenario_required, const std::vector<std::string>& extra_formats = {});
 report::RunContext context_of(const scenario::Scenario& sc, const std::string& command);
 // The risk model's settings: the `reliability:` section plus the recovery
 // times and the collective timeout of `network:`. InputError at the key's line.
@@ -50,14 +52,20 @@ std::function<void(int64_t, int64_t, Time)> progress_printer(std::string command
 std::string flow_quantum_hint(const std::string& engine, const engine::NetworkOptions& o);
 std::ofstream open_out(const std::string& path);
 // Writes `doc` to stdout in c.format; with --out also DIR/<stem>.{json,csv,txt} and the resolved scenario.
+// A format beyond table/json/csv (add_common's extra_formats) is written by `other`, and with --out also
+// to DIR/<stem>.<format>.txt.
 void emit(const Common& c, const scenario::Scenario& sc, const nlohmann::json& doc, const std::string& stem,
-          const std::function<void(const nlohmann::json&, std::ostream&)>& table);
+          const std::function<void(const nlohmann::json&, std::ostream&)>& table,
+          const std::function<void(const nlohmann::json&, std::ostream&)>& other = {});
 
 // The design result document (BOM, limits, ...) of a built topology.
 nlohmann::json design_document(const scenario::Scenario& sc, const topology::Topology& t, const std::string& cmd);
 
 // One function per subcommand (cmd_<name>.cpp): adds it to `app` and, when
 // it is the one invoked, sets `action`.
+// The scenario with the fragments (--config-add) and overrides (--set) applied.
+scenario::Scenario load_scenario(const Common& c);
+
 void add_list_command(CLI::App& app, Action& action);
 void add_design_command(CLI::App& app, Action& action);
 void add_run_command(CLI::App& app, Action& action);
@@ -65,5 +73,6 @@ void add_resolve_command(CLI::App& app, Action& action);
 void add_bench_command(CLI::App& app, Action& action);
 void add_train_command(CLI::App& app, Action& action);
 void add_reliability_command(CLI::App& app, Action& action);
+void add_calibrate_command(CLI::App& app, Action& action);
 
 }  // namespace podnet::cli

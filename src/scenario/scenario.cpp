@@ -67,6 +67,8 @@ class Loader {
   [[noreturn]] void fail(const std::string& key, int line, const std::string& msg) const {
     const std::string root = key.substr(0, key.find_first_of(".["));  // --set failures=[...] sets them all
     if (sc_.from_set.count(key) || sc_.from_set.count(root)) throw InputError(fmt::format("--set {}: {}", key, msg));
+    if (auto f = sc_.from_fragment.find(key); f != sc_.from_fragment.end())
+      throw InputError(fmt::format("{}:{}: {}: {}", f->second.first, f->second.second, key, msg));
     if (line > 0) throw InputError(fmt::format("{}:{}: {}: {}", file_, line, key, msg));
     throw InputError(fmt::format("{}: {}: {}", file_, key, msg));
   }
@@ -328,6 +330,60 @@ void apply_override(YAML::Node& root, const std::string& assignment, Scenario& s
   sc.from_set[path] = true;
 }
 
+// Merges fragment map `src` into `dst` (maps key by key, other values replace), recording where each key came from.
+void merge_fragment(YAML::Node dst, const YAML::Node& src, const std::string& prefix, const std::string& file,
+                    Scenario& sc) {
+  for (auto it = src.begin(); it != src.end(); ++it) {
+    const std::string key = it->first.Scalar();
+    const std::string path = prefix.empty() ? key : prefix + "." + key;
+    const int line = it->first.Mark().line >= 0 ? it->first.Mark().line + 1 : 0;
+    const bool existed = static_cast<bool>(dst[key]) && !dst[key].IsNull();
+    if (it->second.IsMap() && (!existed || dst[key].IsMap())) {
+      if (!existed) {
+        dst[key] = YAML::Node(YAML::NodeType::Map);
+        sc.from_fragment[path] = {file, line};
+      }
+      merge_fragment(dst[key], it->second, path, file, sc);
+    } else {
+      dst[key] = it->second;
+      sc.from_fragment[path] = {file, line};
+    }
+  }
+}
+
+void apply_fragment(YAML::Node& root, const std::string& file, Scenario& sc) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(fmt::format("--config-add {}: cannot read the file", file));
+  std::stringstream buf;
+  buf << in.rdbuf();
+  YAML::Node frag;
+  try {
+    frag = YAML::Load(buf.str());
+  } catch (const YAML::ParserException& e) {
+    throw InputError(fmt::format("{}:{}:{}: YAML syntax error: {}", file, e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
+  if (!frag || frag.IsNull()) return;  // an empty fragment changes nothing
+  if (!frag.IsMap())
+    throw InputError(fmt::format("{}: a scenario fragment is a YAML map of sections (server:, switch:, network:, ...)",
+                                 file));
+  for (auto it = frag.begin(); it != frag.end(); ++it) {
+    const std::string key = it->first.Scalar();
+    const int line = it->first.Mark().line + 1;
+    if (key == "schema_version") {
+      if (!it->second.IsScalar() || it->second.Scalar() != "1")
+        throw InputError(fmt::format("{}:{}: schema_version: expected 1", file, line));
+      continue;
+    }
+    if (key == "name" || key == "description" || key == "seed")
+      throw InputError(fmt::format("{}:{}: {}: a fragment changes sections (server, switch, network, ...), not the "
+                                   "scenario's {}",
+                                   file, line, key, key));
+    YAML::Node one(YAML::NodeType::Map);
+    one[key] = it->second;
+    merge_fragment(root, one, "", file, sc);
+  }
+}
+
 }  // namespace
 
 std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
@@ -507,6 +563,8 @@ std::vector<engine::FailureEvent> Scenario::resolve_failures(const topology::Top
 
 std::string Scenario::where(const std::string& key) const {
   if (from_set.count(key)) return "--set " + key;
+  if (auto f = from_fragment.find(key); f != from_fragment.end())
+    return fmt::format("{}:{}: {}", f->second.first, f->second.second, key);
   auto it = lines.find(key);
   if (it != lines.end() && it->second > 0) return fmt::format("{}:{}: {}", source, it->second, key);
   return fmt::format("{}: {} (default)", source, key);
@@ -565,7 +623,7 @@ std::string Scenario::resolved_yaml() const {
 }
 
 Scenario load_text(const std::string& text, const std::string& source, const std::string& default_name,
-                   const std::vector<std::string>& overrides) {
+                   const std::vector<std::string>& overrides, const std::vector<std::string>& fragments) {
   Scenario sc;
   sc.source = source;
   sc.name = default_name;
@@ -576,12 +634,14 @@ Scenario load_text(const std::string& text, const std::string& source, const std
     throw InputError(fmt::format("{}:{}:{}: YAML syntax error: {}", source, e.mark.line + 1, e.mark.column + 1, e.msg));
   }
   if (!root || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  for (const auto& f : fragments) apply_fragment(root, f, sc);
   for (const auto& o : overrides) apply_override(root, o, sc);
   Loader(sc, source).load(root);
   return sc;
 }
 
-Scenario load(const std::string& path_or_name, const std::vector<std::string>& overrides) {
+Scenario load(const std::string& path_or_name, const std::vector<std::string>& overrides,
+              const std::vector<std::string>& fragments) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_regular_file(path_or_name, ec)) {
@@ -589,10 +649,11 @@ Scenario load(const std::string& path_or_name, const std::vector<std::string>& o
     if (!in) throw InputError(fmt::format("{}: cannot read the file", path_or_name));
     std::stringstream buf;
     buf << in.rdbuf();
-    return load_text(buf.str(), path_or_name, fs::path(path_or_name).stem().string(), overrides);
+    return load_text(buf.str(), path_or_name, fs::path(path_or_name).stem().string(), overrides, fragments);
   }
   for (const auto& ex : builtin_examples())
-    if (path_or_name == ex.name) return load_text(ex.text, std::string(ex.name) + ".yaml (built-in)", ex.name, overrides);
+    if (path_or_name == ex.name)
+      return load_text(ex.text, std::string(ex.name) + ".yaml (built-in)", ex.name, overrides, fragments);
   std::vector<std::string> names;
   for (const auto& ex : builtin_examples()) names.push_back(ex.name);
   std::string hint = closest(path_or_name, names);

@@ -105,13 +105,24 @@ class Scenario {
 
   std::map<std::string, int> lines;       // key path -> 1-based line in the file
   std::map<std::string, bool> from_set;   // key path -> given with --set
+  // key path -> (fragment file, 1-based line) for keys a --config-add fragment set
+  std::map<std::string, std::pair<std::string, int>> from_fragment;
 };
 
 // Loads a scenario from a path, or a built-in example name, applying
-// `overrides` ("a.b=value", YAML value syntax) before validation.
-Scenario load(const std::string& path_or_name, const std::vector<std::string>& overrides = {});
+// `fragments` then `overrides` ("a.b=value", YAML value syntax) before
+// validation.
+//
+// A fragment (`--config-add FILE`) is a YAML file of scenario keys merged on
+// top of the scenario: maps merge key by key, any other value replaces the
+// scenario's. It has the scenario's sections (server, switch, network, ...,
+// topology, failures) and nothing else (`schema_version: 1` may be given);
+// it is validated with the scenario, and an error in one of its keys names
+// the fragment's file and line. `podnet calibrate --out` writes one.
+Scenario load(const std::string& path_or_name, const std::vector<std::string>& overrides = {},
+              const std::vector<std::string>& fragments = {});
 Scenario load_text(const std::string& text, const std::string& source, const std::string& default_name,
-                   const std::vector<std::string>& overrides = {});
+                   const std::vector<std::string>& overrides = {}, const std::vector<std::string>& fragments = {});
 
 // Closest candidate by edit distance (for "did you mean"), or "" if none is close.
 std::string closest(const std::string& word, const std::vector<std::string>& candidates);

@@ -1,0 +1,172 @@
+// End-to-end tests of `podnet bench --format nccl-tests`, `--config-add`
+// and `podnet calibrate`: podnet writes an nccl-tests log with known knob
+// values, calibrate recovers them from the defaults, and the fragment it
+// writes reproduces the log in `podnet bench`.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "report/nccl_tests.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int status = -1;
+  std::string out;
+};
+
+Result run(const std::string& args, bool merge_stderr = false) {
+  const std::string cmd = std::string(PODNET_BINARY) + " " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 65536> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+fs::path temp_dir() {
+  fs::path d = fs::temp_directory_path() / ("podnet_calibrate_test_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+std::string write_file(const std::string& name, const std::string& text) {
+  const fs::path p = temp_dir() / name;
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A 64-GPU leaf-spine (8 servers of 8 GPUs), 16 GPUs = 2 servers: the layout of a 2-node nccl-tests run.
+const std::string kScenario = "leafspine-8k --set topology.gpus=64 --engine analytical";
+
+TEST(Calibrate, BenchWritesNcclTestsText) {
+  const Result j = run("bench " + kScenario + " --gpus 0-15 --min 1MiB --max 4MiB --format json");
+  const Result t = run("bench " + kScenario + " --gpus 0-15 --min 1MiB --max 4MiB --format nccl-tests");
+  ASSERT_EQ(j.status, 0);
+  ASSERT_EQ(t.status, 0) << t.out;
+  const auto doc = nlohmann::json::parse(j.out);
+  const auto logs = podnet::report::parse_nccl_tests(t.out, "bench");
+  ASSERT_EQ(logs.size(), 1u);
+  const auto& l = logs[0];
+  EXPECT_EQ(l.test, "all_reduce");
+  EXPECT_EQ(l.nranks(), 16);
+  EXPECT_EQ(l.hosts().size(), 2u);  // GPUs 0-7 on gpu-node-0, 8-15 on gpu-node-1
+  EXPECT_EQ(l.ranks_per_host(), 8);
+  ASSERT_EQ(l.rows.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(l.rows[i].bytes, doc["rows"][i]["bytes"].get<int64_t>());
+    EXPECT_EQ(l.rows[i].count, l.rows[i].bytes / 4);  // all_reduce: float elements
+    // the text keeps 2 decimals of the time (or fewer for a time of 10,000 us and more)
+    EXPECT_NEAR(l.rows[i].out_of_place.time_us, doc["rows"][i]["time_us"].get<double>(), 0.005001);
+    EXPECT_NEAR(l.rows[i].in_place.busbw_gbps, doc["rows"][i]["busbw_gbps"].get<double>(), 0.005001);
+  }
+}
+
+TEST(Calibrate, ConfigAddMergesAFragmentWithItsOwnErrors) {
+  const std::string frag =
+      write_file("frag.yaml", "# a fragment\nserver:\n  nic_speed: 200Gbps\nnetwork:\n  stack_latency: 3us\n");
+  const Result r = run("resolve leafspine-8k --config-add " + frag);
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("nic_speed: 200Gbps"), std::string::npos);
+  EXPECT_NE(r.out.find("stack_latency: 3us"), std::string::npos);
+  EXPECT_NE(r.out.find("gpus: 8"), std::string::npos);  // the rest of server: is the scenario's
+  // --set wins over the fragment
+  EXPECT_NE(run("resolve leafspine-8k --config-add " + frag + " --set server.nic_speed=100Gbps").out.find(
+                "nic_speed: 100Gbps"),
+            std::string::npos);
+  const std::string bad = write_file("bad.yaml", "server:\n  gpus: 8\n  nic_sped: 200Gbps\n");
+  const Result e = run("resolve leafspine-8k --config-add " + bad, true);
+  EXPECT_EQ(e.status, 2);
+  EXPECT_NE(e.out.find(bad + ":3: server.nic_sped: unknown key (did you mean 'nic_speed'?)"), std::string::npos)
+      << e.out;
+  const std::string named = write_file("named.yaml", "name: other\n");
+  EXPECT_NE(run("resolve leafspine-8k --config-add " + named, true).out.find(named + ":1: name: a fragment"),
+            std::string::npos);
+}
+
+// Round trip: podnet writes a log with NIC speed 360 Gbps (0.9 x the default 400) and a 7 us endpoint latency
+// (rocev2's default is 5 us); calibrate, starting from the defaults, recovers both within 2 %.
+TEST(Calibrate, RecoversTheKnobsOfALogPodnetWrote) {
+  const Result log = run("bench " + kScenario +
+                         " --gpus 0-15 --min 8B --max 1GiB --factor 4 --set server.nic_speed=360Gbps "
+                         "--set network.stack_latency=7us --format nccl-tests");
+  ASSERT_EQ(log.status, 0);
+  const std::string path = write_file("podnet-allreduce.log", log.out);
+  const std::string frag = (temp_dir() / "fitted.yaml").string();
+  const Result c = run("calibrate " + kScenario + " --nccl-tests " + path + " --format json --out " + frag);
+  ASSERT_EQ(c.status, 0);
+  const auto doc = nlohmann::json::parse(c.out);
+  const auto& keys = doc["calibrate"]["keys"];
+  ASSERT_EQ(keys.size(), 2u);  // the default keys for a log across servers
+  EXPECT_EQ(keys[0]["key"], "server.nic_speed");
+  EXPECT_EQ(keys[1]["key"], "network.stack_latency");
+  const double nic_gbps = std::stod(keys[0]["fitted"].get<std::string>());  // "360.1234Gbps"
+  const double stack_us = std::stod(keys[1]["fitted"].get<std::string>());  // "7.000123us"
+  EXPECT_NEAR(nic_gbps / 360.0, 1.0, 0.02) << keys.dump();
+  EXPECT_NEAR(stack_us / 7.0, 1.0, 0.02) << keys.dump();
+  // Every size is reproduced (the log keeps 2 decimals of each time: at 8 B, ~ 80 us, 1e-4 relative).
+  EXPECT_LT(doc["calibrate"]["max_abs_fit"].get<double>(), 0.02);
+  // sizes 8 B x 4^k up to 1 GiB: 8 x 4^k <= 2^30 -> 4^k <= 2^27 -> k = 0..13, 14 rows
+  EXPECT_EQ(doc["calibrate"]["rows"].size(), 14u);
+  // The fragment applies the fitted values: bench with it reproduces the log's largest size (512 MiB) within 2 %.
+  const std::string text = read_file(frag);
+  EXPECT_NE(text.find("server:\n  nic_speed: "), std::string::npos) << text;
+  EXPECT_NE(text.find("network:\n  stack_latency: "), std::string::npos) << text;
+  const Result b =
+      run("bench " + kScenario + " --gpus 0-15 --min 512MiB --max 512MiB --format json --config-add " + frag);
+  ASSERT_EQ(b.status, 0);
+  const auto parsed = podnet::report::parse_nccl_tests(log.out, "log");
+  const double logged = parsed[0].rows.back().out_of_place.time_us;
+  EXPECT_NEAR(nlohmann::json::parse(b.out)["rows"][0]["time_us"].get<double>() / logged, 1.0, 0.02);
+}
+
+TEST(Calibrate, ExplainsWhatItCannotDo) {
+  const std::string dir = std::string(PODNET_SOURCE_DIR) + "/tests/data/nccl-tests/";
+  // The published two-node log does not name its test.
+  Result r = run("calibrate " + kScenario + " --nccl-tests " + dir + "h100-2node-ring-allreduce.log", true);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("does not say which test ran"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--op"), std::string::npos);
+  // A key that is not a number.
+  r = run("calibrate " + kScenario + " --op allreduce --fit network.routing --nccl-tests " + dir +
+              "h100-2node-ring-allreduce.log",
+          true);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("--fit network.routing: not a bandwidth, time or real key"), std::string::npos) << r.out;
+  r = run("calibrate " + kScenario + " --op allreduce --fit server.nic_sped --nccl-tests " + dir +
+              "h100-2node-ring-allreduce.log",
+          true);
+  EXPECT_NE(r.out.find("did you mean 'server.nic_speed'"), std::string::npos) << r.out;
+  r = run("calibrate " + kScenario + " --op allreduce --fit server.nic_speed=800Gbps:100Gbps --nccl-tests " + dir +
+              "h100-2node-ring-allreduce.log",
+          true);
+  EXPECT_NE(r.out.find("lower bound must be below"), std::string::npos) << r.out;
+  // 8 ranks per host on servers of 4 GPUs.
+  r = run("calibrate " + kScenario + " --set server.gpus=4 --set server.nics=4 --op allreduce --nccl-tests " + dir +
+              "h100-2node-ring-allreduce.log",
+          true);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("8 ranks per host, but the scenario's servers have 4 GPUs"), std::string::npos) << r.out;
+}
+
+}  // namespace

@@ -1,0 +1,422 @@
+#include "study/calibrate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include "collective/collective.hpp"
+#include "core/error.hpp"
+#include "engine/network.hpp"
+#include "report/report.hpp"
+#include "scenario/scenario.hpp"
+
+namespace podnet::study {
+
+namespace {
+
+// nccl-tests program name -> podnet op name.
+const std::map<std::string, std::string>& test_ops() {
+  static const std::map<std::string, std::string> k = {
+      {"all_reduce", "allreduce"}, {"all_gather", "allgather"}, {"reduce_scatter", "reducescatter"},
+      {"alltoall", "alltoall"},    {"broadcast", "broadcast"},  {"reduce", "reduce"},
+      {"sendrecv", "sendrecv"}};
+  return k;
+}
+
+std::vector<std::string> numeric_keys() {
+  std::vector<std::string> keys;
+  for (const auto& s : scenario::sections())
+    for (const auto& p : s.params())
+      if (p.type == ParamType::Bandwidth || p.type == ParamType::Time || p.type == ParamType::Real)
+        keys.push_back(std::string(s.name) + "." + p.name);
+  return keys;
+}
+
+const ParamSpec* find_spec(const std::string& key) {
+  static std::vector<std::pair<std::string, ParamSpec>> all = [] {
+    std::vector<std::pair<std::string, ParamSpec>> v;
+    for (const auto& s : scenario::sections())
+      for (const auto& p : s.params()) v.push_back({std::string(s.name) + "." + p.name, p});
+    return v;
+  }();
+  for (const auto& [k, spec] : all)
+    if (k == key) return &spec;
+  return nullptr;
+}
+
+double si_of(const ParamValue& v) {
+  if (const auto* b = std::get_if<Bandwidth>(&v)) return b->bps;
+  if (const auto* t = std::get_if<Time>(&v)) return t->seconds();
+  if (const auto* d = std::get_if<double>(&v)) return *d;
+  if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
+  return 0;
+}
+
+// Scenario syntax for an SI value of a key's type (exact enough to round-trip: ps, 1e-6 Gbps).
+std::string text_of(ParamType type, double v) {
+  if (type == ParamType::Bandwidth) return fmt::format("{:.6f}Gbps", v / 1e9);
+  if (type == ParamType::Time) return fmt::format("{:.6f}us", static_cast<double>(std::llround(v * 1e12)) / 1e6);
+  return fmt::format("{:.9g}", v);
+}
+
+double parse_bound(const std::string& key, const ParamSpec& spec, const std::string& text) {
+  std::string canonical, expected;
+  auto v = parse_param(spec, text, canonical, expected);
+  if (!v) throw InputError(fmt::format("--fit {}: bound '{}' is not valid: expected {}", key, text, expected));
+  return si_of(*v);
+}
+
+FittedKey make_key(const std::string& fit, const scenario::Scenario& sc) {
+  const auto eq = fit.find('=');
+  const std::string key = fit.substr(0, eq);
+  const ParamSpec* spec = find_spec(key);
+  if (!spec || !(spec->type == ParamType::Bandwidth || spec->type == ParamType::Time || spec->type == ParamType::Real)) {
+    const auto keys = numeric_keys();
+    const std::string hint = scenario::closest(key, keys);
+    throw InputError(fmt::format("--fit {}: {}{}; expected a bandwidth, time or real scenario key: {}", key,
+                                 spec ? "not a bandwidth, time or real key" : "unknown key",
+                                 hint.empty() ? "" : " (did you mean '" + hint + "'?)", fmt::join(keys, ", ")));
+  }
+  FittedKey k;
+  k.key = key;
+  k.type = spec->type;
+  const std::string section = key.substr(0, key.find('.'));
+  const std::string name = key.substr(key.find('.') + 1);
+  const Params& p = sc.section(section);
+  bool have_start = true;
+  if (p.has(name)) {
+    if (spec->type == ParamType::Bandwidth) k.start = p.get_bandwidth(name).bps;
+    else if (spec->type == ParamType::Time) k.start = p.get_time(name).seconds();
+    else k.start = p.get_real(name);
+  } else if (key == "network.stack_latency") {
+    k.start = engine::network_options_from(sc.section("network"), sc.seed).transport.stack_latency.seconds();
+  } else {
+    have_start = false;
+  }
+  if (eq != std::string::npos) {
+    const std::string range = fit.substr(eq + 1);
+    const auto colon = range.find(':');
+    if (colon == std::string::npos)
+      throw InputError(fmt::format("--fit {}: expected KEY=LO:HI (e.g. server.nic_speed=100Gbps:800Gbps)", fit));
+    k.lo = parse_bound(key, *spec, range.substr(0, colon));
+    k.hi = parse_bound(key, *spec, range.substr(colon + 1));
+    if (!(k.lo < k.hi)) throw InputError(fmt::format("--fit {}: the lower bound must be below the upper one", fit));
+  } else {
+    if (!have_start)
+      throw InputError(fmt::format("--fit {}: the scenario gives this key no value to start from; give its range "
+                                   "(--fit {}=LO:HI)",
+                                   key, key));
+    const double s = k.start;
+    if (spec->type == ParamType::Bandwidth) k.lo = s / 8, k.hi = s * 2;
+    else if (spec->type == ParamType::Time) k.lo = s > 0 ? s / 20 : 0, k.hi = s > 0 ? s * 20 : 50e-6;
+    else k.lo = s > 0 ? s / 4 : s * 4, k.hi = s > 0 ? s * 4 : s / 4;
+    if (spec->type == ParamType::Real) {
+      k.lo = std::max(k.lo, spec->min);
+      k.hi = std::min(k.hi, spec->max);
+    }
+    if (!(k.lo < k.hi))
+      throw InputError(fmt::format("--fit {}: no default range around {} (give one: --fit {}=LO:HI)", key, k.start,
+                                   key));
+  }
+  if (!have_start) k.start = k.lo > 0 ? std::sqrt(k.lo * k.hi) : (k.lo + k.hi) / 2;
+  k.start = std::clamp(k.start, k.lo, k.hi);
+  k.value = k.start;
+  k.start_text = text_of(k.type, k.start);
+  return k;
+}
+
+struct Probe {
+  collective::Op op;
+  std::string algo;
+  collective::Group group;
+  std::vector<Bytes> sizes;
+  std::vector<double> log_seconds;
+  std::vector<int> lines;
+};
+
+// One evaluation: the scenario with the knob values, every probe's times in seconds.
+class Evaluator {
+ public:
+  Evaluator(const CalibrationInput& in, const std::vector<FittedKey>& keys, const std::vector<Probe>& probes)
+      : in_(in), keys_(keys), probes_(probes) {}
+
+  std::vector<std::vector<double>> times(const std::vector<double>& x) {
+    std::vector<std::string> sets = in_.sets;
+    if (!in_.engine.empty()) sets.push_back("network.engine=" + in_.engine);
+    for (size_t i = 0; i < keys_.size(); ++i) sets.push_back(keys_[i].key + "=" + text_of(keys_[i].type, x[i]));
+    const scenario::Scenario sc = scenario::load(in_.scenario, sets, in_.fragments);
+    const topology::Topology topo = sc.build_topology();
+    const collective::Options copt = collective::options_from(sc.section("collective"));
+    const engine::NetworkOptions nopt = engine::network_options_from(sc.section("network"), sc.seed);
+    auto backend = engine::make_backend(sc.section("network").get_string("engine"), topo, nopt);
+    std::vector<std::vector<double>> out;
+    for (const auto& p : probes_) {
+      std::vector<double> t;
+      for (Bytes b : p.sizes) t.push_back(backend->run(collective::make_plan(p.algo, p.op, p.group, b, copt, topo)).makespan.seconds());
+      out.push_back(std::move(t));
+    }
+    ++evaluations;
+    return out;
+  }
+
+  // F(x) = sum of (t_log / t_podnet - 1)^2; values the scenario refuses (a NIC faster than the switch port)
+  // count as infinitely bad, so the search stays inside the valid region.
+  double objective(const std::vector<double>& x) {
+    std::vector<std::vector<double>> t;
+    try {
+      t = times(x);
+    } catch (const InputError&) {
+      ++refused;
+      return std::numeric_limits<double>::infinity();
+    }
+    double f = 0;
+    for (size_t i = 0; i < probes_.size(); ++i)
+      for (size_t k = 0; k < t[i].size(); ++k) {
+        const double r = t[i][k] > 0 ? probes_[i].log_seconds[k] / t[i][k] - 1 : 1e6;
+        f += r * r;
+      }
+    return f;
+  }
+
+  int evaluations = 0;
+  int refused = 0;
+
+ private:
+  const CalibrationInput& in_;
+  const std::vector<FittedKey>& keys_;
+  const std::vector<Probe>& probes_;
+};
+
+bool log_space(const FittedKey& k) { return k.lo > 0; }
+double to_u(const FittedKey& k, double v) { return log_space(k) ? std::log(v) : v; }
+double from_u(const FittedKey& k, double u) { return log_space(k) ? std::exp(u) : u; }
+
+}  // namespace
+
+std::vector<std::string> default_fit_keys(const std::vector<report::NcclTestsLog>& logs) {
+  bool multi_host = false;
+  for (const auto& l : logs) multi_host = multi_host || l.hosts().size() > 1;
+  if (multi_host) return {"server.nic_speed", "network.stack_latency"};
+  return {"server.nvlink_bandwidth", "server.nvlink_latency"};
+}
+
+Calibration calibrate(const CalibrationInput& in) {
+  if (in.logs.empty()) throw InputError("calibrate: no nccl-tests log to fit (--nccl-tests LOG)");
+  std::vector<std::string> base_sets = in.sets;
+  if (!in.engine.empty()) base_sets.push_back("network.engine=" + in.engine);
+  const scenario::Scenario sc = scenario::load(in.scenario, base_sets, in.fragments);
+  const std::string engine_name = sc.section("network").get_string("engine");
+  if (engine_name == "packet")
+    throw InputError("calibrate runs hundreds of simulations: use --engine analytical or --engine flow (this scenario "
+                     "uses network.engine = packet)");
+  const topology::Topology topo = sc.build_topology();
+
+  Calibration c;
+  c.engine = engine_name;
+  const std::vector<std::string> fit = in.fit.empty() ? default_fit_keys(in.logs) : in.fit;
+  for (const auto& f : fit) {
+    c.keys.push_back(make_key(f, sc));
+    for (size_t i = 0; i + 1 < c.keys.size(); ++i)
+      if (c.keys[i].key == c.keys.back().key) throw InputError(fmt::format("--fit {}: given twice", c.keys[i].key));
+  }
+
+  std::vector<Probe> probes;
+  for (const auto& l : in.logs) {
+    std::string test = l.test;
+    std::string op_name;
+    if (test.empty()) {
+      if (in.op.empty())
+        throw InputError(fmt::format("{}:{}: the log does not say which test ran (no '# Collective test starting' "
+                                     "line nor <test>_perf command line): give --op",
+                                     l.source, l.line));
+      op_name = in.op;
+    } else {
+      auto it = test_ops().find(test);
+      if (it == test_ops().end())
+        throw InputError(fmt::format("{}:{}: {}_perf has no podnet collective (podnet runs all_reduce, all_gather, "
+                                     "reduce_scatter, alltoall, broadcast, reduce, sendrecv)",
+                                     l.source, l.line, test));
+      op_name = it->second;
+    }
+    Probe p;
+    p.op = collective::parse_op(op_name);
+    p.algo = collective::default_algorithm(p.op);
+    LogSetup ls;
+    ls.source = l.source;
+    ls.op = op_name;
+    ls.hosts = static_cast<int>(l.hosts().size());
+    ls.ranks_per_host = l.ranks_per_host();
+    if (l.nranks() == 0)
+      throw InputError(fmt::format("{}: no Rank lines and no '# nThread N nGpus M' line: cannot tell how many GPUs "
+                                   "ran the test",
+                                   l.source));
+    if (ls.ranks_per_host == 0)
+      throw InputError(fmt::format("{}: hosts run different numbers of ranks; podnet lays a log out as H servers "
+                                   "x G GPUs",
+                                   l.source));
+    if (ls.ranks_per_host > topo.gpus_per_server)
+      throw InputError(fmt::format("{}: {} ranks per host, but the scenario's servers have {} GPUs (--set "
+                                   "server.gpus={}?)",
+                                   l.source, ls.ranks_per_host, topo.gpus_per_server, ls.ranks_per_host));
+    if (ls.hosts > topo.servers)
+      throw InputError(fmt::format("{}: {} hosts, but the scenario has {} servers", l.source, ls.hosts, topo.servers));
+    for (int h = 0; h < ls.hosts; ++h)
+      for (int g = 0; g < ls.ranks_per_host; ++g) ls.gpus.push_back(h * topo.gpus_per_server + g);
+    p.group = ls.gpus;
+    for (const auto& r : l.rows) {
+      const auto& res = r.result();
+      if (r.bytes <= 0 || res.time_us <= 0) continue;  // nothing to compare
+      p.sizes.push_back(r.bytes);
+      p.log_seconds.push_back(res.time_us * 1e-6);
+      p.lines.push_back(r.line);
+    }
+    if (p.sizes.empty()) throw InputError(fmt::format("{}: no row with a positive size and time", l.source));
+    probes.push_back(std::move(p));
+    c.logs.push_back(std::move(ls));
+  }
+
+  Evaluator ev(in, c.keys, probes);
+  std::vector<double> x;
+  for (const auto& k : c.keys) x.push_back(k.value);
+  ev.times(x);  // the start must be valid: its InputError goes to the user
+  double best = ev.objective(x);
+  size_t n_sizes = 0;
+  for (const auto& p : probes) n_sizes += p.sizes.size();
+  auto report_progress = [&](const std::string& key) {
+    if (in.progress) in.progress(ev.evaluations, std::sqrt(best / static_cast<double>(n_sizes)), key);
+  };
+  constexpr int kSectionSteps = 24;
+  constexpr int kMaxSweeps = 8;
+  const double kGolden = (std::sqrt(5.0) - 1) / 2;
+  for (c.sweeps = 1; c.sweeps <= kMaxSweeps; ++c.sweeps) {
+    double moved = 0;
+    for (size_t i = 0; i < c.keys.size(); ++i) {
+      const FittedKey& k = c.keys[i];
+      double a = to_u(k, k.lo), b = to_u(k, k.hi);
+      const double width = b - a;
+      auto f_at = [&](double u) {
+        std::vector<double> y = x;
+        y[i] = from_u(k, u);
+        const double f = ev.objective(y);
+        report_progress(k.key);
+        return f;
+      };
+      double u1 = b - kGolden * (b - a), u2 = a + kGolden * (b - a);
+      double f1 = f_at(u1), f2 = f_at(u2);
+      for (int s = 0; s < kSectionSteps; ++s) {
+        if (f1 <= f2) {  // ties go left: deterministic
+          b = u2;
+          u2 = u1;
+          f2 = f1;
+          u1 = b - kGolden * (b - a);
+          f1 = f_at(u1);
+        } else {
+          a = u1;
+          u1 = u2;
+          f1 = f2;
+          u2 = a + kGolden * (b - a);
+          f2 = f_at(u2);
+        }
+      }
+      const double u = f1 <= f2 ? u1 : u2;
+      const double fu = std::min(f1, f2);
+      if (fu < best) {  // keep the current value unless the search found better
+        moved = std::max(moved, std::abs(u - to_u(k, x[i])) / width);
+        x[i] = from_u(k, u);
+        best = fu;
+      }
+    }
+    if (moved < 1e-4) break;
+  }
+  c.sweeps = std::min(c.sweeps, kMaxSweeps);
+
+  std::vector<double> x0;
+  for (const auto& k : c.keys) x0.push_back(k.start);
+  const auto t0 = ev.times(x0);
+  const auto t1 = ev.times(x);
+  for (size_t i = 0; i < c.keys.size(); ++i) {
+    c.keys[i].value = x[i];
+    c.keys[i].text = text_of(c.keys[i].type, x[i]);
+  }
+  double s0 = 0, s1 = 0;
+  for (size_t i = 0; i < probes.size(); ++i) {
+    const double factor = collective::bus_factor(probes[i].op, static_cast<int64_t>(probes[i].group.size()));
+    for (size_t k = 0; k < probes[i].sizes.size(); ++k) {
+      SizeResidual r;
+      r.log = i;
+      r.line = probes[i].lines[k];
+      r.bytes = probes[i].sizes[k];
+      r.log_time_us = probes[i].log_seconds[k] * 1e6;
+      r.log_busbw = static_cast<double>(r.bytes) / probes[i].log_seconds[k] / 1e9 * factor;
+      r.start_time_us = t0[i][k] * 1e6;
+      r.fit_time_us = t1[i][k] * 1e6;
+      r.fit_busbw = static_cast<double>(r.bytes) / t1[i][k] / 1e9 * factor;
+      r.ratio = r.fit_busbw / r.log_busbw;
+      const double e0 = probes[i].log_seconds[k] / t0[i][k] - 1;
+      s0 += e0 * e0;
+      s1 += (r.ratio - 1) * (r.ratio - 1);
+      c.max_abs_fit = std::max(c.max_abs_fit, std::abs(r.ratio - 1));
+      c.rows.push_back(r);
+    }
+  }
+  c.rms_start = std::sqrt(s0 / static_cast<double>(c.rows.size()));
+  c.rms_fit = std::sqrt(s1 / static_cast<double>(c.rows.size()));
+  c.evaluations = ev.evaluations;
+  c.refused = ev.refused;
+  return c;
+}
+
+std::string fragment_yaml(const Calibration& c, const CalibrationInput& in) {
+  std::ostringstream out;
+  out << "# podnet calibrate: fitted on scenario " << in.scenario << " (" << c.engine << " engine) to\n";
+  for (const auto& l : c.logs)
+    out << fmt::format("#   {}: {} on {} host(s) x {} GPU(s)\n", l.source, l.op, l.hosts, l.ranks_per_host);
+  out << fmt::format("# residual of busbw over {} sizes: rms {:.2f}% (from {:.2f}% at the start), max {:.2f}%\n",
+                     c.rows.size(), 100 * c.rms_fit, 100 * c.rms_start, 100 * c.max_abs_fit);
+  out << "# apply with: podnet bench|train SCENARIO --config-add THIS_FILE\n";
+  std::map<std::string, std::vector<const FittedKey*>> by_section;
+  for (const auto& k : c.keys) by_section[k.key.substr(0, k.key.find('.'))].push_back(&k);
+  for (const auto& [section, keys] : by_section) {
+    out << section << ":\n";
+    for (const auto* k : keys)
+      out << fmt::format("  {}: {}    # was {}\n", k->key.substr(k->key.find('.') + 1), k->text, k->start_text);
+  }
+  return out.str();
+}
+
+nlohmann::json to_json(const Calibration& c) {
+  nlohmann::json keys = nlohmann::json::array();
+  for (const auto& k : c.keys)
+    keys.push_back({{"key", k.key}, {"start", k.start_text}, {"fitted", k.text},
+                    {"lo", text_of(k.type, k.lo)}, {"hi", text_of(k.type, k.hi)},
+                    {"ratio", report::round_to(k.start != 0 ? k.value / k.start : 0, 6)}});
+  nlohmann::json logs = nlohmann::json::array();
+  for (const auto& l : c.logs)
+    logs.push_back({{"source", l.source}, {"op", l.op}, {"hosts", l.hosts}, {"ranks_per_host", l.ranks_per_host}});
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : c.rows)
+    rows.push_back({{"log", r.log}, {"line", r.line}, {"bytes", r.bytes},
+                    {"log_time_us", report::round_to(r.log_time_us, 3)},
+                    {"log_busbw_gbps", report::round_to(r.log_busbw, 4)},
+                    {"start_time_us", report::round_to(r.start_time_us, 3)},
+                    {"fit_time_us", report::round_to(r.fit_time_us, 3)},
+                    {"fit_busbw_gbps", report::round_to(r.fit_busbw, 4)}, {"ratio", report::round_to(r.ratio, 4)}});
+  return {{"engine", c.engine},
+          {"keys", keys},
+          {"logs", logs},
+          {"rows", rows},
+          {"rms_start", report::round_to(c.rms_start, 6)},
+          {"rms_fit", report::round_to(c.rms_fit, 6)},
+          {"max_abs_fit", report::round_to(c.max_abs_fit, 6)},
+          {"evaluations", c.evaluations},
+          {"refused", c.refused},
+          {"sweeps", c.sweeps},
+          {"optimizer", "cyclic coordinate descent, golden-section line search per key (24 steps, log space for "
+                        "positive bounds), sweeps until no key moves by 1e-4 of its range (at most 8)"},
+          {"residual", "busbw_podnet / busbw_log - 1 = time_log / time_podnet - 1, per size"}};
+}
+
+}  // namespace podnet::study

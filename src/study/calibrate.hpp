@@ -1,0 +1,116 @@
+// Calibration: fit numeric scenario keys (link speeds, latencies,
+// efficiencies) so that podnet's bench reproduces measured nccl-tests logs.
+//
+// Model. For each log (report/nccl_tests.hpp) podnet runs the same
+// collective (the log's test) on a group laid out as the log's ranks: H
+// hosts x G ranks per host become the first G GPUs of servers 0..H-1, so the
+// NVLink / NIC split of every ring or tree matches. For each size s of the
+// log, with knob values x, the residual is
+//     r_s(x) = t_log(s) / t_podnet(s; x) - 1  =  busbw_podnet / busbw_log - 1
+// (the relative busbw error; busbw = size / time x the same bus factor on
+// both sides, so times are compared: they keep their precision at small
+// sizes where nccl-tests prints busbw 0.00). The fit minimises
+//     F(x) = sum over logs and sizes of r_s(x)^2.
+//
+// Optimiser: cyclic coordinate descent with a golden-section line search per
+// key over its bounds (in log space when the lower bound is positive, else
+// linear), 24 section steps per search (the bracket shrinks by 0.618^24 =
+// 1e-5 of its width), whole sweeps repeated until no key moves by more than
+// 1e-4 of its range or after 8 sweeps. Deterministic: no random start; the
+// same logs and scenario give the same values. Golden section finds the
+// minimum of a unimodal function; F along one key is unimodal for the alpha-
+// beta and max-min models (time is monotone in each bandwidth and latency),
+// but two keys that trade off (an efficiency and the speed it scales) have a
+// valley of equal minima: fit one of them.
+//
+// A key is "section.name" of a scenario key of type bandwidth, time or real
+// (`podnet list`); its bounds default to [start/8, 2 x start] for a
+// bandwidth, [start/20, 20 x start] for a time (0 .. 50 us when the start is
+// 0) and [start/4, 4 x start] for a real, clipped to the key's valid range;
+// `KEY=LO:HI` sets them (with units: `server.nic_speed=100Gbps:800Gbps`).
+// The start is the scenario's value (network.stack_latency: the transport's).
+// Values the scenario refuses (server.nic_speed above switch.port_speed)
+// count as F = infinity: the search stays where the scenario is valid.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/params.hpp"
+#include "report/nccl_tests.hpp"
+
+namespace podnet::study {
+
+struct CalibrationInput {
+  std::string scenario;                 // path or built-in name
+  std::vector<std::string> sets;        // --set overrides (applied to every evaluation)
+  std::vector<std::string> fragments;   // --config-add files
+  std::vector<report::NcclTestsLog> logs;
+  std::vector<std::string> fit;         // "KEY" or "KEY=LO:HI"; empty: the default keys (default_fit_keys)
+  std::string engine;                   // analytical | flow; "" = the scenario's network.engine
+  std::string op;                       // the collective of logs that do not name their test ("" = none)
+  // Called after every evaluation with (evaluations so far, best rms residual so far, the key being searched).
+  std::function<void(int, double, const std::string&)> progress;
+};
+
+struct FittedKey {
+  std::string key;          // "server.nic_speed"
+  ParamType type = ParamType::Real;
+  double start = 0;         // SI: bits/s, seconds, or the number
+  double lo = 0, hi = 0;    // bounds
+  double value = 0;         // fitted
+  std::string text;         // the fitted value in scenario syntax ("360.000000Gbps")
+  std::string start_text;
+};
+
+struct SizeResidual {
+  size_t log = 0;           // index in CalibrationInput::logs
+  int line = 0;             // the row's line in the log
+  int64_t bytes = 0;
+  double log_time_us = 0, log_busbw = 0;  // busbw = size / time x bus factor (from the log's time)
+  double start_time_us = 0, fit_time_us = 0;
+  double fit_busbw = 0;
+  double ratio = 0;         // fit_busbw / log_busbw
+};
+
+struct LogSetup {
+  std::string source;
+  std::string op;           // podnet op name
+  int hosts = 0, ranks_per_host = 0;
+  std::vector<int32_t> gpus;
+};
+
+struct Calibration {
+  std::vector<FittedKey> keys;
+  std::vector<LogSetup> logs;
+  std::vector<SizeResidual> rows;
+  std::string engine;
+  double rms_start = 0;     // sqrt(mean r^2) at the start values
+  double rms_fit = 0;       // and at the fitted ones
+  double max_abs_fit = 0;   // max |r| at the fitted values
+  int evaluations = 0;
+  int refused = 0;          // evaluations at values the scenario refuses (e.g. a NIC faster than its switch port)
+  int sweeps = 0;
+};
+
+// The keys fitted when --fit is not given: within one server (every log on
+// one host) server.nvlink_bandwidth and server.nvlink_latency; across
+// servers server.nic_speed and network.stack_latency.
+std::vector<std::string> default_fit_keys(const std::vector<report::NcclTestsLog>& logs);
+
+// Runs the fit. InputError for a bad key or bound, a log podnet cannot lay
+// out on the scenario (more ranks per host than server.gpus, more hosts
+// than servers, uneven hosts), or a log that does not say its collective.
+Calibration calibrate(const CalibrationInput& in);
+
+// The fitted keys as a scenario fragment (`--config-add FILE`), with a
+// comment saying what it was fitted to.
+std::string fragment_yaml(const Calibration& c, const CalibrationInput& in);
+
+// The result document part: {"engine", "keys": [...], "logs": [...], "rows": [...], "rms_start", "rms_fit", ...}.
+nlohmann::json to_json(const Calibration& c);
+
+}  // namespace podnet::study

@@ -1,0 +1,85 @@
+#include "study/calibrate.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/error.hpp"
+
+namespace podnet::study {
+namespace {
+
+report::NcclTestsLog log_on(int hosts, int per_host) {
+  report::NcclTestsLog l;
+  l.source = "t.log";
+  l.test = "all_reduce";
+  for (int h = 0; h < hosts; ++h)
+    for (int g = 0; g < per_host; ++g)
+      l.ranks.push_back({h * per_host + g, 0, 0, "host" + std::to_string(h), g, "gpu"});
+  l.rows.push_back({});
+  l.rows.back().bytes = 1 << 20;
+  l.rows.back().out_of_place = {true, 100.0, 0, 0};
+  return l;
+}
+
+TEST(Calibrate, DefaultKeysFollowTheLogsLayout) {
+  EXPECT_EQ(default_fit_keys({log_on(1, 8)}),
+            (std::vector<std::string>{"server.nvlink_bandwidth", "server.nvlink_latency"}));
+  EXPECT_EQ(default_fit_keys({log_on(1, 8), log_on(2, 8)}),
+            (std::vector<std::string>{"server.nic_speed", "network.stack_latency"}));
+}
+
+TEST(Calibrate, RefusesLogsThatDoNotFitTheScenario) {
+  CalibrationInput in;
+  in.scenario = "leafspine-8k";
+  in.sets = {"topology.gpus=64"};
+  in.engine = "analytical";
+  in.logs = {log_on(9, 8)};  // 9 hosts; the scenario has 64 / 8 = 8 servers
+  try {
+    calibrate(in);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "t.log: 9 hosts, but the scenario has 8 servers");
+  }
+  in.logs = {log_on(2, 8)};
+  in.logs[0].test = "hypercube";
+  EXPECT_THROW(calibrate(in), InputError);
+  in.logs = {log_on(2, 8)};
+  in.fit = {"server.nic_speed=400Gbps"};  // no ':'
+  EXPECT_THROW(calibrate(in), InputError);
+  in.fit = {"server.nic_speed", "server.nic_speed"};
+  EXPECT_THROW(calibrate(in), InputError);
+  in.fit = {};
+  in.engine = "packet";  // hundreds of packet-level runs: refused
+  EXPECT_THROW(calibrate(in), InputError);
+}
+
+// A time alone cannot place a one-key fit outside its bounds: a log 1000x slower than anything the NIC range
+// allows pins server.nic_speed at the lower bound (400 Gbps / 8 = 50 Gbps), and the fragment says so.
+TEST(Calibrate, StaysInsideTheBoundsAndWritesAFragment) {
+  CalibrationInput in;
+  in.scenario = "leafspine-8k";
+  in.sets = {"topology.gpus=64"};
+  in.engine = "analytical";
+  in.fit = {"server.nic_speed"};
+  in.logs = {log_on(2, 8)};
+  in.logs[0].rows[0].out_of_place.time_us = 1e6;  // 1 s for 1 MiB
+  const Calibration c = calibrate(in);
+  ASSERT_EQ(c.keys.size(), 1u);
+  EXPECT_NEAR(c.keys[0].value / 50e9, 1.0, 1e-3);
+  EXPECT_EQ(c.keys[0].lo, 50e9);
+  EXPECT_EQ(c.keys[0].hi, 800e9);
+  ASSERT_EQ(c.rows.size(), 1u);
+  // Still far too fast, and the residual shows it: a ring all-reduce of 1 MiB on 16 ranks sends
+  // 2 x 15/16 x 1,048,576 = 1,966,080 B per rank through the NIC at 50 Gbps x 4096/4178 (rocev2 wire efficiency)
+  // = 6.127 GB/s: 320.9 us plus the latencies (30 steps of a few us), well under 1,000 us. podnet / log busbw =
+  // t_log / t_podnet is then between 1e6 / 1000 = 1000 and 1e6 / 320.9 = 3116.
+  EXPECT_GT(c.rows[0].ratio, 1000.0);
+  EXPECT_LT(c.rows[0].ratio, 3116.0);
+  const std::string y = fragment_yaml(c, in);
+  EXPECT_NE(y.find("server:\n  nic_speed: 50."), std::string::npos) << y;
+  EXPECT_NE(y.find("# was 400.000000Gbps"), std::string::npos) << y;
+}
+
+}  // namespace
+}  // namespace podnet::study
