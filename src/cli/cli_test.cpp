@@ -275,8 +275,8 @@ TEST(Cli, BenchRowsAndBadSizes) {
 struct GoldenCase {
   std::string name;  // directory name
   fs::path dir;
-  std::string args;      // podnet arguments, without --format
-  fs::path expected;     // the checked-in output
+  std::string args;   // podnet arguments, without --format
+  fs::path expected;  // the checked-in output
 };
 void PrintTo(const GoldenCase& c, std::ostream* os) { *os << c.name; }
 
@@ -289,7 +289,8 @@ std::string read_args(const fs::path& file) {
     const auto a = line.find_first_not_of(" \t");
     if (a == std::string::npos || line[a] == '#') continue;
     const auto b = line.find_last_not_of(" \t\r");
-    joined += (joined.empty() ? "" : " ") + line.substr(a, b - a + 1);
+    if (!joined.empty()) joined += ' ';
+    joined.append(line, a, b - a + 1);
   }
   return joined;
 }
@@ -328,7 +329,9 @@ TEST_P(Golden, RunTwiceMatchesExpected) {
   ASSERT_FALSE(c.args.empty()) << c.dir / "args" << " is empty";
   const std::string cmd = "cd '" + c.dir.string() + "' && " + PODNET_BINARY + " " + c.args + " --format json";
   const bool update = std::getenv("PODNET_UPDATE_GOLDEN") != nullptr;
-  if (!update) ASSERT_TRUE(fs::exists(c.expected)) << c.expected << " missing (PODNET_UPDATE_GOLDEN=1 writes it)";
+  if (!update) {
+    ASSERT_TRUE(fs::exists(c.expected)) << c.expected << " missing (PODNET_UPDATE_GOLDEN=1 writes it)";
+  }
   const Result first = run_shell(cmd);
   ASSERT_EQ(first.status, 0) << c.name << ": podnet " << c.args << " failed: " << first.out;
   const Result second = run_shell(cmd);
