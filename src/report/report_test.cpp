@@ -1,0 +1,134 @@
+// The reporters' shared pieces (report.hpp): rounding, number formatting,
+// the console table, flat CSV and the document's run context. Expected
+// strings are worked out by hand from the rules stated in report.hpp.
+#include "report/report.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "core/version.hpp"
+
+namespace podnet::report {
+namespace {
+
+TEST(Report, RoundToKeepsDecimalsAndNeverGivesMinusZero) {
+  EXPECT_DOUBLE_EQ(round_to(1.23456789, 3), 1.235);  // 1234.56789 rounds to 1235
+  EXPECT_DOUBLE_EQ(round_to(1.0000004), 1.0);        // default 6 decimals: 1000000.4 -> 1000000
+  EXPECT_DOUBLE_EQ(round_to(1.0000006), 1.000001);   // 1000000.6 -> 1000001
+  EXPECT_DOUBLE_EQ(round_to(2.5, 0), 3.0);           // halves go away from zero (std::round)
+  EXPECT_DOUBLE_EQ(round_to(-2.5, 0), -3.0);
+  // -0.0000001 at 3 decimals is -0.0001 -> round gives -0: reported as +0, so JSON never shows "-0".
+  const double z = round_to(-0.0000001, 3);
+  EXPECT_EQ(z, 0.0);
+  EXPECT_FALSE(std::signbit(z));
+}
+
+TEST(Report, ThousandsSeparatesGroupsOfThree) {
+  EXPECT_EQ(thousands(0), "0");
+  EXPECT_EQ(thousands(999), "999");
+  EXPECT_EQ(thousands(1000), "1,000");
+  EXPECT_EQ(thousands(16384), "16,384");
+  EXPECT_EQ(thousands(1234567), "1,234,567");
+  EXPECT_EQ(thousands(-1234), "-1,234");
+  EXPECT_EQ(thousands(-999), "-999");
+}
+
+TEST(Report, FixedRoundsThenGroupsTheIntegerPart) {
+  EXPECT_EQ(fixed(1234.5, 1), "1,234.5");
+  EXPECT_EQ(fixed(1234.56, 1), "1,234.6");
+  EXPECT_EQ(fixed(-1234.567, 2), "-1,234.57");
+  EXPECT_EQ(fixed(999999.996, 2), "1,000,000.00");  // rounding carries into a new group
+  EXPECT_EQ(fixed(0.5, 0), "1");                    // no decimals: no point
+  EXPECT_EQ(fixed(-0.4, 0), "0");                   // -0.4 rounds to -0, shown as 0
+  EXPECT_EQ(fixed(-0.5, 1), "-0.5");                // a negative value under 1 keeps its sign
+}
+
+std::string table_text(const Table& t, const std::string& indent = "") {
+  std::ostringstream out;
+  t.write(out, indent);
+  return out.str();
+}
+
+TEST(Report, TableAlignsNumbersRightAndTextLeft) {
+  // Widths: column 0 = max("name", "leaf", "spine") = 5, column 1 = max("count", "1,024", "16") = 5.
+  // Column 1 holds only numbers, so it is right-aligned (header too); the first column is always left.
+  // Separator: (5 + 2) + (5 + 2) - 2 = 12 dashes. Cells are joined by two spaces; trailing spaces cut.
+  Table t({"name", "count"});
+  t.add({"leaf", "1,024"});
+  t.add({"spine", "16"});
+  EXPECT_EQ(table_text(t),
+            "name   count\n"
+            "------------\n"
+            "leaf   1,024\n"
+            "spine     16\n");
+  // A column with one non-numeric cell ("x") is left-aligned; widths 2 and 2, separator 6, indent on every line.
+  Table u({"k", "v"});
+  u.add({"a", "x"});
+  u.add({"bb", "10"});
+  EXPECT_EQ(table_text(u, "  "),
+            "  k   v\n"
+            "  ------\n"
+            "  a   x\n"
+            "  bb  10\n");
+}
+
+TEST(Report, TableCellsThatReadAsNumbers) {
+  // "99.0%", "3 / 4", "(2)", "1.5 x" read as numbers (right-aligned under a wider header "value").
+  Table t({"k", "value"});
+  for (const char* c : {"99.0%", "3 / 4", "(2)", "1.5 x"}) t.add({"a", c});
+  EXPECT_EQ(table_text(t),
+            "k  value\n"
+            "--------\n"
+            "a  99.0%\n"
+            "a  3 / 4\n"
+            "a    (2)\n"
+            "a  1.5 x\n");
+}
+
+TEST(Report, TableWithoutHeaderHasNoSeparator) {
+  Table t({"", ""});
+  t.add({"gpus", "8"});
+  t.add({"nics", "16"});
+  // widths 4 and 2, numbers right-aligned: "gpus" + 2 spaces + " 8"
+  EXPECT_EQ(table_text(t), "gpus   8\nnics  16\n");
+}
+
+TEST(Report, FlatCsvFlattensKeysAndQuotesOnlyWhenNeeded) {
+  // nlohmann::json objects iterate in sorted key order: a.b, a.c.0, a.c.1, d, e.
+  nlohmann::json doc = {{"d", "say \"hi\""}, {"a", {{"c", {true, "x,y"}}, {"b", 1}}}, {"e", nullptr}};
+  std::ostringstream out;
+  write_flat_csv(doc, out);
+  EXPECT_EQ(out.str(),
+            "key,value\n"
+            "a.b,1\n"
+            "a.c.0,true\n"
+            "a.c.1,\"x,y\"\n"         // a comma: quoted
+            "d,\"say \"\"hi\"\"\"\n"  // quotes: quoted and doubled (RFC 4180)
+            "e,null\n");
+}
+
+TEST(Report, JsonIsIndentedByTwoWithATrailingNewline) {
+  std::ostringstream out;
+  write_json({{"b", 1.5}, {"a", {1, 2}}}, out);
+  EXPECT_EQ(out.str(), "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"b\": 1.5\n}\n");
+}
+
+TEST(Report, NewDocumentCarriesSchemaAndRunContext) {
+  const RunContext ctx{"bench", "leafspine-8k", "leafspine-8k.yaml (built-in)", 42};
+  const nlohmann::json doc = new_document(ctx);
+  EXPECT_EQ(doc.size(), 2u);  // schema_version and run, nothing else yet
+  EXPECT_EQ(doc["schema_version"], kSchemaVersion);
+  const nlohmann::json& run = doc["run"];
+  EXPECT_EQ(run["command"], "bench");
+  EXPECT_EQ(run["scenario"], "leafspine-8k");
+  EXPECT_EQ(run["source"], "leafspine-8k.yaml (built-in)");
+  EXPECT_EQ(run["seed"], 42u);
+  EXPECT_EQ(run["podnet_version"], version());
+  EXPECT_EQ(run["git_sha"], git_sha());
+  EXPECT_EQ(run.size(), 6u);  // no wall-clock time or host in the run context
+}
+
+}  // namespace
+}  // namespace podnet::report
