@@ -1,0 +1,56 @@
+// hottest_links (report_util.hpp): mean utilization = bytes x 8 / (capacity x
+// makespan), highest first, ties by bytes then link id. Every figure below is
+// exact in binary (makespan 1 s), so the ties are real ties.
+#include "engine/report_util.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace podnet::engine {
+namespace {
+
+// Directed links 0..4: link 4 is a 100 Gb/s link, the others 400 Gb/s.
+double capacity(routing::DirLink d) { return d == 4 ? 100e9 : 400e9; }
+
+// bytes: link 0 idle (left out); 1 and 3: 25 GB in 1 s on 400 Gb/s = 2e11 / 4e11 = 0.5;
+// link 2: 50 GB -> 4e11 / 4e11 = 1.0; link 4: 12.5 GB on 100 Gb/s -> 1e11 / 1e11 = 1.0.
+const std::vector<double> kBytes = {0, 25e9, 50e9, 25e9, 12.5e9};
+
+std::vector<routing::DirLink> ids(const std::vector<LinkReport>& r) {
+  std::vector<routing::DirLink> out;
+  for (const auto& l : r) out.push_back(l.link);
+  return out;
+}
+
+TEST(HottestLinks, HighestUtilizationFirstTiesByBytesThenLink) {
+  const auto all = hottest_links(kBytes, nullptr, Time::from_seconds(1.0), 10, capacity);
+  // 2 and 4 both at 1.0: 2 carried more bytes; 1 and 3 both at 0.5 with equal bytes: lower id first.
+  EXPECT_EQ(ids(all), (std::vector<routing::DirLink>{2, 4, 1, 3}));
+  ASSERT_EQ(all.size(), 4u);
+  EXPECT_EQ(all[0].mean_utilization, 1.0);
+  EXPECT_EQ(all[1].mean_utilization, 1.0);
+  EXPECT_EQ(all[2].mean_utilization, 0.5);
+  EXPECT_EQ(all[1].bytes, 12.5e9);
+  // Without a peak vector the peak is the mean.
+  for (const auto& l : all) EXPECT_EQ(l.peak_utilization, l.mean_utilization);
+}
+
+TEST(HottestLinks, CountLimitsTheListAndPeaksComeFromTheEngine) {
+  const std::vector<double> peak = {0, 0.9, 1.0, 0.7, 1.0};
+  const auto top = hottest_links(kBytes, &peak, Time::from_seconds(1.0), 3, capacity);
+  EXPECT_EQ(ids(top), (std::vector<routing::DirLink>{2, 4, 1}));
+  EXPECT_EQ(top[2].peak_utilization, 0.9);  // link 1's own peak, not its mean 0.5
+  EXPECT_TRUE(hottest_links(kBytes, nullptr, Time::from_seconds(1.0), 0, capacity).empty());
+  EXPECT_TRUE(hottest_links(kBytes, nullptr, Time::from_seconds(1.0), -1, capacity).empty());
+}
+
+TEST(HottestLinks, ZeroMakespanRanksByBytes) {
+  // No time: every utilization is 0, so the order is by bytes (2, then 1 and 3 by id, then 4).
+  const auto all = hottest_links(kBytes, nullptr, Time(), 10, capacity);
+  EXPECT_EQ(ids(all), (std::vector<routing::DirLink>{2, 1, 3, 4}));
+  for (const auto& l : all) EXPECT_EQ(l.mean_utilization, 0.0);
+}
+
+}  // namespace
+}  // namespace podnet::engine
