@@ -1,35 +1,10 @@
 // Options of the packet-level engine: congestion-control presets, switch
 // buffer, PFC, transport timers. The model they parameterise is stated in
-// packet_sim.hpp; each preset below names the paper or repository its figures come from.
+// packet_sim.hpp and the component headers it names.
 //
-// Congestion-control presets (`cc`):
-//   dcqcn_paper  DCQCN as in Zhu et al. (SIGCOMM 2015) and its fluid model
-//                (dcqcn2.m): Kmin 5 KB, Kmax 200 KB, Pmax 1 %, g 1/256,
-//                CNP interval N = 50 us, alpha interval K = 55 us, rate-decrease
-//                interval 50 us, increase timer T = 55 us, byte counter
-//                B = 10 MB, F = 5 fast-recovery stages, R_AI 40 Mb/s. Absolute
-//                values (the paper's 40 Gb/s setting), not scaled with the link.
-//                R_HAI = 10 R_AI = 400 Mb/s [assumption: the fluid model has no
-//                hyper increase; the paper's text gives no figure we checked].
-//                Target clamped to the current rate on every decrease (RT = RC).
-//   dcqcn_nic    the HPCC repository's NIC-style ("mlx") DCQCN: alpha interval
-//                1 us, rate-decrease interval 4 us, RP timer 300 us, g 1/256,
-//                F = 1, no byte counter (timer stages only: stage < F fast
-//                recovery, = F additive, > F hyper), R_AI = 5 Mb/s x bw/25G,
-//                R_HAI = 50 Mb/s x bw/25G, Kmin/Kmax = 100/400 KB x bw/25G,
-//                Pmax 0.2; minimum rate 1 Mb/s (NVIDIA rpg_min_rate); target not
-//                clamped on back-to-back decreases (HPCC ClampTargetRate off).
-//                CNPs at most every 4 us per QP: HPCC's model echoes ECN on every
-//                ACK and lets the 4 us decrease interval pace the reaction; with
-//                50 us here (the paper's N) the 1 us alpha decay leaves alpha too
-//                small to drain a queue (measured: 5 MB queues at 100G).
-//                [The 4 us figure is a modelling choice, not a NIC default we checked.]
-//   infiniband   credit-based link-level flow control (lossless, never
-//                drops, no PFC frames), no end-to-end congestion control: QPs
-//                send at line rate; a port sends a data packet only while it
-//                holds credits for the downstream switch's buffer.
-//   none         line rate, no ECN reaction; PFC (or drops if pfc = false).
-// bw is the rate of the port (ECN thresholds) or of the QP's NIC (R_AI, R_HAI).
+// Congestion control (`cc`): the name of an algorithm in the registry of
+// cc/congestion_control.hpp (dcqcn_paper, dcqcn_nic, infiniband, none;
+// each model and its figures are stated in its header under cc/).
 #pragma once
 
 #include <cstdint>
@@ -41,30 +16,11 @@
 
 namespace podnet::engine::packet {
 
-struct DcqcnParams {
-  bool enabled = false;       // false: no ECN marking, no CNPs, QPs at line rate
-  double ref_bps = 0;         // > 0: Kmin, Kmax, R_AI, R_HAI scale by bw / ref_bps
-  Bytes kmin = 0;             // ECN RED band on the egress queue (bytes)
-  Bytes kmax = 0;
-  double pmax = 0;
-  double g = 1.0 / 256;       // alpha gain
-  double alpha0 = 1.0;        // initial alpha
-  Time cnp_interval;          // NP: at most one CNP per QP per interval
-  Time alpha_interval;        // K: alpha decays by (1 - g) per interval without CNP
-  Time decrease_interval;     // at most one rate decrease per interval
-  Time increase_timer;        // T: rate-increase timer period
-  Bytes byte_counter = 0;     // B: rate-increase byte counter (0 = none: timer stages only)
-  int32_t fast_recovery = 5;  // F
-  double rai_bps = 0;         // additive increase step
-  double rhai_bps = 0;        // hyper increase step
-  double min_rate_bps = 0;    // floor of the current rate
-  bool clamp_target = true;   // RT = RC on every decrease (false: not on back-to-back decreases)
-};
-
 struct CcPreset {
   const char* name;
   const char* description;
 };
+// The registered algorithms (cc::registry()), for `podnet list` and the scenario schema.
 const std::vector<CcPreset>& cc_presets();
 
 struct PacketOptions {
@@ -90,9 +46,5 @@ struct PacketOptions {
   bool sample_streams = false;      // also sample every stream's delivered bytes and DCQCN rate
   int32_t window_packets = 0;       // > 0: at most this many unacknowledged packets per QP
 };
-
-// The DCQCN parameters of a preset (enabled = false for `infiniband`, `none`).
-// Throws InputError listing the presets for an unknown name.
-DcqcnParams dcqcn_preset(std::string_view cc);
 
 }  // namespace podnet::engine::packet

@@ -12,38 +12,29 @@
 // (ECN marking) draws from one seeded stream, so a run is a pure function of
 // its inputs.
 //
-// 1. Links and ports.
-//   A packet of w wire bytes leaves port d in ser(d, w) = 8 w / C_d (rounded to
-//   1 ps) and reaches the other end after the link's latency, plus the
-//   topology's switch latency when that end is a switch (the forwarding
-//   pipeline is modelled as part of the hop). On Copper/Optical links a data
-//   packet has w = payload + header bytes of the transport (rocev2: 4096 + 82);
-//   on NVLink/PCIe only the payload is carried (as the flow engine assumes).
-//   Control packets (ACK, NACK, CNP) are max(84, header + 4) bytes.
-//   Each port has three FIFO classes: control (strict priority, never paused,
-//   never dropped, not counted in the buffer), the RDMA data class, lossless
-//   with PFC (or credits), and a lossy data class (used when PFC is off).
-//   Transit data and the node's own QPs share a port round-robin.
+// The engine is built of components, each owning its state and stating its
+// model in its header; the simulation core (packet_sim.cpp) owns the event
+// loop and moves packets between them (they never call each other back):
+//   port.hpp           §1 links and ports: serialization, the three classes
+//                      and their scheduler, ECN marking (§4), PFC state, telemetry
+//   switch_buffer.hpp  §2 shared buffer, dynamic threshold, lossless headroom,
+//                      PFC decisions; InfiniBand credits
+//   nic.hpp            §5 QPs: pacing, go-back-N, ACK/NACK, reorder buffer
+//   cc/                §6 congestion control behind one interface and a
+//                      registry (cc/congestion_control.hpp): DCQCN
+//                      (cc/dcqcn.hpp), line rate with credits or PFC
+//                      (cc/line_rate.hpp)
 //
-// 2. Switch buffer (HPCC's switch MMU, alibaba-edu/High-Precision-Congestion-Control switch-mmu.cc). A switch has B
-//   bytes of shared buffer (PacketOptions::buffer_bytes, default the sum over
-//   its ports of rate x 40 us). For the lossless class every ingress port i
-//   has a reserve r = 4 KB, a headroom h_i and the accounting
-//     threshold  T = (B - sum_i h_i - sum_i r - S) >> 3      (alpha = 1/8)
-//   where S is the shared bytes in use (all ingress ports, plus lossy bytes).
-//   A packet of s bytes entering on i with u_i bytes already held: drop if
-//   s + hdrm_i > h_i and s + max(u_i - r, 0) > T (headroom exhausted; does not
-//   happen when h_i is large enough); bytes beyond r + T count as headroom.
-//   XOFF (PAUSE) is sent upstream when hdrm_i > 0 or u_i - r >= T; XON when
-//   hdrm_i = 0 and (u_i - r = 0 or u_i - r + 3 KB <= T). Bytes are released
-//   when the packet starts leaving its egress port.
-//   Lossy class: dynamic threshold on the egress queue: drop if
-//   q + s > (B - sum h - sum r - S) >> 3.
-//   Headroom of ingress port i (link rate C, one-way latency L):
-//     h_i = 2 x MTU_wire + 2 C L + 3840 B + C x switch_latency
-//   = the Mellanox formula (MTU_S + MTU_R + 2 rate cable_delay + 3840 B) plus
-//   the bytes inside the forwarding pipeline, which this model counts only
-//   when they reach the buffer.
+// 1. Links and ports (port.hpp). A packet of w wire bytes leaves port d in
+//   8 w / C_d and arrives after the link's latency (plus the switch latency
+//   when it enters a switch). Control packets (ACK, NACK, CNP) are
+//   max(84, header + 4) bytes. Each port has three FIFO classes: control
+//   (strict priority), the lossless data class and a lossy one; transit data
+//   and the node's own QPs share a port round-robin.
+//
+// 2. Switch buffer (switch_buffer.hpp; HPCC's switch MMU): B bytes shared,
+//   per-ingress reserve and headroom, dynamic threshold T = free >> 3, XOFF
+//   and XON decisions, lossy drops past the threshold.
 //
 // 3. PFC. A PAUSE frame about ingress i leaves on the reverse direction
 //   after the frame being sent there (if any), takes ser(84 B) + L to arrive,
@@ -54,60 +45,18 @@
 //   sent (by the receiving end of d, about d) and received (by d's egress),
 //   time paused.
 //
-// 4. ECN (DCQCN CP). When a data packet leaves an egress queue of a switch
-//   (as HPCC's switch marks, at dequeue, so the mark reflects the queue now,
-//   not the queue the packet joined) that still holds q bytes of its class,
-//   it is marked with probability
-//     p = 0 (q <= Kmin), Pmax (q - Kmin) / (Kmax - Kmin) (Kmin < q <= Kmax), 1 (q > Kmax).
+// 4. ECN (port.hpp): marking at dequeue on a switch's egress queue with the
+//   RED band of the congestion control in force (cc::Traits).
 //
-// 5. RoCEv2 NIC. A message of S bytes on one QP is ceil(S / MTU) packets with
-//   sequence numbers (PSN) 0..n-1. The sender NIC's uplink port serves its
-//   QPs round-robin; a QP may send when its rate limiter allows (next send =
-//   previous send + 8 w / RC) and, with `window_packets`, while fewer than
-//   that many packets are unacknowledged.
-//   Receiver (ECMP-routed QPs: packets of one QP stay in order): an in-order
-//   packet advances rcv_nxt (ACKs: see below). An out-of-order packet is discarded and, once per hole, a
-//   NACK(rcv_nxt) is sent; the sender goes back to that PSN (go-back-N).
-//   Per-packet routing (adaptive, spray) reorders packets, so the receiver
-//   keeps a reorder buffer (bitmap: out-of-order data is placed, as NICs that
-//   support adaptive routing do) and, on a lossy class, NACKs a hole only
-//   when `reorder_nack_packets` packets lie beyond it (on a lossless class a
-//   hole is only ever reordering: no NACK, the RTO remains the safety net);
-//   reported: the largest number of packets held, and the reorder delay
-//   (from the first packet held to the hole being filled).
-//   ACKs: every `ack_every`-th in-order packet, the last one, and whenever
-//   `ack_delay` has passed since the previous ACK (so slow QPs are ACKed
-//   per packet and the RTO only fires on loss).
-//   Timeout: if no ACK progress for RTO the sender goes back to the oldest
-//   unacknowledged PSN. RTO (default) = 1 ms + 2 x the largest switch's
+// 5. RoCEv2 NIC (nic.hpp): QPs of ceil(S / MTU) packets, paced at the rate
+//   their congestion control sets, go-back-N with NACKs and an RTO, ACKs
+//   every `ack_every` packets or `ack_delay`, a reorder buffer for
+//   per-packet routing. RTO (default) = 1 ms + 2 x the largest switch's
 //   buffer drain time B / (mean port rate), so queueing never triggers it.
-//   A stream completes when its last byte is delivered in order at the
-//   receiver, plus the in-server links after the network (their latency and
-//   one packet's serialization).
 //
-// 6. DCQCN (Zhu et al. 2015; NIC variant as HPCC's "mlx" model).
-//   NP: a marked data packet makes the receiver send a CNP, at most one per
-//   QP per `cnp_interval`.
-//   RP, on a CNP at time t (the first CNP of a QP sets alpha <- alpha0 = 1
-//   instead: the reaction point starts with the first congestion signal, as
-//   HPCC's model and the paper's initial alpha):
-//     alpha <- alpha (1 - g)^floor((t - t_alpha) / K)   (decay while no CNP came)
-//     alpha <- (1 - g) alpha + g;  t_alpha <- t
-//     if t - t_decrease >= decrease_interval:
-//       RT <- RC (always if clamp_target, else only if an increase happened since),
-//       RC <- max(RC (1 - alpha / 2), min_rate); restart the increase timer;
-//       timer and byte stages <- 0.
-//   Increase events: the timer every T while RC < line or RT < line; and
-//   (paper) every B bytes sent. With a byte counter (paper): stage counts
-//   i_T, i_B after the event; max(i_T, i_B) <= F: fast recovery;
-//   min(i_T, i_B) > F: hyper increase RT += R_HAI; otherwise additive
-//   RT += R_AI. Timer only (NIC): stage s before the event: s < F fast
-//   recovery, s = F additive, s > F hyper. Then RC <- (RT + RC) / 2;
-//   RT, RC <= line rate. When RC changes, the wait after the QP's last packet
-//   is rescaled to the new rate (HPCC's ChangeRate), so a QP slowed to a
-//   crawl wakes up when it recovers. CNP interval: 50 us (paper's N) in
-//   dcqcn_paper; 4 us in dcqcn_nic, where HPCC's model echoes ECN on every
-//   ACK and only the 4 us rate-decrease interval limits the reaction.
+// 6. Congestion control (cc/): the algorithm named by PacketOptions::cc,
+//   called by the NIC at congestion events (CNP, ACK feedback, its timer,
+//   bytes sent) through one interface; the ports read its marking band.
 //
 // 7. Routing. A QP's path is routing::Router::route(src, dst, entropy = QP)
 //   with the configured policy (ECMP hashes the RoCEv2 5-tuple; valiant,
@@ -203,6 +152,10 @@
 #include "topology/topology.hpp"
 
 namespace podnet::engine::packet {
+
+namespace cc {
+class CongestionControl;
+}
 
 struct StreamSpec {
   int32_t src = 0;     // GPU ranks
@@ -349,7 +302,8 @@ class PacketSim {
   // Buffer and lossless headroom the model gives a switch node / an ingress link.
   Bytes buffer_of(topology::NodeId switch_node) const;
   Bytes headroom_of(routing::DirLink ingress) const;
-  const DcqcnParams& dcqcn() const;
+  // The congestion-control algorithm of the run (cc/congestion_control.hpp).
+  const cc::CongestionControl& congestion_control() const;
   // Streams not yet delivered (0 after run() unless something is stuck).
   int64_t open_streams() const;
 

@@ -1,0 +1,132 @@
+// Congestion control of the packet engine: one interface, one registry.
+//
+// An algorithm is a CongestionControl: what the switches do for it (ECN
+// marking: the RED band on an egress queue), what the receiver NIC echoes
+// (a CNP per marked packet, or the count of marked packets on each ACK),
+// and how the sender reacts (the rate RC the NIC paces its QP at). The NIC
+// (nic.hpp) keeps one cc::Flow per QP inside the QP and calls the algorithm
+// at congestion events only:
+//   init / start        a QP is created / may send
+//   on_marked           receiver: a marked data packet arrived; true = send a CNP
+//   on_cnp              sender: a CNP arrived
+//   on_feedback         sender: an ACK or NACK arrived carrying the marks it echoes
+//   on_sent             sender: a data packet left (only with traits().byte_counter)
+//   on_timer / timer_next  the algorithm's own timer (one event per QP, generation-stamped)
+// The hooks a Traits flag turns off are never called, so an algorithm that
+// does not use them costs a predictable branch on the hot path; what is
+// called is one virtual call per congestion event, never per packet hop
+// (the ports read only the marking band, copied out of traits() at start).
+// A hook returns a Reaction: the new rate (the NIC applies it, rescaling the
+// pacing gap after the QP's last packet) and/or when the timer fires next.
+// A window-based algorithm sets Flow::window instead (packets in flight;
+// the NIC reads it with its own `window_packets` limit before every packet).
+// An algorithm never sees the NIC, the ports or the event queue.
+//
+// Where to add a congestion control: one header + source in this folder
+// with a class deriving from CongestionControl (its header states the model,
+// its equations and its source, as dcqcn.hpp does), one line in
+// registry.cpp (name, description, factory), one unit test with hand-derived
+// expectations beside it. `network.cc = NAME` then
+// selects it and `podnet list` shows it; nothing outside cc/ changes.
+//
+// Registered today: dcqcn_paper, dcqcn_nic (dcqcn.hpp), infiniband (credits,
+// line rate), none (line rate) (line_rate.hpp).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "core/units.hpp"
+
+namespace podnet::engine::packet::cc {
+
+// Per-QP congestion state: one struct for every algorithm (each uses its
+// part), kept inside the NIC's QP next to what the sender reads per packet.
+struct Flow {
+  double line = 0;    // the QP's NIC line rate (bps)
+  double rate = 0;    // current rate RC: the NIC paces the QP at it (set only by the NIC, from a Reaction)
+  uint32_t window = 0;  // > 0: at most this many packets unacknowledged (window-based algorithms set it)
+  double cwnd = 0;      // congestion window in packets, fractional (window-based algorithms)
+  double target = 0;  // target rate RT (DCQCN)
+  double alpha = 1;   // congestion estimate (DCQCN, DCTCP)
+  int64_t t_alpha = 0, t_dec = 0;  // DCQCN: last alpha update, last decrease
+  int64_t bytes_since = 0;         // DCQCN: byte counter
+  int32_t t_stage = 0, b_stage = 0;
+  uint32_t stamp = 0;              // timer generation: a timer event of an older stamp is stale
+  bool decreased = false, cnp_seen = false;
+  // receiver (notification point)
+  bool cnp_once = false;
+  int64_t last_cnp = 0;
+  uint32_t rx_marked = 0;          // marked data packets since the last ACK/NACK (ECN echo)
+  // sender observation window (DCTCP)
+  uint32_t win_end = 0, win_acked = 0, win_marked = 0;
+  int64_t win_start = 0;
+};
+
+// What the rest of the engine must do for an algorithm.
+struct Traits {
+  bool ecn = false;         // switches mark data packets at dequeue (RED: kmin, kmax, pmax on the egress queue)
+  double ecn_ref_bps = 0;   // > 0: kmin and kmax scale with port rate / ecn_ref_bps
+  Bytes kmin = 0, kmax = 0;
+  double pmax = 0;
+  bool cnp = false;         // receiver: on_marked decides CNPs; sender: on_cnp
+  bool ack_echo = false;    // ACKs/NACKs carry the marked count since the previous one (<= 255); sender: on_feedback
+  bool byte_counter = false;  // sender: on_sent for every data packet
+  bool credits = false;     // lossless links by credits (InfiniBand): no PFC, no drops
+};
+
+// A reaction: rate >= 0 sets the QP's rate; timer >= 0 schedules the
+// algorithm's timer at that time (ps) with the flow's current stamp.
+struct Reaction {
+  double rate = -1;
+  int64_t timer = -1;
+};
+
+// What an algorithm may know of its environment.
+struct Context {
+  int32_t mtu = 4096;  // payload bytes per packet
+};
+
+class CongestionControl {
+ public:
+  explicit CongestionControl(Traits t) : traits_(t) {}
+  virtual ~CongestionControl() = default;
+  const Traits& traits() const { return traits_; }
+
+  // A new QP whose NIC sends at `line` bps: line rate, alpha = initial.
+  virtual void init(Flow& f, double line) const {
+    f.line = line;
+    f.rate = f.target = line;
+  }
+  // The QP may send from `now` (ps).
+  virtual void start(Flow& f, int64_t now) const { f.t_alpha = now; }
+  virtual bool on_marked(Flow& /*f*/, int64_t /*now*/) const { return false; }
+  virtual Reaction on_cnp(Flow& /*f*/, int64_t /*now*/) const { return {}; }
+  // `acked`: packets newly acknowledged; `marked`: the echoed count;
+  // snd_una / snd_nxt: the sender's PSNs after the update.
+  virtual Reaction on_feedback(Flow& /*f*/, int64_t /*now*/, uint32_t /*acked*/, uint32_t /*marked*/,
+                               uint32_t /*snd_una*/, uint32_t /*snd_nxt*/) const {
+    return {};
+  }
+  virtual Reaction on_sent(Flow& /*f*/, int64_t /*wire_bytes*/) const { return {}; }
+  virtual Reaction on_timer(Flow& /*f*/, int64_t /*now*/) const { return {}; }
+  // After on_timer's rate took effect: the next timer time, or -1.
+  virtual int64_t timer_next(const Flow& /*f*/, int64_t /*now*/) const { return -1; }
+
+ private:
+  Traits traits_;
+};
+
+struct Entry {
+  const char* name;
+  const char* description;
+  std::unique_ptr<CongestionControl> (*make)(const Context&);
+};
+// Every registered algorithm, in `podnet list` order.
+const std::vector<Entry>& registry();
+// The algorithm registered as `name`; throws InputError listing the names.
+std::unique_ptr<CongestionControl> make(std::string_view name, const Context& ctx);
+
+}  // namespace podnet::engine::packet::cc

@@ -1,0 +1,36 @@
+// The registry of congestion-control algorithms (congestion_control.hpp):
+// one line per algorithm.
+#include <string>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "engine/packet/cc/congestion_control.hpp"
+#include "engine/packet/cc/dcqcn.hpp"
+#include "engine/packet/cc/line_rate.hpp"
+
+namespace podnet::engine::packet::cc {
+
+const std::vector<Entry>& registry() {
+  static const std::vector<Entry> k = {
+      {"dcqcn_paper", "DCQCN, paper / fluid-model parameters (Kmin 5 KB, Kmax 200 KB, Pmax 1 %, 50/55 us timers)",
+       [](const Context&) -> std::unique_ptr<CongestionControl> { return std::make_unique<Dcqcn>(dcqcn_paper()); }},
+      {"dcqcn_nic", "DCQCN, NIC-style parameters of the HPCC repository (1 us alpha, 4 us decrease, 300 us timer)",
+       [](const Context&) -> std::unique_ptr<CongestionControl> { return std::make_unique<Dcqcn>(dcqcn_nic()); }},
+      {"infiniband", "InfiniBand: credit-based lossless links, no end-to-end congestion control",
+       [](const Context&) -> std::unique_ptr<CongestionControl> { return std::make_unique<LineRate>(true); }},
+      {"none", "line rate, no congestion control; PFC (or drops without PFC)",
+       [](const Context&) -> std::unique_ptr<CongestionControl> { return std::make_unique<LineRate>(false); }},
+  };
+  return k;
+}
+
+std::unique_ptr<CongestionControl> make(std::string_view name, const Context& ctx) {
+  for (const Entry& e : registry())
+    if (name == e.name) return e.make(ctx);
+  std::string names;
+  for (const Entry& e : registry()) names += (names.empty() ? "" : ", ") + std::string(e.name);
+  throw InputError(fmt::format("unknown congestion control '{}'; expected one of: {}", name, names));
+}
+
+}  // namespace podnet::engine::packet::cc

@@ -1,0 +1,456 @@
+#include "engine/packet/nic.hpp"
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "routing/router.hpp"
+
+namespace podnet::engine::packet {
+
+using routing::DirLink;
+using routing::PathPart;
+
+Nic::Nic(const PacketOptions& opt, const Config& c, const cc::CongestionControl& cc, const Ports& ports,
+         const NextHops* next_hops, EventWheel& events, SimStats& stats)
+    : opt_(opt), c_(c), cc_(cc), traits_(cc.traits()), ports_(ports), next_hops_(next_hops), events_(events),
+      stats_(stats), window_(opt.window_packets) {
+  sched_.resize(ports.info.size());
+  extra_bytes.assign(ports.info.size(), 0.0);
+  outbox_.reserve(4);
+}
+
+// ---------------------------------------------------------------- streams
+
+int32_t Nic::add_stream(const StreamSpec& s, const std::vector<PathPart>& route) {
+  const auto qi = static_cast<uint32_t>(qps.size());
+  qps.emplace_back();
+  StreamRecord rec;
+  rec.tag = s.tag;
+  rec.src = s.src;
+  rec.dst = s.dst;
+  rec.bytes = s.bytes;
+  rec.start = s.start;
+  ++open_streams;
+
+  {
+    Qp& q = qps.back();
+    q.entropy = s.entropy;
+    q.npkts = static_cast<uint32_t>((s.bytes + c_.mtu - 1) / c_.mtu);
+    q.last_payload = static_cast<uint16_t>(s.bytes - static_cast<Bytes>(q.npkts > 0 ? q.npkts - 1 : 0) * c_.mtu);
+  }
+  int64_t phys = 0, prefix = 0;
+  install_route(qi, route, phys, prefix);
+  Qp& q = qps.back();
+  rec.packets = q.npkts;
+
+  const int64_t start = s.start.ps;
+  if (route.empty() || s.bytes <= 0) {
+    q.tx_done = q.rx_done = true;
+    rec.first_send = s.start;
+    rec.finish = Time(start + std::max(s.latency.ps, phys));
+    records.push_back(rec);
+    stream_tags.push_back(s.tag);
+    events_.push(rec.finish, kDone, qi);
+    return static_cast<int32_t>(qi);
+  }
+  cc_.init(q.cc, static_cast<double>(ports_.hot[q.inj_port].bps));
+  const int64_t inject = start + std::max<int64_t>(0, s.latency.ps - phys) + prefix;
+  rec.first_send = Time(inject);
+  records.push_back(rec);
+  stream_tags.push_back(s.tag);
+  events_.push(Time(inject), kQpStart, qi);
+  return static_cast<int32_t>(qi);
+}
+
+void Nic::install_route(uint32_t qi, const std::vector<PathPart>& route, int64_t& phys, int64_t& prefix) {
+  Qp& q = qps[qi];
+  const auto& info = ports_.info;
+  const auto n = static_cast<int32_t>(route.size());
+  if (n > 250) throw Error("packet engine: a route longer than 250 links");
+  for (int32_t i = 0; i < n; ++i) {
+    if (route[i].fraction != 1.0) throw Error("packet engine: internal: a multi-path route for one QP");
+    if (i > 0 && info[route[i].link].from != info[route[i - 1].link].to)
+      throw Error("packet engine: internal: route links are not a chain");
+  }
+  int32_t first = -1, last = -1;
+  phys = prefix = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    const PortInfo& p = info[route[i].link];
+    phys += p.arrive_extra;
+    if (p.net) {
+      if (first < 0) first = i;
+      last = i;
+    }
+  }
+  if (first < 0) {
+    first = 0;
+    last = n - 1;
+  }
+  for (int32_t i = 0; i < first; ++i) prefix += info[route[i].link].latency;
+  q.route_off = static_cast<uint32_t>(routes.size());
+  q.route_len = static_cast<uint16_t>(n);
+  for (const auto& pp : route) routes.push_back(pp.link);
+  q.net_first = static_cast<uint16_t>(first);
+  q.net_last = static_cast<uint16_t>(last);
+  q.path_off = q.route_off + static_cast<uint32_t>(first);
+  q.path_len = static_cast<uint16_t>(n > 0 ? last - first + 1 : 0);
+  q.suffix_delay = 0;
+  if (n == 0) return;
+  for (int32_t i = last + 1; i < n; ++i) {
+    const PortInfo& p = info[route[i].link];
+    q.suffix_delay += p.arrive_extra + ser_ps(p.net ? q.last_payload + c_.header : q.last_payload, p.bps);
+  }
+  q.inj_port = routes[q.path_off];
+  q.src_node = ports_.hot[q.inj_port].from;
+  q.dst_node = info[routes[q.path_off + q.path_len - 1]].to;
+  q.key = routing::Router::flow_key(q.src_node, q.dst_node, q.entropy);
+  if (next_hops_) {
+    const DirLink lastl = routes[q.path_off + q.path_len - 1];
+    q.target = topology::kNone;
+    if (next_hops_->is_net(q.dst_node)) q.target = q.dst_node;
+    else if (next_hops_->is_net(ports_.hot[lastl].from)) q.target = ports_.hot[lastl].from;
+    if (q.target != topology::kNone && q.bm_off == kNil) {
+      q.bm_off = static_cast<uint32_t>(bitmap_.size());
+      bitmap_.resize(bitmap_.size() + (q.npkts + 63) / 64, 0);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- sender
+
+DirLink Nic::start(uint32_t qi, int64_t now) {
+  Qp& q = qps[qi];
+  q.started = true;
+  q.last_progress = now;
+  cc_.start(q.cc, now);
+  return maybe_activate(qi, now);
+}
+
+DirLink Nic::activate(uint32_t qi, int64_t now) {
+  Qp& q = qps[qi];
+  q.in_sched = true;
+  const DirLink p = q.inj_port;
+  if (q.next_send <= now) ready_push(p, qi);
+  else wait_push(p, q.next_send, qi);
+  return p;
+}
+
+void Nic::unschedule(uint32_t qi, DirLink old) {
+  Qp& q = qps[qi];
+  if (!q.in_sched) return;
+  Sched& s = sched_[old];
+  for (uint32_t i = s.head, before = kNil; i != kNil; before = i, i = qps[i].next_ready) {
+    if (i != qi) continue;
+    (before == kNil ? s.head : qps[before].next_ready) = q.next_ready;
+    if (s.tail == qi) s.tail = before;
+    break;
+  }
+  q.in_heap = false;  // its wait-heap entry there goes stale
+  q.in_sched = false;
+}
+
+bool Nic::next_packet(DirLink p, int64_t now, Packet& out) {
+  auto& h = sched_[p].heap;
+  while (!h.empty() && h.front().time <= now) {
+    std::pop_heap(h.begin(), h.end(), std::greater<>());
+    const WaitEntry w = h.back();
+    h.pop_back();
+    Qp& q = qps[w.qp];
+    if (!q.in_heap || q.heap_time != w.time || q.inj_port != p) continue;  // superseded (or the QP moved)
+    q.in_heap = false;
+    ready_push(p, w.qp);
+  }
+  while (sched_[p].head != kNil) {
+    const uint32_t qi = ready_pop(p);
+    Qp& q = qps[qi];
+    if (!can_send(q)) {
+      q.in_sched = false;
+      continue;
+    }
+    if (q.next_send > now) {
+      wait_push(p, q.next_send, qi);
+      continue;
+    }
+    out = make_data_packet(qi, p, now);
+    return true;
+  }
+  return false;
+}
+
+Packet Nic::make_data_packet(uint32_t qi, DirLink p, int64_t now) {
+  Qp& q = qps[qi];
+  const uint32_t psn = q.snd_nxt++;
+  const uint16_t payload = psn + 1 == q.npkts ? q.last_payload : static_cast<uint16_t>(c_.mtu);
+  Packet k;
+  k.qp = qi;
+  k.psn = psn;
+  k.in_port = -1;
+  k.raw = payload;
+  k.wire = static_cast<uint16_t>(payload + c_.header);
+  k.type = kData;
+  k.cls = c_.data_cls;
+  k.ecn = 0;
+  k.hop = 0;
+  ++stats_.data_sent;
+  if (q.snd_una == q.max_sent) q.last_progress = now;  // nothing was outstanding: the RTO clock starts now
+  if (psn < q.max_sent) {
+    ++stats_.retransmits;
+    ++records[qi].retransmits;
+  } else {
+    q.max_sent = psn + 1;
+  }
+  if (!q.rto_armed) {
+    q.rto_armed = true;
+    events_.push(Time(now + c_.rto), kRto, qi);
+  }
+  const PortHot& I = ports_.hot[p];
+  const int64_t bytes = I.net ? k.wire : k.raw;
+  const int64_t ser = ser_ps(bytes, I.bps);
+  const int64_t gap = q.cc.rate >= q.cc.line ? ser : std::llround(static_cast<double>(bytes) * 8e12 / q.cc.rate);
+  q.next_send = now + gap;
+  q.last_bytes = bytes;
+  if (traits_.byte_counter) {
+    const cc::Reaction r = cc_.on_sent(q.cc, bytes);
+    // Not in a wait heap now (it was just taken from the ready list): no port to wake.
+    if (r.rate >= 0) set_rate(qi, r.rate, now);
+  }
+  if (can_send(q)) {
+    if (q.next_send <= now + ser) ready_push(p, qi);
+    else wait_push(p, q.next_send, qi);
+  } else {
+    q.in_sched = false;
+  }
+  return k;
+}
+
+DirLink Nic::set_rate(uint32_t qi, double rate, int64_t now) {
+  // As HPCC's ChangeRate: the pending gap after the last packet is rescaled
+  // to the new rate, so a QP slowed to a crawl does not sleep through its recovery.
+  Qp& q = qps[qi];
+  const double old = q.cc.rate;
+  q.cc.rate = rate;
+  if (q.last_bytes <= 0 || old == rate) return -1;
+  const double gap_old = static_cast<double>(q.last_bytes) * 8e12 / old;
+  const double gap_new = static_cast<double>(q.last_bytes) * 8e12 / rate;
+  const int64_t next = std::max<int64_t>(now, q.next_send + std::llround(gap_new - gap_old));
+  q.next_send = next;
+  if (q.in_heap && next < q.heap_time) {  // wake earlier: a new entry supersedes the old one
+    wait_push(q.inj_port, next, qi);
+    return q.inj_port;
+  }
+  return -1;
+}
+
+void Nic::react(uint32_t qi, const cc::Reaction& r, int64_t now, DirLink& kick) {
+  if (r.rate >= 0) {
+    const DirLink w = set_rate(qi, r.rate, now);
+    if (w >= 0) kick = w;
+  }
+  if (r.timer >= 0) events_.push(Time(r.timer), kCcTimer, qi, 0, qps[qi].cc.stamp);
+}
+
+DirLink Nic::receive_ctrl(uint32_t qi, const Packet& k, int64_t now) {
+  Qp& q = qps[qi];
+  DirLink kick = -1;
+  switch (k.type) {
+    case kAck: {
+      ++stats_.acks;
+      const uint32_t una = q.snd_una;
+      if (k.psn > q.snd_una) {
+        q.snd_una = k.psn;
+        q.last_progress = now;
+        if (q.snd_nxt < q.snd_una) q.snd_nxt = q.snd_una;
+      }
+      if (q.snd_una >= q.npkts) {
+        q.tx_done = true;
+        records[qi].final_rate_bps = q.cc.rate;
+        ++q.cc.stamp;
+        break;
+      }
+      if (traits_.ack_echo)
+        react(qi, cc_.on_feedback(q.cc, now, q.snd_una - una, k.ecn, q.snd_una, q.snd_nxt), now, kick);
+      const DirLink a = maybe_activate(qi, now);
+      if (a >= 0) kick = a;
+      break;
+    }
+    case kNack: {
+      ++stats_.nacks;
+      ++records[qi].nacks;
+      const uint32_t una = q.snd_una;
+      if (k.psn > q.snd_una) {
+        q.snd_una = k.psn;
+        q.last_progress = now;
+      }
+      if (!q.tx_done && q.snd_nxt > k.psn && k.psn >= q.snd_una) q.snd_nxt = k.psn;
+      if (traits_.ack_echo && !q.tx_done)
+        react(qi, cc_.on_feedback(q.cc, now, q.snd_una - una, k.ecn, q.snd_una, q.snd_nxt), now, kick);
+      const DirLink a = maybe_activate(qi, now);
+      if (a >= 0) kick = a;
+      break;
+    }
+    case kCnp:
+      ++records[qi].cnps;
+      if (traits_.cnp && !q.tx_done) react(qi, cc_.on_cnp(q.cc, now), now, kick);
+      break;
+    default: break;
+  }
+  return kick;
+}
+
+int64_t Nic::on_rto(uint32_t qi, int64_t now, DirLink& kick) {
+  Qp& q = qps[qi];
+  kick = -1;
+  if (q.tx_done) {
+    q.rto_armed = false;
+    return -1;
+  }
+  const int64_t deadline = q.last_progress + c_.rto;
+  if (now < deadline) return deadline;
+  if (q.snd_una < q.max_sent) {
+    ++stats_.timeouts;
+    ++records[qi].timeouts;
+    q.snd_nxt = q.snd_una;
+    q.last_progress = now;
+    kick = maybe_activate(qi, now);
+  }
+  return now + c_.rto;
+}
+
+DirLink Nic::cc_timer(uint32_t qi, int64_t now) {
+  Qp& q = qps[qi];
+  if (q.tx_done) return -1;
+  DirLink kick = -1;
+  react(qi, cc_.on_timer(q.cc, now), now, kick);
+  return kick;
+}
+
+void Nic::cc_timer_rearm(uint32_t qi, int64_t now) {
+  Qp& q = qps[qi];
+  if (q.tx_done) return;
+  const int64_t t = cc_.timer_next(q.cc, now);
+  if (t >= 0) events_.push(Time(t), kCcTimer, qi, 0, q.cc.stamp);
+}
+
+// ---------------------------------------------------------------- receiver
+
+void Nic::ctrl(uint32_t qi, uint8_t type, uint32_t psn) {
+  Qp& q = qps[qi];
+  Packet k;
+  k.qp = qi;
+  k.psn = psn;
+  k.in_port = -1;
+  k.wire = static_cast<uint16_t>(c_.ctrl_wire);
+  k.raw = static_cast<uint16_t>(c_.ctrl_raw);
+  k.type = type;
+  k.cls = kCtrl;
+  k.ecn = 0;
+  k.hop = 0;
+  if (traits_.ack_echo && type != kCnp) {
+    k.ecn = static_cast<uint8_t>(std::min<uint32_t>(255, q.cc.rx_marked));
+    q.cc.rx_marked = 0;
+  }
+  outbox_.push_back({rev_port(q, 0), k});
+}
+
+void Nic::maybe_ack(uint32_t qi, bool force, int64_t now) {
+  Qp& q = qps[qi];
+  if (force || q.rcv_nxt - q.last_acked >= static_cast<uint32_t>(opt_.ack_every) ||
+      (q.rcv_nxt > q.last_acked && now - q.last_ack_time >= opt_.ack_delay.ps)) {
+    q.last_acked = q.rcv_nxt;
+    q.last_ack_time = now;
+    ctrl(qi, kAck, q.rcv_nxt);
+  }
+}
+
+bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
+  Qp& q = qps[qi];
+  if (k.ecn) {
+    if (traits_.cnp && cc_.on_marked(q.cc, now)) {
+      ++stats_.cnps;
+      ctrl(qi, kCnp, 0);
+    }
+    if (traits_.ack_echo) ++q.cc.rx_marked;
+  }
+  const uint32_t psn = k.psn;
+  auto dup = [&] {
+    // A duplicate (go-back-N resent what had arrived): re-ACK on the usual cadence.
+    if (psn + 1 == q.npkts || (psn + 1) % static_cast<uint32_t>(opt_.ack_every) == 0) {
+      q.last_acked = q.rcv_nxt;
+      q.last_ack_time = now;
+      ctrl(qi, kAck, q.rcv_nxt);
+    }
+    return false;
+  };
+  if (q.rx_done || psn < q.rcv_nxt) return dup();
+  uint32_t advanced = 0;
+  if (q.bm_off != kNil) {
+    uint64_t* bm = bitmap_.data() + q.bm_off;
+    if (psn > q.rcv_nxt) {
+      uint64_t& w = bm[psn >> 6];
+      const uint64_t bit = 1ULL << (psn & 63);
+      if (w & bit) return dup();
+      w |= bit;
+      if (++q.ooo == 1) q.ooo_since = now;
+      stats_.max_reorder_packets = std::max(stats_.max_reorder_packets, q.ooo);
+      if (c_.data_cls == kLossy && !q.nack_sent &&
+          psn - q.rcv_nxt >= static_cast<uint32_t>(std::max(1, opt_.reorder_nack_packets))) {
+        q.nack_sent = true;
+        ctrl(qi, kNack, q.rcv_nxt);
+      }
+      return false;
+    }
+    ++q.rcv_nxt;
+    advanced = 1;
+    const bool had = q.ooo > 0;
+    while (q.ooo > 0 && q.rcv_nxt < q.npkts) {
+      uint64_t& w = bm[q.rcv_nxt >> 6];
+      const uint64_t bit = 1ULL << (q.rcv_nxt & 63);
+      if (!(w & bit)) break;
+      w &= ~bit;
+      ++q.rcv_nxt;
+      --q.ooo;
+      ++advanced;
+    }
+    if (had && q.ooo == 0) {
+      const int64_t d = now - q.ooo_since;
+      ++stats_.reorder_events;
+      reorder_delay_sum_ += static_cast<double>(d);
+      stats_.max_reorder_delay.ps = std::max(stats_.max_reorder_delay.ps, d);
+    }
+  } else {
+    if (psn != q.rcv_nxt) {  // a hole: go-back-N discards what follows it
+      if (!q.nack_sent) {
+        q.nack_sent = true;
+        ctrl(qi, kNack, q.rcv_nxt);
+      }
+      return false;
+    }
+    ++q.rcv_nxt;
+    advanced = 1;
+  }
+  q.nack_sent = false;
+  stats_.data_delivered += advanced;
+  if (q.rcv_nxt == q.npkts) {
+    q.rx_done = true;
+    maybe_ack(qi, true, now);
+    return true;
+  }
+  maybe_ack(qi, false, now);
+  return false;
+}
+
+void Nic::complete(uint32_t qi, int64_t now) {
+  const Qp& q = qps[qi];
+  const int64_t fin = now + q.suffix_delay;
+  records[qi].finish = Time(fin);
+  for (uint32_t j = 0; j < q.route_len; ++j)
+    if (j < q.net_first || j > q.net_last) extra_bytes[routes[q.route_off + j]] += static_cast<double>(records[qi].bytes);
+  events_.push(Time(fin), kDone, qi);
+}
+
+void Nic::finish_stats() {
+  stats_.mean_reorder_delay_ps =
+      stats_.reorder_events ? reorder_delay_sum_ / static_cast<double>(stats_.reorder_events) : 0;
+}
+
+}  // namespace podnet::engine::packet

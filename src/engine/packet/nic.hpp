@@ -1,0 +1,211 @@
+// Nic: the RoCEv2 (or InfiniBand RC) NICs and their queue pairs.
+//
+// Model (packet_sim.hpp §5, §8):
+// - A message of S bytes on one QP is ceil(S / MTU) packets with sequence
+//   numbers (PSN) 0..n-1. The sender NIC's uplink port serves its QPs
+//   round-robin (a ready list per port, and a heap of QPs waiting for their
+//   pacing time); a QP may send when its rate limiter allows (next send =
+//   previous send + 8 w / RC, RC from its congestion control, cc/) and,
+//   with `window_packets` or a window-based congestion control, while fewer
+//   than that many packets are unacknowledged. When RC changes, the wait after the QP's last packet is
+//   rescaled to the new rate (HPCC's ChangeRate), so a QP slowed to a crawl
+//   wakes up when it recovers.
+// - Receiver (ECMP-routed QPs: packets of one QP stay in order): an in-order
+//   packet advances rcv_nxt. An out-of-order packet is discarded and, once
+//   per hole, a NACK(rcv_nxt) is sent; the sender goes back to that PSN
+//   (go-back-N). Per-packet routing (adaptive, spray) reorders packets, so
+//   the receiver keeps a reorder buffer (bitmap) and, on a lossy class,
+//   NACKs a hole only when `reorder_nack_packets` packets lie beyond it (on a
+//   lossless class a hole is only ever reordering: no NACK, the RTO remains
+//   the safety net); reported: the largest number of packets held and the
+//   reorder delay (first packet held to the hole being filled).
+// - ACKs: every `ack_every`-th in-order packet, the last one, and whenever
+//   `ack_delay` has passed since the previous ACK. A marked data packet is
+//   handed to the congestion control (a CNP if it says so); with
+//   cc::Traits::ack_echo every ACK/NACK carries the marks since the previous one.
+// - Timeout: if no ACK progress for RTO the sender goes back to the oldest
+//   unacknowledged PSN.
+// - A stream completes when its last byte is delivered in order at the
+//   receiver, plus the in-server links after the network (their latency and
+//   one packet's serialization); the links before the first network link
+//   are a fixed delay before the QP may send.
+// The NIC owns its QPs, their routes, the reorder bitmaps and the stream
+// records; it schedules its own timers (QP start, RTO, CC timer, completion)
+// on the event wheel. It never touches a port: control packets it makes go
+// to an outbox the simulation core drains, and where a port should try to
+// send, the call returns that port.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "engine/packet/cc/congestion_control.hpp"
+#include "engine/packet/event_wheel.hpp"
+#include "engine/packet/next_hops.hpp"
+#include "engine/packet/packet.hpp"
+#include "engine/packet/packet_options.hpp"
+#include "engine/packet/packet_sim.hpp"
+#include "engine/packet/port.hpp"
+#include "routing/route.hpp"
+
+namespace podnet::engine::packet {
+
+struct Qp {
+  // route: routes[route_off, route_off + route_len); network part [path_off, path_off + path_len)
+  uint32_t route_off = 0, path_off = 0;
+  uint16_t route_len = 0, path_len = 0;
+  uint16_t net_first = 0, net_last = 0;
+  topology::NodeId src_node = 0, dst_node = 0, target = topology::kNone;
+  int32_t inj_port = 0;
+  uint64_t key = 0;
+  uint64_t entropy = 0;
+  // re-routing (§10): the path before the last re-route, which packets sent earlier still follow
+  uint32_t prev_off = 0;
+  uint16_t prev_len = 0;
+  bool rerouted = false;
+  int64_t routed_at = 0;
+  int64_t suffix_delay = 0;
+  uint32_t npkts = 0;
+  uint16_t last_payload = 0;
+  // sender
+  uint32_t snd_nxt = 0, snd_una = 0, max_sent = 0;
+  uint32_t next_ready = kNil;
+  int64_t next_send = 0;
+  int64_t last_progress = 0;
+  bool started = false, in_sched = false, tx_done = false, rto_armed = false;
+  bool in_heap = false;     // its valid wait-heap entry is at heap_time
+  int64_t heap_time = 0;
+  int64_t last_bytes = 0;   // wire bytes of the last packet (rate changes rescale its gap)
+  cc::Flow cc;              // congestion state (rate RC, ...), owned by the algorithm
+  // receiver
+  bool rx_done = false, nack_sent = false;
+  uint32_t rcv_nxt = 0, last_acked = 0;
+  int64_t last_ack_time = 0;
+  uint32_t bm_off = kNil;  // reorder bitmap (per-packet routing)
+  uint32_t ooo = 0;
+  int64_t ooo_since = 0;
+};
+
+class Nic {
+ public:
+  struct Config {
+    int32_t mtu = 4096, header = 82;
+    int64_t ctrl_wire = 84, ctrl_raw = 64;
+    uint8_t data_cls = kLossless;
+    int64_t rto = 0;
+  };
+  struct Ctrl {
+    routing::DirLink port;
+    Packet k;
+  };
+
+  Nic(const PacketOptions& opt, const Config& c, const cc::CongestionControl& cc, const Ports& ports,
+      const NextHops* next_hops, EventWheel& events, SimStats& stats);
+
+  // ---- streams (packet_sim.hpp: add_stream)
+  int32_t add_stream(const StreamSpec& s, const std::vector<routing::PathPart>& route);
+  // Sets QP qi's route and what follows from it; `phys` and `prefix` get the
+  // route's physical latency and the in-server delay before its first network link.
+  void install_route(uint32_t qi, const std::vector<routing::PathPart>& route, int64_t& phys, int64_t& prefix);
+
+  // ---- sender. Each returns the port that should try to send (-1: none).
+  routing::DirLink start(uint32_t qi, int64_t now);
+  routing::DirLink maybe_activate(uint32_t qi, int64_t now) {
+    Qp& q = qps[qi];
+    return !q.in_sched && can_send(q) ? activate(qi, now) : -1;
+  }
+  routing::DirLink receive_ctrl(uint32_t qi, const Packet& k, int64_t now);
+  // RTO: returns when the timer fires next (-1: disarmed).
+  int64_t on_rto(uint32_t qi, int64_t now, routing::DirLink& kick);
+  routing::DirLink cc_timer(uint32_t qi, int64_t now);
+  void cc_timer_rearm(uint32_t qi, int64_t now);
+  // QPs of port p: ready or waiting for their pacing time.
+  bool has_qps(routing::DirLink p) const { return sched_[p].head != kNil || !sched_[p].heap.empty(); }
+  int64_t next_wait(routing::DirLink p) const { return sched_[p].heap.front().time; }
+  bool ready(routing::DirLink p) const { return sched_[p].head != kNil; }
+  // The next paced packet of a QP on port p, if one is due.
+  bool next_packet(routing::DirLink p, int64_t now, Packet& out);
+  // QP qi leaves port `old`'s schedule (it was re-routed to another first link).
+  void unschedule(uint32_t qi, routing::DirLink old);
+
+  // ---- receiver: a data packet for QP qi. Control packets go to the
+  // outbox; true when the stream is complete (then call complete()).
+  bool receive_data(uint32_t qi, const Packet& k, int64_t now);
+  void complete(uint32_t qi, int64_t now);
+  std::vector<Ctrl>& outbox() { return outbox_; }
+
+  bool can_send(const Qp& q) const {
+    return q.started && !q.tx_done && q.snd_nxt < q.npkts &&
+           (window_ <= 0 || q.snd_nxt - q.snd_una < static_cast<uint32_t>(window_)) &&
+           (q.cc.window == 0 || q.snd_nxt - q.snd_una < q.cc.window);
+  }
+  routing::DirLink rev_port(uint32_t off, uint32_t len, uint32_t i) const { return routes[off + len - 1 - i] ^ 1; }
+  routing::DirLink rev_port(const Qp& q, uint32_t i) const { return rev_port(q.path_off, q.path_len, i); }
+  const cc::CongestionControl& cc() const { return cc_; }
+  void finish_stats();
+
+  std::vector<Qp> qps;
+  std::vector<routing::DirLink> routes;
+  std::vector<StreamRecord> records;
+  std::vector<uint64_t> stream_tags;
+  std::vector<double> extra_bytes;  // payload per in-server link modelled as a delay
+  int64_t open_streams = 0;
+
+ private:
+  struct WaitEntry {
+    int64_t time;
+    uint32_t qp;
+    bool operator>(const WaitEntry& o) const { return time > o.time || (time == o.time && qp > o.qp); }
+  };
+  struct Sched {
+    uint32_t head = kNil, tail = kNil;
+    std::vector<WaitEntry> heap;
+  };
+  routing::DirLink activate(uint32_t qi, int64_t now);
+  Packet make_data_packet(uint32_t qi, routing::DirLink p, int64_t now);
+  void ctrl(uint32_t qi, uint8_t type, uint32_t psn);
+  void maybe_ack(uint32_t qi, bool force, int64_t now);
+  // Applies a rate; returns the port to wake when the QP's wait got shorter.
+  routing::DirLink set_rate(uint32_t qi, double rate, int64_t now);
+  void react(uint32_t qi, const cc::Reaction& r, int64_t now, routing::DirLink& kick);
+  void ready_push(routing::DirLink p, uint32_t qi) {
+    Sched& s = sched_[p];
+    qps[qi].next_ready = kNil;
+    if (s.tail == kNil) s.head = qi;
+    else qps[s.tail].next_ready = qi;
+    s.tail = qi;
+  }
+  uint32_t ready_pop(routing::DirLink p) {
+    Sched& s = sched_[p];
+    const uint32_t qi = s.head;
+    s.head = qps[qi].next_ready;
+    if (s.head == kNil) s.tail = kNil;
+    return qi;
+  }
+  void wait_push(routing::DirLink p, int64_t t, uint32_t qi) {
+    qps[qi].in_heap = true;
+    qps[qi].heap_time = t;
+    auto& h = sched_[p].heap;
+    h.push_back({t, qi});
+    std::push_heap(h.begin(), h.end(), std::greater<>());
+  }
+
+  const PacketOptions& opt_;
+  Config c_;
+  const cc::CongestionControl& cc_;
+  cc::Traits traits_;  // a copy: read per packet
+  const Ports& ports_;
+  const NextHops* next_hops_;
+  EventWheel& events_;
+  SimStats& stats_;
+  int32_t window_ = 0;
+  std::vector<Sched> sched_;  // per port
+  std::vector<uint64_t> bitmap_;
+  std::vector<Ctrl> outbox_;
+  double reorder_delay_sum_ = 0;
+};
+
+}  // namespace podnet::engine::packet

@@ -1,0 +1,270 @@
+// Ports: the egress side of every directed link (routing/route.hpp).
+//
+// Model (packet_sim.hpp §1, §3, §4):
+// - A packet of w wire bytes leaves port d in ser(d, w) = 8 w / C_d (rounded
+//   to 1 ps) and reaches the other end after the link's latency, plus the
+//   topology's switch latency when that end is a switch. On Copper/Optical
+//   links a data packet has w = payload + header bytes of the transport; on
+//   NVLink/PCIe only the payload is carried.
+// - Three FIFO classes: control (strict priority, never paused, never
+//   dropped, not counted in the buffer), the RDMA data class (lossless with
+//   PFC or credits), and a lossy data class. The scheduler (pick) serves the
+//   control class first, then round-robin over lossless, lossy and the
+//   node's own QPs (the NIC's scheduler, passed in); the lossless class and
+//   the QPs (when lossless) wait while the port is paused or short of credits.
+// - ECN (the CP of DCQCN, or any cc::Traits::ecn algorithm): when a data
+//   packet leaves a switch's egress queue that still holds q bytes of its
+//   class, it is marked with probability
+//     p = 0 (q <= Kmin), Pmax (q - Kmin) / (Kmax - Kmin) (Kmin < q <= Kmax), 1 (q > Kmax)
+//   (at dequeue, as HPCC's switch: the mark reflects the queue now). Kmin and
+//   Kmax scale with the port rate when the algorithm says so. The draws come
+//   from one seeded stream.
+// - PFC state of the receiving side: PAUSE holds the data class for 65535
+//   quanta x 512 bit / C, XON resumes at once; time paused is counted.
+// - Telemetry: packets, bytes, drops, marks, PAUSE frames, the time-integral
+//   and peak of data bytes queued, peak utilization over util_window.
+// Ports own this state; the simulation core moves packets between them.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "core/rng.hpp"
+#include "engine/packet/cc/congestion_control.hpp"
+#include "engine/packet/packet.hpp"
+#include "engine/packet/packet_sim.hpp"
+#include "routing/route.hpp"
+#include "topology/topology.hpp"
+
+namespace podnet::engine::packet {
+
+struct PortInfo {
+  int64_t bps = 1;
+  int64_t latency = 0;       // link latency (ps)
+  int64_t arrive_extra = 0;  // latency + switch latency when entering a switch
+  int64_t quanta_ps = 0;     // one full PAUSE (65535 quanta)
+  int64_t kmin = 0, kmax = 0;
+  double pmax = 0;
+  topology::NodeId from = 0, to = 0;
+  bool net = false;          // Copper/Optical: header bytes on the wire
+  bool from_mmu = false;     // leaves a switch-like node (buffer, ECN)
+  bool to_mmu = false;       // enters a switch (buffer admission, PFC / credits)
+};
+
+// What every packet touches, in the first cache line; the queues next; the rest after.
+struct alignas(64) PortState {
+  int64_t busy_until = 0;
+  int64_t kick_at = -1;
+  int64_t qbytes = 0;  // data bytes queued (telemetry)
+  int64_t q_last = 0;
+  int64_t win_idx = -1;
+  double win_bytes = 0;
+  bool paused = false;
+  bool credit_limited = false;
+  uint8_t rr = 0;
+  Ring q[3];
+  int64_t pause_until = 0;
+  int64_t paused_since = 0;
+  int64_t credits = 0;
+};
+
+// The per-packet part of PortInfo, packed two per cache line.
+struct PortHot {
+  int64_t bps = 1;
+  int64_t arrive_extra = 0;
+  topology::NodeId from = 0, to = 0;
+  bool net = false, from_mmu = false, to_mmu = false;
+};
+
+class Ports {
+ public:
+  // `switch_like(n)`: a node with a buffer and ECN marking (switches; torus chips).
+  template <class SwitchLike>
+  Ports(const topology::Topology& t, const cc::Traits& cc, SimStats& stats, Rng rng, SwitchLike switch_like)
+      : stats_(stats), rng_(rng) {
+    const int32_t D = routing::dir_link_count(t);
+    const int64_t swlat = t.switch_latency.ps;
+    info.resize(D);
+    state.resize(D);
+    stats_of.resize(D);
+    for (routing::DirLink d = 0; d < D; ++d) {
+      const auto& l = t.links[routing::link_of(d)];
+      PortInfo& p = info[d];
+      p.from = routing::dir_from(d, t);
+      p.to = routing::dir_to(d, t);
+      p.bps = std::max<int64_t>(1, std::llround(l.capacity.bps));
+      p.latency = l.latency.ps;
+      p.arrive_extra = p.latency + (t.nodes[p.to].kind == topology::NodeKind::Switch ? swlat : 0);
+      p.quanta_ps = std::llround(65535.0 * 512.0 * 1e12 / static_cast<double>(p.bps));
+      p.net = l.media == topology::Media::Copper || l.media == topology::Media::Optical;
+      p.from_mmu = switch_like(p.from);
+      p.to_mmu = t.nodes[p.to].kind == topology::NodeKind::Switch;  // torus chips: unlimited buffer (no PFC cycle)
+      const double sc = cc.ecn_ref_bps > 0 ? static_cast<double>(p.bps) / cc.ecn_ref_bps : 1.0;
+      p.kmin = std::llround(static_cast<double>(cc.kmin) * sc);
+      p.kmax = std::llround(static_cast<double>(cc.kmax) * sc);
+      p.pmax = cc.pmax;
+    }
+    hot.resize(D);
+    for (routing::DirLink d = 0; d < D; ++d) {
+      const PortInfo& i = info[d];
+      hot[d] = PortHot{i.bps, i.arrive_extra, i.from, i.to, i.net, i.from_mmu, i.to_mmu};
+    }
+  }
+
+  std::vector<PortInfo> info;
+  std::vector<PortHot> hot;  // copies of the fields every packet reads
+  std::vector<PortState> state;
+  std::vector<PortStats> stats_of;
+  int64_t paused_ports = 0;  // ports whose data class is paused now
+
+  bool queues_empty(routing::DirLink p) const {
+    const PortState& s = state[p];
+    return s.q[0].count == 0 && s.q[1].count == 0 && s.q[2].count == 0;
+  }
+
+  void enqueue(routing::DirLink p, const Packet& k, int64_t now) {
+    state[p].q[k.cls].push(k);
+    if (k.cls != kCtrl) touch_queue(p, k.wire, now);
+    if (++queued_ > static_cast<int64_t>(stats_.peak_packets)) stats_.peak_packets = static_cast<uint64_t>(queued_);
+  }
+  Packet dequeue(routing::DirLink p, uint8_t cls, int64_t now) {
+    const Packet k = state[p].q[cls].pop();
+    if (cls != kCtrl) touch_queue(p, -static_cast<int64_t>(k.wire), now);
+    --queued_;
+    return k;
+  }
+
+  // The scheduler: the next packet port p sends, if any. `data_cls` is the
+  // run's data class; `qp_next(out)` asks the NIC for its next paced packet
+  // on p (false: none due), `qp_waiting()` whether it has QPs on p at all.
+  template <class QpWaiting, class QpNext>
+  bool pick(routing::DirLink p, uint8_t data_cls, int64_t qp_wire, int64_t now, QpWaiting&& qp_waiting,
+            QpNext&& qp_next, Packet& out) {
+    PortState& s = state[p];
+    if (!s.q[kCtrl].empty()) {
+      out = dequeue(p, kCtrl, now);
+      return true;
+    }
+    for (int i = 0; i < 3; ++i) {
+      const int src = (s.rr + i) % 3;
+      bool got = false;
+      if (src == 0) {
+        const Ring& r = s.q[kLossless];
+        if (!r.empty() && !s.paused && (!s.credit_limited || s.credits >= r.front().wire)) {
+          out = dequeue(p, kLossless, now);
+          got = true;
+        }
+      } else if (src == 1) {
+        if (!s.q[kLossy].empty()) {
+          out = dequeue(p, kLossy, now);
+          got = true;
+        }
+      } else if (qp_waiting()) {
+        const bool blocked = data_cls == kLossless && (s.paused || (s.credit_limited && s.credits < qp_wire));
+        if (!blocked) got = qp_next(out);
+      }
+      if (got) {
+        s.rr = static_cast<uint8_t>((src + 1) % 3);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // ECN at dequeue (above): marks k on the queue it leaves behind at `out`.
+  void mark_ecn(routing::DirLink out, Packet& k) {
+    const PortInfo& I = info[out];
+    const int64_t qb = state[out].q[k.cls].bytes;
+    if (qb <= I.kmin) return;
+    bool mark = true;
+    if (qb <= I.kmax) {
+      const double p =
+          I.pmax * static_cast<double>(qb - I.kmin) / static_cast<double>(std::max<int64_t>(1, I.kmax - I.kmin));
+      mark = rng_.uniform() < p;
+    }
+    if (mark) {
+      k.ecn = 1;
+      ++stats_of[out].ecn_marks;
+      ++stats_.ecn_marks;
+    }
+  }
+
+  // PFC at the sending side of port p: a PAUSE (on) or XON arrived.
+  void on_pause(routing::DirLink p, bool on, int64_t now) {
+    PortState& s = state[p];
+    if (on) {
+      ++stats_of[p].pause_rx;
+      if (s.paused && s.pause_until < now) unpause(p, s.pause_until);
+      if (!s.paused) {
+        s.paused = true;
+        s.paused_since = now;
+        ++paused_ports;
+      }
+      s.pause_until = now + info[p].quanta_ps;
+    } else if (s.paused) {
+      unpause(p, std::min(now, s.pause_until));
+    }
+  }
+  void unpause(routing::DirLink p, int64_t at) {
+    PortState& s = state[p];
+    s.paused = false;
+    --paused_ports;
+    stats_of[p].paused.ps += at - s.paused_since;
+  }
+
+  // Telemetry of a data packet of `payload` bytes leaving p at `now`.
+  void count_data(routing::DirLink p, int64_t payload, int64_t now, int64_t window_ps, double cap_bps) {
+    PortState& s = state[p];
+    PortStats& st = stats_of[p];
+    ++st.data_packets;
+    st.payload_bytes += static_cast<double>(payload);
+    const int64_t w = now / window_ps;
+    if (w != s.win_idx) {
+      if (s.win_idx >= 0)
+        st.peak_utilization =
+            std::max(st.peak_utilization, s.win_bytes * 8.0 / (cap_bps * static_cast<double>(window_ps) * 1e-12));
+      s.win_idx = w;
+      s.win_bytes = 0;
+    }
+    s.win_bytes += static_cast<double>(payload);
+  }
+
+  // Closes the time integrals at `now` (end of a run).
+  void flush(int64_t now, int64_t window_ps, const std::vector<double>& cap) {
+    const double win_s = static_cast<double>(window_ps) * 1e-12;
+    for (size_t p = 0; p < state.size(); ++p) {
+      PortState& s = state[p];
+      PortStats& st = stats_of[p];
+      st.queue_byte_ps += static_cast<double>(s.qbytes) * static_cast<double>(now - s.q_last);
+      s.q_last = now;
+      if (s.paused) {
+        const int64_t end = std::min(now, s.pause_until);
+        st.paused.ps += std::max<int64_t>(0, end - s.paused_since);
+        s.paused_since = end;
+      }
+      if (s.win_idx >= 0 && win_s > 0) {
+        st.peak_utilization = std::max(st.peak_utilization, s.win_bytes * 8.0 / (cap[p] * win_s));
+        s.win_idx = -1;
+        s.win_bytes = 0;
+      }
+    }
+  }
+
+ private:
+  void touch_queue(routing::DirLink p, int64_t delta, int64_t now) {
+    PortState& s = state[p];
+    PortStats& st = stats_of[p];
+    st.queue_byte_ps += static_cast<double>(s.qbytes) * static_cast<double>(now - s.q_last);
+    s.q_last = now;
+    s.qbytes += delta;
+    if (s.qbytes > st.max_queue) st.max_queue = s.qbytes;
+  }
+
+  SimStats& stats_;
+  Rng rng_;
+  int64_t queued_ = 0;  // packets in port queues (telemetry: peak)
+};
+
+}  // namespace podnet::engine::packet
