@@ -26,11 +26,11 @@
 // with a class deriving from CongestionControl (its header states the model,
 // its equations and its source, as dcqcn.hpp does), one line in
 // registry.cpp (name, description, factory), one unit test with hand-derived
-// expectations beside it. `network.cc = NAME` then
+// expectations beside it (dctcp_test.cpp is the pattern). `network.cc = NAME` then
 // selects it and `podnet list` shows it; nothing outside cc/ changes.
 //
-// Registered today: dcqcn_paper, dcqcn_nic (dcqcn.hpp), infiniband (credits,
-// line rate), none (line rate) (line_rate.hpp).
+// Registered today: dcqcn_paper, dcqcn_nic (dcqcn.hpp), dctcp (dctcp.hpp),
+// infiniband (credits, line rate), none (line rate) (line_rate.hpp).
 #pragma once
 
 #include <cstdint>
@@ -60,9 +60,10 @@ struct Flow {
   bool cnp_once = false;
   int64_t last_cnp = 0;
   uint32_t rx_marked = 0;          // marked data packets since the last ACK/NACK (ECN echo)
-  // sender observation window (DCTCP)
+  // sender observation window, congestion avoidance (DCTCP)
   uint32_t win_end = 0, win_acked = 0, win_marked = 0;
   int64_t win_start = 0;
+  bool slow_start = false;
 };
 
 // What the rest of the engine must do for an algorithm.

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "engine/packet/cc/congestion_control.hpp"
 #include "engine/packet/cc/dcqcn.hpp"
+#include "engine/packet/cc/dctcp.hpp"
 #include "engine/packet/cc/line_rate.hpp"
 
 namespace podnet::engine::packet::cc {
@@ -17,6 +18,8 @@ const std::vector<Entry>& registry() {
        [](const Context&) -> std::unique_ptr<CongestionControl> { return std::make_unique<Dcqcn>(dcqcn_paper()); }},
       {"dcqcn_nic", "DCQCN, NIC-style parameters of the HPCC repository (1 us alpha, 4 us decrease, 300 us timer)",
        [](const Context&) -> std::unique_ptr<CongestionControl> { return std::make_unique<Dcqcn>(dcqcn_nic()); }},
+      {"dctcp", "DCTCP (Alizadeh et al. 2010): window per QP, step ECN mark at K (65 x 1.5 KB per 10 Gb/s), g = 1/16",
+       [](const Context&) -> std::unique_ptr<CongestionControl> { return std::make_unique<Dctcp>(DctcpParams{}); }},
       {"infiniband", "InfiniBand: credit-based lossless links, no end-to-end congestion control",
        [](const Context&) -> std::unique_ptr<CongestionControl> { return std::make_unique<LineRate>(true); }},
       {"none", "line rate, no congestion control; PFC (or drops without PFC)",
