@@ -56,39 +56,21 @@ Router::Router(const topology::Topology& t, RouteOptions o) : t_(t), o_(std::mov
     throw Error("routing: policy 'dimension_order' needs a torus (the topology has no torus_dims)");
 
   const size_t nn = t.nodes.size();
-  up_.assign(t.links.size(), 1);
-  dir_up_.assign(2 * t.links.size(), 1);
   load_.assign(2 * t.links.size(), 0.0);
 
-  // Network nodes: switches; on a torus the GPUs (network index = rank).
-  net_of_.assign(nn, -1);
+  // Network nodes (network_graph.hpp): switches; on a torus the GPUs (network index = rank).
   if (torus_) {
     int64_t chips = 1;
     for (int32_t k : t.torus_dims) chips *= k;
     if (chips != static_cast<int64_t>(t.gpus.size()))
       throw Error(fmt::format("routing: torus_dims hold {} chips but the topology has {} GPUs", chips, t.gpus.size()));
-    node_of_ = t.gpus;
-  } else {
-    for (size_t n = 0; n < nn; ++n)
-      if (t.nodes[n].kind == NodeKind::Switch) node_of_.push_back(static_cast<NodeId>(n));
   }
-  const auto net = static_cast<int32_t>(node_of_.size());
-  net_group_.resize(net);
+  graph_ = std::make_unique<NetworkGraph>(t);
+  const int32_t net = graph_->size();
   seed_of_.resize(net);
   for (int32_t i = 0; i < net; ++i) {
-    net_of_[node_of_[i]] = i;
-    net_group_[i] = t.nodes[node_of_[i]].group;
-    seed_of_[i] = o_.per_switch_seed ? mix64(o_.seed ^ static_cast<uint64_t>(node_of_[i])) : mix64(o_.seed);
-  }
-  nadj_off_.assign(net + 1, 0);
-  for (int32_t i = 0; i < net; ++i) {
-    const NodeId u = node_of_[i];
-    auto [b, e] = t.incident(u);
-    for (const LinkId* l = b; l != e; ++l) {
-      const int32_t v = net_of_[t.other_end(*l, u)];
-      if (v >= 0) nadj_.push_back({*l, dir_link(*l, u, t), v});
-    }
-    nadj_off_[i + 1] = static_cast<int32_t>(nadj_.size());
+    const NodeId u = graph_->node_of(i);
+    seed_of_[i] = o_.per_switch_seed ? mix64(o_.seed ^ static_cast<uint64_t>(u)) : mix64(o_.seed);
   }
 
   // Per rank: NVSwitch, NVLink, PCIe to its NIC; per NIC: first owning GPU.
@@ -142,7 +124,6 @@ Router::Router(const topology::Topology& t, RouteOptions o) : t_(t), o_(std::mov
       }
   }
 
-  tables_.resize(2 * (static_cast<size_t>(net) + static_cast<size_t>(std::max(t.groups, 0))));
   frac_.assign(net, 0.0);
   count_.assign(net, 0);
 }
@@ -176,8 +157,8 @@ NodeId Router::nic_on_rail(int32_t server, int32_t rail) const {
 std::pair<LinkId, int32_t> Router::attachment(NodeId nic) const {
   auto [b, e] = t_.incident(nic);
   for (const LinkId* l = b; l != e; ++l) {
-    const int32_t v = net_of_[t_.other_end(*l, nic)];
-    if (v >= 0 && up_[*l]) return {*l, v};
+    const int32_t v = graph_->net_of(t_.other_end(*l, nic));
+    if (v >= 0 && graph_->link_up(*l)) return {*l, v};
   }
   return {kNone, -1};
 }
@@ -202,7 +183,7 @@ std::pair<LinkId, int32_t> Router::attachment(NodeId nic) const {
     else
       msg += "; PXN found no GPU on the destination rail reachable over NVLink in the source server";
   }
-  if (down_links_ > 0) msg += fmt::format("; {} link(s) are down", down_links_);
+  if (graph_->down_links() > 0) msg += fmt::format("; {} link(s) are down", graph_->down_links());
   throw Error(msg);
 }
 
@@ -219,7 +200,7 @@ Router::Ends Router::resolve(int32_t src, int32_t dst) {
     e.to = dst;
     return e;
   }
-  if (nvswitch_[src] != kNone && nvswitch_[src] == nvswitch_[dst] && up_[nvl_link_[src]] && up_[nvl_link_[dst]]) {
+  if (nvswitch_[src] != kNone && nvswitch_[src] == nvswitch_[dst] && graph_->link_up(nvl_link_[src]) && graph_->link_up(nvl_link_[dst])) {
     e.kind = Ends::NvLink;
     return e;
   }
@@ -231,7 +212,7 @@ Router::Ends Router::resolve(int32_t src, int32_t dst) {
   if (sn == dn) {
     e.kind = Ends::SharedNic;
     e.src_ep = sn;
-    if (!up_[gpu_pcie_[src]] || !up_[gpu_pcie_[dst]]) no_path(src, dst, e, "a PCIe link to the shared NIC is down");
+    if (!graph_->link_up(gpu_pcie_[src]) || !graph_->link_up(gpu_pcie_[dst])) no_path(src, dst, e, "a PCIe link to the shared NIC is down");
     return e;
   }
   LinkId src_pcie = gpu_pcie_[src];
@@ -240,11 +221,11 @@ Router::Ends Router::resolve(int32_t src, int32_t dst) {
     const NodeId alt = nic_on_rail(t_.nodes[t_.gpus[src]].server, dr);
     if (alt != kNone) {
       const int32_t owner = owner_rank_[alt];
-      if (owner == src && up_[owner_pcie_[alt]]) {
+      if (owner == src && graph_->link_up(owner_pcie_[alt])) {
         sn = alt;
         src_pcie = owner_pcie_[alt];
       } else if (o_.pxn && owner >= 0 && nvswitch_[src] != kNone && nvswitch_[owner] == nvswitch_[src] &&
-                 up_[nvl_link_[src]] && up_[nvl_link_[owner]] && up_[owner_pcie_[alt]]) {
+                 graph_->link_up(nvl_link_[src]) && graph_->link_up(nvl_link_[owner]) && graph_->link_up(owner_pcie_[alt])) {
         sn = alt;
         src_pcie = owner_pcie_[alt];
         e.relay = owner;
@@ -253,8 +234,8 @@ Router::Ends Router::resolve(int32_t src, int32_t dst) {
   }
   e.src_ep = sn;
   e.src_pcie = src_pcie;
-  if (src_pcie == kNone || !up_[src_pcie]) no_path(src, dst, e, "the PCIe link to the source NIC is down");
-  if (gpu_pcie_[dst] == kNone || !up_[gpu_pcie_[dst]])
+  if (src_pcie == kNone || !graph_->link_up(src_pcie)) no_path(src, dst, e, "the PCIe link to the source NIC is down");
+  if (gpu_pcie_[dst] == kNone || !graph_->link_up(gpu_pcie_[dst]))
     no_path(src, dst, e, "the PCIe link from the destination NIC is down");
   std::tie(e.from_link, e.from) = attachment(sn);
   std::tie(e.to_link, e.to) = attachment(dn);
@@ -275,50 +256,16 @@ int Router::torus_dist(int32_t u, int32_t v) const {
   return s;
 }
 
-const int16_t* Router::table(int32_t key, bool restricted, int32_t group, int32_t node) {
-  std::vector<int16_t>& tab = tables_[2 * static_cast<size_t>(key) + (restricted ? 1 : 0)];
-  if (!tab.empty()) return tab.data();
-  const auto net = static_cast<int32_t>(node_of_.size());
-  tab.assign(net, -1);
-  bfs_.clear();
-  if (node >= 0) {
-    tab[node] = 0;
-    bfs_.push_back(node);
-  } else {
-    for (int32_t u = 0; u < net; ++u)
-      if (net_group_[u] == group) {
-        tab[u] = 0;
-        bfs_.push_back(u);
-      }
-  }
-  // Reverse search: u is one hop from v when the link u -> v is up (and, in
-  // the restricted dragonfly search, stays in u's group or enters the target's).
-  for (size_t q = 0; q < bfs_.size(); ++q) {
-    const int32_t v = bfs_[q];
-    const int dv = tab[v];
-    if (dv == std::numeric_limits<int16_t>::max()) throw Error("routing: a shortest path exceeds 32767 hops");
-    for (int32_t i = nadj_off_[v]; i < nadj_off_[v + 1]; ++i) {
-      const NetEdge& ed = nadj_[i];
-      const int32_t u = ed.to;
-      if (tab[u] >= 0 || !dir_up_[ed.dir ^ 1]) continue;  // travel u -> v: the reverse of ed
-      if (restricted && net_group_[u] != net_group_[v] && net_group_[v] != group) continue;
-      tab[u] = static_cast<int16_t>(dv + 1);
-      bfs_.push_back(u);
-    }
-  }
-  return tab.data();
-}
-
 Router::Target Router::node_target(int32_t net, int32_t from, bool fallback) {
   Target tg;
   tg.node = net;
-  if (torus_ && down_links_ == 0) return tg;  // distances computed
-  tg.group = net_group_[net];
+  if (torus_ && graph_->down_links() == 0) return tg;  // distances computed
+  tg.group = graph_->group(net);
   tg.restricted = dragonfly_;
-  tg.tab = table(net, tg.restricted, tg.group, net);
+  tg.tab = graph_->table(net, tg.restricted, false);
   if (fallback && tg.restricted && from >= 0 && tg.tab[from] < 0) {
     tg.restricted = false;
-    tg.tab = table(net, false, tg.group, net);
+    tg.tab = graph_->table(net, false, false);
   }
   return tg;
 }
@@ -327,11 +274,11 @@ Router::Target Router::group_target(int32_t group, int32_t from, bool fallback) 
   Target tg;
   tg.group = group;
   tg.restricted = dragonfly_;
-  const auto key = static_cast<int32_t>(node_of_.size()) + group;
-  tg.tab = table(key, tg.restricted, group, -1);
+  const auto key = graph_->size() + group;
+  tg.tab = graph_->table(key, tg.restricted, false);
   if (fallback && tg.restricted && from >= 0 && tg.tab[from] < 0) {
     tg.restricted = false;
-    tg.tab = table(key, false, group, -1);
+    tg.tab = graph_->table(key, false, false);
   }
   return tg;
 }
@@ -340,11 +287,11 @@ Router::Target Router::group_target(int32_t group, int32_t from, bool fallback) 
 int Router::gather(int32_t u, const Target& tg) {
   cand_.clear();
   const int want = dist(u, tg) - 1;
-  const int32_t gu = net_group_[u];
-  for (int32_t i = nadj_off_[u]; i < nadj_off_[u + 1]; ++i) {
-    const NetEdge& ed = nadj_[i];
-    if (!dir_up_[ed.dir] || dist(ed.to, tg) != want) continue;
-    if (tg.restricted && net_group_[ed.to] != gu && net_group_[ed.to] != tg.group) continue;
+  const int32_t gu = graph_->group(u);
+  for (int32_t i = graph_->edge_begin(u); i < graph_->edge_end(u); ++i) {
+    const NetworkGraph::Edge& ed = graph_->edge(i);
+    if (!graph_->dir_up(ed.dir) || dist(ed.to, tg) != want) continue;
+    if (tg.restricted && graph_->group(ed.to) != gu && graph_->group(ed.to) != tg.group) continue;
     cand_.push_back(i);
   }
   return static_cast<int>(cand_.size());
@@ -364,7 +311,7 @@ int32_t Router::walk(int32_t from, const Target& tg, Pick pick, uint64_t key, st
       double best = std::numeric_limits<double>::infinity();
       ties_.clear();
       for (int32_t i : cand_) {
-        const double l = load_[nadj_[i].dir];
+        const double l = load_[graph_->edge(i).dir];
         if (l < best) {
           best = l;
           ties_.clear();
@@ -373,7 +320,7 @@ int32_t Router::walk(int32_t from, const Target& tg, Pick pick, uint64_t key, st
       }
       c = ties_.size() == 1 ? ties_[0] : ties_[mix64(key ^ seed_of_[u]) % ties_.size()];
     }
-    const NetEdge& ed = nadj_[c];
+    const NetworkGraph::Edge& ed = graph_->edge(c);
     out.push_back({ed.dir, 1.0});
     u = ed.to;
   }
@@ -392,7 +339,7 @@ void Router::spray(int32_t from, const Target& tg, std::vector<PathPart>& out) {
       if (n == 0) throw Error("routing: internal: a node on a shortest path has no next hop");
       const double share = f / n;
       for (int32_t i : cand_) {
-        const NetEdge& ed = nadj_[i];
+        const NetworkGraph::Edge& ed = graph_->edge(i);
         out.push_back({ed.dir, share});
         if (frac_[ed.to] == 0.0) next_.push_back(ed.to);
         frac_[ed.to] += share;
@@ -416,7 +363,7 @@ bool Router::dimension_order(int32_t from, int32_t to, std::vector<PathPart>& ou
     const int32_t steps = plus ? delta : k - delta;
     for (int32_t s = 0; s < steps; ++s) {
       const LinkId l = (plus ? plus_ : minus_)[static_cast<size_t>(r) * D + i];
-      if (!up_[l]) {
+      if (!graph_->link_up(l)) {
         out.resize(start);
         return false;
       }
@@ -442,7 +389,7 @@ void Router::merge_duplicates(std::vector<PathPart>& out, size_t start) {
 }
 
 void Router::valiant(int32_t from, int32_t to, Pick pick, uint64_t key, std::vector<PathPart>& out) {
-  const int32_t sg = net_group_[from], dg = net_group_[to], groups = t_.groups;
+  const int32_t sg = graph_->group(from), dg = graph_->group(to), groups = t_.groups;
   if (sg != dg && sg >= 0 && dg >= 0 && groups >= 3) {
     const int32_t m = groups - 2, lo = std::min(sg, dg), hi = std::max(sg, dg);
     const auto first = static_cast<int32_t>(mix64(key ^ mix64(o_.seed ^ kValiantSalt)) % static_cast<uint64_t>(m));
@@ -530,7 +477,7 @@ void Router::route(int32_t src, int32_t dst, uint64_t entropy, double weight, st
         }
       }
       if (!torus_) {
-        out.push_back({dir_link(e.to_link, node_of_[e.to], t_), 1.0});
+        out.push_back({dir_link(e.to_link, graph_->node_of(e.to), t_), 1.0});
         out.push_back({dir_link(gpu_pcie_[dst], e.dst_ep, t_), 1.0});
       }
       break;
@@ -557,17 +504,9 @@ void Router::set_link_up(LinkId l, bool up) {
 }
 
 void Router::set_dir_up(DirLink d, bool up) {
-  if (d < 0 || d >= static_cast<DirLink>(dir_up_.size()))
+  if (d < 0 || d >= 2 * static_cast<DirLink>(t_.links.size()))
     throw Error(fmt::format("routing: directed link {} out of range (the topology has {} links)", d, t_.links.size()));
-  if ((dir_up_[d] != 0) == up) return;
-  dir_up_[d] = up ? 1 : 0;
-  const LinkId l = link_of(d);
-  const bool both = dir_up_[2 * l] && dir_up_[2 * l + 1];
-  if ((up_[l] != 0) != both) {
-    up_[l] = both ? 1 : 0;
-    down_links_ += both ? -1 : 1;
-  }
-  for (auto& tab : tables_) tab.clear();
+  graph_->set_dir_up(d, up);  // drops the live distance tables
 }
 
 int Router::switch_hops(int32_t src, int32_t dst) {
@@ -595,7 +534,7 @@ int Router::equal_cost_paths(int32_t src, int32_t dst) {
       count_[u] = 0;
       gather(u, tg);
       for (int32_t i : cand_) {
-        const int32_t v = nadj_[i].to;
+        const int32_t v = graph_->edge(i).to;
         if (count_[v] == 0) next_.push_back(v);
         count_[v] = std::min(kCap, count_[v] + c);
       }

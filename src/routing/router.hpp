@@ -34,7 +34,9 @@
 //    distance d_T(u) of every network node u (int16, -1 unreachable); tables
 //    are built lazily per target and cached until a link changes state
 //    (memory: 2 bytes x network nodes x targets used: 5,000 switches x 2,000
-//    targets = 20 MB). The equal-cost next hops of u are
+//    targets = 20 MB). The graph, the link state and the tables are one
+//    NetworkGraph (network_graph.hpp), which the packet engine's per-packet
+//    next hops read too. The equal-cost next hops of u are
 //      N_T(u) = { up links u -> v to a network node v : d_T(v) = d_T(u) - 1 },
 //    in link-id order, so a parallel link between the same two switches is a
 //    distinct next hop (as in hardware ECMP groups). Every walk that picks one
@@ -95,7 +97,7 @@
 //     take minimal if C_min <= C_val, else Valiant; loads as in adaptive.
 //
 // 4. Failures. set_link_up(l, false) marks link l down and drops every
-//    cached table (they are rebuilt lazily without it); no route uses a down
+//    cached live table (they are rebuilt lazily without it); no route uses a down
 //    link (a torus switches from computed distances to tables).
 //    set_dir_up(d, false) takes one direction out: switch-to-switch paths
 //    avoid that direction only (a repaired uplink while its downlink still
@@ -117,10 +119,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "routing/network_graph.hpp"
 #include "routing/policies.hpp"
 #include "routing/route.hpp"
 #include "topology/topology.hpp"
@@ -142,7 +146,9 @@ class Router {
 
   void set_link_up(topology::LinkId l, bool up);  // both directions
   void set_dir_up(DirLink d, bool up);
-  bool link_up(topology::LinkId l) const { return up_[l] != 0; }  // both directions up
+  bool link_up(topology::LinkId l) const { return graph_->link_up(l); }  // both directions up
+  // The network graph, link state and distance tables (shared with per-packet forwarding).
+  NetworkGraph& graph() { return *graph_; }
 
   // Switches traversed on a shortest path (0 inside a server; on a torus the
   // chip-to-chip links, each passing one chip's router). Throws as route().
@@ -163,11 +169,6 @@ class Router {
  private:
   enum class Policy : uint8_t { Ecmp, Adaptive, Spray, Static, DimensionOrder, Valiant, Ugal };
   enum class Pick : uint8_t { Static, Hash, Least };
-  struct NetEdge {
-    topology::LinkId link;
-    DirLink dir;   // leaving the node whose list holds this edge
-    int32_t to;    // network index of the other end
-  };
   struct Ends {
     enum Kind : uint8_t { Same, NvLink, SharedNic, Net } kind = Same;
     int32_t relay = -1;                    // PXN relay GPU rank
@@ -194,7 +195,6 @@ class Router {
   // unrestricted search is used instead.
   Target node_target(int32_t net, int32_t from, bool fallback = true);
   Target group_target(int32_t group, int32_t from, bool fallback = true);
-  const int16_t* table(int32_t key, bool restricted, int32_t group, int32_t node);
   int dist(int32_t u, const Target& tg) const {
     return tg.tab ? tg.tab[u] : torus_dist(u, tg.node);
   }
@@ -213,17 +213,9 @@ class Router {
   bool torus_ = false;
   bool dragonfly_ = false;
   bool tracks_load_ = false;
-  int32_t down_links_ = 0;
 
-  // network graph (CSR over network indices)
-  std::vector<int32_t> net_of_;           // node -> network index or -1
-  std::vector<topology::NodeId> node_of_; // network index -> node
-  std::vector<int32_t> net_group_;        // network index -> node.group
-  std::vector<int32_t> nadj_off_;
-  std::vector<NetEdge> nadj_;
+  std::unique_ptr<NetworkGraph> graph_;   // network nodes, edges, link state, distance tables
   std::vector<uint64_t> seed_of_;         // network index -> s_u
-  std::vector<char> up_;                  // per link: both directions up
-  std::vector<char> dir_up_;              // per directed link
   std::vector<double> load_;              // per directed link
 
   // servers
@@ -237,11 +229,8 @@ class Router {
   std::vector<int32_t> dims_, stride_;
   std::vector<topology::LinkId> plus_, minus_;  // [rank * D + i] -> link toward +i / -i
 
-  // tables: [2 * key + restricted], key = network index or (network nodes + group)
-  std::vector<std::vector<int16_t>> tables_;
-
   // scratch
-  std::vector<int32_t> cand_, ties_, bfs_, level_, next_;
+  std::vector<int32_t> cand_, ties_, level_, next_;
   std::vector<double> frac_;
   std::vector<int64_t> count_;
   std::vector<PathPart> alt_a_, alt_b_;

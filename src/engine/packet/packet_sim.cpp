@@ -138,7 +138,7 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   router = std::make_unique<routing::Router>(t, ro);
   compiler = std::make_unique<PlanCompiler>(t, *router, transport);
   if (per_packet) {
-    next_hops = std::make_unique<NextHops>(t);
+    next_hops = std::make_unique<NextHops>(t, router->graph());
     rr_node.assign(kRrSlots, 0);
   }
   mtu = transport.mtu;
@@ -567,8 +567,7 @@ void PacketSim::stop() { m_->stopped = true; }
 void PacketSim::set_link_rate(topology::LinkId l, Bandwidth rate) { m_->set_link_rate(l, rate.bps); }
 void PacketSim::set_link_dead(topology::LinkId l, bool dead) { m_->set_link_dead(l, dead); }
 void PacketSim::set_route_dir_up(routing::DirLink d, bool up) {
-  m_->router->set_dir_up(d, up);
-  if (m_->next_hops) m_->next_hops->set_dir_up(d, up);
+  m_->router->set_dir_up(d, up);  // the per-packet next hops share the Router's graph
 }
 int64_t PacketSim::reroute(const std::vector<DirLink>& dirs) { return m_->reroute(dirs); }
 bool PacketSim::stream_open(int32_t s) const { return !m_->nic->qps[s].rx_done; }
