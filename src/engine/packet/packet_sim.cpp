@@ -371,7 +371,7 @@ void PacketSim::Impl::on_arrive(Packet k) {
       return;
     }
     if (!q.rerouted || (q.target != topology::kNone && next_hops->is_net(n)) || which_path(q, k, p, off, len))
-      out = next_data_port(q, k, n, off);
+      out = q.target == topology::kNone ? nic->routes[off + k.hop + 1] : next_data_port(q, k, n, off);  // per QP: its path
   } else {
     if (n == q.src_node) {
       kick(nic->receive_ctrl(qi, k, now));
