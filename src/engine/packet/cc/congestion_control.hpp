@@ -62,7 +62,6 @@ struct Flow {
   uint32_t rx_marked = 0;          // marked data packets since the last ACK/NACK (ECN echo)
   // sender observation window, congestion avoidance (DCTCP)
   uint32_t win_end = 0, win_acked = 0, win_marked = 0;
-  int64_t win_start = 0;
   bool slow_start = false;
 };
 
