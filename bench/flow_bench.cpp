@@ -68,7 +68,7 @@ int run_case(const Case& c) {
   collective::Options opt;
   opt.channels = c.channels;
   opt.order = collective::RingOrder::TopologyAware;
-  const engine::TransferPlan plan = collective::make_plan("ring", collective::Op::AllReduce, group, size, opt, topo);
+  const plan::TransferPlan plan = collective::make_plan("ring", collective::Op::AllReduce, group, size, opt, topo);
   const Clock t2 = Clock::now();
 
   const engine::NetworkOptions nopt = engine::network_options_from(sc.section("network"), sc.seed);

@@ -84,11 +84,11 @@ int main(int argc, char** argv) {
   Rng rng(seed);
   for (int32_t i = n - 1; i > 0; --i) std::swap(dst[i], dst[static_cast<int32_t>(rng.below(static_cast<uint64_t>(i)))]);
 
-  engine::TransferPlan plan;
+  plan::TransferPlan plan;
   plan.op = "permutation";
   for (int32_t s = 0; s < n; ++s) {
-    engine::Transfer t;
-    t.kind = engine::TransferKind::P2p;
+    plan::Transfer t;
+    t.kind = plan::TransferKind::P2p;
     t.ranks = {s, dst[s]};
     t.bytes = bytes;
     plan.add(std::move(t));

@@ -107,12 +107,12 @@ int cmd_bench(Common c, const BenchOptions& b) {
                              {"busbw_gbps", "GB/s = 1e9 bytes/s (nccl-tests)"}}}};
   nlohmann::json rows = nlohmann::json::array();
   engine::RunReport last;
-  engine::TransferPlan last_plan;
+  plan::TransferPlan last_plan;
   const bool tty = isatty(STDERR_FILENO) != 0;
   const auto wall0 = std::chrono::steady_clock::now();
   for (size_t k = 0; k < sizes.size(); ++k) {
     progress_label = report::thousands(sizes[k]) + " B";
-    engine::TransferPlan plan = collective::make_plan(algo, op, group, sizes[k], copt, topo);
+    plan::TransferPlan plan = collective::make_plan(algo, op, group, sizes[k], copt, topo);
     engine::RunReport base;
     size_t scheduled = 0;
     if (baseline) {
@@ -168,7 +168,7 @@ int cmd_bench(Common c, const BenchOptions& b) {
   doc["hottest_links"] = hot;
   doc["engine_stats"] = {{"flows", last.flows}, {"solves", last.solves}};  // of the last size
   for (const auto& t : last_plan.transfers) {
-    if (t.kind != engine::TransferKind::Ring || t.ranks.size() < 2) continue;
+    if (t.kind != plan::TransferKind::Ring || t.ranks.size() < 2) continue;
     const collective::RingStats rs = collective::ring_stats(t.ranks, topo, t.open);
     doc["ring"] = {{"hops", rs.hops}, {"intra_server", rs.intra_server}, {"intra_group", rs.cross_server},
                    {"inter_group", rs.cross_group}, {"inter_pod", rs.cross_pod}, {"cross_rail", rs.cross_rail_hops},

@@ -115,7 +115,7 @@ const char* default_algorithm(Op op) {
   }
 }
 
-engine::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& group, Bytes bytes,
+plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& group, Bytes bytes,
                                const Options& options, const topology::Topology& topo) {
   const AlgorithmInfo* a = find_algorithm(algorithm);
   if (!a) {
@@ -148,32 +148,12 @@ engine::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& g
   if (options.qps < 1 || options.qps > kMaxQps)
     throw InputError(fmt::format("qps = {}: expected an integer in [1, {}]", options.qps, kMaxQps));
 
-  engine::TransferPlan plan = a->build(op, group, bytes, options, topo);
+  plan::TransferPlan plan = a->build(op, group, bytes, options, topo);
   plan.op = op_name(op);
   plan.algorithm = a->name;
   plan.bytes = bytes;
   plan.ranks = static_cast<int32_t>(group.size());
   return plan;
-}
-
-std::map<int32_t, Bytes> bytes_sent_by_rank(const engine::TransferPlan& plan) {
-  std::map<int32_t, Bytes> out;
-  for (const auto& t : plan.transfers) {
-    switch (t.kind) {
-      case engine::TransferKind::P2p: out[t.ranks[0]] += t.bytes; break;
-      case engine::TransferKind::Ring: {
-        if (t.ranks.size() < 2) break;
-        const size_t senders = t.open ? t.ranks.size() - 1 : t.ranks.size();
-        for (size_t i = 0; i < senders; ++i) out[t.ranks[i]] += t.bytes;
-        break;
-      }
-      case engine::TransferKind::Coupled:
-        for (const auto& e : t.edges) out[e.first] += t.bytes;
-        break;
-      case engine::TransferKind::Compute: break;  // no bytes on the wire
-    }
-  }
-  return out;
 }
 
 namespace detail {

@@ -2,7 +2,7 @@
 // TransferPlans.
 //
 // An algorithm is a pure function
-//     (op, communicator group, size S, Options, Topology) -> engine::TransferPlan
+//     (op, communicator group, size S, Options, Topology) -> plan::TransferPlan
 // where the group is a list of global GPU ranks (topology.gpus[rank]) and S
 // follows nccl-tests' definition for the op (NVIDIA/nccl-tests doc/PERFORMANCE.md):
 //
@@ -43,7 +43,7 @@
 
 #include "core/params.hpp"
 #include "core/units.hpp"
-#include "engine/transfer_plan.hpp"
+#include "plan/transfer_plan.hpp"
 #include "topology/topology.hpp"
 
 namespace podnet::collective {
@@ -81,7 +81,7 @@ struct Options {
 std::vector<ParamSpec> option_params();
 Options options_from(const Params& params);
 
-using BuildFn = engine::TransferPlan (*)(Op op, const Group& group, Bytes bytes, const Options& options,
+using BuildFn = plan::TransferPlan (*)(Op op, const Group& group, Bytes bytes, const Options& options,
                                          const topology::Topology& topo);
 
 struct AlgorithmInfo {
@@ -106,12 +106,7 @@ const char* default_algorithm(Op op);
 // refuses (halving_doubling: n not a power of two; hierarchical: uneven
 // servers; pairwise: too many transfers). Fills plan.op, algorithm, bytes,
 // ranks.
-engine::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& group, Bytes bytes,
+plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& group, Bytes bytes,
                                const Options& options, const topology::Topology& topo);
-
-// Payload bytes each rank puts on the wire (Ring: every rank of the ring
-// sends `bytes`, an open chain all but its last; Coupled: the source of each
-// edge; P2p: the source). Sorted by rank.
-std::map<int32_t, Bytes> bytes_sent_by_rank(const engine::TransferPlan& plan);
 
 }  // namespace podnet::collective

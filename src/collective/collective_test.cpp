@@ -142,19 +142,19 @@ TEST(MakePlan, EveryAllreduceSendsTheBusVolume) {
 }
 
 TEST(BytesSent, CountsEachKind) {
-  engine::TransferPlan plan;
-  engine::Transfer p;
+  plan::TransferPlan plan;
+  plan::Transfer p;
   p.ranks = {1, 2};
   p.bytes = 10;
   plan.add(p);
-  engine::Transfer r;
-  r.kind = engine::TransferKind::Ring;
+  plan::Transfer r;
+  r.kind = plan::TransferKind::Ring;
   r.ranks = {1, 2, 3};
   r.bytes = 5;
   r.open = true;  // 1 -> 2 -> 3: rank 3 sends nothing
   plan.add(r);
-  engine::Transfer c;
-  c.kind = engine::TransferKind::Coupled;
+  plan::Transfer c;
+  c.kind = plan::TransferKind::Coupled;
   c.edges = {{3, 1}, {3, 2}};
   c.bytes = 7;
   plan.add(c);

@@ -11,8 +11,8 @@ namespace podnet::collective {
 
 namespace {
 
-engine::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& o, const topology::Topology& topo) {
-  engine::TransferPlan plan;
+plan::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& o, const topology::Topology& topo) {
+  plan::TransferPlan plan;
   const int32_t n = static_cast<int32_t>(group.size());
   if ((n & (n - 1)) != 0)
     throw InputError(fmt::format("halving_doubling needs a power-of-two number of GPUs, got {} (use ring or tree)",

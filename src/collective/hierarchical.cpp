@@ -10,8 +10,8 @@ namespace podnet::collective {
 
 namespace {
 
-engine::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& o, const topology::Topology& topo) {
-  engine::TransferPlan plan;
+plan::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& o, const topology::Topology& topo) {
+  plan::TransferPlan plan;
   const std::vector<Group> servers = group_by_server(group, o.order, topo);
   const int64_t N = static_cast<int64_t>(servers.size());
   const int64_t L = static_cast<int64_t>(servers.front().size());

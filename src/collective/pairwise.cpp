@@ -9,9 +9,9 @@ namespace podnet::collective {
 
 namespace {
 
-engine::TransferPlan build_alltoall(Op, const Group& group, Bytes bytes, const Options& o,
+plan::TransferPlan build_alltoall(Op, const Group& group, Bytes bytes, const Options& o,
                                     const topology::Topology&) {
-  engine::TransferPlan plan;
+  plan::TransferPlan plan;
   const int64_t n = static_cast<int64_t>(group.size());
   const int64_t count = n * (n - 1);
   if (count > kMaxP2pTransfers)
@@ -27,9 +27,9 @@ engine::TransferPlan build_alltoall(Op, const Group& group, Bytes bytes, const O
   return plan;
 }
 
-engine::TransferPlan build_sendrecv(Op, const Group& group, Bytes bytes, const Options& o,
+plan::TransferPlan build_sendrecv(Op, const Group& group, Bytes bytes, const Options& o,
                                     const topology::Topology&) {
-  engine::TransferPlan plan;
+  plan::TransferPlan plan;
   const size_t n = group.size();
   if (n <= 1 || bytes == 0) return plan;
   for (size_t i = 0; i < n; ++i) plan.add(detail::p2p(group[i], group[(i + 1) % n], bytes, o, 0, "sr"));

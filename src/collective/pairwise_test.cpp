@@ -11,7 +11,7 @@ namespace podnet::collective {
 namespace {
 
 using namespace podnet::literals;
-using engine::TransferKind;
+using plan::TransferKind;
 using testing::iota;
 using testing::rail32;
 

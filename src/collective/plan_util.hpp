@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "collective/collective.hpp"
-#include "engine/transfer_plan.hpp"
+#include "plan/transfer_plan.hpp"
 
 namespace podnet::collective::detail {
 
@@ -27,10 +27,10 @@ inline std::vector<Bytes> split(Bytes s, int32_t parts) {
   return out;
 }
 
-inline engine::Transfer ring(std::vector<int32_t> ranks, Bytes bytes, int32_t latency_steps, const Options& o,
+inline plan::Transfer ring(std::vector<int32_t> ranks, Bytes bytes, int32_t latency_steps, const Options& o,
                              int32_t channel, std::string label, bool open = false) {
-  engine::Transfer t;
-  t.kind = engine::TransferKind::Ring;
+  plan::Transfer t;
+  t.kind = plan::TransferKind::Ring;
   t.ranks = std::move(ranks);
   t.bytes = bytes;
   t.latency_steps = latency_steps;
@@ -41,10 +41,10 @@ inline engine::Transfer ring(std::vector<int32_t> ranks, Bytes bytes, int32_t la
   return t;
 }
 
-inline engine::Transfer p2p(int32_t src, int32_t dst, Bytes bytes, const Options& o, int32_t channel,
+inline plan::Transfer p2p(int32_t src, int32_t dst, Bytes bytes, const Options& o, int32_t channel,
                             std::string label) {
-  engine::Transfer t;
-  t.kind = engine::TransferKind::P2p;
+  plan::Transfer t;
+  t.kind = plan::TransferKind::P2p;
   t.ranks = {src, dst};
   t.bytes = bytes;
   t.latency_steps = 1;

@@ -10,8 +10,8 @@ namespace podnet::collective {
 
 namespace {
 
-engine::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& o, const topology::Topology& topo) {
-  engine::TransferPlan plan;
+plan::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& o, const topology::Topology& topo) {
+  plan::TransferPlan plan;
   const int64_t n = static_cast<int64_t>(group.size());
   if (n <= 1 || bytes == 0) return plan;
   const auto shares = detail::split(bytes, o.channels);

@@ -8,7 +8,7 @@ namespace podnet::collective {
 namespace {
 
 using namespace podnet::literals;
-using engine::TransferKind;
+using plan::TransferKind;
 using testing::iota;
 using testing::naive;
 using testing::rail32;

@@ -54,10 +54,10 @@ int32_t tree_depth(const std::vector<int32_t>& parents) {
 
 namespace {
 
-engine::Transfer coupled(std::vector<std::pair<int32_t, int32_t>> edges, const Group& group, Bytes bytes,
+plan::Transfer coupled(std::vector<std::pair<int32_t, int32_t>> edges, const Group& group, Bytes bytes,
                          int32_t latency_steps, const Options& o, int32_t channel, std::string label) {
-  engine::Transfer t;
-  t.kind = engine::TransferKind::Coupled;
+  plan::Transfer t;
+  t.kind = plan::TransferKind::Coupled;
   t.ranks = group;
   std::sort(t.ranks.begin(), t.ranks.end());
   t.edges = std::move(edges);
@@ -69,8 +69,8 @@ engine::Transfer coupled(std::vector<std::pair<int32_t, int32_t>> edges, const G
   return t;
 }
 
-engine::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& o, const topology::Topology& topo) {
-  engine::TransferPlan plan;
+plan::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& o, const topology::Topology& topo) {
+  plan::TransferPlan plan;
   const int32_t n = static_cast<int32_t>(group.size());
   if (n <= 1 || bytes == 0) return plan;
   const auto shares = detail::split(bytes, o.channels);

@@ -95,11 +95,11 @@ const topology::Topology& fabric() {
 
 int32_t dst_of(int32_t src) { return (src + kHostsPerLeaf) % (kLeaves * kHostsPerLeaf); }
 
-TransferPlan permutation(int32_t qps) {
-  TransferPlan plan;
+plan::TransferPlan permutation(int32_t qps) {
+  plan::TransferPlan plan;
   for (int32_t src = 0; src < kLeaves * kHostsPerLeaf; ++src) {
-    Transfer t;
-    t.kind = TransferKind::P2p;
+    plan::Transfer t;
+    t.kind = plan::TransferKind::P2p;
     t.ranks = {src, dst_of(src)};
     t.bytes = kBytes;
     t.qps = qps;

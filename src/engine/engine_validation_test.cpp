@@ -36,7 +36,7 @@
 #include <vector>
 
 #include "engine/network.hpp"
-#include "engine/transfer_plan.hpp"
+#include "plan/transfer_plan.hpp"
 #include "topology/builders.hpp"
 #include "topology/test_util.hpp"
 
@@ -75,16 +75,16 @@ NetworkOptions options(const std::string& policy) {
 }
 
 RunReport run(const std::string& engine, const topology::Topology& topo, const std::string& policy,
-              const TransferPlan& plan) {
+              const plan::TransferPlan& plan) {
   return make_backend(engine, topo, options(policy))->run(plan);
 }
 
 // A ring all-reduce of S bytes over `order` as the ring algorithm plans it:
 // every hop carries ceil(2(n-1)/n x S) and pays 2(n-1) hop latencies.
-Transfer ring_allreduce(std::vector<int32_t> order, Bytes s) {
+plan::Transfer ring_allreduce(std::vector<int32_t> order, Bytes s) {
   const auto n = static_cast<int64_t>(order.size());
-  Transfer t;
-  t.kind = TransferKind::Ring;
+  plan::Transfer t;
+  t.kind = plan::TransferKind::Ring;
   t.ranks = std::move(order);
   t.bytes = (s * 2 * (n - 1) + n - 1) / n;
   t.latency_steps = static_cast<int32_t>(2 * (n - 1));
@@ -92,16 +92,16 @@ Transfer ring_allreduce(std::vector<int32_t> order, Bytes s) {
   return t;
 }
 
-Transfer p2p(int32_t src, int32_t dst, Bytes bytes) {
-  Transfer t;
-  t.kind = TransferKind::P2p;
+plan::Transfer p2p(int32_t src, int32_t dst, Bytes bytes) {
+  plan::Transfer t;
+  t.kind = plan::TransferKind::P2p;
   t.ranks = {src, dst};
   t.bytes = bytes;
   return t;
 }
 
-TransferPlan plan_of(std::vector<Transfer> ts) {
-  TransferPlan p;
+plan::TransferPlan plan_of(std::vector<plan::Transfer> ts) {
+  plan::TransferPlan p;
   for (auto& t : ts) p.add(std::move(t));
   return p;
 }
@@ -149,7 +149,7 @@ TEST(EngineValidation, SingleP2pMatchesAlphaBetaOnBothEngines) {
   const Bytes s = 1_GiB;
   const double want = kViaSpineHopNs * 1e-9 + 8.0 * static_cast<double>(s) / kNicPayloadBps;
   for (const char* policy : {"static", "ecmp", "adaptive", "spray"}) {
-    const TransferPlan plan = plan_of({p2p(0, 512, s)});
+    const plan::TransferPlan plan = plan_of({p2p(0, 512, s)});
     const RunReport flow = run("flow", leafspine1k(), policy, plan);
     const RunReport ana = run("analytical", leafspine1k(), policy, plan);
     expect_rel(seconds(flow.makespan), want, 1e-6, std::string("flow, ") + policy);
@@ -179,7 +179,7 @@ TEST(EngineValidation, RingAllReduceEnginesAgreeWithoutContention) {
   const double hop_bytes = 254.0 / 128.0 * static_cast<double>(s);
   const double want = 254 * alpha_ns * 1e-9 + 8 * hop_bytes / kNicPayloadBps;
   for (const char* policy : {"static", "ecmp", "adaptive", "spray"}) {
-    const TransferPlan plan = plan_of({ring_allreduce(order, s)});
+    const plan::TransferPlan plan = plan_of({ring_allreduce(order, s)});
     const double flow = seconds(run("flow", leafspine1k(), policy, plan).makespan);
     const double ana = seconds(run("analytical", leafspine1k(), policy, plan).makespan);
     expect_rel(flow, ana, 0.01, std::string("flow vs analytical, ") + policy);
@@ -191,7 +191,7 @@ TEST(EngineValidation, RingAllReduceEnginesAgreeWithoutContention) {
 TEST(EngineValidation, LargeRingAllReduceReachesNicRate) {
   // (b) The figures derived above, on the flow engine with ECMP.
   const Bytes s = 8_GiB;
-  const TransferPlan plan = plan_of({ring_allreduce(first_gpus(128), s)});
+  const plan::TransferPlan plan = plan_of({ring_allreduce(first_gpus(128), s)});
   const RunReport r = run("flow", leafspine1k(), "ecmp", plan);
   const double t = seconds(r.makespan);
   const double busbw = 254.0 / 128.0 * static_cast<double>(s) / t;  // bytes/s
@@ -223,8 +223,8 @@ TEST(EngineValidation, TwoRingsSharingABottleneckTakeTwiceAsLong) {
   const double bw = 8.0 * static_cast<double>(s) / kNicPayloadBps;
   const double t1_want = 2 * kViaSpineHopNs * 1e-9 + bw;
   const double t2_want = 2 * kViaSpineHopNs * 1e-9 + 2 * bw;
-  const TransferPlan one = plan_of({ring_allreduce({0, 8}, s)});
-  const TransferPlan two = plan_of({ring_allreduce({0, 8}, s), ring_allreduce({1, 9}, s)});
+  const plan::TransferPlan one = plan_of({ring_allreduce({0, 8}, s)});
+  const plan::TransferPlan two = plan_of({ring_allreduce({0, 8}, s), ring_allreduce({1, 9}, s)});
   const double t1 = seconds(run("flow", small_fat_tree(), "static", one).makespan);
   const RunReport r2 = run("flow", small_fat_tree(), "static", two);
   expect_rel(t1, t1_want, 1e-6, "one ring");
@@ -244,7 +244,7 @@ TEST(EngineValidation, TwoRingsSharingABottleneckTakeTwiceAsLong) {
 TEST(EngineValidation, SmallerRingFinishesThenTheLargerSpeedsUp) {
   const Bytes s = 1_GiB;
   const double bw = 8.0 * static_cast<double>(s) / kNicPayloadBps;
-  const TransferPlan plan = plan_of({ring_allreduce({0, 8}, s), ring_allreduce({1, 9}, s / 2)});
+  const plan::TransferPlan plan = plan_of({ring_allreduce({0, 8}, s), ring_allreduce({1, 9}, s / 2)});
   const RunReport r = run("flow", small_fat_tree(), "static", plan);
   expect_rel(seconds(r.transfers[1].finish), 2 * kViaSpineHopNs * 1e-9 + bw, 1e-6, "half-size ring");
   expect_rel(seconds(r.transfers[0].finish), 2 * kViaSpineHopNs * 1e-9 + 1.5 * bw, 1e-6, "full-size ring");
@@ -260,7 +260,7 @@ TEST(EngineValidation, SmallerRingFinishesThenTheLargerSpeedsUp) {
 //   t = 6 x 8,130 ns + 1.5 S x 8 / (B/2); both engines (one transfer).
 TEST(EngineValidation, RingHopsSharingALinkSlowTheWholeRing) {
   const Bytes s = 1_GiB;
-  const TransferPlan plan = plan_of({ring_allreduce({0, 8, 1, 9}, s)});
+  const plan::TransferPlan plan = plan_of({ring_allreduce({0, 8, 1, 9}, s)});
   const double want = 6 * kViaSpineHopNs * 1e-9 + 1.5 * 8.0 * static_cast<double>(s) / (kNicPayloadBps / 2);
   for (const char* engine : {"flow", "analytical"})
     expect_rel(seconds(run(engine, small_fat_tree(), "static", plan).makespan), want, 1e-6, engine);
@@ -274,7 +274,7 @@ TEST(EngineValidation, RingHopsSharingALinkSlowTheWholeRing) {
 // alone: t = 2 x (2 alpha + S x 8 / B) on both engines.
 TEST(EngineValidation, DependentRingsRunBackToBack) {
   const Bytes s = 256_MiB;
-  TransferPlan plan = plan_of({ring_allreduce({0, 8}, s), ring_allreduce({1, 9}, s)});
+  plan::TransferPlan plan = plan_of({ring_allreduce({0, 8}, s), ring_allreduce({1, 9}, s)});
   plan.transfers[1].deps = {0};
   const double one = 2 * kViaSpineHopNs * 1e-9 + 8.0 * static_cast<double>(s) / kNicPayloadBps;
   for (const char* engine : {"flow", "analytical"}) {
@@ -288,14 +288,14 @@ TEST(EngineValidation, DependentRingsRunBackToBack) {
 // one, gives identical times to the picosecond. The plan mixes contention
 // (ECMP collisions of 4-QP P2p transfers), rings and a dependency.
 TEST(EngineValidation, SamePlanTwiceGivesIdenticalTimes) {
-  TransferPlan plan;
+  plan::TransferPlan plan;
   for (int32_t i = 0; i < 128; ++i) {
-    Transfer t = p2p(i, (i + 8) % 128, 64_MiB + i * 4096);
+    plan::Transfer t = p2p(i, (i + 8) % 128, 64_MiB + i * 4096);
     t.qps = 4;
     plan.add(std::move(t));
   }
   plan.add(ring_allreduce({0, 8, 16, 24, 32, 40, 48, 56}, 128_MiB));
-  Transfer dep = ring_allreduce({3, 19, 35, 51, 67, 83, 99, 115}, 32_MiB);
+  plan::Transfer dep = ring_allreduce({3, 19, 35, 51, 67, 83, 99, 115}, 32_MiB);
   dep.deps = {5, 128};
   plan.add(std::move(dep));
   for (const char* engine : {"flow", "analytical"}) {

@@ -30,7 +30,7 @@
 
 #include "core/params.hpp"
 #include "core/units.hpp"
-#include "engine/transfer_plan.hpp"
+#include "plan/transfer_plan.hpp"
 #include "routing/policies.hpp"
 #include "routing/route.hpp"
 #include "topology/topology.hpp"
@@ -159,7 +159,7 @@ class NetworkBackend {
   virtual ~NetworkBackend() = default;
   virtual const char* name() const = 0;
   // Runs the plan from time 0 on an idle network.
-  virtual RunReport run(const TransferPlan& plan) = 0;
+  virtual RunReport run(const plan::TransferPlan& plan) = 0;
 };
 
 struct EngineInfo {

@@ -49,17 +49,17 @@ void PlanCompiler::add_hop(int32_t src, int32_t dst, int32_t qps, uint64_t entro
   }
 }
 
-void PlanCompiler::compile(const TransferPlan& plan, int32_t index, std::vector<CompiledFlow>& out) {
-  const Transfer& t = plan.transfers[index];
+void PlanCompiler::compile(const plan::TransferPlan& plan, int32_t index, std::vector<CompiledFlow>& out) {
+  const plan::Transfer& t = plan.transfers[index];
   const uint64_t entropy_base = static_cast<uint64_t>(t.channel) * 1024;
-  if (t.kind == TransferKind::Compute) {  // no links: a pure delay
+  if (t.kind == plan::TransferKind::Compute) {  // no links: a pure delay
     CompiledFlow f;
     f.transfer = index;
     f.latency = t.duration;
     out.push_back(std::move(f));
     return;
   }
-  if (t.kind == TransferKind::P2p) {
+  if (t.kind == plan::TransferKind::P2p) {
     if (t.ranks.size() != 2) throw Error("internal: a P2p transfer needs two ranks");
     const int32_t qps = std::max(1, t.qps);
     for (int32_t q = 0; q < qps; ++q) {
@@ -80,7 +80,7 @@ void PlanCompiler::compile(const TransferPlan& plan, int32_t index, std::vector<
   double latency_sum = 0;
   size_t hop_count = 0;
   const int32_t qps = std::max(1, t.qps);
-  if (t.kind == TransferKind::Ring) {
+  if (t.kind == plan::TransferKind::Ring) {
     const size_t n = t.ranks.size();
     const size_t hops = t.open ? n - 1 : (n > 1 ? n : 0);
     for (size_t i = 0; i < hops; ++i) add_hop(t.ranks[i], t.ranks[(i + 1) % n], qps, entropy_base, latency_sum);

@@ -25,7 +25,7 @@ class PlanCompiler {
   // Appends the flows of transfer `index` (one per QP for P2p, one coupled
   // variable for Ring/Coupled). Adaptive routing sees the loads of the flows
   // compiled (and not released) so far.
-  void compile(const TransferPlan& plan, int32_t index, std::vector<CompiledFlow>& out);
+  void compile(const plan::TransferPlan& plan, int32_t index, std::vector<CompiledFlow>& out);
   // Payload capacity of a directed link (wire capacity x efficiency on network links).
   double payload_capacity_bps(routing::DirLink d) const;
   // Latency of one hop whose route is `parts` (fractions weight a sprayed route).

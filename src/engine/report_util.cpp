@@ -6,27 +6,6 @@
 
 namespace podnet::engine {
 
-std::vector<int32_t> topological_order(const TransferPlan& plan) {
-  const auto n = static_cast<int32_t>(plan.transfers.size());
-  std::vector<int32_t> indeg(n, 0), order;
-  std::vector<std::vector<int32_t>> out(n);
-  for (int32_t i = 0; i < n; ++i) {
-    for (int32_t d : plan.transfers[i].deps) {
-      if (d < 0 || d >= n) throw Error("internal: transfer dependency out of range");
-      out[d].push_back(i);
-      ++indeg[i];
-    }
-  }
-  order.reserve(n);
-  for (int32_t i = 0; i < n; ++i)
-    if (indeg[i] == 0) order.push_back(i);
-  for (size_t k = 0; k < order.size(); ++k)
-    for (int32_t j : out[order[k]])
-      if (--indeg[j] == 0) order.push_back(j);
-  if (static_cast<int32_t>(order.size()) != n) throw Error("internal: transfer plan has a dependency cycle");
-  return order;
-}
-
 std::vector<LinkReport> hottest_links(const std::vector<double>& bytes, const std::vector<double>* peak, Time makespan,
                                       int32_t count, const std::function<double(routing::DirLink)>& capacity_bps) {
   std::vector<LinkReport> all;

@@ -1,4 +1,4 @@
-// Helpers shared by the engines: the DAG order of a plan and the hottest-link list.
+// Helpers shared by the engines: the hottest-link list.
 #pragma once
 
 #include <functional>
@@ -7,11 +7,6 @@
 #include "engine/network.hpp"
 
 namespace podnet::engine {
-
-// Transfer indices in an order where every dependency comes before its
-// dependents (Kahn's algorithm, ties by index). Throws Error on a cycle or a
-// dependency index out of range.
-std::vector<int32_t> topological_order(const TransferPlan& plan);
 
 // The `count` directed links with the highest mean utilization (bytes x 8 /
 // (capacity x makespan)), ties by bytes then link id. `peak` (optional) gives

@@ -6,16 +6,16 @@
 #include <vector>
 
 #include "engine/network.hpp"
-#include "engine/transfer_plan.hpp"
+#include "plan/transfer_plan.hpp"
 #include "topology/topology.hpp"
 
 namespace podnet::engine::testing {
 
 // Independent point-to-point transfers of `bytes` each.
-inline TransferPlan p2p_plan(const std::vector<std::pair<int32_t, int32_t>>& pairs, Bytes bytes) {
-  TransferPlan plan;
+inline plan::TransferPlan p2p_plan(const std::vector<std::pair<int32_t, int32_t>>& pairs, Bytes bytes) {
+  plan::TransferPlan plan;
   for (auto [s, d] : pairs) {
-    Transfer t;
+    plan::Transfer t;
     t.ranks = {s, d};
     t.bytes = bytes;
     plan.add(t);

@@ -25,19 +25,19 @@ collective::Group gpus_of(const std::vector<int32_t>& gpu_of_rank, const std::ve
 }
 
 // Runs a plan alone on an idle network and returns its makespan.
-Time time_plan(engine::NetworkBackend& backend, const engine::TransferPlan& plan) {
+Time time_plan(engine::NetworkBackend& backend, const plan::TransferPlan& plan) {
   if (plan.transfers.empty()) return Time();
   return backend.run(plan).makespan;
 }
 
 // Appends `sub` to `dst`, shifting its dependency indices; transfers of `sub`
 // without dependencies get `deps`. Returns the indices of sub's sinks.
-std::vector<int32_t> merge(engine::TransferPlan& dst, const engine::TransferPlan& sub, const std::vector<int32_t>& deps,
+std::vector<int32_t> merge(plan::TransferPlan& dst, const plan::TransferPlan& sub, const std::vector<int32_t>& deps,
                            const std::string& label_prefix) {
   const auto base = static_cast<int32_t>(dst.transfers.size());
   std::vector<char> has_dependents(sub.transfers.size(), 0);
   for (const auto& t : sub.transfers) {
-    engine::Transfer c = t;
+    plan::Transfer c = t;
     if (c.deps.empty()) {
       c.deps = deps;
     } else {
@@ -86,7 +86,7 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
   // One EP all-to-all, every EP group of stage 0 at once.
   if (m.moe() && job.ep > 1) {
     const Volumes v = volumes(job);
-    engine::TransferPlan all;
+    plan::TransferPlan all;
     const char* algo = collective::default_algorithm(collective::Op::AllToAll);
     for (int64_t j = 0; j < job.tp; ++j)
       for (int64_t k = 0; k < job.dp / job.ep; ++k) {
@@ -101,10 +101,10 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
   Time cp_exposed_per_layer;
   if (job.cp > 1) {
     const Volumes v = volumes(job);
-    engine::TransferPlan step;
+    plan::TransferPlan step;
     for (int64_t c = 0; c < job.cp; ++c) {
-      engine::Transfer tr;
-      tr.kind = engine::TransferKind::Coupled;
+      plan::Transfer tr;
+      tr.kind = plan::TransferKind::Coupled;
       for (int64_t j = 0; j < job.tp; ++j) {
         const int32_t a = gpu_of_rank[static_cast<size_t>(job.rank(j, c, 0))];
         const int32_t b = gpu_of_rank[static_cast<size_t>(job.rank(j, (c + 1) % job.cp, 0))];
@@ -234,7 +234,7 @@ class Builder {
   }
   std::vector<std::vector<int32_t>> stage_gpus_;
 
-  int32_t add(engine::Transfer t, Category c, int32_t stage, int32_t lane) {
+  int32_t add(plan::Transfer t, Category c, int32_t stage, int32_t lane) {
     ip_.category.push_back(c);
     ip_.stage.push_back(static_cast<int16_t>(stage));
     ip_.lane.push_back(static_cast<int16_t>(lane));
@@ -242,8 +242,8 @@ class Builder {
   }
 
   int32_t delay(int32_t stage, Time d, std::string label, Category c, std::vector<int32_t> deps) {
-    engine::Transfer t;
-    t.kind = engine::TransferKind::Compute;
+    plan::Transfer t;
+    t.kind = plan::TransferKind::Compute;
     t.ranks = stage_gpus(stage);
     t.duration = d;
     t.deps = std::move(deps);
@@ -315,12 +315,12 @@ class Builder {
             const OpRec& from = ops_[op_index(i, c, mb, fwd)];
             const OpRec& to = ops_[op_index(dst, dchunk, mb, fwd)];
             for (int32_t r = 0; r < D_; ++r) {
-              engine::Transfer t;
+              plan::Transfer t;
               if (T_ == 1) {
-                t.kind = engine::TransferKind::P2p;
+                t.kind = plan::TransferKind::P2p;
                 t.ranks = {gpu_[static_cast<size_t>(job_.rank(0, r, i))], gpu_[static_cast<size_t>(job_.rank(0, r, dst))]};
               } else {
-                t.kind = engine::TransferKind::Coupled;
+                t.kind = plan::TransferKind::Coupled;
                 for (int32_t j = 0; j < T_; ++j) {
                   const int32_t a = gpu_[static_cast<size_t>(job_.rank(j, r, i))];
                   const int32_t b = gpu_[static_cast<size_t>(job_.rank(j, r, dst))];
@@ -478,7 +478,7 @@ class Builder {
   std::vector<OpRec> ops_;
   std::vector<std::vector<int32_t>> pieces_;     // [stage * V + chunk]: last transfer of each piece of the last backward
   std::vector<std::vector<double>> fractions_;   // [stage * V + chunk]: where the pieces end (sorted, last = 1)
-  std::map<std::tuple<int64_t, int, Bytes>, engine::TransferPlan> cache_;
+  std::map<std::tuple<int64_t, int, Bytes>, plan::TransferPlan> cache_;
 };
 
 }  // namespace

@@ -1,4 +1,4 @@
-// One training iteration as ONE engine::TransferPlan, simulated by any
+// One training iteration as ONE plan::TransferPlan, simulated by any
 // engine, and what it costs: iteration time, breakdown, MFU, days to train.
 //
 // The op graph
@@ -99,7 +99,7 @@
 #include "collective/collective.hpp"
 #include "core/units.hpp"
 #include "engine/network.hpp"
-#include "engine/transfer_plan.hpp"
+#include "plan/transfer_plan.hpp"
 #include "topology/topology.hpp"
 #include "workload/job.hpp"
 
@@ -166,7 +166,7 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
                                const TrainOptions& options);
 
 struct IterationPlan {
-  engine::TransferPlan plan;
+  plan::TransferPlan plan;
   std::vector<Category> category;           // per transfer
   std::vector<int16_t> stage;               // per transfer: pipeline rank (the sender's for p2p)
   std::vector<int16_t> lane;                // per transfer: trace lane (0 compute, 1 pp, 2 + j DP of tp rank j), -1 untraced

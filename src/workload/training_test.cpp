@@ -141,11 +141,11 @@ TEST(Training, PlanHasEveryDpGroupAndEveryReplicasP2p) {
   int64_t coupled = 0, rings = 0;
   std::set<std::vector<int32_t>> ring_groups;
   for (const auto& t : ip.plan.transfers) {
-    if (t.kind == engine::TransferKind::Coupled) {
+    if (t.kind == plan::TransferKind::Coupled) {
       ++coupled;
       EXPECT_EQ(t.edges.size(), 2u);
     }
-    if (t.kind == engine::TransferKind::Ring) {
+    if (t.kind == plan::TransferKind::Ring) {
       ++rings;
       auto r = t.ranks;
       std::sort(r.begin(), r.end());

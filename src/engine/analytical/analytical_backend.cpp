@@ -12,7 +12,7 @@ namespace podnet::engine::analytical {
 AnalyticalBackend::AnalyticalBackend(const topology::Topology& topo, NetworkOptions options)
     : topo_(topo), options_(std::move(options)) {}
 
-RunReport AnalyticalBackend::run(const TransferPlan& plan) {
+RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
   routing::Router router(topo_, options_.routing);
   PlanCompiler compiler(topo_, router, options_.transport);
   RunReport report;
@@ -24,7 +24,7 @@ RunReport AnalyticalBackend::run(const TransferPlan& plan) {
   // Transfers are appended in an order where deps come first? Not guaranteed: process in topological order.
   const std::vector<int32_t> order = topological_order(plan);
   for (int32_t i : order) {
-    const Transfer& t = plan.transfers[i];
+    const plan::Transfer& t = plan.transfers[i];
     Time start;
     for (int32_t d : t.deps) start = std::max(start, report.transfers[d].finish);
     flows.clear();

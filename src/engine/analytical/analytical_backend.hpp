@@ -20,7 +20,7 @@ class AnalyticalBackend final : public NetworkBackend {
  public:
   AnalyticalBackend(const topology::Topology& topo, NetworkOptions options);
   const char* name() const override { return "analytical"; }
-  RunReport run(const TransferPlan& plan) override;
+  RunReport run(const plan::TransferPlan& plan) override;
 
  private:
   const topology::Topology& topo_;

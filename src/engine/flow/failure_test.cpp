@@ -23,7 +23,7 @@ topology::Topology fabric(int gpus) {
   return topology::build_with("fat_tree", {{"gpus", std::to_string(gpus)}, {"tiers", "2"}}, hw_with(1, 1, 8));
 }
 
-Time run(const topology::Topology& t, const TransferPlan& plan, NetworkOptions o, RunReport* out = nullptr) {
+Time run(const topology::Topology& t, const plan::TransferPlan& plan, NetworkOptions o, RunReport* out = nullptr) {
   RunReport r = make_backend("flow", t, o)->run(plan);
   if (out) *out = r;
   return r.makespan;
@@ -68,7 +68,7 @@ TEST(Failures, SprayedFlowsSlowByTheLostCapacityShare) {
   // Remaining time at C was T0 - t_f, so
   //   T = t_f + local_repair + (4/3) (T0 - t_f).
   const auto t = fabric(8);
-  const TransferPlan plan = p2p_plan({{0, 4}, {1, 5}, {2, 6}, {3, 7}}, 256_MiB);
+  const plan::TransferPlan plan = p2p_plan({{0, 4}, {1, 5}, {2, 6}, {3, 7}}, 256_MiB);
   NetworkOptions o;
   o.routing.policy = "spray";
   const Time t0 = run(t, plan, o);
@@ -88,7 +88,7 @@ TEST(Failures, RepairSlowerThanTheTimeoutFailsTheJob) {
   // Same failure with local_repair 40 s > collective_timeout 30 s: the job stops
   // when the collective gives up, at t_f + 30 s.
   const auto t = fabric(8);
-  const TransferPlan plan = p2p_plan({{0, 4}, {1, 5}, {2, 6}, {3, 7}}, 256_MiB);
+  const plan::TransferPlan plan = p2p_plan({{0, 4}, {1, 5}, {2, 6}, {3, 7}}, 256_MiB);
   NetworkOptions o;
   o.routing.policy = "spray";
   o.failures.local_repair = Time::from_seconds(40);
@@ -104,7 +104,7 @@ TEST(Failures, LostNicLinkFailsTheJobAtTheTimeout) {
   // Host 4's NIC link dies: nothing can reroute around a NIC's only link, so the
   // transfer to it can never finish; the job fails when the collective times out.
   const auto t = fabric(8);
-  const TransferPlan plan = p2p_plan({{0, 4}}, 256_MiB);
+  const plan::TransferPlan plan = p2p_plan({{0, 4}}, 256_MiB);
   ASSERT_GE(nic_link(t, 4), 0);
   NetworkOptions o;
   o.failures.events.push_back({1_ms, FailureAction::Down, {nic_link(t, 4)}, {}, -1, 1.0, "nic"});
@@ -122,7 +122,7 @@ TEST(Failures, DownlinkWithoutTwinWaitsForConvergence) {
   // flow stalls until convergence, then resumes at full rate on another spine:
   //   T = t_f + convergence + (T0 - t_f).
   const auto t = fabric(32);
-  const TransferPlan plan = p2p_plan({{4, 0}}, 256_MiB);
+  const plan::TransferPlan plan = p2p_plan({{4, 0}}, 256_MiB);
   NetworkOptions o;
   o.routing.policy = "static";
   const Time t0 = run(t, plan, o);
@@ -146,7 +146,7 @@ TEST(Failures, DrainingASpineMovesFlowsWithoutStall) {
   // 4 flows now share 3 uplinks: 3C/4 each, so
   //   T = t_f + (4/3) (T0 - t_f).
   const auto t = fabric(32);
-  const TransferPlan plan = p2p_plan({{0, 4}, {1, 5}, {2, 6}, {3, 7}}, 256_MiB);
+  const plan::TransferPlan plan = p2p_plan({{0, 4}, {1, 5}, {2, 6}, {3, 7}}, 256_MiB);
   NetworkOptions o;
   o.routing.policy = "spray";
   const Time t0 = run(t, plan, o);
@@ -164,7 +164,7 @@ TEST(Failures, DegradedLinkAndStraggler) {
   // Degrade: host 0's NIC link drops to 100 Gbps from the start: the flow runs
   // at a quarter of the rate, so its transfer time (T0 - alpha) quadruples.
   const auto t = fabric(8);
-  const TransferPlan plan = p2p_plan({{0, 4}}, 64_MiB);
+  const plan::TransferPlan plan = p2p_plan({{0, 4}}, 64_MiB);
   NetworkOptions o;
   RunReport base;
   const Time t0 = run(t, plan, o, &base);
@@ -175,9 +175,9 @@ TEST(Failures, DegradedLinkAndStraggler) {
   EXPECT_NEAR(run(t, plan, o).seconds(), alpha + 4 * (t0.seconds() - alpha), 1e-9);
 
   // Straggler: compute on GPU 3 takes 1.5x as long once it is slowed.
-  TransferPlan work;
-  Transfer c;
-  c.kind = TransferKind::Compute;
+  plan::TransferPlan work;
+  plan::Transfer c;
+  c.kind = plan::TransferKind::Compute;
   c.ranks = {3};
   c.duration = 10_ms;
   work.add(c);
@@ -190,7 +190,7 @@ TEST(Failures, StopEndsTheJobAtOnceAndEventsAfterTheEndDoNothing) {
   // A GPU failing (Stop) at 1 ms stops the job there, even with a link failure
   // earlier whose timeout would come later (1 ms + 30 s is after 1 ms).
   const auto t = fabric(8);
-  const TransferPlan plan = p2p_plan({{0, 4}}, 256_MiB);
+  const plan::TransferPlan plan = p2p_plan({{0, 4}}, 256_MiB);
   NetworkOptions o;
   const Time t0 = run(t, plan, o);
   ASSERT_GT(t0, 2_ms);
@@ -215,13 +215,13 @@ TEST(Failures, ATransferStartingWithNoRouteTimesOut) {
   // a second transfer to host 4 starts after that (it follows a 3 s compute),
   // finds no path, and the job fails when its collective times out: at 3 s + 30 s.
   const auto t = fabric(8);
-  TransferPlan plan;
-  Transfer c;
-  c.kind = TransferKind::Compute;
+  plan::TransferPlan plan;
+  plan::Transfer c;
+  c.kind = plan::TransferKind::Compute;
   c.ranks = {0};
   c.duration = Time::from_seconds(3);
   const int32_t wait = plan.add(c);
-  Transfer x;
+  plan::Transfer x;
   x.ranks = {0, 4};
   x.bytes = 1_MiB;
   x.deps = {wait};
@@ -245,7 +245,7 @@ const topology::Topology& aipod16k() {
 
 // Rail-0 GPU of each of the 64 servers under su000-leaf-r0 (servers 0..63) sends
 // to the rail-0 GPU of the matching server of group 1 (servers 64..127).
-TransferPlan leaf_to_leaf(Bytes bytes) {
+plan::TransferPlan leaf_to_leaf(Bytes bytes) {
   std::vector<std::pair<int32_t, int32_t>> pairs;
   for (int32_t h = 0; h < 64; ++h) pairs.emplace_back(8 * h, 8 * (64 + h));
   return p2p_plan(pairs, bytes);
@@ -260,7 +260,7 @@ TEST(Failures, LeafUplinkDownOnAipod16kCostsTheLostCapacityShare) {
   // each at 63/64 C. Remaining time at C was T0 - t_f, so
   //   T = t_f + local_repair + (64/63) (T0 - t_f).
   const auto& t = aipod16k();
-  const TransferPlan plan = leaf_to_leaf(256_MiB);
+  const plan::TransferPlan plan = leaf_to_leaf(256_MiB);
   NetworkOptions o;
   o.routing.policy = "spray";
   const Time t0 = run(t, plan, o);
@@ -302,7 +302,7 @@ TEST(Failures, ServerToLeafLinkDownOnAipod16kStopsTheJob) {
   // no other path for that NIC, so once routing converges the flow has no route
   // and the job fails when the collective times out, at t_f + 30 s.
   const auto& t = aipod16k();
-  const TransferPlan plan = leaf_to_leaf(256_MiB);
+  const plan::TransferPlan plan = leaf_to_leaf(256_MiB);
   NetworkOptions o;
   o.routing.policy = "adaptive";
   o.failures.events.push_back({500_us, FailureAction::Down, {nic_link(t, 24)}, {}, -1, 1.0, "nic link"});
@@ -317,7 +317,7 @@ TEST(FlowBackend, QuantumFromTheScenarioRoundsCompletionsUp) {
   // network.flow_quantum reaches the flow simulation: a completion at T0 (exact)
   // becomes the next multiple of the quantum, T0 < T <= T0 + quantum.
   const auto t = fabric(8);
-  const TransferPlan plan = p2p_plan({{0, 4}}, 3_MiB);
+  const plan::TransferPlan plan = p2p_plan({{0, 4}}, 3_MiB);
   NetworkOptions o;
   const Time t0 = run(t, plan, o);
   o.flow_quantum = 1_us;
@@ -331,7 +331,7 @@ TEST(FlowBackend, ProgressIsReportedEveryNTransfers) {
   // 7 independent transfers, progress every 3: called at 3 and 6 finished, with the total 7
   // and a simulated time no later than the makespan.
   const auto t = fabric(8);
-  const TransferPlan plan = p2p_plan({{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}}, 1_MiB);
+  const plan::TransferPlan plan = p2p_plan({{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}}, 1_MiB);
   NetworkOptions o;
   std::vector<std::pair<int64_t, int64_t>> calls;
   Time last;
@@ -352,7 +352,7 @@ TEST(Failures, AFlowMovedDuringItsLatencyKeepsTheRestOfIt) {
   // so the drained run must take exactly T0: the moved flow keeps the rest of its
   // latency (restarting without it would finish α - 100 us early).
   const auto t = fabric(32);
-  TransferPlan plan = p2p_plan({{0, 4}}, 64_MiB);
+  plan::TransferPlan plan = p2p_plan({{0, 4}}, 64_MiB);
   plan.transfers[0].latency_steps = 1000;
   NetworkOptions o;
   o.routing.policy = "spray";
@@ -374,13 +374,13 @@ TEST(Failures, AFlowStartingBeforeConvergenceStillTakesTheDeadDownlink) {
   // NIC rate: T = t_f + convergence + (T0 - 10 ms - alpha) with T0 the
   // failure-free time, so T lies in (t_f + convergence, t_f + convergence + T0 - 10 ms].
   const auto t = fabric(32);
-  TransferPlan plan;
-  Transfer c;
-  c.kind = TransferKind::Compute;
+  plan::TransferPlan plan;
+  plan::Transfer c;
+  c.kind = plan::TransferKind::Compute;
   c.ranks = {4};
   c.duration = 10_ms;
   const int32_t wait = plan.add(c);
-  Transfer x;
+  plan::Transfer x;
   x.ranks = {4, 0};
   x.bytes = 64_MiB;
   x.deps = {wait};

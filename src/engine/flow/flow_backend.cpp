@@ -16,7 +16,7 @@ namespace podnet::engine::flow {
 FlowBackend::FlowBackend(const topology::Topology& topo, NetworkOptions options)
     : topo_(topo), options_(std::move(options)) {}
 
-RunReport FlowBackend::run(const TransferPlan& plan) {
+RunReport FlowBackend::run(const plan::TransferPlan& plan) {
   routing::Router router(topo_, options_.routing);
   PlanCompiler compiler(topo_, router, options_.transport);
   const bool adaptive = options_.routing.policy == "adaptive" || options_.routing.policy == "ugal";
@@ -91,8 +91,8 @@ RunReport FlowBackend::run(const TransferPlan& plan) {
         return;
       }
     }
-    const Transfer& t = plan.transfers[i];
-    if (t.kind == TransferKind::Compute && failures) {
+    const plan::Transfer& t = plan.transfers[i];
+    if (t.kind == plan::TransferKind::Compute && failures) {
       const double factor = driver.compute_factor(t.ranks);
       if (factor != 1.0)
         compiled[0].latency = Time(static_cast<int64_t>(static_cast<double>(compiled[0].latency.ps) * factor + 0.5));

@@ -13,7 +13,7 @@ class FlowBackend final : public NetworkBackend {
  public:
   FlowBackend(const topology::Topology& topo, NetworkOptions options);
   const char* name() const override { return "flow"; }
-  RunReport run(const TransferPlan& plan) override;
+  RunReport run(const plan::TransferPlan& plan) override;
 
  private:
   const topology::Topology& topo_;

@@ -25,7 +25,7 @@ PacketBackend::PacketBackend(const topology::Topology& topo, NetworkOptions opti
 PacketBackend::PacketBackend(const topology::Topology& topo, NetworkOptions options, PacketOptions packet)
     : topo_(topo), options_(std::move(options)), packet_(std::move(packet)) {}
 
-RunReport PacketBackend::run(const TransferPlan& plan) {
+RunReport PacketBackend::run(const plan::TransferPlan& plan) {
   sim_ = std::make_unique<PacketSim>(topo_, options_, packet_);
   PacketSim& sim = *sim_;
   const auto n = static_cast<int32_t>(plan.transfers.size());
@@ -50,11 +50,11 @@ RunReport PacketBackend::run(const TransferPlan& plan) {
   std::vector<std::pair<int32_t, int32_t>> hops;
   auto launch = [&](int32_t i, Time at) {
     report.transfers[i].start = at;
-    const Transfer& t = plan.transfers[i];
+    const plan::Transfer& t = plan.transfers[i];
     const uint64_t base = static_cast<uint64_t>(t.channel) * 1024;
     const int32_t steps = std::max(1, t.latency_steps);
     const int32_t qps = std::max(1, t.qps);
-    if (t.kind == TransferKind::Compute) {
+    if (t.kind == plan::TransferKind::Compute) {
       Time duration = t.duration;
       if (failures) {
         const double factor = driver.compute_factor(t.ranks);
@@ -64,10 +64,10 @@ RunReport PacketBackend::run(const TransferPlan& plan) {
       return;
     }
     hops.clear();
-    if (t.kind == TransferKind::P2p) {
+    if (t.kind == plan::TransferKind::P2p) {
       if (t.ranks.size() != 2) throw Error("internal: a P2p transfer needs two ranks");
       hops.emplace_back(t.ranks[0], t.ranks[1]);
-    } else if (t.kind == TransferKind::Ring) {
+    } else if (t.kind == plan::TransferKind::Ring) {
       const size_t r = t.ranks.size();
       const size_t h = t.open ? (r > 0 ? r - 1 : 0) : (r > 1 ? r : 0);
       for (size_t k = 0; k < h; ++k) hops.emplace_back(t.ranks[k], t.ranks[(k + 1) % r]);
@@ -99,7 +99,7 @@ RunReport PacketBackend::run(const TransferPlan& plan) {
         s.entropy = base + static_cast<uint64_t>(q);
         s.start = at;
         const auto& r = routes[h * qps + q];
-        s.latency = t.kind == TransferKind::P2p ? sim.hop_latency(r) * steps : mean_total;
+        s.latency = t.kind == plan::TransferKind::P2p ? sim.hop_latency(r) * steps : mean_total;
         s.tag = static_cast<uint64_t>(i);
         sim.add_stream(s, r);
         ++streams_left[i];

@@ -52,7 +52,7 @@ class PacketBackend final : public NetworkBackend {
   PacketBackend(const topology::Topology& topo, NetworkOptions options);
   PacketBackend(const topology::Topology& topo, NetworkOptions options, PacketOptions packet);
   const char* name() const override { return "packet"; }
-  RunReport run(const TransferPlan& plan) override;
+  RunReport run(const plan::TransferPlan& plan) override;
   // The simulation of the last run() (telemetry: ports, streams, totals); null before.
   const PacketSim* last_run() const { return sim_.get(); }
 

@@ -22,9 +22,9 @@ const topology::Topology& fabric16() {
   return t;
 }
 
-Transfer p2p(int32_t a, int32_t b, Bytes bytes, std::vector<int32_t> deps = {}) {
-  Transfer t;
-  t.kind = TransferKind::P2p;
+plan::Transfer p2p(int32_t a, int32_t b, Bytes bytes, std::vector<int32_t> deps = {}) {
+  plan::Transfer t;
+  t.kind = plan::TransferKind::P2p;
   t.ranks = {a, b};
   t.bytes = bytes;
   t.deps = std::move(deps);
@@ -37,16 +37,16 @@ TEST(PacketBackend, IsRegisteredAndRunsADag) {
   const auto& topo = fabric16();
   auto backend = make_backend("packet", topo, net());
   EXPECT_STREQ(backend->name(), "packet");
-  TransferPlan plan;
+  plan::TransferPlan plan;
   const int32_t a = plan.add(p2p(0, 1, 1'000'000));
   const int32_t b = plan.add(p2p(1, 2, 1'000'000, {a}));
-  Transfer c;
-  c.kind = TransferKind::Compute;
+  plan::Transfer c;
+  c.kind = plan::TransferKind::Compute;
   c.ranks = {2};
   c.duration = 10_us;
   c.deps = {b};
   const int32_t ci = plan.add(c);
-  Transfer d = p2p(0, 3, 3'000'001);
+  plan::Transfer d = p2p(0, 3, 3'000'001);
   d.qps = 2;
   const int32_t di = plan.add(d);
   const RunReport r = backend->run(plan);
@@ -75,7 +75,7 @@ TEST(PacketBackend, IsRegisteredAndRunsADag) {
 TEST(PacketBackend, RunsTwiceIdentically) {
   const auto& topo = fabric16();
   PacketBackend backend(topo, net());
-  TransferPlan plan;
+  plan::TransferPlan plan;
   for (int i = 0; i < 8; ++i) plan.add(p2p(i, (i + 3) % 8, 500'000 + 10'000 * i));
   const RunReport x = backend.run(plan), y = backend.run(plan);
   ASSERT_EQ(x.transfers.size(), y.transfers.size());
@@ -96,9 +96,9 @@ TEST(PacketBackend, RingAllReduceAgreesWithTheFlowEngine) {
   // the two inter-leaf hops on (possibly shared) uplinks the slowest hop sets
   // both. Tolerance 10 %.
   const auto& topo = fabric16();
-  TransferPlan plan;
-  Transfer t;
-  t.kind = TransferKind::Ring;
+  plan::TransferPlan plan;
+  plan::Transfer t;
+  t.kind = plan::TransferKind::Ring;
   for (int i = 0; i < 8; ++i) t.ranks.push_back(i);
   t.bytes = 28'000'000;
   t.latency_steps = 14;
@@ -115,7 +115,7 @@ TEST(PacketBackend, AllToAllAgreesWithTheFlowEngine) {
   // sends and receives 7 x 2 MB; the flow engine shares links max-min fair.
   // The packet engine runs it with DCQCN (NIC preset) and PFC. Tolerance 10 %.
   const auto& topo = fabric16();
-  TransferPlan plan;
+  plan::TransferPlan plan;
   for (int a = 0; a < 8; ++a)
     for (int b = 0; b < 8; ++b)
       if (a != b) plan.add(p2p(a, b, 2'000'000));
@@ -134,7 +134,7 @@ TEST(PacketBackend, InfinibandCreditsAreLossless) {
   NetworkOptions o = net();
   o.transport = transport_preset("infiniband");
   PacketBackend backend(topo, o);
-  TransferPlan plan;
+  plan::TransferPlan plan;
   for (int s = 1; s <= 8; ++s) plan.add(p2p(s, 0, 1'000'000));
   const RunReport r = backend.run(plan);
   const SimStats& st = backend.last_run()->stats();

@@ -62,7 +62,7 @@ TEST(PacketFailures, DegradedLinkAtTimeZeroHalvesTheRate) {
   // the fault-free 88,580,440 plus the 244 full frames' extra 244 x 334,240:
   // 1.92x (the serialization doubles, the 7 us of latency does not).
   const auto topo = one_leaf(4);
-  const TransferPlan plan = p2p_plan({{0, 1}}, 1'000'000);
+  const plan::TransferPlan plan = p2p_plan({{0, 1}}, 1'000'000);
   NetworkOptions o = net();
   const topology::LinkId l = nic_link(topo, 0);
   ASSERT_GE(l, 0);
@@ -87,7 +87,7 @@ TEST(PacketFailures, DegradedLinkAtTimeZeroHalvesTheRate) {
 struct Pair {
   RunReport base, failed;
 };
-Pair packet_runs(const topology::Topology& t, const TransferPlan& plan, NetworkOptions o, const FailureEvent& e,
+Pair packet_runs(const topology::Topology& t, const plan::TransferPlan& plan, NetworkOptions o, const FailureEvent& e,
                  SimStats* stats = nullptr) {
   Pair p;
   p.base = PacketBackend(t, o).run(plan);
@@ -97,7 +97,7 @@ Pair packet_runs(const topology::Topology& t, const TransferPlan& plan, NetworkO
   if (stats) *stats = b.last_run()->stats();
   return p;
 }
-Pair flow_runs(const topology::Topology& t, const TransferPlan& plan, NetworkOptions o, const FailureEvent& e) {
+Pair flow_runs(const topology::Topology& t, const plan::TransferPlan& plan, NetworkOptions o, const FailureEvent& e) {
   Pair p;
   p.base = flow::FlowBackend(t, o).run(plan);
   o.failures.events.push_back(e);
@@ -131,7 +131,7 @@ TEST(PacketFailures, UplinkDownMidTransferAdaptive) {
   // shorter (no store-and-forward of the last frame at 3 switches), so the
   // engines agree within 1.1 + 20 us (0.6 % of T).
   const auto& t = fabric32();
-  const TransferPlan plan = p2p_plan({{0, 4}}, 40'000'000);
+  const plan::TransferPlan plan = p2p_plan({{0, 4}}, 40'000'000);
   const NetworkOptions o = net("adaptive");
   const topology::LinkId up = uplink_on_path(t, o, 0, 4);
   ASSERT_GE(up, 0);
@@ -166,7 +166,7 @@ TEST(PacketFailures, UplinkDownMidTransferEcmp) {
   // to its oldest unacknowledged packet (~1 RTT before t_f): T - T0 = L + ~2 RTT,
   // no RTO. The flow engine: T0 + L, as above.
   const auto& t = fabric32();
-  const TransferPlan plan = p2p_plan({{0, 4}}, 40'000'000);
+  const plan::TransferPlan plan = p2p_plan({{0, 4}}, 40'000'000);
   const NetworkOptions o = net("ecmp");
   const Time tf = 500_us, L = o.failures.local_repair;
   const FailureEvent e = event(tf, FailureAction::Down, {uplink_on_path(t, o, 0, 4)}, "leaf uplink");
@@ -190,7 +190,7 @@ TEST(PacketFailures, RepairSlowerThanTheTimeoutFailsTheJob) {
   // uplink would stall 40 s, so the job stops when the collective gives up, at
   // t_f + 30 s; the transfer never finishes.
   const auto& t = fabric32();
-  const TransferPlan plan = p2p_plan({{0, 4}}, 4'000'000);
+  const plan::TransferPlan plan = p2p_plan({{0, 4}}, 4'000'000);
   NetworkOptions o = net("ecmp");
   o.failures.local_repair = Time::from_seconds(40);
   o.failures.events.push_back(event(100_us, FailureAction::Down, {uplink_on_path(t, o, 0, 4)}, "uplink"));
@@ -212,7 +212,7 @@ TEST(PacketFailures, LostNicLinkFailsTheJobAtTheTimeout) {
   // port: 100 us / 334,240 ps = 299.2 packets, plus at most 2 frames queued or
   // on the wire at t_f.
   const auto& t = fabric32();
-  const TransferPlan plan = p2p_plan({{0, 4}}, 4'000'000);
+  const plan::TransferPlan plan = p2p_plan({{0, 4}}, 4'000'000);
   NetworkOptions o = net("ecmp");
   o.failures.convergence = 100_us;
   const topology::LinkId l = nic_link(t, 4);
@@ -231,7 +231,7 @@ TEST(PacketFailures, StopEndsTheRunAtOnce) {
   // A GPU fails at 100 us in the middle of a 326 us transfer: the job stops
   // there; the transfer never finishes.
   const auto& t = fabric32();
-  const TransferPlan plan = p2p_plan({{0, 4}}, 4'000'000);
+  const plan::TransferPlan plan = p2p_plan({{0, 4}}, 4'000'000);
   NetworkOptions o = net();
   FailureEvent e = event(100_us, FailureAction::Stop, {}, "gpu 2");
   e.gpu = 2;
@@ -251,13 +251,13 @@ TEST(PacketFailures, ATransferStartingWithNoRouteTimesOut) {
   // 1 ms compute) finds no path: the job fails when its collective times out,
   // at 1 ms + 30 s, as in the flow engine (FailureDriver).
   const auto& t = fabric32();
-  TransferPlan plan;
-  Transfer c;
-  c.kind = TransferKind::Compute;
+  plan::TransferPlan plan;
+  plan::Transfer c;
+  c.kind = plan::TransferKind::Compute;
   c.ranks = {0};
   c.duration = 1_ms;
   const int32_t wait = plan.add(c);
-  Transfer x;
+  plan::Transfer x;
   x.ranks = {0, 4};
   x.bytes = 1'000'000;
   x.deps = {wait};
@@ -280,17 +280,17 @@ TEST(PacketFailures, StragglerSlowsTheComputesItStarts) {
   // 15 ms; B starts at 15 ms at 2x: 35 ms; C is not slowed: 25 ms. Same in the
   // flow engine.
   const auto& t = fabric32();
-  TransferPlan plan;
-  Transfer a;
-  a.kind = TransferKind::Compute;
+  plan::TransferPlan plan;
+  plan::Transfer a;
+  a.kind = plan::TransferKind::Compute;
   a.ranks = {2, 3};
   a.duration = 10_ms;
   const int32_t ai = plan.add(a);
-  Transfer b = a;
+  plan::Transfer b = a;
   b.ranks = {3};
   b.deps = {ai};
   const int32_t bi = plan.add(b);
-  Transfer c = b;
+  plan::Transfer c = b;
   c.ranks = {2};
   const int32_t ci = plan.add(c);
   NetworkOptions o = net();
@@ -326,7 +326,7 @@ TEST(PacketFailures, DrainMovesStreamsWithoutLoss) {
   // costs some throughput: within 10 % (the tolerance of the fault-free
   // congestion cross-checks, packet_backend_test.cpp).
   const auto& t = fabric32();
-  const TransferPlan plan = p2p_plan({{0, 4}, {1, 5}, {2, 6}, {3, 7}}, 10'000'000);
+  const plan::TransferPlan plan = p2p_plan({{0, 4}, {1, 5}, {2, 6}, {3, 7}}, 10'000'000);
   const NetworkOptions o = net("adaptive");
   const topology::LinkId up = uplink_on_path(t, o, 0, 4);
   ASSERT_GE(up, 0);
@@ -372,7 +372,7 @@ TEST(PacketFailures, DrainMovesStreamsWithoutLoss) {
 TEST(PacketFailures, EventsAfterTheJobAreNotApplied) {
   // A link dies 1 ms after the only transfer finished: nothing is applied.
   const auto& t = fabric32();
-  const TransferPlan plan = p2p_plan({{0, 4}}, 1'000'000);
+  const plan::TransferPlan plan = p2p_plan({{0, 4}}, 1'000'000);
   NetworkOptions o = net();
   const RunReport base = PacketBackend(t, o).run(plan);
   o.failures.events.push_back(event(base.makespan + 1_ms, FailureAction::Down, {uplink_on_path(t, o, 0, 4)}, "late"));
@@ -386,7 +386,7 @@ TEST(PacketFailures, RunsTwiceIdentically) {
   // Down, Degrade and Up in one run, adaptive, 4 streams: two runs (one
   // backend reused, one fresh) give identical results and counters.
   const auto& t = fabric32();
-  const TransferPlan plan = p2p_plan({{0, 4}, {1, 5}, {2, 6}, {3, 7}}, 8'000'000);
+  const plan::TransferPlan plan = p2p_plan({{0, 4}, {1, 5}, {2, 6}, {3, 7}}, 8'000'000);
   NetworkOptions o = net("adaptive");
   const topology::LinkId up = uplink_on_path(t, o, 0, 4);
   topology::LinkId other = -1;

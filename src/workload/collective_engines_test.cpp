@@ -1,5 +1,7 @@
 // Collective plans timed by the engines, against closed forms
 // (docs/validation.md, "Collectives on the fabric", figures c and e).
+// It lives in the workload layer, the first above both collective and engine
+// (which meet only at plan::TransferPlan and never include each other).
 //
 // Hardware defaults and hop latencies are derived in
 // src/engine/engine_validation_test.cpp (which also checks the defaults):
@@ -71,7 +73,7 @@ Options opts(int32_t channels, RingOrder order) {
   return o;
 }
 
-double time_of(const std::string& engine, const topology::Topology& t, const engine::TransferPlan& plan,
+double time_of(const std::string& engine, const topology::Topology& t, const plan::TransferPlan& plan,
                const std::string& policy = "ecmp") {
   return engine::make_backend(engine, t, net(policy))->run(plan).makespan.seconds();
 }

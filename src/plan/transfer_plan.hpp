@@ -1,4 +1,5 @@
-// TransferPlan: the only thing collectives and engines share.
+// TransferPlan: the only thing collectives and engines share (the `plan`
+// layer: below both, so neither sees the other).
 //
 // A plan is a DAG of transfers between GPU ranks (global GPU ids of the
 // topology). A transfer starts when all its dependencies have completed.
@@ -30,13 +31,14 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/units.hpp"
 
-namespace podnet::engine {
+namespace podnet::plan {
 
 enum class TransferKind : uint8_t { P2p, Ring, Coupled, Compute };
 
@@ -67,4 +69,14 @@ struct TransferPlan {
   }
 };
 
-}  // namespace podnet::engine
+// Transfer indices in an order where every dependency comes before its
+// dependents (Kahn's algorithm, ties by index). Throws Error on a cycle or a
+// dependency index out of range.
+std::vector<int32_t> topological_order(const TransferPlan& plan);
+
+// Payload bytes each rank puts on the wire (Ring: every rank of the ring
+// sends `bytes`, an open chain all but its last; Coupled: the source of each
+// edge; P2p: the source). Sorted by rank.
+std::map<int32_t, Bytes> bytes_sent_by_rank(const TransferPlan& plan);
+
+}  // namespace podnet::plan

@@ -1,0 +1,48 @@
+#include "plan/transfer_plan.hpp"
+
+#include "core/error.hpp"
+
+namespace podnet::plan {
+
+std::vector<int32_t> topological_order(const TransferPlan& plan) {
+  const auto n = static_cast<int32_t>(plan.transfers.size());
+  std::vector<int32_t> indeg(n, 0), order;
+  std::vector<std::vector<int32_t>> out(n);
+  for (int32_t i = 0; i < n; ++i) {
+    for (int32_t d : plan.transfers[i].deps) {
+      if (d < 0 || d >= n) throw Error("internal: transfer dependency out of range");
+      out[d].push_back(i);
+      ++indeg[i];
+    }
+  }
+  order.reserve(n);
+  for (int32_t i = 0; i < n; ++i)
+    if (indeg[i] == 0) order.push_back(i);
+  for (size_t k = 0; k < order.size(); ++k)
+    for (int32_t j : out[order[k]])
+      if (--indeg[j] == 0) order.push_back(j);
+  if (static_cast<int32_t>(order.size()) != n) throw Error("internal: transfer plan has a dependency cycle");
+  return order;
+}
+
+std::map<int32_t, Bytes> bytes_sent_by_rank(const TransferPlan& plan) {
+  std::map<int32_t, Bytes> out;
+  for (const auto& t : plan.transfers) {
+    switch (t.kind) {
+      case TransferKind::P2p: out[t.ranks[0]] += t.bytes; break;
+      case TransferKind::Ring: {
+        if (t.ranks.size() < 2) break;
+        const size_t senders = t.open ? t.ranks.size() - 1 : t.ranks.size();
+        for (size_t i = 0; i < senders; ++i) out[t.ranks[i]] += t.bytes;
+        break;
+      }
+      case TransferKind::Coupled:
+        for (const auto& e : t.edges) out[e.first] += t.bytes;
+        break;
+      case TransferKind::Compute: break;  // no bytes on the wire
+    }
+  }
+  return out;
+}
+
+}  // namespace podnet::plan

@@ -1,0 +1,73 @@
+#include "plan/transfer_plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+
+namespace podnet::plan {
+namespace {
+
+Transfer p2p(int32_t src, int32_t dst, Bytes bytes, std::vector<int32_t> deps = {}) {
+  Transfer t;
+  t.kind = TransferKind::P2p;
+  t.ranks = {src, dst};
+  t.bytes = bytes;
+  t.deps = std::move(deps);
+  return t;
+}
+
+TEST(TopologicalOrder, DependenciesFirstTiesByIndex) {
+  // 0 <- 2, 1 <- 2, 2 <- 3; 4 free. Kahn: roots {0, 1, 4} by index, then
+  // 2 (its last dep 1 done), then 3.
+  TransferPlan p;
+  p.add(p2p(0, 1, 1));
+  p.add(p2p(1, 2, 1));
+  p.add(p2p(2, 3, 1, {0, 1}));
+  p.add(p2p(3, 0, 1, {2}));
+  p.add(p2p(4, 5, 1));
+  EXPECT_EQ(topological_order(p), (std::vector<int32_t>{0, 1, 4, 2, 3}));
+}
+
+TEST(TopologicalOrder, RejectsCyclesAndBadIndices) {
+  TransferPlan cycle;
+  cycle.add(p2p(0, 1, 1, {1}));
+  cycle.add(p2p(1, 0, 1, {0}));
+  EXPECT_THROW(topological_order(cycle), Error);
+  TransferPlan bad;
+  bad.add(p2p(0, 1, 1, {5}));
+  EXPECT_THROW(topological_order(bad), Error);
+  TransferPlan negative;
+  negative.add(p2p(0, 1, 1, {-1}));
+  EXPECT_THROW(topological_order(negative), Error);
+}
+
+TEST(BytesSentByRank, EachKindCountsItsSenders) {
+  TransferPlan p;
+  p.add(p2p(3, 4, 100));  // rank 3: 100
+  Transfer ring;          // closed ring 0 -> 1 -> 2 -> 0: each of 0, 1, 2 sends 10
+  ring.kind = TransferKind::Ring;
+  ring.ranks = {0, 1, 2};
+  ring.bytes = 10;
+  p.add(ring);
+  Transfer chain = ring;  // open chain 5 -> 6 -> 7: 5 and 6 send 1, not 7
+  chain.ranks = {5, 6, 7};
+  chain.bytes = 1;
+  chain.open = true;
+  p.add(chain);
+  Transfer tree;  // edges (0,1), (0,2), (1,0): rank 0 sends 2 x 7, rank 1 sends 7
+  tree.kind = TransferKind::Coupled;
+  tree.ranks = {0, 1, 2};
+  tree.edges = {{0, 1}, {0, 2}, {1, 0}};
+  tree.bytes = 7;
+  p.add(tree);
+  Transfer compute;  // no wire bytes
+  compute.kind = TransferKind::Compute;
+  compute.ranks = {0, 9};
+  compute.bytes = 1000;
+  p.add(compute);
+  const std::map<int32_t, Bytes> expect = {{0, 10 + 14}, {1, 10 + 7}, {2, 10}, {3, 100}, {5, 1}, {6, 1}};
+  EXPECT_EQ(bytes_sent_by_rank(p), expect);
+}
+
+}  // namespace
+}  // namespace podnet::plan
