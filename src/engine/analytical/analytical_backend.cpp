@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "engine/plan_compiler.hpp"
+#include "engine/plan_runner.hpp"
 #include "engine/report_util.hpp"
 #include "routing/router.hpp"
 
@@ -17,16 +18,19 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
   PlanCompiler compiler(topo_, router, options_.transport);
   RunReport report;
   report.engine = name();
-  const size_t n = plan.transfers.size();
-  report.transfers.assign(n, {});
+  PlanRunner runner(plan, report);
   std::vector<double> link_bytes(routing::dir_link_count(topo_), 0.0);
   std::vector<CompiledFlow> flows;
-  // Transfers are appended in an order where deps come first? Not guaranteed: process in topological order.
-  const std::vector<int32_t> order = topological_order(plan);
-  for (int32_t i : order) {
-    const plan::Transfer& t = plan.transfers[i];
-    Time start;
-    for (int32_t d : t.deps) start = std::max(start, report.transfers[d].finish);
+  // No transfer shares the network with another, so each is timed alone the
+  // moment it is launched; the runner launches them in dependency order (a
+  // FIFO of ready transfers) and gives each its start time.
+  std::vector<int32_t> ready;
+  ready.reserve(plan.transfers.size());
+  const auto launch = [&](int32_t i, Time) { ready.push_back(i); };
+  runner.start(launch);
+  for (size_t next = 0; next < ready.size(); ++next) {
+    const int32_t i = ready[next];
+    const Time start = report.transfers[i].start;
     flows.clear();
     compiler.compile(plan, i, flows);
     Time finish = start;
@@ -41,8 +45,7 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
       router.release(f.parts, f.route_weight);
       ++report.flows;
     }
-    report.transfers[i] = {start, finish};
-    report.makespan = std::max(report.makespan, finish);
+    runner.complete(i, finish, launch);
   }
   report.hottest = hottest_links(link_bytes, nullptr, report.makespan, options_.hottest_links,
                                  [&](routing::DirLink d) { return compiler.payload_capacity_bps(d); });

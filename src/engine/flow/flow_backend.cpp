@@ -8,6 +8,7 @@
 #include "engine/failure_driver.hpp"
 #include "engine/flow/flow_sim.hpp"
 #include "engine/plan_compiler.hpp"
+#include "engine/plan_runner.hpp"
 #include "engine/report_util.hpp"
 #include "routing/router.hpp"
 
@@ -27,20 +28,10 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
   const int32_t dir_links = routing::dir_link_count(topo_);
   for (int32_t d = 0; d < dir_links; ++d) sim.add_link(Bandwidth(compiler.payload_capacity_bps(d)));
 
-  const auto n = static_cast<int32_t>(plan.transfers.size());
   RunReport report;
   report.engine = name();
-  report.transfers.assign(n, {});
-  std::vector<int32_t> unmet(n, 0), flows_left(n, 0);
-  std::vector<std::vector<int32_t>> dependents(n);
-  for (int32_t i = 0; i < n; ++i) {
-    for (int32_t d : plan.transfers[i].deps) {
-      if (d < 0 || d >= n) throw Error("internal: transfer dependency out of range");
-      dependents[d].push_back(i);
-      ++unmet[i];
-    }
-  }
-  (void)topological_order(plan);  // rejects cycles up front
+  PlanRunner runner(plan, report);  // rejects bad dependencies and cycles up front
+  runner.report_progress(&options_.progress, options_.progress_every);
 
   const FailureOptions& fo = options_.failures;
   const bool failures = !fo.events.empty();
@@ -59,7 +50,6 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
   std::vector<Record> records;
   std::vector<CompiledFlow> compiled;
   std::vector<Resource> resources;
-  int32_t finished = 0;  // transfers done
 
   auto start_flow = [&](int32_t transfer, int32_t index, CompiledFlow& f, Bytes bytes, Time at, Time latency) {
     resources.clear();
@@ -78,7 +68,6 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
   };
 
   auto launch = [&](int32_t i, Time at) {
-    report.transfers[i].start = at;
     compiled.clear();
     if (!failures) {
       compiler.compile(plan, i, compiled);
@@ -97,27 +86,19 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
       if (factor != 1.0)
         compiled[0].latency = Time(static_cast<int64_t>(static_cast<double>(compiled[0].latency.ps) * factor + 0.5));
     }
-    flows_left[i] = static_cast<int32_t>(compiled.size());
+    runner.add_parts(i, static_cast<int32_t>(compiled.size()));
     for (size_t k = 0; k < compiled.size(); ++k)
       start_flow(i, static_cast<int32_t>(k), compiled[k], compiled[k].bytes, at, compiled[k].latency);
   };
 
-  for (int32_t i = 0; i < n; ++i)
-    if (unmet[i] == 0) launch(i, Time());
+  runner.start(launch);
 
   auto on_complete = [&](const Completion& c) {
     Record& r = records[c.tag];
     r.sim_id = kInvalidId;
     if (adaptive) router.release(r.parts, r.route_weight);
     r.parts = {};
-    const int32_t i = r.transfer;
-    if (--flows_left[i] > 0) return;
-    ++finished;
-    if (options_.progress && options_.progress_every > 0 && finished % options_.progress_every == 0) options_.progress(finished, n, c.finish);
-    report.transfers[i].finish = c.finish;
-    report.makespan = std::max(report.makespan, c.finish);
-    for (int32_t j : dependents[i])
-      if (--unmet[j] == 0) launch(j, c.finish);
+    runner.part_done(r.transfer, c.finish, launch);
   };
 
   if (!failures) {
@@ -129,7 +110,7 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
     FailureDriver::Hooks h;
     h.run_until = [&](Time t) { sim.run_until(t, on_complete); };
     h.run_to_end = [&] { sim.run_until_idle(on_complete); };
-    h.done = [&] { return finished == n; };
+    h.done = [&] { return runner.done(); };
     h.apply = [&](const FailureEvent& ev) {
       // Down/Drain: no capacity (a drain's flows move off at once, so nothing stalls).
       const bool removed = ev.action == FailureAction::Down || ev.action == FailureAction::Drain;

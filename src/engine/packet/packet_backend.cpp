@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "engine/failure_driver.hpp"
+#include "engine/plan_runner.hpp"
 #include "engine/report_util.hpp"
 #include "routing/router.hpp"
 
@@ -28,28 +29,18 @@ PacketBackend::PacketBackend(const topology::Topology& topo, NetworkOptions opti
 RunReport PacketBackend::run(const plan::TransferPlan& plan) {
   sim_ = std::make_unique<PacketSim>(topo_, options_, packet_);
   PacketSim& sim = *sim_;
-  const auto n = static_cast<int32_t>(plan.transfers.size());
   RunReport report;
   report.engine = name();
-  report.transfers.assign(n, {});
-  (void)topological_order(plan);  // rejects cycles and bad indices up front
-  std::vector<int32_t> unmet(n, 0), streams_left(n, 0);
-  std::vector<std::vector<int32_t>> dependents(n);
-  for (int32_t i = 0; i < n; ++i)
-    for (int32_t d : plan.transfers[i].deps) {
-      dependents[d].push_back(i);
-      ++unmet[i];
-    }
+  PlanRunner runner(plan, report);  // rejects bad dependencies and cycles up front
+  runner.report_progress(&options_.progress, options_.progress_every);
   const FailureOptions& fo = options_.failures;
   const bool failures = !fo.events.empty();
   FailureDriver driver(topo_, fo, report);
-  int32_t finished = 0;       // transfers done
   bool links_failed = false;  // a link died: once the job is over, the rest of the run is not simulated
 
   std::vector<std::vector<routing::PathPart>> routes;
   std::vector<std::pair<int32_t, int32_t>> hops;
   auto launch = [&](int32_t i, Time at) {
-    report.transfers[i].start = at;
     const plan::Transfer& t = plan.transfers[i];
     const uint64_t base = static_cast<uint64_t>(t.channel) * 1024;
     const int32_t steps = std::max(1, t.latency_steps);
@@ -102,30 +93,28 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
         s.latency = t.kind == plan::TransferKind::P2p ? sim.hop_latency(r) * steps : mean_total;
         s.tag = static_cast<uint64_t>(i);
         sim.add_stream(s, r);
-        ++streams_left[i];
+        runner.add_parts(i, 1);
         ++report.flows;
       }
-    if (streams_left[i] == 0) sim.add_timer(at, static_cast<uint64_t>(i));  // nothing to send
+    if (runner.parts_left(i) == 0) sim.add_timer(at, static_cast<uint64_t>(i));  // nothing to send
   };
 
-  for (int32_t i = 0; i < n; ++i)
-    if (unmet[i] == 0) launch(i, Time());
+  runner.start(launch);
 
   const std::function<void(const SimEvent&)> on_event = [&](const SimEvent& e) {
     const auto i = static_cast<int32_t>(e.tag);
-    if (!e.timer && --streams_left[i] > 0) return;
-    report.transfers[i].finish = e.at;
-    report.makespan = std::max(report.makespan, e.at);
-    if (++finished == n && links_failed) sim.stop();  // left: retransmissions and ACKs of finished streams
-    if (options_.progress && options_.progress_every > 0 && finished % options_.progress_every == 0) options_.progress(finished, n, e.at);
-    for (int32_t j : dependents[i])
-      if (--unmet[j] == 0) launch(j, e.at);
+    if (e.timer) {
+      runner.complete(i, e.at, launch);
+    } else if (!runner.part_done(i, e.at, launch)) {
+      return;
+    }
+    if (runner.done() && links_failed) sim.stop();  // left: retransmissions and ACKs of finished streams
   };
   if (failures) {
     FailureDriver::Hooks h;
     h.run_until = [&](Time t) { sim.run_until(t, on_event); };
     h.run_to_end = [&] { sim.run(on_event); };
-    h.done = [&] { return finished == n; };
+    h.done = [&] { return runner.done(); };
     h.apply = [&](const FailureEvent& ev) {
       for (topology::LinkId l : ev.links) {
         if (ev.action == FailureAction::Down) {
@@ -156,8 +145,7 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
   if (!report.job_failed) {
     if (sim.open_streams() > 0)
       throw Error(fmt::format("packet engine: {} stream(s) never completed", sim.open_streams()));
-    for (int32_t i = 0; i < n; ++i)
-      if (unmet[i] > 0) throw Error("packet engine: internal: a transfer never started");
+    if (!runner.all_launched()) throw Error("packet engine: internal: a transfer never started");
   }
 
   const std::vector<double> bytes = sim.link_payload_bytes();
