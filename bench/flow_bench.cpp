@@ -21,7 +21,8 @@
 #include <vector>
 
 #include "collective/collective.hpp"
-#include "engine/network.hpp"
+#include "engine/network_params.hpp"
+#include "engine/registry.hpp"
 #include "scenario/scenario.hpp"
 
 namespace {

@@ -14,7 +14,8 @@
 
 #include "cluster/placement.hpp"
 #include "collective/collective.hpp"
-#include "engine/network.hpp"
+#include "engine/network_params.hpp"
+#include "engine/registry.hpp"
 #include "scenario/scenario.hpp"
 #include "workload/job.hpp"
 #include "workload/training.hpp"

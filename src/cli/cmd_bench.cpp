@@ -8,7 +8,8 @@
 #include "collective/gpu_list.hpp"
 #include "collective/ring_order.hpp"
 #include "core/error.hpp"
-#include "engine/network.hpp"
+#include "engine/network_params.hpp"
+#include "engine/registry.hpp"
 #include "report/bench_report.hpp"
 #include "report/nccl_tests.hpp"
 

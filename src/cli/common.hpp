@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/options.hpp"
 #include "reliability/risk.hpp"
 #include "report/report.hpp"
 #include "scenario/scenario.hpp"

@@ -52,7 +52,7 @@
 #include <vector>
 
 #include "core/params.hpp"
-#include "engine/network.hpp"
+#include "engine/registry.hpp"
 #include "topology/topology.hpp"
 #include "workload/job.hpp"
 #include "workload/training.hpp"

@@ -70,7 +70,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/network.hpp"
+#include "engine/registry.hpp"
 #include "routing/router.hpp"
 #include "topology/builders.hpp"
 #include "topology/test_util.hpp"

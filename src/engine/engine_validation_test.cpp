@@ -2,7 +2,7 @@
 // (docs/validation.md, "Collectives on the fabric").
 //
 // Every expected value below is derived by hand from the hardware defaults
-// (topology/hardware.cpp) and the engine model stated in network.hpp:
+// (topology/hardware.cpp) and the engine model stated in backend.hpp:
 //
 //   time of a transfer = latency_steps x alpha + payload bytes x 8 / rate
 //
@@ -35,7 +35,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/network.hpp"
+#include "engine/registry.hpp"
 #include "plan/transfer_plan.hpp"
 #include "topology/builders.hpp"
 #include "topology/test_util.hpp"
@@ -254,7 +254,7 @@ TEST(EngineValidation, SmallerRingFinishesThenTheLargerSpeedsUp) {
 // leaf0 -> leaf1 twice (0->8, 1->9) and leaf1 -> leaf0 twice (8->1, 9->0).
 // With `static` routing both crossings of each direction take spine 0, so
 // leaf0->spine0 (and the three other spine links) carry 2 hops of the one
-// coupled variable: rate B/2 on every hop (network.hpp: "a link used by two
+// coupled variable: rate B/2 on every hop (backend.hpp: "a link used by two
 // hops carries twice the rate"). n = 4: per-hop bytes 2(3)/4 x S = 1.5 S,
 // 6 latency steps of 8,130 ns (every hop crosses a spine).
 //   t = 6 x 8,130 ns + 1.5 S x 8 / (B/2); both engines (one transfer).

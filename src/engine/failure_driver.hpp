@@ -1,7 +1,7 @@
 // FailureDriver: the failure schedule shared by the engines that simulate
 // time passing (flow, packet): injected events in time order, the repairs
-// they schedule, stragglers, and the job-failure rules of network.hpp
-// ("Failures"), with the report's records. What a failure does to links,
+// they schedule, stragglers, and the job-failure rules of failures.hpp
+// (FailureOptions), with the report's records. What a failure does to links,
 // flows or packets is the engine's, supplied through Hooks; hooks run once
 // per action, never per packet or per flow event.
 #pragma once
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/network.hpp"
+#include "engine/backend.hpp"
 #include "routing/route.hpp"
 #include "topology/topology.hpp"
 

@@ -1,12 +1,13 @@
 // Turns the transfers of a TransferPlan into what engines simulate: per flow
 // the directed links it loads (with coefficients), its payload bytes and the
 // latency it pays first. Shared by the analytical and flow engines so that
-// they differ only in how bandwidth is shared (network.hpp states the model).
+// they differ only in how bandwidth is shared (backend.hpp states the model).
 #pragma once
 
 #include <vector>
 
-#include "engine/network.hpp"
+#include "engine/options.hpp"
+#include "plan/transfer_plan.hpp"
 #include "routing/router.hpp"
 
 namespace podnet::engine {

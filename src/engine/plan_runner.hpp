@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "engine/network.hpp"
+#include "engine/backend.hpp"
 #include "plan/transfer_plan.hpp"
 
 namespace podnet::engine {

@@ -4,7 +4,7 @@
 #include <functional>
 #include <vector>
 
-#include "engine/network.hpp"
+#include "engine/backend.hpp"
 
 namespace podnet::engine {
 

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/network.hpp"
+#include "engine/failures.hpp"
 #include "plan/transfer_plan.hpp"
 #include "topology/topology.hpp"
 

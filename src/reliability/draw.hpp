@@ -19,7 +19,7 @@
 //   NIC -> Down of its network links; cable or optic -> Down of its link;
 //   switch -> Down of every link of the switch.
 // What the engines do with a Down (route around it, or stop the job when the
-// collective times out) is theirs (engine/network.hpp); a spare rail is not
+// collective times out) is theirs (engine/failures.hpp); a spare rail is not
 // modelled there, so a NIC failure stops the job even with `spare_rail`.
 #pragma once
 
@@ -29,7 +29,7 @@
 
 #include "core/rng.hpp"
 #include "core/units.hpp"
-#include "engine/network.hpp"
+#include "engine/failures.hpp"
 #include "reliability/inventory.hpp"
 #include "reliability/risk.hpp"
 

@@ -8,12 +8,12 @@
 #include <sstream>
 #include <yaml-cpp/yaml.h>
 
-#include "core/error.hpp"
 #include "cluster/placement.hpp"
 #include "collective/collective.hpp"
-#include "core/version.hpp"
-#include "engine/network.hpp"
+#include "core/error.hpp"
 #include "core/rng.hpp"
+#include "core/version.hpp"
+#include "engine/network_params.hpp"
 #include "reliability/draw.hpp"
 #include "reliability/inventory.hpp"
 #include "reliability/risk.hpp"

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "core/params.hpp"
-#include "engine/network.hpp"
+#include "engine/failures.hpp"
 #include "topology/hardware.hpp"
 #include "topology/topology.hpp"
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "engine/network_params.hpp"
 #include "engine/packet/packet_backend.hpp"
 #include "scenario/examples.hpp"
 #include "scenario/scenario.hpp"

@@ -9,7 +9,8 @@
 
 #include "collective/collective.hpp"
 #include "core/error.hpp"
-#include "engine/network.hpp"
+#include "engine/network_params.hpp"
+#include "engine/registry.hpp"
 #include "report/report.hpp"
 #include "scenario/scenario.hpp"
 

@@ -32,7 +32,7 @@
 #include "collective/collective.hpp"
 #include "collective/ring_order.hpp"
 #include "collective/test_topologies.hpp"
-#include "engine/network.hpp"
+#include "engine/registry.hpp"
 #include "topology/builders.hpp"
 
 namespace podnet::collective {

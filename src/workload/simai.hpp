@@ -67,7 +67,7 @@
 #include <vector>
 
 #include "collective/collective.hpp"
-#include "engine/network.hpp"
+#include "engine/backend.hpp"
 #include "topology/topology.hpp"
 #include "workload/job.hpp"
 #include "workload/training.hpp"

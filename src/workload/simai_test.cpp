@@ -1,3 +1,4 @@
+#include "engine/registry.hpp"
 #include "workload/simai.hpp"
 
 #include <gtest/gtest.h>

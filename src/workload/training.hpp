@@ -98,7 +98,7 @@
 
 #include "collective/collective.hpp"
 #include "core/units.hpp"
-#include "engine/network.hpp"
+#include "engine/backend.hpp"
 #include "plan/transfer_plan.hpp"
 #include "topology/topology.hpp"
 #include "workload/job.hpp"
@@ -244,7 +244,7 @@ struct TrainResult {
   int64_t p2p_transfers = 0;
   int64_t plan_transfers = 0;
   uint64_t flows = 0;
-  // With failures injected by the engine (engine/network.hpp): what happened.
+  // With failures injected by the engine (engine/failures.hpp): what happened.
   std::vector<engine::FailureRecord> failures;
   bool job_failed = false;
   Time failed_at;

@@ -1,3 +1,4 @@
+#include "engine/registry.hpp"
 #include "workload/test_util.hpp"
 #include "workload/training.hpp"
 

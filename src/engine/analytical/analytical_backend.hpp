@@ -3,7 +3,7 @@
 // A flow of S payload bytes whose route loads directed link d with
 // coefficient c_d takes
 //     T = α + 8 S / min_d (C_d / c_d)
-// where C_d is d's payload capacity (network.hpp) and α its latency
+// where C_d is d's payload capacity (backend.hpp) and α its latency
 // (latency_steps x slowest hop). A transfer finishes when its slowest flow
 // does; it starts when its last dependency finishes. Transfers never slow
 // each other (that is what the flow engine adds), so on a plan without
@@ -12,7 +12,8 @@
 // makespan).
 #pragma once
 
-#include "engine/network.hpp"
+#include "engine/backend.hpp"
+#include "engine/options.hpp"
 
 namespace podnet::engine::analytical {
 

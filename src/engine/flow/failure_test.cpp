@@ -1,11 +1,11 @@
-// Failures injected into the flow engine (network.hpp, "Failures"): stall,
+// Failures injected into the flow engine (failures.hpp): stall,
 // repair by rerouting, job failure on timeout or lost route, stragglers.
 // Expected times are derived from the model in each test's comment, using the
 // same plan's failure-free time T0 from the baseline run (T0 itself is
 // checked against closed forms in engine_validation_test.cpp).
 #include <gtest/gtest.h>
 
-#include "engine/network.hpp"
+#include "engine/registry.hpp"
 #include "engine/test_util.hpp"
 #include "routing/router.hpp"
 #include "topology/test_util.hpp"

@@ -5,7 +5,8 @@
 // a flow's load is released from the router when it completes.
 #pragma once
 
-#include "engine/network.hpp"
+#include "engine/backend.hpp"
+#include "engine/options.hpp"
 
 namespace podnet::engine::flow {
 

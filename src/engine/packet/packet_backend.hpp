@@ -22,7 +22,7 @@
 // physically (the transport's stack latency, and the extra latency steps) is
 // waited before its first packet (packet_sim.hpp, StreamSpec::latency).
 //
-// Failures (NetworkOptions::failures, network.hpp): applied in time order
+// Failures (NetworkOptions::failures, failures.hpp): applied in time order
 // between simulation steps exactly as the flow engine schedules them (the
 // same `local` repair rule, timeout and no-route checks, records and job
 // failure texts); what they do to ports, packets and QPs is packet_sim.hpp
@@ -38,7 +38,8 @@
 
 #include <memory>
 
-#include "engine/network.hpp"
+#include "engine/backend.hpp"
+#include "engine/options.hpp"
 #include "engine/packet/packet_options.hpp"
 #include "engine/packet/packet_sim.hpp"
 

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "engine/flow/flow_backend.hpp"
 #include "engine/packet/packet_test_util.hpp"
+#include "engine/registry.hpp"
 
 namespace podnet::engine::packet {
 namespace {

@@ -1,4 +1,4 @@
-// Failures injected into the packet engine (network.hpp "Failures",
+// Failures injected into the packet engine (failures.hpp,
 // packet_sim.hpp §10): degraded links, dead links and their repair, job
 // failures, stragglers, drains; cross-checked against the flow engine on the
 // same plan. Expected values are derived in each test's comment.
@@ -12,6 +12,7 @@
 #include "engine/flow/flow_backend.hpp"
 #include "engine/packet/packet_backend.hpp"
 #include "engine/packet/packet_test_util.hpp"
+#include "engine/registry.hpp"
 #include "engine/test_util.hpp"
 
 namespace podnet::engine::packet {

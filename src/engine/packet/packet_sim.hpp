@@ -92,7 +92,7 @@
 //   with virtual channels, which this model does not have); ECN marking
 //   applies at them as at switches.
 //
-// 10. Failures (network.hpp, FailureOptions: the events, repair delays and
+// 10. Failures (failures.hpp, FailureOptions: the events, repair delays and
 //   job-failure rules of the flow engine; packet_backend.cpp schedules them).
 //   Degrade: both directions serialize at the new rate from then on (a frame
 //   being sent finishes at the old one); the payload capacity reported and
@@ -108,7 +108,7 @@
 //   (NACK on a lossy class, else the RTO): nothing refills them. Until a
 //   direction is repaired, per-packet policies still choose it (adaptive
 //   sees an idle port), so its share of the packets is lost.
-//   Repair, per direction after local_repair or convergence (network.hpp):
+//   Repair, per direction after local_repair or convergence (failures.hpp):
 //   the Router and the next-hop tables forget that direction,
 //   and every unfinished QP using a repaired direction is re-routed with its
 //   entropy; its state (PSNs, rate, reorder buffer) carries over. A QP uses
@@ -144,7 +144,7 @@
 #include "core/event_queue.hpp"
 #include "core/rng.hpp"
 #include "core/units.hpp"
-#include "engine/network.hpp"
+#include "engine/options.hpp"
 #include "engine/packet/next_hops.hpp"
 #include "engine/packet/packet_options.hpp"
 #include "engine/plan_compiler.hpp"

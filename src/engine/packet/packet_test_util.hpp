@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/network.hpp"
+#include "engine/options.hpp"
 #include "engine/packet/packet_sim.hpp"
 #include "topology/builders.hpp"
 #include "topology/test_util.hpp"

@@ -1,80 +1,10 @@
-#include "engine/network.hpp"
+#include "engine/network_params.hpp"
 
-#include <fmt/format.h>
+#include <string>
 
-#include "core/error.hpp"
-#include "engine/analytical/analytical_backend.hpp"
-#include "engine/flow/flow_backend.hpp"
-#include "engine/packet/packet_backend.hpp"
 #include "engine/packet/packet_options.hpp"
-
-namespace podnet::engine {
-
-const std::vector<TransportPreset>& transport_presets() {
-  // Per-packet wire bytes beyond payload:
-  //   rocev2: preamble+SFD 8, Ethernet 14, IPv4 20, UDP 8, IB BTH 12, ICRC 4, FCS 4, inter-frame gap 12 = 82
-  //   infiniband: LRH 8, BTH 12, ICRC 4, VCRC 2 = 26
-  //   tcp: preamble 8, Ethernet 14, IPv4 20, TCP 20 + 12 (timestamps), FCS 4, gap 12 = 90, 9000-byte jumbo MTU
-  //        (payload 9000 - 52 = 8948)
-  // Stack latency: one-way endpoint latency per message step, as the presets
-  // (RoCEv2 ~5 us, InfiniBand ~2 us, TCP ~50 us); override with network.stack_latency.
-  static const std::vector<TransportPreset> k = {
-      {"rocev2", "RDMA over Converged Ethernet v2: 4096-byte MTU, 82 B/packet overhead, 5 us stack", Time(5000000),
-       4096, 82},
-      {"infiniband", "InfiniBand RC: 4096-byte MTU, 26 B/packet overhead, 2 us stack", Time(2000000), 4096, 26},
-      {"tcp", "TCP/IP over Ethernet, 9000-byte jumbo frames (8948 B payload), 50 us stack", Time(50000000), 8948, 142},
-  };
-  return k;
-}
-
-Transport transport_preset(std::string_view name) {
-  std::string names;
-  for (const auto& p : transport_presets()) {
-    if (name == p.name) return Transport{p.name, p.stack_latency, p.mtu, p.header_bytes};
-    names += (names.empty() ? "" : ", ") + std::string(p.name);
-  }
-  throw InputError(fmt::format("unknown transport '{}'; expected one of: {}", name, names));
-}
-
-const std::vector<EngineInfo>& engines() {
-  static const std::vector<EngineInfo> k = {
-      {"analytical", "closed-form alpha-beta per transfer: no contention between transfers (fast baseline)"},
-      {"flow", "flow-level: weighted max-min fair sharing of every link, re-solved at each arrival/departure"},
-      {"packet", "packet-level: queues, shared buffers, ECN, PFC, DCQCN (InfiniBand: credits), go-back-N, "
-                 "per-packet adaptive/spray routing (slowest, most detailed)"},
-  };
-  return k;
-}
-
-std::unique_ptr<NetworkBackend> make_backend(std::string_view engine, const topology::Topology& topo,
-                                             const NetworkOptions& options) {
-  if (engine == "analytical") return std::make_unique<analytical::AnalyticalBackend>(topo, options);
-  if (engine == "flow") return std::make_unique<flow::FlowBackend>(topo, options);
-  if (engine == "packet") return std::make_unique<packet::PacketBackend>(topo, options);
-  std::string names;
-  for (const auto& e : engines()) names += (names.empty() ? "" : ", ") + std::string(e.name);
-  throw InputError(fmt::format("unknown engine '{}'; expected one of: {}", engine, names));
-}
-
-std::unique_ptr<NetworkBackend> make_backend(std::string_view engine, const topology::Topology& topo) {
-  const NetworkOptions defaults;
-  return make_backend(engine, topo, defaults);
-}
-
-std::string dir_link_name(const topology::Topology& topo, routing::DirLink d) {
-  const auto& l = topo.links[routing::link_of(d)];
-  const bool fwd = (d & 1) == 0;
-  const topology::NodeId a = fwd ? l.a : l.b, b = fwd ? l.b : l.a;
-  const int32_t pa = fwd ? l.port_a : l.port_b, pb = fwd ? l.port_b : l.port_a;
-  auto end = [&](topology::NodeId n, int32_t port) {
-    const auto& node = topo.nodes[n];
-    if (node.kind == topology::NodeKind::Switch) return node.name + ":" + topo.port_name(n, port);
-    return node.name;
-  };
-  return end(a, pa) + " -> " + end(b, pb);
-}
-
-}  // namespace podnet::engine
+#include "engine/registry.hpp"
+#include "routing/policies.hpp"
 
 namespace podnet::engine {
 

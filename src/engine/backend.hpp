@@ -1,0 +1,73 @@
+// NetworkBackend: the one interface every engine fidelity implements.
+//
+// An engine takes a TransferPlan (a DAG of transfers between GPU ranks) and
+// predicts when each transfer starts and finishes on a Topology, routed by a
+// routing::Router. Engines are registered by name (`analytical`, `flow`,
+// `packet`; registry.hpp) so every scenario runs at every fidelity. Which
+// transfers are ready when is plan_runner.hpp's, the same for every engine.
+//
+// Shared model of one transfer (plan_compiler.hpp):
+// - Its bytes cross the directed links of its route(s); a P2p transfer with q
+//   QPs is q flows of bytes/q on (possibly) different ECMP paths; a Ring or
+//   Coupled transfer is one coupled variable whose rate is the per-hop rate
+//   and which loads every link of every hop (a link used by two hops carries
+//   twice the rate), so all hops move at the pace of the slowest.
+// - Wire overhead: network links (copper/optical) carry payload at
+//   capacity x MTU / (MTU + per-packet header bytes) (transport preset);
+//   NVLink and PCIe carry payload at full capacity.
+// - Latency α of one step: propagation of every link + the switch latency of
+//   every switch entered + the transport's endpoint stack latency when the
+//   hop crosses a NIC. A P2p transfer pays latency_steps x its path's α; a
+//   Ring/Coupled transfer latency_steps x the mean α of its hops (a chunk
+//   crosses every hop in turn). Latency is paid before the bytes move
+//   ("latency then bandwidth").
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/units.hpp"
+#include "engine/failures.hpp"
+#include "plan/transfer_plan.hpp"
+#include "routing/route.hpp"
+#include "topology/topology.hpp"
+
+namespace podnet::engine {
+
+struct TransferTiming {
+  Time start;   // when its dependencies were met
+  Time finish;
+};
+
+struct LinkReport {
+  routing::DirLink link = 0;
+  double bytes = 0;             // bytes carried (payload)
+  double mean_utilization = 0;  // payload rate / payload capacity, averaged over the run
+  double peak_utilization = 0;
+};
+
+struct RunReport {
+  std::string engine;
+  Time makespan;                        // when the last transfer finished
+  std::vector<TransferTiming> transfers;
+  std::vector<LinkReport> hottest;      // by mean utilization, then bytes
+  uint64_t flows = 0;                   // flows (or coupled variables) simulated
+  uint64_t solves = 0;                  // max-min re-solves (flow engine)
+  std::vector<FailureRecord> failures;  // injected events, as applied
+  bool job_failed = false;              // the job stopped (see FailureOptions)
+  Time failed_at;
+  std::string failure;                  // why
+};
+
+class NetworkBackend {
+ public:
+  virtual ~NetworkBackend() = default;
+  virtual const char* name() const = 0;
+  // Runs the plan from time 0 on an idle network.
+  virtual RunReport run(const plan::TransferPlan& plan) = 0;
+};
+
+// "su001-leaf-r3:Ethernet1/65 -> pod00-spine-r3-02:Ethernet1/5"
+std::string dir_link_name(const topology::Topology& topo, routing::DirLink d);
+
+}  // namespace podnet::engine

@@ -1,0 +1,67 @@
+// The failures injected into a run (the scenario's `failures:`), their
+// model, and the record of each as the engine applied it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/units.hpp"
+#include "topology/topology.hpp"
+
+namespace podnet::engine {
+
+// Failures injected into a run (flow and packet engines).
+//
+// Model. A link going down loses its capacity at once in both directions:
+// flows crossing it stall (rate 0). Each direction is then repaired by
+// rerouting, after a delay that depends on who can repair it:
+// - a direction the switch it leaves can repair alone - an uplink (any other
+//   uplink of a Clos switch reaches every destination) or a link with a live
+//   parallel twin to the same neighbour - is dropped from that switch's ECMP /
+//   adaptive-routing group: `local_repair` (milliseconds: DLB / fast reroute);
+// - any other direction (a downlink without a twin, a link of a NIC) needs
+//   the routing protocol to converge upstream: `convergence` (seconds).
+// A flow stalls until the first repair of a dead direction it crosses.
+// At the repair time the router forgets that direction (routing state is
+// per direction: until convergence, upstream switches still send into a dead
+// downlink) and every flow still crossing it is re-routed with its remaining bytes (no second latency). A
+// flow that has no path any more (a NIC's only link) stops the job when the
+// collective times out, and so does a stall longer than `collective_timeout` (NCCL/IB give up after their
+// retry budget): the run ends there, reported as a job failure. A link coming
+// up regains its capacity at once and rejoins routing after `local_repair`.
+// Degrade changes a link's capacity; a switch going down is all its links
+// going down. Drain is a planned removal (maintenance, hitless upgrade):
+// routing moves every flow off the links first, so nothing stalls, and the
+// links carry nothing until they come back up. A GPU slow-down multiplies the duration of the compute its rank
+// starts from then on (a straggler). Stop is a failure no network repair
+// can absorb - a GPU, its server or its software (reliability's `Compute`
+// role): the job stops at once, reported as a job failure. Events after the
+// last transfer finished are not applied (the job is over).
+enum class FailureAction : uint8_t { Down, Up, Degrade, Slow, Drain, Stop };
+
+struct FailureEvent {
+  Time at;
+  FailureAction action = FailureAction::Down;
+  std::vector<topology::LinkId> links;  // Down/Up/Degrade
+  Bandwidth rate;                       // Degrade: new capacity per direction
+  int32_t gpu = -1;                     // Slow/Stop: the GPU rank (Stop: -1 for a whole server's)
+  double factor = 1.0;                  // Slow: compute duration multiplier
+  std::string what;                     // for reports: "link X", "switch Y", "gpu 17"
+};
+
+struct FailureOptions {
+  std::vector<FailureEvent> events;     // sorted by time
+  Time local_repair = Time(1000000000);        // 1 ms
+  Time convergence = Time(2000000000000);      // 2 s
+  Time collective_timeout = Time(30000000000000);  // 30 s (IB retry budget, NCCL_IB_TIMEOUT 20 x NCCL_IB_RETRY_CNT 7)
+};
+
+struct FailureRecord {
+  Time at;
+  std::string what;
+  int64_t flows_rerouted = 0;
+  Time repaired;  // last repair time (0 if none was needed)
+};
+
+}  // namespace podnet::engine

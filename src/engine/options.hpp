@@ -1,0 +1,57 @@
+// NetworkOptions: how an engine runs - routing, endpoint transport, packet
+// engine knobs, progress, failures. Filled from the scenario's `network:`
+// section by network_options_from (network_params.hpp).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/units.hpp"
+#include "engine/failures.hpp"
+#include "routing/policies.hpp"
+
+namespace podnet::engine {
+
+// Endpoint transport: per-packet header overhead and stack latency.
+struct Transport {
+  std::string name = "rocev2";
+  Time stack_latency;      // one-way endpoint (NIC + software) latency per message step
+  int32_t mtu = 4096;      // payload bytes per packet
+  int32_t header_bytes = 82;  // per-packet bytes on the wire beyond payload
+  double efficiency() const { return static_cast<double>(mtu) / (mtu + header_bytes); }
+};
+
+struct TransportPreset {
+  const char* name;
+  const char* description;
+  Time stack_latency;
+  int32_t mtu;
+  int32_t header_bytes;
+};
+const std::vector<TransportPreset>& transport_presets();
+// Throws InputError listing the presets for an unknown name.
+Transport transport_preset(std::string_view name);
+
+struct NetworkOptions {
+  routing::RouteOptions routing;
+  Transport transport = transport_preset("rocev2");
+  int32_t hottest_links = 8;  // how many links the report lists
+  Time flow_quantum;          // flow engine: completions rounded up to a multiple (0 = exact; flow_sim.hpp)
+  // Packet engine (packet/packet_options.hpp): congestion control preset
+  // ("auto": infiniband with the infiniband transport, else dcqcn_nic), PFC,
+  // shared switch buffer in bytes (0 = 40 us at each port's rate).
+  std::string cc = "auto";
+  bool pfc = true;
+  Bytes switch_buffer = 0;
+  // Called by the flow and packet engines every `progress_every` finished
+  // transfers (a count, so runs stay deterministic) with (finished, total,
+  // simulated time); the caller decides what to print and when.
+  std::function<void(int64_t, int64_t, Time)> progress;
+  int64_t progress_every = 1024;
+  FailureOptions failures;
+};
+
+}  // namespace podnet::engine
