@@ -1,4 +1,5 @@
-# One library per layer, in DESIGN.md order; a layer links only layers above it.
+# One library per layer, in DESIGN.md order; a layer links only layers above it
+# (ranks and rule: scripts/check-layers.sh, run by ctest as `layering`).
 podnet_layer(core fmt::fmt)
 target_sources(podnet_core PRIVATE ${CMAKE_BINARY_DIR}/generated/version.cpp)
 add_dependencies(podnet_core podnet_version_stamp)
@@ -10,8 +11,7 @@ podnet_layer(collective podnet_topology podnet_plan)
 podnet_layer(workload podnet_collective podnet_engine)
 podnet_layer(cluster podnet_workload)
 podnet_layer(reliability podnet_engine)
-podnet_layer(report podnet_topology nlohmann_json::nlohmann_json)
-podnet_layer(scenario podnet_collective podnet_reliability podnet_report podnet_cluster yaml-cpp)
+podnet_layer(scenario podnet_collective podnet_reliability podnet_cluster yaml-cpp)
 
 # Built-in example scenarios compiled into the binary.
 file(GLOB PODNET_EXAMPLES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/examples/*.yaml)
@@ -23,8 +23,13 @@ add_custom_command(
   COMMENT "Embedding examples/*.yaml")
 target_sources(podnet_scenario PRIVATE ${CMAKE_BINARY_DIR}/generated/examples.cpp)
 
-podnet_layer(study podnet_scenario)
-podnet_layer(cli podnet_study CLI11::CLI11)
+# report formats the results of every layer below it (DESIGN.md order:
+# scenario -> study -> report -> cli).
+podnet_layer(report podnet_cluster nlohmann_json::nlohmann_json)
+# study uses report (calibrate reads nccl-tests logs with report/nccl_tests.hpp):
+# an exception to the order, recorded in scripts/check-layers.sh.
+podnet_layer(study podnet_scenario podnet_report)
+podnet_layer(cli podnet_study podnet_report CLI11::CLI11)
 add_executable(podnet src/cli/main.cpp)
 target_link_libraries(podnet PRIVATE podnet_cli)
 set_target_properties(podnet PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
@@ -35,6 +40,17 @@ if(TARGET cli_test)
   # discovered): a new or changed `args` file relinks it, so ctest lists it.
   file(GLOB PODNET_GOLDEN_ARGS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/golden/*/args)
   set_property(TARGET cli_test APPEND PROPERTY LINK_DEPENDS ${PODNET_GOLDEN_ARGS})
+endif()
+
+if(PODNET_TESTS)
+  # The layering rule, checked on the code (includes) and on this file (links).
+  add_test(NAME layering COMMAND sh ${CMAKE_SOURCE_DIR}/scripts/check-layers.sh ${CMAKE_SOURCE_DIR})
+  # The check itself, on a tree that breaks the rule: it must fail and name
+  # each offending file and line.
+  add_test(NAME layering_catches_violations
+           COMMAND sh ${CMAKE_SOURCE_DIR}/scripts/check-layers.sh ${CMAKE_SOURCE_DIR}/tests/layering/bad)
+  set_tests_properties(layering_catches_violations PROPERTIES
+    PASS_REGULAR_EXPRESSION "src/core/units.hpp:4: layer core .rank 0. includes .engine/backend.hpp.*src/engine/backend.hpp:3: layer engine .rank 4. includes .collective/collective.hpp.*src/topology/topology.hpp:3: layer topology includes .core/units.hpp. but does not link podnet_core.*layering: FAILED")
 endif()
 
 if(PODNET_BENCH)

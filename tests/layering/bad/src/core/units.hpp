@@ -1,0 +1,4 @@
+#pragma once
+
+#include "core/other.hpp"
+#include "engine/backend.hpp"

@@ -1,0 +1,4 @@
+#pragma once
+
+#include "collective/collective.hpp"
+#include "core/units.hpp"
