@@ -19,7 +19,8 @@ namespace {
 
 struct BenchOptions {
   std::string op = "allreduce";
-  std::string algo;  // default per op
+  std::string algo = "auto";  // auto, an algorithm name, or an NCCL_ALGO-style list
+  std::string proto;          // NCCL_PROTO-style list (sets collective.protocols)
   std::string min_size = "8B";
   std::string max_size = "1GiB";
   double factor = 2;
@@ -58,10 +59,16 @@ int cmd_bench(Common c, const BenchOptions& b) {
   if (!b.order.empty()) c.sets.push_back("collective.ring_order=" + b.order);
   if (b.channels > 0) c.sets.push_back("collective.channels=" + std::to_string(b.channels));
   if (b.qps > 0) c.sets.push_back("collective.qps=" + std::to_string(b.qps));
+  if (!b.proto.empty()) c.sets.push_back("collective.protocols=" + b.proto);
+  // --algo: "auto", one algorithm's name (fixed), or a list for the tuner ("ring,tree", "^nvls").
+  std::string algo = b.algo.empty() ? "auto" : b.algo;
+  if (algo != "auto" && !collective::find_algorithm(algo)) {
+    c.sets.push_back("collective.algorithms=" + algo);
+    algo = "auto";
+  }
   scenario::Scenario sc = load_scenario(c);
   topology::Topology topo = sc.build_topology();
   const collective::Op op = collective::parse_op(b.op);
-  const std::string algo = b.algo.empty() ? collective::default_algorithm(op) : b.algo;
   const int32_t total = static_cast<int32_t>(topo.gpus.size());
   collective::Group group;
   if (b.gpus.empty()) {
@@ -70,6 +77,7 @@ int cmd_bench(Common c, const BenchOptions& b) {
     group = collective::parse_gpu_list(b.gpus, total);
   }
   const collective::Options copt = collective::options_from(sc.section("collective"));
+  if (algo == "auto" && !copt.tuner) algo = collective::default_algorithm(op);  // collective.nccl_model = false
   engine::NetworkOptions nopt = engine::network_options_from(sc.section("network"), sc.seed);
   std::string progress_label;  // the size being simulated
   nopt.progress = progress_printer("podnet bench", progress_label,
@@ -101,7 +109,10 @@ int cmd_bench(Common c, const BenchOptions& b) {
   const double factor = collective::bus_factor(op, static_cast<int64_t>(group.size()));
   doc["bench"] = {{"op", collective::op_name(op)}, {"algorithm", algo}, {"gpus", group.size()},
                   {"engine", engine_name}, {"routing", nopt.routing.policy}, {"transport", nopt.transport.name},
-                  {"channels", copt.channels}, {"qps", copt.qps},
+                  {"channels", sc.section("collective").text("channels")}, {"qps", copt.qps},
+                  {"algorithms", sc.section("collective").text("algorithms")},
+                  {"protocols", sc.section("collective").text("protocols")},
+                  {"gpu_arch", sc.section("collective").text("gpu_arch")},
                   {"ring_order", collective::ring_order_name(copt.order)}, {"bus_factor", report::round_to(factor, 6)},
                   {"bus_factor_formula", factor_formula(op)},
                   {"units", {{"time_us", "microseconds"}, {"algbw_gbps", "GB/s = 1e9 bytes/s (nccl-tests)"},
@@ -129,7 +140,8 @@ int cmd_bench(Common c, const BenchOptions& b) {
     const double seconds = last.makespan.seconds();
     const double algbw = seconds > 0 ? static_cast<double>(sizes[k]) / seconds / 1e9 : 0;
     nlohmann::json row = {{"bytes", sizes[k]}, {"time_us", report::round_to(seconds * 1e6, 3)},
-                          {"algbw_gbps", report::round_to(algbw, 4)}, {"busbw_gbps", report::round_to(algbw * factor, 4)}};
+                          {"algbw_gbps", report::round_to(algbw, 4)}, {"busbw_gbps", report::round_to(algbw * factor, 4)},
+                          {"algorithm", plan.algorithm}, {"protocol", plan.protocol}, {"channels", plan.channels}};
     if (last.job_failed) row["algbw_gbps"] = row["busbw_gbps"] = nullptr;  // stopped: time_us is when
     if (baseline) {
       row["baseline_time_us"] = report::round_to(base.makespan.seconds() * 1e6, 3);
@@ -150,6 +162,12 @@ int cmd_bench(Common c, const BenchOptions& b) {
                        {"repaired_at_us", report::round_to(f.repaired.seconds() * 1e6, 3)}});
       row["failures"] = evs;
     }
+    // NCCL's own cost model for the chosen algorithm and protocol, beside the simulated time.
+    collective::Algo ma;
+    collective::Proto mp;
+    if (collective::find_algo(plan.algorithm, ma) && collective::find_proto(plan.protocol, mp))
+      row["nccl_model_us"] = report::round_to(
+          collective::model_time_us(op, ma, mp, collective::comm_shape(group, topo, copt.arch), sizes[k]), 3);
     rows.push_back(row);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     if (tty || wall > 2.0)
@@ -199,7 +217,12 @@ void add_bench_command(CLI::App& app, Action& action) {
   add_common(bench, *c, true, {"nccl-tests"});
   bench->add_option("--op", b->op, "allreduce, allgather, reducescatter, alltoall, broadcast, reduce, sendrecv")
       ->capture_default_str();
-  bench->add_option("--algo", b->algo, "algorithm (see `podnet list`); default: ring, pairwise for alltoall, p2p for sendrecv");
+  bench->add_option("--algo", b->algo,
+                    "auto (NCCL's tuner picks per size among ring, tree, nvls), one algorithm (see `podnet list`), or "
+                    "an NCCL_ALGO-style list for the tuner: ring,tree or ^nvls (sets collective.algorithms)")
+      ->capture_default_str();
+  bench->add_option("--proto", b->proto,
+                    "protocols the tuner may use, NCCL_PROTO-style: ll,ll128,simple or ^ll (sets collective.protocols)");
   bench->add_option("-b,--min", b->min_size, "smallest size (8B, 64KiB, 1G: K/M/G are powers of 1024)")->capture_default_str();
   bench->add_option("-e,--max", b->max_size, "largest size")->capture_default_str();
   bench->add_option("-F,--factor", b->factor, "size multiplication factor between rows")->capture_default_str();
@@ -207,7 +230,7 @@ void add_bench_command(CLI::App& app, Action& action) {
   bench->add_option("--engine", b->engine, "analytical | flow | packet (sets network.engine)");
   bench->add_option("--routing", b->routing, "routing policy, e.g. ecmp, adaptive, spray, static (sets network.routing)");
   bench->add_option("--transport", b->transport, "rocev2 | infiniband | tcp (sets network.transport)");
-  bench->add_option("--channels", b->channels, "NCCL channels (sets collective.channels)");
+  bench->add_option("--channels", b->channels, "NCCL channels (sets collective.channels; default auto, as NCCL)");
   bench->add_option("--qps", b->qps, "QPs per connection (sets collective.qps)");
   bench->add_option("--order", b->order, "ring order: naive | topology_aware (sets collective.ring_order)");
   bench->footer("Examples:\n  podnet bench aipod-16k --op allreduce --min 8B --max 8GB --gpus 0-1023\n"

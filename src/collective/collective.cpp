@@ -5,6 +5,7 @@
 
 #include "collective/halving_doubling.hpp"
 #include "collective/hierarchical.hpp"
+#include "collective/nvls.hpp"
 #include "collective/pairwise.hpp"
 #include "collective/plan_util.hpp"
 #include "collective/ring.hpp"
@@ -70,28 +71,44 @@ RingOrder parse_ring_order(std::string_view name) {
 
 std::vector<ParamSpec> option_params() {
   return {
-      {"channels", ParamType::Int, "1",
-       "NCCL channels: parallel copies of the algorithm, each carrying S/channels (rings start on different rails)",
-       1, kMaxChannels},
+      {"channels", ParamType::Int, "auto",
+       "NCCL channels: parallel copies of the algorithm, each carrying S/channels (rings start on different rails); "
+       "auto = what NCCL runs for the group (16 on 8 x 400G H100 servers)",
+       1, kMaxChannels, {"auto"}},
       {"qps", ParamType::Int, "1", "QPs per connection (NCCL_IB_QPS_PER_CONNECTION): ECMP entropy", 1, kMaxQps},
       {"ring_order", ParamType::String, "topology_aware",
        "naive = the group's order; topology_aware = servers by pod/group, each server's GPUs contiguous, "
        "inter-server hops on one rail",
        -1e300, 1e300, {"naive", "topology_aware"}},
+      {"algorithms", ParamType::String, "auto",
+       "algorithms the tuner may choose (NCCL_ALGO syntax): auto, or a list of ring, tree, nvls ('^' excludes)"},
+      {"protocols", ParamType::String, "auto",
+       "protocols the tuner may choose (NCCL_PROTO syntax): auto, or a list of ll, ll128, simple ('^' excludes)"},
+      {"nccl_model", ParamType::Bool, "true",
+       "NCCL's protocols, latencies and tuner (false: the plain algorithm, simple, no latency delay)"},
+      {"gpu_arch", ParamType::String, "hopper", "GPU generation whose NCCL tuning tables apply", -1e300, 1e300,
+       {"volta", "ampere", "hopper", "blackwell"}},
   };
 }
 
 Options options_from(const Params& params) {
   Options o;
-  if (params.has("channels")) o.channels = static_cast<int32_t>(params.get_int("channels"));
+  o.tuner = !params.has("nccl_model") || params.get_bool("nccl_model");
+  if (params.has("channels"))
+    o.channels = params.text("channels") == "auto" ? kAutoChannels : static_cast<int32_t>(params.get_int("channels"));
   if (params.has("qps")) o.qps = static_cast<int32_t>(params.get_int("qps"));
   if (params.has("ring_order")) o.order = parse_ring_order(params.get_string("ring_order"));
+  if (params.has("algorithms"))
+    o.selection = parse_algorithms(params.get_string("algorithms"), o.selection, "collective.algorithms");
+  if (params.has("protocols"))
+    o.selection = parse_protocols(params.get_string("protocols"), o.selection, "collective.protocols");
+  if (params.has("gpu_arch")) o.arch = parse_arch(params.get_string("gpu_arch"));
   return o;
 }
 
 const std::vector<AlgorithmInfo>& algorithms() {
   static const std::vector<AlgorithmInfo> k = {
-      ring_algorithm(),         tree_algorithm(),     halving_doubling_algorithm(),
+      ring_algorithm(),         tree_algorithm(),     nvls_algorithm(),  halving_doubling_algorithm(),
       hierarchical_algorithm(), pairwise_algorithm(), p2p_algorithm(),
   };
   return k;
@@ -115,15 +132,59 @@ const char* default_algorithm(Op op) {
   }
 }
 
-plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& group, Bytes bytes,
-                               const Options& options, const topology::Topology& topo) {
-  const AlgorithmInfo* a = find_algorithm(algorithm);
-  if (!a) {
-    std::string list;
-    for (const auto& x : algorithms()) list += (list.empty() ? "" : ", ") + std::string(x.name);
+namespace {
+
+// The NCCL algorithms podnet builds, by registry name.
+const char* nccl_algorithm_name(Algo a) {
+  switch (a) {
+    case Algo::Ring: return "ring";
+    case Algo::Tree: return "tree";
+    case Algo::Nvls: return "nvls";
+    default: return nullptr;
+  }
+}
+
+// Bytes on the wire for `b` payload bytes under protocol p (ceil b / efficiency).
+Bytes wire_bytes(Bytes b, Proto p) {
+  switch (p) {
+    case Proto::LL: return 2 * b;                              // 4 B data per 8 B line
+    case Proto::LL128: return detail::scale_up(b, 128, 120);  // 120 B data per 128 B line
+    case Proto::Simple: return b;
+  }
+  return b;
+}
+
+// Puts a Compute delay of `latency` over the group first: every transfer
+// that had no dependency now waits for it.
+plan::TransferPlan with_leading_delay(plan::TransferPlan plan, const Group& group, Time latency,
+                                        std::string label) {
+  if (plan.transfers.empty() || latency.ps <= 0) return plan;
+  plan::TransferPlan out;
+  out.transfers.reserve(plan.transfers.size() + 1);
+  plan::Transfer d;
+  d.kind = plan::TransferKind::Compute;
+  d.ranks = group;
+  std::sort(d.ranks.begin(), d.ranks.end());
+  d.duration = latency;
+  d.bytes = 0;
+  d.label = std::move(label);
+  out.add(std::move(d));
+  for (auto& t : plan.transfers) {
+    for (auto& dep : t.deps) ++dep;
+    if (t.deps.empty()) t.deps.push_back(0);
+    out.add(std::move(t));
+  }
+  return out;
+}
+
+void validate(const AlgorithmInfo* a, std::string_view algorithm, Op op, const Group& group, Bytes bytes,
+              const Options& options, const topology::Topology& topo) {
+  if (!a && algorithm != "auto") {
+    std::string list = "auto";
+    for (const auto& x : algorithms()) list += ", " + std::string(x.name);
     throw InputError(fmt::format("unknown collective algorithm '{}': expected one of {}", algorithm, list));
   }
-  if (!supports(*a, op)) {
+  if (a && !supports(*a, op)) {
     std::string list;
     for (const auto& x : algorithms())
       if (supports(x, op)) list += (list.empty() ? "" : ", ") + std::string(x.name);
@@ -143,16 +204,72 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
       throw InputError(fmt::format("{}: GPU {} appears twice in the group", op_name(op), *dup));
   }
   if (bytes < 0) throw InputError(fmt::format("{}: negative size {} B", op_name(op), bytes));
-  if (options.channels < 1 || options.channels > kMaxChannels)
-    throw InputError(fmt::format("channels = {}: expected an integer in [1, {}]", options.channels, kMaxChannels));
+  if (options.channels != kAutoChannels && (options.channels < 1 || options.channels > kMaxChannels))
+    throw InputError(fmt::format("channels = {}: expected auto or an integer in [1, {}]", options.channels,
+                                 kMaxChannels));
   if (options.qps < 1 || options.qps > kMaxQps)
     throw InputError(fmt::format("qps = {}: expected an integer in [1, {}]", options.qps, kMaxQps));
+}
 
-  plan::TransferPlan plan = a->build(op, group, bytes, options, topo);
+// Per-rank cost of posting an all-to-all's messages (collective.hpp).
+Time alltoall_post_latency(const CommShape& s) {
+  if (s.ranks <= 1) return Time();
+  const int64_t ppn = s.ranks / std::max(1, s.nodes);
+  const double us = 2.0 * static_cast<double>(s.ranks - ppn) * 1.0 + static_cast<double>(ppn - 1) * 0.6;
+  return Time::from_seconds(us * 1e-6);
+}
+
+}  // namespace
+
+plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& group, Bytes bytes,
+                               const Options& options, const topology::Topology& topo) {
+  const AlgorithmInfo* a = find_algorithm(algorithm);
+  validate(a, algorithm, op, group, bytes, options, topo);
+
+  Options o = options;
+  const CommShape shape = comm_shape(group, topo, o.arch);
+  if (o.channels == kAutoChannels) o.channels = execution_channels(shape);
+
+  // NCCL's algorithms go through the tuner (which picks the protocol, and the algorithm for "auto").
+  std::array<bool, kNumAlgos> candidates{};
+  bool any = false;
+  for (int i = 0; i < kNumAlgos; ++i) {
+    const char* name = nccl_algorithm_name(static_cast<Algo>(i));
+    if (!name) continue;
+    const AlgorithmInfo* x = find_algorithm(name);
+    candidates[i] = x && supports(*x, op) && (algorithm == "auto" || algorithm == name);
+    any = any || candidates[i];
+  }
+  plan::TransferPlan plan;
+  if (any && group.size() > 1 && bytes > 0 && (o.tuner || algorithm == "auto")) {
+    const Choice c = tune(op, shape, bytes, o.selection, candidates);
+    if (c.time_us < 0)
+      throw InputError(fmt::format(
+          "{} {} over {} GPUs on {} server(s): no enabled {} is available (nvls needs an NVSwitch, hopper or "
+          "later and one server; check collective.algorithms / collective.protocols)",
+          algorithm, op_name(op), group.size(), shape.nodes, algorithm == "auto" ? "algorithm" : "protocol"));
+    const AlgorithmInfo* chosen = find_algorithm(nccl_algorithm_name(c.algo));
+    plan = chosen->build(op, group, bytes, o, topo);
+    for (auto& t : plan.transfers)
+      if (t.kind != plan::TransferKind::Compute) t.bytes = wire_bytes(t.bytes, c.proto);
+    const Time lat = Time::from_seconds(model_latency_us(op, c.algo, c.proto, shape, bytes) * 1e-6);
+    plan = with_leading_delay(std::move(plan), group, lat,
+                              fmt::format("latency/{}/{}", algo_name(c.algo), proto_name(c.proto)));
+    plan.algorithm = chosen->name;
+    plan.protocol = proto_name(c.proto);
+  } else {
+    const AlgorithmInfo* b = a ? a : find_algorithm(default_algorithm(op));
+    if (!a && !supports(*b, op))
+      throw InputError(fmt::format("no algorithm implements {}", op_name(op)));
+    plan = b->build(op, group, bytes, o, topo);
+    if (op == Op::AllToAll && o.tuner)
+      plan = with_leading_delay(std::move(plan), group, alltoall_post_latency(shape), "latency/alltoall-posts");
+    plan.algorithm = b->name;
+  }
   plan.op = op_name(op);
-  plan.algorithm = a->name;
   plan.bytes = bytes;
   plan.ranks = static_cast<int32_t>(group.size());
+  plan.channels = o.channels;
   return plan;
 }
 

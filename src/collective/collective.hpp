@@ -19,10 +19,13 @@
 // aggregation groups, pods); algorithms never see an engine.
 //
 // Options (scenario keys, see option_params()):
-// - channels: NCCL channels. Each channel is an independent copy of the
-//   algorithm carrying S/channels (the remainder spread over the first
-//   channels), so a ring all-reduce with 4 channels is 4 concurrent Rings.
-//   With ring_order = topology_aware each channel's ring is built from a
+// - channels: NCCL channels, `auto` (the default) or an integer. auto is
+//   what NCCL runs for the group on this topology (nccl_tuner.hpp section
+//   1): 16 on 8 x 400G H100 servers, 24 on one H100 NVLink server, 4 with
+//   one GPU per node. Each channel is an independent copy of the algorithm
+//   carrying S/channels (the remainder spread over the first channels), so
+//   a ring all-reduce with 4 channels is 4 concurrent Rings. With
+//   ring_order = topology_aware each channel's ring is built from a
 //   different home rail (ring_order.hpp), so on 8-NIC servers different
 //   channels leave and enter servers through different NICs. pairwise
 //   (alltoall) and p2p (sendrecv) ignore channels: each peer pair is one
@@ -30,6 +33,38 @@
 // - qps: QPs per connection, copied into every Transfer::qps (ECMP entropy,
 //   NCCL_IB_QPS_PER_CONNECTION).
 // - ring_order: naive (the group's order) or topology_aware (ring_order.hpp).
+// - algorithms, protocols: NCCL_ALGO / NCCL_PROTO-style lists ("auto",
+//   "ring,tree", "^nvls") restricting what the tuner may choose.
+// - nccl_model: true (default) = Options::tuner below; false = plain algorithms.
+// - gpu_arch: volta | ampere | hopper | blackwell, the column of NCCL's
+//   tuning tables (default hopper).
+//
+// Algorithm "auto" (the default of `podnet bench`) is NCCL's tuner: for the
+// size it picks the fastest enabled (algorithm, protocol) among ring, tree
+// and nvls by NCCL's cost model (nccl_tuner.hpp); an op none of them
+// implements (alltoall, sendrecv) gets its default algorithm. Naming ring,
+// tree or nvls fixes the algorithm and lets the tuner pick the protocol
+// (Options::tuner, set for every scenario; without it the plan is the plain
+// algorithm: simple, no latency delay).
+//
+// How a protocol shows in the plan (so that every engine times it without
+// knowing protocols): the chosen plan's network transfers carry their bytes
+// divided by the protocol's wire efficiency (ll x 2, ll128 x 128/120), and
+// transfer 0 is a Compute delay over the group lasting NCCL's modelled
+// latency of the op (base latency + per-step latencies, nccl_tuner.hpp
+// section 2), on which every other root transfer depends. The engines add
+// the fabric's own per-hop latency on top (latency_steps), which NCCL's
+// per-step figures already include: small sizes are slightly pessimistic
+// by that fabric latency. plan.protocol and plan.channels say what was
+// chosen.
+//
+// alltoall (pairwise) also starts with a Compute delay (with Options::tuner): NCCL posts every
+// network send and receive from one proxy thread per GPU, one post costing
+// NCCL_NET_OVERHEAD = 1 us on x86 (tuning.cc getNetOverhead), so a rank's
+// n - ppn off-node peers cost 2 (n - ppn) us of posts before its last
+// message leaves; peers on its own server cost a ring step on NVLink
+// (0.6 us, LL) each. A 512-rank all-to-all of 8 B therefore takes about a
+// millisecond, not one network latency.
 //
 // Every algorithm returns an empty plan (time 0) for a group of one GPU.
 // Per-transfer byte counts are rounded up to whole bytes.
@@ -44,39 +79,37 @@
 #include "core/params.hpp"
 #include "core/units.hpp"
 #include "plan/transfer_plan.hpp"
+#include "collective/nccl_tuner.hpp"
+#include "collective/types.hpp"
 #include "topology/topology.hpp"
 
 namespace podnet::collective {
-
-using Group = std::vector<int32_t>;  // global GPU ranks
 
 // Algorithms made of P2p transfers (pairwise alltoall, halving_doubling)
 // refuse plans with more transfers than this: the flow and packet engines
 // would not finish, and the plan alone would take gigabytes.
 inline constexpr int64_t kMaxP2pTransfers = 4'000'000;
 
-enum class Op : uint8_t { AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast, Reduce, SendRecv };
-
-const std::vector<Op>& all_ops();
-const char* op_name(Op op);  // "allreduce", "allgather", ...
-// Parses an op name; throws InputError listing the valid names.
-Op parse_op(std::string_view name);
-
-// nccl-tests' busbw = algbw x bus_factor(op, n). n = 1 gives 0 for the
-// (n-1)/n family (no data moves) and 1 for broadcast/reduce/sendrecv.
-double bus_factor(Op op, int64_t n);
-
 enum class RingOrder : uint8_t { Naive, TopologyAware };
 const char* ring_order_name(RingOrder o);  // "naive", "topology_aware"
 RingOrder parse_ring_order(std::string_view name);  // throws InputError
 
+inline constexpr int32_t kAutoChannels = 0;  // Options::channels: as NCCL would (nccl_tuner.hpp)
+
 struct Options {
-  int32_t channels = 1;
+  int32_t channels = 1;  // kAutoChannels: NCCL's execution channels for the group (the scenario default)
   int32_t qps = 1;
   RingOrder order = RingOrder::TopologyAware;
+  Arch arch = Arch::Hopper;  // GPU generation NCCL's tables are read for
+  Selection selection;       // algorithms / protocols the tuner may use (NCCL_ALGO / NCCL_PROTO)
+  // NCCL's protocols and latencies for ring/tree/nvls named explicitly (always on for "auto").
+  // options_from() (every scenario) sets it; a default-constructed Options builds the plain
+  // algorithm (simple, no latency delay, 1 channel), which the structural unit tests pin.
+  bool tuner = false;
 };
 
-// Parameter schema of Options (scenario keys channels, qps, ring_order) and
+// Parameter schema of Options (scenario keys channels, qps, ring_order,
+// algorithms, protocols, gpu_arch) and
 // the conversion from validated Params.
 std::vector<ParamSpec> option_params();
 Options options_from(const Params& params);
@@ -106,6 +139,8 @@ const char* default_algorithm(Op op);
 // refuses (halving_doubling: n not a power of two; hierarchical: uneven
 // servers; pairwise: too many transfers). Fills plan.op, algorithm, bytes,
 // ranks.
+// `algorithm` may also be "auto" (see above). channels = kAutoChannels is
+// resolved here.
 plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& group, Bytes bytes,
                                const Options& options, const topology::Topology& topo);
 

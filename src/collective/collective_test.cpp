@@ -52,7 +52,7 @@ TEST(Registry, EveryOpHasADefaultAlgorithmAndNamesAreUnique) {
     EXPECT_GT(std::string(a.description).size(), 10u);
     EXPECT_EQ(find_algorithm(a.name), &a);
   }
-  EXPECT_EQ(names, (std::set<std::string>{"ring", "tree", "halving_doubling", "hierarchical", "pairwise", "p2p"}));
+  EXPECT_EQ(names, (std::set<std::string>{"ring", "tree", "nvls", "halving_doubling", "hierarchical", "pairwise", "p2p"}));
   for (Op op : all_ops()) {
     const AlgorithmInfo* a = find_algorithm(default_algorithm(op));
     ASSERT_NE(a, nullptr) << op_name(op);
@@ -67,8 +67,14 @@ TEST(Registry, EveryOpHasADefaultAlgorithmAndNamesAreUnique) {
 }
 
 TEST(Options, SchemaDefaultsMatchTheStruct) {
+  // The scenario defaults are NCCL's: channels auto and the tuner on; a
+  // default-constructed Options is the plain algorithm (1 channel, no tuner).
   const Options o = options_from(defaults_of(option_params()));
-  EXPECT_EQ(o.channels, 1);
+  EXPECT_EQ(o.channels, kAutoChannels);
+  EXPECT_TRUE(o.tuner);
+  EXPECT_EQ(Options{}.channels, 1);
+  EXPECT_FALSE(Options{}.tuner);
+  EXPECT_EQ(o.arch, Arch::Hopper);
   EXPECT_EQ(o.qps, 1);
   EXPECT_EQ(o.order, RingOrder::TopologyAware);
   EXPECT_EQ(parse_ring_order("naive"), RingOrder::Naive);
@@ -87,7 +93,9 @@ TEST(MakePlan, RejectsBadInput) {
   EXPECT_THROW(make_plan("ring", Op::AllReduce, {0, 1, 0}, 1_MiB, {}, t), InputError);
   EXPECT_THROW(make_plan("ring", Op::AllReduce, g, -1, {}, t), InputError);
   Options o;
-  o.channels = 0;
+  o.channels = -1;  // 0 is kAutoChannels
+  EXPECT_THROW(make_plan("ring", Op::AllReduce, g, 1_MiB, o, t), InputError);
+  o.channels = 65;
   EXPECT_THROW(make_plan("ring", Op::AllReduce, g, 1_MiB, o, t), InputError);
   o.channels = 1;
   o.qps = 0;
@@ -117,6 +125,7 @@ TEST(MakePlan, FillsHeaderAndCopiesQps) {
   o.qps = 4;
   for (const auto& a : algorithms())
     for (Op op : a.ops) {
+      if (std::string(a.name) == "nvls") continue;  // one NVSwitch only (nccl_tuner_test covers it)
       const auto plan = make_plan(a.name, op, iota(16), 8_MiB, o, rail32());
       EXPECT_EQ(plan.bytes, 8_MiB);
       EXPECT_EQ(plan.ranks, 16);

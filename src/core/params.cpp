@@ -103,9 +103,16 @@ std::optional<ParamValue> parse_param(const ParamSpec& spec, const std::string& 
                                       std::string& expected) {
   switch (spec.type) {
     case ParamType::Int: {
+      // An Int spec's choices are words accepted besides integers (e.g. "auto"), kept as strings.
+      for (const auto& c : spec.choices)
+        if (c == text) {
+          canonical = text;
+          return text;
+        }
       int64_t v = 0;
       if (!parse_int(text, v) || static_cast<double>(v) < spec.min || static_cast<double>(v) > spec.max) {
         expected = "an integer" + range_text(spec);
+        for (const auto& c : spec.choices) expected += " or " + c;
         return std::nullopt;
       }
       canonical = std::to_string(v);

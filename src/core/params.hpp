@@ -29,7 +29,7 @@ struct ParamSpec {
   std::string help;
   double min = -1e300;       // for Int/Real/IntList elements
   double max = 1e300;
-  std::vector<std::string> choices;  // for String: allowed values (empty = any)
+  std::vector<std::string> choices;  // for String: allowed values (empty = any); for Int: words allowed besides integers ("auto")
   bool optional = false;     // no default and not required: absent means "auto"
 };
 

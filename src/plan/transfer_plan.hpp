@@ -27,6 +27,14 @@
 //   rank in `ranks` (a stage's forward/backward pass on all its GPUs, an
 //   optimizer step), so a straggler among them slows it. Lets a training iteration be
 //   one plan: compute and communication ops in one DAG, timed by any engine.
+//   A Compute is also how a plan states a pure delay that is no traffic: a
+//   collective's software latency (NCCL's base + per-step latency of the
+//   chosen algorithm and protocol, labelled "latency/<algo>/<proto>"), on
+//   which the collective's first transfers depend.
+// A protocol (NCCL's LL, LL128, Simple) is not a field engines read: the
+// collective layer inflates the bytes of the transfers it makes by the
+// protocol's wire efficiency (LL sends 8 B per 4 B of data) and adds the
+// latency delay above, so every engine times it unchanged.
 // Bytes are payload bytes; engines add wire overhead.
 #pragma once
 
@@ -59,6 +67,8 @@ struct Transfer {
 struct TransferPlan {
   std::string op;               // "allreduce", "allgather", ...
   std::string algorithm;        // "ring", "tree", ...
+  std::string protocol;         // "ll", "ll128", "simple" (NCCL algorithms), "" otherwise; informational
+  int32_t channels = 0;         // channels the algorithm ran on; informational
   Bytes bytes = 0;              // the collective's size S (nccl-tests' definition for the op)
   int32_t ranks = 0;            // n
   std::vector<Transfer> transfers;

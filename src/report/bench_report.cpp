@@ -13,18 +13,28 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
                      "order)\n",
                      b["op"].get<std::string>(), b["algorithm"].get<std::string>(), b["gpus"].get<int64_t>(),
                      d["run"]["scenario"].get<std::string>(), b["engine"].get<std::string>(),
-                     b["routing"].get<std::string>(), b["channels"].get<int>(), b["qps"].get<int>(),
+                     b["routing"].get<std::string>(), b["channels"].get<std::string>(), b["qps"].get<int>(),
                      b["ring_order"].get<std::string>());
+  if (b.contains("algorithms"))
+    out << fmt::format("  tuner: algorithms {}, protocols {}, {} tables (NCCL's cost model)\n",
+                       b["algorithms"].get<std::string>(), b["protocols"].get<std::string>(),
+                       b["gpu_arch"].get<std::string>());
   out << "  algbw = size / time, busbw = algbw x " << b["bus_factor_formula"].get<std::string>()
       << " (nccl-tests definitions); GB/s = 1e9 bytes/s\n\n";
-  Table t({"size (B)", "time (us)", "algbw (GB/s)", "busbw (GB/s)"});
+  Table t({"size (B)", "time (us)", "algbw (GB/s)", "busbw (GB/s)", "algo", "proto", "channels", "NCCL model (us)"});
   for (const auto& r : d["rows"]) {
+    const std::string algo = r.value("algorithm", std::string("-"));
+    const std::string proto = r.value("protocol", std::string(""));
+    const std::string ch = r.contains("channels") ? std::to_string(r["channels"].get<int>()) : "-";
+    const std::string model = r.contains("nccl_model_us") ? fixed(r["nccl_model_us"].get<double>(), 2) : "-";
     if (r["algbw_gbps"].is_null()) {  // the job stopped: no bandwidth to report
-      t.add({thousands(r["bytes"].get<int64_t>()), "job failed", "-", "-"});
+      t.add({thousands(r["bytes"].get<int64_t>()), "job failed", "-", "-", algo, proto.empty() ? "-" : proto, ch,
+             model});
       continue;
     }
     t.add({thousands(r["bytes"].get<int64_t>()), fixed(r["time_us"].get<double>(), 2),
-           fixed(r["algbw_gbps"].get<double>(), 2), fixed(r["busbw_gbps"].get<double>(), 2)});
+           fixed(r["algbw_gbps"].get<double>(), 2), fixed(r["busbw_gbps"].get<double>(), 2), algo,
+           proto.empty() ? "-" : proto, ch, model});
   }
   t.write(out, "  ");
   if (!d["rows"].empty() && d["rows"][0].contains("slowdown")) {

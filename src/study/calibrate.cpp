@@ -150,7 +150,11 @@ class Evaluator {
     for (size_t i = 0; i < keys_.size(); ++i) sets.push_back(keys_[i].key + "=" + text_of(keys_[i].type, x[i]));
     const scenario::Scenario sc = scenario::load(in_.scenario, sets, in_.fragments);
     const topology::Topology topo = sc.build_topology();
-    const collective::Options copt = collective::options_from(sc.section("collective"));
+    // Calibration fits the fabric's knobs under the plain algorithm (the channels the scenario
+    // forces, else one; no NCCL protocol or latency model), as its fits and tests were derived.
+    collective::Options copt = collective::options_from(sc.section("collective"));
+    copt.tuner = false;
+    if (copt.channels == collective::kAutoChannels) copt.channels = 1;
     const engine::NetworkOptions nopt = engine::network_options_from(sc.section("network"), sc.seed);
     auto backend = engine::make_backend(sc.section("network").get_string("engine"), topo, nopt);
     std::vector<std::vector<double>> out;

@@ -1,0 +1,199 @@
+#include "collective/nccl_tuner.hpp"
+
+#include <gtest/gtest.h>
+
+#include "collective/collective.hpp"
+#include "collective/test_topologies.hpp"
+#include "core/error.hpp"
+
+namespace podnet::collective {
+namespace {
+
+using testing::iota;
+using testing::rail32;
+
+// rail32: 4 servers x 8 H100-class GPUs, NVLink 450 GB/s per GPU per
+// direction through an NVSwitch, one 400 Gb/s NIC per GPU.
+// NCCL's view (nccl_tuner.hpp): NVLink 450 x 20.6/25 = 370.8 GB/s, NIC 50 GB/s.
+
+TEST(NcclTuner, ProtocolEfficiencies) {
+  EXPECT_DOUBLE_EQ(proto_efficiency(Proto::LL), 0.5);            // 4 B data per 8 B line
+  EXPECT_DOUBLE_EQ(proto_efficiency(Proto::LL128), 0.9375);      // 120 B per 128 B line
+  EXPECT_DOUBLE_EQ(proto_efficiency(Proto::Simple), 1.0);
+}
+
+TEST(NcclTuner, ShapeOfFourEightGpuServers) {
+  const CommShape s = comm_shape(iota(32), rail32(), Arch::Hopper);
+  EXPECT_EQ(s.ranks, 32);
+  EXPECT_EQ(s.nodes, 4);
+  EXPECT_EQ(s.nics, 8);
+  EXPECT_DOUBLE_EQ(s.nic_gbs, 50.0);                 // 400e9 / 8 / 1e9
+  EXPECT_NEAR(s.nvlink_gbs, 370.8, 1e-9);            // 450 x 20.6 / 25
+  EXPECT_TRUE(s.nvswitch);
+}
+
+TEST(NcclTuner, ChannelsForEightBy400GServers) {
+  // Multi-node: s = 48 (largest sm90 inter speed <= 50); each NIC carries
+  // floor(50/48) = 1 ring: c = min(8 x 1, ceil(370.8/48) = 8) = 8. No
+  // duplication (Hopper, 48 < 50, c = 8 > 4). Kernels: 2c = 16 (>= 16, no
+  // further doubling).
+  const CommShape s = comm_shape(iota(32), rail32(), Arch::Hopper);
+  const SearchGraph g = ring_graph(s);
+  EXPECT_EQ(g.channels, 8);
+  EXPECT_DOUBLE_EQ(g.bw, 48.0);
+  EXPECT_EQ(execution_channels(s), 16);
+  // The plan with channels = auto runs them.
+  Options o;
+  o.channels = kAutoChannels;
+  EXPECT_EQ(make_plan("ring", Op::AllReduce, iota(32), 1 << 30, o, rail32()).channels, 16);
+}
+
+TEST(NcclTuner, ChannelsForOneNvlinkServer) {
+  // One node: s = 60 (largest sm90 intra speed <= 370.8): c = floor(370.8/60) = 6
+  // (360 GB/s). Lower speeds while s/60 > 0.49: 50 -> 7 x 50 = 350, 40 -> 9 x 40 = 360,
+  // 30 -> 12 x 30 = 360: none strictly better. Duplication (60 >= 50): 12 x 30.
+  // Kernels: 24.
+  const CommShape s = comm_shape(iota(8), rail32(), Arch::Hopper);
+  EXPECT_EQ(s.nodes, 1);
+  const SearchGraph g = ring_graph(s);
+  EXPECT_EQ(g.channels, 12);
+  EXPECT_DOUBLE_EQ(g.bw, 30.0);
+  EXPECT_EQ(execution_channels(s), 24);
+}
+
+TEST(NcclTuner, ChannelsForOneGpuPerNode) {
+  // One NIC per node: c = min(1, 8) = 1 at 48; duplicated (c = 1 <= 4) to 2 x 24;
+  // kernels 2 x 2 = 4 (24 <= 45: no Hopper doubling).
+  const CommShape s = comm_shape({0, 8, 16, 24}, rail32(), Arch::Hopper);
+  EXPECT_EQ(s.nodes, 4);
+  EXPECT_EQ(s.nics, 1);
+  const SearchGraph g = ring_graph(s);
+  EXPECT_EQ(g.channels, 2);
+  EXPECT_DOUBLE_EQ(g.bw, 24.0);
+  EXPECT_EQ(execution_channels(s), 4);
+}
+
+TEST(NcclTuner, RingAndTreeModelOnFourServers) {
+  const CommShape s = comm_shape(iota(32), rail32(), Arch::Hopper);
+  // Ring simple: busBw = 8 x 48 = 384, algBw = 384 x 32/62.
+  // Latency 8.4 + (62 - 6) x max(3.4, 3 x 1.0) + 6 x 14 = 8.4 + 190.4 + 84 = 282.8 us.
+  const ModelEntry ring = model_entry(Op::AllReduce, Algo::Ring, Proto::Simple, s);
+  EXPECT_NEAR(ring.bw_gbs, 384.0 * 32 / 62, 1e-9);
+  EXPECT_NEAR(ring.latency_us, 282.8, 1e-9);
+  // Tree simple: busBw = min(0.92 x 384, 8 x 36.0) = 288, algBw = 144.
+  // Latency 8.4 + 2 x ((8 - 1) x 4.0 + log2(4) x 14) = 120.4 us.
+  const ModelEntry tree = model_entry(Op::AllReduce, Algo::Tree, Proto::Simple, s);
+  EXPECT_NEAR(tree.bw_gbs, 144.0, 1e-9);
+  EXPECT_NEAR(tree.latency_us, 120.4, 1e-9);
+  // Ring LL: min(llMaxBw, 384/2) busBw, where multi-node llMaxBw is the CPU's
+  // column: Intel, > 2 nodes = 20.4; latency 6.6 + 56 x max(0.6, 1.0) + 6 x 2.7 = 78.8 us.
+  const ModelEntry ll = model_entry(Op::AllReduce, Algo::Ring, Proto::LL, s);
+  EXPECT_NEAR(ll.bw_gbs, 20.4 * 32 / 62, 1e-9);
+  EXPECT_NEAR(ll.latency_us, 78.8, 1e-9);
+  // The ring's plateau: simple, multi-node, S / (16 channels x 32 ranks) >= 64 B
+  // (S >= 32 KiB) -> latency x 1.4.
+  EXPECT_NEAR(model_latency_us(Op::AllReduce, Algo::Ring, Proto::Simple, s, 32767), 282.8, 1e-9);
+  EXPECT_NEAR(model_latency_us(Op::AllReduce, Algo::Ring, Proto::Simple, s, 32768), 282.8 * 1.4, 1e-9);
+}
+
+TEST(NcclTuner, TreeRingCrossoverOnFourServers) {
+  // Simple only, ring vs tree (times in us, tree bandwidth x NCCL's correction
+  // for log2(S/64)): ring(S) = 395.92 + S/198193.5; tree(S) = 120.4 + S/(144000 f).
+  //   64 MiB: f[20] = 0.8 -> tree 120.4 + 582.5 = 702.9; ring 395.92 + 338.6 = 734.5: tree.
+  //  128 MiB: f[21] = 0.9 -> tree 120.4 + 1035.6 = 1156.0; ring 395.92 + 677.2 = 1073.1: ring.
+  const CommShape s = comm_shape(iota(32), rail32(), Arch::Hopper);
+  Selection sel = parse_protocols("simple", Selection{}, "test");
+  std::array<bool, kNumAlgos> cand{};
+  cand[static_cast<int>(Algo::Ring)] = cand[static_cast<int>(Algo::Tree)] = true;
+  const Choice at64 = tune(Op::AllReduce, s, Bytes{64} << 20, sel, cand);
+  EXPECT_EQ(at64.algo, Algo::Tree);
+  EXPECT_NEAR(at64.time_us, 120.4 + 67108864.0 / (144000 * 0.8), 1e-6);
+  const Choice at128 = tune(Op::AllReduce, s, Bytes{128} << 20, sel, cand);
+  EXPECT_EQ(at128.algo, Algo::Ring);
+  EXPECT_NEAR(at128.time_us, 282.8 * 1.4 + 134217728.0 / (384000.0 * 32 / 62), 1e-6);
+}
+
+TEST(NcclTuner, NvlsOnOneServer) {
+  // NVLS graph: c = 8 heads; s = 40 (60 x 8 and 50 x 8 exceed 370.8). Per channel
+  // min(40 x 0.85 x 7/8 x 2 = 59.5, bwInter raised 40 -> 50 -> 60 = 60) = 59.5;
+  // busBw 8 x 59.5 = 476, algBw 476 x 8/14 = 272; latency hwLat = 25 us.
+  const CommShape s = comm_shape(iota(8), rail32(), Arch::Hopper);
+  const ModelEntry nv = model_entry(Op::AllReduce, Algo::Nvls, Proto::Simple, s);
+  EXPECT_NEAR(nv.bw_gbs, 272.0, 1e-9);
+  EXPECT_NEAR(nv.latency_us, 25.0, 1e-9);
+  // Small sizes: ring LL, latency 6.6 + 14 x 0.6 = 15 us < nvls' 25.
+  // Large: nvls (25 + S/272000) beats ring simple (8.4 + 14 x 3.4 = 56 us + S/205714).
+  const std::array<bool, kNumAlgos> all{true, true, true, true, true, true, true};
+  const Choice small = tune(Op::AllReduce, s, 8, Selection{}, all);
+  EXPECT_EQ(small.algo, Algo::Ring);
+  EXPECT_EQ(small.proto, Proto::LL);
+  EXPECT_NEAR(small.time_us, 15.0 + 8.0 / (1000 * 141.0 * 8 / 14), 1e-9);
+  EXPECT_EQ(tune(Op::AllReduce, s, Bytes{1} << 30, Selection{}, all).algo, Algo::Nvls);
+  // Not across servers (NCCL needs CollNet for that), and not without an NVSwitch.
+  EXPECT_FALSE(enabled_by_default(Op::AllReduce, Algo::Nvls, Proto::Simple,
+                                  comm_shape(iota(16), rail32(), Arch::Hopper)));
+  EXPECT_EQ(model_entry(Op::AllReduce, Algo::Nvls, Proto::Simple, comm_shape(iota(8), rail32(), Arch::Ampere)).bw_gbs,
+            0.0);
+}
+
+TEST(NcclTuner, AutoPlanCarriesProtocolAndLatency) {
+  Options o;
+  o.channels = kAutoChannels;
+  o.tuner = true;  // as every scenario sets it
+  // 1 GiB over one server: nvls, 24 channels; the first transfer is the 25 us delay.
+  const auto big = make_plan("auto", Op::AllReduce, iota(8), Bytes{1} << 30, o, rail32());
+  EXPECT_EQ(big.algorithm, "nvls");
+  EXPECT_EQ(big.protocol, "simple");
+  EXPECT_EQ(big.channels, 24);
+  ASSERT_EQ(big.transfers.size(), 25u);
+  EXPECT_EQ(big.transfers[0].kind, plan::TransferKind::Compute);
+  EXPECT_EQ(big.transfers[0].duration, Time::from_seconds(25e-6));
+  // Channel 0 carries ceil(2^30/24) = 44,739,243 B (the 16-byte remainder goes to
+  // the first channels); each edge ceil(44,739,243 x 9/8 / 0.85) =
+  // ceil(8,053,063,740 / 136) = 59,213,704 B.
+  EXPECT_EQ(big.transfers[1].kind, plan::TransferKind::Coupled);
+  EXPECT_EQ(big.transfers[1].bytes, 59'213'704);
+  EXPECT_EQ(big.transfers[1].edges.size(), 8u);
+  EXPECT_EQ(big.transfers[1].deps, std::vector<int32_t>{0});
+  // 8 B with the ring: LL, the 8 bytes split over 8 channels of 1 B; each
+  // hop carries ceil(1 x 14/8) = 2 B, x 2 on the wire (LL) = 4 B; delay 15 us.
+  const auto small = make_plan("ring", Op::AllReduce, iota(8), 8, o, rail32());
+  EXPECT_EQ(small.protocol, "ll");
+  ASSERT_EQ(small.transfers.size(), 9u);
+  EXPECT_EQ(small.transfers[0].duration, Time::from_seconds(15e-6));
+  EXPECT_EQ(small.transfers[1].bytes, 4);
+}
+
+TEST(NcclTuner, AllToAllPaysPerPeerPosts) {
+  // 64 GPUs on 8 servers: 2 x (64 - 8) x 1 us + (8 - 1) x 0.6 us = 116.2 us
+  // before the transfers.
+  const auto t = testing::rail_clos(64);
+  Options o;
+  o.tuner = true;
+  const auto plan = make_plan("auto", Op::AllToAll, iota(64), 64 * 8, o, t);
+  EXPECT_EQ(plan.algorithm, "pairwise");
+  ASSERT_EQ(plan.transfers.size(), 1u + 64 * 63);
+  EXPECT_EQ(plan.transfers[0].kind, plan::TransferKind::Compute);
+  EXPECT_EQ(plan.transfers[0].duration, Time::from_seconds(116.2e-6));
+  // Without the tuner (a bare Options) the plan is the plain pairwise one.
+  EXPECT_EQ(make_plan("auto", Op::AllToAll, iota(64), 64 * 8, Options{}, t).transfers.size(), 64u * 63);
+}
+
+TEST(NcclTuner, Lists) {
+  Selection s = parse_algorithms("^nvls", Selection{}, "collective.algorithms");
+  EXPECT_FALSE(s.algos[static_cast<int>(Algo::Nvls)]);
+  EXPECT_TRUE(s.algos[static_cast<int>(Algo::Ring)]);
+  s = parse_algorithms("Ring,TREE", Selection{}, "collective.algorithms");
+  EXPECT_TRUE(s.algos[static_cast<int>(Algo::Tree)]);
+  EXPECT_FALSE(s.algos[static_cast<int>(Algo::Nvls)]);
+  s = parse_protocols("LL128", Selection{}, "collective.protocols");
+  EXPECT_TRUE(s.protos[static_cast<int>(Proto::LL128)]);
+  EXPECT_FALSE(s.protos[static_cast<int>(Proto::Simple)]);
+  EXPECT_THROW(parse_algorithms("ring,fast", Selection{}, "collective.algorithms"), InputError);
+  // Forcing nvls across servers is refused with a message.
+  Options o;
+  EXPECT_THROW(make_plan("nvls", Op::AllReduce, iota(16), 1 << 20, o, rail32()), InputError);
+}
+
+}  // namespace
+}  // namespace podnet::collective
