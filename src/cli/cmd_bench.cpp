@@ -79,6 +79,7 @@ int cmd_bench(Common c, const BenchOptions& b) {
   const collective::Options copt = collective::options_from(sc.section("collective"));
   if (algo == "auto" && !copt.tuner) algo = collective::default_algorithm(op);  // collective.nccl_model = false
   engine::NetworkOptions nopt = engine::network_options_from(sc.section("network"), sc.seed);
+  nopt.links = engine::link_classes_from(sc.section("links"));
   std::string progress_label;  // the size being simulated
   nopt.progress = progress_printer("podnet bench", progress_label,
                                    flow_quantum_hint(sc.section("network").get_string("engine"), nopt));

@@ -39,7 +39,8 @@ int cmd_run(Common c, bool allow_oom) {
     throw InputError(fmt::format("{}: {}", sc.where(e.key()), e.what()));
   }
   const cluster::Policy policy = cluster::parse_policy(sc.section("placement").get_string("policy"));
-  const engine::NetworkOptions nopt = engine::network_options_from(sc.section("network"), sc.seed);
+  engine::NetworkOptions nopt = engine::network_options_from(sc.section("network"), sc.seed);
+  nopt.links = engine::link_classes_from(sc.section("links"));
   auto backend = engine::make_backend(sc.section("network").get_string("engine"), topo, nopt);
   workload::TrainOptions topt;
   topt.collective = collective::options_from(sc.section("collective"));

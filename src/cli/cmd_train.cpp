@@ -57,6 +57,7 @@ int cmd_train(Common c, const TrainCliOptions& o) {
   const cluster::Policy policy = cluster::parse_policy(sc.section("placement").get_string("policy"));
   sc.check_failures(topo);  // names checked before any run
   engine::NetworkOptions nopt = engine::network_options_from(sc.section("network"), sc.seed);
+  nopt.links = engine::link_classes_from(sc.section("links"));
   std::string progress_label = "iteration";
   nopt.progress = progress_printer("podnet train", progress_label,
                                    flow_quantum_hint(sc.section("network").get_string("engine"), nopt));

@@ -12,12 +12,14 @@
 //   Coupled transfer is one coupled variable whose rate is the per-hop rate
 //   and which loads every link of every hop (a link used by two hops carries
 //   twice the rate), so all hops move at the pace of the slowest.
-// - Wire overhead: network links (copper/optical) carry payload at
-//   capacity x MTU / (MTU + per-packet header bytes) (transport preset);
-//   NVLink and PCIe carry payload at full capacity.
-// - Latency α of one step: propagation of every link + the switch latency of
-//   every switch entered + the transport's endpoint stack latency when the
-//   hop crosses a NIC. A P2p transfer pays latency_steps x its path's α; a
+// - Payload capacity per link class (link_classes.hpp): raw x the class's
+//   efficiency, x MTU / (MTU + per-packet header bytes) (transport preset)
+//   on Ethernet/InfiniBand links; NVLink, PCIe and chip-to-chip (ICI) links
+//   carry no transport header.
+// - Latency α of one step: every link's latency + its class's added latency
+//   + the switch latency of every switch entered + the transport's endpoint
+//   stack latency when the hop crosses a NIC (never on a chip-to-chip torus
+//   hop). A P2p transfer pays latency_steps x its path's α; a
 //   Ring/Coupled transfer latency_steps x the mean α of its hops (a chunk
 //   crosses every hop in turn). Latency is paid before the bytes move
 //   ("latency then bandwidth").

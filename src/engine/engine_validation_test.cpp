@@ -231,10 +231,32 @@ TEST(EngineValidation, TwoRingsSharingABottleneckTakeTwiceAsLong) {
   expect_rel(seconds(r2.transfers[0].finish), t2_want, 1e-6, "ring A next to ring B");
   expect_rel(seconds(r2.transfers[1].finish), t2_want, 1e-6, "ring B next to ring A");
   expect_rel(seconds(r2.makespan) / t1, 2.0, 0.01, "two rings / one ring");
-  // The analytical engine prices each transfer alone (no sharing between
-  // transfers): both rings take t1 there. This is its documented limit.
+  // The analytical engine: the two rings start together with no dependency,
+  // so they are one concurrent set (analytical_backend.hpp) and share the
+  // bottleneck: sum_g c_g min(b_g, b_f) = 2 S on every shared link, t2 each.
   const RunReport a2 = run("analytical", small_fat_tree(), "static", two);
-  expect_rel(seconds(a2.makespan), t1_want, 1e-6, "analytical ignores contention between transfers");
+  expect_rel(seconds(a2.transfers[0].finish), t2_want, 1e-6, "analytical: ring A next to ring B");
+  expect_rel(seconds(a2.transfers[1].finish), t2_want, 1e-6, "analytical: ring B next to ring A");
+}
+
+// The analytical engine does not share links between separate operations:
+// the same two rings, each after its own compute step (two operations, as two
+// collectives in a training iteration), take t1 each there; the flow engine
+// still shares (t2). This is the analytical engine's documented limit.
+TEST(EngineValidation, AnalyticalSeparateOperationsDoNotShare) {
+  const Bytes s = 1_GiB;
+  const double bw = 8.0 * static_cast<double>(s) / kNicPayloadBps;
+  Transfer x, y;
+  x.kind = y.kind = TransferKind::Compute;
+  x.ranks = {0};
+  y.ranks = {1};
+  TransferPlan plan = plan_of({x, y, ring_allreduce({0, 8}, s), ring_allreduce({1, 9}, s)});
+  plan.transfers[2].deps = {0};
+  plan.transfers[3].deps = {1};
+  const RunReport a = run("analytical", small_fat_tree(), "static", plan);
+  expect_rel(seconds(a.makespan), 2 * kViaSpineHopNs * 1e-9 + bw, 1e-6, "analytical: two operations");
+  const RunReport f = run("flow", small_fat_tree(), "static", plan);
+  expect_rel(seconds(f.makespan), 2 * kViaSpineHopNs * 1e-9 + 2 * bw, 1e-6, "flow: two operations share");
 }
 
 // (f) Unequal rings on the same bottleneck: ring B carries S/2. Both run at
@@ -245,9 +267,15 @@ TEST(EngineValidation, SmallerRingFinishesThenTheLargerSpeedsUp) {
   const Bytes s = 1_GiB;
   const double bw = 8.0 * static_cast<double>(s) / kNicPayloadBps;
   const plan::TransferPlan plan = plan_of({ring_allreduce({0, 8}, s), ring_allreduce({1, 9}, s / 2)});
-  const RunReport r = run("flow", small_fat_tree(), "static", plan);
-  expect_rel(seconds(r.transfers[1].finish), 2 * kViaSpineHopNs * 1e-9 + bw, 1e-6, "half-size ring");
-  expect_rel(seconds(r.transfers[0].finish), 2 * kViaSpineHopNs * 1e-9 + 1.5 * bw, 1e-6, "full-size ring");
+  // The analytical engine's processor-sharing drain gives the same: ring B
+  // (S/2) waits for S/2 + S/2 = S bytes, ring A for S/2 + S = 1.5 S.
+  for (const char* engine : {"flow", "analytical"}) {
+    const RunReport r = run(engine, small_fat_tree(), "static", plan);
+    expect_rel(seconds(r.transfers[1].finish), 2 * kViaSpineHopNs * 1e-9 + bw, 1e-6,
+               std::string(engine) + ": half-size ring");
+    expect_rel(seconds(r.transfers[0].finish), 2 * kViaSpineHopNs * 1e-9 + 1.5 * bw, 1e-6,
+               std::string(engine) + ": full-size ring");
+  }
 }
 
 // (f) Contention inside one transfer: the ring 0 -> 8 -> 1 -> 9 -> 0 goes
@@ -282,6 +310,31 @@ TEST(EngineValidation, DependentRingsRunBackToBack) {
     expect_rel(seconds(r.transfers[1].start), one, 1e-6, std::string(engine) + ": start of the dependent ring");
     expect_rel(seconds(r.makespan), 2 * one, 1e-6, std::string(engine) + ": makespan");
   }
+}
+
+// A ring of 8 chips (1-D torus, cube [8]: every link 1 m copper): a link
+// costs 5 ns of cable + 100 ns of chip router time (hop_latency) = 105 ns.
+// The links are chip-to-chip (class ici): no NIC stack latency, no Ethernet
+// header, efficiency 1 (link_classes.hpp). Ring all-reduce over 0..7, S:
+//   t = 14 x 105 ns + ceil(14/8 S) x 8 / 400e9
+// S = 64 MiB: 1,470 ns + 117,440,512 B x 8 / 400e9 = 1.470 us + 2,348.810 us
+// = 2,350.280 us. (Before chip-to-chip links were priced as such: 14 x
+// 5,105 ns + ... / (400e9 x 4096/4178) = 71.47 us + 2,395.85 us.)
+TEST(EngineValidation, ChipToChipRingPaysNoTransport) {
+  topology::Hardware hw = topology::default_hardware();
+  hw.nics_per_server = 0;
+  const topology::Topology ring =
+      topology::build_with("torus", {{"dims", "[8]"}, {"cube", "[8]"}, {"hop_latency", "100ns"}}, hw);
+  const Bytes s = 64_MiB;
+  const TransferPlan plan = plan_of({ring_allreduce({0, 1, 2, 3, 4, 5, 6, 7}, s)});
+  const double hop_bytes = static_cast<double>((s * 14 + 7) / 8);
+  const double want = 14 * 105e-9 + hop_bytes * 8 / 400e9;
+  ASSERT_NEAR(want * 1e6, 2350.280, 0.001);
+  for (const char* engine : {"analytical", "flow"})
+    expect_rel(seconds(run(engine, ring, "dimension_order", plan).makespan), want, 1e-6, engine);
+  // The packet engine sends 4,096-byte packets with no header on ici links:
+  // store-and-forward adds about one packet time per link, within 1 %.
+  expect_rel(seconds(run("packet", ring, "dimension_order", plan).makespan), want, 0.01, "packet");
 }
 
 // (g) Determinism: the same plan, run twice on one backend and once on a new

@@ -11,6 +11,7 @@
 
 #include "core/units.hpp"
 #include "engine/failures.hpp"
+#include "engine/link_classes.hpp"
 #include "routing/policies.hpp"
 
 namespace podnet::engine {
@@ -38,6 +39,7 @@ Transport transport_preset(std::string_view name);
 struct NetworkOptions {
   routing::RouteOptions routing;
   Transport transport = transport_preset("rocev2");
+  LinkClassOptions links;     // per link class efficiency and latency (scenario `links:`)
   int32_t hottest_links = 8;  // how many links the report lists
   Time flow_quantum;          // flow engine: completions rounded up to a multiple (0 = exact; flow_sim.hpp)
   // Packet engine (packet/packet_options.hpp): congestion control preset

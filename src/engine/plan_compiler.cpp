@@ -8,16 +8,29 @@ namespace podnet::engine {
 
 using routing::DirLink;
 using routing::PathPart;
-using topology::Media;
 using topology::NodeKind;
 
-PlanCompiler::PlanCompiler(const topology::Topology& topo, routing::Router& router, const Transport& transport)
-    : topo_(topo), router_(router), transport_(transport), coef_(routing::dir_link_count(topo), 0.0) {}
+PlanCompiler::PlanCompiler(const topology::Topology& topo, routing::Router& router, const Transport& transport,
+                           const LinkClassOptions& links)
+    : topo_(topo), router_(router), transport_(transport), coef_(routing::dir_link_count(topo), 0.0) {
+  const size_t n = topo.links.size();
+  factor_.resize(n);
+  class_eff_.resize(n);
+  class_latency_.resize(n);
+  transport_link_.resize(n);
+  for (size_t l = 0; l < n; ++l) {
+    const LinkClass c = link_class_of(topo, static_cast<topology::LinkId>(l), transport.name);
+    const bool tr = engine::carries_transport(c);
+    class_eff_[l] = links[c].efficiency;
+    class_latency_[l] = links[c].latency;
+    transport_link_[l] = tr ? 1 : 0;
+    factor_[l] = links[c].efficiency * (tr ? transport.efficiency() : 1.0);
+  }
+}
 
 double PlanCompiler::payload_capacity_bps(DirLink d) const {
-  const auto& l = topo_.links[routing::link_of(d)];
-  const bool network = l.media == Media::Copper || l.media == Media::Optical;
-  return l.capacity.bps * (network ? transport_.efficiency() : 1.0);
+  const topology::LinkId l = routing::link_of(d);
+  return topo_.links[l].capacity.bps * factor_[static_cast<size_t>(l)];
 }
 
 Time PlanCompiler::hop_latency(const std::vector<PathPart>& parts) const {
@@ -26,14 +39,16 @@ Time PlanCompiler::hop_latency(const std::vector<PathPart>& parts) const {
   double ps = 0;
   bool crosses_nic = false;
   for (const auto& p : parts) {
-    const auto& l = topo_.links[routing::link_of(p.link)];
-    ps += p.fraction * static_cast<double>(l.latency.ps);
+    const topology::LinkId li = routing::link_of(p.link);
+    const auto& l = topo_.links[li];
+    ps += p.fraction * static_cast<double>((l.latency + class_latency_[static_cast<size_t>(li)]).ps);
     const topology::NodeId to = routing::dir_to(p.link, topo_);
     const topology::NodeId from = routing::dir_from(p.link, topo_);
     if (topo_.nodes[to].kind == NodeKind::Switch) ps += p.fraction * static_cast<double>(topo_.switch_latency.ps);
     crosses_nic = crosses_nic || topo_.nodes[to].kind == NodeKind::Nic || topo_.nodes[from].kind == NodeKind::Nic;
   }
-  if (crosses_nic || !topo_.torus_dims.empty()) ps += static_cast<double>(transport_.stack_latency.ps);
+  // A chip-to-chip (torus) hop crosses no NIC: no endpoint stack latency.
+  if (crosses_nic) ps += static_cast<double>(transport_.stack_latency.ps);
   return Time(static_cast<int64_t>(ps + 0.5));
 }
 

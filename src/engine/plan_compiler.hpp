@@ -22,13 +22,20 @@ struct CompiledFlow {
 
 class PlanCompiler {
  public:
-  PlanCompiler(const topology::Topology& topo, routing::Router& router, const Transport& transport);
+  PlanCompiler(const topology::Topology& topo, routing::Router& router, const Transport& transport,
+               const LinkClassOptions& links = {});
   // Appends the flows of transfer `index` (one per QP for P2p, one coupled
   // variable for Ring/Coupled). Adaptive routing sees the loads of the flows
   // compiled (and not released) so far.
   void compile(const plan::TransferPlan& plan, int32_t index, std::vector<CompiledFlow>& out);
-  // Payload capacity of a directed link (wire capacity x efficiency on network links).
+  // Payload capacity of a directed link: raw x payload_factor (link_classes.hpp).
   double payload_capacity_bps(routing::DirLink d) const;
+  // Payload bits per raw bit of link l: class efficiency x header efficiency where a transport applies.
+  double payload_factor(topology::LinkId l) const { return factor_[static_cast<size_t>(l)]; }
+  // Whether link l carries the transport's packets (Ethernet/InfiniBand: header bytes on the wire).
+  bool carries_transport(topology::LinkId l) const { return transport_link_[static_cast<size_t>(l)] != 0; }
+  // Class efficiency of link l alone (the raw rate a packet engine serializes at is raw x this).
+  double class_efficiency(topology::LinkId l) const { return class_eff_[static_cast<size_t>(l)]; }
   // Latency of one hop whose route is `parts` (fractions weight a sprayed route).
   Time hop_latency(const std::vector<routing::PathPart>& parts) const;
 
@@ -37,6 +44,9 @@ class PlanCompiler {
   const topology::Topology& topo_;
   routing::Router& router_;
   Transport transport_;
+  std::vector<double> factor_, class_eff_;  // by link
+  std::vector<Time> class_latency_;         // by link
+  std::vector<uint8_t> transport_link_;     // by link
   std::vector<double> coef_;        // scratch, by directed link
   std::vector<routing::DirLink> touched_;
   std::vector<routing::PathPart> hop_;

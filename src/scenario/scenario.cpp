@@ -29,6 +29,8 @@ const std::vector<SectionInfo>& sections() {
       {"switch", "the switch model used at every tier", topology::switch_params},
       {"cabling", "cable lengths, copper/optical rule, optics and rack power", topology::cabling_params},
       {"network", "simulation engine, routing policy and transport", engine::network_params},
+      {"links", "per link class (nvlink, pcie, ethernet, infiniband, ici): payload efficiency and added latency",
+       engine::link_class_params},
       {"collective", "NCCL-style collective options: channels, QPs per connection, ring order",
        collective::option_params},
       {"workload", "the training job for `podnet train`: model and GPU presets, TP/PP/DP/EP, batch, efficiency, "

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "engine/link_classes.hpp"
 #include "engine/network_params.hpp"
 #include "engine/packet/packet_backend.hpp"
 #include "scenario/examples.hpp"
@@ -30,6 +31,24 @@ std::string error_of(const std::string& text, const std::vector<std::string>& se
     return e.what();
   }
   return "";
+}
+
+// links: per-class efficiency and latency, defaults from engine/link_classes.hpp,
+// strict like every section (file:line, key, expected range).
+TEST(Scenario, LinkClassesSection) {
+  Scenario sc = load_text(std::string(kBase) + "links:\n  nvlink_efficiency: 0.8\n  ici_latency: 50ns\n", "t.yaml", "t");
+  const engine::LinkClassOptions lc = engine::link_classes_from(sc.section("links"));
+  EXPECT_DOUBLE_EQ(lc[engine::LinkClass::NvLink].efficiency, 0.8);
+  EXPECT_EQ(lc[engine::LinkClass::Ici].latency.ps, 50000);
+  EXPECT_DOUBLE_EQ(lc[engine::LinkClass::Pcie].efficiency, 0.894);  // default: 128/130 x 256/282
+  EXPECT_DOUBLE_EQ(lc[engine::LinkClass::Ethernet].efficiency, 1.0);
+  std::string e = error_of(std::string(kBase) + "links:\n  nvlink_eficiency: 0.8\n");
+  EXPECT_NE(e.find("t.yaml:9: links.nvlink_eficiency: unknown key (did you mean 'nvlink_efficiency'?)"),
+            std::string::npos) << e;
+  e = error_of(std::string(kBase) + "links:\n  pcie_efficiency: 1.5\n");
+  EXPECT_NE(e.find("t.yaml:9: links.pcie_efficiency"), std::string::npos) << e;
+  e = error_of(kBase, {"links.ethernet_latency=fast"});
+  EXPECT_NE(e.find("--set links.ethernet_latency"), std::string::npos) << e;
 }
 
 TEST(Scenario, LoadsWithDefaults) {

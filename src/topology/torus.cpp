@@ -42,8 +42,8 @@ std::vector<int64_t> cube_like_dims(int64_t n) {
 std::vector<ParamSpec> torus_params() {
   return {
       {"dims", ParamType::IntList, "",
-       "chips per dimension, 2 or 3 entries, each >= 2 (e.g. [16, 16, 16] or 8x8); default: [4, 4, 4], or the "
-       "most cube-like factorization of topology.gpus",
+       "chips per dimension, 1, 2 or 3 entries, each >= 2 (e.g. [16, 16, 16], 8x8, or [8] for a ring); default: "
+       "[4, 4, 4], or the most cube-like factorization of topology.gpus",
        2, 65536, {}, true},
       {"gpus", ParamType::Int, "",
        "chips in the torus; with dims it must equal their product, without dims it sets them", 4,
@@ -65,9 +65,10 @@ Topology build_torus(const Params& prm, const Hardware& hw_in) {
   const bool has_gpus = prm.has("gpus");
   if (prm.has("dims")) {
     dims = prm.get_int_list("dims");
-    if (dims.size() < 2 || dims.size() > 3)
-      throw ParamError("topology.dims", fmt::format("topology.dims = {} has {} entries: expected 2 or 3 (a 2D or "
-                                                    "3D torus), such as [16, 16] or [16, 16, 16]",
+    if (dims.empty() || dims.size() > 3)
+      throw ParamError("topology.dims", fmt::format("topology.dims = {} has {} entries: expected 1, 2 or 3 (a "
+                                                    "ring, a 2D or a 3D torus), such as [8], [16, 16] or "
+                                                    "[16, 16, 16]",
                                                     list_text(dims), dims.size()));
     for (int64_t k : dims)
       if (k < 2)
@@ -197,8 +198,9 @@ Topology build_torus(const Params& prm, const Hardware& hw_in) {
                                    format_bandwidth(speed));
   std::string per_dim;
   for (int d = 0; d < dn; ++d) per_dim += fmt::format("{}{} {}", d ? ", " : "", kClass[d], links_per_dim[d]);
-  f.notes.push_back(fmt::format("{}D torus {} = {} chips, x fastest in rank order; links per dimension: {}", dn,
-                                list_text(dims), n, per_dim));
+  f.notes.push_back(fmt::format("{} {} = {} chips, x fastest in rank order; links per dimension: {}",
+                                dn == 1 ? std::string("ring") : fmt::format("{}D torus", dn), list_text(dims), n,
+                                per_dim));
   f.notes.push_back(fmt::format("cubes of {} ({} cubes, group label = cube): links inside a cube {} ({}), links "
                                 "between cubes {} ({})",
                                 list_text(cube), cubes, format_length(short_m), media_name(media_for(hw, short_m)),
@@ -221,7 +223,9 @@ Topology build_torus(const Params& prm, const Hardware& hw_in) {
 }  // namespace
 
 BuilderInfo torus_builder() {
-  return {"torus", "2D/3D torus of GPU chips with wrap-around links, no switches (TPU-style ICI)", &torus_params,
+  return {"torus", "1D ring, 2D or 3D torus of GPU chips with wrap-around links, no switches or NICs (TPU-style "
+                   "ICI)",
+          &torus_params,
           &build_torus};
 }
 

@@ -1,6 +1,7 @@
-// torus: 2D/3D torus of GPU chips with wrap-around links (TPU-style ICI).
+// torus: 1D ring, 2D or 3D torus of GPU chips with wrap-around links
+// (TPU-style ICI).
 //
-// Structure. dims = [k0, k1(, k2)], N = prod k_i chips, each chip its own
+// Structure. dims = [k0(, k1(, k2))], N = prod k_i chips, each chip its own
 // router (no switches, no NICs). Chip rank r has coordinates
 //   x0 = r mod k0,  x1 = (r / k0) mod k1,  x2 = r / (k0 k1)      (x0 fastest)
 // and links to its +1 neighbour in every dimension, (x_d + 1) mod k_d. A link
@@ -11,6 +12,7 @@
 //   A dimension of size 2 has a single neighbour: +1 and -1 are the same chip,
 //   so it gets one link (not two parallel ones); its chips use one of their
 //   two ports in that dimension.
+//   One dimension is a ring of k0 chips (k0 links; a ring of 2 is one link).
 // Degree: 2 per dimension of size >= 3, 1 per dimension of size 2
 //   (4 in 2D, 6 in 3D when every k_i >= 3).
 // Links: sum_d (k_d >= 3 ? N : N/2)  (= N * D when every k_i >= 3).
@@ -32,6 +34,9 @@
 // Latency per link = cable propagation (length * cabling.propagation) +
 // `hop_latency` (router traversal of the chip the link leaves from);
 // Topology::switch_latency is 0 (no switches). Topology::torus_dims = dims.
+// The links are chip-to-chip (link class `ici`, engine/link_classes.hpp): the
+// engines charge them no NIC transport stack and no Ethernet header, only
+// the link latency (+ the class's added latency, 0 by default).
 //
 // Facts.
 // - diameter (chip-to-chip links) = sum_d floor(k_d / 2): dimensions route

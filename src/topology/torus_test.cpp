@@ -48,6 +48,7 @@ TEST(Torus, DegreeLinksDiameterBisection) {
     int64_t cut_links; // 2N / k_max
   };
   const Case cases[] = {
+      {"[8]", 8, 2, 8, 4, 2 * 8 / 8},                             // a ring: 2 cut links
       {"[4, 4]", 16, 4, 16 * 2, 2 + 2, 2 * 16 / 4},               // 8 cut links
       {"4x4x4", 64, 6, 64 * 3, 2 + 2 + 2, 2 * 64 / 4},             // 32 cut links
       {"[3, 5]", 15, 4, 15 * 2, 1 + 2, 2 * 15 / 5},                // 6: k_max = 5, odd, halves of 2 and 3
@@ -67,6 +68,25 @@ TEST(Torus, DegreeLinksDiameterBisection) {
     EXPECT_DOUBLE_EQ(t.facts.bisection_bps, static_cast<double>(c.cut_links) * 400e9) << c.dims;
     EXPECT_EQ(t.facts.max_gpus, c.n);
   }
+}
+
+// A 1-D torus is a ring: chip r links to (r + 1) mod k, port 0 toward +1 and
+// port 1 toward -1; the farthest chip of a ring of 8 is 4 links away.
+TEST(Torus, OneDimensionIsARing) {
+  Topology t = torus("[8]");
+  ASSERT_EQ(t.gpus.size(), 8u);
+  ASSERT_EQ(t.links.size(), 8u);
+  EXPECT_EQ(t.torus_dims, std::vector<int32_t>({8}));
+  for (int32_t r = 0; r < 8; ++r) {
+    const Link& l = t.links[static_cast<size_t>(r)];
+    EXPECT_EQ(l.a, t.gpus[static_cast<size_t>(r)]);
+    EXPECT_EQ(l.b, t.gpus[static_cast<size_t>((r + 1) % 8)]);
+    EXPECT_EQ(l.port_a, 0);
+    EXPECT_EQ(l.port_b, 1);
+  }
+  EXPECT_EQ(bfs_diameter(t), 4);
+  // A ring of 2 is one link.
+  EXPECT_EQ(torus("[2]").links.size(), 1u);
 }
 
 TEST(Torus, SizeTwoDimensionHasOneLink) {
@@ -172,7 +192,6 @@ TEST(Torus, DimsFromGpus) {
 }
 
 TEST(Torus, ImpossibleValues) {
-  EXPECT_EQ(param_error_key([] { torus("[4]"); }), "topology.dims");
   EXPECT_EQ(param_error_key([] { torus("[2, 2, 2, 2]"); }), "topology.dims");
   EXPECT_EQ(param_error_key([] { torus("[4, 4, 4]", {{"gpus", "100"}}); }), "topology.gpus");
   EXPECT_EQ(param_error_key([] { build_with("torus", {{"gpus", "7"}}, chip_hw()); }), "topology.gpus");

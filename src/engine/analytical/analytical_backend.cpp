@@ -1,51 +1,195 @@
+// Analytical engine: operations and levels -> concurrent sets -> per set,
+// compile every flow, share links by the processor-sharing drain
+// (analytical_backend.hpp) -> per transfer a duration -> start/finish in
+// topological order.
 #include "engine/analytical/analytical_backend.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <map>
 
 #include "engine/plan_compiler.hpp"
-#include "engine/plan_runner.hpp"
+#include "plan/transfer_plan.hpp"
 #include "engine/report_util.hpp"
 #include "routing/router.hpp"
 
 namespace podnet::engine::analytical {
+
+namespace {
+
+int32_t find(std::vector<int32_t>& parent, int32_t x) {
+  while (parent[x] != x) {
+    parent[x] = parent[parent[x]];
+    x = parent[x];
+  }
+  return x;
+}
+
+void unite(std::vector<int32_t>& parent, int32_t a, int32_t b) {
+  a = find(parent, a);
+  b = find(parent, b);
+  if (a != b) parent[std::max(a, b)] = std::min(a, b);  // the smallest index is the root: deterministic
+}
+
+struct Term {  // one (directed link, flow) coefficient of a set
+  routing::DirLink link;
+  int32_t flow;
+  double coef;
+};
+
+}  // namespace
 
 AnalyticalBackend::AnalyticalBackend(const topology::Topology& topo, NetworkOptions options)
     : topo_(topo), options_(std::move(options)) {}
 
 RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
   routing::Router router(topo_, options_.routing);
-  PlanCompiler compiler(topo_, router, options_.transport);
+  PlanCompiler compiler(topo_, router, options_.transport, options_.links);
   RunReport report;
   report.engine = name();
-  PlanRunner runner(plan, report);
-  std::vector<double> link_bytes(routing::dir_link_count(topo_), 0.0);
-  std::vector<CompiledFlow> flows;
-  // No transfer shares the network with another, so each is timed alone the
-  // moment it is launched; the runner launches them in dependency order (a
-  // FIFO of ready transfers) and gives each its start time.
-  std::vector<int32_t> ready;
-  ready.reserve(plan.transfers.size());
-  const auto launch = [&](int32_t i, Time) { ready.push_back(i); };
-  runner.start(launch);
-  for (size_t next = 0; next < ready.size(); ++next) {
-    const int32_t i = ready[next];
-    const Time start = report.transfers[i].start;
-    flows.clear();
-    compiler.compile(plan, i, flows);
-    Time finish = start;
-    for (const auto& f : flows) {
-      double rate = std::numeric_limits<double>::infinity();
-      for (const auto& p : f.parts) {
-        rate = std::min(rate, compiler.payload_capacity_bps(p.link) / p.fraction);
-        link_bytes[p.link] += p.fraction * static_cast<double>(f.bytes);
+  const auto n = static_cast<int32_t>(plan.transfers.size());
+  report.transfers.assign(static_cast<size_t>(n), {});
+  const std::vector<int32_t> order = plan::topological_order(plan);
+  auto is_comm = [&](int32_t i) { return plan.transfers[static_cast<size_t>(i)].kind != plan::TransferKind::Compute; };
+
+  // --- operations (union-find) and levels
+  std::vector<int32_t> parent(static_cast<size_t>(n)), level(static_cast<size_t>(n), 0);
+  for (int32_t i = 0; i < n; ++i) parent[static_cast<size_t>(i)] = i;
+  std::map<std::vector<int32_t>, int32_t> starters;  // compute deps -> first transfer starting an operation there
+  std::vector<int32_t> compute_deps;
+  for (int32_t i : order) {
+    if (!is_comm(i)) continue;
+    bool has_comm_dep = false;
+    compute_deps.clear();
+    for (int32_t d : plan.transfers[static_cast<size_t>(i)].deps) {
+      if (is_comm(d)) {
+        has_comm_dep = true;
+        unite(parent, i, d);
+        level[static_cast<size_t>(i)] = std::max(level[static_cast<size_t>(i)], level[static_cast<size_t>(d)] + 1);
+      } else {
+        compute_deps.push_back(d);
       }
-      Time tx = std::isinf(rate) || f.bytes == 0 ? Time() : Time::from_seconds(8.0 * static_cast<double>(f.bytes) / rate);
-      finish = std::max(finish, start + f.latency + tx);
-      router.release(f.parts, f.route_weight);
+    }
+    if (has_comm_dep) continue;
+    std::sort(compute_deps.begin(), compute_deps.end());
+    auto [it, inserted] = starters.emplace(compute_deps, i);
+    if (!inserted) unite(parent, i, it->second);
+  }
+  // Sets in (operation root, level, index) order.
+  std::vector<int32_t> comm;
+  comm.reserve(static_cast<size_t>(n));
+  for (int32_t i = 0; i < n; ++i)
+    if (is_comm(i)) comm.push_back(i);
+  std::vector<int32_t> root(static_cast<size_t>(n), 0);
+  for (int32_t i : comm) root[static_cast<size_t>(i)] = find(parent, i);
+  std::sort(comm.begin(), comm.end(), [&](int32_t a, int32_t b) {
+    const auto ka = std::make_tuple(root[static_cast<size_t>(a)], level[static_cast<size_t>(a)], a);
+    const auto kb = std::make_tuple(root[static_cast<size_t>(b)], level[static_cast<size_t>(b)], b);
+    return ka < kb;
+  });
+
+  // --- per set: durations
+  const int32_t dir_links = routing::dir_link_count(topo_);
+  std::vector<double> link_bytes(static_cast<size_t>(dir_links), 0.0);
+  std::vector<double> capacity(static_cast<size_t>(dir_links));
+  for (int32_t d = 0; d < dir_links; ++d) capacity[static_cast<size_t>(d)] = compiler.payload_capacity_bps(d);
+  std::vector<Time> duration(static_cast<size_t>(n));
+  for (int32_t i = 0; i < n; ++i)
+    if (!is_comm(i)) {
+      duration[static_cast<size_t>(i)] = plan.transfers[static_cast<size_t>(i)].duration;
       ++report.flows;
     }
-    runner.complete(i, finish, launch);
+
+  std::vector<CompiledFlow> compiled;
+  std::vector<CompiledFlow> flows;  // the set's flows
+  std::vector<Term> terms, by_link;
+  std::vector<int32_t> link_start(static_cast<size_t>(dir_links) + 1, 0);
+  std::vector<double> drain;  // per flow: max_d T_fd in seconds
+  std::vector<Term> segment;
+  for (size_t s = 0; s < comm.size();) {
+    size_t e = s;
+    const auto key = std::make_pair(root[static_cast<size_t>(comm[s])], level[static_cast<size_t>(comm[s])]);
+    while (e < comm.size() &&
+           std::make_pair(root[static_cast<size_t>(comm[e])], level[static_cast<size_t>(comm[e])]) == key)
+      ++e;
+    // Compile every flow of the set (adaptive routing sees the set's earlier flows).
+    flows.clear();
+    for (size_t k = s; k < e; ++k) {
+      compiled.clear();
+      compiler.compile(plan, comm[k], compiled);
+      for (auto& f : compiled) flows.push_back(std::move(f));
+    }
+    terms.clear();
+    for (size_t f = 0; f < flows.size(); ++f)
+      for (const auto& p : flows[f].parts) {
+        terms.push_back({p.link, static_cast<int32_t>(f), p.fraction});
+        link_bytes[static_cast<size_t>(p.link)] += p.fraction * static_cast<double>(flows[f].bytes);
+      }
+    // Counting sort of the terms by link (stable: flows in set order).
+    std::fill(link_start.begin(), link_start.end(), 0);
+    for (const Term& t : terms) ++link_start[static_cast<size_t>(t.link) + 1];
+    for (int32_t d = 0; d < dir_links; ++d) link_start[static_cast<size_t>(d) + 1] += link_start[static_cast<size_t>(d)];
+    by_link.resize(terms.size());
+    {
+      std::vector<int32_t>& next = link_start;  // reused as the write cursor, restored below
+      for (const Term& t : terms) by_link[static_cast<size_t>(next[static_cast<size_t>(t.link)]++)] = t;
+      for (int32_t d = dir_links; d > 0; --d) next[static_cast<size_t>(d)] = next[static_cast<size_t>(d) - 1];
+      next[0] = 0;
+    }
+    drain.assign(flows.size(), 0.0);
+    for (size_t a = 0; a < by_link.size();) {
+      size_t b = a;
+      const routing::DirLink d = by_link[a].link;
+      while (b < by_link.size() && by_link[b].link == d) ++b;
+      const double cap = capacity[static_cast<size_t>(d)];
+      auto bytes_of = [&](const Term& t) { return static_cast<double>(flows[static_cast<size_t>(t.flow)].bytes); };
+      bool equal = true;
+      for (size_t k = a + 1; k < b && equal; ++k) equal = bytes_of(by_link[k]) == bytes_of(by_link[a]);
+      if (equal) {  // sum_g c_g min(b_g, b_f) = b x sum_g c_g
+        double coef = 0;
+        for (size_t k = a; k < b; ++k) coef += by_link[k].coef;
+        const double t = cap > 0 ? 8.0 * bytes_of(by_link[a]) * coef / cap : std::numeric_limits<double>::infinity();
+        for (size_t k = a; k < b; ++k) {
+          double& dr = drain[static_cast<size_t>(by_link[k].flow)];
+          dr = std::max(dr, t);
+        }
+      } else {  // ascending sizes: flows before f count b_g, f and after count b_f
+        segment.assign(by_link.begin() + static_cast<std::ptrdiff_t>(a), by_link.begin() + static_cast<std::ptrdiff_t>(b));
+        std::stable_sort(segment.begin(), segment.end(),
+                         [&](const Term& x, const Term& y) { return bytes_of(x) < bytes_of(y); });
+        double suffix_coef = 0;
+        for (const Term& t : segment) suffix_coef += t.coef;
+        double prefix = 0;  // sum of c_g b_g over the smaller flows
+        for (const Term& t : segment) {
+          const double w = prefix + bytes_of(t) * suffix_coef;
+          const double tt = cap > 0 ? 8.0 * w / cap : std::numeric_limits<double>::infinity();
+          double& dr = drain[static_cast<size_t>(t.flow)];
+          dr = std::max(dr, tt);
+          prefix += t.coef * bytes_of(t);
+          suffix_coef -= t.coef;
+        }
+      }
+      a = b;
+    }
+    for (size_t f = 0; f < flows.size(); ++f) {
+      const CompiledFlow& cf = flows[f];
+      const Time tx = cf.bytes == 0 ? Time() : Time::from_seconds(drain[f]);
+      Time& dur = duration[static_cast<size_t>(cf.transfer)];
+      dur = std::max(dur, cf.latency + tx);
+      router.release(cf.parts, cf.route_weight);
+      ++report.flows;
+    }
+    s = e;
+  }
+
+  // --- timing
+  for (int32_t i : order) {
+    const plan::Transfer& t = plan.transfers[static_cast<size_t>(i)];
+    Time start;
+    for (int32_t d : t.deps) start = std::max(start, report.transfers[static_cast<size_t>(d)].finish);
+    report.transfers[static_cast<size_t>(i)] = {start, start + duration[static_cast<size_t>(i)]};
+    report.makespan = std::max(report.makespan, start + duration[static_cast<size_t>(i)]);
   }
   report.hottest = hottest_links(link_bytes, nullptr, report.makespan, options_.hottest_links,
                                  [&](routing::DirLink d) { return compiler.payload_capacity_bps(d); });

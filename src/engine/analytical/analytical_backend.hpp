@@ -1,14 +1,50 @@
-// The analytical engine: closed-form α-β per transfer, congestion-unaware.
+// The analytical engine: closed-form α-β per transfer, with the concurrent
+// transfers of one operation sharing the links they use.
 //
-// A flow of S payload bytes whose route loads directed link d with
-// coefficient c_d takes
-//     T = α + 8 S / min_d (C_d / c_d)
-// where C_d is d's payload capacity (backend.hpp) and α its latency
-// (latency_steps x slowest hop). A transfer finishes when its slowest flow
-// does; it starts when its last dependency finishes. Transfers never slow
-// each other (that is what the flow engine adds), so on a plan without
-// contention the two engines agree, and where they differ the difference is
-// contention. Link report: bytes per link and utilization = bytes / (C x
+// Flows. Each transfer compiles to flows (plan_compiler.hpp): a flow f moves
+// b_f payload bytes at one rate r_f and loads directed link d with c_fd r_f
+// (c = 1 on a plain path, 2 where two hops of one ring cross d, 1/k on a
+// route sprayed over k paths). C_d is d's payload capacity (backend.hpp).
+//
+// Concurrent sets. Transfers are grouped into operations: a communication
+// transfer belongs to the operation of each communication transfer it
+// depends on, and communication transfers with no communication dependency
+// and the same set of compute dependencies (none, for a collective run
+// alone) start one operation together (union-find). Inside an operation the
+// level of a transfer is 0 without a communication dependency, else 1 + the
+// highest level of those. A concurrent set is (operation, level): the
+// channels of a ring all-reduce, every pair of an all-to-all, one phase of a
+// hierarchical collective. Compute transfers are pure delays.
+//
+// Sharing inside a set: processor sharing on each link, in one shot. If the
+// flows crossing d were bottlenecked there alone, equal rates (as the flow
+// engine's max-min gives flows sharing one bottleneck) would let every other
+// flow g move min(b_g, b_f) while f moves b_f, so d is busy until f is done
+// for
+//     T_fd = 8 / C_d x sum_{g on d} c_gd min(b_g, b_f)
+// and f takes
+//     T_f = α_f + max_{d in f} T_fd
+// (α_f: latency_steps x the hop latency, paid first). A transfer finishes
+// when its slowest flow does; it starts when its last dependency finishes.
+// A flow alone gives T_fd = 8 c_fd b_f / C_d: the plain α-β time.
+//
+// Why this and not a one-shot max-min: it needs no solver (a counting sort
+// of the set's (link, flow) terms by link, a sort by size only on links whose
+// flows differ in size), and unlike one-shot rates it lets a flow reclaim
+// what finished flows leave (the min(b_g, b_f) term), so unequal flows on one
+// bottleneck finish exactly when the flow engine finishes them. Where flows
+// have different bottlenecks it is pessimistic for a flow whose link-mates
+// are slowed elsewhere (they leave it more than its fair share) and takes
+// each link alone (a flow's bottleneck moving from link to link is not
+// followed); for the collectives podnet generates (equal flows per set) the
+// busiest link drains exactly as in the flow engine
+// (collective/engine_crosscheck_test.cpp measures the agreement).
+//
+// Not modelled (the flow engine's job): sharing between separate operations
+// (two collectives running at once, a collective and pipeline p2p), and a
+// set whose transfers start at different times (a level starts when each
+// transfer's own dependencies finish; the engine still shares as if they
+// overlapped). Link report: bytes per link and utilization = bytes / (C x
 // makespan).
 #pragma once
 

@@ -19,7 +19,7 @@ FlowBackend::FlowBackend(const topology::Topology& topo, NetworkOptions options)
 
 RunReport FlowBackend::run(const plan::TransferPlan& plan) {
   routing::Router router(topo_, options_.routing);
-  PlanCompiler compiler(topo_, router, options_.transport);
+  PlanCompiler compiler(topo_, router, options_.transport, options_.links);
   const bool adaptive = options_.routing.policy == "adaptive" || options_.routing.policy == "ugal";
 
   FlowSimOptions so;
@@ -106,7 +106,6 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
   } else {
     std::vector<double> wire_capacity(dir_links);
     for (int32_t d = 0; d < dir_links; ++d) wire_capacity[d] = compiler.payload_capacity_bps(d);
-    const double efficiency = options_.transport.efficiency();
     FailureDriver::Hooks h;
     h.run_until = [&](Time t) { sim.run_until(t, on_complete); };
     h.run_to_end = [&] { sim.run_until_idle(on_complete); };
@@ -118,7 +117,7 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
         for (routing::DirLink d : {2 * l, 2 * l + 1}) {
           double cap = wire_capacity[d];
           if (removed) cap = 0;
-          if (ev.action == FailureAction::Degrade) cap = ev.rate.bps * (wire_capacity[d] > 0 ? efficiency : 1.0);
+          if (ev.action == FailureAction::Degrade) cap = ev.rate.bps * compiler.payload_factor(l);
           sim.set_link_capacity(static_cast<LinkId>(d), Bandwidth(cap));
         }
     };

@@ -58,9 +58,9 @@ TEST(PacketFailures, DegradedLinkAtTimeZeroHalvesTheRate) {
   // so it never queues. Packet 243 leaves the NIC at 5.5 us + 243 x 668,480 and
   // reaches the leaf 668,480 + 615,000 later; packet 244 arrives 105,280 after
   // it and waits for it to leave (334,240): finish =
-  //   5,500,000 + 244 x 668,480 + 615,000 + 334,240 + 52,640 + 15,000 + 509,000
-  //   = 170,135,000 ps,
-  // the fault-free 88,580,440 plus the 244 full frames' extra 244 x 334,240:
+  //   5,500,000 + 244 x 668,480 + 615,000 + 334,240 + 52,640 + 15,000 + 510,067
+  //   = 170,136,067 ps (510,067: PCIe suffix, 500 ns + 576 B at 457.728 Gb/s),
+  // the fault-free 88,581,507 plus the 244 full frames' extra 244 x 334,240:
   // 1.92x (the serialization doubles, the 7 us of latency does not).
   const auto topo = one_leaf(4);
   const plan::TransferPlan plan = p2p_plan({{0, 1}}, 1'000'000);
@@ -73,7 +73,7 @@ TEST(PacketFailures, DegradedLinkAtTimeZeroHalvesTheRate) {
   PacketBackend backend(topo, o);
   const RunReport r = backend.run(plan);
   EXPECT_FALSE(r.job_failed);
-  EXPECT_EQ(r.makespan.ps, 170'135'000);
+  EXPECT_EQ(r.makespan.ps, 170'136'067);
   ASSERT_EQ(r.failures.size(), 1u);
   EXPECT_EQ(r.failures[0].what, "slow nic");
   // The payload capacity reported follows: 50G x 4096 / 4178.

@@ -136,7 +136,7 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   if (per_packet) ro.policy = "ecmp";
   tracks_load = ro.policy == "ugal";
   router = std::make_unique<routing::Router>(t, ro);
-  compiler = std::make_unique<PlanCompiler>(t, *router, transport);
+  compiler = std::make_unique<PlanCompiler>(t, *router, transport, net.links);
   if (per_packet) {
     next_hops = std::make_unique<NextHops>(t, router->graph());
     rr_node.assign(kRrSlots, 0);
@@ -157,6 +157,17 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
 
   ports.emplace(t, tr, stats, Rng(net.routing.seed).stream("packet.ecn"), [&](NodeId n) { return switch_like(n); });
   const int32_t D = static_cast<int32_t>(ports->info.size());
+  // Link classes (engine/link_classes.hpp): a port serializes at raw x its class's efficiency, and
+  // only Ethernet/InfiniBand links carry the transport's header bytes (chip-to-chip links none).
+  for (DirLink d = 0; d < D; ++d) {
+    const topology::LinkId l = routing::link_of(d);
+    auto& p = ports->info[d];
+    p.bps = std::max<int64_t>(1, std::llround(t.links[l].capacity.bps * compiler->class_efficiency(l)));
+    p.quanta_ps = std::llround(65535.0 * 512.0 * 1e12 / static_cast<double>(p.bps));
+    p.net = compiler->carries_transport(l);
+    ports->hot[d].bps = p.bps;
+    ports->hot[d].net = p.net;
+  }
   dead.assign(D, 0);
   drop_until.assign(D, -1);
   cap.resize(D);
@@ -466,8 +477,8 @@ void PacketSim::Impl::send_pause(DirLink in, bool on) {
 
 void PacketSim::Impl::set_link_rate(topology::LinkId l, double bps) {
   for (const DirLink d : {2 * l, 2 * l + 1}) {
-    ports->info[d].bps = ports->hot[d].bps = std::max<int64_t>(1, std::llround(bps));
-    cap[d] = bps * (ports->info[d].net ? transport.efficiency() : 1.0);
+    ports->info[d].bps = ports->hot[d].bps = std::max<int64_t>(1, std::llround(bps * compiler->class_efficiency(l)));
+    cap[d] = bps * compiler->payload_factor(l);
   }
 }
 

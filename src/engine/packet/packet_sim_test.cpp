@@ -22,13 +22,15 @@ TEST(PacketSim, OneFlowOnAnIdlePathIsLineRatePlusLatency) {
   // S = 1,000,000 B = 244 packets of 4096 B + one of 576 B (244 x 4096 = 999,424).
   // Latency paid = hop latency = 500 + 15 + 600 + 15 + 500 ns + 5 us = 6.63 us, of which
   // 1.63 us is physical, so the NIC starts at 6.63 - 1.63 + 0.5 (PCIe prefix) = 5.5 us.
-  // ser(4178 B at 100G) = 334,240 ps; ser(658 B) = 52,640 ps; 576 B on 512 Gb/s PCIe = 9,000 ps.
+  // ser(4178 B at 100G) = 334,240 ps; ser(658 B) = 52,640 ps; 576 B on PCIe (512 Gb/s x the pcie
+  // class efficiency 0.894 = 457.728 Gb/s, no transport header; engine/link_classes.hpp)
+  // = 4,608 b / 457.728e9 = 10,067 ps.
   // The last full packet (243) leaves the NIC at 5.5 us + 243 x 334,240 and reaches the leaf
   // 334,240 + 615,000 ps later; packet 244 arrives behind it (52,640 < 334,240) and waits:
   //   finish = 5,500,000 + 244 x 334,240 + 615,000 + 334,240 + 52,640 + 15,000 (leaf -> nic)
-  //          + 500,000 + 9,000 (PCIe suffix) = 88,580,440 ps.
+  //          + 500,000 + 10,067 (PCIe suffix) = 88,581,507 ps.
   // The flow engine: 6.63 us + 8e6 / (100e9 x 4096 / 4178) = 88.233 us; the difference is one
-  // MTU time (store-and-forward at the leaf): 88.580 - 88.233 = 0.347 us < 0.334 us + 0.053 us.
+  // MTU time (store-and-forward at the leaf): 88.582 - 88.233 = 0.349 us < 0.334 us + 0.053 us + 0.010 us.
   const auto topo = one_leaf(4);
   PacketOptions opt;
   PacketSim sim(topo, net(), opt);
@@ -37,7 +39,7 @@ TEST(PacketSim, OneFlowOnAnIdlePathIsLineRatePlusLatency) {
   ASSERT_EQ(sim.streams().size(), 1u);
   const StreamRecord& r = sim.streams()[0];
   EXPECT_EQ(r.first_send.ps, 5'500'000);
-  EXPECT_EQ(r.finish.ps, 88'580'440);
+  EXPECT_EQ(r.finish.ps, 88'581'507);
   EXPECT_EQ(r.packets, 245u);
   EXPECT_EQ(r.retransmits, 0u);
   EXPECT_EQ(sim.stats().data_delivered, 245u);
