@@ -104,7 +104,6 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
   std::vector<CompiledFlow> compiled;
   std::vector<CompiledFlow> flows;  // the set's flows
   std::vector<Term> terms, by_link;
-  std::vector<int32_t> link_start(static_cast<size_t>(dir_links) + 1, 0);
   std::vector<double> drain;  // per flow: max_d T_fd in seconds
   std::vector<Term> segment;
   for (size_t s = 0; s < comm.size();) {
@@ -126,17 +125,11 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
         terms.push_back({p.link, static_cast<int32_t>(f), p.fraction});
         link_bytes[static_cast<size_t>(p.link)] += p.fraction * static_cast<double>(flows[f].bytes);
       }
-    // Counting sort of the terms by link (stable: flows in set order).
-    std::fill(link_start.begin(), link_start.end(), 0);
-    for (const Term& t : terms) ++link_start[static_cast<size_t>(t.link) + 1];
-    for (int32_t d = 0; d < dir_links; ++d) link_start[static_cast<size_t>(d) + 1] += link_start[static_cast<size_t>(d)];
-    by_link.resize(terms.size());
-    {
-      std::vector<int32_t>& next = link_start;  // reused as the write cursor, restored below
-      for (const Term& t : terms) by_link[static_cast<size_t>(next[static_cast<size_t>(t.link)]++)] = t;
-      for (int32_t d = dir_links; d > 0; --d) next[static_cast<size_t>(d)] = next[static_cast<size_t>(d) - 1];
-      next[0] = 0;
-    }
+    // Terms by (link, flow): O(T log T) per set, nothing proportional to the fabric's size (a training
+    // plan has many small sets).
+    std::sort(terms.begin(), terms.end(),
+              [](const Term& x, const Term& y) { return x.link != y.link ? x.link < y.link : x.flow < y.flow; });
+    by_link.swap(terms);
     drain.assign(flows.size(), 0.0);
     for (size_t a = 0; a < by_link.size();) {
       size_t b = a;

@@ -28,9 +28,9 @@
 // when its slowest flow does; it starts when its last dependency finishes.
 // A flow alone gives T_fd = 8 c_fd b_f / C_d: the plain α-β time.
 //
-// Why this and not a one-shot max-min: it needs no solver (a counting sort
-// of the set's (link, flow) terms by link, a sort by size only on links whose
-// flows differ in size), and unlike one-shot rates it lets a flow reclaim
+// Why this and not a one-shot max-min: it needs no solver (a sort of the
+// set's (link, flow) terms, a sort by size only on links whose flows differ
+// in size), and unlike one-shot rates it lets a flow reclaim
 // what finished flows leave (the min(b_g, b_f) term), so unequal flows on one
 // bottleneck finish exactly when the flow engine finishes them. Where flows
 // have different bottlenecks it is pessimistic for a flow whose link-mates
