@@ -246,11 +246,11 @@ TEST(EngineValidation, TwoRingsSharingABottleneckTakeTwiceAsLong) {
 TEST(EngineValidation, AnalyticalSeparateOperationsDoNotShare) {
   const Bytes s = 1_GiB;
   const double bw = 8.0 * static_cast<double>(s) / kNicPayloadBps;
-  Transfer x, y;
-  x.kind = y.kind = TransferKind::Compute;
+  plan::Transfer x, y;
+  x.kind = y.kind = plan::TransferKind::Compute;
   x.ranks = {0};
   y.ranks = {1};
-  TransferPlan plan = plan_of({x, y, ring_allreduce({0, 8}, s), ring_allreduce({1, 9}, s)});
+  plan::TransferPlan plan = plan_of({x, y, ring_allreduce({0, 8}, s), ring_allreduce({1, 9}, s)});
   plan.transfers[2].deps = {0};
   plan.transfers[3].deps = {1};
   const RunReport a = run("analytical", small_fat_tree(), "static", plan);
@@ -326,7 +326,7 @@ TEST(EngineValidation, ChipToChipRingPaysNoTransport) {
   const topology::Topology ring =
       topology::build_with("torus", {{"dims", "[8]"}, {"cube", "[8]"}, {"hop_latency", "100ns"}}, hw);
   const Bytes s = 64_MiB;
-  const TransferPlan plan = plan_of({ring_allreduce({0, 1, 2, 3, 4, 5, 6, 7}, s)});
+  const plan::TransferPlan plan = plan_of({ring_allreduce({0, 1, 2, 3, 4, 5, 6, 7}, s)});
   const double hop_bytes = static_cast<double>((s * 14 + 7) / 8);
   const double want = 14 * 105e-9 + hop_bytes * 8 / 400e9;
   ASSERT_NEAR(want * 1e6, 2350.280, 0.001);
