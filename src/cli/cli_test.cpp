@@ -17,38 +17,17 @@
 #include <sstream>
 #include <string>
 
+#include "cli/test_util.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int status = -1;
-  std::string out;
-};
+using podnet::cli::testing::Result;
+using podnet::cli::testing::run;
+using podnet::cli::testing::run_shell;
 
-// Runs a shell command line; its stdout (and stderr with merge_stderr) and exit status.
-Result run_shell(const std::string& command, bool merge_stderr = false) {
-  const std::string cmd = command + (merge_stderr ? " 2>&1" : " 2>/dev/null");
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 65536> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
-Result run(const std::string& args, bool merge_stderr = false) {
-  return run_shell(std::string(PODNET_BINARY) + " " + args, merge_stderr);
-}
-
-fs::path temp_dir() {
-  fs::path d = fs::temp_directory_path() / ("podnet_cli_test_" + std::to_string(::getpid()));
-  fs::create_directories(d);
-  return d;
-}
+fs::path temp_dir() { return podnet::cli::testing::temp_dir("podnet_cli_test"); }
 
 std::string write_file(const std::string& name, const std::string& text) {
   fs::path p = temp_dir() / name;

@@ -13,35 +13,17 @@
 #include <sstream>
 #include <string>
 
+#include "cli/test_util.hpp"
 #include "report/nccl_tests.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int status = -1;
-  std::string out;
-};
+using podnet::cli::testing::Result;
+using podnet::cli::testing::run;
 
-Result run(const std::string& args, bool merge_stderr = false) {
-  const std::string cmd = std::string(PODNET_BINARY) + " " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 65536> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
-fs::path temp_dir() {
-  fs::path d = fs::temp_directory_path() / ("podnet_calibrate_test_" + std::to_string(::getpid()));
-  fs::create_directories(d);
-  return d;
-}
+fs::path temp_dir() { return podnet::cli::testing::temp_dir("podnet_calibrate_test"); }
 
 std::string write_file(const std::string& name, const std::string& text) {
   const fs::path p = temp_dir() / name;

@@ -1,0 +1,48 @@
+// Helpers for the end-to-end tests of the podnet binary (cli_test.cpp,
+// cmd_calibrate_test.cpp): run a command line, keep its output and exit
+// status, and write scratch files under one directory per test process.
+#pragma once
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace podnet::cli::testing {
+
+struct Result {
+  int status = -1;
+  std::string out;
+};
+
+// Runs a shell command line; its stdout (and stderr with merge_stderr) and exit status.
+inline Result run_shell(const std::string& command, bool merge_stderr = false) {
+  const std::string cmd = command + (merge_stderr ? " 2>&1" : " 2>/dev/null");
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 65536> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+// Runs the podnet binary under test with `args`.
+inline Result run(const std::string& args, bool merge_stderr = false) {
+  return run_shell(std::string(PODNET_BINARY) + " " + args, merge_stderr);
+}
+
+// A scratch directory for this test process: <tmp>/<prefix>_<pid>.
+inline std::filesystem::path temp_dir(const std::string& prefix) {
+  std::filesystem::path d = std::filesystem::temp_directory_path() / (prefix + "_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+}  // namespace podnet::cli::testing
