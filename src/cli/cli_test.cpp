@@ -30,17 +30,9 @@ using podnet::cli::testing::run_shell;
 fs::path temp_dir() { return podnet::cli::testing::temp_dir("podnet_cli_test"); }
 
 std::string write_file(const std::string& name, const std::string& text) {
-  fs::path p = temp_dir() / name;
-  std::ofstream(p) << text;
-  return p.string();
+  return podnet::cli::testing::write_file(temp_dir(), name, text);
 }
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using podnet::cli::testing::read_file;
 
 std::string blank_sha(std::string json) {
   return std::regex_replace(json, std::regex("\"git_sha\": \"[^\"]*\""), "\"git_sha\": \"\"");

@@ -26,17 +26,9 @@ using podnet::cli::testing::run;
 fs::path temp_dir() { return podnet::cli::testing::temp_dir("podnet_calibrate_test"); }
 
 std::string write_file(const std::string& name, const std::string& text) {
-  const fs::path p = temp_dir() / name;
-  std::ofstream(p) << text;
-  return p.string();
+  return podnet::cli::testing::write_file(temp_dir(), name, text);
 }
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using podnet::cli::testing::read_file;
 
 // A 64-GPU leaf-spine (8 servers of 8 GPUs), 16 GPUs = 2 servers: the layout of a 2-node nccl-tests run.
 const std::string kScenario = "leafspine-8k --set topology.gpus=64 --engine analytical";

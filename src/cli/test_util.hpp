@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 namespace podnet::cli::testing {
@@ -43,6 +44,20 @@ inline std::filesystem::path temp_dir(const std::string& prefix) {
   std::filesystem::path d = std::filesystem::temp_directory_path() / (prefix + "_" + std::to_string(::getpid()));
   std::filesystem::create_directories(d);
   return d;
+}
+
+// Writes `text` to dir/name; returns the path.
+inline std::string write_file(const std::filesystem::path& dir, const std::string& name, const std::string& text) {
+  const std::filesystem::path p = dir / name;
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+inline std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
 
 }  // namespace podnet::cli::testing
