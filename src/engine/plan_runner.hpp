@@ -1,5 +1,7 @@
-// PlanRunner: the dependency bookkeeping of a TransferPlan, one copy for
-// every engine (analytical, flow, packet).
+// PlanRunner: the dependency bookkeeping of a TransferPlan, one copy for the
+// engines that simulate time (flow, packet). The analytical engine groups a
+// plan into concurrent sets instead (analytical_backend.hpp) and applies the
+// same start rule over plan::topological_order.
 //
 // Rule (plan/transfer_plan.hpp): a transfer starts when all its dependencies
 // have completed, i.e. at
@@ -12,10 +14,8 @@
 // - complete(i, t) records i's finish t (and the makespan), then launches each
 //   dependent whose last dependency i was, by index, each at its start time
 //   above (a dependency listed twice is counted twice).
-// Engines that complete transfers in time order (flow, packet) launch each
-// transfer the moment its last dependency finishes; the analytical engine
-// completes them in launch order (Kahn's algorithm over the DAG, a FIFO), so
-// the same rule gives its start times. Launch callbacks are templates (no
+// The engines complete transfers in time order, so each transfer is launched
+// the moment its last dependency finishes. Launch callbacks are templates (no
 // std::function per completion): this runs once per transfer of 10^5-10^6
 // transfer plans.
 //
