@@ -23,12 +23,10 @@ add_custom_command(
   COMMENT "Embedding examples/*.yaml")
 target_sources(podnet_scenario PRIVATE ${CMAKE_BINARY_DIR}/generated/examples.cpp)
 
-# report formats the results of every layer below it (DESIGN.md order:
-# scenario -> study -> report -> cli).
-podnet_layer(report podnet_cluster nlohmann_json::nlohmann_json)
-# study uses report (calibrate reads nccl-tests logs with report/nccl_tests.hpp):
-# an exception to the order, recorded in scripts/check-layers.sh.
-podnet_layer(study podnet_scenario podnet_report)
+# Studies run on a resolved scenario (scenario::Setup) and return typed
+# results; report renders them (DESIGN.md order: scenario -> study -> report -> cli).
+podnet_layer(study podnet_scenario)
+podnet_layer(report podnet_study nlohmann_json::nlohmann_json)
 podnet_layer(cli podnet_study podnet_report CLI11::CLI11)
 add_executable(podnet src/cli/main.cpp)
 target_link_libraries(podnet PRIVATE podnet_cli)

@@ -5,7 +5,7 @@
 #include "cli/common.hpp"
 #include "core/error.hpp"
 #include "report/calibrate_report.hpp"
-#include "report/nccl_tests.hpp"
+#include "study/nccl_tests_log.hpp"
 #include "study/calibrate.hpp"
 
 namespace podnet::cli {
@@ -21,7 +21,7 @@ struct CalibrateOptions {
 int cmd_calibrate(const Common& c, const CalibrateOptions& o) {
   study::CalibrationInput in{c.scenario, c.sets, c.adds, {}, o.fit, o.engine, o.op, {}};
   for (const auto& path : o.logs)
-    for (auto& l : report::read_nccl_tests(path)) in.logs.push_back(std::move(l));
+    for (auto& l : study::read_nccl_tests(path)) in.logs.push_back(std::move(l));
   // Progress on stderr every 5 s once the fit has taken 5 s.
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
@@ -36,7 +36,7 @@ int cmd_calibrate(const Common& c, const CalibrateOptions& o) {
   const study::Calibration cal = study::calibrate(in);
   const scenario::Scenario sc = load_scenario(c);
   nlohmann::json doc = report::new_document(context_of(sc, "calibrate"));
-  doc["calibrate"] = study::to_json(cal);
+  doc["calibrate"] = report::calibrate_json(cal);
   emit(c, sc, doc, "calibrate", report::write_calibrate_table);
   if (!o.fragment.empty()) {
     auto f = open_out(o.fragment);

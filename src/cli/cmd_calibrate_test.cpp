@@ -39,7 +39,7 @@ TEST(Calibrate, BenchWritesNcclTestsText) {
   ASSERT_EQ(j.status, 0);
   ASSERT_EQ(t.status, 0) << t.out;
   const auto doc = nlohmann::json::parse(j.out);
-  const auto logs = podnet::report::parse_nccl_tests(t.out, "bench");
+  const auto logs = podnet::study::parse_nccl_tests(t.out, "bench");
   ASSERT_EQ(logs.size(), 1u);
   const auto& l = logs[0];
   EXPECT_EQ(l.test, "all_reduce");
@@ -112,7 +112,7 @@ TEST(Calibrate, RecoversTheKnobsOfALogPodnetWrote) {
       run("bench " + kScenario + " --gpus 0-15 --min 512MiB --max 512MiB --format json --set collective.nccl_model=false "
           "--set collective.channels=1 --config-add " + frag);
   ASSERT_EQ(b.status, 0);
-  const auto parsed = podnet::report::parse_nccl_tests(log.out, "log");
+  const auto parsed = podnet::study::parse_nccl_tests(log.out, "log");
   const double logged = parsed[0].rows.back().out_of_place.time_us;
   EXPECT_NEAR(nlohmann::json::parse(b.out)["rows"][0]["time_us"].get<double>() / logged, 1.0, 0.02);
 }

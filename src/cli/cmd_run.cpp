@@ -4,21 +4,11 @@
 // budget). With no argument it runs the built-in default, aipod-16k: Llama 3
 // 405B as Meta trained it on 16,384 H100s (TP8 x PP16 x DP128, Llama 3 paper
 // Table 4).
-#include <chrono>
-#include <fmt/format.h>
-#include <iostream>
-#include <unistd.h>
-
 #include "cli/common.hpp"
-#include "cluster/placement.hpp"
-#include "collective/collective.hpp"
 #include "core/error.hpp"
-#include "engine/network_params.hpp"
-#include "engine/registry.hpp"
 #include "report/design_report.hpp"
 #include "report/train_report.hpp"
-#include "workload/job.hpp"
-#include "workload/training.hpp"
+#include "study/train.hpp"
 
 namespace podnet::cli {
 
@@ -26,39 +16,22 @@ namespace {
 
 int cmd_run(Common c, bool allow_oom) {
   if (c.scenario.empty()) c.scenario = kDefaultScenario;
-  const auto wall0 = std::chrono::steady_clock::now();
-  scenario::Scenario sc = load_scenario(c);
-  topology::Topology topo = sc.build_topology();
-  nlohmann::json doc = design_document(sc, topo, "run");
-
-  workload::Job job;
-  try {
-    job = workload::job_from(sc.section("workload"), static_cast<int64_t>(topo.gpus.size()));
-    if (!allow_oom) workload::check_memory(job);
-  } catch (const ParamError& e) {
-    throw InputError(fmt::format("{}: {}", sc.where(e.key()), e.what()));
-  }
-  const cluster::Policy policy = cluster::parse_policy(sc.section("placement").get_string("policy"));
-  engine::NetworkOptions nopt = engine::network_options_from(sc.section("network"), sc.seed);
-  nopt.links = engine::link_classes_from(sc.section("links"));
-  auto backend = engine::make_backend(sc.section("network").get_string("engine"), topo, nopt);
-  workload::TrainOptions topt;
-  topt.collective = collective::options_from(sc.section("collective"));
-  std::vector<int32_t> gpus;
-  const workload::TrainResult r = cluster::simulate_job(job, topo, *backend, topt, policy, sc.seed, &gpus);
+  std::string label = "iteration";
+  const scenario::Setup s = load_setup(c, "run", label);
+  nlohmann::json doc = design_document(s.scenario, s.fabric, "run");
+  study::TrainRequest req;
+  req.allow_oom = allow_oom;
+  req.failures = false;  // the one-page summary times the fabric as built
+  const study::TrainStudy t = study::train(s, req, study_progress("run", label));
   nlohmann::json training;
-  report::add_training(training, r);
+  report::add_training(training, t.result);
   doc["training"] = training;
-  doc["reliability"] = training_reliability(sc, topo, gpus, r.days_to_train);
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  if (isatty(STDERR_FILENO) || wall > 2.0)
-    std::cerr << fmt::format("podnet run: design and one training iteration done ({:.1f} s)\n", wall);
-
-  emit(c, sc, doc, "run", [](const nlohmann::json& d, std::ostream& out) {
+  doc["reliability"] = report::training_reliability_json(*t.reliability);
+  emit(c, s.scenario, doc, "run", [](const nlohmann::json& d, std::ostream& out) {
     report::write_design_table(d, out);
     out << "\n";
     report::write_training_table(d["training"], out);
-    write_training_reliability(d["reliability"], out);
+    report::write_training_reliability(d["reliability"], out);
   });
   return kExitOk;
 }

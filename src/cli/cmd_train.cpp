@@ -2,22 +2,16 @@
 // `workload:` on its fabric (placement by `placement.policy`), at the
 // `network.engine` fidelity: iteration time, breakdown, MFU, days to train;
 // optionally a Chrome trace and a scaling-efficiency sweep.
-#include <chrono>
+// Flags -> --set -> study::train -> report.
 #include <fmt/format.h>
 #include <iostream>
 #include <sstream>
-#include <unistd.h>
 
 #include "cli/common.hpp"
-#include "cluster/placement.hpp"
-#include "collective/collective.hpp"
 #include "core/error.hpp"
-#include "engine/network_params.hpp"
-#include "engine/registry.hpp"
 #include "report/train_report.hpp"
-#include "workload/job.hpp"
+#include "study/train.hpp"
 #include "workload/simai.hpp"
-#include "workload/training.hpp"
 
 namespace podnet::cli {
 
@@ -45,163 +39,61 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
+std::vector<int64_t> parse_dps(const std::string& text) {
+  std::vector<int64_t> dps;
+  for (const auto& s : split_list(text)) {
+    int64_t v = 0;
+    try {
+      size_t used = 0;
+      v = std::stoll(s, &used);
+      if (used != s.size()) throw std::invalid_argument(s);
+    } catch (const std::exception&) {
+      throw InputError(fmt::format("--sweep-dp {}: '{}' is not an integer", text, s));
+    }
+    dps.push_back(v);
+  }
+  return dps;
+}
+
+std::vector<double> parse_caps(const std::string& text) {
+  std::vector<double> caps;
+  for (const auto& s : split_list(text)) {
+    if (s == "0" || s == "none") {
+      caps.push_back(0);
+      continue;
+    }
+    Bandwidth bw;
+    std::string expected;
+    std::string t = s;
+    if (t.find_first_not_of("0123456789.") == std::string::npos) t += "GB/s";  // bare numbers are GB/s
+    if (!parse_bandwidth(t, bw, expected))
+      throw InputError(fmt::format("--sweep-bw {}: '{}' is not a bandwidth; expected {}", text, s, expected));
+    caps.push_back(bw.bytes_per_second());
+  }
+  return caps;
+}
+
 int cmd_train(Common c, const TrainCliOptions& o) {
   if (c.scenario.empty()) c.scenario = kDefaultScenario;
   if (!o.engine.empty()) c.sets.push_back("network.engine=" + o.engine);
   if (!o.placement.empty()) c.sets.push_back("placement.policy=" + o.placement);
-  const auto wall0 = std::chrono::steady_clock::now();
-  scenario::Scenario sc = load_scenario(c);
-  const topology::Topology topo =
-      o.simai_topology.empty() ? sc.build_topology() : workload::simai::load_topology(o.simai_topology);
-  const auto fabric_gpus = static_cast<int64_t>(topo.gpus.size());
-  const cluster::Policy policy = cluster::parse_policy(sc.section("placement").get_string("policy"));
-  sc.check_failures(topo);  // names checked before any run
-  engine::NetworkOptions nopt = engine::network_options_from(sc.section("network"), sc.seed);
-  nopt.links = engine::link_classes_from(sc.section("links"));
-  std::string progress_label = "iteration";
-  nopt.progress = progress_printer("podnet train", progress_label,
-                                   flow_quantum_hint(sc.section("network").get_string("engine"), nopt));
-  const std::string engine_name = sc.section("network").get_string("engine");
-  auto backend = engine::make_backend(engine_name, topo, nopt);
-  workload::TrainOptions topt;
-  topt.collective = collective::options_from(sc.section("collective"));
-  topt.trace = !o.trace.empty();
-  nlohmann::json doc = report::new_document(context_of(sc, "train"));
-  workload::Job job;
-  workload::TrainResult r;
-  std::vector<int32_t> job_gpus;  // the placement: GPU rank of each job rank
-  if (!o.simai_workload.empty()) {
-    // A SimAI/AICB workload file instead of the scenario's `workload:` (simai.hpp).
-    const workload::simai::Workload w = workload::simai::load_workload(o.simai_workload);
-    job = workload::simai::job_of(w, fabric_gpus, fabric_gpus);
-    const std::vector<int32_t> gpus = cluster::place(job, topo, policy, sc.seed);
-    job_gpus = gpus;
-    const workload::simai::Imported im = workload::simai::import_iteration(w, job, gpus, topo, *backend, topt);
-    r = workload::simulate_iteration(job, gpus, topo, *backend, im.times, topt);
-    r.placement = cluster::summarize(job, gpus, topo, topt.collective, cluster::policy_name(policy));
-    report::add_training(doc, r);
-    report::add_imported(doc, o.simai_workload, im.traffic);
-  } else {
-    try {
-      job = workload::job_from(sc.section("workload"), fabric_gpus);
-      if (!o.allow_oom) workload::check_memory(job);
-    } catch (const ParamError& e) {
-      throw InputError(fmt::format("{}: {}", sc.where(e.key()), e.what()));
-    }
-    r = cluster::simulate_job(job, topo, *backend, topt, policy, sc.seed, &job_gpus);
-    report::add_training(doc, r);
-    if (!sc.failures.empty()) {
-      // The same iteration (same placement and per-op times) with the scenario's
-      // failures injected by the engine; the run above is the baseline.
-      if (engine_name == "analytical")
-        throw InputError(fmt::format("failures are injected by the flow and packet engines (the analytical engine "
-                                   "times each transfer in closed form and cannot change the fabric under it); "
-                                   "this run uses network.engine = {} (use --engine flow or --engine packet)",
-                                   engine_name));
-      // Random failures are drawn from the job's components over the failure-free iteration.
-      const std::vector<int32_t>& gpus = job_gpus;
-      engine::NetworkOptions fopt = nopt;
-      fopt.failures.events = sc.failure_events(topo, r.iteration, gpus);
-      auto failing = engine::make_backend(engine_name, topo, fopt);
-      const workload::TrainResult f = workload::simulate_iteration(job, gpus, topo, *failing, r.times, topt);
-      nlohmann::json evs = nlohmann::json::array();
-      for (const auto& e : f.failures)
-        evs.push_back({{"at_ms", report::round_to(e.at.seconds() * 1e3, 6)}, {"what", e.what},
-                       {"flows_rerouted", e.flows_rerouted},
-                       {"repaired_at_ms", report::round_to(e.repaired.seconds() * 1e3, 6)}});
-      doc["failures"] = {{"baseline_iteration_ms", report::round_to(r.iteration.seconds() * 1e3, 6)},
-                         {"iteration_ms", report::round_to(f.iteration.seconds() * 1e3, 6)},
-                         // no slowdown for a job that stopped: iteration_ms is then when it stopped
-                         {"slowdown", f.job_failed ? nlohmann::json(nullptr)
-                                                   : nlohmann::json(report::round_to(
-                                                         r.iteration.ps > 0 ? f.iteration.seconds() / r.iteration.seconds()
-                                                                            : 1.0,
-                                                         6))},
-                         {"scheduled", fopt.failures.events.size()},
-                         {"job_failed", f.job_failed},
-                         {"failure", f.failure},
-                         {"events", evs}};
-    }
-  }
-
-  // Days to train need a token budget and tokens per iteration, which an imported workload does not give.
-  if (o.simai_workload.empty()) doc["reliability"] = training_reliability(sc, topo, job_gpus, r.days_to_train);
-
-  const bool tty = isatty(STDERR_FILENO) != 0;
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count(); };
-  if (tty || elapsed() > 2.0)
-    std::cerr << fmt::format("podnet train: one iteration simulated ({} transfers, {:.1f} s elapsed)\n",
-                             r.plan_transfers, elapsed());
-
-  if ((o.sweep || !o.sweep_dp.empty() || !o.sweep_bw.empty()) && !o.simai_workload.empty())
-    throw InputError("--sweep works on the scenario's workload, not on an imported SimAI workload");
-  if (o.sweep || !o.sweep_dp.empty() || !o.sweep_bw.empty()) {
-    progress_label = "sweep point";
-    std::vector<int64_t> dps;
-    for (const auto& s : split_list(o.sweep_dp)) {
-      int64_t v = 0;
-      try {
-        size_t used = 0;
-        v = std::stoll(s, &used);
-        if (used != s.size()) throw std::invalid_argument(s);
-      } catch (const std::exception&) {
-        throw InputError(fmt::format("--sweep-dp {}: '{}' is not an integer", o.sweep_dp, s));
-      }
-      dps.push_back(v);
-    }
-    if (dps.empty())
-      for (int64_t d = 1; d <= job.dp; d *= 2)
-        if (d % job.ep == 0) dps.push_back(d);
-    if (dps.empty() || dps.back() != job.dp) dps.push_back(job.dp);
-    std::vector<double> caps;
-    for (const auto& s : split_list(o.sweep_bw)) {
-      if (s == "0" || s == "none") {
-        caps.push_back(0);
-        continue;
-      }
-      Bandwidth bw;
-      std::string expected;
-      std::string text = s;
-      if (text.find_first_not_of("0123456789.") == std::string::npos) text += "GB/s";  // bare numbers are GB/s
-      if (!parse_bandwidth(text, bw, expected))
-        throw InputError(fmt::format("--sweep-bw {}: '{}' is not a bandwidth; expected {}", o.sweep_bw, s, expected));
-      caps.push_back(bw.bytes_per_second());
-    }
-    if (caps.empty()) caps = {0, 50e9, 20e9, 10e9, 5e9};
-    const auto points = cluster::scaling_sweep(
-        job, topo,
-        [&](const topology::Topology& t) { return engine::make_backend(engine_name, t, nopt); },
-        topt, policy, sc.seed, dps, caps);
-    report::add_sweep(doc, points);
-    if (tty || elapsed() > 2.0)
-      std::cerr << fmt::format("podnet train: sweep of {} points done ({:.1f} s elapsed)\n", points.size(), elapsed());
-  }
-  emit(c, sc, doc, "train", [](const nlohmann::json& d, std::ostream& out) {
-    report::write_training_table(d, out);
-    if (d.contains("reliability")) write_training_reliability(d["reliability"], out);
-    if (!d.contains("failures")) return;
-    const auto& f = d["failures"];
-    if (f["job_failed"].get<bool>())
-      out << fmt::format("\n  with the scenario's failures: JOB FAILED at {} ms (the iteration takes {} ms without "
-                         "them): {}\n",
-                         report::fixed(f["iteration_ms"].get<double>(), 2),
-                         report::fixed(f["baseline_iteration_ms"].get<double>(), 2), f["failure"].get<std::string>());
-    else
-      out << fmt::format("\n  with the scenario's failures: iteration {} ms vs {} ms without ({}x)\n",
-                         report::fixed(f["iteration_ms"].get<double>(), 2),
-                         report::fixed(f["baseline_iteration_ms"].get<double>(), 2),
-                         report::fixed(f["slowdown"].get<double>(), 3));
-    out << fmt::format("    {} event(s) scheduled, {} applied before the run ended\n",
-                       f["scheduled"].get<int64_t>(), f["events"].size());
-    for (const auto& e : f["events"])
-      out << fmt::format("    {} ms  {}{}\n", report::fixed(e["at_ms"].get<double>(), 3), e["what"].get<std::string>(),
-                         e["flows_rerouted"].get<int64_t>() > 0
-                             ? fmt::format(" -> {} flow(s) rerouted", e["flows_rerouted"].get<int64_t>())
-                             : "");
-  });
-  if (!o.trace.empty()) {
-    auto f = open_out(o.trace);
-    report::write_training_trace(r, f);
+  study::TrainRequest req;
+  req.allow_oom = o.allow_oom;
+  req.trace = !o.trace.empty();
+  req.simai_workload = o.simai_workload;
+  req.sweep = o.sweep || !o.sweep_dp.empty() || !o.sweep_bw.empty();
+  req.sweep_dps = parse_dps(o.sweep_dp);
+  req.sweep_caps = parse_caps(o.sweep_bw);
+  std::optional<std::ofstream> trace;  // opened first: a bad path fails before the run, not after
+  if (!o.trace.empty()) trace = open_out(o.trace);
+  std::optional<topology::Topology> fabric;
+  if (!o.simai_topology.empty()) fabric = workload::simai::load_topology(o.simai_topology);
+  std::string label = "iteration";
+  const scenario::Setup s = load_setup(c, "train", label, std::move(fabric));
+  const study::TrainStudy t = study::train(s, req, study_progress("train", label));
+  emit(c, s.scenario, report::train_document(s, t), "train", report::write_train_table);
+  if (trace) {
+    report::write_training_trace(t.result, *trace);
     std::cerr << "podnet: wrote trace " << o.trace << " (open in ui.perfetto.dev or chrome://tracing)\n";
   }
   return kExitOk;

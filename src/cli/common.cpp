@@ -1,19 +1,18 @@
 #include "cli/common.hpp"
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
 #include <memory>
+#include <unistd.h>
 
 #include "core/error.hpp"
-#include "reliability/inventory.hpp"
 
 namespace podnet::cli {
-
-
-
 void add_common(CLI::App* cmd, Common& c, bool scenario_required, const std::vector<std::string>& extra_formats) {
   auto* opt = cmd->add_option("scenario", c.scenario,
                               "scenario file (YAML) or built-in scenario name (see `podnet list`)");
@@ -35,38 +34,28 @@ void add_common(CLI::App* cmd, Common& c, bool scenario_required, const std::vec
 
 scenario::Scenario load_scenario(const Common& c) { return scenario::load(c.scenario, c.sets, c.adds); }
 
-report::RunContext context_of(const scenario::Scenario& sc, const std::string& command) {
-  return {command, sc.name, sc.source, sc.seed};
+scenario::Setup load_setup(const Common& c, const std::string& command, const std::string& label,
+                           std::optional<topology::Topology> fabric) {
+  scenario::Setup s = scenario::resolve(load_scenario(c), std::move(fabric));
+  s.network.progress = progress_printer("podnet " + command, label, flow_quantum_hint(s.engine, s.network));
+  return s;
 }
 
-reliability::Config reliability_config(const scenario::Scenario& sc) {
-  try {
-    reliability::Config cfg = reliability::config_from(sc.section("reliability"));
-    const Params& net = sc.section("network");
-    cfg.collective_timeout_s = net.get_time("collective_timeout").seconds();
-    cfg.link_recovery_s = net.get_time("local_repair").seconds();
-    cfg.switch_recovery_s = net.get_time("convergence").seconds();
-    return cfg;
-  } catch (const ParamError& e) {
-    throw InputError(fmt::format("{}: {}", sc.where(e.key()), e.what()));
-  }
-}
-
-nlohmann::json training_reliability(const scenario::Scenario& sc, const topology::Topology& t,
-                                    const std::vector<int32_t>& gpus, double days) {
-  reliability::Config rc = reliability_config(sc);
-  rc.training_hours = days * 24.0;
-  const reliability::Risk risk = reliability::assess(reliability::count_inventory_of(t, gpus), rc);
-  const reliability::CheckpointAdvice adv = reliability::advise(risk, rc);
-  auto finite = [](double v, int digits) {
-    return std::isfinite(v) ? nlohmann::json(report::round_to(v, digits)) : nlohmann::json(nullptr);
+study::Progress study_progress(const std::string& command, std::string& label) {
+  const auto start = std::chrono::steady_clock::now();
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  study::Progress p;
+  p.run = [&label](const std::string& what) { label = what; };
+  p.step = [command, start, tty](size_t done, size_t total, const std::string& what) {
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (tty || wall > 2.0)
+      std::cerr << fmt::format("podnet {}: [{}/{}] {} done ({:.1f} s elapsed)\n", command, done, total, what, wall);
   };
-  return {{"mtbi_hours", finite(risk.mtbi_hours, 4)},
-          {"checkpoint_interval_minutes", finite(adv.interval_hours * 60, 2)},
-          {"checkpoint_cost_minutes", report::round_to(rc.checkpoint_cost_hours * 60, 3)},
-          {"restart_cost_minutes", report::round_to(rc.restart_cost_hours * 60, 3)},
-          {"goodput", report::round_to(adv.goodput, 6)},
-          {"days_to_train_with_failures", finite(adv.days_to_train, 3)}};
+  return p;
+}
+
+report::RunContext context_of(const scenario::Scenario& sc, const std::string& command) {
+  return report::context_of(sc, command);
 }
 
 std::function<void(int64_t, int64_t, Time)> progress_printer(std::string command, const std::string& label,
@@ -100,24 +89,9 @@ std::string flow_quantum_hint(const std::string& engine, const engine::NetworkOp
          "completion late by < 100 ns; a 261,632-flow all-to-all went from 314 s to 2.8 s)";
 }
 
-void write_training_reliability(const nlohmann::json& rel, std::ostream& out) {
-  if (rel["days_to_train_with_failures"].is_null()) {
-    out << "\n  with failures: nothing in the risk model interrupts this job\n";
-    return;
-  }
-  out << fmt::format("\n  with failures: {} days to train (MTBI {} h; checkpoint every {} min at {} min each, "
-                     "restart {} min: goodput {}%; details: podnet reliability)\n",
-                     report::fixed(rel["days_to_train_with_failures"].get<double>(), 1),
-                     report::fixed(rel["mtbi_hours"].get<double>(), 2),
-                     report::fixed(rel["checkpoint_interval_minutes"].get<double>(), 1),
-                     report::fixed(rel["checkpoint_cost_minutes"].get<double>(), 1),
-                     report::fixed(rel["restart_cost_minutes"].get<double>(), 1),
-                     report::fixed(100 * rel["goodput"].get<double>(), 1));
-}
-
 std::ofstream open_out(const std::string& path) {
   std::ofstream f(path, std::ios::binary);
-  if (!f) throw Error(fmt::format("cannot write {}", path));
+  if (!f) throw InputError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
   return f;
 }
 

@@ -5,14 +5,16 @@
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "engine/options.hpp"
-#include "reliability/risk.hpp"
 #include "report/report.hpp"
 #include "scenario/scenario.hpp"
+#include "scenario/setup.hpp"
+#include "study/study.hpp"
 
 namespace podnet::cli {
 
@@ -32,16 +34,6 @@ using Action = std::function<int()>;
 // `extra_formats`: --format values beyond table/json/csv this command writes itself (emit's `other`).
 void add_common(CLI::App* cmd, Common& c, bool scenario_required, const std::vector<std::string>& extra_formats = {});
 report::RunContext context_of(const scenario::Scenario& sc, const std::string& command);
-// The risk model's settings: the `reliability:` section plus the recovery
-// times and the collective timeout of `network:`. InputError at the key's line.
-reliability::Config reliability_config(const scenario::Scenario& sc);
-// Days to train with failures for a job on `gpus` (its placement) whose
-// failure-free training takes `days`: the risk model on the job's components
-// with Daly's checkpoint interval. JSON: mtbi_hours, checkpoint_interval_minutes,
-// checkpoint_cost_minutes, restart_cost_minutes, goodput, days_to_train_with_failures.
-nlohmann::json training_reliability(const scenario::Scenario& sc, const topology::Topology& t,
-                                    const std::vector<int32_t>& gpus, double days);
-void write_training_reliability(const nlohmann::json& rel, std::ostream& out);
 // An engine progress callback (NetworkOptions::progress) that prints
 // "COMMAND: LABEL: P% of N transfers done, simulated T (S s elapsed)" to
 // stderr at most every 5 s, once a run has taken 5 s. `label` is read at each
@@ -66,6 +58,15 @@ nlohmann::json design_document(const scenario::Scenario& sc, const topology::Top
 // it is the one invoked, sets `action`.
 // The scenario with the fragments (--config-add) and overrides (--set) applied.
 scenario::Scenario load_scenario(const Common& c);
+// The same, resolved (scenario::resolve), with `command`'s engine progress
+// printer (progress_printer) reading `label`, which the study's Progress from
+// study_progress keeps up to date. `fabric` replaces the scenario's topology.
+scenario::Setup load_setup(const Common& c, const std::string& command, const std::string& label,
+                           std::optional<topology::Topology> fabric = std::nullopt);
+// Progress hooks for a study run by `command`: `label` follows the run under
+// way; "COMMAND: [k/n] WHAT done (S s elapsed)" on stderr after each step
+// when stderr is a terminal or the study has run for 2 s.
+study::Progress study_progress(const std::string& command, std::string& label);
 
 void add_list_command(CLI::App& app, Action& action);
 void add_design_command(CLI::App& app, Action& action);

@@ -180,4 +180,13 @@ std::string format_power(double w) {
   return w >= 1e6 ? format_number(w / 1e6, 4) + "MW" : w >= 1e3 ? format_number(w / 1e3, 4) + "kW" : format_number(w, 3) + "W";
 }
 
+std::string thousands(int64_t v) {
+  std::string s = std::to_string(v < 0 ? -v : v), out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i && (s.size() - i) % 3 == 0) out += ',';
+    out += s[i];
+  }
+  return v < 0 ? "-" + out : out;
+}
+
 }  // namespace podnet

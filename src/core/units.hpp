@@ -83,5 +83,7 @@ std::string format_length(double metres);
 std::string format_power(double watts);
 // A number with up to `digits` significant decimals and no trailing zeros.
 std::string format_number(double v, int max_decimals = 6);
+// 16384 -> "16,384" (digits grouped by thousands).
+std::string thousands(int64_t v);
 
 }  // namespace podnet

@@ -3,9 +3,103 @@
 #include <fmt/format.h>
 #include <ostream>
 
+#include "collective/ring_order.hpp"
+#include "engine/backend.hpp"
+#include "report/nccl_tests.hpp"
 #include "report/report.hpp"
 
 namespace podnet::report {
+
+namespace {
+
+const char* factor_formula(collective::Op op) {
+  switch (op) {
+    case collective::Op::AllReduce: return "2(n-1)/n";
+    case collective::Op::AllGather:
+    case collective::Op::ReduceScatter:
+    case collective::Op::AllToAll: return "(n-1)/n";
+    default: return "1";
+  }
+}
+
+}  // namespace
+
+nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult& r) {
+  const scenario::Scenario& sc = s.scenario;
+  const Params& coll = sc.section("collective");
+  nlohmann::json doc = new_document(context_of(sc, "bench"));
+  doc["bench"] = {{"op", collective::op_name(r.op)}, {"algorithm", r.algo}, {"gpus", r.group.size()},
+                  {"engine", s.engine}, {"routing", s.network.routing.policy}, {"transport", s.network.transport.name},
+                  {"channels", coll.text("channels")}, {"qps", s.collective.qps},
+                  {"algorithms", coll.text("algorithms")}, {"protocols", coll.text("protocols")},
+                  {"gpu_arch", coll.text("gpu_arch")},
+                  {"ring_order", collective::ring_order_name(s.collective.order)},
+                  {"bus_factor", round_to(r.bus_factor, 6)}, {"bus_factor_formula", factor_formula(r.op)},
+                  {"units", {{"time_us", "microseconds"}, {"algbw_gbps", "GB/s = 1e9 bytes/s (nccl-tests)"},
+                             {"busbw_gbps", "GB/s = 1e9 bytes/s (nccl-tests)"}}}};
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& b : r.rows) {
+    const engine::RunReport& run = b.run;
+    const double seconds = run.makespan.seconds();
+    const double algbw = seconds > 0 ? static_cast<double>(b.bytes) / seconds / 1e9 : 0;
+    nlohmann::json row = {{"bytes", b.bytes}, {"time_us", round_to(seconds * 1e6, 3)},
+                          {"algbw_gbps", round_to(algbw, 4)}, {"busbw_gbps", round_to(algbw * r.bus_factor, 4)},
+                          {"algorithm", b.algorithm}, {"protocol", b.protocol}, {"channels", b.channels}};
+    if (run.job_failed) row["algbw_gbps"] = row["busbw_gbps"] = nullptr;  // stopped: time_us is when
+    if (b.baseline) {
+      const Time base = b.baseline->makespan;
+      row["baseline_time_us"] = round_to(base.seconds() * 1e6, 3);
+      // no slowdown for a job that stopped (time_us is then when it stopped)
+      row["slowdown"] = run.job_failed ? nlohmann::json(nullptr)
+                                       : nlohmann::json(round_to(base.ps > 0 ? seconds / base.seconds() : 1.0, 4));
+      row["scheduled"] = b.scheduled;
+      row["job_failed"] = run.job_failed;
+      if (run.job_failed) {
+        row["failure"] = run.failure;
+        row["failed_at_us"] = round_to(run.failed_at.seconds() * 1e6, 3);
+      }
+      nlohmann::json evs = nlohmann::json::array();
+      for (const auto& f : run.failures)
+        evs.push_back({{"at_us", round_to(f.at.seconds() * 1e6, 3)}, {"what", f.what},
+                       {"flows_rerouted", f.flows_rerouted},
+                       {"repaired_at_us", round_to(f.repaired.seconds() * 1e6, 3)}});
+      row["failures"] = evs;
+    }
+    if (b.nccl_model_us) row["nccl_model_us"] = round_to(*b.nccl_model_us, 3);
+    rows.push_back(row);
+  }
+  doc["rows"] = rows;
+  if (s.engine == "analytical")
+    doc["notes"] = {"analytical engine: each transfer alone on the fabric (no contention between transfers), so a "
+                    "time is exact for one transfer and a lower bound otherwise"};
+  nlohmann::json hot = nlohmann::json::array();
+  const engine::RunReport last = r.rows.empty() ? engine::RunReport{} : r.rows.back().run;
+  for (const auto& l : last.hottest)
+    hot.push_back({{"link", engine::dir_link_name(s.fabric, l.link)}, {"bytes", static_cast<int64_t>(l.bytes + 0.5)},
+                   {"mean_utilization", round_to(l.mean_utilization, 4)},
+                   {"peak_utilization", round_to(l.peak_utilization, 4)}});
+  doc["hottest_links"] = hot;
+  doc["engine_stats"] = {{"flows", last.flows}, {"solves", last.solves}};  // of the last size
+  if (r.ring) {
+    const collective::RingStats& rs = *r.ring;
+    doc["ring"] = {{"hops", rs.hops}, {"intra_server", rs.intra_server}, {"intra_group", rs.cross_server},
+                   {"inter_group", rs.cross_group}, {"inter_pod", rs.cross_pod}, {"cross_rail", rs.cross_rail_hops},
+                   {"label", r.ring_label}};
+  }
+  return doc;
+}
+
+void write_bench_nccl_tests(const nlohmann::json& doc, const scenario::Setup& s, const study::BenchResult& r,
+                            std::ostream& out) {
+  const topology::Topology& topo = s.fabric;
+  std::vector<study::NcclTestsRank> ranks;
+  for (size_t k = 0; k < r.group.size(); ++k) {
+    const topology::Node& g = topo.nodes[topo.gpus[r.group[k]]];
+    ranks.push_back({static_cast<int>(k), 0, static_cast<int>(k), topology::server_name(g.server, topo.servers),
+                     g.local, "podnet simulated GPU"});
+  }
+  write_nccl_tests(doc, ranks, out);
+}
 
 void write_bench_table(const nlohmann::json& d, std::ostream& out) {
   const auto& b = d["bench"];

@@ -1,11 +1,23 @@
-// The `podnet bench` result as a console table in nccl-tests' layout.
+// The `podnet bench` result (study::bench): its JSON document, a console
+// table in nccl-tests' layout, and nccl-tests' own text format.
 #pragma once
 
 #include <iosfwd>
 #include <nlohmann/json.hpp>
 
+#include "scenario/setup.hpp"
+#include "study/bench.hpp"
+
 namespace podnet::report {
 
+// {"schema_version", "run", "bench": {op, algorithm, gpus, engine, routing, ...},
+//  "rows": [{bytes, time_us, algbw_gbps, busbw_gbps, algorithm, protocol, channels, nccl_model_us,
+//            and with failures baseline_time_us, slowdown, scheduled, job_failed, failures}],
+//  "hottest_links" and "engine_stats" (of the largest size), "ring" (its first ring), "notes"}
+nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult& r);
 void write_bench_table(const nlohmann::json& doc, std::ostream& out);
+// nccl-tests' text layout: one rank line per GPU of the group, named by its server (nccl-tests' host).
+void write_bench_nccl_tests(const nlohmann::json& doc, const scenario::Setup& s, const study::BenchResult& r,
+                            std::ostream& out);
 
 }  // namespace podnet::report

@@ -40,4 +40,37 @@ void write_calibrate_table(const nlohmann::json& d, std::ostream& out) {
                      fixed(100 * c["rms_start"].get<double>(), 2), fixed(100 * c["max_abs_fit"].get<double>(), 2));
 }
 
+nlohmann::json calibrate_json(const study::Calibration& c) {
+  nlohmann::json keys = nlohmann::json::array();
+  for (const auto& k : c.keys)
+    keys.push_back({{"key", k.key}, {"start", k.start_text}, {"fitted", k.text},
+                    {"lo", k.lo_text}, {"hi", k.hi_text},
+                    {"ratio", round_to(k.start != 0 ? k.value / k.start : 0, 6)}});
+  nlohmann::json logs = nlohmann::json::array();
+  for (const auto& l : c.logs)
+    logs.push_back({{"source", l.source}, {"op", l.op}, {"hosts", l.hosts}, {"ranks_per_host", l.ranks_per_host}});
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : c.rows)
+    rows.push_back({{"log", r.log}, {"line", r.line}, {"bytes", r.bytes},
+                    {"log_time_us", round_to(r.log_time_us, 3)},
+                    {"log_busbw_gbps", round_to(r.log_busbw, 4)},
+                    {"start_time_us", round_to(r.start_time_us, 3)},
+                    {"fit_time_us", round_to(r.fit_time_us, 3)},
+                    {"fit_busbw_gbps", round_to(r.fit_busbw, 4)}, {"ratio", round_to(r.ratio, 4)}});
+  return {{"engine", c.engine},
+          {"keys", keys},
+          {"logs", logs},
+          {"rows", rows},
+          {"rms_start", round_to(c.rms_start, 6)},
+          {"rms_fit", round_to(c.rms_fit, 6)},
+          {"max_abs_fit", round_to(c.max_abs_fit, 6)},
+          {"evaluations", c.evaluations},
+          {"refused", c.refused},
+          {"sweeps", c.sweeps},
+          {"optimizer", "cyclic coordinate descent, golden-section line search per key (24 steps, log space for "
+                        "positive bounds), sweeps until no key moves by 1e-4 of its range (at most 8)"},
+          {"residual", "busbw_podnet / busbw_log - 1 = time_log / time_podnet - 1, per size"}};
+}
+
+
 }  // namespace podnet::report

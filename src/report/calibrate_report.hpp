@@ -5,8 +5,12 @@
 #include <iosfwd>
 #include <nlohmann/json.hpp>
 
+#include "study/calibrate.hpp"
+
 namespace podnet::report {
 
+// The result document part: {"engine", "keys": [...], "logs": [...], "rows": [...], "rms_start", "rms_fit", ...}.
+nlohmann::json calibrate_json(const study::Calibration& c);
 void write_calibrate_table(const nlohmann::json& doc, std::ostream& out);
 
 }  // namespace podnet::report

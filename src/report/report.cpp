@@ -6,9 +6,14 @@
 #include <fmt/format.h>
 #include <ostream>
 
+#include "core/units.hpp"
 #include "core/version.hpp"
 
 namespace podnet::report {
+
+RunContext context_of(const scenario::Scenario& sc, const std::string& command) {
+  return {command, sc.name, sc.source, sc.seed};
+}
 
 nlohmann::json run_json(const RunContext& ctx) {
   return {{"podnet_version", version()}, {"git_sha", git_sha()}, {"command", ctx.command},
@@ -97,14 +102,7 @@ void Table::write(std::ostream& out, const std::string& indent) const {
   for (const auto& r : rows_) line(r);
 }
 
-std::string thousands(int64_t v) {
-  std::string s = std::to_string(v < 0 ? -v : v), out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (i && (s.size() - i) % 3 == 0) out += ',';
-    out += s[i];
-  }
-  return v < 0 ? "-" + out : out;
-}
+std::string thousands(int64_t v) { return podnet::thousands(v); }
 
 std::string fixed(double v, int decimals) {
   std::string s = fmt::format("{:.{}f}", round_to(v, decimals), decimals);

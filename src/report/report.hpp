@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "scenario/scenario.hpp"
+
 namespace podnet::report {
 
 inline constexpr int kSchemaVersion = 1;
@@ -24,6 +26,8 @@ struct RunContext {
   uint64_t seed = 1;
 };
 
+// The context of a run of `command` on `sc`.
+RunContext context_of(const scenario::Scenario& sc, const std::string& command);
 nlohmann::json run_json(const RunContext& ctx);
 // A new document: {"schema_version": 1, "run": {...}}.
 nlohmann::json new_document(const RunContext& ctx);

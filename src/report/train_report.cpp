@@ -1,5 +1,6 @@
 #include "report/train_report.hpp"
 
+#include <cmath>
 #include <fmt/format.h>
 #include <ostream>
 
@@ -359,6 +360,83 @@ void write_sweep_table(const nlohmann::json& o, std::ostream& out) {
            fixed(r["breakdown_ms"]["dp"].get<double>(), 2)});
   }
   t.write(out, "    ");
+}
+
+nlohmann::json training_reliability_json(const study::TrainingReliability& r) {
+  auto finite = [](double v, int digits) {
+    return std::isfinite(v) ? nlohmann::json(round_to(v, digits)) : nlohmann::json(nullptr);
+  };
+  return {{"mtbi_hours", finite(r.mtbi_hours, 4)},
+          {"checkpoint_interval_minutes", finite(r.checkpoint_interval_hours * 60, 2)},
+          {"checkpoint_cost_minutes", round_to(r.checkpoint_cost_hours * 60, 3)},
+          {"restart_cost_minutes", round_to(r.restart_cost_hours * 60, 3)},
+          {"goodput", round_to(r.goodput, 6)},
+          {"days_to_train_with_failures", finite(r.days_to_train, 3)}};
+}
+
+void write_training_reliability(const nlohmann::json& rel, std::ostream& out) {
+  if (rel["days_to_train_with_failures"].is_null()) {
+    out << "\n  with failures: nothing in the risk model interrupts this job\n";
+    return;
+  }
+  out << fmt::format("\n  with failures: {} days to train (MTBI {} h; checkpoint every {} min at {} min each, "
+                     "restart {} min: goodput {}%; details: podnet reliability)\n",
+                     fixed(rel["days_to_train_with_failures"].get<double>(), 1),
+                     fixed(rel["mtbi_hours"].get<double>(), 2),
+                     fixed(rel["checkpoint_interval_minutes"].get<double>(), 1),
+                     fixed(rel["checkpoint_cost_minutes"].get<double>(), 1),
+                     fixed(rel["restart_cost_minutes"].get<double>(), 1), fixed(100 * rel["goodput"].get<double>(), 1));
+}
+
+nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy& t) {
+  nlohmann::json doc = new_document(context_of(s.scenario, "train"));
+  add_training(doc, t.result);
+  if (!t.imported_source.empty()) add_imported(doc, t.imported_source, t.imported);
+  if (t.failures) {
+    const workload::TrainResult& f = t.failures->run;
+    const Time base = t.failures->baseline;
+    nlohmann::json evs = nlohmann::json::array();
+    for (const auto& e : f.failures)
+      evs.push_back({{"at_ms", round_to(e.at.seconds() * 1e3, 6)}, {"what", e.what},
+                     {"flows_rerouted", e.flows_rerouted},
+                     {"repaired_at_ms", round_to(e.repaired.seconds() * 1e3, 6)}});
+    doc["failures"] = {{"baseline_iteration_ms", round_to(base.seconds() * 1e3, 6)},
+                       {"iteration_ms", round_to(f.iteration.seconds() * 1e3, 6)},
+                       // no slowdown for a job that stopped: iteration_ms is then when it stopped
+                       {"slowdown", f.job_failed ? nlohmann::json(nullptr)
+                                                 : nlohmann::json(round_to(
+                                                       base.ps > 0 ? f.iteration.seconds() / base.seconds() : 1.0, 6))},
+                       {"scheduled", t.failures->scheduled},
+                       {"job_failed", f.job_failed},
+                       {"failure", f.failure},
+                       {"events", evs}};
+  }
+  if (t.reliability) doc["reliability"] = training_reliability_json(*t.reliability);
+  if (t.swept) add_sweep(doc, t.sweep);
+  return doc;
+}
+
+void write_train_table(const nlohmann::json& d, std::ostream& out) {
+  write_training_table(d, out);
+  if (d.contains("reliability")) write_training_reliability(d["reliability"], out);
+  if (!d.contains("failures")) return;
+  const auto& f = d["failures"];
+  if (f["job_failed"].get<bool>())
+    out << fmt::format("\n  with the scenario's failures: JOB FAILED at {} ms (the iteration takes {} ms without "
+                       "them): {}\n",
+                       fixed(f["iteration_ms"].get<double>(), 2), fixed(f["baseline_iteration_ms"].get<double>(), 2),
+                       f["failure"].get<std::string>());
+  else
+    out << fmt::format("\n  with the scenario's failures: iteration {} ms vs {} ms without ({}x)\n",
+                       fixed(f["iteration_ms"].get<double>(), 2), fixed(f["baseline_iteration_ms"].get<double>(), 2),
+                       fixed(f["slowdown"].get<double>(), 3));
+  out << fmt::format("    {} event(s) scheduled, {} applied before the run ended\n", f["scheduled"].get<int64_t>(),
+                     f["events"].size());
+  for (const auto& e : f["events"])
+    out << fmt::format("    {} ms  {}{}\n", fixed(e["at_ms"].get<double>(), 3), e["what"].get<std::string>(),
+                       e["flows_rerouted"].get<int64_t>() > 0
+                           ? fmt::format(" -> {} flow(s) rerouted", e["flows_rerouted"].get<int64_t>())
+                           : "");
 }
 
 }  // namespace podnet::report

@@ -7,9 +7,11 @@
 //   critical stage's; they add up to the iteration time), mfu, hfu,
 //   tflops_per_gpu, tokens_per_second, days_to_train,
 //   placement.cross_spine_fraction, groups, volumes, stages[], plan stats.
-// write_training_table renders such an object. Only header-inline parts of
-// the workload and cluster types are used (the report layer does not link
-// them).
+// write_training_table renders such an object.
+//
+// train_document is the whole `podnet train` result (study::train): the
+// above, plus "failures" (the iteration with the scenario's failures),
+// "reliability" (days to train with failures), "imported" and "sweep".
 #pragma once
 
 #include <iosfwd>
@@ -17,6 +19,9 @@
 #include <vector>
 
 #include "cluster/placement.hpp"
+#include "scenario/setup.hpp"
+#include "study/reliability.hpp"
+#include "study/train.hpp"
 #include "workload/simai.hpp"
 #include "workload/training.hpp"
 
@@ -24,6 +29,16 @@ namespace podnet::report {
 
 void add_training(nlohmann::json& obj, const workload::TrainResult& r);
 void write_training_table(const nlohmann::json& obj, std::ostream& out);
+
+// The `podnet train` document and its table (training table, days to train
+// with failures, the iteration with failures, the sweep).
+nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy& t);
+void write_train_table(const nlohmann::json& doc, std::ostream& out);
+
+// {mtbi_hours, checkpoint_interval_minutes, checkpoint_cost_minutes,
+//  restart_cost_minutes, goodput, days_to_train_with_failures} (null for +inf)
+nlohmann::json training_reliability_json(const study::TrainingReliability& r);
+void write_training_reliability(const nlohmann::json& rel, std::ostream& out);
 
 // Chrome trace-event JSON (chrome://tracing, ui.perfetto.dev): one process per
 // pipeline stage, threads "compute" (passes, TP/EP delays, optimizer), "pp send

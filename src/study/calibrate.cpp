@@ -11,7 +11,6 @@
 #include "core/error.hpp"
 #include "engine/network_params.hpp"
 #include "engine/registry.hpp"
-#include "report/report.hpp"
 #include "scenario/scenario.hpp"
 
 namespace podnet::study {
@@ -126,6 +125,8 @@ FittedKey make_key(const std::string& fit, const scenario::Scenario& sc) {
   k.start = std::clamp(k.start, k.lo, k.hi);
   k.value = k.start;
   k.start_text = text_of(k.type, k.start);
+  k.lo_text = text_of(k.type, k.lo);
+  k.hi_text = text_of(k.type, k.hi);
   return k;
 }
 
@@ -201,7 +202,7 @@ double from_u(const FittedKey& k, double u) { return log_space(k) ? std::exp(u) 
 
 }  // namespace
 
-std::vector<std::string> default_fit_keys(const std::vector<report::NcclTestsLog>& logs) {
+std::vector<std::string> default_fit_keys(const std::vector<NcclTestsLog>& logs) {
   bool multi_host = false;
   for (const auto& l : logs) multi_host = multi_host || l.hosts().size() > 1;
   if (multi_host) return {"server.nic_speed", "network.stack_latency"};
@@ -390,38 +391,6 @@ std::string fragment_yaml(const Calibration& c, const CalibrationInput& in) {
       out << fmt::format("  {}: {}    # was {}\n", k->key.substr(k->key.find('.') + 1), k->text, k->start_text);
   }
   return out.str();
-}
-
-nlohmann::json to_json(const Calibration& c) {
-  nlohmann::json keys = nlohmann::json::array();
-  for (const auto& k : c.keys)
-    keys.push_back({{"key", k.key}, {"start", k.start_text}, {"fitted", k.text},
-                    {"lo", text_of(k.type, k.lo)}, {"hi", text_of(k.type, k.hi)},
-                    {"ratio", report::round_to(k.start != 0 ? k.value / k.start : 0, 6)}});
-  nlohmann::json logs = nlohmann::json::array();
-  for (const auto& l : c.logs)
-    logs.push_back({{"source", l.source}, {"op", l.op}, {"hosts", l.hosts}, {"ranks_per_host", l.ranks_per_host}});
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& r : c.rows)
-    rows.push_back({{"log", r.log}, {"line", r.line}, {"bytes", r.bytes},
-                    {"log_time_us", report::round_to(r.log_time_us, 3)},
-                    {"log_busbw_gbps", report::round_to(r.log_busbw, 4)},
-                    {"start_time_us", report::round_to(r.start_time_us, 3)},
-                    {"fit_time_us", report::round_to(r.fit_time_us, 3)},
-                    {"fit_busbw_gbps", report::round_to(r.fit_busbw, 4)}, {"ratio", report::round_to(r.ratio, 4)}});
-  return {{"engine", c.engine},
-          {"keys", keys},
-          {"logs", logs},
-          {"rows", rows},
-          {"rms_start", report::round_to(c.rms_start, 6)},
-          {"rms_fit", report::round_to(c.rms_fit, 6)},
-          {"max_abs_fit", report::round_to(c.max_abs_fit, 6)},
-          {"evaluations", c.evaluations},
-          {"refused", c.refused},
-          {"sweeps", c.sweeps},
-          {"optimizer", "cyclic coordinate descent, golden-section line search per key (24 steps, log space for "
-                        "positive bounds), sweeps until no key moves by 1e-4 of its range (at most 8)"},
-          {"residual", "busbw_podnet / busbw_log - 1 = time_log / time_podnet - 1, per size"}};
 }
 
 }  // namespace podnet::study

@@ -35,12 +35,11 @@
 
 #include <cstdint>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "core/params.hpp"
-#include "report/nccl_tests.hpp"
+#include "study/nccl_tests_log.hpp"
 
 namespace podnet::study {
 
@@ -48,7 +47,7 @@ struct CalibrationInput {
   std::string scenario;                 // path or built-in name
   std::vector<std::string> sets;        // --set overrides (applied to every evaluation)
   std::vector<std::string> fragments;   // --config-add files
-  std::vector<report::NcclTestsLog> logs;
+  std::vector<NcclTestsLog> logs;
   std::vector<std::string> fit;         // "KEY" or "KEY=LO:HI"; empty: the default keys (default_fit_keys)
   std::string engine;                   // analytical | flow; "" = the scenario's network.engine
   std::string op;                       // the collective of logs that do not name their test ("" = none)
@@ -64,6 +63,7 @@ struct FittedKey {
   double value = 0;         // fitted
   std::string text;         // the fitted value in scenario syntax ("360.000000Gbps")
   std::string start_text;
+  std::string lo_text, hi_text;  // the bounds in scenario syntax
 };
 
 struct SizeResidual {
@@ -99,7 +99,7 @@ struct Calibration {
 // The keys fitted when --fit is not given: within one server (every log on
 // one host) server.nvlink_bandwidth and server.nvlink_latency; across
 // servers server.nic_speed and network.stack_latency.
-std::vector<std::string> default_fit_keys(const std::vector<report::NcclTestsLog>& logs);
+std::vector<std::string> default_fit_keys(const std::vector<NcclTestsLog>& logs);
 
 // Runs the fit. InputError for a bad key or bound, a log podnet cannot lay
 // out on the scenario (more ranks per host than server.gpus, more hosts
@@ -110,7 +110,5 @@ Calibration calibrate(const CalibrationInput& in);
 // comment saying what it was fitted to.
 std::string fragment_yaml(const Calibration& c, const CalibrationInput& in);
 
-// The result document part: {"engine", "keys": [...], "logs": [...], "rows": [...], "rms_start", "rms_fit", ...}.
-nlohmann::json to_json(const Calibration& c);
 
 }  // namespace podnet::study

@@ -9,8 +9,8 @@
 namespace podnet::study {
 namespace {
 
-report::NcclTestsLog log_on(int hosts, int per_host) {
-  report::NcclTestsLog l;
+NcclTestsLog log_on(int hosts, int per_host) {
+  NcclTestsLog l;
   l.source = "t.log";
   l.test = "all_reduce";
   for (int h = 0; h < hosts; ++h)

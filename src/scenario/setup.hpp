@@ -1,0 +1,55 @@
+// scenario::Setup: a scenario resolved once into the typed settings every
+// study runs on - one struct per concern, each parsed here and nowhere else:
+//
+//   fabric       topology: + server: + switch: + cabling:  (the built topology)
+//   engine       network.engine ("analytical" | "flow" | "packet")
+//   network      network: + links:  (engine::NetworkOptions; routing seeded by
+//                the scenario's seed; `progress` left empty for the caller)
+//   collective   collective:        (collective::Options)
+//   placement    placement.policy   (cluster::Policy)
+//   reliability  reliability: + network.collective_timeout / local_repair /
+//                convergence        (reliability::Config)
+//   job(gpus)    workload:          (workload::Job, checked against the fabric)
+//
+// The recovery times of `network:` are read once, into
+// network.failures (engine::FailureOptions, what the engines inject); the risk
+// model's Config takes its copies from there, so both always agree.
+//
+// A value the section schemas cannot check (a failure rate's syntax, a job
+// that does not fit the fabric) raises InputError located at the key's line
+// ("FILE:LINE: workload.tp: ..."), as the scenario loader does.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "cluster/placement.hpp"
+#include "collective/collective.hpp"
+#include "engine/options.hpp"
+#include "reliability/risk.hpp"
+#include "scenario/scenario.hpp"
+#include "topology/topology.hpp"
+#include "workload/job.hpp"
+
+namespace podnet::scenario {
+
+struct Setup {
+  Scenario scenario;
+  topology::Topology fabric;
+  std::string engine;
+  engine::NetworkOptions network;
+  collective::Options collective;
+  cluster::Policy placement = cluster::Policy::TopologyAware;
+  reliability::Config reliability;
+
+  // The scenario's `workload:` as a job on this fabric. With check_memory,
+  // a job that does not fit in the GPU's memory is an InputError too
+  // (workload::check_memory). InputError at the key's line.
+  workload::Job job(bool check_memory = true) const;
+};
+
+// Resolves `sc`. `fabric`, when given, replaces the scenario's topology (a
+// SimAI .topo file); otherwise the scenario's is built.
+Setup resolve(Scenario sc, std::optional<topology::Topology> fabric = std::nullopt);
+
+}  // namespace podnet::scenario

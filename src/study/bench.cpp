@@ -1,0 +1,85 @@
+#include "study/bench.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+
+#include "collective/nccl_tuner.hpp"
+#include "core/error.hpp"
+#include "core/units.hpp"
+#include "engine/registry.hpp"
+
+namespace podnet::study {
+
+std::vector<Bytes> size_series(Bytes lo, Bytes hi, double factor) {
+  if (lo <= 0) throw InputError(fmt::format("--min {} B: the smallest size must be at least 1 B", lo));
+  if (lo > hi) throw InputError(fmt::format("--min {} B is larger than --max {} B", lo, hi));
+  if (lo == hi) return {lo};
+  if (!(factor > 1.0) || !std::isfinite(factor)) throw InputError("--factor must be greater than 1");
+  // Sizes lo * factor^k for k = 0 .. floor(log(hi/lo) / log(factor)).
+  const double count = std::floor(std::log(static_cast<double>(hi) / static_cast<double>(lo)) / std::log(factor)) + 1;
+  if (!(count <= static_cast<double>(kMaxSizes)))
+    throw InputError(fmt::format("--min {} B to --max {} B by --factor {} makes {:.3g} sizes; at most {} are run "
+                                 "(raise --factor or narrow the range)",
+                                 lo, hi, factor, count, kMaxSizes));
+  std::vector<Bytes> sizes;
+  for (double s = static_cast<double>(lo); s <= static_cast<double>(hi) * (1 + 1e-12); s *= factor)
+    sizes.push_back(static_cast<Bytes>(s));
+  return sizes;
+}
+
+BenchResult bench(const scenario::Setup& s, const BenchRequest& r, const Progress& progress) {
+  const topology::Topology& topo = s.fabric;
+  BenchResult out;
+  out.op = r.op;
+  out.group = r.group;
+  if (out.group.empty())
+    for (int32_t i = 0; i < static_cast<int32_t>(topo.gpus.size()); ++i) out.group.push_back(i);
+  out.algo = r.algo.empty() ? "auto" : r.algo;
+  if (out.algo == "auto" && !s.collective.tuner) out.algo = collective::default_algorithm(r.op);  // nccl_model = false
+  out.bus_factor = collective::bus_factor(r.op, static_cast<int64_t>(out.group.size()));
+
+  const bool failures = !s.scenario.failures.empty();
+  if (failures) require_failure_engine(s);
+  auto backend = engine::make_backend(s.engine, topo, s.network);  // the fabric as built
+  for (size_t k = 0; k < r.sizes.size(); ++k) {
+    const Bytes bytes = r.sizes[k];
+    const std::string what = thousands(bytes) + " B";
+    if (progress.run) progress.run(what);
+    plan::TransferPlan plan = collective::make_plan(out.algo, r.op, out.group, bytes, s.collective, topo);
+    BenchRow row;
+    row.bytes = bytes;
+    row.algorithm = plan.algorithm;
+    row.protocol = plan.protocol;
+    row.channels = plan.channels;
+    if (failures) {
+      // The failures on the same plan; random ones are drawn over this size's failure-free run.
+      row.baseline = backend->run(plan);
+      FailingEngine f = with_failures(s, row.baseline->makespan, out.group);
+      row.scheduled = f.scheduled;
+      row.run = f.backend->run(plan);
+    } else {
+      row.run = backend->run(plan);
+    }
+    // Per-transfer timings are not reported by bench: drop them so a long series stays small.
+    row.run.transfers = {};
+    if (row.baseline) row.baseline->transfers = {};
+    collective::Algo ma;
+    collective::Proto mp;
+    if (collective::find_algo(plan.algorithm, ma) && collective::find_proto(plan.protocol, mp))
+      row.nccl_model_us =
+          collective::model_time_us(r.op, ma, mp, collective::comm_shape(out.group, topo, s.collective.arch), bytes);
+    out.rows.push_back(std::move(row));
+    if (k + 1 == r.sizes.size()) {
+      for (const auto& t : plan.transfers) {
+        if (t.kind != plan::TransferKind::Ring || t.ranks.size() < 2) continue;
+        out.ring = collective::ring_stats(t.ranks, topo, t.open);
+        out.ring_label = t.label;
+        break;
+      }
+    }
+    if (progress.step) progress.step(k + 1, r.sizes.size(), what);
+  }
+  return out;
+}
+
+}  // namespace podnet::study

@@ -1,0 +1,58 @@
+// The bench study (`podnet bench`): nccl-tests for a fabric that does not
+// exist yet. One collective on a group of GPUs, timed at each size on the
+// Setup's engine; with the scenario's `failures:`, each size runs twice, on
+// the fabric as built (the baseline) and with the failures injected.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collective/collective.hpp"
+#include "collective/ring_order.hpp"
+#include "engine/backend.hpp"
+#include "scenario/setup.hpp"
+#include "study/study.hpp"
+
+namespace podnet::study {
+
+struct BenchRequest {
+  collective::Op op = collective::Op::AllReduce;
+  // "auto" (NCCL's tuner picks per size; with collective.nccl_model = false,
+  // the op's default algorithm) or one algorithm's name.
+  std::string algo = "auto";
+  collective::Group group;  // GPU ranks; empty = every GPU of the fabric
+  std::vector<Bytes> sizes;
+};
+
+struct BenchRow {
+  Bytes bytes = 0;
+  engine::RunReport run;                  // with the failures when there are any
+  std::optional<engine::RunReport> baseline;  // the failure-free run, when the scenario has failures
+  size_t scheduled = 0;                   // failure events scheduled for this size
+  std::string algorithm, protocol;        // as chosen for this size
+  int channels = 0;
+  std::optional<double> nccl_model_us;    // NCCL's own cost model for that algorithm and protocol
+};
+
+struct BenchResult {
+  collective::Op op = collective::Op::AllReduce;
+  std::string algo;                       // as requested, after resolving "auto" without the tuner
+  collective::Group group;
+  double bus_factor = 0;                  // nccl-tests' busbw / algbw
+  std::vector<BenchRow> rows;
+  // The first ring of the largest size's plan (rings only), with its label.
+  std::optional<collective::RingStats> ring;
+  std::string ring_label;
+};
+
+// InputError for a bad group, algorithm or size.
+BenchResult bench(const scenario::Setup& s, const BenchRequest& r, const Progress& progress = {});
+
+// Sizes lo, lo*factor, ... up to hi (inclusive; a 1e-12 relative slack), as
+// nccl-tests' -b/-e/-f. InputError for lo = 0, lo > hi, factor <= 1 with
+// lo != hi, or more than kMaxSizes sizes.
+inline constexpr size_t kMaxSizes = 4096;
+std::vector<Bytes> size_series(Bytes lo, Bytes hi, double factor);
+
+}  // namespace podnet::study

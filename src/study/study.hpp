@@ -1,0 +1,44 @@
+// The study layer: each study is a function from a resolved scenario
+// (scenario::Setup) and a typed request to a typed result, callable from the
+// CLI, a test, a sweep worker or a web request alike. Studies print nothing;
+// report/ renders their results and cli/ turns flags into requests.
+//
+// This header holds what studies share: progress hooks, and the
+// baseline-then-with-failures step that bench and train both run.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/backend.hpp"
+#include "scenario/setup.hpp"
+
+namespace podnet::study {
+
+// What a long study reports while it runs; every hook may be empty. Engine
+// progress (transfers done in one run) is the Setup's network.progress.
+struct Progress {
+  // A new run starts; `what` names it ("1,048,576 B", "iteration", "sweep point").
+  std::function<void(const std::string& what)> run;
+  // Step `done` of `total` finished; `what` names it.
+  std::function<void(size_t done, size_t total, const std::string& what)> step;
+};
+
+// The scenario's `failures:` injected into a run on `gpus` whose
+// failure-free length is `baseline` (random entries are drawn over it): an
+// engine of the Setup's kind with those events, and how many were scheduled.
+struct FailingEngine {
+  std::unique_ptr<engine::NetworkBackend> backend;
+  size_t scheduled = 0;
+};
+FailingEngine with_failures(const scenario::Setup& s, Time baseline, const std::vector<int32_t>& gpus);
+
+// InputError unless the Setup's engine can inject failures (flow, packet);
+// checks the named failure targets against the fabric too. Called before
+// any run, so a bad scenario fails at once.
+void require_failure_engine(const scenario::Setup& s);
+
+}  // namespace podnet::study

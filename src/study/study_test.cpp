@@ -1,0 +1,201 @@
+// The studies called as a sweep worker or a web request would call them:
+// scenario text -> scenario::Setup -> study -> typed result, no CLI.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "cluster/placement.hpp"
+#include "collective/collective.hpp"
+#include "core/error.hpp"
+#include "engine/registry.hpp"
+#include "scenario/setup.hpp"
+#include "study/bench.hpp"
+#include "study/reliability.hpp"
+#include "study/train.hpp"
+
+namespace podnet::study {
+namespace {
+
+// Llama 3 8B, TP8 x PP2 x DP4 (64 GPUs) on a 64-GPU rail-optimized two-tier fat tree.
+const char* kSmall =
+    "schema_version: 1\n"         // 1
+    "name: small\n"               // 2
+    "topology:\n"                 // 3
+    "  family: fat_tree\n"        // 4
+    "  gpus: 64\n"                // 5
+    "  tiers: 2\n"                // 6
+    "  rail_optimized: true\n"    // 7
+    "server:\n"                   // 8
+    "  gpus: 8\n"                 // 9
+    "  nics: 8\n"                 // 10
+    "  nic_speed: 400Gbps\n"      // 11
+    "switch:\n"                   // 12
+    "  radix: 64\n"               // 13
+    "  port_speed: 400Gbps\n"     // 14
+    "network:\n"                  // 15
+    "  engine: analytical\n"      // 16
+    "workload:\n"                 // 17
+    "  model: llama3-8b\n"        // 18
+    "  tp: 8\n"                   // 19
+    "  pp: 2\n"                   // 20
+    "  dp: 4\n"                   // 21
+    "  microbatch: 1\n"           // 22
+    "  global_batch: 16\n"        // 23
+    "  tokens: 1B\n";             // 24
+
+scenario::Setup setup(const std::vector<std::string>& sets = {}, const std::string& extra = "") {
+  return scenario::resolve(scenario::load_text(std::string(kSmall) + extra, "small.yaml", "small", sets));
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Setup, ParsesEachConcernOnce) {
+  const scenario::Setup s = setup({"network.collective_timeout=10s", "network.local_repair=2ms"});
+  EXPECT_EQ(s.engine, "analytical");
+  EXPECT_EQ(s.fabric.gpus.size(), 64u);
+  // The recovery times are read once into the engine's FailureOptions; the risk model copies them.
+  EXPECT_EQ(s.network.failures.collective_timeout, Time::from_seconds(10));
+  EXPECT_DOUBLE_EQ(s.reliability.collective_timeout_s, 10.0);
+  EXPECT_DOUBLE_EQ(s.reliability.link_recovery_s, 0.002);
+  EXPECT_EQ(s.placement, cluster::Policy::TopologyAware);
+  EXPECT_EQ(s.job().gpus(), 64);  // 8 x 2 x 4
+}
+
+TEST(Setup, JobErrorsNameTheKeysLine) {
+  // TP8 x PP2 x DP8 = 128 GPUs on a 64-GPU fabric.
+  const scenario::Setup s = setup({}, "");
+  const scenario::Setup big = setup({"workload.dp=8"});
+  const std::string e = error_of([&] { (void)big.job(); });
+  EXPECT_NE(e.find("workload."), std::string::npos) << e;
+  EXPECT_EQ(error_of([&] { (void)s.job(); }), "");
+}
+
+TEST(BenchStudy, SizeSeriesAsNcclTests) {
+  // 8 B .. 1 GiB by 2: 2^3 .. 2^30, 28 sizes.
+  const auto sizes = size_series(8, 1LL << 30, 2);
+  ASSERT_EQ(sizes.size(), 28u);
+  EXPECT_EQ(sizes.front(), 8);
+  EXPECT_EQ(sizes.back(), 1LL << 30);
+  EXPECT_EQ(size_series(4096, 4096, 1.0).size(), 1u);  // one size needs no factor
+  // 8 B .. 1 GiB by 1.0000001: log(2^27) / log(1.0000001) = 18.7 / 1e-7 = 1.9e8 sizes: refused, not run.
+  EXPECT_NE(error_of([] { size_series(8, 1LL << 30, 1.0000001); }).find("at most 4096"), std::string::npos);
+  EXPECT_NE(error_of([] { size_series(0, 1024, 2); }).find("at least 1 B"), std::string::npos);
+  EXPECT_NE(error_of([] { size_series(2048, 1024, 2); }).find("larger than"), std::string::npos);
+  EXPECT_NE(error_of([] { size_series(8, 1024, 1.0); }).find("--factor"), std::string::npos);
+}
+
+TEST(BenchStudy, RowsAreTheEnginesRunOfEachSizesPlan) {
+  const scenario::Setup s = setup();
+  BenchRequest r;
+  r.op = collective::Op::AllReduce;
+  r.group = {0, 8, 16, 24};  // one GPU on each of four servers
+  r.sizes = {1 << 20, 16 << 20};
+  const BenchResult b = bench(s, r);
+  ASSERT_EQ(b.rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(b.bus_factor, 2.0 * 3 / 4);  // all-reduce: 2(n-1)/n, n = 4
+  for (const auto& row : b.rows) {
+    // The same plan on a fresh engine of the Setup's kind gives the same time: the study adds nothing.
+    const plan::TransferPlan p = collective::make_plan(b.algo, r.op, r.group, row.bytes, s.collective, s.fabric);
+    EXPECT_EQ(row.run.makespan, engine::make_backend(s.engine, s.fabric, s.network)->run(p).makespan);
+    EXPECT_EQ(row.algorithm, p.algorithm);
+    EXPECT_FALSE(row.baseline);
+    ASSERT_TRUE(row.nccl_model_us);
+    EXPECT_GT(*row.nccl_model_us, 0);
+  }
+  // Larger messages take longer.
+  EXPECT_GT(b.rows[1].run.makespan, b.rows[0].run.makespan);
+}
+
+TEST(BenchStudy, EmptyGroupIsTheWholeFabric) {
+  BenchRequest r;
+  r.sizes = {1 << 20};
+  EXPECT_EQ(bench(setup(), r).group.size(), 64u);
+}
+
+const char* kLinkDown = "failures:\n  - {at: 0ms, link: \"gpu-node-001/nic0\", action: degrade, rate: 100Gbps}\n";
+
+TEST(BenchStudy, FailuresNeedAnEngineThatInjectsThemBeforeAnyRun) {
+  const scenario::Setup s = setup({}, kLinkDown);
+  BenchRequest r;
+  r.group = {0, 8};
+  r.sizes = {1 << 20};
+  EXPECT_NE(error_of([&] { bench(s, r); }).find("--engine flow"), std::string::npos);
+}
+
+TEST(BenchStudy, FailuresRunBesideTheBaseline) {
+  const scenario::Setup s = setup({"network.engine=flow"}, kLinkDown);
+  BenchRequest r;
+  r.group = {0, 8};  // GPU 8 is gpu-node-001's GPU 0, on nic0
+  r.sizes = {64 << 20};
+  const BenchResult b = bench(s, r);
+  ASSERT_EQ(b.rows.size(), 1u);
+  ASSERT_TRUE(b.rows[0].baseline);
+  EXPECT_EQ(b.rows[0].scheduled, 1u);
+  // A NIC at 100 of 400 Gb/s from the start: the ring is slower, by at most the 4x of its rate.
+  const double slowdown = b.rows[0].run.makespan.seconds() / b.rows[0].baseline->makespan.seconds();
+  EXPECT_GT(slowdown, 1.5);
+  EXPECT_LE(slowdown, 4.0 + 1e-9);
+}
+
+TEST(TrainStudy, IsTheClusterSimulationOfTheSetupsJob) {
+  const scenario::Setup s = setup();
+  const TrainStudy t = train(s, {});
+  workload::TrainOptions o;
+  o.collective = s.collective;
+  auto backend = engine::make_backend(s.engine, s.fabric, s.network);
+  std::vector<int32_t> gpus;
+  const workload::TrainResult direct =
+      cluster::simulate_job(s.job(), s.fabric, *backend, o, s.placement, s.scenario.seed, &gpus);
+  EXPECT_EQ(t.result.iteration, direct.iteration);
+  EXPECT_EQ(t.gpus, gpus);
+  ASSERT_TRUE(t.reliability);
+  // With failures the job takes longer than without (goodput < 1).
+  EXPECT_GT(t.reliability->days_to_train, t.result.days_to_train);
+  EXPECT_LT(t.reliability->goodput, 1.0);
+  EXPECT_FALSE(t.failures);
+  EXPECT_FALSE(t.swept);
+}
+
+TEST(TrainStudy, SweepAddsTheJobsOwnDp) {
+  TrainRequest r;
+  r.sweep = true;
+  r.sweep_dps = {1, 2};
+  r.sweep_caps = {0};
+  const TrainStudy t = train(setup(), r);
+  ASSERT_TRUE(t.swept);
+  // DP 1, 2 and the job's own 4, at one cap.
+  ASSERT_EQ(t.sweep.size(), 3u);
+  EXPECT_EQ(t.sweep.back().dp, 4);
+}
+
+TEST(TrainStudy, FailuresOnTheAnalyticalEngineAreRefusedUpFront) {
+  EXPECT_NE(error_of([] { train(setup({}, kLinkDown), {}); }).find("--engine flow"), std::string::npos);
+  // podnet run's summary does not inject them.
+  TrainRequest r;
+  r.failures = false;
+  EXPECT_FALSE(train(setup({}, kLinkDown), r).failures);
+}
+
+TEST(ReliabilityStudy, SameSeedSameResult) {
+  const scenario::Setup s = setup({"reliability.monte_carlo_trials=200"});
+  const ReliabilityResult a = reliability(s), b = reliability(s);
+  EXPECT_EQ(a.inventory.job_gpus, 64);
+  EXPECT_EQ(a.interruptions.probability, b.interruptions.probability);
+  EXPECT_EQ(a.training.goodput, b.training.goodput);
+  // The risk model's rate is the sum of its classes' n x lambda.
+  double sum = 0;
+  for (const auto& c : a.risk.classes)
+    if (c.interrupts) sum += c.class_rate;
+  EXPECT_NEAR(a.risk.interrupt_rate, sum, 1e-12 * sum);
+}
+
+}  // namespace
+}  // namespace podnet::study

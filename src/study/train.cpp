@@ -1,0 +1,65 @@
+#include "study/train.hpp"
+
+#include "core/error.hpp"
+#include "engine/registry.hpp"
+
+namespace podnet::study {
+
+TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress& progress) {
+  if (r.sweep && !r.simai_workload.empty())
+    throw InputError("--sweep works on the scenario's workload, not on an imported SimAI workload");
+  const topology::Topology& topo = s.fabric;
+  const auto fabric_gpus = static_cast<int64_t>(topo.gpus.size());
+  s.scenario.check_failures(topo);  // names checked before any run
+  const bool failures = r.failures && !s.scenario.failures.empty() && r.simai_workload.empty();
+  if (failures) require_failure_engine(s);
+  workload::TrainOptions topt;
+  topt.collective = s.collective;
+  topt.trace = r.trace;
+  auto backend = engine::make_backend(s.engine, topo, s.network);
+  TrainStudy out;
+  if (progress.run) progress.run("iteration");
+  if (!r.simai_workload.empty()) {
+    const workload::simai::Workload w = workload::simai::load_workload(r.simai_workload);
+    out.job = workload::simai::job_of(w, fabric_gpus, fabric_gpus);
+    out.gpus = cluster::place(out.job, topo, s.placement, s.scenario.seed);
+    const workload::simai::Imported im = workload::simai::import_iteration(w, out.job, out.gpus, topo, *backend, topt);
+    out.result = workload::simulate_iteration(out.job, out.gpus, topo, *backend, im.times, topt);
+    out.result.placement = cluster::summarize(out.job, out.gpus, topo, topt.collective,
+                                              cluster::policy_name(s.placement));
+    out.imported_source = r.simai_workload;
+    out.imported = im.traffic;
+    return out;
+  }
+  out.job = s.job(!r.allow_oom);
+  out.result = cluster::simulate_job(out.job, topo, *backend, topt, s.placement, s.scenario.seed, &out.gpus);
+  if (failures) {
+    // The same iteration (same placement and per-op times) with the scenario's failures injected by the
+    // engine; random failures are drawn from the job's components over the failure-free iteration.
+    FailingEngine f = with_failures(s, out.result.iteration, out.gpus);
+    out.failures = IterationWithFailures{
+        out.result.iteration,
+        workload::simulate_iteration(out.job, out.gpus, topo, *f.backend, out.result.times, topt), f.scheduled};
+  }
+  out.reliability = training_reliability(s, out.gpus, out.result.days_to_train);
+  if (progress.step) progress.step(1, 1, "iteration");
+
+  if (r.sweep) {
+    if (progress.run) progress.run("sweep point");
+    std::vector<int64_t> dps = r.sweep_dps;
+    if (dps.empty())
+      for (int64_t d = 1; d <= out.job.dp; d *= 2)
+        if (d % out.job.ep == 0) dps.push_back(d);
+    if (dps.empty() || dps.back() != out.job.dp) dps.push_back(out.job.dp);
+    std::vector<double> caps = r.sweep_caps;
+    if (caps.empty()) caps = {0, 50e9, 20e9, 10e9, 5e9};
+    out.sweep = cluster::scaling_sweep(
+        out.job, topo, [&](const topology::Topology& t) { return engine::make_backend(s.engine, t, s.network); },
+        topt, s.placement, s.scenario.seed, dps, caps);
+    out.swept = true;
+    if (progress.step) progress.step(1, 1, "sweep");
+  }
+  return out;
+}
+
+}  // namespace podnet::study

@@ -1,0 +1,57 @@
+// The train study (`podnet train`, and the training half of `podnet run`):
+// one iteration of the scenario's `workload:` (or an imported SimAI
+// workload) on the Setup's fabric, placed by placement.policy and timed on
+// its engine; with the scenario's `failures:`, the same iteration again with
+// them injected; days to train with failures; optionally the
+// scaling-efficiency sweep.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster/placement.hpp"
+#include "scenario/setup.hpp"
+#include "study/reliability.hpp"
+#include "study/study.hpp"
+#include "workload/job.hpp"
+#include "workload/simai.hpp"
+#include "workload/training.hpp"
+
+namespace podnet::study {
+
+struct TrainRequest {
+  bool allow_oom = false;      // time a job that does not fit in the GPU's memory
+  bool trace = false;          // keep per-op timings (report::write_training_trace)
+  std::string simai_workload;  // a SimAI/AICB workload file instead of `workload:` ("" = none)
+  bool failures = true;        // also run the iteration with the scenario's `failures:` (when it has some)
+  // The scaling sweep (cluster::scaling_sweep): when `sweep`, DP sizes (empty:
+  // 1, 2, 4, ... up to the job's, multiples of EP; the job's own DP is always
+  // added) at per-GPU NIC caps in bytes/s (empty: as built, 50, 20, 10, 5 GB/s).
+  bool sweep = false;
+  std::vector<int64_t> sweep_dps;
+  std::vector<double> sweep_caps;
+};
+
+struct IterationWithFailures {
+  Time baseline;               // the failure-free iteration
+  workload::TrainResult run;   // the same iteration (placement, per-op times) with the failures
+  size_t scheduled = 0;        // events scheduled
+};
+
+struct TrainStudy {
+  workload::Job job;
+  workload::TrainResult result;
+  std::vector<int32_t> gpus;   // the placement: GPU rank of each job rank
+  std::optional<IterationWithFailures> failures;
+  // Days to train need a token budget, which an imported workload does not give.
+  std::optional<TrainingReliability> reliability;
+  std::string imported_source;  // the SimAI workload file, when imported
+  std::vector<workload::simai::GroupTraffic> imported;
+  bool swept = false;
+  std::vector<cluster::SweepPoint> sweep;
+};
+
+TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress& progress = {});
+
+}  // namespace podnet::study
