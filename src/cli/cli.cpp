@@ -26,6 +26,7 @@ int run(int argc, char** argv) {
   add_train_command(app, action);
   add_reliability_command(app, action);
   add_calibrate_command(app, action);
+  add_sweep_command(app, action);
   add_run_command(app, action);
   add_resolve_command(app, action);
 

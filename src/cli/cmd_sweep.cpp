@@ -1,0 +1,174 @@
+// `podnet sweep SCENARIO --study S --vary KEY=V1,V2 ...`: one study at every
+// point of the cartesian product of the --vary axes, on -j threads, each
+// point stored in an SQLite database as it finishes (study/sweep.hpp);
+// `podnet sweep --results DB` reads one back.
+#include <fmt/format.h>
+#include <iostream>
+#include <thread>
+#include <unistd.h>
+
+#include "cli/common.hpp"
+#include "collective/gpu_list.hpp"
+#include "core/error.hpp"
+#include "report/bench_report.hpp"
+#include "report/reliability_report.hpp"
+#include "report/sweep_report.hpp"
+#include "report/train_report.hpp"
+#include "study/bench.hpp"
+#include "study/reliability.hpp"
+#include "study/sweep.hpp"
+#include "study/train.hpp"
+
+namespace podnet::cli {
+
+namespace {
+
+struct SweepOptions {
+  std::string study = "train";
+  std::vector<std::string> vary;
+  std::string results = "sweep.db";
+  int jobs = 1;
+  std::string columns;
+  bool timing = false;
+  // bench's own options
+  std::string op = "allreduce", algo = "auto", min_size = "1MiB", max_size = "1GiB", gpus;
+  double factor = 4;
+};
+
+Bytes parse_size(const std::string& text, const char* option) {
+  std::string t = text;
+  if (!t.empty() && (t.back() == 'K' || t.back() == 'M' || t.back() == 'G' || t.back() == 'T')) t += "iB";
+  Bytes b = 0;
+  std::string expected;
+  if (!parse_bytes(t, b, expected)) throw InputError(fmt::format("{} {}: expected {}", option, text, expected));
+  return b;
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < s.size()) {
+    const auto c = s.find(',', start);
+    out.push_back(s.substr(start, c == std::string::npos ? std::string::npos : c - start));
+    if (c == std::string::npos) break;
+    start = c + 1;
+  }
+  return out;
+}
+
+int read_back(const Common& c, const SweepOptions& o) {
+  const study::ResultTable t = study::read_results(o.results, o.timing);
+  if (c.format == "json") report::write_sweep_results_json(t, std::cout);
+  else if (c.format == "csv") report::write_sweep_results_csv(t, std::cout);
+  else report::write_sweep_results_table(t, split_commas(o.columns), std::cout);
+  return kExitOk;
+}
+
+int cmd_sweep(const Common& c, const SweepOptions& o) {
+  if (c.scenario.empty()) {
+    if (!o.vary.empty()) throw InputError("--vary needs a scenario to sweep (podnet sweep SCENARIO --vary ...)");
+    return read_back(c, o);
+  }
+  if (o.vary.empty()) throw InputError("podnet sweep SCENARIO needs at least one --vary KEY=V1,V2,...");
+  if (!c.out_dir.empty()) throw InputError("--out: a sweep writes its results to --results DB");
+  study::SweepSpec spec;
+  spec.study = o.study;
+  spec.scenario = c.scenario;
+  spec.sets = c.sets;
+  spec.fragments = c.adds;
+  for (const auto& v : o.vary) spec.axes.push_back(study::parse_axis(v));
+  for (size_t i = 0; i < spec.axes.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (spec.axes[i].key == spec.axes[j].key)
+        throw InputError(fmt::format("--vary {}: the key is varied twice", spec.axes[i].key));
+
+  study::BenchRequest bench;
+  if (o.study == "bench") {
+    spec.study_args = {"op=" + o.op, "algo=" + o.algo, "min=" + o.min_size, "max=" + o.max_size,
+                       fmt::format("factor={}", o.factor), "gpus=" + o.gpus};
+    bench.op = collective::parse_op(o.op);
+    bench.algo = o.algo;
+    bench.sizes = study::size_series(parse_size(o.min_size, "--min"), parse_size(o.max_size, "--max"), o.factor);
+  }
+  // Keys and values are checked on the first point before anything runs.
+  const std::vector<study::SweepPoint> points = study::cartesian(spec.axes);
+  if (!points.empty()) (void)scenario::load(c.scenario, spec.overrides(points.front()), c.adds);
+
+  const study::Evaluate evaluate = [&](const study::SweepPoint& p) {
+    const std::vector<std::string> sets = spec.overrides(p);
+    nlohmann::json doc;
+    if (o.study == "design") {
+      const scenario::Scenario sc = scenario::load(c.scenario, sets, c.adds);
+      doc = design_document(sc, sc.build_topology(), "design");
+    } else {
+      const scenario::Setup s = scenario::resolve(scenario::load(c.scenario, sets, c.adds));
+      if (o.study == "bench") {
+        study::BenchRequest r = bench;
+        if (!o.gpus.empty()) r.group = collective::parse_gpu_list(o.gpus, static_cast<int32_t>(s.fabric.gpus.size()));
+        if (r.algo != "auto" && !collective::find_algorithm(r.algo))
+          throw InputError(fmt::format("--algo {}: not an algorithm (see `podnet list`)", r.algo));
+        doc = report::bench_document(s, study::bench(s, r));
+      } else if (o.study == "train") {
+        doc = report::train_document(s, study::train(s, {}));
+      } else {
+        doc = report::reliability_document(s, study::reliability(s));
+      }
+    }
+    return study::Outcome{true, {}, report::sweep_fields(doc)};
+  };
+  study::SweepProgress progress;
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  progress.point = [tty](int64_t done, int64_t total, int64_t failed, double elapsed) {
+    if (!tty && elapsed < 2.0 && done < total) return;
+    const double eta = done > 0 ? elapsed / static_cast<double>(done) * static_cast<double>(total - done) : 0;
+    std::cerr << fmt::format("podnet sweep: [{}/{}] points done, {} failed ({:.1f} s elapsed, ETA {:.0f} s)\n", done,
+                             total, failed, elapsed, eta);
+  };
+  const study::SweepStats st = study::run_sweep(spec, o.results, evaluate, o.jobs, progress);
+  std::cerr << fmt::format("podnet sweep: {} point(s): {} already in {}, {} run now, {} with an error\n", st.points,
+                           st.already, o.results, st.ran, st.failed);
+  return read_back(c, o);
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& app, Action& action) {
+  auto c = std::make_shared<Common>();
+  auto o = std::make_shared<SweepOptions>();
+  auto* cmd = app.add_subcommand(
+      "sweep", "run a study over a grid of scenario values on N threads, results in an SQLite database (resumable)");
+  add_common(cmd, *c, false);
+  cmd->add_option("--study", o->study, "design | bench | train | reliability")
+      ->check(CLI::IsMember({"design", "bench", "train", "reliability"}))
+      ->capture_default_str();
+  cmd->add_option("--vary", o->vary,
+                  "an axis: KEY=V1,V2,... or an integer range KEY=LO..HI, LO..HI+STEP, LO..HI*FACTOR (repeatable; "
+                  "the grid is their cartesian product)")
+      ->type_name("KEY=VALUES");
+  cmd->add_option("--results", o->results,
+                  "the SQLite database: created, or resumed when it holds the same sweep (only missing points run); "
+                  "without a scenario, read back")
+      ->capture_default_str();
+  cmd->add_option("-j,--jobs", o->jobs, "points run at once (threads); results do not depend on it")
+      ->capture_default_str();
+  cmd->add_option("--columns", o->columns, "table columns, comma-separated (default: the axes and the study's headline)");
+  cmd->add_flag("--timing", o->timing, "also show each point's wall_seconds (the only column that varies run to run)");
+  cmd->add_option("--op", o->op, "bench: the collective")->capture_default_str();
+  cmd->add_option("--algo", o->algo, "bench: auto or one algorithm")->capture_default_str();
+  cmd->add_option("-b,--min", o->min_size, "bench: smallest size")->capture_default_str();
+  cmd->add_option("-e,--max", o->max_size, "bench: largest size")->capture_default_str();
+  cmd->add_option("-F,--factor", o->factor, "bench: size factor")->capture_default_str();
+  cmd->add_option("-g,--gpus", o->gpus, "bench: GPU ranks (default all)");
+  cmd->footer(
+      "Every point runs the same study function as its command (podnet design/bench/train/reliability), on the\n"
+      "scenario with --set, then KEY=VALUE per axis. The database's table `points` has one row per point: id,\n"
+      "the axes, status, error, wall_seconds and every result field (docs/sweep.md); query it with sqlite3.\n\n"
+      "Examples:\n"
+      "  podnet sweep leafspine-8k --study design --vary topology.oversubscription=1,2,3 --vary switch.radix=64,128\n"
+      "  podnet sweep aipod-16k --study train --vary workload.tp=4,8 --vary network.routing=ecmp,adaptive -j 2\n"
+      "  podnet sweep leafspine-8k --study bench --gpus 0-63 --vary server.nic_speed=200Gbps,400Gbps --results b.db\n"
+      "  podnet sweep --results b.db --format csv > b.csv");
+  cmd->callback([&action, c, o] { action = [c, o] { return cmd_sweep(*c, *o); }; });
+}
+
+}  // namespace podnet::cli

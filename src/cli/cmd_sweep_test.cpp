@@ -1,0 +1,84 @@
+// End-to-end tests of `podnet sweep`: the database a real run writes, read
+// back; the same table whatever -j; a sweep killed with SIGKILL and started
+// again loses and duplicates nothing.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "cli/test_util.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using podnet::cli::testing::Result;
+using podnet::cli::testing::run;
+using podnet::cli::testing::run_shell;
+
+fs::path dir() { return podnet::cli::testing::temp_dir("podnet_sweep_test"); }
+
+std::string fresh(const std::string& name) {
+  const fs::path p = dir() / name;
+  for (const char* s : {"", "-wal", "-shm"}) fs::remove(p.string() + s);
+  return p.string();
+}
+
+TEST(SweepCli, DesignGridReadBackAsCsv) {
+  const std::string db = fresh("design.db");
+  const Result r = run("sweep leafspine-8k --study design --vary topology.oversubscription=1,3 --results " + db, true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const Result csv = run("sweep --results " + db + " --format csv");
+  ASSERT_EQ(csv.status, 0);
+  // Header: id, the axis, status, error, then result fields sorted by name.
+  EXPECT_EQ(csv.out.rfind("id,topology.oversubscription,status,error,bisection_bandwidth_gbps,", 0), 0u) << csv.out;
+  // leafspine-8k at 1:1: 8,192 GPUs on radix-128 leaves with 64 ports down and 64 up: 8192 / 64 = 128
+  // leaves; their 128 x 64 = 8,192 uplinks on radix-128 spines: 64 spines; 192 switches.
+  const Result json = run("sweep --results " + db + " --format json");
+  EXPECT_NE(json.out.find("\"bom.switches.total\": 192"), std::string::npos) << json.out.substr(0, 2000);
+  // Two points, both ok.
+  EXPECT_NE(r.out.find("2 point(s) stored, 0 with an error"), std::string::npos) << r.out;
+}
+
+TEST(SweepCli, ABadKeyFailsBeforeAnyPointRuns) {
+  const std::string db = fresh("bad.db");
+  const Result r = run("sweep leafspine-8k --study design --vary topology.oversubscripton=1,3 --results " + db, true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("oversubscription"), std::string::npos) << r.out;  // did you mean
+  EXPECT_FALSE(fs::exists(db));
+}
+
+const char* kTrain =
+    "sweep leafspine-8k --study train --set workload.model=llama3-8b --set workload.pp=1 --set workload.dp=16 "
+    "--set workload.global_batch=64 --vary workload.tp=2,4,8 --vary network.engine=analytical,flow";
+
+TEST(SweepCli, SameResultsWhateverTheThreadCount) {
+  const std::string a = fresh("j1.db"), b = fresh("j2.db");
+  ASSERT_EQ(run(std::string(kTrain) + " -j 1 --results " + a).status, 0);
+  ASSERT_EQ(run(std::string(kTrain) + " -j 2 --results " + b).status, 0);
+  const Result ca = run("sweep --results " + a + " --format csv"), cb = run("sweep --results " + b + " --format csv");
+  EXPECT_EQ(ca.out, cb.out);
+  // 3 x 2 points, one line each after the header.
+  EXPECT_EQ(std::count(ca.out.begin(), ca.out.end(), '\n'), 7);
+}
+
+TEST(SweepCli, KilledAndRestartedLosesAndDuplicatesNothing) {
+  const std::string whole = fresh("whole.db"), killed = fresh("killed.db");
+  const std::string args =
+      " leafspine-8k --study bench --set network.engine=flow --gpus 0-511:8 --min 1MiB --max 64MiB --factor 8 "
+      "--vary server.nic_speed=100Gbps,200Gbps,400Gbps --vary collective.channels=1,2,3 ";
+  ASSERT_EQ(run("sweep" + args + "--results " + whole).status, 0);
+  // Start it, SIGKILL it once at least one point is stored (or when it ends on its own), start it again.
+  const std::string bin = PODNET_BINARY;
+  const Result k = run_shell("(" + bin + " sweep" + args + "--results " + killed + " >/dev/null 2>&1 & pid=$!; " +
+                             "for i in $(seq 1 200); do " + bin + " sweep --results " + killed +
+                             " --format csv 2>/dev/null | grep -q '^0,' && break; sleep 0.05; done; " +
+                             "kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null; echo killed)");
+  EXPECT_NE(k.out.find("killed"), std::string::npos);
+  const Result again = run("sweep" + args + "--results " + killed, true);
+  ASSERT_EQ(again.status, 0) << again.out;
+  EXPECT_NE(again.out.find("9 point(s): "), std::string::npos) << again.out;
+  EXPECT_EQ(run("sweep --results " + killed + " --format csv").out, run("sweep --results " + whole + " --format csv").out);
+}
+
+}  // namespace

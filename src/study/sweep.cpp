@@ -1,0 +1,384 @@
+#include "study/sweep.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sqlite3.h>
+#include <thread>
+
+#include "core/error.hpp"
+
+namespace podnet::study {
+
+namespace {
+
+bool to_int(const std::string& s, int64_t& v) {
+  if (s.empty()) return false;
+  size_t used = 0;
+  try {
+    v = std::stoll(s, &used);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return used == s.size();
+}
+
+std::string quote(const std::string& name) {  // an SQL identifier
+  std::string q = "\"";
+  for (char c : name) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+// A thin RAII wrapper over one SQLite connection; every error is an Error naming the file.
+class Db {
+ public:
+  Db(const std::string& path, bool create) : path_(path) {
+    const int flags = create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
+    if (!create && !std::filesystem::exists(path)) throw InputError(fmt::format("{}: no such file", path));
+    if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+      const std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
+      sqlite3_close(db_);
+      throw InputError(fmt::format("{}: cannot open the sweep database: {}", path, msg));
+    }
+    sqlite3_busy_timeout(db_, 10000);
+  }
+  ~Db() { sqlite3_close(db_); }
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+
+  void exec(const std::string& sql) {
+    char* err = nullptr;
+    if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+      const std::string msg = err ? err : "?";
+      sqlite3_free(err);
+      throw InputError(fmt::format("{}: {} (in: {})", path_, msg, sql.substr(0, 120)));
+    }
+  }
+  sqlite3_stmt* prepare(const std::string& sql) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK)
+      throw InputError(fmt::format("{}: {} (in: {})", path_, sqlite3_errmsg(db_), sql.substr(0, 120)));
+    return st;
+  }
+  void step_done(sqlite3_stmt* st) {
+    const int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) throw Error(fmt::format("{}: {}", path_, sqlite3_errmsg(db_)));
+  }
+  std::vector<std::string> columns(const std::string& table) {
+    std::vector<std::string> cols;
+    sqlite3_stmt* st = prepare("PRAGMA table_info(" + quote(table) + ")");
+    while (sqlite3_step(st) == SQLITE_ROW) cols.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 1)));
+    sqlite3_finalize(st);
+    return cols;
+  }
+  std::string meta(const std::string& key) {
+    sqlite3_stmt* st = prepare("SELECT value FROM meta WHERE key = ?1");
+    sqlite3_bind_text(st, 1, key.c_str(), -1, SQLITE_TRANSIENT);
+    std::string v;
+    if (sqlite3_step(st) == SQLITE_ROW) v = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return v;
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  sqlite3* db_ = nullptr;
+};
+
+void bind(sqlite3_stmt* st, int i, const Value& v) {
+  if (std::holds_alternative<int64_t>(v)) sqlite3_bind_int64(st, i, std::get<int64_t>(v));
+  else if (std::holds_alternative<double>(v)) sqlite3_bind_double(st, i, std::get<double>(v));
+  else if (std::holds_alternative<std::string>(v)) sqlite3_bind_text(st, i, std::get<std::string>(v).c_str(), -1, SQLITE_TRANSIENT);
+  else sqlite3_bind_null(st, i);
+}
+
+Value column_value(sqlite3_stmt* st, int i) {
+  switch (sqlite3_column_type(st, i)) {
+    case SQLITE_INTEGER: return static_cast<int64_t>(sqlite3_column_int64(st, i));
+    case SQLITE_FLOAT: return sqlite3_column_double(st, i);
+    case SQLITE_NULL: return std::monostate{};
+    default: return std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, i)));
+  }
+}
+
+const char* kFixed[] = {"id", "status", "error", "wall_seconds"};
+
+}  // namespace
+
+Axis parse_axis(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError(fmt::format("--vary {}: expected KEY=V1,V2,... or KEY=LO..HI (e.g. topology.oversubscription=1,2,3)", text));
+  Axis a;
+  a.key = text.substr(0, eq);
+  const std::string rhs = text.substr(eq + 1);
+  const auto dots = rhs.find("..");
+  if (dots != std::string::npos) {
+    // LO..HI, LO..HI+STEP, LO..HI*F (integers)
+    std::string hi_text = rhs.substr(dots + 2);
+    char kind = '+';
+    int64_t step = 1;
+    const auto op = hi_text.find_first_of("+*");
+    if (op != std::string::npos) {
+      kind = hi_text[op];
+      if (!to_int(hi_text.substr(op + 1), step))
+        throw InputError(fmt::format("--vary {}: '{}' is not an integer step", text, hi_text.substr(op + 1)));
+      hi_text = hi_text.substr(0, op);
+    }
+    int64_t lo = 0, hi = 0;
+    if (!to_int(rhs.substr(0, dots), lo) || !to_int(hi_text, hi))
+      throw InputError(fmt::format("--vary {}: a range is LO..HI with integers (LO..HI+STEP, LO..HI*FACTOR)", text));
+    if (lo > hi) throw InputError(fmt::format("--vary {}: {} is above {}", text, lo, hi));
+    if (kind == '+' && step < 1) throw InputError(fmt::format("--vary {}: the step must be at least 1", text));
+    if (kind == '*' && (step < 2 || lo < 1))
+      throw InputError(fmt::format("--vary {}: a geometric range needs LO >= 1 and a factor >= 2", text));
+    for (int64_t v = lo; v <= hi; v = kind == '+' ? v + step : v * step) {
+      a.values.push_back(std::to_string(v));
+      if (static_cast<int64_t>(a.values.size()) > kMaxPoints)
+        throw InputError(fmt::format("--vary {}: more than {} values", text, kMaxPoints));
+    }
+  } else {
+    size_t start = 0;
+    while (start <= rhs.size()) {
+      const auto comma = rhs.find(',', start);
+      const std::string v = rhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (v.empty()) throw InputError(fmt::format("--vary {}: an empty value", text));
+      a.values.push_back(v);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  std::set<std::string> seen;
+  for (const auto& v : a.values)
+    if (!seen.insert(v).second) throw InputError(fmt::format("--vary {}: '{}' is given twice", text, v));
+  return a;
+}
+
+std::vector<SweepPoint> cartesian(const std::vector<Axis>& axes) {
+  double total = 1;
+  for (const auto& a : axes) total *= static_cast<double>(a.values.size());
+  if (total > static_cast<double>(kMaxPoints))
+    throw InputError(fmt::format("the sweep has {:.3g} points; at most {} are run", total, kMaxPoints));
+  std::vector<SweepPoint> out;
+  const auto n = static_cast<int64_t>(total);
+  out.reserve(static_cast<size_t>(n));
+  for (int64_t id = 0; id < n; ++id) {
+    SweepPoint p;
+    p.id = id;
+    p.values.resize(axes.size());
+    int64_t rest = id;
+    for (size_t k = axes.size(); k-- > 0;) {
+      const auto m = static_cast<int64_t>(axes[k].values.size());
+      p.values[k] = axes[k].values[static_cast<size_t>(rest % m)];
+      rest /= m;
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::string SweepSpec::definition() const {
+  std::string d = "study=" + study + "\nscenario=" + scenario + "\n";
+  for (const auto& f : fragments) d += "config-add=" + f + "\n";
+  for (const auto& s : sets) d += "set=" + s + "\n";
+  for (const auto& a : study_args) d += "arg=" + a + "\n";
+  for (const auto& a : axes) {
+    d += "vary=" + a.key + "=";
+    for (size_t i = 0; i < a.values.size(); ++i) d += (i ? "," : "") + a.values[i];
+    d += "\n";
+  }
+  return d;
+}
+
+std::vector<std::string> SweepSpec::overrides(const SweepPoint& p) const {
+  std::vector<std::string> o = sets;
+  for (size_t k = 0; k < axes.size(); ++k) o.push_back(axes[k].key + "=" + p.values[k]);
+  return o;
+}
+
+SweepStats run_sweep(const SweepSpec& spec, const std::string& db_path, const Evaluate& evaluate, int jobs,
+                     const SweepProgress& progress) {
+  if (jobs < 1) throw InputError(fmt::format("-j {}: expected at least 1 thread", jobs));
+  const std::vector<SweepPoint> points = cartesian(spec.axes);
+  Db db(db_path, true);
+  db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
+  db.exec("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+  const std::string def = spec.definition();
+  const std::string stored = db.meta("definition");
+  if (stored.empty()) {
+    std::string cols = "id INTEGER PRIMARY KEY";
+    for (const auto& a : spec.axes) cols += ", " + quote(a.key);
+    cols += ", status TEXT NOT NULL, error TEXT, wall_seconds REAL";
+    db.exec("BEGIN");
+    db.exec("CREATE TABLE points(" + cols + ")");
+    sqlite3_stmt* st = db.prepare("INSERT INTO meta(key, value) VALUES ('definition', ?1), ('format', 'podnet-sweep 1')");
+    sqlite3_bind_text(st, 1, def.c_str(), -1, SQLITE_TRANSIENT);
+    db.step_done(st);
+    std::string axes;
+    for (const auto& a : spec.axes) axes += a.key + "\n";
+    st = db.prepare("INSERT INTO meta(key, value) VALUES ('axes', ?1)");
+    sqlite3_bind_text(st, 1, axes.c_str(), -1, SQLITE_TRANSIENT);
+    db.step_done(st);
+    db.exec("COMMIT");
+  } else if (stored != def) {
+    throw InputError(fmt::format("{} holds another sweep:\n{}this one is:\n{}(use another --results file to keep both)",
+                                 db_path, stored, def));
+  }
+  std::set<int64_t> done;
+  {
+    sqlite3_stmt* st = db.prepare("SELECT id FROM points");
+    while (sqlite3_step(st) == SQLITE_ROW) done.insert(sqlite3_column_int64(st, 0));
+    sqlite3_finalize(st);
+  }
+  std::vector<const SweepPoint*> todo;
+  for (const auto& p : points)
+    if (!done.count(p.id)) todo.push_back(&p);
+
+  SweepStats stats;
+  stats.points = static_cast<int64_t>(points.size());
+  stats.already = stats.points - static_cast<int64_t>(todo.size());
+  std::set<std::string> columns;
+  for (const auto& c : db.columns("points")) columns.insert(c);
+  std::set<std::string> axis_keys;
+  for (const auto& a : spec.axes) axis_keys.insert(a.key);
+
+  std::mutex mu;  // guards db, columns and stats
+  const auto start = std::chrono::steady_clock::now();
+  auto store = [&](const SweepPoint& p, const Outcome& o, double wall) {
+    std::lock_guard<std::mutex> lock(mu);
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      std::vector<std::pair<std::string, const Value*>> fields;
+      for (const auto& f : o.fields) {
+        std::string name = f.name;
+        if (axis_keys.count(name) || std::count(std::begin(kFixed), std::end(kFixed), name)) name = "result." + name;
+        if (!columns.count(name)) {
+          db.exec("ALTER TABLE points ADD COLUMN " + quote(name));
+          columns.insert(name);
+        }
+        fields.emplace_back(name, &f.value);
+      }
+      std::string cols = "id, status, error, wall_seconds", marks = "?1, ?2, ?3, ?4";
+      for (size_t k = 0; k < spec.axes.size(); ++k) {
+        cols += ", " + quote(spec.axes[k].key);
+        marks += fmt::format(", ?{}", 5 + k);
+      }
+      const size_t base = 5 + spec.axes.size();
+      for (size_t k = 0; k < fields.size(); ++k) {
+        cols += ", " + quote(fields[k].first);
+        marks += fmt::format(", ?{}", base + k);
+      }
+      sqlite3_stmt* st = db.prepare("INSERT INTO points(" + cols + ") VALUES (" + marks + ")");
+      sqlite3_bind_int64(st, 1, p.id);
+      sqlite3_bind_text(st, 2, o.ok ? "ok" : "error", -1, SQLITE_STATIC);
+      if (o.ok) sqlite3_bind_null(st, 3);
+      else sqlite3_bind_text(st, 3, o.error.c_str(), -1, SQLITE_TRANSIENT);
+      sqlite3_bind_double(st, 4, wall);
+      for (size_t k = 0; k < spec.axes.size(); ++k) {
+        int64_t iv = 0;
+        if (to_int(p.values[k], iv)) sqlite3_bind_int64(st, static_cast<int>(5 + k), iv);
+        else sqlite3_bind_text(st, static_cast<int>(5 + k), p.values[k].c_str(), -1, SQLITE_TRANSIENT);
+      }
+      for (size_t k = 0; k < fields.size(); ++k) bind(st, static_cast<int>(base + k), *fields[k].second);
+      db.step_done(st);
+      db.exec("COMMIT");
+    } catch (...) {
+      db.exec("ROLLBACK");
+      throw;
+    }
+    ++stats.ran;
+    if (!o.ok) ++stats.failed;
+    if (progress.point)
+      progress.point(stats.ran, static_cast<int64_t>(todo.size()), stats.failed,
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  };
+
+  std::atomic<size_t> next{0};
+  std::exception_ptr fatal;  // a database error stops the sweep
+  auto worker = [&] {
+    for (;;) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (fatal) return;
+      }
+      const size_t i = next.fetch_add(1);
+      if (i >= todo.size()) return;
+      const SweepPoint& p = *todo[i];
+      const auto t0 = std::chrono::steady_clock::now();
+      Outcome o;
+      try {
+        o = evaluate(p);
+      } catch (const std::exception& e) {
+        o = Outcome{false, e.what(), {}};
+      }
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      try {
+        store(p, o, wall);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!fatal) fatal = std::current_exception();
+        return;
+      }
+    }
+  };
+  const int threads = static_cast<int>(std::min<size_t>(static_cast<size_t>(jobs), std::max<size_t>(todo.size(), 1)));
+  if (threads <= 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+  }
+  if (fatal) std::rethrow_exception(fatal);
+  return stats;
+}
+
+ResultTable read_results(const std::string& db_path, bool timing) {
+  Db db(db_path, false);
+  std::vector<std::string> cols = db.columns("points");
+  if (cols.empty() || db.columns("meta").empty() || db.meta("format").rfind("podnet-sweep", 0) != 0)
+    throw InputError(fmt::format("{}: not a podnet sweep database", db_path));
+  std::vector<std::string> axes;
+  {
+    const std::string text = db.meta("axes");
+    size_t s = 0;
+    for (size_t e; (e = text.find('\n', s)) != std::string::npos; s = e + 1) axes.push_back(text.substr(s, e - s));
+  }
+  std::set<std::string> fixed(axes.begin(), axes.end());
+  for (const char* f : kFixed) fixed.insert(f);
+  std::vector<std::string> results;
+  for (const auto& c : cols)
+    if (!fixed.count(c)) results.push_back(c);
+  std::sort(results.begin(), results.end());
+  ResultTable t;
+  t.axes = axes;
+  const std::string def = db.meta("definition");
+  if (def.rfind("study=", 0) == 0) t.study = def.substr(6, def.find('\n') - 6);
+  t.columns.push_back("id");
+  t.columns.insert(t.columns.end(), axes.begin(), axes.end());
+  t.columns.push_back("status");
+  t.columns.push_back("error");
+  if (timing) t.columns.push_back("wall_seconds");
+  t.columns.insert(t.columns.end(), results.begin(), results.end());
+  std::string sql = "SELECT ";
+  for (size_t i = 0; i < t.columns.size(); ++i) sql += (i ? ", " : "") + quote(t.columns[i]);
+  sql += " FROM points ORDER BY id";
+  sqlite3_stmt* st = db.prepare(sql);
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    std::vector<Value> row;
+    for (size_t i = 0; i < t.columns.size(); ++i) row.push_back(column_value(st, static_cast<int>(i)));
+    t.rows.push_back(std::move(row));
+  }
+  sqlite3_finalize(st);
+  return t;
+}
+
+}  // namespace podnet::study

@@ -1,0 +1,165 @@
+// The sweep runner with a stand-in study: axes, the grid, the database,
+// resuming, and results independent of the thread count.
+#include "study/sweep.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <sqlite3.h>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace podnet::study {
+namespace {
+
+std::string temp_db(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("podnet-sweep-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto p = dir / name;
+  std::filesystem::remove(p);
+  std::filesystem::remove(p.string() + "-wal");
+  std::filesystem::remove(p.string() + "-shm");
+  return p.string();
+}
+
+TEST(Sweep, AxesListsAndRanges) {
+  EXPECT_EQ(parse_axis("network.routing=ecmp,adaptive").values, (std::vector<std::string>{"ecmp", "adaptive"}));
+  EXPECT_EQ(parse_axis("workload.tp=1..4").values, (std::vector<std::string>{"1", "2", "3", "4"}));
+  EXPECT_EQ(parse_axis("workload.dp=8..40+16").values, (std::vector<std::string>{"8", "24", "40"}));
+  EXPECT_EQ(parse_axis("workload.dp=1..64*4").values, (std::vector<std::string>{"1", "4", "16", "64"}));
+  // A value with a colon is a value, not a range (oversubscription 3:1).
+  EXPECT_EQ(parse_axis("topology.oversubscription=3:1").values, (std::vector<std::string>{"3:1"}));
+  EXPECT_THROW(parse_axis("workload.tp"), InputError);
+  EXPECT_THROW(parse_axis("workload.tp=1,,2"), InputError);
+  EXPECT_THROW(parse_axis("workload.tp=4..1"), InputError);
+  EXPECT_THROW(parse_axis("workload.tp=1..8*1"), InputError);
+  EXPECT_THROW(parse_axis("workload.tp=2,2"), InputError);
+}
+
+TEST(Sweep, GridIsRowMajorLastAxisFastest) {
+  const auto pts = cartesian({{"a", {"1", "2"}}, {"b", {"x", "y", "z"}}});
+  ASSERT_EQ(pts.size(), 6u);  // 2 x 3
+  EXPECT_EQ(pts[0].values, (std::vector<std::string>{"1", "x"}));
+  EXPECT_EQ(pts[1].values, (std::vector<std::string>{"1", "y"}));
+  EXPECT_EQ(pts[3].values, (std::vector<std::string>{"2", "x"}));
+  EXPECT_EQ(pts[5].id, 5);
+  SweepSpec s;
+  s.sets = {"seed=2"};
+  s.axes = {{"a", {"1", "2"}}, {"b", {"x", "y", "z"}}};
+  EXPECT_EQ(s.overrides(pts[4]), (std::vector<std::string>{"seed=2", "a=2", "b=y"}));
+  // 1000^3 = 1e9 points: refused before anything is allocated.
+  Axis big{"k", {}};
+  for (int i = 0; i < 1000; ++i) big.values.push_back(std::to_string(i));
+  EXPECT_THROW(cartesian({big, big, big}), InputError);
+}
+
+SweepSpec spec() {
+  SweepSpec s;
+  s.study = "test";
+  s.scenario = "none";
+  s.axes = {{"x", {"1", "2", "3", "4", "5"}}, {"mode", {"fast", "slow"}}};
+  return s;
+}
+
+// A stand-in study: y = x^2, text, and an error at x = 3, slow.
+Outcome square(const SweepPoint& p) {
+  const int64_t x = std::stoll(p.values[0]);
+  if (x == 3 && p.values[1] == "slow") return {false, "x = 3 is refused", {}};
+  Outcome o;
+  o.fields = {{"y", x * x}, {"half", static_cast<double>(x) / 2}, {"mode_seen", p.values[1]}, {"nothing", {}}};
+  if (p.values[1] == "slow") o.fields.push_back({"only_slow", int64_t{1}});  // a column not every point has
+  return o;
+}
+
+TEST(Sweep, StoresEveryPointAndReadsThemBackInOrder) {
+  const std::string db = temp_db("a.db");
+  const SweepStats st = run_sweep(spec(), db, square, 1);
+  EXPECT_EQ(st.points, 10);  // 5 x 2
+  EXPECT_EQ(st.ran, 10);
+  EXPECT_EQ(st.failed, 1);
+  const ResultTable t = read_results(db);
+  EXPECT_EQ(t.study, "test");
+  ASSERT_EQ(t.rows.size(), 10u);
+  // id, the axes, status, error, then the fields sorted by name.
+  EXPECT_EQ(t.columns, (std::vector<std::string>{"id", "x", "mode", "status", "error", "half", "mode_seen", "nothing",
+                                                 "only_slow", "y"}));
+  // Point 9 is x = 5, slow: y = 25, half = 2.5.
+  EXPECT_EQ(std::get<int64_t>(t.rows[9][0]), 9);
+  EXPECT_EQ(std::get<int64_t>(t.rows[9][1]), 5);
+  EXPECT_EQ(std::get<int64_t>(t.rows[9][9]), 25);
+  EXPECT_DOUBLE_EQ(std::get<double>(t.rows[9][5]), 2.5);
+  // Point 5 is x = 3, slow: the error, no fields.
+  EXPECT_EQ(std::get<std::string>(t.rows[5][3]), "error");
+  EXPECT_EQ(std::get<std::string>(t.rows[5][4]), "x = 3 is refused");
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(t.rows[5][9]));
+}
+
+TEST(Sweep, SameTableWhateverTheThreadCount) {
+  const std::string a = temp_db("j1.db"), b = temp_db("j4.db");
+  run_sweep(spec(), a, square, 1);
+  run_sweep(spec(), b, square, 4);
+  const ResultTable ta = read_results(a), tb = read_results(b);
+  EXPECT_EQ(ta.columns, tb.columns);
+  EXPECT_EQ(ta.rows, tb.rows);
+}
+
+TEST(Sweep, ResumesOnlyTheMissingPoints) {
+  const std::string db = temp_db("r.db");
+  run_sweep(spec(), db, square, 2);
+  // Two points lost (as if the sweep had been killed before committing them).
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(h, "DELETE FROM points WHERE id IN (2, 7)", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(h);
+  std::atomic<int> calls{0};
+  const SweepStats st = run_sweep(spec(), db, [&](const SweepPoint& p) {
+    ++calls;
+    return square(p);
+  }, 2);
+  EXPECT_EQ(calls.load(), 2);
+  EXPECT_EQ(st.already, 8);
+  const ResultTable t = read_results(db);
+  ASSERT_EQ(t.rows.size(), 10u);
+  for (size_t i = 0; i < t.rows.size(); ++i) EXPECT_EQ(std::get<int64_t>(t.rows[i][0]), static_cast<int64_t>(i));
+  // Run again: nothing left to do.
+  calls = 0;
+  run_sweep(spec(), db, [&](const SweepPoint& p) {
+    ++calls;
+    return square(p);
+  }, 1);
+  EXPECT_EQ(calls.load(), 0);
+}
+
+TEST(Sweep, ADifferentSweepOnTheSameDatabaseIsRefused) {
+  const std::string db = temp_db("d.db");
+  run_sweep(spec(), db, square, 1);
+  SweepSpec other = spec();
+  other.axes[0].values.push_back("6");
+  try {
+    run_sweep(other, db, square, 1);
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("holds another sweep"), std::string::npos);
+  }
+}
+
+TEST(Sweep, AnEvaluatorThatThrowsRecordsTheError) {
+  const std::string db = temp_db("e.db");
+  SweepSpec s = spec();
+  s.axes = {{"x", {"1", "2"}}};
+  const SweepStats st = run_sweep(s, db, [](const SweepPoint& p) -> Outcome {
+    if (p.values[0] == "2") throw InputError("bad point");
+    return {true, {}, {{"y", int64_t{1}}}};
+  }, 1);
+  EXPECT_EQ(st.failed, 1);
+  EXPECT_EQ(std::get<std::string>(read_results(db).rows[1][3]), "bad point");
+}
+
+TEST(Sweep, ReadingSomethingElseIsAnInputError) {
+  EXPECT_THROW(read_results(temp_db("missing.db")), InputError);
+}
+
+}  // namespace
+}  // namespace podnet::study
