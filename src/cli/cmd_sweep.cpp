@@ -125,8 +125,11 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
                              total, failed, elapsed, eta);
   };
   const study::SweepStats st = study::run_sweep(spec, o.results, evaluate, o.jobs, progress);
-  std::cerr << fmt::format("podnet sweep: {} point(s): {} already in {}, {} run now, {} with an error\n", st.points,
-                           st.already, o.results, st.ran, st.failed);
+  if (!st.reporter) return kExitOk;  // an MPI worker: rank 0 reports
+  std::cerr << fmt::format("podnet sweep: {} point(s): {} already in {}, {} run now, {} with an error{}\n", st.points,
+                           st.already, o.results, st.ran, st.failed,
+                           st.ranks > 1 ? fmt::format(" ({} MPI ranks: 1 coordinator, {} workers)", st.ranks, st.ranks - 1)
+                                        : "");
   return read_back(c, o);
 }
 
@@ -149,7 +152,9 @@ void add_sweep_command(CLI::App& app, Action& action) {
                   "the SQLite database: created, or resumed when it holds the same sweep (only missing points run); "
                   "without a scenario, read back")
       ->capture_default_str();
-  cmd->add_option("-j,--jobs", o->jobs, "points run at once (threads); results do not depend on it")
+  cmd->add_option("-j,--jobs", o->jobs,
+                  "points run at once (threads); results do not depend on it. Under mpirun -n N, rank 0 keeps the "
+                  "database and ranks 1..N-1 run one point at a time each")
       ->capture_default_str();
   cmd->add_option("--columns", o->columns, "table columns, comma-separated (default: the axes and the study's headline)");
   cmd->add_flag("--timing", o->timing, "also show each point's wall_seconds (the only column that varies run to run)");
@@ -167,6 +172,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
       "  podnet sweep leafspine-8k --study design --vary topology.oversubscription=1,2,3 --vary switch.radix=64,128\n"
       "  podnet sweep aipod-16k --study train --vary workload.tp=4,8 --vary network.routing=ecmp,adaptive -j 2\n"
       "  podnet sweep leafspine-8k --study bench --gpus 0-63 --vary server.nic_speed=200Gbps,400Gbps --results b.db\n"
+      "  mpirun -n 64 --hostfile hosts podnet sweep aipod-16k --study train --vary workload.dp=8..128*2 --results dp.db\n"
       "  podnet sweep --results b.db --format csv > b.csv");
   cmd->callback([&action, c, o] { action = [c, o] { return cmd_sweep(*c, *o); }; });
 }

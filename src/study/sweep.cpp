@@ -4,9 +4,13 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <filesystem>
 #include <fmt/format.h>
 #include <map>
+#include <mpi.h>
 #include <mutex>
 #include <set>
 #include <sqlite3.h>
@@ -204,103 +208,285 @@ std::vector<std::string> SweepSpec::overrides(const SweepPoint& p) const {
   return o;
 }
 
-SweepStats run_sweep(const SweepSpec& spec, const std::string& db_path, const Evaluate& evaluate, int jobs,
-                     const SweepProgress& progress) {
-  if (jobs < 1) throw InputError(fmt::format("-j {}: expected at least 1 thread", jobs));
-  const std::vector<SweepPoint> points = cartesian(spec.axes);
-  Db db(db_path, true);
-  db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
-  db.exec("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)");
-  const std::string def = spec.definition();
-  const std::string stored = db.meta("definition");
-  if (stored.empty()) {
-    std::string cols = "id INTEGER PRIMARY KEY";
-    for (const auto& a : spec.axes) cols += ", " + quote(a.key);
-    cols += ", status TEXT NOT NULL, error TEXT, wall_seconds REAL";
-    db.exec("BEGIN");
-    db.exec("CREATE TABLE points(" + cols + ")");
-    sqlite3_stmt* st = db.prepare("INSERT INTO meta(key, value) VALUES ('definition', ?1), ('format', 'podnet-sweep 1')");
-    sqlite3_bind_text(st, 1, def.c_str(), -1, SQLITE_TRANSIENT);
-    db.step_done(st);
-    std::string axes;
-    for (const auto& a : spec.axes) axes += a.key + "\n";
-    st = db.prepare("INSERT INTO meta(key, value) VALUES ('axes', ?1)");
-    sqlite3_bind_text(st, 1, axes.c_str(), -1, SQLITE_TRANSIENT);
-    db.step_done(st);
-    db.exec("COMMIT");
-  } else if (stored != def) {
-    throw InputError(fmt::format("{} holds another sweep:\n{}this one is:\n{}(use another --results file to keep both)",
-                                 db_path, stored, def));
-  }
-  std::set<int64_t> done;
-  {
-    sqlite3_stmt* st = db.prepare("SELECT id FROM points");
+namespace {
+
+// The database side of a sweep: opened (created, or checked to hold the same
+// definition), the points it still misses, and storing one point per
+// transaction. Not thread-safe: callers serialize store().
+class Store {
+ public:
+  Store(const SweepSpec& spec, const std::string& db_path, const SweepProgress& progress)
+      : spec_(spec), points_(cartesian(spec.axes)), db_(db_path, true), progress_(progress) {
+    db_.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
+    db_.exec("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+    const std::string def = spec.definition();
+    const std::string stored = db_.meta("definition");
+    if (stored.empty()) {
+      std::string cols = "id INTEGER PRIMARY KEY";
+      for (const auto& a : spec.axes) cols += ", " + quote(a.key);
+      cols += ", status TEXT NOT NULL, error TEXT, wall_seconds REAL";
+      db_.exec("BEGIN");
+      db_.exec("CREATE TABLE points(" + cols + ")");
+      sqlite3_stmt* st =
+          db_.prepare("INSERT INTO meta(key, value) VALUES ('definition', ?1), ('format', 'podnet-sweep 1')");
+      sqlite3_bind_text(st, 1, def.c_str(), -1, SQLITE_TRANSIENT);
+      db_.step_done(st);
+      std::string axes;
+      for (const auto& a : spec.axes) axes += a.key + "\n";
+      st = db_.prepare("INSERT INTO meta(key, value) VALUES ('axes', ?1)");
+      sqlite3_bind_text(st, 1, axes.c_str(), -1, SQLITE_TRANSIENT);
+      db_.step_done(st);
+      db_.exec("COMMIT");
+    } else if (stored != def) {
+      throw InputError(fmt::format(
+          "{} holds another sweep:\n{}this one is:\n{}(use another --results file to keep both)", db_path, stored, def));
+    }
+    std::set<int64_t> done;
+    sqlite3_stmt* st = db_.prepare("SELECT id FROM points");
     while (sqlite3_step(st) == SQLITE_ROW) done.insert(sqlite3_column_int64(st, 0));
     sqlite3_finalize(st);
+    for (const auto& p : points_)
+      if (!done.count(p.id)) todo_.push_back(&p);
+    stats_.points = static_cast<int64_t>(points_.size());
+    stats_.already = stats_.points - static_cast<int64_t>(todo_.size());
+    for (const auto& c : db_.columns("points")) columns_.insert(c);
+    for (const auto& a : spec.axes) axis_keys_.insert(a.key);
   }
-  std::vector<const SweepPoint*> todo;
-  for (const auto& p : points)
-    if (!done.count(p.id)) todo.push_back(&p);
 
-  SweepStats stats;
-  stats.points = static_cast<int64_t>(points.size());
-  stats.already = stats.points - static_cast<int64_t>(todo.size());
-  std::set<std::string> columns;
-  for (const auto& c : db.columns("points")) columns.insert(c);
-  std::set<std::string> axis_keys;
-  for (const auto& a : spec.axes) axis_keys.insert(a.key);
+  const std::vector<const SweepPoint*>& todo() const { return todo_; }
+  const std::vector<SweepPoint>& points() const { return points_; }
+  const SweepStats& stats() const { return stats_; }
 
-  std::mutex mu;  // guards db, columns and stats
-  const auto start = std::chrono::steady_clock::now();
-  auto store = [&](const SweepPoint& p, const Outcome& o, double wall) {
-    std::lock_guard<std::mutex> lock(mu);
-    db.exec("BEGIN IMMEDIATE");
+  void store(const SweepPoint& p, const Outcome& o, double wall) {
+    db_.exec("BEGIN IMMEDIATE");
     try {
       std::vector<std::pair<std::string, const Value*>> fields;
       for (const auto& f : o.fields) {
         std::string name = f.name;
-        if (axis_keys.count(name) || std::count(std::begin(kFixed), std::end(kFixed), name)) name = "result." + name;
-        if (!columns.count(name)) {
-          db.exec("ALTER TABLE points ADD COLUMN " + quote(name));
-          columns.insert(name);
+        if (axis_keys_.count(name) || std::count(std::begin(kFixed), std::end(kFixed), name)) name = "result." + name;
+        if (!columns_.count(name)) {
+          db_.exec("ALTER TABLE points ADD COLUMN " + quote(name));
+          columns_.insert(name);
         }
         fields.emplace_back(name, &f.value);
       }
       std::string cols = "id, status, error, wall_seconds", marks = "?1, ?2, ?3, ?4";
-      for (size_t k = 0; k < spec.axes.size(); ++k) {
-        cols += ", " + quote(spec.axes[k].key);
+      for (size_t k = 0; k < spec_.axes.size(); ++k) {
+        cols += ", " + quote(spec_.axes[k].key);
         marks += fmt::format(", ?{}", 5 + k);
       }
-      const size_t base = 5 + spec.axes.size();
+      const size_t base = 5 + spec_.axes.size();
       for (size_t k = 0; k < fields.size(); ++k) {
         cols += ", " + quote(fields[k].first);
         marks += fmt::format(", ?{}", base + k);
       }
-      sqlite3_stmt* st = db.prepare("INSERT INTO points(" + cols + ") VALUES (" + marks + ")");
+      sqlite3_stmt* st = db_.prepare("INSERT INTO points(" + cols + ") VALUES (" + marks + ")");
       sqlite3_bind_int64(st, 1, p.id);
       sqlite3_bind_text(st, 2, o.ok ? "ok" : "error", -1, SQLITE_STATIC);
       if (o.ok) sqlite3_bind_null(st, 3);
       else sqlite3_bind_text(st, 3, o.error.c_str(), -1, SQLITE_TRANSIENT);
       sqlite3_bind_double(st, 4, wall);
-      for (size_t k = 0; k < spec.axes.size(); ++k) {
+      for (size_t k = 0; k < spec_.axes.size(); ++k) {
         int64_t iv = 0;
         if (to_int(p.values[k], iv)) sqlite3_bind_int64(st, static_cast<int>(5 + k), iv);
         else sqlite3_bind_text(st, static_cast<int>(5 + k), p.values[k].c_str(), -1, SQLITE_TRANSIENT);
       }
       for (size_t k = 0; k < fields.size(); ++k) bind(st, static_cast<int>(base + k), *fields[k].second);
-      db.step_done(st);
-      db.exec("COMMIT");
+      db_.step_done(st);
+      db_.exec("COMMIT");
     } catch (...) {
-      db.exec("ROLLBACK");
+      db_.exec("ROLLBACK");
       throw;
     }
-    ++stats.ran;
-    if (!o.ok) ++stats.failed;
-    if (progress.point)
-      progress.point(stats.ran, static_cast<int64_t>(todo.size()), stats.failed,
-                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  };
+    ++stats_.ran;
+    if (!o.ok) ++stats_.failed;
+    if (progress_.point)
+      progress_.point(stats_.ran, static_cast<int64_t>(todo_.size()), stats_.failed,
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
+  }
 
+ private:
+  const SweepSpec& spec_;
+  std::vector<SweepPoint> points_;
+  Db db_;
+  SweepProgress progress_;
+  std::vector<const SweepPoint*> todo_;
+  SweepStats stats_;
+  std::set<std::string> columns_, axis_keys_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+// One point, timed; an exception is the point's error.
+Outcome evaluate_one(const Evaluate& evaluate, const SweepPoint& p, double& wall) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Outcome o;
+  try {
+    o = evaluate(p);
+  } catch (const std::exception& e) {
+    o = Outcome{false, e.what(), {}};
+  }
+  wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return o;
+}
+
+// ---- MPI: rank 0 owns the database and hands out points; the other ranks evaluate them.
+
+void put_bytes(std::string& b, const void* p, size_t n) { b.append(static_cast<const char*>(p), n); }
+template <class T>
+void put(std::string& b, T v) {
+  put_bytes(b, &v, sizeof v);
+}
+void put_string(std::string& b, const std::string& s) {
+  put<uint64_t>(b, s.size());
+  b += s;
+}
+template <class T>
+T get(const std::string& b, size_t& at) {
+  T v;
+  if (at + sizeof v > b.size()) throw Error("sweep: a truncated message between MPI ranks");
+  std::memcpy(&v, b.data() + at, sizeof v);
+  at += sizeof v;
+  return v;
+}
+std::string get_string(const std::string& b, size_t& at) {
+  const auto n = get<uint64_t>(b, at);
+  if (at + n > b.size()) throw Error("sweep: a truncated message between MPI ranks");
+  std::string s = b.substr(at, n);
+  at += n;
+  return s;
+}
+
+// A finished point as bytes: id, wall, ok, error, fields (name, type, value); values bit-exact.
+std::string encode(int64_t id, double wall, const Outcome& o) {
+  std::string b;
+  put<int64_t>(b, id);
+  put<double>(b, wall);
+  put<uint8_t>(b, o.ok ? 1 : 0);
+  put_string(b, o.error);
+  put<uint64_t>(b, o.fields.size());
+  for (const auto& f : o.fields) {
+    put_string(b, f.name);
+    put<uint8_t>(b, static_cast<uint8_t>(f.value.index()));
+    if (std::holds_alternative<int64_t>(f.value)) put<int64_t>(b, std::get<int64_t>(f.value));
+    else if (std::holds_alternative<double>(f.value)) put<double>(b, std::get<double>(f.value));
+    else if (std::holds_alternative<std::string>(f.value)) put_string(b, std::get<std::string>(f.value));
+  }
+  return b;
+}
+
+Outcome decode(const std::string& b, int64_t& id, double& wall) {
+  size_t at = 0;
+  id = get<int64_t>(b, at);
+  wall = get<double>(b, at);
+  Outcome o;
+  o.ok = get<uint8_t>(b, at) != 0;
+  o.error = get_string(b, at);
+  const auto n = get<uint64_t>(b, at);
+  for (uint64_t k = 0; k < n; ++k) {
+    Field f;
+    f.name = get_string(b, at);
+    switch (get<uint8_t>(b, at)) {
+      case 1: f.value = get<int64_t>(b, at); break;
+      case 2: f.value = get<double>(b, at); break;
+      case 3: f.value = get_string(b, at); break;
+      default: break;
+    }
+    o.fields.push_back(std::move(f));
+  }
+  return o;
+}
+
+constexpr int kTagResult = 1, kTagWork = 2;
+
+SweepStats run_mpi(const SweepSpec& spec, const std::string& db_path, const Evaluate& evaluate,
+                   const SweepProgress& progress) {
+  MPI_Init(nullptr, nullptr);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  SweepStats stats;
+  if (rank == 0) {
+    // The coordinator: a worker's message is its last result (id -1 for none); the reply is the id
+    // of the next point to run (-1: stop). It polls (MPI_Iprobe + 1 ms sleep) rather than spinning in MPI_Recv.
+    std::unique_ptr<Store> store;
+    std::string fatal;
+    try {
+      store = std::make_unique<Store>(spec, db_path, progress);
+    } catch (const std::exception& e) {
+      fatal = e.what();
+    }
+    const std::vector<const SweepPoint*> empty;
+    const auto& todo = store ? store->todo() : empty;
+    std::map<int64_t, const SweepPoint*> by_id;
+    for (const auto* p : todo) by_id[p->id] = p;
+    size_t next = 0;
+    int stopped = 0;
+    while (stopped < size - 1) {
+      int ready = 0;
+      MPI_Status st;
+      MPI_Iprobe(MPI_ANY_SOURCE, kTagResult, MPI_COMM_WORLD, &ready, &st);
+      if (!ready) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        continue;
+      }
+      int n = 0;
+      MPI_Get_count(&st, MPI_BYTE, &n);
+      std::string buf(static_cast<size_t>(n), '\0');
+      MPI_Recv(buf.data(), n, MPI_BYTE, st.MPI_SOURCE, kTagResult, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      int64_t id = -1;
+      double wall = 0;
+      const Outcome o = decode(buf, id, wall);
+      if (id >= 0 && fatal.empty()) {
+        try {
+          store->store(*by_id.at(id), o, wall);
+        } catch (const std::exception& e) {
+          fatal = e.what();  // stop handing out work; report once every worker has stopped
+        }
+      }
+      int64_t work = -1;
+      if (fatal.empty() && next < todo.size()) work = todo[next++]->id;
+      else ++stopped;
+      MPI_Send(&work, 1, MPI_INT64_T, st.MPI_SOURCE, kTagWork, MPI_COMM_WORLD);
+    }
+    if (store) stats = store->stats();
+    MPI_Finalize();
+    if (!fatal.empty()) throw InputError(fatal);
+    stats.ranks = size;
+    return stats;
+  }
+  // A worker: needs the grid only (the coordinator owns the database).
+  const std::vector<SweepPoint> points = cartesian(spec.axes);
+  std::string msg = encode(-1, 0, Outcome{});
+  for (;;) {
+    MPI_Send(msg.data(), static_cast<int>(msg.size()), MPI_BYTE, 0, kTagResult, MPI_COMM_WORLD);
+    int64_t id = -1;
+    MPI_Recv(&id, 1, MPI_INT64_T, 0, kTagWork, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (id < 0) break;
+    double wall = 0;
+    const Outcome o = evaluate_one(evaluate, points[static_cast<size_t>(id)], wall);
+    msg = encode(id, wall, o);
+  }
+  MPI_Finalize();
+  stats.reporter = false;
+  stats.ranks = size;
+  return stats;
+}
+
+}  // namespace
+
+int mpi_ranks() {
+  // Set by Open MPI's launcher (mpirun / mpiexec) in every rank it starts.
+  const char* n = std::getenv("OMPI_COMM_WORLD_SIZE");
+  return n ? std::max(1, std::atoi(n)) : 1;
+}
+
+SweepStats run_sweep(const SweepSpec& spec, const std::string& db_path, const Evaluate& evaluate, int jobs,
+                     const SweepProgress& progress) {
+  if (jobs < 1) throw InputError(fmt::format("-j {}: expected at least 1 thread", jobs));
+  if (mpi_ranks() > 1) return run_mpi(spec, db_path, evaluate, progress);
+  Store store(spec, db_path, progress);
+  const auto& todo = store.todo();
+  std::mutex mu;  // guards store and fatal
   std::atomic<size_t> next{0};
   std::exception_ptr fatal;  // a database error stops the sweep
   auto worker = [&] {
@@ -311,19 +497,12 @@ SweepStats run_sweep(const SweepSpec& spec, const std::string& db_path, const Ev
       }
       const size_t i = next.fetch_add(1);
       if (i >= todo.size()) return;
-      const SweepPoint& p = *todo[i];
-      const auto t0 = std::chrono::steady_clock::now();
-      Outcome o;
+      double wall = 0;
+      const Outcome o = evaluate_one(evaluate, *todo[i], wall);
+      std::lock_guard<std::mutex> lock(mu);
       try {
-        o = evaluate(p);
-      } catch (const std::exception& e) {
-        o = Outcome{false, e.what(), {}};
-      }
-      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      try {
-        store(p, o, wall);
+        store.store(*todo[i], o, wall);
       } catch (...) {
-        std::lock_guard<std::mutex> lock(mu);
         if (!fatal) fatal = std::current_exception();
         return;
       }
@@ -338,7 +517,7 @@ SweepStats run_sweep(const SweepSpec& spec, const std::string& db_path, const Ev
     for (auto& t : pool) t.join();
   }
   if (fatal) std::rethrow_exception(fatal);
-  return stats;
+  return store.stats();
 }
 
 ResultTable read_results(const std::string& db_path, bool timing) {

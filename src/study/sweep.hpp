@@ -86,10 +86,20 @@ struct SweepStats {
   int64_t already = 0;      // found finished in the database
   int64_t ran = 0;          // run now
   int64_t failed = 0;       // of those, with an error
+  int ranks = 1;            // MPI processes (1 without mpirun)
+  bool reporter = true;     // this process holds the results (false on MPI ranks other than 0)
 };
+
+// Processes of the MPI job this one belongs to (Open MPI's OMPI_COMM_WORLD_SIZE; 1 outside mpirun).
+int mpi_ranks();
 
 // Opens (or creates) `db_path`, runs the points it does not hold on `jobs`
 // threads (>= 1) and stores each as it finishes.
+//
+// Under `mpirun -n N` (N >= 2), rank 0 owns the database and hands out one
+// point at a time to whichever rank asks next (long and short points mix
+// well); ranks 1..N-1 evaluate and send back each result, its values
+// bit-exact; `jobs` is then ignored. Only rank 0 returns reporter = true.
 SweepStats run_sweep(const SweepSpec& spec, const std::string& db_path, const Evaluate& evaluate, int jobs,
                      const SweepProgress& progress = {});
 
