@@ -27,6 +27,7 @@ int run(int argc, char** argv) {
   add_reliability_command(app, action);
   add_calibrate_command(app, action);
   add_sweep_command(app, action);
+  add_diff_command(app, action);
   add_run_command(app, action);
   add_resolve_command(app, action);
 

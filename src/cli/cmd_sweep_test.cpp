@@ -100,3 +100,32 @@ TEST(SweepCli, MpiRanksGiveTheSameTableAsOneProcess) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(DiffCli, WhatIfOnOneKey) {
+  const Result r = run("diff leafspine-8k leafspine-8k --study design --set-b topology.oversubscription=3:1", true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("inputs that differ (1)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("topology.oversubscription"), std::string::npos);
+  // 3:1 leaves keep fewer uplinks: fewer leaf-spine links.
+  const Result j = run("diff leafspine-8k leafspine-8k --study design --set-b topology.oversubscription=3:1 --format json");
+  ASSERT_EQ(j.status, 0);
+  EXPECT_NE(j.out.find("\"field\": \"bom.links.leaf-spine\""), std::string::npos) << j.out.substr(0, 3000);
+}
+
+TEST(DiffCli, TwoSavedResults) {
+  const std::string a = (dir() / "a.json").string(), b = (dir() / "b.json").string();
+  ASSERT_EQ(run_shell(std::string(PODNET_BINARY) + " design leafspine-8k --format json > " + a).status, 0);
+  ASSERT_EQ(run_shell(std::string(PODNET_BINARY) + " design leafspine-8k --set switch.radix=64 --set topology.tiers=3 "
+                      "--format json > " + b).status, 0);
+  const Result r = run("diff " + a + " " + b, true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("design:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("bom.switches.total"), std::string::npos) << r.out;
+  // Identical documents: nothing changed.
+  const Result same = run("diff " + a + " " + a, true);
+  EXPECT_NE(same.out.find("0 field(s) changed"), std::string::npos) << same.out;
+}
+
+}  // namespace

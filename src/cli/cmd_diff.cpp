@@ -1,0 +1,144 @@
+// `podnet diff A B`: two scenarios (or two result documents) side by side -
+// the inputs that differ, then each study's results that differ, with the
+// iteration's change attributed to its breakdown (report/diff.hpp).
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+
+#include "cli/common.hpp"
+#include "collective/gpu_list.hpp"
+#include "core/error.hpp"
+#include "report/bench_report.hpp"
+#include "report/diff.hpp"
+#include "report/reliability_report.hpp"
+#include "report/train_report.hpp"
+#include "study/bench.hpp"
+#include "study/reliability.hpp"
+#include "study/train.hpp"
+
+namespace podnet::cli {
+
+namespace {
+
+struct DiffOptions {
+  std::string a, b;
+  std::vector<std::string> sets, sets_a, sets_b, adds;
+  std::string studies = "design,train";
+  std::string format = "table";
+  bool all = false;
+  std::string op = "allreduce", min_size = "1MiB", max_size = "1GiB", gpus;
+  double factor = 4;
+};
+
+Bytes parse_size(const std::string& text, const char* option) {
+  std::string t = text;
+  if (!t.empty() && (t.back() == 'K' || t.back() == 'M' || t.back() == 'G' || t.back() == 'T')) t += "iB";
+  Bytes v = 0;
+  std::string expected;
+  if (!parse_bytes(t, v, expected)) throw InputError(fmt::format("{} {}: expected {}", option, text, expected));
+  return v;
+}
+
+// A podnet result document (a .json file with schema_version and run.command), or null.
+nlohmann::json result_document(const std::string& path) {
+  if (path.size() < 5 || path.substr(path.size() - 5) != ".json") return nullptr;
+  std::ifstream f(path);
+  if (!f) throw InputError(fmt::format("{}: cannot read", path));
+  nlohmann::json d;
+  try {
+    f >> d;
+  } catch (const std::exception& e) {
+    throw InputError(fmt::format("{}: not JSON: {}", path, e.what()));
+  }
+  if (!d.is_object() || !d.contains("run") || !d["run"].contains("command"))
+    throw InputError(fmt::format("{}: not a podnet result document (no run.command; write one with --format json)", path));
+  return d;
+}
+
+report::DiffSide side(const std::string& what, const std::vector<std::string>& sets, const DiffOptions& o,
+                      const std::vector<std::string>& studies) {
+  report::DiffSide s;
+  s.label = what;
+  const nlohmann::json doc = result_document(what);
+  if (!doc.is_null()) {
+    s.documents.push_back({doc["run"]["command"].get<std::string>(), doc});
+    return s;
+  }
+  const scenario::Setup setup = scenario::resolve(scenario::load(what, sets, o.adds));
+  s.resolved_yaml = setup.scenario.resolved_yaml();
+  for (const auto& st : studies) {
+    if (st == "design") {
+      s.documents.push_back({st, design_document(setup.scenario, setup.fabric, "design")});
+    } else if (st == "train") {
+      s.documents.push_back({st, report::train_document(setup, study::train(setup, {}))});
+    } else if (st == "reliability") {
+      s.documents.push_back({st, report::reliability_document(setup, study::reliability(setup))});
+    } else if (st == "bench") {
+      study::BenchRequest r;
+      r.op = collective::parse_op(o.op);
+      r.sizes = study::size_series(parse_size(o.min_size, "--min"), parse_size(o.max_size, "--max"), o.factor);
+      if (!o.gpus.empty()) r.group = collective::parse_gpu_list(o.gpus, static_cast<int32_t>(setup.fabric.gpus.size()));
+      s.documents.push_back({st, report::bench_document(setup, study::bench(setup, r))});
+    } else {
+      throw InputError(fmt::format("--study {}: expected design, bench, train or reliability (comma-separated)", st));
+    }
+  }
+  return s;
+}
+
+int cmd_diff(const DiffOptions& o) {
+  std::vector<std::string> studies;
+  for (size_t start = 0; start <= o.studies.size();) {
+    const auto c = o.studies.find(',', start);
+    const std::string st = o.studies.substr(start, c == std::string::npos ? std::string::npos : c - start);
+    if (!st.empty()) studies.push_back(st);
+    if (c == std::string::npos) break;
+    start = c + 1;
+  }
+  // A result document decides the study of the other side.
+  for (const auto& path : {o.a, o.b}) {
+    const nlohmann::json d = result_document(path);
+    if (!d.is_null()) studies = {d["run"]["command"].get<std::string>()};
+  }
+  std::vector<std::string> sa = o.sets, sb = o.sets;
+  sa.insert(sa.end(), o.sets_a.begin(), o.sets_a.end());
+  sb.insert(sb.end(), o.sets_b.begin(), o.sets_b.end());
+  const report::DiffSide a = side(o.a, sa, o, studies), b = side(o.b, sb, o, studies);
+  const nlohmann::json doc = report::diff_document(a, b);
+  if (o.format == "json") report::write_json(doc, std::cout);
+  else report::write_diff_table(doc, std::cout, o.all ? 0 : 25);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_diff_command(CLI::App& app, Action& action) {
+  auto o = std::make_shared<DiffOptions>();
+  auto* cmd = app.add_subcommand("diff", "two scenarios (or two result documents) side by side: inputs and results "
+                                         "that differ, the iteration's change split over its breakdown");
+  cmd->add_option("a", o->a, "scenario file, built-in name, or a result document (.json from --format json)")
+      ->required();
+  cmd->add_option("b", o->b, "the other one (the same scenario with --set-b compares a what-if)")->required();
+  cmd->add_option("--study", o->studies, "studies to run on both, comma-separated: design, bench, train, reliability")
+      ->capture_default_str();
+  cmd->add_option("--set", o->sets, "override a key on both sides (repeatable)")->type_name("KEY=VALUE");
+  cmd->add_option("--set-a", o->sets_a, "override a key on A only (repeatable)")->type_name("KEY=VALUE");
+  cmd->add_option("--set-b", o->sets_b, "override a key on B only (repeatable)")->type_name("KEY=VALUE");
+  cmd->add_option("--config-add", o->adds, "merge a scenario fragment on both sides (repeatable)")->type_name("FILE");
+  cmd->add_option("-f,--format", o->format, "table (default) or json")->check(CLI::IsMember({"table", "json"}));
+  cmd->add_flag("--all", o->all, "show every changed field (default: the 25 largest relative changes per study)");
+  cmd->add_option("--op", o->op, "bench: the collective")->capture_default_str();
+  cmd->add_option("-b,--min", o->min_size, "bench: smallest size")->capture_default_str();
+  cmd->add_option("-e,--max", o->max_size, "bench: largest size")->capture_default_str();
+  cmd->add_option("-F,--factor", o->factor, "bench: size factor")->capture_default_str();
+  cmd->add_option("-g,--gpus", o->gpus, "bench: GPU ranks (default all)");
+  cmd->footer("Examples:\n"
+              "  podnet diff aipod-16k aipod-16k --set-b topology.oversubscription=2:1     # what-if on one key\n"
+              "  podnet diff leafspine-8k fat-tree-k48 --study design\n"
+              "  podnet diff aipod-16k aipod-16k --study bench --gpus 0-1023:8 --set-b network.routing=adaptive\n"
+              "  podnet diff before.json after.json                                          # two saved results");
+  cmd->callback([&action, o] { action = [o] { return cmd_diff(*o); }; });
+}
+
+}  // namespace podnet::cli

@@ -1,0 +1,202 @@
+#include "report/diff.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <ostream>
+#include <sstream>
+
+#include "report/report.hpp"
+#include "report/sweep_report.hpp"
+
+namespace podnet::report {
+
+namespace {
+
+nlohmann::json json_of(const study::Value& v) {
+  if (std::holds_alternative<int64_t>(v)) return std::get<int64_t>(v);
+  if (std::holds_alternative<double>(v)) return std::get<double>(v);
+  if (std::holds_alternative<std::string>(v)) return std::get<std::string>(v);
+  return nullptr;
+}
+
+bool number(const nlohmann::json& v) { return v.is_number(); }
+
+std::string text(const nlohmann::json& v) {
+  if (v.is_null()) return "-";
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return thousands(v.get<int64_t>());
+  if (v.is_number()) return format_number(v.get<double>(), 4);
+  return v.dump();
+}
+
+std::string signed_text(double d) {
+  const std::string t = format_number(std::fabs(d), 4);
+  return (d < 0 ? "-" : "+") + t;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> flatten_resolved(const std::string& yaml) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::istringstream in(yaml);
+  std::string section, line, key;
+  for (std::string l; std::getline(in, l);) {
+    if (l.empty() || l[0] == '#') continue;
+    const size_t indent = l.find_first_not_of(' ');
+    if (indent == std::string::npos) continue;
+    const auto colon = l.find(':', indent);
+    if (indent == 0) {
+      if (colon == std::string::npos) continue;
+      const std::string k = l.substr(0, colon);
+      std::string v = colon + 1 < l.size() ? l.substr(colon + 1) : "";
+      if (!v.empty() && v[0] == ' ') v.erase(0, 1);
+      section = k;
+      key.clear();
+      if (!v.empty()) out.push_back({k, v});
+      continue;
+    }
+    if (indent == 2 && colon != std::string::npos && l[2] != '-') {
+      key = section + "." + l.substr(2, colon - 2);
+      std::string v = colon + 1 < l.size() ? l.substr(colon + 1) : "";
+      if (!v.empty() && v[0] == ' ') v.erase(0, 1);
+      out.push_back({key, v});
+      continue;
+    }
+    // Deeper lines (list entries, nested maps) belong to the last key or the section.
+    const std::string owner = key.empty() ? section : key;
+    if (!out.empty() && out.back().first == owner) {
+      out.back().second += (out.back().second.empty() ? "" : " ") + l.substr(indent);
+    } else {
+      out.push_back({owner, l.substr(indent)});
+    }
+  }
+  return out;
+}
+
+nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
+  nlohmann::json doc;
+  doc["schema_version"] = kSchemaVersion;
+  doc["a"] = a.label;
+  doc["b"] = b.label;
+  nlohmann::json inputs = nlohmann::json::array();
+  if (!a.resolved_yaml.empty() && !b.resolved_yaml.empty()) {
+    std::map<std::string, std::string> ma, mb;
+    for (const auto& [k, v] : flatten_resolved(a.resolved_yaml))
+      if (k != "name") ma[k] = v;
+    for (const auto& [k, v] : flatten_resolved(b.resolved_yaml))
+      if (k != "name") mb[k] = v;
+    std::map<std::string, int> keys;
+    for (const auto& [k, v] : ma) keys[k] = 0;
+    for (const auto& [k, v] : mb) keys[k] = 0;
+    for (const auto& [k, unused] : keys) {
+      const auto ia = ma.find(k), ib = mb.find(k);
+      const nlohmann::json va = ia == ma.end() ? nlohmann::json(nullptr) : nlohmann::json(ia->second);
+      const nlohmann::json vb = ib == mb.end() ? nlohmann::json(nullptr) : nlohmann::json(ib->second);
+      if (va != vb) inputs.push_back({{"key", k}, {"a", va}, {"b", vb}});
+    }
+  }
+  doc["inputs"] = inputs;
+  nlohmann::json studies = nlohmann::json::object();
+  for (const auto& [study, da] : a.documents) {
+    const auto it = std::find_if(b.documents.begin(), b.documents.end(), [&](const auto& p) { return p.first == study; });
+    if (it == b.documents.end()) continue;
+    std::map<std::string, nlohmann::json> fa, fb;
+    for (const auto& f : sweep_fields(da)) fa[f.name] = json_of(f.value);
+    for (const auto& f : sweep_fields(it->second)) fb[f.name] = json_of(f.value);
+    nlohmann::json changed = nlohmann::json::array(), only_a = nlohmann::json::array(),
+                   only_b = nlohmann::json::array();
+    int64_t same = 0;
+    for (const auto& [name, va] : fa) {
+      const auto jb = fb.find(name);
+      if (jb == fb.end()) {
+        only_a.push_back(name);
+        continue;
+      }
+      const nlohmann::json& vb = jb->second;
+      if (number(va) && number(vb)) {
+        const double x = va.get<double>(), y = vb.get<double>();
+        if (std::fabs(y - x) <= 1e-9 * std::max(std::fabs(x), std::fabs(y))) {
+          ++same;
+          continue;
+        }
+        changed.push_back({{"field", name}, {"a", va}, {"b", vb}, {"delta", round_to(y - x, 6)},
+                           {"ratio", x != 0 ? nlohmann::json(round_to(y / x, 6)) : nlohmann::json(nullptr)}});
+      } else if (va != vb) {
+        changed.push_back({{"field", name}, {"a", va}, {"b", vb}});
+      } else {
+        ++same;
+      }
+    }
+    for (const auto& [name, vb] : fb)
+      if (!fa.count(name)) only_b.push_back(name);
+    studies[study] = {{"changed", changed}, {"same", same}, {"only_a", only_a}, {"only_b", only_b}};
+    if (study == "train" && fa.count("iteration_time_ms") && fb.count("iteration_time_ms") &&
+        number(fa["iteration_time_ms"]) && number(fb["iteration_time_ms"])) {
+      // The breakdown adds up to the iteration time on each side, so its changes add up to the iteration's.
+      nlohmann::json parts = nlohmann::json::object();
+      for (const char* p : {"compute", "tp", "pp", "dp", "ep", "cp", "bubble"}) {
+        const std::string k = std::string("breakdown_ms.") + p;
+        if (fa.count(k) && fb.count(k) && number(fa[k]) && number(fb[k]))
+          parts[p] = round_to(fb[k].get<double>() - fa[k].get<double>(), 6);
+      }
+      doc["attribution"]["train"] = {
+          {"iteration_time_ms_delta",
+           round_to(fb["iteration_time_ms"].get<double>() - fa["iteration_time_ms"].get<double>(), 6)},
+          {"by_breakdown_ms", parts}};
+    }
+  }
+  doc["studies"] = studies;
+  return doc;
+}
+
+void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit) {
+  out << fmt::format("podnet diff: A = {}, B = {}\n", doc["a"].get<std::string>(), doc["b"].get<std::string>());
+  const auto& inputs = doc["inputs"];
+  if (!inputs.empty()) {
+    out << fmt::format("\n  inputs that differ ({}):\n", inputs.size());
+    Table t({"key", "A", "B"});
+    for (const auto& i : inputs) t.add({i["key"].get<std::string>(), text(i["a"]), text(i["b"])});
+    t.write(out, "    ");
+  }
+  for (auto it = doc["studies"].begin(); it != doc["studies"].end(); ++it) {
+    const auto& s = it.value();
+    std::vector<nlohmann::json> changed(s["changed"].begin(), s["changed"].end());
+    // Largest relative changes first; text changes after numbers.
+    auto rel = [](const nlohmann::json& c) {
+      if (!c.contains("ratio") || c["ratio"].is_null()) return c.contains("delta") ? 1e300 : -1.0;
+      return std::fabs(std::log(std::max(c["ratio"].get<double>(), 1e-300)));
+    };
+    std::stable_sort(changed.begin(), changed.end(), [&](const auto& x, const auto& y) { return rel(x) > rel(y); });
+    out << fmt::format("\n  {}: {} field(s) changed, {} the same{}\n", it.key(), changed.size(),
+                       s["same"].get<int64_t>(),
+                       s["only_a"].empty() && s["only_b"].empty()
+                           ? ""
+                           : fmt::format(", {} only in A, {} only in B", s["only_a"].size(), s["only_b"].size()));
+    if (it.key() == "train" && doc.contains("attribution") && doc["attribution"].contains("train")) {
+      const auto& at = doc["attribution"]["train"];
+      std::string parts;
+      for (auto p = at["by_breakdown_ms"].begin(); p != at["by_breakdown_ms"].end(); ++p)
+        if (std::fabs(p.value().get<double>()) > 1e-9)
+          parts += fmt::format("{}{} {} ms", parts.empty() ? "" : ", ", p.key(), signed_text(p.value().get<double>()));
+      out << fmt::format("    iteration time {} ms{}\n", signed_text(at["iteration_time_ms_delta"].get<double>()),
+                         parts.empty() ? "" : ": " + parts);
+    }
+    if (changed.empty()) continue;
+    Table t({"field", "A", "B", "B - A", "B / A"});
+    size_t shown = 0;
+    for (const auto& c : changed) {
+      if (limit && shown == limit) break;
+      ++shown;
+      t.add({c["field"].get<std::string>(), text(c["a"]), text(c["b"]),
+             c.contains("delta") ? signed_text(c["delta"].get<double>()) : "",
+             c.contains("ratio") && !c["ratio"].is_null() ? format_number(c["ratio"].get<double>(), 4) : ""});
+    }
+    t.write(out, "    ");
+    if (shown < changed.size())
+      out << fmt::format("    ... {} more (--all, or --format json)\n", changed.size() - shown);
+  }
+}
+
+}  // namespace podnet::report

@@ -1,0 +1,37 @@
+// `podnet diff`: two scenarios (or two result documents) side by side.
+//
+// Each side is flattened to named fields (sweep_fields: scalars outside
+// arrays, bench rows per size); a field differs when its values differ
+// (numbers: by more than 1e-9 relative). The inputs are compared on the
+// resolved scenarios (every default filled in), key by key. Attribution:
+// the training iteration's change is split over its breakdown
+// (breakdown_ms.{compute,tp,pp,dp,ep,cp,bubble} add up to the iteration
+// time, so their changes add up to its change); a design's switch, link,
+// cable and power changes are already per tier in their names
+// (bom.switches.leaf, bom.links.leaf-spine, ...).
+#pragma once
+
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace podnet::report {
+
+struct DiffSide {
+  std::string label;           // what the user named (file, built-in name, result document)
+  std::string resolved_yaml;   // the scenario with every default (empty for a result document)
+  // One result document per study, by study name ("design", "train", ...).
+  std::vector<std::pair<std::string, nlohmann::json>> documents;
+};
+
+// {"a", "b", "inputs": [{key, a, b}], "studies": {STUDY: {"changed": [{field, a, b, delta, ratio}],
+//  "same": N, "only_a": [...], "only_b": [...]}}, "attribution": {"train": {...}}}
+nlohmann::json diff_document(const DiffSide& a, const DiffSide& b);
+// `limit`: changed fields shown per study (the largest relative changes first; 0 = all).
+void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit = 25);
+
+// The resolved YAML as "section.key" -> value lines (nested lists kept as one text per key).
+std::vector<std::pair<std::string, std::string>> flatten_resolved(const std::string& yaml);
+
+}  // namespace podnet::report

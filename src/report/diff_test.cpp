@@ -1,0 +1,65 @@
+#include "report/diff.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace podnet::report {
+namespace {
+
+TEST(Diff, ResolvedScenarioFlattensToSectionKeys) {
+  const auto f = flatten_resolved(
+      "# resolved\nschema_version: 1\nname: t\ntopology:\n  family: fat_tree\n  gpus: 64\n"
+      "failures:\n  - {at: 0s, gpu: 1, action: slow, factor: 2}\n  - {random: 2}\n");
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {"schema_version", "1"}, {"name", "t"}, {"topology.family", "fat_tree"}, {"topology.gpus", "64"},
+      {"failures", "- {at: 0s, gpu: 1, action: slow, factor: 2} - {random: 2}"}};
+  EXPECT_EQ(f, want);
+}
+
+nlohmann::json train_doc(double compute, double tp, double bubble, const std::string& engine) {
+  // The breakdown adds up to the iteration time.
+  return {{"iteration_time_ms", compute + tp + bubble},
+          {"breakdown_ms", {{"compute", compute}, {"tp", tp}, {"bubble", bubble}}},
+          {"engine", engine},
+          {"stages", {1, 2, 3}},  // arrays are not compared
+          {"run", {{"command", "train"}}}};
+}
+
+TEST(Diff, ChangedFieldsAndTheIterationSplitOverItsBreakdown) {
+  DiffSide a{"A", "topology:\n  gpus: 64\n", {{"train", train_doc(100, 20, 30, "flow")}}};
+  DiffSide b{"B", "topology:\n  gpus: 128\n", {{"train", train_doc(100, 25, 45, "flow")}}};
+  const nlohmann::json d = diff_document(a, b);
+  ASSERT_EQ(d["inputs"].size(), 1u);
+  EXPECT_EQ(d["inputs"][0]["key"], "topology.gpus");
+  const auto& s = d["studies"]["train"];
+  // iteration 150 -> 170, tp 20 -> 25, bubble 30 -> 45 changed; compute and engine the same.
+  EXPECT_EQ(s["changed"].size(), 3u);
+  EXPECT_EQ(s["same"], 2);
+  const auto& at = d["attribution"]["train"];
+  EXPECT_DOUBLE_EQ(at["iteration_time_ms_delta"].get<double>(), 20.0);  // 170 - 150
+  EXPECT_DOUBLE_EQ(at["by_breakdown_ms"]["tp"].get<double>(), 5.0);
+  EXPECT_DOUBLE_EQ(at["by_breakdown_ms"]["bubble"].get<double>(), 15.0);
+  EXPECT_DOUBLE_EQ(at["by_breakdown_ms"]["compute"].get<double>(), 0.0);
+  // 5 + 15 + 0 = 20: the parts add up to the change.
+  for (const auto& c : s["changed"])
+    if (c["field"] == "breakdown_ms.bubble") EXPECT_DOUBLE_EQ(c["ratio"].get<double>(), 1.5);  // 45 / 30
+  std::ostringstream out;
+  write_diff_table(d, out);
+  EXPECT_NE(out.str().find("iteration time +20 ms: bubble +15 ms, tp +5 ms"), std::string::npos) << out.str();
+}
+
+TEST(Diff, TextFieldsAndFieldsOnOneSide) {
+  DiffSide a{"A", "", {{"design", {{"topology", {{"family", "fat_tree"}}}, {"x", 1}}}}};
+  DiffSide b{"B", "", {{"design", {{"topology", {{"family", "torus"}}}, {"y", 1}}}}};
+  const auto d = diff_document(a, b);
+  const auto& s = d["studies"]["design"];
+  ASSERT_EQ(s["changed"].size(), 1u);
+  EXPECT_EQ(s["changed"][0]["b"], "torus");
+  EXPECT_EQ(s["only_a"], nlohmann::json::array({"x"}));
+  EXPECT_EQ(s["only_b"], nlohmann::json::array({"y"}));
+  EXPECT_TRUE(d["inputs"].empty());
+}
+
+}  // namespace
+}  // namespace podnet::report
