@@ -2,7 +2,11 @@
 
 #include <cmath>
 #include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
 #include <ostream>
+#include <string_view>
 
 #include "report/report.hpp"
 
@@ -308,6 +312,30 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
   }
 }
 
+namespace {
+
+// Trace times (write_training_trace alone). A slice's end points are rounded
+// to whole nanoseconds, and its duration is the difference of the rounded end
+// points, so two slices that touch in simulated time touch in the trace
+// (rounding ts and dur separately made ~1 in 100 slices start 1 ns before
+// their predecessor ended, which Perfetto reports as overlapping and drops).
+int64_t trace_ns(Time t) { return (t.ps + 500) / 1000; }  // round half up; trace times are >= 0
+
+// `ns` as the microseconds number of the trace-event format. Perfetto's JSON
+// importer reads a number as int64(us * 1000.0), truncating
+// (src/trace_processor/importers/json/json_utils.cc, CoerceToTs, in
+// google/perfetto), and the double nearest to e.g. 8465964.065 is a hair
+// below it, so it would read 8465964064 ns. Step up to the next double until
+// the truncation gives `ns` back (at most a few ulps: the number printed may
+// then carry more digits, 8465964.065000001, and still means `ns`).
+double trace_us(int64_t ns) {
+  double us = static_cast<double>(ns) / 1000.0;
+  while (static_cast<int64_t>(us * 1000.0) < ns) us = std::nextafter(us, std::numeric_limits<double>::infinity());
+  return us;
+}
+
+}  // namespace
+
 void write_training_trace(const workload::TrainResult& r, std::ostream& out) {
   nlohmann::json events = nlohmann::json::array();
   for (size_t s = 0; s < r.stages.size(); ++s) {
@@ -316,9 +344,21 @@ void write_training_trace(const workload::TrainResult& r, std::ostream& out) {
     for (size_t l = 0; l < r.trace_lanes.size(); ++l)
       events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", s}, {"tid", l}, {"args", {{"name", r.trace_lanes[l]}}}});
   }
-  for (const auto& e : r.trace)
+  for (const auto& e : r.trace) {
+    const int64_t start = trace_ns(e.start);
+    const int64_t end = trace_ns(e.start + e.dur);
+    const std::string lane =
+        e.tid >= 0 && static_cast<size_t>(e.tid) < r.trace_lanes.size() ? r.trace_lanes[static_cast<size_t>(e.tid)]
+                                                                         : fmt::format("lane {}", e.tid);
+    nlohmann::json args = {{"kind", e.kind}, {"group", fmt::format("stage {}/{}", e.pid, lane)}};
+    if (std::string_view(e.kind) != "compute") {
+      args["bytes"] = e.bytes;
+      args["peers"] = e.peers;
+      args["channel"] = e.channel;
+    }
     events.push_back({{"name", e.name}, {"cat", e.cat}, {"ph", "X"}, {"pid", e.pid}, {"tid", e.tid},
-                      {"ts", round_to(e.start.seconds() * 1e6, 3)}, {"dur", round_to(e.dur.seconds() * 1e6, 3)}});
+                      {"ts", trace_us(start)}, {"dur", trace_us(end - start)}, {"args", std::move(args)}});
+  }
   nlohmann::json doc = {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
   out << doc.dump() << "\n";
 }

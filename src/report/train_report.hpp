@@ -43,6 +43,13 @@ void write_training_reliability(const nlohmann::json& rel, std::ostream& out);
 // Chrome trace-event JSON (chrome://tracing, ui.perfetto.dev): one process per
 // pipeline stage, threads "compute" (passes, TP/EP delays, optimizer), "pp send
 // (replica 0)" and "dp (tp rank j)"; complete events (ph "X") with ts/dur in us.
+// Times are whole nanoseconds: both end points of a slice are rounded and dur
+// is their difference, so slices that touch in simulated time touch in the
+// trace, and each number is written so that Perfetto's importer (which
+// truncates us * 1000.0) reads back exactly those nanoseconds. Slice args:
+// kind (p2p, ring, coupled, compute), group ("stage <pid>/<lane name>": the
+// communicator the lane stands for) and, for traffic, bytes (payload: p2p
+// total, per ring hop, per coupled edge), peers (GPUs taking part) and channel.
 void write_training_trace(const workload::TrainResult& r, std::ostream& out);
 
 // obj["imported"]: the source file and, per communicator kind, collectives, bytes and blocking time

@@ -606,8 +606,11 @@ TrainResult simulate_iteration(const Job& job, const std::vector<int32_t>& gpu_o
     for (size_t k = 0; k < ip.plan.transfers.size(); ++k) {
       if (ip.lane[k] < 0) continue;
       const auto& tm = run.transfers[k];
-      r.trace.push_back({ip.plan.transfers[k].label, category_name(ip.category[k]), ip.stage[k], ip.lane[k], tm.start,
-                         tm.finish - tm.start});
+      const auto& tr = ip.plan.transfers[k];
+      static constexpr const char* kKinds[] = {"p2p", "ring", "coupled", "compute"};
+      r.trace.push_back({tr.label, category_name(ip.category[k]), ip.stage[k], ip.lane[k], tm.start,
+                         tm.finish - tm.start, kKinds[static_cast<int>(tr.kind)], tr.bytes,
+                         static_cast<int32_t>(tr.ranks.size()), tr.channel});
     }
   }
   return r;

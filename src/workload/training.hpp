@@ -195,6 +195,10 @@ struct TraceOp {
   int32_t pid = 0;  // pipeline stage
   int32_t tid = 0;  // lane
   Time start, dur;
+  const char* kind = "compute";  // the transfer's kind: "p2p", "ring", "coupled" or "compute"
+  Bytes bytes = 0;               // payload (plan::Transfer::bytes): p2p total, per ring hop, per coupled edge
+  int32_t peers = 0;             // GPUs taking part (plan::Transfer::ranks)
+  int32_t channel = 0;           // NCCL channel
 };
 
 // How the job sits on the fabric (filled by the cluster layer).

@@ -1,0 +1,25 @@
+# Exports checked by the programs that consume them (tests/interop/): each
+# test runs the podnet binary, then the real consumer (Graphviz's dot,
+# NetworkX, a Perfetto-semantics trace check, a NetBox column check) on what
+# it wrote. Consumers come from Debian packages (scripts/setup.sh); a missing
+# one fails the test with the package to install, never skips it.
+find_program(PODNET_PYTHON3 NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)  # Debian's python3 sees python3-networkx
+find_program(PODNET_PYTHON3 NAMES python3)
+set(PODNET_INTEROP_DIR ${CMAKE_BINARY_DIR}/interop)
+file(MAKE_DIRECTORY ${PODNET_INTEROP_DIR})
+
+# interop_test(NAME COMMAND...): one ctest running COMMAND through sh, with
+# $PODNET, $PY, $SRC and $OUT (a directory of its own) set.
+function(interop_test name cmd)
+  set(out ${PODNET_INTEROP_DIR}/${name})
+  add_test(NAME ${name}
+           COMMAND sh -c "set -e; rm -rf \"$OUT\"; mkdir -p \"$OUT\"; ${cmd}")
+  set_tests_properties(${name} PROPERTIES
+    ENVIRONMENT "PODNET=$<TARGET_FILE:podnet>;PY=${PODNET_PYTHON3};SRC=${CMAKE_SOURCE_DIR};OUT=${out}"
+    TIMEOUT 300)
+endfunction()
+
+# Perfetto: the default training run's trace has no overlapping slice on any
+# track, read with Perfetto's own time conversion, and carries slice args.
+interop_test(interop_perfetto_trace
+  "\"$PODNET\" train --trace \"$OUT/trace.json\" >/dev/null; \"$PY\" \"$SRC/tests/interop/check_trace.py\" \"$OUT/trace.json\" --require-args")

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Checks a podnet training trace (Chrome/Perfetto JSON) the way Perfetto reads it.
+
+Perfetto's JSON importer converts a number `ts` or `dur` in microseconds to
+integer nanoseconds by truncation, int64(value * 1000.0)
+(src/trace_processor/importers/json/json_utils.cc, CoerceToTs, in
+google/perfetto). A complete ("X") slice spans [ts_ns, ts_ns + dur_ns). On one
+thread track slices must nest: a slice that begins inside its predecessor but
+ends after it is an overlap, and Perfetto drops it (the import error
+"misplaced_end_event" / "slice_out_of_order"). This script fails on any such
+pair, on a negative duration, on slices with no pid/tid, and prints the count.
+
+Usage: check_trace.py TRACE.json [--require-args]
+  --require-args: every X slice carries args kind and group (str), and
+                  bytes and peers (int) unless its kind is "compute".
+Standard library only.
+"""
+import json
+import sys
+
+
+def ns(value):
+    # Perfetto: static_cast<int64_t>(double * 1000.0); Python's int() also truncates toward zero.
+    return int(float(value) * 1000.0)
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    path = argv[1]
+    require_args = "--require-args" in argv[2:]
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    tracks = {}
+    errors = []
+    slices = 0
+    for i, e in enumerate(events):
+        if e.get("ph") != "X":
+            continue
+        slices += 1
+        if "pid" not in e or "tid" not in e:
+            errors.append(f"event {i}: X slice without pid/tid")
+            continue
+        start = ns(e["ts"])
+        dur = ns(e["dur"])
+        if dur < 0:
+            errors.append(f"event {i} ({e.get('name')}): negative dur {e['dur']}")
+        if not isinstance(e["ts"], int) and ns(e["ts"]) != round(float(e["ts"]) * 1000.0):
+            errors.append(f"event {i} ({e.get('name')}): ts {e['ts']} us does not truncate to a whole ns")
+        if require_args:
+            a = e.get("args", {})
+            keys = [("kind", str), ("group", str)]
+            if a.get("kind") != "compute":
+                keys += [("bytes", int), ("peers", int)]
+            for key, kind in keys:
+                if not isinstance(a.get(key), kind):
+                    errors.append(f"event {i} ({e.get('name')}): args.{key} missing or not {kind.__name__}")
+        tracks.setdefault((e["pid"], e["tid"]), []).append((start, start + dur, i, e.get("name")))
+    overlaps = 0
+    for key in sorted(tracks):
+        spans = sorted(tracks[key], key=lambda s: (s[0], -s[1], s[2]))
+        stack = []  # open enclosing slices (end times), Perfetto's nesting
+        for start, end, i, name in spans:
+            while stack and stack[-1][0] <= start:
+                stack.pop()
+            if stack and end > stack[-1][0]:
+                overlaps += 1
+                if overlaps <= 10:
+                    errors.append(f"track pid={key[0]} tid={key[1]}: event {i} ({name}) [{start}, {end}) ns "
+                                  f"overlaps event {stack[-1][1]} ending at {stack[-1][0]} ns")
+                continue
+            stack.append((end, i))
+    print(f"{path}: {slices} slices on {len(tracks)} tracks, {overlaps} overlapping")
+    if slices == 0:
+        errors.append("no X slices in the trace")
+    for e in errors:
+        print("error: " + e, file=sys.stderr)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
