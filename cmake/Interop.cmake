@@ -23,3 +23,7 @@ endfunction()
 # track, read with Perfetto's own time conversion, and carries slice args.
 interop_test(interop_perfetto_trace
   "\"$PODNET\" train --trace \"$OUT/trace.json\" >/dev/null; \"$PY\" \"$SRC/tests/interop/check_trace.py\" \"$OUT/trace.json\" --require-args")
+
+# Graphviz: the DOT export of every built-in example (at a size dot lays out
+# in seconds) renders with `dot -Tsvg` with nothing on stderr.
+interop_test(interop_graphviz_dot "\"$PY\" \"$SRC/tests/interop/check_dot.py\" \"$PODNET\" \"$SRC\" \"$OUT\"")

@@ -8,6 +8,8 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev sqlite3 libopenmpi-dev openmpi-bin
+  # the real consumers of podnet's exports, run by ctest (tests/interop/)
+  python3 graphviz python3-networkx
 )
 
 missing=()

@@ -1,9 +1,12 @@
 #include "report/export.hpp"
 
 #include <cmath>
+#include <iterator>
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <unordered_set>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -156,14 +159,69 @@ void write_cabling_plan_csv(const Topology& t, std::ostream& out) {
   }
 }
 
+namespace {
+
+// DOT look of a device by its level (0 = server, else switch tier): shape and fill colour.
+struct DotStyle {
+  const char* shape;
+  const char* fill;
+};
+DotStyle dot_style(int level) {
+  static constexpr DotStyle styles[] = {{"box", "#dae8fc"},      {"ellipse", "#d5e8d4"}, {"hexagon", "#fff2cc"},
+                                        {"octagon", "#ffe6cc"}, {"doubleoctagon", "#f8cecc"}};
+  const int n = static_cast<int>(std::size(styles));
+  return styles[level < n ? level : n - 1];
+}
+
+std::string tier_name(const Topology& t, const Node& n) {
+  const int lv = level(n);
+  if (lv == 0) return "server";
+  return static_cast<size_t>(lv) < t.tier_names.size() && !t.tier_names[lv].empty() ? t.tier_names[lv]
+                                                                                      : fmt::format("tier{}", lv);
+}
+
+}  // namespace
+
 void write_dot(const Topology& t, std::ostream& out) {
   out << "graph " << dot_id(t.family.empty() ? std::string("podnet") : t.family) << " {\n";
   out << "  // physical cables only (copper and optical); NVLink and PCIe links inside servers are omitted\n";
+  out << "  graph [rankdir=BT];\n";
+  out << "  node [style=filled, fontname=\"Helvetica\"];\n";
+  out << "  edge [fontname=\"Helvetica\", fontsize=8, labelfontsize=7];\n";
+  // Devices that end a cable, once each, in node order (a server's GPUs, NICs and NVSwitch are one device).
+  std::vector<char> cabled(t.nodes.size(), 0);
+  for (const auto& l : t.links)
+    if (is_cable(l)) cabled[l.a] = cabled[l.b] = 1;
+  std::unordered_set<std::string> declared;
+  std::string buf;
+  for (size_t i = 0; i < t.nodes.size(); ++i) {
+    if (!cabled[i]) continue;
+    const auto id = static_cast<NodeId>(i);
+    std::string name = t.device_name(id);
+    if (!declared.insert(name).second) continue;
+    const Node& n = t.nodes[i];
+    const DotStyle st = dot_style(level(n));
+    out << "  " << dot_id(name) << " [tier=" << dot_id(tier_name(t, n)) << ", shape=" << st.shape << ", fillcolor=\""
+        << st.fill << "\"];\n";
+  }
   for (const auto& l : t.links) {
     if (!is_cable(l)) continue;
     const Ends e = oriented(t, l);
-    out << "  " << dot_id(t.device_name(e.a)) << ':' << dot_id(t.port_name(e.a, e.port_a)) << " -- "
-        << dot_id(t.device_name(e.b)) << ':' << dot_id(t.port_name(e.b, e.port_b)) << ";\n";
+    buf.clear();
+    buf += "  ";
+    buf += dot_id(t.device_name(e.a));
+    buf += " -- ";
+    buf += dot_id(t.device_name(e.b));
+    buf += " [label=";
+    buf += dot_id(format_number(gbps(l), 3) + "G " + format_number(length_m(l), 2) + "m");
+    buf += ", taillabel=";
+    buf += dot_id(t.port_name(e.a, e.port_a));
+    buf += ", headlabel=";
+    buf += dot_id(t.port_name(e.b, e.port_b));
+    buf += ", class=";
+    buf += dot_id(class_name(t, l));
+    buf += "];\n";
+    out << buf;
   }
   out << "}\n";
 }

@@ -16,10 +16,16 @@
 //   decimals (NetBox's Cable.length is a DecimalField with decimal_places=2
 //   and rejects more). RFC 4180 quoting (only
 //   fields holding a comma, quote, CR or LF are quoted), LF line ends.
-// - DOT: `graph "<family>" { "device":"port" -- "device":"port"; ... }`,
-//   physical cables only, oriented as in the CSV. This is the form NVIDIA
-//   Air's topology import reads (nodes are devices: all NICs of one server
-//   are ports of one server device).
+// - DOT: `graph "<family>" { ... }` for Graphviz: physical cables only, one
+//   node per device (a server with its NICs, or a switch), declared once in
+//   node order with `tier` (server, leaf, spine, ...), a shape and a fill
+//   colour by tier (server box, tier 1 ellipse, 2 hexagon, 3 octagon, 4+
+//   doubleoctagon); one edge per cable, oriented as in the CSV, with `label`
+//   speed and length ("400G 3m"), `taillabel`/`headlabel` the side A/B port
+//   names and `class` the link class. Port names are labels, not DOT ports:
+//   `"device":"port"` endpoints need record or HTML-table nodes, and Graphviz
+//   warns once per endpoint without them. `rankdir=BT` draws servers at the
+//   bottom. Checked by rendering with `dot -Tsvg` (tests/interop/).
 // - GraphML: every topology node (GPUs, NICs, NVSwitches, switches) and every
 //   link, NVLink and PCIe included, so networkx.read_graphml gets the whole
 //   graph with typed attributes. Node ids are `n<index>`, edge ids
@@ -53,7 +59,7 @@ inline constexpr double kMultimodeMaxM = 50.0;
 //   speed = capacity per direction in Gbps ("400", "112.5")
 void write_cabling_plan_csv(const topology::Topology& t, std::ostream& out);
 
-// Graphviz DOT of the physical cables (NVIDIA Air topology-import form).
+// Graphviz DOT of the physical cables (devices as nodes, ports as edge end labels).
 void write_dot(const topology::Topology& t, std::ostream& out);
 
 // GraphML of the full graph.

@@ -192,22 +192,36 @@ TEST(ExportTest, CsvFractionalLengthAndSpeed) {
   EXPECT_EQ(j["links"][1]["length_m"].dump(), "2.346");
 }
 
-TEST(ExportTest, DotHasOneLinePerCable) {
+TEST(ExportTest, DotHasOneNodePerDeviceAndOneEdgePerCable) {
   const std::string text = dot(tiny_topology());
   const auto ls = lines(text);
   ASSERT_GE(ls.size(), 2u);
   EXPECT_EQ(ls.front(), "graph \"tiny\" {");
   EXPECT_EQ(ls.back(), "}");
   EXPECT_EQ(count(text, " -- "), 6u);  // 4 copper + 2 optical; NVLink/PCIe omitted
-  // header + comment + 6 links + closing brace
-  EXPECT_EQ(ls.size(), 9u);
-  EXPECT_EQ(ls[3], "  \"gpu-node-000\":\"gpu1_eth\" -- \"leaf-0\":\"Ethernet1/2\";");
-  EXPECT_EQ(ls[6], "  \"leaf-0\":\"Ethernet1/5\" -- \"spine-0\":\"Ethernet1/1\";");
+  // header + comment + 3 default-attribute lines + 4 devices (2 servers, leaf, spine) + 6 cables + closing brace
+  ASSERT_EQ(ls.size(), 16u);
+  // Devices in node order: server 0's nodes (0..4) come first, then server 1's, the leaf (10), the spine (11).
+  EXPECT_EQ(ls[5], "  \"gpu-node-000\" [tier=\"server\", shape=box, fillcolor=\"#dae8fc\"];");
+  EXPECT_EQ(ls[6], "  \"gpu-node-001\" [tier=\"server\", shape=box, fillcolor=\"#dae8fc\"];");
+  EXPECT_EQ(ls[7], "  \"leaf-0\" [tier=\"leaf\", shape=ellipse, fillcolor=\"#d5e8d4\"];");
+  EXPECT_EQ(ls[8], "  \"spine-0\" [tier=\"spine\", shape=hexagon, fillcolor=\"#fff2cc\"];");
+  // Second cable: server 0's NIC 1 on the leaf's port index 1 (Ethernet1/2), 400G copper, 3 m.
+  EXPECT_EQ(ls[10],
+            "  \"gpu-node-000\" -- \"leaf-0\" [label=\"400G 3m\", taillabel=\"gpu1_eth\", "
+            "headlabel=\"Ethernet1/2\", class=\"nic-leaf\"];");
+  // Link 12 was connected spine -> leaf: the edge still goes leaf (tail) -- spine (head), leaf port 4 = Ethernet1/5.
+  EXPECT_EQ(ls[13],
+            "  \"leaf-0\" -- \"spine-0\" [label=\"400G 30m\", taillabel=\"Ethernet1/5\", "
+            "headlabel=\"Ethernet1/1\", class=\"leaf-spine\"];");
+  // No "device":"port" endpoints: Graphviz warns on each unless nodes are records.
+  EXPECT_EQ(text.find("\":\""), std::string::npos);
 }
 
 TEST(ExportTest, DotEscapesQuotes) {
   const std::string text = dot(tiny_topology("leaf\"x"));
-  EXPECT_NE(text.find("\"leaf\\\"x\":\"Ethernet1/1\""), std::string::npos) << text;
+  EXPECT_NE(text.find("  \"leaf\\\"x\" [tier=\"leaf\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"gpu-node-000\" -- \"leaf\\\"x\" [label"), std::string::npos) << text;
 }
 
 TEST(ExportTest, GraphmlHasEveryNodeAndLink) {
