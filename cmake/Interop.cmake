@@ -27,3 +27,13 @@ interop_test(interop_perfetto_trace
 # Graphviz: the DOT export of every built-in example (at a size dot lays out
 # in seconds) renders with `dot -Tsvg` with nothing on stderr.
 interop_test(interop_graphviz_dot "\"$PY\" \"$SRC/tests/interop/check_dot.py\" \"$PODNET\" \"$SRC\" \"$OUT\"")
+
+# NetworkX: each built-in example's GraphML export, at full size, loads with
+# networkx.read_graphml into exactly the nodes and links podnet's bill of
+# materials counts (one test per example so ctest -j runs them side by side).
+file(GLOB PODNET_INTEROP_EXAMPLES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/examples/*.yaml)
+foreach(example ${PODNET_INTEROP_EXAMPLES})
+  get_filename_component(name ${example} NAME_WE)
+  interop_test(interop_networkx_graphml_${name}
+    "\"$PY\" \"$SRC/tests/interop/check_graphml.py\" \"$PODNET\" \"$SRC\" \"$OUT\" ${name}")
+endforeach()

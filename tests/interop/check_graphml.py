@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Loads podnet's GraphML export of every built-in example with NetworkX.
+
+For each example in examples/*.yaml it runs `podnet design NAME --export
+graphml` and `podnet design NAME --format json`, reads the GraphML with
+networkx.read_graphml (Debian's python3-networkx) and fails unless the graph
+holds exactly what podnet's own bill of materials counts:
+  nodes = bom.gpus + bom.nics + bom.nvlink_domains + bom.switches.total
+          (per kind: gpu, nic, nvswitch, switch)
+  edges = bom.links.total + sum(bom.internal_links)
+          (copper + optical edges = bom.cables.total; nvlink and pcie edges =
+          bom.internal_links.nvlink and .pcie)
+and every edge's capacity_gbps is a positive float (typed attributes).
+
+Usage: check_graphml.py PODNET SOURCE_DIR OUT_DIR [EXAMPLE...]
+"""
+import collections
+import json
+import os
+import subprocess
+import sys
+
+try:
+    import networkx as nx
+except ImportError:
+    print("error: NetworkX not importable by " + sys.executable +
+          ": install the Debian package python3-networkx (scripts/setup.sh)", file=sys.stderr)
+    sys.exit(1)
+
+
+def main(argv):
+    if len(argv) < 4:
+        print(__doc__, file=sys.stderr)
+        return 2
+    podnet, src, out = argv[1:4]
+    examples = argv[4:] or sorted(f[:-5] for f in os.listdir(os.path.join(src, "examples")) if f.endswith(".yaml"))
+    failures = []
+    for name in examples:
+        path = os.path.join(out, name + ".graphml")
+        with open(path, "w", encoding="utf-8") as f:
+            r = subprocess.run([podnet, "design", name, "--export", "graphml"], stdout=f, stderr=subprocess.PIPE,
+                               text=True)
+        if r.returncode != 0:
+            failures.append(f"{name}: podnet design --export graphml exited {r.returncode}: {r.stderr.strip()}")
+            continue
+        r = subprocess.run([podnet, "design", name, "--format", "json"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        if r.returncode != 0:
+            failures.append(f"{name}: podnet design --format json exited {r.returncode}: {r.stderr.strip()}")
+            continue
+        bom = json.loads(r.stdout)["bom"]
+        failed_before = len(failures)
+        g = nx.read_graphml(path)
+        kinds = collections.Counter(d.get("kind") for _, d in g.nodes(data=True))
+        media = collections.Counter(d.get("media") for _, _, d in g.edges(data=True))
+        internal = bom.get("internal_links", {})
+        want = {
+            "nodes": bom["gpus"] + bom["nics"] + bom["nvlink_domains"] + bom["switches"]["total"],
+            "edges": bom["links"]["total"] + sum(internal.values()),
+            "gpu nodes": bom["gpus"],
+            "nic nodes": bom["nics"],
+            "nvswitch nodes": bom["nvlink_domains"],
+            "switch nodes": bom["switches"]["total"],
+            "cable edges": bom["cables"]["total"],
+            "nvlink edges": internal.get("nvlink", 0),
+            "pcie edges": internal.get("pcie", 0),
+        }
+        got = {
+            "nodes": g.number_of_nodes(),
+            "edges": g.number_of_edges(),
+            "gpu nodes": kinds["gpu"],
+            "nic nodes": kinds["nic"],
+            "nvswitch nodes": kinds["nvswitch"],
+            "switch nodes": kinds["switch"],
+            "cable edges": media["copper"] + media["optical"],
+            "nvlink edges": media["nvlink"],
+            "pcie edges": media["pcie"],
+        }
+        bad_capacity = sum(1 for _, _, d in g.edges(data=True)
+                           if not isinstance(d.get("capacity_gbps"), float) or d["capacity_gbps"] <= 0)
+        print(f"{name}: NetworkX {type(g).__name__} with {got['nodes']} nodes, {got['edges']} edges; "
+              f"bill of materials {want['nodes']} nodes, {want['edges']} links")
+        for k in want:
+            if got[k] != want[k]:
+                failures.append(f"{name}: {k}: GraphML has {got[k]}, bill of materials {want[k]}")
+        if bad_capacity:
+            failures.append(f"{name}: {bad_capacity} edges without a positive float capacity_gbps")
+        if len(failures) == failed_before:
+            os.remove(path)  # tens of MB per example: kept only when it failed
+    for f in failures:
+        print("error: " + f, file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
