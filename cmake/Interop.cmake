@@ -8,14 +8,15 @@ find_program(PODNET_PYTHON3 NAMES python3)
 set(PODNET_INTEROP_DIR ${CMAKE_BINARY_DIR}/interop)
 file(MAKE_DIRECTORY ${PODNET_INTEROP_DIR})
 
-# interop_test(NAME COMMAND...): one ctest running COMMAND through sh, with
-# $PODNET, $PY, $SRC and $OUT (a directory of its own) set.
+# interop_test(NAME COMMAND): one ctest running COMMAND through sh, with
+# $PODNET, $PY, $SRC and $OUT (a directory of its own) set; Python writes no
+# bytecode into the source tree.
 function(interop_test name cmd)
   set(out ${PODNET_INTEROP_DIR}/${name})
   add_test(NAME ${name}
            COMMAND sh -c "set -e; rm -rf \"$OUT\"; mkdir -p \"$OUT\"; ${cmd}")
   set_tests_properties(${name} PROPERTIES
-    ENVIRONMENT "PODNET=$<TARGET_FILE:podnet>;PY=${PODNET_PYTHON3};SRC=${CMAKE_SOURCE_DIR};OUT=${out}"
+    ENVIRONMENT "PODNET=$<TARGET_FILE:podnet>;PY=${PODNET_PYTHON3};SRC=${CMAKE_SOURCE_DIR};OUT=${out};PYTHONDONTWRITEBYTECODE=1"
     TIMEOUT 300)
 endfunction()
 
@@ -24,16 +25,22 @@ endfunction()
 interop_test(interop_perfetto_trace
   "\"$PODNET\" train --trace \"$OUT/trace.json\" >/dev/null; \"$PY\" \"$SRC/tests/interop/check_trace.py\" \"$OUT/trace.json\" --require-args")
 
-# Graphviz: the DOT export of every built-in example (at a size dot lays out
-# in seconds) renders with `dot -Tsvg` with nothing on stderr.
+# Graphviz: the DOT export of every built-in example (at the sizes of
+# tests/interop/cases.py, which dot lays out in seconds) renders with
+# `dot -Tsvg` with nothing on stderr.
 interop_test(interop_graphviz_dot "\"$PY\" \"$SRC/tests/interop/check_dot.py\" \"$PODNET\" \"$SRC\" \"$OUT\"")
 
-# NetworkX: each built-in example's GraphML export, at full size, loads with
-# networkx.read_graphml into exactly the nodes and links podnet's bill of
-# materials counts (one test per example so ctest -j runs them side by side).
+# NetworkX: every built-in example's GraphML export (at the sizes of
+# tests/interop/cases.py) loads with networkx.read_graphml into exactly the
+# nodes and links podnet's bill of materials counts.
+interop_test(interop_networkx_graphml "\"$PY\" \"$SRC/tests/interop/check_graphml.py\" \"$PODNET\" \"$SRC\" \"$OUT\"")
+
+# NetBox: each built-in example's import set at full size (podnet design
+# --netbox DIR), one test per example, checked with Python's csv against NetBox's import-form columns, choices,
+# references between files, uniqueness and the bill of materials.
 file(GLOB PODNET_INTEROP_EXAMPLES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/examples/*.yaml)
 foreach(example ${PODNET_INTEROP_EXAMPLES})
   get_filename_component(name ${example} NAME_WE)
-  interop_test(interop_networkx_graphml_${name}
-    "\"$PY\" \"$SRC/tests/interop/check_graphml.py\" \"$PODNET\" \"$SRC\" \"$OUT\" ${name}")
+  interop_test(interop_netbox_csv_${name}
+    "\"$PY\" \"$SRC/tests/interop/check_netbox.py\" \"$PODNET\" \"$OUT\" ${name}")
 endforeach()

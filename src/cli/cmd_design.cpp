@@ -14,6 +14,7 @@ namespace {
 
 struct DesignOptions {
   std::string cabling_plan;
+  std::string netbox_dir;
   std::vector<std::string> exports;
 };
 
@@ -28,6 +29,17 @@ int cmd_design(const Common& c, const DesignOptions& d) {
     auto f = open_out(d.cabling_plan);
     report::write_cabling_plan_csv(t, f);
     std::cerr << "podnet: wrote cabling plan " << d.cabling_plan << "\n";
+  }
+  if (!d.netbox_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(d.netbox_dir, ec);
+    if (ec) throw InputError("--netbox " + d.netbox_dir + ": cannot create the directory: " + ec.message());
+    for (const auto& file : report::netbox_import_set(t, sc.hardware(), sc.name.empty() ? "podnet" : sc.name)) {
+      auto f = open_out((std::filesystem::path(d.netbox_dir) / file.name).string());
+      f << file.text;
+    }
+    std::cerr << "podnet: wrote the NetBox import set into " << d.netbox_dir
+              << " (import the files in name order: 00-custom-fields.csv ... 08-cables.csv)\n";
   }
   for (const auto& fmt_name : d.exports) {
     std::ostringstream buf;
@@ -67,14 +79,22 @@ void add_design_command(CLI::App& app, Action& action) {
   auto* design = app.add_subcommand("design", "design a fabric: bill of materials, limits, bisection, diameter");
   add_common(design, *c, true);
   design->add_option("--cabling-plan", d->cabling_plan,
-                     "write every cable as CSV in NetBox's cable-import columns plus podnet's (tier, rail, group, speed)")
+                     "write every cable as CSV in NetBox's cable-import columns, podnet's data as cf_podnet_* custom "
+                     "fields (the same file as 08-cables.csv of --netbox)")
       ->type_name("FILE.csv");
+  design->add_option("--netbox", d->netbox_dir,
+                     "write NetBox's CSV import set into DIR, loadable in name order into an empty NetBox: custom "
+                     "fields, site, racks, manufacturer, device types, roles, devices, interfaces, cables")
+      ->type_name("DIR");
   design->add_option("--export", d->exports,
-                     "export the topology: dot (\"device\":\"port\" links), graphml (NetworkX/Gephi) or json; "
+                     "export the topology: dot (Graphviz: devices, cables labelled with speed, length and ports), graphml "
+                     "(NetworkX/Gephi: every node and link) or json; "
                      "to stdout, or into --out DIR as topology.<format>")
       ->check(CLI::IsMember({"dot", "graphml", "json"}));
   design->footer("Examples:\n  podnet design aipod-16k\n  podnet design aipod-16k --set topology.gpus=131072 --format json\n"
-                 "  podnet design my-fabric.yaml --out results/ --cabling-plan results/cables.csv");
+                 "  podnet design my-fabric.yaml --out results/ --cabling-plan results/cables.csv\n"
+                 "  podnet design leafspine-8k --netbox netbox/\n"
+                 "  podnet design fat-tree-k48 --set topology.k=8 --set server.gpus=4 --set server.nics=4 --export dot | dot -Tsvg -o fabric.svg");
   design->callback([&action, c, d] { action = [c, d] { return cmd_design(*c, *d); }; });
 }
 

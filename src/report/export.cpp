@@ -1,7 +1,11 @@
 #include "report/export.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <initializer_list>
 #include <iterator>
+#include <sstream>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -119,8 +123,7 @@ int64_t cable_count(const Topology& t) {
 }  // namespace
 
 void write_cabling_plan_csv(const Topology& t, std::ostream& out) {
-  out << "side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name,"
-         "type,status,label,length,length_unit,tier,rail,group,speed\n";
+  out << kNetboxCableColumns << '\n';
   const int64_t count = cable_count(t);
   int64_t ordinal = 0;
   std::string row;
@@ -157,6 +160,156 @@ void write_cabling_plan_csv(const Topology& t, std::ostream& out) {
     row += '\n';
     out << row;
   }
+}
+
+namespace {
+
+// NetBox interface type (dcim.choices.InterfaceTypeChoices) for a port speed: the OSFP / QSFP form factors of
+// each Ethernet speed; anything else (e.g. a torus chip's ICI port) is "other".
+const char* netbox_interface_type(double gbps) {
+  if (gbps == 800) return "800gbase-x-osfp";
+  if (gbps == 400) return "400gbase-x-osfp";
+  if (gbps == 200) return "200gbase-x-qsfp56";
+  if (gbps == 100) return "100gbase-x-qsfp28";
+  if (gbps == 25) return "25gbase-x-sfp28";
+  return "other";
+}
+
+// NetBox slug: lower-case letters, digits, '-' and '_'; any other run of characters becomes one '-'.
+std::string slug(std::string_view s) {
+  std::string r;
+  for (char c : s) {
+    const char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if ((l >= 'a' && l <= 'z') || (l >= '0' && l <= '9') || l == '_' || l == '-') r += l;
+    else if (!r.empty() && r.back() != '-') r += '-';
+  }
+  while (!r.empty() && r.back() == '-') r.pop_back();
+  return r.empty() ? std::string("podnet") : r;
+}
+
+std::string role_name(const Topology& t, const Node& n) {
+  const int lv = level(n);
+  if (lv == 0) return "gpu-server";
+  return static_cast<size_t>(lv) < t.tier_names.size() && !t.tier_names[lv].empty() ? t.tier_names[lv]
+                                                                                      : fmt::format("tier{}", lv);
+}
+
+const char* role_color(int level) {
+  static constexpr const char* colors[] = {"2196f3", "4caf50", "ff9800", "f44336", "9c27b0"};
+  const int n = static_cast<int>(std::size(colors));
+  return colors[level < n ? level : n - 1];
+}
+
+std::string rack_name(int32_t rack, int32_t racks) { return "rack-" + topology::padded(rack, racks); }
+
+std::string row(std::initializer_list<std::string_view> fields) {
+  std::string r;
+  bool first = true;
+  for (auto f : fields) {
+    if (!first) r += ',';
+    first = false;
+    r += csv_field(f);
+  }
+  r += '\n';
+  return r;
+}
+
+}  // namespace
+
+std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Hardware& hw, const std::string& site) {
+  std::vector<NetboxFile> files;
+  auto add = [&files](const char* name, const char* header) -> std::string& {
+    files.push_back({name, std::string(header) + "\n"});
+    return files.back().text;
+  };
+
+  std::string& cf = add("00-custom-fields.csv", kNetboxCustomFieldColumns);
+  cf += row({"podnet_link_class", "podnet link class", "text", "dcim.cable",
+             "podnet's link class: nic-leaf, leaf-spine, spine-super_spine, ..."});
+  cf += row({"podnet_rail", "podnet rail", "integer", "dcim.cable,dcim.device",
+             "rail (NIC index in the server) of the cable's server end or of a rail-bound switch"});
+  cf += row({"podnet_group", "podnet group", "integer", "dcim.cable,dcim.device",
+             "aggregation group (scalable unit), dragonfly group or torus cube"});
+  cf += row({"podnet_pod", "podnet pod", "integer", "dcim.device", "pod of a switch"});
+  cf += row({"podnet_speed_gbps", "podnet speed (Gb/s)", "decimal", "dcim.cable",
+             "capacity per direction in Gb/s"});
+
+  add("01-sites.csv", kNetboxSiteColumns) += row({site, slug(site), "planned", "podnet " + t.family + " fabric"});
+
+  // Racks that hold a device: every server's, and a switch's when the builder placed it (dragonfly).
+  std::vector<char> rack_used(static_cast<size_t>(std::max(t.racks, 0)), 0);
+  int32_t racks = t.racks;
+  for (const auto& n : t.nodes)
+    if (n.rack != kNone) racks = std::max(racks, n.rack + 1);
+  rack_used.resize(static_cast<size_t>(racks), 0);
+  for (const auto& n : t.nodes)
+    if (n.rack != kNone) rack_used[static_cast<size_t>(n.rack)] = 1;
+  std::string& rk = add("02-racks.csv", kNetboxRackColumns);
+  for (int32_t r = 0; r < racks; ++r)
+    if (rack_used[static_cast<size_t>(r)]) rk += row({site, rack_name(r, racks), "planned", "19", "42"});
+
+  add("03-manufacturers.csv", kNetboxManufacturerColumns) += row({"Generic", "generic", "podnet does not pick vendors"});
+
+  bool has_switch = false;
+  for (const auto& n : t.nodes) has_switch = has_switch || n.kind == NodeKind::Switch;
+  const std::string server_model =
+      t.nics_per_server > 0 ? fmt::format("gpu-server-{}gpu-{}nic", t.gpus_per_server, t.nics_per_server)
+                            : fmt::format("gpu-server-{}gpu", t.gpus_per_server);
+  const std::string switch_model = fmt::format("switch-{}x{}g", hw.radix, format_number(hw.port_speed.bps / 1e9, 3));
+  std::string& dt = add("04-device-types.csv", kNetboxDeviceTypeColumns);
+  dt += row({"Generic", server_model, slug(server_model), "8", "GPU server"});
+  if (has_switch) dt += row({"Generic", switch_model, slug(switch_model), "2", "switch"});
+
+  // Roles: gpu-server, then one per switch tier that has switches, in tier order.
+  std::vector<char> tier_used(t.tier_names.size() + 1, 0);
+  for (const auto& n : t.nodes)
+    if (n.kind == NodeKind::Switch) tier_used[std::min<size_t>(n.tier, t.tier_names.size())] = 1;
+  std::string& rl = add("05-device-roles.csv", kNetboxDeviceRoleColumns);
+  rl += row({"gpu-server", "gpu-server", role_color(0), "GPU server (GPUs, NICs, NVLink domain)"});
+  for (size_t tier = 1; tier < tier_used.size(); ++tier) {
+    if (!tier_used[tier]) continue;
+    Node probe;
+    probe.kind = NodeKind::Switch;
+    probe.tier = static_cast<uint8_t>(tier);
+    const std::string name = role_name(t, probe);
+    rl += row({name, slug(name), role_color(static_cast<int>(tier)), fmt::format("switch tier {}", tier)});
+  }
+
+  // Devices: one per server and per switch, in node order.
+  std::string& dv = add("06-devices.csv", kNetboxDeviceColumns);
+  std::unordered_set<std::string> devices;
+  for (size_t i = 0; i < t.nodes.size(); ++i) {
+    const Node& n = t.nodes[i];
+    std::string name = t.device_name(static_cast<NodeId>(i));
+    if (!devices.insert(name).second) continue;
+    const bool sw = n.kind == NodeKind::Switch;
+    dv += row({name, role_name(t, n), "Generic", sw ? switch_model : server_model, "planned", site,
+               n.rack != kNone ? rack_name(n.rack, racks) : std::string(), sw ? label_text(n.rail) : std::string(),
+               label_text(n.group), sw ? label_text(n.pod) : std::string()});
+  }
+
+  // Interfaces: both ends of every cable, in cable order (side A then side B).
+  std::string& it = add("07-interfaces.csv", kNetboxInterfaceColumns);
+  std::unordered_set<std::string> interfaces;
+  for (const auto& l : t.links) {
+    if (!is_cable(l)) continue;
+    const Ends e = oriented(t, l);
+    const double g = gbps(l);
+    for (auto [node, port] : {std::pair{e.a, e.port_a}, std::pair{e.b, e.port_b}}) {
+      std::string device = t.device_name(node);
+      std::string port_name = t.port_name(node, port);
+      if (!interfaces.insert(device + '\n' + port_name).second) continue;
+      // Description: the podnet node behind a server port ("gpu-node-0017/nic3"); a switch port is the switch.
+      const Node& n = t.nodes[node];
+      it += row({device, port_name, netbox_interface_type(g), std::to_string(static_cast<int64_t>(std::llround(g * 1e6))),
+                 n.kind == NodeKind::Switch ? std::string() : n.name});
+    }
+  }
+
+  std::ostringstream cables;
+  write_cabling_plan_csv(t, cables);
+  files.push_back({"08-cables.csv", cables.str()});
+  return files;
 }
 
 namespace {

@@ -1,12 +1,13 @@
 // Export a built Topology in the formats other network tools read.
 //
 // - Cabling plan CSV: one row per physical cable (Copper or Optical link;
-//   NVLink and PCIe links are inside a server and are not cables). The first
-//   11 columns are NetBox's cable-import columns (`side_a_device,
-//   side_a_type, side_a_name, side_b_device, side_b_type, side_b_name, type,
-//   status, label, length, length_unit`), so the file imports with
-//   Organization > Cables > Import once the devices and interfaces exist;
-//   podnet adds `tier, rail, group, speed`. NetBox cable type: `dac-passive`
+//   NVLink and PCIe links are inside a server and are not cables), in
+//   NetBox's cable-import columns (CableImportForm in
+//   netbox/dcim/forms/bulk_import.py, NetBox v4.6) and podnet's data as
+//   NetBox custom fields (`cf_podnet_link_class, cf_podnet_rail,
+//   cf_podnet_group, cf_podnet_speed_gbps`; NetBox rejects any other column,
+//   and a `cf_` column only imports once its custom field exists: see the
+//   import set below). NetBox cable type: `dac-passive`
 //   for copper; optical is `mmf-om4` up to kMultimodeMaxM (OM4 reaches ~100 m
 //   at 100G-SR4 but only 50-70 m at 400G-SR8/SR4.2, so 50 m is the
 //   conservative cut), `smf-os2` beyond. Side A is the lower-tier end
@@ -16,6 +17,25 @@
 //   decimals (NetBox's Cable.length is a DecimalField with decimal_places=2
 //   and rejects more). RFC 4180 quoting (only
 //   fields holding a comma, quote, CR or LF are quoted), LF line ends.
+// - NetBox import set: the files a user imports, in file-name order, into
+//   an empty NetBox (each page is <model> > Import, CSV): custom fields,
+//   site, racks, manufacturer, device types, device roles, devices,
+//   interfaces, cables. Columns are the import forms' own field names
+//   (netbox/dcim/forms/bulk_import.py and netbox/extras/forms/bulk_import.py
+//   in netbox-community/netbox, v4.6.8), listed in the k*Columns constants
+//   below; podnet's extra data is only in `cf_podnet_*` custom fields, which
+//   00-custom-fields.csv creates first. Choices: every status `planned`;
+//   racks 19 in, 42 U; one manufacturer `Generic` (podnet picks no vendor);
+//   device types `gpu-server-<g>gpu-<n>nic` (8 U, as an 8-GPU HGX/DGX H100
+//   chassis) and `switch-<radix>x<speed>g` (2 U); roles `gpu-server` and one
+//   per switch tier named as the tier (leaf, spine, super_spine, ...);
+//   devices are servers and switches (a server's GPUs, NICs and NVSwitch are
+//   not devices), in racks where podnet placed them (servers always;
+//   switches only when the builder did, as dragonfly does); interfaces are
+//   both ends of every cable, typed by speed (400G `400gbase-x-osfp`, 800G
+//   `800gbase-x-osfp`, 200G `200gbase-x-qsfp56`, 100G `100gbase-x-qsfp28`,
+//   25G `25gbase-x-sfp28`, else `other`), speed in Kb/s (NetBox's unit), the
+//   podnet node name as description. Checked by tests/interop/check_netbox.py.
 // - DOT: `graph "<family>" { ... }` for Graphviz: physical cables only, one
 //   node per device (a server with its NICs, or a switch), declared once in
 //   node order with `tier` (server, leaf, spine, ...), a shape and a fill
@@ -39,9 +59,12 @@
 #pragma once
 
 #include <iosfwd>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "topology/hardware.hpp"
 #include "topology/topology.hpp"
 
 namespace podnet::report {
@@ -49,15 +72,35 @@ namespace podnet::report {
 // Optical cables up to this length are multimode (OM4), longer ones single-mode (OS2).
 inline constexpr double kMultimodeMaxM = 50.0;
 
-// NetBox cable-import CSV (see above). Header:
-// side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name,
-// type,status,label,length,length_unit,tier,rail,group,speed
-//   tier  = link class name ("nic-leaf", "leaf-spine", ...)
-//   rail  = rail label of side A if it has one, else of side B, else empty
-//   group = aggregation group of side A (lower tier) if it has one, else of
-//           side B, else empty (server NICs carry no group; their leaf does)
-//   speed = capacity per direction in Gbps ("400", "112.5")
+// NetBox CSV import columns, one constant per file of the import set.
+inline constexpr const char* kNetboxCustomFieldColumns = "name,label,type,object_types,description";
+inline constexpr const char* kNetboxSiteColumns = "name,slug,status,description";
+inline constexpr const char* kNetboxRackColumns = "site,name,status,width,u_height";
+inline constexpr const char* kNetboxManufacturerColumns = "name,slug,description";
+inline constexpr const char* kNetboxDeviceTypeColumns = "manufacturer,model,slug,u_height,description";
+inline constexpr const char* kNetboxDeviceRoleColumns = "name,slug,color,description";
+inline constexpr const char* kNetboxDeviceColumns =
+    "name,role,manufacturer,device_type,status,site,rack,cf_podnet_rail,cf_podnet_group,cf_podnet_pod";
+inline constexpr const char* kNetboxInterfaceColumns = "device,name,type,speed,description";
+// cf_podnet_link_class = link class name ("nic-leaf", "leaf-spine", ...)
+// cf_podnet_rail  = rail label of side A if it has one, else of side B, else empty
+// cf_podnet_group = aggregation group of side A (lower tier) if it has one, else of
+//                   side B, else empty (server NICs carry no group; their leaf does)
+// cf_podnet_speed_gbps = capacity per direction in Gb/s ("400", "112.5")
+inline constexpr const char* kNetboxCableColumns =
+    "side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name,type,status,label,length,"
+    "length_unit,cf_podnet_link_class,cf_podnet_rail,cf_podnet_group,cf_podnet_speed_gbps";
+
+// NetBox cable-import CSV (see above), header kNetboxCableColumns.
 void write_cabling_plan_csv(const topology::Topology& t, std::ostream& out);
+
+struct NetboxFile {
+  std::string name;  // "00-custom-fields.csv", ... "08-cables.csv": import in this order
+  std::string text;  // CSV with header
+};
+// The NetBox import set (see above) for a fabric on one site named `site`.
+std::vector<NetboxFile> netbox_import_set(const topology::Topology& t, const topology::Hardware& hw,
+                                          const std::string& site);
 
 // Graphviz DOT of the physical cables (devices as nodes, ports as edge end labels).
 void write_dot(const topology::Topology& t, std::ostream& out);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -119,7 +120,8 @@ TEST(ExportTest, CsvHeaderExactAndOneRowPerCable) {
   ASSERT_FALSE(rows.empty());
   EXPECT_EQ(rows[0],
             "side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name,"
-            "type,status,label,length,length_unit,tier,rail,group,speed");
+            "type,status,label,length,length_unit,cf_podnet_link_class,cf_podnet_rail,cf_podnet_group,"
+            "cf_podnet_speed_gbps");
   // 2 servers x 2 NICs copper + 2 leaf-spine optical = 6 cables; NVLink/PCIe skipped.
   EXPECT_EQ(rows.size(), 1u + 6u);
 }
@@ -310,6 +312,65 @@ TEST(ExportTest, JsonTextIsIndentedParsesAndEndsWithNewline) {
   EXPECT_EQ(text.back(), '\n');
   EXPECT_EQ(text.rfind("{\n  \"family\": \"tiny\",\n", 0), 0u) << text.substr(0, 80);
   EXPECT_EQ(nlohmann::json::parse(text), topology_json(t));
+}
+
+// File name -> its rows (header first).
+std::map<std::string, std::vector<std::string>> netbox(const Topology& t) {
+  std::map<std::string, std::vector<std::string>> m;
+  for (const auto& f : netbox_import_set(t, tiny_hardware(), "lab 1")) m[f.name] = lines(f.text);
+  return m;
+}
+
+TEST(ExportTest, NetboxImportSetFilesInOrderWithDocumentedHeaders) {
+  const auto files = netbox_import_set(tiny_topology(), tiny_hardware(), "lab 1");
+  std::vector<std::string> names;
+  for (const auto& f : files) names.push_back(f.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"00-custom-fields.csv", "01-sites.csv", "02-racks.csv",
+                                             "03-manufacturers.csv", "04-device-types.csv", "05-device-roles.csv",
+                                             "06-devices.csv", "07-interfaces.csv", "08-cables.csv"}));
+  const char* headers[] = {kNetboxCustomFieldColumns, kNetboxSiteColumns,       kNetboxRackColumns,
+                           kNetboxManufacturerColumns, kNetboxDeviceTypeColumns, kNetboxDeviceRoleColumns,
+                           kNetboxDeviceColumns,       kNetboxInterfaceColumns,  kNetboxCableColumns};
+  for (size_t i = 0; i < files.size(); ++i) EXPECT_EQ(lines(files[i].text).at(0), headers[i]) << files[i].name;
+  // The cables file is the cabling plan.
+  EXPECT_EQ(files.back().text, csv(tiny_topology()));
+}
+
+TEST(ExportTest, NetboxImportSetRows) {
+  const auto m = netbox(tiny_topology());
+  // Site: the slug folds the space to '-'.
+  EXPECT_EQ(m.at("01-sites.csv").at(1), "lab 1,lab-1,planned,podnet tiny fabric");
+  // Both servers in rack 0 (40 kW / 10.2 kW = 3 servers per rack); the switches carry no rack label.
+  EXPECT_EQ(m.at("02-racks.csv"), (std::vector<std::string>{kNetboxRackColumns, "lab 1,rack-000,planned,19,42"}));
+  // Device types: 2 GPUs and 2 NICs per server; radix 128 (Hardware's default), 400G ports.
+  EXPECT_EQ(m.at("04-device-types.csv").at(1), "Generic,gpu-server-2gpu-2nic,gpu-server-2gpu-2nic,8,GPU server");
+  EXPECT_EQ(m.at("04-device-types.csv").at(2), "Generic,switch-128x400g,switch-128x400g,2,switch");
+  // Roles: gpu-server, then the tiers that have switches.
+  EXPECT_EQ(m.at("05-device-roles.csv"),
+            (std::vector<std::string>{kNetboxDeviceRoleColumns,
+                                      "gpu-server,gpu-server,2196f3,\"GPU server (GPUs, NICs, NVLink domain)\"",
+                                      "leaf,leaf,4caf50,switch tier 1", "spine,spine,ff9800,switch tier 2"}));
+  // Devices: 2 servers + leaf + spine; the leaf carries group 0 (cf_podnet_group), no rack.
+  EXPECT_EQ(m.at("06-devices.csv"),
+            (std::vector<std::string>{
+                kNetboxDeviceColumns,
+                "gpu-node-000,gpu-server,Generic,gpu-server-2gpu-2nic,planned,lab 1,rack-000,,,",
+                "gpu-node-001,gpu-server,Generic,gpu-server-2gpu-2nic,planned,lab 1,rack-000,,,",
+                "leaf-0,leaf,Generic,switch-128x400g,planned,lab 1,,,0,",
+                "spine-0,spine,Generic,switch-128x400g,planned,lab 1,,,,"}));
+  // Interfaces: both ends of 6 cables = 12, in cable order; 400G -> 400gbase-x-osfp, 400e6 Kb/s.
+  const auto& it = m.at("07-interfaces.csv");
+  ASSERT_EQ(it.size(), 1u + 12u);
+  EXPECT_EQ(it[1], "gpu-node-000,gpu0_eth,400gbase-x-osfp,400000000,gpu-node-000/nic0");
+  EXPECT_EQ(it[2], "leaf-0,Ethernet1/1,400gbase-x-osfp,400000000,");
+  // Cable 5 (link 12, spine -> leaf, oriented leaf first): leaf port 4 = Ethernet1/5, spine port 0.
+  EXPECT_EQ(it[9], "leaf-0,Ethernet1/5,400gbase-x-osfp,400000000,");
+  EXPECT_EQ(it[10], "spine-0,Ethernet1/1,400gbase-x-osfp,400000000,");
+  // Custom fields: every cf_ column of devices and cables is created, for its object type.
+  const auto& cf = m.at("00-custom-fields.csv");
+  ASSERT_EQ(cf.size(), 1u + 5u);
+  // object_types holds a comma, so it is quoted.
+  EXPECT_EQ(cf[2].rfind("podnet_rail,podnet rail,integer,\"dcim.cable,dcim.device\",", 0), 0u) << cf[2];
 }
 
 TEST(ExportTest, OutputsAreDeterministic) {
