@@ -34,6 +34,14 @@ bool is_cable(const Link& l) { return l.media == Media::Copper || l.media == Med
 // Position in the cabling hierarchy: server-side nodes 0, switches their tier.
 int level(const Node& n) { return n.kind == NodeKind::Switch ? static_cast<int>(n.tier) : 0; }
 
+// "server" for server-side nodes, else the switch tier's name ("leaf", "spine", ...; "tier<k>" if unnamed).
+std::string tier_name(const Topology& t, const Node& n) {
+  const int lv = level(n);
+  if (lv == 0) return "server";
+  return static_cast<size_t>(lv) < t.tier_names.size() && !t.tier_names[lv].empty() ? t.tier_names[lv]
+                                                                                    : fmt::format("tier{}", lv);
+}
+
 // A link's ends with the lower-tier end first (ties keep the stored order).
 struct Ends {
   NodeId a;
@@ -187,12 +195,8 @@ std::string slug(std::string_view s) {
   return r.empty() ? std::string("podnet") : r;
 }
 
-std::string role_name(const Topology& t, const Node& n) {
-  const int lv = level(n);
-  if (lv == 0) return "gpu-server";
-  return static_cast<size_t>(lv) < t.tier_names.size() && !t.tier_names[lv].empty() ? t.tier_names[lv]
-                                                                                      : fmt::format("tier{}", lv);
-}
+// NetBox device role: "gpu-server" for a server, the tier's name for a switch.
+std::string role_name(const Topology& t, const Node& n) { return level(n) == 0 ? "gpu-server" : tier_name(t, n); }
 
 const char* role_color(int level) {
   static constexpr const char* colors[] = {"2196f3", "4caf50", "ff9800", "f44336", "9c27b0"};
@@ -324,13 +328,6 @@ DotStyle dot_style(int level) {
                                         {"octagon", "#ffe6cc"}, {"doubleoctagon", "#f8cecc"}};
   const int n = static_cast<int>(std::size(styles));
   return styles[level < n ? level : n - 1];
-}
-
-std::string tier_name(const Topology& t, const Node& n) {
-  const int lv = level(n);
-  if (lv == 0) return "server";
-  return static_cast<size_t>(lv) < t.tier_names.size() && !t.tier_names[lv].empty() ? t.tier_names[lv]
-                                                                                      : fmt::format("tier{}", lv);
 }
 
 }  // namespace

@@ -381,6 +381,7 @@ TEST(ExportTest, OutputsAreDeterministic) {
   EXPECT_EQ(dot(t1), dot(t2));
   EXPECT_EQ(graphml(t1), graphml(t2));
   EXPECT_EQ(json_text(t1), json_text(t2));
+  EXPECT_EQ(netbox(t1), netbox(t2));
 }
 
 }  // namespace
