@@ -78,23 +78,29 @@ void add_design_command(CLI::App& app, Action& action) {
   auto d = std::make_shared<DesignOptions>();
   auto* design = app.add_subcommand("design", "design a fabric: bill of materials, limits, bisection, diameter");
   add_common(design, *c, true);
-  design->add_option("--cabling-plan", d->cabling_plan,
-                     "write every cable as CSV in NetBox's cable-import columns, podnet's data as cf_podnet_* custom "
-                     "fields (the same file as 08-cables.csv of --netbox)")
+  design
+      ->add_option("--cabling-plan", d->cabling_plan,
+                   "write every cable as CSV in NetBox's cable-import columns, podnet's data as cf_podnet_* custom "
+                   "fields (the same file as 08-cables.csv of --netbox)")
       ->type_name("FILE.csv");
-  design->add_option("--netbox", d->netbox_dir,
-                     "write NetBox's CSV import set into DIR, loadable in name order into an empty NetBox: custom "
-                     "fields, site, racks, manufacturer, device types, roles, devices, interfaces, cables")
+  design
+      ->add_option("--netbox", d->netbox_dir,
+                   "write NetBox's CSV import set into DIR, loadable in name order into an empty NetBox: custom "
+                   "fields, site, racks, manufacturer, device types, roles, devices, interfaces, cables")
       ->type_name("DIR");
-  design->add_option("--export", d->exports,
-                     "export the topology: dot (Graphviz: devices, cables labelled with speed, length and ports), graphml "
-                     "(NetworkX/Gephi: every node and link) or json; "
-                     "to stdout, or into --out DIR as topology.<format>")
+  design
+      ->add_option(
+          "--export", d->exports,
+          "export the topology: dot (Graphviz: devices, cables labelled with speed, length and ports), graphml "
+          "(NetworkX/Gephi: every node and link) or json; "
+          "to stdout, or into --out DIR as topology.<format>")
       ->check(CLI::IsMember({"dot", "graphml", "json"}));
-  design->footer("Examples:\n  podnet design aipod-16k\n  podnet design aipod-16k --set topology.gpus=131072 --format json\n"
-                 "  podnet design my-fabric.yaml --out results/ --cabling-plan results/cables.csv\n"
-                 "  podnet design leafspine-8k --netbox netbox/\n"
-                 "  podnet design fat-tree-k48 --set topology.k=8 --set server.gpus=4 --set server.nics=4 --export dot | dot -Tsvg -o fabric.svg");
+  design->footer(
+      "Examples:\n  podnet design aipod-16k\n  podnet design aipod-16k --set topology.gpus=131072 --format json\n"
+      "  podnet design my-fabric.yaml --out results/ --cabling-plan results/cables.csv\n"
+      "  podnet design leafspine-8k --netbox netbox/\n"
+      "  podnet design fat-tree-k48 --set topology.k=8 --set server.gpus=4 --set server.nics=4 --export dot | dot "
+      "-Tsvg -o fabric.svg");
   design->callback([&action, c, d] { action = [c, d] { return cmd_design(*c, *d); }; });
 }
 

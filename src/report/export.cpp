@@ -5,8 +5,8 @@
 #include <cmath>
 #include <initializer_list>
 #include <iterator>
-#include <sstream>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -235,8 +235,7 @@ std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Har
   cf += row({"podnet_group", "podnet group", "integer", "dcim.cable,dcim.device",
              "aggregation group (scalable unit), dragonfly group or torus cube"});
   cf += row({"podnet_pod", "podnet pod", "integer", "dcim.device", "pod of a switch"});
-  cf += row({"podnet_speed_gbps", "podnet speed (Gb/s)", "decimal", "dcim.cable",
-             "capacity per direction in Gb/s"});
+  cf += row({"podnet_speed_gbps", "podnet speed (Gb/s)", "decimal", "dcim.cable", "capacity per direction in Gb/s"});
 
   add("01-sites.csv", kNetboxSiteColumns) += row({site, slug(site), "planned", "podnet " + t.family + " fabric"});
 
@@ -252,13 +251,14 @@ std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Har
   for (int32_t r = 0; r < racks; ++r)
     if (rack_used[static_cast<size_t>(r)]) rk += row({site, rack_name(r, racks), "planned", "19", "42"});
 
-  add("03-manufacturers.csv", kNetboxManufacturerColumns) += row({"Generic", "generic", "podnet does not pick vendors"});
+  add("03-manufacturers.csv", kNetboxManufacturerColumns) +=
+      row({"Generic", "generic", "podnet does not pick vendors"});
 
   bool has_switch = false;
   for (const auto& n : t.nodes) has_switch = has_switch || n.kind == NodeKind::Switch;
-  const std::string server_model =
-      t.nics_per_server > 0 ? fmt::format("gpu-server-{}gpu-{}nic", t.gpus_per_server, t.nics_per_server)
-                            : fmt::format("gpu-server-{}gpu", t.gpus_per_server);
+  const std::string server_model = t.nics_per_server > 0
+                                       ? fmt::format("gpu-server-{}gpu-{}nic", t.gpus_per_server, t.nics_per_server)
+                                       : fmt::format("gpu-server-{}gpu", t.gpus_per_server);
   const std::string switch_model = fmt::format("switch-{}x{}g", hw.radix, format_number(hw.port_speed.bps / 1e9, 3));
   std::string& dt = add("04-device-types.csv", kNetboxDeviceTypeColumns);
   dt += row({"Generic", server_model, slug(server_model), "8", "GPU server"});
@@ -305,8 +305,9 @@ std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Har
       if (!interfaces.insert(device + '\n' + port_name).second) continue;
       // Description: the podnet node behind a server port ("gpu-node-0017/nic3"); a switch port is the switch.
       const Node& n = t.nodes[node];
-      it += row({device, port_name, netbox_interface_type(g), std::to_string(static_cast<int64_t>(std::llround(g * 1e6))),
-                 n.kind == NodeKind::Switch ? std::string() : n.name});
+      it +=
+          row({device, port_name, netbox_interface_type(g), std::to_string(static_cast<int64_t>(std::llround(g * 1e6))),
+               n.kind == NodeKind::Switch ? std::string() : n.name});
     }
   }
 
@@ -324,8 +325,11 @@ struct DotStyle {
   const char* fill;
 };
 DotStyle dot_style(int level) {
-  static constexpr DotStyle styles[] = {{"box", "#dae8fc"},      {"ellipse", "#d5e8d4"}, {"hexagon", "#fff2cc"},
-                                        {"octagon", "#ffe6cc"}, {"doubleoctagon", "#f8cecc"}};
+  static constexpr DotStyle styles[] = {{"box", "#dae8fc"},
+                                        {"ellipse", "#d5e8d4"},
+                                        {"hexagon", "#fff2cc"},
+                                        {"octagon", "#ffe6cc"},
+                                        {"doubleoctagon", "#f8cecc"}};
   const int n = static_cast<int>(std::size(styles));
   return styles[level < n ? level : n - 1];
 }

@@ -118,10 +118,9 @@ TEST(ExportTest, TinyTopologyIsWhatTheTestsAssume) {
 TEST(ExportTest, CsvHeaderExactAndOneRowPerCable) {
   const auto rows = lines(csv(tiny_topology()));
   ASSERT_FALSE(rows.empty());
-  EXPECT_EQ(rows[0],
-            "side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name,"
-            "type,status,label,length,length_unit,cf_podnet_link_class,cf_podnet_rail,cf_podnet_group,"
-            "cf_podnet_speed_gbps");
+  EXPECT_EQ(rows[0], "side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name,"
+                     "type,status,label,length,length_unit,cf_podnet_link_class,cf_podnet_rail,cf_podnet_group,"
+                     "cf_podnet_speed_gbps");
   // 2 servers x 2 NICs copper + 2 leaf-spine optical = 6 cables; NVLink/PCIe skipped.
   EXPECT_EQ(rows.size(), 1u + 6u);
 }
@@ -209,13 +208,11 @@ TEST(ExportTest, DotHasOneNodePerDeviceAndOneEdgePerCable) {
   EXPECT_EQ(ls[7], "  \"leaf-0\" [tier=\"leaf\", shape=ellipse, fillcolor=\"#d5e8d4\"];");
   EXPECT_EQ(ls[8], "  \"spine-0\" [tier=\"spine\", shape=hexagon, fillcolor=\"#fff2cc\"];");
   // Second cable: server 0's NIC 1 on the leaf's port index 1 (Ethernet1/2), 400G copper, 3 m.
-  EXPECT_EQ(ls[10],
-            "  \"gpu-node-000\" -- \"leaf-0\" [label=\"400G 3m\", taillabel=\"gpu1_eth\", "
-            "headlabel=\"Ethernet1/2\", class=\"nic-leaf\"];");
+  EXPECT_EQ(ls[10], "  \"gpu-node-000\" -- \"leaf-0\" [label=\"400G 3m\", taillabel=\"gpu1_eth\", "
+                    "headlabel=\"Ethernet1/2\", class=\"nic-leaf\"];");
   // Link 12 was connected spine -> leaf: the edge still goes leaf (tail) -- spine (head), leaf port 4 = Ethernet1/5.
-  EXPECT_EQ(ls[13],
-            "  \"leaf-0\" -- \"spine-0\" [label=\"400G 30m\", taillabel=\"Ethernet1/5\", "
-            "headlabel=\"Ethernet1/1\", class=\"leaf-spine\"];");
+  EXPECT_EQ(ls[13], "  \"leaf-0\" -- \"spine-0\" [label=\"400G 30m\", taillabel=\"Ethernet1/5\", "
+                    "headlabel=\"Ethernet1/1\", class=\"leaf-spine\"];");
   // No "device":"port" endpoints: Graphviz warns on each unless nodes are records.
   EXPECT_EQ(text.find("\":\""), std::string::npos);
 }
@@ -328,7 +325,7 @@ TEST(ExportTest, NetboxImportSetFilesInOrderWithDocumentedHeaders) {
   EXPECT_EQ(names, (std::vector<std::string>{"00-custom-fields.csv", "01-sites.csv", "02-racks.csv",
                                              "03-manufacturers.csv", "04-device-types.csv", "05-device-roles.csv",
                                              "06-devices.csv", "07-interfaces.csv", "08-cables.csv"}));
-  const char* headers[] = {kNetboxCustomFieldColumns, kNetboxSiteColumns,       kNetboxRackColumns,
+  const char* headers[] = {kNetboxCustomFieldColumns,  kNetboxSiteColumns,       kNetboxRackColumns,
                            kNetboxManufacturerColumns, kNetboxDeviceTypeColumns, kNetboxDeviceRoleColumns,
                            kNetboxDeviceColumns,       kNetboxInterfaceColumns,  kNetboxCableColumns};
   for (size_t i = 0; i < files.size(); ++i) EXPECT_EQ(lines(files[i].text).at(0), headers[i]) << files[i].name;
@@ -352,12 +349,11 @@ TEST(ExportTest, NetboxImportSetRows) {
                                       "leaf,leaf,4caf50,switch tier 1", "spine,spine,ff9800,switch tier 2"}));
   // Devices: 2 servers + leaf + spine; the leaf carries group 0 (cf_podnet_group), no rack.
   EXPECT_EQ(m.at("06-devices.csv"),
-            (std::vector<std::string>{
-                kNetboxDeviceColumns,
-                "gpu-node-000,gpu-server,Generic,gpu-server-2gpu-2nic,planned,lab 1,rack-000,,,",
-                "gpu-node-001,gpu-server,Generic,gpu-server-2gpu-2nic,planned,lab 1,rack-000,,,",
-                "leaf-0,leaf,Generic,switch-128x400g,planned,lab 1,,,0,",
-                "spine-0,spine,Generic,switch-128x400g,planned,lab 1,,,,"}));
+            (std::vector<std::string>{kNetboxDeviceColumns,
+                                      "gpu-node-000,gpu-server,Generic,gpu-server-2gpu-2nic,planned,lab 1,rack-000,,,",
+                                      "gpu-node-001,gpu-server,Generic,gpu-server-2gpu-2nic,planned,lab 1,rack-000,,,",
+                                      "leaf-0,leaf,Generic,switch-128x400g,planned,lab 1,,,0,",
+                                      "spine-0,spine,Generic,switch-128x400g,planned,lab 1,,,,"}));
   // Interfaces: both ends of 6 cables = 12, in cable order; 400G -> 400gbase-x-osfp, 400e6 Kb/s.
   const auto& it = m.at("07-interfaces.csv");
   ASSERT_EQ(it.size(), 1u + 12u);

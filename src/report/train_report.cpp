@@ -347,17 +347,23 @@ void write_training_trace(const workload::TrainResult& r, std::ostream& out) {
   for (const auto& e : r.trace) {
     const int64_t start = trace_ns(e.start);
     const int64_t end = trace_ns(e.start + e.dur);
-    const std::string lane =
-        e.tid >= 0 && static_cast<size_t>(e.tid) < r.trace_lanes.size() ? r.trace_lanes[static_cast<size_t>(e.tid)]
-                                                                         : fmt::format("lane {}", e.tid);
+    const std::string lane = e.tid >= 0 && static_cast<size_t>(e.tid) < r.trace_lanes.size()
+                                 ? r.trace_lanes[static_cast<size_t>(e.tid)]
+                                 : fmt::format("lane {}", e.tid);
     nlohmann::json args = {{"kind", e.kind}, {"group", fmt::format("stage {}/{}", e.pid, lane)}};
     if (std::string_view(e.kind) != "compute") {
       args["bytes"] = e.bytes;
       args["peers"] = e.peers;
       args["channel"] = e.channel;
     }
-    events.push_back({{"name", e.name}, {"cat", e.cat}, {"ph", "X"}, {"pid", e.pid}, {"tid", e.tid},
-                      {"ts", trace_us(start)}, {"dur", trace_us(end - start)}, {"args", std::move(args)}});
+    events.push_back({{"name", e.name},
+                      {"cat", e.cat},
+                      {"ph", "X"},
+                      {"pid", e.pid},
+                      {"tid", e.tid},
+                      {"ts", trace_us(start)},
+                      {"dur", trace_us(end - start)},
+                      {"args", std::move(args)}});
   }
   nlohmann::json doc = {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
   out << doc.dump() << "\n";

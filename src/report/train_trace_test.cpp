@@ -71,11 +71,10 @@ TEST(TrainTrace, SliceArgs) {
   const auto x = slices(r);
   ASSERT_EQ(x.size(), 2u);
   EXPECT_EQ(x[0]["args"], nlohmann::json({{"kind", "compute"}, {"group", "stage 0/compute"}}));
-  EXPECT_EQ(x[1]["args"], nlohmann::json({{"kind", "ring"},
-                                          {"group", "stage 0/dp (tp rank 0)"},
-                                          {"bytes", 1048576},
-                                          {"peers", 8},
-                                          {"channel", 3}}));
+  EXPECT_EQ(
+      x[1]["args"],
+      nlohmann::json(
+          {{"kind", "ring"}, {"group", "stage 0/dp (tp rank 0)"}, {"bytes", 1048576}, {"peers", 8}, {"channel", 3}}));
 }
 
 }  // namespace
