@@ -173,7 +173,7 @@ void write_cabling_plan_csv(const Topology& t, std::ostream& out) {
 namespace {
 
 // NetBox interface type (dcim.choices.InterfaceTypeChoices) for a port speed: the OSFP / QSFP form factors of
-// each Ethernet speed; anything else (e.g. a torus chip's ICI port) is "other".
+// each Ethernet speed, "other" for any other speed (a torus chip's own ports are "other" at any speed).
 const char* netbox_interface_type(double gbps) {
   if (gbps == 800) return "800gbase-x-osfp";
   if (gbps == 400) return "400gbase-x-osfp";
@@ -305,9 +305,9 @@ std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Har
       if (!interfaces.insert(device + '\n' + port_name).second) continue;
       // Description: the podnet node behind a server port ("gpu-node-0017/nic3"); a switch port is the switch.
       const Node& n = t.nodes[node];
-      it +=
-          row({device, port_name, netbox_interface_type(g), std::to_string(static_cast<int64_t>(std::llround(g * 1e6))),
-               n.kind == NodeKind::Switch ? std::string() : n.name});
+      it += row({device, port_name, n.kind == NodeKind::Gpu ? "other" : netbox_interface_type(g),
+                 std::to_string(static_cast<int64_t>(std::llround(g * 1e6))),
+                 n.kind == NodeKind::Switch ? std::string() : n.name});
     }
   }
 

@@ -34,7 +34,8 @@
 //   switches only when the builder did, as dragonfly does); interfaces are
 //   both ends of every cable, typed by speed (400G `400gbase-x-osfp`, 800G
 //   `800gbase-x-osfp`, 200G `200gbase-x-qsfp56`, 100G `100gbase-x-qsfp28`,
-//   25G `25gbase-x-sfp28`, else `other`), speed in Kb/s (NetBox's unit), the
+//   25G `25gbase-x-sfp28`, else `other`; a torus chip's own chip-to-chip
+//   ports are `other`), speed in Kb/s (NetBox's unit), the
 //   podnet node name as description. Checked by tests/interop/check_netbox.py.
 // - DOT: `graph "<family>" { ... }` for Graphviz: physical cables only, one
 //   node per device (a server with its NICs, or a switch), declared once in
