@@ -31,6 +31,27 @@ int largest_divisor_at_most(int n, int limit) {
   return 0;
 }
 
+// `up` uplinks spread over the switches of the tier above with `p` parallel links to each (at most
+// `pmax`, what fills those switches' down-ports): `count` = used / p switches. Uniform: p = the
+// largest divisor of `up` <= pmax, every uplink used. When `up` has no divisor near pmax (43 is
+// prime: 43 switches with one link each, using 1/pmax of their down-ports), the largest multiple of
+// pmax <= up needs far fewer switches; it is taken when it leaves at most 10 % of the uplinks idle
+// (the design's oversubscription then counts only the uplinks used).
+struct Spread {
+  int p = 0, count = 0, used = 0;
+};
+Spread spread_uplinks(int up, int pmax) {
+  Spread s;
+  s.p = largest_divisor_at_most(up, pmax);
+  s.used = up;
+  s.count = up / s.p;
+  if (s.p < pmax && pmax >= 1) {
+    const int used = (up / pmax) * pmax;
+    if (used >= 1 && used / pmax < s.count && 10 * (up - used) <= up) s = {pmax, used / pmax, used};
+  }
+  return s;
+}
+
 int down_ports(int radix, double o) { return static_cast<int>(std::floor(radix * o / (o + 1.0) + 1e-9)); }
 
 std::string fmt_count(int64_t v) {
@@ -136,6 +157,7 @@ Topology build_clos(const ClosSpec& spec, const Hardware& hw) {
   const int64_t Ld = gp * group_leaves_in_domain;  // leaves per (full) spine domain
   const int spine_down = tiers == 2 ? R : d2;
   int p = 0, S = 0;
+  int u1_used = u1;  // leaf uplinks cabled (spread_uplinks may leave a few idle)
   if (spec.spines_per_domain > 0) {
     S = spec.spines_per_domain;
     if (u1 % S != 0)
@@ -146,14 +168,19 @@ Topology build_clos(const ClosSpec& spec, const Hardware& hw) {
                        fmt::format("{} spines per pod need {} down-ports each ({} leaves x {} links), more than {}", S,
                                    Ld * p, Ld, p, spine_down));
   } else {
-    p = largest_divisor_at_most(u1, static_cast<int>(spine_down / Ld));
-    S = u1 / p;
+    const Spread sp = spread_uplinks(u1, static_cast<int>(spine_down / Ld));
+    p = sp.p;
+    S = sp.count;
+    u1_used = sp.used;
   }
   const int64_t D = pods * domains_per_pod;
   int q = 0, C = 0;
+  int u2_used = u2;
   if (tiers == 3) {
-    q = largest_divisor_at_most(u2, static_cast<int>(R / D));
-    C = u2 / q;
+    const Spread sp = spread_uplinks(u2, static_cast<int>(R / D));
+    q = sp.p;
+    C = sp.count;
+    u2_used = sp.used;
   }
 
   // ---- build ----
@@ -284,15 +311,20 @@ Topology build_clos(const ClosSpec& spec, const Hardware& hw) {
   if (tiers == 3) f.bisection_bps = std::min(f.bisection_bps, cap[2] / 2);
   f.bisection_method = "half the smallest total capacity a tier offers upward (NIC, leaf uplinks, spine uplinks): "
                        "the standard bound for a folded Clos";
-  f.oversubscription.emplace_back(spec.tier_names[1], static_cast<double>(d1) / u1);
-  if (tiers == 3) f.oversubscription.emplace_back(spec.tier_names[2], static_cast<double>(d2) / u2);
-  f.notes.push_back(fmt::format("{}: {} down / {} up ports; {} {} per spine domain, {} parallel link(s) to each of "
+  f.oversubscription.emplace_back(spec.tier_names[1], static_cast<double>(d1) / u1_used);
+  if (tiers == 3) f.oversubscription.emplace_back(spec.tier_names[2], static_cast<double>(d2) / u2_used);
+  auto idle = [](int up, int used) {
+    return up == used ? std::string()
+                      : fmt::format(" ({} of them cabled: {} left idle so the rest spread evenly)", used, up - used);
+  };
+  f.notes.push_back(fmt::format("{}: {} down / {} up ports{}; {} {} per spine domain, {} parallel link(s) to each of "
                                 "{} {}s per domain",
-                                spec.tier_names[1], d1, u1, Ld, spec.tier_names[1], p, S, spec.tier_names[2]));
+                                spec.tier_names[1], d1, u1, idle(u1, u1_used), Ld, spec.tier_names[1], p, S,
+                                spec.tier_names[2]));
   if (tiers == 3)
-    f.notes.push_back(fmt::format("{}: {} down / {} up ports; {} planes of {} {}s, {} parallel link(s) from each of "
+    f.notes.push_back(fmt::format("{}: {} down / {} up ports{}; {} planes of {} {}s, {} parallel link(s) from each of "
                                   "{} spine domains",
-                                  spec.tier_names[2], d2, u2, S, C, spec.tier_names[3], q, D));
+                                  spec.tier_names[2], d2, u2, idle(u2, u2_used), S, C, spec.tier_names[3], q, D));
   if (spec.rail_domains && tiers == 2 && n > 1)
     f.notes.push_back("rails are separate 2-tier planes: NICs on different rails reach each other only through "
                       "NVLink inside a server (PXN); the diameter is within a rail");

@@ -113,6 +113,29 @@ TEST(RailClos, Aipod16kSuperSpine) {
   EXPECT_EQ(b.links_total, 3 * 16384);
 }
 
+TEST(RailClos, PrimeUplinkCountLeavesAFewPortsIdleInsteadOfFourTimesTheSpines) {
+  // aipod-16k at 2:1 on 128-port switches: a leaf has floor(128 x 2/3) = 85 down, 43 up ports. A group is 85
+  // servers x 8 rails = 680 GPUs; 16384 / 680 = 24.1 -> 25 groups of 8 leaves = 200 leaves; 16 groups per pod ->
+  // 2 pods; a spine domain (pod, rail) has 16 leaves and a spine 64 down-ports: at most 64 / 16 = 4 links per
+  // leaf. 43 is prime: spreading every uplink evenly means 1 link to each of 43 spines per domain, each using 16
+  // of its 64 down-ports (2 x 8 x 43 = 688 spines). Cabling 40 uplinks (3 idle: 7 % <= 10 %) gives 4 links to
+  // each of 10 spines per domain: 2 pods x 8 rails x 10 = 160 spines, every down-port used.
+  Hardware hw = hw_with(8, 8, 128);
+  Topology t = build_with("rail_clos",
+                          {{"gpus", "16384"}, {"tiers", "3"}, {"groups_per_pod", "16"}, {"oversubscription", "2:1"}},
+                          hw);
+  EXPECT_EQ(count_tier(t, 1), 200);
+  EXPECT_EQ(count_tier(t, 2), 160);
+  EXPECT_EQ(count_class(t, "leaf-spine"), 200 * 40);
+  // Spines 64 up: 16 domains share each plane; at most 128 / 16 = 8 links per super-spine, 64 / 8 = 8
+  // super-spines per plane, 10 planes (one per spine index): 80.
+  EXPECT_EQ(count_tier(t, 3), 80);
+  ASSERT_FALSE(t.facts.oversubscription.empty());
+  EXPECT_DOUBLE_EQ(t.facts.oversubscription[0].second, 85.0 / 40.0);
+  // The cabled uplinks set the bisection: 8,000 x 400 Gb/s / 2.
+  EXPECT_DOUBLE_EQ(t.facts.bisection_bps, 8000 * 400e9 / 2);
+}
+
 TEST(RailClos, Grows131kThenRefusesBeyondLimit) {
   Hardware hw = hw_with(8, 8, 128);
   // 131072 GPUs = 256 groups / 16 per pod = 16 pods; 16 x 8 rails = 128 spines per plane = radix: fits.
