@@ -250,8 +250,14 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
           algorithm, op_name(op), group.size(), shape.nodes, algorithm == "auto" ? "algorithm" : "protocol"));
     const AlgorithmInfo* chosen = find_algorithm(nccl_algorithm_name(c.algo));
     plan = chosen->build(op, group, bytes, o, topo);
+    // NCCL's latency term (the leading delay below: base + every step's latency, the wire included, as
+    // NCCL's tuner counts it) replaces the engines' per-hop latency: the data transfers pay none
+    // (latency_steps = 0), so a step's latency is not counted twice.
     for (auto& t : plan.transfers)
-      if (t.kind != plan::TransferKind::Compute) t.bytes = wire_bytes(t.bytes, c.proto);
+      if (t.kind != plan::TransferKind::Compute) {
+        t.bytes = wire_bytes(t.bytes, c.proto);
+        t.latency_steps = 0;
+      }
     const Time lat = Time::from_seconds(model_latency_us(op, c.algo, c.proto, shape, bytes) * 1e-6);
     plan = with_leading_delay(std::move(plan), group, lat,
                               fmt::format("latency/{}/{}", algo_name(c.algo), proto_name(c.proto)));

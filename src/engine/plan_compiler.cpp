@@ -83,7 +83,7 @@ void PlanCompiler::compile(const plan::TransferPlan& plan, int32_t index, std::v
       f.bytes = t.bytes / qps + (q < t.bytes % qps ? 1 : 0);
       router_.route(t.ranks[0], t.ranks[1], entropy_base + static_cast<uint64_t>(q), 1.0, f.parts);
       std::sort(f.parts.begin(), f.parts.end(), [](const PathPart& a, const PathPart& b) { return a.link < b.link; });
-      f.latency = hop_latency(f.parts) * std::max(1, t.latency_steps);
+      f.latency = hop_latency(f.parts) * std::max(0, t.latency_steps);
       out.push_back(std::move(f));
     }
     return;
@@ -108,7 +108,7 @@ void PlanCompiler::compile(const plan::TransferPlan& plan, int32_t index, std::v
   f.transfer = index;
   f.bytes = t.bytes;
   const double mean = hop_count ? latency_sum / static_cast<double>(hop_count) : 0.0;
-  f.latency = Time(static_cast<int64_t>(mean * std::max(1, t.latency_steps) + 0.5));
+  f.latency = Time(static_cast<int64_t>(mean * std::max(0, t.latency_steps) + 0.5));
   f.route_weight = qps;  // each QP route added 1 x fraction; coef = sum of fraction / qps
   std::sort(touched_.begin(), touched_.end());
   f.parts.reserve(touched_.size());

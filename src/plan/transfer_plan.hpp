@@ -34,7 +34,11 @@
 // A protocol (NCCL's LL, LL128, Simple) is not a field engines read: the
 // collective layer inflates the bytes of the transfers it makes by the
 // protocol's wire efficiency (LL sends 8 B per 4 B of data) and adds the
-// latency delay above, so every engine times it unchanged.
+// latency delay above, so every engine times it unchanged. That delay is
+// NCCL's whole latency term (every step, the wire included), so the data
+// transfers of such a plan have latency_steps = 0: engines add no per-hop
+// latency of their own (the packet engine's packets still take their
+// physical propagation and switch time).
 // Bytes are payload bytes; engines add wire overhead.
 #pragma once
 
@@ -54,7 +58,7 @@ struct Transfer {
   TransferKind kind = TransferKind::P2p;
   std::vector<int32_t> ranks;   // P2p: {src, dst}; Ring: ring order; Coupled: participants
   Bytes bytes = 0;              // P2p: total; Ring: bytes each hop carries; Coupled: each edge
-  int32_t latency_steps = 1;    // sequential per-hop latencies paid
+  int32_t latency_steps = 1;    // sequential per-hop latencies paid (0: none; the plan's leading delay holds them)
   int32_t qps = 1;              // QPs per connection (ECMP entropy)
   int32_t channel = 0;          // NCCL channel (for reporting)
   bool open = false;            // Ring only: a chain, no closing hop

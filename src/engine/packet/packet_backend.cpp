@@ -43,7 +43,7 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
   auto launch = [&](int32_t i, Time at) {
     const plan::Transfer& t = plan.transfers[i];
     const uint64_t base = static_cast<uint64_t>(t.channel) * 1024;
-    const int32_t steps = std::max(1, t.latency_steps);
+    const int32_t steps = std::max(0, t.latency_steps);
     const int32_t qps = std::max(1, t.qps);
     if (t.kind == plan::TransferKind::Compute) {
       Time duration = t.duration;
