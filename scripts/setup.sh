@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages podnet needs to build and test. Idempotent and
 # quiet when everything is present; run as root (or with sudo available).
+# `setup.sh --fuzz` also installs clang and its libFuzzer/sanitizer runtime
+# (for `make fuzz`).
 set -euo pipefail
 
 packages=(
@@ -11,6 +13,7 @@ packages=(
   # the real consumers of podnet's exports, run by ctest (tests/interop/)
   python3 graphviz python3-networkx
 )
+if [ "${1:-}" = "--fuzz" ]; then packages+=(clang libclang-rt-dev); fi
 
 missing=()
 for p in "${packages[@]}"; do
