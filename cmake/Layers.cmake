@@ -25,7 +25,7 @@ target_sources(podnet_scenario PRIVATE ${CMAKE_BINARY_DIR}/generated/examples.cp
 
 # Studies run on a resolved scenario (scenario::Setup) and return typed
 # results; report renders them (DESIGN.md order: scenario -> study -> report -> cli).
-podnet_layer(study podnet_scenario SQLite::SQLite3 Threads::Threads MPI::MPI_CXX)
+podnet_layer(study podnet_scenario yaml-cpp SQLite::SQLite3 Threads::Threads MPI::MPI_CXX)
 podnet_layer(report podnet_study nlohmann_json::nlohmann_json)
 podnet_layer(cli podnet_study podnet_report CLI11::CLI11)
 add_executable(podnet src/cli/main.cpp)

@@ -26,6 +26,7 @@ namespace {
 struct SweepOptions {
   std::string study = "train";
   std::vector<std::string> vary;
+  std::string sweep_file;
   std::string results = "sweep.db";
   int jobs = 1;
   std::string columns;
@@ -66,24 +67,37 @@ int read_back(const Common& c, const SweepOptions& o) {
 
 int cmd_sweep(const Common& c, const SweepOptions& o) {
   if (c.scenario.empty()) {
-    if (!o.vary.empty()) throw InputError("--vary needs a scenario to sweep (podnet sweep SCENARIO --vary ...)");
+    if (!o.vary.empty() || !o.sweep_file.empty())
+      throw InputError("--vary and --sweep-file need a scenario to sweep (podnet sweep SCENARIO --vary ...)");
     return read_back(c, o);
   }
-  if (o.vary.empty()) throw InputError("podnet sweep SCENARIO needs at least one --vary KEY=V1,V2,...");
+  if (o.vary.empty() && o.sweep_file.empty())
+    throw InputError("podnet sweep SCENARIO needs at least one --vary KEY=V1,V2,... (or a --sweep-file)");
   if (!c.out_dir.empty()) throw InputError("--out: a sweep writes its results to --results DB");
   study::SweepSpec spec;
   spec.study = o.study;
+  if (!o.sweep_file.empty()) {
+    study::SweepFile f = study::load_sweep_file(o.sweep_file);
+    if (!f.study.empty()) {
+      if (f.study != "design" && f.study != "bench" && f.study != "train" && f.study != "reliability")
+        throw InputError(fmt::format("{}: study: {}: expected design, bench, train or reliability", o.sweep_file,
+                                     f.study));
+      spec.study = f.study;
+    }
+    spec.axes = std::move(f.axes);
+  }
   spec.scenario = c.scenario;
   spec.sets = c.sets;
   spec.fragments = c.adds;
   for (const auto& v : o.vary) spec.axes.push_back(study::parse_axis(v));
+  const std::string study_name = spec.study;
   for (size_t i = 0; i < spec.axes.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (spec.axes[i].key == spec.axes[j].key)
         throw InputError(fmt::format("--vary {}: the key is varied twice", spec.axes[i].key));
 
   study::BenchRequest bench;
-  if (o.study == "bench") {
+  if (study_name == "bench") {
     spec.study_args = {"op=" + o.op, "algo=" + o.algo, "min=" + o.min_size, "max=" + o.max_size,
                        fmt::format("factor={}", o.factor), "gpus=" + o.gpus};
     bench.op = collective::parse_op(o.op);
@@ -97,18 +111,18 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
   const study::Evaluate evaluate = [&](const study::SweepPoint& p) {
     const std::vector<std::string> sets = spec.overrides(p);
     nlohmann::json doc;
-    if (o.study == "design") {
+    if (study_name == "design") {
       const scenario::Scenario sc = scenario::load(c.scenario, sets, c.adds);
       doc = design_document(sc, sc.build_topology(), "design");
     } else {
       const scenario::Setup s = scenario::resolve(scenario::load(c.scenario, sets, c.adds));
-      if (o.study == "bench") {
+      if (study_name == "bench") {
         study::BenchRequest r = bench;
         if (!o.gpus.empty()) r.group = collective::parse_gpu_list(o.gpus, static_cast<int32_t>(s.fabric.gpus.size()));
         if (r.algo != "auto" && !collective::find_algorithm(r.algo))
           throw InputError(fmt::format("--algo {}: not an algorithm (see `podnet list`)", r.algo));
         doc = report::bench_document(s, study::bench(s, r));
-      } else if (o.study == "train") {
+      } else if (study_name == "train") {
         doc = report::train_document(s, study::train(s, {}));
       } else {
         doc = report::reliability_document(s, study::reliability(s));
@@ -148,6 +162,10 @@ void add_sweep_command(CLI::App& app, Action& action) {
                   "an axis: KEY=V1,V2,... or an integer range KEY=LO..HI, LO..HI+STEP, LO..HI*FACTOR (repeatable; "
                   "the grid is their cartesian product)")
       ->type_name("KEY=VALUES");
+  cmd->add_option("--sweep-file", o->sweep_file,
+                  "axes from a YAML file: vary: {KEY: [V1, V2] or \"LO..HI\"}, zip: [{KEY: [...], KEY2: [...]}] (zipped "
+                  "keys advance together), optional study: (docs/sweep.md); --vary adds to them")
+      ->type_name("FILE.yaml");
   cmd->add_option("--results", o->results,
                   "the SQLite database: created, or resumed when it holds the same sweep (only missing points run); "
                   "without a scenario, read back")

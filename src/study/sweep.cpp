@@ -15,6 +15,7 @@
 #include <set>
 #include <sqlite3.h>
 #include <thread>
+#include <yaml-cpp/yaml.h>
 
 #include "core/error.hpp"
 
@@ -167,8 +168,29 @@ Axis parse_axis(const std::string& text) {
 }
 
 std::vector<SweepPoint> cartesian(const std::vector<Axis>& axes) {
+  // Dimensions: each unzipped axis, and each zip group (at its first axis's place).
+  std::vector<std::vector<size_t>> dims;
+  std::map<std::string, size_t> zip_dim;
+  for (size_t k = 0; k < axes.size(); ++k) {
+    if (axes[k].values.empty()) throw InputError(fmt::format("sweep axis {}: no values", axes[k].key));
+    if (axes[k].zip.empty()) {
+      dims.push_back({k});
+      continue;
+    }
+    const auto it = zip_dim.find(axes[k].zip);
+    if (it == zip_dim.end()) {
+      zip_dim[axes[k].zip] = dims.size();
+      dims.push_back({k});
+      continue;
+    }
+    const Axis& first = axes[dims[it->second].front()];
+    if (first.values.size() != axes[k].values.size())
+      throw InputError(fmt::format("zipped axes {} ({} values) and {} ({} values) need as many values", first.key,
+                                   first.values.size(), axes[k].key, axes[k].values.size()));
+    dims[it->second].push_back(k);
+  }
   double total = 1;
-  for (const auto& a : axes) total *= static_cast<double>(a.values.size());
+  for (const auto& d : dims) total *= static_cast<double>(axes[d.front()].values.size());
   if (total > static_cast<double>(kMaxPoints))
     throw InputError(fmt::format("the sweep has {:.3g} points; at most {} are run", total, kMaxPoints));
   std::vector<SweepPoint> out;
@@ -179,14 +201,75 @@ std::vector<SweepPoint> cartesian(const std::vector<Axis>& axes) {
     p.id = id;
     p.values.resize(axes.size());
     int64_t rest = id;
-    for (size_t k = axes.size(); k-- > 0;) {
-      const auto m = static_cast<int64_t>(axes[k].values.size());
-      p.values[k] = axes[k].values[static_cast<size_t>(rest % m)];
+    for (size_t d = dims.size(); d-- > 0;) {
+      const auto m = static_cast<int64_t>(axes[dims[d].front()].values.size());
+      const auto i = static_cast<size_t>(rest % m);
+      for (size_t k : dims[d]) p.values[k] = axes[k].values[i];
       rest /= m;
     }
     out.push_back(std::move(p));
   }
   return out;
+}
+
+SweepFile load_sweep_file(const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw InputError(fmt::format("{}: cannot read the sweep file", path));
+  } catch (const YAML::Exception& e) {
+    throw InputError(fmt::format("{}:{}: {}", path, e.mark.line + 1, e.msg));
+  }
+  auto where = [&](const YAML::Node& n) { return fmt::format("{}:{}", path, n.Mark().line + 1); };
+  if (!root.IsMap()) throw InputError(fmt::format("{}: a sweep file is a map (study:, vary:, zip:)", path));
+  auto values_of = [&](const std::string& key, const YAML::Node& v) {
+    if (v.IsScalar()) return parse_axis(key + "=" + v.as<std::string>()).values;
+    if (!v.IsSequence() || v.size() == 0)
+      throw InputError(fmt::format("{}: {}: expected a list of values or a \"LO..HI\" range", where(v), key));
+    std::vector<std::string> out;
+    for (const auto& e : v) {
+      if (!e.IsScalar()) throw InputError(fmt::format("{}: {}: a value must be a scalar", where(e), key));
+      out.push_back(e.as<std::string>());
+    }
+    return parse_axis(key + "=" + [&] {
+             std::string joined;
+             for (const auto& x : out) joined += (joined.empty() ? "" : ",") + x;
+             return joined;
+           }())
+        .values;
+  };
+  SweepFile f;
+  for (const auto& kv : root) {
+    const std::string k = kv.first.as<std::string>();
+    if (k == "study") {
+      f.study = kv.second.as<std::string>();
+    } else if (k == "vary") {
+      if (!kv.second.IsMap()) throw InputError(fmt::format("{}: vary: expected a map KEY: VALUES", where(kv.second)));
+      for (const auto& a : kv.second) {
+        const std::string key = a.first.as<std::string>();
+        f.axes.push_back({key, values_of(key, a.second), ""});
+      }
+    } else if (k == "zip") {
+      if (!kv.second.IsSequence())
+        throw InputError(fmt::format("{}: zip: expected a list of maps (each KEY: VALUES, advancing together)",
+                                     where(kv.second)));
+      int group = 0;
+      for (const auto& g : kv.second) {
+        if (!g.IsMap() || g.size() == 0)
+          throw InputError(fmt::format("{}: zip entry: expected a map KEY: VALUES", where(g)));
+        const std::string name = fmt::format("zip{}", group++);
+        for (const auto& a : g) {
+          const std::string key = a.first.as<std::string>();
+          f.axes.push_back({key, values_of(key, a.second), name});
+        }
+      }
+    } else {
+      throw InputError(fmt::format("{}: {}: unknown key; expected study, vary or zip", where(kv.first), k));
+    }
+  }
+  if (f.axes.empty()) throw InputError(fmt::format("{}: no axes (vary: or zip:)", path));
+  return f;
 }
 
 std::string SweepSpec::definition() const {
@@ -195,7 +278,7 @@ std::string SweepSpec::definition() const {
   for (const auto& s : sets) d += "set=" + s + "\n";
   for (const auto& a : study_args) d += "arg=" + a + "\n";
   for (const auto& a : axes) {
-    d += "vary=" + a.key + "=";
+    d += (a.zip.empty() ? "vary=" : "zip=" + a.zip + ":") + a.key + "=";
     for (size_t i = 0; i < a.values.size(); ++i) d += (i ? "," : "") + a.values[i];
     d += "\n";
   }

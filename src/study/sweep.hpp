@@ -35,6 +35,9 @@ namespace podnet::study {
 struct Axis {
   std::string key;
   std::vector<std::string> values;
+  // Axes with the same non-empty `zip` name advance together (one dimension of
+  // the grid, their i-th values paired); they must have as many values.
+  std::string zip;
 };
 // InputError naming the argument for a bad axis (no '=', empty values, a bad range).
 Axis parse_axis(const std::string& text);
@@ -43,9 +46,25 @@ struct SweepPoint {
   int64_t id = 0;
   std::vector<std::string> values;  // one per axis
 };
-// Row-major: the last axis varies fastest. InputError past kMaxPoints.
+// Row-major over the dimensions (an axis, or a zip group at its first axis's
+// place): the last varies fastest. InputError past kMaxPoints or for zipped
+// axes of unequal lengths.
 inline constexpr int64_t kMaxPoints = 1000000;
 std::vector<SweepPoint> cartesian(const std::vector<Axis>& axes);
+
+// A sweep file (`podnet sweep SCENARIO --sweep-file FILE`), YAML:
+//   study: train                       (optional: else --study)
+//   vary:                              (each its own dimension)
+//     workload.tp: [4, 8]
+//     workload.dp: "8..128*2"          (a string: the --vary syntax)
+//   zip:                               (each list entry one dimension whose keys advance together)
+//     - {server.nic_speed: [200Gbps, 400Gbps], switch.port_speed: [200Gbps, 400Gbps]}
+// InputError "FILE:LINE: ..." for anything else.
+struct SweepFile {
+  std::string study;  // "" when the file does not say
+  std::vector<Axis> axes;
+};
+SweepFile load_sweep_file(const std::string& path);
 
 // A result field's value: NULL, an integer, a real or text (SQLite's types).
 using Value = std::variant<std::monostate, int64_t, double, std::string>;

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <sqlite3.h>
 #include <string>
 
@@ -159,6 +160,47 @@ TEST(Sweep, AnEvaluatorThatThrowsRecordsTheError) {
 
 TEST(Sweep, ReadingSomethingElseIsAnInputError) {
   EXPECT_THROW(read_results(temp_db("missing.db")), InputError);
+}
+
+}  // namespace
+}  // namespace podnet::study
+
+namespace podnet::study {
+namespace {
+
+TEST(Sweep, ZippedAxesAdvanceTogether) {
+  // One free axis (2 values) and a zip group of two keys (3 values each): 2 x 3 = 6 points.
+  std::vector<Axis> axes = {{"a", {"1", "2"}, ""},
+                            {"nic", {"100G", "200G", "400G"}, "z"},
+                            {"port", {"100G", "200G", "400G"}, "z"}};
+  const auto pts = cartesian(axes);
+  ASSERT_EQ(pts.size(), 6u);
+  for (const auto& p : pts) EXPECT_EQ(p.values[1], p.values[2]);  // paired, never crossed
+  EXPECT_EQ(pts[4].values, (std::vector<std::string>{"2", "200G", "200G"}));  // id 4 = (1, 1)
+  axes[2].values.pop_back();
+  EXPECT_THROW(cartesian(axes), InputError);  // 3 and 2 values cannot be paired
+}
+
+TEST(Sweep, SweepFileWithVaryZipAndErrorsAtTheirLine) {
+  const auto dir = std::filesystem::temp_directory_path() / ("podnet-sweep-file-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string good = (dir / "good.yaml").string(), bad = (dir / "bad.yaml").string();
+  std::ofstream(good) << "study: design\nvary:\n  topology.oversubscription: [1, 2]\n  workload.dp: \"1..4*2\"\n"
+                         "zip:\n  - {server.nic_speed: [200Gbps, 400Gbps], switch.port_speed: [200Gbps, 400Gbps]}\n";
+  const SweepFile f = load_sweep_file(good);
+  EXPECT_EQ(f.study, "design");
+  ASSERT_EQ(f.axes.size(), 4u);
+  EXPECT_EQ(f.axes[1].values, (std::vector<std::string>{"1", "2", "4"}));
+  EXPECT_EQ(f.axes[2].zip, f.axes[3].zip);
+  EXPECT_FALSE(f.axes[2].zip.empty());
+  EXPECT_EQ(cartesian(f.axes).size(), 2u * 3u * 2u);
+  std::ofstream(bad) << "vary:\n  workload.tp: [1, 2]\nvaryy:\n  x: [1]\n";
+  try {
+    load_sweep_file(bad);
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.yaml:3: varyy: unknown key"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
