@@ -337,3 +337,76 @@ TEST(GoldenSet, CoversEveryCommand) {
 }
 
 }  // namespace
+
+namespace {
+
+// Inputs of a bad-input campaign that crashed podnet (double free, SIGSEGV, SIGFPE), ran until killed, or
+// ended in an internal error: each is now refused up front with exit status 2 and a message naming the
+// file and line (or the --set) and the key.
+TEST(BadInput, SimaiFilesThatCrashedAreRefused) {
+  const std::string rows = "1\nl -1 10 NONE 0 10 NONE 0 10 NONE 0 100\n";
+  const std::string topo = write_file("dup.topo", "4 2 0 2 2 H20\n2 2\n0 2 400Gbps 1ns 0\n1 2 400Gbps 1ns 0\n");
+  const std::string ok = write_file("ok.txt", "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2\n" + rows);
+  Result r = run("train --simai-topology " + topo + " --simai-workload " + ok, true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("dup.topo:2: switch id 2 is given twice"), std::string::npos) << r.out;
+  const struct {
+    const char* header;
+    const char* message;
+  } cases[] = {
+      {"model_parallel_NPU_group: 8 ga: 1152921504606846976", "ga.txt:1: header: ga: 1152921504606846976 exceeds"},
+      {"model_parallel_NPU_group: 4611686018427387904 pp: 4", "ga.txt:1: header: model_parallel_NPU_group: "},
+      {"model_parallel_NPU_group: 2 ep: 1 pp: 2 vpp: 1 ga: 1000000 all_gpus: 8", "ga.txt:1: header: ga: 1000000"},
+      {"model_parallel_NPU_group: 8 pp: -2", "ga.txt:1: header: pp: -2 must be >= 1"},
+  };
+  for (const auto& c : cases) {
+    const std::string w =
+        write_file("ga.txt", std::string("HYBRID_TRANSFORMER_FWD_IN_BCKWD ") + c.header + "\n" + rows);
+    r = run("train --simai-workload " + w, true);
+    EXPECT_EQ(r.status, 2) << c.header << ": " << r.out;
+    EXPECT_NE(r.out.find(c.message), std::string::npos) << r.out;
+  }
+}
+
+TEST(BadInput, ScenarioValuesThatHungOrLiedAreRefused) {
+  const struct {
+    const char* args;
+    const char* message;
+  } cases[] = {
+      {"design aipod-16k --set topology.gpus=100000000 --set switch.radix=4096",
+       "--set topology.gpus: '100000000' is not valid: expected an integer in [1, 1048576]"},
+      {"train --set workload.global_batch=1000000000", "--set workload.global_batch: pp x microbatches"},
+      {"train --set workload.bucket_params=1", "--set workload.bucket_params: stage 0 chunk 0"},
+      {"train --allow-oom --set workload.hidden=9600000", "workload.bucket_params (default): stage 0 chunk 0"},
+      {"bench aipod-16k --set switch.latency=2000h", "--set switch.latency: '2000h' is not valid"},
+      {"resolve aipod-16k --set switch.latency=1e308h", "--set switch.latency: '1e308h' is not valid"},
+      {"bench aipod-16k --set server.nic_speed=1bps", "--set server.nic_speed: '1bps' is not valid"},
+      {"design aipod-16k --set topology.oversubscription=1e308:1e-308", "--set topology.oversubscription: "},
+      {"design aipod-16k --set foo.bar=1", "--set foo: unknown key"},
+      {"bench fat-tree-k48 --set network.routing=ugal", "--set network.routing: policy 'ugal' applies to dragonfly"},
+  };
+  for (const auto& c : cases) {
+    const Result r = run(c.args, true);
+    EXPECT_EQ(r.status, 2) << c.args << ": " << r.out;
+    EXPECT_NE(r.out.find(c.message), std::string::npos) << c.args << ": " << r.out;
+  }
+  const std::string scalar = write_file("scalar.yaml", "42\n");
+  Result r = run("design " + scalar + " --set topology.gpus=8", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("scalar.yaml:1: expected a YAML map"), std::string::npos) << r.out;
+  const std::string twice =
+      write_file("twice.yaml",
+                 "schema_version: 1\ntopology:\n  family: rail_clos\n  gpus: 64\nswitch:\n  radix: 64\nswitch:\n"
+                 "  radix: 128\n");
+  r = run("resolve " + twice, true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("twice.yaml:7: switch: given twice (first at line 5)"), std::string::npos) << r.out;
+  const std::string late = write_file("late.yaml",
+                                      "schema_version: 1\ntopology:\n  family: rail_clos\n  gpus: 64\nfailures:\n"
+                                      "  - {at: 2600h, link: \"gpu-node-000/nic0\", action: down}\n");
+  r = run("bench " + late + " --engine flow --max 1MiB", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("late.yaml:6: failures[0].at: expected the time of the event"), std::string::npos) << r.out;
+}
+
+}  // namespace

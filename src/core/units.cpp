@@ -52,7 +52,7 @@ bool parse_with(std::string_view text, const Unit (&units)[N], double& out) {
   for (const auto& u : units) {
     if (unit == u.suffix) {
       out = v * u.factor;
-      return true;
+      return std::isfinite(out);  // 1e308Tbps overflows to infinity
     }
   }
   return false;
@@ -74,8 +74,8 @@ constexpr Unit kPowerUnits[] = {{"W", 1}, {"kW", 1e3}, {"MW", 1e6}};
 
 bool parse_time(std::string_view text, Time& out, std::string& expected) {
   double ps = 0;
-  if (!parse_with(text, kTimeUnits, ps) || ps < 0) {
-    expected = "a non-negative time with a unit: ps, ns, us, ms, s, min or h (e.g. \"2us\")";
+  if (!parse_with(text, kTimeUnits, ps) || ps < 0 || ps > static_cast<double>(kMaxTime.ps)) {
+    expected = "a non-negative time with a unit: ps, ns, us, ms, s, min or h, at most 1000h (e.g. \"2us\")";
     return false;
   }
   out = Time(static_cast<int64_t>(std::llround(ps)));
@@ -84,9 +84,10 @@ bool parse_time(std::string_view text, Time& out, std::string& expected) {
 
 bool parse_bandwidth(std::string_view text, Bandwidth& out, std::string& expected) {
   double bps = 0;
-  if (!parse_with(text, kBandwidthUnits, bps) || bps <= 0) {
-    expected = "a positive bandwidth with a unit: bps, Mbps, Gbps, Tbps (bits/s) or MB/s, GB/s, TB/s (bytes/s) "
-               "(e.g. \"400Gbps\", \"50GB/s\")";
+  if (!parse_with(text, kBandwidthUnits, bps) || bps < kMinBandwidth.bps || bps > kMaxBandwidth.bps) {
+    expected =
+        "a positive bandwidth from 1Mbps to 1000Tbps with a unit: bps, Mbps, Gbps, Tbps (bits/s) or MB/s, GB/s, TB/s "
+        "(bytes/s) (e.g. \"400Gbps\", \"50GB/s\")";
     return false;
   }
   out = Bandwidth(bps);
@@ -95,9 +96,9 @@ bool parse_bandwidth(std::string_view text, Bandwidth& out, std::string& expecte
 
 bool parse_bytes(std::string_view text, Bytes& out, std::string& expected) {
   double b = 0;
-  if (!parse_with(text, kByteUnits, b) || b < 0 || b > 9.2e18 || b != std::floor(b)) {
-    expected = "a whole number of bytes with a unit: B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB "
-               "(powers of 1024) (e.g. \"64MiB\")";
+  if (!parse_with(text, kByteUnits, b) || b < 0 || b > static_cast<double>(kMaxBytes) || b != std::floor(b)) {
+    expected = "a whole number of bytes up to 1024TiB with a unit: B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, "
+               "GiB, TiB (powers of 1024) (e.g. \"64MiB\")";
     return false;
   }
   out = static_cast<Bytes>(b);
@@ -105,16 +106,16 @@ bool parse_bytes(std::string_view text, Bytes& out, std::string& expected) {
 }
 
 bool parse_length(std::string_view text, double& metres, std::string& expected) {
-  if (!parse_with(text, kLengthUnits, metres) || metres < 0) {
-    expected = "a non-negative length with a unit: mm, cm, m or km (e.g. \"3m\")";
+  if (!parse_with(text, kLengthUnits, metres) || metres < 0 || metres > kMaxLengthMetres) {
+    expected = "a non-negative length up to 40000km with a unit: mm, cm, m or km (e.g. \"3m\")";
     return false;
   }
   return true;
 }
 
 bool parse_power(std::string_view text, double& watts, std::string& expected) {
-  if (!parse_with(text, kPowerUnits, watts) || watts < 0) {
-    expected = "a non-negative power with a unit: W, kW or MW (e.g. \"10.2kW\")";
+  if (!parse_with(text, kPowerUnits, watts) || watts < 0 || watts > kMaxPowerWatts) {
+    expected = "a non-negative power up to 1000MW with a unit: W, kW or MW (e.g. \"10.2kW\")";
     return false;
   }
   return true;
@@ -131,7 +132,7 @@ bool parse_ratio(std::string_view text, double& out, std::string& expected) {
     if (!split_number(text.substr(0, colon), a, unit) || !unit.empty()) return false;
     if (!split_number(text.substr(colon + 1), b, unit) || !unit.empty()) return false;
   }
-  if (a <= 0 || b <= 0 || a / b < 1.0) return false;
+  if (a <= 0 || b <= 0 || !std::isfinite(a / b) || a / b < 1.0) return false;  // 1e308:1e-308 overflows
   out = a / b;
   return true;
 }

@@ -11,6 +11,16 @@
 //   bytes      B KB MB GB TB (SI, 1e3) and KiB MiB GiB TiB (binary)
 //   length     mm cm m km
 //   power      W kW MW
+//
+// Limits (the parsers refuse values outside them, so no input can overflow the
+// picosecond clock, divide by zero or produce infinity):
+//   time       0 .. kMaxTime = 1000 h (3.6e18 ps: twice it still fits in int64's
+//              9.22e18 ps, so a sum of two parsed times cannot wrap)
+//   bandwidth  kMinBandwidth = 1 Mbps .. kMaxBandwidth = 1 Pbps (the slowest
+//              Ethernet still sold is 10 Mbps, the fastest switch ASIC 102.4 Tbps)
+//   bytes      0 .. kMaxBytes = 1 PiB (2^50: a message 10^4 times an H100's HBM,
+//              exact in a double)
+//   length     0 .. 40,000 km; power 0 .. 1 GW; ratios finite
 #pragma once
 
 #include <cstdint>
@@ -49,6 +59,13 @@ struct Bandwidth {
 };
 
 using Bytes = int64_t;
+
+inline constexpr Time kMaxTime{int64_t{3600} * 1000 * 1000000000000};  // 1000 h in ps
+inline constexpr Bandwidth kMinBandwidth{1e6};                         // 1 Mbps
+inline constexpr Bandwidth kMaxBandwidth{1e15};                        // 1 Pbps
+inline constexpr Bytes kMaxBytes = Bytes{1} << 50;                     // 1 PiB
+inline constexpr double kMaxLengthMetres = 4e7;                        // 40,000 km
+inline constexpr double kMaxPowerWatts = 1e9;                          // 1 GW
 
 // Time to serialize `bytes` at `bw` (rounded to the nearest picosecond).
 Time transmit_time(Bytes bytes, Bandwidth bw);

@@ -80,5 +80,45 @@ TEST(Rng, DeterministicAndIndependentStreams) {
   EXPECT_NEAR(sum / 100000, 0.5, 0.01);
 }
 
+// The parsers' limits (units.hpp): nothing a user types can wrap the picosecond clock or reach infinity.
+TEST(Units, LimitsKeepValuesFinite) {
+  std::string why;
+  Time t;
+  // 1000 h = 1000 x 3600 s x 1e12 ps/s = 3.6e18 ps, the documented maximum, is accepted ...
+  ASSERT_TRUE(parse_time("1000h", t, why));
+  EXPECT_EQ(t.ps, 3'600'000'000'000'000'000);
+  EXPECT_EQ(t, kMaxTime);
+  // ... and twice it (7.2e18) still fits int64 (9.22e18), so one sum of two parsed times cannot wrap.
+  EXPECT_GT((kMaxTime + kMaxTime).ps, 0);
+  // 2600 h = 9.36e18 ps exceeds int64: it used to wrap to a negative time; 1001 h is past the limit.
+  EXPECT_FALSE(parse_time("2600h", t, why));
+  EXPECT_FALSE(parse_time("1001h", t, why));
+  EXPECT_NE(why.find("at most 1000h"), std::string::npos) << why;
+  // 1e308 h x 3.6e15 ps/h overflows a double to infinity.
+  EXPECT_FALSE(parse_time("1e308h", t, why));
+
+  Bandwidth bw;
+  EXPECT_FALSE(parse_bandwidth("1bps", bw, why));  // below 1 Mbps
+  ASSERT_TRUE(parse_bandwidth("1Mbps", bw, why));  // the minimum itself
+  EXPECT_DOUBLE_EQ(bw.bps, 1e6);
+  ASSERT_TRUE(parse_bandwidth("1000Tbps", bw, why));  // the maximum, 1e15 bit/s
+  EXPECT_FALSE(parse_bandwidth("1001Tbps", bw, why));
+  EXPECT_FALSE(parse_bandwidth("1e308Tbps", bw, why));  // 1e308 x 1e12 = inf
+  EXPECT_NE(why.find("from 1Mbps to 1000Tbps"), std::string::npos) << why;
+
+  Bytes b = 0;
+  ASSERT_TRUE(parse_bytes("1024TiB", b, why));  // 2^10 x 2^40 = 2^50 = kMaxBytes
+  EXPECT_EQ(b, kMaxBytes);
+  EXPECT_FALSE(parse_bytes("1025TiB", b, why));
+  EXPECT_FALSE(parse_bytes("9.3e18B", b, why));  // past int64 too
+
+  double v = 0;
+  EXPECT_FALSE(parse_ratio("1e308:1e-308", v, why));  // 1e308 / 1e-308 = inf
+  EXPECT_FALSE(parse_length("1e308km", v, why));
+  EXPECT_FALSE(parse_length("40001km", v, why));
+  EXPECT_FALSE(parse_power("1e308MW", v, why));
+  EXPECT_FALSE(parse_power("1001MW", v, why));
+}
+
 }  // namespace
 }  // namespace podnet

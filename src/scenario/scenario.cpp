@@ -17,6 +17,7 @@
 #include "reliability/draw.hpp"
 #include "reliability/inventory.hpp"
 #include "reliability/risk.hpp"
+#include "routing/policies.hpp"
 #include "scenario/examples.hpp"
 #include "topology/builders.hpp"
 #include "workload/job.hpp"
@@ -170,6 +171,13 @@ class Loader {
     sc_.topology = read_section(topo, "topology", b->params(), {"family"});
     if (root["failures"]) read_failures(root["failures"]);
     for (const auto& s : sections()) sc_.section_params[s.name] = read_section(root[s.name], s.name, s.params());
+    // A routing policy for another family (ugal on a fat-tree) is refused here, at its key, not at the first route.
+    const std::string& policy = sc_.section_params["network"].get_string("routing");
+    if (const routing::PolicyInfo* info = routing::find_policy(policy);
+        info && !routing::policy_applies(*info, sc_.family))
+      fail("network.routing", sc_.lines.count("network.routing") ? sc_.lines["network.routing"] : 0,
+           fmt::format("policy '{}' applies to {} topologies, not to topology.family {}; expected one of: {}", policy,
+                       info->families, sc_.family, policies_for(sc_.family)));
     // Checks the types cannot make (failure-rate syntax, a zero checkpoint cost), so
     // every command refuses a bad `reliability:` value, not only `podnet reliability`.
     try {
@@ -293,6 +301,13 @@ class Loader {
     }
   }
 
+  static std::string policies_for(const std::string& family) {
+    std::vector<std::string> names;
+    for (const auto& p : routing::policies())
+      if (routing::policy_applies(p, family)) names.push_back(p.name);
+    return join(names);
+  }
+
   static std::string family_names() {
     std::vector<std::string> names;
     for (const auto& x : topology::builders()) names.push_back(x.name);
@@ -303,6 +318,26 @@ class Loader {
   Scenario& sc_;
   std::string file_;
 };
+
+// YAML leaves a key given twice in one map to the application (yaml-cpp keeps both, and a lookup
+// finds one): `gpus: 64` then `gpus: 128`, or two `switch:` sections, is an error naming both lines.
+void check_duplicate_keys(const YAML::Node& node, const std::string& prefix, const std::string& file) {
+  if (node.IsSequence()) {
+    for (size_t i = 0; i < node.size(); ++i) check_duplicate_keys(node[i], fmt::format("{}[{}]", prefix, i), file);
+    return;
+  }
+  if (!node.IsMap()) return;
+  std::map<std::string, int> seen;  // key -> 1-based line
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string();
+    const std::string path = prefix.empty() ? key : prefix + "." + key;
+    const int line = it->first.Mark().line + 1;
+    if (auto [at, fresh] = seen.emplace(key, line); !fresh)
+      throw InputError(fmt::format("{}:{}: {}: given twice (first at line {}); expected each key once per map", file,
+                                   line, path, at->second));
+    check_duplicate_keys(it->second, path, file);
+  }
+}
 
 void apply_override(YAML::Node& root, const std::string& assignment, Scenario& sc) {
   auto eq = assignment.find('=');
@@ -322,10 +357,14 @@ void apply_override(YAML::Node& root, const std::string& assignment, Scenario& s
   if (value.empty()) value_node = YAML::Node(YAML::NodeType::Null);
   // Walk down, creating maps as needed (yaml-cpp nodes are handles: assign through a chain).
   std::vector<YAML::Node> chain{root};
+  std::string prefix;
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
     YAML::Node next = chain.back()[parts[i]];
     if (next && !next.IsMap())
       throw InputError(fmt::format("--set {}: '{}' is a value, not a section", path, parts[i]));
+    prefix += (prefix.empty() ? "" : ".") + parts[i];
+    // A section this --set creates (`--set foo.bar=1` makes `foo`) is blamed on the --set, not on the file.
+    if (!next || next.IsNull()) sc.from_set.emplace(prefix, true);
     chain.push_back(next);
   }
   chain.back()[parts.back()] = value_node;
@@ -368,6 +407,7 @@ void apply_fragment(YAML::Node& root, const std::string& file, Scenario& sc) {
   if (!frag.IsMap())
     throw InputError(fmt::format("{}: a scenario fragment is a YAML map of sections (server:, switch:, network:, ...)",
                                  file));
+  check_duplicate_keys(frag, "", file);
   for (auto it = frag.begin(); it != frag.end(); ++it) {
     const std::string key = it->first.Scalar();
     const int line = it->first.Mark().line + 1;
@@ -636,6 +676,10 @@ Scenario load_text(const std::string& text, const std::string& source, const std
     throw InputError(fmt::format("{}:{}:{}: YAML syntax error: {}", source, e.mark.line + 1, e.mark.column + 1, e.msg));
   }
   if (!root || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  if (!root.IsMap())
+    throw InputError(fmt::format("{}:{}: expected a YAML map with schema_version and topology, got a {}", source,
+                                 std::max(1, root.Mark().line + 1), root.IsSequence() ? "list" : "single value"));
+  check_duplicate_keys(root, "", source);
   for (const auto& f : fragments) apply_fragment(root, f, sc);
   for (const auto& o : overrides) apply_override(root, o, sc);
   Loader(sc, source).load(root);

@@ -11,7 +11,12 @@
 // Every value is checked against a ParamSpec: an unknown key, a missing
 // required key, a bad unit or an out-of-range value raises InputError whose
 // message starts "FILE:LINE: KEY.PATH: " and says what was expected. Values
-// given with --set name no line ("--set topology.gpus").
+// given with --set name no line ("--set topology.gpus"), and a section a --set
+// creates is blamed on the --set ("--set foo: unknown key"). Also refused: a
+// document that is not a map, a key given twice in one map (both lines named),
+// a network.routing policy that does not apply to topology.family, and values
+// beyond the unit limits of core/units.hpp (times above 1000 h, bandwidths
+// outside 1 Mbps..1000 Tbps, infinite ratios).
 #pragma once
 
 #include <cstdint>

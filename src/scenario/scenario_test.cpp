@@ -287,5 +287,74 @@ TEST(Scenario, UnknownScenarioName) {
   }
 }
 
+TEST(Scenario, RootMustBeAMapEvenWithOverrides) {
+  // A bare scalar or a list used to reach yaml-cpp's operator[] through --set ("operator[] call on a scalar").
+  for (const std::vector<std::string>& sets :
+       {std::vector<std::string>{}, std::vector<std::string>{"topology.gpus=8"}}) {
+    std::string e = error_of("42\n", sets);
+    EXPECT_NE(e.find("t.yaml:1: expected a YAML map with schema_version and topology, got a single value"),
+              std::string::npos)
+        << e;
+    e = error_of("- a\n- b\n", sets);
+    EXPECT_NE(e.find("t.yaml:1: expected a YAML map with schema_version and topology, got a list"), std::string::npos)
+        << e;
+  }
+}
+
+TEST(Scenario, DuplicateKeysNameBothLines) {
+  // YAML leaves duplicates to the application; yaml-cpp kept both and the last one won silently.
+  std::string e = error_of(std::string(kBase) + "  nic_speed: 200Gbps\n");  // line 8 repeats line 7
+  EXPECT_NE(e.find("t.yaml:8: server.nic_speed: given twice (first at line 7)"), std::string::npos) << e;
+  e = error_of(std::string(kBase) + "server:\n  nics: 8\n");  // a second `server:` at line 8 (first at 6)
+  EXPECT_NE(e.find("t.yaml:8: server: given twice (first at line 6)"), std::string::npos) << e;
+  e = error_of("schema_version: 1\ntopology:\n  family: rail_clos\n  gpus: 64\n  gpus: 128\n");
+  EXPECT_NE(e.find("t.yaml:5: topology.gpus: given twice (first at line 4)"), std::string::npos) << e;
+  // Inside a failures entry too.
+  e = error_of(std::string(kBase) + "failures:\n  - {at: 1ms, at: 2ms, gpu: 0, action: slow, factor: 2}\n");
+  EXPECT_NE(e.find("failures[0].at: given twice"), std::string::npos) << e;
+}
+
+TEST(Scenario, SetOfAnUnknownSectionBlamesTheSet) {
+  const std::string e = error_of(kBase, {"foo.bar=1"});
+  EXPECT_EQ(e.rfind("--set foo: unknown key", 0), 0u) << e;
+}
+
+TEST(Scenario, ValuesBeyondTheLimitsNameTheirKey) {
+  // 2000 h = 7.2e18 ps is past the 1000 h limit (units.hpp); it used to surface as an engine's
+  // "latency must be >= 0" after the sum of a few such latencies wrapped int64.
+  std::string e = error_of(kBase, {"switch.latency=2000h"});
+  EXPECT_NE(e.find("--set switch.latency: '2000h' is not valid"), std::string::npos) << e;
+  e = error_of(std::string(kBase) + "switch:\n  latency: 1e308h\n");  // line 9
+  EXPECT_NE(e.find("t.yaml:9: switch.latency: '1e308h' is not valid"), std::string::npos) << e;
+  e = error_of(kBase, {"server.nic_speed=1bps"});
+  EXPECT_NE(e.find("--set server.nic_speed: '1bps' is not valid: expected a positive bandwidth from 1Mbps"),
+            std::string::npos)
+      << e;
+  // 1e308:1e-308 = inf:1 used to leave a leaf with -2147483648 down ports.
+  e = error_of(kBase, {"topology.oversubscription=1e308:1e-308"}, true);
+  EXPECT_NE(e.find("--set topology.oversubscription: '1e308:1e-308' is not valid"), std::string::npos) << e;
+  // More GPUs than podnet builds (topology::kMaxGpus = 2^20 = 1,048,576).
+  e = error_of(kBase, {"topology.gpus=100000000"});
+  EXPECT_NE(e.find("--set topology.gpus: '100000000' is not valid: expected an integer in [1, 1048576]"),
+            std::string::npos)
+      << e;
+  // A failure at 2600 h would wrap the clock; a degrade to 1e308 Tbps is infinite.
+  e = error_of(std::string(kBase) + "failures:\n  - {at: 2600h, gpu: 0, action: slow, factor: 2}\n");
+  EXPECT_NE(e.find("t.yaml:9: failures[0].at: expected the time of the event"), std::string::npos) << e;
+  e = error_of(std::string(kBase) +
+               "failures:\n  - {at: 0s, link: \"gpu-node-000/nic0\", action: degrade, rate: 1e308Tbps}\n");
+  EXPECT_NE(e.find("t.yaml:9: failures[0].rate: degrade needs the new rate"), std::string::npos) << e;
+}
+
+TEST(Scenario, RoutingPolicyMustFitTheFamily) {
+  // ugal is dragonfly's (routing/policies.cpp); on a rail_clos it used to fail at the first route, exit 1.
+  std::string e = error_of(std::string(kBase) + "network:\n  routing: ugal\n");  // line 9
+  EXPECT_NE(e.find("t.yaml:9: network.routing: policy 'ugal' applies to dragonfly"), std::string::npos) << e;
+  EXPECT_NE(e.find("expected one of: ecmp"), std::string::npos) << e;
+  e = error_of(kBase, {"network.routing=ugal"});
+  EXPECT_EQ(e.rfind("--set network.routing: policy 'ugal'", 0), 0u) << e;
+  EXPECT_EQ(error_of(std::string(kBase) + "network:\n  routing: adaptive\n"), "");
+}
+
 }  // namespace
 }  // namespace podnet::scenario

@@ -336,7 +336,8 @@ int optional_int(const Params& p, const char* key) { return p.has(key) ? static_
 
 std::vector<ParamSpec> fat_tree_params() {
   return {
-      {"gpus", ParamType::Int, "1024", "GPUs in the fabric (a multiple of server.gpus)", 1, 1e9},
+      {"gpus", ParamType::Int, "1024", "GPUs in the fabric (a multiple of server.gpus)", 1,
+       static_cast<double>(kMaxGpus)},
       {"tiers", ParamType::Int, "", "switch tiers: 2 (leaf-spine) or 3 (leaf-spine-core); default: the fewest that fit",
        2, 3, {}, true},
       {"oversubscription", ParamType::Ratio, "1:1", "leaf down:up port ratio"},
@@ -385,7 +386,8 @@ Topology build_fat_tree(const Params& p, const Hardware& hw_in) {
 
 std::vector<ParamSpec> rail_clos_params() {
   return {
-      {"gpus", ParamType::Int, "16384", "GPUs in the fabric (a multiple of server.gpus)", 1, 1e9},
+      {"gpus", ParamType::Int, "16384", "GPUs in the fabric (a multiple of server.gpus)", 1,
+       static_cast<double>(kMaxGpus)},
       {"rails", ParamType::Int, "", "rails (= server.nics: NIC r of every server goes to rail r); default server.nics",
        1, 64, {}, true},
       {"tiers", ParamType::Int, "", "2 = leaf + spine per rail; 3 = plus a super-spine joining rails and pods; "
@@ -421,7 +423,8 @@ Topology build_rail_clos(const Params& p, const Hardware& hw) {
 
 std::vector<ParamSpec> tree3_params() {
   return {
-      {"gpus", ParamType::Int, "1024", "GPUs in the fabric (a multiple of server.gpus)", 1, 1e9},
+      {"gpus", ParamType::Int, "1024", "GPUs in the fabric (a multiple of server.gpus)", 1,
+       static_cast<double>(kMaxGpus)},
       {"access_oversubscription", ParamType::Ratio, "3:1", "access switch down:up port ratio"},
       {"aggregation_oversubscription", ParamType::Ratio, "3:1", "aggregation switch down:up port ratio"},
       {"access_per_pod", ParamType::Int, "", "access switches per pod; default: as many as an aggregation switch "

@@ -18,8 +18,6 @@ namespace podnet::topology {
 
 namespace {
 
-constexpr int64_t kMaxGpus = int64_t{1} << 24;  // keeps node and link ids far inside int32
-
 // --- global links: m per pair of groups plus a circulant remainder (dragonfly.hpp)
 
 struct GlobalPlan {

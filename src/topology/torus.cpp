@@ -14,7 +14,7 @@ namespace podnet::topology {
 
 namespace {
 
-constexpr int64_t kMaxChips = int64_t{1} << 24;  // keeps node and link ids far inside int32
+constexpr int64_t kMaxChips = kMaxGpus;  // topology.hpp
 
 std::string list_text(const std::vector<int64_t>& v) {
   std::string s = "[";

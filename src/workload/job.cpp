@@ -205,6 +205,11 @@ Job job_from(const Params& p, int64_t fabric_gpus) {
 
 void validate(const Job& j, int64_t fabric_gpus) {
   const ModelSpec& m = j.model;
+  // The product in floating point first: tp x cp x pp x dp of large factors would wrap int64.
+  if (static_cast<double>(j.tp) * static_cast<double>(j.cp) * static_cast<double>(j.pp) * static_cast<double>(j.dp) >
+      static_cast<double>(fabric_gpus))
+    throw ParamError("workload.dp", fmt::format("tp x cp x pp x dp = {} x {} x {} x {} GPUs, but the fabric has {}",
+                                                j.tp, j.cp, j.pp, j.dp, fabric_gpus));
   if (m.hidden % m.heads != 0)
     throw ParamError("workload.heads", fmt::format("hidden {} is not divisible by heads {}", m.hidden, m.heads));
   if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0)
@@ -243,6 +248,23 @@ void validate(const Job& j, int64_t fabric_gpus) {
                        fmt::format("the interleaved schedule needs microbatches per pipeline ({} = global_batch / "
                                    "(microbatch x dp)) divisible by pp {}", j.microbatches(), j.pp));
   }
+  if (static_cast<double>(j.pp) * static_cast<double>(j.microbatches()) * static_cast<double>(j.interleave) >
+      static_cast<double>(kMaxPipelinePasses))
+    throw ParamError("workload.global_batch",
+                     fmt::format("pp x microbatches per pipeline x interleave = {} x {} x {} pipeline passes exceed "
+                                 "podnet's limit of {}: shrink workload.global_batch (or raise workload.microbatch)",
+                                 j.pp, j.microbatches(), j.interleave, kMaxPipelinePasses));
+  if (j.replicas() > 1 && m.layers > 0)
+    for (int64_t i = 0; i < j.pp; ++i)
+      for (int64_t c = 0; c < j.interleave; ++c) {
+        const double k = std::ceil(chunk_params(j, i, c).total() / static_cast<double>(j.dp_bucket_params()));
+        if (k > static_cast<double>(kMaxBucketsPerChunk))
+          throw ParamError("workload.bucket_params",
+                           fmt::format("stage {} chunk {} would reduce its gradients in {} buckets of {} parameters, "
+                                       "more than podnet's limit of {} per chunk: raise workload.bucket_params{}",
+                                       i, c, format_number(k, 0), j.dp_bucket_params(), kMaxBucketsPerChunk,
+                                       j.bucket_params > 0 ? "" : " or shrink the model"));
+      }
   if (j.ep > 1 && !m.moe())
     throw ParamError("workload.ep", fmt::format("ep {} needs a mixture-of-experts model (experts > 1)", j.ep));
   if (j.dp % j.ep != 0)

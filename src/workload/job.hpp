@@ -107,6 +107,16 @@ struct Job {
   }
 };
 
+// Work limits a job must keep (validate refuses a job beyond them up front, saying what to shrink, so
+// that a typo cannot make `podnet train` run for hours or exhaust the machine):
+// - pipeline passes pp x m x v (stages x microbatches per pipeline x model chunks) up to 32,768: the
+//   iteration's op graph and its transfers grow with them (the aipod-16k default job: 16 x 12 x 1 =
+//   192 passes, 79,484 transfers, 2 s; 10x the global batch: 501,116 transfers, 8 s);
+// - DP gradient buckets up to 4,096 per model chunk (ceil(chunk parameters / dp_bucket_params()); the
+//   default job has 11; each bucket is a collective on every DP group).
+inline constexpr int64_t kMaxPipelinePasses = 32768;
+inline constexpr int64_t kMaxBucketsPerChunk = 4096;
+
 // Scenario section `workload:` (model and GPU presets, overrides,
 // parallelism, batch, efficiency, budget). `podnet list` prints it.
 std::vector<ParamSpec> workload_params();

@@ -434,5 +434,31 @@ TEST(Job, ParseCount) {
   EXPECT_FALSE(parse_count("-1", v));
 }
 
+TEST(Job, WorkLimitsAreRefusedUpFront) {
+  {
+    // TP8 x PP8 x DP1 on 64 GPUs, microbatch 1: m = global_batch microbatches per pipeline, and
+    // pp x m x v = 8 x 4096 x 1 = 32,768 = kMaxPipelinePasses is accepted ...
+    Params p = defaults();
+    set(p, "dp", 1);
+    set(p, "global_batch", 4096);
+    EXPECT_EQ(job_from(p, 64).microbatches(), 4096);
+    // ... 8 x 4104 = 32,832 is not (a global batch of 1e9 ran for minutes and GBs before).
+    set(p, "global_batch", 4104);
+    expect_error(p, 64, "workload.global_batch");
+  }
+  {
+    // GPT-3 TP8 x PP8 x DP2: a middle stage's chunk holds 96/8 = 12 layers of 12 h^2 / t = 12 x 12288^2 / 8 =
+    // 226,492,416 parameters each, 2,717,908,992 (plus biases and norms, and on stage 0 the 51200 x 12288 / 8 =
+    // 78,643,200 embedding: under 2.8e9). Buckets of 1M parameters: at most 2,800 per chunk <= 4,096, accepted;
+    // of 600,000: at least 2,717,908,992 / 600,000 = 4,530 > 4,096, refused (bucket_params=1 made 3e9 buckets).
+    Params p = defaults();
+    set(p, "dp", 2);
+    set(p, "bucket_params", 1000000);
+    EXPECT_EQ(job_from(p, 128).dp, 2);
+    set(p, "bucket_params", 600000);
+    expect_error(p, 128, "workload.bucket_params");
+  }
+}
+
 }  // namespace
 }  // namespace podnet::workload

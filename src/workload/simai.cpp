@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "workload/job.hpp"
 
 namespace podnet::workload::simai {
 
@@ -52,6 +53,18 @@ bool parse_comm(const std::string& text, Comm& c) {
   c.none = false;
   return true;
 }
+
+// The first entry of `ids` that reads as `id` (for the message about a repeated id).
+size_t first_at(const std::vector<std::string>& ids, int64_t id) {
+  for (size_t k = 0; k < ids.size(); ++k) {
+    int64_t v = 0;
+    if (to_int(ids[k], v) && v == id) return k;
+  }
+  return 0;
+}
+
+constexpr int64_t kMaxRows = 10'000'000;                // layer rows in a workload file
+constexpr int64_t kMaxNodes = 16 * topology::kMaxGpus;  // nodes (GPUs + switches) and links in a .topo
 
 bool getline_counted(std::istream& in, std::string& line, int& number) {
   if (!std::getline(in, line)) return false;
@@ -100,15 +113,36 @@ Workload parse_workload(std::istream& in, const std::string& source) {
   w.all_gpus = get("all_gpus", 0);
   w.pp_comm = get("pp_comm", 0);
   for (const char* k : {"model_parallel_NPU_group", "ep", "pp", "vpp", "ga"})
-    if (get(k, 1) < 1) throw fail(ln, fmt::format("header: {} must be >= 1", k));
+    if (get(k, 1) < 1) throw fail(ln, fmt::format("header: {}: {} must be >= 1", k, get(k, 1)));
+  // Limits (simai.hpp): each factor alone; their products are checked by job_of.
+  const int64_t max_gpus = topology::kMaxGpus;
+  for (const auto& [k, lim] : {std::pair<const char*, int64_t>{"model_parallel_NPU_group", max_gpus},
+                               {"ep", max_gpus},
+                               {"pp", max_gpus},
+                               {"all_gpus", max_gpus},
+                               {"vpp", 1024},
+                               {"ga", kMaxPipelinePasses}})
+    if (get(k, 0) > lim)
+      throw fail(ln, fmt::format("header: {}: {} exceeds podnet's limit of {}{}", k, get(k, 0), lim,
+                                 std::string_view(k) == "ga"    ? " microbatches (GA x VPP x PP pipeline passes)"
+                                 : std::string_view(k) == "vpp" ? " model chunks per GPU"
+                                                                : " GPUs"));
+  if (w.all_gpus < 0) throw fail(ln, fmt::format("header: all_gpus: {} must be >= 0", w.all_gpus));
+  if (w.pp_comm < 0 || w.pp_comm > kMaxBytes)
+    throw fail(ln, fmt::format("header: pp_comm: {} bytes; expected 0 to {} (1 PiB)", w.pp_comm, kMaxBytes));
   const int header_line = ln;
+  w.header_line = ln;
   if (!getline_counted(in, line, ln)) throw fail(header_line + 1, "missing the number of layer rows");
   int64_t count = 0;
   {
     const auto t = split_ws(line);
-    if (t.size() != 1 || !to_int(t[0], count) || count < 0)
-      throw fail(ln, fmt::format("expected the number of layer rows, got '{}'", line));
+    if (t.size() != 1 || !to_int(t[0], count) || count < 0 || count > kMaxRows)
+      throw fail(ln, fmt::format("expected the number of layer rows (0 to {}), got '{}'", kMaxRows, line));
   }
+  // Sums over the rows stay inside the picosecond clock: each compute time and their per-pass totals
+  // at most kMaxTime (1000 h); byte counts at most kMaxBytes.
+  const int64_t max_ns = kMaxTime.ps / 1000;
+  int64_t sum_fwd = 0, sum_bwd = 0;
   while (getline_counted(in, line, ln)) {
     const auto f = split_ws(line);
     if (f.empty()) continue;
@@ -123,6 +157,11 @@ Workload parse_workload(std::istream& in, const std::string& source) {
     auto num = [&](size_t i, const char* what, int64_t& out) {
       if (!to_int(f[i], out) || (out < 0 && i != 1))
         throw fail(ln, fmt::format("field {} ({}): '{}' is not a non-negative integer", i + 1, what, f[i]));
+      const bool ns = std::string_view(what).ends_with("_ns"), bytes = std::string_view(what).ends_with("_bytes");
+      if ((ns && out > max_ns) || (bytes && out > kMaxBytes))
+        throw fail(ln, fmt::format("field {} ({}): {} exceeds podnet's limit of {}", i + 1, what, out,
+                                   ns ? fmt::format("{} ns (1000 h)", max_ns)
+                                      : fmt::format("{} bytes (1 PiB)", kMaxBytes)));
     };
     auto comm = [&](size_t i, const char* what, Comm& out) {
       if (!parse_comm(f[i], out))
@@ -141,6 +180,12 @@ Workload parse_workload(std::istream& in, const std::string& source) {
     comm(9, "wg_comm_type", r.wg);
     num(10, "wg_bytes", r.wg_bytes);
     if (f.size() == 12) num(11, "wg_update", r.wg_update);
+    sum_fwd += r.fwd_ns;  // each <= max_ns, so a sum of two cannot wrap before the check
+    sum_bwd += r.ig_ns + r.wg_ns;
+    if (sum_fwd > max_ns || sum_bwd > max_ns)
+      throw fail(ln, fmt::format("the rows' {} compute up to here adds up to more than {} ns (1000 h), podnet's "
+                                 "longest simulated time",
+                                 sum_fwd > max_ns ? "forward" : "backward (ig + wg)", max_ns));
     w.rows.push_back(std::move(r));
   }
   if (static_cast<int64_t>(w.rows.size()) != count)
@@ -156,11 +201,17 @@ Workload load_workload(const std::string& path) {
 
 Job job_of(const Workload& w, int64_t gpus, int64_t fabric_gpus) {
   const int64_t n = w.all_gpus > 0 ? w.all_gpus : gpus;
+  const std::string at = fmt::format("{}:{}: header: ", w.source, w.header_line);
+  const char* gpus_key = w.all_gpus > 0 ? "all_gpus" : "model_parallel_NPU_group";
+  // TP x PP in floating point first: the header's factors may be as large as 2^20 each (or wrap int64 unchecked).
+  if (static_cast<double>(w.tp) * static_cast<double>(w.pp) > static_cast<double>(n) || n <= 0 ||
+      n % (w.tp * w.pp) != 0)
+    throw InputError(
+        fmt::format("{}{}: {} GPUs are not a multiple of TP x PP = model_parallel_NPU_group x pp = {} x {}", at,
+                    gpus_key, n, w.tp, w.pp));
   const int64_t mp = w.tp * w.pp;
-  if (n <= 0 || n % mp != 0)
-    throw InputError(fmt::format("{}: {} GPUs are not a multiple of TP x PP = {} x {}", w.source, n, w.tp, w.pp));
   if (n > fabric_gpus)
-    throw InputError(fmt::format("{}: the workload needs {} GPUs, the fabric has {}", w.source, n, fabric_gpus));
+    throw InputError(fmt::format("{}{}: the workload needs {} GPUs, the fabric has {}", at, gpus_key, n, fabric_gpus));
   Job j;
   j.model = ModelSpec{};
   j.model.name = "simai:" + w.source.substr(w.source.find_last_of('/') + 1);
@@ -176,9 +227,14 @@ Job job_of(const Workload& w, int64_t gpus, int64_t fabric_gpus) {
   j.dp = n / mp;
   j.ep = w.ep;
   if (j.dp % j.ep != 0)
-    throw InputError(fmt::format("{}: ep {} does not divide the data-parallel size {}", w.source, w.ep, j.dp));
+    throw InputError(fmt::format("{}ep: {} does not divide the data-parallel size {}", at, w.ep, j.dp));
   // Megatron's interleaved schedule needs the microbatches to divide into groups of PP.
   j.interleave = w.pp > 1 && w.ga % w.pp == 0 ? w.vpp : 1;
+  if (static_cast<double>(w.ga) * static_cast<double>(j.interleave) * static_cast<double>(w.pp) >
+      static_cast<double>(kMaxPipelinePasses))
+    throw InputError(fmt::format("{}ga: GA x VPP x PP = {} x {} x {} pipeline passes exceed podnet's limit of {}: "
+                                 "shrink ga",
+                                 at, w.ga, j.interleave, w.pp, kMaxPipelinePasses));
   j.microbatch = 1;
   j.global_batch = w.ga * j.dp;
   j.tokens = 0;
@@ -302,10 +358,16 @@ topology::Topology parse_topology(std::istream& in, const std::string& source) {
   if (head.size() < 5 || !to_int(head[0], nodes) || !to_int(head[1], gps) || !to_int(head[2], nvs) ||
       !to_int(head[3], sws) || !to_int(head[4], links))
     throw fail(ln, "expected '<nodes> <gpus_per_server> <nvswitches> <switches> <links> <gpu_type>'");
+  if (nodes > kMaxNodes || links < 0 || links > kMaxNodes)
+    throw fail(ln, fmt::format("{} nodes and {} links; podnet reads up to {} of each (fabrics of up to {} GPUs and "
+                               "their switches)",
+                               nodes, links, kMaxNodes, topology::kMaxGpus));
   const int64_t gpus = nodes - nvs - sws;
   if (gps < 1 || nvs < 0 || sws < 0 || gpus < 1 || gpus % gps != 0)
     throw fail(ln, fmt::format("{} nodes - {} NVSwitches - {} switches = {} GPUs, not a positive multiple of {} GPUs "
                                "per server", nodes, nvs, sws, gpus, gps));
+  if (gpus > topology::kMaxGpus)
+    throw fail(ln, fmt::format("{} GPUs; podnet builds fabrics of up to {} GPUs", gpus, topology::kMaxGpus));
   const std::string gpu_type = head.size() > 5 ? head[5] : "gpu";
   if (!getline_counted(in, line, ln)) throw fail(ln + 1, "missing the line of switch ids");
   const auto ids = split_ws(line);
@@ -316,6 +378,9 @@ topology::Topology parse_topology(std::istream& in, const std::string& source) {
     int64_t id = 0;
     if (!to_int(ids[k], id) || id < gpus || id >= nodes)
       throw fail(ln, fmt::format("switch id '{}' is not in [{}, {})", ids[k], gpus, nodes));
+    if (kind[static_cast<size_t>(id)] != 0)
+      throw fail(ln, fmt::format("switch id {} is given twice (entries {} and {}); expected each switch once", id,
+                                 first_at(ids, id) + 1, k + 1));
     kind[static_cast<size_t>(id)] = static_cast<int64_t>(k) < nvs ? 1 : 2;
   }
   struct L {

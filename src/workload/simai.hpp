@@ -96,11 +96,18 @@ struct Workload {
   std::string source;
   std::string policy;       // "HYBRID_TRANSFORMER_FWD_IN_BCKWD"
   bool new_header = false;  // has ep/pp/vpp/ga/all_gpus
+  int header_line = 1;      // 1-based line of the header (errors about its keys name it)
   int64_t tp = 1, ep = 1, pp = 1, vpp = 1, ga = 1, all_gpus = 0;
   Bytes pp_comm = 0;
   std::vector<Row> rows;
 };
 
+// Limits (InputError "SOURCE:LINE: KEY: ..." beyond them, so that no file can overflow, divide by
+// zero or exhaust the machine): TP, EP, PP and all_gpus up to topology::kMaxGpus (2^20); VPP up to
+// 1024 (workload.interleave's limit); GA x VPP x PP up to kMaxPipelinePasses (job.hpp); a compute
+// time up to 1000 h (kMaxTime) per row and per iteration; a byte count (pp_comm, a row's) up to
+// kMaxBytes (1 PiB); a row count up to 10^7.
+//
 // Throws InputError "SOURCE:LINE: ..." for a bad header, count or row.
 Workload parse_workload(std::istream& in, const std::string& source);
 Workload load_workload(const std::string& path);
@@ -108,7 +115,8 @@ Workload load_workload(const std::string& path);
 // The job layout: TP, PP, EP from the header, d = gpus / (TP x PP) with gpus = all_gpus (or
 // `gpus` when the header has none), GA microbatches, v = VPP chunks when PP > 1 and PP divides GA.
 // The model is unknown (no layers: no params, FLOPs, MFU or tokens; the report prints '-').
-// Throws InputError if the GPUs do not divide or exceed `fabric_gpus`.
+// Throws InputError "SOURCE:LINE: KEY: ..." (the header's line) if the GPUs do not divide or exceed
+// `fabric_gpus`, or the iteration exceeds kMaxPipelinePasses.
 Job job_of(const Workload& w, int64_t gpus, int64_t fabric_gpus);
 
 // Per communicator kind ("tp", "ep", "dp", "edp"): collectives and bytes (sum of S) per iteration
@@ -133,7 +141,8 @@ Imported import_iteration(const Workload& w, const Job& job, const std::vector<i
                           const topology::Topology& topo, engine::NetworkBackend& backend,
                           const TrainOptions& options);
 
-// Throws InputError "SOURCE:LINE: ..." for a bad file.
+// Throws InputError "SOURCE:LINE: ..." for a bad file: among others a switch id given twice, more than
+// topology::kMaxGpus GPUs, more than 16 x kMaxGpus nodes or links.
 topology::Topology parse_topology(std::istream& in, const std::string& source);
 topology::Topology load_topology(const std::string& path);
 

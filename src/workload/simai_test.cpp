@@ -344,5 +344,81 @@ TEST(SimaiValidation, Moe9216ComponentsMatchSimaiAnalytical) {
   // through one NIC (docs/validation.md, SimAI section).
 }
 
+// What a bad-input campaign found (each used to crash, hang or run silently wrong); every error names the
+// file, the line and the header key or row field, and the limits are simai.hpp's.
+Job job_of_text(const std::string& text, int64_t fabric_gpus) {
+  std::istringstream in(text);
+  return job_of(parse_workload(in, "w.txt"), fabric_gpus, fabric_gpus);
+}
+
+void expect_bad_job(const std::string& text, int64_t fabric_gpus, const std::string& where) {
+  try {
+    (void)job_of_text(text, fabric_gpus);
+    ADD_FAILURE() << "expected an error at " << where;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(where), std::string::npos) << e.what();
+  }
+}
+
+TEST(SimaiWorkload, HeaderLimitsNameFileLineAndKey) {
+  const std::string rows = "1\nl -1 10 NONE 0 10 NONE 0 10 NONE 0 100\n";
+  auto head = [](const std::string& keys) { return "\nHYBRID_TRANSFORMER_FWD_IN_BCKWD " + keys + "\n"; };  // line 2
+  // ga = 2^60 segfaulted (GA x passes wrapped); the limit is kMaxPipelinePasses = 32,768 microbatches.
+  expect_bad(head("model_parallel_NPU_group: 8 ga: 1152921504606846976") + rows,
+             "w.txt:2: header: ga: 1152921504606846976 exceeds");
+  // TP = 2^62 with PP 4: TP x PP = 2^64 wrapped to 0, then n % 0 died of SIGFPE; TP alone is capped at 2^20.
+  expect_bad(head("model_parallel_NPU_group: 4611686018427387904 pp: 4") + rows,
+             "w.txt:2: header: model_parallel_NPU_group: 4611686018427387904 exceeds podnet's limit of 1048576 GPUs");
+  expect_bad(head("model_parallel_NPU_group: 8 pp: -1") + rows, "w.txt:2: header: pp: -1 must be >= 1");
+  expect_bad(head("model_parallel_NPU_group: 8 vpp: 2000") + rows, "w.txt:2: header: vpp: 2000 exceeds");
+  expect_bad(head("model_parallel_NPU_group: 8 pp_comm: 2000000000000000") + rows, "w.txt:2: header: pp_comm:");
+  // Both within their own limits, TP x PP = 2^20 x 2^20 = 2^40 GPUs: more than the 8 all_gpus.
+  expect_bad_job(head("model_parallel_NPU_group: 1048576 ep: 1 pp: 1048576 vpp: 1 ga: 1 all_gpus: 8") + rows, 8,
+                 "w.txt:2: header: all_gpus: 8 GPUs are not a multiple of TP x PP");
+  // ga 10,000 x vpp 8 x pp 2 = 160,000 pipeline passes > 32,768 (ga 1,000,000 ran for minutes and GBs).
+  expect_bad_job(head("model_parallel_NPU_group: 2 ep: 1 pp: 2 vpp: 8 ga: 10000 all_gpus: 8") + rows, 8,
+                 "w.txt:2: header: ga: GA x VPP x PP = 10000 x 8 x 2 pipeline passes exceed");
+  // ga 2,048 x 8 x 2 = 32,768 passes is the limit itself: accepted.
+  EXPECT_EQ(
+      job_of_text(head("model_parallel_NPU_group: 2 ep: 1 pp: 2 vpp: 8 ga: 2048 all_gpus: 8") + rows, 8).interleave, 8);
+  expect_bad_job(head("model_parallel_NPU_group: 8 ep: 1 pp: 1 vpp: 1 ga: 1 all_gpus: 16") + rows, 8,
+                 "w.txt:2: header: all_gpus: the workload needs 16 GPUs, the fabric has 8");
+}
+
+TEST(SimaiWorkload, RowTimesAndBytesStayInsideTheClock) {
+  const std::string head = "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8\n";
+  // 1000 h = 3.6e15 ns is the most a compute time may be (x 1000 ps/ns = kMaxTime); 9e18 ns wrapped the clock.
+  expect_bad(head + "1\nl -1 9000000000000000000 NONE 0 1 NONE 0 1 NONE 0 100\n",
+             "w.txt:3: field 3 (fwd_compute_ns): 9000000000000000000 exceeds podnet's limit of 3600000000000000 ns");
+  // Two rows of 2e15 ns each are within the limit alone, 4e15 > 3.6e15 together.
+  expect_bad(head + "2\na -1 1 NONE 0 2000000000000000 NONE 0 1 NONE 0 100\n"
+                    "b -1 1 NONE 0 2000000000000000 NONE 0 1 NONE 0 100\n",
+             "w.txt:4: the rows' backward (ig + wg) compute up to here adds up to more than");
+  expect_bad(head + "1\nl -1 1 ALLREDUCE 2000000000000000 1 NONE 0 1 NONE 0 100\n",
+             "w.txt:3: field 5 (fwd_bytes): 2000000000000000 exceeds podnet's limit of 1125899906842624 bytes");
+  expect_bad(head + "20000000\n", "w.txt:2: expected the number of layer rows (0 to 10000000)");
+}
+
+void expect_bad_topo(const std::string& text, const std::string& where) {
+  std::istringstream in(text);
+  try {
+    (void)parse_topology(in, "t.topo");
+    ADD_FAILURE() << "expected an error at " << where;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(where), std::string::npos) << e.what();
+  }
+}
+
+TEST(SimaiTopology, RepeatedSwitchIdsAndHugeCountsAreRefused) {
+  // 2 GPUs + 2 switches, switch 2 listed twice (switch 3 never): this aborted with "double free or corruption".
+  expect_bad_topo("4 2 0 2 2 H20\n2 2\n0 2 400Gbps 1ns 0\n1 2 400Gbps 1ns 0\n",
+                  "t.topo:2: switch id 2 is given twice (entries 1 and 2)");
+  // A node count of 1e12 allocated per-node arrays up front (bad_alloc; 4e9 grew to 4.5 GB).
+  expect_bad_topo("1000000000018 8 2 16 96 H20\n", "t.topo:1: 1000000000018 nodes and 96 links; podnet reads up to "
+                                                   "16777216 of each");
+  // 2^20 + 8 GPUs: one server more than topology::kMaxGpus.
+  expect_bad_topo("1048585 8 0 1 0 H20\n", "t.topo:1: 1048584 GPUs; podnet builds fabrics of up to 1048576 GPUs");
+}
+
 }  // namespace
 }  // namespace podnet::workload::simai
