@@ -41,9 +41,8 @@ const Preset& preset(Part p) {
 
 std::string mtbf_text(double hours) { return fmt::format("{:.0f}h", hours); }
 
-std::optional<double> parse_rate(std::string_view text, std::string& expected) {
-  expected = "a failure rate: an MTBF with a unit h, d or y (e.g. \"50000h\"), FIT (failures per 1e9 h, e.g. "
-             "\"1000FIT\") or a monthly availability in percent (e.g. \"99.9%\")";
+namespace {
+std::optional<double> parse_rate_unbounded(std::string_view text) {
   std::string s(text);
   while (!s.empty() && s.front() == ' ') s.erase(s.begin());
   while (!s.empty() && s.back() == ' ') s.pop_back();
@@ -65,6 +64,15 @@ std::optional<double> parse_rate(std::string_view text, std::string& expected) {
   else return std::nullopt;
   if (v <= 0) return std::nullopt;
   return 1.0 / (v * hours_per_unit);
+}
+}  // namespace
+
+std::optional<double> parse_rate(std::string_view text, std::string& expected) {
+  expected = "a failure rate: an MTBF with a unit h, d or y (e.g. \"50000h\"), FIT (failures per 1e9 h, e.g. "
+             "\"1000FIT\") or a monthly availability in percent (e.g. \"99.9%\"), at most one failure per minute";
+  const std::optional<double> rate = parse_rate_unbounded(text);
+  if (!rate || !std::isfinite(*rate) || *rate > kMaxRatePerHour) return std::nullopt;
+  return rate;
 }
 
 }  // namespace podnet::reliability

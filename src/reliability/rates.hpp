@@ -60,6 +60,9 @@ namespace podnet::reliability {
 
 inline constexpr double kHoursPerMonth = 720.0;  // 30 days, for monthly availability
 inline constexpr double kFitHours = 1e9;         // FIT = failures per 1e9 device-hours
+// The highest rate parse_rate accepts: one failure per minute per component (an MTBF of 1 min, 6e10
+// FIT); faster ones are typos (`1e-300h`) whose counts and days overflow every printed figure.
+inline constexpr double kMaxRatePerHour = 60.0;
 
 // Llama 3 405B (Table 5) figures the defaults are derived from.
 struct Llama3 {

@@ -40,6 +40,16 @@ TEST(Rates, RejectsWhatIsNotARate) {
     EXPECT_TRUE(rejected(bad)) << bad;
 }
 
+TEST(Rates, AtMostOneFailurePerMinute) {
+  // kMaxRatePerHour = 60: an MTBF of 1/60 h (1 min) or 6e10 FIT (60 x 1e9 per 1e9 h) is the limit.
+  EXPECT_DOUBLE_EQ(rate("6e10FIT"), 60.0);
+  EXPECT_TRUE(rejected("7e10FIT"));  // 70 per hour
+  EXPECT_TRUE(rejected("0.01h"));    // 100 per hour
+  // 1e-300 h: 1e300 failures per hour, whose counts and days overflowed the printed tables ("stoll").
+  EXPECT_TRUE(rejected("1e-300h"));
+  EXPECT_TRUE(rejected("1e300FIT"));
+}
+
 TEST(Rates, PresetsReproduceLlama3) {
   // Each default is (Table 5 interruptions of its class) / (component-hours): multiplying back by the
   // Llama 3 inventory (16,384 GPUs/NICs/access links, 2,048 servers, 1,296 h) returns the counts,

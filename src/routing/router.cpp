@@ -37,8 +37,8 @@ Router::Router(const topology::Topology& t, RouteOptions o) : t_(t), o_(std::mov
     throw Error(fmt::format("routing: no policy '{}'; expected one of: {}", o_.policy, names));
   }
   if (!policy_applies(*info, t.family))
-    throw Error(fmt::format("routing: policy '{}' applies to {} topologies, not to '{}'", o_.policy, info->families,
-                            t.family));
+    throw InputError(fmt::format("network.routing: policy '{}' applies to {} topologies, not to '{}'", o_.policy,
+                                 info->families, t.family));  // an input error (e.g. with an imported topology)
   if (t.adj_offset.size() != t.nodes.size() + 1)
     throw Error("routing: the topology has no adjacency (Topology::finalize() was not called)");
   const std::string_view name = o_.policy;

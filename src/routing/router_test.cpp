@@ -104,7 +104,9 @@ TEST(Policies, RegistryAndApplicability) {
   const Topology t = build_with("fat_tree", {{"k", "4"}}, host_hw());
   EXPECT_THROW(Router(t, opts("bogus")), Error);
   EXPECT_THROW(Router(t, opts("dimension_order")), Error);
-  EXPECT_THROW(Router(t, opts("valiant")), Error);
+  // A policy for another family is the user's choice (network.routing): an InputError, exit status 2.
+  EXPECT_THROW(Router(t, opts("valiant")), InputError);
+  EXPECT_THROW(Router(t, opts("ugal")), InputError);
   try {
     Router r(t, opts("bogus"));
   } catch (const Error& e) {

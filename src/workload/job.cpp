@@ -96,7 +96,7 @@ bool parse_count(const std::string& text, double& out) {
   const double v = std::strtod(t.c_str(), &end);
   if (end != t.c_str() + t.size() || !std::isfinite(v) || v < 0) return false;
   out = v * mult;
-  return true;
+  return out <= kMaxTokens;
 }
 
 Job job_from(const Params& p, int64_t fabric_gpus) {
@@ -133,7 +133,8 @@ Job job_from(const Params& p, int64_t fabric_gpus) {
   j.compute_efficiency = p.has("compute_efficiency") ? p.get_real("compute_efficiency") : g->compute_efficiency;
   j.cp = p.get_int("cp");
   if (!parse_count(p.get_string("tokens"), j.tokens))
-    throw ParamError("workload.tokens", fmt::format("'{}' is not a token count; expected e.g. 300B, 15T, 2e12",
+    throw ParamError("workload.tokens", fmt::format("'{}' is not a token count; expected e.g. 300B, 15T, 2e12 (at "
+                                                    "most 1000T)",
                                                     p.get_string("tokens")));
   const std::string& rc = p.get_string("recompute");
   j.recompute = rc == "none" ? Recompute::None : rc == "selective" ? Recompute::Selective : Recompute::Full;

@@ -115,6 +115,9 @@ struct Job {
 // - DP gradient buckets up to 4,096 per model chunk (ceil(chunk parameters / dp_bucket_params()); the
 //   default job has 11; each bucket is a collective on every DP group).
 inline constexpr int64_t kMaxPipelinePasses = 32768;
+// A training budget up to 1e15 tokens (1000T; Llama 3 trained on 15.6T): beyond it days to train
+// leave the range any report prints (1e30 tokens printed 7.9e18 days; 1e308T ended in an internal error).
+inline constexpr double kMaxTokens = 1e15;
 inline constexpr int64_t kMaxBucketsPerChunk = 4096;
 
 // Scenario section `workload:` (model and GPU presets, overrides,

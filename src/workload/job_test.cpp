@@ -432,6 +432,12 @@ TEST(Job, ParseCount) {
   EXPECT_DOUBLE_EQ(v, 2e12);
   EXPECT_FALSE(parse_count("B", v));
   EXPECT_FALSE(parse_count("-1", v));
+  // Up to kMaxTokens = 1e15 = 1000T; 1e308T (infinite) and 1e30 are refused.
+  EXPECT_TRUE(parse_count("1000T", v));
+  EXPECT_DOUBLE_EQ(v, 1e15);
+  EXPECT_FALSE(parse_count("1001T", v));
+  EXPECT_FALSE(parse_count("1e30", v));
+  EXPECT_FALSE(parse_count("1e308T", v));
 }
 
 TEST(Job, WorkLimitsAreRefusedUpFront) {
