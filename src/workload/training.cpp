@@ -34,6 +34,11 @@ Time time_plan(engine::NetworkBackend& backend, const plan::TransferPlan& plan) 
 // without dependencies get `deps`. Returns the indices of sub's sinks.
 std::vector<int32_t> merge(plan::TransferPlan& dst, const plan::TransferPlan& sub, const std::vector<int32_t>& deps,
                            const std::string& label_prefix) {
+  if (static_cast<int64_t>(dst.transfers.size() + sub.transfers.size()) > kMaxPlanTransfers)
+    throw InputError(fmt::format("one iteration of this job would be more than {} transfers, podnet's limit (about "
+                                 "1.7 GB and minutes on the flow engine): shrink the job (experts, ep, microbatches, "
+                                 "gradient buckets) or its GPUs",
+                                 kMaxPlanTransfers));
   const auto base = static_cast<int32_t>(dst.transfers.size());
   std::vector<char> has_dependents(sub.transfers.size(), 0);
   for (const auto& t : sub.transfers) {
