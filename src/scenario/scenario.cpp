@@ -332,6 +332,7 @@ void check_duplicate_keys(const YAML::Node& node, const std::string& prefix, con
     const std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string();
     const std::string path = prefix.empty() ? key : prefix + "." + key;
     const int line = it->first.Mark().line + 1;
+    if (!it->first.IsScalar()) continue;  // a complex key is refused later as an unknown key
     if (auto [at, fresh] = seen.emplace(key, line); !fresh)
       throw InputError(fmt::format("{}:{}: {}: given twice (first at line {}); expected each key once per map", file,
                                    line, path, at->second));
