@@ -105,12 +105,19 @@ void Table::write(std::ostream& out, const std::string& indent) const {
 std::string thousands(int64_t v) { return podnet::thousands(v); }
 
 std::string fixed(double v, int decimals) {
+  if (!std::isfinite(v)) return "-";  // tables print no inf or nan: an unknown figure is "-"
   std::string s = fmt::format("{:.{}f}", round_to(v, decimals), decimals);
   auto dot = s.find('.');
   std::string ip = dot == std::string::npos ? s : s.substr(0, dot);
   bool neg = !ip.empty() && ip[0] == '-';
   if (neg) ip = ip.substr(1);
-  std::string out = thousands(std::stoll(ip));
+  // Group the integer digits by thousands as text: any magnitude (a double's integer part can
+  // exceed int64, which a number conversion would not survive).
+  std::string out;
+  for (size_t i = 0; i < ip.size(); ++i) {
+    if (i && (ip.size() - i) % 3 == 0) out += ',';
+    out += ip[i];
+  }
   if (neg) out = "-" + out;
   return dot == std::string::npos ? out : out + s.substr(dot);
 }

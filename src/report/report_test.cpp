@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+
+#include <cmath>
 #include <sstream>
 
 #include "core/version.hpp"
@@ -36,6 +39,11 @@ TEST(Report, ThousandsSeparatesGroupsOfThree) {
 }
 
 TEST(Report, FixedRoundsThenGroupsTheIntegerPart) {
+  // Beyond int64 (9.2e18) too: 1e20 has 21 digits, 7 groups.
+  EXPECT_EQ(fixed(1e20, 1), "100,000,000,000,000,000,000.0");
+  EXPECT_EQ(fixed(-2.5e19, 0), "-25,000,000,000,000,000,000");
+  EXPECT_EQ(fixed(std::numeric_limits<double>::infinity(), 2), "-");
+  EXPECT_EQ(fixed(std::nan(""), 2), "-");
   EXPECT_EQ(fixed(1234.5, 1), "1,234.5");
   EXPECT_EQ(fixed(1234.56, 1), "1,234.6");
   EXPECT_EQ(fixed(-1234.567, 2), "-1,234.57");

@@ -145,10 +145,13 @@ Axis parse_axis(const std::string& text) {
     if (kind == '+' && step < 1) throw InputError(fmt::format("--vary {}: the step must be at least 1", text));
     if (kind == '*' && (step < 2 || lo < 1))
       throw InputError(fmt::format("--vary {}: a geometric range needs LO >= 1 and a factor >= 2", text));
-    for (int64_t v = lo; v <= hi; v = kind == '+' ? v + step : v * step) {
+    for (int64_t v = lo;;) {
       a.values.push_back(std::to_string(v));
       if (static_cast<int64_t>(a.values.size()) > kMaxPoints)
         throw InputError(fmt::format("--vary {}: more than {} values", text, kMaxPoints));
+      // The next value, unless it passes HI (checked before computing it: no overflow near INT64_MAX).
+      if (kind == '+' ? v > hi - step : v > hi / step) break;
+      v = kind == '+' ? v + step : v * step;
     }
   } else {
     size_t start = 0;
