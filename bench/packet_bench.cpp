@@ -119,8 +119,8 @@ int main(int argc, char** argv) {
 
   std::printf("packet_bench: k=%d fat-tree, %d hosts, %d flows of %lld B, cc=%s, routing=%s, seed=%llu\n", k, n, n,
               static_cast<long long>(bytes), cc.c_str(), policy.c_str(), static_cast<unsigned long long>(seed));
-  std::printf("  simulated: makespan %.1f us, flow completion %.1f .. %.1f us, unfinished %lld\n",
-              report.makespan.us(), first, last, static_cast<long long>(unfinished));
+  std::printf("  simulated: makespan %.1f us, flow completion %.1f .. %.1f us, unfinished %lld\n", report.makespan.us(),
+              first, last, static_cast<long long>(unfinished));
   std::printf("  data packets delivered %llu (sent %llu, retransmitted %llu), events %llu, peak packets %llu\n",
               static_cast<unsigned long long>(st.data_delivered), static_cast<unsigned long long>(st.data_sent),
               static_cast<unsigned long long>(st.retransmits), static_cast<unsigned long long>(st.events),

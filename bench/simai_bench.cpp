@@ -75,7 +75,8 @@ int run_case(const char* engine_name, const std::string& file) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string file = argc > 1 ? argv[1] : std::string(PODNET_SOURCE_DIR) + "/tests/data/simai/moe_9216gpu_workload.txt";
+  const std::string file = argc > 1 ? argv[1]
+                                    : std::string(PODNET_SOURCE_DIR) + "/tests/data/simai/moe_9216gpu_workload.txt";
   std::printf("simai_bench: one iteration of %s on aipod-16k\n", file.c_str());
   for (const char* e : {"flow", "analytical"}) {
     std::fflush(stdout);

@@ -41,8 +41,9 @@ int run_case(const char* engine_name) {
   auto backend = engine::make_backend(engine_name, topo, nopt);
   workload::TrainOptions topt;
   topt.collective = collective::options_from(sc.section("collective"));
-  const workload::TrainResult r = cluster::simulate_job(
-      job, topo, *backend, topt, cluster::parse_policy(sc.section("placement").get_string("policy")), sc.seed);
+  const workload::TrainResult r =
+      cluster::simulate_job(job, topo, *backend, topt,
+                            cluster::parse_policy(sc.section("placement").get_string("policy")), sc.seed);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   const double cpu = cpu_seconds() - cpu0;
   rusage u{};
@@ -50,8 +51,8 @@ int run_case(const char* engine_name) {
   const double peak_mb = static_cast<double>(u.ru_maxrss) / 1024.0;
   std::printf("%-10s  wall %7.3f s  cpu %7.3f s  peak %7.1f MB  | iteration %.2f ms, %lld transfers  | target "
               "<10 s, <2 GB: %s\n",
-              engine_name, wall, cpu, peak_mb, r.iteration.seconds() * 1e3,
-              static_cast<long long>(r.plan_transfers), wall < 10 && peak_mb < 2048 ? "met" : "MISSED");
+              engine_name, wall, cpu, peak_mb, r.iteration.seconds() * 1e3, static_cast<long long>(r.plan_transfers),
+              wall < 10 && peak_mb < 2048 ? "met" : "MISSED");
   return 0;
 }
 

@@ -43,6 +43,8 @@ endif()
 if(PODNET_TESTS)
   # The layering rule, checked on the code (includes) and on this file (links).
   add_test(NAME layering COMMAND sh ${CMAKE_SOURCE_DIR}/scripts/check-layers.sh ${CMAKE_SOURCE_DIR})
+  # The code as .clang-format writes it.
+  add_test(NAME format COMMAND sh ${CMAKE_SOURCE_DIR}/scripts/check-format.sh ${CMAKE_SOURCE_DIR})
   # The check itself, on a tree that breaks the rule: it must fail and name
   # each offending file and line.
   add_test(NAME layering_catches_violations

@@ -1,6 +1,6 @@
 // nccl-tests logs (`podnet calibrate --nccl-tests`).
-#include "fuzz_target.hpp"
 #include "study/nccl_tests_log.hpp"
+#include "fuzz_target.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string in = podnet::fuzz::text(data, size);

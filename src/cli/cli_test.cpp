@@ -136,10 +136,10 @@ void expect_keys(const std::string& json, const std::vector<std::string>& keys, 
 TEST(Cli, RunDefaultIsDesignPlusTraining) {
   Result r = run("run --format json");
   ASSERT_EQ(r.status, 0);
-  expect_keys(r.out, {"bom.gpus", "bom.switches.total", "limits.max_gpus", "training.iteration_time_ms",
-                      "training.breakdown_ms.compute", "training.breakdown_ms.bubble", "training.mfu",
-                      "training.tokens_per_second", "training.days_to_train",
-                      "training.placement.cross_spine_fraction"},
+  expect_keys(r.out,
+              {"bom.gpus", "bom.switches.total", "limits.max_gpus", "training.iteration_time_ms",
+               "training.breakdown_ms.compute", "training.breakdown_ms.bubble", "training.mfu",
+               "training.tokens_per_second", "training.days_to_train", "training.placement.cross_spine_fraction"},
               "podnet run");
   EXPECT_NE(r.out.find("\"scenario\": \"aipod-16k\""), std::string::npos);
   // The default job (Llama 3 405B on 16,384 GPUs) takes seconds: it runs once here; its determinism is the
@@ -149,8 +149,9 @@ TEST(Cli, RunDefaultIsDesignPlusTraining) {
 TEST(Cli, TrainRefusesAJobThatDoesNotFitUnlessAllowOom) {
   // Llama 3 405B on one TP8 server: 405.8e9 / 8 parameters x 16 bytes (bf16 weights and gradients, fp32 Adam
   // states) = 812 GB per GPU before activations, against 85.9 GB.
-  const std::string args = "train leafspine-8k --engine analytical --set workload.model=llama3-405b --set workload.tp=8 "
-                           "--set workload.pp=1 --set workload.dp=1 --set workload.global_batch=1";
+  const std::string args =
+      "train leafspine-8k --engine analytical --set workload.model=llama3-405b --set workload.tp=8 "
+      "--set workload.pp=1 --set workload.dp=1 --set workload.global_batch=1";
   Result r = run(args, true);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("workload.tp: needs"), std::string::npos) << r.out;
@@ -165,8 +166,9 @@ TEST(Cli, TrainRefusesAJobThatDoesNotFitUnlessAllowOom) {
 TEST(Cli, TrainAndReliabilityJson) {
   Result t = run("train leafspine-8k --engine analytical --format json");
   ASSERT_EQ(t.status, 0);
-  expect_keys(t.out, {"iteration_time_ms", "breakdown_ms.tp", "breakdown_ms.pp", "breakdown_ms.dp", "breakdown_ms.ep",
-                      "mfu", "days_to_train", "placement.cross_spine_fraction"},
+  expect_keys(t.out,
+              {"iteration_time_ms", "breakdown_ms.tp", "breakdown_ms.pp", "breakdown_ms.dp", "breakdown_ms.ep", "mfu",
+               "days_to_train", "placement.cross_spine_fraction"},
               "podnet train");
   // Days with failures = failure-free days / goodput (Daly's interval on the job's MTBI).
   std::smatch days, with, goodput;
@@ -177,8 +179,9 @@ TEST(Cli, TrainAndReliabilityJson) {
   EXPECT_NEAR(std::stod(with[1].str()), std::stod(days[1].str()) / std::stod(goodput[1].str()), 0.01);
   Result rel = run("reliability aipod-16k --format json");
   ASSERT_EQ(rel.status, 0);
-  expect_keys(rel.out, {"interruption_probability", "mtbi_hours", "by_component", "checkpoint.interval_minutes",
-                        "checkpoint.goodput"},
+  expect_keys(rel.out,
+              {"interruption_probability", "mtbi_hours", "by_component", "checkpoint.interval_minutes",
+               "checkpoint.goodput"},
               "podnet reliability");
   Result bad = run("train aipod-16k --set workload.tp=7", true);
   EXPECT_EQ(bad.status, 2) << bad.out;
@@ -205,9 +208,8 @@ TEST(Cli, TrainWithAStraggler) {
 TEST(Cli, BenchWithRandomFailures) {
   // Two GPU failures drawn over the failure-free run: each stops the job, so the
   // job fails at the first one, inside the baseline time; the draw is seeded.
-  const std::string args =
-      "bench leafspine-8k --engine flow --gpus 0-63 --min 16MiB --max 16MiB --format json "
-      "--set 'failures=[{random: 2, parts: [gpu]}]'";
+  const std::string args = "bench leafspine-8k --engine flow --gpus 0-63 --min 16MiB --max 16MiB --format json "
+                           "--set 'failures=[{random: 2, parts: [gpu]}]'";
   Result a = run(args);
   ASSERT_EQ(a.status, 0) << a.out;
   EXPECT_NE(a.out.find("\"scheduled\": 2"), std::string::npos) << a.out;
@@ -297,7 +299,8 @@ class Golden : public ::testing::TestWithParam<GoldenCase> {};
 
 TEST_P(Golden, RunTwiceMatchesExpected) {
   const GoldenCase& c = GetParam();
-  ASSERT_FALSE(c.args.empty()) << c.dir / "args" << " is empty";
+  ASSERT_FALSE(c.args.empty()) << c.dir / "args"
+                               << " is empty";
   const std::string cmd = "cd '" + c.dir.string() + "' && " + PODNET_BINARY + " " + c.args + " --format json";
   const bool update = std::getenv("PODNET_UPDATE_GOLDEN") != nullptr;
   if (!update) {

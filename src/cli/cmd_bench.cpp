@@ -32,8 +32,8 @@ Bytes parse_size(const std::string& text, const char* option) {
   Bytes b = 0;
   std::string expected;
   if (!parse_bytes(t, b, expected))
-    throw InputError(fmt::format("{} {}: expected {} (or K/M/G/T for powers of 1024, as nccl-tests)", option, text,
-                                 expected));
+    throw InputError(
+        fmt::format("{} {}: expected {} (or K/M/G/T for powers of 1024, as nccl-tests)", option, text, expected));
   return b;
 }
 
@@ -69,27 +69,33 @@ int cmd_bench(Common c, const BenchOptions& b) {
 void add_bench_command(CLI::App& app, Action& action) {
   auto c = std::make_shared<Common>();
   auto b = std::make_shared<BenchOptions>();
-  auto* bench = app.add_subcommand("bench", "nccl-tests for a fabric that does not exist yet: time, algbw, busbw per size");
+  auto* bench =
+      app.add_subcommand("bench", "nccl-tests for a fabric that does not exist yet: time, algbw, busbw per size");
   add_common(bench, *c, true, {"nccl-tests"});
   bench->add_option("--op", b->op, "allreduce, allgather, reducescatter, alltoall, broadcast, reduce, sendrecv")
       ->capture_default_str();
-  bench->add_option("--algo", b->algo,
-                    "auto (NCCL's tuner picks per size among ring, tree, nvls), one algorithm (see `podnet list`), or "
-                    "an NCCL_ALGO-style list for the tuner: ring,tree or ^nvls (sets collective.algorithms)")
+  bench
+      ->add_option("--algo", b->algo,
+                   "auto (NCCL's tuner picks per size among ring, tree, nvls), one algorithm (see `podnet list`), or "
+                   "an NCCL_ALGO-style list for the tuner: ring,tree or ^nvls (sets collective.algorithms)")
       ->capture_default_str();
-  bench->add_option("--proto", b->proto,
-                    "protocols the tuner may use, NCCL_PROTO-style: ll,ll128,simple or ^ll (sets collective.protocols)");
-  bench->add_option("-b,--min", b->min_size, "smallest size (8B, 64KiB, 1G: K/M/G are powers of 1024)")->capture_default_str();
+  bench->add_option(
+      "--proto", b->proto,
+      "protocols the tuner may use, NCCL_PROTO-style: ll,ll128,simple or ^ll (sets collective.protocols)");
+  bench->add_option("-b,--min", b->min_size, "smallest size (8B, 64KiB, 1G: K/M/G are powers of 1024)")
+      ->capture_default_str();
   bench->add_option("-e,--max", b->max_size, "largest size")->capture_default_str();
   bench->add_option("-F,--factor", b->factor, "size multiplication factor between rows")->capture_default_str();
   bench->add_option("-g,--gpus", b->gpus, "GPU ranks: 0-511, 0-4095:8 (stride), 0,8,16, combinations; default all");
   bench->add_option("--engine", b->engine, "analytical | flow | packet (sets network.engine)");
-  bench->add_option("--routing", b->routing, "routing policy, e.g. ecmp, adaptive, spray, static (sets network.routing)");
+  bench->add_option("--routing", b->routing,
+                    "routing policy, e.g. ecmp, adaptive, spray, static (sets network.routing)");
   bench->add_option("--transport", b->transport, "rocev2 | infiniband | tcp (sets network.transport)");
   bench->add_option("--channels", b->channels, "NCCL channels (sets collective.channels; default auto, as NCCL)")
       ->each([b](const std::string&) { b->channels_given = true; });
-  bench->add_option("--qps", b->qps, "QPs per connection (sets collective.qps)")
-      ->each([b](const std::string&) { b->qps_given = true; });
+  bench->add_option("--qps", b->qps, "QPs per connection (sets collective.qps)")->each([b](const std::string&) {
+    b->qps_given = true;
+  });
   bench->add_option("--order", b->order, "ring order: naive | topology_aware (sets collective.ring_order)");
   bench->footer("Examples:\n  podnet bench aipod-16k --op allreduce --min 8B --max 8GB --gpus 0-1023\n"
                 "  podnet bench leafspine-8k --gpus 0-8191:8 --routing adaptive --qps 4 --format json\n"

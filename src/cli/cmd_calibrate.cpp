@@ -5,8 +5,8 @@
 #include "cli/common.hpp"
 #include "core/error.hpp"
 #include "report/calibrate_report.hpp"
-#include "study/nccl_tests_log.hpp"
 #include "study/calibrate.hpp"
+#include "study/nccl_tests_log.hpp"
 
 namespace podnet::cli {
 
@@ -30,8 +30,9 @@ int cmd_calibrate(const Common& c, const CalibrateOptions& o) {
     const auto now = clock::now();
     if (now - start < std::chrono::seconds(5) || now - last < std::chrono::seconds(5)) return;
     last = now;
-    std::cerr << fmt::format("podnet calibrate: {} simulations, rms residual {:.2f}%, searching {} ({:.0f} s elapsed)\n",
-                             evaluations, 100 * rms, key, std::chrono::duration<double>(now - start).count());
+    std::cerr << fmt::format(
+        "podnet calibrate: {} simulations, rms residual {:.2f}%, searching {} ({:.0f} s elapsed)\n", evaluations,
+        100 * rms, key, std::chrono::duration<double>(now - start).count());
   };
   const study::Calibration cal = study::calibrate(in);
   const scenario::Scenario sc = load_scenario(c);
@@ -51,8 +52,9 @@ int cmd_calibrate(const Common& c, const CalibrateOptions& o) {
 void add_calibrate_command(CLI::App& app, Action& action) {
   auto c = std::make_shared<Common>();
   auto o = std::make_shared<CalibrateOptions>();
-  auto* cmd = app.add_subcommand(
-      "calibrate", "fit scenario knobs (link speeds, latencies, efficiencies) to measured nccl-tests logs");
+  auto* cmd =
+      app.add_subcommand("calibrate",
+                         "fit scenario knobs (link speeds, latencies, efficiencies) to measured nccl-tests logs");
   cmd->add_option("scenario", c->scenario, "scenario file (YAML) or built-in scenario name (see `podnet list`)")
       ->required();
   cmd->add_option("--nccl-tests", o->logs,

@@ -65,8 +65,8 @@ TEST(Calibrate, ConfigAddMergesAFragmentWithItsOwnErrors) {
   EXPECT_NE(r.out.find("stack_latency: 3us"), std::string::npos);
   EXPECT_NE(r.out.find("gpus: 8"), std::string::npos);  // the rest of server: is the scenario's
   // --set wins over the fragment
-  EXPECT_NE(run("resolve leafspine-8k --config-add " + frag + " --set server.nic_speed=100Gbps").out.find(
-                "nic_speed: 100Gbps"),
+  EXPECT_NE(run("resolve leafspine-8k --config-add " + frag + " --set server.nic_speed=100Gbps")
+                .out.find("nic_speed: 100Gbps"),
             std::string::npos);
   const std::string bad = write_file("bad.yaml", "server:\n  gpus: 8\n  nic_sped: 200Gbps\n");
   const Result e = run("resolve leafspine-8k --config-add " + bad, true);
@@ -82,10 +82,11 @@ TEST(Calibrate, ConfigAddMergesAFragmentWithItsOwnErrors) {
 // podnet writes a log with NIC speed 360 Gbps (0.9 x the default 400) and a 7 us endpoint latency
 // (rocev2's default is 5 us); calibrate, starting from the defaults, recovers both within 2 %.
 TEST(Calibrate, RecoversTheKnobsOfALogPodnetWrote) {
-  const Result log = run("bench " + kScenario +
-                         " --gpus 0-15 --min 8B --max 1GiB --factor 4 --set server.nic_speed=360Gbps "
-                         "--set network.stack_latency=7us --set collective.nccl_model=false --set collective.channels=1 "
-                         "--format nccl-tests");
+  const Result log =
+      run("bench " + kScenario +
+          " --gpus 0-15 --min 8B --max 1GiB --factor 4 --set server.nic_speed=360Gbps "
+          "--set network.stack_latency=7us --set collective.nccl_model=false --set collective.channels=1 "
+          "--format nccl-tests");
   ASSERT_EQ(log.status, 0);
   const std::string path = write_file("podnet-allreduce.log", log.out);
   const std::string frag = (temp_dir() / "fitted.yaml").string();
@@ -108,9 +109,10 @@ TEST(Calibrate, RecoversTheKnobsOfALogPodnetWrote) {
   const std::string text = read_file(frag);
   EXPECT_NE(text.find("server:\n  nic_speed: "), std::string::npos) << text;
   EXPECT_NE(text.find("network:\n  stack_latency: "), std::string::npos) << text;
-  const Result b =
-      run("bench " + kScenario + " --gpus 0-15 --min 512MiB --max 512MiB --format json --set collective.nccl_model=false "
-          "--set collective.channels=1 --config-add " + frag);
+  const Result b = run("bench " + kScenario +
+                       " --gpus 0-15 --min 512MiB --max 512MiB --format json --set collective.nccl_model=false "
+                       "--set collective.channels=1 --config-add " +
+                       frag);
   ASSERT_EQ(b.status, 0);
   const auto parsed = podnet::study::parse_nccl_tests(log.out, "log");
   const double logged = parsed[0].rows.back().out_of_place.time_us;

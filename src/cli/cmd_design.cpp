@@ -18,7 +18,6 @@ struct DesignOptions {
   std::vector<std::string> exports;
 };
 
-
 int cmd_design(const Common& c, const DesignOptions& d) {
   scenario::Scenario sc = load_scenario(c);
   topology::Topology t = sc.build_topology();
@@ -63,7 +62,6 @@ int cmd_resolve(const Common& c) {
   std::cout << sc.resolved_yaml();
   return kExitOk;
 }
-
 
 }  // namespace
 

@@ -52,7 +52,8 @@ nlohmann::json result_document(const std::string& path) {
     throw InputError(fmt::format("{}: not JSON: {}", path, e.what()));
   }
   if (!d.is_object() || !d.contains("run") || !d["run"].contains("command"))
-    throw InputError(fmt::format("{}: not a podnet result document (no run.command; write one with --format json)", path));
+    throw InputError(
+        fmt::format("{}: not a podnet result document (no run.command; write one with --format json)", path));
   return d;
 }
 

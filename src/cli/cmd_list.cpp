@@ -27,7 +27,8 @@ int cmd_list() {
     std::cout << "\n  " << b.name << " - " << b.description << "\n";
     report::Table t({"parameter", "type", "default", "meaning"});
     for (const auto& p : b.params())
-      t.add({p.name, param_type_name(p.type), p.default_text.empty() ? (p.optional ? "(auto)" : "(required)") : p.default_text, p.help});
+      t.add({p.name, param_type_name(p.type),
+             p.default_text.empty() ? (p.optional ? "(auto)" : "(required)") : p.default_text, p.help});
     t.write(std::cout, "    ");
   }
   std::cout << "\nRouting policies (scenario `network.routing`, bench --routing):\n";

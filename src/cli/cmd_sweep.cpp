@@ -80,8 +80,8 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
     study::SweepFile f = study::load_sweep_file(o.sweep_file);
     if (!f.study.empty()) {
       if (f.study != "design" && f.study != "bench" && f.study != "train" && f.study != "reliability")
-        throw InputError(fmt::format("{}: study: {}: expected design, bench, train or reliability", o.sweep_file,
-                                     f.study));
+        throw InputError(
+            fmt::format("{}: study: {}: expected design, bench, train or reliability", o.sweep_file, f.study));
       spec.study = f.study;
     }
     spec.axes = std::move(f.axes);
@@ -98,8 +98,9 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
 
   study::BenchRequest bench;
   if (study_name == "bench") {
-    spec.study_args = {"op=" + o.op, "algo=" + o.algo, "min=" + o.min_size, "max=" + o.max_size,
-                       fmt::format("factor={}", o.factor), "gpus=" + o.gpus};
+    spec.study_args = {
+        "op=" + o.op,    "algo=" + o.algo, "min=" + o.min_size, "max=" + o.max_size, fmt::format("factor={}", o.factor),
+        "gpus=" + o.gpus};
     bench.op = collective::parse_op(o.op);
     bench.algo = o.algo;
     bench.sizes = study::size_series(parse_size(o.min_size, "--min"), parse_size(o.max_size, "--max"), o.factor);
@@ -142,8 +143,9 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
   if (!st.reporter) return kExitOk;  // an MPI worker: rank 0 reports
   std::cerr << fmt::format("podnet sweep: {} point(s): {} already in {}, {} run now, {} with an error{}\n", st.points,
                            st.already, o.results, st.ran, st.failed,
-                           st.ranks > 1 ? fmt::format(" ({} MPI ranks: 1 coordinator, {} workers)", st.ranks, st.ranks - 1)
-                                        : "");
+                           st.ranks > 1
+                               ? fmt::format(" ({} MPI ranks: 1 coordinator, {} workers)", st.ranks, st.ranks - 1)
+                               : "");
   return read_back(c, o);
 }
 
@@ -162,9 +164,10 @@ void add_sweep_command(CLI::App& app, Action& action) {
                   "an axis: KEY=V1,V2,... or an integer range KEY=LO..HI, LO..HI+STEP, LO..HI*FACTOR (repeatable; "
                   "the grid is their cartesian product)")
       ->type_name("KEY=VALUES");
-  cmd->add_option("--sweep-file", o->sweep_file,
-                  "axes from a YAML file: vary: {KEY: [V1, V2] or \"LO..HI\"}, zip: [{KEY: [...], KEY2: [...]}] (zipped "
-                  "keys advance together), optional study: (docs/sweep.md); --vary adds to them")
+  cmd->add_option(
+         "--sweep-file", o->sweep_file,
+         "axes from a YAML file: vary: {KEY: [V1, V2] or \"LO..HI\"}, zip: [{KEY: [...], KEY2: [...]}] (zipped "
+         "keys advance together), optional study: (docs/sweep.md); --vary adds to them")
       ->type_name("FILE.yaml");
   cmd->add_option("--results", o->results,
                   "the SQLite database: created, or resumed when it holds the same sweep (only missing points run); "
@@ -174,7 +177,8 @@ void add_sweep_command(CLI::App& app, Action& action) {
                   "points run at once (threads); results do not depend on it. Under mpirun -n N, rank 0 keeps the "
                   "database and ranks 1..N-1 run one point at a time each")
       ->capture_default_str();
-  cmd->add_option("--columns", o->columns, "table columns, comma-separated (default: the axes and the study's headline)");
+  cmd->add_option("--columns", o->columns,
+                  "table columns, comma-separated (default: the axes and the study's headline)");
   cmd->add_flag("--timing", o->timing, "also show each point's wall_seconds (the only column that varies run to run)");
   cmd->add_option("--op", o->op, "bench: the collective")->capture_default_str();
   cmd->add_option("--algo", o->algo, "bench: auto or one algorithm")->capture_default_str();
@@ -190,7 +194,8 @@ void add_sweep_command(CLI::App& app, Action& action) {
       "  podnet sweep leafspine-8k --study design --vary topology.oversubscription=1,2,3 --vary switch.radix=64,128\n"
       "  podnet sweep aipod-16k --study train --vary workload.tp=4,8 --vary network.routing=ecmp,adaptive -j 2\n"
       "  podnet sweep leafspine-8k --study bench --gpus 0-63 --vary server.nic_speed=200Gbps,400Gbps --results b.db\n"
-      "  mpirun -n 64 --hostfile hosts podnet sweep aipod-16k --study train --vary workload.dp=8..128*2 --results dp.db\n"
+      "  mpirun -n 64 --hostfile hosts podnet sweep aipod-16k --study train --vary workload.dp=8..128*2 --results "
+      "dp.db\n"
       "  podnet sweep --results b.db --format csv > b.csv");
   cmd->callback([&action, c, o] { action = [c, o] { return cmd_sweep(*c, *o); }; });
 }

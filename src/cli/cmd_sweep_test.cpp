@@ -78,7 +78,8 @@ TEST(SweepCli, KilledAndRestartedLosesAndDuplicatesNothing) {
   const Result again = run("sweep" + args + "--results " + killed, true);
   ASSERT_EQ(again.status, 0) << again.out;
   EXPECT_NE(again.out.find("9 point(s): "), std::string::npos) << again.out;
-  EXPECT_EQ(run("sweep --results " + killed + " --format csv").out, run("sweep --results " + whole + " --format csv").out);
+  EXPECT_EQ(run("sweep --results " + killed + " --format csv").out,
+            run("sweep --results " + whole + " --format csv").out);
 }
 
 }  // namespace
@@ -109,7 +110,8 @@ TEST(DiffCli, WhatIfOnOneKey) {
   EXPECT_NE(r.out.find("inputs that differ (1)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("topology.oversubscription"), std::string::npos);
   // 3:1 leaves keep fewer uplinks: fewer leaf-spine links.
-  const Result j = run("diff leafspine-8k leafspine-8k --study design --set-b topology.oversubscription=3:1 --format json");
+  const Result j =
+      run("diff leafspine-8k leafspine-8k --study design --set-b topology.oversubscription=3:1 --format json");
   ASSERT_EQ(j.status, 0);
   EXPECT_NE(j.out.find("\"field\": \"bom.links.leaf-spine\""), std::string::npos) << j.out.substr(0, 3000);
 }
@@ -117,8 +119,12 @@ TEST(DiffCli, WhatIfOnOneKey) {
 TEST(DiffCli, TwoSavedResults) {
   const std::string a = (dir() / "a.json").string(), b = (dir() / "b.json").string();
   ASSERT_EQ(run_shell(std::string(PODNET_BINARY) + " design leafspine-8k --format json > " + a).status, 0);
-  ASSERT_EQ(run_shell(std::string(PODNET_BINARY) + " design leafspine-8k --set switch.radix=64 --set topology.tiers=3 "
-                      "--format json > " + b).status, 0);
+  ASSERT_EQ(run_shell(std::string(PODNET_BINARY) +
+                      " design leafspine-8k --set switch.radix=64 --set topology.tiers=3 "
+                      "--format json > " +
+                      b)
+                .status,
+            0);
   const Result r = run("diff " + a + " " + b, true);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("design:"), std::string::npos) << r.out;

@@ -122,7 +122,8 @@ void add_train_command(CLI::App& app, Action& action) {
       ->type_name("FILE.txt");
   cmd->add_flag("--allow-oom", o->allow_oom,
                 "time the job even when it does not fit in the GPU's memory (the report still shows what it needs)");
-  cmd->add_option("--simai-topology", o->simai_topology, "use a SimAI .topo file as the fabric instead of the scenario's")
+  cmd->add_option("--simai-topology", o->simai_topology,
+                  "use a SimAI .topo file as the fabric instead of the scenario's")
       ->type_name("FILE.topo");
   cmd->footer("Examples:\n  podnet train aipod-16k\n"
               "  podnet train aipod-16k --set workload.model=llama3-70b --set workload.tp=8 --set workload.pp=4 "

@@ -2,8 +2,8 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
@@ -14,8 +14,8 @@
 
 namespace podnet::cli {
 void add_common(CLI::App* cmd, Common& c, bool scenario_required, const std::vector<std::string>& extra_formats) {
-  auto* opt = cmd->add_option("scenario", c.scenario,
-                              "scenario file (YAML) or built-in scenario name (see `podnet list`)");
+  auto* opt =
+      cmd->add_option("scenario", c.scenario, "scenario file (YAML) or built-in scenario name (see `podnet list`)");
   if (scenario_required) opt->required();
   cmd->add_option("--set", c.sets, "override a scenario key, e.g. --set topology.gpus=4096 (repeatable)")
       ->type_name("KEY=VALUE");

@@ -5,8 +5,8 @@
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <functional>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 

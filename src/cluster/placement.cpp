@@ -15,8 +15,10 @@ namespace podnet::cluster {
 
 const std::vector<PolicyInfo>& policies() {
   static const std::vector<PolicyInfo> k = {
-      {"topology_aware", "TP inside a server; each stage's DP groups packed into as few aggregation groups as "
-                         "possible (best fit), consecutive stages in one pod", Policy::TopologyAware},
+      {"topology_aware",
+       "TP inside a server; each stage's DP groups packed into as few aggregation groups as "
+       "possible (best fit), consecutive stages in one pod",
+       Policy::TopologyAware},
       {"packed", "rank r on GPU r (the fabric's own numbering)", Policy::Packed},
       {"random", "whole servers in a seeded random order, ranks packed into them", Policy::Random},
   };
@@ -41,8 +43,8 @@ Policy parse_policy(std::string_view name) {
 std::vector<ParamSpec> placement_params() {
   std::vector<std::string> names;
   for (const auto& x : policies()) names.push_back(x.name);
-  return {{"policy", ParamType::String, "topology_aware", "how the job's ranks map to fabric GPUs", -1e300, 1e300,
-           names}};
+  return {
+      {"policy", ParamType::String, "topology_aware", "how the job's ranks map to fabric GPUs", -1e300, 1e300, names}};
 }
 
 namespace {
@@ -106,8 +108,7 @@ std::vector<int32_t> topology_aware(const workload::Job& job, const topology::To
       GroupSlots* best = nullptr;
       for (auto& g : groups) {
         if (g.free() < need) continue;
-        if (!best || g.free() < best->free() ||
-            (g.free() == best->free() && g.pod == cur_pod && best->pod != cur_pod))
+        if (!best || g.free() < best->free() || (g.free() == best->free() && g.pod == cur_pod && best->pod != cur_pod))
           best = &g;
       }
       if (best) {
@@ -240,13 +241,15 @@ workload::PlacementSummary summarize(const workload::Job& job, const std::vector
   if (job.pp > 1) {
     const double bsh =
         static_cast<double>(job.microbatch * (job.model.seq / job.cp) * job.model.hidden * job.bytes_per_param);
-    const double per_edge = 2.0 * static_cast<double>(job.microbatches()) * std::ceil(bsh / static_cast<double>(job.tp));
+    const double per_edge =
+        2.0 * static_cast<double>(job.microbatches()) * std::ceil(bsh / static_cast<double>(job.tp));
     for (int64_t vs = 0; vs + 1 < job.pp * job.interleave; ++vs) {
       const int64_t a = vs % job.pp, b = (vs + 1) % job.pp;
       for (int64_t r = 0; r < job.replicas(); ++r)
         for (int64_t j = 0; j < job.tp; ++j)
-          crossing(gpu_of_rank[static_cast<size_t>(job.rank(j, r, a))], gpu_of_rank[static_cast<size_t>(job.rank(j, r, b))],
-                   per_edge, s.pp_bytes, s.pp_cross_group_bytes, s.pp_cross_pod_bytes);
+          crossing(gpu_of_rank[static_cast<size_t>(job.rank(j, r, a))],
+                   gpu_of_rank[static_cast<size_t>(job.rank(j, r, b))], per_edge, s.pp_bytes, s.pp_cross_group_bytes,
+                   s.pp_cross_pod_bytes);
     }
   }
   return s;
@@ -286,8 +289,8 @@ std::vector<SweepPoint> scaling_sweep(const workload::Job& base, const topology:
   for (int64_t d : ds) {
     if (d < 1) throw InputError(fmt::format("sweep: dp {} must be >= 1", d));
     if (base.tp * base.pp * d > total)
-      throw InputError(fmt::format("sweep: dp {} needs tp x pp x dp = {} GPUs, the fabric has {}", d,
-                                   base.tp * base.pp * d, total));
+      throw InputError(
+          fmt::format("sweep: dp {} needs tp x pp x dp = {} GPUs, the fabric has {}", d, base.tp * base.pp * d, total));
     if (d % base.ep != 0) throw InputError(fmt::format("sweep: dp {} is not a multiple of ep {}", d, base.ep));
   }
   std::vector<SweepPoint> out;

@@ -1,5 +1,5 @@
-#include "workload/test_util.hpp"
 #include "cluster/placement.hpp"
+#include "workload/test_util.hpp"
 
 #include <gtest/gtest.h>
 
@@ -32,8 +32,12 @@ workload::Job job(int64_t tp, int64_t pp, int64_t dp, int64_t m = 4) {
   return j;
 }
 
-int32_t server_of(const topology::Topology& t, int32_t g) { return t.nodes[static_cast<size_t>(t.gpus[static_cast<size_t>(g)])].server; }
-int32_t group_of(const topology::Topology& t, int32_t g) { return t.nodes[static_cast<size_t>(t.gpus[static_cast<size_t>(g)])].group; }
+int32_t server_of(const topology::Topology& t, int32_t g) {
+  return t.nodes[static_cast<size_t>(t.gpus[static_cast<size_t>(g)])].server;
+}
+int32_t group_of(const topology::Topology& t, int32_t g) {
+  return t.nodes[static_cast<size_t>(t.gpus[static_cast<size_t>(g)])].group;
+}
 
 TEST(Placement, PackedIsRankOrder) {
   const auto g = place(job(8, 2, 4), rail(1024), Policy::Packed, 1);
@@ -103,8 +107,9 @@ TEST(Placement, TopologyAwareBeatsRandomOnAipod16k) {
   // aggregation group; random scatters whole servers over all 32 groups, so DP rings climb to the spines.
   // Expect a smaller cross-spine fraction and an iteration no longer than random's (flow engine).
   topology::Hardware hw = topology::default_hardware();
-  const topology::Topology t = topology::build_with(
-      "rail_clos", {{"gpus", "16384"}, {"rails", "8"}, {"tiers", "3"}, {"groups_per_pod", "16"}}, hw);
+  const topology::Topology t =
+      topology::build_with("rail_clos", {{"gpus", "16384"}, {"rails", "8"}, {"tiers", "3"}, {"groups_per_pod", "16"}},
+                           hw);
   workload::Job j;
   j.model = *workload::find_model("gpt3-175b");
   j.gpu = *workload::find_gpu("h100");
@@ -130,9 +135,9 @@ TEST(Sweep, WeakScalingEfficiency) {
   // makes the DP all-reduce slower (lower efficiency at d = 8 than as built).
   const auto& t = rail(1024);
   workload::Job j = job(8, 2, 1, 8);
-  const auto points = scaling_sweep(
-      j, t, [](const topology::Topology& tt) { return engine::make_backend("analytical", tt); },
-      workload::TrainOptions{}, Policy::TopologyAware, 1, {1, 2, 4, 8}, {0, 5e9});
+  const auto points = scaling_sweep(j, t,
+                                    [](const topology::Topology& tt) { return engine::make_backend("analytical", tt); },
+                                    workload::TrainOptions{}, Policy::TopologyAware, 1, {1, 2, 4, 8}, {0, 5e9});
   ASSERT_EQ(points.size(), 8u);
   EXPECT_DOUBLE_EQ(points[0].efficiency, 1.0);
   for (const auto& p : points) {

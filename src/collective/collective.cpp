@@ -15,8 +15,8 @@
 namespace podnet::collective {
 
 namespace {
-constexpr int32_t kMaxChannels = 64;   // NCCL MAXCHANNELS
-constexpr int32_t kMaxQps = 128;       // NCCL_IB_QPS_PER_CONNECTION range
+constexpr int32_t kMaxChannels = 64;  // NCCL MAXCHANNELS
+constexpr int32_t kMaxQps = 128;      // NCCL_IB_QPS_PER_CONNECTION range
 }  // namespace
 
 const std::vector<Op>& all_ops() {
@@ -71,22 +71,35 @@ RingOrder parse_ring_order(std::string_view name) {
 
 std::vector<ParamSpec> option_params() {
   return {
-      {"channels", ParamType::Int, "auto",
+      {"channels",
+       ParamType::Int,
+       "auto",
        "NCCL channels: parallel copies of the algorithm, each carrying S/channels (rings start on different rails); "
        "auto = what NCCL runs for the group (16 on 8 x 400G H100 servers)",
-       1, kMaxChannels, {"auto"}},
+       1,
+       kMaxChannels,
+       {"auto"}},
       {"qps", ParamType::Int, "1", "QPs per connection (NCCL_IB_QPS_PER_CONNECTION): ECMP entropy", 1, kMaxQps},
-      {"ring_order", ParamType::String, "topology_aware",
+      {"ring_order",
+       ParamType::String,
+       "topology_aware",
        "naive = the group's order; topology_aware = servers by pod/group, each server's GPUs contiguous, "
        "inter-server hops on one rail",
-       -1e300, 1e300, {"naive", "topology_aware"}},
+       -1e300,
+       1e300,
+       {"naive", "topology_aware"}},
       {"algorithms", ParamType::String, "auto",
        "algorithms the tuner may choose (NCCL_ALGO syntax): auto, or a list of ring, tree, nvls ('^' excludes)"},
       {"protocols", ParamType::String, "auto",
        "protocols the tuner may choose (NCCL_PROTO syntax): auto, or a list of ll, ll128, simple ('^' excludes)"},
       {"nccl_model", ParamType::Bool, "true",
        "NCCL's protocols, latencies and tuner (false: the plain algorithm, simple, no latency delay)"},
-      {"gpu_arch", ParamType::String, "hopper", "GPU generation whose NCCL tuning tables apply", -1e300, 1e300,
+      {"gpu_arch",
+       ParamType::String,
+       "hopper",
+       "GPU generation whose NCCL tuning tables apply",
+       -1e300,
+       1e300,
        {"volta", "ampere", "hopper", "blackwell"}},
   };
 }
@@ -108,7 +121,7 @@ Options options_from(const Params& params) {
 
 const std::vector<AlgorithmInfo>& algorithms() {
   static const std::vector<AlgorithmInfo> k = {
-      ring_algorithm(),         tree_algorithm(),     nvls_algorithm(),  halving_doubling_algorithm(),
+      ring_algorithm(),         tree_algorithm(),     nvls_algorithm(), halving_doubling_algorithm(),
       hierarchical_algorithm(), pairwise_algorithm(), p2p_algorithm(),
   };
   return k;
@@ -147,7 +160,7 @@ const char* nccl_algorithm_name(Algo a) {
 // Bytes on the wire for `b` payload bytes under protocol p (ceil b / efficiency).
 Bytes wire_bytes(Bytes b, Proto p) {
   switch (p) {
-    case Proto::LL: return 2 * b;                              // 4 B data per 8 B line
+    case Proto::LL: return 2 * b;                             // 4 B data per 8 B line
     case Proto::LL128: return detail::scale_up(b, 128, 120);  // 120 B data per 128 B line
     case Proto::Simple: return b;
   }
@@ -156,8 +169,7 @@ Bytes wire_bytes(Bytes b, Proto p) {
 
 // Puts a Compute delay of `latency` over the group first: every transfer
 // that had no dependency now waits for it.
-plan::TransferPlan with_leading_delay(plan::TransferPlan plan, const Group& group, Time latency,
-                                        std::string label) {
+plan::TransferPlan with_leading_delay(plan::TransferPlan plan, const Group& group, Time latency, std::string label) {
   if (plan.transfers.empty() || latency.ps <= 0) return plan;
   plan::TransferPlan out;
   out.transfers.reserve(plan.transfers.size() + 1);
@@ -188,8 +200,8 @@ void validate(const AlgorithmInfo* a, std::string_view algorithm, Op op, const G
     std::string list;
     for (const auto& x : algorithms())
       if (supports(x, op)) list += (list.empty() ? "" : ", ") + std::string(x.name);
-    throw InputError(fmt::format("algorithm '{}' does not implement {}: algorithms that do: {}", a->name,
-                                 op_name(op), list));
+    throw InputError(
+        fmt::format("algorithm '{}' does not implement {}: algorithms that do: {}", a->name, op_name(op), list));
   }
   if (group.empty()) throw InputError(fmt::format("{} over an empty group of GPUs", op_name(op)));
   const int64_t total = static_cast<int64_t>(topo.gpus.size());
@@ -200,13 +212,12 @@ void validate(const AlgorithmInfo* a, std::string_view algorithm, Op op, const G
     Group sorted = group;
     std::sort(sorted.begin(), sorted.end());
     auto dup = std::adjacent_find(sorted.begin(), sorted.end());
-    if (dup != sorted.end())
-      throw InputError(fmt::format("{}: GPU {} appears twice in the group", op_name(op), *dup));
+    if (dup != sorted.end()) throw InputError(fmt::format("{}: GPU {} appears twice in the group", op_name(op), *dup));
   }
   if (bytes < 0) throw InputError(fmt::format("{}: negative size {} B", op_name(op), bytes));
   if (options.channels != kAutoChannels && (options.channels < 1 || options.channels > kMaxChannels))
-    throw InputError(fmt::format("channels = {}: expected auto or an integer in [1, {}]", options.channels,
-                                 kMaxChannels));
+    throw InputError(
+        fmt::format("channels = {}: expected auto or an integer in [1, {}]", options.channels, kMaxChannels));
   if (options.qps < 1 || options.qps > kMaxQps)
     throw InputError(fmt::format("qps = {}: expected an integer in [1, {}]", options.qps, kMaxQps));
 }
@@ -221,8 +232,8 @@ Time alltoall_post_latency(const CommShape& s) {
 
 }  // namespace
 
-plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& group, Bytes bytes,
-                               const Options& options, const topology::Topology& topo) {
+plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& group, Bytes bytes, const Options& options,
+                             const topology::Topology& topo) {
   const AlgorithmInfo* a = find_algorithm(algorithm);
   validate(a, algorithm, op, group, bytes, options, topo);
 
@@ -265,8 +276,7 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
     plan.protocol = proto_name(c.proto);
   } else {
     const AlgorithmInfo* b = a ? a : find_algorithm(default_algorithm(op));
-    if (!a && !supports(*b, op))
-      throw InputError(fmt::format("no algorithm implements {}", op_name(op)));
+    if (!a && !supports(*b, op)) throw InputError(fmt::format("no algorithm implements {}", op_name(op)));
     plan = b->build(op, group, bytes, o, topo);
     if (op == Op::AllToAll && o.tuner)
       plan = with_leading_delay(std::move(plan), group, alltoall_post_latency(shape), "latency/alltoall-posts");

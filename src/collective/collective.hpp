@@ -76,11 +76,11 @@
 #include <string_view>
 #include <vector>
 
+#include "collective/nccl_tuner.hpp"
+#include "collective/types.hpp"
 #include "core/params.hpp"
 #include "core/units.hpp"
 #include "plan/transfer_plan.hpp"
-#include "collective/nccl_tuner.hpp"
-#include "collective/types.hpp"
 #include "topology/topology.hpp"
 
 namespace podnet::collective {
@@ -91,7 +91,7 @@ namespace podnet::collective {
 inline constexpr int64_t kMaxP2pTransfers = 4'000'000;
 
 enum class RingOrder : uint8_t { Naive, TopologyAware };
-const char* ring_order_name(RingOrder o);  // "naive", "topology_aware"
+const char* ring_order_name(RingOrder o);           // "naive", "topology_aware"
 RingOrder parse_ring_order(std::string_view name);  // throws InputError
 
 inline constexpr int32_t kAutoChannels = 0;  // Options::channels: as NCCL would (nccl_tuner.hpp)
@@ -115,7 +115,7 @@ std::vector<ParamSpec> option_params();
 Options options_from(const Params& params);
 
 using BuildFn = plan::TransferPlan (*)(Op op, const Group& group, Bytes bytes, const Options& options,
-                                         const topology::Topology& topo);
+                                       const topology::Topology& topo);
 
 struct AlgorithmInfo {
   const char* name;
@@ -141,7 +141,7 @@ const char* default_algorithm(Op op);
 // ranks.
 // `algorithm` may also be "auto" (see above). channels = kAutoChannels is
 // resolved here.
-plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& group, Bytes bytes,
-                               const Options& options, const topology::Topology& topo);
+plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& group, Bytes bytes, const Options& options,
+                             const topology::Topology& topo);
 
 }  // namespace podnet::collective

@@ -20,8 +20,8 @@ TEST(BusFactor, NcclTestsDefinitions) {
   // nccl-tests doc/PERFORMANCE.md: allreduce 2(n-1)/n: n=8 -> 14/8 = 1.75, n=16 -> 30/16 = 1.875.
   EXPECT_DOUBLE_EQ(bus_factor(Op::AllReduce, 8), 1.75);
   EXPECT_DOUBLE_EQ(bus_factor(Op::AllReduce, 16), 1.875);
-  EXPECT_DOUBLE_EQ(bus_factor(Op::AllReduce, 2), 1.0);   // 2*1/2
-  EXPECT_DOUBLE_EQ(bus_factor(Op::AllReduce, 1), 0.0);   // nothing moves
+  EXPECT_DOUBLE_EQ(bus_factor(Op::AllReduce, 2), 1.0);  // 2*1/2
+  EXPECT_DOUBLE_EQ(bus_factor(Op::AllReduce, 1), 0.0);  // nothing moves
   // (n-1)/n: n=8 -> 7/8.
   EXPECT_DOUBLE_EQ(bus_factor(Op::AllGather, 8), 0.875);
   EXPECT_DOUBLE_EQ(bus_factor(Op::ReduceScatter, 8), 0.875);
@@ -52,7 +52,8 @@ TEST(Registry, EveryOpHasADefaultAlgorithmAndNamesAreUnique) {
     EXPECT_GT(std::string(a.description).size(), 10u);
     EXPECT_EQ(find_algorithm(a.name), &a);
   }
-  EXPECT_EQ(names, (std::set<std::string>{"ring", "tree", "nvls", "halving_doubling", "hierarchical", "pairwise", "p2p"}));
+  EXPECT_EQ(names,
+            (std::set<std::string>{"ring", "tree", "nvls", "halving_doubling", "hierarchical", "pairwise", "p2p"}));
   for (Op op : all_ops()) {
     const AlgorithmInfo* a = find_algorithm(default_algorithm(op));
     ASSERT_NE(a, nullptr) << op_name(op);

@@ -53,8 +53,7 @@ std::vector<int32_t> parse_gpu_list(const std::string& spec, int32_t total_gpus)
     } else {
       const std::string first = item.substr(0, dash);
       const std::string rest = item.substr(dash + 1, colon == std::string::npos ? std::string::npos : colon - dash - 1);
-      if (colon != std::string::npos && colon < dash)
-        throw fail(fmt::format("'{}' is not a range; {}", item, syntax));
+      if (colon != std::string::npos && colon < dash) throw fail(fmt::format("'{}' is not a range; {}", item, syntax));
       if (!parse_number(trim(first), a) || !parse_number(trim(rest), b))
         throw fail(fmt::format("'{}' is not a range; {}", item, syntax));
       if (colon != std::string::npos && !parse_number(trim(item.substr(colon + 1)), stride))
@@ -64,8 +63,7 @@ std::vector<int32_t> parse_gpu_list(const std::string& spec, int32_t total_gpus)
     }
     const int64_t last = a + (b - a) / stride * stride;
     if (last >= total_gpus)
-      throw fail(fmt::format("'{}': GPU {} is out of range (the topology has GPUs 0-{})", item, last,
-                             total_gpus - 1));
+      throw fail(fmt::format("'{}': GPU {} is out of range (the topology has GPUs 0-{})", item, last, total_gpus - 1));
     for (int64_t g = a; g <= b; g += stride) out.push_back(static_cast<int32_t>(g));
   }
   std::vector<int32_t> sorted = out;

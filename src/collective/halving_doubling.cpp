@@ -15,8 +15,7 @@ plan::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& 
   plan::TransferPlan plan;
   const int32_t n = static_cast<int32_t>(group.size());
   if ((n & (n - 1)) != 0)
-    throw InputError(fmt::format("halving_doubling needs a power-of-two number of GPUs, got {} (use ring or tree)",
-                                 n));
+    throw InputError(fmt::format("halving_doubling needs a power-of-two number of GPUs, got {} (use ring or tree)", n));
   if (n <= 1 || bytes == 0) return plan;
   int32_t p = 0;
   while ((1 << p) < n) ++p;

@@ -17,10 +17,11 @@ plan::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& 
   const int64_t L = static_cast<int64_t>(servers.front().size());
   for (const auto& s : servers)
     if (static_cast<int64_t>(s.size()) != L)
-      throw InputError(fmt::format(
-          "hierarchical allreduce needs the same number of group GPUs on every server: server {} holds {}, "
-          "server {} holds {} (use ring or tree)",
-          topo.nodes[topo.gpus[servers.front()[0]]].server, L, topo.nodes[topo.gpus[s[0]]].server, s.size()));
+      throw InputError(
+          fmt::format("hierarchical allreduce needs the same number of group GPUs on every server: server {} holds {}, "
+                      "server {} holds {} (use ring or tree)",
+                      topo.nodes[topo.gpus[servers.front()[0]]].server, L, topo.nodes[topo.gpus[s[0]]].server,
+                      s.size()));
   if (group.size() <= 1 || bytes == 0) return plan;
   const auto shares = detail::split(bytes, o.channels);
   for (int32_t c = 0; c < static_cast<int32_t>(shares.size()); ++c) {

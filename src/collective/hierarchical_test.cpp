@@ -90,7 +90,7 @@ TEST(Hierarchical, ChannelsSplitBytes) {
   const auto plan = make_plan("hierarchical", Op::AllReduce, iota(32), 8_MiB, o, rail32());
   ASSERT_EQ(plan.transfers.size(), 32u);
   EXPECT_EQ(plan.transfers[16].channel, 1);
-  EXPECT_EQ(plan.transfers[16].bytes, 3_MiB + 512_KiB);     // 7/8 * 4 MiB
+  EXPECT_EQ(plan.transfers[16].bytes, 3_MiB + 512_KiB);  // 7/8 * 4 MiB
   EXPECT_EQ(plan.transfers[20].deps, (std::vector<int32_t>{16, 17, 18, 19}));
 }
 

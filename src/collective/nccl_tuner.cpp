@@ -32,14 +32,14 @@ const std::vector<double>& intra_speeds(Arch a) {
 const std::vector<double>& inter_speeds(Arch a) {
   static const std::vector<double> pre = {48, 30, 28, 24, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4, 1.2, 0.24, 0.12};
   static const std::vector<double> sm90 = {48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12};
-  static const std::vector<double> sm100 = {96, 86, 80, 48,  45.1, 42, 40, 30,  24,   22,
+  static const std::vector<double> sm100 = {96, 86,   80, 48, 45.1, 42, 40,  30,  24,   22,
                                             20, 17.5, 15, 12, 6,    3,  2.4, 1.2, 0.24, 0.12};
   return a == Arch::Blackwell ? sm100 : a == Arch::Hopper ? sm90 : pre;
 }
 
 // tuning.cc defaults. [algo][proto], algos in NCCL's order.
-constexpr double kBaseLat[kNumAlgos][kNumProtos] = {
-    {6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}};
+constexpr double kBaseLat[kNumAlgos][kNumProtos] = {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0},      {0, 0, 0},
+                                                    {0, 0, 0},        {0, 0, 0},        {8.0, 8.0, 8.0}};
 constexpr double kHwLat[3][kNumAlgos][kNumProtos] = {
     {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}},
     {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},
@@ -138,8 +138,8 @@ bool find_proto(std::string_view name, Proto& out) {
 
 double proto_efficiency(Proto p) {
   switch (p) {
-    case Proto::LL: return 0.5;              // 8 B line = 4 B data + 4 B flag
-    case Proto::LL128: return 120.0 / 128;   // 128 B line = 120 B data + 8 B flag
+    case Proto::LL: return 0.5;             // 8 B line = 4 B data + 4 B flag
+    case Proto::LL128: return 120.0 / 128;  // 128 B line = 120 B data + 8 B flag
     case Proto::Simple: return 1.0;
   }
   return 1.0;
@@ -189,7 +189,7 @@ CommShape comm_shape(const Group& group, const topology::Topology& topo, Arch ar
   }
   s.nvlink_gbs = nvlink_bps / 8e9 * nvlink_factor(arch);
   const topology::NodeId nic = static_cast<size_t>(group[0]) < topo.gpu_nic.size() ? topo.gpu_nic[group[0]]
-                                                                                    : topology::kNone;
+                                                                                   : topology::kNone;
   if (nic != topology::kNone) {
     double best = 0;
     for (auto [l, end] = topo.incident(nic); l != end; ++l)
@@ -346,7 +346,8 @@ double model_time_us(Op op, Algo a, Proto p, const CommShape& s, Bytes bytes) {
 }
 
 bool enabled_by_default(Op, Algo a, Proto p, const CommShape& s) {
-  if (a == Algo::Nvls && (s.nodes > 1 || !s.nvswitch || s.arch < Arch::Hopper)) return false;  // needs CollNet beyond one node
+  if (a == Algo::Nvls && (s.nodes > 1 || !s.nvswitch || s.arch < Arch::Hopper))
+    return false;  // needs CollNet beyond one node
   if (a == Algo::NvlsTree && (s.nodes == 1 || !s.nvswitch || s.arch < Arch::Hopper)) return false;
   if (a == Algo::CollnetDirect || a == Algo::CollnetChain) return false;  // needs a CollNet (SHARP) plugin
   if (a == Algo::Pat && s.nodes != s.ranks) return false;                 // one GPU per node only
@@ -385,7 +386,8 @@ Selection parse_list(std::string_view text, Selection base, const std::string& k
     if (found < 0) {
       std::string all;
       for (int i = 0; i < count; ++i)
-        all += (i ? ", " : "") + std::string(algos ? algo_name(static_cast<Algo>(i)) : proto_name(static_cast<Proto>(i)));
+        all +=
+            (i ? ", " : "") + std::string(algos ? algo_name(static_cast<Algo>(i)) : proto_name(static_cast<Proto>(i)));
       throw InputError(fmt::format("{} = {}: unknown {} '{}': expected auto or a list of {} (NCCL_{} syntax, '^' "
                                    "before the list excludes)",
                                    key, text, algos ? "algorithm" : "protocol", item, all, algos ? "ALGO" : "PROTO"));
@@ -415,8 +417,8 @@ Choice tune(Op op, const CommShape& s, Bytes bytes, const Selection& sel,
             const std::array<bool, kNumAlgos>& candidates) {
   Choice best;
   // NCCL's loop order: algorithms Tree, Ring, CollNet..., NVLS, NVLS tree, PAT; protocols LL, LL128, Simple.
-  for (Algo a : {Algo::Tree, Algo::Ring, Algo::CollnetDirect, Algo::CollnetChain, Algo::Nvls, Algo::NvlsTree,
-                 Algo::Pat}) {
+  for (Algo a :
+       {Algo::Tree, Algo::Ring, Algo::CollnetDirect, Algo::CollnetChain, Algo::Nvls, Algo::NvlsTree, Algo::Pat}) {
     if (!candidates[ai(a)] || !sel.algos[ai(a)]) continue;
     for (Proto p : {Proto::LL, Proto::LL128, Proto::Simple}) {
       if (!sel.protos[static_cast<int>(p)]) continue;

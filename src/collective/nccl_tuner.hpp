@@ -127,11 +127,11 @@ double proto_efficiency(Proto p);
 struct CommShape {
   Arch arch = Arch::Hopper;
   int32_t ranks = 0;
-  int32_t nodes = 0;        // servers holding the group's GPUs
-  int32_t nics = 0;         // NICs per server that the group's GPUs use (fewest over servers)
-  double nic_gbs = 0;       // one NIC's bandwidth, GB/s (0: no network)
-  double nvlink_gbs = 0;    // one GPU's total NVLink bandwidth, GB/s (0: none)
-  bool nvswitch = false;    // GPUs reach each other through an NVSwitch
+  int32_t nodes = 0;      // servers holding the group's GPUs
+  int32_t nics = 0;       // NICs per server that the group's GPUs use (fewest over servers)
+  double nic_gbs = 0;     // one NIC's bandwidth, GB/s (0: no network)
+  double nvlink_gbs = 0;  // one GPU's total NVLink bandwidth, GB/s (0: none)
+  bool nvswitch = false;  // GPUs reach each other through an NVSwitch
 };
 
 // The shape of `group` on `topo`: nodes = distinct servers (a GPU without a
@@ -172,7 +172,7 @@ bool enabled_by_default(Op op, Algo a, Proto p, const CommShape& s);
 struct Selection {
   std::array<bool, kNumAlgos> algos{true, true, true, true, true, true, true};
   std::array<bool, kNumProtos> protos{true, true, true};
-  bool algos_given = false;   // the user restricted them (else NCCL's defaults apply)
+  bool algos_given = false;  // the user restricted them (else NCCL's defaults apply)
   bool protos_given = false;
 };
 // Parses "auto" or a NCCL_ALGO/NCCL_PROTO-style list: "ring,tree",

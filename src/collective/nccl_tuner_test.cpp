@@ -17,8 +17,8 @@ using testing::rail32;
 // NCCL's view (nccl_tuner.hpp): NVLink 450 x 20.6/25 = 370.8 GB/s, NIC 50 GB/s.
 
 TEST(NcclTuner, ProtocolEfficiencies) {
-  EXPECT_DOUBLE_EQ(proto_efficiency(Proto::LL), 0.5);            // 4 B data per 8 B line
-  EXPECT_DOUBLE_EQ(proto_efficiency(Proto::LL128), 0.9375);      // 120 B per 128 B line
+  EXPECT_DOUBLE_EQ(proto_efficiency(Proto::LL), 0.5);        // 4 B data per 8 B line
+  EXPECT_DOUBLE_EQ(proto_efficiency(Proto::LL128), 0.9375);  // 120 B per 128 B line
   EXPECT_DOUBLE_EQ(proto_efficiency(Proto::Simple), 1.0);
 }
 
@@ -27,8 +27,8 @@ TEST(NcclTuner, ShapeOfFourEightGpuServers) {
   EXPECT_EQ(s.ranks, 32);
   EXPECT_EQ(s.nodes, 4);
   EXPECT_EQ(s.nics, 8);
-  EXPECT_DOUBLE_EQ(s.nic_gbs, 50.0);                 // 400e9 / 8 / 1e9
-  EXPECT_NEAR(s.nvlink_gbs, 370.8, 1e-9);            // 450 x 20.6 / 25
+  EXPECT_DOUBLE_EQ(s.nic_gbs, 50.0);       // 400e9 / 8 / 1e9
+  EXPECT_NEAR(s.nvlink_gbs, 370.8, 1e-9);  // 450 x 20.6 / 25
   EXPECT_TRUE(s.nvswitch);
 }
 
@@ -130,8 +130,8 @@ TEST(NcclTuner, NvlsOnOneServer) {
   EXPECT_NEAR(small.time_us, 15.0 + 8.0 / (1000 * 141.0 * 8 / 14), 1e-9);
   EXPECT_EQ(tune(Op::AllReduce, s, Bytes{1} << 30, Selection{}, all).algo, Algo::Nvls);
   // Not across servers (NCCL needs CollNet for that), and not without an NVSwitch.
-  EXPECT_FALSE(enabled_by_default(Op::AllReduce, Algo::Nvls, Proto::Simple,
-                                  comm_shape(iota(16), rail32(), Arch::Hopper)));
+  EXPECT_FALSE(
+      enabled_by_default(Op::AllReduce, Algo::Nvls, Proto::Simple, comm_shape(iota(16), rail32(), Arch::Hopper)));
   EXPECT_EQ(model_entry(Op::AllReduce, Algo::Nvls, Proto::Simple, comm_shape(iota(8), rail32(), Arch::Ampere)).bw_gbs,
             0.0);
 }

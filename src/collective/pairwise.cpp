@@ -9,8 +9,7 @@ namespace podnet::collective {
 
 namespace {
 
-plan::TransferPlan build_alltoall(Op, const Group& group, Bytes bytes, const Options& o,
-                                    const topology::Topology&) {
+plan::TransferPlan build_alltoall(Op, const Group& group, Bytes bytes, const Options& o, const topology::Topology&) {
   plan::TransferPlan plan;
   const int64_t n = static_cast<int64_t>(group.size());
   const int64_t count = n * (n - 1);
@@ -22,13 +21,11 @@ plan::TransferPlan build_alltoall(Op, const Group& group, Bytes bytes, const Opt
   const Bytes chunk = detail::scale_up(bytes, 1, n);
   plan.transfers.reserve(static_cast<size_t>(count));
   for (int64_t i = 0; i < n; ++i)
-    for (int64_t d = 1; d < n; ++d)
-      plan.add(detail::p2p(group[i], group[(i + d) % n], chunk, o, 0, "a2a"));
+    for (int64_t d = 1; d < n; ++d) plan.add(detail::p2p(group[i], group[(i + d) % n], chunk, o, 0, "a2a"));
   return plan;
 }
 
-plan::TransferPlan build_sendrecv(Op, const Group& group, Bytes bytes, const Options& o,
-                                    const topology::Topology&) {
+plan::TransferPlan build_sendrecv(Op, const Group& group, Bytes bytes, const Options& o, const topology::Topology&) {
   plan::TransferPlan plan;
   const size_t n = group.size();
   if (n <= 1 || bytes == 0) return plan;
@@ -39,12 +36,16 @@ plan::TransferPlan build_sendrecv(Op, const Group& group, Bytes bytes, const Opt
 }  // namespace
 
 AlgorithmInfo pairwise_algorithm() {
-  return {"pairwise", "alltoall: every rank sends S/n to every other rank, n(n-1) concurrent transfers",
-          {Op::AllToAll}, build_alltoall};
+  return {"pairwise",
+          "alltoall: every rank sends S/n to every other rank, n(n-1) concurrent transfers",
+          {Op::AllToAll},
+          build_alltoall};
 }
 
 AlgorithmInfo p2p_algorithm() {
-  return {"p2p", "sendrecv: rank i sends S to rank (i+1) mod n, n concurrent transfers", {Op::SendRecv},
+  return {"p2p",
+          "sendrecv: rank i sends S to rank (i+1) mod n, n concurrent transfers",
+          {Op::SendRecv},
           build_sendrecv};
 }
 

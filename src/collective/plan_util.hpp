@@ -28,7 +28,7 @@ inline std::vector<Bytes> split(Bytes s, int32_t parts) {
 }
 
 inline plan::Transfer ring(std::vector<int32_t> ranks, Bytes bytes, int32_t latency_steps, const Options& o,
-                             int32_t channel, std::string label, bool open = false) {
+                           int32_t channel, std::string label, bool open = false) {
   plan::Transfer t;
   t.kind = plan::TransferKind::Ring;
   t.ranks = std::move(ranks);
@@ -41,8 +41,7 @@ inline plan::Transfer ring(std::vector<int32_t> ranks, Bytes bytes, int32_t late
   return t;
 }
 
-inline plan::Transfer p2p(int32_t src, int32_t dst, Bytes bytes, const Options& o, int32_t channel,
-                            std::string label) {
+inline plan::Transfer p2p(int32_t src, int32_t dst, Bytes bytes, const Options& o, int32_t channel, std::string label) {
   plan::Transfer t;
   t.kind = plan::TransferKind::P2p;
   t.ranks = {src, dst};

@@ -21,13 +21,13 @@ plan::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& 
     const std::string label = fmt::format("{}/ring", detail::op_code(op));
     switch (op) {
       case Op::AllReduce:
-        plan.add(detail::ring(std::move(order), detail::scale_up(sc, 2 * (n - 1), n),
-                              static_cast<int32_t>(2 * (n - 1)), o, c, label));
+        plan.add(detail::ring(std::move(order), detail::scale_up(sc, 2 * (n - 1), n), static_cast<int32_t>(2 * (n - 1)),
+                              o, c, label));
         break;
       case Op::AllGather:
       case Op::ReduceScatter:
-        plan.add(detail::ring(std::move(order), detail::scale_up(sc, n - 1, n), static_cast<int32_t>(n - 1), o, c,
-                              label));
+        plan.add(
+            detail::ring(std::move(order), detail::scale_up(sc, n - 1, n), static_cast<int32_t>(n - 1), o, c, label));
         break;
       case Op::Broadcast:
       case Op::Reduce: {

@@ -215,12 +215,9 @@ RingStats ring_stats(const Group& order, const Topology& t, bool open) {
       ++s.intra_server;
       continue;
     }
-    if (na.pod != nb.pod)
-      ++s.cross_pod;
-    else if (na.group != nb.group)
-      ++s.cross_group;
-    else
-      ++s.cross_server;
+    if (na.pod != nb.pod) ++s.cross_pod;
+    else if (na.group != nb.group) ++s.cross_group;
+    else ++s.cross_server;
     const auto nic_a = t.gpu_nic[a], nic_b = t.gpu_nic[b];
     if (nic_a != kNone && nic_b != kNone && t.nodes[nic_a].rail != t.nodes[nic_b].rail) ++s.cross_rail_hops;
   }

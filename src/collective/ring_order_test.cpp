@@ -161,8 +161,7 @@ TEST(RingOrder, PodsAndGroupsAreCrossedOncePerBoundary) {
   // the other 128 - 16 = 112 inter-server hops stay inside a group.
   auto hw = topology::default_hardware();
   hw.radix = 16;
-  const auto t =
-      topology::build_with("rail_clos", {{"gpus", "1024"}, {"tiers", "3"}, {"groups_per_pod", "8"}}, hw);
+  const auto t = topology::build_with("rail_clos", {{"gpus", "1024"}, {"tiers", "3"}, {"groups_per_pod", "8"}}, hw);
   ASSERT_EQ(t.groups, 16);
   ASSERT_EQ(t.pods, 2);
   Group scrambled(1024);

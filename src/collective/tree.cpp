@@ -27,7 +27,7 @@ std::array<std::vector<int32_t>, 2> dtree_parents(int32_t n) {
     if (n % 2 == 0) {  // mirror
       const int32_t u = t[0][n - 1 - i];
       t[1][i] = u < 0 ? -1 : n - 1 - u;
-    } else {           // shift by one
+    } else {  // shift by one
       const int32_t u = t[0][(i - 1 + n) % n];
       t[1][i] = u < 0 ? -1 : (u + 1) % n;
     }
@@ -55,7 +55,7 @@ int32_t tree_depth(const std::vector<int32_t>& parents) {
 namespace {
 
 plan::Transfer coupled(std::vector<std::pair<int32_t, int32_t>> edges, const Group& group, Bytes bytes,
-                         int32_t latency_steps, const Options& o, int32_t channel, std::string label) {
+                       int32_t latency_steps, const Options& o, int32_t channel, std::string label) {
   plan::Transfer t;
   t.kind = plan::TransferKind::Coupled;
   t.ranks = group;
@@ -103,12 +103,11 @@ plan::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& 
     for (size_t k = 0; k < halves.size(); ++k) {
       std::vector<std::pair<int32_t, int32_t>> down;  // parent -> child
       down.reserve(n - 1);
-      for (int32_t i = 0; i < m; ++i)
-        down.emplace_back(trees[k][i] < 0 ? root : others[trees[k][i]], others[i]);
+      for (int32_t i = 0; i < m; ++i) down.emplace_back(trees[k][i] < 0 ? root : others[trees[k][i]], others[i]);
       if (op == Op::Reduce)
         for (auto& e : down) std::swap(e.first, e.second);
-      plan.add(coupled(std::move(down), group, halves[k], steps, o, c,
-                       fmt::format("{}/tree{}", detail::op_code(op), k)));
+      plan.add(
+          coupled(std::move(down), group, halves[k], steps, o, c, fmt::format("{}/tree{}", detail::op_code(op), k)));
     }
   }
   return plan;

@@ -109,8 +109,8 @@ TEST(TreeAllreduce, ChannelsSplitFurther) {
   ASSERT_EQ(plan.transfers.size(), 4u);
   for (const auto& t : plan.transfers) {
     EXPECT_EQ(t.bytes, 2_MiB);
-    EXPECT_EQ(t.edges.size(), 30u);   // 2(n-1)
-    EXPECT_EQ(t.latency_steps, 8);    // 2*ceil(log2 16)
+    EXPECT_EQ(t.edges.size(), 30u);  // 2(n-1)
+    EXPECT_EQ(t.latency_steps, 8);   // 2*ceil(log2 16)
   }
 }
 

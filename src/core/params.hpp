@@ -27,10 +27,11 @@ struct ParamSpec {
   ParamType type;
   std::string default_text;  // in scenario syntax; empty = required (unless optional)
   std::string help;
-  double min = -1e300;       // for Int/Real/IntList elements
+  double min = -1e300;  // for Int/Real/IntList elements
   double max = 1e300;
-  std::vector<std::string> choices;  // for String: allowed values (empty = any); for Int: words allowed besides integers ("auto")
-  bool optional = false;     // no default and not required: absent means "auto"
+  std::vector<std::string>
+      choices;            // for String: allowed values (empty = any); for Int: words allowed besides integers ("auto")
+  bool optional = false;  // no default and not required: absent means "auto"
 };
 
 using ParamValue = std::variant<int64_t, double, bool, std::string, Bandwidth, Time, std::vector<int64_t>>;

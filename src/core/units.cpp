@@ -6,9 +6,7 @@
 
 namespace podnet {
 
-Time transmit_time(Bytes bytes, Bandwidth bw) {
-  return Time::from_seconds(static_cast<double>(bytes) * 8.0 / bw.bps);
-}
+Time transmit_time(Bytes bytes, Bandwidth bw) { return Time::from_seconds(static_cast<double>(bytes) * 8.0 / bw.bps); }
 
 namespace {
 
@@ -58,12 +56,15 @@ bool parse_with(std::string_view text, const Unit (&units)[N], double& out) {
   return false;
 }
 
-constexpr Unit kTimeUnits[] = {{"ps", 1}, {"ns", 1e3}, {"us", 1e6}, {"µs", 1e6}, {"ms", 1e9}, {"s", 1e12},
-                               {"min", 60e12}, {"h", 3600e12}};
-constexpr Unit kBandwidthUnits[] = {{"bps", 1},       {"Kbps", 1e3},    {"Mbps", 1e6},    {"Gbps", 1e9},
-                                    {"Tbps", 1e12},   {"Gb/s", 1e9},    {"Tb/s", 1e12},   {"Mb/s", 1e6},
-                                    {"B/s", 8},       {"KB/s", 8e3},    {"MB/s", 8e6},    {"GB/s", 8e9},
-                                    {"TB/s", 8e12},   {"GiB/s", 8.0 * 1073741824.0}};
+constexpr Unit kTimeUnits[] = {{"ps", 1},   {"ns", 1e3}, {"us", 1e6},    {"µs", 1e6},
+                               {"ms", 1e9}, {"s", 1e12}, {"min", 60e12}, {"h", 3600e12}};
+constexpr Unit kBandwidthUnits[] = {{"bps", 1},     {"Kbps", 1e3},
+                                    {"Mbps", 1e6},  {"Gbps", 1e9},
+                                    {"Tbps", 1e12}, {"Gb/s", 1e9},
+                                    {"Tb/s", 1e12}, {"Mb/s", 1e6},
+                                    {"B/s", 8},     {"KB/s", 8e3},
+                                    {"MB/s", 8e6},  {"GB/s", 8e9},
+                                    {"TB/s", 8e12}, {"GiB/s", 8.0 * 1073741824.0}};
 constexpr Unit kByteUnits[] = {{"B", 1},           {"KB", 1e3},           {"MB", 1e6},
                                {"GB", 1e9},        {"TB", 1e12},          {"KiB", 1024.0},
                                {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
@@ -178,7 +179,9 @@ std::string format_bytes(Bytes b) {
 }
 std::string format_length(double m) { return format_number(m, 3) + "m"; }
 std::string format_power(double w) {
-  return w >= 1e6 ? format_number(w / 1e6, 4) + "MW" : w >= 1e3 ? format_number(w / 1e3, 4) + "kW" : format_number(w, 3) + "W";
+  return w >= 1e6   ? format_number(w / 1e6, 4) + "MW"
+         : w >= 1e3 ? format_number(w / 1e3, 4) + "kW"
+                    : format_number(w, 3) + "W";
 }
 
 std::string thousands(int64_t v) {

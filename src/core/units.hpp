@@ -23,8 +23,8 @@
 //   length     0 .. 40,000 km; power 0 .. 1 GW; ratios finite
 #pragma once
 
-#include <cstdint>
 #include <compare>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -40,7 +40,10 @@ struct Time {
   constexpr double ms() const { return static_cast<double>(ps) * 1e-9; }
   constexpr Time operator+(Time o) const { return Time(ps + o.ps); }
   constexpr Time operator-(Time o) const { return Time(ps - o.ps); }
-  constexpr Time& operator+=(Time o) { ps += o.ps; return *this; }
+  constexpr Time& operator+=(Time o) {
+    ps += o.ps;
+    return *this;
+  }
   constexpr Time operator*(int64_t k) const { return Time(ps * k); }
   constexpr auto operator<=>(const Time&) const = default;
   static constexpr Time max() { return Time(INT64_MAX); }

@@ -37,7 +37,7 @@
 namespace podnet::engine {
 
 struct TransferTiming {
-  Time start;   // when its dependencies were met
+  Time start;  // when its dependencies were met
   Time finish;
 };
 
@@ -50,7 +50,7 @@ struct LinkReport {
 
 struct RunReport {
   std::string engine;
-  Time makespan;                        // when the last transfer finished
+  Time makespan;  // when the last transfer finished
   std::vector<TransferTiming> transfers;
   std::vector<LinkReport> hottest;      // by mean utilization, then bytes
   uint64_t flows = 0;                   // flows (or coupled variables) simulated
@@ -58,7 +58,7 @@ struct RunReport {
   std::vector<FailureRecord> failures;  // injected events, as applied
   bool job_failed = false;              // the job stopped (see FailureOptions)
   Time failed_at;
-  std::string failure;                  // why
+  std::string failure;  // why
 };
 
 class NetworkBackend {

@@ -238,10 +238,9 @@ TEST(EcmpStudy, HashBehavesLikeBallsIntoBinsAcrossSeeds) {
   EXPECT_NEAR(m, 0.64393, 4 * 0.00098);
   EXPECT_GT(sd, 0.5 * 0.01387);
   EXPECT_LT(sd, 1.5 * 0.01387);
-  std::cout << fmt::format(
-      "[ figure   ] ecmp over {} seeds: uplinks used {:.4f} (sd {:.4f}); balls-into-bins "
-      "0.6439 (sd 0.0139)\n",
-      seeds, m, sd);
+  std::cout << fmt::format("[ figure   ] ecmp over {} seeds: uplinks used {:.4f} (sd {:.4f}); balls-into-bins "
+                           "0.6439 (sd 0.0139)\n",
+                           seeds, m, sd);
 }
 
 TEST(EcmpStudy, MoreQpsRaiseTheMinimum) {

@@ -53,8 +53,9 @@ constexpr double kViaSpineHopNs = 8130;
 // servers of 8; d1 = 64 servers per aggregation group, so 2 groups of 8 rail
 // leaves; the pod's 16 leaves reach 8 spines with 8 parallel links each.
 const topology::Topology& leafspine1k() {
-  static const topology::Topology t = topology::build_with(
-      "fat_tree", {{"gpus", "1024"}, {"tiers", "2"}, {"rail_optimized", "true"}}, topology::default_hardware());
+  static const topology::Topology t =
+      topology::build_with("fat_tree", {{"gpus", "1024"}, {"tiers", "2"}, {"rail_optimized", "true"}},
+                           topology::default_hardware());
   return t;
 }
 

@@ -53,8 +53,9 @@ void FailureDriver::fail(Time at, std::string why) {
 }
 
 void FailureDriver::fail_launch(Time at, const std::string& what, const std::string& why) {
-  fail(at + fo_.collective_timeout, fmt::format("{}: no route after the failures, the collective times out after {} ({})",
-                                                what, format_time(fo_.collective_timeout), why));
+  fail(at + fo_.collective_timeout,
+       fmt::format("{}: no route after the failures, the collective times out after {} ({})", what,
+                   format_time(fo_.collective_timeout), why));
 }
 
 void FailureDriver::run(const Hooks& h) {

@@ -60,8 +60,8 @@ class FailureDriver {
   const FailureOptions& fo_;
   RunReport& report_;
   std::vector<Action> actions_;
-  std::vector<char> dead_;          // by link
-  std::vector<double> slowdown_;    // by GPU rank
+  std::vector<char> dead_;        // by link
+  std::vector<double> slowdown_;  // by GPU rank
 };
 
 }  // namespace podnet::engine

@@ -51,9 +51,9 @@ struct FailureEvent {
 };
 
 struct FailureOptions {
-  std::vector<FailureEvent> events;     // sorted by time
-  Time local_repair = Time(1000000000);        // 1 ms
-  Time convergence = Time(2000000000000);      // 2 s
+  std::vector<FailureEvent> events;                // sorted by time
+  Time local_repair = Time(1000000000);            // 1 ms
+  Time convergence = Time(2000000000000);          // 2 s
   Time collective_timeout = Time(30000000000000);  // 30 s (IB retry budget, NCCL_IB_TIMEOUT 20 x NCCL_IB_RETRY_CNT 7)
 };
 

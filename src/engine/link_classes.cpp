@@ -49,8 +49,8 @@ std::vector<ParamSpec> link_class_params() {
                              kNames[c], kDefaults[c].why),
                  0.01, 1.0});
     v.push_back({fmt::format("{}_latency", kNames[c]), ParamType::Time, "0s",
-                 fmt::format("added to every traversal of a {} link, on top of the link's own latency", kNames[c]),
-                 0, 1e300});
+                 fmt::format("added to every traversal of a {} link, on top of the link's own latency", kNames[c]), 0,
+                 1e300});
   }
   return v;
 }

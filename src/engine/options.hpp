@@ -19,8 +19,8 @@ namespace podnet::engine {
 // Endpoint transport: per-packet header overhead and stack latency.
 struct Transport {
   std::string name = "rocev2";
-  Time stack_latency;      // one-way endpoint (NIC + software) latency per message step
-  int32_t mtu = 4096;      // payload bytes per packet
+  Time stack_latency;         // one-way endpoint (NIC + software) latency per message step
+  int32_t mtu = 4096;         // payload bytes per packet
   int32_t header_bytes = 82;  // per-packet bytes on the wire beyond payload
   double efficiency() const { return static_cast<double>(mtu) / (mtu + header_bytes); }
 };

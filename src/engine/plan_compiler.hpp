@@ -47,7 +47,7 @@ class PlanCompiler {
   std::vector<double> factor_, class_eff_;  // by link
   std::vector<Time> class_latency_;         // by link
   std::vector<uint8_t> transport_link_;     // by link
-  std::vector<double> coef_;        // scratch, by directed link
+  std::vector<double> coef_;                // scratch, by directed link
   std::vector<routing::DirLink> touched_;
   std::vector<routing::PathPart> hop_;
 };

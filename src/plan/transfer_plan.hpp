@@ -56,25 +56,25 @@ enum class TransferKind : uint8_t { P2p, Ring, Coupled, Compute };
 
 struct Transfer {
   TransferKind kind = TransferKind::P2p;
-  std::vector<int32_t> ranks;   // P2p: {src, dst}; Ring: ring order; Coupled: participants
-  Bytes bytes = 0;              // P2p: total; Ring: bytes each hop carries; Coupled: each edge
-  int32_t latency_steps = 1;    // sequential per-hop latencies paid (0: none; the plan's leading delay holds them)
-  int32_t qps = 1;              // QPs per connection (ECMP entropy)
-  int32_t channel = 0;          // NCCL channel (for reporting)
-  bool open = false;            // Ring only: a chain, no closing hop
+  std::vector<int32_t> ranks;  // P2p: {src, dst}; Ring: ring order; Coupled: participants
+  Bytes bytes = 0;             // P2p: total; Ring: bytes each hop carries; Coupled: each edge
+  int32_t latency_steps = 1;   // sequential per-hop latencies paid (0: none; the plan's leading delay holds them)
+  int32_t qps = 1;             // QPs per connection (ECMP entropy)
+  int32_t channel = 0;         // NCCL channel (for reporting)
+  bool open = false;           // Ring only: a chain, no closing hop
   std::vector<std::pair<int32_t, int32_t>> edges;  // Coupled only: (src, dst) edges, each carrying `bytes`
-  Time duration;                // Compute only: how long the work takes
-  std::vector<int32_t> deps;    // indices of transfers that must complete first
-  std::string label;            // e.g. "rs/nvlink", "ar/rail3"
+  Time duration;                                   // Compute only: how long the work takes
+  std::vector<int32_t> deps;                       // indices of transfers that must complete first
+  std::string label;                               // e.g. "rs/nvlink", "ar/rail3"
 };
 
 struct TransferPlan {
-  std::string op;               // "allreduce", "allgather", ...
-  std::string algorithm;        // "ring", "tree", ...
-  std::string protocol;         // "ll", "ll128", "simple" (NCCL algorithms), "" otherwise; informational
-  int32_t channels = 0;         // channels the algorithm ran on; informational
-  Bytes bytes = 0;              // the collective's size S (nccl-tests' definition for the op)
-  int32_t ranks = 0;            // n
+  std::string op;         // "allreduce", "allgather", ...
+  std::string algorithm;  // "ring", "tree", ...
+  std::string protocol;   // "ll", "ll128", "simple" (NCCL algorithms), "" otherwise; informational
+  int32_t channels = 0;   // channels the algorithm ran on; informational
+  Bytes bytes = 0;        // the collective's size S (nccl-tests' definition for the op)
+  int32_t ranks = 0;      // n
   std::vector<Transfer> transfers;
 
   int32_t add(Transfer t) {

@@ -71,7 +71,8 @@ engine::FailureEvent event_for(const topology::Topology& t, const ComponentClass
 
 std::vector<engine::FailureEvent> draw_failures(const topology::Topology& t, const Inventory& inv, const Config& cfg,
                                                 const DrawSpec& spec, Rng& rng) {
-  if (!(spec.until > spec.from)) throw ParamError("until", "the window to draw failures in is empty: expected until > from");
+  if (!(spec.until > spec.from))
+    throw ParamError("until", "the window to draw failures in is empty: expected until > from");
   // Classes to draw from, with their failure rates n·λ (per hour).
   std::vector<const ComponentClass*> classes;
   std::vector<double> cumulative;

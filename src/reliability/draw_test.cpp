@@ -129,7 +129,8 @@ TEST(Draw, EventsNameOnlyTheJobsComponentsAndMapToEngineActions) {
         at_a += t.links[l].a == sw || t.links[l].b == sw;
         at_b += t.links[l].a == other || t.links[l].b == other;
       }
-      const bool all_at_one = at_a == static_cast<int64_t>(e.links.size()) || at_b == static_cast<int64_t>(e.links.size());
+      const bool all_at_one = at_a == static_cast<int64_t>(e.links.size()) ||
+                              at_b == static_cast<int64_t>(e.links.size());
       EXPECT_TRUE(all_at_one) << e.what;
       kinds.insert("switch");
     } else if (e.what.rfind("random NIC failure", 0) == 0) {

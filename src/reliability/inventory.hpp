@@ -50,8 +50,8 @@ enum class Role : uint8_t {
 const char* role_name(Role r);
 
 struct ComponentClass {
-  std::string key;    // "gpu", "nic", "copper_cable:nic-leaf", "optic:leaf-spine", "switch:spine", ...
-  std::string label;  // "GPU", "copper cables (nic-leaf)", ...
+  std::string key;        // "gpu", "nic", "copper_cable:nic-leaf", "optic:leaf-spine", "switch:spine", ...
+  std::string label;      // "GPU", "copper cables (nic-leaf)", ...
   Part part = Part::Gpu;  // which failure rate applies
   Role role = Role::Compute;
   int64_t count = 0;  // in the job
@@ -65,7 +65,7 @@ struct ComponentClass {
 struct Inventory {
   int64_t job_gpus = 0;
   int64_t fabric_gpus = 0;
-  int64_t servers = 0;  // servers of the job
+  int64_t servers = 0;                  // servers of the job
   std::vector<ComponentClass> classes;  // fixed order: compute, rail, leaf, fabric; no zero counts
 
   int64_t count(const std::string& key) const;  // 0 if absent

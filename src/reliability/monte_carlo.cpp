@@ -10,15 +10,15 @@ namespace podnet::reliability {
 namespace {
 
 constexpr double kZ = 1.96;
-constexpr double kMaxDraws = 2e7;     // about half a second
+constexpr double kMaxDraws = 2e7;    // about half a second
 constexpr int64_t kMinTrials = 100;  // fewer than this: skip rather than report a loose estimate
 
 // Trials that fit the draw budget; sets `note` when fewer than requested.
 int64_t affordable(int64_t requested, double draws_per_trial, std::string& note) {
   if (!(draws_per_trial * static_cast<double>(requested) > kMaxDraws)) return requested;
   const double fit = std::isfinite(draws_per_trial) ? std::floor(kMaxDraws / draws_per_trial) : 0.0;
-  note = fmt::format("about {:.2g} random draws per trial: {} of {} trials fit the {:.0e}-draw budget",
-                     draws_per_trial, static_cast<int64_t>(std::max(fit, 0.0)), requested, kMaxDraws);
+  note = fmt::format("about {:.2g} random draws per trial: {} of {} trials fit the {:.0e}-draw budget", draws_per_trial,
+                     static_cast<int64_t>(std::max(fit, 0.0)), requested, kMaxDraws);
   return static_cast<int64_t>(std::max(fit, 0.0));
 }
 

@@ -39,7 +39,7 @@ namespace podnet::reliability {
 
 struct InterruptionEstimate {
   int64_t requested = 0;
-  int64_t trials = 0;   // run
+  int64_t trials = 0;  // run
   bool simulated = false;
   std::string reduced;  // why fewer trials than requested
   std::string skipped;  // why not simulated

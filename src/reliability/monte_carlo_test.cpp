@@ -29,7 +29,8 @@ TEST(MonteCarlo, ClosedFormInsideTheConfidenceInterval) {
   const double mean = -1000 * std::log(0.999);
   // A fixed seed. Two 95 % intervals both cover the truth for about 9 seeds in 10, not all: of seeds
   // 1..10, seed 1 misses the mean (by 2.9 standard errors) and seed 7 the probability (by 2.0); the
-  // other eight cover both. This test uses seed 2. The 1e6-trial run below bounds any bias independently of the seed choice.
+  // other eight cover both. This test uses seed 2. The 1e6-trial run below bounds any bias independently of the seed
+  // choice.
   InterruptionEstimate e = simulate_interruptions(thousand_gpus(), kHoursPerMonth, 20000, Rng(2).stream("test"));
   ASSERT_TRUE(e.simulated);
   EXPECT_LE(e.ci95_low, p);
@@ -41,7 +42,8 @@ TEST(MonteCarlo, ClosedFormInsideTheConfidenceInterval) {
   // Absorbed optics: 36 per trial on average (Poisson: s.e. of the mean √36/√20000 = 0.04).
   EXPECT_NEAR(e.mean_absorbed, 36.0, 0.2);
   // 1e6 trials: standard error √(0.632·0.368/1e6) = 4.8e-4; within 5 of them.
-  InterruptionEstimate big = simulate_interruptions({thousand_gpus()[0]}, kHoursPerMonth, 1000000, Rng(2).stream("big"));
+  InterruptionEstimate big =
+      simulate_interruptions({thousand_gpus()[0]}, kHoursPerMonth, 1000000, Rng(2).stream("big"));
   EXPECT_NEAR(big.probability, p, 5 * 4.8e-4);
   EXPECT_NEAR(big.mean_interruptions, mean, 5 * 1e-3);  // s.e. √1.0005/1000 = 1e-3
 }

@@ -70,9 +70,9 @@ struct Llama3 {
   static constexpr double kServers = 2048;
   static constexpr double kHours = 54 * 24;  // 1,296 h
   static constexpr double kInterruptions = 419;
-  static constexpr double kGpu = 148 + 72 + 19 + 17 + 6 + 6;  // 268
-  static constexpr double kSoftware = 54 + 7 + 2;             // 63
-  static constexpr double kHost = 32 + 3 + 3 + 2 + 2 + 2 + 2; // 46
+  static constexpr double kGpu = 148 + 72 + 19 + 17 + 6 + 6;   // 268
+  static constexpr double kSoftware = 54 + 7 + 2;              // 63
+  static constexpr double kHost = 32 + 3 + 3 + 2 + 2 + 2 + 2;  // 46
   static constexpr double kNic = 7;
   static constexpr double kSwitchCable = 35;
 };
@@ -83,10 +83,10 @@ inline constexpr int kParts = 8;
 
 struct Preset {
   Part part;
-  const char* name;      // "gpu" -> key "gpu_mtbf"
-  const char* per;       // what one unit is: "GPU", "server", ...
-  double mtbf_hours;     // default
-  const char* source;    // one line
+  const char* name;    // "gpu" -> key "gpu_mtbf"
+  const char* per;     // what one unit is: "GPU", "server", ...
+  double mtbf_hours;   // default
+  const char* source;  // one line
 };
 const std::vector<Preset>& presets();
 const Preset& preset(Part p);

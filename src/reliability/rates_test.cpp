@@ -25,12 +25,12 @@ bool rejected(const char* text) {
 TEST(Rates, ThreeForms) {
   EXPECT_DOUBLE_EQ(rate("50000h"), 1.0 / 50000);  // MTBF
   EXPECT_DOUBLE_EQ(rate("1e7h"), 1e-7);
-  EXPECT_DOUBLE_EQ(rate("100d"), 1.0 / 2400);      // 100 × 24 h
-  EXPECT_DOUBLE_EQ(rate("2y"), 1.0 / 17520);       // 2 × 8,760 h
-  EXPECT_DOUBLE_EQ(rate("1000FIT"), 1e-6);         // 1,000 per 1e9 h
+  EXPECT_DOUBLE_EQ(rate("100d"), 1.0 / 2400);  // 100 × 24 h
+  EXPECT_DOUBLE_EQ(rate("2y"), 1.0 / 17520);   // 2 × 8,760 h
+  EXPECT_DOUBLE_EQ(rate("1000FIT"), 1e-6);     // 1,000 per 1e9 h
   // Monthly availability A: λ = −ln A / 720 h, so exp(−λ·720 h) = A.
   EXPECT_NEAR(std::exp(-rate("99.9%") * kHoursPerMonth), 0.999, 1e-15);
-  EXPECT_DOUBLE_EQ(rate("0FIT"), 0.0);             // never fails
+  EXPECT_DOUBLE_EQ(rate("0FIT"), 0.0);  // never fails
   EXPECT_DOUBLE_EQ(rate("100%"), 0.0);
   EXPECT_DOUBLE_EQ(rate(" 250000h "), 1.0 / 250000);
 }

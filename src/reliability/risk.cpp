@@ -47,7 +47,8 @@ Config config_from(const Params& p) {
     std::string expected;
     auto rate = parse_rate(p.get_string(key), expected);
     if (!rate)
-      throw ParamError("reliability." + key, fmt::format("'{}' is not valid: expected {}", p.get_string(key), expected));
+      throw ParamError("reliability." + key,
+                       fmt::format("'{}' is not valid: expected {}", p.get_string(key), expected));
     c.set_rate(pr.part, *rate);
   }
   auto hours = [&](const char* k) { return p.get_time(k).seconds() / 3600.0; };

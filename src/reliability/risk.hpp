@@ -81,7 +81,7 @@ Config config_from(const Params& p);
 
 struct ClassRisk {
   ComponentClass component;
-  double rate_per_hour = 0;      // λ per component
+  double rate_per_hour = 0;  // λ per component
   bool interrupts = false;
   bool always = false;           // stops the job whatever the recovery times (GPU, host, leaf, ...)
   double recovery_s = 0;         // for failures that can be absorbed (0 for ones that always stop the job)

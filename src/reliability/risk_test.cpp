@@ -119,7 +119,7 @@ TEST(Risk, SpareRailRemovesNicClassInterruptions) {
 TEST(Risk, FabricFailuresInterruptOnlyWhenRecoveryExceedsTheTimeout) {
   Config cfg = default_config();
   EXPECT_FALSE(find(assess(llama_like(), cfg), "switch:spine").interrupts);  // 5 s < 30 s
-  cfg.switch_recovery_s = 45;  // slow re-convergence
+  cfg.switch_recovery_s = 45;                                                // slow re-convergence
   Risk r = assess(llama_like(), cfg);
   EXPECT_TRUE(find(r, "switch:spine").interrupts);
   EXPECT_NEAR(find(r, "switch:spine").class_rate, 256 / 250000.0, 1e-15);

@@ -28,23 +28,36 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
   const scenario::Scenario& sc = s.scenario;
   const Params& coll = sc.section("collective");
   nlohmann::json doc = new_document(context_of(sc, "bench"));
-  doc["bench"] = {{"op", collective::op_name(r.op)}, {"algorithm", r.algo}, {"gpus", r.group.size()},
-                  {"engine", s.engine}, {"routing", s.network.routing.policy}, {"transport", s.network.transport.name},
-                  {"channels", coll.text("channels")}, {"qps", s.collective.qps},
-                  {"algorithms", coll.text("algorithms")}, {"protocols", coll.text("protocols")},
+  doc["bench"] = {{"op", collective::op_name(r.op)},
+                  {"algorithm", r.algo},
+                  {"gpus", r.group.size()},
+                  {"engine", s.engine},
+                  {"routing", s.network.routing.policy},
+                  {"transport", s.network.transport.name},
+                  {"channels", coll.text("channels")},
+                  {"qps", s.collective.qps},
+                  {"algorithms", coll.text("algorithms")},
+                  {"protocols", coll.text("protocols")},
                   {"gpu_arch", coll.text("gpu_arch")},
                   {"ring_order", collective::ring_order_name(s.collective.order)},
-                  {"bus_factor", round_to(r.bus_factor, 6)}, {"bus_factor_formula", factor_formula(r.op)},
-                  {"units", {{"time_us", "microseconds"}, {"algbw_gbps", "GB/s = 1e9 bytes/s (nccl-tests)"},
-                             {"busbw_gbps", "GB/s = 1e9 bytes/s (nccl-tests)"}}}};
+                  {"bus_factor", round_to(r.bus_factor, 6)},
+                  {"bus_factor_formula", factor_formula(r.op)},
+                  {"units",
+                   {{"time_us", "microseconds"},
+                    {"algbw_gbps", "GB/s = 1e9 bytes/s (nccl-tests)"},
+                    {"busbw_gbps", "GB/s = 1e9 bytes/s (nccl-tests)"}}}};
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& b : r.rows) {
     const engine::RunReport& run = b.run;
     const double seconds = run.makespan.seconds();
     const double algbw = seconds > 0 ? static_cast<double>(b.bytes) / seconds / 1e9 : 0;
-    nlohmann::json row = {{"bytes", b.bytes}, {"time_us", round_to(seconds * 1e6, 3)},
-                          {"algbw_gbps", round_to(algbw, 4)}, {"busbw_gbps", round_to(algbw * r.bus_factor, 4)},
-                          {"algorithm", b.algorithm}, {"protocol", b.protocol}, {"channels", b.channels}};
+    nlohmann::json row = {{"bytes", b.bytes},
+                          {"time_us", round_to(seconds * 1e6, 3)},
+                          {"algbw_gbps", round_to(algbw, 4)},
+                          {"busbw_gbps", round_to(algbw * r.bus_factor, 4)},
+                          {"algorithm", b.algorithm},
+                          {"protocol", b.protocol},
+                          {"channels", b.channels}};
     if (run.job_failed) row["algbw_gbps"] = row["busbw_gbps"] = nullptr;  // stopped: time_us is when
     if (b.baseline) {
       const Time base = b.baseline->makespan;
@@ -60,7 +73,8 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
       }
       nlohmann::json evs = nlohmann::json::array();
       for (const auto& f : run.failures)
-        evs.push_back({{"at_us", round_to(f.at.seconds() * 1e6, 3)}, {"what", f.what},
+        evs.push_back({{"at_us", round_to(f.at.seconds() * 1e6, 3)},
+                       {"what", f.what},
                        {"flows_rerouted", f.flows_rerouted},
                        {"repaired_at_us", round_to(f.repaired.seconds() * 1e6, 3)}});
       row["failures"] = evs;
@@ -75,15 +89,20 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
   nlohmann::json hot = nlohmann::json::array();
   const engine::RunReport last = r.rows.empty() ? engine::RunReport{} : r.rows.back().run;
   for (const auto& l : last.hottest)
-    hot.push_back({{"link", engine::dir_link_name(s.fabric, l.link)}, {"bytes", static_cast<int64_t>(l.bytes + 0.5)},
+    hot.push_back({{"link", engine::dir_link_name(s.fabric, l.link)},
+                   {"bytes", static_cast<int64_t>(l.bytes + 0.5)},
                    {"mean_utilization", round_to(l.mean_utilization, 4)},
                    {"peak_utilization", round_to(l.peak_utilization, 4)}});
   doc["hottest_links"] = hot;
   doc["engine_stats"] = {{"flows", last.flows}, {"solves", last.solves}};  // of the last size
   if (r.ring) {
     const collective::RingStats& rs = *r.ring;
-    doc["ring"] = {{"hops", rs.hops}, {"intra_server", rs.intra_server}, {"intra_group", rs.cross_server},
-                   {"inter_group", rs.cross_group}, {"inter_pod", rs.cross_pod}, {"cross_rail", rs.cross_rail_hops},
+    doc["ring"] = {{"hops", rs.hops},
+                   {"intra_server", rs.intra_server},
+                   {"intra_group", rs.cross_server},
+                   {"inter_group", rs.cross_group},
+                   {"inter_pod", rs.cross_pod},
+                   {"cross_rail", rs.cross_rail_hops},
                    {"label", r.ring_label}};
   }
   return doc;
@@ -122,8 +141,8 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
     const std::string ch = r.contains("channels") ? std::to_string(r["channels"].get<int>()) : "-";
     const std::string model = r.contains("nccl_model_us") ? fixed(r["nccl_model_us"].get<double>(), 2) : "-";
     if (r["algbw_gbps"].is_null()) {  // the job stopped: no bandwidth to report
-      t.add({thousands(r["bytes"].get<int64_t>()), "job failed", "-", "-", algo, proto.empty() ? "-" : proto, ch,
-             model});
+      t.add(
+          {thousands(r["bytes"].get<int64_t>()), "job failed", "-", "-", algo, proto.empty() ? "-" : proto, ch, model});
       continue;
     }
     t.add({thousands(r["bytes"].get<int64_t>()), fixed(r["time_us"].get<double>(), 2),

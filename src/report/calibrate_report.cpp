@@ -16,16 +16,15 @@ void write_calibrate_table(const nlohmann::json& d, std::ostream& out) {
   Table k({"key", "start", "fitted", "fitted / start", "bounds"});
   for (const auto& x : c["keys"])
     k.add({x["key"].get<std::string>(), x["start"].get<std::string>(), x["fitted"].get<std::string>(),
-           fixed(x["ratio"].get<double>(), 4),
-           x["lo"].get<std::string>() + " .. " + x["hi"].get<std::string>()});
+           fixed(x["ratio"].get<double>(), 4), x["lo"].get<std::string>() + " .. " + x["hi"].get<std::string>()});
   k.write(out, "  ");
   const auto& logs = c["logs"];
   for (size_t i = 0; i < logs.size(); ++i) {
     const auto& l = logs[i];
     out << fmt::format("\n  {}: {} on {} host(s) x {} GPU(s)\n", l["source"].get<std::string>(),
                        l["op"].get<std::string>(), l["hosts"].get<int64_t>(), l["ranks_per_host"].get<int64_t>());
-    Table t({"size (B)", "log time (us)", "log busbw (GB/s)", "podnet time (us)", "podnet busbw (GB/s)",
-             "podnet / log"});
+    Table t(
+        {"size (B)", "log time (us)", "log busbw (GB/s)", "podnet time (us)", "podnet busbw (GB/s)", "podnet / log"});
     for (const auto& r : c["rows"]) {
       if (r["log"].get<size_t>() != i) continue;
       t.add({thousands(r["bytes"].get<int64_t>()), fixed(r["log_time_us"].get<double>(), 2),
@@ -43,20 +42,26 @@ void write_calibrate_table(const nlohmann::json& d, std::ostream& out) {
 nlohmann::json calibrate_json(const study::Calibration& c) {
   nlohmann::json keys = nlohmann::json::array();
   for (const auto& k : c.keys)
-    keys.push_back({{"key", k.key}, {"start", k.start_text}, {"fitted", k.text},
-                    {"lo", k.lo_text}, {"hi", k.hi_text},
+    keys.push_back({{"key", k.key},
+                    {"start", k.start_text},
+                    {"fitted", k.text},
+                    {"lo", k.lo_text},
+                    {"hi", k.hi_text},
                     {"ratio", round_to(k.start != 0 ? k.value / k.start : 0, 6)}});
   nlohmann::json logs = nlohmann::json::array();
   for (const auto& l : c.logs)
     logs.push_back({{"source", l.source}, {"op", l.op}, {"hosts", l.hosts}, {"ranks_per_host", l.ranks_per_host}});
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : c.rows)
-    rows.push_back({{"log", r.log}, {"line", r.line}, {"bytes", r.bytes},
+    rows.push_back({{"log", r.log},
+                    {"line", r.line},
+                    {"bytes", r.bytes},
                     {"log_time_us", round_to(r.log_time_us, 3)},
                     {"log_busbw_gbps", round_to(r.log_busbw, 4)},
                     {"start_time_us", round_to(r.start_time_us, 3)},
                     {"fit_time_us", round_to(r.fit_time_us, 3)},
-                    {"fit_busbw_gbps", round_to(r.fit_busbw, 4)}, {"ratio", round_to(r.ratio, 4)}});
+                    {"fit_busbw_gbps", round_to(r.fit_busbw, 4)},
+                    {"ratio", round_to(r.ratio, 4)}});
   return {{"engine", c.engine},
           {"keys", keys},
           {"logs", logs},
@@ -71,6 +76,5 @@ nlohmann::json calibrate_json(const study::Calibration& c) {
                         "positive bounds), sweeps until no key moves by 1e-4 of its range (at most 8)"},
           {"residual", "busbw_podnet / busbw_log - 1 = time_log / time_podnet - 1, per size"}};
 }
-
 
 }  // namespace podnet::report

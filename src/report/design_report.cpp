@@ -8,9 +8,14 @@ namespace podnet::report {
 void add_design(nlohmann::json& doc, const topology::Topology& t, const topology::Bom& b) {
   nlohmann::json tiers = nlohmann::json::array();
   for (size_t i = 1; i < t.tier_names.size(); ++i) tiers.push_back(t.tier_names[i]);
-  doc["topology"] = {{"family", t.family}, {"tiers", tiers},      {"servers", t.servers},
-                     {"gpus_per_server", t.gpus_per_server},      {"nics_per_server", t.nics_per_server},
-                     {"groups", t.groups}, {"pods", t.pods},      {"rails", t.rails}};
+  doc["topology"] = {{"family", t.family},
+                     {"tiers", tiers},
+                     {"servers", t.servers},
+                     {"gpus_per_server", t.gpus_per_server},
+                     {"nics_per_server", t.nics_per_server},
+                     {"groups", t.groups},
+                     {"pods", t.pods},
+                     {"rails", t.rails}};
   nlohmann::json switches = {{"total", b.switches_total}};
   for (const auto& [tier, n] : b.switches) switches[tier] = n;
   nlohmann::json links = {{"total", b.links_total}};
@@ -25,14 +30,19 @@ void add_design(nlohmann::json& doc, const topology::Topology& t, const topology
       {"switches", switches},
       {"links", links},
       {"internal_links", internal},
-      {"cables", {{"copper", b.cables_copper}, {"optical", b.cables_optical}, {"total", b.cables_copper + b.cables_optical}}},
+      {"cables",
+       {{"copper", b.cables_copper}, {"optical", b.cables_optical}, {"total", b.cables_copper + b.cables_optical}}},
       {"transceivers", b.transceivers},
       {"power_kw", round_to(b.power_total_w / 1e3, 3)},
-      {"power", {{"servers_kw", round_to(b.power_servers_w / 1e3, 3)},
-                 {"switches_kw", round_to(b.power_switches_w / 1e3, 3)},
-                 {"optics_kw", round_to(b.power_optics_w / 1e3, 3)}}},
-      {"racks", {{"total", b.racks}, {"server", b.server_racks}, {"network", b.network_racks},
-                 {"servers_per_rack", b.servers_per_rack}}},
+      {"power",
+       {{"servers_kw", round_to(b.power_servers_w / 1e3, 3)},
+        {"switches_kw", round_to(b.power_switches_w / 1e3, 3)},
+        {"optics_kw", round_to(b.power_optics_w / 1e3, 3)}}},
+      {"racks",
+       {{"total", b.racks},
+        {"server", b.server_racks},
+        {"network", b.network_racks},
+        {"servers_per_rack", b.servers_per_rack}}},
   };
   doc["limits"] = {{"max_gpus", t.facts.max_gpus}, {"max_gpus_reason", t.facts.max_gpus_reason}};
   doc["bisection_bandwidth_gbps"] = round_to(t.facts.bisection_bps / 1e9, 3);
@@ -60,7 +70,8 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
   t.add({"servers", thousands(bom["servers"])});
   t.add({"NICs", thousands(bom["nics"])});
   t.add({"NVLink domains", thousands(bom["nvlink_domains"])});
-  for (const auto& x : topo["tiers"]) t.add({"switches: " + x.get<std::string>(), thousands(bom["switches"][x.get<std::string>()])});
+  for (const auto& x : topo["tiers"])
+    t.add({"switches: " + x.get<std::string>(), thousands(bom["switches"][x.get<std::string>()])});
   t.add({"switches: total", thousands(bom["switches"]["total"])});
   for (auto it = bom["links"].begin(); it != bom["links"].end(); ++it)
     if (it.key() != "total") t.add({"links: " + it.key(), thousands(it.value())});
@@ -73,8 +84,9 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
          fmt::format("{} / {} / {}", fixed(bom["power"]["servers_kw"].get<double>(), 1),
                      fixed(bom["power"]["switches_kw"].get<double>(), 1),
                      fixed(bom["power"]["optics_kw"].get<double>(), 1))});
-  t.add({"racks (server + network)", fmt::format("{} ({} + {})", thousands(bom["racks"]["total"]),
-                                                   thousands(bom["racks"]["server"]), thousands(bom["racks"]["network"]))});
+  t.add(
+      {"racks (server + network)", fmt::format("{} ({} + {})", thousands(bom["racks"]["total"]),
+                                               thousands(bom["racks"]["server"]), thousands(bom["racks"]["network"]))});
   t.write(out, "  ");
   out << "\n";
   Table f({"fabric", "value"});

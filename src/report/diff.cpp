@@ -100,7 +100,8 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
   doc["inputs"] = inputs;
   nlohmann::json studies = nlohmann::json::object();
   for (const auto& [study, da] : a.documents) {
-    const auto it = std::find_if(b.documents.begin(), b.documents.end(), [&](const auto& p) { return p.first == study; });
+    const auto it =
+        std::find_if(b.documents.begin(), b.documents.end(), [&](const auto& p) { return p.first == study; });
     if (it == b.documents.end()) continue;
     std::map<std::string, nlohmann::json> fa, fb;
     for (const auto& f : sweep_fields(da)) fa[f.name] = json_of(f.value);
@@ -121,7 +122,10 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
           ++same;
           continue;
         }
-        changed.push_back({{"field", name}, {"a", va}, {"b", vb}, {"delta", round_to(y - x, 6)},
+        changed.push_back({{"field", name},
+                           {"a", va},
+                           {"b", vb},
+                           {"delta", round_to(y - x, 6)},
                            {"ratio", x != 0 ? nlohmann::json(round_to(y / x, 6)) : nlohmann::json(nullptr)}});
       } else if (va != vb) {
         changed.push_back({{"field", name}, {"a", va}, {"b", vb}});
@@ -141,10 +145,10 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
         if (fa.count(k) && fb.count(k) && number(fa[k]) && number(fb[k]))
           parts[p] = round_to(fb[k].get<double>() - fa[k].get<double>(), 6);
       }
-      doc["attribution"]["train"] = {
-          {"iteration_time_ms_delta",
-           round_to(fb["iteration_time_ms"].get<double>() - fa["iteration_time_ms"].get<double>(), 6)},
-          {"by_breakdown_ms", parts}};
+      doc["attribution"]["train"] = {{"iteration_time_ms_delta", round_to(fb["iteration_time_ms"].get<double>() -
+                                                                              fa["iteration_time_ms"].get<double>(),
+                                                                          6)},
+                                     {"by_breakdown_ms", parts}};
     }
   }
   doc["studies"] = studies;

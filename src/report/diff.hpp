@@ -19,8 +19,8 @@
 namespace podnet::report {
 
 struct DiffSide {
-  std::string label;           // what the user named (file, built-in name, result document)
-  std::string resolved_yaml;   // the scenario with every default (empty for a result document)
+  std::string label;          // what the user named (file, built-in name, result document)
+  std::string resolved_yaml;  // the scenario with every default (empty for a result document)
   // One result document per study, by study name ("design", "train", ...).
   std::vector<std::pair<std::string, nlohmann::json>> documents;
 };

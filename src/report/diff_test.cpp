@@ -8,11 +8,13 @@ namespace podnet::report {
 namespace {
 
 TEST(Diff, ResolvedScenarioFlattensToSectionKeys) {
-  const auto f = flatten_resolved(
-      "# resolved\nschema_version: 1\nname: t\ntopology:\n  family: fat_tree\n  gpus: 64\n"
-      "failures:\n  - {at: 0s, gpu: 1, action: slow, factor: 2}\n  - {random: 2}\n");
+  const auto f = flatten_resolved("# resolved\nschema_version: 1\nname: t\ntopology:\n  family: fat_tree\n  gpus: 64\n"
+                                  "failures:\n  - {at: 0s, gpu: 1, action: slow, factor: 2}\n  - {random: 2}\n");
   const std::vector<std::pair<std::string, std::string>> want = {
-      {"schema_version", "1"}, {"name", "t"}, {"topology.family", "fat_tree"}, {"topology.gpus", "64"},
+      {"schema_version", "1"},
+      {"name", "t"},
+      {"topology.family", "fat_tree"},
+      {"topology.gpus", "64"},
       {"failures", "- {at: 0s, gpu: 1, action: slow, factor: 2} - {random: 2}"}};
   EXPECT_EQ(f, want);
 }

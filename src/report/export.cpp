@@ -388,14 +388,22 @@ void write_graphml(const Topology& t, std::ostream& out) {
     const char* type;
   };
   static constexpr Key keys[] = {
-      {"n_kind", "node", "kind", "string"},       {"n_tier", "node", "tier", "int"},
-      {"n_server", "node", "server", "int"},      {"n_rack", "node", "rack", "int"},
-      {"n_rail", "node", "rail", "int"},          {"n_group", "node", "group", "int"},
-      {"n_pod", "node", "pod", "int"},            {"n_device", "node", "device", "string"},
-      {"n_name", "node", "name", "string"},       {"e_port_a", "edge", "port_a", "string"},
-      {"e_port_b", "edge", "port_b", "string"},   {"e_capacity_gbps", "edge", "capacity_gbps", "double"},
-      {"e_latency_ns", "edge", "latency_ns", "double"}, {"e_length_m", "edge", "length_m", "double"},
-      {"e_media", "edge", "media", "string"},     {"e_class", "edge", "class", "string"},
+      {"n_kind", "node", "kind", "string"},
+      {"n_tier", "node", "tier", "int"},
+      {"n_server", "node", "server", "int"},
+      {"n_rack", "node", "rack", "int"},
+      {"n_rail", "node", "rail", "int"},
+      {"n_group", "node", "group", "int"},
+      {"n_pod", "node", "pod", "int"},
+      {"n_device", "node", "device", "string"},
+      {"n_name", "node", "name", "string"},
+      {"e_port_a", "edge", "port_a", "string"},
+      {"e_port_b", "edge", "port_b", "string"},
+      {"e_capacity_gbps", "edge", "capacity_gbps", "double"},
+      {"e_latency_ns", "edge", "latency_ns", "double"},
+      {"e_length_m", "edge", "length_m", "double"},
+      {"e_media", "edge", "media", "string"},
+      {"e_class", "edge", "class", "string"},
   };
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
          "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\" "

@@ -130,12 +130,10 @@ TEST(ExportTest, CsvNicLeafRowExact) {
   ASSERT_GE(rows.size(), 3u);
   // Second cable: server 0's NIC 1 on the leaf's second port (index 1 -> Ethernet1/2);
   // rail 1 from the NIC; group 0 from the leaf (NICs carry none); 3 m copper -> dac-passive.
-  EXPECT_EQ(rows[2],
-            "gpu-node-000,dcim.interface,gpu1_eth,leaf-0,dcim.interface,Ethernet1/2,"
-            "dac-passive,planned,C000002,3,m,nic-leaf,1,0,400");
-  EXPECT_EQ(rows[4],
-            "gpu-node-001,dcim.interface,gpu1_eth,leaf-0,dcim.interface,Ethernet1/4,"
-            "dac-passive,planned,C000004,3,m,nic-leaf,1,0,400");
+  EXPECT_EQ(rows[2], "gpu-node-000,dcim.interface,gpu1_eth,leaf-0,dcim.interface,Ethernet1/2,"
+                     "dac-passive,planned,C000002,3,m,nic-leaf,1,0,400");
+  EXPECT_EQ(rows[4], "gpu-node-001,dcim.interface,gpu1_eth,leaf-0,dcim.interface,Ethernet1/4,"
+                     "dac-passive,planned,C000004,3,m,nic-leaf,1,0,400");
 }
 
 TEST(ExportTest, CsvOrientsLowerTierFirstAndPicksFiberByLength) {
@@ -143,22 +141,19 @@ TEST(ExportTest, CsvOrientsLowerTierFirstAndPicksFiberByLength) {
   ASSERT_EQ(rows.size(), 7u);
   // Link 12 was connected spine -> leaf; side A must still be the leaf (its port 4 -> Ethernet1/5).
   // 30 m <= 50 m -> multimode OM4; no rail on either end -> empty rail column.
-  EXPECT_EQ(rows[5],
-            "leaf-0,dcim.interface,Ethernet1/5,spine-0,dcim.interface,Ethernet1/1,"
-            "mmf-om4,planned,C000005,30,m,leaf-spine,,0,400");
+  EXPECT_EQ(rows[5], "leaf-0,dcim.interface,Ethernet1/5,spine-0,dcim.interface,Ethernet1/1,"
+                     "mmf-om4,planned,C000005,30,m,leaf-spine,,0,400");
   // 100 m > 50 m -> single-mode OS2.
-  EXPECT_EQ(rows[6],
-            "leaf-0,dcim.interface,Ethernet1/6,spine-0,dcim.interface,Ethernet1/2,"
-            "smf-os2,planned,C000006,100,m,leaf-spine,,0,400");
+  EXPECT_EQ(rows[6], "leaf-0,dcim.interface,Ethernet1/6,spine-0,dcim.interface,Ethernet1/2,"
+                     "smf-os2,planned,C000006,100,m,leaf-spine,,0,400");
 }
 
 TEST(ExportTest, CsvQuotesOnlyFieldsWithCommaOrQuote) {
   const auto rows = lines(csv(tiny_topology("leaf,\"a\"")));
   ASSERT_EQ(rows.size(), 7u);
   // RFC 4180: wrap in quotes, double the inner quotes; other fields stay bare.
-  EXPECT_EQ(rows[1],
-            "gpu-node-000,dcim.interface,gpu0_eth,\"leaf,\"\"a\"\"\",dcim.interface,Ethernet1/1,"
-            "dac-passive,planned,C000001,3,m,nic-leaf,0,0,400");
+  EXPECT_EQ(rows[1], "gpu-node-000,dcim.interface,gpu0_eth,\"leaf,\"\"a\"\"\",dcim.interface,Ethernet1/1,"
+                     "dac-passive,planned,C000001,3,m,nic-leaf,0,0,400");
 }
 
 TEST(ExportTest, CsvFractionalLengthAndSpeed) {
@@ -181,12 +176,10 @@ TEST(ExportTest, CsvFractionalLengthAndSpeed) {
   t.finalize();
   const auto rows = lines(csv(t));
   ASSERT_EQ(rows.size(), 3u);
-  EXPECT_EQ(rows[1],
-            "down,dcim.interface,Ethernet1/1,up,dcim.interface,Ethernet1/1,"
-            "dac-passive,planned,C000001,2.7,m,leaf-spine,,,112.5");
-  EXPECT_EQ(rows[2],
-            "down,dcim.interface,Ethernet1/2,up,dcim.interface,Ethernet1/2,"
-            "dac-passive,planned,C000002,2.35,m,leaf-spine,,,112.5");
+  EXPECT_EQ(rows[1], "down,dcim.interface,Ethernet1/1,up,dcim.interface,Ethernet1/1,"
+                     "dac-passive,planned,C000001,2.7,m,leaf-spine,,,112.5");
+  EXPECT_EQ(rows[2], "down,dcim.interface,Ethernet1/2,up,dcim.interface,Ethernet1/2,"
+                     "dac-passive,planned,C000002,2.35,m,leaf-spine,,,112.5");
   const auto j = topology_json(t);
   EXPECT_EQ(j["links"][0]["length_m"].dump(), "2.7");
   EXPECT_EQ(j["links"][0]["capacity_gbps"].dump(), "112.5");
@@ -262,16 +255,15 @@ TEST(ExportTest, GraphmlEscapesXml) {
 TEST(ExportTest, GraphmlOmitsUnsetLabels) {
   const std::string text = graphml(tiny_topology());
   // Node 1 = server 0's NIC 0: server 0, rack 0, rail 0; no group, no pod.
-  const std::string nic0 =
-      "    <node id=\"n1\">\n"
-      "      <data key=\"n_kind\">nic</data>\n"
-      "      <data key=\"n_tier\">0</data>\n"
-      "      <data key=\"n_server\">0</data>\n"
-      "      <data key=\"n_rack\">0</data>\n"
-      "      <data key=\"n_rail\">0</data>\n"
-      "      <data key=\"n_device\">gpu-node-000</data>\n"
-      "      <data key=\"n_name\">gpu-node-000/nic0</data>\n"
-      "    </node>\n";
+  const std::string nic0 = "    <node id=\"n1\">\n"
+                           "      <data key=\"n_kind\">nic</data>\n"
+                           "      <data key=\"n_tier\">0</data>\n"
+                           "      <data key=\"n_server\">0</data>\n"
+                           "      <data key=\"n_rack\">0</data>\n"
+                           "      <data key=\"n_rail\">0</data>\n"
+                           "      <data key=\"n_device\">gpu-node-000</data>\n"
+                           "      <data key=\"n_name\">gpu-node-000/nic0</data>\n"
+                           "    </node>\n";
   EXPECT_NE(text.find(nic0), std::string::npos) << text;
 }
 

@@ -42,9 +42,10 @@ void write_nccl_tests(const nlohmann::json& doc, const std::vector<NcclTestsRank
   const auto& rows = doc["rows"];
   const int64_t lo = rows.empty() ? 0 : rows.front()["bytes"].get<int64_t>();
   const int64_t hi = rows.empty() ? 0 : rows.back()["bytes"].get<int64_t>();
-  const int64_t step = rows.size() > 1 && lo > 0 ? std::llround(static_cast<double>(rows[1]["bytes"].get<int64_t>()) /
-                                                                static_cast<double>(lo))
-                                              : 2;
+  const int64_t step =
+      rows.size() > 1 && lo > 0
+          ? std::llround(static_cast<double>(rows[1]["bytes"].get<int64_t>()) / static_cast<double>(lo))
+          : 2;
   out << fmt::format("# podnet {} ({}): simulated, not measured: scenario {}, {} engine, {} {}\n", version(), git_sha(),
                      doc["run"]["scenario"].get<std::string>(), b["engine"].get<std::string>(), op,
                      b["algorithm"].get<std::string>());
@@ -56,8 +57,9 @@ void write_nccl_tests(const nlohmann::json& doc, const std::vector<NcclTestsRank
     out << fmt::format("#  Rank {:2d} Group {:2d} Pid {:6d} on {:>10} device {:2d} [{:04x}:{:02x}:{:02x}] {}\n", r.rank,
                        r.group, r.pid, r.host, r.device, 0, r.device, 0, r.device_name);
   out << "#\n";
-  out << fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}           out-of-place                       in-place          \n",
-                     "", "", "", "", "");
+  out << fmt::format(
+      "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}           out-of-place                       in-place          \n", "", "",
+      "", "", "");
   out << fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6} \n",
                      "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
                      "busbw", "#wrong");

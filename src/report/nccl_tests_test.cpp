@@ -15,9 +15,9 @@ using study::parse_nccl_tests;
 
 TEST(NcclTests, NumbersFollowNcclTestsWidths) {
   // util.cu getFloatStr: 2 decimals if they fit the width, then 1, then 0, then exponent.
-  EXPECT_EQ(nccl_tests_number(12.345, 7), "  12.35");     // %7.2f
-  EXPECT_EQ(nccl_tests_number(12345.678, 7), "12345.7");  // 8 chars at 2 decimals -> 1 decimal
-  EXPECT_EQ(nccl_tests_number(1234567.0, 7), "1234567");  // 0 decimals
+  EXPECT_EQ(nccl_tests_number(12.345, 7), "  12.35");      // %7.2f
+  EXPECT_EQ(nccl_tests_number(12345.678, 7), "12345.7");   // 8 chars at 2 decimals -> 1 decimal
+  EXPECT_EQ(nccl_tests_number(1234567.0, 7), "1234567");   // 0 decimals
   EXPECT_EQ(nccl_tests_number(12345678.0, 7), "1.2e+07");  // exponent, 1 decimal (width >= 7)
   EXPECT_EQ(nccl_tests_number(123456.0, 6), "123456");
   EXPECT_EQ(nccl_tests_number(1234567.0, 6), " 1e+06");  // width 6: no decimals

@@ -115,7 +115,6 @@ nlohmann::json reliability_document(const scenario::Setup& s, const study::Relia
   return doc;
 }
 
-
 namespace {
 
 // Counts per window: more decimals for small numbers.
@@ -158,8 +157,8 @@ void write_reliability_table(const nlohmann::json& d, std::ostream& out) {
     keys.emplace_back(it.value()["order"].get<int>(), it.key());
   std::sort(keys.begin(), keys.end());
   const double timeout = d["settings"]["collective_timeout_seconds"].get<double>();
-  Table t({"component", "in job", "MTBF (h)", "interrupts?", "share", "failures / " + window,
-           "interruptions / " + window});
+  Table t(
+      {"component", "in job", "MTBF (h)", "interrupts?", "share", "failures / " + window, "interruptions / " + window});
   for (const auto& [order, key] : keys) {
     const auto& c = d["by_component"][key];
     const bool interrupts = c["interrupts"].get<bool>();
@@ -195,7 +194,8 @@ void write_reliability_table(const nlohmann::json& d, std::ostream& out) {
                : ""});
   s.add({"mean time between interruptions (MTBI)",
          d["mtbi_hours"].is_null() ? "never" : duration_text(d["mtbi_hours"].get<double>()), ""});
-  s.add({"absorbed failures (routed around / failed over)", count_text(d["absorbed"]["expected_failures"].get<double>()),
+  s.add({"absorbed failures (routed around / failed over)",
+         count_text(d["absorbed"]["expected_failures"].get<double>()),
          mc_ok ? count_text(mc["absorbed_failures"].get<double>()) : ""});
   s.add({"  stalling the job in total", seconds_text(d["absorbed"]["stall_seconds"].get<double>()), ""});
   s.write(out, "  ");
@@ -209,10 +209,10 @@ void write_reliability_table(const nlohmann::json& d, std::ostream& out) {
   Table k({"", "closed form", "Monte Carlo (95 % CI)"});
   k.add({"checkpoint every (Daly)",
          ck["interval_minutes"].is_null() ? "never" : fixed(ck["interval_minutes"].get<double>(), 1) + " min", ""});
-  k.add({"  Young's first-order interval",
-         ck["young_interval_minutes"].is_null() ? "never"
-                                                : fixed(ck["young_interval_minutes"].get<double>(), 1) + " min",
-         ""});
+  k.add(
+      {"  Young's first-order interval",
+       ck["young_interval_minutes"].is_null() ? "never" : fixed(ck["young_interval_minutes"].get<double>(), 1) + " min",
+       ""});
   k.add({"goodput (useful / wall time)", percent(ck["goodput"].get<double>(), 2),
          tr_ok ? fmt::format("{} ({} - {})", percent(mc["goodput"].get<double>(), 2),
                              percent(mc["goodput_ci95_low"].get<double>(), 2),
@@ -220,12 +220,14 @@ void write_reliability_table(const nlohmann::json& d, std::ostream& out) {
                : ""});
   const double train = d["training_days"].get<double>();
   k.add({fmt::format("{} days of training take", fixed(train, train == std::floor(train) ? 0 : 2)),
-         d["days_to_train_with_failures"].is_null() ? "never"
-                                                    : fixed(d["days_to_train_with_failures"].get<double>(), 2) + " days",
+         d["days_to_train_with_failures"].is_null()
+             ? "never"
+             : fixed(d["days_to_train_with_failures"].get<double>(), 2) + " days",
          tr_ok ? fixed(mc["days_to_train_with_failures"].get<double>(), 2) + " days" : ""});
   k.write(out, "  ");
   out << "\n";
-  if (!mc_ok && mc.contains("skipped")) out << "  note: Monte Carlo skipped: " << mc["skipped"].get<std::string>() << "\n";
+  if (!mc_ok && mc.contains("skipped"))
+    out << "  note: Monte Carlo skipped: " << mc["skipped"].get<std::string>() << "\n";
   if (!tr_ok && mc.contains("training_skipped"))
     out << "  note: training Monte Carlo skipped: " << mc["training_skipped"].get<std::string>() << "\n";
   out << fmt::format("  note: Monte Carlo: {} trials ({} for training), seed {}\n", trials,

@@ -17,7 +17,7 @@ RunContext context_of(const scenario::Scenario& sc, const std::string& command) 
 
 nlohmann::json run_json(const RunContext& ctx) {
   return {{"podnet_version", version()}, {"git_sha", git_sha()}, {"command", ctx.command},
-          {"scenario", ctx.scenario},    {"source", ctx.source},  {"seed", ctx.seed}};
+          {"scenario", ctx.scenario},    {"source", ctx.source}, {"seed", ctx.seed}};
 }
 
 nlohmann::json new_document(const RunContext& ctx) {
@@ -41,7 +41,8 @@ std::string csv_field(const std::string& s) {
 }
 void flatten(const nlohmann::json& j, const std::string& prefix, std::ostream& out) {
   if (j.is_object()) {
-    for (auto it = j.begin(); it != j.end(); ++it) flatten(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
+    for (auto it = j.begin(); it != j.end(); ++it)
+      flatten(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
   } else if (j.is_array()) {
     for (size_t i = 0; i < j.size(); ++i) flatten(j[i], prefix + "." + std::to_string(i), out);
   } else {

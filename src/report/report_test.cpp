@@ -66,33 +66,30 @@ TEST(Report, TableAlignsNumbersRightAndTextLeft) {
   Table t({"name", "count"});
   t.add({"leaf", "1,024"});
   t.add({"spine", "16"});
-  EXPECT_EQ(table_text(t),
-            "name   count\n"
-            "------------\n"
-            "leaf   1,024\n"
-            "spine     16\n");
+  EXPECT_EQ(table_text(t), "name   count\n"
+                           "------------\n"
+                           "leaf   1,024\n"
+                           "spine     16\n");
   // A column with one non-numeric cell ("x") is left-aligned; widths 2 and 2, separator 6, indent on every line.
   Table u({"k", "v"});
   u.add({"a", "x"});
   u.add({"bb", "10"});
-  EXPECT_EQ(table_text(u, "  "),
-            "  k   v\n"
-            "  ------\n"
-            "  a   x\n"
-            "  bb  10\n");
+  EXPECT_EQ(table_text(u, "  "), "  k   v\n"
+                                 "  ------\n"
+                                 "  a   x\n"
+                                 "  bb  10\n");
 }
 
 TEST(Report, TableCellsThatReadAsNumbers) {
   // "99.0%", "3 / 4", "(2)", "1.5 x" read as numbers (right-aligned under a wider header "value").
   Table t({"k", "value"});
   for (const char* c : {"99.0%", "3 / 4", "(2)", "1.5 x"}) t.add({"a", c});
-  EXPECT_EQ(table_text(t),
-            "k  value\n"
-            "--------\n"
-            "a  99.0%\n"
-            "a  3 / 4\n"
-            "a    (2)\n"
-            "a  1.5 x\n");
+  EXPECT_EQ(table_text(t), "k  value\n"
+                           "--------\n"
+                           "a  99.0%\n"
+                           "a  3 / 4\n"
+                           "a    (2)\n"
+                           "a  1.5 x\n");
 }
 
 TEST(Report, TableWithoutHeaderHasNoSeparator) {

@@ -81,7 +81,8 @@ std::vector<std::string> default_columns(const study::ResultTable& t) {
   else if (t.study == "reliability")
     headline = {"mtbi_hours", "checkpoint.interval_minutes", "checkpoint.goodput", "days_to_train_with_failures"};
   else if (t.study == "design")
-    headline = {"bom.switches.total", "bom.transceivers", "bom.power_kw", "bisection_bandwidth_gbps", "limits.max_gpus"};
+    headline = {"bom.switches.total", "bom.transceivers", "bom.power_kw", "bisection_bandwidth_gbps",
+                "limits.max_gpus"};
   else if (t.study == "bench") {
     // time and busbw at the largest size
     std::string last;
@@ -108,10 +109,12 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
     idx.push_back(static_cast<size_t>(it - t.columns.begin()));
   }
   int64_t failed = 0;
-  const size_t status = static_cast<size_t>(std::find(t.columns.begin(), t.columns.end(), "status") - t.columns.begin());
+  const size_t status =
+      static_cast<size_t>(std::find(t.columns.begin(), t.columns.end(), "status") - t.columns.begin());
   for (const auto& r : t.rows)
     if (status < r.size() && text_of(r[status]) != "ok") ++failed;
-  out << fmt::format("podnet sweep: {} study, {} point(s) stored, {} with an error\n\n", t.study, t.rows.size(), failed);
+  out << fmt::format("podnet sweep: {} study, {} point(s) stored, {} with an error\n\n", t.study, t.rows.size(),
+                     failed);
   std::vector<std::string> header;
   for (const auto& c : cols) {
     std::string h = c;
@@ -124,7 +127,7 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
     std::vector<std::string> row;
     for (size_t i : idx) {
       const auto& v = r[i];
-      row.push_back(std::holds_alternative<double>(v) ? format_number(std::get<double>(v), 4)
+      row.push_back(std::holds_alternative<double>(v)           ? format_number(std::get<double>(v), 4)
                     : std::holds_alternative<std::monostate>(v) ? "-"
                                                                 : text_of(v));
     }

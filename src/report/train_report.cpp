@@ -18,7 +18,7 @@ double ms(Time t) { return round_to(t.seconds() * 1e3, 6); }
 double us(Time t) { return round_to(t.seconds() * 1e6, 3); }
 
 nlohmann::json breakdown_json(const workload::Breakdown& b) {
-  return {{"compute", ms(b.compute)}, {"tp", ms(b.tp)}, {"pp", ms(b.pp)}, {"dp", ms(b.dp)},
+  return {{"compute", ms(b.compute)}, {"tp", ms(b.tp)}, {"pp", ms(b.pp)},        {"dp", ms(b.dp)},
           {"ep", ms(b.ep)},           {"cp", ms(b.cp)}, {"bubble", ms(b.bubble)}};
 }
 
@@ -131,10 +131,12 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
            {"forward_ep_ms", ms(o0.fwd_ep)},           {"backward_ep_ms", ms(o0.bwd_ep)},
            {"optimizer_ms", ms(t.optimizer.front())}};
   }
-  o["timings"] = {{"tp_collective_us", val(us(t.tp_collective))}, {"ep_collective_us", val(us(t.ep_collective))},
-                  {"cp_step_us", val(us(t.cp_step))}, {"stage0_chunk0", ops}};
-  o["plan"] = {{"transfers", r.plan_transfers}, {"p2p_transfers", r.p2p_transfers},
-               {"dp_collectives", r.dp_collectives}, {"dp_buckets_per_group", r.dp_buckets},
+  o["timings"] = {{"tp_collective_us", val(us(t.tp_collective))},
+                  {"ep_collective_us", val(us(t.ep_collective))},
+                  {"cp_step_us", val(us(t.cp_step))},
+                  {"stage0_chunk0", ops}};
+  o["plan"] = {{"transfers", r.plan_transfers},         {"p2p_transfers", r.p2p_transfers},
+               {"dp_collectives", r.dp_collectives},    {"dp_buckets_per_group", r.dp_buckets},
                {"bucket_params", val(r.bucket_params)}, {"flows", r.flows}};
   if (r.placement.present) {
     const auto& p = r.placement;
@@ -175,35 +177,37 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
   };
   out << fmt::format("podnet train: {} ({}) on {} x {} ({} of {} GPUs), {} engine\n", m["name"].get<std::string>(),
                      m["params_billion"].is_null() ? "params -" : num(m["params_billion"], 1) + "B params",
-                     par["gpus"].get<int64_t>(),
-                     o["gpu"]["name"].is_null() ? "-" : o["gpu"]["name"].get<std::string>(), par["gpus"].get<int64_t>(),
-                     par["fabric_gpus"].get<int64_t>(), o["engine"].get<std::string>());
+                     par["gpus"].get<int64_t>(), o["gpu"]["name"].is_null() ? "-" : o["gpu"]["name"].get<std::string>(),
+                     par["gpus"].get<int64_t>(), par["fabric_gpus"].get<int64_t>(), o["engine"].get<std::string>());
   if (m["seq"].is_null()) {  // an import: the file gives the layout and the microbatch count, not the batch
     out << fmt::format("  TP{} x PP{} x DP{}{}{}, {} microbatches per pipeline (batch, sequence and GPU from the "
                        "file's compute times: -)\n",
                        par["tp"].get<int64_t>(), par["pp"].get<int64_t>(), par["dp"].get<int64_t>(),
                        par["ep"].get<int64_t>() > 1 ? fmt::format(" (EP{})", par["ep"].get<int64_t>()) : "",
-                       par["interleave"].get<int64_t>() > 1 ? fmt::format(", v={}", par["interleave"].get<int64_t>()) : "",
+                       par["interleave"].get<int64_t>() > 1 ? fmt::format(", v={}", par["interleave"].get<int64_t>())
+                                                            : "",
                        b["microbatches_per_pipeline"].get<int64_t>());
   } else {
-  out << fmt::format("  TP{}{} x PP{} x DP{}{}{}{}{}{}, global batch {} x seq {}, microbatch {} ({} per pipeline), "
-                     "compute efficiency {:.1f}%\n",
-                     par["tp"].get<int64_t>(),
-                     par["cp"].get<int64_t>() > 1 ? fmt::format(" x CP{}", par["cp"].get<int64_t>()) : "",
-                     par["pp"].get<int64_t>(), par["dp"].get<int64_t>(),
-                     par["ep"].get<int64_t>() > 1 ? fmt::format(" (EP{})", par["ep"].get<int64_t>()) : "",
-                     par["interleave"].get<int64_t>() > 1 ? fmt::format(", v={}", par["interleave"].get<int64_t>()) : "",
-                     par["sequence_parallel"].get<bool>() ? ", SP" : "",
-                     par["zero"].get<int>() > 0 ? fmt::format(", ZeRO-{}", par["zero"].get<int>()) : "",
-                     par["recompute"].get<std::string>() != "none"
-                         ? fmt::format(", {} recompute", par["recompute"].get<std::string>())
-                         : "",
-                     b["global_batch"].get<int64_t>(), m["seq"].get<int64_t>(), b["microbatch"].get<int64_t>(),
-                     b["microbatches_per_pipeline"].get<int64_t>(), 100 * o["gpu"]["compute_efficiency"].get<double>());
-  if (!o["gpu"]["efficiency_source"].get<std::string>().empty())
-    out << fmt::format("  (the {} default {:.1f}%: {})\n", o["gpu"]["name"].get<std::string>(),
-                       100 * o["gpu"]["default_efficiency"].get<double>(),
-                       o["gpu"]["efficiency_source"].get<std::string>());
+    out << fmt::format("  TP{}{} x PP{} x DP{}{}{}{}{}{}, global batch {} x seq {}, microbatch {} ({} per pipeline), "
+                       "compute efficiency {:.1f}%\n",
+                       par["tp"].get<int64_t>(),
+                       par["cp"].get<int64_t>() > 1 ? fmt::format(" x CP{}", par["cp"].get<int64_t>()) : "",
+                       par["pp"].get<int64_t>(), par["dp"].get<int64_t>(),
+                       par["ep"].get<int64_t>() > 1 ? fmt::format(" (EP{})", par["ep"].get<int64_t>()) : "",
+                       par["interleave"].get<int64_t>() > 1 ? fmt::format(", v={}", par["interleave"].get<int64_t>())
+                                                            : "",
+                       par["sequence_parallel"].get<bool>() ? ", SP" : "",
+                       par["zero"].get<int>() > 0 ? fmt::format(", ZeRO-{}", par["zero"].get<int>()) : "",
+                       par["recompute"].get<std::string>() != "none"
+                           ? fmt::format(", {} recompute", par["recompute"].get<std::string>())
+                           : "",
+                       b["global_batch"].get<int64_t>(), m["seq"].get<int64_t>(), b["microbatch"].get<int64_t>(),
+                       b["microbatches_per_pipeline"].get<int64_t>(),
+                       100 * o["gpu"]["compute_efficiency"].get<double>());
+    if (!o["gpu"]["efficiency_source"].get<std::string>().empty())
+      out << fmt::format("  (the {} default {:.1f}%: {})\n", o["gpu"]["name"].get<std::string>(),
+                         100 * o["gpu"]["default_efficiency"].get<double>(),
+                         o["gpu"]["efficiency_source"].get<std::string>());
   }
   if (!par["stage_layers"].empty()) {
     std::string list;
@@ -217,7 +221,8 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
   const auto& bd = o["breakdown_ms"];
   for (const char* k : {"compute", "tp", "pp", "dp", "ep", "cp", "bubble"}) {
     const double v = bd[k].get<double>();
-    const std::string label = std::string("  ") + k + (k == std::string("compute") || k == std::string("bubble") ? "" : " (exposed)");
+    const std::string label =
+        std::string("  ") + k + (k == std::string("compute") || k == std::string("bubble") ? "" : " (exposed)");
     t.add({label, fmt::format("{} ms ({}%)", fixed(v, 2), fixed(it > 0 ? 100 * v / it : 0, 1))});
   }
   t.add({"MFU (model FLOPs)", num(o["mfu"], 1, 100, "%")});
@@ -230,21 +235,22 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
     t.add({"days to train", "-"});
   } else {
     const double tokens = o["tokens_budget"].get<double>();
-    const std::string budget = tokens >= 1e12   ? fixed(tokens / 1e12, 2) + "T"
-                               : tokens >= 1e9  ? fixed(tokens / 1e9, 1) + "B"
-                               : tokens >= 1e6  ? fixed(tokens / 1e6, 1) + "M"
-                                                : fixed(tokens, 0);
-    t.add({"days to train", fmt::format("{} ({} tokens, failure-free)", fixed(o["days_to_train"].get<double>(), 1),
-                                        budget)});
+    const std::string budget = tokens >= 1e12  ? fixed(tokens / 1e12, 2) + "T"
+                               : tokens >= 1e9 ? fixed(tokens / 1e9, 1) + "B"
+                               : tokens >= 1e6 ? fixed(tokens / 1e6, 1) + "M"
+                                               : fixed(tokens, 0);
+    t.add({"days to train",
+           fmt::format("{} ({} tokens, failure-free)", fixed(o["days_to_train"].get<double>(), 1), budget)});
   }
   t.add({"ideal bubble (p-1)/(v m)", fixed(100 * o["ideal_bubble_fraction"].get<double>(), 1) + "%"});
   if (o.contains("memory_gb")) {
     const auto& mm = o["memory_gb"];
-    t.add({"memory per GPU", fmt::format("{:.1f} GB of {:.1f} GB{} (stage {})", mm["total"].get<double>(),
-                                         mm["hbm"].get<double>(), mm["fits"].get<bool>() ? "" : ": DOES NOT FIT",
-                                         mm["stage"].get<int64_t>())});
-    t.add({"  weights / gradients / optimizer", fmt::format("{:.1f} / {:.1f} / {:.1f} GB", mm["weights"].get<double>(),
-                                                           mm["gradients"].get<double>(), mm["optimizer"].get<double>())});
+    t.add({"memory per GPU",
+           fmt::format("{:.1f} GB of {:.1f} GB{} (stage {})", mm["total"].get<double>(), mm["hbm"].get<double>(),
+                       mm["fits"].get<bool>() ? "" : ": DOES NOT FIT", mm["stage"].get<int64_t>())});
+    t.add({"  weights / gradients / optimizer",
+           fmt::format("{:.1f} / {:.1f} / {:.1f} GB", mm["weights"].get<double>(), mm["gradients"].get<double>(),
+                       mm["optimizer"].get<double>())});
     t.add({"  activations", fmt::format("{:.1f} GB ({:.3f} GB per layer, {:.2f} microbatches in flight)",
                                         mm["activations"].get<double>(), mm["activation_per_layer"].get<double>(),
                                         mm["inflight_microbatches"].get<double>())});
@@ -252,23 +258,25 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
   }
   t.write(out, "  ");
   const auto& g = o["groups"];
-  out << fmt::format("\n  communicator groups: TP {} x {} GPUs, PP {} x {}, DP {} x {}", g["tp"]["count"].get<int64_t>(),
-                     g["tp"]["size"].get<int64_t>(), g["pp"]["count"].get<int64_t>(), g["pp"]["size"].get<int64_t>(),
-                     g["dp"]["count"].get<int64_t>(), g["dp"]["size"].get<int64_t>());
+  out << fmt::format("\n  communicator groups: TP {} x {} GPUs, PP {} x {}, DP {} x {}",
+                     g["tp"]["count"].get<int64_t>(), g["tp"]["size"].get<int64_t>(), g["pp"]["count"].get<int64_t>(),
+                     g["pp"]["size"].get<int64_t>(), g["dp"]["count"].get<int64_t>(), g["dp"]["size"].get<int64_t>());
   if (g["ep"]["count"].get<int64_t>() > 0)
     out << fmt::format(", EP {} x {}, EDP {} x {}", g["ep"]["count"].get<int64_t>(), g["ep"]["size"].get<int64_t>(),
                        g["edp"]["count"].get<int64_t>(), g["edp"]["size"].get<int64_t>());
   out << "\n";
   const auto& v = o["volumes"];
   if (!v["tp_bytes_per_gpu"].is_null())
-    out << fmt::format("  per GPU per iteration: TP {:.2f} GB, PP {:.2f} GB, DP {:.2f} GB, EP {:.2f} GB, CP {:.2f} GB\n",
-                       v["tp_bytes_per_gpu"].get<double>() / 1e9, v["pp_bytes_per_gpu"].get<double>() / 1e9,
-                       v["dp_bytes_per_gpu"].get<double>() / 1e9, v["ep_bytes_per_gpu"].get<double>() / 1e9,
-                       v["cp_bytes_per_gpu"].get<double>() / 1e9);
+    out << fmt::format(
+        "  per GPU per iteration: TP {:.2f} GB, PP {:.2f} GB, DP {:.2f} GB, EP {:.2f} GB, CP {:.2f} GB\n",
+        v["tp_bytes_per_gpu"].get<double>() / 1e9, v["pp_bytes_per_gpu"].get<double>() / 1e9,
+        v["dp_bytes_per_gpu"].get<double>() / 1e9, v["ep_bytes_per_gpu"].get<double>() / 1e9,
+        v["cp_bytes_per_gpu"].get<double>() / 1e9);
   const auto& tm = o["timings"];
   if (tm["tp_collective_us"].is_null())
     out << fmt::format("  DP buckets {} per group; plan {} transfers\n",
-                       o["plan"]["dp_buckets_per_group"].get<int64_t>(), thousands(o["plan"]["transfers"].get<int64_t>()));
+                       o["plan"]["dp_buckets_per_group"].get<int64_t>(),
+                       thousands(o["plan"]["transfers"].get<int64_t>()));
   else
     out << fmt::format("  one TP collective {:.1f} us; DP buckets {} per group ({} params); plan {} transfers\n",
                        tm["tp_collective_us"].get<double>(), o["plan"]["dp_buckets_per_group"].get<int64_t>(),
@@ -279,8 +287,10 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
     out << fmt::format("  placement {}: {} aggregation group(s), {} pod(s); DP+PP bytes crossing the spine {:.1f}%, "
                        "the super-spine {:.1f}% (DP {:.1f}%, PP {:.1f}% cross the spine)\n",
                        p["policy"].get<std::string>(), p["groups_used"].get<int64_t>(), p["pods_used"].get<int64_t>(),
-                       100 * p["cross_spine_fraction"].get<double>(), 100 * p["cross_super_spine_fraction"].get<double>(),
-                       100 * p["dp_cross_spine_fraction"].get<double>(), 100 * p["pp_cross_spine_fraction"].get<double>());
+                       100 * p["cross_spine_fraction"].get<double>(),
+                       100 * p["cross_super_spine_fraction"].get<double>(),
+                       100 * p["dp_cross_spine_fraction"].get<double>(),
+                       100 * p["pp_cross_spine_fraction"].get<double>());
   }
   if (o.contains("imported")) {
     out << "\n  imported from " << o["imported"]["source"].get<std::string>()
@@ -339,10 +349,12 @@ double trace_us(int64_t ns) {
 void write_training_trace(const workload::TrainResult& r, std::ostream& out) {
   nlohmann::json events = nlohmann::json::array();
   for (size_t s = 0; s < r.stages.size(); ++s) {
-    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", s}, {"args", {{"name", fmt::format("stage {}", s)}}}});
+    events.push_back(
+        {{"name", "process_name"}, {"ph", "M"}, {"pid", s}, {"args", {{"name", fmt::format("stage {}", s)}}}});
     events.push_back({{"name", "process_sort_index"}, {"ph", "M"}, {"pid", s}, {"args", {{"sort_index", s}}}});
     for (size_t l = 0; l < r.trace_lanes.size(); ++l)
-      events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", s}, {"tid", l}, {"args", {{"name", r.trace_lanes[l]}}}});
+      events.push_back(
+          {{"name", "thread_name"}, {"ph", "M"}, {"pid", s}, {"tid", l}, {"args", {{"name", r.trace_lanes[l]}}}});
   }
   for (const auto& e : r.trace) {
     const int64_t start = trace_ns(e.start);
@@ -372,7 +384,9 @@ void write_training_trace(const workload::TrainResult& r, std::ostream& out) {
 void add_imported(nlohmann::json& o, const std::string& source, const std::vector<workload::simai::GroupTraffic>& t) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& g : t)
-    rows.push_back({{"group", g.group}, {"collectives", g.collectives}, {"bytes", round_to(g.bytes, 0)},
+    rows.push_back({{"group", g.group},
+                    {"collectives", g.collectives},
+                    {"bytes", round_to(g.bytes, 0)},
                     {"blocking_ms", ms(g.blocking)}});
   o["imported"] = {{"source", source}, {"traffic", rows}};
 }
@@ -396,7 +410,8 @@ void add_sweep(nlohmann::json& o, const std::vector<cluster::SweepPoint>& points
 
 void write_sweep_table(const nlohmann::json& o, std::ostream& out) {
   out << "  scaling (weak: fixed work per replica, global batch grows with DP; speed-up vs the smallest DP):\n";
-  Table t({"NIC cap", "DP", "GPUs", "iteration (ms)", "tokens/s", "speed-up", "ideal", "efficiency", "DP exposed (ms)"});
+  Table t(
+      {"NIC cap", "DP", "GPUs", "iteration (ms)", "tokens/s", "speed-up", "ideal", "efficiency", "DP exposed (ms)"});
   for (const auto& r : o["sweep"]) {
     const double cap = r["cap_gbytes_per_second"].get<double>();
     t.add({cap > 0 ? fixed(cap, 0) + " GB/s" : "as built", std::to_string(r["dp"].get<int64_t>()),
@@ -443,15 +458,17 @@ nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy&
     const Time base = t.failures->baseline;
     nlohmann::json evs = nlohmann::json::array();
     for (const auto& e : f.failures)
-      evs.push_back({{"at_ms", round_to(e.at.seconds() * 1e3, 6)}, {"what", e.what},
+      evs.push_back({{"at_ms", round_to(e.at.seconds() * 1e3, 6)},
+                     {"what", e.what},
                      {"flows_rerouted", e.flows_rerouted},
                      {"repaired_at_ms", round_to(e.repaired.seconds() * 1e3, 6)}});
     doc["failures"] = {{"baseline_iteration_ms", round_to(base.seconds() * 1e3, 6)},
                        {"iteration_ms", round_to(f.iteration.seconds() * 1e3, 6)},
                        // no slowdown for a job that stopped: iteration_ms is then when it stopped
-                       {"slowdown", f.job_failed ? nlohmann::json(nullptr)
-                                                 : nlohmann::json(round_to(
-                                                       base.ps > 0 ? f.iteration.seconds() / base.seconds() : 1.0, 6))},
+                       {"slowdown",
+                        f.job_failed
+                            ? nlohmann::json(nullptr)
+                            : nlohmann::json(round_to(base.ps > 0 ? f.iteration.seconds() / base.seconds() : 1.0, 6))},
                        {"scheduled", t.failures->scheduled},
                        {"job_failed", f.job_failed},
                        {"failure", f.failure},

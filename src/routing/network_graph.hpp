@@ -69,8 +69,8 @@ class NetworkGraph {
   std::vector<int32_t> group_;             // network index -> node.group
   std::vector<int32_t> off_;               // CSR offsets
   std::vector<Edge> edges_;
-  std::vector<char> up_;                   // per link: both directions up
-  std::vector<char> dir_up_;               // per directed link
+  std::vector<char> up_;      // per link: both directions up
+  std::vector<char> dir_up_;  // per directed link
   int32_t down_links_ = 0, down_dirs_ = 0;
   std::vector<std::vector<int16_t>> tables_;  // [4 * key + 2 * all + restricted]
   std::vector<int32_t> bfs_;

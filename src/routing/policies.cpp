@@ -24,15 +24,19 @@ std::vector<ParamSpec> hashed_params() {
 
 const std::vector<PolicyInfo>& policies() {
   static const std::vector<PolicyInfo> k = {
-      {"ecmp", "per-flow ECMP: each switch hashes (src NIC, dst NIC, UDP source port from the QP) over its "
-               "equal-cost next hops", "any", hashed_params},
+      {"ecmp",
+       "per-flow ECMP: each switch hashes (src NIC, dst NIC, UDP source port from the QP) over its "
+       "equal-cost next hops",
+       "any", hashed_params},
       {"adaptive", "per-flow adaptive: each switch picks the least-loaded equal-cost next hop (ties by hash)", "any",
        hashed_params},
       {"spray", "per-packet spraying: at every hop the bytes split evenly over all equal-cost next hops", "any",
        common_params},
       {"static", "one fixed shortest path: always the lowest-id next hop (baselines, tests)", "any", common_params},
-      {"dimension_order", "torus dimension-order routing: dimension 0, then 1, then 2, the shorter way round each "
-                          "ring (+ on a tie)", "torus", common_params},
+      {"dimension_order",
+       "torus dimension-order routing: dimension 0, then 1, then 2, the shorter way round each "
+       "ring (+ on a tie)",
+       "torus", common_params},
       {"minimal", "dragonfly minimal routing (local-global-local), ECMP among minimal paths",
        "dragonfly, dragonfly_plus", hashed_params},
       {"valiant", "dragonfly Valiant: minimally to a hashed intermediate group, then minimally to the destination",

@@ -16,9 +16,9 @@ namespace podnet::routing {
 // What a Router is built with (see router.hpp for each option's effect).
 struct RouteOptions {
   std::string policy = "ecmp";
-  uint64_t seed = 1;             // hash seed of every switch (ECMP, tie breaks, Valiant's intermediate group)
-  bool per_switch_seed = true;   // false: every switch hashes with the same seed (shows hash polarization)
-  bool pxn = true;               // NCCL PXN: cross rails over NVLink inside the source server
+  uint64_t seed = 1;            // hash seed of every switch (ECMP, tie breaks, Valiant's intermediate group)
+  bool per_switch_seed = true;  // false: every switch hashes with the same seed (shows hash polarization)
+  bool pxn = true;              // NCCL PXN: cross rails over NVLink inside the source server
 };
 
 struct PolicyInfo {

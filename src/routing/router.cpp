@@ -128,13 +128,10 @@ Router::Router(const topology::Topology& t, RouteOptions o) : t_(t), o_(std::mov
   count_.assign(net, 0);
 }
 
-uint16_t Router::udp_source_port(uint64_t entropy) {
-  return static_cast<uint16_t>(0xC000 | (mix64(entropy) & 0x3FFF));
-}
+uint16_t Router::udp_source_port(uint64_t entropy) { return static_cast<uint16_t>(0xC000 | (mix64(entropy) & 0x3FFF)); }
 
 uint64_t Router::flow_key(NodeId src_nic, NodeId dst_nic, uint64_t entropy) {
-  const uint64_t addr = (static_cast<uint64_t>(static_cast<uint32_t>(src_nic)) << 32) |
-                        static_cast<uint32_t>(dst_nic);
+  const uint64_t addr = (static_cast<uint64_t>(static_cast<uint32_t>(src_nic)) << 32) | static_cast<uint32_t>(dst_nic);
   return mix64(mix64(addr) ^ udp_source_port(entropy));
 }
 
@@ -165,14 +162,13 @@ std::pair<LinkId, int32_t> Router::attachment(NodeId nic) const {
 
 [[noreturn]] void Router::no_path(int32_t src, int32_t dst, const Ends& e, const char* why) const {
   const auto& nodes = t_.nodes;
-  std::string msg = fmt::format("routing: no network path from {} to {}", nodes[t_.gpus[src]].name,
-                                nodes[t_.gpus[dst]].name);
+  std::string msg =
+      fmt::format("routing: no network path from {} to {}", nodes[t_.gpus[src]].name, nodes[t_.gpus[dst]].name);
   bool cross_rail = false;
   if (!torus_ && e.src_ep != kNone && e.dst_ep != kNone) {
     const int32_t sr = nodes[e.src_ep].rail, dr = nodes[e.dst_ep].rail;
     cross_rail = sr != dr;
-    msg += fmt::format(" (NIC {} on rail {} -> NIC {} on rail {})", nodes[e.src_ep].name, sr, nodes[e.dst_ep].name,
-                       dr);
+    msg += fmt::format(" (NIC {} on rail {} -> NIC {} on rail {})", nodes[e.src_ep].name, sr, nodes[e.dst_ep].name, dr);
   }
   if (why && *why) msg += fmt::format(": {}", why);
   if (cross_rail) {
@@ -180,8 +176,7 @@ std::pair<LinkId, int32_t> Router::attachment(NodeId nic) const {
       msg += "; the NICs are on different rails and no switch joins those rails: enable PXN (routing.pxn: true) to "
              "cross rails over NVLink inside the source server, or add a super-spine tier joining the rails "
              "(topology.tiers: 3)";
-    else
-      msg += "; PXN found no GPU on the destination rail reachable over NVLink in the source server";
+    else msg += "; PXN found no GPU on the destination rail reachable over NVLink in the source server";
   }
   if (graph_->down_links() > 0) msg += fmt::format("; {} link(s) are down", graph_->down_links());
   throw Error(msg);
@@ -200,7 +195,8 @@ Router::Ends Router::resolve(int32_t src, int32_t dst) {
     e.to = dst;
     return e;
   }
-  if (nvswitch_[src] != kNone && nvswitch_[src] == nvswitch_[dst] && graph_->link_up(nvl_link_[src]) && graph_->link_up(nvl_link_[dst])) {
+  if (nvswitch_[src] != kNone && nvswitch_[src] == nvswitch_[dst] && graph_->link_up(nvl_link_[src]) &&
+      graph_->link_up(nvl_link_[dst])) {
     e.kind = Ends::NvLink;
     return e;
   }
@@ -212,7 +208,8 @@ Router::Ends Router::resolve(int32_t src, int32_t dst) {
   if (sn == dn) {
     e.kind = Ends::SharedNic;
     e.src_ep = sn;
-    if (!graph_->link_up(gpu_pcie_[src]) || !graph_->link_up(gpu_pcie_[dst])) no_path(src, dst, e, "a PCIe link to the shared NIC is down");
+    if (!graph_->link_up(gpu_pcie_[src]) || !graph_->link_up(gpu_pcie_[dst]))
+      no_path(src, dst, e, "a PCIe link to the shared NIC is down");
     return e;
   }
   LinkId src_pcie = gpu_pcie_[src];
@@ -225,7 +222,8 @@ Router::Ends Router::resolve(int32_t src, int32_t dst) {
         sn = alt;
         src_pcie = owner_pcie_[alt];
       } else if (o_.pxn && owner >= 0 && nvswitch_[src] != kNone && nvswitch_[owner] == nvswitch_[src] &&
-                 graph_->link_up(nvl_link_[src]) && graph_->link_up(nvl_link_[owner]) && graph_->link_up(owner_pcie_[alt])) {
+                 graph_->link_up(nvl_link_[src]) && graph_->link_up(nvl_link_[owner]) &&
+                 graph_->link_up(owner_pcie_[alt])) {
         sn = alt;
         src_pcie = owner_pcie_[alt];
         e.relay = owner;
@@ -428,8 +426,7 @@ void Router::route(int32_t src, int32_t dst, uint64_t entropy, double weight, st
   const Ends e = resolve(src, dst);
   const NodeId sgpu = t_.gpus[src];
   switch (e.kind) {
-    case Ends::Same:
-      return;
+    case Ends::Same: return;
     case Ends::NvLink:
       out.push_back({dir_link(nvl_link_[src], sgpu, t_), 1.0});
       out.push_back({dir_link(nvl_link_[dst], nvswitch_[dst], t_), 1.0});

@@ -171,11 +171,11 @@ class Router {
   enum class Pick : uint8_t { Static, Hash, Least };
   struct Ends {
     enum Kind : uint8_t { Same, NvLink, SharedNic, Net } kind = Same;
-    int32_t relay = -1;                    // PXN relay GPU rank
-    topology::NodeId src_ep = topology::kNone, dst_ep = topology::kNone;  // NICs (torus: GPUs)
-    topology::LinkId src_pcie = topology::kNone;  // src (or relay) GPU -> src_ep
+    int32_t relay = -1;                                                       // PXN relay GPU rank
+    topology::NodeId src_ep = topology::kNone, dst_ep = topology::kNone;      // NICs (torus: GPUs)
+    topology::LinkId src_pcie = topology::kNone;                              // src (or relay) GPU -> src_ep
     topology::LinkId from_link = topology::kNone, to_link = topology::kNone;  // NIC <-> attachment switch
-    int32_t from = -1, to = -1;            // network indices of the attachments
+    int32_t from = -1, to = -1;                                               // network indices of the attachments
   };
   struct Target {
     const int16_t* tab = nullptr;  // nullptr: fault-free torus, distance computed
@@ -195,9 +195,7 @@ class Router {
   // unrestricted search is used instead.
   Target node_target(int32_t net, int32_t from, bool fallback = true);
   Target group_target(int32_t group, int32_t from, bool fallback = true);
-  int dist(int32_t u, const Target& tg) const {
-    return tg.tab ? tg.tab[u] : torus_dist(u, tg.node);
-  }
+  int dist(int32_t u, const Target& tg) const { return tg.tab ? tg.tab[u] : torus_dist(u, tg.node); }
   int torus_dist(int32_t u, int32_t v) const;
   int gather(int32_t u, const Target& tg);
   int32_t walk(int32_t from, const Target& tg, Pick pick, uint64_t key, std::vector<PathPart>& out);
@@ -214,15 +212,15 @@ class Router {
   bool dragonfly_ = false;
   bool tracks_load_ = false;
 
-  std::unique_ptr<NetworkGraph> graph_;   // network nodes, edges, link state, distance tables
-  std::vector<uint64_t> seed_of_;         // network index -> s_u
-  std::vector<double> load_;              // per directed link
+  std::unique_ptr<NetworkGraph> graph_;  // network nodes, edges, link state, distance tables
+  std::vector<uint64_t> seed_of_;        // network index -> s_u
+  std::vector<double> load_;             // per directed link
 
   // servers
-  std::vector<topology::NodeId> nvswitch_;  // rank -> its NvSwitch node (kNone)
-  std::vector<topology::LinkId> nvl_link_;  // rank -> gpu<->nvswitch link
-  std::vector<topology::LinkId> gpu_pcie_;  // rank -> gpu<->gpu_nic link
-  std::vector<int32_t> owner_rank_;         // NIC node -> rank of the first GPU PCIe-linked to it (node-indexed)
+  std::vector<topology::NodeId> nvswitch_;    // rank -> its NvSwitch node (kNone)
+  std::vector<topology::LinkId> nvl_link_;    // rank -> gpu<->nvswitch link
+  std::vector<topology::LinkId> gpu_pcie_;    // rank -> gpu<->gpu_nic link
+  std::vector<int32_t> owner_rank_;           // NIC node -> rank of the first GPU PCIe-linked to it (node-indexed)
   std::vector<topology::LinkId> owner_pcie_;  // NIC node -> that PCIe link
 
   // torus

@@ -329,7 +329,8 @@ TEST(FatTree, OneDirectionDownIsAvoidedOnlyThatWay) {
   Router r(t, opts("static"));
   DirLink u = -1;
   for (const PathPart& part : route_of(r, 0, 4))
-    if (t.nodes[dir_to(part.link, t)].kind == NodeKind::Switch && t.nodes[dir_to(part.link, t)].tier == 3) u = part.link;
+    if (t.nodes[dir_to(part.link, t)].kind == NodeKind::Switch && t.nodes[dir_to(part.link, t)].tier == 3)
+      u = part.link;
   ASSERT_GE(u, 0);
   r.set_dir_up(u, false);
   EXPECT_FALSE(r.link_up(link_of(u)));
@@ -495,14 +496,14 @@ TEST(Torus, DimensionOrderLengthIsTorusDistance) {
   Router dor(t, opts("dimension_order")), ecmp(t, opts("ecmp"));
   // (x, y, z) -> rank x + 4y + 16z
   const std::vector<std::pair<int32_t, int32_t>> pairs = {
-      {0, 1},            // dx 1: 1 hop
-      {0, 3},            // dx 3 = -1 around the ring: 1 hop
-      {0, 2},            // dx 2 = k/2: 2 hops (tie)
-      {0, 21},           // (1,1,1): 3 hops
-      {0, 63},           // (3,3,3): 1+1+1 = 3 hops
-      {5, 42},           // (1,1,0) -> (2,2,2): 1+1+2 = 4
-      {0, 42},           // (2,2,2): 6 hops, the diameter
-      {17, 46},          // (1,0,1) -> (2,3,2): 1+1+1 = 3
+      {0, 1},    // dx 1: 1 hop
+      {0, 3},    // dx 3 = -1 around the ring: 1 hop
+      {0, 2},    // dx 2 = k/2: 2 hops (tie)
+      {0, 21},   // (1,1,1): 3 hops
+      {0, 63},   // (3,3,3): 1+1+1 = 3 hops
+      {5, 42},   // (1,1,0) -> (2,2,2): 1+1+2 = 4
+      {0, 42},   // (2,2,2): 6 hops, the diameter
+      {17, 46},  // (1,0,1) -> (2,3,2): 1+1+1 = 3
   };
   for (auto [a, b] : pairs) {
     const int want = torus_distance(a, b);

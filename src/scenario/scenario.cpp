@@ -34,8 +34,10 @@ const std::vector<SectionInfo>& sections() {
        engine::link_class_params},
       {"collective", "NCCL-style collective options: channels, QPs per connection, ring order",
        collective::option_params},
-      {"workload", "the training job for `podnet train`: model and GPU presets, TP/PP/DP/EP, batch, efficiency, "
-                   "token budget", workload::workload_params},
+      {"workload",
+       "the training job for `podnet train`: model and GPU presets, TP/PP/DP/EP, batch, efficiency, "
+       "token budget",
+       workload::workload_params},
       {"placement", "how a training job's ranks map to fabric GPUs", cluster::placement_params},
       {"reliability", "component failure rates, recovery times and checkpoint costs for `podnet reliability`",
        reliability::reliability_params},
@@ -98,13 +100,17 @@ class Loader {
           std::vector<std::string> all = names;
           all.insert(all.end(), extra_keys.begin(), extra_keys.end());
           std::string hint = closest(key, all);
-          fail(path, line, fmt::format("unknown key{}; expected one of: {}",
-                                       hint.empty() ? "" : " (did you mean '" + hint + "'?)", join(all)));
+          fail(path, line,
+               fmt::format("unknown key{}; expected one of: {}", hint.empty() ? "" : " (did you mean '" + hint + "'?)",
+                           join(all)));
         }
         const YAML::Node v = it->second;
         if (!(v.IsScalar() || (spec->type == ParamType::IntList && v.IsSequence())))
-          fail(path, line, fmt::format("expected {} (a single value), got a {}", param_type_name(spec->type),
-                                       v.IsMap() ? "map" : v.IsSequence() ? "list" : "null"));
+          fail(path, line,
+               fmt::format("expected {} (a single value), got a {}", param_type_name(spec->type),
+                           v.IsMap()        ? "map"
+                           : v.IsSequence() ? "list"
+                                            : "null"));
         std::string canonical, expected;
         auto value = parse_param(*spec, scalar_text(v), canonical, expected);
         if (!value) fail(path, line, fmt::format("'{}' is not valid: expected {}", scalar_text(v), expected));
@@ -115,7 +121,8 @@ class Loader {
       if (p.has(s.name)) continue;
       if (s.default_text.empty()) {
         if (s.optional) continue;
-        fail(section + "." + s.name, line_of(node), fmt::format("missing required key ({}: {})", param_type_name(s.type), s.help));
+        fail(section + "." + s.name, line_of(node),
+             fmt::format("missing required key ({}: {})", param_type_name(s.type), s.help));
       }
       std::string canonical, expected;
       auto value = parse_param(s, s.default_text, canonical, expected);
@@ -133,8 +140,9 @@ class Loader {
       sc_.lines[key] = line_of(it->first);
       if (std::find(top.begin(), top.end(), key) == top.end()) {
         std::string hint = closest(key, top);
-        fail(key, line_of(it->first), fmt::format("unknown key{}; expected one of: {}",
-                                                  hint.empty() ? "" : " (did you mean '" + hint + "'?)", join(top)));
+        fail(key, line_of(it->first),
+             fmt::format("unknown key{}; expected one of: {}", hint.empty() ? "" : " (did you mean '" + hint + "'?)",
+                         join(top)));
       }
     }
     if (!root["schema_version"])
@@ -153,8 +161,10 @@ class Loader {
       sc_.seed = static_cast<uint64_t>(std::get<int64_t>(*v));
     }
     const YAML::Node topo = root["topology"];
-    if (!topo) throw InputError(fmt::format("{}: topology: missing required section; expected `topology:` with "
-                                            "`family:` (one of: {})", file_, family_names()));
+    if (!topo)
+      throw InputError(fmt::format("{}: topology: missing required section; expected `topology:` with "
+                                   "`family:` (one of: {})",
+                                   file_, family_names()));
     if (!topo.IsMap()) fail("topology", sc_.lines["topology"], "expected a map with `family:` and its parameters");
     if (!topo["family"])
       fail("topology.family", sc_.lines["topology"], "missing required key; expected one of: " + family_names());
@@ -193,7 +203,8 @@ class Loader {
     const int list_line = line_of(list);
     if (list.IsNull()) return;
     if (!list.IsSequence())
-      fail("failures", list_line, "expected a list of entries such as `- {at: 12ms, link: \"NODE:PORT\", action: down}`");
+      fail("failures", list_line,
+           "expected a list of entries such as `- {at: 12ms, link: \"NODE:PORT\", action: down}`");
     for (size_t i = 0; i < list.size(); ++i) {
       const YAML::Node e = list[i];
       const std::string path = fmt::format("failures[{}]", i);
@@ -206,7 +217,8 @@ class Loader {
         sc_.failures.push_back(f);
         continue;
       }
-      static const std::vector<std::string> keys = {"at", "link", "switch", "gpu", "action", "rate", "factor", "random"};
+      static const std::vector<std::string> keys = {"at",     "link", "switch", "gpu",
+                                                    "action", "rate", "factor", "random"};
       check_keys(e, path, keys);
       std::string expected;
       if (!e["at"] || !parse_time(scalar_text(e["at"]), f.at, expected))
@@ -217,13 +229,17 @@ class Loader {
         f.target_kind = k;
         f.target = scalar_text(e[k]);
       }
-      if (f.target_kind.empty()) fail(path, line, "expected one of link, switch or gpu naming what fails, or random: N (failures drawn from the risk model)");
+      if (f.target_kind.empty())
+        fail(
+            path, line,
+            "expected one of link, switch or gpu naming what fails, or random: N (failures drawn from the risk model)");
       f.action = e["action"] ? scalar_text(e["action"]) : "";
-      const std::vector<std::string> actions =
-          f.target_kind == "gpu" ? std::vector<std::string>{"slow"} : std::vector<std::string>{"down", "up", "degrade", "drain"};
+      const std::vector<std::string> actions = f.target_kind == "gpu"
+                                                   ? std::vector<std::string>{"slow"}
+                                                   : std::vector<std::string>{"down", "up", "degrade", "drain"};
       if (std::find(actions.begin(), actions.end(), f.action) == actions.end())
-        fail(path + ".action", line, fmt::format("'{}' is not valid for a {}: expected one of: {}", f.action,
-                                                 f.target_kind, join(actions)));
+        fail(path + ".action", line,
+             fmt::format("'{}' is not valid for a {}: expected one of: {}", f.action, f.target_kind, join(actions)));
       if (f.action == "degrade" && (!e["rate"] || !parse_bandwidth(scalar_text(e["rate"]), f.rate, expected)))
         fail(path + ".rate", line, "degrade needs the new rate: " + expected);
       if (f.action == "slow") {
@@ -263,8 +279,9 @@ class Loader {
       if (e["scale"]) {
         auto v = parse_param(scale, scalar_text(e["scale"]), canonical, expected);
         if (!v || !(std::get<double>(*v) > 0))
-          fail(path + ".scale", line, "expected a positive rate multiplier (1 = the risk model's rates, 1e6 = a "
-                                      "million times faster)");
+          fail(path + ".scale", line,
+               "expected a positive rate multiplier (1 = the risk model's rates, 1e6 = a "
+               "million times faster)");
         f.scale = std::get<double>(*v);
       }
     } else {
@@ -287,14 +304,15 @@ class Loader {
       std::vector<std::string> names;
       for (const auto& p : reliability::presets()) names.push_back(p.name);
       const YAML::Node parts = e["parts"];
-      if (!parts.IsSequence()) fail(path + ".parts", line, "expected a list of parts, e.g. [optic, switch]: " + join(names));
+      if (!parts.IsSequence())
+        fail(path + ".parts", line, "expected a list of parts, e.g. [optic, switch]: " + join(names));
       for (const auto& p : parts) {
         const std::string name = scalar_text(p);
         if (std::find(names.begin(), names.end(), name) == names.end()) {
           std::string hint = closest(name, names);
-          fail(path + ".parts", line_of(p), fmt::format("unknown part '{}'{}; expected some of: {}", name,
-                                                        hint.empty() ? "" : " (did you mean '" + hint + "'?)",
-                                                        join(names)));
+          fail(path + ".parts", line_of(p),
+               fmt::format("unknown part '{}'{}; expected some of: {}", name,
+                           hint.empty() ? "" : " (did you mean '" + hint + "'?)", join(names)));
         }
         f.parts.push_back(name);
       }
@@ -406,8 +424,8 @@ void apply_fragment(YAML::Node& root, const std::string& file, Scenario& sc) {
   }
   if (!frag || frag.IsNull()) return;  // an empty fragment changes nothing
   if (!frag.IsMap())
-    throw InputError(fmt::format("{}: a scenario fragment is a YAML map of sections (server:, switch:, network:, ...)",
-                                 file));
+    throw InputError(
+        fmt::format("{}: a scenario fragment is a YAML map of sections (server:, switch:, network:, ...)", file));
   check_duplicate_keys(frag, "", file);
   for (auto it = frag.begin(); it != frag.end(); ++it) {
     const std::string key = it->first.Scalar();
@@ -562,7 +580,9 @@ std::vector<engine::FailureEvent> Scenario::resolve_failures(const topology::Top
       ParamSpec rank{"gpu", ParamType::Int, "", "", 0, static_cast<double>(t.gpus.size()) - 1};
       std::string canonical, expected;
       auto v = parse_param(rank, f.target, canonical, expected);
-      if (!v) throw InputError(fmt::format("{}.gpu: '{}' is not a GPU of this fabric: expected {}", where_, f.target, expected));
+      if (!v)
+        throw InputError(
+            fmt::format("{}.gpu: '{}' is not a GPU of this fabric: expected {}", where_, f.target, expected));
       ev.gpu = static_cast<int32_t>(std::get<int64_t>(*v));
     } else if (f.target_kind == "switch") {
       const topology::NodeId n = find_node(f.target);
@@ -590,12 +610,13 @@ std::vector<engine::FailureEvent> Scenario::resolve_failures(const topology::Top
         }
       }
       if (matches != 1)
-        throw InputError(fmt::format("{}.link: no network link '{}'{}: expected \"SWITCH:PORT\" (e.g. "
-                                     "\"su000-leaf-r0:Ethernet1/65\") or a NIC name (e.g. \"gpu-node-0000/nic0\")",
-                                     where_, f.target,
-                                     n == topology::kNone
-                                         ? suggest(colon == std::string::npos ? f.target : f.target.substr(0, colon), false)
-                                         : std::string()));
+        throw InputError(
+            fmt::format("{}.link: no network link '{}'{}: expected \"SWITCH:PORT\" (e.g. "
+                        "\"su000-leaf-r0:Ethernet1/65\") or a NIC name (e.g. \"gpu-node-0000/nic0\")",
+                        where_, f.target,
+                        n == topology::kNone
+                            ? suggest(colon == std::string::npos ? f.target : f.target.substr(0, colon), false)
+                            : std::string()));
       ev.links.push_back(found);
     }
     out.push_back(std::move(ev));

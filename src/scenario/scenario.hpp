@@ -57,15 +57,15 @@ struct FailureSpec {
   Time at;
   std::string target_kind;  // link | switch | gpu | random
   std::string target;
-  std::string action;       // down | up | degrade | drain | slow
+  std::string action;  // down | up | degrade | drain | slow
   Bandwidth rate;
   double factor = 1.0;
   int line = 0;
   // random entries
-  int64_t count = -1;       // random: N; -1 for poisson
+  int64_t count = -1;  // random: N; -1 for poisson
   double scale = 1.0;
   Time from;
-  Time until;               // 0 = the run's length
+  Time until;  // 0 = the run's length
   std::vector<std::string> parts;
 };
 
@@ -82,6 +82,7 @@ class Scenario {
   // Resolves the named entries only (no draw): the errors failure_events would
   // raise for them, before any run.
   void check_failures(const topology::Topology& t) const;
+
  private:
   std::vector<engine::FailureEvent> resolve_failures(const topology::Topology& t, Time run_length,
                                                      const std::vector<int32_t>& job_gpus, bool draw) const;
@@ -89,7 +90,7 @@ class Scenario {
  public:
   bool has_random_failures() const;
 
-  std::string source;       // the path, or "built-in <name>"
+  std::string source;  // the path, or "built-in <name>"
   std::string name;
   std::string description;
   uint64_t seed = 1;
@@ -108,8 +109,8 @@ class Scenario {
   // The scenario with every default filled in, as YAML (deterministic).
   std::string resolved_yaml() const;
 
-  std::map<std::string, int> lines;       // key path -> 1-based line in the file
-  std::map<std::string, bool> from_set;   // key path -> given with --set
+  std::map<std::string, int> lines;      // key path -> 1-based line in the file
+  std::map<std::string, bool> from_set;  // key path -> given with --set
   // key path -> (fragment file, 1-based line) for keys a --config-add fragment set
   std::map<std::string, std::pair<std::string, int>> from_fragment;
 };

@@ -14,14 +14,13 @@
 namespace podnet::scenario {
 namespace {
 
-const char* kBase =
-    "schema_version: 1\n"       // line 1
-    "name: t\n"                 // 2
-    "topology:\n"               // 3
-    "  family: rail_clos\n"     // 4
-    "  gpus: 1024\n"            // 5
-    "server:\n"                 // 6
-    "  nic_speed: 400Gbps\n";   // 7
+const char* kBase = "schema_version: 1\n"      // line 1
+                    "name: t\n"                // 2
+                    "topology:\n"              // 3
+                    "  family: rail_clos\n"    // 4
+                    "  gpus: 1024\n"           // 5
+                    "server:\n"                // 6
+                    "  nic_speed: 400Gbps\n";  // 7
 
 std::string error_of(const std::string& text, const std::vector<std::string>& sets = {}, bool build = false) {
   try {
@@ -36,7 +35,8 @@ std::string error_of(const std::string& text, const std::vector<std::string>& se
 // links: per-class efficiency and latency, defaults from engine/link_classes.hpp,
 // strict like every section (file:line, key, expected range).
 TEST(Scenario, LinkClassesSection) {
-  Scenario sc = load_text(std::string(kBase) + "links:\n  nvlink_efficiency: 0.8\n  ici_latency: 50ns\n", "t.yaml", "t");
+  Scenario sc =
+      load_text(std::string(kBase) + "links:\n  nvlink_efficiency: 0.8\n  ici_latency: 50ns\n", "t.yaml", "t");
   const engine::LinkClassOptions lc = engine::link_classes_from(sc.section("links"));
   EXPECT_DOUBLE_EQ(lc[engine::LinkClass::NvLink].efficiency, 0.8);
   EXPECT_EQ(lc[engine::LinkClass::Ici].latency.ps, 50000);
@@ -44,7 +44,8 @@ TEST(Scenario, LinkClassesSection) {
   EXPECT_DOUBLE_EQ(lc[engine::LinkClass::Ethernet].efficiency, 1.0);
   std::string e = error_of(std::string(kBase) + "links:\n  nvlink_eficiency: 0.8\n");
   EXPECT_NE(e.find("t.yaml:9: links.nvlink_eficiency: unknown key (did you mean 'nvlink_efficiency'?)"),
-            std::string::npos) << e;
+            std::string::npos)
+      << e;
   e = error_of(std::string(kBase) + "links:\n  pcie_efficiency: 1.5\n");
   EXPECT_NE(e.find("t.yaml:9: links.pcie_efficiency"), std::string::npos) << e;
   e = error_of(kBase, {"links.ethernet_latency=fast"});
@@ -154,10 +155,9 @@ TEST(Scenario, EveryBuiltinExampleLoadsAndBuilds) {
 }
 
 TEST(Scenario, FailuresListIsValidatedAndResolved) {
-  std::string text = std::string(kBase) +
-                     "failures:\n"                                                      // 8
-                     "  - {at: 2ms, link: \"su000-leaf-r0:Ethernet1/65\", action: down}\n"  // 9
-                     "  - {at: 1ms, gpu: 3, action: slow, factor: 2}\n";                    // 10
+  std::string text = std::string(kBase) + "failures:\n"                                                          // 8
+                                          "  - {at: 2ms, link: \"su000-leaf-r0:Ethernet1/65\", action: down}\n"  // 9
+                                          "  - {at: 1ms, gpu: 3, action: slow, factor: 2}\n";                    // 10
   Scenario sc = load_text(text, "t.yaml", "t");
   ASSERT_EQ(sc.failures.size(), 2u);
   topology::Topology t = sc.build_topology();
@@ -174,7 +174,8 @@ TEST(Scenario, FailuresListIsValidatedAndResolved) {
   EXPECT_NE(e.find("t.yaml:9: failures[0].action: 'explode' is not valid for a link"), std::string::npos) << e;
   e = error_of(std::string(kBase) + "failures:\n  - {at: soon, link: x, action: down}\n");
   EXPECT_NE(e.find("t.yaml:9: failures[0].at: expected the time"), std::string::npos) << e;
-  Scenario bad = load_text(std::string(kBase) + "failures:\n  - {at: 2ms, link: nowhere, action: down}\n", "t.yaml", "t");
+  Scenario bad =
+      load_text(std::string(kBase) + "failures:\n  - {at: 2ms, link: nowhere, action: down}\n", "t.yaml", "t");
   try {
     bad.failure_events(bad.build_topology());
     FAIL();
@@ -183,8 +184,8 @@ TEST(Scenario, FailuresListIsValidatedAndResolved) {
         << x.what();
   }
   // a switch name missing its pod prefix: the full name is suggested
-  Scenario near = load_text(std::string(kBase) + "failures:\n  - {at: 2ms, switch: spine-r0-000, action: down}\n",
-                            "t.yaml", "t");
+  Scenario near =
+      load_text(std::string(kBase) + "failures:\n  - {at: 2ms, switch: spine-r0-000, action: down}\n", "t.yaml", "t");
   try {
     near.failure_events(near.build_topology());
     FAIL();
@@ -194,10 +195,9 @@ TEST(Scenario, FailuresListIsValidatedAndResolved) {
 }
 
 TEST(Scenario, RandomFailuresAreDrawnFromTheJobAndSeeded) {
-  std::string text = std::string(kBase) +
-                     "failures:\n"                                                               // 8
-                     "  - {random: 5, parts: [optic, switch], until: 10ms}\n"                     // 9
-                     "  - {random: poisson, scale: 1e12, parts: [gpu], from: 1ms}\n";              // 10
+  std::string text = std::string(kBase) + "failures:\n"                                                     // 8
+                                          "  - {random: 5, parts: [optic, switch], until: 10ms}\n"          // 9
+                                          "  - {random: poisson, scale: 1e12, parts: [gpu], from: 1ms}\n";  // 10
   Scenario sc = load_text(text, "t.yaml", "t");
   ASSERT_EQ(sc.failures.size(), 2u);
   const topology::Topology t = sc.build_topology();
@@ -230,8 +230,7 @@ TEST(Scenario, RandomFailuresAreDrawnFromTheJobAndSeeded) {
   Scenario other = load_text(text, "t.yaml", "t", {"seed=2"});
   EXPECT_NE(whats(other.failure_events(t, Time(4000000000), job)), whats(evs));
   // echoed as written
-  EXPECT_NE(sc.resolved_yaml().find("  - {random: 5, parts: [optic, switch], until: 10ms}"),
-            std::string::npos)
+  EXPECT_NE(sc.resolved_yaml().find("  - {random: 5, parts: [optic, switch], until: 10ms}"), std::string::npos)
       << sc.resolved_yaml();
   // no run length and no until: a located error
   Scenario open = load_text(std::string(kBase) + "failures:\n  - {random: 2}\n", "t.yaml", "t");

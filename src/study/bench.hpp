@@ -27,19 +27,19 @@ struct BenchRequest {
 
 struct BenchRow {
   Bytes bytes = 0;
-  engine::RunReport run;                  // with the failures when there are any
+  engine::RunReport run;                      // with the failures when there are any
   std::optional<engine::RunReport> baseline;  // the failure-free run, when the scenario has failures
-  size_t scheduled = 0;                   // failure events scheduled for this size
-  std::string algorithm, protocol;        // as chosen for this size
+  size_t scheduled = 0;                       // failure events scheduled for this size
+  std::string algorithm, protocol;            // as chosen for this size
   int channels = 0;
-  std::optional<double> nccl_model_us;    // NCCL's own cost model for that algorithm and protocol
+  std::optional<double> nccl_model_us;  // NCCL's own cost model for that algorithm and protocol
 };
 
 struct BenchResult {
   collective::Op op = collective::Op::AllReduce;
-  std::string algo;                       // as requested, after resolving "auto" without the tuner
+  std::string algo;  // as requested, after resolving "auto" without the tuner
   collective::Group group;
-  double bus_factor = 0;                  // nccl-tests' busbw / algbw
+  double bus_factor = 0;  // nccl-tests' busbw / algbw
   std::vector<BenchRow> rows;
   // The first ring of the largest size's plan (rings only), with its label.
   std::optional<collective::RingStats> ring;

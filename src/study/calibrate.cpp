@@ -73,7 +73,8 @@ FittedKey make_key(const std::string& fit, const scenario::Scenario& sc) {
   const auto eq = fit.find('=');
   const std::string key = fit.substr(0, eq);
   const ParamSpec* spec = find_spec(key);
-  if (!spec || !(spec->type == ParamType::Bandwidth || spec->type == ParamType::Time || spec->type == ParamType::Real)) {
+  if (!spec ||
+      !(spec->type == ParamType::Bandwidth || spec->type == ParamType::Time || spec->type == ParamType::Real)) {
     const auto keys = numeric_keys();
     const std::string hint = scenario::closest(key, keys);
     throw InputError(fmt::format("--fit {}: {}{}; expected a bandwidth, time or real scenario key: {}", key,
@@ -118,8 +119,8 @@ FittedKey make_key(const std::string& fit, const scenario::Scenario& sc) {
       k.hi = std::min(k.hi, spec->max);
     }
     if (!(k.lo < k.hi))
-      throw InputError(fmt::format("--fit {}: no default range around {} (give one: --fit {}=LO:HI)", key, k.start,
-                                   key));
+      throw InputError(
+          fmt::format("--fit {}: no default range around {} (give one: --fit {}=LO:HI)", key, k.start, key));
   }
   if (!have_start) k.start = k.lo > 0 ? std::sqrt(k.lo * k.hi) : (k.lo + k.hi) / 2;
   k.start = std::clamp(k.start, k.lo, k.hi);
@@ -161,7 +162,8 @@ class Evaluator {
     std::vector<std::vector<double>> out;
     for (const auto& p : probes_) {
       std::vector<double> t;
-      for (Bytes b : p.sizes) t.push_back(backend->run(collective::make_plan(p.algo, p.op, p.group, b, copt, topo)).makespan.seconds());
+      for (Bytes b : p.sizes)
+        t.push_back(backend->run(collective::make_plan(p.algo, p.op, p.group, b, copt, topo)).makespan.seconds());
       out.push_back(std::move(t));
     }
     ++evaluations;

@@ -44,41 +44,41 @@
 namespace podnet::study {
 
 struct CalibrationInput {
-  std::string scenario;                 // path or built-in name
-  std::vector<std::string> sets;        // --set overrides (applied to every evaluation)
-  std::vector<std::string> fragments;   // --config-add files
+  std::string scenario;                // path or built-in name
+  std::vector<std::string> sets;       // --set overrides (applied to every evaluation)
+  std::vector<std::string> fragments;  // --config-add files
   std::vector<NcclTestsLog> logs;
-  std::vector<std::string> fit;         // "KEY" or "KEY=LO:HI"; empty: the default keys (default_fit_keys)
-  std::string engine;                   // analytical | flow; "" = the scenario's network.engine
-  std::string op;                       // the collective of logs that do not name their test ("" = none)
+  std::vector<std::string> fit;  // "KEY" or "KEY=LO:HI"; empty: the default keys (default_fit_keys)
+  std::string engine;            // analytical | flow; "" = the scenario's network.engine
+  std::string op;                // the collective of logs that do not name their test ("" = none)
   // Called after every evaluation with (evaluations so far, best rms residual so far, the key being searched).
   std::function<void(int, double, const std::string&)> progress;
 };
 
 struct FittedKey {
-  std::string key;          // "server.nic_speed"
+  std::string key;  // "server.nic_speed"
   ParamType type = ParamType::Real;
-  double start = 0;         // SI: bits/s, seconds, or the number
-  double lo = 0, hi = 0;    // bounds
-  double value = 0;         // fitted
-  std::string text;         // the fitted value in scenario syntax ("360.000000Gbps")
+  double start = 0;       // SI: bits/s, seconds, or the number
+  double lo = 0, hi = 0;  // bounds
+  double value = 0;       // fitted
+  std::string text;       // the fitted value in scenario syntax ("360.000000Gbps")
   std::string start_text;
   std::string lo_text, hi_text;  // the bounds in scenario syntax
 };
 
 struct SizeResidual {
-  size_t log = 0;           // index in CalibrationInput::logs
-  int line = 0;             // the row's line in the log
+  size_t log = 0;  // index in CalibrationInput::logs
+  int line = 0;    // the row's line in the log
   int64_t bytes = 0;
   double log_time_us = 0, log_busbw = 0;  // busbw = size / time x bus factor (from the log's time)
   double start_time_us = 0, fit_time_us = 0;
   double fit_busbw = 0;
-  double ratio = 0;         // fit_busbw / log_busbw
+  double ratio = 0;  // fit_busbw / log_busbw
 };
 
 struct LogSetup {
   std::string source;
-  std::string op;           // podnet op name
+  std::string op;  // podnet op name
   int hosts = 0, ranks_per_host = 0;
   std::vector<int32_t> gpus;
 };
@@ -88,11 +88,11 @@ struct Calibration {
   std::vector<LogSetup> logs;
   std::vector<SizeResidual> rows;
   std::string engine;
-  double rms_start = 0;     // sqrt(mean r^2) at the start values
-  double rms_fit = 0;       // and at the fitted ones
-  double max_abs_fit = 0;   // max |r| at the fitted values
+  double rms_start = 0;    // sqrt(mean r^2) at the start values
+  double rms_fit = 0;      // and at the fitted ones
+  double max_abs_fit = 0;  // max |r| at the fitted values
   int evaluations = 0;
-  int refused = 0;          // evaluations at values the scenario refuses (e.g. a NIC faster than its switch port)
+  int refused = 0;  // evaluations at values the scenario refuses (e.g. a NIC faster than its switch port)
   int sweeps = 0;
 };
 
@@ -109,6 +109,5 @@ Calibration calibrate(const CalibrationInput& in);
 // The fitted keys as a scenario fragment (`--config-add FILE`), with a
 // comment saying what it was fitted to.
 std::string fragment_yaml(const Calibration& c, const CalibrationInput& in);
-
 
 }  // namespace podnet::study

@@ -72,7 +72,7 @@ bool to_double(const std::string& s, double& v) {
 struct Columns {
   std::vector<std::string> labels;  // before the first time column: size count type [redop] [root]
   struct Block {
-    int width = 0;  // columns in the block
+    int width = 0;                          // columns in the block
     int time = -1, algbw = -1, busbw = -1;  // offsets inside it
   };
   std::vector<Block> blocks;  // out-of-place, in-place
@@ -276,7 +276,8 @@ std::vector<NcclTestsLog> parse_nccl_tests(const std::string& text, const std::s
         if (off < 0) return;
         const std::string& s = tok[at + static_cast<size_t>(off)];
         if (!to_double(s, v) || v < 0)
-          throw InputError(fmt::format("{}: {} {} '{}' is not a non-negative number", where(lineno), names[k], what, s));
+          throw InputError(
+              fmt::format("{}: {} {} '{}' is not a non-negative number", where(lineno), names[k], what, s));
       };
       num(b.time, "time", res.time_us);
       num(b.algbw, "algbw", res.algbw_gbps);

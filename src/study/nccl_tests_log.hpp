@@ -14,9 +14,10 @@
 //   ...                          (one line per rank; MPI runs gather every process's lines)
 //   #
 //   #                                                              out-of-place                       in-place
-//   #       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong
-//   #        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)
-//            8             2     float     sum      -1    33.30    0.00    0.00       0    31.51    0.00    0.00       0
+//   #       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw
+//   #wrong #        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)
+//   (GB/s)
+//            8             2     float     sum      -1    33.30    0.00    0.00       0    31.51    0.00    0.00 0
 //   ...
 //   # Out of bounds values : 0 OK
 //   # Avg bus bandwidth    : 41.3015

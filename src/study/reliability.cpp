@@ -31,8 +31,8 @@ TrainingReliability training_reliability(const scenario::Setup& s, const std::ve
   rc.training_hours = days * 24.0;
   const reliability::Risk risk = reliability::assess(reliability::count_inventory_of(s.fabric, gpus), rc);
   const reliability::CheckpointAdvice adv = reliability::advise(risk, rc);
-  return {risk.mtbi_hours, adv.interval_hours, rc.checkpoint_cost_hours, rc.restart_cost_hours, adv.goodput,
-          adv.days_to_train};
+  return {risk.mtbi_hours,       adv.interval_hours, rc.checkpoint_cost_hours,
+          rc.restart_cost_hours, adv.goodput,        adv.days_to_train};
 }
 
 }  // namespace podnet::study

@@ -31,12 +31,12 @@ ReliabilityResult reliability(const scenario::Setup& s);
 // failure-free training takes `days`: the risk model on the job's
 // components with Daly's checkpoint interval.
 struct TrainingReliability {
-  double mtbi_hours = 0;            // +inf when nothing interrupts the job
+  double mtbi_hours = 0;  // +inf when nothing interrupts the job
   double checkpoint_interval_hours = 0;
   double checkpoint_cost_hours = 0;
   double restart_cost_hours = 0;
   double goodput = 0;
-  double days_to_train = 0;         // with failures; +inf when nothing interrupts
+  double days_to_train = 0;  // with failures; +inf when nothing interrupts
 };
 TrainingReliability training_reliability(const scenario::Setup& s, const std::vector<int32_t>& gpus, double days);
 

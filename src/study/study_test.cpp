@@ -18,31 +18,30 @@ namespace podnet::study {
 namespace {
 
 // Llama 3 8B, TP8 x PP2 x DP4 (64 GPUs) on a 64-GPU rail-optimized two-tier fat tree.
-const char* kSmall =
-    "schema_version: 1\n"         // 1
-    "name: small\n"               // 2
-    "topology:\n"                 // 3
-    "  family: fat_tree\n"        // 4
-    "  gpus: 64\n"                // 5
-    "  tiers: 2\n"                // 6
-    "  rail_optimized: true\n"    // 7
-    "server:\n"                   // 8
-    "  gpus: 8\n"                 // 9
-    "  nics: 8\n"                 // 10
-    "  nic_speed: 400Gbps\n"      // 11
-    "switch:\n"                   // 12
-    "  radix: 64\n"               // 13
-    "  port_speed: 400Gbps\n"     // 14
-    "network:\n"                  // 15
-    "  engine: analytical\n"      // 16
-    "workload:\n"                 // 17
-    "  model: llama3-8b\n"        // 18
-    "  tp: 8\n"                   // 19
-    "  pp: 2\n"                   // 20
-    "  dp: 4\n"                   // 21
-    "  microbatch: 1\n"           // 22
-    "  global_batch: 16\n"        // 23
-    "  tokens: 1B\n";             // 24
+const char* kSmall = "schema_version: 1\n"       // 1
+                     "name: small\n"             // 2
+                     "topology:\n"               // 3
+                     "  family: fat_tree\n"      // 4
+                     "  gpus: 64\n"              // 5
+                     "  tiers: 2\n"              // 6
+                     "  rail_optimized: true\n"  // 7
+                     "server:\n"                 // 8
+                     "  gpus: 8\n"               // 9
+                     "  nics: 8\n"               // 10
+                     "  nic_speed: 400Gbps\n"    // 11
+                     "switch:\n"                 // 12
+                     "  radix: 64\n"             // 13
+                     "  port_speed: 400Gbps\n"   // 14
+                     "network:\n"                // 15
+                     "  engine: analytical\n"    // 16
+                     "workload:\n"               // 17
+                     "  model: llama3-8b\n"      // 18
+                     "  tp: 8\n"                 // 19
+                     "  pp: 2\n"                 // 20
+                     "  dp: 4\n"                 // 21
+                     "  microbatch: 1\n"         // 22
+                     "  global_batch: 16\n"      // 23
+                     "  tokens: 1B\n";           // 24
 
 scenario::Setup setup(const std::vector<std::string>& sets = {}, const std::string& extra = "") {
   return scenario::resolve(scenario::load_text(std::string(kSmall) + extra, "small.yaml", "small", sets));

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <filesystem>
 #include <fmt/format.h>
 #include <map>
+#include <memory>
 #include <mpi.h>
 #include <mutex>
 #include <set>
@@ -101,7 +101,8 @@ class Db {
 void bind(sqlite3_stmt* st, int i, const Value& v) {
   if (std::holds_alternative<int64_t>(v)) sqlite3_bind_int64(st, i, std::get<int64_t>(v));
   else if (std::holds_alternative<double>(v)) sqlite3_bind_double(st, i, std::get<double>(v));
-  else if (std::holds_alternative<std::string>(v)) sqlite3_bind_text(st, i, std::get<std::string>(v).c_str(), -1, SQLITE_TRANSIENT);
+  else if (std::holds_alternative<std::string>(v))
+    sqlite3_bind_text(st, i, std::get<std::string>(v).c_str(), -1, SQLITE_TRANSIENT);
   else sqlite3_bind_null(st, i);
 }
 
@@ -121,7 +122,8 @@ const char* kFixed[] = {"id", "status", "error", "wall_seconds"};
 Axis parse_axis(const std::string& text) {
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw InputError(fmt::format("--vary {}: expected KEY=V1,V2,... or KEY=LO..HI (e.g. topology.oversubscription=1,2,3)", text));
+    throw InputError(
+        fmt::format("--vary {}: expected KEY=V1,V2,... or KEY=LO..HI (e.g. topology.oversubscription=1,2,3)", text));
   Axis a;
   a.key = text.substr(0, eq);
   const std::string rhs = text.substr(eq + 1);
@@ -235,11 +237,12 @@ SweepFile load_sweep_file(const std::string& path) {
       if (!e.IsScalar()) throw InputError(fmt::format("{}: {}: a value must be a scalar", where(e), key));
       out.push_back(e.as<std::string>());
     }
-    return parse_axis(key + "=" + [&] {
-             std::string joined;
-             for (const auto& x : out) joined += (joined.empty() ? "" : ",") + x;
-             return joined;
-           }())
+    return parse_axis(key + "=" +
+                      [&] {
+                        std::string joined;
+                        for (const auto& x : out) joined += (joined.empty() ? "" : ",") + x;
+                        return joined;
+                      }())
         .values;
   };
   SweepFile f;
@@ -255,8 +258,8 @@ SweepFile load_sweep_file(const std::string& path) {
       }
     } else if (k == "zip") {
       if (!kv.second.IsSequence())
-        throw InputError(fmt::format("{}: zip: expected a list of maps (each KEY: VALUES, advancing together)",
-                                     where(kv.second)));
+        throw InputError(
+            fmt::format("{}: zip: expected a list of maps (each KEY: VALUES, advancing together)", where(kv.second)));
       int group = 0;
       for (const auto& g : kv.second) {
         if (!g.IsMap() || g.size() == 0)
@@ -324,8 +327,9 @@ class Store {
       db_.step_done(st);
       db_.exec("COMMIT");
     } else if (stored != def) {
-      throw InputError(fmt::format(
-          "{} holds another sweep:\n{}this one is:\n{}(use another --results file to keep both)", db_path, stored, def));
+      throw InputError(
+          fmt::format("{} holds another sweep:\n{}this one is:\n{}(use another --results file to keep both)", db_path,
+                      stored, def));
     }
     std::set<int64_t> done;
     sqlite3_stmt* st = db_.prepare("SELECT id FROM points");

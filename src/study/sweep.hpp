@@ -80,11 +80,11 @@ struct Outcome {
 };
 
 struct SweepSpec {
-  std::string study;                   // design | bench | train | reliability
-  std::string scenario;                // path or built-in name
-  std::vector<std::string> sets;       // --set applied to every point, before the axes
-  std::vector<std::string> fragments;  // --config-add files
-  std::vector<std::string> study_args; // the study's own options, as given (part of the definition)
+  std::string study;                    // design | bench | train | reliability
+  std::string scenario;                 // path or built-in name
+  std::vector<std::string> sets;        // --set applied to every point, before the axes
+  std::vector<std::string> fragments;   // --config-add files
+  std::vector<std::string> study_args;  // the study's own options, as given (part of the definition)
   std::vector<Axis> axes;
   // The definition as one text (stored in the database to refuse a different sweep).
   std::string definition() const;
@@ -101,12 +101,12 @@ struct SweepProgress {
 };
 
 struct SweepStats {
-  int64_t points = 0;       // in the sweep
-  int64_t already = 0;      // found finished in the database
-  int64_t ran = 0;          // run now
-  int64_t failed = 0;       // of those, with an error
-  int ranks = 1;            // MPI processes (1 without mpirun)
-  bool reporter = true;     // this process holds the results (false on MPI ranks other than 0)
+  int64_t points = 0;    // in the sweep
+  int64_t already = 0;   // found finished in the database
+  int64_t ran = 0;       // run now
+  int64_t failed = 0;    // of those, with an error
+  int ranks = 1;         // MPI processes (1 without mpirun)
+  bool reporter = true;  // this process holds the results (false on MPI ranks other than 0)
 };
 
 // Processes of the MPI job this one belongs to (Open MPI's OMPI_COMM_WORLD_SIZE; 1 outside mpirun).

@@ -115,10 +115,13 @@ TEST(Sweep, ResumesOnlyTheMissingPoints) {
   ASSERT_EQ(sqlite3_exec(h, "DELETE FROM points WHERE id IN (2, 7)", nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(h);
   std::atomic<int> calls{0};
-  const SweepStats st = run_sweep(spec(), db, [&](const SweepPoint& p) {
-    ++calls;
-    return square(p);
-  }, 2);
+  const SweepStats st = run_sweep(
+      spec(), db,
+      [&](const SweepPoint& p) {
+        ++calls;
+        return square(p);
+      },
+      2);
   EXPECT_EQ(calls.load(), 2);
   EXPECT_EQ(st.already, 8);
   const ResultTable t = read_results(db);
@@ -126,10 +129,13 @@ TEST(Sweep, ResumesOnlyTheMissingPoints) {
   for (size_t i = 0; i < t.rows.size(); ++i) EXPECT_EQ(std::get<int64_t>(t.rows[i][0]), static_cast<int64_t>(i));
   // Run again: nothing left to do.
   calls = 0;
-  run_sweep(spec(), db, [&](const SweepPoint& p) {
-    ++calls;
-    return square(p);
-  }, 1);
+  run_sweep(
+      spec(), db,
+      [&](const SweepPoint& p) {
+        ++calls;
+        return square(p);
+      },
+      1);
   EXPECT_EQ(calls.load(), 0);
 }
 
@@ -150,17 +156,18 @@ TEST(Sweep, AnEvaluatorThatThrowsRecordsTheError) {
   const std::string db = temp_db("e.db");
   SweepSpec s = spec();
   s.axes = {{"x", {"1", "2"}}};
-  const SweepStats st = run_sweep(s, db, [](const SweepPoint& p) -> Outcome {
-    if (p.values[0] == "2") throw InputError("bad point");
-    return {true, {}, {{"y", int64_t{1}}}};
-  }, 1);
+  const SweepStats st = run_sweep(
+      s, db,
+      [](const SweepPoint& p) -> Outcome {
+        if (p.values[0] == "2") throw InputError("bad point");
+        return {true, {}, {{"y", int64_t{1}}}};
+      },
+      1);
   EXPECT_EQ(st.failed, 1);
   EXPECT_EQ(std::get<std::string>(read_results(db).rows[1][3]), "bad point");
 }
 
-TEST(Sweep, ReadingSomethingElseIsAnInputError) {
-  EXPECT_THROW(read_results(temp_db("missing.db")), InputError);
-}
+TEST(Sweep, ReadingSomethingElseIsAnInputError) { EXPECT_THROW(read_results(temp_db("missing.db")), InputError); }
 
 }  // namespace
 }  // namespace podnet::study
@@ -175,7 +182,7 @@ TEST(Sweep, ZippedAxesAdvanceTogether) {
                             {"port", {"100G", "200G", "400G"}, "z"}};
   const auto pts = cartesian(axes);
   ASSERT_EQ(pts.size(), 6u);
-  for (const auto& p : pts) EXPECT_EQ(p.values[1], p.values[2]);  // paired, never crossed
+  for (const auto& p : pts) EXPECT_EQ(p.values[1], p.values[2]);              // paired, never crossed
   EXPECT_EQ(pts[4].values, (std::vector<std::string>{"2", "200G", "200G"}));  // id 4 = (1, 1)
   axes[2].values.pop_back();
   EXPECT_THROW(cartesian(axes), InputError);  // 3 and 2 values cannot be paired

@@ -25,8 +25,8 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
     out.gpus = cluster::place(out.job, topo, s.placement, s.scenario.seed);
     const workload::simai::Imported im = workload::simai::import_iteration(w, out.job, out.gpus, topo, *backend, topt);
     out.result = workload::simulate_iteration(out.job, out.gpus, topo, *backend, im.times, topt);
-    out.result.placement = cluster::summarize(out.job, out.gpus, topo, topt.collective,
-                                              cluster::policy_name(s.placement));
+    out.result.placement =
+        cluster::summarize(out.job, out.gpus, topo, topt.collective, cluster::policy_name(s.placement));
     out.imported_source = r.simai_workload;
     out.imported = im.traffic;
     return out;
@@ -37,9 +37,10 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
     // The same iteration (same placement and per-op times) with the scenario's failures injected by the
     // engine; random failures are drawn from the job's components over the failure-free iteration.
     FailingEngine f = with_failures(s, out.result.iteration, out.gpus);
-    out.failures = IterationWithFailures{
-        out.result.iteration,
-        workload::simulate_iteration(out.job, out.gpus, topo, *f.backend, out.result.times, topt), f.scheduled};
+    out.failures =
+        IterationWithFailures{out.result.iteration,
+                              workload::simulate_iteration(out.job, out.gpus, topo, *f.backend, out.result.times, topt),
+                              f.scheduled};
   }
   out.reliability = training_reliability(s, out.gpus, out.result.days_to_train);
   if (progress.step) progress.step(1, 1, "iteration");
@@ -54,8 +55,8 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
     std::vector<double> caps = r.sweep_caps;
     if (caps.empty()) caps = {0, 50e9, 20e9, 10e9, 5e9};
     out.sweep = cluster::scaling_sweep(
-        out.job, topo, [&](const topology::Topology& t) { return engine::make_backend(s.engine, t, s.network); },
-        topt, s.placement, s.scenario.seed, dps, caps);
+        out.job, topo, [&](const topology::Topology& t) { return engine::make_backend(s.engine, t, s.network); }, topt,
+        s.placement, s.scenario.seed, dps, caps);
     out.swept = true;
     if (progress.step) progress.step(1, 1, "sweep");
   }

@@ -34,15 +34,15 @@ struct TrainRequest {
 };
 
 struct IterationWithFailures {
-  Time baseline;               // the failure-free iteration
-  workload::TrainResult run;   // the same iteration (placement, per-op times) with the failures
-  size_t scheduled = 0;        // events scheduled
+  Time baseline;              // the failure-free iteration
+  workload::TrainResult run;  // the same iteration (placement, per-op times) with the failures
+  size_t scheduled = 0;       // events scheduled
 };
 
 struct TrainStudy {
   workload::Job job;
   workload::TrainResult result;
-  std::vector<int32_t> gpus;   // the placement: GPU rank of each job rank
+  std::vector<int32_t> gpus;  // the placement: GPU rank of each job rank
   std::optional<IterationWithFailures> failures;
   // Days to train need a token budget, which an imported workload does not give.
   std::optional<TrainingReliability> reliability;

@@ -25,7 +25,7 @@ struct Bom {
   int64_t servers_per_rack = 0, server_racks = 0, network_racks = 0, racks = 0;
   std::vector<std::pair<std::string, int64_t>> switches;  // by tier name, tier order
   int64_t switches_total = 0;
-  std::vector<std::pair<std::string, int64_t>> links;     // network links by class, build order
+  std::vector<std::pair<std::string, int64_t>> links;  // network links by class, build order
   int64_t links_total = 0;
   std::vector<std::pair<std::string, int64_t>> internal_links;  // nvlink, pcie
   int64_t cables_copper = 0, cables_optical = 0, transceivers = 0;

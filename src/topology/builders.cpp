@@ -12,7 +12,7 @@ namespace podnet::topology {
 const std::vector<BuilderInfo>& builders() {
   static const std::vector<BuilderInfo> k = {
       fat_tree_builder(), rail_clos_builder(), tree3_builder(),
-      torus_builder(), dragonfly_builder(), dragonfly_plus_builder(),
+      torus_builder(),    dragonfly_builder(), dragonfly_plus_builder(),
   };
   return k;
 }

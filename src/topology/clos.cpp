@@ -13,12 +13,12 @@ namespace {
 struct ClosSpec {
   const char* family;
   int64_t gpus = 0;
-  int tiers = 0;                // 2 or 3; 0 = fewest that fit
-  double o1 = 1, o2 = 1;        // oversubscription down:up at leaf, spine
-  bool rail_attach = false;     // NIC r of a server -> the rail-r leaf of its group
-  bool rail_domains = false;    // spines serve the leaves of one rail (per pod)
-  int groups_per_pod = 0;       // 0 = as many as fit
-  int spines_per_domain = 0;    // 0 = fewest (most parallel links)
+  int tiers = 0;              // 2 or 3; 0 = fewest that fit
+  double o1 = 1, o2 = 1;      // oversubscription down:up at leaf, spine
+  bool rail_attach = false;   // NIC r of a server -> the rail-r leaf of its group
+  bool rail_domains = false;  // spines serve the leaves of one rail (per pod)
+  int groups_per_pod = 0;     // 0 = as many as fit
+  int spines_per_domain = 0;  // 0 = fewest (most parallel links)
   const char* tier_names[4] = {"", "leaf", "spine", "super_spine"};
   const char* tiers_key = "topology.tiers";
   const char* o1_key = "topology.oversubscription";
@@ -72,7 +72,8 @@ Topology build_clos(const ClosSpec& spec, const Hardware& hw) {
   if (n < 1) throw ParamError("server.nics", fmt::format("{} needs NICs: server.nics = 0, expected >= 1", spec.family));
   if (spec.rail_attach && g % n != 0 && n % g != 0)
     throw ParamError("server.gpus", fmt::format("{} GPUs per server cannot spread evenly over {} rails (server.nics); "
-                                                "expected a multiple or divisor of {}", g, n, n));
+                                                "expected a multiple or divisor of {}",
+                                                g, n, n));
   if (hw.nic_speed > hw.port_speed)
     throw ParamError("server.nic_speed", fmt::format("server.nic_speed = {} exceeds switch.port_speed = {}; "
                                                      "expected at most the switch port speed",
@@ -161,7 +162,8 @@ Topology build_clos(const ClosSpec& spec, const Hardware& hw) {
   if (spec.spines_per_domain > 0) {
     S = spec.spines_per_domain;
     if (u1 % S != 0)
-      throw ParamError("topology.spines_per_pod", fmt::format("{} spines do not divide the {} leaf uplinks evenly", S, u1));
+      throw ParamError("topology.spines_per_pod",
+                       fmt::format("{} spines do not divide the {} leaf uplinks evenly", S, u1));
     p = u1 / S;
     if (Ld * p > spine_down)
       throw ParamError("topology.spines_per_pod",
@@ -338,18 +340,44 @@ std::vector<ParamSpec> fat_tree_params() {
   return {
       {"gpus", ParamType::Int, "1024", "GPUs in the fabric (a multiple of server.gpus)", 1,
        static_cast<double>(kMaxGpus)},
-      {"tiers", ParamType::Int, "", "switch tiers: 2 (leaf-spine) or 3 (leaf-spine-core); default: the fewest that fit",
-       2, 3, {}, true},
+      {"tiers",
+       ParamType::Int,
+       "",
+       "switch tiers: 2 (leaf-spine) or 3 (leaf-spine-core); default: the fewest that fit",
+       2,
+       3,
+       {},
+       true},
       {"oversubscription", ParamType::Ratio, "1:1", "leaf down:up port ratio"},
       {"spine_oversubscription", ParamType::Ratio, "1:1", "spine down:up port ratio (3 tiers)"},
       {"rail_optimized", ParamType::Bool, "false",
        "NIC r of each server goes to the rail-r leaf of its group (else all NICs of a server share one leaf)"},
-      {"k", ParamType::Int, "", "classic k-ary fat-tree: switch radix k, 3 tiers, 1:1, k^3/4 NIC ports (sets "
-                                "switch.radix and topology.gpus)", 2, 256, {}, true},
-      {"groups_per_pod", ParamType::Int, "", "aggregation groups (leaves, or rail-leaf sets) per pod (3 tiers); "
-                                             "default: as many as a spine reaches", 1, 1e6, {}, true},
-      {"spines_per_pod", ParamType::Int, "", "spines per pod (must divide the leaf uplinks); default: fewest", 1, 4096,
-       {}, true},
+      {"k",
+       ParamType::Int,
+       "",
+       "classic k-ary fat-tree: switch radix k, 3 tiers, 1:1, k^3/4 NIC ports (sets "
+       "switch.radix and topology.gpus)",
+       2,
+       256,
+       {},
+       true},
+      {"groups_per_pod",
+       ParamType::Int,
+       "",
+       "aggregation groups (leaves, or rail-leaf sets) per pod (3 tiers); "
+       "default: as many as a spine reaches",
+       1,
+       1e6,
+       {},
+       true},
+      {"spines_per_pod",
+       ParamType::Int,
+       "",
+       "spines per pod (must divide the leaf uplinks); default: fewest",
+       1,
+       4096,
+       {},
+       true},
   };
 }
 
@@ -371,9 +399,10 @@ Topology build_fat_tree(const Params& p, const Hardware& hw_in) {
     // k^3/4 host ports: k pods x k/2 edge switches x k/2 ports.
     const int64_t hosts = static_cast<int64_t>(k) * k * k / 4;
     if ((k / 2) % hw.nics_per_server != 0)
-      throw ParamError("topology.k", fmt::format("a k = {} edge switch has {} host ports, not a multiple of the {} NICs "
-                                                 "per server; expected server.nics dividing k/2",
-                                                 k, k / 2, hw.nics_per_server));
+      throw ParamError("topology.k",
+                       fmt::format("a k = {} edge switch has {} host ports, not a multiple of the {} NICs "
+                                   "per server; expected server.nics dividing k/2",
+                                   k, k / 2, hw.nics_per_server));
     hw.radix = k;
     s.tiers = 3;
     s.o1 = s.o2 = 1;
@@ -388,14 +417,34 @@ std::vector<ParamSpec> rail_clos_params() {
   return {
       {"gpus", ParamType::Int, "16384", "GPUs in the fabric (a multiple of server.gpus)", 1,
        static_cast<double>(kMaxGpus)},
-      {"rails", ParamType::Int, "", "rails (= server.nics: NIC r of every server goes to rail r); default server.nics",
-       1, 64, {}, true},
-      {"tiers", ParamType::Int, "", "2 = leaf + spine per rail; 3 = plus a super-spine joining rails and pods; "
-                                    "default: the fewest that fit", 2, 3, {}, true},
+      {"rails",
+       ParamType::Int,
+       "",
+       "rails (= server.nics: NIC r of every server goes to rail r); default server.nics",
+       1,
+       64,
+       {},
+       true},
+      {"tiers",
+       ParamType::Int,
+       "",
+       "2 = leaf + spine per rail; 3 = plus a super-spine joining rails and pods; "
+       "default: the fewest that fit",
+       2,
+       3,
+       {},
+       true},
       {"oversubscription", ParamType::Ratio, "1:1", "leaf down:up port ratio"},
       {"spine_oversubscription", ParamType::Ratio, "1:1", "spine down:up port ratio (3 tiers)"},
-      {"groups_per_pod", ParamType::Int, "", "aggregation groups per pod (3 tiers); default: as many as a spine "
-                                             "reaches", 1, 1e6, {}, true},
+      {"groups_per_pod",
+       ParamType::Int,
+       "",
+       "aggregation groups per pod (3 tiers); default: as many as a spine "
+       "reaches",
+       1,
+       1e6,
+       {},
+       true},
   };
 }
 
@@ -409,9 +458,10 @@ Topology build_rail_clos(const Params& p, const Hardware& hw) {
                                  "rail r, so expected server.nics = {}",
                                  p.get_int("rails"), hw.nics_per_server, p.get_int("rails")));
   if (hw.gpus_per_server % hw.nics_per_server != 0 && hw.nics_per_server % hw.gpus_per_server != 0)
-    throw ParamError("server.gpus", fmt::format("{} GPUs per server cannot spread over {} rails; expected a multiple or "
-                                                "divisor of {}",
-                                                hw.gpus_per_server, hw.nics_per_server, hw.nics_per_server));
+    throw ParamError("server.gpus",
+                     fmt::format("{} GPUs per server cannot spread over {} rails; expected a multiple or "
+                                 "divisor of {}",
+                                 hw.gpus_per_server, hw.nics_per_server, hw.nics_per_server));
   s.tiers = optional_int(p, "tiers");
   s.o1 = p.get_real("oversubscription");
   s.o2 = p.get_real("spine_oversubscription");
@@ -427,10 +477,24 @@ std::vector<ParamSpec> tree3_params() {
        static_cast<double>(kMaxGpus)},
       {"access_oversubscription", ParamType::Ratio, "3:1", "access switch down:up port ratio"},
       {"aggregation_oversubscription", ParamType::Ratio, "3:1", "aggregation switch down:up port ratio"},
-      {"access_per_pod", ParamType::Int, "", "access switches per pod; default: as many as an aggregation switch "
-                                             "reaches", 1, 1e6, {}, true},
-      {"aggregation_per_pod", ParamType::Int, "", "aggregation switches per pod (divides the access uplinks); "
-                                                  "default: fewest", 1, 4096, {}, true},
+      {"access_per_pod",
+       ParamType::Int,
+       "",
+       "access switches per pod; default: as many as an aggregation switch "
+       "reaches",
+       1,
+       1e6,
+       {},
+       true},
+      {"aggregation_per_pod",
+       ParamType::Int,
+       "",
+       "aggregation switches per pod (divides the access uplinks); "
+       "default: fewest",
+       1,
+       4096,
+       {},
+       true},
   };
 }
 

@@ -21,13 +21,13 @@ namespace {
 // --- global links: m per pair of groups plus a circulant remainder (dragonfly.hpp)
 
 struct GlobalPlan {
-  int64_t g = 1;       // groups
-  int64_t ports = 0;   // global ports per group (P)
-  int64_t m = 0;       // links to every other group
-  int64_t r = 0;       // remaining ports per group after m (g - 1)
-  int64_t hr = 0;      // one more link to offsets +-1 .. +-hr
+  int64_t g = 1;           // groups
+  int64_t ports = 0;       // global ports per group (P)
+  int64_t m = 0;           // links to every other group
+  int64_t r = 0;           // remaining ports per group after m (g - 1)
+  int64_t hr = 0;          // one more link to offsets +-1 .. +-hr
   bool antipodal = false;  // r odd, g even: one more link to offset g/2
-  int64_t unused = 0;  // ports per group left unused
+  int64_t unused = 0;      // ports per group left unused
 };
 
 GlobalPlan plan_global(int64_t g, int64_t ports) {
@@ -74,8 +74,7 @@ void for_each_global(const GlobalPlan& pl, F&& f) {
 }
 
 std::string global_note(const GlobalPlan& pl, const char* per_port_owner) {
-  if (pl.g < 2)
-    return fmt::format("one group: its {} global ports are unused", pl.ports);
+  if (pl.g < 2) return fmt::format("one group: its {} global ports are unused", pl.ports);
   std::string s = fmt::format("global links: {} ports per group ({} = port / h), {} link(s) to each of the {} other "
                               "groups",
                               pl.ports, per_port_owner, pl.m, pl.g - 1);
@@ -106,10 +105,10 @@ int64_t requested_gpus(const Params& prm, const Hardware& hw, std::initializer_l
   }
   const int64_t gpus = prm.get_int("gpus");
   if (gpus % hw.gpus_per_server != 0)
-    throw ParamError("topology.gpus", fmt::format("topology.gpus = {} is not a multiple of server.gpus = {}: "
-                                                  "expected whole servers, e.g. {}",
-                                                  gpus, hw.gpus_per_server,
-                                                  (gpus / hw.gpus_per_server + 1) * hw.gpus_per_server));
+    throw ParamError("topology.gpus",
+                     fmt::format("topology.gpus = {} is not a multiple of server.gpus = {}: "
+                                 "expected whole servers, e.g. {}",
+                                 gpus, hw.gpus_per_server, (gpus / hw.gpus_per_server + 1) * hw.gpus_per_server));
   return gpus;
 }
 
@@ -142,8 +141,7 @@ Sizing size_fabric(const Params& prm, const Hardware& hw, int64_t gpus, int64_t 
     if (want > per_group * s.groups)
       throw ParamError("topology.gpus", fmt::format("topology.gpus = {} needs {} terminals but g = {} groups of {} "
                                                     "hold {}: expected gpus <= {} or more groups",
-                                                    gpus, want, s.groups, per_group,
-                                                    per_group * s.groups,
+                                                    gpus, want, s.groups, per_group, per_group * s.groups,
                                                     gpus_for_terminals(per_group * s.groups, hw)));
   } else if (want >= 0) {
     s.groups = (want + per_group - 1) / per_group;
@@ -202,7 +200,8 @@ void attach_terminals(Topology& t, const Hardware& hw, NodeId first_edge, int64_
   }
   for (size_t r = 0; r < t.gpus.size(); ++r) t.nodes[t.gpus[r]].group = t.nodes[t.gpu_nic[r]].group;
   for (Node& node : t.nodes)
-    if (node.kind == NodeKind::NvSwitch) node.group = t.nodes[t.nics[static_cast<size_t>(node.server) * hw.nics_per_server]].group;
+    if (node.kind == NodeKind::NvSwitch)
+      node.group = t.nodes[t.nics[static_cast<size_t>(node.server) * hw.nics_per_server]].group;
 }
 
 void connect_switches(Topology& t, const Hardware& hw, NodeId a, NodeId b, double len, uint8_t cls) {
@@ -285,15 +284,27 @@ void fill_common_facts(Topology& t, const Hardware& hw, const Sizing& sz, int64_
 
 std::vector<ParamSpec> dragonfly_params() {
   return {
-      {"gpus", ParamType::Int, "", "GPUs (a multiple of server.gpus); sets the groups, the last may be partly filled; "
-                                 "default 1024 if no shape key is given, else the full fabric",
-       1, static_cast<double>(kMaxGpus), {}, true},
-      {"p", ParamType::Int, "", "terminals (NIC ports) per router; default: balanced (a/2, h, or sized from gpus or "
-                                "switch.radix)", 1, 4096, {}, true},
+      {"gpus",
+       ParamType::Int,
+       "",
+       "GPUs (a multiple of server.gpus); sets the groups, the last may be partly filled; "
+       "default 1024 if no shape key is given, else the full fabric",
+       1,
+       static_cast<double>(kMaxGpus),
+       {},
+       true},
+      {"p",
+       ParamType::Int,
+       "",
+       "terminals (NIC ports) per router; default: balanced (a/2, h, or sized from gpus or "
+       "switch.radix)",
+       1,
+       4096,
+       {},
+       true},
       {"a", ParamType::Int, "", "routers per group; default 2p", 1, 4096, {}, true},
       {"h", ParamType::Int, "", "global links per router; default p", 0, 4096, {}, true},
-      {"g", ParamType::Int, "", "groups (<= a*h + 1); default: enough for gpus, else a*h + 1", 1, 16777217, {},
-       true},
+      {"g", ParamType::Int, "", "groups (<= a*h + 1); default: enough for gpus, else a*h + 1", 1, 16777217, {}, true},
   };
 }
 
@@ -384,16 +395,35 @@ Topology build_dragonfly(const Params& prm, const Hardware& hw) {
 
 std::vector<ParamSpec> dragonfly_plus_params() {
   return {
-      {"gpus", ParamType::Int, "", "GPUs (a multiple of server.gpus); sets the groups, the last may be partly filled; "
-                                 "default 1024 if no shape key is given, else the full fabric",
-       1, static_cast<double>(kMaxGpus), {}, true},
+      {"gpus",
+       ParamType::Int,
+       "",
+       "GPUs (a multiple of server.gpus); sets the groups, the last may be partly filled; "
+       "default 1024 if no shape key is given, else the full fabric",
+       1,
+       static_cast<double>(kMaxGpus),
+       {},
+       true},
       {"p", ParamType::Int, "", "terminals (NIC ports) per leaf; default x (see leaves)", 1, 4096, {}, true},
-      {"leaves", ParamType::Int, "", "leaves per group; default x: the smallest x with x^2(x^2+1) >= terminals "
-                                     "for gpus, else switch.radix/2", 1, 4096, {}, true},
+      {"leaves",
+       ParamType::Int,
+       "",
+       "leaves per group; default x: the smallest x with x^2(x^2+1) >= terminals "
+       "for gpus, else switch.radix/2",
+       1,
+       4096,
+       {},
+       true},
       {"spines", ParamType::Int, "", "spines per group (every leaf links to each); default x", 1, 4096, {}, true},
       {"h", ParamType::Int, "", "global links per spine; default x", 0, 4096, {}, true},
-      {"g", ParamType::Int, "", "groups (<= spines*h + 1); default: enough for gpus, else spines*h + 1", 1,
-       16777217, {}, true},
+      {"g",
+       ParamType::Int,
+       "",
+       "groups (<= spines*h + 1); default: enough for gpus, else spines*h + 1",
+       1,
+       16777217,
+       {},
+       true},
   };
 }
 
@@ -506,8 +536,7 @@ BuilderInfo dragonfly_builder() {
 }
 
 BuilderInfo dragonfly_plus_builder() {
-  return {"dragonfly_plus",
-          "Dragonfly+: groups are leaf/spine Clos, spines carry the global links between groups",
+  return {"dragonfly_plus", "Dragonfly+: groups are leaf/spine Clos, spines carry the global links between groups",
           &dragonfly_plus_params, &build_dragonfly_plus};
 }
 

@@ -42,8 +42,8 @@ TEST(Dragonfly, FullSizeCounts) {
   };
   // (2,4,2): 4*2*(4*2+1) = 8*9 = 72; (4,8,4): 8*4*(8*4+1) = 32*33 = 1056.
   for (const Case c : {Case{2, 4, 2, 72}, Case{4, 8, 4, 1056}}) {
-    const int k = c.p + c.a - 1 + c.h;  // 7 and 15
-    const int g = c.a * c.h + 1;        // 9 and 33
+    const int k = c.p + c.a - 1 + c.h;                                             // 7 and 15
+    const int g = c.a * c.h + 1;                                                   // 9 and 33
     Topology t = build_with("dragonfly", shape(c.p, c.a, c.h), hw_with(1, 1, k));  // radix exactly k
     EXPECT_EQ(t.family, "dragonfly");
     EXPECT_EQ(static_cast<int64_t>(t.gpus.size()), c.n);
@@ -57,7 +57,7 @@ TEST(Dragonfly, FullSizeCounts) {
     for (NodeId r : routers) ASSERT_EQ(t.nodes[r].ports, k) << t.nodes[r].name;
     EXPECT_EQ(count_class(t, "nic-router"), c.n);
     EXPECT_EQ(count_class(t, "local"), static_cast<int64_t>(g) * c.a * (c.a - 1) / 2);  // 54 and 924
-    EXPECT_EQ(count_class(t, "global"), static_cast<int64_t>(g) * (g - 1) / 2);        // 36 and 528
+    EXPECT_EQ(count_class(t, "global"), static_cast<int64_t>(g) * (g - 1) / 2);         // 36 and 528
     // g = a h + 1: every pair of groups joined by exactly one global link
     auto pairs = global_pairs(t);
     for (int i = 0; i < g; ++i)
@@ -98,8 +98,8 @@ TEST(Dragonfly, UnevenGroupsStayWithinRadixSymmetricConnected) {
   // m = floor(8 / (g-1)) or m + 1 links, every port used (P even), routers within radix 7.
   const int a = 4, h = 2, P = a * h;
   for (int g = 2; g <= 9; ++g) {
-    Topology t = build_with("dragonfly", {{"p", "2"}, {"a", "4"}, {"h", "2"}, {"g", std::to_string(g)}},
-                            hw_with(1, 1, 7));
+    Topology t =
+        build_with("dragonfly", {{"p", "2"}, {"a", "4"}, {"h", "2"}, {"g", std::to_string(g)}}, hw_with(1, 1, 7));
     EXPECT_EQ(t.groups, g);
     for (NodeId r : tier(t, 1)) ASSERT_LE(t.nodes[r].ports, 7) << g;
     auto pairs = global_pairs(t);
@@ -207,7 +207,9 @@ TEST(Dragonfly, ImpossibleValues) {
               build_with("dragonfly", {{"p", "2"}, {"a", "4"}, {"h", "2"}, {"gpus", "73"}}, hw_with(1, 1, 7));
             }),
             "topology.gpus");  // > 72
-  EXPECT_EQ(param_error_key([] { build_with("dragonfly", {{"gpus", "100"}}, hw_with(8, 8, 32)); }),
+  EXPECT_EQ(param_error_key([] {
+              build_with("dragonfly", {{"gpus", "100"}}, hw_with(8, 8, 32));
+            }),
             "topology.gpus");  // not a multiple of 8
   EXPECT_EQ(param_error_key([] { build_with("dragonfly", shape(2, 4, 2), hw_with(8, 0, 7)); }), "server.nics");
 }
@@ -216,8 +218,8 @@ TEST(DragonflyPlus, Counts) {
   // leaves = spines = p = h = 4: g = spines h + 1 = 17, N = leaves p g = 4*4*17 = 272.
   // Leaf ports p + spines = 8, spine ports leaves + h = 8. Leaf-spine links 17 * 16 = 272,
   // global 17 * 16 / 2 = 136 (one per pair of groups).
-  Topology t = build_with("dragonfly_plus", {{"p", "4"}, {"leaves", "4"}, {"spines", "4"}, {"h", "4"}},
-                          hw_with(1, 1, 8));
+  Topology t =
+      build_with("dragonfly_plus", {{"p", "4"}, {"leaves", "4"}, {"spines", "4"}, {"h", "4"}}, hw_with(1, 1, 8));
   EXPECT_EQ(t.family, "dragonfly_plus");
   EXPECT_EQ(t.gpus.size(), 272u);
   EXPECT_EQ(t.facts.max_gpus, 272);
@@ -253,8 +255,8 @@ TEST(DragonflyPlus, Counts) {
 
 TEST(DragonflyPlus, UnevenAndRadix) {
   // g = 6 < 17: P = 16, m = floor(16/5) = 3, r = 1, g even -> opposite group gets 4; all 16 ports used.
-  Topology t = build_with("dragonfly_plus",
-                          {{"p", "4"}, {"leaves", "4"}, {"spines", "4"}, {"h", "4"}, {"g", "6"}}, hw_with(1, 1, 8));
+  Topology t = build_with("dragonfly_plus", {{"p", "4"}, {"leaves", "4"}, {"spines", "4"}, {"h", "4"}, {"g", "6"}},
+                          hw_with(1, 1, 8));
   for (NodeId n : tier(t, 2)) ASSERT_LE(t.nodes[n].ports, 8);
   auto pairs = global_pairs(t);
   for (int i = 0; i < 6; ++i)
@@ -264,11 +266,11 @@ TEST(DragonflyPlus, UnevenAndRadix) {
       }
   EXPECT_EQ(count_class(t, "global"), 6 * 16 / 2);
   EXPECT_EQ(bfs_diameter(t), 3);
-  EXPECT_EQ(param_error_key([] {
-              build_with("dragonfly_plus", {{"p", "4"}, {"leaves", "4"}, {"spines", "4"}, {"h", "4"}},
-                         hw_with(1, 1, 7));
-            }),
-            "switch.radix");
+  EXPECT_EQ(
+      param_error_key([] {
+        build_with("dragonfly_plus", {{"p", "4"}, {"leaves", "4"}, {"spines", "4"}, {"h", "4"}}, hw_with(1, 1, 7));
+      }),
+      "switch.radix");
 }
 
 }  // namespace

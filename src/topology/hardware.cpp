@@ -11,10 +11,18 @@ std::vector<ParamSpec> server_params() {
       {"gpus", ParamType::Int, "8", "GPUs per server", 1, 72},
       {"nics", ParamType::Int, "8", "back-end NICs per server (rails); 0 for NIC-less fabrics (torus)", 0, 64},
       {"nic_speed", ParamType::Bandwidth, "400Gbps", "back-end NIC port speed"},
-      {"nvlink_domain", ParamType::Int, "", "GPUs per NVLink/NVSwitch domain (a multiple of server.gpus, up to 72 "
-                                             "for rack-scale domains); default: server.gpus", 1, 576, {}, true},
+      {"nvlink_domain",
+       ParamType::Int,
+       "",
+       "GPUs per NVLink/NVSwitch domain (a multiple of server.gpus, up to 72 "
+       "for rack-scale domains); default: server.gpus",
+       1,
+       576,
+       {},
+       true},
       {"nvlink_bandwidth", ParamType::Bandwidth, "450GB/s", "NVLink bandwidth per GPU per direction"},
-      {"nvlink_latency", ParamType::Time, "500ns", "latency of each GPU<->NVSwitch link (a GPU-to-GPU hop crosses two)"},
+      {"nvlink_latency", ParamType::Time, "500ns",
+       "latency of each GPU<->NVSwitch link (a GPU-to-GPU hop crosses two)"},
       {"pcie_bandwidth", ParamType::Bandwidth, "64GB/s", "GPU<->NIC PCIe bandwidth per direction (Gen5 x16)"},
       {"pcie_latency", ParamType::Time, "500ns", "GPU<->NIC PCIe latency"},
       {"power", ParamType::Power, "10.2kW", "power per server (GPUs, CPUs, NICs, fans)"},
@@ -46,7 +54,8 @@ Hardware hardware_from(const Params& server, const Params& sw, const Params& cab
   Hardware hw;
   hw.gpus_per_server = static_cast<int>(server.get_int("gpus"));
   hw.nics_per_server = static_cast<int>(server.get_int("nics"));
-  hw.nvlink_domain = server.has("nvlink_domain") ? static_cast<int>(server.get_int("nvlink_domain")) : hw.gpus_per_server;
+  hw.nvlink_domain = server.has("nvlink_domain") ? static_cast<int>(server.get_int("nvlink_domain"))
+                                                 : hw.gpus_per_server;
   hw.nvlink_bw = server.get_bandwidth("nvlink_bandwidth");
   hw.nvlink_latency = server.get_time("nvlink_latency");
   hw.pcie_bw = server.get_bandwidth("pcie_bandwidth");
@@ -76,8 +85,7 @@ Hardware hardware_from(const Params& server, const Params& sw, const Params& cab
                                  hw.gpus_per_server));
   if (hw.rack_power_w < hw.server_power_w)
     throw ParamError("cabling.rack_power", fmt::format("cabling.rack_power = {} cannot hold one server of {}",
-                                                       format_power(hw.rack_power_w),
-                                                       format_power(hw.server_power_w)));
+                                                       format_power(hw.rack_power_w), format_power(hw.server_power_w)));
   return hw;
 }
 
@@ -117,7 +125,10 @@ void add_servers(Topology& t, const Hardware& hw, int32_t servers) {
       sw.server = s;
       sw.rack = rack;
       sw.local = s / servers_per_domain;
-      sw.name = servers_per_domain == 1 ? sname + "/nvswitch" : fmt::format("nvl-domain-{}", padded(sw.local, (servers + servers_per_domain - 1) / servers_per_domain));
+      sw.name =
+          servers_per_domain == 1
+              ? sname + "/nvswitch"
+              : fmt::format("nvl-domain-{}", padded(sw.local, (servers + servers_per_domain - 1) / servers_per_domain));
       nvswitch = t.add_node(std::move(sw));
     }
     std::vector<NodeId> nic_ids;

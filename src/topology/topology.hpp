@@ -40,34 +40,34 @@ struct Node {
   int32_t server = kNone;  // GPU, NIC, NVSwitch: the server (or NVLink domain's first server)
   int32_t local = kNone;   // GPU/NIC: index inside its server; switch: index inside its tier
   int32_t rack = kNone;
-  int32_t rail = kNone;    // NIC and its GPU: rail = NIC index in the server; rail-bound switches: their rail
-  int32_t group = kNone;   // aggregation group (scalable unit) / dragonfly group / torus cube
+  int32_t rail = kNone;   // NIC and its GPU: rail = NIC index in the server; rail-bound switches: their rail
+  int32_t group = kNone;  // aggregation group (scalable unit) / dragonfly group / torus cube
   int32_t pod = kNone;
-  int32_t ports = 0;       // ports in use (next free port index)
-  std::string name;        // unique: "gpu-node-017/gpu3", "gpu-node-017/nic3", "su1-leaf-r3", ...
+  int32_t ports = 0;  // ports in use (next free port index)
+  std::string name;   // unique: "gpu-node-017/gpu3", "gpu-node-017/nic3", "su1-leaf-r3", ...
 };
 
 struct Link {
   NodeId a = kNone;
   NodeId b = kNone;
-  int32_t port_a = 0;      // port index on a (0-based)
+  int32_t port_a = 0;  // port index on a (0-based)
   int32_t port_b = 0;
-  Bandwidth capacity;      // per direction
-  Time latency;            // propagation (length) + fixed latency of the medium
+  Bandwidth capacity;  // per direction
+  Time latency;        // propagation (length) + fixed latency of the medium
   float length_m = 0;
   Media media = Media::Copper;
-  uint8_t cls = 0;         // index into Topology::link_classes
+  uint8_t cls = 0;  // index into Topology::link_classes
 };
 
 // Figures a builder derives from its family's structure (documented per builder).
 struct Facts {
-  int64_t max_gpus = 0;                 // largest GPU count this radix/tier choice reaches
-  std::string max_gpus_reason;          // what bounds it
-  int diameter_hops = 0;                // switch-to-switch (or chip-to-chip) links on the longest shortest path
-  double bisection_bps = 0;             // per direction, across the family's canonical halving cut
-  std::string bisection_method;         // how it was computed
+  int64_t max_gpus = 0;          // largest GPU count this radix/tier choice reaches
+  std::string max_gpus_reason;   // what bounds it
+  int diameter_hops = 0;         // switch-to-switch (or chip-to-chip) links on the longest shortest path
+  double bisection_bps = 0;      // per direction, across the family's canonical halving cut
+  std::string bisection_method;  // how it was computed
   std::vector<std::pair<std::string, double>> oversubscription;  // per tier boundary: "leaf" -> 1.0
-  std::vector<std::string> notes;       // assumptions worth printing
+  std::vector<std::string> notes;                                // assumptions worth printing
 };
 
 struct Topology {
@@ -77,9 +77,9 @@ struct Topology {
   std::vector<std::string> tier_names{""};  // [tier] -> "leaf", "spine", "super_spine", "router", ...
   std::vector<std::string> link_classes;    // [cls] -> "nvlink", "pcie", "nic-leaf", "leaf-spine", ...
 
-  std::vector<NodeId> gpus;      // by global rank
-  std::vector<NodeId> gpu_nic;   // by global rank: the NIC the GPU uses (kNone if none, e.g. torus)
-  std::vector<NodeId> nics;      // all NICs, by (server, local)
+  std::vector<NodeId> gpus;     // by global rank
+  std::vector<NodeId> gpu_nic;  // by global rank: the NIC the GPU uses (kNone if none, e.g. torus)
+  std::vector<NodeId> nics;     // all NICs, by (server, local)
   int32_t servers = 0;
   int32_t gpus_per_server = 0;
   int32_t nics_per_server = 0;
@@ -87,7 +87,7 @@ struct Topology {
   int32_t groups = 0;
   int32_t pods = 0;
   int32_t rails = 0;
-  Time switch_latency;           // port-to-port latency of every switch (engines add it per hop)
+  Time switch_latency;              // port-to-port latency of every switch (engines add it per hop)
   std::vector<int32_t> torus_dims;  // torus only: dimension sizes; GPU rank r has x fastest: r = x + X*(y + Y*z)
   Facts facts;
 
@@ -108,7 +108,7 @@ struct Topology {
   int switch_tiers() const { return static_cast<int>(tier_names.size()) - 1; }
 
   // Physical naming for cabling plans and exports.
-  std::string device_name(NodeId n) const;       // server name for GPU/NIC/NVSwitch, else node name
+  std::string device_name(NodeId n) const;              // server name for GPU/NIC/NVSwitch, else node name
   std::string port_name(NodeId n, int32_t port) const;  // "Ethernet1/12", "gpu3_eth", ...
 };
 

@@ -41,13 +41,23 @@ std::vector<int64_t> cube_like_dims(int64_t n) {
 
 std::vector<ParamSpec> torus_params() {
   return {
-      {"dims", ParamType::IntList, "",
+      {"dims",
+       ParamType::IntList,
+       "",
        "chips per dimension, 1, 2 or 3 entries, each >= 2 (e.g. [16, 16, 16], 8x8, or [8] for a ring); default: "
        "[4, 4, 4], or the most cube-like factorization of topology.gpus",
-       2, 65536, {}, true},
-      {"gpus", ParamType::Int, "",
-       "chips in the torus; with dims it must equal their product, without dims it sets them", 4,
-       static_cast<double>(kMaxChips), {}, true},
+       2,
+       65536,
+       {},
+       true},
+      {"gpus",
+       ParamType::Int,
+       "",
+       "chips in the torus; with dims it must equal their product, without dims it sets them",
+       4,
+       static_cast<double>(kMaxChips),
+       {},
+       true},
       {"link_speed", ParamType::Bandwidth, "400Gbps",
        "chip-to-chip link bandwidth per direction (TPU v4 ICI: 400 Gb/s each way)"},
       {"cube", ParamType::IntList, "[4, 4, 4]",
@@ -110,8 +120,8 @@ Topology build_torus(const Params& prm, const Hardware& hw_in) {
   int32_t cubes = 1;
   for (int d = 0; d < dn; ++d) {
     if (cube_in[d] < 1)
-      throw ParamError("topology.cube", fmt::format("topology.cube = {}: expected every entry >= 1",
-                                                    list_text(cube_in)));
+      throw ParamError("topology.cube",
+                       fmt::format("topology.cube = {}: expected every entry >= 1", list_text(cube_in)));
     cube[d] = std::min(cube_in[d], dims[d]);
     cubes_along[d] = (dims[d] + cube[d] - 1) / cube[d];
     cubes *= static_cast<int32_t>(cubes_along[d]);
@@ -162,8 +172,8 @@ Topology build_torus(const Params& prm, const Hardware& hw_in) {
       const int64_t nx = (x + 1) % dims[d];
       const auto nb = static_cast<int32_t>(r + (nx - x) * stride[d]);
       const double len = (x / cube[d] == nx / cube[d]) ? short_m : long_m;
-      const LinkId l = t.connect(t.gpus[r], t.gpus[nb], speed, cable_latency(hw, len) + hop, len, media_for(hw, len),
-                                 cls);
+      const LinkId l =
+          t.connect(t.gpus[r], t.gpus[nb], speed, cable_latency(hw, len) + hop, len, media_for(hw, len), cls);
       t.links[l].port_a = 2 * d;      // + direction on a
       t.links[l].port_b = 2 * d + 1;  // - direction on b
       ++links_per_dim[d];
@@ -214,8 +224,8 @@ Topology build_torus(const Params& prm, const Hardware& hw_in) {
   if (hw_in.nics_per_server > 0)
     f.notes.push_back(fmt::format("server.nics = {} ignored: torus chips have no NICs (every link is chip-to-chip)",
                                   hw_in.nics_per_server));
-  f.notes.push_back(fmt::format("servers are {} consecutive chips (labels only, no NVLink inside a server)",
-                                hw.gpus_per_server));
+  f.notes.push_back(
+      fmt::format("servers are {} consecutive chips (labels only, no NVLink inside a server)", hw.gpus_per_server));
   t.finalize();
   return t;
 }
@@ -223,10 +233,10 @@ Topology build_torus(const Params& prm, const Hardware& hw_in) {
 }  // namespace
 
 BuilderInfo torus_builder() {
-  return {"torus", "1D ring, 2D or 3D torus of GPU chips with wrap-around links, no switches or NICs (TPU-style "
-                   "ICI)",
-          &torus_params,
-          &build_torus};
+  return {"torus",
+          "1D ring, 2D or 3D torus of GPU chips with wrap-around links, no switches or NICs (TPU-style "
+          "ICI)",
+          &torus_params, &build_torus};
 }
 
 }  // namespace podnet::topology

@@ -41,18 +41,18 @@ int degree(const Topology& t, NodeId n) {
 TEST(Torus, DegreeLinksDiameterBisection) {
   struct Case {
     std::string dims;
-    int64_t n;         // product of dims
-    int deg;           // 2 per dimension (>= 3)
-    int64_t links;     // N per dimension (>= 3)
-    int diameter;      // sum floor(k/2)
-    int64_t cut_links; // 2N / k_max
+    int64_t n;          // product of dims
+    int deg;            // 2 per dimension (>= 3)
+    int64_t links;      // N per dimension (>= 3)
+    int diameter;       // sum floor(k/2)
+    int64_t cut_links;  // 2N / k_max
   };
   const Case cases[] = {
-      {"[8]", 8, 2, 8, 4, 2 * 8 / 8},                             // a ring: 2 cut links
-      {"[4, 4]", 16, 4, 16 * 2, 2 + 2, 2 * 16 / 4},               // 8 cut links
-      {"4x4x4", 64, 6, 64 * 3, 2 + 2 + 2, 2 * 64 / 4},             // 32 cut links
-      {"[3, 5]", 15, 4, 15 * 2, 1 + 2, 2 * 15 / 5},                // 6: k_max = 5, odd, halves of 2 and 3
-      {"[3, 4, 5]", 60, 6, 60 * 3, 1 + 2 + 2, 2 * 60 / 5},         // 24
+      {"[8]", 8, 2, 8, 4, 2 * 8 / 8},                       // a ring: 2 cut links
+      {"[4, 4]", 16, 4, 16 * 2, 2 + 2, 2 * 16 / 4},         // 8 cut links
+      {"4x4x4", 64, 6, 64 * 3, 2 + 2 + 2, 2 * 64 / 4},      // 32 cut links
+      {"[3, 5]", 15, 4, 15 * 2, 1 + 2, 2 * 15 / 5},         // 6: k_max = 5, odd, halves of 2 and 3
+      {"[3, 4, 5]", 60, 6, 60 * 3, 1 + 2 + 2, 2 * 60 / 5},  // 24
   };
   for (const auto& c : cases) {
     Topology t = torus(c.dims);

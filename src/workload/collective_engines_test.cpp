@@ -46,16 +46,18 @@ constexpr double kB = 400e9 * 4096.0 / 4178.0;  // NIC payload rate, b/s
 // 2-tier rail-optimized leaf-spine: 128 servers of 8 GPUs, 2 aggregation
 // groups of 64 servers (8 rail leaves each), 8 spines.
 const topology::Topology& leafspine1k() {
-  static const topology::Topology t = topology::build_with(
-      "fat_tree", {{"gpus", "1024"}, {"tiers", "2"}, {"rail_optimized", "true"}}, topology::default_hardware());
+  static const topology::Topology t =
+      topology::build_with("fat_tree", {{"gpus", "1024"}, {"tiers", "2"}, {"rail_optimized", "true"}},
+                           topology::default_hardware());
   return t;
 }
 
 // aipod-16k's shape at 4,096 GPUs: rail_clos with a super-spine, 4 groups per
 // pod: 512 servers, 8 groups of 64 servers (512 GPUs), 2 pods of 256 servers.
 const topology::Topology& railclos4k() {
-  static const topology::Topology t = topology::build_with(
-      "rail_clos", {{"gpus", "4096"}, {"tiers", "3"}, {"groups_per_pod", "4"}}, topology::default_hardware());
+  static const topology::Topology t = topology::build_with("rail_clos",
+                                                           {{"gpus", "4096"}, {"tiers", "3"}, {"groups_per_pod", "4"}},
+                                                           topology::default_hardware());
   return t;
 }
 
@@ -210,10 +212,9 @@ TEST(EngineCrosscheck, TopologyAwareRingBeatsNaiveLocalIndexFirstOrder) {
   // No contention inside a single ring on a non-blocking fabric: engines agree.
   expect_rel(time_of("analytical", t, p_aware), ta, 0.01, "analytical vs flow, topology-aware");
   expect_rel(time_of("analytical", t, p_naive), tn, 0.01, "analytical vs flow, naive");
-  std::cout << fmt::format(
-      "[ figure   ] 4,096 GPUs, 1 GiB, 1 channel: topology_aware {:.1f} us, local-index-first "
-      "{:.1f} us\n",
-      ta * 1e6, tn * 1e6);
+  std::cout << fmt::format("[ figure   ] 4,096 GPUs, 1 GiB, 1 channel: topology_aware {:.1f} us, local-index-first "
+                           "{:.1f} us\n",
+                           ta * 1e6, tn * 1e6);
 }
 
 // A shuffled order (Fisher-Yates driven by std::mt19937_64, whose output is
@@ -251,10 +252,9 @@ TEST(EngineCrosscheck, ShuffledOrderIsBoundBySharedNics) {
   // One transfer: the analytical engine's min over links of capacity /
   // (hops on the link) is the flow engine's answer too.
   expect_rel(time_of("analytical", t, plan), ts, 0.01, "analytical vs flow, shuffled");
-  std::cout << fmt::format(
-      "[ figure   ] 4,096 GPUs, 1 GiB, shuffled order: {:.1f} us ({} cross-rail hops, up to {} "
-      "hops on one NIC) vs topology_aware {:.1f} us\n",
-      ts * 1e6, rs.cross_rail_hops, m, ta * 1e6);
+  std::cout << fmt::format("[ figure   ] 4,096 GPUs, 1 GiB, shuffled order: {:.1f} us ({} cross-rail hops, up to {} "
+                           "hops on one NIC) vs topology_aware {:.1f} us\n",
+                           ts * 1e6, rs.cross_rail_hops, m, ta * 1e6);
 }
 
 // 8 channels on the same fabric, 8 GiB. topology_aware: each channel as in
@@ -285,11 +285,10 @@ TEST(EngineCrosscheck, ChannelsOnlyHelpWhenTheyUseDifferentNics) {
   const double an = time_of("analytical", t, naive);
   expect_rel(an, tn, 0.05, "analytical vs flow, naive (channels share a NIC)");
   expect_rel(time_of("analytical", t, aware), ta, 0.01, "analytical vs flow, topology-aware (no contention)");
-  std::cout << fmt::format(
-      "[ figure   ] 4,096 GPUs, 8 GiB, 8 channels: topology_aware {:.1f} us (busbw {:.1f} GB/s), "
-      "naive {:.1f} us (busbw {:.1f} GB/s; analytical {:.1f} us)\n",
-      ta * 1e6, 8190.0 / 4096 * static_cast<double>(s) / ta / 1e9, tn * 1e6,
-      8190.0 / 4096 * static_cast<double>(s) / tn / 1e9, an * 1e6);
+  std::cout << fmt::format("[ figure   ] 4,096 GPUs, 8 GiB, 8 channels: topology_aware {:.1f} us (busbw {:.1f} GB/s), "
+                           "naive {:.1f} us (busbw {:.1f} GB/s; analytical {:.1f} us)\n",
+                           ta * 1e6, 8190.0 / 4096 * static_cast<double>(s) / ta / 1e9, tn * 1e6,
+                           8190.0 / 4096 * static_cast<double>(s) / tn / 1e9, an * 1e6);
 }
 
 // ---------------------------------------------------------------- (h)
@@ -308,8 +307,8 @@ TEST(EngineCrosscheck, ChannelsOnlyHelpWhenTheyUseDifferentNics) {
 //   S/8 over its one NVLink up, t = 7 x S/8 x 8 / C + 1,000 ns.
 TEST(EngineCrosscheck, AnalyticalAgreesWithFlowOnOneCollective) {
   static const topology::Topology rail64 = testing::rail_clos(64);
-  static const topology::Topology torus = topology::build_with("torus", {{"dims", "[4, 4, 4]"}},
-                                                               topology::default_hardware());
+  static const topology::Topology torus =
+      topology::build_with("torus", {{"dims", "[4, 4, 4]"}}, topology::default_hardware());
   const double nvlink = 450e9 * 8 * 0.824;  // b/s per GPU per direction
   struct Case {
     const char* what;
@@ -333,8 +332,8 @@ TEST(EngineCrosscheck, AnalyticalAgreesWithFlowOnOneCollective) {
        opts(2, RingOrder::TopologyAware), 0},
       {"32 GPUs, hierarchical all-reduce", &testing::rail32(), "hierarchical", Op::AllReduce, iota(32), 256_MiB,
        opts(1, RingOrder::TopologyAware), 0},
-      {"32 GPUs, halving-doubling all-reduce", &testing::rail32(), "halving_doubling", Op::AllReduce, iota(32),
-       256_MiB, opts(1, RingOrder::TopologyAware), 0},
+      {"32 GPUs, halving-doubling all-reduce", &testing::rail32(), "halving_doubling", Op::AllReduce, iota(32), 256_MiB,
+       opts(1, RingOrder::TopologyAware), 0},
       {"64 GPUs, all-to-all", &rail64, "pairwise", Op::AllToAll, iota(64), 64_MiB, opts(1, RingOrder::TopologyAware),
        0},
       {"64-chip torus 4x4x4, ring all-reduce, 2 channels", &torus, "ring", Op::AllReduce, iota(64), 64_MiB,
@@ -348,8 +347,8 @@ TEST(EngineCrosscheck, AnalyticalAgreesWithFlowOnOneCollective) {
     const double a = time_of("analytical", *c.topo, plan);
     if (c.hand > 0) expect_rel(f, c.hand, 0.01, fmt::format("{}: flow vs hand", c.what));
     expect_rel(a, f, 0.05, fmt::format("{}: analytical vs flow", c.what));
-    std::cout << fmt::format("[ figure   ] {:<52} flow {:>10.1f} us, analytical {:>10.1f} us, ratio {:.3f}\n",
-                             c.what, f * 1e6, a * 1e6, a / f);
+    std::cout << fmt::format("[ figure   ] {:<52} flow {:>10.1f} us, analytical {:>10.1f} us, ratio {:.3f}\n", c.what,
+                             f * 1e6, a * 1e6, a / f);
   }
 }
 

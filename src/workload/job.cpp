@@ -51,34 +51,63 @@ std::vector<ParamSpec> workload_params() {
       {"top_k", ParamType::Int, "", "override the preset's experts per token", 1, 100000, {}, true},
       {"tp", ParamType::Int, "8", "tensor-parallel size t (GPUs sharing each layer)", 1, 1 << 20},
       {"pp", ParamType::Int, "8", "pipeline-parallel size p (stages)", 1, 1 << 20},
-      {"dp", ParamType::Int, "", "data-parallel size d (auto: the largest d with t p d <= fabric GPUs dividing "
-                                 "global_batch / microbatch)", 1, 1 << 24, {}, true},
+      {"dp",
+       ParamType::Int,
+       "",
+       "data-parallel size d (auto: the largest d with t p d <= fabric GPUs dividing "
+       "global_batch / microbatch)",
+       1,
+       1 << 24,
+       {},
+       true},
       {"ep", ParamType::Int, "1", "expert-parallel size (MoE; divides dp, as in Megatron-core)", 1, 1 << 20},
-      {"cp", ParamType::Int, "1", "context-parallel size c: each CP rank holds s/c tokens of every sequence, "
-                                  "ring attention passes key/value blocks (GPUs = tp x cp x pp x dp)", 1, 1 << 20},
-      {"stage_layers", ParamType::IntList, "even", "layers per pipeline stage: even (l / pp), auto (balance "
-                                                   "compute with the embedding on the first and the LM head on "
-                                                   "the last stage), or a list of pp (or pp x interleave, per "
-                                                   "virtual stage) counts such as [7, 8, 8, 7]", 0, 1e6,
+      {"cp", ParamType::Int, "1",
+       "context-parallel size c: each CP rank holds s/c tokens of every sequence, "
+       "ring attention passes key/value blocks (GPUs = tp x cp x pp x dp)",
+       1, 1 << 20},
+      {"stage_layers",
+       ParamType::IntList,
+       "even",
+       "layers per pipeline stage: even (l / pp), auto (balance "
+       "compute with the embedding on the first and the LM head on "
+       "the last stage), or a list of pp (or pp x interleave, per "
+       "virtual stage) counts such as [7, 8, 8, 7]",
+       0,
+       1e6,
        {"even", "auto"}},
       {"interleave", ParamType::Int, "1", "virtual pipeline stages per GPU v (interleaved 1F1B when > 1)", 1, 1024},
       {"microbatch", ParamType::Int, "1", "sequences per microbatch b", 1, 1 << 20},
       {"global_batch", ParamType::Int, "1536", "sequences per iteration B (GPT-3: 1536)", 1, 1e9},
-      {"sequence_parallel", ParamType::Bool, "false", "Megatron sequence parallelism: TP all-reduces become "
-                                                      "reduce-scatter + all-gather"},
-      {"zero", ParamType::Int, "0", "ZeRO stage: 0 all-reduce, 1/2 reduce-scatter + all-gather, 3 also gathers "
-                                    "parameters (1.5x DP volume)", 0, 3},
+      {"sequence_parallel", ParamType::Bool, "false",
+       "Megatron sequence parallelism: TP all-reduces become "
+       "reduce-scatter + all-gather"},
+      {"zero", ParamType::Int, "0",
+       "ZeRO stage: 0 all-reduce, 1/2 reduce-scatter + all-gather, 3 also gathers "
+       "parameters (1.5x DP volume)",
+       0, 3},
       {"compute_efficiency", ParamType::Real, "", efficiency_help(), 0.001, 1, {}, true},
       {"tokens", ParamType::String, "300B", "training budget in tokens (300B, 15T, 2e12) for days to train"},
-      {"recompute", ParamType::String, "full", "activation recompute: none, selective (the attention core again "
-                                               "in backward, its s^2 activations not kept) or full (the whole "
-                                               "forward again, only layer inputs kept)", -kBig, kBig,
+      {"recompute",
+       ParamType::String,
+       "full",
+       "activation recompute: none, selective (the attention core again "
+       "in backward, its s^2 activations not kept) or full (the whole "
+       "forward again, only layer inputs kept)",
+       -kBig,
+       kBig,
        {"none", "selective", "full"}},
       {"bytes_per_param", ParamType::Int, "2", "bytes per parameter and activation element (bf16 = 2)", 1, 8},
-      {"bytes_per_grad", ParamType::Int, "2", "bytes per gradient element as reduced over DP (bf16 = 2, fp32 = 4)",
-       1, 8},
-      {"bucket_params", ParamType::Int, "", "DP gradient bucket in parameters (auto: max(40M, 1M x dp), "
-                                            "Megatron-core's default)", 1, 1e12, {}, true},
+      {"bytes_per_grad", ParamType::Int, "2", "bytes per gradient element as reduced over DP (bf16 = 2, fp32 = 4)", 1,
+       8},
+      {"bucket_params",
+       ParamType::Int,
+       "",
+       "DP gradient bucket in parameters (auto: max(40M, 1M x dp), "
+       "Megatron-core's default)",
+       1,
+       1e12,
+       {},
+       true},
   };
 }
 
@@ -146,8 +175,8 @@ Job job_from(const Params& p, int64_t fabric_gpus) {
   } else {
     const int64_t mp = j.tp * j.cp * j.pp;
     if (mp > fabric_gpus)
-      throw ParamError("workload.tp", fmt::format("tp x cp x pp = {} x {} x {} = {} GPUs, but the fabric has {}",
-                                                  j.tp, j.cp, j.pp, mp, fabric_gpus));
+      throw ParamError("workload.tp", fmt::format("tp x cp x pp = {} x {} x {} = {} GPUs, but the fabric has {}", j.tp,
+                                                  j.cp, j.pp, mp, fabric_gpus));
     const int64_t seqs = j.global_batch / std::max<int64_t>(1, j.microbatch);
     j.dp = 0;
     for (int64_t d = fabric_gpus / mp; d >= 1; --d)
@@ -164,7 +193,8 @@ Job job_from(const Params& p, int64_t fabric_gpus) {
     // The first and the last virtual stage may hold only the embedding or the LM head; every other needs a layer.
     if (j.pp * j.interleave > j.model.layers + 2)
       throw ParamError("workload.stage_layers", fmt::format("auto: {} layers cannot fill pp x interleave = {} virtual "
-                                                            "stages", j.model.layers, j.pp * j.interleave));
+                                                            "stages",
+                                                            j.model.layers, j.pp * j.interleave));
     j.chunk_layers = auto_stage_split(j.model, j.pp, j.interleave);
     bool even = true;
     for (int64_t n : j.chunk_layers) even = even && n == j.chunk_layers.front();
@@ -214,8 +244,7 @@ void validate(const Job& j, int64_t fabric_gpus) {
   if (m.hidden % m.heads != 0)
     throw ParamError("workload.heads", fmt::format("hidden {} is not divisible by heads {}", m.hidden, m.heads));
   if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0)
-    throw ParamError("workload.kv_heads",
-                     fmt::format("kv_heads {} must divide heads {}", m.kv_heads, m.heads));
+    throw ParamError("workload.kv_heads", fmt::format("kv_heads {} must divide heads {}", m.kv_heads, m.heads));
   if (m.top_k > m.experts)
     throw ParamError("workload.top_k", fmt::format("top_k {} exceeds experts {}", m.top_k, m.experts));
   if (j.gpus() > fabric_gpus)
@@ -229,7 +258,8 @@ void validate(const Job& j, int64_t fabric_gpus) {
   if (m.kv_heads % j.tp != 0)
     throw ParamError("workload.tp",
                      fmt::format("kv_heads {} are not divisible by tp {} (Megatron splits the key/value groups "
-                                 "over TP ranks)", m.kv_heads, j.tp));
+                                 "over TP ranks)",
+                                 m.kv_heads, j.tp));
   if (j.chunk_layers.empty() && m.layers % (j.pp * j.interleave) != 0)
     throw ParamError(j.interleave > 1 ? "workload.interleave" : "workload.pp",
                      fmt::format("layers {} are not divisible by pp x interleave = {} x {} (set workload.stage_layers "
@@ -247,7 +277,8 @@ void validate(const Job& j, int64_t fabric_gpus) {
     if (j.microbatches() % j.pp != 0)
       throw ParamError("workload.interleave",
                        fmt::format("the interleaved schedule needs microbatches per pipeline ({} = global_batch / "
-                                   "(microbatch x dp)) divisible by pp {}", j.microbatches(), j.pp));
+                                   "(microbatch x dp)) divisible by pp {}",
+                                   j.microbatches(), j.pp));
   }
   if (static_cast<double>(j.pp) * static_cast<double>(j.microbatches()) * static_cast<double>(j.interleave) >
       static_cast<double>(kMaxPipelinePasses))
@@ -270,7 +301,8 @@ void validate(const Job& j, int64_t fabric_gpus) {
     throw ParamError("workload.ep", fmt::format("ep {} needs a mixture-of-experts model (experts > 1)", j.ep));
   if (j.dp % j.ep != 0)
     throw ParamError("workload.ep", fmt::format("ep {} does not divide dp {} (expert parallelism is carved out of "
-                                                "data parallelism)", j.ep, j.dp));
+                                                "data parallelism)",
+                                                j.ep, j.dp));
   if (m.experts % j.ep != 0)
     throw ParamError("workload.ep", fmt::format("ep {} does not divide experts {}", j.ep, m.experts));
   if (j.sequence_parallel && m.seq % j.tp != 0)
@@ -384,19 +416,19 @@ Volumes volumes(const Job& j) {
   const bool full = j.recompute == Recompute::Full;
   v.tp_allreduce_bytes = bsh;
   v.tp_allreduces_per_layer = full ? 6 : 4;
-  v.tp_bytes_per_gpu = j.tp > 1 ? static_cast<double>(v.tp_allreduces_per_layer) * ls * mb * 2 * (t - 1) / t *
-                                      static_cast<double>(bsh)
-                                : 0.0;
+  v.tp_bytes_per_gpu =
+      j.tp > 1 ? static_cast<double>(v.tp_allreduces_per_layer) * ls * mb * 2 * (t - 1) / t * static_cast<double>(bsh)
+               : 0.0;
   v.pp_p2p_bytes = j.pp > 1 ? bsh : 0;
-  v.pp_bytes_per_gpu =
-      j.pp > 1 ? 2.0 * mb * static_cast<double>(j.interleave) * static_cast<double>(bsh) / t : 0.0;
+  v.pp_bytes_per_gpu = j.pp > 1 ? 2.0 * mb * static_cast<double>(j.interleave) * static_cast<double>(bsh) / t : 0.0;
   // Stage average of the gradient bytes per GPU (equals P/(t p) x bytes for a dense model).
   double grads = 0, dp_traffic = 0;
   for (int64_t s = 0; s < j.pp; ++s) {
     const StageParams sp = stage_params(j, s);
     grads += sp.total() * static_cast<double>(j.bytes_per_grad);
     const double edp = static_cast<double>(j.dp) / static_cast<double>(j.ep);
-    dp_traffic += (sp.dense * 2 * (d - 1) / d + sp.expert * 2 * (edp - 1) / edp) * static_cast<double>(j.bytes_per_grad);
+    dp_traffic +=
+        (sp.dense * 2 * (d - 1) / d + sp.expert * 2 * (edp - 1) / edp) * static_cast<double>(j.bytes_per_grad);
   }
   v.dp_grad_bytes_per_gpu = grads / static_cast<double>(j.pp);
   v.dp_bytes_per_gpu = dp_traffic / static_cast<double>(j.pp) * (j.zero == 3 ? 1.5 : 1.0);
@@ -453,14 +485,14 @@ Memory memory_of_stage(const Job& j, int64_t stage) {
   const int64_t chunks = std::min(warm + 1, mbs * v);
   mem.inflight_microbatches = static_cast<double>(chunks) / static_cast<double>(v);
   mem.activation_bytes_per_layer = activation_bytes_per_layer(j);
-  mem.activations = mem.inflight_microbatches * static_cast<double>(j.stage_layers(stage)) *
-                    mem.activation_bytes_per_layer;
+  mem.activations =
+      mem.inflight_microbatches * static_cast<double>(j.stage_layers(stage)) * mem.activation_bytes_per_layer;
   const double s_local = static_cast<double>(m.seq) / static_cast<double>(j.cp);
   const double b = static_cast<double>(j.microbatch);
   if (stage == p - 1)  // logits of the microbatch in flight: bf16 + fp32 softmax, vocabulary split over TP
     mem.activations += s_local * b * static_cast<double>(m.vocab) * 6.0 / static_cast<double>(j.tp);
-  mem.buffers = 1024.0 * 1024 * 1024 +
-                (j.sequence_parallel && j.tp > 1 ? 2 * s_local * b * static_cast<double>(m.hidden) : 0.0);
+  mem.buffers =
+      1024.0 * 1024 * 1024 + (j.sequence_parallel && j.tp > 1 ? 2 * s_local * b * static_cast<double>(m.hidden) : 0.0);
   return mem;
 }
 
@@ -487,15 +519,14 @@ void check_memory(const Job& j) {
   if (j.zero < 1 && j.replicas() > 1) fixes.push_back("set workload.zero=1 (distributed optimizer)");
   else if (j.zero < 3 && j.replicas() > 1) fixes.push_back(fmt::format("set workload.zero={}", j.zero + 1));
   std::string how;
-  for (size_t i = 0; i < fixes.size(); ++i)
-    how += (i == 0 ? "" : i + 1 == fixes.size() ? ", or " : ", ") + fixes[i];
-  throw ParamError("workload.tp",
-                   fmt::format("needs {:.1f} GB per GPU (stage {}: weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, "
-                               "activations {:.1f} for {:.2f} microbatches in flight, buffers {:.1f}), {} has {:.1f} GB: "
-                               "{}; or pass --allow-oom to time it anyway",
-                               m.total() / 1e9, m.stage, m.weights / 1e9, m.gradients / 1e9, m.optimizer / 1e9,
-                               m.activations / 1e9, m.inflight_microbatches, m.buffers / 1e9, j.gpu.name, hbm / 1e9,
-                               how));
+  for (size_t i = 0; i < fixes.size(); ++i) how += (i == 0 ? "" : i + 1 == fixes.size() ? ", or " : ", ") + fixes[i];
+  throw ParamError(
+      "workload.tp",
+      fmt::format("needs {:.1f} GB per GPU (stage {}: weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, "
+                  "activations {:.1f} for {:.2f} microbatches in flight, buffers {:.1f}), {} has {:.1f} GB: "
+                  "{}; or pass --allow-oom to time it anyway",
+                  m.total() / 1e9, m.stage, m.weights / 1e9, m.gradients / 1e9, m.optimizer / 1e9, m.activations / 1e9,
+                  m.inflight_microbatches, m.buffers / 1e9, j.gpu.name, hbm / 1e9, how));
 }
 
 std::vector<int64_t> auto_stage_split(const ModelSpec& model, int64_t pp, int64_t interleave) {

@@ -66,15 +66,15 @@ struct Job {
   ModelSpec model;
   GpuSpec gpu;
   int64_t tp = 1, pp = 1, dp = 1, ep = 1;
-  int64_t cp = 1;           // c: context parallel (each CP rank holds s/c of every sequence; ring attention)
-  int64_t interleave = 1;   // v: virtual pipeline stages (model chunks) per GPU
+  int64_t cp = 1;          // c: context parallel (each CP rank holds s/c of every sequence; ring attention)
+  int64_t interleave = 1;  // v: virtual pipeline stages (model chunks) per GPU
   bool sequence_parallel = false;
-  int zero = 0;             // 0 (DDP all-reduce), 1/2 (reduce-scatter + all-gather), 3 (+ parameter all-gather)
-  int64_t microbatch = 1;   // b, sequences per microbatch
-  int64_t global_batch = 1; // B, sequences per iteration
+  int zero = 0;                     // 0 (DDP all-reduce), 1/2 (reduce-scatter + all-gather), 3 (+ parameter all-gather)
+  int64_t microbatch = 1;           // b, sequences per microbatch
+  int64_t global_batch = 1;         // B, sequences per iteration
   double compute_efficiency = 0.5;  // achieved fraction of peak FLOP/s in compute kernels
-  double tokens = 0;        // training budget (tokens); 0 = none
-  RecomputeMode recompute;  // none, selective (attention core) or full activation recompute
+  double tokens = 0;                // training budget (tokens); 0 = none
+  RecomputeMode recompute;          // none, selective (attention core) or full activation recompute
   // Layers of each virtual stage (vs = chunk * pp + stage, pp * interleave entries); empty = the even split
   // l / (pp * interleave). Uneven splits balance the embedding (first stage) and the LM head (last stage).
   std::vector<int64_t> chunk_layers;
@@ -85,7 +85,7 @@ struct Job {
   int64_t gpus() const { return tp * cp * pp * dp; }
   int64_t replicas() const { return cp * dp; }  // R: copies of a stage's weights (the DP x CP gradient group)
   int64_t microbatches() const { return global_batch / (microbatch * dp); }  // m, per pipeline
-  int64_t layers_per_stage() const { return model.layers / pp; }  // the even split (stage average)
+  int64_t layers_per_stage() const { return model.layers / pp; }             // the even split (stage average)
   int64_t layers_per_chunk() const { return model.layers / (pp * interleave); }
   // Layers of model chunk `chunk` on pipeline rank `stage` (chunk_layers, or the even split).
   int64_t layers_of(int64_t stage, int64_t chunk) const {
@@ -141,10 +141,10 @@ bool parse_count(const std::string& text, double& out);
 
 struct GroupCounts {
   int64_t tp_groups = 0, tp_size = 0;
-  int64_t cp_groups = 0, cp_size = 0;    // cp > 1 only
+  int64_t cp_groups = 0, cp_size = 0;  // cp > 1 only
   int64_t pp_groups = 0, pp_size = 0;
   int64_t dp_groups = 0, dp_size = 0;
-  int64_t ep_groups = 0, ep_size = 0;    // MoE with ep > 1 only
+  int64_t ep_groups = 0, ep_size = 0;  // MoE with ep > 1 only
   int64_t edp_groups = 0, edp_size = 0;
 };
 GroupCounts group_counts(const Job& job);
@@ -176,18 +176,18 @@ StageParams chunk_params(const Job& job, int64_t stage, int64_t chunk);
 
 // Bytes per iteration, Megatron's formulas (header).
 struct Volumes {
-  Bytes tp_allreduce_bytes = 0;       // one TP all-reduce: b s h e
+  Bytes tp_allreduce_bytes = 0;         // one TP all-reduce: b s h e
   int64_t tp_allreduces_per_layer = 0;  // per microbatch: 4, or 6 with recompute
-  double tp_bytes_per_gpu = 0;        // ring traffic each GPU sends per iteration
-  Bytes pp_p2p_bytes = 0;             // per microbatch per direction per stage boundary: b s h e
-  double pp_bytes_per_gpu = 0;        // a middle stage's GPU, both directions, per iteration
-  double dp_grad_bytes_per_gpu = 0;   // gradient bytes per GPU, stage average: P/(t p) x bytes_per_grad
-  double dp_bytes_per_gpu = 0;        // ring traffic each GPU sends per iteration (x1.5 for ZeRO-3)
-  Bytes ep_alltoall_bytes = 0;        // one all-to-all's send buffer per GPU: b s h k e / t
-  double ep_bytes_per_gpu = 0;        // bytes leaving each GPU per iteration
-  Bytes cp_kv_bytes = 0;              // one key/value block a GPU passes on: 2 b (s/c) h_kv e / t
-  int64_t cp_kv_steps_per_layer = 0;  // per microbatch: (c-1) forward + 2(c-1) backward (+ (c-1) full recompute)
-  double cp_bytes_per_gpu = 0;        // a stage-average GPU, per iteration
+  double tp_bytes_per_gpu = 0;          // ring traffic each GPU sends per iteration
+  Bytes pp_p2p_bytes = 0;               // per microbatch per direction per stage boundary: b s h e
+  double pp_bytes_per_gpu = 0;          // a middle stage's GPU, both directions, per iteration
+  double dp_grad_bytes_per_gpu = 0;     // gradient bytes per GPU, stage average: P/(t p) x bytes_per_grad
+  double dp_bytes_per_gpu = 0;          // ring traffic each GPU sends per iteration (x1.5 for ZeRO-3)
+  Bytes ep_alltoall_bytes = 0;          // one all-to-all's send buffer per GPU: b s h k e / t
+  double ep_bytes_per_gpu = 0;          // bytes leaving each GPU per iteration
+  Bytes cp_kv_bytes = 0;                // one key/value block a GPU passes on: 2 b (s/c) h_kv e / t
+  int64_t cp_kv_steps_per_layer = 0;    // per microbatch: (c-1) forward + 2(c-1) backward (+ (c-1) full recompute)
+  double cp_bytes_per_gpu = 0;          // a stage-average GPU, per iteration
 };
 Volumes volumes(const Job& job);
 
@@ -225,7 +225,7 @@ struct Memory {
   int64_t stage = 0;
   double weights = 0, gradients = 0, optimizer = 0, activations = 0, buffers = 0;
   double activation_bytes_per_layer = 0;  // per microbatch
-  double inflight_microbatches = 0;      // microbatches' worth of the stage's layers held
+  double inflight_microbatches = 0;       // microbatches' worth of the stage's layers held
   double total() const { return weights + gradients + optimizer + activations + buffers; }
 };
 double activation_bytes_per_layer(const Job& job);

@@ -13,7 +13,8 @@ Params defaults() { return defaults_of(workload_params()); }
 
 // Parameters of one Llama-style layer: attention 2 h^2 + 2 h h_kv, SwiGLU 3 h f, two RMSNorms 2 h.
 double m_layer_params(const ModelSpec& m) {
-  const double h = static_cast<double>(m.hidden), kv = h * static_cast<double>(m.kv_heads) / static_cast<double>(m.heads);
+  const double h = static_cast<double>(m.hidden),
+               kv = h * static_cast<double>(m.kv_heads) / static_cast<double>(m.heads);
   return 2 * h * h + 2 * h * kv + 3 * h * static_cast<double>(m.ffn) + 2 * h;
 }
 

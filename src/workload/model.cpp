@@ -70,21 +70,21 @@ const std::vector<ModelSpec>& models() {
   static const std::vector<ModelSpec> k = {
       // Brown et al. 2020 (GPT-3) Table 2.1: 96 layers, d_model 12288, 96 heads of 128, context 2048;
       // vocabulary 50257 padded to 51200 as Megatron does (Narayanan et al. SC'21 §5.1). 174.6e9 parameters.
-      {"gpt3-175b", "GPT-3 175B (Brown et al. 2020; Megatron's padded vocabulary 51200)", 96, 12288, 96, 96,
-       4 * 12288, 51200, 2048, false, true, true, true, 1, 1},
+      {"gpt3-175b", "GPT-3 175B (Brown et al. 2020; Megatron's padded vocabulary 51200)", 96, 12288, 96, 96, 4 * 12288,
+       51200, 2048, false, true, true, true, 1, 1},
       // Llama 3 (Dubey et al. 2024) Table 3: 32 layers, 4096, FFN 14336, 32 heads, 8 KV heads; vocabulary
       // 128256 (tokenizer config), pre-training context 8192; untied output head, RoPE, RMSNorm, no biases.
-      {"llama3-8b", "Llama 3 8B (Dubey et al. 2024, Table 3)", 32, 4096, 32, 8, 14336, 128256, 8192, true, false,
-       false, false, 1, 1, false},
+      {"llama3-8b", "Llama 3 8B (Dubey et al. 2024, Table 3)", 32, 4096, 32, 8, 14336, 128256, 8192, true, false, false,
+       false, 1, 1, false},
       {"llama3-70b", "Llama 3 70B (Dubey et al. 2024, Table 3)", 80, 8192, 64, 8, 28672, 128256, 8192, true, false,
        false, false, 1, 1, false},
-      {"llama3-405b", "Llama 3 405B (Dubey et al. 2024, Table 3)", 126, 16384, 128, 8, 53248, 128256, 8192, true,
-       false, false, false, 1, 1, false},
+      {"llama3-405b", "Llama 3 405B (Dubey et al. 2024, Table 3)", 126, 16384, 128, 8, 53248, 128256, 8192, true, false,
+       false, false, 1, 1, false},
       // Jiang et al. 2024 (Mixtral of Experts) Table 1: dim 4096, 32 layers, 32 heads, 8 KV heads, hidden 14336,
       // vocabulary 32000, 8 experts, top-2; 46.7e9 parameters, 12.9e9 active. Sequence 4096 here (the model
       // supports 32k context; 4096 is a common pre-training length).
-      {"mixtral-8x7b", "Mixtral 8x7B MoE, 8 experts top-2 (Jiang et al. 2024, Table 1)", 32, 4096, 32, 8, 14336,
-       32000, 4096, true, false, false, false, 8, 2, false},
+      {"mixtral-8x7b", "Mixtral 8x7B MoE, 8 experts top-2 (Jiang et al. 2024, Table 1)", 32, 4096, 32, 8, 14336, 32000,
+       4096, true, false, false, false, 8, 2, false},
   };
   return k;
 }
@@ -111,13 +111,11 @@ const std::vector<GpuSpec>& gpus() {
        3.35e12, 450e9, 0.803, "MAMF 794.5 of 989 TFLOPS (stas00/ml-engineering)"},
       // NVIDIA H200 datasheet (SXM): same compute as H100, 141 GB HBM3e at 4.8 TB/s, NVLink 900 GB/s.
       {"h200", "NVIDIA H200 SXM 141GB: 989 TFLOPS BF16 dense, 4.8 TB/s HBM3e, NVLink 450 GB/s/dir", 989e12,
-       141LL * 1000 * 1000 * 1000, 4.8e12, 450e9, 0.803,
-       "MAMF as H100 (same compute; stas00/ml-engineering)"},
+       141LL * 1000 * 1000 * 1000, 4.8e12, 450e9, 0.803, "MAMF as H100 (same compute; stas00/ml-engineering)"},
       // NVIDIA HGX B200 datasheet: FP16/BF16 4.5 PFLOPS with sparsity = 2.25 dense per GPU, 180 GB HBM3e at
       // 7.7 TB/s, NVLink 5 1.8 TB/s bidirectional.
       {"b200", "NVIDIA B200 (HGX): 2,250 TFLOPS BF16 dense, 7.7 TB/s HBM3e, NVLink 900 GB/s/dir", 2250e12,
-       180LL * 1000 * 1000 * 1000, 7.7e12, 900e9, 0.776,
-       "MAMF 1,745 of 2,250 TFLOPS (stas00/ml-engineering)"},
+       180LL * 1000 * 1000 * 1000, 7.7e12, 900e9, 0.776, "MAMF 1,745 of 2,250 TFLOPS (stas00/ml-engineering)"},
   };
   return k;
 }

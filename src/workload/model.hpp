@@ -54,7 +54,7 @@ inline const char* recompute_name(Recompute r) {
 struct RecomputeMode {
   Recompute mode = Recompute::Full;
   constexpr RecomputeMode() = default;
-  constexpr RecomputeMode(Recompute m) : mode(m) {}                                  // NOLINT: implicit on purpose
+  constexpr RecomputeMode(Recompute m) : mode(m) {}                                       // NOLINT: implicit on purpose
   constexpr RecomputeMode(bool full) : mode(full ? Recompute::Full : Recompute::None) {}  // NOLINT
   constexpr bool operator==(Recompute m) const { return mode == m; }
   constexpr bool operator!=(Recompute m) const { return mode != m; }
@@ -74,9 +74,9 @@ struct ModelSpec {
   bool biases = true;       // linear biases + LayerNorm (13h per layer) vs RMSNorm only (2h)
   bool tied_embeddings = true;
   bool learned_positions = true;
-  int64_t experts = 1;      // E: MoE experts per layer (1 = dense)
-  int64_t top_k = 1;        // experts each token uses
-  bool dropout = true;      // dropout masks kept for backward (GPT); Llama and Mixtral train without dropout
+  int64_t experts = 1;  // E: MoE experts per layer (1 = dense)
+  int64_t top_k = 1;    // experts each token uses
+  bool dropout = true;  // dropout masks kept for backward (GPT); Llama and Mixtral train without dropout
 
   bool moe() const { return experts > 1; }
   // Parameters of one layer: attention (+ its vectors), MLP (all experts), MLP active (top-k).

@@ -18,8 +18,7 @@ std::vector<PipeOp> pipeline_order(int32_t p, int32_t v, int32_t m, int32_t stag
     const int32_t in_group = k % (p * v);
     return PipeOp{false, v - 1 - in_group / p, (k / (p * v)) * p + k % p};
   };
-  const int32_t warmup =
-      v == 1 ? std::min(p - stage - 1, m) : std::min((p - stage - 1) * 2 + (v - 1) * p, total);
+  const int32_t warmup = v == 1 ? std::min(p - stage - 1, m) : std::min((p - stage - 1) * 2 + (v - 1) * p, total);
   for (int32_t k = 0; k < warmup; ++k) ops.push_back(fwd(k));
   for (int32_t k = 0; k < total - warmup; ++k) {
     ops.push_back(fwd(warmup + k));

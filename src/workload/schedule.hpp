@@ -24,7 +24,7 @@ namespace podnet::workload {
 
 struct PipeOp {
   bool forward = true;
-  int32_t chunk = 0;       // model chunk on this rank (virtual stage = chunk * p + rank)
+  int32_t chunk = 0;  // model chunk on this rank (virtual stage = chunk * p + rank)
   int32_t microbatch = 0;
 };
 

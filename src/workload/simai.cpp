@@ -86,10 +86,12 @@ Workload parse_workload(std::istream& in, const std::string& source) {
   while (getline_counted(in, line, ln) && split_ws(line).empty()) {
   }
   const auto head = split_ws(line);
-  if (head.empty()) throw fail(ln, "empty file; expected a SimAI workload header (HYBRID_TRANSFORMER_FWD_IN_BCKWD ...)");
+  if (head.empty())
+    throw fail(ln, "empty file; expected a SimAI workload header (HYBRID_TRANSFORMER_FWD_IN_BCKWD ...)");
   w.policy = head[0];
   if (w.policy.rfind("HYBRID_TRANSFORMER", 0) != 0)
-    throw fail(ln, fmt::format("parallelism '{}' is not supported; expected HYBRID_TRANSFORMER_FWD_IN_BCKWD", w.policy));
+    throw fail(ln,
+               fmt::format("parallelism '{}' is not supported; expected HYBRID_TRANSFORMER_FWD_IN_BCKWD", w.policy));
   std::map<std::string, int64_t> kv;
   for (size_t i = 1; i < head.size(); ++i) {
     std::string key = head[i];
@@ -150,7 +152,8 @@ Workload parse_workload(std::istream& in, const std::string& source) {
       throw fail(ln, fmt::format("more layer rows than the {} line 2 announces", count));
     if (f.size() != 11 && f.size() != 12)
       throw fail(ln, fmt::format("expected 12 fields (name dep fwd_ns fwd_comm fwd_bytes ig_ns ig_comm ig_bytes "
-                                 "wg_ns wg_comm wg_bytes wg_update), got {}", f.size()));
+                                 "wg_ns wg_comm wg_bytes wg_update), got {}",
+                                 f.size()));
     Row r;
     r.line = ln;
     r.name = f[0];
@@ -262,7 +265,8 @@ Imported import_iteration(const Workload& w, const Job& job, const std::vector<i
     auto key = std::make_tuple(static_cast<int>(c.op), which, bytes);
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
-    const auto plan = collective::make_plan(collective::default_algorithm(c.op), c.op, g, bytes, options.collective, topo);
+    const auto plan =
+        collective::make_plan(collective::default_algorithm(c.op), c.op, g, bytes, options.collective, topo);
     const Time t = plan.transfers.empty() ? Time() : backend.run(plan).makespan;
     cache.emplace(key, t);
     return t;
@@ -365,7 +369,8 @@ topology::Topology parse_topology(std::istream& in, const std::string& source) {
   const int64_t gpus = nodes - nvs - sws;
   if (gps < 1 || nvs < 0 || sws < 0 || gpus < 1 || gpus % gps != 0)
     throw fail(ln, fmt::format("{} nodes - {} NVSwitches - {} switches = {} GPUs, not a positive multiple of {} GPUs "
-                               "per server", nodes, nvs, sws, gpus, gps));
+                               "per server",
+                               nodes, nvs, sws, gpus, gps));
   if (gpus > topology::kMaxGpus)
     throw fail(ln, fmt::format("{} GPUs; podnet builds fabrics of up to {} GPUs", gpus, topology::kMaxGpus));
   const std::string gpu_type = head.size() > 5 ? head[5] : "gpu";
@@ -399,7 +404,8 @@ topology::Topology parse_topology(std::istream& in, const std::string& source) {
       throw fail(ln, "expected 'src dst <bandwidth> <latency> <error_rate>'");
     if (l.a < 0 || l.a >= nodes || l.b < 0 || l.b >= nodes || l.a == l.b)
       throw fail(ln, fmt::format("link {} - {}: node ids must be distinct and in [0, {})", l.a, l.b, nodes));
-    if (!parse_bandwidth(f[2], l.bw, expected)) throw fail(ln, fmt::format("bandwidth '{}': expected {}", f[2], expected));
+    if (!parse_bandwidth(f[2], l.bw, expected))
+      throw fail(ln, fmt::format("bandwidth '{}': expected {}", f[2], expected));
     if (!parse_time(f[3], l.lat, expected)) throw fail(ln, fmt::format("latency '{}': expected {}", f[3], expected));
     if (kind[static_cast<size_t>(l.a)] == 0 && kind[static_cast<size_t>(l.b)] == 0)
       throw fail(ln, fmt::format("link {} - {} joins two GPUs; expected a GPU to an NVSwitch or a switch", l.a, l.b));

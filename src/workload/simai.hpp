@@ -138,8 +138,7 @@ struct Imported {
 
 // Times the blocking collectives on `backend` and fills the iteration (header).
 Imported import_iteration(const Workload& w, const Job& job, const std::vector<int32_t>& gpu_of_rank,
-                          const topology::Topology& topo, engine::NetworkBackend& backend,
-                          const TrainOptions& options);
+                          const topology::Topology& topo, engine::NetworkBackend& backend, const TrainOptions& options);
 
 // Throws InputError "SOURCE:LINE: ..." for a bad file: among others a switch id given twice, more than
 // topology::kMaxGpus GPUs, more than 16 x kMaxGpus nodes or links.

@@ -1,5 +1,5 @@
-#include "engine/registry.hpp"
 #include "workload/simai.hpp"
+#include "engine/registry.hpp"
 
 #include <gtest/gtest.h>
 
@@ -173,8 +173,8 @@ TEST(SimaiTopology, RailOptimizedSingleTor) {
   // RoCE payload) ~ 5.5 ms, more than over NVLink alone.
   const engine::NetworkOptions options;
   auto backend = engine::make_backend("flow", t, options);
-  const auto plan = collective::make_plan("ring", collective::Op::AllReduce, identity(16), 64LL << 20,
-                                          collective::Options{}, t);
+  const auto plan =
+      collective::make_plan("ring", collective::Op::AllReduce, identity(16), 64LL << 20, collective::Options{}, t);
   const double s = backend->run(plan).makespan.seconds();
   EXPECT_GT(s, 5.0e-3);
   EXPECT_LT(s, 6.5e-3);

@@ -13,8 +13,9 @@ inline const topology::Topology& rail(int32_t gpus) {
   static std::map<int32_t, topology::Topology> cache;
   auto it = cache.find(gpus);
   if (it == cache.end())
-    it = cache.emplace(gpus, topology::build_with("rail_clos", {{"gpus", std::to_string(gpus)}},
-                                                  topology::default_hardware()))
+    it = cache
+             .emplace(gpus,
+                      topology::build_with("rail_clos", {{"gpus", std::to_string(gpus)}}, topology::default_hardware()))
              .first;
   return it->second;
 }

@@ -62,9 +62,8 @@ std::vector<int32_t> merge(plan::TransferPlan& dst, const plan::TransferPlan& su
 
 }  // namespace
 
-IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_of_rank,
-                               const topology::Topology& topo, engine::NetworkBackend& backend,
-                               const TrainOptions& options) {
+IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_of_rank, const topology::Topology& topo,
+                               engine::NetworkBackend& backend, const TrainOptions& options) {
   const ModelSpec& m = job.model;
   IterationTimes it;
   const double rate = job.gpu.peak_flops * job.compute_efficiency;
@@ -84,8 +83,8 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
           time_plan(backend, collective::make_plan("ring", Op::ReduceScatter, g, bsh, options.collective, topo)) +
           time_plan(backend, collective::make_plan("ring", Op::AllGather, g, bsh, options.collective, topo));
     } else {
-      it.tp_collective = time_plan(
-          backend, collective::make_plan("ring", collective::Op::AllReduce, g, bsh, options.collective, topo));
+      it.tp_collective = time_plan(backend, collective::make_plan("ring", collective::Op::AllReduce, g, bsh,
+                                                                  options.collective, topo));
     }
   }
   // One EP all-to-all, every EP group of stage 0 at once.
@@ -96,7 +95,8 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
     for (int64_t j = 0; j < job.tp; ++j)
       for (int64_t k = 0; k < job.dp / job.ep; ++k) {
         const collective::Group g = gpus_of(gpu_of_rank, ep_group(job, j, k, 0));
-        const auto sub = collective::make_plan(algo, collective::Op::AllToAll, g, v.ep_alltoall_bytes, options.collective, topo);
+        const auto sub =
+            collective::make_plan(algo, collective::Op::AllToAll, g, v.ep_alltoall_bytes, options.collective, topo);
         merge(all, sub, {}, "");
         if (all.transfers.size() > 200'000) break;  // enough groups to see the contention
       }
@@ -126,7 +126,8 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
     }
     it.cp_step = time_plan(backend, step);
     const double sl = static_cast<double>(seq_local);
-    const Time block = seconds(4.0 * static_cast<double>(job.microbatch) * sl * sl * static_cast<double>(m.hidden) / t / rate);
+    const Time block =
+        seconds(4.0 * static_cast<double>(job.microbatch) * sl * sl * static_cast<double>(m.hidden) / t / rate);
     if (it.cp_step > block) cp_exposed_per_layer = (it.cp_step - block) * (job.cp - 1);
   }
   const double layer_f = m.layer_forward_flops_per_token(), logits_f = m.logits_forward_flops_per_token();
@@ -158,7 +159,8 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
   }
   it.pp_p2p_bytes = job.pp > 1 ? bsh : 0;
   // Gradient buckets per chunk.
-  it.buckets.assign(static_cast<size_t>(job.pp), std::vector<std::vector<GradBucket>>(static_cast<size_t>(job.interleave)));
+  it.buckets.assign(static_cast<size_t>(job.pp),
+                    std::vector<std::vector<GradBucket>>(static_cast<size_t>(job.interleave)));
   if (job.replicas() > 1) {
     const double bucket = static_cast<double>(job.dp_bucket_params());
     const collective::Op reduce = job.zero == 0 ? collective::Op::AllReduce : collective::Op::ReduceScatter;
@@ -171,10 +173,11 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
         for (int64_t k = 0; k < k_n; ++k) {
           const double ready = static_cast<double>(k + 1) / static_cast<double>(k_n);
           const auto name = fmt::format("c{} b{}", c, k);
-          list.push_back({reduce, false, static_cast<Bytes>(std::ceil(cp.dense * e / static_cast<double>(k_n))), ready, name});
+          list.push_back(
+              {reduce, false, static_cast<Bytes>(std::ceil(cp.dense * e / static_cast<double>(k_n))), ready, name});
           if (cp.expert > 0 && job.dp / job.ep > 1)
-            list.push_back({reduce, true, static_cast<Bytes>(std::ceil(cp.expert * e / static_cast<double>(k_n))), ready,
-                            name + " expert"});
+            list.push_back({reduce, true, static_cast<Bytes>(std::ceil(cp.expert * e / static_cast<double>(k_n))),
+                            ready, name + " expert"});
         }
       }
   }
@@ -260,7 +263,8 @@ class Builder {
 
   const std::vector<GradBucket>& chunk_buckets(int32_t i, int32_t c) const {
     static const std::vector<GradBucket> kNoBuckets;
-    if (static_cast<size_t>(i) >= times_.buckets.size() || static_cast<size_t>(c) >= times_.buckets[static_cast<size_t>(i)].size())
+    if (static_cast<size_t>(i) >= times_.buckets.size() ||
+        static_cast<size_t>(c) >= times_.buckets[static_cast<size_t>(i)].size())
       return kNoBuckets;
     return times_.buckets[static_cast<size_t>(i)][static_cast<size_t>(c)];
   }
@@ -285,12 +289,14 @@ class Builder {
           if (pieces == 1) return total;
           const double lo = k == 0 ? 0.0 : fr[static_cast<size_t>(k - 1)], hi = fr[static_cast<size_t>(k)];
           const auto a = static_cast<int64_t>(std::llround(static_cast<double>(total.ps) * lo));
-          const auto b = k + 1 == pieces ? total.ps : static_cast<int64_t>(std::llround(static_cast<double>(total.ps) * hi));
+          const auto b = k + 1 == pieces ? total.ps
+                                         : static_cast<int64_t>(std::llround(static_cast<double>(total.ps) * hi));
           return Time(b - a);
         };
         std::string label = fmt::format("{} c{} mb{}", op.forward ? "F" : "B", op.chunk, op.microbatch);
         if (pieces > 1) label += fmt::format(" [{}/{}]", k + 1, pieces);
-        const int32_t f = delay(i, part(comp), label, Category::Compute, prev >= 0 ? std::vector<int32_t>{prev} : std::vector<int32_t>{});
+        const int32_t f = delay(i, part(comp), label, Category::Compute,
+                                prev >= 0 ? std::vector<int32_t>{prev} : std::vector<int32_t>{});
         if (rec.first < 0) rec.first = f;
         prev = f;
         if (tp.ps > 0) prev = delay(i, part(tp), "tp " + label, Category::Tp, {prev});
@@ -323,7 +329,8 @@ class Builder {
               plan::Transfer t;
               if (T_ == 1) {
                 t.kind = plan::TransferKind::P2p;
-                t.ranks = {gpu_[static_cast<size_t>(job_.rank(0, r, i))], gpu_[static_cast<size_t>(job_.rank(0, r, dst))]};
+                t.ranks = {gpu_[static_cast<size_t>(job_.rank(0, r, i))],
+                           gpu_[static_cast<size_t>(job_.rank(0, r, dst))]};
               } else {
                 t.kind = plan::TransferKind::Coupled;
                 for (int32_t j = 0; j < T_; ++j) {
@@ -394,7 +401,8 @@ class Builder {
       const auto& pcs = pieces_[static_cast<size_t>(i) * V_ + op.chunk];
       std::vector<const GradBucket*> list;
       for (const auto& b : chunk_buckets(i, op.chunk)) list.push_back(&b);
-      std::stable_sort(list.begin(), list.end(), [](const GradBucket* a, const GradBucket* b) { return a->ready < b->ready; });
+      std::stable_sort(list.begin(), list.end(),
+                       [](const GradBucket* a, const GradBucket* b) { return a->ready < b->ready; });
       for (const GradBucket* b : list) {
         const double f = std::clamp(b->ready, 1e-9, 1.0);
         const auto k = static_cast<size_t>(std::lower_bound(fr.begin(), fr.end(), f) - fr.begin());
@@ -481,8 +489,8 @@ class Builder {
   int32_t P_ = 1, V_ = 1, M_ = 1, T_ = 1, D_ = 1;
   IterationPlan ip_;
   std::vector<OpRec> ops_;
-  std::vector<std::vector<int32_t>> pieces_;     // [stage * V + chunk]: last transfer of each piece of the last backward
-  std::vector<std::vector<double>> fractions_;   // [stage * V + chunk]: where the pieces end (sorted, last = 1)
+  std::vector<std::vector<int32_t>> pieces_;    // [stage * V + chunk]: last transfer of each piece of the last backward
+  std::vector<std::vector<double>> fractions_;  // [stage * V + chunk]: where the pieces end (sorted, last = 1)
   std::map<std::tuple<int64_t, int, Bytes>, plan::TransferPlan> cache_;
 };
 
@@ -507,7 +515,8 @@ std::vector<Breakdown> stage_breakdowns(const IterationPlan& ip, const engine::R
         // The latest-finishing dependency is what the stage waited for.
         int32_t binding = -1;
         for (int32_t d : tr.deps)
-          if (binding < 0 || run.transfers[static_cast<size_t>(d)].finish > run.transfers[static_cast<size_t>(binding)].finish)
+          if (binding < 0 ||
+              run.transfers[static_cast<size_t>(d)].finish > run.transfers[static_cast<size_t>(binding)].finish)
             binding = d;
         const Category c = binding >= 0 ? ip.category[static_cast<size_t>(binding)] : Category::Compute;
         if (c == Category::Pp) {
@@ -538,9 +547,8 @@ std::vector<Breakdown> stage_breakdowns(const IterationPlan& ip, const engine::R
   return out;
 }
 
-TrainResult simulate_training(const Job& job, const std::vector<int32_t>& gpu_of_rank,
-                              const topology::Topology& topo, engine::NetworkBackend& backend,
-                              const TrainOptions& options) {
+TrainResult simulate_training(const Job& job, const std::vector<int32_t>& gpu_of_rank, const topology::Topology& topo,
+                              engine::NetworkBackend& backend, const TrainOptions& options) {
   validate(job, static_cast<int64_t>(topo.gpus.size()));
   if (static_cast<int64_t>(gpu_of_rank.size()) != job.gpus())
     throw Error(fmt::format("internal: placement has {} GPUs for a job of {}", gpu_of_rank.size(), job.gpus()));

@@ -139,8 +139,8 @@ struct OpTimes {
 struct GradBucket {
   collective::Op op = collective::Op::AllReduce;  // all-reduce (ZeRO 0) or reduce-scatter; any op for imports
   bool expert = false;
-  Bytes bytes = 0;        // the collective's size S
-  double ready = 1.0;     // in (0, 1]
+  Bytes bytes = 0;     // the collective's size S
+  double ready = 1.0;  // in (0, 1]
   std::string name;
 };
 
@@ -161,15 +161,14 @@ struct IterationTimes {
 // Buckets: K = ceil(chunk parameters per GPU / dp_bucket_params()) per chunk,
 // ready at (k+1)/K of the last backward, dense (over DP) and expert (over EDP)
 // shares split evenly; none when d = 1.
-IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_of_rank,
-                               const topology::Topology& topo, engine::NetworkBackend& backend,
-                               const TrainOptions& options);
+IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_of_rank, const topology::Topology& topo,
+                               engine::NetworkBackend& backend, const TrainOptions& options);
 
 struct IterationPlan {
   plan::TransferPlan plan;
-  std::vector<Category> category;           // per transfer
-  std::vector<int16_t> stage;               // per transfer: pipeline rank (the sender's for p2p)
-  std::vector<int16_t> lane;                // per transfer: trace lane (0 compute, 1 pp, 2 + j DP of tp rank j), -1 untraced
+  std::vector<Category> category;  // per transfer
+  std::vector<int16_t> stage;      // per transfer: pipeline rank (the sender's for p2p)
+  std::vector<int16_t> lane;       // per transfer: trace lane (0 compute, 1 pp, 2 + j DP of tp rank j), -1 untraced
   std::vector<std::vector<int32_t>> chain;  // per stage: its own ops in order, ending with a 0-length marker
   int64_t dp_buckets = 0;                   // buckets per DP group per iteration (all chunks)
   int64_t dp_collectives = 0;               // collectives merged (buckets x groups x ops)
@@ -177,9 +176,8 @@ struct IterationPlan {
 };
 
 // Builds the iteration's op graph (header). gpu_of_rank[r] = the fabric GPU of job rank r.
-IterationPlan build_iteration(const Job& job, const std::vector<int32_t>& gpu_of_rank,
-                              const topology::Topology& topo, const IterationTimes& times,
-                              const TrainOptions& options);
+IterationPlan build_iteration(const Job& job, const std::vector<int32_t>& gpu_of_rank, const topology::Topology& topo,
+                              const IterationTimes& times, const TrainOptions& options);
 
 struct Breakdown {
   Time compute, tp, pp, dp, ep, bubble, cp;
@@ -205,9 +203,9 @@ struct TraceOp {
 struct PlacementSummary {
   bool present = false;
   std::string policy;
-  std::vector<std::pair<int32_t, int32_t>> gpus_per_group;  // (aggregation group, job GPUs in it), by group
-  int32_t pods = 0;                                         // pods used
-  double dp_bytes = 0, pp_bytes = 0;                        // per iteration, all groups / all replicas
+  std::vector<std::pair<int32_t, int32_t>> gpus_per_group;    // (aggregation group, job GPUs in it), by group
+  int32_t pods = 0;                                           // pods used
+  double dp_bytes = 0, pp_bytes = 0;                          // per iteration, all groups / all replicas
   double dp_cross_group_bytes = 0, pp_cross_group_bytes = 0;  // endpoints in different aggregation groups
   double dp_cross_pod_bytes = 0, pp_cross_pod_bytes = 0;      // endpoints in different pods
   double cross_spine_fraction() const {
@@ -225,25 +223,25 @@ struct TrainResult {
   int64_t fabric_gpus = 0;
   std::string engine;
   Time iteration;
-  Breakdown breakdown;           // the critical stage's
+  Breakdown breakdown;  // the critical stage's
   int32_t critical_stage = 0;
   std::vector<Breakdown> stages;
-  double model_flops = 0;        // per iteration, no recompute (what MFU counts)
-  double hardware_flops = 0;     // per iteration, with recompute (Megatron's F)
-  double mfu = 0;                // model_flops / (GPUs x peak x T)
-  double hfu = 0;                // hardware_flops / (GPUs x peak x T)
-  double tflops_per_gpu = 0;     // hardware_flops / (GPUs x T) / 1e12 (Megatron's reported figure)
+  double model_flops = 0;     // per iteration, no recompute (what MFU counts)
+  double hardware_flops = 0;  // per iteration, with recompute (Megatron's F)
+  double mfu = 0;             // model_flops / (GPUs x peak x T)
+  double hfu = 0;             // hardware_flops / (GPUs x peak x T)
+  double tflops_per_gpu = 0;  // hardware_flops / (GPUs x T) / 1e12 (Megatron's reported figure)
   double tokens_per_second = 0;
-  double days_to_train = 0;      // job.tokens / tokens_per_second
+  double days_to_train = 0;          // job.tokens / tokens_per_second
   double ideal_bubble_fraction = 0;  // (p - 1)/(v m)
   GroupCounts groups;
   Volumes volumes;
   IterationTimes times;
-  Memory memory;                 // the stage needing the most (peak_memory); imported workloads: none
-  double model_params = 0;       // ModelSpec::params()
-  double active_params = 0;      // per token (MoE: top-k experts)
-  int64_t bucket_params = 0;     // DP bucket size used (parameters)
-  int64_t dp_buckets = 0;        // per DP group per iteration
+  Memory memory;              // the stage needing the most (peak_memory); imported workloads: none
+  double model_params = 0;    // ModelSpec::params()
+  double active_params = 0;   // per token (MoE: top-k experts)
+  int64_t bucket_params = 0;  // DP bucket size used (parameters)
+  int64_t dp_buckets = 0;     // per DP group per iteration
   int64_t dp_collectives = 0;
   int64_t p2p_transfers = 0;
   int64_t plan_transfers = 0;
@@ -254,19 +252,18 @@ struct TrainResult {
   Time failed_at;
   std::string failure;
   PlacementSummary placement;
-  std::vector<TraceOp> trace;    // with TrainOptions::trace
+  std::vector<TraceOp> trace;            // with TrainOptions::trace
   std::vector<std::string> trace_lanes;  // tid -> name
 };
 
 // Simulates one iteration of `job` placed by gpu_of_rank (size job.gpus(),
 // distinct fabric GPUs) on `topo` with `backend` (built for `topo`).
-TrainResult simulate_training(const Job& job, const std::vector<int32_t>& gpu_of_rank,
-                              const topology::Topology& topo, engine::NetworkBackend& backend,
-                              const TrainOptions& options);
+TrainResult simulate_training(const Job& job, const std::vector<int32_t>& gpu_of_rank, const topology::Topology& topo,
+                              engine::NetworkBackend& backend, const TrainOptions& options);
 // The same with the iteration's times given (importers; tests). A job whose
 // model has no layers (an imported workload) gets no FLOP figures (MFU 0).
-TrainResult simulate_iteration(const Job& job, const std::vector<int32_t>& gpu_of_rank,
-                               const topology::Topology& topo, engine::NetworkBackend& backend,
-                               const IterationTimes& times, const TrainOptions& options);
+TrainResult simulate_iteration(const Job& job, const std::vector<int32_t>& gpu_of_rank, const topology::Topology& topo,
+                               engine::NetworkBackend& backend, const IterationTimes& times,
+                               const TrainOptions& options);
 
 }  // namespace podnet::workload

@@ -1,6 +1,6 @@
+#include "workload/training.hpp"
 #include "engine/registry.hpp"
 #include "workload/test_util.hpp"
-#include "workload/training.hpp"
 
 #include <gtest/gtest.h>
 

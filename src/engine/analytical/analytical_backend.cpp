@@ -10,8 +10,8 @@
 #include <map>
 
 #include "engine/plan_compiler.hpp"
-#include "plan/transfer_plan.hpp"
 #include "engine/report_util.hpp"
+#include "plan/transfer_plan.hpp"
 #include "routing/router.hpp"
 
 namespace podnet::engine::analytical {
@@ -148,7 +148,8 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
           dr = std::max(dr, t);
         }
       } else {  // ascending sizes: flows before f count b_g, f and after count b_f
-        segment.assign(by_link.begin() + static_cast<std::ptrdiff_t>(a), by_link.begin() + static_cast<std::ptrdiff_t>(b));
+        segment.assign(by_link.begin() + static_cast<std::ptrdiff_t>(a),
+                       by_link.begin() + static_cast<std::ptrdiff_t>(b));
         std::stable_sort(segment.begin(), segment.end(),
                          [&](const Term& x, const Term& y) { return bytes_of(x) < bytes_of(y); });
         double suffix_coef = 0;

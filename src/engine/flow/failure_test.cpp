@@ -14,9 +14,9 @@ namespace podnet::engine {
 namespace {
 
 using namespace podnet::literals;
-using topology::testing::hw_with;
 using testing::nic_link;
 using testing::p2p_plan;
+using topology::testing::hw_with;
 
 // 2-tier fat-tree of radix-8 switches, 1 GPU and 1 NIC per server.
 topology::Topology fabric(int gpus) {
@@ -168,7 +168,8 @@ TEST(Failures, DegradedLinkAndStraggler) {
   NetworkOptions o;
   RunReport base;
   const Time t0 = run(t, plan, o, &base);
-  o.failures.events.push_back({Time(), FailureAction::Degrade, {nic_link(t, 0)}, Bandwidth(100e9), -1, 1.0, "slow nic"});
+  o.failures.events.push_back(
+      {Time(), FailureAction::Degrade, {nic_link(t, 0)}, Bandwidth(100e9), -1, 1.0, "slow nic"});
   // alpha: the whole-plan time minus the serialization at the full payload rate.
   const double rate = 400e9 * o.transport.efficiency();
   const double alpha = t0.seconds() - 64.0 * 1048576 * 8 / rate;
@@ -238,8 +239,9 @@ TEST(Failures, ATransferStartingWithNoRouteTimesOut) {
 // server, 128-port switches at 1:1: a rail-0 leaf has 64 servers below and 64
 // uplinks (4 parallel links to each of its rail's 16 spines in the pod).
 const topology::Topology& aipod16k() {
-  static const topology::Topology t = topology::build_with(
-      "rail_clos", {{"gpus", "16384"}, {"tiers", "3"}, {"groups_per_pod", "16"}}, topology::default_hardware());
+  static const topology::Topology t =
+      topology::build_with("rail_clos", {{"gpus", "16384"}, {"tiers", "3"}, {"groups_per_pod", "16"}},
+                           topology::default_hardware());
   return t;
 }
 

@@ -42,7 +42,7 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
 
   struct Record {
     int32_t transfer;
-    int32_t index;                         // which of the transfer's compiled flows (QP) this is
+    int32_t index;  // which of the transfer's compiled flows (QP) this is
     double route_weight;
     FlowId sim_id = kInvalidId;            // valid while running
     std::vector<routing::PathPart> parts;  // kept only when keep_routes
@@ -159,8 +159,8 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
     driver.run(h);
   }
   if (!report.job_failed && sim.stalled_flows() > 0)
-    throw Error(fmt::format("{} flow(s) stalled with zero bandwidth (a failed link on their path)",
-                            sim.stalled_flows()));
+    throw Error(
+        fmt::format("{} flow(s) stalled with zero bandwidth (a failed link on their path)", sim.stalled_flows()));
 
   std::vector<double> bytes(dir_links), peak(dir_links);
   for (int32_t d = 0; d < dir_links; ++d) {

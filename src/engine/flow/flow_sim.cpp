@@ -150,12 +150,9 @@ void FlowSim::process(const Event& e) {
       complete(f);
       break;
     }
-    case kCapacity:
-      solver_.set_capacity(static_cast<LinkId>(e.a), Bandwidth(std::bit_cast<double>(e.b)));
-      break;
+    case kCapacity: solver_.set_capacity(static_cast<LinkId>(e.a), Bandwidth(std::bit_cast<double>(e.b))); break;
     case kWake:
-    default:
-      break;
+    default: break;
   }
 }
 
@@ -256,17 +253,14 @@ void FlowSim::maybe_compact_queue() {
 double FlowSim::remaining_bytes(FlowId f) const {
   const FlowRec& r = flows_[f];
   switch (r.phase) {
-    case FlowPhase::Pending:
-      return static_cast<double>(r.bytes);
+    case FlowPhase::Pending: return static_cast<double>(r.bytes);
     case FlowPhase::Active: {
       double rem = r.remaining;
       if (now_ > r.last && r.rate > 0) rem -= r.rate * static_cast<double>((now_ - r.last).ps) / kBitsPsPerByteSecond;
       return std::max(0.0, rem);
     }
-    case FlowPhase::Cancelled:
-      return std::max(0.0, r.remaining);
-    default:
-      return 0.0;
+    case FlowPhase::Cancelled: return std::max(0.0, r.remaining);
+    default: return 0.0;
   }
 }
 

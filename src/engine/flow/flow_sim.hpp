@@ -94,12 +94,12 @@ struct LinkStats {
 };
 
 struct SimStats {
-  uint64_t steps = 0;          // distinct event times processed
-  uint64_t solves = 0;         // max-min (re)solves
-  uint64_t events = 0;         // events processed (stale ones excluded)
-  uint64_t stale_dropped = 0;  // stale events skipped or compacted away
-  uint64_t flows_resolved = 0; // sum over solves of flows re-solved or placed (solved_flows())
-  uint64_t rate_changes = 0;   // flows whose rate changed in a solve
+  uint64_t steps = 0;           // distinct event times processed
+  uint64_t solves = 0;          // max-min (re)solves
+  uint64_t events = 0;          // events processed (stale ones excluded)
+  uint64_t stale_dropped = 0;   // stale events skipped or compacted away
+  uint64_t flows_resolved = 0;  // sum over solves of flows re-solved or placed (solved_flows())
+  uint64_t rate_changes = 0;    // flows whose rate changed in a solve
 };
 
 struct FlowSimOptions {

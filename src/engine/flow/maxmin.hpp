@@ -260,14 +260,14 @@ class MaxMinSolver {
   void next_epoch();
 
   std::vector<LinkState> links_;
-  std::vector<double> loads_;          // per link: sum of coef * rate as of the last solve
-  std::vector<uint8_t> link_seeded_;   // per link: kHard (in seed_links_), kSoft (in soft_links_ only) or 0
-  std::vector<double> seed_theta_;     // per hard link: level below which its change is invisible
-  std::vector<uint8_t> seed_why_;      // per hard link: kWhyCapacity | kWhyArrival
-  std::vector<double> soft_rho_;       // per soft link: min r/w of the flows that left it
-  std::vector<double> soft_load_;      // per soft link: sum of coef * r of the flows that left it
-  std::vector<uint32_t> merge_seen_;   // per link: == merge_stamp_ when seen by the add_flow in progress
-  std::vector<uint32_t> merge_at_;     // per link: its term's index in terms_ during that add_flow
+  std::vector<double> loads_;         // per link: sum of coef * rate as of the last solve
+  std::vector<uint8_t> link_seeded_;  // per link: kHard (in seed_links_), kSoft (in soft_links_ only) or 0
+  std::vector<double> seed_theta_;    // per hard link: level below which its change is invisible
+  std::vector<uint8_t> seed_why_;     // per hard link: kWhyCapacity | kWhyArrival
+  std::vector<double> soft_rho_;      // per soft link: min r/w of the flows that left it
+  std::vector<double> soft_load_;     // per soft link: sum of coef * r of the flows that left it
+  std::vector<uint32_t> merge_seen_;  // per link: == merge_stamp_ when seen by the add_flow in progress
+  std::vector<uint32_t> merge_at_;    // per link: its term's index in terms_ during that add_flow
   uint32_t merge_stamp_ = 0;
   std::vector<std::vector<Use>> uses_;
   std::vector<FlowState> flows_;

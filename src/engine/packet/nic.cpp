@@ -12,8 +12,15 @@ using routing::PathPart;
 
 Nic::Nic(const PacketOptions& opt, const Config& c, const cc::CongestionControl& cc, const Ports& ports,
          const NextHops* next_hops, EventWheel& events, SimStats& stats)
-    : opt_(opt), c_(c), cc_(cc), traits_(cc.traits()), ports_(ports), next_hops_(next_hops), events_(events),
-      stats_(stats), window_(opt.window_packets) {
+    : opt_(opt),
+      c_(c),
+      cc_(cc),
+      traits_(cc.traits()),
+      ports_(ports),
+      next_hops_(next_hops),
+      events_(events),
+      stats_(stats),
+      window_(opt.window_packets) {
   sched_.resize(ports.info.size());
   extra_bytes.assign(ports.info.size(), 0.0);
   outbox_.reserve(4);
@@ -444,13 +451,14 @@ void Nic::complete(uint32_t qi, int64_t now) {
   const int64_t fin = now + q.suffix_delay;
   records[qi].finish = Time(fin);
   for (uint32_t j = 0; j < q.route_len; ++j)
-    if (j < q.net_first || j > q.net_last) extra_bytes[routes[q.route_off + j]] += static_cast<double>(records[qi].bytes);
+    if (j < q.net_first || j > q.net_last)
+      extra_bytes[routes[q.route_off + j]] += static_cast<double>(records[qi].bytes);
   events_.push(Time(fin), kDone, qi);
 }
 
 void Nic::finish_stats() {
-  stats_.mean_reorder_delay_ps =
-      stats_.reorder_events ? reorder_delay_sum_ / static_cast<double>(stats_.reorder_events) : 0;
+  stats_.mean_reorder_delay_ps = stats_.reorder_events ? reorder_delay_sum_ / static_cast<double>(stats_.reorder_events)
+                                                       : 0;
 }
 
 }  // namespace podnet::engine::packet

@@ -76,10 +76,10 @@ struct Qp {
   int64_t next_send = 0;
   int64_t last_progress = 0;
   bool started = false, in_sched = false, tx_done = false, rto_armed = false;
-  bool in_heap = false;     // its valid wait-heap entry is at heap_time
+  bool in_heap = false;  // its valid wait-heap entry is at heap_time
   int64_t heap_time = 0;
-  int64_t last_bytes = 0;   // wire bytes of the last packet (rate changes rescale its gap)
-  cc::Flow cc;              // congestion state (rate RC, ...), owned by the algorithm
+  int64_t last_bytes = 0;  // wire bytes of the last packet (rate changes rescale its gap)
+  cc::Flow cc;             // congestion state (rate RC, ...), owned by the algorithm
   // receiver
   bool rx_done = false, nack_sent = false;
   uint32_t rcv_nxt = 0, last_acked = 0;

@@ -13,7 +13,19 @@ namespace podnet::engine::packet {
 constexpr uint32_t kNil = 0xFFFFFFFFu;
 constexpr int64_t kPsPerS = 1'000'000'000'000;
 
-enum EventKind : uint32_t { kArrive, kKick, kPause, kPauseRefresh, kCredit, kQpStart, kRto, kCcTimer, kDone, kTimer, kSample };
+enum EventKind : uint32_t {
+  kArrive,
+  kKick,
+  kPause,
+  kPauseRefresh,
+  kCredit,
+  kQpStart,
+  kRto,
+  kCcTimer,
+  kDone,
+  kTimer,
+  kSample
+};
 enum Cls : uint8_t { kCtrl = 0, kLossless = 1, kLossy = 2 };
 enum PktType : uint8_t { kData = 0, kAck = 1, kNack = 2, kCnp = 3 };
 
@@ -27,8 +39,8 @@ struct Packet {
   uint16_t raw = 0;      // bytes on NVLink/PCIe (payload for data)
   uint8_t type = 0;
   uint8_t cls = 0;
-  uint8_t ecn = 0;       // data: CE mark; ACK/NACK: marked packets echoed (cc::Traits::ack_echo)
-  uint8_t hop = 0;       // links crossed so far
+  uint8_t ecn = 0;  // data: CE mark; ACK/NACK: marked packets echoed (cc::Traits::ack_echo)
+  uint8_t hop = 0;  // links crossed so far
 };
 static_assert(sizeof(Packet) == 20, "a packet must fit an event's payload");
 

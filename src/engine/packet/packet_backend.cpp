@@ -79,8 +79,8 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
       driver.fail_launch(at, t.label.empty() ? fmt::format("transfer {}", i) : t.label, e.what());
       return;
     }
-    const Time mean_total(static_cast<int64_t>(
-        (hops.empty() ? 0.0 : latency_sum / static_cast<double>(hops.size())) * steps + 0.5));
+    const Time mean_total(
+        static_cast<int64_t>((hops.empty() ? 0.0 : latency_sum / static_cast<double>(hops.size())) * steps + 0.5));
     for (size_t h = 0; h < hops.size(); ++h)
       for (int32_t q = 0; q < qps; ++q) {
         StreamSpec s;

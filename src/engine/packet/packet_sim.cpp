@@ -69,7 +69,7 @@ struct PacketSim::Impl {
   std::vector<uint32_t> rr_node;  // round-robin counters by hash of (switch, destination): spray, adaptive ties
   std::vector<PathPart> scratch;
   // failures (§10)
-  bool links_failed = false;        // a link has died in this run: the loss checks below are on
+  bool links_failed = false;  // a link has died in this run: the loss checks below are on
   bool stopped = false;
   std::vector<char> dead;           // per directed link: the port sends nothing, packets sent to it are lost
   std::vector<int64_t> drop_until;  // per directed link: arrivals until then were on the wire when it died
@@ -143,7 +143,8 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   }
   mtu = transport.mtu;
   header = transport.header_bytes;
-  if (mtu <= 0 || mtu + header > 65535) throw InputError(fmt::format("packet engine: MTU {} + header {} must be 1..65535 bytes", mtu, header));
+  if (mtu <= 0 || mtu + header > 65535)
+    throw InputError(fmt::format("packet engine: MTU {} + header {} must be 1..65535 bytes", mtu, header));
   cc::Context ctx;
   ctx.mtu = mtu;
   cc = cc::make(opt.cc, ctx);
@@ -382,7 +383,8 @@ void PacketSim::Impl::on_arrive(Packet k) {
       return;
     }
     if (!q.rerouted || (q.target != topology::kNone && next_hops->is_net(n)) || which_path(q, k, p, off, len))
-      out = q.target == topology::kNone ? nic->routes[off + k.hop + 1] : next_data_port(q, k, n, off);  // per QP: its path
+      out = q.target == topology::kNone ? nic->routes[off + k.hop + 1]
+                                        : next_data_port(q, k, n, off);  // per QP: its path
   } else {
     if (n == q.src_node) {
       kick(nic->receive_ctrl(qi, k, now));
@@ -437,8 +439,8 @@ DirLink PacketSim::Impl::next_data_port(const Qp& q, const Packet& k, NodeId n, 
   if (cand.empty()) return -1;
   if (cand.size() == 1) return cand[0];
   // round-robin counter of (this switch, this destination): every destination's packets split evenly
-  const uint64_t slot = mix64((static_cast<uint64_t>(static_cast<uint32_t>(n)) << 32) |
-                              static_cast<uint32_t>(q.target)) & (kRrSlots - 1);
+  const uint64_t slot =
+      mix64((static_cast<uint64_t>(static_cast<uint32_t>(n)) << 32) | static_cast<uint32_t>(q.target)) & (kRrSlots - 1);
   const uint32_t turn = rr_node[slot]++;
   if (per_packet == 2) return cand[turn % cand.size()];
   // adaptive: the fewest data bytes waiting, counting the rest of the frame being sent
@@ -529,7 +531,8 @@ int64_t PacketSim::Impl::reroute(const std::vector<DirLink>& dirs) {
       router->release(scratch, 1.0);
     }
     route.clear();
-    router->route(nic->records[qi].src, nic->records[qi].dst, qps[qi].entropy, 1.0, route);  // throws when no path is left
+    router->route(nic->records[qi].src, nic->records[qi].dst, qps[qi].entropy, 1.0,
+                  route);  // throws when no path is left
     Qp& q = qps[qi];
     if (!q.rerouted || q.routed_at != now) {  // packets sent so far follow the path they left on
       q.prev_off = q.path_off;
@@ -563,9 +566,7 @@ void PacketSim::route(int32_t src, int32_t dst, uint64_t entropy, std::vector<Pa
   m_->router->route(src, dst, entropy, 1.0, out);
 }
 Time PacketSim::hop_latency(const std::vector<PathPart>& r) const { return m_->compiler->hop_latency(r); }
-int32_t PacketSim::add_stream(const StreamSpec& s, const std::vector<PathPart>& r) {
-  return m_->nic->add_stream(s, r);
-}
+int32_t PacketSim::add_stream(const StreamSpec& s, const std::vector<PathPart>& r) { return m_->nic->add_stream(s, r); }
 void PacketSim::add_timer(Time at, uint64_t tag) { m_->events.push(at, kTimer, tag); }
 void PacketSim::run(const std::function<void(const SimEvent&)>& on_event) {
   m_->run(on_event, std::numeric_limits<int64_t>::max());

@@ -158,7 +158,7 @@ class CongestionControl;
 }
 
 struct StreamSpec {
-  int32_t src = 0;     // GPU ranks
+  int32_t src = 0;  // GPU ranks
   int32_t dst = 0;
   Bytes bytes = 0;
   uint64_t entropy = 0;  // QP index: the UDP source port (ECMP)
@@ -171,45 +171,45 @@ struct StreamSpec {
 };
 
 struct PortStats {
-  uint64_t packets = 0;          // all packets sent
+  uint64_t packets = 0;  // all packets sent
   uint64_t data_packets = 0;
-  double payload_bytes = 0;      // data payload sent
-  double wire_bytes = 0;         // everything on the wire
-  uint64_t drops = 0;            // data packets dropped before joining this port's queue
+  double payload_bytes = 0;  // data payload sent
+  double wire_bytes = 0;     // everything on the wire
+  uint64_t drops = 0;        // data packets dropped before joining this port's queue
   uint64_t ecn_marks = 0;
-  uint64_t pause_rx = 0;         // PAUSE (XOFF) frames received by this egress port
-  uint64_t pause_tx = 0;         // PAUSE frames sent upstream about this link (by its receiving end)
-  Time paused;                   // time this port's data class was paused
-  uint64_t lost = 0;             // packets lost to this link's failure (queued, on its wire, or sent to it while dead)
-  Bytes max_queue = 0;           // peak data bytes queued
-  double queue_byte_ps = 0;      // integral of data bytes queued over time
-  double peak_utilization = 0;   // peak payload rate / payload capacity over util_window
+  uint64_t pause_rx = 0;        // PAUSE (XOFF) frames received by this egress port
+  uint64_t pause_tx = 0;        // PAUSE frames sent upstream about this link (by its receiving end)
+  Time paused;                  // time this port's data class was paused
+  uint64_t lost = 0;            // packets lost to this link's failure (queued, on its wire, or sent to it while dead)
+  Bytes max_queue = 0;          // peak data bytes queued
+  double queue_byte_ps = 0;     // integral of data bytes queued over time
+  double peak_utilization = 0;  // peak payload rate / payload capacity over util_window
 };
 
 struct StreamRecord {
   uint64_t tag = 0;
   int32_t src = 0, dst = 0;
   Bytes bytes = 0;
-  Time start;        // transfer start
-  Time first_send;   // first packet may leave
-  Time finish;       // last byte delivered
+  Time start;       // transfer start
+  Time first_send;  // first packet may leave
+  Time finish;      // last byte delivered
   uint32_t packets = 0;
   uint32_t retransmits = 0;
   uint32_t timeouts = 0;
-  uint32_t nacks = 0;     // NACKs the sender received
-  uint32_t cnps = 0;      // CNPs the sender received
+  uint32_t nacks = 0;  // NACKs the sender received
+  uint32_t cnps = 0;   // CNPs the sender received
   double final_rate_bps = 0;
 };
 
 struct SimStats {
   uint64_t events = 0;
-  uint64_t data_sent = 0;        // data packets put on the wire by senders (incl. retransmissions)
-  uint64_t data_delivered = 0;   // unique data packets delivered in order
+  uint64_t data_sent = 0;       // data packets put on the wire by senders (incl. retransmissions)
+  uint64_t data_delivered = 0;  // unique data packets delivered in order
   uint64_t retransmits = 0;
   uint64_t drops = 0;
-  uint64_t lost = 0;             // data packets lost to failed links (§10)
-  uint64_t lost_ctrl = 0;        // control packets lost to failed links
-  uint64_t rerouted = 0;         // QP re-routes (§10)
+  uint64_t lost = 0;       // data packets lost to failed links (§10)
+  uint64_t lost_ctrl = 0;  // control packets lost to failed links
+  uint64_t rerouted = 0;   // QP re-routes (§10)
   uint64_t ecn_marks = 0;
   uint64_t cnps = 0;
   uint64_t acks = 0;
@@ -219,8 +219,8 @@ struct SimStats {
   uint32_t max_reorder_packets = 0;  // largest reorder buffer (packets held beyond a hole)
   Time max_reorder_delay;
   double mean_reorder_delay_ps = 0;
-  uint64_t reorder_events = 0;       // holes that were filled with packets held behind them
-  uint64_t peak_packets = 0;         // peak packets queued in ports at one time (those on wires ride in events)
+  uint64_t reorder_events = 0;  // holes that were filled with packets held behind them
+  uint64_t peak_packets = 0;    // peak packets queued in ports at one time (those on wires ride in events)
 };
 
 struct QueueSample {
@@ -232,14 +232,14 @@ struct QueueSample {
 struct StreamSample {
   Time time;
   int32_t stream = 0;
-  Bytes delivered = 0;   // payload delivered in order so far
-  double rate_bps = 0;   // the sender's current rate (RC)
+  Bytes delivered = 0;  // payload delivered in order so far
+  double rate_bps = 0;  // the sender's current rate (RC)
 };
 
 struct SimEvent {
   uint64_t tag = 0;
   Time at;
-  bool timer = false;   // an add_timer() firing (else a stream completion)
+  bool timer = false;  // an add_timer() firing (else a stream completion)
   int32_t stream = -1;
 };
 

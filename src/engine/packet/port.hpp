@@ -48,9 +48,9 @@ struct PortInfo {
   int64_t kmin = 0, kmax = 0;
   double pmax = 0;
   topology::NodeId from = 0, to = 0;
-  bool net = false;          // Copper/Optical: header bytes on the wire
-  bool from_mmu = false;     // leaves a switch-like node (buffer, ECN)
-  bool to_mmu = false;       // enters a switch (buffer admission, PFC / credits)
+  bool net = false;       // Copper/Optical: header bytes on the wire
+  bool from_mmu = false;  // leaves a switch-like node (buffer, ECN)
+  bool to_mmu = false;    // enters a switch (buffer admission, PFC / credits)
 };
 
 // What every packet touches, in the first cache line; the queues next; the rest after.

@@ -10,7 +10,10 @@ using topology::NodeId;
 
 SwitchBuffer::SwitchBuffer(const topology::Topology& t, const PacketOptions& opt, int64_t mtu_wire, bool pfc,
                            bool credits, Ports& ports)
-    : dt_shift_(opt.dt_shift), reserve_(opt.reserve_bytes), resume_offset_(opt.resume_offset), pfc_(pfc),
+    : dt_shift_(opt.dt_shift),
+      reserve_(opt.reserve_bytes),
+      resume_offset_(opt.resume_offset),
+      pfc_(pfc),
       credits_(credits) {
   mmu_.resize(t.nodes.size());
   ingress_.resize(ports.info.size());

@@ -45,21 +45,21 @@ namespace podnet::engine::packet::cc {
 // Per-QP congestion state: one struct for every algorithm (each uses its
 // part), kept inside the NIC's QP next to what the sender reads per packet.
 struct Flow {
-  double line = 0;    // the QP's NIC line rate (bps)
-  double rate = 0;    // current rate RC: the NIC paces the QP at it (set only by the NIC, from a Reaction)
-  uint32_t window = 0;  // > 0: at most this many packets unacknowledged (window-based algorithms set it)
-  double cwnd = 0;      // congestion window in packets, fractional (window-based algorithms)
-  double target = 0;  // target rate RT (DCQCN)
-  double alpha = 1;   // congestion estimate (DCQCN, DCTCP)
+  double line = 0;                 // the QP's NIC line rate (bps)
+  double rate = 0;                 // current rate RC: the NIC paces the QP at it (set only by the NIC, from a Reaction)
+  uint32_t window = 0;             // > 0: at most this many packets unacknowledged (window-based algorithms set it)
+  double cwnd = 0;                 // congestion window in packets, fractional (window-based algorithms)
+  double target = 0;               // target rate RT (DCQCN)
+  double alpha = 1;                // congestion estimate (DCQCN, DCTCP)
   int64_t t_alpha = 0, t_dec = 0;  // DCQCN: last alpha update, last decrease
   int64_t bytes_since = 0;         // DCQCN: byte counter
   int32_t t_stage = 0, b_stage = 0;
-  uint32_t stamp = 0;              // timer generation: a timer event of an older stamp is stale
+  uint32_t stamp = 0;  // timer generation: a timer event of an older stamp is stale
   bool decreased = false, cnp_seen = false;
   // receiver (notification point)
   bool cnp_once = false;
   int64_t last_cnp = 0;
-  uint32_t rx_marked = 0;          // marked data packets since the last ACK/NACK (ECN echo)
+  uint32_t rx_marked = 0;  // marked data packets since the last ACK/NACK (ECN echo)
   // sender observation window, congestion avoidance (DCTCP)
   uint32_t win_end = 0, win_acked = 0, win_marked = 0;
   bool slow_start = false;
@@ -67,14 +67,14 @@ struct Flow {
 
 // What the rest of the engine must do for an algorithm.
 struct Traits {
-  bool ecn = false;         // switches mark data packets at dequeue (RED: kmin, kmax, pmax on the egress queue)
-  double ecn_ref_bps = 0;   // > 0: kmin and kmax scale with port rate / ecn_ref_bps
+  bool ecn = false;        // switches mark data packets at dequeue (RED: kmin, kmax, pmax on the egress queue)
+  double ecn_ref_bps = 0;  // > 0: kmin and kmax scale with port rate / ecn_ref_bps
   Bytes kmin = 0, kmax = 0;
   double pmax = 0;
-  bool cnp = false;         // receiver: on_marked decides CNPs; sender: on_cnp
-  bool ack_echo = false;    // ACKs/NACKs carry the marked count since the previous one (<= 255); sender: on_feedback
+  bool cnp = false;           // receiver: on_marked decides CNPs; sender: on_cnp
+  bool ack_echo = false;      // ACKs/NACKs carry the marked count since the previous one (<= 255); sender: on_feedback
   bool byte_counter = false;  // sender: on_sent for every data packet
-  bool credits = false;     // lossless links by credits (InfiniBand): no PFC, no drops
+  bool credits = false;       // lossless links by credits (InfiniBand): no PFC, no drops
 };
 
 // A reaction: rate >= 0 sets the QP's rate; timer >= 0 schedules the

@@ -56,8 +56,8 @@
 namespace podnet::engine::packet::cc {
 
 struct DcqcnParams {
-  double ref_bps = 0;         // > 0: Kmin, Kmax, R_AI, R_HAI scale by bw / ref_bps
-  Bytes kmin = 0;             // ECN RED band on the egress queue (bytes)
+  double ref_bps = 0;  // > 0: Kmin, Kmax, R_AI, R_HAI scale by bw / ref_bps
+  Bytes kmin = 0;      // ECN RED band on the egress queue (bytes)
   Bytes kmax = 0;
   double pmax = 0;
   double g = 1.0 / 256;       // alpha gain

@@ -36,10 +36,10 @@
 namespace podnet::engine::packet::cc {
 
 struct DctcpParams {
-  double ref_bps = 10e9;   // K scales with port rate / ref_bps
-  Bytes k = 97'500;        // marking threshold at ref_bps
-  double g = 1.0 / 16;     // alpha gain
-  double alpha0 = 1.0;     // initial alpha
+  double ref_bps = 10e9;       // K scales with port rate / ref_bps
+  Bytes k = 97'500;            // marking threshold at ref_bps
+  double g = 1.0 / 16;         // alpha gain
+  double alpha0 = 1.0;         // initial alpha
   double initial_window = 10;  // packets
 };
 
