@@ -25,18 +25,6 @@ struct BenchOptions {
   bool channels_given = false, qps_given = false;
 };
 
-// Sizes as nccl-tests takes them: a number with B/KB/MB/GB/KiB/... , or K/M/G meaning powers of 1024.
-Bytes parse_size(const std::string& text, const char* option) {
-  std::string t = text;
-  if (!t.empty() && (t.back() == 'K' || t.back() == 'M' || t.back() == 'G' || t.back() == 'T')) t += "iB";
-  Bytes b = 0;
-  std::string expected;
-  if (!parse_bytes(t, b, expected))
-    throw InputError(
-        fmt::format("{} {}: expected {} (or K/M/G/T for powers of 1024, as nccl-tests)", option, text, expected));
-  return b;
-}
-
 int cmd_bench(Common c, const BenchOptions& b) {
   // CLI sugar for scenario keys, applied after the user's own --set.
   if (!b.engine.empty()) c.sets.push_back("network.engine=" + b.engine);
@@ -54,7 +42,7 @@ int cmd_bench(Common c, const BenchOptions& b) {
     req.algo = "auto";
   }
   req.op = collective::parse_op(b.op);
-  req.sizes = study::size_series(parse_size(b.min_size, "--min"), parse_size(b.max_size, "--max"), b.factor);
+  req.sizes = bench_sizes(b.min_size, b.max_size, b.factor);
   std::string label;
   const scenario::Setup s = load_setup(c, "bench", label);
   if (!b.gpus.empty()) req.group = collective::parse_gpu_list(b.gpus, static_cast<int32_t>(s.fabric.gpus.size()));

@@ -31,15 +31,6 @@ struct DiffOptions {
   double factor = 4;
 };
 
-Bytes parse_size(const std::string& text, const char* option) {
-  std::string t = text;
-  if (!t.empty() && (t.back() == 'K' || t.back() == 'M' || t.back() == 'G' || t.back() == 'T')) t += "iB";
-  Bytes v = 0;
-  std::string expected;
-  if (!parse_bytes(t, v, expected)) throw InputError(fmt::format("{} {}: expected {}", option, text, expected));
-  return v;
-}
-
 // A podnet result document (a .json file with schema_version and run.command), or null.
 nlohmann::json result_document(const std::string& path) {
   if (path.size() < 5 || path.substr(path.size() - 5) != ".json") return nullptr;
@@ -78,7 +69,7 @@ report::DiffSide side(const std::string& what, const std::vector<std::string>& s
     } else if (st == "bench") {
       study::BenchRequest r;
       r.op = collective::parse_op(o.op);
-      r.sizes = study::size_series(parse_size(o.min_size, "--min"), parse_size(o.max_size, "--max"), o.factor);
+      r.sizes = bench_sizes(o.min_size, o.max_size, o.factor);
       if (!o.gpus.empty()) r.group = collective::parse_gpu_list(o.gpus, static_cast<int32_t>(setup.fabric.gpus.size()));
       s.documents.push_back({st, report::bench_document(setup, study::bench(setup, r))});
     } else {
@@ -89,14 +80,7 @@ report::DiffSide side(const std::string& what, const std::vector<std::string>& s
 }
 
 int cmd_diff(const DiffOptions& o) {
-  std::vector<std::string> studies;
-  for (size_t start = 0; start <= o.studies.size();) {
-    const auto c = o.studies.find(',', start);
-    const std::string st = o.studies.substr(start, c == std::string::npos ? std::string::npos : c - start);
-    if (!st.empty()) studies.push_back(st);
-    if (c == std::string::npos) break;
-    start = c + 1;
-  }
+  std::vector<std::string> studies = split_list(o.studies);
   // A result document decides the study of the other side.
   for (const auto& path : {o.a, o.b}) {
     const nlohmann::json d = result_document(path);

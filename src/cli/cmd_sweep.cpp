@@ -36,32 +36,11 @@ struct SweepOptions {
   double factor = 4;
 };
 
-Bytes parse_size(const std::string& text, const char* option) {
-  std::string t = text;
-  if (!t.empty() && (t.back() == 'K' || t.back() == 'M' || t.back() == 'G' || t.back() == 'T')) t += "iB";
-  Bytes b = 0;
-  std::string expected;
-  if (!parse_bytes(t, b, expected)) throw InputError(fmt::format("{} {}: expected {}", option, text, expected));
-  return b;
-}
-
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < s.size()) {
-    const auto c = s.find(',', start);
-    out.push_back(s.substr(start, c == std::string::npos ? std::string::npos : c - start));
-    if (c == std::string::npos) break;
-    start = c + 1;
-  }
-  return out;
-}
-
 int read_back(const Common& c, const SweepOptions& o) {
   const study::ResultTable t = study::read_results(o.results, o.timing);
   if (c.format == "json") report::write_sweep_results_json(t, std::cout);
   else if (c.format == "csv") report::write_sweep_results_csv(t, std::cout);
-  else report::write_sweep_results_table(t, split_commas(o.columns), std::cout);
+  else report::write_sweep_results_table(t, split_list(o.columns), std::cout);
   return kExitOk;
 }
 
@@ -103,7 +82,7 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
         "gpus=" + o.gpus};
     bench.op = collective::parse_op(o.op);
     bench.algo = o.algo;
-    bench.sizes = study::size_series(parse_size(o.min_size, "--min"), parse_size(o.max_size, "--max"), o.factor);
+    bench.sizes = bench_sizes(o.min_size, o.max_size, o.factor);
   }
   // Keys and values are checked on the first point before anything runs.
   const std::vector<study::SweepPoint> points = study::cartesian(spec.axes);

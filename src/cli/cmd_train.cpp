@@ -9,6 +9,7 @@
 
 #include "cli/common.hpp"
 #include "core/error.hpp"
+#include "core/params.hpp"
 #include "report/train_report.hpp"
 #include "study/train.hpp"
 #include "workload/simai.hpp"
@@ -29,27 +30,11 @@ struct TrainCliOptions {
   bool allow_oom = false;
 };
 
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');) {
-    const auto a = item.find_first_not_of(' '), b = item.find_last_not_of(' ');
-    if (a != std::string::npos) out.push_back(item.substr(a, b - a + 1));
-  }
-  return out;
-}
-
 std::vector<int64_t> parse_dps(const std::string& text) {
   std::vector<int64_t> dps;
   for (const auto& s : split_list(text)) {
     int64_t v = 0;
-    try {
-      size_t used = 0;
-      v = std::stoll(s, &used);
-      if (used != s.size()) throw std::invalid_argument(s);
-    } catch (const std::exception&) {
-      throw InputError(fmt::format("--sweep-dp {}: '{}' is not an integer", text, s));
-    }
+    if (!parse_int(s, v)) throw InputError(fmt::format("--sweep-dp {}: '{}' is not an integer", text, s));
     dps.push_back(v);
   }
   return dps;

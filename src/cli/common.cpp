@@ -8,9 +8,11 @@
 #include <fmt/format.h>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <unistd.h>
 
 #include "core/error.hpp"
+#include "study/bench.hpp"
 
 namespace podnet::cli {
 void add_common(CLI::App* cmd, Common& c, bool scenario_required, const std::vector<std::string>& extra_formats) {
@@ -87,6 +89,31 @@ std::string flow_quantum_hint(const std::string& engine, const engine::NetworkOp
   return "the flow engine re-solves rates at every distinct completion time; when many flows finish at "
          "spread-out times, --set network.flow_quantum=100ns lets those within 100 ns share one re-solve (each "
          "completion late by < 100 ns; a 261,632-flow all-to-all went from 314 s to 2.8 s)";
+}
+
+Bytes parse_size(const std::string& text, const char* option) {
+  std::string t = text;
+  if (!t.empty() && (t.back() == 'K' || t.back() == 'M' || t.back() == 'G' || t.back() == 'T')) t += "iB";
+  Bytes b = 0;
+  std::string expected;
+  if (!parse_bytes(t, b, expected))
+    throw InputError(
+        fmt::format("{} {}: expected {} (or K/M/G/T for powers of 1024, as nccl-tests)", option, text, expected));
+  return b;
+}
+
+std::vector<Bytes> bench_sizes(const std::string& min, const std::string& max, double factor) {
+  return study::size_series(parse_size(min, "--min"), parse_size(max, "--max"), factor);
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');) {
+    const auto a = item.find_first_not_of(' '), b = item.find_last_not_of(' ');
+    if (a != std::string::npos) out.push_back(item.substr(a, b - a + 1));
+  }
+  return out;
 }
 
 std::ofstream open_out(const std::string& path) {

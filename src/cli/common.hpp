@@ -44,6 +44,13 @@ std::function<void(int64_t, int64_t, Time)> progress_printer(std::string command
 // The hint for slow flow-engine runs (empty unless the engine is flow with an exact quantum).
 std::string flow_quantum_hint(const std::string& engine, const engine::NetworkOptions& o);
 std::ofstream open_out(const std::string& path);
+// Sizes as nccl-tests takes them (-b/-e): a number with B/KB/MB/GB/KiB/..., or K/M/G/T meaning powers of
+// 1024. InputError naming `option`.
+Bytes parse_size(const std::string& text, const char* option);
+// The sizes of --min/--max/--factor (study::size_series).
+std::vector<Bytes> bench_sizes(const std::string& min, const std::string& max, double factor);
+// "a, b,c" -> {"a", "b", "c"}: comma-separated items, spaces around each trimmed, empty items dropped.
+std::vector<std::string> split_list(const std::string& s);
 // Writes `doc` to stdout in c.format; with --out also DIR/<stem>.{json,csv,txt} and the resolved scenario.
 // A format beyond table/json/csv (add_common's extra_formats) is written by `other`, and with --out also
 // to DIR/<stem>.<format>.txt.

@@ -81,7 +81,6 @@ const std::string& Params::text(const std::string& name) const {
   return it->second;
 }
 
-namespace {
 bool parse_int(const std::string& text, int64_t& out) {
   if (text.empty()) return false;
   char* end = nullptr;
@@ -91,6 +90,8 @@ bool parse_int(const std::string& text, int64_t& out) {
   out = v;
   return true;
 }
+
+namespace {
 std::string range_text(const ParamSpec& s) {
   if (s.min > -1e299 && s.max < 1e299) return fmt::format(" in [{}, {}]", format_number(s.min), format_number(s.max));
   if (s.min > -1e299) return fmt::format(" >= {}", format_number(s.min));

@@ -18,6 +18,9 @@
 
 namespace podnet {
 
+// A whole decimal integer (an optional sign, no trailing text); false when the text is not one or overflows int64.
+bool parse_int(const std::string& text, int64_t& out);
+
 enum class ParamType { Int, Real, Bool, String, Bandwidth, Time, Bytes, Length, Power, Ratio, IntList };
 
 const char* param_type_name(ParamType t);

@@ -87,7 +87,8 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
     doc["notes"] = {"analytical engine: each transfer alone on the fabric (no contention between transfers), so a "
                     "time is exact for one transfer and a lower bound otherwise"};
   nlohmann::json hot = nlohmann::json::array();
-  const engine::RunReport last = r.rows.empty() ? engine::RunReport{} : r.rows.back().run;
+  static const engine::RunReport kNoRun;
+  const engine::RunReport& last = r.rows.empty() ? kNoRun : r.rows.back().run;
   for (const auto& l : last.hottest)
     hot.push_back({{"link", engine::dir_link_name(s.fabric, l.link)},
                    {"bytes", static_cast<int64_t>(l.bytes + 0.5)},

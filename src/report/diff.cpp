@@ -14,13 +14,6 @@ namespace podnet::report {
 
 namespace {
 
-nlohmann::json json_of(const study::Value& v) {
-  if (std::holds_alternative<int64_t>(v)) return std::get<int64_t>(v);
-  if (std::holds_alternative<double>(v)) return std::get<double>(v);
-  if (std::holds_alternative<std::string>(v)) return std::get<std::string>(v);
-  return nullptr;
-}
-
 bool number(const nlohmann::json& v) { return v.is_number(); }
 
 std::string text(const nlohmann::json& v) {

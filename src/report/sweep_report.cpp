@@ -43,13 +43,6 @@ std::string text_of(const study::Value& v) {
   return "";
 }
 
-nlohmann::json json_of(const study::Value& v) {
-  if (std::holds_alternative<int64_t>(v)) return std::get<int64_t>(v);
-  if (std::holds_alternative<double>(v)) return std::get<double>(v);
-  if (std::holds_alternative<std::string>(v)) return std::get<std::string>(v);
-  return nullptr;
-}
-
 std::string csv_cell(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
@@ -58,6 +51,13 @@ std::string csv_cell(const std::string& s) {
 }
 
 }  // namespace
+
+nlohmann::json json_of(const study::Value& v) {
+  if (std::holds_alternative<int64_t>(v)) return std::get<int64_t>(v);
+  if (std::holds_alternative<double>(v)) return std::get<double>(v);
+  if (std::holds_alternative<std::string>(v)) return std::get<std::string>(v);
+  return nullptr;
+}
 
 std::vector<study::Field> sweep_fields(const nlohmann::json& doc) {
   std::vector<study::Field> out;

@@ -19,6 +19,9 @@ namespace podnet::report {
 // "protocol@BYTES" (BYTES zero-padded to 16 digits, so names sort by size).
 std::vector<study::Field> sweep_fields(const nlohmann::json& doc);
 
+// A field's value as JSON (NULL -> null).
+nlohmann::json json_of(const study::Value& v);
+
 // The columns a console table shows by default for a study's sweep: id, the
 // axes, status, then the study's headline fields present in `t`.
 std::vector<std::string> default_columns(const study::ResultTable& t);

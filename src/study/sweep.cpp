@@ -18,21 +18,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/error.hpp"
+#include "core/params.hpp"
 
 namespace podnet::study {
 
 namespace {
-
-bool to_int(const std::string& s, int64_t& v) {
-  if (s.empty()) return false;
-  size_t used = 0;
-  try {
-    v = std::stoll(s, &used);
-  } catch (const std::exception&) {
-    return false;
-  }
-  return used == s.size();
-}
 
 std::string quote(const std::string& name) {  // an SQL identifier
   std::string q = "\"";
@@ -136,12 +126,12 @@ Axis parse_axis(const std::string& text) {
     const auto op = hi_text.find_first_of("+*");
     if (op != std::string::npos) {
       kind = hi_text[op];
-      if (!to_int(hi_text.substr(op + 1), step))
+      if (!parse_int(hi_text.substr(op + 1), step))
         throw InputError(fmt::format("--vary {}: '{}' is not an integer step", text, hi_text.substr(op + 1)));
       hi_text = hi_text.substr(0, op);
     }
     int64_t lo = 0, hi = 0;
-    if (!to_int(rhs.substr(0, dots), lo) || !to_int(hi_text, hi))
+    if (!parse_int(rhs.substr(0, dots), lo) || !parse_int(hi_text, hi))
       throw InputError(fmt::format("--vary {}: a range is LO..HI with integers (LO..HI+STEP, LO..HI*FACTOR)", text));
     if (lo > hi) throw InputError(fmt::format("--vary {}: {} is above {}", text, lo, hi));
     if (kind == '+' && step < 1) throw InputError(fmt::format("--vary {}: the step must be at least 1", text));
@@ -378,7 +368,7 @@ class Store {
       sqlite3_bind_double(st, 4, wall);
       for (size_t k = 0; k < spec_.axes.size(); ++k) {
         int64_t iv = 0;
-        if (to_int(p.values[k], iv)) sqlite3_bind_int64(st, static_cast<int>(5 + k), iv);
+        if (parse_int(p.values[k], iv)) sqlite3_bind_int64(st, static_cast<int>(5 + k), iv);
         else sqlite3_bind_text(st, static_cast<int>(5 + k), p.values[k].c_str(), -1, SQLITE_TRANSIENT);
       }
       for (size_t k = 0; k < fields.size(); ++k) bind(st, static_cast<int>(base + k), *fields[k].second);

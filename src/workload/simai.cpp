@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/params.hpp"
 #include "workload/job.hpp"
 
 namespace podnet::workload::simai {
@@ -19,17 +20,6 @@ std::vector<std::string> split_ws(const std::string& line) {
   std::istringstream ss(line);
   for (std::string tok; ss >> tok;) out.push_back(tok);
   return out;
-}
-
-bool to_int(const std::string& s, int64_t& v) {
-  if (s.empty()) return false;
-  size_t used = 0;
-  try {
-    v = std::stoll(s, &used);
-  } catch (const std::exception&) {
-    return false;
-  }
-  return used == s.size();
 }
 
 bool parse_comm(const std::string& text, Comm& c) {
@@ -58,7 +48,7 @@ bool parse_comm(const std::string& text, Comm& c) {
 size_t first_at(const std::vector<std::string>& ids, int64_t id) {
   for (size_t k = 0; k < ids.size(); ++k) {
     int64_t v = 0;
-    if (to_int(ids[k], v) && v == id) return k;
+    if (parse_int(ids[k], v) && v == id) return k;
   }
   return 0;
 }
@@ -97,7 +87,7 @@ Workload parse_workload(std::istream& in, const std::string& source) {
     std::string key = head[i];
     if (!key.empty() && key.back() == ':') key.pop_back();
     int64_t v = 0;
-    if (i + 1 < head.size() && to_int(head[i + 1], v)) {
+    if (i + 1 < head.size() && parse_int(head[i + 1], v)) {
       kv[key] = v;
       ++i;
     } else {
@@ -138,7 +128,7 @@ Workload parse_workload(std::istream& in, const std::string& source) {
   int64_t count = 0;
   {
     const auto t = split_ws(line);
-    if (t.size() != 1 || !to_int(t[0], count) || count < 0 || count > kMaxRows)
+    if (t.size() != 1 || !parse_int(t[0], count) || count < 0 || count > kMaxRows)
       throw fail(ln, fmt::format("expected the number of layer rows (0 to {}), got '{}'", kMaxRows, line));
   }
   // Sums over the rows stay inside the picosecond clock: each compute time and their per-pass totals
@@ -158,7 +148,7 @@ Workload parse_workload(std::istream& in, const std::string& source) {
     r.line = ln;
     r.name = f[0];
     auto num = [&](size_t i, const char* what, int64_t& out) {
-      if (!to_int(f[i], out) || (out < 0 && i != 1))
+      if (!parse_int(f[i], out) || (out < 0 && i != 1))
         throw fail(ln, fmt::format("field {} ({}): '{}' is not a non-negative integer", i + 1, what, f[i]));
       const bool ns = std::string_view(what).ends_with("_ns"), bytes = std::string_view(what).ends_with("_bytes");
       if ((ns && out > max_ns) || (bytes && out > kMaxBytes))
@@ -359,8 +349,8 @@ topology::Topology parse_topology(std::istream& in, const std::string& source) {
   }
   const auto head = split_ws(line);
   int64_t nodes = 0, gps = 0, nvs = 0, sws = 0, links = 0;
-  if (head.size() < 5 || !to_int(head[0], nodes) || !to_int(head[1], gps) || !to_int(head[2], nvs) ||
-      !to_int(head[3], sws) || !to_int(head[4], links))
+  if (head.size() < 5 || !parse_int(head[0], nodes) || !parse_int(head[1], gps) || !parse_int(head[2], nvs) ||
+      !parse_int(head[3], sws) || !parse_int(head[4], links))
     throw fail(ln, "expected '<nodes> <gpus_per_server> <nvswitches> <switches> <links> <gpu_type>'");
   if (nodes > kMaxNodes || links < 0 || links > kMaxNodes)
     throw fail(ln, fmt::format("{} nodes and {} links; podnet reads up to {} of each (fabrics of up to {} GPUs and "
@@ -381,7 +371,7 @@ topology::Topology parse_topology(std::istream& in, const std::string& source) {
   std::vector<int> kind(static_cast<size_t>(nodes), 0);  // 0 GPU, 1 NVSwitch, 2 switch
   for (size_t k = 0; k < ids.size(); ++k) {
     int64_t id = 0;
-    if (!to_int(ids[k], id) || id < gpus || id >= nodes)
+    if (!parse_int(ids[k], id) || id < gpus || id >= nodes)
       throw fail(ln, fmt::format("switch id '{}' is not in [{}, {})", ids[k], gpus, nodes));
     if (kind[static_cast<size_t>(id)] != 0)
       throw fail(ln, fmt::format("switch id {} is given twice (entries {} and {}); expected each switch once", id,
@@ -400,7 +390,7 @@ topology::Topology parse_topology(std::istream& in, const std::string& source) {
     if (f.empty()) continue;
     L l{};
     std::string expected;
-    if (f.size() < 4 || !to_int(f[0], l.a) || !to_int(f[1], l.b))
+    if (f.size() < 4 || !parse_int(f[0], l.a) || !parse_int(f[1], l.b))
       throw fail(ln, "expected 'src dst <bandwidth> <latency> <error_rate>'");
     if (l.a < 0 || l.a >= nodes || l.b < 0 || l.b >= nodes || l.a == l.b)
       throw fail(ln, fmt::format("link {} - {}: node ids must be distinct and in [0, {})", l.a, l.b, nodes));
@@ -475,7 +465,7 @@ topology::Topology parse_topology(std::istream& in, const std::string& source) {
   int32_t tier_index[8] = {0};
   for (int64_t k = 0; k < static_cast<int64_t>(ids.size()); ++k) {
     int64_t sid = 0;
-    to_int(ids[static_cast<size_t>(k)], sid);
+    parse_int(ids[static_cast<size_t>(k)], sid);
     Node n;
     if (kind[static_cast<size_t>(sid)] == 1) {
       n.kind = NodeKind::NvSwitch;
