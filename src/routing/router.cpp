@@ -444,44 +444,85 @@ void Router::route(int32_t src, int32_t dst, uint64_t entropy, double weight, st
           pcie_from = t_.gpus[e.relay];
         }
         out.push_back({dir_link(e.src_pcie, pcie_from, t_), 1.0});
-        out.push_back({dir_link(e.from_link, e.src_ep, t_), 1.0});
       }
-      const uint64_t key = flow_key(e.src_ep, e.dst_ep, entropy);
-      if (policy_ == Policy::DimensionOrder && dimension_order(e.from, e.to, out)) {
-        // done: the dimension-order path is up
-      } else {
-        const Target tg = node_target(e.to, e.from);
-        if (dist(e.from, tg) < 0) {
-          out.resize(start);
-          no_path(src, dst, e, "");
-        }
-        switch (policy_) {
-          case Policy::Ecmp: walk(e.from, tg, Pick::Hash, key, out); break;
-          case Policy::Adaptive: walk(e.from, tg, Pick::Least, key, out); break;
-          case Policy::Spray: spray(e.from, tg, out); break;
-          case Policy::Static:
-          case Policy::DimensionOrder: walk(e.from, tg, Pick::Static, key, out); break;
-          case Policy::Valiant: valiant(e.from, e.to, Pick::Hash, key, out); break;
-          case Policy::Ugal: {
-            alt_a_.clear();
-            alt_b_.clear();
-            walk(e.from, tg, Pick::Least, key, alt_a_);
-            valiant(e.from, e.to, Pick::Least, key, alt_b_);
-            const auto& pick = path_cost(alt_a_, weight) <= path_cost(alt_b_, weight) ? alt_a_ : alt_b_;
-            out.insert(out.end(), pick.begin(), pick.end());
-            break;
-          }
-        }
+      if (!network_part(e, entropy, weight, out)) {
+        out.resize(start);
+        no_path(src, dst, e, "");
       }
-      if (!torus_) {
-        out.push_back({dir_link(e.to_link, graph_->node_of(e.to), t_), 1.0});
-        out.push_back({dir_link(gpu_pcie_[dst], e.dst_ep, t_), 1.0});
-      }
+      if (!torus_) out.push_back({dir_link(gpu_pcie_[dst], e.dst_ep, t_), 1.0});
       break;
     }
   }
   if (tracks_load_)
     for (size_t i = start; i < out.size(); ++i) load_[out[i].link] += weight * out[i].fraction;
+}
+
+bool Router::network_part(const Ends& e, uint64_t entropy, double weight, std::vector<PathPart>& out) {
+  const size_t start = out.size();
+  if (!torus_) out.push_back({dir_link(e.from_link, e.src_ep, t_), 1.0});
+  const uint64_t key = flow_key(e.src_ep, e.dst_ep, entropy);
+  if (policy_ == Policy::DimensionOrder && dimension_order(e.from, e.to, out)) {
+    // done: the dimension-order path is up
+  } else {
+    const Target tg = node_target(e.to, e.from);
+    if (dist(e.from, tg) < 0) {
+      out.resize(start);
+      return false;
+    }
+    switch (policy_) {
+      case Policy::Ecmp: walk(e.from, tg, Pick::Hash, key, out); break;
+      case Policy::Adaptive: walk(e.from, tg, Pick::Least, key, out); break;
+      case Policy::Spray: spray(e.from, tg, out); break;
+      case Policy::Static:
+      case Policy::DimensionOrder: walk(e.from, tg, Pick::Static, key, out); break;
+      case Policy::Valiant: valiant(e.from, e.to, Pick::Hash, key, out); break;
+      case Policy::Ugal: {
+        alt_a_.clear();
+        alt_b_.clear();
+        walk(e.from, tg, Pick::Least, key, alt_a_);
+        valiant(e.from, e.to, Pick::Least, key, alt_b_);
+        const auto& pick = path_cost(alt_a_, weight) <= path_cost(alt_b_, weight) ? alt_a_ : alt_b_;
+        out.insert(out.end(), pick.begin(), pick.end());
+        break;
+      }
+    }
+  }
+  if (!torus_) out.push_back({dir_link(e.to_link, graph_->node_of(e.to), t_), 1.0});
+  return true;
+}
+
+void Router::route_endpoints(NodeId src_ep, NodeId dst_ep, uint64_t entropy, std::vector<PathPart>& out) {
+  const auto n = static_cast<NodeId>(t_.nodes.size());
+  if (src_ep < 0 || src_ep >= n || dst_ep < 0 || dst_ep >= n)
+    throw Error(fmt::format("routing: endpoint node out of range (the topology has {} nodes)", n));
+  if (src_ep == dst_ep) return;
+  const size_t start = out.size();
+  Ends e;
+  e.kind = Ends::Net;
+  e.src_ep = src_ep;
+  e.dst_ep = dst_ep;
+  const auto kind_ok = [&](NodeId v) {
+    return torus_ ? t_.nodes[v].kind == topology::NodeKind::Gpu : t_.nodes[v].kind == topology::NodeKind::Nic;
+  };
+  if (!kind_ok(src_ep) || !kind_ok(dst_ep))
+    throw Error(fmt::format("routing: {} -> {}: endpoints must be {}", t_.nodes[src_ep].name, t_.nodes[dst_ep].name,
+                            torus_ ? "GPUs (the routers of a torus)" : "NICs"));
+  if (torus_) {
+    e.from = graph_->net_of(src_ep);
+    e.to = graph_->net_of(dst_ep);
+  } else {
+    std::tie(e.from_link, e.from) = attachment(src_ep);
+    std::tie(e.to_link, e.to) = attachment(dst_ep);
+  }
+  const bool ok = e.from >= 0 && e.to >= 0 && network_part(e, entropy, 1.0, out);
+  if (!ok) {
+    out.resize(start);
+    throw Error(fmt::format("routing: no network path from {} to {}{}", t_.nodes[src_ep].name, t_.nodes[dst_ep].name,
+                            graph_->down_links() > 0 ? fmt::format(" ({} link(s) are down)", graph_->down_links())
+                                                     : std::string()));
+  }
+  if (tracks_load_)
+    for (size_t i = start; i < out.size(); ++i) load_[out[i].link] += out[i].fraction;
 }
 
 void Router::release(const std::vector<PathPart>& route, double weight) {

@@ -140,6 +140,12 @@ class Router {
   // is the QP index (sets the UDP source port); `weight` is what adaptive
   // and ugal add to the load of each link (e.g. 1 per flow, or bytes).
   void route(int32_t src_rank, int32_t dst_rank, uint64_t entropy, double weight, std::vector<PathPart>& out);
+  // The network part only, between two NICs (on a torus: two GPUs, the
+  // routers): NIC -> attachment switch -> ... -> NIC, as route() takes it for
+  // a flow whose NICs are these (same flow key for the same entropy). What
+  // probes between NICs cross. Adaptive/ugal loads count weight 1. Throws
+  // Error if either end is not a NIC (torus: GPU) or no path remains.
+  void route_endpoints(topology::NodeId src_ep, topology::NodeId dst_ep, uint64_t entropy, std::vector<PathPart>& out);
   // Removes a routed flow's weight from the load counters (adaptive, ugal;
   // a no-op for the other policies).
   void release(const std::vector<PathPart>& route, double weight);
@@ -185,6 +191,8 @@ class Router {
   };
 
   Ends resolve(int32_t src, int32_t dst);
+  // Appends NIC -> network -> NIC of e (no PCIe/NVLink); false if unreachable.
+  bool network_part(const Ends& e, uint64_t entropy, double weight, std::vector<PathPart>& out);
   [[noreturn]] void no_path(int32_t src, int32_t dst, const Ends& e, const char* why) const;
   void check_rank(int32_t rank) const;
   std::pair<topology::LinkId, int32_t> attachment(topology::NodeId nic) const;

@@ -47,7 +47,7 @@ const std::vector<SectionInfo>& sections() {
 
 namespace {
 
-const char* kTopKeys[] = {"schema_version", "name", "description", "seed", "topology", "failures"};
+const char* kTopKeys[] = {"schema_version", "name", "description", "seed", "topology", "failures", "faults"};
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;
@@ -180,6 +180,7 @@ class Loader {
     }
     sc_.topology = read_section(topo, "topology", b->params(), {"family"});
     if (root["failures"]) read_failures(root["failures"]);
+    if (root["faults"]) read_faults(root["faults"]);
     for (const auto& s : sections()) sc_.section_params[s.name] = read_section(root[s.name], s.name, s.params());
     // A routing policy for another family (ugal on a fat-tree) is refused here, at its key, not at the first route.
     const std::string& policy = sc_.section_params["network"].get_string("routing");
@@ -250,6 +251,78 @@ class Loader {
         f.factor = std::get<double>(*v);
       }
       sc_.failures.push_back(f);
+    }
+  }
+
+  void read_faults(const YAML::Node& list) {
+    if (list.IsNull()) return;
+    if (!list.IsSequence())
+      fail("faults", line_of(list),
+           "expected a list of entries such as `- {kind: drop, link: \"SWITCH:PORT\", probability: 0.001}`");
+    for (size_t i = 0; i < list.size(); ++i) {
+      const YAML::Node e = list[i];
+      const std::string path = fmt::format("faults[{}]", i);
+      const int line = line_of(e);
+      if (!e.IsMap()) fail(path, line, "expected a map with kind, link or switch, and the fault's figure");
+      static const std::vector<std::string> keys = {"kind",    "link", "switch", "direction", "probability",
+                                                    "latency", "at",   "period", "down"};
+      check_keys(e, path, keys);
+      FaultSpec f;
+      f.line = line;
+      static const std::vector<std::string> kinds = {"drop", "corrupt", "degrade", "flap"};
+      f.kind = e["kind"] ? scalar_text(e["kind"]) : "";
+      if (std::find(kinds.begin(), kinds.end(), f.kind) == kinds.end())
+        fail(path + ".kind", line,
+             fmt::format("'{}' is not a fault podnet hides: expected one of: {} (silent drop, corruption, added "
+                         "latency, a flapping link)",
+                         f.kind, join(kinds)));
+      for (const char* k : {"link", "switch"}) {
+        if (!e[k]) continue;
+        if (!f.target_kind.empty()) fail(path, line, "expected exactly one of link, switch");
+        f.target_kind = k;
+        f.target = scalar_text(e[k]);
+      }
+      if (f.target_kind.empty()) fail(path, line, "expected link: \"SWITCH:PORT\" (or a NIC) or switch: NAME");
+      if (f.kind == "flap" && f.target_kind != "link") fail(path + ".switch", line, "a flap is a link's");
+      if (e["direction"]) {
+        f.direction = scalar_text(e["direction"]);
+        if (f.target_kind != "link") fail(path + ".direction", line, "direction applies to a link");
+        if (f.direction != "tx" && f.direction != "rx" && f.direction != "both")
+          fail(path + ".direction", line,
+               fmt::format("'{}': expected tx (leaving the named end), rx (entering it) or both", f.direction));
+      }
+      std::string expected;
+      const auto time_key = [&](const char* k, Time& out, bool required, const char* what) {
+        if (!e[k]) {
+          if (required) fail(path + "." + k, line, fmt::format("a {} needs {}: {}", f.kind, k, what));
+          return;
+        }
+        if (!parse_time(scalar_text(e[k]), out, expected)) fail(path + "." + k, line, expected);
+      };
+      time_key("at", f.at, false, "");
+      if (f.kind == "drop" || f.kind == "corrupt") {
+        ParamSpec prob{"probability", ParamType::Real, "", "", 1e-12, 1.0};
+        std::string canonical;
+        auto v = e["probability"] ? parse_param(prob, scalar_text(e["probability"]), canonical, expected)
+                                  : std::nullopt;
+        if (!v)
+          fail(path + ".probability", line,
+               "expected the probability that a packet crossing it is lost, 1e-12 to 1 (0.001 = 0.1 %)");
+        f.probability = std::get<double>(*v);
+      } else if (e["probability"]) {
+        fail(path + ".probability", line, fmt::format("a {} has no probability", f.kind));
+      }
+      if (f.kind == "degrade") {
+        time_key("latency", f.latency, true, "the one-way latency it adds (e.g. 50us)");
+        if (f.latency.ps <= 0) fail(path + ".latency", line, "expected a latency above 0");
+      }
+      if (f.kind == "flap") {
+        time_key("period", f.period, true, "how often the link goes down (e.g. 30s)");
+        time_key("down", f.down, true, "how long it stays down each time (e.g. 2s)");
+        if (f.period.ps <= 0 || f.down.ps <= 0 || f.down.ps > f.period.ps)
+          fail(path + ".down", line, "expected 0 < down <= period");
+      }
+      sc_.faults.push_back(f);
     }
   }
 
@@ -503,31 +576,77 @@ bool Scenario::has_random_failures() const {
   return false;
 }
 
+namespace {
+
+topology::NodeId find_node(const topology::Topology& t, const std::string& name) {
+  for (topology::NodeId n = 0; n < static_cast<topology::NodeId>(t.nodes.size()); ++n)
+    if (t.nodes[n].name == name) return n;
+  return topology::kNone;
+}
+
+// " (did you mean 'X'?)" for the closest switch (or any node) name.
+std::string suggest_node(const topology::Topology& t, const std::string& name, bool switches_only) {
+  std::vector<std::string> names;
+  std::string hint;  // a name containing the one given ("spine-000" -> "pod000-spine-000"), else the closest
+  for (const auto& node : t.nodes)
+    if (!switches_only || node.kind == topology::NodeKind::Switch) {
+      names.push_back(node.name);
+      if (hint.empty() && !name.empty() && node.name.find(name) != std::string::npos) hint = node.name;
+    }
+  if (hint.empty()) hint = closest(name, names);
+  return hint.empty() ? std::string() : " (did you mean '" + hint + "'?)";
+}
+
+// The switch named `target`; InputError "WHERE.switch: ..." otherwise.
+topology::NodeId find_switch(const topology::Topology& t, const std::string& target, const std::string& where_) {
+  const topology::NodeId n = find_node(t, target);
+  if (n == topology::kNone || t.nodes[n].kind != topology::NodeKind::Switch)
+    throw InputError(fmt::format("{}.switch: no switch named '{}'{} (names as in `podnet design --cabling-plan`)",
+                                 where_, target, suggest_node(t, target, true)));
+  return n;
+}
+
+// The network link named by one end: "NODE:PORT" (a switch and its port, as in the cabling plan) or a NIC's
+// one network link ("NODE"). Returns the link and the named end; InputError "WHERE.link: ..." otherwise.
+std::pair<topology::LinkId, topology::NodeId> find_link(const topology::Topology& t, const std::string& target,
+                                                        const std::string& where_) {
+  const auto network = [&](topology::LinkId l) {
+    return t.links[l].media == topology::Media::Copper || t.links[l].media == topology::Media::Optical;
+  };
+  const auto colon = target.rfind(':');
+  const topology::NodeId n = find_node(t, colon == std::string::npos ? target : target.substr(0, colon));
+  topology::LinkId found = topology::kNone;
+  int matches = 0;
+  if (n != topology::kNone) {
+    auto [b, e] = t.incident(n);
+    for (auto it = b; it != e; ++it) {
+      if (!network(*it)) continue;
+      const auto& l = t.links[*it];
+      const int32_t port = l.a == n ? l.port_a : l.port_b;
+      if (colon == std::string::npos || t.port_name(n, port) == target.substr(colon + 1)) {
+        found = *it;
+        ++matches;
+      }
+    }
+  }
+  if (matches != 1)
+    throw InputError(
+        fmt::format("{}.link: no network link '{}'{}: expected \"SWITCH:PORT\" (e.g. "
+                    "\"su000-leaf-r0:Ethernet1/65\") or a NIC name (e.g. \"gpu-node-0000/nic0\")",
+                    where_, target,
+                    n == topology::kNone
+                        ? suggest_node(t, colon == std::string::npos ? target : target.substr(0, colon), false)
+                        : std::string()));
+  return {found, n};
+}
+
+}  // namespace
+
 std::vector<engine::FailureEvent> Scenario::resolve_failures(const topology::Topology& t, Time run_length,
                                                              const std::vector<int32_t>& job_gpus, bool draw) const {
   using topology::NodeKind;
   std::vector<engine::FailureEvent> out;
   std::optional<reliability::Inventory> inventory;  // counted once, for random entries
-  auto find_node = [&](const std::string& name) -> topology::NodeId {
-    for (topology::NodeId n = 0; n < static_cast<topology::NodeId>(t.nodes.size()); ++n)
-      if (t.nodes[n].name == name) return n;
-    return topology::kNone;
-  };
-  // " (did you mean 'X'?)" for the closest switch (or any node) name.
-  auto suggest = [&](const std::string& name, bool switches_only) {
-    std::vector<std::string> names;
-    std::string hint;  // a name containing the one given ("spine-000" -> "pod000-spine-000"), else the closest
-    for (const auto& node : t.nodes)
-      if (!switches_only || node.kind == NodeKind::Switch) {
-        names.push_back(node.name);
-        if (hint.empty() && !name.empty() && node.name.find(name) != std::string::npos) hint = node.name;
-      }
-    if (hint.empty()) hint = closest(name, names);
-    return hint.empty() ? std::string() : " (did you mean '" + hint + "'?)";
-  };
-  auto network = [&](topology::LinkId l) {
-    return t.links[l].media == topology::Media::Copper || t.links[l].media == topology::Media::Optical;
-  };
   for (size_t i = 0; i < failures.size(); ++i) {
     const FailureSpec& f = failures[i];
     const std::string where_ = from_set.count("failures") ? fmt::format("--set failures[{}]", i)
@@ -585,43 +704,47 @@ std::vector<engine::FailureEvent> Scenario::resolve_failures(const topology::Top
             fmt::format("{}.gpu: '{}' is not a GPU of this fabric: expected {}", where_, f.target, expected));
       ev.gpu = static_cast<int32_t>(std::get<int64_t>(*v));
     } else if (f.target_kind == "switch") {
-      const topology::NodeId n = find_node(f.target);
-      if (n == topology::kNone || t.nodes[n].kind != NodeKind::Switch)
-        throw InputError(fmt::format("{}.switch: no switch named '{}'{} (names as in `podnet design --cabling-plan`)",
-                                     where_, f.target, suggest(f.target, true)));
+      const topology::NodeId n = find_switch(t, f.target, where_);
       auto [b, e] = t.incident(n);
       for (auto it = b; it != e; ++it) ev.links.push_back(*it);
     } else {
-      const auto colon = f.target.rfind(':');
-      const topology::NodeId n = find_node(colon == std::string::npos ? f.target : f.target.substr(0, colon));
-      // The link at NODE:PORT, or a NIC's one network link ("NODE").
-      topology::LinkId found = topology::kNone;
-      int matches = 0;
-      if (n != topology::kNone) {
-        auto [b, e] = t.incident(n);
-        for (auto it = b; it != e; ++it) {
-          if (!network(*it)) continue;
-          const auto& l = t.links[*it];
-          const int32_t port = l.a == n ? l.port_a : l.port_b;
-          if (colon == std::string::npos || t.port_name(n, port) == f.target.substr(colon + 1)) {
-            found = *it;
-            ++matches;
-          }
-        }
-      }
-      if (matches != 1)
-        throw InputError(
-            fmt::format("{}.link: no network link '{}'{}: expected \"SWITCH:PORT\" (e.g. "
-                        "\"su000-leaf-r0:Ethernet1/65\") or a NIC name (e.g. \"gpu-node-0000/nic0\")",
-                        where_, f.target,
-                        n == topology::kNone
-                            ? suggest(colon == std::string::npos ? f.target : f.target.substr(0, colon), false)
-                            : std::string()));
+      const topology::LinkId found = find_link(t, f.target, where_).first;
       ev.links.push_back(found);
     }
     out.push_back(std::move(ev));
   }
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.at < b.at; });
+  return out;
+}
+
+std::vector<diagnose::Fault> Scenario::fault_list(const topology::Topology& t) const {
+  std::vector<diagnose::Fault> out;
+  for (size_t i = 0; i < faults.size(); ++i) {
+    const FaultSpec& f = faults[i];
+    const std::string where_ = from_set.count("faults") ? fmt::format("--set faults[{}]", i)
+                                                        : fmt::format("{}:{}: faults[{}]", source, f.line, i);
+    diagnose::Fault x;
+    x.kind = f.kind == "drop"      ? diagnose::FaultKind::Drop
+             : f.kind == "corrupt" ? diagnose::FaultKind::Corrupt
+             : f.kind == "degrade" ? diagnose::FaultKind::Degrade
+                                   : diagnose::FaultKind::Flap;
+    x.probability = f.probability;
+    x.latency = f.latency;
+    x.start = f.at;
+    x.period = f.period;
+    x.down = f.down;
+    if (f.target_kind == "switch") {
+      x.device = find_switch(t, f.target, where_);
+      x.what = fmt::format("{} switch {}", f.kind, f.target);
+    } else {
+      const auto [l, end] = find_link(t, f.target, where_);
+      const routing::DirLink tx = routing::dir_link(l, end, t);
+      if (f.direction != "rx") x.dirs.push_back(tx);
+      if (f.direction != "tx") x.dirs.push_back(tx ^ 1);
+      x.what = fmt::format("{} link {} {}", f.kind, f.target, f.direction);
+    }
+    out.push_back(std::move(x));
+  }
   return out;
 }
 
@@ -680,6 +803,18 @@ std::string Scenario::resolved_yaml() const {
           << ", action: " << f.action;
       if (f.action == "degrade") out << ", rate: " << format_bandwidth(f.rate);
       if (f.action == "slow") out << ", factor: " << format_number(f.factor);
+      out << "}\n";
+    }
+  }
+  if (!faults.empty()) {
+    out << "faults:\n";
+    for (const auto& f : faults) {
+      out << "  - {kind: " << f.kind << ", " << f.target_kind << ": " << yaml_value(f.target);
+      if (f.target_kind == "link") out << ", direction: " << f.direction;
+      if (f.kind == "drop" || f.kind == "corrupt") out << ", probability: " << format_number(f.probability, 12);
+      if (f.kind == "degrade") out << ", latency: " << format_time(f.latency);
+      if (f.kind == "flap") out << ", period: " << format_time(f.period) << ", down: " << format_time(f.down);
+      if (f.at.ps > 0) out << ", at: " << format_time(f.at);
       out << "}\n";
     }
   }

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/params.hpp"
+#include "diagnose/probe.hpp"
 #include "engine/failures.hpp"
 #include "topology/hardware.hpp"
 #include "topology/topology.hpp"
@@ -69,9 +70,33 @@ struct FailureSpec {
   std::vector<std::string> parts;
 };
 
+// One entry of the scenario's `faults:` list: a silent fault hidden for
+// `podnet diagnose` to find (diagnose/probe.hpp), as written:
+//   - {kind: drop, link: "su000-leaf-r0:Ethernet1/65", probability: 0.001}   (packets leaving that port)
+//   - {kind: drop, link: "gpu-node-0000/nic0", direction: both, probability: 1e-4}
+//   - {kind: corrupt, switch: "pod00-spine-r0-00", probability: 0.001}      (every packet through it)
+//   - {kind: degrade, link: "...", latency: 50us}                            (one-way latency added)
+//   - {kind: flap, link: "...", period: 30s, down: 2s, at: 60s}
+// A link is named by one end, as in `failures:`; direction tx (default) is
+// the direction leaving that end, rx the one entering it, both both. `at`
+// (default 0 s) is when the fault begins.
+struct FaultSpec {
+  std::string kind;         // drop | corrupt | degrade | flap
+  std::string target_kind;  // link | switch
+  std::string target;
+  std::string direction = "tx";
+  double probability = 0;
+  Time latency, at, period, down;
+  int line = 0;
+};
+
 class Scenario {
  public:
   std::vector<FailureSpec> failures;
+  std::vector<FaultSpec> faults;
+  // The faults resolved against a built topology (InputError with the
+  // entry's line for a name that is not there).
+  std::vector<diagnose::Fault> fault_list(const topology::Topology& t) const;
   // The failures resolved against a built topology (InputError with the
   // entry's line for a name that is not there), sorted by time. Random
   // entries draw from the components of a job on `job_gpus` (empty: every

@@ -39,6 +39,7 @@ Setup resolve(Scenario sc, std::optional<topology::Topology> fabric) {
     s.reliability.switch_recovery_s = s.network.failures.convergence.seconds();
     return 0;
   });
+  s.faults = sc.fault_list(s.fabric);
   s.scenario = std::move(sc);
   return s;
 }

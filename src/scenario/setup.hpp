@@ -9,6 +9,7 @@
 //   placement    placement.policy   (cluster::Policy)
 //   reliability  reliability: + network.collective_timeout / local_repair /
 //                convergence        (reliability::Config)
+//   faults       faults:            (diagnose::Fault, resolved on the fabric)
 //   job(gpus)    workload:          (workload::Job, checked against the fabric)
 //
 // The recovery times of `network:` are read once, into
@@ -25,6 +26,7 @@
 
 #include "cluster/placement.hpp"
 #include "collective/collective.hpp"
+#include "diagnose/probe.hpp"
 #include "engine/options.hpp"
 #include "reliability/risk.hpp"
 #include "scenario/scenario.hpp"
@@ -41,6 +43,7 @@ struct Setup {
   collective::Options collective;
   cluster::Policy placement = cluster::Policy::TopologyAware;
   reliability::Config reliability;
+  std::vector<diagnose::Fault> faults;  // faults: (silent faults for `podnet diagnose`)
 
   // The scenario's `workload:` as a job on this fabric. With check_memory,
   // a job that does not fit in the GPU's memory is an InputError too

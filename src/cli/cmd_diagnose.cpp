@@ -1,0 +1,129 @@
+// `podnet diagnose SCENARIO`: probe the fabric for the scenario's hidden
+// `faults:`, localize silent loss, check PFC deadlock freedom; or localize a
+// probe file; or evaluate localization over seeded random faults.
+// Flags -> study::diagnose -> report.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "cli/common.hpp"
+#include "core/error.hpp"
+#include "diagnose/probe_csv.hpp"
+#include "report/diagnose_report.hpp"
+#include "study/diagnose.hpp"
+
+namespace podnet::cli {
+
+namespace {
+
+struct DiagnoseOptions {
+  std::string mesh = "rail";
+  int targets = 4, ports = 8;
+  double rate = 1000;
+  std::string duration = "300s", round = "10s";
+  double background = 0;
+  double alpha = 1e-3;
+  std::string probes_in, probes_out;
+  int evaluate = 0, faults = 1;
+  std::string fault_kind = "link";
+  double loss = 1e-3;
+  bool no_cbd = false;
+};
+
+Time parse_duration(const std::string& text, const char* option) {
+  Time t;
+  std::string expected;
+  if (!parse_time(text, t, expected) || t.ps <= 0)
+    throw InputError(fmt::format("{} '{}': expected a duration above 0, {}", option, text, expected));
+  return t;
+}
+
+int cmd_diagnose(const Common& c, const DiagnoseOptions& o) {
+  study::DiagnoseRequest req;
+  req.probe.mesh = o.mesh;
+  req.probe.targets = o.targets;
+  req.probe.ports = o.ports;
+  req.probe.rate = o.rate;
+  req.probe.duration = parse_duration(o.duration, "--duration");
+  req.probe.round = parse_duration(o.round, "--round");
+  req.probe.background = o.background;
+  req.localize.alpha = o.alpha;
+  if (!(o.alpha > 0 && o.alpha < 1)) throw InputError(fmt::format("--alpha {}: expected 0 < alpha < 1", o.alpha));
+  req.evaluate = o.evaluate;
+  req.faults = o.faults;
+  req.fault_kind = o.fault_kind;
+  req.loss = o.loss;
+  req.cbd = !o.no_cbd;
+  if (!o.probes_in.empty()) {
+    std::ifstream in(o.probes_in, std::ios::binary);
+    if (!in) throw InputError(fmt::format("--probes {}: cannot read the file", o.probes_in));
+    std::stringstream buf;
+    buf << in.rdbuf();
+    req.probes_text = buf.str();
+    req.probes_source = o.probes_in;
+    if (req.probes_text.empty()) throw InputError(fmt::format("{}: the file is empty", o.probes_in));
+  }
+  std::ofstream probes_out;
+  if (!o.probes_out.empty()) {
+    if (o.evaluate > 0 || !o.probes_in.empty())
+      throw InputError("--probes-out writes one simulated run: not with --evaluate or --probes");
+    probes_out = open_out(o.probes_out);  // checked before the run
+    req.keep_probes = true;
+  }
+  std::string label;
+  const scenario::Setup s = load_setup(c, "diagnose", label);
+  const study::DiagnoseResult r = study::diagnose(s, req, study_progress("diagnose", label));
+  if (r.mesh_data && r.run_data) {
+    diagnose::write_probe_csv(probes_out, s.fabric, *r.mesh_data, *r.run_data);
+    if (!probes_out) throw Error(fmt::format("--probes-out {}: write failed", o.probes_out));
+  }
+  emit(c, s.scenario, report::diagnose_document(s, r), "diagnose", report::write_diagnose_table);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_diagnose_command(CLI::App& app, Action& action) {
+  auto c = std::make_shared<Common>();
+  auto o = std::make_shared<DiagnoseOptions>();
+  auto* cmd = app.add_subcommand("diagnose",
+                                 "find silent faults by probing (localize loss to links and switches), check PFC "
+                                 "deadlock freedom");
+  add_common(cmd, *c, true);
+  cmd->add_option("--probe", o->mesh,
+                  "who probes whom: full-mesh, rail (each NIC probes --targets NICs of its rail), "
+                  "leaf-mesh (every pair of leaves)")
+      ->capture_default_str();
+  cmd->add_option("--targets", o->targets, "rail mesh: targets per NIC")->capture_default_str();
+  cmd->add_option("--ports", o->ports, "UDP source ports per pair (ECMP paths covered)")->capture_default_str();
+  cmd->add_option("--rate", o->rate, "probes per second sent by each NIC")->capture_default_str();
+  cmd->add_option("--duration", o->duration, "simulated probing time")->capture_default_str();
+  cmd->add_option("--round", o->round, "localization runs after every round")->capture_default_str();
+  cmd->add_option("--background", o->background, "loss per link crossing on healthy links (noise)")
+      ->capture_default_str();
+  cmd->add_option("--alpha", o->alpha, "false-alarm level of the localization test")->capture_default_str();
+  cmd->add_option("--probes", o->probes_in,
+                  "localize this probe results CSV (yours or --probes-out's) instead of simulating");
+  cmd->add_option("--probes-out", o->probes_out, "write the simulated probe results as CSV");
+  cmd->add_option("--evaluate", o->evaluate, "N seeded trials with random hidden faults: precision, recall, time");
+  cmd->add_option("--faults", o->faults, "--evaluate: hidden faults per trial")->capture_default_str();
+  cmd->add_option("--fault-kind", o->fault_kind, "--evaluate: link, switch or mixed")->capture_default_str();
+  cmd->add_option("--loss", o->loss, "--evaluate: drop probability of each hidden fault")->capture_default_str();
+  cmd->add_flag("--no-deadlock-check", o->no_cbd, "skip the cyclic buffer dependency check");
+  cmd->footer(
+      "Faults to find are the scenario's `faults:` list, e.g.\n"
+      "  faults:\n"
+      "    - {kind: drop, link: \"su000-leaf-r0:Ethernet1/65\", probability: 0.001}\n"
+      "    - {kind: corrupt, switch: \"pod00-spine-r0-00\", probability: 0.0005}\n"
+      "Probe files: columns src,dst,sport,sent,lost,rtt_p50_us,rtt_p99_us,path,return_path (docs/diagnose.md).\n\n"
+      "Examples:\n"
+      "  podnet diagnose aipod-16k --evaluate 100\n"
+      "  podnet diagnose aipod-16k --evaluate 100 --faults 3 --fault-kind mixed\n"
+      "  podnet diagnose my-fabric.yaml --probes-out probes.csv\n"
+      "  podnet diagnose my-fabric.yaml --probes probes.csv\n"
+      "  podnet diagnose torus-3d-4k --duration 10s      (the deadlock check finds the ring cycles)");
+  cmd->callback([&action, c, o] { action = [c, o] { return cmd_diagnose(*c, *o); }; });
+}
+
+}  // namespace podnet::cli

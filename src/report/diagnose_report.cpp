@@ -1,0 +1,243 @@
+#include "report/diagnose_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+
+#include "core/units.hpp"
+#include "report/report.hpp"
+
+namespace podnet::report {
+
+namespace {
+
+double sig(double v, int digits = 6) {
+  if (v == 0 || !std::isfinite(v)) return v;
+  const int decimals = digits - 1 - static_cast<int>(std::floor(std::log10(std::fabs(v))));
+  return round_to(v, std::max(decimals, 0));
+}
+
+nlohmann::json seconds_or_null(double s) { return s < 0 ? nlohmann::json(nullptr) : nlohmann::json(sig(s)); }
+
+nlohmann::json score_json(const study::Score& s) {
+  return {{"precision", round_to(s.precision(), 6)},
+          {"recall", round_to(s.recall(), 6)},
+          {"true_positives", s.true_pos},
+          {"false_positives", s.false_pos},
+          {"false_negatives", s.false_neg}};
+}
+
+// Quantile q of the trials that localized (nearest rank); -1 when none did.
+double quantile(std::vector<double> v, double q) {
+  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return x < 0; }), v.end());
+  if (v.empty()) return -1;
+  std::sort(v.begin(), v.end());
+  const auto k = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
+  return v[std::min(v.size() - 1, k == 0 ? 0 : k - 1)];
+}
+
+}  // namespace
+
+nlohmann::json diagnose_document(const scenario::Setup& s, const study::DiagnoseResult& r) {
+  nlohmann::json doc = new_document(context_of(s.scenario, "diagnose"));
+  doc["mode"] = r.mode;
+  if (r.mode != "file") {
+    doc["probing"] = {
+        {"mesh", r.mesh},
+        {"endpoints", r.endpoints},
+        {"tuples", r.tuples},
+        {"directed_links_covered", r.covered_dirs},
+        {"directed_links", r.network_dirs},
+        {"pairs_unroutable", r.unroutable},
+        {"probes_per_second_per_nic", sig(r.rate)},
+        {"duration_seconds", sig(r.duration.seconds())},
+        {"round_seconds", sig(r.round.seconds())},
+        {"rounds", r.rounds},
+        {"probe_wire_bytes", diagnose::kProbeWireBytes},
+        {"overhead_bytes_per_second_per_nic", sig(r.probe_bytes_per_s_per_nic)},
+        {"overhead_bytes_per_second_max_nic", sig(r.probe_bytes_per_s_per_nic_max)},
+        {"overhead_share_of_nic_capacity_max", sig(r.capacity_share_max)},
+    };
+  } else {
+    doc["probes"] = {{"rows", r.tuples}, {"rows_without_path", r.rows_without_path}};
+  }
+  if (r.mode != "evaluate") {
+    doc["hidden_faults"] = r.hidden;
+    doc["hidden_latency_faults_not_localized"] = r.not_localizable;
+    doc["sent"] = r.sent;
+    doc["lost"] = r.lost;
+    doc["background_loss_per_link"] = sig(r.background);
+    nlohmann::json sus = nlohmann::json::array();
+    for (const auto& x : r.suspects) {
+      nlohmann::json row = {{"component", x.name},
+                            {"kind", x.kind},
+                            {"loss_probability", sig(x.s.loss)},
+                            {"lost_probes", sig(x.s.lost)},
+                            {"exposure_probes", sig(x.s.exposure)},
+                            {"confidence", round_to(x.s.confidence, 6)},
+                            {"indistinguishable_from", x.s.tied}};
+      if (r.score) row["hidden_fault"] = x.hidden;
+      sus.push_back(row);
+    }
+    doc["suspects"] = sus;
+    if (r.mode == "simulated") doc["time_to_localize_seconds"] = seconds_or_null(r.time_to_localize_s);
+    if (r.score) doc["score"] = score_json(*r.score);
+  }
+  if (r.evaluation) {
+    const auto& e = *r.evaluation;
+    nlohmann::json ev = {{"trials", e.trials},
+                         {"faults_per_trial", e.faults},
+                         {"fault_kind", e.kind},
+                         {"loss_probability", sig(e.loss)},
+                         {"trials_localized_exactly", e.localized},
+                         {"overhead_share_of_nic_capacity_max", sig(e.overhead_share_max)}};
+    ev.update(score_json(e.score));
+    int never = 0;
+    for (double x : e.time_to_localize_s) never += x < 0 ? 1 : 0;
+    ev["time_to_localize_seconds"] = {{"median", seconds_or_null(quantile(e.time_to_localize_s, 0.5))},
+                                      {"p90", seconds_or_null(quantile(e.time_to_localize_s, 0.9))},
+                                      {"max", seconds_or_null(quantile(e.time_to_localize_s, 1.0))},
+                                      {"trials_never", never}};
+    doc["evaluation"] = ev;
+  }
+  nlohmann::json dl = nlohmann::json::array();
+  for (const auto& c : r.cbd)
+    dl.push_back({{"when", c.when},
+                  {"cycle", c.cycle},
+                  {"destinations", c.result.targets},
+                  {"dependency_hubs", c.result.dependencies},
+                  {"directed_links", c.result.links}});
+  doc["deadlock_check"] = dl;
+  nlohmann::json notes = nlohmann::json::array();
+  if (r.mode != "file")
+    notes.push_back("statistical probing: each probe's loss drawn from the links and switches on its ECMP path "
+                    "(request and reply); RTT without queueing");
+  notes.push_back("localization: sparse maximum-likelihood fit of per-link and per-switch loss (Poisson model), "
+                  "entry test at family-wise alpha; see src/diagnose/localize.hpp");
+  notes.push_back("deadlock check: every shortest path toward every endpoint's switch, one lossless class, no "
+                  "virtual channels");
+  doc["notes"] = notes;
+  return doc;
+}
+
+namespace {
+
+std::string pct(double share) {
+  if (share == 0) return "0 %";
+  if (share < 1e-3) return fmt::format("{:.2g} %", share * 100);
+  return fixed(share * 100, 2) + " %";
+}
+
+std::string bytes_rate(double bps) {
+  if (bps >= 1e6) return fixed(bps / 1e6, 2) + " MB/s";
+  if (bps >= 1e3) return fixed(bps / 1e3, 1) + " kB/s";
+  return fixed(bps, 0) + " B/s";
+}
+
+std::string secs(const nlohmann::json& v) {
+  return v.is_null() ? std::string("never") : fmt::format("{} s", format_number(v.get<double>(), 3));
+}
+
+}  // namespace
+
+void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
+  const std::string mode = d["mode"].get<std::string>();
+  out << fmt::format("podnet diagnose: {} ({})\n\n", d["run"]["scenario"].get<std::string>(),
+                     mode == "file"       ? "probe results from a file"
+                     : mode == "evaluate" ? "evaluation with random hidden faults"
+                                          : "simulated probing, statistical mode");
+  if (d.contains("probing")) {
+    const auto& p = d["probing"];
+    out << fmt::format(
+        "probing: {} mesh, {} NICs, {} probe tuples (pair x UDP source port), {} of {} link directions covered\n",
+        p["mesh"].get<std::string>(), thousands(p["endpoints"].get<int64_t>()), thousands(p["tuples"].get<int64_t>()),
+        thousands(p["directed_links_covered"].get<int64_t>()), thousands(p["directed_links"].get<int64_t>()));
+    if (p["pairs_unroutable"].get<int64_t>() > 0)
+      out << fmt::format("  {} pairs skipped: no route between them (other rail planes)\n",
+                         thousands(p["pairs_unroutable"].get<int64_t>()));
+    out << fmt::format(
+        "  {} probes/s per NIC for {} s ({} rounds); overhead {} per NIC (busiest {} = {} of its link)\n",
+        format_number(p["probes_per_second_per_nic"].get<double>(), 0),
+        format_number(p["duration_seconds"].get<double>(), 3), p["rounds"].get<int>(),
+        bytes_rate(p["overhead_bytes_per_second_per_nic"].get<double>()),
+        bytes_rate(p["overhead_bytes_per_second_max_nic"].get<double>()),
+        pct(p["overhead_share_of_nic_capacity_max"].get<double>()));
+  } else {
+    const auto& p = d["probes"];
+    out << fmt::format("probes: {} rows", thousands(p["rows"].get<int64_t>()));
+    if (p["rows_without_path"].get<int64_t>() > 0)
+      out << fmt::format(", {} without a path (spread over their ECMP paths)",
+                         thousands(p["rows_without_path"].get<int64_t>()));
+    out << "\n";
+  }
+  if (d.contains("suspects")) {
+    if (!d["hidden_faults"].empty()) {
+      out << "hidden faults:\n";
+      for (const auto& h : d["hidden_faults"]) out << "  " << h.get<std::string>() << "\n";
+      if (d["hidden_latency_faults_not_localized"].get<int>() > 0)
+        out << fmt::format("  ({} latency fault(s): not localized from loss; RTTs are in the probe CSV)\n",
+                           d["hidden_latency_faults_not_localized"].get<int>());
+    }
+    out << fmt::format("\n{} of {} probes lost; background loss estimate {} per link crossing\n",
+                       thousands(d["lost"].get<int64_t>()), thousands(d["sent"].get<int64_t>()),
+                       fmt::format("{:.3g}", d["background_loss_per_link"].get<double>()));
+    if (d["suspects"].empty()) {
+      out << "suspects: none (no component loses more than the background explains)\n";
+    } else {
+      const bool scored = d.contains("score");
+      std::vector<std::string> head = {"suspect", "kind", "loss", "lost probes", "confidence"};
+      if (scored) head.push_back("hidden?");
+      Table t(head);
+      for (const auto& s : d["suspects"]) {
+        std::string name = s["component"].get<std::string>();
+        if (s["indistinguishable_from"].get<int>() > 0)
+          name += fmt::format(" (or {} others alike)", s["indistinguishable_from"].get<int>());
+        std::vector<std::string> row = {name, s["kind"].get<std::string>(), pct(s["loss_probability"].get<double>()),
+                                        format_number(s["lost_probes"].get<double>(), 1),
+                                        fixed(s["confidence"].get<double>(), 4)};
+        if (scored) row.push_back(s["hidden_fault"].get<bool>() ? "yes" : "NO");
+        t.add(row);
+      }
+      t.write(out, "  ");
+    }
+    if (d.contains("time_to_localize_seconds"))
+      out << fmt::format("time to localize: {}\n", secs(d["time_to_localize_seconds"]));
+    if (d.contains("score"))
+      out << fmt::format("precision {}, recall {}\n", fixed(d["score"]["precision"].get<double>(), 3),
+                         fixed(d["score"]["recall"].get<double>(), 3));
+  }
+  if (d.contains("evaluation")) {
+    const auto& e = d["evaluation"];
+    out << fmt::format("\nevaluation: {} trials, {} hidden {} fault(s) each at {} loss\n", e["trials"].get<int>(),
+                       e["faults_per_trial"].get<int>(), e["fault_kind"].get<std::string>(),
+                       pct(e["loss_probability"].get<double>()));
+    Table t({"", "value"});
+    t.add({"precision", fixed(e["precision"].get<double>(), 4)});
+    t.add({"recall", fixed(e["recall"].get<double>(), 4)});
+    t.add({"trials localized exactly",
+           fmt::format("{} of {}", e["trials_localized_exactly"].get<int>(), e["trials"].get<int>())});
+    const auto& ttl = e["time_to_localize_seconds"];
+    t.add({"time to localize: median", secs(ttl["median"])});
+    t.add({"time to localize: p90", secs(ttl["p90"])});
+    t.add({"time to localize: max", secs(ttl["max"])});
+    t.add({"probe overhead, busiest NIC", pct(e["overhead_share_of_nic_capacity_max"].get<double>())});
+    t.write(out, "  ");
+  }
+  if (!d["deadlock_check"].empty()) {
+    out << "\ndeadlock check (cyclic buffer dependencies under PFC):\n";
+    for (const auto& c : d["deadlock_check"]) {
+      const auto& cyc = c["cycle"];
+      if (cyc.empty()) {
+        out << fmt::format("  {}: no cycle ({} destinations, {} link directions)\n", c["when"].get<std::string>(),
+                           thousands(c["destinations"].get<int64_t>()), thousands(c["directed_links"].get<int64_t>()));
+        continue;
+      }
+      out << fmt::format("  {}: CYCLE of {} link directions:\n", c["when"].get<std::string>(), cyc.size());
+      for (const auto& l : cyc) out << "    " << l.get<std::string>() << "\n";
+    }
+  }
+}
+
+}  // namespace podnet::report

@@ -1,0 +1,102 @@
+// The diagnose study (`podnet diagnose`): probe the fabric with the
+// scenario's hidden `faults:` (statistical mode, diagnose/probe.hpp), or read
+// a probe results file, localize the silent loss (diagnose/localize.hpp), and
+// check the routing for cyclic buffer dependencies (diagnose/cbd.hpp), with
+// and without the scenario's `failures:` links down. With `evaluate` > 0:
+// that many seeded trials with random hidden faults instead, scored by
+// precision, recall and time to localize.
+//
+// Time to localize: localization runs on the cumulative counts after every
+// round; it is the end of the first round from which the suspects equal the
+// hidden faults (evaluation; a scenario with faults) or the final suspects
+// (no ground truth) in every later round. -1 when never.
+// Precision and recall count components: a link direction or a switch; a
+// fault on both directions of a link is two.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "diagnose/cbd.hpp"
+#include "diagnose/localize.hpp"
+#include "diagnose/probe.hpp"
+#include "scenario/setup.hpp"
+#include "study/study.hpp"
+
+namespace podnet::study {
+
+struct DiagnoseRequest {
+  diagnose::ProbeOptions probe;
+  diagnose::LocalizeOptions localize;
+  std::string probes_text;          // non-empty: localize this probe file (diagnose/probe_csv.hpp) instead
+  std::string probes_source;        // its name, for errors
+  int evaluate = 0;                 // trials with random hidden faults (0: the scenario's faults:)
+  int faults = 1;                   // hidden faults per trial
+  std::string fault_kind = "link";  // link | switch | mixed
+  double loss = 1e-3;               // their drop probability
+  bool cbd = true;
+  bool keep_probes = false;  // keep the mesh and the run (to write the probe CSV)
+};
+
+struct SuspectRow {
+  std::string name;
+  std::string kind;  // link | switch
+  diagnose::Suspect s;
+  bool hidden = false;  // one of the hidden faults (when they are known)
+};
+
+struct Score {
+  int64_t true_pos = 0, false_pos = 0, false_neg = 0;
+  double precision() const;
+  double recall() const;
+};
+
+struct CbdCheck {
+  std::string when;  // "fault-free", "with failures: ..."
+  diagnose::CbdResult result;
+  std::vector<std::string> cycle;  // link names
+};
+
+struct Evaluation {
+  int trials = 0;
+  int faults = 0;
+  std::string kind;
+  double loss = 0;
+  Score score;
+  int localized = 0;                       // trials whose suspects equal the hidden faults at the end
+  std::vector<double> time_to_localize_s;  // per trial; -1 never
+  double overhead_share_max = 0;           // busiest NIC's probe load / its link rate
+};
+
+struct DiagnoseResult {
+  std::string mode;  // simulated | file | evaluate
+  // Probing (simulated and evaluate)
+  std::string mesh;
+  int32_t endpoints = 0;
+  int64_t tuples = 0, covered_dirs = 0, network_dirs = 0, unroutable = 0;
+  int rounds = 0;
+  Time round, duration;
+  double rate = 0;
+  double probe_bytes_per_s_per_nic = 0, probe_bytes_per_s_per_nic_max = 0, capacity_share_max = 0;
+  // One run (simulated, file)
+  std::vector<std::string> hidden;  // the scenario's faults, as written
+  int not_localizable = 0;          // hidden latency faults (not localized from loss)
+  int64_t sent = 0, lost = 0;
+  int64_t rows_without_path = 0;  // file rows spread over the ECMP DAG
+  double background = 0;
+  std::vector<SuspectRow> suspects;
+  std::optional<Score> score;  // when the hidden faults are known
+  double time_to_localize_s = -1;
+  // Evaluation
+  std::optional<Evaluation> evaluation;
+  // Deadlock check
+  std::vector<CbdCheck> cbd;
+  // Kept with keep_probes
+  std::optional<diagnose::Mesh> mesh_data;
+  std::optional<diagnose::ProbeRun> run_data;
+};
+
+DiagnoseResult diagnose(const scenario::Setup& s, const DiagnoseRequest& r, const Progress& progress = {});
+
+}  // namespace podnet::study
