@@ -335,7 +335,8 @@ TEST(GoldenSet, CoversEveryCommand) {
     all += c.args + "\n";
     if (fs::exists(c.dir / "scenario.yaml")) all += read_file(c.dir / "scenario.yaml");
   }
-  for (const char* what : {"design ", "bench ", "--engine packet", "train ", "failures", "reliability "})
+  for (const char* what :
+       {"design ", "bench ", "--engine packet", "train ", "failures", "reliability ", "diagnose ", "faults:"})
     EXPECT_NE(all.find(what), std::string::npos) << "no golden run with '" << what << "'";
 }
 
@@ -410,6 +411,44 @@ TEST(BadInput, ScenarioValuesThatHungOrLiedAreRefused) {
   r = run("bench " + late + " --engine flow --max 1MiB", true);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("late.yaml:6: failures[0].at: expected the time of the event"), std::string::npos) << r.out;
+}
+
+}  // namespace
+
+namespace {
+
+// podnet diagnose end to end: the simulated probes written as CSV, read back and localized to the same
+// suspect; a damaged probe file is refused at its line with exit status 2.
+TEST(Diagnose, ProbeFileRoundTripAndBadFiles) {
+  const fs::path dir = temp_dir() / "diagnose";
+  fs::create_directories(dir);
+  const std::string scenario = (fs::path(PODNET_SOURCE_DIR) / "tests/golden/diagnose-faults/scenario.yaml").string();
+  const std::string csv = (dir / "probes.csv").string();
+  Result r =
+      run("diagnose " + scenario + " --duration 30s --no-deadlock-check --probes-out " + csv + " --format json", true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string text = read_file(csv);
+  // The header, then one row per probe tuple: 128 NICs x 4 targets x 8 ports.
+  EXPECT_NE(text.find("src,dst,sport,sent,lost,rtt_p50_us,rtt_p99_us,path,return_path\n"), std::string::npos);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2 + 128 * 4 * 8);
+  r = run("diagnose " + scenario + " --no-deadlock-check --probes " + csv, true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("pod000-spine-005"), std::string::npos) << r.out;
+  // Truncated inside line 12 (the comment, the header, 9 rows, then 3 fields of the 10th): refused there.
+  size_t at = 0;
+  for (int line = 0; line < 11; ++line) at = text.find('\n', at) + 1;
+  at = text.find(',', text.find(',', text.find(',', at) + 1) + 1);
+  const std::string cut = write_file("cut.csv", text.substr(0, at));
+  r = run("diagnose " + scenario + " --probes " + cut, true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("cut.csv:12: row: 3 fields, expected 9"), std::string::npos) << r.out;
+  r = run("diagnose " + scenario + " --probes " + (dir / "missing.csv").string(), true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("cannot read the file"), std::string::npos) << r.out;
+  r = run("diagnose " + scenario + " --probe ring", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("expected full-mesh, rail or leaf-mesh"), std::string::npos) << r.out;
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -68,6 +68,7 @@ double p_value(double gain) { return gain <= 0 ? 1.0 : 0.5 * std::erfc(std::sqrt
 Localization localize(const Incidence& inc, const std::vector<int64_t>& sent, const std::vector<int64_t>& lost,
                       const LocalizeOptions& o) {
   Localization out;
+  out.dirs = inc.dirs;
   const size_t T = inc.hops.size();
   // Exposure of every component and of the background.
   std::vector<double> exposure(inc.components, 0.0);
@@ -268,7 +269,10 @@ Localization localize(const Incidence& inc, const std::vector<int64_t>& sent, co
         const Hit& v = hits[cand_off[S[s]] + q];
         same = u.lossy == v.lossy && u.a == v.a;
       }
-      x.tied += same ? 1 : 0;
+      if (same) {
+        ++x.tied;
+        if (x.alike.size() < 8) x.alike.push_back(cand[c]);
+      }
     }
     out.suspects.push_back(x);
   }

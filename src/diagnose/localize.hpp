@@ -27,10 +27,13 @@
 //      (the clean tuples enter through E_e only); the maximizer solves
 //        sum_i k_i a_ie / (mu_i + a_ie l) = E_e  (Newton from l = 0, monotone:
 //      the left side is convex and decreasing in l).
-//   2. Take the e with the largest G. Under "e is healthy" 2G is
-//      asymptotically 1/2 chi2_0 + 1/2 chi2_1 (a rate on its boundary), so the
-//      p-value is erfc(sqrt(G)) / 2; with C components tested (Bonferroni)
-//      add e only if C p < alpha (default 1e-3), else stop.
+//   2. Take the e with the largest G, add it and refit (3.); keep it only if
+//      the whole log-likelihood rose by at least G* (else undo and stop),
+//      where G* is the gain whose p-value passes a Bonferroni test over the C
+//      components tested: C p(G*) = alpha (default 1e-3). Under "e is
+//      healthy" 2G is asymptotically 1/2 chi2_0 + 1/2 chi2_1 (a rate on its
+//      boundary), so p(G) = erfc(sqrt(G)) / 2. (The refit matters: b had
+//      absorbed part of e's losses, so G alone understates the gain.)
 //   3. Refit b and every l_e of S jointly by EM for Poisson mixtures
 //      (Shepp & Vardi 1982), which never lowers the likelihood:
 //        l_e <- l_e sum_{i: k_i > 0} (k_i a_ie / mu_i) / E_e,
@@ -44,7 +47,9 @@
 // 1 - C p of the likelihood its removal would cost (clamped to [0, 1]).
 // Limits: components crossed by exactly the same tuples with the same
 // weights cannot be told apart by any probing; the one with the lower id is
-// named and `tied` counts the others. Latency faults are not localized here.
+// named and `tied` counts the others. The two directions of a NIC's link are
+// always alike (every round-trip probe from or to the NIC crosses both).
+// Latency faults are not localized here.
 // Determinism: every loop runs in tuple and component-id order.
 #pragma once
 
@@ -79,6 +84,7 @@ struct Suspect {
   double exposure = 0;    // E_e: probe packets that crossed it
   double confidence = 0;  // 1 - C p
   int32_t tied = 0;       // other components no probe distinguishes from it
+  std::vector<int32_t> alike;  // the first 8 of them, by id
 };
 
 struct LocalizeOptions {
@@ -87,6 +93,7 @@ struct LocalizeOptions {
 };
 
 struct Localization {
+  int32_t dirs = 0;               // components below this are link directions
   std::vector<Suspect> suspects;  // by confidence, then attributed losses, then id
   double background = 0;          // b
   int64_t lost = 0, sent = 0;

@@ -68,7 +68,8 @@ nlohmann::json diagnose_document(const scenario::Setup& s, const study::Diagnose
     doc["hidden_latency_faults_not_localized"] = r.not_localizable;
     doc["sent"] = r.sent;
     doc["lost"] = r.lost;
-    doc["background_loss_per_link"] = sig(r.background);
+    // Below 1e-12 per crossing (the fit's floor when every loss has a suspect) the background is 0.
+    doc["background_loss_per_link"] = r.background < 1e-12 ? 0.0 : sig(r.background);
     nlohmann::json sus = nlohmann::json::array();
     for (const auto& x : r.suspects) {
       nlohmann::json row = {{"component", x.name},
@@ -150,9 +151,13 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
                                           : "simulated probing, statistical mode");
   if (d.contains("probing")) {
     const auto& p = d["probing"];
+    const std::string mesh = p["mesh"].get<std::string>();
     out << fmt::format(
-        "probing: {} mesh, {} NICs, {} probe tuples (pair x UDP source port), {} of {} link directions covered\n",
-        p["mesh"].get<std::string>(), thousands(p["endpoints"].get<int64_t>()), thousands(p["tuples"].get<int64_t>()),
+        "probing: {}, {} endpoints, {} probe tuples (pair x UDP source port), {} of {} link directions covered\n",
+        mesh == "full-mesh"   ? "full mesh"
+        : mesh == "leaf-mesh" ? "leaf mesh"
+                              : mesh + " mesh",
+        thousands(p["endpoints"].get<int64_t>()), thousands(p["tuples"].get<int64_t>()),
         thousands(p["directed_links_covered"].get<int64_t>()), thousands(p["directed_links"].get<int64_t>()));
     if (p["pairs_unroutable"].get<int64_t>() > 0)
       out << fmt::format("  {} pairs skipped: no route between them (other rail planes)\n",
@@ -180,9 +185,10 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
         out << fmt::format("  ({} latency fault(s): not localized from loss; RTTs are in the probe CSV)\n",
                            d["hidden_latency_faults_not_localized"].get<int>());
     }
+    const double bg = d["background_loss_per_link"].get<double>();
     out << fmt::format("\n{} of {} probes lost; background loss estimate {} per link crossing\n",
                        thousands(d["lost"].get<int64_t>()), thousands(d["sent"].get<int64_t>()),
-                       fmt::format("{:.3g}", d["background_loss_per_link"].get<double>()));
+                       bg == 0 ? std::string("0") : fmt::format("{:.3g}", bg));
     if (d["suspects"].empty()) {
       out << "suspects: none (no component loses more than the background explains)\n";
     } else {
@@ -192,8 +198,9 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
       Table t(head);
       for (const auto& s : d["suspects"]) {
         std::string name = s["component"].get<std::string>();
-        if (s["indistinguishable_from"].get<int>() > 0)
-          name += fmt::format(" (or {} others alike)", s["indistinguishable_from"].get<int>());
+        if (s["indistinguishable_from"].get<int>() > 0 && name.find("(either direction)") == std::string::npos)
+          name += fmt::format(" (or {} other{} no probe tells apart)", s["indistinguishable_from"].get<int>(),
+                              s["indistinguishable_from"].get<int>() > 1 ? "s" : "");
         std::vector<std::string> row = {name, s["kind"].get<std::string>(), pct(s["loss_probability"].get<double>()),
                                         format_number(s["lost_probes"].get<double>(), 1),
                                         fixed(s["confidence"].get<double>(), 4)};

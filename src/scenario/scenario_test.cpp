@@ -357,3 +357,67 @@ TEST(Scenario, RoutingPolicyMustFitTheFamily) {
 
 }  // namespace
 }  // namespace podnet::scenario
+
+namespace podnet::scenario {
+namespace {
+
+// faults: (podnet diagnose) are parsed strictly, resolved against the fabric, and echoed in the resolved scenario.
+TEST(Faults, ParsedResolvedAndEchoed) {
+  const std::string text = std::string(kBase) +
+                           "faults:\n"                                                             // 8
+                           "  - {kind: drop, link: \"gpu-node-000/nic0\", probability: 0.001}\n"  // 9
+                           "  - {kind: corrupt, link: \"gpu-node-000/nic1\", direction: both, probability: 1e-4}\n"
+                           "  - {kind: degrade, link: \"gpu-node-001/nic0\", direction: rx, latency: 20us}\n"
+                           "  - {kind: flap, link: \"gpu-node-002/nic0\", period: 30s, down: 2s, at: 1min}\n";
+  const Scenario sc = load_text(text, "t.yaml", "t");
+  ASSERT_EQ(sc.faults.size(), 4u);
+  const topology::Topology t = sc.build_topology();
+  const std::vector<diagnose::Fault> f = sc.fault_list(t);
+  ASSERT_EQ(f.size(), 4u);
+  // tx of a NIC: the direction leaving the NIC; both: two directions; rx: the one entering it.
+  ASSERT_EQ(f[0].dirs.size(), 1u);
+  EXPECT_EQ(t.nodes[routing::dir_from(f[0].dirs[0], t)].name, "gpu-node-000/nic0");
+  EXPECT_DOUBLE_EQ(f[0].probability, 0.001);
+  EXPECT_EQ(f[1].dirs.size(), 2u);
+  ASSERT_EQ(f[2].dirs.size(), 1u);
+  EXPECT_EQ(t.nodes[routing::dir_to(f[2].dirs[0], t)].name, "gpu-node-001/nic0");
+  EXPECT_EQ(f[2].latency, Time::from_seconds(20e-6));
+  EXPECT_EQ(f[3].kind, diagnose::FaultKind::Flap);
+  EXPECT_EQ(f[3].start, Time::from_seconds(60));
+  // The resolved scenario carries them and loads back to the same.
+  const Scenario back = load_text(sc.resolved_yaml(), "r.yaml", "t");
+  EXPECT_EQ(back.resolved_yaml(), sc.resolved_yaml());
+  EXPECT_EQ(back.faults.size(), 4u);
+}
+
+TEST(Faults, BadEntriesNameFileLineAndKey) {
+  const std::string base = std::string(kBase) + "faults:\n";  // entries on line 9
+  EXPECT_NE(error_of(base + "  - {kind: melt, link: \"x\"}\n").find("t.yaml:9: faults[0].kind: 'melt' is not a fault"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "  - {kind: drop, link: \"gpu-node-000/nic0\"}\n")
+                .find("t.yaml:9: faults[0].probability: expected the probability"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "  - {kind: drop, link: \"a\", probability: 2}\n").find("faults[0].probability"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "  - {kind: flap, link: \"a\", period: 1s, down: 2s}\n")
+                .find("faults[0].down: expected 0 < down <= period"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "  - {kind: drop, link: \"a\", probability: 0.1, direction: up}\n")
+                .find("faults[0].direction: 'up'"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "  - {kind: drop, probability: 0.1, colour: red}\n").find("faults[0].colour: unknown key"),
+            std::string::npos);
+  // A name the fabric does not have is found when resolved, at the entry's line, with a suggestion.
+  const Scenario sc = load_text(base + "  - {kind: drop, switch: \"spine-9\", probability: 0.1}\n", "t.yaml", "t");
+  const topology::Topology t = sc.build_topology();
+  try {
+    sc.fault_list(t);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("t.yaml:9: faults[0].switch: no switch named 'spine-9'"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace podnet::scenario

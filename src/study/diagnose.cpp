@@ -37,9 +37,14 @@ std::set<int32_t> truth_of(const std::vector<Fault>& faults, int32_t dirs) {
   return out;
 }
 
-std::set<int32_t> suspects_of(const diagnose::Localization& loc) {
+// The suspects as components. A suspect whose one look-alike is its own reverse direction (a NIC's link:
+// round-trip probes cross both directions) names the link: it stands for whichever direction is hidden.
+std::set<int32_t> suspects_of(const diagnose::Localization& loc, const std::set<int32_t>* truth) {
   std::set<int32_t> out;
-  for (const auto& s : loc.suspects) out.insert(s.component);
+  for (const auto& s : loc.suspects) {
+    const bool reverse_alike = s.alike.size() == 1 && s.alike[0] == (s.component ^ 1) && s.component < loc.dirs;
+    out.insert(reverse_alike && truth && truth->count(s.component ^ 1) ? s.component ^ 1 : s.component);
+  }
   return out;
 }
 
@@ -60,7 +65,7 @@ double time_to_localize(const diagnose::Incidence& inc, const diagnose::ProbeRun
     for (size_t i = 0; i < T; ++i) sent[i] += run.sent_per_round[i];
     for (const auto& x : run.lost_by_round[r]) lost[x.tuple] += x.lost;
     last = diagnose::localize(inc, sent, lost, o);
-    found[r] = suspects_of(last);
+    found[r] = suspects_of(last, target);
   }
   const std::set<int32_t>& want = target ? *target : found.back();
   int first = run.rounds;
@@ -74,10 +79,17 @@ std::vector<SuspectRow> rows_of(const topology::Topology& t, const diagnose::Inc
   std::vector<SuspectRow> out;
   for (const auto& s : loc.suspects) {
     SuspectRow r;
-    r.name = inc.name(t, s.component);
     r.kind = s.component < inc.dirs ? "link" : "switch";
     r.s = s;
-    r.hidden = truth && truth->count(s.component);
+    const bool reverse_alike = s.alike.size() == 1 && s.alike[0] == (s.component ^ 1) && s.component < inc.dirs;
+    if (reverse_alike) {  // a link whose two directions no round-trip probe tells apart: name the link
+      const auto& l = t.links[routing::link_of(s.component)];
+      r.name = fmt::format("{}:{} <-> {}:{} (either direction)", t.nodes[l.a].name, t.port_name(l.a, l.port_a),
+                           t.nodes[l.b].name, t.port_name(l.b, l.port_b));
+    } else {
+      r.name = inc.name(t, s.component);
+    }
+    r.hidden = truth && (truth->count(s.component) || (reverse_alike && truth->count(s.component ^ 1)));
     out.push_back(std::move(r));
   }
   return out;
@@ -188,7 +200,7 @@ DiagnoseResult diagnose(const scenario::Setup& s, const DiagnoseRequest& r, cons
     res.suspects = rows_of(t, inc, loc, known ? &truth : nullptr);
     if (known) {
       Score sc;
-      score(truth, suspects_of(loc), sc);
+      score(truth, suspects_of(loc, &truth), sc);
       res.score = sc;
     }
     if (r.keep_probes) {
@@ -243,7 +255,7 @@ DiagnoseResult diagnose(const scenario::Setup& s, const DiagnoseRequest& r, cons
     const std::set<int32_t> truth = truth_of(faults, dirs);
     diagnose::Localization loc;
     const double ttl = time_to_localize(inc, run, r.localize, &truth, loc);
-    const std::set<int32_t> found = suspects_of(loc);
+    const std::set<int32_t> found = suspects_of(loc, &truth);
     score(truth, found, ev.score);
     ev.localized += found == truth ? 1 : 0;
     ev.time_to_localize_s.push_back(ttl);

@@ -11,7 +11,9 @@
 // hidden faults (evaluation; a scenario with faults) or the final suspects
 // (no ground truth) in every later round. -1 when never.
 // Precision and recall count components: a link direction or a switch; a
-// fault on both directions of a link is two.
+// fault on both directions of a link is two. A suspect whose only look-alike
+// is its own reverse direction (a NIC's link: every round-trip probe crosses
+// both) names the link and is right when either direction is hidden.
 #pragma once
 
 #include <optional>
