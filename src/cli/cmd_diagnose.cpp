@@ -24,6 +24,7 @@ struct DiagnoseOptions {
   std::string duration = "300s", round = "10s";
   double background = 0;
   double alpha = 1e-3;
+  std::string delay_threshold = "2us";
   std::string probes_in, probes_out;
   int evaluate = 0, faults = 1;
   std::string fault_kind = "link";
@@ -49,6 +50,7 @@ int cmd_diagnose(const Common& c, const DiagnoseOptions& o) {
   req.probe.round = parse_duration(o.round, "--round");
   req.probe.background = o.background;
   req.localize.alpha = o.alpha;
+  req.delay_threshold_s = parse_duration(o.delay_threshold, "--delay-threshold").seconds();
   if (!(o.alpha > 0 && o.alpha < 1)) throw InputError(fmt::format("--alpha {}: expected 0 < alpha < 1", o.alpha));
   req.evaluate = o.evaluate;
   req.faults = o.faults;
@@ -103,6 +105,9 @@ void add_diagnose_command(CLI::App& app, Action& action) {
   cmd->add_option("--background", o->background, "loss per link crossing on healthy links (noise)")
       ->capture_default_str();
   cmd->add_option("--alpha", o->alpha, "false-alarm level of the localization test")->capture_default_str();
+  cmd->add_option("--delay-threshold", o->delay_threshold,
+                  "a probe is slow when its median RTT exceeds the fabric's base RTT by more than this")
+      ->capture_default_str();
   cmd->add_option("--probes", o->probes_in,
                   "localize this probe results CSV (yours or --probes-out's) instead of simulating");
   cmd->add_option("--probes-out", o->probes_out, "write the simulated probe results as CSV");

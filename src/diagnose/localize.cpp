@@ -285,3 +285,96 @@ Localization localize(const Incidence& inc, const std::vector<int64_t>& sent, co
 }
 
 }  // namespace podnet::diagnose
+
+namespace podnet::diagnose {
+
+std::vector<double> component_costs(const topology::Topology& t, const Incidence& inc, int64_t probe_bytes) {
+  std::vector<double> c(inc.components, 0.0);
+  for (int32_t d = 0; d < inc.dirs; ++d) {
+    const auto& l = t.links[routing::link_of(d)];
+    c[d] = l.latency.seconds() + static_cast<double>(probe_bytes) * 8 / l.capacity.bps;
+  }
+  for (int32_t n = 0; n < static_cast<int32_t>(t.nodes.size()); ++n)
+    if (t.nodes[n].kind == topology::NodeKind::Switch) c[inc.dirs + n] = t.switch_latency.seconds();
+  return c;
+}
+
+DelayLocalization localize_delay(const Incidence& inc, const std::vector<double>& cost,
+                                 const std::vector<double>& rtt_s, double threshold_s) {
+  DelayLocalization out;
+  const size_t T = inc.hops.size();
+  std::vector<double> excess(T, -1);
+  std::vector<char> slow(T, 0), cleared(inc.components, 0);
+  for (size_t i = 0; i < T; ++i) {
+    if (rtt_s[i] < 0) continue;
+    double base = 0;
+    for (int32_t p = inc.offset[i]; p < inc.offset[i + 1]; ++p) base += inc.weight[p] * cost[inc.component[p]];
+    excess[i] = rtt_s[i] - base;
+    if (excess[i] > threshold_s) {
+      slow[i] = 1;
+      ++out.slow;
+    } else if (excess[i] < threshold_s / 2) {
+      ++out.clean;
+      for (int32_t p = inc.offset[i]; p < inc.offset[i + 1]; ++p)
+        if (inc.weight[p] >= 0.999f) cleared[inc.component[p]] = 1;
+    }
+  }
+  if (out.slow == 0) return out;
+  // Uncleared components and the slow tuples through them (ascending ids).
+  std::vector<std::pair<int32_t, int32_t>> pairs;  // (component, tuple)
+  for (size_t i = 0; i < T; ++i)
+    if (slow[i])
+      for (int32_t p = inc.offset[i]; p < inc.offset[i + 1]; ++p)
+        if (inc.weight[p] >= 0.999f && !cleared[inc.component[p]])
+          pairs.emplace_back(inc.component[p], static_cast<int32_t>(i));
+  std::sort(pairs.begin(), pairs.end());
+  std::vector<int32_t> cand, off{0}, tuples;
+  for (size_t k = 0; k < pairs.size(); ++k) {
+    if (k == 0 || pairs[k].first != pairs[k - 1].first) {
+      if (k > 0) off.push_back(static_cast<int32_t>(tuples.size()));
+      cand.push_back(pairs[k].first);
+    }
+    tuples.push_back(pairs[k].second);
+  }
+  off.push_back(static_cast<int32_t>(tuples.size()));
+  std::vector<char> covered(T, 0), used(cand.size(), 0);
+  int64_t left = out.slow;
+  while (left > 0) {
+    int32_t best = -1;
+    int64_t best_n = 0;
+    for (int32_t c = 0; c < static_cast<int32_t>(cand.size()); ++c) {
+      if (used[c]) continue;
+      int64_t n = 0;
+      for (int32_t q = off[c]; q < off[c + 1]; ++q) n += covered[tuples[q]] ? 0 : 1;
+      if (n > best_n) {
+        best = c;
+        best_n = n;
+      }
+    }
+    if (best < 0) break;
+    used[best] = 1;
+    DelaySuspect s;
+    s.component = cand[best];
+    s.slow_tuples = off[best + 1] - off[best];
+    s.rtt_added_s = 1e300;
+    for (int32_t q = off[best]; q < off[best + 1]; ++q) {
+      s.rtt_added_s = std::min(s.rtt_added_s, excess[tuples[q]]);
+      if (!covered[tuples[q]]) {
+        covered[tuples[q]] = 1;
+        --left;
+      }
+    }
+    for (int32_t c = 0; c < static_cast<int32_t>(cand.size()); ++c) {
+      if (c == best || off[c + 1] - off[c] != off[best + 1] - off[best]) continue;
+      if (std::equal(tuples.begin() + off[c], tuples.begin() + off[c + 1], tuples.begin() + off[best])) {
+        ++s.tied;
+        if (s.alike.size() < 8) s.alike.push_back(cand[c]);
+      }
+    }
+    out.suspects.push_back(s);
+  }
+  out.unexplained = left;
+  return out;
+}
+
+}  // namespace podnet::diagnose

@@ -79,11 +79,11 @@ Incidence incidence_of(const topology::Topology& t, const Mesh& mesh);
 
 struct Suspect {
   int32_t component = 0;
-  double loss = 0;        // l_e: estimated loss probability per packet crossing
-  double lost = 0;        // probes attributed: l_e E_e
-  double exposure = 0;    // E_e: probe packets that crossed it
-  double confidence = 0;  // 1 - C p
-  int32_t tied = 0;       // other components no probe distinguishes from it
+  double loss = 0;             // l_e: estimated loss probability per packet crossing
+  double lost = 0;             // probes attributed: l_e E_e
+  double exposure = 0;         // E_e: probe packets that crossed it
+  double confidence = 0;       // 1 - C p
+  int32_t tied = 0;            // other components no probe distinguishes from it
   std::vector<int32_t> alike;  // the first 8 of them, by id
 };
 
@@ -102,5 +102,44 @@ struct Localization {
 
 Localization localize(const Incidence& inc, const std::vector<int64_t>& sent, const std::vector<int64_t>& lost,
                       const LocalizeOptions& o = {});
+
+}  // namespace podnet::diagnose
+
+namespace podnet::diagnose {
+
+// Localization of added latency (gray links, slow optics) from RTTs.
+//
+// The RTT a tuple should see on an idle fabric is the sum of its components'
+// costs: base_i = sum_e a_ie c_e, c = a link direction's propagation plus the
+// serialization of one probe, or a switch's port-to-port latency (the
+// design's own figures). A tuple is slow when its median RTT exceeds base_i
+// by more than `threshold`, clean when by less than threshold / 2. Boolean
+// tomography with exoneration (as in Duffield, "Network Tomography of Binary
+// Network Performance Characteristics", IEEE Trans. Inf. Theory 2006): a
+// component crossed (weight >= 1) by a clean tuple is cleared; among the
+// others crossed by slow tuples, the smallest set that covers every slow
+// tuple is chosen greedily (most uncovered slow tuples first, then lower
+// id). A suspect's added RTT is the least excess of the slow tuples it
+// covers (a probe crossing it twice, request and reply, sees twice a
+// one-way delay). Slow tuples no uncleared component explains are counted.
+struct DelaySuspect {
+  int32_t component = 0;
+  double rtt_added_s = 0;
+  int64_t slow_tuples = 0;  // slow tuples through it
+  int32_t tied = 0;         // uncleared components crossed by exactly the same slow tuples
+  std::vector<int32_t> alike;
+};
+
+struct DelayLocalization {
+  std::vector<DelaySuspect> suspects;
+  int64_t slow = 0, clean = 0, unexplained = 0;
+};
+
+// Each component's cost c_e (seconds) for base RTTs.
+std::vector<double> component_costs(const topology::Topology& t, const Incidence& inc, int64_t probe_bytes);
+
+// rtt_s[i]: tuple i's median RTT in seconds, < 0 when unknown (every probe lost, or not measured).
+DelayLocalization localize_delay(const Incidence& inc, const std::vector<double>& cost,
+                                 const std::vector<double>& rtt_s, double threshold_s);
 
 }  // namespace podnet::diagnose

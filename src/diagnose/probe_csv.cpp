@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <ostream>
 #include <unordered_map>
 
@@ -87,7 +88,8 @@ ProbeTable read_probe_csv(const std::string& text, const std::string& source, co
   }
 
   std::vector<std::string> header;
-  int col_src = -1, col_dst = -1, col_sport = -1, col_sent = -1, col_lost = -1, col_path = -1, col_back = -1;
+  int col_src = -1, col_dst = -1, col_sport = -1, col_sent = -1, col_lost = -1, col_path = -1, col_back = -1,
+      col_rtt = -1;
   int line_no = 0;
   size_t pos = 0;
   std::vector<std::pair<int32_t, float>> parts;
@@ -113,8 +115,9 @@ ProbeTable read_probe_csv(const std::string& text, const std::string& source, co
                     : h == "lost"        ? &col_lost
                     : h == "path"        ? &col_path
                     : h == "return_path" ? &col_back
+                    : h == "rtt_p50_us"  ? &col_rtt
                                          : nullptr;
-        if (h != "rtt_p50_us" && h != "rtt_p99_us" && !slot)
+        if (h != "rtt_p99_us" && !slot)
           throw InputError(fmt::format("{}:{}: unknown column '{}'; expected src, dst, sport, sent, lost, rtt_p50_us, "
                                        "rtt_p99_us, path, return_path",
                                        source, line_no, h));
@@ -158,6 +161,18 @@ ProbeTable read_probe_csv(const std::string& text, const std::string& source, co
       const int64_t x = v.empty() ? 0 : count(col_sport, "sport");
       if (x > 65535) throw InputError(fmt::format("{}: {}: expected a UDP port, 0 to 65535", where("sport"), x));
       sport = static_cast<uint64_t>(x);
+    }
+    double rtt = -1;
+    if (col_rtt >= 0 && !trim(f[col_rtt]).empty()) {
+      const std::string v = trim(f[col_rtt]);
+      char* end = nullptr;
+      rtt = std::strtod(v.c_str(), &end);
+      if (end != v.c_str() + v.size() || !(rtt >= 0 && rtt < 1e9))
+        throw InputError(
+            fmt::format("{}: '{}': expected a round-trip time in microseconds (or nothing)", where("rtt_p50_us"), v));
+      if (lost == sent)
+        throw InputError(fmt::format("{}: an RTT for a row whose every probe was lost", where("rtt_p50_us")));
+      rtt *= 1e-6;
     }
     (void)sport;  // the ECMP hash of the user's switches is unknown: a row without path is spread over the DAG
     parts.clear();
@@ -220,6 +235,7 @@ ProbeTable read_probe_csv(const std::string& text, const std::string& source, co
     inc.hops.push_back(hops);
     out.sent.push_back(sent);
     out.lost.push_back(lost);
+    out.rtt_p50_s.push_back(rtt);
     ++out.rows;
   }
   if (header.empty()) throw InputError(fmt::format("{}: no header line (expected src,dst,sent,lost,...)", source));

@@ -42,6 +42,7 @@ void write_probe_csv(std::ostream& out, const topology::Topology& t, const Mesh&
 struct ProbeTable {
   Incidence incidence;
   std::vector<int64_t> sent, lost;
+  std::vector<double> rtt_p50_s;  // -1 where the row has none
   int64_t rows = 0;
   int64_t rows_without_path = 0;
 };

@@ -246,3 +246,39 @@ TEST(Localize, BackgroundLossAloneBlamesNothing) {
 
 }  // namespace
 }  // namespace podnet::diagnose
+
+namespace podnet::diagnose {
+namespace {
+
+TEST(LocalizeDelay, CleanTuplesClearTheirComponents) {
+  // Tuples t0 {0, 1}, t1 {0, 2}, t2 {1, 2}; every component costs 1 us, so each base RTT is 2 us.
+  // t0 and t1 measure 12 us (10 us excess), t2 2 us: t2 clears 1 and 2, leaving 0 with +10 us.
+  Incidence inc;
+  inc.dirs = 3;
+  inc.components = 3;
+  inc.offset = {0, 2, 4, 6};
+  inc.component = {0, 1, 0, 2, 1, 2};
+  inc.weight = {1, 1, 1, 1, 1, 1};
+  inc.hops = {2, 2, 2};
+  const std::vector<double> cost = {1e-6, 1e-6, 1e-6};
+  const DelayLocalization loc = localize_delay(inc, cost, {12e-6, 12e-6, 2e-6}, 2e-6);
+  EXPECT_EQ(loc.slow, 2);
+  EXPECT_EQ(loc.clean, 1);
+  EXPECT_EQ(loc.unexplained, 0);
+  ASSERT_EQ(loc.suspects.size(), 1u);
+  EXPECT_EQ(loc.suspects[0].component, 0);
+  EXPECT_NEAR(loc.suspects[0].rtt_added_s, 10e-6, 1e-12);
+  EXPECT_EQ(loc.suspects[0].slow_tuples, 2);
+  // Below the threshold nothing is slow; an unknown RTT (-1) is neither slow nor clean.
+  EXPECT_TRUE(localize_delay(inc, cost, {3e-6, 3e-6, 2e-6}, 2e-6).suspects.empty());
+  const DelayLocalization partial = localize_delay(inc, cost, {12e-6, -1, -1}, 2e-6);
+  EXPECT_EQ(partial.slow, 1);
+  EXPECT_EQ(partial.clean, 0);
+  // Nothing clears 0 or 1: they are alike for the one slow tuple; the lower id is named.
+  ASSERT_EQ(partial.suspects.size(), 1u);
+  EXPECT_EQ(partial.suspects[0].component, 0);
+  EXPECT_EQ(partial.suspects[0].tied, 1);
+}
+
+}  // namespace
+}  // namespace podnet::diagnose

@@ -65,7 +65,7 @@ nlohmann::json diagnose_document(const scenario::Setup& s, const study::Diagnose
   }
   if (r.mode != "evaluate") {
     doc["hidden_faults"] = r.hidden;
-    doc["hidden_latency_faults_not_localized"] = r.not_localizable;
+    doc["hidden_latency_faults"] = r.latency_faults;
     doc["sent"] = r.sent;
     doc["lost"] = r.lost;
     // Below 1e-12 per crossing (the fit's floor when every loss has a suspect) the background is 0.
@@ -85,6 +85,21 @@ nlohmann::json diagnose_document(const scenario::Setup& s, const study::Diagnose
     doc["suspects"] = sus;
     if (r.mode == "simulated") doc["time_to_localize_seconds"] = seconds_or_null(r.time_to_localize_s);
     if (r.score) doc["score"] = score_json(*r.score);
+    nlohmann::json slow = nlohmann::json::array();
+    for (const auto& x : r.delay_suspects) {
+      nlohmann::json row = {{"component", x.name},
+                            {"kind", x.kind},
+                            {"rtt_added_seconds", sig(x.s.rtt_added_s)},
+                            {"slow_tuples", x.s.slow_tuples},
+                            {"indistinguishable_from", x.s.tied}};
+      if (r.delay_score) row["hidden_fault"] = x.hidden;
+      slow.push_back(row);
+    }
+    doc["latency"] = {{"slow_tuples", r.slow_tuples},
+                      {"slow_tuples_unexplained", r.unexplained_slow},
+                      {"threshold_seconds", sig(r.delay_threshold_s)},
+                      {"suspects", slow}};
+    if (r.delay_score) doc["latency"]["score"] = score_json(*r.delay_score);
   }
   if (r.evaluation) {
     const auto& e = *r.evaluation;
@@ -181,12 +196,9 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
     if (!d["hidden_faults"].empty()) {
       out << "hidden faults:\n";
       for (const auto& h : d["hidden_faults"]) out << "  " << h.get<std::string>() << "\n";
-      if (d["hidden_latency_faults_not_localized"].get<int>() > 0)
-        out << fmt::format("  ({} latency fault(s): not localized from loss; RTTs are in the probe CSV)\n",
-                           d["hidden_latency_faults_not_localized"].get<int>());
     }
     const double bg = d["background_loss_per_link"].get<double>();
-    out << fmt::format("\n{} of {} probes lost; background loss estimate {} per link crossing\n",
+    out << fmt::format("\nloss: {} of {} probes lost; background loss estimate {} per link crossing\n",
                        thousands(d["lost"].get<int64_t>()), thousands(d["sent"].get<int64_t>()),
                        bg == 0 ? std::string("0") : fmt::format("{:.3g}", bg));
     if (d["suspects"].empty()) {
@@ -209,11 +221,40 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
       }
       t.write(out, "  ");
     }
+    const auto& lat = d["latency"];
+    if (lat["slow_tuples"].get<int64_t>() > 0) {
+      out << fmt::format("\nlatency: {} probe tuples slower than their base RTT by more than {}",
+                         thousands(lat["slow_tuples"].get<int64_t>()),
+                         format_time(Time::from_seconds(lat["threshold_seconds"].get<double>())));
+      if (lat["slow_tuples_unexplained"].get<int64_t>() > 0)
+        out << fmt::format(" ({} not explained)", thousands(lat["slow_tuples_unexplained"].get<int64_t>()));
+      out << "\n";
+      const bool scored = lat.contains("score");
+      std::vector<std::string> head = {"slow component", "kind", "RTT added", "slow tuples"};
+      if (scored) head.push_back("hidden?");
+      Table t(head);
+      for (const auto& s : lat["suspects"]) {
+        std::string name = s["component"].get<std::string>();
+        if (s["indistinguishable_from"].get<int>() > 0 && name.find("(either direction)") == std::string::npos)
+          name += fmt::format(" (or {} other{} no probe tells apart)", s["indistinguishable_from"].get<int>(),
+                              s["indistinguishable_from"].get<int>() > 1 ? "s" : "");
+        std::vector<std::string> row = {name, s["kind"].get<std::string>(),
+                                        format_time(Time::from_seconds(s["rtt_added_seconds"].get<double>())),
+                                        thousands(s["slow_tuples"].get<int64_t>())};
+        if (scored) row.push_back(s["hidden_fault"].get<bool>() ? "yes" : "NO");
+        t.add(row);
+      }
+      t.write(out, "  ");
+    }
     if (d.contains("time_to_localize_seconds"))
-      out << fmt::format("time to localize: {}\n", secs(d["time_to_localize_seconds"]));
+      out << fmt::format("time to localize the loss: {}\n", secs(d["time_to_localize_seconds"]));
     if (d.contains("score"))
-      out << fmt::format("precision {}, recall {}\n", fixed(d["score"]["precision"].get<double>(), 3),
-                         fixed(d["score"]["recall"].get<double>(), 3));
+      out << fmt::format("loss: precision {}, recall {}{}\n", fixed(d["score"]["precision"].get<double>(), 3),
+                         fixed(d["score"]["recall"].get<double>(), 3),
+                         lat.contains("score") ? fmt::format("; latency: precision {}, recall {}",
+                                                             fixed(lat["score"]["precision"].get<double>(), 3),
+                                                             fixed(lat["score"]["recall"].get<double>(), 3))
+                                               : std::string());
   }
   if (d.contains("evaluation")) {
     const auto& e = d["evaluation"];

@@ -364,7 +364,7 @@ namespace {
 // faults: (podnet diagnose) are parsed strictly, resolved against the fabric, and echoed in the resolved scenario.
 TEST(Faults, ParsedResolvedAndEchoed) {
   const std::string text = std::string(kBase) +
-                           "faults:\n"                                                             // 8
+                           "faults:\n"                                                            // 8
                            "  - {kind: drop, link: \"gpu-node-000/nic0\", probability: 0.001}\n"  // 9
                            "  - {kind: corrupt, link: \"gpu-node-000/nic1\", direction: both, probability: 1e-4}\n"
                            "  - {kind: degrade, link: \"gpu-node-001/nic0\", direction: rx, latency: 20us}\n"

@@ -95,6 +95,53 @@ std::vector<SuspectRow> rows_of(const topology::Topology& t, const diagnose::Inc
   return out;
 }
 
+// The components latency faults slow down.
+std::set<int32_t> delay_truth_of(const std::vector<Fault>& faults, int32_t dirs) {
+  std::set<int32_t> out;
+  for (const Fault& f : faults) {
+    if (f.kind != FaultKind::Degrade) continue;
+    for (auto d : f.dirs) out.insert(d);
+    if (f.device != topology::kNone) out.insert(dirs + f.device);
+  }
+  return out;
+}
+
+void localize_delays(const topology::Topology& t, const diagnose::Incidence& inc, const std::vector<double>& rtt,
+                     double threshold, const std::set<int32_t>* truth, DiagnoseResult& res) {
+  const diagnose::DelayLocalization loc =
+      diagnose::localize_delay(inc, diagnose::component_costs(t, inc, diagnose::kProbeWireBytes), rtt, threshold);
+  res.slow_tuples = loc.slow;
+  res.unexplained_slow = loc.unexplained;
+  std::set<int32_t> found;
+  for (const auto& x : loc.suspects) {
+    DelayRow r;
+    r.kind = x.component < inc.dirs ? "link" : "switch";
+    r.s = x;
+    const bool reverse_alike = x.alike.size() == 1 && x.alike[0] == (x.component ^ 1) && x.component < inc.dirs;
+    if (reverse_alike) {
+      const auto& l = t.links[routing::link_of(x.component)];
+      r.name = fmt::format("{}:{} <-> {}:{} (either direction)", t.nodes[l.a].name, t.port_name(l.a, l.port_a),
+                           t.nodes[l.b].name, t.port_name(l.b, l.port_b));
+    } else {
+      r.name = inc.name(t, x.component);
+    }
+    int32_t c = x.component;
+    if (truth && !truth->count(c) && reverse_alike && truth->count(c ^ 1)) c ^= 1;
+    r.hidden = truth && truth->count(c);
+    found.insert(c);
+    res.delay_suspects.push_back(std::move(r));
+  }
+  if (truth) {
+    // A hidden degrade on both directions of a link found as the link (either direction) counts once each way.
+    std::set<int32_t> want = *truth;
+    for (int32_t c : found)
+      if (want.count(c) && c < inc.dirs && want.count(c ^ 1)) found.insert(c ^ 1);
+    Score sc;
+    score(want, found, sc);
+    res.delay_score = sc;
+  }
+}
+
 void check_cbd(const scenario::Setup& s, DiagnoseResult& res) {
   const auto names = [&](const diagnose::CbdResult& c) {
     std::vector<std::string> out;
@@ -139,6 +186,7 @@ void check_cbd(const scenario::Setup& s, DiagnoseResult& res) {
 
 DiagnoseResult diagnose(const scenario::Setup& s, const DiagnoseRequest& r, const Progress& progress) {
   DiagnoseResult res;
+  res.delay_threshold_s = r.delay_threshold_s;
   const topology::Topology& t = s.fabric;
   const auto dirs = static_cast<int32_t>(2 * t.links.size());
   if (r.cbd) check_cbd(s, res);
@@ -156,6 +204,7 @@ DiagnoseResult diagnose(const scenario::Setup& s, const DiagnoseRequest& r, cons
     res.rows_without_path = table.rows_without_path;
     res.tuples = table.rows;
     res.suspects = rows_of(t, table.incidence, loc, nullptr);
+    localize_delays(t, table.incidence, table.rtt_p50_s, r.delay_threshold_s, nullptr, res);
     return res;
   }
 
@@ -185,7 +234,7 @@ DiagnoseResult diagnose(const scenario::Setup& s, const DiagnoseRequest& r, cons
     res.mode = "simulated";
     for (const Fault& f : s.faults) {
       res.hidden.push_back(f.what);
-      res.not_localizable += f.kind == FaultKind::Degrade ? 1 : 0;
+      res.latency_faults += f.kind == FaultKind::Degrade ? 1 : 0;
     }
     if (progress.run) progress.run("probing");
     diagnose::ProbeRun run = diagnose::simulate_probes(t, mesh, s.faults, r.probe, s.scenario.seed);
@@ -203,6 +252,11 @@ DiagnoseResult diagnose(const scenario::Setup& s, const DiagnoseRequest& r, cons
       score(truth, suspects_of(loc, &truth), sc);
       res.score = sc;
     }
+    std::vector<double> rtt(run.total.size(), -1);
+    for (size_t i = 0; i < rtt.size(); ++i)
+      if (run.total[i].sent > run.total[i].lost) rtt[i] = run.total[i].rtt_p50.seconds();
+    const std::set<int32_t> delay_truth = delay_truth_of(s.faults, dirs);
+    localize_delays(t, inc, rtt, r.delay_threshold_s, known ? &delay_truth : nullptr, res);
     if (r.keep_probes) {
       res.mesh_data = std::move(mesh);
       res.run_data = std::move(run);

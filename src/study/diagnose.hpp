@@ -37,6 +37,7 @@ struct DiagnoseRequest {
   int faults = 1;                   // hidden faults per trial
   std::string fault_kind = "link";  // link | switch | mixed
   double loss = 1e-3;               // their drop probability
+  double delay_threshold_s = 2e-6;  // a probe tuple is slow above its base RTT + this
   bool cbd = true;
   bool keep_probes = false;  // keep the mesh and the run (to write the probe CSV)
 };
@@ -46,6 +47,13 @@ struct SuspectRow {
   std::string kind;  // link | switch
   diagnose::Suspect s;
   bool hidden = false;  // one of the hidden faults (when they are known)
+};
+
+struct DelayRow {
+  std::string name;
+  std::string kind;  // link | switch
+  diagnose::DelaySuspect s;
+  bool hidden = false;
 };
 
 struct Score {
@@ -83,12 +91,17 @@ struct DiagnoseResult {
   double probe_bytes_per_s_per_nic = 0, probe_bytes_per_s_per_nic_max = 0, capacity_share_max = 0;
   // One run (simulated, file)
   std::vector<std::string> hidden;  // the scenario's faults, as written
-  int not_localizable = 0;          // hidden latency faults (not localized from loss)
+  int latency_faults = 0;           // hidden latency faults (localized from RTTs, not from loss)
   int64_t sent = 0, lost = 0;
   int64_t rows_without_path = 0;  // file rows spread over the ECMP DAG
   double background = 0;
   std::vector<SuspectRow> suspects;
   std::optional<Score> score;  // when the hidden faults are known
+  // Latency (gray) faults from RTTs
+  std::vector<DelayRow> delay_suspects;
+  int64_t slow_tuples = 0, unexplained_slow = 0;
+  double delay_threshold_s = 0;
+  std::optional<Score> delay_score;  // when the hidden faults are known
   double time_to_localize_s = -1;
   // Evaluation
   std::optional<Evaluation> evaluation;
