@@ -11,10 +11,12 @@
 #include "collective/gpu_list.hpp"
 #include "core/error.hpp"
 #include "report/bench_report.hpp"
+#include "report/diagnose_report.hpp"
 #include "report/reliability_report.hpp"
 #include "report/sweep_report.hpp"
 #include "report/train_report.hpp"
 #include "study/bench.hpp"
+#include "study/diagnose.hpp"
 #include "study/reliability.hpp"
 #include "study/sweep.hpp"
 #include "study/train.hpp"
@@ -34,6 +36,10 @@ struct SweepOptions {
   // bench's own options
   std::string op = "allreduce", algo = "auto", min_size = "1MiB", max_size = "1GiB", gpus;
   double factor = 4;
+  // diagnose's own options
+  int evaluate = 10, faults = 1;
+  std::string fault_kind = "link", probe = "rail", duration = "300s";
+  double rate = 1000, loss = 1e-3;
 };
 
 int read_back(const Common& c, const SweepOptions& o) {
@@ -58,9 +64,10 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
   if (!o.sweep_file.empty()) {
     study::SweepFile f = study::load_sweep_file(o.sweep_file);
     if (!f.study.empty()) {
-      if (f.study != "design" && f.study != "bench" && f.study != "train" && f.study != "reliability")
-        throw InputError(
-            fmt::format("{}: study: {}: expected design, bench, train or reliability", o.sweep_file, f.study));
+      if (f.study != "design" && f.study != "bench" && f.study != "train" && f.study != "reliability" &&
+          f.study != "diagnose")
+        throw InputError(fmt::format("{}: study: {}: expected design, bench, train, reliability or diagnose",
+                                     o.sweep_file, f.study));
       spec.study = f.study;
     }
     spec.axes = std::move(f.axes);
@@ -84,6 +91,24 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
     bench.algo = o.algo;
     bench.sizes = bench_sizes(o.min_size, o.max_size, o.factor);
   }
+  study::DiagnoseRequest diag;
+  if (study_name == "diagnose") {
+    spec.study_args = {fmt::format("evaluate={}", o.evaluate), fmt::format("faults={}", o.faults),
+                       "fault-kind=" + o.fault_kind,           "probe=" + o.probe,
+                       fmt::format("rate={}", o.rate),         "duration=" + o.duration,
+                       fmt::format("loss={}", o.loss)};
+    diag.evaluate = o.evaluate;
+    diag.faults = o.faults;
+    diag.fault_kind = o.fault_kind;
+    diag.probe.mesh = o.probe;
+    diag.probe.rate = o.rate;
+    diag.loss = o.loss;
+    diag.cbd = false;
+    std::string expected;
+    if (!parse_time(o.duration, diag.probe.duration, expected) || diag.probe.duration.ps <= 0)
+      throw InputError(fmt::format("--duration '{}': expected a duration above 0, {}", o.duration, expected));
+    if (o.evaluate < 1) throw InputError("--evaluate: a diagnose sweep scores at least 1 trial per point");
+  }
   // Keys and values are checked on the first point before anything runs.
   const std::vector<study::SweepPoint> points = study::cartesian(spec.axes);
   if (!points.empty()) (void)scenario::load(c.scenario, spec.overrides(points.front()), c.adds);
@@ -104,6 +129,8 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
         doc = report::bench_document(s, study::bench(s, r));
       } else if (study_name == "train") {
         doc = report::train_document(s, study::train(s, {}));
+      } else if (study_name == "diagnose") {
+        doc = report::diagnose_document(s, study::diagnose(s, diag));
       } else {
         doc = report::reliability_document(s, study::reliability(s));
       }
@@ -136,8 +163,8 @@ void add_sweep_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand(
       "sweep", "run a study over a grid of scenario values on N threads, results in an SQLite database (resumable)");
   add_common(cmd, *c, false);
-  cmd->add_option("--study", o->study, "design | bench | train | reliability")
-      ->check(CLI::IsMember({"design", "bench", "train", "reliability"}))
+  cmd->add_option("--study", o->study, "design | bench | train | reliability | diagnose")
+      ->check(CLI::IsMember({"design", "bench", "train", "reliability", "diagnose"}))
       ->capture_default_str();
   cmd->add_option("--vary", o->vary,
                   "an axis: KEY=V1,V2,... or an integer range KEY=LO..HI, LO..HI+STEP, LO..HI*FACTOR (repeatable; "
@@ -165,9 +192,17 @@ void add_sweep_command(CLI::App& app, Action& action) {
   cmd->add_option("-e,--max", o->max_size, "bench: largest size")->capture_default_str();
   cmd->add_option("-F,--factor", o->factor, "bench: size factor")->capture_default_str();
   cmd->add_option("-g,--gpus", o->gpus, "bench: GPU ranks (default all)");
+  cmd->add_option("--evaluate", o->evaluate, "diagnose: seeded trials per point")->capture_default_str();
+  cmd->add_option("--faults", o->faults, "diagnose: hidden faults per trial")->capture_default_str();
+  cmd->add_option("--fault-kind", o->fault_kind, "diagnose: link, switch or mixed")->capture_default_str();
+  cmd->add_option("--loss", o->loss, "diagnose: drop probability of a hidden fault")->capture_default_str();
+  cmd->add_option("--probe", o->probe, "diagnose: full-mesh, rail or leaf-mesh")->capture_default_str();
+  cmd->add_option("--rate", o->rate, "diagnose: probes per second per NIC")->capture_default_str();
+  cmd->add_option("--duration", o->duration, "diagnose: simulated probing time")->capture_default_str();
   cmd->footer(
-      "Every point runs the same study function as its command (podnet design/bench/train/reliability), on the\n"
-      "scenario with --set, then KEY=VALUE per axis. The database's table `points` has one row per point: id,\n"
+      "Every point runs the same study function as its command (podnet design, bench, train, reliability or\n"
+      "diagnose --evaluate), on the scenario with --set, then KEY=VALUE per axis. The database's table `points` has "
+      "one row per point: id,\n"
       "the axes, status, error, wall_seconds and every result field (docs/sweep.md); query it with sqlite3.\n\n"
       "Examples:\n"
       "  podnet sweep leafspine-8k --study design --vary topology.oversubscription=1,2,3 --vary switch.radix=64,128\n"
@@ -175,6 +210,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
       "  podnet sweep leafspine-8k --study bench --gpus 0-63 --vary server.nic_speed=200Gbps,400Gbps --results b.db\n"
       "  mpirun -n 64 --hostfile hosts podnet sweep aipod-16k --study train --vary workload.dp=8..128*2 --results "
       "dp.db\n"
+      "  podnet sweep aipod-16k --study diagnose --evaluate 20 --faults 3 --vary network.routing=ecmp,adaptive\n"
       "  podnet sweep --results b.db --format csv > b.csv");
   cmd->callback([&action, c, o] { action = [c, o] { return cmd_sweep(*c, *o); }; });
 }

@@ -135,3 +135,24 @@ TEST(DiffCli, TwoSavedResults) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(SweepCli, DiagnoseEvaluationPerPoint) {
+  // Two routings of the golden leaf-spine, 3 trials each of one hidden link at 0.1 % loss for 60 s: every
+  // point stores the evaluation's precision and recall.
+  const std::string db = fresh("diagnose.db");
+  const std::string scenario = (fs::path(PODNET_SOURCE_DIR) / "tests/golden/diagnose-faults/scenario.yaml").string();
+  const Result r = run("sweep " + scenario +
+                           " --study diagnose --evaluate 3 --duration 60s --vary "
+                           "network.routing=ecmp,adaptive --results " +
+                           db,
+                       true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("2 point(s) stored, 0 with an error"), std::string::npos) << r.out;
+  const Result json = run("sweep --results " + db + " --format json");
+  EXPECT_NE(json.out.find("\"evaluation.precision\""), std::string::npos) << json.out.substr(0, 2000);
+  EXPECT_NE(json.out.find("\"evaluation.trials\": 3"), std::string::npos) << json.out.substr(0, 2000);
+}
+
+}  // namespace

@@ -80,6 +80,9 @@ std::vector<std::string> default_columns(const study::ResultTable& t) {
   if (t.study == "train") headline = {"iteration_time_ms", "mfu", "tokens_per_second", "days_to_train"};
   else if (t.study == "reliability")
     headline = {"mtbi_hours", "checkpoint.interval_minutes", "checkpoint.goodput", "days_to_train_with_failures"};
+  else if (t.study == "diagnose")
+    headline = {"evaluation.precision", "evaluation.recall", "evaluation.time_to_localize_seconds.max",
+                "probing.overhead_bytes_per_second_per_nic"};
   else if (t.study == "design")
     headline = {"bom.switches.total", "bom.transceivers", "bom.power_kw", "bisection_bandwidth_gbps",
                 "limits.max_gpus"};
