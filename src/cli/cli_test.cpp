@@ -452,3 +452,28 @@ TEST(Diagnose, ProbeFileRoundTripAndBadFiles) {
 }
 
 }  // namespace
+
+namespace {
+
+// Reproducibility: the run context carries the --set overrides; resolve writes JSON and CSV as data; -g 8
+// (nccl-tests' "8 GPUs") is refused instead of timing one GPU's collective as 0 us.
+TEST(Cli, RunContextResolveFormatsAndOneGpuGroups) {
+  Result r = run("design leafspine-8k --set topology.gpus=1024 --format json");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("\"overrides\": [\n      \"topology.gpus=1024\"\n    ]"), std::string::npos)
+      << r.out.substr(0, 600);
+  r = run("resolve aipod-16k --set topology.gpus=1024 --format json");
+  ASSERT_EQ(r.status, 0);
+  // A plain number stays a number, a value with a unit stays its text.
+  EXPECT_NE(r.out.find("\"gpus\": 1024"), std::string::npos) << r.out.substr(0, 2000);
+  EXPECT_NE(r.out.find("\"nic_speed\": \"400Gbps\""), std::string::npos) << r.out.substr(0, 2000);
+  r = run("resolve aipod-16k --format csv");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_EQ(r.out.rfind("key,value\n", 0), 0u);
+  EXPECT_NE(r.out.find("\ntopology.gpus,16384\n"), std::string::npos);
+  r = run("bench aipod-16k -g 8 --max 1MiB", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--gpus 8: a collective needs at least 2 GPUs"), std::string::npos) << r.out;
+}
+
+}  // namespace

@@ -45,7 +45,15 @@ int cmd_bench(Common c, const BenchOptions& b) {
   req.sizes = bench_sizes(b.min_size, b.max_size, b.factor);
   std::string label;
   const scenario::Setup s = load_setup(c, "bench", label);
-  if (!b.gpus.empty()) req.group = collective::parse_gpu_list(b.gpus, static_cast<int32_t>(s.fabric.gpus.size()));
+  if (!b.gpus.empty()) {
+    req.group = collective::parse_gpu_list(b.gpus, static_cast<int32_t>(s.fabric.gpus.size()));
+    // nccl-tests' -g N means N GPUs per process; here --gpus (-g) lists GPU ranks, so "-g 8" is GPU 8 alone.
+    if (req.group.size() < 2)
+      throw InputError(fmt::format("--gpus {}: a collective needs at least 2 GPUs, and '{}' is the single GPU of "
+                                   "rank {} (-g lists GPU ranks, unlike nccl-tests' GPUs per process: for 8 GPUs "
+                                   "write -g 0-7)",
+                                   b.gpus, b.gpus, req.group.empty() ? 0 : req.group.front()));
+  }
   const study::BenchResult r = study::bench(s, req, study_progress("bench", label));
   emit(c, s.scenario, report::bench_document(s, r), "bench", report::write_bench_table,
        [&](const nlohmann::json& d, std::ostream& out) { report::write_bench_nccl_tests(d, s, r, out); });

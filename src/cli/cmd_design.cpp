@@ -2,6 +2,11 @@
 #include <iostream>
 #include <sstream>
 
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <cstdlib>
+
 #include "cli/common.hpp"
 #include "core/error.hpp"
 #include "report/design_report.hpp"
@@ -57,9 +62,67 @@ int cmd_design(const Common& c, const DesignOptions& d) {
   return kExitOk;
 }
 
+// A YAML scalar as JSON: a plain number or boolean as such, anything else (units, names) as text.
+nlohmann::json scalar_json(const YAML::Node& n) {
+  const std::string& v = n.Scalar();
+  if (n.Tag() != "!" && !v.empty()) {  // not quoted in the YAML
+    if (v == "true" || v == "false") return v == "true";
+    char* end = nullptr;
+    const long long i = std::strtoll(v.c_str(), &end, 10);
+    if (end == v.c_str() + v.size()) return i;
+    const double d = std::strtod(v.c_str(), &end);
+    if (end == v.c_str() + v.size() && std::isfinite(d)) return d;
+  }
+  return v;
+}
+
+nlohmann::json yaml_json(const YAML::Node& n) {
+  if (n.IsMap()) {
+    nlohmann::json o = nlohmann::json::object();
+    for (auto it = n.begin(); it != n.end(); ++it) o[it->first.Scalar()] = yaml_json(it->second);
+    return o;
+  }
+  if (n.IsSequence()) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& x : n) a.push_back(yaml_json(x));
+    return a;
+  }
+  if (n.IsScalar()) return scalar_json(n);
+  return nullptr;
+}
+
+// key.path,value rows of the resolved scenario (lists as their JSON text).
+void resolved_csv(const nlohmann::json& j, const std::string& prefix, std::ostream& out) {
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string key = prefix.empty() ? it.key() : prefix + "." + it.key();
+    if (it->is_object()) {
+      resolved_csv(*it, key, out);
+      continue;
+    }
+    std::string v = it->is_string() ? it->get<std::string>() : it->dump();
+    if (v.find_first_of(",\"\n") != std::string::npos) {
+      std::string q = "\"";
+      for (char ch : v) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+      v = q + "\"";
+    }
+    out << key << "," << v << "\n";
+  }
+}
+
 int cmd_resolve(const Common& c) {
   scenario::Scenario sc = load_scenario(c);
-  std::cout << sc.resolved_yaml();
+  const std::string yaml = sc.resolved_yaml();
+  if (c.format == "table") {
+    std::cout << yaml;
+    return kExitOk;
+  }
+  nlohmann::json j = yaml_json(YAML::Load(yaml));
+  if (c.format == "json") {
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << "key,value\n";
+    resolved_csv(j, "", std::cout);
+  }
   return kExitOk;
 }
 
@@ -104,7 +167,8 @@ void add_design_command(CLI::App& app, Action& action) {
 
 void add_resolve_command(CLI::App& app, Action& action) {
   auto c = std::make_shared<Common>();
-  auto* resolve = app.add_subcommand("resolve", "print a scenario with every default filled in");
+  auto* resolve = app.add_subcommand(
+      "resolve", "print a scenario with every default filled in (YAML; --format json or csv: the same as data)");
   add_common(resolve, *c, true);
   resolve->callback([&action, c] { action = [c] { return cmd_resolve(*c); }; });
 }

@@ -12,12 +12,16 @@
 namespace podnet::report {
 
 RunContext context_of(const scenario::Scenario& sc, const std::string& command) {
-  return {command, sc.name, sc.source, sc.seed};
+  return {command, sc.name, sc.source, sc.seed, sc.overrides, sc.fragments};
 }
 
 nlohmann::json run_json(const RunContext& ctx) {
-  return {{"podnet_version", version()}, {"git_sha", git_sha()}, {"command", ctx.command},
-          {"scenario", ctx.scenario},    {"source", ctx.source}, {"seed", ctx.seed}};
+  nlohmann::json j = {{"podnet_version", version()}, {"git_sha", git_sha()}, {"command", ctx.command},
+                      {"scenario", ctx.scenario},    {"source", ctx.source}, {"seed", ctx.seed}};
+  // What the scenario file alone does not say, so the run can be repeated from the document.
+  if (!ctx.overrides.empty()) j["overrides"] = ctx.overrides;
+  if (!ctx.fragments.empty()) j["config_add"] = ctx.fragments;
+  return j;
 }
 
 nlohmann::json new_document(const RunContext& ctx) {

@@ -24,6 +24,8 @@ struct RunContext {
   std::string scenario;  // scenario name
   std::string source;    // file or built-in
   uint64_t seed = 1;
+  std::vector<std::string> overrides;  // --set, as given (so the run can be repeated)
+  std::vector<std::string> fragments;  // --config-add files
 };
 
 // The context of a run of `command` on `sc`.

@@ -839,6 +839,8 @@ Scenario load_text(const std::string& text, const std::string& source, const std
   check_duplicate_keys(root, "", source);
   for (const auto& f : fragments) apply_fragment(root, f, sc);
   for (const auto& o : overrides) apply_override(root, o, sc);
+  sc.overrides = overrides;
+  sc.fragments = fragments;
   Loader(sc, source).load(root);
   return sc;
 }

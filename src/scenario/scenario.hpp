@@ -115,7 +115,9 @@ class Scenario {
  public:
   bool has_random_failures() const;
 
-  std::string source;  // the path, or "built-in <name>"
+  std::string source;                  // the path, or "built-in <name>"
+  std::vector<std::string> overrides;  // --set KEY=VALUE as given, in order
+  std::vector<std::string> fragments;  // --config-add files, in order
   std::string name;
   std::string description;
   uint64_t seed = 1;

@@ -34,6 +34,8 @@ BenchResult bench(const scenario::Setup& s, const BenchRequest& r, const Progres
   out.group = r.group;
   if (out.group.empty())
     for (int32_t i = 0; i < static_cast<int32_t>(topo.gpus.size()); ++i) out.group.push_back(i);
+  if (out.group.size() < 2)
+    throw InputError(fmt::format("bench: a collective needs at least 2 GPUs (the group has {})", out.group.size()));
   out.algo = r.algo.empty() ? "auto" : r.algo;
   if (out.algo == "auto" && !s.collective.tuner) out.algo = collective::default_algorithm(r.op);  // nccl_model = false
   out.bus_factor = collective::bus_factor(r.op, static_cast<int64_t>(out.group.size()));
