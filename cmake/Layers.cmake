@@ -28,7 +28,25 @@ target_sources(podnet_scenario PRIVATE ${CMAKE_BINARY_DIR}/generated/examples.cp
 # results; report renders them (DESIGN.md order: scenario -> study -> report -> cli).
 podnet_layer(study podnet_scenario yaml-cpp SQLite::SQLite3 Threads::Threads MPI::MPI_CXX)
 podnet_layer(report podnet_study nlohmann_json::nlohmann_json)
-podnet_layer(cli podnet_study podnet_report CLI11::CLI11)
+
+# The dashboard's assets (web/*.html|js|css and Apache ECharts from
+# web/node_modules) embedded at build time (report/web_assets.hpp); the
+# objects that use them are linked only into what calls the HTML reporter.
+file(GLOB PODNET_WEB CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/web/*.html ${CMAKE_SOURCE_DIR}/web/*.js
+     ${CMAKE_SOURCE_DIR}/web/*.css ${CMAKE_SOURCE_DIR}/web/node_modules/echarts/dist/echarts.min.js)
+add_custom_command(
+  OUTPUT ${CMAKE_BINARY_DIR}/generated/web_assets.cpp
+  COMMAND ${CMAKE_COMMAND} -DOUT=${CMAKE_BINARY_DIR}/generated/web_assets.cpp -DWEB_DIR=${CMAKE_SOURCE_DIR}/web
+          -P ${CMAKE_SOURCE_DIR}/cmake/EmbedWeb.cmake
+  DEPENDS ${PODNET_WEB} ${CMAKE_SOURCE_DIR}/cmake/EmbedWeb.cmake
+  COMMENT "Embedding the dashboard assets (web/)")
+target_sources(podnet_report PRIVATE ${CMAKE_BINARY_DIR}/generated/web_assets.cpp)
+
+# `podnet serve`: cpp-httplib from Debian (libcpp-httplib-dev), built with
+# OpenSSL, zlib and brotli, whose flags pkg-config gives.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+podnet_layer(cli podnet_study podnet_report CLI11::CLI11 PkgConfig::HTTPLIB)
 add_executable(podnet src/cli/main.cpp)
 target_link_libraries(podnet PRIVATE podnet_cli)
 set_target_properties(podnet PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})

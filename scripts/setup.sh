@@ -12,8 +12,28 @@ packages=(
   libsqlite3-dev sqlite3 libopenmpi-dev openmpi-bin
   # the real consumers of podnet's exports, run by ctest (tests/interop/)
   python3 graphviz python3-networkx
+  # `podnet serve` (cpp-httplib) and its browser tests (headless Chromium)
+  libcpp-httplib-dev chromium
 )
 if [ "${1:-}" = "--fuzz" ]; then packages+=(clang libclang-rt-dev); fi
+# node and npm (the dashboard's chart library, the browser tests' driver)
+# from Debian unless a node is already installed (another vendor's nodejs
+# package carries its own npm, which Debian's npm package would conflict with).
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
+
+# The dashboard's npm packages (web/package-lock.json: Apache ECharts,
+# embedded into podnet at build time; playwright-core, which drives the
+# system Chromium in the browser tests; it never downloads a browser).
+web_deps() {
+  local here
+  here="$(cd "$(dirname "$0")/.." && pwd)"
+  if [ ! -f "$here/web/node_modules/.package-lock.json" ] || ! cmp -s "$here/web/package-lock.json" "$here/web/.installed-lock.json"; then
+    echo "podnet setup: npm ci --prefix web" >&2
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix "$here/web" --no-audit --no-fund --loglevel=error >/dev/null
+    cp "$here/web/package-lock.json" "$here/web/.installed-lock.json"
+  fi
+}
 
 missing=()
 for p in "${packages[@]}"; do
@@ -21,7 +41,10 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+  web_deps
+  exit 0
+fi
 
 echo "podnet setup: installing ${missing[*]}" >&2
 SUDO=""
@@ -34,4 +57,5 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq >/dev/null
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+web_deps
 echo "podnet setup: done" >&2

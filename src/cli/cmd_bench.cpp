@@ -6,6 +6,8 @@
 #include "collective/gpu_list.hpp"
 #include "core/error.hpp"
 #include "report/bench_report.hpp"
+#include "report/html.hpp"
+#include "report/web_assets.hpp"
 #include "study/bench.hpp"
 
 namespace podnet::cli {
@@ -21,11 +23,14 @@ struct BenchOptions {
   double factor = 2;
   std::string gpus;
   std::string engine, routing, order, transport;
+  std::string html;
   int channels = 0, qps = 0;
   bool channels_given = false, qps_given = false;
 };
 
 int cmd_bench(Common c, const BenchOptions& b) {
+  if (!b.html.empty() && !report::dashboard_installed())
+    throw InputError(std::string("--html: ") + report::kDashboardMissing);
   // CLI sugar for scenario keys, applied after the user's own --set.
   if (!b.engine.empty()) c.sets.push_back("network.engine=" + b.engine);
   if (!b.routing.empty()) c.sets.push_back("network.routing=" + b.routing);
@@ -55,8 +60,15 @@ int cmd_bench(Common c, const BenchOptions& b) {
                                    b.gpus, b.gpus, req.group.empty() ? 0 : req.group.front()));
   }
   const study::BenchResult r = study::bench(s, req, study_progress("bench", label));
-  emit(c, s.scenario, report::bench_document(s, r), "bench", report::write_bench_table,
+  const nlohmann::json doc = report::bench_document(s, r);
+  emit(c, s.scenario, doc, "bench", report::write_bench_table,
        [&](const nlohmann::json& d, std::ostream& out) { report::write_bench_nccl_tests(d, s, r, out); });
+  if (!b.html.empty()) {
+    const std::string page =
+        report::html_page({{"kind", "bench"}, {"document", doc}}, "podnet bench " + s.scenario.name);
+    open_out(b.html) << page;
+    std::cerr << "podnet: wrote " << b.html << "\n";
+  }
   return kExitOk;
 }
 
@@ -83,6 +95,8 @@ void add_bench_command(CLI::App& app, Action& action) {
   bench->add_option("-e,--max", b->max_size, "largest size")->capture_default_str();
   bench->add_option("-F,--factor", b->factor, "size multiplication factor between rows")->capture_default_str();
   bench->add_option("-g,--gpus", b->gpus, "GPU ranks: 0-511, 0-4095:8 (stride), 0,8,16, combinations; default all");
+  bench->add_option("--html", b->html, "also write a self-contained HTML report: busbw against size, the rows")
+      ->type_name("FILE.html");
   bench->add_option("--engine", b->engine, "analytical | flow | packet (sets network.engine)");
   bench->add_option("--routing", b->routing,
                     "routing policy, e.g. ecmp, adaptive, spray, static (sets network.routing)");

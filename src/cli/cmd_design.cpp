@@ -11,6 +11,8 @@
 #include "core/error.hpp"
 #include "report/design_report.hpp"
 #include "report/export.hpp"
+#include "report/html.hpp"
+#include "report/web_assets.hpp"
 #include "topology/bom.hpp"
 
 namespace podnet::cli {
@@ -20,15 +22,25 @@ namespace {
 struct DesignOptions {
   std::string cabling_plan;
   std::string netbox_dir;
+  std::string html;
   std::vector<std::string> exports;
 };
 
 int cmd_design(const Common& c, const DesignOptions& d) {
+  if (!d.html.empty() && !report::dashboard_installed())
+    throw InputError(std::string("--html: ") + report::kDashboardMissing);
   scenario::Scenario sc = load_scenario(c);
   topology::Topology t = sc.build_topology();
   nlohmann::json doc = design_document(sc, t, "design");
   const bool exports_to_stdout = !d.exports.empty() && c.out_dir.empty();
   if (!exports_to_stdout) emit(c, sc, doc, "design", report::write_design_table);
+  if (!d.html.empty()) {
+    const std::string page =
+        report::html_page({{"kind", "design"}, {"document", doc}, {"drawing", report::fabric_drawing(t)}},
+                          "podnet design " + sc.name);
+    open_out(d.html) << page;
+    std::cerr << "podnet: wrote " << d.html << "\n";
+  }
   if (!d.cabling_plan.empty()) {
     auto f = open_out(d.cabling_plan);
     report::write_cabling_plan_csv(t, f);
@@ -144,6 +156,8 @@ void add_design_command(CLI::App& app, Action& action) {
                    "write every cable as CSV in NetBox's cable-import columns, podnet's data as cf_podnet_* custom "
                    "fields (the same file as 08-cables.csv of --netbox)")
       ->type_name("FILE.csv");
+  design->add_option("--html", d->html, "also write a self-contained HTML report: the fabric drawn by tier, the BOM")
+      ->type_name("FILE.html");
   design
       ->add_option("--netbox", d->netbox_dir,
                    "write NetBox's CSV import set into DIR, loadable in name order into an empty NetBox: custom "

@@ -1,0 +1,40 @@
+// The HTML reporter: one self-contained page (every asset inlined, readable
+// offline, attachable to a design review) drawing a result document with
+// the dashboard's own code (web/podnet.js) and Apache ECharts. The page
+// embeds the very JSON document `--format json` writes, so the charts and
+// tables show the same numbers; `podnet serve` draws the same payloads.
+//
+// The payload is {"kind": "design" | "bench" | "train" | "reliability",
+// "document": <the --format json document>, and for design "drawing":
+// fabric_drawing(...)}.
+#pragma once
+
+#include <cstddef>
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "topology/topology.hpp"
+
+namespace podnet::report {
+
+// The fabric aggregated for drawing by tier: one node per (tier, pod, group,
+// rail) of switches and per (pod, group) of servers (GPUs, NICs, NVSwitches
+// inside), coarsened to (tier, pod) and then (tier) until at most
+// `max_nodes` remain, so a 131,072-GPU fabric draws as a few hundred marks,
+// not 500,000. Links inside one aggregate are dropped; links between two
+// aggregates add up into one edge {links, gbps (capacity per direction)}.
+// {"level_names": [...], "granularity": "...", "nodes": [{id, name, level, count,
+//  gpus, x, y}], "edges": [{source, target, links, gbps}]}, x/y laid out by
+// level (servers at the bottom) in a 1000-wide box.
+nlohmann::json fabric_drawing(const topology::Topology& t, size_t max_nodes = 200);
+
+// The page for `payload` (see above) titled `title`. Error (not InputError)
+// naming scripts/setup.sh when the chart library was not built in.
+std::string html_page(const nlohmann::json& payload, const std::string& title);
+void write_html(const nlohmann::json& payload, const std::string& title, std::ostream& out);
+
+// `json` made safe inside a <script> element ("</" becomes "<\/", a JSON escape).
+std::string script_safe_json(const nlohmann::json& j);
+
+}  // namespace podnet::report

@@ -1,0 +1,122 @@
+#include "report/html.hpp"
+
+#include <gtest/gtest.h>
+
+#include "report/web_assets.hpp"
+
+namespace podnet::report {
+namespace {
+
+using topology::Link;
+using topology::Node;
+using topology::NodeKind;
+
+// Two servers (one GPU + one NIC each) in groups 0 and 1 of pod 0, one leaf
+// per group, one spine; every leaf has two 400 Gb/s links to the spine.
+topology::Topology tiny() {
+  topology::Topology t;
+  t.tier_names = {"", "leaf", "spine"};
+  auto add = [&](NodeKind k, uint8_t tier, int32_t server, int32_t group, const std::string& name) {
+    Node n;
+    n.kind = k;
+    n.tier = tier;
+    n.server = server;
+    n.group = group;
+    n.pod = 0;
+    n.name = name;
+    t.nodes.push_back(n);
+    return static_cast<int32_t>(t.nodes.size() - 1);
+  };
+  auto link = [&](int32_t a, int32_t b) {
+    Link l;
+    l.a = a;
+    l.b = b;
+    l.capacity = Bandwidth(400e9);
+    t.links.push_back(l);
+  };
+  const int32_t g0 = add(NodeKind::Gpu, 0, 0, 0, "s0/gpu0"), n0 = add(NodeKind::Nic, 0, 0, 0, "s0/nic0");
+  const int32_t g1 = add(NodeKind::Gpu, 0, 1, 1, "s1/gpu0"), n1 = add(NodeKind::Nic, 0, 1, 1, "s1/nic0");
+  const int32_t l0 = add(NodeKind::Switch, 1, topology::kNone, 0, "leaf0");
+  const int32_t l1 = add(NodeKind::Switch, 1, topology::kNone, 1, "leaf1");
+  const int32_t sp = add(NodeKind::Switch, 2, topology::kNone, topology::kNone, "spine0");
+  link(g0, n0);
+  link(g1, n1);
+  link(n0, l0);
+  link(n1, l1);
+  for (int i = 0; i < 2; ++i) {
+    link(l0, sp);
+    link(l1, sp);
+  }
+  return t;
+}
+
+TEST(FabricDrawing, OneMarkPerGroupWhenSmall) {
+  const auto d = fabric_drawing(tiny(), 200);
+  EXPECT_EQ(d["granularity"], "tier, pod, group and rail");
+  // Aggregates: servers of group 0 and 1, leaf of group 0 and 1, the spine (group none) = 5.
+  ASSERT_EQ(d["nodes"].size(), 5u);
+  EXPECT_EQ(d["level_names"], nlohmann::json::array({"servers", "leaf", "spine"}));
+  // GPU-NIC links lie inside one aggregate and are dropped: edges are the two
+  // NIC-leaf links (1 each) and leaf-spine (2 links x 400 = 800 Gb/s each).
+  ASSERT_EQ(d["edges"].size(), 4u);
+  int64_t links = 0;
+  double gbps = 0;
+  for (const auto& e : d["edges"]) {
+    links += e["links"].get<int64_t>();
+    gbps += e["gbps"].get<double>();
+  }
+  EXPECT_EQ(links, 1 + 1 + 2 + 2);
+  EXPECT_DOUBLE_EQ(gbps, 6 * 400.0);
+}
+
+TEST(FabricDrawing, CoarsensToStayUnderTheLimit) {
+  // 5 aggregates > 3: (tier, pod) gives servers, leaf, spine = 3.
+  const auto d = fabric_drawing(tiny(), 3);
+  EXPECT_EQ(d["granularity"], "tier and pod");
+  ASSERT_EQ(d["nodes"].size(), 3u);
+  const auto& servers = d["nodes"][0];
+  EXPECT_EQ(servers["level"], 0);
+  EXPECT_EQ(servers["count"], 2);  // two servers
+  EXPECT_EQ(servers["gpus"], 2);
+  EXPECT_EQ(d["nodes"][1]["count"], 2);  // two leaves
+  EXPECT_EQ(d["nodes"][2]["count"], 1);  // one spine
+  // One mark per level: centred (x = 1000 * 0.5), levels 200 apart, spine on top.
+  EXPECT_EQ(servers["x"], 500.0);
+  EXPECT_EQ(servers["y"], 400);
+  EXPECT_EQ(d["nodes"][2]["y"], 0);
+  ASSERT_EQ(d["edges"].size(), 2u);
+  EXPECT_EQ(d["edges"][0]["links"], 2);      // servers-leaf: two NIC links
+  EXPECT_EQ(d["edges"][1]["links"], 4);      // leaf-spine
+  EXPECT_EQ(d["edges"][1]["gbps"], 1600.0);  // 4 x 400
+}
+
+TEST(Html, JsonCannotCloseTheScriptElement) {
+  const nlohmann::json j = {{"name", "</script><script>alert(1)</script>"}};
+  const std::string s = script_safe_json(j);
+  EXPECT_EQ(s.find("</"), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(s), j);  // "<\/" is a JSON escape of "</"
+}
+
+TEST(Html, PageEmbedsTheDocumentAndTheAssets) {
+  if (!dashboard_installed()) GTEST_SKIP() << kDashboardMissing;
+  const nlohmann::json payload = {{"kind", "bench"}, {"document", {{"rows", nlohmann::json::array()}}}};
+  const std::string page = html_page(payload, "a <title>");
+  EXPECT_NE(page.find("<title>a &lt;title&gt;</title>"), std::string::npos);
+  EXPECT_NE(page.find(script_safe_json(payload)), std::string::npos);
+  EXPECT_NE(page.find("podnet.renderReport"), std::string::npos);
+  // No asset is fetched: no src= or href= attribute in the page's own markup.
+  const std::string own = page.substr(0, page.find("<script>"));
+  EXPECT_EQ(own.find("src="), std::string::npos);
+  EXPECT_EQ(own.find("href="), std::string::npos);
+}
+
+TEST(WebAssets, LookupIsByExactNameOnly) {
+  EXPECT_NE(find_web_asset("podnet.js"), nullptr);
+  EXPECT_NE(find_web_asset("index.html"), nullptr);
+  EXPECT_EQ(find_web_asset("../podnet.js"), nullptr);
+  EXPECT_EQ(find_web_asset("/podnet.js"), nullptr);
+  EXPECT_EQ(find_web_asset(""), nullptr);
+}
+
+}  // namespace
+}  // namespace podnet::report
