@@ -31,6 +31,7 @@ int run(int argc, char** argv) {
   add_diff_command(app, action);
   add_run_command(app, action);
   add_resolve_command(app, action);
+  add_serve_command(app, action);
 
   try {
     app.parse(argc, argv);

@@ -86,5 +86,6 @@ void add_calibrate_command(CLI::App& app, Action& action);
 void add_sweep_command(CLI::App& app, Action& action);
 void add_diff_command(CLI::App& app, Action& action);
 void add_diagnose_command(CLI::App& app, Action& action);
+void add_serve_command(CLI::App& app, Action& action);
 
 }  // namespace podnet::cli

@@ -1,0 +1,396 @@
+#include "cli/serve.hpp"
+
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <fmt/format.h>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "cli/common.hpp"
+#include "collective/types.hpp"
+#include "core/error.hpp"
+#include "report/bench_report.hpp"
+#include "report/html.hpp"
+#include "report/reliability_report.hpp"
+#include "report/train_report.hpp"
+#include "report/web_assets.hpp"
+#include "scenario/examples.hpp"
+#include "study/bench.hpp"
+#include "study/reliability.hpp"
+#include "study/train.hpp"
+
+namespace podnet::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Thrown from a progress hook to stop a run (cancel or time limit).
+struct Stopped {
+  std::string why;
+};
+
+struct Run {
+  int id = 0;
+  std::string study, scenario;
+  Clock::time_point start = Clock::now();
+  std::atomic<bool> cancel{false};
+  // Under Impl::mu:
+  std::string state = "queued";  // queued, running, done, failed, cancelled
+  std::string what, error;
+  size_t done = 0, total = 0;
+  double seconds = 0;
+  uint64_t version = 0;
+  nlohmann::json payload;
+  bool terminal() const { return state == "done" || state == "failed" || state == "cancelled"; }
+};
+
+// What a POST /api/runs asked for, checked before the run starts.
+struct Request {
+  std::string study;
+  scenario::Scenario sc;
+  study::BenchRequest bench;
+};
+
+const char* const kStudies[] = {"design", "bench", "train", "reliability"};
+
+void answer(httplib::Response& res, int status, const nlohmann::json& j) {
+  res.status = status;
+  res.set_content(j.dump(), "application/json");
+}
+
+void fail(httplib::Response& res, int status, const std::string& message) { answer(res, status, {{"error", message}}); }
+
+// A client-given file name reduced to a safe label for messages: its base name, [A-Za-z0-9._-] only.
+std::string upload_name(const std::string& given) {
+  std::string base = given.substr(given.find_last_of("/\\") == std::string::npos ? 0 : given.find_last_of("/\\") + 1);
+  std::string out;
+  for (char c : base)
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') out += c;
+  if (out.empty() || out.size() > 64) out = "upload.yaml";
+  return out;
+}
+
+std::string string_field(const nlohmann::json& body, const char* key, const std::string& fallback) {
+  if (!body.contains(key)) return fallback;
+  if (!body[key].is_string()) throw InputError(fmt::format("'{}': expected a string", key));
+  return body[key].get<std::string>();
+}
+
+Request parse_request(const nlohmann::json& body) {
+  if (!body.is_object()) throw InputError("the request body must be a JSON object");
+  Request r;
+  r.study = string_field(body, "study", "");
+  bool known = false;
+  for (const char* s : kStudies) known = known || r.study == s;
+  if (!known) throw InputError("'study': expected design, bench, train or reliability, got '" + r.study + "'");
+  std::vector<std::string> sets;
+  if (body.contains("sets")) {
+    if (!body["sets"].is_array()) throw InputError("'sets': expected a list of KEY=VALUE strings");
+    for (const auto& s : body["sets"]) {
+      if (!s.is_string()) throw InputError("'sets': expected a list of KEY=VALUE strings");
+      sets.push_back(s.get<std::string>());
+    }
+  }
+  if (body.contains("yaml")) {
+    const std::string file = upload_name(string_field(body, "file", "upload.yaml"));
+    const std::string stem = file.substr(0, file.find('.'));
+    r.sc = scenario::load_text(string_field(body, "yaml", ""), file, stem.empty() ? "upload" : stem, sets);
+  } else {
+    // Built-in names only: a path would let a client read the server's files.
+    const std::string name = string_field(body, "scenario", kDefaultScenario);
+    bool builtin = false;
+    std::vector<std::string> names;
+    for (const auto& e : scenario::builtin_examples()) {
+      builtin = builtin || name == e.name;
+      names.emplace_back(e.name);
+    }
+    if (!builtin) {
+      const std::string near = scenario::closest(name, names);
+      throw InputError(fmt::format("'scenario': '{}' is not a built-in scenario{} (upload a YAML file instead)", name,
+                                   near.empty() ? "" : "; did you mean '" + near + "'?"));
+    }
+    r.sc = scenario::load(name, sets);
+  }
+  if (r.study == "bench") {
+    r.bench.op = collective::parse_op(string_field(body, "op", "allreduce"));
+    double factor = 2;
+    if (body.contains("factor")) {
+      if (!body["factor"].is_number()) throw InputError("'factor': expected a number");
+      factor = body["factor"].get<double>();
+    }
+    r.bench.sizes = bench_sizes(string_field(body, "min", "1MiB"), string_field(body, "max", "256MiB"), factor);
+  }
+  return r;
+}
+
+nlohmann::json status_of(const Run& r) {
+  nlohmann::json j = {{"id", r.id},     {"study", r.study}, {"scenario", r.scenario}, {"state", r.state},
+                      {"what", r.what}, {"done", r.done},   {"total", r.total},       {"seconds", r.seconds}};
+  if (!r.error.empty()) j["error"] = r.error;
+  return j;
+}
+
+}  // namespace
+
+struct Server::Impl {
+  ServeOptions o;
+  httplib::Server http;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::map<int, std::shared_ptr<Run>> runs;
+  std::map<int, std::thread> threads;
+  int next_id = 1;
+  int running = 0;
+  bool stopping = false;
+
+  explicit Impl(ServeOptions opt) : o(std::move(opt)) {}
+
+  ~Impl() {
+    {
+      std::lock_guard lk(mu);
+      stopping = true;
+      for (auto& [id, r] : runs) r->cancel = true;
+    }
+    cv.notify_all();
+    http.stop();
+    for (auto& [id, t] : threads)
+      if (t.joinable()) t.join();
+  }
+
+  void update(Run& r, const std::function<void(Run&)>& f) {
+    {
+      std::lock_guard lk(mu);
+      f(r);
+      r.seconds = std::chrono::duration<double>(Clock::now() - r.start).count();
+      ++r.version;
+    }
+    cv.notify_all();
+  }
+
+  void check(const Run& r) const {
+    if (r.cancel) throw Stopped{"cancelled"};
+    const double s = std::chrono::duration<double>(Clock::now() - r.start).count();
+    if (s > o.time_limit_s) throw Stopped{fmt::format("stopped at the time limit of {:.0f} s", o.time_limit_s)};
+  }
+
+  void work(const std::shared_ptr<Run>& run, Request req) {
+    Run& r = *run;
+    update(r, [](Run& x) { x.state = "running"; });
+    try {
+      study::Progress p;
+      p.run = [&](const std::string& what) {
+        check(r);
+        update(r, [&](Run& x) { x.what = what; });
+      };
+      p.step = [&](size_t done, size_t total, const std::string& what) {
+        check(r);
+        update(r, [&](Run& x) {
+          x.done = done;
+          x.total = total;
+          x.what = what + " done";
+        });
+      };
+      nlohmann::json payload = {{"kind", req.study}};
+      if (req.study == "design") {
+        const topology::Topology t = req.sc.build_topology();
+        check(r);
+        payload["document"] = design_document(req.sc, t, "design");
+        payload["drawing"] = report::fabric_drawing(t);
+      } else {
+        scenario::Setup s = scenario::resolve(std::move(req.sc));
+        s.network.progress = [&](int64_t, int64_t, Time) { check(r); };
+        check(r);
+        if (req.study == "bench") {
+          payload["document"] = report::bench_document(s, study::bench(s, req.bench, p));
+        } else if (req.study == "train") {
+          payload["document"] = report::train_document(s, study::train(s, study::TrainRequest{}, p));
+        } else {
+          payload["document"] = report::reliability_document(s, study::reliability(s));
+        }
+      }
+      finish(r, "done", {}, std::move(payload));
+    } catch (const Stopped& e) {
+      finish(r, "cancelled", e.why, {});
+    } catch (const std::exception& e) {
+      finish(r, "failed", e.what(), {});
+    }
+  }
+
+  // The run's last update: after it the worker touches nothing (prune joins it under mu).
+  void finish(Run& r, const char* state, const std::string& error, nlohmann::json payload) {
+    {
+      std::lock_guard lk(mu);
+      r.state = state;
+      r.error = error;
+      r.what.clear();
+      r.payload = std::move(payload);
+      r.seconds = std::chrono::duration<double>(Clock::now() - r.start).count();
+      ++r.version;
+      --running;
+    }
+    cv.notify_all();
+  }
+
+  // Under mu: joins finished workers and forgets the oldest finished runs past max_kept.
+  void prune() {
+    for (auto it = threads.begin(); it != threads.end();) {
+      auto r = runs.find(it->first);
+      if (r == runs.end() || r->second->terminal()) {
+        // terminal under mu: the worker is past its last update; join is short.
+        it->second.join();
+        it = threads.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    for (auto it = runs.begin(); runs.size() > o.max_kept && it != runs.end();) {
+      if (it->second->terminal() && !threads.count(it->first)) it = runs.erase(it);
+      else ++it;
+    }
+  }
+
+  std::shared_ptr<Run> find(const httplib::Request& req) {
+    const int id = std::stoi(req.matches[1].str());
+    std::lock_guard lk(mu);
+    auto it = runs.find(id);
+    return it == runs.end() ? nullptr : it->second;
+  }
+
+  void start(const httplib::Request& req, httplib::Response& res) {
+    const nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
+    if (body.is_discarded()) return fail(res, 400, "the request body is not JSON");
+    Request parsed;
+    try {
+      parsed = parse_request(body);
+    } catch (const InputError& e) {
+      return fail(res, 400, e.what());
+    }
+    std::lock_guard lk(mu);
+    if (stopping) return fail(res, 503, "the server is stopping");
+    if (running >= o.max_running)
+      return fail(res, 429,
+                  fmt::format("{} studies are running (the limit); wait for one to end or cancel it", running));
+    prune();
+    auto run = std::make_shared<Run>();
+    run->id = next_id++;
+    run->study = parsed.study;
+    run->scenario = parsed.sc.name;
+    runs[run->id] = run;
+    ++running;
+    threads.emplace(run->id, std::thread([this, run, p = std::move(parsed)]() mutable { work(run, std::move(p)); }));
+    answer(res, 202, {{"id", run->id}});
+  }
+
+  void routes() {
+    http.set_payload_max_length(o.max_body);
+    http.set_read_timeout(10, 0);
+    http.set_write_timeout(10, 0);
+    http.set_keep_alive_timeout(2);
+    const int threads_n = o.threads;
+    http.new_task_queue = [threads_n] { return new httplib::ThreadPool(static_cast<size_t>(threads_n)); };
+    http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+      try {
+        std::rethrow_exception(ep);
+      } catch (const InputError& e) {
+        fail(res, 400, e.what());
+      } catch (const std::exception& e) {
+        fail(res, 500, e.what());
+      } catch (...) {
+        fail(res, 500, "internal error");
+      }
+    });
+    http.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+      if (res.body.empty())
+        fail(res, res.status, res.status == 404 ? "not found" : "HTTP " + std::to_string(res.status));
+    });
+
+    http.Get("/", [](const httplib::Request&, httplib::Response& res) { res.set_redirect("/design"); });
+    http.Get("/(design|bench|train|reliability)", [](const httplib::Request&, httplib::Response& res) {
+      const report::WebAsset* page = report::find_web_asset("index.html");
+      if (!page || !report::dashboard_installed()) {
+        res.status = 503;
+        res.set_content(std::string("podnet serve: ") + report::kDashboardMissing + "\n", "text/plain");
+        return;
+      }
+      res.set_content(std::string(page->data), std::string(page->content_type));
+    });
+    http.Get("/assets/(.+)", [](const httplib::Request& req, httplib::Response& res) {
+      const report::WebAsset* a = report::find_web_asset(req.matches[1].str());
+      if (!a) return fail(res, 404, "no such asset");
+      res.set_header("Cache-Control", "max-age=3600");
+      res.set_content(std::string(a->data), std::string(a->content_type));
+    });
+    http.Get("/api/scenarios", [](const httplib::Request&, httplib::Response& res) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& e : scenario::builtin_examples())
+        list.push_back({{"name", e.name}, {"description", e.description}});
+      answer(res, 200, {{"scenarios", list}});
+    });
+    http.Post("/api/runs", [this](const httplib::Request& req, httplib::Response& res) { start(req, res); });
+    http.Get("/api/runs", [this](const httplib::Request&, httplib::Response& res) {
+      nlohmann::json list = nlohmann::json::array();
+      std::lock_guard lk(mu);
+      for (auto it = runs.rbegin(); it != runs.rend(); ++it) list.push_back(status_of(*it->second));
+      answer(res, 200, {{"runs", list}});
+    });
+    http.Get(R"(/api/runs/(\d{1,9}))", [this](const httplib::Request& req, httplib::Response& res) {
+      auto r = find(req);
+      if (!r) return fail(res, 404, "no such run");
+      std::lock_guard lk(mu);
+      answer(res, 200, status_of(*r));
+    });
+    http.Get(R"(/api/runs/(\d{1,9})/result)", [this](const httplib::Request& req, httplib::Response& res) {
+      auto r = find(req);
+      if (!r) return fail(res, 404, "no such run");
+      std::lock_guard lk(mu);
+      if (r->state != "done") return fail(res, 409, "run " + std::to_string(r->id) + " is " + r->state);
+      answer(res, 200, r->payload);
+    });
+    http.Post(R"(/api/runs/(\d{1,9})/cancel)", [this](const httplib::Request& req, httplib::Response& res) {
+      auto r = find(req);
+      if (!r) return fail(res, 404, "no such run");
+      r->cancel = true;
+      answer(res, 202, {{"id", r->id}});
+    });
+    http.Get(R"(/api/runs/(\d{1,9})/events)", [this](const httplib::Request& req, httplib::Response& res) {
+      auto r = find(req);
+      if (!r) return fail(res, 404, "no such run");
+      auto seen = std::make_shared<uint64_t>(UINT64_MAX);
+      res.set_header("Cache-Control", "no-store");
+      res.set_chunked_content_provider("text/event-stream", [this, r, seen](size_t, httplib::DataSink& sink) {
+        std::unique_lock lk(mu);
+        cv.wait_for(lk, std::chrono::seconds(1), [&] { return r->version != *seen || stopping; });
+        std::string msg = ": keep-alive\n\n";
+        if (r->version != *seen) {
+          *seen = r->version;
+          msg = "data: " + status_of(*r).dump() + "\n\n";
+        }
+        const bool end = r->terminal() || stopping;
+        lk.unlock();
+        if (!sink.write(msg.data(), msg.size())) return false;
+        if (end) sink.done();
+        return true;
+      });
+    });
+  }
+};
+
+Server::Server(ServeOptions o) : impl_(std::make_unique<Impl>(std::move(o))) { impl_->routes(); }
+Server::~Server() = default;
+
+int Server::bind() {
+  const int port = impl_->o.port == 0 ? impl_->http.bind_to_any_port(impl_->o.bind)
+                                      : (impl_->http.bind_to_port(impl_->o.bind, impl_->o.port) ? impl_->o.port : -1);
+  if (port <= 0) throw Error(fmt::format("cannot listen on {}:{}", impl_->o.bind, impl_->o.port));
+  return port;
+}
+
+void Server::listen() { impl_->http.listen_after_bind(); }
+void Server::stop() { impl_->http.stop(); }
+
+}  // namespace podnet::cli

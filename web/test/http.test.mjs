@@ -1,0 +1,96 @@
+// podnet serve over HTTP, no browser: a bounded load test (200 requests
+// from 8 concurrent clients, none may fail, resident memory must stay
+// flat), and bad requests answered 4xx with the server still up.
+// node http.test.mjs PODNET
+import net from 'node:net';
+import fs from 'node:fs';
+import { startServer, stopServer, check, summary } from './serve_util.mjs';
+
+const podnet = process.argv[2];
+const s = await startServer(podnet);
+
+// A raw request (fetch would normalize the path): the status code of the answer.
+function raw(text) {
+  return new Promise(resolve => {
+    const sock = net.connect(s.port, '127.0.0.1', () => sock.write(text));
+    let got = '';
+    sock.on('data', d => { got += d; });
+    sock.on('end', () => { const m = got.match(/^HTTP\/1\.1 (\d+)/); resolve(m ? Number(m[1]) : 0); });
+    sock.on('error', () => resolve(-1));
+    sock.setTimeout(5000, () => { sock.destroy(); resolve(-2); });
+  });
+}
+const rss = () => Number(fs.readFileSync(`/proc/${s.proc.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)[1]) / 1024;
+
+try {
+  const paths = ['/api/scenarios', '/assets/podnet.js', '/design', '/api/runs', '/assets/vendor/echarts.min.js'];
+  const load = async rounds => {
+    let ok = 0, bad = 0, next = 0;
+    const client = async () => {
+      while (next < rounds) {
+        const p = paths[next++ % paths.length];
+        const r = await fetch(s.url + p);
+        await r.arrayBuffer();
+        if (r.status === 200) ++ok; else ++bad;
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, client));
+    return { ok, bad };
+  };
+  await load(40);  // warm-up: thread pool and allocator reach their working size
+  const before = rss();
+  const t0 = Date.now();
+  const { ok, bad } = await load(200);
+  const after = rss();
+  console.log(`load: 200 requests from 8 clients in ${Date.now() - t0} ms; RSS ${before.toFixed(1)} -> ${after.toFixed(1)} MiB`);
+  check(ok === 200 && bad === 0, `200 requests from 8 concurrent clients all answered 200 (${ok} ok, ${bad} not)`);
+  check(after - before < 16, `resident memory flat under load (grew ${(after - before).toFixed(1)} MiB < 16 MiB)`);
+
+  check(await raw('GET /assets/../../../../etc/passwd HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n') === 404, 'path traversal ../ -> 404');
+  check(await raw('GET /assets/..%2f..%2fetc%2fpasswd HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n') === 404, 'path traversal %2f -> 404');
+  check(await raw('GET /../../etc/passwd HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n') === 404, 'traversal outside /assets -> 404');
+  check(await raw('BLAH\r\n\r\n') === 400, 'malformed request line -> 400');
+  check(await raw('GET /design\r\n\r\n') === 400, 'request line without a version -> 400');
+  check(await raw('GET /design HTTP/9.9\r\n\r\n') === 400, 'unknown HTTP version -> 400');
+  check(await raw('POST /api/runs HTTP/1.1\r\nContent-Length: abc\r\n\r\n') === 400, 'non-numeric Content-Length -> 400');
+  const big = 'x'.repeat(2 * 1024 * 1024);
+  let r = await fetch(s.url + '/api/runs', { method: 'POST', body: big });
+  check(r.status === 413, `2 MiB upload -> 413 (got ${r.status})`);
+  r = await fetch(s.url + '/api/runs', { method: 'POST', body: '{not json' });
+  check(r.status === 400, `malformed JSON -> 400 (got ${r.status})`);
+  r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'rm -rf' }) });
+  check(r.status === 400, `unknown study -> 400 (got ${r.status})`);
+  r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'design', scenario: '/etc/passwd' }) });
+  check(r.status === 400 && /not a built-in scenario/.test((await r.json()).error), 'a scenario path (server file) -> 400');
+  r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'bench', scenario: 'aipod-16k', min: '1MiB', max: '1KiB' }) });
+  check(r.status === 400, `bench sizes min > max -> 400 (got ${r.status})`);
+  r = await fetch(s.url + '/api/runs/999999');
+  check(r.status === 404, `unknown run -> 404 (got ${r.status})`);
+  r = await fetch(s.url + '/api/runs/99999999999999');
+  check(r.status === 404, `over-long run id -> 404 (got ${r.status})`);
+  // Concurrency bound: --max-runs 2 (default); a third concurrent study is 429.
+  const long = { study: 'bench', scenario: 'aipod-16k', min: '8B', max: '1GiB' };
+  const a = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify(long) });
+  const b = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify(long) });
+  const c = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify(long) });
+  check(a.status === 202 && b.status === 202 && c.status === 429, `third concurrent study -> 429 (got ${a.status}, ${b.status}, ${c.status})`);
+  for (const x of [a, b]) {
+    const { id } = await x.json();
+    const k = await fetch(`${s.url}/api/runs/${id}/cancel`, { method: 'POST' });
+    check(k.status === 202, `cancel run ${id} -> 202`);
+    let st;
+    for (let i = 0; i < 100; ++i) {
+      st = await (await fetch(`${s.url}/api/runs/${id}`)).json();
+      if (st.state !== 'running' && st.state !== 'queued') break;
+      await new Promise(res => setTimeout(res, 100));
+    }
+    check(st.state === 'cancelled', `run ${id} cancelled (state ${st.state})`);
+    const res = await fetch(`${s.url}/api/runs/${id}/result`);
+    check(res.status === 409, `result of a cancelled run -> 409 (got ${res.status})`);
+  }
+  r = await fetch(s.url + '/api/scenarios');
+  check(r.status === 200, 'the server still answers after every bad request');
+} finally {
+  stopServer(s);
+}
+process.exit(summary());
