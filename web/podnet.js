@@ -140,6 +140,61 @@
     section(root, 'Bench', 'setup').appendChild(keyValueTable(b, 'bench.', 'facts'));
   }
 
+  // train: where the critical stage's iteration time goes (breakdown_ms), then every figure.
+  function renderTrain(root, doc) {
+    const b = doc.breakdown_ms || {};
+    const parts = Object.keys(b).filter(k => b[k] > 0);
+    const s = section(root, 'Iteration: ' + fmt(doc.iteration_time_ms) + ' ms (critical stage ' + fmt(doc.critical_stage) +
+      '), MFU ' + fmt(doc.mfu), 'breakdown');
+    const c = chart(s, 'breakdown');
+    c.setOption({
+      animation: false,
+      tooltip: { trigger: 'item', valueFormatter: v => fmt(v) + ' ms' },
+      legend: { data: parts },
+      grid: { left: 80, right: 40, height: 120 },
+      xAxis: { type: 'value', name: 'ms' },
+      yAxis: { type: 'category', data: ['iteration'] },
+      series: parts.map(k => ({ name: k, type: 'bar', stack: 'time', data: [b[k]] }))
+    });
+    renderGeneric(root, doc);
+  }
+
+  // reliability: interruptions by component, goodput against checkpoint interval with the advice marked.
+  function renderReliability(root, doc, curve) {
+    const comps = Object.entries(doc.by_component || {}).sort((a, b) => a[1].order - b[1].order);
+    const s = section(root, 'Expected interruptions by component over ' + fmt(doc.duration_days) + ' days: ' +
+      fmt(doc.expected_interruptions) + ' (MTBI ' + fmt(doc.mtbi_hours) + ' h)', 'interruptions');
+    const c = chart(s, 'interruptions');
+    c.setOption({
+      animation: false,
+      tooltip: { trigger: 'axis' },
+      legend: { data: ['interruptions', 'failures'] },
+      grid: { left: 200 },
+      xAxis: { type: 'value' },
+      yAxis: { type: 'category', inverse: true, data: comps.map(([k, v]) => v.label || k) },
+      series: [
+        { name: 'interruptions', type: 'bar', data: comps.map(([k, v]) => v.expected_interruptions) },
+        { name: 'failures', type: 'bar', data: comps.map(([k, v]) => v.expected_failures) }
+      ]
+    });
+    if (curve && curve.points.length) {
+      const g = section(root, 'Goodput against checkpoint interval (Daly 2006); advised: every ' +
+        fmt(curve.optimum[0]) + ' min, goodput ' + fmt(curve.optimum[1]), 'goodput');
+      const gc = chart(g, 'goodput');
+      gc.setOption({
+        animation: false,
+        tooltip: { trigger: 'axis' },
+        xAxis: { type: 'log', name: 'minutes between checkpoints' },
+        yAxis: { type: 'value', name: 'goodput', scale: true },
+        series: [{
+          name: 'goodput', type: 'line', showSymbol: false, data: curve.points,
+          markPoint: { symbol: 'pin', data: [{ name: 'advised', coord: curve.optimum, value: fmt(curve.optimum[0]) + ' min' }] }
+        }]
+      });
+    }
+    renderGeneric(root, doc);
+  }
+
   // train, reliability and anything else: every figure of the document, arrays of objects as tables.
   function renderGeneric(root, doc) {
     const scalars = {};
@@ -176,6 +231,8 @@
     const doc = payload.document || {};
     if (payload.kind === 'design') renderDesign(root, doc, payload.drawing);
     else if (payload.kind === 'bench') renderBench(root, doc);
+    else if (payload.kind === 'train') renderTrain(root, doc);
+    else if (payload.kind === 'reliability') renderReliability(root, doc, payload.goodput_curve);
     else renderGeneric(root, doc);
     renderRun(root, doc);
   }

@@ -3,18 +3,29 @@
 // Flags -> --set -> study::reliability -> report.
 #include "cli/common.hpp"
 #include "core/error.hpp"
+#include "report/html.hpp"
 #include "report/reliability_report.hpp"
+#include "report/web_assets.hpp"
 #include "study/reliability.hpp"
 
 namespace podnet::cli {
 
 namespace {
 
-int cmd_reliability(const Common& c) {
+int cmd_reliability(const Common& c, const std::string& html) {
+  if (!html.empty() && !report::dashboard_installed())
+    throw InputError(std::string("--html: ") + report::kDashboardMissing);
   std::string label;
   const scenario::Setup s = load_setup(c, "reliability", label);
-  emit(c, s.scenario, report::reliability_document(s, study::reliability(s)), "reliability",
-       report::write_reliability_table);
+  const nlohmann::json doc = report::reliability_document(s, study::reliability(s));
+  emit(c, s.scenario, doc, "reliability", report::write_reliability_table);
+  if (!html.empty()) {
+    open_out(html) << report::html_page({{"kind", "reliability"},
+                                         {"document", doc},
+                                         {"goodput_curve", report::goodput_curve(doc)}},
+                                        "podnet reliability " + s.scenario.name);
+    std::cerr << "podnet: wrote " << html << "\n";
+  }
   return kExitOk;
 }
 
@@ -25,13 +36,18 @@ void add_reliability_command(CLI::App& app, Action& action) {
   auto* rel = app.add_subcommand(
       "reliability", "interruption risk of a training job on the fabric, and checkpoint advice (Young/Daly, goodput)");
   add_common(rel, *c, true);
+  auto html = std::make_shared<std::string>();
+  rel->add_option("--html", *html,
+                  "also write a self-contained HTML report: interruptions by component, goodput against checkpoint "
+                  "interval")
+      ->type_name("FILE.html");
   rel->footer(
       "Failure rates, recovery times and checkpoint costs are the scenario's `reliability:` section\n"
       "(see `podnet resolve SCENARIO`); a rate is an MTBF (50000h), FIT (1000FIT) or monthly availability (99.9%).\n\n"
       "Examples:\n  podnet reliability aipod-16k\n"
       "  podnet reliability aipod-16k --set reliability.job_gpus=4096 --set reliability.spare_rail=true\n"
       "  podnet reliability aipod-16k --set reliability.checkpoint_cost=1min --format json");
-  rel->callback([&action, c] { action = [c] { return cmd_reliability(*c); }; });
+  rel->callback([&action, c, html] { action = [c, html] { return cmd_reliability(*c, *html); }; });
 }
 
 }  // namespace podnet::cli

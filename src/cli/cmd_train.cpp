@@ -10,7 +10,9 @@
 #include "cli/common.hpp"
 #include "core/error.hpp"
 #include "core/params.hpp"
+#include "report/html.hpp"
 #include "report/train_report.hpp"
+#include "report/web_assets.hpp"
 #include "study/train.hpp"
 #include "workload/simai.hpp"
 
@@ -20,6 +22,7 @@ namespace {
 
 struct TrainCliOptions {
   std::string trace;
+  std::string html;
   std::string engine;
   std::string placement;
   bool sweep = false;
@@ -62,6 +65,8 @@ int cmd_train(Common c, const TrainCliOptions& o) {
   if (c.scenario.empty()) c.scenario = kDefaultScenario;
   if (!o.engine.empty()) c.sets.push_back("network.engine=" + o.engine);
   if (!o.placement.empty()) c.sets.push_back("placement.policy=" + o.placement);
+  if (!o.html.empty() && !report::dashboard_installed())
+    throw InputError(std::string("--html: ") + report::kDashboardMissing);
   study::TrainRequest req;
   req.allow_oom = o.allow_oom;
   req.trace = !o.trace.empty();
@@ -76,7 +81,12 @@ int cmd_train(Common c, const TrainCliOptions& o) {
   std::string label = "iteration";
   const scenario::Setup s = load_setup(c, "train", label, std::move(fabric));
   const study::TrainStudy t = study::train(s, req, study_progress("train", label));
-  emit(c, s.scenario, report::train_document(s, t), "train", report::write_train_table);
+  const nlohmann::json doc = report::train_document(s, t);
+  emit(c, s.scenario, doc, "train", report::write_train_table);
+  if (!o.html.empty()) {
+    open_out(o.html) << report::html_page({{"kind", "train"}, {"document", doc}}, "podnet train " + s.scenario.name);
+    std::cerr << "podnet: wrote " << o.html << "\n";
+  }
   if (trace) {
     report::write_training_trace(t.result, *trace);
     std::cerr << "podnet: wrote trace " << o.trace << " (open in ui.perfetto.dev or chrome://tracing)\n";
@@ -95,6 +105,8 @@ void add_train_command(CLI::App& app, Action& action) {
   add_common(cmd, *c, false);
   cmd->add_option("--trace", o->trace, "write a Chrome/Perfetto trace of the iteration (one process per stage)")
       ->type_name("FILE.json");
+  cmd->add_option("--html", o->html, "also write a self-contained HTML report: the iteration breakdown, every figure")
+      ->type_name("FILE.html");
   cmd->add_option("--engine", o->engine, "analytical | flow (sets network.engine)");
   cmd->add_option("--placement", o->placement, "topology_aware | packed | random (sets placement.policy)");
   cmd->add_flag("--sweep", o->sweep,

@@ -211,6 +211,7 @@ struct Server::Impl {
           payload["document"] = report::train_document(s, study::train(s, study::TrainRequest{}, p));
         } else {
           payload["document"] = report::reliability_document(s, study::reliability(s));
+          payload["goodput_curve"] = report::goodput_curve(payload["document"]);
         }
       }
       finish(r, "done", {}, std::move(payload));

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "core/error.hpp"
+#include "reliability/checkpoint.hpp"
 #include "report/web_assets.hpp"
 
 namespace podnet::report {
@@ -107,6 +108,23 @@ nlohmann::json fabric_drawing(const topology::Topology& t, size_t max_nodes) {
                          {"links", e.first},
                          {"gbps", std::round(e.second * 1000) / 1000}});
   return {{"granularity", kGranularity[g]}, {"level_names", level_names}, {"nodes", nodes}, {"edges", out_edges}};
+}
+
+nlohmann::json goodput_curve(const nlohmann::json& doc) {
+  nlohmann::json points = nlohmann::json::array();
+  const auto& ck = doc.at("checkpoint");
+  if (doc.at("mtbi_hours").is_null() || !ck.at("interval_minutes").is_number()) {
+    return {{"points", points}, {"optimum", nullptr}};
+  }
+  const double m = doc["mtbi_hours"].get<double>();
+  const double delta = ck.at("checkpoint_cost_minutes").get<double>() / 60;
+  const double restart = ck.at("restart_cost_minutes").get<double>() / 60;
+  const double best = ck["interval_minutes"].get<double>();
+  for (int i = -24; i <= 24; ++i) {
+    const double minutes = best * std::pow(2.0, i / 8.0);  // 2^(±24/8) = 8
+    points.push_back({minutes, reliability::goodput(minutes / 60, delta, restart, m)});
+  }
+  return {{"points", points}, {"optimum", {best, reliability::goodput(best / 60, delta, restart, m)}}};
 }
 
 std::string script_safe_json(const nlohmann::json& j) {

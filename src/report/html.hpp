@@ -29,6 +29,14 @@ namespace podnet::report {
 // level (servers at the bottom) in a 1000-wide box.
 nlohmann::json fabric_drawing(const topology::Topology& t, size_t max_nodes = 200);
 
+// Goodput against checkpoint interval for a `podnet reliability` document
+// (reliability::goodput, Daly 2006: goodput = τ / (M e^(R/M) (e^((τ+δ)/M) − 1))
+// with its mtbi_hours M and checkpoint section's δ and R): 49 intervals
+// geometric from τ*/8 to 8τ* around the advised interval τ* (interval_minutes),
+// {"points": [[minutes, goodput], ...], "optimum": [τ* minutes, goodput]};
+// empty points when the job is never interrupted (mtbi_hours null).
+nlohmann::json goodput_curve(const nlohmann::json& reliability_doc);
+
 // The page for `payload` (see above) titled `title`. Error (not InputError)
 // naming scripts/setup.sh when the chart library was not built in.
 std::string html_page(const nlohmann::json& payload, const std::string& title);

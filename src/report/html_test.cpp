@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "report/web_assets.hpp"
 
 namespace podnet::report {
@@ -88,6 +90,30 @@ TEST(FabricDrawing, CoarsensToStayUnderTheLimit) {
   EXPECT_EQ(d["edges"][0]["links"], 2);      // servers-leaf: two NIC links
   EXPECT_EQ(d["edges"][1]["links"], 4);      // leaf-spine
   EXPECT_EQ(d["edges"][1]["gbps"], 1600.0);  // 4 x 400
+}
+
+TEST(GoodputCurve, DalysGoodputAroundTheAdvisedInterval) {
+  // M = 1 h, no checkpoint or restart cost: goodput(τ) = τ / (M (e^(τ/M) − 1));
+  // at τ = 60 min = M: 1 / (e − 1) = 0.5819767; at τ = 60/8 min = M/8:
+  // (1/8) / (e^(1/8) − 1) = 0.125 / 0.13314845 = 0.9388017.
+  const nlohmann::json doc = {
+      {"mtbi_hours", 1.0},
+      {"checkpoint", {{"interval_minutes", 60.0}, {"checkpoint_cost_minutes", 0.0}, {"restart_cost_minutes", 0.0}}}};
+  const auto c = goodput_curve(doc);
+  ASSERT_EQ(c["points"].size(), 49u);
+  EXPECT_NEAR(c["optimum"][1].get<double>(), 1 / (std::exp(1.0) - 1), 1e-9);
+  EXPECT_NEAR(c["points"][0][0].get<double>(), 7.5, 1e-9);
+  EXPECT_NEAR(c["points"][0][1].get<double>(), 0.9388017, 1e-6);
+  EXPECT_NEAR(c["points"][48][0].get<double>(), 480.0, 1e-9);
+  EXPECT_NEAR(c["points"][24][1].get<double>(), 1 / (std::exp(1.0) - 1), 1e-9);
+}
+
+TEST(GoodputCurve, EmptyWhenNeverInterrupted) {
+  const nlohmann::json doc = {
+      {"mtbi_hours", nullptr},
+      {"checkpoint",
+       {{"interval_minutes", nullptr}, {"checkpoint_cost_minutes", 5.0}, {"restart_cost_minutes", 10.0}}}};
+  EXPECT_TRUE(goodput_curve(doc)["points"].empty());
 }
 
 TEST(Html, JsonCannotCloseTheScriptElement) {

@@ -24,6 +24,9 @@ const designHtml = path.join(outDir, 'design.html'), benchHtml = path.join(outDi
 run(['design', 'aipod-16k', '--html', designHtml]);
 const benchJson = JSON.parse(run(['bench', 'aipod-16k', '--min', '1MiB', '--max', '16MiB', '--format', 'json', '--html', benchHtml]));
 check(benchJson.rows.length === kSizes, `CLI bench has ${kSizes} rows`);
+const trainHtml = path.join(outDir, 'train.html'), relHtml = path.join(outDir, 'reliability.html');
+const trainJson = JSON.parse(run(['train', 'aipod-16k', '--format', 'json', '--html', trainHtml]));
+const relJson = JSON.parse(run(['reliability', 'aipod-16k', '--format', 'json', '--html', relHtml]));
 const badYaml = path.join(outDir, 'bad.yaml');
 // Line 5 holds the bad value.
 fs.writeFileSync(badYaml, 'schema_version: 1\nname: bad\ntopology:\n  family: rail_clos\n  gpus: lots\n');
@@ -130,7 +133,11 @@ try {
   await page.selectOption('#scenario', 'aipod-16k');
   await page.click('#run');
   check(await waitState(['done', 'failed', 'rejected']) === 'done', 'reliability study runs from the page');
-  check(await page.$$eval('#result section', x => x.length) >= 2, 'reliability: result sections shown');
+  const comps = Object.keys(relJson.by_component).length;
+  check(await seriesLength('#result .chart.interruptions') === comps, `reliability: interruptions chart has the ${comps} components`);
+  // 49 intervals, τ*/8 .. 8τ* (report::goodput_curve).
+  check(await seriesLength('#result .chart.goodput') === 49, 'reliability: goodput curve of 49 intervals drawn');
+  await page.screenshot({ path: path.join(outDir, 'serve-reliability-result.png'), fullPage: true });
 } finally {
   stopServer(s);
 }
@@ -147,6 +154,19 @@ await page.goto('file://' + benchHtml);
 await page.waitForSelector('.chart.busbw');
 check(await seriesLength('.chart.busbw') === kSizes, `bench.html: busbw chart has ${kSizes} points`);
 await page.screenshot({ path: path.join(outDir, 'html-bench.png'), fullPage: true });
+
+await page.goto('file://' + trainHtml);
+await page.waitForSelector('.chart.breakdown');
+const parts = Object.values(trainJson.breakdown_ms).filter(v => v > 0).length;
+const bars = await page.evaluate(() => window.echarts.getInstanceByDom(document.querySelector('.chart.breakdown')).getOption().series.length);
+check(bars === parts, `train.html: iteration breakdown has the ${parts} non-zero parts of breakdown_ms`);
+const iter = await page.$eval('td[data-key="iteration_time_ms"]', t => JSON.parse(t.dataset.value));
+check(iter === trainJson.iteration_time_ms, 'train.html: iteration time equals podnet train --format json');
+await page.screenshot({ path: path.join(outDir, 'html-train.png'), fullPage: true });
+await page.goto('file://' + relHtml);
+await page.waitForSelector('.chart.goodput');
+check(await seriesLength('.chart.goodput') === 49, 'reliability.html: goodput curve drawn');
+await page.screenshot({ path: path.join(outDir, 'html-reliability.png'), fullPage: true });
 
 check(errors.length === 0, 'no JavaScript error on any page' + (errors.length ? ': ' + errors.join('; ') : ''));
 await browser.close();
