@@ -4,6 +4,9 @@
 // node http.test.mjs PODNET
 import net from 'node:net';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { startServer, stopServer, check, summary } from './serve_util.mjs';
 
 const podnet = process.argv[2];
@@ -90,6 +93,15 @@ try {
   }
   r = await fetch(s.url + '/api/scenarios');
   check(r.status === 200, 'the server still answers after every bad request');
+  // Determinism: the same --html twice is byte-identical (the run context carries no wall time).
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'podnet-html-'));
+  const pages = [1, 2].map(i => {
+    const f = path.join(dir, `d${i}.html`);
+    execFileSync(podnet, ['design', 'aipod-16k', '--html', f], { stdio: 'ignore' });
+    return fs.readFileSync(f);
+  });
+  check(pages[0].length > 0 && pages[0].equals(pages[1]), `design --html twice: byte-identical (${pages[0].length} bytes)`);
+  fs.rmSync(dir, { recursive: true, force: true });
 } finally {
   stopServer(s);
 }
