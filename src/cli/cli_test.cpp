@@ -471,6 +471,14 @@ TEST(Cli, RunContextResolveFormatsAndOneGpuGroups) {
   ASSERT_EQ(r.status, 0);
   EXPECT_EQ(r.out.rfind("key,value\n", 0), 0u);
   EXPECT_NE(r.out.find("\ntopology.gpus,16384\n"), std::string::npos);
+  // Tidy CSV: bench has one row per message size (8 B .. 1 KiB by 2: 8 sizes)
+  // under a header row, the size first.
+  r = run("bench aipod-16k -g 0-7 --min 8B --max 1KiB --format csv");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_EQ(r.out.rfind("bytes,", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find(",busbw_gbps,"), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1 + 8) << r.out;
+  EXPECT_NE(r.out.find("\n1024,"), std::string::npos) << r.out;
   r = run("bench aipod-16k -g 8 --max 1MiB", true);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("--gpus 8: a collective needs at least 2 GPUs"), std::string::npos) << r.out;

@@ -122,12 +122,25 @@ std::ofstream open_out(const std::string& path) {
   return f;
 }
 
+namespace {
+
+// --format csv: a tidy table of the command's main rows where it has one (README, output formats), else key,value.
+void write_csv(const std::string& stem, const nlohmann::json& doc, std::ostream& out) {
+  if (stem == "bench") report::write_tidy_csv(doc, "rows", "bytes", out);
+  else if (stem == "train") report::write_tidy_csv(doc, "stages_ms", "stage", out);
+  else if (stem == "reliability") report::write_tidy_csv(doc, "by_component", "component", out);
+  else if (stem == "diagnose") report::write_tidy_csv(doc, "suspects", "", out);
+  else report::write_flat_csv(doc, out);
+}
+
+}  // namespace
+
 void emit(const Common& c, const scenario::Scenario& sc, const nlohmann::json& doc, const std::string& stem,
           const std::function<void(const nlohmann::json&, std::ostream&)>& table,
           const std::function<void(const nlohmann::json&, std::ostream&)>& other) {
   const bool is_other = other && c.format != "table" && c.format != "json" && c.format != "csv";
   if (c.format == "json") report::write_json(doc, std::cout);
-  else if (c.format == "csv") report::write_flat_csv(doc, std::cout);
+  else if (c.format == "csv") write_csv(stem, doc, std::cout);
   else if (is_other) other(doc, std::cout);
   else table(doc, std::cout);
   if (!c.out_dir.empty()) {
@@ -139,7 +152,7 @@ void emit(const Common& c, const scenario::Scenario& sc, const nlohmann::json& d
     }
     {
       auto f = open_out((dir / (stem + ".csv")).string());
-      report::write_flat_csv(doc, f);
+      write_csv(stem, doc, f);
     }
     {
       auto f = open_out((dir / (stem + ".txt")).string());

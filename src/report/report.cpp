@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
+#include <map>
 #include <ostream>
+#include <set>
 
 #include "core/units.hpp"
 #include "core/version.hpp"
@@ -58,6 +60,60 @@ void flatten(const nlohmann::json& j, const std::string& prefix, std::ostream& o
 void write_flat_csv(const nlohmann::json& doc, std::ostream& out) {
   out << "key,value\n";
   flatten(doc, "", out);
+}
+
+namespace {
+
+void flatten_row(const nlohmann::json& o, const std::string& prefix, std::map<std::string, std::string>& row) {
+  for (auto it = o.begin(); it != o.end(); ++it) {
+    const std::string name = prefix.empty() ? it.key() : prefix + "." + it.key();
+    if (it->is_object()) flatten_row(*it, name, row);
+    else if (it->is_string()) row[name] = it->get<std::string>();
+    else if (it->is_null()) row[name] = "";
+    else row[name] = it->dump();
+  }
+}
+
+std::string csv_cell(const std::string& v) {
+  if (v.find_first_of(",\"\n") == std::string::npos) return v;
+  std::string q = "\"";
+  for (char ch : v) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return q + "\"";
+}
+
+}  // namespace
+
+void write_tidy_csv(const nlohmann::json& doc, const std::string& key, const std::string& key_column,
+                    std::ostream& out) {
+  if (!doc.contains(key) || !(doc[key].is_array() || doc[key].is_object()) || doc[key].empty()) {
+    write_flat_csv(doc, out);
+    return;
+  }
+  const nlohmann::json& t = doc[key];
+  std::vector<std::map<std::string, std::string>> rows;
+  std::set<std::string> cols;
+  for (auto it = t.begin(); it != t.end(); ++it) {
+    std::map<std::string, std::string> row;
+    if (t.is_object()) row[key_column] = it.key();
+    if (it->is_object()) flatten_row(*it, "", row);
+    else row["value"] = it->is_string() ? it->get<std::string>() : it->dump();
+    for (const auto& [c, v] : row)
+      if (c != key_column || !t.is_object()) cols.insert(c);
+    rows.push_back(std::move(row));
+  }
+  std::vector<std::string> order;
+  if (t.is_object() || cols.count(key_column)) order.push_back(key_column);
+  for (const auto& c : cols)
+    if (c != key_column) order.push_back(c);
+  for (size_t i = 0; i < order.size(); ++i) out << (i ? "," : "") << csv_cell(order[i]);
+  out << "\n";
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < order.size(); ++i) {
+      auto f = row.find(order[i]);
+      out << (i ? "," : "") << (f == row.end() ? std::string() : csv_cell(f->second));
+    }
+    out << "\n";
+  }
 }
 
 namespace {

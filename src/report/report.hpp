@@ -40,6 +40,16 @@ double round_to(double v, int decimals = 6);
 void write_json(const nlohmann::json& doc, std::ostream& out);
 // Flattens nested objects to dotted keys: "key,value" rows (arrays indexed key.0, key.1).
 void write_flat_csv(const nlohmann::json& doc, std::ostream& out);
+// Tidy CSV (one row per observation, one column per variable, as pandas and
+// gnuplot read it) of the table `key` of `doc`: an array of objects (one row
+// each), or an object of objects (one row each, its key in the first column
+// named `key_column`). Columns: `key_column` first (for an array, when the
+// rows have that field), then the union of the rows' fields, nested objects
+// flattened with dots, sorted by name; a list is written
+// as its JSON text, a missing field as an empty cell. Falls back to
+// write_flat_csv when `doc` has no such table.
+void write_tidy_csv(const nlohmann::json& doc, const std::string& key, const std::string& key_column,
+                    std::ostream& out);
 
 // A console table: left-aligned first column, right-aligned numbers.
 class Table {

@@ -114,6 +114,30 @@ TEST(Report, FlatCsvFlattensKeysAndQuotesOnlyWhenNeeded) {
             "e,null\n");
 }
 
+TEST(Report, TidyCsvWritesOneRowPerEntryWithTheUnionOfColumns) {
+  // An array of rows: "size" first (asked for), then the other fields sorted;
+  // the nested object flattens to t.x; a field a row lacks is an empty cell.
+  nlohmann::json doc = {
+      {"rows", {{{"size", 8}, {"name", "a,b"}, {"t", {{"x", 1.5}}}}, {{"size", 16}, {"name", "c"}, {"extra", true}}}}};
+  std::ostringstream out;
+  write_tidy_csv(doc, "rows", "size", out);
+  EXPECT_EQ(out.str(), "size,extra,name,t.x\n"
+                       "8,,\"a,b\",1.5\n"
+                       "16,true,c,\n");
+  // An object of rows: its keys in the named first column.
+  nlohmann::json by = {{"by", {{"gpu", {{"n", 2}}}, {"nic", {{"n", 3}, {"l", {1, 2}}}}}}};
+  out.str("");
+  write_tidy_csv(by, "by", "component", out);
+  EXPECT_EQ(out.str(),
+            "component,l,n\n"
+            "gpu,,2\n"
+            "nic,\"[1,2]\",3\n");  // a list: its JSON text, quoted for its comma
+  // No such table: the key,value dump.
+  out.str("");
+  write_tidy_csv(nlohmann::json{{"a", 1}}, "rows", "", out);
+  EXPECT_EQ(out.str(), "key,value\na,1\n");
+}
+
 TEST(Report, JsonIsIndentedByTwoWithATrailingNewline) {
   std::ostringstream out;
   write_json({{"b", 1.5}, {"a", {1, 2}}}, out);
