@@ -89,7 +89,8 @@ std::vector<ParamSpec> option_params() {
        1e300,
        {"naive", "topology_aware"}},
       {"algorithms", ParamType::String, "auto",
-       "algorithms the tuner may choose (NCCL_ALGO syntax): auto, or a list of ring, tree, nvls ('^' excludes)"},
+       "algorithms the tuner may choose (NCCL_ALGO syntax): auto, or a list of ring, tree, nvls, nvls_tree ('^' "
+       "excludes)"},
       {"protocols", ParamType::String, "auto",
        "protocols the tuner may choose (NCCL_PROTO syntax): auto, or a list of ll, ll128, simple ('^' excludes)"},
       {"nccl_model", ParamType::Bool, "true",
@@ -121,8 +122,14 @@ Options options_from(const Params& params) {
 
 const std::vector<AlgorithmInfo>& algorithms() {
   static const std::vector<AlgorithmInfo> k = {
-      ring_algorithm(),         tree_algorithm(),     nvls_algorithm(), halving_doubling_algorithm(),
-      hierarchical_algorithm(), pairwise_algorithm(), p2p_algorithm(),
+      ring_algorithm(),
+      tree_algorithm(),
+      nvls_algorithm(),
+      nvls_tree_algorithm(),
+      halving_doubling_algorithm(),
+      hierarchical_algorithm(),
+      pairwise_algorithm(),
+      p2p_algorithm(),
   };
   return k;
 }
@@ -153,6 +160,7 @@ const char* nccl_algorithm_name(Algo a) {
     case Algo::Ring: return "ring";
     case Algo::Tree: return "tree";
     case Algo::Nvls: return "nvls";
+    case Algo::NvlsTree: return "nvls_tree";
     default: return nullptr;
   }
 }
@@ -257,7 +265,8 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
     if (c.time_us < 0)
       throw InputError(fmt::format(
           "{} {} over {} GPUs on {} server(s): no enabled {} is available (nvls needs an NVSwitch, hopper or "
-          "later and one server; check collective.algorithms / collective.protocols)",
+          "later and one server; nvls_tree the same on several servers with a NIC per head; check "
+          "collective.algorithms / collective.protocols)",
           algorithm, op_name(op), group.size(), shape.nodes, algorithm == "auto" ? "algorithm" : "protocol"));
     const AlgorithmInfo* chosen = find_algorithm(nccl_algorithm_name(c.algo));
     plan = chosen->build(op, group, bytes, o, topo);

@@ -40,10 +40,10 @@
 //   tuning tables (default hopper).
 //
 // Algorithm "auto" (the default of `podnet bench`) is NCCL's tuner: for the
-// size it picks the fastest enabled (algorithm, protocol) among ring, tree
-// and nvls by NCCL's cost model (nccl_tuner.hpp); an op none of them
+// size it picks the fastest enabled (algorithm, protocol) among ring, tree,
+// nvls and nvls_tree by NCCL's cost model (nccl_tuner.hpp); an op none of them
 // implements (alltoall, sendrecv) gets its default algorithm. Naming ring,
-// tree or nvls fixes the algorithm and lets the tuner pick the protocol
+// tree, nvls or nvls_tree fixes the algorithm and lets the tuner pick the protocol
 // (Options::tuner, set for every scenario; without it the plan is the plain
 // algorithm: simple, no latency delay).
 //

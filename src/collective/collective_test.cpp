@@ -52,8 +52,8 @@ TEST(Registry, EveryOpHasADefaultAlgorithmAndNamesAreUnique) {
     EXPECT_GT(std::string(a.description).size(), 10u);
     EXPECT_EQ(find_algorithm(a.name), &a);
   }
-  EXPECT_EQ(names,
-            (std::set<std::string>{"ring", "tree", "nvls", "halving_doubling", "hierarchical", "pairwise", "p2p"}));
+  EXPECT_EQ(names, (std::set<std::string>{"ring", "tree", "nvls", "nvls_tree", "halving_doubling", "hierarchical",
+                                          "pairwise", "p2p"}));
   for (Op op : all_ops()) {
     const AlgorithmInfo* a = find_algorithm(default_algorithm(op));
     ASSERT_NE(a, nullptr) << op_name(op);

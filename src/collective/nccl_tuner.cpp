@@ -51,6 +51,7 @@ constexpr double kLlMaxBw[4][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.
 constexpr double kPerChRingLL128[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {40, 40, 40}};
 constexpr double kPerChTreeLL128[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
 constexpr double kPerChTree[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}};
+constexpr double kPerChNvlsTree[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 80.0}};
 constexpr double kNvlsEfficiency[4] = {0.0, 0.0, 0.85, 0.74};
 // Tree correction per protocol, sizes 64 B << k (k = log2(S/64), 0..23).
 constexpr double kTreeCorrection[kNumProtos][24] = {
@@ -236,6 +237,20 @@ SearchGraph nvls_graph(const CommShape& s) {
   SearchGraph g;
   if (!s.nvswitch || s.arch < Arch::Hopper || s.ranks <= 1) return g;
   const int32_t ppn = s.ranks / std::max(1, s.nodes);
+  if (s.nodes > 1) {
+    // One head per NIC ring at the largest inter speed the NIC carries (within the GPU's
+    // NVLink, which non-ring patterns count x ppn/(ppn-1)); at most ppn heads.
+    if (ppn < 2 || s.nic_gbs <= 0) return g;
+    const auto& speeds = inter_speeds(s.arch);
+    const double total = total_intra(s) * ppn / (ppn - 1.0);
+    const double max_bw = std::min(s.nic_gbs, total_intra(s));
+    size_t k = 0;
+    while (k + 1 < speeds.size() && (speeds[k] > max_bw || speeds[k] > total)) ++k;
+    g.bw = speeds[k];
+    const int32_t per_nic = std::max(1, static_cast<int32_t>(std::floor(s.nic_gbs / g.bw + 1e-9)));
+    g.channels = std::min({ppn, kMaxNvlsArity, std::max(1, s.nics) * per_nic});
+    return g;
+  }
   const int32_t c = std::min(kMaxNvlsArity, ppn);
   const auto& speeds = intra_speeds(s.arch);
   const double total = total_intra(s);
@@ -272,23 +287,32 @@ ModelEntry model_entry(Op op, Algo a, Proto p, const CommShape& s) {
   if (op == Op::AllReduce && a == Algo::Pat) return m;
   if (op == Op::AllToAll || op == Op::SendRecv) return m;
   if ((a == Algo::Nvls || a == Algo::NvlsTree) && p != Proto::Simple) return m;
-  if (a != Algo::Ring && a != Algo::Tree && a != Algo::Nvls) return m;  // podnet builds these three
+  if (a != Algo::Ring && a != Algo::Tree && a != Algo::Nvls && a != Algo::NvlsTree) return m;  // podnet builds these
+  if (a == Algo::NvlsTree && (op != Op::AllReduce || s.nodes < 2)) return m;
   const double ppn = static_cast<double>(n) / s.nodes;
+  const bool nvls = a == Algo::Nvls || a == Algo::NvlsTree;
 
-  SearchGraph g = a == Algo::Nvls ? nvls_graph(s) : ring_graph(s);
+  SearchGraph g = nvls ? nvls_graph(s) : ring_graph(s);
   if (g.channels == 0) return m;
   double bw = g.bw;
-  if (a == Algo::Nvls) {
+  if (nvls) {
     if (g.channels < 2) return m;
     double intra = g.bw * kNvlsEfficiency[arch] * (g.channels - 1) / g.channels;
     intra *= op == Op::AllReduce ? 2.0 : (ppn - 1) / ppn;
-    // Pass 2 of the NVLS search raises bwInter while it is below 2 x bwIntra.
-    const auto& speeds = intra_speeds(s.arch);
-    size_t k = 0;
-    while (k + 1 < speeds.size() && speeds[k] > g.bw) ++k;
-    double inter = speeds[k];
-    while (k > 0 && inter < 2 * g.bw) inter = speeds[--k];
-    bw = std::min(intra, inter);
+    if (a == Algo::Nvls) {
+      // Pass 2 of the NVLS search raises bwInter while it is below 2 x bwIntra.
+      const auto& speeds = intra_speeds(s.arch);
+      size_t k = 0;
+      while (k + 1 < speeds.size() && speeds[k] > g.bw) ++k;
+      double inter = speeds[k];
+      while (k > 0 && inter < 2 * g.bw) inter = speeds[--k];
+      bw = std::min(intra, inter);
+    } else {
+      // NVLS tree: the network tree moves each head's shard; with 2 nodes every node is the
+      // root of one tree and a leaf of the other, so a NIC carries half: bwInter x 2.
+      const double inter = g.bw * (s.nodes <= 2 ? 2.0 : 1.0);
+      bw = std::min({intra, inter, kPerChNvlsTree[arch][i2]});
+    }
   }
   double bus = g.channels * bw;
   if (a == Algo::Ring && p == Proto::LL) bus = std::min(ll_max, bus * 0.5);
@@ -297,7 +321,7 @@ ModelEntry model_entry(Op op, Algo a, Proto p, const CommShape& s) {
   if (a == Algo::Tree && p == Proto::LL) bus = std::min(bus / 3.8, ll_max);
   if (a == Algo::Tree && p == Proto::LL128)
     bus = std::min(bus * (s.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), g.channels * kPerChTreeLL128[arch][i2]);
-  if (!(a != Algo::Ring && ag_rs)) bus *= (a == Algo::Ring || a == Algo::Nvls) ? static_cast<double>(n) / nsteps : 0.5;
+  if (!(a != Algo::Ring && ag_rs)) bus *= (a == Algo::Ring || nvls) ? static_cast<double>(n) / nsteps : 0.5;
   m.bw_gbs = bus;
 
   const int intra_hw = s.nvlink_gbs > 0 ? kHwNvlink : kHwPci;
@@ -322,6 +346,8 @@ ModelEntry model_entry(Op op, Algo a, Proto p, const CommShape& s) {
   } else if (a == Algo::Nvls) {
     lat = intra_lat;
     if (s.nodes > 1) lat += inter_lat;
+  } else if (a == Algo::NvlsTree) {
+    lat += intra_lat + 2 * log2i(s.nodes) * inter_lat;
   }
   m.latency_us = lat;
   return m;
@@ -341,6 +367,9 @@ double model_time_us(Op op, Algo a, Proto p, const CommShape& s, Bytes bytes) {
   double bw = m.bw_gbs;
   const int log_size = log2i(bytes >> 6);
   if (a == Algo::Tree && op == Op::AllReduce && log_size >= 0 && log_size < 23)
+    bw *= kTreeCorrection[static_cast<int>(p)][log_size];
+  // NCCL applies the tree correction to NVLS tree on Blackwell (x86 hosts) only.
+  if (a == Algo::NvlsTree && s.arch == Arch::Blackwell && op == Op::AllReduce && log_size >= 0 && log_size < 24)
     bw *= kTreeCorrection[static_cast<int>(p)][log_size];
   return model_latency_us(op, a, p, s, bytes) + static_cast<double>(bytes) / (1000.0 * bw);
 }

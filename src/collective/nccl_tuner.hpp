@@ -66,7 +66,8 @@
 //      all-reduce with >= 64 B per channel and rank pays 1.4x this
 //      latency on Ampere and later ("plateau effect").
 //    Tree allreduce latency = base + 2((ppn-1) intraLat + log2(nodes) x
-//      interLat). NVLS latency = hwLat (no base).
+//      interLat). NVLS latency = hwLat (no base). NVLS tree latency =
+//      intraLat (NVLink, 25) + 2 log2(nodes) x interLat (network, 20.9).
 //
 // 3. Bandwidth per (op, algo, proto) (tuning.cc ncclTopoTuneModel):
 //      busBw = c x s (s = bwIntra for <= 2 nodes, else bwInter);
@@ -77,7 +78,14 @@
 //                   min(busBw x (7/9 one node | 120/128), c x 36.7 (29 beyond 2 nodes))
 //      nvls (simple only, >= 2 channels, one node): per channel
 //                   s x 0.85 x (c-1)/c x 2 (allreduce) -> busBw = c x that
-//    algBw = busBw x n/steps for ring and nvls, busBw / 2 for tree;
+//      nvls_tree (simple, allreduce, >= 2 nodes): per channel min(that
+//                   intra figure, s x (2 if 2 nodes else 1), NCCL's
+//                   per-channel NVLS-tree ceiling: Hopper 57.7 (2 nodes) /
+//                   45.5 (more), Blackwell 96 / 80); the NVLS graph beyond
+//                   one node has one head per NIC ring: s = the largest
+//                   inter speed the NIC carries, c = min(ppn, NICs x
+//                   floor(nic / s)) (8 x 48 GB/s on 8 x 400G H100 servers)
+//    algBw = busBw x n/steps for ring, nvls and nvls_tree, busBw / 2 for tree;
 //    time(S) = latency + S / algBw, where tree allreduce bandwidth is
 //    multiplied by NCCL's per-size correction factor for trees (64 B to
 //    256 MiB, powers of two).
@@ -86,7 +94,8 @@
 //    smallest time(S) above (ncclTopoGetAlgoTime); LL128 is enabled by
 //    default on NVLink-connected Hopper nodes. NVLS needs an NVSwitch and
 //    Hopper or later, and beyond one node it needs CollNet (NCCL disables
-//    it otherwise). Algorithms podnet does not build (nvls_tree, collnet,
+//    it otherwise); NVLS tree is its multi-node form (NVSwitch servers,
+//    >= 2 of them, >= 2 heads). Algorithms podnet does not build (collnet,
 //    pat) are never chosen.
 //
 // The engines time the chosen plan (collective.hpp says how a protocol shows
@@ -149,7 +158,7 @@ struct SearchGraph {
   double bw = 0;         // per-channel GB/s s
 };
 SearchGraph ring_graph(const CommShape& s);
-SearchGraph nvls_graph(const CommShape& s);  // channels 0 when NVLS cannot run
+SearchGraph nvls_graph(const CommShape& s);  // channels 0 when NVLS cannot run; beyond one node: the heads
 // Channels the kernels run: 2c (max 64), doubled again on Hopper multi-node
 // when s > 45 GB/s and 2c < 16.
 int32_t execution_channels(const CommShape& s);

@@ -136,6 +136,80 @@ TEST(NcclTuner, NvlsOnOneServer) {
             0.0);
 }
 
+TEST(NcclTuner, NvlsTreeAcrossServers) {
+  // NVLS graph beyond one server: inter speeds (sm90), NVLink counted x ppn/(ppn-1) =
+  // 370.8 x 8/7 = 423.8; GPU->NIC path min(50, 370.8) = 50 -> s = 48; one head per
+  // NIC (floor(50/48) = 1): c = min(ppn 8, 8 NICs x 1) = 8.
+  const CommShape four = comm_shape(iota(32), rail32(), Arch::Hopper);
+  const SearchGraph g = nvls_graph(four);
+  EXPECT_EQ(g.channels, 8);
+  EXPECT_DOUBLE_EQ(g.bw, 48.0);
+  // Per channel min(intra 48 x 0.85 x 7/8 x 2 = 71.4, inter 48, Hopper cap beyond 2 nodes 45.5)
+  // = 45.5: busBw 8 x 45.5 = 364, algBw 364 x 32/62. Latency 0 + 25 (NVLink) + 2 x log2(4) x 20.9 = 108.6 us.
+  const ModelEntry t4 = model_entry(Op::AllReduce, Algo::NvlsTree, Proto::Simple, four);
+  EXPECT_NEAR(t4.bw_gbs, 364.0 * 32 / 62, 1e-9);
+  EXPECT_NEAR(t4.latency_us, 108.6, 1e-9);
+  // Two servers: inter x 2 = 96 (each server is the root of one tree and a leaf of the
+  // other), cap 57.7: bw min(71.4, 96, 57.7) = 57.7, busBw 461.6, algBw 461.6 x 16/30;
+  // latency 25 + 2 x 1 x 20.9 = 66.8 us.
+  const CommShape two = comm_shape(iota(16), rail32(), Arch::Hopper);
+  const ModelEntry t2 = model_entry(Op::AllReduce, Algo::NvlsTree, Proto::Simple, two);
+  EXPECT_NEAR(t2.bw_gbs, 461.6 * 16 / 30, 1e-9);
+  EXPECT_NEAR(t2.latency_us, 66.8, 1e-9);
+  // Only simple, only all-reduce, never on one server nor with one GPU per server.
+  EXPECT_EQ(model_entry(Op::AllReduce, Algo::NvlsTree, Proto::LL, four).bw_gbs, 0.0);
+  EXPECT_EQ(model_entry(Op::AllGather, Algo::NvlsTree, Proto::Simple, four).bw_gbs, 0.0);
+  EXPECT_FALSE(
+      enabled_by_default(Op::AllReduce, Algo::NvlsTree, Proto::Simple, comm_shape(iota(8), rail32(), Arch::Hopper)));
+  EXPECT_EQ(model_entry(Op::AllReduce, Algo::NvlsTree, Proto::Simple,
+                        comm_shape({0, 8, 16, 24}, rail32(), Arch::Hopper))
+                .bw_gbs,
+            0.0);
+  // The tuner on four servers: ring simple = 282.8 x 1.4 + S/(384000 x 32/62) = 395.92 + S/198193.5;
+  // nvls_tree = 108.6 + S/187871.0. Equal where 287.32 = S (1/187871.0 - 1/198193.5), S = 1.036e9:
+  // nvls_tree at 512 MiB, ring at 2 GiB.
+  const std::array<bool, kNumAlgos> all{true, true, true, true, true, true, true};
+  const Choice mid = tune(Op::AllReduce, four, Bytes{512} << 20, Selection{}, all);
+  EXPECT_EQ(mid.algo, Algo::NvlsTree);
+  EXPECT_NEAR(mid.time_us, 108.6 + 536870912.0 / (364000.0 * 32 / 62), 1e-6);
+  EXPECT_EQ(tune(Op::AllReduce, four, Bytes{2} << 30, Selection{}, all).algo, Algo::Ring);
+  // Two servers: nvls_tree's 461.6 busBw beats the ring's 384 at every large size.
+  EXPECT_EQ(tune(Op::AllReduce, two, Bytes{8} << 30, Selection{}, all).algo, Algo::NvlsTree);
+}
+
+TEST(NcclTuner, NvlsTreePlan) {
+  Options o;
+  o.channels = kAutoChannels;
+  o.tuner = true;
+  // 2 servers x 8 GPUs, S = 1 MiB: the 66.8 us delay; per server one NVLS transfer; 8 heads x
+  // (16 execution channels / 8 heads = 2) x 2 trees = 32 tree transfers. 1 + 2 + 32 = 35.
+  const auto plan = make_plan("nvls_tree", Op::AllReduce, iota(16), Bytes{1} << 20, o, rail32());
+  EXPECT_EQ(plan.algorithm, "nvls_tree");
+  EXPECT_EQ(plan.protocol, "simple");
+  ASSERT_EQ(plan.transfers.size(), 35u);
+  EXPECT_EQ(plan.transfers[0].duration, Time::from_seconds(66.8e-6));
+  // Intra-server: 8 edges GPU i -> i+1 of server 0, each ceil(2^20 x (8+1)/8 / 0.85) =
+  // ceil(1,048,576 x 180 / 136) = ceil(1,387,821.18) = 1,387,822 B.
+  const auto& intra = plan.transfers[1];
+  EXPECT_EQ(intra.kind, plan::TransferKind::Coupled);
+  EXPECT_EQ(intra.bytes, 1'387'822);
+  ASSERT_EQ(intra.edges.size(), 8u);
+  EXPECT_EQ(intra.edges[7], std::make_pair(7, 0));
+  // Head 0 of each server is its GPU on NIC 0 (ranks 0 and 8); its shard 2^20/8 = 131,072 B, per
+  // channel 65,536, per tree 32,768. Tree 0 over 2 servers: server 1's parent is server 0
+  // (btree: parent(1) = 0), so edges 8 -> 0 (reduce) and 0 -> 8 (broadcast); tree 1 is its
+  // mirror (root server 1): 0 -> 8 then 8 -> 0.
+  const auto& t0 = plan.transfers[3];
+  EXPECT_EQ(t0.bytes, 32'768);
+  EXPECT_EQ(t0.edges, (std::vector<std::pair<int32_t, int32_t>>{{8, 0}, {0, 8}}));
+  EXPECT_EQ(plan.transfers[4].edges, (std::vector<std::pair<int32_t, int32_t>>{{0, 8}, {8, 0}}));
+  // Head 3: ranks 3 and 11.
+  EXPECT_EQ(plan.transfers[3 + 3 * 4].edges, (std::vector<std::pair<int32_t, int32_t>>{{11, 3}, {3, 11}}));
+  // Refused on one server, with uneven servers.
+  EXPECT_THROW(make_plan("nvls_tree", Op::AllReduce, iota(8), 1 << 20, o, rail32()), InputError);
+  EXPECT_THROW(make_plan("nvls_tree", Op::AllReduce, iota(12), 1 << 20, o, rail32()), InputError);
+}
+
 TEST(NcclTuner, AutoPlanCarriesProtocolAndLatency) {
   Options o;
   o.channels = kAutoChannels;
