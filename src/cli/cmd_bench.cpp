@@ -83,10 +83,10 @@ void add_bench_command(CLI::App& app, Action& action) {
   bench->add_option("--op", b->op, "allreduce, allgather, reducescatter, alltoall, broadcast, reduce, sendrecv")
       ->capture_default_str();
   bench
-      ->add_option(
-          "--algo", b->algo,
-          "auto (NCCL's tuner picks per size among ring, tree, nvls, nvls_tree), one algorithm (see `podnet list`), or "
-          "an NCCL_ALGO-style list for the tuner: ring,tree or ^nvls (sets collective.algorithms)")
+      ->add_option("--algo", b->algo,
+                   "auto (NCCL's tuner picks per size among ring, tree, nvls, nvls_tree, pat), one algorithm (see "
+                   "`podnet list`), or "
+                   "an NCCL_ALGO-style list for the tuner: ring,tree or ^nvls (sets collective.algorithms)")
       ->capture_default_str();
   bench->add_option(
       "--proto", b->proto,

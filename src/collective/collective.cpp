@@ -7,6 +7,7 @@
 #include "collective/hierarchical.hpp"
 #include "collective/nvls.hpp"
 #include "collective/pairwise.hpp"
+#include "collective/pat.hpp"
 #include "collective/plan_util.hpp"
 #include "collective/ring.hpp"
 #include "collective/tree.hpp"
@@ -130,6 +131,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
       hierarchical_algorithm(),
       pairwise_algorithm(),
       p2p_algorithm(),
+      pat_algorithm(),
   };
   return k;
 }
@@ -161,6 +163,7 @@ const char* nccl_algorithm_name(Algo a) {
     case Algo::Tree: return "tree";
     case Algo::Nvls: return "nvls";
     case Algo::NvlsTree: return "nvls_tree";
+    case Algo::Pat: return "pat";
     default: return nullptr;
   }
 }

@@ -53,7 +53,7 @@ TEST(Registry, EveryOpHasADefaultAlgorithmAndNamesAreUnique) {
     EXPECT_EQ(find_algorithm(a.name), &a);
   }
   EXPECT_EQ(names, (std::set<std::string>{"ring", "tree", "nvls", "nvls_tree", "halving_doubling", "hierarchical",
-                                          "pairwise", "p2p"}));
+                                          "pairwise", "p2p", "pat"}));
   for (Op op : all_ops()) {
     const AlgorithmInfo* a = find_algorithm(default_algorithm(op));
     ASSERT_NE(a, nullptr) << op_name(op);

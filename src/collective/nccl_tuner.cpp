@@ -287,7 +287,9 @@ ModelEntry model_entry(Op op, Algo a, Proto p, const CommShape& s) {
   if (op == Op::AllReduce && a == Algo::Pat) return m;
   if (op == Op::AllToAll || op == Op::SendRecv) return m;
   if ((a == Algo::Nvls || a == Algo::NvlsTree) && p != Proto::Simple) return m;
-  if (a != Algo::Ring && a != Algo::Tree && a != Algo::Nvls && a != Algo::NvlsTree) return m;  // podnet builds these
+  if (a != Algo::Ring && a != Algo::Tree && a != Algo::Nvls && a != Algo::NvlsTree && a != Algo::Pat)
+    return m;  // podnet builds these
+  if (a == Algo::Pat && p != Proto::Simple) return m;
   if (a == Algo::NvlsTree && (op != Op::AllReduce || s.nodes < 2)) return m;
   const double ppn = static_cast<double>(n) / s.nodes;
   const bool nvls = a == Algo::Nvls || a == Algo::NvlsTree;
@@ -321,6 +323,7 @@ ModelEntry model_entry(Op op, Algo a, Proto p, const CommShape& s) {
   if (a == Algo::Tree && p == Proto::LL) bus = std::min(bus / 3.8, ll_max);
   if (a == Algo::Tree && p == Proto::LL128)
     bus = std::min(bus * (s.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), g.channels * kPerChTreeLL128[arch][i2]);
+  if (a == Algo::Pat) bus *= 0.75;
   if (!(a != Algo::Ring && ag_rs)) bus *= (a == Algo::Ring || nvls) ? static_cast<double>(n) / nsteps : 0.5;
   m.bw_gbs = bus;
 
@@ -348,6 +351,8 @@ ModelEntry model_entry(Op op, Algo a, Proto p, const CommShape& s) {
     if (s.nodes > 1) lat += inter_lat;
   } else if (a == Algo::NvlsTree) {
     lat += intra_lat + 2 * log2i(s.nodes) * inter_lat;
+  } else if (a == Algo::Pat) {
+    lat += log2i(s.nodes) * (inter_lat / 3.5) + n * 2.8;  // NCCL: a log part and a linear part per rank
   }
   m.latency_us = lat;
   return m;

@@ -68,6 +68,7 @@
 //    Tree allreduce latency = base + 2((ppn-1) intraLat + log2(nodes) x
 //      interLat). NVLS latency = hwLat (no base). NVLS tree latency =
 //      intraLat (NVLink, 25) + 2 log2(nodes) x interLat (network, 20.9).
+//      PAT latency = 8 + log2(nodes) x interLat / 3.5 + 2.8 x ranks.
 //
 // 3. Bandwidth per (op, algo, proto) (tuning.cc ncclTopoTuneModel):
 //      busBw = c x s (s = bwIntra for <= 2 nodes, else bwInter);
@@ -85,7 +86,9 @@
 //                   one node has one head per NIC ring: s = the largest
 //                   inter speed the NIC carries, c = min(ppn, NICs x
 //                   floor(nic / s)) (8 x 48 GB/s on 8 x 400G H100 servers)
+//      pat (simple, allgather/reducescatter, one GPU per node): c x s x 0.75
 //    algBw = busBw x n/steps for ring, nvls and nvls_tree, busBw / 2 for tree;
+//      (allgather/reducescatter: algBw = busBw for every algorithm but ring)
 //    time(S) = latency + S / algBw, where tree allreduce bandwidth is
 //    multiplied by NCCL's per-size correction factor for trees (64 B to
 //    256 MiB, powers of two).
@@ -95,8 +98,9 @@
 //    default on NVLink-connected Hopper nodes. NVLS needs an NVSwitch and
 //    Hopper or later, and beyond one node it needs CollNet (NCCL disables
 //    it otherwise); NVLS tree is its multi-node form (NVSwitch servers,
-//    >= 2 of them, >= 2 heads). Algorithms podnet does not build (collnet,
-//    pat) are never chosen.
+//    >= 2 of them, >= 2 heads). PAT runs with one GPU per node only.
+//    Algorithms podnet does not build (collnet_direct, collnet_chain) are
+//    never chosen.
 //
 // The engines time the chosen plan (collective.hpp says how a protocol shows
 // in the plan); this model only chooses.

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "collective/collective.hpp"
+#include "collective/pat.hpp"
 #include "collective/test_topologies.hpp"
 #include "core/error.hpp"
 
@@ -208,6 +209,65 @@ TEST(NcclTuner, NvlsTreePlan) {
   // Refused on one server, with uneven servers.
   EXPECT_THROW(make_plan("nvls_tree", Op::AllReduce, iota(8), 1 << 20, o, rail32()), InputError);
   EXPECT_THROW(make_plan("nvls_tree", Op::AllReduce, iota(12), 1 << 20, o, rail32()), InputError);
+}
+
+TEST(NcclTuner, PatBlocksAddUpToEveryOtherRank) {
+  // n = 8: distances 4, 2, 1 carry 1, 2, 4 blocks (odd m with m 2^p <= 7): 7 = n - 1.
+  EXPECT_EQ(pat_blocks(8, 2), 1);
+  EXPECT_EQ(pat_blocks(8, 1), 2);
+  EXPECT_EQ(pat_blocks(8, 0), 4);
+  // n = 6: p = 2: m = 1 (4 <= 5); p = 1: m = 1 (m = 3 gives 6 > 5); p = 0: m = 1, 3, 5. 1 + 1 + 3 = 5.
+  EXPECT_EQ(pat_blocks(6, 2), 1);
+  EXPECT_EQ(pat_blocks(6, 1), 1);
+  EXPECT_EQ(pat_blocks(6, 0), 3);
+  for (int64_t n : {2, 3, 5, 7, 100, 129, 1000}) {
+    int64_t sum = 0;
+    for (int32_t p = 0; (int64_t{1} << p) < n; ++p) sum += pat_blocks(n, p);
+    EXPECT_EQ(sum, n - 1) << n;
+  }
+}
+
+TEST(NcclTuner, PatPlanAndModel) {
+  // 8 GPUs, one per server (rail_clos(64) has 8 servers of 8: GPUs 0, 8, ..., 56), naive order,
+  // one channel, S = 8 KiB (1 KiB blocks). All-gather: step d = 4 (1 KiB each), d = 2 (2 KiB),
+  // d = 1 (4 KiB); 8 transfers a step; a send at step k waits for the receive of step k-1.
+  const auto topo = testing::rail_clos(64);
+  const Group g = {0, 8, 16, 24, 32, 40, 48, 56};
+  const auto ag = make_plan("pat", Op::AllGather, g, 8 << 10, testing::naive(1), topo);
+  ASSERT_EQ(ag.transfers.size(), 24u);
+  EXPECT_EQ(ag.transfers[0].ranks, (std::vector<int32_t>{0, 32}));  // position 0 -> 4
+  EXPECT_EQ(ag.transfers[0].bytes, 1024);
+  EXPECT_TRUE(ag.transfers[0].deps.empty());
+  EXPECT_EQ(ag.transfers[8].ranks, (std::vector<int32_t>{0, 16}));  // d = 2
+  EXPECT_EQ(ag.transfers[8].bytes, 2048);
+  EXPECT_EQ(ag.transfers[8].deps, std::vector<int32_t>{4});         // position 0 received from position 4 (transfer 4)
+  EXPECT_EQ(ag.transfers[16].ranks, (std::vector<int32_t>{0, 8}));  // d = 1
+  EXPECT_EQ(ag.transfers[16].bytes, 4096);
+  EXPECT_EQ(ag.transfers[16].deps, std::vector<int32_t>{14});  // from position 6 at d = 2
+  // Reduce-scatter: the transpose, nearest first, sending backwards: d = 1 with 4 blocks first.
+  const auto rs = make_plan("pat", Op::ReduceScatter, g, 8 << 10, testing::naive(1), topo);
+  ASSERT_EQ(rs.transfers.size(), 24u);
+  EXPECT_EQ(rs.transfers[0].ranks, (std::vector<int32_t>{0, 56}));
+  EXPECT_EQ(rs.transfers[0].bytes, 4096);
+  EXPECT_EQ(rs.transfers[23].ranks, (std::vector<int32_t>{56, 24}));  // position 7 -> 3 at d = 4
+  EXPECT_EQ(rs.transfers[23].bytes, 1024);
+  // NCCL's model for 128 GPUs, one per server: latency 8 + log2(128) x 14/3.5 + 128 x 2.8 = 394.4 us;
+  // bandwidth c x s x 0.75 = 2 x 24 x 0.75 = 36 GB/s, used as is for all-gather.
+  const auto big = testing::rail_clos(1024);
+  Group one_per_node;
+  for (int32_t i = 0; i < 1024; i += 8) one_per_node.push_back(i);
+  const CommShape s = comm_shape(one_per_node, big, Arch::Hopper);
+  const ModelEntry m = model_entry(Op::AllGather, Algo::Pat, Proto::Simple, s);
+  EXPECT_NEAR(m.latency_us, 394.4, 1e-9);
+  EXPECT_NEAR(m.bw_gbs, 36.0, 1e-9);
+  // The tuner takes it for small sizes (ring LL: 6.6 + 127 inter-node steps x 5.0, the tree's LL
+  // network latency as NCCL uses with one GPU per node = 641.6 us) and the ring for large ones;
+  // never with 2 GPUs per server.
+  const std::array<bool, kNumAlgos> all{true, true, true, true, true, true, true};
+  EXPECT_EQ(tune(Op::AllGather, s, 1024, Selection{}, all).algo, Algo::Pat);
+  EXPECT_NE(tune(Op::AllGather, s, Bytes{1} << 30, Selection{}, all).algo, Algo::Pat);
+  EXPECT_FALSE(
+      enabled_by_default(Op::AllGather, Algo::Pat, Proto::Simple, comm_shape(iota(16), rail32(), Arch::Hopper)));
 }
 
 TEST(NcclTuner, AutoPlanCarriesProtocolAndLatency) {
