@@ -126,11 +126,11 @@
       xAxis: { type: 'log', logBase: 2, name: 'bytes', axisLabel: { formatter: v => bytesLabel(v) } },
       yAxis: { type: 'value', name: 'GB/s' },
       series: [
-        { name: 'busbw', type: 'line', showSymbol: true, data: rows.map(r => [r.bytes, r.busbw_gbps]) },
-        { name: 'algbw', type: 'line', showSymbol: true, lineStyle: { type: 'dashed' }, data: rows.map(r => [r.bytes, r.algbw_gbps]) }
+        { name: 'busbw', type: 'line', showSymbol: true, data: rows.map(r => [r.bytes, r.busbw_gbyte_per_s]) },
+        { name: 'algbw', type: 'line', showSymbol: true, lineStyle: { type: 'dashed' }, data: rows.map(r => [r.bytes, r.algbw_gbyte_per_s]) }
       ]
     });
-    const cols = ['bytes', 'time_us', 'algbw_gbps', 'busbw_gbps', 'algorithm', 'protocol', 'channels', 'nccl_model_us'];
+    const cols = ['bytes', 'time_us', 'algbw_gbyte_per_s', 'busbw_gbyte_per_s', 'algorithm', 'protocol', 'channels', 'nccl_model_us'];
     for (const k of ['baseline_time_us', 'slowdown']) if (rows.some(r => k in r)) cols.push(k);
     section(root, 'Rows', 'rows').appendChild(rowsTable(rows, cols, 'bench-rows'));
     if (doc.hottest_links && doc.hottest_links.length) {

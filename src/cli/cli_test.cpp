@@ -225,7 +225,8 @@ TEST(Cli, BenchWithRandomFailures) {
 TEST(Cli, BenchRowsAndBadSizes) {
   Result b = run("bench leafspine-8k --gpus 0-63:8 --min 1MiB --max 4MiB --format json");
   ASSERT_EQ(b.status, 0);
-  expect_keys(b.out, {"rows", "bytes", "time_us", "algbw_gbps", "busbw_gbps", "hottest_links"}, "podnet bench");
+  expect_keys(b.out, {"rows", "bytes", "time_us", "algbw_gbyte_per_s", "busbw_gbyte_per_s", "hottest_links"},
+              "podnet bench");
   // 1 MiB, 2 MiB, 4 MiB: three rows
   const std::regex row("\"time_us\": [0-9]");
   EXPECT_EQ(std::distance(std::sregex_iterator(b.out.begin(), b.out.end(), row), std::sregex_iterator()), 3);
@@ -476,7 +477,7 @@ TEST(Cli, RunContextResolveFormatsAndOneGpuGroups) {
   r = run("bench aipod-16k -g 0-7 --min 8B --max 1KiB --format csv");
   ASSERT_EQ(r.status, 0);
   EXPECT_EQ(r.out.rfind("bytes,", 0), 0u) << r.out;
-  EXPECT_NE(r.out.find(",busbw_gbps,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",busbw_gbyte_per_s,"), std::string::npos) << r.out;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1 + 8) << r.out;
   EXPECT_NE(r.out.find("\n1024,"), std::string::npos) << r.out;
   r = run("bench aipod-16k -g 8 --max 1MiB", true);

@@ -52,7 +52,7 @@ TEST(Calibrate, BenchWritesNcclTestsText) {
     EXPECT_EQ(l.rows[i].count, l.rows[i].bytes / 4);  // all_reduce: float elements
     // the text keeps 2 decimals of the time (or fewer for a time of 10,000 us and more)
     EXPECT_NEAR(l.rows[i].out_of_place.time_us, doc["rows"][i]["time_us"].get<double>(), 0.005001);
-    EXPECT_NEAR(l.rows[i].in_place.busbw_gbps, doc["rows"][i]["busbw_gbps"].get<double>(), 0.005001);
+    EXPECT_NEAR(l.rows[i].in_place.busbw_gbyte_per_s, doc["rows"][i]["busbw_gbyte_per_s"].get<double>(), 0.005001);
   }
 }
 

@@ -44,8 +44,8 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
                   {"bus_factor_formula", factor_formula(r.op)},
                   {"units",
                    {{"time_us", "microseconds"},
-                    {"algbw_gbps", "GB/s = 1e9 bytes/s (nccl-tests)"},
-                    {"busbw_gbps", "GB/s = 1e9 bytes/s (nccl-tests)"}}}};
+                    {"algbw_gbyte_per_s", "GB/s = 1e9 bytes/s (nccl-tests)"},
+                    {"busbw_gbyte_per_s", "GB/s = 1e9 bytes/s (nccl-tests)"}}}};
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& b : r.rows) {
     const engine::RunReport& run = b.run;
@@ -53,12 +53,12 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
     const double algbw = seconds > 0 ? static_cast<double>(b.bytes) / seconds / 1e9 : 0;
     nlohmann::json row = {{"bytes", b.bytes},
                           {"time_us", round_to(seconds * 1e6, 3)},
-                          {"algbw_gbps", round_to(algbw, 4)},
-                          {"busbw_gbps", round_to(algbw * r.bus_factor, 4)},
+                          {"algbw_gbyte_per_s", round_to(algbw, 4)},
+                          {"busbw_gbyte_per_s", round_to(algbw * r.bus_factor, 4)},
                           {"algorithm", b.algorithm},
                           {"protocol", b.protocol},
                           {"channels", b.channels}};
-    if (run.job_failed) row["algbw_gbps"] = row["busbw_gbps"] = nullptr;  // stopped: time_us is when
+    if (run.job_failed) row["algbw_gbyte_per_s"] = row["busbw_gbyte_per_s"] = nullptr;  // stopped: time_us is when
     if (b.baseline) {
       const Time base = b.baseline->makespan;
       row["baseline_time_us"] = round_to(base.seconds() * 1e6, 3);
@@ -141,13 +141,13 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
     const std::string proto = r.value("protocol", std::string(""));
     const std::string ch = r.contains("channels") ? std::to_string(r["channels"].get<int>()) : "-";
     const std::string model = r.contains("nccl_model_us") ? fixed(r["nccl_model_us"].get<double>(), 2) : "-";
-    if (r["algbw_gbps"].is_null()) {  // the job stopped: no bandwidth to report
+    if (r["algbw_gbyte_per_s"].is_null()) {  // the job stopped: no bandwidth to report
       t.add(
           {thousands(r["bytes"].get<int64_t>()), "job failed", "-", "-", algo, proto.empty() ? "-" : proto, ch, model});
       continue;
     }
     t.add({thousands(r["bytes"].get<int64_t>()), fixed(r["time_us"].get<double>(), 2),
-           fixed(r["algbw_gbps"].get<double>(), 2), fixed(r["busbw_gbps"].get<double>(), 2), algo,
+           fixed(r["algbw_gbyte_per_s"].get<double>(), 2), fixed(r["busbw_gbyte_per_s"].get<double>(), 2), algo,
            proto.empty() ? "-" : proto, ch, model});
   }
   t.write(out, "  ");

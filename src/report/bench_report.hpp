@@ -11,7 +11,7 @@
 namespace podnet::report {
 
 // {"schema_version", "run", "bench": {op, algorithm, gpus, engine, routing, ...},
-//  "rows": [{bytes, time_us, algbw_gbps, busbw_gbps, algorithm, protocol, channels, nccl_model_us,
+//  "rows": [{bytes, time_us, algbw_gbyte_per_s, busbw_gbyte_per_s, algorithm, protocol, channels, nccl_model_us,
 //            and with failures baseline_time_us, slowdown, scheduled, job_failed, failures}],
 //  "hottest_links" and "engine_stats" (of the largest size), "ring" (its first ring), "notes"}
 nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult& r);

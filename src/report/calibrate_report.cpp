@@ -28,8 +28,8 @@ void write_calibrate_table(const nlohmann::json& d, std::ostream& out) {
     for (const auto& r : c["rows"]) {
       if (r["log"].get<size_t>() != i) continue;
       t.add({thousands(r["bytes"].get<int64_t>()), fixed(r["log_time_us"].get<double>(), 2),
-             fixed(r["log_busbw_gbps"].get<double>(), 2), fixed(r["fit_time_us"].get<double>(), 2),
-             fixed(r["fit_busbw_gbps"].get<double>(), 2), fixed(r["ratio"].get<double>(), 3)});
+             fixed(r["log_busbw_gbyte_per_s"].get<double>(), 2), fixed(r["fit_time_us"].get<double>(), 2),
+             fixed(r["fit_busbw_gbyte_per_s"].get<double>(), 2), fixed(r["ratio"].get<double>(), 3)});
     }
     t.write(out, "    ");
   }
@@ -57,10 +57,10 @@ nlohmann::json calibrate_json(const study::Calibration& c) {
                     {"line", r.line},
                     {"bytes", r.bytes},
                     {"log_time_us", round_to(r.log_time_us, 3)},
-                    {"log_busbw_gbps", round_to(r.log_busbw, 4)},
+                    {"log_busbw_gbyte_per_s", round_to(r.log_busbw, 4)},
                     {"start_time_us", round_to(r.start_time_us, 3)},
                     {"fit_time_us", round_to(r.fit_time_us, 3)},
-                    {"fit_busbw_gbps", round_to(r.fit_busbw, 4)},
+                    {"fit_busbw_gbyte_per_s", round_to(r.fit_busbw, 4)},
                     {"ratio", round_to(r.ratio, 4)}});
   return {{"engine", c.engine},
           {"keys", keys},

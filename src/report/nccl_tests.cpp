@@ -73,12 +73,13 @@ void write_nccl_tests(const nlohmann::json& doc, const std::vector<NcclTestsRank
     out << fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}", bytes, count, "float", reduces ? "sum" : "none",
                        rooted ? 0 : -1);
     std::string block;
-    if (r["algbw_gbps"].is_null()) {  // the job stopped (failures): no bandwidth
+    if (r["algbw_gbyte_per_s"].is_null()) {  // the job stopped (failures): no bandwidth
       block = fmt::format("  {:>7}  {:>6}  {:>6}  {:>6}", "failed", "-", "-", "N/A");
     } else {
-      const double busbw = r["busbw_gbps"].get<double>();
+      const double busbw = r["busbw_gbyte_per_s"].get<double>();
       block = fmt::format("  {}  {}  {}  {:>6}", nccl_tests_number(r["time_us"].get<double>(), 7),
-                          nccl_tests_number(r["algbw_gbps"].get<double>(), 6), nccl_tests_number(busbw, 6), "N/A");
+                          nccl_tests_number(r["algbw_gbyte_per_s"].get<double>(), 6), nccl_tests_number(busbw, 6),
+                          "N/A");
       sum_busbw += 2 * busbw;  // nccl-tests averages over both blocks
       counted += 2;
     }

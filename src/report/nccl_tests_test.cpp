@@ -29,8 +29,9 @@ TEST(NcclTests, WriterOutputParsesBack) {
   doc["run"] = {{"scenario", "tiny"}};
   doc["bench"] = {{"op", "allgather"}, {"algorithm", "ring"}, {"gpus", 4}, {"engine", "analytical"}};
   // 4 MiB over 4 ranks: count = 4194304 / 4 B per float / 4 ranks = 262144 (nccl-tests counts per rank).
-  doc["rows"] = {{{"bytes", 1024}, {"time_us", 10.5}, {"algbw_gbps", 0.0975}, {"busbw_gbps", 0.0731}},
-                 {{"bytes", 4194304}, {"time_us", 100.25}, {"algbw_gbps", 41.8385}, {"busbw_gbps", 31.3789}}};
+  doc["rows"] = {
+      {{"bytes", 1024}, {"time_us", 10.5}, {"algbw_gbyte_per_s", 0.0975}, {"busbw_gbyte_per_s", 0.0731}},
+      {{"bytes", 4194304}, {"time_us", 100.25}, {"algbw_gbyte_per_s", 41.8385}, {"busbw_gbyte_per_s", 31.3789}}};
   std::vector<NcclTestsRank> ranks;
   for (int r = 0; r < 4; ++r) ranks.push_back({r, 0, r, r < 2 ? "gpu-node-0000" : "gpu-node-0001", r % 2, "sim"});
   std::ostringstream out;
@@ -47,10 +48,10 @@ TEST(NcclTests, WriterOutputParsesBack) {
   EXPECT_EQ(l.rows[1].redop, "none");
   EXPECT_DOUBLE_EQ(l.rows[1].out_of_place.time_us, 100.25);
   EXPECT_DOUBLE_EQ(l.rows[1].in_place.time_us, 100.25);
-  EXPECT_DOUBLE_EQ(l.rows[1].out_of_place.busbw_gbps, 31.38);  // 2 decimals
-  EXPECT_DOUBLE_EQ(l.rows[0].out_of_place.algbw_gbps, 0.10);
+  EXPECT_DOUBLE_EQ(l.rows[1].out_of_place.busbw_gbyte_per_s, 31.38);  // 2 decimals
+  EXPECT_DOUBLE_EQ(l.rows[0].out_of_place.algbw_gbyte_per_s, 0.10);
   // (0.0731 + 31.3789) / 2 = 15.726 (both blocks of both rows)
-  EXPECT_NEAR(l.avg_busbw_gbps, 15.726, 1e-9);
+  EXPECT_NEAR(l.avg_busbw_gbyte_per_s, 15.726, 1e-9);
 }
 
 }  // namespace

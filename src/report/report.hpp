@@ -15,7 +15,8 @@
 
 namespace podnet::report {
 
-inline constexpr int kSchemaVersion = 1;
+// 2: unit suffixes say their unit (gbyte_per_s = 1e9 B/s, gbps = 1e9 bit/s, gbyte = 1e9 B).
+inline constexpr int kSchemaVersion = 2;
 
 enum class Format { Table, Json, Csv };
 
@@ -31,7 +32,7 @@ struct RunContext {
 // The context of a run of `command` on `sc`.
 RunContext context_of(const scenario::Scenario& sc, const std::string& command);
 nlohmann::json run_json(const RunContext& ctx);
-// A new document: {"schema_version": 1, "run": {...}}.
+// A new document: {"schema_version": 2, "run": {...}}.
 nlohmann::json new_document(const RunContext& ctx);
 
 // Rounds to `decimals` decimal places (so JSON numbers are stable and short).

@@ -65,7 +65,7 @@ std::vector<study::Field> sweep_fields(const nlohmann::json& doc) {
   if (doc.contains("rows") && doc.contains("bench")) {
     for (const auto& r : doc["rows"]) {
       const std::string at = fmt::format("@{:016d}", r["bytes"].get<int64_t>());
-      for (const char* k : {"time_us", "algbw_gbps", "busbw_gbps", "algorithm", "protocol"})
+      for (const char* k : {"time_us", "algbw_gbyte_per_s", "busbw_gbyte_per_s", "algorithm", "protocol"})
         if (r.contains(k)) out.push_back({std::string(k) + at, value_of(r[k])});
     }
   }
@@ -90,8 +90,8 @@ std::vector<std::string> default_columns(const study::ResultTable& t) {
     // time and busbw at the largest size
     std::string last;
     for (const auto& c : t.columns)
-      if (c.rfind("busbw_gbps@", 0) == 0) last = c.substr(c.find('@'));
-    if (!last.empty()) headline = {"time_us" + last, "busbw_gbps" + last};
+      if (c.rfind("busbw_gbyte_per_s@", 0) == 0) last = c.substr(c.find('@'));
+    if (!last.empty()) headline = {"time_us" + last, "busbw_gbyte_per_s" + last};
   }
   for (const auto& h : headline)
     if (std::find(t.columns.begin(), t.columns.end(), h) != t.columns.end()) cols.push_back(h);

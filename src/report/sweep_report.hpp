@@ -15,7 +15,7 @@ namespace podnet::report {
 // Every scalar of `doc` outside arrays, by dotted name ("breakdown_ms.tp"),
 // but the run context, schema_version and the prose (definitions, notes,
 // units, descriptions of methods). A bench document's rows become
-// "time_us@BYTES", "busbw_gbps@BYTES", "algbw_gbps@BYTES", "algorithm@BYTES",
+// "time_us@BYTES", "busbw_gbyte_per_s@BYTES", "algbw_gbyte_per_s@BYTES", "algorithm@BYTES",
 // "protocol@BYTES" (BYTES zero-padded to 16 digits, so names sort by size).
 std::vector<study::Field> sweep_fields(const nlohmann::json& doc);
 

@@ -45,8 +45,8 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
                 {"top_k", val(m.top_k)}};
   o["gpu"] = {{"name", val(j.gpu.name)},
               {"peak_tflops", val(round_to(j.gpu.peak_flops / 1e12, 3))},
-              {"hbm_gb", val(round_to(static_cast<double>(j.gpu.hbm_bytes) / 1e9, 3))},
-              {"hbm_tbps", val(round_to(j.gpu.hbm_bandwidth / 1e12, 3))},
+              {"hbm_gbyte", val(round_to(static_cast<double>(j.gpu.hbm_bytes) / 1e9, 3))},
+              {"hbm_tbyte_per_s", val(round_to(j.gpu.hbm_bandwidth / 1e12, 3))},
               {"compute_efficiency", val(round_to(j.compute_efficiency, 6))},
               {"default_efficiency", val(round_to(j.gpu.compute_efficiency, 6))},
               {"efficiency_source", val(j.gpu.efficiency_source)}};
@@ -110,17 +110,17 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
   if (m.layers > 0) {
     const auto& mem = r.memory;
     const double gb = 1e9;
-    o["memory_gb"] = {{"stage", mem.stage},
-                      {"weights", round_to(mem.weights / gb, 3)},
-                      {"gradients", round_to(mem.gradients / gb, 3)},
-                      {"optimizer", round_to(mem.optimizer / gb, 3)},
-                      {"activations", round_to(mem.activations / gb, 3)},
-                      {"buffers", round_to(mem.buffers / gb, 3)},
-                      {"total", round_to(mem.total() / gb, 3)},
-                      {"hbm", round_to(static_cast<double>(j.gpu.hbm_bytes) / gb, 3)},
-                      {"fits", mem.total() <= static_cast<double>(j.gpu.hbm_bytes)},
-                      {"activation_per_layer", round_to(mem.activation_bytes_per_layer / gb, 6)},
-                      {"inflight_microbatches", round_to(mem.inflight_microbatches, 6)}};
+    o["memory_gbyte"] = {{"stage", mem.stage},
+                         {"weights", round_to(mem.weights / gb, 3)},
+                         {"gradients", round_to(mem.gradients / gb, 3)},
+                         {"optimizer", round_to(mem.optimizer / gb, 3)},
+                         {"activations", round_to(mem.activations / gb, 3)},
+                         {"buffers", round_to(mem.buffers / gb, 3)},
+                         {"total", round_to(mem.total() / gb, 3)},
+                         {"hbm", round_to(static_cast<double>(j.gpu.hbm_bytes) / gb, 3)},
+                         {"fits", mem.total() <= static_cast<double>(j.gpu.hbm_bytes)},
+                         {"activation_per_layer", round_to(mem.activation_bytes_per_layer / gb, 6)},
+                         {"inflight_microbatches", round_to(mem.inflight_microbatches, 6)}};
   }
   const auto& t = r.times;
   nlohmann::json ops = nlohmann::json::object();
@@ -243,8 +243,8 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
            fmt::format("{} ({} tokens, failure-free)", fixed(o["days_to_train"].get<double>(), 1), budget)});
   }
   t.add({"ideal bubble (p-1)/(v m)", fixed(100 * o["ideal_bubble_fraction"].get<double>(), 1) + "%"});
-  if (o.contains("memory_gb")) {
-    const auto& mm = o["memory_gb"];
+  if (o.contains("memory_gbyte")) {
+    const auto& mm = o["memory_gbyte"];
     t.add({"memory per GPU",
            fmt::format("{:.1f} GB of {:.1f} GB{} (stage {})", mm["total"].get<double>(), mm["hbm"].get<double>(),
                        mm["fits"].get<bool>() ? "" : ": DOES NOT FIT", mm["stage"].get<int64_t>())});

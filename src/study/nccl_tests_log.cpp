@@ -218,7 +218,7 @@ std::vector<NcclTestsLog> parse_nccl_tests(const std::string& text, const std::s
         const auto colon = line.find(':');
         double v = 0;
         const auto after = colon == std::string::npos ? std::vector<std::string>{} : split(line.substr(colon + 1));
-        if (!after.empty() && to_double(after[0], v)) cur.avg_busbw_gbps = v;
+        if (!after.empty() && to_double(after[0], v)) cur.avg_busbw_gbyte_per_s = v;
         continue;
       }
       if (!named_here.empty() && named.empty()) named = named_here;
@@ -280,8 +280,8 @@ std::vector<NcclTestsLog> parse_nccl_tests(const std::string& text, const std::s
               fmt::format("{}: {} {} '{}' is not a non-negative number", where(lineno), names[k], what, s));
       };
       num(b.time, "time", res.time_us);
-      num(b.algbw, "algbw", res.algbw_gbps);
-      num(b.busbw, "busbw", res.busbw_gbps);
+      num(b.algbw, "algbw", res.algbw_gbyte_per_s);
+      num(b.busbw, "busbw", res.busbw_gbyte_per_s);
       res.present = true;
       at += static_cast<size_t>(b.width);
     }

@@ -64,8 +64,8 @@ struct NcclTestsRank {
 struct NcclTestsResult {
   bool present = false;
   double time_us = 0;
-  double algbw_gbps = 0;  // GB/s = 1e9 bytes/s
-  double busbw_gbps = 0;
+  double algbw_gbyte_per_s = 0;  // GB/s = 1e9 bytes/s
+  double busbw_gbyte_per_s = 0;
 };
 
 struct NcclTestsRow {
@@ -88,7 +88,7 @@ struct NcclTestsLog {
   int gpus_per_thread = 0;
   std::vector<NcclTestsRank> ranks;
   std::vector<NcclTestsRow> rows;
-  double avg_busbw_gbps = -1;  // "# Avg bus bandwidth", -1 if absent
+  double avg_busbw_gbyte_per_s = -1;  // "# Avg bus bandwidth", -1 if absent
 
   // Ranks: the Rank lines, else threads x gpus_per_thread (one process), else 0.
   int nranks() const;

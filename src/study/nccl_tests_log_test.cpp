@@ -53,12 +53,12 @@ TEST(NcclTests, ReadsTheModernLayout) {
   EXPECT_EQ(l.rows[0].root, -1);
   EXPECT_DOUBLE_EQ(l.rows[0].out_of_place.time_us, 10.0);
   EXPECT_DOUBLE_EQ(l.rows[0].in_place.time_us, 9.5);
-  EXPECT_DOUBLE_EQ(l.rows[1].out_of_place.busbw_gbps, 0.66);
+  EXPECT_DOUBLE_EQ(l.rows[1].out_of_place.busbw_gbyte_per_s, 0.66);
   // A number wider than its column is printed in exponent form; N/A in #wrong is read past.
   EXPECT_DOUBLE_EQ(l.rows[2].out_of_place.time_us, 1200.0);
-  EXPECT_DOUBLE_EQ(l.rows[2].in_place.busbw_gbps, 83.89);
+  EXPECT_DOUBLE_EQ(l.rows[2].in_place.busbw_gbyte_per_s, 83.89);
   EXPECT_EQ(l.rows[2].line, 14);
-  EXPECT_DOUBLE_EQ(l.avg_busbw_gbps, 15.3167);
+  EXPECT_DOUBLE_EQ(l.avg_busbw_gbyte_per_s, 15.3167);
 }
 
 // nccl-tests 2.9-2.12 alltoall (no root column, `error` as %5.0le), launched
@@ -100,8 +100,8 @@ TEST(NcclTests, ReadsOldMpiLogsWithoutRootColumn) {
   EXPECT_EQ(l.rows[1].redop, "none");
   EXPECT_EQ(l.rows[1].root, -1);  // no root column
   EXPECT_DOUBLE_EQ(l.rows[1].out_of_place.time_us, 380.0);
-  EXPECT_DOUBLE_EQ(l.rows[1].out_of_place.busbw_gbps, 4.14);
-  EXPECT_DOUBLE_EQ(l.rows[1].in_place.algbw_gbps, 5.50);
+  EXPECT_DOUBLE_EQ(l.rows[1].out_of_place.busbw_gbyte_per_s, 4.14);
+  EXPECT_DOUBLE_EQ(l.rows[1].in_place.algbw_gbyte_per_s, 5.50);
 }
 
 // -I 1 (per-iteration columns after each block) and a trace-replay line
@@ -145,7 +145,7 @@ TEST(NcclTests, ReadsLauncherPrefixedLines) {
   EXPECT_EQ(logs[0].hosts().size(), 2u);
   ASSERT_EQ(logs[0].rows.size(), 2u);
   EXPECT_DOUBLE_EQ(logs[0].rows[0].out_of_place.time_us, 215.3);
-  EXPECT_DOUBLE_EQ(logs[0].rows[1].in_place.busbw_gbps, 120.10);
+  EXPECT_DOUBLE_EQ(logs[0].rows[1].in_place.busbw_gbyte_per_s, 120.10);
 }
 
 TEST(NcclTests, TwoTestsInOneFileAreTwoLogs) {
@@ -172,14 +172,14 @@ TEST(NcclTests, ReadsThePublishedLogs) {
   ASSERT_EQ(two[0].rows.size(), 11u);  // 8 MiB .. 8 GiB by 2
   EXPECT_EQ(two[0].rows.back().bytes, 8589934592);
   EXPECT_DOUBLE_EQ(two[0].rows.back().out_of_place.time_us, 179148);
-  EXPECT_DOUBLE_EQ(two[0].avg_busbw_gbps, 85.5294);
+  EXPECT_DOUBLE_EQ(two[0].avg_busbw_gbyte_per_s, 85.5294);
   const auto one = read_nccl_tests(dir + "h100-1node-allreduce.log");
   ASSERT_EQ(one.size(), 1u);
   EXPECT_EQ(one[0].nranks(), 8);
   EXPECT_EQ(one[0].threads * one[0].gpus_per_thread, 8);
   EXPECT_EQ(one[0].hosts().size(), 1u);
   ASSERT_EQ(one[0].rows.size(), 6u);
-  EXPECT_DOUBLE_EQ(one[0].rows[0].out_of_place.busbw_gbps, 382.99);
+  EXPECT_DOUBLE_EQ(one[0].rows[0].out_of_place.busbw_gbyte_per_s, 382.99);
   EXPECT_THROW(read_nccl_tests(dir + "no-such.log"), InputError);
 }
 

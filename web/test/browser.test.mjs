@@ -114,8 +114,8 @@ try {
   check(await waitState(['done', 'failed', 'rejected']) === 'done', 'bench study runs from the page');
   await page.waitForSelector('#result .chart.busbw');
   check(await seriesLength('#result .chart.busbw') === kSizes, `bench: busbw chart has ${kSizes} points (one per size)`);
-  const busbw = await page.$$eval('#result table.bench-rows td[data-col="busbw_gbps"]', t => t.map(x => JSON.parse(x.dataset.value)));
-  check(JSON.stringify(busbw) === JSON.stringify(benchJson.rows.map(r => r.busbw_gbps)), 'bench: busbw column equals podnet bench --format json');
+  const busbw = await page.$$eval('#result table.bench-rows td[data-col="busbw_gbyte_per_s"]', t => t.map(x => JSON.parse(x.dataset.value)));
+  check(JSON.stringify(busbw) === JSON.stringify(benchJson.rows.map(r => r.busbw_gbyte_per_s)), 'bench: busbw column equals podnet bench --format json');
   check(await page.$$eval('#runs li', l => l.length) === 1, 'bench: the finished run is listed');
   await page.screenshot({ path: path.join(outDir, 'serve-bench-result.png'), fullPage: true });
 
