@@ -44,3 +44,7 @@ foreach(example ${PODNET_INTEROP_EXAMPLES})
   interop_test(interop_netbox_csv_${name}
     "\"$PY\" \"$SRC/tests/interop/check_netbox.py\" \"$PODNET\" \"$OUT\" ${name}")
 endforeach()
+
+# JSON Schema: `podnet list --schema` is a valid draft 2020-12 schema (python3-jsonschema), every
+# built-in example validates against it, and broken scenarios fail it as podnet's loader refuses them.
+interop_test(interop_scenario_json_schema "\"$PY\" \"$SRC/tests/interop/check_schema.py\" \"$PODNET\" \"$SRC\" \"$OUT\"")

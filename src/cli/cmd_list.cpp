@@ -8,6 +8,7 @@
 #include "engine/registry.hpp"
 #include "reliability/rates.hpp"
 #include "report/report.hpp"
+#include "report/scenario_schema.hpp"
 #include "routing/policies.hpp"
 #include "scenario/examples.hpp"
 #include "scenario/scenario.hpp"
@@ -91,7 +92,17 @@ with and without them and report the slowdown or the job failure):
 void add_list_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("list", "list built-in scenarios, topology families, routing policies, collective "
                                          "algorithms, engines and every scenario key with its default");
-  cmd->callback([&action] { action = cmd_list; });
+  static bool schema = false;
+  cmd->add_flag("--schema", schema,
+                "print the scenario file's JSON Schema instead (for editors: save it and add `# "
+                "yaml-language-server: $schema=FILE` to a scenario to get completion and checking)");
+  cmd->callback([&action] {
+    action = [] {
+      if (!schema) return cmd_list();
+      report::write_json(report::scenario_json_schema(), std::cout);
+      return kExitOk;
+    };
+  });
 }
 
 }  // namespace podnet::cli

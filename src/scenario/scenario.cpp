@@ -45,9 +45,26 @@ const std::vector<SectionInfo>& sections() {
   return k;
 }
 
-namespace {
+const std::vector<std::string>& top_keys() {
+  static const std::vector<std::string> k = {"schema_version", "name",     "description", "seed",
+                                             "topology",       "failures", "faults"};
+  return k;
+}
+const std::vector<std::string>& failure_keys() {
+  static const std::vector<std::string> k = {"at", "link", "switch", "gpu", "action", "rate", "factor", "random"};
+  return k;
+}
+const std::vector<std::string>& random_failure_keys() {
+  static const std::vector<std::string> k = {"random", "scale", "parts", "from", "until"};
+  return k;
+}
+const std::vector<std::string>& fault_keys() {
+  static const std::vector<std::string> k = {"kind",    "link", "switch", "direction", "probability",
+                                             "latency", "at",   "period", "down"};
+  return k;
+}
 
-const char* kTopKeys[] = {"schema_version", "name", "description", "seed", "topology", "failures", "faults"};
+namespace {
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;
@@ -133,7 +150,7 @@ class Loader {
 
   void load(YAML::Node root) {
     if (!root.IsMap()) throw InputError(fmt::format("{}: expected a YAML map with schema_version and topology", file_));
-    std::vector<std::string> top(std::begin(kTopKeys), std::end(kTopKeys));
+    std::vector<std::string> top = top_keys();
     for (const auto& s : sections()) top.push_back(s.name);
     for (auto it = root.begin(); it != root.end(); ++it) {
       const std::string key = it->first.Scalar();
@@ -218,9 +235,7 @@ class Loader {
         sc_.failures.push_back(f);
         continue;
       }
-      static const std::vector<std::string> keys = {"at",     "link", "switch", "gpu",
-                                                    "action", "rate", "factor", "random"};
-      check_keys(e, path, keys);
+      check_keys(e, path, failure_keys());
       std::string expected;
       if (!e["at"] || !parse_time(scalar_text(e["at"]), f.at, expected))
         fail(path + ".at", line, "expected the time of the event, " + expected);
@@ -264,9 +279,7 @@ class Loader {
       const std::string path = fmt::format("faults[{}]", i);
       const int line = line_of(e);
       if (!e.IsMap()) fail(path, line, "expected a map with kind, link or switch, and the fault's figure");
-      static const std::vector<std::string> keys = {"kind",    "link", "switch", "direction", "probability",
-                                                    "latency", "at",   "period", "down"};
-      check_keys(e, path, keys);
+      check_keys(e, path, fault_keys());
       FaultSpec f;
       f.line = line;
       static const std::vector<std::string> kinds = {"drop", "corrupt", "degrade", "flap"};
@@ -340,8 +353,7 @@ class Loader {
 
   // {random: N | poisson, scale: X, parts: [...], from: T, until: T}
   void read_random(const YAML::Node& e, const std::string& path, int line, FailureSpec& f) {
-    static const std::vector<std::string> keys = {"random", "scale", "parts", "from", "until"};
-    check_keys(e, path, keys);
+    check_keys(e, path, random_failure_keys());
     f.target_kind = "random";
     const std::string what = scalar_text(e["random"]);
     f.target = what;

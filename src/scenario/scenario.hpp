@@ -39,6 +39,12 @@ struct SectionInfo {
   std::vector<ParamSpec> (*params)();
 };
 const std::vector<SectionInfo>& sections();
+// Keys the loader accepts: at the top besides the sections, in a `failures:`
+// entry (a random one), in a `faults:` entry.
+const std::vector<std::string>& top_keys();
+const std::vector<std::string>& failure_keys();
+const std::vector<std::string>& random_failure_keys();
+const std::vector<std::string>& fault_keys();
 
 // One entry of the scenario's `failures:` list, as written (resolved against
 // the topology by Scenario::failure_events):
