@@ -468,6 +468,16 @@ TEST(Cli, RunContextResolveFormatsAndOneGpuGroups) {
   // A plain number stays a number, a value with a unit stays its text.
   EXPECT_NE(r.out.find("\"gpus\": 1024"), std::string::npos) << r.out.substr(0, 2000);
   EXPECT_NE(r.out.find("\"nic_speed\": \"400Gbps\""), std::string::npos) << r.out.substr(0, 2000);
+  // `auto` resolved in comments: Llama 3 405B's 126 layers over 16 stages, one fewer on the first and
+  // last (7 + 14 x 8 + 7 = 126); roce -> DCQCN; 8 x 400G H100 servers -> 2 x 8 search channels = 16.
+  r = run("resolve aipod-16k");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("#   workload.stage_layers: [7, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 7]"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("#   network.cc: dcqcn_nic"), std::string::npos);
+  EXPECT_NE(r.out.find("#   collective.channels: NCCL's execution channels, per communicator: 16 over all 16384"),
+            std::string::npos);
   r = run("resolve aipod-16k --format csv");
   ASSERT_EQ(r.status, 0);
   EXPECT_EQ(r.out.rfind("key,value\n", 0), 0u);

@@ -6,14 +6,18 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <fmt/format.h>
+#include <optional>
 
 #include "cli/common.hpp"
+#include "collective/nccl_tuner.hpp"
 #include "core/error.hpp"
 #include "report/design_report.hpp"
 #include "report/export.hpp"
 #include "report/html.hpp"
 #include "report/web_assets.hpp"
 #include "topology/bom.hpp"
+#include "workload/job.hpp"
 
 namespace podnet::cli {
 
@@ -121,11 +125,62 @@ void resolved_csv(const nlohmann::json& j, const std::string& prefix, std::ostre
   }
 }
 
+// What each `auto` of the scenario becomes on its fabric, as YAML comments
+// (the scenario itself keeps `auto`, so it resolves the same way again).
+std::string auto_notes(const Common& c, const scenario::Scenario& sc) {
+  std::vector<std::string> lines;
+  const auto is_auto = [&](const std::string& section, const std::string& key) {
+    const Params& p = sc.section(section);
+    return p.has(key) && p.text(key) == "auto";
+  };
+  std::optional<scenario::Setup> setup;
+  try {
+    std::string label;
+    setup = load_setup(c, "resolve", label);
+  } catch (const InputError& e) {
+    return fmt::format("# (auto values not resolved: {})\n", e.what());
+  }
+  if (is_auto("network", "cc")) {
+    const auto& n = setup->network;
+    lines.push_back(fmt::format("network.cc: {} (network.transport {}; the packet engine's congestion control)",
+                                n.transport.name == "infiniband" ? "infiniband" : "dcqcn_nic", n.transport.name));
+  }
+  if (is_auto("collective", "channels")) {
+    std::vector<int32_t> all(setup->fabric.gpus.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int32_t>(i);
+    const auto shape = collective::comm_shape(all, setup->fabric, setup->collective.arch);
+    lines.push_back(fmt::format("collective.channels: NCCL's execution channels, per communicator: {} over all {} "
+                                "GPUs ({} server(s), {} NIC(s) each); podnet bench prints each run's",
+                                collective::execution_channels(shape), all.size(), shape.nodes, shape.nics));
+  }
+  for (const char* k : {"algorithms", "protocols"})
+    if (is_auto("collective", k))
+      lines.push_back(fmt::format("collective.{}: chosen per collective and size by NCCL's cost model (podnet bench "
+                                  "prints the choice per row)",
+                                  k));
+  if (is_auto("workload", "stage_layers")) {
+    try {
+      const workload::Job job = setup->job(false);
+      std::string list;
+      for (int64_t st = 0; st < job.pp; ++st) list += (st ? ", " : "") + std::to_string(job.stage_layers(st));
+      lines.push_back(fmt::format("workload.stage_layers: [{}] (layers per pipeline stage, balanced with the "
+                                  "embedding and LM head)",
+                                  list));
+    } catch (const InputError& e) {
+      lines.push_back(fmt::format("workload.stage_layers: not resolved ({})", e.what()));
+    }
+  }
+  if (lines.empty()) return {};
+  std::string out = "# what `auto` resolves to on this fabric (comments; the scenario keeps auto):\n";
+  for (const auto& l : lines) out += "#   " + l + "\n";
+  return out;
+}
+
 int cmd_resolve(const Common& c) {
   scenario::Scenario sc = load_scenario(c);
   const std::string yaml = sc.resolved_yaml();
   if (c.format == "table") {
-    std::cout << yaml;
+    std::cout << yaml << auto_notes(c, sc);
     return kExitOk;
   }
   nlohmann::json j = yaml_json(YAML::Load(yaml));
@@ -182,7 +237,9 @@ void add_design_command(CLI::App& app, Action& action) {
 void add_resolve_command(CLI::App& app, Action& action) {
   auto c = std::make_shared<Common>();
   auto* resolve = app.add_subcommand(
-      "resolve", "print a scenario with every default filled in (YAML; --format json or csv: the same as data)");
+      "resolve",
+      "print a scenario with every default filled in (YAML, followed by comments saying what each `auto` becomes "
+      "on this fabric; --format json or csv: the scenario as data)");
   add_common(resolve, *c, true);
   resolve->callback([&action, c] { action = [c] { return cmd_resolve(*c); }; });
 }
