@@ -495,4 +495,38 @@ TEST(Cli, RunContextResolveFormatsAndOneGpuGroups) {
   EXPECT_NE(r.out.find("--gpus 8: a collective needs at least 2 GPUs"), std::string::npos) << r.out;
 }
 
+// The memory guard (scenario/estimate.hpp): M = 20 MiB + 512 B x GPUs before
+// the fabric is built; a run adds engine state per GPU (flow: 1,280 B) and
+// 768 B per point-to-point transfer of the plan on the flow engine.
+TEST(MemoryGuard, RefusesOversizedRunsBeforeAllocating) {
+  // 1,048,576 GPUs: 20,971,520 + 1,048,576 x 512 = 557,842,432 B = 558 MB > 100 MB. Refused before the
+  // topology is built (building it takes ~0.56 GB).
+  Result r = run("design aipod-16k --set topology.gpus=1048576 --set switch.radix=4096 --max-memory 100MB", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("a fabric of 1,048,576 GPUs needs an estimated 558 MB (process 21 MB + GPUs 1,048,576 x "
+                       "512 B), more than the memory limit of 100 MB (--max-memory"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("shrink topology.gpus, or raise --max-memory"), std::string::npos) << r.out;
+  // An all-to-all over 1,024 GPUs of aipod-16k (16,384 GPUs) on the flow engine, refused before its plan is
+  // built: 1,024 x 1,023 = 1,047,552 transfers x 768 B = 804,519,936 B, + 16,384 x (512 + 1,280) = 29,360,128 B,
+  // + 20,971,520 B = 854,851,584 B = 855 MB > 200 MB.
+  r = run("bench aipod-16k --engine flow --op alltoall -b 1MiB -e 1MiB --gpus 0-1023 --max-memory 200MB", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("bench alltoall over 1024 GPUs needs an estimated 855 MB"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("point-to-point transfers on the flow engine 1,047,552 x 768 B"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("shrink --gpus (the group), or raise --max-memory"), std::string::npos) << r.out;
+  // Just under and just over: 64 GPUs, 64 x 63 = 4,032 transfers x 768 B = 3,096,576 B, total
+  // 3,096,576 + 29,360,128 + 20,971,520 = 53,428,224 B: runs under 54MB, refused under 53MB.
+  r = run("bench aipod-16k --engine flow --op alltoall -b 1MiB -e 1MiB --gpus 0-63 --max-memory 54MB", true);
+  EXPECT_EQ(r.status, 0) << r.out;
+  r = run("bench aipod-16k --engine flow --op alltoall -b 1MiB -e 1MiB --gpus 0-63 --max-memory 53MB", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("needs an estimated 53 MB"), std::string::npos) << r.out;
+  // A bad size names the option.
+  r = run("design aipod-16k --max-memory lots", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--max-memory"), std::string::npos) << r.out;
+}
+
 }  // namespace

@@ -111,6 +111,7 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
   }
   // Keys and values are checked on the first point before anything runs.
   const std::vector<study::SweepPoint> points = study::cartesian(spec.axes);
+  apply_limits(c);
   if (!points.empty()) (void)scenario::load(c.scenario, spec.overrides(points.front()), c.adds);
 
   const study::Evaluate evaluate = [&](const study::SweepPoint& p) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/error.hpp"
+#include "scenario/estimate.hpp"
 #include "study/bench.hpp"
 
 namespace podnet::cli {
@@ -32,9 +33,20 @@ void add_common(CLI::App* cmd, Common& c, bool scenario_required, const std::vec
   cmd->add_option("-f,--format", c.format, help)->check(CLI::IsMember(formats));
   cmd->add_option("-o,--out", c.out_dir,
                   "also write every format (json, csv, txt) and the resolved scenario into this directory");
+  cmd->add_option("--max-memory", c.max_memory,
+                  "refuse, before it starts, a run whose estimated memory exceeds SIZE (e.g. 8GB; default half "
+                  "the machine's physical memory)")
+      ->type_name("SIZE");
 }
 
-scenario::Scenario load_scenario(const Common& c) { return scenario::load(c.scenario, c.sets, c.adds); }
+void apply_limits(const Common& c) {
+  scenario::estimate::set_limit(c.max_memory.empty() ? 0 : parse_size(c.max_memory, "--max-memory"));
+}
+
+scenario::Scenario load_scenario(const Common& c) {
+  apply_limits(c);
+  return scenario::load(c.scenario, c.sets, c.adds);
+}
 
 scenario::Setup load_setup(const Common& c, const std::string& command, const std::string& label,
                            std::optional<topology::Topology> fabric) {

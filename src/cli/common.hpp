@@ -26,6 +26,7 @@ struct Common {
   std::vector<std::string> adds;  // --config-add fragment files, merged before --set
   std::string format = "table";
   std::string out_dir;
+  std::string max_memory;  // --max-memory SIZE (scenario/estimate.hpp); empty: half the machine's memory
 };
 
 // What a subcommand does once the command line is parsed.
@@ -65,6 +66,8 @@ nlohmann::json design_document(const scenario::Scenario& sc, const topology::Top
 // it is the one invoked, sets `action`.
 // The scenario with the fragments (--config-add) and overrides (--set) applied.
 scenario::Scenario load_scenario(const Common& c);
+// Applies --max-memory (the memory guard's limit, scenario::estimate); load_scenario calls it.
+void apply_limits(const Common& c);
 // The same, resolved (scenario::resolve), with `command`'s engine progress
 // printer (progress_printer) reading `label`, which the study's Progress from
 // study_progress keeps up to date. `fabric` replaces the scenario's topology.

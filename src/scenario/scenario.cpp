@@ -18,6 +18,7 @@
 #include "reliability/inventory.hpp"
 #include "reliability/risk.hpp"
 #include "routing/policies.hpp"
+#include "scenario/estimate.hpp"
 #include "scenario/examples.hpp"
 #include "topology/builders.hpp"
 #include "workload/job.hpp"
@@ -568,6 +569,10 @@ topology::Hardware Scenario::hardware() const {
 
 topology::Topology Scenario::build_topology() const {
   const topology::Hardware hw = hardware();
+  // The memory guard, before anything is built (scenario/estimate.hpp).
+  if (topology.has("gpus"))
+    estimate::check(estimate::fabric(topology.get_int("gpus")),
+                    fmt::format("a fabric of {} GPUs", thousands(topology.get_int("gpus"))));
   try {
     return topology::find_builder(family)->build(topology, hw);
   } catch (const ParamError& e) {

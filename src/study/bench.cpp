@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "engine/registry.hpp"
+#include "scenario/estimate.hpp"
 
 namespace podnet::study {
 
@@ -42,12 +43,22 @@ BenchResult bench(const scenario::Setup& s, const BenchRequest& r, const Progres
 
   const bool failures = !s.scenario.failures.empty();
   if (failures) require_failure_engine(s);
+  // The memory guard (scenario/estimate.hpp): an all-to-all's n(n-1) transfers are known before its plan is
+  // built; every plan is checked again, exactly, before it runs.
+  const auto n = static_cast<int64_t>(out.group.size());
+  const auto guard = [&](scenario::estimate::PlanSize plan) {
+    scenario::estimate::Estimate e = scenario::estimate::fabric(static_cast<int64_t>(topo.gpus.size()));
+    scenario::estimate::add_run(e, s.engine, static_cast<double>(topo.gpus.size()), plan, "--gpus (the group)");
+    scenario::estimate::check(e, fmt::format("bench {} over {} GPUs", collective::op_name(r.op), out.group.size()));
+  };
+  if (r.op == collective::Op::AllToAll) guard({n * (n - 1), 0});
   auto backend = engine::make_backend(s.engine, topo, s.network);  // the fabric as built
   for (size_t k = 0; k < r.sizes.size(); ++k) {
     const Bytes bytes = r.sizes[k];
     const std::string what = thousands(bytes) + " B";
     if (progress.run) progress.run(what);
     plan::TransferPlan plan = collective::make_plan(out.algo, r.op, out.group, bytes, s.collective, topo);
+    guard(scenario::estimate::plan_size(plan));
     BenchRow row;
     row.bytes = bytes;
     row.algorithm = plan.algorithm;

@@ -1,0 +1,103 @@
+#include "scenario/estimate.hpp"
+
+#include <atomic>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "core/error.hpp"
+
+namespace podnet::scenario::estimate {
+
+namespace {
+std::atomic<int64_t> g_limit{0};  // 0: the default
+
+std::string mb(double bytes) {
+  if (bytes >= 1e9) return fmt::format("{:.2f} GB", bytes / 1e9);
+  return fmt::format("{:.0f} MB", bytes / 1e6);
+}
+}  // namespace
+
+double bytes_per_flow(const std::string& engine) {
+  if (engine == "packet") return 896;
+  if (engine == "flow") return 768;
+  return 600;  // analytical
+}
+
+double bytes_per_ring_hop(const std::string& engine) { return engine == "packet" ? 800 : 64; }
+
+double engine_bytes_per_gpu(const std::string& engine) {
+  if (engine == "packet") return 5120;
+  if (engine == "flow") return 1280;
+  return 0;  // analytical
+}
+
+int64_t default_limit() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return int64_t{4} << 30;  // unknown machine: 4 GiB
+  return static_cast<int64_t>(pages) * page / 2;
+}
+
+int64_t limit() {
+  const int64_t l = g_limit.load();
+  return l > 0 ? l : default_limit();
+}
+
+void set_limit(int64_t bytes) { g_limit.store(bytes > 0 ? bytes : 0); }
+
+double Estimate::bytes() const {
+  double b = 0;
+  for (const auto& p : parts) b += p.bytes();
+  return b;
+}
+
+PlanSize plan_size(const plan::TransferPlan& plan) {
+  PlanSize n;
+  for (const auto& t : plan.transfers) {
+    switch (t.kind) {
+      case plan::TransferKind::P2p: n.flows += 1; break;
+      case plan::TransferKind::Ring: n.ring_hops += static_cast<int64_t>(t.ranks.size()); break;
+      case plan::TransferKind::Coupled: n.ring_hops += static_cast<int64_t>(t.edges.size()); break;
+      case plan::TransferKind::Compute: break;
+    }
+  }
+  return n;
+}
+
+Estimate fabric(int64_t gpus) {
+  Estimate e;
+  e.parts.push_back({"process", 1, kProcessBytes, ""});
+  e.parts.push_back({"GPUs", static_cast<double>(gpus), kBytesPerGpu, "topology.gpus"});
+  return e;
+}
+
+void add_run(Estimate& e, const std::string& engine, double gpus, PlanSize plan, const std::string& shrink) {
+  if (engine_bytes_per_gpu(engine) > 0)
+    e.parts.push_back({engine + " engine state per GPU", gpus, engine_bytes_per_gpu(engine), "topology.gpus"});
+  if (plan.flows > 0)
+    e.parts.push_back({"point-to-point transfers on the " + engine + " engine", static_cast<double>(plan.flows),
+                       bytes_per_flow(engine), shrink});
+  if (plan.ring_hops > 0)
+    e.parts.push_back({"hops of rings and trees on the " + engine + " engine", static_cast<double>(plan.ring_hops),
+                       bytes_per_ring_hop(engine), shrink});
+}
+
+void check(const Estimate& e, const std::string& what) {
+  const double need = e.bytes();
+  const auto lim = static_cast<double>(limit());
+  if (need <= lim) return;
+  std::string parts, shrink;
+  for (const auto& p : e.parts) {
+    if (!parts.empty()) parts += " + ";
+    if (p.count == 1) parts += fmt::format("{} {}", p.what, mb(p.bytes()));
+    else parts += fmt::format("{} {} x {:.0f} B", p.what, thousands(static_cast<int64_t>(p.count)), p.each);
+    if (!p.shrink.empty() && p.bytes() >= need / 4 && shrink.find(p.shrink) == std::string::npos)
+      shrink += (shrink.empty() ? "" : " or ") + p.shrink;
+  }
+  if (shrink.empty()) shrink = "the scenario";
+  throw InputError(fmt::format("{} needs an estimated {} ({}), more than the memory limit of {} (--max-memory, "
+                               "default half the machine's memory); shrink {}, or raise --max-memory",
+                               what, mb(need), parts, mb(lim), shrink));
+}
+
+}  // namespace podnet::scenario::estimate
