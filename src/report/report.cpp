@@ -74,14 +74,14 @@ void flatten_row(const nlohmann::json& o, const std::string& prefix, std::map<st
   }
 }
 
+}  // namespace
+
 std::string csv_cell(const std::string& v) {
   if (v.find_first_of(",\"\n") == std::string::npos) return v;
   std::string q = "\"";
   for (char ch : v) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
   return q + "\"";
 }
-
-}  // namespace
 
 void write_tidy_csv(const nlohmann::json& doc, const std::string& key, const std::string& key_column,
                     std::ostream& out) {

@@ -39,6 +39,8 @@ nlohmann::json new_document(const RunContext& ctx);
 double round_to(double v, int decimals = 6);
 
 void write_json(const nlohmann::json& doc, std::ostream& out);
+// One CSV cell (RFC 4180): quoted, with quotes doubled, when it holds a comma, quote or newline.
+std::string csv_cell(const std::string& v);
 // Flattens nested objects to dotted keys: "key,value" rows (arrays indexed key.0, key.1).
 void write_flat_csv(const nlohmann::json& doc, std::ostream& out);
 // Tidy CSV (one row per observation, one column per variable, as pandas and

@@ -43,13 +43,6 @@ std::string text_of(const study::Value& v) {
   return "";
 }
 
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 }  // namespace
 
 nlohmann::json json_of(const study::Value& v) {
