@@ -197,7 +197,10 @@ int cmd_resolve(const Common& c) {
 
 nlohmann::json design_document(const scenario::Scenario& sc, const topology::Topology& t, const std::string& cmd) {
   nlohmann::json doc = report::new_document(context_of(sc, cmd));
-  report::add_design(doc, t, topology::compute_bom(t, sc.hardware()));
+  const topology::Hardware hw = sc.hardware();
+  const topology::Bom bom = topology::compute_bom(t, hw);
+  const topology::CostModel model = sc.cost_model();
+  report::add_design(doc, t, bom, topology::compute_cost(t, hw, bom, model), model);
   return doc;
 }
 

@@ -30,6 +30,10 @@ const std::vector<SectionInfo>& sections() {
       {"server", "the GPU server: GPUs, NICs, NVLink, PCIe, power", topology::server_params},
       {"switch", "the switch model used at every tier", topology::switch_params},
       {"cabling", "cable lengths, copper/optical rule, optics and rack power", topology::cabling_params},
+      {"cost",
+       "prices of switches, NICs, cables and transceivers, energy price and PUE: capex and power cost of `podnet "
+       "design` (docs/cost.md)",
+       topology::cost_params},
       {"network", "simulation engine, routing policy and transport", engine::network_params},
       {"links", "per link class (nvlink, pcie, ethernet, infiniband, ici): payload efficiency and added latency",
        engine::link_class_params},
@@ -562,6 +566,14 @@ const Params& Scenario::section(const std::string& n) const {
 topology::Hardware Scenario::hardware() const {
   try {
     return topology::hardware_from(section("server"), section("switch"), section("cabling"));
+  } catch (const ParamError& e) {
+    throw InputError(fmt::format("{}: {}", where(e.key()), e.what()));
+  }
+}
+
+topology::CostModel Scenario::cost_model() const {
+  try {
+    return topology::cost_from(section("cost"));
   } catch (const ParamError& e) {
     throw InputError(fmt::format("{}: {}", where(e.key()), e.what()));
   }
