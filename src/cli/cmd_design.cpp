@@ -24,6 +24,7 @@ namespace podnet::cli {
 namespace {
 
 struct DesignOptions {
+  std::string cost_csv;
   std::string cabling_plan;
   std::string netbox_dir;
   std::string html;
@@ -44,6 +45,11 @@ int cmd_design(const Common& c, const DesignOptions& d) {
                           "podnet design " + sc.name);
     open_out(d.html) << page;
     std::cerr << "podnet: wrote " << d.html << "\n";
+  }
+  if (!d.cost_csv.empty()) {
+    auto f = open_out(d.cost_csv);
+    report::write_tidy_csv(doc["cost"], "items", "group", f);
+    std::cerr << "podnet: wrote the priced bill " << d.cost_csv << "\n";
   }
   if (!d.cabling_plan.empty()) {
     auto f = open_out(d.cabling_plan);
@@ -213,6 +219,11 @@ void add_design_command(CLI::App& app, Action& action) {
       ->add_option("--cabling-plan", d->cabling_plan,
                    "write every cable as CSV in NetBox's cable-import columns, podnet's data as cf_podnet_* custom "
                    "fields (the same file as 08-cables.csv of --netbox)")
+      ->type_name("FILE.csv");
+  design
+      ->add_option("--cost-csv", d->cost_csv,
+                   "write the priced bill as a tidy CSV: one row per tier or link class, part and speed (group, "
+                   "part, count, speed_gbps, unit_usd, total_usd)")
       ->type_name("FILE.csv");
   design->add_option("--html", d->html, "also write a self-contained HTML report: the fabric drawn by tier, the BOM")
       ->type_name("FILE.html");

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "cli/test_util.hpp"
@@ -78,6 +79,39 @@ TEST(OptimizeCli, SmallFabricFrontDerivedByHand) {
   EXPECT_EQ(nlohmann::json::parse(resumed.out)["front"], doc["front"]);
 }
 
+TEST(OptimizeCli, MpiStagesGiveTheSameFront) {
+  // Under mpirun one sweep per job: --stage design, then --stage train, then a plain run prints the front; it
+  // must equal the threaded run's. Open MPI from scripts/setup.sh; root and more ranks than cores allowed here.
+  const fs::path d = podnet::cli::testing::temp_dir("podnet_optimize_test");
+  const std::string base = podnet::cli::testing::write_file(d, "base-mpi.yaml", kBase);
+  const std::string space =
+      " --gpus 64 --families fat_tree --tiers 2 --oversubscription 1:1,3:1 --radix 64 --speeds 400Gbps --nics 8 "
+      "--aoc 0m,30m --format json --dir ";
+  fs::remove_all(d / "t");
+  fs::remove_all(d / "m");
+  const Result threads = run("optimize " + base + space + (d / "t").string() + " -j 2");
+  ASSERT_EQ(threads.status, 0) << threads.out;
+  const std::string mpi = "mpirun --allow-run-as-root --oversubscribe -n 2 " + std::string(PODNET_BINARY) +
+                          " optimize " + base + space + (d / "m").string();
+  // Both stages at once under mpirun: refused, saying how to run it.
+  Result r = podnet::cli::testing::run_shell(mpi, true);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("--stage design"), std::string::npos) << r.out;
+  for (const char* stage : {" --stage design", " --stage train"}) {
+    r = podnet::cli::testing::run_shell(mpi + stage, true);
+    ASSERT_EQ(r.status, 0) << stage << r.out;
+  }
+  r = run("optimize " + base + space + (d / "m").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto a = nlohmann::json::parse(threads.out)["front"], b = nlohmann::json::parse(r.out)["front"];
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i].erase("design_file");
+    b[i].erase("design_file");
+  }
+  EXPECT_EQ(a, b);
+}
+
 TEST(OptimizeCli, BadInputIsRefused) {
   const fs::path d = podnet::cli::testing::temp_dir("podnet_optimize_test");
   // 100 GPUs are not a multiple of aipod-16k's TP8 x PP16 x CP1 = 128.
@@ -118,6 +152,21 @@ TEST(CostCli, BadCostSectionNamesFileLineAndKey) {
   EXPECT_DOUBLE_EQ(b["cost"]["capex_usd"].get<double>() - a["cost"]["capex_usd"].get<double>(),
                    a["bom"]["nics"].get<double>() * 500);
   EXPECT_EQ(a["bom"]["nics"], 64);
+  // --cost-csv: the priced bill as a tidy table whose totals add up to the capex
+  const std::string csv = (d / "cost.csv").string();
+  ASSERT_EQ(run("design " + f + " --set cost.sr_max_length=50m --cost-csv " + csv).status, 0);
+  std::istringstream in(podnet::cli::testing::read_file(csv));
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "group,count,part,speed_gbps,total_usd,unit_usd");
+  double sum = 0;
+  int rows = 0;
+  while (std::getline(in, line)) {
+    sum += std::stod(line.substr(line.find_last_of(',', line.rfind(',') - 1) + 1));
+    ++rows;
+  }
+  EXPECT_EQ(rows, static_cast<int>(a["cost"]["items"].size()));
+  EXPECT_DOUBLE_EQ(sum, a["cost"]["capex_usd"].get<double>());
 }
 
 }  // namespace
