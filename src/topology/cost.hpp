@@ -23,16 +23,16 @@
 // a study that depends on them should set its own quotes in `cost:`.
 //   switch_port 550 USD  a 400G port: NVIDIA Quantum-2 QM9700 (64 x 400G NDR) at about 35,000 USD per switch,
 //                        infra-economics.com "Infrastructure Economics" (2025) -> 35,000 / 64 = 547 (estimate)
-//   nic 1,500 USD        ConnectX-7 400G, same source's NIC line (about 1,200 USD per card), rounded up for
-//                        the OSFP cage and support (estimate)
+//   nic 1,500 USD        ConnectX-7 400G: the same source's NIC line, 10 per node at about 12,000 USD (1,200
+//                        per NIC), rounded up (estimate)
 //   transceiver 400G     500 (SR, multimode, 100 m: 400G-SR8 on OM4), 700 (DR4, 500 m single-mode, retail
 //                        listings of 400GBASE-DR4 OSFP modules at 699-799), 1,000 (FR4, 2 km): the 500-1,000 USD
 //                        range infra-economics.com quotes for OSFP transceivers
 //   dac 100, aoc 600     estimates: a passive DAC is a copper assembly without optics; an AOC embeds two
 //                        short-reach optical engines (cheaper than two pluggable SR modules and a fibre)
 //   fibre_per_m 2 USD    estimate for an MPO trunk per metre
-//   energy_price 0.08    USD/kWh: US average retail price to industrial customers, 2023 (EIA Electric Power
-//                        Monthly, Table 5.6.A: 8.0 cents/kWh)
+//   energy_price 0.08    USD/kWh: US average revenue per kWh from industrial customers, 2023: 8.06 cents (EIA,
+//                        Electric Power Annual 2023, eia.gov/electricity/annual)
 //   pue 1.3              estimate between the Uptime Institute Global Data Center Survey 2023 average (1.58)
 //                        and hyperscale fleets (Google's 2023 fleet-wide trailing average: 1.10)
 //   speed_exponent 1     price proportional to speed (cost per Gb/s held constant across speeds): an estimate
