@@ -778,7 +778,9 @@ std::vector<diagnose::Fault> Scenario::fault_list(const topology::Topology& t) c
 }
 
 std::string Scenario::where(const std::string& key) const {
-  if (from_set.count(key)) return "--set " + key;
+  // A key under a map given whole with --set (`--set 'topology={family: ..., gpus: ...}'`) is the --set's too.
+  for (size_t dot = key.size(); dot != std::string::npos; dot = dot == 0 ? std::string::npos : key.rfind('.', dot - 1))
+    if (from_set.count(key.substr(0, dot))) return "--set " + key;
   if (auto f = from_fragment.find(key); f != from_fragment.end())
     return fmt::format("{}:{}: {}", f->second.first, f->second.second, key);
   auto it = lines.find(key);
