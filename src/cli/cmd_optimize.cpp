@@ -27,6 +27,7 @@ struct OptimizeOptions {
   std::string dir = "optimize";
   std::string stage = "all";
   std::string reference;
+  std::string objective = "iteration";
   int jobs = 1;
   std::string families = "rail_clos,fat_tree", tiers = "2,3", over = "1:1,2:1", spine_over = "1:1,2:1",
               radix = "64,128", speeds = "400Gbps,800Gbps", nics = "4,8", aoc = "0m,30m";
@@ -95,6 +96,9 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
   req.train_db = (dir / "train.db").string();
   req.jobs = o.jobs;
   req.stage = o.stage;
+  req.objective = o.objective == "days"                 ? study::kDaysColumn
+                  : o.objective == "days_with_failures" ? study::kDaysWithFailuresColumn
+                                                        : study::kTimeColumn;
   // Keys and values are checked on the first point before anything runs.
   (void)scenario::load(base, study::SweepSpec{"design", base, {}, {}, {}, req.axes}.overrides(
                                  study::cartesian(req.axes).front()));
@@ -141,6 +145,7 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
       const auto train = train_point(o.reference, c.sets).fields;
       ref->iteration_ms = field(train, study::kTimeColumn);
       ref->days = field(train, study::kDaysColumn);
+      ref->objective = field(train, req.objective.c_str());
       ref->timed = true;
     }
     study::compare_reference(r, *ref);
@@ -172,6 +177,11 @@ void add_optimize_command(CLI::App& app, Action& action) {
                   "a scenario to compare with the front (e.g. aipod-16k): contained, dominated (and by how much), "
                   "or not dominated");
   cmd->add_option("-j,--jobs", o->jobs, "points run at once (threads)")->capture_default_str();
+  cmd->add_option("--objective", o->objective,
+                  "the third objective beside capex and power: iteration (time), days (to train, failure-free) or "
+                  "days_with_failures (with the interruptions the fabric's parts cause: docs/reliability.md)")
+      ->check(CLI::IsMember({"iteration", "days", "days_with_failures"}))
+      ->capture_default_str();
   cmd->add_option("--stage", o->stage,
                   "all, or under mpirun one sweep per run: design, then train (then without mpirun to print)")
       ->check(CLI::IsMember({"all", "design", "train"}))

@@ -27,6 +27,7 @@ nlohmann::json point_json(const study::OptimizeResult& r, const study::OptimizeP
           {"diameter_hops", p.diameter},
           {"iteration_time_ms", number_or_null(p.timed, p.iteration_ms, 3)},
           {"days_to_train", number_or_null(p.timed, p.days, 3)},
+          {"objective_value", number_or_null(p.timed, p.objective, 3)},
           {"train_error", p.train_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.train_error)},
           {"dominated_by", p.dominated_by < 0 ? nlohmann::json(nullptr) : nlohmann::json(p.dominated_by)}};
 }
@@ -58,7 +59,7 @@ void add_optimize(nlohmann::json& doc, int64_t gpus, const study::OptimizeResult
   doc["infeasible_examples"] = r.infeasible_examples;
   doc["candidates_after_design_pruning"] = static_cast<int64_t>(r.candidates.size());
   doc["candidates_timed"] = timed;
-  doc["objectives"] = timed > 0 ? nlohmann::json::array({"capex_usd", "power_kw", "iteration_time_ms"})
+  doc["objectives"] = timed > 0 ? nlohmann::json::array({"capex_usd", "power_kw", r.objective})
                                 : nlohmann::json::array({"capex_usd", "power_kw"});
   doc["candidates"] = candidates;
   doc["front"] = front;
@@ -68,6 +69,7 @@ void add_optimize(nlohmann::json& doc, int64_t gpus, const study::OptimizeResult
                         {"power_kw", round_to(ref->power_kw, 3)},
                         {"iteration_time_ms", number_or_null(ref->timed, ref->iteration_ms, 3)},
                         {"days_to_train", number_or_null(ref->timed, ref->days, 3)},
+                        {"objective_value", number_or_null(ref->timed, ref->objective, 3)},
                         {"front_match", ref->match < 0
                                             ? nlohmann::json(nullptr)
                                             : nlohmann::json(r.candidates[static_cast<size_t>(ref->match)].id)},
@@ -83,13 +85,25 @@ void write_optimize_table(const nlohmann::json& d, std::ostream& out) {
                      thousands(d["infeasible"].get<int64_t>()),
                      thousands(d["candidates_after_design_pruning"].get<int64_t>()),
                      thousands(d["candidates_timed"].get<int64_t>()), d["front"].size());
-  Table t({"front", "design", "capex", "power (kW)", "iteration (ms)", "days", "design file"});
-  for (const auto& p : d["front"])
-    t.add({"#" + std::to_string(p["id"].get<int64_t>()), p["label"].get<std::string>(),
-           usd(p["capex_usd"].get<double>()), fixed(p["power_kw"].get<double>(), 1),
-           p["iteration_time_ms"].is_null() ? "-" : fixed(p["iteration_time_ms"].get<double>(), 1),
-           p["days_to_train"].is_null() ? "-" : fixed(p["days_to_train"].get<double>(), 1),
-           p["design_file"].get<std::string>()});
+  // The third objective's column when it is not one of the two shown anyway.
+  const std::string third = d["objectives"].size() > 2 ? d["objectives"][2].get<std::string>() : "";
+  const bool extra = !third.empty() && third != "iteration_time_ms" && third != "days_to_train";
+  std::vector<std::string> head = {"front", "design", "capex", "power (kW)", "iteration (ms)", "days"};
+  if (extra) head.push_back(third == "reliability.days_to_train_with_failures" ? "days with failures" : third);
+  head.push_back("design file");
+  Table t(head);
+  for (const auto& p : d["front"]) {
+    std::vector<std::string> row = {"#" + std::to_string(p["id"].get<int64_t>()),
+                                    p["label"].get<std::string>(),
+                                    usd(p["capex_usd"].get<double>()),
+                                    fixed(p["power_kw"].get<double>(), 1),
+                                    p["iteration_time_ms"].is_null() ? "-"
+                                                                     : fixed(p["iteration_time_ms"].get<double>(), 1),
+                                    p["days_to_train"].is_null() ? "-" : fixed(p["days_to_train"].get<double>(), 1)};
+    if (extra) row.push_back(p["objective_value"].is_null() ? "-" : fixed(p["objective_value"].get<double>(), 1));
+    row.push_back(p["design_file"].get<std::string>());
+    t.add(row);
+  }
   t.write(out, "  ");
   for (const auto& e : d["infeasible_examples"]) out << "  infeasible: " << e.get<std::string>() << "\n";
   if (d.contains("reference")) {

@@ -174,8 +174,12 @@ OptimizeResult optimize(const OptimizeRequest& req, const Evaluate& evaluate_des
     throw InputError(
         "optimize under mpirun runs one sweep per MPI job: run it with --stage design, then again with --stage train "
         "(then without mpirun to print the front)");
+  if (req.objective != kTimeColumn && req.objective != kDaysColumn && req.objective != kDaysWithFailuresColumn)
+    throw InputError(fmt::format("optimize: objective {}: expected {}, {} or {}", req.objective, kTimeColumn,
+                                 kDaysColumn, kDaysWithFailuresColumn));
   OptimizeResult out;
   out.axes = req.axes;
+  out.objective = req.objective;
   SweepSpec design;
   design.study = "design";
   design.scenario = req.base;
@@ -247,9 +251,14 @@ OptimizeResult optimize(const OptimizeRequest& req, const Evaluate& evaluate_des
         c.train_error = text(tt, tt.rows[i], "error");
         continue;
       }
-      c.timed = true;
       c.iteration_ms = number(tt, tt.rows[i], kTimeColumn);
       c.days = number(tt, tt.rows[i], kDaysColumn);
+      c.objective = number(tt, tt.rows[i], req.objective);
+      if (std::isnan(c.objective)) {
+        c.train_error = fmt::format("the train study gave no {}", req.objective);
+        continue;
+      }
+      c.timed = true;
     }
   }
   // Stage 4: the front on (capex, power, iteration time) among the timed candidates (or capex and power).
@@ -259,7 +268,7 @@ OptimizeResult optimize(const OptimizeRequest& req, const Evaluate& evaluate_des
     const auto& c = out.candidates[i];
     if (timed && !c.timed) continue;
     idx.push_back(i);
-    objs.push_back(timed ? std::vector<double>{c.capex_usd, c.power_kw, c.iteration_ms}
+    objs.push_back(timed ? std::vector<double>{c.capex_usd, c.power_kw, c.objective}
                          : std::vector<double>{c.capex_usd, c.power_kw});
   }
   std::vector<int64_t> fby;
@@ -276,11 +285,11 @@ void compare_reference(const OptimizeResult& r, OptimizeReference& ref) {
   const auto objectives = [&](double capex, double power, double ms) {
     return timed ? std::vector<double>{capex, power, ms} : std::vector<double>{capex, power};
   };
-  const std::vector<double> want = objectives(ref.capex_usd, ref.power_kw, ref.iteration_ms);
+  const std::vector<double> want = objectives(ref.capex_usd, ref.power_kw, ref.objective);
   ref.match = -1;
   for (size_t f : r.front) {
     const auto& c = r.candidates[f];
-    const std::vector<double> have = objectives(c.capex_usd, c.power_kw, c.iteration_ms);
+    const std::vector<double> have = objectives(c.capex_usd, c.power_kw, c.objective);
     bool ok = true;
     for (size_t j = 0; j < want.size(); ++j) ok = ok && have[j] <= want[j];
     if (!ok) continue;
@@ -310,8 +319,11 @@ void compare_reference(const OptimizeResult& r, OptimizeReference& ref) {
   };
   std::string why =
       delta("capex", c.capex_usd, ref.capex_usd, "USD", 0) + "; " + delta("power", c.power_kw, ref.power_kw, "kW", 1);
-  if (timed) why += "; " + delta("iteration", c.iteration_ms, ref.iteration_ms, "ms", 1);
-  const std::vector<double> have = objectives(c.capex_usd, c.power_kw, c.iteration_ms);
+  if (timed && r.objective == kTimeColumn) why += "; " + delta("iteration", c.objective, ref.objective, "ms", 1);
+  else if (timed)
+    why += "; " + delta(r.objective == kDaysColumn ? "days to train" : "days to train with failures", c.objective,
+                        ref.objective, "days", 2);
+  const std::vector<double> have = objectives(c.capex_usd, c.power_kw, c.objective);
   ref.equal = have == want;
   ref.verdict = ref.equal ? fmt::format("the front contains a design equal to {} in every objective (#{}): {}",
                                         ref.name, c.id, why)

@@ -66,6 +66,7 @@ inline constexpr const char* kInjectionColumn = "injection_bandwidth_per_gpu_gbp
 inline constexpr const char* kDiameterColumn = "diameter_hops";
 inline constexpr const char* kTimeColumn = "iteration_time_ms";
 inline constexpr const char* kDaysColumn = "days_to_train";
+inline constexpr const char* kDaysWithFailuresColumn = "reliability.days_to_train_with_failures";
 
 // The scenario every point of an optimize run starts from, as YAML: `sc`
 // resolved (every default filled in), its topology replaced by {family:
@@ -85,6 +86,9 @@ struct OptimizeRequest {
   // "train": the design database must be complete, then the train sweep. Under
   // mpirun (one sweep per MPI job) run "design", then "train", each its own mpirun.
   std::string stage = "all";
+  // The third objective, a column of the train study: kTimeColumn (iteration time), kDaysColumn (days to
+  // train, failure-free) or kDaysWithFailuresColumn (with the interruptions the fabric's parts cause).
+  std::string objective = kTimeColumn;
 };
 
 struct OptimizePoint {
@@ -95,11 +99,13 @@ struct OptimizePoint {
   bool timed = false;
   std::string train_error;  // the train point's error (a job that does not fit), if any
   double iteration_ms = 0, days = 0;
+  double objective = 0;       // the third objective's value
   int64_t dominated_by = -1;  // design id of a point that dominates it (stage 2 or 4), -1 if none
 };
 
 struct OptimizeResult {
   std::vector<Axis> axes;
+  std::string objective = kTimeColumn;
   int64_t points = 0, infeasible = 0;
   std::vector<std::string> infeasible_examples;  // up to 5 distinct reasons
   std::vector<OptimizePoint> candidates;         // after design pruning, design id order
@@ -118,9 +124,10 @@ struct OptimizeReference {
   std::string name;
   double capex_usd = 0, power_kw = 0, iteration_ms = 0, days = 0;
   bool timed = false;
-  int64_t match = -1;   // index into candidates: the front point (lowest capex, then id) no worse in every objective
-  bool equal = false;   // that point equals the reference in every objective
-  std::string verdict;  // one sentence: contained, dominated by #id and why, or not dominated
+  double objective = 0;  // the value of the result's objective column
+  int64_t match = -1;    // index into candidates: the front point (lowest capex, then id) no worse in every objective
+  bool equal = false;    // that point equals the reference in every objective
+  std::string verdict;   // one sentence: contained, dominated by #id and why, or not dominated
 };
 void compare_reference(const OptimizeResult& r, OptimizeReference& ref);
 

@@ -119,14 +119,14 @@ TEST(Optimize, PrunesOnDesignMetricsThenTimesTheCandidates) {
   EXPECT_EQ(point_overrides(res, res.candidates[res.front[1]]), (std::vector<std::string>{"a=dear", "b=fast"}));
 
   // A reference like "dear/slow" priced 220: beaten by #1 (capex 100 vs 220, power 10 vs 12, time equal).
-  OptimizeReference ref{"ref", 220, 12, 30, 3, true};
+  OptimizeReference ref{"ref", 220, 12, 30, 3, true, 30};
   compare_reference(res, ref);
   EXPECT_EQ(res.candidates[static_cast<size_t>(ref.match)].id, 1);
   EXPECT_FALSE(ref.equal);
   EXPECT_NE(ref.verdict.find("#1 on the front dominates ref"), std::string::npos) << ref.verdict;
   EXPECT_NE(ref.verdict.find("iteration equal"), std::string::npos) << ref.verdict;
   // Faster than everything: not dominated.
-  OptimizeReference fast{"fast", 300, 20, 10, 1, true};
+  OptimizeReference fast{"fast", 300, 20, 10, 1, true, 10};
   compare_reference(res, fast);
   EXPECT_EQ(fast.match, -1);
 
@@ -136,6 +136,30 @@ TEST(Optimize, PrunesOnDesignMetricsThenTimesTheCandidates) {
       r, [&](const SweepPoint& p) { return g.design_point(p); }, [&](const SweepPoint& p) { return g.train_point(p); });
   EXPECT_TRUE(g.trained.empty());
   EXPECT_EQ(again.front, res.front);
+}
+
+TEST(Optimize, DaysAsTheThirdObjective) {
+  // The stand-in's days are time / 10 but for dear/fast, made the slowest to train (5 days): then 3 (250, 10, 5)
+  // is beaten by 1 (100, 10, 3) and the front is 1 alone; 2 (200, 12, 3) is beaten by 1 as before.
+  Fake f;
+  f.time_ms["dear/fast"] = 50;
+  OptimizeRequest r;
+  r.axes = {{"a", {"cheap", "dear"}, ""}, {"b", {"slow", "fast"}, ""}};
+  r.design_db = temp_path("d3.db");
+  r.train_db = temp_path("t3.db");
+  r.objective = kDaysColumn;
+  const auto res = optimize(
+      r, [&](const SweepPoint& p) { return f.design_point(p); }, [&](const SweepPoint& p) { return f.train_point(p); });
+  ASSERT_EQ(res.front.size(), 1u);
+  EXPECT_EQ(res.candidates[res.front[0]].id, 1);
+  EXPECT_DOUBLE_EQ(res.candidates[res.front[0]].objective, 3);
+  OptimizeReference ref{"ref", 100, 10, 30, 3, true, 3};
+  compare_reference(res, ref);
+  EXPECT_TRUE(ref.equal);
+  EXPECT_NE(ref.verdict.find("days to train equal"), std::string::npos) << ref.verdict;
+  // A column the train study does not give is refused before anything runs.
+  r.objective = "mfu";
+  EXPECT_THROW(optimize(r, {}, {}), InputError);
 }
 
 TEST(Optimize, InfeasibleDesignsAreCountedWithTheirReason) {
