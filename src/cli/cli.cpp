@@ -29,6 +29,7 @@ int run(int argc, char** argv) {
   add_calibrate_command(app, action);
   add_sweep_command(app, action);
   add_diff_command(app, action);
+  add_optimize_command(app, action);
   add_run_command(app, action);
   add_resolve_command(app, action);
   add_serve_command(app, action);

@@ -24,6 +24,7 @@ namespace podnet::cli {
 namespace {
 
 struct DesignOptions {
+  std::string cost_csv;
   std::string cabling_plan;
   std::string netbox_dir;
   std::string html;
@@ -44,6 +45,11 @@ int cmd_design(const Common& c, const DesignOptions& d) {
                           "podnet design " + sc.name);
     open_out(d.html) << page;
     std::cerr << "podnet: wrote " << d.html << "\n";
+  }
+  if (!d.cost_csv.empty()) {
+    auto f = open_out(d.cost_csv);
+    report::write_tidy_csv(doc["cost"], "items", "group", f);
+    std::cerr << "podnet: wrote the priced bill " << d.cost_csv << "\n";
   }
   if (!d.cabling_plan.empty()) {
     auto f = open_out(d.cabling_plan);
@@ -197,7 +203,10 @@ int cmd_resolve(const Common& c) {
 
 nlohmann::json design_document(const scenario::Scenario& sc, const topology::Topology& t, const std::string& cmd) {
   nlohmann::json doc = report::new_document(context_of(sc, cmd));
-  report::add_design(doc, t, topology::compute_bom(t, sc.hardware()));
+  const topology::Hardware hw = sc.hardware();
+  const topology::Bom bom = topology::compute_bom(t, hw);
+  const topology::CostModel model = sc.cost_model();
+  report::add_design(doc, t, bom, topology::compute_cost(t, hw, bom, model), model);
   return doc;
 }
 
@@ -210,6 +219,11 @@ void add_design_command(CLI::App& app, Action& action) {
       ->add_option("--cabling-plan", d->cabling_plan,
                    "write every cable as CSV in NetBox's cable-import columns, podnet's data as cf_podnet_* custom "
                    "fields (the same file as 08-cables.csv of --netbox)")
+      ->type_name("FILE.csv");
+  design
+      ->add_option("--cost-csv", d->cost_csv,
+                   "write the priced bill as a tidy CSV: one row per tier or link class, part and speed (group, "
+                   "part, count, speed_gbps, unit_usd, total_usd)")
       ->type_name("FILE.csv");
   design->add_option("--html", d->html, "also write a self-contained HTML report: the fabric drawn by tier, the BOM")
       ->type_name("FILE.html");

@@ -88,6 +88,7 @@ void add_reliability_command(CLI::App& app, Action& action);
 void add_calibrate_command(CLI::App& app, Action& action);
 void add_sweep_command(CLI::App& app, Action& action);
 void add_diff_command(CLI::App& app, Action& action);
+void add_optimize_command(CLI::App& app, Action& action);
 void add_diagnose_command(CLI::App& app, Action& action);
 void add_serve_command(CLI::App& app, Action& action);
 

@@ -1,11 +1,49 @@
 #include "report/design_report.hpp"
 
+#include <cmath>
 #include <fmt/format.h>
 #include <ostream>
 
 namespace podnet::report {
 
-void add_design(nlohmann::json& doc, const topology::Topology& t, const topology::Bom& b) {
+namespace {
+
+nlohmann::json cost_json(const topology::Cost& c, const topology::CostModel& m, int64_t gpus) {
+  nlohmann::json by_tier = nlohmann::json::object();
+  for (const auto& [g, usd] : c.by_group) by_tier[g] = round_to(usd, 2);
+  nlohmann::json items = nlohmann::json::array();
+  for (const auto& it : c.items)
+    items.push_back({{"group", it.group},
+                     {"part", it.part},
+                     {"count", it.count},
+                     {"speed_gbps", round_to(it.speed_gbps, 3)},
+                     {"unit_usd", round_to(it.unit_usd, 2)},
+                     {"total_usd", round_to(it.total_usd, 2)}});
+  return {
+      {"capex_usd", round_to(c.capex_usd, 2)},
+      {"capex_per_gpu_usd", round_to(gpus > 0 ? c.capex_usd / static_cast<double>(gpus) : 0.0, 2)},
+      {"capex",
+       {{"switches_usd", round_to(c.switches_usd, 2)},
+        {"nics_usd", round_to(c.nics_usd, 2)},
+        {"cables_usd", round_to(c.cables_usd, 2)},
+        {"transceivers_usd", round_to(c.transceivers_usd, 2)},
+        {"fibre_usd", round_to(c.fibre_usd, 2)}}},
+      {"capex_by_tier_usd", by_tier},
+      {"energy_mwh_per_year", round_to(c.energy_kwh_per_year / 1e3, 3)},
+      {"energy_usd_per_year", round_to(c.energy_usd_per_year, 2)},
+      {"network_energy_usd_per_year", round_to(c.network_energy_usd_per_year, 2)},
+      {"energy_price_usd_per_kwh", m.energy_usd_per_kwh},
+      {"pue", m.pue},
+      {"items", items},
+  };
+}
+
+std::string usd(double v) { return "$" + thousands(static_cast<int64_t>(std::llround(v))); }
+
+}  // namespace
+
+void add_design(nlohmann::json& doc, const topology::Topology& t, const topology::Bom& b, const topology::Cost& cost,
+                const topology::CostModel& model) {
   nlohmann::json tiers = nlohmann::json::array();
   for (size_t i = 1; i < t.tier_names.size(); ++i) tiers.push_back(t.tier_names[i]);
   doc["topology"] = {{"family", t.family},
@@ -44,7 +82,14 @@ void add_design(nlohmann::json& doc, const topology::Topology& t, const topology
         {"network", b.network_racks},
         {"servers_per_rack", b.servers_per_rack}}},
   };
+  doc["cost"] = cost_json(cost, model, b.gpus);
   doc["limits"] = {{"max_gpus", t.facts.max_gpus}, {"max_gpus_reason", t.facts.max_gpus_reason}};
+  double injection_bps = 0;  // NIC ports: the bandwidth each GPU can put on the fabric, per direction
+  for (const auto& l : t.links)
+    if (t.nodes[l.a].kind == topology::NodeKind::Nic || t.nodes[l.b].kind == topology::NodeKind::Nic)
+      if (l.media != topology::Media::Pcie) injection_bps += l.capacity.bps;
+  doc["injection_bandwidth_per_gpu_gbps"] =
+      round_to(b.gpus > 0 ? injection_bps / 1e9 / static_cast<double>(b.gpus) : 0, 3);
   doc["bisection_bandwidth_gbps"] = round_to(t.facts.bisection_bps / 1e9, 3);
   doc["bisection_method"] = t.facts.bisection_method;
   doc["diameter_hops"] = t.facts.diameter_hops;
@@ -88,6 +133,23 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
       {"racks (server + network)", fmt::format("{} ({} + {})", thousands(bom["racks"]["total"]),
                                                thousands(bom["racks"]["server"]), thousands(bom["racks"]["network"]))});
   t.write(out, "  ");
+  out << "\n";
+  const auto& cost = d["cost"];
+  Table c({"cost (USD; prices: docs/cost.md, cost: section)", "count", "unit", "total"});
+  for (const auto& it : cost["items"])
+    c.add({fmt::format("{}: {} {}G", it["group"].get<std::string>(), it["part"].get<std::string>(),
+                       fixed(it["speed_gbps"].get<double>(), 0)),
+           thousands(it["count"]), usd(it["unit_usd"].get<double>()), usd(it["total_usd"].get<double>())});
+  for (auto it = cost["capex_by_tier_usd"].begin(); it != cost["capex_by_tier_usd"].end(); ++it)
+    c.add({"capex: " + it.key(), "", "", usd(it.value().get<double>())});
+  c.add({"capex: network total", "", "", usd(cost["capex_usd"].get<double>())});
+  c.add({"capex per GPU", "", "", usd(cost["capex_per_gpu_usd"].get<double>())});
+  c.add({fmt::format("energy per year (whole cluster, PUE {})", fixed(cost["pue"].get<double>(), 2)),
+         fixed(cost["energy_mwh_per_year"].get<double>(), 0) + " MWh",
+         fmt::format("${}/kWh", fixed(cost["energy_price_usd_per_kwh"].get<double>(), 3)),
+         usd(cost["energy_usd_per_year"].get<double>())});
+  c.add({"  of which network (switches, optics)", "", "", usd(cost["network_energy_usd_per_year"].get<double>())});
+  c.write(out, "  ");
   out << "\n";
   Table f({"fabric", "value"});
   f.add({"bisection bandwidth (Gbps, per direction)", fixed(d["bisection_bandwidth_gbps"].get<double>(), 0)});

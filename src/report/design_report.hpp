@@ -7,13 +7,15 @@
 
 #include "report/report.hpp"
 #include "topology/bom.hpp"
+#include "topology/cost.hpp"
 #include "topology/topology.hpp"
 
 namespace podnet::report {
 
-// Adds "topology", "bom", "limits", "bisection_bandwidth_gbps", "diameter_hops",
+// Adds "topology", "bom", "cost", "limits", "bisection_bandwidth_gbps", "diameter_hops",
 // "oversubscription", "notes" to `doc`.
-void add_design(nlohmann::json& doc, const topology::Topology& t, const topology::Bom& bom);
+void add_design(nlohmann::json& doc, const topology::Topology& t, const topology::Bom& bom, const topology::Cost& cost,
+                const topology::CostModel& model);
 void write_design_table(const nlohmann::json& doc, std::ostream& out);
 
 }  // namespace podnet::report

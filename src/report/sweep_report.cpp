@@ -77,8 +77,8 @@ std::vector<std::string> default_columns(const study::ResultTable& t) {
     headline = {"evaluation.precision", "evaluation.recall", "evaluation.time_to_localize_seconds.max",
                 "probing.overhead_bytes_per_second_per_nic"};
   else if (t.study == "design")
-    headline = {"bom.switches.total", "bom.transceivers", "bom.power_kw", "bisection_bandwidth_gbps",
-                "limits.max_gpus"};
+    headline = {"bom.switches.total",       "bom.transceivers",         "bom.power_kw",   "cost.capex_usd",
+                "cost.energy_usd_per_year", "bisection_bandwidth_gbps", "limits.max_gpus"};
   else if (t.study == "bench") {
     // time and busbw at the largest size
     std::string last;

@@ -30,6 +30,10 @@ const std::vector<SectionInfo>& sections() {
       {"server", "the GPU server: GPUs, NICs, NVLink, PCIe, power", topology::server_params},
       {"switch", "the switch model used at every tier", topology::switch_params},
       {"cabling", "cable lengths, copper/optical rule, optics and rack power", topology::cabling_params},
+      {"cost",
+       "prices of switches, NICs, cables and transceivers, energy price and PUE: capex and power cost of `podnet "
+       "design` (docs/cost.md)",
+       topology::cost_params},
       {"network", "simulation engine, routing policy and transport", engine::network_params},
       {"links", "per link class (nvlink, pcie, ethernet, infiniband, ici): payload efficiency and added latency",
        engine::link_class_params},
@@ -567,6 +571,14 @@ topology::Hardware Scenario::hardware() const {
   }
 }
 
+topology::CostModel Scenario::cost_model() const {
+  try {
+    return topology::cost_from(section("cost"));
+  } catch (const ParamError& e) {
+    throw InputError(fmt::format("{}: {}", where(e.key()), e.what()));
+  }
+}
+
 topology::Topology Scenario::build_topology() const {
   const topology::Hardware hw = hardware();
   // The memory guard, before anything is built (scenario/estimate.hpp).
@@ -766,7 +778,9 @@ std::vector<diagnose::Fault> Scenario::fault_list(const topology::Topology& t) c
 }
 
 std::string Scenario::where(const std::string& key) const {
-  if (from_set.count(key)) return "--set " + key;
+  // A key under a map given whole with --set (`--set 'topology={family: ..., gpus: ...}'`) is the --set's too.
+  for (size_t dot = key.size(); dot != std::string::npos; dot = dot == 0 ? std::string::npos : key.rfind('.', dot - 1))
+    if (from_set.count(key.substr(0, dot))) return "--set " + key;
   if (auto f = from_fragment.find(key); f != from_fragment.end())
     return fmt::format("{}:{}: {}", f->second.first, f->second.second, key);
   auto it = lines.find(key);

@@ -27,6 +27,7 @@
 #include "core/params.hpp"
 #include "diagnose/probe.hpp"
 #include "engine/failures.hpp"
+#include "topology/cost.hpp"
 #include "topology/hardware.hpp"
 #include "topology/topology.hpp"
 
@@ -133,6 +134,8 @@ class Scenario {
 
   const Params& section(const std::string& name) const;
   topology::Hardware hardware() const;
+  // The `cost:` section as a cost model (InputError at the key's line for contradicting values).
+  topology::CostModel cost_model() const;
   // Builds the topology; a ParamError from the builder becomes an InputError
   // located at the key's line.
   topology::Topology build_topology() const;

@@ -69,6 +69,16 @@ TEST(Scenario, UnknownKeyNamesFileLineAndKey) {
   EXPECT_NE(e.find("did you mean 'nic_speed'"), std::string::npos) << e;
 }
 
+TEST(Scenario, KeysOfAMapGivenWholeWithSetBlameTheSet) {
+  // `podnet optimize` sets the whole topology map per design point; a key of it is the --set's, not a file line.
+  std::string e = error_of(kBase, {"topology={family: fat_tree, gpus: 100000, tiers: 2}"}, true);
+  EXPECT_EQ(e.rfind("--set topology.gpus: ", 0), 0u) << e;
+  // a key the file gives keeps its line
+  e = error_of(kBase, {"topology.gpus=1000000000"}, true);
+  EXPECT_EQ(e.find("t.yaml:5"), std::string::npos) << e;
+  EXPECT_NE(e.find("--set topology.gpus"), std::string::npos) << e;
+}
+
 TEST(Scenario, UnknownTopLevelKey) {
   std::string e = error_of(std::string(kBase) + "topolgy: {}\n");
   EXPECT_NE(e.find("t.yaml:8: topolgy: unknown key"), std::string::npos) << e;

@@ -1,0 +1,209 @@
+// `podnet optimize [SCENARIO] --gpus N [--workload MODEL]`: the Pareto front of
+// network capex, power and iteration time over a design space (families,
+// tiers, oversubscription per tier, radix, NIC speed, rails, cabling), built
+// on two sweeps (study/optimize.hpp): designs first, pruned on design
+// metrics, then training time for the candidates only. Each front point's
+// scenario is written as a design file.
+#include <filesystem>
+#include <fmt/format.h>
+#include <iostream>
+#include <unistd.h>
+
+#include "cli/common.hpp"
+#include "core/error.hpp"
+#include "report/optimize_report.hpp"
+#include "report/sweep_report.hpp"
+#include "report/train_report.hpp"
+#include "study/optimize.hpp"
+#include "study/train.hpp"
+
+namespace podnet::cli {
+
+namespace {
+
+struct OptimizeOptions {
+  int64_t gpus = 0;
+  std::string workload;
+  std::string dir = "optimize";
+  std::string stage = "all";
+  std::string reference;
+  std::string objective = "iteration";
+  int jobs = 1;
+  std::string families = "rail_clos,fat_tree", tiers = "2,3", over = "1:1,2:1", spine_over = "1:1,2:1",
+              radix = "64,128", speeds = "400Gbps,800Gbps", nics = "4,8", aoc = "0m,30m";
+};
+
+std::vector<int> ints(const std::string& text, const char* option) {
+  std::vector<int> out;
+  for (const auto& s : split_list(text)) {
+    int64_t v = 0;
+    if (!parse_int(s, v) || v < 1 || v > 100000)
+      throw InputError(fmt::format("{} {}: '{}' is not a positive integer", option, text, s));
+    out.push_back(static_cast<int>(v));
+  }
+  return out;
+}
+
+// A design document's or a train document's result fields (as `podnet sweep` stores them).
+study::Outcome design_point(const std::string& base, const std::vector<std::string>& sets) {
+  const scenario::Scenario sc = scenario::load(base, sets);
+  return {true, {}, report::sweep_fields(design_document(sc, sc.build_topology(), "design"))};
+}
+study::Outcome train_point(const std::string& base, const std::vector<std::string>& sets) {
+  const scenario::Setup s = scenario::resolve(scenario::load(base, sets));
+  study::TrainRequest r;
+  r.failures = false;
+  return {true, {}, report::sweep_fields(report::train_document(s, study::train(s, r)))};
+}
+
+double field(const std::vector<study::Field>& fs, const char* name) {
+  for (const auto& f : fs) {
+    if (f.name != name) continue;
+    if (const auto* i = std::get_if<int64_t>(&f.value)) return static_cast<double>(*i);
+    if (const auto* d = std::get_if<double>(&f.value)) return *d;
+  }
+  throw Error(fmt::format("optimize: the reference's result has no {}", name));
+}
+
+int cmd_optimize(Common& c, const OptimizeOptions& o) {
+  if (c.scenario.empty()) c.scenario = kDefaultScenario;
+  if (o.gpus <= 0) throw InputError("--gpus: expected the fabric's GPU count (above 0)");
+  const scenario::Scenario source = load_scenario(c);
+  study::OptimizeSpace space;
+  space.gpus = o.gpus;
+  space.families = split_list(o.families);
+  space.tiers = ints(o.tiers, "--tiers");
+  space.oversubscription = split_list(o.over);
+  space.spine_oversubscription = split_list(o.spine_over);
+  space.radix = ints(o.radix, "--radix");
+  space.speeds = split_list(o.speeds);
+  space.nics = ints(o.nics, "--nics");
+  space.aoc = split_list(o.aoc);
+
+  std::error_code ec;
+  std::filesystem::create_directories(o.dir, ec);
+  if (ec) throw InputError("--dir " + o.dir + ": cannot create the directory: " + ec.message());
+  const std::filesystem::path dir(o.dir);
+  const std::string base = (dir / "base.yaml").string();
+  {
+    const std::string text = study::optimize_base(source.resolved_yaml(), o.gpus, o.workload);
+    open_out(base) << text;
+  }
+  study::OptimizeRequest req;
+  req.base = base;
+  req.axes = study::optimize_axes(space);
+  req.design_db = (dir / "design.db").string();
+  req.train_db = (dir / "train.db").string();
+  req.jobs = o.jobs;
+  req.stage = o.stage;
+  req.objective = o.objective == "days"                 ? study::kDaysColumn
+                  : o.objective == "days_with_failures" ? study::kDaysWithFailuresColumn
+                                                        : study::kTimeColumn;
+  // Keys and values are checked on the first point before anything runs.
+  (void)scenario::load(base, study::SweepSpec{"design", base, {}, {}, {}, req.axes}.overrides(
+                                 study::cartesian(req.axes).front()));
+
+  study::SweepProgress progress;
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  progress.point = [tty](int64_t done, int64_t total, int64_t failed, double elapsed) {
+    if (!tty && elapsed < 2.0 && done < total) return;
+    std::cerr << fmt::format("podnet optimize: [{}/{}] points done, {} failed ({:.1f} s elapsed)\n", done, total,
+                             failed, elapsed);
+  };
+  const study::OptimizeResult r = study::optimize(
+      req,
+      [&](const study::SweepPoint& p) {
+        return design_point(base, study::SweepSpec{"", "", {}, {}, {}, req.axes}.overrides(p));
+      },
+      [&](const study::SweepPoint& p) {
+        // The train sweep's axes are the candidates' zipped values, keyed like the design axes.
+        std::vector<std::string> sets;
+        for (size_t a = 0; a < req.axes.size(); ++a) sets.push_back(req.axes[a].key + "=" + p.values[a]);
+        return train_point(base, sets);
+      },
+      progress);
+  if (!r.design_stats.reporter || !r.train_stats.reporter) return kExitOk;  // an MPI worker
+
+  std::vector<std::string> files;
+  for (size_t f : r.front) {
+    const auto& p = r.candidates[f];
+    std::vector<std::string> sets = study::point_overrides(r, p);
+    sets.push_back(fmt::format("name=optimize-{}", p.id));
+    const std::string path = (dir / fmt::format("design-{:04d}.yaml", p.id)).string();
+    open_out(path) << "# podnet optimize: front point #" << p.id << ": " << p.label << "\n"
+                   << scenario::load(base, sets).resolved_yaml();
+    files.push_back(path);
+  }
+  std::optional<study::OptimizeReference> ref;
+  if (!o.reference.empty()) {
+    ref.emplace();
+    ref->name = o.reference;
+    const auto design = design_point(o.reference, c.sets).fields;
+    ref->capex_usd = field(design, study::kCapexColumn);
+    ref->power_kw = field(design, study::kPowerColumn);
+    if (o.stage != "design") {
+      const auto train = train_point(o.reference, c.sets).fields;
+      ref->iteration_ms = field(train, study::kTimeColumn);
+      ref->days = field(train, study::kDaysColumn);
+      ref->objective = field(train, req.objective.c_str());
+      ref->timed = true;
+    }
+    study::compare_reference(r, *ref);
+  }
+  nlohmann::json doc = report::new_document(context_of(source, "optimize"));
+  report::add_optimize(doc, o.gpus, r, files, ref);
+  emit(c, source, doc, "optimize", report::write_optimize_table);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_optimize_command(CLI::App& app, Action& action) {
+  auto c = std::make_shared<Common>();
+  auto o = std::make_shared<OptimizeOptions>();
+  auto* cmd = app.add_subcommand(
+      "optimize",
+      "search fabric designs for N GPUs: the Pareto front of network capex, power and iteration time, with the "
+      "design file of each point");
+  add_common(cmd, *c, false);
+  cmd->add_option("--gpus", o->gpus, "GPUs of the fabric to design")->required();
+  cmd->add_option("--workload", o->workload,
+                  "the model to train (workload.model; default the scenario's); dp follows --gpus");
+  cmd->add_option("--dir", o->dir,
+                  "working directory: base.yaml, design.db and train.db (the two sweeps: resumable), "
+                  "design-NNNN.yaml per front point")
+      ->capture_default_str();
+  cmd->add_option("--reference", o->reference,
+                  "a scenario to compare with the front (e.g. aipod-16k): contained, dominated (and by how much), "
+                  "or not dominated");
+  cmd->add_option("-j,--jobs", o->jobs, "points run at once (threads)")->capture_default_str();
+  cmd->add_option("--objective", o->objective,
+                  "the third objective beside capex and power: iteration (time), days (to train, failure-free) or "
+                  "days_with_failures (with the interruptions the fabric's parts cause: docs/reliability.md)")
+      ->check(CLI::IsMember({"iteration", "days", "days_with_failures"}))
+      ->capture_default_str();
+  cmd->add_option("--stage", o->stage,
+                  "all, or under mpirun one sweep per run: design, then train (then without mpirun to print)")
+      ->check(CLI::IsMember({"all", "design", "train"}))
+      ->capture_default_str();
+  cmd->add_option("--families", o->families, "topology families searched")->capture_default_str();
+  cmd->add_option("--tiers", o->tiers, "switch tiers searched")->capture_default_str();
+  cmd->add_option("--oversubscription", o->over, "leaf oversubscription ratios searched")->capture_default_str();
+  cmd->add_option("--spine-oversubscription", o->spine_over, "spine ratios searched (3 tiers)")->capture_default_str();
+  cmd->add_option("--radix", o->radix, "switch radixes searched")->capture_default_str();
+  cmd->add_option("--speeds", o->speeds, "NIC = switch port speeds searched")->capture_default_str();
+  cmd->add_option("--nics", o->nics, "NICs (rails) per server searched")->capture_default_str();
+  cmd->add_option("--aoc", o->aoc, "cost.aoc_max_length values searched (0m: transceivers and fibre only)")
+      ->capture_default_str();
+  cmd->footer(
+      "Designs are swept first (podnet sweep --study design), pruned to those no other design beats on capex,\n"
+      "power, bisection, injection bandwidth per GPU and diameter at once, then trained (--study train); the front\n"
+      "is on capex, power and iteration time (docs/optimize.md).\n\nExamples:\n"
+      "  podnet optimize --gpus 16384 --reference aipod-16k -j 2\n"
+      "  podnet optimize leafspine-8k --gpus 1024 --workload llama3-70b --families fat_tree --dir opt-1k\n"
+      "  mpirun -n 8 podnet optimize --gpus 16384 --stage design && mpirun -n 8 podnet optimize --gpus 16384 "
+      "--stage train");
+  cmd->callback([&action, c, o] { action = [c, o] { return cmd_optimize(*c, *o); }; });
+}
+
+}  // namespace podnet::cli

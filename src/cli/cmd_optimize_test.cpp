@@ -1,0 +1,172 @@
+// End-to-end test of `podnet optimize` on a fabric small enough to price by
+// hand: which designs the design metrics prune, the front, the reference's
+// verdict, and the design file of the front point.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "cli/test_util.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using podnet::cli::testing::Result;
+using podnet::cli::testing::run;
+
+// 64 GPUs: 8 servers x 8 GPUs, one 400G NIC per GPU on 8 rails; a 2-tier rail-optimized fat-tree of radix-64
+// switches; Llama 3 8B with TP8 inside each server and DP8 across the servers.
+constexpr const char* kBase =
+    "schema_version: 1\nname: small\n"
+    "topology: {family: fat_tree, gpus: 64, tiers: 2, rail_optimized: true, oversubscription: \"1:1\"}\n"
+    "server: {gpus: 8, nics: 8, nic_speed: 400Gbps}\nswitch: {radix: 64, port_speed: 400Gbps}\n"
+    "workload: {model: llama3-8b, gpu: h100, tp: 8, pp: 1, dp: 8, global_batch: 64, tokens: 1B}\n";
+
+TEST(OptimizeCli, SmallFabricFrontDerivedByHand) {
+  const fs::path d = podnet::cli::testing::temp_dir("podnet_optimize_test");
+  fs::remove_all(d / "o");
+  const std::string base = podnet::cli::testing::write_file(d, "base.yaml", kBase);
+  const std::string out = (d / "o").string();
+  const Result r = run("optimize " + base + " --gpus 64 --families fat_tree --tiers 2 --oversubscription 1:1,3:1 " +
+                           "--radix 64 --speeds 400Gbps --nics 8 --aoc 0m,30m --dir " + out + " --reference " + base +
+                           " --format json",
+                       false);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto doc = nlohmann::json::parse(r.out);
+  // Points (the last axis fastest): #0 1:1 transceivers, #1 1:1 AOC, #2 3:1 transceivers, #3 3:1 AOC.
+  EXPECT_EQ(doc["points"], 4);
+  EXPECT_EQ(doc["infeasible"], 0);
+  // Each rail's 8 NICs share one leaf (8 leaves). A radix-64 leaf at 1:1 has 32 down / 32 up ports: 8 x 32 = 256
+  // leaf-spine links on 256 / 64 = 4 spines; at 3:1, 48 down / 16 up: 128 links on 2 spines.
+  //   capex #0 = 12 switches x 64 x 550 + 64 NICs x 1,500 + 64 DACs x 100 + 256 x (2 SR x 500 + 30 m x 2)
+  //            = 422,400 + 96,000 + 6,400 + 271,360 = 796,160
+  //   capex #3 = 10 x 35,200 + 96,000 + 6,400 + 128 AOCs x 600 = 352,000 + 102,400 + 76,800 = 531,200
+  //   power #0 = 8 x 10.2 kW + 12 x 2 kW + 512 ends x 12 W = 111.744 kW; #3 = 81.6 + 20 + 256 x 0.012 = 104.672
+  // Bisection is NIC-bound in all four (64 x 400 / 2 = 12,800 Gbps: the uplinks, 51.2 or 25.6 Tb/s, carry more),
+  // injection (400) and diameter (2) are equal, so #3, the cheapest and coolest, beats the other three on design
+  // metrics: the only candidate, and the front.
+  ASSERT_EQ(doc["candidates_after_design_pruning"], 1);
+  ASSERT_EQ(doc["front"].size(), 1u);
+  const auto& p = doc["front"][0];
+  EXPECT_EQ(p["id"], 3);
+  EXPECT_DOUBLE_EQ(p["capex_usd"].get<double>(), 531200);
+  EXPECT_DOUBLE_EQ(p["power_kw"].get<double>(), 104.672);
+  EXPECT_DOUBLE_EQ(p["bisection_bandwidth_gbps"].get<double>(), 12800);
+  EXPECT_EQ(p["design"]["cost.aoc_max_length"], "30m");
+  // The reference is design #0 (the base as written). Its DP rings run within each rail's leaf, so no traffic
+  // crosses a spine and the oversubscription does not change the iteration: #3 is as fast, cheaper and cooler.
+  const auto& ref = doc["reference"];
+  EXPECT_DOUBLE_EQ(ref["capex_usd"].get<double>(), 796160);
+  EXPECT_DOUBLE_EQ(ref["power_kw"].get<double>(), 111.744);
+  EXPECT_EQ(ref["front_match"], 3);
+  EXPECT_DOUBLE_EQ(ref["iteration_time_ms"].get<double>(), p["iteration_time_ms"].get<double>());
+  EXPECT_NE(ref["verdict"].get<std::string>().find("#3 on the front dominates"), std::string::npos) << ref;
+  EXPECT_NE(ref["verdict"].get<std::string>().find("iteration equal"), std::string::npos) << ref;
+  // The design file is a scenario podnet designs to the same capex.
+  const std::string file = p["design_file"].get<std::string>();
+  ASSERT_TRUE(fs::exists(file)) << file;
+  const Result again = run("design " + file + " --format json");
+  ASSERT_EQ(again.status, 0) << again.out;
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(again.out)["cost"]["capex_usd"].get<double>(), 531200);
+  // Run again on the same directory: both sweeps resume with nothing to run, same front.
+  const Result resumed = run("optimize " + base + " --gpus 64 --families fat_tree --tiers 2 --oversubscription " +
+                                 "1:1,3:1 --radix 64 --speeds 400Gbps --nics 8 --aoc 0m,30m --dir " + out +
+                                 " --reference " + base + " --format json",
+                             false);
+  ASSERT_EQ(resumed.status, 0);
+  EXPECT_EQ(nlohmann::json::parse(resumed.out)["front"], doc["front"]);
+}
+
+TEST(OptimizeCli, MpiStagesGiveTheSameFront) {
+  // Under mpirun one sweep per job: --stage design, then --stage train, then a plain run prints the front; it
+  // must equal the threaded run's. Open MPI from scripts/setup.sh; root and more ranks than cores allowed here.
+  const fs::path d = podnet::cli::testing::temp_dir("podnet_optimize_test");
+  const std::string base = podnet::cli::testing::write_file(d, "base-mpi.yaml", kBase);
+  const std::string space =
+      " --gpus 64 --families fat_tree --tiers 2 --oversubscription 1:1,3:1 --radix 64 --speeds 400Gbps --nics 8 "
+      "--aoc 0m,30m --format json --dir ";
+  fs::remove_all(d / "t");
+  fs::remove_all(d / "m");
+  const Result threads = run("optimize " + base + space + (d / "t").string() + " -j 2");
+  ASSERT_EQ(threads.status, 0) << threads.out;
+  const std::string mpi = "mpirun --allow-run-as-root --oversubscribe -n 2 " + std::string(PODNET_BINARY) +
+                          " optimize " + base + space + (d / "m").string();
+  // Both stages at once under mpirun: refused, saying how to run it.
+  Result r = podnet::cli::testing::run_shell(mpi, true);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("--stage design"), std::string::npos) << r.out;
+  for (const char* stage : {" --stage design", " --stage train"}) {
+    r = podnet::cli::testing::run_shell(mpi + stage, true);
+    ASSERT_EQ(r.status, 0) << stage << r.out;
+  }
+  r = run("optimize " + base + space + (d / "m").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto a = nlohmann::json::parse(threads.out)["front"], b = nlohmann::json::parse(r.out)["front"];
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i].erase("design_file");
+    b[i].erase("design_file");
+  }
+  EXPECT_EQ(a, b);
+}
+
+TEST(OptimizeCli, BadInputIsRefused) {
+  const fs::path d = podnet::cli::testing::temp_dir("podnet_optimize_test");
+  // 100 GPUs are not a multiple of aipod-16k's TP8 x PP16 x CP1 = 128.
+  Result r = run("optimize --gpus 100 --dir " + (d / "bad").string(), true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("not a multiple of workload tp x pp x cp"), std::string::npos) << r.out;
+  r = run("optimize --gpus 1024 --radix 64,x --dir " + (d / "bad").string(), true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--radix"), std::string::npos) << r.out;
+}
+
+}  // namespace
+
+namespace {
+
+TEST(CostCli, BadCostSectionNamesFileLineAndKey) {
+  const fs::path d = podnet::cli::testing::temp_dir("podnet_optimize_test");
+  // line 4: a multimode reach beyond the single-mode DR reach (checked across keys by the cost model)
+  const std::string f = podnet::cli::testing::write_file(
+      d, "bad-cost.yaml",
+      "schema_version: 1\ntopology: {family: fat_tree, gpus: 64}\ncost:\n  sr_max_length: 600m\n  pue: 1.2\n");
+  Result r = run("design " + f, true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("bad-cost.yaml:4: cost.sr_max_length"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("dr_max_length"), std::string::npos) << r.out;
+  // a PUE below 1 is out of range; a price needs no unit but must be a number
+  r = run("design " + f + " --set cost.sr_max_length=50m --set cost.pue=0.5", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("cost.pue"), std::string::npos) << r.out;
+  r = run("design " + f + " --set cost.sr_max_length=50m --set cost.nic=cheap", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("cost.nic"), std::string::npos) << r.out;
+  // the same file with a valid reach prices the fabric; --set changes one price and the capex by count x delta
+  const auto a = nlohmann::json::parse(run("design " + f + " --set cost.sr_max_length=50m --format json").out);
+  const auto b =
+      nlohmann::json::parse(run("design " + f + " --set cost.sr_max_length=50m --set cost.nic=2000 --format json").out);
+  // 64 NICs x (2,000 - 1,500) = 32,000
+  EXPECT_DOUBLE_EQ(b["cost"]["capex_usd"].get<double>() - a["cost"]["capex_usd"].get<double>(),
+                   a["bom"]["nics"].get<double>() * 500);
+  EXPECT_EQ(a["bom"]["nics"], 64);
+  // --cost-csv: the priced bill as a tidy table whose totals add up to the capex
+  const std::string csv = (d / "cost.csv").string();
+  ASSERT_EQ(run("design " + f + " --set cost.sr_max_length=50m --cost-csv " + csv).status, 0);
+  std::istringstream in(podnet::cli::testing::read_file(csv));
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "group,count,part,speed_gbps,total_usd,unit_usd");
+  double sum = 0;
+  int rows = 0;
+  while (std::getline(in, line)) {
+    sum += std::stod(line.substr(line.find_last_of(',', line.rfind(',') - 1) + 1));
+    ++rows;
+  }
+  EXPECT_EQ(rows, static_cast<int>(a["cost"]["items"].size()));
+  EXPECT_DOUBLE_EQ(sum, a["cost"]["capex_usd"].get<double>());
+}
+
+}  // namespace

@@ -1,0 +1,333 @@
+#include "study/optimize.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+
+#include <yaml-cpp/yaml.h>
+#include "core/error.hpp"
+
+namespace podnet::study {
+
+std::vector<size_t> pareto_front(const std::vector<std::vector<double>>& rows, const std::vector<bool>& maximize,
+                                 std::vector<int64_t>* dominated_by) {
+  const size_t n = rows.size();
+  // better(a, b, j): a's value is strictly better than b's in objective j.
+  const auto no_worse = [&](const std::vector<double>& a, const std::vector<double>& b) {
+    for (size_t j = 0; j < maximize.size(); ++j)
+      if (maximize[j] ? a[j] < b[j] : a[j] > b[j]) return false;
+    return true;
+  };
+  const auto equal = [&](const std::vector<double>& a, const std::vector<double>& b) {
+    for (size_t j = 0; j < maximize.size(); ++j)
+      if (a[j] != b[j]) return false;
+    return true;
+  };
+  std::vector<size_t> front;
+  if (dominated_by) dominated_by->assign(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t by = -1;
+    for (size_t k = 0; k < n && by < 0; ++k) {
+      if (k == i || !no_worse(rows[k], rows[i])) continue;
+      // k is no worse everywhere: it dominates i unless equal, and an equal row takes i's place when earlier.
+      if (!equal(rows[k], rows[i]) || k < i) by = static_cast<int64_t>(k);
+    }
+    if (by < 0) front.push_back(i);
+    if (dominated_by) (*dominated_by)[i] = by;
+  }
+  return front;
+}
+
+std::vector<Axis> optimize_axes(const OptimizeSpace& s) {
+  if (s.gpus <= 0) throw InputError("--gpus: expected a GPU count above 0");
+  Axis topo{"topology", {}, ""};
+  for (const auto& family : s.families) {
+    const std::string extra = family == "fat_tree" ? ", rail_optimized: true" : "";
+    for (int tiers : s.tiers)
+      for (const auto& o1 : s.oversubscription) {
+        if (tiers == 2) {
+          topo.values.push_back(
+              fmt::format("{{family: {}, gpus: {}, tiers: 2, oversubscription: \"{}\"{}}}", family, s.gpus, o1, extra));
+          continue;
+        }
+        for (const auto& o2 : s.spine_oversubscription)
+          topo.values.push_back(
+              fmt::format("{{family: {}, gpus: {}, tiers: {}, oversubscription: \"{}\", spine_oversubscription: "
+                          "\"{}\"{}}}",
+                          family, s.gpus, tiers, o1, o2, extra));
+      }
+  }
+  std::vector<Axis> axes;
+  axes.push_back(std::move(topo));
+  Axis radix{"switch.radix", {}, ""};
+  for (int r : s.radix) radix.values.push_back(std::to_string(r));
+  axes.push_back(std::move(radix));
+  axes.push_back({"server.nic_speed", s.speeds, "speed"});
+  axes.push_back({"switch.port_speed", s.speeds, "speed"});
+  Axis nics{"server.nics", {}, ""};
+  for (int n : s.nics) nics.values.push_back(std::to_string(n));
+  axes.push_back(std::move(nics));
+  axes.push_back({"cost.aoc_max_length", s.aoc, ""});
+  for (const auto& a : axes)
+    if (a.values.empty()) throw InputError(fmt::format("optimize: the search space has no value for {}", a.key));
+  return axes;
+}
+
+std::string optimize_base(const std::string& resolved_yaml, int64_t gpus, const std::string& model) {
+  YAML::Node root = YAML::Load(resolved_yaml);
+  YAML::Node topo(YAML::NodeType::Map);
+  topo["family"] = root["topology"]["family"].Scalar();
+  topo["gpus"] = gpus;
+  root["topology"] = topo;
+  root.remove("failures");
+  root.remove("faults");
+  YAML::Node w = root["workload"];
+  if (w && w.IsMap()) {
+    if (!model.empty()) w["model"] = model;
+    const int64_t tp = w["tp"].as<int64_t>(), pp = w["pp"].as<int64_t>(), cp = w["cp"].as<int64_t>();
+    const int64_t dp = w["dp"].as<int64_t>();
+    if (tp * pp * cp * dp != gpus) {
+      if (gpus % (tp * pp * cp) != 0)
+        throw InputError(fmt::format("--gpus {}: not a multiple of workload tp x pp x cp = {} x {} x {} = {}; set "
+                                     "workload.tp, pp or cp (--set) so that it is",
+                                     gpus, tp, pp, cp, tp * pp * cp));
+      const int64_t new_dp = gpus / (tp * pp * cp);
+      const int64_t batch = w["global_batch"].as<int64_t>();
+      if (batch % dp != 0)
+        throw InputError(fmt::format("--gpus {}: workload.global_batch {} is not a multiple of dp {}, so it cannot "
+                                     "scale with dp",
+                                     gpus, batch, dp));
+      w["dp"] = new_dp;
+      w["global_batch"] = batch / dp * new_dp;
+    }
+  }
+  YAML::Emitter e;
+  e << root;
+  return std::string("# podnet optimize: the base scenario every design point starts from\n") + e.c_str() + "\n";
+}
+
+namespace {
+
+// Column `name` of a result row as a number (NaN when absent or not a number).
+double number(const ResultTable& t, const std::vector<Value>& row, const std::string& name) {
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    if (t.columns[c] != name) continue;
+    if (const auto* i = std::get_if<int64_t>(&row[c])) return static_cast<double>(*i);
+    if (const auto* d = std::get_if<double>(&row[c])) return *d;
+    return std::nan("");
+  }
+  return std::nan("");
+}
+
+std::string text(const ResultTable& t, const std::vector<Value>& row, const std::string& name) {
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    if (t.columns[c] != name) continue;
+    if (const auto* s = std::get_if<std::string>(&row[c])) return *s;
+    if (const auto* i = std::get_if<int64_t>(&row[c])) return std::to_string(*i);
+    if (const auto* d = std::get_if<double>(&row[c])) return fmt::format("{}", *d);
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string point_label(const std::vector<Axis>& axes, const std::vector<std::string>& values) {
+  std::string out;
+  for (size_t a = 0; a < axes.size() && a < values.size(); ++a) {
+    const std::string& key = axes[a].key;
+    std::string part;
+    if (key == "topology") {
+      const YAML::Node t = YAML::Load(values[a]);
+      part = t["family"] ? t["family"].Scalar() : "?";
+      if (t["tiers"]) part += " " + t["tiers"].Scalar() + " tiers";
+      if (t["oversubscription"]) part += " " + t["oversubscription"].Scalar();
+      if (t["spine_oversubscription"]) part += "/" + t["spine_oversubscription"].Scalar();
+    } else if (key == "switch.port_speed" && a > 0 && axes[a - 1].key == "server.nic_speed" &&
+               values[a] == values[a - 1]) {
+      continue;  // zipped with the NIC speed: said once
+    } else if (key == "switch.radix") {
+      part = "radix " + values[a];
+    } else if (key == "server.nics") {
+      part = values[a] + " NICs";
+    } else if (key == "cost.aoc_max_length") {
+      part = "AOC to " + values[a];
+    } else {
+      part = values[a];
+    }
+    out += (out.empty() ? "" : ", ") + part;
+  }
+  return out;
+}
+
+std::vector<std::string> point_overrides(const OptimizeResult& r, const OptimizePoint& p) {
+  std::vector<std::string> out;
+  for (size_t a = 0; a < r.axes.size(); ++a) out.push_back(r.axes[a].key + "=" + p.values[a]);
+  return out;
+}
+
+OptimizeResult optimize(const OptimizeRequest& req, const Evaluate& evaluate_design, const Evaluate& evaluate_train,
+                        const SweepProgress& progress) {
+  if (req.stage != "all" && req.stage != "design" && req.stage != "train")
+    throw InputError(fmt::format("--stage {}: expected all, design or train", req.stage));
+  if (req.stage == "all" && mpi_ranks() > 1)
+    throw InputError(
+        "optimize under mpirun runs one sweep per MPI job: run it with --stage design, then again with --stage train "
+        "(then without mpirun to print the front)");
+  if (req.objective != kTimeColumn && req.objective != kDaysColumn && req.objective != kDaysWithFailuresColumn)
+    throw InputError(fmt::format("optimize: objective {}: expected {}, {} or {}", req.objective, kTimeColumn,
+                                 kDaysColumn, kDaysWithFailuresColumn));
+  OptimizeResult out;
+  out.axes = req.axes;
+  out.objective = req.objective;
+  SweepSpec design;
+  design.study = "design";
+  design.scenario = req.base;
+  design.axes = req.axes;
+  if (req.stage != "train") {
+    out.design_stats = run_sweep(design, req.design_db, evaluate_design, req.jobs, progress);
+    if (!out.design_stats.reporter) return out;
+  }
+  const ResultTable dt = read_results(req.design_db);
+  const std::vector<SweepPoint> grid = cartesian(req.axes);
+  out.points = static_cast<int64_t>(grid.size());
+  if (static_cast<int64_t>(dt.rows.size()) != out.points)
+    throw InputError(fmt::format("{} holds {} of the {} design points: run the design stage first (--stage design)",
+                                 req.design_db, dt.rows.size(), out.points));
+
+  // Stage 2: prune on design metrics.
+  std::vector<OptimizePoint> feasible;
+  std::vector<std::vector<double>> metrics;
+  std::map<std::string, bool> reasons;
+  for (size_t i = 0; i < dt.rows.size(); ++i) {
+    const auto& row = dt.rows[i];
+    if (text(dt, row, "status") != "ok") {
+      ++out.infeasible;
+      const std::string e = text(dt, row, "error");
+      if (reasons.size() < 5 && !reasons.count(e)) {
+        reasons[e] = true;
+        out.infeasible_examples.push_back(fmt::format("#{}: {}", grid[i].id, e));
+      }
+      continue;
+    }
+    OptimizePoint p;
+    p.id = grid[i].id;
+    p.values = grid[i].values;
+    p.label = point_label(req.axes, p.values);
+    p.capex_usd = number(dt, row, kCapexColumn);
+    p.power_kw = number(dt, row, kPowerColumn);
+    p.bisection_gbps = number(dt, row, kBisectionColumn);
+    p.injection_gbps = number(dt, row, kInjectionColumn);
+    p.diameter = number(dt, row, kDiameterColumn);
+    for (double v : {p.capex_usd, p.power_kw, p.bisection_gbps, p.injection_gbps, p.diameter})
+      if (std::isnan(v))
+        throw Error(fmt::format("optimize: design point #{} lacks one of {}, {}, {}, {}, {}", p.id, kCapexColumn,
+                                kPowerColumn, kBisectionColumn, kInjectionColumn, kDiameterColumn));
+    metrics.push_back({p.capex_usd, p.power_kw, p.bisection_gbps, p.injection_gbps, p.diameter});
+    feasible.push_back(std::move(p));
+  }
+  std::vector<int64_t> by;
+  const std::vector<size_t> keep = pareto_front(metrics, {false, false, true, true, false}, &by);
+  for (size_t k : keep) out.candidates.push_back(feasible[k]);
+  if (out.candidates.empty()) throw InputError("optimize: no design in the search space is feasible");
+
+  const bool timed = req.stage != "design";
+  if (timed) {
+    // Stage 3: the train sweep over the candidates, one zipped dimension.
+    SweepSpec train;
+    train.study = "train";
+    train.scenario = req.base;
+    for (size_t a = 0; a < req.axes.size(); ++a) {
+      Axis ax{req.axes[a].key, {}, "candidate"};
+      for (const auto& c : out.candidates) ax.values.push_back(c.values[a]);
+      train.axes.push_back(std::move(ax));
+    }
+    out.train_stats = run_sweep(train, req.train_db, evaluate_train, req.jobs, progress);
+    if (!out.train_stats.reporter) return out;
+    const ResultTable tt = read_results(req.train_db);
+    for (size_t i = 0; i < tt.rows.size() && i < out.candidates.size(); ++i) {
+      auto& c = out.candidates[i];
+      if (text(tt, tt.rows[i], "status") != "ok") {
+        c.train_error = text(tt, tt.rows[i], "error");
+        continue;
+      }
+      c.iteration_ms = number(tt, tt.rows[i], kTimeColumn);
+      c.days = number(tt, tt.rows[i], kDaysColumn);
+      c.objective = number(tt, tt.rows[i], req.objective);
+      if (std::isnan(c.objective)) {
+        c.train_error = fmt::format("the train study gave no {}", req.objective);
+        continue;
+      }
+      c.timed = true;
+    }
+  }
+  // Stage 4: the front on (capex, power, iteration time) among the timed candidates (or capex and power).
+  std::vector<size_t> idx;
+  std::vector<std::vector<double>> objs;
+  for (size_t i = 0; i < out.candidates.size(); ++i) {
+    const auto& c = out.candidates[i];
+    if (timed && !c.timed) continue;
+    idx.push_back(i);
+    objs.push_back(timed ? std::vector<double>{c.capex_usd, c.power_kw, c.objective}
+                         : std::vector<double>{c.capex_usd, c.power_kw});
+  }
+  std::vector<int64_t> fby;
+  const std::vector<size_t> front =
+      pareto_front(objs, std::vector<bool>(objs.empty() ? 0 : objs[0].size(), false), &fby);
+  for (size_t k = 0; k < idx.size(); ++k)
+    if (fby[k] >= 0) out.candidates[idx[k]].dominated_by = out.candidates[idx[static_cast<size_t>(fby[k])]].id;
+  for (size_t f : front) out.front.push_back(idx[f]);
+  return out;
+}
+
+void compare_reference(const OptimizeResult& r, OptimizeReference& ref) {
+  const bool timed = ref.timed && !r.front.empty() && r.candidates[r.front.front()].timed;
+  const auto objectives = [&](double capex, double power, double ms) {
+    return timed ? std::vector<double>{capex, power, ms} : std::vector<double>{capex, power};
+  };
+  const std::vector<double> want = objectives(ref.capex_usd, ref.power_kw, ref.objective);
+  ref.match = -1;
+  for (size_t f : r.front) {
+    const auto& c = r.candidates[f];
+    const std::vector<double> have = objectives(c.capex_usd, c.power_kw, c.objective);
+    bool ok = true;
+    for (size_t j = 0; j < want.size(); ++j) ok = ok && have[j] <= want[j];
+    if (!ok) continue;
+    if (ref.match < 0 || c.capex_usd < r.candidates[static_cast<size_t>(ref.match)].capex_usd)
+      ref.match = static_cast<int64_t>(f);
+  }
+  if (ref.match < 0) {
+    ref.verdict = fmt::format("{} is not dominated by any point of the front: no design in the space is as cheap, "
+                              "as cool{} at once",
+                              ref.name, timed ? " and as fast" : "");
+    return;
+  }
+  const auto& c = r.candidates[static_cast<size_t>(ref.match)];
+  // 1234567.8 with 1 decimal -> "1,234,567.8"
+  const auto grouped = [](double v, int decimals) {
+    std::string s = fmt::format("{:.{}f}", v, decimals);
+    const size_t dot = s.find('.');
+    for (int64_t i = static_cast<int64_t>(dot == std::string::npos ? s.size() : dot) - 3; i > (s[0] == '-' ? 1 : 0);
+         i -= 3)
+      s.insert(static_cast<size_t>(i), ",");
+    return s;
+  };
+  const auto delta = [&](const char* what, double have, double want, const char* unit, int decimals) {
+    if (have == want) return fmt::format("{} equal ({} {})", what, grouped(have, decimals), unit);
+    return fmt::format("{} {} {} vs {} ({:+.1f} %)", what, grouped(have, decimals), unit, grouped(want, decimals),
+                       (have / want - 1) * 100);
+  };
+  std::string why =
+      delta("capex", c.capex_usd, ref.capex_usd, "USD", 0) + "; " + delta("power", c.power_kw, ref.power_kw, "kW", 1);
+  if (timed && r.objective == kTimeColumn) why += "; " + delta("iteration", c.objective, ref.objective, "ms", 1);
+  else if (timed)
+    why += "; " + delta(r.objective == kDaysColumn ? "days to train" : "days to train with failures", c.objective,
+                        ref.objective, "days", 2);
+  const std::vector<double> have = objectives(c.capex_usd, c.power_kw, c.objective);
+  ref.equal = have == want;
+  ref.verdict = ref.equal ? fmt::format("the front contains a design equal to {} in every objective (#{}): {}",
+                                        ref.name, c.id, why)
+                          : fmt::format("#{} on the front dominates {}: {}", c.id, ref.name, why);
+}
+
+}  // namespace podnet::study

@@ -1,0 +1,189 @@
+// The optimize study with stand-in design and train studies: the Pareto
+// front, pruning on design metrics, the reference verdict, and the axes.
+#include "study/optimize.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+
+#include "core/error.hpp"
+
+namespace podnet::study {
+namespace {
+
+std::string temp_path(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("podnet-optimize-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto p = dir / name;
+  for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(p.string() + ext);
+  return p.string();
+}
+
+TEST(Optimize, ParetoFrontByHand) {
+  // (capex, power), both minimised:
+  //   0 (10, 5)  1 (8, 6)  2 (12, 4)  3 (10, 6): dominated by 0 (same capex, more power)
+  //   4 (8, 6): equal to 1, later -> not on the front, "dominated" by 1
+  //   5 (13, 7): dominated by 0 (worse in both)
+  const std::vector<std::vector<double>> rows = {{10, 5}, {8, 6}, {12, 4}, {10, 6}, {8, 6}, {13, 7}};
+  std::vector<int64_t> by;
+  EXPECT_EQ(pareto_front(rows, {false, false}, &by), (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(by, (std::vector<int64_t>{-1, -1, -1, 0, 1, 0}));
+  // Maximising the second objective instead: (8, 6) and (10, 6) ... 1 beats 3 (cheaper, same); 5 (13, 7) is the
+  // most; 0 (10, 5) is beaten by 1 (cheaper and more); 2 (12, 4) by 1.
+  EXPECT_EQ(pareto_front(rows, {false, true}, nullptr), (std::vector<size_t>{1, 5}));
+}
+
+TEST(Optimize, AxesOfTheSpace) {
+  OptimizeSpace s;
+  s.gpus = 1024;
+  const auto axes = optimize_axes(s);
+  // topology shapes per family: 2 tiers x 2 leaf ratios + 3 tiers x 2 x 2 = 6; two families: 12
+  ASSERT_EQ(axes.size(), 6u);
+  EXPECT_EQ(axes[0].key, "topology");
+  EXPECT_EQ(axes[0].values.size(), 12u);
+  EXPECT_EQ(axes[0].values[0], "{family: rail_clos, gpus: 1024, tiers: 2, oversubscription: \"1:1\"}");
+  EXPECT_EQ(axes[2].zip, "speed");
+  EXPECT_EQ(axes[3].zip, "speed");
+  // 12 x 2 radixes x 2 speeds (zipped: one dimension) x 2 NIC counts x 2 AOC reaches = 192 points
+  EXPECT_EQ(cartesian(axes).size(), 192u);
+  EXPECT_EQ(point_label(axes, cartesian(axes).front().values),
+            "rail_clos 2 tiers 1:1, radix 64, 400Gbps, 4 NICs, AOC to 0m");
+  s.gpus = 0;
+  EXPECT_THROW(optimize_axes(s), InputError);
+}
+
+TEST(Optimize, BaseScalesDataParallelism) {
+  const std::string yaml =
+      "schema_version: 1\nname: x\ntopology: {family: rail_clos, gpus: 16384, groups_per_pod: 16}\n"
+      "failures: [{random: 1}]\nworkload:\n  model: llama3-405b\n  tp: 8\n  pp: 16\n  cp: 1\n  dp: 128\n  "
+      "global_batch: 2048\n";
+  const std::string base = optimize_base(yaml, 1024, "llama3-70b");
+  // 1024 / (8 x 16 x 1) = 8 replicas; batch 2048 / 128 x 8 = 128; topology reduced to family and gpus
+  EXPECT_NE(base.find("dp: 8\n"), std::string::npos) << base;
+  EXPECT_NE(base.find("global_batch: 128"), std::string::npos) << base;
+  EXPECT_NE(base.find("model: llama3-70b"), std::string::npos) << base;
+  EXPECT_EQ(base.find("groups_per_pod"), std::string::npos) << base;
+  EXPECT_EQ(base.find("failures"), std::string::npos) << base;
+  EXPECT_THROW(optimize_base(yaml, 1000, ""), InputError);  // 1000 is not a multiple of 128
+}
+
+// A stand-in space of 4 designs: a = {cheap, dear} x b = {slow, fast}; and a stand-in for their studies.
+struct Fake {
+  // design metrics by (a, b): capex, power, bisection, injection, diameter
+  std::map<std::string, std::vector<double>> design = {
+      {"cheap/slow", {100, 10, 50, 400, 2}},   // pruned: "cheap/fast" equals it but for bisection 100 > 50
+      {"cheap/fast", {100, 10, 100, 400, 2}},  // kept
+      {"dear/slow", {200, 12, 200, 400, 2}},   // kept (most bisection)
+      {"dear/fast", {250, 10, 200, 800, 2}},   // kept (most injection)
+  };
+  std::map<std::string, double> time_ms = {{"cheap/fast", 30}, {"dear/slow", 30}, {"dear/fast", 20}};
+  Outcome design_point(const SweepPoint& p) {
+    const auto& m = design.at(p.values[0] + "/" + p.values[1]);
+    return {true,
+            {},
+            {{kCapexColumn, m[0]},
+             {kPowerColumn, m[1]},
+             {kBisectionColumn, m[2]},
+             {kInjectionColumn, m[3]},
+             {kDiameterColumn, static_cast<int64_t>(m[4])}}};
+  }
+  Outcome train_point(const SweepPoint& p) {
+    const std::string k = p.values[0] + "/" + p.values[1];
+    ++trained[k];
+    return {true, {}, {{kTimeColumn, time_ms.at(k)}, {kDaysColumn, time_ms.at(k) / 10}}};
+  }
+  std::map<std::string, int> trained;
+};
+
+TEST(Optimize, PrunesOnDesignMetricsThenTimesTheCandidates) {
+  Fake f;
+  OptimizeRequest r;
+  r.base = "unused.yaml";
+  r.axes = {{"a", {"cheap", "dear"}, ""}, {"b", {"slow", "fast"}, ""}};
+  r.design_db = temp_path("d.db");
+  r.train_db = temp_path("t.db");
+  const auto res = optimize(
+      r, [&](const SweepPoint& p) { return f.design_point(p); }, [&](const SweepPoint& p) { return f.train_point(p); });
+  EXPECT_EQ(res.points, 4);
+  // ids: 0 cheap/slow, 1 cheap/fast, 2 dear/slow, 3 dear/fast; 0 is pruned, the others timed once each
+  ASSERT_EQ(res.candidates.size(), 3u);
+  EXPECT_EQ(res.candidates[0].id, 1);
+  EXPECT_EQ(f.trained.count("cheap/slow"), 0u);
+  EXPECT_EQ(f.trained["dear/fast"], 1);
+  // front on (capex, power, time): 1 (100, 10, 30) and 3 (250, 10, 20); 2 (200, 12, 30) is beaten by 1
+  ASSERT_EQ(res.front.size(), 2u);
+  EXPECT_EQ(res.candidates[res.front[0]].id, 1);
+  EXPECT_EQ(res.candidates[res.front[1]].id, 3);
+  EXPECT_EQ(res.candidates[1].dominated_by, 1);
+  EXPECT_EQ(point_overrides(res, res.candidates[res.front[1]]), (std::vector<std::string>{"a=dear", "b=fast"}));
+
+  // A reference like "dear/slow" priced 220: beaten by #1 (capex 100 vs 220, power 10 vs 12, time equal).
+  OptimizeReference ref{"ref", 220, 12, 30, 3, true, 30};
+  compare_reference(res, ref);
+  EXPECT_EQ(res.candidates[static_cast<size_t>(ref.match)].id, 1);
+  EXPECT_FALSE(ref.equal);
+  EXPECT_NE(ref.verdict.find("#1 on the front dominates ref"), std::string::npos) << ref.verdict;
+  EXPECT_NE(ref.verdict.find("iteration equal"), std::string::npos) << ref.verdict;
+  // Faster than everything: not dominated.
+  OptimizeReference fast{"fast", 300, 20, 10, 1, true, 10};
+  compare_reference(res, fast);
+  EXPECT_EQ(fast.match, -1);
+
+  // Run again on the same databases: nothing reruns (both sweeps resume), same front.
+  Fake g;
+  const auto again = optimize(
+      r, [&](const SweepPoint& p) { return g.design_point(p); }, [&](const SweepPoint& p) { return g.train_point(p); });
+  EXPECT_TRUE(g.trained.empty());
+  EXPECT_EQ(again.front, res.front);
+}
+
+TEST(Optimize, DaysAsTheThirdObjective) {
+  // The stand-in's days are time / 10 but for dear/fast, made the slowest to train (5 days): then 3 (250, 10, 5)
+  // is beaten by 1 (100, 10, 3) and the front is 1 alone; 2 (200, 12, 3) is beaten by 1 as before.
+  Fake f;
+  f.time_ms["dear/fast"] = 50;
+  OptimizeRequest r;
+  r.axes = {{"a", {"cheap", "dear"}, ""}, {"b", {"slow", "fast"}, ""}};
+  r.design_db = temp_path("d3.db");
+  r.train_db = temp_path("t3.db");
+  r.objective = kDaysColumn;
+  const auto res = optimize(
+      r, [&](const SweepPoint& p) { return f.design_point(p); }, [&](const SweepPoint& p) { return f.train_point(p); });
+  ASSERT_EQ(res.front.size(), 1u);
+  EXPECT_EQ(res.candidates[res.front[0]].id, 1);
+  EXPECT_DOUBLE_EQ(res.candidates[res.front[0]].objective, 3);
+  OptimizeReference ref{"ref", 100, 10, 30, 3, true, 3};
+  compare_reference(res, ref);
+  EXPECT_TRUE(ref.equal);
+  EXPECT_NE(ref.verdict.find("days to train equal"), std::string::npos) << ref.verdict;
+  // A column the train study does not give is refused before anything runs.
+  r.objective = "mfu";
+  EXPECT_THROW(optimize(r, {}, {}), InputError);
+}
+
+TEST(Optimize, InfeasibleDesignsAreCountedWithTheirReason) {
+  Fake f;
+  OptimizeRequest r;
+  r.axes = {{"a", {"cheap", "dear", "none"}, ""}, {"b", {"slow", "fast"}, ""}};
+  r.design_db = temp_path("d2.db");
+  r.train_db = temp_path("t2.db");
+  r.stage = "design";
+  const auto res = optimize(
+      r,
+      [&](const SweepPoint& p) {
+        if (p.values[0] == "none") throw InputError("radix too small");
+        return f.design_point(p);
+      },
+      [&](const SweepPoint& p) { return f.train_point(p); });
+  EXPECT_EQ(res.infeasible, 2);
+  ASSERT_EQ(res.infeasible_examples.size(), 1u);  // one distinct reason
+  EXPECT_NE(res.infeasible_examples[0].find("radix too small"), std::string::npos);
+  EXPECT_TRUE(f.trained.empty());  // design stage only
+  // front on (capex, power): 1 (100, 10) beats 2 (200, 12) and 3 (250, 10)
+  ASSERT_EQ(res.front.size(), 1u);
+  EXPECT_EQ(res.candidates[res.front[0]].id, 1);
+}
+
+}  // namespace
+}  // namespace podnet::study
