@@ -22,6 +22,11 @@
     return String(v);
   }
 
+  // Text for ECharts' HTML tooltips (names come from scenario and document files).
+  function esc(v) {
+    return String(v).replace(/[&<>"']/g, c => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+  }
+
   function bytesLabel(b) {
     const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
     let i = 0;
@@ -90,10 +95,10 @@
       animation: false,
       tooltip: {
         formatter: p => {
-          const sus = p.data.suspects ? '<br>suspect: ' + p.data.suspects.join('<br>suspect: ') : '';
+          const sus = p.data.suspects ? p.data.suspects.map(x => '<br>suspect: ' + esc(x)).join('') : '';
           return (p.dataType === 'edge'
             ? fmt(p.data.links) + ' links, ' + fmt(p.data.gbps) + ' Gb/s per direction'
-            : p.data.name + ': ' + fmt(p.data.count) + (p.data.level === 0 ? ' servers, ' + fmt(p.data.gpus) + ' GPUs' : ' switches')) + sus;
+            : esc(p.data.name) + ': ' + fmt(p.data.count) + (p.data.level === 0 ? ' servers, ' + fmt(p.data.gpus) + ' GPUs' : ' switches')) + sus;
         }
       },
       legend: { data: levels },
@@ -189,7 +194,7 @@
       const hc = chart(h, 'heatmap');
       hc.setOption({
         animation: false,
-        tooltip: { formatter: p => util[p.data[1]].link_class + ' (' + fmt(util[p.data[1]].links) + ' directed links) at ' + sizes[p.data[0]] +
+        tooltip: { formatter: p => esc(util[p.data[1]].link_class) + ' (' + fmt(util[p.data[1]].links) + ' directed links) at ' + sizes[p.data[0]] +
           ': mean ' + fmt(p.data[2]) + ', busiest ' + fmt(p.data[3]) },
         grid: { left: 140, bottom: 90 },
         xAxis: { type: 'category', data: sizes, name: 'message size', nameLocation: 'middle', nameGap: 60, axisLabel: { rotate: 45 } },
@@ -231,7 +236,7 @@
       series.push({ name: 'ideal', type: 'line', showSymbol: false, lineStyle: { type: 'dashed', color: '#999' }, data: ideal });
       sc.setOption({
         animation: false,
-        tooltip: { trigger: 'item', formatter: p => p.seriesName + ': ' + fmt(p.data[0]) + ' GPUs' + (p.data.length > 3 ? ' (DP ' + fmt(p.data[3]) + ')' : '') +
+        tooltip: { trigger: 'item', formatter: p => esc(p.seriesName) + ': ' + fmt(p.data[0]) + ' GPUs' + (p.data.length > 3 ? ' (DP ' + fmt(p.data[3]) + ')' : '') +
           ', speed-up ' + fmt(p.data[1]) + (p.data.length > 2 ? ', efficiency ' + fmt(p.data[2]) : '') },
         legend: { data: series.map(x => x.name) },
         xAxis: { type: 'log', logBase: 2, name: 'GPUs' },
@@ -253,6 +258,9 @@
       if (suspects.some(x => 'hidden_fault' in x)) cols.push('hidden_fault');
       s.appendChild(el('p', { class: 'muted', text: 'value: loss probability (finding loss) or RTT added in us (finding latency); red marks and edges hold a suspect.' }));
       s.appendChild(rowsTable(suspects, cols, 'suspects'));
+    } else if (doc.mode === 'evaluate') {
+      s.appendChild(el('p', { id: 'no-suspects', text: 'Evaluation (--evaluate): ' + fmt(doc.evaluation && doc.evaluation.trials) +
+        ' trials, each with its own random hidden faults, so there is no one set of suspects to draw; the scores are below.' }));
     } else {
       s.appendChild(el('p', { id: 'no-suspects', text: 'No suspect: no component is lossy or slow at the test level.' }));
     }
@@ -350,7 +358,7 @@
         c.resize();
         c.setOption({
           animation: false,
-          tooltip: { trigger: 'item', formatter: p => top[p.dataIndex].field + ': ' + fmt(top[p.dataIndex].a) + ' -> ' + fmt(top[p.dataIndex].b) + ' (B / A ' + fmt(p.value) + ')' },
+          tooltip: { trigger: 'item', formatter: p => esc(top[p.dataIndex].field) + ': ' + esc(fmt(top[p.dataIndex].a)) + ' -> ' + esc(fmt(top[p.dataIndex].b)) + ' (B / A ' + fmt(p.value) + ')' },
           grid: { left: 320 },
           xAxis: { type: 'log', name: 'B / A' },
           yAxis: { type: 'category', inverse: true, data: top.map(x => x.field), axisLabel: { width: 300, overflow: 'truncate' } },
