@@ -196,10 +196,12 @@
         animation: false,
         tooltip: { formatter: p => esc(util[p.data[1]].link_class) + ' (' + fmt(util[p.data[1]].links) + ' directed links) at ' + sizes[p.data[0]] +
           ': mean ' + fmt(p.data[2]) + ', busiest ' + fmt(p.data[3]) },
-        grid: { left: 140, bottom: 90 },
+        grid: { left: 140, right: 110, bottom: 90 },
         xAxis: { type: 'category', data: sizes, name: 'message size', nameLocation: 'middle', nameGap: 60, axisLabel: { rotate: 45 } },
         yAxis: { type: 'category', data: util.map(u => u.link_class) },
-        visualMap: { min: 0, max: 1, calculable: true, orient: 'horizontal', left: 'center', bottom: 0, dimension: 2 },
+        // Colour scale from 0 to the highest cell (at least 0.01), so a lightly loaded fabric still shows its shape.
+        visualMap: { min: 0, max: Math.max(0.01, ...data.map(d => d[2])), calculable: true, orient: 'vertical', right: 10, top: 'middle',
+          dimension: 2, text: ['mean utilization', ''], precision: 4 },
         series: [{ type: 'heatmap', data: data, label: { show: sizes.length <= 12, formatter: p => fmt(p.data[2]) } }]
       });
     }
