@@ -472,7 +472,7 @@
     form.appendChild(el('label', { text: '--set ' }, [sets]));
     const extra = {};
     const fields = {
-      bench: [['op', 'allreduce'], ['algo', 'auto'], ['min', '1MiB'], ['max', '256MiB'], ['factor', '2']],
+      bench: [['op', 'allreduce'], ['algo', 'auto'], ['engine', ''], ['routing', ''], ['min', '1MiB'], ['max', '256MiB'], ['factor', '2']],
       diagnose: [['probe', 'rail'], ['duration', '300s'], ['round', '10s']]
     };
     for (const [k, v] of fields[kind] || []) {

@@ -125,6 +125,12 @@ Request parse_request(const nlohmann::json& body) {
       sets.push_back(s.get<std::string>());
     }
   }
+  if (r.study == "bench") {
+    // As podnet bench's --engine and --routing: sugar for the scenario keys, after the client's own sets.
+    const std::string engine = string_field(body, "engine", ""), routing = string_field(body, "routing", "");
+    if (!engine.empty()) sets.push_back("network.engine=" + engine);
+    if (!routing.empty()) sets.push_back("network.routing=" + routing);
+  }
   if (body.contains("yaml")) {
     const std::string file = upload_name(string_field(body, "file", "upload.yaml"));
     const std::string stem = file.substr(0, file.find('.'));

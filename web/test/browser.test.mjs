@@ -27,10 +27,10 @@ check(benchJson.rows.length === kSizes, `CLI bench has ${kSizes} rows`);
 const trainHtml = path.join(outDir, 'train.html'), relHtml = path.join(outDir, 'reliability.html');
 const trainJson = JSON.parse(run(['train', 'aipod-16k', '--format', 'json', '--html', trainHtml]));
 const relJson = JSON.parse(run(['reliability', 'aipod-16k', '--format', 'json', '--html', relHtml]));
-// A second bench series (ring only) to overlay and compare; both documents saved for the compare page.
+// A second bench series (ring only, analytical engine) to overlay and compare; both documents saved for the compare page.
 const benchA = path.join(outDir, 'bench-auto.json'), benchB = path.join(outDir, 'bench-ring.json');
 fs.writeFileSync(benchA, JSON.stringify(benchJson));
-const ringJson = JSON.parse(run(['bench', 'aipod-16k', '--min', '1MiB', '--max', '16MiB', '--algo', 'ring', '--format', 'json']));
+const ringJson = JSON.parse(run(['bench', 'aipod-16k', '--min', '1MiB', '--max', '16MiB', '--algo', 'ring', '--engine', 'analytical', '--format', 'json']));
 fs.writeFileSync(benchB, JSON.stringify(ringJson));
 const diffJson = JSON.parse(run(['diff', benchA, benchB, '--format', 'json']));
 // train with the scaling sweep and the trace, small enough for CI: DP 8 (sweep DP 1, 2, 4, 8 at 5 NIC caps).
@@ -184,8 +184,9 @@ try {
 
   // A second series: ring only; then overlay the first run on it.
   await page.fill('#algo', 'ring');
+  await page.fill('#engine', 'analytical');
   await page.click('#run');
-  check(await waitState(['done', 'failed', 'rejected']) === 'done', 'bench (ring) runs from the page');
+  check(await waitState(['done', 'failed', 'rejected']) === 'done', 'bench (ring, analytical engine) runs from the page');
   await page.waitForFunction(() => document.querySelector('#result').dataset.run === '4');
   await page.check('#runs input.overlay[data-run="3"]');
   await page.waitForFunction(() => document.querySelector('#result').dataset.overlays === '1');
@@ -193,7 +194,7 @@ try {
   const overlay = series.find(x => x.name.startsWith('busbw #3'));
   check(series.length === 3 && overlay && JSON.stringify(overlay.data.map(d => d[1])) === JSON.stringify(benchJson.rows.map(r => r.busbw_gbyte_per_s)) &&
     JSON.stringify(series[0].data.map(d => d[1])) === JSON.stringify(ringJson.rows.map(r => r.busbw_gbyte_per_s)),
-    `bench: ring busbw and run #3 overlaid on one chart (${series.map(x => x.name).join(' | ')}), each equal to podnet bench --format json`);
+    `bench: ring busbw (analytical) and run #3 (auto, flow) overlaid on one chart (${series.map(x => x.name).join(' | ')}), each equal to podnet bench --format json`);
   await page.screenshot({ path: path.join(outDir, 'serve-bench-overlay.png'), fullPage: true });
 
   // A bad uploaded YAML: its file:line error on the page.

@@ -73,6 +73,8 @@ try {
   check(r.status === 400, `bench sizes min > max -> 400 (got ${r.status})`);
   r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'bench', scenario: 'aipod-16k', algo: 'fastest' }) });
   check(r.status === 400 && /'algo': 'fastest' is not an algorithm/.test((await r.json()).error), `bench unknown algo -> 400 (got ${r.status})`);
+  r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'bench', scenario: 'aipod-16k', routing: 'teleport' }) });
+  check(r.status === 400 && /network\.routing/.test((await r.json()).error), `bench unknown routing -> 400 naming network.routing (got ${r.status})`);
   r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'diagnose', scenario: 'aipod-16k', duration: 'soon' }) });
   check(r.status === 400 && /'duration': 'soon' is not a duration/.test((await r.json()).error), `diagnose bad duration -> 400 (got ${r.status})`);
   r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'train', scenario: 'aipod-16k', sweep: 'yes' }) });
