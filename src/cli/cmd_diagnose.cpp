@@ -5,12 +5,16 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "cli/common.hpp"
 #include "core/error.hpp"
 #include "diagnose/probe_csv.hpp"
 #include "report/diagnose_report.hpp"
+#include "report/html.hpp"
+#include "report/web_assets.hpp"
 #include "study/diagnose.hpp"
 
 namespace podnet::cli {
@@ -30,6 +34,7 @@ struct DiagnoseOptions {
   std::string fault_kind = "link";
   double loss = 1e-3;
   bool no_cbd = false;
+  std::string html;
 };
 
 Time parse_duration(const std::string& text, const char* option) {
@@ -73,6 +78,10 @@ int cmd_diagnose(const Common& c, const DiagnoseOptions& o) {
     probes_out = open_out(o.probes_out);  // checked before the run
     req.keep_probes = true;
   }
+  if (!o.html.empty() && !report::dashboard_installed())
+    throw InputError(std::string("--html: ") + report::kDashboardMissing);
+  std::optional<std::ofstream> html;  // opened before the run: a bad path fails first
+  if (!o.html.empty()) html = open_out(o.html);
   std::string label;
   const scenario::Setup s = load_setup(c, "diagnose", label);
   const study::DiagnoseResult r = study::diagnose(s, req, study_progress("diagnose", label));
@@ -80,7 +89,16 @@ int cmd_diagnose(const Common& c, const DiagnoseOptions& o) {
     diagnose::write_probe_csv(probes_out, s.fabric, *r.mesh_data, *r.run_data);
     if (!probes_out) throw Error(fmt::format("--probes-out {}: write failed", o.probes_out));
   }
-  emit(c, s.scenario, report::diagnose_document(s, r), "diagnose", report::write_diagnose_table);
+  const nlohmann::json doc = report::diagnose_document(s, r);
+  emit(c, s.scenario, doc, "diagnose", report::write_diagnose_table);
+  if (html) {
+    *html << report::html_page({{"kind", "diagnose"},
+                                {"document", doc},
+                                {"drawing", report::fabric_drawing(s.fabric)},
+                                {"suspects", report::suspects_on_drawing(s.fabric, r)}},
+                               "podnet diagnose " + s.scenario.name);
+    std::cerr << "podnet: wrote " << o.html << "\n";
+  }
   return kExitOk;
 }
 
@@ -116,6 +134,9 @@ void add_diagnose_command(CLI::App& app, Action& action) {
   cmd->add_option("--fault-kind", o->fault_kind, "--evaluate: link, switch or mixed")->capture_default_str();
   cmd->add_option("--loss", o->loss, "--evaluate: drop probability of each hidden fault")->capture_default_str();
   cmd->add_flag("--no-deadlock-check", o->no_cbd, "skip the cyclic buffer dependency check");
+  cmd->add_option("--html", o->html,
+                  "also write a self-contained HTML report: the suspects drawn on the fabric, every figure")
+      ->type_name("FILE.html");
   cmd->footer(
       "Faults to find are the scenario's `faults:` list, e.g.\n"
       "  faults:\n"

@@ -42,21 +42,16 @@ nlohmann::json result_document(const std::string& path) {
   } catch (const std::exception& e) {
     throw InputError(fmt::format("{}: not JSON: {}", path, e.what()));
   }
-  if (!d.is_object() || !d.contains("run") || !d["run"].contains("command"))
-    throw InputError(
-        fmt::format("{}: not a podnet result document (no run.command; write one with --format json)", path));
+  report::document_side(path, d);  // checks it is a result document
   return d;
 }
 
 report::DiffSide side(const std::string& what, const std::vector<std::string>& sets, const DiffOptions& o,
                       const std::vector<std::string>& studies) {
+  const nlohmann::json doc = result_document(what);
+  if (!doc.is_null()) return report::document_side(what, doc);
   report::DiffSide s;
   s.label = what;
-  const nlohmann::json doc = result_document(what);
-  if (!doc.is_null()) {
-    s.documents.push_back({doc["run"]["command"].get<std::string>(), doc});
-    return s;
-  }
   const scenario::Setup setup = scenario::resolve(scenario::load(what, sets, o.adds));
   s.resolved_yaml = setup.scenario.resolved_yaml();
   for (const auto& st : studies) {

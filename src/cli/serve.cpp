@@ -8,18 +8,24 @@
 #include <fmt/format.h>
 #include <map>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
 #include "cli/common.hpp"
+#include "collective/collective.hpp"
 #include "collective/types.hpp"
 #include "core/error.hpp"
+#include "core/units.hpp"
 #include "report/bench_report.hpp"
+#include "report/diagnose_report.hpp"
+#include "report/diff.hpp"
 #include "report/html.hpp"
 #include "report/reliability_report.hpp"
 #include "report/train_report.hpp"
 #include "report/web_assets.hpp"
 #include "scenario/examples.hpp"
 #include "study/bench.hpp"
+#include "study/diagnose.hpp"
 #include "study/reliability.hpp"
 #include "study/train.hpp"
 
@@ -46,6 +52,9 @@ struct Run {
   double seconds = 0;
   uint64_t version = 0;
   nlohmann::json payload;
+  std::string resolved_yaml;   // the scenario with every default (compare's inputs)
+  std::string trace;           // train with trace: the Chrome/Perfetto trace
+  bool trace_dropped = false;  // a newer run's trace pushed it out (Impl::prune)
   bool terminal() const { return state == "done" || state == "failed" || state == "cancelled"; }
 };
 
@@ -54,9 +63,13 @@ struct Request {
   std::string study;
   scenario::Scenario sc;
   study::BenchRequest bench;
+  study::TrainRequest train;
+  study::DiagnoseRequest diagnose;
 };
 
-const char* const kStudies[] = {"design", "bench", "train", "reliability"};
+constexpr size_t kKeptTraces = 4;
+
+const char* const kStudies[] = {"design", "bench", "train", "reliability", "diagnose"};
 
 void answer(httplib::Response& res, int status, const nlohmann::json& j) {
   res.status = status;
@@ -81,13 +94,29 @@ std::string string_field(const nlohmann::json& body, const char* key, const std:
   return body[key].get<std::string>();
 }
 
+bool bool_field(const nlohmann::json& body, const char* key) {
+  if (!body.contains(key)) return false;
+  if (!body[key].is_boolean()) throw InputError(fmt::format("'{}': expected true or false", key));
+  return body[key].get<bool>();
+}
+
+Time duration_field(const nlohmann::json& body, const char* key, const std::string& fallback) {
+  const std::string text = string_field(body, key, fallback);
+  Time t;
+  std::string expected;
+  if (!parse_time(text, t, expected) || t.ps <= 0)
+    throw InputError(fmt::format("'{}': '{}' is not a duration above 0; expected {}", key, text, expected));
+  return t;
+}
+
 Request parse_request(const nlohmann::json& body) {
   if (!body.is_object()) throw InputError("the request body must be a JSON object");
   Request r;
   r.study = string_field(body, "study", "");
   bool known = false;
   for (const char* s : kStudies) known = known || r.study == s;
-  if (!known) throw InputError("'study': expected design, bench, train or reliability, got '" + r.study + "'");
+  if (!known)
+    throw InputError("'study': expected design, bench, train, reliability or diagnose, got '" + r.study + "'");
   std::vector<std::string> sets;
   if (body.contains("sets")) {
     if (!body["sets"].is_array()) throw InputError("'sets': expected a list of KEY=VALUE strings");
@@ -95,6 +124,12 @@ Request parse_request(const nlohmann::json& body) {
       if (!s.is_string()) throw InputError("'sets': expected a list of KEY=VALUE strings");
       sets.push_back(s.get<std::string>());
     }
+  }
+  if (r.study == "bench") {
+    // As podnet bench's --engine and --routing: sugar for the scenario keys, after the client's own sets.
+    const std::string engine = string_field(body, "engine", ""), routing = string_field(body, "routing", "");
+    if (!engine.empty()) sets.push_back("network.engine=" + engine);
+    if (!routing.empty()) sets.push_back("network.routing=" + routing);
   }
   if (body.contains("yaml")) {
     const std::string file = upload_name(string_field(body, "file", "upload.yaml"));
@@ -124,6 +159,19 @@ Request parse_request(const nlohmann::json& body) {
       factor = body["factor"].get<double>();
     }
     r.bench.sizes = bench_sizes(string_field(body, "min", "1MiB"), string_field(body, "max", "256MiB"), factor);
+    r.bench.algo = string_field(body, "algo", "auto");
+    if (r.bench.algo != "auto" && !collective::find_algorithm(r.bench.algo))
+      throw InputError("'algo': '" + r.bench.algo + "' is not an algorithm (see podnet list), nor auto");
+  }
+  if (r.study == "train") {
+    r.train.sweep = bool_field(body, "sweep");
+    r.train.trace = bool_field(body, "trace");
+  }
+  if (r.study == "diagnose") {
+    // As `podnet diagnose` takes them; the scenario's faults: are what the probes look for.
+    r.diagnose.probe.mesh = string_field(body, "probe", "rail");
+    r.diagnose.probe.duration = duration_field(body, "duration", "300s");
+    r.diagnose.probe.round = duration_field(body, "round", "10s");
   }
   return r;
 }
@@ -196,23 +244,43 @@ struct Server::Impl {
         });
       };
       nlohmann::json payload = {{"kind", req.study}};
+      std::string resolved, trace;
       if (req.study == "design") {
         const topology::Topology t = req.sc.build_topology();
         check(r);
         payload["document"] = design_document(req.sc, t, "design");
         payload["drawing"] = report::fabric_drawing(t);
+        resolved = req.sc.resolved_yaml();
       } else {
         scenario::Setup s = scenario::resolve(std::move(req.sc));
+        resolved = s.scenario.resolved_yaml();
         s.network.progress = [&](int64_t, int64_t, Time) { check(r); };
         check(r);
         if (req.study == "bench") {
           payload["document"] = report::bench_document(s, study::bench(s, req.bench, p));
         } else if (req.study == "train") {
-          payload["document"] = report::train_document(s, study::train(s, study::TrainRequest{}, p));
+          const study::TrainStudy t = study::train(s, req.train, p);
+          payload["document"] = report::train_document(s, t);
+          if (req.train.trace) {
+            std::ostringstream out;
+            report::write_training_trace(t.result, out);
+            trace = out.str();
+            payload["trace"] = {{"bytes", trace.size()}};
+          }
+        } else if (req.study == "diagnose") {
+          const study::DiagnoseResult d = study::diagnose(s, req.diagnose, p);
+          payload["document"] = report::diagnose_document(s, d);
+          payload["drawing"] = report::fabric_drawing(s.fabric);
+          payload["suspects"] = report::suspects_on_drawing(s.fabric, d);
         } else {
           payload["document"] = report::reliability_document(s, study::reliability(s));
           payload["goodput_curve"] = report::goodput_curve(payload["document"]);
         }
+      }
+      {
+        std::lock_guard lk(mu);
+        r.resolved_yaml = std::move(resolved);
+        r.trace = std::move(trace);
       }
       finish(r, "done", {}, std::move(payload));
     } catch (const Stopped& e) {
@@ -249,6 +317,14 @@ struct Server::Impl {
         ++it;
       }
     }
+    // Traces are large (megabytes): only the newest kKeptTraces keep theirs.
+    size_t traces = 0;
+    for (auto it = runs.rbegin(); it != runs.rend(); ++it)
+      if (it->second->terminal() && !it->second->trace.empty() && ++traces > kKeptTraces) {
+        it->second->trace.clear();
+        it->second->trace.shrink_to_fit();
+        it->second->trace_dropped = true;
+      }
     for (auto it = runs.begin(); runs.size() > o.max_kept && it != runs.end();) {
       if (it->second->terminal() && !threads.count(it->first)) it = runs.erase(it);
       else ++it;
@@ -287,6 +363,41 @@ struct Server::Impl {
     answer(res, 202, {{"id", run->id}});
   }
 
+  // One side of a comparison: {"run": ID} (a finished run of this server) or {"document": {...}, "file": NAME}
+  // (a result document written by --format json).
+  report::DiffSide compare_side(const nlohmann::json& body, const char* key) {
+    if (!body.contains(key) || !body[key].is_object())
+      throw InputError(fmt::format("'{}': expected {{\"run\": ID}} or {{\"document\": {{...}}}}", key));
+    const nlohmann::json& side = body[key];
+    if (side.contains("document"))
+      return report::document_side(upload_name(string_field(side, "file", "upload.json")), side["document"]);
+    if (!side.contains("run") || !side["run"].is_number_integer())
+      throw InputError(fmt::format("'{}.run': expected the id of a finished run", key));
+    const int id = side["run"].get<int>();
+    std::lock_guard lk(mu);
+    const auto it = runs.find(id);
+    if (it == runs.end()) throw InputError(fmt::format("'{}.run': no run {}", key, id));
+    const Run& r = *it->second;
+    if (r.state != "done") throw InputError(fmt::format("'{}.run': run {} is {}", key, id, r.state));
+    report::DiffSide d;
+    d.label = fmt::format("#{} {} {}", r.id, r.study, r.scenario);
+    d.resolved_yaml = r.resolved_yaml;
+    d.documents.push_back({r.study, r.payload.at("document")});
+    return d;
+  }
+
+  void compare(const httplib::Request& req, httplib::Response& res) {
+    const nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
+    if (body.is_discarded()) return fail(res, 400, "the request body is not JSON");
+    if (!body.is_object()) return fail(res, 400, "the request body must be a JSON object");
+    const report::DiffSide a = compare_side(body, "a"), b = compare_side(body, "b");
+    if (a.documents[0].first != b.documents[0].first)
+      return fail(res, 400,
+                  fmt::format("cannot compare a {} result with a {} result", a.documents[0].first,
+                              b.documents[0].first));
+    answer(res, 200, report::diff_document(a, b));
+  }
+
   void routes() {
     http.set_payload_max_length(o.max_body);
     http.set_read_timeout(10, 0);
@@ -311,7 +422,7 @@ struct Server::Impl {
     });
 
     http.Get("/", [](const httplib::Request&, httplib::Response& res) { res.set_redirect("/design"); });
-    http.Get("/(design|bench|train|reliability)", [](const httplib::Request&, httplib::Response& res) {
+    http.Get("/(design|bench|train|reliability|diagnose|compare)", [](const httplib::Request&, httplib::Response& res) {
       const report::WebAsset* page = report::find_web_asset("index.html");
       if (!page || !report::dashboard_installed()) {
         res.status = 503;
@@ -333,6 +444,7 @@ struct Server::Impl {
       answer(res, 200, {{"scenarios", list}});
     });
     http.Post("/api/runs", [this](const httplib::Request& req, httplib::Response& res) { start(req, res); });
+    http.Post("/api/compare", [this](const httplib::Request& req, httplib::Response& res) { compare(req, res); });
     http.Get("/api/runs", [this](const httplib::Request&, httplib::Response& res) {
       nlohmann::json list = nlohmann::json::array();
       std::lock_guard lk(mu);
@@ -351,6 +463,19 @@ struct Server::Impl {
       std::lock_guard lk(mu);
       if (r->state != "done") return fail(res, 409, "run " + std::to_string(r->id) + " is " + r->state);
       answer(res, 200, r->payload);
+    });
+    http.Get(R"(/api/runs/(\d{1,9})/trace)", [this](const httplib::Request& req, httplib::Response& res) {
+      auto r = find(req);
+      if (!r) return fail(res, 404, "no such run");
+      std::lock_guard lk(mu);
+      if (r->state != "done") return fail(res, 409, "run " + std::to_string(r->id) + " is " + r->state);
+      if (r->trace.empty())
+        return fail(res, 404,
+                    "run " + std::to_string(r->id) +
+                        (r->trace_dropped ? "'s trace was dropped (only the newest 4 are kept); run it again"
+                                          : " kept no trace (run train with trace)"));
+      res.set_header("Content-Disposition", fmt::format("attachment; filename=\"podnet-train-{}.json\"", r->id));
+      res.set_content(r->trace, "application/json");
     });
     http.Post(R"(/api/runs/(\d{1,9})/cancel)", [this](const httplib::Request& req, httplib::Response& res) {
       auto r = find(req);

@@ -6,19 +6,26 @@
 //
 // Routes:
 //   GET  /design /bench /train /reliability   the page (/ redirects to /design)
+//        /diagnose /compare
 //   GET  /assets/NAME                          an embedded asset (looked up by exact name: no file system)
 //   GET  /api/scenarios                        the built-in scenarios {scenarios: [{name, description}]}
 //   POST /api/runs                             start a study, JSON body {study, scenario | yaml (+ file),
-//                                              sets: ["a.b=c"], bench: op, min, max, factor}
-//                                              -> 202 {id}; 400 {error} for bad input (the scenario's
-//                                              file:line message), 413 past the size bound, 429 when
-//                                              max_running studies already run
+//                                              sets: ["a.b=c"], bench: op, min, max, factor, algo;
+//                                              train: sweep, trace (booleans); diagnose: probe, duration,
+//                                              round} -> 202 {id}; 400 {error} for bad input (the
+//                                              scenario's file:line message), 413 past the size bound,
+//                                              429 when max_running studies already run
 //   GET  /api/runs                             every kept run's status, newest first
 //   GET  /api/runs/ID                          one run's status {id, study, scenario, state, what, done,
 //                                              total, error, seconds}
 //   GET  /api/runs/ID/events                   its status as server-sent events until it ends
 //   GET  /api/runs/ID/result                   the payload report/html.hpp draws; 409 until done
+//   GET  /api/runs/ID/trace                    a train run's Chrome/Perfetto trace (asked with trace:
+//                                              true) as a download; 404 when it kept none
 //   POST /api/runs/ID/cancel                   asks the run to stop (at its next progress hook)
+//   POST /api/compare                          {a, b}, each {run: ID} or {document: {...}, file} (a
+//                                              --format json result): report::diff_document of the two,
+//                                              what `podnet diff` prints as JSON; 400 for two studies
 //
 // Safe by default: loopback bind; assets only from the embedded table; a
 // request body bounded by max_body; at most max_running studies at once and

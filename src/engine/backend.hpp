@@ -48,11 +48,24 @@ struct LinkReport {
   double peak_utilization = 0;
 };
 
+// The load on one link class (Topology::link_classes: "nvlink", "nic-leaf",
+// "leaf-spine", ...) over a run: the mean and the highest of its directed
+// links' mean utilizations (bytes x 8 / (capacity x makespan)), idle links
+// included.
+struct ClassLoad {
+  std::string link_class;
+  int64_t links = 0;  // directed links of the class with a capacity
+  double bytes = 0;
+  double mean_utilization = 0;
+  double max_utilization = 0;
+};
+
 struct RunReport {
   std::string engine;
   Time makespan;  // when the last transfer finished
   std::vector<TransferTiming> transfers;
   std::vector<LinkReport> hottest;      // by mean utilization, then bytes
+  std::vector<ClassLoad> by_class;      // per link class present, in class order
   uint64_t flows = 0;                   // flows (or coupled variables) simulated
   uint64_t solves = 0;                  // max-min re-solves (flow engine)
   std::vector<FailureRecord> failures;  // injected events, as applied

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "engine/registry.hpp"
+#include "engine/test_util.hpp"
 #include "plan/transfer_plan.hpp"
 #include "topology/builders.hpp"
 #include "topology/test_util.hpp"
@@ -336,6 +337,39 @@ TEST(EngineValidation, ChipToChipRingPaysNoTransport) {
   // The packet engine sends 4,096-byte packets with no header on ici links:
   // store-and-forward adds about one packet time per link, within 1 %.
   expect_rel(seconds(run("packet", ring, "dimension_order", plan).makespan), want, 0.01, "packet");
+}
+
+// (h) The load per link class (report_util.hpp class_loads) counts every
+// payload byte once per directed link it crosses. GPU 0 -> GPU 8 of the
+// 128-GPU fat-tree (8 one-GPU servers per radix-16 leaf) goes GPU -> NIC ->
+// leaf 0 -> spine -> leaf 1 -> NIC -> GPU: two directed links of each of its
+// three classes, so each carries 2 x 8 MiB; every other class carries 0.
+TEST(EngineValidation, ClassLoadsCountEachByteOncePerLinkCrossed) {
+  const topology::Topology& t = small_fat_tree();
+  const plan::TransferPlan plan = testing::p2p_plan({{0, 8}}, 8_MiB);
+  const double b = 8.0 * 1024 * 1024;
+  for (const char* engine : {"flow", "analytical"}) {
+    const RunReport r = run(engine, t, "static", plan);
+    ASSERT_FALSE(r.by_class.empty()) << engine;
+    double total = 0;
+    int crossed = 0;
+    for (const ClassLoad& c : r.by_class) {
+      total += c.bytes;
+      if (c.bytes == 0) {
+        EXPECT_EQ(c.max_utilization, 0.0) << engine << " " << c.link_class;
+        continue;
+      }
+      ++crossed;
+      EXPECT_DOUBLE_EQ(c.bytes, 2 * b) << engine << " " << c.link_class;
+      // One flow alone: its busiest link is below 1 (latency adds to the time) and above 0.
+      EXPECT_GT(c.max_utilization, 0.0) << engine << " " << c.link_class;
+      EXPECT_LE(c.max_utilization, 1.0) << engine << " " << c.link_class;
+      // The mean over the class's directed links: 2 busy directions out of c.links, each at most the max.
+      EXPECT_LE(c.mean_utilization, 2 * c.max_utilization / static_cast<double>(c.links) * (1 + 1e-12));
+    }
+    EXPECT_EQ(crossed, 3) << engine;
+    EXPECT_DOUBLE_EQ(total, 6 * b) << engine;
+  }
 }
 
 // (g) Determinism: the same plan, run twice on one backend and once on a new

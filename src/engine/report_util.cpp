@@ -31,4 +31,31 @@ std::vector<LinkReport> hottest_links(const std::vector<double>& bytes, const st
   return all;
 }
 
+std::vector<ClassLoad> class_loads(const topology::Topology& t, const std::vector<double>& bytes, Time makespan,
+                                   const std::function<double(routing::DirLink)>& capacity_bps) {
+  const double seconds = makespan.seconds();
+  std::vector<ClassLoad> by(t.link_classes.size());
+  std::vector<double> sum(t.link_classes.size(), 0);
+  for (size_t d = 0; d < bytes.size(); ++d) {
+    const auto dir = static_cast<routing::DirLink>(d);
+    const size_t c = t.links[static_cast<size_t>(routing::link_of(dir))].cls;
+    const double cap = capacity_bps(dir);
+    if (c >= by.size() || cap <= 0) continue;
+    const double u = seconds > 0 ? bytes[d] * 8.0 / (cap * seconds) : 0;
+    ClassLoad& l = by[c];
+    ++l.links;
+    l.bytes += bytes[d];
+    sum[c] += u;
+    l.max_utilization = std::max(l.max_utilization, u);
+  }
+  std::vector<ClassLoad> out;
+  for (size_t c = 0; c < by.size(); ++c) {
+    if (by[c].links == 0) continue;
+    by[c].link_class = t.link_classes[c];
+    by[c].mean_utilization = sum[c] / static_cast<double>(by[c].links);
+    out.push_back(by[c]);
+  }
+  return out;
+}
+
 }  // namespace podnet::engine

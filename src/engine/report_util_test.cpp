@@ -52,5 +52,37 @@ TEST(HottestLinks, ZeroMakespanRanksByBytes) {
   for (const auto& l : all) EXPECT_EQ(l.mean_utilization, 0.0);
 }
 
+// Links 0 and 1 of class "leaf-spine" (index 1), link 2 of class "nic-leaf" (index 0); class 2 ("spare") has no
+// link. Directed links 2l and 2l+1; dir 5 (link 2's reverse) has no capacity.
+TEST(ClassLoads, MeanAndMaxOfTheClassDirectedLinks) {
+  topology::Topology t;
+  t.link_classes = {"nic-leaf", "leaf-spine", "spare"};
+  t.links.resize(3);
+  t.links[0].cls = 1;
+  t.links[1].cls = 1;
+  t.links[2].cls = 0;
+  const auto cap = [](routing::DirLink d) { return d == 5 ? 0.0 : 400e9; };
+  // In 1 s on 400 Gb/s, 50 GB is utilization 1.0, 25 GB 0.5, 12.5 GB 0.25.
+  const std::vector<double> bytes = {50e9, 0, 25e9, 12.5e9, 25e9, 99e9};
+  const auto loads = class_loads(t, bytes, Time::from_seconds(1.0), cap);
+  ASSERT_EQ(loads.size(), 2u);  // "spare" has no link
+  // nic-leaf: only dir 4 counts (dir 5 has no capacity): mean = max = 0.5.
+  EXPECT_EQ(loads[0].link_class, "nic-leaf");
+  EXPECT_EQ(loads[0].links, 1);
+  EXPECT_DOUBLE_EQ(loads[0].bytes, 25e9);
+  EXPECT_DOUBLE_EQ(loads[0].mean_utilization, 0.5);
+  EXPECT_DOUBLE_EQ(loads[0].max_utilization, 0.5);
+  // leaf-spine: dirs 0..3 at 1.0, 0, 0.5, 0.25: mean 1.75 / 4 = 0.4375 (idle dir 1 included), max 1.0.
+  EXPECT_EQ(loads[1].link_class, "leaf-spine");
+  EXPECT_EQ(loads[1].links, 4);
+  EXPECT_DOUBLE_EQ(loads[1].bytes, 87.5e9);
+  EXPECT_DOUBLE_EQ(loads[1].mean_utilization, 0.4375);
+  EXPECT_DOUBLE_EQ(loads[1].max_utilization, 1.0);
+  // No time: every utilization 0, bytes still counted.
+  const auto idle = class_loads(t, bytes, Time(), cap);
+  EXPECT_EQ(idle[1].mean_utilization, 0.0);
+  EXPECT_DOUBLE_EQ(idle[1].bytes, 87.5e9);
+}
+
 }  // namespace
 }  // namespace podnet::engine

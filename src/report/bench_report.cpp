@@ -1,6 +1,9 @@
 #include "report/bench_report.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
 #include <ostream>
 
 #include "collective/ring_order.hpp"
@@ -96,6 +99,26 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
                    {"peak_utilization", round_to(l.peak_utilization, 4)}});
   doc["hottest_links"] = hot;
   doc["engine_stats"] = {{"flows", last.flows}, {"solves", last.solves}};  // of the last size
+  // Per link class (the fabric's tiers of links), per size in row order: the mean and the highest of its
+  // directed links' mean utilizations (engine::ClassLoad).
+  std::vector<std::string> classes;
+  std::map<std::string, int64_t> class_links;
+  for (const auto& b : r.rows)
+    for (const auto& c : b.run.by_class)
+      if (class_links.emplace(c.link_class, c.links).second) classes.push_back(c.link_class);
+  nlohmann::json util = nlohmann::json::array();
+  for (const auto& name : classes) {
+    nlohmann::json mean = nlohmann::json::array(), max = nlohmann::json::array();
+    for (const auto& b : r.rows) {
+      const auto it = std::find_if(b.run.by_class.begin(), b.run.by_class.end(),
+                                   [&](const engine::ClassLoad& c) { return c.link_class == name; });
+      mean.push_back(it == b.run.by_class.end() ? 0.0 : round_to(it->mean_utilization, 4));
+      max.push_back(it == b.run.by_class.end() ? 0.0 : round_to(it->max_utilization, 4));
+    }
+    util.push_back(
+        {{"link_class", name}, {"links", class_links[name]}, {"mean_utilization", mean}, {"max_utilization", max}});
+  }
+  doc["link_class_utilization"] = util;
   if (r.ring) {
     const collective::RingStats& rs = *r.ring;
     doc["ring"] = {{"hops", rs.hops},

@@ -7,6 +7,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "core/error.hpp"
 #include "report/report.hpp"
 #include "report/sweep_report.hpp"
 
@@ -66,6 +67,17 @@ std::vector<std::pair<std::string, std::string>> flatten_resolved(const std::str
     }
   }
   return out;
+}
+
+DiffSide document_side(const std::string& label, const nlohmann::json& doc) {
+  if (!doc.is_object() || !doc.contains("run") || !doc["run"].is_object() || !doc["run"].contains("command") ||
+      !doc["run"]["command"].is_string())
+    throw InputError(
+        fmt::format("{}: not a podnet result document (no run.command; write one with --format json)", label));
+  DiffSide s;
+  s.label = label;
+  s.documents.push_back({doc["run"]["command"].get<std::string>(), doc});
+  return s;
 }
 
 nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {

@@ -25,6 +25,11 @@ struct DiffSide {
   std::vector<std::pair<std::string, nlohmann::json>> documents;
 };
 
+// A side holding one result document (what `--format json` writes: an
+// object with run.command, which names its study), labelled `label`.
+// InputError naming `label` when `doc` is not such a document.
+DiffSide document_side(const std::string& label, const nlohmann::json& doc);
+
 // {"a", "b", "inputs": [{key, a, b}], "studies": {STUDY: {"changed": [{field, a, b, delta, ratio}],
 //  "same": N, "only_a": [...], "only_b": [...]}}, "attribution": {"train": {...}}}
 nlohmann::json diff_document(const DiffSide& a, const DiffSide& b);

@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include "core/error.hpp"
+
 namespace podnet::report {
 namespace {
 
@@ -61,6 +63,24 @@ TEST(Diff, TextFieldsAndFieldsOnOneSide) {
   EXPECT_EQ(s["only_a"], nlohmann::json::array({"x"}));
   EXPECT_EQ(s["only_b"], nlohmann::json::array({"y"}));
   EXPECT_TRUE(d["inputs"].empty());
+}
+
+TEST(Diff, DocumentSideTakesItsStudyFromRunCommand) {
+  const DiffSide s = document_side("#3 aipod-16k", train_doc(1, 2, 3, "flow"));
+  EXPECT_EQ(s.label, "#3 aipod-16k");
+  EXPECT_TRUE(s.resolved_yaml.empty());
+  ASSERT_EQ(s.documents.size(), 1u);
+  EXPECT_EQ(s.documents[0].first, "train");
+  // Not a result document: the label and what is missing are named.
+  try {
+    document_side("upload.json", {{"rows", 1}});
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("upload.json: not a podnet result document (no run.command"),
+              std::string::npos);
+  }
+  EXPECT_THROW(document_side("x", nlohmann::json::array()), InputError);
+  EXPECT_THROW(document_side("x", {{"run", {{"command", 3}}}}), InputError);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "reliability/checkpoint.hpp"
 #include "report/web_assets.hpp"
+#include "routing/route.hpp"
 
 namespace podnet::report {
 
@@ -36,27 +37,46 @@ std::string asset_text(const char* name) {
 
 }  // namespace
 
-nlohmann::json fabric_drawing(const topology::Topology& t, size_t max_nodes) {
-  static const char* const kGranularity[] = {"tier, pod, group and rail", "tier, pod and group", "tier and pod",
-                                             "tier"};
-  int g = 0;
+namespace {
+
+// Which aggregate each node falls in, at the finest granularity that keeps at most max_nodes aggregates.
+struct Aggregation {
+  int granularity = 0;
+  std::map<Key, int> id;      // aggregate key -> id, in key order (level, pod, group, rail)
+  std::vector<int> node_agg;  // [node] -> aggregate id
+};
+
+Aggregation aggregate(const topology::Topology& t, size_t max_nodes) {
+  Aggregation a;
+  int& g = a.granularity;
   for (; g < 3; ++g) {
     std::set<Key> keys;
     for (const auto& n : t.nodes) keys.insert(key_of(n, g));
     if (keys.size() <= max_nodes) break;
   }
   // Aggregates in key order (level, pod, group, rail): deterministic ids.
-  std::map<Key, int> id;
-  for (const auto& n : t.nodes) id.emplace(key_of(n, g), 0);
+  for (const auto& n : t.nodes) a.id.emplace(key_of(n, g), 0);
   int next = 0;
-  for (auto& [k, v] : id) v = next++;
+  for (auto& [k, v] : a.id) v = next++;
+  a.node_agg.resize(t.nodes.size());
+  for (size_t i = 0; i < t.nodes.size(); ++i) a.node_agg[i] = a.id.at(key_of(t.nodes[i], g));
+  return a;
+}
+
+}  // namespace
+
+nlohmann::json fabric_drawing(const topology::Topology& t, size_t max_nodes) {
+  static const char* const kGranularity[] = {"tier, pod, group and rail", "tier, pod and group", "tier and pod",
+                                             "tier"};
+  const Aggregation agg = aggregate(t, max_nodes);
+  const int g = agg.granularity;
+  const std::map<Key, int>& id = agg.id;
+  const std::vector<int>& node_agg = agg.node_agg;
   std::vector<int64_t> count(id.size(), 0), gpus(id.size(), 0);
   std::vector<std::set<int32_t>> servers(id.size());
-  std::vector<int> node_agg(t.nodes.size());
   for (size_t i = 0; i < t.nodes.size(); ++i) {
     const auto& n = t.nodes[i];
-    const int a = id.at(key_of(n, g));
-    node_agg[i] = a;
+    const int a = node_agg[i];
     if (n.kind == topology::NodeKind::Switch) ++count[static_cast<size_t>(a)];
     if (n.kind == topology::NodeKind::Gpu) {
       ++gpus[static_cast<size_t>(a)];
@@ -108,6 +128,33 @@ nlohmann::json fabric_drawing(const topology::Topology& t, size_t max_nodes) {
                          {"links", e.first},
                          {"gbps", std::round(e.second * 1000) / 1000}});
   return {{"granularity", kGranularity[g]}, {"level_names", level_names}, {"nodes", nodes}, {"edges", out_edges}};
+}
+
+nlohmann::json suspects_on_drawing(const topology::Topology& t, const study::DiagnoseResult& r, size_t max_nodes) {
+  const Aggregation agg = aggregate(t, max_nodes);
+  const int32_t dirs = routing::dir_link_count(t);
+  nlohmann::json out = nlohmann::json::array();
+  auto place = [&](const std::string& name, const std::string& kind, int32_t component, bool hidden,
+                   const char* finding, double value) {
+    nlohmann::json row = {{"component", name}, {"kind", kind}, {"finding", finding}, {"value", value}};
+    if (r.score || r.delay_score) row["hidden_fault"] = hidden;
+    if (component < dirs) {
+      const auto& l = t.links[static_cast<size_t>(routing::link_of(component))];
+      int a = agg.node_agg[static_cast<size_t>(l.a)], b = agg.node_agg[static_cast<size_t>(l.b)];
+      if (a > b) std::swap(a, b);
+      // A link inside one mark (e.g. a NIC's link inside its servers' mark) marks that mark; else the edge.
+      row["marks"] = a == b ? nlohmann::json::array({a}) : nlohmann::json::array({a, b});
+      row["edge"] = a == b ? nlohmann::json(nullptr) : nlohmann::json::array({a, b});
+    } else {
+      row["marks"] = nlohmann::json::array({agg.node_agg[static_cast<size_t>(component - dirs)]});
+      row["edge"] = nullptr;
+    }
+    out.push_back(row);
+  };
+  for (const auto& x : r.suspects) place(x.name, x.kind, x.s.component, x.hidden, "loss", x.s.loss);
+  for (const auto& x : r.delay_suspects)
+    place(x.name, x.kind, x.s.component, x.hidden, "latency", x.s.rtt_added_s * 1e6);
+  return out;
 }
 
 nlohmann::json goodput_curve(const nlohmann::json& doc) {

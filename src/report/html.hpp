@@ -4,9 +4,10 @@
 // embeds the very JSON document `--format json` writes, so the charts and
 // tables show the same numbers; `podnet serve` draws the same payloads.
 //
-// The payload is {"kind": "design" | "bench" | "train" | "reliability",
-// "document": <the --format json document>, and for design "drawing":
-// fabric_drawing(...)}.
+// The payload is {"kind": "design" | "bench" | "train" | "reliability" |
+// "diagnose", "document": <the --format json document>, for design and
+// diagnose "drawing": fabric_drawing(...), for diagnose "suspects":
+// suspects_on_drawing(...), for reliability "goodput_curve"}.
 #pragma once
 
 #include <cstddef>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "study/diagnose.hpp"
 #include "topology/topology.hpp"
 
 namespace podnet::report {
@@ -28,6 +30,14 @@ namespace podnet::report {
 //  gpus, x, y}], "edges": [{source, target, links, gbps}]}, x/y laid out by
 // level (servers at the bottom) in a 1000-wide box.
 nlohmann::json fabric_drawing(const topology::Topology& t, size_t max_nodes = 200);
+
+// `podnet diagnose` suspects (loss, then latency) placed on fabric_drawing(t,
+// max_nodes): [{component, kind, finding: "loss" | "latency", value (loss
+// probability, or added RTT in us), hidden_fault (when the faults are known),
+// marks: [aggregate ids], edge: [a, b] or null}]. A switch marks its
+// aggregate; a link between two aggregates is their edge (and marks both
+// ends); a link inside one aggregate (a NIC's own link) marks that aggregate.
+nlohmann::json suspects_on_drawing(const topology::Topology& t, const study::DiagnoseResult& r, size_t max_nodes = 200);
 
 // Goodput against checkpoint interval for a `podnet reliability` document
 // (reliability::goodput, Daly 2006: goodput = τ / (M e^(R/M) (e^((τ+δ)/M) − 1))

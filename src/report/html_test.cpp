@@ -71,6 +71,62 @@ TEST(FabricDrawing, OneMarkPerGroupWhenSmall) {
   EXPECT_DOUBLE_EQ(gbps, 6 * 400.0);
 }
 
+// Suspects placed on the drawing of tiny(). Aggregates (key order level, pod, group, rail): 0 servers of
+// group 0, 1 servers of group 1, 2 leaf0, 3 leaf1, 4 spine0. Links: 0 g0-n0, 1 g1-n1, 2 n0-leaf0,
+// 3 n1-leaf1, 4 and 6 leaf0-spine, 5 and 7 leaf1-spine; directed link d is link d / 2, so 16 directions
+// and node n is component 16 + n.
+TEST(FabricDrawing, SuspectsLandOnTheirMarksAndEdges) {
+  const topology::Topology t = tiny();
+  study::DiagnoseResult r;
+  auto loss = [&](const std::string& name, const std::string& kind, int32_t c, bool hidden) {
+    study::SuspectRow x;
+    x.name = name;
+    x.kind = kind;
+    x.s.component = c;
+    x.s.loss = 0.001;
+    x.hidden = hidden;
+    r.suspects.push_back(x);
+  };
+  loss("leaf0 -> spine0", "link", 8, true);     // link 4 = leaf0 (2) - spine0 (4): the edge 2-4
+  loss("spine0", "switch", 16 + 6, false);      // node 6 is spine0: its mark 4
+  loss("s0/gpu0 -> s0/nic0", "link", 1, true);  // link 0 lies inside the servers of group 0: mark 0
+  study::DelayRow slow;
+  slow.name = "s0/nic0 -> leaf0";
+  slow.kind = "link";
+  slow.s.component = 4;  // link 2 = nic0 (aggregate 0) - leaf0 (2)
+  slow.s.rtt_added_s = 20e-6;
+  r.delay_suspects.push_back(slow);
+  r.score = study::Score{};
+  const auto s = suspects_on_drawing(t, r, 200);
+  ASSERT_EQ(s.size(), 4u);
+  EXPECT_EQ(s[0]["marks"], nlohmann::json::array({2, 4}));
+  EXPECT_EQ(s[0]["edge"], nlohmann::json::array({2, 4}));
+  EXPECT_EQ(s[0]["finding"], "loss");
+  EXPECT_DOUBLE_EQ(s[0]["value"].get<double>(), 0.001);
+  EXPECT_EQ(s[0]["hidden_fault"], true);
+  EXPECT_EQ(s[1]["marks"], nlohmann::json::array({4}));
+  EXPECT_TRUE(s[1]["edge"].is_null());
+  EXPECT_EQ(s[1]["hidden_fault"], false);
+  EXPECT_EQ(s[2]["marks"], nlohmann::json::array({0}));
+  EXPECT_TRUE(s[2]["edge"].is_null());
+  EXPECT_EQ(s[3]["component"], "s0/nic0 -> leaf0");
+  EXPECT_EQ(s[3]["finding"], "latency");
+  EXPECT_DOUBLE_EQ(s[3]["value"].get<double>(), 20.0);  // 20e-6 s = 20 us
+  EXPECT_EQ(s[3]["edge"], nlohmann::json::array({0, 2}));
+  // The edges named are edges of the drawing.
+  const auto d = fabric_drawing(t, 200);
+  for (size_t i : {0u, 3u}) {
+    bool found = false;
+    for (const auto& e : d["edges"])
+      found = found || (e["source"] == s[i]["edge"][0] && e["target"] == s[i]["edge"][1]);
+    EXPECT_TRUE(found) << s[i]["component"];
+  }
+  // Coarsened to 3 marks (servers 0, leaf 1, spine 2): the leaf-spine link is the edge 1-2.
+  const auto coarse = suspects_on_drawing(t, r, 3);
+  EXPECT_EQ(coarse[0]["edge"], nlohmann::json::array({1, 2}));
+  EXPECT_EQ(coarse[1]["marks"], nlohmann::json::array({2}));
+}
+
 TEST(FabricDrawing, CoarsensToStayUnderTheLimit) {
   // 5 aggregates > 3: (tier, pod) gives servers, leaf, spine = 3.
   const auto d = fabric_drawing(tiny(), 3);

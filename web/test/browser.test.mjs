@@ -27,6 +27,24 @@ check(benchJson.rows.length === kSizes, `CLI bench has ${kSizes} rows`);
 const trainHtml = path.join(outDir, 'train.html'), relHtml = path.join(outDir, 'reliability.html');
 const trainJson = JSON.parse(run(['train', 'aipod-16k', '--format', 'json', '--html', trainHtml]));
 const relJson = JSON.parse(run(['reliability', 'aipod-16k', '--format', 'json', '--html', relHtml]));
+// A second bench series (ring only, analytical engine) to overlay and compare; both documents saved for the compare page.
+const benchA = path.join(outDir, 'bench-auto.json'), benchB = path.join(outDir, 'bench-ring.json');
+fs.writeFileSync(benchA, JSON.stringify(benchJson));
+const ringJson = JSON.parse(run(['bench', 'aipod-16k', '--min', '1MiB', '--max', '16MiB', '--algo', 'ring', '--engine', 'analytical', '--format', 'json']));
+fs.writeFileSync(benchB, JSON.stringify(ringJson));
+const diffJson = JSON.parse(run(['diff', benchA, benchB, '--format', 'json']));
+// train with the scaling sweep and the trace, small enough for CI: DP 8 (sweep DP 1, 2, 4, 8 at 5 NIC caps).
+const trainSets = ['workload.dp=8', 'network.engine=analytical'];
+const sweepTrace = path.join(outDir, 'sweep-trace.json'), sweepHtml = path.join(outDir, 'train-sweep.html');
+const sweepJson = JSON.parse(run(['train', 'aipod-16k', ...trainSets.flatMap(x => ['--set', x]), '--sweep', '--format', 'json',
+  '--trace', sweepTrace, '--html', sweepHtml]));
+check(sweepJson.sweep.length === 20, `CLI train sweep has 20 points (DP 1, 2, 4, 8 x 5 caps), got ${sweepJson.sweep.length}`);
+// diagnose: the golden scenario with three hidden faults (a dropping uplink, a corrupting spine, a slow optic).
+const faultsYaml = path.join(path.dirname(new URL(import.meta.url).pathname), '../../tests/golden/diagnose-faults/scenario.yaml');
+const diagHtml = path.join(outDir, 'diagnose.html');
+const diagJson = JSON.parse(run(['diagnose', faultsYaml, '--duration', '60s', '--format', 'json', '--html', diagHtml]));
+const diagSuspects = diagJson.suspects.map(x => x.component).concat(diagJson.latency.suspects.map(x => x.component));
+check(diagSuspects.length >= 3, `CLI diagnose finds ${diagSuspects.length} suspects`);
 const badYaml = path.join(outDir, 'bad.yaml');
 // Line 5 holds the bad value.
 fs.writeFileSync(badYaml, 'schema_version: 1\nname: bad\ntopology:\n  family: rail_clos\n  gpus: lots\n');
@@ -59,6 +77,40 @@ async function checkBom(where) {
   const bad = Object.keys(want).filter(k => shown[k] !== want[k]);
   check(Object.keys(want).length > 10 && bad.length === 0, `${where}: all ${Object.keys(want).length} BOM numbers equal podnet design --format json${bad.length ? ' (differ: ' + bad.join(', ') + ')' : ''}`);
 }
+// The fabric drawing's suspects as the page drew them: red marks and red edges.
+const redOnFabric = sel => page.evaluate(s => {
+  const o = window.echarts.getInstanceByDom(document.querySelector(s)).getOption().series[0];
+  return { marks: o.data.filter(d => d.suspects).map(d => Number(d.id)).sort((a, b) => a - b),
+    edges: o.links.filter(l => l.suspects).map(l => l.source + '-' + l.target).sort() };
+}, sel);
+function expectedRed(suspects) {
+  const marks = [...new Set(suspects.flatMap(x => x.marks))].sort((a, b) => a - b);
+  const edges = [...new Set(suspects.filter(x => x.edge).map(x => x.edge[0] + '-' + x.edge[1]))].sort();
+  return { marks, edges };
+}
+async function checkDiagnose(where, suspects) {
+  const shown = await page.$$eval('table.suspects td[data-col="component"]', t => t.map(x => JSON.parse(x.dataset.value)));
+  check(JSON.stringify(shown) === JSON.stringify(diagSuspects), `${where}: the ${shown.length} suspects equal podnet diagnose --format json`);
+  const red = await redOnFabric('.chart.fabric'), want = expectedRed(suspects);
+  check(red.marks.length > 0 && JSON.stringify(red) === JSON.stringify(want),
+    `${where}: suspects drawn on the fabric (${red.marks.length} red marks, ${red.edges.length} red edges)`);
+}
+const benchSeries = sel => page.evaluate(s => window.echarts.getInstanceByDom(document.querySelector(s)).getOption().series.map(x => ({ name: x.name, data: x.data })), sel);
+async function checkHeatmap(where, doc) {
+  const data = await page.evaluate(() => window.echarts.getInstanceByDom(document.querySelector('.chart.heatmap')).getOption().series[0].data);
+  const want = doc.link_class_utilization.flatMap((u, y) => u.mean_utilization.map((v, x) => [x, y, v]));
+  const got = data.map(d => d.slice(0, 3));
+  check(want.length === doc.link_class_utilization.length * kSizes && JSON.stringify(got) === JSON.stringify(want),
+    `${where}: utilization heatmap has ${doc.link_class_utilization.length} tiers x ${kSizes} sizes equal to link_class_utilization`);
+}
+async function checkSweep(where) {
+  const series = await page.evaluate(() => window.echarts.getInstanceByDom(document.querySelector('.chart.sweep')).getOption().series);
+  const lines = series.filter(x => x.name !== 'ideal');
+  const got = lines.flatMap(x => x.data.map(d => [d[0], d[1]]));
+  const want = sweepJson.sweep.map(r => [r.gpus, r.speedup]);
+  check(lines.length === 5 && got.length === 20 && JSON.stringify(got) === JSON.stringify(want),
+    `${where}: scaling chart has 5 cap lines, 20 points, speed-ups equal podnet train --sweep --format json`);
+}
 async function waitState(states) {
   await page.waitForFunction(s => s.includes(document.querySelector('#status').dataset.state), states, { timeout: 120000 });
   return page.$eval('#status', e => e.dataset.state);
@@ -87,6 +139,14 @@ try {
   const drawn = (await (await fetch(`${s.url}/api/runs/1/result`)).json()).drawing.nodes.length;
   check(marks > 0 && marks === drawn, `design: fabric drawn with ${marks} marks (= the drawing's ${drawn} aggregates)`);
   console.log(`design aipod-16k (16,384 GPUs): run + render ${Date.now() - t0} ms`);
+  // Drawing alone (fetch the finished result, render the page); printed, not asserted (docs/validation.md).
+  const drawMs = id => page.evaluate(async id => {
+    const t = performance.now();
+    const p = await (await fetch('/api/runs/' + id + '/result')).json();
+    window.podnet.render(document.querySelector('#result'), p);
+    return Math.round(performance.now() - t);
+  }, id);
+  console.log(`design aipod-16k (16,384 GPUs): fetch + render the result ${await drawMs(1)} ms`);
   await checkBom('serve design');
   await page.screenshot({ path: path.join(outDir, 'serve-design-result.png'), fullPage: true });
 
@@ -100,7 +160,7 @@ try {
   check(big > 0 && big <= 200, `design 131,072 GPUs: drawn aggregated, ${big} marks (<= 200)`);
   const bigGpus = await page.$eval('table.bom td[data-key="bom.gpus"]', t => JSON.parse(t.dataset.value));
   check(bigGpus === 131072, `design 131,072 GPUs: the BOM shows ${bigGpus} GPUs`);
-  console.log(`design 131,072 GPUs: run + render ${Date.now() - t0} ms`);
+  console.log(`design 131,072 GPUs: run + render ${Date.now() - t0} ms; fetch + render the result ${await drawMs(2)} ms`);
   await page.screenshot({ path: path.join(outDir, 'serve-design-131k.png'), fullPage: true });
 
   // bench: 1 MiB .. 16 MiB from the page.
@@ -117,7 +177,25 @@ try {
   const busbw = await page.$$eval('#result table.bench-rows td[data-col="busbw_gbyte_per_s"]', t => t.map(x => JSON.parse(x.dataset.value)));
   check(JSON.stringify(busbw) === JSON.stringify(benchJson.rows.map(r => r.busbw_gbyte_per_s)), 'bench: busbw column equals podnet bench --format json');
   check(await page.$$eval('#runs li', l => l.length) === 1, 'bench: the finished run is listed');
+  const hot = await page.$$eval('#result table.hottest tr', r => r.length - 1);
+  check(hot === benchJson.hottest_links.length && hot > 0, `bench: the ${hot} hottest links listed`);
+  await checkHeatmap('bench', benchJson);
   await page.screenshot({ path: path.join(outDir, 'serve-bench-result.png'), fullPage: true });
+
+  // A second series: ring only; then overlay the first run on it.
+  await page.fill('#algo', 'ring');
+  await page.fill('#engine', 'analytical');
+  await page.click('#run');
+  check(await waitState(['done', 'failed', 'rejected']) === 'done', 'bench (ring, analytical engine) runs from the page');
+  await page.waitForFunction(() => document.querySelector('#result').dataset.run === '4');
+  await page.check('#runs input.overlay[data-run="3"]');
+  await page.waitForFunction(() => document.querySelector('#result').dataset.overlays === '1');
+  const series = await benchSeries('#result .chart.busbw');
+  const overlay = series.find(x => x.name.startsWith('busbw #3'));
+  check(series.length === 3 && overlay && JSON.stringify(overlay.data.map(d => d[1])) === JSON.stringify(benchJson.rows.map(r => r.busbw_gbyte_per_s)) &&
+    JSON.stringify(series[0].data.map(d => d[1])) === JSON.stringify(ringJson.rows.map(r => r.busbw_gbyte_per_s)),
+    `bench: ring busbw (analytical) and run #3 (auto, flow) overlaid on one chart (${series.map(x => x.name).join(' | ')}), each equal to podnet bench --format json`);
+  await page.screenshot({ path: path.join(outDir, 'serve-bench-overlay.png'), fullPage: true });
 
   // A bad uploaded YAML: its file:line error on the page.
   await page.setInputFiles('#upload', badYaml);
@@ -138,6 +216,66 @@ try {
   // 49 intervals, τ*/8 .. 8τ* (report::goodput_curve).
   check(await seriesLength('#result .chart.goodput') === 49, 'reliability: goodput curve of 49 intervals drawn');
   await page.screenshot({ path: path.join(outDir, 'serve-reliability-result.png'), fullPage: true });
+
+  // train with the sweep and the trace (run 6).
+  await page.goto(`${s.url}/train`);
+  await page.waitForSelector('#app[data-ready="1"]');
+  await page.selectOption('#scenario', 'aipod-16k');
+  await page.fill('#sets', trainSets.join(', '));
+  await page.check('#sweep');
+  await page.check('#trace');
+  await page.click('#run');
+  check(await waitState(['done', 'failed', 'rejected']) === 'done', 'train with sweep and trace runs from the page');
+  await page.waitForSelector('#result .chart.sweep');
+  await checkSweep('train page');
+  const href = await page.$eval('#trace-link', a => a.getAttribute('href'));
+  const tr = await fetch(s.url + href);
+  const trace = Buffer.from(await tr.arrayBuffer());
+  check(tr.status === 200 && /attachment/.test(tr.headers.get('content-disposition')) && trace.equals(fs.readFileSync(sweepTrace)),
+    `train: the trace link downloads the Perfetto trace, byte-identical to podnet train --trace (${trace.length} bytes)`);
+  await page.screenshot({ path: path.join(outDir, 'serve-train-sweep.png'), fullPage: true });
+
+  // diagnose: the golden scenario uploaded, 60 s of probing.
+  await page.goto(`${s.url}/diagnose`);
+  await page.waitForSelector('#app[data-ready="1"]');
+  await page.setInputFiles('#upload', faultsYaml);
+  await page.fill('#duration', '60s');
+  await page.click('#run');
+  check(await waitState(['done', 'failed', 'rejected']) === 'done', 'diagnose runs from the page');
+  await page.waitForSelector('#result table.suspects');
+  const diagRun = await page.$eval('#result', e => e.dataset.run);
+  const diagPayload = await (await fetch(`${s.url}/api/runs/${diagRun}/result`)).json();
+  await checkDiagnose('diagnose page', diagPayload.suspects);
+  await page.screenshot({ path: path.join(outDir, 'serve-diagnose.png'), fullPage: true });
+
+  // compare: the two CLI bench documents uploaded, then the two server runs (3: auto, 4: ring).
+  await page.goto(`${s.url}/compare`);
+  await page.waitForSelector('#app[data-ready="1"]');
+  await page.setInputFiles('#cmp-file-a', benchA);
+  await page.setInputFiles('#cmp-file-b', benchB);
+  await page.click('#compare');
+  await page.waitForSelector('#result[data-compared]');
+  const changedRows = () => page.$$eval('#result table.changed tr', rows => rows.slice(1).map(r =>
+    Object.fromEntries([...r.querySelectorAll('td')].map(td => [td.dataset.col, JSON.parse(td.dataset.value)]))));
+  const want = diffJson.studies.bench.changed;
+  const fromFiles = await changedRows();
+  check(want.length > 0 && JSON.stringify(fromFiles) === JSON.stringify(want.map(c => ({ field: c.field, a: c.a, b: c.b, delta: c.delta ?? null, ratio: c.ratio ?? null }))),
+    `compare (uploaded documents): the ${fromFiles.length} changed fields equal podnet diff --format json`);
+  const bars = await seriesLength('#result .chart.ratios');
+  check(bars === Math.min(25, want.filter(c => c.ratio > 0).length), `compare: ${bars} bars of B / A`);
+  await page.screenshot({ path: path.join(outDir, 'serve-compare-files.png'), fullPage: true });
+  await page.setInputFiles('#cmp-file-a', []);
+  await page.setInputFiles('#cmp-file-b', []);
+  await page.selectOption('#cmp-a', '3');
+  await page.selectOption('#cmp-b', '4');
+  await page.click('#compare');
+  await page.waitForFunction(() => document.querySelector('#result').dataset.compared === '1' && /#3/.test(document.querySelector('#result h2').textContent));
+  const fromRuns = await changedRows();
+  check(JSON.stringify(fromRuns) === JSON.stringify(fromFiles), `compare (runs #3 and #4): the same ${fromRuns.length} changed fields as the documents`);
+  await page.selectOption('#cmp-b', String(diagRun));
+  await page.click('#compare');
+  await page.waitForFunction(() => document.querySelector('#result').dataset.compared === 'error');
+  check(/cannot compare a bench result with a diagnose result/.test(await page.$eval('#error', e => e.textContent)), 'compare: two studies refused with a message');
 } finally {
   stopServer(s);
 }
@@ -167,6 +305,17 @@ await page.goto('file://' + relHtml);
 await page.waitForSelector('.chart.goodput');
 check(await seriesLength('.chart.goodput') === 49, 'reliability.html: goodput curve drawn');
 await page.screenshot({ path: path.join(outDir, 'html-reliability.png'), fullPage: true });
+
+await page.goto('file://' + sweepHtml);
+await page.waitForSelector('.chart.sweep');
+await checkSweep('train-sweep.html');
+await page.goto('file://' + diagHtml);
+await page.waitForSelector('table.suspects');
+await checkDiagnose('diagnose.html', JSON.parse(await page.$eval('#podnet-data', e => e.textContent)).suspects);
+await page.screenshot({ path: path.join(outDir, 'html-diagnose.png'), fullPage: true });
+await page.goto('file://' + benchHtml);
+await page.waitForSelector('.chart.heatmap');
+await checkHeatmap('bench.html', benchJson);
 
 check(errors.length === 0, 'no JavaScript error on any page' + (errors.length ? ': ' + errors.join('; ') : ''));
 await browser.close();

@@ -48,6 +48,10 @@ try {
   console.log(`load: 200 requests from 8 clients in ${Date.now() - t0} ms; RSS ${before.toFixed(1)} -> ${after.toFixed(1)} MiB`);
   check(ok === 200 && bad === 0, `200 requests from 8 concurrent clients all answered 200 (${ok} ok, ${bad} not)`);
   check(after - before < 16, `resident memory flat under load (grew ${(after - before).toFixed(1)} MiB < 16 MiB)`);
+  // A second round of 200: a leak would grow again by about as much; flat memory stays within a few MiB.
+  const again = await load(200), last = rss();
+  console.log(`load again: 200 requests, ${again.bad} failed; RSS ${after.toFixed(1)} -> ${last.toFixed(1)} MiB`);
+  check(again.ok === 200 && last - after < 8, `second 200 requests: none failed, RSS grew ${(last - after).toFixed(1)} MiB < 8 MiB`);
 
   check(await raw('GET /assets/../../../../etc/passwd HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n') === 404, 'path traversal ../ -> 404');
   check(await raw('GET /assets/..%2f..%2fetc%2fpasswd HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n') === 404, 'path traversal %2f -> 404');
@@ -67,6 +71,22 @@ try {
   check(r.status === 400 && /not a built-in scenario/.test((await r.json()).error), 'a scenario path (server file) -> 400');
   r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'bench', scenario: 'aipod-16k', min: '1MiB', max: '1KiB' }) });
   check(r.status === 400, `bench sizes min > max -> 400 (got ${r.status})`);
+  r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'bench', scenario: 'aipod-16k', algo: 'fastest' }) });
+  check(r.status === 400 && /'algo': 'fastest' is not an algorithm/.test((await r.json()).error), `bench unknown algo -> 400 (got ${r.status})`);
+  r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'bench', scenario: 'aipod-16k', routing: 'teleport' }) });
+  check(r.status === 400 && /network\.routing/.test((await r.json()).error), `bench unknown routing -> 400 naming network.routing (got ${r.status})`);
+  r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'diagnose', scenario: 'aipod-16k', duration: 'soon' }) });
+  check(r.status === 400 && /'duration': 'soon' is not a duration/.test((await r.json()).error), `diagnose bad duration -> 400 (got ${r.status})`);
+  r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'train', scenario: 'aipod-16k', sweep: 'yes' }) });
+  check(r.status === 400, `train sweep not a boolean -> 400 (got ${r.status})`);
+  r = await fetch(s.url + '/api/compare', { method: 'POST', body: JSON.stringify({ a: { document: { rows: [] }, file: '../x.json' }, b: { run: 1 } }) });
+  check(r.status === 400 && /^x\.json: not a podnet result document/.test((await r.json()).error), `compare a non-result document -> 400 naming it (got ${r.status})`);
+  r = await fetch(s.url + '/api/compare', { method: 'POST', body: JSON.stringify({ a: { run: 999999 }, b: { run: 1 } }) });
+  check(r.status === 400 && /no run 999999/.test((await r.json()).error), `compare an unknown run -> 400 (got ${r.status})`);
+  r = await fetch(s.url + '/api/compare', { method: 'POST', body: '[1, 2]' });
+  check(r.status === 400, `compare a body that is not an object -> 400 (got ${r.status})`);
+  r = await fetch(s.url + '/api/runs/999999/trace');
+  check(r.status === 404, `trace of an unknown run -> 404 (got ${r.status})`);
   r = await fetch(s.url + '/api/runs/999999');
   check(r.status === 404, `unknown run -> 404 (got ${r.status})`);
   r = await fetch(s.url + '/api/runs/99999999999999');

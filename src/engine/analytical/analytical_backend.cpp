@@ -187,6 +187,8 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
   }
   report.hottest = hottest_links(link_bytes, nullptr, report.makespan, options_.hottest_links,
                                  [&](routing::DirLink d) { return compiler.payload_capacity_bps(d); });
+  report.by_class = class_loads(topo_, link_bytes, report.makespan,
+                                [&](routing::DirLink d) { return compiler.payload_capacity_bps(d); });
   return report;
 }
 

@@ -170,6 +170,8 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
   }
   report.hottest = hottest_links(bytes, &peak, report.makespan, options_.hottest_links,
                                  [&](routing::DirLink d) { return compiler.payload_capacity_bps(d); });
+  report.by_class =
+      class_loads(topo_, bytes, report.makespan, [&](routing::DirLink d) { return compiler.payload_capacity_bps(d); });
   report.solves = sim.stats().solves;
   return report;
 }

@@ -160,6 +160,8 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
   }
   report.hottest = hottest_links(bytes, &peak, report.makespan, options_.hottest_links,
                                  [&](routing::DirLink d) { return sim.payload_capacity_bps(d); });
+  report.by_class =
+      class_loads(topo_, bytes, report.makespan, [&](routing::DirLink d) { return sim.payload_capacity_bps(d); });
   return report;
 }
 
