@@ -141,6 +141,22 @@ AddressPlan plan_addresses(const Topology& t, const AddressingOptions& o) {
         fmt::format("{} + {} ASNs ends at {}, past the private range's last ASN {}; expected asn_base <= {}",
                     o.asn_base, plan.asns, next - 1, kPrivateAsnLast, kPrivateAsnLast + 1 - plan.asns));
 
+  // Subnets the fabric needs: every cable with a switch end, but unnumbered switch-to-switch ones.
+  uint64_t needed = 0;
+  for (const Link& l : t.links) {
+    if (l.media != Media::Copper && l.media != Media::Optical) continue;
+    const bool sa = t.nodes[l.a].kind == NodeKind::Switch, sb = t.nodes[l.b].kind == NodeKind::Switch;
+    needed += (sa || sb) && !(sa && sb && o.unnumbered) ? 1 : 0;
+  }
+  if (needed > o.link_pool.size() / 2) {
+    int len = o.link_pool.bits() - 1;  // the longest prefix holding `needed` /31s (/127s)
+    while (len > 0 && (uint64_t{1} << (o.link_pool.bits() - 1 - len)) < needed) --len;
+    throw ParamError(pool_key(o, false),
+                     fmt::format("{} holds {} point-to-point subnets, the fabric needs {} (one per cable with a switch "
+                                 "end); expected a pool of at least /{}",
+                                 o.link_pool.text(), o.link_pool.size() / 2, needed, len));
+  }
+
   // Cables with a switch end, in cable order.
   int64_t cable = 0;
   uint64_t subnets = 0;
@@ -161,11 +177,6 @@ AddressPlan plan_addresses(const Topology& t, const AddressingOptions& o) {
     pl.session = sa && sb;
     pl.numbered = !(pl.session && o.unnumbered);
     if (pl.numbered) {
-      if (subnets >= o.link_pool.size() / 2)
-        throw ParamError(
-            pool_key(o, false),
-            fmt::format("{} holds {} point-to-point subnets; the fabric needs more; expected a larger pool",
-                        o.link_pool.text(), o.link_pool.size() / 2));
       pl.upper_addr = o.link_pool.at(2 * subnets);
       pl.lower_addr = o.link_pool.at(2 * subnets + 1);
       ++subnets;

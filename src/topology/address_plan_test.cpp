@@ -118,7 +118,10 @@ TEST(AddressPlan, PoolsAndAsnRangeTooSmallNameTheirKey) {
     FAIL() << "no error";
   } catch (const ParamError& e) {
     EXPECT_EQ(e.key(), "addressing.link_pool_v4");
-    EXPECT_NE(std::string(e.what()).find("holds 4"), std::string::npos) << e.what();
+    // 6 subnets: 8 = 2^3 >= 6 /31s of 2 addresses fit in 2^4 addresses, a /28.
+    EXPECT_NE(std::string(e.what()).find("holds 4 point-to-point subnets, the fabric needs 6"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("at least /28"), std::string::npos) << e.what();
   }
   // 10.255.0.0/31 holds 1 loopback after its network address; 2 switches.
   EXPECT_THROW((void)plan_addresses(tiny(), options({{"loopback_pool_v4", "10.255.0.0/31"}})), ParamError);
@@ -150,13 +153,19 @@ TEST(AddressPlan, FatTreeFollowsRfc7938) {
   for (const auto& s : p.switches) {
     const Node& n = t.nodes[s.node];
     if (n.tier == 1) leaf_asns.insert(s.asn);
-    if (n.tier == 3) EXPECT_EQ(s.asn, 4200000000LL) << n.name;
-    if (n.tier == 2) EXPECT_EQ(s.asn, 4200000001LL + n.pod) << n.name;  // pods 0..3 -> base + 1 .. base + 4
+    if (n.tier == 3) {
+      EXPECT_EQ(s.asn, 4200000000LL) << n.name;
+    }
+    if (n.tier == 2) {
+      EXPECT_EQ(s.asn, 4200000001LL + n.pod) << n.name;  // pods 0..3 -> base + 1 .. base + 4
+    }
   }
   EXPECT_EQ(leaf_asns.size(), 8u);
   // No session joins two switches of one AS (plan_addresses refuses it; checked here explicitly).
   for (const auto& l : p.links)
-    if (l.session) EXPECT_NE(p.find(l.lower)->asn, p.find(l.upper)->asn);
+    if (l.session) {
+      EXPECT_NE(p.find(l.lower)->asn, p.find(l.upper)->asn);
+    }
   // Every address once: 48 cables x 2.
   std::set<std::string> addrs;
   for (const auto& l : p.links) addrs.insert({ip(l.lower_addr), ip(l.upper_addr)});
