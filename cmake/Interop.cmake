@@ -1,6 +1,6 @@
 # Exports checked by the programs that consume them (tests/interop/): each
 # test runs the podnet binary, then the real consumer (Graphviz's dot,
-# NetworkX, a Perfetto-semantics trace check, a NetBox column check) on what
+# NetworkX, a Perfetto-semantics trace check, a NetBox column check, FRR's vtysh, a SONiC schema) on what
 # it wrote. Consumers come from Debian packages (scripts/setup.sh); a missing
 # one fails the test with the package to install, never skips it.
 find_program(PODNET_PYTHON3 NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)  # Debian's python3 sees python3-networkx
@@ -48,3 +48,10 @@ endforeach()
 # JSON Schema: `podnet list --schema` is a valid draft 2020-12 schema (python3-jsonschema), every
 # built-in example validates against it, and broken scenarios fail it as podnet's loader refuses them.
 interop_test(interop_scenario_json_schema "\"$PY\" \"$SRC/tests/interop/check_schema.py\" \"$PODNET\" \"$SRC\" \"$OUT\"")
+
+# Configuration plan: every built-in example's --config-plan at the sizes of tests/interop/cases.py (plus
+# aipod-16k with IPv6 and with unnumbered BGP): FRR's `vtysh --dryrun` (Debian's frr) accepts every frr.conf,
+# the SONiC config_db fragments validate against tests/interop/sonic_config_db.schema.json (python3-jsonschema),
+# and the addresses, sessions and ASNs agree with the cabling plan, the NetBox set and RFC 7938's rules.
+interop_test(interop_config_plan "\"$PY\" \"$SRC/tests/interop/check_configplan.py\" \"$PODNET\" \"$SRC\" \"$OUT\"")
+set_tests_properties(interop_config_plan PROPERTIES TIMEOUT 900)  # one vtysh per file: 252 files, 93 s on 2 busy cores

@@ -11,7 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev sqlite3 libopenmpi-dev openmpi-bin
   # the real consumers of podnet's exports, run by ctest (tests/interop/)
-  python3 graphviz python3-networkx python3-jsonschema python3-yaml
+  python3 graphviz python3-networkx python3-jsonschema python3-yaml frr
   # `podnet serve` (cpp-httplib) and its browser tests (headless Chromium)
   libcpp-httplib-dev chromium
 )

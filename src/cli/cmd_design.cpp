@@ -4,6 +4,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fmt/format.h>
@@ -12,6 +13,8 @@
 #include "cli/common.hpp"
 #include "collective/nccl_tuner.hpp"
 #include "core/error.hpp"
+#include "core/ip.hpp"
+#include "report/config_plan.hpp"
 #include "report/design_report.hpp"
 #include "report/export.hpp"
 #include "report/html.hpp"
@@ -27,9 +30,44 @@ struct DesignOptions {
   std::string cost_csv;
   std::string cabling_plan;
   std::string netbox_dir;
+  std::string config_plan_dir;
   std::string html;
   std::vector<std::string> exports;
 };
+
+// --config-plan DIR: frr/<switch>.conf, sonic/<switch>.json, switches.csv, ip-addresses.csv (report/config_plan.hpp).
+void write_config_plan(const topology::Topology& t, const topology::AddressPlan& plan, const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (const char* sub : {"frr", "sonic"}) {
+    fs::create_directories(fs::path(dir) / sub, ec);
+    if (ec) throw InputError("--config-plan " + dir + ": cannot create the directory: " + ec.message());
+  }
+  std::string table = "switch,tier,asn,loopback,router_id,bgp_sessions,maximum_paths\n";
+  for (size_t s = 0; s < plan.switches.size(); ++s) {
+    const auto& sw = plan.switches[s];
+    const std::string name = t.nodes[sw.node].name;
+    open_out((fs::path(dir) / "frr" / (name + ".conf")).string()) << report::frr_config(t, plan, s);
+    open_out((fs::path(dir) / "sonic" / (name + ".json")).string()) << report::sonic_config_db(t, plan, s);
+    table += fmt::format("{},{},{},{},{},{},{}\n", name, t.nodes[sw.node].tier, sw.asn,
+                         format_ip(sw.loopback, plan.options.v6), format_ipv4(sw.router_id), sw.sessions,
+                         std::clamp(sw.sessions, 1, topology::kMaxEcmpPaths));
+  }
+  open_out((fs::path(dir) / "switches.csv").string()) << table;
+  open_out((fs::path(dir) / "ip-addresses.csv").string()) << report::netbox_ip_addresses_csv(t, plan);
+  int64_t numbered = 0;
+  for (const auto& l : plan.links) numbered += l.numbered ? 1 : 0;
+  if (plan.switches.empty()) {
+    std::cerr << "podnet: wrote the configuration plan into " << dir
+              << ": the fabric has no switches (chip-to-chip links are not IP links): no device to configure\n";
+    return;
+  }
+  std::cerr << fmt::format(
+      "podnet: wrote the configuration plan into {}: {} switches (frr/*.conf, sonic/*.json, switches.csv), {} ASNs, "
+      "{} eBGP sessions ({}), {} /{} subnets and {} loopbacks (ip-addresses.csv, NetBox's IP import)\n",
+      dir, plan.switches.size(), plan.asns, plan.sessions, plan.options.unnumbered ? "unnumbered" : "numbered",
+      numbered, plan.options.v6 ? 127 : 31, plan.switches.size());
+}
 
 int cmd_design(const Common& c, const DesignOptions& d) {
   if (!d.html.empty() && !report::dashboard_installed())
@@ -56,17 +94,26 @@ int cmd_design(const Common& c, const DesignOptions& d) {
     report::write_cabling_plan_csv(t, f);
     std::cerr << "podnet: wrote cabling plan " << d.cabling_plan << "\n";
   }
+  std::optional<topology::AddressPlan> plan;
+  if (!d.netbox_dir.empty() || !d.config_plan_dir.empty()) {
+    try {
+      plan = topology::plan_addresses(t, topology::addressing_from(sc.section("addressing")));
+    } catch (const ParamError& e) {
+      throw InputError(fmt::format("{}: {}", sc.where(e.key()), e.what()));
+    }
+  }
   if (!d.netbox_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(d.netbox_dir, ec);
     if (ec) throw InputError("--netbox " + d.netbox_dir + ": cannot create the directory: " + ec.message());
-    for (const auto& file : report::netbox_import_set(t, sc.hardware(), sc.name.empty() ? "podnet" : sc.name)) {
+    for (const auto& file : report::netbox_import_set(t, sc.hardware(), sc.name.empty() ? "podnet" : sc.name, &*plan)) {
       auto f = open_out((std::filesystem::path(d.netbox_dir) / file.name).string());
       f << file.text;
     }
     std::cerr << "podnet: wrote the NetBox import set into " << d.netbox_dir
-              << " (import the files in name order: 00-custom-fields.csv ... 08-cables.csv)\n";
+              << " (import the files in name order: 00-custom-fields.csv ... 09-ip-addresses.csv)\n";
   }
+  if (!d.config_plan_dir.empty()) write_config_plan(t, *plan, d.config_plan_dir);
   for (const auto& fmt_name : d.exports) {
     std::ostringstream buf;
     if (fmt_name == "dot") report::write_dot(t, buf);
@@ -233,6 +280,12 @@ void add_design_command(CLI::App& app, Action& action) {
                    "fields, site, racks, manufacturer, device types, roles, devices, interfaces, cables")
       ->type_name("DIR");
   design
+      ->add_option("--config-plan", d->config_plan_dir,
+                   "write the switches' configuration plan into DIR: addresses from the addressing: pools, ASNs per "
+                   "RFC 7938, eBGP sessions per switch-to-switch cable, as FRR (frr/<switch>.conf) and SONiC "
+                   "config_db.json fragments (sonic/<switch>.json), switches.csv and ip-addresses.csv (NetBox)")
+      ->type_name("DIR");
+  design
       ->add_option(
           "--export", d->exports,
           "export the topology: dot (Graphviz: devices, cables labelled with speed, length and ports), graphml "
@@ -243,6 +296,7 @@ void add_design_command(CLI::App& app, Action& action) {
       "Examples:\n  podnet design aipod-16k\n  podnet design aipod-16k --set topology.gpus=131072 --format json\n"
       "  podnet design my-fabric.yaml --out results/ --cabling-plan results/cables.csv\n"
       "  podnet design leafspine-8k --netbox netbox/\n"
+      "  podnet design aipod-16k --config-plan configs/ --set addressing.bgp=unnumbered\n"
       "  podnet design fat-tree-k48 --set topology.k=8 --set server.gpus=4 --set server.nics=4 --export dot | dot "
       "-Tsvg -o fabric.svg");
   design->callback([&action, c, d] { action = [c, d] { return cmd_design(*c, *d); }; });

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/ip.hpp"
 
 namespace podnet {
 
@@ -22,6 +23,8 @@ const char* param_type_name(ParamType t) {
     case ParamType::Power: return "power";
     case ParamType::Ratio: return "ratio";
     case ParamType::IntList: return "list of integers";
+    case ParamType::Ipv4Prefix: return "IPv4 prefix";
+    case ParamType::Ipv6Prefix: return "IPv6 prefix";
   }
   return "?";
 }
@@ -150,6 +153,19 @@ std::optional<ParamValue> parse_param(const ParamSpec& spec, const std::string& 
       }
       canonical = text;
       return text;
+    case ParamType::Ipv4Prefix:
+    case ParamType::Ipv6Prefix: {
+      const bool v6 = spec.type == ParamType::Ipv6Prefix;
+      std::string why;
+      auto p = parse_prefix(text, why);
+      if (p && p->v6 != v6) why = std::string("an ") + (v6 ? "IPv6" : "IPv4") + " prefix, not '" + text + "'";
+      if (!p || p->v6 != v6) {
+        expected = why;
+        return std::nullopt;
+      }
+      canonical = p->text();
+      return canonical;
+    }
     case ParamType::Bandwidth: {
       Bandwidth b;
       if (!parse_bandwidth(text, b, expected)) return std::nullopt;

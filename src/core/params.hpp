@@ -21,7 +21,22 @@ namespace podnet {
 // A whole decimal integer (an optional sign, no trailing text); false when the text is not one or overflows int64.
 bool parse_int(const std::string& text, int64_t& out);
 
-enum class ParamType { Int, Real, Bool, String, Bandwidth, Time, Bytes, Length, Power, Ratio, IntList };
+// Ipv4Prefix / Ipv6Prefix: a network "10.0.0.0/9" / "fd00::/64" (core/ip.hpp), kept as canonical text.
+enum class ParamType {
+  Int,
+  Real,
+  Bool,
+  String,
+  Bandwidth,
+  Time,
+  Bytes,
+  Length,
+  Power,
+  Ratio,
+  IntList,
+  Ipv4Prefix,
+  Ipv6Prefix
+};
 
 const char* param_type_name(ParamType t);
 

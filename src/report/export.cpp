@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/ip.hpp"
 #include "core/units.hpp"
 
 namespace podnet::report {
@@ -70,13 +71,6 @@ std::string label_text(int32_t v) { return v == kNone ? std::string() : std::to_
 const char* netbox_cable_type(const Link& l) {
   if (l.media == Media::Copper) return "dac-passive";
   return length_m(l) <= kMultimodeMaxM ? "mmf-om4" : "smf-os2";
-}
-
-// "C000001": 1-based, at least 6 digits, wider when there are more cables.
-std::string cable_label(int64_t ordinal, int64_t count) {
-  int width = 6;
-  for (int64_t c = count / 1000000; c > 0; c /= 10) ++width;
-  return fmt::format("C{:0{}}", ordinal, width);
 }
 
 // RFC 4180: quote only fields holding a comma, quote, CR or LF; double inner quotes.
@@ -220,7 +214,8 @@ std::string row(std::initializer_list<std::string_view> fields) {
 
 }  // namespace
 
-std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Hardware& hw, const std::string& site) {
+std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Hardware& hw, const std::string& site,
+                                          const topology::AddressPlan* plan) {
   std::vector<NetboxFile> files;
   auto add = [&files](const char* name, const char* header) -> std::string& {
     files.push_back({name, std::string(header) + "\n"});
@@ -311,10 +306,50 @@ std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Har
     }
   }
 
+  // Each switch's loopback, in node order.
+  for (size_t i = 0; i < t.nodes.size(); ++i)
+    if (t.nodes[i].kind == NodeKind::Switch)
+      it += row({t.device_name(static_cast<NodeId>(i)), "Loopback0", "virtual", "", "loopback: router-id, BGP"});
+
   std::ostringstream cables;
   write_cabling_plan_csv(t, cables);
   files.push_back({"08-cables.csv", cables.str()});
+  if (plan) {
+    files.push_back({"09-ip-addresses.csv", netbox_ip_addresses_csv(t, *plan)});
+  } else {
+    const auto fallback =
+        topology::plan_addresses(t, topology::addressing_from(defaults_of(topology::addressing_params())));
+    files.push_back({"09-ip-addresses.csv", netbox_ip_addresses_csv(t, fallback)});
+  }
   return files;
+}
+
+std::string netbox_ip_addresses_csv(const Topology& t, const topology::AddressPlan& plan) {
+  const bool v6 = plan.options.v6;
+  const int plen = v6 ? 127 : 31, host = v6 ? 128 : 32;
+  std::string out = std::string(kNetboxIpAddressColumns) + "\n";
+  out.reserve(out.size() + plan.links.size() * 2 * 90 + plan.switches.size() * 90);
+  for (const auto& l : plan.links) {
+    if (!l.numbered) continue;
+    const std::string label = cable_label(l.cable, plan.cables);
+    for (bool upper : {true, false}) {
+      const NodeId n = upper ? l.upper : l.lower, far = upper ? l.lower : l.upper;
+      const int32_t port = upper ? l.upper_port : l.lower_port, far_port = upper ? l.lower_port : l.upper_port;
+      out += row({fmt::format("{}/{}", format_ip(upper ? l.upper_addr : l.lower_addr, v6), plen), "reserved", "",
+                  t.device_name(n), t.port_name(n, port), "false",
+                  fmt::format("{} to {}:{}", label, t.device_name(far), t.port_name(far, far_port))});
+    }
+  }
+  for (const auto& s : plan.switches)
+    out += row({fmt::format("{}/{}", format_ip(s.loopback, v6), host), "reserved", "loopback", t.device_name(s.node),
+                "Loopback0", "true", fmt::format("loopback of AS {}", s.asn)});
+  return out;
+}
+
+std::string cable_label(int64_t ordinal, int64_t count) {
+  int width = 6;
+  for (int64_t c = count / 1000000; c > 0; c /= 10) ++width;
+  return fmt::format("C{:0{}}", ordinal, width);
 }
 
 namespace {

@@ -36,7 +36,12 @@
 //   `800gbase-x-osfp`, 200G `200gbase-x-qsfp56`, 100G `100gbase-x-qsfp28`,
 //   25G `25gbase-x-sfp28`, else `other`; a torus chip's own chip-to-chip
 //   ports are `other`), speed in Kb/s (NetBox's unit), the
-//   podnet node name as description. Checked by tests/interop/check_netbox.py.
+//   podnet node name as description; each switch also has a virtual
+//   `Loopback0`. 09-ip-addresses.csv assigns the address plan
+//   (topology/address_plan.hpp) to those interfaces: both ends of every
+//   numbered cable (/31 or /127) and each switch's loopback (/32 or /128,
+//   role loopback, the device's primary address). Checked by
+//   tests/interop/check_netbox.py.
 // - DOT: `graph "<family>" { ... }` for Graphviz: physical cables only, one
 //   node per device (a server with its NICs, or a switch), declared once in
 //   node order with `tier` (server, leaf, spine, ...), a shape and a fill
@@ -65,6 +70,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "topology/address_plan.hpp"
 #include "topology/hardware.hpp"
 #include "topology/topology.hpp"
 
@@ -83,6 +89,9 @@ inline constexpr const char* kNetboxDeviceRoleColumns = "name,slug,color,descrip
 inline constexpr const char* kNetboxDeviceColumns =
     "name,role,manufacturer,device_type,status,site,rack,cf_podnet_rail,cf_podnet_group,cf_podnet_pod";
 inline constexpr const char* kNetboxInterfaceColumns = "device,name,type,speed,description";
+// IPAddressImportForm (netbox/ipam/forms/bulk_import.py): status `reserved` (NetBox's IP statuses are active,
+// reserved, deprecated, dhcp, slaac: a planned address is reserved), role `loopback` for loopbacks.
+inline constexpr const char* kNetboxIpAddressColumns = "address,status,role,device,interface,is_primary,description";
 // cf_podnet_link_class = link class name ("nic-leaf", "leaf-spine", ...)
 // cf_podnet_rail  = rail label of side A if it has one, else of side B, else empty
 // cf_podnet_group = aggregation group of side A (lower tier) if it has one, else of
@@ -92,6 +101,10 @@ inline constexpr const char* kNetboxCableColumns =
     "side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name,type,status,label,length,"
     "length_unit,cf_podnet_link_class,cf_podnet_rail,cf_podnet_group,cf_podnet_speed_gbps";
 
+// A cable's label in the cabling plan: "C000001" (1-based ordinal, at least 6 digits, wider when `count`, the
+// number of cables, needs it).
+std::string cable_label(int64_t ordinal, int64_t count);
+
 // NetBox cable-import CSV (see above), header kNetboxCableColumns.
 void write_cabling_plan_csv(const topology::Topology& t, std::ostream& out);
 
@@ -99,9 +112,12 @@ struct NetboxFile {
   std::string name;  // "00-custom-fields.csv", ... "08-cables.csv": import in this order
   std::string text;  // CSV with header
 };
-// The NetBox import set (see above) for a fabric on one site named `site`.
+// The NetBox import set (see above) for a fabric on one site named `site`, with the IP addresses of `plan`
+// (the default `addressing:` plan when null).
 std::vector<NetboxFile> netbox_import_set(const topology::Topology& t, const topology::Hardware& hw,
-                                          const std::string& site);
+                                          const std::string& site, const topology::AddressPlan* plan = nullptr);
+// 09-ip-addresses.csv of the set: every address of the plan on its interface (header kNetboxIpAddressColumns).
+std::string netbox_ip_addresses_csv(const topology::Topology& t, const topology::AddressPlan& plan);
 
 // Graphviz DOT of the physical cables (devices as nodes, ports as edge end labels).
 void write_dot(const topology::Topology& t, std::ostream& out);

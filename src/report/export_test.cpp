@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "report/config_plan.hpp"
 #include "topology/hardware.hpp"
 #include "topology/topology.hpp"
 
@@ -314,15 +315,17 @@ TEST(ExportTest, NetboxImportSetFilesInOrderWithDocumentedHeaders) {
   const auto files = netbox_import_set(tiny_topology(), tiny_hardware(), "lab 1");
   std::vector<std::string> names;
   for (const auto& f : files) names.push_back(f.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"00-custom-fields.csv", "01-sites.csv", "02-racks.csv",
-                                             "03-manufacturers.csv", "04-device-types.csv", "05-device-roles.csv",
-                                             "06-devices.csv", "07-interfaces.csv", "08-cables.csv"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"00-custom-fields.csv", "01-sites.csv", "02-racks.csv", "03-manufacturers.csv",
+                                      "04-device-types.csv", "05-device-roles.csv", "06-devices.csv",
+                                      "07-interfaces.csv", "08-cables.csv", "09-ip-addresses.csv"}));
   const char* headers[] = {kNetboxCustomFieldColumns,  kNetboxSiteColumns,       kNetboxRackColumns,
                            kNetboxManufacturerColumns, kNetboxDeviceTypeColumns, kNetboxDeviceRoleColumns,
-                           kNetboxDeviceColumns,       kNetboxInterfaceColumns,  kNetboxCableColumns};
+                           kNetboxDeviceColumns,       kNetboxInterfaceColumns,  kNetboxCableColumns,
+                           kNetboxIpAddressColumns};
   for (size_t i = 0; i < files.size(); ++i) EXPECT_EQ(lines(files[i].text).at(0), headers[i]) << files[i].name;
   // The cables file is the cabling plan.
-  EXPECT_EQ(files.back().text, csv(tiny_topology()));
+  EXPECT_EQ(files[8].text, csv(tiny_topology()));
 }
 
 TEST(ExportTest, NetboxImportSetRows) {
@@ -346,9 +349,11 @@ TEST(ExportTest, NetboxImportSetRows) {
                                       "gpu-node-001,gpu-server,Generic,gpu-server-2gpu-2nic,planned,lab 1,rack-000,,,",
                                       "leaf-0,leaf,Generic,switch-128x400g,planned,lab 1,,,0,",
                                       "spine-0,spine,Generic,switch-128x400g,planned,lab 1,,,,"}));
-  // Interfaces: both ends of 6 cables = 12, in cable order; 400G -> 400gbase-x-osfp, 400e6 Kb/s.
+  // Interfaces: both ends of 6 cables = 12, in cable order; 400G -> 400gbase-x-osfp, 400e6 Kb/s; then the
+  // 2 switches' Loopback0.
   const auto& it = m.at("07-interfaces.csv");
-  ASSERT_EQ(it.size(), 1u + 12u);
+  ASSERT_EQ(it.size(), 1u + 12u + 2u);
+  EXPECT_EQ(it[13], "leaf-0,Loopback0,virtual,,\"loopback: router-id, BGP\"");
   EXPECT_EQ(it[1], "gpu-node-000,gpu0_eth,400gbase-x-osfp,400000000,gpu-node-000/nic0");
   EXPECT_EQ(it[2], "leaf-0,Ethernet1/1,400gbase-x-osfp,400000000,");
   // Cable 5 (link 12, spine -> leaf, oriented leaf first): leaf port 4 = Ethernet1/5, spine port 0.
@@ -359,6 +364,95 @@ TEST(ExportTest, NetboxImportSetRows) {
   ASSERT_EQ(cf.size(), 1u + 5u);
   // object_types holds a comma, so it is quoted.
   EXPECT_EQ(cf[2].rfind("podnet_rail,podnet rail,integer,\"dcim.cable,dcim.device\",", 0), 0u) << cf[2];
+}
+
+// The default addressing: plan of the tiny fabric (topology/address_plan.hpp): spine-0 AS 4200000000, leaf-0 AS
+// 4200000001; cable i takes 10.0.0.(2i-2) at its upper end and 10.0.0.(2i-1) at its lower end; cable 5 (link 12,
+// leaf port 4 = Ethernet1/5 = Ethernet32, spine port 0) is 10.0.0.8 spine / 10.0.0.9 leaf, cable 6 (leaf port 5,
+// spine port 1) 10.0.0.10 spine / 10.0.0.11 leaf; loopbacks 10.255.0.1 (leaf), 10.255.0.2 (spine).
+topology::AddressPlan tiny_plan(const Topology& t, const std::string& bgp = "numbered") {
+  Params p = defaults_of(topology::addressing_params());
+  p.set("bgp", bgp, bgp);
+  return topology::plan_addresses(t, topology::addressing_from(p));
+}
+
+TEST(ExportTest, NetboxIpAddresses) {
+  const Topology t = tiny_topology();
+  const auto ips = lines(netbox_ip_addresses_csv(t, tiny_plan(t)));
+  // Header, 6 cables x 2 ends, 2 loopbacks.
+  ASSERT_EQ(ips.size(), 1u + 12u + 2u);
+  EXPECT_EQ(ips[0], kNetboxIpAddressColumns);
+  EXPECT_EQ(ips[1], "10.0.0.0/31,reserved,,leaf-0,Ethernet1/1,false,C000001 to gpu-node-000:gpu0_eth");
+  EXPECT_EQ(ips[2], "10.0.0.1/31,reserved,,gpu-node-000,gpu0_eth,false,C000001 to leaf-0:Ethernet1/1");
+  EXPECT_EQ(ips[10], "10.0.0.9/31,reserved,,leaf-0,Ethernet1/5,false,C000005 to spine-0:Ethernet1/1");
+  EXPECT_EQ(ips[14], "10.255.0.2/32,reserved,loopback,spine-0,Loopback0,true,loopback of AS 4200000000");
+  // Unnumbered: the 2 leaf-spine cables carry no address: 15 - 4 lines.
+  EXPECT_EQ(lines(netbox_ip_addresses_csv(t, tiny_plan(t, "unnumbered"))).size(), 11u);
+}
+
+TEST(ExportTest, FrrConfigOfTheLeaf) {
+  const Topology t = tiny_topology();
+  const std::string frr = frr_config(t, tiny_plan(t), 0);  // switch 0 = leaf-0 (node order)
+  EXPECT_NE(frr.find("hostname leaf-0\n"), std::string::npos) << frr;
+  EXPECT_NE(frr.find("interface Loopback0\n ip address 10.255.0.1/32\nexit\n"), std::string::npos) << frr;
+  EXPECT_NE(frr.find("interface Ethernet0\n description C000001 to gpu-node-000:gpu0_eth (port Ethernet1/1)\n"
+                     " ip address 10.0.0.0/31\nexit\n"),
+            std::string::npos)
+      << frr;
+  EXPECT_NE(frr.find("interface Ethernet32\n description C000005 to spine-0:Ethernet1/1 (port Ethernet1/5)\n"
+                     " ip address 10.0.0.9/31\n"),
+            std::string::npos)
+      << frr;
+  EXPECT_NE(frr.find("router bgp 4200000001\n bgp router-id 10.255.0.1\n no bgp ebgp-requires-policy\n"
+                     " bgp bestpath as-path multipath-relax\n neighbor 10.0.0.8 remote-as 4200000000\n"),
+            std::string::npos)
+      << frr;
+  EXPECT_NE(frr.find(" neighbor 10.0.0.10 remote-as 4200000000\n"), std::string::npos) << frr;
+  // Two sessions -> maximum-paths 2; IPv4 unicast is FRR's default family, so no activate lines.
+  EXPECT_NE(frr.find(
+                " address-family ipv4 unicast\n  redistribute connected\n  maximum-paths 2\n exit-address-family\n"),
+            std::string::npos)
+      << frr;
+  EXPECT_EQ(count(frr, "remote-as"), 2u);
+  // Unnumbered: neighbors are the leaf's two spine ports, and those ports carry no address.
+  const std::string un = frr_config(t, tiny_plan(t, "unnumbered"), 0);
+  EXPECT_NE(un.find(" neighbor Ethernet32 interface remote-as external\n"), std::string::npos) << un;
+  EXPECT_NE(un.find(" neighbor Ethernet40 interface remote-as external\n"), std::string::npos) << un;
+  EXPECT_EQ(un.find("10.0.0.9"), std::string::npos) << un;
+}
+
+TEST(ExportTest, SonicConfigDbOfTheSpine) {
+  const Topology t = tiny_topology();
+  const auto j = nlohmann::json::parse(sonic_config_db(t, tiny_plan(t), 1));  // switch 1 = spine-0
+  EXPECT_EQ(j["DEVICE_METADATA"]["localhost"], nlohmann::json({{"hostname", "spine-0"},
+                                                               {"bgp_asn", "4200000000"},
+                                                               {"bgp_router_id", "10.255.0.2"},
+                                                               {"type", "BackEndLeafRouter"},
+                                                               {"docker_routing_config_mode", "unified"}}));
+  EXPECT_EQ(j["LOOPBACK_INTERFACE"], nlohmann::json({{"Loopback0", nlohmann::json::object()},
+                                                     {"Loopback0|10.255.0.2/32", nlohmann::json::object()}}));
+  // Spine port 1 (cable 6) is Ethernet8: lanes 8..15, 400 Gb/s = 400000 Mb/s.
+  EXPECT_EQ(j["PORT"]["Ethernet8"], nlohmann::json({{"admin_status", "up"},
+                                                    {"alias", "Ethernet1/2"},
+                                                    {"description", "C000006 to leaf-0:Ethernet1/6"},
+                                                    {"index", "1"},
+                                                    {"lanes", "8,9,10,11,12,13,14,15"},
+                                                    {"mtu", "9100"},
+                                                    {"speed", "400000"}}));
+  EXPECT_EQ(j["INTERFACE"].size(), 4u);  // 2 ports, each "EthernetN" and "EthernetN|prefix"
+  EXPECT_TRUE(j["INTERFACE"].contains("Ethernet0|10.0.0.8/31"));
+  EXPECT_TRUE(j["INTERFACE"].contains("Ethernet8|10.0.0.10/31"));
+  EXPECT_EQ(j["BGP_NEIGHBOR"],
+            nlohmann::json(
+                {{"10.0.0.9",
+                  {{"admin_status", "up"}, {"asn", "4200000001"}, {"local_addr", "10.0.0.8"}, {"name", "leaf-0"}}},
+                 {"10.0.0.11",
+                  {{"admin_status", "up"}, {"asn", "4200000001"}, {"local_addr", "10.0.0.10"}, {"name", "leaf-0"}}}}));
+  // Unnumbered: no BGP_NEIGHBOR (config_db keys it by address), link-local-only ports, FRR's file rules.
+  const auto u = nlohmann::json::parse(sonic_config_db(t, tiny_plan(t, "unnumbered"), 1));
+  EXPECT_FALSE(u.contains("BGP_NEIGHBOR"));
+  EXPECT_EQ(u["INTERFACE"]["Ethernet0"], nlohmann::json({{"ipv6_use_link_local_only", "enable"}}));
+  EXPECT_EQ(u["DEVICE_METADATA"]["localhost"]["docker_routing_config_mode"], "split-unified");
 }
 
 TEST(ExportTest, OutputsAreDeterministic) {

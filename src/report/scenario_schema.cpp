@@ -17,6 +17,12 @@ using nlohmann::json;
 // "number + unit", e.g. 400Gbps, 2us, 1.5MiB, 3m, 10.2kW.
 constexpr const char* kUnitPattern = R"(^\s*[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?\s*[A-Za-z/]+\s*$)";
 
+// Dotted quad (octets 0..255, no leading zeros) and a length 0..32; host bits are the loader's check.
+constexpr const char* kIpv4PrefixPattern =
+    R"(^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])/(3[0-2]|[12]?[0-9])$)";
+// Hex groups and colons (RFC 4291's forms, an IPv4 tail allowed) and a length 0..128; the loader parses it exactly.
+constexpr const char* kIpv6PrefixPattern = R"(^[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*/(12[0-8]|1[01][0-9]|[1-9]?[0-9])$)";
+
 json property(const ParamSpec& p) {
   json j;
   switch (p.type) {
@@ -45,6 +51,14 @@ json property(const ParamSpec& p) {
       break;
     case ParamType::IntList:
       j["anyOf"] = json::array({{{"type", "array"}, {"items", {{"type", "integer"}}}}, {{"type", "string"}}});
+      break;
+    case ParamType::Ipv4Prefix:
+      j["type"] = "string";
+      j["pattern"] = kIpv4PrefixPattern;
+      break;
+    case ParamType::Ipv6Prefix:
+      j["type"] = "string";
+      j["pattern"] = kIpv6PrefixPattern;
       break;
     case ParamType::Bandwidth:
     case ParamType::Time:

@@ -20,6 +20,7 @@
 #include "routing/policies.hpp"
 #include "scenario/estimate.hpp"
 #include "scenario/examples.hpp"
+#include "topology/address_plan.hpp"
 #include "topology/builders.hpp"
 #include "workload/job.hpp"
 
@@ -46,6 +47,9 @@ const std::vector<SectionInfo>& sections() {
       {"placement", "how a training job's ranks map to fabric GPUs", cluster::placement_params},
       {"reliability", "component failure rates, recovery times and checkpoint costs for `podnet reliability`",
        reliability::reliability_params},
+      {"addressing",
+       "IP pools, ASNs and BGP style of the configuration plan (`podnet design --config-plan`, NetBox IP addresses)",
+       topology::addressing_params},
   };
   return k;
 }
@@ -219,6 +223,11 @@ class Loader {
       const auto dot = e.key().find('.');
       const std::string sub = dot == std::string::npos ? e.key() : e.key().substr(dot + 1);
       fail(e.key(), line_of(root["reliability"][sub]), e.what());
+    }
+    try {  // overlapping pools, refused by every command
+      (void)topology::addressing_from(sc_.section_params["addressing"]);
+    } catch (const ParamError& e) {
+      fail(e.key(), line_of(root["addressing"][e.key().substr(e.key().find('.') + 1)]), e.what());
     }
   }
 

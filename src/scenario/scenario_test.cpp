@@ -52,6 +52,29 @@ TEST(Scenario, LinkClassesSection) {
   EXPECT_NE(e.find("--set links.ethernet_latency"), std::string::npos) << e;
 }
 
+// addressing: prefixes parsed and canonicalized by the loader, errors at their line (topology/address_plan.hpp).
+TEST(Scenario, AddressingSection) {
+  Scenario sc = load_text(std::string(kBase) + "addressing:\n  link_pool_v6: FD00:0:0:2:0::/64\n", "t.yaml", "t");
+  EXPECT_EQ(sc.section("addressing").get_string("link_pool_v6"), "fd00:0:0:2::/64");  // RFC 5952 form
+  EXPECT_EQ(sc.section("addressing").get_string("link_pool_v4"), "10.0.0.0/9");       // default
+  // Line 9: host bits set; the message names the network.
+  std::string e = error_of(std::string(kBase) + "addressing:\n  link_pool_v4: 10.0.0.1/8\n");
+  EXPECT_NE(e.find("t.yaml:9: addressing.link_pool_v4"), std::string::npos) << e;
+  EXPECT_NE(e.find("10.0.0.0/8"), std::string::npos) << e;
+  // An IPv6 prefix where IPv4 is expected.
+  e = error_of(std::string(kBase) + "addressing:\n  family: ipv4\n  loopback_pool_v4: fd00::/64\n");
+  EXPECT_NE(e.find("t.yaml:10: addressing.loopback_pool_v4: 'fd00::/64' is not valid: expected an IPv4 prefix"),
+            std::string::npos)
+      << e;
+  // Overlapping pools: 10.0.0.0/8 holds the default loopback pool 10.255.0.0/16; blamed on the loopback key.
+  e = error_of(kBase, {"addressing.link_pool_v4=10.0.0.0/8"});
+  EXPECT_NE(e.find("addressing.loopback_pool_v4: 10.255.0.0/16 overlaps link_pool_v4 10.0.0.0/8"), std::string::npos)
+      << e;
+  // ASNs outside RFC 6996's private 4-byte range.
+  e = error_of(kBase, {"addressing.asn_base=65000"});
+  EXPECT_NE(e.find("--set addressing.asn_base"), std::string::npos) << e;
+}
+
 TEST(Scenario, LoadsWithDefaults) {
   Scenario sc = load_text(kBase, "t.yaml", "t");
   EXPECT_EQ(sc.family, "rail_clos");

@@ -3,11 +3,12 @@
 
 Runs `podnet design NAME --netbox DIR` (and `--format json` for the bill of
 materials) for each example named, then with Python's csv module checks:
-- the set is exactly the nine files below, to be imported in name order;
+- the set is exactly the ten files below, to be imported in name order;
 - each header equals the documented column list (src/report/export.hpp) and
   every column is a field of NetBox's import form for that model (FORMS
-  below: the `fields` of each form's Meta in netbox/dcim/forms/bulk_import.py
-  and netbox/extras/forms/bulk_import.py, netbox-community/netbox v4.6.8) or a
+  below: the `fields` of each form's Meta in netbox/dcim/forms/bulk_import.py,
+  netbox/extras/forms/bulk_import.py and netbox/ipam/forms/bulk_import.py,
+  netbox-community/netbox v4.6.8) or a
   `cf_<name>` custom field that 00-custom-fields.csv creates for that object
   type; each form's required fields are present and non-empty;
 - choice values are NetBox choices (dcim/choices.py): status, cable type,
@@ -15,13 +16,14 @@ materials) for each example named, then with Python's csv module checks:
   colours have NetBox's form; integer and decimal custom fields parse;
 - references resolve against files imported earlier: rack -> site, device ->
   site, rack, role, manufacturer + device type; interface -> device; each
-  cable end -> an interface of that device;
+  cable end -> an interface of that device; IP address -> an interface;
 - no duplicates (NetBox's unique constraints): site name and slug, rack per
   site, manufacturer, device type model and slug, role name and slug, device
-  name per site, interface name per device, cable label, and no interface on
-  two cables;
+  name per site, interface name per device, cable label, IP address, and no
+  interface on two cables;
 - counts equal the bill of materials: cables = bom.cables.total, devices =
-  bom.servers + bom.switches.total, interfaces = 2 x cables.
+  bom.servers + bom.switches.total, interfaces = 2 x cables + switches (each
+  switch's Loopback0), loopback addresses = switches.
 
 Usage: check_netbox.py PODNET OUT_DIR EXAMPLE...    (standard library only)
 """
@@ -92,13 +94,21 @@ FORMS = {
         "side_a_device side_a_type side_a_name side_b_device side_b_type side_b_name",
         "side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name,type,status,label,length,"
         "length_unit,cf_podnet_link_class,cf_podnet_rail,cf_podnet_group,cf_podnet_speed_gbps"),
+    "09-ip-addresses.csv": (
+        "ipam IPAddressImportForm",  # netbox/ipam/forms/bulk_import.py
+        "address vrf tenant status role device virtual_machine interface fhrp_group is_primary is_oob dns_name "
+        "description owner comments tags",
+        "address status",
+        "address,status,role,device,interface,is_primary,description"),
 }
 OBJECT_TYPE = {"06-devices.csv": "dcim.device", "07-interfaces.csv": "dcim.interface", "08-cables.csv": "dcim.cable"}
 # Choice values (netbox/dcim/choices.py, extras/choices.py) podnet may write.
 STATUS = {"planned"}
+IP_STATUS = {"active", "reserved", "deprecated", "dhcp", "slaac"}  # ipam/choices.py IPAddressStatusChoices
+IP_ROLES = {"", "loopback", "secondary", "anycast", "vip", "vrrp", "hsrp", "glbp", "carp"}
 CABLE_TYPES = {"dac-passive", "mmf-om4", "smf-os2"}
 INTERFACE_TYPES = {"800gbase-x-osfp", "400gbase-x-osfp", "200gbase-x-qsfp56", "100gbase-x-qsfp28",
-                   "25gbase-x-sfp28", "other"}
+                   "25gbase-x-sfp28", "other", "virtual"}
 CF_TYPES = {"text", "integer", "decimal"}
 RACK_WIDTHS = {"10", "19", "21", "23"}
 SLUG = re.compile(r"^[-a-zA-Z0-9_]+$")
@@ -199,7 +209,10 @@ def check(podnet, out, name):
             elif col not in allowed:
                 c.error(f"{file}:1", f"column {col} is not a field of NetBox's {form}")
         for i, r in recs:
-            if "status" in r and r["status"] not in STATUS:
+            if file == "09-ip-addresses.csv":
+                if r["status"] not in IP_STATUS or r["role"] not in IP_ROLES or r["is_primary"] not in ("true", "false"):
+                    c.error(f"{file}:{i}", f"status {r['status']!r} / role {r['role']!r} / is_primary {r['is_primary']!r}")
+            elif "status" in r and r["status"] not in STATUS:
                 c.error(f"{file}:{i}", f"status {r['status']!r}")
             if "slug" in r and not SLUG.match(r["slug"]):
                 c.error(f"{file}:{i}", f"slug {r['slug']!r} is not a NetBox slug")
@@ -260,14 +273,26 @@ def check(podnet, out, name):
                 c.error(f"08-cables.csv:{i}", f"interface {end[0]}:{end[1]} already cabled at line {used[end]}")
             used[end] = i
 
+    ips = data["09-ip-addresses.csv"][1]
+    c.unique(ips, "09-ip-addresses.csv", lambda r: r["address"].split("/")[0], "IP address")
+    for i, r in ips:
+        if (r["device"], r["interface"]) not in interfaces:
+            c.error(f"09-ip-addresses.csv:{i}", f"{r['device']}:{r['interface']} not in 07-interfaces.csv")
+        if not re.match(r"^[0-9a-f.:]+/[0-9]+$", r["address"]):
+            c.error(f"09-ip-addresses.csv:{i}", f"address {r['address']!r} is not ADDRESS/LENGTH")
+    loopbacks = sum(1 for _, r in ips if r["role"] == "loopback")
+    if loopbacks != bom["switches"]["total"]:
+        c.error("counts", f"{loopbacks} loopback addresses, {bom['switches']['total']} switches")
+
+    # Interfaces: both ends of every cable, and each switch's virtual Loopback0.
     want = {"cables": bom["cables"]["total"], "devices": bom["servers"] + bom["switches"]["total"],
-            "interfaces": 2 * bom["cables"]["total"]}
+            "interfaces": 2 * bom["cables"]["total"] + bom["switches"]["total"]}
     got = {"cables": len(cables), "devices": len(devices), "interfaces": len(interfaces)}
     for k in want:
         if got[k] != want[k]:
             c.error("counts", f"{k}: {got[k]} in the import set, {want[k]} from the bill of materials")
     print(f"{name}: {len(sites)} site, {len(racks)} racks, {len(types)} device types, {len(roles)} roles, "
-          f"{got['devices']} devices, {got['interfaces']} interfaces, {got['cables']} cables")
+          f"{got['devices']} devices, {got['interfaces']} interfaces, {got['cables']} cables, {len(ips)} IP addresses")
     return c.errors
 
 

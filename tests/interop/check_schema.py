@@ -49,6 +49,8 @@ BROKEN = {
     "missing topology": "schema_version: 1\n",
     "wrong schema_version": "schema_version: 7\ntopology:\n  family: rail_clos\n",
     "failure entry with an unknown key": HEAD + "failures:\n  - {at: 1ms, link: x, action: down, colour: red}\n",
+    "an IPv4 pool that is not a prefix": HEAD + "addressing:\n  link_pool_v4: 10.0.0/8\n",
+    "an IPv6 pool where IPv4 is expected": HEAD + "addressing:\n  loopback_pool_v4: fd00::/64\n",
 }
 for what, text in BROKEN.items():
     path = os.path.join(out, what.replace(" ", "_").replace("'", "") + ".yaml")

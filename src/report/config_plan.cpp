@@ -1,0 +1,140 @@
+#include "report/config_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "report/export.hpp"
+
+namespace podnet::report {
+
+using topology::AddressPlan;
+using topology::device_port_name;
+using topology::PlanLink;
+using topology::Topology;
+
+namespace {
+
+// One end of an addressed cable as seen from switch node `self`.
+struct Side {
+  int32_t port, far_port;
+  topology::NodeId far;
+  Uint128 addr, far_addr;
+};
+
+Side side_of(const PlanLink& l, topology::NodeId self) {
+  if (l.upper == self) return {l.upper_port, l.lower_port, l.lower, l.upper_addr, l.lower_addr};
+  return {l.lower_port, l.upper_port, l.upper, l.lower_addr, l.upper_addr};
+}
+
+int plen(const AddressPlan& p) { return p.options.v6 ? 127 : 31; }
+int host_len(const AddressPlan& p) { return p.options.v6 ? 128 : 32; }
+
+std::string far_end(const Topology& t, const Side& s) {
+  return t.device_name(s.far) + ":" + t.port_name(s.far, s.far_port);
+}
+
+std::string label(const AddressPlan& p, const PlanLink& l) { return cable_label(l.cable, p.cables); }
+
+}  // namespace
+
+std::string frr_config(const Topology& t, const AddressPlan& plan, size_t s) {
+  const auto& sw = plan.switches[s];
+  const auto& node = t.nodes[sw.node];
+  const bool v6 = plan.options.v6;
+  std::string out;
+  out.reserve(256 + sw.links.size() * 160);
+  out += fmt::format("! FRR configuration of {}, tier {} ({}), AS {}: podnet design --config-plan\n", node.name,
+                     node.tier, static_cast<size_t>(node.tier) < t.tier_names.size() ? t.tier_names[node.tier] : "",
+                     sw.asn);
+  out += "frr defaults datacenter\n";
+  out += fmt::format("hostname {}\n", node.name);
+  out += "service integrated-vtysh-config\n!\n";
+  out += fmt::format("interface Loopback0\n {} address {}/{}\nexit\n!\n", v6 ? "ipv6" : "ip",
+                     format_ip(sw.loopback, v6), host_len(plan));
+  for (int32_t li : sw.links) {
+    const PlanLink& l = plan.links[static_cast<size_t>(li)];
+    const Side sd = side_of(l, sw.node);
+    out += fmt::format("interface {}\n description {} to {} (port {})\n", device_port_name(sd.port), label(plan, l),
+                       far_end(t, sd), t.port_name(sw.node, sd.port));
+    if (l.numbered) out += fmt::format(" {} address {}/{}\n", v6 ? "ipv6" : "ip", format_ip(sd.addr, v6), plen(plan));
+    out += "exit\n!\n";
+  }
+  out += fmt::format("router bgp {}\n", sw.asn);
+  out += fmt::format(" bgp router-id {}\n", format_ipv4(sw.router_id));
+  out += " no bgp ebgp-requires-policy\n";
+  if (v6) out += " no bgp default ipv4-unicast\n";
+  out += " bgp bestpath as-path multipath-relax\n";
+  std::string activate;
+  for (int32_t li : sw.links) {
+    const PlanLink& l = plan.links[static_cast<size_t>(li)];
+    if (!l.session) continue;
+    const Side sd = side_of(l, sw.node);
+    const auto* peer = plan.find(sd.far);
+    const std::string who = l.numbered ? format_ip(sd.far_addr, v6) : device_port_name(sd.port);
+    if (l.numbered) out += fmt::format(" neighbor {} remote-as {}\n", who, peer->asn);
+    else out += fmt::format(" neighbor {} interface remote-as external\n", who);
+    out += fmt::format(" neighbor {} description {} AS {} {}\n", who, far_end(t, sd), peer->asn, label(plan, l));
+    if (v6) activate += fmt::format("  neighbor {} activate\n", who);
+  }
+  out += fmt::format(" !\n address-family {} unicast\n", v6 ? "ipv6" : "ipv4");
+  out += "  redistribute connected\n";
+  out += fmt::format("  maximum-paths {}\n", std::clamp(sw.sessions, 1, topology::kMaxEcmpPaths));
+  out += activate;
+  out += " exit-address-family\nexit\n!\n";
+  return out;
+}
+
+std::string sonic_config_db(const Topology& t, const AddressPlan& plan, size_t s) {
+  using nlohmann::json;
+  const auto& sw = plan.switches[s];
+  const auto& node = t.nodes[sw.node];
+  const bool v6 = plan.options.v6;
+  json meta = {{"hostname", node.name},
+               {"bgp_asn", std::to_string(sw.asn)},
+               {"bgp_router_id", format_ipv4(sw.router_id)},
+               {"type", topology::sonic_device_type(node.tier)},
+               {"docker_routing_config_mode", plan.options.unnumbered ? "split-unified" : "unified"}};
+  if (v6) meta["bgp_adv_lo_prefix_as_128"] = "true";
+  json port = json::object(), intf = json::object(), nbr = json::object();
+  for (int32_t li : sw.links) {
+    const PlanLink& l = plan.links[static_cast<size_t>(li)];
+    const Side sd = side_of(l, sw.node);
+    const std::string name = device_port_name(sd.port);
+    std::string lanes;
+    for (int k = 0; k < topology::kLanesPerPort; ++k)
+      lanes.append(k ? "," : "").append(std::to_string(topology::kLanesPerPort * sd.port + k));
+    const double mbps = t.links[static_cast<size_t>(l.link)].capacity.bps / 1e6;
+    port[name] = {{"admin_status", "up"},
+                  {"alias", t.port_name(sw.node, sd.port)},
+                  {"description", fmt::format("{} to {}", label(plan, l), far_end(t, sd))},
+                  {"index", std::to_string(sd.port)},
+                  {"lanes", lanes},
+                  {"mtu", "9100"},
+                  {"speed", std::to_string(static_cast<int64_t>(std::llround(mbps)))}};
+    if (l.numbered) {
+      intf[name] = json::object();
+      intf[fmt::format("{}|{}/{}", name, format_ip(sd.addr, v6), plen(plan))] = json::object();
+    } else {
+      intf[name] = {{"ipv6_use_link_local_only", "enable"}};
+    }
+    if (l.session && l.numbered) {
+      nbr[format_ip(sd.far_addr, v6)] = {{"admin_status", "up"},
+                                         {"asn", std::to_string(plan.find(sd.far)->asn)},
+                                         {"local_addr", format_ip(sd.addr, v6)},
+                                         {"name", t.nodes[sd.far].name}};
+    }
+  }
+  json doc = {{"DEVICE_METADATA", {{"localhost", meta}}},
+              {"LOOPBACK_INTERFACE",
+               {{"Loopback0", json::object()},
+                {fmt::format("Loopback0|{}/{}", format_ip(sw.loopback, v6), host_len(plan)), json::object()}}},
+              {"PORT", port},
+              {"INTERFACE", intf}};
+  if (!nbr.empty()) doc["BGP_NEIGHBOR"] = nbr;
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace podnet::report

@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""Checks podnet's configuration plan (`podnet design --config-plan DIR`) with its consumers.
+
+For each built-in example at the sizes of cases.py (and the variants below), runs
+`podnet design NAME --config-plan DIR --netbox NETBOX --format json` and checks:
+- FRR: FRR's own parser, `vtysh --dryrun -f FILE` (Debian's frr package; it reads the
+  file as vtysh would without any daemon running) accepts every frr/<switch>.conf, and
+  refuses a copy with one bad line (so the check can fail);
+- SONiC: every sonic/<switch>.json validates against sonic_config_db.schema.json (derived
+  from SONiC's Configuration Database Manual and YANG models) with python3-jsonschema,
+  and a fragment with a bad value fails it;
+- structure: no address given twice; both ends of every addressed cable of the cabling
+  plan (08-cables.csv) in one /31 (/127), with the lower-tier end odd; eBGP sessions
+  (SONiC BGP_NEIGHBOR, or FRR's interface neighbors when unnumbered) = switch-to-switch
+  cables, each neighbor address the far end's address on that cable and its remote-as the
+  far switch's bgp_asn; FRR's and SONiC's neighbor lists equal; ASNs in RFC 6996's private
+  4-byte range, one per leaf (tier 1), never the same at both ends of a cable;
+- NetBox: 09-ip-addresses.csv has IPAddressImportForm's columns (netbox/ipam/forms/
+  bulk_import.py, v4.6.8), NetBox's status and role choices, and every row's device and
+  interface in 06-devices.csv / 07-interfaces.csv; the config plan's ip-addresses.csv is
+  the same file; switches = the bill of materials' switches.
+
+Usage: check_configplan.py PODNET SRC OUT [NAME[:VARIANT] ...]   (default: every example, numbered IPv4,
+plus aipod-16k:ipv6 and aipod-16k:unnumbered)
+"""
+import csv
+import ipaddress
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cases  # noqa: E402
+
+try:
+    import jsonschema
+except ImportError:
+    print("check_configplan.py: python3-jsonschema is missing (apt-get install python3-jsonschema)", file=sys.stderr)
+    sys.exit(1)
+
+VARIANTS = {"": [], "ipv6": ["--set", "addressing.family=ipv6"], "unnumbered": ["--set", "addressing.bgp=unnumbered"]}
+IP_FIELDS = set("address vrf tenant status role device virtual_machine interface fhrp_group is_primary is_oob "
+                "dns_name description owner comments tags".split())
+IP_STATUS = {"active", "reserved", "deprecated", "dhcp", "slaac"}
+IP_ROLES = {"", "loopback", "secondary", "anycast", "vip", "vrrp", "hsrp", "glbp", "carp"}
+ASN_FIRST, ASN_LAST = 4200000000, 4294967294
+
+
+def read_csv(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+class Check:
+    def __init__(self, name):
+        self.name, self.errors = name, []
+
+    def error(self, what):
+        if len(self.errors) < 25:
+            self.errors.append(f"{self.name}: {what}")
+
+
+def vtysh_dryrun(path):
+    r = subprocess.run(["vtysh", "--dryrun", "-f", path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return r.returncode, r.stdout.strip()
+
+
+def check(podnet, src, out, spec, schema):
+    name, _, variant = spec.partition(":")
+    c = Check(spec)
+    d = os.path.join(out, spec.replace(":", "-"))
+    plan, netbox = os.path.join(d, "plan"), os.path.join(d, "netbox")
+    args = [podnet, "design", name] + cases.CASES[name] + VARIANTS[variant]
+    r = subprocess.run(args + ["--config-plan", plan, "--netbox", netbox, "--format", "json"], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        c.error(f"podnet exit {r.returncode}: {r.stderr.strip()}")
+        return c.errors
+    bom = json.loads(r.stdout)["bom"]
+    switches = {row["switch"]: row for row in read_csv(os.path.join(plan, "switches.csv"))}
+    if len(switches) != bom["switches"]["total"]:
+        c.error(f"{len(switches)} switches in switches.csv, {bom['switches']['total']} in the bill of materials")
+    frr_files = sorted(os.listdir(os.path.join(plan, "frr")))
+    sonic_files = sorted(os.listdir(os.path.join(plan, "sonic")))
+    if frr_files != sorted(s + ".conf" for s in switches) or sonic_files != sorted(s + ".json" for s in switches):
+        c.error("frr/ and sonic/ do not hold one file per switch of switches.csv")
+
+    # FRR's parser on every file.
+    for f in frr_files:
+        rc, msg = vtysh_dryrun(os.path.join(plan, "frr", f))
+        if rc != 0:
+            c.error(f"vtysh --dryrun -f frr/{f}: exit {rc}: {msg[:300]}")
+
+    # SONiC fragments against the schema.
+    validator = jsonschema.Draft202012Validator(schema)
+    sonic = {}
+    for f in sonic_files:
+        with open(os.path.join(plan, "sonic", f), encoding="utf-8") as fh:
+            doc = json.load(fh)
+        for e in validator.iter_errors(doc):
+            c.error(f"sonic/{f}: {'/'.join(map(str, e.absolute_path))}: {e.message[:200]}")
+            break
+        sonic[f[:-5]] = doc
+    unnumbered = variant == "unnumbered"
+
+    # Addresses: ip-addresses.csv is the NetBox set's 09 file; unique; on known interfaces.
+    with open(os.path.join(plan, "ip-addresses.csv"), encoding="utf-8") as a, \
+            open(os.path.join(netbox, "09-ip-addresses.csv"), encoding="utf-8") as b:
+        if a.read() != b.read():
+            c.error("ip-addresses.csv differs from the NetBox set's 09-ip-addresses.csv")
+    ips = read_csv(os.path.join(netbox, "09-ip-addresses.csv"))
+    with open(os.path.join(netbox, "09-ip-addresses.csv"), encoding="utf-8") as fh:
+        header = fh.readline().strip().split(",")
+    if not set(header) <= IP_FIELDS:
+        c.error(f"09-ip-addresses.csv columns {sorted(set(header) - IP_FIELDS)} are not IPAddressImportForm fields")
+    devices = {r["name"] for r in read_csv(os.path.join(netbox, "06-devices.csv"))}
+    interfaces = {(r["device"], r["name"]) for r in read_csv(os.path.join(netbox, "07-interfaces.csv"))}
+    addr_of, seen = {}, {}
+    for i, r in enumerate(ips, start=2):
+        if not r["address"] or r["status"] not in IP_STATUS or r["role"] not in IP_ROLES:
+            c.error(f"09-ip-addresses.csv:{i}: address {r['address']!r} status {r['status']!r} role {r['role']!r}")
+        if r["device"] not in devices or (r["device"], r["interface"]) not in interfaces:
+            c.error(f"09-ip-addresses.csv:{i}: {r['device']}:{r['interface']} is not an interface of the set")
+        ip = ipaddress.ip_interface(r["address"])
+        if ip.ip in seen:
+            c.error(f"09-ip-addresses.csv:{i}: {ip.ip} given twice (line {seen[ip.ip]})")
+        seen[ip.ip] = i
+        addr_of[(r["device"], r["interface"])] = ip
+    for s, doc in sonic.items():
+        lo = [k.split("|")[1] for k in doc["LOOPBACK_INTERFACE"] if "|" in k]
+        if len(lo) != 1 or addr_of.get((s, "Loopback0")) != ipaddress.ip_interface(lo[0]):
+            c.error(f"sonic/{s}.json: loopback {lo} is not NetBox's {addr_of.get((s, 'Loopback0'))}")
+        for port, attrs in doc["PORT"].items():
+            keyed = [k.split("|")[1] for k in doc["INTERFACE"] if k.startswith(port + "|")]
+            want = addr_of.get((s, attrs["alias"]))
+            if (keyed and ipaddress.ip_interface(keyed[0]) != want) or (not keyed and want is not None):
+                c.error(f"sonic/{s}.json: {port} ({attrs['alias']}) has {keyed}, NetBox {want}")
+
+    # Cables: both ends of every addressed cable in one /31 (/127); sessions per switch-to-switch cable.
+    cables = read_csv(os.path.join(netbox, "08-cables.csv"))
+    asn = {s: int(doc["DEVICE_METADATA"]["localhost"]["bgp_asn"]) for s, doc in sonic.items()}
+    want_sessions = {}  # (switch, peer address or local port) -> (peer, peer asn)
+    switch_cables = 0
+    for i, r in enumerate(cables, start=2):
+        a, b = (r["side_a_device"], r["side_a_name"]), (r["side_b_device"], r["side_b_name"])
+        sw_a, sw_b = a[0] in switches, b[0] in switches
+        if not (sw_a or sw_b):
+            if a in addr_of or b in addr_of:
+                c.error(f"08-cables.csv:{i}: a cable without a switch end has addresses")
+            continue
+        both = sw_a and sw_b
+        switch_cables += both
+        if both and asn[a[0]] == asn[b[0]]:
+            c.error(f"08-cables.csv:{i}: {a[0]} and {b[0]} share AS {asn[a[0]]}")
+        if both and unnumbered:
+            if a in addr_of or b in addr_of:
+                c.error(f"08-cables.csv:{i}: unnumbered switch-to-switch cable has addresses")
+            for x, y in ((a, b), (b, a)):
+                port = next(p for p, v in sonic[x[0]]["PORT"].items() if v["alias"] == x[1])
+                want_sessions[(x[0], port)] = (y[0], asn[y[0]])
+            continue
+        ea, eb = addr_of.get(a), addr_of.get(b)
+        if ea is None or eb is None:
+            c.error(f"08-cables.csv:{i}: {a} or {b} has no address")
+            continue
+        plen = 127 if ea.version == 6 else 31
+        if ea.network != eb.network or ea.network.prefixlen != plen or ea.ip == eb.ip:
+            c.error(f"08-cables.csv:{i}: {ea} and {eb} are not the two ends of one /{plen}")
+        if int(ea.ip) % 2 != 1:
+            c.error(f"08-cables.csv:{i}: side A (lower tier) {ea} is not the odd address")
+        if both:
+            want_sessions[(a[0], str(eb.ip))] = (b[0], asn[b[0]])
+            want_sessions[(b[0], str(ea.ip))] = (a[0], asn[a[0]])
+    if len(want_sessions) != 2 * switch_cables:
+        c.error(f"{len(want_sessions)} session ends for {switch_cables} switch-to-switch cables")
+
+    # What the configurations say: FRR neighbors and SONiC BGP_NEIGHBOR.
+    frr_sessions, sonic_sessions = {}, {}
+    nb = re.compile(r"^ neighbor (\S+) (interface )?remote-as (\S+)$", re.M)
+    for s in switches:
+        with open(os.path.join(plan, "frr", s + ".conf"), encoding="utf-8") as fh:
+            text = fh.read()
+        m = re.search(r"^router bgp (\d+)$", text, re.M)
+        if not m or int(m.group(1)) != asn[s]:
+            c.error(f"frr/{s}.conf: router bgp is not SONiC's bgp_asn {asn[s]}")
+        for who, iface, ras in nb.findall(text):
+            frr_sessions[(s, who)] = ras
+        for addr, v in sonic[s].get("BGP_NEIGHBOR", {}).items():
+            sonic_sessions[(s, addr)] = v
+    if set(frr_sessions) != set(want_sessions):
+        c.error(f"FRR neighbors differ from the cables: {len(frr_sessions)} vs {len(want_sessions)}; "
+                f"e.g. {sorted(set(frr_sessions) ^ set(want_sessions))[:3]}")
+    for k, (peer, peer_asn) in want_sessions.items():
+        ras = frr_sessions.get(k)
+        if ras is not None and ras != ("external" if unnumbered else str(peer_asn)):
+            c.error(f"frr/{k[0]}.conf: neighbor {k[1]} remote-as {ras}, {peer} is AS {peer_asn}")
+        if not unnumbered:
+            v = sonic_sessions.get(k)
+            if v is None or v["asn"] != str(peer_asn) or v["name"] != peer:
+                c.error(f"sonic/{k[0]}.json: BGP_NEIGHBOR {k[1]} = {v}, expected {peer} AS {peer_asn}")
+    if not unnumbered and len(sonic_sessions) != len(want_sessions):
+        c.error(f"{len(sonic_sessions)} SONiC BGP_NEIGHBOR entries, {len(want_sessions)} session ends")
+
+    # ASNs: private 4-byte range; one per leaf.
+    for s, a in asn.items():
+        if not ASN_FIRST <= a <= ASN_LAST:
+            c.error(f"{s}: AS {a} outside {ASN_FIRST}-{ASN_LAST}")
+    leaves = [s for s, row in switches.items() if row["tier"] == "1"]
+    if len({asn[s] for s in leaves}) != len(leaves):
+        c.error("two tier-1 switches share an ASN")
+
+    # The checks can fail: a bad FRR line and a bad SONiC value are refused.
+    if frr_files:
+        bad = os.path.join(d, "bad.conf")
+        shutil.copy(os.path.join(plan, "frr", frr_files[0]), bad)
+        with open(bad, "a", encoding="utf-8") as fh:
+            fh.write("router bgp %d\n maximum-paths 100000\nexit\n" % asn[frr_files[0][:-5]])
+        if vtysh_dryrun(bad)[0] == 0:
+            c.error("vtysh --dryrun accepted maximum-paths 100000: the FRR check cannot fail")
+        doc = json.loads(json.dumps(sonic[sonic_files[0][:-5]]))
+        doc["DEVICE_METADATA"]["localhost"]["type"] = "Leaf"
+        if validator.is_valid(doc):
+            c.error("the SONiC schema accepted type 'Leaf': the check cannot fail")
+    print(f"{spec}: {len(switches)} switches, {len(set(asn.values()))} ASNs, {switch_cables} switch-to-switch cables = "
+          f"{len(want_sessions) // 2} eBGP sessions, {len(ips)} addresses; {len(frr_files)} FRR configs accepted by "
+          f"vtysh --dryrun, {len(sonic_files)} SONiC fragments valid")
+    return c.errors
+
+
+def main(argv):
+    if len(argv) < 4:
+        print(__doc__, file=sys.stderr)
+        return 2
+    podnet, src, out = argv[1:4]
+    if shutil.which("vtysh") is None:
+        print("check_configplan.py: FRR's vtysh is missing (apt-get install frr)", file=sys.stderr)
+        return 1
+    with open(os.path.join(src, "tests", "interop", "sonic_config_db.schema.json"), encoding="utf-8") as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    specs = argv[4:] or cases.examples(src) + ["aipod-16k:ipv6", "aipod-16k:unnumbered"]
+    missing = [s for s in specs if s.partition(":")[0] not in cases.CASES]
+    if missing:
+        print(f"check_configplan.py: no test size in cases.py for {missing}", file=sys.stderr)
+        return 1
+    errors = []
+    for s in specs:
+        errors += check(podnet, src, out, s, schema)
+    for e in errors:
+        print("error: " + e, file=sys.stderr)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
