@@ -5,6 +5,7 @@
 
 #include "collective/halving_doubling.hpp"
 #include "collective/hierarchical.hpp"
+#include "collective/nccl_pipeline.hpp"
 #include "collective/nvls.hpp"
 #include "collective/pairwise.hpp"
 #include "collective/pat.hpp"
@@ -273,6 +274,8 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
           algorithm, op_name(op), group.size(), shape.nodes, algorithm == "auto" ? "algorithm" : "protocol"));
     const AlgorithmInfo* chosen = find_algorithm(nccl_algorithm_name(c.algo));
     plan = chosen->build(op, group, bytes, o, topo);
+    // NCCL's slice pipeline (nccl_pipeline.hpp) on ring and tree transfers, from their payload bytes.
+    set_nccl_pipelines(plan, op, c.algo, c.proto, static_cast<int32_t>(group.size()), bytes, o.channels, shape);
     // NCCL's latency term (the leading delay below: base + every step's latency, the wire included, as
     // NCCL's tuner counts it) replaces the engines' per-hop latency: the data transfers pay none
     // (latency_steps = 0), so a step's latency is not counted twice.

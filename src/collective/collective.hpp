@@ -56,7 +56,12 @@
 // the fabric's own per-hop latency on top (latency_steps), which NCCL's
 // per-step figures already include: small sizes are slightly pessimistic
 // by that fabric latency. plan.protocol and plan.channels say what was
-// chosen.
+// chosen. Ring and tree plans also carry NCCL's slice pipeline on their
+// Ring / Coupled transfers (plan::Pipeline; slices, window and forwarding
+// derived from NCCL's buffer, chunk and slice sizes per protocol in
+// nccl_pipeline.hpp), which the packet engine runs step by step; the
+// analytical and flow engines keep their one coupled rate. Plans made
+// without the model (nccl_model: false) carry none.
 //
 // alltoall (pairwise) also starts with a Compute delay (with Options::tuner): NCCL posts every
 // network send and receive from one proxy thread per GPU, one post costing

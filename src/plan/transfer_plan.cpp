@@ -45,4 +45,22 @@ std::map<int32_t, Bytes> bytes_sent_by_rank(const TransferPlan& plan) {
   return out;
 }
 
+void check_pipelines(const TransferPlan& plan) {
+  for (size_t i = 0; i < plan.transfers.size(); ++i) {
+    const Transfer& t = plan.transfers[i];
+    const Pipeline& p = t.pipeline;
+    if (p.slices == 0) continue;
+    const char* why = nullptr;
+    if (p.slices < 0) why = "slices < 0";
+    else if (t.kind != TransferKind::Ring && t.kind != TransferKind::Coupled)
+      why = "only a Ring or Coupled transfer is pipelined";
+    else if (p.window < 1) why = "window < 1";
+    else if (p.lag < 0 || p.period < 0) why = "lag or period < 0";
+    else if (p.period > 0 && p.lag > p.period) why = "lag > period";
+    else if (p.period == 0 && p.lag > 0) why = "lag > 0 needs a period";
+    else if (p.window <= p.lag) why = "window <= lag (a closed ring would wait for itself)";
+    if (why) throw Error("internal: transfer " + std::to_string(i) + " (" + t.label + "): bad pipeline: " + why);
+  }
+}
+
 }  // namespace podnet::plan

@@ -40,6 +40,34 @@
 // latency of their own (the packet engine's packets still take their
 // physical propagation and switch time).
 // Bytes are payload bytes; engines add wire overhead.
+//
+// Pipeline (Ring and Coupled only): how NCCL moves the transfer, slice by
+// slice through a bounded buffer per connection (NVIDIA/nccl
+// src/device/prims_simple.h: a sender waits while it is NCCL_STEPS steps
+// ahead of its receiver). `slices` = 0 (the default) leaves the transfer
+// as described above. With slices = U > 0, every hop (edge) cuts its
+// `bytes` into U equal slices (the first bytes % U one byte larger) sent in
+// order, and
+//   - window: a hop may have released at most `window` slices that its
+//     receiver has not yet consumed (NCCL's buffer slots, in slices);
+//     window > lag, else a closed ring waits for itself;
+//   - a slice is a forwarded one or the source's own: slice u of hop h
+//     forwards slice u - lag of every upstream hop, which must have been
+//     delivered before it is released; with period P > 0 the slices with
+//     (u mod P) < lag are the source's own data (a ring rank starting a
+//     loop with its own chunk), with P = 0 every slice is forwarded;
+//   - upstream hops: a Ring's hop k (ranks[k] -> ranks[k+1]) has hop k-1
+//     (the closing hop for k = 0; none for the first hop of an open chain);
+//     a Coupled edge a -> b has every edge x -> a with x != b, and b -> a
+//     if it is listed before a -> b (a tree all-reduce lists its reduce
+//     edges first: a reduce edge waits for the children, a broadcast edge
+//     for the parent, and the root's for every child);
+//   - a receiver consumes slice u when every hop forwarding it has released
+//     the slice that forwards it (then its slot is free again), or on
+//     delivery when nothing forwards it.
+// The collective sets it (nccl_pipeline.hpp derives NCCL's slice, chunk and
+// window per protocol); engines that model a pipelined transfer as one
+// coupled rate (analytical, flow) may ignore it, the packet engine runs it.
 #pragma once
 
 #include <cstdint>
@@ -54,6 +82,15 @@ namespace podnet::plan {
 
 enum class TransferKind : uint8_t { P2p, Ring, Coupled, Compute };
 
+// NCCL's slice pipeline of a Ring / Coupled transfer (see above); slices = 0: none.
+struct Pipeline {
+  int64_t slices = 0;  // U: slices per hop
+  int32_t window = 0;  // slices a hop may have released and its receiver not yet consumed (>= 1)
+  int32_t lag = 0;     // slice u forwards slice u - lag of the upstream hops
+  int64_t period = 0;  // slices per loop: (u mod period) < lag are the source's own (0: every slice forwards)
+  bool operator==(const Pipeline&) const = default;
+};
+
 struct Transfer {
   TransferKind kind = TransferKind::P2p;
   std::vector<int32_t> ranks;  // P2p: {src, dst}; Ring: ring order; Coupled: participants
@@ -64,6 +101,7 @@ struct Transfer {
   bool open = false;           // Ring only: a chain, no closing hop
   std::vector<std::pair<int32_t, int32_t>> edges;  // Coupled only: (src, dst) edges, each carrying `bytes`
   Time duration;                                   // Compute only: how long the work takes
+  Pipeline pipeline;                               // Ring / Coupled: NCCL's slice pipeline (slices = 0: none)
   std::vector<int32_t> deps;                       // indices of transfers that must complete first
   std::string label;                               // e.g. "rs/nvlink", "ar/rail3"
 };
@@ -92,5 +130,10 @@ std::vector<int32_t> topological_order(const TransferPlan& plan);
 // sends `bytes`, an open chain all but its last; Coupled: the source of each
 // edge; P2p: the source). Sorted by rank.
 std::map<int32_t, Bytes> bytes_sent_by_rank(const TransferPlan& plan);
+
+// Throws Error when a transfer's pipeline is inconsistent (slices < 0; with
+// slices > 0: window < 1, lag < 0, period < 0, lag > period when period >
+// 0, lag > 0 with period = 0, window <= lag, or a P2p / Compute transfer).
+void check_pipelines(const TransferPlan& plan);
 
 }  // namespace podnet::plan

@@ -69,5 +69,28 @@ TEST(BytesSentByRank, EachKindCountsItsSenders) {
   EXPECT_EQ(bytes_sent_by_rank(p), expect);
 }
 
+TEST(TransferPlan, PipelinesAreChecked) {
+  TransferPlan p;
+  Transfer ring;
+  ring.kind = TransferKind::Ring;
+  ring.ranks = {0, 1, 2};
+  ring.bytes = 100;
+  ring.pipeline = {12, 4, 2, 12};  // NCCL's simple ring: 2 slices a chunk, 4 in flight
+  p.add(ring);
+  EXPECT_NO_THROW(check_pipelines(p));
+  p.transfers[0].pipeline.window = 2;  // window <= lag: a closed ring would wait for itself
+  EXPECT_THROW(check_pipelines(p), Error);
+  p.transfers[0].pipeline = {12, 4, 13, 12};  // lag > period
+  EXPECT_THROW(check_pipelines(p), Error);
+  p.transfers[0].pipeline = {12, 4, 1, 0};  // a lag needs a period
+  EXPECT_THROW(check_pipelines(p), Error);
+  p.transfers[0].pipeline = {};
+  Transfer p2p;
+  p2p.ranks = {0, 1};
+  p2p.pipeline = {2, 8, 0, 0};  // only rings and coupled transfers are pipelined
+  p.add(p2p);
+  EXPECT_THROW(check_pipelines(p), Error);
+}
+
 }  // namespace
 }  // namespace podnet::plan

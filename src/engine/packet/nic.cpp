@@ -1,6 +1,7 @@
 #include "engine/packet/nic.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include "core/error.hpp"
 #include "routing/router.hpp"
@@ -44,6 +45,20 @@ int32_t Nic::add_stream(const StreamSpec& s, const std::vector<PathPart>& route)
     q.entropy = s.entropy;
     q.npkts = static_cast<uint32_t>((s.bytes + c_.mtu - 1) / c_.mtu);
     q.last_payload = static_cast<uint16_t>(s.bytes - static_cast<Bytes>(q.npkts > 0 ? q.npkts - 1 : 0) * c_.mtu);
+    if (s.slices > 0 && s.bytes > 0) {  // every slice is its own message: packets never span two
+      const int64_t u = std::min<int64_t>(s.slices, s.bytes);
+      if (u > kNil - 1) throw Error("packet engine: internal: too many slices on one QP");
+      q.slices = static_cast<uint32_t>(u);
+      q.slice_bytes = s.bytes / u;
+      q.slice_extra = static_cast<uint32_t>(s.bytes % u);
+      q.pkts0 = static_cast<uint32_t>((q.slice_bytes + c_.mtu - 1) / c_.mtu);
+      q.pkts1 = static_cast<uint32_t>((q.slice_bytes + 1 + c_.mtu - 1) / c_.mtu);
+      const int64_t n = static_cast<int64_t>(q.slice_extra) * q.pkts1 + (u - q.slice_extra) * q.pkts0;
+      if (n >= kNil) throw Error("packet engine: a stream of more than 4 billion packets");
+      q.npkts = static_cast<uint32_t>(n);
+      q.last_payload = payload_of(q, q.npkts - 1);
+      q.send_limit = packets_before(q, s.send_slices < 0 ? u : s.send_slices);
+    }
   }
   int64_t phys = 0, prefix = 0;
   install_route(qi, route, phys, prefix);
@@ -187,7 +202,8 @@ bool Nic::next_packet(DirLink p, int64_t now, Packet& out) {
 Packet Nic::make_data_packet(uint32_t qi, DirLink p, int64_t now) {
   Qp& q = qps[qi];
   const uint32_t psn = q.snd_nxt++;
-  const uint16_t payload = psn + 1 == q.npkts ? q.last_payload : static_cast<uint16_t>(c_.mtu);
+  const uint16_t payload = q.slices ? payload_of(q, psn)
+                                    : (psn + 1 == q.npkts ? q.last_payload : static_cast<uint16_t>(c_.mtu));
   Packet k;
   k.qp = qi;
   k.psn = psn;
@@ -442,8 +458,38 @@ bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
     maybe_ack(qi, true, now);
     return true;
   }
-  maybe_ack(qi, false, now);
+  if (q.rcv_nxt >= q.notify_at) {  // a watched slice end: reported after the in-server links, as a completion
+    q.notify_at = kNil;
+    events_.push(Time(now + q.suffix_delay), kProgress, qi);
+  }
+  // The last packet the sender was allowed so far ends a message (an RDMA write): it asks for an ACK,
+  // so a sender that has to wait for its next slice does not wait for an RTO instead.
+  maybe_ack(qi, q.rcv_nxt == q.send_limit, now);
   return false;
+}
+
+uint16_t Nic::payload_of(const Qp& q, uint32_t psn) const {
+  // The packet's slice (the first slice_extra slices are one byte longer) and its place in it.
+  const uint64_t head = static_cast<uint64_t>(q.slice_extra) * q.pkts1;
+  int64_t size = q.slice_bytes + 1;
+  uint32_t per = q.pkts1, off = 0;
+  if (psn < head) {
+    off = psn % q.pkts1;
+  } else {
+    size = q.slice_bytes;
+    per = q.pkts0;
+    off = static_cast<uint32_t>((psn - head) % q.pkts0);
+  }
+  return static_cast<uint16_t>(off + 1 < per ? c_.mtu : size - static_cast<int64_t>(per - 1) * c_.mtu);
+}
+
+int64_t Nic::delivered_slices(uint32_t qi) const {
+  const Qp& q = qps[qi];
+  if (q.rx_done) return std::numeric_limits<int64_t>::max();  // everything, whatever was asked
+  const uint64_t head = static_cast<uint64_t>(q.slice_extra) * q.pkts1;
+  if (q.rcv_nxt <= head) return q.pkts1 ? q.rcv_nxt / q.pkts1 : q.slice_extra;
+  if (q.pkts0 == 0) return q.slices;  // slices of no bytes: delivered with the last real one
+  return q.slice_extra + static_cast<int64_t>((q.rcv_nxt - head) / q.pkts0);
 }
 
 void Nic::complete(uint32_t qi, int64_t now) {

@@ -70,6 +70,13 @@ struct Qp {
   int64_t suffix_delay = 0;
   uint32_t npkts = 0;
   uint16_t last_payload = 0;
+  // slice pipeline (packet_sim.hpp: StreamSpec::slices): `slices` messages, the first slice_extra of
+  // slice_bytes + 1 bytes (pkts1 packets each), the rest of slice_bytes (pkts0 packets); the sender
+  // may send PSNs < send_limit; a progress event fires once rcv_nxt >= notify_at
+  uint32_t slices = 0, slice_extra = 0, pkts1 = 0, pkts0 = 0;
+  int64_t slice_bytes = 0;
+  uint32_t send_limit = kNil;
+  uint32_t notify_at = kNil;
   // sender
   uint32_t snd_nxt = 0, snd_una = 0, max_sent = 0;
   uint32_t next_ready = kNil;
@@ -131,6 +138,25 @@ class Nic {
   // QP qi leaves port `old`'s schedule (it was re-routed to another first link).
   void unschedule(uint32_t qi, routing::DirLink old);
 
+  // ---- slice pipeline (sliced QPs): the sender may send the first `slices` slices (never
+  // lowered); returns the port to kick. A progress event (kProgress) fires once the first `slices`
+  // slices are delivered in order. Slices delivered in order so far.
+  routing::DirLink release_slices(uint32_t qi, int64_t slices, int64_t now) {
+    Qp& q = qps[qi];
+    const uint32_t pkts = packets_before(q, slices);
+    if (q.send_limit != kNil) q.send_limit = std::max(q.send_limit, pkts);  // kNil: no limit
+    return maybe_activate(qi, now);
+  }
+  void watch_slices(uint32_t qi, int64_t slices) { qps[qi].notify_at = packets_before(qps[qi], slices); }
+  int64_t delivered_slices(uint32_t qi) const;
+  // Packets of the first u slices of a sliced QP (all of them for u >= slices).
+  static uint32_t packets_before(const Qp& q, int64_t u) {
+    if (u >= q.slices) return q.npkts;
+    if (u <= 0) return 0;
+    const int64_t a = std::min<int64_t>(u, q.slice_extra);
+    return static_cast<uint32_t>(a * q.pkts1 + (u - a) * q.pkts0);
+  }
+
   // ---- receiver: a data packet for QP qi. Control packets go to the
   // outbox; true when the stream is complete (then call complete()).
   bool receive_data(uint32_t qi, const Packet& k, int64_t now);
@@ -138,7 +164,7 @@ class Nic {
   std::vector<Ctrl>& outbox() { return outbox_; }
 
   bool can_send(const Qp& q) const {
-    return q.started && !q.tx_done && q.snd_nxt < q.npkts &&
+    return q.started && !q.tx_done && q.snd_nxt < q.npkts && q.snd_nxt < q.send_limit &&
            (window_ <= 0 || q.snd_nxt - q.snd_una < static_cast<uint32_t>(window_)) &&
            (q.cc.window == 0 || q.snd_nxt - q.snd_una < q.cc.window);
   }
@@ -165,6 +191,7 @@ class Nic {
     std::vector<WaitEntry> heap;
   };
   routing::DirLink activate(uint32_t qi, int64_t now);
+  uint16_t payload_of(const Qp& q, uint32_t psn) const;  // sliced QPs
   Packet make_data_packet(uint32_t qi, routing::DirLink p, int64_t now);
   void ctrl(uint32_t qi, uint8_t type, uint32_t psn);
   void maybe_ack(uint32_t qi, bool force, int64_t now);

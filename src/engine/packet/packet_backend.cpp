@@ -1,11 +1,13 @@
 #include "engine/packet/packet_backend.hpp"
 
 #include <algorithm>
+#include <deque>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "engine/failure_driver.hpp"
+#include "engine/packet/slice_pipeline.hpp"
 #include "engine/plan_runner.hpp"
 #include "engine/report_util.hpp"
 #include "routing/router.hpp"
@@ -32,6 +34,7 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
   RunReport report;
   report.engine = name();
   PlanRunner runner(plan, report);  // rejects bad dependencies and cycles up front
+  plan::check_pipelines(plan);
   runner.report_progress(&options_.progress, options_.progress_every);
   const FailureOptions& fo = options_.failures;
   const bool failures = !fo.events.empty();
@@ -40,6 +43,41 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
 
   std::vector<std::vector<routing::PathPart>> routes;
   std::vector<std::pair<int32_t, int32_t>> hops;
+
+  // Slice pipelines (plan::Pipeline): one per running pipelined transfer; its streams are hop h, QP q
+  // at streams[h * qps + q], each cut into the pipeline's slices (a QP carries its share of every
+  // slice); a stream may send the slices its hop has released.
+  struct PipeRun {
+    std::unique_ptr<SlicePipeline> pipe;
+    int32_t qps = 1;
+    std::vector<int32_t> streams;
+    std::vector<int64_t> got;  // slices delivered, per stream
+  };
+  std::deque<PipeRun> pipes;                             // stable references
+  std::vector<std::pair<int32_t, int32_t>> stream_pipe;  // by stream: (pipe, local index), pipe -1: none
+  std::vector<int32_t> raised;
+  auto raise_limits = [&](PipeRun& pr) {
+    for (int32_t h : raised)
+      for (int32_t q = 0; q < pr.qps; ++q)
+        sim.release_slices(pr.streams[static_cast<size_t>(h * pr.qps + q)], pr.pipe->released(h));
+    raised.clear();
+  };
+  // Stream s delivered more (progress or completion): the hop's delivered slices are the fewest of its QPs.
+  auto refresh = [&](int32_t s) {
+    if (s < 0 || s >= static_cast<int32_t>(stream_pipe.size()) || stream_pipe[s].first < 0) return;
+    PipeRun& pr = pipes[static_cast<size_t>(stream_pipe[s].first)];
+    const int32_t local = stream_pipe[s].second;
+    const int64_t u = pr.pipe->slices();
+    int64_t& n = pr.got[static_cast<size_t>(local)];
+    n = std::min(u, sim.delivered_slices(s));
+    if (n < u) sim.watch_slices(s, n + 1);
+    const int32_t h = local / pr.qps;
+    int64_t hop = u;
+    for (int32_t q = 0; q < pr.qps; ++q) hop = std::min(hop, pr.got[static_cast<size_t>(h * pr.qps + q)]);
+    pr.pipe->deliver(h, hop, raised);
+    raise_limits(pr);
+  };
+
   auto launch = [&](int32_t i, Time at) {
     const plan::Transfer& t = plan.transfers[i];
     const uint64_t base = static_cast<uint64_t>(t.channel) * 1024;
@@ -81,6 +119,17 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
     }
     const Time mean_total(
         static_cast<int64_t>((hops.empty() ? 0.0 : latency_sum / static_cast<double>(hops.size())) * steps + 0.5));
+    const bool piped = t.pipeline.slices > 0 && t.kind != plan::TransferKind::P2p && !hops.empty();
+    int32_t pipe_index = -1;
+    if (piped) {
+      pipe_index = static_cast<int32_t>(pipes.size());
+      PipeRun& pr = pipes.emplace_back();
+      pr.pipe = std::make_unique<SlicePipeline>(t.pipeline, SlicePipeline::upstream_of(t));
+      pr.qps = qps;
+      pr.got.assign(hops.size() * qps, 0);
+      pr.pipe->start(raised);
+      raised.clear();  // the streams below start with these limits
+    }
     for (size_t h = 0; h < hops.size(); ++h)
       for (int32_t q = 0; q < qps; ++q) {
         StreamSpec s;
@@ -92,10 +141,22 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
         const auto& r = routes[h * qps + q];
         s.latency = t.kind == plan::TransferKind::P2p ? sim.hop_latency(r) * steps : mean_total;
         s.tag = static_cast<uint64_t>(i);
-        sim.add_stream(s, r);
+        if (piped) {
+          const PipeRun& pr = pipes[static_cast<size_t>(pipe_index)];
+          s.slices = pr.pipe->slices();
+          s.send_slices = pr.pipe->released(static_cast<int32_t>(h));
+        }
+        const int32_t id = sim.add_stream(s, r);
+        if (piped) {
+          if (stream_pipe.size() <= static_cast<size_t>(id)) stream_pipe.resize(static_cast<size_t>(id) + 1, {-1, 0});
+          stream_pipe[static_cast<size_t>(id)] = {pipe_index, static_cast<int32_t>(h * qps + q)};
+          pipes[static_cast<size_t>(pipe_index)].streams.push_back(id);
+        }
         runner.add_parts(i, 1);
         ++report.flows;
       }
+    if (piped)  // watch every stream's first slice
+      for (int32_t s : std::vector<int32_t>(pipes[static_cast<size_t>(pipe_index)].streams)) refresh(s);
     if (runner.parts_left(i) == 0) sim.add_timer(at, static_cast<uint64_t>(i));  // nothing to send
   };
 
@@ -103,6 +164,11 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
 
   const std::function<void(const SimEvent&)> on_event = [&](const SimEvent& e) {
     const auto i = static_cast<int32_t>(e.tag);
+    if (e.progress) {
+      refresh(e.stream);
+      return;
+    }
+    if (!e.timer) refresh(e.stream);  // a pipelined stream's completion delivers its last slices
     if (e.timer) {
       runner.complete(i, e.at, launch);
     } else if (!runner.part_done(i, e.at, launch)) {

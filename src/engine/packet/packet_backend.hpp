@@ -7,16 +7,33 @@
 // - P2p with q QPs: q streams of bytes/q (the first bytes % q get one more),
 //   QP j on entropy channel x 1024 + j (the same ECMP paths as the flow
 //   engine), each paying latency_steps x its path's hop latency.
-// - Ring / Coupled: every hop (edge) is q streams carrying `bytes` / q each,
-//   all started together; the transfer completes when every hop has
-//   delivered. Each stream pays latency_steps x the mean hop latency (as
-//   plan_compiler.hpp). Difference from the flow engine's coupled model:
-//   there a ring moves at one common rate (the slowest hop's), because a
-//   rank forwards only what it has received; here each hop streams on its own,
-//   so a hop on an uncongested path finishes early while the transfer still
-//   ends with its slowest hop. The completion time is the same when the
-//   slowest hop keeps its rate; the hops' load on shared links differs
-//   (faster hops release bandwidth early instead of being held back).
+// - Ring / Coupled: every hop (edge) is q streams (QPs) carrying `bytes` / q
+//   each; the transfer completes when every hop has delivered. Each stream
+//   pays latency_steps x the mean hop latency (as plan_compiler.hpp).
+//   With a pipeline (plan::Pipeline, slices U > 0; NCCL's, set by the
+//   collective for ring and tree plans, collective/nccl_pipeline.hpp) the
+//   hops move as NCCL's do: every stream is cut into U slices, each its own
+//   message of whole packets (a QP carries its share of every slice), and a
+//   hop's QPs may send only the slices the pipeline has released
+//   (slice_pipeline.hpp: a slice forwards what the previous rank delivered,
+//   and at most `window` slices wait at the receiver unconsumed). A slice
+//   counts as delivered when every QP of the hop has delivered its share, at
+//   the time the last packet reaches the destination GPU. So a rank forwards
+//   only what it has received, a small collective pays every ring step's
+//   store-and-forward (the small-message regime), slices leave in bursts at
+//   step boundaries and a slow hop holds back the hops that feed it (head
+//   of line) as in NCCL. Without a pipeline (plans made without NCCL's
+//   model, hand-made plans) every hop streams all its bytes at once, all
+//   hops started together, so a hop on an uncongested path finishes early
+//   while the transfer still ends with its slowest hop.
+//   Why an attribute and not a DAG of slices: a plan of one transfer per
+//   (hop, slice) would hold 2(n-1) x n x slices transfers per channel (a
+//   128-rank all-reduce of 1 GiB on 16 channels: 16 x 128 x 254 x 4 = 2.1
+//   million), and the flow engine would re-solve its max-min rates at every
+//   slice of every hop; the flow engine's coupled rate is already the steady
+//   state of the pipeline (one rate for all hops of a ring). The pipeline is
+//   four numbers on the transfer and O(hops) counters in the packet engine
+//   whatever the size; the other engines ignore it.
 // - Compute: a delay of `duration`.
 // Latency: the part of a stream's latency its packets do not experience
 // physically (the transport's stack latency, and the extra latency steps) is

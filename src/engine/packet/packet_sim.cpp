@@ -257,6 +257,17 @@ void PacketSim::Impl::run(const std::function<void(const SimEvent&)>& on_event, 
         on_event(se);
         break;
       }
+      case kProgress: {
+        const auto qi = static_cast<uint32_t>(e.a);
+        if (nic->qps[qi].rx_done) break;  // completed meanwhile: kDone reports it
+        SimEvent se;
+        se.tag = nic->stream_tags[qi];
+        se.at = Time(now);
+        se.progress = true;
+        se.stream = static_cast<int32_t>(qi);
+        on_event(se);
+        break;
+      }
       case kTimer: {
         SimEvent se;
         se.tag = e.a;
@@ -568,6 +579,11 @@ void PacketSim::route(int32_t src, int32_t dst, uint64_t entropy, std::vector<Pa
 Time PacketSim::hop_latency(const std::vector<PathPart>& r) const { return m_->compiler->hop_latency(r); }
 int32_t PacketSim::add_stream(const StreamSpec& s, const std::vector<PathPart>& r) { return m_->nic->add_stream(s, r); }
 void PacketSim::add_timer(Time at, uint64_t tag) { m_->events.push(at, kTimer, tag); }
+void PacketSim::release_slices(int32_t s, int64_t slices) {
+  m_->kick(m_->nic->release_slices(static_cast<uint32_t>(s), slices, m_->now));
+}
+int64_t PacketSim::delivered_slices(int32_t s) const { return m_->nic->delivered_slices(static_cast<uint32_t>(s)); }
+void PacketSim::watch_slices(int32_t s, int64_t slices) { m_->nic->watch_slices(static_cast<uint32_t>(s), slices); }
 void PacketSim::run(const std::function<void(const SimEvent&)>& on_event) {
   m_->run(on_event, std::numeric_limits<int64_t>::max());
   m_->finish_run();

@@ -48,7 +48,9 @@
 // 4. ECN (port.hpp): marking at dequeue on a switch's egress queue with the
 //   RED band of the congestion control in force (cc::Traits).
 //
-// 5. RoCEv2 NIC (nic.hpp): QPs of ceil(S / MTU) packets, paced at the rate
+// 5. RoCEv2 NIC (nic.hpp): QPs of ceil(S / MTU) packets (a sliced QP,
+//   StreamSpec::slices: every slice its own whole packets, sent only once
+//   released; the last packet released asks for an ACK), paced at the rate
 //   their congestion control sets, go-back-N with NACKs and an RTO, ACKs
 //   every `ack_every` packets or `ack_delay`, a reorder buffer for
 //   per-packet routing. RTO (default) = 1 ms + 2 x the largest switch's
@@ -168,6 +170,13 @@ struct StreamSpec {
   // physically (propagation, switch latency) is waited before sending.
   Time latency;
   uint64_t tag = 0;
+  // Slice pipeline (packet_backend.hpp). slices > 0: the bytes are that many
+  // messages (slices) of equal size (the first bytes % slices one byte
+  // longer; at most one a byte), each its own packets (the last one of a
+  // slice short), and the sender may send only the first `send_slices` of
+  // them (-1: all) until release_slices() raises it.
+  int64_t slices = 0;
+  int64_t send_slices = -1;
 };
 
 struct PortStats {
@@ -239,7 +248,8 @@ struct StreamSample {
 struct SimEvent {
   uint64_t tag = 0;
   Time at;
-  bool timer = false;  // an add_timer() firing (else a stream completion)
+  bool timer = false;     // an add_timer() firing (else a stream completion or progress)
+  bool progress = false;  // a watch() of `stream` reached (the stream is not complete)
   int32_t stream = -1;
 };
 
@@ -259,6 +269,18 @@ class PacketSim {
   int32_t add_stream(const StreamSpec& s, const std::vector<routing::PathPart>& route);
   // A callback at time `at` (compute delays of the plan).
   void add_timer(Time at, uint64_t tag);
+  // Slice pipeline of a sliced stream (StreamSpec::slices, packet_backend.hpp).
+  // Raises what stream s may send to its first `slices` slices (never
+  // lowered). Slices of s delivered in order so far (int64 max once
+  // complete, whatever it was cut into). A
+  // progress event (SimEvent::progress) once its first `slices` slices are
+  // delivered in order, after the in-server links as a completion; one
+  // watch at a time per stream, none fires at completion. The packet that
+  // ends the sender's limit asks for an ACK (as the last packet of an RDMA
+  // write does).
+  void release_slices(int32_t s, int64_t slices);
+  int64_t delivered_slices(int32_t s) const;
+  void watch_slices(int32_t s, int64_t slices);
 
   // Runs until no event is left, calling `on_event` for every stream
   // completion and timer, in time order; it may add streams and timers.

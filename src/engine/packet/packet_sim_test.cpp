@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -15,6 +16,37 @@ namespace {
 
 using namespace podnet::literals;
 using namespace testing;
+
+TEST(PacketSim, SlicedStreamsSendEverySliceAsItsOwnPackets) {
+  // 10,001 B in 2 slices: 5,001 + 5,000 B, each 4,096 + a short packet: 4 packets (unsliced: 3).
+  // Only the first slice is released: 2 packets arrive, then nothing until the second is released.
+  const auto topo = one_leaf(4);
+  PacketSim sim(topo, net(), PacketOptions{});
+  std::vector<routing::PathPart> r;
+  sim.route(0, 1, 0, r);
+  StreamSpec s;
+  s.src = 0;
+  s.dst = 1;
+  s.bytes = 10'001;
+  s.slices = 2;
+  s.send_slices = 1;
+  const int32_t id = sim.add_stream(s, r);
+  sim.watch_slices(id, 1);
+  int progress = 0;
+  Time first;
+  sim.run([&](const SimEvent& e) {
+    if (!e.progress) return;
+    ++progress;
+    first = e.at;
+    EXPECT_EQ(sim.delivered_slices(id), 1);
+    sim.release_slices(id, 2);
+  });
+  EXPECT_EQ(progress, 1);
+  EXPECT_EQ(sim.streams()[0].packets, 4u);
+  EXPECT_EQ(sim.stats().data_delivered, 4u);
+  EXPECT_GT(sim.streams()[0].finish, first);
+  EXPECT_EQ(sim.delivered_slices(id), std::numeric_limits<int64_t>::max());
+}
 
 TEST(PacketSim, OneFlowOnAnIdlePathIsLineRatePlusLatency) {
   // Hosts 0 and 1 under one leaf: gpu -PCIe-> nic -3 m copper-> leaf -> nic -PCIe-> gpu.
