@@ -11,7 +11,7 @@ podnet_layer(collective podnet_topology podnet_plan)
 podnet_layer(workload podnet_collective podnet_engine)
 podnet_layer(cluster podnet_workload)
 podnet_layer(reliability podnet_engine)
-podnet_layer(diagnose podnet_routing)
+podnet_layer(diagnose podnet_routing podnet_workload)
 podnet_layer(scenario podnet_collective podnet_reliability podnet_cluster podnet_diagnose yaml-cpp)
 
 # Built-in example scenarios compiled into the binary.

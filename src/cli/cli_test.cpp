@@ -17,6 +17,8 @@
 #include <sstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/test_util.hpp"
 
 namespace {
@@ -203,6 +205,30 @@ TEST(Cli, TrainWithAStraggler) {
   EXPECT_GT(slowdown, 1.0);
   EXPECT_LT(slowdown, 1.5);
   EXPECT_NE(r.out.find("\"job_failed\": false"), std::string::npos);
+}
+
+TEST(Cli, TrainNamesTheStraggler) {
+  // The same straggler (GPU 8191, compute x1.5): straggler detection puts the largest excess on the critical
+  // path in the compute of the stage holding GPU 8191 (leafspine-8k's default job: PP8 over 8,192 GPUs, stage 7
+  // = GPUs 7168-8191, its computes run in lockstep over them), and the one failure, left out, gives the
+  // baseline back: it costs exactly the whole slowdown.
+  Result r = run("train leafspine-8k --format json --set 'failures=[{at: 0ms, gpu: 8191, action: slow, factor: 1.5}]'");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const nlohmann::json d = nlohmann::json::parse(r.out);
+  const auto& st = d["failures"]["straggler"];
+  ASSERT_FALSE(st["parts"].empty()) << st.dump();
+  EXPECT_EQ(st["parts"][0]["stage"], 7);
+  EXPECT_EQ(st["parts"][0]["part"], "compute");
+  EXPECT_EQ(st["parts"][0]["gpus"], "7168-8191");
+  // Every stretched part is stage 7's (compute and the TP delays that run on its GPUs).
+  for (const auto& p : st["parts"]) EXPECT_EQ(p["stage"], 7) << p.dump();
+  ASSERT_EQ(st["failure_costs"].size(), 1u);
+  EXPECT_EQ(st["failure_costs"][0]["what"], "gpu 8191");
+  EXPECT_EQ(st["failure_costs"][0]["recovered_ms"], st["slowdown_ms"]);
+  const double slowdown = st["slowdown_ms"].get<double>();
+  EXPECT_NEAR(slowdown,
+              d["failures"]["iteration_ms"].get<double>() - d["failures"]["baseline_iteration_ms"].get<double>(), 1e-5);
+  EXPECT_GE(st["critical_path_excess_ms"].get<double>(), slowdown - 1e-6);  // the path bound (straggler.hpp)
 }
 
 TEST(Cli, BenchWithRandomFailures) {

@@ -24,8 +24,8 @@ struct BenchOptions {
   std::string gpus;
   std::string engine, routing, order, transport;
   std::string html;
-  int channels = 0, qps = 0;
-  bool channels_given = false, qps_given = false;
+  int channels = 0, qps = 0, senders = 0;
+  bool channels_given = false, qps_given = false, senders_given = false;
 };
 
 int cmd_bench(Common c, const BenchOptions& b) {
@@ -38,6 +38,7 @@ int cmd_bench(Common c, const BenchOptions& b) {
   if (!b.order.empty()) c.sets.push_back("collective.ring_order=" + b.order);
   if (b.channels_given) c.sets.push_back("collective.channels=" + std::to_string(b.channels));
   if (b.qps_given) c.sets.push_back("collective.qps=" + std::to_string(b.qps));
+  if (b.senders_given) c.sets.push_back("collective.incast_senders=" + std::to_string(b.senders));
   if (!b.proto.empty()) c.sets.push_back("collective.protocols=" + b.proto);
   // --algo: "auto", one algorithm's name (fixed), or a list for the tuner ("ring,tree", "^nvls").
   study::BenchRequest req;
@@ -80,8 +81,17 @@ void add_bench_command(CLI::App& app, Action& action) {
   auto* bench =
       app.add_subcommand("bench", "nccl-tests for a fabric that does not exist yet: time, algbw, busbw per size");
   add_common(bench, *c, true, {"nccl-tests"});
-  bench->add_option("--op", b->op, "allreduce, allgather, reducescatter, alltoall, broadcast, reduce, sendrecv")
+  bench
+      ->add_option("--op", b->op,
+                   "allreduce, allgather, reducescatter, alltoall, broadcast, reduce, sendrecv, or a traffic pattern: "
+                   "permutation (each GPU to one other, a random derangement drawn from the scenario's seed), incast "
+                   "(--senders N GPUs to the first GPU of --gpus)")
       ->capture_default_str();
+  bench
+      ->add_option("--senders", b->senders,
+                   "incast: how many senders, the GPUs after the receiver in --gpus (sets collective.incast_senders; "
+                   "default all of them)")
+      ->each([b](const std::string&) { b->senders_given = true; });
   bench
       ->add_option("--algo", b->algo,
                    "auto (NCCL's tuner picks per size among ring, tree, nvls, nvls_tree, pat), one algorithm (see "
@@ -111,7 +121,10 @@ void add_bench_command(CLI::App& app, Action& action) {
   bench->footer("Examples:\n  podnet bench aipod-16k --op allreduce --min 8B --max 8GB --gpus 0-1023\n"
                 "  podnet bench leafspine-8k --gpus 0-8191:8 --routing adaptive --qps 4 --format json\n"
                 "  podnet bench aipod-16k --gpus 0-15 --format nccl-tests > sim.log   # diff against a real "
-                "all_reduce_perf log");
+                "all_reduce_perf log\n"
+                "  podnet bench leafspine-8k --op incast --gpus 0-1024:8 --senders 16 --min 1MiB --max 1MiB --engine "
+                "packet\n"
+                "  podnet bench leafspine-8k --op permutation --gpus 0-1023:8 --set seed=7 --min 4MiB --max 4MiB");
 
   bench->callback([&action, c, b] { action = [c, b] { return cmd_bench(*c, *b); }; });
 }

@@ -9,6 +9,7 @@
 #include "collective/nvls.hpp"
 #include "collective/pairwise.hpp"
 #include "collective/pat.hpp"
+#include "collective/patterns.hpp"
 #include "collective/plan_util.hpp"
 #include "collective/ring.hpp"
 #include "collective/tree.hpp"
@@ -22,8 +23,8 @@ constexpr int32_t kMaxQps = 128;      // NCCL_IB_QPS_PER_CONNECTION range
 }  // namespace
 
 const std::vector<Op>& all_ops() {
-  static const std::vector<Op> k = {Op::AllReduce, Op::AllGather, Op::ReduceScatter, Op::AllToAll,
-                                    Op::Broadcast, Op::Reduce,    Op::SendRecv};
+  static const std::vector<Op> k = {Op::AllReduce, Op::AllGather, Op::ReduceScatter, Op::AllToAll, Op::Broadcast,
+                                    Op::Reduce,    Op::SendRecv,  Op::Permutation,   Op::Incast};
   return k;
 }
 
@@ -36,6 +37,8 @@ const char* op_name(Op op) {
     case Op::Broadcast: return "broadcast";
     case Op::Reduce: return "reduce";
     case Op::SendRecv: return "sendrecv";
+    case Op::Permutation: return "permutation";
+    case Op::Incast: return "incast";
   }
   return "?";
 }
@@ -58,7 +61,9 @@ double bus_factor(Op op, int64_t n) {
     case Op::AllToAll: return n <= 0 ? 0.0 : (d - 1.0) / d;
     case Op::Broadcast:
     case Op::Reduce:
-    case Op::SendRecv: return 1.0;
+    case Op::SendRecv:
+    case Op::Permutation:
+    case Op::Incast: return 1.0;
   }
   return 0.0;
 }
@@ -104,6 +109,14 @@ std::vector<ParamSpec> option_params() {
        -1e300,
        1e300,
        {"volta", "ampere", "hopper", "blackwell"}},
+      {"incast_senders",
+       ParamType::Int,
+       "auto",
+       "op incast: senders N, the N GPUs after the receiver (the group's first GPU) in the group's order; auto = "
+       "every other GPU of the group",
+       1,
+       1e9,
+       {"auto"}},
   };
 }
 
@@ -119,6 +132,9 @@ Options options_from(const Params& params) {
   if (params.has("protocols"))
     o.selection = parse_protocols(params.get_string("protocols"), o.selection, "collective.protocols");
   if (params.has("gpu_arch")) o.arch = parse_arch(params.get_string("gpu_arch"));
+  if (params.has("incast_senders"))
+    o.incast_senders = params.text("incast_senders") == "auto" ? 0
+                                                               : static_cast<int32_t>(params.get_int("incast_senders"));
   return o;
 }
 
@@ -133,6 +149,8 @@ const std::vector<AlgorithmInfo>& algorithms() {
       pairwise_algorithm(),
       p2p_algorithm(),
       pat_algorithm(),
+      permutation_algorithm(),
+      incast_algorithm(),
   };
   return k;
 }
@@ -151,6 +169,8 @@ const char* default_algorithm(Op op) {
   switch (op) {
     case Op::AllToAll: return "pairwise";
     case Op::SendRecv: return "p2p";
+    case Op::Permutation: return "permutation";
+    case Op::Incast: return "incast";
     default: return "ring";
   }
 }
@@ -314,6 +334,8 @@ const char* op_code(Op op) {
     case Op::Broadcast: return "bc";
     case Op::Reduce: return "rd";
     case Op::SendRecv: return "sr";
+    case Op::Permutation: return "perm";
+    case Op::Incast: return "incast";
   }
   return "?";
 }

@@ -14,9 +14,13 @@
 //   broadcast      the buffer (root = group[0])           1
 //   reduce         the buffer (root = group[0])           1
 //   sendrecv       what each rank sends to (i+1) mod n    1
+//   permutation    what each rank sends to its one peer   1   (patterns.hpp)
+//   incast         what each of N senders sends           1   (patterns.hpp)
 //
 // The topology is read only for ordering and hierarchy (servers, rails,
-// aggregation groups, pods); algorithms never see an engine.
+// aggregation groups, pods); algorithms never see an engine. The traffic
+// patterns permutation and incast (patterns.hpp) are not NCCL collectives:
+// independent flows for congestion-control studies, built the same way.
 //
 // Options (scenario keys, see option_params()):
 // - channels: NCCL channels, `auto` (the default) or an integer. auto is
@@ -111,10 +115,14 @@ struct Options {
   // options_from() (every scenario) sets it; a default-constructed Options builds the plain
   // algorithm (simple, no latency delay, 1 channel), which the structural unit tests pin.
   bool tuner = false;
+  // Traffic patterns (patterns.hpp): the scenario's seed draws the permutation (scenario::resolve
+  // sets it); incast_senders = 0 means every GPU of the group but the receiver.
+  uint64_t seed = 1;
+  int32_t incast_senders = 0;
 };
 
 // Parameter schema of Options (scenario keys channels, qps, ring_order,
-// algorithms, protocols, gpu_arch) and
+// algorithms, protocols, gpu_arch, incast_senders) and
 // the conversion from validated Params.
 std::vector<ParamSpec> option_params();
 Options options_from(const Params& params);
@@ -134,7 +142,7 @@ const AlgorithmInfo* find_algorithm(std::string_view name);
 bool supports(const AlgorithmInfo& algorithm, Op op);
 // The algorithm used when a scenario names none: ring for allreduce,
 // allgather, reducescatter, broadcast, reduce; pairwise for alltoall; p2p
-// for sendrecv.
+// for sendrecv; permutation and incast for the patterns of those names.
 const char* default_algorithm(Op op);
 
 // Validates and builds. Throws InputError for: an unknown algorithm (listing

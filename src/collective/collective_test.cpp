@@ -34,7 +34,7 @@ TEST(BusFactor, NcclTestsDefinitions) {
 
 TEST(Ops, NamesRoundTrip) {
   for (Op op : all_ops()) EXPECT_EQ(parse_op(op_name(op)), op);
-  EXPECT_EQ(all_ops().size(), 7u);
+  EXPECT_EQ(all_ops().size(), 9u);  // 7 nccl-tests ops + the permutation and incast patterns
   EXPECT_THROW(parse_op("all_reduce"), InputError);
   try {
     parse_op("bcast");
@@ -53,7 +53,7 @@ TEST(Registry, EveryOpHasADefaultAlgorithmAndNamesAreUnique) {
     EXPECT_EQ(find_algorithm(a.name), &a);
   }
   EXPECT_EQ(names, (std::set<std::string>{"ring", "tree", "nvls", "nvls_tree", "halving_doubling", "hierarchical",
-                                          "pairwise", "p2p", "pat"}));
+                                          "pairwise", "p2p", "pat", "permutation", "incast"}));
   for (Op op : all_ops()) {
     const AlgorithmInfo* a = find_algorithm(default_algorithm(op));
     ASSERT_NE(a, nullptr) << op_name(op);

@@ -285,7 +285,7 @@ ModelEntry model_entry(Op op, Algo a, Proto p, const CommShape& s) {
   if ((op == Op::Broadcast || op == Op::Reduce) && a != Algo::Ring) return m;
   if (ag_rs && a != Algo::Pat && a != Algo::Ring && a != Algo::Nvls && a != Algo::CollnetDirect) return m;
   if (op == Op::AllReduce && a == Algo::Pat) return m;
-  if (op == Op::AllToAll || op == Op::SendRecv) return m;
+  if (op == Op::AllToAll || op == Op::SendRecv || op == Op::Permutation || op == Op::Incast) return m;
   if ((a == Algo::Nvls || a == Algo::NvlsTree) && p != Proto::Simple) return m;
   if (a != Algo::Ring && a != Algo::Tree && a != Algo::Nvls && a != Algo::NvlsTree && a != Algo::Pat)
     return m;  // podnet builds these

@@ -10,7 +10,19 @@ namespace podnet::collective {
 
 using Group = std::vector<int32_t>;  // global GPU ranks
 
-enum class Op : uint8_t { AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast, Reduce, SendRecv };
+// Permutation and Incast are traffic patterns for congestion-control studies
+// (patterns.hpp), not NCCL collectives.
+enum class Op : uint8_t {
+  AllReduce,
+  AllGather,
+  ReduceScatter,
+  AllToAll,
+  Broadcast,
+  Reduce,
+  SendRecv,
+  Permutation,
+  Incast
+};
 
 const std::vector<Op>& all_ops();
 const char* op_name(Op op);  // "allreduce", "allgather", ...
@@ -18,7 +30,8 @@ const char* op_name(Op op);  // "allreduce", "allgather", ...
 Op parse_op(std::string_view name);
 
 // nccl-tests' busbw = algbw x bus_factor(op, n). n = 1 gives 0 for the
-// (n-1)/n family (no data moves) and 1 for broadcast/reduce/sendrecv.
+// (n-1)/n family (no data moves) and 1 for broadcast/reduce/sendrecv and the
+// patterns (permutation, incast: S is what each sender sends).
 double bus_factor(Op op, int64_t n);
 
 }  // namespace podnet::collective

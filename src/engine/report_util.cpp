@@ -1,6 +1,7 @@
 #include "engine/report_util.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/error.hpp"
 
@@ -56,6 +57,37 @@ std::vector<ClassLoad> class_loads(const topology::Topology& t, const std::vecto
     out.push_back(by[c]);
   }
   return out;
+}
+
+Time nearest_rank(const std::vector<Time>& sorted, double pct) {
+  if (sorted.empty()) throw Error("nearest_rank of no values");
+  const auto n = static_cast<double>(sorted.size());
+  // ceil(pct/100 x n), computed with a relative slack so that 99/100 x 100 is 99, not 99.00000000000001 -> 100.
+  auto rank = static_cast<int64_t>(std::ceil(pct / 100.0 * n * (1 - 1e-12)));
+  rank = std::clamp<int64_t>(rank, 1, static_cast<int64_t>(sorted.size()));
+  return sorted[static_cast<size_t>(rank - 1)];
+}
+
+std::optional<FlowTimes> flow_times(const plan::TransferPlan& plan, const RunReport& run) {
+  if (run.job_failed || run.transfers.size() != plan.transfers.size()) return std::nullopt;
+  std::vector<Time> fct;
+  for (size_t i = 0; i < plan.transfers.size(); ++i) {
+    const plan::TransferKind k = plan.transfers[i].kind;
+    if (k == plan::TransferKind::Ring || k == plan::TransferKind::Coupled) return std::nullopt;
+    if (k == plan::TransferKind::P2p) fct.push_back(run.transfers[i].finish - run.transfers[i].start);
+  }
+  if (fct.empty()) return std::nullopt;
+  std::sort(fct.begin(), fct.end());
+  FlowTimes f;
+  f.flows = static_cast<int64_t>(fct.size());
+  f.min = fct.front();
+  f.max = fct.back();
+  f.p50 = nearest_rank(fct, 50);
+  f.p99 = nearest_rank(fct, 99);
+  __int128 sum = 0;
+  for (Time t : fct) sum += t.ps;
+  f.mean = Time{static_cast<int64_t>(sum / static_cast<__int128>(fct.size()))};
+  return f;
 }
 
 }  // namespace podnet::engine

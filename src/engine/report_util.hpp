@@ -1,7 +1,10 @@
-// Helpers shared by the engines: the hottest-link list.
+// Helpers shared by the engines: the hottest-link list, the per-flow
+// completion-time distribution.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "engine/backend.hpp"
@@ -19,5 +22,23 @@ std::vector<LinkReport> hottest_links(const std::vector<double>& bytes, const st
 // classes with no such link are left out.
 std::vector<ClassLoad> class_loads(const topology::Topology& t, const std::vector<double>& bytes, Time makespan,
                                    const std::function<double(routing::DirLink)>& capacity_bps);
+
+// Flow completion times (FCT) of a run: for each P2p transfer of the plan,
+// finish - start, where start is when its dependencies were met (when it may
+// send) and finish when its last byte arrived, as congestion-control studies
+// measure FCT (DCTCP, HPCC). Percentiles are nearest-rank: pX is the
+// ceil(X/100 x n)-th smallest of the n flows (p50 of 4 flows is the 2nd, p99
+// of 100 is the 99th, of 10 the 10th). A transfer with q QPs is one flow (its
+// q QPs finish when the last does).
+struct FlowTimes {
+  int64_t flows = 0;
+  Time min, p50, p99, max, mean;  // mean rounded down to a picosecond
+};
+// Nothing when the plan has a Ring or Coupled transfer (pipelined
+// collectives are not independent flows), has no P2p transfer, the report
+// holds no per-transfer timings, or the job stopped (run.job_failed).
+std::optional<FlowTimes> flow_times(const plan::TransferPlan& plan, const RunReport& run);
+// Nearest-rank percentile (0 < pct <= 100) of values sorted ascending (not empty).
+Time nearest_rank(const std::vector<Time>& sorted, double pct);
 
 }  // namespace podnet::engine

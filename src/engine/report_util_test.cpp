@@ -84,5 +84,50 @@ TEST(ClassLoads, MeanAndMaxOfTheClassDirectedLinks) {
   EXPECT_DOUBLE_EQ(idle[1].bytes, 87.5e9);
 }
 
+// Flow completion times: 10 P2p transfers with FCTs 1..10 us (transfer i starts at i us and finishes at
+// 2i+1 us, so FCT = i+1 us), one Compute (not a flow) in front of them.
+//   min 1, max 10; p50 = ceil(0.5 x 10) = 5th smallest = 5 us; p99 = ceil(0.99 x 10) = 10th = 10 us;
+//   mean = 55/10 = 5.5 us.
+TEST(FlowTimes, NearestRankPercentiles) {
+  plan::TransferPlan plan;
+  RunReport run;
+  plan::Transfer c;
+  c.kind = plan::TransferKind::Compute;
+  plan.add(c);
+  run.transfers.push_back({Time(0), Time(7'000'000)});
+  for (int64_t i = 9; i >= 0; --i) {  // out of order: the distribution sorts
+    plan::Transfer t;
+    t.ranks = {0, 1};
+    plan.add(t);
+    run.transfers.push_back({Time(i * 1'000'000), Time((2 * i + 1) * 1'000'000)});
+  }
+  const auto f = flow_times(plan, run);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->flows, 10);
+  EXPECT_EQ(f->min, Time(1'000'000));
+  EXPECT_EQ(f->p50, Time(5'000'000));
+  EXPECT_EQ(f->p99, Time(10'000'000));
+  EXPECT_EQ(f->max, Time(10'000'000));
+  EXPECT_EQ(f->mean, Time(5'500'000));
+  // A stopped job, or a pipelined transfer, gives no distribution.
+  run.job_failed = true;
+  EXPECT_FALSE(flow_times(plan, run).has_value());
+  run.job_failed = false;
+  plan.transfers[1].kind = plan::TransferKind::Ring;
+  EXPECT_FALSE(flow_times(plan, run).has_value());
+}
+
+TEST(FlowTimes, NearestRankOfAHundred) {
+  // 1..100 ps: p50 = 50th = 50, p99 = 99th = 99 (not 100: ceil(0.99 x 100) is exactly 99), p100 = 100;
+  // one value is every percentile.
+  std::vector<Time> v;
+  for (int64_t i = 1; i <= 100; ++i) v.push_back(Time(i));
+  EXPECT_EQ(nearest_rank(v, 50), Time(50));
+  EXPECT_EQ(nearest_rank(v, 99), Time(99));
+  EXPECT_EQ(nearest_rank(v, 100), Time(100));
+  EXPECT_EQ(nearest_rank(v, 0.5), Time(1));
+  EXPECT_EQ(nearest_rank({Time(7)}, 99), Time(7));
+}
+
 }  // namespace
 }  // namespace podnet::engine

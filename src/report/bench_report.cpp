@@ -25,6 +25,12 @@ const char* factor_formula(collective::Op op) {
   }
 }
 
+nlohmann::json fct_json(const engine::FlowTimes& f) {
+  const auto us = [](Time t) { return round_to(t.seconds() * 1e6, 3); };
+  return {{"flows", f.flows},    {"min_us", us(f.min)}, {"p50_us", us(f.p50)},
+          {"p99_us", us(f.p99)}, {"max_us", us(f.max)}, {"mean_us", us(f.mean)}};
+}
+
 }  // namespace
 
 nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult& r) {
@@ -49,6 +55,13 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
                    {{"time_us", "microseconds"},
                     {"algbw_gbyte_per_s", "GB/s = 1e9 bytes/s (nccl-tests)"},
                     {"busbw_gbyte_per_s", "GB/s = 1e9 bytes/s (nccl-tests)"}}}};
+  // The traffic patterns (collective/patterns.hpp): what drew or chose their flows.
+  if (r.op == collective::Op::Permutation) doc["bench"]["permutation_seed"] = s.collective.seed;
+  if (r.op == collective::Op::Incast && !r.group.empty()) {
+    const auto n = static_cast<int64_t>(r.group.size());
+    doc["bench"]["incast_receiver"] = r.group.front();
+    doc["bench"]["incast_senders"] = s.collective.incast_senders > 0 ? s.collective.incast_senders : n - 1;
+  }
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& b : r.rows) {
     const engine::RunReport& run = b.run;
@@ -83,6 +96,8 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
       row["failures"] = evs;
     }
     if (b.nccl_model_us) row["nccl_model_us"] = round_to(*b.nccl_model_us, 3);
+    if (b.fct) row["fct"] = fct_json(*b.fct);
+    if (b.baseline_fct) row["baseline_fct"] = fct_json(*b.baseline_fct);
     rows.push_back(row);
   }
   doc["rows"] = rows;
@@ -156,6 +171,13 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
     out << fmt::format("  tuner: algorithms {}, protocols {}, {} tables (NCCL's cost model)\n",
                        b["algorithms"].get<std::string>(), b["protocols"].get<std::string>(),
                        b["gpu_arch"].get<std::string>());
+  if (b.contains("permutation_seed"))
+    out << fmt::format("  pattern: each GPU sends the size to one other, a uniformly random derangement drawn from "
+                       "seed {}\n",
+                       b["permutation_seed"].get<uint64_t>());
+  if (b.contains("incast_receiver"))
+    out << fmt::format("  pattern: {} senders (the GPUs after the first of --gpus) each send the size to GPU {}\n",
+                       b["incast_senders"].get<int64_t>(), b["incast_receiver"].get<int64_t>());
   out << "  algbw = size / time, busbw = algbw x " << b["bus_factor_formula"].get<std::string>()
       << " (nccl-tests definitions); GB/s = 1e9 bytes/s\n\n";
   Table t({"size (B)", "time (us)", "algbw (GB/s)", "busbw (GB/s)", "algo", "proto", "channels", "NCCL model (us)"});
@@ -174,6 +196,24 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
            proto.empty() ? "-" : proto, ch, model});
   }
   t.write(out, "  ");
+  if (!d["rows"].empty() && d["rows"][0].contains("fct")) {
+    out << "\n  flow completion times (us; from when a flow may send to its last byte; nearest-rank percentiles):\n";
+    const bool base = d["rows"][0].contains("baseline_fct");
+    std::vector<std::string> head = {"size (B)", "flows", "min", "p50", "p99", "max", "mean"};
+    if (base) head.emplace_back("baseline p99");
+    Table f(head);
+    for (const auto& r : d["rows"]) {
+      if (!r.contains("fct")) continue;  // a size whose job stopped
+      const auto& x = r["fct"];
+      std::vector<std::string> cells = {thousands(r["bytes"].get<int64_t>()), thousands(x["flows"].get<int64_t>()),
+                                        fixed(x["min_us"].get<double>(), 2),  fixed(x["p50_us"].get<double>(), 2),
+                                        fixed(x["p99_us"].get<double>(), 2),  fixed(x["max_us"].get<double>(), 2),
+                                        fixed(x["mean_us"].get<double>(), 2)};
+      if (base) cells.push_back(r.contains("baseline_fct") ? fixed(r["baseline_fct"]["p99_us"].get<double>(), 2) : "-");
+      f.add(cells);
+    }
+    f.write(out, "  ");
+  }
   if (!d["rows"].empty() && d["rows"][0].contains("slowdown")) {
     out << "\n  with failures (the same plan without them as the baseline):\n";
     Table f({"size (B)", "baseline (us)", "with failures (us)", "slowdown", "outcome"});

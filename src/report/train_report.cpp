@@ -460,6 +460,22 @@ void write_training_reliability(const nlohmann::json& rel, std::ostream& out) {
                      fixed(rel["restart_cost_minutes"].get<double>(), 1), fixed(100 * rel["goodput"].get<double>(), 1));
 }
 
+namespace {
+// GPU ranks as ranges: {0, 1, 2, 3, 8} -> "0-3,8" (sorted input).
+std::string gpu_ranges(const std::vector<int32_t>& g) {
+  std::string out;
+  for (size_t i = 0; i < g.size();) {
+    size_t j = i;
+    while (j + 1 < g.size() && g[j + 1] == g[j] + 1) ++j;
+    out += (out.empty() ? "" : ",") + (j > i ? fmt::format("{}-{}", g[i], g[j]) : std::to_string(g[i]));
+    i = j + 1;
+  }
+  return out;
+}
+// A long GPU list cut for the table (the JSON keeps it whole).
+std::string short_list(const std::string& s) { return s.size() <= 32 ? s : s.substr(0, 29) + "..."; }
+}  // namespace
+
 nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy& t) {
   nlohmann::json doc = new_document(context_of(s.scenario, "train"));
   add_training(doc, t.result);
@@ -484,6 +500,27 @@ nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy&
                        {"job_failed", f.job_failed},
                        {"failure", f.failure},
                        {"events", evs}};
+    if (t.failures->straggler) {
+      const diagnose::StragglerReport& st = *t.failures->straggler;
+      const auto ms = [](Time x) { return round_to(x.seconds() * 1e3, 6); };
+      nlohmann::json parts = nlohmann::json::array();
+      for (const auto& p : st.parts)
+        parts.push_back({{"stage", p.stage},
+                         {"part", workload::category_name(p.category)},
+                         {"excess_ms", ms(p.excess)},
+                         {"ops", p.ops},
+                         {"worst_op", p.worst},
+                         {"worst_excess_ms", ms(p.worst_excess)},
+                         {"gpus", gpu_ranges(p.worst_gpus)}});
+      nlohmann::json costs = nlohmann::json::array();
+      for (const auto& c : t.failures->costs)
+        costs.push_back({{"what", c.what}, {"at_ms", ms(c.at)}, {"recovered_ms", ms(c.recovered)}});
+      doc["failures"]["straggler"] = {{"slowdown_ms", ms(st.slowed - st.baseline)},
+                                      {"critical_path_excess_ms", ms(st.path_excess)},
+                                      {"critical_path_ops", st.path_length},
+                                      {"parts", parts},
+                                      {"failure_costs", costs}};
+    }
   }
   if (t.reliability) doc["reliability"] = training_reliability_json(*t.reliability);
   if (t.swept) add_sweep(doc, t.sweep);
@@ -511,6 +548,27 @@ void write_train_table(const nlohmann::json& d, std::ostream& out) {
                        e["flows_rerouted"].get<int64_t>() > 0
                            ? fmt::format(" -> {} flow(s) rerouted", e["flows_rerouted"].get<int64_t>())
                            : "");
+  if (!f.contains("straggler")) return;
+  const auto& st = f["straggler"];
+  out << fmt::format("\n  what made the step slower (+{} ms; {} ms of excess on the slowed critical path of {} ops):\n",
+                     fixed(st["slowdown_ms"].get<double>(), 3), fixed(st["critical_path_excess_ms"].get<double>(), 3),
+                     st["critical_path_ops"].get<int64_t>());
+  Table parts({"stage", "part", "excess (ms)", "ops", "slowest op", "its excess (ms)", "GPUs"});
+  for (const auto& p : st["parts"])
+    parts.add({std::to_string(p["stage"].get<int>()), p["part"].get<std::string>(),
+               fixed(p["excess_ms"].get<double>(), 3), std::to_string(p["ops"].get<int>()),
+               p["worst_op"].get<std::string>(), fixed(p["worst_excess_ms"].get<double>(), 3),
+               short_list(p["gpus"].get<std::string>())});
+  if (st["parts"].empty()) out << "    nothing on the critical path took longer than without the failures\n";
+  else parts.write(out, "    ");
+  if (!st["failure_costs"].empty()) {
+    out << "  each failure left out in turn (the iteration time it costs):\n";
+    Table c({"failure", "at (ms)", "costs (ms)"});
+    for (const auto& x : st["failure_costs"])
+      c.add({x["what"].get<std::string>(), fixed(x["at_ms"].get<double>(), 3),
+             fixed(x["recovered_ms"].get<double>(), 3)});
+    c.write(out, "    ");
+  }
 }
 
 }  // namespace podnet::report

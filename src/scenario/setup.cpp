@@ -31,6 +31,7 @@ Setup resolve(Scenario sc, std::optional<topology::Topology> fabric) {
     s.network = engine::network_options_from(net, sc.seed);
     s.network.links = engine::link_classes_from(sc.section("links"));
     s.collective = collective::options_from(sc.section("collective"));
+    s.collective.seed = sc.seed;  // draws the permutation pattern (collective/patterns.hpp)
     s.placement = cluster::parse_policy(sc.section("placement").get_string("policy"));
     s.reliability = reliability::config_from(sc.section("reliability"));
     // The recovery times come from network: once (engine::FailureOptions); the risk model copies them.

@@ -5,7 +5,8 @@
 //   engine       network.engine ("analytical" | "flow" | "packet")
 //   network      network: + links:  (engine::NetworkOptions; routing seeded by
 //                the scenario's seed; `progress` left empty for the caller)
-//   collective   collective:        (collective::Options)
+//   collective   collective:        (collective::Options; the permutation
+//                pattern seeded by the scenario's seed)
 //   placement    placement.policy   (cluster::Policy)
 //   reliability  reliability: + network.collective_timeout / local_repair /
 //                convergence        (reliability::Config)

@@ -39,6 +39,8 @@ BenchResult bench(const scenario::Setup& s, const BenchRequest& r, const Progres
     throw InputError(fmt::format("bench: a collective needs at least 2 GPUs (the group has {})", out.group.size()));
   out.algo = r.algo.empty() ? "auto" : r.algo;
   if (out.algo == "auto" && !s.collective.tuner) out.algo = collective::default_algorithm(r.op);  // nccl_model = false
+  if (out.algo == "auto" && (r.op == collective::Op::Permutation || r.op == collective::Op::Incast))
+    out.algo = collective::default_algorithm(r.op);  // a traffic pattern, not an NCCL collective
   out.bus_factor = collective::bus_factor(r.op, static_cast<int64_t>(out.group.size()));
 
   const bool failures = !s.scenario.failures.empty();
@@ -73,6 +75,8 @@ BenchResult bench(const scenario::Setup& s, const BenchRequest& r, const Progres
     } else {
       row.run = backend->run(plan);
     }
+    row.fct = engine::flow_times(plan, row.run);
+    if (row.baseline) row.baseline_fct = engine::flow_times(plan, *row.baseline);
     // Per-transfer timings are not reported by bench: drop them so a long series stays small.
     row.run.transfers = {};
     if (row.baseline) row.baseline->transfers = {};

@@ -1,7 +1,10 @@
 // The bench study (`podnet bench`): nccl-tests for a fabric that does not
 // exist yet. One collective on a group of GPUs, timed at each size on the
 // Setup's engine; with the scenario's `failures:`, each size runs twice, on
-// the fabric as built (the baseline) and with the failures injected.
+// the fabric as built (the baseline) and with the failures injected. Plans
+// made of point-to-point flows (the permutation and incast patterns of
+// collective/patterns.hpp, alltoall, sendrecv) also report the distribution
+// of their flows' completion times.
 #pragma once
 
 #include <optional>
@@ -11,6 +14,7 @@
 #include "collective/collective.hpp"
 #include "collective/ring_order.hpp"
 #include "engine/backend.hpp"
+#include "engine/report_util.hpp"
 #include "scenario/setup.hpp"
 #include "study/study.hpp"
 
@@ -33,6 +37,9 @@ struct BenchRow {
   std::string algorithm, protocol;            // as chosen for this size
   int channels = 0;
   std::optional<double> nccl_model_us;  // NCCL's own cost model for that algorithm and protocol
+  // Per-flow completion times (engine::flow_times) when the plan is independent P2p flows: the
+  // permutation and incast patterns, alltoall, sendrecv. baseline_fct: of the failure-free run.
+  std::optional<engine::FlowTimes> fct, baseline_fct;
 };
 
 struct BenchResult {

@@ -1,5 +1,7 @@
 #include "study/train.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "engine/registry.hpp"
 
@@ -37,10 +39,30 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
     // The same iteration (same placement and per-op times) with the scenario's failures injected by the
     // engine; random failures are drawn from the job's components over the failure-free iteration.
     FailingEngine f = with_failures(s, out.result.iteration, out.gpus);
-    out.failures =
-        IterationWithFailures{out.result.iteration,
-                              workload::simulate_iteration(out.job, out.gpus, topo, *f.backend, out.result.times, topt),
-                              f.scheduled};
+    engine::RunReport slowed;
+    out.failures = IterationWithFailures{out.result.iteration,
+                                         workload::simulate_iteration(out.job, out.gpus, topo, *f.backend,
+                                                                      out.result.times, topt, &slowed),
+                                         f.scheduled};
+    if (!slowed.job_failed) {
+      // Straggler detection: the same op graph without the failures, timeline against timeline.
+      const workload::IterationPlan ip = workload::build_iteration(out.job, out.gpus, topo, out.result.times, topt);
+      const engine::RunReport base = backend->run(ip.plan);
+      out.failures->straggler = diagnose::locate_slowdown(ip, base, slowed);
+      // The culprit by counterfactual: the slowed run without each event in turn (one event: the baseline).
+      engine::NetworkOptions o = s.network;
+      const std::vector<engine::FailureEvent> all = s.scenario.failure_events(topo, out.result.iteration, out.gpus);
+      for (size_t j = 0; j < all.size() && j < kMaxCounterfactuals; ++j) {
+        o.failures.events = all;
+        o.failures.events.erase(o.failures.events.begin() + static_cast<std::ptrdiff_t>(j));
+        const engine::RunReport without = all.size() == 1 ? base
+                                                          : engine::make_backend(s.engine, topo, o)->run(ip.plan);
+        out.failures->costs.push_back(
+            {all[j].what, all[j].at, without.job_failed ? Time() : slowed.makespan - without.makespan});
+      }
+      std::stable_sort(out.failures->costs.begin(), out.failures->costs.end(),
+                       [](const FailureCost& a, const FailureCost& b) { return a.recovered > b.recovered; });
+    }
   }
   out.reliability = training_reliability(s, out.gpus, out.result.days_to_train);
   if (progress.step) progress.step(1, 1, "iteration");

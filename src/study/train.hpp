@@ -2,7 +2,9 @@
 // one iteration of the scenario's `workload:` (or an imported SimAI
 // workload) on the Setup's fabric, placed by placement.policy and timed on
 // its engine; with the scenario's `failures:`, the same iteration again with
-// them injected; days to train with failures; optionally the
+// them injected, and which stage, part, GPU or link made it slower
+// (straggler detection: the timeline against the baseline's, then each
+// failure left out in turn); days to train with failures; optionally the
 // scaling-efficiency sweep.
 #pragma once
 
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "cluster/placement.hpp"
+#include "diagnose/straggler.hpp"
 #include "scenario/setup.hpp"
 #include "study/reliability.hpp"
 #include "study/study.hpp"
@@ -33,10 +36,26 @@ struct TrainRequest {
   std::vector<double> sweep_caps;
 };
 
+// What one injected failure costs: the iteration with every failure, minus
+// the iteration with all but this one (the counterfactual that names the
+// culprit GPU or link; negative when it happened to help).
+struct FailureCost {
+  std::string what;
+  Time at;
+  Time recovered;
+};
+
+// At most this many failure events get a counterfactual run each.
+inline constexpr size_t kMaxCounterfactuals = 16;
+
 struct IterationWithFailures {
   Time baseline;              // the failure-free iteration
   workload::TrainResult run;  // the same iteration (placement, per-op times) with the failures
   size_t scheduled = 0;       // events scheduled
+  // Straggler detection (diagnose/straggler.hpp), when the job did not stop: the slowed timeline against
+  // the baseline's, then each failure left out in turn (up to kMaxCounterfactuals events), largest first.
+  std::optional<diagnose::StragglerReport> straggler;
+  std::vector<FailureCost> costs;
 };
 
 struct TrainStudy {

@@ -579,7 +579,7 @@ TrainResult simulate_training(const Job& job, const std::vector<int32_t>& gpu_of
 
 TrainResult simulate_iteration(const Job& job, const std::vector<int32_t>& gpu_of_rank, const topology::Topology& topo,
                                engine::NetworkBackend& backend, const IterationTimes& times,
-                               const TrainOptions& options) {
+                               const TrainOptions& options, engine::RunReport* run_out) {
   TrainResult r;
   r.job = job;
   r.fabric_gpus = static_cast<int64_t>(topo.gpus.size());
@@ -639,6 +639,7 @@ TrainResult simulate_iteration(const Job& job, const std::vector<int32_t>& gpu_o
                          static_cast<int32_t>(tr.ranks.size()), tr.channel});
     }
   }
+  if (run_out) *run_out = run;
   return r;
 }
 

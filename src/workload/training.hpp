@@ -278,8 +278,10 @@ TrainResult simulate_training(const Job& job, const std::vector<int32_t>& gpu_of
                               engine::NetworkBackend& backend, const TrainOptions& options);
 // The same with the iteration's times given (importers; tests). A job whose
 // model has no layers (an imported workload) gets no FLOP figures (MFU 0).
+// `run`, when given, receives the engine's report of build_iteration's plan
+// (per-transfer timings: straggler detection, diagnose/straggler.hpp).
 TrainResult simulate_iteration(const Job& job, const std::vector<int32_t>& gpu_of_rank, const topology::Topology& topo,
                                engine::NetworkBackend& backend, const IterationTimes& times,
-                               const TrainOptions& options);
+                               const TrainOptions& options, engine::RunReport* run = nullptr);
 
 }  // namespace podnet::workload
