@@ -17,7 +17,11 @@ constexpr int64_t kMinTrials = 100;  // fewer than this: skip rather than report
 int64_t affordable(int64_t requested, double draws_per_trial, std::string& note) {
   if (!(draws_per_trial * static_cast<double>(requested) > kMaxDraws)) return requested;
   const double fit = std::isfinite(draws_per_trial) ? std::floor(kMaxDraws / draws_per_trial) : 0.0;
-  note = fmt::format("about {:.2g} random draws per trial: {} of {} trials fit the {:.0e}-draw budget", draws_per_trial,
+  // An expected count past what a double holds (e^(R/M) overflows for a
+  // restart R far above the MTBI M) is said in words: no output prints inf.
+  const std::string draws = std::isfinite(draws_per_trial) ? fmt::format("about {:.2g}", draws_per_trial)
+                                                           : std::string("more than 1e308");
+  note = fmt::format("{} random draws per trial: {} of {} trials fit the {:.0e}-draw budget", draws,
                      static_cast<int64_t>(std::max(fit, 0.0)), requested, kMaxDraws);
   return static_cast<int64_t>(std::max(fit, 0.0));
 }

@@ -96,6 +96,18 @@ TEST(MonteCarlo, SkipsRatherThanRunsForever) {
   EXPECT_FALSE(simulate_interruptions(thousand_gpus(), 720, 0, Rng(1)).simulated);
 }
 
+TEST(MonteCarlo, AnOverflowingDrawCountIsSaidInWordsNotInf) {
+  // MTBI 1 min (1/60 h) and a 1000 h restart: a restart succeeds with
+  // probability e^(-R/M) = e^(-60,000), so the expected wall time, and the
+  // draws per trial, overflow a double (e^709 is its largest power of e).
+  // The note must say so without printing "inf" (it is echoed in every
+  // output format).
+  TrainingEstimate e = simulate_training(720, 0.01, 0.01, 1000.0, 1.0 / 60, 10000, Rng(1));
+  EXPECT_FALSE(e.simulated);
+  EXPECT_EQ(e.skipped, "more than 1e308 random draws per trial: 0 of 10000 trials fit the 2e+07-draw budget");
+  EXPECT_EQ(e.skipped.find("inf"), std::string::npos);
+}
+
 TEST(MonteCarlo, FewerTrialsWhenTheBudgetRequires) {
   // One class failing 1e4 times per trial (+1 closing draw): 2e7 / 10,001 = 1,999 of 10,000 trials fit.
   ClassRisk c;

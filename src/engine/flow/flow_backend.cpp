@@ -22,8 +22,24 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
   PlanCompiler compiler(topo_, router, options_.transport, options_.links);
   const bool adaptive = options_.routing.policy == "adaptive" || options_.routing.policy == "ugal";
 
+  struct Record {
+    int32_t transfer;
+    int32_t index;  // which of the transfer's compiled flows (QP) this is
+    double route_weight;
+    FlowId sim_id = kInvalidId;            // valid while running
+    std::vector<routing::PathPart> parts;  // kept only when keep_routes
+  };
+  std::vector<Record> records;
+
   FlowSimOptions so;
   so.quantum = options_.flow_quantum;
+  // Reports of stuck flows (watchdog, zero bandwidth) name the transfer and the links.
+  so.flow_name = [&](uint64_t tag) {
+    const Record& r = records[tag];
+    const std::string& label = plan.transfers[r.transfer].label;
+    return fmt::format("transfer {}{}{} flow {}", r.transfer, label.empty() ? "" : " ", label, r.index);
+  };
+  so.link_name = [&](LinkId l) { return dir_link_name(topo_, static_cast<routing::DirLink>(l)); };
   FlowSim sim(so);
   const int32_t dir_links = routing::dir_link_count(topo_);
   for (int32_t d = 0; d < dir_links; ++d) sim.add_link(Bandwidth(compiler.payload_capacity_bps(d)));
@@ -40,14 +56,6 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
   // adaptive load release, or re-routing around a failed link.
   const bool keep_routes = adaptive || failures;
 
-  struct Record {
-    int32_t transfer;
-    int32_t index;  // which of the transfer's compiled flows (QP) this is
-    double route_weight;
-    FlowId sim_id = kInvalidId;            // valid while running
-    std::vector<routing::PathPart> parts;  // kept only when keep_routes
-  };
-  std::vector<Record> records;
   std::vector<CompiledFlow> compiled;
   std::vector<Resource> resources;
 
@@ -159,8 +167,8 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
     driver.run(h);
   }
   if (!report.job_failed && sim.stalled_flows() > 0)
-    throw Error(
-        fmt::format("{} flow(s) stalled with zero bandwidth (a failed link on their path)", sim.stalled_flows()));
+    throw Error(fmt::format("{} flow(s) stalled with zero bandwidth (a failed link on their path): {}",
+                            sim.stalled_flows(), sim.stuck_report()));
 
   std::vector<double> bytes(dir_links), peak(dir_links);
   for (int32_t d = 0; d < dir_links; ++d) {

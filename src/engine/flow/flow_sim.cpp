@@ -5,6 +5,8 @@
 #include <cmath>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "core/error.hpp"
 
 namespace podnet::engine::flow {
@@ -54,6 +56,7 @@ FlowId FlowSim::add_flow(const FlowSpec& spec) {
   ++r.version;  // events of the id's previous owner become stale
   r.phase = FlowPhase::Pending;
   r.has_event = true;
+  ++flows_added_;
   queue_.push(r.active_at, kActivate, f, 0, r.version);
   return f;
 }
@@ -119,6 +122,7 @@ std::span<const Completion> FlowSim::step() {
         continue;
       }
       ++stats_.events;
+      watchdog(e.kind == kActivate || e.kind == kComplete ? static_cast<FlowId>(e.a) : kInvalidId);
       process(e);
     }
     resolve();
@@ -246,6 +250,76 @@ void FlowSim::maybe_compact_queue() {
   size_t removed = queue_.remove_if([this](const Event& e) { return stale(e); });
   stats_.stale_dropped += removed;
   stale_ -= removed;
+}
+
+// ---------------------------------------------------------------- watchdog
+
+void FlowSim::watchdog(FlowId f) {
+  if (now_ != instant_ || instant_events_ == 0) {
+    instant_ = now_;
+    instant_events_ = 0;
+  }
+  ++instant_events_;
+  if (f != kInvalidId) {
+    constexpr size_t kRecent = 5;
+    if (recent_.size() < kRecent) {
+      recent_.push_back(f);
+    } else {
+      recent_[recent_at_] = f;
+      recent_at_ = (recent_at_ + 1) % kRecent;
+    }
+  }
+  const uint64_t limit = options_.max_events_per_instant > 0 ? options_.max_events_per_instant
+                                                             : 10'000'000 + 8 * (flows_added_ + links_.size());
+  if (instant_events_ <= limit) return;
+  std::string what;
+  for (size_t i = 0; i < recent_.size(); ++i) {
+    const FlowId g = recent_[(recent_at_ + i) % recent_.size()];
+    what += "\n  " + describe(g, false);
+  }
+  throw Error(fmt::format(
+      "flow engine watchdog: simulated time stopped advancing at {} ps: {} events processed at this instant "
+      "(limit {}) with {} flow(s) active; a livelock (transfers that finish in zero time and start each other "
+      "without end?). Flows most recently processed:{}",
+      now_.ps, instant_events_, limit, active_, what.empty() ? std::string(" none") : what));
+}
+
+std::string FlowSim::describe(FlowId f, bool zero_links_only) const {
+  const FlowRec& r = flows_[f];
+  std::string s = options_.flow_name ? options_.flow_name(r.tag) : fmt::format("flow tag {}", r.tag);
+  const char* phase = r.phase == FlowPhase::Active ? "active" : r.phase == FlowPhase::Pending ? "pending" : "done";
+  s += fmt::format(" ({}, {} of {} bytes left, rate {} bps)", phase, remaining_bytes(f), r.bytes,
+                   r.phase == FlowPhase::Active ? r.rate : 0.0);
+  if (!solver_.alive(f)) return s;
+  std::string links;
+  size_t n = 0;
+  for (const Resource& res : solver_.resources(f)) {
+    if (zero_links_only && solver_.capacity(res.link).bps > 0) continue;
+    if (n++ == 8) {
+      links += ", ...";
+      break;
+    }
+    links += (links.empty() ? "" : ", ") +
+             (options_.link_name ? options_.link_name(res.link) : fmt::format("link {}", res.link)) +
+             fmt::format(" ({} bps)", solver_.capacity(res.link).bps);
+  }
+  return s + (zero_links_only ? " on zero-capacity link(s): " : " on ") + (links.empty() ? "no link" : links);
+}
+
+std::string FlowSim::stuck_report(size_t max) const {
+  std::string out;
+  size_t n = 0, total = 0;
+  for (FlowId f = 0; f < flows_.size(); ++f) {
+    const FlowRec& r = flows_[f];
+    if (r.phase != FlowPhase::Active || r.rate > 0) continue;
+    ++total;
+    if (n < max) {
+      out += (out.empty() ? "" : "; ") + describe(f, true);
+      ++n;
+    }
+  }
+  if (total > n) out += fmt::format("; and {} more", total - n);
+  return out;
 }
 
 // ---------------------------------------------------------------- queries

@@ -50,13 +50,25 @@
 // utilisation (max load / capacity) and mean utilisation over [0, now()].
 //
 // A flow whose rate is 0 (a zero-capacity link on its path) never completes:
-// when the queue runs dry with such flows left, run_until_idle() returns and
-// stalled_flows() counts them. A flow with no links and no cap has infinite
+// when the queue runs dry with such flows left, run_until_idle() returns,
+// stalled_flows() counts them and stuck_report() names them and their
+// zero-capacity links.
+//
+// Watchdog: simulated time must advance. If more than
+// FlowSimOptions::max_events_per_instant events are processed at one
+// simulated time (a livelock: e.g. a caller that keeps starting zero-byte,
+// zero-latency flows from its completion handler, or a chain of capacity
+// changes at one instant), step() throws podnet::Error naming the time, the
+// count and the flows most recently processed there, with their links. The
+// limit is counted in events, not wall-clock time, so a stuck run stops at the
+// same point on any machine. A flow with no links and no cap has infinite
 // rate and completes when it becomes active; a 0-byte flow likewise.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/event_queue.hpp"
@@ -111,6 +123,14 @@ struct FlowSimOptions {
   // little longer (bytes carried stay exact). Trades accuracy for fewer
   // solves in workloads whose completions are spread thinly in time.
   Time quantum;
+  // Watchdog (see the file comment): events allowed at one simulated time;
+  // 0 = automatic: 10^7 + 8 x (flows ever added + links), above any
+  // legitimate burst (every flow activating and completing at one instant).
+  uint64_t max_events_per_instant = 0;
+  // Optional names for reports (watchdog, stuck_report): a flow by its tag,
+  // a link by its id. Without them, tags and ids are printed.
+  std::function<std::string(uint64_t tag)> flow_name;
+  std::function<std::string(LinkId link)> link_name;
 };
 
 class FlowSim {
@@ -174,6 +194,9 @@ class FlowSim {
   uint32_t active_flows() const { return active_; }
   // Active flows with rate 0: they wait for a capacity change.
   uint32_t stalled_flows() const;
+  // Names up to `max` stalled flows (ids ascending), each with the links on
+  // its path that have zero capacity; empty when nothing is stalled.
+  std::string stuck_report(size_t max = 5) const;
   LinkStats link_stats(LinkId l) const;
   double link_load_bps(LinkId l) const { return links_[l].load; }
   const SimStats& stats() const { return stats_; }
@@ -215,6 +238,8 @@ class FlowSim {
   void settle_link(LinkRec& L);
   void predict(FlowId f);
   void maybe_compact_queue();
+  void watchdog(FlowId f);
+  std::string describe(FlowId f, bool zero_links_only) const;
 
   FlowSimOptions options_;
   MaxMinSolver solver_;
@@ -226,6 +251,12 @@ class FlowSim {
   Time now_;
   uint32_t active_ = 0;
   uint64_t stale_ = 0;  // stale events still in the queue
+  // watchdog
+  Time instant_;                 // the simulated time the count below is for
+  uint64_t instant_events_ = 0;  // events processed at instant_
+  uint64_t flows_added_ = 0;
+  std::vector<FlowId> recent_;  // ring of the last flows processed (watchdog report)
+  size_t recent_at_ = 0;
   SimStats stats_;
 };
 

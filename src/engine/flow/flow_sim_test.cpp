@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "core/error.hpp"
@@ -547,6 +548,80 @@ TEST(FlowSim, MatchesNaiveReference) {
       EXPECT_NEAR(got[c][k], want[c][k], 1e-9) << "chain " << c << " step " << k;
     }
   }
+}
+
+// ---- watchdog: a simulation whose time stops advancing stops
+
+TEST(FlowSim, WatchdogStopsALivelockAtOneInstant) {
+  // Every completion starts another zero-byte, zero-latency flow at now():
+  // simulated time never leaves 0 ps. Each such flow is one event (its
+  // activation completes it at once), so with a limit of 1,000 events per
+  // instant the 1,001st event stops the run, whatever the machine's speed.
+  FlowSimOptions opt;
+  opt.max_events_per_instant = 1000;
+  opt.flow_name = [](uint64_t tag) { return "transfer " + std::to_string(tag); };
+  opt.link_name = [](LinkId l) { return "nic" + std::to_string(l); };
+  FlowSim sim(opt);
+  const LinkId l = sim.add_link(100_Gbps);
+  const std::vector<Resource> p = {{l, 1.0}};
+  sim.add_flow(spec(0, p, 0));
+  uint64_t next = 1;
+  try {
+    sim.run_until_idle([&](const Completion&) { sim.add_flow(spec(0, p, next++)); });
+    FAIL() << "the livelock was not stopped";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("simulated time stopped advancing at 0 ps"), std::string::npos) << m;
+    EXPECT_NE(m.find("1001 events"), std::string::npos) << m;
+    // The report names the flows processed last (tags 995..999: the 1,001st
+    // event is flow 1000's activation, the five before it flows 995..999)
+    // and their link.
+    EXPECT_NE(m.find("transfer 999 "), std::string::npos) << m;
+    EXPECT_NE(m.find("on nic0 (100000000000 bps)"), std::string::npos) << m;
+  }
+  EXPECT_EQ(sim.stats().events, 1001u);
+  EXPECT_EQ(sim.now(), Time(0));
+}
+
+TEST(FlowSim, WatchdogLetsABurstUpToTheLimitThrough) {
+  // 500 zero-byte flows at t = 0, then 500 more from the handler (also at
+  // 0): 1,000 events at one instant, exactly the limit, then the queue is
+  // empty and the run ends normally.
+  FlowSimOptions opt;
+  opt.max_events_per_instant = 1000;
+  FlowSim sim(opt);
+  const LinkId l = sim.add_link(100_Gbps);
+  const std::vector<Resource> p = {{l, 1.0}};
+  for (uint64_t i = 0; i < 500; ++i) sim.add_flow(spec(0, p, i));
+  uint64_t done = 0;
+  sim.run_until_idle([&](const Completion& c) {
+    ++done;
+    if (c.tag < 500) sim.add_flow(spec(0, p, 500 + c.tag));
+  });
+  EXPECT_EQ(done, 1000u);
+  EXPECT_EQ(sim.stats().events, 1000u);
+}
+
+TEST(FlowSim, StuckReportNamesStalledFlowsAndTheirDeadLinks) {
+  // Flow 1 crosses a healthy link and one of capacity 0: rate 0, it never
+  // finishes; the queue runs dry and the report names it and the dead link
+  // only. Flow 2 on the healthy link alone finishes: 1 MB at 100 Gb/s = 80 us.
+  FlowSimOptions opt;
+  opt.flow_name = [](uint64_t tag) { return "transfer " + std::to_string(tag); };
+  opt.link_name = [](LinkId l) { return l == 0 ? std::string("leaf1->spine1") : std::string("spine1->leaf2"); };
+  FlowSim sim(opt);
+  const LinkId ok = sim.add_link(100_Gbps);
+  const LinkId dead = sim.add_link(Bandwidth(0));
+  sim.add_flow(spec(1'000'000, {{ok, 1.0}, {dead, 1.0}}, 1));
+  sim.add_flow(spec(1'000'000, {{ok, 1.0}}, 2));
+  const std::vector<Done> done = run(sim);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].tag, 2u);
+  EXPECT_EQ(done[0].finish_ps, 80'000'000);
+  EXPECT_EQ(sim.stalled_flows(), 1u);
+  const std::string r = sim.stuck_report();
+  EXPECT_EQ(r, "transfer 1 (active, 1000000 of 1000000 bytes left, rate 0 bps) on zero-capacity link(s): "
+               "spine1->leaf2 (0 bps)");
 }
 
 }  // namespace

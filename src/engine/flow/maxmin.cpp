@@ -14,6 +14,11 @@ constexpr uint8_t kSoft = 2;  // link_seeded_: only lost flows, try the departur
 // seed_why_: the link's threshold also depends on its new saturation level.
 constexpr uint8_t kWhyCapacity = 1;
 constexpr uint8_t kWhyArrival = 2;
+
+// Order of a link's sorted list: r/w descending, then flow id ascending.
+bool use_before(double rho_a, uint32_t fa, double rho_b, uint32_t fb) {
+  return rho_a > rho_b || (rho_a == rho_b && fa < fb);
+}
 }  // namespace
 
 // ---------------------------------------------------------------- links
@@ -29,10 +34,16 @@ LinkId MaxMinSolver::add_link(Bandwidth capacity) {
   seed_theta_.push_back(0.0);
   seed_why_.push_back(0);
   soft_rho_.push_back(0.0);
-  soft_load_.push_back(0.0);
+  gone_load_.push_back(0.0);
+  gone_listed_.push_back(0);
   merge_seen_.push_back(0);
   merge_at_.push_back(0);
   uses_.emplace_back();
+  pending_.emplace_back();
+  dead_.push_back(0);
+  live_.push_back(0);
+  prefix_.push_back(0);
+  pend_max_.push_back(0.0);
   return static_cast<LinkId>(links_.size() - 1);
 }
 
@@ -140,6 +151,13 @@ void MaxMinSolver::set_weight(FlowId f, double weight) {
   if (!(weight > 0) || std::isinf(weight))
     throw Error("MaxMinSolver::set_weight: weight must be finite and > 0, got " + std::to_string(weight));
   FlowState& s = checked(f, "set_weight");
+  if (s.active && !s.pend) {
+    // Its entries are keyed by r/w: move them to the pending lists, which
+    // the next solve sorts in again.
+    link_out(f);
+    s.weight = weight;
+    link_in(f);
+  }
   s.weight = weight;
   if (s.active) {
     seed_links_of(f);
@@ -163,24 +181,110 @@ std::span<const Resource> MaxMinSolver::resources(FlowId f) const {
 }
 
 void MaxMinSolver::link_in(FlowId f) {
-  const FlowState& s = flows_[f];
+  FlowState& s = flows_[f];
+  s.pend = true;
   for (uint32_t k = 0; k < s.len; ++k) {
     LinkId l = terms_[s.off + k].link;
-    pos_[s.off + k] = static_cast<uint32_t>(uses_[l].size());
-    uses_[l].push_back(Use{f, k});
+    if (pending_[l].empty()) pending_links_.push_back(l);
+    pos_[s.off + k] = static_cast<uint32_t>(pending_[l].size());
+    pending_[l].push_back(Use{0.0, f, k});
+    ++live_[l];
   }
 }
 
 void MaxMinSolver::link_out(FlowId f) {
-  const FlowState& s = flows_[f];
+  FlowState& s = flows_[f];
+  const double rho = s.rate / s.weight;
   for (uint32_t k = 0; k < s.len; ++k) {
     LinkId l = terms_[s.off + k].link;
-    std::vector<Use>& list = uses_[l];
-    uint32_t p = pos_[s.off + k];
-    Use last = list.back();
-    list[p] = last;
-    pos_[flows_[last.flow].off + last.k] = p;
-    list.pop_back();
+    --live_[l];
+    if (s.pend) {
+      std::vector<Use>& list = pending_[l];
+      uint32_t p = pos_[s.off + k];
+      Use last = list.back();
+      list[p] = last;
+      pos_[flows_[last.flow].off + last.k] = p;
+      list.pop_back();
+    } else {
+      remove_sorted(l, f, k, rho);
+    }
+  }
+  s.pend = false;
+}
+
+// Marks flow f's entry for term k dead in link l's sorted list, found by
+// binary search on its key (its r/w has not changed since it was placed).
+void MaxMinSolver::remove_sorted(LinkId l, FlowId f, uint32_t k, double rho) {
+  std::vector<Use>& list = uses_[l];
+  auto it = std::lower_bound(list.begin(), list.end(), Use{rho, f, 0},
+                             [](const Use& a, const Use& b) { return use_before(a.rho, a.flow, b.rho, b.flow); });
+  for (; it != list.end() && it->rho == rho && it->flow == f; ++it) {
+    if (it->k == k) {
+      it->k = kDeadUse;
+      ++dead_[l];
+      if (dead_[l] > 64 && dead_[l] * 2 > list.size()) compact_link(l);
+      return;
+    }
+  }
+  throw Error("MaxMinSolver: internal error: flow " + std::to_string(f) + " missing from link " + std::to_string(l));
+}
+
+void MaxMinSolver::compact_link(LinkId l) {
+  std::vector<Use>& list = uses_[l];
+  list.erase(std::remove_if(list.begin(), list.end(), [](const Use& u) { return u.k == kDeadUse; }), list.end());
+  dead_[l] = 0;
+}
+
+// Restores the order of link l's list after a solve: the prefix [0,
+// prefix_end) that the solve walked (its flows have new rates) and the
+// pending flows join the sorted list. When they all sort before the rest
+// (the common case: a re-solve above a threshold leaves the flows below it
+// alone) they are written into the prefix, right-aligned, fillers before
+// them; otherwise the list is merged anew.
+void MaxMinSolver::reorder(LinkId l, uint32_t prefix_end) {
+  std::vector<Use>& list = uses_[l];
+  std::vector<Use>& t = sort_scratch_;
+  t.clear();
+  for (uint32_t j = 0; j < prefix_end; ++j) {
+    const Use& u = list[j];
+    if (u.k == kDeadUse) continue;
+    const FlowState& g = flows_[u.flow];
+    t.push_back(Use{g.rate / g.weight, u.flow, u.k});
+  }
+  for (const Use& u : pending_[l]) {
+    FlowState& g = flows_[u.flow];
+    g.pend = false;
+    t.push_back(Use{g.rate / g.weight, u.flow, u.k});
+  }
+  pending_[l].clear();
+  pend_max_[l] = 0;
+  auto before = [](const Use& a, const Use& b) { return use_before(a.rho, a.flow, b.rho, b.flow); };
+  if (!std::is_sorted(t.begin(), t.end(), before)) std::sort(t.begin(), t.end(), before);
+  uint32_t j = prefix_end;
+  while (j < list.size() && list[j].k == kDeadUse) ++j;
+  const bool fits = t.size() <= prefix_end && (t.empty() || j == list.size() || before(t.back(), list[j]));
+  if (fits) {
+    const uint32_t fill = prefix_end - static_cast<uint32_t>(t.size());
+    uint32_t dead_before = 0;
+    for (uint32_t i = 0; i < prefix_end; ++i) dead_before += list[i].k == kDeadUse;
+    for (uint32_t i = 0; i < fill; ++i) list[i] = Use{kInf, 0, kDeadUse};
+    std::copy(t.begin(), t.end(), list.begin() + fill);
+    dead_[l] = dead_[l] - dead_before + fill;
+    if (dead_[l] > 64 && dead_[l] * 2 > list.size()) compact_link(l);
+  } else {
+    std::vector<Use>& m = merge_scratch_;
+    m.clear();
+    m.reserve(t.size() + list.size() - prefix_end);
+    auto rest = list.begin() + prefix_end;
+    size_t a = 0;
+    for (; rest != list.end(); ++rest) {
+      if (rest->k == kDeadUse) continue;
+      while (a < t.size() && before(t[a], *rest)) m.push_back(t[a++]);
+      m.push_back(*rest);
+    }
+    while (a < t.size()) m.push_back(t[a++]);
+    list.assign(m.begin(), m.end());
+    dead_[l] = 0;
   }
 }
 
@@ -202,35 +306,49 @@ void MaxMinSolver::soft_seed_links_of(FlowId f) {
   for (uint32_t k = 0; k < s.len; ++k) {
     const Resource& t = terms_[s.off + k];
     const LinkId l = t.link;
+    if (!gone_listed_[l]) {
+      gone_listed_[l] = 1;
+      gone_links_.push_back(l);
+      gone_load_[l] = 0;
+    }
+    gone_load_[l] += t.coef * s.rate;
     if (link_seeded_[l] == kHard) continue;
     if (link_seeded_[l] == 0) {
       link_seeded_[l] = kSoft;
       soft_links_.push_back(l);
       soft_rho_[l] = rho;
-      soft_load_[l] = 0;
     } else {
       soft_rho_[l] = std::min(soft_rho_[l], rho);
     }
-    soft_load_[l] += t.coef * s.rate;
   }
 }
 
 // Applies the departure shortcut (see the header) to links that only lost
 // flows; the others become hard seeds for the BFS.
 void MaxMinSolver::settle_departures() {
+  // The departed flows' load leaves every link they crossed, whether the
+  // link is then settled by the shortcut or re-solved (a re-solve starts
+  // from these loads less those of the flows it re-solves).
+  for (LinkId l : gone_links_) {
+    gone_listed_[l] = 0;
+    loads_[l] = live_[l] == 0 ? 0.0 : std::max(0.0, loads_[l] - gone_load_[l]);
+  }
+  gone_links_.clear();
   for (LinkId l : soft_links_) {
     if (link_seeded_[l] != kSoft) continue;  // hard meanwhile: re-solved anyway
     link_seeded_[l] = 0;
+    // The largest r/w on the link: its first live sorted entry (pending
+    // arrivals are not placed yet: rate 0).
     double max_rho = 0;
     for (const Use& u : uses_[l]) {
-      const FlowState& g = flows_[u.flow];
-      max_rho = std::max(max_rho, g.rate / g.weight);
+      if (u.k != kDeadUse) {
+        max_rho = u.rho;
+        break;
+      }
     }
-    if (uses_[l].empty()) {
-      loads_[l] = 0;
+    if (live_[l] == 0) {
       fast_links_.push_back(l);
     } else if (max_rho <= soft_rho_[l] * (1 - 1e-9)) {
-      loads_[l] = std::max(0.0, loads_[l] - soft_load_[l]);
       fast_links_.push_back(l);
     } else {
       seed_link(l, soft_rho_[l], 0);  // below the departed flows' r/w nothing changes
@@ -266,15 +384,16 @@ void MaxMinSolver::settle_arrivals() {
         const LinkId l = t[k].link;
         const double slack = std::max(0.0, links_[l].cap - loads_[l]);
         if (slack > t[k].coef * r * (1 + 1e-12)) continue;  // not saturated by r
-        bool max_here = true;
+        // The largest r/w on l among others: the first live sorted entry, or
+        // an arrival placed earlier in this loop (f itself has rate 0 yet).
+        double max_rho = pend_max_[l];
         for (const Use& u : uses_[l]) {
-          const FlowState& g = flows_[u.flow];
-          if (u.flow != f && g.rate / g.weight > rho * (1 + 1e-12)) {
-            max_here = false;
+          if (u.k != kDeadUse) {
+            max_rho = std::max(max_rho, u.rho);
             break;
           }
         }
-        bottleneck = max_here;
+        bottleneck = !(max_rho > rho * (1 + 1e-12));
       }
       ok = bottleneck;
     }
@@ -283,6 +402,7 @@ void MaxMinSolver::settle_arrivals() {
       s.frozen = true;
       for (uint32_t k = 0; k < s.len; ++k) {
         loads_[t[k].link] += t[k].coef * r;
+        pend_max_[t[k].link] = std::max(pend_max_[t[k].link], r / s.weight);
         fast_links_.push_back(t[k].link);
       }
       fast_flows_.push_back(f);
@@ -352,6 +472,11 @@ void MaxMinSolver::solve() {
   } else {
     next_epoch();  // nothing is marked as re-solved in this epoch
   }
+  // Put the re-solved prefixes and the arrivals back in order.
+  for (LinkId l : comp_links_) reorder(l, prefix_[l]);
+  for (LinkId l : pending_links_)
+    if (!pending_[l].empty()) reorder(l, 0);
+  pending_links_.clear();
   // Report what the shortcuts changed too, unless it was re-solved anyway.
   for (LinkId l : fast_links_) {
     if (links_[l].mark != epoch_) {
@@ -371,7 +496,7 @@ void MaxMinSolver::solve() {
 
 void MaxMinSolver::solve_all() {
   for (LinkId l = 0; l < links_.size(); ++l)
-    if (!uses_[l].empty()) seed_link(l, 0, 0);
+    if (live_[l] > 0) seed_link(l, 0, 0);
   for (FlowId f = 0; f < flows_.size(); ++f)
     if (flows_[f].alive && flows_[f].active && flows_[f].len == 0) seed_flow(f);
   solve();
@@ -390,17 +515,17 @@ double MaxMinSolver::change_threshold() {
       // Cheap lower bound first: sum_g a_g min(r_g, w_g x) <= x sum_g a_g w_g,
       // so the link cannot saturate below C_l / sum_g a_g w_g.
       double aw = 0;
-      for (const Use& u : uses_[l]) aw += terms_[flows_[u.flow].off + u.k].coef * flows_[u.flow].weight;
+      for_each_live(l, [&](const Use& u) { aw += terms_[flows_[u.flow].off + u.k].coef * flows_[u.flow].weight; });
       if (aw > 0 && links_[l].cap < std::min(t, theta) * aw) t = std::min(t, saturation_level(l));
     }
     if (seed_why_[l] & kWhyCapacity) {
       // The old saturation level of l, if it was saturated, is the largest
       // r/w on it; if it was not, that is still a lower bound.
       double old_level = 0;
-      for (const Use& u : uses_[l]) {
+      for_each_live(l, [&](const Use& u) {
         const FlowState& g = flows_[u.flow];
         if (!g.fresh) old_level = std::max(old_level, g.rate / g.weight);
-      }
+      });
       t = std::min(t, old_level);
     }
     theta = std::min(theta, t);
@@ -416,13 +541,13 @@ double MaxMinSolver::change_threshold() {
 double MaxMinSolver::saturation_level(LinkId l) {
   breakpoints_.clear();
   double slope = 0;  // sum of a_g * w_g over flows not yet at their breakpoint
-  for (const Use& u : uses_[l]) {
+  for_each_live(l, [&](const Use& u) {
     const FlowState& g = flows_[u.flow];
     const double a = terms_[g.off + u.k].coef;
     const double bp = g.fresh ? g.cap / g.weight : g.rate / g.weight;
     breakpoints_.emplace_back(bp, a * g.weight);
     slope += a * g.weight;
-  }
+  });
   std::sort(breakpoints_.begin(), breakpoints_.end());
   const double cap = links_[l].cap;
   double fixed = 0;  // sum of a_g * r_g over flows past their breakpoint
@@ -443,6 +568,7 @@ void MaxMinSolver::collect_component(double theta) {
   // Flows whose r/w is below the threshold keep their rates; they are not
   // re-solved and are not traversed, only their load is counted.
   const double keep_below = theta * (1 - 1e-9);
+  keep_below_ = keep_below;
   next_epoch();
   const uint32_t epoch = epoch_;
   capped_.clear();
@@ -460,6 +586,7 @@ void MaxMinSolver::collect_component(double theta) {
     s.mark = epoch;
     s.frozen = false;
     s.fresh = false;
+    s.prev = s.rate;
     s.rate = 0;
     ++unfrozen_flows_;
     comp_flows_.push_back(f);
@@ -489,19 +616,38 @@ void MaxMinSolver::collect_component(double theta) {
     if (s.alive && s.active && s.mark != epoch) take_flow(f);
   }
   seed_flows_.clear();
-  // BFS over the bipartite graph: link -> its flows -> their links.
+  // BFS over the bipartite graph: link -> its flows -> their links. A
+  // link's flows with r/w >= keep_below are the prefix of its sorted list
+  // (and fresh or re-placed arrivals sit in pending_): only those are
+  // walked. The kept flows (below) are a fixed load that water-filling must
+  // not touch: the link's load as of the last solve less what the re-solved
+  // flows carried (exactly 0 when every flow on it is re-solved).
   for (size_t i = 0; i < comp_links_.size(); ++i) {
     const LinkId l = comp_links_[i];
-    for (const Use& u : uses_[l]) {
+    double taken_load = 0;
+    uint32_t taken = 0;
+    const std::vector<Use>& list = uses_[l];
+    uint32_t j = 0;
+    for (const uint32_t n = static_cast<uint32_t>(list.size()); j < n; ++j) {
+      const Use& u = list[j];
+      if (u.rho < keep_below) break;
+      if (u.k == kDeadUse) continue;
       FlowState& g = flows_[u.flow];
-      if (g.mark == epoch) continue;
-      if (g.fresh || !(g.rate < keep_below * g.weight)) {
-        take_flow(u.flow);
-      } else {
-        g.frozen = true;  // kept: a fixed load that water-filling must not touch
-        links_[l].used += terms_[g.off + u.k].coef * g.rate;
-      }
+      if (g.mark != epoch) take_flow(u.flow);
+      taken_load += terms_[g.off + u.k].coef * g.prev;
+      ++taken;
     }
+    prefix_[l] = j;
+    for (const Use& u : pending_[l]) {
+      FlowState& g = flows_[u.flow];
+      if (g.mark != epoch) {
+        if (!g.fresh && g.rate / g.weight < keep_below) continue;  // kept (placed by the arrival shortcut)
+        take_flow(u.flow);
+      }
+      taken_load += terms_[g.off + u.k].coef * g.prev;
+      ++taken;
+    }
+    links_[l].used = taken == live_[l] ? 0.0 : std::max(0.0, loads_[l] - taken_load);
   }
 }
 
@@ -525,10 +671,10 @@ double MaxMinSolver::level_of(LinkId l, double floor_level) {
   if (!(L.wsum > 0)) {
     // Cancellation left no weight although flows remain unfrozen: recompute.
     double w = 0;
-    for (const Use& u : uses_[l]) {
+    for_each_solved(l, [&](const Use& u) {
       const FlowState& fs = flows_[u.flow];
       if (!fs.frozen) w += terms_[fs.off + u.k].coef * fs.weight;
-    }
+    });
     L.wsum = w;
   }
   const double level = std::max(0.0, L.cap - L.used) / L.wsum;
@@ -617,10 +763,10 @@ void MaxMinSolver::water_fill() {
       const double level = heap_.front().level;
       floor_level = level;
       heap_pop(heap_);
-      for (const Use& u : uses_[l]) {
+      for_each_solved(l, [&](const Use& u) {
         FlowState& fs = flows_[u.flow];
         if (!fs.frozen) freeze(u.flow, fs.weight * level);
-      }
+      });
     }
   }
 

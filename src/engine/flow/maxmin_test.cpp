@@ -287,9 +287,62 @@ TEST(MaxMin, IncrementalTouchesOnlyTheChangedComponent) {
   expect_rate(s.rate_bps(c), 5e9);
   expect_rate(s.rate_bps(d), 35e9);
 
+  // Re-weighting then removing before any solve: d alone on l1 gets 40.
+  s.set_weight(c, 2.0);
+  s.remove_flow(c);
+  s.solve();
+  expect_rate(s.rate_bps(d), 40e9);
+  EXPECT_EQ(s.link_flow_count(l1), 1u);
+
   // Nothing changed: solve is a no-op.
   s.solve();
   EXPECT_EQ(s.solved_flows().size(), 0u);
+}
+
+TEST(MaxMin, PartialReSolveLeavesTheFlowsBelowTheThresholdAlone) {
+  // Link X = 100 Gb/s carries two fast flows f1, f2 and 200 slow flows s_i,
+  // each also crossing its own link Y_i = 0.25 Gb/s. Max-min: every s_i is
+  // held at 0.25 by Y_i; f1 = f2 = (100 - 200 x 0.25) / 2 = 25.
+  MaxMinSolver s;
+  const LinkId x = s.add_link(100_Gbps);
+  std::vector<FlowId> slow;
+  for (int i = 0; i < 200; ++i) {
+    const LinkId y = s.add_link(Bandwidth(0.25e9));
+    slow.push_back(s.add_flow(path({x, y})));
+  }
+  const FlowId f1 = s.add_flow(path({x}));
+  const FlowId f2 = s.add_flow(path({x}));
+  s.solve();
+  expect_rate(s.rate_bps(f1), 25e9);
+  expect_rate(s.rate_bps(f2), 25e9);
+  for (FlowId g : slow) expect_rate(s.rate_bps(g), 0.25e9);
+  EXPECT_EQ(s.link_flow_count(x), 202u);
+
+  // f1 leaves. f2 has the same r/w (25), so the departure shortcut cannot
+  // apply; the threshold is f1's 25 and only f2 is above it: one flow
+  // re-solved, on one link, f2 = 100 - 50 = 50; the slow flows are neither
+  // re-solved nor walked.
+  s.remove_flow(f1);
+  s.solve();
+  EXPECT_EQ(s.last_stats().flows, 1u);
+  EXPECT_EQ(s.last_stats().links, 1u);
+  expect_rate(s.rate_bps(f2), 50e9);
+  expect_rate(s.link_load_bps(x), 100e9);
+  EXPECT_EQ(s.link_flow_count(x), 201u);
+
+  // 150 slow flows leave one by one (their entries die in X's sorted list and
+  // are compacted away). After each, f2 takes what they freed:
+  // f2 = 100 - 0.25 x (slow flows left), and X stays full.
+  for (int i = 0; i < 150; ++i) {
+    s.remove_flow(slow[static_cast<size_t>(i) * 4 / 3]);
+    s.solve();
+  }
+  // (The indices i * 4 / 3 for i < 150 are distinct: 0, 1, 2, 4, 5, 6, 8, ...)
+  expect_rate(s.rate_bps(f2), 100e9 - 50 * 0.25e9);
+  expect_rate(s.link_load_bps(x), 100e9);
+  EXPECT_EQ(s.link_flow_count(x), 51u);
+  for (size_t i = 0; i < slow.size(); ++i)
+    if (s.alive(slow[i])) expect_rate(s.rate_bps(slow[i]), 0.25e9);
 }
 
 TEST(MaxMin, DepartureShortcut) {
