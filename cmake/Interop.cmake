@@ -48,3 +48,16 @@ endforeach()
 # JSON Schema: `podnet list --schema` is a valid draft 2020-12 schema (python3-jsonschema), every
 # built-in example validates against it, and broken scenarios fail it as podnet's loader refuses them.
 interop_test(interop_scenario_json_schema "\"$PY\" \"$SRC/tests/interop/check_schema.py\" \"$PODNET\" \"$SRC\" \"$OUT\"")
+
+# Telemetry (--telemetry DIR): metrics.prom passes Prometheus's `promtool
+# check metrics` (Debian's prometheus) and metrics.om parses with the
+# Prometheus Python client's OpenMetrics parser (python3-prometheus-client),
+# with the same samples. On a packet-engine all-reduce with a hidden NIC PFC
+# storm (tests/interop/pfc_storm.yaml) the summary names the storming NIC;
+# without the fault it names none.
+find_program(PODNET_PROMTOOL NAMES promtool)
+if(NOT PODNET_PROMTOOL)
+  set(PODNET_PROMTOOL "promtool-not-found-install-prometheus")
+endif()
+interop_test(interop_telemetry_metrics
+  "\"$PODNET\" bench \"$SRC/tests/interop/pfc_storm.yaml\" --gpus 0-127:8 --min 1MiB --max 1MiB --telemetry \"$OUT/storm\" >/dev/null 2>\"$OUT/storm.err\"; \"$PY\" \"$SRC/tests/interop/check_metrics.py\" ${PODNET_PROMTOOL} \"$OUT/storm\" --stderr \"$OUT/storm.err\" --expect-storm gpu-node-001/nic0; \"$PODNET\" bench \"$SRC/tests/interop/pfc_storm.yaml\" --set 'faults=[]' --gpus 0-127:8 --min 1MiB --max 1MiB --telemetry \"$OUT/calm\" >/dev/null 2>\"$OUT/calm.err\"; \"$PY\" \"$SRC/tests/interop/check_metrics.py\" ${PODNET_PROMTOOL} \"$OUT/calm\" --stderr \"$OUT/calm.err\" --expect-no-storm")

@@ -111,6 +111,9 @@ struct FlowSimOptions {
   // little longer (bytes carried stay exact). Trades accuracy for fewer
   // solves in workloads whose completions are spread thinly in time.
   Time quantum;
+  // Record every change of a link's load (link_steps()): telemetry's
+  // utilization over time. Off: nothing is recorded.
+  bool record_link_steps = false;
 };
 
 class FlowSim {
@@ -175,6 +178,14 @@ class FlowSim {
   // Active flows with rate 0: they wait for a capacity change.
   uint32_t stalled_flows() const;
   LinkStats link_stats(LinkId l) const;
+  // (time, link, load / capacity) at every change of a link's load, in time
+  // order (FlowSimOptions::record_link_steps).
+  struct LinkStep {
+    Time at;
+    LinkId link;
+    double utilization;
+  };
+  const std::vector<LinkStep>& link_steps() const { return link_steps_; }
   double link_load_bps(LinkId l) const { return links_[l].load; }
   const SimStats& stats() const { return stats_; }
   const MaxMinSolver& solver() const { return solver_; }
@@ -221,6 +232,7 @@ class FlowSim {
   EventQueue queue_;
   std::vector<FlowRec> flows_;
   std::vector<LinkRec> links_;
+  std::vector<LinkStep> link_steps_;
   std::vector<Completion> completions_;
   std::vector<FlowId> release_;  // completed last step: removed from the solver at the next step
   Time now_;

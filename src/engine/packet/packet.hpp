@@ -24,7 +24,8 @@ enum EventKind : uint32_t {
   kCcTimer,
   kDone,
   kTimer,
-  kSample
+  kSample,
+  kStorm
 };
 enum Cls : uint8_t { kCtrl = 0, kLossless = 1, kLossy = 2 };
 enum PktType : uint8_t { kData = 0, kAck = 1, kNack = 2, kCnp = 3 };
