@@ -15,7 +15,7 @@ bool is_prose(const std::string& key) {
   return key == "run" || key == "schema_version" || key == "definitions" || key == "notes" || key == "units" ||
          key == "bisection_method" || key == "model" || key == "optimizer" || key == "residual" ||
          key == "bus_factor_formula" || key == "limits_reason" || key == "efficiency_source" ||
-         key == "max_gpus_reason";
+         key == "attention_source" || key == "max_gpus_reason";
 }
 
 study::Value value_of(const nlohmann::json& v) {

@@ -49,7 +49,11 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
               {"hbm_tbyte_per_s", val(round_to(j.gpu.hbm_bandwidth / 1e12, 3))},
               {"compute_efficiency", val(round_to(j.compute_efficiency, 6))},
               {"default_efficiency", val(round_to(j.gpu.compute_efficiency, 6))},
-              {"efficiency_source", val(j.gpu.efficiency_source)}};
+              {"efficiency_source", val(j.gpu.efficiency_source)},
+              {"attention_efficiency", val(round_to(j.attention_efficiency, 6))},
+              {"default_attention_efficiency", val(round_to(j.gpu.attention_efficiency, 6))},
+              {"attention_source", val(j.gpu.attention_source)},
+              {"memory_bound_ops", val(j.memory_bound_ops)}};
   nlohmann::json stage_layers = nlohmann::json::array();
   if (m.layers > 0)
     for (int64_t i = 0; i < j.pp; ++i) stage_layers.push_back(j.stage_layers(i));
@@ -208,6 +212,13 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
       out << fmt::format("  (the {} default {:.1f}%: {})\n", o["gpu"]["name"].get<std::string>(),
                          100 * o["gpu"]["default_efficiency"].get<double>(),
                          o["gpu"]["efficiency_source"].get<std::string>());
+    if (o["gpu"].contains("attention_efficiency") && o["gpu"]["attention_efficiency"].get<double>() > 0)
+      out << fmt::format("  attention core {:.1f}% of peak on its causal half ({}){}\n",
+                         100 * o["gpu"]["attention_efficiency"].get<double>(),
+                         o["gpu"]["attention_efficiency"] == o["gpu"]["default_attention_efficiency"]
+                             ? o["gpu"]["attention_source"].get<std::string>()
+                             : std::string("workload.attention_efficiency"),
+                         o["gpu"]["memory_bound_ops"].get<bool>() ? ", element-wise kernels at HBM bandwidth" : "");
   }
   if (!par["stage_layers"].empty()) {
     std::string list;

@@ -27,6 +27,16 @@ std::string efficiency_help() {
   return h + "; stas00/ml-engineering, MAMF comparison table)";
 }
 
+// The attention_efficiency help names each GPU preset's default and its source.
+std::string attention_help() {
+  std::string h = "achieved fraction of the GPU's dense peak in the attention core (FlashAttention), on the FLOPs a "
+                  "causal kernel executes (half of the counted 4 s h); default: the GPU preset's (";
+  for (size_t i = 0; i < gpus().size(); ++i)
+    h += fmt::format("{}{} {:.3f}: {}", i ? "; " : "", gpus()[i].name, gpus()[i].attention_efficiency,
+                     gpus()[i].attention_source);
+  return h + ")";
+}
+
 }  // namespace
 
 int64_t Job::dp_bucket_params() const {
@@ -86,6 +96,10 @@ std::vector<ParamSpec> workload_params() {
        "parameters (1.5x DP volume)",
        0, 3},
       {"compute_efficiency", ParamType::Real, "", efficiency_help(), 0.001, 1, {}, true},
+      {"attention_efficiency", ParamType::Real, "", attention_help(), 0.001, 1, {}, true},
+      {"memory_bound_ops", ParamType::Bool, "true",
+       "time the element-wise kernels (norms, residual adds, activation, rotary, dropout) at the GPU's HBM "
+       "bandwidth; false = GEMM and attention time only"},
       {"tokens", ParamType::String, "300B", "training budget in tokens (300B, 15T, 2e12) for days to train"},
       {"recompute",
        ParamType::String,
@@ -160,6 +174,8 @@ Job job_from(const Params& p, int64_t fabric_gpus) {
   j.sequence_parallel = p.get_bool("sequence_parallel");
   j.zero = static_cast<int>(p.get_int("zero"));
   j.compute_efficiency = p.has("compute_efficiency") ? p.get_real("compute_efficiency") : g->compute_efficiency;
+  j.attention_efficiency = p.has("attention_efficiency") ? p.get_real("attention_efficiency") : g->attention_efficiency;
+  j.memory_bound_ops = p.get_bool("memory_bound_ops");
   j.cp = p.get_int("cp");
   if (!parse_count(p.get_string("tokens"), j.tokens))
     throw ParamError("workload.tokens", fmt::format("'{}' is not a token count; expected e.g. 300B, 15T, 2e12 (at "

@@ -72,9 +72,16 @@ struct Job {
   int zero = 0;                     // 0 (DDP all-reduce), 1/2 (reduce-scatter + all-gather), 3 (+ parameter all-gather)
   int64_t microbatch = 1;           // b, sequences per microbatch
   int64_t global_batch = 1;         // B, sequences per iteration
-  double compute_efficiency = 0.5;  // achieved fraction of peak FLOP/s in compute kernels
-  double tokens = 0;                // training budget (tokens); 0 = none
-  RecomputeMode recompute;          // none, selective (attention core) or full activation recompute
+  double compute_efficiency = 0.5;  // achieved fraction of peak FLOP/s in compute kernels (GEMMs)
+  // Achieved fraction of peak in the attention core on the FLOPs a causal kernel executes (half the counted
+  // 4 s h); 0 = the core runs at compute_efficiency on the counted FLOPs (the model before FlashAttention was
+  // priced apart). The scenario's default is the GPU preset's.
+  double attention_efficiency = 0;
+  // Element-wise kernels (norms, residual adds, activation, rotary, dropout) timed at HBM bandwidth
+  // (training.hpp); the scenario's default is on.
+  bool memory_bound_ops = false;
+  double tokens = 0;        // training budget (tokens); 0 = none
+  RecomputeMode recompute;  // none, selective (attention core) or full activation recompute
   // Layers of each virtual stage (vs = chunk * pp + stage, pp * interleave entries); empty = the even split
   // l / (pp * interleave). Uneven splits balance the embedding (first stage) and the LM head (last stage).
   std::vector<int64_t> chunk_layers;

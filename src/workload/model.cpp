@@ -53,6 +53,20 @@ double ModelSpec::model_flops_per_token() const {
   return 3.0 * (static_cast<double>(layers) * layer_forward_flops_per_token() + logits_forward_flops_per_token());
 }
 
+ModelSpec::Elementwise ModelSpec::elementwise_elements_per_token() const {
+  const double h = static_cast<double>(hidden);
+  const double h_kv = h * static_cast<double>(kv_heads) / static_cast<double>(heads);
+  Elementwise e;
+  // Two norms (read x, write y), two residual adds (read two, write one), and with dropout two dropouts
+  // (read, write, a 1-byte mask: half an element of 2 bytes).
+  e.replicated = 2 * 2 * h + 2 * 3 * h + (dropout ? 2 * 2.5 * h : 0.0);
+  // The MLP's activation on each active expert (GELU: read, write; SwiGLU: read gate and up, write the
+  // product), and rotary embeddings on the queries and keys (read, write) without learned positions.
+  e.split = (gated_mlp ? 3.0 : 2.0) * static_cast<double>(ffn) * static_cast<double>(moe() ? top_k : 1) +
+            (learned_positions ? 0.0 : 2 * (h + h_kv));
+  return e;
+}
+
 double ModelSpec::attention_core_forward_flops_per_token() const {
   return 4.0 * static_cast<double>(seq) * static_cast<double>(hidden);
 }
@@ -104,18 +118,22 @@ const std::vector<GpuSpec>& gpus() {
       // NVIDIA A100 datasheet (SXM 80GB): BF16 312 TFLOPS dense (624 with sparsity), HBM2e 2,039 GB/s,
       // NVLink 3 600 GB/s bidirectional = 300 GB/s per direction.
       {"a100", "NVIDIA A100 SXM 80GB: 312 TFLOPS BF16 dense, 2.0 TB/s HBM2e, NVLink 300 GB/s/dir", 312e12, 80 * kGiB,
-       2.039e12, 300e9, 0.859, "MAMF 267.9 of 312 TFLOPS (stas00/ml-engineering)"},
+       2.039e12, 300e9, 0.859, "MAMF 267.9 of 312 TFLOPS (stas00/ml-engineering)", 0.6,
+       "FlashAttention-2 at 50-73 % of A100 peak, the middle taken (Dao 2023)"},
       // NVIDIA H100 datasheet (SXM5): BF16 1,979 TFLOPS with sparsity = 989 dense, HBM3 3.35 TB/s,
       // NVLink 4 900 GB/s bidirectional.
       {"h100", "NVIDIA H100 SXM 80GB: 989 TFLOPS BF16 dense, 3.35 TB/s HBM3, NVLink 450 GB/s/dir", 989e12, 80 * kGiB,
-       3.35e12, 450e9, 0.803, "MAMF 794.5 of 989 TFLOPS (stas00/ml-engineering)"},
+       3.35e12, 450e9, 0.803, "MAMF 794.5 of 989 TFLOPS (stas00/ml-engineering)", 0.332,
+       "FlashAttention-2 327.9 of 989 TFLOPS, head dim 128, seq 8192 (Azure AI-benchmarking-guide, ND H100 v5)"},
       // NVIDIA H200 datasheet (SXM): same compute as H100, 141 GB HBM3e at 4.8 TB/s, NVLink 900 GB/s.
       {"h200", "NVIDIA H200 SXM 141GB: 989 TFLOPS BF16 dense, 4.8 TB/s HBM3e, NVLink 450 GB/s/dir", 989e12,
-       141LL * 1000 * 1000 * 1000, 4.8e12, 450e9, 0.803, "MAMF as H100 (same compute; stas00/ml-engineering)"},
+       141LL * 1000 * 1000 * 1000, 4.8e12, 450e9, 0.803, "MAMF as H100 (same compute; stas00/ml-engineering)", 0.332,
+       "FlashAttention-2 as H100 (same compute)"},
       // NVIDIA HGX B200 datasheet: FP16/BF16 4.5 PFLOPS with sparsity = 2.25 dense per GPU, 180 GB HBM3e at
       // 7.7 TB/s, NVLink 5 1.8 TB/s bidirectional.
       {"b200", "NVIDIA B200 (HGX): 2,250 TFLOPS BF16 dense, 7.7 TB/s HBM3e, NVLink 900 GB/s/dir", 2250e12,
-       180LL * 1000 * 1000 * 1000, 7.7e12, 900e9, 0.776, "MAMF 1,745 of 2,250 TFLOPS (stas00/ml-engineering)"},
+       180LL * 1000 * 1000 * 1000, 7.7e12, 900e9, 0.776, "MAMF 1,745 of 2,250 TFLOPS (stas00/ml-engineering)", 0.332,
+       "an assumption: H100's FlashAttention-2 fraction (no public B200 figure used)"},
   };
   return k;
 }

@@ -96,6 +96,14 @@ struct ModelSpec {
   double attention_core_forward_flops_per_token() const;
   // Per token with `recompute` (none, the attention cores again, or the whole layers again): what the GPUs execute.
   double hardware_flops_per_token(RecomputeMode recompute) const;
+  // Elements one layer's memory-bound (element-wise) kernels read and write per token, forward, for the whole
+  // layer (no parallelism): `replicated` on the hidden width (split over TP only with sequence parallelism),
+  // `split` on TP-sharded widths. The compute model in training.hpp states the terms.
+  struct Elementwise {
+    double replicated = 0;
+    double split = 0;
+  };
+  Elementwise elementwise_elements_per_token() const;
 };
 
 struct GpuSpec {
@@ -108,6 +116,10 @@ struct GpuSpec {
   // Default achieved fraction of peak in compute kernels (workload.compute_efficiency unset), with its source.
   double compute_efficiency = 0.5;
   std::string efficiency_source;
+  // Default achieved fraction of peak in the attention core (FlashAttention), counting the FLOPs a causal
+  // kernel executes (half of 4 s h per token per layer forward), with its source.
+  double attention_efficiency = 0.5;
+  std::string attention_source;
 };
 
 const std::vector<ModelSpec>& models();

@@ -126,13 +126,26 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
     }
     it.cp_step = time_plan(backend, step);
     const double sl = static_cast<double>(seq_local);
-    const Time block =
-        seconds(4.0 * static_cast<double>(job.microbatch) * sl * sl * static_cast<double>(m.hidden) / t / rate);
+    const double block_f = 4.0 * static_cast<double>(job.microbatch) * sl * sl * static_cast<double>(m.hidden) / t;
+    const Time block = seconds(
+        job.attention_efficiency > 0 ? block_f / 2 / (job.gpu.peak_flops * job.attention_efficiency) : block_f / rate);
     if (it.cp_step > block) cp_exposed_per_layer = (it.cp_step - block) * (job.cp - 1);
   }
   const double layer_f = m.layer_forward_flops_per_token(), logits_f = m.logits_forward_flops_per_token();
   // Per token on this CP rank: its queries see all s keys, so a layer's FLOPs split evenly over the CP ranks.
   const double core_f = m.attention_core_forward_flops_per_token();
+  // Seconds per token of one layer's forward on one GPU (training.hpp, the compute model): GEMMs at
+  // compute_efficiency, the attention core at attention_efficiency on its causal half (or with the GEMMs
+  // when unset), the element-wise kernels' bytes at HBM bandwidth.
+  const double core_s = job.attention_efficiency > 0 ? core_f / 2 / t / (job.gpu.peak_flops * job.attention_efficiency)
+                                                     : core_f / t / rate;
+  double elementwise_s = 0;
+  if (job.memory_bound_ops && job.gpu.hbm_bandwidth > 0) {
+    const ModelSpec::Elementwise ew = m.elementwise_elements_per_token();
+    elementwise_s = (ew.replicated / (job.sequence_parallel ? t : 1.0) + ew.split / t) *
+                    static_cast<double>(job.bytes_per_param) / job.gpu.hbm_bandwidth;
+  }
+  const double layer_s = (layer_f - core_f) / t / rate + core_s + elementwise_s;
   it.ops.assign(static_cast<size_t>(job.pp), std::vector<OpTimes>(static_cast<size_t>(job.interleave)));
   it.optimizer.assign(static_cast<size_t>(job.pp), Time());
   const int64_t tp_per_layer_fwd = 2, tp_per_layer_bwd = full ? 4 : 2;
@@ -141,12 +154,12 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
       const int64_t vs = c * job.pp + i;
       const int64_t layers = job.layers_of(i, c);
       const double lc = static_cast<double>(layers);
-      const double fwd = tokens * (lc * layer_f + (vs == last_vs ? logits_f : 0.0)) / t;
-      const double again = full ? tokens * lc * layer_f / t : selective ? tokens * lc * core_f / t : 0.0;
+      const double fwd = tokens * (lc * layer_s + (vs == last_vs ? logits_f / t / rate : 0.0));
+      const double again = full ? tokens * lc * layer_s : selective ? tokens * lc * core_s : 0.0;
       const double bwd = 2 * fwd + again;
       OpTimes& o = it.ops[static_cast<size_t>(i)][static_cast<size_t>(c)];
-      o.fwd_compute = seconds(fwd / rate);
-      o.bwd_compute = seconds(bwd / rate);
+      o.fwd_compute = seconds(fwd);
+      o.bwd_compute = seconds(bwd);
       o.fwd_tp = it.tp_collective * (tp_per_layer_fwd * layers);
       o.bwd_tp = it.tp_collective * (tp_per_layer_bwd * layers);
       o.fwd_ep = it.ep_collective * (2 * layers);

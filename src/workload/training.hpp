@@ -6,10 +6,25 @@
 // - Compute ops (TransferKind::Compute on a representative GPU of the stage,
 //   job rank (tp 0, dp 0, stage)): per pipeline rank, in the order of its
 //   1F1B or interleaved schedule (schedule.hpp), a forward or backward pass
-//   of one model chunk on one microbatch. Duration = FLOPs / (peak x
-//   compute_efficiency), FLOPs from model.hpp divided by t; forward = 1/3 and
-//   backward = 2/3 of forward + backward (backward = 2 x forward), full
+//   of one model chunk on one microbatch; backward = 2 x forward, full
 //   recompute adds one forward of the layers to each backward.
+// - The compute model: a layer's forward per token on one GPU takes
+//     (F_layer - A) / t / (peak x compute_efficiency)      GEMMs
+//   + (A / 2) / t / (peak x attention_efficiency)          attention core
+//   + (E_rep / (t if SP else 1) + E_split / t) e / HBM     element-wise
+//   with F_layer and A = 4 s h from model.hpp, A / 2 being what a causal
+//   FlashAttention kernel executes (it skips the masked half; MFU still counts
+//   A), and E the elements the element-wise kernels read and write
+//   (ModelSpec::elementwise_elements_per_token: norms 2 x 2h, residual adds
+//   2 x 3h, dropout 2 x 2.5h, on the hidden width; the MLP activation 2f
+//   (GELU) or 3f (SwiGLU) per active expert, rotary 2 (h + h_kv), TP-split),
+//   e = bytes_per_param. The logits' GEMM runs at compute_efficiency. The
+//   GPU presets' efficiencies are measurements (model.cpp): the GEMM ceiling
+//   MAMF and FlashAttention-2's throughput at s = 8192, head dim 128.
+//   ASSUMPTIONS: kernels do not overlap each other; no launch gaps; fused
+//   kernels (e.g. a norm fused into a GEMM) would move fewer bytes. With
+//   attention_efficiency 0 and memory_bound_ops false the model is FLOPs /
+//   (peak x compute_efficiency) for everything.
 // - TP collectives: Megatron's TP all-reduces (or RS + AG with sequence
 //   parallelism) are blocking and never overlap compute. SIMPLIFICATION: to
 //   keep plans small, one TP collective of b s h e bytes is timed once on the
@@ -23,13 +38,14 @@
 // - CP (ring attention, job.hpp): one step - every CP rank of replica 0's
 //   stage 0 passes its key/value block (2 b (s/c) h_kv e, split over the t TP
 //   ranks) to the next CP rank, all at once - is timed on the engine (t_kv);
-//   the attention core of one block, 4 b (s/c)^2 h / t FLOPs, runs meanwhile
+//   the attention core of one block, 4 b (s/c)^2 h / t FLOPs (timed as the
+//   attention core of the compute model above), runs meanwhile
 //   (t_blk). A forward pass gets (c-1) max(0, t_kv - t_blk) per layer as a
 //   delay (label "cp"), a backward twice that (key/value blocks and their
 //   gradients, twice the core work), three times with full recompute.
 // - Recompute: full adds one forward of the layers to each backward (and its
-//   TP/EP collectives); selective adds the attention core's forward (4 s h
-//   FLOPs per token per layer / t), no communication.
+//   TP/EP collectives); selective adds the attention core's forward (its
+//   time in the compute model above), no communication.
 // - Uneven stages (job.chunk_layers): every per-layer figure above uses the
 //   layers of that model chunk.
 // - PP p2p: after a pass, its activation (forward) or gradient (backward)

@@ -266,6 +266,51 @@ TEST(Training, UnevenStagesAndSelectiveRecomputeInPassTimes) {
   EXPECT_GT(r.iteration.ps, 0);
 }
 
+TEST(Training, ComputeModelPricesGemmsAttentionAndElementwiseApart) {
+  // A Llama-shaped layer: h 1024, a 8, g 2 (h_kv 256), SwiGLU f 4096, s 2048, no dropout, rotary; TP2 with SP,
+  // one layer per stage, on a GPU of peak 1e15 FLOP/s, GEMMs at 0.5, attention at 0.25, HBM 2e12 B/s, e = 2.
+  Job j = tiny(2, 2);
+  j.model = *find_model("llama3-8b");
+  j.model.layers = 2;
+  j.model.hidden = 1024;
+  j.model.heads = 8;
+  j.model.kv_heads = 2;
+  j.model.ffn = 4096;
+  j.model.seq = 2048;
+  j.model.vocab = 1000;
+  j.tp = 2;
+  j.sequence_parallel = true;
+  j.recompute = Recompute::Selective;
+  j.gpu.peak_flops = 1e15;
+  j.gpu.hbm_bandwidth = 2e12;
+  j.compute_efficiency = 0.5;
+  j.attention_efficiency = 0.25;
+  j.memory_bound_ops = true;
+  // Element-wise elements per token: norms 2 x 2h + residual adds 2 x 3h = 10h = 10,240 on the hidden width;
+  // SwiGLU 3f = 12,288 + rotary 2 (h + h_kv) = 2,560 -> 14,848 TP-split.
+  const ModelSpec::Elementwise ew = j.model.elementwise_elements_per_token();
+  EXPECT_DOUBLE_EQ(ew.replicated, 10240.0);
+  EXPECT_DOUBLE_EQ(ew.split, 14848.0);
+  // Per token per layer on one GPU: GEMMs 2 (2h^2 + 2h h_kv + 3hf) / t = 2 (2,097,152 + 524,288 + 12,582,912) / 2
+  // = 15,204,352 FLOPs at 0.5e15 = 30.408704 ns; the attention core's causal half 4sh / 2 / t = 2,097,152 FLOPs at
+  // 0.25e15 = 8.388608 ns; element-wise (10,240 / 2 + 14,848 / 2) x 2 B = 25,088 B at 2e12 = 12.544 ns.
+  // Sum 51.341312 ns; one microbatch of 2,048 tokens: 105.146 us (stage 0: one layer, no logits).
+  auto backend = engine::make_backend("analytical", rail(32));
+  const IterationTimes t = iteration_times(j, identity(j.gpus()), rail(32), *backend, TrainOptions{});
+  const double layer_ns = 30.408704 + 8.388608 + 12.544;
+  EXPECT_NEAR(t.ops[0][0].fwd_compute.seconds(), 2048 * layer_ns * 1e-9, 1e-12);
+  // Backward: 2 x forward + the attention core again (selective recompute): 2 x 51.341312 + 8.388608 ns.
+  EXPECT_NEAR(t.ops[0][0].bwd_compute.seconds(), 2048 * (2 * layer_ns + 8.388608) * 1e-9, 1e-12);
+  // The last stage adds the logits' GEMM, 2 h V / t = 1,024,000 FLOPs per token at 0.5e15 = 2.048 ns.
+  EXPECT_NEAR(t.ops[1][0].fwd_compute.seconds(), 2048 * (layer_ns + 2.048) * 1e-9, 1e-12);
+  // With the attention efficiency unset and no element-wise kernels, the layer is FLOPs / (peak x 0.5): the core
+  // counted whole, (15,204,352 + 4sh / t = 4,194,304) / 0.5e15 = 38.797312 ns.
+  j.attention_efficiency = 0;
+  j.memory_bound_ops = false;
+  const IterationTimes u = iteration_times(j, identity(j.gpus()), rail(32), *backend, TrainOptions{});
+  EXPECT_NEAR(u.ops[0][0].fwd_compute.seconds(), 2048 * 38.797312e-9, 1e-12);
+}
+
 TEST(Training, ContextParallelExchangeIsExposedBeyondTheCore) {
   // tiny() with cp 2 on 2 GPUs of one server: a KV block is 2 b (s/c) h_kv e = 2 x 4 x 64 x 2 = 1,024 bytes; its
   // NVLink hop takes a few microseconds of latency, far longer than the block's attention core (4 b (s/c)^2 h =
