@@ -55,3 +55,15 @@ interop_test(interop_scenario_json_schema "\"$PY\" \"$SRC/tests/interop/check_sc
 # and the addresses, sessions and ASNs agree with the cabling plan, the NetBox set and RFC 7938's rules.
 interop_test(interop_config_plan "\"$PY\" \"$SRC/tests/interop/check_configplan.py\" \"$PODNET\" \"$SRC\" \"$OUT\"")
 set_tests_properties(interop_config_plan PROPERTIES TIMEOUT 900)  # one vtysh per file: 252 files, 93 s on 2 busy cores
+# Telemetry (--telemetry DIR): metrics.prom passes Prometheus's `promtool
+# check metrics` (Debian's prometheus) and metrics.om parses with the
+# Prometheus Python client's OpenMetrics parser (python3-prometheus-client),
+# with the same samples. On a packet-engine all-reduce with a hidden NIC PFC
+# storm (tests/interop/pfc_storm.yaml) the summary names the storming NIC;
+# without the fault it names none.
+find_program(PODNET_PROMTOOL NAMES promtool)
+if(NOT PODNET_PROMTOOL)
+  set(PODNET_PROMTOOL "promtool-not-found-install-prometheus")
+endif()
+interop_test(interop_telemetry_metrics
+  "\"$PODNET\" bench \"$SRC/tests/interop/pfc_storm.yaml\" --gpus 0-127:8 --min 1MiB --max 1MiB --telemetry \"$OUT/storm\" >/dev/null 2>\"$OUT/storm.err\"; \"$PY\" \"$SRC/tests/interop/check_metrics.py\" ${PODNET_PROMTOOL} \"$OUT/storm\" --stderr \"$OUT/storm.err\" --expect-storm gpu-node-001/nic0; \"$PODNET\" bench \"$SRC/tests/interop/pfc_storm.yaml\" --set 'faults=[]' --gpus 0-127:8 --min 1MiB --max 1MiB --telemetry \"$OUT/calm\" >/dev/null 2>\"$OUT/calm.err\"; \"$PY\" \"$SRC/tests/interop/check_metrics.py\" ${PODNET_PROMTOOL} \"$OUT/calm\" --stderr \"$OUT/calm.err\" --expect-no-storm")

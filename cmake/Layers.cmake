@@ -12,6 +12,7 @@ podnet_layer(workload podnet_collective podnet_engine)
 podnet_layer(cluster podnet_workload)
 podnet_layer(reliability podnet_engine)
 podnet_layer(diagnose podnet_routing podnet_workload)
+podnet_layer(telemetry podnet_engine)
 podnet_layer(scenario podnet_collective podnet_reliability podnet_cluster podnet_diagnose yaml-cpp)
 
 # Built-in example scenarios compiled into the binary.
@@ -26,7 +27,7 @@ target_sources(podnet_scenario PRIVATE ${CMAKE_BINARY_DIR}/generated/examples.cp
 
 # Studies run on a resolved scenario (scenario::Setup) and return typed
 # results; report renders them (DESIGN.md order: scenario -> study -> report -> cli).
-podnet_layer(study podnet_scenario yaml-cpp SQLite::SQLite3 Threads::Threads MPI::MPI_CXX)
+podnet_layer(study podnet_scenario podnet_telemetry yaml-cpp SQLite::SQLite3 Threads::Threads MPI::MPI_CXX)
 podnet_layer(report podnet_study nlohmann_json::nlohmann_json)
 
 # The dashboard's assets (web/*.html|js|css and Apache ECharts from

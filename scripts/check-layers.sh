@@ -7,7 +7,6 @@
 #   0 core  1 topology  2 routing  3 plan  4 engine, collective  5 workload
 #   6 cluster, reliability, diagnose, telemetry  7 scenario  8 study
 #   9 report  10 cli
-# (telemetry has no folder yet: ranked for when it does.)
 #
 # Checks:
 # 1. every `#include "<layer>/..."` of every file under src/<layer>/ (code and

@@ -12,6 +12,8 @@ packages=(
   libsqlite3-dev sqlite3 libopenmpi-dev openmpi-bin
   # the real consumers of podnet's exports, run by ctest (tests/interop/)
   python3 graphviz python3-networkx python3-jsonschema python3-yaml frr
+  # promtool (telemetry metrics lint) and the OpenMetrics parser of the Prometheus Python client
+  prometheus python3-prometheus-client
   # `podnet serve` (cpp-httplib) and its browser tests (headless Chromium)
   libcpp-httplib-dev chromium
 )

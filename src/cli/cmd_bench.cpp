@@ -24,6 +24,7 @@ struct BenchOptions {
   std::string gpus;
   std::string engine, routing, order, transport;
   std::string html;
+  std::string telemetry, telemetry_interval = "10us";
   int channels = 0, qps = 0, senders = 0;
   bool channels_given = false, qps_given = false, senders_given = false;
 };
@@ -49,6 +50,7 @@ int cmd_bench(Common c, const BenchOptions& b) {
   }
   req.op = collective::parse_op(b.op);
   req.sizes = bench_sizes(b.min_size, b.max_size, b.factor);
+  req.telemetry = telemetry_request(b.telemetry, b.telemetry_interval);
   std::string label;
   const scenario::Setup s = load_setup(c, "bench", label);
   if (!b.gpus.empty()) {
@@ -70,6 +72,7 @@ int cmd_bench(Common c, const BenchOptions& b) {
     open_out(b.html) << page;
     std::cerr << "podnet: wrote " << b.html << "\n";
   }
+  report_telemetry(r.telemetry, b.telemetry);
   return kExitOk;
 }
 
@@ -108,6 +111,7 @@ void add_bench_command(CLI::App& app, Action& action) {
   bench->add_option("-g,--gpus", b->gpus, "GPU ranks: 0-511, 0-4095:8 (stride), 0,8,16, combinations; default all");
   bench->add_option("--html", b->html, "also write a self-contained HTML report: busbw against size, the rows")
       ->type_name("FILE.html");
+  add_telemetry_options(bench, b->telemetry, b->telemetry_interval);
   bench->add_option("--engine", b->engine, "analytical | flow | packet (sets network.engine)");
   bench->add_option("--routing", b->routing,
                     "routing policy, e.g. ecmp, adaptive, spray, static (sets network.routing)");

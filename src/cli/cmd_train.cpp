@@ -31,6 +31,7 @@ struct TrainCliOptions {
   std::string simai_workload;
   std::string simai_topology;
   bool allow_oom = false;
+  std::string telemetry, telemetry_interval = "10us";
 };
 
 std::vector<int64_t> parse_dps(const std::string& text) {
@@ -74,6 +75,7 @@ int cmd_train(Common c, const TrainCliOptions& o) {
   req.sweep = o.sweep || !o.sweep_dp.empty() || !o.sweep_bw.empty();
   req.sweep_dps = parse_dps(o.sweep_dp);
   req.sweep_caps = parse_caps(o.sweep_bw);
+  req.telemetry = telemetry_request(o.telemetry, o.telemetry_interval);
   std::optional<std::ofstream> trace;  // opened first: a bad path fails before the run, not after
   if (!o.trace.empty()) trace = open_out(o.trace);
   std::optional<topology::Topology> fabric;
@@ -91,6 +93,7 @@ int cmd_train(Common c, const TrainCliOptions& o) {
     report::write_training_trace(t.result, *trace);
     std::cerr << "podnet: wrote trace " << o.trace << " (open in ui.perfetto.dev or chrome://tracing)\n";
   }
+  report_telemetry(t.telemetry, o.telemetry);
   return kExitOk;
 }
 
@@ -107,7 +110,8 @@ void add_train_command(CLI::App& app, Action& action) {
       ->type_name("FILE.json");
   cmd->add_option("--html", o->html, "also write a self-contained HTML report: the iteration breakdown, every figure")
       ->type_name("FILE.html");
-  cmd->add_option("--engine", o->engine, "analytical | flow (sets network.engine)");
+  cmd->add_option("--engine", o->engine, "analytical | flow | packet (sets network.engine)");
+  add_telemetry_options(cmd, o->telemetry, o->telemetry_interval);
   cmd->add_option("--placement", o->placement, "topology_aware | packed | random (sets placement.policy)");
   cmd->add_flag("--sweep", o->sweep,
                 "scaling-efficiency sweep: DP 1, 2, 4, ... up to the job's, at NIC caps as built, 50, 20, 10, 5 GB/s");

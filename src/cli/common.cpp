@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "scenario/estimate.hpp"
 #include "study/bench.hpp"
+#include "telemetry/export.hpp"
 
 namespace podnet::cli {
 void add_common(CLI::App* cmd, Common& c, bool scenario_required, const std::vector<std::string>& extra_formats) {
@@ -183,6 +184,52 @@ void emit(const Common& c, const scenario::Scenario& sc, const nlohmann::json& d
     std::cerr << fmt::format("podnet: wrote {0}/{1}.json, {0}/{1}.csv, {0}/{1}.txt{2}, {0}/scenario.resolved.yaml\n",
                              c.out_dir, stem, also);
   }
+}
+
+void report_telemetry(const study::TelemetryResult& t, const std::string& dir) {
+  if (!t.recorder) {
+    if (!dir.empty())
+      std::cerr << "podnet: --telemetry records the packet engine's ports and QPs and the flow engine's links; "
+                   "this run's engine records nothing (use --engine packet or flow)\n";
+    return;
+  }
+  telemetry::write_summary(*t.recorder, std::cerr);
+  for (const auto& s : t.storms) {
+    std::cerr << fmt::format("PFC storm: {} has paused {} for {:.3f} ms ({:.1f} % of the run, {} PAUSE frames); "
+                             "paused tree of {} port(s):\n",
+                             t.recorder->topology().nodes[s.nic].name,
+                             engine::dir_link_name(t.recorder->topology(), s.port), s.paused_s * 1e3, 100 * s.share,
+                             s.pause_frames, s.tree.size());
+    for (const auto& p : s.tree)
+      std::cerr << fmt::format("  depth {}: {} paused {:.3f} ms\n", p.depth,
+                               engine::dir_link_name(t.recorder->topology(), p.link), p.paused_s * 1e3);
+  }
+  if (dir.empty()) return;
+  const auto files = telemetry::write_dir(*t.recorder, dir);
+  std::cerr << "podnet: wrote telemetry to " << dir << "/ (";
+  for (size_t i = 0; i < files.size(); ++i) std::cerr << (i ? ", " : "") << files[i];
+  std::cerr << ")\n";
+}
+
+void add_telemetry_options(CLI::App* cmd, std::string& dir, std::string& interval) {
+  cmd->add_option("--telemetry", dir,
+                  "write telemetry into DIR: per-port counters and queue depth over time, per-QP FCT and rate "
+                  "(packet engine), link utilization over time (flow engine) as CSV, and metrics.prom / "
+                  "metrics.om (Prometheus / OpenMetrics text, node_exporter and SONiC exporter names)")
+      ->type_name("DIR");
+  cmd->add_option("--telemetry-interval", interval, "sampling interval of the packet engine's time series")
+      ->capture_default_str();
+}
+
+study::TelemetryRequest telemetry_request(const std::string& dir, const std::string& interval) {
+  study::TelemetryRequest r;
+  r.series = !dir.empty();
+  std::string expected;
+  Time t;
+  if (!parse_time(interval, t, expected) || t.ps <= 0)
+    throw InputError(fmt::format("--telemetry-interval {}: expected a time above 0 ({})", interval, expected));
+  r.sample_interval = t;
+  return r;
 }
 
 }  // namespace podnet::cli

@@ -45,6 +45,12 @@ std::function<void(int64_t, int64_t, Time)> progress_printer(std::string command
 // The hint for slow flow-engine runs (empty unless the engine is flow with an exact quantum).
 std::string flow_quantum_hint(const std::string& engine, const engine::NetworkOptions& o);
 std::ofstream open_out(const std::string& path);
+// A study's telemetry on stderr (telemetry/export.hpp: totals, worst ports,
+// PFC storms found), and its files in `dir` when given (--telemetry DIR).
+void report_telemetry(const study::TelemetryResult& t, const std::string& dir);
+// --telemetry DIR and --telemetry-interval on a command.
+void add_telemetry_options(CLI::App* cmd, std::string& dir, std::string& interval);
+study::TelemetryRequest telemetry_request(const std::string& dir, const std::string& interval);
 // Sizes as nccl-tests takes them (-b/-e): a number with B/KB/MB/GB/KiB/..., or K/M/G/T meaning powers of
 // 1024. InputError naming `option`.
 Bytes parse_size(const std::string& text, const char* option);

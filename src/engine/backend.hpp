@@ -74,6 +74,30 @@ struct RunReport {
   std::string failure;  // why
 };
 
+// One step of a link's load on the flow engine: from `at` on, directed link
+// `link` carries payload at `utilization` x its payload capacity (a step
+// function; recorded only when NetworkOptions::observe is set).
+struct LinkLoadStep {
+  Time at;
+  int32_t link = 0;  // routing::DirLink
+  double utilization = 0;
+};
+
+namespace packet {
+class PacketSim;
+}
+
+// What a run measured beyond its RunReport, handed to NetworkOptions::observe
+// at the end of every run (telemetry/ reads it): the packet engine's
+// simulation (ports, QPs, totals), or the flow engine's link-load steps.
+struct RunObservation {
+  const char* engine = "";
+  const RunReport* report = nullptr;
+  const packet::PacketSim* packet = nullptr;
+  const std::vector<LinkLoadStep>* link_steps = nullptr;
+  const std::vector<double>* link_capacity_bps = nullptr;  // payload capacity per directed link (flow engine)
+};
+
 class NetworkBackend {
  public:
   virtual ~NetworkBackend() = default;

@@ -11,6 +11,18 @@
 
 namespace podnet::engine {
 
+// A PFC storm (the scenario's `faults:` kind pfc_storm; packet engine
+// only, packet_sim.hpp §3): the receiving end of directed link `port` - a NIC
+// stuck in a PAUSE loop, as when its receive pipeline hangs - sends a PAUSE
+// frame about that link every half pause time from `start` until `end`, then
+// an XON. The port's data class is held throughout; what backs up behind it
+// pauses the switches upstream in turn (the paused tree).
+struct PauseStorm {
+  int32_t port = -1;  // routing::DirLink, the direction entering the storming NIC
+  Time start, end;
+  std::string what;  // as written, for messages
+};
+
 // Failures injected into a run (flow and packet engines).
 //
 // Model. A link going down loses its capacity at once in both directions:

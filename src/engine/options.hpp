@@ -16,6 +16,8 @@
 
 namespace podnet::engine {
 
+struct RunObservation;  // backend.hpp
+
 // Endpoint transport: per-packet header overhead and stack latency.
 struct Transport {
   std::string name = "rocev2";
@@ -54,6 +56,14 @@ struct NetworkOptions {
   std::function<void(int64_t, int64_t, Time)> progress;
   int64_t progress_every = 1024;
   FailureOptions failures;
+  // PFC storms (failures.hpp) the packet engine simulates; the other engines refuse them.
+  std::vector<PauseStorm> pause_storms;
+  // > 0: the packet engine samples every port's queue depth and every QP's
+  // rate at this interval (telemetry time series).
+  Time sample_interval;
+  // Called by the flow and packet engines at the end of every run() with what
+  // the run measured (backend.hpp: RunObservation), for telemetry; unset: nothing extra is recorded.
+  std::function<void(const RunObservation&)> observe;
 };
 
 }  // namespace podnet::engine

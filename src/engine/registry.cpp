@@ -35,6 +35,10 @@ const std::vector<EngineInfo>& engines() {
 std::unique_ptr<NetworkBackend> make_backend(std::string_view engine, const topology::Topology& topo,
                                              const NetworkOptions& options) {
   std::string names;
+  if (!options.pause_storms.empty() && engine != "packet")
+    throw InputError(fmt::format("faults: {} is a PFC storm, which only the packet engine simulates (PAUSE frames); "
+                                 "run with --engine packet (network.engine=packet), not '{}'",
+                                 options.pause_storms.front().what, engine));
   for (const auto& e : engines()) {
     if (engine == e.name) return e.make(topo, options);
     names += (names.empty() ? "" : ", ") + std::string(e.name);

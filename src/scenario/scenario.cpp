@@ -69,7 +69,7 @@ const std::vector<std::string>& random_failure_keys() {
 }
 const std::vector<std::string>& fault_keys() {
   static const std::vector<std::string> k = {"kind",    "link", "switch", "direction", "probability",
-                                             "latency", "at",   "period", "down"};
+                                             "latency", "at",   "period", "down",      "duration"};
   return k;
 }
 
@@ -296,12 +296,12 @@ class Loader {
       check_keys(e, path, fault_keys());
       FaultSpec f;
       f.line = line;
-      static const std::vector<std::string> kinds = {"drop", "corrupt", "degrade", "flap"};
+      static const std::vector<std::string> kinds = {"drop", "corrupt", "degrade", "flap", "pfc_storm"};
       f.kind = e["kind"] ? scalar_text(e["kind"]) : "";
       if (std::find(kinds.begin(), kinds.end(), f.kind) == kinds.end())
         fail(path + ".kind", line,
              fmt::format("'{}' is not a fault podnet hides: expected one of: {} (silent drop, corruption, added "
-                         "latency, a flapping link)",
+                         "latency, a flapping link, a NIC stuck sending PFC PAUSE)",
                          f.kind, join(kinds)));
       for (const char* k : {"link", "switch"}) {
         if (!e[k]) continue;
@@ -311,6 +311,10 @@ class Loader {
       }
       if (f.target_kind.empty()) fail(path, line, "expected link: \"SWITCH:PORT\" (or a NIC) or switch: NAME");
       if (f.kind == "flap" && f.target_kind != "link") fail(path + ".switch", line, "a flap is a link's");
+      if (f.kind == "pfc_storm" && f.target_kind != "link")
+        fail(path + ".switch", line, "a pfc_storm is sent by a NIC: name it as link: \"NODE/NIC\" (its one link)");
+      if (f.kind == "pfc_storm" && e["direction"])
+        fail(path + ".direction", line, "a pfc_storm pauses the direction entering the named end; it has no direction");
       if (e["direction"]) {
         f.direction = scalar_text(e["direction"]);
         if (f.target_kind != "link") fail(path + ".direction", line, "direction applies to a link");
@@ -342,6 +346,12 @@ class Loader {
       if (f.kind == "degrade") {
         time_key("latency", f.latency, true, "the one-way latency it adds (e.g. 50us)");
         if (f.latency.ps <= 0) fail(path + ".latency", line, "expected a latency above 0");
+      }
+      if (f.kind == "pfc_storm") {
+        time_key("duration", f.duration, true, "how long the NIC sends PAUSE frames (e.g. 2ms)");
+        if (f.duration.ps <= 0) fail(path + ".duration", line, "expected a duration above 0");
+      } else if (e["duration"]) {
+        fail(path + ".duration", line, fmt::format("a {} has no duration (pfc_storm has)", f.kind));
       }
       if (f.kind == "flap") {
         time_key("period", f.period, true, "how often the link goes down (e.g. 30s)");
@@ -759,6 +769,7 @@ std::vector<diagnose::Fault> Scenario::fault_list(const topology::Topology& t) c
   std::vector<diagnose::Fault> out;
   for (size_t i = 0; i < faults.size(); ++i) {
     const FaultSpec& f = faults[i];
+    if (f.kind == "pfc_storm") continue;  // pause_storms(): the packet engine's, not the probes'
     const std::string where_ = from_set.count("faults") ? fmt::format("--set faults[{}]", i)
                                                         : fmt::format("{}:{}: faults[{}]", source, f.line, i);
     diagnose::Fault x;
@@ -782,6 +793,24 @@ std::vector<diagnose::Fault> Scenario::fault_list(const topology::Topology& t) c
       x.what = fmt::format("{} link {} {}", f.kind, f.target, f.direction);
     }
     out.push_back(std::move(x));
+  }
+  return out;
+}
+
+std::vector<engine::PauseStorm> Scenario::pause_storms(const topology::Topology& t) const {
+  std::vector<engine::PauseStorm> out;
+  for (size_t i = 0; i < faults.size(); ++i) {
+    const FaultSpec& f = faults[i];
+    if (f.kind != "pfc_storm") continue;
+    const std::string where_ = from_set.count("faults") ? fmt::format("--set faults[{}]", i)
+                                                        : fmt::format("{}:{}: faults[{}]", source, f.line, i);
+    const auto [l, end] = find_link(t, f.target, where_);
+    engine::PauseStorm st;
+    st.port = routing::dir_link(l, end, t) ^ 1;  // the direction entering the named end
+    st.start = f.at;
+    st.end = Time(f.at.ps + f.duration.ps);
+    st.what = fmt::format("pfc_storm link {}", f.target);
+    out.push_back(std::move(st));
   }
   return out;
 }
@@ -850,10 +879,11 @@ std::string Scenario::resolved_yaml() const {
     out << "faults:\n";
     for (const auto& f : faults) {
       out << "  - {kind: " << f.kind << ", " << f.target_kind << ": " << yaml_value(f.target);
-      if (f.target_kind == "link") out << ", direction: " << f.direction;
+      if (f.target_kind == "link" && f.kind != "pfc_storm") out << ", direction: " << f.direction;
       if (f.kind == "drop" || f.kind == "corrupt") out << ", probability: " << format_number(f.probability, 12);
       if (f.kind == "degrade") out << ", latency: " << format_time(f.latency);
       if (f.kind == "flap") out << ", period: " << format_time(f.period) << ", down: " << format_time(f.down);
+      if (f.kind == "pfc_storm") out << ", duration: " << format_time(f.duration);
       if (f.at.ps > 0) out << ", at: " << format_time(f.at);
       out << "}\n";
     }

@@ -84,6 +84,7 @@ struct FailureSpec {
 //   - {kind: corrupt, switch: "pod00-spine-r0-00", probability: 0.001}      (every packet through it)
 //   - {kind: degrade, link: "...", latency: 50us}                            (one-way latency added)
 //   - {kind: flap, link: "...", period: 30s, down: 2s, at: 60s}
+//   - {kind: pfc_storm, link: "gpu-node-0003/nic0", at: 50us, duration: 2ms}  (that NIC sends PAUSE; packet engine)
 // A link is named by one end, as in `failures:`; direction tx (default) is
 // the direction leaving that end, rx the one entering it, both both. `at`
 // (default 0 s) is when the fault begins.
@@ -94,6 +95,7 @@ struct FaultSpec {
   std::string direction = "tx";
   double probability = 0;
   Time latency, at, period, down;
+  Time duration;  // pfc_storm: how long the NIC sends PAUSE
   int line = 0;
 };
 
@@ -104,6 +106,9 @@ class Scenario {
   // The faults resolved against a built topology (InputError with the
   // entry's line for a name that is not there).
   std::vector<diagnose::Fault> fault_list(const topology::Topology& t) const;
+  // The pfc_storm entries resolved against a built topology: PAUSE storms the
+  // packet engine simulates (engine/failures.hpp); fault_list() leaves them out.
+  std::vector<engine::PauseStorm> pause_storms(const topology::Topology& t) const;
   // The failures resolved against a built topology (InputError with the
   // entry's line for a name that is not there), sorted by time. Random
   // entries draw from the components of a job on `job_gpus` (empty: every

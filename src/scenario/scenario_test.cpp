@@ -452,5 +452,34 @@ TEST(Faults, BadEntriesNameFileLineAndKey) {
   }
 }
 
+// A pfc_storm names the NIC that sends PAUSE; it becomes a PauseStorm on the
+// direction entering that NIC (engine/failures.hpp), not a probe fault.
+TEST(Faults, PfcStormIsThePausedDirectionIntoTheNamedNic) {
+  const std::string text = std::string(kBase) +
+                           "faults:\n"
+                           "  - {kind: pfc_storm, link: \"gpu-node-001/nic0\", at: 20us, duration: 2ms}\n"
+                           "  - {kind: drop, link: \"gpu-node-000/nic0\", probability: 0.001}\n";
+  const Scenario sc = load_text(text, "t.yaml", "t");
+  const topology::Topology t = sc.build_topology();
+  EXPECT_EQ(sc.fault_list(t).size(), 1u);  // the drop only
+  const auto st = sc.pause_storms(t);
+  ASSERT_EQ(st.size(), 1u);
+  EXPECT_EQ(t.nodes[routing::dir_to(st[0].port, t)].name, "gpu-node-001/nic0");
+  EXPECT_EQ(st[0].start, Time::from_seconds(20e-6));
+  EXPECT_EQ(st[0].end, Time::from_seconds(20e-6 + 2e-3));
+  const Scenario back = load_text(sc.resolved_yaml(), "r.yaml", "t");
+  EXPECT_EQ(back.resolved_yaml(), sc.resolved_yaml());
+  const std::string base = std::string(kBase) + "faults:\n";  // entries on line 9
+  EXPECT_NE(error_of(base + "  - {kind: pfc_storm, link: \"gpu-node-001/nic0\"}\n")
+                .find("t.yaml:9: faults[0].duration: a pfc_storm needs duration"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "  - {kind: pfc_storm, switch: \"x\", duration: 1ms}\n")
+                .find("t.yaml:9: faults[0].switch: a pfc_storm is sent by a NIC"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "  - {kind: drop, link: \"a\", probability: 0.1, duration: 1ms}\n")
+                .find("t.yaml:9: faults[0].duration: a drop has no duration"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace podnet::scenario

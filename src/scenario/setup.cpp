@@ -41,6 +41,7 @@ Setup resolve(Scenario sc, std::optional<topology::Topology> fabric) {
     return 0;
   });
   s.faults = sc.fault_list(s.fabric);
+  s.network.pause_storms = sc.pause_storms(s.fabric);
   s.scenario = std::move(sc);
   return s;
 }

@@ -54,7 +54,11 @@ BenchResult bench(const scenario::Setup& s, const BenchRequest& r, const Progres
     scenario::estimate::check(e, fmt::format("bench {} over {} GPUs", collective::op_name(r.op), out.group.size()));
   };
   if (r.op == collective::Op::AllToAll) guard({n * (n - 1), 0});
-  auto backend = engine::make_backend(s.engine, topo, s.network);  // the fabric as built
+  // Telemetry observes the runs reported: the failure-free ones, or those with the failures.
+  out.telemetry.recorder = make_recorder(s, r.telemetry);
+  const engine::NetworkOptions observed = out.telemetry.recorder ? out.telemetry.recorder->instrument(s.network)
+                                                                 : s.network;
+  auto backend = engine::make_backend(s.engine, topo, failures ? s.network : observed);  // the fabric as built
   for (size_t k = 0; k < r.sizes.size(); ++k) {
     const Bytes bytes = r.sizes[k];
     const std::string what = thousands(bytes) + " B";
@@ -69,7 +73,7 @@ BenchResult bench(const scenario::Setup& s, const BenchRequest& r, const Progres
     if (failures) {
       // The failures on the same plan; random ones are drawn over this size's failure-free run.
       row.baseline = backend->run(plan);
-      FailingEngine f = with_failures(s, row.baseline->makespan, out.group);
+      FailingEngine f = with_failures(s, observed, row.baseline->makespan, out.group);
       row.scheduled = f.scheduled;
       row.run = f.backend->run(plan);
     } else {
@@ -96,6 +100,7 @@ BenchResult bench(const scenario::Setup& s, const BenchRequest& r, const Progres
     }
     if (progress.step) progress.step(k + 1, r.sizes.size(), what);
   }
+  if (out.telemetry.recorder) out.telemetry.storms = find_storms(*out.telemetry.recorder);
   return out;
 }
 

@@ -27,6 +27,7 @@ struct BenchRequest {
   std::string algo = "auto";
   collective::Group group;  // GPU ranks; empty = every GPU of the fabric
   std::vector<Bytes> sizes;
+  TelemetryRequest telemetry;
 };
 
 struct BenchRow {
@@ -51,6 +52,8 @@ struct BenchResult {
   // The first ring of the largest size's plan (rings only), with its label.
   std::optional<collective::RingStats> ring;
   std::string ring_label;
+  // Counters of every size's run (with the failures when there are any), and the PFC storms in them.
+  TelemetryResult telemetry;
 };
 
 // InputError for a bad group, algorithm or size.

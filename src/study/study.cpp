@@ -8,12 +8,30 @@
 namespace podnet::study {
 
 FailingEngine with_failures(const scenario::Setup& s, Time baseline, const std::vector<int32_t>& gpus) {
-  engine::NetworkOptions o = s.network;
+  return with_failures(s, s.network, baseline, gpus);
+}
+
+FailingEngine with_failures(const scenario::Setup& s, const engine::NetworkOptions& network, Time baseline,
+                            const std::vector<int32_t>& gpus) {
+  engine::NetworkOptions o = network;
   o.failures.events = s.scenario.failure_events(s.fabric, baseline, gpus);
   FailingEngine f;
   f.scheduled = o.failures.events.size();
   f.backend = engine::make_backend(s.engine, s.fabric, o);
   return f;
+}
+
+std::shared_ptr<telemetry::Recorder> make_recorder(const scenario::Setup& s, const TelemetryRequest& r) {
+  if (s.engine != "packet" && !(r.series && s.engine == "flow")) return nullptr;
+  telemetry::Options o;
+  if (r.series && s.engine == "packet") o.sample_interval = r.sample_interval;
+  return std::make_shared<telemetry::Recorder>(s.fabric, o);
+}
+
+std::vector<diagnose::PfcStorm> find_storms(const telemetry::Recorder& r) {
+  std::vector<diagnose::PortPause> p(r.ports().size());
+  for (size_t d = 0; d < p.size(); ++d) p[d] = {r.ports()[d].pause_rx, r.ports()[d].paused_s};
+  return diagnose::find_pfc_storms(r.topology(), p, r.observed_s());
 }
 
 void require_failure_engine(const scenario::Setup& s) {

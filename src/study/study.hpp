@@ -13,8 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "diagnose/pfc_storm.hpp"
 #include "engine/backend.hpp"
 #include "scenario/setup.hpp"
+#include "telemetry/recorder.hpp"
 
 namespace podnet::study {
 
@@ -35,6 +37,25 @@ struct FailingEngine {
   size_t scheduled = 0;
 };
 FailingEngine with_failures(const scenario::Setup& s, Time baseline, const std::vector<int32_t>& gpus);
+// The same on network options other than the Setup's (telemetry-instrumented ones).
+FailingEngine with_failures(const scenario::Setup& s, const engine::NetworkOptions& network, Time baseline,
+                            const std::vector<int32_t>& gpus);
+
+// Telemetry of a bench or train study (telemetry/recorder.hpp): recorded
+// on the packet engine always (the counters are kept anyway; the summary
+// needs them), on the flow engine when `series` is asked for.
+struct TelemetryRequest {
+  bool series = false;                      // time series too (--telemetry DIR)
+  Time sample_interval = Time(10'000'000);  // packet engine sampling when `series` (10 us)
+};
+struct TelemetryResult {
+  std::shared_ptr<telemetry::Recorder> recorder;  // null when nothing was recorded
+  std::vector<diagnose::PfcStorm> storms;         // found in the packet engine's counters (diagnose/pfc_storm.hpp)
+};
+// A recorder for the Setup's engine per the request, or null.
+std::shared_ptr<telemetry::Recorder> make_recorder(const scenario::Setup& s, const TelemetryRequest& r);
+// PFC storms in a recorder's counters.
+std::vector<diagnose::PfcStorm> find_storms(const telemetry::Recorder& r);
 
 // InputError unless the Setup's engine can inject failures (flow, packet);
 // checks the named failure targets against the fabric too. Called before

@@ -18,8 +18,14 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
   workload::TrainOptions topt;
   topt.collective = s.collective;
   topt.trace = r.trace;
-  auto backend = engine::make_backend(s.engine, topo, s.network);
   TrainStudy out;
+  out.telemetry.recorder = make_recorder(s, r.telemetry);
+  const engine::NetworkOptions observed = out.telemetry.recorder ? out.telemetry.recorder->instrument(s.network)
+                                                                 : s.network;
+  auto backend = engine::make_backend(s.engine, topo, failures ? s.network : observed);
+  const auto storms = [&] {
+    if (out.telemetry.recorder) out.telemetry.storms = find_storms(*out.telemetry.recorder);
+  };
   if (progress.run) progress.run("iteration");
   if (!r.simai_workload.empty()) {
     const workload::simai::Workload w = workload::simai::load_workload(r.simai_workload);
@@ -31,6 +37,7 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
         cluster::summarize(out.job, out.gpus, topo, topt.collective, cluster::policy_name(s.placement));
     out.imported_source = r.simai_workload;
     out.imported = im.traffic;
+    storms();
     return out;
   }
   out.job = s.job(!r.allow_oom);
@@ -38,7 +45,7 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
   if (failures) {
     // The same iteration (same placement and per-op times) with the scenario's failures injected by the
     // engine; random failures are drawn from the job's components over the failure-free iteration.
-    FailingEngine f = with_failures(s, out.result.iteration, out.gpus);
+    FailingEngine f = with_failures(s, observed, out.result.iteration, out.gpus);
     engine::RunReport slowed;
     out.failures = IterationWithFailures{out.result.iteration,
                                          workload::simulate_iteration(out.job, out.gpus, topo, *f.backend,
@@ -64,6 +71,7 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
                        [](const FailureCost& a, const FailureCost& b) { return a.recovered > b.recovered; });
     }
   }
+  storms();
   out.reliability = training_reliability(s, out.gpus, out.result.days_to_train);
   if (progress.step) progress.step(1, 1, "iteration");
 

@@ -34,6 +34,7 @@ struct TrainRequest {
   bool sweep = false;
   std::vector<int64_t> sweep_dps;
   std::vector<double> sweep_caps;
+  TelemetryRequest telemetry;  // of the iteration (with the failures when there are any), not of the sweep
 };
 
 // What one injected failure costs: the iteration with every failure, minus
@@ -69,6 +70,7 @@ struct TrainStudy {
   std::vector<workload::simai::GroupTraffic> imported;
   bool swept = false;
   std::vector<cluster::SweepPoint> sweep;
+  TelemetryResult telemetry;
 };
 
 TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress& progress = {});

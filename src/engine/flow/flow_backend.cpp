@@ -40,6 +40,7 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
     return fmt::format("transfer {}{}{} flow {}", r.transfer, label.empty() ? "" : " ", label, r.index);
   };
   so.link_name = [&](LinkId l) { return dir_link_name(topo_, static_cast<routing::DirLink>(l)); };
+  so.record_link_steps = static_cast<bool>(options_.observe);
   FlowSim sim(so);
   const int32_t dir_links = routing::dir_link_count(topo_);
   for (int32_t d = 0; d < dir_links; ++d) sim.add_link(Bandwidth(compiler.payload_capacity_bps(d)));
@@ -181,6 +182,19 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
   report.by_class =
       class_loads(topo_, bytes, report.makespan, [&](routing::DirLink d) { return compiler.payload_capacity_bps(d); });
   report.solves = sim.stats().solves;
+  if (options_.observe) {
+    std::vector<LinkLoadStep> steps;
+    steps.reserve(sim.link_steps().size());
+    for (const auto& st : sim.link_steps()) steps.push_back({st.at, static_cast<int32_t>(st.link), st.utilization});
+    std::vector<double> cap(dir_links);
+    for (int32_t d = 0; d < dir_links; ++d) cap[d] = compiler.payload_capacity_bps(d);
+    RunObservation o;
+    o.engine = name();
+    o.report = &report;
+    o.link_steps = &steps;
+    o.link_capacity_bps = &cap;
+    options_.observe(o);
+  }
   return report;
 }
 

@@ -205,8 +205,11 @@ void FlowSim::resolve() {
   for (LinkId l : solver_.solved_links()) {
     LinkRec& L = links_[l];
     settle_link(L);
-    L.load = solver_.link_load_bps(l);
-    L.cap = solver_.capacity(l).bps;
+    const double load = solver_.link_load_bps(l), cap = solver_.capacity(l).bps;
+    if (options_.record_link_steps && (load != L.load || cap != L.cap))
+      link_steps_.push_back({now_, l, cap > 0 ? load / cap : 0.0});
+    L.load = load;
+    L.cap = cap;
     if (L.cap > 0) L.peak = std::max(L.peak, L.load / L.cap);
   }
   for (FlowId f : solver_.solved_flows()) {

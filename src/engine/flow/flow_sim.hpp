@@ -131,6 +131,9 @@ struct FlowSimOptions {
   // a link by its id. Without them, tags and ids are printed.
   std::function<std::string(uint64_t tag)> flow_name;
   std::function<std::string(LinkId link)> link_name;
+  // Record every change of a link's load (link_steps()): telemetry's
+  // utilization over time. Off: nothing is recorded.
+  bool record_link_steps = false;
 };
 
 class FlowSim {
@@ -198,6 +201,14 @@ class FlowSim {
   // its path that have zero capacity; empty when nothing is stalled.
   std::string stuck_report(size_t max = 5) const;
   LinkStats link_stats(LinkId l) const;
+  // (time, link, load / capacity) at every change of a link's load, in time
+  // order (FlowSimOptions::record_link_steps).
+  struct LinkStep {
+    Time at;
+    LinkId link;
+    double utilization;
+  };
+  const std::vector<LinkStep>& link_steps() const { return link_steps_; }
   double link_load_bps(LinkId l) const { return links_[l].load; }
   const SimStats& stats() const { return stats_; }
   const MaxMinSolver& solver() const { return solver_; }
@@ -246,6 +257,7 @@ class FlowSim {
   EventQueue queue_;
   std::vector<FlowRec> flows_;
   std::vector<LinkRec> links_;
+  std::vector<LinkStep> link_steps_;
   std::vector<Completion> completions_;
   std::vector<FlowId> release_;  // completed last step: removed from the solver at the next step
   Time now_;

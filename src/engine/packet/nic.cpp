@@ -11,7 +11,7 @@ namespace podnet::engine::packet {
 using routing::DirLink;
 using routing::PathPart;
 
-Nic::Nic(const PacketOptions& opt, const Config& c, const cc::CongestionControl& cc, const Ports& ports,
+Nic::Nic(const PacketOptions& opt, const Config& c, const cc::CongestionControl& cc, Ports& ports,
          const NextHops* next_hops, EventWheel& events, SimStats& stats)
     : opt_(opt),
       c_(c),
@@ -219,6 +219,7 @@ Packet Nic::make_data_packet(uint32_t qi, DirLink p, int64_t now) {
   if (psn < q.max_sent) {
     ++stats_.retransmits;
     ++records[qi].retransmits;
+    ++ports_.stats_of[p].retransmits;
   } else {
     q.max_sent = psn + 1;
   }
@@ -413,6 +414,8 @@ bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
       const uint64_t bit = 1ULL << (psn & 63);
       if (w & bit) return dup();
       w |= bit;
+      ++records[qi].out_of_order;
+      ++ports_.stats_of[k.in_port].out_of_order;
       if (++q.ooo == 1) q.ooo_since = now;
       stats_.max_reorder_packets = std::max(stats_.max_reorder_packets, q.ooo);
       if (c_.data_cls == kLossy && !q.nack_sent &&
@@ -442,6 +445,8 @@ bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
     }
   } else {
     if (psn != q.rcv_nxt) {  // a hole: go-back-N discards what follows it
+      ++records[qi].out_of_order;
+      ++ports_.stats_of[k.in_port].out_of_order;
       if (!q.nack_sent) {
         q.nack_sent = true;
         ctrl(qi, kNack, q.rcv_nxt);

@@ -109,7 +109,7 @@ class Nic {
     Packet k;
   };
 
-  Nic(const PacketOptions& opt, const Config& c, const cc::CongestionControl& cc, const Ports& ports,
+  Nic(const PacketOptions& opt, const Config& c, const cc::CongestionControl& cc, Ports& ports,
       const NextHops* next_hops, EventWheel& events, SimStats& stats);
 
   // ---- streams (packet_sim.hpp: add_stream)
@@ -224,7 +224,7 @@ class Nic {
   Config c_;
   const cc::CongestionControl& cc_;
   cc::Traits traits_;  // a copy: read per packet
-  const Ports& ports_;
+  Ports& ports_;       // reads rates; counts retransmissions and out-of-order arrivals per port
   const NextHops* next_hops_;
   EventWheel& events_;
   SimStats& stats_;

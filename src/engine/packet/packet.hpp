@@ -25,7 +25,8 @@ enum EventKind : uint32_t {
   kDone,
   kTimer,
   kSample,
-  kProgress  // a watched byte of a stream delivered (packet_sim.hpp: watch)
+  kProgress,  // a watched byte of a stream delivered (packet_sim.hpp: watch)
+  kStorm
 };
 enum Cls : uint8_t { kCtrl = 0, kLossless = 1, kLossy = 2 };
 enum PktType : uint8_t { kData = 0, kAck = 1, kNack = 2, kCnp = 3 };

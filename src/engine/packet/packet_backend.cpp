@@ -19,6 +19,11 @@ PacketOptions default_packet_options(const NetworkOptions& options) {
   p.cc = options.cc != "auto" ? options.cc : options.transport.name == "infiniband" ? "infiniband" : "dcqcn_nic";
   p.pfc = options.pfc;
   p.buffer_bytes = options.switch_buffer;
+  if (options.sample_interval.ps > 0) {
+    p.sample_interval = options.sample_interval;
+    p.sample_all_ports = true;
+    p.sample_streams = true;
+  }
   return p;
 }
 
@@ -228,6 +233,13 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
                                  [&](routing::DirLink d) { return sim.payload_capacity_bps(d); });
   report.by_class =
       class_loads(topo_, bytes, report.makespan, [&](routing::DirLink d) { return sim.payload_capacity_bps(d); });
+  if (options_.observe) {
+    RunObservation o;
+    o.engine = name();
+    o.report = &report;
+    o.packet = &sim;
+    options_.observe(o);
+  }
   return report;
 }
 

@@ -43,8 +43,9 @@ struct PacketOptions {
   Time util_window = Time(20'000'000);  // window of the peak-utilization measurement (20 us)
   Time sample_interval;                 // > 0: sample queue depth of `sample_ports` every interval
   std::vector<int32_t> sample_ports;    // directed links to sample
-  bool sample_streams = false;          // also sample every stream's delivered bytes and DCQCN rate
-  int32_t window_packets = 0;           // > 0: at most this many unacknowledged packets per QP
+  bool sample_all_ports = false;  // sample every directed link, each only while its queue is (or was last) non-empty
+  bool sample_streams = false;    // also sample every stream's delivered bytes and DCQCN rate
+  int32_t window_packets = 0;     // > 0: at most this many unacknowledged packets per QP
 };
 
 }  // namespace podnet::engine::packet

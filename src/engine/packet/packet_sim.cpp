@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <optional>
 
 #include <fmt/format.h>
@@ -61,6 +62,7 @@ struct PacketSim::Impl {
   int64_t now = 0;
   std::vector<QueueSample> samples;
   std::vector<StreamSample> stream_samples;
+  std::vector<char> sampled_busy;  // sample_all_ports: the port's last sample was non-empty
   bool sampling = false;
   int64_t last_tx = 0;  // last data packet put on a wire
   int64_t deadlock_window = 0;
@@ -74,6 +76,10 @@ struct PacketSim::Impl {
   std::vector<char> dead;           // per directed link: the port sends nothing, packets sent to it are lost
   std::vector<int64_t> drop_until;  // per directed link: arrivals until then were on the wire when it died
   std::vector<double> cap;          // payload capacity in force
+  // PFC storms (NetworkOptions::pause_storms)
+  std::vector<PauseStorm> storms;
+  int64_t storm_until = -1;  // the last storm's end: no deadlock is declared before it
+  void storm_frame(DirLink d, bool on);
 
   bool switch_like(NodeId n) const {
     const NodeKind k = topo.nodes[n].kind;
@@ -186,6 +192,22 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   nc.rto = rto;
   nic.emplace(opt, nc, *cc, *ports, next_hops.get(), events, stats);
 
+  storms = net.pause_storms;
+  for (size_t i = 0; i < storms.size(); ++i) {
+    const PauseStorm& st = storms[i];
+    if (st.port < 0 || st.port >= D)
+      throw InputError(fmt::format("packet engine: PFC storm port {} out of range", st.port));
+    if (st.end.ps <= st.start.ps)
+      throw InputError(fmt::format("packet engine: PFC storm {} ends before it starts", st.what));
+    events.push(st.start, kStorm, static_cast<uint64_t>(st.port), i);
+    storm_until = std::max(storm_until, st.end.ps);
+  }
+
+  if (opt.sample_all_ports) {
+    opt.sample_ports.resize(D);
+    std::iota(opt.sample_ports.begin(), opt.sample_ports.end(), 0);
+    sampled_busy.assign(D, 0);
+  }
   if (opt.sample_interval.ps > 0 && (!opt.sample_ports.empty() || opt.sample_streams)) {
     for (int32_t p : opt.sample_ports)
       if (p < 0 || p >= D) throw InputError(fmt::format("packet engine: sample port {} out of range", p));
@@ -277,15 +299,36 @@ void PacketSim::Impl::run(const std::function<void(const SimEvent&)>& on_event, 
         break;
       }
       case kSample:
-        for (int32_t p : opt.sample_ports) samples.push_back({Time(now), p, ports->state[p].qbytes});
+        for (int32_t p : opt.sample_ports) {
+          const int64_t q = ports->state[p].qbytes;
+          if (opt.sample_all_ports) {  // sparse: a port's rows run from its first non-empty sample to the empty one
+                                       // after
+            if (q == 0 && !sampled_busy[p]) continue;
+            sampled_busy[p] = q > 0;
+          }
+          samples.push_back({Time(now), p, q});
+        }
         if (opt.sample_streams)
           for (size_t i = 0; i < nic->qps.size(); ++i) {
             const Qp& q = nic->qps[i];
+            // every port sampled (telemetry): only the QPs under way
+            if (opt.sample_all_ports && (q.rx_done || now < nic->records[i].first_send.ps)) continue;
             const Bytes got = std::min<Bytes>(nic->records[i].bytes, static_cast<Bytes>(q.rcv_nxt) * mtu);
             stream_samples.push_back({Time(now), static_cast<int32_t>(i), got, q.cc.rate});
           }
-        if (!events.empty() && nic->open_streams > 0) events.push(Time(now + opt.sample_interval.ps), kSample);
+        // Telemetry samples on while anything is left to happen (streams may start after compute delays).
+        if (!events.empty() && (nic->open_streams > 0 || opt.sample_all_ports))
+          events.push(Time(now + opt.sample_interval.ps), kSample);
         break;
+      case kStorm: {
+        // A storming NIC (§3): PAUSE every half pause time until the storm's end, then XON.
+        const auto d = static_cast<DirLink>(e.a);
+        const PauseStorm& st = storms[e.b];
+        const bool on = now < st.end.ps;
+        storm_frame(d, on);
+        if (on) events.push(Time(std::min(st.end.ps, now + ports->info[d].quanta_ps / 2)), kStorm, e.a, e.b);
+        break;
+      }
       default: throw Error("packet engine: internal: unknown event");
     }
   }
@@ -300,7 +343,8 @@ void PacketSim::Impl::finish_run() {
 void PacketSim::Impl::check_deadlock() {
   // Pause refreshes and RTOs are all that keep a deadlocked run going: a
   // cyclic buffer dependency under PFC stops every packet for good.
-  if (nic->open_streams == 0 || ports->paused_ports == 0 || now - last_tx <= deadlock_window) return;
+  if (nic->open_streams == 0 || ports->paused_ports == 0 || now - last_tx <= deadlock_window || now < storm_until)
+    return;
   throw Error(fmt::format(
       "packet engine: PFC deadlock at {}: no data packet has moved for {} while {} stream(s) wait and {} port(s) "
       "are paused (a cyclic buffer dependency); use routing without cycles, a lossy data class (pfc off), or "
@@ -342,6 +386,7 @@ void PacketSim::Impl::transmit(DirLink p, Packet k) {
   s.busy_until = now + ser;
   ++st.packets;
   st.wire_bytes += static_cast<double>(bytes);
+  if (k.type == kCnp) ++st.cnp_packets;
   if (k.type == kData) {
     ports->count_data(p, k.raw, now, opt.util_window.ps, cap[p]);
     last_tx = now;
@@ -380,6 +425,12 @@ void PacketSim::Impl::on_arrive(Packet k) {
   if (links_failed && now <= drop_until[p]) {  // it was on the wire when the link died
     if (k.type == kData && k.cls == kLossless && ports->state[p].credit_limited) ports->state[p].credits += k.wire;
     return lose(p, k);
+  }
+  {
+    const PortHot& I = ports->hot[p];
+    PortStats& st = ports->stats_of[p];
+    ++st.rx_packets;
+    st.rx_bytes += static_cast<double>(I.net ? k.wire : (k.type == kData ? k.raw : ctrl_raw));
   }
   const NodeId n = ports->hot[p].to;
   const uint32_t qi = k.qp;
@@ -483,6 +534,20 @@ void PacketSim::Impl::send_pause(DirLink in, bool on) {
     ++ports->stats_of[in].pause_tx;
     ++stats.pause_frames;
     events.push(Time(now + I.quanta_ps / 2), kPauseRefresh, static_cast<uint64_t>(in), 0, g.stamp);
+  }
+}
+
+// A frame of a PFC storm: sent by the receiving end of d (a NIC, which sends
+// nothing else), it reaches d's egress as a switch's PAUSE does (send_pause).
+void PacketSim::Impl::storm_frame(DirLink d, bool on) {
+  if (links_failed && dead[d]) return;
+  const DirLink rev = d ^ 1;
+  const int64_t wait = std::max<int64_t>(0, ports->state[rev].busy_until - now);
+  events.push(Time(now + wait + ser_ps(84, ports->hot[rev].bps) + ports->info[d].latency), kPause,
+              static_cast<uint64_t>(d), on ? 1 : 0);
+  if (on) {
+    ++ports->stats_of[d].pause_tx;
+    ++stats.pause_frames;
   }
 }
 

@@ -43,7 +43,15 @@
 //   at 100G); while congested the switch refreshes the PAUSE every half pause
 //   time; XON (zero quanta) resumes at once. Counters per port: PAUSE frames
 //   sent (by the receiving end of d, about d) and received (by d's egress),
-//   time paused.
+//   time paused. A PFC storm (NetworkOptions::pause_storms, failures.hpp):
+//   the NIC at the receiving end of d sends a PAUSE about d every half pause
+//   time over [start, end), each one timed as a switch's, then an XON; no
+//   deadlock is declared before the last storm ends.
+//   Telemetry beyond these (PortStats): packets and bytes received at the far
+//   end, CNPs sent, retransmissions (at the source NIC's port), out-of-order
+//   arrivals (at the destination's last link), drops by buffer admission
+//   (`drops`) and by failed links (`lost`), and the time spent at each queue
+//   depth (depth_histogram.hpp).
 //
 // 4. ECN (port.hpp): marking at dequeue on a switch's egress queue with the
 //   RED band of the congestion control in force (cc::Traits).
@@ -133,7 +141,8 @@
 //   the repair, so a convergence of seconds is simulated packet by packet.
 //
 // Limitations: one data priority in use per run; no cut-through; PFC only
-// at switches (not NICs, NVSwitches or torus chips); no virtual channels;
+// at switches (not NICs, NVSwitches or torus chips; a NIC sends PAUSE only in
+// a PFC storm); no virtual channels;
 // control packets are lost only to failed links (never to buffers); a QP's
 // control packets return along its path reversed.
 #pragma once
@@ -182,9 +191,14 @@ struct StreamSpec {
 struct PortStats {
   uint64_t packets = 0;  // all packets sent
   uint64_t data_packets = 0;
-  double payload_bytes = 0;  // data payload sent
-  double wire_bytes = 0;     // everything on the wire
-  uint64_t drops = 0;        // data packets dropped before joining this port's queue
+  double payload_bytes = 0;   // data payload sent
+  double wire_bytes = 0;      // everything on the wire
+  uint64_t rx_packets = 0;    // packets that arrived at the far end of this link (not lost on the wire)
+  double rx_bytes = 0;        // their bytes on the wire
+  uint64_t cnp_packets = 0;   // CNPs sent on this link
+  uint64_t retransmits = 0;   // data packets sent again on this link by their QP (go-back-N; source NIC port)
+  uint64_t out_of_order = 0;  // data packets that arrived over this link at their destination beyond a hole
+  uint64_t drops = 0;         // data packets dropped before joining this port's queue (buffer admission)
   uint64_t ecn_marks = 0;
   uint64_t pause_rx = 0;        // PAUSE (XOFF) frames received by this egress port
   uint64_t pause_tx = 0;        // PAUSE frames sent upstream about this link (by its receiving end)
@@ -193,6 +207,9 @@ struct PortStats {
   Bytes max_queue = 0;          // peak data bytes queued
   double queue_byte_ps = 0;     // integral of data bytes queued over time
   double peak_utilization = 0;  // peak payload rate / payload capacity over util_window
+  // Time (ps) spent with the data bytes queued in each depth bucket
+  // (depth_histogram.hpp; the empty queue's time is the rest of the run).
+  std::vector<double> queue_hist;
 };
 
 struct StreamRecord {
@@ -205,8 +222,9 @@ struct StreamRecord {
   uint32_t packets = 0;
   uint32_t retransmits = 0;
   uint32_t timeouts = 0;
-  uint32_t nacks = 0;  // NACKs the sender received
-  uint32_t cnps = 0;   // CNPs the sender received
+  uint32_t nacks = 0;         // NACKs the sender received
+  uint32_t cnps = 0;          // CNPs the sender received
+  uint32_t out_of_order = 0;  // data packets that reached the receiver beyond a hole
   double final_rate_bps = 0;
 };
 

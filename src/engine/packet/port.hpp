@@ -22,7 +22,8 @@
 // - PFC state of the receiving side: PAUSE holds the data class for 65535
 //   quanta x 512 bit / C, XON resumes at once; time paused is counted.
 // - Telemetry: packets, bytes, drops, marks, PAUSE frames, the time-integral
-//   and peak of data bytes queued, peak utilization over util_window.
+//   and peak of data bytes queued, the time spent at each depth
+//   (depth_histogram.hpp: quantiles), peak utilization over util_window.
 // Ports own this state; the simulation core moves packets between them.
 #pragma once
 
@@ -33,6 +34,7 @@
 
 #include "core/rng.hpp"
 #include "engine/packet/cc/congestion_control.hpp"
+#include "engine/packet/depth_histogram.hpp"
 #include "engine/packet/packet.hpp"
 #include "engine/packet/packet_sim.hpp"
 #include "routing/route.hpp"
@@ -237,7 +239,9 @@ class Ports {
     for (size_t p = 0; p < state.size(); ++p) {
       PortState& s = state[p];
       PortStats& st = stats_of[p];
-      st.queue_byte_ps += static_cast<double>(s.qbytes) * static_cast<double>(now - s.q_last);
+      const double dt = static_cast<double>(now - s.q_last);
+      st.queue_byte_ps += static_cast<double>(s.qbytes) * dt;
+      depth::add(st.queue_hist, s.qbytes, dt);
       s.q_last = now;
       if (s.paused) {
         const int64_t end = std::min(now, s.pause_until);
@@ -256,7 +260,9 @@ class Ports {
   void touch_queue(routing::DirLink p, int64_t delta, int64_t now) {
     PortState& s = state[p];
     PortStats& st = stats_of[p];
-    st.queue_byte_ps += static_cast<double>(s.qbytes) * static_cast<double>(now - s.q_last);
+    const double dt = static_cast<double>(now - s.q_last);
+    st.queue_byte_ps += static_cast<double>(s.qbytes) * dt;
+    depth::add(st.queue_hist, s.qbytes, dt);
     s.q_last = now;
     s.qbytes += delta;
     if (s.qbytes > st.max_queue) st.max_queue = s.qbytes;
