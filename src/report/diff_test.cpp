@@ -47,7 +47,9 @@ TEST(Diff, ChangedFieldsAndTheIterationSplitOverItsBreakdown) {
   EXPECT_DOUBLE_EQ(at["by_breakdown_ms"]["compute"].get<double>(), 0.0);
   // 5 + 15 + 0 = 20: the parts add up to the change.
   for (const auto& c : s["changed"])
-    if (c["field"] == "breakdown_ms.bubble") EXPECT_DOUBLE_EQ(c["ratio"].get<double>(), 1.5);  // 45 / 30
+    if (c["field"] == "breakdown_ms.bubble") {
+      EXPECT_DOUBLE_EQ(c["ratio"].get<double>(), 1.5);  // 45 / 30
+    }
   std::ostringstream out;
   write_diff_table(d, out);
   EXPECT_NE(out.str().find("iteration time +20 ms: bubble +15 ms, tp +5 ms"), std::string::npos) << out.str();

@@ -102,7 +102,9 @@ TEST(Telemetry, PfcStormPauseFramesAndTimeAreClosedForm) {
   EXPECT_EQ(p.pause_rx, 6u);
   // Every other port is untouched.
   for (const auto& c : r.ports())
-    if (c.link != h.down) EXPECT_EQ(c.pause_rx, 0u);
+    if (c.link != h.down) {
+      EXPECT_EQ(c.pause_rx, 0u);
+    }
 }
 
 TEST(Telemetry, IncastPauseTimeIsBracketedByTheClosedForm) {
