@@ -184,29 +184,10 @@ int main(int argc, char** argv) {
   std::printf("(each case in its own process; wall/CPU in seconds, peak RSS of that process in MiB)\n\n");
   std::printf("%-30s %8s %8s %8s %9s %9s %9s   %12s %9s\n", "case", "build", "plan", "engine", "wall", "cpu",
               "peak MiB", "sim time us", "busbw");
-  int missed = 0;
-  for (const Case& c : cases) {
-    if (quick && c.gpus > 16384) continue;
-    std::fflush(stdout);  // or the child inherits (and prints again) what is buffered
-    const pid_t pid = fork();
-    if (pid < 0) {
-      std::perror("fork");
-      return 2;
-    }
-    if (pid == 0) {
-      int rc = 2;
-      try {
-        rc = run_case(c);
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "%s: %s\n", c.name, e.what());
-      }
-      std::fflush(stdout);
-      _exit(rc);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++missed;
-  }
+  std::vector<Case> run;
+  for (const Case& c : cases)
+    if (!quick || c.gpus <= 16384) run.push_back(c);
+  const int missed = fork_each(run, run_case);
   std::printf("\n%s\n", missed ? "some targets missed (or a case failed)" : "all targets met");
   return 0;  // a benchmark reports; it does not fail the build
 }

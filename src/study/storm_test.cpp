@@ -11,12 +11,14 @@
 #include "routing/router.hpp"
 #include "study/study.hpp"
 #include "telemetry/recorder.hpp"
+#include "telemetry/test_util.hpp"
 
 namespace podnet::study {
 namespace {
 
 using namespace engine::packet;
 using namespace engine::packet::testing;
+using telemetry::testing::record;
 
 // The directed links between GPU rank g's NIC and its leaf (one NIC per server).
 struct HostLinks {
@@ -37,19 +39,6 @@ HostLinks host_links(const topology::Topology& t, int32_t gpu) {
     }
   }
   return h;
-}
-
-telemetry::Recorder record(const topology::Topology& t, PacketSim& sim) {
-  run(sim);
-  telemetry::Recorder r(t);
-  engine::RunReport rep;  // the run's length: its last stream's finish, as the backend reports it
-  for (const auto& q : sim.streams()) rep.makespan = std::max(rep.makespan, q.finish);
-  engine::RunObservation o;
-  o.engine = "packet";
-  o.report = &rep;
-  o.packet = &sim;
-  r.observe(o);
-  return r;
 }
 
 TEST(PfcStorm, FoundWithItsSourceAndTreeInAFabricBuiltToHaveOne) {

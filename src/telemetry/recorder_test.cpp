@@ -14,12 +14,14 @@
 #include "routing/route.hpp"
 #include "telemetry/export.hpp"
 #include "telemetry/metrics.hpp"
+#include "telemetry/test_util.hpp"
 
 namespace podnet::telemetry {
 namespace {
 
 using namespace engine::packet;
 using namespace engine::packet::testing;
+using testing::record;
 
 // The NIC of GPU rank g and the directed links between it and its leaf.
 struct HostLinks {
@@ -36,20 +38,6 @@ HostLinks host_links(const topology::Topology& t, int32_t gpu) {
     }
   }
   return h;
-}
-
-// Runs `sim` and feeds it to a recorder as the packet backend would.
-Recorder record(const topology::Topology& t, PacketSim& sim) {
-  run(sim);
-  Recorder r(t);
-  engine::RunReport rep;  // the run's length: its last stream's finish, as the backend reports it
-  for (const auto& q : sim.streams()) rep.makespan = std::max(rep.makespan, q.finish);
-  engine::RunObservation o;
-  o.engine = "packet";
-  o.report = &rep;
-  o.packet = &sim;
-  r.observe(o);
-  return r;
 }
 
 TEST(DepthHistogram, BucketsAreLogLinearAndInvert) {
