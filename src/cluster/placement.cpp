@@ -84,7 +84,10 @@ std::vector<int32_t> topology_aware(const workload::Job& job, const topology::To
   std::vector<int64_t> seq;
   seq.reserve(n);
   size_t block = 0;
-  if (dp_heavy) {
+  if (job.pipeline_inner) {  // the job's own order keeps each pipeline contiguous: blocks of one pipeline
+    for (int64_t r = 0; r < job.gpus(); ++r) seq.push_back(r);
+    block = static_cast<size_t>(job.tp * job.cp * job.pp);
+  } else if (dp_heavy) {
     for (int64_t r = 0; r < job.gpus(); ++r) seq.push_back(r);
     block = static_cast<size_t>(job.tp * job.replicas());
   } else {

@@ -3,7 +3,8 @@
 //
 // Job ranks follow Megatron's order (workload/job.hpp): rank = tp + t (dp +
 // d pp), so one pipeline stage's t d ranks (every DP group of the stage) are
-// contiguous, and the t ranks of a TP group are consecutive.
+// contiguous, and the t ranks of a TP group are consecutive (unless the job
+// sets rank_order: tp-cp-pp-dp, which makes each pipeline contiguous).
 //
 // Policies (registered by name, scenario key `placement.policy`):
 // - packed: rank r on GPU r (the first t p d GPUs of the fabric, in the
@@ -27,6 +28,8 @@
 //       the lowest group), so blocks never straddle a group boundary when
 //       they need not; a block larger than a group takes whole free groups,
 //       of one pod when it can; leftovers fill the remaining GPUs in order.
+//     * a job with `rank_order: tp-cp-pp-dp` is already laid out pipeline by
+//       pipeline: its ranks go in order, a block is one pipeline's t c p ranks.
 //   Consecutive blocks (consecutive pipeline stages) land in the same pod
 //   when they can, so PP p2p avoids the super-spine.
 //

@@ -83,6 +83,27 @@ TEST(Placement, TopologyAwareKeepsStagesInsideGroups) {
   for (size_t r = 0; r < ta.size(); r += 8) EXPECT_EQ(server_of(t, ta[r + 7]), server_of(t, ta[r]));
 }
 
+TEST(Placement, PipelineInnerRankOrderKeepsPipelinesInsideGroups) {
+  // The same TP8 PP2 DP48 job laid out tp-cp-pp-dp (Llama 3's [TP, CP, PP, DP]): a pipeline is t p = 16
+  // consecutive ranks (2 servers), 32 pipelines fill group 0's 512 GPUs and the other 16 go to group 1.
+  // Every PP edge then stays inside its group (PP bytes cross the spine: 0), and the DP rings (one GPU per
+  // pipeline) join the two groups: 2 of each ring's 48 hops cross.
+  const auto& t = rail(1024);
+  workload::Job j = job(8, 2, 48);
+  j.pipeline_inner = true;
+  const auto ta = place(j, t, Policy::TopologyAware, 1);
+  const auto s = summarize(j, ta, t, collective::Options{}, "topology_aware");
+  EXPECT_EQ(s.pp_cross_group_bytes, 0.0);
+  EXPECT_GT(s.pp_bytes, 0.0);
+  EXPECT_GT(s.dp_cross_group_bytes, 0.0);
+  for (int64_t d = 0; d < 48; ++d)
+    for (int64_t k = 0; k < 8; ++k)
+      EXPECT_EQ(group_of(t, ta[static_cast<size_t>(j.rank(k, d, 0))]),
+                group_of(t, ta[static_cast<size_t>(j.rank(k, d, 1))]));
+  for (int64_t r = 0; r < 512; ++r) EXPECT_EQ(group_of(t, ta[static_cast<size_t>(r)]), 0);
+  for (int64_t r = 512; r < 768; ++r) EXPECT_EQ(group_of(t, ta[static_cast<size_t>(r)]), 1);
+}
+
 TEST(Placement, SummaryBytesByHand) {
   // TP1 PP2 DP2 on GPUs 0..3 (one server, packed): DP groups {0,1} (stage 0) and {2,3} (stage 1).
   // DP: a 2-ring has 2 hops of 2(n-1)/n = 1 x the stage's gradient bytes each.

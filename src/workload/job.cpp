@@ -86,6 +86,14 @@ std::vector<ParamSpec> workload_params() {
        1e6,
        {"even", "auto"}},
       {"interleave", ParamType::Int, "1", "virtual pipeline stages per GPU v (interleaved 1F1B when > 1)", 1, 1024},
+      {"rank_order",
+       ParamType::String,
+       "tp-cp-dp-pp",
+       "how job ranks are laid out, fastest first: tp-cp-dp-pp (Megatron-LM's default: one stage's replicas "
+       "contiguous) or tp-cp-pp-dp (a whole pipeline contiguous, as Llama 3 was trained)",
+       -kBig,
+       kBig,
+       {"tp-cp-dp-pp", "tp-cp-pp-dp"}},
       {"microbatch", ParamType::Int, "1", "sequences per microbatch b", 1, 1 << 20},
       {"global_batch", ParamType::Int, "1536", "sequences per iteration B (GPT-3: 1536)", 1, 1e9},
       {"sequence_parallel", ParamType::Bool, "false",
@@ -169,6 +177,7 @@ Job job_from(const Params& p, int64_t fabric_gpus) {
   j.pp = p.get_int("pp");
   j.ep = p.get_int("ep");
   j.interleave = p.get_int("interleave");
+  j.pipeline_inner = p.get_string("rank_order") == "tp-cp-pp-dp";
   j.microbatch = p.get_int("microbatch");
   j.global_batch = p.get_int("global_batch");
   j.sequence_parallel = p.get_bool("sequence_parallel");

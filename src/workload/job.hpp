@@ -9,7 +9,12 @@
 // A "replica" r = cp_rank + c * dp_rank (R = c d of them per stage) holds a
 // full copy of the stage's weights; gradients are reduced over the R replicas
 // (Megatron's data-parallel group with context parallelism). Without CP
-// (c = 1) a replica is a DP rank.
+// (c = 1) a replica is a DP rank. `workload.rank_order: tp-cp-pp-dp` lays
+// out a whole pipeline contiguously instead (the order Llama 3 was trained
+// with, Dubey et al. 2024 §3.3.2: "[TP, CP, PP, DP]"):
+//     rank = tp_rank + t * (cp_rank + c * (pp_rank + p * dp_rank))
+// Groups are defined on (tp_rank, replica, pp_rank) either way, so only where
+// the ranks sit (packed placement, topology-aware blocks) changes.
 // so a TP group is t consecutive ranks (one server when t <= GPUs/server), a
 // DP group is every t-th rank inside one stage's block of t*c*d ranks, and a
 // PP group is every (t*c*d)-th rank. Expert parallelism is carved out of data
@@ -88,6 +93,10 @@ struct Job {
   int64_t bytes_per_param = 2;  // parameters and activations (bf16 = 2)
   int64_t bytes_per_grad = 2;   // gradients as reduced (bf16 = 2, fp32 = 4)
   int64_t bucket_params = 0;    // DP bucket size in parameters; 0 = auto (see dp_bucket_params)
+  // Rank layout: false = Megatron-LM's default "tp-cp-dp-pp" (a stage's replicas contiguous); true =
+  // "tp-cp-pp-dp" (a whole pipeline contiguous, the order Llama 3 was trained with: Dubey et al. 2024,
+  // "The Llama 3 Herd of Models", §3.3.2 "[TP, CP, PP, DP]").
+  bool pipeline_inner = false;
 
   int64_t gpus() const { return tp * cp * pp * dp; }
   int64_t replicas() const { return cp * dp; }  // R: copies of a stage's weights (the DP x CP gradient group)
@@ -108,8 +117,10 @@ struct Job {
   // Megatron-core's default bucket (DistributedDataParallelConfig.bucket_size):
   // max(40M, 1M x d) parameters, unless bucket_params is set.
   int64_t dp_bucket_params() const;
-  // rank = tp_rank + t (r + R pp_rank), replica r = cp_rank + c dp_rank in [0, R)
+  // tp-cp-dp-pp: rank = tp_rank + t (r + R pp_rank), replica r = cp_rank + c dp_rank in [0, R);
+  // tp-cp-pp-dp: rank = tp_rank + t (cp_rank + c (pp_rank + p dp_rank)).
   int64_t rank(int64_t tp_rank, int64_t replica, int64_t pp_rank) const {
+    if (pipeline_inner) return tp_rank + tp * (replica % cp + cp * (pp_rank + pp * (replica / cp)));
     return tp_rank + tp * (replica + replicas() * pp_rank);
   }
 };

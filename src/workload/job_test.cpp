@@ -116,6 +116,29 @@ TEST(Job, GroupCountsTp8Pp4Dp3) {
   EXPECT_EQ(pp_group(j, 0, 1), (std::vector<int64_t>{8, 32, 56, 80}));
 }
 
+TEST(Job, PipelineInnerRankOrderTp8Pp4Dp3) {
+  // rank_order tp-cp-pp-dp (Llama 3's [TP, CP, PP, DP]): rank = tp + 8 (pp + 4 dp).
+  Params p = defaults();
+  set(p, "pp", 4);
+  set(p, "dp", 3);
+  set(p, "global_batch", 24);
+  set(p, "rank_order", "tp-cp-pp-dp");
+  const Job j = job_from(p, 96);
+  // DP group of tp 1, stage 2: 1 + 8 (2 + 4 d) for d = 0, 1, 2 -> 17, 49, 81.
+  EXPECT_EQ(dp_group(j, 1, 2), (std::vector<int64_t>{17, 49, 81}));
+  // PP group of tp 0, replica 1: 8 (s + 4) for s = 0..3 -> 32, 40, 48, 56: one pipeline, 4 servers in a row.
+  EXPECT_EQ(pp_group(j, 0, 1), (std::vector<int64_t>{32, 40, 48, 56}));
+  EXPECT_EQ(tp_group(j, 2, 0).front(), 64);  // replica 2, stage 0: 8 (0 + 4 x 2)
+  EXPECT_EQ(tp_group(j, 0, 2).front(), 16);  // replica 0, stage 2: 8 (2 + 0)
+  // Every rank once: the layout is a permutation of 0..95.
+  std::vector<int64_t> all;
+  for (int64_t s = 0; s < 4; ++s)
+    for (int64_t d = 0; d < 3; ++d)
+      for (int64_t t = 0; t < 8; ++t) all.push_back(j.rank(t, d, s));
+  std::sort(all.begin(), all.end());
+  for (int64_t r = 0; r < 96; ++r) EXPECT_EQ(all[static_cast<size_t>(r)], r);
+}
+
 TEST(Job, MoeGroups) {
   // Mixtral, TP2 PP4 DP16 EP8 on 128 GPUs: EP groups t p d / ep = 16 of 8; EDP t p ep = 64 of 2.
   Params p = defaults();

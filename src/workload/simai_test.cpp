@@ -239,7 +239,7 @@ TEST(SimaiRun, Gpt13bWithDataParallelism) {
 
 TEST(SimaiRun, Moe9216OnAipodSizedFabric) {
   // The 9,216-GPU MoE workload (TP2 EP16 PP12 VPP8, GA 24) on a 16,384-GPU rail Clos: every replica's p2p
-  // and every DP/EDP group's buckets are in the iteration's plan (built, not run: 1.77 M transfers).
+  // and every DP/EDP group's buckets are in the iteration's plan (built, not run).
   const Workload w = load_workload(kDir + "moe_9216gpu_workload.txt");
   const topology::Topology t = topology::build_with("rail_clos", {{"gpus", "16384"}}, topology::default_hardware());
   const Job j = job_of(w, 0, 16384);
@@ -249,8 +249,13 @@ TEST(SimaiRun, Moe9216OnAipodSizedFabric) {
   for (const auto& g : im.traffic) kinds.push_back(g.group);
   EXPECT_EQ(kinds, (std::vector<std::string>{"tp", "ep", "dp", "edp"}));
   const IterationPlan ip = build_iteration(j, identity(j.gpus()), t, im.times, TrainOptions{});
-  // Interleaved (v = 8): 12 x 8 = 96 virtual stages, 95 boundaries x 24 microbatches x 2 directions x 384 replicas.
-  EXPECT_EQ(ip.p2p_transfers, 95 * 24 * 2 * 384);
+  // Interleaved (v = 8): 12 x 8 = 96 virtual stages, 95 boundaries x 24 microbatches x 2 directions, each
+  // one transfer holding the 384 replicas' t = 2 edges.
+  EXPECT_EQ(ip.p2p_transfers, 95 * 24 * 2);
+  int64_t p2p_edges = 0;
+  for (size_t k = 0; k < ip.plan.transfers.size(); ++k)
+    if (ip.category[k] == Category::Pp) p2p_edges += static_cast<int64_t>(ip.plan.transfers[k].edges.size());
+  EXPECT_EQ(p2p_edges, 95 * 24 * 2 * 384 * 2);
   // Per stage: 2 dense buckets (RS, AG) on its t = 2 DP groups and 2 expert buckets on its t x ep = 32 EDP
   // groups: 12 x (2 x 2 + 32 x 2) = 816 collectives.
   EXPECT_EQ(ip.dp_collectives, 12 * (2 * 2 + 32 * 2));

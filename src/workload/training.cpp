@@ -338,14 +338,19 @@ class Builder {
             const int32_t dst = dvs % P_, dchunk = dvs / P_;
             const OpRec& from = ops_[op_index(i, c, mb, fwd)];
             const OpRec& to = ops_[op_index(dst, dchunk, mb, fwd)];
-            for (int32_t r = 0; r < D_; ++r) {
-              plan::Transfer t;
-              if (T_ == 1) {
-                t.kind = plan::TransferKind::P2p;
-                t.ranks = {gpu_[static_cast<size_t>(job_.rank(0, r, i))],
-                           gpu_[static_cast<size_t>(job_.rank(0, r, dst))]};
-              } else {
-                t.kind = plan::TransferKind::Coupled;
+            // Every replica's send of this boundary is one transfer: the replicas run the stage in lockstep
+            // (one compute transfer per stage), so the receiving pass waits for all of them anyway. One
+            // coupled variable of D t edges instead of D transfers keeps every replica's bytes on its links
+            // (they still share spines with each other and with the DP rings) at a D-th of the plan.
+            plan::Transfer t;
+            if (T_ == 1 && D_ == 1) {
+              t.kind = plan::TransferKind::P2p;
+              t.ranks = {gpu_[static_cast<size_t>(job_.rank(0, 0, i))],
+                         gpu_[static_cast<size_t>(job_.rank(0, 0, dst))]};
+            } else {
+              t.kind = plan::TransferKind::Coupled;
+              t.edges.reserve(static_cast<size_t>(D_) * T_);
+              for (int32_t r = 0; r < D_; ++r)
                 for (int32_t j = 0; j < T_; ++j) {
                   const int32_t a = gpu_[static_cast<size_t>(job_.rank(j, r, i))];
                   const int32_t b = gpu_[static_cast<size_t>(job_.rank(j, r, dst))];
@@ -353,16 +358,15 @@ class Builder {
                   t.ranks.push_back(a);
                   t.ranks.push_back(b);
                 }
-                std::sort(t.ranks.begin(), t.ranks.end());
-              }
-              t.bytes = T_ == 1 ? bsh : per_edge;
-              t.qps = opt_.collective.qps;
-              t.deps = {from.last};
-              t.label = fmt::format("p2p {} vs{}->{} mb{} r{}", fwd ? "act" : "grad", vs, dvs, mb, r);
-              const int32_t idx = add(std::move(t), Category::Pp, i, r == 0 ? 1 : -1);
-              ip_.plan.transfers[static_cast<size_t>(to.first)].deps.push_back(idx);
-              ++ip_.p2p_transfers;
+              std::sort(t.ranks.begin(), t.ranks.end());
             }
+            t.bytes = T_ == 1 ? bsh : per_edge;
+            t.qps = opt_.collective.qps;
+            t.deps = {from.last};
+            t.label = fmt::format("p2p {} vs{}->{} mb{}", fwd ? "act" : "grad", vs, dvs, mb);
+            const int32_t idx = add(std::move(t), Category::Pp, i, 1);
+            ip_.plan.transfers[static_cast<size_t>(to.first)].deps.push_back(idx);
+            ++ip_.p2p_transfers;
           }
   }
 
@@ -627,7 +631,7 @@ TrainResult simulate_iteration(const Job& job, const std::vector<int32_t>& gpu_o
   r.p2p_transfers = ip.p2p_transfers;
   r.plan_transfers = static_cast<int64_t>(ip.plan.transfers.size());
   if (options.trace) {
-    r.trace_lanes = {"compute", "pp send (replica 0)"};
+    r.trace_lanes = {"compute", "pp send (every replica)"};
     for (int64_t j = 0; j < job.tp; ++j) r.trace_lanes.push_back(fmt::format("dp (tp rank {})", j));
     for (size_t k = 0; k < ip.plan.transfers.size(); ++k) {
       if (ip.lane[k] < 0) continue;

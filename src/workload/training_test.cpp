@@ -131,20 +131,26 @@ TEST(Training, InterleavedBubbleIsDividedByV) {
 
 TEST(Training, PlanHasEveryDpGroupAndEveryReplicasP2p) {
   // TP2 PP2 DP4 on 16 GPUs, 4 microbatches per pipeline: DP groups t p = 4, each reduced in K buckets;
-  // p2p: (p-1) boundaries x m x 2 directions x d replicas = 1 x 4 x 2 x 4 = 32 Coupled transfers of t = 2 edges.
+  // p2p: (p-1) boundaries x m x 2 directions = 1 x 4 x 2 = 8 Coupled transfers, each holding every
+  // replica's t edges: d t = 4 x 2 = 8 edges (rank = tp + 2 (dp + 4 pp): stage 0 is GPUs 0..7, stage 1 8..15,
+  // so the forward edges are g -> g + 8 for g = 0..7 and the backward ones g + 8 -> g).
   Job j = tiny(2, 16);
   j.tp = 2;
   j.dp = 4;
   j.bucket_params = 10'000;  // a stage holds ~26k-34k parameters per GPU -> 3 or 4 buckets
   const auto& topo = rail(32);
   IterationPlan ip = build_iteration(j, identity(16), topo, fixed_times(j), TrainOptions{});
-  EXPECT_EQ(ip.p2p_transfers, 32);
+  EXPECT_EQ(ip.p2p_transfers, 8);
   int64_t coupled = 0, rings = 0;
   std::set<std::vector<int32_t>> ring_groups;
   for (const auto& t : ip.plan.transfers) {
     if (t.kind == plan::TransferKind::Coupled) {
       ++coupled;
-      EXPECT_EQ(t.edges.size(), 2u);
+      ASSERT_EQ(t.edges.size(), 8u);
+      std::set<std::pair<int32_t, int32_t>> want, got(t.edges.begin(), t.edges.end());
+      const bool fwd = t.edges.front().first < 8;
+      for (int32_t g = 0; g < 8; ++g) want.insert(fwd ? std::make_pair(g, g + 8) : std::make_pair(g + 8, g));
+      EXPECT_EQ(got, want) << t.label;
     }
     if (t.kind == plan::TransferKind::Ring) {
       ++rings;
@@ -153,7 +159,7 @@ TEST(Training, PlanHasEveryDpGroupAndEveryReplicasP2p) {
       ring_groups.insert(r);
     }
   }
-  EXPECT_EQ(coupled, 32);
+  EXPECT_EQ(coupled, 8);
   EXPECT_EQ(ring_groups.size(), 4u);  // all four DP groups: {0,2,4,6}, {1,3,5,7}, {8,..}, {9,..}
   EXPECT_TRUE(ring_groups.count({0, 2, 4, 6}));
   EXPECT_TRUE(ring_groups.count({9, 11, 13, 15}));
