@@ -33,8 +33,8 @@
 // computes are one lockstep op over all its GPUs, so the GPUs named are the
 // stage's; likewise a pipeline send is one transfer holding every replica's
 // edges of its stage boundary, so it names both stages' GPUs), and which link
-// slowed a collective (the transfers name GPUs, not routes). The train study completes it by counterfactual (study/train.hpp):
-// the slowed run again without each injected failure in turn.
+// slowed a collective (the transfers name GPUs, not routes). The train study completes it by counterfactual
+// (study/train.hpp): the slowed run again without each injected failure in turn.
 #pragma once
 
 #include <cstdint>
