@@ -64,6 +64,7 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
                       {"stage_layers", stage_layers},
                       {"ep", j.ep},
                       {"interleave", j.interleave},
+                      {"rank_order", j.pipeline_inner ? "tp-cp-pp-dp" : "tp-cp-dp-pp"},
                       {"sequence_parallel", j.sequence_parallel},
                       {"zero", j.zero},
                       {"recompute", workload::recompute_name(j.recompute.mode)},
