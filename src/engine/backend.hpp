@@ -68,6 +68,7 @@ struct RunReport {
   std::vector<ClassLoad> by_class;      // per link class present, in class order
   uint64_t flows = 0;                   // flows (or coupled variables) simulated
   uint64_t solves = 0;                  // max-min re-solves (flow engine)
+  uint64_t flows_resolved = 0;          // sum over re-solves of the flows re-solved or placed (flow engine)
   std::vector<FailureRecord> failures;  // injected events, as applied
   bool job_failed = false;              // the job stopped (see FailureOptions)
   Time failed_at;

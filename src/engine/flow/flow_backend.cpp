@@ -182,6 +182,7 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
   report.by_class =
       class_loads(topo_, bytes, report.makespan, [&](routing::DirLink d) { return compiler.payload_capacity_bps(d); });
   report.solves = sim.stats().solves;
+  report.flows_resolved = sim.stats().flows_resolved;
   if (options_.observe) {
     std::vector<LinkLoadStep> steps;
     steps.reserve(sim.link_steps().size());

@@ -44,6 +44,8 @@ LinkId MaxMinSolver::add_link(Bandwidth capacity) {
   live_.push_back(0);
   prefix_.push_back(0);
   pend_max_.push_back(0.0);
+  taken_load_.push_back(0.0);
+  min_rho_.push_back(kInf);
   return static_cast<LinkId>(links_.size() - 1);
 }
 
@@ -264,6 +266,12 @@ void MaxMinSolver::reorder(LinkId l, uint32_t prefix_end) {
   while (j < list.size() && list[j].k == kDeadUse) ++j;
   const bool fits = t.size() <= prefix_end && (t.empty() || j == list.size() || before(t.back(), list[j]));
   if (fits) {
+    // Dead entries between the prefix and the next live one keep the key of
+    // the flow they held, which may now sort before the prefix's new last
+    // key: give them the next live key (or -inf at the end), so that keys
+    // stay monotone for the binary searches on the list.
+    for (uint32_t i = prefix_end; i < j; ++i)
+      list[i] = j < list.size() ? Use{list[j].rho, list[j].flow, kDeadUse} : Use{-kInf, 0, kDeadUse};
     const uint32_t fill = prefix_end - static_cast<uint32_t>(t.size());
     uint32_t dead_before = 0;
     for (uint32_t i = 0; i < prefix_end; ++i) dead_before += list[i].k == kDeadUse;
@@ -467,8 +475,36 @@ void MaxMinSolver::solve() {
   settle_departures();
   settle_arrivals();
   if (!seed_links_.empty() || !seed_flows_.empty()) {
-    collect_component(change_threshold());
-    water_fill();
+    const double theta = change_threshold();
+    // Departures only (every seed is a link that lost flows, with a
+    // threshold above 0), nothing unsorted: try the narrow re-solve (see
+    // "Narrow re-solve" in the header), and the threshold rule if its check
+    // fails.
+    bool narrow = theta > 0 && seed_flows_.empty() && pending_links_.empty();
+    for (size_t i = 0; narrow && i < seed_links_.size(); ++i)
+      narrow = seed_why_[seed_links_[i]] == 0 && seed_theta_[seed_links_[i]] > 0;
+    if (narrow) narrow_seeds_.assign(seed_links_.begin(), seed_links_.end());
+    collect_component(theta, narrow);
+    if (!water_fill(narrow)) {
+      // A kept flow sits above the level at which one of its links now
+      // saturates: it must be re-solved too. Undo and use the threshold rule.
+      for (FlowId f : comp_flows_) {
+        FlowState& g = flows_[f];
+        g.rate = g.prev;
+        g.frozen = true;
+      }
+      comp_flows_.clear();
+      comp_links_.clear();
+      for (LinkId l : narrow_seeds_) {
+        link_seeded_[l] = kHard;
+        seed_links_.push_back(l);
+      }
+      ++stats_.retries;
+      collect_component(theta, false);
+      water_fill(false);
+    } else if (narrow) {
+      stats_.narrow = 1;
+    }
   } else {
     next_epoch();  // nothing is marked as re-solved in this epoch
   }
@@ -564,7 +600,7 @@ double MaxMinSolver::saturation_level(LinkId l) {
 // Collects the components to re-solve and, in the same pass, resets their
 // water-filling state: links get used = 0 and the weight sums / unfrozen
 // counts of their flows; flows become unfrozen (caps are listed for sorting).
-void MaxMinSolver::collect_component(double theta) {
+void MaxMinSolver::collect_component(double theta, bool narrow) {
   // Flows whose r/w is below the threshold keep their rates; they are not
   // re-solved and are not traversed, only their load is counted.
   const double keep_below = theta * (1 - 1e-9);
@@ -579,6 +615,8 @@ void MaxMinSolver::collect_component(double theta) {
     L.used = 0;
     L.wsum = 0;
     L.unfrozen = 0;
+    taken_load_[l] = 0;
+    min_rho_[l] = kInf;
     comp_links_.push_back(l);
   };
   auto take_flow = [&](FlowId f) {
@@ -591,11 +629,17 @@ void MaxMinSolver::collect_component(double theta) {
     ++unfrozen_flows_;
     comp_flows_.push_back(f);
     const Resource* t = terms_.data() + s.off;
+    const double rho = s.prev / s.weight;  // its key in the sorted lists
     for (uint32_t k = 0; k < s.len; ++k) {
-      if (links_[t[k].link].mark != epoch) take_link(t[k].link);
-      LinkState& L = links_[t[k].link];
+      const LinkId l = t[k].link;
+      if (links_[l].mark != epoch) take_link(l);
+      LinkState& L = links_[l];
       L.wsum += t[k].coef * s.weight;
       ++L.unfrozen;
+      if (narrow) {
+        taken_load_[l] += t[k].coef * s.prev;
+        min_rho_[l] = std::min(min_rho_[l], rho);
+      }
     }
     if (s.cap < kInf) {
       capped_.emplace_back(s.cap / s.weight, f);
@@ -616,6 +660,40 @@ void MaxMinSolver::collect_component(double theta) {
     if (s.alive && s.active && s.mark != epoch) take_flow(f);
   }
   seed_flows_.clear();
+  if (narrow) {
+    // Narrow BFS: from a seed, or a reached link that is saturated, cross
+    // only its top tier (the flows whose r/w is the link's largest, within
+    // 1e-9: those it may bottleneck), at or above the threshold. A flow
+    // taken through another link may sit anywhere in a link's list: the
+    // walked prefix is extended past the lowest r/w taken there, and the
+    // kept load is the link's load less what the taken flows carried.
+    const size_t seeds = comp_links_.size();
+    for (size_t i = 0; i < comp_links_.size(); ++i) {
+      const LinkId l = comp_links_[i];
+      if (i >= seeds && loads_[l] < links_[l].cap * (1 - 1e-9)) continue;  // bottleneck of none
+      const std::vector<Use>& list = uses_[l];
+      const uint32_t n = static_cast<uint32_t>(list.size());
+      uint32_t j = 0;
+      while (j < n && list[j].k == kDeadUse) ++j;
+      if (j == n) continue;
+      const double cut = std::max(keep_below, list[j].rho * (1 - 1e-9));
+      for (; j < n; ++j) {
+        const Use& u = list[j];
+        if (u.rho < cut) break;
+        if (u.k != kDeadUse && flows_[u.flow].mark != epoch) take_flow(u.flow);
+      }
+    }
+    for (const LinkId l : comp_links_) {
+      const std::vector<Use>& list = uses_[l];
+      const double m = min_rho_[l];
+      prefix_[l] = m == kInf ? 0
+                             : static_cast<uint32_t>(std::partition_point(list.begin(), list.end(),
+                                                                          [m](const Use& u) { return u.rho >= m; }) -
+                                                     list.begin());
+      links_[l].used = links_[l].unfrozen == live_[l] ? 0.0 : std::max(0.0, loads_[l] - taken_load_[l]);
+    }
+    return;
+  }
   // BFS over the bipartite graph: link -> its flows -> their links. A
   // link's flows with r/w >= keep_below are the prefix of its sorted list
   // (and fresh or re-placed arrivals sit in pending_): only those are
@@ -714,7 +792,7 @@ void heap_pop(std::vector<H>& h) {
 
 }  // namespace
 
-void MaxMinSolver::water_fill() {
+bool MaxMinSolver::water_fill(bool check) {
   stats_.flows = static_cast<uint32_t>(comp_flows_.size());
   stats_.links = static_cast<uint32_t>(comp_links_.size());
 
@@ -761,6 +839,17 @@ void MaxMinSolver::water_fill() {
       // The link saturates: every unfrozen flow on it stops at w * level.
       const LinkId l = heap_.front().link;
       const double level = heap_.front().level;
+      if (check) {
+        // Narrow re-solve: no kept flow on l may have a larger r/w than the
+        // level at which l saturates (else l is not a bottleneck of the
+        // flows it freezes, and that kept flow must give up bandwidth). The
+        // largest kept r/w is the first live entry not re-solved.
+        for (const Use& u : uses_[l]) {
+          if (u.k == kDeadUse || flows_[u.flow].mark == epoch_) continue;
+          if (u.rho > level * (1 + 1e-10)) return false;
+          break;
+        }
+      }
       floor_level = level;
       heap_pop(heap_);
       for_each_solved(l, [&](const Use& u) {
@@ -771,6 +860,7 @@ void MaxMinSolver::water_fill() {
   }
 
   for (LinkId l : comp_links_) loads_[l] = links_[l].used;
+  return true;
 }
 
 }  // namespace podnet::engine::flow

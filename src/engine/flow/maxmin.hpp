@@ -111,6 +111,30 @@
 // r/w >= theta (and new ones). A completion or a new transfer usually moves
 // only the upper levels, so this re-solves a small part of a big component.
 //
+// Narrow re-solve: when every change since the last solve is a departure
+// (links that only lost flows and failed the departure shortcut) and no
+// arrival is pending, the BFS crosses fewer flows. By the bottleneck
+// characterisation, a flow g keeps its rate if its bottleneck b keeps its
+// load and flows: so from a link it is enough to cross the flows it may
+// bottleneck, its top tier (r/w within 1e-9 of the largest on it, and at or
+// above theta), and only from a seed or a saturated link (load within 1e-9
+// of capacity; a link with slack bottlenecks nobody). Flows not crossed keep
+// their rates and count as fixed load, wherever they sit in a link's list
+// (the walked prefix is extended past the lowest r/w re-solved there, found
+// by binary search). Water-filling the crossed flows gives each a bottleneck
+// among them; it is one for the whole allocation only if no fixed flow on it
+// has a larger r/w, which is checked at every link that saturates (the first
+// live entry of its list not re-solved is the largest fixed r/w; allowed
+// 1e-10 above the level). A fixed flow whose bottleneck was re-solved was
+// crossed (it is that link's top tier); one whose bottleneck was not keeps
+// it, untouched. So when the check holds the allocation is feasible, every
+// flow has a bottleneck, and it is the max-min one (unique). When it fails
+// (a fixed flow sits above the level at which one of its links now
+// saturates: it must give up bandwidth), the rates are restored and the same
+// changes are re-solved by the threshold rule above. On the 512-GPU
+// all-to-all below this re-solves 883 flows per re-solve on average instead
+// of 2,887; 59 of its 28,413 re-solves fall back.
+//
 // solve_all() re-solves everything. Components solved in the same pass
 // interleave in one heap, which does not change their arithmetic beyond
 // rounding (the order of operations per link is the same), so incremental and
@@ -170,6 +194,8 @@ struct SolveStats {
   uint32_t bottlenecks = 0;  // freezing steps (saturated links + caps)
   uint32_t fast_links = 0;   // links updated by a shortcut, not re-solved
   uint32_t fast_flows = 0;   // arrivals placed by the arrival shortcut
+  uint32_t narrow = 0;       // 1 when the re-solve used the narrow rule (and its check held)
+  uint32_t retries = 0;      // narrow re-solves whose check failed (redone by the threshold rule)
 };
 
 class MaxMinSolver {
@@ -274,8 +300,9 @@ class MaxMinSolver {
   void maybe_compact();
   double change_threshold();
   double saturation_level(LinkId l);
-  void collect_component(double theta);
-  void water_fill();
+  void collect_component(double theta, bool narrow);
+  // Returns false when the narrow re-solve's check fails (see the header).
+  bool water_fill(bool check);
   void freeze(FlowId f, double rate);
   double level_of(LinkId l, double floor_level);
   void next_epoch();
@@ -323,6 +350,9 @@ class MaxMinSolver {
   std::vector<uint32_t> live_;         // per link: live entries in uses_ and pending_
   std::vector<uint32_t> prefix_;       // per link, scratch: end of the prefix the current solve walked
   std::vector<double> pend_max_;       // per link: max r/w among pending_ flows placed by the arrival shortcut
+  std::vector<double> taken_load_;     // per link, scratch of a narrow re-solve: coef * old rate of its re-solved flows
+  std::vector<double> min_rho_;        // per link, scratch of a narrow re-solve: smallest old r/w re-solved on it
+  std::vector<LinkId> narrow_seeds_;   // the seeds of a narrow re-solve, kept for its fallback
   std::vector<LinkId> pending_links_;  // links whose pending_ is not empty
   std::vector<Use> sort_scratch_;
   std::vector<Use> merge_scratch_;

@@ -345,6 +345,75 @@ TEST(MaxMin, PartialReSolveLeavesTheFlowsBelowTheThresholdAlone) {
     if (s.alive(slow[i])) expect_rate(s.rate_bps(slow[i]), 0.25e9);
 }
 
+TEST(MaxMin, NarrowReSolveTakesOnlyTheFlowsTheChangedLinksBottleneck) {
+  // A = 10 Gb/s carries f and g; g also crosses B = 100, which carries k1..k4,
+  // each also on its own C_i = 20. Water-filling: A saturates first at
+  // 10 / 2 = 5 (B's level is 100 / 5 = 20, each C_i's 20), so f = g = 5; then
+  // B's level is (100 - 5) / 4 = 23.75 > 20, so each C_i saturates: k_i = 20.
+  // B carries 5 + 4 x 20 = 85 < 100: it is nobody's bottleneck.
+  MaxMinSolver s;
+  const LinkId a = s.add_link(10_Gbps), b = s.add_link(100_Gbps);
+  const FlowId f = s.add_flow(path({a}));
+  const FlowId g = s.add_flow(path({a, b}));
+  std::vector<FlowId> k;
+  for (int i = 0; i < 4; ++i) k.push_back(s.add_flow(path({b, s.add_link(20_Gbps)})));
+  s.solve();
+  expect_rate(s.rate_bps(g), 5e9);
+  for (FlowId x : k) expect_rate(s.rate_bps(x), 20e9);
+  expect_rate(s.link_load_bps(b), 85e9);
+
+  // f leaves A, where g has the same r/w (5): a re-solve above threshold 5.
+  // The threshold rule would take g, then on B every flow at or above 5 (the
+  // four k_i), then their C_i: 5 flows on 6 links. The narrow rule takes
+  // only A's top tier, g; B is not saturated, so none of its flows is
+  // bottlenecked there and B's k_i stay as they are: 1 flow, links A and B.
+  // g = min(A: 10, B: 100 - 4 x 20 = 20) = 10.
+  s.remove_flow(f);
+  s.solve();
+  EXPECT_EQ(s.last_stats().narrow, 1u);
+  EXPECT_EQ(s.last_stats().retries, 0u);
+  EXPECT_EQ(s.last_stats().flows, 1u);
+  EXPECT_EQ(s.last_stats().links, 2u);
+  expect_rate(s.rate_bps(g), 10e9);
+  for (FlowId x : k) expect_rate(s.rate_bps(x), 20e9);
+  expect_rate(s.link_load_bps(a), 10e9);
+  expect_rate(s.link_load_bps(b), 90e9);
+}
+
+TEST(MaxMin, NarrowReSolveFallsBackWhenAKeptFlowIsAboveTheNewLevel) {
+  // A = 10 carries f and g; B = 20 carries g, k and m; k also crosses C = 8,
+  // m also D = 7. Water-filling: levels A 10/2 = 5, B 20/3, C 8, D 7: A first,
+  // f = g = 5. Then B (20 - 5) / 2 = 7.5, C 8, D 7: D, m = 7. Then B
+  // (20 - 5 - 7) / 1 = 8 and C 8 tie: k = 8. B carries 5 + 7 + 8 = 20, full,
+  // with k (8) its top tier.
+  MaxMinSolver s;
+  const LinkId a = s.add_link(10_Gbps), b = s.add_link(20_Gbps), c = s.add_link(8_Gbps), d = s.add_link(7_Gbps);
+  const FlowId f = s.add_flow(path({a}));
+  const FlowId g = s.add_flow(path({a, b}));
+  const FlowId k = s.add_flow(path({b, c}));
+  const FlowId m = s.add_flow(path({b, d}));
+  s.solve();
+  expect_rate(s.rate_bps(g), 5e9);
+  expect_rate(s.rate_bps(k), 8e9);
+  expect_rate(s.rate_bps(m), 7e9);
+
+  // f leaves. The narrow rule takes g (A's top tier), then on the saturated
+  // B its top tier k, and keeps m at 7: B has 20 - 7 = 13 for g and k, so it
+  // saturates at 6.5 < 7 = m's rate, and m is not below B's level as a kept
+  // flow must be. The check fails and the threshold rule (5) re-solves g, k
+  // and m: A 10, B 20/3, C 8, D 7: B first, g = k = m = 20/3.
+  s.remove_flow(f);
+  s.solve();
+  EXPECT_EQ(s.last_stats().retries, 1u);
+  EXPECT_EQ(s.last_stats().narrow, 0u);
+  EXPECT_EQ(s.last_stats().flows, 3u);
+  expect_rate(s.rate_bps(g), 20e9 / 3);
+  expect_rate(s.rate_bps(k), 20e9 / 3);
+  expect_rate(s.rate_bps(m), 20e9 / 3);
+  expect_rate(s.link_load_bps(b), 20e9);
+  expect_rate(s.link_load_bps(c), 20e9 / 3);
+}
+
 TEST(MaxMin, DepartureShortcut) {
   // The bottleneck instance: X = 10 carries A, B; Y = 4 carries A, C.
   // Rates A = 2, B = 8, C = 2 (see DifferentCapacitiesBottleneck).
@@ -476,14 +545,15 @@ TEST(MaxMin, IncrementalEqualsFromScratchOnRandomInstances) {
   // capacity change (every third batch instead removes the flows with the
   // largest r/w, as completions do, and the batch after it starts the same
   // number of flows on the paths they left, as DAG successors do, plus a few
-  // slow capped flows; these exercise the departure and arrival shortcuts and
+  // slow capped flows; these exercise the departure and arrival shortcuts, the narrow re-solve and
   // the partial re-solve above a threshold), each followed by an incremental
   // solve.
   // After each batch a fresh solver with the same live flows is solved from
   // scratch; rates must agree within 1e-9 relative, and the incremental one
   // must pass the optimality check.
   Rng rng(20240611);
-  uint64_t fast_links = 0, fast_flows = 0, resolved_links = 0;
+  uint64_t fast_links = 0, fast_flows = 0, resolved_links = 0, narrow = 0,
+           retries = 0;  // (retries: see NarrowReSolveFallsBack...)
   for (int instance = 0; instance < 6; ++instance) {
     const uint32_t nlinks = 20 + static_cast<uint32_t>(rng.below(60));
     MaxMinSolver inc;
@@ -553,6 +623,8 @@ TEST(MaxMin, IncrementalEqualsFromScratchOnRandomInstances) {
       fast_links += inc.last_stats().fast_links;
       fast_flows += inc.last_stats().fast_flows;
       resolved_links += inc.last_stats().links;
+      narrow += inc.last_stats().narrow;
+      retries += inc.last_stats().retries;
 
       MaxMinSolver full;
       for (LinkId l = 0; l < nlinks; ++l) full.add_link(inc.capacity(l));
@@ -577,6 +649,7 @@ TEST(MaxMin, IncrementalEqualsFromScratchOnRandomInstances) {
   EXPECT_GT(fast_links, 20u);
   EXPECT_GT(fast_flows, 20u);
   EXPECT_GT(resolved_links, 50u);
+  EXPECT_GT(narrow, 5u) << retries << " retries";
 }
 
 }  // namespace
