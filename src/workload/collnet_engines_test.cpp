@@ -18,6 +18,7 @@
 
 #include <cmath>
 #include <iostream>
+#include <map>
 #include <string>
 
 #include <fmt/format.h>
@@ -114,6 +115,27 @@ TEST(CollnetEngines, SharpHalvesWhatTheNicsCarry) {
   for (auto& t : net.transfers) t.deps.clear();
   expect_rel(time_of("flow", net), 67108864.0 * 8 / (400e9 * 4096 / 4122 / 2), 1e-4, "SHARP passes, flow");
   EXPECT_LT(time_of("flow", net), 0.55 * t_ring);
+}
+
+// The byte pattern of the switches' reduction, per tier, on the flow engine:
+// each NIC sends its shard S/8 once and receives the sum once (nic-leaf, both
+// directions: 4 servers x 8 NICs x 2 x S/8 = 8 S), and each leaf sends one
+// copy of the server's S up and receives one down, as an aggregation tree's
+// leaf-to-spine edge does (leaf-spine: 4 leaves x 2 x S = 8 S). A ring
+// all-reduce moves 2 (n-1)/n S_c per hop instead, 62/32 x as much on the
+// NICs that carry it.
+TEST(CollnetEngines, SwitchesCarryOneCopyPerTreeEdge) {
+  const Bytes s = Bytes{1} << 30;
+  const auto plan = make_plan("collnet_direct", Op::AllReduce, iota(32), s, tuned(), sharp32());
+  plan::TransferPlan net;
+  for (const auto& t : plan.transfers)
+    if (t.label.find("sharp") != std::string::npos) net.add(t);
+  for (auto& t : net.transfers) t.deps.clear();
+  std::map<std::string, double> bytes;
+  for (const auto& c : engine::make_backend("flow", sharp32(), ib())->run(net).by_class) bytes[c.link_class] = c.bytes;
+  EXPECT_DOUBLE_EQ(bytes["nic-leaf"], 8.0 * static_cast<double>(s));
+  EXPECT_DOUBLE_EQ(bytes["leaf-spine"], 8.0 * static_cast<double>(s));
+  EXPECT_DOUBLE_EQ(bytes["nvlink"], 0.0);  // the heads reach their NICs over PCIe
 }
 
 // The tuner's choice at every size, timed by flow and analytical: within 5 %.
