@@ -97,7 +97,8 @@ void add_bench_command(CLI::App& app, Action& action) {
       ->each([b](const std::string&) { b->senders_given = true; });
   bench
       ->add_option("--algo", b->algo,
-                   "auto (NCCL's tuner picks per size among ring, tree, nvls, nvls_tree, pat), one algorithm (see "
+                   "auto (NCCL's tuner picks per size among ring, tree, nvls, nvls_tree, collnet_direct, "
+                   "collnet_chain, pat), one algorithm (see "
                    "`podnet list`), or "
                    "an NCCL_ALGO-style list for the tuner: ring,tree or ^nvls (sets collective.algorithms)")
       ->capture_default_str();

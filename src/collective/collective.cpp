@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 
+#include "collective/collnet.hpp"
 #include "collective/halving_doubling.hpp"
 #include "collective/hierarchical.hpp"
 #include "collective/nccl_pipeline.hpp"
@@ -96,8 +97,8 @@ std::vector<ParamSpec> option_params() {
        1e300,
        {"naive", "topology_aware"}},
       {"algorithms", ParamType::String, "auto",
-       "algorithms the tuner may choose (NCCL_ALGO syntax): auto, or a list of ring, tree, nvls, nvls_tree ('^' "
-       "excludes)"},
+       "algorithms the tuner may choose (NCCL_ALGO syntax): auto, or a list of ring, tree, nvls, nvls_tree, "
+       "collnet_direct, collnet_chain, pat ('^' excludes)"},
       {"protocols", ParamType::String, "auto",
        "protocols the tuner may choose (NCCL_PROTO syntax): auto, or a list of ll, ll128, simple ('^' excludes)"},
       {"nccl_model", ParamType::Bool, "true",
@@ -144,6 +145,8 @@ const std::vector<AlgorithmInfo>& algorithms() {
       tree_algorithm(),
       nvls_algorithm(),
       nvls_tree_algorithm(),
+      collnet_direct_algorithm(),
+      collnet_chain_algorithm(),
       halving_doubling_algorithm(),
       hierarchical_algorithm(),
       pairwise_algorithm(),
@@ -184,9 +187,11 @@ const char* nccl_algorithm_name(Algo a) {
     case Algo::Tree: return "tree";
     case Algo::Nvls: return "nvls";
     case Algo::NvlsTree: return "nvls_tree";
+    case Algo::CollnetDirect: return "collnet_direct";
+    case Algo::CollnetChain: return "collnet_chain";
     case Algo::Pat: return "pat";
-    default: return nullptr;
   }
+  return nullptr;
 }
 
 // Bytes on the wire for `b` payload bytes under protocol p (ceil b / efficiency).
@@ -254,6 +259,21 @@ void validate(const AlgorithmInfo* a, std::string_view algorithm, Op op, const G
     throw InputError(fmt::format("qps = {}: expected an integer in [1, {}]", options.qps, kMaxQps));
 }
 
+// Whether the request names CollNet algorithms only: the algorithm itself, or "auto" with a
+// selection (NCCL_ALGO list) that enables nothing else.
+bool only_collnet(std::string_view algorithm, const Selection& sel) {
+  const auto collnet = [](int i) {
+    return static_cast<Algo>(i) == Algo::CollnetDirect || static_cast<Algo>(i) == Algo::CollnetChain;
+  };
+  if (algorithm != "auto") return algorithm == "collnet_direct" || algorithm == "collnet_chain";
+  bool any = false;
+  for (int i = 0; i < kNumAlgos; ++i) {
+    if (sel.algos[i] && !collnet(i)) return false;
+    any = any || sel.algos[i];
+  }
+  return any;
+}
+
 // Per-rank cost of posting an all-to-all's messages (collective.hpp).
 Time alltoall_post_latency(const CommShape& s) {
   if (s.ranks <= 1) return Time();
@@ -286,11 +306,18 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
   plan::TransferPlan plan;
   if (any && group.size() > 1 && bytes > 0 && (o.tuner || algorithm == "auto")) {
     const Choice c = tune(op, shape, bytes, o.selection, candidates);
+    if (c.time_us < 0 && !shape.sharp && only_collnet(algorithm, o.selection))
+      throw InputError(fmt::format(
+          "{} {} over {} GPUs: CollNet reduces in the switches, but this fabric's switches do not: set "
+          "switch.in_network_reduction: sharp (InfiniBand switches with SHARP, network.transport: infiniband), or "
+          "choose another algorithm",
+          algorithm, op_name(op), group.size()));
     if (c.time_us < 0)
       throw InputError(fmt::format(
           "{} {} over {} GPUs on {} server(s): no enabled {} is available (nvls needs an NVSwitch, hopper or "
-          "later and one server; nvls_tree the same on several servers with a NIC per head; check "
-          "collective.algorithms / collective.protocols)",
+          "later and one server; nvls_tree the same on several servers with a NIC per head; collnet_direct and "
+          "collnet_chain SHARP switches, several servers of at most 8 GPUs, simple, and for collnet_direct an "
+          "NVSwitch; check collective.algorithms / collective.protocols)",
           algorithm, op_name(op), group.size(), shape.nodes, algorithm == "auto" ? "algorithm" : "protocol"));
     const AlgorithmInfo* chosen = find_algorithm(nccl_algorithm_name(c.algo));
     plan = chosen->build(op, group, bytes, o, topo);

@@ -45,9 +45,11 @@
 //
 // Algorithm "auto" (the default of `podnet bench`) is NCCL's tuner: for the
 // size it picks the fastest enabled (algorithm, protocol) among ring, tree,
-// nvls and nvls_tree by NCCL's cost model (nccl_tuner.hpp); an op none of them
-// implements (alltoall, sendrecv) gets its default algorithm. Naming ring,
-// tree, nvls or nvls_tree fixes the algorithm and lets the tuner pick the protocol
+// nvls, nvls_tree, collnet_direct, collnet_chain and pat by NCCL's cost model
+// (nccl_tuner.hpp; CollNet only where the fabric's switches reduce,
+// topology::Topology::sharp, collnet.hpp); an op none of them implements
+// (alltoall, sendrecv) gets its default algorithm. Naming one of them
+// fixes the algorithm and lets the tuner pick the protocol
 // (Options::tuner, set for every scenario; without it the plan is the plain
 // algorithm: simple, no latency delay).
 //

@@ -52,8 +52,9 @@ TEST(Registry, EveryOpHasADefaultAlgorithmAndNamesAreUnique) {
     EXPECT_GT(std::string(a.description).size(), 10u);
     EXPECT_EQ(find_algorithm(a.name), &a);
   }
-  EXPECT_EQ(names, (std::set<std::string>{"ring", "tree", "nvls", "nvls_tree", "halving_doubling", "hierarchical",
-                                          "pairwise", "p2p", "pat", "permutation", "incast"}));
+  EXPECT_EQ(names, (std::set<std::string>{"ring", "tree", "nvls", "nvls_tree", "collnet_direct", "collnet_chain",
+                                          "halving_doubling", "hierarchical", "pairwise", "p2p", "pat", "permutation",
+                                          "incast"}));
   for (Op op : all_ops()) {
     const AlgorithmInfo* a = find_algorithm(default_algorithm(op));
     ASSERT_NE(a, nullptr) << op_name(op);
@@ -127,7 +128,9 @@ TEST(MakePlan, FillsHeaderAndCopiesQps) {
   for (const auto& a : algorithms())
     for (Op op : a.ops) {
       if (std::string(a.name) == "nvls") continue;  // one NVSwitch only (nccl_tuner_test covers it)
-      const auto plan = make_plan(a.name, op, iota(16), 8_MiB, o, rail32());
+      // CollNet needs switches that reduce (collnet_test covers the refusal elsewhere).
+      const bool collnet = std::string(a.name).rfind("collnet", 0) == 0;
+      const auto plan = make_plan(a.name, op, iota(16), 8_MiB, o, collnet ? testing::sharp32() : rail32());
       EXPECT_EQ(plan.bytes, 8_MiB);
       EXPECT_EQ(plan.ranks, 16);
       ASSERT_FALSE(plan.transfers.empty()) << a.name << " " << op_name(op);

@@ -18,6 +18,9 @@ constexpr int kHwNvlink = 0, kHwPci = 1, kHwNet = 2;
 constexpr int kMaxSearchChannels = 32;  // MAXCHANNELS / 2 (init.cc: ring graph)
 constexpr int kMaxChannels = 64;        // MAXCHANNELS (device.h)
 constexpr int kMaxNvlsArity = 32;       // NCCL_MAX_NVLS_ARITY (device.h)
+constexpr int kMaxDirectArity = 7;      // NCCL_MAX_DIRECT_ARITY (device.h): CollNet runs with <= 8 GPUs per node
+constexpr double kArityLatUs = 0.4;     // tuning.cc: collnet direct's "arity serialization latency" per peer
+constexpr double kCollnetDirectEfficiency = 0.85;  // tuning.cc: collnet direct busBw x 0.85 on sm90 and later
 
 int ai(Algo a) { return static_cast<int>(a); }
 int ci(Arch a) { return static_cast<int>(a); }
@@ -175,6 +178,7 @@ CommShape comm_shape(const Group& group, const topology::Topology& topo, Arch ar
   fewest = nodes == 1 ? cur : std::min(fewest, cur);
   s.nodes = nodes;
   s.nics = fewest;
+  s.sharp = topo.sharp;
   // Bandwidths from the first GPU of the group (servers are uniform in every builder).
   const topology::NodeId gpu = topo.gpus[group[0]];
   double nvlink_bps = 0, other_bps = 0;
@@ -263,6 +267,26 @@ SearchGraph nvls_graph(const CommShape& s) {
   return g;
 }
 
+SearchGraph collnet_graph(const CommShape& s) {
+  SearchGraph g;
+  if (s.ranks <= 1 || s.nodes < 2 || s.nic_gbs <= 0) return g;
+  const int32_t ppn = s.ranks / s.nodes;
+  if (ppn > kMaxDirectArity + 1) return g;
+  const auto& speeds = inter_speeds(s.arch);
+  const double max_bw = std::min(s.nic_gbs, total_intra(s));
+  size_t k = 0;
+  while (k + 1 < speeds.size() && speeds[k] > max_bw) ++k;
+  g.bw = speeds[k];
+  g.channels = std::min({ppn, kMaxDirectArity + 1, std::max(1, s.nics)});
+  // Duplication as for the other graphs, within the graph's maximum of min(8, ppn) channels.
+  if (g.bw >= 25.0 && !(s.arch >= Arch::Hopper && g.bw < 50.0 && g.channels > 4)) {
+    const int32_t dup = std::min(2 * g.channels, std::min(kMaxDirectArity + 1, ppn));
+    g.bw /= (dup + g.channels - 1) / g.channels;
+    g.channels = dup;
+  }
+  return g;
+}
+
 int32_t execution_channels(const CommShape& s) {
   const SearchGraph g = ring_graph(s);
   if (g.channels == 0) return 1;
@@ -287,14 +311,15 @@ ModelEntry model_entry(Op op, Algo a, Proto p, const CommShape& s) {
   if (op == Op::AllReduce && a == Algo::Pat) return m;
   if (op == Op::AllToAll || op == Op::SendRecv || op == Op::Permutation || op == Op::Incast) return m;
   if ((a == Algo::Nvls || a == Algo::NvlsTree) && p != Proto::Simple) return m;
-  if (a != Algo::Ring && a != Algo::Tree && a != Algo::Nvls && a != Algo::NvlsTree && a != Algo::Pat)
-    return m;  // podnet builds these
+  const bool collnet = a == Algo::CollnetDirect || a == Algo::CollnetChain;
+  // CollNet: Simple only; podnet builds its all-reduce (section 5).
+  if (collnet && (p != Proto::Simple || op != Op::AllReduce || s.nodes < 2)) return m;
   if (a == Algo::Pat && p != Proto::Simple) return m;
   if (a == Algo::NvlsTree && (op != Op::AllReduce || s.nodes < 2)) return m;
   const double ppn = static_cast<double>(n) / s.nodes;
   const bool nvls = a == Algo::Nvls || a == Algo::NvlsTree;
 
-  SearchGraph g = nvls ? nvls_graph(s) : ring_graph(s);
+  SearchGraph g = nvls ? nvls_graph(s) : a == Algo::CollnetDirect ? collnet_graph(s) : ring_graph(s);
   if (g.channels == 0) return m;
   double bw = g.bw;
   if (nvls) {
@@ -324,6 +349,12 @@ ModelEntry model_entry(Op op, Algo a, Proto p, const CommShape& s) {
   if (a == Algo::Tree && p == Proto::LL128)
     bus = std::min(bus * (s.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), g.channels * kPerChTreeLL128[arch][i2]);
   if (a == Algo::Pat) bus *= 0.75;
+  if (a == Algo::CollnetDirect) {
+    double f = ppn / g.channels;  // GPUs per NIC
+    f -= (f - 1) / 2;
+    bus /= f;
+    if (s.arch >= Arch::Hopper) bus *= kCollnetDirectEfficiency;
+  }
   if (!(a != Algo::Ring && ag_rs)) bus *= (a == Algo::Ring || nvls) ? static_cast<double>(n) / nsteps : 0.5;
   m.bw_gbs = bus;
 
@@ -346,6 +377,11 @@ ModelEntry model_entry(Op op, Algo a, Proto p, const CommShape& s) {
     }
   } else if (a == Algo::Tree) {
     if (op == Op::AllReduce) lat += 2 * ((n / s.nodes - 1) * intra_lat + log2i(s.nodes) * inter_lat);
+  } else if (a == Algo::CollnetDirect) {
+    const double peers = static_cast<double>(n / s.nodes - 1);
+    lat += 2 * (std::min(1.0, peers) * intra_lat + peers * kArityLatUs) + inter_lat;
+  } else if (a == Algo::CollnetChain) {
+    lat += 2 * static_cast<double>(n / s.nodes - 1) * intra_lat + inter_lat;
   } else if (a == Algo::Nvls) {
     lat = intra_lat;
     if (s.nodes > 1) lat += inter_lat;
@@ -383,8 +419,12 @@ bool enabled_by_default(Op, Algo a, Proto p, const CommShape& s) {
   if (a == Algo::Nvls && (s.nodes > 1 || !s.nvswitch || s.arch < Arch::Hopper))
     return false;  // needs CollNet beyond one node
   if (a == Algo::NvlsTree && (s.nodes == 1 || !s.nvswitch || s.arch < Arch::Hopper)) return false;
-  if (a == Algo::CollnetDirect || a == Algo::CollnetChain) return false;  // needs a CollNet (SHARP) plugin
-  if (a == Algo::Pat && s.nodes != s.ranks) return false;                 // one GPU per node only
+  if (a == Algo::CollnetDirect || a == Algo::CollnetChain) {
+    // A CollNet network (SHARP switches), >= 2 nodes of <= 8 GPUs; direct on NVSwitch systems only.
+    if (!s.sharp || s.nodes < 2 || s.ranks / s.nodes > kMaxDirectArity + 1) return false;
+    if (a == Algo::CollnetDirect && !s.nvswitch) return false;
+  }
+  if (a == Algo::Pat && s.nodes != s.ranks) return false;  // one GPU per node only
   if (p == Proto::LL128) {
     // Hopper+: up to PXN inter, NVLink (or no) intra; older: same on NVLink nodes.
     const double ppn = static_cast<double>(s.ranks) / std::max(1, s.nodes);

@@ -99,8 +99,46 @@
 //    Hopper or later, and beyond one node it needs CollNet (NCCL disables
 //    it otherwise); NVLS tree is its multi-node form (NVSwitch servers,
 //    >= 2 of them, >= 2 heads). PAT runs with one GPU per node only.
-//    Algorithms podnet does not build (collnet_direct, collnet_chain) are
-//    never chosen.
+//    CollNet (section 5) needs switches that reduce (CommShape::sharp) and
+//    at least 2 nodes of at most 8 GPUs; collnet_direct also an NVSwitch.
+//    With CollNet NCCL also runs NVLS across nodes (NVLS + SHARP), which
+//    podnet does not build: nvls stays one-node, nvls_tree multi-node.
+//
+// 5. CollNet (in-network reduction by SHARP in InfiniBand switches; NCCL's
+//    CollNet transport, src/transport/coll_net.cc, talks to the switches
+//    through a CollNet plugin such as NVIDIA's nccl-rdma-sharp-plugins).
+//    Simple only (tuning.cc: "Not used" for LL/LL128); all-reduce (NCCL
+//    also prices collnet_direct all-gather / reduce-scatter when the plugin
+//    has iallgather / ireducescatter and every node has one NIC per GPU:
+//    podnet does not build those). Enabled (tuning.cc, coll_net.cc) only
+//    with a CollNet network, >= 2 nodes, <= 8 GPUs per node
+//    (NCCL_MAX_DIRECT_ARITY + 1, enqueue.cc); collnet_direct also needs an
+//    NVSwitch ("Disable CollNet+Direct if not on an NVSwitch system").
+//    Graphs (init.cc, search.cc): collnet_chain uses the ring's channels c
+//    and speed s (its graph is searched with min = max = the ring's
+//    channels); collnet_direct has one head per NIC (as the NVLS search
+//    beyond one node), h = min(ppn, 8, NICs), s = the largest inter speed
+//    the NIC carries, duplicated as section 1 (at most h channels). podnet
+//    does not run NCCL's second pass, which may raise the graph's bwIntra
+//    to 2 x bwInter when s is below the top speed (not on 400G H100).
+//    Bandwidth (busBw uses bwIntra for CollNet at any node count):
+//      collnet_direct: busBw = c x s / f x (0.85 on Hopper and later),
+//        f = r - (r - 1)/2, r = ppn / c (GPUs per NIC; NCCL: "Collnet+Direct
+//        requires all GPUs to have a local NIC to work at full speed")
+//      collnet_chain:  busBw = c x s
+//      algBw = busBw / 2 (as the tree).
+//    Latency (base 0; hwLat NVLink/PCIe direct 3.7, chain 2.8; network
+//    direct 31, chain 30; with one GPU per node the network figure is the
+//    tree's, 14):
+//      collnet_direct = 2 (min(1, ppn-1) intraLat + 0.4 (ppn-1)) + interLat
+//        (0.4 us per peer: NCCL's "arity serialization latency")
+//      collnet_chain  = 2 (ppn-1) intraLat + interLat
+//    8 x H100 per node with 8 x 400G NICs: direct h = c = 8 at 48 GB/s,
+//    r = 1, busBw = 384 x 0.85 = 326.4, algBw 163.2 GB/s, latency
+//    2 (3.7 + 2.8) + 31 = 44 us; chain c = 8 at 48, algBw 192 GB/s,
+//    latency 2 x 7 x 2.8 + 30 = 69.2 us (any node count: SHARP's latency
+//    does not grow with the nodes, unlike the ring's 2(nodes-1) network
+//    steps or the tree's log2(nodes)).
 //
 // The engines time the chosen plan (collective.hpp says how a protocol shows
 // in the plan); this model only chooses.
@@ -145,6 +183,7 @@ struct CommShape {
   double nic_gbs = 0;     // one NIC's bandwidth, GB/s (0: no network)
   double nvlink_gbs = 0;  // one GPU's total NVLink bandwidth, GB/s (0: none)
   bool nvswitch = false;  // GPUs reach each other through an NVSwitch
+  bool sharp = false;     // the fabric's switches reduce in the network (SHARP; topology::Topology::sharp)
 };
 
 // The shape of `group` on `topo`: nodes = distinct servers (a GPU without a
@@ -163,6 +202,9 @@ struct SearchGraph {
 };
 SearchGraph ring_graph(const CommShape& s);
 SearchGraph nvls_graph(const CommShape& s);  // channels 0 when NVLS cannot run; beyond one node: the heads
+// CollNet Direct's heads (section 5): channels = heads, 0 on one node or beyond
+// NCCL_MAX_DIRECT_ARITY + 1 = 8 GPUs per node.
+SearchGraph collnet_graph(const CommShape& s);
 // Channels the kernels run: 2c (max 64), doubled again on Hopper multi-node
 // when s > 45 GB/s and 2c < 16.
 int32_t execution_channels(const CommShape& s);

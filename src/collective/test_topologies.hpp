@@ -22,6 +22,21 @@ inline const topology::Topology& rail32() {
   return t;
 }
 
+// A small InfiniBand fat-tree whose switches reduce (switch.in_network_reduction:
+// sharp): 4 servers x 8 GPUs (8 x 400G NICs each), radix-16 switches, 2 tiers:
+// a leaf has 8 down-ports, so one server per leaf (4 leaves), 8 uplinks each,
+// 2 spines of 16 ports. `sharp` false gives the same fabric without SHARP.
+inline topology::Topology ib_fat_tree32(bool sharp = true) {
+  topology::Hardware hw = topology::default_hardware();
+  hw.radix = 16;
+  hw.sharp = sharp;
+  return topology::build_with("fat_tree", {{"gpus", "32"}, {"tiers", "2"}}, hw);
+}
+inline const topology::Topology& sharp32() {
+  static const topology::Topology t = ib_fat_tree32();
+  return t;
+}
+
 inline Group iota(int32_t n, int32_t first = 0) {
   Group g(n);
   std::iota(g.begin(), g.end(), first);

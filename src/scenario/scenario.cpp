@@ -605,7 +605,7 @@ topology::Topology Scenario::build_topology() const {
     estimate::check(estimate::fabric(topology.get_int("gpus")),
                     fmt::format("a fabric of {} GPUs", thousands(topology.get_int("gpus"))));
   try {
-    return topology::find_builder(family)->build(topology, hw);
+    return topology::build(*topology::find_builder(family), topology, hw);
   } catch (const ParamError& e) {
     throw InputError(fmt::format("{}: {}", where(e.key()), e.what()));
   }

@@ -9,6 +9,7 @@
 #include "engine/packet/packet_backend.hpp"
 #include "scenario/examples.hpp"
 #include "scenario/scenario.hpp"
+#include "scenario/setup.hpp"
 #include "topology/bom.hpp"
 
 namespace podnet::scenario {
@@ -290,6 +291,32 @@ TEST(Scenario, BadFailureRateIsRefusedAtLoad) {
   EXPECT_NE(e.find("t.yaml:9: reliability.gpu_mtbf: '12 parsecs' is not valid"), std::string::npos) << e;
   e = error_of(kBase, {"reliability.checkpoint_cost=0s"});
   EXPECT_NE(e.find("--set reliability.checkpoint_cost:"), std::string::npos) << e;
+}
+
+// switch.in_network_reduction: sharp marks the fabric's switches as reducing (collective/collnet.hpp);
+// it needs the infiniband transport and switches, with errors at the key's line.
+TEST(Scenario, InNetworkReductionKnob) {
+  const std::string small = "schema_version: 1\nname: t\ntopology:\n  family: fat_tree\n  gpus: 32\n";
+  EXPECT_FALSE(resolve(load_text(small, "t.yaml", "t")).fabric.sharp);
+  const std::string sharp = small + "switch:\n  in_network_reduction: sharp\n";  // line 7
+  const scenario::Setup s = resolve(load_text(sharp + "network: {transport: infiniband}\n", "t.yaml", "t"));
+  EXPECT_TRUE(s.fabric.sharp);
+  std::string e;
+  try {
+    resolve(load_text(sharp, "t.yaml", "t"));  // rocev2, the default transport
+  } catch (const InputError& x) {
+    e = x.what();
+  }
+  EXPECT_NE(e.find("t.yaml:7: switch.in_network_reduction:"), std::string::npos) << e;
+  EXPECT_NE(e.find("network.transport: infiniband"), std::string::npos) << e;
+  e = error_of(small + "switch:\n  in_network_reduction: sharpp\n");
+  EXPECT_NE(e.find("t.yaml:7: switch.in_network_reduction: 'sharpp' is not valid"), std::string::npos) << e;
+  // A torus has no switches to reduce in.
+  e = error_of("schema_version: 1\nname: t\ntopology:\n  family: torus\n  dims: [4, 4, 4]\nswitch:\n"
+               "  in_network_reduction: sharp\n",
+               {}, true);
+  EXPECT_NE(e.find("t.yaml:7: switch.in_network_reduction:"), std::string::npos) << e;
+  EXPECT_NE(e.find("no switches"), std::string::npos) << e;
 }
 
 TEST(Scenario, PacketEngineKnobsReachThePacketOptions) {

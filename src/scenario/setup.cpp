@@ -38,6 +38,13 @@ Setup resolve(Scenario sc, std::optional<topology::Topology> fabric) {
     s.reliability.collective_timeout_s = s.network.failures.collective_timeout.seconds();
     s.reliability.link_recovery_s = s.network.failures.local_repair.seconds();
     s.reliability.switch_recovery_s = s.network.failures.convergence.seconds();
+    // SHARP aggregates in InfiniBand switches (NVIDIA Quantum); an Ethernet transport has no such switch.
+    if (s.fabric.sharp && s.network.transport.name != "infiniband")
+      throw ParamError("switch.in_network_reduction",
+                       fmt::format("switch.in_network_reduction = sharp: SHARP reduces in InfiniBand switches, but "
+                                   "network.transport is {} (expected network.transport: infiniband, or "
+                                   "in_network_reduction: none)",
+                                   s.network.transport.name));
     return 0;
   });
   s.faults = sc.fault_list(s.fabric);

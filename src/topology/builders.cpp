@@ -23,6 +23,21 @@ const BuilderInfo* find_builder(std::string_view name) {
   return nullptr;
 }
 
+Topology build(const BuilderInfo& b, const Params& params, const Hardware& hw) {
+  Topology t = b.build(params, hw);
+  if (hw.sharp) {
+    bool switches = false;
+    for (const auto& n : t.nodes) switches = switches || n.kind == NodeKind::Switch;
+    if (!switches)
+      throw ParamError("switch.in_network_reduction",
+                       fmt::format("switch.in_network_reduction = sharp: the {} fabric has no switches to reduce in "
+                                   "(expected none)",
+                                   b.name));
+    t.sharp = true;
+  }
+  return t;
+}
+
 Hardware default_hardware() {
   return hardware_from(defaults_of(server_params()), defaults_of(switch_params()), defaults_of(cabling_params()));
 }
@@ -43,7 +58,7 @@ Topology build_with(std::string_view family, const std::vector<std::pair<std::st
     if (!v) throw Error(fmt::format("{}.{} = {}: expected {}", family, key, text, expected));
     p.set(key, *v, canonical);
   }
-  return b->build(p, hw);
+  return build(*b, p, hw);
 }
 
 }  // namespace podnet::topology

@@ -26,6 +26,12 @@ struct BuilderInfo {
 const std::vector<BuilderInfo>& builders();
 const BuilderInfo* find_builder(std::string_view name);
 
+// Builds with `b`, then applies what the switch model states for every switch
+// of the fabric: hw.sharp -> Topology::sharp. A family without switches (torus)
+// and sharp is a ParamError on switch.in_network_reduction. Every caller builds
+// through this (build_with, the scenario).
+Topology build(const BuilderInfo& b, const Params& params, const Hardware& hw);
+
 // Convenience for tests and tools: defaults of the family, then `overrides`
 // ("key=value" in scenario syntax) applied, then built.
 Topology build_with(std::string_view family, const std::vector<std::pair<std::string, std::string>>& overrides,

@@ -35,6 +35,15 @@ std::vector<ParamSpec> switch_params() {
       {"port_speed", ParamType::Bandwidth, "400Gbps", "switch port speed"},
       {"latency", ParamType::Time, "600ns", "port-to-port forwarding latency"},
       {"power", ParamType::Power, "2kW", "power per switch (without optics)"},
+      {"in_network_reduction",
+       ParamType::String,
+       "none",
+       "reductions in the switches: none, or sharp (SHARP aggregation trees in InfiniBand switches, NVIDIA "
+       "Quantum; enables NCCL's CollNet algorithms collnet_direct and collnet_chain; needs network.transport: "
+       "infiniband)",
+       -1e300,
+       1e300,
+       {"none", "sharp"}},
   };
 }
 
@@ -66,6 +75,7 @@ Hardware hardware_from(const Params& server, const Params& sw, const Params& cab
   hw.port_speed = sw.get_bandwidth("port_speed");
   hw.switch_latency = sw.get_time("latency");
   hw.switch_power_w = sw.get_real("power");
+  hw.sharp = sw.has("in_network_reduction") && sw.get_string("in_network_reduction") == "sharp";
   hw.copper_max_m = cabling.get_real("copper_max_length");
   hw.server_to_leaf_m = cabling.get_real("server_to_leaf");
   hw.leaf_to_spine_m = cabling.get_real("leaf_to_spine");

@@ -8,7 +8,10 @@
 //   DGX/HGX H100 systems; NVLink 450 GB/s per GPU per direction (NVLink 4:
 //   900 GB/s bidirectional); PCIe Gen5 x16 64 GB/s per direction; 10.2 kW per
 //   8-GPU server (DGX H100 max).
-// - 51.2 Tb/s switch: 128 x 400G ports, 600 ns port-to-port, 2.0 kW.
+// - 51.2 Tb/s switch: 128 x 400G ports, 600 ns port-to-port, 2.0 kW; no
+//   in-network reduction (switch.in_network_reduction: sharp declares
+//   switches that aggregate reductions, as NVIDIA Quantum InfiniBand switches
+//   do with SHARP; collective/collnet.hpp).
 // - Cables: copper (DAC) up to 3 m, optical beyond with two transceivers per
 //   link at 12 W each (400G-class module); propagation 5 ns/m.
 #pragma once
@@ -36,6 +39,7 @@ struct Hardware {
   Bandwidth port_speed;
   Time switch_latency;
   double switch_power_w = 0;
+  bool sharp = false;  // in_network_reduction: sharp (the switches aggregate reductions)
   // cabling and facility
   double copper_max_m = 3;
   double server_to_leaf_m = 3;

@@ -87,7 +87,10 @@ struct Topology {
   int32_t groups = 0;
   int32_t pods = 0;
   int32_t rails = 0;
-  Time switch_latency;              // port-to-port latency of every switch (engines add it per hop)
+  Time switch_latency;  // port-to-port latency of every switch (engines add it per hop)
+  // The switches reduce in the network (SHARP on InfiniBand Quantum switches: scenario
+  // switch.in_network_reduction: sharp): NCCL's CollNet algorithms may run (collective/collnet.hpp).
+  bool sharp = false;
   std::vector<int32_t> torus_dims;  // torus only: dimension sizes; GPU rank r has x fastest: r = x + X*(y + Y*z)
   Facts facts;
 

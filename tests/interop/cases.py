@@ -15,6 +15,8 @@ CASES = {
     "dragonfly-16k": ["--set", "topology.gpus=256"],
     # 3-tier fat tree k=8 with 4-GPU, 4-NIC servers (k/2 = 4 host ports per edge switch; 384 cables).
     "fat-tree-k48": ["--set", "topology.k=8", "--set", "server.gpus=4", "--set", "server.nics=4"],
+    # 2-tier rail-optimized InfiniBand leaf-spine with SHARP, 256 GPUs = one group of 8 rail leaves (512 cables).
+    "ib-sharp-1k": ["--set", "topology.gpus=256"],
     # 2-tier rail-optimized leaf-spine, 512 GPUs (1,024 cables).
     "leafspine-8k": ["--set", "topology.gpus=512"],
     # 3-D torus 4x4x4 = one 4x4x4 cube (192 chip-to-chip cables, self-loops on each server).
