@@ -1,0 +1,53 @@
+#include "study/jobs.hpp"
+
+#include "core/error.hpp"
+#include "engine/registry.hpp"
+
+namespace podnet::study {
+
+JobsStudy jobs(const scenario::Setup& s, const JobsRequest& r, const Progress& progress) {
+  const auto& specs = s.scenario.jobs;
+  if (specs.empty()) throw InputError(s.scenario.source + ": jobs: the scenario has no jobs");
+  cluster::check_jobs_engine(s.engine);
+  if (!s.scenario.failures.empty())
+    throw InputError(s.scenario.where("failures") +
+                     ": failures during several jobs are not simulated yet; expected a scenario with either `jobs:` "
+                     "or `failures:`");
+  const topology::Topology& topo = s.fabric;
+  JobsStudy out;
+  std::vector<int64_t> sizes;
+  std::vector<cluster::Scheduler> policies;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    JobResult j;
+    j.name = specs[i].name;
+    j.job = s.jobs_entry(i, !r.allow_oom);
+    j.start = specs[i].start;
+    policies.push_back(s.job_scheduler(i));
+    j.policy = cluster::scheduler_name(policies.back());
+    sizes.push_back(j.job.gpus());
+    names.push_back(j.name);
+    out.jobs.push_back(std::move(j));
+  }
+  const std::vector<std::vector<int32_t>> alloc = cluster::schedule(topo, sizes, policies, names, s.scenario.seed);
+  out.fragmentation = cluster::fragmentation(topo, alloc);
+  workload::TrainOptions topt;
+  topt.collective = s.collective;
+  auto backend = engine::make_backend(s.engine, topo, s.network);
+  std::vector<cluster::JobPlan> plans;
+  if (progress.run) progress.run("job");
+  for (size_t i = 0; i < out.jobs.size(); ++i) {
+    JobResult& j = out.jobs[i];
+    j.gpus = alloc[i];
+    j.groups_spanned = out.fragmentation.groups_spanned[i];
+    j.placement = cluster::summarize(j.job, j.gpus, topo, topt.collective, j.policy);
+    const workload::IterationTimes times = workload::iteration_times(j.job, j.gpus, topo, *backend, topt);
+    plans.push_back({j.name, workload::build_iteration(j.job, j.gpus, topo, times, topt).plan, j.gpus, j.start});
+    if (progress.step) progress.step(i + 1, out.jobs.size(), "job");
+  }
+  out.run = cluster::run_jobs(plans, topo, s.engine, s.network);
+  for (size_t i = 0; i < out.jobs.size(); ++i) out.jobs[i].outcome = out.run.jobs[i];
+  return out;
+}
+
+}  // namespace podnet::study
