@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "scenario/setup.hpp"
 #include "study/jobs.hpp"
+#include "study/train.hpp"
 
 namespace podnet::study {
 namespace {
@@ -126,6 +127,21 @@ TEST(Jobs, RefusesWhatItCannotRun) {
   EXPECT_NE(error_of(two, {"workload.global_batch=6", "failures=[{at: 0s, gpu: 1, action: slow, factor: 2}]"})
                 .find("failures during several jobs are not simulated yet"),
             std::string::npos);
+}
+
+// The single-job study (podnet run, sweep, diff, serve) does not silently drop the jobs: it refuses them.
+TEST(Jobs, TheSingleJobStudyRefusesThem) {
+  const scenario::Setup s =
+      scenario::resolve(scenario::load_text(std::string(kFabric) + "jobs:\n  - {name: a, gpus: 16}\n", "jobs.yaml",
+                                            "jobs", {"workload.global_batch=4"}));
+  try {
+    (void)study::train(s, {});
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("jobs.yaml:8: jobs: several jobs on one fabric run with `podnet train` only"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
