@@ -1,7 +1,10 @@
 #include "study/jobs.hpp"
 
+#include <fmt/format.h>
+
 #include "core/error.hpp"
 #include "engine/registry.hpp"
+#include "scenario/estimate.hpp"
 
 namespace podnet::study {
 
@@ -45,6 +48,20 @@ JobsStudy jobs(const scenario::Setup& s, const JobsRequest& r, const Progress& p
     plans.push_back({j.name, workload::build_iteration(j.job, j.gpus, topo, times, topt).plan, j.gpus, j.start});
     if (progress.step) progress.step(i + 1, out.jobs.size(), "job");
   }
+  // The memory guard (scenario/estimate.hpp): the merged plan (every job's transfers) on the engine, plus the
+  // bytes-per-job table of every directed link.
+  scenario::estimate::PlanSize size;
+  for (const auto& p : plans) {
+    const scenario::estimate::PlanSize one = scenario::estimate::plan_size(p.plan);
+    size.flows += one.flows;
+    size.ring_hops += one.ring_hops;
+  }
+  scenario::estimate::Estimate e = scenario::estimate::fabric(static_cast<int64_t>(topo.gpus.size()));
+  scenario::estimate::add_run(e, s.engine, static_cast<double>(topo.gpus.size()), size, "jobs (fewer or smaller)");
+  e.parts.push_back({"link bytes per job",
+                     2.0 * static_cast<double>(topo.links.size()) * static_cast<double>(plans.size()), 8.0,
+                     "jobs (fewer)"});
+  scenario::estimate::check(e, fmt::format("{} jobs together", plans.size()));
   out.run = cluster::run_jobs(plans, topo, s.engine, s.network);
   for (size_t i = 0; i < out.jobs.size(); ++i) out.jobs[i].outcome = out.run.jobs[i];
   return out;

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "scenario/estimate.hpp"
 #include "scenario/setup.hpp"
 #include "study/jobs.hpp"
 #include "study/train.hpp"
@@ -127,6 +128,23 @@ TEST(Jobs, RefusesWhatItCannotRun) {
   EXPECT_NE(error_of(two, {"workload.global_batch=6", "failures=[{at: 0s, gpu: 1, action: slow, factor: 2}]"})
                 .find("failures during several jobs are not simulated yet"),
             std::string::npos);
+}
+
+// The memory guard sees the jobs' plans together: with a limit below the process's own share, it refuses
+// before running, naming the jobs.
+TEST(Jobs, MemoryGuardChecksTheJobsTogether) {
+  const scenario::Setup s =
+      scenario::resolve(scenario::load_text(std::string(kFabric) + "jobs:\n  - {name: a, gpus: 16}\n", "jobs.yaml",
+                                            "jobs", {"workload.global_batch=4"}));
+  scenario::estimate::set_limit(1);
+  std::string e;
+  try {
+    (void)study::jobs(s, {});
+  } catch (const InputError& x) {
+    e = x.what();
+  }
+  scenario::estimate::set_limit(0);  // the default again
+  EXPECT_NE(e.find("1 jobs together needs an estimated"), std::string::npos) << e;
 }
 
 // The single-job study (podnet run, sweep, diff, serve) does not silently drop the jobs: it refuses them.
