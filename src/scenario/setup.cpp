@@ -85,8 +85,9 @@ workload::Job Setup::jobs_entry(size_t i, bool memory) const {
     std::string key = e.key();
     if (key.rfind("workload.", 0) == 0) key = prefix + key;
     else if (key == "gpus") key = prefix + "gpus";
-    const std::string at = key == prefix + "gpus" ? fmt::format("{}:{}: {}", scenario.source, spec.line, key)
-                                                  : scenario.where(key);
+    std::string at = scenario.where(key);
+    if (scenario.from_set.count("jobs")) at = "--set " + key;  // the whole list came from --set jobs=[...]
+    else if (key == prefix + "gpus") at = fmt::format("{}:{}: {}", scenario.source, spec.line, key);
     throw InputError(fmt::format("{}: {} ({})", at, e.what(), spec.name));
   }
 }
