@@ -1,7 +1,8 @@
 // `podnet train SCENARIO`: one training iteration of the scenario's
 // `workload:` on its fabric (placement by `placement.policy`), at the
 // `network.engine` fidelity: iteration time, breakdown, MFU, days to train;
-// optionally a Chrome trace and a scaling-efficiency sweep.
+// optionally a Chrome trace and a scaling-efficiency sweep. A scenario with
+// `jobs:` runs several jobs on the fabric instead (study::jobs).
 // Flags -> --set -> study::train -> report.
 #include <fmt/format.h>
 #include <iostream>
@@ -11,8 +12,10 @@
 #include "core/error.hpp"
 #include "core/params.hpp"
 #include "report/html.hpp"
+#include "report/jobs_report.hpp"
 #include "report/train_report.hpp"
 #include "report/web_assets.hpp"
+#include "study/jobs.hpp"
 #include "study/train.hpp"
 #include "workload/simai.hpp"
 
@@ -82,6 +85,22 @@ int cmd_train(Common c, const TrainCliOptions& o) {
   if (!o.simai_topology.empty()) fabric = workload::simai::load_topology(o.simai_topology);
   std::string label = "iteration";
   const scenario::Setup s = load_setup(c, "train", label, std::move(fabric));
+  if (!s.scenario.jobs.empty()) {  // several jobs on one fabric (study/jobs.hpp)
+    for (const auto& [flag, given] : {std::pair<const char*, bool>{"--trace", !o.trace.empty()},
+                                      {"--html", !o.html.empty()},
+                                      {"--sweep", req.sweep},
+                                      {"--simai-workload", !o.simai_workload.empty()},
+                                      {"--telemetry", !o.telemetry.empty()}})
+      if (given)
+        throw InputError(fmt::format("{}: not available with several jobs yet (the scenario has `jobs:`); expected "
+                                     "a scenario with one `workload:` for it",
+                                     flag));
+    study::JobsRequest jr;
+    jr.allow_oom = o.allow_oom;
+    const study::JobsStudy j = study::jobs(s, jr, study_progress("train", label));
+    emit(c, s.scenario, report::jobs_document(s, j), "train", report::write_jobs_table);
+    return kExitOk;
+  }
   const study::TrainStudy t = study::train(s, req, study_progress("train", label));
   const nlohmann::json doc = report::train_document(s, t);
   emit(c, s.scenario, doc, "train", report::write_train_table);

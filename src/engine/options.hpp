@@ -13,6 +13,7 @@
 #include "engine/failures.hpp"
 #include "engine/link_classes.hpp"
 #include "routing/policies.hpp"
+#include "routing/route.hpp"
 
 namespace podnet::engine {
 
@@ -64,6 +65,17 @@ struct NetworkOptions {
   // Called by the flow and packet engines at the end of every run() with what
   // the run measured (backend.hpp: RunObservation), for telemetry; unset: nothing extra is recorded.
   std::function<void(const RunObservation&)> observe;
+  // Called by the flow and packet engines each time a flow (packet engine: a
+  // QP stream) of plan transfer `transfer` is routed, with its directed links
+  // and their coefficients (routing::PathPart: a coupled ring's link used by
+  // two hops counts 2, a sprayed route splits 1 over its paths) and its
+  // payload bytes per unit of coefficient: bytes x fraction is the payload
+  // the flow puts on that link, retransmissions not counted. On the flow
+  // engine a flow moved off a failed link is routed again with the bytes it
+  // had left (the packet engine re-routes without calling it). Lets a
+  // caller attribute link traffic to the transfers' owners (cluster/jobs.hpp:
+  // bytes per job per link); unset: nothing is called.
+  std::function<void(int32_t transfer, const std::vector<routing::PathPart>& parts, double bytes)> on_route;
 };
 
 }  // namespace podnet::engine

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 #include <string>
 
+#include "cluster/jobs.hpp"
 #include "core/params.hpp"
 #include "core/version.hpp"
 #include "scenario/scenario.hpp"
 #include "topology/builders.hpp"
+#include "workload/job.hpp"
 
 namespace podnet::report {
 
@@ -128,6 +130,27 @@ json scenario_json_schema() {
                      {"description", "hidden faults: silent loss, corruption, gray degradation and flaps for podnet "
                                      "diagnose to find; pfc_storm (a NIC stuck sending PAUSE) on the packet engine"},
                      {"items", keys_object(scenario::fault_keys(), "kind, link or switch, and the fault's figure")}};
+  json policies = json::array();
+  for (const auto& x : cluster::schedulers()) policies.push_back(x.name);
+  json job = {{"type", "object"},
+              {"description", "one training job of several on the fabric (podnet train)"},
+              {"properties",
+               {{"name", {{"type", "string"}, {"description", "unique name (default job<index>)"}}},
+                {"gpus", {{"type", "integer"}, {"minimum", 1}, {"description", "the job's GPU count (required)"}}},
+                {"start",
+                 {{"type", "string"},
+                  {"pattern", kUnitPattern},
+                  {"description", "when its iteration begins (Time, default 0s)"}}},
+                {"placement",
+                 {{"enum", policies}, {"description", "scheduler policy for this job (default scheduler.policy)"}}},
+                {"workload", object_of(workload::workload_params(),
+                                       "keys of workload: that differ for this job (the rest come from workload:)")}}},
+              {"required", json::array({"gpus"})},
+              {"additionalProperties", false}};
+  props["jobs"] = {{"type", "array"},
+                   {"minItems", 1},
+                   {"description", "several training jobs on one fabric, placed by the scheduler: (podnet train)"},
+                   {"items", job}};
   return {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
           {"$id", "https://podnet.invalid/schema/scenario-1.json"},
           {"title", fmt::format("podnet scenario (schema_version 1; podnet {})", version())},

@@ -5,9 +5,11 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <yaml-cpp/yaml.h>
 
+#include "cluster/jobs.hpp"
 #include "cluster/placement.hpp"
 #include "collective/collective.hpp"
 #include "core/error.hpp"
@@ -45,6 +47,8 @@ const std::vector<SectionInfo>& sections() {
        "token budget",
        workload::workload_params},
       {"placement", "how a training job's ranks map to fabric GPUs", cluster::placement_params},
+      {"scheduler", "how the cluster scheduler places the scenario's `jobs:` (several jobs on one fabric)",
+       cluster::scheduler_params},
       {"reliability", "component failure rates, recovery times and checkpoint costs for `podnet reliability`",
        reliability::reliability_params},
       {"addressing",
@@ -56,7 +60,7 @@ const std::vector<SectionInfo>& sections() {
 
 const std::vector<std::string>& top_keys() {
   static const std::vector<std::string> k = {"schema_version", "name",     "description", "seed",
-                                             "topology",       "failures", "faults"};
+                                             "topology",       "failures", "faults",      "jobs"};
   return k;
 }
 const std::vector<std::string>& failure_keys() {
@@ -70,6 +74,11 @@ const std::vector<std::string>& random_failure_keys() {
 const std::vector<std::string>& fault_keys() {
   static const std::vector<std::string> k = {"kind",    "link", "switch", "direction", "probability",
                                              "latency", "at",   "period", "down",      "duration"};
+  return k;
+}
+
+const std::vector<std::string>& job_keys() {
+  static const std::vector<std::string> k = {"name", "gpus", "start", "placement", "workload"};
   return k;
 }
 
@@ -208,6 +217,7 @@ class Loader {
     if (root["failures"]) read_failures(root["failures"]);
     if (root["faults"]) read_faults(root["faults"]);
     for (const auto& s : sections()) sc_.section_params[s.name] = read_section(root[s.name], s.name, s.params());
+    if (root["jobs"]) read_jobs(root["jobs"], root["workload"]);
     // A routing policy for another family (ugal on a fat-tree) is refused here, at its key, not at the first route.
     const std::string& policy = sc_.section_params["network"].get_string("routing");
     if (const routing::PolicyInfo* info = routing::find_policy(policy);
@@ -280,6 +290,57 @@ class Loader {
         f.factor = std::get<double>(*v);
       }
       sc_.failures.push_back(f);
+    }
+  }
+
+  // `jobs:` (JobSpec): each entry's workload keys on top of the scenario's `workload:` section.
+  void read_jobs(const YAML::Node& list, const YAML::Node& workload) {
+    if (list.IsNull()) return;
+    if (!list.IsSequence() || list.size() == 0)
+      fail("jobs", line_of(list), "expected a list of jobs such as `- {name: a, gpus: 64, workload: {tp: 8}}`");
+    std::set<std::string> names;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const YAML::Node e = list[i];
+      const std::string path = fmt::format("jobs[{}]", i);
+      const int line = line_of(e);
+      if (!e.IsMap()) fail(path, line, "expected a map with gpus and optionally name, start, placement, workload");
+      check_keys(e, path, job_keys());
+      JobSpec j;
+      j.line = line;
+      j.name = e["name"] ? scalar_text(e["name"]) : fmt::format("job{}", i);
+      if (j.name.empty() || j.name.find_first_of(" \t/,") != std::string::npos)
+        fail(path + ".name", line, fmt::format("'{}': expected a name without spaces, '/' or ','", j.name));
+      if (!names.insert(j.name).second)
+        fail(path + ".name", line, fmt::format("'{}' names an earlier job too; expected a unique name", j.name));
+      std::string canonical, expected;
+      ParamSpec gpus{"gpus", ParamType::Int, "", "", 1, 1048576};
+      auto g = e["gpus"] ? parse_param(gpus, scalar_text(e["gpus"]), canonical, expected) : std::nullopt;
+      if (!g) fail(path + ".gpus", line, "expected the job's GPU count, an integer in [1, 1048576]");
+      j.gpus = std::get<int64_t>(*g);
+      if (e["start"] && (!parse_time(scalar_text(e["start"]), j.start, expected) || j.start.ps < 0))
+        fail(path + ".start", line, "expected when the job's iteration begins, a time >= 0 (e.g. 5ms); " + expected);
+      if (e["placement"]) {
+        j.placement = scalar_text(e["placement"]);
+        try {
+          (void)cluster::parse_scheduler(j.placement);
+        } catch (const InputError& err) {
+          fail(path + ".placement", line, err.what());
+        }
+      }
+      const YAML::Node own = e["workload"];
+      if (own && !own.IsNull() && !own.IsMap())
+        fail(path + ".workload", line, "expected a map of `workload:` keys for this job (e.g. {model: llama3-8b})");
+      // The scenario's workload keys, then the job's (a key given by both: the job's, read last, wins).
+      YAML::Node merged(YAML::NodeType::Map);
+      if (workload && workload.IsMap())
+        for (auto it = workload.begin(); it != workload.end(); ++it) merged.force_insert(it->first, it->second);
+      if (own && own.IsMap())
+        for (auto it = own.begin(); it != own.end(); ++it) {
+          merged.force_insert(it->first, it->second);
+          j.keys.push_back(it->first.Scalar());
+        }
+      j.workload = read_section(merged, path + ".workload", workload::workload_params());
+      sc_.jobs.push_back(std::move(j));
     }
   }
 
@@ -872,6 +933,26 @@ std::string Scenario::resolved_yaml() const {
           << ", action: " << f.action;
       if (f.action == "degrade") out << ", rate: " << format_bandwidth(f.rate);
       if (f.action == "slow") out << ", factor: " << format_number(f.factor);
+      out << "}\n";
+    }
+  }
+  if (!jobs.empty()) {
+    out << "jobs:\n";
+    for (const auto& j : jobs) {
+      out << "  - {name: " << yaml_value(j.name) << ", gpus: " << j.gpus
+          << ", start: " << (j.start.ps == 0 ? std::string("0s") : format_time(j.start));
+      if (!j.placement.empty()) out << ", placement: " << j.placement;
+      if (!j.keys.empty()) {
+        out << ", workload: {";
+        std::set<std::string> seen;
+        bool first = true;
+        for (const auto& k : j.keys) {
+          if (!seen.insert(k).second) continue;
+          out << (first ? "" : ", ") << k << ": " << yaml_value(j.workload.text(k));
+          first = false;
+        }
+        out << "}";
+      }
       out << "}\n";
     }
   }

@@ -46,6 +46,7 @@ const std::vector<std::string>& top_keys();
 const std::vector<std::string>& failure_keys();
 const std::vector<std::string>& random_failure_keys();
 const std::vector<std::string>& fault_keys();
+const std::vector<std::string>& job_keys();
 
 // One entry of the scenario's `failures:` list, as written (resolved against
 // the topology by Scenario::failure_events):
@@ -99,9 +100,29 @@ struct FaultSpec {
   int line = 0;
 };
 
+// One entry of the scenario's `jobs:` list: several training jobs on one
+// fabric (`podnet train`; cluster/jobs.hpp), as written:
+//   - {name: a, gpus: 64, start: 0s, placement: topology-aware, workload: {model: llama3-8b, tp: 8}}
+// gpus (required): the job's GPU count; workload: keys of `workload:` that
+// differ for this job, on top of the scenario's `workload:` section (a job
+// without it is that section's job); dp, when neither gives it, is
+// gpus / (tp x cp x pp). placement: a scheduler policy (cluster::schedulers;
+// default: `scheduler.policy`). start: when its iteration begins (default 0 s).
+// name: default job<index>; names are unique.
+struct JobSpec {
+  std::string name;
+  int64_t gpus = 0;
+  Time start;
+  std::string placement;          // "" = scheduler.policy
+  Params workload;                // the scenario's `workload:` with this job's keys on top, validated
+  std::vector<std::string> keys;  // the workload keys this entry gives, in order
+  int line = 0;
+};
+
 class Scenario {
  public:
   std::vector<FailureSpec> failures;
+  std::vector<JobSpec> jobs;
   std::vector<FaultSpec> faults;
   // The faults resolved against a built topology (InputError with the
   // entry's line for a name that is not there).

@@ -508,5 +508,71 @@ TEST(Faults, PfcStormIsThePausedDirectionIntoTheNamedNic) {
             std::string::npos);
 }
 
+// jobs: each entry's workload keys on top of the scenario's workload:, its defaults, errors at the entry's line,
+// and the echo in the resolved scenario (which loads back to the same jobs).
+TEST(ScenarioJobs, ParsedMergedAndEchoed) {
+  const std::string text = std::string(kBase) +               // lines 1-7
+                           "workload:\n"                      // 8
+                           "  model: llama3-8b\n"             // 9
+                           "  tp: 8\n"                        // 10
+                           "jobs:\n"                          // 11
+                           "  - {gpus: 64}\n"                 // 12
+                           "  - name: big\n"                  // 13
+                           "    gpus: 128\n"                  // 14
+                           "    start: 5ms\n"                 // 15
+                           "    placement: random\n"          // 16
+                           "    workload: {tp: 4, pp: 2}\n";  // 17
+  const Scenario sc = load_text(text, "t.yaml", "t");
+  ASSERT_EQ(sc.jobs.size(), 2u);
+  EXPECT_EQ(sc.jobs[0].name, "job0");
+  EXPECT_EQ(sc.jobs[0].gpus, 64);
+  EXPECT_EQ(sc.jobs[0].start.ps, 0);
+  EXPECT_EQ(sc.jobs[0].placement, "");
+  EXPECT_EQ(sc.jobs[0].workload.get_int("tp"), 8);  // the scenario's workload:
+  EXPECT_EQ(sc.jobs[0].workload.get_string("model"), "llama3-8b");
+  EXPECT_EQ(sc.jobs[1].name, "big");
+  EXPECT_EQ(sc.jobs[1].start, Time(5'000'000'000));
+  EXPECT_EQ(sc.jobs[1].placement, "random");
+  EXPECT_EQ(sc.jobs[1].workload.get_int("tp"), 4);  // its own, over the scenario's 8
+  EXPECT_EQ(sc.jobs[1].workload.get_int("pp"), 2);
+  EXPECT_EQ(sc.jobs[1].workload.get_string("model"), "llama3-8b");
+  EXPECT_EQ(sc.jobs[1].keys, (std::vector<std::string>{"tp", "pp"}));
+  EXPECT_EQ(sc.where("jobs[1].workload.tp"), "t.yaml:17: jobs[1].workload.tp");
+  EXPECT_EQ(sc.section("scheduler").get_string("policy"), "first-fit");
+  const std::string yaml = sc.resolved_yaml();
+  EXPECT_NE(yaml.find("  - {name: job0, gpus: 64, start: 0s}\n"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("  - {name: big, gpus: 128, start: 5ms, placement: random, workload: {tp: 4, pp: 2}}\n"),
+            std::string::npos)
+      << yaml;
+  const Scenario again = load_text(yaml, "r.yaml", "r");
+  ASSERT_EQ(again.jobs.size(), 2u);
+  EXPECT_EQ(again.jobs[1].workload.get_int("tp"), 4);
+  EXPECT_EQ(again.jobs[1].start, sc.jobs[1].start);
+  EXPECT_EQ(again.resolved_yaml(), yaml);
+}
+
+TEST(ScenarioJobs, BadEntriesNameFileLineAndKey) {
+  const std::string base = std::string(kBase) + "jobs:\n";  // the entry is line 9
+  std::string e = error_of(base + "  - {name: a}\n");
+  EXPECT_NE(e.find("t.yaml:9: jobs[0].gpus: expected the job's GPU count"), std::string::npos) << e;
+  e = error_of(base + "  - {gpus: 8, gpu: 8}\n");
+  EXPECT_NE(e.find("t.yaml:9: jobs[0].gpu: unknown key (did you mean 'gpus'?)"), std::string::npos) << e;
+  e = error_of(base + "  - {gpus: 8, placement: best}\n");
+  EXPECT_NE(e.find("t.yaml:9: jobs[0].placement: unknown scheduler policy 'best'; expected one of: first-fit, "
+                   "topology-aware, random"),
+            std::string::npos)
+      << e;
+  e = error_of(base + "  - {gpus: 8, start: 5}\n");
+  EXPECT_NE(e.find("t.yaml:9: jobs[0].start"), std::string::npos) << e;
+  e = error_of(base + "  - {name: a, gpus: 8}\n  - {name: a, gpus: 8}\n");
+  EXPECT_NE(e.find("t.yaml:10: jobs[1].name: 'a' names an earlier job too"), std::string::npos) << e;
+  e = error_of(base + "  - gpus: 8\n    workload: {tpp: 8}\n");
+  EXPECT_NE(e.find("t.yaml:10: jobs[0].workload.tpp: unknown key (did you mean 'tp'?)"), std::string::npos) << e;
+  e = error_of(std::string(kBase) + "jobs: {gpus: 8}\n");
+  EXPECT_NE(e.find("t.yaml:8: jobs: expected a list of jobs"), std::string::npos) << e;
+  e = error_of(std::string(kBase) + "scheduler:\n  policy: best\n");
+  EXPECT_NE(e.find("t.yaml:9: scheduler.policy"), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace podnet::scenario

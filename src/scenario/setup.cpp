@@ -33,6 +33,7 @@ Setup resolve(Scenario sc, std::optional<topology::Topology> fabric) {
     s.collective = collective::options_from(sc.section("collective"));
     s.collective.seed = sc.seed;  // draws the permutation pattern (collective/patterns.hpp)
     s.placement = cluster::parse_policy(sc.section("placement").get_string("policy"));
+    s.scheduler = cluster::parse_scheduler(sc.section("scheduler").get_string("policy"));
     s.reliability = reliability::config_from(sc.section("reliability"));
     // The recovery times come from network: once (engine::FailureOptions); the risk model copies them.
     s.reliability.collective_timeout_s = s.network.failures.collective_timeout.seconds();
@@ -59,6 +60,48 @@ workload::Job Setup::job(bool memory) const {
     if (memory) workload::check_memory(j);
     return j;
   });
+}
+
+}  // namespace podnet::scenario
+
+namespace podnet::scenario {
+
+workload::Job Setup::jobs_entry(size_t i, bool memory) const {
+  const JobSpec& spec = scenario.jobs.at(i);
+  const std::string prefix = fmt::format("jobs[{}].", i);
+  try {
+    Params p = spec.workload;
+    workload::Job j = workload::job_from(p, spec.gpus);
+    if (!p.has("dp")) {
+      // dp from the GPU count: job_from picked the largest d that fits; the job must fill its GPUs.
+      const int64_t mp = j.tp * j.cp * j.pp;
+      if (spec.gpus % mp != 0)
+        throw ParamError("gpus", fmt::format("{} GPUs are not a multiple of tp x cp x pp = {} x {} x {} = {}",
+                                             spec.gpus, j.tp, j.cp, j.pp, mp));
+      p.set("dp", int64_t{spec.gpus / mp}, std::to_string(spec.gpus / mp));
+      j = workload::job_from(p, spec.gpus);
+    }
+    if (j.gpus() != spec.gpus)
+      throw ParamError("gpus",
+                       fmt::format("the job has {} GPUs but its workload uses tp x cp x pp x dp = {} x {} x {} x "
+                                   "{} = {}; expected equal counts",
+                                   spec.gpus, j.tp, j.cp, j.pp, j.dp, j.gpus()));
+    if (memory) workload::check_memory(j);
+    return j;
+  } catch (const ParamError& e) {
+    std::string key = e.key();
+    if (key.rfind("workload.", 0) == 0) key = prefix + key;
+    else if (key == "gpus") key = prefix + "gpus";
+    std::string at = scenario.where(key);
+    if (scenario.from_set.count("jobs")) at = "--set " + key;  // the whole list came from --set jobs=[...]
+    else if (key == prefix + "gpus") at = fmt::format("{}:{}: {}", scenario.source, spec.line, key);
+    throw InputError(fmt::format("{}: {} ({})", at, e.what(), spec.name));
+  }
+}
+
+cluster::Scheduler Setup::job_scheduler(size_t i) const {
+  const JobSpec& spec = scenario.jobs.at(i);
+  return spec.placement.empty() ? scheduler : cluster::parse_scheduler(spec.placement);
 }
 
 }  // namespace podnet::scenario

@@ -12,6 +12,8 @@
 //                convergence        (reliability::Config)
 //   faults       faults:            (diagnose::Fault, resolved on the fabric)
 //   job(gpus)    workload:          (workload::Job, checked against the fabric)
+//   jobs_entry   jobs: + workload:  (one job of several on the fabric, on its GPU count)
+//   scheduler    scheduler.policy   (cluster::Scheduler, placing the jobs:)
 //
 // The recovery times of `network:` are read once, into
 // network.failures (engine::FailureOptions, what the engines inject); the risk
@@ -25,6 +27,7 @@
 #include <optional>
 #include <string>
 
+#include "cluster/jobs.hpp"
 #include "cluster/placement.hpp"
 #include "collective/collective.hpp"
 #include "diagnose/probe.hpp"
@@ -50,6 +53,13 @@ struct Setup {
   // a job that does not fit in the GPU's memory is an InputError too
   // (workload::check_memory). InputError at the key's line.
   workload::Job job(bool check_memory = true) const;
+  // Job `i` of the scenario's `jobs:` (its workload on top of `workload:`) on
+  // its GPU count; dp = gpus / (tp cp pp) unless the workload gives it.
+  // InputError at the key's line ("FILE:LINE: jobs[1].workload.tp: ...").
+  workload::Job jobs_entry(size_t i, bool check_memory = true) const;
+  cluster::Scheduler scheduler = cluster::Scheduler::FirstFit;  // scheduler.policy
+  // The scheduler policy of job i (its placement:, else scheduler.policy).
+  cluster::Scheduler job_scheduler(size_t i) const;
 };
 
 // Resolves `sc`. `fabric`, when given, replaces the scenario's topology (a

@@ -8,6 +8,10 @@
 namespace podnet::study {
 
 TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress& progress) {
+  if (!s.scenario.jobs.empty())
+    throw InputError(s.scenario.where("jobs") +
+                     ": several jobs on one fabric run with `podnet train` only (study::jobs), not yet from this "
+                     "command; expected a scenario without `jobs:` (its `workload:` is the one job)");
   if (r.sweep && !r.simai_workload.empty())
     throw InputError("--sweep works on the scenario's workload, not on an imported SimAI workload");
   const topology::Topology& topo = s.fabric;

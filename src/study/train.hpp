@@ -73,6 +73,7 @@ struct TrainStudy {
   TelemetryResult telemetry;
 };
 
+// Refuses a scenario with `jobs:` (study/jobs.hpp runs those).
 TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress& progress = {});
 
 }  // namespace podnet::study

@@ -19,6 +19,8 @@ CASES = {
     "ib-sharp-1k": ["--set", "topology.gpus=256"],
     # 2-tier rail-optimized leaf-spine, 512 GPUs (1,024 cables).
     "leafspine-8k": ["--set", "topology.gpus=512"],
+    # two-jobs: a 64-GPU 2-tier leaf-spine (160 cables), already small.
+    "two-jobs": [],
     # 3-D torus 4x4x4 = one 4x4x4 cube (192 chip-to-chip cables, self-loops on each server).
     "torus-3d-4k": ["--set", "topology.dims=[4,4,4]"],
 }

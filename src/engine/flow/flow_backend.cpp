@@ -63,6 +63,7 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
   auto start_flow = [&](int32_t transfer, int32_t index, CompiledFlow& f, Bytes bytes, Time at, Time latency) {
     resources.clear();
     for (const auto& p : f.parts) resources.push_back({static_cast<LinkId>(p.link), p.fraction});
+    if (options_.on_route) options_.on_route(transfer, f.parts, static_cast<double>(bytes));
     FlowSpec spec;
     spec.bytes = bytes;
     spec.start = at;

@@ -151,6 +151,7 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
           s.slices = pr.pipe->slices();
           s.send_slices = pr.pipe->released(static_cast<int32_t>(h));
         }
+        if (options_.on_route) options_.on_route(i, r, static_cast<double>(s.bytes));
         const int32_t id = sim.add_stream(s, r);
         if (piped) {
           if (stream_pipe.size() <= static_cast<size_t>(id)) stream_pipe.resize(static_cast<size_t>(id) + 1, {-1, 0});

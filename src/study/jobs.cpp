@@ -1,0 +1,70 @@
+#include "study/jobs.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "engine/registry.hpp"
+#include "scenario/estimate.hpp"
+
+namespace podnet::study {
+
+JobsStudy jobs(const scenario::Setup& s, const JobsRequest& r, const Progress& progress) {
+  const auto& specs = s.scenario.jobs;
+  if (specs.empty()) throw InputError(s.scenario.source + ": jobs: the scenario has no jobs");
+  cluster::check_jobs_engine(s.engine);
+  if (!s.scenario.failures.empty())
+    throw InputError(s.scenario.where("failures") +
+                     ": failures during several jobs are not simulated yet; expected a scenario with either `jobs:` "
+                     "or `failures:`");
+  const topology::Topology& topo = s.fabric;
+  JobsStudy out;
+  std::vector<int64_t> sizes;
+  std::vector<cluster::Scheduler> policies;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    JobResult j;
+    j.name = specs[i].name;
+    j.job = s.jobs_entry(i, !r.allow_oom);
+    j.start = specs[i].start;
+    policies.push_back(s.job_scheduler(i));
+    j.policy = cluster::scheduler_name(policies.back());
+    sizes.push_back(j.job.gpus());
+    names.push_back(j.name);
+    out.jobs.push_back(std::move(j));
+  }
+  const std::vector<std::vector<int32_t>> alloc = cluster::schedule(topo, sizes, policies, names, s.scenario.seed);
+  out.fragmentation = cluster::fragmentation(topo, alloc);
+  workload::TrainOptions topt;
+  topt.collective = s.collective;
+  auto backend = engine::make_backend(s.engine, topo, s.network);
+  std::vector<cluster::JobPlan> plans;
+  if (progress.run) progress.run("job");
+  for (size_t i = 0; i < out.jobs.size(); ++i) {
+    JobResult& j = out.jobs[i];
+    j.gpus = alloc[i];
+    j.groups_spanned = out.fragmentation.groups_spanned[i];
+    j.placement = cluster::summarize(j.job, j.gpus, topo, topt.collective, j.policy);
+    const workload::IterationTimes times = workload::iteration_times(j.job, j.gpus, topo, *backend, topt);
+    plans.push_back({j.name, workload::build_iteration(j.job, j.gpus, topo, times, topt).plan, j.gpus, j.start});
+    if (progress.step) progress.step(i + 1, out.jobs.size(), "job");
+  }
+  // The memory guard (scenario/estimate.hpp): the merged plan (every job's transfers) on the engine, plus the
+  // bytes-per-job table of every directed link.
+  scenario::estimate::PlanSize size;
+  for (const auto& p : plans) {
+    const scenario::estimate::PlanSize one = scenario::estimate::plan_size(p.plan);
+    size.flows += one.flows;
+    size.ring_hops += one.ring_hops;
+  }
+  scenario::estimate::Estimate e = scenario::estimate::fabric(static_cast<int64_t>(topo.gpus.size()));
+  scenario::estimate::add_run(e, s.engine, static_cast<double>(topo.gpus.size()), size, "jobs (fewer or smaller)");
+  e.parts.push_back({"link bytes per job",
+                     2.0 * static_cast<double>(topo.links.size()) * static_cast<double>(plans.size()), 8.0,
+                     "jobs (fewer)"});
+  scenario::estimate::check(e, fmt::format("{} jobs together", plans.size()));
+  out.run = cluster::run_jobs(plans, topo, s.engine, s.network);
+  for (size_t i = 0; i < out.jobs.size(); ++i) out.jobs[i].outcome = out.run.jobs[i];
+  return out;
+}
+
+}  // namespace podnet::study
