@@ -23,6 +23,24 @@ struct PauseStorm {
   std::string what;  // as written, for messages
 };
 
+// A silent fault (the scenario's `faults:` kinds drop, corrupt, degrade and
+// flap; packet engine only, packet_sim.hpp §11): from `start`, every packet
+// crossing one of the directed links `dirs`, or entering switch `node`, is
+// lost with `probability` (a drop, or a corruption the receiver's CRC
+// check discards), arrives `latency` later (a gray link or switch), or,
+// when `period` > 0, is lost while the fault is down: over [start + k
+// period, start + k period + down). Nothing counts these losses but the
+// engine's own ground truth (PortStats::silent): the devices report nothing.
+struct SilentFault {
+  std::vector<int32_t> dirs;                // routing::DirLink
+  topology::NodeId node = topology::kNone;  // a switch
+  double probability = 0;
+  Time latency;
+  Time start;
+  Time period, down;
+  std::string what;  // as written, for messages
+};
+
 // Failures injected into a run (flow and packet engines).
 //
 // Model. A link going down loses its capacity at once in both directions:
