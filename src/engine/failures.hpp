@@ -41,6 +41,19 @@ struct SilentFault {
   std::string what;  // as written, for messages
 };
 
+// A switch whose ECN marking band or PFC XOFF threshold is not the fabric's
+// configuration (the scenario's `faults:` kind drifted_thresholds; packet
+// engine only, packet_sim.hpp §12): every egress port of `node` marks with
+// the band (kmin, kmax, pmax) where given, and its buffer's dynamic
+// threshold is alpha = 2^-dt_shift where given (-1: as configured).
+struct ThresholdDrift {
+  topology::NodeId node = topology::kNone;
+  int64_t kmin = -1, kmax = -1;  // bytes
+  double pmax = -1;
+  int32_t dt_shift = -1;
+  std::string what;  // as written, for messages
+};
+
 // Failures injected into a run (flow and packet engines).
 //
 // Model. A link going down loses its capacity at once in both directions:

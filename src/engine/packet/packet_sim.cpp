@@ -94,6 +94,7 @@ struct PacketSim::Impl {
   std::vector<ProbePath> probe_paths;
   std::vector<DirLink> probe_links;
   std::vector<ProbeRecord> probe_log;
+  std::vector<PacketSim::EcnBand> ecn_cfg;  // per port, before drifts (§12)
   void probe_out(DirLink p, const Packet& k);
   void on_probe(DirLink p, Packet k);
 
@@ -196,6 +197,27 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   cap.resize(D);
   for (DirLink d = 0; d < D; ++d) cap[d] = compiler->payload_capacity_bps(d);
   buffer.emplace(t, opt, mtu + header, pfc, credits, *ports);
+  ecn_cfg.resize(D);
+  for (DirLink d = 0; d < D; ++d) ecn_cfg[d] = {ports->info[d].kmin, ports->info[d].kmax, ports->info[d].pmax};
+  for (const ThresholdDrift& dr : net.threshold_drifts) {
+    if (dr.node < 0 || dr.node >= static_cast<NodeId>(t.nodes.size()) || t.nodes[dr.node].kind != NodeKind::Switch)
+      throw InputError(fmt::format("packet engine: {}: not a switch", dr.what));
+    if (dr.dt_shift >= 0) {
+      if (dr.dt_shift > 20) throw InputError(fmt::format("packet engine: {}: alpha below 2^-20", dr.what));
+      buffer->set_dt_shift(dr.node, dr.dt_shift);
+    }
+    for (DirLink d = 0; d < D; ++d) {
+      PortInfo& p = ports->info[d];
+      if (p.from != dr.node) continue;
+      if (dr.kmin >= 0) p.kmin = dr.kmin;
+      if (dr.kmax >= 0) p.kmax = dr.kmax;
+      if (dr.pmax >= 0) p.pmax = dr.pmax;
+      if (p.kmax < p.kmin || p.pmax > 1)
+        throw InputError(fmt::format("packet engine: {}: expected kmin <= kmax and pmax <= 1 (the port's band is "
+                                     "{} to {} B, pmax {})",
+                                     dr.what, p.kmin, p.kmax, p.pmax));
+    }
+  }
   rto = opt.rto.ps > 0 ? opt.rto.ps : 1'000'000'000 + std::llround(2 * buffer->worst_drain_ps());
   deadlock_window = std::max<int64_t>(10'000'000'000, 4 * rto);
 
@@ -512,6 +534,10 @@ void PacketSim::Impl::on_arrive(Packet k) {
       return;
     }
     if (a == SwitchBuffer::Admit::OkPause) send_pause(p, true);
+    if (pfc && k.cls == kLossless) {  // the ingress's shared watermark (§12)
+      const int64_t sh = buffer->ingress(p).bytes - buffer->reserve();
+      if (sh > ports->stats_of[p].pg_shared_max) ports->stats_of[p].pg_shared_max = sh;
+    }
   }
   ports->enqueue(out, k, now);
   try_send(out);
@@ -851,6 +877,10 @@ std::vector<double> PacketSim::link_payload_bytes() const {
 }
 double PacketSim::payload_capacity_bps(DirLink d) const { return m_->cap[d]; }
 Time PacketSim::rto() const { return Time(m_->rto); }
+PacketSim::EcnBand PacketSim::configured_ecn(DirLink d) const { return m_->ecn_cfg[d]; }
+Bytes PacketSim::configured_xoff_limit(NodeId n) const { return m_->buffer->xoff_limit(n); }
+int32_t PacketSim::data_wire_bytes() const { return m_->mtu + m_->header; }
+int64_t PacketSim::port_bps(DirLink d) const { return m_->ports->info[d].bps; }
 Bytes PacketSim::buffer_of(NodeId n) const { return m_->buffer->buffer_of(n); }
 Bytes PacketSim::headroom_of(DirLink in) const { return m_->buffer->headroom_of(in); }
 const cc::CongestionControl& PacketSim::congestion_control() const { return *m_->cc; }

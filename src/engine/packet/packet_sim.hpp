@@ -159,6 +159,16 @@
 //   the round-trip time. A probe lost on the way (a silent fault, a dead
 //   link) has no reply: its RTT stays -1. Probes are never retransmitted.
 //
+// 12. Drifted thresholds (NetworkOptions::threshold_drifts, failures.hpp):
+//   every egress port of a drifted switch marks ECN with the drift's band
+//   (Kmin, Kmax in bytes, not scaled with the port rate; Pmax) where given,
+//   and the switch's buffer uses alpha = 2^-dt_shift in its dynamic
+//   threshold (§2) where given; the rest of the fabric keeps the
+//   configuration. Telemetry for finding them (diagnose/threshold_drift.hpp):
+//   PortStats::pg_shared_max, the peak shared-buffer bytes held for an
+//   ingress (SONiC's priority-group shared watermark), and the configured
+//   band and XOFF limit (configured_ecn, configured_xoff_limit).
+//
 // Limitations: one data priority in use per run; no cut-through; PFC only
 // at switches (not NICs, NVSwitches or torus chips; a NIC sends PAUSE only in
 // a PFC storm); no virtual channels;
@@ -224,6 +234,7 @@ struct PortStats {
   Time paused;                  // time this port's data class was paused
   uint64_t lost = 0;            // packets lost to this link's failure (queued, on its wire, or sent to it while dead)
   uint64_t silent = 0;          // packets lost to a silent fault on this link or the switch it enters (§11)
+  Bytes pg_shared_max = 0;      // peak lossless shared-buffer bytes held for this ingress (entering a switch; §12)
   Bytes max_queue = 0;          // peak data bytes queued
   double queue_byte_ps = 0;     // integral of data bytes queued over time
   double peak_utilization = 0;  // peak payload rate / payload capacity over util_window
@@ -376,6 +387,17 @@ class PacketSim {
   // Payload capacity in force (a Degrade changes it).
   double payload_capacity_bps(routing::DirLink d) const;
   Time rto() const;
+  // The configured ECN band of port d (before any drift, §12) and the
+  // configured XOFF limit of switch n (switch_buffer.hpp: xoff_limit; 0
+  // without PFC); a full data packet's wire bytes.
+  struct EcnBand {
+    int64_t kmin = 0, kmax = 0;
+    double pmax = 0;
+  };
+  EcnBand configured_ecn(routing::DirLink d) const;
+  Bytes configured_xoff_limit(topology::NodeId switch_node) const;
+  int32_t data_wire_bytes() const;
+  int64_t port_bps(routing::DirLink d) const;  // the rate port d serializes at
   // Buffer and lossless headroom the model gives a switch node / an ingress link.
   Bytes buffer_of(topology::NodeId switch_node) const;
   Bytes headroom_of(routing::DirLink ingress) const;
