@@ -478,6 +478,25 @@ TEST(Diagnose, ProbeFileRoundTripAndBadFiles) {
   fs::remove_all(dir);
 }
 
+// --mode packet: the probes on the packet engine (128 NICs x 5,000 probes/s x 2 s = 1.28 M probes) name the
+// hidden spine and uplink; refused above its size limit (the default 300 s: 38.4 M probes), naming the
+// statistical mode; an unknown mode is refused.
+TEST(Diagnose, PacketModeRunsSmallAndRefusesLarge) {
+  const std::string scenario = (fs::path(PODNET_SOURCE_DIR) / "tests/golden/diagnose-faults/scenario.yaml").string();
+  Result r =
+      run("diagnose " + scenario + " --mode packet --rate 5000 --duration 2s --round 1s --no-deadlock-check", true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("simulated probing, packet mode"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("pod000-spine-005"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("su000-leaf-r0:Ethernet1/9 -> pod000-spine-000"), std::string::npos) << r.out;
+  r = run("diagnose " + scenario + " --mode packet", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("use the statistical mode"), std::string::npos) << r.out;
+  r = run("diagnose " + scenario + " --mode fluid", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("expected statistical or packet"), std::string::npos) << r.out;
+}
+
 }  // namespace
 
 namespace {

@@ -22,6 +22,7 @@ namespace podnet::cli {
 namespace {
 
 struct DiagnoseOptions {
+  std::string mode = "statistical";
   std::string mesh = "rail";
   int targets = 4, ports = 8;
   double rate = 1000;
@@ -47,6 +48,7 @@ Time parse_duration(const std::string& text, const char* option) {
 
 int cmd_diagnose(const Common& c, const DiagnoseOptions& o) {
   study::DiagnoseRequest req;
+  req.probe_mode = o.mode;
   req.probe.mesh = o.mesh;
   req.probe.targets = o.targets;
   req.probe.ports = o.ports;
@@ -111,6 +113,10 @@ void add_diagnose_command(CLI::App& app, Action& action) {
                                  "find silent faults by probing (localize loss to links and switches), check PFC "
                                  "deadlock freedom");
   add_common(cmd, *c, true);
+  cmd->add_option("--mode", o->mode,
+                  "statistical (each probe's loss drawn from its path: any size) or packet (every probe on the "
+                  "packet engine: small fabrics, to check the statistical mode)")
+      ->capture_default_str();
   cmd->add_option("--probe", o->mesh,
                   "who probes whom: full-mesh, rail (each NIC probes --targets NICs of its rail), "
                   "leaf-mesh (every pair of leaves)")
@@ -148,6 +154,7 @@ void add_diagnose_command(CLI::App& app, Action& action) {
       "  podnet diagnose aipod-16k --evaluate 100 --faults 3 --fault-kind mixed\n"
       "  podnet diagnose my-fabric.yaml --probes-out probes.csv\n"
       "  podnet diagnose my-fabric.yaml --probes probes.csv\n"
+      "  podnet diagnose my-fabric.yaml --mode packet --probe full-mesh --duration 2s --round 100ms\n"
       "  podnet diagnose torus-3d-4k --duration 10s      (the deadlock check finds the ring cycles)");
   cmd->callback([&action, c, o] { action = [c, o] { return cmd_diagnose(*c, *o); }; });
 }

@@ -205,6 +205,22 @@ void report_telemetry(const study::TelemetryResult& t, const std::string& dir) {
       std::cerr << fmt::format("  depth {}: {} paused {:.3f} ms\n", p.depth,
                                engine::dir_link_name(t.recorder->topology(), p.link), p.paused_s * 1e3);
   }
+  for (const auto& s : t.drifts) {
+    std::cerr << fmt::format("drifted thresholds: {} marks or pauses off the fabric's configuration at {} port(s):\n",
+                             t.recorder->topology().nodes[s.node].name, s.ports.size());
+    for (const auto& p : s.ports) {
+      const std::string link = engine::dir_link_name(t.recorder->topology(), p.link);
+      if (p.what == "xoff_high")
+        std::cerr << fmt::format("  {}: shared-buffer watermark {:.0f} B above the configured XOFF limit {:.0f} B "
+                                 "(pauses later than configured)\n",
+                                 link, p.observed, p.expected_lo);
+      else
+        std::cerr << fmt::format("  {}: {:.0f} ECN marks where the configured band gives {:.0f} to {:.0f} (marks {} "
+                                 "than configured)\n",
+                                 link, p.observed, p.expected_lo, p.expected_hi,
+                                 p.what == "ecn_early" ? "earlier" : "later");
+    }
+  }
   if (dir.empty()) return;
   const auto files = telemetry::write_dir(*t.recorder, dir);
   std::cerr << "podnet: wrote telemetry to " << dir << "/ (";

@@ -215,14 +215,11 @@ int64_t binomial(Rng& rng, int64_t n, double p) {
 
 }  // namespace
 
-ProbeRun simulate_probes(const topology::Topology& t, const Mesh& mesh, const std::vector<Fault>& faults,
-                         const ProbeOptions& o, uint64_t seed) {
+ProbeRun probe_schedule(const topology::Topology& t, const Mesh& mesh, const ProbeOptions& o) {
   if (!(o.rate > 0) || o.rate > 1e7)
     throw InputError(fmt::format("--rate {}: expected 0 < probes per second per NIC <= 1e7", o.rate));
   if (o.round.ps <= 0 || o.duration.ps < o.round.ps)
     throw InputError("--duration must be at least one round (--round) and the round longer than 0");
-  if (!(o.background >= 0 && o.background < 1))
-    throw InputError(fmt::format("--background {}: expected a loss probability in [0, 1)", o.background));
   ProbeRun run;
   run.round = o.round;
   run.rounds = static_cast<int>(std::min<int64_t>(o.duration.ps / o.round.ps, 100000));
@@ -264,6 +261,18 @@ ProbeRun simulate_probes(const topology::Topology& t, const Mesh& mesh, const st
     run.probe_bytes_per_s_per_nic = sum / static_cast<double>(mesh.endpoints);
   }
 
+  run.total.assign(T, {});
+  run.lost_by_round.resize(run.rounds);
+  return run;
+}
+
+ProbeRun simulate_probes(const topology::Topology& t, const Mesh& mesh, const std::vector<Fault>& faults,
+                         const ProbeOptions& o, uint64_t seed) {
+  if (!(o.background >= 0 && o.background < 1))
+    throw InputError(fmt::format("--background {}: expected a loss probability in [0, 1)", o.background));
+  ProbeRun run = probe_schedule(t, mesh, o);
+  const size_t T = mesh.tuples.size();
+
   // Per directed link and per switch: the faults that touch them.
   const size_t D = 2 * t.links.size();
   std::vector<std::vector<int32_t>> link_faults(D);
@@ -291,8 +300,6 @@ ProbeRun simulate_probes(const topology::Topology& t, const Mesh& mesh, const st
     base[i] = Time(ps);
   }
 
-  run.total.assign(T, {});
-  run.lost_by_round.resize(run.rounds);
   // RTT takes at most a few values per tuple (its base, and higher while a degrade is on): count the probes
   // received at the base RTT and at the highest seen, which give the percentiles.
   std::vector<Time> rtt_max(T);

@@ -144,6 +144,11 @@ struct ProbeRun {
   double capacity_share_max = 0;                 // busiest NIC's probe tx / its link capacity
 };
 
+// The schedule every mode shares: rounds, probes per tuple per round
+// (sent_per_round) and the probe load per NIC; `total` and `lost_by_round`
+// sized and empty. Throws InputError for a bad rate, duration or round.
+ProbeRun probe_schedule(const topology::Topology& t, const Mesh& mesh, const ProbeOptions& o);
+
 // Simulates the probes of `mesh` for o.duration with `faults` hidden
 // (statistical mode). Deterministic in seed.
 ProbeRun simulate_probes(const topology::Topology& t, const Mesh& mesh, const std::vector<Fault>& faults,

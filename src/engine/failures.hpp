@@ -23,6 +23,37 @@ struct PauseStorm {
   std::string what;  // as written, for messages
 };
 
+// A silent fault (the scenario's `faults:` kinds drop, corrupt, degrade and
+// flap; packet engine only, packet_sim.hpp §11): from `start`, every packet
+// crossing one of the directed links `dirs`, or entering switch `node`, is
+// lost with `probability` (a drop, or a corruption the receiver's CRC
+// check discards), arrives `latency` later (a gray link or switch), or,
+// when `period` > 0, is lost while the fault is down: over [start + k
+// period, start + k period + down). Nothing counts these losses but the
+// engine's own ground truth (PortStats::silent): the devices report nothing.
+struct SilentFault {
+  std::vector<int32_t> dirs;                // routing::DirLink
+  topology::NodeId node = topology::kNone;  // a switch
+  double probability = 0;
+  Time latency;
+  Time start;
+  Time period, down;
+  std::string what;  // as written, for messages
+};
+
+// A switch whose ECN marking band or PFC XOFF threshold is not the fabric's
+// configuration (the scenario's `faults:` kind drifted_thresholds; packet
+// engine only, packet_sim.hpp §12): every egress port of `node` marks with
+// the band (kmin, kmax, pmax) where given, and its buffer's dynamic
+// threshold is alpha = 2^-dt_shift where given (-1: as configured).
+struct ThresholdDrift {
+  topology::NodeId node = topology::kNone;
+  int64_t kmin = -1, kmax = -1;  // bytes
+  double pmax = -1;
+  int32_t dt_shift = -1;
+  std::string what;  // as written, for messages
+};
+
 // Failures injected into a run (flow and packet engines).
 //
 // Model. A link going down loses its capacity at once in both directions:

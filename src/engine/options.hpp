@@ -59,6 +59,12 @@ struct NetworkOptions {
   FailureOptions failures;
   // PFC storms (failures.hpp) the packet engine simulates; the other engines refuse them.
   std::vector<PauseStorm> pause_storms;
+  // Silent faults (failures.hpp) the packet engine applies to every packet;
+  // set by the diagnose study's packet mode (diagnose/packet_probe.hpp).
+  std::vector<SilentFault> silent_faults;
+  // Switches with drifted PFC/ECN thresholds (failures.hpp) the packet engine
+  // simulates; the other engines refuse them.
+  std::vector<ThresholdDrift> threshold_drifts;
   // > 0: the packet engine samples every port's queue depth and every QP's
   // rate at this interval (telemetry time series).
   Time sample_interval;

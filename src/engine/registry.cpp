@@ -39,6 +39,10 @@ std::unique_ptr<NetworkBackend> make_backend(std::string_view engine, const topo
     throw InputError(fmt::format("faults: {} is a PFC storm, which only the packet engine simulates (PAUSE frames); "
                                  "run with --engine packet (network.engine=packet), not '{}'",
                                  options.pause_storms.front().what, engine));
+  if (!options.threshold_drifts.empty() && engine != "packet")
+    throw InputError(fmt::format("faults: {}: drifted ECN/PFC thresholds are simulated by the packet engine only "
+                                 "(marking and pausing); run with --engine packet (network.engine=packet), not '{}'",
+                                 options.threshold_drifts.front().what, engine));
   for (const auto& e : engines()) {
     if (engine == e.name) return e.make(topo, options);
     names += (names.empty() ? "" : ", ") + std::string(e.name);

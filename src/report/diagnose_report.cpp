@@ -46,6 +46,7 @@ nlohmann::json diagnose_document(const scenario::Setup& s, const study::Diagnose
   if (r.mode != "file") {
     doc["probing"] = {
         {"mesh", r.mesh},
+        {"probe_mode", r.probe_mode},
         {"endpoints", r.endpoints},
         {"tuples", r.tuples},
         {"directed_links_covered", r.covered_dirs},
@@ -127,7 +128,10 @@ nlohmann::json diagnose_document(const scenario::Setup& s, const study::Diagnose
                   {"directed_links", c.result.links}});
   doc["deadlock_check"] = dl;
   nlohmann::json notes = nlohmann::json::array();
-  if (r.mode != "file")
+  if (r.mode != "file" && r.probe_mode == "packet")
+    notes.push_back("packet probing: every probe and its reply simulated packet by packet on the packet engine "
+                    "over its ECMP path, the hidden faults applied per packet; see src/diagnose/packet_probe.hpp");
+  else if (r.mode != "file")
     notes.push_back("statistical probing: each probe's loss drawn from the links and switches on its ECMP path "
                     "(request and reply); RTT without queueing");
   notes.push_back("localization: sparse maximum-likelihood fit of per-link and per-switch loss (Poisson model), "
@@ -161,9 +165,10 @@ std::string secs(const nlohmann::json& v) {
 void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
   const std::string mode = d["mode"].get<std::string>();
   out << fmt::format("podnet diagnose: {} ({})\n\n", d["run"]["scenario"].get<std::string>(),
-                     mode == "file"       ? "probe results from a file"
-                     : mode == "evaluate" ? "evaluation with random hidden faults"
-                                          : "simulated probing, statistical mode");
+                     mode == "file"                           ? "probe results from a file"
+                     : mode == "evaluate"                     ? "evaluation with random hidden faults"
+                     : d["probing"]["probe_mode"] == "packet" ? "simulated probing, packet mode"
+                                                              : "simulated probing, statistical mode");
   if (d.contains("probing")) {
     const auto& p = d["probing"];
     const std::string mesh = p["mesh"].get<std::string>();

@@ -127,8 +127,10 @@ json scenario_json_schema() {
                                                             "action, and rate or factor"),
                       keys_object(scenario::random_failure_keys(), "failures drawn from the reliability: rates")})}}}};
   props["faults"] = {{"type", "array"},
-                     {"description", "hidden faults: silent loss, corruption, gray degradation and flaps for podnet "
-                                     "diagnose to find; pfc_storm (a NIC stuck sending PAUSE) on the packet engine"},
+                     {"description",
+                      "hidden faults: silent loss, corruption, gray degradation and flaps for podnet "
+                      "diagnose to find; pfc_storm (a NIC stuck sending PAUSE) and drifted_thresholds (a switch's "
+                      "ECN kmin/kmax/pmax or PFC pfc_alpha off the configuration) on the packet engine"},
                      {"items", keys_object(scenario::fault_keys(), "kind, link or switch, and the fault's figure")}};
   json policies = json::array();
   for (const auto& x : cluster::schedulers()) policies.push_back(x.name);

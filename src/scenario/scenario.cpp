@@ -1,6 +1,7 @@
 #include "scenario/scenario.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -73,7 +74,8 @@ const std::vector<std::string>& random_failure_keys() {
 }
 const std::vector<std::string>& fault_keys() {
   static const std::vector<std::string> k = {"kind",    "link", "switch", "direction", "probability",
-                                             "latency", "at",   "period", "down",      "duration"};
+                                             "latency", "at",   "period", "down",      "duration",
+                                             "kmin",    "kmax", "pmax",   "pfc_alpha"};
   return k;
 }
 
@@ -357,12 +359,14 @@ class Loader {
       check_keys(e, path, fault_keys());
       FaultSpec f;
       f.line = line;
-      static const std::vector<std::string> kinds = {"drop", "corrupt", "degrade", "flap", "pfc_storm"};
+      static const std::vector<std::string> kinds = {"drop", "corrupt",   "degrade",
+                                                     "flap", "pfc_storm", "drifted_thresholds"};
       f.kind = e["kind"] ? scalar_text(e["kind"]) : "";
       if (std::find(kinds.begin(), kinds.end(), f.kind) == kinds.end())
         fail(path + ".kind", line,
              fmt::format("'{}' is not a fault podnet hides: expected one of: {} (silent drop, corruption, added "
-                         "latency, a flapping link, a NIC stuck sending PFC PAUSE)",
+                         "latency, a flapping link, a NIC stuck sending PFC PAUSE, a switch with drifted ECN/PFC "
+                         "thresholds)",
                          f.kind, join(kinds)));
       for (const char* k : {"link", "switch"}) {
         if (!e[k]) continue;
@@ -372,6 +376,11 @@ class Loader {
       }
       if (f.target_kind.empty()) fail(path, line, "expected link: \"SWITCH:PORT\" (or a NIC) or switch: NAME");
       if (f.kind == "flap" && f.target_kind != "link") fail(path + ".switch", line, "a flap is a link's");
+      if (f.kind == "drifted_thresholds" && f.target_kind != "switch")
+        fail(path + ".link", line, "drifted_thresholds are a switch's: name it as switch: NAME");
+      if (f.kind != "drifted_thresholds")
+        for (const char* k : {"kmin", "kmax", "pmax", "pfc_alpha"})
+          if (e[k]) fail(path + "." + k, line, fmt::format("a {} has no {} (drifted_thresholds has)", f.kind, k));
       if (f.kind == "pfc_storm" && f.target_kind != "link")
         fail(path + ".switch", line, "a pfc_storm is sent by a NIC: name it as link: \"NODE/NIC\" (its one link)");
       if (f.kind == "pfc_storm" && e["direction"])
@@ -413,6 +422,40 @@ class Loader {
         if (f.duration.ps <= 0) fail(path + ".duration", line, "expected a duration above 0");
       } else if (e["duration"]) {
         fail(path + ".duration", line, fmt::format("a {} has no duration (pfc_storm has)", f.kind));
+      }
+      if (f.kind == "drifted_thresholds") {
+        for (const char* k : {"kmin", "kmax"}) {
+          if (!e[k]) continue;
+          Bytes b = 0;
+          if (!parse_bytes(scalar_text(e[k]), b, expected) || b < 0)
+            fail(path + "." + k, line,
+                 fmt::format("expected the ECN marking {} of the switch's ports in bytes (e.g. 100KB): {}",
+                             k == std::string("kmin") ? "start" : "end (every packet marked above)", expected));
+          (k == std::string("kmin") ? f.kmin : f.kmax) = b;
+        }
+        if (f.kmin >= 0 && f.kmax >= 0 && f.kmax < f.kmin)
+          fail(path + ".kmax", line, "expected kmax >= kmin (the band where marking rises from 0 to pmax)");
+        std::string canonical;
+        if (e["pmax"]) {
+          ParamSpec pm{"pmax", ParamType::Real, "", "", 0.0, 1.0};
+          auto v = parse_param(pm, scalar_text(e["pmax"]), canonical, expected);
+          if (!v) fail(path + ".pmax", line, "expected the marking probability at kmax, 0 to 1");
+          f.pmax = std::get<double>(*v);
+        }
+        if (e["pfc_alpha"]) {
+          ParamSpec pa{"pfc_alpha", ParamType::Real, "", "", 1e-9, 1.0};
+          auto v = parse_param(pa, scalar_text(e["pfc_alpha"]), canonical, expected);
+          int shift = -1;
+          if (v)
+            for (int k = 0; k <= 10 && shift < 0; ++k)
+              if (std::get<double>(*v) == std::ldexp(1.0, -k)) shift = k;
+          if (shift < 0)
+            fail(path + ".pfc_alpha", line,
+                 "expected the PFC dynamic threshold's alpha as a power of two, 1 to 1/1024 (the fabric's: 0.125)");
+          f.dt_shift = shift;
+        }
+        if (f.kmin < 0 && f.kmax < 0 && f.pmax < 0 && f.dt_shift < 0)
+          fail(path, line, "drifted_thresholds need at least one of kmin, kmax, pmax, pfc_alpha");
       }
       if (f.kind == "flap") {
         time_key("period", f.period, true, "how often the link goes down (e.g. 30s)");
@@ -830,7 +873,7 @@ std::vector<diagnose::Fault> Scenario::fault_list(const topology::Topology& t) c
   std::vector<diagnose::Fault> out;
   for (size_t i = 0; i < faults.size(); ++i) {
     const FaultSpec& f = faults[i];
-    if (f.kind == "pfc_storm") continue;  // pause_storms(): the packet engine's, not the probes'
+    if (f.kind == "pfc_storm" || f.kind == "drifted_thresholds") continue;  // the packet engine's, not the probes'
     const std::string where_ = from_set.count("faults") ? fmt::format("--set faults[{}]", i)
                                                         : fmt::format("{}:{}: faults[{}]", source, f.line, i);
     diagnose::Fault x;
@@ -872,6 +915,25 @@ std::vector<engine::PauseStorm> Scenario::pause_storms(const topology::Topology&
     st.end = Time(f.at.ps + f.duration.ps);
     st.what = fmt::format("pfc_storm link {}", f.target);
     out.push_back(std::move(st));
+  }
+  return out;
+}
+
+std::vector<engine::ThresholdDrift> Scenario::threshold_drifts(const topology::Topology& t) const {
+  std::vector<engine::ThresholdDrift> out;
+  for (size_t i = 0; i < faults.size(); ++i) {
+    const FaultSpec& f = faults[i];
+    if (f.kind != "drifted_thresholds") continue;
+    const std::string where_ = from_set.count("faults") ? fmt::format("--set faults[{}]", i)
+                                                        : fmt::format("{}:{}: faults[{}]", source, f.line, i);
+    engine::ThresholdDrift d;
+    d.node = find_switch(t, f.target, where_);
+    d.kmin = f.kmin;
+    d.kmax = f.kmax;
+    d.pmax = f.pmax;
+    d.dt_shift = f.dt_shift;
+    d.what = fmt::format("{}: drifted_thresholds switch {}", where_, f.target);
+    out.push_back(std::move(d));
   }
   return out;
 }
@@ -965,6 +1027,10 @@ std::string Scenario::resolved_yaml() const {
       if (f.kind == "degrade") out << ", latency: " << format_time(f.latency);
       if (f.kind == "flap") out << ", period: " << format_time(f.period) << ", down: " << format_time(f.down);
       if (f.kind == "pfc_storm") out << ", duration: " << format_time(f.duration);
+      if (f.kmin >= 0) out << ", kmin: " << f.kmin << "B";
+      if (f.kmax >= 0) out << ", kmax: " << f.kmax << "B";
+      if (f.pmax >= 0) out << ", pmax: " << format_number(f.pmax, 12);
+      if (f.dt_shift >= 0) out << ", pfc_alpha: " << format_number(std::ldexp(1.0, -f.dt_shift), 12);
       if (f.at.ps > 0) out << ", at: " << format_time(f.at);
       out << "}\n";
     }

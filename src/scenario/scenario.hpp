@@ -86,6 +86,7 @@ struct FailureSpec {
 //   - {kind: degrade, link: "...", latency: 50us}                            (one-way latency added)
 //   - {kind: flap, link: "...", period: 30s, down: 2s, at: 60s}
 //   - {kind: pfc_storm, link: "gpu-node-0003/nic0", at: 50us, duration: 2ms}  (that NIC sends PAUSE; packet engine)
+//   - {kind: drifted_thresholds, switch: "su000-leaf-r0", kmin: 20KB, kmax: 80KB, pfc_alpha: 0.5}  (packet engine)
 // A link is named by one end, as in `failures:`; direction tx (default) is
 // the direction leaving that end, rx the one entering it, both both. `at`
 // (default 0 s) is when the fault begins.
@@ -97,6 +98,10 @@ struct FaultSpec {
   double probability = 0;
   Time latency, at, period, down;
   Time duration;  // pfc_storm: how long the NIC sends PAUSE
+  // drifted_thresholds: the switch's ECN band (bytes) and PFC alpha = 2^-dt_shift (-1: as configured)
+  int64_t kmin = -1, kmax = -1;
+  double pmax = -1;
+  int32_t dt_shift = -1;
   int line = 0;
 };
 
@@ -130,6 +135,8 @@ class Scenario {
   // The pfc_storm entries resolved against a built topology: PAUSE storms the
   // packet engine simulates (engine/failures.hpp); fault_list() leaves them out.
   std::vector<engine::PauseStorm> pause_storms(const topology::Topology& t) const;
+  // The drifted_thresholds entries resolved against a built topology (packet engine; fault_list() leaves them out).
+  std::vector<engine::ThresholdDrift> threshold_drifts(const topology::Topology& t) const;
   // The failures resolved against a built topology (InputError with the
   // entry's line for a name that is not there), sorted by time. Random
   // entries draw from the components of a job on `job_gpus` (empty: every

@@ -574,5 +574,48 @@ TEST(ScenarioJobs, BadEntriesNameFileLineAndKey) {
   EXPECT_NE(e.find("t.yaml:9: scheduler.policy"), std::string::npos) << e;
 }
 
+// drifted_thresholds name a switch; they become the packet engine's ThresholdDrift (engine/failures.hpp),
+// not a probe fault: kmin/kmax in bytes, pmax, pfc_alpha a power of two (alpha = 2^-dt_shift).
+TEST(Faults, DriftedThresholdsAreTheNamedSwitchsBand) {
+  const std::string base = std::string(kBase) + "faults:\n";  // entries on line 9
+  const Scenario sc0 =
+      load_text(base + "  - {kind: drop, link: \"gpu-node-000/nic0\", probability: 0.001}\n", "t.yaml", "t");
+  const topology::Topology t = sc0.build_topology();
+  std::string sw;
+  for (const auto& n : t.nodes)
+    if (n.kind == topology::NodeKind::Switch) {
+      sw = n.name;
+      break;
+    }
+  const Scenario sc = load_text(base + "  - {kind: drifted_thresholds, switch: \"" + sw +
+                                    "\", kmin: 20KB, kmax: 80KB, pmax: 0.5, pfc_alpha: 0.5}\n",
+                                "t.yaml", "t");
+  EXPECT_TRUE(sc.fault_list(t).empty());
+  const auto d = sc.threshold_drifts(t);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(t.nodes[d[0].node].name, sw);
+  EXPECT_EQ(d[0].kmin, 20'000);
+  EXPECT_EQ(d[0].kmax, 80'000);
+  EXPECT_EQ(d[0].pmax, 0.5);
+  EXPECT_EQ(d[0].dt_shift, 1);  // 0.5 = 2^-1
+  const Scenario back = load_text(sc.resolved_yaml(), "r.yaml", "t");
+  EXPECT_EQ(back.resolved_yaml(), sc.resolved_yaml());
+  EXPECT_NE(error_of(base + "  - {kind: drifted_thresholds, link: \"gpu-node-000/nic0\", kmin: 1KB}\n")
+                .find("t.yaml:9: faults[0].link: drifted_thresholds are a switch's"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "  - {kind: drifted_thresholds, switch: \"x\", pfc_alpha: 0.3}\n")
+                .find("t.yaml:9: faults[0].pfc_alpha: expected the PFC dynamic threshold's alpha as a power of two"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "  - {kind: drifted_thresholds, switch: \"x\", kmin: 80KB, kmax: 20KB}\n")
+                .find("t.yaml:9: faults[0].kmax: expected kmax >= kmin"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "  - {kind: drifted_thresholds, switch: \"x\"}\n")
+                .find("t.yaml:9: faults[0]: drifted_thresholds need at least one of kmin, kmax, pmax, pfc_alpha"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "  - {kind: drop, link: \"a\", probability: 0.1, kmin: 1KB}\n")
+                .find("t.yaml:9: faults[0].kmin: a drop has no kmin"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace podnet::scenario

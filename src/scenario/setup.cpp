@@ -50,6 +50,7 @@ Setup resolve(Scenario sc, std::optional<topology::Topology> fabric) {
   });
   s.faults = sc.fault_list(s.fabric);
   s.network.pause_storms = sc.pause_storms(s.fabric);
+  s.network.threshold_drifts = sc.threshold_drifts(s.fabric);
   s.scenario = std::move(sc);
   return s;
 }

@@ -100,7 +100,10 @@ BenchResult bench(const scenario::Setup& s, const BenchRequest& r, const Progres
     }
     if (progress.step) progress.step(k + 1, r.sizes.size(), what);
   }
-  if (out.telemetry.recorder) out.telemetry.storms = find_storms(*out.telemetry.recorder);
+  if (out.telemetry.recorder) {
+    out.telemetry.storms = find_storms(*out.telemetry.recorder);
+    out.telemetry.drifts = find_drifts(*out.telemetry.recorder);
+  }
   return out;
 }
 

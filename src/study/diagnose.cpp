@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "diagnose/packet_probe.hpp"
 #include "diagnose/probe_csv.hpp"
 #include "routing/router.hpp"
 
@@ -210,11 +211,18 @@ DiagnoseResult diagnose(const scenario::Setup& s, const DiagnoseRequest& r, cons
 
   if (r.evaluate < 0 || r.evaluate > 100000)
     throw InputError(fmt::format("--evaluate {}: expected 0 to 100,000 trials", r.evaluate));
+  if (r.probe_mode != "statistical" && r.probe_mode != "packet")
+    throw InputError(fmt::format("--mode '{}': expected statistical or packet", r.probe_mode));
   routing::Router router(t, s.network.routing);
   if (progress.run) progress.run("probe mesh");
   diagnose::Mesh mesh = diagnose::build_mesh(t, router, r.probe, s.scenario.seed);
   const diagnose::Incidence inc = diagnose::incidence_of(t, mesh);
   res.mesh = mesh.kind;
+  res.probe_mode = r.probe_mode;
+  const auto probe = [&](const std::vector<Fault>& faults, uint64_t seed) {
+    return r.probe_mode == "packet" ? diagnose::simulate_probes_packet(t, mesh, faults, r.probe, s.network, seed)
+                                    : diagnose::simulate_probes(t, mesh, faults, r.probe, seed);
+  };
   res.endpoints = mesh.endpoints;
   res.tuples = static_cast<int64_t>(mesh.tuples.size());
   res.covered_dirs = mesh.covered_dirs;
@@ -237,7 +245,7 @@ DiagnoseResult diagnose(const scenario::Setup& s, const DiagnoseRequest& r, cons
       res.latency_faults += f.kind == FaultKind::Degrade ? 1 : 0;
     }
     if (progress.run) progress.run("probing");
-    diagnose::ProbeRun run = diagnose::simulate_probes(t, mesh, s.faults, r.probe, s.scenario.seed);
+    diagnose::ProbeRun run = probe(s.faults, s.scenario.seed);
     fill_overhead(run);
     const std::set<int32_t> truth = truth_of(s.faults, dirs);
     const bool known = !s.faults.empty();
@@ -303,8 +311,7 @@ DiagnoseResult diagnose(const scenario::Setup& s, const DiagnoseRequest& r, cons
       faults.push_back(f);
     }
     if (progress.step) progress.step(static_cast<size_t>(trial), static_cast<size_t>(r.evaluate), "trial");
-    const diagnose::ProbeRun run =
-        diagnose::simulate_probes(t, mesh, faults, r.probe, mix64(s.scenario.seed ^ (0x51ed270bULL + trial)));
+    const diagnose::ProbeRun run = probe(faults, mix64(s.scenario.seed ^ (0x51ed270bULL + trial)));
     if (trial == 0) fill_overhead(run);
     const std::set<int32_t> truth = truth_of(faults, dirs);
     diagnose::Localization loc;

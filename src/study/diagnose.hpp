@@ -1,5 +1,6 @@
 // The diagnose study (`podnet diagnose`): probe the fabric with the
-// scenario's hidden `faults:` (statistical mode, diagnose/probe.hpp), or read
+// scenario's hidden `faults:` (statistical mode, diagnose/probe.hpp; or
+// packet mode on the packet engine, diagnose/packet_probe.hpp), or read
 // a probe results file, localize the silent loss (diagnose/localize.hpp), and
 // check the routing for cyclic buffer dependencies (diagnose/cbd.hpp), with
 // and without the scenario's `failures:` links down. With `evaluate` > 0:
@@ -30,6 +31,7 @@ namespace podnet::study {
 
 struct DiagnoseRequest {
   diagnose::ProbeOptions probe;
+  std::string probe_mode = "statistical";  // statistical | packet
   diagnose::LocalizeOptions localize;
   std::string probes_text;          // non-empty: localize this probe file (diagnose/probe_csv.hpp) instead
   std::string probes_source;        // its name, for errors
@@ -83,6 +85,7 @@ struct DiagnoseResult {
   std::string mode;  // simulated | file | evaluate
   // Probing (simulated and evaluate)
   std::string mesh;
+  std::string probe_mode;  // statistical | packet
   int32_t endpoints = 0;
   int64_t tuples = 0, covered_dirs = 0, network_dirs = 0, unroutable = 0;
   int rounds = 0;

@@ -34,6 +34,24 @@ std::vector<diagnose::PfcStorm> find_storms(const telemetry::Recorder& r) {
   return diagnose::find_pfc_storms(r.topology(), p, r.observed_s());
 }
 
+std::vector<diagnose::ThresholdDrift> find_drifts(const telemetry::Recorder& r) {
+  if (!r.packet_level()) return {};
+  std::vector<diagnose::PortThresholds> p(r.ports().size());
+  for (size_t d = 0; d < p.size(); ++d) {
+    const auto& c = r.ports()[d];
+    p[d].ecn_marks = c.ecn_marks;
+    p[d].queue_hist_s = c.queue_hist_s;
+    p[d].bps = c.bps;
+    p[d].kmin = c.ecn_kmin;
+    p[d].kmax = c.ecn_kmax;
+    p[d].pmax = c.ecn_pmax;
+    p[d].paused_s = c.paused_s;
+    p[d].pg_shared_max = c.pg_shared_max;
+    p[d].xoff_limit = c.xoff_limit;
+  }
+  return diagnose::find_threshold_drifts(r.topology(), p, r.data_wire_bytes(), r.observed_s());
+}
+
 void require_failure_engine(const scenario::Setup& s) {
   if (s.engine == "analytical")
     throw InputError(fmt::format("failures are injected by the flow and packet engines (the analytical engine "

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "diagnose/pfc_storm.hpp"
+#include "diagnose/threshold_drift.hpp"
 #include "engine/backend.hpp"
 #include "scenario/setup.hpp"
 #include "telemetry/recorder.hpp"
@@ -51,11 +52,14 @@ struct TelemetryRequest {
 struct TelemetryResult {
   std::shared_ptr<telemetry::Recorder> recorder;  // null when nothing was recorded
   std::vector<diagnose::PfcStorm> storms;         // found in the packet engine's counters (diagnose/pfc_storm.hpp)
+  std::vector<diagnose::ThresholdDrift> drifts;   // switches off their ECN/PFC configuration (threshold_drift.hpp)
 };
 // A recorder for the Setup's engine per the request, or null.
 std::shared_ptr<telemetry::Recorder> make_recorder(const scenario::Setup& s, const TelemetryRequest& r);
 // PFC storms in a recorder's counters.
 std::vector<diagnose::PfcStorm> find_storms(const telemetry::Recorder& r);
+// Switches whose ports mark or pause off the configured thresholds, from a recorder's counters.
+std::vector<diagnose::ThresholdDrift> find_drifts(const telemetry::Recorder& r);
 
 // InputError unless the Setup's engine can inject failures (flow, packet);
 // checks the named failure targets against the fabric too. Called before

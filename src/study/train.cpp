@@ -28,7 +28,10 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
                                                                  : s.network;
   auto backend = engine::make_backend(s.engine, topo, failures ? s.network : observed);
   const auto storms = [&] {
-    if (out.telemetry.recorder) out.telemetry.storms = find_storms(*out.telemetry.recorder);
+    if (out.telemetry.recorder) {
+      out.telemetry.storms = find_storms(*out.telemetry.recorder);
+      out.telemetry.drifts = find_drifts(*out.telemetry.recorder);
+    }
   };
   if (progress.run) progress.run("iteration");
   if (!r.simai_workload.empty()) {

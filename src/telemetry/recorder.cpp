@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/packet/cc/congestion_control.hpp"
 #include "engine/packet/depth_histogram.hpp"
 #include "engine/packet/packet_sim.hpp"
 #include "routing/route.hpp"
@@ -57,7 +58,18 @@ void Recorder::observe_packet(const engine::RunObservation& o) {
     c.queue_byte_s += s.queue_byte_ps * 1e-12;
     c.queue_p99_bytes = std::max<int64_t>(c.queue_p99_bytes, engine::packet::depth::quantile(s.queue_hist, T_ps, 0.99));
     c.peak_utilization = std::max(c.peak_utilization, s.peak_utilization);
+    if (c.queue_hist_s.size() < s.queue_hist.size()) c.queue_hist_s.resize(s.queue_hist.size(), 0.0);
+    for (size_t b = 0; b < s.queue_hist.size(); ++b) c.queue_hist_s[b] += s.queue_hist[b] * 1e-12;
+    const auto band = sim.configured_ecn(static_cast<routing::DirLink>(d));
+    c.ecn_kmin = band.kmin;
+    c.ecn_kmax = sim.congestion_control().traits().ecn ? band.kmax : 0;
+    c.ecn_pmax = band.pmax;
+    c.pg_shared_max = std::max<int64_t>(c.pg_shared_max, s.pg_shared_max);
+    const topology::NodeId to = routing::dir_to(static_cast<routing::DirLink>(d), topo_);
+    c.xoff_limit = topo_.nodes[to].kind == topology::NodeKind::Switch ? sim.configured_xoff_limit(to) : 0;
+    c.bps = static_cast<double>(sim.port_bps(static_cast<routing::DirLink>(d)));
   }
+  data_wire_ = sim.data_wire_bytes();
   const auto& streams = sim.streams();
   for (size_t i = 0; i < streams.size(); ++i) {
     const auto& r = streams[i];

@@ -55,6 +55,15 @@ struct PortCounters {
   double queue_byte_s = 0;  // integral of the queue over time (byte x s)
   int64_t queue_p99_bytes = 0;
   double peak_utilization = 0;
+  // For threshold-drift detection (diagnose/threshold_drift.hpp): time at each queue depth (seconds per
+  // depth_histogram.hpp bucket, summed over runs), the configured ECN band, the ingress's peak
+  // shared-buffer bytes (SONiC's priority-group shared watermark) and the configured XOFF limit of the
+  // switch it enters, the port's rate.
+  std::vector<double> queue_hist_s;
+  int64_t ecn_kmin = 0, ecn_kmax = 0;
+  double ecn_pmax = 0;
+  int64_t pg_shared_max = 0, xoff_limit = 0;
+  double bps = 0;
 };
 
 struct QpRecord {
@@ -109,6 +118,7 @@ class Recorder {
   std::string engine() const { return engine_; }
   double observed_s() const { return observed_s_; }  // sum of the run lengths
   bool packet_level() const { return packet_; }
+  int32_t data_wire_bytes() const { return data_wire_; }  // a full data packet (packet engine runs)
 
   // Per directed link, indexed by routing::DirLink (packet engine runs).
   const std::vector<PortCounters>& ports() const { return ports_; }
@@ -133,6 +143,7 @@ class Recorder {
   int32_t runs_ = 0;
   std::string engine_;
   bool packet_ = false;
+  int32_t data_wire_ = 0;
   double observed_s_ = 0;
   std::vector<PortCounters> ports_;
   std::vector<QpRecord> qps_;

@@ -208,6 +208,41 @@ TEST(Telemetry, DcqcnMarksOnlyAtTheBottleneckAndCnpsFollowThem) {
   for (const auto& q : r.qps()) EXPECT_GT(q.fct_s(), 0.0);
 }
 
+TEST(Telemetry, StepMarkingIncastMarksACountedNumberOfPackets) {
+  // Incast 2 -> 1 of N = 8 full packets each (8 x 4,096 B) at 100 Gb/s under DCQCN, the leaf marking in a
+  // step: every data packet leaving its egress with more than K = 3.5 packets (14,623 B) of data queued
+  // behind it, none below (a drift with kmin = kmax = K, pmax 1: no random draw; packet_sim.hpp §12).
+  // Both senders' packets reach the leaf in pairs every tau = 4,178 x 8 / 100e9 = 334.24 ns. At pair i
+  // the first packet finds the port free (its previous frame ends exactly then: arrivals were scheduled
+  // before the port's wake-up), so the port starts the oldest queued packet and leaves c = i behind
+  // (i = 0 .. N-1); the second joins the queue. Then the backlog drains leaving N-1, ..., 0 behind. So
+  // 2N departures leave c = 0..N-1 and N-1..0 packets behind; marked when c x 4,178 > 14,623, i.e.
+  // c >= 4: 2 (N - 4) = 8 marks, all on the leaf's port to the receiver, none elsewhere.
+  // DCQCN cannot change this: the first CNP reaches a sender no earlier than 6 tau + 4 L + 2 S after the
+  // start (checked below) and the senders' last packets leave at 7 tau.
+  const auto t = one_leaf(4);
+  const HostLinks rx = host_links(t, 0);
+  const topology::NodeId leaf = routing::dir_from(rx.down, t);
+  const int64_t tau = Time::from_seconds(4178 * 8 / 100e9).ps;
+  const int64_t L = t.links[routing::link_of(rx.down)].latency.ps, S = t.switch_latency.ps;
+  ASSERT_GT(6 * tau + 4 * L + 2 * S, 7 * tau);
+  // K = 3.5 packets: c >= 4, 2 (8 - 4) = 8 marks; K = 1.5 packets (6,267 B): c >= 2, 2 (8 - 2) = 12.
+  for (const auto& [K, want] : {std::pair<int64_t, uint64_t>{14'623, 8}, {6'267, 12}}) {
+    auto n = net();
+    n.threshold_drifts.push_back({leaf, K, K, 1.0, -1, "step marking"});
+    PacketOptions opt;
+    opt.cc = "dcqcn_nic";
+    PacketSim sim(t, n, opt);
+    add(sim, 1, 0, 8 * 4096, 0, Time(), 1);
+    add(sim, 2, 0, 8 * 4096, 0, Time(), 2);
+    const Recorder r = record(t, sim);
+    EXPECT_EQ(r.ports()[rx.down].ecn_marks, want) << K;
+    EXPECT_EQ(sim.stats().ecn_marks, want) << K;
+    EXPECT_EQ(r.ports()[rx.down].queue_max_bytes, 8 * 4178);  // the pair's second joins N - 1 queued: N packets
+    EXPECT_EQ(r.ports()[rx.down].drops_buffer, 0u);
+  }
+}
+
 TEST(Metrics, NamesLabelsAndFlavours) {
   // One flow 1 -> 0: the metrics carry its bytes under the exporters' names.
   const auto t = one_leaf(4);

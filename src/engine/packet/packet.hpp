@@ -29,7 +29,9 @@ enum EventKind : uint32_t {
   kStorm
 };
 enum Cls : uint8_t { kCtrl = 0, kLossless = 1, kLossy = 2 };
-enum PktType : uint8_t { kData = 0, kAck = 1, kNack = 2, kCnp = 3 };
+// kProbe / kProbeReply: an RDMA-ping probe and its answer (packet_sim.hpp §11;
+// qp = the probe path, psn = the probe's id).
+enum PktType : uint8_t { kData = 0, kAck = 1, kNack = 2, kCnp = 3, kProbe = 4, kProbeReply = 5 };
 
 // A packet: 20 bytes. On a wire it travels inside its arrival event
 // (encode/decode below); in a queue it is stored by value in the port's ring.

@@ -80,6 +80,23 @@ struct PacketSim::Impl {
   std::vector<PauseStorm> storms;
   int64_t storm_until = -1;  // the last storm's end: no deadlock is declared before it
   void storm_frame(DirLink d, bool on);
+  // silent faults and probes (§11)
+  std::vector<SilentFault> faults;
+  std::vector<std::vector<int32_t>> dir_faults, node_faults;  // faults on each directed link / node
+  bool has_faults = false;
+  Rng fault_rng;
+  bool silently_lost(DirLink p, const Packet& k);
+  int64_t fault_latency(DirLink p) const;
+  struct ProbePath {
+    uint32_t off = 0;
+    uint16_t fwd = 0, back = 0, wire = 0;
+  };
+  std::vector<ProbePath> probe_paths;
+  std::vector<DirLink> probe_links;
+  std::vector<ProbeRecord> probe_log;
+  std::vector<PacketSim::EcnBand> ecn_cfg;  // per port, before drifts (§12)
+  void probe_out(DirLink p, const Packet& k);
+  void on_probe(DirLink p, Packet k);
 
   bool switch_like(NodeId n) const {
     const NodeKind k = topo.nodes[n].kind;
@@ -180,6 +197,27 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   cap.resize(D);
   for (DirLink d = 0; d < D; ++d) cap[d] = compiler->payload_capacity_bps(d);
   buffer.emplace(t, opt, mtu + header, pfc, credits, *ports);
+  ecn_cfg.resize(D);
+  for (DirLink d = 0; d < D; ++d) ecn_cfg[d] = {ports->info[d].kmin, ports->info[d].kmax, ports->info[d].pmax};
+  for (const ThresholdDrift& dr : net.threshold_drifts) {
+    if (dr.node < 0 || dr.node >= static_cast<NodeId>(t.nodes.size()) || t.nodes[dr.node].kind != NodeKind::Switch)
+      throw InputError(fmt::format("packet engine: {}: not a switch", dr.what));
+    if (dr.dt_shift >= 0) {
+      if (dr.dt_shift > 20) throw InputError(fmt::format("packet engine: {}: alpha below 2^-20", dr.what));
+      buffer->set_dt_shift(dr.node, dr.dt_shift);
+    }
+    for (DirLink d = 0; d < D; ++d) {
+      PortInfo& p = ports->info[d];
+      if (p.from != dr.node) continue;
+      if (dr.kmin >= 0) p.kmin = dr.kmin;
+      if (dr.kmax >= 0) p.kmax = dr.kmax;
+      if (dr.pmax >= 0) p.pmax = dr.pmax;
+      if (p.kmax < p.kmin || p.pmax > 1)
+        throw InputError(fmt::format("packet engine: {}: expected kmin <= kmax and pmax <= 1 (the port's band is "
+                                     "{} to {} B, pmax {})",
+                                     dr.what, p.kmin, p.kmax, p.pmax));
+    }
+  }
   rto = opt.rto.ps > 0 ? opt.rto.ps : 1'000'000'000 + std::llround(2 * buffer->worst_drain_ps());
   deadlock_window = std::max<int64_t>(10'000'000'000, 4 * rto);
 
@@ -201,6 +239,28 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
       throw InputError(fmt::format("packet engine: PFC storm {} ends before it starts", st.what));
     events.push(st.start, kStorm, static_cast<uint64_t>(st.port), i);
     storm_until = std::max(storm_until, st.end.ps);
+  }
+
+  faults = net.silent_faults;
+  fault_rng = Rng(net.routing.seed).stream("packet.faults");
+  if (!faults.empty()) {
+    has_faults = true;
+    dir_faults.resize(D);
+    node_faults.resize(t.nodes.size());
+    for (size_t i = 0; i < faults.size(); ++i) {
+      const SilentFault& f = faults[i];
+      if (!(f.probability >= 0 && f.probability <= 1) || f.latency.ps < 0 || f.period.ps < 0 || f.down.ps < 0)
+        throw InputError(fmt::format("packet engine: fault {}: probability outside [0, 1] or a negative time", f.what));
+      for (const int32_t d : f.dirs) {
+        if (d < 0 || d >= D) throw InputError(fmt::format("packet engine: fault {}: link out of range", f.what));
+        dir_faults[d].push_back(static_cast<int32_t>(i));
+      }
+      if (f.node != topology::kNone) {
+        if (f.node < 0 || f.node >= static_cast<NodeId>(t.nodes.size()))
+          throw InputError(fmt::format("packet engine: fault {}: node out of range", f.what));
+        node_faults[f.node].push_back(static_cast<int32_t>(i));
+      }
+    }
   }
 
   if (opt.sample_all_ports) {
@@ -399,7 +459,8 @@ void PacketSim::Impl::transmit(DirLink p, Packet k) {
     if (s.credit_limited && k.cls == kLossless) s.credits -= k.wire;
   }
   k.in_port = p;  // the link it crosses
-  events.push(Time(now + ser + I.arrive_extra), kArrive, enc_a(k), enc_b(k), enc_tag(k));
+  events.push(Time(now + ser + I.arrive_extra + (has_faults ? fault_latency(p) : 0)), kArrive, enc_a(k), enc_b(k),
+              enc_tag(k));
   if (has_work(p)) ensure_kick(p, s.busy_until);
 }
 
@@ -426,12 +487,17 @@ void PacketSim::Impl::on_arrive(Packet k) {
     if (k.type == kData && k.cls == kLossless && ports->state[p].credit_limited) ports->state[p].credits += k.wire;
     return lose(p, k);
   }
+  if (has_faults && silently_lost(p, k)) {
+    if (k.type == kData && k.cls == kLossless && ports->state[p].credit_limited) ports->state[p].credits += k.wire;
+    return;
+  }
   {
     const PortHot& I = ports->hot[p];
     PortStats& st = ports->stats_of[p];
     ++st.rx_packets;
     st.rx_bytes += static_cast<double>(I.net ? k.wire : (k.type == kData ? k.raw : ctrl_raw));
   }
+  if (k.type >= kProbe) return on_probe(p, k);
   const NodeId n = ports->hot[p].to;
   const uint32_t qi = k.qp;
   const Qp& q = nic->qps[qi];
@@ -468,6 +534,10 @@ void PacketSim::Impl::on_arrive(Packet k) {
       return;
     }
     if (a == SwitchBuffer::Admit::OkPause) send_pause(p, true);
+    if (pfc && k.cls == kLossless) {  // the ingress's shared watermark (§12)
+      const int64_t sh = buffer->ingress(p).bytes - buffer->reserve();
+      if (sh > ports->stats_of[p].pg_shared_max) ports->stats_of[p].pg_shared_max = sh;
+    }
   }
   ports->enqueue(out, k, now);
   try_send(out);
@@ -549,6 +619,83 @@ void PacketSim::Impl::storm_frame(DirLink d, bool on) {
     ++ports->stats_of[d].pause_tx;
     ++stats.pause_frames;
   }
+}
+
+// ---------------------------------------------------------------- silent faults and probes (§11)
+
+namespace {
+// Whether fault f is active at `now`, and whether it loses everything then (a flap while down).
+bool fault_on(const SilentFault& f, int64_t now, bool& all_lost) {
+  all_lost = false;
+  if (now < f.start.ps) return false;
+  if (f.period.ps > 0) {
+    all_lost = (now - f.start.ps) % f.period.ps < f.down.ps;
+    return all_lost;
+  }
+  return true;
+}
+}  // namespace
+
+bool PacketSim::Impl::silently_lost(DirLink p, const Packet& k) {
+  const auto hit = [&](const std::vector<int32_t>& list) {
+    for (const int32_t i : list) {
+      const SilentFault& f = faults[i];
+      bool all = false;
+      if (!fault_on(f, now, all)) continue;
+      if (all || (f.probability > 0 && fault_rng.uniform() < f.probability)) return true;
+    }
+    return false;
+  };
+  const NodeId n = ports->hot[p].to;
+  if (!hit(dir_faults[p]) && !(topo.nodes[n].kind == NodeKind::Switch && hit(node_faults[n]))) return false;
+  ++ports->stats_of[p].silent;
+  ++stats.silent;
+  (void)k;
+  return true;
+}
+
+int64_t PacketSim::Impl::fault_latency(DirLink p) const {
+  int64_t add = 0;
+  const auto sum = [&](const std::vector<int32_t>& list) {
+    for (const int32_t i : list) {
+      bool all = false;
+      if (faults[i].latency.ps > 0 && fault_on(faults[i], now, all)) add += faults[i].latency.ps;
+    }
+  };
+  sum(dir_faults[p]);
+  const NodeId n = ports->hot[p].to;
+  if (topo.nodes[n].kind == NodeKind::Switch) sum(node_faults[n]);
+  return add;
+}
+
+// A probe or reply made here or forwarded: onto the control class of port p.
+void PacketSim::Impl::probe_out(DirLink p, const Packet& k) {
+  if (links_failed && dead[p]) return lose(p, k);
+  ports->enqueue(p, k, now);
+  try_send(p);
+}
+
+void PacketSim::Impl::on_probe(DirLink p, Packet k) {
+  const ProbePath& pp = probe_paths[k.qp];
+  const bool request = k.type == kProbe;
+  const DirLink* path = probe_links.data() + pp.off + (request ? 0 : pp.fwd);
+  const uint32_t len = request ? pp.fwd : pp.back;
+  if (k.hop + 1u < len) {  // forward it
+    ++k.hop;
+    k.in_port = p;
+    return probe_out(path[k.hop], k);
+  }
+  if (!request) {  // the reply is back at the prober
+    ++stats.probe_replies;
+    ProbeRecord& r = probe_log[k.psn];
+    r.rtt = Time(now - r.sent.ps);
+    return;
+  }
+  Packet rep = k;  // the far NIC answers at once
+  rep.type = kProbeReply;
+  rep.hop = 0;
+  rep.in_port = -1;
+  probe_out(probe_links[pp.off + pp.fwd], rep);
 }
 
 // ---------------------------------------------------------------- failures
@@ -649,6 +796,54 @@ void PacketSim::release_slices(int32_t s, int64_t slices) {
 }
 int64_t PacketSim::delivered_slices(int32_t s) const { return m_->nic->delivered_slices(static_cast<uint32_t>(s)); }
 void PacketSim::watch_slices(int32_t s, int64_t slices) { m_->nic->watch_slices(static_cast<uint32_t>(s), slices); }
+int32_t PacketSim::add_probe_path(const std::vector<DirLink>& fwd, const std::vector<DirLink>& back,
+                                  int32_t wire_bytes) {
+  Impl& m = *m_;
+  const auto D = static_cast<DirLink>(m.ports->info.size());
+  if (fwd.empty() || back.empty() || fwd.size() > 255 || back.size() > 255)
+    throw InputError("packet engine: a probe path needs 1 to 255 links each way");
+  if (wire_bytes < 64 || wire_bytes > 65535)
+    throw InputError(fmt::format("packet engine: probe of {} bytes: expected 64 to 65535", wire_bytes));
+  for (const auto* v : {&fwd, &back})
+    for (size_t i = 0; i < v->size(); ++i) {
+      if ((*v)[i] < 0 || (*v)[i] >= D) throw InputError("packet engine: probe path link out of range");
+      if (i > 0 && routing::dir_from((*v)[i], m.topo) != routing::dir_to((*v)[i - 1], m.topo))
+        throw InputError("packet engine: a probe path's links must join end to end");
+    }
+  if (routing::dir_to(fwd.back(), m.topo) != routing::dir_from(back.front(), m.topo) ||
+      routing::dir_to(back.back(), m.topo) != routing::dir_from(fwd.front(), m.topo))
+    throw InputError("packet engine: a probe's return path must run from its target back to its source");
+  Impl::ProbePath pp;
+  pp.off = static_cast<uint32_t>(m.probe_links.size());
+  pp.fwd = static_cast<uint16_t>(fwd.size());
+  pp.back = static_cast<uint16_t>(back.size());
+  pp.wire = static_cast<uint16_t>(wire_bytes);
+  m.probe_links.insert(m.probe_links.end(), fwd.begin(), fwd.end());
+  m.probe_links.insert(m.probe_links.end(), back.begin(), back.end());
+  m.probe_paths.push_back(pp);
+  return static_cast<int32_t>(m.probe_paths.size() - 1);
+}
+
+uint32_t PacketSim::send_probe(int32_t path) {
+  Impl& m = *m_;
+  const Impl::ProbePath& pp = m.probe_paths.at(static_cast<size_t>(path));
+  if (m.probe_log.size() >= kNil) throw Error("packet engine: more than 2^32 - 1 probes");
+  const auto id = static_cast<uint32_t>(m.probe_log.size());
+  m.probe_log.push_back({path, Time(m.now), Time(-1)});
+  ++m.stats.probes_sent;
+  Packet k;
+  k.qp = static_cast<uint32_t>(path);
+  k.psn = id;
+  k.wire = pp.wire;
+  k.raw = pp.wire;
+  k.type = kProbe;
+  k.cls = kCtrl;
+  m.probe_out(m.probe_links[pp.off], k);
+  return id;
+}
+
+const std::vector<ProbeRecord>& PacketSim::probes() const { return m_->probe_log; }
+
 void PacketSim::run(const std::function<void(const SimEvent&)>& on_event) {
   m_->run(on_event, std::numeric_limits<int64_t>::max());
   m_->finish_run();
@@ -682,6 +877,10 @@ std::vector<double> PacketSim::link_payload_bytes() const {
 }
 double PacketSim::payload_capacity_bps(DirLink d) const { return m_->cap[d]; }
 Time PacketSim::rto() const { return Time(m_->rto); }
+PacketSim::EcnBand PacketSim::configured_ecn(DirLink d) const { return m_->ecn_cfg[d]; }
+Bytes PacketSim::configured_xoff_limit(NodeId n) const { return m_->buffer->xoff_limit(n); }
+int32_t PacketSim::data_wire_bytes() const { return m_->mtu + m_->header; }
+int64_t PacketSim::port_bps(DirLink d) const { return m_->ports->info[d].bps; }
 Bytes PacketSim::buffer_of(NodeId n) const { return m_->buffer->buffer_of(n); }
 Bytes PacketSim::headroom_of(DirLink in) const { return m_->buffer->headroom_of(in); }
 const cc::CongestionControl& PacketSim::congestion_control() const { return *m_->cc; }

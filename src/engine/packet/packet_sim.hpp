@@ -140,6 +140,35 @@
 //   whose path is dead keeps sending into it (go-back-N at every RTO) until
 //   the repair, so a convergence of seconds is simulated packet by packet.
 //
+// 11. Silent faults and probes (NetworkOptions::silent_faults, failures.hpp;
+//   used by diagnose/packet_probe.hpp). A packet arriving over directed
+//   link d, or entering a switch x, while a silent fault on d or x is active
+//   is lost with the fault's probability (one draw per fault from the
+//   stream "packet.faults" of the routing seed; a flap loses every packet
+//   while down), before the node sees it: no buffer, no counter of the
+//   device (PortStats::silent is the ground truth). A latency fault on d or
+//   on the switch d enters delays the arrival by its latency, from when the
+//   packet is sent. Probes: a probe path is a forward and a return list of
+//   directed links between two NICs (routing::Router::route_endpoints with
+//   the probe's UDP source port). send_probe() puts one probe packet of the
+//   path's wire size in the control class of its first link (strict
+//   priority, never paused or dropped by a buffer: probes do not disturb
+//   the data and see only the frames being sent ahead of them); each hop
+//   forwards it like a control packet; the far NIC answers at once with a
+//   reply of the same size on the return links; the reply's arrival gives
+//   the round-trip time. A probe lost on the way (a silent fault, a dead
+//   link) has no reply: its RTT stays -1. Probes are never retransmitted.
+//
+// 12. Drifted thresholds (NetworkOptions::threshold_drifts, failures.hpp):
+//   every egress port of a drifted switch marks ECN with the drift's band
+//   (Kmin, Kmax in bytes, not scaled with the port rate; Pmax) where given,
+//   and the switch's buffer uses alpha = 2^-dt_shift in its dynamic
+//   threshold (§2) where given; the rest of the fabric keeps the
+//   configuration. Telemetry for finding them (diagnose/threshold_drift.hpp):
+//   PortStats::pg_shared_max, the peak shared-buffer bytes held for an
+//   ingress (SONiC's priority-group shared watermark), and the configured
+//   band and XOFF limit (configured_ecn, configured_xoff_limit).
+//
 // Limitations: one data priority in use per run; no cut-through; PFC only
 // at switches (not NICs, NVSwitches or torus chips; a NIC sends PAUSE only in
 // a PFC storm); no virtual channels;
@@ -204,6 +233,8 @@ struct PortStats {
   uint64_t pause_tx = 0;        // PAUSE frames sent upstream about this link (by its receiving end)
   Time paused;                  // time this port's data class was paused
   uint64_t lost = 0;            // packets lost to this link's failure (queued, on its wire, or sent to it while dead)
+  uint64_t silent = 0;          // packets lost to a silent fault on this link or the switch it enters (§11)
+  Bytes pg_shared_max = 0;      // peak lossless shared-buffer bytes held for this ingress (entering a switch; §12)
   Bytes max_queue = 0;          // peak data bytes queued
   double queue_byte_ps = 0;     // integral of data bytes queued over time
   double peak_utilization = 0;  // peak payload rate / payload capacity over util_window
@@ -236,7 +267,9 @@ struct SimStats {
   uint64_t drops = 0;
   uint64_t lost = 0;       // data packets lost to failed links (§10)
   uint64_t lost_ctrl = 0;  // control packets lost to failed links
-  uint64_t rerouted = 0;   // QP re-routes (§10)
+  uint64_t silent = 0;     // packets (any type) lost to silent faults (§11)
+  uint64_t probes_sent = 0, probe_replies = 0;
+  uint64_t rerouted = 0;  // QP re-routes (§10)
   uint64_t ecn_marks = 0;
   uint64_t cnps = 0;
   uint64_t acks = 0;
@@ -261,6 +294,13 @@ struct StreamSample {
   int32_t stream = 0;
   Bytes delivered = 0;  // payload delivered in order so far
   double rate_bps = 0;  // the sender's current rate (RC)
+};
+
+// One probe (§11): its path, when it was sent, and its round-trip time (-1: no reply).
+struct ProbeRecord {
+  int32_t path = 0;
+  Time sent;
+  Time rtt = Time(-1);
 };
 
 struct SimEvent {
@@ -299,6 +339,14 @@ class PacketSim {
   void release_slices(int32_t s, int64_t slices);
   int64_t delivered_slices(int32_t s) const;
   void watch_slices(int32_t s, int64_t slices);
+
+  // ---- probes (§11). A probe path between two NICs: the forward and return
+  // directed links, each probe `wire_bytes` on the wire; returns its index.
+  int32_t add_probe_path(const std::vector<routing::DirLink>& fwd, const std::vector<routing::DirLink>& back,
+                         int32_t wire_bytes);
+  // Sends one probe on path i now (call from a timer's callback); returns its id (an index into probes()).
+  uint32_t send_probe(int32_t path);
+  const std::vector<ProbeRecord>& probes() const;
 
   // Runs until no event is left, calling `on_event` for every stream
   // completion and timer, in time order; it may add streams and timers.
@@ -339,6 +387,17 @@ class PacketSim {
   // Payload capacity in force (a Degrade changes it).
   double payload_capacity_bps(routing::DirLink d) const;
   Time rto() const;
+  // The configured ECN band of port d (before any drift, §12) and the
+  // configured XOFF limit of switch n (switch_buffer.hpp: xoff_limit; 0
+  // without PFC); a full data packet's wire bytes.
+  struct EcnBand {
+    int64_t kmin = 0, kmax = 0;
+    double pmax = 0;
+  };
+  EcnBand configured_ecn(routing::DirLink d) const;
+  Bytes configured_xoff_limit(topology::NodeId switch_node) const;
+  int32_t data_wire_bytes() const;
+  int64_t port_bps(routing::DirLink d) const;  // the rate port d serializes at
   // Buffer and lossless headroom the model gives a switch node / an ingress link.
   Bytes buffer_of(topology::NodeId switch_node) const;
   Bytes headroom_of(routing::DirLink ingress) const;

@@ -22,6 +22,7 @@ SwitchBuffer::SwitchBuffer(const topology::Topology& t, const PacketOptions& opt
     if (t.nodes[n].kind != topology::NodeKind::Switch) continue;
     auto [b, e] = t.incident(n);
     Mmu& m = mmu_[n];
+    m.dt_shift = dt_shift_;
     double rate_sum = 0;
     int deg = 0;
     for (const topology::LinkId* l = b; l != e; ++l) {

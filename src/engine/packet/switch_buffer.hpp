@@ -62,6 +62,16 @@ class SwitchBuffer {
   Ingress& ingress(routing::DirLink in) { return ingress_[in]; }
   int64_t buffer_of(topology::NodeId n) const { return mmu_[n].buffer; }
   int64_t headroom_of(routing::DirLink in) const { return ingress_[in].headroom; }
+  // Switch n's dynamic threshold becomes alpha = 2^-shift (a drifted switch, packet_sim.hpp §12).
+  void set_dt_shift(topology::NodeId n, int32_t shift) { mmu_[n].dt_shift = shift; }
+  // The configured XOFF limit of switch n: alpha x (B - headroom - reserves), the largest the dynamic
+  // threshold can be (alpha = 2^-dt_shift of the options, whatever a drift set).
+  int64_t xoff_limit(topology::NodeId n) const {
+    const Mmu& m = mmu_[n];
+    const int64_t f = m.buffer - m.total_hdrm - m.total_rsrv;
+    return pfc_ && f > 0 ? (f >> dt_shift_) : 0;
+  }
+  int64_t reserve() const { return reserve_; }
   // max over switches of B / (mean port rate), in ps: the slowest full-buffer drain.
   double worst_drain_ps() const { return worst_drain_ps_; }
 
@@ -72,10 +82,11 @@ class SwitchBuffer {
     int64_t total_rsrv = 0;
     int64_t shared = 0;
     int64_t used = 0;
+    int32_t dt_shift = 3;
   };
   int64_t threshold(const Mmu& m) const {
     const int64_t f = m.buffer - m.total_hdrm - m.total_rsrv - m.shared;
-    return f > 0 ? (f >> dt_shift_) : 0;
+    return f > 0 ? (f >> m.dt_shift) : 0;
   }
 
   std::vector<Mmu> mmu_;  // by node (switches only)
