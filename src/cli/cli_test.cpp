@@ -231,6 +231,42 @@ TEST(Cli, TrainNamesTheStraggler) {
   EXPECT_GE(st["critical_path_excess_ms"].get<double>(), slowdown - 1e-6);  // the path bound (straggler.hpp)
 }
 
+TEST(Cli, TrainRunsChakraTraces) {
+  // ASTRA-sim's published 4-rank all-reduce trace (tests/data/chakra/README.md) on leafspine-8k: one ring
+  // all-reduce of 1 MiB over the 4 placed GPUs; the iteration is that collective, exposed on every rank, and
+  // what a trace does not know (parallelism, MFU, days to train) is null in JSON and '-' in the table.
+  const std::string dir = (fs::path(PODNET_SOURCE_DIR) / "tests/data/chakra/astra-sim-all_reduce-4npus-1MB").string();
+  Result r = run("train leafspine-8k --engine flow --format json --chakra " + dir);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const nlohmann::json d = nlohmann::json::parse(r.out);
+  EXPECT_EQ(d["chakra"]["ranks"], 4);
+  EXPECT_EQ(d["chakra"]["collectives"], 1);
+  EXPECT_EQ(d["chakra"]["traffic"][0]["group"], "world");
+  EXPECT_EQ(d["parallelism"]["gpus"], 4);
+  EXPECT_TRUE(d["parallelism"]["tp"].is_null());
+  EXPECT_TRUE(d["mfu"].is_null());
+  EXPECT_GT(d["iteration_time_ms"].get<double>(), 0.0);
+  EXPECT_EQ(d["iteration_time_ms"], d["breakdown_ms"]["collective"]);
+  ASSERT_EQ(d["stages_ms"].size(), 4u);
+  EXPECT_EQ(d["stages_ms"][3]["rank"], 3);
+  r = run("train leafspine-8k --engine flow --chakra " + dir);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("4 ranks from Chakra traces"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("MFU (model FLOPs)           -"), std::string::npos) << r.out;
+  // A bad trace: exit status 2 and the file, the message and what is wrong.
+  const fs::path bad = fs::temp_directory_path() / "podnet-cli-chakra-bad";
+  fs::remove_all(bad);
+  fs::create_directories(bad);
+  podnet::cli::testing::write_file(bad, "x.0.et",
+                                   std::string("\x07\x0a\x05"
+                                               "0.0.4"
+                                               "\x09\x08\x01",
+                                               11));
+  r = run("train leafspine-8k --chakra " + bad.string(), true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("x.0.et: message 2: a Node is truncated"), std::string::npos) << r.out;
+}
+
 TEST(Cli, BenchWithRandomFailures) {
   // Two GPU failures drawn over the failure-free run: each stops the job, so the
   // job fails at the first one, inside the baseline time; the draw is seeded.

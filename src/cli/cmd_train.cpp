@@ -30,6 +30,7 @@ struct TrainCliOptions {
   std::string sweep_bw;
   std::string simai_workload;
   std::string simai_topology;
+  std::string chakra;
   bool allow_oom = false;
   std::string telemetry, telemetry_interval = "10us";
 };
@@ -72,6 +73,7 @@ int cmd_train(Common c, const TrainCliOptions& o) {
   req.allow_oom = o.allow_oom;
   req.trace = !o.trace.empty();
   req.simai_workload = o.simai_workload;
+  req.chakra = o.chakra;
   req.sweep = o.sweep || !o.sweep_dp.empty() || !o.sweep_bw.empty();
   req.sweep_dps = parse_dps(o.sweep_dp);
   req.sweep_caps = parse_caps(o.sweep_bw);
@@ -121,6 +123,10 @@ void add_train_command(CLI::App& app, Action& action) {
                   "run a SimAI/AICB workload file instead of the scenario's workload (GPUs: its all_gpus, else the "
                   "fabric's)")
       ->type_name("FILE.txt");
+  cmd->add_option("--chakra", o->chakra,
+                  "run MLCommons Chakra execution traces instead of the scenario's workload: a directory of "
+                  "PREFIX.<rank>.et files, rank r on the r-th GPU of the placement")
+      ->type_name("DIR");
   cmd->add_flag("--allow-oom", o->allow_oom,
                 "time the job even when it does not fit in the GPU's memory (the report still shows what it needs)");
   cmd->add_option("--simai-topology", o->simai_topology,
@@ -131,7 +137,8 @@ void add_train_command(CLI::App& app, Action& action) {
               "--format json\n"
               "  podnet train leafspine-8k --placement random --trace iteration.json\n"
               "  podnet train aipod-16k --set workload.dp=16 --sweep --sweep-dp 1,4,16 --engine analytical\n"
-              "  podnet train aipod-16k --simai-workload workload.txt --simai-topology fabric.topo");
+              "  podnet train aipod-16k --simai-workload workload.txt --simai-topology fabric.topo\n"
+              "  podnet train leafspine-8k --chakra traces/ --engine flow --trace chakra.json");
   cmd->callback([&action, c, o] { action = [c, o] { return cmd_train(*c, *o); }; });
 }
 

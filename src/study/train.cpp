@@ -10,10 +10,13 @@ namespace podnet::study {
 TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress& progress) {
   if (r.sweep && !r.simai_workload.empty())
     throw InputError("--sweep works on the scenario's workload, not on an imported SimAI workload");
+  if (r.sweep && !r.chakra.empty()) throw InputError("--sweep works on the scenario's workload, not on Chakra traces");
+  if (!r.simai_workload.empty() && !r.chakra.empty())
+    throw InputError("--chakra and --simai-workload: give one imported workload, not both");
   const topology::Topology& topo = s.fabric;
   const auto fabric_gpus = static_cast<int64_t>(topo.gpus.size());
   s.scenario.check_failures(topo);  // names checked before any run
-  const bool failures = r.failures && !s.scenario.failures.empty() && r.simai_workload.empty();
+  const bool failures = r.failures && !s.scenario.failures.empty() && r.simai_workload.empty() && r.chakra.empty();
   if (failures) require_failure_engine(s);
   workload::TrainOptions topt;
   topt.collective = s.collective;
@@ -37,6 +40,18 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
         cluster::summarize(out.job, out.gpus, topo, topt.collective, cluster::policy_name(s.placement));
     out.imported_source = r.simai_workload;
     out.imported = im.traffic;
+    storms();
+    return out;
+  }
+  if (!r.chakra.empty()) {
+    // Chakra traces (workload/chakra.hpp): rank r of the traces is job rank r, placed like a DP group.
+    const std::vector<workload::chakra::RankTrace> traces = workload::chakra::load_traces(r.chakra);
+    out.job = workload::chakra::job_of(traces, fabric_gpus);
+    out.gpus = cluster::place(out.job, topo, s.placement, s.scenario.seed);
+    workload::chakra::Result res = workload::chakra::simulate(traces, out.gpus, topo, *backend, topt);
+    out.result = std::move(res.train);
+    out.chakra = std::move(res.imported);
+    out.imported_source = r.chakra;
     storms();
     return out;
   }

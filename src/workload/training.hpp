@@ -270,6 +270,7 @@ struct TrainResult {
   PlacementSummary placement;
   std::vector<TraceOp> trace;            // with TrainOptions::trace
   std::vector<std::string> trace_lanes;  // tid -> name
+  std::string trace_process = "stage";   // what a trace process (pid) is: a pipeline stage, or a rank (imports)
 };
 
 // Simulates one iteration of `job` placed by gpu_of_rank (size job.gpus(),
