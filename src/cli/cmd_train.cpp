@@ -22,6 +22,7 @@ namespace {
 
 struct TrainCliOptions {
   std::string trace;
+  int32_t trace_links = 0;
   std::string html;
   std::string engine;
   std::string placement;
@@ -72,6 +73,8 @@ int cmd_train(Common c, const TrainCliOptions& o) {
   study::TrainRequest req;
   req.allow_oom = o.allow_oom;
   req.trace = !o.trace.empty();
+  req.trace_links = o.trace_links;
+  if (o.trace_links < 0) throw InputError(fmt::format("--trace-links {}: expected a count >= 0", o.trace_links));
   req.simai_workload = o.simai_workload;
   req.chakra = o.chakra;
   req.sweep = o.sweep || !o.sweep_dp.empty() || !o.sweep_bw.empty();
@@ -93,6 +96,9 @@ int cmd_train(Common c, const TrainCliOptions& o) {
   }
   if (trace) {
     report::write_training_trace(t.result, *trace);
+    if (o.trace_links > 0 && s.engine != "flow")
+      std::cerr << "podnet: --trace-links: link counters come from the flow engine; this run is " << s.engine
+                << ": the trace has none\n";
     std::cerr << "podnet: wrote trace " << o.trace << " (open in ui.perfetto.dev or chrome://tracing)\n";
   }
   report_telemetry(t.telemetry, o.telemetry);
@@ -110,6 +116,10 @@ void add_train_command(CLI::App& app, Action& action) {
   add_common(cmd, *c, false);
   cmd->add_option("--trace", o->trace, "write a Chrome/Perfetto trace of the iteration (one process per stage)")
       ->type_name("FILE.json");
+  cmd->add_option("--trace-links", o->trace_links,
+                  "with --trace on the flow engine: the N links that carried the most bytes as counter tracks of "
+                  "their utilization (records every link-load step: memory grows with the run)")
+      ->type_name("N");
   cmd->add_option("--html", o->html, "also write a self-contained HTML report: the iteration breakdown, every figure")
       ->type_name("FILE.html");
   cmd->add_option("--engine", o->engine, "analytical | flow | packet (sets network.engine)");
@@ -135,7 +145,7 @@ void add_train_command(CLI::App& app, Action& action) {
   cmd->footer("Examples:\n  podnet train aipod-16k\n"
               "  podnet train aipod-16k --set workload.model=llama3-70b --set workload.tp=8 --set workload.pp=4 "
               "--format json\n"
-              "  podnet train leafspine-8k --placement random --trace iteration.json\n"
+              "  podnet train leafspine-8k --placement random --trace iteration.json --trace-links 8\n"
               "  podnet train aipod-16k --set workload.dp=16 --sweep --sweep-dp 1,4,16 --engine analytical\n"
               "  podnet train aipod-16k --simai-workload workload.txt --simai-topology fabric.topo\n"
               "  podnet train leafspine-8k --chakra traces/ --engine flow --trace chakra.json");

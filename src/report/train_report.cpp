@@ -432,6 +432,48 @@ void write_training_trace(const workload::TrainResult& r, std::ostream& out) {
                       {"dur", trace_us(end - start)},
                       {"args", std::move(args)}});
   }
+  // Flow arrows (the trace-event format's flow events): "s" at the middle of the sending slice, "f" with
+  // binding point "e" (its enclosing slice) at the middle of the receiving slice, never before the "s".
+  auto mid = [](const workload::TraceOp& e) {
+    const int64_t a = trace_ns(e.start), b = trace_ns(e.start + e.dur);
+    return a + (b - a) / 2;
+  };
+  for (size_t k = 0; k < r.trace_flows.size(); ++k) {
+    const auto& from = r.trace[static_cast<size_t>(r.trace_flows[k].first)];
+    const auto& to = r.trace[static_cast<size_t>(r.trace_flows[k].second)];
+    const int64_t s_ns = mid(from), f_ns = std::max(s_ns, mid(to));
+    events.push_back({{"name", "send"},
+                      {"cat", "flow"},
+                      {"ph", "s"},
+                      {"id", k + 1},
+                      {"pid", from.pid},
+                      {"tid", from.tid},
+                      {"ts", trace_us(s_ns)}});
+    events.push_back({{"name", "send"},
+                      {"cat", "flow"},
+                      {"ph", "f"},
+                      {"bp", "e"},
+                      {"id", k + 1},
+                      {"pid", to.pid},
+                      {"tid", to.tid},
+                      {"ts", trace_us(f_ns)}});
+  }
+  // Counter tracks: one per link, in a process of their own after the stages (ranks).
+  if (!r.trace_counters.empty()) {
+    const size_t pid = r.stages.size();
+    events.push_back({{"name", "process_name"},
+                      {"ph", "M"},
+                      {"pid", pid},
+                      {"args", {{"name", "links: payload utilization (flow engine)"}}}});
+    events.push_back({{"name", "process_sort_index"}, {"ph", "M"}, {"pid", pid}, {"args", {{"sort_index", pid}}}});
+    for (const auto& c : r.trace_counters)
+      for (const auto& [at, v] : c.steps)
+        events.push_back({{"name", c.name},
+                          {"ph", "C"},
+                          {"pid", pid},
+                          {"ts", trace_us(trace_ns(at))},
+                          {"args", {{"utilization", round_to(v, 6)}}}});
+  }
   nlohmann::json doc = {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
   out << doc.dump() << "\n";
 }

@@ -52,6 +52,11 @@ void write_training_reliability(const nlohmann::json& rel, std::ostream& out);
 // its kinds compute, collective, p2p), group ("stage <pid>/<lane name>": the
 // communicator the lane stands for) and, for traffic, bytes (payload: p2p
 // total, per ring hop, per coupled edge), peers (GPUs taking part) and channel.
+// Flow arrows (r.trace_flows: a pipeline send and the pass that waits for it; a Chakra send and its
+// receive): a flow event pair with one id, "s" at the middle of the sending slice and "f" with binding
+// point "e" at the middle of the receiving slice (not before the "s"). Counter tracks (r.trace_counters:
+// link utilization on the flow engine): "C" events with args {utilization}, one track per link, in a
+// process "links" after the stages.
 void write_training_trace(const workload::TrainResult& r, std::ostream& out);
 
 // obj["imported"]: the source file and, per communicator kind, collectives, bytes and blocking time

@@ -25,8 +25,12 @@
 namespace podnet::study {
 
 struct TrainRequest {
-  bool allow_oom = false;      // time a job that does not fit in the GPU's memory
-  bool trace = false;          // keep per-op timings (report::write_training_trace)
+  bool allow_oom = false;  // time a job that does not fit in the GPU's memory
+  bool trace = false;      // keep per-op timings (report::write_training_trace)
+  // With `trace` on the flow engine: the N links that carried the most bytes as counter tracks of their
+  // utilization (0 = none; every link-load step of the iteration is recorded, which costs memory: the
+  // default aipod-16k run grew from about 0.4 GB to 4.6 GB).
+  int32_t trace_links = 0;
   std::string simai_workload;  // a SimAI/AICB workload file instead of `workload:` ("" = none)
   std::string chakra;          // a directory of Chakra execution traces (PREFIX.<rank>.et) instead ("" = none)
   bool failures = true;        // also run the iteration with the scenario's `failures:` (when it has some)

@@ -707,9 +707,15 @@ Result simulate(const std::vector<RankTrace>& traces, const std::vector<int32_t>
   if (options.trace) {
     r.trace_process = "rank";
     r.trace_lanes = {"compute", "collective", "p2p"};
+    std::map<int32_t, std::pair<int32_t, int32_t>> p2p_slices;  // P2p transfer -> (send's slice, receive's slice)
     for (size_t k = 0; k < traces.size(); ++k)
       for (const TracePlan::Span& s : tp.spans[k]) {
         if (s.category == Category::Marker) continue;
+        if (s.category == Category::Pp) {
+          auto& pair = p2p_slices.try_emplace(s.start, -1, -1).first->second;
+          (traces[k].nodes[static_cast<size_t>(s.node)].type == kSendNode ? pair.first : pair.second) =
+              static_cast<int32_t>(r.trace.size());
+        }
         const Node& nd = traces[k].nodes[static_cast<size_t>(s.node)];
         const Time a = run.transfers[s.start].start, b = run.transfers[s.end].finish;
         const int32_t lane = s.category == Category::Compute ? 0 : s.category == Category::Dp ? 1 : 2;
@@ -723,6 +729,8 @@ Result simulate(const std::vector<RankTrace>& traces, const std::vector<int32_t>
         r.trace.push_back({std::move(name), kind, static_cast<int32_t>(k), lane, a, b - a, kind,
                            s.category == Category::Compute ? 0 : nd.comm_size, peers, 0});
       }
+    for (const auto& [transfer, pair] : p2p_slices)  // arrows: each send's slice to its receive's
+      if (pair.first >= 0 && pair.second >= 0) r.trace_flows.push_back(pair);
   }
   out.imported = std::move(im);
   return out;

@@ -202,6 +202,14 @@ TEST(ChakraRun, TraceHasOneProcessPerRankAndIsDeterministic) {
   EXPECT_EQ(a.train.trace_process, "rank");
   ASSERT_EQ(a.train.trace.size(), 4u);  // 2 compute slices, the send on rank 0 and the receive on rank 1
   EXPECT_EQ(a.train.stages.size(), 2u);
+  // One arrow: rank 0's send slice to rank 1's receive slice.
+  ASSERT_EQ(a.train.trace_flows.size(), 1u);
+  const auto& from = a.train.trace[static_cast<size_t>(a.train.trace_flows[0].first)];
+  const auto& to = a.train.trace[static_cast<size_t>(a.train.trace_flows[0].second)];
+  EXPECT_EQ(from.name, "send2");
+  EXPECT_EQ(from.pid, 0);
+  EXPECT_EQ(to.name, "recv5");
+  EXPECT_EQ(to.pid, 1);
   for (size_t k = 0; k < a.train.trace.size(); ++k) {
     EXPECT_EQ(a.train.trace[k].name, b.train.trace[k].name);
     EXPECT_EQ(a.train.trace[k].start, b.train.trace[k].start);
