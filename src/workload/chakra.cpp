@@ -4,6 +4,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -731,6 +732,40 @@ Result simulate(const std::vector<RankTrace>& traces, const std::vector<int32_t>
       }
     for (const auto& [transfer, pair] : p2p_slices)  // arrows: each send's slice to its receive's
       if (pair.first >= 0 && pair.second >= 0) r.trace_flows.push_back(pair);
+    // Nodes of one rank may run at once (nothing orders independent nodes): slices that overlap go to
+    // further lanes of their kind ("compute 2", ...), first fit by start time, so that no slice overlaps
+    // another on its track (Perfetto drops a slice that starts inside another and ends after it).
+    constexpr int kKinds = 3;
+    std::vector<std::array<std::vector<int32_t>, kKinds>> by_rank(traces.size());
+    for (int32_t i = 0; i < static_cast<int32_t>(r.trace.size()); ++i)
+      by_rank[static_cast<size_t>(r.trace[i].pid)][static_cast<size_t>(r.trace[i].tid)].push_back(i);
+    std::vector<int32_t> sub(r.trace.size(), 0);
+    std::array<int32_t, kKinds> lanes{1, 1, 1};
+    for (auto& kinds : by_rank)
+      for (int c = 0; c < kKinds; ++c) {
+        auto& idx = kinds[static_cast<size_t>(c)];
+        std::stable_sort(idx.begin(), idx.end(),
+                         [&](int32_t x, int32_t y) { return r.trace[x].start < r.trace[y].start; });
+        std::vector<Time> ends;  // per sub-lane: when its last slice ends
+        for (int32_t i : idx) {
+          const TraceOp& op = r.trace[static_cast<size_t>(i)];
+          size_t j = 0;
+          while (j < ends.size() && ends[j] > op.start) ++j;
+          if (j == ends.size()) ends.push_back(Time());
+          ends[j] = op.start + op.dur;
+          sub[static_cast<size_t>(i)] = static_cast<int32_t>(j);
+        }
+        lanes[static_cast<size_t>(c)] = std::max(lanes[static_cast<size_t>(c)], static_cast<int32_t>(ends.size()));
+      }
+    static constexpr const char* kLaneNames[kKinds] = {"compute", "collective", "p2p"};
+    std::array<int32_t, kKinds> first{};
+    r.trace_lanes.clear();
+    for (int c = 0; c < kKinds; ++c) {
+      first[static_cast<size_t>(c)] = static_cast<int32_t>(r.trace_lanes.size());
+      for (int32_t j = 0; j < lanes[static_cast<size_t>(c)]; ++j)
+        r.trace_lanes.push_back(j == 0 ? std::string(kLaneNames[c]) : fmt::format("{} {}", kLaneNames[c], j + 1));
+    }
+    for (size_t i = 0; i < r.trace.size(); ++i) r.trace[i].tid = first[static_cast<size_t>(r.trace[i].tid)] + sub[i];
   }
   out.imported = std::move(im);
   return out;

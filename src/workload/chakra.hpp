@@ -182,7 +182,9 @@ TracePlan build_plan(const std::vector<RankTrace>& traces, const std::vector<int
 
 // Runs the plan on `backend` and fills a TrainResult: iteration = makespan, the critical rank, a job
 // of one "DP" group of n ranks (what placement needs; the report prints the trace's fields instead),
-// per-op trace slices (options.trace: one process per rank, lanes compute / collective / p2p).
+// per-op trace slices (options.trace: one process per rank, lanes compute / collective / p2p, and further
+// lanes of a kind, "compute 2", ..., for nodes of a rank that run at the same time, so that no slice
+// overlaps another on its lane), arrows from each send's slice to its receive's.
 struct Result {
   TrainResult train;
   Imported imported;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <numeric>
 #include <sstream>
 
@@ -215,6 +216,21 @@ TEST(ChakraRun, TraceHasOneProcessPerRankAndIsDeterministic) {
     EXPECT_EQ(a.train.trace[k].start, b.train.trace[k].start);
     EXPECT_EQ(a.train.trace[k].dur, b.train.trace[k].dur);
   }
+}
+
+TEST(ChakraRun, OverlappingNodesOfARankGetTheirOwnTraceLanes) {
+  // Rank 0: a 100 us node and two 50 us nodes, all independent: the three start at 0 and overlap, so the trace
+  // has three compute lanes ("compute", "compute 2", "compute 3"), one slice each; a fourth node after the
+  // first 50 us one fits back on the lane that one freed (first fit: "compute 2", from 50 us).
+  const Result r = run({{comp(1, 100), comp(2, 50), comp(3, 50), comp(4, 20, {2})}}, "analytical", true);
+  ASSERT_EQ(r.train.trace.size(), 4u);
+  EXPECT_EQ(r.train.trace_lanes, (std::vector<std::string>{"compute", "compute 2", "compute 3", "collective", "p2p"}));
+  std::map<std::string, int32_t> tid;
+  for (const auto& op : r.train.trace) tid[op.name] = op.tid;
+  EXPECT_EQ(tid["comp1"], 0);
+  EXPECT_EQ(tid["comp2"], 1);
+  EXPECT_EQ(tid["comp3"], 2);
+  EXPECT_EQ(tid["comp4"], 1);
 }
 
 TEST(ChakraRead, BadTracesNameFileNodeAndField) {
