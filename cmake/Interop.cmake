@@ -25,6 +25,11 @@ endfunction()
 interop_test(interop_perfetto_trace
   "\"$PODNET\" train --trace \"$OUT/trace.json\" >/dev/null; \"$PY\" \"$SRC/tests/interop/check_trace.py\" \"$OUT/trace.json\" --require-args")
 
+# Perfetto, flow arrows and counters: a small PP2 job on the flow engine with its 8 busiest links as
+# counter tracks; every pipeline send's arrow binds inside its slices, the counters are numeric steps.
+interop_test(interop_perfetto_trace_flows
+  "\"$PODNET\" train leafspine-8k --engine flow --set workload.model=llama3-8b --set workload.tp=8 --set workload.pp=2 --set workload.dp=2 --set workload.global_batch=8 --trace-links 8 --trace \"$OUT/trace.json\" >/dev/null; \"$PY\" \"$SRC/tests/interop/check_trace.py\" \"$OUT/trace.json\" --require-args")
+
 # Graphviz: the DOT export of every built-in example (at the sizes of
 # tests/interop/cases.py, which dot lays out in seconds) renders with
 # `dot -Tsvg` with nothing on stderr.

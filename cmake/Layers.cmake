@@ -9,6 +9,15 @@ podnet_layer(plan podnet_core)
 podnet_layer(engine podnet_routing podnet_plan)
 podnet_layer(collective podnet_topology podnet_plan)
 podnet_layer(workload podnet_collective podnet_engine)
+# Chakra execution traces (workload/chakra.hpp): podnet's own schema of the
+# format, compiled by protoc at build time (libprotobuf-dev, protobuf-compiler;
+# CMake's FindProtobuf) into generated/src/workload/chakra_et.pb.{h,cc}, which
+# the code includes as "workload/chakra_et.pb.h".
+find_package(Protobuf REQUIRED)
+protobuf_generate(TARGET podnet_workload LANGUAGE cpp PROTOS ${CMAKE_SOURCE_DIR}/src/workload/chakra_et.proto
+                  PROTOC_OUT_DIR ${CMAKE_BINARY_DIR}/generated)
+target_include_directories(podnet_workload PUBLIC ${CMAKE_BINARY_DIR}/generated ${CMAKE_BINARY_DIR}/generated/src)
+target_link_libraries(podnet_workload PUBLIC protobuf::libprotobuf)
 podnet_layer(cluster podnet_workload)
 podnet_layer(reliability podnet_engine)
 podnet_layer(diagnose podnet_routing podnet_workload)

@@ -10,6 +10,8 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev sqlite3 libopenmpi-dev openmpi-bin
+  # Chakra execution traces (protoc and libprotobuf, at build time)
+  libprotobuf-dev protobuf-compiler
   # the real consumers of podnet's exports, run by ctest (tests/interop/)
   python3 graphviz python3-networkx python3-jsonschema python3-yaml frr
   # promtool (telemetry metrics lint) and the OpenMetrics parser of the Prometheus Python client

@@ -13,7 +13,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -229,6 +231,107 @@ TEST(Cli, TrainNamesTheStraggler) {
   EXPECT_NEAR(slowdown,
               d["failures"]["iteration_ms"].get<double>() - d["failures"]["baseline_iteration_ms"].get<double>(), 1e-5);
   EXPECT_GE(st["critical_path_excess_ms"].get<double>(), slowdown - 1e-6);  // the path bound (straggler.hpp)
+}
+
+TEST(Cli, TrainRunsChakraTraces) {
+  // ASTRA-sim's published 4-rank all-reduce trace (tests/data/chakra/README.md) on leafspine-8k: one ring
+  // all-reduce of 1 MiB over the 4 placed GPUs; the iteration is that collective, exposed on every rank, and
+  // what a trace does not know (parallelism, MFU, days to train) is null in JSON and '-' in the table.
+  const std::string dir = (fs::path(PODNET_SOURCE_DIR) / "tests/data/chakra/astra-sim-all_reduce-4npus-1MB").string();
+  Result r = run("train leafspine-8k --engine flow --format json --chakra " + dir);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const nlohmann::json d = nlohmann::json::parse(r.out);
+  EXPECT_EQ(d["chakra"]["ranks"], 4);
+  EXPECT_EQ(d["chakra"]["collectives"], 1);
+  EXPECT_EQ(d["chakra"]["traffic"][0]["group"], "world");
+  EXPECT_EQ(d["parallelism"]["gpus"], 4);
+  EXPECT_TRUE(d["parallelism"]["tp"].is_null());
+  EXPECT_TRUE(d["mfu"].is_null());
+  EXPECT_GT(d["iteration_time_ms"].get<double>(), 0.0);
+  EXPECT_EQ(d["iteration_time_ms"], d["breakdown_ms"]["collective"]);
+  ASSERT_EQ(d["stages_ms"].size(), 4u);
+  EXPECT_EQ(d["stages_ms"][3]["rank"], 3);
+  r = run("train leafspine-8k --engine flow --chakra " + dir);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("4 ranks from Chakra traces"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("MFU (model FLOPs)           -"), std::string::npos) << r.out;
+  // A bad trace: exit status 2 and the file, the message and what is wrong.
+  const fs::path bad = fs::temp_directory_path() / "podnet-cli-chakra-bad";
+  fs::remove_all(bad);
+  fs::create_directories(bad);
+  podnet::cli::testing::write_file(bad, "x.0.et",
+                                   std::string("\x07\x0a\x05"
+                                               "0.0.4"
+                                               "\x09\x08\x01",
+                                               11));
+  r = run("train leafspine-8k --chakra " + bad.string(), true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("x.0.et: message 2: a Node is truncated"), std::string::npos) << r.out;
+}
+
+TEST(Cli, TrainTraceArrowsConnectSlicesAndLinkCountersAreWellFormed) {
+  // A small PP2 job (Llama 3 8B, TP8 x PP2 x DP2, 4 microbatches) on the flow engine: every PP send of replica
+  // 0 (4 activations + 4 gradients) is an arrow from its slice on the pp lane to the pass that waits for it on
+  // the other stage; the 8 links that carried the most bytes are counter tracks with utilizations in [0, 1].
+  const std::string trace = (temp_dir() / "pp2-trace.json").string();
+  Result r = run("train leafspine-8k --engine flow --set workload.model=llama3-8b --set workload.tp=8 "
+                 "--set workload.pp=2 --set workload.dp=2 --set workload.global_batch=8 --trace-links 8 --trace " +
+                 trace);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const nlohmann::json doc = nlohmann::json::parse(read_file(trace));
+  struct Slice {
+    int64_t start, end;
+    std::string cat;
+  };
+  std::map<std::pair<int64_t, int64_t>, std::vector<Slice>> tracks;
+  std::map<int64_t, std::vector<nlohmann::json>> flows;  // id -> its events
+  std::map<std::string, std::vector<nlohmann::json>> counters;
+  std::set<int64_t> named;  // pids with a process_name
+  auto ns = [](const nlohmann::json& v) { return static_cast<int64_t>(v.get<double>() * 1000.0); };
+  for (const auto& e : doc["traceEvents"]) {
+    const std::string ph = e["ph"];
+    if (ph == "X") tracks[{e["pid"], e["tid"]}].push_back({ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]), e["cat"]});
+    else if (ph == "s" || ph == "f") flows[e["id"].get<int64_t>()].push_back(e);
+    else if (ph == "C") counters[e["name"]].push_back(e);
+    else if (ph == "M" && e["name"] == "process_name") named.insert(e["pid"].get<int64_t>());
+  }
+  // The slice on (pid, tid) that holds time t.
+  auto holder = [&](const nlohmann::json& e) -> const Slice* {
+    for (const Slice& x : tracks[{e["pid"], e["tid"]}])
+      if (x.start <= ns(e["ts"]) && ns(e["ts"]) <= x.end) return &x;
+    return nullptr;
+  };
+  ASSERT_EQ(flows.size(), 8u);
+  for (const auto& [id, evs] : flows) {
+    ASSERT_EQ(evs.size(), 2u) << id;
+    const nlohmann::json& s = evs[0]["ph"] == "s" ? evs[0] : evs[1];
+    const nlohmann::json& f = evs[0]["ph"] == "s" ? evs[1] : evs[0];
+    ASSERT_EQ(s["ph"], "s");
+    ASSERT_EQ(f["ph"], "f");
+    EXPECT_EQ(f["bp"], "e");
+    EXPECT_EQ(s["cat"], f["cat"]);
+    EXPECT_NE(s["pid"], f["pid"]);  // from one stage to the other
+    EXPECT_LE(ns(s["ts"]), ns(f["ts"]));
+    const Slice* from = holder(s);
+    const Slice* to = holder(f);
+    ASSERT_NE(from, nullptr) << s.dump();
+    ASSERT_NE(to, nullptr) << f.dump();
+    EXPECT_EQ(from->cat, "pp");
+    EXPECT_EQ(to->cat, "compute");
+    EXPECT_GE(to->start, from->end);  // the pass starts once the send is done
+  }
+  ASSERT_EQ(counters.size(), 8u);
+  for (const auto& [name, evs] : counters) {
+    int64_t last = -1;
+    for (const auto& e : evs) {
+      EXPECT_TRUE(named.count(e["pid"].get<int64_t>())) << name;
+      const double u = e["args"]["utilization"].get<double>();
+      EXPECT_GE(u, 0.0) << name;
+      EXPECT_LE(u, 1.0 + 1e-9) << name;
+      EXPECT_GE(ns(e["ts"]), last) << name;
+      last = ns(e["ts"]);
+    }
+  }
 }
 
 TEST(Cli, BenchWithRandomFailures) {

@@ -25,6 +25,7 @@ namespace {
 
 struct TrainCliOptions {
   std::string trace;
+  int32_t trace_links = 0;
   std::string html;
   std::string engine;
   std::string placement;
@@ -33,6 +34,7 @@ struct TrainCliOptions {
   std::string sweep_bw;
   std::string simai_workload;
   std::string simai_topology;
+  std::string chakra;
   bool allow_oom = false;
   std::string telemetry, telemetry_interval = "10us";
 };
@@ -74,7 +76,10 @@ int cmd_train(Common c, const TrainCliOptions& o) {
   study::TrainRequest req;
   req.allow_oom = o.allow_oom;
   req.trace = !o.trace.empty();
+  req.trace_links = o.trace_links;
+  if (o.trace_links < 0) throw InputError(fmt::format("--trace-links {}: expected a count >= 0", o.trace_links));
   req.simai_workload = o.simai_workload;
+  req.chakra = o.chakra;
   req.sweep = o.sweep || !o.sweep_dp.empty() || !o.sweep_bw.empty();
   req.sweep_dps = parse_dps(o.sweep_dp);
   req.sweep_caps = parse_caps(o.sweep_bw);
@@ -110,6 +115,9 @@ int cmd_train(Common c, const TrainCliOptions& o) {
   }
   if (trace) {
     report::write_training_trace(t.result, *trace);
+    if (o.trace_links > 0 && s.engine != "flow")
+      std::cerr << "podnet: --trace-links: link counters come from the flow engine; this run is " << s.engine
+                << ": the trace has none\n";
     std::cerr << "podnet: wrote trace " << o.trace << " (open in ui.perfetto.dev or chrome://tracing)\n";
   }
   report_telemetry(t.telemetry, o.telemetry);
@@ -127,6 +135,10 @@ void add_train_command(CLI::App& app, Action& action) {
   add_common(cmd, *c, false);
   cmd->add_option("--trace", o->trace, "write a Chrome/Perfetto trace of the iteration (one process per stage)")
       ->type_name("FILE.json");
+  cmd->add_option("--trace-links", o->trace_links,
+                  "with --trace on the flow engine: the N links that carried the most bytes as counter tracks of "
+                  "their utilization (records every link-load step: memory grows with the run)")
+      ->type_name("N");
   cmd->add_option("--html", o->html, "also write a self-contained HTML report: the iteration breakdown, every figure")
       ->type_name("FILE.html");
   cmd->add_option("--engine", o->engine, "analytical | flow | packet (sets network.engine)");
@@ -140,6 +152,10 @@ void add_train_command(CLI::App& app, Action& action) {
                   "run a SimAI/AICB workload file instead of the scenario's workload (GPUs: its all_gpus, else the "
                   "fabric's)")
       ->type_name("FILE.txt");
+  cmd->add_option("--chakra", o->chakra,
+                  "run MLCommons Chakra execution traces instead of the scenario's workload: a directory of "
+                  "PREFIX.<rank>.et files, rank r on the r-th GPU of the placement")
+      ->type_name("DIR");
   cmd->add_flag("--allow-oom", o->allow_oom,
                 "time the job even when it does not fit in the GPU's memory (the report still shows what it needs)");
   cmd->add_option("--simai-topology", o->simai_topology,
@@ -148,9 +164,10 @@ void add_train_command(CLI::App& app, Action& action) {
   cmd->footer("Examples:\n  podnet train aipod-16k\n"
               "  podnet train aipod-16k --set workload.model=llama3-70b --set workload.tp=8 --set workload.pp=4 "
               "--format json\n"
-              "  podnet train leafspine-8k --placement random --trace iteration.json\n"
+              "  podnet train leafspine-8k --placement random --trace iteration.json --trace-links 8\n"
               "  podnet train aipod-16k --set workload.dp=16 --sweep --sweep-dp 1,4,16 --engine analytical\n"
-              "  podnet train aipod-16k --simai-workload workload.txt --simai-topology fabric.topo");
+              "  podnet train aipod-16k --simai-workload workload.txt --simai-topology fabric.topo\n"
+              "  podnet train leafspine-8k --chakra traces/ --engine flow --trace chakra.json");
   cmd->callback([&action, c, o] { action = [c, o] { return cmd_train(*c, *o); }; });
 }
 

@@ -184,7 +184,16 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                      m["params_billion"].is_null() ? "params -" : num(m["params_billion"], 1) + "B params",
                      par["gpus"].get<int64_t>(), o["gpu"]["name"].is_null() ? "-" : o["gpu"]["name"].get<std::string>(),
                      par["gpus"].get<int64_t>(), par["fabric_gpus"].get<int64_t>(), o["engine"].get<std::string>());
-  if (m["seq"].is_null()) {  // an import: the file gives the layout and the microbatch count, not the batch
+  const bool chakra = o.contains("chakra");
+  if (chakra) {
+    const auto& c = o["chakra"];
+    out << fmt::format("  {} ranks from Chakra traces {} (version {}): {} nodes, {} collectives, {} send/recv pairs, "
+                       "{} nodes that take no time\n  (parallelism, batch, sequence and GPU are not in a trace: -)\n",
+                       c["ranks"].get<int64_t>(), c["source"].get<std::string>(),
+                       c["version"].get<std::string>().empty() ? "-" : c["version"].get<std::string>(),
+                       thousands(c["nodes"].get<int64_t>()), thousands(c["collectives"].get<int64_t>()),
+                       thousands(c["p2p_pairs"].get<int64_t>()), thousands(c["skipped_nodes"].get<int64_t>()));
+  } else if (m["seq"].is_null()) {  // an import: the file gives the layout and the microbatch count, not the batch
     out << fmt::format("  TP{} x PP{} x DP{}{}{}, {} microbatches per pipeline (batch, sequence and GPU from the "
                        "file's compute times: -)\n",
                        par["tp"].get<int64_t>(), par["pp"].get<int64_t>(), par["dp"].get<int64_t>(),
@@ -231,10 +240,14 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
   Table t({"", "value"});
   t.add({"iteration time", fixed(it, 2) + " ms"});
   const auto& bd = o["breakdown_ms"];
-  for (const char* k : {"compute", "tp", "pp", "dp", "ep", "cp", "bubble"}) {
+  const std::vector<const char*> parts =
+      chakra ? std::vector<const char*>{"compute", "collective", "p2p", "idle"}
+             : std::vector<const char*>{"compute", "tp", "pp", "dp", "ep", "cp", "bubble"};
+  for (const char* k : parts) {
     const double v = bd[k].get<double>();
+    const std::string plain = k;
     const std::string label =
-        std::string("  ") + k + (k == std::string("compute") || k == std::string("bubble") ? "" : " (exposed)");
+        "  " + plain + (plain == "compute" || plain == "bubble" || plain == "idle" ? "" : " (exposed)");
     t.add({label, fmt::format("{} ms ({}%)", fixed(v, 2), fixed(it > 0 ? 100 * v / it : 0, 1))});
   }
   t.add({"MFU (model FLOPs)", num(o["mfu"], 1, 100, "%")});
@@ -254,7 +267,7 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
     t.add({"days to train",
            fmt::format("{} ({} tokens, failure-free)", fixed(o["days_to_train"].get<double>(), 1), budget)});
   }
-  t.add({"ideal bubble (p-1)/(v m)", fixed(100 * o["ideal_bubble_fraction"].get<double>(), 1) + "%"});
+  t.add({"ideal bubble (p-1)/(v m)", num(o["ideal_bubble_fraction"], 1, 100, "%")});
   if (o.contains("memory_gbyte")) {
     const auto& mm = o["memory_gbyte"];
     t.add({"memory per GPU",
@@ -269,6 +282,35 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
     t.add({"  buffers", fmt::format("{:.1f} GB", mm["buffers"].get<double>())});
   }
   t.write(out, "  ");
+  if (chakra) {
+    const auto& c = o["chakra"];
+    out << fmt::format("\n  plan {} transfers; per communicator (per iteration; exposed = on the critical rank {}, "
+                       "not overlapped with its compute):\n",
+                       thousands(o["plan"]["transfers"].get<int64_t>()), c["critical_rank"].get<int64_t>());
+    Table ct({"communicator", "ranks", "ops", "bytes", "exposed (ms)"});
+    for (const auto& g : c["traffic"])
+      ct.add({g["group"].get<std::string>(), std::to_string(g["ranks"].get<int64_t>()),
+              thousands(g["ops"].get<int64_t>()), thousands(static_cast<int64_t>(g["bytes"].get<double>())),
+              fixed(g["exposed_ms"].get<double>(), 3)});
+    ct.write(out, "    ");
+    const auto& rows = o["stages_ms"];
+    if (rows.size() > 1) {
+      constexpr size_t kShown = 64;
+      out << "\n  per rank (ms; the critical rank is marked *):\n";
+      Table rt({"rank", "compute", "collective", "p2p", "idle"});
+      const int64_t crit = c["critical_rank"].get<int64_t>();
+      for (size_t k = 0; k < rows.size() && k < kShown; ++k) {
+        const auto& row = rows[k];
+        const int64_t rk = row["rank"].get<int64_t>();
+        rt.add({std::to_string(rk) + (rk == crit ? "*" : ""), fixed(row["compute"].get<double>(), 3),
+                fixed(row["collective"].get<double>(), 3), fixed(row["p2p"].get<double>(), 3),
+                fixed(row["idle"].get<double>(), 3)});
+      }
+      rt.write(out, "    ");
+      if (rows.size() > kShown) out << fmt::format("    ... {} more ranks in the JSON output\n", rows.size() - kShown);
+    }
+    return;
+  }
   const auto& g = o["groups"];
   out << fmt::format("\n  communicator groups: TP {} x {} GPUs, PP {} x {}, DP {} x {}",
                      g["tp"]["count"].get<int64_t>(), g["tp"]["size"].get<int64_t>(), g["pp"]["count"].get<int64_t>(),
@@ -361,8 +403,10 @@ double trace_us(int64_t ns) {
 void write_training_trace(const workload::TrainResult& r, std::ostream& out) {
   nlohmann::json events = nlohmann::json::array();
   for (size_t s = 0; s < r.stages.size(); ++s) {
-    events.push_back(
-        {{"name", "process_name"}, {"ph", "M"}, {"pid", s}, {"args", {{"name", fmt::format("stage {}", s)}}}});
+    events.push_back({{"name", "process_name"},
+                      {"ph", "M"},
+                      {"pid", s},
+                      {"args", {{"name", fmt::format("{} {}", r.trace_process, s)}}}});
     events.push_back({{"name", "process_sort_index"}, {"ph", "M"}, {"pid", s}, {"args", {{"sort_index", s}}}});
     for (size_t l = 0; l < r.trace_lanes.size(); ++l)
       events.push_back(
@@ -374,7 +418,7 @@ void write_training_trace(const workload::TrainResult& r, std::ostream& out) {
     const std::string lane = e.tid >= 0 && static_cast<size_t>(e.tid) < r.trace_lanes.size()
                                  ? r.trace_lanes[static_cast<size_t>(e.tid)]
                                  : fmt::format("lane {}", e.tid);
-    nlohmann::json args = {{"kind", e.kind}, {"group", fmt::format("stage {}/{}", e.pid, lane)}};
+    nlohmann::json args = {{"kind", e.kind}, {"group", fmt::format("{} {}/{}", r.trace_process, e.pid, lane)}};
     if (std::string_view(e.kind) != "compute") {
       args["bytes"] = e.bytes;
       args["peers"] = e.peers;
@@ -389,6 +433,48 @@ void write_training_trace(const workload::TrainResult& r, std::ostream& out) {
                       {"dur", trace_us(end - start)},
                       {"args", std::move(args)}});
   }
+  // Flow arrows (the trace-event format's flow events): "s" at the middle of the sending slice, "f" with
+  // binding point "e" (its enclosing slice) at the middle of the receiving slice, never before the "s".
+  auto mid = [](const workload::TraceOp& e) {
+    const int64_t a = trace_ns(e.start), b = trace_ns(e.start + e.dur);
+    return a + (b - a) / 2;
+  };
+  for (size_t k = 0; k < r.trace_flows.size(); ++k) {
+    const auto& from = r.trace[static_cast<size_t>(r.trace_flows[k].first)];
+    const auto& to = r.trace[static_cast<size_t>(r.trace_flows[k].second)];
+    const int64_t s_ns = mid(from), f_ns = std::max(s_ns, mid(to));
+    events.push_back({{"name", "send"},
+                      {"cat", "flow"},
+                      {"ph", "s"},
+                      {"id", k + 1},
+                      {"pid", from.pid},
+                      {"tid", from.tid},
+                      {"ts", trace_us(s_ns)}});
+    events.push_back({{"name", "send"},
+                      {"cat", "flow"},
+                      {"ph", "f"},
+                      {"bp", "e"},
+                      {"id", k + 1},
+                      {"pid", to.pid},
+                      {"tid", to.tid},
+                      {"ts", trace_us(f_ns)}});
+  }
+  // Counter tracks: one per link, in a process of their own after the stages (ranks).
+  if (!r.trace_counters.empty()) {
+    const size_t pid = r.stages.size();
+    events.push_back({{"name", "process_name"},
+                      {"ph", "M"},
+                      {"pid", pid},
+                      {"args", {{"name", "links: payload utilization (flow engine)"}}}});
+    events.push_back({{"name", "process_sort_index"}, {"ph", "M"}, {"pid", pid}, {"args", {{"sort_index", pid}}}});
+    for (const auto& c : r.trace_counters)
+      for (const auto& [at, v] : c.steps)
+        events.push_back({{"name", c.name},
+                          {"ph", "C"},
+                          {"pid", pid},
+                          {"ts", trace_us(trace_ns(at))},
+                          {"args", {{"utilization", round_to(v, 6)}}}});
+  }
   nlohmann::json doc = {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
   out << doc.dump() << "\n";
 }
@@ -401,6 +487,50 @@ void add_imported(nlohmann::json& o, const std::string& source, const std::vecto
                     {"bytes", round_to(g.bytes, 0)},
                     {"blocking_ms", ms(g.blocking)}});
   o["imported"] = {{"source", source}, {"traffic", rows}};
+}
+
+void add_chakra(nlohmann::json& o, const std::string& source, const workload::chakra::Imported& im) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& g : im.traffic)
+    rows.push_back({{"group", g.group},
+                    {"ranks", g.ranks},
+                    {"ops", g.collectives},
+                    {"bytes", round_to(g.bytes, 0)},
+                    {"exposed_ms", ms(g.exposed)}});
+  o["chakra"] = {{"source", source},
+                 {"ranks", im.ranks},
+                 {"version", im.version},
+                 {"nodes", im.nodes},
+                 {"skipped_nodes", im.skipped},
+                 {"collectives", im.collectives},
+                 {"p2p_pairs", im.p2p_pairs},
+                 {"critical_rank", im.critical_rank},
+                 {"traffic", rows}};
+  // The trace's own breakdown replaces the training one: which parallelism a communicator serves (tp, pp,
+  // dp, ep, cp) and the pipeline bubble are not in a trace.
+  auto rank_json = [](const workload::chakra::RankBreakdown& b) {
+    return nlohmann::json{{"compute", ms(b.compute)},
+                          {"collective", ms(b.collective)},
+                          {"p2p", ms(b.p2p)},
+                          {"idle", ms(b.idle)}};
+  };
+  if (!im.per_rank.empty()) o["breakdown_ms"] = rank_json(im.per_rank[static_cast<size_t>(im.critical_rank)]);
+  nlohmann::json ranks = nlohmann::json::array();
+  for (size_t k = 0; k < im.per_rank.size(); ++k) {
+    nlohmann::json row = rank_json(im.per_rank[k]);
+    row["rank"] = k;
+    ranks.push_back(row);
+  }
+  o["stages_ms"] = ranks;
+  o["critical_stage"] = nullptr;
+  o["ideal_bubble_fraction"] = nullptr;
+  for (const char* k : {"tp", "cp", "pp", "dp", "ep", "interleave", "sequence_parallel", "zero", "recompute"})
+    o["parallelism"][k] = nullptr;
+  o["batch"]["microbatches_per_pipeline"] = nullptr;
+  o["groups"] = nullptr;
+  o["plan"]["dp_buckets_per_group"] = nullptr;
+  o["plan"]["dp_collectives"] = im.collectives;
+  o["plan"]["p2p_transfers"] = im.p2p_pairs;
 }
 
 void add_sweep(nlohmann::json& o, const std::vector<cluster::SweepPoint>& points) {
@@ -480,7 +610,8 @@ std::string short_list(const std::string& s) { return s.size() <= 32 ? s : s.sub
 nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy& t) {
   nlohmann::json doc = new_document(context_of(s.scenario, "train"));
   add_training(doc, t.result);
-  if (!t.imported_source.empty()) add_imported(doc, t.imported_source, t.imported);
+  if (t.chakra) add_chakra(doc, t.imported_source, *t.chakra);
+  else if (!t.imported_source.empty()) add_imported(doc, t.imported_source, t.imported);
   if (t.failures) {
     const workload::TrainResult& f = t.failures->run;
     const Time base = t.failures->baseline;

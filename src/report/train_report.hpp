@@ -22,6 +22,7 @@
 #include "scenario/setup.hpp"
 #include "study/reliability.hpp"
 #include "study/train.hpp"
+#include "workload/chakra.hpp"
 #include "workload/simai.hpp"
 #include "workload/training.hpp"
 
@@ -47,14 +48,26 @@ void write_training_reliability(const nlohmann::json& rel, std::ostream& out);
 // is their difference, so slices that touch in simulated time touch in the
 // trace, and each number is written so that Perfetto's importer (which
 // truncates us * 1000.0) reads back exactly those nanoseconds. Slice args:
-// kind (p2p, ring, coupled, compute), group ("stage <pid>/<lane name>": the
+// kind (p2p, ring, coupled, compute; a Chakra run's processes are ranks and
+// its kinds compute, collective, p2p), group ("stage <pid>/<lane name>": the
 // communicator the lane stands for) and, for traffic, bytes (payload: p2p
 // total, per ring hop, per coupled edge), peers (GPUs taking part) and channel.
+// Flow arrows (r.trace_flows: a pipeline send and the pass that waits for it; a Chakra send and its
+// receive): a flow event pair with one id, "s" at the middle of the sending slice and "f" with binding
+// point "e" at the middle of the receiving slice (not before the "s"). Counter tracks (r.trace_counters:
+// link utilization on the flow engine): "C" events with args {utilization}, one track per link, in a
+// process "links" after the stages.
 void write_training_trace(const workload::TrainResult& r, std::ostream& out);
 
 // obj["imported"]: the source file and, per communicator kind, collectives, bytes and blocking time
 // per iteration (workload::simai::import_iteration).
 void add_imported(nlohmann::json& obj, const std::string& source, const std::vector<workload::simai::GroupTraffic>& t);
+
+// obj["chakra"] (workload/chakra.hpp): the trace directory, ranks, nodes, per communicator (pg_name, and
+// "p2p" for sends/receives) ops, bytes and the critical rank's exposed time; breakdown_ms and stages_ms
+// become the trace's per-rank compute / collective / p2p / idle, and what a trace does not know (the
+// parallelism, the pipeline bubble, the communicator groups) is null.
+void add_chakra(nlohmann::json& obj, const std::string& source, const workload::chakra::Imported& imported);
 
 // doc["sweep"] rows and their table.
 void add_sweep(nlohmann::json& obj, const std::vector<cluster::SweepPoint>& points);

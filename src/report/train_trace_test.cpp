@@ -77,5 +77,60 @@ TEST(TrainTrace, SliceArgs) {
           {{"kind", "ring"}, {"group", "stage 0/dp (tp rank 0)"}, {"bytes", 1048576}, {"peers", 8}, {"channel", 3}}));
 }
 
+TEST(TrainTrace, FlowArrowsBindInsideTheirSlicesAndCountersAreSteps) {
+  // A send on stage 0's pp lane [1000, 3000) ns and the pass on stage 1 that waits for it [3000, 7000) ns:
+  // "s" at the send's middle 2000 ns, "f" (binding point e) at the pass's middle 5000 ns, one id.
+  workload::TrainResult r = lanes();
+  r.stages.resize(2);
+  r.trace.push_back({"p2p act", "pp", 0, 1, Time(1'000'000), Time(2'000'000), "coupled", 4096, 2, 0});
+  r.trace.push_back({"F c0 mb0", "compute", 1, 0, Time(3'000'000), Time(4'000'000)});
+  r.trace_flows.push_back({0, 1});
+  // A link at 50 % from 1000 ns, idle from 3000 ns.
+  r.trace_counters.push_back({"leaf-1 -> spine-2", {{Time(1'000'000), 0.5}, {Time(3'000'000), 0.0}}});
+  std::ostringstream out;
+  write_training_trace(r, out);
+  const auto doc = nlohmann::json::parse(out.str());
+  std::vector<nlohmann::json> s, f, c;
+  bool links_named = false;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "s") s.push_back(e);
+    if (e["ph"] == "f") f.push_back(e);
+    if (e["ph"] == "C") c.push_back(e);
+    if (e["ph"] == "M" && e["name"] == "process_name" && e["pid"] == 2)
+      links_named = e["args"]["name"].get<std::string>().find("links") != std::string::npos;
+  }
+  ASSERT_EQ(s.size(), 1u);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(s[0]["id"], f[0]["id"]);
+  EXPECT_EQ(s[0]["cat"], f[0]["cat"]);
+  EXPECT_EQ(s[0]["pid"], 0);
+  EXPECT_EQ(s[0]["tid"], 1);
+  EXPECT_EQ(perfetto_ns(s[0]["ts"]), 2000);
+  EXPECT_EQ(f[0]["pid"], 1);
+  EXPECT_EQ(f[0]["tid"], 0);
+  EXPECT_EQ(f[0]["bp"], "e");
+  EXPECT_EQ(perfetto_ns(f[0]["ts"]), 5000);
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_TRUE(links_named);
+  EXPECT_EQ(c[0]["pid"], 2);  // after the two stages
+  EXPECT_EQ(c[0]["name"], "leaf-1 -> spine-2");
+  EXPECT_EQ(perfetto_ns(c[0]["ts"]), 1000);
+  EXPECT_EQ(c[0]["args"]["utilization"], 0.5);
+  EXPECT_EQ(perfetto_ns(c[1]["ts"]), 3000);
+  EXPECT_EQ(c[1]["args"]["utilization"], 0.0);
+  // A send and its receive spanning the same time (a Chakra pair): "f" is not before "s".
+  r.trace_flows = {{1, 1}};
+  std::ostringstream same;
+  write_training_trace(r, same);
+  const auto d2 = nlohmann::json::parse(same.str());
+  int64_t ts_s = -1, ts_f = -1;
+  for (const auto& e : d2["traceEvents"]) {
+    if (e["ph"] == "s") ts_s = perfetto_ns(e["ts"]);
+    if (e["ph"] == "f") ts_f = perfetto_ns(e["ts"]);
+  }
+  EXPECT_EQ(ts_s, 5000);
+  EXPECT_EQ(ts_f, 5000);
+}
+
 }  // namespace
 }  // namespace podnet::report

@@ -1,11 +1,51 @@
 #include "study/train.hpp"
 
 #include <algorithm>
+#include <map>
+#include <memory>
 
 #include "core/error.hpp"
 #include "engine/registry.hpp"
 
 namespace podnet::study {
+
+namespace {
+
+struct LastRunSteps {
+  std::vector<engine::LinkLoadStep> steps;
+  std::vector<double> capacity;  // payload capacity per directed link, bits/s (RunObservation)
+  Time makespan;
+};
+
+// The `links` directed links that carried the most bytes in the run of `iteration` (ties by link id),
+// each as a counter of its utilization steps (a value repeated at one time keeps the last).
+std::vector<workload::TrainResult::TraceCounter> link_counters(const topology::Topology& topo, const LastRunSteps& run,
+                                                               Time iteration, size_t links) {
+  std::vector<workload::TrainResult::TraceCounter> out;
+  if (run.steps.empty() || run.makespan != iteration) return out;
+  std::map<int32_t, std::vector<std::pair<Time, double>>> by_link;
+  for (const auto& st : run.steps) {
+    auto& v = by_link[st.link];
+    if (!v.empty() && v.back().first == st.at) v.back().second = st.utilization;
+    else v.push_back({st.at, st.utilization});
+  }
+  std::vector<std::pair<double, int32_t>> carried;  // (bits carried, link)
+  for (const auto& [link, v] : by_link) {
+    double bits = 0;
+    for (size_t k = 0; k < v.size(); ++k) {
+      const Time end = k + 1 < v.size() ? v[k + 1].first : run.makespan;
+      bits += v[k].second * run.capacity[static_cast<size_t>(link)] * (end - v[k].first).seconds();
+    }
+    if (bits > 0) carried.push_back({bits, link});
+  }
+  std::sort(carried.begin(), carried.end(),
+            [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  for (size_t k = 0; k < carried.size() && k < links; ++k)
+    out.push_back({engine::dir_link_name(topo, carried[k].second), by_link[carried[k].second]});
+  return out;
+}
+
+}  // namespace
 
 TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress& progress) {
   if (!s.scenario.jobs.empty())
@@ -14,10 +54,13 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
                      "command; expected a scenario without `jobs:` (its `workload:` is the one job)");
   if (r.sweep && !r.simai_workload.empty())
     throw InputError("--sweep works on the scenario's workload, not on an imported SimAI workload");
+  if (r.sweep && !r.chakra.empty()) throw InputError("--sweep works on the scenario's workload, not on Chakra traces");
+  if (!r.simai_workload.empty() && !r.chakra.empty())
+    throw InputError("--chakra and --simai-workload: give one imported workload, not both");
   const topology::Topology& topo = s.fabric;
   const auto fabric_gpus = static_cast<int64_t>(topo.gpus.size());
   s.scenario.check_failures(topo);  // names checked before any run
-  const bool failures = r.failures && !s.scenario.failures.empty() && r.simai_workload.empty();
+  const bool failures = r.failures && !s.scenario.failures.empty() && r.simai_workload.empty() && r.chakra.empty();
   if (failures) require_failure_engine(s);
   workload::TrainOptions topt;
   topt.collective = s.collective;
@@ -26,7 +69,23 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
   out.telemetry.recorder = make_recorder(s, r.telemetry);
   const engine::NetworkOptions observed = out.telemetry.recorder ? out.telemetry.recorder->instrument(s.network)
                                                                  : s.network;
-  auto backend = engine::make_backend(s.engine, topo, failures ? s.network : observed);
+  // The trace's link-utilization counters (flow engine): the link-load steps of the backend's last run,
+  // which is the iteration's when the result is taken (every helper times its small plans first).
+  auto steps = std::make_shared<LastRunSteps>();
+  engine::NetworkOptions traced = failures ? s.network : observed;
+  if (r.trace && r.trace_links > 0 && s.engine == "flow") {
+    traced.observe = [prev = traced.observe, steps](const engine::RunObservation& o) {
+      if (prev) prev(o);
+      if (!o.link_steps || !o.link_capacity_bps || !o.report) return;
+      steps->steps = *o.link_steps;
+      steps->capacity = *o.link_capacity_bps;
+      steps->makespan = o.report->makespan;
+    };
+  }
+  auto backend = engine::make_backend(s.engine, topo, traced);
+  const auto counters = [&] {
+    out.result.trace_counters = link_counters(topo, *steps, out.result.iteration, static_cast<size_t>(r.trace_links));
+  };
   const auto storms = [&] {
     if (out.telemetry.recorder) {
       out.telemetry.storms = find_storms(*out.telemetry.recorder);
@@ -42,13 +101,28 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
     out.result = workload::simulate_iteration(out.job, out.gpus, topo, *backend, im.times, topt);
     out.result.placement =
         cluster::summarize(out.job, out.gpus, topo, topt.collective, cluster::policy_name(s.placement));
+    counters();
     out.imported_source = r.simai_workload;
     out.imported = im.traffic;
     storms();
     return out;
   }
+  if (!r.chakra.empty()) {
+    // Chakra traces (workload/chakra.hpp): rank r of the traces is job rank r, placed like a DP group.
+    const std::vector<workload::chakra::RankTrace> traces = workload::chakra::load_traces(r.chakra);
+    out.job = workload::chakra::job_of(traces, fabric_gpus);
+    out.gpus = cluster::place(out.job, topo, s.placement, s.scenario.seed);
+    workload::chakra::Result res = workload::chakra::simulate(traces, out.gpus, topo, *backend, topt);
+    out.result = std::move(res.train);
+    out.chakra = std::move(res.imported);
+    counters();
+    out.imported_source = r.chakra;
+    storms();
+    return out;
+  }
   out.job = s.job(!r.allow_oom);
   out.result = cluster::simulate_job(out.job, topo, *backend, topt, s.placement, s.scenario.seed, &out.gpus);
+  counters();
   if (failures) {
     // The same iteration (same placement and per-op times) with the scenario's failures injected by the
     // engine; random failures are drawn from the job's components over the failure-free iteration.

@@ -1,6 +1,6 @@
 // The train study (`podnet train`, and the training half of `podnet run`):
 // one iteration of the scenario's `workload:` (or an imported SimAI
-// workload) on the Setup's fabric, placed by placement.policy and timed on
+// workload, or Chakra execution traces) on the Setup's fabric, placed by placement.policy and timed on
 // its engine; with the scenario's `failures:`, the same iteration again with
 // them injected, and which stage, part, GPU or link made it slower
 // (straggler detection: the timeline against the baseline's, then each
@@ -17,6 +17,7 @@
 #include "scenario/setup.hpp"
 #include "study/reliability.hpp"
 #include "study/study.hpp"
+#include "workload/chakra.hpp"
 #include "workload/job.hpp"
 #include "workload/simai.hpp"
 #include "workload/training.hpp"
@@ -24,9 +25,14 @@
 namespace podnet::study {
 
 struct TrainRequest {
-  bool allow_oom = false;      // time a job that does not fit in the GPU's memory
-  bool trace = false;          // keep per-op timings (report::write_training_trace)
+  bool allow_oom = false;  // time a job that does not fit in the GPU's memory
+  bool trace = false;      // keep per-op timings (report::write_training_trace)
+  // With `trace` on the flow engine: the N links that carried the most bytes as counter tracks of their
+  // utilization (0 = none; every link-load step of the iteration is recorded, which costs memory: the
+  // default aipod-16k run grew from about 0.4 GB to 4.6 GB).
+  int32_t trace_links = 0;
   std::string simai_workload;  // a SimAI/AICB workload file instead of `workload:` ("" = none)
+  std::string chakra;          // a directory of Chakra execution traces (PREFIX.<rank>.et) instead ("" = none)
   bool failures = true;        // also run the iteration with the scenario's `failures:` (when it has some)
   // The scaling sweep (cluster::scaling_sweep): when `sweep`, DP sizes (empty:
   // 1, 2, 4, ... up to the job's, multiples of EP; the job's own DP is always
@@ -68,6 +74,7 @@ struct TrainStudy {
   std::optional<TrainingReliability> reliability;
   std::string imported_source;  // the SimAI workload file, when imported
   std::vector<workload::simai::GroupTraffic> imported;
+  std::optional<workload::chakra::Imported> chakra;  // when run from Chakra traces (imported_source: the directory)
   bool swept = false;
   std::vector<cluster::SweepPoint> sweep;
   TelemetryResult telemetry;

@@ -633,14 +633,23 @@ TrainResult simulate_iteration(const Job& job, const std::vector<int32_t>& gpu_o
   if (options.trace) {
     r.trace_lanes = {"compute", "pp send (every replica)"};
     for (int64_t j = 0; j < job.tp; ++j) r.trace_lanes.push_back(fmt::format("dp (tp rank {})", j));
+    std::vector<int32_t> slice_of(ip.plan.transfers.size(), -1);
     for (size_t k = 0; k < ip.plan.transfers.size(); ++k) {
       if (ip.lane[k] < 0) continue;
       const auto& tm = run.transfers[k];
       const auto& tr = ip.plan.transfers[k];
       static constexpr const char* kKinds[] = {"p2p", "ring", "coupled", "compute"};
+      slice_of[k] = static_cast<int32_t>(r.trace.size());
       r.trace.push_back({tr.label, category_name(ip.category[k]), ip.stage[k], ip.lane[k], tm.start,
                          tm.finish - tm.start, kKinds[static_cast<int>(tr.kind)], tr.bytes,
                          static_cast<int32_t>(tr.ranks.size()), tr.channel});
+    }
+    // Arrows: a traced PP send (replica 0's) to the traced op that waits for it (the receiving pass).
+    for (size_t k = 0; k < ip.plan.transfers.size(); ++k) {
+      if (slice_of[k] < 0 || ip.category[k] == Category::Pp) continue;
+      for (int32_t d : ip.plan.transfers[k].deps)
+        if (slice_of[static_cast<size_t>(d)] >= 0 && ip.category[static_cast<size_t>(d)] == Category::Pp)
+          r.trace_flows.push_back({slice_of[static_cast<size_t>(d)], slice_of[k]});
     }
   }
   if (run_out) *run_out = run;

@@ -275,6 +275,17 @@ struct TrainResult {
   PlacementSummary placement;
   std::vector<TraceOp> trace;            // with TrainOptions::trace
   std::vector<std::string> trace_lanes;  // tid -> name
+  std::string trace_process = "stage";   // what a trace process (pid) is: a pipeline stage, or a rank (imports)
+  // Flow arrows of the trace: (sending slice, receiving slice), indices into `trace`: a PP send and the pass
+  // that waits for it (a Chakra send and its receive).
+  std::vector<std::pair<int32_t, int32_t>> trace_flows;
+  // Counter tracks of the trace: a directed link's payload utilization over time (flow engine; filled by the
+  // study), a step function: `value` from `at` on.
+  struct TraceCounter {
+    std::string name;
+    std::vector<std::pair<Time, double>> steps;
+  };
+  std::vector<TraceCounter> trace_counters;
 };
 
 // Simulates one iteration of `job` placed by gpu_of_rank (size job.gpus(),

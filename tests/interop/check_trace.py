@@ -9,6 +9,10 @@ thread track slices must nest: a slice that begins inside its predecessor but
 ends after it is an overlap, and Perfetto drops it (the import error
 "misplaced_end_event" / "slice_out_of_order"). This script fails on any such
 pair, on a negative duration, on slices with no pid/tid, and prints the count.
+Flow arrows (ph "s" / "f", the trace-event format's flow events): each id has
+one "s" and one "f" with the same cat and name, the "f" not before the "s",
+and each lies inside an X slice of its own (pid, tid) track (the slice it
+binds to). Counters (ph "C"): numeric args, times non-decreasing per track.
 
 Usage: check_trace.py TRACE.json [--require-args]
   --require-args: every X slice carries args kind and group (str), and
@@ -36,7 +40,15 @@ def main(argv):
     tracks = {}
     errors = []
     slices = 0
+    flows = {}
+    counters = {}
     for i, e in enumerate(events):
+        if e.get("ph") in ("s", "f"):
+            flows.setdefault(e.get("id"), []).append((i, e))
+            continue
+        if e.get("ph") == "C":
+            counters.setdefault((e.get("pid"), e.get("name")), []).append((i, e))
+            continue
         if e.get("ph") != "X":
             continue
         slices += 1
@@ -72,7 +84,39 @@ def main(argv):
                                   f"overlaps event {stack[-1][1]} ending at {stack[-1][0]} ns")
                 continue
             stack.append((end, i))
-    print(f"{path}: {slices} slices on {len(tracks)} tracks, {overlaps} overlapping")
+    def inside(e):
+        t = ns(e["ts"])
+        return any(start <= t <= end for start, end, _, _ in tracks.get((e.get("pid"), e.get("tid")), []))
+
+    for fid, evs in sorted(flows.items(), key=lambda x: str(x[0])):
+        phases = sorted(e["ph"] for _, e in evs)
+        if phases != ["f", "s"]:
+            errors.append(f"flow id {fid}: events {phases}, expected one s and one f")
+            continue
+        s = next(e for _, e in evs if e["ph"] == "s")
+        f = next(e for _, e in evs if e["ph"] == "f")
+        if (s.get("cat"), s.get("name")) != (f.get("cat"), f.get("name")):
+            errors.append(f"flow id {fid}: s and f differ in cat or name")
+        if ns(f["ts"]) < ns(s["ts"]):
+            errors.append(f"flow id {fid}: f at {f['ts']} us before s at {s['ts']} us")
+        for e in (s, f):
+            if not inside(e):
+                errors.append(f"flow id {fid}: {e['ph']} at {e['ts']} us is inside no slice of pid={e.get('pid')} "
+                              f"tid={e.get('tid')}")
+    samples = 0
+    for key, evs in sorted(counters.items(), key=lambda x: str(x[0])):
+        last = None
+        for i, e in evs:
+            samples += 1
+            args = e.get("args", {})
+            if not args or not all(isinstance(v, (int, float)) for v in args.values()):
+                errors.append(f"event {i}: counter {key[1]} without numeric args")
+            t = ns(e["ts"])
+            if last is not None and t < last:
+                errors.append(f"event {i}: counter {key[1]} goes back in time ({t} < {last} ns)")
+            last = t
+    print(f"{path}: {slices} slices on {len(tracks)} tracks, {overlaps} overlapping; {len(flows)} flow arrows; "
+          f"{len(counters)} counter tracks ({samples} samples)")
     if slices == 0:
         errors.append("no X slices in the trace")
     for e in errors:
