@@ -11,6 +11,8 @@
 // peak resident memory per engine (each in its own forked process), beside
 // the simulated iteration, the node and transfer counts.
 // Arguments: [stages] [dp].
+#include "bench_util.hpp"
+
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -119,25 +121,10 @@ int main(int argc, char** argv) {
   const int stages = argc > 1 ? std::atoi(argv[1]) : 8;
   const int dp = argc > 2 ? std::atoi(argv[2]) : 64;
   std::printf("chakra_bench: %d stages x %d DP ranks (synthetic Chakra trace) on leafspine-8k\n", stages, dp);
-  for (const char* e : {"flow", "analytical"}) {
-    std::fflush(stdout);
-    const pid_t pid = fork();
-    if (pid == 0) {
-      int rc = 1;
-      try {
-        rc = run_case(e, stages, dp);
-      } catch (const std::exception& ex) {
-        std::printf("%s: %s\n", e, ex.what());
-      }
-      std::fflush(stdout);
-      _exit(rc);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  for (const char* e : {"flow", "analytical"})
+    if (podnet::bench::run_in_child(e, [&] { return run_case(e, stages, dp); }) != 0) {
       std::printf("%s: failed\n", e);
       return 1;
     }
-  }
   return 0;
 }

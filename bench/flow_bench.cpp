@@ -22,6 +22,8 @@
 // Usage: flow_bench [--quick | --alltoall | --dragonfly]
 //   --quick: the 16K ring cases only; --alltoall: the two aipod all-to-alls
 //   only; --dragonfly: the 1M-flow dragonfly all-to-all only (minutes).
+#include "bench_util.hpp"
+
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -132,27 +134,8 @@ int run_alltoall(const AllToAll& c) {
 template <class C, class F>
 int fork_each(const std::vector<C>& cases, F&& run) {
   int missed = 0;
-  for (const C& c : cases) {
-    std::fflush(stdout);  // or the child inherits (and prints again) what is buffered
-    const pid_t pid = fork();
-    if (pid < 0) {
-      std::perror("fork");
-      return -1;
-    }
-    if (pid == 0) {
-      int rc = 2;
-      try {
-        rc = run(c);
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "%s: %s\n", c.name, e.what());
-      }
-      std::fflush(stdout);
-      _exit(rc);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++missed;
-  }
+  for (const C& c : cases)
+    if (podnet::bench::run_in_child(c.name, [&] { return run(c); }) != 0) ++missed;
   return missed;
 }
 

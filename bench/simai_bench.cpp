@@ -8,6 +8,8 @@
 // its peak memory is its own), beside the simulated iteration, so a speed-up
 // that changes the answer shows. Target (issue): under 3 s on the flow engine.
 // An optional argument replaces the workload file.
+#include "bench_util.hpp"
+
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -78,25 +80,10 @@ int main(int argc, char** argv) {
   const std::string file = argc > 1 ? argv[1]
                                     : std::string(PODNET_SOURCE_DIR) + "/tests/data/simai/moe_9216gpu_workload.txt";
   std::printf("simai_bench: one iteration of %s on aipod-16k\n", file.c_str());
-  for (const char* e : {"flow", "analytical"}) {
-    std::fflush(stdout);
-    const pid_t pid = fork();
-    if (pid == 0) {
-      int rc = 1;
-      try {
-        rc = run_case(e, file);
-      } catch (const std::exception& ex) {
-        std::printf("%s: %s\n", e, ex.what());
-      }
-      std::fflush(stdout);
-      _exit(rc);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  for (const char* e : {"flow", "analytical"})
+    if (podnet::bench::run_in_child(e, [&] { return run_case(e, file); }) != 0) {
       std::printf("%s: failed\n", e);
       return 1;
     }
-  }
   return 0;
 }

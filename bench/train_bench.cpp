@@ -5,6 +5,8 @@
 // that changes the answer shows). Target (issue): under 10 s and 2 GB on the
 // flow engine. Each engine runs in its own forked process so its peak memory
 // is its own.
+#include "bench_util.hpp"
+
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -60,20 +62,10 @@ int run_case(const char* engine_name) {
 
 int main() {
   std::printf("train_bench: one iteration of the default run (aipod-16k, Llama 3 405B, TP8 x PP16 x DP128)\n");
-  for (const char* e : {"flow", "analytical"}) {
-    std::fflush(stdout);
-    const pid_t pid = fork();
-    if (pid == 0) {
-      const int rc = run_case(e);
-      std::fflush(stdout);
-      _exit(rc);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  for (const char* e : {"flow", "analytical"})
+    if (podnet::bench::run_in_child(e, [&] { return run_case(e); }) != 0) {
       std::printf("%s: failed\n", e);
       return 1;
     }
-  }
   return 0;
 }
