@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "diagnose/localize.hpp"
+#include "diagnose/test_util.hpp"
 #include "routing/router.hpp"
 #include "topology/builders.hpp"
 #include "topology/test_util.hpp"
@@ -18,17 +19,8 @@ using topology::NodeId;
 using topology::NodeKind;
 using topology::Topology;
 
-// k = 4 fat-tree, one GPU and one NIC per server: 16 hosts, 8 edge, 8 aggregation, 4 core switches.
-Topology fat_tree4() {
-  return topology::build_with("fat_tree", {{"k", "4"}},
-                              topology::testing::hw_with(1, 1, topology::default_hardware().radix));
-}
-
-routing::RouteOptions ecmp() {
-  routing::RouteOptions o;
-  o.policy = "ecmp";
-  return o;
-}
+using testing::ecmp;
+using testing::fat_tree4;
 
 ProbeOptions small(const std::string& mesh) {
   ProbeOptions o;
