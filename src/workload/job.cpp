@@ -99,6 +99,9 @@ std::vector<ParamSpec> workload_params() {
       {"sequence_parallel", ParamType::Bool, "false",
        "Megatron sequence parallelism: TP all-reduces become "
        "reduce-scatter + all-gather"},
+      {"tp_comm_overlap", ParamType::Bool, "false",
+       "hide each layer's TP collectives behind its GEMMs, exposing only what exceeds them (Megatron's "
+       "--tp-comm-overlap; needs sequence_parallel)"},
       {"zero", ParamType::Int, "0",
        "ZeRO stage: 0 all-reduce, 1/2 reduce-scatter + all-gather, 3 also gathers "
        "parameters (1.5x DP volume)",
@@ -181,6 +184,11 @@ Job job_from(const Params& p, int64_t fabric_gpus) {
   j.microbatch = p.get_int("microbatch");
   j.global_batch = p.get_int("global_batch");
   j.sequence_parallel = p.get_bool("sequence_parallel");
+  j.tp_comm_overlap = p.get_bool("tp_comm_overlap");
+  if (j.tp_comm_overlap && !j.sequence_parallel)
+    throw ParamError("workload.tp_comm_overlap",
+                     "overlaps the reduce-scatter and all-gather of sequence parallelism with the GEMMs; expected "
+                     "workload.sequence_parallel: true with it");
   j.zero = static_cast<int>(p.get_int("zero"));
   j.compute_efficiency = p.has("compute_efficiency") ? p.get_real("compute_efficiency") : g->compute_efficiency;
   j.attention_efficiency = p.has("attention_efficiency") ? p.get_real("attention_efficiency") : g->attention_efficiency;

@@ -97,6 +97,8 @@ struct Job {
   // "tp-cp-pp-dp" (a whole pipeline contiguous, the order Llama 3 was trained with: Dubey et al. 2024,
   // "The Llama 3 Herd of Models", §3.3.2 "[TP, CP, PP, DP]").
   bool pipeline_inner = false;
+  // Megatron's --tp-comm-overlap: TP collectives pipelined with the GEMMs (training.hpp); needs sequence_parallel.
+  bool tp_comm_overlap = false;
 
   int64_t gpus() const { return tp * cp * pp * dp; }
   int64_t replicas() const { return cp * dp; }  // R: copies of a stage's weights (the DP x CP gradient group)

@@ -162,6 +162,15 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
       o.bwd_compute = seconds(bwd);
       o.fwd_tp = it.tp_collective * (tp_per_layer_fwd * layers);
       o.bwd_tp = it.tp_collective * (tp_per_layer_bwd * layers);
+      if (job.tp_comm_overlap) {  // each layer's TP collectives hide behind its GEMMs (training.hpp)
+        const double gemm_f = tokens * (layer_f - core_f) / t / rate;
+        const double gemm_b = (full ? 3.0 : 2.0) * gemm_f;
+        const auto hidden = [&](Time comm_per_layer, double gemm_s) {
+          return seconds(std::max(0.0, comm_per_layer.seconds() - gemm_s) * lc);
+        };
+        o.fwd_tp = hidden(it.tp_collective * tp_per_layer_fwd, gemm_f);
+        o.bwd_tp = hidden(it.tp_collective * tp_per_layer_bwd, gemm_b);
+      }
       o.fwd_ep = it.ep_collective * (2 * layers);
       o.bwd_ep = it.ep_collective * ((full ? 4 : 2) * layers);
       o.fwd_cp = cp_exposed_per_layer * layers;

@@ -31,7 +31,16 @@
 //   engine (a tiny plan on the TP group of rank 0, inside its NVLink domain
 //   when t <= GPUs per server) and each pass gets a Compute-like delay of
 //   (collectives per layer x layers of the chunk) x that time, placed after
-//   its compute op on the stage's chain (label "tp"). EP all-to-alls
+//   its compute op on the stage's chain (label "tp"). With
+//   workload.tp_comm_overlap (Megatron's --tp-comm-overlap: Transformer
+//   Engine splits each all-gather / reduce-scatter and pipelines it with the
+//   GEMM that consumes or produces it; needs sequence parallelism) a layer's
+//   TP collectives are exposed only beyond its GEMM time:
+//     max(0, k x TP collective - GEMM time of the layer's pass) per layer,
+//   k = 2 forward, 2 (4 with full recompute) backward, the backward's GEMMs
+//   2x (3x with full recompute) the forward's. SIMPLIFICATION: the overlap
+//   does not slow the GEMMs (it does on real GPUs: the copies take SMs).
+//   EP all-to-alls
 //   likewise: one all-to-all is timed with every EP group of stage 0 running
 //   concurrently (so EP groups that share links contend), and each pass of a
 //   MoE chunk gets (2 forward, 2 + 2 recompute backward) x layers x that.

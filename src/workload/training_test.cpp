@@ -317,6 +317,45 @@ TEST(Training, ComputeModelPricesGemmsAttentionAndElementwiseApart) {
   EXPECT_NEAR(u.ops[0][0].fwd_compute.seconds(), 2048 * 38.797312e-9, 1e-12);
 }
 
+TEST(Training, TpCommOverlapExposesOnlyWhatExceedsTheGemms) {
+  // The layer of ComputeModelPricesGemmsAttentionAndElementwiseApart (TP2 with SP, selective recompute): GEMMs
+  // 30.408704 ns per token forward, 2,048 tokens -> g_f = 62.277026 us per layer, g_b = 2 g_f = 124.554051 us.
+  // Without overlap a pass's TP time is k x layers x c (c = one RS + AG as timed); with it, max(0, k c - g) x
+  // layers, k = 2 forward and backward.
+  Job j = tiny(2, 2);
+  j.model = *find_model("llama3-8b");
+  j.model.layers = 2;
+  j.model.hidden = 1024;
+  j.model.heads = 8;
+  j.model.kv_heads = 2;
+  j.model.ffn = 4096;
+  j.model.seq = 2048;
+  j.model.vocab = 1000;
+  j.tp = 2;
+  j.sequence_parallel = true;
+  j.recompute = Recompute::Selective;
+  j.gpu.peak_flops = 1e15;
+  j.compute_efficiency = 0.5;
+  auto backend = engine::make_backend("analytical", rail(32));
+  const IterationTimes plain = iteration_times(j, identity(j.gpus()), rail(32), *backend, TrainOptions{});
+  const double c = plain.tp_collective.seconds();
+  ASSERT_GT(c, 0.0);
+  EXPECT_NEAR(plain.ops[0][0].fwd_tp.seconds(), 2 * c, 1e-12);
+  const double g_f = 2048 * 30.408704e-9, g_b = 2 * g_f;
+  EXPECT_LT(2 * c, g_f);  // NVLink TP2 of 2,048 x 1,024 x 2 B: the collectives fit inside the GEMMs
+  j.tp_comm_overlap = true;
+  const IterationTimes over = iteration_times(j, identity(j.gpus()), rail(32), *backend, TrainOptions{});
+  EXPECT_EQ(over.ops[0][0].fwd_tp.ps, 0);
+  EXPECT_EQ(over.ops[0][0].bwd_tp.ps, 0);
+  // GEMMs 100x faster (peak 1e17): g_f / 100 = 0.622770 us, shorter than the collectives; the excess stays exposed.
+  j.gpu.peak_flops = 1e17;
+  const IterationTimes fast = iteration_times(j, identity(j.gpus()), rail(32), *backend, TrainOptions{});
+  const double c2 = fast.tp_collective.seconds();
+  EXPECT_GT(2 * c2, g_f / 100);
+  EXPECT_NEAR(fast.ops[0][0].fwd_tp.seconds(), 2 * c2 - g_f / 100, 1e-11);
+  EXPECT_NEAR(fast.ops[0][0].bwd_tp.seconds(), std::max(0.0, 2 * c2 - g_b / 100), 1e-11);
+}
+
 TEST(Training, ContextParallelExchangeIsExposedBeyondTheCore) {
   // tiny() with cp 2 on 2 GPUs of one server: a KV block is 2 b (s/c) h_kv e = 2 x 4 x 64 x 2 = 1,024 bytes; its
   // NVLink hop takes a few microseconds of latency, far longer than the block's attention core (4 b (s/c)^2 h =
