@@ -269,6 +269,16 @@ TEST(Cli, TrainRunsChakraTraces) {
   EXPECT_NE(r.out.find("x.0.et: message 2: a Node is truncated"), std::string::npos) << r.out;
 }
 
+TEST(Cli, TrainWithJobsRefusesTraceAndLeavesNoFile) {
+  // Several jobs on one fabric have no trace yet: the refusal comes before the file is created.
+  const std::string trace = (temp_dir() / "jobs-trace.json").string();
+  fs::remove(trace);
+  const Result r = run("train two-jobs --trace " + trace, true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--trace: not available with several jobs"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(trace));
+}
+
 TEST(Cli, TrainTraceArrowsConnectSlicesAndLinkCountersAreWellFormed) {
   // A small PP2 job (Llama 3 8B, TP8 x PP2 x DP2, 4 microbatches) on the flow engine: every PP send of replica
   // 0 (4 activations + 4 gradients) is an arrow from its slice on the pp lane to the pass that waits for it on

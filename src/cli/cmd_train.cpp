@@ -84,12 +84,14 @@ int cmd_train(Common c, const TrainCliOptions& o) {
   req.sweep_dps = parse_dps(o.sweep_dp);
   req.sweep_caps = parse_caps(o.sweep_bw);
   req.telemetry = telemetry_request(o.telemetry, o.telemetry_interval);
-  std::optional<std::ofstream> trace;  // opened first: a bad path fails before the run, not after
-  if (!o.trace.empty()) trace = open_out(o.trace);
   std::optional<topology::Topology> fabric;
   if (!o.simai_topology.empty()) fabric = workload::simai::load_topology(o.simai_topology);
   std::string label = "iteration";
   const scenario::Setup s = load_setup(c, "train", label, std::move(fabric));
+  // Opened before the run, so that a bad path fails first; not for `jobs:`, which refuses --trace below (no
+  // empty file left behind).
+  std::optional<std::ofstream> trace;
+  if (!o.trace.empty() && s.scenario.jobs.empty()) trace = open_out(o.trace);
   if (!s.scenario.jobs.empty()) {  // several jobs on one fabric (study/jobs.hpp)
     for (const auto& [flag, given] : {std::pair<const char*, bool>{"--trace", !o.trace.empty()},
                                       {"--html", !o.html.empty()},

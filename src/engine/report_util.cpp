@@ -21,9 +21,13 @@ std::vector<LinkReport> hottest_links(const std::vector<double>& bytes, const st
     r.peak_utilization = peak ? (*peak)[d] : r.mean_utilization;
     all.push_back(r);
   }
+  // Links that carried the same traffic differ in the last bits of their sums (the order bytes were added in),
+  // so utilization is compared to 1e-9 and bytes to the byte: such links tie and go by link id.
   auto better = [](const LinkReport& a, const LinkReport& b) {
-    if (a.mean_utilization != b.mean_utilization) return a.mean_utilization > b.mean_utilization;
-    if (a.bytes != b.bytes) return a.bytes > b.bytes;
+    const auto ua = std::llround(a.mean_utilization * 1e9), ub = std::llround(b.mean_utilization * 1e9);
+    if (ua != ub) return ua > ub;
+    const auto ba = std::llround(a.bytes), bb = std::llround(b.bytes);
+    if (ba != bb) return ba > bb;
     return a.link < b.link;
   };
   const size_t k = std::min<size_t>(all.size(), static_cast<size_t>(std::max(0, count)));

@@ -12,7 +12,9 @@
 namespace podnet::engine {
 
 // The `count` directed links with the highest mean utilization (bytes x 8 /
-// (capacity x makespan)), ties by bytes then link id. `peak` (optional) gives
+// (capacity x makespan), compared to 1e-9), ties by bytes (to the byte) then
+// link id, so links that carried the same traffic list in link order whatever
+// the rounding of their sums. `peak` (optional) gives
 // each link's peak utilization.
 std::vector<LinkReport> hottest_links(const std::vector<double>& bytes, const std::vector<double>* peak, Time makespan,
                                       int32_t count, const std::function<double(routing::DirLink)>& capacity_bps);

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <vector>
 
 namespace podnet::engine {
@@ -34,6 +36,14 @@ TEST(HottestLinks, HighestUtilizationFirstTiesByBytesThenLink) {
   EXPECT_EQ(all[1].bytes, 12.5e9);
   // Without a peak vector the peak is the mean.
   for (const auto& l : all) EXPECT_EQ(l.peak_utilization, l.mean_utilization);
+}
+
+TEST(HottestLinks, SumsThatDifferInTheLastBitsTieAndGoByLinkId) {
+  // Links 1 and 3 carried the same 6.25e9 B, summed in different orders: link 3's sum is one ulp above (and its
+  // utilization too), which used to put 3 first. Compared to 1e-9 and to the byte, they tie: 1 before 3.
+  std::vector<double> bytes = {0, 6.25e9, 0, std::nextafter(6.25e9, 1e10), 0};
+  const auto all = hottest_links(bytes, nullptr, Time::from_seconds(1.0), 10, [](routing::DirLink) { return 100e9; });
+  EXPECT_EQ(ids(all), (std::vector<routing::DirLink>{1, 3}));
 }
 
 TEST(HottestLinks, CountLimitsTheListAndPeaksComeFromTheEngine) {
