@@ -20,6 +20,7 @@ using topology::Topology;
 
 using testing::ecmp;
 using testing::fat_tree4;
+using testing::first_dir_from_tier;
 
 engine::NetworkOptions network() {
   engine::NetworkOptions n;
@@ -37,16 +38,6 @@ ProbeOptions sparse() {
   o.round = Time::from_seconds(0.1);
   o.duration = Time::from_seconds(0.5);
   return o;
-}
-
-routing::DirLink first_dir_from_tier(const Topology& t, int tier) {
-  for (topology::LinkId l = 0; l < static_cast<topology::LinkId>(t.links.size()); ++l) {
-    const auto& a = t.nodes[t.links[l].a];
-    const auto& b = t.nodes[t.links[l].b];
-    if (a.kind == NodeKind::Switch && b.kind == NodeKind::Switch && a.tier == tier) return 2 * l;
-    if (a.kind == NodeKind::Switch && b.kind == NodeKind::Switch && b.tier == tier) return 2 * l + 1;
-  }
-  return -1;
 }
 
 NodeId first_switch_of_tier(const Topology& t, int tier) {

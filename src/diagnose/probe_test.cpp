@@ -16,11 +16,11 @@ namespace podnet::diagnose {
 namespace {
 
 using topology::NodeId;
-using topology::NodeKind;
 using topology::Topology;
 
 using testing::ecmp;
 using testing::fat_tree4;
+using testing::first_dir_from_tier;
 
 ProbeOptions small(const std::string& mesh) {
   ProbeOptions o;
@@ -30,16 +30,6 @@ ProbeOptions small(const std::string& mesh) {
   o.round = Time::from_seconds(1);
   o.duration = Time::from_seconds(10);
   return o;
-}
-
-routing::DirLink first_dir_from_tier(const Topology& t, int tier) {
-  for (topology::LinkId l = 0; l < static_cast<topology::LinkId>(t.links.size()); ++l) {
-    const auto& a = t.nodes[t.links[l].a];
-    const auto& b = t.nodes[t.links[l].b];
-    if (a.kind == NodeKind::Switch && b.kind == NodeKind::Switch && a.tier == tier) return 2 * l;
-    if (a.kind == NodeKind::Switch && b.kind == NodeKind::Switch && b.tier == tier) return 2 * l + 1;
-  }
-  return -1;
 }
 
 TEST(ActiveShare, FlapOverlapsItsDownIntervalsWithTheRound) {

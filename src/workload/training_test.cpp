@@ -272,9 +272,9 @@ TEST(Training, UnevenStagesAndSelectiveRecomputeInPassTimes) {
   EXPECT_GT(r.iteration.ps, 0);
 }
 
-TEST(Training, ComputeModelPricesGemmsAttentionAndElementwiseApart) {
-  // A Llama-shaped layer: h 1024, a 8, g 2 (h_kv 256), SwiGLU f 4096, s 2048, no dropout, rotary; TP2 with SP,
-  // one layer per stage, on a GPU of peak 1e15 FLOP/s, GEMMs at 0.5, attention at 0.25, HBM 2e12 B/s, e = 2.
+// A Llama-shaped layer: h 1024, a 8, g 2 (h_kv 256), SwiGLU f 4096, s 2048, vocabulary 1000, one layer per
+// stage on TP2 x PP2 with SP and selective recompute, on a GPU of peak 1e15 FLOP/s.
+Job llama_layer_job() {
   Job j = tiny(2, 2);
   j.model = *find_model("llama3-8b");
   j.model.layers = 2;
@@ -288,6 +288,13 @@ TEST(Training, ComputeModelPricesGemmsAttentionAndElementwiseApart) {
   j.sequence_parallel = true;
   j.recompute = Recompute::Selective;
   j.gpu.peak_flops = 1e15;
+  return j;
+}
+
+TEST(Training, ComputeModelPricesGemmsAttentionAndElementwiseApart) {
+  // A Llama-shaped layer: h 1024, a 8, g 2 (h_kv 256), SwiGLU f 4096, s 2048, no dropout, rotary; TP2 with SP,
+  // one layer per stage, on a GPU of peak 1e15 FLOP/s, GEMMs at 0.5, attention at 0.25, HBM 2e12 B/s, e = 2.
+  Job j = llama_layer_job();
   j.gpu.hbm_bandwidth = 2e12;
   j.compute_efficiency = 0.5;
   j.attention_efficiency = 0.25;
@@ -322,19 +329,7 @@ TEST(Training, TpCommOverlapExposesOnlyWhatExceedsTheGemms) {
   // 30.408704 ns per token forward, 2,048 tokens -> g_f = 62.277026 us per layer, g_b = 2 g_f = 124.554051 us.
   // Without overlap a pass's TP time is k x layers x c (c = one RS + AG as timed); with it, max(0, k c - g) x
   // layers, k = 2 forward and backward.
-  Job j = tiny(2, 2);
-  j.model = *find_model("llama3-8b");
-  j.model.layers = 2;
-  j.model.hidden = 1024;
-  j.model.heads = 8;
-  j.model.kv_heads = 2;
-  j.model.ffn = 4096;
-  j.model.seq = 2048;
-  j.model.vocab = 1000;
-  j.tp = 2;
-  j.sequence_parallel = true;
-  j.recompute = Recompute::Selective;
-  j.gpu.peak_flops = 1e15;
+  Job j = llama_layer_job();
   j.compute_efficiency = 0.5;
   auto backend = engine::make_backend("analytical", rail(32));
   const IterationTimes plain = iteration_times(j, identity(j.gpus()), rail(32), *backend, TrainOptions{});
