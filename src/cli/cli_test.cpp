@@ -18,6 +18,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -551,6 +552,90 @@ TEST(BadInput, ScenarioValuesThatHungOrLiedAreRefused) {
   r = run("bench " + late + " --engine flow --max 1MiB", true);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("late.yaml:6: failures[0].at: expected the time of the event"), std::string::npos) << r.out;
+}
+
+// Every option that writes is checked before anything runs: the refusal (exit status 2, naming the option,
+// the path and why) must come before the run. Each command line would run long, or write other outputs
+// first: the bench is a 64 MiB all-to-all of 512 GPUs on the flow engine (512 x 511 = 261,632 flows, minutes
+// exact) and writes --out before --html, so a check after the run would take minutes and leave bench.json.
+const std::string kLongBench = "bench aipod-16k --engine flow --op alltoall --gpus 0-4095:8 --min 64MiB --max 64MiB";
+
+struct OutputCase {
+  std::string args, message;
+};
+
+void expect_refused(const std::vector<OutputCase>& cases) {
+  for (const auto& c : cases) {
+    const Result r = run(c.args, true);
+    EXPECT_EQ(r.status, 2) << c.args << ": " << r.out;
+    EXPECT_NE(r.out.find(c.message), std::string::npos) << c.args << ": " << r.out;
+  }
+}
+
+// A file option: a path that is a directory, or under a parent that is a file.
+TEST(BadInput, OutputFilesAreCheckedBeforeTheRun) {
+  const fs::path dir = temp_dir() / "output-files";
+  fs::create_directories(dir / "a-directory");
+  const std::string folder = (dir / "a-directory").string();
+  const std::string file = podnet::cli::testing::write_file(dir, "a-file", "x\n");
+  const std::string results = (dir / "results").string();
+  const std::string log =
+      (fs::path(PODNET_SOURCE_DIR) / "tests/data/nccl-tests/h100-2node-ring-allreduce.log").string();
+  const std::string is_dir = ": cannot write there: it is a directory; expected a file name";
+  const std::string under_file = ": cannot write there: " + file + " is a file, not a directory";
+  expect_refused({
+      {kLongBench + " --out " + results + " --html " + file + "/x.html", "--html " + file + "/x.html" + under_file},
+      {kLongBench + " --html " + folder, "--html " + folder + is_dir},
+      {"train aipod-16k --engine flow --trace " + file + "/t.json", "--trace " + file + "/t.json" + under_file},
+      {"train aipod-16k --engine flow --trace " + folder, "--trace " + folder + is_dir},
+      {"train aipod-16k --engine flow --html " + folder, "--html " + folder + is_dir},
+      {"design aipod-16k --cabling-plan " + file + "/c.csv", "--cabling-plan " + file + "/c.csv" + under_file},
+      {"design aipod-16k --cost-csv " + folder, "--cost-csv " + folder + is_dir},
+      {"design aipod-16k --html " + folder + "/", "--html " + folder + "/" + is_dir},
+      {"reliability aipod-16k --html " + folder, "--html " + folder + is_dir},
+      {"diagnose aipod-16k --probes-out " + folder, "--probes-out " + folder + is_dir},
+      {"diagnose aipod-16k --html " + file + "/d.html", "--html " + file + "/d.html" + under_file},
+      {"calibrate aipod-16k --op allreduce --nccl-tests " + log + " --out " + folder, "--out " + folder + is_dir},
+      {"sweep aipod-16k --study train --vary workload.dp=64,128 --results " + file + "/s.db",
+       "--results " + file + "/s.db" + under_file},
+  });
+  // --out was checked (and created) before --html was refused, and nothing ran: no bench.json.
+  EXPECT_TRUE(fs::is_directory(results));
+  EXPECT_FALSE(fs::exists(fs::path(results) / "bench.json"));
+  // A missing parent is created; an existing file is overwritten (checked by opening it for appending).
+  const std::string nested = (dir / "new" / "sub" / "cables.csv").string();
+  Result r = run("design fat-tree-k48 --set topology.k=8 --set server.gpus=4 --set server.nics=4 --cabling-plan " +
+                     nested + " --cost-csv " + file,
+                 true);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(read_file(nested).rfind("side_a_device,", 0), 0u) << read_file(nested).substr(0, 200);
+  EXPECT_NE(read_file(file), "x\n");
+  fs::remove_all(dir);
+}
+
+// A directory option: a path that is a file, or under a parent that is a file.
+TEST(BadInput, OutputDirectoriesAreCheckedBeforeTheRun) {
+  const fs::path dir = temp_dir() / "output-dirs";
+  fs::create_directories(dir);
+  const std::string file = podnet::cli::testing::write_file(dir, "a-file", "x\n");
+  const std::string is_file = ": cannot write there: " + file + " is a file, not a directory";
+  expect_refused({
+      {kLongBench + " --out " + file, "--out " + file + is_file},
+      {kLongBench + " --telemetry " + file + "/telemetry", "--telemetry " + file + "/telemetry" + is_file},
+      {"train aipod-16k --engine flow --out " + file + "/o", "--out " + file + "/o" + is_file},
+      {"train aipod-16k --engine flow --telemetry " + file, "--telemetry " + file + is_file},
+      {"run aipod-16k --out " + file, "--out " + file + is_file},
+      {"reliability aipod-16k --out " + file, "--out " + file + is_file},
+      {"design aipod-16k --netbox " + file, "--netbox " + file + is_file},
+      {"design aipod-16k --config-plan " + file + "/cfg", "--config-plan " + file + "/cfg" + is_file},
+      {"design aipod-16k --export dot --out " + file, "--out " + file + is_file},
+      {"diagnose aipod-16k --out " + file, "--out " + file + is_file},
+      {"optimize aipod-16k --gpus 1024 --dir " + file, "--dir " + file + is_file},
+      {"optimize aipod-16k --gpus 1024 --out " + file + "/o", "--out " + file + "/o" + is_file},
+      {"resolve aipod-16k --out " + (dir / "r").string(), "resolve writes no files"},
+  });
+  EXPECT_EQ(read_file(file), "x\n");  // left as it was
+  fs::remove_all(dir);
 }
 
 }  // namespace

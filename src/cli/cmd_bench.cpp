@@ -32,6 +32,9 @@ struct BenchOptions {
 int cmd_bench(Common c, const BenchOptions& b) {
   if (!b.html.empty() && !report::dashboard_installed())
     throw InputError(std::string("--html: ") + report::kDashboardMissing);
+  check_output_dir("--out", c.out_dir);
+  check_output_file("--html", b.html);
+  check_output_dir("--telemetry", b.telemetry);
   // CLI sugar for scenario keys, applied after the user's own --set.
   if (!b.engine.empty()) c.sets.push_back("network.engine=" + b.engine);
   if (!b.routing.empty()) c.sets.push_back("network.routing=" + b.routing);

@@ -19,6 +19,7 @@ struct CalibrateOptions {
 };
 
 int cmd_calibrate(const Common& c, const CalibrateOptions& o) {
+  check_output_file("--out", o.fragment);  // before the fit's simulations
   study::CalibrationInput in{c.scenario, c.sets, c.adds, {}, o.fit, o.engine, o.op, {}};
   for (const auto& path : o.logs)
     for (auto& l : study::read_nccl_tests(path)) in.logs.push_back(std::move(l));

@@ -72,6 +72,12 @@ void write_config_plan(const topology::Topology& t, const topology::AddressPlan&
 int cmd_design(const Common& c, const DesignOptions& d) {
   if (!d.html.empty() && !report::dashboard_installed())
     throw InputError(std::string("--html: ") + report::kDashboardMissing);
+  check_output_dir("--out", c.out_dir);
+  check_output_file("--html", d.html);
+  check_output_file("--cost-csv", d.cost_csv);
+  check_output_file("--cabling-plan", d.cabling_plan);
+  check_output_dir("--netbox", d.netbox_dir);
+  check_output_dir("--config-plan", d.config_plan_dir);
   scenario::Scenario sc = load_scenario(c);
   topology::Topology t = sc.build_topology();
   nlohmann::json doc = design_document(sc, t, "design");
@@ -230,6 +236,8 @@ std::string auto_notes(const Common& c, const scenario::Scenario& sc) {
 }
 
 int cmd_resolve(const Common& c) {
+  if (!c.out_dir.empty())
+    throw InputError("--out " + c.out_dir + ": resolve writes no files; it prints the scenario (redirect stdout)");
   scenario::Scenario sc = load_scenario(c);
   const std::string yaml = sc.resolved_yaml();
   if (c.format == "table") {

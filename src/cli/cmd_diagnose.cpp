@@ -47,6 +47,9 @@ Time parse_duration(const std::string& text, const char* option) {
 }
 
 int cmd_diagnose(const Common& c, const DiagnoseOptions& o) {
+  check_output_dir("--out", c.out_dir);
+  check_output_file("--probes-out", o.probes_out);
+  check_output_file("--html", o.html);
   study::DiagnoseRequest req;
   req.probe_mode = o.mode;
   req.probe.mesh = o.mesh;

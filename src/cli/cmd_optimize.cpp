@@ -68,6 +68,8 @@ double field(const std::vector<study::Field>& fs, const char* name) {
 int cmd_optimize(Common& c, const OptimizeOptions& o) {
   if (c.scenario.empty()) c.scenario = kDefaultScenario;
   if (o.gpus <= 0) throw InputError("--gpus: expected the fabric's GPU count (above 0)");
+  check_output_dir("--out", c.out_dir);
+  check_output_dir("--dir", o.dir);
   const scenario::Scenario source = load_scenario(c);
   study::OptimizeSpace space;
   space.gpus = o.gpus;

@@ -15,6 +15,8 @@ namespace {
 int cmd_reliability(const Common& c, const std::string& html) {
   if (!html.empty() && !report::dashboard_installed())
     throw InputError(std::string("--html: ") + report::kDashboardMissing);
+  check_output_dir("--out", c.out_dir);
+  check_output_file("--html", html);
   std::string label;
   const scenario::Setup s = load_setup(c, "reliability", label);
   const nlohmann::json doc = report::reliability_document(s, study::reliability(s));

@@ -59,6 +59,7 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
   if (o.vary.empty() && o.sweep_file.empty())
     throw InputError("podnet sweep SCENARIO needs at least one --vary KEY=V1,V2,... (or a --sweep-file)");
   if (!c.out_dir.empty()) throw InputError("--out: a sweep writes its results to --results DB");
+  check_output_file("--results", o.results);
   study::SweepSpec spec;
   spec.study = o.study;
   if (!o.sweep_file.empty()) {

@@ -73,6 +73,10 @@ int cmd_train(Common c, const TrainCliOptions& o) {
   if (!o.placement.empty()) c.sets.push_back("placement.policy=" + o.placement);
   if (!o.html.empty() && !report::dashboard_installed())
     throw InputError(std::string("--html: ") + report::kDashboardMissing);
+  check_output_dir("--out", c.out_dir);
+  check_output_file("--trace", o.trace);
+  check_output_file("--html", o.html);
+  check_output_dir("--telemetry", o.telemetry);
   study::TrainRequest req;
   req.allow_oom = o.allow_oom;
   req.trace = !o.trace.empty();

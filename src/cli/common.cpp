@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
@@ -137,6 +139,69 @@ std::ofstream open_out(const std::string& path) {
 
 namespace {
 
+[[noreturn]] void refuse_output(const std::string& option, const std::string& path, const std::string& why) {
+  throw InputError(fmt::format("{} {}: cannot write there: {}", option, path, why));
+}
+
+// Creates `dir` and its parents when missing; refuses when it, or one of its parents, is not a directory.
+void make_output_dir(const std::string& option, const std::string& path, const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(dir, ec);
+  if (fs::is_directory(st)) return;
+  if (fs::exists(st)) refuse_output(option, path, fmt::format("{} is a file, not a directory", dir.string()));
+  fs::create_directories(dir, ec);
+  if (!ec) return;
+  for (fs::path p = dir.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path()) {
+    std::error_code e2;
+    const fs::file_status ps = fs::status(p, e2);
+    if (fs::exists(ps) && !fs::is_directory(ps))
+      refuse_output(option, path, fmt::format("{} is a file, not a directory", p.string()));
+  }
+  refuse_output(option, path, fmt::format("cannot create the directory {}: {}", dir.string(), ec.message()));
+}
+
+// Creates and removes a file in `dir`: the one check that holds for permissions, read-only mounts and full
+// quotas alike (access(2) answers yes to root on a read-only mount's permissions).
+void probe_output_dir(const std::string& option, const std::string& path, const std::filesystem::path& dir) {
+  std::string name = (dir / ".podnet-write-check-XXXXXX").string();
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0)
+    refuse_output(option, path, fmt::format("cannot create files in {}: {}", dir.string(), std::strerror(errno)));
+  ::close(fd);
+  ::unlink(name.c_str());
+}
+
+}  // namespace
+
+void check_output_file(const std::string& option, const std::string& path) {
+  namespace fs = std::filesystem;
+  if (path.empty()) return;
+  const fs::path p(path);
+  std::error_code ec;
+  const fs::file_status st = fs::status(p, ec);
+  if (fs::is_directory(st)) refuse_output(option, path, "it is a directory; expected a file name");
+  if (fs::is_regular_file(st)) {
+    FILE* f = std::fopen(path.c_str(), "a");  // appending nothing leaves the file as it is
+    if (!f) refuse_output(option, path, std::strerror(errno));
+    std::fclose(f);
+    return;
+  }
+  if (fs::exists(st)) return;  // a device or a pipe (/dev/stdout, a process substitution): written as it is
+  if (!p.has_filename()) refuse_output(option, path, "it names a directory; expected a file name");
+  const fs::path parent = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+  make_output_dir(option, path, parent);
+  probe_output_dir(option, path, parent);
+}
+
+void check_output_dir(const std::string& option, const std::string& path) {
+  if (path.empty()) return;
+  make_output_dir(option, path, std::filesystem::path(path));
+  probe_output_dir(option, path, std::filesystem::path(path));
+}
+
+namespace {
+
 // --format csv: a tidy table of the command's main rows where it has one (README, output formats), else key,value.
 void write_csv(const std::string& stem, const nlohmann::json& doc, std::ostream& out) {
   if (stem == "bench") report::write_tidy_csv(doc, "rows", "bytes", out);
@@ -158,7 +223,7 @@ void emit(const Common& c, const scenario::Scenario& sc, const nlohmann::json& d
   else if (is_other) other(doc, std::cout);
   else table(doc, std::cout);
   if (!c.out_dir.empty()) {
-    std::filesystem::create_directories(c.out_dir);
+    check_output_dir("--out", c.out_dir);  // checked before the run too; created here if removed since
     const std::filesystem::path dir(c.out_dir);
     {
       auto f = open_out((dir / (stem + ".json")).string());

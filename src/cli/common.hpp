@@ -45,6 +45,14 @@ std::function<void(int64_t, int64_t, Time)> progress_printer(std::string command
 // The hint for slow flow-engine runs (empty unless the engine is flow with an exact quantum).
 std::string flow_quantum_hint(const std::string& engine, const engine::NetworkOptions& o);
 std::ofstream open_out(const std::string& path);
+// Output paths are checked before anything runs, so that a typo fails in milliseconds instead of after a
+// simulation of minutes. A FILE option (--html, --trace, --cabling-plan, ...) must not name a directory
+// and its parent must be a directory podnet can create files in (created when missing); an existing file
+// is opened for appending (which changes nothing) to check it may be overwritten. A DIR option (--out,
+// --telemetry, --netbox, ...) must be a directory (created when missing) podnet can create files in.
+// Otherwise InputError "OPTION PATH: cannot write there: WHY". An empty path (option not given) passes.
+void check_output_file(const std::string& option, const std::string& path);
+void check_output_dir(const std::string& option, const std::string& path);
 // A study's telemetry on stderr (telemetry/export.hpp: totals, worst ports,
 // PFC storms found), and its files in `dir` when given (--telemetry DIR).
 void report_telemetry(const study::TelemetryResult& t, const std::string& dir);
