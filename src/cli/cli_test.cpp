@@ -554,6 +554,48 @@ TEST(BadInput, ScenarioValuesThatHungOrLiedAreRefused) {
   EXPECT_NE(r.out.find("late.yaml:6: failures[0].at: expected the time of the event"), std::string::npos) << r.out;
 }
 
+// The bench command's own checks, which the campaign saw run until killed (a zero size, billions of sizes,
+// an 8,000,000 TiB message on the packet engine) or silently ignored (--channels 0 or -1).
+TEST(BadInput, BenchSizesAndChannelsAreRefused) {
+  const struct {
+    const char* args;
+    const char* message;
+  } cases[] = {
+      {"bench aipod-16k --gpus 0-7 --min 0B", "--min 0 B: the smallest size must be at least 1 B"},
+      // 8 B to 2^30 B by 1.0000001: ln(2^27) / ln(1.0000001) = 18.715 / 1.0e-7 = 1.87e8 sizes.
+      {"bench aipod-16k --gpus 0-7 --factor 1.0000001", "by --factor 1.0000001 makes 1.87e+08 sizes; at most 4096"},
+      {"bench aipod-16k --gpus 0-7 --engine packet --max 8000000TiB",
+       "--max 8000000TiB: expected a whole number of bytes up to 1024TiB"},
+      {"bench aipod-16k --gpus 0-7 --channels 0",
+       "collective.channels: '0' is not valid: expected an integer in [1, 64]"},
+      {"bench aipod-16k --gpus 0-7 --channels -1", "collective.channels: '-1' is not valid: expected an integer in"},
+  };
+  for (const auto& c : cases) {
+    const Result r = run(c.args, true);
+    EXPECT_EQ(r.status, 2) << c.args << ": " << r.out;
+    EXPECT_NE(r.out.find(c.message), std::string::npos) << c.args << ": " << r.out;
+  }
+}
+
+// A reliability run whose restarts (1000 h) far outrun the MTBI (3 h here): goodput ~0 and days to train
+// past 1e288, which once ended in "podnet: failed: stoll" and then printed as 289 grouped digits. It runs,
+// prints the figure in e-notation, and no inf or nan, in the table and in JSON.
+TEST(BadInput, ReliabilityWithRestartsBeyondTheMtbiRuns) {
+  const std::string args =
+      "reliability aipod-16k --set reliability.duration_days=1e6 --set reliability.training_days=1e6 --set "
+      "reliability.checkpoint_cost=1000h --set reliability.restart_cost=1000h";
+  Result r = run(args, true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("1,000,000 days of training take +[1-9]\\.[0-9]{2}e\\+[0-9]+ days")))
+      << r.out;
+  EXPECT_FALSE(std::regex_search(r.out, std::regex("\\b(inf|nan)\\b|stoll"))) << r.out;
+  r = run(args + " --format json");
+  ASSERT_EQ(r.status, 0);
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_GT(doc["days_to_train_with_failures"].get<double>(), 1e9);
+  EXPECT_FALSE(std::regex_search(r.out, std::regex("\\b(inf|nan|Infinity|NaN)\\b")));
+}
+
 // Every option that writes is checked before anything runs: the refusal (exit status 2, naming the option,
 // the path and why) must come before the run. Each command line would run long, or write other outputs
 // first: the bench is a 64 MiB all-to-all of 512 GPUs on the flow engine (512 x 511 = 261,632 flows, minutes

@@ -222,8 +222,8 @@ void write_reliability_table(const nlohmann::json& d, std::ostream& out) {
   k.add({fmt::format("{} days of training take", fixed(train, train == std::floor(train) ? 0 : 2)),
          d["days_to_train_with_failures"].is_null()
              ? "never"
-             : fixed(d["days_to_train_with_failures"].get<double>(), 2) + " days",
-         tr_ok ? fixed(mc["days_to_train_with_failures"].get<double>(), 2) + " days" : ""});
+             : fixed_or_exp(d["days_to_train_with_failures"].get<double>(), 2) + " days",
+         tr_ok ? fixed_or_exp(mc["days_to_train_with_failures"].get<double>(), 2) + " days" : ""});
   k.write(out, "  ");
   out << "\n";
   if (!mc_ok && mc.contains("skipped"))

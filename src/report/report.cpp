@@ -183,4 +183,9 @@ std::string fixed(double v, int decimals) {
   return dot == std::string::npos ? out : out + s.substr(dot);
 }
 
+std::string fixed_or_exp(double v, int decimals) {
+  if (std::isfinite(v) && std::fabs(v) >= 1e9) return fmt::format("{:.2e}", v);
+  return fixed(v, decimals);
+}
+
 }  // namespace podnet::report

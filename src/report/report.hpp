@@ -69,5 +69,9 @@ class Table {
 // 16384 -> "16,384"; 1234.5 with decimals -> "1,234.5"
 std::string thousands(int64_t v);
 std::string fixed(double v, int decimals);
+// fixed() below 1e9 in magnitude; from 1e9 on three significant digits in e-notation ("1.38e+288"), for
+// figures that an extreme input can make astronomically large (days to train when restarts outrun the
+// MTBI): 289 grouped digits say no more and would widen a table past any terminal.
+std::string fixed_or_exp(double v, int decimals);
 
 }  // namespace podnet::report

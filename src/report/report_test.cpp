@@ -38,6 +38,16 @@ TEST(Report, ThousandsSeparatesGroupsOfThree) {
   EXPECT_EQ(thousands(-999), "-999");
 }
 
+// Below 1e9 as fixed(); from 1e9 on, 3 significant digits: 1383635613944298... x 10^288 -> 1.38e+288.
+TEST(Report, FixedOrExpSwitchesToENotationAtABillion) {
+  EXPECT_EQ(fixed_or_exp(123456.789, 2), "123,456.79");
+  EXPECT_EQ(fixed_or_exp(999999999.0, 0), "999,999,999");
+  EXPECT_EQ(fixed_or_exp(1e9, 2), "1.00e+09");
+  EXPECT_EQ(fixed_or_exp(1.3836356139442983e288, 2), "1.38e+288");
+  EXPECT_EQ(fixed_or_exp(-2.5e19, 0), "-2.50e+19");
+  EXPECT_EQ(fixed_or_exp(std::numeric_limits<double>::infinity(), 2), "-");
+}
+
 TEST(Report, FixedRoundsThenGroupsTheIntegerPart) {
   // Beyond int64 (9.2e18) too: 1e20 has 21 digits, 7 groups.
   EXPECT_EQ(fixed(1e20, 1), "100,000,000,000,000,000,000.0");

@@ -584,7 +584,7 @@ void write_training_reliability(const nlohmann::json& rel, std::ostream& out) {
   }
   out << fmt::format("\n  with failures: {} days to train (MTBI {} h; checkpoint every {} min at {} min each, "
                      "restart {} min: goodput {}%; details: podnet reliability)\n",
-                     fixed(rel["days_to_train_with_failures"].get<double>(), 1),
+                     fixed_or_exp(rel["days_to_train_with_failures"].get<double>(), 1),
                      fixed(rel["mtbi_hours"].get<double>(), 2),
                      fixed(rel["checkpoint_interval_minutes"].get<double>(), 1),
                      fixed(rel["checkpoint_cost_minutes"].get<double>(), 1),
