@@ -25,15 +25,17 @@ test: build
 bench: build
 	@for b in $(BUILD)/bench/*_bench; do [ -x "$$b" ] && "$$b"; done
 
-# libFuzzer targets with ASan + UBSan (clang), each run FUZZ_SECONDS on its corpus.
+# libFuzzer targets with ASan + UBSan (clang), each run FUZZ_SECONDS on its corpus
+# (or until FUZZ_RUNS executions, capped by FUZZ_SECONDS).
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
+FUZZ_RUNS ?=
 fuzz:
 	@bash scripts/setup.sh --fuzz
 	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPODNET_FUZZ=ON \
 	  -DPODNET_TESTS=OFF -DPODNET_BENCH=OFF >/dev/null
 	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_all
-	@bash scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+	@FUZZ_RUNS=$(FUZZ_RUNS) bash scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 # The whole test suite built with AddressSanitizer + UndefinedBehaviorSanitizer.
 SANITIZE_BUILD ?= build-sanitize
