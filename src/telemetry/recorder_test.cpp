@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include <sstream>
 
@@ -350,6 +351,64 @@ TEST(Telemetry, DcqcnMarksOnlyAtTheBottleneckAndCnpsFollowThem) {
   EXPECT_EQ(qp_cnps, rx_up.cnp_packets);
   // FCT: every QP finished after it started.
   for (const auto& q : r.qps()) EXPECT_GT(q.fct_s(), 0.0);
+}
+
+TEST(Telemetry, DcqcnMarksOnceItReactsAreBoundedByTheMeasuredQueueDepths) {
+  // Incast 4 -> 1 of 2 MiB each (512 full packets of s = 4,178 B, tau = 334.24 ns at 100 Gb/s) under
+  // DCQCN, which reacts: every sender gets CNPs and ends below line rate (asserted). The receiver's port
+  // marks a packet leaving with Q bytes of data behind it with p(Q) = 0 (Q <= Kmin), Pmax (Q - Kmin) /
+  // (Kmax - Kmin), 1 (Q > Kmax) (engine/packet/port.hpp), so the marks M have the compensator
+  // E = sum over departures k of p(Q_k), and M - E is a martingale of variance sum p (1 - p) <= E.
+  // E from the port's measured depth histogram (time T_b at depths in bucket b = [lower(b), lower(b+1))):
+  //  - upper: the port sends only full data packets and is never paused, so a departure leaving Q_k > 0
+  //    starts the next frame tau later, and in between the queue only grows (arrivals): q(t) >= Q_k on
+  //    [d_k, d_k + tau), these intervals are disjoint, and p is non-decreasing:
+  //      E <= (1/tau) integral p(q(t)) dt <= E_hi = (1/tau) sum_b T_b p(lower(b + 1));
+  //  - lower: each sender's packets reach the leaf at least tau apart (its NIC sends at most at line
+  //    rate), so at most N = 4 arrive in [d_k, d_k + tau): q(t) <= Q_k + N s; while the port is idle
+  //    q = 0 and p(q - N s) = 0:
+  //      E >= (1/tau) integral p(q(t) - N s) dt >= E_lo = (1/tau) sum_b T_b p(lower(b) - N s).
+  // So M lies in [E_lo - 4 sqrt(E_hi), E_hi + 4 sqrt(E_hi)]. With the paper's absolute band (5 KB -
+  // 200 KB, Pmax 1 %) a bucket's two ends differ by under 1/8 in p where the queue sits (tens to hundreds
+  // of KB above Kmin); the NIC preset's band (400 KB - 1.6 MB at 100 Gb/s, Pmax 20 %) starts higher, so
+  // the bracket is wider. A fixed seed: the check is deterministic; marking against the other class (no
+  // marks) or with the band unscaled from its 25 Gb/s reference (100 - 400 KB) moves M by many sigma.
+  const int N = 4;
+  const double s = 4178, tau = s * 8 / 100e9;
+  for (const char* cc : {"dcqcn_paper", "dcqcn_nic"}) {
+    SCOPED_TRACE(cc);
+    const auto t = one_leaf(16);
+    PacketOptions opt;
+    opt.cc = cc;
+    opt.buffer_bytes = 16'000'000;  // room for the queue: no PFC pause anywhere
+    PacketSim sim(t, net(), opt);
+    for (int i = 1; i <= N; ++i) add(sim, i, 0, 2 * 1024 * 1024, 0, Time(), static_cast<uint64_t>(i));
+    const Recorder r = record(t, sim);
+    const auto& d = r.ports()[host_links(t, 0).down];
+    ASSERT_EQ(d.paused_s, 0.0);
+    ASSERT_EQ(d.drops_buffer, 0u);
+    ASSERT_EQ(d.data_packets, static_cast<uint64_t>(N) * 512);  // all full: 2 MiB = 512 x 4,096
+    for (const auto& q : r.qps()) {
+      EXPECT_GT(q.cnps, 0u) << q.src;
+      EXPECT_LT(q.final_rate_bps, 100e9) << q.src;
+    }
+    const auto p = [&](double q) {
+      if (q <= static_cast<double>(d.ecn_kmin)) return 0.0;
+      if (q > static_cast<double>(d.ecn_kmax)) return 1.0;
+      return d.ecn_pmax * (q - static_cast<double>(d.ecn_kmin)) / static_cast<double>(d.ecn_kmax - d.ecn_kmin);
+    };
+    double lo = 0, hi = 0;
+    for (size_t b = 0; b < d.queue_hist_s.size(); ++b) {
+      const auto bucket = static_cast<int32_t>(b);
+      lo += d.queue_hist_s[b] / tau * p(static_cast<double>(depth::lower(bucket)) - N * s);
+      hi += d.queue_hist_s[b] / tau * p(static_cast<double>(depth::lower(bucket + 1)));
+    }
+    const auto m = static_cast<double>(d.ecn_marks);
+    EXPECT_GT(lo, 100.0);  // enough marks for the bound to say something
+    EXPECT_GE(m, lo - 4 * std::sqrt(hi)) << lo << " - " << hi;
+    EXPECT_LE(m, hi + 4 * std::sqrt(hi)) << lo << " - " << hi;
+    EXPECT_EQ(sim.stats().ecn_marks, d.ecn_marks);  // the only queue
+  }
 }
 
 TEST(Telemetry, StepMarkingIncastMarksACountedNumberOfPackets) {
