@@ -232,7 +232,7 @@ TEST(Telemetry, LossyIncastDropsAreCountedByHand) {
   // at every a_i (the first packet found it idle; it stays busy), and an arrival at the same instant is
   // admitted before that frame leaves (the arrival was scheduled first: the (time, sequence) order), so
   // it sees the queue including the packet about to leave. Queue (packets waiting, after each arrival):
-  //   a_0: 0 (straight to the wire);  b_j: j + 1;  a_i (i <= m): admitted, one leaves: unchanged.
+  //   a_0: 0 (straight to the wire);  b_j: j + 1;  a_i (0 < i < m): admitted, one leaves: unchanged.
   // So after b_{m-1} the queue holds m packets (the depth at the first drop, m s bytes), a_m finds m:
   // the first drop, sender 1's PSN m at t0 + m tau. From then on every a_i finds m (dropped, then one
   // leaves: m - 1) and every b_i finds m - 1 (admitted: m): sender 1 loses PSNs m .. P2 (a_{P2} still finds
