@@ -317,7 +317,8 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
           "{} {} over {} GPUs on {} server(s): no enabled {} is available (nvls needs an NVSwitch, hopper or "
           "later and one server; nvls_tree the same on several servers with a NIC per head; collnet_direct and "
           "collnet_chain SHARP switches, several servers of at most 8 GPUs, simple, and for collnet_direct an "
-          "NVSwitch; check collective.algorithms / collective.protocols)",
+          "NVSwitch, and one NIC per GPU for all-gather / reduce-scatter; check collective.algorithms / "
+          "collective.protocols)",
           algorithm, op_name(op), group.size(), shape.nodes, algorithm == "auto" ? "algorithm" : "protocol"));
     const AlgorithmInfo* chosen = find_algorithm(nccl_algorithm_name(c.algo));
     plan = chosen->build(op, group, bytes, o, topo);

@@ -217,7 +217,9 @@ TEST(EngineAgreement, NvlsTreeAcrossServers) {
 // ---------------------------------------------------------------- CollNet
 // "CollNet / SHARP" on the built-in ib-sharp-1k (128 x 8 H100, 8 x 400G NDR,
 // SHARP switches): each algorithm named on 4 servers, auto on 4 and 32
-// servers, and the DGX A100 shape of the published comparison.
+// servers (all-reduce; all-gather and reduce-scatter, where collnet_direct
+// is chosen at medium sizes), and the DGX A100 shape of the published
+// comparison.
 TEST(EngineAgreement, CollnetSharp) {
   const collective::Op ar = collective::Op::AllReduce;
   for (const Row& r : {
@@ -241,6 +243,24 @@ TEST(EngineAgreement, CollnetSharp) {
                16},
            Row{"ib-sharp-1k 4 x 8, auto, 8 B-8 GiB", "ib-sharp-1k", {}, ar, "auto", gpus(0, 31), 8, 8_GiB, 8},
            Row{"ib-sharp-1k 32 x 8, auto, 8 B-1 GiB", "ib-sharp-1k", {}, ar, "auto", gpus(0, 255), 8, 1_GiB, 8},
+           Row{"ib-sharp-1k 4 x 8, all-gather auto, 8 B-8 GiB",
+               "ib-sharp-1k",
+               {},
+               collective::Op::AllGather,
+               "auto",
+               gpus(0, 31),
+               8,
+               8_GiB,
+               8},
+           Row{"ib-sharp-1k 32 x 8, reduce-scatter auto, 8 B-8 GiB",
+               "ib-sharp-1k",
+               {},
+               collective::Op::ReduceScatter,
+               "auto",
+               gpus(0, 255),
+               8,
+               8_GiB,
+               8},
            Row{"ib-sharp-1k 4 x 8 DGX A100 shape, collnet_chain, 8 GiB",
                "ib-sharp-1k",
                {"server.nvlink_bandwidth=300GB/s", "server.nic_speed=200Gbps", "switch.port_speed=200Gbps",
