@@ -312,6 +312,13 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
           "switch.in_network_reduction: sharp (InfiniBand switches with SHARP, network.transport: infiniband), or "
           "choose another algorithm",
           algorithm, op_name(op), group.size()));
+    const int32_t ppn = shape.ranks / std::max(1, shape.nodes);
+    if (c.time_us < 0 && shape.sharp && algorithm == "collnet_direct" &&
+        (op == Op::AllGather || op == Op::ReduceScatter) && shape.nodes > 1 && ppn > shape.nics)
+      throw InputError(fmt::format("collnet_direct {} over {} GPUs needs one NIC per GPU (NCCL: all-gather and "
+                                   "reduce-scatter over CollNet require 1:1 GPU:NIC): {} GPUs per server share {} "
+                                   "NICs (server.nics; use ring, or collnet_direct for an all-reduce)",
+                                   op_name(op), group.size(), ppn, shape.nics));
     if (c.time_us < 0)
       throw InputError(fmt::format(
           "{} {} over {} GPUs on {} server(s): no enabled {} is available (nvls needs an NVSwitch, hopper or "

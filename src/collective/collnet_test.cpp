@@ -171,13 +171,21 @@ TEST(Collnet, NamedOrListedAndErrors) {
   EXPECT_THROW(make_plan("collnet_direct", Op::AllReduce, iota(8), 1 << 20, Options{}, sharp32()), InputError);
   EXPECT_THROW(make_plan("collnet_chain", Op::AllReduce, iota(12), 1 << 20, Options{}, sharp32()), InputError);
   EXPECT_THROW(make_plan("collnet_chain", Op::AllGather, iota(32), 1 << 20, Options{}, sharp32()), InputError);
-  // collnet_direct all-gather with two GPUs per NIC: refused, naming the server and its NICs.
+  // collnet_direct all-gather with two GPUs per NIC: refused, saying why; the plain algorithm names the
+  // server, the tuned one the GPUs per server and NICs.
   try {
     make_plan("collnet_direct", Op::AllGather, iota(32), 1 << 20, Options{}, sharp_shared_nics());
     ADD_FAILURE() << "collnet_direct all-gather accepted with two GPUs per NIC";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("one NIC per GPU"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("8 GPUs in the group on 4 NICs"), std::string::npos) << e.what();
+  }
+  try {
+    make_plan("collnet_direct", Op::ReduceScatter, iota(32), 1 << 20, o, sharp_shared_nics());
+    ADD_FAILURE() << "tuned collnet_direct reduce-scatter accepted with two GPUs per NIC";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("one NIC per GPU"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("8 GPUs per server share 4 NICs"), std::string::npos) << e.what();
   }
 }
 
