@@ -76,6 +76,25 @@ void add_head_ring(plan::Transfer& t, const Group& head_of) {
   for (size_t v = 0; v < n; ++v) t.edges.emplace_back(head_of[v], head_of[(v + 1) % n]);
 }
 
+// The SHARP pass of one head position k: one coupled transfer per part (a channel of that head) around the
+// ring of the servers' k-th heads `head_of`, channels k x per_head + c.
+void add_sharp_parts(plan::TransferPlan& plan, const Group& head_of, const std::vector<Bytes>& parts, size_t k,
+                     int32_t per_head, const Options& o, const std::string& label) {
+  for (int32_t c = 0; c < static_cast<int32_t>(parts.size()); ++c) {
+    plan::Transfer t;
+    t.kind = plan::TransferKind::Coupled;
+    t.ranks = head_of;
+    std::sort(t.ranks.begin(), t.ranks.end());
+    add_head_ring(t, head_of);
+    t.bytes = parts[c];
+    t.latency_steps = 1;
+    t.qps = o.qps;
+    t.channel = static_cast<int32_t>(k) * per_head + c;
+    t.label = label;
+    plan.add(std::move(t));
+  }
+}
+
 // NCCL's collnet-direct efficiency as a fraction (nccl_tuner.hpp section 5): 0.85 = 17/20 on Hopper and later.
 std::pair<int64_t, int64_t> direct_efficiency(Arch arch) {
   return arch >= Arch::Hopper ? std::pair<int64_t, int64_t>{17, 20} : std::pair<int64_t, int64_t>{1, 1};
@@ -122,19 +141,7 @@ plan::TransferPlan build_direct_gather(Op op, const std::vector<Group>& servers,
   for (size_t k = 0; k < ppn; ++k) {
     Group head_of(nodes);
     for (int32_t v = 0; v < nodes; ++v) head_of[v] = servers[v][k];
-    for (int32_t c = 0; c < static_cast<int32_t>(parts.size()); ++c) {
-      plan::Transfer t;
-      t.kind = plan::TransferKind::Coupled;
-      t.ranks = head_of;
-      std::sort(t.ranks.begin(), t.ranks.end());
-      add_head_ring(t, head_of);
-      t.bytes = parts[c];
-      t.latency_steps = 1;
-      t.qps = o.qps;
-      t.channel = static_cast<int32_t>(k) * per_head + c;
-      t.label = fmt::format("{}/collnet_direct/sharp/head{}", code, k);
-      plan.add(std::move(t));
-    }
+    add_sharp_parts(plan, head_of, parts, k, per_head, o, fmt::format("{}/collnet_direct/sharp/head{}", code, k));
   }
   return plan;
 }
@@ -183,19 +190,7 @@ plan::TransferPlan build_direct(Op op, const Group& group, Bytes bytes, const Op
     Group head_of(nodes);
     for (int32_t v = 0; v < nodes; ++v) head_of[v] = heads[v][k];
     const auto parts = detail::split(shards[k], per_head);
-    for (int32_t c = 0; c < static_cast<int32_t>(parts.size()); ++c) {
-      plan::Transfer t;
-      t.kind = plan::TransferKind::Coupled;
-      t.ranks = head_of;
-      std::sort(t.ranks.begin(), t.ranks.end());
-      add_head_ring(t, head_of);
-      t.bytes = parts[c];
-      t.latency_steps = 1;
-      t.qps = o.qps;
-      t.channel = static_cast<int32_t>(k) * per_head + c;
-      t.label = fmt::format("ar/collnet_direct/sharp/head{}", k);
-      plan.add(std::move(t));
-    }
+    add_sharp_parts(plan, head_of, parts, k, per_head, o, fmt::format("ar/collnet_direct/sharp/head{}", k));
   }
   return plan;
 }

@@ -57,6 +57,7 @@
 #include "collective/collective.hpp"
 #include "collective/test_topologies.hpp"
 #include "engine/registry.hpp"
+#include "engine/test_util.hpp"
 
 namespace podnet::study {
 namespace {
@@ -65,13 +66,7 @@ using collective::Op;
 using collective::testing::iota;
 using collective::testing::sharp32;
 
-engine::NetworkOptions ib() {
-  engine::NetworkOptions o;
-  o.routing.policy = "spray";
-  o.routing.seed = 1;
-  o.transport = engine::transport_preset("infiniband");
-  return o;
-}
+engine::NetworkOptions ib() { return engine::testing::infiniband_spray(); }
 
 collective::Options tuned() {
   collective::Options o;

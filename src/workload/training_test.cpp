@@ -291,14 +291,20 @@ Job llama_layer_job() {
   return j;
 }
 
-TEST(Training, ComputeModelPricesGemmsAttentionAndElementwiseApart) {
-  // A Llama-shaped layer: h 1024, a 8, g 2 (h_kv 256), SwiGLU f 4096, s 2048, no dropout, rotary; TP2 with SP,
-  // one layer per stage, on a GPU of peak 1e15 FLOP/s, GEMMs at 0.5, attention at 0.25, HBM 2e12 B/s, e = 2.
+// llama_layer_job() with its kernels priced apart: GEMMs at 0.5, attention at 0.25, element-wise at HBM 2e12 B/s.
+Job priced_layer_job() {
   Job j = llama_layer_job();
   j.gpu.hbm_bandwidth = 2e12;
   j.compute_efficiency = 0.5;
   j.attention_efficiency = 0.25;
   j.memory_bound_ops = true;
+  return j;
+}
+
+TEST(Training, ComputeModelPricesGemmsAttentionAndElementwiseApart) {
+  // A Llama-shaped layer: h 1024, a 8, g 2 (h_kv 256), SwiGLU f 4096, s 2048, no dropout, rotary; TP2 with SP,
+  // one layer per stage, on a GPU of peak 1e15 FLOP/s, GEMMs at 0.5, attention at 0.25, HBM 2e12 B/s, e = 2.
+  Job j = priced_layer_job();
   // Element-wise elements per token: norms 2 x 2h + residual adds 2 x 3h = 10h = 10,240 on the hidden width;
   // SwiGLU 3f = 12,288 + rotary 2 (h + h_kv) = 2,560 -> 14,848 TP-split.
   const ModelSpec::Elementwise ew = j.model.elementwise_elements_per_token();
@@ -327,11 +333,7 @@ TEST(Training, ComputeModelPricesGemmsAttentionAndElementwiseApart) {
 TEST(Training, SustainedFractionLayerOverheadAndUnfusedAttention) {
   // The layer of ComputeModelPricesGemmsAttentionAndElementwiseApart: 51.341312 ns per token forward (GEMMs
   // 30.408704, attention core 8.388608, element-wise 12.544), 2,048 tokens, one layer per stage.
-  Job j = llama_layer_job();
-  j.gpu.hbm_bandwidth = 2e12;
-  j.compute_efficiency = 0.5;
-  j.attention_efficiency = 0.25;
-  j.memory_bound_ops = true;
+  Job j = priced_layer_job();
   // A step sustaining 0.8 of the kernels, plus 10 us per layer pass: forward 2,048 x 51.341312 ns / 0.8 + 10 us
   // = 131.433759 + 10 us; backward twice that plus the selective recompute's core again, 2,048 x 8.388608 ns / 0.8
   // (no overhead: not a layer pass).
