@@ -46,6 +46,16 @@ std::string sustained_help() {
   return h + "; " + gpus()[0].sustained_source + ")";
 }
 
+// The layer_overhead help names each GPU preset's default.
+std::string layer_overhead_help() {
+  std::string h = "fixed time per layer forward pass outside the modelled kernels (launch gaps, small kernels), "
+                  "paid twice per backward, e.g. 0.4ms; default: the GPU preset's (";
+  for (size_t i = 0; i < gpus().size(); ++i)
+    h += fmt::format("{}{} {}", i ? ", " : "", gpus()[i].name,
+                     format_time(Time::from_seconds(gpus()[i].layer_overhead)));
+  return h + ")";
+}
+
 }  // namespace
 
 int64_t Job::dp_bucket_params() const {
@@ -118,21 +128,13 @@ std::vector<ParamSpec> workload_params() {
       {"compute_efficiency", ParamType::Real, "", efficiency_help(), 0.001, 1, {}, true},
       {"attention_efficiency", ParamType::Real, "", attention_help(), 0.001, 1, {}, true},
       {"sustained_fraction", ParamType::Real, "", sustained_help(), 0.01, 1, {}, true},
-      {"layer_overhead",
-       ParamType::Time,
-       "",
-       "fixed time per layer forward pass outside the modelled kernels (launch gaps, small kernels), paid twice "
-       "per backward, e.g. 0.3ms; default: the GPU preset's (h100 0.3ms, a100 0)",
-       -kBig,
-       kBig,
-       {},
-       true},
+      {"layer_overhead", ParamType::Time, "", layer_overhead_help(), -kBig, kBig, {}, true},
       {"flash_attention", ParamType::Bool, "true",
        "FlashAttention: the attention core on its causal half at attention_efficiency, no s^2 activations; "
        "false = the unfused core (4 s h at compute_efficiency, the s x s scores through HBM and stored)"},
       {"overlap_param_gather", ParamType::Bool, "true",
-       "with ZeRO 1/2, gather the parameters beside the forward passes (Megatron's --overlap-param-gather) "
-       "instead of after the optimizer step"},
+       "with ZeRO 1/2, only the first-needed bucket's parameter all-gather is exposed after the optimizer step, "
+       "the others hidden behind the next forwards (Megatron's --overlap-param-gather); false = every bucket's"},
       {"memory_bound_ops", ParamType::Bool, "true",
        "time the element-wise kernels (norms, residual adds, activation, rotary, dropout) at the GPU's HBM "
        "bandwidth; false = GEMM and attention time only"},
