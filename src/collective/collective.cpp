@@ -312,12 +312,20 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
           "switch.in_network_reduction: sharp (InfiniBand switches with SHARP, network.transport: infiniband), or "
           "choose another algorithm",
           algorithm, op_name(op), group.size()));
+    const int32_t ppn = shape.ranks / std::max(1, shape.nodes);
+    if (c.time_us < 0 && shape.sharp && algorithm == "collnet_direct" &&
+        (op == Op::AllGather || op == Op::ReduceScatter) && shape.nodes > 1 && ppn > shape.nics)
+      throw InputError(fmt::format("collnet_direct {} over {} GPUs needs one NIC per GPU (NCCL: all-gather and "
+                                   "reduce-scatter over CollNet require 1:1 GPU:NIC): {} GPUs per server share {} "
+                                   "NICs (server.nics; use ring, or collnet_direct for an all-reduce)",
+                                   op_name(op), group.size(), ppn, shape.nics));
     if (c.time_us < 0)
       throw InputError(fmt::format(
           "{} {} over {} GPUs on {} server(s): no enabled {} is available (nvls needs an NVSwitch, hopper or "
           "later and one server; nvls_tree the same on several servers with a NIC per head; collnet_direct and "
           "collnet_chain SHARP switches, several servers of at most 8 GPUs, simple, and for collnet_direct an "
-          "NVSwitch; check collective.algorithms / collective.protocols)",
+          "NVSwitch, and one NIC per GPU for all-gather / reduce-scatter; check collective.algorithms / "
+          "collective.protocols)",
           algorithm, op_name(op), group.size(), shape.nodes, algorithm == "auto" ? "algorithm" : "protocol"));
     const AlgorithmInfo* chosen = find_algorithm(nccl_algorithm_name(c.algo));
     plan = chosen->build(op, group, bytes, o, topo);

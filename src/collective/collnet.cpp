@@ -76,9 +76,74 @@ void add_head_ring(plan::Transfer& t, const Group& head_of) {
   for (size_t v = 0; v < n; ++v) t.edges.emplace_back(head_of[v], head_of[(v + 1) % n]);
 }
 
+// The SHARP pass of one head position k: one coupled transfer per part (a channel of that head) around the
+// ring of the servers' k-th heads `head_of`, channels k x per_head + c.
+void add_sharp_parts(plan::TransferPlan& plan, const Group& head_of, const std::vector<Bytes>& parts, size_t k,
+                     int32_t per_head, const Options& o, const std::string& label) {
+  for (int32_t c = 0; c < static_cast<int32_t>(parts.size()); ++c) {
+    plan::Transfer t;
+    t.kind = plan::TransferKind::Coupled;
+    t.ranks = head_of;
+    std::sort(t.ranks.begin(), t.ranks.end());
+    add_head_ring(t, head_of);
+    t.bytes = parts[c];
+    t.latency_steps = 1;
+    t.qps = o.qps;
+    t.channel = static_cast<int32_t>(k) * per_head + c;
+    t.label = label;
+    plan.add(std::move(t));
+  }
+}
+
 // NCCL's collnet-direct efficiency as a fraction (nccl_tuner.hpp section 5): 0.85 = 17/20 on Hopper and later.
 std::pair<int64_t, int64_t> direct_efficiency(Arch arch) {
   return arch >= Arch::Hopper ? std::pair<int64_t, int64_t>{17, 20} : std::pair<int64_t, int64_t>{1, 1};
+}
+
+// collnet_direct all-gather / reduce-scatter (collnet.hpp): every GPU is its rail's head.
+plan::TransferPlan build_direct_gather(Op op, const std::vector<Group>& servers, Bytes bytes, const Options& o,
+                                       const topology::Topology& topo) {
+  plan::TransferPlan plan;
+  const bool gather = op == Op::AllGather;
+  const int32_t nodes = static_cast<int32_t>(servers.size());
+  const size_t ppn = servers[0].size();
+  for (const Group& sv : servers) {
+    const size_t nics = nic_heads(sv, topo).size();
+    if (nics < ppn)
+      throw InputError(fmt::format("collnet_direct {} needs one NIC per GPU (NCCL: all-gather and reduce-scatter "
+                                   "over CollNet require 1:1 GPU:NIC): {} has {} GPUs in the group on {} NICs "
+                                   "(use ring, or collnet_direct for an all-reduce)",
+                                   op_name(op), gpu_name(topo, sv[0]), ppn, nics));
+  }
+  const std::string code = detail::op_code(op);
+  const Bytes block = detail::split(bytes, nodes * static_cast<int32_t>(ppn))[0];  // ceil S/n, one rank's block
+  // Inside every server: each head sends its rail (every server's block of that rail, nodes x block) to the
+  // other GPUs (all-gather), or receives their contributions to it (reduce-scatter); one coupled rate.
+  if (ppn > 1)
+    for (const Group& sv : servers) {
+      plan::Transfer t;
+      t.kind = plan::TransferKind::Coupled;
+      t.ranks = sv;
+      std::sort(t.ranks.begin(), t.ranks.end());
+      for (int32_t head : sv)
+        for (int32_t g : sv)
+          if (g != head) t.edges.emplace_back(gather ? head : g, gather ? g : head);
+      t.bytes = nodes * block;
+      t.latency_steps = 1;
+      t.qps = o.qps;
+      t.label = code + "/collnet_direct/intra";
+      plan.add(std::move(t));
+    }
+  // Through the switches: per rail k and channel of its head, a ring of the servers' k-th GPUs carrying the
+  // blocks of the other servers (what head k receives in an all-gather, sends in a reduce-scatter).
+  const int32_t per_head = std::max(1, o.channels / static_cast<int32_t>(ppn));
+  const auto parts = detail::split((nodes - 1) * block, per_head);
+  for (size_t k = 0; k < ppn; ++k) {
+    Group head_of(nodes);
+    for (int32_t v = 0; v < nodes; ++v) head_of[v] = servers[v][k];
+    add_sharp_parts(plan, head_of, parts, k, per_head, o, fmt::format("{}/collnet_direct/sharp/head{}", code, k));
+  }
+  return plan;
 }
 
 plan::TransferPlan build_direct(Op op, const Group& group, Bytes bytes, const Options& o,
@@ -86,7 +151,8 @@ plan::TransferPlan build_direct(Op op, const Group& group, Bytes bytes, const Op
   plan::TransferPlan plan;
   if (group.size() <= 1) return plan;
   const std::vector<Group> servers = servers_of("collnet_direct", group, topo, true);
-  if (bytes == 0 || op != Op::AllReduce) return plan;
+  if (bytes == 0) return plan;
+  if (op == Op::AllGather || op == Op::ReduceScatter) return build_direct_gather(op, servers, bytes, o, topo);
   const int32_t nodes = static_cast<int32_t>(servers.size());
   const SearchGraph graph = collnet_graph(comm_shape(group, topo, o.arch));
   std::vector<Group> heads(nodes);
@@ -124,19 +190,7 @@ plan::TransferPlan build_direct(Op op, const Group& group, Bytes bytes, const Op
     Group head_of(nodes);
     for (int32_t v = 0; v < nodes; ++v) head_of[v] = heads[v][k];
     const auto parts = detail::split(shards[k], per_head);
-    for (int32_t c = 0; c < static_cast<int32_t>(parts.size()); ++c) {
-      plan::Transfer t;
-      t.kind = plan::TransferKind::Coupled;
-      t.ranks = head_of;
-      std::sort(t.ranks.begin(), t.ranks.end());
-      add_head_ring(t, head_of);
-      t.bytes = parts[c];
-      t.latency_steps = 1;
-      t.qps = o.qps;
-      t.channel = static_cast<int32_t>(k) * per_head + c;
-      t.label = fmt::format("ar/collnet_direct/sharp/head{}", k);
-      plan.add(std::move(t));
-    }
+    add_sharp_parts(plan, head_of, parts, k, per_head, o, fmt::format("ar/collnet_direct/sharp/head{}", k));
   }
   return plan;
 }
@@ -188,8 +242,9 @@ AlgorithmInfo collnet_direct_algorithm() {
       "collnet_direct",
       "CollNet direct (SHARP switches, NVSwitch servers): GPUs scatter to one head per NIC over NVLink, each head's "
       "shard is reduced in the switches (each NIC sends it up once and receives the sum once), heads send the "
-      "result back to every GPU",
-      {Op::AllReduce},
+      "result back to every GPU; all-gather / reduce-scatter (one NIC per GPU): the switches gather or reduce each "
+      "rail across servers, NVLink spreads or collects it inside",
+      {Op::AllReduce, Op::AllGather, Op::ReduceScatter},
       build_direct};
 }
 

@@ -67,13 +67,44 @@
 // All transfers start together (after the tuner's latency delay); the
 // collective ends with the slowest.
 //
+//
+// collnet_direct all-gather and reduce-scatter (NVIDIA/nccl
+// src/device/all_gather.h and reduce_scatter.h, RunWorkColl for
+// COLLNET_DIRECT; the plugin's iallgather / ireducescatter, e.g.
+// Mellanox/nccl-rdma-sharp-plugins src/sharp_plugin.c). One NIC per GPU
+// (NCCL: "AllGather/ReduceScatter requires 1:1 GPU:NIC"), so every GPU is
+// the head of its rail. With n = nodes x ppn ranks and a block b = S/n
+// per rank (S: nccl-tests' whole output of an all-gather, input of a
+// reduce-scatter), rail k's data is the nodes blocks of the servers' k-th
+// GPUs. All-gather: GPU k sends its block into the network once; the
+// switches gather rail k across servers and deliver it to every server's
+// k-th GPU (nodes x b, the other servers' (nodes - 1) b through the NIC);
+// GPU k then sends the rail to each of its server's other GPUs over NVLink.
+// Reduce-scatter is the reverse: each GPU sends its contribution to rail
+// k (nodes x b) to GPU k over NVLink, GPU k adds them and sends the
+// server's sums into the network, which reduces them across servers and
+// returns GPU k its own block. Per GPU: NVLink (ppn - 1) nodes b = (ppn -
+// 1)/ppn S each direction; NIC (nodes - 1) b = (nodes - 1)/n S in the
+// heavy direction (in for all-gather, out for reduce-scatter), b in the
+// other.
+//   Plan: per server one Coupled transfer, edges head -> every other GPU
+//     (all-gather; reversed for reduce-scatter) for every head, each
+//     carrying nodes x b; per rail k and execution channel of its head
+//     (channels / ppn, at least 1) one Coupled transfer whose edges are the
+//     ring of the servers' k-th GPUs (as for the all-reduce above), carrying
+//     that channel's part of (nodes - 1) b: each NIC carries it both ways,
+//     the heavy direction exactly, the light one (b) overstated, which does
+//     not lengthen the pass on a full-duplex NIC. No efficiency factor on
+//     the bytes (NCCL's model prices 0.9 x the network speed, without a
+//     stated cause). latency_steps 1 and 1.
+//
 // Refused (InputError): a fabric whose switches do not reduce
 // (switch.in_network_reduction: sharp), a group on one server, servers
 // with different GPU counts or more than 8 GPUs (NCCL_MAX_DIRECT_ARITY + 1),
-// and for collnet_direct a server whose GPUs are not on one NVSwitch. Ops:
-// all-reduce (NCCL's collnet_direct all-gather / reduce-scatter, which need
-// the plugin's iallgather / ireducescatter and one NIC per GPU, are not
-// built).
+// for collnet_direct a server whose GPUs are not on one NVSwitch, and for
+// its all-gather / reduce-scatter a server whose GPUs share NICs. Ops:
+// collnet_direct all-reduce, all-gather, reduce-scatter; collnet_chain
+// all-reduce (as NCCL).
 #pragma once
 
 #include "collective/collective.hpp"

@@ -20,7 +20,8 @@ constexpr int kMaxChannels = 64;        // MAXCHANNELS (device.h)
 constexpr int kMaxNvlsArity = 32;       // NCCL_MAX_NVLS_ARITY (device.h)
 constexpr int kMaxDirectArity = 7;      // NCCL_MAX_DIRECT_ARITY (device.h): CollNet runs with <= 8 GPUs per node
 constexpr double kArityLatUs = 0.4;     // tuning.cc: collnet direct's "arity serialization latency" per peer
-constexpr double kCollnetDirectEfficiency = 0.85;  // tuning.cc: collnet direct busBw x 0.85 on sm90 and later
+constexpr double kCollnetDirectEfficiency = 0.85;      // tuning.cc: collnet direct busBw x 0.85 on sm90 and later
+constexpr double kCollnetGatherInterEfficiency = 0.9;  // tuning.cc: collnet direct all-gather / reduce-scatter
 
 int ai(Algo a) { return static_cast<int>(a); }
 int ci(Arch a) { return static_cast<int>(a); }
@@ -313,7 +314,9 @@ ModelEntry model_entry(Op op, Algo a, Proto p, const CommShape& s) {
   if ((a == Algo::Nvls || a == Algo::NvlsTree) && p != Proto::Simple) return m;
   const bool collnet = a == Algo::CollnetDirect || a == Algo::CollnetChain;
   // CollNet: Simple only; podnet builds its all-reduce (section 5).
-  if (collnet && (p != Proto::Simple || op != Op::AllReduce || s.nodes < 2)) return m;
+  // CollNet: Simple only, >= 2 nodes; all-reduce, and collnet_direct all-gather / reduce-scatter (section 5).
+  if (collnet && (p != Proto::Simple || s.nodes < 2)) return m;
+  if (a == Algo::CollnetChain && op != Op::AllReduce) return m;
   if (a == Algo::Pat && p != Proto::Simple) return m;
   if (a == Algo::NvlsTree && (op != Op::AllReduce || s.nodes < 2)) return m;
   const double ppn = static_cast<double>(n) / s.nodes;
@@ -349,7 +352,12 @@ ModelEntry model_entry(Op op, Algo a, Proto p, const CommShape& s) {
   if (a == Algo::Tree && p == Proto::LL128)
     bus = std::min(bus * (s.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), g.channels * kPerChTreeLL128[arch][i2]);
   if (a == Algo::Pat) bus *= 0.75;
-  if (a == Algo::CollnetDirect) {
+  if (a == Algo::CollnetDirect && ag_rs) {
+    // One head per GPU (1:1 GPU:NIC) or NCCL disables it: busBw = ppn x min(bwIntra, 0.9 bwInter), which is
+    // the algorithm bandwidth (no conversion below).
+    if (ppn > g.channels || ppn > s.nics) return m;
+    bus = ppn * std::min(g.bw, kCollnetGatherInterEfficiency * g.bw);
+  } else if (a == Algo::CollnetDirect) {
     double f = ppn / g.channels;  // GPUs per NIC
     f -= (f - 1) / 2;
     bus /= f;

@@ -107,10 +107,12 @@
 // 5. CollNet (in-network reduction by SHARP in InfiniBand switches; NCCL's
 //    CollNet transport, src/transport/coll_net.cc, talks to the switches
 //    through a CollNet plugin such as NVIDIA's nccl-rdma-sharp-plugins).
-//    Simple only (tuning.cc: "Not used" for LL/LL128); all-reduce (NCCL
-//    also prices collnet_direct all-gather / reduce-scatter when the plugin
-//    has iallgather / ireducescatter and every node has one NIC per GPU:
-//    podnet does not build those). Enabled (tuning.cc, coll_net.cc) only
+//    Simple only (tuning.cc: "Not used" for LL/LL128); all-reduce with
+//    both, all-gather and reduce-scatter with collnet_direct only, when the
+//    plugin has iallgather / ireducescatter (NVIDIA's SHARP plugin does:
+//    Mellanox/nccl-rdma-sharp-plugins src/sharp_plugin.c, its CollNet v8
+//    interface) and no node has more GPUs than heads ("AllGather/
+//    ReduceScatter requires 1:1 GPU:NIC"). Enabled (tuning.cc, coll_net.cc) only
 //    with a CollNet network, >= 2 nodes, <= 8 GPUs per node
 //    (NCCL_MAX_DIRECT_ARITY + 1, enqueue.cc); collnet_direct also needs an
 //    NVSwitch ("Disable CollNet+Direct if not on an NVSwitch system").
@@ -127,6 +129,10 @@
 //        requires all GPUs to have a local NIC to work at full speed")
 //      collnet_chain:  busBw = c x s
 //      algBw = busBw / 2 (as the tree).
+//      collnet_direct all-gather / reduce-scatter: busBw = ppn x
+//        min(bwIntra, 0.9 x bwInter) = ppn x 0.9 s here (one s for both),
+//        0 unless ppn <= h and ppn <= NICs; algBw = busBw (as for every
+//        algorithm but the ring on these ops).
 //    Latency (base 0; hwLat NVLink/PCIe direct 3.7, chain 2.8; network
 //    direct 31, chain 30; with one GPU per node the network figure is the
 //    tree's, 14):
@@ -139,6 +145,10 @@
 //    latency 2 x 7 x 2.8 + 30 = 69.2 us (any node count: SHARP's latency
 //    does not grow with the nodes, unlike the ring's 2(nodes-1) network
 //    steps or the tree's log2(nodes)).
+//    All-gather / reduce-scatter on the same servers: collnet_direct algBw
+//    8 x 0.9 x 48 = 345.6 GB/s, latency 44 us (the ring: 396.4 GB/s,
+//    145.6 us with Simple), so it wins from a few tens of KiB (ring LL
+//    below) to about 260 MiB on 4 servers.
 //
 // The engines time the chosen plan (collective.hpp says how a protocol shows
 // in the plan); this model only chooses.

@@ -90,7 +90,7 @@ ProbeTable read_probe_csv(const std::string& text, const std::string& source, co
   std::vector<std::string> header;
   int col_src = -1, col_dst = -1, col_sport = -1, col_sent = -1, col_lost = -1, col_path = -1, col_back = -1,
       col_rtt = -1;
-  int line_no = 0;
+  int line_no = 0, header_line = 0;
   size_t pos = 0;
   std::vector<std::pair<int32_t, float>> parts;
   std::vector<routing::PathPart> route;
@@ -105,6 +105,7 @@ ProbeTable read_probe_csv(const std::string& text, const std::string& source, co
     };
     const std::vector<std::string> f = split(line, ',');
     if (header.empty()) {
+      header_line = line_no;
       for (const auto& h : f) header.push_back(trim(h));
       for (int i = 0; i < static_cast<int>(header.size()); ++i) {
         const std::string& h = header[i];
@@ -133,7 +134,7 @@ ProbeTable read_probe_csv(const std::string& text, const std::string& source, co
     }
     if (f.size() != header.size())
       throw InputError(fmt::format("{}: {} fields, expected {} as in the header (line {})", where(""), f.size(),
-                                   header.size(), line_no));
+                                   header.size(), header_line));
     const auto ep = [&](int c, const char* name) {
       const std::string v = trim(f[c]);
       auto it = endpoint.find(v);

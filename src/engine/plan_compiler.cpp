@@ -66,7 +66,6 @@ void PlanCompiler::add_hop(int32_t src, int32_t dst, int32_t qps, uint64_t entro
 
 void PlanCompiler::compile(const plan::TransferPlan& plan, int32_t index, std::vector<CompiledFlow>& out) {
   const plan::Transfer& t = plan.transfers[index];
-  const uint64_t entropy_base = static_cast<uint64_t>(t.channel) * 1024;
   if (t.kind == plan::TransferKind::Compute) {  // no links: a pure delay
     CompiledFlow f;
     f.transfer = index;
@@ -74,6 +73,51 @@ void PlanCompiler::compile(const plan::TransferPlan& plan, int32_t index, std::v
     out.push_back(std::move(f));
     return;
   }
+  if (router_.tracks_load()) {
+    compile_routes(t, index, out);
+    return;
+  }
+  if (cache_epoch_ != router_.epoch()) {
+    cache_.clear();
+    cached_bytes_ = 0;
+    cache_epoch_ = router_.epoch();
+  }
+  key_.clear();
+  auto put = [&](int64_t v) { key_.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  put(static_cast<int64_t>(t.kind));
+  put(t.open ? 1 : 0);
+  put(t.qps);
+  put(t.channel);
+  put(t.latency_steps);
+  put(static_cast<int64_t>(t.ranks.size()));
+  key_.append(reinterpret_cast<const char*>(t.ranks.data()), t.ranks.size() * sizeof(t.ranks[0]));
+  put(static_cast<int64_t>(t.edges.size()));
+  key_.append(reinterpret_cast<const char*>(t.edges.data()), t.edges.size() * sizeof(t.edges[0]));
+  const size_t first = out.size();
+  auto hit = cache_.find(key_);
+  if (hit == cache_.end()) {
+    compile_routes(t, index, out);
+    size_t bytes = key_.size() + sizeof(CompiledFlow) * (out.size() - first);
+    for (size_t i = first; i < out.size(); ++i) bytes += out[i].parts.size() * sizeof(routing::PathPart);
+    if (cached_bytes_ + bytes <= kMaxCachedBytes) {
+      cached_bytes_ += bytes;
+      cache_.emplace(key_, std::vector<CompiledFlow>(out.begin() + static_cast<std::ptrdiff_t>(first), out.end()));
+    }
+    return;
+  }
+  // The same routes and latencies; this transfer's own index and bytes (compile_routes' split for P2p QPs).
+  const auto& flows = hit->second;
+  const int64_t n = static_cast<int64_t>(flows.size());
+  for (int64_t q = 0; q < n; ++q) {
+    CompiledFlow f = flows[static_cast<size_t>(q)];
+    f.transfer = index;
+    f.bytes = t.kind == plan::TransferKind::P2p ? t.bytes / n + (q < t.bytes % n ? 1 : 0) : t.bytes;
+    out.push_back(std::move(f));
+  }
+}
+
+void PlanCompiler::compile_routes(const plan::Transfer& t, int32_t index, std::vector<CompiledFlow>& out) {
+  const uint64_t entropy_base = static_cast<uint64_t>(t.channel) * 1024;
   if (t.kind == plan::TransferKind::P2p) {
     if (t.ranks.size() != 2) throw Error("internal: a P2p transfer needs two ranks");
     const int32_t qps = std::max(1, t.qps);

@@ -4,6 +4,8 @@
 // they differ only in how bandwidth is shared (backend.hpp states the model).
 #pragma once
 
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/options.hpp"
@@ -41,6 +43,17 @@ class PlanCompiler {
 
  private:
   void add_hop(int32_t src, int32_t dst, int32_t qps, uint64_t entropy_base, double& latency_sum);
+  void compile_routes(const plan::Transfer& t, int32_t index, std::vector<CompiledFlow>& out);
+  // Routes already compiled, by what decides them (kind, ranks or edges in order, QPs, channel, open, latency
+  // steps; not the bytes): a plan repeats the same collective on the same group many times. Used only while
+  // the router does not track load (a route is then a function of its ends and key) and its link state has
+  // not changed (epoch); bounded to kMaxCachedBytes of keys and path parts in all (a plan of distinct
+  // transfers, such as a large all-to-all, stops adding to it).
+  static constexpr size_t kMaxCachedBytes = size_t{32} << 20;
+  std::unordered_map<std::string, std::vector<CompiledFlow>> cache_;
+  uint64_t cache_epoch_ = 0;
+  size_t cached_bytes_ = 0;
+  std::string key_;
   const topology::Topology& topo_;
   routing::Router& router_;
   Transport transport_;

@@ -6,10 +6,21 @@
 #include <vector>
 
 #include "engine/failures.hpp"
+#include "engine/options.hpp"
 #include "plan/transfer_plan.hpp"
 #include "topology/topology.hpp"
 
 namespace podnet::engine::testing {
+
+// InfiniBand transport with packet spraying (seed 1): the SHARP fabrics' tests, where every flow spreads over
+// every shortest path so that no ECMP collision blurs a hand-derived figure.
+inline NetworkOptions infiniband_spray() {
+  NetworkOptions o;
+  o.routing.policy = "spray";
+  o.routing.seed = 1;
+  o.transport = transport_preset("infiniband");
+  return o;
+}
 
 // Independent point-to-point transfers of `bytes` each.
 inline plan::TransferPlan p2p_plan(const std::vector<std::pair<int32_t, int32_t>>& pairs, Bytes bytes) {

@@ -53,7 +53,13 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
               {"attention_efficiency", val(round_to(j.attention_efficiency, 6))},
               {"default_attention_efficiency", val(round_to(j.gpu.attention_efficiency, 6))},
               {"attention_source", val(j.gpu.attention_source)},
-              {"memory_bound_ops", val(j.memory_bound_ops)}};
+              {"memory_bound_ops", val(j.memory_bound_ops)},
+              {"flash_attention", val(j.flash_attention)},
+              {"sustained_fraction", val(round_to(j.sustained_fraction, 6))},
+              {"layer_overhead_us", val(round_to(j.layer_overhead * 1e6, 3))},
+              {"default_sustained_fraction", val(round_to(j.gpu.sustained_fraction, 6))},
+              {"default_layer_overhead_us", val(round_to(j.gpu.layer_overhead * 1e6, 3))},
+              {"sustained_source", val(j.gpu.sustained_source)}};
   nlohmann::json stage_layers = nlohmann::json::array();
   if (m.layers > 0)
     for (int64_t i = 0; i < j.pp; ++i) stage_layers.push_back(j.stage_layers(i));
@@ -229,6 +235,16 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                              ? o["gpu"]["attention_source"].get<std::string>()
                              : std::string("workload.attention_efficiency"),
                          o["gpu"]["memory_bound_ops"].get<bool>() ? ", element-wise kernels at HBM bandwidth" : "");
+    if (o["gpu"].contains("flash_attention") && !o["gpu"]["flash_attention"].get<bool>())
+      out << "  attention core unfused (no FlashAttention): 4 s h at the GEMM rate, its s x s scores through HBM\n";
+    if (o["gpu"].contains("sustained_fraction"))
+      out << fmt::format("  a step sustains {:.0f}% of the kernels' modelled speed, + {:.0f} us per layer pass ({})\n",
+                         100 * o["gpu"]["sustained_fraction"].get<double>(),
+                         o["gpu"]["layer_overhead_us"].get<double>(),
+                         o["gpu"]["sustained_fraction"] == o["gpu"]["default_sustained_fraction"] &&
+                                 o["gpu"]["layer_overhead_us"] == o["gpu"]["default_layer_overhead_us"]
+                             ? o["gpu"]["sustained_source"].get<std::string>()
+                             : std::string("workload.sustained_fraction / workload.layer_overhead"));
   }
   if (!par["stage_layers"].empty()) {
     std::string list;

@@ -545,6 +545,7 @@ void Router::set_dir_up(DirLink d, bool up) {
   if (d < 0 || d >= 2 * static_cast<DirLink>(t_.links.size()))
     throw Error(fmt::format("routing: directed link {} out of range (the topology has {} links)", d, t_.links.size()));
   graph_->set_dir_up(d, up);  // drops the live distance tables
+  ++epoch_;
 }
 
 int Router::switch_hops(int32_t src, int32_t dst) {

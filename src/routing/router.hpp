@@ -153,6 +153,10 @@ class Router {
   void set_link_up(topology::LinkId l, bool up);  // both directions
   void set_dir_up(DirLink d, bool up);
   bool link_up(topology::LinkId l) const { return graph_->link_up(l); }  // both directions up
+  // Whether routes depend on the loads of the flows routed so far (adaptive, UGAL); if not, a route depends only
+  // on (src, dst, key) and the link state, which changes the epoch at every set_dir_up.
+  bool tracks_load() const { return tracks_load_; }
+  uint64_t epoch() const { return epoch_; }
   // The network graph, link state and distance tables (shared with per-packet forwarding).
   NetworkGraph& graph() { return *graph_; }
 
@@ -219,6 +223,7 @@ class Router {
   bool torus_ = false;
   bool dragonfly_ = false;
   bool tracks_load_ = false;
+  uint64_t epoch_ = 0;  // link-state changes (set_dir_up calls)
 
   std::unique_ptr<NetworkGraph> graph_;  // network nodes, edges, link state, distance tables
   std::vector<uint64_t> seed_of_;        // network index -> s_u

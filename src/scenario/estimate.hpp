@@ -43,7 +43,9 @@
 //
 // Assumptions: the simulator's own structures dominate (no large trace file is
 // kept: --trace streams); a study runs its plans one after another, so the
-// largest plan decides; the fabric estimate is taken before it is built.
+// largest plan decides; the fabric estimate is taken before it is built. The
+// plan compiler's route cache (plan_compiler.hpp, at most 32 MiB) is not in M:
+// it fills only with repeated transfers, and stays within the factor of 2.
 #pragma once
 
 #include <cstdint>

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include <sstream>
 
@@ -142,9 +143,21 @@ TEST(Telemetry, IncastPauseTimeIsBracketedByTheClosedForm) {
 }
 
 TEST(Telemetry, LossyIncastDropsAreConserved) {
-  // PFC off, 300 KB buffer, 8 senders at line rate into one port: the lossy
-  // class drops at the receiver's port (engine/packet/switch_buffer.hpp). Every
-  // data packet that entered the leaf either left it or was dropped there:
+  // PFC off, CC off, B = 300 KB buffer, 8 senders of 64 packets at line rate into one port: the lossy
+  // class drops at the receiver's port (engine/packet/switch_buffer.hpp).
+  // Round one, by hand (the admission rule and timing of LossyIncastDropsAreCountedByHand below):
+  // B = 71.8 s (s = 4,178 B) holds m = 8 packets (9m - 1 <= 71.8 < 9m + 8). All senders start together,
+  // so their packets reach the leaf in eights at t_i = t0 + i tau, in sender order, the port starting a
+  // frame at each t_i after them. t_0: one to the wire, 7 queued. A t_i finding 7: senders 1 and 2
+  // admitted (one leaves), senders 3..8 dropped (6), 8 left; a t_i finding 8: all 8 dropped, 7 left. So
+  // the first drop is at t0 + tau with 8 packets (33,424 B) queued, and t_1, t_3, ... drop 6, t_2, t_4,
+  // ... drop 8. Sender 1's PSN 3 (beyond its hole at PSN 2) joins 6 others at t_3 and leaves at t_3 + 7
+  // tau; its NACK reaches sender 1 at R = t0 + 11 tau + 3 L + S_sw + 2 c, between its frames starting at
+  // f + 15 tau and f + 16 tau (asserted), so the first retransmission (PSN 2) leaves at f + 16 tau and
+  // reaches the leaf at t0 + 16 tau (sender 2's NACK comes a tau after sender 1's; senders 3..8 lose
+  // every packet after PSN 0, so no NACK: they wait for the RTO). Before it, pairs 1..15 drop
+  //   8 x 6 + 7 x 8 = 104.
+  // The whole run: every data packet that entered the leaf either left it or was dropped there:
   //   sum over senders' uplinks of data rx = data tx on the receiver's downlink + drops there,
   // every drop is retransmitted (go-back-N resends at least what was lost), and no other port drops.
   const auto t = one_leaf(16);
@@ -154,8 +167,35 @@ TEST(Telemetry, LossyIncastDropsAreConserved) {
   opt.buffer_bytes = 300'000;
   PacketSim sim(t, net(), opt);
   for (int s = 1; s <= 8; ++s) add(sim, s, 0, 256 * 1024);
-  const Recorder r = record(t, sim);
   const auto down = host_links(t, 0).down;
+  {
+    const int64_t s = 4178, tau = 334'240, c = 6'880;
+    ASSERT_LE((9 * 8 - 1) * s, 300'000);
+    ASSERT_LT(300'000, (9 * 8 + 8) * s);
+    const int64_t L = t.links[routing::link_of(down)].latency.ps, Ssw = t.switch_latency.ps;
+    const int64_t f = sim.streams()[0].first_send.ps, t0 = f + tau + L + Ssw;
+    for (const auto& q : sim.streams()) ASSERT_EQ(q.first_send.ps, f);
+    const int64_t R = t0 + 11 * tau + 3 * L + Ssw + 2 * c;
+    ASSERT_GT(R, f + 15 * tau);
+    ASSERT_LE(R, f + 16 * tau);
+    ASSERT_GT(R + tau, f + 16 * tau);
+    const auto none = [](const SimEvent&) {};
+    const auto& dp = sim.port_stats()[down];
+    sim.run_until(Time(t0 + tau - 1), none);
+    EXPECT_EQ(dp.drops, 0u);
+    EXPECT_EQ(dp.max_queue, 7 * s);
+    sim.run_until(Time(t0 + tau), none);
+    EXPECT_EQ(dp.drops, 6u);
+    EXPECT_EQ(dp.max_queue, 8 * s);
+    sim.run_until(Time(f + 16 * tau - 1), none);
+    EXPECT_EQ(sim.stats().retransmits, 0u);
+    EXPECT_EQ(sim.stats().nacks, 1u);
+    sim.run_until(Time(f + 16 * tau), none);
+    EXPECT_EQ(sim.stats().retransmits, 1u);
+    sim.run_until(Time(t0 + 16 * tau - 1), none);
+    EXPECT_EQ(dp.drops, 104u);
+  }
+  const Recorder r = record(t, sim);
   uint64_t in = 0, retx = 0;
   for (int s = 1; s <= 8; ++s) {
     const auto& up = r.ports()[host_links(t, s).up];
@@ -173,6 +213,111 @@ TEST(Telemetry, LossyIncastDropsAreConserved) {
   EXPECT_EQ(all, d.drops_buffer);
   EXPECT_EQ(all, sim.stats().drops);
   EXPECT_EQ(d.pause_rx + d.pause_tx, 0u);
+}
+
+TEST(Telemetry, LossyIncastDropsAreCountedByHand) {
+  // Incast 2 -> 1, PFC off, CC off (line rate), one 100G leaf with a shared buffer of B bytes. Every full
+  // data packet is s = 4,096 + 82 = 4,178 B on the wire and takes tau = 8 s / 100e9 = 334,240 ps.
+  //
+  // Admission (engine/packet/switch_buffer.hpp, lossy class, no PFC so no headroom or reserve): a packet
+  // joining an egress queue of q bytes is dropped if q + s > (B - S) >> 3, S the lossy bytes the switch
+  // holds. Here every data byte in the leaf waits in the one queue toward the receiver (bytes are released
+  // when a packet starts leaving), so S = q and a queue of m packets still admits one more iff
+  //   (m - 1) s + s <= (B - (m - 1) s) / 8  <=>  B >= (9m - 1) s,  and drops it at m packets iff B < (9m + 8) s.
+  //   B = 160,000 = 38.3 s: m = 4 (35 s <= B < 44 s).   B = 100,000 = 23.9 s: m = 2 (17 s <= B < 26 s).
+  //
+  // Arrivals. Sender 1 sends P1 packets from f (its first send), sender 2 P2 < P1 - 1 packets from
+  // f + tau / 2. Sender 1's packet i reaches the leaf at a_i = t0 + i tau, t0 = f + tau + L + S_sw (link
+  // latency L, switch latency S_sw), sender 2's j at b_j = a_j + tau / 2. The leaf's port starts a frame
+  // at every a_i (the first packet found it idle; it stays busy), and an arrival at the same instant is
+  // admitted before that frame leaves (the arrival was scheduled first: the (time, sequence) order), so
+  // it sees the queue including the packet about to leave. Queue (packets waiting, after each arrival):
+  //   a_0: 0 (straight to the wire);  b_j: j + 1;  a_i (0 < i < m): admitted, one leaves: unchanged.
+  // So after b_{m-1} the queue holds m packets (the depth at the first drop, m s bytes), a_m finds m:
+  // the first drop, sender 1's PSN m at t0 + m tau. From then on every a_i finds m (dropped, then one
+  // leaves: m - 1) and every b_i finds m - 1 (admitted: m): sender 1 loses PSNs m .. P2 (a_{P2} still finds
+  // the m left by b_{P2-1}), sender 2 nothing. After sender 2 stops, sender 1 alone keeps m - 1 queued:
+  // PSNs P2 + 1 .. P1 - 1 pass, and reach the receiver beyond the hole at PSN m.
+  //   drops = P2 - m + 1,  out-of-order arrivals = P1 - P2 - 1.
+  // First retransmission (go-back-N, engine/packet/nic.hpp): the receiver NACKs the first PSN beyond the
+  // hole, P2 + 1, admitted at a_{P2+1} behind m - 2 others, so it leaves the leaf at t0 + (P2 + m) tau,
+  // reaches the receiver tau + L later; its NACK (a control packet of max(84, 82 + 4) = 86 B, c = 6,880 ps
+  // a hop, packet_sim.hpp §1) crosses two idle ports to sender 1:
+  //   R = t0 + (P2 + m + 1) tau + 3 L + S_sw + 2 c,
+  // and sender 1 resends at once from PSN m (its port is idle: its last packet left at f + P1 tau <= R,
+  // asserted), P1 - m retransmissions. They reach the leaf from R + tau + L + S_sw, after its queue emptied
+  // (the last original packet left at t0 + (P1 + m - 2) tau, asserted earlier than that), and one sender at
+  // the port's own rate finds it free at every arrival: no drop in round two, no timeout.
+  //   retransmissions = P1 - m,  NACKs = 1,  timeouts = 0.
+  // B = 160,000, P1 = 12, P2 = 8 (m = 4): 5 drops, 3 out of order, 8 retransmissions;
+  // B = 100,000, P1 = 10, P2 = 7 (m = 2): 6 drops, 2 out of order, 8 retransmissions.
+  struct Case {
+    Bytes buffer;
+    int64_t m, p1, p2;
+    uint64_t drops, out_of_order, retransmits;
+  };
+  const int64_t s = 4178, tau = 334'240, c = 6'880;
+  for (const Case& k : {Case{160'000, 4, 12, 8, 5, 3, 8}, Case{100'000, 2, 10, 7, 6, 2, 8}}) {
+    SCOPED_TRACE(k.buffer);
+    ASSERT_LE((9 * k.m - 1) * s, k.buffer);
+    ASSERT_LT(k.buffer, (9 * k.m + 8) * s);
+    const auto t = one_leaf(4);
+    const HostLinks rx = host_links(t, 0), h1 = host_links(t, 1), h2 = host_links(t, 2);
+    const int64_t L = t.links[routing::link_of(rx.down)].latency.ps, Ssw = t.switch_latency.ps;
+    ASSERT_EQ(t.links[routing::link_of(h1.up)].latency.ps, L);
+    ASSERT_EQ(t.links[routing::link_of(h2.up)].latency.ps, L);
+    PacketOptions opt;
+    opt.cc = "none";
+    opt.pfc = false;
+    opt.buffer_bytes = k.buffer;
+    PacketSim sim(t, net(), opt);
+    ASSERT_EQ(sim.data_wire_bytes(), s);
+    add(sim, 1, 0, k.p1 * 4096, 0, Time(), 1);
+    add(sim, 2, 0, k.p2 * 4096, 0, Time(tau / 2), 2);
+    const int64_t f = sim.streams()[0].first_send.ps;
+    ASSERT_EQ(sim.streams()[1].first_send.ps, f + tau / 2);
+    const int64_t t0 = f + tau + L + Ssw;
+    const int64_t first_drop = t0 + k.m * tau;
+    const int64_t R = t0 + (k.p2 + k.m + 1) * tau + 3 * L + Ssw + 2 * c;
+    ASSERT_LE(f + k.p1 * tau, R);                                     // sender 1 idle when the NACK arrives
+    ASSERT_LT(t0 + (k.p1 + k.m - 2) * tau + tau, R + tau + L + Ssw);  // the queue is empty for round two
+    const auto none = [](const SimEvent&) {};
+    const auto& down = sim.port_stats()[rx.down];
+    sim.run_until(Time(first_drop - 1), none);
+    EXPECT_EQ(down.drops, 0u);
+    EXPECT_EQ(down.max_queue, k.m * s);  // the depth the first drop finds
+    sim.run_until(Time(first_drop), none);
+    EXPECT_EQ(down.drops, 1u);
+    sim.run_until(Time(R - 1), none);
+    EXPECT_EQ(down.drops, k.drops);  // every drop of the run happened in round one
+    EXPECT_EQ(sim.stats().retransmits, 0u);
+    EXPECT_EQ(sim.stats().nacks, 0u);
+    sim.run_until(Time(R), none);
+    EXPECT_EQ(sim.stats().nacks, 1u);
+    EXPECT_EQ(sim.stats().retransmits, 1u);
+
+    const Recorder r = record(t, sim);  // the rest of the run, then the counters an operator scrapes
+    const auto& d = r.ports()[rx.down];
+    const auto &u1 = r.ports()[h1.up], &u2 = r.ports()[h2.up];
+    EXPECT_EQ(d.drops_buffer, k.drops);
+    EXPECT_EQ(d.out_of_order, k.out_of_order);
+    EXPECT_EQ(d.queue_max_bytes, k.m * s);
+    EXPECT_EQ(u1.retransmits, k.retransmits);
+    EXPECT_EQ(u2.retransmits, 0u);
+    EXPECT_EQ(sim.stats().drops, k.drops);  // no other port dropped
+    EXPECT_EQ(sim.stats().retransmits, k.retransmits);
+    EXPECT_EQ(sim.stats().nacks, 1u);
+    EXPECT_EQ(sim.stats().timeouts, 0u);
+    // Conservation: every data packet into the leaf left toward the receiver or was dropped there; the
+    // senders put P1 + (P1 - m) and P2 packets on their uplinks; the receiver took P1 + P2 in order.
+    EXPECT_EQ(u1.data_packets, static_cast<uint64_t>(k.p1) + k.retransmits);
+    EXPECT_EQ(u2.data_packets, static_cast<uint64_t>(k.p2));
+    EXPECT_EQ(u1.data_packets + u2.data_packets, d.data_packets + d.drops_buffer);
+    EXPECT_GE(u1.retransmits, d.drops_buffer);
+    EXPECT_EQ(sim.stats().data_delivered, static_cast<uint64_t>(k.p1 + k.p2));
+    EXPECT_EQ(d.data_packets, sim.stats().data_delivered + d.out_of_order);
+    for (const auto& q : r.qps()) EXPECT_EQ(q.retransmits, q.src == 1 ? k.retransmits : 0u);
+  }
 }
 
 TEST(Telemetry, DcqcnMarksOnlyAtTheBottleneckAndCnpsFollowThem) {
@@ -206,6 +351,64 @@ TEST(Telemetry, DcqcnMarksOnlyAtTheBottleneckAndCnpsFollowThem) {
   EXPECT_EQ(qp_cnps, rx_up.cnp_packets);
   // FCT: every QP finished after it started.
   for (const auto& q : r.qps()) EXPECT_GT(q.fct_s(), 0.0);
+}
+
+TEST(Telemetry, DcqcnMarksOnceItReactsAreBoundedByTheMeasuredQueueDepths) {
+  // Incast 4 -> 1 of 2 MiB each (512 full packets of s = 4,178 B, tau = 334.24 ns at 100 Gb/s) under
+  // DCQCN, which reacts: every sender gets CNPs and ends below line rate (asserted). The receiver's port
+  // marks a packet leaving with Q bytes of data behind it with p(Q) = 0 (Q <= Kmin), Pmax (Q - Kmin) /
+  // (Kmax - Kmin), 1 (Q > Kmax) (engine/packet/port.hpp), so the marks M have the compensator
+  // E = sum over departures k of p(Q_k), and M - E is a martingale of variance sum p (1 - p) <= E.
+  // E from the port's measured depth histogram (time T_b at depths in bucket b = [lower(b), lower(b+1))):
+  //  - upper: the port sends only full data packets and is never paused, so a departure leaving Q_k > 0
+  //    starts the next frame tau later, and in between the queue only grows (arrivals): q(t) >= Q_k on
+  //    [d_k, d_k + tau), these intervals are disjoint, and p is non-decreasing:
+  //      E <= (1/tau) integral p(q(t)) dt <= E_hi = (1/tau) sum_b T_b p(lower(b + 1));
+  //  - lower: each sender's packets reach the leaf at least tau apart (its NIC sends at most at line
+  //    rate), so at most N = 4 arrive in [d_k, d_k + tau): q(t) <= Q_k + N s; while the port is idle
+  //    q = 0 and p(q - N s) = 0:
+  //      E >= (1/tau) integral p(q(t) - N s) dt >= E_lo = (1/tau) sum_b T_b p(lower(b) - N s).
+  // So M lies in [E_lo - 4 sqrt(E_hi), E_hi + 4 sqrt(E_hi)]. With the paper's absolute band (5 KB -
+  // 200 KB, Pmax 1 %) a bucket's two ends differ by under 1/8 in p where the queue sits (tens to hundreds
+  // of KB above Kmin); the NIC preset's band (400 KB - 1.6 MB at 100 Gb/s, Pmax 20 %) starts higher, so
+  // the bracket is wider. A fixed seed: the check is deterministic; marking against the other class (no
+  // marks) or with the band unscaled from its 25 Gb/s reference (100 - 400 KB) moves M by many sigma.
+  const int N = 4;
+  const double s = 4178, tau = s * 8 / 100e9;
+  for (const char* cc : {"dcqcn_paper", "dcqcn_nic"}) {
+    SCOPED_TRACE(cc);
+    const auto t = one_leaf(16);
+    PacketOptions opt;
+    opt.cc = cc;
+    opt.buffer_bytes = 16'000'000;  // room for the queue: no PFC pause anywhere
+    PacketSim sim(t, net(), opt);
+    for (int i = 1; i <= N; ++i) add(sim, i, 0, 2 * 1024 * 1024, 0, Time(), static_cast<uint64_t>(i));
+    const Recorder r = record(t, sim);
+    const auto& d = r.ports()[host_links(t, 0).down];
+    ASSERT_EQ(d.paused_s, 0.0);
+    ASSERT_EQ(d.drops_buffer, 0u);
+    ASSERT_EQ(d.data_packets, static_cast<uint64_t>(N) * 512);  // all full: 2 MiB = 512 x 4,096
+    for (const auto& q : r.qps()) {
+      EXPECT_GT(q.cnps, 0u) << q.src;
+      EXPECT_LT(q.final_rate_bps, 100e9) << q.src;
+    }
+    const auto p = [&](double q) {
+      if (q <= static_cast<double>(d.ecn_kmin)) return 0.0;
+      if (q > static_cast<double>(d.ecn_kmax)) return 1.0;
+      return d.ecn_pmax * (q - static_cast<double>(d.ecn_kmin)) / static_cast<double>(d.ecn_kmax - d.ecn_kmin);
+    };
+    double lo = 0, hi = 0;
+    for (size_t b = 0; b < d.queue_hist_s.size(); ++b) {
+      const auto bucket = static_cast<int32_t>(b);
+      lo += d.queue_hist_s[b] / tau * p(static_cast<double>(depth::lower(bucket)) - N * s);
+      hi += d.queue_hist_s[b] / tau * p(static_cast<double>(depth::lower(bucket + 1)));
+    }
+    const auto m = static_cast<double>(d.ecn_marks);
+    EXPECT_GT(lo, 100.0);  // enough marks for the bound to say something
+    EXPECT_GE(m, lo - 4 * std::sqrt(hi)) << lo << " - " << hi;
+    EXPECT_LE(m, hi + 4 * std::sqrt(hi)) << lo << " - " << hi;
+    EXPECT_EQ(sim.stats().ecn_marks, d.ecn_marks);  // the only queue
+  }
 }
 
 TEST(Telemetry, StepMarkingIncastMarksACountedNumberOfPackets) {

@@ -26,6 +26,7 @@
 #include "collective/collective.hpp"
 #include "collective/test_topologies.hpp"
 #include "engine/registry.hpp"
+#include "engine/test_util.hpp"
 
 namespace podnet::collective {
 namespace {
@@ -35,13 +36,7 @@ using testing::sharp32;
 
 constexpr double kNvlink = 450e9 * 8 * 0.824;
 
-engine::NetworkOptions ib() {
-  engine::NetworkOptions o;
-  o.routing.policy = "spray";
-  o.routing.seed = 1;
-  o.transport = engine::transport_preset("infiniband");
-  return o;
-}
+engine::NetworkOptions ib() { return engine::testing::infiniband_spray(); }
 
 double time_of(const std::string& engine, const plan::TransferPlan& plan) {
   return engine::make_backend(engine, sharp32(), ib())->run(plan).makespan.seconds();

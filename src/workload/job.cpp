@@ -37,6 +37,25 @@ std::string attention_help() {
   return h + ")";
 }
 
+// The sustained_fraction help names each GPU preset's default and its source.
+std::string sustained_help() {
+  std::string h = "share of the kernel model's speed a training step sustains (clocks under load, SMs shared with "
+                  "overlapped communication); default: the GPU preset's (";
+  for (size_t i = 0; i < gpus().size(); ++i)
+    h += fmt::format("{}{} {:.2f}", i ? ", " : "", gpus()[i].name, gpus()[i].sustained_fraction);
+  return h + "; " + gpus()[0].sustained_source + ")";
+}
+
+// The layer_overhead help names each GPU preset's default.
+std::string layer_overhead_help() {
+  std::string h = "fixed time per layer forward pass outside the modelled kernels (launch gaps, small kernels), "
+                  "paid twice per backward, e.g. 0.4ms; default: the GPU preset's (";
+  for (size_t i = 0; i < gpus().size(); ++i)
+    h += fmt::format("{}{} {}", i ? ", " : "", gpus()[i].name,
+                     format_time(Time::from_seconds(gpus()[i].layer_overhead)));
+  return h + ")";
+}
+
 }  // namespace
 
 int64_t Job::dp_bucket_params() const {
@@ -108,6 +127,14 @@ std::vector<ParamSpec> workload_params() {
        0, 3},
       {"compute_efficiency", ParamType::Real, "", efficiency_help(), 0.001, 1, {}, true},
       {"attention_efficiency", ParamType::Real, "", attention_help(), 0.001, 1, {}, true},
+      {"sustained_fraction", ParamType::Real, "", sustained_help(), 0.01, 1, {}, true},
+      {"layer_overhead", ParamType::Time, "", layer_overhead_help(), -kBig, kBig, {}, true},
+      {"flash_attention", ParamType::Bool, "true",
+       "FlashAttention: the attention core on its causal half at attention_efficiency, no s^2 activations; "
+       "false = the unfused core (4 s h at compute_efficiency, the s x s scores through HBM and stored)"},
+      {"overlap_param_gather", ParamType::Bool, "true",
+       "with ZeRO 1/2, only the first-needed bucket's parameter all-gather is exposed after the optimizer step, "
+       "the others hidden behind the next forwards (Megatron's --overlap-param-gather); false = every bucket's"},
       {"memory_bound_ops", ParamType::Bool, "true",
        "time the element-wise kernels (norms, residual adds, activation, rotary, dropout) at the GPU's HBM "
        "bandwidth; false = GEMM and attention time only"},
@@ -193,6 +220,10 @@ Job job_from(const Params& p, int64_t fabric_gpus) {
   j.compute_efficiency = p.has("compute_efficiency") ? p.get_real("compute_efficiency") : g->compute_efficiency;
   j.attention_efficiency = p.has("attention_efficiency") ? p.get_real("attention_efficiency") : g->attention_efficiency;
   j.memory_bound_ops = p.get_bool("memory_bound_ops");
+  j.sustained_fraction = p.has("sustained_fraction") ? p.get_real("sustained_fraction") : g->sustained_fraction;
+  j.layer_overhead = p.has("layer_overhead") ? p.get_time("layer_overhead").seconds() : g->layer_overhead;
+  j.flash_attention = p.get_bool("flash_attention");
+  j.overlap_param_gather = p.get_bool("overlap_param_gather");
   j.cp = p.get_int("cp");
   if (!parse_count(p.get_string("tokens"), j.tokens))
     throw ParamError("workload.tokens", fmt::format("'{}' is not a token count; expected e.g. 300B, 15T, 2e12 (at "
@@ -495,9 +526,11 @@ double activation_bytes_per_layer(const Job& j) {
   const double mlp = (m.gated_mlp ? 6.0 : 4.0) * s * b * f;
   const double split = 2 * sbh + 2 * s * b * h_kv + 2 * s * b * h_kv + 2 * sbh + mlp;
   // The core sees the full sequence's keys: a s_local s b scores per CP rank; CP never stores it (blockwise).
-  const double core = (j.recompute == Recompute::Selective || j.cp > 1)
-                          ? 0.0
-                          : (m.dropout ? 5.0 : 2.0) * a * s * static_cast<double>(m.seq) * b;
+  // Unfused: the scores, softmax output and dropout mask (Korthikanti et al. 2022, 5 a s^2 b with dropout).
+  // FlashAttention keeps only each row's softmax statistic (fp32 per head and token), never the scores.
+  const double core = (j.recompute == Recompute::Selective || j.cp > 1) ? 0.0
+                      : j.flash_attention                               ? 4.0 * a * s * b
+                                          : (m.dropout ? 5.0 : 2.0) * a * s * static_cast<double>(m.seq) * b;
   return replicated / (j.sequence_parallel ? t : 1.0) + split / t + core / t;
 }
 

@@ -85,6 +85,15 @@ struct Job {
   // Element-wise kernels (norms, residual adds, activation, rotary, dropout) timed at HBM bandwidth
   // (training.hpp); the scenario's default is on.
   bool memory_bound_ops = false;
+  // What a training step sustains of the kernel model (training.hpp): every compute pass at
+  // sustained_fraction of the kernels' modelled speed, plus layer_overhead seconds per layer forward (twice
+  // per backward). 1 and 0 = the kernel model alone. The scenario's defaults are the GPU preset's.
+  double sustained_fraction = 1;
+  double layer_overhead = 0;
+  // FlashAttention (the scenario's default): the attention core on its causal half at attention_efficiency,
+  // nothing of size s^2 stored. false = the unfused core of Megatron-LM before FlashAttention: the counted
+  // 4 s h at compute_efficiency, its s x s scores written and read in HBM, and stored for backward.
+  bool flash_attention = true;
   double tokens = 0;        // training budget (tokens); 0 = none
   RecomputeMode recompute;  // none, selective (attention core) or full activation recompute
   // Layers of each virtual stage (vs = chunk * pp + stage, pp * interleave entries); empty = the even split
@@ -99,6 +108,10 @@ struct Job {
   bool pipeline_inner = false;
   // Megatron's --tp-comm-overlap: TP collectives pipelined with the GEMMs (training.hpp); needs sequence_parallel.
   bool tp_comm_overlap = false;
+  // Megatron's --overlap-param-gather: with ZeRO 1/2 only the first-needed bucket's parameter all-gather is
+  // exposed after the optimizer step, the others hidden behind the next forwards (training.hpp); the
+  // scenario's default is on.
+  bool overlap_param_gather = false;
 
   int64_t gpus() const { return tp * cp * pp * dp; }
   int64_t replicas() const { return cp * dp; }  // R: copies of a stage's weights (the DP x CP gradient group)

@@ -271,8 +271,13 @@ Params small_gpt() {
 }
 
 TEST(Memory, SmallGptByHand) {
-  Job j = job_from(small_gpt(), 8);
-  // Activations per layer (Korthikanti et al. 2022 Eq. 2): s b h (10 + 24/t + 5 a s/(h t)) with s b h = 512 x 1024
+  // FlashAttention (the default) keeps no s x s tensor, only a 4-byte softmax statistic per head and token:
+  // s b h (10 + 24/t) + 4 a s b / t = 22 x 524,288 + 4 x 16 x 512 / 2 = 11,534,336 + 16,384 = 11,550,720.
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(job_from(small_gpt(), 8)), 11550720.0);
+  auto p = small_gpt();
+  set(p, "flash_attention", false);
+  Job j = job_from(p, 8);
+  // Unfused attention, Korthikanti et al. 2022 Eq. 2: s b h (10 + 24/t + 5 a s/(h t)) with s b h = 512 x 1024
   // = 524,288: 10 + 12 + 5 x 16 x 512 / 2048 = 20 -> 42 x 524,288 = 22,020,096 bytes.
   EXPECT_DOUBLE_EQ(activation_bytes_per_layer(j), 22020096.0);
   // Stage 0 (1F1B): min(p - 0, m) = 2 microbatches in flight x 2 layers = 88,080,384 bytes.

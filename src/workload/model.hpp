@@ -120,6 +120,12 @@ struct GpuSpec {
   // kernel executes (half of 4 s h per token per layer forward), with its source.
   double attention_efficiency = 0.5;
   std::string attention_source;
+  // Default share of the kernel model's speed a training step sustains (workload.sustained_fraction), and the
+  // default fixed time per layer forward pass outside the modelled kernels (workload.layer_overhead, seconds;
+  // a backward pays it twice), fitted to published end-to-end throughput (training.hpp), with their source.
+  double sustained_fraction = 1;
+  double layer_overhead = 0;
+  std::string sustained_source;
 };
 
 const std::vector<ModelSpec>& models();

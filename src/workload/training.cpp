@@ -127,8 +127,10 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
     it.cp_step = time_plan(backend, step);
     const double sl = static_cast<double>(seq_local);
     const double block_f = 4.0 * static_cast<double>(job.microbatch) * sl * sl * static_cast<double>(m.hidden) / t;
-    const Time block = seconds(
-        job.attention_efficiency > 0 ? block_f / 2 / (job.gpu.peak_flops * job.attention_efficiency) : block_f / rate);
+    const Time block = seconds((job.attention_efficiency > 0 && job.flash_attention
+                                    ? block_f / 2 / (job.gpu.peak_flops * job.attention_efficiency)
+                                    : block_f / rate) /
+                               job.sustained_fraction);
     if (it.cp_step > block) cp_exposed_per_layer = (it.cp_step - block) * (job.cp - 1);
   }
   const double layer_f = m.layer_forward_flops_per_token(), logits_f = m.logits_forward_flops_per_token();
@@ -137,8 +139,17 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
   // Seconds per token of one layer's forward on one GPU (training.hpp, the compute model): GEMMs at
   // compute_efficiency, the attention core at attention_efficiency on its causal half (or with the GEMMs
   // when unset), the element-wise kernels' bytes at HBM bandwidth.
-  const double core_s = job.attention_efficiency > 0 ? core_f / 2 / t / (job.gpu.peak_flops * job.attention_efficiency)
-                                                     : core_f / t / rate;
+  const double eta = job.sustained_fraction;
+  // Unfused attention (no FlashAttention): the counted 4 s h at the GEMM rate, plus its a s scores per token
+  // through HBM (training.hpp: 13 bytes per score with dropout, 8 without, at bytes_per_param 2).
+  const double score_bytes = (m.dropout ? 6.5 : 4.0) * static_cast<double>(job.bytes_per_param);
+  const double core_s =
+      !job.flash_attention
+          ? core_f / t / rate + (job.gpu.hbm_bandwidth > 0 ? score_bytes * static_cast<double>(m.heads) / t *
+                                                                 static_cast<double>(m.seq) / job.gpu.hbm_bandwidth
+                                                           : 0.0)
+      : job.attention_efficiency > 0 ? core_f / 2 / t / (job.gpu.peak_flops * job.attention_efficiency)
+                                     : core_f / t / rate;
   double elementwise_s = 0;
   if (job.memory_bound_ops && job.gpu.hbm_bandwidth > 0) {
     const ModelSpec::Elementwise ew = m.elementwise_elements_per_token();
@@ -154,8 +165,11 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
       const int64_t vs = c * job.pp + i;
       const int64_t layers = job.layers_of(i, c);
       const double lc = static_cast<double>(layers);
-      const double fwd = tokens * (lc * layer_s + (vs == last_vs ? logits_f / t / rate : 0.0));
-      const double again = full ? tokens * lc * layer_s : selective ? tokens * lc * core_s : 0.0;
+      // What a step sustains (training.hpp): the kernels at eta of their modelled speed, plus the fixed
+      // overhead per layer pass (twice per backward, once more for a full recompute's forward).
+      const double lo = job.layer_overhead * lc;
+      const double fwd = tokens * (lc * layer_s + (vs == last_vs ? logits_f / t / rate : 0.0)) / eta + lo;
+      const double again = full ? tokens * lc * layer_s / eta + lo : selective ? tokens * lc * core_s / eta : 0.0;
       const double bwd = 2 * fwd + again;
       OpTimes& o = it.ops[static_cast<size_t>(i)][static_cast<size_t>(c)];
       o.fwd_compute = seconds(fwd);
@@ -163,7 +177,7 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
       o.fwd_tp = it.tp_collective * (tp_per_layer_fwd * layers);
       o.bwd_tp = it.tp_collective * (tp_per_layer_bwd * layers);
       if (job.tp_comm_overlap) {  // each layer's TP collectives hide behind its GEMMs (training.hpp)
-        const double gemm_f = tokens * (layer_f - core_f) / t / rate;
+        const double gemm_f = tokens * (layer_f - core_f) / t / rate / eta;
         const double gemm_b = (full ? 3.0 : 2.0) * gemm_f;
         const auto hidden = [&](Time comm_per_layer, double gemm_s) {
           return seconds(std::max(0.0, comm_per_layer.seconds() - gemm_s) * lc);
@@ -493,8 +507,20 @@ class Builder {
     const int32_t opt = delay(i, times_.optimizer[static_cast<size_t>(i)], "optimizer", Category::Optimizer, opt_deps);
     std::vector<int32_t> end_deps{opt};
     if (job_.zero == 1 || job_.zero == 2) {
+      // Every bucket's all-gather after the optimizer step; with overlap_param_gather only the first bucket the
+      // next forward needs (the last whose gradients became final), the others hidden behind that forward.
+      std::vector<const GradBucket*> gathered(buckets.begin(), buckets.end());
+      if (job_.overlap_param_gather) {  // the last dense and the last expert bucket
+        gathered.clear();
+        for (bool expert : {false, true})
+          for (size_t bi = buckets.size(); bi-- > 0;)
+            if (buckets[bi]->expert == expert) {
+              gathered.push_back(buckets[bi]);
+              break;
+            }
+      }
       for (auto& t : tail) t = {opt};
-      for (const GradBucket* bp : buckets) {
+      for (const GradBucket* bp : gathered) {
         const GradBucket& b = *bp;
         for (size_t gi = 0; gi < groups.size(); ++gi) {
           if (!fits(groups[gi], b)) continue;

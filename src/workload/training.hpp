@@ -21,10 +21,25 @@
 //   e = bytes_per_param. The logits' GEMM runs at compute_efficiency. The
 //   GPU presets' efficiencies are measurements (model.cpp): the GEMM ceiling
 //   MAMF and FlashAttention-2's throughput at s = 8192, head dim 128.
-//   ASSUMPTIONS: kernels do not overlap each other; no launch gaps; fused
-//   kernels (e.g. a norm fused into a GEMM) would move fewer bytes. With
-//   attention_efficiency 0 and memory_bound_ops false the model is FLOPs /
-//   (peak x compute_efficiency) for everything.
+//   ASSUMPTIONS: kernels do not overlap each other; fused kernels (e.g. a
+//   norm fused into a GEMM) would move fewer bytes. With attention_efficiency
+//   0 and memory_bound_ops false the kernels are FLOPs / (peak x
+//   compute_efficiency) for everything.
+//   Unfused attention (flash_attention false, Megatron-LM before
+//   FlashAttention): the core is its counted 4 s h / t at compute_efficiency
+//   plus its a s / t scores per token through HBM, 13 B each with dropout
+//   (2-byte scores written by QK^T, read and written by the softmax, read and
+//   written by the dropout with a 1-byte mask, read by the PV GEMM), 8 B
+//   without.
+// - What a step sustains: a compute pass takes (its kernels as above) / eta
+//   + L x t_l (a forward of L layers; a backward 2 L t_l, 3 L t_l with full
+//   recompute), eta = sustained_fraction and t_l = layer_overhead. They stand
+//   for what a training step loses against its kernels' benchmarks (clocks
+//   under load, SMs shared with overlapped communication, launch gaps, small
+//   kernels not modelled); the GPU presets' values are a least-squares fit to
+//   Megatron-LM's published single-stage runs (model.cpp; the fit and the
+//   held-out runs in docs/validation.md). eta also stretches the GEMM time
+//   that hides TP collectives (tp_comm_overlap) and the CP block's core.
 // - TP collectives: Megatron's TP all-reduces (or RS + AG with sequence
 //   parallelism) are blocking and never overlap compute. SIMPLIFICATION: to
 //   keep plans small, one TP collective of b s h e bytes is timed once on the
@@ -82,10 +97,15 @@
 //   max(40M, 1M x d) parameters) x bytes_per_grad. ZeRO 0: all-reduce;
 //   ZeRO 1/2: reduce-scatter per bucket, then after the optimizer step an
 //   all-gather per bucket (exposed: not overlapped with the next
-//   iteration's forward); ZeRO 3: reduce-scatter per bucket, plus two chains
-//   of parameter all-gathers (one from the start of the iteration, which the
-//   stage's first forward waits for the first bucket of; one after it, which
-//   the first backward waits for): 1.5x the all-reduce volume. MoE expert
+//   iteration's forward), or with overlap_param_gather (Megatron's
+//   --overlap-param-gather) only the all-gather of the bucket the next
+//   forward needs first (the last one reduced; one dense and one expert
+//   bucket for MoE): the others run beside the next iteration's forwards.
+//   SIMPLIFICATION: those are not simulated, so their traffic does not
+//   contend with the forwards' p2p (simulating them as a chain beside the
+//   forwards made the default run 3.7x slower on the flow engine for 3 ms); ZeRO 3: reduce-scatter per bucket, plus two
+//   chains of parameter all-gathers (one from the start of the iteration, which the stage's first forward waits for the
+//   first bucket of; one after it, which the first backward waits for): 1.5x the all-reduce volume. MoE expert
 //   gradients are reduced over the EDP groups the same way.
 // - Optimizer: one Compute op per stage after its DP collectives: Adam
 //   reads and writes 28 bytes per parameter it owns (fp32 master, m, v read

@@ -291,14 +291,20 @@ Job llama_layer_job() {
   return j;
 }
 
-TEST(Training, ComputeModelPricesGemmsAttentionAndElementwiseApart) {
-  // A Llama-shaped layer: h 1024, a 8, g 2 (h_kv 256), SwiGLU f 4096, s 2048, no dropout, rotary; TP2 with SP,
-  // one layer per stage, on a GPU of peak 1e15 FLOP/s, GEMMs at 0.5, attention at 0.25, HBM 2e12 B/s, e = 2.
+// llama_layer_job() with its kernels priced apart: GEMMs at 0.5, attention at 0.25, element-wise at HBM 2e12 B/s.
+Job priced_layer_job() {
   Job j = llama_layer_job();
   j.gpu.hbm_bandwidth = 2e12;
   j.compute_efficiency = 0.5;
   j.attention_efficiency = 0.25;
   j.memory_bound_ops = true;
+  return j;
+}
+
+TEST(Training, ComputeModelPricesGemmsAttentionAndElementwiseApart) {
+  // A Llama-shaped layer: h 1024, a 8, g 2 (h_kv 256), SwiGLU f 4096, s 2048, no dropout, rotary; TP2 with SP,
+  // one layer per stage, on a GPU of peak 1e15 FLOP/s, GEMMs at 0.5, attention at 0.25, HBM 2e12 B/s, e = 2.
+  Job j = priced_layer_job();
   // Element-wise elements per token: norms 2 x 2h + residual adds 2 x 3h = 10h = 10,240 on the hidden width;
   // SwiGLU 3f = 12,288 + rotary 2 (h + h_kv) = 2,560 -> 14,848 TP-split.
   const ModelSpec::Elementwise ew = j.model.elementwise_elements_per_token();
@@ -322,6 +328,69 @@ TEST(Training, ComputeModelPricesGemmsAttentionAndElementwiseApart) {
   j.memory_bound_ops = false;
   const IterationTimes u = iteration_times(j, identity(j.gpus()), rail(32), *backend, TrainOptions{});
   EXPECT_NEAR(u.ops[0][0].fwd_compute.seconds(), 2048 * 38.797312e-9, 1e-12);
+}
+
+TEST(Training, SustainedFractionLayerOverheadAndUnfusedAttention) {
+  // The layer of ComputeModelPricesGemmsAttentionAndElementwiseApart: 51.341312 ns per token forward (GEMMs
+  // 30.408704, attention core 8.388608, element-wise 12.544), 2,048 tokens, one layer per stage.
+  Job j = priced_layer_job();
+  // A step sustaining 0.8 of the kernels, plus 10 us per layer pass: forward 2,048 x 51.341312 ns / 0.8 + 10 us
+  // = 131.433759 + 10 us; backward twice that plus the selective recompute's core again, 2,048 x 8.388608 ns / 0.8
+  // (no overhead: not a layer pass).
+  j.sustained_fraction = 0.8;
+  j.layer_overhead = 10e-6;
+  auto backend = engine::make_backend("analytical", rail(32));
+  const IterationTimes t = iteration_times(j, identity(j.gpus()), rail(32), *backend, TrainOptions{});
+  const double fwd = 2048 * 51.341312e-9 / 0.8 + 10e-6;
+  EXPECT_NEAR(t.ops[0][0].fwd_compute.seconds(), fwd, 1e-12);
+  EXPECT_NEAR(t.ops[0][0].bwd_compute.seconds(), 2 * fwd + 2048 * 8.388608e-9 / 0.8, 1e-12);
+  // Full recompute: the whole forward again, overhead included: 3 x fwd.
+  j.recompute = Recompute::Full;
+  const IterationTimes full = iteration_times(j, identity(j.gpus()), rail(32), *backend, TrainOptions{});
+  EXPECT_NEAR(full.ops[0][0].bwd_compute.seconds(), 3 * fwd, 1e-12);
+  // Unfused attention (no FlashAttention), kernels alone again: the core's counted 4 s h / t = 4,194,304 FLOPs at
+  // the GEMM rate 0.5e15 = 8.388608 ns, plus its scores through HBM: a / t x s = 4 x 2,048 = 8,192 scores per
+  // token, no dropout: written by the QK^T GEMM, read and written by the softmax, read by the PV GEMM = 4
+  // elements of 2 B = 8 B each, 65,536 B at 2e12 = 32.768 ns. Layer: 30.408704 + 41.156608 + 12.544 = 84.109312.
+  j.recompute = Recompute::Selective;
+  j.sustained_fraction = 1;
+  j.layer_overhead = 0;
+  j.flash_attention = false;
+  const IterationTimes u = iteration_times(j, identity(j.gpus()), rail(32), *backend, TrainOptions{});
+  EXPECT_NEAR(u.ops[0][0].fwd_compute.seconds(), 2048 * 84.109312e-9, 1e-12);
+  // With dropout the softmax output is also read and written by the dropout, which writes a 1-byte mask:
+  // 6.5 elements = 13 B per score, 106,496 B at 2e12 = 53.248 ns.
+  j.model.dropout = true;
+  const double ew_dropout = 2.0 * 2.5 * 1024 / 2 * 2 / 2e12 * 1e9;  // dropout's 2 x 2.5 h on the SP-split width
+  const IterationTimes v = iteration_times(j, identity(j.gpus()), rail(32), *backend, TrainOptions{});
+  EXPECT_NEAR(v.ops[0][0].fwd_compute.seconds(), 2048 * (30.408704 + 8.388608 + 53.248 + 12.544 + ew_dropout) * 1e-9,
+              1e-12);
+}
+
+TEST(Training, OverlapParamGatherExposesOnlyTheFirstBucketsGather) {
+  // ZeRO-1 on tiny(2, 16), DP 4, buckets of 1,000 parameters: without the overlap every bucket's parameter
+  // all-gather follows the optimizer step (as many all-gathers as reduce-scatters); with it only the bucket the
+  // next forward needs first, one per DP group, and the iteration is shorter by the other buckets' gathers.
+  Job j = tiny(2, 16);
+  j.dp = 4;
+  j.zero = 1;
+  j.bucket_params = 1000;
+  const auto& topo = rail(32);
+  auto backend = engine::make_backend("analytical", topo);
+  int64_t collectives[2] = {0, 0};
+  Time iteration[2];
+  for (bool overlap : {false, true}) {
+    j.overlap_param_gather = overlap;
+    const IterationPlan ip = build_iteration(j, identity(8), topo, fixed_times(j), TrainOptions{});
+    collectives[overlap] = ip.dp_collectives;
+    iteration[overlap] = simulate_training(j, identity(8), topo, *backend, TrainOptions{}).iteration;
+  }
+  j.zero = 0;
+  const int64_t reductions = build_iteration(j, identity(8), topo, fixed_times(j), TrainOptions{}).dp_collectives;
+  ASSERT_GT(reductions, 2);  // 2 stages x 1 DP group x more than one bucket
+  EXPECT_EQ(collectives[0], 2 * reductions);
+  EXPECT_EQ(collectives[1], reductions + 2);  // + one gather per stage's DP group
+  EXPECT_LT(iteration[1], iteration[0]);
 }
 
 TEST(Training, TpCommOverlapExposesOnlyWhatExceedsTheGemms) {

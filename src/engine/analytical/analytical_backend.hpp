@@ -38,14 +38,17 @@
 // each link alone (a flow's bottleneck moving from link to link is not
 // followed); for the collectives podnet generates (equal flows per set) the
 // busiest link drains exactly as in the flow engine
-// (collective/engine_crosscheck_test.cpp measures the agreement).
+// (workload/collective_engines_test.cpp and, on every row of the nccl-tests
+// validation tables, study/engine_agreement_test.cpp measure the agreement).
 //
 // Not modelled (the flow engine's job): sharing between separate operations
 // (two collectives running at once, a collective and pipeline p2p), and a
 // set whose transfers start at different times (a level starts when each
 // transfer's own dependencies finish; the engine still shares as if they
-// overlapped). Link report: bytes per link and utilization = bytes / (C x
-// makespan).
+// overlapped), hence no sharing between a level's late transfers and the
+// next level's early ones (PAT all-gather across spines under ECMP: 0.946
+// of the flow engine at 32 MiB). Link report: bytes per link and
+// utilization = bytes / (C x makespan).
 #pragma once
 
 #include "engine/backend.hpp"

@@ -46,6 +46,7 @@ LinkId MaxMinSolver::add_link(Bandwidth capacity) {
   pend_max_.push_back(0.0);
   taken_load_.push_back(0.0);
   min_rho_.push_back(kInf);
+  link_moved_.push_back(0);
   return static_cast<LinkId>(links_.size() - 1);
 }
 
@@ -460,6 +461,7 @@ void MaxMinSolver::maybe_compact() {
 void MaxMinSolver::next_epoch() {
   if (++epoch_ == 0) {
     for (LinkState& l : links_) l.mark = 0;
+    std::fill(link_moved_.begin(), link_moved_.end(), 0u);
     for (FlowState& f : flows_) f.mark = 0;
     epoch_ = 1;
   }
@@ -508,8 +510,14 @@ void MaxMinSolver::solve() {
   } else {
     next_epoch();  // nothing is marked as re-solved in this epoch
   }
-  // Put the re-solved prefixes and the arrivals back in order.
-  for (LinkId l : comp_links_) reorder(l, prefix_[l]);
+  // Put the re-solved prefixes and the arrivals back in order. A list none
+  // of whose flows changed rate, with no arrival, is in order already.
+  for (LinkId l : comp_links_) {
+    if (link_moved_[l] == epoch_ || !pending_[l].empty()) {
+      reorder(l, prefix_[l]);
+      ++stats_.reordered;
+    }
+  }
   for (LinkId l : pending_links_)
     if (!pending_[l].empty()) reorder(l, 0);
   pending_links_.clear();
@@ -742,6 +750,11 @@ void MaxMinSolver::freeze(FlowId f, double rate) {
     L.wsum -= t[k].coef * w;
     --L.unfrozen;
   }
+  // Its key in its links' lists changes unless its rate is the old one to
+  // the bit (common: a re-solve reaches many flows whose bottleneck kept its
+  // load, and their filling repeats the old arithmetic).
+  if (rate != s.prev)
+    for (uint32_t k = 0; k < s.len; ++k) link_moved_[t[k].link] = epoch_;
 }
 
 double MaxMinSolver::level_of(LinkId l, double floor_level) {

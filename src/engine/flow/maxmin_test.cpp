@@ -539,6 +539,46 @@ void expect_max_min_fair(const MaxMinSolver& s) {
   }
 }
 
+TEST(MaxMin, ReSolvedFlowsWhoseRateDidNotChangeKeepTheirPlace) {
+  // X = 30 Gb/s carries a, b and d; d is capped at 5 and also crosses Z =
+  // 100. Water-filling: d reaches its cap at level 5 (X would saturate at
+  // 30 / 3 = 10), then X saturates at (30 - 5) / 2 = 12.5: a = b = 12.5.
+  MaxMinSolver s;
+  const LinkId x = s.add_link(30_Gbps);
+  const LinkId z = s.add_link(100_Gbps);
+  const FlowId a = s.add_flow(path({x}));
+  const FlowId b = s.add_flow(path({x}));
+  const FlowId d = s.add_flow(path({x, z}), 1.0, 5_Gbps);
+  s.solve();
+  expect_rate(s.rate_bps(a), 12.5e9);
+  expect_rate(s.rate_bps(d), 5e9);
+
+  // Z's capacity changes to 50: the threshold is d's r/w, 5 (Z's largest),
+  // so d and through X a and b are re-solved: 3 flows, 2 links. The filling
+  // repeats the first one operation for operation (d frozen at its cap 5e9,
+  // then (30e9 - 5e9) / 2), so every rate is the old one to the bit and
+  // neither list is re-sorted.
+  s.set_capacity(z, 50_Gbps);
+  s.solve();
+  EXPECT_EQ(s.last_stats().flows, 3u);
+  EXPECT_EQ(s.last_stats().links, 2u);
+  EXPECT_EQ(s.last_stats().reordered, 0u);
+  EXPECT_EQ(s.rate_bps(a), 12.5e9);
+  EXPECT_EQ(s.rate_bps(b), 12.5e9);
+  EXPECT_EQ(s.rate_bps(d), 5e9);
+
+  // The lists are still in order: a leaves; b has a's r/w, so the departure
+  // shortcut fails and b is re-solved from the first entries of X's list:
+  // b = 30 - 5 = 25, and X's list (b moved) is re-sorted.
+  s.remove_flow(a);
+  s.solve();
+  expect_rate(s.rate_bps(b), 25e9);
+  expect_rate(s.rate_bps(d), 5e9);
+  EXPECT_EQ(s.last_stats().reordered, 1u);
+  expect_rate(s.link_load_bps(x), 30e9);
+  expect_max_min_fair(s);
+}
+
 TEST(MaxMin, IncrementalEqualsFromScratchOnRandomInstances) {
   // The only randomised test. Random links, flows (1-5 links, some coef 2,
   // random weights, some caps), then random batches of add / remove / park /

@@ -1,0 +1,120 @@
+// podnet's defaults against published training throughput (docs/validation.md, "What a training step
+// sustains"): every row is `podnet train aipod-16k --engine analytical` with the run's published settings.
+// The sustained fraction and per-layer overhead (workload/model.cpp) were fitted on the 8 single-stage rows
+// of Megatron-LM's two tables; the 11 pipeline rows and Llama 3's runs were held out of the fit, so these
+// tests fail if a change to the compute, schedule or communication model moves them.
+//
+// Sources: NVIDIA/Megatron-LM README.md, images/model_table.png (commit f2e5db40, H100, July 2024: MFU) and
+// images/cases_april2021.png (commit 50a4b5fa, A100: teraFLOP/s per GPU with recompute; attention heads from
+// Narayanan et al. SC'21 Table 1); Dubey et al. 2024, "The Llama 3 Herd of Models", Table 4 (BF16 MFU).
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/test_util.hpp"
+
+namespace podnet::cli {
+namespace {
+
+using testing::run;
+
+struct Row {
+  const char* name;
+  double published;  // MFU in % (H100, Llama 3) or hardware TFLOP/s per GPU (A100)
+  int hidden, heads, layers, tp, pp, dp, batch;
+};
+
+// H100 rows: GPT, vocabulary 131,072, sequence 4,096, SP, ZeRO-1, no recompute, TP overlap (the runs overlapped
+// DP, TP and PP communication), microbatch 1, plain 1F1B in Megatron's rank order.
+const char* kH100 =
+    "--set workload.model=gpt3-175b --set workload.vocab=131072 --set workload.seq=4096 --set workload.microbatch=1 "
+    "--set workload.interleave=1 --set workload.stage_layers=even --set workload.sequence_parallel=true --set "
+    "workload.zero=1 --set workload.recompute=none --set workload.tp_comm_overlap=true --set "
+    "workload.rank_order=tp-cp-dp-pp";
+// A100 rows (2021): vocabulary 51,200, sequence 2,048, no SP, DDP, full recompute, no FlashAttention.
+const char* kA100 =
+    "--set workload.model=gpt3-175b --set workload.gpu=a100 --set workload.vocab=51200 --set workload.seq=2048 "
+    "--set workload.microbatch=1 --set workload.interleave=1 --set workload.stage_layers=even --set "
+    "workload.sequence_parallel=false --set workload.zero=0 --set workload.recompute=full --set "
+    "workload.flash_attention=false --set workload.rank_order=tp-cp-dp-pp";
+
+// podnet's figure for the row: MFU in % on H100, hardware TFLOP/s per GPU (HFU x 312) on A100.
+double podnet_figure(const Row& r, bool a100) {
+  const std::string args = fmt::format(
+      "train aipod-16k --engine analytical --allow-oom {} --set workload.hidden={} --set workload.heads={} --set "
+      "workload.layers={} --set workload.tp={} --set workload.pp={} --set workload.dp={} --set "
+      "workload.global_batch={} --format json",
+      a100 ? kA100 : kH100, r.hidden, r.heads, r.layers, r.tp, r.pp, r.dp, r.batch);
+  const auto res = run(args);
+  EXPECT_EQ(res.status, 0) << args;
+  if (res.status != 0) return 0;
+  const nlohmann::json d = nlohmann::json::parse(res.out);
+  return a100 ? d["hfu"].get<double>() * 312 : d["mfu"].get<double>() * 100;
+}
+
+void expect_within(const std::vector<Row>& rows, bool a100, double lo, double hi) {
+  for (const Row& r : rows) {
+    const double ratio = podnet_figure(r, a100) / r.published;
+    EXPECT_GE(ratio, lo) << r.name;
+    EXPECT_LE(ratio, hi) << r.name;
+    std::printf("  %-8s published %6.1f  ratio %.3f\n", r.name, r.published, ratio);
+  }
+}
+
+TEST(PublishedRuns, MegatronSingleStageRowsTheFitUsed) {
+  // The fit's own rows: its residuals were 0.94-1.03 (rms 2.7 %).
+  expect_within({{"1.7B", 41, 2048, 16, 24, 1, 1, 48, 192},
+                 {"7.1B", 47, 4096, 32, 30, 2, 1, 48, 192},
+                 {"16B", 49, 6144, 48, 32, 4, 1, 48, 192},
+                 {"32B", 46, 7168, 56, 48, 8, 1, 48, 192}},
+                false, 0.9, 1.1);
+  expect_within({{"1.7B", 137, 2304, 24, 24, 1, 1, 32, 512},
+                 {"3.6B", 138, 3072, 32, 30, 2, 1, 32, 512},
+                 {"7.5B", 142, 4096, 32, 36, 4, 1, 32, 512},
+                 {"18B", 135, 6144, 48, 40, 8, 1, 32, 1024}},
+                true, 0.9, 1.1);
+}
+
+TEST(PublishedRuns, MegatronPipelineRowsHeldOutWithinTenPercent) {
+  expect_within({{"70B", 42, 8192, 64, 84, 8, 2, 48, 384},
+                 {"119B", 43, 10240, 80, 92, 8, 4, 48, 768},
+                 {"177B", 44, 12288, 96, 96, 8, 6, 48, 1152},
+                 {"314B", 48, 16384, 128, 96, 8, 8, 48, 1536},
+                 {"462B", 47, 18432, 144, 112, 8, 16, 48, 3072}},
+                false, 0.9, 1.1);
+  expect_within({{"39B", 138, 8192, 64, 48, 8, 2, 32, 1536},
+                 {"76B", 140, 10240, 80, 60, 8, 4, 32, 1792},
+                 {"145B", 148, 12288, 96, 80, 8, 8, 24, 2304},
+                 {"310B", 155, 16384, 128, 96, 8, 16, 15, 2160},
+                 {"530B", 163, 20480, 128, 105, 8, 35, 9, 2520},
+                 {"1T", 163, 25600, 160, 128, 8, 64, 6, 3072}},
+                true, 0.9, 1.1);
+}
+
+TEST(PublishedRuns, Llama3HeldOut) {
+  // The default job (Llama 3 405B, 16,384 H100, TP8 PP16 DP128) and the paper's two other rows. Held out at
+  // 1.06-1.13: within 15 % here, outside 10 % on two rows (docs/validation.md says why it may be).
+  struct L {
+    const char* name;
+    double published;
+    const char* set;
+  };
+  for (const L& l : {L{"16K", 41, ""}, L{"8K", 43, "--set workload.dp=64"},
+                     L{"CP16", 38,
+                       "--set workload.cp=16 --set workload.dp=8 --set workload.seq=131072 --set "
+                       "workload.global_batch=128"}}) {
+    const auto res = run(fmt::format("train aipod-16k --engine analytical --allow-oom {} --format json", l.set));
+    ASSERT_EQ(res.status, 0) << l.name;
+    const double ratio = nlohmann::json::parse(res.out)["mfu"].get<double>() * 100 / l.published;
+    EXPECT_GE(ratio, 0.9) << l.name;
+    EXPECT_LE(ratio, 1.15) << l.name;
+    std::printf("  Llama 3 %-5s published %.0f %%  ratio %.3f\n", l.name, l.published, ratio);
+  }
+}
+
+}  // namespace
+}  // namespace podnet::cli

@@ -1,0 +1,118 @@
+// PlanCompiler's route cache: a transfer compiled again (same kind, ranks or edges, QPs, channel) takes the
+// routes and latencies it had, with its own bytes and index; a link-state change or load-tracking routing
+// (adaptive) routes afresh.
+#include "engine/plan_compiler.hpp"
+
+#include <gtest/gtest.h>
+
+#include "topology/builders.hpp"
+
+namespace podnet::engine {
+namespace {
+
+// 32 GPUs, one per server (one NIC each), on a 2-tier fat tree of 8-port switches (8 leaves of 4 hosts and 4
+// uplinks, 4 spines): transfers across leaves cross a spine, which ECMP picks among 4.
+topology::Topology fabric() {
+  topology::Hardware hw = topology::default_hardware();
+  hw.gpus_per_server = 1;
+  hw.nics_per_server = 1;
+  hw.nvlink_domain = 1;
+  hw.radix = 8;
+  return topology::build_with("fat_tree", {{"gpus", "32"}, {"tiers", "2"}}, hw);
+}
+
+plan::TransferPlan two_rings(plan::TransferKind kind, Bytes first, Bytes second, int32_t qps) {
+  plan::TransferPlan p;
+  for (Bytes b : {first, second}) {
+    plan::Transfer t;
+    t.kind = kind;
+    t.ranks = kind == plan::TransferKind::P2p ? std::vector<int32_t>{0, 17} : std::vector<int32_t>{0, 9, 17, 25};
+    t.bytes = b;
+    t.qps = qps;
+    t.latency_steps = 1;
+    t.channel = 3;
+    p.add(t);
+  }
+  return p;
+}
+
+void expect_same_routes(const CompiledFlow& a, const CompiledFlow& b) {
+  ASSERT_EQ(a.parts.size(), b.parts.size());
+  for (size_t i = 0; i < a.parts.size(); ++i) {
+    EXPECT_EQ(a.parts[i].link, b.parts[i].link);
+    EXPECT_EQ(a.parts[i].fraction, b.parts[i].fraction);
+  }
+  EXPECT_EQ(a.latency, b.latency);
+  EXPECT_EQ(a.route_weight, b.route_weight);
+}
+
+TEST(PlanCompiler, ACompiledAgainTransferTakesItsRoutesWithItsOwnBytes) {
+  const topology::Topology t = fabric();
+  for (auto kind : {plan::TransferKind::Ring, plan::TransferKind::P2p}) {
+    // P2p of 11 bytes over 3 QPs after one of 10: 4 + 4 + 3 (10: 4 + 3 + 3), the remainder on the first QPs.
+    const plan::TransferPlan p = two_rings(kind, 10, 11, 3);
+    routing::Router cached_router(t, routing::RouteOptions{}), fresh_router(t, routing::RouteOptions{});
+    PlanCompiler cached(t, cached_router, transport_preset("rocev2")),
+        fresh(t, fresh_router, transport_preset("rocev2"));
+    std::vector<CompiledFlow> a, b;
+    cached.compile(p, 0, a);
+    cached.compile(p, 1, a);  // from the cache
+    fresh.compile(p, 1, b);   // routed afresh
+    const size_t n = kind == plan::TransferKind::P2p ? 3 : 1;
+    ASSERT_EQ(a.size(), 2 * n);
+    ASSERT_EQ(b.size(), n);
+    for (size_t q = 0; q < n; ++q) {
+      expect_same_routes(a[n + q], b[q]);
+      EXPECT_EQ(a[n + q].transfer, 1);
+      EXPECT_EQ(a[n + q].bytes, b[q].bytes);
+    }
+    if (kind == plan::TransferKind::P2p) {
+      EXPECT_EQ(a[0].bytes + a[1].bytes + a[2].bytes, 10);
+      EXPECT_EQ(a[3].bytes, 4);
+      EXPECT_EQ(a[4].bytes, 4);
+      EXPECT_EQ(a[5].bytes, 3);
+    } else {
+      EXPECT_EQ(a[1].bytes, 11);
+    }
+  }
+}
+
+TEST(PlanCompiler, ALinkDownRoutesAfresh) {
+  const topology::Topology t = fabric();
+  const plan::TransferPlan p = two_rings(plan::TransferKind::P2p, 1000, 1000, 1);
+  routing::Router router(t, routing::RouteOptions{});
+  PlanCompiler c(t, router, transport_preset("rocev2"));
+  std::vector<CompiledFlow> a;
+  c.compile(p, 0, a);
+  // Take down a switch-to-switch link the route uses (the route is NIC -> leaf -> spine -> leaf -> NIC).
+  topology::LinkId used = -1;
+  for (const auto& part : a[0].parts) {
+    const auto& l = t.links[routing::link_of(part.link)];
+    if (t.nodes[l.a].kind == topology::NodeKind::Switch && t.nodes[l.b].kind == topology::NodeKind::Switch)
+      used = routing::link_of(part.link);
+  }
+  ASSERT_GE(used, 0);
+  router.set_link_up(used, false);
+  c.compile(p, 1, a);
+  for (const auto& part : a[1].parts) EXPECT_NE(routing::link_of(part.link), used);
+}
+
+TEST(PlanCompiler, AdaptiveRoutingIsNeverCached) {
+  // Adaptive routing puts the second of two identical P2p transfers, while the first is still routed, on the
+  // least-loaded uplink: another spine than the first (a leaf has 4 uplinks, each loaded 0 but the first's).
+  const topology::Topology t = fabric();
+  const plan::TransferPlan p = two_rings(plan::TransferKind::P2p, 1000, 1000, 1);
+  routing::RouteOptions o;
+  o.policy = "adaptive";
+  routing::Router router(t, o);
+  PlanCompiler c(t, router, transport_preset("rocev2"));
+  std::vector<CompiledFlow> a;
+  c.compile(p, 0, a);
+  c.compile(p, 1, a);
+  bool differ = a[0].parts.size() != a[1].parts.size();
+  for (size_t i = 0; !differ && i < a[0].parts.size(); ++i) differ = a[0].parts[i].link != a[1].parts[i].link;
+  EXPECT_TRUE(differ);
+}
+
+}  // namespace
+}  // namespace podnet::engine
