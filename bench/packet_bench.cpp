@@ -14,6 +14,8 @@
 //
 //   packet_bench [--k 16] [--cc dcqcn_nic|dcqcn_paper|none|infiniband] [--routing ecmp|spray|adaptive]
 //                [--bytes 2000000] [--seed 1]
+#include "bench_util.hpp"
+
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -32,12 +34,7 @@ using namespace podnet;
 
 namespace {
 
-double cpu_seconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
-}
+using podnet::bench::cpu_seconds;
 
 double peak_mb() {
   rusage u{};

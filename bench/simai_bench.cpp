@@ -28,18 +28,10 @@
 
 namespace {
 
+using podnet::bench::cpu_seconds;
+using podnet::bench::since;
+
 using namespace podnet;
-
-double cpu_seconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
-}
-
-double since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 int run_case(const char* engine_name, const std::string& file) {
   const auto wall0 = std::chrono::steady_clock::now();

@@ -24,14 +24,9 @@
 
 namespace {
 
-using namespace podnet;
+using podnet::bench::cpu_seconds;
 
-double cpu_seconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
-}
+using namespace podnet;
 
 int run_case(const char* engine_name) {
   const auto wall0 = std::chrono::steady_clock::now();
