@@ -202,7 +202,13 @@ void FlowSim::resolve() {
   solver_.solve();
   ++stats_.solves;
   stats_.flows_resolved += solver_.solved_flows().size();
-  for (LinkId l : solver_.solved_links()) {
+  // Request the records a few iterations ahead (each is a memory access of
+  // its own; overlapping them is most of this loop's cost on large re-solves).
+  constexpr size_t kAhead = 8;
+  const std::span<const LinkId> solved_links = solver_.solved_links();
+  for (size_t i = 0; i < solved_links.size(); ++i) {
+    if (i + kAhead < solved_links.size()) __builtin_prefetch(&links_[solved_links[i + kAhead]]);
+    const LinkId l = solved_links[i];
     LinkRec& L = links_[l];
     settle_link(L);
     const double load = solver_.link_load_bps(l), cap = solver_.capacity(l).bps;
@@ -212,7 +218,10 @@ void FlowSim::resolve() {
     L.cap = cap;
     if (L.cap > 0) L.peak = std::max(L.peak, L.load / L.cap);
   }
-  for (FlowId f : solver_.solved_flows()) {
+  const std::span<const FlowId> solved_flows = solver_.solved_flows();
+  for (size_t i = 0; i < solved_flows.size(); ++i) {
+    if (i + kAhead < solved_flows.size()) __builtin_prefetch(&flows_[solved_flows[i + kAhead]]);
+    const FlowId f = solved_flows[i];
     FlowRec& r = flows_[f];
     const double rate = solver_.rate_bps(f);
     if (rate == r.rate) continue;  // prediction still valid

@@ -38,14 +38,12 @@ LinkId MaxMinSolver::add_link(Bandwidth capacity) {
   gone_listed_.push_back(0);
   merge_seen_.push_back(0);
   merge_at_.push_back(0);
-  uses_.emplace_back();
+  lists_.emplace_back();
   pending_.emplace_back();
-  dead_.push_back(0);
   live_.push_back(0);
   prefix_.push_back(0);
   pend_max_.push_back(0.0);
   taken_load_.push_back(0.0);
-  min_rho_.push_back(kInf);
   link_moved_.push_back(0);
   return static_cast<LinkId>(links_.size() - 1);
 }
@@ -218,14 +216,14 @@ void MaxMinSolver::link_out(FlowId f) {
 // Marks flow f's entry for term k dead in link l's sorted list, found by
 // binary search on its key (its r/w has not changed since it was placed).
 void MaxMinSolver::remove_sorted(LinkId l, FlowId f, uint32_t k, double rho) {
-  std::vector<Use>& list = uses_[l];
+  std::vector<Use>& list = lists_[l].uses;
   auto it = std::lower_bound(list.begin(), list.end(), Use{rho, f, 0},
                              [](const Use& a, const Use& b) { return use_before(a.rho, a.flow, b.rho, b.flow); });
   for (; it != list.end() && it->rho == rho && it->flow == f; ++it) {
     if (it->k == k) {
       it->k = kDeadUse;
-      ++dead_[l];
-      if (dead_[l] > 64 && dead_[l] * 2 > list.size()) compact_link(l);
+      ++lists_[l].dead;
+      if (lists_[l].dead > 64 && lists_[l].dead * 2 > list.size()) compact_link(l);
       return;
     }
   }
@@ -233,9 +231,10 @@ void MaxMinSolver::remove_sorted(LinkId l, FlowId f, uint32_t k, double rho) {
 }
 
 void MaxMinSolver::compact_link(LinkId l) {
-  std::vector<Use>& list = uses_[l];
+  std::vector<Use>& list = lists_[l].uses;
   list.erase(std::remove_if(list.begin(), list.end(), [](const Use& u) { return u.k == kDeadUse; }), list.end());
-  dead_[l] = 0;
+  lists_[l].dead = 0;
+  lists_[l].head = 0;
 }
 
 // Restores the order of link l's list after a solve: the prefix [0,
@@ -245,12 +244,17 @@ void MaxMinSolver::compact_link(LinkId l) {
 // alone) they are written into the prefix, right-aligned, fillers before
 // them; otherwise the list is merged anew.
 void MaxMinSolver::reorder(LinkId l, uint32_t prefix_end) {
-  std::vector<Use>& list = uses_[l];
+  std::vector<Use>& list = lists_[l].uses;
   std::vector<Use>& t = sort_scratch_;
   t.clear();
-  for (uint32_t j = 0; j < prefix_end; ++j) {
+  const uint32_t h = std::min(lists_[l].head, prefix_end);
+  uint32_t dead_before = h;
+  for (uint32_t j = h; j < prefix_end; ++j) {
     const Use& u = list[j];
-    if (u.k == kDeadUse) continue;
+    if (u.k == kDeadUse) {
+      ++dead_before;
+      continue;
+    }
     const FlowState& g = flows_[u.flow];
     t.push_back(Use{g.rate / g.weight, u.flow, u.k});
   }
@@ -263,6 +267,63 @@ void MaxMinSolver::reorder(LinkId l, uint32_t prefix_end) {
   pend_max_[l] = 0;
   auto before = [](const Use& a, const Use& b) { return use_before(a.rho, a.flow, b.rho, b.flow); };
   if (!std::is_sorted(t.begin(), t.end(), before)) std::sort(t.begin(), t.end(), before);
+  write_prefix(l, prefix_end, dead_before);
+}
+
+// Narrow re-solve: re-sorts link l's list, whose re-solved flows are its
+// bucket (in list order). Only those whose rate changed move; the others
+// keep their key, so the walk down to the lowest moved entry never reads a
+// flow's state: it drops the moved entries (met in bucket order) and the
+// dead ones, keeps the rest as they are, and merges the moved entries back
+// with their new keys. The result is the one reorder() computes (the same
+// live entries in the same order).
+void MaxMinSolver::reorder_moved(LinkId l) {
+  std::vector<Use>& moved = moved_scratch_;
+  moved.clear();
+  const uint32_t s = links_[l].slot;
+  for (uint32_t b = bucket_at_[s]; b < bucket_at_[s + 1]; ++b) {
+    const FlowState& g = flows_[bucket_[b].flow];
+    if (g.rate != g.prev) moved.push_back(bucket_[b]);
+  }
+  if (moved.empty()) return;
+  const std::vector<Use>& list = lists_[l].uses;
+  std::vector<Use>& kept = kept_scratch_;
+  kept.clear();
+  const uint32_t n = static_cast<uint32_t>(list.size());
+  uint32_t j = lists_[l].head, dead_before = lists_[l].head;
+  size_t mi = 0;
+  for (; j < n && mi < moved.size(); ++j) {
+    const Use& u = list[j];
+    if (u.k == kDeadUse) {
+      ++dead_before;
+    } else if (u.flow == moved[mi].flow) {
+      ++mi;
+    } else {
+      kept.push_back(u);
+    }
+  }
+  if (mi != moved.size())
+    throw Error("MaxMinSolver: internal error: re-solved flow " + std::to_string(moved[mi].flow) +
+                " missing from link " + std::to_string(l));
+  auto before = [](const Use& a, const Use& b) { return use_before(a.rho, a.flow, b.rho, b.flow); };
+  for (Use& u : moved) {
+    const FlowState& g = flows_[u.flow];
+    u.rho = g.rate / g.weight;
+  }
+  if (!std::is_sorted(moved.begin(), moved.end(), before)) std::sort(moved.begin(), moved.end(), before);
+  std::vector<Use>& t = sort_scratch_;
+  t.resize(kept.size() + moved.size());
+  std::merge(kept.begin(), kept.end(), moved.begin(), moved.end(), t.begin(), before);
+  write_prefix(l, j, dead_before);
+}
+
+// Writes sort_scratch_ (sorted, the live entries of the prefix [0,
+// prefix_end) of link l's list with their new keys, and its pending flows)
+// back into the list; dead_before counts the dead entries of the prefix.
+void MaxMinSolver::write_prefix(LinkId l, uint32_t prefix_end, uint32_t dead_before) {
+  std::vector<Use>& list = lists_[l].uses;
+  const std::vector<Use>& t = sort_scratch_;
+  auto before = [](const Use& a, const Use& b) { return use_before(a.rho, a.flow, b.rho, b.flow); };
   uint32_t j = prefix_end;
   while (j < list.size() && list[j].k == kDeadUse) ++j;
   const bool fits = t.size() <= prefix_end && (t.empty() || j == list.size() || before(t.back(), list[j]));
@@ -274,12 +335,11 @@ void MaxMinSolver::reorder(LinkId l, uint32_t prefix_end) {
     for (uint32_t i = prefix_end; i < j; ++i)
       list[i] = j < list.size() ? Use{list[j].rho, list[j].flow, kDeadUse} : Use{-kInf, 0, kDeadUse};
     const uint32_t fill = prefix_end - static_cast<uint32_t>(t.size());
-    uint32_t dead_before = 0;
-    for (uint32_t i = 0; i < prefix_end; ++i) dead_before += list[i].k == kDeadUse;
-    for (uint32_t i = 0; i < fill; ++i) list[i] = Use{kInf, 0, kDeadUse};
+    for (uint32_t i = lists_[l].head; i < fill; ++i) list[i] = Use{kInf, 0, kDeadUse};
     std::copy(t.begin(), t.end(), list.begin() + fill);
-    dead_[l] = dead_[l] - dead_before + fill;
-    if (dead_[l] > 64 && dead_[l] * 2 > list.size()) compact_link(l);
+    lists_[l].head = fill;
+    lists_[l].dead = lists_[l].dead - dead_before + fill;
+    if (lists_[l].dead > 64 && lists_[l].dead * 2 > list.size()) compact_link(l);
   } else {
     std::vector<Use>& m = merge_scratch_;
     m.clear();
@@ -293,7 +353,8 @@ void MaxMinSolver::reorder(LinkId l, uint32_t prefix_end) {
     }
     while (a < t.size()) m.push_back(t[a++]);
     list.assign(m.begin(), m.end());
-    dead_[l] = 0;
+    lists_[l].dead = 0;
+    lists_[l].head = 0;
   }
 }
 
@@ -349,9 +410,10 @@ void MaxMinSolver::settle_departures() {
     // The largest r/w on the link: its first live sorted entry (pending
     // arrivals are not placed yet: rate 0).
     double max_rho = 0;
-    for (const Use& u : uses_[l]) {
-      if (u.k != kDeadUse) {
-        max_rho = u.rho;
+    const std::vector<Use>& list = lists_[l].uses;
+    for (uint32_t j = lists_[l].head; j < list.size(); ++j) {
+      if (list[j].k != kDeadUse) {
+        max_rho = list[j].rho;
         break;
       }
     }
@@ -396,9 +458,10 @@ void MaxMinSolver::settle_arrivals() {
         // The largest r/w on l among others: the first live sorted entry, or
         // an arrival placed earlier in this loop (f itself has rate 0 yet).
         double max_rho = pend_max_[l];
-        for (const Use& u : uses_[l]) {
-          if (u.k != kDeadUse) {
-            max_rho = std::max(max_rho, u.rho);
+        const std::vector<Use>& list = lists_[l].uses;
+        for (uint32_t j = lists_[l].head; j < list.size(); ++j) {
+          if (list[j].k != kDeadUse) {
+            max_rho = std::max(max_rho, list[j].rho);
             break;
           }
         }
@@ -512,10 +575,40 @@ void MaxMinSolver::solve() {
   }
   // Put the re-solved prefixes and the arrivals back in order. A list none
   // of whose flows changed rate, with no arrival, is in order already.
-  for (LinkId l : comp_links_) {
-    if (link_moved_[l] == epoch_ || !pending_[l].empty()) {
-      reorder(l, prefix_[l]);
-      ++stats_.reordered;
+  if (bucketed_) {
+    // (A narrow re-solve has no pending flow.) Each link's state and list
+    // are memory accesses of their own: request them some links ahead (see
+    // collect_component) so that they overlap.
+    constexpr size_t kAhead = 8;
+    const size_t n = comp_links_.size();
+    auto request_state = [&](LinkId a) {
+      __builtin_prefetch(&lists_[a].uses);
+      __builtin_prefetch(&lists_[a].head);
+      __builtin_prefetch(&link_moved_[a]);
+      __builtin_prefetch(&links_[a]);
+    };
+    for (size_t i = 0; i < std::min(n, 2 * kAhead); ++i) request_state(comp_links_[i]);
+    for (size_t i = 0; i < n; ++i) {
+      if (i + 2 * kAhead < n) request_state(comp_links_[i + 2 * kAhead]);
+      if (i + kAhead < n) {
+        const LinkId b = comp_links_[i + kAhead];
+        if (link_moved_[b] == epoch_) {
+          const Use* u = lists_[b].uses.data() + lists_[b].head;
+          for (int c = 0; c < 4; ++c) __builtin_prefetch(u + 4 * c);  // the first 16 entries
+        }
+      }
+      const LinkId l = comp_links_[i];
+      if (link_moved_[l] == epoch_) {
+        reorder_moved(l);
+        ++stats_.reordered;
+      }
+    }
+  } else {
+    for (LinkId l : comp_links_) {
+      if (link_moved_[l] == epoch_ || !pending_[l].empty()) {
+        reorder(l, prefix_[l]);
+        ++stats_.reordered;
+      }
     }
   }
   for (LinkId l : pending_links_)
@@ -613,18 +706,20 @@ void MaxMinSolver::collect_component(double theta, bool narrow) {
   // re-solved and are not traversed, only their load is counted.
   const double keep_below = theta * (1 - 1e-9);
   keep_below_ = keep_below;
+  bucketed_ = false;
   next_epoch();
   const uint32_t epoch = epoch_;
   capped_.clear();
+  taken_terms_.clear();
   unfrozen_flows_ = 0;
   auto take_link = [&](LinkId l) {
     LinkState& L = links_[l];
     L.mark = epoch;
+    L.slot = static_cast<uint32_t>(comp_links_.size());
     L.used = 0;
     L.wsum = 0;
     L.unfrozen = 0;
     taken_load_[l] = 0;
-    min_rho_[l] = kInf;
     comp_links_.push_back(l);
   };
   auto take_flow = [&](FlowId f) {
@@ -646,7 +741,7 @@ void MaxMinSolver::collect_component(double theta, bool narrow) {
       ++L.unfrozen;
       if (narrow) {
         taken_load_[l] += t[k].coef * s.prev;
-        min_rho_[l] = std::min(min_rho_[l], rho);
+        taken_terms_.push_back(TakenTerm{L.slot, Use{rho, f, k}});
       }
     }
     if (s.cap < kInf) {
@@ -679,27 +774,34 @@ void MaxMinSolver::collect_component(double theta, bool narrow) {
     for (size_t i = 0; i < comp_links_.size(); ++i) {
       const LinkId l = comp_links_[i];
       if (i >= seeds && loads_[l] < links_[l].cap * (1 - 1e-9)) continue;  // bottleneck of none
-      const std::vector<Use>& list = uses_[l];
+      const std::vector<Use>& list = lists_[l].uses;
       const uint32_t n = static_cast<uint32_t>(list.size());
-      uint32_t j = 0;
+      uint32_t j = lists_[l].head;
       while (j < n && list[j].k == kDeadUse) ++j;
       if (j == n) continue;
       const double cut = std::max(keep_below, list[j].rho * (1 - 1e-9));
-      for (; j < n; ++j) {
+      // The tier's flows, their terms and their links are each one memory
+      // access away from the last: request each level for the whole tier
+      // before using it, so the loads overlap instead of queueing.
+      uint32_t end = j;
+      for (; end < n && list[end].rho >= cut; ++end) __builtin_prefetch(&flows_[list[end].flow]);
+      for (uint32_t p = j; p < end; ++p)
+        if (list[p].k != kDeadUse) __builtin_prefetch(terms_.data() + flows_[list[p].flow].off);
+      for (uint32_t p = j; p < end; ++p) {
+        if (list[p].k == kDeadUse) continue;
+        const FlowState& g = flows_[list[p].flow];
+        if (g.mark == epoch) continue;
+        const Resource* t = terms_.data() + g.off;
+        for (uint32_t k = 0; k < g.len; ++k) __builtin_prefetch(&links_[t[k].link]);
+      }
+      for (; j < end; ++j) {
         const Use& u = list[j];
-        if (u.rho < cut) break;
         if (u.k != kDeadUse && flows_[u.flow].mark != epoch) take_flow(u.flow);
       }
     }
-    for (const LinkId l : comp_links_) {
-      const std::vector<Use>& list = uses_[l];
-      const double m = min_rho_[l];
-      prefix_[l] = m == kInf ? 0
-                             : static_cast<uint32_t>(std::partition_point(list.begin(), list.end(),
-                                                                          [m](const Use& u) { return u.rho >= m; }) -
-                                                     list.begin());
+    for (const LinkId l : comp_links_)
       links_[l].used = links_[l].unfrozen == live_[l] ? 0.0 : std::max(0.0, loads_[l] - taken_load_[l]);
-    }
+    build_buckets();
     return;
   }
   // BFS over the bipartite graph: link -> its flows -> their links. A
@@ -712,8 +814,8 @@ void MaxMinSolver::collect_component(double theta, bool narrow) {
     const LinkId l = comp_links_[i];
     double taken_load = 0;
     uint32_t taken = 0;
-    const std::vector<Use>& list = uses_[l];
-    uint32_t j = 0;
+    const std::vector<Use>& list = lists_[l].uses;
+    uint32_t j = lists_[l].head;
     for (const uint32_t n = static_cast<uint32_t>(list.size()); j < n; ++j) {
       const Use& u = list[j];
       if (u.rho < keep_below) break;
@@ -735,6 +837,26 @@ void MaxMinSolver::collect_component(double theta, bool narrow) {
     }
     links_[l].used = taken == live_[l] ? 0.0 : std::max(0.0, loads_[l] - taken_load);
   }
+}
+
+// Narrow re-solve: lists each re-solved link's re-solved flows (see
+// bucket_), sorted as in the link's list (their old keys).
+void MaxMinSolver::build_buckets() {
+  // Every re-solved flow on a link is unfrozen yet: the link's unfrozen
+  // count is the size of its bucket.
+  const uint32_t nl = static_cast<uint32_t>(comp_links_.size());
+  bucket_at_.resize(nl + 1);
+  bucket_at_[0] = 0;
+  for (uint32_t i = 0; i < nl; ++i) bucket_at_[i + 1] = bucket_at_[i] + links_[comp_links_[i]].unfrozen;
+  bucket_.resize(bucket_at_[nl]);
+  bucket_fill_.assign(bucket_at_.begin(), bucket_at_.end() - 1);
+  for (const TakenTerm& t : taken_terms_) bucket_[bucket_fill_[t.slot]++] = t.use;
+  auto before = [](const Use& a, const Use& b) { return use_before(a.rho, a.flow, b.rho, b.flow); };
+  for (uint32_t i = 0; i < nl; ++i) {
+    const auto b = bucket_.begin() + bucket_at_[i], e = bucket_.begin() + bucket_at_[i + 1];
+    if (e - b > 1 && !std::is_sorted(b, e, before)) std::sort(b, e, before);
+  }
+  bucketed_ = true;
 }
 
 void MaxMinSolver::freeze(FlowId f, double rate) {
@@ -857,7 +979,9 @@ bool MaxMinSolver::water_fill(bool check) {
         // level at which l saturates (else l is not a bottleneck of the
         // flows it freezes, and that kept flow must give up bandwidth). The
         // largest kept r/w is the first live entry not re-solved.
-        for (const Use& u : uses_[l]) {
+        const std::vector<Use>& list = lists_[l].uses;
+        for (uint32_t j = lists_[l].head; j < list.size(); ++j) {
+          const Use& u = list[j];
           if (u.k == kDeadUse || flows_[u.flow].mark == epoch_) continue;
           if (u.rho > level * (1 + 1e-10)) return false;
           break;

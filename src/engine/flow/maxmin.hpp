@@ -120,8 +120,8 @@
 // above theta), and only from a seed or a saturated link (load within 1e-9
 // of capacity; a link with slack bottlenecks nobody). Flows not crossed keep
 // their rates and count as fixed load, wherever they sit in a link's list
-// (the walked prefix is extended past the lowest r/w re-solved there, found
-// by binary search). Water-filling the crossed flows gives each a bottleneck
+// (a re-solved flow reached through another link may sit deep in it; see
+// "Performance" for how its list is kept in order). Water-filling the crossed flows gives each a bottleneck
 // among them; it is one for the whole allocation only if no fixed flow on it
 // has a larger r/w, which is checked at every link that saturates (the first
 // live entry of its list not re-solved is the largest fixed r/w; allowed
@@ -168,6 +168,33 @@
 // than a sum, so rates may differ from a full solve in the last bits (the
 // tests' 1e-9 relative agreement holds; podnet's printed results did not
 // change on the golden runs or the all-to-alls measured).
+//
+// A narrow re-solve never reads the lists below their top tiers. The flows
+// it takes on each link are gathered into a per-link bucket (one array of
+// segments, filled from the (link, entry) pairs recorded while taking
+// flows; sizes from the links' unfrozen counts), sorted by old key, i.e. in
+// list order. Water-filling freezes a saturated link's flows from its bucket
+// in that order, which is the order the walk of the list did, so every sum
+// is formed in the same order and the rates are the same to the bit. After
+// the solve, a link's list is re-sorted from its bucket: only the entries
+// whose rate changed move; the walk from the list's head down to the
+// lowest of them drops them (met in bucket order) and the dead entries and
+// copies the others with their keys unchanged, without reading any flow's
+// state, then merges the moved entries back with their new keys (the same
+// live entries in the same order as re-keying the whole prefix gives).
+// Before this, the prefix walked reached down to the lowest re-solved flow
+// (found by binary search) and every entry in it read its flow's state for
+// its key: on the 512-GPU all-to-all 26,327 entries per re-solve, of which
+// 11,700 were fillers at the head of the lists and most of the rest kept
+// flows; now 15 entries per re-sorted list, 5 of them moved. Each list
+// records how many leading entries are fillers (LinkList::head), so no walk
+// steps over them. What is left is latency-bound (each link's state and
+// list, each flow's state and terms are a memory access of their own): the
+// narrow BFS requests a top tier's flows, then their terms, then their
+// links before taking them, and the re-sort requests each link's list some
+// links ahead, so that the accesses overlap (FlowSim does the same over
+// the re-solved links and flows). 512-GPU all-to-all: 22.7-23.6 s -> 14.0-
+// 14.6 s of CPU side by side (docs/validation.md, "Speed", fourth step).
 #pragma once
 
 #include <cstdint>
@@ -265,12 +292,13 @@ class MaxMinSolver {
     FlowId flow;  // with rho, the sort key: (rho descending, flow ascending)
     uint32_t k;   // kDead: a removed entry or a filler, skipped
   };
-  struct LinkState {  // hot fields of water-filling (32 bytes)
+  struct LinkState {  // hot fields of water-filling (40 bytes)
     double cap = 0;
     double used = 0;  // scratch: capacity taken by frozen flows
     double wsum = 0;  // scratch: sum of coef * w over unfrozen flows
     uint32_t unfrozen = 0;
     uint32_t mark = 0;  // == epoch_ when in the current component
+    uint32_t slot = 0;  // scratch: its index in comp_links_ (when marked)
   };
   struct FlowState {
     double weight = 1;
@@ -313,11 +341,14 @@ class MaxMinSolver {
   void next_epoch();
   void remove_sorted(LinkId l, FlowId f, uint32_t k, double rho);
   void reorder(LinkId l, uint32_t prefix_end);
+  void write_prefix(LinkId l, uint32_t prefix_end, uint32_t dead_before);
+  void reorder_moved(LinkId l);
+  void build_buckets();
   void compact_link(LinkId l);
   // Calls fn(use) for every active flow on link l.
   template <class F>
   void for_each_live(LinkId l, F&& fn) const {
-    for (const Use& u : uses_[l])
+    for (const Use& u : lists_[l].uses)
       if (u.k != kDeadUse) fn(u);
     for (const Use& u : pending_[l]) fn(u);
   }
@@ -325,7 +356,12 @@ class MaxMinSolver {
   // (among others: it visits the walked prefix and the pending flows).
   template <class F>
   void for_each_solved(LinkId l, F&& fn) const {
-    const std::vector<Use>& list = uses_[l];
+    if (bucketed_) {  // narrow re-solve: exactly its re-solved flows, in list order
+      const uint32_t s = links_[l].slot;
+      for (uint32_t j = bucket_at_[s]; j < bucket_at_[s + 1]; ++j) fn(bucket_[j]);
+      return;
+    }
+    const std::vector<Use>& list = lists_[l].uses;
     for (uint32_t j = 0; j < prefix_[l]; ++j)
       if (list[j].k != kDeadUse) fn(list[j]);
     for (const Use& u : pending_[l]) fn(u);
@@ -352,17 +388,36 @@ class MaxMinSolver {
   // Per link: == epoch_ when a flow on it got a new rate in the current
   // solve (its list must be re-sorted).
   std::vector<uint32_t> link_moved_;
-  std::vector<std::vector<Use>> uses_;
+  struct alignas(32) LinkList {  // one half cache line per link
+    std::vector<Use> uses;
+    uint32_t head = 0;  // the entries before it are all dead (fillers)
+    uint32_t dead = 0;  // dead entries in uses
+  };
+  std::vector<LinkList> lists_;  // per link
   std::vector<std::vector<Use>> pending_;
-  std::vector<uint32_t> dead_;         // per link: dead entries in uses_
+  // Narrow re-solve: the re-solved flows of each re-solved link, in the
+  // order of its list (old key), as one array of per-link segments: link l's
+  // are bucket_[bucket_at_[s], bucket_at_[s + 1]), s = links_[l].slot, its
+  // index in comp_links_. Water-filling and re-sorting use them instead
+  // of walking the list down to its lowest re-solved flow.
+  bool bucketed_ = false;
+  std::vector<uint32_t> bucket_at_;
+  std::vector<Use> bucket_;
   std::vector<uint32_t> live_;         // per link: live entries in uses_ and pending_
   std::vector<uint32_t> prefix_;       // per link, scratch: end of the prefix the current solve walked
-  std::vector<double> pend_max_;       // per link: max r/w among pending_ flows placed by the arrival shortcut
   std::vector<double> taken_load_;     // per link, scratch of a narrow re-solve: coef * old rate of its re-solved flows
-  std::vector<double> min_rho_;        // per link, scratch of a narrow re-solve: smallest old r/w re-solved on it
+  std::vector<double> pend_max_;       // per link: max r/w among pending_ flows placed by the arrival shortcut
   std::vector<LinkId> narrow_seeds_;   // the seeds of a narrow re-solve, kept for its fallback
   std::vector<LinkId> pending_links_;  // links whose pending_ is not empty
   std::vector<Use> sort_scratch_;
+  std::vector<Use> kept_scratch_;
+  std::vector<Use> moved_scratch_;
+  std::vector<uint32_t> bucket_fill_;
+  struct TakenTerm {  // a narrow re-solve's flow-link term, as taken: bucket slot and entry
+    uint32_t slot;
+    Use use;
+  };
+  std::vector<TakenTerm> taken_terms_;
   std::vector<Use> merge_scratch_;
   double keep_below_ = 0;  // of the current solve
   std::vector<FlowState> flows_;

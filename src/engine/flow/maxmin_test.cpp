@@ -579,6 +579,93 @@ TEST(MaxMin, ReSolvedFlowsWhoseRateDidNotChangeKeepTheirPlace) {
   expect_max_min_fair(s);
 }
 
+TEST(MaxMin, NarrowReSolveMovesAFlowPastKeptFlowsInALinkItDoesNotFill) {
+  // A = 10 Gb/s carries f and g; D = 100 carries g, m and q; m also crosses
+  // M = 8, q also Q = 2. Water-filling: levels A 10/2 = 5, D 100/3, M 8,
+  // Q 2: q = 2, then f = g = 5, then m = 8. D carries 15 < 100, so its list
+  // is m (8), g (5), q (2), and D bottlenecks nobody.
+  MaxMinSolver s;
+  const LinkId a = s.add_link(10_Gbps), d = s.add_link(100_Gbps);
+  const FlowId f = s.add_flow(path({a}));
+  const FlowId g = s.add_flow(path({a, d}));
+  const FlowId m = s.add_flow(path({d, s.add_link(8_Gbps)}));
+  const FlowId q = s.add_flow(path({d, s.add_link(2_Gbps)}));
+  s.solve();
+  expect_rate(s.rate_bps(g), 5e9);
+  expect_rate(s.rate_bps(m), 8e9);
+  expect_rate(s.rate_bps(q), 2e9);
+
+  // f leaves: the narrow rule re-solves g alone (A's top tier; D has slack):
+  // g = min(A 10, D 100 - 8 - 2 = 90) = 10. g moved on both its links, so
+  // both lists are re-sorted from g's bucket: on D, g passes the kept m
+  // (8) and the kept q (2) stays below: g (10), m (8), q (2).
+  s.remove_flow(f);
+  s.solve();
+  EXPECT_EQ(s.last_stats().narrow, 1u);
+  EXPECT_EQ(s.last_stats().flows, 1u);
+  EXPECT_EQ(s.last_stats().links, 2u);
+  EXPECT_EQ(s.last_stats().reordered, 2u);
+  expect_rate(s.rate_bps(g), 10e9);
+  expect_rate(s.link_load_bps(d), 20e9);
+
+  // m leaves. D's largest r/w is now g's 10 > m's 8, so the departure
+  // shortcut must fail and D's top tier, g, is re-solved (1 flow; its rate
+  // is the same 10 to the bit, so no list moves). Had D's list kept g at its
+  // old place below m, its first live entry would read 5 < 8 and the
+  // shortcut would wrongly skip the re-solve (0 flows).
+  s.remove_flow(m);
+  s.solve();
+  EXPECT_EQ(s.last_stats().flows, 1u);
+  EXPECT_EQ(s.last_stats().reordered, 0u);
+  EXPECT_EQ(s.rate_bps(g), 10e9);
+  expect_rate(s.rate_bps(q), 2e9);
+  expect_rate(s.link_load_bps(d), 12e9);
+  expect_max_min_fair(s);
+}
+
+TEST(MaxMin, NarrowReSolveMovesAFlowThatSlowsDownBelowAKeptFlow) {
+  // A = 10 carries f and g; B = 20 carries g and k; k also crosses E = 100,
+  // which carries p, bottlenecked at P = 12. Water-filling: A 5, B 10, P 12,
+  // E 50: f = g = 5; then B (20 - 5) / 1 = 15, P 12, E (100 - 0) / 2 = 50:
+  // p = 12; then B: k = 15. E's list: k (15), p (12).
+  MaxMinSolver s;
+  const LinkId a = s.add_link(10_Gbps), b = s.add_link(20_Gbps), e = s.add_link(100_Gbps);
+  const FlowId f = s.add_flow(path({a}));
+  const FlowId g = s.add_flow(path({a, b}));
+  const FlowId k = s.add_flow(path({b, e}));
+  const FlowId p = s.add_flow(path({e, s.add_link(12_Gbps)}));
+  s.solve();
+  expect_rate(s.rate_bps(g), 5e9);
+  expect_rate(s.rate_bps(k), 15e9);
+  expect_rate(s.rate_bps(p), 12e9);
+
+  // f leaves: the narrow rule takes g (A's top tier), then on the saturated
+  // B its top tier k; E (27 < 100) is not crossed. Levels A 10 / 1 = 10,
+  // B 20 / 2 = 10, E 100 - 12 = 88: A and B tie at 10 (A first, its id is
+  // lower): g = k = 10. k slowed from 15 to 10, below the kept p (12): E's
+  // list becomes p (12), k (10). A, B and E are re-sorted.
+  s.remove_flow(f);
+  s.solve();
+  EXPECT_EQ(s.last_stats().narrow, 1u);
+  EXPECT_EQ(s.last_stats().flows, 2u);
+  EXPECT_EQ(s.last_stats().links, 3u);
+  EXPECT_EQ(s.last_stats().reordered, 3u);
+  expect_rate(s.rate_bps(g), 10e9);
+  expect_rate(s.rate_bps(k), 10e9);
+  expect_rate(s.rate_bps(p), 12e9);
+
+  // p leaves E (and P). The flow left on E, k, has r/w 10 < 12: the
+  // departure shortcut holds on both links, nothing is re-solved. Had E's
+  // list kept k first with its old 15, the shortcut would fail there.
+  s.remove_flow(p);
+  s.solve();
+  EXPECT_EQ(s.last_stats().flows, 0u);
+  EXPECT_EQ(s.last_stats().fast_links, 2u);
+  expect_rate(s.rate_bps(k), 10e9);
+  expect_rate(s.link_load_bps(e), 10e9);
+  expect_max_min_fair(s);
+}
+
 TEST(MaxMin, IncrementalEqualsFromScratchOnRandomInstances) {
   // The only randomised test. Random links, flows (1-5 links, some coef 2,
   // random weights, some caps), then random batches of add / remove / park /
