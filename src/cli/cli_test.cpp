@@ -566,9 +566,16 @@ TEST(BadInput, BenchSizesAndChannelsAreRefused) {
       {"bench aipod-16k --gpus 0-7 --factor 1.0000001", "by --factor 1.0000001 makes 1.87e+08 sizes; at most 4096"},
       {"bench aipod-16k --gpus 0-7 --engine packet --max 8000000TiB",
        "--max 8000000TiB: expected a whole number of bytes up to 1024TiB"},
+      // The option the user typed is named, not the scenario key it sets.
       {"bench aipod-16k --gpus 0-7 --channels 0",
-       "collective.channels: '0' is not valid: expected an integer in [1, 64]"},
-      {"bench aipod-16k --gpus 0-7 --channels -1", "collective.channels: '-1' is not valid: expected an integer in"},
+       "error: --channels: '0' is not valid: expected an integer in [1, 64]"},
+      {"bench aipod-16k --gpus 0-7 --channels -1", "error: --channels: '-1' is not valid: expected an integer in"},
+      {"bench aipod-16k --gpus 0-7 --qps 0", "error: --qps: '0' is not valid: expected an integer in [1, 128]"},
+      {"bench aipod-16k --gpus 0-7 --op incast --senders 0", "error: --senders: '0' is not valid"},
+      {"bench fat-tree-k48 --gpus 0-7 --routing ugal", "error: --routing: policy 'ugal' applies to dragonfly"},
+      // A --set of the same key is still named as a --set (the option comes after it and wins).
+      {"bench aipod-16k --gpus 0-7 --set collective.qps=0", "error: --set collective.qps: '0' is not valid"},
+      {"train aipod-16k --engine fluid", "error: --engine: "},
   };
   for (const auto& c : cases) {
     const Result r = run(c.args, true);

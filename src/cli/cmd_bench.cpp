@@ -36,19 +36,19 @@ int cmd_bench(Common c, const BenchOptions& b) {
   check_output_file("--html", b.html);
   check_output_dir("--telemetry", b.telemetry);
   // CLI sugar for scenario keys, applied after the user's own --set.
-  if (!b.engine.empty()) c.sets.push_back("network.engine=" + b.engine);
-  if (!b.routing.empty()) c.sets.push_back("network.routing=" + b.routing);
-  if (!b.transport.empty()) c.sets.push_back("network.transport=" + b.transport);
-  if (!b.order.empty()) c.sets.push_back("collective.ring_order=" + b.order);
-  if (b.channels_given) c.sets.push_back("collective.channels=" + std::to_string(b.channels));
-  if (b.qps_given) c.sets.push_back("collective.qps=" + std::to_string(b.qps));
-  if (b.senders_given) c.sets.push_back("collective.incast_senders=" + std::to_string(b.senders));
-  if (!b.proto.empty()) c.sets.push_back("collective.protocols=" + b.proto);
+  if (!b.engine.empty()) set_by(c, "--engine", "network.engine", b.engine);
+  if (!b.routing.empty()) set_by(c, "--routing", "network.routing", b.routing);
+  if (!b.transport.empty()) set_by(c, "--transport", "network.transport", b.transport);
+  if (!b.order.empty()) set_by(c, "--order", "collective.ring_order", b.order);
+  if (b.channels_given) set_by(c, "--channels", "collective.channels", std::to_string(b.channels));
+  if (b.qps_given) set_by(c, "--qps", "collective.qps", std::to_string(b.qps));
+  if (b.senders_given) set_by(c, "--senders", "collective.incast_senders", std::to_string(b.senders));
+  if (!b.proto.empty()) set_by(c, "--proto", "collective.protocols", b.proto);
   // --algo: "auto", one algorithm's name (fixed), or a list for the tuner ("ring,tree", "^nvls").
   study::BenchRequest req;
   req.algo = b.algo.empty() ? "auto" : b.algo;
   if (req.algo != "auto" && !collective::find_algorithm(req.algo)) {
-    c.sets.push_back("collective.algorithms=" + req.algo);
+    set_by(c, "--algo", "collective.algorithms", req.algo);
     req.algo = "auto";
   }
   req.op = collective::parse_op(b.op);

@@ -69,8 +69,8 @@ std::vector<double> parse_caps(const std::string& text) {
 
 int cmd_train(Common c, const TrainCliOptions& o) {
   if (c.scenario.empty()) c.scenario = kDefaultScenario;
-  if (!o.engine.empty()) c.sets.push_back("network.engine=" + o.engine);
-  if (!o.placement.empty()) c.sets.push_back("placement.policy=" + o.placement);
+  if (!o.engine.empty()) set_by(c, "--engine", "network.engine", o.engine);
+  if (!o.placement.empty()) set_by(c, "--placement", "placement.policy", o.placement);
   if (!o.html.empty() && !report::dashboard_installed())
     throw InputError(std::string("--html: ") + report::kDashboardMissing);
   check_output_dir("--out", c.out_dir);

@@ -42,13 +42,18 @@ void add_common(CLI::App* cmd, Common& c, bool scenario_required, const std::vec
       ->type_name("SIZE");
 }
 
+void set_by(Common& c, const std::string& option, const std::string& key, const std::string& value) {
+  c.sets.push_back(key + "=" + value);
+  c.set_flags[key] = option;
+}
+
 void apply_limits(const Common& c) {
   scenario::estimate::set_limit(c.max_memory.empty() ? 0 : parse_size(c.max_memory, "--max-memory"));
 }
 
 scenario::Scenario load_scenario(const Common& c) {
   apply_limits(c);
-  return scenario::load(c.scenario, c.sets, c.adds);
+  return scenario::load(c.scenario, c.sets, c.adds, c.set_flags);
 }
 
 scenario::Setup load_setup(const Common& c, const std::string& command, const std::string& label,

@@ -23,11 +23,18 @@ inline constexpr const char* kDefaultScenario = "aipod-16k";
 struct Common {
   std::string scenario;
   std::vector<std::string> sets;
+  // Scenario key -> the option of this command that set it through `sets` (collective.channels ->
+  // "--channels"; see set_by()), so that a bad value is blamed on the option the user typed.
+  std::map<std::string, std::string> set_flags;
   std::vector<std::string> adds;  // --config-add fragment files, merged before --set
   std::string format = "table";
   std::string out_dir;
   std::string max_memory;  // --max-memory SIZE (scenario/estimate.hpp); empty: half the machine's memory
 };
+
+// A command's option that is sugar for a scenario key: appends "KEY=VALUE" to c.sets (after the user's
+// own --set, so it wins) and records OPTION as its name for errors.
+void set_by(Common& c, const std::string& option, const std::string& key, const std::string& value);
 
 // What a subcommand does once the command line is parsed.
 using Action = std::function<int()>;

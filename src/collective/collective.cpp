@@ -339,6 +339,12 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
         t.bytes = wire_bytes(t.bytes, c.proto);
         t.latency_steps = 0;
       }
+    // NVLS on one server: the pipeline's fill and drain, which NCCL's model does not price (nvls.hpp).
+    if (c.algo == Algo::Nvls && op == Op::AllReduce) {
+      const NvlsPipeline fill = nvls_pipeline(shape, bytes);
+      plan = with_leading_delay(std::move(plan), group, Time::from_seconds(fill.fill_us * 1e-6),
+                                fmt::format("pipeline-fill/nvls/chunk-{}", fill.chunk));
+    }
     const Time lat = Time::from_seconds(model_latency_us(op, c.algo, c.proto, shape, bytes) * 1e-6);
     plan = with_leading_delay(std::move(plan), group, lat,
                               fmt::format("latency/{}/{}", algo_name(c.algo), proto_name(c.proto)));

@@ -58,7 +58,9 @@
 // divided by the protocol's wire efficiency (ll x 2, ll128 x 128/120), and
 // transfer 0 is a Compute delay over the group lasting NCCL's modelled
 // latency of the op (base latency + per-step latencies, nccl_tuner.hpp
-// section 2), on which every other root transfer depends. The engines add
+// section 2), on which every other root transfer depends; an NVLS
+// all-reduce on one server has a second delay after it, its pipeline's
+// fill and drain (nvls.hpp), on which the data transfers depend. The engines add
 // the fabric's own per-hop latency on top (latency_steps), which NCCL's
 // per-step figures already include: small sizes are slightly pessimistic
 // by that fabric latency. plan.protocol and plan.channels say what was

@@ -274,21 +274,24 @@ TEST(NcclTuner, AutoPlanCarriesProtocolAndLatency) {
   Options o;
   o.channels = kAutoChannels;
   o.tuner = true;  // as every scenario sets it
-  // 1 GiB over one server: nvls, 24 channels; the first transfer is the 25 us delay.
+  // 1 GiB over one server: nvls, 24 channels; the first transfer is the 25 us delay, the
+  // second NVLS's pipeline fill (nvls.hpp: 2 x 16 MiB / 272 GB/s; nvls_test covers it).
   const auto big = make_plan("auto", Op::AllReduce, iota(8), Bytes{1} << 30, o, rail32());
   EXPECT_EQ(big.algorithm, "nvls");
   EXPECT_EQ(big.protocol, "simple");
   EXPECT_EQ(big.channels, 24);
-  ASSERT_EQ(big.transfers.size(), 25u);
+  ASSERT_EQ(big.transfers.size(), 26u);
   EXPECT_EQ(big.transfers[0].kind, plan::TransferKind::Compute);
   EXPECT_EQ(big.transfers[0].duration, Time::from_seconds(25e-6));
+  EXPECT_EQ(big.transfers[1].kind, plan::TransferKind::Compute);
+  EXPECT_EQ(big.transfers[1].duration, Time::from_seconds(2.0 * 16777216 / 272000 * 1e-6));
   // Channel 0 carries ceil(2^30/24) = 44,739,243 B (the 16-byte remainder goes to
   // the first channels); each edge ceil(44,739,243 x 9/8 / 0.85) =
   // ceil(8,053,063,740 / 136) = 59,213,704 B.
-  EXPECT_EQ(big.transfers[1].kind, plan::TransferKind::Coupled);
-  EXPECT_EQ(big.transfers[1].bytes, 59'213'704);
-  EXPECT_EQ(big.transfers[1].edges.size(), 8u);
-  EXPECT_EQ(big.transfers[1].deps, std::vector<int32_t>{0});
+  EXPECT_EQ(big.transfers[2].kind, plan::TransferKind::Coupled);
+  EXPECT_EQ(big.transfers[2].bytes, 59'213'704);
+  EXPECT_EQ(big.transfers[2].edges.size(), 8u);
+  EXPECT_EQ(big.transfers[2].deps, std::vector<int32_t>{1});
   // 8 B with the ring: LL, the 8 bytes split over 8 channels of 1 B; each
   // hop carries ceil(1 x 14/8) = 2 B, x 2 on the wire (LL) = 4 B; delay 15 us.
   const auto small = make_plan("ring", Op::AllReduce, iota(8), 8, o, rail32());

@@ -158,7 +158,35 @@ plan::TransferPlan build_tree(Op op, const Group& group, Bytes bytes, const Opti
   return plan;
 }
 
+// NCCL's NVLS channels on one server (nvls.cc): NVLS_NCHANNELS_SM90 = 16, NVLS_NCHANNELS_SM100_NVL = 24.
+int32_t nvls_channels(Arch arch) { return arch == Arch::Blackwell ? 24 : 16; }
+
+constexpr int64_t kNvlsChunk = 128 * 1024;  // NCCL_NVLS_CHUNKSIZE default (nvls.cc)
+constexpr int32_t kNvlsStages = 3;          // scatter, reduce, gather warp groups (all_reduce.h)
+
 }  // namespace
+
+NvlsPipeline nvls_pipeline(const CommShape& s, Bytes bytes) {
+  NvlsPipeline p;
+  if (bytes <= 0 || s.nodes != 1 || !enabled_by_default(Op::AllReduce, Algo::Nvls, Proto::Simple, s)) return p;
+  const ModelEntry m = model_entry(Op::AllReduce, Algo::Nvls, Proto::Simple, s);
+  const SearchGraph g = nvls_graph(s);
+  if (m.bw_gbs <= 0 || g.channels < 2) return p;
+  p.channels = nvls_channels(s.arch);
+  p.heads = g.channels;
+  // enqueue.cc: the chunk shrinks while the buffer is small against the concurrent chunks.
+  const int64_t ops = static_cast<int64_t>(p.channels) * p.heads;
+  int64_t c = kNvlsChunk;
+  if (bytes < 64 * ops * c && c > 65536) c = 65536;
+  if (bytes < 8 * ops * c && c > 32768) c = 32768;
+  if (bytes < 2 * ops * c && c > 16384) c = 16384;
+  p.chunk = c;
+  p.loop = ops * c;
+  p.loops = (bytes + p.loop - 1) / p.loop;
+  // One stage moves one loop's share of the buffer at NCCL's NVLS rate (GB/s = 1e3 B/us).
+  p.fill_us = (kNvlsStages - 1) * static_cast<double>(std::min(bytes, p.loop)) / (m.bw_gbs * 1e3);
+  return p;
+}
 
 AlgorithmInfo nvls_tree_algorithm() {
   return {"nvls_tree",

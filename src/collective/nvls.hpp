@@ -51,13 +51,71 @@
 // tuner's latency delay); the collective ends with the slowest. Refused
 // unless the group spans at least 2 servers with the same number of GPUs
 // on each, every server's GPUs on one NVSwitch.
+//
+// NVLS pipeline fill (one server; NVIDIA/nccl src/device/all_reduce.h
+// RunWorkColl<AllReduce, NVLS, Simple> oneNode branch, src/enqueue.cc the
+// NVLS chunk size, src/transport/nvls.cc ncclNvlsTuning and buffer setup).
+// NCCL's kernel splits each of its NVLS channels' warps into three groups
+// that run concurrently, chunk by chunk, coupled through the NVLS buffers
+// (NCCL_STEPS = 8 slots per head and channel): scatter (the user buffer
+// into the GPU's multicast-bound buffer, one chunk per head), reduce (the
+// GPU's own head chunk: multimem ld_reduce through the switch, then a
+// multimem store of the sum to every GPU) and gather (the summed chunks
+// of every head into the user output). Per channel, one loop moves one
+// chunk C per head:
+//   loop = channels x heads x C bytes of the buffer, over all channels;
+//   channels = NCCL's NVLS channels: 16 on Hopper (NVLS_NCHANNELS_SM90),
+//              24 on one Blackwell NVLink domain (NVLS_NCHANNELS_SM100_NVL)
+//              -- not the ring's channels;
+//   heads    = every GPU of the server (connect.cc connectNvls: nHeads is
+//              the NVLS graph's head count, one per GPU on one node);
+//   C        = NCCL_NVLS_CHUNKSIZE (128 KiB), reduced by size (enqueue.cc,
+//              with ops = channels x heads): 64 KiB when S < 64 ops x 128 KiB,
+//              then 32 KiB when S < 8 ops x 64 KiB, then 16 KiB when
+//              S < 2 ops x 32 KiB. On 8 H100: ops = 128, so C = 128 KiB from
+//              1 GiB, 64 KiB from 64 MiB, 32 KiB from 8 MiB, 16 KiB below.
+// A loop's reduce needs that loop's scatter done on every GPU (its chunk
+// sums all of them), and its gather needs every head's reduce: in the
+// first loop only the scatter works, in the last only the gather.
+// Assuming a balanced pipeline -- each group advancing one loop per stage
+// time at the collective's steady rate (NCCL gives the groups 8 / 5 / 7 of
+// its 20 warps for 8 GPUs) -- L loops take (L + 3 - 1) stage times, not L:
+//   fill = (3 - 1) x min(S, loop) / algBw
+// where algBw is NCCL's NVLS algorithm bandwidth (nccl_tuner.hpp section
+// 3; 272 GB/s on 8 H100), so the fill grows with the chunk, not with S:
+// 2 x 8 MiB / 272 GB/s = 61.7 us from 64 MiB to 1 GiB on 8 H100, 123.4 us
+// from 1 GiB, 15.4 us from 2 to 8 MiB. NCCL's own cost model (tuning.cc) has
+// no such term: its NVLS time is 25 us + S / algBw at every size. podnet
+// chooses as NCCL does (by NCCL's model, so the algorithm and protocol are
+// NCCL's) and runs the chosen NVLS plan with the fill as a Compute delay
+// over the group after NCCL's latency delay (collective.cpp make_plan), so
+// every engine pays it. What it leaves out: the three stages' own costs
+// per chunk (flag waits, fences), which NCCL's 0.85 NVLS efficiency
+// contains at its default 128 KiB chunk but which count twice as often
+// with 64 KiB chunks (docs/validation.md: the measured rate between 64 MiB
+// and 1 GiB is a few per cent below the one from 1 GiB). NVLS tree (several
+// servers) is not given a fill.
 #pragma once
 
 #include "collective/collective.hpp"
+#include "collective/nccl_tuner.hpp"
 
 namespace podnet::collective {
 
 AlgorithmInfo nvls_algorithm();
 AlgorithmInfo nvls_tree_algorithm();
+
+// NCCL's NVLS pipeline for an all-reduce of `bytes` on one server (above).
+struct NvlsPipeline {
+  int32_t channels = 0;  // NCCL's NVLS channels (CTAs)
+  int32_t heads = 0;     // one per GPU
+  int64_t chunk = 0;     // bytes per head, channel and loop
+  int64_t loop = 0;      // channels x heads x chunk
+  int64_t loops = 0;     // ceil(bytes / loop)
+  double fill_us = 0;    // (stages - 1) x min(bytes, loop) / NCCL's NVLS algBw
+};
+// All zero when NVLS cannot run on `s` (no NVSwitch, before Hopper, several
+// servers, one GPU) or for 0 bytes.
+NvlsPipeline nvls_pipeline(const CommShape& s, Bytes bytes);
 
 }  // namespace podnet::collective

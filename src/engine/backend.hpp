@@ -30,6 +30,7 @@
 
 #include "core/units.hpp"
 #include "engine/failures.hpp"
+#include "engine/link_step.hpp"
 #include "plan/transfer_plan.hpp"
 #include "routing/route.hpp"
 #include "topology/topology.hpp"
@@ -73,15 +74,6 @@ struct RunReport {
   bool job_failed = false;              // the job stopped (see FailureOptions)
   Time failed_at;
   std::string failure;  // why
-};
-
-// One step of a link's load on the flow engine: from `at` on, directed link
-// `link` carries payload at `utilization` x its payload capacity (a step
-// function; recorded only when NetworkOptions::observe is set).
-struct LinkLoadStep {
-  Time at;
-  int32_t link = 0;  // routing::DirLink
-  double utilization = 0;
 };
 
 namespace packet {

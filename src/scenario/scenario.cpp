@@ -108,6 +108,8 @@ class Loader {
 
   [[noreturn]] void fail(const std::string& key, int line, const std::string& msg) const {
     const std::string root = key.substr(0, key.find_first_of(".["));  // --set failures=[...] sets them all
+    if (auto f = sc_.from_set.find(key); f != sc_.from_set.end() && !f->second.empty())
+      throw InputError(fmt::format("{}: {}", f->second, msg));
     if (sc_.from_set.count(key) || sc_.from_set.count(root)) throw InputError(fmt::format("--set {}: {}", key, msg));
     if (auto f = sc_.from_fragment.find(key); f != sc_.from_fragment.end())
       throw InputError(fmt::format("{}:{}: {}: {}", f->second.first, f->second.second, key, msg));
@@ -571,7 +573,8 @@ void check_duplicate_keys(const YAML::Node& node, const std::string& prefix, con
   }
 }
 
-void apply_override(YAML::Node& root, const std::string& assignment, Scenario& sc) {
+void apply_override(YAML::Node& root, const std::string& assignment, Scenario& sc,
+                    const std::map<std::string, std::string>& flags) {
   auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
     throw InputError(fmt::format("--set {}: expected KEY.PATH=VALUE (e.g. --set topology.gpus=4096)", assignment));
@@ -596,11 +599,12 @@ void apply_override(YAML::Node& root, const std::string& assignment, Scenario& s
       throw InputError(fmt::format("--set {}: '{}' is a value, not a section", path, parts[i]));
     prefix += (prefix.empty() ? "" : ".") + parts[i];
     // A section this --set creates (`--set foo.bar=1` makes `foo`) is blamed on the --set, not on the file.
-    if (!next || next.IsNull()) sc.from_set.emplace(prefix, true);
+    if (!next || next.IsNull()) sc.from_set.emplace(prefix, "");
     chain.push_back(next);
   }
   chain.back()[parts.back()] = value_node;
-  sc.from_set[path] = true;
+  auto flag = flags.find(path);
+  sc.from_set[path] = flag == flags.end() ? "" : flag->second;
 }
 
 // Merges fragment map `src` into `dst` (maps key by key, other values replace), recording where each key came from.
@@ -940,6 +944,7 @@ std::vector<engine::ThresholdDrift> Scenario::threshold_drifts(const topology::T
 
 std::string Scenario::where(const std::string& key) const {
   // A key under a map given whole with --set (`--set 'topology={family: ..., gpus: ...}'`) is the --set's too.
+  if (auto f = from_set.find(key); f != from_set.end() && !f->second.empty()) return f->second;
   for (size_t dot = key.size(); dot != std::string::npos; dot = dot == 0 ? std::string::npos : key.rfind('.', dot - 1))
     if (from_set.count(key.substr(0, dot))) return "--set " + key;
   if (auto f = from_fragment.find(key); f != from_fragment.end())
@@ -1039,7 +1044,8 @@ std::string Scenario::resolved_yaml() const {
 }
 
 Scenario load_text(const std::string& text, const std::string& source, const std::string& default_name,
-                   const std::vector<std::string>& overrides, const std::vector<std::string>& fragments) {
+                   const std::vector<std::string>& overrides, const std::vector<std::string>& fragments,
+                   const std::map<std::string, std::string>& flags) {
   Scenario sc;
   sc.source = source;
   sc.name = default_name;
@@ -1055,7 +1061,7 @@ Scenario load_text(const std::string& text, const std::string& source, const std
                                  std::max(1, root.Mark().line + 1), root.IsSequence() ? "list" : "single value"));
   check_duplicate_keys(root, "", source);
   for (const auto& f : fragments) apply_fragment(root, f, sc);
-  for (const auto& o : overrides) apply_override(root, o, sc);
+  for (const auto& o : overrides) apply_override(root, o, sc, flags);
   sc.overrides = overrides;
   sc.fragments = fragments;
   Loader(sc, source).load(root);
@@ -1063,7 +1069,7 @@ Scenario load_text(const std::string& text, const std::string& source, const std
 }
 
 Scenario load(const std::string& path_or_name, const std::vector<std::string>& overrides,
-              const std::vector<std::string>& fragments) {
+              const std::vector<std::string>& fragments, const std::map<std::string, std::string>& flags) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_regular_file(path_or_name, ec)) {
@@ -1071,11 +1077,11 @@ Scenario load(const std::string& path_or_name, const std::vector<std::string>& o
     if (!in) throw InputError(fmt::format("{}: cannot read the file", path_or_name));
     std::stringstream buf;
     buf << in.rdbuf();
-    return load_text(buf.str(), path_or_name, fs::path(path_or_name).stem().string(), overrides, fragments);
+    return load_text(buf.str(), path_or_name, fs::path(path_or_name).stem().string(), overrides, fragments, flags);
   }
   for (const auto& ex : builtin_examples())
     if (path_or_name == ex.name)
-      return load_text(ex.text, std::string(ex.name) + ".yaml (built-in)", ex.name, overrides, fragments);
+      return load_text(ex.text, std::string(ex.name) + ".yaml (built-in)", ex.name, overrides, fragments, flags);
   std::vector<std::string> names;
   for (const auto& ex : builtin_examples()) names.push_back(ex.name);
   std::string hint = closest(path_or_name, names);

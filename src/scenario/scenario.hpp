@@ -178,15 +178,19 @@ class Scenario {
   // The scenario with every default filled in, as YAML (deterministic).
   std::string resolved_yaml() const;
 
-  std::map<std::string, int> lines;      // key path -> 1-based line in the file
-  std::map<std::string, bool> from_set;  // key path -> given with --set
+  std::map<std::string, int> lines;  // key path -> 1-based line in the file
+  // key path -> given with --set: "" for the user's own --set, else the command-line option that set it
+  // (`--channels` sets collective.channels), which errors then name.
+  std::map<std::string, std::string> from_set;
   // key path -> (fragment file, 1-based line) for keys a --config-add fragment set
   std::map<std::string, std::pair<std::string, int>> from_fragment;
 };
 
 // Loads a scenario from a path, or a built-in example name, applying
 // `fragments` then `overrides` ("a.b=value", YAML value syntax) before
-// validation.
+// validation. `flags` names the command-line option behind an override that
+// a command added for one of its own options (collective.channels ->
+// "--channels"), so that an error in it names the option the user typed.
 //
 // A fragment (`--config-add FILE`) is a YAML file of scenario keys merged on
 // top of the scenario: maps merge key by key, any other value replaces the
@@ -195,9 +199,10 @@ class Scenario {
 // it is validated with the scenario, and an error in one of its keys names
 // the fragment's file and line. `podnet calibrate --out` writes one.
 Scenario load(const std::string& path_or_name, const std::vector<std::string>& overrides = {},
-              const std::vector<std::string>& fragments = {});
+              const std::vector<std::string>& fragments = {}, const std::map<std::string, std::string>& flags = {});
 Scenario load_text(const std::string& text, const std::string& source, const std::string& default_name,
-                   const std::vector<std::string>& overrides = {}, const std::vector<std::string>& fragments = {});
+                   const std::vector<std::string>& overrides = {}, const std::vector<std::string>& fragments = {},
+                   const std::map<std::string, std::string>& flags = {});
 
 // Closest candidate by edit distance (for "did you mean"), or "" if none is close.
 std::string closest(const std::string& word, const std::vector<std::string>& candidates);

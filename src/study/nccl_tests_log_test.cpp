@@ -180,6 +180,14 @@ TEST(NcclTests, ReadsThePublishedLogs) {
   EXPECT_EQ(one[0].hosts().size(), 1u);
   ASSERT_EQ(one[0].rows.size(), 6u);
   EXPECT_DOUBLE_EQ(one[0].rows[0].out_of_place.busbw_gbyte_per_s, 382.99);
+  // NVIDIA's DGX H100 sample: 8 processes on one host, 8 B .. 16 GiB by 2 = 32 rows; 128 MiB is the 25th.
+  const auto dgx = read_nccl_tests(dir + "h100-1node-allreduce-dgx.log");
+  ASSERT_EQ(dgx.size(), 1u);
+  EXPECT_EQ(dgx[0].nranks(), 8);
+  EXPECT_EQ(dgx[0].hosts().size(), 1u);
+  ASSERT_EQ(dgx[0].rows.size(), 32u);
+  EXPECT_EQ(dgx[0].rows[24].bytes, 134217728);
+  EXPECT_DOUBLE_EQ(dgx[0].rows[24].out_of_place.busbw_gbyte_per_s, 400.53);
   EXPECT_THROW(read_nccl_tests(dir + "no-such.log"), InputError);
 }
 

@@ -11,37 +11,54 @@ namespace podnet::study {
 
 namespace {
 
-struct LastRunSteps {
-  std::vector<engine::LinkLoadStep> steps;
-  std::vector<double> capacity;  // payload capacity per directed link, bits/s (RunObservation)
+// The link counters of the backend's last run, taken when it ends (the run's steps are not kept).
+struct LastRunCounters {
+  std::vector<workload::TrainResult::TraceCounter> counters;
   Time makespan;
 };
 
-// The `links` directed links that carried the most bytes in the run of `iteration` (ties by link id),
-// each as a counter of its utilization steps (a value repeated at one time keeps the last).
-std::vector<workload::TrainResult::TraceCounter> link_counters(const topology::Topology& topo, const LastRunSteps& run,
-                                                               Time iteration, size_t links) {
+// The `links` directed links that carried the most bytes in a run (ties by link id), each as a counter
+// of its utilization steps (a value repeated at one time keeps the last). Two passes over the steps: the
+// bits each link carried (the integral of its step function, summed in time order), then the steps of the
+// chosen links only, so that no copy of a run's steps (tens of millions on a 16K-GPU iteration) is made.
+std::vector<workload::TrainResult::TraceCounter> link_counters(const topology::Topology& topo,
+                                                               const std::vector<engine::LinkLoadStep>& steps,
+                                                               const std::vector<double>& capacity, Time makespan,
+                                                               size_t links) {
   std::vector<workload::TrainResult::TraceCounter> out;
-  if (run.steps.empty() || run.makespan != iteration) return out;
-  std::map<int32_t, std::vector<std::pair<Time, double>>> by_link;
-  for (const auto& st : run.steps) {
-    auto& v = by_link[st.link];
-    if (!v.empty() && v.back().first == st.at) v.back().second = st.utilization;
-    else v.push_back({st.at, st.utilization});
+  if (steps.empty() || links == 0) return out;
+  const size_t n = capacity.size();
+  std::vector<double> bits(n, 0.0), last_u(n, 0.0);
+  std::vector<Time> last_t(n);
+  std::vector<char> seen(n, 0);
+  for (const auto& st : steps) {
+    const auto l = static_cast<size_t>(st.link);
+    if (seen[l]) bits[l] += last_u[l] * capacity[l] * (st.at - last_t[l]).seconds();
+    seen[l] = 1;
+    last_t[l] = st.at;
+    last_u[l] = st.utilization;
   }
   std::vector<std::pair<double, int32_t>> carried;  // (bits carried, link)
-  for (const auto& [link, v] : by_link) {
-    double bits = 0;
-    for (size_t k = 0; k < v.size(); ++k) {
-      const Time end = k + 1 < v.size() ? v[k + 1].first : run.makespan;
-      bits += v[k].second * run.capacity[static_cast<size_t>(link)] * (end - v[k].first).seconds();
-    }
-    if (bits > 0) carried.push_back({bits, link});
+  for (size_t l = 0; l < n; ++l) {
+    if (!seen[l]) continue;
+    bits[l] += last_u[l] * capacity[l] * (makespan - last_t[l]).seconds();
+    if (bits[l] > 0) carried.push_back({bits[l], static_cast<int32_t>(l)});
   }
   std::sort(carried.begin(), carried.end(),
             [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
-  for (size_t k = 0; k < carried.size() && k < links; ++k)
-    out.push_back({engine::dir_link_name(topo, carried[k].second), by_link[carried[k].second]});
+  if (carried.size() > links) carried.resize(links);
+  std::vector<int32_t> slot(n, -1);  // link -> its counter in `out`
+  for (const auto& [b, link] : carried) {
+    slot[static_cast<size_t>(link)] = static_cast<int32_t>(out.size());
+    out.push_back({engine::dir_link_name(topo, link), {}});
+  }
+  for (const auto& st : steps) {
+    const int32_t k = slot[static_cast<size_t>(st.link)];
+    if (k < 0) continue;
+    auto& v = out[static_cast<size_t>(k)].steps;
+    if (!v.empty() && v.back().first == st.at) v.back().second = st.utilization;
+    else v.push_back({st.at, st.utilization});
+  }
   return out;
 }
 
@@ -71,20 +88,20 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
                                                                  : s.network;
   // The trace's link-utilization counters (flow engine): the link-load steps of the backend's last run,
   // which is the iteration's when the result is taken (every helper times its small plans first).
-  auto steps = std::make_shared<LastRunSteps>();
+  auto last = std::make_shared<LastRunCounters>();
   engine::NetworkOptions traced = failures ? s.network : observed;
   if (r.trace && r.trace_links > 0 && s.engine == "flow") {
-    traced.observe = [prev = traced.observe, steps](const engine::RunObservation& o) {
+    traced.observe = [prev = traced.observe, last, &topo,
+                      links = static_cast<size_t>(r.trace_links)](const engine::RunObservation& o) {
       if (prev) prev(o);
       if (!o.link_steps || !o.link_capacity_bps || !o.report) return;
-      steps->steps = *o.link_steps;
-      steps->capacity = *o.link_capacity_bps;
-      steps->makespan = o.report->makespan;
+      last->counters = link_counters(topo, *o.link_steps, *o.link_capacity_bps, o.report->makespan, links);
+      last->makespan = o.report->makespan;
     };
   }
   auto backend = engine::make_backend(s.engine, topo, traced);
   const auto counters = [&] {
-    out.result.trace_counters = link_counters(topo, *steps, out.result.iteration, static_cast<size_t>(r.trace_links));
+    if (last->makespan == out.result.iteration) out.result.trace_counters = std::move(last->counters);
   };
   const auto storms = [&] {
     if (out.telemetry.recorder) {

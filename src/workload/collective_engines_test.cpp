@@ -352,6 +352,39 @@ TEST(EngineCrosscheck, AnalyticalAgreesWithFlowOnOneCollective) {
   }
 }
 
+// ---------------------------------------------------------------- NVLS pipeline fill
+// One server, auto (nvls / simple): NVLS's pipeline fill (collective/nvls.hpp) is transfer 1 of the
+// plan, a Compute delay after NCCL's 25 us latency on which the data transfers wait. By hand:
+//   2 MiB:   16 KiB chunks, loop 16 x 8 x 16 KiB = 2 MiB, fill 2 x 2,097,152 B / 272 GB/s = 15.42 us;
+//   128 MiB: 64 KiB chunks, loop 8 MiB,                 fill 2 x 8,388,608 B / 272 GB/s = 61.68 us.
+// The same plan with a zero fill is exactly that much faster on every engine.
+TEST(EngineCrosscheck, NvlsFillIsPaidOnEveryEngine) {
+  Options o;
+  o.channels = kAutoChannels;
+  o.tuner = true;
+  struct Case {
+    Bytes bytes;
+    Bytes loop;
+    std::vector<std::string> engines;
+  };
+  for (const Case& c :
+       {Case{2_MiB, 2_MiB, {"analytical", "flow", "packet"}}, Case{128_MiB, 8_MiB, {"analytical", "flow"}}}) {
+    const auto plan = make_plan("auto", Op::AllReduce, iota(8), c.bytes, o, testing::rail32());
+    ASSERT_EQ(plan.algorithm, "nvls");
+    ASSERT_EQ(plan.transfers[1].kind, plan::TransferKind::Compute);
+    auto nofill = plan;
+    nofill.transfers[1].duration = Time();
+    const double fill = 2.0 * static_cast<double>(c.loop) / 272e9;  // s
+    for (const std::string& e : c.engines) {
+      const double with = time_of(e, testing::rail32(), plan);
+      const double without = time_of(e, testing::rail32(), nofill);
+      EXPECT_NEAR(with - without, fill, 1e-9) << e << " at " << c.bytes << " B";
+      std::cout << fmt::format("[ figure   ] nvls {:>9} B on {:<10} {:>9.2f} us, without the fill {:>9.2f} us\n",
+                               c.bytes, e, with * 1e6, without * 1e6);
+    }
+  }
+}
+
 // ---------------------------------------------------------------- NCCL's pipeline
 // With NCCL's model (tuner on) a ring carries its slice pipeline
 // (nccl_pipeline.hpp), which the packet engine runs step by step and the flow

@@ -185,15 +185,12 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
   report.solves = sim.stats().solves;
   report.flows_resolved = sim.stats().flows_resolved;
   if (options_.observe) {
-    std::vector<LinkLoadStep> steps;
-    steps.reserve(sim.link_steps().size());
-    for (const auto& st : sim.link_steps()) steps.push_back({st.at, static_cast<int32_t>(st.link), st.utilization});
     std::vector<double> cap(dir_links);
     for (int32_t d = 0; d < dir_links; ++d) cap[d] = compiler.payload_capacity_bps(d);
     RunObservation o;
     o.engine = name();
     o.report = &report;
-    o.link_steps = &steps;
+    o.link_steps = &sim.link_steps();  // the simulator's own record, not a copy
     o.link_capacity_bps = &cap;
     options_.observe(o);
   }

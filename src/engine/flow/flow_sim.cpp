@@ -213,7 +213,7 @@ void FlowSim::resolve() {
     settle_link(L);
     const double load = solver_.link_load_bps(l), cap = solver_.capacity(l).bps;
     if (options_.record_link_steps && (load != L.load || cap != L.cap))
-      link_steps_.push_back({now_, l, cap > 0 ? load / cap : 0.0});
+      link_steps_.push_back({now_, static_cast<int32_t>(l), cap > 0 ? load / cap : 0.0});
     L.load = load;
     L.cap = cap;
     if (L.cap > 0) L.peak = std::max(L.peak, L.load / L.cap);

@@ -74,6 +74,7 @@
 #include "core/event_queue.hpp"
 #include "core/units.hpp"
 #include "engine/flow/maxmin.hpp"
+#include "engine/link_step.hpp"
 
 namespace podnet::engine::flow {
 
@@ -203,11 +204,7 @@ class FlowSim {
   LinkStats link_stats(LinkId l) const;
   // (time, link, load / capacity) at every change of a link's load, in time
   // order (FlowSimOptions::record_link_steps).
-  struct LinkStep {
-    Time at;
-    LinkId link;
-    double utilization;
-  };
+  using LinkStep = LinkLoadStep;
   const std::vector<LinkStep>& link_steps() const { return link_steps_; }
   double link_load_bps(LinkId l) const { return links_[l].load; }
   const SimStats& stats() const { return stats_; }
