@@ -121,17 +121,18 @@
 // of capacity; a link with slack bottlenecks nobody). Flows not crossed keep
 // their rates and count as fixed load, wherever they sit in a link's list
 // (a re-solved flow reached through another link may sit deep in it; see
-// "Performance" for how its list is kept in order). Water-filling the crossed flows gives each a bottleneck
-// among them; it is one for the whole allocation only if no fixed flow on it
-// has a larger r/w, which is checked at every link that saturates (the first
-// live entry of its list not re-solved is the largest fixed r/w; allowed
-// 1e-10 above the level). A fixed flow whose bottleneck was re-solved was
-// crossed (it is that link's top tier); one whose bottleneck was not keeps
-// it, untouched. So when the check holds the allocation is feasible, every
-// flow has a bottleneck, and it is the max-min one (unique). When it fails
-// (a fixed flow sits above the level at which one of its links now
-// saturates: it must give up bandwidth), the rates are restored and the same
-// changes are re-solved by the threshold rule above. On the 512-GPU
+// "Performance" for how its list is kept in order). Water-filling the
+// crossed flows gives each a bottleneck among them; it is one for the
+// whole allocation only if no fixed flow on it has a larger r/w, which is
+// checked at every link that saturates (the first live entry of its list
+// not re-solved is the largest fixed r/w; allowed 1e-10 above the level).
+// A fixed flow whose bottleneck was re-solved was crossed (it is that
+// link's top tier); one whose bottleneck was not keeps it, untouched. So
+// when the check holds the allocation is feasible, every flow has a
+// bottleneck, and it is the max-min one (unique). When it fails (a fixed
+// flow sits above the level at which one of its links now saturates: it
+// must give up bandwidth), the rates are restored and the same changes are
+// re-solved by the threshold rule above. On the 512-GPU
 // all-to-all below this re-solves 883 flows per re-solve on average instead
 // of 2,887; 59 of its 28,413 re-solves fall back.
 //
@@ -379,15 +380,17 @@ class MaxMinSolver {
   std::vector<uint32_t> merge_seen_;  // per link: == merge_stamp_ when seen by the add_flow in progress
   std::vector<uint32_t> merge_at_;    // per link: its term's index in terms_ during that add_flow
   uint32_t merge_stamp_ = 0;
-  // Per link, its active flows: uses_ sorted by (r/w descending, flow id
-  // ascending) as of the last solve, with dead entries (removed flows, and
-  // fillers with rho = +inf at the front) skipped; pending_ holds, unsorted,
-  // the flows activated since the last solve. A re-solve above a threshold
-  // level walks only the prefix of uses_ at or above it (see "Partial
-  // re-solve" in the file comment) and re-sorts only that prefix afterwards.
   // Per link: == epoch_ when a flow on it got a new rate in the current
   // solve (its list must be re-sorted).
   std::vector<uint32_t> link_moved_;
+  // Per link, its active flows: lists_[l].uses sorted by (r/w descending,
+  // flow id ascending) as of the last solve, with dead entries (removed
+  // flows, and fillers with rho = +inf at the front) skipped; pending_
+  // holds, unsorted, the flows activated since the last solve. A re-solve
+  // above a threshold level walks only the prefix of the list at or above
+  // it (see "Partial re-solve" in the file comment) and re-sorts only that
+  // prefix afterwards; a narrow re-solve moves only its flows whose rate
+  // changed (see "Performance").
   struct alignas(32) LinkList {  // one half cache line per link
     std::vector<Use> uses;
     uint32_t head = 0;  // the entries before it are all dead (fillers)
@@ -403,7 +406,7 @@ class MaxMinSolver {
   bool bucketed_ = false;
   std::vector<uint32_t> bucket_at_;
   std::vector<Use> bucket_;
-  std::vector<uint32_t> live_;         // per link: live entries in uses_ and pending_
+  std::vector<uint32_t> live_;         // per link: live entries in lists_[l].uses and pending_
   std::vector<uint32_t> prefix_;       // per link, scratch: end of the prefix the current solve walked
   std::vector<double> taken_load_;     // per link, scratch of a narrow re-solve: coef * old rate of its re-solved flows
   std::vector<double> pend_max_;       // per link: max r/w among pending_ flows placed by the arrival shortcut
