@@ -1,5 +1,6 @@
 # podnet: `make run` sets up, builds (Release) and runs the default scenario;
-# `make test` sets up, builds and runs the whole test suite through ctest.
+# `make test` sets up, builds and runs the whole test suite through ctest, then
+# replays the fuzz corpora under ASan + UBSan (scripts/replay-sanitize.sh).
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
@@ -19,8 +20,10 @@ build: configure
 run: build
 	./$(BUILD)/podnet run
 
+# The suite, then the fuzz corpora replayed under ASan + UBSan (scripts/replay-sanitize.sh, build-replay/).
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@bash scripts/replay-sanitize.sh $(REPLAY_BUILD) $(JOBS)
 
 bench: build
 	@for b in $(BUILD)/bench/*_bench; do [ -x "$$b" ] && "$$b"; done
@@ -39,8 +42,9 @@ fuzz:
 
 # The whole test suite built with AddressSanitizer + UndefinedBehaviorSanitizer.
 SANITIZE_BUILD ?= build-sanitize
+REPLAY_BUILD ?= build-replay
 test-sanitize: setup
 	@bash scripts/test-sanitize.sh $(SANITIZE_BUILD) $(JOBS)
 
 clean:
-	rm -rf $(BUILD) $(FUZZ_BUILD) $(SANITIZE_BUILD)
+	rm -rf $(BUILD) $(FUZZ_BUILD) $(SANITIZE_BUILD) $(REPLAY_BUILD)

@@ -13,6 +13,7 @@
 namespace {
 
 namespace fs = std::filesystem;
+using podnet::cli::testing::mpirun;
 using podnet::cli::testing::Result;
 using podnet::cli::testing::run;
 
@@ -91,8 +92,7 @@ TEST(OptimizeCli, MpiStagesGiveTheSameFront) {
   fs::remove_all(d / "m");
   const Result threads = run("optimize " + base + space + (d / "t").string() + " -j 2");
   ASSERT_EQ(threads.status, 0) << threads.out;
-  const std::string mpi = "mpirun --allow-run-as-root --oversubscribe -n 2 " + std::string(PODNET_BINARY) +
-                          " optimize " + base + space + (d / "m").string();
+  const std::string mpi = mpirun(2) + "optimize " + base + space + (d / "m").string();
   // Both stages at once under mpirun: refused, saying how to run it.
   Result r = podnet::cli::testing::run_shell(mpi, true);
   EXPECT_NE(r.status, 0);

@@ -12,6 +12,7 @@
 namespace {
 
 namespace fs = std::filesystem;
+using podnet::cli::testing::mpirun;
 using podnet::cli::testing::Result;
 using podnet::cli::testing::run;
 using podnet::cli::testing::run_shell;
@@ -90,9 +91,7 @@ TEST(SweepCli, MpiRanksGiveTheSameTableAsOneProcess) {
   // Open MPI from scripts/setup.sh (openmpi-bin); root and more ranks than cores are allowed for the test.
   const std::string one = fresh("mpi1.db"), three = fresh("mpi3.db");
   ASSERT_EQ(run(std::string(kTrain) + " --results " + one).status, 0);
-  const Result m = run_shell("mpirun --allow-run-as-root --oversubscribe -n 3 " + std::string(PODNET_BINARY) + " " +
-                                 std::string(kTrain) + " --results " + three,
-                             true);
+  const Result m = run_shell(mpirun(3) + std::string(kTrain) + " --results " + three, true);
   ASSERT_EQ(m.status, 0) << m.out;
   EXPECT_NE(m.out.find("3 MPI ranks: 1 coordinator, 2 workers"), std::string::npos) << m.out;
   // Only rank 0 prints the table.
