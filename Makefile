@@ -1,6 +1,6 @@
 # podnet: `make run` sets up, builds (Release) and runs the default scenario;
 # `make test` sets up, builds and runs the whole test suite through ctest, then
-# replays the fuzz corpora under ASan + UBSan (scripts/replay-sanitize.sh).
+# replays the fuzz corpora under ASan + UBSan (scripts/test-sanitize.sh --replay).
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
@@ -20,10 +20,10 @@ build: configure
 run: build
 	./$(BUILD)/podnet run
 
-# The suite, then the fuzz corpora replayed under ASan + UBSan (scripts/replay-sanitize.sh, build-replay/).
+# The suite, then the fuzz corpora replayed under ASan + UBSan (scripts/test-sanitize.sh --replay, build-replay/).
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
-	@bash scripts/replay-sanitize.sh $(REPLAY_BUILD) $(JOBS)
+	@bash scripts/test-sanitize.sh --replay $(REPLAY_BUILD) $(JOBS)
 
 bench: build
 	@for b in $(BUILD)/bench/*_bench; do [ -x "$$b" ] && "$$b"; done
