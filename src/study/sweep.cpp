@@ -14,7 +14,9 @@
 #include <mutex>
 #include <set>
 #include <sqlite3.h>
+#include <string_view>
 #include <thread>
+#include <unordered_set>
 #include <yaml-cpp/yaml.h>
 
 #include "core/error.hpp"
@@ -155,10 +157,13 @@ Axis parse_axis(const std::string& text) {
       if (comma == std::string::npos) break;
       start = comma + 1;
     }
+    // A listed value given twice is refused (a range's values are distinct by construction: its step is at
+    // least 1 and its factor at least 2 from LO >= 1, so only lists are checked).
+    std::unordered_set<std::string_view> seen;
+    seen.reserve(a.values.size());
+    for (const auto& v : a.values)
+      if (!seen.insert(v).second) throw InputError(fmt::format("--vary {}: '{}' is given twice", text, v));
   }
-  std::set<std::string> seen;
-  for (const auto& v : a.values)
-    if (!seen.insert(v).second) throw InputError(fmt::format("--vary {}: '{}' is given twice", text, v));
   return a;
 }
 

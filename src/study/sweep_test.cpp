@@ -37,6 +37,21 @@ TEST(Sweep, AxesListsAndRanges) {
   EXPECT_THROW(parse_axis("workload.tp=4..1"), InputError);
   EXPECT_THROW(parse_axis("workload.tp=1..8*1"), InputError);
   EXPECT_THROW(parse_axis("workload.tp=2,2"), InputError);
+  try {
+    parse_axis("network.routing=ecmp,adaptive,ecmp");
+    ADD_FAILURE() << "a listed value given twice was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'ecmp' is given twice"), std::string::npos) << e.what();
+  }
+  // 1..1000000 is kMaxPoints = 10^6 distinct values; one more is refused.
+  const Axis full = parse_axis("seed=1..1000000");
+  ASSERT_EQ(full.values.size(), 1000000u);
+  EXPECT_EQ(full.values.back(), "1000000");
+  EXPECT_THROW(parse_axis("seed=1..1000001"), InputError);
+  // 1..2^62*2 is 63 values 1, 2, 4, ..., 2^62: the last below INT64_MAX, no overflow.
+  const Axis geo = parse_axis("seed=1..4611686018427387904*2");
+  ASSERT_EQ(geo.values.size(), 63u);
+  EXPECT_EQ(geo.values.back(), "4611686018427387904");
 }
 
 TEST(Sweep, GridIsRowMajorLastAxisFastest) {
