@@ -291,7 +291,8 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
 
   Options o = options;
   const CommShape shape = comm_shape(group, topo, o.arch);
-  if (o.channels == kAutoChannels) o.channels = execution_channels(shape);
+  const bool auto_channels = o.channels == kAutoChannels;
+  if (auto_channels) o.channels = execution_channels(shape);
 
   // NCCL's algorithms go through the tuner (which picks the protocol, and the algorithm for "auto").
   std::array<bool, kNumAlgos> candidates{};
@@ -328,6 +329,8 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
           "collective.protocols)",
           algorithm, op_name(op), group.size(), shape.nodes, algorithm == "auto" ? "algorithm" : "protocol"));
     const AlgorithmInfo* chosen = find_algorithm(nccl_algorithm_name(c.algo));
+    // NCCL runs NVLS and NVLS tree on its NVLS channels, not the ring's (nvls.hpp).
+    if (auto_channels && (c.algo == Algo::Nvls || c.algo == Algo::NvlsTree)) o.channels = nvls_channels(shape.arch);
     plan = chosen->build(op, group, bytes, o, topo);
     // NCCL's slice pipeline (nccl_pipeline.hpp) on ring and tree transfers, from their payload bytes.
     set_nccl_pipelines(plan, op, c.algo, c.proto, static_cast<int32_t>(group.size()), bytes, o.channels, shape);
@@ -353,6 +356,8 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
   } else {
     const AlgorithmInfo* b = a ? a : find_algorithm(default_algorithm(op));
     if (!a && !supports(*b, op)) throw InputError(fmt::format("no algorithm implements {}", op_name(op)));
+    if (auto_channels && (std::string_view(b->name) == "nvls" || std::string_view(b->name) == "nvls_tree"))
+      o.channels = nvls_channels(shape.arch);
     plan = b->build(op, group, bytes, o, topo);
     if (op == Op::AllToAll && o.tuner)
       plan = with_leading_delay(std::move(plan), group, alltoall_post_latency(shape), "latency/alltoall-posts");

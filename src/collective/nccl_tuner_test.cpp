@@ -274,22 +274,22 @@ TEST(NcclTuner, AutoPlanCarriesProtocolAndLatency) {
   Options o;
   o.channels = kAutoChannels;
   o.tuner = true;  // as every scenario sets it
-  // 1 GiB over one server: nvls, 24 channels; the first transfer is the 25 us delay, the
-  // second NVLS's pipeline fill (nvls.hpp: 2 x 16 MiB / 272 GB/s; nvls_test covers it).
+  // 1 GiB over one server: nvls on NCCL's 16 NVLS channels (NVLS_NCHANNELS_SM90; the ring
+  // would run 24 here); the first transfer is the 25 us delay, the second NVLS's pipeline
+  // fill (nvls.hpp: 2 x 16 MiB / 272 GB/s; nvls_test covers it).
   const auto big = make_plan("auto", Op::AllReduce, iota(8), Bytes{1} << 30, o, rail32());
   EXPECT_EQ(big.algorithm, "nvls");
   EXPECT_EQ(big.protocol, "simple");
-  EXPECT_EQ(big.channels, 24);
-  ASSERT_EQ(big.transfers.size(), 26u);
+  EXPECT_EQ(big.channels, 16);
+  ASSERT_EQ(big.transfers.size(), 18u);
   EXPECT_EQ(big.transfers[0].kind, plan::TransferKind::Compute);
   EXPECT_EQ(big.transfers[0].duration, Time::from_seconds(25e-6));
   EXPECT_EQ(big.transfers[1].kind, plan::TransferKind::Compute);
   EXPECT_EQ(big.transfers[1].duration, Time::from_seconds(2.0 * 16777216 / 272000 * 1e-6));
-  // Channel 0 carries ceil(2^30/24) = 44,739,243 B (the 16-byte remainder goes to
-  // the first channels); each edge ceil(44,739,243 x 9/8 / 0.85) =
-  // ceil(8,053,063,740 / 136) = 59,213,704 B.
+  // Channel 0 carries 2^30/16 = 67,108,864 B; each edge ceil(67,108,864 x 9/8 / 0.85) =
+  // ceil(67,108,864 x 45/34) = ceil(3,019,898,880 / 34) = ceil(88,820,555.3) = 88,820,556 B.
   EXPECT_EQ(big.transfers[2].kind, plan::TransferKind::Coupled);
-  EXPECT_EQ(big.transfers[2].bytes, 59'213'704);
+  EXPECT_EQ(big.transfers[2].bytes, 88'820'556);
   EXPECT_EQ(big.transfers[2].edges.size(), 8u);
   EXPECT_EQ(big.transfers[2].deps, std::vector<int32_t>{1});
   // 8 B with the ring: LL, the 8 bytes split over 8 channels of 1 B; each

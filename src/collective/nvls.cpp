@@ -158,13 +158,12 @@ plan::TransferPlan build_tree(Op op, const Group& group, Bytes bytes, const Opti
   return plan;
 }
 
-// NCCL's NVLS channels on one server (nvls.cc): NVLS_NCHANNELS_SM90 = 16, NVLS_NCHANNELS_SM100_NVL = 24.
-int32_t nvls_channels(Arch arch) { return arch == Arch::Blackwell ? 24 : 16; }
-
 constexpr int64_t kNvlsChunk = 128 * 1024;  // NCCL_NVLS_CHUNKSIZE default (nvls.cc)
 constexpr int32_t kNvlsStages = 3;          // scatter, reduce, gather warp groups (all_reduce.h)
 
 }  // namespace
+
+int32_t nvls_channels(Arch arch) { return arch == Arch::Blackwell ? 24 : 16; }
 
 NvlsPipeline nvls_pipeline(const CommShape& s, Bytes bytes) {
   NvlsPipeline p;

@@ -118,4 +118,12 @@ struct NvlsPipeline {
 // servers, one GPU) or for 0 bytes.
 NvlsPipeline nvls_pipeline(const CommShape& s, Bytes bytes);
 
+// NCCL's NVLS channels (src/transport/nvls.cc): NVLS_NCHANNELS_SM90 = 16 on
+// Hopper, NVLS_NCHANNELS_SM100_NVL = 24 on Blackwell. NCCL runs nvls and
+// nvls_tree collectives on these, not on the ring's channels (enqueue.cc:
+// "maxChannels = ... NCCL_ALGO_NVLS || ... NCCL_ALGO_NVLS_TREE ?
+// comm->nvlsChannels : comm->nChannels"), so make_plan builds an NVLS plan
+// on them when collective.channels is auto.
+int32_t nvls_channels(Arch arch);
+
 }  // namespace podnet::collective
