@@ -212,8 +212,10 @@ void FlowSim::resolve() {
     LinkRec& L = links_[l];
     settle_link(L);
     const double load = solver_.link_load_bps(l), cap = solver_.capacity(l).bps;
-    if (options_.record_link_steps && (load != L.load || cap != L.cap))
+    if (options_.record_link_steps && (load != L.load || cap != L.cap)) {
+      if (options_.max_link_steps > 0 && link_steps_.size() >= options_.max_link_steps) link_steps_full();
       link_steps_.push_back({now_, static_cast<int32_t>(l), cap > 0 ? load / cap : 0.0});
+    }
     L.load = load;
     L.cap = cap;
     if (L.cap > 0) L.peak = std::max(L.peak, L.load / L.cap);
@@ -255,6 +257,16 @@ void FlowSim::predict(FlowId f) {
   }
   r.has_event = true;
   queue_.push(at, kComplete, f, 0, r.version);
+}
+
+void FlowSim::link_steps_full() const {
+  throw InputError(fmt::format(
+      "flow engine: the record of link-load steps that telemetry and --trace-links read reached {} steps ({:.1f} MB "
+      "at {} B each) at simulated {:.6f} s, all that {}; observe a smaller run (fewer GPUs, a smaller job) or raise "
+      "--max-memory",
+      thousands(static_cast<int64_t>(link_steps_.size())),
+      static_cast<double>(link_steps_.size() * sizeof(LinkStep)) / 1e6, sizeof(LinkStep), now_.seconds(),
+      options_.link_steps_limit.empty() ? "its limit allows" : options_.link_steps_limit));
 }
 
 void FlowSim::maybe_compact_queue() {
