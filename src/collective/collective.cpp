@@ -342,13 +342,19 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
         t.bytes = wire_bytes(t.bytes, c.proto);
         t.latency_steps = 0;
       }
-    // NVLS on one server: the pipeline's fill and drain, which NCCL's model does not price (nvls.hpp).
+    // NVLS on one server: the pipeline's fill and drain and its cost per stage, which NCCL's model does not
+    // price, after a launch that replaces NCCL's model latency (nvls.hpp).
+    double lat_us = model_latency_us(op, c.algo, c.proto, shape, bytes);
     if (c.algo == Algo::Nvls && op == Op::AllReduce) {
       const NvlsPipeline fill = nvls_pipeline(shape, bytes);
-      plan = with_leading_delay(std::move(plan), group, Time::from_seconds(fill.fill_us * 1e-6),
-                                fmt::format("pipeline-fill/nvls/chunk-{}", fill.chunk));
+      if (fill.loops > 0) {
+        plan = with_leading_delay(std::move(plan), group,
+                                  Time::from_seconds((fill.fill_us + fill.stage_cost_us) * 1e-6),
+                                  fmt::format("pipeline-fill/nvls/chunk-{}", fill.chunk));
+        lat_us = fill.launch_us;
+      }
     }
-    const Time lat = Time::from_seconds(model_latency_us(op, c.algo, c.proto, shape, bytes) * 1e-6);
+    const Time lat = Time::from_seconds(lat_us * 1e-6);
     plan = with_leading_delay(std::move(plan), group, lat,
                               fmt::format("latency/{}/{}", algo_name(c.algo), proto_name(c.proto)));
     plan.algorithm = chosen->name;

@@ -275,17 +275,18 @@ TEST(NcclTuner, AutoPlanCarriesProtocolAndLatency) {
   o.channels = kAutoChannels;
   o.tuner = true;  // as every scenario sets it
   // 1 GiB over one server: nvls on NCCL's 16 NVLS channels (NVLS_NCHANNELS_SM90; the ring
-  // would run 24 here); the first transfer is the 25 us delay, the second NVLS's pipeline
-  // fill (nvls.hpp: 2 x 16 MiB / 272 GB/s; nvls_test covers it).
+  // would run 24 here); the first transfer is NVLS's 13 us launch (in place of NCCL's 25 us),
+  // the second NVLS's pipeline fill and stage costs (nvls.hpp: 2 x 16 MiB / 272 GB/s + 66 x 2.5 us;
+  // nvls_test covers them).
   const auto big = make_plan("auto", Op::AllReduce, iota(8), Bytes{1} << 30, o, rail32());
   EXPECT_EQ(big.algorithm, "nvls");
   EXPECT_EQ(big.protocol, "simple");
   EXPECT_EQ(big.channels, 16);
   ASSERT_EQ(big.transfers.size(), 18u);
   EXPECT_EQ(big.transfers[0].kind, plan::TransferKind::Compute);
-  EXPECT_EQ(big.transfers[0].duration, Time::from_seconds(25e-6));
+  EXPECT_EQ(big.transfers[0].duration, Time::from_seconds(13e-6));
   EXPECT_EQ(big.transfers[1].kind, plan::TransferKind::Compute);
-  EXPECT_EQ(big.transfers[1].duration, Time::from_seconds(2.0 * 16777216 / 272000 * 1e-6));
+  EXPECT_EQ(big.transfers[1].duration, Time::from_seconds((2.0 * 16777216 / 272000 + 66 * 2.5) * 1e-6));
   // Channel 0 carries 2^30/16 = 67,108,864 B; each edge ceil(67,108,864 x 9/8 / 0.85) =
   // ceil(67,108,864 x 45/34) = ceil(3,019,898,880 / 34) = ceil(88,820,555.3) = 88,820,556 B.
   EXPECT_EQ(big.transfers[2].kind, plan::TransferKind::Coupled);
