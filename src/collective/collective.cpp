@@ -1,6 +1,7 @@
 #include "collective/collective.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 
 #include "collective/collnet.hpp"
@@ -204,6 +205,28 @@ Bytes wire_bytes(Bytes b, Proto p) {
   return b;
 }
 
+// How much slower NCCL's model runs protocol p than Simple for the same algorithm and op (nccl_tuner.hpp
+// section 3: LL at half of Simple's bandwidth but at most NCCL's LL ceiling, llMaxBws; LL128 at 0.92 of it
+// but at most its per-channel ceiling; tree LL at 1/3.8), and at least the line format's own overhead
+// (LL 2, LL128 128/120). 1 for Simple, or where the model has no Simple figure.
+double protocol_slowdown(Op op, Algo a, Proto p, const CommShape& s) {
+  if (p == Proto::Simple) return 1.0;
+  const double line = p == Proto::LL ? 2.0 : 128.0 / 120.0;
+  const double simple = model_entry(op, a, Proto::Simple, s).bw_gbs;
+  const double proto = model_entry(op, a, p, s).bw_gbs;
+  if (!(simple > 0) || !(proto > 0)) return line;
+  return std::max(line, simple / proto);
+}
+
+// Wire bytes for b payload bytes at a slowdown of `factor` (>= the line format's): the line format's
+// exact count when the ceiling does not bind, else ceil(b x factor).
+Bytes wire_bytes(Bytes b, Proto p, double factor) {
+  const Bytes exact = wire_bytes(b, p);
+  const double line = p == Proto::LL ? 2.0 : p == Proto::LL128 ? 128.0 / 120.0 : 1.0;
+  if (factor <= line * (1 + 1e-12)) return exact;
+  return std::max(exact, static_cast<Bytes>(std::ceil(static_cast<double>(b) * factor)));
+}
+
 // Puts a Compute delay of `latency` over the group first: every transfer
 // that had no dependency now waits for it.
 plan::TransferPlan with_leading_delay(plan::TransferPlan plan, const Group& group, Time latency, std::string label) {
@@ -337,9 +360,12 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
     // NCCL's latency term (the leading delay below: base + every step's latency, the wire included, as
     // NCCL's tuner counts it) replaces the engines' per-hop latency: the data transfers pay none
     // (latency_steps = 0), so a step's latency is not counted twice.
+    // LL and LL128 move at NCCL's modelled rate for them: the line format's overhead, or more where NCCL's
+    // model caps the protocol's bandwidth (protocol_slowdown).
+    const double slowdown = protocol_slowdown(op, c.algo, c.proto, shape);
     for (auto& t : plan.transfers)
       if (t.kind != plan::TransferKind::Compute) {
-        t.bytes = wire_bytes(t.bytes, c.proto);
+        t.bytes = wire_bytes(t.bytes, c.proto, slowdown);
         t.latency_steps = 0;
       }
     // NVLS on one server: the pipeline's fill and drain and its cost per stage, which NCCL's model does not

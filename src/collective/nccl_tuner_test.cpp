@@ -294,12 +294,15 @@ TEST(NcclTuner, AutoPlanCarriesProtocolAndLatency) {
   EXPECT_EQ(big.transfers[2].edges.size(), 8u);
   EXPECT_EQ(big.transfers[2].deps, std::vector<int32_t>{1});
   // 8 B with the ring: LL, the 8 bytes split over 8 channels of 1 B; each
-  // hop carries ceil(1 x 14/8) = 2 B, x 2 on the wire (LL) = 4 B; delay 15 us.
+  // hop carries ceil(1 x 14/8) = 2 B. On the wire LL moves at NCCL's modelled LL rate:
+  // Simple's ring busBw on one H100 node is 12 x 30 = 360 GB/s, LL's min(0.5 x 360, llMaxBw
+  // 141) = 141, so 2 B take the time of ceil(2 x 360/141) = ceil(5.11) = 6 B (the line format
+  // alone would be 2 x 2 = 4 B); delay 15 us.
   const auto small = make_plan("ring", Op::AllReduce, iota(8), 8, o, rail32());
   EXPECT_EQ(small.protocol, "ll");
   ASSERT_EQ(small.transfers.size(), 9u);
   EXPECT_EQ(small.transfers[0].duration, Time::from_seconds(15e-6));
-  EXPECT_EQ(small.transfers[1].bytes, 4);
+  EXPECT_EQ(small.transfers[1].bytes, 6);
 }
 
 TEST(NcclTuner, AllToAllPaysPerPeerPosts) {
