@@ -142,7 +142,9 @@ TEST(PublishedNccl, OneServerAllReduceWithinTenPercentOfFourTables) {
     const auto logs = study::read_nccl_tests(dir + file);
     ASSERT_EQ(logs.size(), 1u) << file;
     // The AWS excerpt prints no device lines (its job ran mpirun -np 8 -N 8: 8 ranks on one node).
-    if (logs[0].nranks() > 0) EXPECT_EQ(logs[0].nranks(), 8) << file;
+    if (logs[0].nranks() > 0) {
+      EXPECT_EQ(logs[0].nranks(), 8) << file;
+    }
     double lo = 9, hi = 0;
     for (const auto& r : logs[0].rows) {
       const auto it = podnet.find(r.bytes);

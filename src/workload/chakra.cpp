@@ -555,9 +555,12 @@ TracePlan build_plan(const std::vector<RankTrace>& traces, const std::vector<int
         const auto key = std::make_tuple(gpus, static_cast<int>(cop), nd.comm_size);
         auto it = cache.find(key);
         if (it == cache.end()) {
+          // auto: NCCL's tuner when NCCL's model is on (training.hpp, TrainOptions::dp_algorithm).
           const auto* algo = collective::find_algorithm(options.dp_algorithm);
-          const std::string name = algo && collective::supports(*algo, cop) ? options.dp_algorithm
-                                                                            : collective::default_algorithm(cop);
+          const bool tuned = options.dp_algorithm == "auto" && options.collective.tuner;
+          const std::string name = tuned                                      ? std::string("auto")
+                                   : algo && collective::supports(*algo, cop) ? options.dp_algorithm
+                                                                              : collective::default_algorithm(cop);
           it = cache.emplace(key, collective::make_plan(name, cop, gpus, nd.comm_size, options.collective, topo)).first;
         }
         const plan::TransferPlan& sub = it->second;

@@ -74,16 +74,19 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
   const Bytes bsh = job.microbatch * seq_local * m.hidden * job.bytes_per_param;
   const bool full = job.recompute == Recompute::Full, selective = job.recompute == Recompute::Selective;
 
-  // One TP collective (all-reduce, or reduce-scatter + all-gather with sequence parallelism).
+  // One TP collective (all-reduce, or reduce-scatter + all-gather with sequence parallelism), as NCCL's tuner
+  // picks it (NVLS for an all-reduce inside one H100 server, ring for the reduce-scatter and all-gather there);
+  // without NCCL's model (collective.nccl_model: false) the plain ring.
+  const char* kTpAlgorithm = options.collective.tuner ? "auto" : "ring";
   if (job.tp > 1) {
     const collective::Group g = gpus_of(gpu_of_rank, tp_group(job, 0, 0));
     if (job.sequence_parallel) {
       using collective::Op;
       it.tp_collective =
-          time_plan(backend, collective::make_plan("ring", Op::ReduceScatter, g, bsh, options.collective, topo)) +
-          time_plan(backend, collective::make_plan("ring", Op::AllGather, g, bsh, options.collective, topo));
+          time_plan(backend, collective::make_plan(kTpAlgorithm, Op::ReduceScatter, g, bsh, options.collective, topo)) +
+          time_plan(backend, collective::make_plan(kTpAlgorithm, Op::AllGather, g, bsh, options.collective, topo));
     } else {
-      it.tp_collective = time_plan(backend, collective::make_plan("ring", collective::Op::AllReduce, g, bsh,
+      it.tp_collective = time_plan(backend, collective::make_plan(kTpAlgorithm, collective::Op::AllReduce, g, bsh,
                                                                   options.collective, topo));
     }
   }
@@ -393,6 +396,11 @@ class Builder {
           }
   }
 
+  // The DP collectives' algorithm: auto is NCCL's tuner when NCCL's model is on, else the plain ring.
+  const char* dp_algorithm() const {
+    return opt_.dp_algorithm == "auto" && !opt_.collective.tuner ? "ring" : opt_.dp_algorithm.c_str();
+  }
+
   // A collective of `op` over one DP/EDP group, merged after `deps`; returns its sinks.
   std::vector<int32_t> collective(int64_t key, const collective::Group& g, collective::Op op, Bytes bytes,
                                   const std::vector<int32_t>& deps, int32_t stage, int32_t lane,
@@ -401,7 +409,7 @@ class Builder {
     auto ck = std::make_tuple(key, static_cast<int>(op), bytes);
     auto it = cache_.find(ck);
     if (it == cache_.end())
-      it = cache_.emplace(ck, collective::make_plan(opt_.dp_algorithm, op, g, bytes, opt_.collective, topo_)).first;
+      it = cache_.emplace(ck, collective::make_plan(dp_algorithm(), op, g, bytes, opt_.collective, topo_)).first;
     const size_t before = ip_.plan.transfers.size();
     auto sinks = merge(ip_.plan, it->second, deps, label);
     for (size_t k = before; k < ip_.plan.transfers.size(); ++k) {

@@ -44,7 +44,10 @@
 //   parallelism) are blocking and never overlap compute. SIMPLIFICATION: to
 //   keep plans small, one TP collective of b s h e bytes is timed once on the
 //   engine (a tiny plan on the TP group of rank 0, inside its NVLink domain
-//   when t <= GPUs per server) and each pass gets a Compute-like delay of
+//   when t <= GPUs per server; the algorithm and protocol NCCL's tuner picks,
+//   e.g. NVLS for an all-reduce inside one H100 server, the plain ring
+//   without NCCL's model; the DP collectives likewise, dp_algorithm "auto")
+//   and each pass gets a Compute-like delay of
 //   (collectives per layer x layers of the chunk) x that time, placed after
 //   its compute op on the stage's chain (label "tp"). With
 //   workload.tp_comm_overlap (Megatron's --tp-comm-overlap: Transformer
@@ -157,9 +160,11 @@
 namespace podnet::workload {
 
 struct TrainOptions {
-  collective::Options collective;     // channels, QPs, ring order of every collective
-  std::string dp_algorithm = "ring";  // algorithm of the DP collectives (see `podnet list`)
-  bool trace = false;                 // keep per-op timings for a Chrome trace
+  collective::Options collective;  // channels, QPs, ring order of every collective
+  // Algorithm of the DP collectives (see `podnet list`); auto: NCCL's tuner, as NCCL picks it per size
+  // (the plain ring when collective.nccl_model is false).
+  std::string dp_algorithm = "auto";
+  bool trace = false;  // keep per-op timings for a Chrome trace
 };
 
 enum class Category : uint8_t { Compute, Tp, Pp, Dp, Ep, Optimizer, Marker, Cp };

@@ -420,6 +420,30 @@ TEST(Training, TpCommOverlapExposesOnlyWhatExceedsTheGemms) {
   EXPECT_NEAR(fast.ops[0][0].bwd_tp.seconds(), std::max(0.0, 2 * c2 - g_b / 100), 1e-11);
 }
 
+TEST(Training, TpCollectiveIsNcclsChoiceWithItsModel) {
+  // TP8 without SP on the first server of rail(32) (8 GPUs on an NVSwitch): one TP collective is an
+  // all-reduce of b s h e = 1 x 2,048 x 1,024 x 2 B = 4 MiB over GPUs 0-7. With NCCL's model (tuner) it is
+  // what NCCL's tuner picks there, nvls (the plan "auto" makes), timed on the same engine; without the
+  // model it is the plain ring, as before.
+  Job j = llama_layer_job();
+  j.tp = 8;
+  j.sequence_parallel = false;
+  const topology::Topology& topo = rail(32);
+  auto backend = engine::make_backend("analytical", topo);
+  collective::Group g(8);
+  std::iota(g.begin(), g.end(), 0);
+  const Bytes bsh = 2048 * 1024 * 2;
+  TrainOptions tuned;
+  tuned.collective.tuner = true;
+  tuned.collective.channels = collective::kAutoChannels;
+  const auto nvls = collective::make_plan("auto", collective::Op::AllReduce, g, bsh, tuned.collective, topo);
+  ASSERT_EQ(nvls.algorithm, "nvls");
+  EXPECT_EQ(iteration_times(j, identity(j.gpus()), topo, *backend, tuned).tp_collective, backend->run(nvls).makespan);
+  const auto ring = collective::make_plan("ring", collective::Op::AllReduce, g, bsh, TrainOptions{}.collective, topo);
+  EXPECT_EQ(iteration_times(j, identity(j.gpus()), topo, *backend, TrainOptions{}).tp_collective,
+            backend->run(ring).makespan);
+}
+
 TEST(Training, ContextParallelExchangeIsExposedBeyondTheCore) {
   // tiny() with cp 2 on 2 GPUs of one server: a KV block is 2 b (s/c) h_kv e = 2 x 4 x 64 x 2 = 1,024 bytes; its
   // NVLink hop takes a few microseconds of latency, far longer than the block's attention core (4 b (s/c)^2 h =
