@@ -380,6 +380,34 @@ TEST(MaxMin, NarrowReSolveTakesOnlyTheFlowsTheChangedLinksBottleneck) {
   expect_rate(s.link_load_bps(b), 90e9);
 }
 
+TEST(MaxMin, NarrowReSolveWithACoefficientAndAWeight) {
+  // A = 30 Gb/s carries f (coef 1, weight 1), g (coef 2: it crosses A
+  // twice) and h (weight 2). Filling at level L: f = L, g = L (consuming
+  // 2L), h = 2L: L + 2L + 2L = 30, so L = 6: f = g = 6, h = 12 (r/w 6 each),
+  // load 6 + 12 + 12 = 30. f leaves: every remaining flow has f's r/w, so a
+  // narrow re-solve takes A's top tier, g and h: 2L + 2L = 30, L = 7.5:
+  // g = 7.5 (consuming 15), h = 15, load 30. (The re-solved flows' terms are
+  // not all unit coefficients: the coefficient-2 path is the one taken.)
+  MaxMinSolver s;
+  const LinkId a = s.add_link(30_Gbps);
+  const FlowId f = s.add_flow(path({a}));
+  const std::vector<Resource> twice = {{a, 2.0}};
+  const FlowId g = s.add_flow(twice);
+  const FlowId h = s.add_flow(path({a}), 2.0);
+  s.solve();
+  expect_rate(s.rate_bps(f), 6e9);
+  expect_rate(s.rate_bps(g), 6e9);
+  expect_rate(s.rate_bps(h), 12e9);
+  expect_rate(s.link_load_bps(a), 30e9);
+  s.remove_flow(f);
+  s.solve();
+  EXPECT_EQ(s.last_stats().narrow, 1u);
+  EXPECT_EQ(s.last_stats().flows, 2u);
+  expect_rate(s.rate_bps(g), 7.5e9);
+  expect_rate(s.rate_bps(h), 15e9);
+  expect_rate(s.link_load_bps(a), 30e9);
+}
+
 TEST(MaxMin, NarrowReSolveFallsBackWhenAKeptFlowIsAboveTheNewLevel) {
   // A = 10 carries f and g; B = 20 carries g, k and m; k also crosses C = 8,
   // m also D = 7. Water-filling: levels A 10/2 = 5, B 20/3, C 8, D 7: A first,
