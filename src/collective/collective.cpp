@@ -1,6 +1,7 @@
 #include "collective/collective.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 
 #include "collective/collnet.hpp"
@@ -204,6 +205,28 @@ Bytes wire_bytes(Bytes b, Proto p) {
   return b;
 }
 
+// How much slower NCCL's model runs protocol p than Simple for the same algorithm and op (nccl_tuner.hpp
+// section 3: LL at half of Simple's bandwidth but at most NCCL's LL ceiling, llMaxBws; LL128 at 0.92 of it
+// but at most its per-channel ceiling; tree LL at 1/3.8), and at least the line format's own overhead
+// (LL 2, LL128 128/120). 1 for Simple, or where the model has no Simple figure.
+double protocol_slowdown(Op op, Algo a, Proto p, const CommShape& s) {
+  if (p == Proto::Simple) return 1.0;
+  const double line = p == Proto::LL ? 2.0 : 128.0 / 120.0;
+  const double simple = model_entry(op, a, Proto::Simple, s).bw_gbs;
+  const double proto = model_entry(op, a, p, s).bw_gbs;
+  if (!(simple > 0) || !(proto > 0)) return line;
+  return std::max(line, simple / proto);
+}
+
+// Wire bytes for b payload bytes at a slowdown of `factor` (>= the line format's): the line format's
+// exact count when the ceiling does not bind, else ceil(b x factor).
+Bytes wire_bytes(Bytes b, Proto p, double factor) {
+  const Bytes exact = wire_bytes(b, p);
+  const double line = p == Proto::LL ? 2.0 : p == Proto::LL128 ? 128.0 / 120.0 : 1.0;
+  if (factor <= line * (1 + 1e-12)) return exact;
+  return std::max(exact, static_cast<Bytes>(std::ceil(static_cast<double>(b) * factor)));
+}
+
 // Puts a Compute delay of `latency` over the group first: every transfer
 // that had no dependency now waits for it.
 plan::TransferPlan with_leading_delay(plan::TransferPlan plan, const Group& group, Time latency, std::string label) {
@@ -291,7 +314,8 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
 
   Options o = options;
   const CommShape shape = comm_shape(group, topo, o.arch);
-  if (o.channels == kAutoChannels) o.channels = execution_channels(shape);
+  const bool auto_channels = o.channels == kAutoChannels;
+  if (auto_channels) o.channels = execution_channels(shape);
 
   // NCCL's algorithms go through the tuner (which picks the protocol, and the algorithm for "auto").
   std::array<bool, kNumAlgos> candidates{};
@@ -328,24 +352,35 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
           "collective.protocols)",
           algorithm, op_name(op), group.size(), shape.nodes, algorithm == "auto" ? "algorithm" : "protocol"));
     const AlgorithmInfo* chosen = find_algorithm(nccl_algorithm_name(c.algo));
+    // NCCL runs NVLS and NVLS tree on its NVLS channels, not the ring's (nvls.hpp).
+    if (auto_channels && (c.algo == Algo::Nvls || c.algo == Algo::NvlsTree)) o.channels = nvls_channels(shape.arch);
     plan = chosen->build(op, group, bytes, o, topo);
     // NCCL's slice pipeline (nccl_pipeline.hpp) on ring and tree transfers, from their payload bytes.
     set_nccl_pipelines(plan, op, c.algo, c.proto, static_cast<int32_t>(group.size()), bytes, o.channels, shape);
     // NCCL's latency term (the leading delay below: base + every step's latency, the wire included, as
     // NCCL's tuner counts it) replaces the engines' per-hop latency: the data transfers pay none
     // (latency_steps = 0), so a step's latency is not counted twice.
+    // LL and LL128 move at NCCL's modelled rate for them: the line format's overhead, or more where NCCL's
+    // model caps the protocol's bandwidth (protocol_slowdown).
+    const double slowdown = protocol_slowdown(op, c.algo, c.proto, shape);
     for (auto& t : plan.transfers)
       if (t.kind != plan::TransferKind::Compute) {
-        t.bytes = wire_bytes(t.bytes, c.proto);
+        t.bytes = wire_bytes(t.bytes, c.proto, slowdown);
         t.latency_steps = 0;
       }
-    // NVLS on one server: the pipeline's fill and drain, which NCCL's model does not price (nvls.hpp).
+    // NVLS on one server: the pipeline's fill and drain and its cost per stage, which NCCL's model does not
+    // price, after a launch that replaces NCCL's model latency (nvls.hpp).
+    double lat_us = model_latency_us(op, c.algo, c.proto, shape, bytes);
     if (c.algo == Algo::Nvls && op == Op::AllReduce) {
       const NvlsPipeline fill = nvls_pipeline(shape, bytes);
-      plan = with_leading_delay(std::move(plan), group, Time::from_seconds(fill.fill_us * 1e-6),
-                                fmt::format("pipeline-fill/nvls/chunk-{}", fill.chunk));
+      if (fill.loops > 0) {
+        plan = with_leading_delay(std::move(plan), group,
+                                  Time::from_seconds((fill.fill_us + fill.stage_cost_us) * 1e-6),
+                                  fmt::format("pipeline-fill/nvls/chunk-{}", fill.chunk));
+        lat_us = fill.launch_us;
+      }
     }
-    const Time lat = Time::from_seconds(model_latency_us(op, c.algo, c.proto, shape, bytes) * 1e-6);
+    const Time lat = Time::from_seconds(lat_us * 1e-6);
     plan = with_leading_delay(std::move(plan), group, lat,
                               fmt::format("latency/{}/{}", algo_name(c.algo), proto_name(c.proto)));
     plan.algorithm = chosen->name;
@@ -353,6 +388,8 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
   } else {
     const AlgorithmInfo* b = a ? a : find_algorithm(default_algorithm(op));
     if (!a && !supports(*b, op)) throw InputError(fmt::format("no algorithm implements {}", op_name(op)));
+    if (auto_channels && (std::string_view(b->name) == "nvls" || std::string_view(b->name) == "nvls_tree"))
+      o.channels = nvls_channels(shape.arch);
     plan = b->build(op, group, bytes, o, topo);
     if (op == Op::AllToAll && o.tuner)
       plan = with_leading_delay(std::move(plan), group, alltoall_post_latency(shape), "latency/alltoall-posts");

@@ -55,7 +55,10 @@
 //
 // How a protocol shows in the plan (so that every engine times it without
 // knowing protocols): the chosen plan's network transfers carry their bytes
-// divided by the protocol's wire efficiency (ll x 2, ll128 x 128/120), and
+// divided by the protocol's efficiency -- NCCL's model's ratio of its
+// bandwidth to Simple's for the same algorithm, at least the line format's
+// (ll x 2, ll128 x 128/120): LL capped at NCCL's llMaxBws, LL128 at 0.92
+// of Simple or its per-channel ceiling, tree LL at 1/3.8 -- and
 // transfer 0 is a Compute delay over the group lasting NCCL's modelled
 // latency of the op (base latency + per-step latencies, nccl_tuner.hpp
 // section 2), on which every other root transfer depends; an NVLS

@@ -40,7 +40,9 @@
 //    One H100 node (NVLink only): s = 60, c = floor(370.8/60) = 6,
 //    duplicated to 12 x 30 GB/s (tuner busbw 360), kernels on 24 channels.
 //    One GPU per node on a 400G NIC: s = 48, c = 1, duplicated to 2 x 24,
-//    kernels on 4 channels.
+//    kernels on 4 channels. These are the ring's (and tree's, PAT's,
+//    CollNet's) execution channels; nvls and nvls_tree run on NCCL's NVLS
+//    channels instead, 16 on Hopper and 24 on Blackwell (nvls.hpp).
 //
 // 2. Protocols (device.h; tuning.cc).
 //    simple: data in large chunks, a flag per chunk, memory fences: full

@@ -274,31 +274,35 @@ TEST(NcclTuner, AutoPlanCarriesProtocolAndLatency) {
   Options o;
   o.channels = kAutoChannels;
   o.tuner = true;  // as every scenario sets it
-  // 1 GiB over one server: nvls, 24 channels; the first transfer is the 25 us delay, the
-  // second NVLS's pipeline fill (nvls.hpp: 2 x 16 MiB / 272 GB/s; nvls_test covers it).
+  // 1 GiB over one server: nvls on NCCL's 16 NVLS channels (NVLS_NCHANNELS_SM90; the ring
+  // would run 24 here); the first transfer is NVLS's 13 us launch (in place of NCCL's 25 us),
+  // the second NVLS's pipeline fill and stage costs (nvls.hpp: 2 x 16 MiB / 272 GB/s + 66 x 2.5 us;
+  // nvls_test covers them).
   const auto big = make_plan("auto", Op::AllReduce, iota(8), Bytes{1} << 30, o, rail32());
   EXPECT_EQ(big.algorithm, "nvls");
   EXPECT_EQ(big.protocol, "simple");
-  EXPECT_EQ(big.channels, 24);
-  ASSERT_EQ(big.transfers.size(), 26u);
+  EXPECT_EQ(big.channels, 16);
+  ASSERT_EQ(big.transfers.size(), 18u);
   EXPECT_EQ(big.transfers[0].kind, plan::TransferKind::Compute);
-  EXPECT_EQ(big.transfers[0].duration, Time::from_seconds(25e-6));
+  EXPECT_EQ(big.transfers[0].duration, Time::from_seconds(13e-6));
   EXPECT_EQ(big.transfers[1].kind, plan::TransferKind::Compute);
-  EXPECT_EQ(big.transfers[1].duration, Time::from_seconds(2.0 * 16777216 / 272000 * 1e-6));
-  // Channel 0 carries ceil(2^30/24) = 44,739,243 B (the 16-byte remainder goes to
-  // the first channels); each edge ceil(44,739,243 x 9/8 / 0.85) =
-  // ceil(8,053,063,740 / 136) = 59,213,704 B.
+  EXPECT_EQ(big.transfers[1].duration, Time::from_seconds((2.0 * 16777216 / 272000 + 66 * 2.5) * 1e-6));
+  // Channel 0 carries 2^30/16 = 67,108,864 B; each edge ceil(67,108,864 x 9/8 / 0.85) =
+  // ceil(67,108,864 x 45/34) = ceil(3,019,898,880 / 34) = ceil(88,820,555.3) = 88,820,556 B.
   EXPECT_EQ(big.transfers[2].kind, plan::TransferKind::Coupled);
-  EXPECT_EQ(big.transfers[2].bytes, 59'213'704);
+  EXPECT_EQ(big.transfers[2].bytes, 88'820'556);
   EXPECT_EQ(big.transfers[2].edges.size(), 8u);
   EXPECT_EQ(big.transfers[2].deps, std::vector<int32_t>{1});
   // 8 B with the ring: LL, the 8 bytes split over 8 channels of 1 B; each
-  // hop carries ceil(1 x 14/8) = 2 B, x 2 on the wire (LL) = 4 B; delay 15 us.
+  // hop carries ceil(1 x 14/8) = 2 B. On the wire LL moves at NCCL's modelled LL rate:
+  // Simple's ring busBw on one H100 node is 12 x 30 = 360 GB/s, LL's min(0.5 x 360, llMaxBw
+  // 141) = 141, so 2 B take the time of ceil(2 x 360/141) = ceil(5.11) = 6 B (the line format
+  // alone would be 2 x 2 = 4 B); delay 15 us.
   const auto small = make_plan("ring", Op::AllReduce, iota(8), 8, o, rail32());
   EXPECT_EQ(small.protocol, "ll");
   ASSERT_EQ(small.transfers.size(), 9u);
   EXPECT_EQ(small.transfers[0].duration, Time::from_seconds(15e-6));
-  EXPECT_EQ(small.transfers[1].bytes, 4);
+  EXPECT_EQ(small.transfers[1].bytes, 6);
 }
 
 TEST(NcclTuner, AllToAllPaysPerPeerPosts) {

@@ -158,13 +158,15 @@ plan::TransferPlan build_tree(Op op, const Group& group, Bytes bytes, const Opti
   return plan;
 }
 
-// NCCL's NVLS channels on one server (nvls.cc): NVLS_NCHANNELS_SM90 = 16, NVLS_NCHANNELS_SM100_NVL = 24.
-int32_t nvls_channels(Arch arch) { return arch == Arch::Blackwell ? 24 : 16; }
-
 constexpr int64_t kNvlsChunk = 128 * 1024;  // NCCL_NVLS_CHUNKSIZE default (nvls.cc)
 constexpr int32_t kNvlsStages = 3;          // scatter, reduce, gather warp groups (all_reduce.h)
+// Fitted on NVIDIA's DGX H100 all_reduce_perf table (nvls.hpp, docs/validation.md).
+constexpr double kNvlsStageCostUs = 2.5;
+constexpr double kNvlsLaunchUs = 13.0;
 
 }  // namespace
+
+int32_t nvls_channels(Arch arch) { return arch == Arch::Blackwell ? 24 : 16; }
 
 NvlsPipeline nvls_pipeline(const CommShape& s, Bytes bytes) {
   NvlsPipeline p;
@@ -185,6 +187,8 @@ NvlsPipeline nvls_pipeline(const CommShape& s, Bytes bytes) {
   p.loops = (bytes + p.loop - 1) / p.loop;
   // One stage moves one loop's share of the buffer at NCCL's NVLS rate (GB/s = 1e3 B/us).
   p.fill_us = (kNvlsStages - 1) * static_cast<double>(std::min(bytes, p.loop)) / (m.bw_gbs * 1e3);
+  p.stage_cost_us = static_cast<double>(p.loops + kNvlsStages - 1) * kNvlsStageCostUs;
+  p.launch_us = kNvlsLaunchUs;
   return p;
 }
 

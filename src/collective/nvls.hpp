@@ -88,13 +88,28 @@
 // no such term: its NVLS time is 25 us + S / algBw at every size. podnet
 // chooses as NCCL does (by NCCL's model, so the algorithm and protocol are
 // NCCL's) and runs the chosen NVLS plan with the fill as a Compute delay
-// over the group after NCCL's latency delay (collective.cpp make_plan), so
-// every engine pays it. What it leaves out: the three stages' own costs
-// per chunk (flag waits, fences), which NCCL's 0.85 NVLS efficiency
-// contains at its default 128 KiB chunk but which count twice as often
-// with 64 KiB chunks (docs/validation.md: the measured rate between 64 MiB
-// and 1 GiB is a few per cent below the one from 1 GiB). NVLS tree (several
-// servers) is not given a fill.
+// over the group after the latency delay (collective.cpp make_plan), so
+// every engine pays it. NVLS tree (several servers) is not given a fill.
+//
+// Stage cost and launch (fitted, one server): each stage time also pays a
+// fixed cost -- the three warp groups wait for the other GPUs' flags and
+// fence their writes once per chunk (all_reduce.h) -- so a chunk half the
+// size does not take half the time: measured H100 tables run 175, 206-222,
+// 255-259 and 275 GB/s of algBw within the 16, 32, 64 and 128 KiB chunk
+// ranges. And the fixed part of one NVLS all-reduce is smaller than the
+// 25 us of NCCL's model. podnet executes
+//   T = launch + (L + 3 - 1) x stage_cost + fill + S / (streaming rate)
+// with launch = 13.0 us and stage_cost = 2.5 us, the least-squares fit
+// (log time, 0.25 / 0.05 us grid) over the 14 sizes 2 MiB - 16 GiB of
+// NVIDIA's DGX H100 table (NVIDIA/exemplar-performance, rms 2.8 %); held
+// out, three other H100 servers' tables (NVIDIA/nccl-tests#290, AWS p5
+// in aws-samples/awsome-distributed-training, Voltage Park in
+// ZiyanIshani/vpbenchmarking) land within 0.96-1.07 at every size
+// (docs/validation.md). Before the fit, NCCL's 25 us and no stage cost
+// left 2 MiB at 0.88-0.91 and 32 MiB at 1.13-1.14 of them. The launch
+// replaces NCCL's latency in the executed plan only: the tuner still
+// chooses by NCCL's model. Blackwell gets the same two constants (an
+// assumption: no published B200 table was fitted).
 #pragma once
 
 #include "collective/collective.hpp"
@@ -107,15 +122,25 @@ AlgorithmInfo nvls_tree_algorithm();
 
 // NCCL's NVLS pipeline for an all-reduce of `bytes` on one server (above).
 struct NvlsPipeline {
-  int32_t channels = 0;  // NCCL's NVLS channels (CTAs)
-  int32_t heads = 0;     // one per GPU
-  int64_t chunk = 0;     // bytes per head, channel and loop
-  int64_t loop = 0;      // channels x heads x chunk
-  int64_t loops = 0;     // ceil(bytes / loop)
-  double fill_us = 0;    // (stages - 1) x min(bytes, loop) / NCCL's NVLS algBw
+  int32_t channels = 0;      // NCCL's NVLS channels (CTAs)
+  int32_t heads = 0;         // one per GPU
+  int64_t chunk = 0;         // bytes per head, channel and loop
+  int64_t loop = 0;          // channels x heads x chunk
+  int64_t loops = 0;         // ceil(bytes / loop)
+  double fill_us = 0;        // (stages - 1) x min(bytes, loop) / NCCL's NVLS algBw
+  double stage_cost_us = 0;  // (loops + stages - 1) x the fitted cost per stage time (above)
+  double launch_us = 0;      // the fitted fixed part, in place of NCCL's model latency
 };
 // All zero when NVLS cannot run on `s` (no NVSwitch, before Hopper, several
 // servers, one GPU) or for 0 bytes.
 NvlsPipeline nvls_pipeline(const CommShape& s, Bytes bytes);
+
+// NCCL's NVLS channels (src/transport/nvls.cc): NVLS_NCHANNELS_SM90 = 16 on
+// Hopper, NVLS_NCHANNELS_SM100_NVL = 24 on Blackwell. NCCL runs nvls and
+// nvls_tree collectives on these, not on the ring's channels (enqueue.cc:
+// "maxChannels = ... NCCL_ALGO_NVLS || ... NCCL_ALGO_NVLS_TREE ?
+// comm->nvlsChannels : comm->nChannels"), so make_plan builds an NVLS plan
+// on them when collective.channels is auto.
+int32_t nvls_channels(Arch arch);
 
 }  // namespace podnet::collective

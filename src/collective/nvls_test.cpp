@@ -56,6 +56,23 @@ TEST(NvlsPipeline, FillIsTwoStagesOfOneLoop) {
   EXPECT_NEAR(small.fill_us, 2.0 * 1048576 / 272000, 1e-9);
 }
 
+TEST(NvlsPipeline, EveryStageTimePaysTheFittedCost) {
+  // L loops take L + 2 stage times, each 2.5 us beyond its bytes; the launch is 13 us at every size.
+  const CommShape s = one_server();
+  const Bytes MiB = Bytes{1} << 20;
+  // 1 MiB and 2 MiB: one loop, 3 stage times = 7.5 us; 128 MiB: 16 loops, 18 x 2.5 = 45 us;
+  // 8 GiB: 8,192 / 16 = 512 loops of 16 MiB, 514 x 2.5 = 1,285 us.
+  EXPECT_DOUBLE_EQ(nvls_pipeline(s, MiB).stage_cost_us, 7.5);
+  EXPECT_DOUBLE_EQ(nvls_pipeline(s, 2 * MiB).stage_cost_us, 7.5);
+  EXPECT_DOUBLE_EQ(nvls_pipeline(s, 128 * MiB).stage_cost_us, 45.0);
+  EXPECT_EQ(nvls_pipeline(s, 8192 * MiB).loops, 512);
+  EXPECT_DOUBLE_EQ(nvls_pipeline(s, 8192 * MiB).stage_cost_us, 1285.0);
+  EXPECT_DOUBLE_EQ(nvls_pipeline(s, 128 * MiB).launch_us, 13.0);
+  // Where NVLS does not run, nothing.
+  EXPECT_EQ(nvls_pipeline(one_server(Arch::Ampere), MiB).stage_cost_us, 0.0);
+  EXPECT_EQ(nvls_pipeline(one_server(Arch::Ampere), MiB).launch_us, 0.0);
+}
+
 TEST(NvlsPipeline, BlackwellRunsMoreChannels) {
   // One Blackwell NVLink domain: 24 NVLS channels (NVLS_NCHANNELS_SM100_NVL), 24 x 8 = 192
   // concurrent chunks, so 1 GiB < 64 x 192 x 128 KiB = 1.5 GiB still runs 64 KiB chunks
@@ -74,24 +91,31 @@ TEST(NvlsPipeline, NoneWhereNvlsDoesNotRun) {
 }
 
 TEST(NvlsPipeline, PlanWaitsForTheFillAfterTheLatency) {
-  // 128 MiB over one server, auto: nvls / simple. Transfer 0: NCCL's 25 us latency;
-  // transfer 1: the fill (61.68 us, above), which waits for it; the data wait for the fill.
+  // 128 MiB over one server, auto: nvls / simple. Transfer 0: the 13 us launch (in place of NCCL's
+  // 25 us latency); transfer 1: the fill (61.68 us, above) + 18 stage costs of 2.5 us = 106.68 us,
+  // which waits for it; the data wait for the fill.
   Options o;
   o.channels = kAutoChannels;
   o.tuner = true;
   const auto plan = make_plan("auto", Op::AllReduce, iota(8), Bytes{128} << 20, o, rail32());
   ASSERT_EQ(plan.algorithm, "nvls");
-  ASSERT_EQ(plan.transfers.size(), 26u);  // 2 delays + 24 channels
-  EXPECT_EQ(plan.transfers[0].duration, Time::from_seconds(25e-6));
+  // 2 delays + 16 channels: NCCL's NVLS channels on Hopper (NVLS_NCHANNELS_SM90), not the
+  // ring's 24 that auto gives the other algorithms on one 8-GPU NVLink server.
+  ASSERT_EQ(plan.transfers.size(), 18u);
+  EXPECT_EQ(plan.channels, 16);
+  EXPECT_EQ(plan.transfers[0].duration, Time::from_seconds(13e-6));
   EXPECT_EQ(plan.transfers[1].kind, plan::TransferKind::Compute);
-  EXPECT_EQ(plan.transfers[1].duration, Time::from_seconds(2.0 * 8388608 / 272000 * 1e-6));
+  EXPECT_EQ(plan.transfers[1].duration, Time::from_seconds((2.0 * 8388608 / 272000 + 18 * 2.5) * 1e-6));
   EXPECT_EQ(plan.transfers[1].label, "pipeline-fill/nvls/chunk-65536");
   EXPECT_EQ(plan.transfers[1].deps, std::vector<int32_t>{0});
   EXPECT_EQ(plan.transfers[2].deps, std::vector<int32_t>{1});
   // Without NCCL's model (nccl_model: false) the plain algorithm has neither delay.
   o.tuner = false;
   const auto plain = make_plan("nvls", Op::AllReduce, iota(8), Bytes{128} << 20, o, rail32());
-  EXPECT_EQ(plain.transfers.size(), 24u);
+  EXPECT_EQ(plain.transfers.size(), 16u);
+  // Channels given: the user's count, whatever the algorithm.
+  o.channels = 24;
+  EXPECT_EQ(make_plan("nvls", Op::AllReduce, iota(8), Bytes{128} << 20, o, rail32()).transfers.size(), 24u);
 }
 
 }  // namespace

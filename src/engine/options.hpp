@@ -44,7 +44,13 @@ struct NetworkOptions {
   Transport transport = transport_preset("rocev2");
   LinkClassOptions links;     // per link class efficiency and latency (scenario `links:`)
   int32_t hottest_links = 8;  // how many links the report lists
-  Time flow_quantum;          // flow engine: completions rounded up to a multiple (0 = exact; flow_sim.hpp)
+  // > 0: the memory limit (bytes, --max-memory) an observed flow-engine run
+  // must stay within: its record of link-load steps (kept only when
+  // `observe` is set) may take what the process does not hold when the run
+  // starts; past that the run stops with an InputError instead of growing
+  // towards the OOM killer (flow_sim.hpp, FlowSimOptions::max_link_steps).
+  int64_t memory_limit = 0;
+  Time flow_quantum;  // flow engine: completions rounded up to a multiple (0 = exact; flow_sim.hpp)
   // Packet engine (packet/packet_options.hpp): congestion control preset
   // ("auto": infiniband with the infiniband transport, else dcqcn_nic), PFC,
   // shared switch buffer in bytes (0 = 40 us at each port's rate).

@@ -33,7 +33,8 @@
 //   which the collective's first transfers depend.
 // A protocol (NCCL's LL, LL128, Simple) is not a field engines read: the
 // collective layer inflates the bytes of the transfers it makes by the
-// protocol's wire efficiency (LL sends 8 B per 4 B of data) and adds the
+// protocol's efficiency (LL sends 8 B per 4 B of data, and NCCL's model
+// caps its rate further; collective.hpp) and adds the
 // latency delay above, so every engine times it unchanged. That delay is
 // NCCL's whole latency term (every step, the wire included), so the data
 // transfers of such a plan have latency_steps = 0: engines add no per-hop

@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "engine/link_classes.hpp"
 #include "engine/network_params.hpp"
+#include "scenario/estimate.hpp"
 
 namespace podnet::scenario {
 
@@ -30,6 +31,7 @@ Setup resolve(Scenario sc, std::optional<topology::Topology> fabric) {
     s.engine = net.get_string("engine");
     s.network = engine::network_options_from(net, sc.seed);
     s.network.links = engine::link_classes_from(sc.section("links"));
+    s.network.memory_limit = estimate::limit();  // what an observed run's records may grow to
     s.collective = collective::options_from(sc.section("collective"));
     s.collective.seed = sc.seed;  // draws the permutation pattern (collective/patterns.hpp)
     s.placement = cluster::parse_policy(sc.section("placement").get_string("policy"));

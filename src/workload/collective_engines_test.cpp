@@ -354,9 +354,12 @@ TEST(EngineCrosscheck, AnalyticalAgreesWithFlowOnOneCollective) {
 
 // ---------------------------------------------------------------- NVLS pipeline fill
 // One server, auto (nvls / simple): NVLS's pipeline fill (collective/nvls.hpp) is transfer 1 of the
-// plan, a Compute delay after NCCL's 25 us latency on which the data transfers wait. By hand:
-//   2 MiB:   16 KiB chunks, loop 16 x 8 x 16 KiB = 2 MiB, fill 2 x 2,097,152 B / 272 GB/s = 15.42 us;
-//   128 MiB: 64 KiB chunks, loop 8 MiB,                 fill 2 x 8,388,608 B / 272 GB/s = 61.68 us.
+// plan, a Compute delay after NVLS's 13 us launch on which the data transfers wait. By hand, with
+// the cost of 2.5 us per stage time (L loops: L + 2 of them):
+//   2 MiB:   16 KiB chunks, loop 16 x 8 x 16 KiB = 2 MiB, 1 loop:
+//            fill 2 x 2,097,152 B / 272 GB/s + 3 x 2.5 = 15.42 + 7.5 = 22.92 us;
+//   128 MiB: 64 KiB chunks, loop 8 MiB, 16 loops:
+//            fill 2 x 8,388,608 B / 272 GB/s + 18 x 2.5 = 61.68 + 45 = 106.68 us.
 // The same plan with a zero fill is exactly that much faster on every engine.
 TEST(EngineCrosscheck, NvlsFillIsPaidOnEveryEngine) {
   Options o;
@@ -365,16 +368,17 @@ TEST(EngineCrosscheck, NvlsFillIsPaidOnEveryEngine) {
   struct Case {
     Bytes bytes;
     Bytes loop;
+    int loops;
     std::vector<std::string> engines;
   };
   for (const Case& c :
-       {Case{2_MiB, 2_MiB, {"analytical", "flow", "packet"}}, Case{128_MiB, 8_MiB, {"analytical", "flow"}}}) {
+       {Case{2_MiB, 2_MiB, 1, {"analytical", "flow", "packet"}}, Case{128_MiB, 8_MiB, 16, {"analytical", "flow"}}}) {
     const auto plan = make_plan("auto", Op::AllReduce, iota(8), c.bytes, o, testing::rail32());
     ASSERT_EQ(plan.algorithm, "nvls");
     ASSERT_EQ(plan.transfers[1].kind, plan::TransferKind::Compute);
     auto nofill = plan;
     nofill.transfers[1].duration = Time();
-    const double fill = 2.0 * static_cast<double>(c.loop) / 272e9;  // s
+    const double fill = 2.0 * static_cast<double>(c.loop) / 272e9 + (c.loops + 2) * 2.5e-6;  // s
     for (const std::string& e : c.engines) {
       const double with = time_of(e, testing::rail32(), plan);
       const double without = time_of(e, testing::rail32(), nofill);

@@ -1,6 +1,8 @@
 #include "engine/flow/flow_backend.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -13,6 +15,20 @@
 #include "routing/router.hpp"
 
 namespace podnet::engine::flow {
+
+namespace {
+
+// The process's resident memory now (Linux /proc/self/statm), 0 when unknown.
+int64_t resident_bytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  long long size = 0, resident = 0;
+  const int n = std::fscanf(f, "%lld %lld", &size, &resident);
+  std::fclose(f);
+  return n == 2 ? static_cast<int64_t>(resident) * static_cast<int64_t>(sysconf(_SC_PAGESIZE)) : 0;
+}
+
+}  // namespace
 
 FlowBackend::FlowBackend(const topology::Topology& topo, NetworkOptions options)
     : topo_(topo), options_(std::move(options)) {}
@@ -41,6 +57,18 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
   };
   so.link_name = [&](LinkId l) { return dir_link_name(topo_, static_cast<routing::DirLink>(l)); };
   so.record_link_steps = static_cast<bool>(options_.observe);
+  if (so.record_link_steps && options_.memory_limit > 0) {
+    // The record may take what the process does not hold now; a vector's capacity can reach twice its
+    // size, so it is capped at half of that.
+    const int64_t held = resident_bytes();
+    const int64_t room = std::max<int64_t>(options_.memory_limit - held, 0);
+    so.max_link_steps = std::max<uint64_t>(1, static_cast<uint64_t>(room) / (2 * sizeof(FlowSim::LinkStep)));
+    so.link_steps_limit = fmt::format("the memory limit of {:.1f} MB (--max-memory) leaves beside the {:.1f} MB the "
+                                      "process held when the run started (the record's capacity may reach twice "
+                                      "its size)",
+                                      static_cast<double>(options_.memory_limit) / 1e6,
+                                      static_cast<double>(held) / 1e6);
+  }
   FlowSim sim(so);
   const int32_t dir_links = routing::dir_link_count(topo_);
   for (int32_t d = 0; d < dir_links; ++d) sim.add_link(Bandwidth(compiler.payload_capacity_bps(d)));

@@ -208,8 +208,10 @@ void FlowSim::resolve() {
     LinkRec& L = links_[l];
     settle_link(L);
     const double load = solver_.link_load_bps(l), cap = solver_.capacity(l).bps;
-    if (options_.record_link_steps && (load != L.load || cap != L.cap))
+    if (options_.record_link_steps && (load != L.load || cap != L.cap)) {
+      if (options_.max_link_steps > 0 && link_steps_.size() >= options_.max_link_steps) link_steps_full();
       link_steps_.push_back({now_, static_cast<int32_t>(l), cap > 0 ? load / cap : 0.0});
+    }
     L.load = load;
     L.cap = cap;
     if (L.cap > 0) L.peak = std::max(L.peak, L.load / L.cap);
@@ -261,6 +263,16 @@ void FlowSim::predict(FlowId f) {
   // Replaces its pending prediction in place (the old one counts as superseded).
   if (flow_queue_.contains(f)) ++stats_.stale_dropped;
   flow_queue_.set(f, at, queue_.take_seq(), kComplete);
+}
+
+void FlowSim::link_steps_full() const {
+  throw InputError(fmt::format(
+      "flow engine: the record of link-load steps that telemetry and --trace-links read reached {} steps ({:.1f} MB "
+      "at {} B each) at simulated {:.6f} s, all that {}; observe a smaller run (fewer GPUs, a smaller job) or raise "
+      "--max-memory",
+      thousands(static_cast<int64_t>(link_steps_.size())),
+      static_cast<double>(link_steps_.size() * sizeof(LinkStep)) / 1e6, sizeof(LinkStep), now_.seconds(),
+      options_.link_steps_limit.empty() ? "its limit allows" : options_.link_steps_limit));
 }
 
 // ---------------------------------------------------------------- watchdog

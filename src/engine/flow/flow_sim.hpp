@@ -145,6 +145,11 @@ struct FlowSimOptions {
   // Record every change of a link's load (link_steps()): telemetry's
   // utilization over time. Off: nothing is recorded.
   bool record_link_steps = false;
+  // > 0: at most this many link-load steps are recorded; one more stops the
+  // run with an InputError that names the count, its bytes and
+  // `link_steps_limit`, the caller's words for where the cap comes from.
+  uint64_t max_link_steps = 0;
+  std::string link_steps_limit;
 };
 
 class FlowSim {
@@ -256,6 +261,7 @@ class FlowSim {
   void settle_flow(FlowRec& r);
   void settle_link(LinkRec& L);
   void predict(FlowId f);
+  [[noreturn]] void link_steps_full() const;
   void watchdog(FlowId f);
   std::string describe(FlowId f, bool zero_links_only) const;
 

@@ -249,6 +249,43 @@ TEST(FlowSim, CapacityChangeMidway) {
   EXPECT_NEAR(sim.link_stats(l).bytes, 1e6, 1e-6);
 }
 
+TEST(FlowSim, LinkStepRecordStopsAtItsCap) {
+  // 1 MB and 2 MB on one 100 Gb/s link from t = 0: the link's load steps from 0 to 100 Gb/s at
+  // t = 0 and back to 0 at 3 MB x 8 / 100 Gb/s = 240 us; at 160 us, when the 1 MB flow is done
+  // (2 x 1 MB at 50 Gb/s each), the other takes the whole link and the load does not change.
+  // So the record holds 2 steps: a cap of 2 lets the run through, a cap of 1 stops it at 240 us.
+  const auto make = [](uint64_t cap) {
+    FlowSimOptions o;
+    o.record_link_steps = true;
+    o.max_link_steps = cap;
+    o.link_steps_limit = "the test's cap allows";
+    return o;
+  };
+  FlowSim ok(make(2));
+  LinkId l = ok.add_link(100_Gbps);
+  std::vector<Resource> p = {{l, 1.0}};
+  ok.add_flow(spec(1'000'000, p, 1));
+  ok.add_flow(spec(2'000'000, p, 2));
+  ASSERT_EQ(run(ok).size(), 2u);
+  ASSERT_EQ(ok.link_steps().size(), 2u);
+  EXPECT_EQ(ok.link_steps()[1].at.ps, (240_us).ps);
+
+  FlowSim capped(make(1));
+  l = capped.add_link(100_Gbps);
+  p = {{l, 1.0}};
+  capped.add_flow(spec(1'000'000, p, 1));
+  capped.add_flow(spec(2'000'000, p, 2));
+  try {
+    run(capped);
+    ADD_FAILURE() << "the record passed its cap";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("reached 1 steps"), std::string::npos) << what;
+    EXPECT_NE(what.find("simulated 0.000240 s"), std::string::npos) << what;
+    EXPECT_NE(what.find("the test's cap allows"), std::string::npos) << what;
+  }
+}
+
 TEST(FlowSim, StalledFlowResumesAfterRepair) {
   // A 0-capacity link stalls its flow; nothing else is scheduled, so
   // run_until_idle returns at t = 0 with one stalled flow. Repairing the link
