@@ -108,6 +108,7 @@ FlowId MaxMinSolver::add_flow(std::span<const Resource> resources, double weight
   } else {
     f = static_cast<FlowId>(flows_.size());
     flows_.emplace_back();
+    link_slots_.resize(flows_.size() * kSlots);
   }
   FlowState& s = flows_[f];
   s.weight = weight;
@@ -132,6 +133,8 @@ FlowId MaxMinSolver::add_flow(std::span<const Resource> resources, double weight
   }
   s.len = static_cast<uint32_t>(terms_.size()) - s.off;
   s.unit = std::all_of(terms_.begin() + s.off, terms_.end(), [](const Resource& t) { return t.coef == 1.0; });
+  if (s.len <= kSlots)
+    std::copy(term_links_.begin() + s.off, term_links_.end(), link_slots_.begin() + static_cast<size_t>(f) * kSlots);
   s.alive = true;
   s.active = false;
   s.frozen = false;
@@ -409,7 +412,7 @@ void MaxMinSolver::soft_seed_links_of(FlowId f) {
   const FlowState& s = flows_[f];
   const double rho = s.rate / s.weight;
   for (uint32_t k = 0; k < s.len; ++k) {
-    const LinkId l = term_links_[s.off + k];
+    const LinkId l = links_of(f, s)[k];
     if (!gone_listed_[l]) {
       gone_listed_[l] = 1;
       gone_links_.push_back(l);
@@ -769,7 +772,7 @@ void MaxMinSolver::collect_component(double theta, bool narrow) {
     s.rate = 0;
     ++unfrozen_flows_;
     comp_flows_.push_back(f);
-    const LinkId* t = term_links_.data() + s.off;
+    const LinkId* t = links_of(f, s);
     const double rho = s.prev / s.weight;  // its key in the sorted lists
     for (uint32_t k = 0; k < s.len; ++k) {
       const LinkId l = t[k];
@@ -819,18 +822,20 @@ void MaxMinSolver::collect_component(double theta, bool narrow) {
       while (j < n && list[j].k == kDeadUse) ++j;
       if (j == n) continue;
       const double cut = std::max(keep_below, list[j].rho * (1 - 1e-9));
-      // The tier's flows, their terms and their links are each one memory
-      // access away from the last: request each level for the whole tier
-      // before using it, so the loads overlap instead of queueing.
+      // The tier's flows and their links (found from the flow's id, or
+      // for a long path from its state) are one memory access away, and
+      // those links' state one more: request each level for the whole
+      // tier before using it, so the loads overlap instead of queueing.
       uint32_t end = j;
-      for (; end < n && list[end].rho >= cut; ++end) __builtin_prefetch(&flows_[list[end].flow]);
-      for (uint32_t p = j; p < end; ++p)
-        if (list[p].k != kDeadUse) __builtin_prefetch(term_links_.data() + flows_[list[p].flow].off);
+      for (; end < n && list[end].rho >= cut; ++end) {
+        __builtin_prefetch(&flows_[list[end].flow]);
+        __builtin_prefetch(link_slots_.data() + static_cast<size_t>(list[end].flow) * kSlots);
+      }
       for (uint32_t p = j; p < end; ++p) {
         if (list[p].k == kDeadUse) continue;
         const FlowState& g = flows_[list[p].flow];
         if (g.mark == epoch) continue;
-        const LinkId* t = term_links_.data() + g.off;
+        const LinkId* t = links_of(list[p].flow, g);
         for (uint32_t k = 0; k < g.len; ++k) __builtin_prefetch(&links_[t[k]]);
       }
       for (; j < end; ++j) {
@@ -909,7 +914,7 @@ void MaxMinSolver::freeze(FlowId f, double rate) {
   s.rate = rate;
   --unfrozen_flows_;
   const double w = s.weight;
-  const LinkId* t = term_links_.data() + s.off;
+  const LinkId* t = links_of(f, s);
   for (uint32_t k = 0; k < s.len; ++k) {
     LinkState& L = links_[t[k]];
     const double a = coef(s, k);

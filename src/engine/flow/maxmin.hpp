@@ -201,15 +201,19 @@
 // sits in an array of its own (term_links_, 4 bytes a term against 16 in
 // terms_), and a flow whose coefficients are all 1 (the common case: a
 // plain path) is re-solved reading only that array, since a * x with a = 1
-// is x exactly. Buckets are sorted when first needed: water-filling sorts
-// the bucket of a link that saturates; the re-sort puts only the moved
-// entries in list order (a few entries, often in order: insertion sort).
-// The re-sort's walk down the list is branch-free (dead, moved or kept
-// follows no pattern a predictor could learn). FlowSim keeps one
-// completion slot per flow (core/indexed_event_queue.hpp) instead of
-// leaving superseded predictions in its queue. 512-GPU all-to-all:
-// 13.9-14.4 s -> 12.3-13.1 s of CPU side by side (docs/validation.md,
-// "Speed", fifth step).
+// is x exactly. A flow of at most 8 terms has its links once more in 8
+// slots at an address given by its id (link_slots_), so that the narrow
+// BFS requests a tier's flows and their links together rather than the
+// links after the flow's state arrives. Buckets are sorted when first
+// needed: water-filling sorts the bucket of a link that saturates; the
+// re-sort puts only the moved entries in list order (a few entries, often
+// in order: insertion sort, std::sort for a long range in no order). The
+// re-sort's walk down the list is branch-free (dead, moved or kept follows
+// no pattern a predictor could learn). FlowSim keeps one completion slot
+// per flow (core/indexed_event_queue.hpp) instead of leaving superseded
+// predictions in its queue. 512-GPU all-to-all: 14.3-15.5 s -> 12.6-13.2 s
+// of CPU side by side at load 4-5 (docs/validation.md, "Speed", fifth
+// step); still above the 10 s target.
 #pragma once
 
 #include <cstdint>
@@ -447,6 +451,15 @@ class MaxMinSolver {
   // 16), which is all a flow with unit coefficients needs read while
   // re-solving (x * 1.0 is x exactly).
   std::vector<LinkId> term_links_;
+  // Per flow id, kSlots slots: the links of a flow with at most kSlots
+  // terms again, at an address known from its id alone, so that the narrow
+  // BFS requests a flow's state and its links at once instead of one after
+  // the other (its terms' offset is in its state).
+  static constexpr uint32_t kSlots = 8;
+  std::vector<LinkId> link_slots_;
+  const LinkId* links_of(FlowId f, const FlowState& s) const {
+    return s.len <= kSlots ? link_slots_.data() + static_cast<size_t>(f) * kSlots : term_links_.data() + s.off;
+  }
   // Coefficient of flow s's k-th term.
   double coef(const FlowState& s, uint32_t k) const { return s.unit ? 1.0 : terms_[s.off + k].coef; }
   std::vector<uint32_t> pos_;  // parallel to terms_: index of the term's entry in pending_[link] (when pend)
