@@ -57,6 +57,10 @@ class EventQueue {
   size_t size() const { return heap_.size(); }
   // Sequence number the next push will get (= number of pushes so far).
   uint64_t next_seq() const { return next_seq_; }
+  // Takes the next sequence number without pushing: for an event kept in
+  // another structure (IndexedEventQueue) that must interleave with this
+  // queue's events in (time, seq) order.
+  uint64_t take_seq() { return next_seq_++; }
 
   // The earliest event. Precondition: !empty().
   const Event& top() const { return heap_.front(); }

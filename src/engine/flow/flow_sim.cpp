@@ -53,11 +53,11 @@ FlowId FlowSim::add_flow(const FlowSpec& spec) {
   r.remaining = static_cast<double>(spec.bytes);
   r.rate = 0;
   r.bytes = spec.bytes;
-  ++r.version;  // events of the id's previous owner become stale
   r.phase = FlowPhase::Pending;
-  r.has_event = true;
   ++flows_added_;
-  queue_.push(r.active_at, kActivate, f, 0, r.version);
+  // (A reused id's previous owner completed or was cancelled: it has no
+  // event left.)
+  flow_queue_.set(f, r.active_at, queue_.take_seq(), kActivate);
   return f;
 }
 
@@ -65,7 +65,7 @@ void FlowSim::cancel_flow(FlowId f) {
   if (f >= flows_.size()) return;
   FlowRec& r = flows_[f];
   if (r.phase != FlowPhase::Pending && r.phase != FlowPhase::Active) return;
-  invalidate(r);
+  invalidate(f);
   if (r.phase == FlowPhase::Active) {
     settle_flow(r);
     --active_;
@@ -80,26 +80,31 @@ void FlowSim::cancel_flow(FlowId f) {
 
 // ---------------------------------------------------------------- events
 
-bool FlowSim::stale(const Event& e) const {
-  return (e.kind == kActivate || e.kind == kComplete) && e.tag != flows_[e.a].version;
+void FlowSim::invalidate(FlowId f) {
+  if (flow_queue_.erase(f)) ++stats_.stale_dropped;
 }
 
-void FlowSim::invalidate(FlowRec& r) {
-  ++r.version;
-  if (r.has_event) {
-    ++stale_;
-    r.has_event = false;
-  }
+bool FlowSim::flow_event_first() const {
+  if (flow_queue_.empty()) return false;
+  if (queue_.empty()) return true;
+  const IndexedEventQueue::Entry& x = flow_queue_.top();
+  const Event& y = queue_.top();
+  return x.time.ps < y.time.ps || (x.time.ps == y.time.ps && x.seq < y.seq);
 }
 
-Time FlowSim::next_event_time() {
-  while (!queue_.empty() && stale(queue_.top())) {
-    queue_.pop();
-    --stale_;
-    ++stats_.stale_dropped;
-  }
-  return queue_.next_time();
+// Pops the earliest event of the two queues. Precondition: one is not empty.
+Event FlowSim::pop_event() {
+  if (!flow_event_first()) return queue_.pop();
+  const IndexedEventQueue::Entry x = flow_queue_.pop();
+  Event e;
+  e.time = x.time;
+  e.seq = x.seq;
+  e.kind = x.kind;
+  e.a = x.id;
+  return e;
 }
+
+Time FlowSim::next_event_time() { return std::min(queue_.next_time(), flow_queue_.next_time()); }
 
 std::span<const Completion> FlowSim::step() {
   completions_.clear();
@@ -114,13 +119,8 @@ std::span<const Completion> FlowSim::step() {
   now_ = t;
   ++stats_.steps;
   while (next_event_time() == t) {
-    while (!queue_.empty() && queue_.top().time == t) {
-      Event e = queue_.pop();
-      if (stale(e)) {
-        --stale_;
-        ++stats_.stale_dropped;
-        continue;
-      }
+    while (next_event_time() == t) {
+      const Event e = pop_event();
       ++stats_.events;
       watchdog(e.kind == kActivate || e.kind == kComplete ? static_cast<FlowId>(e.a) : kInvalidId);
       process(e);
@@ -137,7 +137,6 @@ void FlowSim::process(const Event& e) {
     case kActivate: {
       const FlowId f = static_cast<FlowId>(e.a);
       FlowRec& r = flows_[f];
-      r.has_event = false;
       r.phase = FlowPhase::Active;
       r.last = now_;
       ++active_;
@@ -149,9 +148,7 @@ void FlowSim::process(const Event& e) {
       break;
     }
     case kComplete: {
-      const FlowId f = static_cast<FlowId>(e.a);
-      flows_[f].has_event = false;
-      complete(f);
+      complete(static_cast<FlowId>(e.a));
       break;
     }
     case kCapacity: solver_.set_capacity(static_cast<LinkId>(e.a), Bandwidth(std::bit_cast<double>(e.b))); break;
@@ -187,8 +184,7 @@ void FlowSim::complete(FlowId f) {
   if (r.remaining != 0 && std::isfinite(r.rate)) {
     for (const Resource& res : solver_.resources(f)) links_[res.link].bytes += res.coef * r.remaining;
   }
-  ++r.version;
-  r.has_event = false;
+  flow_queue_.erase(f);  // (popped already when its completion fired)
   r.remaining = 0;
   r.rate = 0;
   r.phase = FlowPhase::Done;
@@ -222,7 +218,11 @@ void FlowSim::resolve() {
   }
   const std::span<const FlowId> solved_flows = solver_.solved_flows();
   for (size_t i = 0; i < solved_flows.size(); ++i) {
-    if (i + kAhead < solved_flows.size()) __builtin_prefetch(&flows_[solved_flows[i + kAhead]]);
+    if (i + 2 * kAhead < solved_flows.size()) flow_queue_.prefetch_slot(solved_flows[i + 2 * kAhead]);
+    if (i + kAhead < solved_flows.size()) {
+      __builtin_prefetch(&flows_[solved_flows[i + kAhead]]);
+      flow_queue_.prefetch_entry(solved_flows[i + kAhead]);
+    }
     const FlowId f = solved_flows[i];
     FlowRec& r = flows_[f];
     const double rate = solver_.rate_bps(f);
@@ -232,31 +232,37 @@ void FlowSim::resolve() {
     r.rate = rate;
     predict(f);
   }
-  maybe_compact_queue();
 }
 
 void FlowSim::predict(FlowId f) {
   FlowRec& r = flows_[f];
-  invalidate(r);
   int64_t dt;
   if (r.remaining <= kEpsilonBytes || std::isinf(r.rate)) {
     dt = 0;
   } else if (r.rate > 0) {
     const double x = r.remaining * kBitsPsPerByteSecond / r.rate;
     const double horizon = static_cast<double>(Time::max().ps - now_.ps);
-    if (!(x < horizon)) return;  // never, as far as int64 picoseconds reach
+    if (!(x < horizon)) {  // never, as far as int64 picoseconds reach
+      invalidate(f);
+      return;
+    }
     dt = static_cast<int64_t>(std::ceil(x * (1.0 - 1e-12)));
   } else {
-    return;  // stalled at rate 0: waits for a re-solve
+    invalidate(f);  // stalled at rate 0: waits for a re-solve
+    return;
   }
   Time at = now_ + Time(dt);
   const int64_t q = options_.quantum.ps;
   if (q > 0 && at.ps % q != 0) {
-    if (at.ps > Time::max().ps - q) return;
+    if (at.ps > Time::max().ps - q) {
+      invalidate(f);
+      return;
+    }
     at = Time((at.ps / q + 1) * q);
   }
-  r.has_event = true;
-  queue_.push(at, kComplete, f, 0, r.version);
+  // Replaces its pending prediction in place (the old one counts as superseded).
+  if (flow_queue_.contains(f)) ++stats_.stale_dropped;
+  flow_queue_.set(f, at, queue_.take_seq(), kComplete);
 }
 
 void FlowSim::link_steps_full() const {
@@ -267,13 +273,6 @@ void FlowSim::link_steps_full() const {
       thousands(static_cast<int64_t>(link_steps_.size())),
       static_cast<double>(link_steps_.size() * sizeof(LinkStep)) / 1e6, sizeof(LinkStep), now_.seconds(),
       options_.link_steps_limit.empty() ? "its limit allows" : options_.link_steps_limit));
-}
-
-void FlowSim::maybe_compact_queue() {
-  if (stale_ < 4096 || stale_ * 2 < queue_.size()) return;
-  size_t removed = queue_.remove_if([this](const Event& e) { return stale(e); });
-  stats_.stale_dropped += removed;
-  stale_ -= removed;
 }
 
 // ---------------------------------------------------------------- watchdog

@@ -19,6 +19,33 @@ constexpr uint8_t kWhyArrival = 2;
 bool use_before(double rho_a, uint32_t fa, double rho_b, uint32_t fb) {
   return rho_a > rho_b || (rho_a == rho_b && fa < fb);
 }
+
+// Sorts [b, e) by use_before. The ranges sorted here (a link's re-solved or
+// moved flows) are mostly short or nearly in order, where insertion sort
+// (linear in the entries plus the moves) beats std::sort; when the moves
+// pass 8 per entry (a re-solve of a whole large component can put
+// thousands of flows in one link's bucket, in no order) the rest goes to
+// std::sort, as insertion sort is quadratic there. Two entries of one flow
+// never share a range (a flow's terms are on distinct links), so the order
+// is total and both give the same result.
+template <class U>
+void sort_uses(U* b, U* e) {
+  size_t budget = 8 * static_cast<size_t>(e - b) + 64;
+  for (U* i = b + (b != e); i < e; ++i) {
+    if (!use_before(i->rho, i->flow, (i - 1)->rho, (i - 1)->flow)) continue;
+    const U x = *i;
+    U* j = i;
+    do {
+      *j = *(j - 1);
+      --j;
+    } while (j > b && use_before(x.rho, x.flow, (j - 1)->rho, (j - 1)->flow) && --budget > 0);
+    *j = x;
+    if (budget == 0) {
+      std::sort(b, e, [](const U& p, const U& q) { return use_before(p.rho, p.flow, q.rho, q.flow); });
+      return;
+    }
+  }
+}
 }  // namespace
 
 // ---------------------------------------------------------------- links
@@ -81,6 +108,7 @@ FlowId MaxMinSolver::add_flow(std::span<const Resource> resources, double weight
   } else {
     f = static_cast<FlowId>(flows_.size());
     flows_.emplace_back();
+    link_slots_.resize(flows_.size() * kSlots);
   }
   FlowState& s = flows_[f];
   s.weight = weight;
@@ -100,9 +128,13 @@ FlowId MaxMinSolver::add_flow(std::span<const Resource> resources, double weight
       merge_seen_[r.link] = merge_stamp_;
       merge_at_[r.link] = static_cast<uint32_t>(terms_.size());
       terms_.push_back(r);
+      term_links_.push_back(r.link);
     }
   }
   s.len = static_cast<uint32_t>(terms_.size()) - s.off;
+  s.unit = std::all_of(terms_.begin() + s.off, terms_.end(), [](const Resource& t) { return t.coef == 1.0; });
+  if (s.len <= kSlots)
+    std::copy(term_links_.begin() + s.off, term_links_.end(), link_slots_.begin() + static_cast<size_t>(f) * kSlots);
   s.alive = true;
   s.active = false;
   s.frozen = false;
@@ -185,7 +217,7 @@ void MaxMinSolver::link_in(FlowId f) {
   FlowState& s = flows_[f];
   s.pend = true;
   for (uint32_t k = 0; k < s.len; ++k) {
-    LinkId l = terms_[s.off + k].link;
+    LinkId l = term_links_[s.off + k];
     if (pending_[l].empty()) pending_links_.push_back(l);
     pos_[s.off + k] = static_cast<uint32_t>(pending_[l].size());
     pending_[l].push_back(Use{0.0, f, k});
@@ -197,7 +229,7 @@ void MaxMinSolver::link_out(FlowId f) {
   FlowState& s = flows_[f];
   const double rho = s.rate / s.weight;
   for (uint32_t k = 0; k < s.len; ++k) {
-    LinkId l = terms_[s.off + k].link;
+    LinkId l = term_links_[s.off + k];
     --live_[l];
     if (s.pend) {
       std::vector<Use>& list = pending_[l];
@@ -286,23 +318,29 @@ void MaxMinSolver::reorder_moved(LinkId l) {
     if (g.rate != g.prev) moved.push_back(bucket_[b]);
   }
   if (moved.empty()) return;
+  if (!bucket_sorted_[s]) sort_uses(moved.data(), moved.data() + moved.size());  // in list order
   const std::vector<Use>& list = lists_[l].uses;
   std::vector<Use>& kept = kept_scratch_;
-  kept.clear();
   const uint32_t n = static_cast<uint32_t>(list.size());
   uint32_t j = lists_[l].head, dead_before = lists_[l].head;
-  size_t mi = 0;
-  for (; j < n && mi < moved.size(); ++j) {
-    const Use& u = list[j];
-    if (u.k == kDeadUse) {
-      ++dead_before;
-    } else if (u.flow == moved[mi].flow) {
-      ++mi;
-    } else {
-      kept.push_back(u);
-    }
+  if (kept.size() < n - j) kept.resize(n - j);
+  // Branch-free: whether an entry is dead, moved or kept follows no pattern
+  // a predictor could learn. A kept entry is written at kept[nk] and
+  // counted; the others are written there too and overwritten.
+  const size_t m = moved.size();
+  const Use* mv = moved.data();
+  Use* kp = kept.data();
+  size_t mi = 0, nk = 0;
+  for (; j < n && mi < m; ++j) {
+    const Use u = list[j];
+    const bool dead = u.k == kDeadUse;
+    const bool hit = !dead && u.flow == mv[mi].flow;
+    kp[nk] = u;
+    nk += !dead && !hit;
+    mi += hit;
+    dead_before += dead;
   }
-  if (mi != moved.size())
+  if (mi != m)
     throw Error("MaxMinSolver: internal error: re-solved flow " + std::to_string(moved[mi].flow) +
                 " missing from link " + std::to_string(l));
   auto before = [](const Use& a, const Use& b) { return use_before(a.rho, a.flow, b.rho, b.flow); };
@@ -310,10 +348,10 @@ void MaxMinSolver::reorder_moved(LinkId l) {
     const FlowState& g = flows_[u.flow];
     u.rho = g.rate / g.weight;
   }
-  if (!std::is_sorted(moved.begin(), moved.end(), before)) std::sort(moved.begin(), moved.end(), before);
+  sort_uses(moved.data(), moved.data() + moved.size());  // by new key
   std::vector<Use>& t = sort_scratch_;
-  t.resize(kept.size() + moved.size());
-  std::merge(kept.begin(), kept.end(), moved.begin(), moved.end(), t.begin(), before);
+  t.resize(nk + m);
+  std::merge(kp, kp + nk, moved.begin(), moved.end(), t.begin(), before);
   write_prefix(l, j, dead_before);
 }
 
@@ -374,14 +412,13 @@ void MaxMinSolver::soft_seed_links_of(FlowId f) {
   const FlowState& s = flows_[f];
   const double rho = s.rate / s.weight;
   for (uint32_t k = 0; k < s.len; ++k) {
-    const Resource& t = terms_[s.off + k];
-    const LinkId l = t.link;
+    const LinkId l = links_of(f, s)[k];
     if (!gone_listed_[l]) {
       gone_listed_[l] = 1;
       gone_links_.push_back(l);
       gone_load_[l] = 0;
     }
-    gone_load_[l] += t.coef * s.rate;
+    gone_load_[l] += coef(s, k) * s.rate;
     if (link_seeded_[l] == kHard) continue;
     if (link_seeded_[l] == 0) {
       link_seeded_[l] = kSoft;
@@ -488,7 +525,7 @@ void MaxMinSolver::settle_arrivals() {
 
 void MaxMinSolver::seed_links_of(FlowId f) {
   const FlowState& s = flows_[f];
-  for (uint32_t k = 0; k < s.len; ++k) seed_link(terms_[s.off + k].link, 0, 0);
+  for (uint32_t k = 0; k < s.len; ++k) seed_link(term_links_[s.off + k], 0, 0);
 }
 
 void MaxMinSolver::seed_flow(FlowId f) {
@@ -504,17 +541,21 @@ void MaxMinSolver::seed_flow(FlowId f) {
 void MaxMinSolver::maybe_compact() {
   if (garbage_terms_ < 4096 || garbage_terms_ * 2 < terms_.size()) return;
   std::vector<Resource> terms;
+  std::vector<LinkId> term_links;
   std::vector<uint32_t> pos;
   terms.reserve(terms_.size() - garbage_terms_ + 1024);
+  term_links.reserve(terms.capacity());
   pos.reserve(terms.capacity());
   for (FlowState& s : flows_) {
     if (!s.alive) continue;
     uint32_t off = static_cast<uint32_t>(terms.size());
     terms.insert(terms.end(), terms_.begin() + s.off, terms_.begin() + s.off + s.len);
+    term_links.insert(term_links.end(), term_links_.begin() + s.off, term_links_.begin() + s.off + s.len);
     pos.insert(pos.end(), pos_.begin() + s.off, pos_.begin() + s.off + s.len);
     s.off = off;
   }
   terms_.swap(terms);
+  term_links_.swap(term_links);
   pos_.swap(pos);
   garbage_terms_ = 0;
 }
@@ -731,16 +772,17 @@ void MaxMinSolver::collect_component(double theta, bool narrow) {
     s.rate = 0;
     ++unfrozen_flows_;
     comp_flows_.push_back(f);
-    const Resource* t = terms_.data() + s.off;
+    const LinkId* t = links_of(f, s);
     const double rho = s.prev / s.weight;  // its key in the sorted lists
     for (uint32_t k = 0; k < s.len; ++k) {
-      const LinkId l = t[k].link;
+      const LinkId l = t[k];
+      const double a = coef(s, k);
       if (links_[l].mark != epoch) take_link(l);
       LinkState& L = links_[l];
-      L.wsum += t[k].coef * s.weight;
+      L.wsum += a * s.weight;
       ++L.unfrozen;
       if (narrow) {
-        taken_load_[l] += t[k].coef * s.prev;
+        taken_load_[l] += a * s.prev;
         taken_terms_.push_back(TakenTerm{L.slot, Use{rho, f, k}});
       }
     }
@@ -780,19 +822,21 @@ void MaxMinSolver::collect_component(double theta, bool narrow) {
       while (j < n && list[j].k == kDeadUse) ++j;
       if (j == n) continue;
       const double cut = std::max(keep_below, list[j].rho * (1 - 1e-9));
-      // The tier's flows, their terms and their links are each one memory
-      // access away from the last: request each level for the whole tier
-      // before using it, so the loads overlap instead of queueing.
+      // The tier's flows and their links (found from the flow's id, or
+      // for a long path from its state) are one memory access away, and
+      // those links' state one more: request each level for the whole
+      // tier before using it, so the loads overlap instead of queueing.
       uint32_t end = j;
-      for (; end < n && list[end].rho >= cut; ++end) __builtin_prefetch(&flows_[list[end].flow]);
-      for (uint32_t p = j; p < end; ++p)
-        if (list[p].k != kDeadUse) __builtin_prefetch(terms_.data() + flows_[list[p].flow].off);
+      for (; end < n && list[end].rho >= cut; ++end) {
+        __builtin_prefetch(&flows_[list[end].flow]);
+        __builtin_prefetch(link_slots_.data() + static_cast<size_t>(list[end].flow) * kSlots);
+      }
       for (uint32_t p = j; p < end; ++p) {
         if (list[p].k == kDeadUse) continue;
         const FlowState& g = flows_[list[p].flow];
         if (g.mark == epoch) continue;
-        const Resource* t = terms_.data() + g.off;
-        for (uint32_t k = 0; k < g.len; ++k) __builtin_prefetch(&links_[t[k].link]);
+        const LinkId* t = links_of(list[p].flow, g);
+        for (uint32_t k = 0; k < g.len; ++k) __builtin_prefetch(&links_[t[k]]);
       }
       for (; j < end; ++j) {
         const Use& u = list[j];
@@ -822,7 +866,7 @@ void MaxMinSolver::collect_component(double theta, bool narrow) {
       if (u.k == kDeadUse) continue;
       FlowState& g = flows_[u.flow];
       if (g.mark != epoch) take_flow(u.flow);
-      taken_load += terms_[g.off + u.k].coef * g.prev;
+      taken_load += coef(g, u.k) * g.prev;
       ++taken;
     }
     prefix_[l] = j;
@@ -832,7 +876,7 @@ void MaxMinSolver::collect_component(double theta, bool narrow) {
         if (!g.fresh && g.rate / g.weight < keep_below) continue;  // kept (placed by the arrival shortcut)
         take_flow(u.flow);
       }
-      taken_load += terms_[g.off + u.k].coef * g.prev;
+      taken_load += coef(g, u.k) * g.prev;
       ++taken;
     }
     links_[l].used = taken == live_[l] ? 0.0 : std::max(0.0, loads_[l] - taken_load);
@@ -851,12 +895,17 @@ void MaxMinSolver::build_buckets() {
   bucket_.resize(bucket_at_[nl]);
   bucket_fill_.assign(bucket_at_.begin(), bucket_at_.end() - 1);
   for (const TakenTerm& t : taken_terms_) bucket_[bucket_fill_[t.slot]++] = t.use;
-  auto before = [](const Use& a, const Use& b) { return use_before(a.rho, a.flow, b.rho, b.flow); };
-  for (uint32_t i = 0; i < nl; ++i) {
-    const auto b = bucket_.begin() + bucket_at_[i], e = bucket_.begin() + bucket_at_[i + 1];
-    if (e - b > 1 && !std::is_sorted(b, e, before)) std::sort(b, e, before);
-  }
+  // Sorted on first use (sort_bucket): only the links that saturate need
+  // their bucket in list order for water-filling; reorder_moved puts just
+  // the moved entries in that order.
+  bucket_sorted_.assign(nl, 0);
   bucketed_ = true;
+}
+
+void MaxMinSolver::sort_bucket(uint32_t slot) {
+  if (bucket_sorted_[slot]) return;
+  bucket_sorted_[slot] = 1;
+  sort_uses(bucket_.data() + bucket_at_[slot], bucket_.data() + bucket_at_[slot + 1]);
 }
 
 void MaxMinSolver::freeze(FlowId f, double rate) {
@@ -865,18 +914,19 @@ void MaxMinSolver::freeze(FlowId f, double rate) {
   s.rate = rate;
   --unfrozen_flows_;
   const double w = s.weight;
-  const Resource* t = terms_.data() + s.off;
+  const LinkId* t = links_of(f, s);
   for (uint32_t k = 0; k < s.len; ++k) {
-    LinkState& L = links_[t[k].link];
-    L.used += t[k].coef * rate;
-    L.wsum -= t[k].coef * w;
+    LinkState& L = links_[t[k]];
+    const double a = coef(s, k);
+    L.used += a * rate;
+    L.wsum -= a * w;
     --L.unfrozen;
   }
   // Its key in its links' lists changes unless its rate is the old one to
   // the bit (common: a re-solve reaches many flows whose bottleneck kept its
   // load, and their filling repeats the old arithmetic).
   if (rate != s.prev)
-    for (uint32_t k = 0; k < s.len; ++k) link_moved_[t[k].link] = epoch_;
+    for (uint32_t k = 0; k < s.len; ++k) link_moved_[t[k]] = epoch_;
 }
 
 double MaxMinSolver::level_of(LinkId l, double floor_level) {
@@ -886,7 +936,7 @@ double MaxMinSolver::level_of(LinkId l, double floor_level) {
     double w = 0;
     for_each_solved(l, [&](const Use& u) {
       const FlowState& fs = flows_[u.flow];
-      if (!fs.frozen) w += terms_[fs.off + u.k].coef * fs.weight;
+      if (!fs.frozen) w += coef(fs, u.k) * fs.weight;
     });
     L.wsum = w;
   }

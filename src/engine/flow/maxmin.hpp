@@ -196,6 +196,24 @@
 // links ahead, so that the accesses overlap (FlowSim does the same over
 // the re-solved links and flows). 512-GPU all-to-all: 22.7-23.6 s -> 14.0-
 // 14.6 s of CPU side by side (docs/validation.md, "Speed", fourth step).
+//
+// Fewer bytes and branches per term (fifth step): each term's link also
+// sits in an array of its own (term_links_, 4 bytes a term against 16 in
+// terms_), and a flow whose coefficients are all 1 (the common case: a
+// plain path) is re-solved reading only that array, since a * x with a = 1
+// is x exactly. A flow of at most 8 terms has its links once more in 8
+// slots at an address given by its id (link_slots_), so that the narrow
+// BFS requests a tier's flows and their links together rather than the
+// links after the flow's state arrives. Buckets are sorted when first
+// needed: water-filling sorts the bucket of a link that saturates; the
+// re-sort puts only the moved entries in list order (a few entries, often
+// in order: insertion sort, std::sort for a long range in no order). The
+// re-sort's walk down the list is branch-free (dead, moved or kept follows
+// no pattern a predictor could learn). FlowSim keeps one completion slot
+// per flow (core/indexed_event_queue.hpp) instead of leaving superseded
+// predictions in its queue. 512-GPU all-to-all: 14.3-15.5 s -> 12.6-13.2 s
+// of CPU side by side at load 4-5 (docs/validation.md, "Speed", fifth
+// step); still above the 10 s target.
 #pragma once
 
 #include <cstdint>
@@ -316,6 +334,7 @@ class MaxMinSolver {
     bool arriving = false;  // activated since the last solve, in arrivals_
     bool fresh = false;     // failed the arrival shortcut, not solved yet
     bool pend = false;      // its terms sit in pending_ (activated since the last solve)
+    bool unit = false;      // every coefficient is 1: the hot loops read term_links_ only
   };
   struct HeapItem {
     double level;  // a lower bound of the link's current level (exact when popped)
@@ -345,6 +364,7 @@ class MaxMinSolver {
   void write_prefix(LinkId l, uint32_t prefix_end, uint32_t dead_before);
   void reorder_moved(LinkId l);
   void build_buckets();
+  void sort_bucket(uint32_t slot);
   void compact_link(LinkId l);
   // Calls fn(use) for every active flow on link l.
   template <class F>
@@ -356,9 +376,10 @@ class MaxMinSolver {
   // Calls fn(use) for every flow on link l that the current solve re-solves
   // (among others: it visits the walked prefix and the pending flows).
   template <class F>
-  void for_each_solved(LinkId l, F&& fn) const {
+  void for_each_solved(LinkId l, F&& fn) {
     if (bucketed_) {  // narrow re-solve: exactly its re-solved flows, in list order
       const uint32_t s = links_[l].slot;
+      sort_bucket(s);
       for (uint32_t j = bucket_at_[s]; j < bucket_at_[s + 1]; ++j) fn(bucket_[j]);
       return;
     }
@@ -406,8 +427,9 @@ class MaxMinSolver {
   bool bucketed_ = false;
   std::vector<uint32_t> bucket_at_;
   std::vector<Use> bucket_;
-  std::vector<uint32_t> live_;         // per link: live entries in lists_[l].uses and pending_
-  std::vector<uint32_t> prefix_;       // per link, scratch: end of the prefix the current solve walked
+  std::vector<uint8_t> bucket_sorted_;  // per segment: sorted yet (sort_bucket)
+  std::vector<uint32_t> live_;          // per link: live entries in lists_[l].uses and pending_
+  std::vector<uint32_t> prefix_;        // per link, scratch: end of the prefix the current solve walked
   std::vector<double> taken_load_;     // per link, scratch of a narrow re-solve: coef * old rate of its re-solved flows
   std::vector<double> pend_max_;       // per link: max r/w among pending_ flows placed by the arrival shortcut
   std::vector<LinkId> narrow_seeds_;   // the seeds of a narrow re-solve, kept for its fallback
@@ -425,7 +447,22 @@ class MaxMinSolver {
   double keep_below_ = 0;  // of the current solve
   std::vector<FlowState> flows_;
   std::vector<Resource> terms_;  // pooled terms of all flows
-  std::vector<uint32_t> pos_;    // parallel to terms_: index of the term's entry in pending_[link] (when pend)
+  // Parallel to terms_: the terms' links alone (4 bytes a term instead of
+  // 16), which is all a flow with unit coefficients needs read while
+  // re-solving (x * 1.0 is x exactly).
+  std::vector<LinkId> term_links_;
+  // Per flow id, kSlots slots: the links of a flow with at most kSlots
+  // terms again, at an address known from its id alone, so that the narrow
+  // BFS requests a flow's state and its links at once instead of one after
+  // the other (its terms' offset is in its state).
+  static constexpr uint32_t kSlots = 8;
+  std::vector<LinkId> link_slots_;
+  const LinkId* links_of(FlowId f, const FlowState& s) const {
+    return s.len <= kSlots ? link_slots_.data() + static_cast<size_t>(f) * kSlots : term_links_.data() + s.off;
+  }
+  // Coefficient of flow s's k-th term.
+  double coef(const FlowState& s, uint32_t k) const { return s.unit ? 1.0 : terms_[s.off + k].coef; }
+  std::vector<uint32_t> pos_;  // parallel to terms_: index of the term's entry in pending_[link] (when pend)
   std::vector<FlowId> free_ids_;
   uint32_t live_flows_ = 0;
   size_t garbage_terms_ = 0;

@@ -380,6 +380,64 @@ TEST(MaxMin, NarrowReSolveTakesOnlyTheFlowsTheChangedLinksBottleneck) {
   expect_rate(s.link_load_bps(b), 90e9);
 }
 
+TEST(MaxMin, NarrowReSolveWithACoefficientAndAWeight) {
+  // A = 30 Gb/s carries f (coef 1, weight 1), g (coef 2: it crosses A
+  // twice) and h (weight 2). Filling at level L: f = L, g = L (consuming
+  // 2L), h = 2L: L + 2L + 2L = 30, so L = 6: f = g = 6, h = 12 (r/w 6 each),
+  // load 6 + 12 + 12 = 30. f leaves: every remaining flow has f's r/w, so a
+  // narrow re-solve takes A's top tier, g and h: 2L + 2L = 30, L = 7.5:
+  // g = 7.5 (consuming 15), h = 15, load 30. (The re-solved flows' terms are
+  // not all unit coefficients: the coefficient-2 path is the one taken.)
+  MaxMinSolver s;
+  const LinkId a = s.add_link(30_Gbps);
+  const FlowId f = s.add_flow(path({a}));
+  const std::vector<Resource> twice = {{a, 2.0}};
+  const FlowId g = s.add_flow(twice);
+  const FlowId h = s.add_flow(path({a}), 2.0);
+  s.solve();
+  expect_rate(s.rate_bps(f), 6e9);
+  expect_rate(s.rate_bps(g), 6e9);
+  expect_rate(s.rate_bps(h), 12e9);
+  expect_rate(s.link_load_bps(a), 30e9);
+  s.remove_flow(f);
+  s.solve();
+  EXPECT_EQ(s.last_stats().narrow, 1u);
+  EXPECT_EQ(s.last_stats().flows, 2u);
+  expect_rate(s.rate_bps(g), 7.5e9);
+  expect_rate(s.rate_bps(h), 15e9);
+  expect_rate(s.link_load_bps(a), 30e9);
+}
+
+TEST(MaxMin, NarrowReSolveOfAFlowLongerThanItsLinkSlots) {
+  // The solver keeps the links of a flow with at most 8 terms at a place
+  // found from its id, longer ones only in the pooled terms: f crosses 10
+  // links of 100 Gb/s, g and h only the first. Link 0 carries three flows:
+  // 100 / 3 each; the other nine carry f alone. g leaves: a narrow re-solve
+  // from link 0 takes its top tier, f and h: 100 / 2 = 50 each, and f's ten
+  // links are all re-solved.
+  MaxMinSolver s;
+  std::vector<LinkId> ten;
+  for (int i = 0; i < 10; ++i) ten.push_back(s.add_link(100_Gbps));
+  std::vector<Resource> long_path;
+  for (LinkId l : ten) long_path.push_back(Resource{l, 1.0});
+  const FlowId f = s.add_flow(long_path);
+  const FlowId g = s.add_flow(path({ten[0]}));
+  const FlowId h = s.add_flow(path({ten[0]}));
+  s.solve();
+  expect_rate(s.rate_bps(f), 100e9 / 3);
+  expect_rate(s.rate_bps(h), 100e9 / 3);
+  expect_rate(s.link_load_bps(ten[9]), 100e9 / 3);
+  s.remove_flow(g);
+  s.solve();
+  EXPECT_EQ(s.last_stats().narrow, 1u);
+  EXPECT_EQ(s.last_stats().flows, 2u);
+  EXPECT_EQ(s.last_stats().links, 10u);
+  expect_rate(s.rate_bps(f), 50e9);
+  expect_rate(s.rate_bps(h), 50e9);
+  expect_rate(s.link_load_bps(ten[0]), 100e9);
+  expect_rate(s.link_load_bps(ten[9]), 50e9);
+}
+
 TEST(MaxMin, NarrowReSolveFallsBackWhenAKeptFlowIsAboveTheNewLevel) {
   // A = 10 carries f and g; B = 20 carries g, k and m; k also crosses C = 8,
   // m also D = 7. Water-filling: levels A 10/2 = 5, B 20/3, C 8, D 7: A first,
