@@ -280,6 +280,32 @@ TEST(Cli, TrainWithJobsRefusesTraceAndLeavesNoFile) {
   EXPECT_FALSE(fs::exists(trace));
 }
 
+TEST(Cli, AFailedTrainLeavesAPreviousTraceAsItWas) {
+  // The trace path is checked before the run without truncating it and written only after the run: a run
+  // that fails (here the job's batch does not divide, found after the scenario loads) leaves a previous
+  // trace whole.
+  const std::string trace = (temp_dir() / "kept-trace.json").string();
+  write_file("kept-trace.json", "{\"previous\": true}\n");
+  const Result r = run("train leafspine-8k --engine analytical --set workload.model=llama3-8b --set workload.tp=8 "
+                       "--set workload.pp=1 --set workload.dp=3 --set workload.global_batch=8 --trace " +
+                           trace,
+                       true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_EQ(read_file(trace), "{\"previous\": true}\n");
+}
+
+TEST(Cli, ATraceThatCannotBeWrittenIsAnErrorNotAFile) {
+  // /dev/full accepts the open and fails every write with ENOSPC, as a full disk does: the run ends with exit 2
+  // naming --trace, not "wrote trace".
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  const Result r = run("train leafspine-8k --engine analytical --set workload.model=llama3-8b --set workload.tp=8 "
+                       "--set workload.pp=2 --set workload.dp=2 --set workload.global_batch=8 --trace /dev/full",
+                       true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--trace /dev/full: writing failed (No space left on device)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("wrote trace"), std::string::npos) << r.out;
+}
+
 TEST(Cli, TrainTraceArrowsConnectSlicesAndLinkCountersAreWellFormed) {
   // A small PP2 job (Llama 3 8B, TP8 x PP2 x DP2, 4 microbatches) on the flow engine: every PP send of replica
   // 0 (4 activations + 4 gradients) is an arrow from its slice on the pp lane to the pass that waits for it on

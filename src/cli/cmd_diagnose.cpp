@@ -76,32 +76,33 @@ int cmd_diagnose(const Common& c, const DiagnoseOptions& o) {
     req.probes_source = o.probes_in;
     if (req.probes_text.empty()) throw InputError(fmt::format("{}: the file is empty", o.probes_in));
   }
-  std::ofstream probes_out;
+  // --probes-out and --html were checked above without touching an existing file; they are written once the
+  // run has succeeded, so a failed run leaves previous files as they were.
   if (!o.probes_out.empty()) {
     if (o.evaluate > 0 || !o.probes_in.empty())
       throw InputError("--probes-out writes one simulated run: not with --evaluate or --probes");
-    probes_out = open_out(o.probes_out);  // checked before the run
     req.keep_probes = true;
   }
   if (!o.html.empty() && !report::dashboard_installed())
     throw InputError(std::string("--html: ") + report::kDashboardMissing);
-  std::optional<std::ofstream> html;  // opened before the run: a bad path fails first
-  if (!o.html.empty()) html = open_out(o.html);
   std::string label;
   const scenario::Setup s = load_setup(c, "diagnose", label);
   const study::DiagnoseResult r = study::diagnose(s, req, study_progress("diagnose", label));
-  if (r.mesh_data && r.run_data) {
+  if (!o.probes_out.empty() && r.mesh_data && r.run_data) {
+    std::ofstream probes_out = open_out(o.probes_out);
     diagnose::write_probe_csv(probes_out, s.fabric, *r.mesh_data, *r.run_data);
-    if (!probes_out) throw Error(fmt::format("--probes-out {}: write failed", o.probes_out));
+    close_out(probes_out, "--probes-out", o.probes_out);
   }
   const nlohmann::json doc = report::diagnose_document(s, r);
   emit(c, s.scenario, doc, "diagnose", report::write_diagnose_table);
-  if (html) {
-    *html << report::html_page({{"kind", "diagnose"},
-                                {"document", doc},
-                                {"drawing", report::fabric_drawing(s.fabric)},
-                                {"suspects", report::suspects_on_drawing(s.fabric, r)}},
-                               "podnet diagnose " + s.scenario.name);
+  if (!o.html.empty()) {
+    std::ofstream html = open_out(o.html);
+    html << report::html_page({{"kind", "diagnose"},
+                               {"document", doc},
+                               {"drawing", report::fabric_drawing(s.fabric)},
+                               {"suspects", report::suspects_on_drawing(s.fabric, r)}},
+                              "podnet diagnose " + s.scenario.name);
+    close_out(html, "--html", o.html);
     std::cerr << "podnet: wrote " << o.html << "\n";
   }
   return kExitOk;

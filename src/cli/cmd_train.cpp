@@ -92,10 +92,8 @@ int cmd_train(Common c, const TrainCliOptions& o) {
   if (!o.simai_topology.empty()) fabric = workload::simai::load_topology(o.simai_topology);
   std::string label = "iteration";
   const scenario::Setup s = load_setup(c, "train", label, std::move(fabric));
-  // Opened before the run, so that a bad path fails first; not for `jobs:`, which refuses --trace below (no
-  // empty file left behind).
-  std::optional<std::ofstream> trace;
-  if (!o.trace.empty() && s.scenario.jobs.empty()) trace = open_out(o.trace);
+  // The output paths were checked above without touching an existing file; they are written only once the
+  // run has succeeded, so a failed run leaves a previous trace or page as it was.
   if (!s.scenario.jobs.empty()) {  // several jobs on one fabric (study/jobs.hpp)
     for (const auto& [flag, given] : {std::pair<const char*, bool>{"--trace", !o.trace.empty()},
                                       {"--html", !o.html.empty()},
@@ -116,11 +114,15 @@ int cmd_train(Common c, const TrainCliOptions& o) {
   const nlohmann::json doc = report::train_document(s, t);
   emit(c, s.scenario, doc, "train", report::write_train_table);
   if (!o.html.empty()) {
-    open_out(o.html) << report::html_page({{"kind", "train"}, {"document", doc}}, "podnet train " + s.scenario.name);
+    std::ofstream f = open_out(o.html);
+    f << report::html_page({{"kind", "train"}, {"document", doc}}, "podnet train " + s.scenario.name);
+    close_out(f, "--html", o.html);
     std::cerr << "podnet: wrote " << o.html << "\n";
   }
-  if (trace) {
-    report::write_training_trace(t.result, *trace);
+  if (!o.trace.empty()) {
+    std::ofstream trace = open_out(o.trace);
+    report::write_training_trace(t.result, trace);
+    close_out(trace, "--trace", o.trace);
     if (o.trace_links > 0 && s.engine != "flow")
       std::cerr << "podnet: --trace-links: link counters come from the flow engine; this run is " << s.engine
                 << ": the trace has none\n";

@@ -142,6 +142,16 @@ std::ofstream open_out(const std::string& path) {
   return f;
 }
 
+void close_out(std::ofstream& f, const std::string& option, const std::string& path) {
+  f.flush();
+  const bool ok = static_cast<bool>(f);
+  const int err = errno;
+  f.close();
+  if (!ok || !f)
+    throw InputError(fmt::format("{} {}: writing failed ({}); the file is incomplete", option, path,
+                                 err != 0 ? std::strerror(err) : "I/O error"));
+}
+
 namespace {
 
 [[noreturn]] void refuse_output(const std::string& option, const std::string& path, const std::string& why) {

@@ -52,6 +52,9 @@ std::function<void(int64_t, int64_t, Time)> progress_printer(std::string command
 // The hint for slow flow-engine runs (empty unless the engine is flow with an exact quantum).
 std::string flow_quantum_hint(const std::string& engine, const engine::NetworkOptions& o);
 std::ofstream open_out(const std::string& path);
+// Flushes and closes `f`, written to `path` for `option`; an InputError naming both when a write failed (a full
+// disk, a quota), so that a truncated file is never reported as written.
+void close_out(std::ofstream& f, const std::string& option, const std::string& path);
 // Output paths are checked before anything runs, so that a typo fails in milliseconds instead of after a
 // simulation of minutes. A FILE option (--html, --trace, --cabling-plan, ...) must not name a directory
 // and its parent must be a directory podnet can create files in (created when missing); an existing file
