@@ -12,7 +12,13 @@
 #include <cstdio>
 #include <exception>
 
+#include "core/process.hpp"
+
 namespace podnet::bench {
+
+// Every benchmark runs with the allocator settings of the podnet binary (core/process.hpp), so that it
+// measures what a user's run costs.
+inline const bool kFreedMemoryKept = (keep_freed_memory(), true);
 
 // User + system CPU seconds of this process so far.
 inline double cpu_seconds() {

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <set>
 
+#include "core/process.hpp"
 #include "diagnose/localize.hpp"
 #include "diagnose/probe.hpp"
 #include "routing/router.hpp"
@@ -27,6 +28,7 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 }  // namespace
 
 int main() {
+  podnet::keep_freed_memory();  // as the podnet binary runs (core/process.hpp)
   std::printf("diagnose_bench: one evaluation trial on aipod-16k (rail mesh, 1,000 probes/s per NIC, 300 s)\n");
   const scenario::Setup s = scenario::resolve(scenario::load("aipod-16k"));
   routing::Router router(s.fabric, s.network.routing);

@@ -4,6 +4,7 @@
 #include "cli/common.hpp"
 #include "cli/serve.hpp"
 #include "core/error.hpp"
+#include "core/process.hpp"
 #include "report/web_assets.hpp"
 
 namespace podnet::cli {
@@ -11,6 +12,7 @@ namespace podnet::cli {
 namespace {
 
 int cmd_serve(const ServeOptions& o) {
+  podnet::return_freed_memory();  // a long-running server hands freed memory back (core/process.hpp)
   if (!report::dashboard_installed()) std::cerr << "podnet serve: warning: " << report::kDashboardMissing << "\n";
   if (o.port < 0 || o.port > 65535) throw InputError("--port " + std::to_string(o.port) + ": expected 0..65535");
   if (o.max_running < 1) throw InputError("--max-runs: expected at least 1");

@@ -71,6 +71,7 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
   }
   FlowSim sim(so);
   const int32_t dir_links = routing::dir_link_count(topo_);
+  sim.reserve_links(static_cast<uint32_t>(dir_links));
   for (int32_t d = 0; d < dir_links; ++d) sim.add_link(Bandwidth(compiler.payload_capacity_bps(d)));
 
   RunReport report;

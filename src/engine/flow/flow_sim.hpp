@@ -158,6 +158,11 @@ class FlowSim {
 
   // ---- links ----
   LinkId add_link(Bandwidth capacity);
+  // Room for n links in all (adding a fabric's links at once moves nothing; no effect on results).
+  void reserve_links(uint32_t n) {
+    solver_.reserve_links(n);
+    links_.reserve(n);
+  }
   uint32_t link_count() const { return solver_.link_count(); }
   Bandwidth link_capacity(LinkId l) const { return Bandwidth(links_[l].cap); }  // as applied so far
   // Changes a capacity at now() (applied by the next step(), which runs at now()).

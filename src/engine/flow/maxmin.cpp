@@ -50,6 +50,26 @@ void sort_uses(U* b, U* e) {
 
 // ---------------------------------------------------------------- links
 
+void MaxMinSolver::reserve_links(uint32_t n) {
+  links_.reserve(n);
+  loads_.reserve(n);
+  link_seeded_.reserve(n);
+  seed_theta_.reserve(n);
+  seed_why_.reserve(n);
+  soft_rho_.reserve(n);
+  gone_load_.reserve(n);
+  gone_listed_.reserve(n);
+  merge_seen_.reserve(n);
+  merge_at_.reserve(n);
+  lists_.reserve(n);
+  pending_.reserve(n);
+  live_.reserve(n);
+  prefix_.reserve(n);
+  pend_max_.reserve(n);
+  taken_load_.reserve(n);
+  link_moved_.reserve(n);
+}
+
 LinkId MaxMinSolver::add_link(Bandwidth capacity) {
   if (!(capacity.bps >= 0) || std::isinf(capacity.bps))
     throw Error("MaxMinSolver::add_link: capacity must be finite and >= 0, got " + std::to_string(capacity.bps));

@@ -253,6 +253,8 @@ class MaxMinSolver {
  public:
   // ---- links ----
   LinkId add_link(Bandwidth capacity);
+  // Room for n links in all, so that adding them moves nothing (no effect on results).
+  void reserve_links(uint32_t n);
   // Takes effect at the next solve (the link's component is re-solved).
   void set_capacity(LinkId link, Bandwidth capacity);
   Bandwidth capacity(LinkId link) const { return Bandwidth(links_[link].cap); }
