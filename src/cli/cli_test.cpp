@@ -304,6 +304,10 @@ TEST(Cli, ATraceThatCannotBeWrittenIsAnErrorNotAFile) {
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("--trace /dev/full: writing failed (No space left on device)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("wrote trace"), std::string::npos) << r.out;
+  // Every file option is checked on close the same way, e.g. design's priced bill.
+  const Result d = run("design leafspine-8k --cost-csv /dev/full", true);
+  EXPECT_EQ(d.status, 2) << d.out;
+  EXPECT_NE(d.out.find("--cost-csv /dev/full: writing failed (No space left on device)"), std::string::npos) << d.out;
 }
 
 TEST(Cli, TrainTraceArrowsConnectSlicesAndLinkCountersAreWellFormed) {

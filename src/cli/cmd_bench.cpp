@@ -72,7 +72,7 @@ int cmd_bench(Common c, const BenchOptions& b) {
   if (!b.html.empty()) {
     const std::string page =
         report::html_page({{"kind", "bench"}, {"document", doc}}, "podnet bench " + s.scenario.name);
-    open_out(b.html) << page;
+    write_out("--html", b.html, page);
     std::cerr << "podnet: wrote " << b.html << "\n";
   }
   report_telemetry(r.telemetry, b.telemetry);

@@ -41,8 +41,7 @@ int cmd_calibrate(const Common& c, const CalibrateOptions& o) {
   doc["calibrate"] = report::calibrate_json(cal);
   emit(c, sc, doc, "calibrate", report::write_calibrate_table);
   if (!o.fragment.empty()) {
-    auto f = open_out(o.fragment);
-    f << study::fragment_yaml(cal, in);
+    write_out("--out", o.fragment, study::fragment_yaml(cal, in));
     std::cerr << fmt::format("podnet calibrate: wrote {} (use it with --config-add {})\n", o.fragment, o.fragment);
   }
   return kExitOk;

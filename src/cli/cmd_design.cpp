@@ -47,14 +47,15 @@ void write_config_plan(const topology::Topology& t, const topology::AddressPlan&
   for (size_t s = 0; s < plan.switches.size(); ++s) {
     const auto& sw = plan.switches[s];
     const std::string name = t.nodes[sw.node].name;
-    open_out((fs::path(dir) / "frr" / (name + ".conf")).string()) << report::frr_config(t, plan, s);
-    open_out((fs::path(dir) / "sonic" / (name + ".json")).string()) << report::sonic_config_db(t, plan, s);
+    write_out("--config-plan", (fs::path(dir) / "frr" / (name + ".conf")).string(), report::frr_config(t, plan, s));
+    write_out("--config-plan", (fs::path(dir) / "sonic" / (name + ".json")).string(),
+              report::sonic_config_db(t, plan, s));
     table += fmt::format("{},{},{},{},{},{},{}\n", name, t.nodes[sw.node].tier, sw.asn,
                          format_ip(sw.loopback, plan.options.v6), format_ipv4(sw.router_id), sw.sessions,
                          std::clamp(sw.sessions, 1, topology::kMaxEcmpPaths));
   }
-  open_out((fs::path(dir) / "switches.csv").string()) << table;
-  open_out((fs::path(dir) / "ip-addresses.csv").string()) << report::netbox_ip_addresses_csv(t, plan);
+  write_out("--config-plan", (fs::path(dir) / "switches.csv").string(), table);
+  write_out("--config-plan", (fs::path(dir) / "ip-addresses.csv").string(), report::netbox_ip_addresses_csv(t, plan));
   int64_t numbered = 0;
   for (const auto& l : plan.links) numbered += l.numbered ? 1 : 0;
   if (plan.switches.empty()) {
@@ -87,17 +88,19 @@ int cmd_design(const Common& c, const DesignOptions& d) {
     const std::string page =
         report::html_page({{"kind", "design"}, {"document", doc}, {"drawing", report::fabric_drawing(t)}},
                           "podnet design " + sc.name);
-    open_out(d.html) << page;
+    write_out("--html", d.html, page);
     std::cerr << "podnet: wrote " << d.html << "\n";
   }
   if (!d.cost_csv.empty()) {
     auto f = open_out(d.cost_csv);
     report::write_tidy_csv(doc["cost"], "items", "group", f);
+    close_out(f, "--cost-csv", d.cost_csv);
     std::cerr << "podnet: wrote the priced bill " << d.cost_csv << "\n";
   }
   if (!d.cabling_plan.empty()) {
     auto f = open_out(d.cabling_plan);
     report::write_cabling_plan_csv(t, f);
+    close_out(f, "--cabling-plan", d.cabling_plan);
     std::cerr << "podnet: wrote cabling plan " << d.cabling_plan << "\n";
   }
   std::optional<topology::AddressPlan> plan;
@@ -113,8 +116,7 @@ int cmd_design(const Common& c, const DesignOptions& d) {
     std::filesystem::create_directories(d.netbox_dir, ec);
     if (ec) throw InputError("--netbox " + d.netbox_dir + ": cannot create the directory: " + ec.message());
     for (const auto& file : report::netbox_import_set(t, sc.hardware(), sc.name.empty() ? "podnet" : sc.name, &*plan)) {
-      auto f = open_out((std::filesystem::path(d.netbox_dir) / file.name).string());
-      f << file.text;
+      write_out("--netbox", (std::filesystem::path(d.netbox_dir) / file.name).string(), file.text);
     }
     std::cerr << "podnet: wrote the NetBox import set into " << d.netbox_dir
               << " (import the files in name order: 00-custom-fields.csv ... 09-ip-addresses.csv)\n";
@@ -129,8 +131,7 @@ int cmd_design(const Common& c, const DesignOptions& d) {
       std::cout << buf.str();
     } else {
       const std::string path = (std::filesystem::path(c.out_dir) / ("topology." + fmt_name)).string();
-      auto f = open_out(path);
-      f << buf.str();
+      write_out("--out", path, buf.str());
       std::cerr << "podnet: wrote " << path << "\n";
     }
   }

@@ -96,13 +96,12 @@ int cmd_diagnose(const Common& c, const DiagnoseOptions& o) {
   const nlohmann::json doc = report::diagnose_document(s, r);
   emit(c, s.scenario, doc, "diagnose", report::write_diagnose_table);
   if (!o.html.empty()) {
-    std::ofstream html = open_out(o.html);
-    html << report::html_page({{"kind", "diagnose"},
-                               {"document", doc},
-                               {"drawing", report::fabric_drawing(s.fabric)},
-                               {"suspects", report::suspects_on_drawing(s.fabric, r)}},
-                              "podnet diagnose " + s.scenario.name);
-    close_out(html, "--html", o.html);
+    write_out("--html", o.html,
+              report::html_page({{"kind", "diagnose"},
+                                 {"document", doc},
+                                 {"drawing", report::fabric_drawing(s.fabric)},
+                                 {"suspects", report::suspects_on_drawing(s.fabric, r)}},
+                                "podnet diagnose " + s.scenario.name));
     std::cerr << "podnet: wrote " << o.html << "\n";
   }
   return kExitOk;

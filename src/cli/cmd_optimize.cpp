@@ -89,7 +89,7 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
   const std::string base = (dir / "base.yaml").string();
   {
     const std::string text = study::optimize_base(source.resolved_yaml(), o.gpus, o.workload);
-    open_out(base) << text;
+    write_out("--dir", base, text);
   }
   study::OptimizeRequest req;
   req.base = base;
@@ -132,8 +132,9 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
     std::vector<std::string> sets = study::point_overrides(r, p);
     sets.push_back(fmt::format("name=optimize-{}", p.id));
     const std::string path = (dir / fmt::format("design-{:04d}.yaml", p.id)).string();
-    open_out(path) << "# podnet optimize: front point #" << p.id << ": " << p.label << "\n"
-                   << scenario::load(base, sets).resolved_yaml();
+    write_out("--dir", path,
+              fmt::format("# podnet optimize: front point #{}: {}\n{}", p.id, p.label,
+                          scenario::load(base, sets).resolved_yaml()));
     files.push_back(path);
   }
   std::optional<study::OptimizeReference> ref;

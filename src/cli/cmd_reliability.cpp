@@ -22,10 +22,10 @@ int cmd_reliability(const Common& c, const std::string& html) {
   const nlohmann::json doc = report::reliability_document(s, study::reliability(s));
   emit(c, s.scenario, doc, "reliability", report::write_reliability_table);
   if (!html.empty()) {
-    open_out(html) << report::html_page({{"kind", "reliability"},
-                                         {"document", doc},
-                                         {"goodput_curve", report::goodput_curve(doc)}},
-                                        "podnet reliability " + s.scenario.name);
+    write_out(
+        "--html", html,
+        report::html_page({{"kind", "reliability"}, {"document", doc}, {"goodput_curve", report::goodput_curve(doc)}},
+                          "podnet reliability " + s.scenario.name));
     std::cerr << "podnet: wrote " << html << "\n";
   }
   return kExitOk;

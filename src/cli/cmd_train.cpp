@@ -114,9 +114,8 @@ int cmd_train(Common c, const TrainCliOptions& o) {
   const nlohmann::json doc = report::train_document(s, t);
   emit(c, s.scenario, doc, "train", report::write_train_table);
   if (!o.html.empty()) {
-    std::ofstream f = open_out(o.html);
-    f << report::html_page({{"kind", "train"}, {"document", doc}}, "podnet train " + s.scenario.name);
-    close_out(f, "--html", o.html);
+    write_out("--html", o.html,
+              report::html_page({{"kind", "train"}, {"document", doc}}, "podnet train " + s.scenario.name));
     std::cerr << "podnet: wrote " << o.html << "\n";
   }
   if (!o.trace.empty()) {

@@ -152,6 +152,12 @@ void close_out(std::ofstream& f, const std::string& option, const std::string& p
                                  err != 0 ? std::strerror(err) : "I/O error"));
 }
 
+void write_out(const std::string& option, const std::string& path, const std::string& text) {
+  std::ofstream f = open_out(path);
+  f << text;
+  close_out(f, option, path);
+}
+
 namespace {
 
 [[noreturn]] void refuse_output(const std::string& option, const std::string& path, const std::string& why) {
@@ -241,25 +247,30 @@ void emit(const Common& c, const scenario::Scenario& sc, const nlohmann::json& d
     check_output_dir("--out", c.out_dir);  // checked before the run too; created here if removed since
     const std::filesystem::path dir(c.out_dir);
     {
-      auto f = open_out((dir / (stem + ".json")).string());
+      const std::string path = (dir / (stem + ".json")).string();
+      auto f = open_out(path);
       report::write_json(doc, f);
+      close_out(f, "--out", path);
     }
     {
-      auto f = open_out((dir / (stem + ".csv")).string());
+      const std::string path = (dir / (stem + ".csv")).string();
+      auto f = open_out(path);
       write_csv(stem, doc, f);
+      close_out(f, "--out", path);
     }
     {
-      auto f = open_out((dir / (stem + ".txt")).string());
+      const std::string path = (dir / (stem + ".txt")).string();
+      auto f = open_out(path);
       table(doc, f);
+      close_out(f, "--out", path);
     }
-    {
-      auto f = open_out((dir / "scenario.resolved.yaml").string());
-      f << sc.resolved_yaml();
-    }
+    { write_out("--out", (dir / "scenario.resolved.yaml").string(), sc.resolved_yaml()); }
     std::string also;
     if (is_other) {
-      auto f = open_out((dir / (stem + "." + c.format + ".txt")).string());
+      const std::string path = (dir / (stem + "." + c.format + ".txt")).string();
+      auto f = open_out(path);
       other(doc, f);
+      close_out(f, "--out", path);
       also = fmt::format(", {}/{}.{}.txt", c.out_dir, stem, c.format);
     }
     std::cerr << fmt::format("podnet: wrote {0}/{1}.json, {0}/{1}.csv, {0}/{1}.txt{2}, {0}/scenario.resolved.yaml\n",

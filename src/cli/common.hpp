@@ -55,6 +55,8 @@ std::ofstream open_out(const std::string& path);
 // Flushes and closes `f`, written to `path` for `option`; an InputError naming both when a write failed (a full
 // disk, a quota), so that a truncated file is never reported as written.
 void close_out(std::ofstream& f, const std::string& option, const std::string& path);
+// open_out, write `text`, close_out.
+void write_out(const std::string& option, const std::string& path, const std::string& text);
 // Output paths are checked before anything runs, so that a typo fails in milliseconds instead of after a
 // simulation of minutes. A FILE option (--html, --trace, --cabling-plan, ...) must not name a directory
 // and its parent must be a directory podnet can create files in (created when missing); an existing file
