@@ -205,13 +205,16 @@ Bytes wire_bytes(Bytes b, Proto p) {
   return b;
 }
 
+// The line format's own overhead: LL sends 8 B per 4 B of data, LL128 128 B per 120 B.
+double line_factor(Proto p) { return p == Proto::LL ? 2.0 : p == Proto::LL128 ? 128.0 / 120.0 : 1.0; }
+
 // How much slower NCCL's model runs protocol p than Simple for the same algorithm and op (nccl_tuner.hpp
 // section 3: LL at half of Simple's bandwidth but at most NCCL's LL ceiling, llMaxBws; LL128 at 0.92 of it
 // but at most its per-channel ceiling; tree LL at 1/3.8), and at least the line format's own overhead
 // (LL 2, LL128 128/120). 1 for Simple, or where the model has no Simple figure.
 double protocol_slowdown(Op op, Algo a, Proto p, const CommShape& s) {
   if (p == Proto::Simple) return 1.0;
-  const double line = p == Proto::LL ? 2.0 : 128.0 / 120.0;
+  const double line = line_factor(p);
   const double simple = model_entry(op, a, Proto::Simple, s).bw_gbs;
   const double proto = model_entry(op, a, p, s).bw_gbs;
   if (!(simple > 0) || !(proto > 0)) return line;
@@ -222,8 +225,7 @@ double protocol_slowdown(Op op, Algo a, Proto p, const CommShape& s) {
 // exact count when the ceiling does not bind, else ceil(b x factor).
 Bytes wire_bytes(Bytes b, Proto p, double factor) {
   const Bytes exact = wire_bytes(b, p);
-  const double line = p == Proto::LL ? 2.0 : p == Proto::LL128 ? 128.0 / 120.0 : 1.0;
-  if (factor <= line * (1 + 1e-12)) return exact;
+  if (factor <= line_factor(p) * (1 + 1e-12)) return exact;
   return std::max(exact, static_cast<Bytes>(std::ceil(static_cast<double>(b) * factor)));
 }
 

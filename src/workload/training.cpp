@@ -77,16 +77,16 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
   // One TP collective (all-reduce, or reduce-scatter + all-gather with sequence parallelism), as NCCL's tuner
   // picks it (NVLS for an all-reduce inside one H100 server, ring for the reduce-scatter and all-gather there);
   // without NCCL's model (collective.nccl_model: false) the plain ring.
-  const char* kTpAlgorithm = options.collective.tuner ? "auto" : "ring";
+  const char* tp_algorithm = options.collective.tuner ? "auto" : "ring";
   if (job.tp > 1) {
     const collective::Group g = gpus_of(gpu_of_rank, tp_group(job, 0, 0));
     if (job.sequence_parallel) {
       using collective::Op;
       it.tp_collective =
-          time_plan(backend, collective::make_plan(kTpAlgorithm, Op::ReduceScatter, g, bsh, options.collective, topo)) +
-          time_plan(backend, collective::make_plan(kTpAlgorithm, Op::AllGather, g, bsh, options.collective, topo));
+          time_plan(backend, collective::make_plan(tp_algorithm, Op::ReduceScatter, g, bsh, options.collective, topo)) +
+          time_plan(backend, collective::make_plan(tp_algorithm, Op::AllGather, g, bsh, options.collective, topo));
     } else {
-      it.tp_collective = time_plan(backend, collective::make_plan(kTpAlgorithm, collective::Op::AllReduce, g, bsh,
+      it.tp_collective = time_plan(backend, collective::make_plan(tp_algorithm, collective::Op::AllReduce, g, bsh,
                                                                   options.collective, topo));
     }
   }
