@@ -38,7 +38,12 @@
 // target) is checked against. Both variants must simulate the same times
 // (the same plans), or the case says so.
 //
-// Usage: flow_bench [--quick | --alltoall | --dragonfly | --tuner]
+// The all-to-alls run with the flow engine's default threads
+// (`network.threads` 0: 2 on a machine of two cores or more; the second
+// re-sorts the solver's lists, maxmin.hpp "Threads"); `--threads 1` after
+// the mode runs them on one, for comparison (the same results).
+//
+// Usage: flow_bench [--quick | --alltoall | --dragonfly | --tuner] [--threads N]
 //   --quick: the 16K ring cases only; --alltoall: the two aipod all-to-alls
 //   only; --dragonfly: the 1M-flow dragonfly all-to-all only (minutes);
 //   --tuner: the tuner cases only (also run after the ring cases by default).
@@ -51,9 +56,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "collective/collective.hpp"
@@ -133,10 +140,13 @@ struct AllToAll {
   double target_s;
 };
 
+int g_threads = 0;  // network.threads of the all-to-alls (--threads)
+
 int run_alltoall(const AllToAll& c) {
   const Bytes size = Bytes{64} << 20;  // 64 MiB
   const Clock t0 = Clock::now();
-  scenario::Setup setup = scenario::resolve(scenario::load(c.scenario, {"network.engine=flow"}));
+  scenario::Setup setup = scenario::resolve(
+      scenario::load(c.scenario, {"network.engine=flow", "network.threads=" + std::to_string(g_threads)}));
   study::BenchRequest req;
   req.op = collective::Op::AllToAll;
   for (int32_t g = c.first; g <= c.last; g += c.stride) req.group.push_back(g);
@@ -302,6 +312,7 @@ int main(int argc, char** argv) {
   const bool quick = std::strcmp(mode, "--quick") == 0;
   const bool alltoall_only = std::strcmp(mode, "--alltoall") == 0;
   const bool dragonfly = std::strcmp(mode, "--dragonfly") == 0;
+  if (argc > 3 && std::strcmp(argv[2], "--threads") == 0) g_threads = std::atoi(argv[3]);
   if (std::strcmp(mode, "--tuner") == 0) {
     std::printf("\n%s\n", run_tuner_cases() ? "some targets missed (or a case failed)" : "all targets met");
     return 0;
@@ -312,7 +323,9 @@ int main(int argc, char** argv) {
   };
   if (dragonfly) a2a = {{"dragonfly-16k all-to-all, 1024 GPUs 0-1023", "dragonfly-16k", 0, 1023, 1, 60.0}};
   if (alltoall_only || dragonfly) {
-    std::printf("flow_bench: 64 MiB all-to-all, flow engine, ECMP, exact (no flow_quantum)\n");
+    std::printf("flow_bench: 64 MiB all-to-all, flow engine, ECMP, exact (no flow_quantum), network.threads %d%s\n",
+                g_threads,
+                g_threads == 0 ? (std::thread::hardware_concurrency() >= 2 ? " (2 here)" : " (1 here)") : "");
     std::printf("(each case in its own process; wall/CPU in seconds, peak RSS of that process in MiB)\n\n");
     std::printf("%-40s %9s %9s %9s %10s %8s %11s %12s\n", "case", "wall", "cpu", "peak MiB", "flows", "solves",
                 "flows/solve", "sim time us");

@@ -15,6 +15,7 @@
 #include "report/sweep_report.hpp"
 #include "report/train_report.hpp"
 #include "study/optimize.hpp"
+#include "study/sweep.hpp"
 #include "study/train.hpp"
 
 namespace podnet::cli {
@@ -49,8 +50,10 @@ study::Outcome design_point(const std::string& base, const std::vector<std::stri
   const scenario::Scenario sc = scenario::load(base, sets);
   return {true, {}, report::sweep_fields(design_document(sc, sc.build_topology(), "design"))};
 }
-study::Outcome train_point(const std::string& base, const std::vector<std::string>& sets) {
-  const scenario::Setup s = scenario::resolve(scenario::load(base, sets));
+// jobs > 1 or MPI ranks: the points share the cores, one flow-engine thread each (same results).
+study::Outcome train_point(const std::string& base, const std::vector<std::string>& sets, int jobs = 1) {
+  scenario::Setup s = scenario::resolve(scenario::load(base, sets));
+  if (jobs > 1 || study::mpi_ranks() > 1) s.network.threads = 1;
   study::TrainRequest r;
   r.failures = false;
   return {true, {}, report::sweep_fields(report::train_document(s, study::train(s, r)))};
@@ -121,7 +124,7 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
         // The train sweep's axes are the candidates' zipped values, keyed like the design axes.
         std::vector<std::string> sets;
         for (size_t a = 0; a < req.axes.size(); ++a) sets.push_back(req.axes[a].key + "=" + p.values[a]);
-        return train_point(base, sets);
+        return train_point(base, sets, req.jobs);
       },
       progress);
   if (!r.design_stats.reporter || !r.train_stats.reporter) return kExitOk;  // an MPI worker

@@ -36,6 +36,10 @@ std::vector<ParamSpec> network_params() {
        "flow engine: round each completion up to a multiple of this (0 = exact); flows finishing within one "
        "quantum share one re-solve, each late by less than a quantum: speeds up many concurrent flows of "
        "spread-out rates (large ECMP all-to-alls)"},
+      {"threads", ParamType::Int, "0",
+       "flow engine: threads one run may use (0 = 2 on a machine with two cores or more; 1 = one); the second "
+       "re-sorts the solver's link lists after large re-solves: results are the same to the bit",
+       0, 2},
       {"cc", ParamType::String, "auto",
        "packet engine: congestion control (auto = infiniband with the infiniband transport, else dcqcn_nic; "
        "see `podnet list`)",
@@ -69,6 +73,7 @@ NetworkOptions network_options_from(const Params& p, uint64_t seed) {
   if (p.has("stack_latency")) o.transport.stack_latency = p.get_time("stack_latency");
   if (p.has("mtu")) o.transport.mtu = static_cast<int32_t>(p.get_int("mtu"));
   o.flow_quantum = p.get_time("flow_quantum");
+  o.threads = static_cast<int32_t>(p.get_int("threads"));
   o.cc = p.get_string("cc");
   o.pfc = p.get_bool("pfc");
   if (p.has("switch_buffer")) o.switch_buffer = static_cast<Bytes>(p.get_real("switch_buffer"));

@@ -50,6 +50,11 @@ struct NetworkOptions {
   // starts; past that the run stops with an InputError instead of growing
   // towards the OOM killer (flow_sim.hpp, FlowSimOptions::max_link_steps).
   int64_t memory_limit = 0;
+  // Flow engine: threads one run may use (1 or 2; 0 = 2 when the machine
+  // has two cores or more). The second re-sorts the solver's link lists
+  // after large re-solves (maxmin.hpp, "Threads"); results are the same to
+  // the bit. Commands that run several points at once (sweep, optimize) set 1.
+  int32_t threads = 0;
   Time flow_quantum;  // flow engine: completions rounded up to a multiple (0 = exact; flow_sim.hpp)
   // Packet engine (packet/packet_options.hpp): congestion control preset
   // ("auto": infiniband with the infiniband transport, else dcqcn_nic), PFC,

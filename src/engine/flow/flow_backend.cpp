@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <thread>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -49,6 +50,7 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
 
   FlowSimOptions so;
   so.quantum = options_.flow_quantum;
+  so.threads = options_.threads > 0 ? options_.threads : (std::thread::hardware_concurrency() >= 2 ? 2 : 1);
   // Reports of stuck flows (watchdog, zero bandwidth) name the transfer and the links.
   so.flow_name = [&](uint64_t tag) {
     const Record& r = records[tag];

@@ -20,6 +20,7 @@ constexpr double kBitsPsPerByteSecond = 8.0 * kPsPerSecond;  // bytes * this / b
 
 FlowSim::FlowSim(FlowSimOptions options) : options_(options) {
   if (options_.quantum < Time(0)) throw Error("FlowSim: quantum must be >= 0");
+  solver_.set_threads(options_.threads, options_.parallel_min_links);
 }
 
 LinkId FlowSim::add_link(Bandwidth capacity) {
@@ -198,6 +199,7 @@ void FlowSim::resolve() {
   solver_.solve();
   ++stats_.solves;
   stats_.flows_resolved += solver_.solved_flows().size();
+  stats_.parallel_solves = solver_.parallel_reorders();
   // Request the records a few iterations ahead (each is a memory access of
   // its own; overlapping them is most of this loop's cost on large re-solves).
   constexpr size_t kAhead = 8;

@@ -117,12 +117,13 @@ struct LinkStats {
 };
 
 struct SimStats {
-  uint64_t steps = 0;           // distinct event times processed
-  uint64_t solves = 0;          // max-min (re)solves
-  uint64_t events = 0;          // events processed (stale ones excluded)
-  uint64_t stale_dropped = 0;   // predictions or activations superseded (replaced in place or cancelled)
-  uint64_t flows_resolved = 0;  // sum over solves of flows re-solved or placed (solved_flows())
-  uint64_t rate_changes = 0;    // flows whose rate changed in a solve
+  uint64_t steps = 0;            // distinct event times processed
+  uint64_t solves = 0;           // max-min (re)solves
+  uint64_t events = 0;           // events processed (stale ones excluded)
+  uint64_t stale_dropped = 0;    // predictions or activations superseded (replaced in place or cancelled)
+  uint64_t flows_resolved = 0;   // sum over solves of flows re-solved or placed (solved_flows())
+  uint64_t rate_changes = 0;     // flows whose rate changed in a solve
+  uint64_t parallel_solves = 0;  // solves whose lists the solver's second thread helped re-sort
 };
 
 struct FlowSimOptions {
@@ -150,6 +151,11 @@ struct FlowSimOptions {
   // `link_steps_limit`, the caller's words for where the cap comes from.
   uint64_t max_link_steps = 0;
   std::string link_steps_limit;
+  // Threads of the max-min solver (MaxMinSolver::set_threads: 2 re-sorts
+  // its lists beside the caller after re-solves that re-sort at least
+  // parallel_min_links lists); results do not depend on either.
+  int threads = 1;
+  uint32_t parallel_min_links = MaxMinSolver::kParallelMinLinks;
 };
 
 class FlowSim {

@@ -1,8 +1,11 @@
 #include "engine/flow/maxmin.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <string>
+#include <thread>
 
 #include "core/error.hpp"
 
@@ -48,9 +51,130 @@ void sort_uses(U* b, U* e) {
 }
 }  // namespace
 
+// ---------------------------------------------------------------- threads
+
+// The second thread: sleeps until a narrow re-solve hands it lists to
+// re-sort (state kPosted), takes chunks of them beside the caller, and
+// says it is done (kIdle). The caller takes the job back (kPosted ->
+// kIdle) when it has done every chunk before the thread woke up.
+struct MaxMinSolver::Worker {
+  static constexpr uint32_t kIdle = 0, kPosted = 1, kRunning = 2, kStop = 3;
+  std::atomic<uint32_t> state{kIdle};
+  std::atomic<uint32_t> next{0};  // the next chunk of reorder_links_ to take
+  Scratch scratch;
+  std::exception_ptr error;
+  std::thread thread;
+};
+
+namespace {
+constexpr uint32_t kReorderChunk = 32;  // lists a thread takes at once
+}  // namespace
+
+MaxMinSolver::MaxMinSolver() = default;
+
+MaxMinSolver::~MaxMinSolver() {
+  if (!worker_) return;
+  try {
+    finish_reorder();
+  } catch (...) {  // (a destructor does not throw; the error was the caller's to see)
+  }
+  worker_->state.store(Worker::kStop, std::memory_order_release);
+  worker_->state.notify_one();
+  worker_->thread.join();
+}
+
+void MaxMinSolver::set_threads(int threads, uint32_t min_links) {
+  finish_reorder();
+  parallel_min_links_ = std::max<uint32_t>(min_links, 1);
+  threads_ = threads >= 2 ? 2 : 1;
+  if (threads_ < 2 && worker_) {
+    worker_->state.store(Worker::kStop, std::memory_order_release);
+    worker_->state.notify_one();
+    worker_->thread.join();
+    worker_.reset();
+  }
+}
+
+// The second thread is started by the first re-solve that hands it lists
+// (a run of small re-solves never starts it).
+void MaxMinSolver::start_worker() {
+  worker_ = std::make_unique<Worker>();
+  worker_->thread = std::thread([this] {
+    Worker& w = *worker_;
+    for (;;) {
+      uint32_t st = w.state.load(std::memory_order_acquire);
+      if (st == Worker::kIdle) {
+        w.state.wait(Worker::kIdle, std::memory_order_acquire);
+        continue;
+      }
+      if (st == Worker::kStop) return;
+      if (st != Worker::kPosted || !w.state.compare_exchange_strong(st, Worker::kRunning, std::memory_order_acquire))
+        continue;  // taken back by the caller
+      try {
+        reorder_chunks(w.scratch);
+      } catch (...) {
+        w.error = std::current_exception();
+      }
+      w.state.store(Worker::kIdle, std::memory_order_release);
+    }
+  });
+}
+
+void MaxMinSolver::reorder_chunks(Scratch& x) {
+  const uint32_t n = static_cast<uint32_t>(reorder_links_.size());
+  for (;;) {
+    const uint32_t b = worker_->next.fetch_add(1, std::memory_order_relaxed) * kReorderChunk;
+    if (b >= n) return;
+    reorder_range(b, std::min(n, b + kReorderChunk), x);
+  }
+}
+
+void MaxMinSolver::join_reorder() {
+  reorder_posted_ = false;
+  Worker& w = *worker_;
+  reorder_chunks(scratch_);
+  uint32_t st = Worker::kPosted;
+  if (!w.state.compare_exchange_strong(st, Worker::kIdle, std::memory_order_acquire)) {
+    // The second thread is on its last chunk (at most kReorderChunk lists).
+    while (w.state.load(std::memory_order_acquire) != Worker::kIdle) {
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+  }
+  if (w.error) {
+    std::exception_ptr e = w.error;
+    w.error = nullptr;
+    std::rethrow_exception(e);
+  }
+}
+
+// Narrow re-solve: re-sorts the lists reorder_links_[begin, end). Each
+// link's state and list are memory accesses of their own: request them
+// some links ahead (see collect_component) so that they overlap.
+void MaxMinSolver::reorder_range(uint32_t begin, uint32_t end, Scratch& x) {
+  constexpr uint32_t kAhead = 8;
+  auto request_state = [&](LinkId a) {
+    __builtin_prefetch(&lists_[a].uses);
+    __builtin_prefetch(&lists_[a].head);
+    __builtin_prefetch(&links_[a]);
+  };
+  for (uint32_t i = begin; i < std::min(end, begin + 2 * kAhead); ++i) request_state(reorder_links_[i]);
+  for (uint32_t i = begin; i < end; ++i) {
+    if (i + 2 * kAhead < end) request_state(reorder_links_[i + 2 * kAhead]);
+    if (i + kAhead < end) {
+      const LinkId b = reorder_links_[i + kAhead];
+      const Use* u = lists_[b].uses.data() + lists_[b].head;
+      for (int c = 0; c < 4; ++c) __builtin_prefetch(u + 4 * c);  // the first 16 entries
+    }
+    reorder_moved(reorder_links_[i], x);
+  }
+}
+
 // ---------------------------------------------------------------- links
 
 void MaxMinSolver::reserve_links(uint32_t n) {
+  finish_reorder();
   links_.reserve(n);
   loads_.reserve(n);
   link_seeded_.reserve(n);
@@ -71,6 +195,7 @@ void MaxMinSolver::reserve_links(uint32_t n) {
 }
 
 LinkId MaxMinSolver::add_link(Bandwidth capacity) {
+  finish_reorder();
   if (!(capacity.bps >= 0) || std::isinf(capacity.bps))
     throw Error("MaxMinSolver::add_link: capacity must be finite and >= 0, got " + std::to_string(capacity.bps));
   LinkState s;
@@ -96,6 +221,7 @@ LinkId MaxMinSolver::add_link(Bandwidth capacity) {
 }
 
 void MaxMinSolver::set_capacity(LinkId link, Bandwidth capacity) {
+  finish_reorder();
   if (link >= links_.size()) throw Error("MaxMinSolver::set_capacity: unknown link " + std::to_string(link));
   if (!(capacity.bps >= 0) || std::isinf(capacity.bps))
     throw Error("MaxMinSolver::set_capacity: capacity must be finite and >= 0, got " + std::to_string(capacity.bps));
@@ -111,6 +237,7 @@ MaxMinSolver::FlowState& MaxMinSolver::checked(FlowId f, const char* what) {
 }
 
 FlowId MaxMinSolver::add_flow(std::span<const Resource> resources, double weight, Bandwidth cap, bool active) {
+  finish_reorder();
   if (!(weight > 0) || std::isinf(weight))
     throw Error("MaxMinSolver::add_flow: weight must be finite and > 0, got " + std::to_string(weight));
   if (!(cap.bps >= 0)) throw Error("MaxMinSolver::add_flow: cap must be >= 0, got " + std::to_string(cap.bps));
@@ -168,6 +295,7 @@ FlowId MaxMinSolver::add_flow(std::span<const Resource> resources, double weight
 }
 
 void MaxMinSolver::remove_flow(FlowId f) {
+  finish_reorder();
   FlowState& s = checked(f, "remove_flow");
   if (s.active) set_active(f, false);
   s.alive = false;
@@ -178,6 +306,7 @@ void MaxMinSolver::remove_flow(FlowId f) {
 }
 
 void MaxMinSolver::set_active(FlowId f, bool active) {
+  finish_reorder();
   FlowState& s = checked(f, "set_active");
   if (s.active == active) return;
   s.active = active;
@@ -201,6 +330,7 @@ void MaxMinSolver::set_active(FlowId f, bool active) {
 }
 
 void MaxMinSolver::set_weight(FlowId f, double weight) {
+  finish_reorder();
   if (!(weight > 0) || std::isinf(weight))
     throw Error("MaxMinSolver::set_weight: weight must be finite and > 0, got " + std::to_string(weight));
   FlowState& s = checked(f, "set_weight");
@@ -219,6 +349,7 @@ void MaxMinSolver::set_weight(FlowId f, double weight) {
 }
 
 void MaxMinSolver::set_cap(FlowId f, Bandwidth cap) {
+  finish_reorder();
   if (!(cap.bps >= 0)) throw Error("MaxMinSolver::set_cap: cap must be >= 0, got " + std::to_string(cap.bps));
   FlowState& s = checked(f, "set_cap");
   s.cap = cap.bps;
@@ -297,7 +428,7 @@ void MaxMinSolver::compact_link(LinkId l) {
 // them; otherwise the list is merged anew.
 void MaxMinSolver::reorder(LinkId l, uint32_t prefix_end) {
   std::vector<Use>& list = lists_[l].uses;
-  std::vector<Use>& t = sort_scratch_;
+  std::vector<Use>& t = scratch_.sort;
   t.clear();
   const uint32_t h = std::min(lists_[l].head, prefix_end);
   uint32_t dead_before = h;
@@ -319,7 +450,7 @@ void MaxMinSolver::reorder(LinkId l, uint32_t prefix_end) {
   pend_max_[l] = 0;
   auto before = [](const Use& a, const Use& b) { return use_before(a.rho, a.flow, b.rho, b.flow); };
   if (!std::is_sorted(t.begin(), t.end(), before)) std::sort(t.begin(), t.end(), before);
-  write_prefix(l, prefix_end, dead_before);
+  write_prefix(l, prefix_end, dead_before, scratch_);
 }
 
 // Narrow re-solve: re-sorts link l's list, whose re-solved flows are its
@@ -329,8 +460,8 @@ void MaxMinSolver::reorder(LinkId l, uint32_t prefix_end) {
 // dead ones, keeps the rest as they are, and merges the moved entries back
 // with their new keys. The result is the one reorder() computes (the same
 // live entries in the same order).
-void MaxMinSolver::reorder_moved(LinkId l) {
-  std::vector<Use>& moved = moved_scratch_;
+void MaxMinSolver::reorder_moved(LinkId l, Scratch& x) {
+  std::vector<Use>& moved = x.moved;
   moved.clear();
   const uint32_t s = links_[l].slot;
   for (uint32_t b = bucket_at_[s]; b < bucket_at_[s + 1]; ++b) {
@@ -340,7 +471,7 @@ void MaxMinSolver::reorder_moved(LinkId l) {
   if (moved.empty()) return;
   if (!bucket_sorted_[s]) sort_uses(moved.data(), moved.data() + moved.size());  // in list order
   const std::vector<Use>& list = lists_[l].uses;
-  std::vector<Use>& kept = kept_scratch_;
+  std::vector<Use>& kept = x.kept;
   const uint32_t n = static_cast<uint32_t>(list.size());
   uint32_t j = lists_[l].head, dead_before = lists_[l].head;
   if (kept.size() < n - j) kept.resize(n - j);
@@ -369,18 +500,18 @@ void MaxMinSolver::reorder_moved(LinkId l) {
     u.rho = g.rate / g.weight;
   }
   sort_uses(moved.data(), moved.data() + moved.size());  // by new key
-  std::vector<Use>& t = sort_scratch_;
+  std::vector<Use>& t = x.sort;
   t.resize(nk + m);
   std::merge(kp, kp + nk, moved.begin(), moved.end(), t.begin(), before);
-  write_prefix(l, j, dead_before);
+  write_prefix(l, j, dead_before, x);
 }
 
-// Writes sort_scratch_ (sorted, the live entries of the prefix [0,
+// Writes x.sort (sorted, the live entries of the prefix [0,
 // prefix_end) of link l's list with their new keys, and its pending flows)
 // back into the list; dead_before counts the dead entries of the prefix.
-void MaxMinSolver::write_prefix(LinkId l, uint32_t prefix_end, uint32_t dead_before) {
+void MaxMinSolver::write_prefix(LinkId l, uint32_t prefix_end, uint32_t dead_before, Scratch& x) {
   std::vector<Use>& list = lists_[l].uses;
-  const std::vector<Use>& t = sort_scratch_;
+  const std::vector<Use>& t = x.sort;
   auto before = [](const Use& a, const Use& b) { return use_before(a.rho, a.flow, b.rho, b.flow); };
   uint32_t j = prefix_end;
   while (j < list.size() && list[j].k == kDeadUse) ++j;
@@ -399,7 +530,7 @@ void MaxMinSolver::write_prefix(LinkId l, uint32_t prefix_end, uint32_t dead_bef
     lists_[l].dead = lists_[l].dead - dead_before + fill;
     if (lists_[l].dead > 64 && lists_[l].dead * 2 > list.size()) compact_link(l);
   } else {
-    std::vector<Use>& m = merge_scratch_;
+    std::vector<Use>& m = x.merge;
     m.clear();
     m.reserve(t.size() + list.size() - prefix_end);
     auto rest = list.begin() + prefix_end;
@@ -592,6 +723,7 @@ void MaxMinSolver::next_epoch() {
 }
 
 void MaxMinSolver::solve() {
+  finish_reorder();
   comp_flows_.clear();
   comp_links_.clear();
   stats_ = {};
@@ -637,32 +769,22 @@ void MaxMinSolver::solve() {
   // Put the re-solved prefixes and the arrivals back in order. A list none
   // of whose flows changed rate, with no arrival, is in order already.
   if (bucketed_) {
-    // (A narrow re-solve has no pending flow.) Each link's state and list
-    // are memory accesses of their own: request them some links ahead (see
-    // collect_component) so that they overlap.
-    constexpr size_t kAhead = 8;
-    const size_t n = comp_links_.size();
-    auto request_state = [&](LinkId a) {
-      __builtin_prefetch(&lists_[a].uses);
-      __builtin_prefetch(&lists_[a].head);
-      __builtin_prefetch(&link_moved_[a]);
-      __builtin_prefetch(&links_[a]);
-    };
-    for (size_t i = 0; i < std::min(n, 2 * kAhead); ++i) request_state(comp_links_[i]);
-    for (size_t i = 0; i < n; ++i) {
-      if (i + 2 * kAhead < n) request_state(comp_links_[i + 2 * kAhead]);
-      if (i + kAhead < n) {
-        const LinkId b = comp_links_[i + kAhead];
-        if (link_moved_[b] == epoch_) {
-          const Use* u = lists_[b].uses.data() + lists_[b].head;
-          for (int c = 0; c < 4; ++c) __builtin_prefetch(u + 4 * c);  // the first 16 entries
-        }
-      }
-      const LinkId l = comp_links_[i];
-      if (link_moved_[l] == epoch_) {
-        reorder_moved(l);
-        ++stats_.reordered;
-      }
+    // (A narrow re-solve has no pending flow.) The lists whose flows moved;
+    // with a second thread and enough of them, both threads re-sort them
+    // while the caller goes on (see "Threads" in the header).
+    reorder_links_.clear();
+    for (LinkId l : comp_links_)
+      if (link_moved_[l] == epoch_) reorder_links_.push_back(l);
+    stats_.reordered = static_cast<uint32_t>(reorder_links_.size());
+    if (threads_ >= 2 && reorder_links_.size() >= parallel_min_links_) {
+      if (!worker_) start_worker();
+      worker_->next.store(0, std::memory_order_relaxed);
+      worker_->state.store(Worker::kPosted, std::memory_order_release);
+      worker_->state.notify_one();
+      reorder_posted_ = true;
+      ++parallel_reorders_;
+    } else {
+      reorder_range(0, static_cast<uint32_t>(reorder_links_.size()), scratch_);
     }
   } else {
     for (LinkId l : comp_links_) {
@@ -672,6 +794,7 @@ void MaxMinSolver::solve() {
       }
     }
   }
+  if (!pending_links_.empty()) finish_reorder();
   for (LinkId l : pending_links_)
     if (!pending_[l].empty()) reorder(l, 0);
   pending_links_.clear();
@@ -693,6 +816,7 @@ void MaxMinSolver::solve() {
 }
 
 void MaxMinSolver::solve_all() {
+  finish_reorder();
   for (LinkId l = 0; l < links_.size(); ++l)
     if (live_[l] > 0) seed_link(l, 0, 0);
   for (FlowId f = 0; f < flows_.size(); ++f)

@@ -214,10 +214,26 @@
 // predictions in its queue. 512-GPU all-to-all: 14.3-15.5 s -> 12.6-13.2 s
 // of CPU side by side at load 4-5 (docs/validation.md, "Speed", fifth
 // step); still above the 10 s target.
+//
+// Threads (seventh step): after a narrow re-solve, re-sorting the lists of
+// the links whose flows moved is independent from list to list (each reads
+// its bucket and the flows' rates and writes its own list). With
+// set_threads(2) a second thread is woken to re-sort them in chunks of 32
+// while the caller returns to its own work (FlowSim settles the re-solved
+// links and flows and re-predicts their completions); the caller's next call
+// that reads or changes the lists (an add, a removal, an activation, the
+// next solve) first takes the chunks left and waits for the thread's last.
+// Only re-solves that re-sort at least kParallelMinLinks lists are handed
+// over (waking a thread costs microseconds). Which thread re-sorts a list
+// changes nothing it computes: rates, lists and every later solve are the
+// same to the bit (tested on random instances). 512-GPU all-to-all: 12.5 s
+// -> 10.4-10.7 s wall, 14-15 s of CPU on the 2-core machine
+// (docs/validation.md, "Speed", seventh step).
 #pragma once
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -251,6 +267,21 @@ struct SolveStats {
 
 class MaxMinSolver {
  public:
+  MaxMinSolver();
+  ~MaxMinSolver();
+  MaxMinSolver(const MaxMinSolver&) = delete;
+  MaxMinSolver& operator=(const MaxMinSolver&) = delete;
+
+  // ---- threads ----
+  // threads = 2: after a narrow re-solve that re-sorts at least min_links
+  // lists, a second thread re-sorts them beside the caller (see "Threads"
+  // in the file comment); 1 (the default): all on the caller's thread.
+  // Results are the same to the bit either way.
+  static constexpr uint32_t kParallelMinLinks = 1024;
+  void set_threads(int threads, uint32_t min_links = kParallelMinLinks);
+  // Re-sorts handed to the second thread so far (for tests and benches).
+  uint64_t parallel_reorders() const { return parallel_reorders_; }
+
   // ---- links ----
   LinkId add_link(Bandwidth capacity);
   // Room for n links in all, so that adding them moves nothing (no effect on results).
@@ -338,6 +369,10 @@ class MaxMinSolver {
     bool pend = false;      // its terms sit in pending_ (activated since the last solve)
     bool unit = false;      // every coefficient is 1: the hot loops read term_links_ only
   };
+  // A re-sort's scratch arrays: the caller's own, and the second thread's.
+  struct Scratch {
+    std::vector<Use> sort, kept, moved, merge;
+  };
   struct HeapItem {
     double level;  // a lower bound of the link's current level (exact when popped)
     LinkId link;
@@ -363,8 +398,19 @@ class MaxMinSolver {
   void next_epoch();
   void remove_sorted(LinkId l, FlowId f, uint32_t k, double rho);
   void reorder(LinkId l, uint32_t prefix_end);
-  void write_prefix(LinkId l, uint32_t prefix_end, uint32_t dead_before);
-  void reorder_moved(LinkId l);
+  void write_prefix(LinkId l, uint32_t prefix_end, uint32_t dead_before, Scratch& x);
+  void reorder_moved(LinkId l, Scratch& x);
+  // Re-sorts reorder_links_[begin, end) (narrow re-solve), requesting lists ahead.
+  void reorder_range(uint32_t begin, uint32_t end, Scratch& x);
+  // Takes chunks of reorder_links_ until none is left (either thread).
+  void reorder_chunks(Scratch& x);
+  // Waits for (and helps with) the re-sort handed to the second thread, if
+  // any; every call that reads or changes the lists calls it first.
+  void finish_reorder() {
+    if (reorder_posted_) join_reorder();
+  }
+  void join_reorder();
+  void start_worker();
   void build_buckets();
   void sort_bucket(uint32_t slot);
   void compact_link(LinkId l);
@@ -436,16 +482,13 @@ class MaxMinSolver {
   std::vector<double> pend_max_;       // per link: max r/w among pending_ flows placed by the arrival shortcut
   std::vector<LinkId> narrow_seeds_;   // the seeds of a narrow re-solve, kept for its fallback
   std::vector<LinkId> pending_links_;  // links whose pending_ is not empty
-  std::vector<Use> sort_scratch_;
-  std::vector<Use> kept_scratch_;
-  std::vector<Use> moved_scratch_;
+  Scratch scratch_;
   std::vector<uint32_t> bucket_fill_;
   struct TakenTerm {  // a narrow re-solve's flow-link term, as taken: bucket slot and entry
     uint32_t slot;
     Use use;
   };
   std::vector<TakenTerm> taken_terms_;
-  std::vector<Use> merge_scratch_;
   double keep_below_ = 0;  // of the current solve
   std::vector<FlowState> flows_;
   std::vector<Resource> terms_;  // pooled terms of all flows
@@ -459,6 +502,15 @@ class MaxMinSolver {
   // the other (its terms' offset is in its state).
   static constexpr uint32_t kSlots = 8;
   std::vector<LinkId> link_slots_;
+  // Threads: the lists a narrow re-solve re-sorts, taken in chunks by both
+  // threads; the second thread and its state live in the .cpp.
+  struct Worker;
+  std::unique_ptr<Worker> worker_;
+  uint32_t parallel_min_links_ = kParallelMinLinks;
+  int threads_ = 1;
+  bool reorder_posted_ = false;
+  uint64_t parallel_reorders_ = 0;
+  std::vector<LinkId> reorder_links_;
   const LinkId* links_of(FlowId f, const FlowState& s) const {
     return s.len <= kSlots ? link_slots_.data() + static_cast<size_t>(f) * kSlots : term_links_.data() + s.off;
   }

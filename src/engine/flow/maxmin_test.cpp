@@ -837,5 +837,87 @@ TEST(MaxMin, IncrementalEqualsFromScratchOnRandomInstances) {
   EXPECT_GT(narrow, 5u) << retries << " retries";
 }
 
+// The second thread (set_threads(2)) re-sorts the link lists of a narrow
+// re-solve beside the caller; what it does is the same per list, so every
+// rate after every solve must be the same to the bit as on one thread. The
+// same random sequence of completions (the flows with the largest r/w leave,
+// as in the test above), restarts on the paths they left, and random adds,
+// removes and capacity changes runs on both; with min_links = 1 every narrow
+// re-solve is handed to the second thread.
+TEST(MaxMin, SecondThreadGivesTheSameRatesToTheBit) {
+  auto run = [](int threads, uint64_t& handed) {
+    MaxMinSolver s;
+    s.set_threads(threads, 1);
+    Rng rng(20261126);
+    const uint32_t nlinks = 60;
+    for (uint32_t l = 0; l < nlinks; ++l) s.add_link(Bandwidth(1e9 * static_cast<double>(1 + rng.below(400))));
+    std::vector<FlowId> live;
+    std::vector<double> trace;  // every live flow's rate after every solve, in id order
+    auto add = [&](std::vector<Resource> res) {
+      live.push_back(s.add_flow(res, 1.0 + static_cast<double>(rng.below(3))));
+    };
+    auto random_path = [&]() {
+      std::vector<Resource> res;
+      const uint64_t hops = 1 + rng.below(4);
+      for (uint64_t h = 0; h < hops; ++h) res.push_back(Resource{static_cast<LinkId>(rng.below(nlinks)), 1.0});
+      return res;
+    };
+    for (int i = 0; i < 400; ++i) add(random_path());
+    std::vector<std::vector<Resource>> again;
+    auto record = [&]() {
+      std::vector<FlowId> sorted = live;
+      std::sort(sorted.begin(), sorted.end());
+      for (FlowId f : sorted) trace.push_back(s.rate_bps(f));
+    };
+    for (int batch = 0; batch < 120; ++batch) {
+      if (batch % 4 != 3) {  // a completion batch: the flows with the largest r/w and two others leave
+        for (int k = 0; k < 2 && !live.empty(); ++k) {
+          const size_t i = rng.below(live.size());
+          std::span<const Resource> res = s.resources(live[i]);
+          again.emplace_back(res.begin(), res.end());
+          s.remove_flow(live[i]);
+          live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+        }
+        double top = 0;
+        for (FlowId f : live) top = std::max(top, s.rate_bps(f) / s.weight(f));
+        for (size_t i = live.size(); i-- > 0;) {
+          if (s.rate_bps(live[i]) / s.weight(live[i]) >= top * (1 - 1e-12)) {
+            std::span<const Resource> res = s.resources(live[i]);
+            again.emplace_back(res.begin(), res.end());
+            s.remove_flow(live[i]);
+            live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+          }
+        }
+      } else {  // the departed restart on their paths; random changes
+        for (auto& res : again) add(res);
+        again.clear();
+        for (int k = 0; k < 6; ++k) {
+          if (rng.below(3) == 0 && !live.empty()) {
+            const size_t i = rng.below(live.size());
+            s.remove_flow(live[i]);
+            live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+          } else if (rng.below(5) == 0) {
+            s.set_capacity(static_cast<LinkId>(rng.below(nlinks)),
+                           Bandwidth(1e9 * static_cast<double>(1 + rng.below(400))));
+          } else {
+            add(random_path());
+          }
+        }
+      }
+      s.solve();
+      record();
+    }
+    handed = s.parallel_reorders();
+    return trace;
+  };
+  uint64_t handed1 = 0, handed2 = 0;
+  const std::vector<double> one = run(1, handed1);
+  const std::vector<double> two = run(2, handed2);
+  EXPECT_EQ(handed1, 0u);
+  EXPECT_GT(handed2, 20u);  // the second thread took part
+  ASSERT_EQ(one.size(), two.size());
+  for (size_t i = 0; i < one.size(); ++i) ASSERT_EQ(one[i], two[i]) << "rate " << i;  // bit for bit
+}
+
 }  // namespace
 }  // namespace podnet::engine::flow
