@@ -1,6 +1,7 @@
 # podnet: `make run` sets up, builds (Release) and runs the default scenario;
 # `make test` sets up, builds and runs the whole test suite through ctest, then
-# replays the fuzz corpora under ASan + UBSan (scripts/test-sanitize.sh --replay).
+# replays the fuzz corpora under ASan + UBSan (scripts/test-sanitize.sh --replay)
+# and runs the flow engine's threaded tests under TSan (scripts/test-tsan.sh).
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
@@ -20,10 +21,12 @@ build: configure
 run: build
 	./$(BUILD)/podnet run
 
-# The suite, then the fuzz corpora replayed under ASan + UBSan (scripts/test-sanitize.sh --replay, build-replay/).
+# The suite, then the fuzz corpora replayed under ASan + UBSan (scripts/test-sanitize.sh --replay, build-replay/),
+# then the flow engine's threaded tests under TSan (scripts/test-tsan.sh, build-tsan/).
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@bash scripts/test-sanitize.sh --replay $(REPLAY_BUILD) $(JOBS)
+	@bash scripts/test-tsan.sh $(TSAN_BUILD) $(JOBS)
 
 bench: build
 	@for b in $(BUILD)/bench/*_bench; do [ -x "$$b" ] && "$$b"; done
@@ -43,8 +46,9 @@ fuzz:
 # The whole test suite built with AddressSanitizer + UndefinedBehaviorSanitizer.
 SANITIZE_BUILD ?= build-sanitize
 REPLAY_BUILD ?= build-replay
+TSAN_BUILD ?= build-tsan
 test-sanitize: setup
 	@bash scripts/test-sanitize.sh $(SANITIZE_BUILD) $(JOBS)
 
 clean:
-	rm -rf $(BUILD) $(FUZZ_BUILD) $(SANITIZE_BUILD) $(REPLAY_BUILD)
+	rm -rf $(BUILD) $(FUZZ_BUILD) $(SANITIZE_BUILD) $(REPLAY_BUILD) $(TSAN_BUILD)
