@@ -150,7 +150,8 @@ const std::vector<GpuSpec>& gpus() {
       {"b200", "NVIDIA B200 (HGX): 2,250 TFLOPS BF16 dense, 7.7 TB/s HBM3e, NVLink 900 GB/s/dir", 2250e12,
        180LL * 1000 * 1000 * 1000, 7.7e12, 900e9, 0.776, "MAMF 1,745 of 2,250 TFLOPS (stas00/ml-engineering)", 0.332,
        "an assumption: H100's FlashAttention-2 fraction (no public B200 figure used)", kSustained, kLayerOverheadH100,
-       "an assumption: H100's (no public B200 figure used)"},
+       "an assumption: H100's (no Blackwell run fitted; 10-20 % optimistic against NeMo's published GB200 BF16 "
+       "Llama 3.1 405B steps, docs/validation.md: calibrate)"},
   };
   return k;
 }
