@@ -116,6 +116,7 @@ void MaxMinSolver::start_worker() {
         w.error = std::current_exception();
       }
       w.state.store(Worker::kIdle, std::memory_order_release);
+      w.state.notify_one();  // the caller may be waiting in join_reorder
     }
   });
 }
@@ -135,11 +136,18 @@ void MaxMinSolver::join_reorder() {
   reorder_chunks(scratch_);
   uint32_t st = Worker::kPosted;
   if (!w.state.compare_exchange_strong(st, Worker::kIdle, std::memory_order_acquire)) {
-    // The second thread is on its last chunk (at most kReorderChunk lists).
-    while (w.state.load(std::memory_order_acquire) != Worker::kIdle) {
+    // The second thread is on its last chunk (at most kReorderChunk lists):
+    // spin a little, then sleep until it says it is done (it may have been
+    // preempted on a busy machine).
+    for (int spin = 0; spin < 4096 && st != Worker::kIdle; ++spin) {
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
 #endif
+      st = w.state.load(std::memory_order_acquire);
+    }
+    while (st != Worker::kIdle) {
+      w.state.wait(st, std::memory_order_acquire);
+      st = w.state.load(std::memory_order_acquire);
     }
   }
   if (w.error) {
