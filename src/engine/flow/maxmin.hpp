@@ -226,9 +226,9 @@
 // Only re-solves that re-sort at least kParallelMinLinks lists are handed
 // over (waking a thread costs microseconds). Which thread re-sorts a list
 // changes nothing it computes: rates, lists and every later solve are the
-// same to the bit (tested on random instances). 512-GPU all-to-all: 12.5 s
-// -> 10.4-10.7 s wall, 14-15 s of CPU on the 2-core machine
-// (docs/validation.md, "Speed", seventh step).
+// same to the bit (tested on random instances). 512-GPU all-to-all: 12.0-
+// 12.5 s -> 10.0-10.8 s wall (median 10.2 s), 13-14 s of CPU, on the 2-core
+// machine (docs/validation.md, "Speed", seventh step).
 #pragma once
 
 #include <cstdint>
@@ -277,7 +277,7 @@ class MaxMinSolver {
   // lists, a second thread re-sorts them beside the caller (see "Threads"
   // in the file comment); 1 (the default): all on the caller's thread.
   // Results are the same to the bit either way.
-  static constexpr uint32_t kParallelMinLinks = 1024;
+  static constexpr uint32_t kParallelMinLinks = 256;
   void set_threads(int threads, uint32_t min_links = kParallelMinLinks);
   // Re-sorts handed to the second thread so far (for tests and benches).
   uint64_t parallel_reorders() const { return parallel_reorders_; }
