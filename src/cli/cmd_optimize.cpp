@@ -50,10 +50,10 @@ study::Outcome design_point(const std::string& base, const std::vector<std::stri
   const scenario::Scenario sc = scenario::load(base, sets);
   return {true, {}, report::sweep_fields(design_document(sc, sc.build_topology(), "design"))};
 }
-// jobs > 1 or MPI ranks: the points share the cores, one flow-engine thread each (same results).
+// jobs: the sweep's -j (study::points_share_cores).
 study::Outcome train_point(const std::string& base, const std::vector<std::string>& sets, int jobs = 1) {
   scenario::Setup s = scenario::resolve(scenario::load(base, sets));
-  if (jobs > 1 || study::mpi_ranks() > 1) s.network.threads = 1;
+  if (study::points_share_cores(jobs)) s.network.threads = 1;
   study::TrainRequest r;
   r.failures = false;
   return {true, {}, report::sweep_fields(report::train_document(s, study::train(s, r)))};

@@ -123,8 +123,7 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
       doc = design_document(sc, sc.build_topology(), "design");
     } else {
       scenario::Setup s = scenario::resolve(scenario::load(c.scenario, sets, c.adds));
-      // The points already share the cores (threads or MPI ranks): one flow-engine thread each (same results).
-      if (o.jobs > 1 || study::mpi_ranks() > 1) s.network.threads = 1;
+      if (study::points_share_cores(o.jobs)) s.network.threads = 1;
       if (study_name == "bench") {
         study::BenchRequest r = bench;
         if (!o.gpus.empty()) r.group = collective::parse_gpu_list(o.gpus, static_cast<int32_t>(s.fabric.gpus.size()));

@@ -111,6 +111,9 @@ struct SweepStats {
 
 // Processes of the MPI job this one belongs to (Open MPI's OMPI_COMM_WORLD_SIZE; 1 outside mpirun).
 int mpi_ranks();
+// Whether a sweep's points share the machine's cores (-j above 1, or several MPI ranks): each point's
+// flow engine then runs on one thread (network.threads 1; no effect on results).
+inline bool points_share_cores(int jobs) { return jobs > 1 || mpi_ranks() > 1; }
 
 // Opens (or creates) `db_path`, runs the points it does not hold on `jobs`
 // threads (>= 1) and stores each as it finishes.

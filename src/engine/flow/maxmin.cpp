@@ -78,21 +78,21 @@ MaxMinSolver::~MaxMinSolver() {
     finish_reorder();
   } catch (...) {  // (a destructor does not throw; the error was the caller's to see)
   }
+  stop_worker();
+}
+
+void MaxMinSolver::stop_worker() {
   worker_->state.store(Worker::kStop, std::memory_order_release);
   worker_->state.notify_one();
   worker_->thread.join();
+  worker_.reset();
 }
 
 void MaxMinSolver::set_threads(int threads, uint32_t min_links) {
   finish_reorder();
   parallel_min_links_ = std::max<uint32_t>(min_links, 1);
   threads_ = threads >= 2 ? 2 : 1;
-  if (threads_ < 2 && worker_) {
-    worker_->state.store(Worker::kStop, std::memory_order_release);
-    worker_->state.notify_one();
-    worker_->thread.join();
-    worker_.reset();
-  }
+  if (threads_ < 2 && worker_) stop_worker();
 }
 
 // The second thread is started by the first re-solve that hands it lists

@@ -411,6 +411,7 @@ class MaxMinSolver {
   }
   void join_reorder();
   void start_worker();
+  void stop_worker();  // precondition: no re-sort in flight (finish_reorder first)
   void build_buckets();
   void sort_bucket(uint32_t slot);
   void compact_link(LinkId l);

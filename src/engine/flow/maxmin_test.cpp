@@ -864,6 +864,12 @@ TEST(MaxMin, SecondThreadGivesTheSameRatesToTheBit) {
     };
     for (int i = 0; i < 400; ++i) add(random_path());
     std::vector<std::vector<Resource>> again;
+    auto leave = [&](size_t i) {  // live[i] completes; its path is kept to restart on
+      std::span<const Resource> res = s.resources(live[i]);
+      again.emplace_back(res.begin(), res.end());
+      s.remove_flow(live[i]);
+      live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+    };
     auto record = [&]() {
       std::vector<FlowId> sorted = live;
       std::sort(sorted.begin(), sorted.end());
@@ -871,23 +877,11 @@ TEST(MaxMin, SecondThreadGivesTheSameRatesToTheBit) {
     };
     for (int batch = 0; batch < 120; ++batch) {
       if (batch % 4 != 3) {  // a completion batch: the flows with the largest r/w and two others leave
-        for (int k = 0; k < 2 && !live.empty(); ++k) {
-          const size_t i = rng.below(live.size());
-          std::span<const Resource> res = s.resources(live[i]);
-          again.emplace_back(res.begin(), res.end());
-          s.remove_flow(live[i]);
-          live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
-        }
+        for (int k = 0; k < 2 && !live.empty(); ++k) leave(rng.below(live.size()));
         double top = 0;
         for (FlowId f : live) top = std::max(top, s.rate_bps(f) / s.weight(f));
-        for (size_t i = live.size(); i-- > 0;) {
-          if (s.rate_bps(live[i]) / s.weight(live[i]) >= top * (1 - 1e-12)) {
-            std::span<const Resource> res = s.resources(live[i]);
-            again.emplace_back(res.begin(), res.end());
-            s.remove_flow(live[i]);
-            live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
-          }
-        }
+        for (size_t i = live.size(); i-- > 0;)
+          if (s.rate_bps(live[i]) / s.weight(live[i]) >= top * (1 - 1e-12)) leave(i);
       } else {  // the departed restart on their paths; random changes
         for (auto& res : again) add(res);
         again.clear();
