@@ -181,6 +181,36 @@ void MaxMinSolver::reorder_range(uint32_t begin, uint32_t end, Scratch& x) {
 
 // ---------------------------------------------------------------- links
 
+std::string MaxMinSolver::check_lists() {
+  finish_reorder();
+  for (LinkId l = 0; l < links_.size(); ++l) {
+    const std::vector<Use>& list = lists_[l].uses;
+    const std::string at = "link " + std::to_string(l) + ": ";
+    uint32_t dead = 0, live = 0;
+    for (uint32_t j = 0; j < list.size(); ++j) {
+      const Use& u = list[j];
+      if (j > 0 && use_before(u.rho, u.flow, list[j - 1].rho, list[j - 1].flow))
+        return at + "entry " + std::to_string(j) + " sorts before entry " + std::to_string(j - 1);
+      if (u.k == kDeadUse) {
+        ++dead;
+        continue;
+      }
+      if (j < lists_[l].head) return at + "live entry " + std::to_string(j) + " before the head";
+      const FlowState& g = flows_[u.flow];
+      if (!g.alive || !g.active || g.pend || u.k >= g.len || term_links_[g.off + u.k] != l)
+        return at + "entry " + std::to_string(j) + " is no term of a live flow on this link";
+      if (u.rho != g.rate / g.weight) return at + "entry " + std::to_string(j) + " has a stale key";
+      ++live;
+    }
+    if (dead != lists_[l].dead)
+      return at + "counts " + std::to_string(lists_[l].dead) + " dead entries, holds " + std::to_string(dead);
+    if (live + pending_[l].size() != live_[l])
+      return at + "counts " + std::to_string(live_[l]) + " live terms, holds " +
+             std::to_string(live + pending_[l].size());
+  }
+  return "";
+}
+
 void MaxMinSolver::reserve_links(uint32_t n) {
   finish_reorder();
   links_.reserve(n);
@@ -467,7 +497,11 @@ void MaxMinSolver::reorder(LinkId l, uint32_t prefix_end) {
 // flow's state: it drops the moved entries (met in bucket order) and the
 // dead ones, keeps the rest as they are, and merges the moved entries back
 // with their new keys. The result is the one reorder() computes (the same
-// live entries in the same order).
+// live entries in the same order). Both passes work in the list itself: the
+// walk packs the kept entries at the front of the walked prefix (a write
+// never passes the read), and the merge fills the prefix from its end (a
+// write never passes the kept entry it reads: the gap between them is the
+// number of dead and not yet written moved entries).
 void MaxMinSolver::reorder_moved(LinkId l, Scratch& x) {
   std::vector<Use>& moved = x.moved;
   moved.clear();
@@ -478,23 +512,22 @@ void MaxMinSolver::reorder_moved(LinkId l, Scratch& x) {
   }
   if (moved.empty()) return;
   if (!bucket_sorted_[s]) sort_uses(moved.data(), moved.data() + moved.size());  // in list order
-  const std::vector<Use>& list = lists_[l].uses;
-  std::vector<Use>& kept = x.kept;
+  std::vector<Use>& list = lists_[l].uses;
+  Use* ls = list.data();
   const uint32_t n = static_cast<uint32_t>(list.size());
-  uint32_t j = lists_[l].head, dead_before = lists_[l].head;
-  if (kept.size() < n - j) kept.resize(n - j);
+  const uint32_t h = lists_[l].head;
+  uint32_t j = h, dead_before = h;
   // Branch-free: whether an entry is dead, moved or kept follows no pattern
-  // a predictor could learn. A kept entry is written at kept[nk] and
+  // a predictor could learn. A kept entry is written at ls[h + nk] and
   // counted; the others are written there too and overwritten.
-  const size_t m = moved.size();
+  const uint32_t m = static_cast<uint32_t>(moved.size());
   const Use* mv = moved.data();
-  Use* kp = kept.data();
-  size_t mi = 0, nk = 0;
+  uint32_t mi = 0, nk = 0;
   for (; j < n && mi < m; ++j) {
-    const Use u = list[j];
+    const Use u = ls[j];
     const bool dead = u.k == kDeadUse;
     const bool hit = !dead && u.flow == mv[mi].flow;
-    kp[nk] = u;
+    ls[h + nk] = u;
     nk += !dead && !hit;
     mi += hit;
     dead_before += dead;
@@ -508,10 +541,40 @@ void MaxMinSolver::reorder_moved(LinkId l, Scratch& x) {
     u.rho = g.rate / g.weight;
   }
   sort_uses(moved.data(), moved.data() + moved.size());  // by new key
-  std::vector<Use>& t = x.sort;
-  t.resize(nk + m);
-  std::merge(kp, kp + nk, moved.begin(), moved.end(), t.begin(), before);
-  write_prefix(l, j, dead_before, x);
+  // The merged prefix's last entry (std::merge's: a kept entry goes first
+  // on a tie) must sort before the next live entry, as in write_prefix;
+  // otherwise the general merge there.
+  uint32_t next = j;
+  while (next < n && ls[next].k == kDeadUse) ++next;
+  const Use& last = nk > 0 && before(moved.back(), ls[h + nk - 1]) ? ls[h + nk - 1] : moved.back();
+  if (next < n && !before(last, ls[next])) {
+    std::vector<Use>& t = x.sort;
+    t.resize(nk + m);
+    std::merge(ls + h, ls + h + nk, moved.begin(), moved.end(), t.begin(), before);
+    write_prefix(l, j, dead_before, x);
+    return;
+  }
+  // Dead entries between the prefix and the next live one take its key (see
+  // write_prefix).
+  for (uint32_t i = j; i < next; ++i)
+    ls[i] = next < n ? Use{ls[next].rho, ls[next].flow, kDeadUse} : Use{-kInf, 0, kDeadUse};
+  // Merge from the end: the last of what remains of the kept entries ls[h,
+  // h + r) and the moved ones mv[0, q) goes to ls[o - 1].
+  uint32_t o = j, r = nk, q = m;
+  while (q > 0) {
+    if (r > 0 && before(mv[q - 1], ls[h + r - 1])) {
+      ls[--o] = ls[h + --r];
+    } else {
+      ls[--o] = mv[--q];
+    }
+  }
+  if (o != h + r)
+    while (r > 0) ls[--o] = ls[h + --r];
+  const uint32_t fill = j - nk - m;
+  for (uint32_t i = h; i < fill; ++i) ls[i] = Use{kInf, 0, kDeadUse};
+  lists_[l].head = fill;
+  lists_[l].dead = lists_[l].dead - dead_before + fill;
+  if (lists_[l].dead > 64 && lists_[l].dead * 2 > list.size()) compact_link(l);
 }
 
 // Writes x.sort (sorted, the live entries of the prefix [0,

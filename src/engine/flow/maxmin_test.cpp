@@ -805,6 +805,7 @@ TEST(MaxMin, IncrementalEqualsFromScratchOnRandomInstances) {
         }
       }
       inc.solve();
+      ASSERT_EQ(inc.check_lists(), "") << "instance " << instance << " batch " << batch;
       fast_links += inc.last_stats().fast_links;
       fast_flows += inc.last_stats().fast_flows;
       resolved_links += inc.last_stats().links;
@@ -900,6 +901,9 @@ TEST(MaxMin, SecondThreadGivesTheSameRatesToTheBit) {
       }
       s.solve();
       record();
+      const std::string lists = s.check_lists();  // (joins the second thread first)
+      EXPECT_EQ(lists, "") << "batch " << batch;
+      if (!lists.empty()) break;
     }
     handed = s.parallel_reorders();
     return trace;
