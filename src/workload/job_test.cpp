@@ -66,6 +66,12 @@ TEST(Model, LlamaAndMixtralSizes) {
   // Mixtral 8x7B: 46.7e9 total, 12.9e9 active (Jiang et al. 2024).
   EXPECT_NEAR(find_model("mixtral-8x7b")->params() / 1e9, 46.7, 0.1);
   EXPECT_NEAR(find_model("mixtral-8x7b")->active_params() / 1e9, 12.9, 0.1);
+  // Nemotron-4 15B: per layer h (h + 2 x 1024) + h^2 + 2 h x 4h = 50.33e6 + 37.75e6 + 301.99e6 = 390.07e6 (+ 2h
+  // of norms), x 32 = 12.48e9, + 2 V h = 3.15e9 untied: 15.6e9 (the report's 12.5e9 non-embedding and 3.2e9
+  // embedding parameters). 340B: h_kv = 8 x 192 = 1536; per layer 18432 x 21504 + 18432^2 + 2 x 18432 x 73728 =
+  // 396.36e6 + 339.74e6 + 2717.91e6 = 3454.0e6, x 96 = 331.58e9, + 2 x 256000 x 18432 = 9.44e9: 341.0e9.
+  EXPECT_NEAR(find_model("nemotron4-15b")->params() / 1e9, 15.63, 0.02);
+  EXPECT_NEAR(find_model("nemotron4-340b")->params() / 1e9, 341.0, 0.1);
 }
 
 TEST(Model, DaysToTrainGpt3OnA100MatchesMegatron) {

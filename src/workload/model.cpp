@@ -99,6 +99,16 @@ const std::vector<ModelSpec>& models() {
       // supports 32k context; 4096 is a common pre-training length).
       {"mixtral-8x7b", "Mixtral 8x7B MoE, 8 experts top-2 (Jiang et al. 2024, Table 1)", 32, 4096, 32, 8, 14336, 32000,
        4096, true, false, false, false, 8, 2, false},
+      // Nemotron-4 (Parmar et al. 2024, "Nemotron-4 15B Technical Report"; NVIDIA 2024, "Nemotron-4 340B
+      // Technical Report"), as NVIDIA/NeMo configures them (nemo/collections/llm/gpt/model/nemotron.py,
+      // Nemotron4Config15B / Nemotron4Config340B): 32 layers of 6144 with 48 heads / 96 layers of 18432 with 96
+      // heads, 8 KV groups, MLP 4h with squared ReLU (2 matrices, not gated), vocabulary 256,000, sequence 4096,
+      // untied output head, RoPE, no linear biases, no dropout. (Its LayerNorms' bias vectors, 2h per layer,
+      // are not counted.) 15.6e9 and 341.0e9 parameters.
+      {"nemotron4-15b", "Nemotron-4 15B (Parmar et al. 2024; NVIDIA/NeMo Nemotron4Config15B)", 32, 6144, 48, 8, 24576,
+       256000, 4096, false, false, false, false, 1, 1, false},
+      {"nemotron4-340b", "Nemotron-4 340B (NVIDIA 2024 technical report; NVIDIA/NeMo Nemotron4Config340B)", 96, 18432,
+       96, 8, 73728, 256000, 4096, false, false, false, false, 1, 1, false},
   };
   return k;
 }
