@@ -221,6 +221,37 @@ TEST(PublishedRuns, NemotronHeldOut) {
   }
 }
 
+// GPT-3 175B trained with NeMo on H100 in BF16: NVIDIA/dgxc-benchmarking nemo_megatron/README_175b.md at commit
+// 741c886025a7665a1d690c05ff12ac29c1be7252 (release 25.04), "Training step time (seconds per step)" at step 50:
+// TP4 PP8 VP6, microbatch 1, batch = 2 x GPUs (64 microbatches per pipeline), sequence 2048. NeMo's GPTConfig175B
+// trains without dropout (hidden_dropout = attention_dropout = 0, nemo/collections/llm/gpt/model/base.py) and its
+// gpt3_175b recipe in performance mode overlaps TP communication and reduces gradients in BF16
+// (grad_reduce_in_fp32 = False); sequence parallelism, the distributed optimizer, no recompute. Held out.
+TEST(PublishedRuns, NemoGpt3HeldOut) {
+  const char* common =
+      "--set workload.model=gpt3-175b --set workload.seq=2048 --set workload.dropout=false --set workload.tp=4 "
+      "--set workload.pp=8 --set workload.interleave=6 --set workload.microbatch=1 --set workload.recompute=none "
+      "--set workload.rank_order=tp-cp-dp-pp --set workload.zero=1 --set workload.bytes_per_grad=2 --set "
+      "workload.sequence_parallel=true --set workload.tp_comm_overlap=true --set workload.stage_layers=even";
+  struct N {
+    const char* name;
+    double published_s;
+    const char* set;  // d = GPUs / 32, batch 2 x GPUs
+  };
+  for (const N& r : {N{"128 GPUs", 8.309, "--set workload.dp=4 --set workload.global_batch=256"},
+                     N{"2048 GPUs", 8.49, "--set workload.dp=64 --set workload.global_batch=4096"}}) {
+    const auto res = run(fmt::format("train aipod-16k --engine analytical {} {} --format json", common, r.set));
+    ASSERT_EQ(res.status, 0) << r.name << ": " << res.out;
+    const nlohmann::json d = nlohmann::json::parse(res.out);
+    EXPECT_TRUE(d["memory_gbyte"]["fits"].get<bool>()) << r.name;
+    const double ratio = r.published_s / (d["iteration_time_ms"].get<double>() / 1e3);
+    EXPECT_GE(ratio, 0.9) << r.name;
+    EXPECT_LE(ratio, 1.1) << r.name;
+    std::printf("  NeMo GPT-3 175B %-10s published %.3f s  podnet %.3f s  ratio %.3f  (MFU %.1f %%)\n", r.name,
+                r.published_s, d["iteration_time_ms"].get<double>() / 1e3, ratio, d["mfu"].get<double>() * 100);
+  }
+}
+
 // podnet's default all-reduce on one H100 server (`podnet bench aipod-16k --gpus 0-7`, flow engine: NVLS from
 // 2 MiB) against four measured all_reduce_perf tables of four H100 servers (tests/data/nccl-tests/README.md
 // names them). NVLS's launch and per-stage cost (collective/nvls.hpp) were fitted on the DGX table alone; the

@@ -76,6 +76,15 @@ std::vector<ParamSpec> workload_params() {
       {"ffn", ParamType::Int, "", "override the preset's MLP width (per expert)", 1, 1e8, {}, true},
       {"vocab", ParamType::Int, "", "override the preset's vocabulary", 1, 1e8, {}, true},
       {"seq", ParamType::Int, "", "override the preset's sequence length", 1, 1e8, {}, true},
+      {"dropout",
+       ParamType::Bool,
+       "",
+       "override the preset's dropout (its masks kept for backward, two dropout kernels per layer; GPT-3 true, "
+       "Llama, Mixtral and Nemotron false)",
+       -kBig,
+       kBig,
+       {},
+       true},
       {"experts", ParamType::Int, "", "override the preset's MoE experts per layer (1 = dense)", 1, 100000, {}, true},
       {"top_k", ParamType::Int, "", "override the preset's experts per token", 1, 100000, {}, true},
       {"tp", ParamType::Int, "8", "tensor-parallel size t (GPUs sharing each layer)", 1, 1 << 20},
@@ -202,6 +211,7 @@ Job job_from(const Params& p, int64_t fabric_gpus) {
   over("seq", j.model.seq);
   over("experts", j.model.experts);
   over("top_k", j.model.top_k);
+  if (p.has("dropout")) j.model.dropout = p.get_bool("dropout");
   if (p.has("hidden") && !p.has("ffn") && !j.model.gated_mlp) j.model.ffn = 4 * j.model.hidden;
   j.tp = p.get_int("tp");
   j.pp = p.get_int("pp");

@@ -280,6 +280,13 @@ TEST(Memory, SmallGptByHand) {
   // FlashAttention (the default) keeps no s x s tensor, only a 4-byte softmax statistic per head and token:
   // s b h (10 + 24/t) + 4 a s b / t = 22 x 524,288 + 4 x 16 x 512 / 2 = 11,534,336 + 16,384 = 11,550,720.
   EXPECT_DOUBLE_EQ(activation_bytes_per_layer(job_from(small_gpt(), 8)), 11550720.0);
+  {
+    // workload.dropout=false (the GPT preset has dropout): no masks, 2 s b h fewer bytes (one byte per element
+    // for each of the two dropouts), 11,550,720 - 1,048,576 = 10,502,144.
+    auto q = small_gpt();
+    set(q, "dropout", false);
+    EXPECT_DOUBLE_EQ(activation_bytes_per_layer(job_from(q, 8)), 10502144.0);
+  }
   auto p = small_gpt();
   set(p, "flash_attention", false);
   Job j = job_from(p, 8);
