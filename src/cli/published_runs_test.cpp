@@ -120,6 +120,21 @@ TEST(PublishedRuns, Llama3HeldOut) {
   }
 }
 
+// A NeMo recipe's row: `podnet train aipod-16k --engine analytical ARGS` must fit in the GPU's memory (the runs
+// ran on 80 GB H100s) and give a step whose published / podnet ratio lies in [lo, hi].
+void expect_nemo_step(const std::string& label, double published_s, const std::string& args, double lo, double hi) {
+  const auto res = run("train aipod-16k --engine analytical " + args + " --format json");
+  ASSERT_EQ(res.status, 0) << label << ": " << res.out;
+  const nlohmann::json d = nlohmann::json::parse(res.out);
+  EXPECT_TRUE(d["memory_gbyte"]["fits"].get<bool>()) << label;
+  const double podnet_s = d["iteration_time_ms"].get<double>() / 1e3;
+  const double ratio = published_s / podnet_s;
+  EXPECT_GE(ratio, lo) << label;
+  EXPECT_LE(ratio, hi) << label;
+  std::printf("  NeMo %-32s published %.3f s  podnet %.3f s  ratio %.3f  (MFU %.1f %%)\n", label.c_str(), published_s,
+              podnet_s, ratio, d["mfu"].get<double>() * 100);
+}
+
 // Llama 3.1 trained with NeMo (Megatron-Core) on H100 in BF16, as NVIDIA's DGX Cloud benchmarking recipes
 // publish it: NVIDIA/dgxc-benchmarking llama3.1/README.md at commit 741c886025a7665a1d690c05ff12ac29c1be7252
 // (release 25.04, NeMo 25.02.01), the "Training step time (seconds per step)" rows, which the README reads at
@@ -157,18 +172,9 @@ TEST(PublishedRuns, NemoLlama31HeldOut) {
       {"405B, 512 GPUs", 19.78, 0.9, k405b, "--set workload.dp=4 --set workload.global_batch=256"},
       {"405B, 2048 GPUs", 19.87, 0.9, k405b, "--set workload.dp=16 --set workload.global_batch=1024"},
   };
-  for (const N& r : rows) {
-    const auto res =
-        run(fmt::format("train aipod-16k --engine analytical {} {} {} --format json", common, r.model, r.set));
-    ASSERT_EQ(res.status, 0) << r.name << ": " << res.out;
-    const nlohmann::json d = nlohmann::json::parse(res.out);
-    EXPECT_TRUE(d["memory_gbyte"]["fits"].get<bool>()) << r.name;  // each ran on 80 GB H100s
-    const double ratio = r.published_s / (d["iteration_time_ms"].get<double>() / 1e3);
-    EXPECT_GE(ratio, r.lo) << r.name;
-    EXPECT_LE(ratio, 1.1) << r.name;
-    std::printf("  NeMo Llama 3.1 %-16s published %.2f s  podnet %.2f s  ratio %.3f  (MFU %.1f %%)\n", r.name,
-                r.published_s, d["iteration_time_ms"].get<double>() / 1e3, ratio, d["mfu"].get<double>() * 100);
-  }
+  for (const N& r : rows)
+    expect_nemo_step(std::string("Llama 3.1 ") + r.name, r.published_s, fmt::format("{} {} {}", common, r.model, r.set),
+                     r.lo, 1.1);
 }
 
 // Nemotron-4 15B and 340B trained with NeMo on H100 in BF16, from the same recipes: NVIDIA/dgxc-benchmarking
@@ -207,18 +213,9 @@ TEST(PublishedRuns, NemotronHeldOut) {
       {{"340B, 256 GPUs", 4.36, "--set workload.dp=4 --set workload.global_batch=64"}, k340b},
       {{"340B, 2048 GPUs", 4.43, "--set workload.dp=32 --set workload.global_batch=512"}, k340b},
   };
-  for (const auto& [r, model] : rows) {
-    const auto res =
-        run(fmt::format("train aipod-16k --engine analytical {} {} {} --format json", common, model, r.set));
-    ASSERT_EQ(res.status, 0) << r.name << ": " << res.out;
-    const nlohmann::json d = nlohmann::json::parse(res.out);
-    EXPECT_TRUE(d["memory_gbyte"]["fits"].get<bool>()) << r.name;  // each ran on 80 GB H100s
-    const double ratio = r.published_s / (d["iteration_time_ms"].get<double>() / 1e3);
-    EXPECT_GE(ratio, 0.9) << r.name;
-    EXPECT_LE(ratio, 1.1) << r.name;
-    std::printf("  NeMo Nemotron-4 %-16s published %.2f s  podnet %.3f s  ratio %.3f  (MFU %.1f %%)\n", r.name,
-                r.published_s, d["iteration_time_ms"].get<double>() / 1e3, ratio, d["mfu"].get<double>() * 100);
-  }
+  for (const auto& [r, model] : rows)
+    expect_nemo_step(std::string("Nemotron-4 ") + r.name, r.published_s, fmt::format("{} {} {}", common, model, r.set),
+                     0.9, 1.1);
 }
 
 // GPT-3 175B trained with NeMo on H100 in BF16: NVIDIA/dgxc-benchmarking nemo_megatron/README_175b.md at commit
@@ -233,23 +230,11 @@ TEST(PublishedRuns, NemoGpt3HeldOut) {
       "--set workload.pp=8 --set workload.interleave=6 --set workload.microbatch=1 --set workload.recompute=none "
       "--set workload.rank_order=tp-cp-dp-pp --set workload.zero=1 --set workload.bytes_per_grad=2 --set "
       "workload.sequence_parallel=true --set workload.tp_comm_overlap=true --set workload.stage_layers=even";
-  struct N {
-    const char* name;
-    double published_s;
-    const char* set;  // d = GPUs / 32, batch 2 x GPUs
-  };
-  for (const N& r : {N{"128 GPUs", 8.309, "--set workload.dp=4 --set workload.global_batch=256"},
-                     N{"2048 GPUs", 8.49, "--set workload.dp=64 --set workload.global_batch=4096"}}) {
-    const auto res = run(fmt::format("train aipod-16k --engine analytical {} {} --format json", common, r.set));
-    ASSERT_EQ(res.status, 0) << r.name << ": " << res.out;
-    const nlohmann::json d = nlohmann::json::parse(res.out);
-    EXPECT_TRUE(d["memory_gbyte"]["fits"].get<bool>()) << r.name;
-    const double ratio = r.published_s / (d["iteration_time_ms"].get<double>() / 1e3);
-    EXPECT_GE(ratio, 0.9) << r.name;
-    EXPECT_LE(ratio, 1.1) << r.name;
-    std::printf("  NeMo GPT-3 175B %-10s published %.3f s  podnet %.3f s  ratio %.3f  (MFU %.1f %%)\n", r.name,
-                r.published_s, d["iteration_time_ms"].get<double>() / 1e3, ratio, d["mfu"].get<double>() * 100);
-  }
+  // d = GPUs / 32, batch 2 x GPUs.
+  expect_nemo_step("GPT-3 175B, 128 GPUs", 8.309,
+                   std::string(common) + " --set workload.dp=4 --set workload.global_batch=256", 0.9, 1.1);
+  expect_nemo_step("GPT-3 175B, 2048 GPUs", 8.49,
+                   std::string(common) + " --set workload.dp=64 --set workload.global_batch=4096", 0.9, 1.1);
 }
 
 // podnet's default all-reduce on one H100 server (`podnet bench aipod-16k --gpus 0-7`, flow engine: NVLS from
