@@ -554,10 +554,6 @@ void MaxMinSolver::reorder_moved(LinkId l, Scratch& x) {
     write_prefix(l, j, dead_before, x);
     return;
   }
-  // Dead entries between the prefix and the next live one take its key (see
-  // write_prefix).
-  for (uint32_t i = j; i < next; ++i)
-    ls[i] = next < n ? Use{ls[next].rho, ls[next].flow, kDeadUse} : Use{-kInf, 0, kDeadUse};
   // Merge from the end: the last of what remains of the kept entries ls[h,
   // h + r) and the moved ones mv[0, q) goes to ls[o - 1].
   uint32_t o = j, r = nk, q = m;
@@ -570,11 +566,26 @@ void MaxMinSolver::reorder_moved(LinkId l, Scratch& x) {
   }
   if (o != h + r)
     while (r > 0) ls[--o] = ls[h + --r];
-  const uint32_t fill = j - nk - m;
-  for (uint32_t i = h; i < fill; ++i) ls[i] = Use{kInf, 0, kDeadUse};
+  close_prefix(l, j, next, j - nk - m, dead_before);
+}
+
+// A re-sorted prefix [0, prefix_end) of link l's list whose live entries
+// now sit right-aligned at [fill, prefix_end), all sorting before the next
+// live entry at next_live (or the end): fillers before them, and the dead
+// entries between the prefix and next_live keep the key of the flow they
+// held, which may now sort before the prefix's new last key: they take the
+// next live key (or -inf at the end), so that keys stay monotone for the
+// binary searches on the list. dead_before counts the prefix's dead entries.
+void MaxMinSolver::close_prefix(LinkId l, uint32_t prefix_end, uint32_t next_live, uint32_t fill,
+                                uint32_t dead_before) {
+  std::vector<Use>& list = lists_[l].uses;
+  const uint32_t n = static_cast<uint32_t>(list.size());
+  for (uint32_t i = prefix_end; i < next_live; ++i)
+    list[i] = next_live < n ? Use{list[next_live].rho, list[next_live].flow, kDeadUse} : Use{-kInf, 0, kDeadUse};
+  for (uint32_t i = lists_[l].head; i < fill; ++i) list[i] = Use{kInf, 0, kDeadUse};
   lists_[l].head = fill;
   lists_[l].dead = lists_[l].dead - dead_before + fill;
-  if (lists_[l].dead > 64 && lists_[l].dead * 2 > list.size()) compact_link(l);
+  if (lists_[l].dead > 64 && lists_[l].dead * 2 > n) compact_link(l);
 }
 
 // Writes x.sort (sorted, the live entries of the prefix [0,
@@ -588,18 +599,9 @@ void MaxMinSolver::write_prefix(LinkId l, uint32_t prefix_end, uint32_t dead_bef
   while (j < list.size() && list[j].k == kDeadUse) ++j;
   const bool fits = t.size() <= prefix_end && (t.empty() || j == list.size() || before(t.back(), list[j]));
   if (fits) {
-    // Dead entries between the prefix and the next live one keep the key of
-    // the flow they held, which may now sort before the prefix's new last
-    // key: give them the next live key (or -inf at the end), so that keys
-    // stay monotone for the binary searches on the list.
-    for (uint32_t i = prefix_end; i < j; ++i)
-      list[i] = j < list.size() ? Use{list[j].rho, list[j].flow, kDeadUse} : Use{-kInf, 0, kDeadUse};
     const uint32_t fill = prefix_end - static_cast<uint32_t>(t.size());
-    for (uint32_t i = lists_[l].head; i < fill; ++i) list[i] = Use{kInf, 0, kDeadUse};
     std::copy(t.begin(), t.end(), list.begin() + fill);
-    lists_[l].head = fill;
-    lists_[l].dead = lists_[l].dead - dead_before + fill;
-    if (lists_[l].dead > 64 && lists_[l].dead * 2 > list.size()) compact_link(l);
+    close_prefix(l, prefix_end, j, fill, dead_before);
   } else {
     std::vector<Use>& m = x.merge;
     m.clear();

@@ -387,7 +387,7 @@ class MaxMinSolver {
   };
   // A re-sort's scratch arrays: the caller's own, and the second thread's.
   struct Scratch {
-    std::vector<Use> sort, kept, moved, merge;
+    std::vector<Use> sort, moved, merge;
   };
   struct HeapItem {
     double level;  // a lower bound of the link's current level (exact when popped)
@@ -415,6 +415,7 @@ class MaxMinSolver {
   void remove_sorted(LinkId l, FlowId f, uint32_t k, double rho);
   void reorder(LinkId l, uint32_t prefix_end);
   void write_prefix(LinkId l, uint32_t prefix_end, uint32_t dead_before, Scratch& x);
+  void close_prefix(LinkId l, uint32_t prefix_end, uint32_t next_live, uint32_t fill, uint32_t dead_before);
   void reorder_moved(LinkId l, Scratch& x);
   // Re-sorts reorder_links_[begin, end) (narrow re-solve), requesting lists ahead.
   void reorder_range(uint32_t begin, uint32_t end, Scratch& x);
