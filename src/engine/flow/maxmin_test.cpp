@@ -724,6 +724,36 @@ TEST(MaxMin, NarrowReSolveMovesAFlowThatSlowsDownBelowAKeptFlow) {
   expect_max_min_fair(s);
 }
 
+TEST(MaxMin, NarrowReSortGivesADeadEntryAfterThePrefixTheNextKey) {
+  // A = 20 carries f and g; B = 25 carries g and k; E = 100 carries k, x (capped by Q = 13) and p (capped by
+  // P = 12). Water-filling: A 10, B (25 - 10) = 15 for k: f = g = 10, k = 15, x = 13, p = 12. E's list: k (15),
+  // x (13), p (12).
+  MaxMinSolver s;
+  const LinkId a = s.add_link(20_Gbps), b = s.add_link(25_Gbps), e = s.add_link(100_Gbps);
+  const FlowId f = s.add_flow(path({a}));
+  const FlowId g = s.add_flow(path({a, b}));
+  const FlowId k = s.add_flow(path({b, e}));
+  const FlowId x = s.add_flow(path({e, s.add_link(13_Gbps)}));
+  const FlowId p = s.add_flow(path({e, s.add_link(12_Gbps)}));
+  s.solve();
+  expect_rate(s.rate_bps(k), 15e9);
+  expect_rate(s.rate_bps(x), 13e9);
+  // f and x leave together: x's entry on E is marked dead in place, keeping its key 13. A narrow re-solve from A
+  // (threshold 10) and E (13) takes g and k: B 25 / 2 = 12.5 < A 20 / 1: g = k = 12.5. k slows from 15 to 12.5,
+  // still above the kept p (12), so E's re-sorted prefix [k] is written back in place: k (12.5), then the dead
+  // entry, then p (12). The dead entry must take p's key: with its old 13 it would sort before k's new 12.5
+  // and break the order the binary searches need (check_lists says so).
+  s.remove_flow(f);
+  s.remove_flow(x);
+  s.solve();
+  EXPECT_EQ(s.last_stats().narrow, 1u);
+  expect_rate(s.rate_bps(g), 12.5e9);
+  expect_rate(s.rate_bps(k), 12.5e9);
+  expect_rate(s.rate_bps(p), 12e9);
+  EXPECT_EQ(s.check_lists(), "");
+  expect_max_min_fair(s);
+}
+
 TEST(MaxMin, IncrementalEqualsFromScratchOnRandomInstances) {
   // The only randomised test. Random links, flows (1-5 links, some coef 2,
   // random weights, some caps), then random batches of add / remove / park /
