@@ -393,8 +393,13 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
     if (auto_channels && (std::string_view(b->name) == "nvls" || std::string_view(b->name) == "nvls_tree"))
       o.channels = nvls_channels(shape.arch);
     plan = b->build(op, group, bytes, o, topo);
-    if (op == Op::AllToAll && o.tuner)
-      plan = with_leading_delay(std::move(plan), group, alltoall_post_latency(shape), "latency/alltoall-posts");
+    if (op == Op::AllToAll && o.tuner && !plan.transfers.empty()) {
+      // NCCL's all-to-all as measured on NVSwitch servers (pairwise.hpp): a launch, and NVLink below the ring's rate.
+      scale_alltoall_nvlink(plan, topo);
+      plan = with_leading_delay(std::move(plan), group,
+                                alltoall_post_latency(shape) + Time::from_seconds(kAlltoallLaunchUs * 1e-6),
+                                "latency/alltoall-launch-and-posts");
+    }
     plan.algorithm = b->name;
   }
   plan.op = op_name(op);

@@ -307,7 +307,7 @@ TEST(NcclTuner, AutoPlanCarriesProtocolAndLatency) {
 
 TEST(NcclTuner, AllToAllPaysPerPeerPosts) {
   // 64 GPUs on 8 servers: 2 x (64 - 8) x 1 us + (8 - 1) x 0.6 us = 116.2 us
-  // before the transfers.
+  // of posts and the 36.5 us launch (pairwise.hpp): 152.7 us before the transfers.
   const auto t = testing::rail_clos(64);
   Options o;
   o.tuner = true;
@@ -315,7 +315,13 @@ TEST(NcclTuner, AllToAllPaysPerPeerPosts) {
   EXPECT_EQ(plan.algorithm, "pairwise");
   ASSERT_EQ(plan.transfers.size(), 1u + 64 * 63);
   EXPECT_EQ(plan.transfers[0].kind, plan::TransferKind::Compute);
-  EXPECT_EQ(plan.transfers[0].duration, Time::from_seconds(116.2e-6));
+  EXPECT_EQ(plan.transfers[0].duration, Time::from_seconds(152.7e-6));
+  // 8 B a peer; inside a server (NVSwitch) the transfer carries ceil(8 / 0.911) = ceil(8.78) = 9 B, across
+  // servers 8 B. Transfer 1 + i x 63 + (d - 1) is rank i to rank i + d.
+  EXPECT_EQ(plan.transfers[1].ranks, (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(plan.transfers[1].bytes, 9);
+  EXPECT_EQ(plan.transfers[8].ranks, (std::vector<int32_t>{0, 8}));
+  EXPECT_EQ(plan.transfers[8].bytes, 8);
   // Without the tuner (a bare Options) the plan is the plain pairwise one.
   EXPECT_EQ(make_plan("auto", Op::AllToAll, iota(64), 64 * 8, Options{}, t).transfers.size(), 64u * 63);
 }

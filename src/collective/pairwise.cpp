@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "collective/plan_util.hpp"
 #include "core/error.hpp"
 
@@ -34,6 +36,25 @@ plan::TransferPlan build_sendrecv(Op, const Group& group, Bytes bytes, const Opt
 }
 
 }  // namespace
+
+void scale_alltoall_nvlink(plan::TransferPlan& plan, const topology::Topology& topo) {
+  // An NVSwitch server: its GPUs' NVLinks end at an NVSwitch (a torus's chip-to-chip links are not).
+  const auto nvswitch_server = [&](int32_t rank) {
+    const topology::NodeId g = topo.gpus[static_cast<size_t>(rank)];
+    if (topo.nodes[g].server == topology::kNone) return topology::kNone;
+    for (auto [l, end] = topo.incident(g); l != end; ++l)
+      if (topo.links[*l].media == topology::Media::NvLink &&
+          topo.nodes[topo.other_end(*l, g)].kind == topology::NodeKind::NvSwitch)
+        return topo.nodes[g].server;
+    return topology::kNone;
+  };
+  for (auto& t : plan.transfers) {
+    if (t.kind != plan::TransferKind::P2p || t.bytes <= 0) continue;
+    const auto a = nvswitch_server(t.ranks[0]);
+    if (a == topology::kNone || a != nvswitch_server(t.ranks[1])) continue;
+    t.bytes = static_cast<Bytes>(std::ceil(static_cast<double>(t.bytes) / kAlltoallNvlinkEfficiency));
+  }
+}
 
 AlgorithmInfo pairwise_algorithm() {
   return {"pairwise",
