@@ -85,6 +85,16 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
   space.nics = ints(o.nics, "--nics");
   space.aoc = split_list(o.aoc);
 
+  if (!o.reference.empty()) {
+    // A reference of another size is not comparable: its capex and power count another number of GPUs' fabric.
+    const scenario::Scenario sc = scenario::load(o.reference, c.sets);
+    const int64_t ref_gpus = static_cast<int64_t>(sc.build_topology().gpus.size());
+    if (ref_gpus != o.gpus)
+      throw InputError(fmt::format(
+          "--reference {}: it has {} GPUs, the designs {} (--gpus): compare fabrics of one size (--gpus {}, or a "
+          "reference with --set topology.gpus={})",
+          o.reference, thousands(ref_gpus), thousands(o.gpus), ref_gpus, o.gpus));
+  }
   std::error_code ec;
   std::filesystem::create_directories(o.dir, ec);
   if (ec) throw InputError("--dir " + o.dir + ": cannot create the directory: " + ec.message());

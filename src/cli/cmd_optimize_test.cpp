@@ -121,6 +121,30 @@ TEST(OptimizeCli, BadInputIsRefused) {
   r = run("optimize --gpus 1024 --radix 64,x --dir " + (d / "bad").string(), true);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("--radix"), std::string::npos) << r.out;
+  // A reference of another size (leafspine-8k: 8,192 GPUs) is refused before anything runs.
+  r = run("optimize --gpus 1024 --reference leafspine-8k --dir " + (d / "bad").string(), true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--reference leafspine-8k: it has 8,192 GPUs, the designs 1,024 (--gpus)"), std::string::npos)
+      << r.out;
+}
+
+TEST(OptimizeCli, DataParallelismAutoAndUntimedCandidatesAreExplained) {
+  const fs::path d = podnet::cli::testing::temp_dir("podnet_optimize_test");
+  // kBase with dp left to auto (as most built-in scenarios have it) and Llama 3 405B at TP8 x DP8 on 64 GPUs:
+  // 405e9 x 2 B / 8 = 101 GB of weights alone per GPU on 80 GB parts, so the train study refuses every
+  // candidate. Before, dp auto stopped optimize with "bad conversion"; an all-refused front printed no reason.
+  std::string text = kBase;
+  text.replace(text.find("model: llama3-8b"), 16, "model: llama3-405b");
+  text.replace(text.find("dp: 8, "), 7, "");
+  const std::string base = podnet::cli::testing::write_file(d, "auto-dp.yaml", text);
+  fs::remove_all(d / "auto");
+  const Result r = run("optimize " + base + " --gpus 64 --families fat_tree --tiers 2 --oversubscription 1:1 " +
+                           "--radix 64 --speeds 400Gbps --nics 8 --aoc 30m --dir " + (d / "auto").string(),
+                       true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("0 timed; the front has 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("not timed: 1 of 1 candidate(s); the train study said:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("GB per GPU"), std::string::npos) << r.out;
 }
 
 }  // namespace

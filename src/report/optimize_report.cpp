@@ -1,5 +1,7 @@
 #include "report/optimize_report.hpp"
 
+#include <algorithm>
+
 #include <cmath>
 #include <fmt/format.h>
 #include <ostream>
@@ -106,6 +108,20 @@ void write_optimize_table(const nlohmann::json& d, std::ostream& out) {
   }
   t.write(out, "  ");
   for (const auto& e : d["infeasible_examples"]) out << "  infeasible: " << e.get<std::string>() << "\n";
+  // Candidates the train study could not time (e.g. the job does not fit in memory): how many, and why.
+  std::vector<std::string> reasons;
+  int64_t untimed = 0;
+  for (const auto& c : d["candidates"]) {
+    if (!c.contains("train_error") || c["train_error"].is_null()) continue;
+    ++untimed;
+    const std::string e = c["train_error"].get<std::string>();
+    if (reasons.size() < 3 && std::find(reasons.begin(), reasons.end(), e) == reasons.end()) reasons.push_back(e);
+  }
+  if (untimed > 0) {
+    out << fmt::format("  not timed: {} of {} candidate(s); the train study said:\n", thousands(untimed),
+                       thousands(d["candidates_after_design_pruning"].get<int64_t>()));
+    for (const auto& e : reasons) out << "    " << e << "\n";
+  }
   if (d.contains("reference")) {
     const auto& r = d["reference"];
     out << fmt::format("\n  reference {}: capex {}, power {} kW, iteration {} ms\n  {}\n", r["name"].get<std::string>(),

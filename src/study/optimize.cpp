@@ -85,7 +85,22 @@ std::string optimize_base(const std::string& resolved_yaml, int64_t gpus, const 
   YAML::Node w = root["workload"];
   if (w && w.IsMap()) {
     if (!model.empty()) w["model"] = model;
-    const int64_t tp = w["tp"].as<int64_t>(), pp = w["pp"].as<int64_t>(), cp = w["cp"].as<int64_t>();
+    const auto get = [&](const char* key, int64_t fallback) { return w[key] ? w[key].as<int64_t>() : fallback; };
+    const int64_t tp = get("tp", 1), pp = get("pp", 1), cp = get("cp", 1);
+    if (!w["dp"]) {
+      // dp auto: every design point's job fills its --gpus, with the scenario's global batch.
+      if (gpus % (tp * pp * cp) != 0)
+        throw InputError(fmt::format("--gpus {}: not a multiple of workload tp x pp x cp = {} x {} x {} = {}; set "
+                                     "workload.tp, pp or cp (--set) so that it is",
+                                     gpus, tp, pp, cp, tp * pp * cp));
+      const int64_t dp = gpus / (tp * pp * cp), mb = get("microbatch", 1), batch = get("global_batch", 1);
+      if (batch % (dp * mb) != 0)
+        throw InputError(fmt::format("--gpus {}: workload.dp is auto, so it is {} / (tp x pp x cp = {}) = {}, but "
+                                     "workload.global_batch {} is not a multiple of dp x microbatch = {} x {}; set "
+                                     "workload.global_batch or workload.dp (--set)",
+                                     gpus, gpus, tp * pp * cp, dp, batch, dp, mb));
+      w["dp"] = dp;
+    }
     const int64_t dp = w["dp"].as<int64_t>();
     if (tp * pp * cp * dp != gpus) {
       if (gpus % (tp * pp * cp) != 0)

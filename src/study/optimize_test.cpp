@@ -68,6 +68,26 @@ TEST(Optimize, BaseScalesDataParallelism) {
   EXPECT_THROW(optimize_base(yaml, 1000, ""), InputError);  // 1000 is not a multiple of 128
 }
 
+TEST(Optimize, BaseWithDataParallelismAutoFillsTheGpus) {
+  // dp absent (auto), as in the built-in scenarios other than aipod-16k: 1024 / (8 x 8 x 1) = 16 replicas; the
+  // batch 1536 stays (1536 / 16 = 96 sequences a replica). Before, this was "bad conversion" (dp read as a number).
+  const std::string yaml =
+      "schema_version: 1\nname: x\ntopology: {family: rail_clos, gpus: 8192}\nworkload:\n  tp: 8\n  pp: 8\n  "
+      "cp: 1\n  microbatch: 1\n  global_batch: 1536\n";
+  const std::string base = optimize_base(yaml, 1024, "");
+  EXPECT_NE(base.find("dp: 16\n"), std::string::npos) << base;
+  EXPECT_NE(base.find("global_batch: 1536"), std::string::npos) << base;
+  // 320 GPUs: dp 320 / 64 = 5 does not divide 1536 / 1: refused, naming the keys.
+  try {
+    optimize_base(yaml, 320, "");
+    ADD_FAILURE() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("workload.global_batch 1536 is not a multiple of dp x microbatch = 5 x 1"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // A stand-in space of 4 designs: a = {cheap, dear} x b = {slow, fast}; and a stand-in for their studies.
 struct Fake {
   // design metrics by (a, b): capex, power, bisection, injection, diameter
