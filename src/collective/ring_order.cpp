@@ -36,6 +36,43 @@ void append_segment(const Group& block, size_t entry, size_t exit, Group& out) {
   if (exit != entry) out.push_back(block[exit]);
 }
 
+// Torus (NIC-less, chips are routers): a boustrophedon ("snake") walk of the
+// group's coordinates, slowest dimension outermost, each inner dimension
+// reflected on every other step of the dimensions outside it. On a box of
+// chips consecutive GPUs are torus neighbours, so every ring hop is one link
+// and no two hops share a directed link (the closing hop runs back along the
+// outermost dimension when the inner extents are even).
+Group torus_snake_order(const Group& group, const Topology& t) {
+  const int dn = static_cast<int>(t.torus_dims.size());
+  std::vector<std::vector<int64_t>> vals(dn);  // distinct coordinates per dimension
+  const auto coord = [&](int32_t r, int d) {
+    int64_t s = 1;
+    for (int e = 0; e < d; ++e) s *= t.torus_dims[e];
+    return (r / s) % t.torus_dims[d];
+  };
+  for (int d = 0; d < dn; ++d) {
+    for (int32_t r : group) vals[d].push_back(coord(r, d));
+    std::sort(vals[d].begin(), vals[d].end());
+    vals[d].erase(std::unique(vals[d].begin(), vals[d].end()), vals[d].end());
+  }
+  std::vector<std::pair<std::vector<int64_t>, int32_t>> keyed;
+  for (int32_t r : group) {
+    std::vector<int64_t> key;
+    bool flip = false;
+    for (int d = dn - 1; d >= 0; --d) {  // slowest (last) dimension first
+      const auto n = static_cast<int64_t>(vals[d].size());
+      const int64_t idx = std::lower_bound(vals[d].begin(), vals[d].end(), coord(r, d)) - vals[d].begin();
+      key.push_back(flip ? n - 1 - idx : idx);
+      flip = flip != (idx % 2 == 1);
+    }
+    keyed.emplace_back(std::move(key), r);
+  }
+  std::sort(keyed.begin(), keyed.end());
+  Group out;
+  for (auto& [k, r] : keyed) out.push_back(r);
+  return out;
+}
+
 }  // namespace
 
 int32_t home_rail(int32_t channel, int32_t rails) {
@@ -75,6 +112,7 @@ std::vector<Group> group_by_server(const Group& group, RingOrder order, const To
 }
 
 Group topology_aware_order(const Group& group, const Topology& t, int32_t channel) {
+  if (!t.torus_dims.empty()) return torus_snake_order(group, t);
   const std::vector<Group> blocks = group_by_server(group, RingOrder::TopologyAware, t);
   const size_t N = blocks.size();
   Group out;

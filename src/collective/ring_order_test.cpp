@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 
 #include "collective/test_topologies.hpp"
@@ -186,6 +187,36 @@ TEST(GroupByServer, NaiveKeepsAppearanceOrder) {
   ASSERT_EQ(aware.size(), 2u);
   EXPECT_EQ(aware[0], (Group{0, 1}));
   EXPECT_EQ(aware[1], (Group{8, 9}));
+}
+
+// Torus distance (hops, with wrap-around) between two chips of dims (x fastest: r = x + X (y + Y z)).
+int torus_hops(int32_t a, int32_t b, const std::vector<int32_t>& dims) {
+  int hops = 0;
+  for (int32_t k : dims) {
+    const int32_t d = std::abs(a % k - b % k);
+    hops += std::min(d, k - d);
+    a /= k, b /= k;
+  }
+  return hops;
+}
+
+// A torus has no NICs: the rail logic walked each server back and forth (0 2 3 1 4 6 7 5 on a line of 8 chips,
+// so the hops 0->2 and 1->4 both crossed 1->2 and 2->3) and visited servers cube by cube (hops of 4 links). The
+// ring now snakes through the group's coordinates: every hop, the closing one included, is one torus link.
+TEST(RingOrder, TorusRingHopsAreNeighbours) {
+  const auto t = topology::build_with("torus", {{"dims", "[4, 4, 4]"}}, topology::default_hardware());
+  ASSERT_EQ(t.torus_dims, (std::vector<int32_t>{4, 4, 4}));
+  // 8 chips (0..7) are x = 0..3 on the rows y = 0 and y = 1: the snake is 0 1 2 3 7 6 5 4.
+  EXPECT_EQ(ring_order(iota(8), RingOrder::TopologyAware, 0, t), (Group{0, 1, 2, 3, 7, 6, 5, 4}));
+  for (int32_t n : {8, 16, 32, 64}) {
+    for (int32_t c = 0; c < 2; ++c) {
+      const Group g = ring_order(iota(n), RingOrder::TopologyAware, c, t);
+      ASSERT_EQ(static_cast<int32_t>(g.size()), n);
+      for (int32_t i = 0; i < n; ++i)
+        EXPECT_EQ(torus_hops(g[i], g[(i + 1) % n], t.torus_dims), 1)
+            << n << " chips, channel " << c << ": " << g[i] << " -> " << g[(i + 1) % n];
+    }
+  }
 }
 
 }  // namespace
