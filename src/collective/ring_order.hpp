@@ -42,6 +42,12 @@
 //    the first server's entry GPU.
 // GPUs without a NIC (NIC-less fabrics) count as rail 0. The order of a
 // single-server group is its GPUs rotated to start at the channel's entry.
+// 6. A torus (Topology::torus_dims) has no NICs and no rails: the order is a
+//    snake through the group's coordinates instead (the slowest dimension
+//    outermost, each inner dimension reversed on alternate steps of the ones
+//    outside it), the same for every channel. On a box of chips every hop,
+//    the closing one included, is one torus link. The rail rules above
+//    walked each server back and forth there and made hops share links.
 #pragma once
 
 #include <cstdint>
