@@ -63,9 +63,12 @@ void add_calibrate_command(CLI::App& app, Action& action) {
       ->required()
       ->type_name("LOG");
   cmd->add_option("--fit", o->fit,
-                  "a bandwidth, time or real scenario key to fit, with optional bounds (repeatable); default: "
-                  "server.nic_speed and network.stack_latency for logs across servers, server.nvlink_bandwidth "
-                  "and server.nvlink_latency for logs inside one")
+                  "a bandwidth, time or real scenario key to fit, with optional bounds (repeatable); default "
+                  "under NCCL's model (collective.nccl_model, the default): links.nvlink_efficiency, after the NIC "
+                  "class's links.ethernet_efficiency (or links.infiniband_efficiency) for logs across servers, "
+                  "and network.stack_latency for all-to-all and sendrecv logs; with collective.nccl_model=false: "
+                  "server.nic_speed and network.stack_latency across servers, server.nvlink_bandwidth and "
+                  "server.nvlink_latency inside one")
       ->type_name("KEY[=LO:HI]");
   cmd->add_option("--engine", o->engine, "analytical | flow (sets network.engine)")
       ->check(CLI::IsMember({"analytical", "flow"}));
@@ -82,15 +85,17 @@ void add_calibrate_command(CLI::App& app, Action& action) {
   cmd->footer(
       "How it works:\n"
       "  Each log's test runs in podnet on a group laid out like the log's ranks (H hosts x G GPUs -> the first\n"
-      "  G GPUs of servers 0..H-1), at every size of the log. The fit minimises the sum over sizes of\n"
+      "  G GPUs of servers 0..H-1), at every size of the log, as bench runs it (NCCL's tuner, channels auto,\n"
+      "  unless the scenario or --set says otherwise: match the log's NCCL_ALGO / NCCL_PROTO with\n"
+      "  --set collective.algorithms=ring etc.). The fit minimises the sum over sizes of\n"
       "  (podnet busbw / log busbw - 1)^2 by cyclic coordinate descent with a golden-section search per key\n"
       "  (deterministic). Printed: the fitted values, and per size the log's and podnet's busbw and their\n"
       "  ratio. Keys that trade off (an efficiency and the speed it scales) cannot both be fitted: pick one.\n"
       "  Every simulation builds the whole fabric: on a large scenario, shrink it to what the log needs\n"
       "  (--set topology.gpus=64 for a 2-node log) or the fit takes minutes.\n\n"
       "Examples:\n"
-      "  podnet calibrate leafspine-8k --set topology.gpus=64 --set collective.channels=8 \\\n"
-      "      --nccl-tests all_reduce_2nodes.log --out fitted.yaml\n"
+      "  podnet calibrate leafspine-8k --set topology.gpus=64 --nccl-tests all_reduce_2nodes.log \\\n"
+      "      --out fitted.yaml\n"
       "  podnet bench aipod-16k --config-add fitted.yaml --gpus 0-1023\n"
       "  podnet calibrate aipod-16k --nccl-tests a.log --fit server.nic_speed=100Gbps:800Gbps \\\n"
       "      --fit network.stack_latency=0us:50us --engine analytical\n"

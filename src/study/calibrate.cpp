@@ -12,6 +12,7 @@
 #include "engine/network_params.hpp"
 #include "engine/registry.hpp"
 #include "scenario/scenario.hpp"
+#include "scenario/setup.hpp"
 
 namespace podnet::study {
 
@@ -150,15 +151,13 @@ class Evaluator {
     std::vector<std::string> sets = in_.sets;
     if (!in_.engine.empty()) sets.push_back("network.engine=" + in_.engine);
     for (size_t i = 0; i < keys_.size(); ++i) sets.push_back(keys_[i].key + "=" + text_of(keys_[i].type, x[i]));
-    const scenario::Scenario sc = scenario::load(in_.scenario, sets, in_.fragments);
-    const topology::Topology topo = sc.build_topology();
-    // Calibration fits the fabric's knobs under the plain algorithm (the channels the scenario
-    // forces, else one; no NCCL protocol or latency model), as its fits and tests were derived.
-    collective::Options copt = collective::options_from(sc.section("collective"));
-    copt.tuner = false;
-    if (copt.channels == collective::kAutoChannels) copt.channels = 1;
-    const engine::NetworkOptions nopt = engine::network_options_from(sc.section("network"), sc.seed);
-    auto backend = engine::make_backend(sc.section("network").get_string("engine"), topo, nopt);
+    // The scenario as `podnet bench` resolves it (links: included), timed with the collective options bench
+    // runs by default: the scenario's collective: section (NCCL's tuner, channels auto) unless --set says
+    // otherwise, so a log bench wrote fits back. --set collective.nccl_model=false fits the plain algorithm.
+    const scenario::Setup s = scenario::resolve(scenario::load(in_.scenario, sets, in_.fragments));
+    const topology::Topology& topo = s.fabric;
+    const collective::Options& copt = s.collective;
+    auto backend = engine::make_backend(s.engine, topo, s.network);
     std::vector<std::vector<double>> out;
     for (const auto& p : probes_) {
       std::vector<double> t;
@@ -204,11 +203,28 @@ double from_u(const FittedKey& k, double u) { return log_space(k) ? std::exp(u) 
 
 }  // namespace
 
-std::vector<std::string> default_fit_keys(const std::vector<NcclTestsLog>& logs) {
-  bool multi_host = false;
-  for (const auto& l : logs) multi_host = multi_host || l.hosts().size() > 1;
-  if (multi_host) return {"server.nic_speed", "network.stack_latency"};
-  return {"server.nvlink_bandwidth", "server.nvlink_latency"};
+std::vector<std::string> default_fit_keys(const std::vector<NcclTestsLog>& logs, const scenario::Scenario& sc,
+                                          const std::string& op) {
+  bool multi_host = false, engine_latency = false;
+  for (const auto& l : logs) {
+    multi_host = multi_host || l.hosts().size() > 1;
+    // all-to-all and send/recv are not NCCL-tuned: their plans keep the engines' per-hop latency.
+    const std::string test = l.test.empty() ? op : l.test;
+    engine_latency = engine_latency || test == "alltoall" || test == "sendrecv";
+  }
+  if (!collective::options_from(sc.section("collective")).tuner) {  // the plain algorithm: engine latencies count
+    if (multi_host) return {"server.nic_speed", "network.stack_latency"};
+    return {"server.nvlink_bandwidth", "server.nvlink_latency"};
+  }
+  // NCCL's model (collective.nccl_model, the default): a tuned plan's latency is NCCL's own (no scenario key
+  // moves it), and the tuner chooses algorithm, protocol and channels from the nominal speeds (nic_speed,
+  // nvlink_bandwidth), so fit the payload share the links achieve, which leaves NCCL's choices as they are.
+  if (!multi_host) return {"links.nvlink_efficiency"};
+  const bool ib = engine::network_options_from(sc.section("network"), sc.seed).transport.name == "infiniband";
+  std::vector<std::string> keys = {ib ? "links.infiniband_efficiency" : "links.ethernet_efficiency",
+                                   "links.nvlink_efficiency"};
+  if (engine_latency) keys.push_back("network.stack_latency");
+  return keys;
 }
 
 Calibration calibrate(const CalibrationInput& in) {
@@ -221,10 +237,11 @@ Calibration calibrate(const CalibrationInput& in) {
     throw InputError("calibrate runs hundreds of simulations: use --engine analytical or --engine flow (this scenario "
                      "uses network.engine = packet)");
   const topology::Topology topo = sc.build_topology();
+  const bool tuner = collective::options_from(sc.section("collective")).tuner;
 
   Calibration c;
   c.engine = engine_name;
-  const std::vector<std::string> fit = in.fit.empty() ? default_fit_keys(in.logs) : in.fit;
+  const std::vector<std::string> fit = in.fit.empty() ? default_fit_keys(in.logs, sc, in.op) : in.fit;
   for (const auto& f : fit) {
     c.keys.push_back(make_key(f, sc));
     for (size_t i = 0; i + 1 < c.keys.size(); ++i)
@@ -251,7 +268,7 @@ Calibration calibrate(const CalibrationInput& in) {
     }
     Probe p;
     p.op = collective::parse_op(op_name);
-    p.algo = collective::default_algorithm(p.op);
+    p.algo = tuner ? "auto" : collective::default_algorithm(p.op);  // as `podnet bench` (study/bench.cpp)
     LogSetup ls;
     ls.source = l.source;
     ls.op = op_name;

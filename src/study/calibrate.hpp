@@ -4,7 +4,12 @@
 // Model. For each log (report/nccl_tests.hpp) podnet runs the same
 // collective (the log's test) on a group laid out as the log's ranks: H
 // hosts x G ranks per host become the first G GPUs of servers 0..H-1, so the
-// NVLink / NIC split of every ring or tree matches. For each size s of the
+// NVLink / NIC split of every ring or tree matches, timed as `podnet bench`
+// times it: the scenario resolved (links: included) with its collective
+// options (NCCL's tuner and auto channels by default, algorithm "auto"; the
+// plain default algorithm when collective.nccl_model is false). Before
+// 2026-11 every row was a plain ring on one channel whatever the scenario
+// said, so a log bench wrote with the defaults could not be fitted. For each size s of the
 // log, with knob values x, the residual is
 //     r_s(x) = t_log(s) / t_podnet(s; x) - 1  =  busbw_podnet / busbw_log - 1
 // (the relative busbw error; busbw = size / time x the same bus factor on
@@ -39,6 +44,7 @@
 #include <vector>
 
 #include "core/params.hpp"
+#include "scenario/scenario.hpp"
 #include "study/nccl_tests_log.hpp"
 
 namespace podnet::study {
@@ -96,10 +102,14 @@ struct Calibration {
   int sweeps = 0;
 };
 
-// The keys fitted when --fit is not given: within one server (every log on
-// one host) server.nvlink_bandwidth and server.nvlink_latency; across
-// servers server.nic_speed and network.stack_latency.
-std::vector<std::string> default_fit_keys(const std::vector<NcclTestsLog>& logs);
+// The keys fitted when --fit is not given. Under NCCL's model (collective.nccl_model, the default):
+// links.nvlink_efficiency, and for logs across servers first the NIC class's efficiency
+// (links.ethernet_efficiency, or links.infiniband_efficiency with transport infiniband), plus
+// network.stack_latency when a log is alltoall or sendrecv (`op`: the test of logs that do not name
+// theirs). With nccl_model false (the plain algorithm): within one server server.nvlink_bandwidth and
+// server.nvlink_latency; across servers server.nic_speed and network.stack_latency.
+std::vector<std::string> default_fit_keys(const std::vector<NcclTestsLog>& logs, const scenario::Scenario& sc,
+                                          const std::string& op);
 
 // Runs the fit. InputError for a bad key or bound, a log podnet cannot lay
 // out on the scenario (more ranks per host than server.gpus, more hosts

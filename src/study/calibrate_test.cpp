@@ -23,9 +23,24 @@ NcclTestsLog log_on(int hosts, int per_host) {
 }
 
 TEST(Calibrate, DefaultKeysFollowTheLogsLayout) {
-  EXPECT_EQ(default_fit_keys({log_on(1, 8)}),
+  // NCCL's model (the default): the links' payload share, which leaves NCCL's choices as they are; across
+  // servers the NIC class's first (RoCE here), and the engines' stack latency only for the untuned all-to-all.
+  const scenario::Scenario tuned = scenario::load("leafspine-8k", {"topology.gpus=64"});
+  EXPECT_EQ(default_fit_keys({log_on(1, 8)}, tuned, ""), (std::vector<std::string>{"links.nvlink_efficiency"}));
+  EXPECT_EQ(default_fit_keys({log_on(1, 8), log_on(2, 8)}, tuned, ""),
+            (std::vector<std::string>{"links.ethernet_efficiency", "links.nvlink_efficiency"}));
+  NcclTestsLog a2a = log_on(2, 8);
+  a2a.test = "alltoall";
+  EXPECT_EQ(default_fit_keys({a2a}, tuned, ""),
+            (std::vector<std::string>{"links.ethernet_efficiency", "links.nvlink_efficiency",
+                                      "network.stack_latency"}));
+  const scenario::Scenario ib = scenario::load("leafspine-8k", {"topology.gpus=64", "network.transport=infiniband"});
+  EXPECT_EQ(default_fit_keys({log_on(2, 8)}, ib, "").front(), "links.infiniband_efficiency");
+  // The plain algorithm (collective.nccl_model false): the speeds and the engines' latencies.
+  const scenario::Scenario plain = scenario::load("leafspine-8k", {"topology.gpus=64", "collective.nccl_model=false"});
+  EXPECT_EQ(default_fit_keys({log_on(1, 8)}, plain, ""),
             (std::vector<std::string>{"server.nvlink_bandwidth", "server.nvlink_latency"}));
-  EXPECT_EQ(default_fit_keys({log_on(1, 8), log_on(2, 8)}),
+  EXPECT_EQ(default_fit_keys({log_on(1, 8), log_on(2, 8)}, plain, ""),
             (std::vector<std::string>{"server.nic_speed", "network.stack_latency"}));
 }
 
@@ -59,7 +74,7 @@ TEST(Calibrate, RefusesLogsThatDoNotFitTheScenario) {
 TEST(Calibrate, StaysInsideTheBoundsAndWritesAFragment) {
   CalibrationInput in;
   in.scenario = "leafspine-8k";
-  in.sets = {"topology.gpus=64"};
+  in.sets = {"topology.gpus=64", "collective.nccl_model=false", "collective.channels=1"};  // the plain ring
   in.engine = "analytical";
   in.fit = {"server.nic_speed"};
   in.logs = {log_on(2, 8)};
