@@ -351,8 +351,13 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
           "later and one server; nvls_tree the same on several servers with a NIC per head; collnet_direct and "
           "collnet_chain SHARP switches, several servers of at most 8 GPUs, simple, and for collnet_direct an "
           "NVSwitch, and one NIC per GPU for all-gather / reduce-scatter; check collective.algorithms / "
-          "collective.protocols)",
-          algorithm, op_name(op), group.size(), shape.nodes, algorithm == "auto" ? "algorithm" : "protocol"));
+          "collective.protocols){}",
+          algorithm, op_name(op), group.size(), shape.nodes, algorithm == "auto" ? "algorithm" : "protocol",
+          algorithm == "auto"
+              ? ""
+              : fmt::format(". NCCL's model has no {} {} here (NCCL runs broadcast and reduce as rings only, tree as "
+                            "an all-reduce only); --set collective.nccl_model=false runs podnet's own {} plan",
+                            algorithm, op_name(op), algorithm)));
     const AlgorithmInfo* chosen = find_algorithm(nccl_algorithm_name(c.algo));
     // NCCL runs NVLS and NVLS tree on its NVLS channels, not the ring's (nvls.hpp).
     if (auto_channels && (c.algo == Algo::Nvls || c.algo == Algo::NvlsTree)) o.channels = nvls_channels(shape.arch);

@@ -340,6 +340,18 @@ TEST(NcclTuner, Lists) {
   // Forcing nvls across servers is refused with a message.
   Options o;
   EXPECT_THROW(make_plan("nvls", Op::AllReduce, iota(16), 1 << 20, o, rail32()), InputError);
+  // A tree broadcast under NCCL's model (NCCL broadcasts on rings only): refused, saying so and how to get
+  // podnet's own tree plan; without the model that plan is built.
+  o.tuner = true;
+  try {
+    make_plan("tree", Op::Broadcast, iota(16), 1 << 20, o, rail32());
+    ADD_FAILURE() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("NCCL's model has no tree broadcast here"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("collective.nccl_model=false"), std::string::npos) << e.what();
+  }
+  o.tuner = false;
+  EXPECT_EQ(make_plan("tree", Op::Broadcast, iota(16), 1 << 20, o, rail32()).algorithm, "tree");
 }
 
 }  // namespace

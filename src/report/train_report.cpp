@@ -348,7 +348,10 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                        o["plan"]["dp_buckets_per_group"].get<int64_t>(),
                        thousands(o["plan"]["transfers"].get<int64_t>()));
   else
-    out << fmt::format("  one TP collective {:.1f} us; DP buckets {} per group ({} params); plan {} transfers\n",
+    out << fmt::format("  one TP {} {:.1f} us; DP buckets {} per group ({} params); plan {} transfers\n",
+                       o.contains("parallelism") && o["parallelism"].value("sequence_parallel", false)
+                           ? "reduce-scatter + all-gather (SP)"
+                           : "all-reduce",
                        tm["tp_collective_us"].get<double>(), o["plan"]["dp_buckets_per_group"].get<int64_t>(),
                        thousands(o["plan"]["bucket_params"].get<int64_t>()),
                        thousands(o["plan"]["transfers"].get<int64_t>()));

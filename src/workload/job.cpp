@@ -347,7 +347,11 @@ void validate(const Job& j, int64_t fabric_gpus) {
                      fmt::format("global_batch {} is not divisible by microbatch x dp = {} x {} = {}", j.global_batch,
                                  j.microbatch, j.dp, j.microbatch * j.dp));
   if (j.interleave > 1) {
-    if (j.pp < 2) throw ParamError("workload.interleave", "interleaving needs pp >= 2");
+    if (j.pp < 2)
+      throw ParamError("workload.interleave",
+                       fmt::format("interleave {} needs pp >= 2 (virtual stages of a pipeline), but pp is {}: set "
+                                   "workload.interleave=1 for one stage",
+                                   j.interleave, j.pp));
     if (j.microbatches() % j.pp != 0)
       throw ParamError("workload.interleave",
                        fmt::format("the interleaved schedule needs microbatches per pipeline ({} = global_batch / "
