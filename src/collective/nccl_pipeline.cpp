@@ -19,6 +19,17 @@ bool simple_ring_multi_step(Op op, Algo algo, Proto p) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// Passes of a thread block over one step of LL / LL128: each line carries its own flag, so a receiver forwards
+// what one pass read without waiting for the rest of the step (1 for Simple, whose step is one flag).
+int64_t passes_per_step(Proto p) {
+  switch (p) {
+    case Proto::LL: return 8;      // 64 KiB step / (512 threads x one 16 B line a pass) (prims_ll.h)
+    case Proto::LL128: return 15;  // 614,400 B step / (20 warps x 32 x 8 x 8 B a pass) (prims_ll128.h)
+    case Proto::Simple: return 1;
+  }
+  return 1;
+}
+
 int32_t floor_log2(int64_t v) {
   int32_t r = 0;
   while (v > 1) v >>= 1, ++r;
@@ -53,13 +64,15 @@ plan::Pipeline nccl_pipeline(Op op, Algo algo, Proto p, int32_t n, Bytes data, B
   if (data <= 0 || n <= 1) return pl;
   int64_t chunk = nccl_chunk_bytes(op, algo, p);
   const int32_t slice_steps = simple_ring_multi_step(op, algo, p) ? kNcclSteps / 4 : 1;  // SLICESTEPS
-  pl.window = kNcclSteps / slice_steps;
+  const int64_t passes = passes_per_step(p);  // LL / LL128: a slice is one pass of the block over a step
+  pl.window = static_cast<int32_t>(kNcclSteps / slice_steps * passes);
   if (algo == Algo::Ring && (op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter)) {
     const int64_t steps = op == Op::AllReduce ? 2 * (n - 1) : n - 1;
     const int64_t loops = ceil_div(data, n * chunk);
     // The loop's chunk: a full one, or (one loop) ceil(D / n) rounded up to 16 B.
     const int64_t loop_chunk = loops > 1 ? chunk : ceil_div(ceil_div(data, n), 16) * 16;
-    const int64_t k = slice_steps > 1 && loop_chunk > 32 * 1024 ? 2 : 1;  // slices per chunk (prims_simple.h)
+    // Slices per chunk: Simple 2 when the chunk exceeds 32 KiB (prims_simple.h), LL / LL128 a pass each.
+    const int64_t k = slice_steps > 1 && loop_chunk > 32 * 1024 ? 2 : passes;
     pl.lag = static_cast<int32_t>(k);
     pl.period = steps * k;
     pl.slices = loops * steps * k;
@@ -72,7 +85,7 @@ plan::Pipeline nccl_pipeline(Op op, Algo algo, Proto p, int32_t n, Bytes data, B
       while (static_cast<double>(total / (per * chunk)) < s * 64 / ppn && chunk > 131072) chunk /= 2;
       while (static_cast<double>(total / (per * chunk)) < s * 16 / ppn && chunk > 32768) chunk /= 2;
     }
-    pl.slices = ceil_div(data, chunk);
+    pl.slices = ceil_div(data, chunk) * passes;
   }
   pl.slices = std::clamp<int64_t>(pl.slices, 1, data);
   return pl;

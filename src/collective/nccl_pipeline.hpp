@@ -28,6 +28,12 @@
 // Window (prims_simple.h): a sender waits while it is NCCL_STEPS steps
 // ahead of what its receiver has consumed: NCCL_STEPS / SLICESTEPS slices
 // (4 for the simple ring all-reduce, 8 otherwise).
+// LL and LL128 carry a flag in every line (prims_ll.h, prims_ll128.h): a
+// receiver forwards a line as soon as it reads it, not when the whole step
+// has arrived. The block reads a step in passes: LL 512 threads x one 16 B
+// line = 8 KiB a pass, 8 passes a 64 KiB step; LL128 20 warps x 32 threads
+// x 8 x 8 B = 40 KiB a pass, 15 passes a 614,400 B step. podnet's slice for
+// them is one pass (a step's data / passes), and the window counts passes.
 // Tree ll128 chunks shrink for small sizes (enqueue.cc): with ppn GPUs a
 // node and s = 1 + floor(log2 nodes) + 0.1 ppn, halve while S / (channels
 // x chunk) < 64 s / ppn and chunk > 128 KiB, then while < 16 s / ppn and
@@ -37,13 +43,16 @@
 // every hop's bytes, inflated by the protocol afterwards, cut into equal
 // slices):
 //   ring all-reduce / all-gather / reduce-scatter: loops = ceil(D / (n x
-//     chunk)), k = slices per chunk (2 for simple when the loop's chunk
-//     exceeds 32 KiB, else 1), steps = 2(n-1) or n-1 a loop:
-//     slices = loops x steps x k, lag = k, period = steps x k.
-//   broadcast / reduce chain, tree (each half): slices = ceil(D / chunk),
-//     lag = 0, period = 0 (every slice forwards; a tree's reduce waits for
-//     every child, its broadcast for the parent).
-//   window = NCCL_STEPS / slicesteps.
+//     chunk)), k = slices per chunk (simple: 2 when the loop's chunk
+//     exceeds 32 KiB, else 1; ll 8, ll128 15: its passes), steps = 2(n-1)
+//     or n-1 a loop: slices = loops x steps x k, lag = k, period = steps x k.
+//   broadcast / reduce chain, tree (each half): slices = ceil(D / chunk) x
+//     passes (1 for simple), lag = 0, period = 0 (every slice forwards; a
+//     tree's reduce waits for every child, its broadcast for the parent).
+//   window = NCCL_STEPS / slicesteps x passes.
+// Before 2026-11 an LL / LL128 slice was a whole step, so a chain forwarded
+// 576,000 B at a time: the packet engine's ll128 broadcast of 32 MiB on 16
+// GPUs took 2.0 x the flow engine's time, now 1.16 x.
 // Approximation: every slice of a hop has the same size (NCCL's last,
 // shorter loop has shorter slices), slices >= 1 and at most one byte each.
 // Plans stay small: a pipeline is four numbers on a transfer, whatever the

@@ -38,9 +38,10 @@ TEST(NcclPipeline, RingAllReduceLoopsChunksAndSlices) {
   p = nccl_pipeline(Op::AllReduce, Algo::Ring, Proto::Simple, 16, 64 * 1024, 64 * 1024, 1, shape);
   EXPECT_EQ(p, (plan::Pipeline{30, 4, 1, 30}));
   // All-gather, ll, 8 ranks, 1 MiB: chunk 32 KiB, loops = ceil(1 MiB / (8 x 32 KiB)) = 4, 7 steps a
-  // loop, one slice a step: 28 slices, lag 1, period 7, window 8.
+  // loop; a step is 8 passes of the block (64 KiB / (512 threads x 16 B)), each forwarded on its own (a
+  // flag per line): 4 x 7 x 8 = 224 slices, lag 8, period 56, window 8 steps x 8 = 64.
   p = nccl_pipeline(Op::AllGather, Algo::Ring, Proto::LL, 8, kMiB, kMiB, 1, shape);
-  EXPECT_EQ(p, (plan::Pipeline{28, 8, 1, 7}));
+  EXPECT_EQ(p, (plan::Pipeline{224, 64, 8, 56}));
 }
 
 TEST(NcclPipeline, ChainsAndTreesTakeOneChunkAStep) {
@@ -53,12 +54,18 @@ TEST(NcclPipeline, ChainsAndTreesTakeOneChunkAStep) {
             (plan::Pipeline{6, 8, 0, 0}));
   // Tree ll128, S = 64 MiB on 16 channels, 2 nodes x 8: s = 1 + log2 2 + 0.8 = 2.8;
   // 67,108,864 / (16 x 576,000) = 7 < 2.8 x 64 / 8 = 22.4 -> 288,000: 14 < 22.4 -> 144,000: 29, stop
-  // (then 29 >= 2.8 x 16 / 8). A 2 MiB half: ceil(2,097,152 / 144,000) = 15 slices.
+  // (then 29 >= 2.8 x 16 / 8). A 2 MiB half: ceil(2,097,152 / 144,000) = 15 chunks, each 15 passes of the block
+  // (614,400 B / (20 warps x 32 x 8 x 8 B)): 225 slices, window 8 x 15 = 120.
   CommShape two;
   two.nodes = 2;
   two.ranks = 16;
   EXPECT_EQ(nccl_pipeline(Op::AllReduce, Algo::Tree, Proto::LL128, 16, 2 * kMiB, 64 * kMiB, 16, two),
-            (plan::Pipeline{15, 8, 0, 0}));
+            (plan::Pipeline{225, 120, 0, 0}));
+  // Broadcast ll128, 2 MiB on the channel: ceil(2,097,152 / 576,000) = 4 chunks x 15 passes = 60 slices of
+  // about 35 KB, each forwarded as it arrives (before: 4 slices of a whole step, so every hop of the chain
+  // waited for 576,000 B; the packet engine's 32 MiB broadcast on 16 GPUs took 2.0 x the flow engine's).
+  EXPECT_EQ(nccl_pipeline(Op::Broadcast, Algo::Ring, Proto::LL128, 16, 2 * kMiB, 32 * kMiB, 16, shape),
+            (plan::Pipeline{60, 120, 0, 0}));
 }
 
 TEST(NcclPipeline, MakePlanPipelinesTheChosenRing) {
