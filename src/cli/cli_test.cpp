@@ -404,6 +404,22 @@ TEST(Cli, BenchRowsAndBadSizes) {
   EXPECT_EQ(bad.status, 2);
   bad = run("bench leafspine-8k --gpus 0-99999", true);
   EXPECT_EQ(bad.status, 2);
+  // Options that do not apply are named, not silently dropped; NCCL's model column is '-' with fixed channels.
+  Result w = run("bench leafspine-8k --gpus 0-15 --op alltoall --proto ll --senders 3 --min 1MiB --max 1MiB", true);
+  EXPECT_EQ(w.status, 0) << w.out;
+  EXPECT_NE(w.out.find("warning: --senders applies to --op incast; ignored for alltoall"), std::string::npos) << w.out;
+  EXPECT_NE(w.out.find("warning: --proto ll: alltoall is not tuned"), std::string::npos) << w.out;
+  const auto fixed =
+      nlohmann::json::parse(run("bench leafspine-8k --gpus 0-15 --channels 1 --min 1MiB --max 1MiB --format json").out);
+  EXPECT_FALSE(fixed["rows"][0].contains("nccl_model_us")) << fixed["rows"][0];
+  const auto tuned =
+      nlohmann::json::parse(run("bench leafspine-8k --gpus 0-15 --min 1MiB --max 1MiB --format json").out);
+  EXPECT_TRUE(tuned["rows"][0].contains("nccl_model_us")) << tuned["rows"][0];
+  bad = run("train leafspine-8k --trace-links 4", true);
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.out.find("--trace-links 4: the link counters go into the trace; add --trace FILE.json"),
+            std::string::npos)
+      << bad.out;
 }
 
 // Golden runs (tests/golden/README.md). Each directory of tests/golden is one

@@ -1,6 +1,8 @@
 // `podnet bench SCENARIO`: flags -> --set -> study::bench -> report.
 #include <fmt/format.h>
 
+#include <iostream>
+
 #include "cli/common.hpp"
 #include "collective/collective.hpp"
 #include "collective/gpu_list.hpp"
@@ -52,6 +54,15 @@ int cmd_bench(Common c, const BenchOptions& b) {
     req.algo = "auto";
   }
   req.op = collective::parse_op(b.op);
+  // Options that do not apply to the op would be silently ignored: say so.
+  if (b.senders_given && req.op != collective::Op::Incast)
+    std::cerr << fmt::format("podnet: warning: --senders applies to --op incast; ignored for {}\n", b.op);
+  if (!b.proto.empty() && (req.op == collective::Op::AllToAll || req.op == collective::Op::SendRecv ||
+                           req.op == collective::Op::Permutation || req.op == collective::Op::Incast))
+    std::cerr << fmt::format(
+        "podnet: warning: --proto {}: {} is not tuned by NCCL's model (point-to-point transfers, no protocol "
+        "choice); ignored\n",
+        b.proto, b.op);
   req.sizes = bench_sizes(b.min_size, b.max_size, b.factor);
   req.telemetry = telemetry_request(b.telemetry, b.telemetry_interval);
   std::string label;

@@ -82,6 +82,9 @@ int cmd_train(Common c, const TrainCliOptions& o) {
   req.trace = !o.trace.empty();
   req.trace_links = o.trace_links;
   if (o.trace_links < 0) throw InputError(fmt::format("--trace-links {}: expected a count >= 0", o.trace_links));
+  if (o.trace_links > 0 && o.trace.empty())
+    throw InputError(
+        fmt::format("--trace-links {}: the link counters go into the trace; add --trace FILE.json", o.trace_links));
   req.simai_workload = o.simai_workload;
   req.chakra = o.chakra;
   req.sweep = o.sweep || !o.sweep_dp.empty() || !o.sweep_bw.empty();

@@ -161,9 +161,13 @@ void write_bench_nccl_tests(const nlohmann::json& doc, const scenario::Setup& s,
 
 void write_bench_table(const nlohmann::json& d, std::ostream& out) {
   const auto& b = d["bench"];
-  out << fmt::format("podnet bench: {} {} on {} GPUs of {} ({} engine, {} routing, {} channel(s), {} QP(s), {} ring "
+  // A traffic pattern is its own algorithm ("incast incast"): name it once.
+  const std::string algo = b["algorithm"].get<std::string>() == b["op"].get<std::string>()
+                               ? std::string()
+                               : " " + b["algorithm"].get<std::string>();
+  out << fmt::format("podnet bench: {}{} on {} GPUs of {} ({} engine, {} routing, {} channel(s), {} QP(s), {} ring "
                      "order)\n",
-                     b["op"].get<std::string>(), b["algorithm"].get<std::string>(), b["gpus"].get<int64_t>(),
+                     b["op"].get<std::string>(), algo, b["gpus"].get<int64_t>(),
                      d["run"]["scenario"].get<std::string>(), b["engine"].get<std::string>(),
                      b["routing"].get<std::string>(), b["channels"].get<std::string>(), b["qps"].get<int>(),
                      b["ring_order"].get<std::string>());
@@ -179,7 +183,11 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
     out << fmt::format("  pattern: {} senders (the GPUs after the first of --gpus) each send the size to GPU {}\n",
                        b["incast_senders"].get<int64_t>(), b["incast_receiver"].get<int64_t>());
   out << "  algbw = size / time, busbw = algbw x " << b["bus_factor_formula"].get<std::string>()
-      << " (nccl-tests definitions); GB/s = 1e9 bytes/s\n\n";
+      << " (nccl-tests definitions); GB/s = 1e9 bytes/s\n";
+  if (b.contains("algorithms"))
+    out << "  NCCL model: NCCL's own cost model for the chosen algorithm and protocol on NCCL's channels ('-' when "
+           "--channels fixes them)\n";
+  out << "\n";
   Table t({"size (B)", "time (us)", "algbw (GB/s)", "busbw (GB/s)", "algo", "proto", "channels", "NCCL model (us)"});
   for (const auto& r : d["rows"]) {
     const std::string algo = r.value("algorithm", std::string("-"));

@@ -153,7 +153,9 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
   out << "\n";
   Table f({"fabric", "value"});
   f.add({"bisection bandwidth (Gbps, per direction)", fixed(d["bisection_bandwidth_gbps"].get<double>(), 0)});
-  f.add({"diameter (switch hops)", std::to_string(d["diameter_hops"].get<int>())});
+  f.add({d["topology"].value("family", std::string()) == "torus" ? "diameter (chip-to-chip hops)"
+                                                                 : "diameter (switch hops)",
+         std::to_string(d["diameter_hops"].get<int>())});
   for (auto it = d["oversubscription"].begin(); it != d["oversubscription"].end(); ++it)
     f.add({"oversubscription at " + it.key(), fixed(it.value().get<double>(), 2) + ":1"});
   f.add({"largest GPU count (this radix and tiers)", thousands(d["limits"]["max_gpus"])});

@@ -210,7 +210,7 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
       out << "suspects: none (no component loses more than the background explains)\n";
     } else {
       const bool scored = d.contains("score");
-      std::vector<std::string> head = {"suspect", "kind", "loss", "lost probes", "confidence"};
+      std::vector<std::string> head = {"suspect", "kind", "loss", "lost probes (expected)", "confidence"};
       if (scored) head.push_back("hidden?");
       Table t(head);
       for (const auto& s : d["suspects"]) {
@@ -251,7 +251,7 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
       }
       t.write(out, "  ");
     }
-    if (d.contains("time_to_localize_seconds"))
+    if (d.contains("time_to_localize_seconds") && !d["suspects"].empty())
       out << fmt::format("time to localize the loss: {}\n", secs(d["time_to_localize_seconds"]));
     if (d.contains("score"))
       out << fmt::format("loss: precision {}, recall {}{}\n", fixed(d["score"]["precision"].get<double>(), 3),

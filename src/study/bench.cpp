@@ -86,7 +86,9 @@ BenchResult bench(const scenario::Setup& s, const BenchRequest& r, const Progres
     if (row.baseline) row.baseline->transfers = {};
     collective::Algo ma;
     collective::Proto mp;
-    if (collective::find_algo(plan.algorithm, ma) && collective::find_proto(plan.protocol, mp))
+    // NCCL's model is for NCCL's own channel count: with the channels fixed (--channels) it is not comparable.
+    if (s.collective.channels == collective::kAutoChannels && collective::find_algo(plan.algorithm, ma) &&
+        collective::find_proto(plan.protocol, mp))
       row.nccl_model_us =
           collective::model_time_us(r.op, ma, mp, collective::comm_shape(out.group, topo, s.collective.arch), bytes);
     out.rows.push_back(std::move(row));

@@ -37,7 +37,7 @@ struct BenchRow {
   size_t scheduled = 0;                       // failure events scheduled for this size
   std::string algorithm, protocol;            // as chosen for this size
   int channels = 0;
-  std::optional<double> nccl_model_us;  // NCCL's own cost model for that algorithm and protocol
+  std::optional<double> nccl_model_us;  // NCCL's own cost model for that algorithm and protocol (channels auto only)
   // Per-flow completion times (engine::flow_times) when the plan is independent P2p flows: the
   // permutation and incast patterns, alltoall, sendrecv. baseline_fct: of the failure-free run.
   std::optional<engine::FlowTimes> fct, baseline_fct;
