@@ -27,6 +27,14 @@ nlohmann::json breakdown_json(const workload::Breakdown& b) {
 void add_training(nlohmann::json& o, const workload::TrainResult& r) {
   const workload::Job& j = r.job;
   const workload::ModelSpec& m = j.model;
+  // What the run does not model and the reader should know (only when it applies).
+  if (j.zero >= 2 && j.microbatches() > 1 && j.replicas() > 1)
+    o["notes"] = {fmt::format(
+        "ZeRO-{} with {} microbatches per replica: podnet reduces the gradients once per iteration, after the last "
+        "backward{}; a ZeRO-{} run reduces them after every microbatch's backward (its gradients are sharded){}. The "
+        "dp time is a lower bound; ZeRO-1 (workload.zero=1) is what podnet times as it runs",
+        j.zero, j.microbatches(), j.zero == 3 ? ", and gathers the parameters in two chains" : "", j.zero,
+        j.zero == 3 ? " and gathers the parameters before every forward and backward" : "")};
   // An imported workload (workload/simai.hpp) carries compute times and collectives but no model shape,
   // GPU, batch or sequence size: what depends on them is null ('-' in tables), never a made-up 0.
   const bool known = m.layers > 0 && m.hidden > 0;
@@ -283,7 +291,7 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
     t.add({"days to train",
            fmt::format("{} ({} tokens, failure-free)", fixed(o["days_to_train"].get<double>(), 1), budget)});
   }
-  t.add({"ideal bubble (p-1)/(v m)", num(o["ideal_bubble_fraction"], 1, 100, "%")});
+  t.add({"ideal bubble (p-1)/(v m) of compute, even stages", num(o["ideal_bubble_fraction"], 1, 100, "%")});
   if (o.contains("memory_gbyte")) {
     const auto& mm = o["memory_gbyte"];
     t.add({"memory per GPU",
@@ -680,6 +688,8 @@ nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy&
 
 void write_train_table(const nlohmann::json& d, std::ostream& out) {
   write_training_table(d, out);
+  if (d.contains("notes"))
+    for (const auto& n : d["notes"]) out << "\n  note: " << n.get<std::string>() << "\n";
   if (d.contains("reliability")) write_training_reliability(d["reliability"], out);
   if (!d.contains("failures")) return;
   const auto& f = d["failures"];

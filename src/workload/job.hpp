@@ -251,6 +251,10 @@ Volumes volumes(const Job& job);
 // parallelism splits the first row over TP too (34 s b h / t + 5 a s^2 b / t, Eq. 4); selective recompute
 // drops the attention core (34 s b h / t, Eq. 5); full recompute keeps the layer input only, 2 s b h
 // (/ t with SP). Context parallelism runs the core blockwise (ring attention): it is never stored.
+// MoE (top-k routing): the MLP row counts k times (each token's activations in each of its k experts), and
+// the k dispatched copies of the token, 2 k s b h, are kept beside the router's input (replicated like the
+// MLP input). Until 2026-11 an MoE layer kept one token's MLP: Mixtral 8x7B top-2 at TP2 with SP counted
+// 0.285 GB a layer, now 0.495 GB.
 // In-flight microbatches on pipeline rank i (the schedule's warm-up W_i + 1, schedule.hpp): min(p - i, m)
 // for 1F1B; for the interleaved schedule min(W_i + 1, m v) model chunks, each of the stage's layers / v:
 // p (1 + (p-1)/(p v)) microbatches' worth of the stage's layers on the first stage (Korthikanti §4.2.3).

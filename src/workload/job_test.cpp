@@ -287,6 +287,17 @@ TEST(Memory, SmallGptByHand) {
     set(q, "dropout", false);
     EXPECT_DOUBLE_EQ(activation_bytes_per_layer(job_from(q, 8)), 10502144.0);
   }
+  {
+    // MoE, 4 experts, top-2 (GELU MLP, f = 4h = 4,096, s b = 512): the MLP row 4 s b f / t = 4,194,304 counts twice
+    // (+4,194,304), and the 2 dispatched copies of each token, 2 k s b h = 2,097,152, are replicated on the TP
+    // ranks (no SP): 11,550,720 + 4,194,304 + 2,097,152 = 17,842,176. Top-1: + 0 + 1,048,576 = 12,599,296.
+    auto q = small_gpt();
+    set(q, "experts", 4);
+    set(q, "top_k", 2);
+    EXPECT_DOUBLE_EQ(activation_bytes_per_layer(job_from(q, 8)), 17842176.0);
+    set(q, "top_k", 1);
+    EXPECT_DOUBLE_EQ(activation_bytes_per_layer(job_from(q, 8)), 12599296.0);
+  }
   auto p = small_gpt();
   set(p, "flash_attention", false);
   Job j = job_from(p, 8);
@@ -361,6 +372,39 @@ TEST(Memory, Llama405bOnOneGpuDoesNotFitAndSaysWhy) {
     EXPECT_NE(what.find("h100 has 85.9 GB"), std::string::npos) << what;
     EXPECT_NE(what.find("--allow-oom"), std::string::npos) << what;
   }
+}
+
+TEST(Memory, TheHintOffersZeroOnlyWhenItHelps) {
+  // Llama 3 70B at TP8 PP1 DP8, ZeRO 0: 70.6e9 / 8 = 8.8e9 parameters a GPU, Adam states 12 B each = 106 GB of
+  // the total; ZeRO-1 shards them over 8 (-93 GB): offered, with its saving.
+  Params p = defaults();
+  set(p, "model", "llama3-70b");
+  set(p, "tp", 8);
+  set(p, "pp", 1);
+  set(p, "interleave", 1);
+  set(p, "dp", 8);
+  set(p, "global_batch", 8);
+  set(p, "zero", 0);
+  const auto hint = [](const Job& j) {
+    try {
+      check_memory(j);
+    } catch (const ParamError& e) {
+      return std::string(e.what());
+    }
+    return std::string("fits");
+  };
+  std::string what = hint(job_from(p, 64));
+  EXPECT_NE(what.find("set workload.zero=1 (distributed optimizer, -9"), std::string::npos) << what;
+  // The same at ZeRO 1 without SP and with 8 microbatches of 8 sequences: activations dominate; ZeRO-2 would save
+  // the gradients' 7/8 (2 B x 8.8e9 x 7/8 = 15.4 GB), less than a quarter of the gap: not offered.
+  set(p, "zero", 1);
+  set(p, "sequence_parallel", false);
+  set(p, "microbatch", 8);
+  set(p, "global_batch", 512);
+  set(p, "recompute", "none");
+  what = hint(job_from(p, 64));
+  EXPECT_EQ(what.find("workload.zero"), std::string::npos) << what;
+  EXPECT_NE(what.find("lower workload.microbatch"), std::string::npos) << what;
 }
 
 TEST(StageSplit, AutoBalancesTheLmHead) {

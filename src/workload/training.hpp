@@ -110,7 +110,10 @@
 //   6,032.6 against 5,994.1 ms); ZeRO 3: reduce-scatter per bucket, plus two
 //   chains of parameter all-gathers (one from the start of the iteration, which the stage's first forward waits for the
 //   first bucket of; one after it, which the first backward waits for): 1.5x the all-reduce volume. MoE expert
-//   gradients are reduced over the EDP groups the same way.
+//   gradients are reduced over the EDP groups the same way. LIMIT: ZeRO-2 and 3 shard the gradients, so a real
+//   run reduces them after every microbatch's backward (and ZeRO-3 gathers the parameters before every pass);
+//   here they are reduced once, after the last, as ZeRO-1 does: with m > 1 the dp time is a lower bound, and
+//   the report says so (a note in train's output).
 // - Optimizer: one Compute op per stage after its DP collectives: Adam
 //   reads and writes 28 bytes per parameter it owns (fp32 master, m, v read
 //   and written, the gradient read, the bf16 parameter written) at HBM
