@@ -286,7 +286,9 @@ TEST(PublishedNccl, OneServerAllReduceWithinTenPercentOfFourTables) {
 // server is 0.970-1.055); before that fit podnet was 1.07-1.48 x its measured busbw. All-gather and reduce-scatter
 // (NCCL's ring, not fitted) likewise within 10 %, except the all-gather at 32 MiB: 1.108 (the measured all-gather is 11
 // % slower there than the reduce-scatter of the same size, 123.4 against 111.5 us; podnet times both as the same ring).
-TEST(PublishedNccl, OneServerAllToAllAllGatherReduceScatter) {
+// sendrecv's rate per p2p channel (pairwise.hpp) was fitted on this table's 32-256 MiB rows; before it podnet was 4.5 x
+// the measured busbw at 64 MiB.
+TEST(PublishedNccl, OneServerAllToAllAllGatherReduceScatterSendRecv) {
   const std::string dir = std::string(PODNET_SOURCE_DIR) + "/tests/data/nccl-tests/";
   const auto logs = study::read_nccl_tests(dir + "h100-1node-five-ops.log");
   ASSERT_EQ(logs.size(), 5u);
@@ -297,7 +299,7 @@ TEST(PublishedNccl, OneServerAllToAllAllGatherReduceScatter) {
   };
   int compared = 0;
   for (const Case& c : {Case{"alltoall", "alltoall", 0.9, 1.1}, Case{"allgather", "all_gather", 0.9, 1.1},
-                        Case{"reducescatter", "reduce_scatter", 0.9, 1.1}}) {
+                        Case{"reducescatter", "reduce_scatter", 0.9, 1.1}, Case{"sendrecv", "sendrecv", 0.9, 1.1}}) {
     const auto res =
         run(fmt::format("bench aipod-16k --op {} --gpus 0-7 --min 32MiB --max 16GiB --factor 2 --format json", c.op));
     ASSERT_EQ(res.status, 0) << res.out;
@@ -322,7 +324,7 @@ TEST(PublishedNccl, OneServerAllToAllAllGatherReduceScatter) {
     }
     std::printf("  %-14s podnet / measured busbw %.3f - %.3f\n", c.op, lo, hi);
   }
-  EXPECT_EQ(compared, 30);  // 10 sizes each
+  EXPECT_EQ(compared, 40);  // 10 sizes each
 }
 
 }  // namespace

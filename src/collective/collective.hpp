@@ -74,6 +74,9 @@
 // analytical and flow engines keep their one coupled rate. Plans made
 // without the model (nccl_model: false) carry none.
 //
+// sendrecv (p2p, with Options::tuner): inside an NVSwitch server a transfer moves at most NCCL's p2p
+// channels for its size x 20 GB/s a channel (pairwise.hpp).
+//
 // alltoall (pairwise) also starts with a Compute delay (with Options::tuner): NCCL posts every
 // network send and receive from one proxy thread per GPU, one post costing
 // NCCL_NET_OVERHEAD = 1 us on x86 (tuning.cc getNetOverhead), so a rank's
@@ -128,6 +131,9 @@ struct Options {
   // sets it); incast_senders = 0 means every GPU of the group but the receiver.
   uint64_t seed = 1;
   int32_t incast_senders = 0;
+  // The payload share of an NVLink (links.nvlink_efficiency; scenario::resolve sets it): a plan whose NCCL
+  // limit is an absolute rate (sendrecv's rate per channel, pairwise.hpp) states it against that payload.
+  double nvlink_efficiency = 0.824;
 };
 
 // Parameter schema of Options (scenario keys channels, qps, ring_order,

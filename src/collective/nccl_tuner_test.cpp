@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "collective/collective.hpp"
+#include "collective/pairwise.hpp"
 #include "collective/pat.hpp"
 #include "collective/test_topologies.hpp"
 #include "core/error.hpp"
@@ -324,6 +325,34 @@ TEST(NcclTuner, AllToAllPaysPerPeerPosts) {
   EXPECT_EQ(plan.transfers[8].bytes, 8);
   // Without the tuner (a bare Options) the plan is the plain pairwise one.
   EXPECT_EQ(make_plan("auto", Op::AllToAll, iota(64), 64 * 8, Options{}, t).transfers.size(), 64u * 63);
+}
+
+TEST(NcclTuner, SendRecvChannelsFollowNcclsP2pRule) {
+  // 8 ranks on one H100 server (24 ring channels -> 32 p2p channels; 18 NVLinks -> 2 x 18 = 36 -> 64, capped at
+  // 32 a peer): the minimum halves from 32 while 8 x it > 32 -> 4. 1 MiB: min(4, 1 MiB / 64 KiB) = 4; 32 and 64 MiB:
+  // 4 (parts of 8 and 16 MiB); 128 MiB: parts of 32 > 16 MiB -> 8; 256 MiB -> 16; 512 MiB and more -> 32 (a part
+  // of 16 MiB at 512 MiB; capped at 32 a peer beyond). 16 KiB: ceil(16 KiB / 64 KiB) = 1.
+  EXPECT_EQ(nccl_p2p_channels(16 << 10, 8, 18, 24), 1);
+  EXPECT_EQ(nccl_p2p_channels(1 << 20, 8, 18, 24), 4);
+  EXPECT_EQ(nccl_p2p_channels(Bytes{32} << 20, 8, 18, 24), 4);
+  EXPECT_EQ(nccl_p2p_channels(Bytes{64} << 20, 8, 18, 24), 4);
+  EXPECT_EQ(nccl_p2p_channels(Bytes{128} << 20, 8, 18, 24), 8);
+  EXPECT_EQ(nccl_p2p_channels(Bytes{256} << 20, 8, 18, 24), 16);
+  EXPECT_EQ(nccl_p2p_channels(Bytes{512} << 20, 8, 18, 24), 32);
+  EXPECT_EQ(nccl_p2p_channels(Bytes{16} << 30, 8, 18, 24), 32);
+  // 2 ranks: 32 x 2 > 32 -> 16 to start with.
+  EXPECT_EQ(nccl_p2p_channels(Bytes{32} << 20, 2, 18, 24), 16);
+  // The plan: 8 GPUs of one server (rail_clos: 450 GB/s NVLink, 0.824 payload = 370.8 GB/s), 64 MiB: 4 channels x
+  // 20 GB/s = 80 GB/s, so each transfer carries ceil(67,108,864 x 370.8 / 80 = 311,049,584.64) = 311,049,585 bytes;
+  // across servers (GPU 7 -> 8 of 16 GPUs) no scaling.
+  Options o;
+  o.tuner = true;
+  const auto plan = make_plan("auto", Op::SendRecv, iota(8), Bytes{64} << 20, o, testing::rail_clos(64));
+  ASSERT_EQ(plan.transfers.size(), 8u);
+  EXPECT_EQ(plan.transfers[0].bytes, 311'049'585);
+  const auto two = make_plan("auto", Op::SendRecv, iota(16), Bytes{64} << 20, o, testing::rail_clos(64));
+  EXPECT_EQ(two.transfers[7].ranks, (std::vector<int32_t>{7, 8}));
+  EXPECT_EQ(two.transfers[7].bytes, Bytes{64} << 20);
 }
 
 TEST(NcclTuner, Lists) {

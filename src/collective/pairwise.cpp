@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "collective/plan_util.hpp"
 #include "core/error.hpp"
@@ -37,22 +39,68 @@ plan::TransferPlan build_sendrecv(Op, const Group& group, Bytes bytes, const Opt
 
 }  // namespace
 
+namespace {
+
+// The server of GPU `rank` when its NVLinks end at an NVSwitch (a torus's chip-to-chip links do not), else kNone;
+// with its NVLink bandwidth (bits/s, one direction, summed over its links).
+std::pair<int32_t, double> nvswitch_server(const topology::Topology& topo, int32_t rank) {
+  const topology::NodeId g = topo.gpus[static_cast<size_t>(rank)];
+  if (topo.nodes[g].server == topology::kNone) return {topology::kNone, 0};
+  double bps = 0;
+  bool nvswitch = false;
+  for (auto [l, end] = topo.incident(g); l != end; ++l)
+    if (topo.links[*l].media == topology::Media::NvLink) {
+      bps += topo.links[*l].capacity.bps;
+      nvswitch = nvswitch || topo.nodes[topo.other_end(*l, g)].kind == topology::NodeKind::NvSwitch;
+    }
+  return {nvswitch ? topo.nodes[g].server : topology::kNone, bps};
+}
+
+bool same_nvswitch_server(const topology::Topology& topo, const plan::Transfer& t) {
+  if (t.kind != plan::TransferKind::P2p || t.bytes <= 0) return false;
+  const int32_t a = nvswitch_server(topo, t.ranks[0]).first;
+  return a != topology::kNone && a == nvswitch_server(topo, t.ranks[1]).first;
+}
+
+int64_t pow2_up(int64_t v) {
+  int64_t p = 1;
+  while (p < v) p <<= 1;
+  return p;
+}
+
+}  // namespace
+
 void scale_alltoall_nvlink(plan::TransferPlan& plan, const topology::Topology& topo) {
-  // An NVSwitch server: its GPUs' NVLinks end at an NVSwitch (a torus's chip-to-chip links are not).
-  const auto nvswitch_server = [&](int32_t rank) {
-    const topology::NodeId g = topo.gpus[static_cast<size_t>(rank)];
-    if (topo.nodes[g].server == topology::kNone) return topology::kNone;
-    for (auto [l, end] = topo.incident(g); l != end; ++l)
-      if (topo.links[*l].media == topology::Media::NvLink &&
-          topo.nodes[topo.other_end(*l, g)].kind == topology::NodeKind::NvSwitch)
-        return topo.nodes[g].server;
-    return topology::kNone;
-  };
+  for (auto& t : plan.transfers)
+    if (same_nvswitch_server(topo, t))
+      t.bytes = static_cast<Bytes>(std::ceil(static_cast<double>(t.bytes) / kAlltoallNvlinkEfficiency));
+}
+
+int32_t nccl_p2p_channels(Bytes bytes, int32_t ranks, int32_t nvlinks, int32_t comm_channels) {
+  const int64_t p2p = std::min<int64_t>(32, pow2_up(std::max(1, comm_channels)));               // p2pnChannels
+  const int64_t per_peer = std::min<int64_t>(p2p, pow2_up(2 * int64_t{std::max(1, nvlinks)}));  // NVLink peers
+  int64_t lo = per_peer;
+  while (lo * ranks > p2p && lo > 1) lo /= 2;  // "one channel per operation" when every peer is busy
+  constexpr int64_t kMinPart = int64_t{64} << 10, kMaxPart = int64_t{16} << 20;  // step / 8, step x 32 (one node)
+  int64_t n = std::min<int64_t>(lo, std::max<int64_t>(1, (bytes + kMinPart - 1) / kMinPart));
+  int64_t part = std::max<int64_t>(kMinPart, (bytes + n - 1) / n);
+  while (part > kMaxPart && n <= per_peer / 2) {
+    n *= 2;
+    part = (bytes + n - 1) / n;
+  }
+  return static_cast<int32_t>(n);
+}
+
+void scale_sendrecv_channels(plan::TransferPlan& plan, const topology::Topology& topo, Bytes bytes,
+                             int32_t comm_channels, double nvlink_efficiency) {
+  const auto ranks = static_cast<int32_t>(plan.transfers.size());
   for (auto& t : plan.transfers) {
-    if (t.kind != plan::TransferKind::P2p || t.bytes <= 0) continue;
-    const auto a = nvswitch_server(t.ranks[0]);
-    if (a == topology::kNone || a != nvswitch_server(t.ranks[1])) continue;
-    t.bytes = static_cast<Bytes>(std::ceil(static_cast<double>(t.bytes) / kAlltoallNvlinkEfficiency));
+    if (!same_nvswitch_server(topo, t)) continue;
+    const double raw = nvswitch_server(topo, t.ranks[0]).second;             // bits/s
+    const auto nvlinks = static_cast<int32_t>(std::lround(raw / 8 / 25e9));  // NVLink 4: 25 GB/s a link
+    const double payload = raw / 8 * nvlink_efficiency;                      // bytes/s
+    const double cap = nccl_p2p_channels(bytes, ranks, nvlinks, comm_channels) * kP2pChannelGBs * 1e9;
+    if (cap < payload) t.bytes = static_cast<Bytes>(std::ceil(static_cast<double>(t.bytes) * payload / cap));
   }
 }
 

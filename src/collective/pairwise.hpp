@@ -33,9 +33,27 @@
 // sizes below 32 MiB (not measured: there the launch is an extrapolation);
 // transfers that leave the server (NIC-bound; two servers of that table's
 // cluster are within 1 % of podnet at 4-16 GiB without either constant) are
-// not scaled. sendrecv (one peer per GPU) reaches the ring's rate at large
-// sizes in the same tables and is not scaled; its mid sizes are limited per
-// channel (docs/validation.md), which podnet does not model.
+// not scaled.
+//
+// NCCL's sendrecv inside an NVSwitch server (with Options::tuner): one p2p
+// operation runs on a number of channels that grows with its size, each
+// channel one thread block copying at most about kP2pChannelGBs (NVIDIA/nccl
+// enqueue.cc addP2pToPlan; graph/paths.cc): a communicator of n ranks on one
+// node has P = 32 p2p channels (its channels rounded up to a power of 2),
+// min(P, 2 x NVLinks rounded up) per peer, and an operation of S bytes
+// starts on min(c0, ceil(S / 64 KiB)) channels, c0 = P / n rounded down to
+// a power of 2 (at least 1), doubling while a channel's part exceeds 16 MiB
+// (a 512 KiB step x 32) and the per-peer maximum allows. A transfer between
+// two GPUs of one server therefore moves at min(NVLink payload, channels x
+// kP2pChannelGBs): its bytes are scaled by the ratio when the channels are
+// the slower (exact for a transfer alone on its links, as in sendrecv_perf;
+// it over-counts the link's share when others share it). The rate per
+// channel is fitted on the same tables' sendrecv rows (8 ranks, 4 channels
+// at 32 and 64 MiB: 79.6 and 82.0 GB/s; 8 at 128 MiB: 162.6; 16 at 256 MiB:
+// 299.6, i.e. 19.9, 20.5, 20.3, 18.7 a channel); before, podnet moved 64
+// MiB at the NVLink's 370 GB/s where the table shows 82 (4.5 x fast).
+// ASSUMPTIONS: the same rate on every GPU generation; transfers across
+// servers are not limited this way (NCCL's network channels are the NICs').
 #pragma once
 
 #include <cstdint>
@@ -46,6 +64,11 @@ namespace podnet::collective {
 
 inline constexpr double kAlltoallLaunchUs = 36.5;
 inline constexpr double kAlltoallNvlinkEfficiency = 0.911;
+inline constexpr double kP2pChannelGBs = 20.0;  // GB/s a p2p channel (thread block) copies, fitted
+
+// NCCL's channels for one p2p operation of `bytes` in a communicator of `ranks` ranks on one NVSwitch
+// server whose GPUs have `nvlinks` NVLinks each, with `comm_channels` channels (the rule above).
+int32_t nccl_p2p_channels(Bytes bytes, int32_t ranks, int32_t nvlinks, int32_t comm_channels);
 
 AlgorithmInfo pairwise_algorithm();
 AlgorithmInfo p2p_algorithm();
@@ -53,5 +76,9 @@ AlgorithmInfo p2p_algorithm();
 // Scales the bytes of the plan's P2p transfers between two GPUs of one
 // NVSwitch server by 1 / kAlltoallNvlinkEfficiency (rounded up).
 void scale_alltoall_nvlink(plan::TransferPlan& plan, const topology::Topology& topo);
+// Scales the bytes of a sendrecv plan's P2p transfers between two GPUs of one NVSwitch server so that they
+// move at min(NVLink payload, nccl_p2p_channels x kP2pChannelGBs) (rounded up).
+void scale_sendrecv_channels(plan::TransferPlan& plan, const topology::Topology& topo, Bytes bytes,
+                             int32_t comm_channels, double nvlink_efficiency);
 
 }  // namespace podnet::collective

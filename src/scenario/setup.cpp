@@ -34,6 +34,7 @@ Setup resolve(Scenario sc, std::optional<topology::Topology> fabric) {
     s.network.memory_limit = estimate::limit();  // what an observed run's records may grow to
     s.collective = collective::options_from(sc.section("collective"));
     s.collective.seed = sc.seed;  // draws the permutation pattern (collective/patterns.hpp)
+    s.collective.nvlink_efficiency = s.network.links[engine::LinkClass::NvLink].efficiency;
     s.placement = cluster::parse_policy(sc.section("placement").get_string("policy"));
     s.scheduler = cluster::parse_scheduler(sc.section("scheduler").get_string("policy"));
     s.reliability = reliability::config_from(sc.section("reliability"));
