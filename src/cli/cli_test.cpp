@@ -752,6 +752,38 @@ namespace {
 
 // podnet diagnose end to end: the simulated probes written as CSV, read back and localized to the same
 // suspect; a damaged probe file is refused at its line with exit status 2.
+// A lossy NIC link hidden in both directions (`direction: both`): round-trip probes cannot tell the directions
+// apart, so the suspect is the link "(either direction)", and it stands for both hidden directions. Before, the
+// second counted as missed: recall 0.5 and "time to localize: never" for a fault found and marked hidden.
+TEST(Cli, ConfigPlanRefusesAnInfiniBandFabric) {
+  // ib-sharp-1k runs InfiniBand: no eBGP, no SONiC to write; refused before anything is written.
+  const fs::path dir = temp_dir() / "ib-config-plan";
+  fs::remove_all(dir);
+  const Result r = run("design ib-sharp-1k --config-plan " + dir.string(), true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("network.transport is infiniband, whose fabric a subnet manager configures"), std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(dir / "frr"));
+}
+
+TEST(Diagnose, ALinkLossyBothWaysFoundAsTheLinkIsFoundBothWays) {
+  const fs::path dir = temp_dir() / "diagnose";
+  fs::create_directories(dir);
+  const std::string scenario = podnet::cli::testing::write_file(
+      dir, "both.yaml",
+      "schema_version: 1\nseed: 3\ntopology: {family: fat_tree, gpus: 128, tiers: 2, rail_optimized: true}\n"
+      "server: {gpus: 8, nics: 8, nic_speed: 400Gbps}\nswitch: {radix: 16, port_speed: 400Gbps}\n"
+      "faults:\n  - {kind: drop, link: \"gpu-node-002/nic0\", direction: both, probability: 0.002}\n");
+  const Result r = run("diagnose " + scenario + " --duration 60s --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto d = nlohmann::json::parse(r.out);
+  ASSERT_EQ(d["suspects"].size(), 1u) << d["suspects"];
+  EXPECT_EQ(d["score"]["false_negatives"], 0) << d["score"];
+  EXPECT_DOUBLE_EQ(d["score"]["recall"].get<double>(), 1.0) << d["score"];
+  EXPECT_DOUBLE_EQ(d["score"]["precision"].get<double>(), 1.0) << d["score"];
+  EXPECT_FALSE(d["time_to_localize_seconds"].is_null());
+}
+
 TEST(Diagnose, ProbeFileRoundTripAndBadFiles) {
   const fs::path dir = temp_dir() / "diagnose";
   fs::create_directories(dir);

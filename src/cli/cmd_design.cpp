@@ -80,6 +80,13 @@ int cmd_design(const Common& c, const DesignOptions& d) {
   check_output_dir("--netbox", d.netbox_dir);
   check_output_dir("--config-plan", d.config_plan_dir);
   scenario::Scenario sc = load_scenario(c);
+  const bool infiniband = sc.section("network").get_string("transport") == "infiniband";
+  if (!d.config_plan_dir.empty() && infiniband)
+    throw InputError(fmt::format(
+        "--config-plan {}: the plan is eBGP over Ethernet (FRR, SONiC, /31 links); network.transport is "
+        "infiniband, whose fabric a subnet manager configures (no routing protocol, no switch IP addresses): "
+        "nothing to write (the NetBox set, --netbox, has the InfiniBand fabric's devices and cables)",
+        d.config_plan_dir));
   topology::Topology t = sc.build_topology();
   nlohmann::json doc = design_document(sc, t, "design");
   const bool exports_to_stdout = !d.exports.empty() && c.out_dir.empty();
@@ -115,7 +122,8 @@ int cmd_design(const Common& c, const DesignOptions& d) {
     std::error_code ec;
     std::filesystem::create_directories(d.netbox_dir, ec);
     if (ec) throw InputError("--netbox " + d.netbox_dir + ": cannot create the directory: " + ec.message());
-    for (const auto& file : report::netbox_import_set(t, sc.hardware(), sc.name.empty() ? "podnet" : sc.name, &*plan)) {
+    for (const auto& file :
+         report::netbox_import_set(t, sc.hardware(), sc.name.empty() ? "podnet" : sc.name, &*plan, infiniband)) {
       write_out("--netbox", (std::filesystem::path(d.netbox_dir) / file.name).string(), file.text);
     }
     std::cerr << "podnet: wrote the NetBox import set into " << d.netbox_dir

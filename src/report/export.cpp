@@ -168,7 +168,14 @@ namespace {
 
 // NetBox interface type (dcim.choices.InterfaceTypeChoices) for a port speed: the OSFP / QSFP form factors of
 // each Ethernet speed, "other" for any other speed (a torus chip's own ports are "other" at any speed).
-const char* netbox_interface_type(double gbps) {
+const char* netbox_interface_type(double gbps, bool infiniband) {
+  if (infiniband) {  // InfiniBand's rates by generation (NDR 400 Gb/s a port, HDR 200, XDR 800, EDR 100)
+    if (gbps == 800) return "infiniband-xdr";
+    if (gbps == 400) return "infiniband-ndr";
+    if (gbps == 200) return "infiniband-hdr";
+    if (gbps == 100) return "infiniband-edr";
+    return "other";
+  }
   if (gbps == 800) return "800gbase-x-osfp";
   if (gbps == 400) return "400gbase-x-osfp";
   if (gbps == 200) return "200gbase-x-qsfp56";
@@ -215,7 +222,7 @@ std::string row(std::initializer_list<std::string_view> fields) {
 }  // namespace
 
 std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Hardware& hw, const std::string& site,
-                                          const topology::AddressPlan* plan) {
+                                          const topology::AddressPlan* plan, bool infiniband) {
   std::vector<NetboxFile> files;
   auto add = [&files](const char* name, const char* header) -> std::string& {
     files.push_back({name, std::string(header) + "\n"});
@@ -300,7 +307,7 @@ std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Har
       if (!interfaces.insert(device + '\n' + port_name).second) continue;
       // Description: the podnet node behind a server port ("gpu-node-0017/nic3"); a switch port is the switch.
       const Node& n = t.nodes[node];
-      it += row({device, port_name, n.kind == NodeKind::Gpu ? "other" : netbox_interface_type(g),
+      it += row({device, port_name, n.kind == NodeKind::Gpu ? "other" : netbox_interface_type(g, infiniband),
                  std::to_string(static_cast<int64_t>(std::llround(g * 1e6))),
                  n.kind == NodeKind::Switch ? std::string() : n.name});
     }

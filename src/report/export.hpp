@@ -113,9 +113,11 @@ struct NetboxFile {
   std::string text;  // CSV with header
 };
 // The NetBox import set (see above) for a fabric on one site named `site`, with the IP addresses of `plan`
-// (the default `addressing:` plan when null).
+// (the default `addressing:` plan when null). `infiniband` (network.transport: infiniband): the switch and
+// NIC ports are NetBox's InfiniBand types (infiniband-ndr at 400 Gb/s, ...), not Ethernet's.
 std::vector<NetboxFile> netbox_import_set(const topology::Topology& t, const topology::Hardware& hw,
-                                          const std::string& site, const topology::AddressPlan* plan = nullptr);
+                                          const std::string& site, const topology::AddressPlan* plan = nullptr,
+                                          bool infiniband = false);
 // 09-ip-addresses.csv of the set: every address of the plan on its interface (header kNetboxIpAddressColumns).
 std::string netbox_ip_addresses_csv(const topology::Topology& t, const topology::AddressPlan& plan);
 

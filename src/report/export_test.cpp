@@ -359,6 +359,13 @@ TEST(ExportTest, NetboxImportSetRows) {
   // Cable 5 (link 12, spine -> leaf, oriented leaf first): leaf port 4 = Ethernet1/5, spine port 0.
   EXPECT_EQ(it[9], "leaf-0,Ethernet1/5,400gbase-x-osfp,400000000,");
   EXPECT_EQ(it[10], "spine-0,Ethernet1/1,400gbase-x-osfp,400000000,");
+  {
+    // An InfiniBand fabric (network.transport: infiniband): the same ports as NDR InfiniBand ports.
+    std::map<std::string, std::vector<std::string>> ib;
+    for (const auto& f : netbox_import_set(tiny_topology(), tiny_hardware(), "lab 1", nullptr, true))
+      ib[f.name] = lines(f.text);
+    EXPECT_EQ(ib.at("07-interfaces.csv")[2], "leaf-0,Ethernet1/1,infiniband-ndr,400000000,");
+  }
   // Custom fields: every cf_ column of devices and cables is created, for its object type.
   const auto& cf = m.at("00-custom-fields.csv");
   ASSERT_EQ(cf.size(), 1u + 5u);

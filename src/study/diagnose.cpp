@@ -39,12 +39,19 @@ std::set<int32_t> truth_of(const std::vector<Fault>& faults, int32_t dirs) {
 }
 
 // The suspects as components. A suspect whose one look-alike is its own reverse direction (a NIC's link:
-// round-trip probes cross both directions) names the link: it stands for whichever direction is hidden.
+// round-trip probes cross both directions) names the link: it stands for whichever direction is hidden, and
+// for both when both are (a fault with `direction: both`; before, the second counted as missed).
 std::set<int32_t> suspects_of(const diagnose::Localization& loc, const std::set<int32_t>* truth) {
   std::set<int32_t> out;
   for (const auto& s : loc.suspects) {
     const bool reverse_alike = s.alike.size() == 1 && s.alike[0] == (s.component ^ 1) && s.component < loc.dirs;
-    out.insert(reverse_alike && truth && truth->count(s.component ^ 1) ? s.component ^ 1 : s.component);
+    const bool fwd = truth && truth->count(s.component), rev = truth && truth->count(s.component ^ 1);
+    if (!reverse_alike || (!fwd && !rev)) {
+      out.insert(s.component);
+      continue;
+    }
+    if (fwd) out.insert(s.component);
+    if (rev) out.insert(s.component ^ 1);
   }
   return out;
 }

@@ -80,11 +80,15 @@ void write_summary(const Recorder& r, std::ostream& out, size_t worst) {
     t.retransmits += c.retransmits;
     t.out_of_order += c.out_of_order;
   }
+  // CNPs as the senders received them (one per CNP; the ports count a CNP on every link it crosses).
+  uint64_t cnps = 0;
+  for (const auto& q : r.qps()) cnps += q.cnps;
   out << fmt::format(
-      "telemetry ({} engine, {} run{}, {} simulated): drops {} (buffer {}, link down {}), ECN marks {}, CNPs {}, "
-      "PAUSE frames {} sent / {} received, {} paused in all, retransmissions {}, out-of-order arrivals {}\n",
+      "telemetry ({} engine, {} run{}, {} simulated): drops {} (buffer {}, link down {}), ECN marks {}, CNPs {} "
+      "({} link crossings), PAUSE frames {} sent / {} received, {} paused in all, retransmissions {}, out-of-order "
+      "arrivals {}\n",
       r.engine(), r.runs(), r.runs() == 1 ? "" : "s", si_time(r.observed_s()), t.drops_buffer + t.drops_link,
-      t.drops_buffer, t.drops_link, t.ecn_marks, t.cnp_packets, t.pause_tx, t.pause_rx, si_time(t.paused_s),
+      t.drops_buffer, t.drops_link, t.ecn_marks, cnps, t.cnp_packets, t.pause_tx, t.pause_rx, si_time(t.paused_s),
       t.retransmits, t.out_of_order);
   const auto ids = worst_ports(r, worst);
   if (ids.empty()) return;

@@ -108,7 +108,10 @@ IP_STATUS = {"active", "reserved", "deprecated", "dhcp", "slaac"}  # ipam/choice
 IP_ROLES = {"", "loopback", "secondary", "anycast", "vip", "vrrp", "hsrp", "glbp", "carp"}
 CABLE_TYPES = {"dac-passive", "mmf-om4", "smf-os2"}
 INTERFACE_TYPES = {"800gbase-x-osfp", "400gbase-x-osfp", "200gbase-x-qsfp56", "100gbase-x-qsfp28",
-                   "25gbase-x-sfp28", "other", "virtual"}
+                   "25gbase-x-sfp28", "other", "virtual",
+                   # InfiniBand generations (InterfaceTypeChoices TYPE_INFINIBAND_EDR .. _XDR), for
+                   # network.transport: infiniband
+                   "infiniband-edr", "infiniband-hdr", "infiniband-ndr", "infiniband-xdr"}
 CF_TYPES = {"text", "integer", "decimal"}
 RACK_WIDTHS = {"10", "19", "21", "23"}
 SLUG = re.compile(r"^[-a-zA-Z0-9_]+$")
