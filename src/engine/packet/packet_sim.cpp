@@ -448,7 +448,7 @@ void PacketSim::Impl::transmit(DirLink p, Packet k) {
   st.wire_bytes += static_cast<double>(bytes);
   if (k.type == kCnp) ++st.cnp_packets;
   if (k.type == kData) {
-    ports->count_data(p, k.raw, now, opt.util_window.ps, cap[p]);
+    ports->count_data(p, k.raw, now, ser, opt.util_window.ps, cap[p]);
     last_tx = now;
     if (k.in_port >= 0 && ecn && I.from_mmu) ports->mark_ecn(p, k);  // on the queue left behind (HPCC: at dequeue)
     if (k.in_port >= 0 && ports->hot[k.in_port].to_mmu) {

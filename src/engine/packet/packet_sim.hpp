@@ -229,15 +229,17 @@ struct PortStats {
   uint64_t out_of_order = 0;  // data packets that arrived over this link at their destination beyond a hole
   uint64_t drops = 0;         // data packets dropped before joining this port's queue (buffer admission)
   uint64_t ecn_marks = 0;
-  uint64_t pause_rx = 0;        // PAUSE (XOFF) frames received by this egress port
-  uint64_t pause_tx = 0;        // PAUSE frames sent upstream about this link (by its receiving end)
-  Time paused;                  // time this port's data class was paused
-  uint64_t lost = 0;            // packets lost to this link's failure (queued, on its wire, or sent to it while dead)
-  uint64_t silent = 0;          // packets lost to a silent fault on this link or the switch it enters (§11)
-  Bytes pg_shared_max = 0;      // peak lossless shared-buffer bytes held for this ingress (entering a switch; §12)
-  Bytes max_queue = 0;          // peak data bytes queued
-  double queue_byte_ps = 0;     // integral of data bytes queued over time
-  double peak_utilization = 0;  // peak payload rate / payload capacity over util_window
+  uint64_t pause_rx = 0;     // PAUSE (XOFF) frames received by this egress port
+  uint64_t pause_tx = 0;     // PAUSE frames sent upstream about this link (by its receiving end)
+  Time paused;               // time this port's data class was paused
+  uint64_t lost = 0;         // packets lost to this link's failure (queued, on its wire, or sent to it while dead)
+  uint64_t silent = 0;       // packets lost to a silent fault on this link or the switch it enters (§11)
+  Bytes pg_shared_max = 0;   // peak lossless shared-buffer bytes held for this ingress (entering a switch; §12)
+  Bytes max_queue = 0;       // peak data bytes queued
+  double queue_byte_ps = 0;  // integral of data bytes queued over time
+  // Peak payload rate / payload capacity over util_window; a packet's payload counts in each window in
+  // proportion to its serialization time there, so a saturated port reads 1.0 (not 1.003).
+  double peak_utilization = 0;
   // Time (ps) spent with the data bytes queued in each depth bucket
   // (depth_histogram.hpp; the empty queue's time is the rest of the run).
   std::vector<double> queue_hist;

@@ -63,6 +63,7 @@ struct alignas(64) PortState {
   int64_t q_last = 0;
   int64_t win_idx = -1;
   double win_bytes = 0;
+  double next_bytes = 0;  // payload of a packet serialized across the window's end, owed to the next window
   bool paused = false;
   bool credit_limited = false;
   uint8_t rr = 0;
@@ -217,20 +218,23 @@ class Ports {
   }
 
   // Telemetry of a data packet of `payload` bytes leaving p at `now`.
-  void count_data(routing::DirLink p, int64_t payload, int64_t now, int64_t window_ps, double cap_bps) {
+  // A data packet whose serialization takes [now, now + ser_ps): its payload counts in the utilization windows
+  // in proportion to the time it spends in each (all in one window, the one it started in, made a saturated
+  // port read 100.3 %).
+  void count_data(routing::DirLink p, int64_t payload, int64_t now, int64_t ser_ps, int64_t window_ps, double cap_bps) {
     PortState& s = state[p];
     PortStats& st = stats_of[p];
     ++st.data_packets;
     st.payload_bytes += static_cast<double>(payload);
     const int64_t w = now / window_ps;
-    if (w != s.win_idx) {
-      if (s.win_idx >= 0)
-        st.peak_utilization =
-            std::max(st.peak_utilization, s.win_bytes * 8.0 / (cap_bps * static_cast<double>(window_ps) * 1e-12));
-      s.win_idx = w;
-      s.win_bytes = 0;
+    if (w != s.win_idx) roll_window(s, st, w, window_ps, cap_bps);
+    const int64_t edge = (w + 1) * window_ps;
+    double here = static_cast<double>(payload);
+    if (ser_ps > 0 && now + ser_ps > edge) {
+      here = static_cast<double>(payload) * static_cast<double>(edge - now) / static_cast<double>(ser_ps);
+      s.next_bytes += static_cast<double>(payload) - here;
     }
-    s.win_bytes += static_cast<double>(payload);
+    s.win_bytes += here;
   }
 
   // Closes the time integrals at `now` (end of a run).
@@ -249,14 +253,28 @@ class Ports {
         s.paused_since = end;
       }
       if (s.win_idx >= 0 && win_s > 0) {
-        st.peak_utilization = std::max(st.peak_utilization, s.win_bytes * 8.0 / (cap[p] * win_s));
+        st.peak_utilization =
+            std::max(st.peak_utilization, std::max(s.win_bytes, s.next_bytes) * 8.0 / (cap[p] * win_s));
         s.win_idx = -1;
         s.win_bytes = 0;
+        s.next_bytes = 0;
       }
     }
   }
 
  private:
+  // Closes window s.win_idx (and the one after it, when only a carried packet's tail fell in it) and opens w.
+  static void roll_window(PortState& s, PortStats& st, int64_t w, int64_t window_ps, double cap_bps) {
+    const double full = cap_bps * static_cast<double>(window_ps) * 1e-12;  // bits a window holds
+    if (s.win_idx >= 0) {
+      st.peak_utilization = std::max(st.peak_utilization, s.win_bytes * 8.0 / full);
+      if (w > s.win_idx + 1) st.peak_utilization = std::max(st.peak_utilization, s.next_bytes * 8.0 / full);
+    }
+    s.win_bytes = s.win_idx >= 0 && w == s.win_idx + 1 ? s.next_bytes : 0.0;
+    s.next_bytes = 0;
+    s.win_idx = w;
+  }
+
   void touch_queue(routing::DirLink p, int64_t delta, int64_t now) {
     PortState& s = state[p];
     PortStats& st = stats_of[p];
