@@ -168,19 +168,6 @@ TEST(Cli, TrainRefusesAJobThatDoesNotFitUnlessAllowOom) {
   EXPECT_NE(forced.out.find("\"fits\": false"), std::string::npos);
 }
 
-TEST(Cli, TrainNotesWhatZeroTwoDoesNotPay) {
-  // ZeRO-2 with 8 microbatches per replica (global batch 64 over dp 8): the gradients are reduced once here, every
-  // microbatch in a real run; the output says so. ZeRO-1 (what podnet times as it runs) has no note.
-  const std::string job =
-      "train leafspine-8k --engine analytical --set topology.gpus=64 --set workload.model=llama3-8b --set "
-      "workload.tp=8 --set workload.pp=1 --set workload.interleave=1 --set workload.dp=8 --set "
-      "workload.global_batch=64 --format json --set workload.zero=";
-  const auto two = nlohmann::json::parse(run(job + "2").out);
-  ASSERT_TRUE(two.contains("notes")) << two.dump().substr(0, 300);
-  EXPECT_NE(two["notes"][0].get<std::string>().find("ZeRO-2 with 8 microbatches per replica"), std::string::npos);
-  EXPECT_FALSE(nlohmann::json::parse(run(job + "1").out).contains("notes"));
-}
-
 TEST(Cli, TrainAndReliabilityJson) {
   Result t = run("train leafspine-8k --engine analytical --format json");
   ASSERT_EQ(t.status, 0);

@@ -27,14 +27,6 @@ nlohmann::json breakdown_json(const workload::Breakdown& b) {
 void add_training(nlohmann::json& o, const workload::TrainResult& r) {
   const workload::Job& j = r.job;
   const workload::ModelSpec& m = j.model;
-  // What the run does not model and the reader should know (only when it applies).
-  if (j.zero >= 2 && j.microbatches() > 1 && j.replicas() > 1)
-    o["notes"] = {fmt::format(
-        "ZeRO-{} with {} microbatches per replica: podnet reduces the gradients once per iteration, after the last "
-        "backward{}; a ZeRO-{} run reduces them after every microbatch's backward (its gradients are sharded){}. The "
-        "dp time is a lower bound; ZeRO-1 (workload.zero=1) is what podnet times as it runs",
-        j.zero, j.microbatches(), j.zero == 3 ? ", and gathers the parameters in two chains" : "", j.zero,
-        j.zero == 3 ? " and gathers the parameters before every forward and backward" : "")};
   // An imported workload (workload/simai.hpp) carries compute times and collectives but no model shape,
   // GPU, batch or sequence size: what depends on them is null ('-' in tables), never a made-up 0.
   const bool known = m.layers > 0 && m.hidden > 0;
@@ -688,8 +680,6 @@ nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy&
 
 void write_train_table(const nlohmann::json& d, std::ostream& out) {
   write_training_table(d, out);
-  if (d.contains("notes"))
-    for (const auto& n : d["notes"]) out << "\n  note: " << n.get<std::string>() << "\n";
   if (d.contains("reliability")) write_training_reliability(d["reliability"], out);
   if (!d.contains("failures")) return;
   const auto& f = d["failures"];

@@ -467,37 +467,38 @@ class Builder {
     using collective::Op;
     auto fits = [&](const G& g, const GradBucket& b) { return g.expert == b.expert; };
     std::vector<std::vector<int32_t>> tail(groups.size());
-    // ZeRO-3: two chains of parameter all-gathers, in forward order.
-    if (job_.zero == 3 && !groups.empty() && !buckets.empty()) {
-      std::vector<int32_t> first_bucket_sinks, second_chain_sinks;
-      std::vector<char> first_done(groups.size(), 0);
-      for (int pass = 0; pass < 2; ++pass)
-        for (size_t bi = buckets.size(); bi-- > 0;) {
-          const GradBucket& b = *buckets[bi];
+    // ZeRO-2 and 3 keep the gradients sharded, so every microbatch's backward reduce-scatters its chunk's
+    // buckets (the last one's below, overlapped bucket by bucket); ZeRO-3 also gathers a chunk's parameters
+    // before each of its passes (all-gathers run ahead on the group's stream, the pass waits for its own).
+    // One stream per group: in schedule order, gathers and reduce-scatters one after another.
+    if (job_.zero >= 2 && !groups.empty()) {
+      for (const PipeOp& op : pipeline_order(P_, V_, M_, i)) {
+        const OpRec& rec = ops_[op_index(i, op.chunk, op.microbatch, op.forward)];
+        const auto& cb = chunk_buckets(i, op.chunk);
+        if (job_.zero == 3) {
+          std::vector<int32_t> sinks;
+          for (size_t bi = cb.size(); bi-- > 0;)
+            for (size_t gi = 0; gi < groups.size(); ++gi) {
+              if (!fits(groups[gi], cb[bi])) continue;
+              tail[gi] = collective(groups[gi].key, groups[gi].gpus, Op::AllGather, cb[bi].bytes, tail[gi], i,
+                                    groups[gi].lane,
+                                    fmt::format("ag {} c{} mb{} {} ", op.forward ? "F" : "B", op.chunk, op.microbatch,
+                                                cb[bi].name));
+              sinks.insert(sinks.end(), tail[gi].begin(), tail[gi].end());
+            }
+          auto& d = ip_.plan.transfers[static_cast<size_t>(rec.first)].deps;
+          d.insert(d.end(), sinks.begin(), sinks.end());
+        }
+        if (op.forward || op.microbatch == M_ - 1) continue;
+        for (const GradBucket& b : cb)
           for (size_t gi = 0; gi < groups.size(); ++gi) {
             if (!fits(groups[gi], b)) continue;
-            auto s = collective(groups[gi].key, groups[gi].gpus, Op::AllGather, b.bytes, tail[gi], i, groups[gi].lane,
-                                fmt::format("ag{} {} ", pass + 1, b.name));
-            tail[gi] = s;
-            if (pass == 0 && !first_done[gi]) {
-              first_done[gi] = 1;
-              first_bucket_sinks.insert(first_bucket_sinks.end(), s.begin(), s.end());
-            }
+            std::vector<int32_t> deps = tail[gi];
+            deps.push_back(rec.last);
+            tail[gi] = collective(groups[gi].key, groups[gi].gpus, b.op, b.bytes, deps, i, groups[gi].lane,
+                                  fmt::format("{} mb{} {} ", collective::op_name(b.op), op.microbatch, b.name));
           }
-        }
-      for (auto& t : tail) second_chain_sinks.insert(second_chain_sinks.end(), t.begin(), t.end());
-      // The stage's first forward waits for the first bucket; its first backward for the second chain.
-      int32_t first_f = -1, first_b = -1;
-      for (int32_t idx : chain) {
-        if (ip_.category[static_cast<size_t>(idx)] != Category::Compute) continue;
-        const auto& label = ip_.plan.transfers[static_cast<size_t>(idx)].label;
-        if (first_f < 0 && label[0] == 'F') first_f = idx;
-        if (first_b < 0 && label[0] == 'B') first_b = idx;
       }
-      auto& fd = ip_.plan.transfers[static_cast<size_t>(first_f)].deps;
-      fd.insert(fd.end(), first_bucket_sinks.begin(), first_bucket_sinks.end());
-      auto& bd = ip_.plan.transfers[static_cast<size_t>(first_b)].deps;
-      bd.insert(bd.end(), second_chain_sinks.begin(), second_chain_sinks.end());
     }
     // Gradient reduction, bucket by bucket, overlapped with the last backward.
     for (size_t bi = 0; bi < buckets.size(); ++bi) {

@@ -107,13 +107,15 @@
 //   SIMPLIFICATION: those are not simulated, so their traffic does not
 //   contend with the forwards' p2p (simulating them as a chain beside the
 //   forwards made the default run 3.7x slower on the flow engine, for an iteration 38 ms (0.6 %) longer:
-//   6,032.6 against 5,994.1 ms); ZeRO 3: reduce-scatter per bucket, plus two
-//   chains of parameter all-gathers (one from the start of the iteration, which the stage's first forward waits for the
-//   first bucket of; one after it, which the first backward waits for): 1.5x the all-reduce volume. MoE expert
-//   gradients are reduced over the EDP groups the same way. LIMIT: ZeRO-2 and 3 shard the gradients, so a real
-//   run reduces them after every microbatch's backward (and ZeRO-3 gathers the parameters before every pass);
-//   here they are reduced once, after the last, as ZeRO-1 does: with m > 1 the dp time is a lower bound, and
-//   the report says so (a note in train's output).
+//   6,032.6 against 5,994.1 ms); ZeRO 3: reduce-scatter per bucket, and no
+//   gathers after the optimizer (see below). MoE expert
+//   gradients are reduced over the EDP groups the same way. ZeRO-2 and 3 keep the gradients sharded, so
+//   every earlier microbatch's backward reduce-scatters its chunk's buckets too (after that pass, on the
+//   group's stream), and ZeRO-3 gathers a chunk's parameters before each of its 2 m passes (the gathers run
+//   ahead on the stream; a pass waits for its own) instead of two chains: with m microbatches ZeRO-2 makes
+//   m reduce-scatters and the gathers after the optimizer, ZeRO-3 m reduce-scatters and 2 m gathers per
+//   bucket (until 2026-11 both reduced once, as ZeRO-1, and ZeRO-3 gathered in two chains: their dp time
+//   was a lower bound).
 // - Optimizer: one Compute op per stage after its DP collectives: Adam
 //   reads and writes 28 bytes per parameter it owns (fp32 master, m, v read
 //   and written, the gradient read, the bf16 parameter written) at HBM

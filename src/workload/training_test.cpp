@@ -192,11 +192,15 @@ TEST(Training, SimulateSmallJobEndToEnd) {
 }
 
 TEST(Training, ZeroStagesAddTheirCollectives) {
-  // ZeRO-1: RS per bucket + AG per bucket after the optimizer (2 collectives per bucket per group); ZeRO-3:
-  // RS + two parameter AG chains (3), 1.5x the all-reduce volume.
+  // z0 = ZeRO-0's all-reduces (one per bucket per group, after the last microbatch). With m = 16 / 4 = 4
+  // microbatches per replica: ZeRO-1 reduce-scatters once and gathers after the optimizer, 2 z0. ZeRO-2 keeps the
+  // gradients sharded, so every microbatch's backward reduce-scatters: 4 z0, + the gathers: 5 z0. ZeRO-3 also
+  // gathers a chunk's parameters before each of its 2 m passes: 4 z0 + 8 z0 = 12 z0 (before 2026-11 ZeRO-2 had
+  // ZeRO-1's 2 z0 and ZeRO-3 3 z0, whatever m).
   Job j = tiny(2, 16);
   j.tp = 1;
   j.dp = 4;
+  ASSERT_EQ(j.microbatches(), 4);
   const auto& topo = rail(32);
   auto count = [&](int zero) {
     j.zero = zero;
@@ -204,13 +208,19 @@ TEST(Training, ZeroStagesAddTheirCollectives) {
   };
   const int64_t z0 = count(0);
   EXPECT_EQ(count(1), 2 * z0);
-  EXPECT_EQ(count(3), 3 * z0);
+  EXPECT_EQ(count(2), 5 * z0);
+  EXPECT_EQ(count(3), 12 * z0);
   auto backend = engine::make_backend("analytical", topo);
-  for (int zero : {0, 1, 3}) {
+  Time it[4];
+  for (int zero : {0, 1, 2, 3}) {
     j.zero = zero;
     const TrainResult r = simulate_training(j, identity(8), topo, *backend, TrainOptions{});
     EXPECT_EQ(r.breakdown.total(), r.iteration) << zero;
+    it[zero] = r.iteration;
   }
+  // More communication is never faster: ZeRO-2 and 3 take at least ZeRO-1's time.
+  EXPECT_GE(it[2], it[1]);
+  EXPECT_GE(it[3], it[2]);
 }
 
 }  // namespace
