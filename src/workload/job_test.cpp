@@ -376,7 +376,7 @@ TEST(Memory, Llama405bOnOneGpuDoesNotFitAndSaysWhy) {
 
 TEST(Memory, TheHintOffersZeroOnlyWhenItHelps) {
   // Llama 3 70B at TP8 PP1 DP8, ZeRO 0: 70.6e9 / 8 = 8.8e9 parameters a GPU, Adam states 12 B each = 106 GB of
-  // the total; ZeRO-1 shards them over 8 (-93 GB): offered, with its saving.
+  // the total; ZeRO-1 shards 7/8 of them (-92.6 GB): offered, with its saving.
   Params p = defaults();
   set(p, "model", "llama3-70b");
   set(p, "tp", 8);
