@@ -37,10 +37,6 @@ plan::TransferPlan build_sendrecv(Op, const Group& group, Bytes bytes, const Opt
   return plan;
 }
 
-}  // namespace
-
-namespace {
-
 // The server of GPU `rank` when its NVLinks end at an NVSwitch (a torus's chip-to-chip links do not), else kNone;
 // with its NVLink bandwidth (bits/s, one direction, summed over its links).
 std::pair<int32_t, double> nvswitch_server(const topology::Topology& topo, int32_t rank) {
@@ -56,10 +52,11 @@ std::pair<int32_t, double> nvswitch_server(const topology::Topology& topo, int32
   return {nvswitch ? topo.nodes[g].server : topology::kNone, bps};
 }
 
-bool same_nvswitch_server(const topology::Topology& topo, const plan::Transfer& t) {
-  if (t.kind != plan::TransferKind::P2p || t.bytes <= 0) return false;
-  const int32_t a = nvswitch_server(topo, t.ranks[0]).first;
-  return a != topology::kNone && a == nvswitch_server(topo, t.ranks[1]).first;
+// The source's NVLink bandwidth (bits/s) when P2p transfer t stays inside one NVSwitch server, else 0.
+double nvswitch_pair_bps(const topology::Topology& topo, const plan::Transfer& t) {
+  if (t.kind != plan::TransferKind::P2p || t.bytes <= 0) return 0;
+  const auto [a, bps] = nvswitch_server(topo, t.ranks[0]);
+  return a != topology::kNone && a == nvswitch_server(topo, t.ranks[1]).first ? bps : 0;
 }
 
 int64_t pow2_up(int64_t v) {
@@ -72,7 +69,7 @@ int64_t pow2_up(int64_t v) {
 
 void scale_alltoall_nvlink(plan::TransferPlan& plan, const topology::Topology& topo) {
   for (auto& t : plan.transfers)
-    if (same_nvswitch_server(topo, t))
+    if (nvswitch_pair_bps(topo, t) > 0)
       t.bytes = static_cast<Bytes>(std::ceil(static_cast<double>(t.bytes) / kAlltoallNvlinkEfficiency));
 }
 
@@ -95,8 +92,8 @@ void scale_sendrecv_channels(plan::TransferPlan& plan, const topology::Topology&
                              int32_t comm_channels, double nvlink_efficiency) {
   const auto ranks = static_cast<int32_t>(plan.transfers.size());
   for (auto& t : plan.transfers) {
-    if (!same_nvswitch_server(topo, t)) continue;
-    const double raw = nvswitch_server(topo, t.ranks[0]).second;             // bits/s
+    const double raw = nvswitch_pair_bps(topo, t);  // bits/s
+    if (raw <= 0) continue;
     const auto nvlinks = static_cast<int32_t>(std::lround(raw / 8 / 25e9));  // NVLink 4: 25 GB/s a link
     const double payload = raw / 8 * nvlink_efficiency;                      // bytes/s
     const double cap = nccl_p2p_channels(bytes, ranks, nvlinks, comm_channels) * kP2pChannelGBs * 1e9;

@@ -220,7 +220,7 @@ std::vector<std::string> default_fit_keys(const std::vector<NcclTestsLog>& logs,
   // moves it), and the tuner chooses algorithm, protocol and channels from the nominal speeds (nic_speed,
   // nvlink_bandwidth), so fit the payload share the links achieve, which leaves NCCL's choices as they are.
   if (!multi_host) return {"links.nvlink_efficiency"};
-  const bool ib = engine::network_options_from(sc.section("network"), sc.seed).transport.name == "infiniband";
+  const bool ib = sc.section("network").get_string("transport") == "infiniband";
   std::vector<std::string> keys = {ib ? "links.infiniband_efficiency" : "links.ethernet_efficiency",
                                    "links.nvlink_efficiency"};
   if (engine_latency) keys.push_back("network.stack_latency");

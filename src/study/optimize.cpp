@@ -87,12 +87,12 @@ std::string optimize_base(const std::string& resolved_yaml, int64_t gpus, const 
     if (!model.empty()) w["model"] = model;
     const auto get = [&](const char* key, int64_t fallback) { return w[key] ? w[key].as<int64_t>() : fallback; };
     const int64_t tp = get("tp", 1), pp = get("pp", 1), cp = get("cp", 1);
+    if (gpus % (tp * pp * cp) != 0)
+      throw InputError(fmt::format("--gpus {}: not a multiple of workload tp x pp x cp = {} x {} x {} = {}; set "
+                                   "workload.tp, pp or cp (--set) so that it is",
+                                   gpus, tp, pp, cp, tp * pp * cp));
     if (!w["dp"]) {
       // dp auto: every design point's job fills its --gpus, with the scenario's global batch.
-      if (gpus % (tp * pp * cp) != 0)
-        throw InputError(fmt::format("--gpus {}: not a multiple of workload tp x pp x cp = {} x {} x {} = {}; set "
-                                     "workload.tp, pp or cp (--set) so that it is",
-                                     gpus, tp, pp, cp, tp * pp * cp));
       const int64_t dp = gpus / (tp * pp * cp), mb = get("microbatch", 1), batch = get("global_batch", 1);
       if (batch % (dp * mb) != 0)
         throw InputError(fmt::format("--gpus {}: workload.dp is auto, so it is {} / (tp x pp x cp = {}) = {}, but "
@@ -103,10 +103,6 @@ std::string optimize_base(const std::string& resolved_yaml, int64_t gpus, const 
     }
     const int64_t dp = w["dp"].as<int64_t>();
     if (tp * pp * cp * dp != gpus) {
-      if (gpus % (tp * pp * cp) != 0)
-        throw InputError(fmt::format("--gpus {}: not a multiple of workload tp x pp x cp = {} x {} x {} = {}; set "
-                                     "workload.tp, pp or cp (--set) so that it is",
-                                     gpus, tp, pp, cp, tp * pp * cp));
       const int64_t new_dp = gpus / (tp * pp * cp);
       const int64_t batch = w["global_batch"].as<int64_t>();
       if (batch % dp != 0)

@@ -536,12 +536,12 @@ double activation_bytes_per_layer(const Job& j) {
   const double sbh = s * b * h;
   if (j.recompute == Recompute::Full) return 2 * sbh / (j.sequence_parallel ? t : 1.0);
   const double masks = m.dropout ? 2 * sbh : 0.0;
-  const double replicated_dense = 4 * sbh + 2 * sbh + 2 * sbh + masks;
   // MoE: a token's MLP activations are kept for each of its k experts, and its k dispatched copies (the
   // experts' inputs) beside the router's input.
   const double k = m.moe() ? static_cast<double>(m.top_k) : 1.0;
-  const double mlp = (m.gated_mlp ? 6.0 : 4.0) * s * b * f * k;
   const double dispatched = m.moe() ? 2 * sbh * k : 0.0;
+  const double replicated = 4 * sbh + 2 * sbh + 2 * sbh + masks + dispatched;
+  const double mlp = (m.gated_mlp ? 6.0 : 4.0) * s * b * f * k;
   const double split = 2 * sbh + 2 * s * b * h_kv + 2 * s * b * h_kv + 2 * sbh + mlp;
   // The core sees the full sequence's keys: a s_local s b scores per CP rank; CP never stores it (blockwise).
   // Unfused: the scores, softmax output and dropout mask (Korthikanti et al. 2022, 5 a s^2 b with dropout).
@@ -549,7 +549,6 @@ double activation_bytes_per_layer(const Job& j) {
   const double core = (j.recompute == Recompute::Selective || j.cp > 1) ? 0.0
                       : j.flash_attention                               ? 4.0 * a * s * b
                                           : (m.dropout ? 5.0 : 2.0) * a * s * static_cast<double>(m.seq) * b;
-  const double replicated = replicated_dense + dispatched;
   return replicated / (j.sequence_parallel ? t : 1.0) + split / t + core / t;
 }
 
