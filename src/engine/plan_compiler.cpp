@@ -81,6 +81,14 @@ void PlanCompiler::compile(const plan::TransferPlan& plan, int32_t index, std::v
     cache_.clear();
     cached_bytes_ = 0;
     cache_epoch_ = router_.epoch();
+    miss_run_ = 0;
+  }
+  // A long run of misses (a plan of distinct transfers): look up only every
+  // kProbeEvery-th transfer until one hits again (the others compile as a
+  // miss would; the cache only saves work, it never changes a route).
+  if (miss_run_ >= kBypassAfter && miss_run_++ % kProbeEvery != 0) {
+    compile_routes(t, index, out);
+    return;
   }
   key_.clear();
   auto put = [&](int64_t v) { key_.append(reinterpret_cast<const char*>(&v), sizeof v); };
@@ -94,8 +102,10 @@ void PlanCompiler::compile(const plan::TransferPlan& plan, int32_t index, std::v
   put(static_cast<int64_t>(t.edges.size()));
   key_.append(reinterpret_cast<const char*>(t.edges.data()), t.edges.size() * sizeof(t.edges[0]));
   const size_t first = out.size();
+  ++lookups_;
   auto hit = cache_.find(key_);
   if (hit == cache_.end()) {
+    if (miss_run_ < kBypassAfter) ++miss_run_;
     compile_routes(t, index, out);
     size_t bytes = key_.size() + sizeof(CompiledFlow) * (out.size() - first);
     for (size_t i = first; i < out.size(); ++i) bytes += out[i].parts.size() * sizeof(routing::PathPart);
@@ -105,6 +115,8 @@ void PlanCompiler::compile(const plan::TransferPlan& plan, int32_t index, std::v
     }
     return;
   }
+  miss_run_ = 0;
+  ++hits_;
   // The same routes and latencies; this transfer's own index and bytes (compile_routes' split for P2p QPs).
   const auto& flows = hit->second;
   const int64_t n = static_cast<int64_t>(flows.size());

@@ -40,6 +40,12 @@ class PlanCompiler {
   double class_efficiency(topology::LinkId l) const { return class_eff_[static_cast<size_t>(l)]; }
   // Latency of one hop whose route is `parts` (fractions weight a sprayed route).
   Time hop_latency(const std::vector<routing::PathPart>& parts) const;
+  // After kBypassAfter misses in a row (a plan of distinct transfers, such as a large all-to-all: the lookups
+  // and insertions cost more than they save), only every kProbeEvery-th transfer is looked up until one hits.
+  static constexpr uint32_t kBypassAfter = 16384, kProbeEvery = 64;
+  // The route cache's lookups and hits so far (tests, benches).
+  uint64_t cache_lookups() const { return lookups_; }
+  uint64_t cache_hits() const { return hits_; }
 
  private:
   void add_hop(int32_t src, int32_t dst, int32_t qps, uint64_t entropy_base, double& latency_sum);
@@ -50,6 +56,8 @@ class PlanCompiler {
   // not changed (epoch); bounded to kMaxCachedBytes of keys and path parts in all (a plan of distinct
   // transfers, such as a large all-to-all, stops adding to it).
   static constexpr size_t kMaxCachedBytes = size_t{32} << 20;
+  uint32_t miss_run_ = 0;  // misses in a row, then (from kBypassAfter) transfers since
+  uint64_t lookups_ = 0, hits_ = 0;
   std::unordered_map<std::string, std::vector<CompiledFlow>> cache_;
   uint64_t cache_epoch_ = 0;
   size_t cached_bytes_ = 0;

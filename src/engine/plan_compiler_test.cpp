@@ -114,5 +114,41 @@ TEST(PlanCompiler, AdaptiveRoutingIsNeverCached) {
   EXPECT_TRUE(differ);
 }
 
+TEST(PlanCompiler, ARunOfDistinctTransfersStopsLookingUpUntilOneHits) {
+  // A plan of distinct transfers (a large all-to-all) misses every time: after kBypassAfter misses in a row only
+  // every kProbeEvery-th transfer is looked up; a probe that hits resumes the lookups. Routes never change.
+  const topology::Topology t = fabric();
+  constexpr int32_t kRun = static_cast<int32_t>(PlanCompiler::kBypassAfter), kProbe = PlanCompiler::kProbeEvery;
+  plan::TransferPlan p;
+  for (int32_t i = 0; i < kRun + 2 * kProbe; ++i) {  // distinct: the channel is part of the key
+    plan::Transfer x;
+    x.kind = plan::TransferKind::P2p;
+    x.ranks = {i % 32, (i + 1 + i / 32 % 31) % 32};
+    x.bytes = 1000;
+    x.channel = i;
+    p.add(x);
+  }
+  p.add(p.transfers[0]);  // index kRun + 2 kProbe: a repeat of transfer 0, met at a probe
+  p.add(p.transfers[1]);  // looked up again after that hit
+  routing::Router router(t, routing::RouteOptions{}), fresh_router(t, routing::RouteOptions{});
+  PlanCompiler c(t, router, transport_preset("rocev2"));
+  std::vector<CompiledFlow> a, b;
+  for (int32_t i = 0; i < static_cast<int32_t>(p.transfers.size()); ++i) {
+    c.compile(p, i, a);
+    PlanCompiler fresh(t, fresh_router, transport_preset("rocev2"));  // routes afresh: an empty cache
+    fresh.compile(p, i, b);
+  }
+  // kRun misses looked up; then the transfers kRun + j, j = 0 .. 2 kProbe - 1, are looked up at j = 0 and
+  // j = kProbe (2 more misses); the repeat of transfer 0 sits at j = 2 kProbe, a probe: it hits, and the repeat
+  // of transfer 1 is looked up (and hits): kRun + 4 lookups, 2 hits.
+  EXPECT_EQ(c.cache_lookups(), static_cast<uint64_t>(kRun) + 4);
+  EXPECT_EQ(c.cache_hits(), 2u);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    expect_same_routes(a[i], b[i]);
+    EXPECT_EQ(a[i].transfer, b[i].transfer);
+  }
+}
+
 }  // namespace
 }  // namespace podnet::engine
