@@ -141,6 +141,10 @@ std::vector<ParamSpec> workload_params() {
       {"flash_attention", ParamType::Bool, "true",
        "FlashAttention: the attention core on its causal half at attention_efficiency, no s^2 activations; "
        "false = the unfused core (4 s h at compute_efficiency, the s x s scores through HBM and stored)"},
+      {"overlap_grad_reduce", ParamType::Bool, "true",
+       "reduce each gradient bucket as soon as the last backward has made it final, overlapping the rest of that "
+       "backward (Megatron's --overlap-grad-reduce); false = every bucket after the stage's last pass, exposed "
+       "(Megatron-LM before mid-2023, DeepSpeed's pipeline engine)"},
       {"overlap_param_gather", ParamType::Bool, "true",
        "with ZeRO 1/2, only the first-needed bucket's parameter all-gather is exposed after the optimizer step, "
        "the others hidden behind the next forwards (Megatron's --overlap-param-gather); false = every bucket's"},
@@ -233,6 +237,7 @@ Job job_from(const Params& p, int64_t fabric_gpus) {
   j.sustained_fraction = p.has("sustained_fraction") ? p.get_real("sustained_fraction") : g->sustained_fraction;
   j.layer_overhead = p.has("layer_overhead") ? p.get_time("layer_overhead").seconds() : g->layer_overhead;
   j.flash_attention = p.get_bool("flash_attention");
+  j.overlap_grad_reduce = p.get_bool("overlap_grad_reduce");
   j.overlap_param_gather = p.get_bool("overlap_param_gather");
   j.cp = p.get_int("cp");
   if (!parse_count(p.get_string("tokens"), j.tokens))

@@ -108,6 +108,9 @@ struct Job {
   bool pipeline_inner = false;
   // Megatron's --tp-comm-overlap: TP collectives pipelined with the GEMMs (training.hpp); needs sequence_parallel.
   bool tp_comm_overlap = false;
+  // Megatron's --overlap-grad-reduce: a gradient bucket is reduced as soon as the chunk's last backward has
+  // made it final (training.hpp); false = every bucket after the stage's last pass. The scenario's default is on.
+  bool overlap_grad_reduce = true;
   // Megatron's --overlap-param-gather: with ZeRO 1/2 only the first-needed bucket's parameter all-gather is
   // exposed after the optimizer step, the others hidden behind the next forwards (training.hpp); the
   // scenario's default is on.

@@ -500,13 +500,14 @@ class Builder {
           }
       }
     }
-    // Gradient reduction, bucket by bucket, overlapped with the last backward.
+    // Gradient reduction, bucket by bucket, overlapped with the last backward (without overlap_grad_reduce:
+    // after the stage's last pass).
     for (size_t bi = 0; bi < buckets.size(); ++bi) {
       const GradBucket& b = *buckets[bi];
       for (size_t gi = 0; gi < groups.size(); ++gi) {
         if (!fits(groups[gi], b)) continue;
         std::vector<int32_t> deps = tail[gi];
-        deps.push_back(ready[bi]);
+        deps.push_back(job_.overlap_grad_reduce ? ready[bi] : chain_end);
         tail[gi] = collective(groups[gi].key, groups[gi].gpus, b.op, b.bytes, deps, i, groups[gi].lane,
                               fmt::format("{} {} ", collective::op_name(b.op), b.name));
       }

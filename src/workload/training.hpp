@@ -91,7 +91,10 @@
 // - DP: gradients of a model chunk are produced by its last backward pass
 //   (microbatch m - 1); that pass is split into K pieces, one per gradient
 //   bucket (Megatron-core overlap_grad_reduce: a bucket is reduced as soon as
-//   its gradients are final, overlapping the rest of the backward pass), and
+//   its gradients are final, overlapping the rest of the backward pass; with
+//   overlap_grad_reduce false every bucket waits for the stage's last pass,
+//   as Megatron-LM did before --overlap-grad-reduce and DeepSpeed's pipeline
+//   engine does: the whole reduction is exposed), and
 //   bucket k's collective over EVERY DP group of the stage (t of them; the
 //   t p DP groups of the job in all) is collective::make_plan's plan for
 //   that group, merged into the big plan with its dependency indices shifted;

@@ -403,6 +403,44 @@ TEST(Training, OverlapParamGatherExposesOnlyTheFirstBucketsGather) {
   EXPECT_LT(iteration[1], iteration[0]);
 }
 
+TEST(Training, WithoutOverlapGradReduceTheReductionFollowsTheLastPass) {
+  // One stage (PP1), m = 4 microbatches of fixed 1 ms forward + 2 ms backward: the compute chain ends at
+  // 4 x 3 = 12 ms. ZeRO-0, DP 4, buckets of 1,000 parameters: several all-reduces per DP group. With
+  // overlap_grad_reduce (the default) the first bucket's all-reduce starts inside the last backward (before
+  // 12 ms); without it every all-reduce starts at or after 12 ms, they run one after another on the group's
+  // stream, and the iteration ends when the last has (the optimizer takes 0 here): exposed DP = T - 12 ms.
+  Job j = tiny(1, 16);
+  j.dp = 4;  // 16 / 4 = 4 microbatches per replica
+  j.zero = 0;
+  j.bucket_params = 1000;
+  Time iteration[2];
+  for (bool overlap : {true, false}) {
+    j.overlap_grad_reduce = overlap;
+    auto [run, ip] = run_fixed(j);
+    ASSERT_GT(ip.dp_collectives, 2);
+    Time first_dp = Time::max(), last_compute;
+    for (size_t k = 0; k < ip.plan.transfers.size(); ++k) {
+      const plan::Transfer& t = ip.plan.transfers[k];
+      if (t.kind == plan::TransferKind::Compute) {
+        if (t.label.rfind("B", 0) == 0 || t.label.rfind("F", 0) == 0)
+          last_compute = std::max(last_compute, run.transfers[k].finish);
+      } else if (t.label.find("allreduce") != std::string::npos) {
+        first_dp = std::min(first_dp, run.transfers[k].start);
+      }
+    }
+    EXPECT_NEAR(last_compute.seconds(), 12e-3, 1e-9);
+    if (overlap) {
+      EXPECT_LT(first_dp.seconds(), 12e-3);
+    } else {
+      EXPECT_GE(first_dp.seconds(), 12e-3 - 1e-12);
+      const auto stages = stage_breakdowns(ip, run);
+      EXPECT_NEAR(stages[0].dp.seconds(), run.makespan.seconds() - 12e-3, 1e-9);
+    }
+    iteration[overlap] = run.makespan;
+  }
+  EXPECT_GT(iteration[0], iteration[1]);
+}
+
 TEST(Training, TpCommOverlapExposesOnlyWhatExceedsTheGemms) {
   // The layer of ComputeModelPricesGemmsAttentionAndElementwiseApart (TP2 with SP, selective recompute): GEMMs
   // 30.408704 ns per token forward, 2,048 tokens -> g_f = 62.277026 us per layer, g_b = 2 g_f = 124.554051 us.
