@@ -117,7 +117,8 @@ AddressPlan plan_addresses(const Topology& t, const AddressingOptions& o) {
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return t.nodes[plan.switches[a].node].tier > t.nodes[plan.switches[b].node].tier;
   });
-  std::map<std::tuple<int, int, int32_t>, int64_t> shared;  // (tier, 0 pod / 1 group / 2 none, label) -> ASN
+  // (tier, 0 pod / 1 group / 2 none, label, rail or kNone) -> ASN
+  std::map<std::tuple<int, int, int32_t, int32_t>, int64_t> shared;
   int64_t next = o.asn_base;
   for (size_t k : order) {
     const Node& n = t.nodes[plan.switches[k].node];
@@ -125,9 +126,9 @@ AddressPlan plan_addresses(const Topology& t, const AddressingOptions& o) {
     if (n.tier <= 1) {
       asn = next++;
     } else {
-      const auto key = n.pod != kNone     ? std::make_tuple(int{n.tier}, 0, n.pod)
-                       : n.group != kNone ? std::make_tuple(int{n.tier}, 1, n.group)
-                                          : std::make_tuple(int{n.tier}, 2, kNone);
+      const auto key = n.pod != kNone     ? std::make_tuple(int{n.tier}, 0, n.pod, n.rail)
+                       : n.group != kNone ? std::make_tuple(int{n.tier}, 1, n.group, n.rail)
+                                          : std::make_tuple(int{n.tier}, 2, kNone, n.rail);
       auto [it, added] = shared.emplace(key, next);
       if (added) ++next;
       asn = it->second;

@@ -25,10 +25,18 @@
 //   go down to a leaf and back up through the same pod's spines (BGP's AS-path
 //   loop check does it, RFC 7938 5.2.1 and 5.2.4);
 // - a tier whose switches carry neither (super-spines, fat-tree cores) shares
-//   one ASN.
+//   one ASN;
+// - a switch bound to a rail (a rail-optimized fabric's spines, which reach
+//   only that rail's leaves of their pod) shares its ASN only with the same
+//   rail's: one ASN per (pod, rail). With one per pod, a route from a leaf of
+//   rail 4 to a leaf of rail 0 of the same pod must cross that pod's spine
+//   ASN twice (up through rail 4's spines, down through rail 0's), and BGP's
+//   loop check drops it (RFC 4271 9.1.2): leaves of different rails of one pod
+//   could not reach each other (found with FRR on a small aipod by a user
+//   audit; `AddressPlan.RailOptimizedLeavesAllReachEachOtherUnderBgp`).
 // Allocation runs from the top tier down, in node order within a tier:
-// aipod's super-spines take asn_base, pod p's spines asn_base + 1 + p, then
-// the leaves one each. The plan refuses (Error) a cable between two switches
+// aipod's super-spines take asn_base, pod p's spines of rail r the next ASN in
+// node order, then the leaves one each. The plan refuses (Error) a cable between two switches
 // of one ASN, which would be an iBGP session this design never intends.
 //
 // Sessions: one eBGP session per switch-to-switch cable (parallel cables

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <optional>
 #include <set>
 
 #include "core/error.hpp"
@@ -170,6 +172,75 @@ TEST(AddressPlan, FatTreeFollowsRfc7938) {
   std::set<std::string> addrs;
   for (const auto& l : p.links) addrs.insert({ip(l.lower_addr), ip(l.upper_addr)});
   EXPECT_EQ(addrs.size(), 96u);
+}
+
+// Which leaves each leaf's routes reach when every switch runs eBGP with the plan's ASNs over its sessions:
+// path-vector propagation of best (shortest AS path, then lowest sender) routes until nothing changes, a
+// switch refusing any route whose AS path holds its own ASN (RFC 4271 9.1.2). Returns the unreachable
+// (origin, leaf) pairs.
+int64_t unreachable_leaf_pairs(const Topology& t, const AddressPlan& p) {
+  const size_t n = p.switches.size();
+  std::vector<std::vector<size_t>> peers(n);
+  for (const auto& l : p.links)
+    if (l.session) {
+      const auto a = static_cast<size_t>(p.switch_of_node[static_cast<size_t>(l.lower)]);
+      const auto b = static_cast<size_t>(p.switch_of_node[static_cast<size_t>(l.upper)]);
+      peers[a].push_back(b);
+      peers[b].push_back(a);
+    }
+  int64_t missing = 0;
+  for (size_t o = 0; o < n; ++o) {
+    if (t.nodes[p.switches[o].node].tier != 1) continue;
+    // best[s]: the AS path s holds for o's prefix (o's own: empty), or none.
+    std::vector<std::optional<std::vector<int64_t>>> best(n);
+    best[o] = std::vector<int64_t>{};
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (size_t u = 0; u < n; ++u) {
+        if (!best[u]) continue;
+        std::vector<int64_t> sent{p.switches[u].asn};  // u prepends its ASN
+        sent.insert(sent.end(), best[u]->begin(), best[u]->end());
+        for (size_t v : peers[u]) {
+          if (v == o || std::find(sent.begin(), sent.end(), p.switches[v].asn) != sent.end()) continue;
+          if (!best[v] || sent.size() < best[v]->size()) {
+            best[v] = sent;
+            changed = true;
+          }
+        }
+      }
+    }
+    for (size_t v = 0; v < n; ++v)
+      if (v != o && t.nodes[p.switches[v].node].tier == 1 && !best[v]) ++missing;
+  }
+  return missing;
+}
+
+TEST(AddressPlan, RailOptimizedLeavesAllReachEachOtherUnderBgp) {
+  // A 3-tier rail-optimized Clos: 8 servers of 2 GPUs and 2 NICs (2 rails), radix-4 switches, 2 groups per
+  // pod: 8 leaves (4 groups x 2 rails), spines per (pod, rail) reaching only that rail's leaves of their pod.
+  // With one ASN per pod's spines, a route from a rail-1 leaf to a rail-0 leaf of the same pod crosses that
+  // ASN twice (up through rail 1's spines, down through rail 0's) and is dropped: every such pair was
+  // unreachable. With one ASN per (pod, rail) every leaf reaches every other.
+  const Topology t =
+      build_with("rail_clos", {{"gpus", "16"}, {"tiers", "3"}, {"groups_per_pod", "2"}}, hw_with(2, 2, 4));
+  const AddressPlan p = plan_addresses(t, options());
+  std::set<int32_t> pods;
+  int64_t leaves = 0;
+  for (const auto& s : p.switches) {
+    const Node& n = t.nodes[s.node];
+    leaves += n.tier == 1;
+    if (n.tier == 2) pods.insert(n.pod);
+  }
+  ASSERT_GE(leaves, 8);
+  ASSERT_GE(pods.size(), 2u);  // some routes go through the super-spines, some stay in a pod
+  // Spines of one pod and different rails: different ASNs; of one pod and one rail: one ASN.
+  for (const auto& a : p.switches)
+    for (const auto& b : p.switches) {
+      const Node &x = t.nodes[a.node], &y = t.nodes[b.node];
+      if (x.tier != 2 || y.tier != 2 || x.pod != y.pod) continue;
+      EXPECT_EQ(a.asn == b.asn, x.rail == y.rail) << x.name << " " << y.name;
+    }
+  EXPECT_EQ(unreachable_leaf_pairs(t, p), 0);
 }
 
 TEST(AddressPlan, DragonflyRoutersEachHaveAnAsn) {

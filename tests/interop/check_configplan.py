@@ -14,7 +14,9 @@ For each built-in example at the sizes of cases.py (and the variants below), run
   (SONiC BGP_NEIGHBOR, or FRR's interface neighbors when unnumbered) = switch-to-switch
   cables, each neighbor address the far end's address on that cable and its remote-as the
   far switch's bgp_asn; FRR's and SONiC's neighbor lists equal; ASNs in RFC 6996's private
-  4-byte range, one per leaf (tier 1), never the same at both ends of a cable;
+  4-byte range, one per leaf (tier 1), never the same at both ends of a cable; every
+  leaf's routes reach every other leaf when each switch keeps its best (shortest AS path)
+  route and refuses a path holding its own ASN (RFC 4271 9.1.2), as bgpd would;
 - NetBox: 09-ip-addresses.csv has IPAddressImportForm's columns (netbox/ipam/forms/
   bulk_import.py, v4.6.8), NetBox's status and role choices, and every row's device and
   interface in 06-devices.csv / 07-interfaces.csv; the config plan's ip-addresses.csv is
@@ -70,6 +72,29 @@ INFINIBAND = {"ib-sharp-1k"}
 def vtysh_dryrun(path):
     r = subprocess.run(["vtysh", "--dryrun", "-f", path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     return r.returncode, r.stdout.strip()
+
+
+def unreachable_leaf_pairs(leaves, peers, asn):
+    """(origin, leaf) pairs where the origin leaf's routes never arrive: path-vector propagation of best
+    routes (shortest AS path) until nothing changes, a switch refusing a path that holds its own ASN
+    (RFC 4271 9.1.2), as bgpd does on these eBGP sessions."""
+    lost = []
+    for o in leaves:
+        best = {o: ()}
+        frontier = [o]
+        while frontier:
+            nxt = []
+            for u in sorted(frontier):
+                sent = (asn[u],) + best[u]
+                for v in sorted(peers.get(u, ())):
+                    if v == o or asn[v] in sent:
+                        continue
+                    if v not in best or len(sent) < len(best[v]):
+                        best[v] = sent
+                        nxt.append(v)
+            frontier = nxt
+        lost += [(o, v) for v in leaves if v != o and v not in best]
+    return lost
 
 
 def check(podnet, src, out, spec, schema):
@@ -223,6 +248,14 @@ def check(podnet, src, out, spec, schema):
     leaves = [s for s, row in switches.items() if row["tier"] == "1"]
     if len({asn[s] for s in leaves}) != len(leaves):
         c.error("two tier-1 switches share an ASN")
+
+    # Reachability under eBGP: every leaf's routes reach every other leaf over the configured sessions.
+    peers = {}
+    for (s, _), (peer, _) in want_sessions.items():
+        peers.setdefault(s, set()).add(peer)
+    lost = unreachable_leaf_pairs(leaves, peers, asn)
+    if lost:
+        c.error(f"{len(lost)} leaf pairs unreachable under BGP's AS-path loop check, e.g. {lost[:3]}")
 
     # The checks can fail: a bad FRR line and a bad SONiC value are refused.
     if frr_files:
