@@ -36,6 +36,12 @@ struct DesignOptions {
 };
 
 // --config-plan DIR: frr/<switch>.conf, sonic/<switch>.json, switches.csv, ip-addresses.csv (report/config_plan.hpp).
+// Optical cables typed as the bill of materials prices them (AOC, multimode SR, single-mode DR/FR).
+report::CableTyping cable_typing(const scenario::Scenario& sc) {
+  const topology::CostModel m = sc.cost_model();
+  return {m.aoc_max_m, m.sr_max_m};
+}
+
 void write_config_plan(const topology::Topology& t, const topology::AddressPlan& plan, const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -106,7 +112,7 @@ int cmd_design(const Common& c, const DesignOptions& d) {
   }
   if (!d.cabling_plan.empty()) {
     auto f = open_out(d.cabling_plan);
-    report::write_cabling_plan_csv(t, f);
+    report::write_cabling_plan_csv(t, f, cable_typing(sc));
     close_out(f, "--cabling-plan", d.cabling_plan);
     std::cerr << "podnet: wrote cabling plan " << d.cabling_plan << "\n";
   }
@@ -122,8 +128,8 @@ int cmd_design(const Common& c, const DesignOptions& d) {
     std::error_code ec;
     std::filesystem::create_directories(d.netbox_dir, ec);
     if (ec) throw InputError("--netbox " + d.netbox_dir + ": cannot create the directory: " + ec.message());
-    for (const auto& file :
-         report::netbox_import_set(t, sc.hardware(), sc.name.empty() ? "podnet" : sc.name, &*plan, infiniband)) {
+    for (const auto& file : report::netbox_import_set(t, sc.hardware(), sc.name.empty() ? "podnet" : sc.name, &*plan,
+                                                      infiniband, cable_typing(sc))) {
       write_out("--netbox", (std::filesystem::path(d.netbox_dir) / file.name).string(), file.text);
     }
     std::cerr << "podnet: wrote the NetBox import set into " << d.netbox_dir

@@ -68,9 +68,12 @@ double length_m(const Link& l) { return std::round(static_cast<double>(l.length_
 
 std::string label_text(int32_t v) { return v == kNone ? std::string() : std::to_string(v); }
 
-const char* netbox_cable_type(const Link& l) {
+// As topology::compute_cost picks the parts (the same comparisons on the same length).
+const char* netbox_cable_type(const Link& l, const CableTyping& typing) {
   if (l.media == Media::Copper) return "dac-passive";
-  return length_m(l) <= kMultimodeMaxM ? "mmf-om4" : "smf-os2";
+  const double len = l.length_m;
+  if (len <= typing.aoc_max_m) return "aoc";
+  return len <= typing.multimode_max_m ? "mmf-om4" : "smf-os2";
 }
 
 // RFC 4180: quote only fields holding a comma, quote, CR or LF; double inner quotes.
@@ -124,7 +127,7 @@ int64_t cable_count(const Topology& t) {
 
 }  // namespace
 
-void write_cabling_plan_csv(const Topology& t, std::ostream& out) {
+void write_cabling_plan_csv(const Topology& t, std::ostream& out, const CableTyping& typing) {
   out << kNetboxCableColumns << '\n';
   const int64_t count = cable_count(t);
   int64_t ordinal = 0;
@@ -146,7 +149,7 @@ void write_cabling_plan_csv(const Topology& t, std::ostream& out) {
     row += ",dcim.interface,";
     row += csv_field(t.port_name(e.b, e.port_b));
     row += ',';
-    row += netbox_cable_type(l);
+    row += netbox_cable_type(l, typing);
     row += ",planned,";
     row += cable_label(ordinal, count);
     row += ',';
@@ -222,7 +225,8 @@ std::string row(std::initializer_list<std::string_view> fields) {
 }  // namespace
 
 std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Hardware& hw, const std::string& site,
-                                          const topology::AddressPlan* plan, bool infiniband) {
+                                          const topology::AddressPlan* plan, bool infiniband,
+                                          const CableTyping& typing) {
   std::vector<NetboxFile> files;
   auto add = [&files](const char* name, const char* header) -> std::string& {
     files.push_back({name, std::string(header) + "\n"});
@@ -319,7 +323,7 @@ std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Har
       it += row({t.device_name(static_cast<NodeId>(i)), "Loopback0", "virtual", "", "loopback: router-id, BGP"});
 
   std::ostringstream cables;
-  write_cabling_plan_csv(t, cables);
+  write_cabling_plan_csv(t, cables, typing);
   files.push_back({"08-cables.csv", cables.str()});
   if (plan) {
     files.push_back({"09-ip-addresses.csv", netbox_ip_addresses_csv(t, *plan)});

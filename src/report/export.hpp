@@ -8,9 +8,13 @@
 //   cf_podnet_group, cf_podnet_speed_gbps`; NetBox rejects any other column,
 //   and a `cf_` column only imports once its custom field exists: see the
 //   import set below). NetBox cable type: `dac-passive`
-//   for copper; optical is `mmf-om4` up to kMultimodeMaxM (OM4 reaches ~100 m
-//   at 100G-SR4 but only 50-70 m at 400G-SR8/SR4.2, so 50 m is the
-//   conservative cut), `smf-os2` beyond. Side A is the lower-tier end
+//   for copper; optical follows the parts the bill of materials prices for
+//   it (topology/cost.hpp, CableTyping below): `aoc` up to cost.aoc_max_length,
+//   then `mmf-om4` up to cost.sr_max_length (multimode SR optics: 400GBASE-SR8
+//   and SR4.2 reach 100 m on OM4, IEEE 802.3cm), `smf-os2` beyond (DR/FR
+//   optics). Until 2026-11 the cut was a fixed 50 m while the bill priced SR
+//   optics up to 100 m, so links of 50-100 m were OS2 fibre between
+//   multimode transceivers. Side A is the lower-tier end
 //   (server NIC before leaf, leaf before spine, ...), whatever order the
 //   builder connected them in. Labels `C000001`, `C000002`, ... number the
 //   cables in link order (1-based, at least 6 digits). `length` has at most 2
@@ -76,8 +80,13 @@
 
 namespace podnet::report {
 
-// Optical cables up to this length are multimode (OM4), longer ones single-mode (OS2).
-inline constexpr double kMultimodeMaxM = 50.0;
+// How an optical cable is typed, from the cost model's part choice (topology::CostModel: aoc_max_m,
+// sr_max_m): an active optical cable up to aoc_max_m, multimode OM4 fibre up to multimode_max_m (SR optics),
+// single-mode OS2 beyond (DR/FR optics). The defaults are the cost model's.
+struct CableTyping {
+  double aoc_max_m = 0;
+  double multimode_max_m = 100;
+};
 
 // NetBox CSV import columns, one constant per file of the import set.
 inline constexpr const char* kNetboxCustomFieldColumns = "name,label,type,object_types,description";
@@ -106,7 +115,7 @@ inline constexpr const char* kNetboxCableColumns =
 std::string cable_label(int64_t ordinal, int64_t count);
 
 // NetBox cable-import CSV (see above), header kNetboxCableColumns.
-void write_cabling_plan_csv(const topology::Topology& t, std::ostream& out);
+void write_cabling_plan_csv(const topology::Topology& t, std::ostream& out, const CableTyping& typing = {});
 
 struct NetboxFile {
   std::string name;  // "00-custom-fields.csv", ... "08-cables.csv": import in this order
@@ -117,7 +126,7 @@ struct NetboxFile {
 // NIC ports are NetBox's InfiniBand types (infiniband-ndr at 400 Gb/s, ...), not Ethernet's.
 std::vector<NetboxFile> netbox_import_set(const topology::Topology& t, const topology::Hardware& hw,
                                           const std::string& site, const topology::AddressPlan* plan = nullptr,
-                                          bool infiniband = false);
+                                          bool infiniband = false, const CableTyping& typing = {});
 // 09-ip-addresses.csv of the set: every address of the plan on its interface (header kNetboxIpAddressColumns).
 std::string netbox_ip_addresses_csv(const topology::Topology& t, const topology::AddressPlan& plan);
 

@@ -9,6 +9,9 @@
 #include <vector>
 
 #include "report/config_plan.hpp"
+#include "topology/bom.hpp"
+#include "topology/builders.hpp"
+#include "topology/cost.hpp"
 #include "topology/hardware.hpp"
 #include "topology/topology.hpp"
 
@@ -141,12 +144,59 @@ TEST(ExportTest, CsvOrientsLowerTierFirstAndPicksFiberByLength) {
   const auto rows = lines(csv(tiny_topology()));
   ASSERT_EQ(rows.size(), 7u);
   // Link 12 was connected spine -> leaf; side A must still be the leaf (its port 4 -> Ethernet1/5).
-  // 30 m <= 50 m -> multimode OM4; no rail on either end -> empty rail column.
+  // 30 m <= the cost model's 100 m SR reach -> multimode OM4; no rail on either end -> empty rail column.
   EXPECT_EQ(rows[5], "leaf-0,dcim.interface,Ethernet1/5,spine-0,dcim.interface,Ethernet1/1,"
                      "mmf-om4,planned,C000005,30,m,leaf-spine,,0,400");
-  // 100 m > 50 m -> single-mode OS2.
+  // 100 m <= 100 m: still SR optics in the bill (topology::compute_cost), so multimode.
   EXPECT_EQ(rows[6], "leaf-0,dcim.interface,Ethernet1/6,spine-0,dcim.interface,Ethernet1/2,"
-                     "smf-os2,planned,C000006,100,m,leaf-spine,,0,400");
+                     "mmf-om4,planned,C000006,100,m,leaf-spine,,0,400");
+}
+
+TEST(ExportTest, OpticalCableTypeFollowsThePartsTheBillPrices) {
+  // The same two optical cables (30 m, 100 m) under other cost models: SR optics only up to 50 m -> the 100 m
+  // cable is single-mode (DR optics); AOC up to 30 m -> the 30 m cable is an active optical cable.
+  std::ostringstream a, b;
+  write_cabling_plan_csv(tiny_topology(), a, CableTyping{0, 50});
+  write_cabling_plan_csv(tiny_topology(), b, CableTyping{30, 100});
+  const auto ra = lines(a.str()), rb = lines(b.str());
+  ASSERT_EQ(ra.size(), 7u);
+  ASSERT_EQ(rb.size(), 7u);
+  EXPECT_NE(ra[5].find(",mmf-om4,"), std::string::npos);
+  EXPECT_NE(ra[6].find(",smf-os2,"), std::string::npos);
+  EXPECT_NE(rb[5].find(",aoc,"), std::string::npos);
+  EXPECT_NE(rb[6].find(",mmf-om4,"), std::string::npos);
+  EXPECT_NE(rb[2].find(",dac-passive,"), std::string::npos);  // copper stays a DAC
+}
+
+TEST(ExportTest, CableTypesCountTheBillsParts) {
+  // A 3-tier fat tree (k = 8) with copper access cables and optical leaf-spine and spine-core links of the
+  // builder's lengths: under each cost model the cabling plan's aoc cables are the bill's AOCs, its mmf-om4
+  // cables half its SR transceivers (two per cable), its smf-os2 cables half its DR + FR ones.
+  topology::Hardware hw = topology::default_hardware();
+  hw.gpus_per_server = 4;  // k/2 = 4 host ports per edge switch: 4-NIC servers
+  hw.nics_per_server = 4;
+  hw.nvlink_domain = 4;
+  const Topology t = topology::build_with("fat_tree", {{"k", "8"}}, hw);
+  const topology::Bom bom = topology::compute_bom(t, hw);
+  for (const auto& [aoc, sr] : std::vector<std::pair<double, double>>{{0, 100}, {0, 20}, {40, 100}, {200, 300}}) {
+    topology::CostModel m;
+    m.aoc_max_m = aoc;
+    m.sr_max_m = sr;
+    const topology::Cost cost = topology::compute_cost(t, hw, bom, m);
+    std::map<std::string, int64_t> parts, cables;
+    for (const auto& it : cost.items) parts[it.part] += it.count;
+    std::ostringstream out;
+    write_cabling_plan_csv(t, out, CableTyping{aoc, sr});
+    for (const auto& row : lines(out.str())) {
+      for (const char* type : {"dac-passive", "aoc", "mmf-om4", "smf-os2"})
+        if (row.find(std::string(",") + type + ",") != std::string::npos) ++cables[type];
+    }
+    EXPECT_EQ(cables["dac-passive"], parts["dac"]) << aoc << " " << sr;
+    EXPECT_EQ(cables["aoc"], parts["aoc"]) << aoc << " " << sr;
+    EXPECT_EQ(2 * cables["mmf-om4"], parts["transceiver_sr"]) << aoc << " " << sr;
+    EXPECT_EQ(2 * cables["smf-os2"], parts["transceiver_dr"] + parts["transceiver_fr"]) << aoc << " " << sr;
+    EXPECT_GT(cables["dac-passive"] + cables["aoc"] + cables["mmf-om4"] + cables["smf-os2"], 0);
+  }
 }
 
 TEST(ExportTest, CsvQuotesOnlyFieldsWithCommaOrQuote) {

@@ -106,7 +106,7 @@ OBJECT_TYPE = {"06-devices.csv": "dcim.device", "07-interfaces.csv": "dcim.inter
 STATUS = {"planned"}
 IP_STATUS = {"active", "reserved", "deprecated", "dhcp", "slaac"}  # ipam/choices.py IPAddressStatusChoices
 IP_ROLES = {"", "loopback", "secondary", "anycast", "vip", "vrrp", "hsrp", "glbp", "carp"}
-CABLE_TYPES = {"dac-passive", "mmf-om4", "smf-os2"}
+CABLE_TYPES = {"dac-passive", "aoc", "mmf-om4", "smf-os2"}
 INTERFACE_TYPES = {"800gbase-x-osfp", "400gbase-x-osfp", "200gbase-x-qsfp56", "100gbase-x-qsfp28",
                    "25gbase-x-sfp28", "other", "virtual",
                    # InfiniBand generations (InterfaceTypeChoices TYPE_INFINIBAND_EDR .. _XDR), for
