@@ -117,7 +117,7 @@ int cmd_design(const Common& c, const DesignOptions& d) {
     std::cerr << "podnet: wrote cabling plan " << d.cabling_plan << "\n";
   }
   std::optional<topology::AddressPlan> plan;
-  if (!d.netbox_dir.empty() || !d.config_plan_dir.empty()) {
+  if ((!d.netbox_dir.empty() && !infiniband) || !d.config_plan_dir.empty()) {  // InfiniBand: no IP plan
     try {
       plan = topology::plan_addresses(t, topology::addressing_from(sc.section("addressing")));
     } catch (const ParamError& e) {
@@ -128,12 +128,13 @@ int cmd_design(const Common& c, const DesignOptions& d) {
     std::error_code ec;
     std::filesystem::create_directories(d.netbox_dir, ec);
     if (ec) throw InputError("--netbox " + d.netbox_dir + ": cannot create the directory: " + ec.message());
-    for (const auto& file : report::netbox_import_set(t, sc.hardware(), sc.name.empty() ? "podnet" : sc.name, &*plan,
-                                                      infiniband, cable_typing(sc))) {
+    for (const auto& file : report::netbox_import_set(t, sc.hardware(), sc.name.empty() ? "podnet" : sc.name,
+                                                      plan ? &*plan : nullptr, infiniband, cable_typing(sc))) {
       write_out("--netbox", (std::filesystem::path(d.netbox_dir) / file.name).string(), file.text);
     }
     std::cerr << "podnet: wrote the NetBox import set into " << d.netbox_dir
-              << " (import the files in name order: 00-custom-fields.csv ... 09-ip-addresses.csv)\n";
+              << " (import the files in name order: 00-custom-fields.csv ... "
+              << (infiniband ? "08-cables.csv; InfiniBand: no IP addresses" : "09-ip-addresses.csv") << ")\n";
   }
   if (!d.config_plan_dir.empty()) write_config_plan(t, *plan, d.config_plan_dir);
   for (const auto& fmt_name : d.exports) {

@@ -317,14 +317,15 @@ std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Har
     }
   }
 
-  // Each switch's loopback, in node order.
-  for (size_t i = 0; i < t.nodes.size(); ++i)
+  // Each switch's loopback, in node order (an InfiniBand fabric routes by LID: no IP on its switches).
+  for (size_t i = 0; i < t.nodes.size() && !infiniband; ++i)
     if (t.nodes[i].kind == NodeKind::Switch)
       it += row({t.device_name(static_cast<NodeId>(i)), "Loopback0", "virtual", "", "loopback: router-id, BGP"});
 
   std::ostringstream cables;
   write_cabling_plan_csv(t, cables, typing);
   files.push_back({"08-cables.csv", cables.str()});
+  if (infiniband) return files;  // no IP plan: the subnet manager assigns LIDs, nothing routes IP between switches
   if (plan) {
     files.push_back({"09-ip-addresses.csv", netbox_ip_addresses_csv(t, *plan)});
   } else {

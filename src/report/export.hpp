@@ -123,7 +123,9 @@ struct NetboxFile {
 };
 // The NetBox import set (see above) for a fabric on one site named `site`, with the IP addresses of `plan`
 // (the default `addressing:` plan when null). `infiniband` (network.transport: infiniband): the switch and
-// NIC ports are NetBox's InfiniBand types (infiniband-ndr at 400 Gb/s, ...), not Ethernet's.
+// NIC ports are NetBox's InfiniBand types (infiniband-ndr at 400 Gb/s, ...), not Ethernet's, and the set ends
+// with 08-cables.csv: no switch loopbacks and no 09-ip-addresses.csv (an InfiniBand subnet is addressed by its
+// subnet manager with LIDs; its switches route no IP, as `--config-plan` refusing such a fabric says).
 std::vector<NetboxFile> netbox_import_set(const topology::Topology& t, const topology::Hardware& hw,
                                           const std::string& site, const topology::AddressPlan* plan = nullptr,
                                           bool infiniband = false, const CableTyping& typing = {});

@@ -415,6 +415,11 @@ TEST(ExportTest, NetboxImportSetRows) {
     for (const auto& f : netbox_import_set(tiny_topology(), tiny_hardware(), "lab 1", nullptr, true))
       ib[f.name] = lines(f.text);
     EXPECT_EQ(ib.at("07-interfaces.csv")[2], "leaf-0,Ethernet1/1,infiniband-ndr,400000000,");
+    // No IP plan: no switch loopbacks (Ethernet: 2 x 6 cable ends + 2 loopbacks), no 09-ip-addresses.csv.
+    EXPECT_EQ(ib.at("07-interfaces.csv").size(), 1u + 12u);
+    EXPECT_EQ(m.at("07-interfaces.csv").size(), 1u + 12u + 2u);
+    EXPECT_EQ(ib.count("09-ip-addresses.csv"), 0u);
+    EXPECT_EQ(m.count("09-ip-addresses.csv"), 1u);
   }
   // Custom fields: every cf_ column of devices and cables is created, for its object type.
   const auto& cf = m.at("00-custom-fields.csv");
