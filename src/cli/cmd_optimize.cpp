@@ -6,6 +6,7 @@
 // scenario is written as a design file.
 #include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
 #include <iostream>
 #include <unistd.h>
 
@@ -21,6 +22,14 @@
 namespace podnet::cli {
 
 namespace {
+
+// Whether `path` is missing or holds something else than `text`.
+bool old_text_differs_or_missing(const std::string& path, const std::string& text) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return true;
+  const std::string old((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  return old != text;
+}
 
 struct OptimizeOptions {
   int64_t gpus = 0;
@@ -102,7 +111,26 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
   const std::string base = (dir / "base.yaml").string();
   {
     const std::string text = study::optimize_base(source.resolved_yaml(), o.gpus, o.workload);
-    write_out("--dir", base, text);
+    // A working directory with results keeps the base they were made from: another base is refused here,
+    // before it is overwritten (the sweeps would refuse it too, their definition recording base.yaml's hash).
+    std::ifstream old_base(base, std::ios::binary);
+    if (old_base && std::filesystem::exists(dir / "design.db")) {
+      const std::string old_text((std::istreambuf_iterator<char>(old_base)), std::istreambuf_iterator<char>());
+      if (old_text != text)
+        throw InputError(fmt::format(
+            "--dir {}: holds the results of another optimize run (its base.yaml differs from this run's scenario, "
+            "--gpus, --workload or --set); use another --dir, or remove this one to start again",
+            o.dir));
+    }
+    old_base.close();
+    if (old_text_differs_or_missing(base, text)) {
+      // Written whole under another name, then renamed: under mpirun every rank writes it, and a rank reading
+      // it (the sweeps hash it) must never see another's half-written file.
+      const std::string tmp = base + ".tmp." + std::to_string(::getpid());
+      write_out("--dir", tmp, text);
+      std::filesystem::rename(tmp, base, ec);
+      if (ec) throw InputError("--dir " + o.dir + ": cannot write base.yaml: " + ec.message());
+    }
   }
   study::OptimizeRequest req;
   req.base = base;

@@ -78,6 +78,17 @@ TEST(OptimizeCli, SmallFabricFrontDerivedByHand) {
                              false);
   ASSERT_EQ(resumed.status, 0);
   EXPECT_EQ(nlohmann::json::parse(resumed.out)["front"], doc["front"]);
+  // Another workload (or --set) on the same directory: refused before base.yaml is touched; it used to print
+  // the old front as if it were this run's.
+  const std::string before = podnet::cli::testing::read_file((fs::path(out) / "base.yaml").string());
+  for (const std::string other : {" --workload llama3-70b", " --set switch.latency=5us"}) {
+    const Result refused = run("optimize " + base + " --gpus 64 --families fat_tree --tiers 2 --oversubscription " +
+                                   "1:1,3:1 --radix 64 --speeds 400Gbps --nics 8 --aoc 0m,30m --dir " + out + other,
+                               true);
+    EXPECT_EQ(refused.status, 2) << other << "\n" << refused.out;
+    EXPECT_NE(refused.out.find("holds the results of another optimize run"), std::string::npos) << refused.out;
+    EXPECT_EQ(podnet::cli::testing::read_file((fs::path(out) / "base.yaml").string()), before);
+  }
 }
 
 TEST(OptimizeCli, MpiStagesGiveTheSameFront) {

@@ -195,6 +195,9 @@ OptimizeResult optimize(const OptimizeRequest& req, const Evaluate& evaluate_des
   design.study = "design";
   design.scenario = req.base;
   design.axes = req.axes;
+  design.refusal_hint =
+      "the working directory was made by another optimize run: another scenario, --gpus, --workload, --set or "
+      "search space; use another --dir, or remove this one to start again";
   if (req.stage != "train") {
     out.design_stats = run_sweep(design, req.design_db, evaluate_design, req.jobs, progress);
     if (!out.design_stats.reporter) return out;
@@ -248,6 +251,7 @@ OptimizeResult optimize(const OptimizeRequest& req, const Evaluate& evaluate_des
     SweepSpec train;
     train.study = "train";
     train.scenario = req.base;
+    train.refusal_hint = design.refusal_hint;
     for (size_t a = 0; a < req.axes.size(); ++a) {
       Axis ax{req.axes[a].key, {}, "candidate"};
       for (const auto& c : out.candidates) ax.values.push_back(c.values[a]);

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -273,11 +274,34 @@ SweepFile load_sweep_file(const std::string& path) {
   return f;
 }
 
+namespace {
+
+// " (N bytes, fnv1a64 H)" when `path` names a regular file, else "": a sweep's definition records what its
+// files held, so that resuming after one of them changed is refused instead of mixing results of both.
+std::string content_tag(const std::string& path) {
+  std::error_code ec;
+  if (path.empty() || !std::filesystem::is_regular_file(path, ec)) return "";
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return "";
+  uint64_t h = 1469598103934665603ULL;  // FNV-1a, 64 bits
+  int64_t n = 0;
+  char buf[65536];
+  for (size_t got; (got = std::fread(buf, 1, sizeof buf, f)) > 0; n += static_cast<int64_t>(got))
+    for (size_t i = 0; i < got; ++i) h = (h ^ static_cast<unsigned char>(buf[i])) * 1099511628211ULL;
+  std::fclose(f);
+  return fmt::format(" ({} bytes, fnv1a64 {:016x})", n, h);
+}
+
+}  // namespace
+
 std::string SweepSpec::definition() const {
-  std::string d = "study=" + study + "\nscenario=" + scenario + "\n";
-  for (const auto& f : fragments) d += "config-add=" + f + "\n";
+  std::string d = "study=" + study + "\nscenario=" + scenario + content_tag(scenario) + "\n";
+  for (const auto& f : fragments) d += "config-add=" + f + content_tag(f) + "\n";
   for (const auto& s : sets) d += "set=" + s + "\n";
-  for (const auto& a : study_args) d += "arg=" + a + "\n";
+  for (const auto& a : study_args) {
+    const size_t eq = a.find('=');  // "--opt=FILE" or a bare FILE
+    d += "arg=" + a + content_tag(eq == std::string::npos ? a : a.substr(eq + 1)) + "\n";
+  }
   for (const auto& a : axes) {
     d += (a.zip.empty() ? "vary=" : "zip=" + a.zip + ":") + a.key + "=";
     for (size_t i = 0; i < a.values.size(); ++i) d += (i ? "," : "") + a.values[i];
@@ -323,8 +347,7 @@ class Store {
       db_.exec("COMMIT");
     } else if (stored != def) {
       throw InputError(
-          fmt::format("{} holds another sweep:\n{}this one is:\n{}(use another --results file to keep both)", db_path,
-                      stored, def));
+          fmt::format("{} holds another sweep:\n{}this one is:\n{}({})", db_path, stored, def, spec.refusal_hint));
     }
     std::set<int64_t> done;
     sqlite3_stmt* st = db_.prepare("SELECT id FROM points");

@@ -86,7 +86,11 @@ struct SweepSpec {
   std::vector<std::string> fragments;   // --config-add files
   std::vector<std::string> study_args;  // the study's own options, as given (part of the definition)
   std::vector<Axis> axes;
-  // The definition as one text (stored in the database to refuse a different sweep).
+  // What the refusal of a database holding another sweep tells the user to do (not part of the definition).
+  std::string refusal_hint = "use another --results file to keep both";
+  // The definition as one text (stored in the database to refuse a different sweep): the study, the
+  // scenario, fragments, sets, study options and axes as given, and for each of them that names a file its
+  // size and FNV-1a hash, so that a file edited between two runs makes another sweep.
   std::string definition() const;
   // The overrides of one point: sets, then KEY=VALUE per axis.
   std::vector<std::string> overrides(const SweepPoint& p) const;

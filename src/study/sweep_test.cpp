@@ -167,6 +167,35 @@ TEST(Sweep, ADifferentSweepOnTheSameDatabaseIsRefused) {
   }
 }
 
+TEST(Sweep, AScenarioFileEditedBetweenRunsMakesAnotherSweep) {
+  // The same command line on a scenario file (and a --config-add fragment) whose contents changed: the stored
+  // definition records each file's size and hash, so resuming is refused rather than mixing results of both.
+  const std::string db = temp_db("e.db");
+  const std::string file = temp_db("scenario.yaml"), frag = temp_db("frag.yaml");
+  auto write = [](const std::string& path, const char* text) { std::ofstream(path) << text; };
+  write(file, "server:\n  nic_speed: 400Gbps\n");
+  write(frag, "links:\n  ethernet_efficiency: 0.8\n");
+  SweepSpec s = spec();
+  s.scenario = file;
+  s.fragments = {frag};
+  run_sweep(s, db, square, 1);
+  EXPECT_NE(s.definition().find("bytes, fnv1a64"), std::string::npos);
+  run_sweep(s, db, square, 1);  // unchanged: resumes (nothing left)
+  for (const std::string* edited : {&file, &frag}) {
+    const std::string before = s.definition();
+    write(*edited, edited == &file ? "server:\n  nic_speed: 100Gbps\n" : "links:\n  ethernet_efficiency: 0.3\n");
+    EXPECT_NE(s.definition(), before);
+    try {
+      run_sweep(s, db, square, 1);
+      FAIL() << "accepted after " << *edited << " changed";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("holds another sweep"), std::string::npos);
+    }
+    write(*edited, edited == &file ? "server:\n  nic_speed: 400Gbps\n" : "links:\n  ethernet_efficiency: 0.8\n");
+    EXPECT_EQ(s.definition(), before);  // the same contents again: the same sweep
+  }
+}
+
 TEST(Sweep, AnEvaluatorThatThrowsRecordsTheError) {
   const std::string db = temp_db("e.db");
   SweepSpec s = spec();
