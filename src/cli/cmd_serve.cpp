@@ -1,4 +1,6 @@
 // `podnet serve`: the web dashboard (cli/serve.hpp) on loopback by default.
+#include <cmath>
+#include <fmt/format.h>
 #include <iostream>
 
 #include "cli/common.hpp"
@@ -16,6 +18,8 @@ int cmd_serve(const ServeOptions& o) {
   if (!report::dashboard_installed()) std::cerr << "podnet serve: warning: " << report::kDashboardMissing << "\n";
   if (o.port < 0 || o.port > 65535) throw InputError("--port " + std::to_string(o.port) + ": expected 0..65535");
   if (o.max_running < 1) throw InputError("--max-runs: expected at least 1");
+  if (!(o.time_limit_s > 0) || !std::isfinite(o.time_limit_s))
+    throw InputError(fmt::format("--time-limit {}: expected seconds above 0", o.time_limit_s));
   Server server(o);
   const int port = server.bind();
   const std::string host = o.bind.find(':') != std::string::npos ? "[" + o.bind + "]" : o.bind;

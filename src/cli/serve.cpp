@@ -223,7 +223,7 @@ struct Server::Impl {
   void check(const Run& r) const {
     if (r.cancel) throw Stopped{"cancelled"};
     const double s = std::chrono::duration<double>(Clock::now() - r.start).count();
-    if (s > o.time_limit_s) throw Stopped{fmt::format("stopped at the time limit of {:.0f} s", o.time_limit_s)};
+    if (s > o.time_limit_s) throw Stopped{fmt::format("stopped at the time limit of {:g} s", o.time_limit_s)};
   }
 
   void work(const std::shared_ptr<Run>& run, Request req) {
@@ -510,9 +510,18 @@ Server::Server(ServeOptions o) : impl_(std::make_unique<Impl>(std::move(o))) { i
 Server::~Server() = default;
 
 int Server::bind() {
+  // SO_REUSEADDR only (a restarted dashboard binds again past TIME_WAIT): cpp-httplib's default, SO_REUSEPORT,
+  // let a second `podnet serve` on a port in use start and share its connections with the first.
+  impl_->http.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   const int port = impl_->o.port == 0 ? impl_->http.bind_to_any_port(impl_->o.bind)
                                       : (impl_->http.bind_to_port(impl_->o.bind, impl_->o.port) ? impl_->o.port : -1);
-  if (port <= 0) throw Error(fmt::format("cannot listen on {}:{}", impl_->o.bind, impl_->o.port));
+  if (port <= 0)
+    throw InputError(fmt::format("cannot listen on {}:{} (is another server, perhaps another podnet serve, using it? "
+                                 "--port 0 picks a free one)",
+                                 impl_->o.bind, impl_->o.port));
   return port;
 }
 

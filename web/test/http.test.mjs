@@ -57,6 +57,18 @@ try {
   check(again.ok === 200 && (sanitized || last - after < 8),
         `second 200 requests: none failed, RSS grew ${(last - after).toFixed(1)} MiB < 8 MiB${sanitized ? ' (bound skipped: ASan)' : ''}`);
 
+  // A second server on the port in use must refuse to start (cpp-httplib's default SO_REUSEPORT let it start and
+  // take half the connections).
+  let second = null;
+  try {
+    execFileSync(podnet, ['serve', '--port', String(s.port)], { timeout: 5000, stdio: ['ignore', 'pipe', 'pipe'] });
+    second = 0;
+  } catch (e) {
+    second = e.signal ? e.signal : e.status;
+    if (e.signal) console.log('second serve still running after 5 s: ' + e.signal);
+    else console.log('second serve on the same port: exit ' + e.status + ': ' + String(e.stderr).trim());
+  }
+  check(second === 2, `a second podnet serve on port ${s.port} exits with an error (got ${second})`);
   check(await raw('GET /assets/../../../../etc/passwd HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n') === 404, 'path traversal ../ -> 404');
   check(await raw('GET /assets/..%2f..%2fetc%2fpasswd HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n') === 404, 'path traversal %2f -> 404');
   check(await raw('GET /../../etc/passwd HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n') === 404, 'traversal outside /assets -> 404');
