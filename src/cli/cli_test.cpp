@@ -575,6 +575,9 @@ TEST(BadInput, ScenarioValuesThatHungOrLiedAreRefused) {
       {"design aipod-16k --set topology.oversubscription=1e308:1e-308", "--set topology.oversubscription: "},
       {"design aipod-16k --set foo.bar=1", "--set foo: unknown key"},
       {"bench fat-tree-k48 --set network.routing=ugal", "--set network.routing: policy 'ugal' applies to dragonfly"},
+      // resolve refuses what no command can run (it printed it and exited 0), in every format.
+      {"resolve aipod-16k --set topology.gpus=60", "is not a whole number of 8-GPU servers"},
+      {"resolve aipod-16k --set topology.gpus=60 --format json", "is not a whole number of 8-GPU servers"},
       // A dashboard whose every study would stop at once, or never.
       {"serve --port 0 --time-limit -5", "--time-limit -5: expected seconds above 0"},
       {"serve --port 0 --time-limit nan", "--time-limit nan: expected seconds above 0"},

@@ -202,19 +202,12 @@ void resolved_csv(const nlohmann::json& j, const std::string& prefix, std::ostre
 
 // What each `auto` of the scenario becomes on its fabric, as YAML comments
 // (the scenario itself keeps `auto`, so it resolves the same way again).
-std::string auto_notes(const Common& c, const scenario::Scenario& sc) {
+std::string auto_notes(const scenario::Scenario& sc, const std::optional<scenario::Setup>& setup) {
   std::vector<std::string> lines;
   const auto is_auto = [&](const std::string& section, const std::string& key) {
     const Params& p = sc.section(section);
     return p.has(key) && p.text(key) == "auto";
   };
-  std::optional<scenario::Setup> setup;
-  try {
-    std::string label;
-    setup = load_setup(c, "resolve", label);
-  } catch (const InputError& e) {
-    return fmt::format("# (auto values not resolved: {})\n", e.what());
-  }
   if (is_auto("network", "cc")) {
     const auto& n = setup->network;
     lines.push_back(fmt::format("network.cc: {} (network.transport {}; the packet engine's congestion control)",
@@ -256,10 +249,23 @@ int cmd_resolve(const Common& c) {
     throw InputError("--out " + c.out_dir + ": resolve writes no files; it prints the scenario (redirect stdout)");
   scenario::Scenario sc = load_scenario(c);
   const std::string yaml = sc.resolved_yaml();
+  // A scenario that cannot be set up (its keys parse, but together they make no fabric or job: 60 GPUs of
+  // 8-GPU servers) is refused, exit 2, as every other command refuses it; the table form still prints the
+  // scenario first, with the reason, to help mend it.
+  std::optional<scenario::Setup> setup;
+  std::string broken;
+  try {
+    std::string label;
+    setup = load_setup(c, "resolve", label);
+  } catch (const InputError& e) {
+    broken = e.what();
+  }
   if (c.format == "table") {
-    std::cout << yaml << auto_notes(c, sc);
+    std::cout << yaml << (broken.empty() ? auto_notes(sc, setup) : "# (not a scenario podnet can run: see below)\n");
+    if (!broken.empty()) throw InputError(broken);
     return kExitOk;
   }
+  if (!broken.empty()) throw InputError(broken);
   nlohmann::json j = yaml_json(YAML::Load(yaml));
   if (c.format == "json") {
     std::cout << j.dump(2) << "\n";

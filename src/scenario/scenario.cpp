@@ -222,6 +222,7 @@ class Loader {
     if (root["faults"]) read_faults(root["faults"]);
     for (const auto& s : sections()) sc_.section_params[s.name] = read_section(root[s.name], s.name, s.params());
     if (root["jobs"]) read_jobs(root["jobs"], root["workload"]);
+    pin_fat_tree_k();
     // A routing policy for another family (ugal on a fat-tree) is refused here, at its key, not at the first route.
     const std::string& policy = sc_.section_params["network"].get_string("routing");
     if (const routing::PolicyInfo* info = routing::find_policy(policy);
@@ -243,6 +244,22 @@ class Loader {
     } catch (const ParamError& e) {
       fail(e.key(), line_of(root["addressing"][e.key().substr(e.key().find('.') + 1)]), e.what());
     }
+  }
+
+  // A k-ary fat tree (topology.k) decides its size and radix, as its help says: topology.gpus = k^3/4 NIC
+  // ports x GPUs per NIC and switch.radix = k, whatever else was given (a file's radix 48 follows a --set
+  // topology.k=8). They are written into the scenario so that resolve, diff and every study show the fabric
+  // that is built: resolve printed the default `gpus: 1024` for fat-tree-k48's 27,648 GPUs. (An odd k or NICs
+  // not dividing k/2: the builder says why.)
+  void pin_fat_tree_k() {
+    if (sc_.family != "fat_tree" || !sc_.topology.has("k")) return;
+    const int64_t k = sc_.topology.get_int("k");
+    const Params& server = sc_.section_params["server"];
+    const int64_t per_server = server.get_int("gpus"), nics = server.get_int("nics");
+    if (k % 2 != 0 || nics <= 0 || (k / 2) % nics != 0) return;
+    const int64_t gpus = k * k * k / 4 / nics * per_server;
+    sc_.topology.set("gpus", gpus, std::to_string(gpus));
+    sc_.section_params["switch"].set("radix", k, std::to_string(k));
   }
 
   void read_failures(const YAML::Node& list) {

@@ -85,6 +85,20 @@ TEST(Scenario, LoadsWithDefaults) {
   EXPECT_EQ(sc.seed, 1u);
 }
 
+TEST(Scenario, AKaryFatTreeShowsTheSizeAndRadixItBuilds) {
+  // fat-tree-k48: k^3/4 = 48^3/4 = 27,648 NIC ports, 8 GPUs per 8 NICs -> 27,648 GPUs (the default 1,024 was
+  // shown before); k = 8 with 4-GPU, 4-NIC servers: 128 ports -> 128 GPUs and radix 8 (the file's 48 follows k).
+  const Scenario k48 = load("fat-tree-k48");
+  EXPECT_EQ(k48.topology.get_int("gpus"), 27648);
+  EXPECT_EQ(k48.section("switch").get_int("radix"), 48);
+  EXPECT_NE(k48.resolved_yaml().find("  gpus: 27648\n"), std::string::npos);
+  EXPECT_EQ(k48.build_topology().gpus.size(), 27648u);
+  const Scenario k8 = load("fat-tree-k48", {"topology.k=8", "server.gpus=4", "server.nics=4"});
+  EXPECT_EQ(k8.topology.get_int("gpus"), 128);
+  EXPECT_EQ(k8.section("switch").get_int("radix"), 8);
+  EXPECT_EQ(k8.build_topology().gpus.size(), 128u);
+}
+
 TEST(Scenario, UnknownKeyNamesFileLineAndKey) {
   std::string text = kBase;
   text += "  nic_sped: 400Gbps\n";  // line 8
