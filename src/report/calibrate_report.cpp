@@ -37,6 +37,7 @@ void write_calibrate_table(const nlohmann::json& d, std::ostream& out) {
                      "({}% at the start), max {}%\n",
                      c["rows"].size(), fixed(100 * c["rms_fit"].get<double>(), 2),
                      fixed(100 * c["rms_start"].get<double>(), 2), fixed(100 * c["max_abs_fit"].get<double>(), 2));
+  for (const auto& n : c["notes"]) out << "  note: " << n.get<std::string>() << "\n";
 }
 
 nlohmann::json calibrate_json(const study::Calibration& c) {
@@ -72,6 +73,7 @@ nlohmann::json calibrate_json(const study::Calibration& c) {
           {"evaluations", c.evaluations},
           {"refused", c.refused},
           {"sweeps", c.sweeps},
+          {"notes", c.notes},
           {"optimizer", "cyclic coordinate descent, golden-section line search per key (24 steps, log space for "
                         "positive bounds), sweeps until no key moves by 1e-4 of its range (at most 8)"},
           {"residual", "busbw_podnet / busbw_log - 1 = time_log / time_podnet - 1, per size"}};

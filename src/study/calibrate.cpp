@@ -278,6 +278,10 @@ Calibration calibrate(const CalibrationInput& in) {
       throw InputError(fmt::format("{}: no Rank lines and no '# nThread N nGpus M' line: cannot tell how many GPUs "
                                    "ran the test",
                                    l.source));
+    if (l.nranks() == 1)
+      throw InputError(fmt::format("{}: one rank: a collective of one GPU crosses no link and nccl-tests reports "
+                                   "no bus bandwidth for it (busbw 0); give a log of 2 or more ranks",
+                                   l.source));
     if (ls.ranks_per_host == 0)
       throw InputError(fmt::format("{}: hosts run different numbers of ranks; podnet lays a log out as H servers "
                                    "x G GPUs",
@@ -316,6 +320,8 @@ Calibration calibrate(const CalibrationInput& in) {
   constexpr int kSectionSteps = 24;
   constexpr int kMaxSweeps = 8;
   const double kGolden = (std::sqrt(5.0) - 1) / 2;
+  // Per key, the range of the objective over every value tried: a key that never changed it has no effect.
+  std::vector<double> f_lo(c.keys.size(), best), f_hi(c.keys.size(), best);
   for (c.sweeps = 1; c.sweeps <= kMaxSweeps; ++c.sweeps) {
     double moved = 0;
     for (size_t i = 0; i < c.keys.size(); ++i) {
@@ -326,6 +332,8 @@ Calibration calibrate(const CalibrationInput& in) {
         std::vector<double> y = x;
         y[i] = from_u(k, u);
         const double f = ev.objective(y);
+        f_lo[i] = std::min(f_lo[i], f);
+        f_hi[i] = std::max(f_hi[i], f);
         report_progress(k.key);
         return f;
       };
@@ -389,6 +397,24 @@ Calibration calibrate(const CalibrationInput& in) {
   }
   c.rms_start = std::sqrt(s0 / static_cast<double>(c.rows.size()));
   c.rms_fit = std::sqrt(s1 / static_cast<double>(c.rows.size()));
+  for (size_t i = 0; i < c.keys.size(); ++i) {
+    const FittedKey& k = c.keys[i];
+    const double a = to_u(k, k.lo), b = to_u(k, k.hi), u = to_u(k, k.value);
+    if (!(f_hi[i] > f_lo[i])) {
+      c.notes.push_back(fmt::format("{} changed no time of these logs (every value from {} to {} gave the same "
+                                    "fit): it is not fitted, its value is the start's, {}",
+                                    k.key, k.lo_text, k.hi_text, k.text));
+    } else if (u - a <= 1e-3 * (b - a) || b - u <= 1e-3 * (b - a)) {
+      const bool low = u - a <= 1e-3 * (b - a);
+      c.notes.push_back(fmt::format("{} fitted at its {} bound, {}: the logs want a value beyond it; widen it "
+                                    "(--fit {}=LO:HI) or check the scenario and the logs",
+                                    k.key, low ? "lower" : "upper", low ? k.lo_text : k.hi_text, k.key));
+    }
+  }
+  if (c.keys.size() > c.rows.size())
+    c.notes.push_back(fmt::format("{} keys fitted to {} size(s): more unknowns than measurements, the fit is not "
+                                  "unique; give logs with more sizes or fit fewer keys",
+                                  c.keys.size(), c.rows.size()));
   c.evaluations = ev.evaluations;
   c.refused = ev.refused;
   return c;
@@ -401,6 +427,7 @@ std::string fragment_yaml(const Calibration& c, const CalibrationInput& in) {
     out << fmt::format("#   {}: {} on {} host(s) x {} GPU(s)\n", l.source, l.op, l.hosts, l.ranks_per_host);
   out << fmt::format("# residual of busbw over {} sizes: rms {:.2f}% (from {:.2f}% at the start), max {:.2f}%\n",
                      c.rows.size(), 100 * c.rms_fit, 100 * c.rms_start, 100 * c.max_abs_fit);
+  for (const auto& n : c.notes) out << "# note: " << n << "\n";
   out << "# apply with: podnet bench|train SCENARIO --config-add THIS_FILE\n";
   std::map<std::string, std::vector<const FittedKey*>> by_section;
   for (const auto& k : c.keys) by_section[k.key.substr(0, k.key.find('.'))].push_back(&k);

@@ -100,6 +100,10 @@ struct Calibration {
   int evaluations = 0;
   int refused = 0;  // evaluations at values the scenario refuses (e.g. a NIC faster than its switch port)
   int sweeps = 0;
+  // What the fit cannot support, in words (printed, in the JSON and in the fragment's comments): a key
+  // fitted at one of its bounds (the logs want a value beyond it), a key that changed no time (left at its
+  // start: it is not fitted), more keys than sizes.
+  std::vector<std::string> notes;
 };
 
 // The keys fitted when --fit is not given. Under NCCL's model (collective.nccl_model, the default):

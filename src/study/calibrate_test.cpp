@@ -94,6 +94,40 @@ TEST(Calibrate, StaysInsideTheBoundsAndWritesAFragment) {
   const std::string y = fragment_yaml(c, in);
   EXPECT_NE(y.find("server:\n  nic_speed: 50."), std::string::npos) << y;
   EXPECT_NE(y.find("# was 400.000000Gbps"), std::string::npos) << y;
+  // ... and says it: the value sits at its lower bound (the log wants a slower NIC than the range allows).
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_NE(c.notes[0].find("server.nic_speed fitted at its lower bound"), std::string::npos) << c.notes[0];
+  EXPECT_NE(y.find("# note: server.nic_speed fitted at its lower bound"), std::string::npos) << y;
+}
+
+TEST(Calibrate, SaysWhatItCannotFit) {
+  CalibrationInput in;
+  in.scenario = "leafspine-8k";
+  in.sets = {"topology.gpus=64"};
+  in.engine = "analytical";
+  // A key that changes no collective's time (a price): every value gives the same fit; it keeps its start.
+  in.fit = {"cost.nic"};
+  in.logs = {log_on(2, 8)};
+  Calibration c = calibrate(in);
+  ASSERT_EQ(c.keys.size(), 1u);
+  EXPECT_EQ(c.keys[0].value, c.keys[0].start);
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_NE(c.notes[0].find("cost.nic changed no time of these logs"), std::string::npos) << c.notes[0];
+  // Two keys and one size: underdetermined.
+  in.fit = {"links.ethernet_efficiency", "links.nvlink_efficiency"};
+  c = calibrate(in);
+  bool said = false;
+  for (const auto& n : c.notes) said = said || n.find("2 keys fitted to 1 size(s)") != std::string::npos;
+  EXPECT_TRUE(said);
+  // One rank: nccl-tests' busbw is 0 (a bus factor of 0), nothing to fit; it used to write rms -nan.
+  in.fit = {};
+  in.logs = {log_on(1, 1)};
+  try {
+    calibrate(in);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("t.log: one rank"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
