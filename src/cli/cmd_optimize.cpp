@@ -182,11 +182,22 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
   if (!o.reference.empty()) {
     ref.emplace();
     ref->name = o.reference;
-    const auto design = design_point(o.reference, c.sets).fields;
+    // Its fabric as it is, its job as the points' (dp and global batch filling --gpus, --workload).
+    const std::string ref_file = (dir / "reference.yaml").string();
+    const std::string ref_text =
+        study::optimize_reference(scenario::load(o.reference, c.sets).resolved_yaml(), o.gpus, o.workload);
+    if (old_text_differs_or_missing(ref_file, ref_text)) {
+      const std::string tmp = ref_file + ".tmp." + std::to_string(::getpid());
+      write_out("--dir", tmp, ref_text);
+      std::error_code rec;
+      std::filesystem::rename(tmp, ref_file, rec);
+      if (rec) throw InputError("--dir " + o.dir + ": cannot write reference.yaml: " + rec.message());
+    }
+    const auto design = design_point(ref_file, {}).fields;
     ref->capex_usd = field(design, study::kCapexColumn);
     ref->power_kw = field(design, study::kPowerColumn);
     if (o.stage != "design") {
-      const auto train = train_point(o.reference, c.sets).fields;
+      const auto train = train_point(ref_file, {}).fields;
       ref->iteration_ms = field(train, study::kTimeColumn);
       ref->days = field(train, study::kDaysColumn);
       ref->objective = field(train, req.objective.c_str());

@@ -91,6 +91,42 @@ TEST(OptimizeCli, SmallFabricFrontDerivedByHand) {
   }
 }
 
+TEST(OptimizeCli, TheReferenceRunsThePointsJob) {
+  // The base writes dp: 8 for its 64 GPUs (global batch 64, 8 a replica). At --gpus 128 the points run dp 16 and
+  // batch 128; the reference (the base at 128 GPUs) must run that job too: it used to keep dp 8 on 64 of its 128
+  // GPUs, and the verdict compared a half-size job with the points'.
+  const fs::path d = podnet::cli::testing::temp_dir("podnet_optimize_test");
+  fs::remove_all(d / "r");
+  const std::string base = podnet::cli::testing::write_file(d, "base-ref.yaml", kBase);
+  const Result r = run("optimize " + base + " --gpus 128 --families fat_tree --tiers 2 --oversubscription 1:1 " +
+                           "--radix 64 --speeds 400Gbps --nics 8 --aoc 30m --dir " + (d / "r").string() +
+                           " --reference " + base + " --set topology.gpus=128 --format json",
+                       false);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string ref = podnet::cli::testing::read_file(d / "r" / "reference.yaml");
+  EXPECT_NE(ref.find("dp: 16\n"), std::string::npos) << ref;
+  EXPECT_NE(ref.find("global_batch: 128\n"), std::string::npos) << ref;
+  const auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["front"].size(), 1u);
+  // The reference is the front's design point (same fabric, same job): the same iteration.
+  EXPECT_DOUBLE_EQ(doc["reference"]["iteration_time_ms"].get<double>(),
+                   doc["front"][0]["iteration_time_ms"].get<double>());
+}
+
+TEST(OptimizeCli, NothingFeasibleSaysWhy) {
+  // 3 NICs cannot serve 8-GPU servers: every design point fails, and the error gives the reason (it said only
+  // that nothing was feasible; the reason was in design.db).
+  const fs::path d = podnet::cli::testing::temp_dir("podnet_optimize_test");
+  fs::remove_all(d / "n");
+  const std::string base = podnet::cli::testing::write_file(d, "base-n.yaml", kBase);
+  const Result r = run("optimize " + base + " --gpus 64 --families fat_tree --tiers 2 --radix 64 --speeds 400Gbps " +
+                           "--nics 3 --dir " + (d / "n").string(),
+                       true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("is feasible; for example:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("server.nics = 3 does not divide evenly among server.gpus = 8"), std::string::npos) << r.out;
+}
+
 TEST(OptimizeCli, MpiStagesGiveTheSameFront) {
   // Under mpirun one sweep per job: --stage design, then --stage train, then a plain run prints the front; it
   // must equal the threaded run's. Open MPI from scripts/setup.sh; root and more ranks than cores allowed here.

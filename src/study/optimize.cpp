@@ -7,6 +7,7 @@
 
 #include <yaml-cpp/yaml.h>
 #include "core/error.hpp"
+#include "core/params.hpp"
 
 namespace podnet::study {
 
@@ -74,48 +75,68 @@ std::vector<Axis> optimize_axes(const OptimizeSpace& s) {
   return axes;
 }
 
+namespace {
+
+// The workload of a resolved scenario of `scenario_gpus` GPUs made to fill `gpus` (see optimize_base).
+void fill_gpus(YAML::Node root, int64_t scenario_gpus, int64_t gpus, const std::string& model) {
+  YAML::Node w = root["workload"];
+  if (!w || !w.IsMap()) return;
+  if (!model.empty()) w["model"] = model;
+  const auto get = [&](const char* key, int64_t fallback) { return w[key] ? w[key].as<int64_t>() : fallback; };
+  const int64_t tp = get("tp", 1), pp = get("pp", 1), cp = get("cp", 1);
+  if (gpus % (tp * pp * cp) != 0)
+    throw InputError(fmt::format("--gpus {}: not a multiple of workload tp x pp x cp = {} x {} x {} = {}; set "
+                                 "workload.tp, pp or cp (--set) so that it is",
+                                 gpus, tp, pp, cp, tp * pp * cp));
+  // dp auto fills the scenario's own fabric: that is the dp its global batch was written for.
+  const int64_t new_dp = gpus / (tp * pp * cp), batch = get("global_batch", 1), mb = get("microbatch", 1);
+  const int64_t own_dp = scenario_gpus / (tp * pp * cp);
+  const int64_t dp = w["dp"] ? w["dp"].as<int64_t>() : own_dp > 0 ? own_dp : new_dp;
+  if (new_dp != dp) {
+    if (batch % dp != 0)
+      throw InputError(fmt::format("--gpus {}: workload.global_batch {} is not a multiple of dp {}{}, so it cannot "
+                                   "scale with dp; set workload.global_batch or workload.dp (--set)",
+                                   gpus, batch, dp, w["dp"] ? "" : " (dp auto on the scenario's own fabric)"));
+    w["global_batch"] = batch / dp * new_dp;
+  }
+  if ((batch / dp * new_dp) % (new_dp * mb) != 0)
+    throw InputError(fmt::format("--gpus {}: workload.global_batch {} is not a multiple of dp x microbatch = {} x {}; "
+                                 "set workload.global_batch or workload.microbatch (--set)",
+                                 gpus, batch / dp * new_dp, new_dp, mb));
+  w["dp"] = new_dp;
+}
+
+int64_t scenario_gpus(const YAML::Node& root) {
+  const YAML::Node g = root["topology"]["gpus"];
+  int64_t v = 0;
+  return g && g.IsScalar() && parse_int(g.Scalar(), v) ? v : 0;
+}
+
+}  // namespace
+
 std::string optimize_base(const std::string& resolved_yaml, int64_t gpus, const std::string& model) {
   YAML::Node root = YAML::Load(resolved_yaml);
+  const int64_t own = scenario_gpus(root);
   YAML::Node topo(YAML::NodeType::Map);
   topo["family"] = root["topology"]["family"].Scalar();
   topo["gpus"] = gpus;
   root["topology"] = topo;
   root.remove("failures");
   root.remove("faults");
-  YAML::Node w = root["workload"];
-  if (w && w.IsMap()) {
-    if (!model.empty()) w["model"] = model;
-    const auto get = [&](const char* key, int64_t fallback) { return w[key] ? w[key].as<int64_t>() : fallback; };
-    const int64_t tp = get("tp", 1), pp = get("pp", 1), cp = get("cp", 1);
-    if (gpus % (tp * pp * cp) != 0)
-      throw InputError(fmt::format("--gpus {}: not a multiple of workload tp x pp x cp = {} x {} x {} = {}; set "
-                                   "workload.tp, pp or cp (--set) so that it is",
-                                   gpus, tp, pp, cp, tp * pp * cp));
-    if (!w["dp"]) {
-      // dp auto: every design point's job fills its --gpus, with the scenario's global batch.
-      const int64_t dp = gpus / (tp * pp * cp), mb = get("microbatch", 1), batch = get("global_batch", 1);
-      if (batch % (dp * mb) != 0)
-        throw InputError(fmt::format("--gpus {}: workload.dp is auto, so it is {} / (tp x pp x cp = {}) = {}, but "
-                                     "workload.global_batch {} is not a multiple of dp x microbatch = {} x {}; set "
-                                     "workload.global_batch or workload.dp (--set)",
-                                     gpus, gpus, tp * pp * cp, dp, batch, dp, mb));
-      w["dp"] = dp;
-    }
-    const int64_t dp = w["dp"].as<int64_t>();
-    if (tp * pp * cp * dp != gpus) {
-      const int64_t new_dp = gpus / (tp * pp * cp);
-      const int64_t batch = w["global_batch"].as<int64_t>();
-      if (batch % dp != 0)
-        throw InputError(fmt::format("--gpus {}: workload.global_batch {} is not a multiple of dp {}, so it cannot "
-                                     "scale with dp",
-                                     gpus, batch, dp));
-      w["dp"] = new_dp;
-      w["global_batch"] = batch / dp * new_dp;
-    }
-  }
+  fill_gpus(root, own, gpus, model);
   YAML::Emitter e;
   e << root;
   return std::string("# podnet optimize: the base scenario every design point starts from\n") + e.c_str() + "\n";
+}
+
+std::string optimize_reference(const std::string& resolved_yaml, int64_t gpus, const std::string& model) {
+  YAML::Node root = YAML::Load(resolved_yaml);
+  root.remove("failures");
+  root.remove("faults");
+  fill_gpus(root, scenario_gpus(root), gpus, model);
+  YAML::Emitter e;
+  e << root;
+  return std::string("# podnet optimize: the reference, its job made as the design points' job\n") + e.c_str() + "\n";
 }
 
 namespace {
@@ -243,7 +264,12 @@ OptimizeResult optimize(const OptimizeRequest& req, const Evaluate& evaluate_des
   std::vector<int64_t> by;
   const std::vector<size_t> keep = pareto_front(metrics, {false, false, true, true, false}, &by);
   for (size_t k : keep) out.candidates.push_back(feasible[k]);
-  if (out.candidates.empty()) throw InputError("optimize: no design in the search space is feasible");
+  if (out.candidates.empty()) {
+    std::string why;
+    for (const auto& e : out.infeasible_examples) why += "\n  " + e;
+    throw InputError(fmt::format("optimize: none of the {} designs of the search space is feasible; for example:{}",
+                                 out.points, why));
+  }
 
   const bool timed = req.stage != "design";
   if (timed) {

@@ -72,10 +72,16 @@ inline constexpr const char* kDaysWithFailuresColumn = "reliability.days_to_trai
 // resolved (every default filled in), its topology replaced by {family:
 // the same, gpus: `gpus`} (each point's `topology` axis replaces it again),
 // without failures: or faults:, workload.model set to `model` when not
-// empty, and when tp x pp x cp x dp is not `gpus`, dp = gpus / (tp x pp x cp)
-// with global_batch scaled by the same factor (the batch per replica kept).
-// InputError when gpus is not a multiple of tp x pp x cp.
+// empty, and dp = gpus / (tp x pp x cp) with global_batch scaled by the
+// same factor (the batch per replica kept). dp auto counts as what it is on
+// the scenario's own fabric (topology.gpus / (tp x pp x cp)): until 2026-11
+// it kept the global batch whatever --gpus was. InputError when gpus is not
+// a multiple of tp x pp x cp, or the batch does not divide.
 std::string optimize_base(const std::string& resolved_yaml, int64_t gpus, const std::string& model);
+// The reference scenario (`--reference`, resolved) with its fabric as it is and its job made as the design
+// points' (model, dp and global batch as optimize_base sets them), so that the verdict compares fabrics
+// running one job: a reference with an explicit dp used to run another job size than the points.
+std::string optimize_reference(const std::string& resolved_yaml, int64_t gpus, const std::string& model);
 
 struct OptimizeRequest {
   std::string base;  // the scenario every point starts from (server, switch, cabling, workload, ...)

@@ -69,20 +69,28 @@ TEST(Optimize, BaseScalesDataParallelism) {
 }
 
 TEST(Optimize, BaseWithDataParallelismAutoFillsTheGpus) {
-  // dp absent (auto), as in the built-in scenarios other than aipod-16k: 1024 / (8 x 8 x 1) = 16 replicas; the
-  // batch 1536 stays (1536 / 16 = 96 sequences a replica). Before, this was "bad conversion" (dp read as a number).
+  // dp absent (auto), as in the built-in scenarios other than aipod-16k. On the scenario's own 8,192 GPUs auto is
+  // 8192 / (8 x 8 x 1) = 128 replicas of 1536 / 128 = 12 sequences; at --gpus 1024, 16 replicas keep their 12:
+  // global batch 192, as with dp written out (until 2026-11 the batch stayed 1536, 96 a replica, while dp: 128
+  // written out gave 192). Before that, this was "bad conversion" (dp read as a number).
   const std::string yaml =
       "schema_version: 1\nname: x\ntopology: {family: rail_clos, gpus: 8192}\nworkload:\n  tp: 8\n  pp: 8\n  "
       "cp: 1\n  microbatch: 1\n  global_batch: 1536\n";
   const std::string base = optimize_base(yaml, 1024, "");
   EXPECT_NE(base.find("dp: 16\n"), std::string::npos) << base;
-  EXPECT_NE(base.find("global_batch: 1536"), std::string::npos) << base;
-  // 320 GPUs: dp 320 / 64 = 5 does not divide 1536 / 1: refused, naming the keys.
+  EXPECT_NE(base.find("global_batch: 192\n"), std::string::npos) << base;
+  std::string explicit_dp = yaml;
+  explicit_dp.replace(explicit_dp.find("  global_batch"), 0, "  dp: 128\n");
+  const std::string same = optimize_base(explicit_dp, 1024, "");
+  EXPECT_NE(same.find("global_batch: 192\n"), std::string::npos) << same;
+  // A batch that the scenario's own 128 replicas do not share evenly (1000 / 128): refused, naming the keys.
+  std::string odd = yaml;
+  odd.replace(odd.find("1536"), 4, "1000");
   try {
-    optimize_base(yaml, 320, "");
+    optimize_base(odd, 1024, "");
     ADD_FAILURE() << "expected an InputError";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("workload.global_batch 1536 is not a multiple of dp x microbatch = 5 x 1"),
+    EXPECT_NE(std::string(e.what()).find("workload.global_batch 1000 is not a multiple of dp 128 (dp auto"),
               std::string::npos)
         << e.what();
   }
