@@ -299,8 +299,8 @@ void add_design_command(CLI::App& app, Action& action) {
       ->type_name("FILE.csv");
   design
       ->add_option("--cost-csv", d->cost_csv,
-                   "write the priced bill as a tidy CSV: one row per tier or link class, part and speed (group, "
-                   "part, count, speed_gbps, unit_usd, total_usd)")
+                   "write the priced bill as a tidy CSV: one row per tier or link class, part and speed (columns "
+                   "group, count, part, speed_gbps, total_usd, unit_usd)")
       ->type_name("FILE.csv");
   design->add_option("--html", d->html, "also write a self-contained HTML report: the fabric drawn by tier, the BOM")
       ->type_name("FILE.html");

@@ -21,10 +21,12 @@ namespace podnet::cli {
 
 namespace {
 
+constexpr const char* kDefaultDiffStudies = "design,train";
+
 struct DiffOptions {
   std::string a, b;
   std::vector<std::string> sets, sets_a, sets_b, adds;
-  std::string studies = "design,train";
+  std::string studies = kDefaultDiffStudies;
   std::string format = "table";
   bool all = false;
   std::string op = "allreduce", min_size = "1MiB", max_size = "1GiB", gpus;
@@ -76,10 +78,33 @@ report::DiffSide side(const std::string& what, const std::vector<std::string>& s
 
 int cmd_diff(const DiffOptions& o) {
   std::vector<std::string> studies = split_list(o.studies);
-  // A result document decides the study of the other side.
+  // A result document decides the study of the other side; two documents must be of one study, and what
+  // runs studies (--study, --set, --set-a/-b, --config-add) does not apply to a document.
+  std::string first_doc, first_study;
+  int docs = 0;
   for (const auto& path : {o.a, o.b}) {
     const nlohmann::json d = result_document(path);
-    if (!d.is_null()) studies = {d["run"]["command"].get<std::string>()};
+    if (d.is_null()) continue;
+    ++docs;
+    const std::string st = d["run"]["command"].get<std::string>();
+    if (!first_study.empty() && st != first_study)
+      throw InputError(fmt::format("cannot compare a {} result ({}) with a {} result ({}): diff two results of one "
+                                   "study, or two scenarios with --study",
+                                   first_study, first_doc, st, path));
+    first_doc = path;
+    first_study = st;
+    studies = {st};
+  }
+  if (docs == 2) {
+    for (const auto& [given, option] : {std::pair{!o.sets.empty(), "--set"},
+                                        {!o.sets_a.empty(), "--set-a"},
+                                        {!o.sets_b.empty(), "--set-b"},
+                                        {!o.adds.empty(), "--config-add"},
+                                        {o.studies != kDefaultDiffStudies, "--study"}})
+      if (given)
+        throw InputError(fmt::format("{}: A and B are result documents, whose studies have run; {} applies to "
+                                     "scenarios only",
+                                     option, option));
   }
   std::vector<std::string> sa = o.sets, sb = o.sets;
   sa.insert(sa.end(), o.sets_a.begin(), o.sets_a.end());

@@ -131,6 +131,16 @@ TEST(DiffCli, TwoSavedResults) {
   // Identical documents: nothing changed.
   const Result same = run("diff " + a + " " + a, true);
   EXPECT_NE(same.out.find("0 field(s) changed"), std::string::npos) << same.out;
+  // Results of two studies: refused (it printed a header and nothing, which read as "no difference"); and what
+  // runs studies does not apply to two results (it was silently ignored).
+  const std::string t = (dir() / "t.json").string();
+  ASSERT_EQ(run_shell(std::string(PODNET_BINARY) + " reliability leafspine-8k --format json > " + t).status, 0);
+  const Result mixed = run("diff " + a + " " + t, true);
+  EXPECT_EQ(mixed.status, 2) << mixed.out;
+  EXPECT_NE(mixed.out.find("cannot compare a design result"), std::string::npos) << mixed.out;
+  const Result set_b = run("diff " + a + " " + b + " --set-b server.nic_speed=100Gbps", true);
+  EXPECT_EQ(set_b.status, 2) << set_b.out;
+  EXPECT_NE(set_b.out.find("--set-b applies to scenarios only"), std::string::npos) << set_b.out;
 }
 
 }  // namespace
