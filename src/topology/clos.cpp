@@ -22,6 +22,7 @@ struct ClosSpec {
   const char* tier_names[4] = {"", "leaf", "spine", "super_spine"};
   const char* tiers_key = "topology.tiers";
   const char* o1_key = "topology.oversubscription";
+  const char* groups_per_pod_key = "topology.groups_per_pod";
 };
 
 // Largest divisor of n that is <= limit (>= 1 when limit >= 1).
@@ -140,6 +141,20 @@ Topology build_clos(const ClosSpec& spec, const Hardware& hw) {
       throw ParamError("switch.radix", fmt::format("a spine with {} down-ports cannot reach the {} leaves of one group",
                                                    d2, group_leaves_in_domain));
     gp = spec.groups_per_pod > 0 ? spec.groups_per_pod : std::min<int64_t>(gp_max, groups);
+    // The third tier joins spine domains: with one pod of one domain its switches would each hang off one
+    // spine and carry nothing (a 1,024-GPU tree3 built 4 cores, 128 optical links and a bisection from them).
+    // Unless told otherwise, split the groups over two pods; a single group, or a groups_per_pod given that
+    // makes one pod, is refused.
+    if (domains_per_pod == 1 && gp >= groups) {
+      if (spec.groups_per_pod > 0 || groups < 2)
+        throw ParamError(spec.groups_per_pod > 0 ? spec.groups_per_pod_key : spec.tiers_key,
+                         fmt::format("3 tiers with all {} GPUs in one pod: the third tier joins pods, so its switches "
+                                     "would carry no traffic; expected 2 tiers{}",
+                                     fmt_count(spec.gpus),
+                                     groups < 2 ? std::string(" (the GPUs fit under one leaf's group)")
+                                                : fmt::format(", or {} below {}", spec.groups_per_pod_key, groups)));
+      gp = (groups + 1) / 2;
+    }
     if (gp > gp_max)
       throw ParamError("topology.groups_per_pod",
                        fmt::format("topology.groups_per_pod = {} needs {} spine down-ports per domain but a spine has "
@@ -507,6 +522,8 @@ Topology build_tree3(const Params& p, const Hardware& hw) {
   s.o2 = p.get_real("aggregation_oversubscription");
   s.o1_key = "topology.access_oversubscription";
   s.groups_per_pod = optional_int(p, "access_per_pod");
+  s.groups_per_pod_key = "topology.access_per_pod";
+  s.tiers_key = "topology.family";  // always 3 tiers: 2 is family fat_tree
   s.spines_per_domain = optional_int(p, "aggregation_per_pod");
   s.tier_names[1] = "access";
   s.tier_names[2] = "aggregation";

@@ -1,6 +1,8 @@
 // Clos families: counts derived from first principles (arithmetic in comments).
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <deque>
 
 #include "core/error.hpp"
@@ -194,6 +196,33 @@ TEST(Tree3, ThreeTiersOversubscribed) {
   EXPECT_EQ(t.tier_names[1], "access");
   // access 48 down / 16 up -> 6 servers (48 GPUs) per access switch; 4096 / 8 = 512 servers -> 86 access switches
   EXPECT_EQ(count_tier(t, 1), 86);
+}
+
+TEST(Tree3, EveryCoreJoinsPods) {
+  // 1,024 GPUs fit in one pod of radix-128 switches; the third tier joins pods, so the groups are split over two
+  // and each core reaches one aggregation switch of each pod. Before, one pod was built and each core hung off
+  // a single aggregation switch by 32 links, carrying nothing (and the bisection was counted from them).
+  Hardware hw = hw_with(8, 8, 128);
+  const Topology t = build_with("tree3", {{"gpus", "1024"}}, hw);
+  ASSERT_EQ(t.switch_tiers(), 3);
+  int64_t cores = 0;
+  for (NodeId c = 0; c < static_cast<NodeId>(t.nodes.size()); ++c) {
+    if (t.nodes[c].kind != NodeKind::Switch || t.nodes[c].tier != 3) continue;
+    ++cores;
+    std::set<int32_t> pods;
+    auto [b, e] = t.incident(c);
+    for (auto it = b; it != e; ++it) pods.insert(t.nodes[t.other_end(*it, c)].pod);
+    EXPECT_GE(pods.size(), 2u) << t.nodes[c].name;
+  }
+  EXPECT_GT(cores, 0);
+  // Three tiers with every group in one pod on request: refused at the key that asked for it.
+  try {
+    build_with("fat_tree", {{"gpus", "1024"}, {"tiers", "3"}, {"groups_per_pod", "64"}}, hw);
+    ADD_FAILURE() << "accepted";
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.key(), "topology.groups_per_pod");
+    EXPECT_NE(std::string(e.what()).find("its switches would carry no traffic"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Topology, LabelsAndNames) {
