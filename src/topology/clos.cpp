@@ -345,6 +345,28 @@ Topology build_clos(const ClosSpec& spec, const Hardware& hw) {
   if (spec.rail_domains && tiers == 2 && n > 1)
     f.notes.push_back("rails are separate 2-tier planes: NICs on different rails reach each other only through "
                       "NVLink inside a server (PXN); the diameter is within a rail");
+  // NIC cables all have one length, cabling.server_to_leaf: say how many leave a leaf's rack and the next
+  // (a leaf at the middle rack of the servers it serves) and so cannot be that cable in practice.
+  {
+    const int per_rack = servers_per_rack(hw);
+    int64_t far = 0, max_away = 0;
+    for (int64_t grp = 0; grp < groups; ++grp) {
+      const int64_t first = grp * servers_per_group, last = std::min(servers, first + servers_per_group) - 1;
+      const int64_t mid = (first / per_rack + last / per_rack) / 2;
+      for (int64_t sv = first; sv <= last; ++sv) {
+        const int64_t away = std::abs(sv / per_rack - mid);
+        max_away = std::max(max_away, away);
+        if (away > 1) far += n;  // every NIC of the server goes to this group's leaves
+      }
+    }
+    if (far > 0)
+      f.notes.push_back(fmt::format(
+          "a {} serves servers up to {} racks away ({} servers a rack): {} of the {} NIC cables leave its rack and "
+          "the next, yet all are priced as {} m {} (cabling.server_to_leaf); a real row needs longer, optical "
+          "runs there: set cabling.server_to_leaf to the row's length to price them (not modelled per cable)",
+          spec.tier_names[1], max_away, per_rack, fmt_count(far), fmt_count(servers * n),
+          format_number(hw.server_to_leaf_m), hw.server_to_leaf_m <= hw.copper_max_m ? "copper" : "optical"));
+  }
   t.finalize();
   return t;
 }

@@ -225,6 +225,21 @@ TEST(Tree3, EveryCoreJoinsPods) {
   }
 }
 
+TEST(RailClos, SaysHowManyNicCablesLeaveTheLeafsRackAndTheNext) {
+  // aipod-16k's shape: 2,048 servers of 8 GPUs and 8 NICs, radix-128 rail leaves at 1:1 (64 servers a group),
+  // 40 kW racks of 10.2 kW servers (3 a rack). A group's 64 servers sit in racks 0..21 (63 / 3), its leaves at
+  // the middle rack (0 + 21) / 2 = 10; racks 9-11 hold 9 of them, so 55 servers x 8 NICs = 440 cables a group
+  // go farther, x 32 groups = 14,080 of 16,384, up to 11 racks away. All are still priced as server_to_leaf
+  // copper: the note says so.
+  Hardware hw = hw_with(8, 8, 128);
+  const Topology t = build_with("rail_clos", {{"gpus", "16384"}}, hw);
+  std::string note;
+  for (const auto& n : t.facts.notes)
+    if (n.find("racks away") != std::string::npos) note = n;
+  EXPECT_NE(note.find("up to 11 racks away (3 servers a rack): 14,080 of the 16,384 NIC cables"), std::string::npos)
+      << note;
+}
+
 TEST(Topology, LabelsAndNames) {
   Hardware hw = hw_with(8, 8, 128);
   Topology t = build_with("rail_clos", {{"gpus", "1024"}}, hw);
