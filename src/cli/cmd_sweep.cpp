@@ -4,6 +4,7 @@
 // `podnet sweep --results DB` reads one back.
 #include <fmt/format.h>
 #include <iostream>
+#include <map>
 #include <thread>
 #include <unistd.h>
 
@@ -76,7 +77,13 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
   spec.scenario = c.scenario;
   spec.sets = c.sets;
   spec.fragments = c.adds;
-  for (const auto& v : o.vary) spec.axes.push_back(study::parse_axis(v));
+  for (const auto& v : o.vary) {
+    spec.axes.push_back(study::parse_axis(v));
+    spec.axes.back().origin = "--vary " + spec.axes.back().key;
+  }
+  // Errors about an axis's values name where it was given, not --set.
+  std::map<std::string, std::string> axis_flags = c.set_flags;
+  for (const auto& a : spec.axes) axis_flags[a.key] = a.origin;
   const std::string study_name = spec.study;
   for (size_t i = 0; i < spec.axes.size(); ++i)
     for (size_t j = 0; j < i; ++j)
@@ -113,16 +120,27 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
   // Keys and values are checked on the first point before anything runs.
   const std::vector<study::SweepPoint> points = study::cartesian(spec.axes);
   apply_limits(c);
-  if (!points.empty()) (void)scenario::load(c.scenario, spec.overrides(points.front()), c.adds);
+  // Each axis value (the first kCheckedValues of an axis) is checked on a point that holds it before anything
+  // runs: a typo in a later value used to become a stored error row, which the stored definition then kept.
+  constexpr size_t kCheckedValues = 1000;
+  for (size_t k = 0; k < spec.axes.size(); ++k)
+    for (size_t v = 0; v < std::min(spec.axes[k].values.size(), kCheckedValues); ++v) {
+      std::vector<std::string> sets = c.sets;
+      for (size_t j = 0; j < spec.axes.size(); ++j) {
+        const bool with_k = j == k || (!spec.axes[j].zip.empty() && spec.axes[j].zip == spec.axes[k].zip);
+        sets.push_back(spec.axes[j].key + "=" + spec.axes[j].values[with_k ? v : 0]);
+      }
+      (void)scenario::load(c.scenario, sets, c.adds, axis_flags);
+    }
 
   const study::Evaluate evaluate = [&](const study::SweepPoint& p) {
     const std::vector<std::string> sets = spec.overrides(p);
     nlohmann::json doc;
     if (study_name == "design") {
-      const scenario::Scenario sc = scenario::load(c.scenario, sets, c.adds);
+      const scenario::Scenario sc = scenario::load(c.scenario, sets, c.adds, axis_flags);
       doc = design_document(sc, sc.build_topology(), "design");
     } else {
-      scenario::Setup s = scenario::resolve(scenario::load(c.scenario, sets, c.adds));
+      scenario::Setup s = scenario::resolve(scenario::load(c.scenario, sets, c.adds, axis_flags));
       if (study::points_share_cores(o.jobs)) s.network.threads = 1;
       if (study_name == "bench") {
         study::BenchRequest r = bench;

@@ -49,6 +49,30 @@ TEST(SweepCli, ABadKeyFailsBeforeAnyPointRuns) {
   EXPECT_FALSE(fs::exists(db));
 }
 
+TEST(SweepCli, ABadValueAnywhereFailsBeforeAnyPointRunsNamingWhereItWasGiven) {
+  // The second value of the axis is a typo (GBps): refused before anything runs and blamed on --vary, not
+  // --set (it became a stored error row, and the stored definition then kept the typo).
+  const std::string db = fresh("badvalue.db");
+  Result r = run("sweep leafspine-8k --study design --vary server.nic_speed=400Gbps,400GBps --results " + db, true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--vary server.nic_speed: '400GBps' is not valid"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(db));
+  // From a sweep file: its file and line; zipped axes of unequal lengths too.
+  const std::string file =
+      podnet::cli::testing::write_file(dir(), "bad-sweep.yaml",
+                                       "study: design\nvary:\n  server.nic_speed: [400Gbps, 400GBps]\n");
+  r = run("sweep leafspine-8k --sweep-file " + file + " --results " + db, true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("bad-sweep.yaml:3: server.nic_speed: '400GBps' is not valid"), std::string::npos) << r.out;
+  const std::string zip = podnet::cli::testing::write_file(
+      dir(), "bad-zip.yaml",
+      "study: design\nzip:\n  - {server.nic_speed: [200Gbps, 400Gbps], switch.port_speed: [200Gbps, 400Gbps, "
+      "800Gbps]}\n");
+  r = run("sweep leafspine-8k --sweep-file " + zip + " --results " + db, true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("bad-zip.yaml:3: zipped axes"), std::string::npos) << r.out;
+}
+
 const char* kTrain =
     "sweep leafspine-8k --study train --set workload.model=llama3-8b --set workload.pp=1 --set workload.dp=16 "
     "--set workload.global_batch=64 --vary workload.tp=2,4,8 --vary network.engine=analytical,flow";

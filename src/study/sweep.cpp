@@ -186,8 +186,11 @@ std::vector<SweepPoint> cartesian(const std::vector<Axis>& axes) {
     }
     const Axis& first = axes[dims[it->second].front()];
     if (first.values.size() != axes[k].values.size())
-      throw InputError(fmt::format("zipped axes {} ({} values) and {} ({} values) need as many values", first.key,
-                                   first.values.size(), axes[k].key, axes[k].values.size()));
+      throw InputError(fmt::format("{}zipped axes {} ({} values) and {} ({} values) need as many values",
+                                   axes[k].origin.empty() || axes[k].origin.rfind("--", 0) == 0
+                                       ? std::string()
+                                       : axes[k].origin.substr(0, axes[k].origin.rfind(": ") + 2),
+                                   first.key, first.values.size(), axes[k].key, axes[k].values.size()));
     dims[it->second].push_back(k);
   }
   double total = 1;
@@ -250,7 +253,7 @@ SweepFile load_sweep_file(const std::string& path) {
       if (!kv.second.IsMap()) throw InputError(fmt::format("{}: vary: expected a map KEY: VALUES", where(kv.second)));
       for (const auto& a : kv.second) {
         const std::string key = a.first.as<std::string>();
-        f.axes.push_back({key, values_of(key, a.second), ""});
+        f.axes.push_back({key, values_of(key, a.second), "", fmt::format("{}: {}", where(a.first), key)});
       }
     } else if (k == "zip") {
       if (!kv.second.IsSequence())
@@ -263,7 +266,7 @@ SweepFile load_sweep_file(const std::string& path) {
         const std::string name = fmt::format("zip{}", group++);
         for (const auto& a : g) {
           const std::string key = a.first.as<std::string>();
-          f.axes.push_back({key, values_of(key, a.second), name});
+          f.axes.push_back({key, values_of(key, a.second), name, fmt::format("{}: {}", where(a.first), key)});
         }
       }
     } else {

@@ -38,6 +38,9 @@ struct Axis {
   // Axes with the same non-empty `zip` name advance together (one dimension of
   // the grid, their i-th values paired); they must have as many values.
   std::string zip;
+  // Where the axis was given, for errors about its values ("--vary KEY", "FILE:LINE: KEY"); not part of the
+  // sweep's definition.
+  std::string origin;
 };
 // InputError naming the argument for a bad axis (no '=', empty values, a bad range).
 Axis parse_axis(const std::string& text);
