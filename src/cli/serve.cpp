@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -117,6 +118,19 @@ Request parse_request(const nlohmann::json& body) {
   for (const char* s : kStudies) known = known || r.study == s;
   if (!known)
     throw InputError("'study': expected design, bench, train, reliability or diagnose, got '" + r.study + "'");
+  // Fields the study reads; any other is refused (a misspelt field used to be ignored).
+  std::vector<std::string> fields = {"study", "sets", "yaml", "file", "scenario"};
+  if (r.study == "bench") fields.insert(fields.end(), {"engine", "routing", "op", "factor", "min", "max", "algo"});
+  if (r.study == "train") fields.insert(fields.end(), {"sweep", "trace"});
+  if (r.study == "diagnose") fields.insert(fields.end(), {"probe", "duration", "round"});
+  for (const auto& [key, value] : body.items())
+    if (std::find(fields.begin(), fields.end(), key) == fields.end()) {
+      std::string list;
+      for (const auto& f : fields) list += (list.empty() ? "" : ", ") + f;
+      throw InputError(fmt::format("'{}': not a field of a {} run; expected {}", key, r.study, list));
+    }
+  if (body.contains("yaml") && body.contains("scenario"))
+    throw InputError("'yaml' and 'scenario' both given: a run takes one scenario (upload, or a built-in name)");
   std::vector<std::string> sets;
   if (body.contains("sets")) {
     if (!body["sets"].is_array()) throw InputError("'sets': expected a list of KEY=VALUE strings");
@@ -151,6 +165,8 @@ Request parse_request(const nlohmann::json& body) {
     }
     r.sc = scenario::load(name, sets);
   }
+  // Rules between keys (60 GPUs of 8-GPU servers) are checked now, answered 400, not as a failed run.
+  (void)scenario::resolve(scenario::Scenario(r.sc));
   if (r.study == "bench") {
     r.bench.op = collective::parse_op(string_field(body, "op", "allreduce"));
     double factor = 2;

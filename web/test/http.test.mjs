@@ -95,6 +95,13 @@ try {
   check(r.status === 400 && /'duration': 'soon' is not a duration/.test((await r.json()).error), `diagnose bad duration -> 400 (got ${r.status})`);
   r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'train', scenario: 'aipod-16k', sweep: 'yes' }) });
   check(r.status === 400, `train sweep not a boolean -> 400 (got ${r.status})`);
+  // Refused now, not accepted (202) and then failed or silently ignored.
+  r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'design', scenario: 'aipod-16k', sets: ['topology.gpus=60'] }) });
+  check(r.status === 400 && /not a whole number of 8-GPU servers/.test((await r.json()).error), `a rule between keys (60 GPUs of 8-GPU servers) -> 400 (got ${r.status})`);
+  r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'design', scenario: 'aipod-16k', gpus: 64 }) });
+  check(r.status === 400 && /'gpus': not a field of a design run/.test((await r.json()).error), `an unknown field -> 400 naming it (got ${r.status})`);
+  r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'design', scenario: 'aipod-16k', yaml: 'schema_version: 1' }) });
+  check(r.status === 400 && /both given/.test((await r.json()).error), `yaml and scenario both -> 400 (got ${r.status})`);
   r = await fetch(s.url + '/api/compare', { method: 'POST', body: JSON.stringify({ a: { document: { rows: [] }, file: '../x.json' }, b: { run: 1 } }) });
   check(r.status === 400 && /^x\.json: not a podnet result document/.test((await r.json()).error), `compare a non-result document -> 400 naming it (got ${r.status})`);
   r = await fetch(s.url + '/api/compare', { method: 'POST', body: JSON.stringify({ a: { run: 999999 }, b: { run: 1 } }) });
