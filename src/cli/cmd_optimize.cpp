@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <unistd.h>
 
 #include "cli/common.hpp"
@@ -23,12 +24,23 @@ namespace podnet::cli {
 
 namespace {
 
-// Whether `path` is missing or holds something else than `text`.
-bool old_text_differs_or_missing(const std::string& path, const std::string& text) {
+// The file's contents, or nothing when it cannot be read.
+std::optional<std::string> read_text(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
-  if (!f) return true;
-  const std::string old((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  return old != text;
+  if (!f) return std::nullopt;
+  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+// Writes `text` to `path` unless it holds it already: whole under another name, then renamed, since under
+// mpirun every rank writes it and a rank reading it (the sweeps hash it) must never see another's half-written
+// file.
+void write_whole(const std::string& option, const std::string& path, const std::string& text) {
+  if (read_text(path) == text) return;
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  write_out(option, tmp, text);
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw InputError(fmt::format("{} {}: cannot write it: {}", option, path, ec.message()));
 }
 
 struct OptimizeOptions {
@@ -113,24 +125,13 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
     const std::string text = study::optimize_base(source.resolved_yaml(), o.gpus, o.workload);
     // A working directory with results keeps the base they were made from: another base is refused here,
     // before it is overwritten (the sweeps would refuse it too, their definition recording base.yaml's hash).
-    std::ifstream old_base(base, std::ios::binary);
-    if (old_base && std::filesystem::exists(dir / "design.db")) {
-      const std::string old_text((std::istreambuf_iterator<char>(old_base)), std::istreambuf_iterator<char>());
-      if (old_text != text)
-        throw InputError(fmt::format(
-            "--dir {}: holds the results of another optimize run (its base.yaml differs from this run's scenario, "
-            "--gpus, --workload or --set); use another --dir, or remove this one to start again",
-            o.dir));
-    }
-    old_base.close();
-    if (old_text_differs_or_missing(base, text)) {
-      // Written whole under another name, then renamed: under mpirun every rank writes it, and a rank reading
-      // it (the sweeps hash it) must never see another's half-written file.
-      const std::string tmp = base + ".tmp." + std::to_string(::getpid());
-      write_out("--dir", tmp, text);
-      std::filesystem::rename(tmp, base, ec);
-      if (ec) throw InputError("--dir " + o.dir + ": cannot write base.yaml: " + ec.message());
-    }
+    const std::optional<std::string> old_text = read_text(base);
+    if (old_text && *old_text != text && std::filesystem::exists(dir / "design.db"))
+      throw InputError(fmt::format(
+          "--dir {}: holds the results of another optimize run (its base.yaml differs from this run's scenario, "
+          "--gpus, --workload or --set); use another --dir, or remove this one to start again",
+          o.dir));
+    write_whole("--dir", base, text);
   }
   study::OptimizeRequest req;
   req.base = base;
@@ -184,15 +185,8 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
     ref->name = o.reference;
     // Its fabric as it is, its job as the points' (dp and global batch filling --gpus, --workload).
     const std::string ref_file = (dir / "reference.yaml").string();
-    const std::string ref_text =
-        study::optimize_reference(scenario::load(o.reference, c.sets).resolved_yaml(), o.gpus, o.workload);
-    if (old_text_differs_or_missing(ref_file, ref_text)) {
-      const std::string tmp = ref_file + ".tmp." + std::to_string(::getpid());
-      write_out("--dir", tmp, ref_text);
-      std::error_code rec;
-      std::filesystem::rename(tmp, ref_file, rec);
-      if (rec) throw InputError("--dir " + o.dir + ": cannot write reference.yaml: " + rec.message());
-    }
+    write_whole("--dir", ref_file,
+                study::optimize_reference(scenario::load(o.reference, c.sets).resolved_yaml(), o.gpus, o.workload));
     const auto design = design_point(ref_file, {}).fields;
     ref->capex_usd = field(design, study::kCapexColumn);
     ref->power_kw = field(design, study::kPowerColumn);

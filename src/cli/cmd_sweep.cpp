@@ -77,13 +77,10 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
   spec.scenario = c.scenario;
   spec.sets = c.sets;
   spec.fragments = c.adds;
-  for (const auto& v : o.vary) {
-    spec.axes.push_back(study::parse_axis(v));
-    spec.axes.back().origin = "--vary " + spec.axes.back().key;
-  }
+  for (const auto& v : o.vary) spec.axes.push_back(study::parse_axis(v));
   // Errors about an axis's values name where it was given, not --set.
   std::map<std::string, std::string> axis_flags = c.set_flags;
-  for (const auto& a : spec.axes) axis_flags[a.key] = a.origin;
+  for (const auto& a : spec.axes) axis_flags[a.key] = a.label();
   const std::string study_name = spec.study;
   for (size_t i = 0; i < spec.axes.size(); ++i)
     for (size_t j = 0; j < i; ++j)

@@ -187,10 +187,8 @@ std::vector<SweepPoint> cartesian(const std::vector<Axis>& axes) {
     const Axis& first = axes[dims[it->second].front()];
     if (first.values.size() != axes[k].values.size())
       throw InputError(fmt::format("{}zipped axes {} ({} values) and {} ({} values) need as many values",
-                                   axes[k].origin.empty() || axes[k].origin.rfind("--", 0) == 0
-                                       ? std::string()
-                                       : axes[k].origin.substr(0, axes[k].origin.rfind(": ") + 2),
-                                   first.key, first.values.size(), axes[k].key, axes[k].values.size()));
+                                   axes[k].origin.empty() ? "" : axes[k].origin + ": ", first.key, first.values.size(),
+                                   axes[k].key, axes[k].values.size()));
     dims[it->second].push_back(k);
   }
   double total = 1;
@@ -214,6 +212,13 @@ std::vector<SweepPoint> cartesian(const std::vector<Axis>& axes) {
     out.push_back(std::move(p));
   }
   return out;
+}
+
+std::string Axis::label() const {
+  std::string s = origin.empty() ? std::string("--vary") : origin;
+  s += origin.empty() ? " " : ": ";
+  s += key;
+  return s;
 }
 
 SweepFile load_sweep_file(const std::string& path) {
@@ -253,7 +258,7 @@ SweepFile load_sweep_file(const std::string& path) {
       if (!kv.second.IsMap()) throw InputError(fmt::format("{}: vary: expected a map KEY: VALUES", where(kv.second)));
       for (const auto& a : kv.second) {
         const std::string key = a.first.as<std::string>();
-        f.axes.push_back({key, values_of(key, a.second), "", fmt::format("{}: {}", where(a.first), key)});
+        f.axes.push_back({key, values_of(key, a.second), "", where(a.first)});
       }
     } else if (k == "zip") {
       if (!kv.second.IsSequence())
@@ -266,7 +271,7 @@ SweepFile load_sweep_file(const std::string& path) {
         const std::string name = fmt::format("zip{}", group++);
         for (const auto& a : g) {
           const std::string key = a.first.as<std::string>();
-          f.axes.push_back({key, values_of(key, a.second), name, fmt::format("{}: {}", where(a.first), key)});
+          f.axes.push_back({key, values_of(key, a.second), name, where(a.first)});
         }
       }
     } else {

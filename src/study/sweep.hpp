@@ -38,9 +38,11 @@ struct Axis {
   // Axes with the same non-empty `zip` name advance together (one dimension of
   // the grid, their i-th values paired); they must have as many values.
   std::string zip;
-  // Where the axis was given, for errors about its values ("--vary KEY", "FILE:LINE: KEY"); not part of the
-  // sweep's definition.
+  // Where the axis was given, for errors about its values: "FILE:LINE" of a sweep file, or "" (--vary); not
+  // part of the sweep's definition.
   std::string origin;
+  // How errors about its values name it: "FILE:LINE: KEY" or "--vary KEY".
+  std::string label() const;
 };
 // InputError naming the argument for a bad axis (no '=', empty values, a bad range).
 Axis parse_axis(const std::string& text);
