@@ -28,6 +28,7 @@ namespace {
 
 struct SweepOptions {
   std::string study = "train";
+  bool study_given = false;  // --study on the command line (a sweep file's study: must then agree)
   std::vector<std::string> vary;
   std::string sweep_file;
   std::string results = "sweep.db";
@@ -70,6 +71,9 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
           f.study != "diagnose")
         throw InputError(fmt::format("{}: study: {}: expected design, bench, train, reliability or diagnose",
                                      o.sweep_file, f.study));
+      if (o.study_given && f.study != o.study)
+        throw InputError(
+            fmt::format("--study {} and {}'s study: {} disagree; give one of them", o.study, o.sweep_file, f.study));
       spec.study = f.study;
     }
     spec.axes = std::move(f.axes);
@@ -181,9 +185,9 @@ void add_sweep_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand(
       "sweep", "run a study over a grid of scenario values on N threads, results in an SQLite database (resumable)");
   add_common(cmd, *c, false);
-  cmd->add_option("--study", o->study, "design | bench | train | reliability | diagnose")
-      ->check(CLI::IsMember({"design", "bench", "train", "reliability", "diagnose"}))
-      ->capture_default_str();
+  auto* study_opt = cmd->add_option("--study", o->study, "design | bench | train | reliability | diagnose")
+                        ->check(CLI::IsMember({"design", "bench", "train", "reliability", "diagnose"}))
+                        ->capture_default_str();
   cmd->add_option("--vary", o->vary,
                   "an axis: KEY=V1,V2,... or an integer range KEY=LO..HI, LO..HI+STEP, LO..HI*FACTOR (repeatable; "
                   "the grid is their cartesian product)")
@@ -230,7 +234,10 @@ void add_sweep_command(CLI::App& app, Action& action) {
       "dp.db\n"
       "  podnet sweep aipod-16k --study diagnose --evaluate 20 --faults 3 --vary network.routing=ecmp,adaptive\n"
       "  podnet sweep --results b.db --format csv > b.csv");
-  cmd->callback([&action, c, o] { action = [c, o] { return cmd_sweep(*c, *o); }; });
+  cmd->callback([&action, c, o, study_opt] {
+    o->study_given = study_opt->count() > 0;
+    action = [c, o] { return cmd_sweep(*c, *o); };
+  });
 }
 
 }  // namespace podnet::cli

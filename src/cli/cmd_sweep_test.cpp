@@ -71,6 +71,10 @@ TEST(SweepCli, ABadValueAnywhereFailsBeforeAnyPointRunsNamingWhereItWasGiven) {
   r = run("sweep leafspine-8k --sweep-file " + zip + " --results " + db, true);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("bad-zip.yaml:3: zipped axes"), std::string::npos) << r.out;
+  // A sweep file's study: and a --study that disagrees (the file's silently won).
+  r = run("sweep leafspine-8k --study train --sweep-file " + file + " --results " + db, true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--study train and"), std::string::npos) << r.out;
 }
 
 const char* kTrain =
