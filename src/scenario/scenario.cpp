@@ -255,9 +255,8 @@ class Loader {
     if (sc_.family != "fat_tree" || !sc_.topology.has("k")) return;
     const int64_t k = sc_.topology.get_int("k");
     const Params& server = sc_.section_params["server"];
-    const int64_t per_server = server.get_int("gpus"), nics = server.get_int("nics");
-    if (k % 2 != 0 || nics <= 0 || (k / 2) % nics != 0) return;
-    const int64_t gpus = k * k * k / 4 / nics * per_server;
+    const int64_t gpus = topology::k_ary_fat_tree_gpus(k, server.get_int("gpus"), server.get_int("nics"));
+    if (gpus == 0) return;
     sc_.topology.set("gpus", gpus, std::to_string(gpus));
     sc_.section_params["switch"].set("radix", k, std::to_string(k));
   }

@@ -92,17 +92,16 @@ void fill_gpus(YAML::Node root, int64_t scenario_gpus, int64_t gpus, const std::
   const int64_t new_dp = gpus / (tp * pp * cp), batch = get("global_batch", 1), mb = get("microbatch", 1);
   const int64_t own_dp = scenario_gpus / (tp * pp * cp);
   const int64_t dp = w["dp"] ? w["dp"].as<int64_t>() : own_dp > 0 ? own_dp : new_dp;
-  if (new_dp != dp) {
-    if (batch % dp != 0)
-      throw InputError(fmt::format("--gpus {}: workload.global_batch {} is not a multiple of dp {}{}, so it cannot "
-                                   "scale with dp; set workload.global_batch or workload.dp (--set)",
-                                   gpus, batch, dp, w["dp"] ? "" : " (dp auto on the scenario's own fabric)"));
-    w["global_batch"] = batch / dp * new_dp;
-  }
-  if ((batch / dp * new_dp) % (new_dp * mb) != 0)
+  if (new_dp != dp && batch % dp != 0)
+    throw InputError(fmt::format("--gpus {}: workload.global_batch {} is not a multiple of dp {}{}, so it cannot "
+                                 "scale with dp; set workload.global_batch or workload.dp (--set)",
+                                 gpus, batch, dp, w["dp"] ? "" : " (dp auto on the scenario's own fabric)"));
+  const int64_t new_batch = new_dp == dp ? batch : batch / dp * new_dp;
+  if (new_batch % (new_dp * mb) != 0)
     throw InputError(fmt::format("--gpus {}: workload.global_batch {} is not a multiple of dp x microbatch = {} x {}; "
                                  "set workload.global_batch or workload.microbatch (--set)",
-                                 gpus, batch / dp * new_dp, new_dp, mb));
+                                 gpus, new_batch, new_dp, mb));
+  if (new_batch != batch) w["global_batch"] = new_batch;
   w["dp"] = new_dp;
 }
 

@@ -38,4 +38,9 @@ Topology build_with(std::string_view family, const std::vector<std::pair<std::st
                     const Hardware& hw);
 Hardware default_hardware();
 
+// GPUs of a classic k-ary fat tree (topology.k): k^3/4 host ports (k pods x k/2 edge switches x k/2 ports),
+// gpus_per_server GPUs per nics_per_server ports; 0 when k is odd or the NICs do not divide k/2 (the builder
+// refuses those, saying why).
+int64_t k_ary_fat_tree_gpus(int64_t k, int64_t gpus_per_server, int64_t nics_per_server);
+
 }  // namespace podnet::topology

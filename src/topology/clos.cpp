@@ -433,8 +433,6 @@ Topology build_fat_tree(const Params& p, const Hardware& hw_in) {
   if (p.has("k")) {
     const int k = static_cast<int>(p.get_int("k"));
     if (k % 2 != 0) throw ParamError("topology.k", fmt::format("topology.k = {} is odd; expected an even radix", k));
-    // k^3/4 host ports: k pods x k/2 edge switches x k/2 ports.
-    const int64_t hosts = static_cast<int64_t>(k) * k * k / 4;
     if ((k / 2) % hw.nics_per_server != 0)
       throw ParamError("topology.k",
                        fmt::format("a k = {} edge switch has {} host ports, not a multiple of the {} NICs "
@@ -445,7 +443,7 @@ Topology build_fat_tree(const Params& p, const Hardware& hw_in) {
     s.o1 = s.o2 = 1;
     s.rail_attach = false;
     s.groups_per_pod = k / 2;
-    s.gpus = hosts / hw.nics_per_server * hw.gpus_per_server;
+    s.gpus = k_ary_fat_tree_gpus(k, hw.gpus_per_server, hw.nics_per_server);
   }
   return build_clos(s, hw);
 }
@@ -554,6 +552,11 @@ Topology build_tree3(const Params& p, const Hardware& hw) {
 }
 
 }  // namespace
+
+int64_t k_ary_fat_tree_gpus(int64_t k, int64_t gpus_per_server, int64_t nics_per_server) {
+  if (k < 2 || k % 2 != 0 || nics_per_server < 1 || (k / 2) % nics_per_server != 0) return 0;
+  return k * k * k / 4 / nics_per_server * gpus_per_server;
+}
 
 BuilderInfo fat_tree_builder() {
   return {"fat_tree", "2- or 3-tier folded Clos (leaf-spine[-core]), non-blocking or oversubscribed; k-ary fat-tree",
