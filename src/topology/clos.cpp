@@ -284,6 +284,10 @@ Topology build_clos(const ClosSpec& spec, const Hardware& hw) {
   // Super-spines: plane s joins spine s of every domain; C per plane.
   if (tiers == 3) {
     const double ss_len = hw.spine_to_super_m;
+    // A switch's name is its hostname (config plan, NetBox): letters, digits and
+    // hyphens only (RFC 1123 section 2.1), so the tier's `_` becomes `-`.
+    std::string top_label = spec.tier_names[3];
+    std::replace(top_label.begin(), top_label.end(), '_', '-');
     tier_index = 0;
     for (int s = 0; s < S; ++s) {
       std::vector<NodeId> plane;
@@ -292,7 +296,7 @@ Topology build_clos(const ClosSpec& spec, const Hardware& hw) {
         sw.kind = NodeKind::Switch;
         sw.tier = 3;
         sw.local = tier_index++;
-        sw.name = fmt::format("{}-{}-{}", spec.tier_names[3], padded(s, S), padded(c, C));
+        sw.name = fmt::format("{}-{}-{}", top_label, padded(s, S), padded(c, C));
         plane.push_back(t.add_node(std::move(sw)));
       }
       for (int64_t d = 0; d < D; ++d)

@@ -1,6 +1,7 @@
 // Clos families: counts derived from first principles (arithmetic in comments).
 #include <gtest/gtest.h>
 
+#include <regex>
 #include <set>
 
 #include <deque>
@@ -263,6 +264,28 @@ TEST(Topology, LabelsAndNames) {
     }
   }
   EXPECT_TRUE(found);
+}
+
+TEST(Topology, SwitchNamesAreHostnames) {
+  // A switch's name becomes its hostname in the config plan and its device name in NetBox: RFC 1123 section
+  // 2.1 allows letters, digits and hyphens, 1 to 63 characters, no hyphen first or last. The super-spine
+  // tier is named super_spine: its switches were super_spine-000-000 until this was checked.
+  const std::regex label("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
+  Hardware hw = hw_with(8, 8, 128);
+  const std::vector<Topology> ts = {
+      build_with("rail_clos", {{"gpus", "16384"}, {"tiers", "3"}, {"groups_per_pod", "16"}}, hw),
+      build_with("fat_tree", {{"k", "8"}}, hw_with(1, 1, 8)),
+      build_with("tree3", {{"gpus", "4096"}}, hw_with(8, 8, 64)),
+  };
+  int checked = 0;
+  for (const Topology& t : ts)
+    for (const Node& n : t.nodes)
+      if (n.kind == NodeKind::Switch) {
+        EXPECT_TRUE(std::regex_match(n.name, label)) << n.name;
+        ++checked;
+      }
+  // 640 (the 3-tier rail Clos above) + 5 k^2 / 4 = 80 (k = 8) + at least the 86 access switches of the tree
+  EXPECT_GT(checked, 640 + 80 + 86);
 }
 
 }  // namespace
