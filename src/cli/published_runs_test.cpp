@@ -121,10 +121,21 @@ TEST(PublishedRuns, Llama3HeldOut) {
   }
 }
 
-// A NeMo recipe's row: `podnet train aipod-16k --engine analytical ARGS` must fit in the GPU's memory (the runs
-// ran on 80 GB H100s) and give a step whose published / podnet ratio lies in [lo, hi].
+// The attention core of a NeMo run: NeMo 25.02 runs TransformerEngine 2.x, whose backend selection disables
+// FlashAttention in favour of its cuDNN FusedAttention on sm90 and later when both can run (NVIDIA/
+// TransformerEngine, transformer_engine/pytorch/attention.py at v2.1, get_attention_backend: "Disabling
+// FlashAttention to give FusedAttention preference on Hopper+ for performance reasons"; since v1.7). TE's own
+// attention notebook measures the two on H100 80GB HBM3 in BF16 at b 2, 32 heads, 4 KV heads, head dim 128,
+// sequence 8192, causal, forward + backward (docs/examples/attention/attention.ipynb, test_3, commit 88c0c914):
+// cuDNN 7.4875 ms, flash-attn 11.8879 ms. podnet's H100 default (0.332, FlashAttention-2 measured by Azure's
+// AI-benchmarking-guide) times that kernel; cuDNN's is 11.8879 / 7.4875 = 1.588x as fast: 0.332 x 1.588 = 0.527
+// of peak. A setting of the software these runs used, not fitted on them.
+constexpr const char* kCudnnAttention = "--set workload.attention_efficiency=0.527";
+
+// A NeMo recipe's row: `podnet train aipod-16k --engine analytical ARGS` with cuDNN's attention rate must fit in
+// the GPU's memory (the runs ran on 80 GB H100s) and give a step whose published / podnet ratio lies in [lo, hi].
 void expect_nemo_step(const std::string& label, double published_s, const std::string& args, double lo, double hi) {
-  const auto res = run("train aipod-16k --engine analytical " + args + " --format json");
+  const auto res = run(fmt::format("train aipod-16k --engine analytical {} {} --format json", kCudnnAttention, args));
   ASSERT_EQ(res.status, 0) << label << ": " << res.out;
   const nlohmann::json d = nlohmann::json::parse(res.out);
   EXPECT_TRUE(d["memory_gbyte"]["fits"].get<bool>()) << label;
@@ -150,7 +161,6 @@ TEST(PublishedRuns, NemoLlama31HeldOut) {
   struct N {
     const char* name;
     double published_s;
-    double lo;          // lower bound of the ratio (docs/validation.md: the 8B rows are 0.87)
     const char* model;  // the model's settings (k8b, k70b, k405b)
     const char* set;
   };
@@ -166,16 +176,16 @@ TEST(PublishedRuns, NemoLlama31HeldOut) {
       "--set workload.model=llama3-405b --set workload.tp=8 --set workload.pp=8 --set workload.cp=2 --set "
       "workload.interleave=8 --set workload.stage_layers=auto --set workload.tp_comm_overlap=true";
   const std::vector<N> rows = {
-      {"8B, 8 GPUs", 12.27, 0.85, k8b, "--set workload.dp=4 --set workload.global_batch=128"},
-      {"8B, 128 GPUs", 12.33, 0.85, k8b, "--set workload.dp=64 --set workload.global_batch=2048"},
-      {"70B, 64 GPUs", 14.66, 0.9, k70b, "--set workload.dp=2 --set workload.global_batch=128"},
-      {"70B, 2048 GPUs", 14.66, 0.9, k70b, "--set workload.dp=64 --set workload.global_batch=4096"},
-      {"405B, 512 GPUs", 19.78, 0.9, k405b, "--set workload.dp=4 --set workload.global_batch=256"},
-      {"405B, 2048 GPUs", 19.87, 0.9, k405b, "--set workload.dp=16 --set workload.global_batch=1024"},
+      {"8B, 8 GPUs", 12.27, k8b, "--set workload.dp=4 --set workload.global_batch=128"},
+      {"8B, 128 GPUs", 12.33, k8b, "--set workload.dp=64 --set workload.global_batch=2048"},
+      {"70B, 64 GPUs", 14.66, k70b, "--set workload.dp=2 --set workload.global_batch=128"},
+      {"70B, 2048 GPUs", 14.66, k70b, "--set workload.dp=64 --set workload.global_batch=4096"},
+      {"405B, 512 GPUs", 19.78, k405b, "--set workload.dp=4 --set workload.global_batch=256"},
+      {"405B, 2048 GPUs", 19.87, k405b, "--set workload.dp=16 --set workload.global_batch=1024"},
   };
   for (const N& r : rows)
     expect_nemo_step(std::string("Llama 3.1 ") + r.name, r.published_s, fmt::format("{} {} {}", common, r.model, r.set),
-                     r.lo, 1.1);
+                     0.9, 1.1);
 }
 
 // Nemotron-4 15B and 340B trained with NeMo on H100 in BF16, from the same recipes: NVIDIA/dgxc-benchmarking
