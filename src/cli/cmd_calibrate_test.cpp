@@ -162,6 +162,33 @@ TEST(Calibrate, FitsThePublishedTwoNodeLog) {
   EXPECT_EQ(doc["rows"].size(), 11u);
 }
 
+TEST(Calibrate, RefusesALogWhoseDataCheckFailed) {
+  // podnet writes N/A in #wrong (nothing checked); a real run that found wrong values at a size was broken.
+  const Result t = run("bench " + kScenario + " --gpus 0-15 --min 1MiB --max 4MiB --format nccl-tests");
+  ASSERT_EQ(t.status, 0) << t.out;
+  std::istringstream in(t.out);
+  std::string text, line;
+  int lineno = 0, broken = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    // The 2 MiB row: "2097152 524288 float sum -1 <time> <algbw> <busbw> N/A ...": its first N/A becomes 7.
+    if (broken == 0 && line.find("2097152") != std::string::npos && line.find("N/A") != std::string::npos) {
+      line.replace(line.find("N/A"), 3, "  7");
+      broken = lineno;
+    }
+    text += line + "\n";
+  }
+  ASSERT_GT(broken, 0) << t.out;
+  const std::string log = write_file("broken.log", text);
+  const Result r = run("calibrate " + kScenario + " --nccl-tests " + log, true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find(log + ":" + std::to_string(broken) + ": out-of-place #wrong 7: nccl-tests found 7 wrong value"),
+            std::string::npos)
+      << r.out;
+  // The same log as written (N/A) calibrates.
+  EXPECT_EQ(run("calibrate " + kScenario + " --nccl-tests " + write_file("fine.log", t.out)).status, 0);
+}
+
 TEST(Calibrate, ExplainsWhatItCannotDo) {
   const std::string dir = std::string(PODNET_SOURCE_DIR) + "/tests/data/nccl-tests/";
   // The published two-node log does not name its test.

@@ -297,6 +297,12 @@ Calibration calibrate(const CalibrationInput& in) {
     p.group = ls.gpus;
     for (const auto& r : l.rows) {
       const auto& res = r.result();
+      for (const NcclTestsResult* b : {&r.out_of_place, &r.in_place})
+        if (b->present && b->wrong > 0)
+          throw InputError(fmt::format(
+              "{}:{}: {} #wrong {}: nccl-tests found {} wrong value(s) at {} B, so this run was broken (a faulty "
+              "GPU, NIC, link or driver) and its times are not a fabric's to fit; rerun it, or remove the log",
+              l.source, r.line, b == &r.out_of_place ? "out-of-place" : "in-place", b->wrong, b->wrong, r.bytes));
       if (r.bytes <= 0 || res.time_us <= 0) continue;  // nothing to compare
       p.sizes.push_back(r.bytes);
       p.log_seconds.push_back(res.time_us * 1e-6);

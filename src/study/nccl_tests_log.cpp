@@ -72,8 +72,8 @@ bool to_double(const std::string& s, double& v) {
 struct Columns {
   std::vector<std::string> labels;  // before the first time column: size count type [redop] [root]
   struct Block {
-    int width = 0;                          // columns in the block
-    int time = -1, algbw = -1, busbw = -1;  // offsets inside it
+    int width = 0;                                      // columns in the block
+    int time = -1, algbw = -1, busbw = -1, wrong = -1;  // offsets inside it
   };
   std::vector<Block> blocks;  // out-of-place, in-place
   bool timestamp = false;
@@ -105,6 +105,7 @@ bool read_columns(const std::vector<std::string>& tok, Columns& c) {
       if (is_time_column(tok[i])) b.time = off;
       if (tok[i] == "algbw") b.algbw = off;
       if (tok[i] == "busbw") b.busbw = off;
+      if (tok[i] == "#wrong") b.wrong = off;
       ++i;
     } while (i < tok.size() && !is_time_column(tok[i]) && tok[i] != "timestamp");
     b.width = static_cast<int>(i - start);
@@ -282,6 +283,18 @@ std::vector<NcclTestsLog> parse_nccl_tests(const std::string& text, const std::s
       num(b.time, "time", res.time_us);
       num(b.algbw, "algbw", res.algbw_gbyte_per_s);
       num(b.busbw, "busbw", res.busbw_gbyte_per_s);
+      if (b.wrong >= 0) {
+        const std::string& s = tok[at + static_cast<size_t>(b.wrong)];
+        double w = 0;
+        if (s == "N/A") {
+          res.wrong = -1;
+        } else if (to_double(s, w) && w >= 0 && w == std::floor(w) && w < 9.2e18) {
+          res.wrong = static_cast<int64_t>(w);
+        } else {
+          throw InputError(
+              fmt::format("{}: {} #wrong '{}' is neither a count of wrong values nor N/A", where(lineno), names[k], s));
+        }
+      }
       res.present = true;
       at += static_cast<size_t>(b.width);
     }

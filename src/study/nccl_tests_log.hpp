@@ -66,6 +66,10 @@ struct NcclTestsResult {
   double time_us = 0;
   double algbw_gbyte_per_s = 0;  // GB/s = 1e9 bytes/s
   double busbw_gbyte_per_s = 0;
+  // The `#wrong` column (2.13+): values the data check found wrong at this
+  // size; -1 when not checked (`N/A`, `-c 0`) or when the log has no such
+  // column (before 2.13 it printed `error`, a largest deviation, not read).
+  int64_t wrong = -1;
 };
 
 struct NcclTestsRow {

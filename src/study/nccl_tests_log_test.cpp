@@ -59,6 +59,11 @@ TEST(NcclTests, ReadsTheModernLayout) {
   EXPECT_DOUBLE_EQ(l.rows[2].in_place.busbw_gbyte_per_s, 83.89);
   EXPECT_EQ(l.rows[2].line, 14);
   EXPECT_DOUBLE_EQ(l.avg_busbw_gbyte_per_s, 15.3167);
+  // #wrong: 0 where the data check passed, -1 for N/A (not checked).
+  EXPECT_EQ(l.rows[0].out_of_place.wrong, 0);
+  EXPECT_EQ(l.rows[1].in_place.wrong, 0);
+  EXPECT_EQ(l.rows[2].out_of_place.wrong, -1);
+  EXPECT_EQ(l.rows[2].in_place.wrong, -1);
 }
 
 // nccl-tests 2.9-2.12 alltoall (no root column, `error` as %5.0le), launched
@@ -102,6 +107,28 @@ TEST(NcclTests, ReadsOldMpiLogsWithoutRootColumn) {
   EXPECT_DOUBLE_EQ(l.rows[1].out_of_place.time_us, 380.0);
   EXPECT_DOUBLE_EQ(l.rows[1].out_of_place.busbw_gbyte_per_s, 4.14);
   EXPECT_DOUBLE_EQ(l.rows[1].in_place.algbw_gbyte_per_s, 5.50);
+}
+
+TEST(NcclTests, ReadsWrongValueCounts) {
+  // A broken run: 3 wrong values out-of-place at 8 KiB; a log's `error` column (before 2.13) is not a count.
+  std::string text = kModern;
+  const std::string good = "    12.50    0.66    0.66       0    12.00";
+  const auto at = text.find(good);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, good.size(), "    12.50    0.66    0.66       3    12.00");
+  const auto logs = parse_nccl_tests(text, "a.log");
+  EXPECT_EQ(logs[0].rows[1].out_of_place.wrong, 3);
+  EXPECT_EQ(logs[0].rows[1].in_place.wrong, 0);
+  const auto old = parse_nccl_tests(kOldMpi, "b.log");
+  EXPECT_EQ(old[0].rows[0].out_of_place.wrong, -1);
+  // Neither a count nor N/A: an error naming the file and line.
+  text.replace(at, good.size(), "    12.50    0.66    0.66     1.5    12.00");
+  try {
+    parse_nccl_tests(text, "a.log");
+    ADD_FAILURE() << "accepted #wrong 1.5";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("a.log:13: out-of-place #wrong '1.5'"), std::string::npos) << e.what();
+  }
 }
 
 // -I 1 (per-iteration columns after each block) and a trace-replay line
