@@ -9,7 +9,13 @@
 namespace podnet::engine {
 
 FailureDriver::FailureDriver(const topology::Topology& t, const FailureOptions& options, RunReport& report)
-    : t_(t), fo_(options), report_(report), dead_(t.links.size(), 0), slowdown_(t.gpus.size(), 1.0) {
+    : t_(t),
+      fo_(options),
+      report_(report),
+      dead_(t.links.size(), 0),
+      pending_repair_(2 * t.links.size(), Time::max()),
+      pending_event_(2 * t.links.size(), -1),
+      slowdown_(t.gpus.size(), 1.0) {
   for (size_t e = 0; e < fo_.events.size(); ++e) actions_.push_back({fo_.events[e].at, 0, static_cast<int32_t>(e), {}});
   std::stable_sort(actions_.begin(), actions_.end(), [](const Action& a, const Action& b) { return a.at < b.at; });
   // Stragglers from time 0 slow the very first compute too.
@@ -56,6 +62,16 @@ void FailureDriver::fail_launch(Time at, const std::string& what, const std::str
   fail(at + fo_.collective_timeout,
        fmt::format("{}: no route after the failures, the collective times out after {} ({})", what,
                    format_time(fo_.collective_timeout), why));
+}
+
+void FailureDriver::stalled_start(routing::DirLink d, Time at, const std::string& what) {
+  const Time repair = pending_repair_[static_cast<size_t>(d)];
+  if (repair <= at || repair - at <= fo_.collective_timeout) return;
+  const FailureEvent& ev = fo_.events[static_cast<size_t>(pending_event_[static_cast<size_t>(d)])];
+  fail(at + fo_.collective_timeout,
+       fmt::format("{}: {} started at {} on it and would stall {} until repaired, longer than the collective "
+                   "timeout {}",
+                   ev.what, what, format_time(at), format_time(repair - at), format_time(fo_.collective_timeout)));
 }
 
 void FailureDriver::run(const Hooks& h) {
@@ -119,15 +135,28 @@ void FailureDriver::run(const Hooks& h) {
                            format_time(worst), format_time(fo_.collective_timeout)));
           continue;
         }
+        // Flows that start on a dead direction before its repair stall too (started_on).
+        for (routing::DirLink d : up_dirs) {
+          pending_repair_[static_cast<size_t>(d)] = a.at + fo_.local_repair;
+          pending_event_[static_cast<size_t>(d)] = a.event;
+        }
+        for (routing::DirLink d : other_dirs) {
+          pending_repair_[static_cast<size_t>(d)] = a.at + fo_.convergence;
+          pending_event_[static_cast<size_t>(d)] = a.event;
+        }
         if (!up_dirs.empty()) push({a.at + fo_.local_repair, 1, a.event, up_dirs});
         if (!other_dirs.empty()) push({a.at + fo_.convergence, 1, a.event, other_dirs});
       } else if (ev.action == FailureAction::Up) {
+        for (routing::DirLink d : all) pending_repair_[static_cast<size_t>(d)] = Time::max();  // carries again
         push({a.at + fo_.local_repair, 2, a.event, all});
       }
       continue;
     }
     // Repair: routing forgets (or relearns) the links; flows using a dead direction are re-routed.
-    for (routing::DirLink d : a.dirs) h.set_routing(d, a.kind == 2);
+    for (routing::DirLink d : a.dirs) {
+      h.set_routing(d, a.kind == 2);
+      if (a.kind == 1) pending_repair_[static_cast<size_t>(d)] = Time::max();  // routed around from now on
+    }
     if (a.kind == 2) continue;
     const FailureEvent& ev = fo_.events[a.event];
     try {

@@ -41,6 +41,13 @@ class FailureDriver {
   // A transfer that found no route when it started: the collective cannot
   // connect and the job fails when it times out (at + collective_timeout).
   void fail_launch(Time at, const std::string& what, const std::string& why);
+  // Whether direction `d` failed and its repair is still ahead (one load).
+  bool pending(routing::DirLink d) const { return pending_repair_[static_cast<size_t>(d)] != Time::max(); }
+  // A flow (or QP) starting at `at` on such a direction stalls until its
+  // repair; a stall longer than the collective timeout fails the job at
+  // at + timeout (flows running when the link failed are judged at the
+  // failure, by run()). `what` names the transfer.
+  void stalled_start(routing::DirLink d, Time at, const std::string& what);
   // Runs the engine through every action. On return, report.job_failed says
   // whether the job stopped (report.makespan is then failed_at).
   void run(const Hooks& hooks);
@@ -60,8 +67,10 @@ class FailureDriver {
   const FailureOptions& fo_;
   RunReport& report_;
   std::vector<Action> actions_;
-  std::vector<char> dead_;        // by link
-  std::vector<double> slowdown_;  // by GPU rank
+  std::vector<char> dead_;              // by link
+  std::vector<Time> pending_repair_;    // by direction: when routing repairs a failed one (Time::max(): none pending)
+  std::vector<int32_t> pending_event_;  // by direction: the event that failed it
+  std::vector<double> slowdown_;        // by GPU rank
 };
 
 }  // namespace podnet::engine

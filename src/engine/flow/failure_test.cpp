@@ -402,5 +402,46 @@ TEST(Failures, AFlowStartingBeforeConvergenceStillTakesTheDeadDownlink) {
   EXPECT_EQ(r.failures[0].flows_rerouted, 1);
 }
 
+TEST(Failures, AFlowStartingOnADeadLinkWhoseRepairIsBeyondTheTimeoutFailsTheJob) {
+  // As above, with convergence 45 s > collective_timeout 30 s. When the link dies at t_f = 1 ms no flow
+  // crosses it (the transfer waits for its 10 ms compute), so the failure itself stalls nothing; the
+  // transfer then starts at 10 ms into the dead downlink, which routing repairs only at t_f + 45 s: it
+  // would stall 45 s + 1 ms - 10 ms = 44.991 s > 30 s, so the job fails at 10 ms + 30 s. (Before, only
+  // the flows running at the failure were checked and this run "completed" at about t_f + 45 s.)
+  const auto t = fabric(32);
+  plan::TransferPlan plan;
+  plan::Transfer c;
+  c.kind = plan::TransferKind::Compute;
+  c.ranks = {4};
+  c.duration = 10_ms;
+  const int32_t wait = plan.add(c);
+  plan::Transfer x;
+  x.ranks = {4, 0};
+  x.bytes = 64_MiB;
+  x.deps = {wait};
+  plan.add(x);
+  NetworkOptions o;
+  o.routing.policy = "static";
+  o.failures.convergence = Time::from_seconds(45);
+  const topology::LinkId down = static_downlink(t, 4, 0);
+  ASSERT_GE(down, 0);
+  o.failures.events.push_back({1_ms, FailureAction::Down, {down}, {}, -1, 1.0, "downlink"});
+  RunReport r;
+  run(t, plan, o, &r);
+  EXPECT_TRUE(r.job_failed);
+  EXPECT_EQ(r.failed_at, 10_ms + o.failures.collective_timeout);
+  EXPECT_NE(r.failure.find("started at 10ms on it and would stall 44.991s"), std::string::npos) << r.failure;
+  // With the compute 15 s long the transfer starts 15 s after t_f: it would stall 45 s + 1 ms - 15 s =
+  // 30.001 s, still beyond 30 s; at 15.002 s it stalls 29.999 s and the job survives, moved at t_f + 45 s.
+  plan.transfers[static_cast<size_t>(wait)].duration = Time::from_seconds(15);
+  run(t, plan, o, &r);
+  EXPECT_TRUE(r.job_failed);
+  EXPECT_EQ(r.failed_at, Time::from_seconds(15) + o.failures.collective_timeout);
+  plan.transfers[static_cast<size_t>(wait)].duration = Time::from_seconds(15) + 2_ms;
+  const Time got = run(t, plan, o, &r);
+  EXPECT_FALSE(r.job_failed) << r.failure;
+  EXPECT_GT(got, 1_ms + o.failures.convergence);
+}
+
 }  // namespace
 }  // namespace podnet::engine

@@ -144,6 +144,10 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
         s.entropy = base + static_cast<uint64_t>(q);
         s.start = at;
         const auto& r = routes[h * qps + q];
+        if (failures)
+          for (const auto& p : r)
+            if (driver.pending(p.link))
+              driver.stalled_start(p.link, at, t.label.empty() ? fmt::format("transfer {}", i) : t.label);
         s.latency = t.kind == plan::TransferKind::P2p ? sim.hop_latency(r) * steps : mean_total;
         s.tag = static_cast<uint64_t>(i);
         if (piped) {

@@ -203,6 +203,31 @@ TEST(PacketFailures, RepairSlowerThanTheTimeoutFailsTheJob) {
   EXPECT_NE(r.failure.find("collective timeout"), std::string::npos) << r.failure;
 }
 
+TEST(PacketFailures, AStreamStartingOnADeadUplinkBeyondTheTimeoutFailsTheJob) {
+  // The uplink dies at time 0, before the transfer starts (it waits for a 1 ms compute): nothing runs at
+  // the failure. The stream then starts on the dead uplink at 1 ms, which leaf 0 routes around only at
+  // 0 + local_repair = 40 s: a stall of 39.999 s > 30 s, so the job fails at 1 ms + 30 s.
+  const auto& t = fabric32();
+  plan::TransferPlan plan;
+  plan::Transfer c;
+  c.kind = plan::TransferKind::Compute;
+  c.ranks = {0};
+  c.duration = 1_ms;
+  const int32_t wait = plan.add(c);
+  plan::Transfer x;
+  x.ranks = {0, 4};
+  x.bytes = 4'000'000;
+  x.deps = {wait};
+  plan.add(x);
+  NetworkOptions o = net("ecmp");
+  o.failures.local_repair = Time::from_seconds(40);
+  o.failures.events.push_back(event(Time(), FailureAction::Down, {uplink_on_path(t, o, 0, 4)}, "uplink"));
+  const RunReport r = PacketBackend(t, o).run(plan);
+  EXPECT_TRUE(r.job_failed);
+  EXPECT_EQ(r.failed_at, 1_ms + o.failures.collective_timeout);
+  EXPECT_NE(r.failure.find("would stall 39.999s"), std::string::npos) << r.failure;
+}
+
 TEST(PacketFailures, LostNicLinkFailsTheJobAtTheTimeout) {
   // Host 4's only NIC link dies at t_f = 100 us. Neither direction can be
   // repaired locally (a NIC, a downlink without twin): at t_f + convergence
