@@ -123,8 +123,22 @@ Group topology_aware_order(const Group& group, const Topology& t, int32_t channe
   for (int32_t r : group) R = std::max(R, rail_of(r, t) + 1);
   const auto cyc = [R](int32_t a, int32_t b) { return ((a - b) % R + R) % R; };  // (a - b) mod R
 
-  // Rule 4: entry of the first server.
-  const int32_t preferred = home_rail(channel, R);
+  // Rule 4: the rails the channels spread over are those every server has
+  // (the first server's when no rail is common to all), so a group of part
+  // servers does not send every channel homed on a missing rail to one rail.
+  std::vector<char> common(static_cast<size_t>(R), 0), seen(static_cast<size_t>(R));
+  for (int32_t r : blocks[0]) common[static_cast<size_t>(rail_of(r, t))] = 1;
+  std::vector<char> first = common;
+  for (size_t k = 1; k < N; ++k) {
+    std::fill(seen.begin(), seen.end(), 0);
+    for (int32_t r : blocks[k]) seen[static_cast<size_t>(rail_of(r, t))] = 1;
+    for (int32_t x = 0; x < R; ++x) common[static_cast<size_t>(x)] &= seen[static_cast<size_t>(x)];
+  }
+  if (std::find(common.begin(), common.end(), 1) == common.end()) common = first;
+  std::vector<int32_t> spread;  // the rails, ascending
+  for (int32_t x = 0; x < R; ++x)
+    if (common[static_cast<size_t>(x)]) spread.push_back(x);
+  const int32_t preferred = spread[static_cast<size_t>(home_rail(channel, static_cast<int32_t>(spread.size())))];
   size_t entry0 = 0;
   for (size_t i = 1; i < blocks[0].size(); ++i)
     if (cyc(rail_of(blocks[0][i], t), preferred) < cyc(rail_of(blocks[0][entry0], t), preferred)) entry0 = i;
@@ -134,15 +148,13 @@ Group topology_aware_order(const Group& group, const Topology& t, int32_t channe
     for (size_t i = 0; i < b.size(); ++i) out.push_back(b[(entry0 + i) % b.size()]);
     return out;
   }
-  // h' = the next rail after h present in the first server (h itself if none).
+  // h' = the next spread rail after h (h itself if none).
   int32_t h_next = h;
-  {
-    int32_t best = R;
-    for (int32_t r : blocks[0]) {
-      const int32_t d = cyc(rail_of(r, t), h);
-      if (d > 0 && d < best) best = d, h_next = rail_of(r, t);
+  for (int32_t j = 1; j < R; ++j)
+    if (common[static_cast<size_t>((h + j) % R)]) {
+      h_next = (h + j) % R;
+      break;
     }
-  }
   const auto pairs_with = [&](int32_t x) { return x == h ? h_next : h; };
 
   // Rail counts per server.
@@ -166,12 +178,29 @@ Group topology_aware_order(const Group& group, const Topology& t, int32_t channe
   f[h] = 0;
   // from[k * R + z] = (entry rail, exit rail) of server k-1 on the best path entering server k at z.
   std::vector<std::pair<int32_t, int32_t>> from(N * static_cast<size_t>(R), {kNone, kNone});
+  // Ties go to the rail nearest at or after server k's start rail cyclically, the i-th rail visited
+  // being (start[k] + i) mod R, where start[k] is the rail of server k at the position h has among the
+  // spread rails (h itself when the server has them all). Each channel's choices are then a rotation
+  // of channel 0's: an odd ring's detours, and the rails of servers that share none, spread over the
+  // rails instead of all landing on the lowest.
+  const int64_t h_index = std::find(spread.begin(), spread.end(), h) - spread.begin();
+  std::vector<int32_t> start(N, h);
+  for (size_t k = 0; k < N; ++k) {
+    std::vector<int32_t> own;
+    for (int32_t x = 0; x < R; ++x)
+      if (cnt(k, x) > 0) own.push_back(x);
+    if (h_index < static_cast<int64_t>(spread.size()) && cnt(k, h) == 0)
+      start[k] = own[static_cast<size_t>(h_index) % own.size()];
+  }
+  const auto rail_at = [&](size_t k, int32_t i) { return (start[k] + i) % R; };
   const auto relax_exit = [&](size_t k) {  // g[y] = min_x f[x] + dev(k, x, y)
     std::fill(g.begin(), g.end(), kInf);
     std::fill(gx.begin(), gx.end(), kNone);
-    for (int32_t x = 0; x < R; ++x) {
+    for (int32_t i = 0; i < R; ++i) {
+      const int32_t x = rail_at(k, i);
       if (f[x] >= kInf) continue;
-      for (int32_t y = 0; y < R; ++y) {
+      for (int32_t j = 0; j < R; ++j) {
+        const int32_t y = rail_at(k, j);
         if (!feasible(k, x, y)) continue;
         const int64_t c = f[x] + dev(k, x, y);
         if (c < g[y]) g[y] = c, gx[y] = x;
@@ -181,8 +210,10 @@ Group topology_aware_order(const Group& group, const Topology& t, int32_t channe
   for (size_t k = 0; k + 1 < N; ++k) {
     relax_exit(k);
     int32_t best_y = kNone;
-    for (int32_t y = 0; y < R; ++y)
+    for (int32_t j = 0; j < R; ++j) {
+      const int32_t y = rail_at(k, j);
       if (g[y] < kInf && (best_y == kNone || g[y] < g[best_y])) best_y = y;
+    }
     std::vector<int64_t> next(R, kInf);
     for (int32_t z = 0; z < R; ++z) {
       if (cnt(k + 1, z) == 0) continue;
@@ -198,7 +229,8 @@ Group topology_aware_order(const Group& group, const Topology& t, int32_t channe
   relax_exit(N - 1);
   int32_t last_y = kNone;
   int64_t last_c = kInf;
-  for (int32_t y = 0; y < R; ++y) {
+  for (int32_t j = 0; j < R; ++j) {
+    const int32_t y = rail_at(N - 1, j);
     if (g[y] >= kInf) continue;
     const int64_t c = g[y] + (y != h ? W : 0);
     if (c < last_c) last_c = c, last_y = y;

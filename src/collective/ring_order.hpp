@@ -27,15 +27,23 @@
 //         every other rail pairs with h. With identical servers and an even
 //         number of them the ring therefore alternates h -> h' -> h -> ...;
 //         with an odd number one server detours through a third rail.
-//    Ties go to the lower rail index. A server with one group GPU enters
-//    and exits on that GPU.
-// 4. Channels: channel c's preferred home rail is h = (2c + floor(2c / R))
-//    mod R for R rails. The first server is entered at the GPU whose rail
-//    comes first at or after h cyclically (lowest local index among equals);
-//    that GPU's rail is the ring's home rail in rule 3b. With 8 rails,
-//    channels 0..3 use the rail pairs {0,1} {2,3} {4,5} {6,7} and channels
-//    4..7 the pairs {1,2} {3,4} {5,6} {7,0}, so different channels leave
-//    and enter servers through different NICs.
+//    Ties go to the rail nearest at or after the server's start rail
+//    cyclically: h itself, or for a server without h the rail at h's
+//    position among its own rails (rule 4). Each channel's choices are then
+//    a rotation of channel 0's, so the third rails of odd rings, and the
+//    rails of servers that share none, spread over the NICs (ties to the
+//    lowest rail index sent 12 of 16 channels' detours through one NIC).
+//    A server with one group GPU enters and exits on that GPU.
+// 4. Channels spread over the rails every server of the group has (the
+//    first server's when none is common to all): with S such rails r_0 <
+//    ... < r_{S-1}, channel c's home rail is h = r_j, j = (2c + floor(2c /
+//    S)) mod S, and h' (rule 3b) is the next of them after h. The first
+//    server is entered at its GPU on h (lowest local index among equals).
+//    With 8 rails, channels 0..3 use the rail pairs {0,1} {2,3} {4,5} {6,7}
+//    and channels 4..7 the pairs {1,2} {3,4} {5,6} {7,0}, so different
+//    channels leave and enter servers through different NICs; a group of
+//    GPUs 0-3 of each server spreads over rails 0-3 alone (homes over all 8
+//    rails sent every channel homed on 4-7 to rail 0).
 // 5. Inside a server: the entry GPU, then the server's other GPUs in
 //    ascending local index starting after the entry (wrapping around),
 //    skipping the exit GPU, then the exit GPU. The first GPU of the order is
@@ -62,7 +70,7 @@ namespace podnet::collective {
 Group ring_order(const Group& group, RingOrder order, int32_t channel, const topology::Topology& topo);
 Group topology_aware_order(const Group& group, const topology::Topology& topo, int32_t channel = 0);
 
-// Channel c's home rail among `rails` (rule 4 above).
+// Channel c's home rail index among `rails` rails (rule 4 above: j).
 int32_t home_rail(int32_t channel, int32_t rails);
 
 // The group split by server. naive: servers in order of first appearance,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <set>
+#include <vector>
 
 #include "collective/test_topologies.hpp"
 
@@ -122,6 +123,45 @@ TEST(RingOrder, OddServerCountStillStaysOnRails) {
     EXPECT_EQ(ring_stats(order, t).intra_server, 21);
     expect_servers_contiguous(order, t);
   }
+}
+
+// How many of `channels` channels' rings send an inter-server hop from each GPU (index: rank), i.e. from
+// its NIC: the load of each NIC in a ring collective.
+std::vector<int32_t> sends_per_gpu(const Group& group, int32_t channels, const topology::Topology& t) {
+  std::vector<int32_t> sends(t.gpus.size(), 0);
+  for (int32_t c = 0; c < channels; ++c) {
+    const Group order = ring_order(group, RingOrder::TopologyAware, c, t);
+    for (size_t i = 0; i < order.size(); ++i)
+      if (server_of(order[i], t) != server_of(order[(i + 1) % order.size()], t)) ++sends[order[i]];
+  }
+  return sends;
+}
+
+TEST(RingOrder, OddServerCountSpreadsItsDetoursOverTheRails) {
+  // 3 servers x 8 GPUs, 16 channels. Each rail is the home rail h of 2 channels (HomeRails). A channel's
+  // ring goes s0 (in h, out h+1) -> s1 (in h+1, out z) -> s2 (in z, out h): one detour rail z, and ties
+  // go cyclically from h, so z = h+2 (h+1 is taken, h cannot be entered and left on one GPU). Server 0
+  // sends on rail h+1, server 1 on h+2, server 2 on h: every NIC sends for exactly 2 channels. (Ties to
+  // the lowest rail sent 12 of the 16 channels' detours through server 1's rail 0: 5.7x slower.)
+  const auto t = testing::rail_clos(24);
+  const std::vector<int32_t> sends = sends_per_gpu(iota(24), 16, t);
+  for (int32_t g = 0; g < 24; ++g) EXPECT_EQ(sends[g], 2) << "GPU " << g;
+}
+
+TEST(RingOrder, PartServersSpreadChannelsOverTheRailsTheyShare) {
+  // GPUs 0-3 and 8-11: two servers with rails 0-3 only. The channels spread over those 4 rails:
+  // home_rail(c, 4) = (2c + floor(2c / 4)) mod 4 gives each rail to 4 of 16 channels; each ring enters
+  // s0 at h, leaves at h+1 (mod 4) and comes back on h, so every NIC sends for exactly 4 channels.
+  // (Homes over the fabric's 8 rails sent every channel homed on rails 4-7 through rail 0.)
+  const auto& t = rail32();
+  const Group part = {0, 1, 2, 3, 8, 9, 10, 11};
+  std::vector<int32_t> sends = sends_per_gpu(part, 16, t);
+  for (int32_t g : part) EXPECT_EQ(sends[g], 4) << "GPU " << g;
+  // GPUs 4-11: server 0 has rails 4-7, server 1 rails 0-3, none shared; every hop changes rail, and
+  // server 1's choices rotate with the channel's home position as well: again 4 channels per NIC.
+  const Group apart = {4, 5, 6, 7, 8, 9, 10, 11};
+  sends = sends_per_gpu(apart, 16, t);
+  for (int32_t g : apart) EXPECT_EQ(sends[g], 4) << "GPU " << g;
 }
 
 TEST(RingOrder, UnavoidableCrossRailHopsAreCounted) {
