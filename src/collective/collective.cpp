@@ -345,6 +345,12 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
                                    "reduce-scatter over CollNet require 1:1 GPU:NIC): {} GPUs per server share {} "
                                    "NICs (server.nics; use ring, or collnet_direct for an all-reduce)",
                                    op_name(op), group.size(), ppn, shape.nics));
+    if (c.time_us < 0 && algorithm != "auto")
+      for (int i = 0; i < kNumAlgos; ++i)
+        if (candidates[i])
+          if (const std::string why = why_not(static_cast<Algo>(i), shape); !why.empty())
+            throw InputError(fmt::format("{} {} over {} GPUs on {} server(s): {}", algorithm, op_name(op), group.size(),
+                                         shape.nodes, why));
     if (c.time_us < 0)
       throw InputError(fmt::format(
           "{} {} over {} GPUs on {} server(s): no enabled {} is available (nvls needs an NVSwitch, hopper or "

@@ -166,17 +166,24 @@ CommShape comm_shape(const Group& group, const topology::Topology& topo, Arch ar
   }
   std::sort(server_nic.begin(), server_nic.end());
   int32_t nodes = 0, fewest = 0, cur = 0;
+  size_t first_node_ranks = 0, node_start = 0;
   for (size_t i = 0; i < server_nic.size(); ++i) {
     const bool new_server = i == 0 || server_nic[i].first != server_nic[i - 1].first;
     if (new_server) {
-      if (i > 0) fewest = nodes == 1 ? cur : std::min(fewest, cur);
+      if (i > 0) {
+        fewest = nodes == 1 ? cur : std::min(fewest, cur);
+        if (nodes == 1) first_node_ranks = i - node_start;
+        else if (i - node_start != first_node_ranks) s.uniform = false;
+      }
       ++nodes;
       cur = 0;
+      node_start = i;
     }
     if (server_nic[i].second != topology::kNone && (new_server || server_nic[i].second != server_nic[i - 1].second))
       ++cur;
   }
   fewest = nodes == 1 ? cur : std::min(fewest, cur);
+  if (nodes > 1 && server_nic.size() - node_start != first_node_ranks) s.uniform = false;
   s.nodes = nodes;
   s.nics = fewest;
   s.sharp = topo.sharp;
@@ -427,6 +434,8 @@ bool enabled_by_default(Op, Algo a, Proto p, const CommShape& s) {
   if (a == Algo::Nvls && (s.nodes > 1 || !s.nvswitch || s.arch < Arch::Hopper))
     return false;  // needs CollNet beyond one node
   if (a == Algo::NvlsTree && (s.nodes == 1 || !s.nvswitch || s.arch < Arch::Hopper)) return false;
+  // NVLS tree and CollNet need the same number of GPUs on every node; auto skips them otherwise.
+  if ((a == Algo::NvlsTree || a == Algo::CollnetDirect || a == Algo::CollnetChain) && !s.uniform) return false;
   if (a == Algo::CollnetDirect || a == Algo::CollnetChain) {
     // A CollNet network (SHARP switches), >= 2 nodes of <= 8 GPUs; direct on NVSwitch systems only.
     if (!s.sharp || s.nodes < 2 || s.ranks / s.nodes > kMaxDirectArity + 1) return false;
@@ -440,6 +449,42 @@ bool enabled_by_default(Op, Algo a, Proto p, const CommShape& s) {
     if (ppn > 1 && s.nvlink_gbs <= 0) return false;
   }
   return true;
+}
+
+std::string why_not(Algo a, const CommShape& s) {
+  const bool hopper = s.arch >= Arch::Hopper;
+  switch (a) {
+    case Algo::Nvls:
+      if (!s.nvswitch) return "nvls reduces in an NVSwitch, and these GPUs have none";
+      if (!hopper) return "nvls needs Hopper or later (collective.arch / the GPU)";
+      if (s.nodes > 1)
+        return fmt::format("nvls runs inside one server, and the group spans {} (use nvls_tree)", s.nodes);
+      return "";
+    case Algo::NvlsTree:
+      if (s.nodes == 1) return "nvls_tree spans servers, and the group is on one (use nvls)";
+      if (!s.nvswitch) return "nvls_tree reduces in an NVSwitch, and these GPUs have none";
+      if (!hopper) return "nvls_tree needs Hopper or later (collective.arch / the GPU)";
+      if (!s.uniform) return "nvls_tree needs the same number of the group's GPUs on every server";
+      return "";
+    case Algo::CollnetDirect:
+    case Algo::CollnetChain: {
+      const char* name = a == Algo::CollnetDirect ? "collnet_direct" : "collnet_chain";
+      if (!s.sharp)
+        return fmt::format("{} reduces in the switches, and this fabric's do not (switch.in_network_reduction: sharp)",
+                           name);
+      if (s.nodes < 2) return fmt::format("{} spans servers, and the group is on one", name);
+      if (s.ranks / s.nodes > kMaxDirectArity + 1)
+        return fmt::format("{} runs with at most {} GPUs per server (NCCL_MAX_DIRECT_ARITY + 1)", name,
+                           kMaxDirectArity + 1);
+      if (!s.uniform) return fmt::format("{} needs the same number of the group's GPUs on every server", name);
+      if (a == Algo::CollnetDirect && !s.nvswitch) return "collnet_direct needs an NVSwitch in each server";
+      return "";
+    }
+    case Algo::Pat:
+      if (s.nodes != s.ranks) return "pat runs with one GPU per server only";
+      return "";
+    default: return "";
+  }
 }
 
 namespace {

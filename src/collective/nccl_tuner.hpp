@@ -196,6 +196,7 @@ struct CommShape {
   double nvlink_gbs = 0;  // one GPU's total NVLink bandwidth, GB/s (0: none)
   bool nvswitch = false;  // GPUs reach each other through an NVSwitch
   bool sharp = false;     // the fabric's switches reduce in the network (SHARP; topology::Topology::sharp)
+  bool uniform = true;    // every node holds the same number of the group's GPUs (NVLS tree, CollNet need it)
 };
 
 // The shape of `group` on `topo`: nodes = distinct servers (a GPU without a
@@ -234,6 +235,9 @@ double model_latency_us(Op op, Algo a, Proto p, const CommShape& s, Bytes bytes)
 double model_time_us(Op op, Algo a, Proto p, const CommShape& s, Bytes bytes);
 // Whether NCCL enables (a, p) by default on this shape (section 4).
 bool enabled_by_default(Op op, Algo a, Proto p, const CommShape& s);
+// Why algorithm `a` cannot run on this shape at all (its protocol-independent
+// rules above), in words for an error; "" when it can.
+std::string why_not(Algo a, const CommShape& s);
 
 // Which algorithms and protocols the tuner may use (NCCL_ALGO / NCCL_PROTO).
 struct Selection {

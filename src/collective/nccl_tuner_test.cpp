@@ -179,6 +179,37 @@ TEST(NcclTuner, NvlsTreeAcrossServers) {
   EXPECT_EQ(tune(Op::AllReduce, two, Bytes{8} << 30, Selection{}, all).algo, Algo::NvlsTree);
 }
 
+TEST(NcclTuner, UnevenServersSkipNvlsTreeAndCollNet) {
+  // GPUs 0-11: 8 on server 0, 4 on server 1. NVLS tree and CollNet need the same number on every server:
+  // auto leaves them out (it used to pick nvls_tree, whose plan then refused the group and lost the
+  // whole table); asked for by name they say why.
+  const Group uneven = iota(12);
+  const CommShape s = comm_shape(uneven, rail32(), Arch::Hopper);
+  EXPECT_FALSE(s.uniform);
+  EXPECT_TRUE(comm_shape(iota(16), rail32(), Arch::Hopper).uniform);
+  EXPECT_TRUE(comm_shape({0, 8, 16}, rail32(), Arch::Hopper).uniform);
+  EXPECT_FALSE(enabled_by_default(Op::AllReduce, Algo::NvlsTree, Proto::Simple, s));
+  EXPECT_FALSE(enabled_by_default(Op::AllReduce, Algo::CollnetDirect, Proto::Simple,
+                                  comm_shape(uneven, testing::sharp32(), Arch::Hopper)));
+  EXPECT_EQ(why_not(Algo::NvlsTree, s), "nvls_tree needs the same number of the group's GPUs on every server");
+  Options o;
+  for (Bytes b : {Bytes{1} << 10, Bytes{1} << 20, Bytes{1} << 30}) {
+    const plan::TransferPlan p = make_plan("auto", Op::AllReduce, uneven, b, o, rail32());
+    EXPECT_FALSE(p.transfers.empty()) << b;
+    const plan::TransferPlan q = make_plan("auto", Op::AllReduce, uneven, b, o, testing::sharp32());
+    EXPECT_FALSE(q.transfers.empty()) << b;
+  }
+  o.tuner = true;  // NCCL's model (collective.nccl_model, the scenario default)
+  try {
+    make_plan("nvls_tree", Op::AllReduce, uneven, Bytes{1} << 20, o, rail32());
+    ADD_FAILURE() << "nvls_tree accepted 8 + 4 GPUs";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("nvls_tree allreduce over 12 GPUs on 2 server(s): nvls_tree needs the same"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(NcclTuner, NvlsTreePlan) {
   Options o;
   o.channels = kAutoChannels;
