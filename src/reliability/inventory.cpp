@@ -47,13 +47,14 @@ class Tally {
  public:
   explicit Tally(bool members) : members_(members) {}
   void add(int group, int sub, const std::string& key, const std::string& label, Part part, Role role, int64_t n,
-           int32_t member = -1) {
+           int32_t member = -1, bool local = true) {
     auto [it, fresh] = by_key_.try_emplace(key);
     if (fresh) {
       it->second.order = {group, sub, static_cast<int>(part)};
       it->second.c = {key, label, part, role, 0, {}};
     }
     it->second.c.count += n;
+    it->second.c.local = it->second.c.local && local;
     if (members_ && member >= 0) it->second.c.members.push_back(member);
   }
   std::vector<ComponentClass> take() const {
@@ -77,15 +78,26 @@ class Tally {
 
 enum Group { kCompute = 0, kAccess = 1, kLeaves = 2, kFabricLinks = 3, kFabricSwitches = 4 };
 
+// Whether another link joins the same two nodes as link `id` (a parallel twin).
+bool has_twin(const topology::Topology& t, LinkId id) {
+  const topology::Link& l = t.links[id];
+  auto [b, e] = t.incident(l.a);
+  for (const LinkId* p = b; p != e; ++p)
+    if (*p != id && t.other_end(*p, l.a) == l.b) return true;
+  return false;
+}
+
 // One link = one cable (copper or optical) + 2 transceivers when optical.
-void add_link(Tally& tally, int group, const topology::Topology& t, LinkId id, Role role) {
+void add_link(Tally& tally, int group, const topology::Topology& t, LinkId id, Role role, bool local = true) {
   const topology::Link& l = t.links[id];
   const std::string& cls = t.link_classes[l.cls];
   if (l.media == Media::Optical) {
-    tally.add(group, l.cls, "optical_cable:" + cls, "fibre cables (" + cls + ")", Part::OpticalCable, role, 1, id);
-    tally.add(group, l.cls, "optic:" + cls, "optics (" + cls + ")", Part::Optic, role, 2, id);
+    tally.add(group, l.cls, "optical_cable:" + cls, "fibre cables (" + cls + ")", Part::OpticalCable, role, 1, id,
+              local);
+    tally.add(group, l.cls, "optic:" + cls, "optics (" + cls + ")", Part::Optic, role, 2, id, local);
   } else {
-    tally.add(group, l.cls, "copper_cable:" + cls, "copper cables (" + cls + ")", Part::CopperCable, role, 1, id);
+    tally.add(group, l.cls, "copper_cable:" + cls, "copper cables (" + cls + ")", Part::CopperCable, role, 1, id,
+              local);
   }
 }
 
@@ -171,7 +183,7 @@ Inventory count_inventory_of(const topology::Topology& t, const std::vector<int3
   for (LinkId id = 0; id < static_cast<LinkId>(t.links.size()); ++id) {
     const topology::Link& l = t.links[id];
     if (t.nodes[l.a].kind != NodeKind::Switch || t.nodes[l.b].kind != NodeKind::Switch) continue;
-    if (reach[l.a] && reach[l.b]) add_link(tally, kFabricLinks, t, id, Role::FabricLink);
+    if (reach[l.a] && reach[l.b]) add_link(tally, kFabricLinks, t, id, Role::FabricLink, has_twin(t, id));
   }
 
   // Switch rows by tier; a transit switch of a tier that also has job leaves gets "-transit".
@@ -182,13 +194,23 @@ Inventory count_inventory_of(const topology::Topology& t, const std::vector<int3
     if (!reach[n]) continue;
     const int tier = t.nodes[n].tier;
     const std::string name = tier < static_cast<int>(t.tier_names.size()) ? t.tier_names[tier] : std::to_string(tier);
+    // A switch whose links all go down a tier (a top-tier switch) is routed around on the uplinks into it.
+    bool top = true;
+    {
+      auto [b, e] = t.incident(n);
+      for (const LinkId* p = b; p != e; ++p) {
+        const NodeId o = t.other_end(*p, n);
+        if (t.nodes[o].kind == NodeKind::Switch && t.nodes[o].tier >= tier) top = false;
+      }
+    }
     if (leaf[n]) {
       tally.add(kLeaves, tier, "switch:" + name, name + " switches", Part::Switch, Role::Leaf, 1, n);
     } else if (tier_has_leaf[tier]) {
       tally.add(kFabricSwitches, tier, "switch:" + name + "-transit", name + " switches (transit)", Part::Switch,
-                Role::FabricSwitch, 1, n);
+                Role::FabricSwitch, 1, n, top);
     } else {
-      tally.add(kFabricSwitches, tier, "switch:" + name, name + " switches", Part::Switch, Role::FabricSwitch, 1, n);
+      tally.add(kFabricSwitches, tier, "switch:" + name, name + " switches", Part::Switch, Role::FabricSwitch, 1, n,
+                top);
     }
   }
   inv.classes = tally.take();

@@ -44,8 +44,8 @@ enum class Role : uint8_t {
   Rail,          // NIC and NIC-to-leaf link parts: stops unless spare_rail (then fails over)
   DirectLink,    // GPU-to-GPU network links (torus): stops (dimension-order routes cannot avoid it)
   Leaf,          // the switch a NIC plugs into: stops the job of every GPU behind it
-  FabricLink,    // link parts above the leaf: routed around (network.local_repair)
-  FabricSwitch,  // switches above the leaf (and transit routers): routed around (network.convergence)
+  FabricLink,    // link parts above the leaf: routed around (ComponentClass::local says by whom)
+  FabricSwitch,  // switches above the leaf (and transit routers): routed around (likewise)
 };
 const char* role_name(Role r);
 
@@ -60,6 +60,17 @@ struct ComponentClass {
   // ids (nic), link ids (cables and optics: one entry per link, so an optic
   // class lists each link once for its two transceivers), switch node ids.
   std::vector<int32_t> members;
+  // FabricLink / FabricSwitch: whether the flow and packet engines' failure
+  // injection repairs every flow through a failed one within
+  // network.local_repair (true) or only after network.convergence (false),
+  // by their rule (engine/failure_driver.cpp): a dead direction is repaired
+  // locally when it is an uplink or has a live parallel twin. So a link is
+  // local when it has a twin (its downward direction too), and a switch when
+  // all its links go down a tier (a top-tier switch: every flow through it
+  // entered on an uplink); a mid-tier switch or a transit router stalls the
+  // flows that come down through it until convergence. A class is local when
+  // all its members are.
+  bool local = true;
 };
 
 struct Inventory {

@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "topology/bom.hpp"
 #include "topology/builders.hpp"
+#include "topology/test_util.hpp"
 
 namespace podnet::reliability {
 namespace {
@@ -156,6 +157,37 @@ TEST(Inventory, RefusesAJobLargerThanTheFabric) {
   } catch (const ParamError& e) {
     EXPECT_EQ(e.key(), "reliability.job_gpus");
     EXPECT_NE(std::string(e.what()).find("16384"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Inventory, FabricPartsAreRepairedByWhomTheFailureInjectionSays) {
+  // The flow and packet engines repair a dead direction locally (network.local_repair) when it is an uplink
+  // or has a live parallel twin, else after convergence (engine/failure_driver.cpp). 2-tier fat tree of
+  // radix-8 switches, 1 GPU a server, 32 GPUs: 8 leaves of 4 hosts, 4 spines, one link from every leaf to
+  // every spine. A leaf-spine link has no twin: the spine's way down to that leaf is gone until the others
+  // converge (convergence); a spine is the top tier, every flow through it came up a leaf's uplink (local).
+  const Topology two = build_with("fat_tree", {{"gpus", "32"}, {"tiers", "2"}}, topology::testing::hw_with(1, 1, 8));
+  const Inventory a = count_inventory(two);
+  bool seen_link = false, seen_spine = false;
+  for (const auto& c : a.classes) {
+    if (c.role == Role::FabricLink) {
+      EXPECT_FALSE(c.local) << c.key;
+      seen_link = true;
+    }
+    if (c.role == Role::FabricSwitch) {
+      EXPECT_TRUE(c.local) << c.key;
+      seen_spine = true;
+    }
+  }
+  EXPECT_TRUE(seen_link);
+  EXPECT_TRUE(seen_spine);
+  // aipod-16k's shape: 4 parallel links from each leaf to each spine (twins: local), spines below a
+  // super-spine (flows coming down through a dead spine wait for convergence), super-spines on top (local).
+  const Inventory b = count_inventory(aipod16k());
+  for (const auto& c : b.classes) {
+    if (c.role == Role::FabricLink && c.key.find("leaf-spine") != std::string::npos) EXPECT_TRUE(c.local) << c.key;
+    if (c.key == "switch:spine") EXPECT_FALSE(c.local);
+    if (c.key == "switch:super_spine") EXPECT_TRUE(c.local);
   }
 }
 

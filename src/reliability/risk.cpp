@@ -89,11 +89,10 @@ Risk assess(const Inventory& inv, const Config& cfg) {
         }
         break;
       case Role::FabricLink:
-        c.recovery_s = cfg.link_recovery_s;
-        c.interrupts = c.recovery_s > cfg.collective_timeout_s;
-        break;
       case Role::FabricSwitch:
-        c.recovery_s = cfg.switch_recovery_s;
+        // The failure injection's rule (inventory.hpp, ComponentClass::local): repaired where it happens
+        // (network.local_repair) or after the routing protocol converges (network.convergence).
+        c.recovery_s = comp.local ? cfg.link_recovery_s : cfg.switch_recovery_s;
         c.interrupts = c.recovery_s > cfg.collective_timeout_s;
         break;
     }

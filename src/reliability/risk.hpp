@@ -62,8 +62,8 @@ struct Config {
   // (collective_timeout, local_repair, convergence): the same knobs the flow
   // engine's failure injection uses. Defaults equal network's.
   double collective_timeout_s = 30;
-  double link_recovery_s = 0.001;
-  double switch_recovery_s = 2;
+  double link_recovery_s = 0.001;  // network.local_repair: a fabric part the switch next to it routes around
+  double switch_recovery_s = 2;    // network.convergence: one the routing protocol must route around
   double rail_failover_s = 2;
   bool spare_rail = false;
   int64_t trials = 10000;

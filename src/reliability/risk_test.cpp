@@ -72,7 +72,8 @@ Inventory llama_like() {
                     {"nic", "NICs", Part::Nic, Role::Rail, 16384},
                     {"copper_cable:nic-leaf", "cables", Part::CopperCable, Role::Rail, 16384},
                     {"optic:leaf-spine", "optics", Part::Optic, Role::FabricLink, 32768},
-                    {"switch:spine", "spines", Part::Switch, Role::FabricSwitch, 256}});
+                    // Mid-tier spines (a super-spine above): routed around after convergence.
+                    {"switch:spine", "spines", Part::Switch, Role::FabricSwitch, 256, {}, false}});
 }
 
 TEST(Risk, DefaultsReproduceLlama3) {
