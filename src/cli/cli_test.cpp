@@ -777,6 +777,37 @@ TEST(Diagnose, ALinkLossyBothWaysFoundAsTheLinkIsFoundBothWays) {
   EXPECT_FALSE(d["time_to_localize_seconds"].is_null());
 }
 
+TEST(Faults, SilentFaultsRunOnThePacketEngineAndAreRefusedElsewhere) {
+  // A fault that diagnose hides (here 10 ms added to one NIC's link both ways) used to be ignored by bench
+  // and train on every engine. The packet engine now simulates it: one sendrecv of 64 KiB from GPU 0 to
+  // GPU 8 crosses that link once, so it takes at least 10 ms longer; the flow engine refuses it by name.
+  const fs::path dir = temp_dir() / "faults";
+  fs::create_directories(dir);
+  const std::string scenario = podnet::cli::testing::write_file(
+      dir, "slow.yaml",
+      "schema_version: 1\ntopology: {family: fat_tree, gpus: 16, tiers: 2, rail_optimized: true}\n"
+      "server: {gpus: 8, nics: 8, nic_speed: 400Gbps}\nswitch: {radix: 16, port_speed: 400Gbps}\n"
+      "faults:\n  - {kind: degrade, link: \"gpu-node-000/nic0\", direction: both, latency: 10ms}\n");
+  const std::string bench = " --op sendrecv --gpus 0,8 --min 64KiB --max 64KiB --format json";
+  Result r = run("bench " + scenario + " --engine flow" + bench, true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("faults: degrade link gpu-node-000/nic0 both is a silent fault"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--engine packet"), std::string::npos) << r.out;
+  r = run("bench " + scenario + " --engine packet" + bench);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const double slow = nlohmann::json::parse(r.out)["rows"][0]["time_us"].get<double>();
+  r = run("bench " + scenario + " --engine packet --set 'faults=[]'" + bench);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const double fast = nlohmann::json::parse(r.out)["rows"][0]["time_us"].get<double>();
+  EXPECT_GE(slow, fast + 10000) << fast;
+  // diagnose says which faults its probes cannot see, instead of leaving them out.
+  r = run("diagnose aipod-16k --duration 10s --no-deadlock-check --set 'faults=[{kind: pfc_storm, link: "
+          "gpu-node-0001/nic0, at: 20us, duration: 2ms}]' --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["faults_not_probed"],
+            nlohmann::json::array({"pfc_storm link gpu-node-0001/nic0"}));
+}
+
 TEST(Diagnose, ProbeFileRoundTripAndBadFiles) {
   const fs::path dir = temp_dir() / "diagnose";
   fs::create_directories(dir);

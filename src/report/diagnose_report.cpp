@@ -66,6 +66,7 @@ nlohmann::json diagnose_document(const scenario::Setup& s, const study::Diagnose
   }
   if (r.mode != "evaluate") {
     doc["hidden_faults"] = r.hidden;
+    doc["faults_not_probed"] = r.not_probed;
     doc["hidden_latency_faults"] = r.latency_faults;
     doc["sent"] = r.sent;
     doc["lost"] = r.lost;
@@ -201,6 +202,11 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
     if (!d["hidden_faults"].empty()) {
       out << "hidden faults:\n";
       for (const auto& h : d["hidden_faults"]) out << "  " << h.get<std::string>() << "\n";
+    }
+    if (d.contains("faults_not_probed") && !d["faults_not_probed"].empty()) {
+      out << "faults probes cannot see (they lose no probe; `podnet bench` or `podnet train` with --engine packet "
+             "simulates them, and its telemetry reports PFC storms and drifted thresholds):\n";
+      for (const auto& h : d["faults_not_probed"]) out << "  " << h.get<std::string>() << "\n";
     }
     const double bg = d["background_loss_per_link"].get<double>();
     out << fmt::format("\nloss: {} of {} probes lost; background loss estimate {} per link crossing\n",

@@ -129,8 +129,9 @@ json scenario_json_schema() {
   props["faults"] = {{"type", "array"},
                      {"description",
                       "hidden faults: silent loss, corruption, gray degradation and flaps for podnet "
-                      "diagnose to find; pfc_storm (a NIC stuck sending PAUSE) and drifted_thresholds (a switch's "
-                      "ECN kmin/kmax/pmax or PFC pfc_alpha off the configuration) on the packet engine"},
+                      "diagnose to find (and for bench and train on the packet engine); pfc_storm (a NIC stuck "
+                      "sending PAUSE) and drifted_thresholds (a switch's ECN kmin/kmax/pmax or PFC pfc_alpha off the "
+                      "configuration) on the packet engine"},
                      {"items", keys_object(scenario::fault_keys(), "kind, link or switch, and the fault's figure")}};
   json policies = json::array();
   for (const auto& x : cluster::schedulers()) policies.push_back(x.name);

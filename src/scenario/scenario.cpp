@@ -302,6 +302,11 @@ class Loader {
              fmt::format("'{}' is not valid for a {}: expected one of: {}", f.action, f.target_kind, join(actions)));
       if (f.action == "degrade" && (!e["rate"] || !parse_bandwidth(scalar_text(e["rate"]), f.rate, expected)))
         fail(path + ".rate", line, "degrade needs the new rate: " + expected);
+      // A key another action reads would be silently ignored here.
+      if (e["rate"] && f.action != "degrade")
+        fail(path + ".rate", line, fmt::format("rate is read by action: degrade only, not by {}", f.action));
+      if (e["factor"] && f.action != "slow")
+        fail(path + ".factor", line, fmt::format("factor is read by action: slow only, not by {}", f.action));
       if (f.action == "slow") {
         ParamSpec factor{"factor", ParamType::Real, "", "", 1.0, 1000.0};
         std::string canonical;
@@ -475,6 +480,12 @@ class Loader {
         if (f.kmin < 0 && f.kmax < 0 && f.pmax < 0 && f.dt_shift < 0)
           fail(path, line, "drifted_thresholds need at least one of kmin, kmax, pmax, pfc_alpha");
       }
+      // A key another kind reads would be silently ignored here.
+      if (f.kind != "degrade" && e["latency"])
+        fail(path + ".latency", line, fmt::format("a {} has no latency (degrade has)", f.kind));
+      if (f.kind != "flap")
+        for (const char* k : {"period", "down"})
+          if (e[k]) fail(path + "." + k, line, fmt::format("a {} has no {} (flap has)", f.kind, k));
       if (f.kind == "flap") {
         time_key("period", f.period, true, "how often the link goes down (e.g. 30s)");
         time_key("down", f.down, true, "how long it stays down each time (e.g. 2s)");
@@ -883,6 +894,13 @@ std::vector<engine::FailureEvent> Scenario::resolve_failures(const topology::Top
       const topology::LinkId found = find_link(t, f.target, where_).first;
       ev.links.push_back(found);
     }
+    if (ev.action == engine::FailureAction::Degrade)
+      for (topology::LinkId l : ev.links)
+        if (ev.rate.bps > t.links[l].capacity.bps)
+          throw InputError(fmt::format(
+              "{}.rate: {} is above the speed of {} ({}): degrade lowers a link's rate, expected at most that", where_,
+              format_bandwidth(ev.rate), f.target_kind == "switch" ? "a link of " + f.target : f.target,
+              format_bandwidth(t.links[l].capacity)));
     out.push_back(std::move(ev));
   }
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.at < b.at; });

@@ -231,6 +231,26 @@ TEST(Scenario, FailuresListIsValidatedAndResolved) {
     EXPECT_NE(std::string(x.what()).find("t.yaml:9: failures[0].link: no network link 'nowhere'"), std::string::npos)
         << x.what();
   }
+  // A key another action reads is refused rather than ignored (rate is degrade's, factor slow's).
+  e = error_of(std::string(kBase) + "failures:\n  - {at: 2ms, link: x, action: down, rate: 100Gbps}\n");
+  EXPECT_NE(e.find("t.yaml:9: failures[0].rate: rate is read by action: degrade only, not by down"), std::string::npos)
+      << e;
+  e = error_of(std::string(kBase) + "failures:\n  - {at: 2ms, link: x, action: down, factor: 9}\n");
+  EXPECT_NE(e.find("t.yaml:9: failures[0].factor: factor is read by action: slow only"), std::string::npos) << e;
+  // A degrade above the link's speed would make it faster than its port: refused with the speed (the
+  // access link of aipod-16k's NIC runs at 400 Gb/s).
+  Scenario fast = load_text(std::string(kBase) + "failures:\n  - {at: 0s, link: \"gpu-node-000/nic0\", action: "
+                                                 "degrade, rate: 1600Gbps}\n",
+                            "t.yaml", "t");
+  try {
+    fast.failure_events(fast.build_topology());
+    FAIL();
+  } catch (const InputError& x) {
+    EXPECT_NE(std::string(x.what()).find("t.yaml:9: failures[0].rate: 1.6Tbps is above the speed of "
+                                         "gpu-node-000/nic0 (400Gbps)"),
+              std::string::npos)
+        << x.what();
+  }
   // a switch name missing its pod prefix: the full name is suggested
   Scenario near =
       load_text(std::string(kBase) + "failures:\n  - {at: 2ms, switch: spine-r0-000, action: down}\n", "t.yaml", "t");
@@ -480,6 +500,13 @@ TEST(Faults, BadEntriesNameFileLineAndKey) {
                 .find("faults[0].direction: 'up'"),
             std::string::npos);
   EXPECT_NE(error_of(base + "  - {kind: drop, probability: 0.1, colour: red}\n").find("faults[0].colour: unknown key"),
+            std::string::npos);
+  // Keys of another kind are refused rather than ignored (latency is degrade's, period and down flap's).
+  EXPECT_NE(error_of(base + "  - {kind: drop, link: \"a\", probability: 0.1, latency: 50us}\n")
+                .find("t.yaml:9: faults[0].latency: a drop has no latency (degrade has)"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "  - {kind: corrupt, link: \"a\", probability: 0.1, period: 5s, down: 1s}\n")
+                .find("t.yaml:9: faults[0].period: a corrupt has no period (flap has)"),
             std::string::npos);
   // A name the fabric does not have is found when resolved, at the entry's line, with a suggestion.
   const Scenario sc = load_text(base + "  - {kind: drop, switch: \"spine-9\", probability: 0.1}\n", "t.yaml", "t");

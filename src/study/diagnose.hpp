@@ -94,7 +94,10 @@ struct DiagnoseResult {
   double probe_bytes_per_s_per_nic = 0, probe_bytes_per_s_per_nic_max = 0, capacity_share_max = 0;
   // One run (simulated, file)
   std::vector<std::string> hidden;  // the scenario's faults, as written
-  int latency_faults = 0;           // hidden latency faults (localized from RTTs, not from loss)
+  // The scenario's faults that probes cannot see (pfc_storm, drifted_thresholds: they lose no probe); the packet
+  // engine simulates them in bench and train, whose telemetry finds them.
+  std::vector<std::string> not_probed;
+  int latency_faults = 0;  // hidden latency faults (localized from RTTs, not from loss)
   int64_t sent = 0, lost = 0;
   int64_t rows_without_path = 0;  // file rows spread over the ECMP DAG
   double background = 0;
