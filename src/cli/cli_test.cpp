@@ -808,6 +808,24 @@ TEST(Faults, SilentFaultsRunOnThePacketEngineAndAreRefusedElsewhere) {
             nlohmann::json::array({"pfc_storm link gpu-node-0001/nic0"}));
 }
 
+TEST(Diagnose, RefusesWhatItWouldIgnore) {
+  // --evaluate's options without --evaluate were accepted and ignored.
+  Result r = run("diagnose aipod-16k --loss 2", true);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("--loss requires --evaluate"), std::string::npos) << r.out;
+  // 25 s of 10 s rounds probed 20 s and said 25.
+  r = run("diagnose aipod-16k --duration 25s --round 10s", true);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("--duration 25s is not a whole number of rounds of 10s (--round)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("expected 20s or 30s"), std::string::npos) << r.out;
+  // A fault that starts after probing ends was scored as missed.
+  r = run("diagnose aipod-16k --duration 20s --set 'faults=[{kind: drop, link: \"gpu-node-0001/nic0\", probability: "
+          "0.01, at: 30s}]'",
+          true);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("starts at 30s, when probing has ended (--duration 20s)"), std::string::npos) << r.out;
+}
+
 TEST(Diagnose, ProbeFileRoundTripAndBadFiles) {
   const fs::path dir = temp_dir() / "diagnose";
   fs::create_directories(dir);

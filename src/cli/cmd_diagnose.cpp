@@ -138,10 +138,16 @@ void add_diagnose_command(CLI::App& app, Action& action) {
   cmd->add_option("--probes", o->probes_in,
                   "localize this probe results CSV (yours or --probes-out's) instead of simulating");
   cmd->add_option("--probes-out", o->probes_out, "write the simulated probe results as CSV");
-  cmd->add_option("--evaluate", o->evaluate, "N seeded trials with random hidden faults: precision, recall, time");
-  cmd->add_option("--faults", o->faults, "--evaluate: hidden faults per trial")->capture_default_str();
-  cmd->add_option("--fault-kind", o->fault_kind, "--evaluate: link, switch or mixed")->capture_default_str();
-  cmd->add_option("--loss", o->loss, "--evaluate: drop probability of each hidden fault")->capture_default_str();
+  auto* evaluate =
+      cmd->add_option("--evaluate", o->evaluate, "N seeded trials with random hidden faults: precision, recall, time");
+  // These only shape --evaluate's trials: without it they would be accepted and ignored.
+  cmd->add_option("--faults", o->faults, "--evaluate: hidden faults per trial")->capture_default_str()->needs(evaluate);
+  cmd->add_option("--fault-kind", o->fault_kind, "--evaluate: link, switch or mixed")
+      ->capture_default_str()
+      ->needs(evaluate);
+  cmd->add_option("--loss", o->loss, "--evaluate: drop probability of each hidden fault")
+      ->capture_default_str()
+      ->needs(evaluate);
   cmd->add_flag("--no-deadlock-check", o->no_cbd, "skip the cyclic buffer dependency check");
   cmd->add_option("--html", o->html,
                   "also write a self-contained HTML report: the suspects drawn on the fabric, every figure")
@@ -150,7 +156,7 @@ void add_diagnose_command(CLI::App& app, Action& action) {
       "Faults to find are the scenario's `faults:` list, e.g.\n"
       "  faults:\n"
       "    - {kind: drop, link: \"su000-leaf-r0:Ethernet1/65\", probability: 0.001}\n"
-      "    - {kind: corrupt, switch: \"pod00-spine-r0-00\", probability: 0.0005}\n"
+      "    - {kind: corrupt, switch: \"pod000-spine-r0-000\", probability: 0.0005}\n"
       "Probe files: columns src,dst,sport,sent,lost,rtt_p50_us,rtt_p99_us,path,return_path (docs/diagnose.md).\n\n"
       "Examples:\n"
       "  podnet diagnose aipod-16k --evaluate 100\n"

@@ -220,9 +220,20 @@ ProbeRun probe_schedule(const topology::Topology& t, const Mesh& mesh, const Pro
     throw InputError(fmt::format("--rate {}: expected 0 < probes per second per NIC <= 1e7", o.rate));
   if (o.round.ps <= 0 || o.duration.ps < o.round.ps)
     throw InputError("--duration must be at least one round (--round) and the round longer than 0");
+  // Probing runs in whole rounds: a remainder would be silently left unprobed.
+  const int64_t whole = o.duration.ps / o.round.ps;
+  if (o.duration.ps % o.round.ps != 0)
+    throw InputError(fmt::format("--duration {} is not a whole number of rounds of {} (--round): probing runs in "
+                                 "whole rounds; expected {} or {}",
+                                 format_time(o.duration), format_time(o.round), format_time(o.round * whole),
+                                 format_time(o.round * (whole + 1))));
+  constexpr int64_t kMaxRounds = 100000;
+  if (whole > kMaxRounds)
+    throw InputError(fmt::format("--duration {} is {} rounds of {} (--round): expected at most {}; lengthen the round",
+                                 format_time(o.duration), whole, format_time(o.round), kMaxRounds));
   ProbeRun run;
   run.round = o.round;
-  run.rounds = static_cast<int>(std::min<int64_t>(o.duration.ps / o.round.ps, 100000));
+  run.rounds = static_cast<int>(whole);
   const size_t T = mesh.tuples.size();
 
   // Probes per tuple per round: each source's rate x round spread evenly over its tuples

@@ -248,6 +248,10 @@ DiagnoseResult diagnose(const scenario::Setup& s, const DiagnoseRequest& r, cons
   if (r.evaluate == 0) {
     res.mode = "simulated";
     for (const Fault& f : s.faults) {
+      if (f.start >= r.probe.duration)
+        throw InputError(fmt::format("faults: {} starts at {}, when probing has ended (--duration {}): no probe can "
+                                     "see it; lengthen --duration or start it earlier (at:)",
+                                     f.what, format_time(f.start), format_time(r.probe.duration)));
       res.hidden.push_back(f.what);
       res.latency_faults += f.kind == FaultKind::Degrade ? 1 : 0;
     }
