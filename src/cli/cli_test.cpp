@@ -392,6 +392,22 @@ TEST(Cli, BenchWithRandomFailures) {
   EXPECT_EQ(blank_sha(run(args).out), blank_sha(a.out));
 }
 
+TEST(Cli, BenchSaysWhatItCannotHonour) {
+  // An empty --gpus ran every GPU of the fabric.
+  Result r = run("bench aipod-16k --gpus '' --min 1MiB --max 1MiB", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--gpus '': expected GPU ranks"), std::string::npos) << r.out;
+  // --channels inside one server changes nothing podnet models: said, and the time is indeed the same.
+  const Result warned = run("bench aipod-16k --gpus 0-7 --algo ring --min 1GiB --max 1GiB --channels 1", true);
+  EXPECT_NE(warned.out.find("--channels 1: inside one server the channels share the NVLink rate"), std::string::npos)
+      << warned.out;
+  r = run("bench aipod-16k --gpus 0-7 --algo ring --min 1GiB --max 1GiB --channels 1 --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const Result all = run("bench aipod-16k --gpus 0-7 --algo ring --min 1GiB --max 1GiB --channels 16 --format json");
+  ASSERT_EQ(all.status, 0) << all.out;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["rows"][0]["time_us"], nlohmann::json::parse(all.out)["rows"][0]["time_us"]);
+}
+
 TEST(Cli, BenchRowsAndBadSizes) {
   Result b = run("bench leafspine-8k --gpus 0-63:8 --min 1MiB --max 4MiB --format json");
   ASSERT_EQ(b.status, 0);

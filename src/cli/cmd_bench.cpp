@@ -28,7 +28,7 @@ struct BenchOptions {
   std::string html;
   std::string telemetry, telemetry_interval = "10us";
   int channels = 0, qps = 0, senders = 0;
-  bool channels_given = false, qps_given = false, senders_given = false;
+  bool channels_given = false, qps_given = false, senders_given = false, gpus_given = false;
 };
 
 int cmd_bench(Common c, const BenchOptions& b) {
@@ -67,6 +67,8 @@ int cmd_bench(Common c, const BenchOptions& b) {
   req.telemetry = telemetry_request(b.telemetry, b.telemetry_interval);
   std::string label;
   const scenario::Setup s = load_setup(c, "bench", label);
+  if (b.gpus_given && b.gpus.find_first_not_of(" \t") == std::string::npos)
+    throw InputError("--gpus '': expected GPU ranks such as 0-7, 0-4095:8 or 0,8,16 (leave --gpus out for every GPU)");
   if (!b.gpus.empty()) {
     req.group = collective::parse_gpu_list(b.gpus, static_cast<int32_t>(s.fabric.gpus.size()));
     // nccl-tests' -g N means N GPUs per process; here --gpus (-g) lists GPU ranks, so "-g 8" is GPU 8 alone.
@@ -75,6 +77,17 @@ int cmd_bench(Common c, const BenchOptions& b) {
                                    "rank {} (-g lists GPU ranks, unlike nccl-tests' GPUs per process: for 8 GPUs "
                                    "write -g 0-7)",
                                    b.gpus, b.gpus, req.group.empty() ? 0 : req.group.front()));
+  }
+  if (b.channels_given && req.group.size() >= 2) {
+    const auto server = [&](int32_t r) { return s.fabric.nodes[s.fabric.gpus[r]].server; };
+    bool one_server = true;
+    for (int32_t r : req.group) one_server = one_server && server(r) == server(req.group.front());
+    if (one_server)
+      std::cerr << fmt::format(
+          "podnet: warning: --channels {}: inside one server the channels share the NVLink rate whatever their "
+          "number (podnet does not cap a channel at one thread block's copy rate), so the time does not change "
+          "with it here\n",
+          b.channels);
   }
   const study::BenchResult r = study::bench(s, req, study_progress("bench", label));
   const nlohmann::json doc = report::bench_document(s, r);
@@ -123,7 +136,8 @@ void add_bench_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   bench->add_option("-e,--max", b->max_size, "largest size")->capture_default_str();
   bench->add_option("-F,--factor", b->factor, "size multiplication factor between rows")->capture_default_str();
-  bench->add_option("-g,--gpus", b->gpus, "GPU ranks: 0-511, 0-4095:8 (stride), 0,8,16, combinations; default all");
+  bench->add_option("-g,--gpus", b->gpus, "GPU ranks: 0-511, 0-4095:8 (stride), 0,8,16, combinations; default all")
+      ->each([b](const std::string&) { b->gpus_given = true; });
   bench->add_option("--html", b->html, "also write a self-contained HTML report: busbw against size, the rows")
       ->type_name("FILE.html");
   add_telemetry_options(bench, b->telemetry, b->telemetry_interval);

@@ -20,7 +20,9 @@ std::unique_ptr<NetworkBackend> make(const topology::Topology& topo, const Netwo
 
 const std::vector<EngineInfo>& engines() {
   static const std::vector<EngineInfo> k = {
-      {"analytical", "closed-form alpha-beta per transfer: no contention between transfers (fast baseline)",
+      {"analytical",
+       "closed-form alpha-beta: the concurrent transfers of one operation (a collective's channels, an all-to-all's "
+       "pairs) share the links they use; separate operations do not contend (fast baseline)",
        make<analytical::AnalyticalBackend>},
       {"flow", "flow-level: weighted max-min fair sharing of every link, re-solved at each arrival/departure",
        make<flow::FlowBackend>},

@@ -102,8 +102,9 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
   }
   doc["rows"] = rows;
   if (s.engine == "analytical")
-    doc["notes"] = {"analytical engine: each transfer alone on the fabric (no contention between transfers), so a "
-                    "time is exact for one transfer and a lower bound otherwise"};
+    doc["notes"] = {"analytical engine: a collective's own concurrent transfers share the links they use (one "
+                    "collective alone agrees with the flow engine; docs/validation.md), but a collective does not "
+                    "contend with other traffic"};
   nlohmann::json hot = nlohmann::json::array();
   static const engine::RunReport kNoRun;
   const engine::RunReport& last = r.rows.empty() ? kNoRun : r.rows.back().run;
