@@ -62,7 +62,10 @@
 //   their congestion control sets, go-back-N with NACKs and an RTO, ACKs
 //   every `ack_every` packets or `ack_delay`, a reorder buffer for
 //   per-packet routing. RTO (default) = 1 ms + 2 x the largest switch's
-//   buffer drain time B / (mean port rate), so queueing never triggers it.
+//   buffer drain time B / (mean port rate), so queueing never triggers it;
+//   on a torus, whose chips queue without bound (section 9), the RDMA
+//   transport's ACK timeout under NCCL's default NCCL_IB_TIMEOUT = 18,
+//   4.096 us x 2^18 = 1.074 s.
 //
 // 6. Congestion control (cc/): the algorithm named by PacketOptions::cc,
 //   called by the NIC at congestion events (CNP, ACK feedback, its timer,
