@@ -17,6 +17,7 @@
 
 #include "core/ip.hpp"
 #include "core/units.hpp"
+#include "topology/bom.hpp"
 
 namespace podnet::report {
 
@@ -245,14 +246,17 @@ std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Har
 
   add("01-sites.csv", kNetboxSiteColumns) += row({site, slug(site), "planned", "podnet " + t.family + " fabric"});
 
-  // Racks that hold a device: every server's, and a switch's when the builder placed it (dragonfly).
+  // Racks that hold a device: every server's, a switch's when the builder placed it (dragonfly), and the
+  // network racks the bill of materials packs the other switches into (topology::network_racks).
+  const std::vector<int32_t> net_rack = topology::network_racks(t, hw);
+  const auto rack_of = [&](size_t i) { return t.nodes[i].rack != kNone ? t.nodes[i].rack : net_rack[i]; };
   std::vector<char> rack_used(static_cast<size_t>(std::max(t.racks, 0)), 0);
   int32_t racks = t.racks;
-  for (const auto& n : t.nodes)
-    if (n.rack != kNone) racks = std::max(racks, n.rack + 1);
+  for (size_t i = 0; i < t.nodes.size(); ++i)
+    if (rack_of(i) != kNone) racks = std::max(racks, rack_of(i) + 1);
   rack_used.resize(static_cast<size_t>(racks), 0);
-  for (const auto& n : t.nodes)
-    if (n.rack != kNone) rack_used[static_cast<size_t>(n.rack)] = 1;
+  for (size_t i = 0; i < t.nodes.size(); ++i)
+    if (rack_of(i) != kNone) rack_used[static_cast<size_t>(rack_of(i))] = 1;
   std::string& rk = add("02-racks.csv", kNetboxRackColumns);
   for (int32_t r = 0; r < racks; ++r)
     if (rack_used[static_cast<size_t>(r)]) rk += row({site, rack_name(r, racks), "planned", "19", "42"});
@@ -294,8 +298,8 @@ std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Har
     if (!devices.insert(name).second) continue;
     const bool sw = n.kind == NodeKind::Switch;
     dv += row({name, role_name(t, n), "Generic", sw ? switch_model : server_model, "planned", site,
-               n.rack != kNone ? rack_name(n.rack, racks) : std::string(), sw ? label_text(n.rail) : std::string(),
-               label_text(n.group), sw ? label_text(n.pod) : std::string()});
+               rack_of(i) != kNone ? rack_name(rack_of(i), racks) : std::string(),
+               sw ? label_text(n.rail) : std::string(), label_text(n.group), sw ? label_text(n.pod) : std::string()});
   }
 
   // Interfaces: both ends of every cable, in cable order (side A then side B).

@@ -382,8 +382,10 @@ TEST(ExportTest, NetboxImportSetRows) {
   const auto m = netbox(tiny_topology());
   // Site: the slug folds the space to '-'.
   EXPECT_EQ(m.at("01-sites.csv").at(1), "lab 1,lab-1,planned,podnet tiny fabric");
-  // Both servers in rack 0 (40 kW / 10.2 kW = 3 servers per rack); the switches carry no rack label.
-  EXPECT_EQ(m.at("02-racks.csv"), (std::vector<std::string>{kNetboxRackColumns, "lab 1,rack-000,planned,19,42"}));
+  // Both servers in rack 0 (40 kW / 10.2 kW = 3 servers per rack); the leaf and the spine in the network rack
+  // after it, rack 1 (2 switches, far below 40 kW and 21 switches: topology::network_racks).
+  EXPECT_EQ(m.at("02-racks.csv"), (std::vector<std::string>{kNetboxRackColumns, "lab 1,rack-000,planned,19,42",
+                                                            "lab 1,rack-001,planned,19,42"}));
   // Device types: 2 GPUs and 2 NICs per server; radix 128 (Hardware's default), 400G ports.
   EXPECT_EQ(m.at("04-device-types.csv").at(1), "Generic,gpu-server-2gpu-2nic,gpu-server-2gpu-2nic,8,GPU server");
   EXPECT_EQ(m.at("04-device-types.csv").at(2), "Generic,switch-128x400g,switch-128x400g,2,switch");
@@ -392,13 +394,13 @@ TEST(ExportTest, NetboxImportSetRows) {
             (std::vector<std::string>{kNetboxDeviceRoleColumns,
                                       "gpu-server,gpu-server,2196f3,\"GPU server (GPUs, NICs, NVLink domain)\"",
                                       "leaf,leaf,4caf50,switch tier 1", "spine,spine,ff9800,switch tier 2"}));
-  // Devices: 2 servers + leaf + spine; the leaf carries group 0 (cf_podnet_group), no rack.
+  // Devices: 2 servers + leaf + spine; the leaf carries group 0 (cf_podnet_group); the switches rack 1.
   EXPECT_EQ(m.at("06-devices.csv"),
             (std::vector<std::string>{kNetboxDeviceColumns,
                                       "gpu-node-000,gpu-server,Generic,gpu-server-2gpu-2nic,planned,lab 1,rack-000,,,",
                                       "gpu-node-001,gpu-server,Generic,gpu-server-2gpu-2nic,planned,lab 1,rack-000,,,",
-                                      "leaf-0,leaf,Generic,switch-128x400g,planned,lab 1,,,0,",
-                                      "spine-0,spine,Generic,switch-128x400g,planned,lab 1,,,,"}));
+                                      "leaf-0,leaf,Generic,switch-128x400g,planned,lab 1,rack-001,,0,",
+                                      "spine-0,spine,Generic,switch-128x400g,planned,lab 1,rack-001,,,"}));
   // Interfaces: both ends of 6 cables = 12, in cable order; 400G -> 400gbase-x-osfp, 400e6 Kb/s; then the
   // 2 switches' Loopback0.
   const auto& it = m.at("07-interfaces.csv");

@@ -1,5 +1,6 @@
 #include "topology/bom.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace podnet::topology {
@@ -45,10 +46,35 @@ Bom compute_bom(const Topology& t, const Hardware& hw) {
   b.power_total_w = b.power_servers_w + b.power_switches_w + b.power_optics_w;
   b.servers_per_rack = servers_per_rack(hw);
   b.server_racks = (b.servers + b.servers_per_rack - 1) / b.servers_per_rack;
-  const double net_power = b.power_switches_w + b.power_optics_w;
-  b.network_racks = static_cast<int64_t>(std::ceil(net_power / hw.rack_power_w - 1e-9));
+  int32_t last = kNone;
+  for (int32_t r : network_racks(t, hw)) last = std::max(last, r);
+  b.network_racks = last == kNone ? 0 : last + 1 - t.racks;
   b.racks = b.server_racks + b.network_racks;
   return b;
+}
+
+std::vector<int32_t> network_racks(const Topology& t, const Hardware& hw) {
+  std::vector<int32_t> rack(t.nodes.size(), kNone);
+  int32_t current = t.racks - 1;
+  double used_w = 0;
+  int in_rack = kSwitchesPerRack;  // forces a first rack
+  for (size_t i = 0; i < t.nodes.size(); ++i) {
+    const Node& n = t.nodes[i];
+    if (n.kind != NodeKind::Switch || n.rack != kNone) continue;
+    double w = hw.switch_power_w;
+    auto [b, e] = t.incident(static_cast<NodeId>(i));
+    for (auto it = b; it != e; ++it)
+      if (t.links[*it].media == Media::Optical) w += hw.optic_power_w;
+    if (in_rack >= kSwitchesPerRack || (in_rack > 0 && used_w + w > hw.rack_power_w + 1e-9)) {
+      ++current;
+      used_w = 0;
+      in_rack = 0;
+    }
+    rack[i] = current;
+    used_w += w;
+    ++in_rack;
+  }
+  return rack;
 }
 
 }  // namespace podnet::topology

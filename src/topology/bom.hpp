@@ -8,7 +8,14 @@
 // - power: servers x server.power + switches x switch.power + transceivers x
 //   cabling.transceiver_power.
 // - racks: server racks hold floor(rack_power / server.power) servers;
-//   network racks = ceil((switch + optics power) / rack_power).
+//   network racks hold the switches the builder did not place with servers
+//   (a Clos's tiers; a dragonfly's routers sit in their servers' racks, a
+//   torus has none), packed in node order (tier by tier, group by group)
+//   into racks of at most rack_power watts and kSwitchesPerRack switches
+//   (42 U of 2 U switches), a switch drawing switch.power plus one
+//   transceiver per optical link it terminates (network_racks(), which the
+//   NetBox export places them by). The transceivers at servers and chips sit
+//   in their racks; the power total still counts every transceiver.
 #pragma once
 
 #include <string>
@@ -33,5 +40,10 @@ struct Bom {
 };
 
 Bom compute_bom(const Topology& t, const Hardware& hw);
+
+inline constexpr int kSwitchesPerRack = 21;  // 42 U of 2 U switches
+// For every node, its network rack (numbered after the t.racks server racks)
+// when it is a switch the builder left unplaced, else kNone (see above).
+std::vector<int32_t> network_racks(const Topology& t, const Hardware& hw);
 
 }  // namespace podnet::topology

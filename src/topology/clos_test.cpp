@@ -1,6 +1,8 @@
 // Clos families: counts derived from first principles (arithmetic in comments).
 #include <gtest/gtest.h>
 
+#include <array>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -286,6 +288,39 @@ TEST(Topology, SwitchNamesAreHostnames) {
       }
   // 640 (the 3-tier rail Clos above) + 5 k^2 / 4 = 80 (k = 8) + at least the 86 access switches of the tree
   EXPECT_GT(checked, 640 + 80 + 86);
+}
+
+TEST(Bom, NetworkRacksPackTheSwitchesByPowerAndSpace) {
+  // aipod-16k's Clos (RailClos.Aipod16kSuperSpine): 256 leaves, 256 spines, 128 super-spines, in that node
+  // order; switches of 2,000 W, 12 W a transceiver, racks of 40 kW. A leaf terminates 64 optical uplinks
+  // (its 64 server links are 3 m copper): 2,000 + 64 x 12 = 2,768 W, 14 a rack (14 x 2,768 = 38,752;
+  // 15 x = 41,520 > 40 kW). A spine or super-spine terminates 128 optical links: 3,536 W, 11 a rack.
+  // 256 leaves = 18 racks of 14 + 4 (11,072 W); then 8 spines join them (11,072 + 8 x 3,536 = 39,360;
+  // a 9th would be 42,896); 248 spines = 22 racks of 11 + 6 (21,216 W); 5 super-spines join those
+  // (38,896); 123 = 11 racks of 11 + 2. 18 + 1 + 22 + 1 + 11 + 1 = 54 network racks. (The formula
+  // before, ceil(total / 40 kW), gave 52 and placed no switch.)
+  Hardware hw = hw_with(8, 8, 128);
+  hw.switch_power_w = 2000;
+  hw.optic_power_w = 12;
+  hw.rack_power_w = 40000;
+  const Topology t = build_with("rail_clos", {{"gpus", "16384"}, {"tiers", "3"}, {"groups_per_pod", "16"}}, hw);
+  const std::vector<int32_t> rack = network_racks(t, hw);
+  const Bom b = compute_bom(t, hw);
+  EXPECT_EQ(b.network_racks, 54);
+  std::map<int32_t, std::array<int, 4>> per_rack;  // rack -> switches per tier
+  for (size_t i = 0; i < t.nodes.size(); ++i) {
+    if (t.nodes[i].kind != NodeKind::Switch) {
+      EXPECT_EQ(rack[i], kNone);
+      continue;
+    }
+    ASSERT_NE(rack[i], kNone) << t.nodes[i].name;
+    ++per_rack[rack[i] - t.racks][t.nodes[i].tier];
+  }
+  ASSERT_EQ(per_rack.size(), 54u);
+  EXPECT_EQ(per_rack[0], (std::array<int, 4>{0, 14, 0, 0}));
+  EXPECT_EQ(per_rack[18], (std::array<int, 4>{0, 4, 8, 0}));
+  EXPECT_EQ(per_rack[41], (std::array<int, 4>{0, 0, 6, 5}));
+  EXPECT_EQ(per_rack[53], (std::array<int, 4>{0, 0, 0, 2}));
 }
 
 }  // namespace
