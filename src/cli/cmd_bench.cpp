@@ -78,7 +78,7 @@ int cmd_bench(Common c, const BenchOptions& b) {
                                    "write -g 0-7)",
                                    b.gpus, b.gpus, req.group.empty() ? 0 : req.group.front()));
   }
-  if (b.channels_given && req.group.size() >= 2) {
+  if (b.channels_given && req.group.size() >= 2 && s.fabric.torus_dims.empty()) {
     const auto server = [&](int32_t r) { return s.fabric.nodes[s.fabric.gpus[r]].server; };
     bool one_server = true;
     for (int32_t r : req.group) one_server = one_server && server(r) == server(req.group.front());

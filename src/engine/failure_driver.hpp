@@ -41,12 +41,15 @@ class FailureDriver {
   // A transfer that found no route when it started: the collective cannot
   // connect and the job fails when it times out (at + collective_timeout).
   void fail_launch(Time at, const std::string& what, const std::string& why);
-  // Whether direction `d` failed and its repair is still ahead (one load).
-  bool pending(routing::DirLink d) const { return pending_repair_[static_cast<size_t>(d)] != Time::max(); }
-  // A flow (or QP) starting at `at` on such a direction stalls until its
-  // repair; a stall longer than the collective timeout fails the job at
-  // at + timeout (flows running when the link failed are judged at the
-  // failure, by run()). `what` names the transfer.
+  // When routing repairs direction `d`, which failed: Time::max() when it
+  // did not fail or is repaired already (one load).
+  Time repair_at(routing::DirLink d) const { return pending_repair_[static_cast<size_t>(d)]; }
+  // A flow (or QP) starting at `at` whose route crosses failed directions
+  // stalls until the first of their repairs, that of `d` (the caller finds
+  // it with repair_at, as run() does for running flows: once moved off one
+  // dead direction it leaves the others); a stall longer than the
+  // collective timeout fails the job at at + timeout. `what` names the
+  // transfer.
   void stalled_start(routing::DirLink d, Time at, const std::string& what);
   // Runs the engine through every action. On return, report.job_failed says
   // whether the job stopped (report.makespan is then failed_at).

@@ -43,8 +43,8 @@ std::unique_ptr<NetworkBackend> make_backend(std::string_view engine, const topo
                                  options.pause_storms.front().what, engine));
   if (!options.silent_faults.empty() && engine != "packet")
     throw InputError(fmt::format("faults: {} is a silent fault (lost, corrupted or delayed packets, a flapping link), "
-                                 "which bench and train simulate on the packet engine only (diagnose probes it on "
-                                 "any engine); run with --engine packet (network.engine=packet), not '{}'",
+                                 "which only the packet engine simulates (diagnose's probes see it on any engine); run "
+                                 "with --engine packet (network.engine=packet), not '{}'",
                                  options.silent_faults.front().what, engine));
   if (!options.threshold_drifts.empty() && engine != "packet")
     throw InputError(fmt::format("faults: {}: drifted ECN/PFC thresholds are simulated by the packet engine only "

@@ -443,5 +443,41 @@ TEST(Failures, AFlowStartingOnADeadLinkWhoseRepairIsBeyondTheTimeoutFailsTheJob)
   EXPECT_GT(got, 1_ms + o.failures.convergence);
 }
 
+TEST(Failures, AFlowStartingThroughADeadSpineWaitsForTheFirstRepairOnItsPath) {
+  // 32 GPUs, static routing; the spine on host 4's path to host 0 dies at t_f = 0 with convergence 45 s >
+  // collective_timeout 30 s. A transfer 4 -> 0 starting at 0.5 ms crosses two dead directions: the leaf's
+  // uplink into the spine (repaired locally at t_f + local_repair = 1 ms) and the spine's downlink (t_f +
+  // 45 s). It is moved at the first, 1 ms: a 0.5 ms stall, so the job survives (judged against the 45 s
+  // repair it failed), and the run ends by T = 1 ms + (T0 - 0.5 ms) with T0 the failure-free time.
+  const auto t = fabric(32);
+  plan::TransferPlan plan;
+  plan::Transfer c;
+  c.kind = plan::TransferKind::Compute;
+  c.ranks = {4};
+  c.duration = 500_us;
+  const int32_t wait = plan.add(c);
+  plan::Transfer x;
+  x.ranks = {4, 0};
+  x.bytes = 64_MiB;
+  x.deps = {wait};
+  plan.add(x);
+  NetworkOptions o;
+  o.routing.policy = "static";
+  const Time t0 = run(t, plan, o);
+  o.failures.convergence = Time::from_seconds(45);
+  const topology::LinkId down = static_downlink(t, 4, 0);
+  ASSERT_GE(down, 0);
+  const topology::NodeId spine = t.nodes[t.links[down].a].tier == 2 ? t.links[down].a : t.links[down].b;
+  ASSERT_EQ(t.nodes[spine].tier, 2);
+  std::vector<topology::LinkId> links;
+  auto [b, e] = t.incident(spine);
+  links.assign(b, e);
+  o.failures.events.push_back({Time(), FailureAction::Down, links, {}, -1, 1.0, "spine"});
+  RunReport r;
+  const Time got = run(t, plan, o, &r);
+  EXPECT_FALSE(r.job_failed) << r.failure;
+  EXPECT_LE(got, 1_ms + (t0 - 500_us));
+}
+
 }  // namespace
 }  // namespace podnet::engine

@@ -94,12 +94,17 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
   auto start_flow = [&](int32_t transfer, int32_t index, CompiledFlow& f, Bytes bytes, Time at, Time latency) {
     resources.clear();
     for (const auto& p : f.parts) resources.push_back({static_cast<LinkId>(p.link), p.fraction});
-    if (failures)
+    if (failures) {  // on a failed direction: stalls until the first repair among them
+      routing::DirLink first = -1;
       for (const auto& p : f.parts)
-        if (driver.pending(p.link)) {
-          const auto& label = plan.transfers[transfer].label;
-          driver.stalled_start(p.link, at, label.empty() ? fmt::format("transfer {}", transfer) : label);
-        }
+        if (driver.repair_at(p.link) != Time::max() &&
+            (first < 0 || driver.repair_at(p.link) < driver.repair_at(first)))
+          first = p.link;
+      if (first >= 0) {
+        const auto& label = plan.transfers[transfer].label;
+        driver.stalled_start(first, at, label.empty() ? fmt::format("transfer {}", transfer) : label);
+      }
+    }
     if (options_.on_route) options_.on_route(transfer, f.parts, static_cast<double>(bytes));
     FlowSpec spec;
     spec.bytes = bytes;

@@ -144,10 +144,14 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
         s.entropy = base + static_cast<uint64_t>(q);
         s.start = at;
         const auto& r = routes[h * qps + q];
-        if (failures)
+        if (failures) {  // on a failed direction: stalls until the first repair among them
+          routing::DirLink first = -1;
           for (const auto& p : r)
-            if (driver.pending(p.link))
-              driver.stalled_start(p.link, at, t.label.empty() ? fmt::format("transfer {}", i) : t.label);
+            if (driver.repair_at(p.link) != Time::max() &&
+                (first < 0 || driver.repair_at(p.link) < driver.repair_at(first)))
+              first = p.link;
+          if (first >= 0) driver.stalled_start(first, at, t.label.empty() ? fmt::format("transfer {}", i) : t.label);
+        }
         s.latency = t.kind == plan::TransferKind::P2p ? sim.hop_latency(r) * steps : mean_total;
         s.tag = static_cast<uint64_t>(i);
         if (piped) {

@@ -221,11 +221,11 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   // Auto: above any queueing delay. A switch's buffer bounds its queue, so 1 ms + 2 x the largest drain time
   // does; torus chips forward with an unlimited buffer (nothing bounds their queues: a 16-chip all-to-all
   // queued 102 MB, 2 ms at 50 GB/s, and the 1 ms RTO resent what was only waiting, 3.6x to 165x slower), so
-  // there the RTO is the RDMA transport's own ACK timeout under NCCL's default NCCL_IB_TIMEOUT = 18:
-  // 4.096 us x 2^18 = 1.074 s (NCCL env docs; InfiniBand Architecture Specification, local ACK timeout).
-  constexpr int64_t kIbTimeout18Ps = 4'096'000LL << 18;
+  // there the RTO is the RDMA transport's own ACK timeout under NCCL's default NCCL_IB_TIMEOUT = 20
+  // (failures.hpp): 4.096 us x 2^20 = 4.295 s (InfiniBand Architecture Specification, local ACK timeout).
+  constexpr int64_t kIbTimeout20Ps = 4'096'000LL << 20;
   rto = opt.rto.ps > 0 ? opt.rto.ps
-        : torus        ? kIbTimeout18Ps
+        : torus        ? kIbTimeout20Ps
                        : 1'000'000'000 + std::llround(2 * buffer->worst_drain_ps());
   deadlock_window = std::max<int64_t>(10'000'000'000, 4 * rto);
 

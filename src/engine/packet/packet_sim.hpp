@@ -64,8 +64,8 @@
 //   per-packet routing. RTO (default) = 1 ms + 2 x the largest switch's
 //   buffer drain time B / (mean port rate), so queueing never triggers it;
 //   on a torus, whose chips queue without bound (section 9), the RDMA
-//   transport's ACK timeout under NCCL's default NCCL_IB_TIMEOUT = 18,
-//   4.096 us x 2^18 = 1.074 s.
+//   transport's ACK timeout under NCCL's default NCCL_IB_TIMEOUT = 20,
+//   4.096 us x 2^20 = 4.295 s.
 //
 // 6. Congestion control (cc/): the algorithm named by PacketOptions::cc,
 //   called by the NIC at congestion events (CNP, ACK feedback, its timer,
