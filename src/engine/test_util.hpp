@@ -34,6 +34,23 @@ inline plan::TransferPlan p2p_plan(const std::vector<std::pair<int32_t, int32_t>
   return plan;
 }
 
+// A compute of `duration` on rank `src`, then a transfer src -> dst of `bytes`
+// that waits for it (transfer 0 is the compute, 1 the transfer).
+inline plan::TransferPlan compute_then_p2p(int32_t src, int32_t dst, Time duration, Bytes bytes) {
+  plan::TransferPlan plan;
+  plan::Transfer c;
+  c.kind = plan::TransferKind::Compute;
+  c.ranks = {src};
+  c.duration = duration;
+  const int32_t wait = plan.add(c);
+  plan::Transfer x;
+  x.ranks = {src, dst};
+  x.bytes = bytes;
+  x.deps = {wait};
+  plan.add(x);
+  return plan;
+}
+
 // The network link of GPU `rank`'s NIC (-1 if it has none).
 inline topology::LinkId nic_link(const topology::Topology& t, int32_t rank) {
   for (topology::LinkId l = 0; l < static_cast<topology::LinkId>(t.links.size()); ++l)

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "diagnose/packet_probe.hpp"
 #include "engine/link_classes.hpp"
 #include "engine/network_params.hpp"
 #include "scenario/estimate.hpp"
@@ -54,23 +55,7 @@ Setup resolve(Scenario sc, std::optional<topology::Topology> fabric) {
   s.faults = sc.fault_list(s.fabric);
   // The same faults as the packet engine's silent faults, so that bench and train simulate them (diagnose's
   // probes take s.faults; the other engines refuse them, engine/registry.cpp).
-  for (const diagnose::Fault& f : s.faults) {
-    engine::SilentFault x;
-    x.dirs.assign(f.dirs.begin(), f.dirs.end());
-    x.node = f.device;
-    x.start = f.start;
-    x.what = f.what;
-    switch (f.kind) {
-      case diagnose::FaultKind::Drop:
-      case diagnose::FaultKind::Corrupt: x.probability = f.probability; break;
-      case diagnose::FaultKind::Degrade: x.latency = f.latency; break;
-      case diagnose::FaultKind::Flap:
-        x.period = f.period;
-        x.down = f.down;
-        break;
-    }
-    s.network.silent_faults.push_back(std::move(x));
-  }
+  s.network.silent_faults = diagnose::silent_faults(s.faults);
   s.network.pause_storms = sc.pause_storms(s.fabric);
   s.network.threshold_drifts = sc.threshold_drifts(s.fabric);
   s.scenario = std::move(sc);

@@ -14,6 +14,7 @@ namespace podnet::engine {
 namespace {
 
 using namespace podnet::literals;
+using testing::compute_then_p2p;
 using testing::nic_link;
 using testing::p2p_plan;
 using topology::testing::hw_with;
@@ -376,17 +377,7 @@ TEST(Failures, AFlowStartingBeforeConvergenceStillTakesTheDeadDownlink) {
   // NIC rate: T = t_f + convergence + (T0 - 10 ms - alpha) with T0 the
   // failure-free time, so T lies in (t_f + convergence, t_f + convergence + T0 - 10 ms].
   const auto t = fabric(32);
-  plan::TransferPlan plan;
-  plan::Transfer c;
-  c.kind = plan::TransferKind::Compute;
-  c.ranks = {4};
-  c.duration = 10_ms;
-  const int32_t wait = plan.add(c);
-  plan::Transfer x;
-  x.ranks = {4, 0};
-  x.bytes = 64_MiB;
-  x.deps = {wait};
-  plan.add(x);
+  plan::TransferPlan plan = compute_then_p2p(4, 0, 10_ms, 64_MiB);
   NetworkOptions o;
   o.routing.policy = "static";
   const Time t0 = run(t, plan, o);
@@ -409,17 +400,7 @@ TEST(Failures, AFlowStartingOnADeadLinkWhoseRepairIsBeyondTheTimeoutFailsTheJob)
   // would stall 45 s + 1 ms - 10 ms = 44.991 s > 30 s, so the job fails at 10 ms + 30 s. (Before, only
   // the flows running at the failure were checked and this run "completed" at about t_f + 45 s.)
   const auto t = fabric(32);
-  plan::TransferPlan plan;
-  plan::Transfer c;
-  c.kind = plan::TransferKind::Compute;
-  c.ranks = {4};
-  c.duration = 10_ms;
-  const int32_t wait = plan.add(c);
-  plan::Transfer x;
-  x.ranks = {4, 0};
-  x.bytes = 64_MiB;
-  x.deps = {wait};
-  plan.add(x);
+  plan::TransferPlan plan = compute_then_p2p(4, 0, 10_ms, 64_MiB);
   NetworkOptions o;
   o.routing.policy = "static";
   o.failures.convergence = Time::from_seconds(45);
@@ -433,11 +414,11 @@ TEST(Failures, AFlowStartingOnADeadLinkWhoseRepairIsBeyondTheTimeoutFailsTheJob)
   EXPECT_NE(r.failure.find("started at 10ms on it and would stall 44.991s"), std::string::npos) << r.failure;
   // With the compute 15 s long the transfer starts 15 s after t_f: it would stall 45 s + 1 ms - 15 s =
   // 30.001 s, still beyond 30 s; at 15.002 s it stalls 29.999 s and the job survives, moved at t_f + 45 s.
-  plan.transfers[static_cast<size_t>(wait)].duration = Time::from_seconds(15);
+  plan.transfers[0].duration = Time::from_seconds(15);
   run(t, plan, o, &r);
   EXPECT_TRUE(r.job_failed);
   EXPECT_EQ(r.failed_at, Time::from_seconds(15) + o.failures.collective_timeout);
-  plan.transfers[static_cast<size_t>(wait)].duration = Time::from_seconds(15) + 2_ms;
+  plan.transfers[0].duration = Time::from_seconds(15) + 2_ms;
   const Time got = run(t, plan, o, &r);
   EXPECT_FALSE(r.job_failed) << r.failure;
   EXPECT_GT(got, 1_ms + o.failures.convergence);
@@ -450,17 +431,7 @@ TEST(Failures, AFlowStartingThroughADeadSpineWaitsForTheFirstRepairOnItsPath) {
   // 45 s). It is moved at the first, 1 ms: a 0.5 ms stall, so the job survives (judged against the 45 s
   // repair it failed), and the run ends by T = 1 ms + (T0 - 0.5 ms) with T0 the failure-free time.
   const auto t = fabric(32);
-  plan::TransferPlan plan;
-  plan::Transfer c;
-  c.kind = plan::TransferKind::Compute;
-  c.ranks = {4};
-  c.duration = 500_us;
-  const int32_t wait = plan.add(c);
-  plan::Transfer x;
-  x.ranks = {4, 0};
-  x.bytes = 64_MiB;
-  x.deps = {wait};
-  plan.add(x);
+  plan::TransferPlan plan = compute_then_p2p(4, 0, 500_us, 64_MiB);
   NetworkOptions o;
   o.routing.policy = "static";
   const Time t0 = run(t, plan, o);

@@ -208,17 +208,7 @@ TEST(PacketFailures, AStreamStartingOnADeadUplinkBeyondTheTimeoutFailsTheJob) {
   // the failure. The stream then starts on the dead uplink at 1 ms, which leaf 0 routes around only at
   // 0 + local_repair = 40 s: a stall of 39.999 s > 30 s, so the job fails at 1 ms + 30 s.
   const auto& t = fabric32();
-  plan::TransferPlan plan;
-  plan::Transfer c;
-  c.kind = plan::TransferKind::Compute;
-  c.ranks = {0};
-  c.duration = 1_ms;
-  const int32_t wait = plan.add(c);
-  plan::Transfer x;
-  x.ranks = {0, 4};
-  x.bytes = 4'000'000;
-  x.deps = {wait};
-  plan.add(x);
+  const plan::TransferPlan plan = engine::testing::compute_then_p2p(0, 4, 1_ms, 4'000'000);
   NetworkOptions o = net("ecmp");
   o.failures.local_repair = Time::from_seconds(40);
   o.failures.events.push_back(event(Time(), FailureAction::Down, {uplink_on_path(t, o, 0, 4)}, "uplink"));
@@ -277,18 +267,8 @@ TEST(PacketFailures, ATransferStartingWithNoRouteTimesOut) {
   // 1 ms compute) finds no path: the job fails when its collective times out,
   // at 1 ms + 30 s, as in the flow engine (FailureDriver).
   const auto& t = fabric32();
-  plan::TransferPlan plan;
-  plan::Transfer c;
-  c.kind = plan::TransferKind::Compute;
-  c.ranks = {0};
-  c.duration = 1_ms;
-  const int32_t wait = plan.add(c);
-  plan::Transfer x;
-  x.ranks = {0, 4};
-  x.bytes = 1'000'000;
-  x.deps = {wait};
-  x.label = "send to 4";
-  plan.add(x);
+  plan::TransferPlan plan = engine::testing::compute_then_p2p(0, 4, 1_ms, 1'000'000);
+  plan.transfers[1].label = "send to 4";
   NetworkOptions o = net();
   o.failures.convergence = 100_us;
   o.failures.events.push_back(event(10_us, FailureAction::Down, {nic_link(t, 4)}, "nic"));
