@@ -183,14 +183,17 @@ Group topology_aware_order(const Group& group, const Topology& t, int32_t channe
   // spread rails (h itself when the server has them all). Each channel's choices are then a rotation
   // of channel 0's: an odd ring's detours, and the rails of servers that share none, spread over the
   // rails instead of all landing on the lowest.
-  const int64_t h_index = std::find(spread.begin(), spread.end(), h) - spread.begin();
+  const auto h_index = static_cast<int32_t>(std::find(spread.begin(), spread.end(), h) - spread.begin());
   std::vector<int32_t> start(N, h);
   for (size_t k = 0; k < N; ++k) {
-    std::vector<int32_t> own;
-    for (int32_t x = 0; x < R; ++x)
-      if (cnt(k, x) > 0) own.push_back(x);
-    if (h_index < static_cast<int64_t>(spread.size()) && cnt(k, h) == 0)
-      start[k] = own[static_cast<size_t>(h_index) % own.size()];
+    if (cnt(k, h) > 0) continue;
+    int32_t own = 0;  // the server's rails
+    for (int32_t x = 0; x < R; ++x) own += cnt(k, x) > 0 ? 1 : 0;
+    for (int32_t x = 0, want = h_index % own; x < R; ++x)
+      if (cnt(k, x) > 0 && want-- == 0) {
+        start[k] = x;
+        break;
+      }
   }
   const auto rail_at = [&](size_t k, int32_t i) { return (start[k] + i) % R; };
   const auto relax_exit = [&](size_t k) {  // g[y] = min_x f[x] + dev(k, x, y)

@@ -135,7 +135,7 @@ void FailureDriver::run(const Hooks& h) {
                            format_time(worst), format_time(fo_.collective_timeout)));
           continue;
         }
-        // Flows that start on a dead direction before its repair stall too (started_on).
+        // Flows that start on a dead direction before its repair stall too (stalled_start).
         for (routing::DirLink d : up_dirs) {
           pending_repair_[static_cast<size_t>(d)] = a.at + fo_.local_repair;
           pending_event_[static_cast<size_t>(d)] = a.event;
