@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <unistd.h>
 
@@ -143,9 +144,13 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
   req.objective = o.objective == "days"                 ? study::kDaysColumn
                   : o.objective == "days_with_failures" ? study::kDaysWithFailuresColumn
                                                         : study::kTimeColumn;
-  // Keys and values are checked on the first point before anything runs.
-  (void)scenario::load(base, study::SweepSpec{"design", base, {}, {}, {}, req.axes}.overrides(
-                                 study::cartesian(req.axes).front()));
+  // Every value of every axis is checked before anything runs (a typo in a later one used to fail mid-run),
+  // and an error names the optimize option that gave it (--speeds ...), not --set.
+  std::map<std::string, std::string> flags;
+  for (const auto& a : req.axes) flags[a.key] = a.label();
+  constexpr size_t kCheckedValues = 1000;
+  for (const auto& sets : study::value_check_overrides(req.axes, kCheckedValues))
+    (void)scenario::load(base, sets, {}, flags);
 
   study::SweepProgress progress;
   const bool tty = isatty(STDERR_FILENO) != 0;

@@ -168,6 +168,18 @@ TEST(OptimizeCli, BadInputIsRefused) {
   r = run("optimize --gpus 1024 --radix 64,x --dir " + (d / "bad").string(), true);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("--radix"), std::string::npos) << r.out;
+  // A bad value in a later position of a list is found before anything runs, and the error names the optimize
+  // option that gave it (it said --set server.nic_speed, and only the first point was checked).
+  r = run("optimize --gpus 1024 --speeds 400Gbps,999Gbpz --dir " + (d / "bad").string(), true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--speeds: server.nic_speed: '999Gbpz' is not valid"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(d / "bad" / "design.db"));
+  r = run("optimize --gpus 1024 --families rail_clos,nope --dir " + (d / "bad").string(), true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--families, --tiers, --oversubscription, --spine-oversubscription: topology.family: unknown "
+                       "family 'nope'"),
+            std::string::npos)
+      << r.out;
   // A reference of another size (leafspine-8k: 8,192 GPUs) is refused before anything runs.
   r = run("optimize --gpus 1024 --reference leafspine-8k --dir " + (d / "bad").string(), true);
   EXPECT_EQ(r.status, 2) << r.out;

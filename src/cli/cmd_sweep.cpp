@@ -124,15 +124,11 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
   // Each axis value (the first kCheckedValues of an axis) is checked on a point that holds it before anything
   // runs: a typo in a later value used to become a stored error row, which the stored definition then kept.
   constexpr size_t kCheckedValues = 1000;
-  for (size_t k = 0; k < spec.axes.size(); ++k)
-    for (size_t v = 0; v < std::min(spec.axes[k].values.size(), kCheckedValues); ++v) {
-      std::vector<std::string> sets = c.sets;
-      for (size_t j = 0; j < spec.axes.size(); ++j) {
-        const bool with_k = j == k || (!spec.axes[j].zip.empty() && spec.axes[j].zip == spec.axes[k].zip);
-        sets.push_back(spec.axes[j].key + "=" + spec.axes[j].values[with_k ? v : 0]);
-      }
-      (void)scenario::load(c.scenario, sets, c.adds, axis_flags);
-    }
+  for (const auto& axis_sets : study::value_check_overrides(spec.axes, kCheckedValues)) {
+    std::vector<std::string> sets = c.sets;
+    sets.insert(sets.end(), axis_sets.begin(), axis_sets.end());
+    (void)scenario::load(c.scenario, sets, c.adds, axis_flags);
+  }
 
   const study::Evaluate evaluate = [&](const study::SweepPoint& p) {
     const std::vector<std::string> sets = spec.overrides(p);

@@ -110,6 +110,9 @@ class Loader {
     const std::string root = key.substr(0, key.find_first_of(".["));  // --set failures=[...] sets them all
     if (auto f = sc_.from_set.find(key); f != sc_.from_set.end() && !f->second.empty())
       throw InputError(fmt::format("{}: {}", f->second, msg));
+    // A key under a map given whole by a flag whose errors have a label (--vary KEY, an optimize option).
+    if (auto f = sc_.from_set.find(root); f != sc_.from_set.end() && !f->second.empty())
+      throw InputError(fmt::format("{}{}: {}", f->second, key.substr(root.size()), msg));
     if (sc_.from_set.count(key) || sc_.from_set.count(root)) throw InputError(fmt::format("--set {}: {}", key, msg));
     if (auto f = sc_.from_fragment.find(key); f != sc_.from_fragment.end())
       throw InputError(fmt::format("{}:{}: {}: {}", f->second.first, f->second.second, key, msg));
@@ -980,7 +983,8 @@ std::string Scenario::where(const std::string& key) const {
   // A key under a map given whole with --set (`--set 'topology={family: ..., gpus: ...}'`) is the --set's too.
   if (auto f = from_set.find(key); f != from_set.end() && !f->second.empty()) return f->second;
   for (size_t dot = key.size(); dot != std::string::npos; dot = dot == 0 ? std::string::npos : key.rfind('.', dot - 1))
-    if (from_set.count(key.substr(0, dot))) return "--set " + key;
+    if (auto f = from_set.find(key.substr(0, dot)); f != from_set.end())
+      return f->second.empty() ? "--set " + key : f->second + key.substr(dot);  // a flag's label (--vary KEY)
   if (auto f = from_fragment.find(key); f != from_fragment.end())
     return fmt::format("{}:{}: {}", f->second.first, f->second.second, key);
   auto it = lines.find(key);

@@ -59,17 +59,19 @@ std::vector<Axis> optimize_axes(const OptimizeSpace& s) {
                           family, s.gpus, tiers, o1, o2, extra));
       }
   }
+  // origin: the options errors about an axis's values name (Axis::label), not --set.
+  topo.origin = "--families, --tiers, --oversubscription, --spine-oversubscription";
   std::vector<Axis> axes;
   axes.push_back(std::move(topo));
-  Axis radix{"switch.radix", {}, ""};
+  Axis radix{"switch.radix", {}, "", "--radix"};
   for (int r : s.radix) radix.values.push_back(std::to_string(r));
   axes.push_back(std::move(radix));
-  axes.push_back({"server.nic_speed", s.speeds, "speed"});
-  axes.push_back({"switch.port_speed", s.speeds, "speed"});
-  Axis nics{"server.nics", {}, ""};
+  axes.push_back({"server.nic_speed", s.speeds, "speed", "--speeds"});
+  axes.push_back({"switch.port_speed", s.speeds, "speed", "--speeds"});
+  Axis nics{"server.nics", {}, "", "--nics"};
   for (int n : s.nics) nics.values.push_back(std::to_string(n));
   axes.push_back(std::move(nics));
-  axes.push_back({"cost.aoc_max_length", s.aoc, ""});
+  axes.push_back({"cost.aoc_max_length", s.aoc, "", "--aoc"});
   for (const auto& a : axes)
     if (a.values.empty()) throw InputError(fmt::format("optimize: the search space has no value for {}", a.key));
   return axes;

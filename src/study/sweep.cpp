@@ -214,6 +214,20 @@ std::vector<SweepPoint> cartesian(const std::vector<Axis>& axes) {
   return out;
 }
 
+std::vector<std::vector<std::string>> value_check_overrides(const std::vector<Axis>& axes, size_t max_values) {
+  std::vector<std::vector<std::string>> out;
+  for (size_t k = 0; k < axes.size(); ++k)
+    for (size_t v = 0; v < std::min(axes[k].values.size(), max_values); ++v) {
+      std::vector<std::string> sets;
+      for (size_t j = 0; j < axes.size(); ++j) {
+        const bool with_k = j == k || (!axes[j].zip.empty() && axes[j].zip == axes[k].zip);
+        sets.push_back(axes[j].key + "=" + axes[j].values[with_k ? v : 0]);
+      }
+      out.push_back(std::move(sets));
+    }
+  return out;
+}
+
 std::string Axis::label() const {
   std::string s = origin.empty() ? std::string("--vary") : origin;
   s += origin.empty() ? " " : ": ";

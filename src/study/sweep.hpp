@@ -56,6 +56,10 @@ struct SweepPoint {
 // axes of unequal lengths.
 inline constexpr int64_t kMaxPoints = 1000000;
 std::vector<SweepPoint> cartesian(const std::vector<Axis>& axes);
+// The overrides ("KEY=VALUE", one per axis) of points that between them hold every one of the first
+// `max_values` values of every axis (the others at their first value, a zip group together): loading each
+// checks every value before anything runs.
+std::vector<std::vector<std::string>> value_check_overrides(const std::vector<Axis>& axes, size_t max_values);
 
 // A sweep file (`podnet sweep SCENARIO --sweep-file FILE`), YAML:
 //   study: train                       (optional: else --study)
