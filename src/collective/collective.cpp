@@ -230,8 +230,10 @@ Bytes wire_bytes(Bytes b, Proto p, double factor) {
 }
 
 // Puts a Compute delay of `latency` over the group first: every transfer
-// that had no dependency now waits for it.
-plan::TransferPlan with_leading_delay(plan::TransferPlan plan, const Group& group, Time latency, std::string label) {
+// that had no dependency now waits for it. `hop_latency`: the delay holds
+// the transfers' per-hop latency (plan::Transfer::holds_hop_latency).
+plan::TransferPlan with_leading_delay(plan::TransferPlan plan, const Group& group, Time latency, std::string label,
+                                      bool hop_latency = false) {
   if (plan.transfers.empty() || latency.ps <= 0) return plan;
   plan::TransferPlan out;
   out.transfers.reserve(plan.transfers.size() + 1);
@@ -240,6 +242,7 @@ plan::TransferPlan with_leading_delay(plan::TransferPlan plan, const Group& grou
   d.ranks = group;
   std::sort(d.ranks.begin(), d.ranks.end());
   d.duration = latency;
+  d.holds_hop_latency = hop_latency;
   d.bytes = 0;
   d.label = std::move(label);
   out.add(std::move(d));
@@ -367,6 +370,8 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
     const AlgorithmInfo* chosen = find_algorithm(nccl_algorithm_name(c.algo));
     // NCCL runs NVLS and NVLS tree on its NVLS channels, not the ring's (nvls.hpp).
     if (auto_channels && (c.algo == Algo::Nvls || c.algo == Algo::NvlsTree)) o.channels = nvls_channels(shape.arch);
+    // Small sizes: fewer channels, as NCCL runs them (nccl_tuner.hpp section 4).
+    if (auto_channels) o.channels = size_channels(c.algo, c.proto, bytes, shape.ranks, o.channels);
     plan = chosen->build(op, group, bytes, o, topo);
     // NCCL's slice pipeline (nccl_pipeline.hpp) on ring and tree transfers, from their payload bytes.
     set_nccl_pipelines(plan, op, c.algo, c.proto, static_cast<int32_t>(group.size()), bytes, o.channels, shape);
@@ -395,7 +400,7 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
     }
     const Time lat = Time::from_seconds(lat_us * 1e-6);
     plan = with_leading_delay(std::move(plan), group, lat,
-                              fmt::format("latency/{}/{}", algo_name(c.algo), proto_name(c.proto)));
+                              fmt::format("latency/{}/{}", algo_name(c.algo), proto_name(c.proto)), true);
     plan.algorithm = chosen->name;
     plan.protocol = proto_name(c.proto);
   } else {

@@ -63,11 +63,14 @@
 // latency of the op (base latency + per-step latencies, nccl_tuner.hpp
 // section 2), on which every other root transfer depends; an NVLS
 // all-reduce on one server has a second delay after it, its pipeline's
-// fill and drain (nvls.hpp), on which the data transfers depend. The engines add
-// the fabric's own per-hop latency on top (latency_steps), which NCCL's
-// per-step figures already include: small sizes are slightly pessimistic
-// by that fabric latency. plan.protocol and plan.channels say what was
-// chosen. Ring and tree plans also carry NCCL's slice pipeline on their
+// fill and drain (nvls.hpp), on which the data transfers depend. NCCL's
+// per-step figures already include the wire, so the data transfers pay no
+// per-hop latency of their own (latency_steps = 0) and the delay is marked
+// as holding it (plan::Transfer::holds_hop_latency): the packet engine,
+// whose packets take their hops physically, shortens it by the longest
+// chain of them. plan.protocol and plan.channels say what was chosen (a
+// ring or tree on fewer channels at small sizes, as NCCL runs it:
+// size_channels, nccl_tuner.hpp). Ring and tree plans also carry NCCL's slice pipeline on their
 // Ring / Coupled transfers (plan::Pipeline; slices, window and forwarding
 // derived from NCCL's buffer, chunk and slice sizes per protocol in
 // nccl_pipeline.hpp), which the packet engine runs step by step; the

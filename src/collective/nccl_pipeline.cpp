@@ -36,6 +36,25 @@ int32_t floor_log2(int64_t v) {
   return r;
 }
 
+// At most one slice a byte. A ring keeps its steps: it takes fewer slices per chunk first (at least one a
+// step, so a slice still forwards what the previous hop delivered one step before), and cuts the count
+// only when it has fewer bytes than steps (then its last steps are missing).
+void fit_slices(plan::Pipeline& pl, int64_t bytes) {
+  bytes = std::max<int64_t>(1, bytes);
+  if (pl.slices <= bytes) return;
+  if (pl.period > 0 && pl.lag > 0) {
+    const int64_t k = pl.lag, steps = pl.period / k, loops = std::max<int64_t>(1, pl.slices / pl.period);
+    const int64_t k2 = std::clamp<int64_t>(bytes / (loops * steps), 1, k);
+    if (k2 < k) {
+      pl.window = static_cast<int32_t>(std::max<int64_t>(k2 + 1, pl.window * k2 / k));
+      pl.lag = static_cast<int32_t>(k2);
+      pl.period = steps * k2;
+      pl.slices = loops * steps * k2;
+    }
+  }
+  pl.slices = std::min(pl.slices, bytes);
+}
+
 }  // namespace
 
 int64_t nccl_step_bytes(Proto p) {
@@ -87,7 +106,8 @@ plan::Pipeline nccl_pipeline(Op op, Algo algo, Proto p, int32_t n, Bytes data, B
     }
     pl.slices = ceil_div(data, chunk) * passes;
   }
-  pl.slices = std::clamp<int64_t>(pl.slices, 1, data);
+  // A ring hop carries steps x D / n (every step one rank's chunk), the rest D.
+  fit_slices(pl, pl.period > 0 ? ceil_div((pl.period / pl.lag) * data, n) : data);
   return pl;
 }
 
@@ -100,7 +120,7 @@ void set_nccl_pipelines(plan::TransferPlan& plan, Op op, Algo algo, Proto p, int
     if (t.channel < 0 || t.channel >= static_cast<int32_t>(shares.size())) continue;
     const Bytes data = t.kind == plan::TransferKind::Coupled ? t.bytes : shares[t.channel];
     t.pipeline = nccl_pipeline(op, algo, p, n, data, total, channels, shape);
-    t.pipeline.slices = std::min<int64_t>(t.pipeline.slices, std::max<Bytes>(1, t.bytes));  // a byte a slice at least
+    fit_slices(t.pipeline, t.bytes);  // a byte a slice at least
   }
 }
 

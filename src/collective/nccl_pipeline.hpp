@@ -55,6 +55,12 @@
 // GPUs took 2.0 x the flow engine's time, now 1.16 x.
 // Approximation: every slice of a hop has the same size (NCCL's last,
 // shorter loop has shorter slices), slices >= 1 and at most one byte each.
+// A ring with fewer bytes a hop than slices takes fewer slices per chunk
+// (down to one a step, the window scaled alike) rather than fewer steps:
+// its chain of 2(n-1) or n-1 steps, each waiting for the previous hop's
+// delivery, is what a small collective's time is made of (an 8 B
+// all-reduce on 8 ranks: 14 B a hop, 14 slices of one step each). Only
+// with fewer bytes than steps are its last steps cut.
 // Plans stay small: a pipeline is four numbers on a transfer, whatever the
 // size.
 #pragma once

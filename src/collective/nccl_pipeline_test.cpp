@@ -42,6 +42,16 @@ TEST(NcclPipeline, RingAllReduceLoopsChunksAndSlices) {
   // flag per line): 4 x 7 x 8 = 224 slices, lag 8, period 56, window 8 steps x 8 = 64.
   p = nccl_pipeline(Op::AllGather, Algo::Ring, Proto::LL, 8, kMiB, kMiB, 1, shape);
   EXPECT_EQ(p, (plan::Pipeline{224, 64, 8, 56}));
+  // Fewer bytes a hop than slices: fewer slices a chunk, the steps kept. LL all-reduce, 8 ranks,
+  // 64 B: 14 steps x 8 passes = 112 slices, but a hop carries 14 x 64 / 8 = 112 B: 8 a chunk stay.
+  // At 32 B (56 B a hop): floor(56 / 14) = 4 slices a chunk, lag 4, period 56, window 64 x 4/8 = 32.
+  // At 8 B (14 B a hop): one a step, 14 slices, window 8. At 4 B (7 B a hop, fewer than 14 steps):
+  // one a step, cut to 7 slices (the chain's last steps missing).
+  EXPECT_EQ(nccl_pipeline(Op::AllReduce, Algo::Ring, Proto::LL, 8, 64, 64, 1, shape),
+            (plan::Pipeline{112, 64, 8, 112}));
+  EXPECT_EQ(nccl_pipeline(Op::AllReduce, Algo::Ring, Proto::LL, 8, 32, 32, 1, shape), (plan::Pipeline{56, 32, 4, 56}));
+  EXPECT_EQ(nccl_pipeline(Op::AllReduce, Algo::Ring, Proto::LL, 8, 8, 8, 1, shape), (plan::Pipeline{14, 8, 1, 14}));
+  EXPECT_EQ(nccl_pipeline(Op::AllReduce, Algo::Ring, Proto::LL, 8, 4, 4, 1, shape), (plan::Pipeline{7, 8, 1, 14}));
 }
 
 TEST(NcclPipeline, ChainsAndTreesTakeOneChunkAStep) {

@@ -303,6 +303,16 @@ int32_t execution_channels(const CommShape& s) {
   return e;
 }
 
+int32_t size_channels(Algo a, Proto p, Bytes bytes, int32_t ranks, int32_t channels) {
+  if (a != Algo::Ring && a != Algo::Tree) return channels;
+  const int64_t threads = p == Proto::LL128 ? 640 : 512;  // NCCL_LL128_MAX_NTHREADS; LL and Simple 512
+  int64_t threshold = p == Proto::Simple ? 64 : 8;        // NCCL_*_THREAD_THRESHOLD
+  if (a == Algo::Ring && p == Proto::LL) threshold *= std::max(1, ranks);
+  int32_t nc = channels;
+  while (nc >= 2 && bytes < nc * threads * threshold) --nc;
+  return nc;
+}
+
 ModelEntry model_entry(Op op, Algo a, Proto p, const CommShape& s) {
   ModelEntry m;
   const int32_t n = s.ranks;

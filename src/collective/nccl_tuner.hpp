@@ -105,6 +105,15 @@
 //    at least 2 nodes of at most 8 GPUs; collnet_direct also an NVSwitch.
 //    With CollNet NCCL also runs NVLS across nodes (NVLS + SHARP), which
 //    podnet does not build: nvls stays one-node, nvls_tree multi-node.
+//    Small sizes run on fewer channels (enqueue.cc topoGetAlgoInfo, after
+//    the choice, which keeps the model's time): a ring or tree drops one
+//    channel at a time while S < channels x threads x threshold, with the
+//    protocol's threads (device.h: LL 512, LL128 640, Simple 512) and
+//    per-thread threshold (comm.h: LL 8, LL128 8, Simple 64 bytes; the
+//    ring's LL x ranks, tuning.cc). One H100 server (8 ranks), ring LL:
+//    32 KiB a channel, so 8 B to 32 KiB run on 1 channel, 256 KiB on 8, the
+//    24 channels from 768 KiB. Not modelled: NCCL then also halves the
+//    threads per channel, which lowers a channel's LL rate.
 //
 // 5. CollNet (in-network reduction by SHARP in InfiniBand switches; NCCL's
 //    CollNet transport, src/transport/coll_net.cc, talks to the switches
@@ -221,6 +230,11 @@ SearchGraph collnet_graph(const CommShape& s);
 // Channels the kernels run: 2c (max 64), doubled again on Hopper multi-node
 // when s > 45 GB/s and 2c < 16.
 int32_t execution_channels(const CommShape& s);
+
+// Channels NCCL runs a ring or tree collective of S = `bytes` on, from the
+// communicator's `channels` (section 4's small-size rule); other
+// algorithms keep `channels`.
+int32_t size_channels(Algo a, Proto p, Bytes bytes, int32_t ranks, int32_t channels);
 
 struct ModelEntry {
   double latency_us = 0;  // per op

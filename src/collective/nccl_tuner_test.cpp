@@ -325,16 +325,45 @@ TEST(NcclTuner, AutoPlanCarriesProtocolAndLatency) {
   EXPECT_EQ(big.transfers[2].bytes, 88'820'556);
   EXPECT_EQ(big.transfers[2].edges.size(), 8u);
   EXPECT_EQ(big.transfers[2].deps, std::vector<int32_t>{1});
-  // 8 B with the ring: LL, the 8 bytes split over 8 channels of 1 B; each
-  // hop carries ceil(1 x 14/8) = 2 B. On the wire LL moves at NCCL's modelled LL rate:
-  // Simple's ring busBw on one H100 node is 12 x 30 = 360 GB/s, LL's min(0.5 x 360, llMaxBw
-  // 141) = 141, so 2 B take the time of ceil(2 x 360/141) = ceil(5.11) = 6 B (the line format
-  // alone would be 2 x 2 = 4 B); delay 15 us.
+  // 8 B with the ring: LL on one channel (NCCL drops channels while S < channels x 512 threads x
+  // 8 B x 8 ranks = channels x 32,768 B); the hop carries 8 x 14/8 = 14 B. On the wire LL moves at
+  // NCCL's modelled LL rate: Simple's ring busBw on one H100 node is 12 x 30 = 360 GB/s, LL's
+  // min(0.5 x 360, llMaxBw 141) = 141, so 14 B take the time of ceil(14 x 360/141) = ceil(35.74) =
+  // 36 B (the line format alone would be 2 x 14 = 28 B); delay 15 us, which holds the hops' latency.
+  // Its pipeline keeps the 14 steps: one slice a step (14 B), lag 1, window 8 x 8 passes / 8.
   const auto small = make_plan("ring", Op::AllReduce, iota(8), 8, o, rail32());
   EXPECT_EQ(small.protocol, "ll");
-  ASSERT_EQ(small.transfers.size(), 9u);
+  EXPECT_EQ(small.channels, 1);
+  ASSERT_EQ(small.transfers.size(), 2u);
   EXPECT_EQ(small.transfers[0].duration, Time::from_seconds(15e-6));
-  EXPECT_EQ(small.transfers[1].bytes, 6);
+  EXPECT_TRUE(small.transfers[0].holds_hop_latency);
+  EXPECT_EQ(small.transfers[1].bytes, 36);
+  EXPECT_EQ(small.transfers[1].latency_steps, 0);
+  EXPECT_EQ(small.transfers[1].pipeline, (plan::Pipeline{14, 8, 1, 14}));
+}
+
+TEST(NcclTuner, SmallSizesRunOnFewerChannels) {
+  // NCCL (enqueue.cc): a ring or tree drops a channel while S < channels x threads x threshold.
+  // Ring LL on 8 ranks: 512 x 8 x 8 = 32,768 B a channel; from 24 channels.
+  EXPECT_EQ(size_channels(Algo::Ring, Proto::LL, 8, 8, 24), 1);
+  EXPECT_EQ(size_channels(Algo::Ring, Proto::LL, 65'535, 8, 24), 1);   // < 2 x 32,768
+  EXPECT_EQ(size_channels(Algo::Ring, Proto::LL, 65'536, 8, 24), 2);   // = 2 x 32,768
+  EXPECT_EQ(size_channels(Algo::Ring, Proto::LL, 262'144, 8, 24), 8);  // 256 KiB / 32 KiB
+  EXPECT_EQ(size_channels(Algo::Ring, Proto::LL, 786'432, 8, 24), 24);
+  // Tree LL: 512 x 8 = 4,096 B a channel (no x ranks); LL128 640 x 8 = 5,120; Simple 512 x 64 = 32,768.
+  EXPECT_EQ(size_channels(Algo::Tree, Proto::LL, 32'768, 32, 16), 8);
+  EXPECT_EQ(size_channels(Algo::Tree, Proto::LL128, 40'960, 32, 16), 8);
+  EXPECT_EQ(size_channels(Algo::Ring, Proto::Simple, 131'072, 32, 16), 4);
+  // Other algorithms keep theirs.
+  EXPECT_EQ(size_channels(Algo::Nvls, Proto::Simple, 8, 8, 16), 16);
+  EXPECT_EQ(size_channels(Algo::Pat, Proto::Simple, 8, 128, 4), 4);
+  // In the plan: auto channels follow it; channels the user fixed do not.
+  Options o;
+  o.tuner = true;
+  o.channels = kAutoChannels;
+  EXPECT_EQ(make_plan("ring", Op::AllReduce, iota(8), 262'144, o, rail32()).channels, 8);
+  o.channels = 4;
+  EXPECT_EQ(make_plan("ring", Op::AllReduce, iota(8), 8, o, rail32()).channels, 4);
 }
 
 TEST(NcclTuner, AllToAllPaysPerPeerPosts) {

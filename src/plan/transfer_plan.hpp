@@ -102,9 +102,13 @@ struct Transfer {
   bool open = false;           // Ring only: a chain, no closing hop
   std::vector<std::pair<int32_t, int32_t>> edges;  // Coupled only: (src, dst) edges, each carrying `bytes`
   Time duration;                                   // Compute only: how long the work takes
-  Pipeline pipeline;                               // Ring / Coupled: NCCL's slice pipeline (slices = 0: none)
-  std::vector<int32_t> deps;                       // indices of transfers that must complete first
-  std::string label;                               // e.g. "rs/nvlink", "ar/rail3"
+  // Compute only: the delay holds the per-hop latency of the transfers after it that pay none of their
+  // own (latency_steps = 0; NCCL's latency term, collective.hpp). An engine whose packets take their hops
+  // physically shortens it by the longest chain of those hops (packet_backend.hpp), not to count them twice.
+  bool holds_hop_latency = false;
+  Pipeline pipeline;          // Ring / Coupled: NCCL's slice pipeline (slices = 0: none)
+  std::vector<int32_t> deps;  // indices of transfers that must complete first
+  std::string label;          // e.g. "rs/nvlink", "ar/rail3"
 };
 
 struct TransferPlan {

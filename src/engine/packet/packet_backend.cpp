@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -83,6 +84,80 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
     raise_limits(pr);
   };
 
+  // The (src, dst) hops of a network transfer, in the order its streams are made.
+  auto hops_of = [](const plan::Transfer& t, std::vector<std::pair<int32_t, int32_t>>& out) {
+    out.clear();
+    if (t.kind == plan::TransferKind::P2p) {
+      if (t.ranks.size() != 2) throw Error("internal: a P2p transfer needs two ranks");
+      out.emplace_back(t.ranks[0], t.ranks[1]);
+    } else if (t.kind == plan::TransferKind::Ring) {
+      const size_t r = t.ranks.size();
+      const size_t h = t.open ? (r > 0 ? r - 1 : 0) : (r > 1 ? r : 0);
+      for (size_t k = 0; k < h; ++k) out.emplace_back(t.ranks[k], t.ranks[(k + 1) % r]);
+    } else {
+      out = t.edges;
+    }
+  };
+
+  // A delay that holds its transfers' hop latency (plan::Transfer::holds_hop_latency) is shortened by
+  // what their packets take physically along the longest chain: through the transfers after it that pay
+  // no latency of their own (latency_steps = 0, up to the next Compute). A transfer's part: its pipeline's
+  // chain of hops weighted by their physical latency (SlicePipeline::chain_length; the in-server prefix
+  // before the NIC once, as a stream pays it), or without a pipeline its slowest hop's. Routes as
+  // launch() makes them (QP 0's).
+  std::vector<std::vector<int32_t>> after;  // dependents, built on first use
+  std::vector<int64_t> chain_memo;          // ps from the start of a transfer to the end of its chain; -1 unknown
+  std::vector<std::pair<int32_t, int32_t>> chain_hops_buf;
+  std::vector<routing::PathPart> chain_route;
+  const auto eligible = [&](int32_t j) {
+    const plan::Transfer& t = plan.transfers[static_cast<size_t>(j)];
+    return t.kind != plan::TransferKind::Compute && t.latency_steps == 0;
+  };
+  std::vector<double> chain_weight;
+  const auto own_physical = [&](int32_t j) -> int64_t {
+    const plan::Transfer& t = plan.transfers[static_cast<size_t>(j)];
+    hops_of(t, chain_hops_buf);
+    if (chain_hops_buf.empty()) return 0;
+    const uint64_t base = static_cast<uint64_t>(t.channel) * 1024;
+    const bool piped = t.pipeline.slices > 0 && t.kind != plan::TransferKind::P2p;
+    chain_weight.clear();
+    double prefix = 0;  // a stream pays its in-server prefix once, at its start (prefix_latency)
+    try {
+      for (const auto& [a, b] : chain_hops_buf) {
+        chain_route.clear();
+        sim.route(a, b, base, chain_route);
+        const auto p = static_cast<double>(sim.prefix_latency(chain_route).ps);
+        chain_weight.push_back(static_cast<double>(sim.physical_latency(chain_route).ps) - (piped ? p : 0.0));
+        prefix = std::max(prefix, p);
+      }
+    } catch (const Error&) {
+      return 0;  // no route (a failure): launch() reports it
+    }
+    if (piped) return static_cast<int64_t>(prefix + SlicePipeline::chain_length(t, chain_weight) + 0.5);
+    return static_cast<int64_t>(*std::max_element(chain_weight.begin(), chain_weight.end()) + 0.5);
+  };
+  std::function<int64_t(int32_t)> chain_from = [&](int32_t j) -> int64_t {
+    int64_t& memo = chain_memo[static_cast<size_t>(j)];
+    if (memo >= 0) return memo;
+    int64_t next = 0;
+    for (int32_t k : after[static_cast<size_t>(j)])
+      if (eligible(k)) next = std::max(next, chain_from(k));
+    memo = own_physical(j) + next;
+    return memo;
+  };
+  const auto hop_latency_credit = [&](int32_t i) -> int64_t {
+    if (after.empty()) {
+      after.assign(plan.transfers.size(), {});
+      for (size_t j = 0; j < plan.transfers.size(); ++j)
+        for (int32_t d : plan.transfers[j].deps) after[static_cast<size_t>(d)].push_back(static_cast<int32_t>(j));
+      chain_memo.assign(plan.transfers.size(), -1);
+    }
+    int64_t credit = 0;
+    for (int32_t k : after[static_cast<size_t>(i)])
+      if (eligible(k)) credit = std::max(credit, chain_from(k));
+    return credit;
+  };
+
   auto launch = [&](int32_t i, Time at) {
     const plan::Transfer& t = plan.transfers[i];
     const uint64_t base = static_cast<uint64_t>(t.channel) * 1024;
@@ -90,6 +165,7 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
     const int32_t qps = std::max(1, t.qps);
     if (t.kind == plan::TransferKind::Compute) {
       Time duration = t.duration;
+      if (t.holds_hop_latency) duration = Time(std::max<int64_t>(0, duration.ps - hop_latency_credit(i)));
       if (failures) {
         const double factor = driver.compute_factor(t.ranks);
         if (factor != 1.0) duration = Time(static_cast<int64_t>(static_cast<double>(duration.ps) * factor + 0.5));
@@ -97,17 +173,7 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
       sim.add_timer(at + duration, static_cast<uint64_t>(i));
       return;
     }
-    hops.clear();
-    if (t.kind == plan::TransferKind::P2p) {
-      if (t.ranks.size() != 2) throw Error("internal: a P2p transfer needs two ranks");
-      hops.emplace_back(t.ranks[0], t.ranks[1]);
-    } else if (t.kind == plan::TransferKind::Ring) {
-      const size_t r = t.ranks.size();
-      const size_t h = t.open ? (r > 0 ? r - 1 : 0) : (r > 1 ? r : 0);
-      for (size_t k = 0; k < h; ++k) hops.emplace_back(t.ranks[k], t.ranks[(k + 1) % r]);
-    } else {
-      hops = t.edges;
-    }
+    hops_of(t, hops);
     routes.assign(hops.size() * qps, {});
     double latency_sum = 0;  // ring/coupled: sum over hops of the mean QP latency
     try {

@@ -38,6 +38,16 @@
 // Latency: the part of a stream's latency its packets do not experience
 // physically (the transport's stack latency, and the extra latency steps) is
 // waited before its first packet (packet_sim.hpp, StreamSpec::latency).
+// Under NCCL's model the transfers pay none (latency_steps = 0) and the
+// plan's leading delay holds NCCL's whole latency term, hops included
+// (plan::Transfer::holds_hop_latency); the packets still take their hops,
+// so that delay is shortened by the longest chain of them after it: through
+// the transfers that pay no latency of their own, up to the next Compute, a
+// pipelined transfer's chain of forwards weighted by each hop's link and
+// switch latency (SlicePipeline::chain_length; the in-server prefix before
+// the NIC once, as a stream pays it at its start), or an unpipelined one's
+// slowest hop. A small collective then costs NCCL's latency plus what
+// contention and serialization add, not its hops twice.
 //
 // Failures (NetworkOptions::failures, failures.hpp): applied in time order
 // between simulation steps exactly as the flow engine schedules them (the

@@ -797,6 +797,20 @@ void PacketSim::route(int32_t src, int32_t dst, uint64_t entropy, std::vector<Pa
   m_->router->route(src, dst, entropy, 1.0, out);
 }
 Time PacketSim::hop_latency(const std::vector<PathPart>& r) const { return m_->compiler->hop_latency(r); }
+Time PacketSim::physical_latency(const std::vector<PathPart>& r) const {
+  int64_t ps = 0;
+  for (const auto& p : r) ps += m_->ports->info[static_cast<size_t>(p.link)].arrive_extra;
+  return Time(ps);
+}
+Time PacketSim::prefix_latency(const std::vector<PathPart>& r) const {
+  int64_t ps = 0;
+  for (const auto& p : r) {
+    const PortInfo& i = m_->ports->info[static_cast<size_t>(p.link)];
+    if (i.net) return Time(ps);
+    ps += i.latency;
+  }
+  return Time();  // no network link: the whole route is simulated
+}
 int32_t PacketSim::add_stream(const StreamSpec& s, const std::vector<PathPart>& r) { return m_->nic->add_stream(s, r); }
 void PacketSim::add_timer(Time at, uint64_t tag) { m_->events.push(at, kTimer, tag); }
 void PacketSim::release_slices(int32_t s, int64_t slices) {

@@ -327,6 +327,13 @@ class PacketSim {
   // path for per-packet policies) and its one-step latency (PlanCompiler's).
   void route(int32_t src, int32_t dst, uint64_t entropy, std::vector<routing::PathPart>& out);
   Time hop_latency(const std::vector<routing::PathPart>& route) const;
+  // The part of it a packet takes physically on the route: every link's
+  // latency and every switch's (no stack latency, no serialization).
+  Time physical_latency(const std::vector<routing::PathPart>& route) const;
+  // The in-server links before the first network link (GPU -> NIC): a
+  // stream waits their latency once, when it starts, not per slice (0
+  // without a network link).
+  Time prefix_latency(const std::vector<routing::PathPart>& route) const;
 
   // Adds a stream (one QP) on `route` (from route()); returns its index.
   int32_t add_stream(const StreamSpec& s, const std::vector<routing::PathPart>& route);

@@ -44,6 +44,54 @@ std::vector<std::vector<int32_t>> SlicePipeline::upstream_of(const plan::Transfe
   return up;
 }
 
+int64_t SlicePipeline::chain_hops(const plan::Transfer& t) { return static_cast<int64_t>(chain_length(t, {}) + 0.5); }
+
+double SlicePipeline::chain_length(const plan::Transfer& t, const std::vector<double>& weight) {
+  const plan::Pipeline& p = t.pipeline;
+  if (p.slices <= 0) return 0;
+  const auto w = [&](int32_t h) { return weight.empty() ? 1.0 : weight[static_cast<size_t>(h)]; };
+  if (p.period > 0) {
+    const auto steps = static_cast<double>((std::min(p.period, p.slices) - 1) / std::max(1, p.lag) + 1);
+    if (weight.empty()) return steps;
+    double sum = 0;
+    for (double x : weight) sum += x;
+    return steps * sum / static_cast<double>(weight.size());
+  }
+  const auto up = upstream_of(t);
+  const auto n = static_cast<int32_t>(up.size());
+  // Longest path ending at each hop (its own weight included); a hop met again while on the path (a
+  // cycle) is not followed.
+  std::vector<double> len(static_cast<size_t>(n), 0);
+  std::vector<uint8_t> state(static_cast<size_t>(n), 0);  // 0 new, 1 on the path, 2 done
+  double best = 0;
+  std::vector<std::pair<int32_t, size_t>> stack;  // (hop, next upstream to visit)
+  for (int32_t root = 0; root < n; ++root) {
+    if (state[static_cast<size_t>(root)] != 0) continue;
+    stack.assign(1, {root, 0});
+    state[static_cast<size_t>(root)] = 1;
+    while (!stack.empty()) {
+      const int32_t h = stack.back().first;
+      const auto& ups = up[static_cast<size_t>(h)];
+      if (stack.back().second < ups.size()) {
+        const int32_t g = ups[stack.back().second++];
+        if (state[static_cast<size_t>(g)] == 0) {
+          state[static_cast<size_t>(g)] = 1;
+          stack.emplace_back(g, 0);
+        }
+        continue;
+      }
+      double before = 0;
+      for (int32_t g : ups)
+        if (state[static_cast<size_t>(g)] == 2) before = std::max(before, len[static_cast<size_t>(g)]);
+      len[static_cast<size_t>(h)] = before + w(h);
+      state[static_cast<size_t>(h)] = 2;
+      best = std::max(best, len[static_cast<size_t>(h)]);
+      stack.pop_back();
+    }
+  }
+  return best;
+}
+
 SlicePipeline::SlicePipeline(const plan::Pipeline& p, std::vector<std::vector<int32_t>> upstream)
     : u_(p.slices),
       period_(p.period),

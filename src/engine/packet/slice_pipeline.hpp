@@ -33,6 +33,16 @@ class SlicePipeline {
   static std::vector<std::pair<int32_t, int32_t>> hops_of(const plan::Transfer& t);
   // The upstream hops of every hop (plan::Pipeline's rule).
   static std::vector<std::vector<int32_t>> upstream_of(const plan::Transfer& t);
+  // Hops in the longest chain of forwards of t's pipeline: a slice that
+  // waits for one delivered on the hop before, which waited for one before
+  // it... With period P > 0 and lag k: (min(P, U) - 1) / k + 1 (a ring
+  // all-reduce: its 2(n-1) steps); with P = 0 the longest path of upstream
+  // hops (a chain's length, a tree's depth up and down). 0 without one.
+  static int64_t chain_hops(const plan::Transfer& t);
+  // The same chain with a weight per hop (`weight`, one per hop in hops_of
+  // order; empty: 1 each): with P > 0 the steps x the mean weight (a ring's
+  // chain runs through every hop in turn), with P = 0 the heaviest path.
+  static double chain_length(const plan::Transfer& t, const std::vector<double>& weight);
 
   SlicePipeline(const plan::Pipeline& p, std::vector<std::vector<int32_t>> upstream);
   // Releases what may go at once; appends every hop whose release count grew.

@@ -117,6 +117,36 @@ TEST(SlicePipeline, UpstreamOfATreeIsEveryOtherEdgeIntoTheSource) {
   EXPECT_EQ(run_ticks(t, 0), 5);
 }
 
+TEST(SlicePipeline, ChainHopsAreTheLongestRunOfForwards) {
+  // A ring all-reduce of 4 ranks, one slice a step: 2(n-1) = 6 steps; with 2 slices a chunk (lag 2,
+  // period 12) still 6; two loops do not lengthen it; cut to 4 slices: 4.
+  EXPECT_EQ(SlicePipeline::chain_hops(ring(4, 6, 2, 1, 6)), 6);
+  EXPECT_EQ(SlicePipeline::chain_hops(ring(4, 12, 4, 2, 12)), 6);
+  EXPECT_EQ(SlicePipeline::chain_hops(ring(4, 12, 2, 1, 6)), 6);
+  EXPECT_EQ(SlicePipeline::chain_hops(ring(4, 4, 2, 1, 6)), 4);
+  // A chain of 5 ranks (4 hops, every slice forwards): 4.
+  EXPECT_EQ(SlicePipeline::chain_hops(chain(5, 3, 2)), 4);
+  // The tree 0 <- 1 <- 2, reduce then broadcast: 2 -> 1, 1 -> 0, 0 -> 1, 1 -> 2: 4 hops.
+  plan::Transfer c;
+  c.kind = plan::TransferKind::Coupled;
+  c.edges = {{2, 1}, {1, 0}, {0, 1}, {1, 2}};
+  c.pipeline = {4, 8, 0, 0};
+  EXPECT_EQ(SlicePipeline::chain_hops(c), 4);
+  // Weighted (a hop's physical latency): the heaviest path, here every hop: 1 + 2 + 3 + 4 = 10; a
+  // ring: its 6 steps x the mean weight (1 + 2 + 3 + 6) / 4 = 3, 18.
+  EXPECT_DOUBLE_EQ(SlicePipeline::chain_length(c, {1, 2, 3, 4}), 10.0);
+  EXPECT_DOUBLE_EQ(SlicePipeline::chain_length(ring(4, 6, 2, 1, 6), {1, 2, 3, 6}), 18.0);
+  // Two leaves into a root, then back: the heavier leaf's path, 5 + 1 = 6 (not 2 + 1 + ...).
+  plan::Transfer t;
+  t.kind = plan::TransferKind::Coupled;
+  t.edges = {{1, 0}, {2, 0}, {0, 1}, {0, 2}};
+  t.pipeline = {4, 8, 0, 0};
+  EXPECT_DOUBLE_EQ(SlicePipeline::chain_length(t, {5, 2, 1, 1}), 6.0);
+  // No pipeline: 0.
+  c.pipeline = {};
+  EXPECT_EQ(SlicePipeline::chain_hops(c), 0);
+}
+
 TEST(SlicePipeline, ClosedRingUpstreamWraps) {
   const auto up = SlicePipeline::upstream_of(ring(3, 1, 2, 1, 1));
   EXPECT_EQ(up, (std::vector<std::vector<int32_t>>{{2}, {0}, {1}}));
