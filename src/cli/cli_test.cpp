@@ -667,6 +667,19 @@ TEST(BadInput, BenchSizesAndChannelsAreRefused) {
   }
 }
 
+// Sizes as nccl-tests reads them: -b 8 is 8 bytes, -e 1K is 1,024 (8, 64, 512 by --factor 8).
+TEST(Cli, BenchReadsSizesAsNcclTestsDoes) {
+  const Result r = run("bench aipod-16k --gpus 0-7 --engine analytical -b 8 -e 1K --factor 8 --format csv");
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::vector<std::string> sizes;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && std::isdigit(static_cast<unsigned char>(line[0])))
+      sizes.push_back(line.substr(0, line.find(',')));
+  EXPECT_EQ(sizes, (std::vector<std::string>{"8", "64", "512"})) << r.out;
+  EXPECT_EQ(run("bench aipod-16k --gpus 0-7 -b 8x", true).status, 2);
+}
+
 // A reliability run whose restarts (1000 h) far outrun the MTBI (3 h here): goodput ~0 and days to train
 // past 1e288, which once ended in "podnet: failed: stoll" and then printed as 289 grouped digits. It runs,
 // prints the figure in e-notation, and no inf or nan, in the table and in JSON.

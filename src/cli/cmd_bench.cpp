@@ -132,7 +132,9 @@ void add_bench_command(CLI::App& app, Action& action) {
   bench->add_option(
       "--proto", b->proto,
       "protocols the tuner may use, NCCL_PROTO-style: ll,ll128,simple or ^ll (sets collective.protocols)");
-  bench->add_option("-b,--min", b->min_size, "smallest size (8B, 64KiB, 1G: K/M/G are powers of 1024)")
+  bench
+      ->add_option("-b,--min", b->min_size,
+                   "smallest size (8B, 64KiB, 1G; as nccl-tests, K/M/G are powers of 1024 and a bare 8 is bytes)")
       ->capture_default_str();
   bench->add_option("-e,--max", b->max_size, "largest size")->capture_default_str();
   bench->add_option("-F,--factor", b->factor, "size multiplication factor between rows")->capture_default_str();

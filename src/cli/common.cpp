@@ -1,5 +1,7 @@
 #include "cli/common.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -114,11 +116,14 @@ std::string flow_quantum_hint(const std::string& engine, const engine::NetworkOp
 Bytes parse_size(const std::string& text, const char* option) {
   std::string t = text;
   if (!t.empty() && (t.back() == 'K' || t.back() == 'M' || t.back() == 'G' || t.back() == 'T')) t += "iB";
+  // A bare number is bytes, as nccl-tests reads -b 8.
+  if (!t.empty() && std::all_of(t.begin(), t.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) t += "B";
   Bytes b = 0;
   std::string expected;
   if (!parse_bytes(t, b, expected))
     throw InputError(
-        fmt::format("{} {}: expected {} (or K/M/G/T for powers of 1024, as nccl-tests)", option, text, expected));
+        fmt::format("{} {}: expected {} (or, as nccl-tests, K/M/G/T for powers of 1024 and a bare number for bytes)",
+                    option, text, expected));
   return b;
 }
 
