@@ -112,7 +112,11 @@ std::vector<Group> group_by_server(const Group& group, RingOrder order, const To
 }
 
 Group topology_aware_order(const Group& group, const Topology& t, int32_t channel) {
-  if (!t.torus_dims.empty()) return torus_snake_order(group, t);
+  if (!t.torus_dims.empty()) {  // rule 6: odd channels the other way round, on the links' other direction
+    Group order = torus_snake_order(group, t);
+    if (channel % 2 == 1 && order.size() > 2) std::reverse(order.begin() + 1, order.end());
+    return order;
+  }
   const std::vector<Group> blocks = group_by_server(group, RingOrder::TopologyAware, t);
   const size_t N = blocks.size();
   Group out;

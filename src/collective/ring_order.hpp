@@ -53,9 +53,14 @@
 // 6. A torus (Topology::torus_dims) has no NICs and no rails: the order is a
 //    snake through the group's coordinates instead (the slowest dimension
 //    outermost, each inner dimension reversed on alternate steps of the ones
-//    outside it), the same for every channel. On a box of chips every hop,
-//    the closing one included, is one torus link. The rail rules above
-//    walked each server back and forth there and made hops share links.
+//    outside it); even channels walk it forwards, odd channels backwards
+//    (the same first chip, then the snake reversed), so two channels use
+//    both directions of every link, as full-duplex chip-to-chip links
+//    allow (before, every channel went one way and the other direction
+//    idled: a 16-chip ring all-reduce reached half the busbw). On a box of
+//    chips every hop, the closing one included, is one torus link. The rail
+//    rules above walked each server back and forth there and made hops
+//    share links.
 #pragma once
 
 #include <cstdint>

@@ -248,6 +248,10 @@ TEST(RingOrder, TorusRingHopsAreNeighbours) {
   ASSERT_EQ(t.torus_dims, (std::vector<int32_t>{4, 4, 4}));
   // 8 chips (0..7) are x = 0..3 on the rows y = 0 and y = 1: the snake is 0 1 2 3 7 6 5 4.
   EXPECT_EQ(ring_order(iota(8), RingOrder::TopologyAware, 0, t), (Group{0, 1, 2, 3, 7, 6, 5, 4}));
+  // Odd channels go the other way round (from the same chip): channels 0 and 1 use opposite directions of
+  // every link, channel 2 the first's again.
+  EXPECT_EQ(ring_order(iota(8), RingOrder::TopologyAware, 1, t), (Group{0, 4, 5, 6, 7, 3, 2, 1}));
+  EXPECT_EQ(ring_order(iota(8), RingOrder::TopologyAware, 2, t), ring_order(iota(8), RingOrder::TopologyAware, 0, t));
   for (int32_t n : {8, 16, 32, 64}) {
     for (int32_t c = 0; c < 2; ++c) {
       const Group g = ring_order(iota(n), RingOrder::TopologyAware, c, t);

@@ -336,11 +336,12 @@ TEST(EngineCrosscheck, AnalyticalAgreesWithFlowOnOneCollective) {
        opts(1, RingOrder::TopologyAware), 0},
       {"64 GPUs, all-to-all", &rail64, "pairwise", Op::AllToAll, iota(64), 64_MiB, opts(1, RingOrder::TopologyAware),
        0},
-      // The snake order (ring_order.hpp): every hop one 1 m link (5 ns + the 100 ns hop latency); both channels
-      // cross every link of the ring once: 2 (n - 1) = 126 steps, 126/64 S per link at 400 Gb/s (chip-to-chip:
-      // no header). Before the snake, hops shared links: 5,308.8 us.
+      // The snake order (ring_order.hpp): every hop one 1 m link (5 ns + the 100 ns hop latency); channel 0
+      // walks it forwards, channel 1 backwards, so each direction of a link carries one channel's S/2:
+      // 2 (n - 1) = 126 steps, 126/64 x S/2 = 126/128 S per link direction at 400 Gb/s (chip-to-chip: no
+      // header). Before the snake, hops shared links: 5,308.8 us; with both channels one way, 2,655.6 us.
       {"64-chip torus 4x4x4, ring all-reduce, 2 channels", &torus, "ring", Op::AllReduce, iota(64), 64_MiB,
-       opts(2, RingOrder::TopologyAware), 126 * 105e-9 + 126.0 / 64 * static_cast<double>(64_MiB) * 8 / 400e9},
+       opts(2, RingOrder::TopologyAware), 126 * 105e-9 + 126.0 / 128 * static_cast<double>(64_MiB) * 8 / 400e9},
       {"64-chip torus 4x4x4, all-to-all", &torus, "pairwise", Op::AllToAll, iota(64), 16_MiB,
        opts(1, RingOrder::TopologyAware), 0},
   };
