@@ -67,8 +67,8 @@
 // per-step figures already include the wire, so the data transfers pay no
 // per-hop latency of their own (latency_steps = 0) and the delay is marked
 // as holding it (plan::Transfer::holds_hop_latency): the packet engine,
-// whose packets take their hops physically, shortens it by the longest
-// chain of them. plan.protocol and plan.channels say what was chosen (a
+// whose packets take their hops physically, shortens it by the part of
+// them that shows (packet_backend.hpp). plan.protocol and plan.channels say what was chosen (a
 // ring or tree on fewer channels at small sizes, as NCCL runs it:
 // size_channels, nccl_tuner.hpp). Ring and tree plans also carry NCCL's slice pipeline on their
 // Ring / Coupled transfers (plan::Pipeline; slices, window and forwarding

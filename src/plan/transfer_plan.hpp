@@ -104,7 +104,7 @@ struct Transfer {
   Time duration;                                   // Compute only: how long the work takes
   // Compute only: the delay holds the per-hop latency of the transfers after it that pay none of their
   // own (latency_steps = 0; NCCL's latency term, collective.hpp). An engine whose packets take their hops
-  // physically shortens it by the longest chain of those hops (packet_backend.hpp), not to count them twice.
+  // physically shortens it by the part of those hops that shows (packet_backend.hpp), not to count them twice.
   bool holds_hop_latency = false;
   Pipeline pipeline;          // Ring / Coupled: NCCL's slice pipeline (slices = 0: none)
   std::vector<int32_t> deps;  // indices of transfers that must complete first

@@ -432,13 +432,16 @@ TEST(EngineCrosscheck, PacketPipelineFollowsFlowAtLargeSizes) {
 
 // Small messages on the packet engine: NCCL's latency term (the plan's
 // leading delay) already holds every step's hop, and the packets take their
-// hops physically, so the engine shortens the delay by its longest chain of
-// hops (plan::Transfer::holds_hop_latency) and a small collective costs
-// NCCL's latency once, as on the flow engine. One server, ring LL: 15 us
-// (NCCL: 6.8 base + 14 steps x 0.6); before, the 14 steps' NVLink hops
-// (1 us each) were paid on top at 8 KiB (29.1 us), and at 8 B none were,
-// as 8 B over 24 channels left no chain of steps (16.0 us). Four servers,
-// tree LL: NCCL's 35.2 us, the tree's depth up and down taken back.
+// hops physically, so the engine shortens the delay by the hops' latency
+// that shows (plan::Transfer::holds_hop_latency, packet_backend.cpp) and a
+// small collective costs NCCL's latency once, as on the flow engine. One
+// server, ring LL: 15 us (NCCL: 6.8 base + 14 steps x 0.6); before, the 14
+// steps' NVLink hops (1 us each) were paid on top at 8 KiB (29.1 us), and
+// at 8 B none were, as 8 B over 24 channels left no chain of steps (16.0
+// us). At 256 KiB and 1 MiB (8 and 24 channels) the ring's bytes cover its
+// hops, so less is taken back: crediting the whole chain made 1 MiB 16.0 us
+// against the flow engine's 27.6. Four servers, tree LL: NCCL's 35.2 us,
+// the tree's depth up and down taken back.
 TEST(EngineCrosscheck, PacketSmallMessagesPayNcclsLatencyOnce) {
   Options o;
   o.channels = kAutoChannels;
@@ -448,8 +451,8 @@ TEST(EngineCrosscheck, PacketSmallMessagesPayNcclsLatencyOnce) {
     int32_t gpus;
     Bytes bytes;
   };
-  for (const Case& c : {Case{"ring", 8, 8}, Case{"ring", 8, 8_KiB}, Case{"ring", 8, 64_KiB}, Case{"tree", 32, 8},
-                        Case{"tree", 32, 4_KiB}}) {
+  for (const Case& c : {Case{"ring", 8, 8}, Case{"ring", 8, 8_KiB}, Case{"ring", 8, 64_KiB}, Case{"ring", 8, 256_KiB},
+                        Case{"ring", 8, 1_MiB}, Case{"tree", 32, 8}, Case{"tree", 32, 4_KiB}}) {
     const auto plan = make_plan(c.algo, Op::AllReduce, iota(c.gpus), c.bytes, o, testing::rail32());
     ASSERT_EQ(plan.protocol, "ll") << c.algo << " " << c.bytes;
     const double flow = time_of("flow", testing::rail32(), plan), packet = time_of("packet", testing::rail32(), plan);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -100,21 +101,35 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
   };
 
   // A delay that holds its transfers' hop latency (plan::Transfer::holds_hop_latency) is shortened by
-  // what their packets take physically along the longest chain: through the transfers after it that pay
-  // no latency of their own (latency_steps = 0, up to the next Compute). A transfer's part: its pipeline's
-  // chain of hops weighted by their physical latency (SlicePipeline::chain_length; the in-server prefix
-  // before the NIC once, as a stream pays it), or without a pipeline its slowest hop's. Routes as
-  // launch() makes them (QP 0's).
+  // the latency their packets add to it physically, so that a collective takes NCCL's latency plus its
+  // bytes' time, as NCCL's model and the flow engine add them. The transfers after the delay are those
+  // that pay no latency of their own (latency_steps = 0), up to the next Compute. Each one's chain: its
+  // pipeline's chain of hops weighted by their physical latency (SlicePipeline::chain_length; the
+  // in-server prefix before the NIC once, as a stream pays it), or without a pipeline its slowest hop's.
+  // What of it shows: a forwarding pipeline (period 0: chains, trees) or none shows all of it (the first
+  // slice crosses the whole chain, the rest follow); a ring pipeline (period > 0) only what its bytes do
+  // not cover, max(0, chain - B), B the busiest link's bytes from all the transfers after the delay / its
+  // rate: a step's own slices go while the next slice is on its way, and other channels send while one
+  // waits. The credit is the longest path of what shows. Routes as launch() makes them (QP 0's).
   std::vector<std::vector<int32_t>> after;  // dependents, built on first use
-  std::vector<int64_t> chain_memo;          // ps from the start of a transfer to the end of its chain; -1 unknown
+  std::vector<int64_t> shows_memo;          // ps along the longest path from a transfer on; -1 unknown
+  std::vector<double> own_chain;            // per transfer after a delay: its chain (ps)
+  std::vector<uint8_t> seen;
+  std::vector<int32_t> reached;
+  std::map<routing::DirLink, double> link_bytes;
   std::vector<std::pair<int32_t, int32_t>> chain_hops_buf;
   std::vector<routing::PathPart> chain_route;
+  std::vector<double> chain_weight;
   const auto eligible = [&](int32_t j) {
     const plan::Transfer& t = plan.transfers[static_cast<size_t>(j)];
     return t.kind != plan::TransferKind::Compute && t.latency_steps == 0;
   };
-  std::vector<double> chain_weight;
-  const auto own_physical = [&](int32_t j) -> int64_t {
+  const auto is_ring = [&](int32_t j) {
+    const plan::Transfer& t = plan.transfers[static_cast<size_t>(j)];
+    return t.pipeline.slices > 0 && t.pipeline.period > 0 && t.kind != plan::TransferKind::P2p;
+  };
+  // Transfer j's chain (ps); adds its hops' bytes to link_bytes.
+  const auto chain_of = [&](int32_t j) -> double {
     const plan::Transfer& t = plan.transfers[static_cast<size_t>(j)];
     hops_of(t, chain_hops_buf);
     if (chain_hops_buf.empty()) return 0;
@@ -129,20 +144,23 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
         const auto p = static_cast<double>(sim.prefix_latency(chain_route).ps);
         chain_weight.push_back(static_cast<double>(sim.physical_latency(chain_route).ps) - (piped ? p : 0.0));
         prefix = std::max(prefix, p);
+        for (const auto& part : chain_route) link_bytes[part.link] += static_cast<double>(t.bytes) * part.fraction;
       }
     } catch (const Error&) {
       return 0;  // no route (a failure): launch() reports it
     }
-    if (piped) return static_cast<int64_t>(prefix + SlicePipeline::chain_length(t, chain_weight) + 0.5);
-    return static_cast<int64_t>(*std::max_element(chain_weight.begin(), chain_weight.end()) + 0.5);
+    return piped ? prefix + SlicePipeline::chain_length(t, chain_weight)
+                 : *std::max_element(chain_weight.begin(), chain_weight.end());
   };
-  std::function<int64_t(int32_t)> chain_from = [&](int32_t j) -> int64_t {
-    int64_t& memo = chain_memo[static_cast<size_t>(j)];
+  double busy_ps = 0;  // B of the delay being credited
+  std::function<int64_t(int32_t)> shows_from = [&](int32_t j) -> int64_t {
+    int64_t& memo = shows_memo[static_cast<size_t>(j)];
     if (memo >= 0) return memo;
     int64_t next = 0;
     for (int32_t k : after[static_cast<size_t>(j)])
-      if (eligible(k)) next = std::max(next, chain_from(k));
-    memo = own_physical(j) + next;
+      if (eligible(k)) next = std::max(next, shows_from(k));
+    const double c = own_chain[static_cast<size_t>(j)];
+    memo = static_cast<int64_t>((is_ring(j) ? std::max(0.0, c - busy_ps) : c) + 0.5) + next;
     return memo;
   };
   const auto hop_latency_credit = [&](int32_t i) -> int64_t {
@@ -150,11 +168,27 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
       after.assign(plan.transfers.size(), {});
       for (size_t j = 0; j < plan.transfers.size(); ++j)
         for (int32_t d : plan.transfers[j].deps) after[static_cast<size_t>(d)].push_back(static_cast<int32_t>(j));
-      chain_memo.assign(plan.transfers.size(), -1);
+      shows_memo.assign(plan.transfers.size(), -1);
+      own_chain.assign(plan.transfers.size(), 0);
+      seen.assign(plan.transfers.size(), 0);
     }
+    // Every transfer after the delay once: its chain, and its bytes on the links (B).
+    reached.clear();
+    link_bytes.clear();
+    for (int32_t k : after[static_cast<size_t>(i)])
+      if (eligible(k) && !seen[static_cast<size_t>(k)]) seen[static_cast<size_t>(k)] = 1, reached.push_back(k);
+    for (size_t q = 0; q < reached.size(); ++q) {
+      const int32_t j = reached[q];
+      own_chain[static_cast<size_t>(j)] = chain_of(j);
+      for (int32_t k : after[static_cast<size_t>(j)])
+        if (eligible(k) && !seen[static_cast<size_t>(k)]) seen[static_cast<size_t>(k)] = 1, reached.push_back(k);
+    }
+    busy_ps = 0;
+    for (const auto& [link, bytes] : link_bytes)
+      busy_ps = std::max(busy_ps, bytes * 8e12 / static_cast<double>(sim.link_bps(link)));
     int64_t credit = 0;
     for (int32_t k : after[static_cast<size_t>(i)])
-      if (eligible(k)) credit = std::max(credit, chain_from(k));
+      if (eligible(k)) credit = std::max(credit, shows_from(k));
     return credit;
   };
 

@@ -41,13 +41,13 @@
 // Under NCCL's model the transfers pay none (latency_steps = 0) and the
 // plan's leading delay holds NCCL's whole latency term, hops included
 // (plan::Transfer::holds_hop_latency); the packets still take their hops,
-// so that delay is shortened by the longest chain of them after it: through
-// the transfers that pay no latency of their own, up to the next Compute, a
-// pipelined transfer's chain of forwards weighted by each hop's link and
-// switch latency (SlicePipeline::chain_length; the in-server prefix before
-// the NIC once, as a stream pays it at its start), or an unpipelined one's
-// slowest hop. A small collective then costs NCCL's latency plus what
-// contention and serialization add, not its hops twice.
+// so that delay is shortened by the part of them that shows: a forwarding
+// pipeline's (tree, chain) or an unpipelined transfer's whole chain of hops,
+// a ring's only what its bytes do not cover (max(0, chain - B), B the
+// busiest link's bytes / rate), along the longest path of transfers after
+// it (packet_backend.cpp states the rule). A collective then costs NCCL's
+// latency plus its bytes' time, and what contention and serialization add,
+// not its hops twice.
 //
 // Failures (NetworkOptions::failures, failures.hpp): applied in time order
 // between simulation steps exactly as the flow engine schedules them (the

@@ -802,6 +802,7 @@ Time PacketSim::physical_latency(const std::vector<PathPart>& r) const {
   for (const auto& p : r) ps += m_->ports->info[static_cast<size_t>(p.link)].arrive_extra;
   return Time(ps);
 }
+int64_t PacketSim::link_bps(DirLink link) const { return m_->ports->info[static_cast<size_t>(link)].bps; }
 Time PacketSim::prefix_latency(const std::vector<PathPart>& r) const {
   int64_t ps = 0;
   for (const auto& p : r) {

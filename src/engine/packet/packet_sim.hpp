@@ -334,6 +334,8 @@ class PacketSim {
   // stream waits their latency once, when it starts, not per slice (0
   // without a network link).
   Time prefix_latency(const std::vector<routing::PathPart>& route) const;
+  // A directed link's rate, bits per second.
+  int64_t link_bps(routing::DirLink link) const;
 
   // Adds a stream (one QP) on `route` (from route()); returns its index.
   int32_t add_stream(const StreamSpec& s, const std::vector<routing::PathPart>& route);
