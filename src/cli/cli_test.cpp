@@ -423,6 +423,28 @@ TEST(Cli, PacketEngineOnATorusAgreesWithTheFlowEngine) {
   EXPECT_NEAR(p / f, 1.0, 0.1) << "flow " << f << " us, packet " << p << " us";
 }
 
+// A small ring on the packet engine pays NCCL's latency once, whatever the QPs and the routing: 128
+// servers x 1 GPU, ring LL at 512 B. NCCL's model: 1,276.65 us. With the slices fitted to the whole hop,
+// each of 8 QPs (a hop's bytes / 8) cut its stream into fewer, larger slices and sent several pipeline
+// slices at once, and the chain of 254 steps fell apart: 1,072.7 us. On a dragonfly with UGAL, the
+// routes looked up for the latency credit booked load that was never released, and later routes went
+// the long way: 1,293.4 us against ECMP's 1,278.3.
+TEST(Cli, PacketSmallRingPaysNcclsLatencyWithQpsAndUgal) {
+  const auto time_us = [](const std::string& args) {
+    const Result r = run("bench " + args + " --algo ring --engine packet -b 512 -e 512 --format json");
+    EXPECT_EQ(r.status, 0) << r.out;
+    const auto row = nlohmann::json::parse(r.out)["rows"][0];
+    return std::make_pair(row["time_us"].get<double>(), row["nccl_model_us"].get<double>());
+  };
+  for (const char* qps : {"1", "8"}) {
+    const auto [t, model] = time_us(std::string("aipod-16k --gpus 0-1023:8 --qps ") + qps);
+    EXPECT_NEAR(t / model, 1.0, 0.02) << qps << " QPs: " << t << " us, NCCL's model " << model << " us";
+  }
+  const double ugal = time_us("dragonfly-16k --gpus 0-16383:128 --routing ugal").first;
+  const double ecmp = time_us("dragonfly-16k --gpus 0-16383:128 --routing ecmp").first;
+  EXPECT_NEAR(ugal, ecmp, 0.005 * ecmp) << "ugal " << ugal << " us, ecmp " << ecmp << " us";
+}
+
 TEST(Cli, BenchRowsAndBadSizes) {
   Result b = run("bench leafspine-8k --gpus 0-63:8 --min 1MiB --max 4MiB --format json");
   ASSERT_EQ(b.status, 0);
@@ -677,6 +699,8 @@ TEST(Cli, BenchReadsSizesAsNcclTestsDoes) {
     if (!line.empty() && std::isdigit(static_cast<unsigned char>(line[0])))
       sizes.push_back(line.substr(0, line.find(',')));
   EXPECT_EQ(sizes, (std::vector<std::string>{"8", "64", "512"})) << r.out;
+  // Lower case too (nccl-tests reads -e 1k as 1,024): the same rows.
+  EXPECT_EQ(run("bench aipod-16k --gpus 0-7 --engine analytical -b 8 -e 1k --factor 8 --format csv").out, r.out);
   EXPECT_EQ(run("bench aipod-16k --gpus 0-7 -b 8x", true).status, 2);
 }
 

@@ -115,7 +115,9 @@ std::string flow_quantum_hint(const std::string& engine, const engine::NetworkOp
 
 Bytes parse_size(const std::string& text, const char* option) {
   std::string t = text;
-  if (!t.empty() && (t.back() == 'K' || t.back() == 'M' || t.back() == 'G' || t.back() == 'T')) t += "iB";
+  // As nccl-tests: K/M/G (either case, and T) are powers of 1024.
+  if (!t.empty() && std::string_view("KMGTkmgt").find(t.back()) != std::string_view::npos)
+    t.back() = static_cast<char>(std::toupper(static_cast<unsigned char>(t.back()))), t += "iB";
   // A bare number is bytes, as nccl-tests reads -b 8.
   if (!t.empty() && std::all_of(t.begin(), t.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) t += "B";
   Bytes b = 0;

@@ -120,7 +120,8 @@ void set_nccl_pipelines(plan::TransferPlan& plan, Op op, Algo algo, Proto p, int
     if (t.channel < 0 || t.channel >= static_cast<int32_t>(shares.size())) continue;
     const Bytes data = t.kind == plan::TransferKind::Coupled ? t.bytes : shares[t.channel];
     t.pipeline = nccl_pipeline(op, algo, p, n, data, total, channels, shape);
-    fit_slices(t.pipeline, t.bytes);  // a byte a slice at least
+    // A byte a slice at least on every QP's stream (each carries bytes / qps and is cut into the slices).
+    fit_slices(t.pipeline, t.bytes / std::max(1, t.qps));
   }
 }
 

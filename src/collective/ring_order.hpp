@@ -57,7 +57,11 @@
 //    (the same first chip, then the snake reversed), so two channels use
 //    both directions of every link, as full-duplex chip-to-chip links
 //    allow (before, every channel went one way and the other direction
-//    idled: a 16-chip ring all-reduce reached half the busbw). On a box of
+//    idled: a 16-chip ring all-reduce reached half the busbw). An odd
+//    number of channels loads one direction with one more channel; a group
+//    whose closing hop crosses several links (an open line, a slab of a
+//    larger torus) gains nothing, the reversed channel's hops sharing those
+//    links with the forward channel's closing hop. On a box of
 //    chips every hop, the closing one included, is one torus link. The rail
 //    rules above walked each server back and forth there and made hops
 //    share links.

@@ -140,7 +140,7 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
     try {
       for (const auto& [a, b] : chain_hops_buf) {
         chain_route.clear();
-        sim.route(a, b, base, chain_route);
+        sim.peek_route(a, b, base, chain_route);
         const auto p = static_cast<double>(sim.prefix_latency(chain_route).ps);
         chain_weight.push_back(static_cast<double>(sim.physical_latency(chain_route).ps) - (piped ? p : 0.0));
         prefix = std::max(prefix, p);
@@ -199,11 +199,11 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
     const int32_t qps = std::max(1, t.qps);
     if (t.kind == plan::TransferKind::Compute) {
       Time duration = t.duration;
-      if (t.holds_hop_latency) duration = Time(std::max<int64_t>(0, duration.ps - hop_latency_credit(i)));
-      if (failures) {
+      if (failures) {  // a straggler slows the whole delay, as on the flow engine; the hops' credit comes after
         const double factor = driver.compute_factor(t.ranks);
         if (factor != 1.0) duration = Time(static_cast<int64_t>(static_cast<double>(duration.ps) * factor + 0.5));
       }
+      if (t.holds_hop_latency) duration = Time(std::max<int64_t>(0, duration.ps - hop_latency_credit(i)));
       sim.add_timer(at + duration, static_cast<uint64_t>(i));
       return;
     }

@@ -796,6 +796,9 @@ PacketSim::~PacketSim() = default;
 void PacketSim::route(int32_t src, int32_t dst, uint64_t entropy, std::vector<PathPart>& out) {
   m_->router->route(src, dst, entropy, 1.0, out);
 }
+void PacketSim::peek_route(int32_t src, int32_t dst, uint64_t entropy, std::vector<PathPart>& out) {
+  m_->router->route(src, dst, entropy, 0.0, out);  // weight 0: a load-tracking router (UGAL) books nothing
+}
 Time PacketSim::hop_latency(const std::vector<PathPart>& r) const { return m_->compiler->hop_latency(r); }
 Time PacketSim::physical_latency(const std::vector<PathPart>& r) const {
   int64_t ps = 0;

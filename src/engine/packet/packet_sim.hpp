@@ -326,6 +326,9 @@ class PacketSim {
   // The route a stream between two ranks takes (the QP's path; the base ECMP
   // path for per-packet policies) and its one-step latency (PlanCompiler's).
   void route(int32_t src, int32_t dst, uint64_t entropy, std::vector<routing::PathPart>& out);
+  // The same route, looked up without adding load (a load-tracking router
+  // such as UGAL books a stream's route until it is done).
+  void peek_route(int32_t src, int32_t dst, uint64_t entropy, std::vector<routing::PathPart>& out);
   Time hop_latency(const std::vector<routing::PathPart>& route) const;
   // The part of it a packet takes physically on the route: every link's
   // latency and every switch's (no stack latency, no serialization).
