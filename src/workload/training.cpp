@@ -368,24 +368,13 @@ class Builder {
             // (one compute transfer per stage), so the receiving pass waits for all of them anyway. One
             // coupled variable of D t edges instead of D transfers keeps every replica's bytes on its links
             // (they still share spines with each other and with the DP rings) at a D-th of the plan.
+            // The edges of a stage boundary are the same for every chunk and microbatch: built once per
+            // (stage, direction), copied after.
+            const plan::Transfer& shape = boundary(i, dst, fwd);
             plan::Transfer t;
-            if (T_ == 1 && D_ == 1) {
-              t.kind = plan::TransferKind::P2p;
-              t.ranks = {gpu_[static_cast<size_t>(job_.rank(0, 0, i))],
-                         gpu_[static_cast<size_t>(job_.rank(0, 0, dst))]};
-            } else {
-              t.kind = plan::TransferKind::Coupled;
-              t.edges.reserve(static_cast<size_t>(D_) * T_);
-              for (int32_t r = 0; r < D_; ++r)
-                for (int32_t j = 0; j < T_; ++j) {
-                  const int32_t a = gpu_[static_cast<size_t>(job_.rank(j, r, i))];
-                  const int32_t b = gpu_[static_cast<size_t>(job_.rank(j, r, dst))];
-                  t.edges.emplace_back(a, b);
-                  t.ranks.push_back(a);
-                  t.ranks.push_back(b);
-                }
-              std::sort(t.ranks.begin(), t.ranks.end());
-            }
+            t.kind = shape.kind;
+            t.ranks = shape.ranks;
+            t.edges = shape.edges;
             t.bytes = T_ == 1 ? bsh : per_edge;
             t.qps = opt_.collective.qps;
             t.deps = {from.last};
@@ -395,6 +384,34 @@ class Builder {
             ++ip_.p2p_transfers;
           }
   }
+
+  // The endpoints of the p2p from stage i to stage dst (`fwd`: activations, else gradients): P2p between the
+  // two representatives when there is one replica of one TP rank, else Coupled over every (replica, TP rank)
+  // edge with the sorted participants.
+  const plan::Transfer& boundary(int32_t i, int32_t dst, bool fwd) {
+    if (boundaries_.empty()) boundaries_.resize(static_cast<size_t>(P_) * 2);
+    plan::Transfer& t = boundaries_[static_cast<size_t>(i) * 2 + (fwd ? 0 : 1)];
+    if (!t.ranks.empty()) return t;
+    if (T_ == 1 && D_ == 1) {
+      t.kind = plan::TransferKind::P2p;
+      t.ranks = {gpu_[static_cast<size_t>(job_.rank(0, 0, i))], gpu_[static_cast<size_t>(job_.rank(0, 0, dst))]};
+      return t;
+    }
+    t.kind = plan::TransferKind::Coupled;
+    t.edges.reserve(static_cast<size_t>(D_) * T_);
+    t.ranks.reserve(static_cast<size_t>(D_) * T_ * 2);
+    for (int32_t r = 0; r < D_; ++r)
+      for (int32_t j = 0; j < T_; ++j) {
+        const int32_t a = gpu_[static_cast<size_t>(job_.rank(j, r, i))];
+        const int32_t b = gpu_[static_cast<size_t>(job_.rank(j, r, dst))];
+        t.edges.emplace_back(a, b);
+        t.ranks.push_back(a);
+        t.ranks.push_back(b);
+      }
+    std::sort(t.ranks.begin(), t.ranks.end());
+    return t;
+  }
+  std::vector<plan::Transfer> boundaries_;  // by stage x 2 (forward, backward)
 
   // The DP collectives' algorithm: auto is NCCL's tuner when NCCL's model is on, else the plain ring.
   const char* dp_algorithm() const {

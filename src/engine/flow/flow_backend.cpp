@@ -1,6 +1,7 @@
 #include "engine/flow/flow_backend.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <thread>
 #include <unistd.h>
@@ -30,6 +31,45 @@ int64_t resident_bytes() {
 }
 
 }  // namespace
+
+std::vector<routing::DirLink> series_representatives(const topology::Topology& topo,
+                                                     const std::vector<double>& capacity_bps) {
+  const int32_t dir_links = routing::dir_link_count(topo);
+  std::vector<routing::DirLink> parent(static_cast<size_t>(dir_links));
+  for (int32_t d = 0; d < dir_links; ++d) parent[static_cast<size_t>(d)] = d;
+  auto find = [&](routing::DirLink d) {
+    while (parent[static_cast<size_t>(d)] != d)
+      d = parent[static_cast<size_t>(d)] = parent[parent[static_cast<size_t>(d)]];
+    return d;
+  };
+  std::vector<int8_t> degree(topo.nodes.size(), 0);
+  std::vector<std::array<topology::LinkId, 2>> links_at(topo.nodes.size(), {-1, -1});
+  for (size_t l = 0; l < topo.links.size(); ++l)
+    for (const topology::NodeId n : {topo.links[l].a, topo.links[l].b}) {
+      auto& k = degree[static_cast<size_t>(n)];
+      if (k < 2) links_at[static_cast<size_t>(n)][static_cast<size_t>(k)] = static_cast<topology::LinkId>(l);
+      k = static_cast<int8_t>(std::min(k + 1, 3));
+    }
+  for (size_t n = 0; n < topo.nodes.size(); ++n) {
+    if (topo.nodes[n].kind == topology::NodeKind::Gpu || degree[n] != 2) continue;
+    const auto [x, y] = links_at[n];
+    const auto node = static_cast<topology::NodeId>(n);
+    auto other = [&](topology::LinkId l) { return topo.links[l].a == node ? topo.links[l].b : topo.links[l].a; };
+    if (other(x) == other(y) || other(x) == node) continue;
+    auto into = [&](topology::LinkId l) { return 2 * l + (topo.links[l].b == node ? 0 : 1); };
+    auto out_of = [&](topology::LinkId l) { return into(l) ^ 1; };
+    parent[static_cast<size_t>(find(into(x)))] = find(out_of(y));
+    parent[static_cast<size_t>(find(into(y)))] = find(out_of(x));
+  }
+  std::vector<routing::DirLink> best(static_cast<size_t>(dir_links), -1);
+  for (int32_t d = 0; d < dir_links; ++d) {
+    auto& b = best[static_cast<size_t>(find(d))];
+    if (b < 0 || capacity_bps[static_cast<size_t>(d)] < capacity_bps[static_cast<size_t>(b)]) b = d;
+  }
+  std::vector<routing::DirLink> rep(static_cast<size_t>(dir_links));
+  for (int32_t d = 0; d < dir_links; ++d) rep[static_cast<size_t>(d)] = best[static_cast<size_t>(find(d))];
+  return rep;
+}
 
 FlowBackend::FlowBackend(const topology::Topology& topo, NetworkOptions options)
     : topo_(topo), options_(std::move(options)) {}
@@ -90,10 +130,20 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
 
   std::vector<CompiledFlow> compiled;
   std::vector<Resource> resources;
+  // Links in series with one of less capacity are left out of the solver (series_representatives).
+  const bool series = !failures && !so.record_link_steps;
+  std::vector<routing::DirLink> rep;
+  if (series) {
+    std::vector<double> cap(static_cast<size_t>(dir_links));
+    for (int32_t d = 0; d < dir_links; ++d) cap[static_cast<size_t>(d)] = compiler.payload_capacity_bps(d);
+    rep = series_representatives(topo_, cap);
+  }
 
   auto start_flow = [&](int32_t transfer, int32_t index, CompiledFlow& f, Bytes bytes, Time at, Time latency) {
     resources.clear();
-    for (const auto& p : f.parts) resources.push_back({static_cast<LinkId>(p.link), p.fraction});
+    for (const auto& p : f.parts)
+      if (!series || rep[static_cast<size_t>(p.link)] == p.link)
+        resources.push_back({static_cast<LinkId>(p.link), p.fraction});
     if (failures) {  // on a failed direction: stalls until the first repair among them
       routing::DirLink first = -1;
       for (const auto& p : f.parts)
@@ -216,9 +266,12 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
 
   std::vector<double> bytes(dir_links), peak(dir_links);
   for (int32_t d = 0; d < dir_links; ++d) {
-    const LinkStats s = sim.link_stats(static_cast<LinkId>(d));
+    // A link left out for its series representative carried what the representative did.
+    const routing::DirLink r = series ? rep[static_cast<size_t>(d)] : d;
+    const LinkStats s = sim.link_stats(static_cast<LinkId>(r));
     bytes[d] = s.bytes;
-    peak[d] = s.peak_utilization;
+    const double cap = compiler.payload_capacity_bps(d);
+    peak[d] = r == d ? s.peak_utilization : cap > 0 ? s.peak_utilization * compiler.payload_capacity_bps(r) / cap : 0.0;
   }
   report.hottest = hottest_links(bytes, &peak, report.makespan, options_.hottest_links,
                                  [&](routing::DirLink d) { return compiler.payload_capacity_bps(d); });

@@ -5,10 +5,28 @@
 // a flow's load is released from the router when it completes.
 #pragma once
 
+#include <vector>
+
 #include "engine/backend.hpp"
 #include "engine/options.hpp"
+#include "routing/route.hpp"
 
 namespace podnet::engine::flow {
+
+// Series links. Every route of this backend runs GPU to GPU, so a node that is not a GPU and has exactly
+// two links, to two different nodes (a NIC between its GPU and its leaf), is entered through one and left
+// through the other: the direction into it over one link and the direction out of it over the other carry
+// the same flows with the same coefficients, and the one of less capacity binds whenever either does. The
+// max-min solution is the same without the other's constraint, so the backend leaves it out of the solver
+// (one of a NIC's two links in each direction: a GPU-to-GPU route across a spine keeps 4 of its 6 links in
+// the solver, one inside a leaf 2 of 4) and reports for it what its representative carried, at its own
+// capacity. Not while failures may change one link of a pair alone, nor while every link's load steps are
+// recorded (`observe`: telemetry reads each link's own record).
+//
+// For each directed link, the representative of its class (itself when alone): the member of least
+// capacity_bps, the lowest index among equals; chains of such nodes join one class.
+std::vector<routing::DirLink> series_representatives(const topology::Topology& topo,
+                                                     const std::vector<double>& capacity_bps);
 
 class FlowBackend final : public NetworkBackend {
  public:

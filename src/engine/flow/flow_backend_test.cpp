@@ -1,9 +1,14 @@
 // The flow backend's guard on what an observed run records (options.hpp,
 // NetworkOptions::memory_limit): the link-load step record stops the run with
-// an InputError, naming --max-memory, instead of growing past the limit.
+// an InputError, naming --max-memory, instead of growing past the limit. Its
+// series links (flow_backend.hpp): which links they are, and a run with them
+// left out of the solver gives what the run with every link gives.
 #include <gtest/gtest.h>
 
 #include <string>
+
+#include "engine/flow/flow_backend.hpp"
+#include "routing/route.hpp"
 
 #include "core/error.hpp"
 #include "engine/registry.hpp"
@@ -13,6 +18,7 @@
 namespace podnet::engine {
 namespace {
 
+using testing::nic_link;
 using testing::p2p_plan;
 using topology::testing::hw_with;
 
@@ -44,6 +50,103 @@ TEST(FlowBackend, ObservedRunStopsWhenItsRecordPassesTheMemoryLimit) {
   // Unobserved, the same limit records nothing and the run goes through.
   o.observe = nullptr;
   EXPECT_GT(make_backend("flow", t, o)->run(plan).makespan.ps, 0);
+}
+
+// Directed link of `link` leaving node `from`.
+routing::DirLink leaving(const topology::Topology& t, topology::LinkId link, topology::NodeId from) {
+  return 2 * link + (t.links[link].a == from ? 0 : 1);
+}
+
+// The PCIe link between GPU `rank` and its NIC.
+topology::LinkId pcie_link(const topology::Topology& t, int32_t rank) {
+  for (topology::LinkId l = 0; l < static_cast<topology::LinkId>(t.links.size()); ++l)
+    if ((t.links[l].a == t.gpus[rank] && t.links[l].b == t.gpu_nic[rank]) ||
+        (t.links[l].b == t.gpus[rank] && t.links[l].a == t.gpu_nic[rank]))
+      return l;
+  return -1;
+}
+
+TEST(FlowBackend, SeriesLinksAreANicsTwoLinksEachWay) {
+  const topology::Topology t = fabric();  // one GPU and one NIC per server: GPU - PCIe - NIC - leaf
+  const int32_t n = routing::dir_link_count(t);
+  const topology::LinkId pcie = pcie_link(t, 3), net = nic_link(t, 3);
+  ASSERT_GE(pcie, 0);
+  ASSERT_GE(net, 0);
+  const topology::NodeId gpu = t.gpus[3], nic = t.gpu_nic[3];
+  const topology::NodeId leaf = t.links[net].a == nic ? t.links[net].b : t.links[net].a;
+  const routing::DirLink up_pcie = leaving(t, pcie, gpu), up_net = leaving(t, net, nic);
+  const routing::DirLink down_net = leaving(t, net, leaf), down_pcie = leaving(t, pcie, nic);
+  // PCIe slower (every link 2 bit/s, PCIe 1): the PCIe directions represent their classes.
+  std::vector<double> cap(static_cast<size_t>(n), 2.0);
+  cap[static_cast<size_t>(up_pcie)] = cap[static_cast<size_t>(down_pcie)] = 1.0;
+  std::vector<routing::DirLink> rep = flow::series_representatives(t, cap);
+  EXPECT_EQ(rep[static_cast<size_t>(up_pcie)], up_pcie);
+  EXPECT_EQ(rep[static_cast<size_t>(up_net)], up_pcie);  // the way out of the NIC follows the way in
+  EXPECT_EQ(rep[static_cast<size_t>(down_net)], down_pcie);
+  EXPECT_EQ(rep[static_cast<size_t>(down_pcie)], down_pcie);
+  // The NIC's link slower: it represents them.
+  cap.assign(static_cast<size_t>(n), 2.0);
+  cap[static_cast<size_t>(up_net)] = cap[static_cast<size_t>(down_net)] = 1.0;
+  rep = flow::series_representatives(t, cap);
+  EXPECT_EQ(rep[static_cast<size_t>(up_pcie)], up_net);
+  EXPECT_EQ(rep[static_cast<size_t>(down_pcie)], down_net);
+  // Equal: the lower index. A switch's links (many per switch) stay alone.
+  cap.assign(static_cast<size_t>(n), 2.0);
+  rep = flow::series_representatives(t, cap);
+  EXPECT_EQ(rep[static_cast<size_t>(up_net)], std::min(up_pcie, up_net));
+  int32_t switch_links = 0;
+  for (topology::LinkId l = 0; l < static_cast<topology::LinkId>(t.links.size()); ++l)
+    if (t.nodes[t.links[l].a].kind == topology::NodeKind::Switch &&
+        t.nodes[t.links[l].b].kind == topology::NodeKind::Switch)
+      for (const routing::DirLink d : {2 * l, 2 * l + 1}) {
+        EXPECT_EQ(rep[static_cast<size_t>(d)], d);
+        ++switch_links;
+      }
+  EXPECT_GT(switch_links, 0);
+}
+
+// The same contended plan with the series links left out (unobserved) and with every link in the solver
+// (observed: the record of each link's steps turns the shortcut off) gives the same times and link loads,
+// whichever of a NIC's two links binds.
+TEST(FlowBackend, LeavingSeriesLinksOutChangesNoResult) {
+  for (const double pcie_gbps : {8.0, 400.0}) {  // 8 GB/s: PCIe binds; 400 GB/s: the 400G NIC does
+    topology::Hardware hw = hw_with(1, 1, 8);
+    hw.pcie_bw = Bandwidth(pcie_gbps * 8e9);
+    const topology::Topology t = topology::build_with("fat_tree", {{"gpus", "8"}, {"tiers", "2"}}, hw);
+    // An incast on GPU 4, flows crossing the spines both ways, and a coupled set of three edges, of
+    // different sizes so that they finish apart and the rest re-share.
+    plan::TransferPlan plan = p2p_plan({{0, 4}, {1, 4}, {2, 5}, {6, 1}, {7, 4}}, Bytes{3} << 20);
+    plan.transfers[2].bytes = Bytes{1} << 20;
+    plan.transfers[3].bytes = Bytes{5} << 20;
+    plan::Transfer c;
+    c.kind = plan::TransferKind::Coupled;
+    c.edges = {{0, 6}, {3, 4}, {5, 2}};
+    c.ranks = {0, 2, 3, 4, 5, 6};
+    c.bytes = Bytes{2} << 20;
+    plan.add(c);
+    NetworkOptions o;
+    o.hottest_links = 1000;  // every link that carried bytes
+    const RunReport out = make_backend("flow", t, o)->run(plan);
+    o.observe = [](const RunObservation&) {};
+    const RunReport all = make_backend("flow", t, o)->run(plan);
+    SCOPED_TRACE(pcie_gbps);
+    EXPECT_EQ(out.makespan.ps, all.makespan.ps);
+    ASSERT_EQ(out.transfers.size(), all.transfers.size());
+    for (size_t i = 0; i < out.transfers.size(); ++i)
+      EXPECT_EQ(out.transfers[i].finish.ps, all.transfers[i].finish.ps) << i;
+    ASSERT_EQ(out.hottest.size(), all.hottest.size());
+    for (size_t i = 0; i < out.hottest.size(); ++i) {
+      EXPECT_EQ(out.hottest[i].link, all.hottest[i].link) << i;
+      EXPECT_NEAR(out.hottest[i].bytes, all.hottest[i].bytes, 1e-6 * all.hottest[i].bytes) << i;
+      EXPECT_NEAR(out.hottest[i].peak_utilization, all.hottest[i].peak_utilization, 1e-9) << i;
+    }
+    ASSERT_EQ(out.by_class.size(), all.by_class.size());
+    for (size_t i = 0; i < out.by_class.size(); ++i) {
+      EXPECT_NEAR(out.by_class[i].bytes, all.by_class[i].bytes, 1e-6 * all.by_class[i].bytes) << i;
+      EXPECT_NEAR(out.by_class[i].max_utilization, all.by_class[i].max_utilization, 1e-9) << i;
+      EXPECT_NEAR(out.by_class[i].mean_utilization, all.by_class[i].mean_utilization, 1e-9) << i;
+    }
+  }
 }
 
 }  // namespace
