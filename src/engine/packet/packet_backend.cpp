@@ -85,21 +85,6 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
     raise_limits(pr);
   };
 
-  // The (src, dst) hops of a network transfer, in the order its streams are made.
-  auto hops_of = [](const plan::Transfer& t, std::vector<std::pair<int32_t, int32_t>>& out) {
-    out.clear();
-    if (t.kind == plan::TransferKind::P2p) {
-      if (t.ranks.size() != 2) throw Error("internal: a P2p transfer needs two ranks");
-      out.emplace_back(t.ranks[0], t.ranks[1]);
-    } else if (t.kind == plan::TransferKind::Ring) {
-      const size_t r = t.ranks.size();
-      const size_t h = t.open ? (r > 0 ? r - 1 : 0) : (r > 1 ? r : 0);
-      for (size_t k = 0; k < h; ++k) out.emplace_back(t.ranks[k], t.ranks[(k + 1) % r]);
-    } else {
-      out = t.edges;
-    }
-  };
-
   // A delay that holds its transfers' hop latency (plan::Transfer::holds_hop_latency) is shortened by
   // the latency their packets add to it physically, so that a collective takes NCCL's latency plus its
   // bytes' time, as NCCL's model and the flow engine add them. The transfers after the delay are those
@@ -131,7 +116,7 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
   // Transfer j's chain (ps); adds its hops' bytes to link_bytes.
   const auto chain_of = [&](int32_t j) -> double {
     const plan::Transfer& t = plan.transfers[static_cast<size_t>(j)];
-    hops_of(t, chain_hops_buf);
+    SlicePipeline::hops_of(t, chain_hops_buf);
     if (chain_hops_buf.empty()) return 0;
     const uint64_t base = static_cast<uint64_t>(t.channel) * 1024;
     const bool piped = t.pipeline.slices > 0 && t.kind != plan::TransferKind::P2p;
@@ -207,7 +192,7 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
       sim.add_timer(at + duration, static_cast<uint64_t>(i));
       return;
     }
-    hops_of(t, hops);
+    SlicePipeline::hops_of(t, hops);  // in the order its streams are made
     routes.assign(hops.size() * qps, {});
     double latency_sum = 0;  // ring/coupled: sum over hops of the mean QP latency
     try {

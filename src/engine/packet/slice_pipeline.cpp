@@ -7,15 +7,23 @@
 
 namespace podnet::engine::packet {
 
-std::vector<std::pair<int32_t, int32_t>> SlicePipeline::hops_of(const plan::Transfer& t) {
-  std::vector<std::pair<int32_t, int32_t>> hops;
-  if (t.kind == plan::TransferKind::Ring) {
+void SlicePipeline::hops_of(const plan::Transfer& t, std::vector<std::pair<int32_t, int32_t>>& out) {
+  out.clear();
+  if (t.kind == plan::TransferKind::P2p) {
+    if (t.ranks.size() != 2) throw Error("internal: a P2p transfer needs two ranks");
+    out.emplace_back(t.ranks[0], t.ranks[1]);
+  } else if (t.kind == plan::TransferKind::Ring) {
     const size_t r = t.ranks.size();
     const size_t h = t.open ? (r > 0 ? r - 1 : 0) : (r > 1 ? r : 0);
-    for (size_t k = 0; k < h; ++k) hops.emplace_back(t.ranks[k], t.ranks[(k + 1) % r]);
+    for (size_t k = 0; k < h; ++k) out.emplace_back(t.ranks[k], t.ranks[(k + 1) % r]);
   } else if (t.kind == plan::TransferKind::Coupled) {
-    hops = t.edges;
+    out = t.edges;
   }
+}
+
+std::vector<std::pair<int32_t, int32_t>> SlicePipeline::hops_of(const plan::Transfer& t) {
+  std::vector<std::pair<int32_t, int32_t>> hops;
+  hops_of(t, hops);
   return hops;
 }
 

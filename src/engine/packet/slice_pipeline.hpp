@@ -27,9 +27,12 @@ namespace podnet::engine::packet {
 
 class SlicePipeline {
  public:
-  // The hops of a Ring / Coupled transfer as (src, dst) pairs, in the
-  // order engines create them (Ring: ranks[k] -> ranks[k+1], closing hop
-  // last unless open; Coupled: edges).
+  // The hops of a transfer as (src, dst) pairs, in the order engines
+  // create them (P2p: ranks[0] -> ranks[1]; Ring: ranks[k] -> ranks[k+1],
+  // closing hop last unless open; Coupled: edges; Compute: none), written
+  // into `out` (cleared first) or returned. Throws Error for a P2p without
+  // two ranks.
+  static void hops_of(const plan::Transfer& t, std::vector<std::pair<int32_t, int32_t>>& out);
   static std::vector<std::pair<int32_t, int32_t>> hops_of(const plan::Transfer& t);
   // The upstream hops of every hop (plan::Pipeline's rule).
   static std::vector<std::vector<int32_t>> upstream_of(const plan::Transfer& t);
