@@ -70,6 +70,7 @@ struct RunReport {
   uint64_t flows = 0;                   // flows (or coupled variables) simulated
   uint64_t solves = 0;                  // max-min re-solves (flow engine)
   uint64_t flows_resolved = 0;          // sum over re-solves of the flows re-solved or placed (flow engine)
+  uint64_t solver_terms = 0;            // flow-link terms given to the solver (flow engine; flow_backend.hpp)
   std::vector<FailureRecord> failures;  // injected events, as applied
   bool job_failed = false;              // the job stopped (see FailureOptions)
   Time failed_at;

@@ -139,6 +139,9 @@ class Router {
   // Appends the route of one flow src_rank -> dst_rank to `out`. `entropy`
   // is the QP index (sets the UDP source port); `weight` is what adaptive
   // and ugal add to the load of each link (e.g. 1 per flow, or bytes).
+  // Every path of it is a simple path from the one GPU to the other (the
+  // flow engine leaves links in series out of its solver on that ground:
+  // engine/flow/flow_backend.hpp).
   void route(int32_t src_rank, int32_t dst_rank, uint64_t entropy, double weight, std::vector<PathPart>& out);
   // The network part only, between two NICs (on a torus: two GPUs, the
   // routers): NIC -> attachment switch -> ... -> NIC, as route() takes it for

@@ -144,6 +144,7 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
     for (const auto& p : f.parts)
       if (!series || rep[static_cast<size_t>(p.link)] == p.link)
         resources.push_back({static_cast<LinkId>(p.link), p.fraction});
+    report.solver_terms += resources.size();
     if (failures) {  // on a failed direction: stalls until the first repair among them
       routing::DirLink first = -1;
       for (const auto& p : f.parts)

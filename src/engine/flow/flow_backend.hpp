@@ -21,7 +21,11 @@ namespace podnet::engine::flow {
 // (one of a NIC's two links in each direction: a GPU-to-GPU route across a spine keeps 4 of its 6 links in
 // the solver, one inside a leaf 2 of 4) and reports for it what its representative carried, at its own
 // capacity. Not while failures may change one link of a pair alone, nor while every link's load steps are
-// recorded (`observe`: telemetry reads each link's own record).
+// recorded (`observe`: telemetry reads each link's own record). It rests on the router's routes being simple
+// paths between two GPUs (routing/router.hpp, route()), which FlowBackend.EveryRouteCrossesASeriesLinkWith-
+// ItsRepresentative checks for every family and policy; a route that began or ended at a switch or a NIC
+// would break it. RunReport::solver_terms counts the terms given to the solver; a stuck-flow report names
+// only those links.
 //
 // For each directed link, the representative of its class (itself when alone): the member of least
 // capacity_bps, the lowest index among equals; chains of such nodes join one class.
