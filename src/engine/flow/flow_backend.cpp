@@ -56,8 +56,8 @@ std::vector<routing::DirLink> series_representatives(const topology::Topology& t
     const auto node = static_cast<topology::NodeId>(n);
     auto other = [&](topology::LinkId l) { return topo.links[l].a == node ? topo.links[l].b : topo.links[l].a; };
     if (other(x) == other(y) || other(x) == node) continue;
-    auto into = [&](topology::LinkId l) { return 2 * l + (topo.links[l].b == node ? 0 : 1); };
-    auto out_of = [&](topology::LinkId l) { return into(l) ^ 1; };
+    auto into = [&](topology::LinkId l) { return routing::dir_link(l, other(l), topo); };
+    auto out_of = [&](topology::LinkId l) { return routing::dir_link(l, node, topo); };
     parent[static_cast<size_t>(find(into(x)))] = find(out_of(y));
     parent[static_cast<size_t>(find(into(y)))] = find(out_of(x));
   }

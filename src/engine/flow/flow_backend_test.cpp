@@ -56,11 +56,6 @@ TEST(FlowBackend, ObservedRunStopsWhenItsRecordPassesTheMemoryLimit) {
   EXPECT_GT(make_backend("flow", t, o)->run(plan).makespan.ps, 0);
 }
 
-// Directed link of `link` leaving node `from`.
-routing::DirLink leaving(const topology::Topology& t, topology::LinkId link, topology::NodeId from) {
-  return 2 * link + (t.links[link].a == from ? 0 : 1);
-}
-
 // The PCIe link between GPU `rank` and its NIC.
 topology::LinkId pcie_link(const topology::Topology& t, int32_t rank) {
   for (topology::LinkId l = 0; l < static_cast<topology::LinkId>(t.links.size()); ++l)
@@ -78,8 +73,8 @@ TEST(FlowBackend, SeriesLinksAreANicsTwoLinksEachWay) {
   ASSERT_GE(net, 0);
   const topology::NodeId gpu = t.gpus[3], nic = t.gpu_nic[3];
   const topology::NodeId leaf = t.links[net].a == nic ? t.links[net].b : t.links[net].a;
-  const routing::DirLink up_pcie = leaving(t, pcie, gpu), up_net = leaving(t, net, nic);
-  const routing::DirLink down_net = leaving(t, net, leaf), down_pcie = leaving(t, pcie, nic);
+  const routing::DirLink up_pcie = routing::dir_link(pcie, gpu, t), up_net = routing::dir_link(net, nic, t);
+  const routing::DirLink down_net = routing::dir_link(net, leaf, t), down_pcie = routing::dir_link(pcie, nic, t);
   // PCIe slower (every link 2 bit/s, PCIe 1): the PCIe directions represent their classes.
   std::vector<double> cap(static_cast<size_t>(n), 2.0);
   cap[static_cast<size_t>(up_pcie)] = cap[static_cast<size_t>(down_pcie)] = 1.0;
