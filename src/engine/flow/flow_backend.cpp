@@ -114,7 +114,9 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
   FlowSim sim(so);
   const int32_t dir_links = routing::dir_link_count(topo_);
   sim.reserve_links(static_cast<uint32_t>(dir_links));
-  for (int32_t d = 0; d < dir_links; ++d) sim.add_link(Bandwidth(compiler.payload_capacity_bps(d)));
+  std::vector<double> capacity(static_cast<size_t>(dir_links));  // payload capacity per directed link
+  for (int32_t d = 0; d < dir_links; ++d) capacity[static_cast<size_t>(d)] = compiler.payload_capacity_bps(d);
+  for (int32_t d = 0; d < dir_links; ++d) sim.add_link(Bandwidth(capacity[static_cast<size_t>(d)]));
 
   RunReport report;
   report.engine = name();
@@ -132,12 +134,8 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
   std::vector<Resource> resources;
   // Links in series with one of less capacity are left out of the solver (series_representatives).
   const bool series = !failures && !so.record_link_steps;
-  std::vector<routing::DirLink> rep;
-  if (series) {
-    std::vector<double> cap(static_cast<size_t>(dir_links));
-    for (int32_t d = 0; d < dir_links; ++d) cap[static_cast<size_t>(d)] = compiler.payload_capacity_bps(d);
-    rep = series_representatives(topo_, cap);
-  }
+  const std::vector<routing::DirLink> rep = series ? series_representatives(topo_, capacity)
+                                                   : std::vector<routing::DirLink>{};
 
   auto start_flow = [&](int32_t transfer, int32_t index, CompiledFlow& f, Bytes bytes, Time at, Time latency) {
     resources.clear();
@@ -207,8 +205,6 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
   if (!failures) {
     sim.run_until_idle(on_complete);
   } else {
-    std::vector<double> wire_capacity(dir_links);
-    for (int32_t d = 0; d < dir_links; ++d) wire_capacity[d] = compiler.payload_capacity_bps(d);
     FailureDriver::Hooks h;
     h.run_until = [&](Time t) { sim.run_until(t, on_complete); };
     h.run_to_end = [&] { sim.run_until_idle(on_complete); };
@@ -218,7 +214,7 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
       const bool removed = ev.action == FailureAction::Down || ev.action == FailureAction::Drain;
       for (topology::LinkId l : ev.links)
         for (routing::DirLink d : {2 * l, 2 * l + 1}) {
-          double cap = wire_capacity[d];
+          double cap = capacity[static_cast<size_t>(d)];
           if (removed) cap = 0;
           if (ev.action == FailureAction::Degrade) cap = ev.rate.bps * compiler.payload_factor(l);
           sim.set_link_capacity(static_cast<LinkId>(d), Bandwidth(cap));
@@ -271,8 +267,8 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
     const routing::DirLink r = series ? rep[static_cast<size_t>(d)] : d;
     const LinkStats s = sim.link_stats(static_cast<LinkId>(r));
     bytes[d] = s.bytes;
-    const double cap = compiler.payload_capacity_bps(d);
-    peak[d] = r == d ? s.peak_utilization : cap > 0 ? s.peak_utilization * compiler.payload_capacity_bps(r) / cap : 0.0;
+    const double cap = capacity[static_cast<size_t>(d)];
+    peak[d] = r == d ? s.peak_utilization : cap > 0 ? s.peak_utilization * capacity[static_cast<size_t>(r)] / cap : 0.0;
   }
   report.hottest = hottest_links(bytes, &peak, report.makespan, options_.hottest_links,
                                  [&](routing::DirLink d) { return compiler.payload_capacity_bps(d); });
@@ -281,13 +277,11 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
   report.solves = sim.stats().solves;
   report.flows_resolved = sim.stats().flows_resolved;
   if (options_.observe) {
-    std::vector<double> cap(dir_links);
-    for (int32_t d = 0; d < dir_links; ++d) cap[d] = compiler.payload_capacity_bps(d);
     RunObservation o;
     o.engine = name();
     o.report = &report;
     o.link_steps = &sim.link_steps();  // the simulator's own record, not a copy
-    o.link_capacity_bps = &cap;
+    o.link_capacity_bps = &capacity;
     options_.observe(o);
   }
   return report;
