@@ -409,9 +409,9 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
     if (auto_channels && (std::string_view(b->name) == "nvls" || std::string_view(b->name) == "nvls_tree"))
       o.channels = nvls_channels(shape.arch);
     plan = b->build(op, group, bytes, o, topo);
-    // NCCL's sendrecv on a server: a rate per p2p channel, channels by size (pairwise.hpp).
+    // NCCL's sendrecv: a rate per p2p channel, channels by size and communicator (pairwise.hpp).
     if (op == Op::SendRecv && o.tuner && !plan.transfers.empty())
-      scale_sendrecv_channels(plan, topo, bytes, execution_channels(shape), o.nvlink_efficiency);
+      cap_sendrecv_channels(plan, topo, bytes, shape, execution_channels(shape), o);
     if (op == Op::AllToAll && o.tuner && !plan.transfers.empty()) {
       // NCCL's all-to-all as measured on NVSwitch servers (pairwise.hpp): a launch, and NVLink below the ring's rate.
       scale_alltoall_nvlink(plan, topo);

@@ -137,6 +137,10 @@ struct Options {
   // The payload share of an NVLink (links.nvlink_efficiency; scenario::resolve sets it): a plan whose NCCL
   // limit is an absolute rate (sendrecv's rate per channel, pairwise.hpp) states it against that payload.
   double nvlink_efficiency = 0.824;
+  // The payload share of a NIC's port rate (links.<ethernet|infiniband>_efficiency x the transport's payload
+  // per packet; scenario::resolve sets it): NCCL's p2p rate per network channel is stated against it. The
+  // default is RoCEv2's 4,096 B of payload per 4,178 B packet.
+  double network_efficiency = 4096.0 / 4178.0;
 };
 
 // Parameter schema of Options (scenario keys channels, qps, ring_order,

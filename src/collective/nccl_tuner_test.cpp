@@ -403,16 +403,56 @@ TEST(NcclTuner, SendRecvChannelsFollowNcclsP2pRule) {
   // 2 ranks: 32 x 2 > 32 -> 16 to start with.
   EXPECT_EQ(nccl_p2p_channels(Bytes{32} << 20, 2, 18, 24), 16);
   // The plan: 8 GPUs of one server (rail_clos: 450 GB/s NVLink, 0.824 payload = 370.8 GB/s), 64 MiB: 4 channels x
-  // 20 GB/s = 80 GB/s, so each transfer carries ceil(67,108,864 x 370.8 / 80 = 311,049,584.64) = 311,049,585 bytes;
-  // across servers (GPU 7 -> 8 of 16 GPUs) no scaling.
+  // 20 GB/s = 80 GB/s < 370.8, so each transfer keeps its bytes and moves at most 80e9 x 8 = 640e9 bits/s.
   Options o;
   o.tuner = true;
   const auto plan = make_plan("auto", Op::SendRecv, iota(8), Bytes{64} << 20, o, testing::rail_clos(64));
   ASSERT_EQ(plan.transfers.size(), 8u);
-  EXPECT_EQ(plan.transfers[0].bytes, 311'049'585);
+  EXPECT_EQ(plan.transfers[0].bytes, Bytes{64} << 20);
+  EXPECT_DOUBLE_EQ(plan.transfers[0].max_rate_bps, 640e9);
+  // 16 GPUs on 2 servers (the communicator's 16 channels, 400G NICs): every pair runs on
+  // nccl_p2p_net_channels(64 MiB, 16, 16, 50) = 4 channels (P2pNetChannelsFollowNccls229Rule). GPU 7 -> 8
+  // crosses servers: 4 x 13.13 = 52.52 GB/s is above the NIC's payload 50 x 4096 / 4178 = 49.02 GB/s: no
+  // limit. GPU 0 -> 1 inside a server of this communicator: 4 x 20 = 80 GB/s, 640e9 bits/s.
   const auto two = make_plan("auto", Op::SendRecv, iota(16), Bytes{64} << 20, o, testing::rail_clos(64));
+  ASSERT_EQ(execution_channels(comm_shape(iota(16), testing::rail_clos(64), Arch::Hopper)), 16);
   EXPECT_EQ(two.transfers[7].ranks, (std::vector<int32_t>{7, 8}));
   EXPECT_EQ(two.transfers[7].bytes, Bytes{64} << 20);
+  EXPECT_EQ(two.transfers[7].max_rate_bps, 0.0);
+  EXPECT_DOUBLE_EQ(two.transfers[0].max_rate_bps, 640e9);
+}
+
+TEST(NcclTuner, P2pNetChannelsFollowNccls229Rule) {
+  // NCCL 2.29 (pairwise.hpp): a 400G NIC's peer asks for pow2(ceil(50 / 14)) = 4 channels.
+  // 2 ranks, 4 communicator channels (P = 4): 4 x ceil(2 / 8) = 4 <= 4 keeps 4; the operation starts on 4 halved
+  // while x 2 ranks > 4 -> 2, and doubles while its part exceeds 128 KiB: 4 GiB -> 4; 256 KiB -> parts of 128 KiB,
+  // stays 2; 64 KiB -> ceil(64 KiB / 64 KiB) = 1.
+  EXPECT_EQ(nccl_p2p_net_channels(Bytes{4} << 30, 2, 4, 50), 4);
+  EXPECT_EQ(nccl_p2p_net_channels(Bytes{256} << 10, 2, 4, 50), 2);
+  EXPECT_EQ(nccl_p2p_net_channels(Bytes{64} << 10, 2, 4, 50), 1);
+  // 10 ranks, P = 4: 4 x ceil(10 / 8) = 8 > 4 -> 2 a peer; start 2 x 10 > 4 -> 1; doubles once (<= 2 / 2): 2.
+  EXPECT_EQ(nccl_p2p_net_channels(Bytes{4} << 30, 10, 4, 50), 2);
+  EXPECT_EQ(nccl_p2p_net_channels(Bytes{32} << 20, 16, 4, 50), 2);
+  // 80 ranks, P = 16: 4 x 10 = 40 > 16 -> 2, 20 > 16 -> 1 a peer: 1 whatever the size.
+  EXPECT_EQ(nccl_p2p_net_channels(Bytes{4} << 30, 80, 16, 50), 1);
+  // A 200G NIC: ceil(25 / 14) = 2 a peer; 2 ranks, P = 4: 2 channels. No NIC: NCCL's 2.
+  EXPECT_EQ(nccl_p2p_net_channels(Bytes{4} << 30, 2, 4, 25), 2);
+  EXPECT_EQ(nccl_p2p_net_channels(Bytes{4} << 30, 2, 4, 0), 2);
+  // The plan of 10 GPUs one per server (GPU 0 of each of rail_clos(128)'s first 10 servers): the ring search's 2
+  // channels doubled, 4 (nccl_tuner.hpp), so 2 channels per operation: every transfer crosses servers and moves at
+  // most 2 x 13.13 GB/s = 26.26e9 x 8 = 210.08e9 bits/s, under the NIC's 49.02 GB/s.
+  Group g;
+  for (int32_t s = 0; s < 10; ++s) g.push_back(8 * s);
+  const auto t = testing::rail_clos(128);
+  ASSERT_EQ(execution_channels(comm_shape(g, t, Arch::Hopper)), 4);
+  Options o;
+  o.tuner = true;
+  const auto plan = make_plan("auto", Op::SendRecv, g, Bytes{4} << 30, o, t);
+  ASSERT_EQ(plan.transfers.size(), 10u);
+  for (const auto& x : plan.transfers) EXPECT_NEAR(x.max_rate_bps, 210.08e9, 1) << x.label;
+  // The bare algorithm (no NCCL model) has no limit.
+  for (const auto& x : make_plan("auto", Op::SendRecv, g, Bytes{4} << 30, Options{}, t).transfers)
+    EXPECT_EQ(x.max_rate_bps, 0.0);
 }
 
 TEST(NcclTuner, Lists) {

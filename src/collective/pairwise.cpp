@@ -88,17 +88,54 @@ int32_t nccl_p2p_channels(Bytes bytes, int32_t ranks, int32_t nvlinks, int32_t c
   return static_cast<int32_t>(n);
 }
 
-void scale_sendrecv_channels(plan::TransferPlan& plan, const topology::Topology& topo, Bytes bytes,
-                             int32_t comm_channels, double nvlink_efficiency) {
-  const auto ranks = static_cast<int32_t>(plan.transfers.size());
-  for (auto& t : plan.transfers) {
-    const double raw = nvswitch_pair_bps(topo, t);  // bits/s
-    if (raw <= 0) continue;
-    const auto nvlinks = static_cast<int32_t>(std::lround(raw / 8 / 25e9));  // NVLink 4: 25 GB/s a link
-    const double payload = raw / 8 * nvlink_efficiency;                      // bytes/s
-    const double cap = nccl_p2p_channels(bytes, ranks, nvlinks, comm_channels) * kP2pChannelGBs * 1e9;
-    if (cap < payload) t.bytes = static_cast<Bytes>(std::ceil(static_cast<double>(t.bytes) * payload / cap));
+int32_t nccl_p2p_net_channels(Bytes bytes, int32_t ranks, int32_t comm_channels, double nic_gbs) {
+  const int64_t p2p = std::min<int64_t>(32, pow2_up(std::max(1, comm_channels)));  // p2pnChannels
+  // A network peer: max(netCount = 1, divUp((int) NIC GB/s, 14)) (2 without a NIC); NVLink peers ask for more.
+  const auto gbs = static_cast<int64_t>(nic_gbs);
+  int64_t per_peer = gbs > 0 ? pow2_up(std::max<int64_t>(1, (gbs + 13) / 14)) : 2;
+  const int64_t rounds = (int64_t{ranks} + 7) / 8;  // NCCL_MAX_DEV_WORK_P2P_PER_BATCH = 8
+  while (per_peer * rounds > p2p && per_peer > 1) per_peer /= 2;
+  int64_t lo = per_peer;
+  while (lo * ranks > p2p && lo > 1) lo /= 2;
+  constexpr int64_t kMinPart = int64_t{64} << 10, kMaxPart = int64_t{128} << 10;  // net p2p chunk / 2, chunk
+  int64_t n = std::min<int64_t>(lo, std::max<int64_t>(1, (bytes + kMinPart - 1) / kMinPart));
+  int64_t part = std::max<int64_t>(kMinPart, (bytes + n - 1) / n);
+  while (part > kMaxPart && n <= per_peer / 2) {
+    n *= 2;
+    part = (bytes + n - 1) / n;
   }
+  return static_cast<int32_t>(n);
+}
+
+double nccl_p2p_rate_cap_bps(const topology::Topology& topo, int32_t from, int32_t to, Bytes bytes,
+                             const CommShape& shape, int32_t comm_channels, const Options& o) {
+  if (from == to || bytes <= 0) return 0;
+  const auto [sa, nvlink_bps] = nvswitch_server(topo, from);
+  double payload = 0, cap = 0;  // bytes/s
+  if (sa != topology::kNone && sa == nvswitch_server(topo, to).first) {
+    const auto nvlinks = static_cast<int32_t>(std::lround(nvlink_bps / 8 / 25e9));  // NVLink 4: 25 GB/s a link
+    payload = nvlink_bps / 8 * o.nvlink_efficiency;
+    const int32_t ch = shape.nodes > 1 ? nccl_p2p_net_channels(bytes, shape.ranks, comm_channels, shape.nic_gbs)
+                                       : nccl_p2p_channels(bytes, shape.ranks, nvlinks, comm_channels);
+    cap = ch * kP2pChannelGBs * 1e9;
+  } else {
+    const auto nic = [&](int32_t r) {
+      return static_cast<size_t>(r) < topo.gpu_nic.size() ? topo.gpu_nic[static_cast<size_t>(r)] : topology::kNone;
+    };
+    if (nic(from) == topology::kNone || nic(to) == topology::kNone || shape.nic_gbs <= 0) return 0;
+    const auto server = [&](int32_t r) { return topo.nodes[topo.gpus[static_cast<size_t>(r)]].server; };
+    if (server(from) == server(to) && server(from) != topology::kNone) return 0;  // PCIe-only server: not modelled
+    payload = shape.nic_gbs * 1e9 * o.network_efficiency;
+    cap = nccl_p2p_net_channels(bytes, shape.ranks, comm_channels, shape.nic_gbs) * kP2pNetChannelGBs * 1e9;
+  }
+  return cap < payload ? 8 * cap : 0;
+}
+
+void cap_sendrecv_channels(plan::TransferPlan& plan, const topology::Topology& topo, Bytes bytes,
+                           const CommShape& shape, int32_t comm_channels, const Options& o) {
+  for (auto& t : plan.transfers)
+    if (t.kind == plan::TransferKind::P2p && t.bytes > 0)
+      t.max_rate_bps = nccl_p2p_rate_cap_bps(topo, t.ranks[0], t.ranks[1], bytes, shape, comm_channels, o);
 }
 
 AlgorithmInfo pairwise_algorithm() {

@@ -45,26 +45,57 @@
 // a power of 2 (at least 1), doubling while a channel's part exceeds 16 MiB
 // (a 512 KiB step x 32) and the per-peer maximum allows. A transfer between
 // two GPUs of one server therefore moves at min(NVLink payload, channels x
-// kP2pChannelGBs): its bytes are scaled by the ratio when the channels are
-// the slower (exact for a transfer alone on its links, as in sendrecv_perf;
-// it over-counts the link's share when others share it). The rate per
+// kP2pChannelGBs): the transfer's rate limit (plan::Transfer::max_rate_bps)
+// when the channels are the slower, so what it leaves of the NVLink stays
+// for the transfers sharing it. The rate per
 // channel is fitted on the same tables' sendrecv rows (8 ranks, 4 channels
 // at 32 and 64 MiB: 79.6 and 82.0 GB/s; 8 at 128 MiB: 162.6; 16 at 256 MiB:
 // 299.6, i.e. 19.9, 20.5, 20.3, 18.7 a channel); before, podnet moved 64
 // MiB at the NVLink's 370 GB/s where the table shows 82 (4.5 x fast).
-// ASSUMPTIONS: the same rate on every GPU generation; transfers across
-// servers are not limited this way (NCCL's network channels are the NICs').
+// ASSUMPTIONS: the same rate on every GPU generation.
+//
+// NCCL's sendrecv across servers (with Options::tuner; also a pipeline's
+// stage-to-stage p2p in training, workload/training.cpp): in a communicator
+// that spans servers every p2p operation runs on fewer channels, and a
+// channel that sends through a NIC moves at most kP2pNetChannelGBs. NCCL
+// 2.29 (graph/paths.cc ncclTopoGetNchannels, ncclTopoComputeP2pChannels;
+// enqueue.cc addP2pToPlan): a network peer gets max(1, ceil(NIC GB/s / 14))
+// channels (P2P_PER_CHANNEL_NET_BW = 14 GB/s, NCCL's own figure for what
+// one channel carries), rounded up to a power of 2 (4 for a 400G NIC), the
+// fewest of any peer (so the network's, NVLink peers get more); halved while
+// that x ceil(ranks / 8) exceeds the p2p channels P (the communicator's
+// channels rounded up to a power of 2, at most 32); an operation starts on
+// that count halved while it x ranks exceeds P, at most one per 64 KiB, and
+// doubles while a channel's part exceeds 128 KiB (the 128 KiB network p2p
+// chunk) and the per-peer count allows. Pairs inside a server of such a
+// communicator take the same count at kP2pChannelGBs each. A transfer
+// through NICs therefore moves at min(NIC payload, channels x
+// kP2pNetChannelGBs), a rate limit as above. kP2pNetChannelGBs is
+// fitted by least squares (relative rate) on four measured sendrecv_perf
+// tables of ten H100 servers with 400G NICs, 1, 2, 4 and 8 GPUs each
+// (xxrjun/nccl-tests-cluster, NCCL 2.29.2, tests/data/nccl-tests/README.md):
+// 24.87 / 25.18 / 26.25 GB/s on 2 channels and 15.23 on 1 at 4 GiB, a
+// channel 13.18 GB/s (residuals 1.06, 1.05, 1.00 and, 8 GPUs a server,
+// where each crossing pair changes rail through PXN, 0.87). Before, podnet
+// moved such a pair at the NIC's 49 GB/s: 1.97 x the 10-server table.
+// ASSUMPTIONS: one NIC per GPU (netCount 1); the rate does not depend on the
+// NIC's speed (only 400G measured); on 2 servers the tables (4 channels,
+// 39-46 GB/s at 4 GiB over 45 node pairs) sit below the NIC's 49 GB/s that
+// podnet still gives there (1.06-1.24); all-to-all is not limited this way
+// (every peer has its own channels, so the NIC binds: measured within 1 %).
 #pragma once
 
 #include <cstdint>
 
 #include "collective/collective.hpp"
+#include "collective/nccl_tuner.hpp"
 
 namespace podnet::collective {
 
 inline constexpr double kAlltoallLaunchUs = 36.5;
 inline constexpr double kAlltoallNvlinkEfficiency = 0.911;
-inline constexpr double kP2pChannelGBs = 20.0;  // GB/s a p2p channel (thread block) copies, fitted
+inline constexpr double kP2pChannelGBs = 20.0;      // GB/s a p2p channel (thread block) copies, fitted
+inline constexpr double kP2pNetChannelGBs = 13.13;  // GB/s a p2p channel sends through a NIC, fitted
 
 // NCCL's channels for one p2p operation of `bytes` in a communicator of `ranks` ranks on one NVSwitch
 // server whose GPUs have `nvlinks` NVLinks each, with `comm_channels` channels (the rule above).
@@ -76,9 +107,19 @@ AlgorithmInfo p2p_algorithm();
 // Scales the bytes of the plan's P2p transfers between two GPUs of one
 // NVSwitch server by 1 / kAlltoallNvlinkEfficiency (rounded up).
 void scale_alltoall_nvlink(plan::TransferPlan& plan, const topology::Topology& topo);
-// Scales the bytes of a sendrecv plan's P2p transfers between two GPUs of one NVSwitch server so that they
-// move at min(NVLink payload, nccl_p2p_channels x kP2pChannelGBs) (rounded up).
-void scale_sendrecv_channels(plan::TransferPlan& plan, const topology::Topology& topo, Bytes bytes,
-                             int32_t comm_channels, double nvlink_efficiency);
+// NCCL's channels for one p2p operation of `bytes` in a communicator of `ranks` ranks on several servers, with
+// `comm_channels` channels and NICs of `nic_gbs` GB/s (the rule above).
+int32_t nccl_p2p_net_channels(Bytes bytes, int32_t ranks, int32_t comm_channels, double nic_gbs);
+
+// NCCL's p2p rate limit (payload bits/s) for a P2p transfer of `bytes` from GPU rank `from` to `to`, one
+// operation of a communicator of shape `shape` with `comm_channels` channels: inside one NVSwitch server
+// channels x kP2pChannelGBs, through NICs channels x kP2pNetChannelGBs; 0 (none) when that is not below the
+// path's payload rate (NVLink at o.nvlink_efficiency, the NIC at o.network_efficiency) or for any other pair
+// (a torus's chip-to-chip links).
+double nccl_p2p_rate_cap_bps(const topology::Topology& topo, int32_t from, int32_t to, Bytes bytes,
+                             const CommShape& shape, int32_t comm_channels, const Options& o);
+// Sets the max_rate_bps of a sendrecv plan's P2p transfers to nccl_p2p_rate_cap_bps.
+void cap_sendrecv_channels(plan::TransferPlan& plan, const topology::Topology& topo, Bytes bytes,
+                           const CommShape& shape, int32_t comm_channels, const Options& o);
 
 }  // namespace podnet::collective

@@ -280,6 +280,33 @@ TEST(EngineValidation, SmallerRingFinishesThenTheLargerSpeedsUp) {
   }
 }
 
+// A rate limit outside the links (plan::Transfer::max_rate_bps): rank 0 sends S = 1 GiB to rank 1 limited to B / 4
+// and S to rank 2 without a limit, both from its one NIC (same leaf, alpha = 6,630 ns each). Flow engine (max-min
+// with a cap): the limited one runs at B / 4, the other takes the 3 B / 4 it leaves and ends at alpha + bw / 0.75;
+// the limited one then runs alone at its cap and ends at alpha + 4 bw (bw = 8 S / B). The analytical engine takes
+// the longer of its link sharing (2 bw for both) and bytes / limit: alpha + 4 bw for the limited one, alpha + 2 bw
+// for the other (it does not hand the limited one's leftover to the others: optimistic for neither). The packet
+// engine paces the limited QP (within 1 %).
+TEST(EngineValidation, RateLimitedTransferLeavesTheRestOfTheLinkToOthers) {
+  const Bytes s = 1_GiB;
+  const double bw = 8.0 * static_cast<double>(s) / kNicPayloadBps;
+  const double alpha = kSameLeafHopNs * 1e-9;
+  plan::Transfer limited = p2p(0, 1, s);
+  limited.max_rate_bps = kNicPayloadBps / 4;
+  const plan::TransferPlan plan = plan_of({limited, p2p(0, 2, s)});
+  const RunReport flow = run("flow", small_fat_tree(), "static", plan);
+  expect_rel(seconds(flow.transfers[0].finish), alpha + 4 * bw, 1e-6, "flow: limited");
+  expect_rel(seconds(flow.transfers[1].finish), alpha + bw / 0.75, 1e-6, "flow: the other");
+  const RunReport ana = run("analytical", small_fat_tree(), "static", plan);
+  expect_rel(seconds(ana.transfers[0].finish), alpha + 4 * bw, 1e-6, "analytical: limited");
+  expect_rel(seconds(ana.transfers[1].finish), alpha + 2 * bw, 1e-6, "analytical: the other");
+  const RunReport pkt = run("packet", small_fat_tree(), "static", plan_of({limited, p2p(0, 2, s / 64)}));
+  expect_rel(seconds(pkt.transfers[0].finish), alpha + 4 * bw, 0.01, "packet: limited");
+  // Without the limit both share the NIC: 2 bw each (the flow engine, exactly).
+  const RunReport plain = run("flow", small_fat_tree(), "static", plan_of({p2p(0, 1, s), p2p(0, 2, s)}));
+  expect_rel(seconds(plain.transfers[0].finish), alpha + 2 * bw, 1e-6, "flow: no limit");
+}
+
 // (f) Contention inside one transfer: the ring 0 -> 8 -> 1 -> 9 -> 0 goes
 // leaf0 -> leaf1 twice (0->8, 1->9) and leaf1 -> leaf0 twice (8->1, 9->0).
 // With `static` routing both crossings of each direction take spine 0, so

@@ -41,6 +41,14 @@
 // latency of their own (the packet engine's packets still take their
 // physical propagation and switch time).
 // Bytes are payload bytes; engines add wire overhead.
+// A rate limit outside the links (max_rate_bps > 0, P2p / Ring / Coupled):
+// the transfer moves at most that many payload bits per second, a P2p in
+// total over its QPs, a Ring or Coupled on each hop or edge, whatever its
+// links leave free; what it does not use stays for the transfers sharing its
+// links. The collective layer sets it where NCCL's p2p channels, not a link,
+// bound the rate (collective/pairwise.hpp). Engines: the analytical one
+// takes the longer of its link-sharing time and bytes / limit; the flow
+// engine caps the flow's max-min rate; the packet engine paces the QPs.
 //
 // Pipeline (Ring and Coupled only): how NCCL moves the transfer, slice by
 // slice through a bounded buffer per connection (NVIDIA/nccl
@@ -100,6 +108,7 @@ struct Transfer {
   int32_t qps = 1;             // QPs per connection (ECMP entropy)
   int32_t channel = 0;         // NCCL channel (for reporting)
   bool open = false;           // Ring only: a chain, no closing hop
+  double max_rate_bps = 0;     // > 0: payload bits/s it moves at most (P2p: over its QPs; else per hop), above
   std::vector<std::pair<int32_t, int32_t>> edges;  // Coupled only: (src, dst) edges, each carrying `bytes`
   Time duration;                                   // Compute only: how long the work takes
   // Compute only: the delay holds the per-hop latency of the transfers after it that pay none of their
@@ -125,6 +134,15 @@ struct TransferPlan {
     return static_cast<int32_t>(transfers.size() - 1);
   }
 };
+
+// The rate limit (bits/s) of the part of transfer t (t.max_rate_bps > 0) that carries `bytes`: a P2p's limit
+// holds for its QPs together, so a QP gets its share of the bytes' share; a Ring's or Coupled's holds for each
+// hop or edge whole.
+inline double part_rate_cap_bps(const Transfer& t, Bytes bytes) {
+  if (t.kind == TransferKind::P2p && t.bytes > 0)
+    return t.max_rate_bps * static_cast<double>(bytes) / static_cast<double>(t.bytes);
+  return t.max_rate_bps;
+}
 
 // Transfer indices in an order where every dependency comes before its
 // dependents (Kahn's algorithm, ties by index). Throws Error on a cycle or a

@@ -36,6 +36,12 @@ Setup resolve(Scenario sc, std::optional<topology::Topology> fabric) {
     s.collective = collective::options_from(sc.section("collective"));
     s.collective.seed = sc.seed;  // draws the permutation pattern (collective/patterns.hpp)
     s.collective.nvlink_efficiency = s.network.links[engine::LinkClass::NvLink].efficiency;
+    s.collective.network_efficiency =
+        s.network
+            .links[s.network.transport.name == "infiniband" ? engine::LinkClass::InfiniBand
+                                                            : engine::LinkClass::Ethernet]
+            .efficiency *
+        s.network.transport.efficiency();
     s.placement = cluster::parse_policy(sc.section("placement").get_string("policy"));
     s.scheduler = cluster::parse_scheduler(sc.section("scheduler").get_string("policy"));
     s.reliability = reliability::config_from(sc.section("reliability"));

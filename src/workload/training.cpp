@@ -4,8 +4,11 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
+#include <optional>
 #include <tuple>
 
+#include "collective/nccl_tuner.hpp"
+#include "collective/pairwise.hpp"
 #include "core/error.hpp"
 #include "workload/schedule.hpp"
 
@@ -375,7 +378,10 @@ class Builder {
             t.kind = shape.kind;
             t.ranks = shape.ranks;
             t.edges = shape.edges;
+            // NCCL's p2p rate (collective/pairwise.hpp): a stage boundary's sends are operations of the pipeline
+            // group's communicator, whose channels limit them; the edges share one rate, its slowest edge's limit.
             t.bytes = T_ == 1 ? bsh : per_edge;
+            t.max_rate_bps = boundary_cap_[static_cast<size_t>(i) * 2 + (fwd ? 0 : 1)];
             t.qps = opt_.collective.qps;
             t.deps = {from.last};
             t.label = fmt::format("p2p {} vs{}->{} mb{}", fwd ? "act" : "grad", vs, dvs, mb);
@@ -389,9 +395,31 @@ class Builder {
   // two representatives when there is one replica of one TP rank, else Coupled over every (replica, TP rank)
   // edge with the sorted participants.
   const plan::Transfer& boundary(int32_t i, int32_t dst, bool fwd) {
-    if (boundaries_.empty()) boundaries_.resize(static_cast<size_t>(P_) * 2);
-    plan::Transfer& t = boundaries_[static_cast<size_t>(i) * 2 + (fwd ? 0 : 1)];
+    if (boundaries_.empty()) {
+      boundaries_.resize(static_cast<size_t>(P_) * 2);
+      boundary_cap_.assign(static_cast<size_t>(P_) * 2, 0.0);
+    }
+    const size_t slot = static_cast<size_t>(i) * 2 + (fwd ? 0 : 1);
+    plan::Transfer& t = boundaries_[slot];
     if (!t.ranks.empty()) return t;
+    if (opt_.collective.tuner) {  // the slowest edge's limit (NCCL's p2p rate, collective/pairwise.hpp)
+      if (!pp_shape_) {
+        collective::Group g(static_cast<size_t>(P_));
+        for (int32_t s = 0; s < P_; ++s) g[static_cast<size_t>(s)] = gpu_[static_cast<size_t>(job_.rank(0, 0, s))];
+        pp_shape_ = collective::comm_shape(g, topo_, opt_.collective.arch);
+        pp_channels_ = collective::execution_channels(*pp_shape_);
+      }
+      const Bytes op_bytes = (times_.pp_p2p_bytes + T_ - 1) / T_;
+      double cap = 0;  // 0: none
+      for (int32_t r = 0; r < D_; ++r)
+        for (int32_t j = 0; j < T_; ++j) {
+          const double c = collective::nccl_p2p_rate_cap_bps(topo_, gpu_[static_cast<size_t>(job_.rank(j, r, i))],
+                                                             gpu_[static_cast<size_t>(job_.rank(j, r, dst))], op_bytes,
+                                                             *pp_shape_, pp_channels_, opt_.collective);
+          if (c > 0 && (cap == 0 || c < cap)) cap = c;
+        }
+      boundary_cap_[slot] = cap;
+    }
     if (T_ == 1 && D_ == 1) {
       t.kind = plan::TransferKind::P2p;
       t.ranks = {gpu_[static_cast<size_t>(job_.rank(0, 0, i))], gpu_[static_cast<size_t>(job_.rank(0, 0, dst))]};
@@ -411,7 +439,10 @@ class Builder {
     std::sort(t.ranks.begin(), t.ranks.end());
     return t;
   }
-  std::vector<plan::Transfer> boundaries_;  // by stage x 2 (forward, backward)
+  std::vector<plan::Transfer> boundaries_;         // by stage x 2 (forward, backward)
+  std::vector<double> boundary_cap_;               // their rate limit (bits/s; 0: none) for NCCL's p2p, the same slots
+  std::optional<collective::CommShape> pp_shape_;  // the first pipeline group's communicator
+  int32_t pp_channels_ = 0;
 
   // The DP collectives' algorithm: auto is NCCL's tuner when NCCL's model is on, else the plain ring.
   const char* dp_algorithm() const {

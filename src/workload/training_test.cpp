@@ -7,6 +7,7 @@
 #include <numeric>
 #include <set>
 
+#include "collective/nccl_tuner.hpp"
 #include "topology/builders.hpp"
 #include "workload/schedule.hpp"
 
@@ -165,6 +166,40 @@ TEST(Training, PlanHasEveryDpGroupAndEveryReplicasP2p) {
   EXPECT_TRUE(ring_groups.count({9, 11, 13, 15}));
   EXPECT_EQ(rings, ip.dp_collectives);  // one ring per collective (1 channel)
   EXPECT_GE(ip.dp_buckets, 3);
+}
+
+TEST(Training, PipelineP2pAcrossServersRunsOnNcclsNetworkChannels) {
+  // PP16 with one GPU a server (GPU 0 of 16 servers of rail(128)), a p2p message of b s h x 2 B = 1 x 4,096 x
+  // 4,096 x 2 = 32 MiB. Under NCCL's model every stage boundary's send is an operation of the pipeline group's
+  // communicator (16 ranks on 16 servers, 4 channels: the ring search's 2 doubled), which runs it on
+  // nccl_p2p_net_channels(32 MiB, 16, 4, 50) = 2 channels (collective/pairwise.hpp): at most 2 x 13.13 GB/s
+  // = 210.08e9 bits/s, below the NIC's 49.02 GB/s. Without the model (a bare TrainOptions): no limit.
+  Job j = tiny(16, 16);
+  j.model.hidden = 4096;
+  j.model.ffn = 16384;
+  j.model.heads = 32;
+  j.model.kv_heads = 32;
+  j.model.seq = 4096;
+  j.model.layers = 16;
+  std::vector<int32_t> gpus;
+  for (int32_t s = 0; s < 16; ++s) gpus.push_back(8 * s);
+  const auto& topo = rail(128);
+  IterationTimes times = fixed_times(j);
+  ASSERT_EQ(times.pp_p2p_bytes, Bytes{32} << 20);
+  TrainOptions o;
+  o.collective.tuner = true;
+  ASSERT_EQ(collective::execution_channels(collective::comm_shape(gpus, topo, o.collective.arch)), 4);
+  const IterationPlan ip = build_iteration(j, gpus, topo, times, o);
+  int64_t p2p = 0;
+  for (size_t k = 0; k < ip.plan.transfers.size(); ++k)
+    if (ip.category[k] == Category::Pp) {
+      ++p2p;
+      EXPECT_NEAR(ip.plan.transfers[k].max_rate_bps, 210.08e9, 1) << ip.plan.transfers[k].label;
+    }
+  EXPECT_EQ(p2p, 15 * 16 * 2);  // (p - 1) boundaries x m x 2 directions
+  const IterationPlan bare = build_iteration(j, gpus, topo, times, TrainOptions{});
+  for (size_t k = 0; k < bare.plan.transfers.size(); ++k)
+    if (bare.category[k] == Category::Pp) EXPECT_EQ(bare.plan.transfers[k].max_rate_bps, 0.0);
 }
 
 TEST(Training, SimulateSmallJobEndToEnd) {

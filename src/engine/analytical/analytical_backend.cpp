@@ -168,6 +168,9 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
     }
     for (size_t f = 0; f < flows.size(); ++f) {
       const CompiledFlow& cf = flows[f];
+      const plan::Transfer& tr = plan.transfers[static_cast<size_t>(cf.transfer)];
+      if (tr.max_rate_bps > 0 && cf.bytes > 0)  // a rate limit outside the links (transfer_plan.hpp)
+        drain[f] = std::max(drain[f], 8.0 * static_cast<double>(cf.bytes) / plan::part_rate_cap_bps(tr, cf.bytes));
       const Time tx = cf.bytes == 0 ? Time() : Time::from_seconds(drain[f]);
       Time& dur = duration[static_cast<size_t>(cf.transfer)];
       dur = std::max(dur, cf.latency + tx);

@@ -160,6 +160,8 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
     spec.start = at;
     spec.latency = latency;
     spec.resources = resources;
+    const plan::Transfer& tr = plan.transfers[static_cast<size_t>(transfer)];
+    if (tr.max_rate_bps > 0 && f.bytes > 0) spec.cap = Bandwidth(plan::part_rate_cap_bps(tr, f.bytes));
     spec.tag = records.size();
     Record r{transfer, index, f.route_weight, kInvalidId,
              keep_routes ? std::move(f.parts) : std::vector<routing::PathPart>{}};

@@ -43,6 +43,7 @@ int32_t Nic::add_stream(const StreamSpec& s, const std::vector<PathPart>& route)
   {
     Qp& q = qps.back();
     q.entropy = s.entropy;
+    q.max_rate = s.max_rate_bps;
     q.npkts = static_cast<uint32_t>((s.bytes + c_.mtu - 1) / c_.mtu);
     q.last_payload = static_cast<uint16_t>(s.bytes - static_cast<Bytes>(q.npkts > 0 ? q.npkts - 1 : 0) * c_.mtu);
     if (s.slices > 0 && s.bytes > 0) {  // every slice is its own message: packets never span two
@@ -230,7 +231,8 @@ Packet Nic::make_data_packet(uint32_t qi, DirLink p, int64_t now) {
   const PortHot& I = ports_.hot[p];
   const int64_t bytes = I.net ? k.wire : k.raw;
   const int64_t ser = ser_ps(bytes, I.bps);
-  const int64_t gap = q.cc.rate >= q.cc.line ? ser : std::llround(static_cast<double>(bytes) * 8e12 / q.cc.rate);
+  int64_t gap = q.cc.rate >= q.cc.line ? ser : std::llround(static_cast<double>(bytes) * 8e12 / q.cc.rate);
+  if (q.max_rate > 0) gap = std::max<int64_t>(gap, std::llround(static_cast<double>(k.raw) * 8e12 / q.max_rate));
   q.next_send = now + gap;
   q.last_bytes = bytes;
   if (traits_.byte_counter) {

@@ -87,6 +87,7 @@ struct Qp {
   int64_t heap_time = 0;
   int64_t last_bytes = 0;  // wire bytes of the last packet (rate changes rescale its gap)
   cc::Flow cc;             // congestion state (rate RC, ...), owned by the algorithm
+  double max_rate = 0;     // > 0: payload bits/s the QP sends at most (StreamSpec::max_rate_bps)
   // receiver
   bool rx_done = false, nack_sent = false;
   uint32_t rcv_nxt = 0, last_acked = 0;

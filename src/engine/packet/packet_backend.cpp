@@ -226,6 +226,8 @@ RunReport PacketBackend::run(const plan::TransferPlan& plan) {
         s.src = hops[h].first;
         s.dst = hops[h].second;
         s.bytes = t.bytes / qps + (q < t.bytes % qps ? 1 : 0);
+        if (t.max_rate_bps > 0 && s.bytes > 0)  // each QP of a P2p or of a hop its share (transfer_plan.hpp)
+          s.max_rate_bps = t.max_rate_bps * static_cast<double>(s.bytes) / static_cast<double>(t.bytes);
         s.entropy = base + static_cast<uint64_t>(q);
         s.start = at;
         const auto& r = routes[h * qps + q];

@@ -218,6 +218,10 @@ struct StreamSpec {
   // them (-1: all) until release_slices() raises it.
   int64_t slices = 0;
   int64_t send_slices = -1;
+  // > 0: the QP sends at most this many payload bits per second (plan::Transfer::max_rate_bps, its share):
+  // a packet of w payload bytes is followed by a gap of at least 8 w / max_rate, whatever its congestion
+  // control allows.
+  double max_rate_bps = 0;
 };
 
 struct PortStats {
