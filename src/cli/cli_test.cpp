@@ -168,6 +168,22 @@ TEST(Cli, TrainRefusesAJobThatDoesNotFitUnlessAllowOom) {
   EXPECT_NE(forced.out.find("\"fits\": false"), std::string::npos);
 }
 
+TEST(Cli, TrainNamesTheCollectiveThatFillsThePlan) {
+  // The default job at 800 Gb/s: NCCL's tuner picks PAT for the 128-GPU data-parallel reduce-scatters (one GPU a
+  // server) of its 190 MB buckets, 128 x 7 steps x 8 channels + 1 latency delay = 7,169 transfers each, and with
+  // the rest of the plan 583 of them reach the 4,194,304-transfer limit. The error names the collective and how to
+  // exclude PAT; without PAT the job runs.
+  const std::string args =
+      "train aipod-16k --engine analytical --set server.nic_speed=800Gbps --set switch.port_speed=800Gbps";
+  Result r = run(args, true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("its data-parallel reducescatters (pat over 128 GPUs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("7169 transfers each, 583 built so far"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--set collective.algorithms=^pat"), std::string::npos) << r.out;
+  Result ok = run(args + " --set collective.algorithms=^pat --format json");
+  ASSERT_EQ(ok.status, 0) << ok.out;
+}
+
 TEST(Cli, TrainAndReliabilityJson) {
   Result t = run("train leafspine-8k --engine analytical --format json");
   ASSERT_EQ(t.status, 0);

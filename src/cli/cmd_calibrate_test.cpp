@@ -162,6 +162,33 @@ TEST(Calibrate, FitsThePublishedTwoNodeLog) {
   EXPECT_EQ(doc["rows"].size(), 11u);
 }
 
+TEST(Calibrate, SaysASendRecvAcrossServersIsNotTheNics) {
+  // The ten-node sendrecv table with one GPU a node (the first block of h100-10node-sendrecv.log), its 32 and
+  // 64 MiB rows: under NCCL's model NCCL's p2p channels bound it, and the default fit (the NIC's efficiency, the
+  // stack latency and NVLink's) says that a NIC efficiency fitted to it is not the NIC's.
+  const std::string dir = std::string(PODNET_SOURCE_DIR) + "/tests/data/nccl-tests/";
+  std::ifstream in(dir + "h100-10node-sendrecv.log");
+  std::string text, line;
+  int rows = 0;
+  while (std::getline(in, line) && line.find("concluded") == std::string::npos) {
+    const bool row = !line.empty() && line[0] != '#';
+    if (row && ++rows > 2) continue;
+    text += line + "\n";
+  }
+  const std::string log = write_file("sendrecv-10x1.log", text);
+  const Result c = run("calibrate aipod-16k --engine analytical --nccl-tests " + log);
+  ASSERT_EQ(c.status, 0) << c.out;
+  EXPECT_NE(c.out.find("a sendrecv log across servers is fitted with the NIC's efficiency, but NCCL's p2p channels"),
+            std::string::npos)
+      << c.out;
+  // An all-reduce log across servers gets no such note.
+  const Result a = run("calibrate leafspine-8k --set topology.gpus=64 --set network.transport=infiniband --engine "
+                       "analytical --op allreduce --nccl-tests " +
+                       dir + "h100-2node-ring-allreduce.log");
+  ASSERT_EQ(a.status, 0) << a.out;
+  EXPECT_EQ(a.out.find("a sendrecv log across servers"), std::string::npos) << a.out;
+}
+
 TEST(Calibrate, RefusesALogWhoseDataCheckFailed) {
   // podnet writes N/A in #wrong (nothing checked); a real run that found wrong values at a size was broken.
   const Result t = run("bench " + kScenario + " --gpus 0-15 --min 1MiB --max 4MiB --format nccl-tests");

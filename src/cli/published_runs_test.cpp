@@ -102,7 +102,7 @@ TEST(PublishedRuns, MegatronPipelineRowsHeldOutWithinTenPercent) {
 
 TEST(PublishedRuns, Llama3HeldOut) {
   // The default job (Llama 3 405B, 16,384 H100, TP8 PP16 DP128) and the paper's two other rows. Held out at
-  // 1.05-1.11: within 15 % here, outside 10 % on the 8K-GPU row (docs/validation.md says why it may be).
+  // 1.06-1.13: within 15 % here, outside 10 % on two rows (docs/validation.md says why it may be).
   struct L {
     const char* name;
     double published;

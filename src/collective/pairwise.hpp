@@ -70,19 +70,30 @@
 // chunk) and the per-peer count allows. Pairs inside a server of such a
 // communicator take the same count at kP2pChannelGBs each. A transfer
 // through NICs therefore moves at min(NIC payload, channels x
-// kP2pNetChannelGBs), a rate limit as above. kP2pNetChannelGBs is
-// fitted by least squares (relative rate) on four measured sendrecv_perf
-// tables of ten H100 servers with 400G NICs, 1, 2, 4 and 8 GPUs each
-// (xxrjun/nccl-tests-cluster, NCCL 2.29.2, tests/data/nccl-tests/README.md):
-// 24.87 / 25.18 / 26.25 GB/s on 2 channels and 15.23 on 1 at 4 GiB, a
-// channel 13.18 GB/s (residuals 1.06, 1.05, 1.00 and, 8 GPUs a server,
-// where each crossing pair changes rail through PXN, 0.87). Before, podnet
-// moved such a pair at the NIC's 49 GB/s: 1.97 x the 10-server table.
-// ASSUMPTIONS: one NIC per GPU (netCount 1); the rate does not depend on the
-// NIC's speed (only 400G measured); on 2 servers the tables (4 channels,
-// 39-46 GB/s at 4 GiB over 45 node pairs) sit below the NIC's 49 GB/s that
-// podnet still gives there (1.06-1.24); all-to-all is not limited this way
-// (every peer has its own channels, so the NIC binds: measured within 1 %).
+// kP2pNetChannelGBs), a rate limit as above. kP2pNetChannelGBs is fitted
+// by least squares (relative rate) on four measured sendrecv_perf tables of
+// ten H100 servers with 400G NICs, 1, 2, 4 and 8 GPUs each, every size from
+// 32 MiB to 16 GiB (40 rows; xxrjun/nccl-tests-cluster, NCCL 2.29.2,
+// tests/data/nccl-tests/README.md): about 24.9 / 25.2 / 26.2 GB/s on 2
+// channels and 15.2 on 1, a channel 13.13 GB/s (podnet / measured 1.04-1.09,
+// 1.04-1.05, 1.00-1.01 and, 8 GPUs a server, where each crossing pair
+// changes rail through PXN, 0.86-0.89). Before, podnet moved such a pair at
+// the NIC's 49 GB/s: 1.97 x the one-GPU-a-server table.
+// Which communicator an operation belongs to is the caller's: bench's
+// sendrecv is one of the group's; a training pipeline's sends are the
+// pipeline group's when batched, a two-rank one's when not
+// (workload::Job::pp_p2p_comm).
+// ASSUMPTIONS: one NIC per GPU (netCount 1) and the GPU-to-NIC path as fast
+// as the NIC (NCCL counts the path's bandwidth); the rate per channel does
+// not depend on the NIC's speed (only 400G measured); pairs inside a server
+// of a multi-server communicator move kP2pChannelGBs a channel (fitted on one
+// server, with NCCL's 512 KiB NVLink chunk rather than the 128 KiB network
+// one); at most 32 p2p channels (NCCL allows 64; no shape here reaches 32);
+// GB200's doubled chunk (ARM hosts) is not modelled. On 2 servers the
+// tables (4 channels, 39-46 GB/s at 4 GiB over 45 node pairs) sit below the
+// NIC's 49 GB/s that podnet still gives there (1.06-1.26); all-to-all is not
+// limited this way (every peer has its own channels, so the NIC binds:
+// measured within 1 %).
 #pragma once
 
 #include <cstdint>

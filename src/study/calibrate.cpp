@@ -421,6 +421,21 @@ Calibration calibrate(const CalibrationInput& in) {
     c.notes.push_back(fmt::format("{} keys fitted to {} size(s): more unknowns than measurements, the fit is not "
                                   "unique; give logs with more sizes or fit fewer keys",
                                   c.keys.size(), c.rows.size()));
+  // Under NCCL's model a sendrecv across servers is bound by NCCL's p2p channels (a rate per channel,
+  // collective/pairwise.hpp), not by the NIC: a NIC efficiency fitted to it below that rate makes every other
+  // collective across servers slower too.
+  bool net_sendrecv = false;
+  for (const auto& l : in.logs)
+    net_sendrecv = net_sendrecv || ((l.test.empty() ? in.op : l.test) == "sendrecv" && l.hosts().size() > 1);
+  bool nic_key = false;
+  for (const auto& k : c.keys)
+    nic_key = nic_key || k.key == "links.ethernet_efficiency" || k.key == "links.infiniband_efficiency";
+  if (tuner && net_sendrecv && nic_key)
+    c.notes.push_back(
+        "a sendrecv log across servers is fitted with the NIC's efficiency, but NCCL's p2p channels, not the NIC, "
+        "bound it under NCCL's model (a fitted rate per channel: docs/validation.md, \"sendrecv across servers\"): "
+        "a NIC efficiency fitted below that rate would slow every collective across servers; fit the NIC on "
+        "all-reduce, all-gather or all-to-all logs");
   c.evaluations = ev.evaluations;
   c.refused = ev.refused;
   return c;

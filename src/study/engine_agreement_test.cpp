@@ -142,6 +142,22 @@ TEST(EngineAgreement, OneGpuPerServer) {
       {"128 x 1, auto, 8 B-8 GiB", "aipod-16k", {}, collective::Op::AllReduce, "auto", gpus(0, 1023, 8), 8, 8_GiB, 8});
 }
 
+// ---------------------------------------------------------------- sendrecv
+// "sendrecv: NCCL's channels per operation" and "sendrecv across servers: NCCL's network channels"
+// (`podnet bench aipod-16k --op sendrecv`): every transfer limited to NCCL's p2p channels (a rate limit of the
+// transfer, plan::Transfer::max_rate_bps), each alone on its links: one server, ten servers with 1 and 8 GPUs
+// a node, two servers with 1.
+TEST(EngineAgreement, SendRecvOnNcclsP2pChannels) {
+  const collective::Op sr = collective::Op::SendRecv;
+  for (const Row& r : {
+           Row{"sendrecv, 1 server", "aipod-16k", {}, sr, "auto", gpus(0, 7), 32_MiB, 16_GiB, 8},
+           Row{"sendrecv, 10 x 1", "aipod-16k", {}, sr, "auto", gpus(0, 72, 8), 32_MiB, 16_GiB, 8},
+           Row{"sendrecv, 10 x 8", "aipod-16k", {}, sr, "auto", gpus(0, 79), 32_MiB, 16_GiB, 8},
+           Row{"sendrecv, 2 x 1", "aipod-16k", {}, sr, "auto", gpus(0, 8, 8), 32_MiB, 16_GiB, 8},
+       })
+    expect_engines_agree(r);
+}
+
 // ---------------------------------------------------------------- PAT
 // "PAT" (`podnet bench aipod-16k --op allgather --gpus 0-1023:8 --min 1KiB
 // --max 1GiB --factor 8`), and reduce-scatter, its transpose.

@@ -339,9 +339,18 @@ void compare_reference(const OptimizeResult& r, OptimizeReference& ref) {
       ref.match = static_cast<int64_t>(f);
   }
   if (ref.match < 0) {
-    ref.verdict = fmt::format("{} is not dominated by any point of the front: no design in the space is as cheap, "
-                              "as cool{} at once",
-                              ref.name, timed ? " and as fast" : "");
+    // Candidates the train study could not time are not on the front: the verdict holds for the timed ones only.
+    int64_t untimed = 0;
+    for (const auto& c : r.candidates) untimed += timed && !c.timed ? 1 : 0;
+    const auto kept = static_cast<int64_t>(r.candidates.size());
+    ref.verdict =
+        untimed == 0
+            ? fmt::format("{} is not dominated by any point of the front: no design in the space is as cheap, "
+                          "as cool{} at once",
+                          ref.name, timed ? " and as fast" : "")
+            : fmt::format("{} is not dominated by any point of the front, but {} of the {} candidates could not be "
+                          "timed (above) and are not on it: the verdict holds for the timed designs only",
+                          ref.name, untimed, kept);
     return;
   }
   const auto& c = r.candidates[static_cast<size_t>(ref.match)];

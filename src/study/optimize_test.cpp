@@ -157,6 +157,15 @@ TEST(Optimize, PrunesOnDesignMetricsThenTimesTheCandidates) {
   OptimizeReference fast{"fast", 300, 20, 10, 1, true, 10};
   compare_reference(res, fast);
   EXPECT_EQ(fast.match, -1);
+  EXPECT_NE(fast.verdict.find("no design in the space is as cheap, as cool and as fast at once"), std::string::npos)
+      << fast.verdict;
+  // The same with a candidate the train study could not time (#2 made untimed): the verdict says it holds for the
+  // timed designs only, 1 of the 3 candidates being off the front.
+  OptimizeResult partly = res;
+  partly.candidates[1].timed = false;
+  compare_reference(partly, fast);
+  EXPECT_EQ(fast.match, -1);
+  EXPECT_NE(fast.verdict.find("but 1 of the 3 candidates could not be timed"), std::string::npos) << fast.verdict;
 
   // Run again on the same databases: nothing reruns (both sweeps resume), same front.
   Fake g;

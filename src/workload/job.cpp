@@ -162,6 +162,16 @@ std::vector<ParamSpec> workload_params() {
        -kBig,
        kBig,
        {"none", "selective", "full"}},
+      {"pp_p2p_comm",
+       ParamType::String,
+       "auto",
+       "the NCCL communicator a pipeline's stage-to-stage sends run on, which sets their channels "
+       "(collective/pairwise.hpp): group = the pipeline group's (Megatron's batch_isend_irecv, its default "
+       "without interleaving), pair = a two-rank one per peer pair (PyTorch's unbatched isend/irecv: Megatron's "
+       "default with interleaving, --overlap-p2p-communication), auto = as Megatron's defaults",
+       -kBig,
+       kBig,
+       {"auto", "group", "pair"}},
       {"bytes_per_param", ParamType::Int, "2", "bytes per parameter and activation element (bf16 = 2)", 1, 8},
       {"bytes_per_grad", ParamType::Int, "2", "bytes per gradient element as reduced over DP (bf16 = 2, fp32 = 4)", 1,
        8},
@@ -247,6 +257,8 @@ Job job_from(const Params& p, int64_t fabric_gpus) {
                                                     p.get_string("tokens")));
   const std::string& rc = p.get_string("recompute");
   j.recompute = rc == "none" ? Recompute::None : rc == "selective" ? Recompute::Selective : Recompute::Full;
+  const std::string& pc = p.get_string("pp_p2p_comm");
+  j.pp_p2p_comm = pc == "group" ? P2pComm::Group : pc == "pair" ? P2pComm::Pair : P2pComm::Auto;
   j.bytes_per_param = p.get_int("bytes_per_param");
   j.bytes_per_grad = p.get_int("bytes_per_grad");
   if (p.has("bucket_params")) j.bucket_params = p.get_int("bucket_params");

@@ -67,6 +67,9 @@
 
 namespace podnet::workload {
 
+// Which NCCL communicator a pipeline's p2p runs on (Job::pp_p2p_comm).
+enum class P2pComm : uint8_t { Auto, Group, Pair };
+
 struct Job {
   ModelSpec model;
   GpuSpec gpu;
@@ -115,6 +118,16 @@ struct Job {
   // exposed after the optimizer step, the others hidden behind the next forwards (training.hpp); the
   // scenario's default is on.
   bool overlap_param_gather = false;
+  // The NCCL communicator of a pipeline's stage-to-stage sends (workload.pp_p2p_comm), which sets their channels
+  // (collective/pairwise.hpp). Megatron-LM sends batched (batch_isend_irecv: the pipeline group's communicator)
+  // unless it overlaps the p2p with compute, its default with an interleaved schedule (--overlap-p2p-communication;
+  // `batch_p2p_comm = not overlap_p2p_comm`, megatron/training/arguments.py), when PyTorch's unbatched isend/irecv
+  // runs each on a two-rank communicator of the peer pair (ProcessGroupNCCL::pointToPoint: "For single P2P,
+  // preserve the old two-rank behavior"). Auto: Pair when interleave > 1, else Group.
+  P2pComm pp_p2p_comm = P2pComm::Auto;
+  bool pp_p2p_pairwise() const {
+    return pp_p2p_comm == P2pComm::Pair || (pp_p2p_comm == P2pComm::Auto && interleave > 1);
+  }
 
   int64_t gpus() const { return tp * cp * pp * dp; }
   int64_t replicas() const { return cp * dp; }  // R: copies of a stage's weights (the DP x CP gradient group)

@@ -403,7 +403,9 @@ class Builder {
     plan::Transfer& t = boundaries_[slot];
     if (!t.ranks.empty()) return t;
     if (opt_.collective.tuner) {  // the slowest edge's limit (NCCL's p2p rate, collective/pairwise.hpp)
-      if (!pp_shape_) {
+      // The communicator: the pipeline group's (batched sends), or the two ranks of each edge (Job::pp_p2p_comm).
+      const bool pairwise = job_.pp_p2p_pairwise();
+      if (!pp_shape_ && !pairwise) {
         collective::Group g(static_cast<size_t>(P_));
         for (int32_t s = 0; s < P_; ++s) g[static_cast<size_t>(s)] = gpu_[static_cast<size_t>(job_.rank(0, 0, s))];
         pp_shape_ = collective::comm_shape(g, topo_, opt_.collective.arch);
@@ -413,9 +415,16 @@ class Builder {
       double cap = 0;  // 0: none
       for (int32_t r = 0; r < D_; ++r)
         for (int32_t j = 0; j < T_; ++j) {
-          const double c = collective::nccl_p2p_rate_cap_bps(topo_, gpu_[static_cast<size_t>(job_.rank(j, r, i))],
-                                                             gpu_[static_cast<size_t>(job_.rank(j, r, dst))], op_bytes,
-                                                             *pp_shape_, pp_channels_, opt_.collective);
+          const int32_t a = gpu_[static_cast<size_t>(job_.rank(j, r, i))];
+          const int32_t b = gpu_[static_cast<size_t>(job_.rank(j, r, dst))];
+          double c = 0;
+          if (pairwise) {
+            const collective::CommShape pair = collective::comm_shape({a, b}, topo_, opt_.collective.arch);
+            c = collective::nccl_p2p_rate_cap_bps(topo_, a, b, op_bytes, pair, collective::execution_channels(pair),
+                                                  opt_.collective);
+          } else {
+            c = collective::nccl_p2p_rate_cap_bps(topo_, a, b, op_bytes, *pp_shape_, pp_channels_, opt_.collective);
+          }
           if (c > 0 && (cap == 0 || c < cap)) cap = c;
         }
       boundary_cap_[slot] = cap;
@@ -459,7 +468,19 @@ class Builder {
     if (it == cache_.end())
       it = cache_.emplace(ck, collective::make_plan(dp_algorithm(), op, g, bytes, opt_.collective, topo_)).first;
     const size_t before = ip_.plan.transfers.size();
-    auto sinks = merge(ip_.plan, it->second, deps, label);
+    const plan::TransferPlan& sub = it->second;
+    if (static_cast<int64_t>(before + sub.transfers.size()) > kMaxPlanTransfers)  // say which collective, and why
+      throw InputError(fmt::format(
+          "one iteration of this job would be more than {} transfers, podnet's limit (about 1.7 GB and minutes on the "
+          "flow engine): its data-parallel {}s ({} over {} GPUs, {} B: {} transfers each, {} built so far) fill it{}",
+          kMaxPlanTransfers, collective::op_name(op), sub.algorithm, g.size(), bytes, sub.transfers.size(),
+          ip_.dp_collectives,
+          sub.algorithm == "pat"
+              ? "; NCCL's PAT (one GPU per server) makes GPUs x log2(GPUs) x channels transfers a collective: "
+                "exclude it with --set collective.algorithms=^pat (the tuner then takes the next best, as "
+                "NCCL_ALGO=^PAT does), or shrink the job"
+              : ": shrink the job (microbatches, gradient buckets: workload.bucket_params) or its GPUs"));
+    auto sinks = merge(ip_.plan, sub, deps, label);
     for (size_t k = before; k < ip_.plan.transfers.size(); ++k) {
       ip_.category.push_back(Category::Dp);
       ip_.stage.push_back(static_cast<int16_t>(stage));

@@ -170,10 +170,11 @@ TEST(Training, PlanHasEveryDpGroupAndEveryReplicasP2p) {
 
 TEST(Training, PipelineP2pAcrossServersRunsOnNcclsNetworkChannels) {
   // PP16 with one GPU a server (GPU 0 of 16 servers of rail(128)), a p2p message of b s h x 2 B = 1 x 4,096 x
-  // 4,096 x 2 = 32 MiB. Under NCCL's model every stage boundary's send is an operation of the pipeline group's
-  // communicator (16 ranks on 16 servers, 4 channels: the ring search's 2 doubled), which runs it on
-  // nccl_p2p_net_channels(32 MiB, 16, 4, 50) = 2 channels (collective/pairwise.hpp): at most 2 x 13.13 GB/s
-  // = 210.08e9 bits/s, below the NIC's 49.02 GB/s. Without the model (a bare TrainOptions): no limit.
+  // 4,096 x 2 = 32 MiB, plain 1F1B (Megatron batches the sends: pp_p2p_comm auto = group). Under NCCL's model every
+  // stage boundary's send is an operation of the pipeline group's communicator (16 ranks on 16 servers, 4 channels: the
+  // ring search's 2 doubled), which runs it on nccl_p2p_net_channels(32 MiB, 16, 4, 50) = 2 channels
+  // (collective/pairwise.hpp): at most 2 x 13.13 GB/s = 210.08e9 bits/s, below the NIC's 49.02 GB/s. Without the model
+  // (a bare TrainOptions): no limit.
   Job j = tiny(16, 16);
   j.model.hidden = 4096;
   j.model.ffn = 16384;
@@ -200,6 +201,23 @@ TEST(Training, PipelineP2pAcrossServersRunsOnNcclsNetworkChannels) {
   const IterationPlan bare = build_iteration(j, gpus, topo, times, TrainOptions{});
   for (size_t k = 0; k < bare.plan.transfers.size(); ++k)
     if (bare.category[k] == Category::Pp) EXPECT_EQ(bare.plan.transfers[k].max_rate_bps, 0.0);
+  // Unbatched sends (pp_p2p_comm = pair, Megatron's default when interleaved): each on a two-rank communicator of
+  // 2 servers (4 channels), nccl_p2p_net_channels(32 MiB, 2, 4, 50) = 4: 4 x 13.13 = 52.52 GB/s, above the NIC's
+  // 49.02: no limit.
+  j.pp_p2p_comm = P2pComm::Pair;
+  const IterationPlan pair = build_iteration(j, gpus, topo, times, o);
+  int64_t pair_p2p = 0;
+  for (size_t k = 0; k < pair.plan.transfers.size(); ++k)
+    if (pair.category[k] == Category::Pp) {
+      ++pair_p2p;
+      EXPECT_EQ(pair.plan.transfers[k].max_rate_bps, 0.0);
+    }
+  EXPECT_EQ(pair_p2p, 15 * 16 * 2);
+  // Auto follows Megatron: group without interleaving (above), pair with it.
+  j.pp_p2p_comm = P2pComm::Auto;
+  EXPECT_FALSE(j.pp_p2p_pairwise());
+  j.interleave = 2;
+  EXPECT_TRUE(j.pp_p2p_pairwise());
 }
 
 TEST(Training, SimulateSmallJobEndToEnd) {
