@@ -73,19 +73,30 @@ void scale_alltoall_nvlink(plan::TransferPlan& plan, const topology::Topology& t
       t.bytes = static_cast<Bytes>(std::ceil(static_cast<double>(t.bytes) / kAlltoallNvlinkEfficiency));
 }
 
-int32_t nccl_p2p_channels(Bytes bytes, int32_t ranks, int32_t nvlinks, int32_t comm_channels) {
-  const int64_t p2p = std::min<int64_t>(32, pow2_up(std::max(1, comm_channels)));               // p2pnChannels
-  const int64_t per_peer = std::min<int64_t>(p2p, pow2_up(2 * int64_t{std::max(1, nvlinks)}));  // NVLink peers
+namespace {
+
+// addP2pToPlan's channels for one operation of `bytes` in a communicator of `ranks` ranks with `p2p` p2p channels
+// and `per_peer` a peer: it starts on per_peer halved while x ranks exceeds p2p ("one channel per operation" when
+// every peer is busy), at most one per `min_part` bytes, and doubles while a channel's part exceeds `max_part` and
+// the per-peer count allows.
+int32_t op_channels(Bytes bytes, int64_t ranks, int64_t p2p, int64_t per_peer, int64_t min_part, int64_t max_part) {
   int64_t lo = per_peer;
-  while (lo * ranks > p2p && lo > 1) lo /= 2;  // "one channel per operation" when every peer is busy
-  constexpr int64_t kMinPart = int64_t{64} << 10, kMaxPart = int64_t{16} << 20;  // step / 8, step x 32 (one node)
-  int64_t n = std::min<int64_t>(lo, std::max<int64_t>(1, (bytes + kMinPart - 1) / kMinPart));
-  int64_t part = std::max<int64_t>(kMinPart, (bytes + n - 1) / n);
-  while (part > kMaxPart && n <= per_peer / 2) {
+  while (lo * ranks > p2p && lo > 1) lo /= 2;
+  int64_t n = std::min<int64_t>(lo, std::max<int64_t>(1, (bytes + min_part - 1) / min_part));
+  int64_t part = std::max<int64_t>(min_part, (bytes + n - 1) / n);
+  while (part > max_part && n <= per_peer / 2) {
     n *= 2;
     part = (bytes + n - 1) / n;
   }
   return static_cast<int32_t>(n);
+}
+
+}  // namespace
+
+int32_t nccl_p2p_channels(Bytes bytes, int32_t ranks, int32_t nvlinks, int32_t comm_channels) {
+  const int64_t p2p = std::min<int64_t>(32, pow2_up(std::max(1, comm_channels)));               // p2pnChannels
+  const int64_t per_peer = std::min<int64_t>(p2p, pow2_up(2 * int64_t{std::max(1, nvlinks)}));  // NVLink peers
+  return op_channels(bytes, ranks, p2p, per_peer, int64_t{64} << 10, int64_t{16} << 20);        // step / 8, step x 32
 }
 
 int32_t nccl_p2p_net_channels(Bytes bytes, int32_t ranks, int32_t comm_channels, double nic_gbs) {
@@ -95,16 +106,7 @@ int32_t nccl_p2p_net_channels(Bytes bytes, int32_t ranks, int32_t comm_channels,
   int64_t per_peer = gbs > 0 ? pow2_up(std::max<int64_t>(1, (gbs + 13) / 14)) : 2;
   const int64_t rounds = (int64_t{ranks} + 7) / 8;  // NCCL_MAX_DEV_WORK_P2P_PER_BATCH = 8
   while (per_peer * rounds > p2p && per_peer > 1) per_peer /= 2;
-  int64_t lo = per_peer;
-  while (lo * ranks > p2p && lo > 1) lo /= 2;
-  constexpr int64_t kMinPart = int64_t{64} << 10, kMaxPart = int64_t{128} << 10;  // net p2p chunk / 2, chunk
-  int64_t n = std::min<int64_t>(lo, std::max<int64_t>(1, (bytes + kMinPart - 1) / kMinPart));
-  int64_t part = std::max<int64_t>(kMinPart, (bytes + n - 1) / n);
-  while (part > kMaxPart && n <= per_peer / 2) {
-    n *= 2;
-    part = (bytes + n - 1) / n;
-  }
-  return static_cast<int32_t>(n);
+  return op_channels(bytes, ranks, p2p, per_peer, int64_t{64} << 10, int64_t{128} << 10);  // net chunk / 2, chunk
 }
 
 double nccl_p2p_rate_cap_bps(const topology::Topology& topo, int32_t from, int32_t to, Bytes bytes,
