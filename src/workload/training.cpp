@@ -378,8 +378,9 @@ class Builder {
             t.kind = shape.kind;
             t.ranks = shape.ranks;
             t.edges = shape.edges;
-            // NCCL's p2p rate (collective/pairwise.hpp): a stage boundary's sends are operations of the pipeline
-            // group's communicator, whose channels limit them; the edges share one rate, its slowest edge's limit.
+            // NCCL's p2p rate (collective/pairwise.hpp): a stage boundary's sends are operations of an NCCL
+            // communicator (the pipeline group's or the pair's, Job::pp_p2p_comm), whose channels limit them; the
+            // edges share one rate, under the slowest edge's limit.
             t.bytes = T_ == 1 ? bsh : per_edge;
             t.max_rate_bps = boundary_cap_[static_cast<size_t>(i) * 2 + (fwd ? 0 : 1)];
             t.qps = opt_.collective.qps;
