@@ -379,5 +379,52 @@ TEST(PublishedNccl, TenServerSendRecvOnNcclsNetworkChannels) {
   EXPECT_EQ(compared, 40);  // 10 sizes each (the test cut its 64 GiB maximum to the memory: 32 MiB - 16 GiB)
 }
 
+// podnet's all-reduce, all-gather, reduce-scatter and all-to-all over ten servers one GPU each (`--gpus 0-72:8`,
+// flow engine) against the same cluster's tables (tests/data/nccl-tests/h100-10node-1gpu-four-ops.log, NCCL 2.29.2,
+// 32 MiB - 16 GiB; nothing fitted on them). nccl-tests rounds the all-gather, reduce-scatter and all-to-all sizes
+// down to whole elements per rank (33,554,400 B for 32 MiB): each is compared with podnet's power-of-two size at
+// most 128 B away. The rings (NCCL's choice, NIC-bound from 256 MiB) are within 10 % but one size: the all-reduce
+// at 64 MiB, 0.899 (podnet times it as NCCL's own model does, 2,829 against the model's 2,881 us; the run took
+// 2,542). The all-to-all is 1.09-1.17 x fast: its 9 peers share the communicator's 4 p2p channels, which measure
+// about 44.7 GB/s in all where podnet gives the NIC's 49.0 (docs/validation.md, "sendrecv across servers").
+TEST(PublishedNccl, TenServersOneGpuEach) {
+  const std::string dir = std::string(PODNET_SOURCE_DIR) + "/tests/data/nccl-tests/";
+  const auto logs = study::read_nccl_tests(dir + "h100-10node-1gpu-four-ops.log");
+  ASSERT_EQ(logs.size(), 4u);
+  struct Case {
+    const char* op;    // podnet --op
+    const char* test;  // nccl-tests program
+    double lo, hi;
+  };
+  int compared = 0;
+  for (const Case& c : {Case{"allreduce", "all_reduce", 0.89, 1.1}, Case{"allgather", "all_gather", 0.9, 1.1},
+                        Case{"reducescatter", "reduce_scatter", 0.9, 1.1}, Case{"alltoall", "alltoall", 1.05, 1.2}}) {
+    const auto res = run(
+        fmt::format("bench aipod-16k --op {} --gpus 0-72:8 --min 32MiB --max 16GiB --factor 2 --format json", c.op));
+    ASSERT_EQ(res.status, 0) << res.out;
+    std::map<int64_t, double> podnet;
+    const nlohmann::json doc = nlohmann::json::parse(res.out);
+    for (const auto& row : doc["rows"]) podnet[row["bytes"].get<int64_t>()] = row["busbw_gbyte_per_s"].get<double>();
+    const auto log = std::find_if(logs.begin(), logs.end(), [&](const auto& l) { return l.test == c.test; });
+    ASSERT_NE(log, logs.end()) << c.test;
+    EXPECT_EQ(log->nranks(), 10);
+    double lo = 9, hi = 0;
+    for (const auto& r : log->rows) {
+      const auto it = podnet.lower_bound(r.bytes);  // the power of two at or just above the rounded size
+      ASSERT_NE(it, podnet.end()) << c.op << " " << r.bytes;
+      ASSERT_LE(it->first - r.bytes, 128) << c.op << " " << r.bytes;
+      const double ratio = it->second / r.out_of_place.busbw_gbyte_per_s;
+      const bool outlier = std::string_view(c.op) == "allreduce" && r.bytes == (int64_t{64} << 20);
+      EXPECT_GE(ratio, c.lo) << c.op << " at " << r.bytes << " B";
+      EXPECT_LE(ratio, c.hi) << c.op << " at " << r.bytes << " B";
+      if (std::string_view(c.op) == "allreduce" && !outlier) EXPECT_GE(ratio, 0.9) << r.bytes;
+      lo = std::min(lo, ratio), hi = std::max(hi, ratio);
+      ++compared;
+    }
+    std::printf("  %-14s podnet / measured busbw %.3f - %.3f\n", c.op, lo, hi);
+  }
+  EXPECT_EQ(compared, 40);  // 10 sizes each
+}
+
 }  // namespace
 }  // namespace podnet::cli
