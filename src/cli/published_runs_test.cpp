@@ -289,6 +289,19 @@ TEST(PublishedNccl, OneServerAllReduceWithinTenPercentOfFourTables) {
   EXPECT_EQ(compared, 45);
 }
 
+// podnet's out-of-place busbw (GB/s) by size: `podnet bench aipod-16k --op OP --gpus GPUS --min 32MiB --max 16GiB
+// --factor 2` on the flow engine (empty, with a failure, when the command fails).
+std::map<int64_t, double> bench_busbw(const std::string& op, const std::string& gpus) {
+  const auto res =
+      run(fmt::format("bench aipod-16k --op {} --gpus {} --min 32MiB --max 16GiB --factor 2 --format json", op, gpus));
+  EXPECT_EQ(res.status, 0) << res.out;
+  std::map<int64_t, double> podnet;
+  if (res.status != 0) return podnet;
+  const nlohmann::json doc = nlohmann::json::parse(res.out);
+  for (const auto& row : doc["rows"]) podnet[row["bytes"].get<int64_t>()] = row["busbw_gbyte_per_s"].get<double>();
+  return podnet;
+}
+
 // podnet's default all-to-all, all-gather and reduce-scatter on one H100 server (`podnet bench aipod-16k --op OP
 // --gpus 0-7`, flow engine) against one measured table of each (tests/data/nccl-tests/h100-1node-five-ops.log,
 // NCCL 2.29.2, 32 MiB - 16 GiB). The all-to-all's launch and NVLink efficiency (collective/pairwise.hpp) were
@@ -310,12 +323,7 @@ TEST(PublishedNccl, OneServerAllToAllAllGatherReduceScatterSendRecv) {
   int compared = 0;
   for (const Case& c : {Case{"alltoall", "alltoall", 0.9, 1.1}, Case{"allgather", "all_gather", 0.9, 1.1},
                         Case{"reducescatter", "reduce_scatter", 0.9, 1.1}, Case{"sendrecv", "sendrecv", 0.9, 1.1}}) {
-    const auto res =
-        run(fmt::format("bench aipod-16k --op {} --gpus 0-7 --min 32MiB --max 16GiB --factor 2 --format json", c.op));
-    ASSERT_EQ(res.status, 0) << res.out;
-    std::map<int64_t, double> podnet;
-    const nlohmann::json doc = nlohmann::json::parse(res.out);
-    for (const auto& row : doc["rows"]) podnet[row["bytes"].get<int64_t>()] = row["busbw_gbyte_per_s"].get<double>();
+    const std::map<int64_t, double> podnet = bench_busbw(c.op, "0-7");
     const auto log = std::find_if(logs.begin(), logs.end(), [&](const auto& l) { return l.test == c.test; });
     ASSERT_NE(log, logs.end()) << c.test;
     EXPECT_EQ(log->nranks(), 8);
@@ -357,13 +365,7 @@ TEST(PublishedNccl, TenServerSendRecvOnNcclsNetworkChannels) {
   for (const auto& log : logs) {
     const int per = log.nranks() / 10;
     ASSERT_TRUE(per == 1 || per == 2 || per == 4 || per == 8) << log.nranks();
-    const auto res =
-        run(fmt::format("bench aipod-16k --op sendrecv --gpus {} --min 32MiB --max 16GiB --factor 2 --format json",
-                        gpus_of(per)));
-    ASSERT_EQ(res.status, 0) << res.out;
-    std::map<int64_t, double> podnet;
-    const nlohmann::json doc = nlohmann::json::parse(res.out);
-    for (const auto& row : doc["rows"]) podnet[row["bytes"].get<int64_t>()] = row["busbw_gbyte_per_s"].get<double>();
+    const std::map<int64_t, double> podnet = bench_busbw("sendrecv", gpus_of(per));
     double lo = 9, hi = 0;
     for (const auto& r : log.rows) {
       const auto it = podnet.find(r.bytes);
@@ -399,12 +401,7 @@ TEST(PublishedNccl, TenServersOneGpuEach) {
   int compared = 0;
   for (const Case& c : {Case{"allreduce", "all_reduce", 0.89, 1.1}, Case{"allgather", "all_gather", 0.9, 1.1},
                         Case{"reducescatter", "reduce_scatter", 0.9, 1.1}, Case{"alltoall", "alltoall", 1.05, 1.2}}) {
-    const auto res = run(
-        fmt::format("bench aipod-16k --op {} --gpus 0-72:8 --min 32MiB --max 16GiB --factor 2 --format json", c.op));
-    ASSERT_EQ(res.status, 0) << res.out;
-    std::map<int64_t, double> podnet;
-    const nlohmann::json doc = nlohmann::json::parse(res.out);
-    for (const auto& row : doc["rows"]) podnet[row["bytes"].get<int64_t>()] = row["busbw_gbyte_per_s"].get<double>();
+    const std::map<int64_t, double> podnet = bench_busbw(c.op, "0-72:8");
     const auto log = std::find_if(logs.begin(), logs.end(), [&](const auto& l) { return l.test == c.test; });
     ASSERT_NE(log, logs.end()) << c.test;
     EXPECT_EQ(log->nranks(), 10);
