@@ -387,8 +387,7 @@ TEST(PublishedNccl, TenServerSendRecvOnNcclsNetworkChannels) {
 // down to whole elements per rank (33,554,400 B for 32 MiB): each is compared with podnet's power-of-two size at
 // most 128 B away. The rings (NCCL's choice, NIC-bound from 256 MiB) are within 10 % but one size: the all-reduce
 // at 64 MiB, 0.899 (podnet times it as NCCL's own model does, 2,829 against the model's 2,881 us; the run took
-// 2,542). The all-to-all is 1.09-1.17 x fast: its 9 peers share the communicator's 4 p2p channels, which measure
-// about 44.7 GB/s in all where podnet gives the NIC's 49.0 (docs/validation.md, "sendrecv across servers").
+// 2,542). The all-to-all is 1.09-1.17 x fast, as with 2, 4 and 8 GPUs a server (the next test).
 TEST(PublishedNccl, TenServersOneGpuEach) {
   const std::string dir = std::string(PODNET_SOURCE_DIR) + "/tests/data/nccl-tests/";
   const auto logs = study::read_nccl_tests(dir + "h100-10node-1gpu-four-ops.log");
@@ -414,11 +413,79 @@ TEST(PublishedNccl, TenServersOneGpuEach) {
       const bool outlier = std::string_view(c.op) == "allreduce" && r.bytes == (int64_t{64} << 20);
       EXPECT_GE(ratio, c.lo) << c.op << " at " << r.bytes << " B";
       EXPECT_LE(ratio, c.hi) << c.op << " at " << r.bytes << " B";
-      if (std::string_view(c.op) == "allreduce" && !outlier) EXPECT_GE(ratio, 0.9) << r.bytes;
+      if (std::string_view(c.op) == "allreduce" && !outlier) {
+        EXPECT_GE(ratio, 0.9) << r.bytes;
+      }
       lo = std::min(lo, ratio), hi = std::max(hi, ratio);
       ++compared;
     }
     std::printf("  %-14s podnet / measured busbw %.3f - %.3f\n", c.op, lo, hi);
+  }
+  EXPECT_EQ(compared, 40);  // 10 sizes each
+}
+
+// The time of an all-to-all as t = a + X / B, fitted by least squares on relative time over a table's sizes, where X
+// is what each GPU sends off its server (S (n - ppn) / n): a is the constant (us), B the rate through its NIC (GB/s).
+struct AllToAllFit {
+  double a_us = 0, rate_gbs = 0;
+};
+AllToAllFit fit_alltoall(const std::vector<std::pair<int64_t, double>>& bytes_time_us, int ranks, int per_server) {
+  double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const auto& [bytes, t] : bytes_time_us) {
+    const double x = static_cast<double>(bytes) * (ranks - per_server) / ranks / 1e3;  // kB: kB / us = GB/s
+    const double w = 1 / (t * t);
+    sw += w, sx += w * x, sy += w * t, sxx += w * x * x, sxy += w * x * t;
+  }
+  const double slope = (sw * sxy - sx * sy) / (sw * sxx - sx * sx);
+  return {(sy - slope * sx) / sw, 1 / slope};
+}
+
+// podnet's all-to-all over the ten servers with 1, 2, 4 and 8 GPUs each (the first GPUs of each server, flow engine)
+// against the same cluster's alltoall_perf tables (tests/data/nccl-tests/h100-10node-1gpu-four-ops.log for one GPU,
+// h100-10node-alltoall.log for 2, 4 and 8; NCCL 2.29.2, 32 MiB - 16 GiB; nothing fitted on them). What they show,
+// podnet's known miss: the measured rate through each NIC is 0.92-0.95 of the 49.0 GB/s that NCCL's rings reach on
+// the same ten servers one GPU each (48.9) and that podnet gives, at every GPU count, and the constant grows from
+// about 0.1 ms (10 and 20 ranks) to about 0.33 ms (40 and 80) where podnet's posts and launch give 0.06-0.19 ms.
+// So podnet is 5-10 % fast from 512 MiB on and up to 1.35 x at 32 MiB. The rate gap does not follow NCCL's p2p
+// channels (2 to 4 a peer here, 4 p2p channels for one GPU a server, more with more): a two-server all-to-all of 8
+// GPUs each reaches the NICs' full rate (docs/validation.md, "Ten servers, one GPU each").
+TEST(PublishedNccl, TenServerAllToAllAtOneToEightGpusAServer) {
+  const std::string dir = std::string(PODNET_SOURCE_DIR) + "/tests/data/nccl-tests/";
+  auto logs = study::read_nccl_tests(dir + "h100-10node-alltoall.log");
+  ASSERT_EQ(logs.size(), 3u);
+  for (const auto& l : study::read_nccl_tests(dir + "h100-10node-1gpu-four-ops.log"))
+    if (l.test == "alltoall") logs.push_back(l);
+  ASSERT_EQ(logs.size(), 4u);
+  int compared = 0;
+  for (const auto& log : logs) {
+    ASSERT_EQ(log.test, "alltoall");
+    const int per = log.nranks() / 10;
+    ASSERT_TRUE(per == 1 || per == 2 || per == 4 || per == 8) << log.nranks();
+    std::string gpus;
+    for (int s = 0; s < 10; ++s) gpus += fmt::format("{}{}-{}", s ? "," : "", 8 * s, 8 * s + per - 1);
+    const std::map<int64_t, double> podnet = bench_busbw("alltoall", gpus);
+    std::vector<std::pair<int64_t, double>> measured, ours;
+    double lo = 9, hi = 0;
+    for (const auto& r : log.rows) {
+      const auto it = podnet.lower_bound(r.bytes);  // the power of two at or just above the rounded size
+      ASSERT_NE(it, podnet.end()) << per << " " << r.bytes;
+      ASSERT_LE(it->first - r.bytes, 1024) << per << " " << r.bytes;
+      const double ratio = it->second / r.out_of_place.busbw_gbyte_per_s;
+      EXPECT_GE(ratio, 1.04) << per << " GPUs a server at " << r.bytes;
+      EXPECT_LE(ratio, it->first >= (int64_t{512} << 20) ? 1.1 : 1.4) << per << " GPUs a server at " << r.bytes;
+      lo = std::min(lo, ratio), hi = std::max(hi, ratio);
+      measured.emplace_back(r.bytes, r.out_of_place.time_us);
+      // busbw = S / t x (n - 1) / n (nccl-tests), so t = S (n - 1) / n / busbw: GB/s = kB/us.
+      const double n = log.nranks();
+      ours.emplace_back(it->first, static_cast<double>(it->first) * (n - 1) / n / it->second / 1e3);
+      ++compared;
+    }
+    const AllToAllFit m = fit_alltoall(measured, log.nranks(), per), p = fit_alltoall(ours, log.nranks(), per);
+    std::printf("  %d GPUs a server  podnet / measured busbw %.3f - %.3f; t = a + X / B: measured a %.0f us, B %.2f "
+                "GB/s; podnet a %.0f us, B %.2f GB/s\n",
+                per, lo, hi, m.a_us, m.rate_gbs, p.a_us, p.rate_gbs);
+    EXPECT_NEAR(p.rate_gbs, 49.02, 0.1);  // one 400G NIC's payload rate: podnet is NIC-bound at every GPU count
+    EXPECT_LT(p.a_us, m.a_us);            // and its constant is below the measured one
   }
   EXPECT_EQ(compared, 40);  // 10 sizes each
 }
