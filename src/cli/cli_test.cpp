@@ -720,13 +720,13 @@ TEST(Cli, BenchReadsSizesAsNcclTestsDoes) {
   EXPECT_EQ(run("bench aipod-16k --gpus 0-7 -b 8x", true).status, 2);
 }
 
-// A reliability run whose restarts (1000 h) far outrun the MTBI (3 h here): goodput ~0 and days to train
-// past 1e288, which once ended in "podnet: failed: stoll" and then printed as 289 grouped digits. It runs,
+// A reliability run whose restarts (900 h) far outrun the MTBI (2.8 h here): goodput ~0 and days to train
+// past 1e281, which once ended in "podnet: failed: stoll" and then printed as 282 grouped digits. It runs,
 // prints the figure in e-notation, and no inf or nan, in the table and in JSON.
 TEST(BadInput, ReliabilityWithRestartsBeyondTheMtbiRuns) {
   const std::string args =
       "reliability aipod-16k --set reliability.duration_days=1e6 --set reliability.training_days=1e6 --set "
-      "reliability.checkpoint_cost=1000h --set reliability.restart_cost=1000h";
+      "reliability.checkpoint_cost=900h --set reliability.restart_cost=900h";
   Result r = run(args, true);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex("1,000,000 days of training take +[1-9]\\.[0-9]{2}e\\+[0-9]+ days")))

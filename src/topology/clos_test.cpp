@@ -228,19 +228,58 @@ TEST(Tree3, EveryCoreJoinsPods) {
   }
 }
 
-TEST(RailClos, SaysHowManyNicCablesLeaveTheLeafsRackAndTheNext) {
+TEST(RailClos, NicCablesFollowTheRackLayout) {
   // aipod-16k's shape: 2,048 servers of 8 GPUs and 8 NICs, radix-128 rail leaves at 1:1 (64 servers a group),
-  // 40 kW racks of 10.2 kW servers (3 a rack). A group's 64 servers sit in racks 0..21 (63 / 3), its leaves at
-  // the middle rack (0 + 21) / 2 = 10; racks 9-11 hold 9 of them, so 55 servers x 8 NICs = 440 cables a group
-  // go farther, x 32 groups = 14,080 of 16,384, up to 11 racks away. All are still priced as server_to_leaf
-  // copper: the note says so.
+  // 40 kW racks of 10.2 kW servers (3 a rack). Group 0's 64 servers sit in racks 0..21 (63 / 3), its leaves at
+  // the middle rack (0 + 21) / 2 = 10. A NIC cable is 3 m (cabling.server_to_leaf) within that rack or the
+  // next, else 3 m + 0.6 m (cabling.rack_width) for each rack beyond the next:
+  //   server 0 (rack 0, 10 away): 3 + 9 x 0.6 = 8.4 m, optical (> 3 m copper reach);
+  //   server 27 (rack 9, 1 away) and server 30 (rack 10): 3 m, copper;
+  //   server 36 (rack 12, 2 away): 3.6 m, optical; server 63 (rack 21, 11 away): 9 m.
+  // Group 1 (servers 64..127, racks 21..42) has its leaves at rack 31: server 64 (rack 21) is 10 away, 8.4 m.
+  // Racks 9-11 hold 9 of a group's servers, so 55 servers x 8 NICs = 440 cables a group go farther, x 32 groups
+  // = 14,080 of 16,384, all optical, up to 11 racks (9 m) away; the note says so.
   Hardware hw = hw_with(8, 8, 128);
   const Topology t = build_with("rail_clos", {{"gpus", "16384"}}, hw);
+  std::map<int32_t, std::pair<double, Media>> server_cable;  // server -> its NIC cables' length and media
+  int64_t optical = 0;
+  for (const auto& l : t.links) {
+    if (t.link_classes[l.cls] != "nic-leaf") continue;
+    const Node& a = t.nodes[l.a];
+    const Node& nic = a.kind == NodeKind::Nic ? a : t.nodes[l.b];
+    ASSERT_EQ(nic.kind, NodeKind::Nic);
+    auto [it, fresh] = server_cable.emplace(nic.server, std::make_pair(static_cast<double>(l.length_m), l.media));
+    if (!fresh) {
+      EXPECT_EQ(it->second.first, static_cast<double>(l.length_m)) << "server " << nic.server;  // one length a server
+    }
+    optical += l.media == Media::Optical;
+  }
+  EXPECT_EQ(optical, 14080);
+  const auto expect_cable = [&](int32_t server, double metres, Media media) {
+    EXPECT_NEAR(server_cable.at(server).first, metres, 1e-5) << "server " << server;
+    EXPECT_EQ(server_cable.at(server).second, media) << "server " << server;
+  };
+  expect_cable(0, 8.4, Media::Optical);
+  expect_cable(27, 3, Media::Copper);
+  expect_cable(30, 3, Media::Copper);
+  expect_cable(36, 3.6, Media::Optical);
+  expect_cable(63, 9, Media::Optical);
+  expect_cable(64, 8.4, Media::Optical);
   std::string note;
   for (const auto& n : t.facts.notes)
     if (n.find("racks away") != std::string::npos) note = n;
-  EXPECT_NE(note.find("up to 11 racks away (3 servers a rack): 14,080 of the 16,384 NIC cables"), std::string::npos)
+  EXPECT_NE(note.find("up to 11 racks away (3 servers a rack, cabling.rack_width 0.6 m a rack); 14,080 of the "
+                      "16,384 leave its rack and the next, up to 9 m; 14,080 of them optical"),
+            std::string::npos)
       << note;
+  // Without the layout (rack_width 0) every NIC cable is server_to_leaf: 3 m copper.
+  hw.rack_width_m = 0;
+  const Topology flat = build_with("rail_clos", {{"gpus", "16384"}}, hw);
+  for (const auto& l : flat.links)
+    if (flat.link_classes[l.cls] == "nic-leaf") {
+      ASSERT_EQ(l.length_m, 3.0f);
+      ASSERT_EQ(l.media, Media::Copper);
+    }
 }
 
 TEST(Topology, LabelsAndNames) {
@@ -292,13 +331,14 @@ TEST(Topology, SwitchNamesAreHostnames) {
 
 TEST(Bom, NetworkRacksPackTheSwitchesByPowerAndSpace) {
   // aipod-16k's Clos (RailClos.Aipod16kSuperSpine): 256 leaves, 256 spines, 128 super-spines, in that node
-  // order; switches of 2,000 W, 12 W a transceiver, racks of 40 kW. A leaf terminates 64 optical uplinks
-  // (its 64 server links are 3 m copper): 2,000 + 64 x 12 = 2,768 W, 14 a rack (14 x 2,768 = 38,752;
-  // 15 x = 41,520 > 40 kW). A spine or super-spine terminates 128 optical links: 3,536 W, 11 a rack.
-  // 256 leaves = 18 racks of 14 + 4 (11,072 W); then 8 spines join them (11,072 + 8 x 3,536 = 39,360;
-  // a 9th would be 42,896); 248 spines = 22 racks of 11 + 6 (21,216 W); 5 super-spines join those
-  // (38,896); 123 = 11 racks of 11 + 2. 18 + 1 + 22 + 1 + 11 + 1 = 54 network racks. (The formula
-  // before, ceil(total / 40 kW), gave 52 and placed no switch.)
+  // order; switches of 2,000 W, 12 W a transceiver, racks of 40 kW. A leaf terminates 64 optical uplinks and
+  // 55 optical server links (RailClos.NicCablesFollowTheRackLayout: 9 of its 64 servers are within copper
+  // reach): 2,000 + 119 x 12 = 3,428 W, 11 a rack (11 x 3,428 = 37,708; 12 x = 41,136 > 40 kW). A spine or
+  // super-spine terminates 128 optical links: 3,536 W, 11 a rack. 256 leaves = 23 racks of 11 + 3 (10,284
+  // W); then 8 spines join them (10,284 + 8 x 3,536 = 38,572; a 9th would be 42,108); 248 spines = 22 racks
+  // of 11 + 6 (21,216 W); 5 super-spines join those (38,896); 123 = 11 racks of 11 + 2. 23 + 1 + 22 + 1 + 11
+  // + 1 = 59 network racks. (With every server link 3 m copper, 2,768 W a leaf and 54 racks; the formula
+  // before that, ceil(total / 40 kW), gave 52 and placed no switch.)
   Hardware hw = hw_with(8, 8, 128);
   hw.switch_power_w = 2000;
   hw.optic_power_w = 12;
@@ -306,7 +346,7 @@ TEST(Bom, NetworkRacksPackTheSwitchesByPowerAndSpace) {
   const Topology t = build_with("rail_clos", {{"gpus", "16384"}, {"tiers", "3"}, {"groups_per_pod", "16"}}, hw);
   const std::vector<int32_t> rack = network_racks(t, hw);
   const Bom b = compute_bom(t, hw);
-  EXPECT_EQ(b.network_racks, 54);
+  EXPECT_EQ(b.network_racks, 59);
   std::map<int32_t, std::array<int, 4>> per_rack;  // rack -> switches per tier
   for (size_t i = 0; i < t.nodes.size(); ++i) {
     if (t.nodes[i].kind != NodeKind::Switch) {
@@ -316,11 +356,11 @@ TEST(Bom, NetworkRacksPackTheSwitchesByPowerAndSpace) {
     ASSERT_NE(rack[i], kNone) << t.nodes[i].name;
     ++per_rack[rack[i] - t.racks][t.nodes[i].tier];
   }
-  ASSERT_EQ(per_rack.size(), 54u);
-  EXPECT_EQ(per_rack[0], (std::array<int, 4>{0, 14, 0, 0}));
-  EXPECT_EQ(per_rack[18], (std::array<int, 4>{0, 4, 8, 0}));
-  EXPECT_EQ(per_rack[41], (std::array<int, 4>{0, 0, 6, 5}));
-  EXPECT_EQ(per_rack[53], (std::array<int, 4>{0, 0, 0, 2}));
+  ASSERT_EQ(per_rack.size(), 59u);
+  EXPECT_EQ(per_rack[0], (std::array<int, 4>{0, 11, 0, 0}));
+  EXPECT_EQ(per_rack[23], (std::array<int, 4>{0, 3, 8, 0}));
+  EXPECT_EQ(per_rack[46], (std::array<int, 4>{0, 0, 6, 5}));
+  EXPECT_EQ(per_rack[58], (std::array<int, 4>{0, 0, 0, 2}));
 }
 
 }  // namespace

@@ -50,7 +50,12 @@ std::vector<ParamSpec> switch_params() {
 std::vector<ParamSpec> cabling_params() {
   return {
       {"copper_max_length", ParamType::Length, "3m", "longest copper (DAC) cable; longer links are optical"},
-      {"server_to_leaf", ParamType::Length, "3m", "cable length NIC -> leaf/access switch/router"},
+      {"server_to_leaf", ParamType::Length, "3m",
+       "cable length NIC -> leaf/access switch/router; in a Clos for servers in the leaf's rack or the next (a leaf "
+       "sits at the middle rack of the servers it serves), each rack farther adding cabling.rack_width"},
+      {"rack_width", ParamType::Length, "600mm",
+       "width of a rack in the row (a Clos NIC cable grows by it for each rack between its server and its leaf "
+       "beyond the next; 0: every NIC cable is server_to_leaf)"},
       {"leaf_to_spine", ParamType::Length, "30m", "cable length leaf -> spine (and dragonfly local links)"},
       {"spine_to_super_spine", ParamType::Length, "100m", "cable length spine -> super-spine/core (and global links)"},
       {"propagation", ParamType::Time, "5ns", "signal propagation delay per metre of cable"},
@@ -78,6 +83,7 @@ Hardware hardware_from(const Params& server, const Params& sw, const Params& cab
   hw.sharp = sw.has("in_network_reduction") && sw.get_string("in_network_reduction") == "sharp";
   hw.copper_max_m = cabling.get_real("copper_max_length");
   hw.server_to_leaf_m = cabling.get_real("server_to_leaf");
+  hw.rack_width_m = cabling.get_real("rack_width");
   hw.leaf_to_spine_m = cabling.get_real("leaf_to_spine");
   hw.spine_to_super_m = cabling.get_real("spine_to_super_spine");
   hw.ns_per_m = static_cast<double>(cabling.get_time("propagation").ps) / 1000.0;
