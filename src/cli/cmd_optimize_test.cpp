@@ -41,10 +41,16 @@ TEST(OptimizeCli, SmallFabricFrontDerivedByHand) {
   EXPECT_EQ(doc["infeasible"], 0);
   // Each rail's 8 NICs share one leaf (8 leaves). A radix-64 leaf at 1:1 has 32 down / 32 up ports: 8 x 32 = 256
   // leaf-spine links on 256 / 64 = 4 spines; at 3:1, 48 down / 16 up: 128 links on 2 spines.
-  //   capex #0 = 12 switches x 64 x 550 + 64 NICs x 1,500 + 64 DACs x 100 + 256 x (2 SR x 500 + 30 m x 2)
-  //            = 422,400 + 96,000 + 6,400 + 271,360 = 796,160
-  //   capex #3 = 10 x 35,200 + 96,000 + 6,400 + 128 AOCs x 600 = 352,000 + 102,400 + 76,800 = 531,200
-  //   power #0 = 8 x 10.2 kW + 12 x 2 kW + 512 ends x 12 W = 111.744 kW; #3 = 81.6 + 20 + 256 x 0.012 = 104.672
+  // NIC cables (rack layout, hardware.hpp): 3 servers a 40 kW rack, so racks 0-2 and the leaves' network rack
+  // between racks 1 and 2; servers 3-7 (racks 1 and 2, beside it) have 3 m DACs (40), servers 0-2 (rack 0, 2
+  // racks away) 3.6 m optical cables (24).
+  //   capex #0 = 12 switches x 64 x 550 + 64 NICs x 1,500 + 40 DACs x 100 + 24 x 2 SR x 500 + 86 m of fibre x 2
+  //              (24 x 3.6 = 86.4 m, rounded to whole metres) + 256 x (2 SR x 500 + 30 m x 2)
+  //            = 422,400 + 96,000 + 4,000 + 24,000 + 172 + 271,360 = 817,932
+  //   capex #3 = 10 x 35,200 + 96,000 + 4,000 + 24 AOCs x 600 + 128 AOCs x 600 = 352,000 + 100,000 + 91,200
+  //            = 543,200
+  //   power #0 = 8 x 10.2 kW + 12 x 2 kW + (48 + 512) ends x 12 W = 112.32 kW;
+  //         #3 = 81.6 + 20 + (48 + 256) x 0.012 = 105.248
   // Bisection is NIC-bound in all four (64 x 400 / 2 = 12,800 Gbps: the uplinks, 51.2 or 25.6 Tb/s, carry more),
   // injection (400) and diameter (2) are equal, so #3, the cheapest and coolest, beats the other three on design
   // metrics: the only candidate, and the front.
@@ -52,15 +58,15 @@ TEST(OptimizeCli, SmallFabricFrontDerivedByHand) {
   ASSERT_EQ(doc["front"].size(), 1u);
   const auto& p = doc["front"][0];
   EXPECT_EQ(p["id"], 3);
-  EXPECT_DOUBLE_EQ(p["capex_usd"].get<double>(), 531200);
-  EXPECT_DOUBLE_EQ(p["power_kw"].get<double>(), 104.672);
+  EXPECT_DOUBLE_EQ(p["capex_usd"].get<double>(), 543200);
+  EXPECT_DOUBLE_EQ(p["power_kw"].get<double>(), 105.248);
   EXPECT_DOUBLE_EQ(p["bisection_bandwidth_gbps"].get<double>(), 12800);
   EXPECT_EQ(p["design"]["cost.aoc_max_length"], "30m");
   // The reference is design #0 (the base as written). Its DP rings run within each rail's leaf, so no traffic
   // crosses a spine and the oversubscription does not change the iteration: #3 is as fast, cheaper and cooler.
   const auto& ref = doc["reference"];
-  EXPECT_DOUBLE_EQ(ref["capex_usd"].get<double>(), 796160);
-  EXPECT_DOUBLE_EQ(ref["power_kw"].get<double>(), 111.744);
+  EXPECT_DOUBLE_EQ(ref["capex_usd"].get<double>(), 817932);
+  EXPECT_DOUBLE_EQ(ref["power_kw"].get<double>(), 112.32);
   EXPECT_EQ(ref["front_match"], 3);
   EXPECT_DOUBLE_EQ(ref["iteration_time_ms"].get<double>(), p["iteration_time_ms"].get<double>());
   EXPECT_NE(ref["verdict"].get<std::string>().find("#3 on the front dominates"), std::string::npos) << ref;
@@ -70,7 +76,7 @@ TEST(OptimizeCli, SmallFabricFrontDerivedByHand) {
   ASSERT_TRUE(fs::exists(file)) << file;
   const Result again = run("design " + file + " --format json");
   ASSERT_EQ(again.status, 0) << again.out;
-  EXPECT_DOUBLE_EQ(nlohmann::json::parse(again.out)["cost"]["capex_usd"].get<double>(), 531200);
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(again.out)["cost"]["capex_usd"].get<double>(), 543200);
   // Run again on the same directory: both sweeps resume with nothing to run, same front.
   const Result resumed = run("optimize " + base + " --gpus 64 --families fat_tree --tiers 2 --oversubscription " +
                                  "1:1,3:1 --radix 64 --speeds 400Gbps --nics 8 --aoc 0m,30m --dir " + out +

@@ -440,15 +440,16 @@ AllToAllFit fit_alltoall(const std::vector<std::pair<int64_t, double>>& bytes_ti
   return {(sy - slope * sx) / sw, 1 / slope};
 }
 
-// podnet's all-to-all over the ten servers with 1, 2, 4 and 8 GPUs each (the first GPUs of each server, flow engine)
-// against the same cluster's alltoall_perf tables (tests/data/nccl-tests/h100-10node-1gpu-four-ops.log for one GPU,
-// h100-10node-alltoall.log for 2, 4 and 8; NCCL 2.29.2, 32 MiB - 16 GiB; nothing fitted on them). What they show,
-// podnet's known miss: the measured rate through each NIC is 0.92-0.95 of the 49.0 GB/s that NCCL's rings reach on
-// the same ten servers one GPU each (48.9) and that podnet gives, at every GPU count, and the constant grows from
-// about 0.1 ms (10 and 20 ranks) to about 0.33 ms (40 and 80) where podnet's posts and launch give 0.06-0.19 ms.
-// So podnet is 5-10 % fast from 512 MiB on and up to 1.35 x at 32 MiB. The rate gap does not follow NCCL's p2p
-// channels (2 to 4 a peer here, 4 p2p channels for one GPU a server, more with more): a two-server all-to-all of 8
-// GPUs each reaches the NICs' full rate (docs/validation.md, "Ten servers, one GPU each").
+// podnet's all-to-all over the ten servers with 1, 2, 4 and 8 GPUs each (the first GPUs of each server, each with
+// its own NIC as in the runs, flow engine) against the same cluster's alltoall_perf tables
+// (tests/data/nccl-tests/h100-10node-1gpu-four-ops.log for one GPU, h100-10node-alltoall.log for 2, 4 and 8;
+// NCCL 2.29.2, 32 MiB - 16 GiB; nothing fitted on them). What they show, podnet's known miss: the measured rate
+// through each NIC is 0.92-0.95 of the 49.0 GB/s payload rate of a 400G NIC that podnet gives (and that the same
+// run's one-GPU ring all-reduce reaches), at every GPU count, and the constant grows from about 0.12 ms (10 and
+// 20 ranks) to about 0.33 ms (40 and 80) where podnet's posts and launch give 0.06-0.19 ms. So podnet is 6-10 %
+// fast from 512 MiB on and up to 1.33 x at 32 MiB. The rate gap does not follow NCCL's p2p channels (more of them
+// as the GPUs a server grow): a two-server all-to-all of 8 GPUs each reaches the NICs' full rate
+// (docs/validation.md, "Ten servers, one GPU each"). A model of it must move these bounds with the docs.
 TEST(PublishedNccl, TenServerAllToAllAtOneToEightGpusAServer) {
   const std::string dir = std::string(PODNET_SOURCE_DIR) + "/tests/data/nccl-tests/";
   auto logs = study::read_nccl_tests(dir + "h100-10node-alltoall.log");
@@ -471,8 +472,8 @@ TEST(PublishedNccl, TenServerAllToAllAtOneToEightGpusAServer) {
       ASSERT_NE(it, podnet.end()) << per << " " << r.bytes;
       ASSERT_LE(it->first - r.bytes, 1024) << per << " " << r.bytes;
       const double ratio = it->second / r.out_of_place.busbw_gbyte_per_s;
-      EXPECT_GE(ratio, 1.04) << per << " GPUs a server at " << r.bytes;
-      EXPECT_LE(ratio, it->first >= (int64_t{512} << 20) ? 1.1 : 1.4) << per << " GPUs a server at " << r.bytes;
+      EXPECT_GE(ratio, 1.02) << per << " GPUs a server at " << r.bytes;
+      EXPECT_LE(ratio, it->first >= (int64_t{512} << 20) ? 1.12 : 1.4) << per << " GPUs a server at " << r.bytes;
       lo = std::min(lo, ratio), hi = std::max(hi, ratio);
       measured.emplace_back(r.bytes, r.out_of_place.time_us);
       // busbw = S / t x (n - 1) / n (nccl-tests), so t = S (n - 1) / n / busbw: GB/s = kB/us.

@@ -53,11 +53,10 @@ constexpr double kViaSpineHopNs = 8130;
 // 2-tier rail-optimized leaf-spine (fat_tree, radix 128): 1,024 GPUs in 128
 // servers of 8; d1 = 64 servers per aggregation group, so 2 groups of 8 rail
 // leaves; the pod's 16 leaves reach 8 spines with 8 parallel links each.
-// Without the rack layout: every NIC cable 3 m, the derivations' 15 ns.
 const topology::Topology& leafspine1k() {
   static const topology::Topology t =
       topology::build_with("fat_tree", {{"gpus", "1024"}, {"tiers", "2"}, {"rail_optimized", "true"}},
-                           topology::testing::uniform_cables(topology::default_hardware()));
+                           topology::default_hardware());
   return t;
 }
 

@@ -18,7 +18,7 @@ using topology::Topology;
 
 Topology aipod16k() {
   // examples/aipod-16k.yaml: rail_clos, 16,384 GPUs, 8 rails, 3 tiers, 16 groups per pod, 128-port switches,
-  // server links by rack layout (3 m copper within a leaf's rack or the next, else optical: hardware.hpp),
+  // server links by rack layout (3 m copper to the racks beside the leaves' rack, else optical: hardware.hpp),
   // 30 m leaf-spine and 100 m spine-super-spine (optical).
   return build_with("rail_clos", {{"gpus", "16384"}, {"tiers", "3"}, {"groups_per_pod", "16"}}, default_hardware());
 }
@@ -42,10 +42,10 @@ void expect_matches_bom(const Topology& t, const Hardware& hw) {
 
 TEST(Inventory, Aipod16kWholeFabric) {
   // 16,384 GPUs / 8 = 2,048 servers; one NIC per GPU; per tier 16,384 links (non-blocking).
-  // nic-leaf: a group's 64 servers (3 a rack) have their leaves at the middle rack; the 3 racks within one
-  // of it hold 9 servers (RailClos.NicCablesFollowTheRackLayout), so 9 x 8 = 72 copper cables a group, x 32
-  // groups = 2,304, and 16,384 - 2,304 = 14,080 optical ones with 28,160 optics. leaf-spine and
-  // spine-super_spine optical: 2 × 16,384 × 2 = 65,536 optics; 93,696 in all.
+  // nic-leaf: a group's 64 servers (3 a rack) have their leaves in a network rack in the middle of their row;
+  // the 2 racks beside it hold 6 servers (RailClos.NicCablesFollowTheRackLayout), so 6 x 8 = 48 copper cables
+  // a group, x 32 groups = 1,536, and 16,384 - 1,536 = 14,848 optical ones with 29,696 optics. leaf-spine and
+  // spine-super_spine optical: 2 × 16,384 × 2 = 65,536 optics; 95,232 in all.
   // Switches: 256 leaves, 256 spines, 128 super-spines (RailClos.Aipod16kSuperSpine).
   const Topology t = aipod16k();
   const Inventory inv = count_inventory(t);
@@ -53,16 +53,16 @@ TEST(Inventory, Aipod16kWholeFabric) {
   EXPECT_EQ(inv.count("software"), 16384);
   EXPECT_EQ(inv.count("host"), 2048);
   EXPECT_EQ(inv.count("nic"), 16384);
-  EXPECT_EQ(inv.count("copper_cable:nic-leaf"), 2304);
-  EXPECT_EQ(inv.count("optical_cable:nic-leaf"), 14080);
-  EXPECT_EQ(inv.count("optic:nic-leaf"), 28160);
+  EXPECT_EQ(inv.count("copper_cable:nic-leaf"), 1536);
+  EXPECT_EQ(inv.count("optical_cable:nic-leaf"), 14848);
+  EXPECT_EQ(inv.count("optic:nic-leaf"), 29696);
   EXPECT_EQ(inv.count("optic:leaf-spine"), 32768);
   EXPECT_EQ(inv.count("optical_cable:leaf-spine"), 16384);
   EXPECT_EQ(inv.count("optic:spine-super_spine"), 32768);
   EXPECT_EQ(inv.count("switch:leaf"), 256);
   EXPECT_EQ(inv.count("switch:spine"), 256);
   EXPECT_EQ(inv.count("switch:super_spine"), 128);
-  EXPECT_EQ(inv.count_part(Part::Optic), 93696);
+  EXPECT_EQ(inv.count_part(Part::Optic), 95232);
   for (const auto& c : inv.classes) {
     if (c.key == "switch:leaf") {
       EXPECT_EQ(c.role, Role::Leaf);
@@ -80,8 +80,8 @@ TEST(Inventory, Aipod16kWholeFabric) {
 
 TEST(Inventory, Aipod16kOneServerDependsOnRailsLeaves) {
   // 8 GPUs = one server: its 8 NICs go to 8 rail leaves (one per rail), each with 64 uplinks
-  // (4 parallel links to each of the 16 spines of its rail in pod 0). Server 0 is in rack 0, 10 racks from
-  // its leaves (rack (0 + 21) / 2): 8 optical NIC cables, 16 optics.
+  // (4 parallel links to each of the 16 spines of its rail in pod 0). Server 0 is in rack 0, 11 racks from
+  // its leaves' network rack (after rack (0 + 21) / 2 = 10): 8 optical NIC cables, 16 optics.
   const Inventory inv = count_inventory(aipod16k(), 8);
   EXPECT_EQ(inv.servers, 1);
   EXPECT_EQ(inv.count("nic"), 8);

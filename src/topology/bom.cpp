@@ -58,6 +58,7 @@ std::vector<int32_t> network_racks(const Topology& t, const Hardware& hw) {
   int32_t current = t.racks - 1;
   double used_w = 0;
   int in_rack = kSwitchesPerRack;  // forces a first rack
+  int32_t rail_group = kNone;      // the group of the rail leaves in the current rack
   for (size_t i = 0; i < t.nodes.size(); ++i) {
     const Node& n = t.nodes[i];
     if (n.kind != NodeKind::Switch || n.rack != kNone) continue;
@@ -65,7 +66,12 @@ std::vector<int32_t> network_racks(const Topology& t, const Hardware& hw) {
     auto [b, e] = t.incident(static_cast<NodeId>(i));
     for (auto it = b; it != e; ++it)
       if (t.links[*it].media == Media::Optical) w += hw.optic_power_w;
-    if (in_rack >= kSwitchesPerRack || (in_rack > 0 && used_w + w > hw.rack_power_w + 1e-9)) {
+    // A rail group's leaves stand in a network rack of their own, in the middle of the group's row (the layout
+    // its NIC cables are measured on, hardware.hpp).
+    const bool rail_leaf = n.tier == 1 && n.rail != kNone;
+    const bool new_group = rail_leaf && n.group != rail_group;
+    if (rail_leaf) rail_group = n.group;
+    if (in_rack >= kSwitchesPerRack || (in_rack > 0 && used_w + w > hw.rack_power_w + 1e-9) || new_group) {
       ++current;
       used_w = 0;
       in_rack = 0;

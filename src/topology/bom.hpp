@@ -11,7 +11,9 @@
 //   network racks hold the switches the builder did not place with servers
 //   (a Clos's tiers; a dragonfly's routers sit in their servers' racks, a
 //   torus has none), packed in node order (tier by tier, group by group)
-//   into racks of at most rack_power watts and kSwitchesPerRack switches
+//   into racks of at most rack_power watts and kSwitchesPerRack switches,
+//   a rail group's leaves in racks of their own (one rack in the middle of
+//   the group's row: the layout NIC cables are measured on, hardware.hpp)
 //   (42 U of 2 U switches), a switch drawing switch.power plus one
 //   transceiver per optical link it terminates (network_racks(), which the
 //   NetBox export places them by). The transceivers at servers and chips sit

@@ -230,15 +230,16 @@ TEST(Tree3, EveryCoreJoinsPods) {
 
 TEST(RailClos, NicCablesFollowTheRackLayout) {
   // aipod-16k's shape: 2,048 servers of 8 GPUs and 8 NICs, radix-128 rail leaves at 1:1 (64 servers a group),
-  // 40 kW racks of 10.2 kW servers (3 a rack). Group 0's 64 servers sit in racks 0..21 (63 / 3), its leaves at
-  // the middle rack (0 + 21) / 2 = 10. A NIC cable is 3 m (cabling.server_to_leaf) within that rack or the
-  // next, else 3 m + 0.6 m (cabling.rack_width) for each rack beyond the next:
-  //   server 0 (rack 0, 10 away): 3 + 9 x 0.6 = 8.4 m, optical (> 3 m copper reach);
-  //   server 27 (rack 9, 1 away) and server 30 (rack 10): 3 m, copper;
-  //   server 36 (rack 12, 2 away): 3.6 m, optical; server 63 (rack 21, 11 away): 9 m.
-  // Group 1 (servers 64..127, racks 21..42) has its leaves at rack 31: server 64 (rack 21) is 10 away, 8.4 m.
-  // Racks 9-11 hold 9 of a group's servers, so 55 servers x 8 NICs = 440 cables a group go farther, x 32 groups
-  // = 14,080 of 16,384, all optical, up to 11 racks (9 m) away; the note says so.
+  // 40 kW racks of 10.2 kW servers (3 a rack). Group 0's 64 servers sit in racks 0..21 (63 / 3); its leaves stand
+  // in a network rack between the middle rack m = (0 + 21) / 2 = 10 and rack 11, so rack r is m - r + 1 racks
+  // away up to m and r - m after it. A NIC cable is 3 m (cabling.server_to_leaf) to the leaf's rack's neighbours
+  // (1 away), else 3 m + 0.6 m (cabling.rack_width) for each rack beyond:
+  //   server 0 (rack 0, 11 away): 3 + 10 x 0.6 = 9 m, optical (> 3 m copper reach);
+  //   server 27 (rack 9, 2 away): 3.6 m, optical; servers 30 (rack 10) and 35 (rack 11), 1 away: 3 m, copper;
+  //   server 36 (rack 12, 2 away): 3.6 m; server 63 (rack 21, 11 away): 9 m.
+  // Group 1 (servers 64..127, racks 21..42) has its network rack after rack 31: server 64 (rack 21) is 11 away, 9 m.
+  // Racks m and m + 1 hold 6 of a group's servers, so 58 servers x 8 NICs = 464 cables a group go farther, x 32
+  // groups = 14,848 of 16,384, all optical, up to 11 racks (9 m) away; the note says so.
   Hardware hw = hw_with(8, 8, 128);
   const Topology t = build_with("rail_clos", {{"gpus", "16384"}}, hw);
   std::map<int32_t, std::pair<double, Media>> server_cable;  // server -> its NIC cables' length and media
@@ -254,22 +255,23 @@ TEST(RailClos, NicCablesFollowTheRackLayout) {
     }
     optical += l.media == Media::Optical;
   }
-  EXPECT_EQ(optical, 14080);
+  EXPECT_EQ(optical, 14848);
   const auto expect_cable = [&](int32_t server, double metres, Media media) {
     EXPECT_NEAR(server_cable.at(server).first, metres, 1e-5) << "server " << server;
     EXPECT_EQ(server_cable.at(server).second, media) << "server " << server;
   };
-  expect_cable(0, 8.4, Media::Optical);
-  expect_cable(27, 3, Media::Copper);
+  expect_cable(0, 9, Media::Optical);
+  expect_cable(27, 3.6, Media::Optical);
   expect_cable(30, 3, Media::Copper);
+  expect_cable(35, 3, Media::Copper);
   expect_cable(36, 3.6, Media::Optical);
   expect_cable(63, 9, Media::Optical);
-  expect_cable(64, 8.4, Media::Optical);
+  expect_cable(64, 9, Media::Optical);
   std::string note;
   for (const auto& n : t.facts.notes)
     if (n.find("racks away") != std::string::npos) note = n;
-  EXPECT_NE(note.find("up to 11 racks away (3 servers a rack, cabling.rack_width 0.6 m a rack); 14,080 of the "
-                      "16,384 leave its rack and the next, up to 9 m; 14,080 of them optical"),
+  EXPECT_NE(note.find("up to 11 racks away (3 servers a rack, cabling.rack_width 0.6 m a rack); 14,848 of the "
+                      "16,384 NIC cables leave its rack and the next, up to 9 m; 14,848 of them are optical"),
             std::string::npos)
       << note;
   // Without the layout (rack_width 0) every NIC cable is server_to_leaf: 3 m copper.
@@ -332,13 +334,14 @@ TEST(Topology, SwitchNamesAreHostnames) {
 TEST(Bom, NetworkRacksPackTheSwitchesByPowerAndSpace) {
   // aipod-16k's Clos (RailClos.Aipod16kSuperSpine): 256 leaves, 256 spines, 128 super-spines, in that node
   // order; switches of 2,000 W, 12 W a transceiver, racks of 40 kW. A leaf terminates 64 optical uplinks and
-  // 55 optical server links (RailClos.NicCablesFollowTheRackLayout: 9 of its 64 servers are within copper
-  // reach): 2,000 + 119 x 12 = 3,428 W, 11 a rack (11 x 3,428 = 37,708; 12 x = 41,136 > 40 kW). A spine or
-  // super-spine terminates 128 optical links: 3,536 W, 11 a rack. 256 leaves = 23 racks of 11 + 3 (10,284
-  // W); then 8 spines join them (10,284 + 8 x 3,536 = 38,572; a 9th would be 42,108); 248 spines = 22 racks
-  // of 11 + 6 (21,216 W); 5 super-spines join those (38,896); 123 = 11 racks of 11 + 2. 23 + 1 + 22 + 1 + 11
-  // + 1 = 59 network racks. (With every server link 3 m copper, 2,768 W a leaf and 54 racks; the formula
-  // before that, ceil(total / 40 kW), gave 52 and placed no switch.)
+  // 58 optical server links (RailClos.NicCablesFollowTheRackLayout: 6 of its 64 servers are within copper
+  // reach): 2,000 + 122 x 12 = 3,464 W. A spine or super-spine terminates 128 optical links: 3,536 W, 11 a rack
+  // (11 x 3,536 = 38,896; 12 x = 42,432 > 40 kW). A rail group's 8 leaves stand in a rack of their own in the
+  // middle of the group's row (27,712 W): 32 racks. Then 3 spines join the last of them (27,712 + 3 x 3,536 =
+  // 38,320; a 4th would be 41,856); 253 spines = 23 racks of 11 (the last at 38,896 W: no super-spine fits);
+  // 128 super-spines = 11 racks of 11 + 7. 32 + 23 + 12 = 67 network racks. (Until 2026-11, with every server
+  // link 3 m copper and leaves packed 14 a rack across groups, 54; the formula before that, ceil(total / 40 kW),
+  // gave 52 and placed no switch.)
   Hardware hw = hw_with(8, 8, 128);
   hw.switch_power_w = 2000;
   hw.optic_power_w = 12;
@@ -346,7 +349,7 @@ TEST(Bom, NetworkRacksPackTheSwitchesByPowerAndSpace) {
   const Topology t = build_with("rail_clos", {{"gpus", "16384"}, {"tiers", "3"}, {"groups_per_pod", "16"}}, hw);
   const std::vector<int32_t> rack = network_racks(t, hw);
   const Bom b = compute_bom(t, hw);
-  EXPECT_EQ(b.network_racks, 59);
+  EXPECT_EQ(b.network_racks, 67);
   std::map<int32_t, std::array<int, 4>> per_rack;  // rack -> switches per tier
   for (size_t i = 0; i < t.nodes.size(); ++i) {
     if (t.nodes[i].kind != NodeKind::Switch) {
@@ -356,11 +359,13 @@ TEST(Bom, NetworkRacksPackTheSwitchesByPowerAndSpace) {
     ASSERT_NE(rack[i], kNone) << t.nodes[i].name;
     ++per_rack[rack[i] - t.racks][t.nodes[i].tier];
   }
-  ASSERT_EQ(per_rack.size(), 59u);
-  EXPECT_EQ(per_rack[0], (std::array<int, 4>{0, 11, 0, 0}));
-  EXPECT_EQ(per_rack[23], (std::array<int, 4>{0, 3, 8, 0}));
-  EXPECT_EQ(per_rack[46], (std::array<int, 4>{0, 0, 6, 5}));
-  EXPECT_EQ(per_rack[58], (std::array<int, 4>{0, 0, 0, 2}));
+  ASSERT_EQ(per_rack.size(), 67u);
+  EXPECT_EQ(per_rack[0], (std::array<int, 4>{0, 8, 0, 0}));
+  EXPECT_EQ(per_rack[31], (std::array<int, 4>{0, 8, 3, 0}));
+  EXPECT_EQ(per_rack[32], (std::array<int, 4>{0, 0, 11, 0}));
+  EXPECT_EQ(per_rack[54], (std::array<int, 4>{0, 0, 11, 0}));
+  EXPECT_EQ(per_rack[55], (std::array<int, 4>{0, 0, 0, 11}));
+  EXPECT_EQ(per_rack[66], (std::array<int, 4>{0, 0, 0, 7}));
 }
 
 }  // namespace

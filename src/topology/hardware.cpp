@@ -51,11 +51,12 @@ std::vector<ParamSpec> cabling_params() {
   return {
       {"copper_max_length", ParamType::Length, "3m", "longest copper (DAC) cable; longer links are optical"},
       {"server_to_leaf", ParamType::Length, "3m",
-       "cable length NIC -> leaf/access switch/router; in a Clos for servers in the leaf's rack or the next (a leaf "
-       "sits at the middle rack of the servers it serves), each rack farther adding cabling.rack_width"},
+       "cable length NIC -> leaf/access switch/router; in a Clos to the leaf's rack or a rack beside it (a rail "
+       "group's leaves stand in a network rack in the middle of its row, a ToR leaf in the middle rack of its "
+       "servers), each rack farther adding cabling.rack_width"},
       {"rack_width", ParamType::Length, "600mm",
        "width of a rack in the row (a Clos NIC cable grows by it for each rack between its server and its leaf "
-       "beyond the next; 0: every NIC cable is server_to_leaf)"},
+       "beyond the one beside the leaf's; 0: every NIC cable is server_to_leaf)"},
       {"leaf_to_spine", ParamType::Length, "30m", "cable length leaf -> spine (and dragonfly local links)"},
       {"spine_to_super_spine", ParamType::Length, "100m", "cable length spine -> super-spine/core (and global links)"},
       {"propagation", ParamType::Time, "5ns", "signal propagation delay per metre of cable"},

@@ -14,18 +14,22 @@
 //   do with SHARP; collective/collnet.hpp).
 // - Cables: copper (DAC) up to 3 m, optical beyond with two transceivers per
 //   link at 12 W each (400G-class module); propagation 5 ns/m.
-// - Rack layout (Clos NIC cables): a leaf sits at the middle rack of the
-//   servers it serves (its group: a rail-optimized group's leaves, a ToR
-//   leaf's few servers); a NIC cable within that rack or the next is
-//   cabling.server_to_leaf long (3 m: copper), and each rack farther adds
-//   cabling.rack_width (600 mm, the common cabinet width for 19-inch EIA-310
-//   racks). So a rail group of 64 servers at 3 a rack reaches 11 racks
-//   (9 m): its far NICs need optics, as rail-optimized clusters use them
-//   (NVIDIA's DGX SuperPOD cables every compute-fabric port with optics).
-//   rack_width 0 gives every NIC cable server_to_leaf. The length decides a
-//   cable's media, and so the BOM, cost, power and optics to fail; its
-//   propagation delay stays server_to_leaf's (the up to 30 ns more of a far
-//   rack, on 5 us network hops, are not simulated).
+// - Rack layout (Clos NIC cables): a rail-optimized group's leaves stand in
+//   a network rack of their own in the middle of the group's row of server
+//   racks (as a DGX SuperPOD scalable unit's leaf rack stands between its
+//   server racks); a ToR leaf in the middle rack of its few servers. A NIC
+//   cable to the leaf's rack or a rack beside it is cabling.server_to_leaf
+//   long (3 m: copper), and each rack farther adds cabling.rack_width
+//   (600 mm, the common cabinet width for 19-inch EIA-310 racks). So a rail
+//   group of 64 servers at 3 a rack reaches 11 racks (9 m): its far NICs
+//   need optics, as rail-optimized clusters use them (NVIDIA DGX SuperPOD
+//   reference architecture for DGX H100, RA-11333-001, "Network Fabrics":
+//   the compute-fabric ports take two-port transceivers). rack_width 0
+//   gives every NIC cable server_to_leaf. The length decides a cable's
+//   media, and so the BOM, cost, power and optics to fail; its propagation
+//   delay stays server_to_leaf's (the few tens of ns more of a far rack, on
+//   5 us network hops, are not simulated; exports show the layout's length
+//   beside that latency).
 #pragma once
 
 #include <vector>

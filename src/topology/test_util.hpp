@@ -23,13 +23,6 @@ inline Hardware hw_with(int gpus, int nics, int radix) {
   return hw;
 }
 
-// `hw` without the rack layout (cabling.rack_width 0): every NIC cable is cabling.server_to_leaf long (3 m,
-// copper), as the alpha-beta derivations of engine tests assume (one NIC-leaf latency for every server).
-inline Hardware uniform_cables(Hardware hw) {
-  hw.rack_width_m = 0;
-  return hw;
-}
-
 inline int64_t count_class(const Topology& t, const std::string& cls) {
   int64_t n = 0;
   for (const auto& l : t.links) n += t.link_classes[l.cls] == cls;

@@ -24,7 +24,6 @@
 #include "engine/registry.hpp"
 #include "engine/report_util.hpp"
 #include "topology/builders.hpp"
-#include "topology/test_util.hpp"
 
 namespace podnet::collective {
 namespace {
@@ -38,7 +37,7 @@ constexpr double kViaSpineNs = 8130;
 const topology::Topology& leafspine1k() {
   static const topology::Topology t =
       topology::build_with("fat_tree", {{"gpus", "1024"}, {"tiers", "2"}, {"rail_optimized", "true"}},
-                           topology::testing::uniform_cables(topology::default_hardware()));  // 3 m NIC cables
+                           topology::default_hardware());
   return t;
 }
 

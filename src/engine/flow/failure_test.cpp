@@ -242,7 +242,7 @@ TEST(Failures, ATransferStartingWithNoRouteTimesOut) {
 const topology::Topology& aipod16k() {
   static const topology::Topology t =
       topology::build_with("rail_clos", {{"gpus", "16384"}, {"tiers", "3"}, {"groups_per_pod", "16"}},
-                           topology::testing::uniform_cables(topology::default_hardware()));  // one NIC-leaf latency
+                           topology::default_hardware());
   return t;
 }
 

@@ -12,10 +12,9 @@
 
 namespace podnet::engine::packet::testing {
 
-// One GPU and one NIC per server, 100 Gb/s NICs and switch ports; every NIC cable 3 m (no rack layout), so
-// every host has the same round trip to its leaf.
+// One GPU and one NIC per server, 100 Gb/s NICs and switch ports.
 inline topology::Hardware hw100(int radix) {
-  topology::Hardware hw = topology::testing::uniform_cables(topology::testing::hw_with(1, 1, radix));
+  topology::Hardware hw = topology::testing::hw_with(1, 1, radix);
   hw.nic_speed = Bandwidth(100e9);
   hw.port_speed = Bandwidth(100e9);
   return hw;
