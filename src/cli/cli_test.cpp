@@ -721,7 +721,7 @@ TEST(Cli, BenchReadsSizesAsNcclTestsDoes) {
 }
 
 // A reliability run whose restarts (900 h) far outrun the MTBI (2.8 h here): goodput ~0 and days to train
-// past 1e281, which once ended in "podnet: failed: stoll" and then printed as 282 grouped digits. It runs,
+// past 1e283, which once ended in "podnet: failed: stoll" and then printed as 284 grouped digits. It runs,
 // prints the figure in e-notation, and no inf or nan, in the table and in JSON.
 TEST(BadInput, ReliabilityWithRestartsBeyondTheMtbiRuns) {
   const std::string args =

@@ -197,9 +197,15 @@ TEST(Inventory, FabricPartsAreRepairedByWhomTheFailureInjectionSays) {
   // super-spine (flows coming down through a dead spine wait for convergence), super-spines on top (local).
   const Inventory b = count_inventory(aipod16k());
   for (const auto& c : b.classes) {
-    if (c.role == Role::FabricLink && c.key.find("leaf-spine") != std::string::npos) EXPECT_TRUE(c.local) << c.key;
-    if (c.key == "switch:spine") EXPECT_FALSE(c.local);
-    if (c.key == "switch:super_spine") EXPECT_TRUE(c.local);
+    if (c.role == Role::FabricLink && c.key.find("leaf-spine") != std::string::npos) {
+      EXPECT_TRUE(c.local) << c.key;
+    }
+    if (c.key == "switch:spine") {
+      EXPECT_FALSE(c.local);
+    }
+    if (c.key == "switch:super_spine") {
+      EXPECT_TRUE(c.local);
+    }
   }
 }
 

@@ -11,12 +11,15 @@
 //   network racks hold the switches the builder did not place with servers
 //   (a Clos's tiers; a dragonfly's routers sit in their servers' racks, a
 //   torus has none), packed in node order (tier by tier, group by group)
-//   into racks of at most rack_power watts and kSwitchesPerRack switches,
-//   a rail group's leaves in racks of their own (one rack in the middle of
-//   the group's row: the layout NIC cables are measured on, hardware.hpp)
+//   into racks of at most rack_power watts and kSwitchesPerRack switches
 //   (42 U of 2 U switches), a switch drawing switch.power plus one
 //   transceiver per optical link it terminates (network_racks(), which the
-//   NetBox export places them by). The transceivers at servers and chips sit
+//   NetBox export places them by). A rail group's leaves start a rack of
+//   their own: the rack in the middle of the group's row that its NIC
+//   cables are measured to (hardware.hpp); the next tier's first switches
+//   may join the last group's rack, and leaves past one rack spill into the
+//   next. A ToR leaf is measured to from its servers' middle rack but
+//   counted in the network racks too (not placed among the servers). The transceivers at servers and chips sit
 //   in their racks; the power total still counts every transceiver.
 #pragma once
 

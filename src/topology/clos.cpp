@@ -240,11 +240,12 @@ Topology build_clos(const ClosSpec& spec, const Hardware& hw) {
   }
   // NIC cables by rack layout (hardware.hpp), in racks between the server and its leaf: a rail group's leaves stand
   // in a network rack in the middle of the group's server racks (between racks m and m + 1, m = the middle one), a
-  // ToR leaf in the middle server rack m of its few servers; server_to_leaf reaches the leaf's rack or the next,
-  // each rack farther adds rack_width. The length decides the media (and so the BOM, cost, power and optics);
-  // every NIC cable keeps server_to_leaf's propagation delay: a far rack's few tens of ns more on a 5 us network
-  // hop would only stagger the flow engine's events (one iteration of the default job 2.1 -> 3.1 s of CPU for a
-  // 0.0001 % change).
+  // ToR leaf in the middle server rack m of its few servers; server_to_leaf reaches the leaf's rack and the racks
+  // beside it, each rack farther adds rack_width (a group's leaves that need more than one network rack spill into
+  // the next one: lengths still count the one between m and m + 1). The length decides the media (and so the BOM, cost,
+  // power and optics); every NIC cable keeps server_to_leaf's propagation delay: a far rack's few tens of ns more on a
+  // 5 us network hop would only stagger the flow engine's events (one iteration of the default job 2.1 -> 3.1 s of CPU
+  // for a 0.0001 % change).
   const int per_rack = servers_per_rack(hw);
   const auto racks_away = [&](int64_t sv) -> int64_t {
     const int64_t grp = sv / servers_per_group;
@@ -368,7 +369,7 @@ Topology build_clos(const ClosSpec& spec, const Hardware& hw) {
   if (spec.rail_domains && tiers == 2 && n > 1)
     f.notes.push_back("rails are separate 2-tier planes: NICs on different rails reach each other only through "
                       "NVLink inside a server (PXN); the diameter is within a rail");
-  // Say how the NIC cables came out: how many reach past the leaf's rack and the next, how long, in what.
+  // Say how the NIC cables came out: how many run past the racks beside the leaf's, how long, in what.
   {
     int64_t far = 0, max_away = 0, optical = 0;
     for (int64_t sv = 0; sv < servers; ++sv) {
@@ -380,13 +381,13 @@ Topology build_clos(const ClosSpec& spec, const Hardware& hw) {
     if (far > 0)
       f.notes.push_back(fmt::format(
           "NIC cables: a {} stands {} and serves servers up to {} racks away ({} servers a rack, "
-          "cabling.rack_width {} m a rack); {} of the {} NIC cables leave its rack and the next, up to {} m; {} "
-          "of them are optical (longer than cabling.copper_max_length {} m)",
+          "cabling.rack_width {} m a rack); {} of the {} NIC cables run past the racks beside its own, up to {} m; "
+          "{} of the {} are optical (longer than cabling.copper_max_length {} m)",
           spec.tier_names[1],
           spec.rail_attach ? "in a network rack in the middle of its group's row" : "in the middle rack of its servers",
           max_away, per_rack, format_number(hw.rack_width_m), fmt_count(far), fmt_count(servers * n),
           format_number(hw.server_to_leaf_m + static_cast<double>(max_away - 1) * hw.rack_width_m), fmt_count(optical),
-          format_number(hw.copper_max_m)));
+          fmt_count(servers * n), format_number(hw.copper_max_m)));
   }
   t.finalize();
   return t;

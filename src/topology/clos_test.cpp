@@ -271,7 +271,8 @@ TEST(RailClos, NicCablesFollowTheRackLayout) {
   for (const auto& n : t.facts.notes)
     if (n.find("racks away") != std::string::npos) note = n;
   EXPECT_NE(note.find("up to 11 racks away (3 servers a rack, cabling.rack_width 0.6 m a rack); 14,848 of the "
-                      "16,384 NIC cables leave its rack and the next, up to 9 m; 14,848 of them are optical"),
+                      "16,384 NIC cables run past the racks beside its own, up to 9 m; 14,848 of the 16,384 are "
+                      "optical"),
             std::string::npos)
       << note;
   // Without the layout (rack_width 0) every NIC cable is server_to_leaf: 3 m copper.
@@ -282,6 +283,31 @@ TEST(RailClos, NicCablesFollowTheRackLayout) {
       ASSERT_EQ(l.length_m, 3.0f);
       ASSERT_EQ(l.media, Media::Copper);
     }
+}
+
+TEST(FatTree, TorNicCablesFollowTheRackLayout) {
+  // ToR attachment (every NIC of a server on one leaf), 8 GPUs and 8 NICs a server, 3 servers a 40 kW rack, radix
+  // 128, 192 GPUs = 24 servers; a leaf stands in the middle rack m of its servers' racks, a NIC cable is 3 m to m
+  // and the racks beside it, + 0.6 m for each rack beyond.
+  //   1:1: 64 down ports / 8 NICs = 8 servers a leaf. Servers 0-7 in racks 0-2 (m = 1): all within one rack.
+  //        Servers 8-15 in racks 2-5 (m = 3): server 15 in rack 5 is 2 away, 3.6 m: 8 optical cables. Servers
+  //        16-23 in racks 5-7 (m = 6): within one. So 8 of 192 optical.
+  //   3:1: 96 down ports / 8 = 12 servers a leaf. Servers 0-11 in racks 0-3 (m = 1): rack 3 (servers 9-11) is 2
+  //        away; servers 12-23 in racks 4-7 (m = 5): rack 7 (servers 21-23). So 2 x 3 x 8 = 48 optical.
+  Hardware hw = hw_with(8, 8, 128);
+  const auto optical_nic_cables = [&](const char* oversubscription) {
+    const Topology t =
+        build_with("fat_tree", {{"gpus", "192"}, {"tiers", "2"}, {"oversubscription", oversubscription}}, hw);
+    int64_t optical = 0;
+    for (const auto& l : t.links)
+      if (t.link_classes[l.cls] == "nic-leaf" && l.media == Media::Optical) {
+        EXPECT_NEAR(l.length_m, 3.6, 1e-5);
+        ++optical;
+      }
+    return optical;
+  };
+  EXPECT_EQ(optical_nic_cables("1:1"), 8);
+  EXPECT_EQ(optical_nic_cables("3:1"), 48);
 }
 
 TEST(Topology, LabelsAndNames) {
