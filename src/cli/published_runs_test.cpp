@@ -302,6 +302,13 @@ std::map<int64_t, double> bench_busbw(const std::string& op, const std::string& 
   return podnet;
 }
 
+// GPUs a node -> podnet's --gpus: the first `per` GPUs of each of the first ten servers (8 GPUs a server).
+std::string ten_servers(int per) {
+  std::string g;
+  for (int s = 0; s < 10; ++s) g += fmt::format("{}{}-{}", s ? "," : "", 8 * s, 8 * s + per - 1);
+  return g;
+}
+
 // podnet's default all-to-all, all-gather and reduce-scatter on one H100 server (`podnet bench aipod-16k --op OP
 // --gpus 0-7`, flow engine) against one measured table of each (tests/data/nccl-tests/h100-1node-five-ops.log,
 // NCCL 2.29.2, 32 MiB - 16 GiB). The all-to-all's launch and NVLink efficiency (collective/pairwise.hpp) were
@@ -355,17 +362,11 @@ TEST(PublishedNccl, TenServerSendRecvOnNcclsNetworkChannels) {
   const std::string dir = std::string(PODNET_SOURCE_DIR) + "/tests/data/nccl-tests/";
   const auto logs = study::read_nccl_tests(dir + "h100-10node-sendrecv.log");
   ASSERT_EQ(logs.size(), 4u);
-  // GPUs a node -> podnet's --gpus: the first `per` GPUs of each of the first ten servers (8 GPUs a server).
-  const auto gpus_of = [](int per) {
-    std::string g;
-    for (int s = 0; s < 10; ++s) g += fmt::format("{}{}-{}", s ? "," : "", 8 * s, 8 * s + per - 1);
-    return g;
-  };
   int compared = 0;
   for (const auto& log : logs) {
     const int per = log.nranks() / 10;
     ASSERT_TRUE(per == 1 || per == 2 || per == 4 || per == 8) << log.nranks();
-    const std::map<int64_t, double> podnet = bench_busbw("sendrecv", gpus_of(per));
+    const std::map<int64_t, double> podnet = bench_busbw("sendrecv", ten_servers(per));
     double lo = 9, hi = 0;
     for (const auto& r : log.rows) {
       const auto it = podnet.find(r.bytes);
@@ -462,9 +463,7 @@ TEST(PublishedNccl, TenServerAllToAllAtOneToEightGpusAServer) {
     ASSERT_EQ(log.test, "alltoall");
     const int per = log.nranks() / 10;
     ASSERT_TRUE(per == 1 || per == 2 || per == 4 || per == 8) << log.nranks();
-    std::string gpus;
-    for (int s = 0; s < 10; ++s) gpus += fmt::format("{}{}-{}", s ? "," : "", 8 * s, 8 * s + per - 1);
-    const std::map<int64_t, double> podnet = bench_busbw("alltoall", gpus);
+    const std::map<int64_t, double> podnet = bench_busbw("alltoall", ten_servers(per));
     std::vector<std::pair<int64_t, double>> measured, ours;
     double lo = 9, hi = 0;
     for (const auto& r : log.rows) {
