@@ -209,6 +209,28 @@ TEST(Cli, TrainAndReliabilityJson) {
   EXPECT_NE(bad.out.find("workload.tp"), std::string::npos) << bad.out;
 }
 
+TEST(Cli, TrainInFp8SaysSoAndPrintsBothMfus) {
+  // The default job with its transformer GEMMs in FP8: the report names the FP8 rate and its source, and the MFU of
+  // the FP8 peak is the BF16-peak MFU x 989 / 1,979 (the H100's dense peaks); the FP8 GEMMs make the step faster.
+  Result bf16 = run("train aipod-16k --engine analytical --format json");
+  Result fp8 = run("train aipod-16k --engine analytical --set workload.precision=fp8 --format json");
+  ASSERT_EQ(bf16.status, 0) << bf16.out;
+  ASSERT_EQ(fp8.status, 0) << fp8.out;
+  const nlohmann::json b = nlohmann::json::parse(bf16.out), f = nlohmann::json::parse(fp8.out);
+  EXPECT_EQ(b["gpu"]["precision"], "bf16");
+  EXPECT_FALSE(b.contains("mfu_of_fp8_peak"));
+  EXPECT_EQ(f["gpu"]["precision"], "fp8");
+  EXPECT_DOUBLE_EQ(f["gpu"]["fp8_peak_tflops"].get<double>(), 1979.0);
+  EXPECT_NEAR(f["mfu_of_fp8_peak"].get<double>(), f["mfu"].get<double>() * 989 / 1979, 1e-6);
+  EXPECT_LT(f["iteration_time_ms"].get<double>(), b["iteration_time_ms"].get<double>());
+  Result text = run("train aipod-16k --engine analytical --set workload.precision=fp8");
+  ASSERT_EQ(text.status, 0) << text.out;
+  EXPECT_NE(text.out.find("FP8 GEMMs in the transformer layers (workload.precision fp8) at 63.5% of the 1979 TFLOPS"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("MFU of the FP8 peak"), std::string::npos) << text.out;
+}
+
 TEST(Cli, TrainWithAStraggler) {
   // A GPU of the last pipeline stage computing 1.5x slower: the iteration is
   // slower, but by less than 1.5x (only that stage's compute is stretched).

@@ -59,7 +59,14 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
               {"layer_overhead_us", val(round_to(j.layer_overhead * 1e6, 3))},
               {"default_sustained_fraction", val(round_to(j.gpu.sustained_fraction, 6))},
               {"default_layer_overhead_us", val(round_to(j.gpu.layer_overhead * 1e6, 3))},
-              {"sustained_source", val(j.gpu.sustained_source)}};
+              {"sustained_source", val(j.gpu.sustained_source)},
+              {"precision", val(j.precision == workload::Precision::Fp8 ? "fp8" : "bf16")}};
+  if (j.precision == workload::Precision::Fp8) {
+    o["gpu"]["fp8_peak_tflops"] = val(round_to(j.gpu.fp8_peak_flops / 1e12, 3));
+    o["gpu"]["fp8_efficiency"] = val(round_to(j.fp8_efficiency, 6));
+    o["gpu"]["default_fp8_efficiency"] = val(round_to(j.gpu.fp8_efficiency, 6));
+    o["gpu"]["fp8_efficiency_source"] = val(j.gpu.fp8_efficiency_source);
+  }
   nlohmann::json stage_layers = nlohmann::json::array();
   if (m.layers > 0)
     for (int64_t i = 0; i < j.pp; ++i) stage_layers.push_back(j.stage_layers(i));
@@ -92,6 +99,8 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
   }
   o["stages_ms"] = stages;
   o["mfu"] = val(round_to(r.mfu, 6));
+  if (j.precision == workload::Precision::Fp8 && j.gpu.fp8_peak_flops > 0)
+    o["mfu_of_fp8_peak"] = val(round_to(r.mfu * j.gpu.peak_flops / j.gpu.fp8_peak_flops, 6));
   o["hfu"] = val(round_to(r.hfu, 6));
   o["tflops_per_gpu"] = val(round_to(r.tflops_per_gpu, 3));
   o["tokens_per_second"] = val(round_to(r.tokens_per_second, 1));
@@ -167,7 +176,8 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
   }
   o["definitions"] = {
       {"mfu", "model FLOPs per iteration (forward + backward, no recompute: 3 x (2 x active matmul params + 4 s h "
-              "per layer + 2 h V) per token) / (GPUs x dense BF16 peak x iteration time)"},
+              "per layer + 2 h V) per token) / (GPUs x dense BF16 peak x iteration time), whatever workload.precision; "
+              "mfu_of_fp8_peak (precision fp8) divides by the dense FP8 peak instead, as NVIDIA's FP8 recipes do"},
       {"hfu", "hardware FLOPs (with recompute; Megatron's F = 96 B s l h^2 (1 + s/6h + V/16lh) for GPT) / (GPUs x "
               "peak x iteration time)"},
       {"memory", "per GPU of the stage needing the most: weights, gradients and Adam states by ZeRO stage (2 + 2 + "
@@ -235,6 +245,14 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                              ? o["gpu"]["attention_source"].get<std::string>()
                              : std::string("workload.attention_efficiency"),
                          o["gpu"]["memory_bound_ops"].get<bool>() ? ", element-wise kernels at HBM bandwidth" : "");
+    if (o["gpu"].contains("fp8_efficiency"))
+      out << fmt::format(
+          "  FP8 GEMMs in the transformer layers (workload.precision fp8) at {:.1f}% of the {:.0f} TFLOPS "
+          "FP8 peak ({}), their casts through HBM\n",
+          100 * o["gpu"]["fp8_efficiency"].get<double>(), o["gpu"]["fp8_peak_tflops"].get<double>(),
+          o["gpu"]["fp8_efficiency"] == o["gpu"]["default_fp8_efficiency"]
+              ? o["gpu"]["fp8_efficiency_source"].get<std::string>()
+              : std::string("workload.fp8_efficiency"));
     if (o["gpu"].contains("flash_attention") && !o["gpu"]["flash_attention"].get<bool>())
       out << "  attention core unfused (no FlashAttention): 4 s h at the GEMM rate, its s x s scores through HBM\n";
     if (o["gpu"].contains("sustained_fraction"))
@@ -267,6 +285,8 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
     t.add({label, fmt::format("{} ms ({}%)", fixed(v, 2), fixed(it > 0 ? 100 * v / it : 0, 1))});
   }
   t.add({"MFU (model FLOPs)", num(o["mfu"], 1, 100, "%")});
+  if (o.contains("mfu_of_fp8_peak"))
+    t.add({"MFU of the FP8 peak (NVIDIA's recipes)", num(o["mfu_of_fp8_peak"], 1, 100, "%")});
   t.add({"HFU (with recompute)", num(o["hfu"], 1, 100, "%")});
   t.add({"TFLOP/s per GPU (hardware)", num(o["tflops_per_gpu"], 1)});
   t.add({"tokens/s", o["tokens_per_second"].is_null()

@@ -18,6 +18,26 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
+// The GPU presets with FP8 tensor cores (workload.precision fp8).
+std::vector<std::string> fp8_gpu_names() {
+  std::vector<std::string> out;
+  for (const GpuSpec& g : gpus())
+    if (g.fp8_peak_flops > 0) out.push_back(g.name);
+  return out;
+}
+
+// The fp8_efficiency help names each FP8 GPU preset's default and its source.
+std::string fp8_efficiency_help() {
+  std::string h = "achieved fraction of the dense FP8 peak in the FP8 GEMMs with workload.precision fp8 (defaults: ";
+  bool first = true;
+  for (const GpuSpec& g : gpus())
+    if (g.fp8_peak_flops > 0) {
+      h += fmt::format("{}{} {:.3f}: {}", first ? "" : "; ", g.name, g.fp8_efficiency, g.fp8_efficiency_source);
+      first = false;
+    }
+  return h + ")";
+}
+
 // The compute_efficiency help names each GPU preset's default and its source.
 std::string efficiency_help() {
   std::string h = "achieved fraction of the GPU's dense peak in compute kernels; default: the GPU preset's measured "
@@ -69,7 +89,8 @@ std::vector<ParamSpec> workload_params() {
   return {
       {"model", ParamType::String, "gpt3-175b", "model preset (layers, hidden, heads, vocabulary, experts)", -kBig,
        kBig, model_names()},
-      {"gpu", ParamType::String, "h100", "GPU preset: dense BF16 peak, HBM, NVLink", -kBig, kBig, gpu_names()},
+      {"gpu", ParamType::String, "h100", "GPU preset: dense BF16 (and FP8) peak, HBM, NVLink", -kBig, kBig,
+       gpu_names()},
       {"layers", ParamType::Int, "", "override the preset's transformer layers", 1, 100000, {}, true},
       {"hidden", ParamType::Int, "", "override the preset's hidden size h", 1, 1e7, {}, true},
       {"heads", ParamType::Int, "", "override the preset's attention heads", 1, 100000, {}, true},
@@ -136,6 +157,17 @@ std::vector<ParamSpec> workload_params() {
        "parameters (1.5x DP volume)",
        0, 3},
       {"compute_efficiency", ParamType::Real, "", efficiency_help(), 0.001, 1, {}, true},
+      {"precision",
+       ParamType::String,
+       "bf16",
+       "the transformer layers' GEMMs: bf16, or fp8 (TransformerEngine's FP8 training as Megatron-Core runs it: "
+       "those GEMMs at the GPU's dense FP8 peak x fp8_efficiency, their BF16 inputs and output gradients "
+       "cast through HBM where no kernel fuses the cast; attention, LM head, communication and memory stay as "
+       "in BF16; MFU is still of the BF16 peak, the FP8 one printed beside it)",
+       -kBig,
+       kBig,
+       {"bf16", "fp8"}},
+      {"fp8_efficiency", ParamType::Real, "", fp8_efficiency_help(), 0.001, 1, {}, true},
       {"attention_efficiency", ParamType::Real, "", attention_help(), 0.001, 1, {}, true},
       {"sustained_fraction", ParamType::Real, "", sustained_help(), 0.01, 1, {}, true},
       {"layer_overhead", ParamType::Time, "", layer_overhead_help(), -kBig, kBig, {}, true},
@@ -244,6 +276,12 @@ Job job_from(const Params& p, int64_t fabric_gpus) {
   j.zero = static_cast<int>(p.get_int("zero"));
   j.compute_efficiency = p.has("compute_efficiency") ? p.get_real("compute_efficiency") : g->compute_efficiency;
   j.attention_efficiency = p.has("attention_efficiency") ? p.get_real("attention_efficiency") : g->attention_efficiency;
+  j.precision = p.get_string("precision") == "fp8" ? Precision::Fp8 : Precision::Bf16;
+  j.fp8_efficiency = p.has("fp8_efficiency") ? p.get_real("fp8_efficiency") : g->fp8_efficiency;
+  if (j.precision == Precision::Fp8 && g->fp8_peak_flops <= 0)
+    throw ParamError("workload.precision", fmt::format("fp8 needs FP8 tensor cores, which the {} preset has not; "
+                                                       "expected bf16 with workload.gpu {}, or an FP8 GPU ({})",
+                                                       g->name, g->name, join(fp8_gpu_names())));
   j.memory_bound_ops = p.get_bool("memory_bound_ops");
   j.sustained_fraction = p.has("sustained_fraction") ? p.get_real("sustained_fraction") : g->sustained_fraction;
   j.layer_overhead = p.has("layer_overhead") ? p.get_time("layer_overhead").seconds() : g->layer_overhead;

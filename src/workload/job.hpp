@@ -67,6 +67,9 @@
 
 namespace podnet::workload {
 
+// The precision of the transformer layers' GEMMs (Job::precision).
+enum class Precision : uint8_t { Bf16, Fp8 };
+
 // Which NCCL communicator a pipeline's p2p runs on (Job::pp_p2p_comm).
 enum class P2pComm : uint8_t { Auto, Group, Pair };
 
@@ -81,6 +84,11 @@ struct Job {
   int64_t microbatch = 1;           // b, sequences per microbatch
   int64_t global_batch = 1;         // B, sequences per iteration
   double compute_efficiency = 0.5;  // achieved fraction of peak FLOP/s in compute kernels (GEMMs)
+  // The transformer layers' GEMMs in BF16 or in FP8 (TransformerEngine's FP8 training: those GEMMs at the GPU's FP8
+  // peak x compute_efficiency, their BF16 operands cast through HBM; the attention core, the LM head, the
+  // element-wise kernels, communication and memory as in BF16; training.hpp).
+  Precision precision = Precision::Bf16;
+  double fp8_efficiency = 0.5;  // achieved fraction of the dense FP8 peak in the FP8 GEMMs (precision fp8)
   // Achieved fraction of peak in the attention core on the FLOPs a causal kernel executes (half the counted
   // 4 s h); 0 = the core runs at compute_efficiency on the counted FLOPs (the model before FlashAttention was
   // priced apart). The scenario's default is the GPU preset's.

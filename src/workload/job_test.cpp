@@ -209,6 +209,26 @@ TEST(Job, StageParamsSumToTheModel) {
   EXPECT_NEAR(sum / (j.model.params() + 51200.0 * 12288.0), 1.0, 1e-12);
 }
 
+TEST(Job, Fp8NeedsFp8TensorCores) {
+  // The A100 has no FP8 tensor cores: precision fp8 is refused, naming the key; the H100 takes it with its FP8
+  // preset efficiency, and an explicit workload.fp8_efficiency overrides that.
+  {
+    Params p = defaults();
+    set(p, "gpu", std::string("a100"));
+    set(p, "precision", std::string("fp8"));
+    expect_error(p, 16384, "workload.precision");
+  }
+  Params p = defaults();
+  set(p, "precision", std::string("fp8"));
+  const Job j = job_from(p, 16384);
+  EXPECT_EQ(j.precision, Precision::Fp8);
+  EXPECT_DOUBLE_EQ(j.gpu.fp8_peak_flops, 1979e12);
+  EXPECT_DOUBLE_EQ(j.fp8_efficiency, find_gpu("h100")->fp8_efficiency);
+  p.set("fp8_efficiency", 0.5, "0.5");
+  EXPECT_DOUBLE_EQ(job_from(p, 16384).fp8_efficiency, 0.5);
+  EXPECT_EQ(job_from(defaults(), 16384).precision, Precision::Bf16);
+}
+
 TEST(Job, ValidationNamesTheKey) {
   {
     Params p = defaults();

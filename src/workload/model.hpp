@@ -104,12 +104,20 @@ struct ModelSpec {
     double split = 0;
   };
   Elementwise elementwise_elements_per_token() const;
+  // FP8 training (workload.precision fp8): elements per token of one layer that are cast from BF16 to FP8
+  // outside a fused kernel, forward (the inputs of the FP8 GEMMs) and backward (their output gradients), as
+  // Megatron-Core's TransformerEngine layers do it; training.hpp states which and the bytes each moves.
+  struct Fp8Casts {
+    Elementwise forward, backward;
+  };
+  Fp8Casts fp8_cast_elements_per_token() const;
 };
 
 struct GpuSpec {
   std::string name;
-  std::string description;  // with its source
-  double peak_flops = 0;    // dense BF16 tensor FLOP/s
+  std::string description;    // with its source
+  double peak_flops = 0;      // dense BF16 tensor FLOP/s
+  double fp8_peak_flops = 0;  // dense FP8 tensor FLOP/s; 0 = no FP8 tensor cores
   Bytes hbm_bytes = 0;
   double hbm_bandwidth = 0;     // bytes/s
   double nvlink_bandwidth = 0;  // bytes/s per GPU per direction
@@ -126,6 +134,9 @@ struct GpuSpec {
   double sustained_fraction = 1;
   double layer_overhead = 0;
   std::string sustained_source;
+  // Default achieved fraction of the FP8 peak in FP8 GEMMs (workload.fp8_efficiency unset), with its source.
+  double fp8_efficiency = 0;
+  std::string fp8_efficiency_source;
 };
 
 const std::vector<ModelSpec>& models();

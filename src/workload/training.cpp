@@ -16,6 +16,9 @@ namespace podnet::workload {
 
 namespace {
 
+// An FP8 cast of a BF16 element (TransformerEngine's cast-transpose): read 2 bytes, write the FP8 copy and its
+// transpose (Hopper's FP8 GEMMs take one layout only, so the backward's GEMMs need the transposed copy).
+constexpr double kFp8CastBytes = 4;
 constexpr double kAdamBytesPerParam = 28;  // fp32 master, m, v read + written (24), grad read (2), param written (2)
 
 Time seconds(double s) { return Time::from_seconds(s); }
@@ -162,7 +165,20 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
     elementwise_s = (ew.replicated / (job.sequence_parallel ? t : 1.0) + ew.split / t) *
                     static_cast<double>(job.bytes_per_param) / job.gpu.hbm_bandwidth;
   }
-  const double layer_s = (layer_f - core_f) / t / rate + core_s + elementwise_s;
+  // The transformer layers' GEMMs run at the precision's peak (FP8: TransformerEngine's; the LM head, the attention
+  // core and the unfused core stay at the BF16 rate), and FP8's casts move 4 bytes an element (training.hpp).
+  const bool fp8 = job.precision == Precision::Fp8;
+  const double gemm_rate = fp8 ? job.gpu.fp8_peak_flops * job.fp8_efficiency : rate;
+  double cast_fwd_s = 0, cast_bwd_s = 0;
+  if (fp8 && job.memory_bound_ops && job.gpu.hbm_bandwidth > 0) {
+    const ModelSpec::Fp8Casts c = m.fp8_cast_elements_per_token();
+    const auto per_token = [&](const ModelSpec::Elementwise& e) {
+      return (e.replicated / (job.sequence_parallel ? t : 1.0) + e.split / t) * kFp8CastBytes / job.gpu.hbm_bandwidth;
+    };
+    cast_fwd_s = per_token(c.forward);
+    cast_bwd_s = per_token(c.backward);
+  }
+  const double layer_s = (layer_f - core_f) / t / gemm_rate + core_s + elementwise_s;
   it.ops.assign(static_cast<size_t>(job.pp), std::vector<OpTimes>(static_cast<size_t>(job.interleave)));
   it.optimizer.assign(static_cast<size_t>(job.pp), Time());
   const int64_t tp_per_layer_fwd = 2, tp_per_layer_bwd = full ? 4 : 2;
@@ -176,14 +192,19 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
       const double lo = job.layer_overhead * lc;
       const double fwd = tokens * (lc * layer_s + (vs == last_vs ? logits_f / t / rate : 0.0)) / eta + lo;
       const double again = full ? tokens * lc * layer_s / eta + lo : selective ? tokens * lc * core_s / eta : 0.0;
-      const double bwd = 2 * fwd + again;
+      double bwd = 2 * fwd + again;
+      // FP8's casts: the backward's are its own (the output gradients), not twice the forward's; a full
+      // recompute casts the forward's inputs again.
+      const double casts_fwd = tokens * lc * cast_fwd_s / eta;
+      if (fp8) bwd += tokens * lc * cast_bwd_s / eta + (full ? casts_fwd : 0.0);
+      const double fwd_all = fwd + casts_fwd;
       OpTimes& o = it.ops[static_cast<size_t>(i)][static_cast<size_t>(c)];
-      o.fwd_compute = seconds(fwd);
+      o.fwd_compute = seconds(fwd_all);
       o.bwd_compute = seconds(bwd);
       o.fwd_tp = it.tp_collective * (tp_per_layer_fwd * layers);
       o.bwd_tp = it.tp_collective * (tp_per_layer_bwd * layers);
       if (job.tp_comm_overlap) {  // each layer's TP collectives hide behind its GEMMs (training.hpp)
-        const double gemm_f = tokens * (layer_f - core_f) / t / rate / eta;
+        const double gemm_f = tokens * (layer_f - core_f) / t / gemm_rate / eta;
         const double gemm_b = (full ? 3.0 : 2.0) * gemm_f;
         const auto hidden = [&](Time comm_per_layer, double gemm_s) {
           return seconds(std::max(0.0, comm_per_layer.seconds() - gemm_s) * lc);

@@ -31,6 +31,20 @@
 //   (2-byte scores written by QK^T, read and written by the softmax, read and
 //   written by the dropout with a 1-byte mask, read by the PV GEMM), 8 B
 //   without.
+// - FP8 (workload.precision fp8, TransformerEngine's FP8 training as Megatron-Core runs it): the
+//   transformer layers' GEMMs (F_layer - A) run at fp8_peak x fp8_efficiency instead of peak x
+//   compute_efficiency; the attention core, the LM head's GEMM and the element-wise kernels keep their BF16
+//   rates. The BF16 operands that no kernel casts on the way are cast through HBM at 4 bytes an element
+//   (read 2, write the FP8 copy and its transpose, Hopper's FP8 GEMMs taking one layout):
+//   ModelSpec::fp8_cast_elements_per_token, forward the inputs of the attention projection (h) and of the
+//   second MLP GEMM (f per active expert), TP-split (the QKV and first MLP GEMMs' inputs come out of a
+//   LayerNorm fused with the cast); backward the output gradients of all four, the projection's and second
+//   MLP GEMM's (h each) split over TP only with sequence parallelism, the QKV GEMM's (h + 2 h_kv) and the
+//   first MLP GEMM's (2f gated, f) TP-split. The backward pays its own casts, not twice the forward's.
+//   fp8_efficiency's preset value is a fit (model.cpp) and stands for what FP8 loses beyond these casts.
+//   ASSUMPTIONS: communication (TP, DP, PP, EP, CP) moves BF16 as before (no FP8 all-gathers of
+//   activations or parameters) and memory is counted as in BF16 (TransformerEngine's FP8 weight copies, and
+//   its FP8 copies of saved GEMM inputs, are not modelled); weights are cast once a step (not timed).
 // - What a step sustains: a compute pass takes (its kernels as above) / eta
 //   + L x t_l (a forward of L layers; a backward 2 L t_l, 3 L t_l with full
 //   recompute), eta = sustained_fraction and t_l = layer_overhead. They stand

@@ -388,6 +388,44 @@ TEST(Training, ComputeModelPricesGemmsAttentionAndElementwiseApart) {
   EXPECT_NEAR(u.ops[0][0].fwd_compute.seconds(), 2048 * 38.797312e-9, 1e-12);
 }
 
+TEST(Training, Fp8RunsTheLayerGemmsAtTheFp8RateAndPaysItsCasts) {
+  // The layer of ComputeModelPricesGemmsAttentionAndElementwiseApart (h 1024, h_kv 256, SwiGLU f 4096, TP2 with
+  // SP, HBM 2e12 B/s) in FP8 on a GPU of FP8 peak 2e15 FLOP/s at fp8_efficiency 0.4: its GEMMs' 15,204,352 FLOPs
+  // per token at 0.8e15 = 19.00544 ns (30.408704 in BF16); the attention core (8.388608 ns) and the
+  // element-wise kernels (12.544 ns) as in BF16.
+  Job j = priced_layer_job();
+  j.precision = Precision::Fp8;
+  j.gpu.fp8_peak_flops = 2e15;
+  j.fp8_efficiency = 0.4;
+  // Casts per token: forward the projection's input h and the second MLP GEMM's f, TP-split: 1,024 + 4,096 =
+  // 5,120; backward the projection's and second MLP GEMM's output gradients 2h = 2,048 on the hidden width, the
+  // QKV GEMM's h + 2 h_kv = 1,536 and the first MLP GEMM's 2f = 8,192, TP-split: 9,728.
+  const ModelSpec::Fp8Casts c = j.model.fp8_cast_elements_per_token();
+  EXPECT_DOUBLE_EQ(c.forward.replicated, 0.0);
+  EXPECT_DOUBLE_EQ(c.forward.split, 5120.0);
+  EXPECT_DOUBLE_EQ(c.backward.replicated, 2048.0);
+  EXPECT_DOUBLE_EQ(c.backward.split, 9728.0);
+  // At 4 B an element: forward 5,120 / 2 x 4 = 10,240 B at 2e12 = 5.12 ns; backward (2,048 / 2 + 9,728 / 2) x 4 =
+  // 23,552 B = 11.776 ns.
+  auto backend = engine::make_backend("analytical", rail(32));
+  const IterationTimes t = iteration_times(j, identity(j.gpus()), rail(32), *backend, TrainOptions{});
+  const double kernels_ns = 19.00544 + 8.388608 + 12.544;  // 39.938048
+  EXPECT_NEAR(t.ops[0][0].fwd_compute.seconds(), 2048 * (kernels_ns + 5.12) * 1e-9, 1e-12);
+  // Backward: 2 x the forward's kernels, the selective recompute's core again, and its own casts.
+  EXPECT_NEAR(t.ops[0][0].bwd_compute.seconds(), 2048 * (2 * kernels_ns + 8.388608 + 11.776) * 1e-9, 1e-12);
+  // The LM head stays at the BF16 GEMM rate: + 2.048 ns on the last stage's forward.
+  EXPECT_NEAR(t.ops[1][0].fwd_compute.seconds(), 2048 * (kernels_ns + 5.12 + 2.048) * 1e-9, 1e-12);
+  // Full recompute: the forward's kernels and casts again in the backward: 3 x 39.938048 + 11.776 + 5.12.
+  j.recompute = Recompute::Full;
+  const IterationTimes f = iteration_times(j, identity(j.gpus()), rail(32), *backend, TrainOptions{});
+  EXPECT_NEAR(f.ops[0][0].bwd_compute.seconds(), 2048 * (3 * kernels_ns + 11.776 + 5.12) * 1e-9, 1e-12);
+  // Without the element-wise kernels timed, no casts either: the forward is 19.00544 + 8.388608 ns a token.
+  j.recompute = Recompute::Selective;
+  j.memory_bound_ops = false;
+  const IterationTimes g = iteration_times(j, identity(j.gpus()), rail(32), *backend, TrainOptions{});
+  EXPECT_NEAR(g.ops[0][0].fwd_compute.seconds(), 2048 * (19.00544 + 8.388608) * 1e-9, 1e-12);
+}
+
 TEST(Training, SustainedFractionLayerOverheadAndUnfusedAttention) {
   // The layer of ComputeModelPricesGemmsAttentionAndElementwiseApart: 51.341312 ns per token forward (GEMMs
   // 30.408704, attention core 8.388608, element-wise 12.544), 2,048 tokens, one layer per stage.
