@@ -110,6 +110,7 @@ int run_case(const char* engine_name, int stages, int dp) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  podnet::use_huge_pages(argv);  // as the podnet binary runs (core/process.hpp)
   const int stages = argc > 1 ? std::atoi(argv[1]) : 8;
   const int dp = argc > 2 ? std::atoi(argv[2]) : 64;
   std::printf("chakra_bench: %d stages x %d DP ranks (synthetic Chakra trace) on leafspine-8k\n", stages, dp);

@@ -27,8 +27,9 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 
 }  // namespace
 
-int main() {
-  podnet::keep_freed_memory();  // as the podnet binary runs (core/process.hpp)
+int main(int /*argc*/, char** argv) {
+  podnet::use_huge_pages(argv);  // as the podnet binary runs (core/process.hpp)
+  podnet::keep_freed_memory();   // as the podnet binary runs (core/process.hpp)
   std::printf("diagnose_bench: one evaluation trial on aipod-16k (rail mesh, 1,000 probes/s per NIC, 300 s)\n");
   const scenario::Setup s = scenario::resolve(scenario::load("aipod-16k"));
   routing::Router router(s.fabric, s.network.routing);

@@ -308,6 +308,7 @@ int fork_each(const std::vector<C>& cases, F&& run) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  podnet::use_huge_pages(argv);  // as the podnet binary runs (core/process.hpp)
   const char* mode = argc > 1 ? argv[1] : "";
   const bool quick = std::strcmp(mode, "--quick") == 0;
   const bool alltoall_only = std::strcmp(mode, "--alltoall") == 0;

@@ -45,6 +45,7 @@ double peak_mb() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  podnet::use_huge_pages(argv);  // as the podnet binary runs (core/process.hpp)
   int k = 16;
   std::string cc = "dcqcn_nic", policy = "ecmp";
   Bytes bytes = 2'000'000;

@@ -69,6 +69,7 @@ int run_case(const char* engine_name, const std::string& file) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  podnet::use_huge_pages(argv);  // as the podnet binary runs (core/process.hpp)
   const std::string file = argc > 1 ? argv[1]
                                     : std::string(PODNET_SOURCE_DIR) + "/tests/data/simai/moe_9216gpu_workload.txt";
   std::printf("simai_bench: one iteration of %s on aipod-16k\n", file.c_str());

@@ -55,7 +55,8 @@ int run_case(const char* engine_name) {
 
 }  // namespace
 
-int main() {
+int main(int /*argc*/, char** argv) {
+  podnet::use_huge_pages(argv);  // as the podnet binary runs (core/process.hpp)
   std::printf("train_bench: one iteration of the default run (aipod-16k, Llama 3 405B, TP8 x PP16 x DP128)\n");
   for (const char* e : {"flow", "analytical"})
     if (podnet::bench::run_in_child(e, [&] { return run_case(e); }) != 0) {

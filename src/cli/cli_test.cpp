@@ -231,6 +231,24 @@ TEST(Cli, TrainInFp8SaysSoAndPrintsBothMfus) {
   EXPECT_NE(text.out.find("MFU of the FP8 peak"), std::string::npos) << text.out;
 }
 
+TEST(Cli, HugePagesLeaveResultsAsTheyWere) {
+  // core/process.hpp: podnet runs itself again, once, with glibc's huge-page tunable when the kernel grants huge
+  // pages on request. Whether it does or not, and whatever else GLIBC_TUNABLES holds, the bytes out are the same.
+  const std::string podnet = PODNET_BINARY;
+  const std::string args = " bench aipod-16k --gpus 0-63 --min 1MiB --max 64MiB --factor 8 --format json";
+  const Result fresh =
+      run_shell("env -u PODNET_HUGE_PAGES -u PODNET_HUGE_PAGES_SET -u GLIBC_TUNABLES " + podnet + args);
+  const Result off = run_shell("env PODNET_HUGE_PAGES=0 " + podnet + args);
+  const Result other =
+      run_shell("env -u PODNET_HUGE_PAGES_SET GLIBC_TUNABLES=glibc.malloc.tcache_count=7 " + podnet + args);
+  ASSERT_EQ(fresh.status, 0) << fresh.out;
+  ASSERT_EQ(off.status, 0) << off.out;
+  ASSERT_EQ(other.status, 0) << other.out;
+  EXPECT_FALSE(fresh.out.empty());
+  EXPECT_EQ(fresh.out, off.out);
+  EXPECT_EQ(fresh.out, other.out);
+}
+
 TEST(Cli, TrainWithAStraggler) {
   // A GPU of the last pipeline stage computing 1.5x slower: the iteration is
   // slower, but by less than 1.5x (only that stage's compute is stretched).
