@@ -4,6 +4,7 @@
 
 #include "cli/common.hpp"
 #include "core/error.hpp"
+#include "core/process.hpp"
 #include "core/version.hpp"
 
 namespace podnet::cli {
@@ -15,7 +16,8 @@ int run(int argc, char** argv) {
                "`podnet bench aipod-16k` for nccl-tests-style collective timings. Scenario values carry units\n"
                "(400Gbps, 50GB/s, 2us, 3m, 10.2kW); `--set topology.gpus=4096` overrides any key.",
                "podnet"};
-  app.set_version_flag("--version", std::string("podnet ") + version() + " (" + git_sha() + ")");
+  app.set_version_flag("--version",
+                       std::string("podnet ") + version() + " (" + git_sha() + ")\nhuge pages: " + huge_pages_state());
   app.require_subcommand(1);
 
   Action action;

@@ -4,6 +4,7 @@
 // Golden runs: tests/golden/<name>/ hold a podnet command line (`args`, or a
 // built-in example's design) and its full JSON output (tests/golden/README.md).
 // Regenerate with PODNET_UPDATE_GOLDEN=1 ctest -R Golden, then review the diff.
+#include <gnu/libc-version.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -247,6 +248,41 @@ TEST(Cli, HugePagesLeaveResultsAsTheyWere) {
   EXPECT_FALSE(fresh.out.empty());
   EXPECT_EQ(fresh.out, off.out);
   EXPECT_EQ(fresh.out, other.out);
+  // `podnet --version` says what was done. Turned off by the user: off. Where the kernel grants huge pages on
+  // request (its mode "madvise"), with glibc 2.35 or later and glibc's own malloc: on. Started through the dynamic
+  // loader (whose /proc/self/exe is the loader, not podnet): off, and podnet still runs.
+  const Result v_off = run_shell("env PODNET_HUGE_PAGES=off " + podnet + " --version");
+  EXPECT_NE(v_off.out.find("huge pages: off (PODNET_HUGE_PAGES)"), std::string::npos) << v_off.out;
+  const Result v =
+      run_shell("env -u PODNET_HUGE_PAGES -u PODNET_HUGE_PAGES_SET -u GLIBC_TUNABLES " + podnet + " --version");
+  std::string mode;
+  {
+    std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
+    std::getline(f, mode);
+  }
+  int major = 0, minor = 0;
+  std::sscanf(gnu_get_libc_version(), "%d.%d", &major, &minor);
+  const bool glibc_235 = major > 2 || (major == 2 && minor >= 35);
+  bool sanitizer = false;  // as core/process.cpp decides it
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  sanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+  sanitizer = true;
+#endif
+#endif
+  if (mode.find("[madvise]") != std::string::npos && glibc_235 && !sanitizer) {
+    EXPECT_NE(v.out.find("huge pages: on (glibc.malloc.hugetlb=1"), std::string::npos) << v.out;
+  } else {
+    std::printf("  (not re-executed here: kernel mode '%s', glibc %d.%d%s): %s", mode.c_str(), major, minor,
+                sanitizer ? ", a sanitizer's allocator" : "", v.out.c_str());
+  }
+  const char* loader = "/lib64/ld-linux-x86-64.so.2";
+  if (std::filesystem::exists(loader) && !sanitizer) {
+    const Result l = run_shell(std::string("env -u PODNET_HUGE_PAGES_SET ") + loader + " " + podnet + " --version");
+    EXPECT_EQ(l.status, 0) << l.out;
+    EXPECT_NE(l.out.find("huge pages: off (started through the dynamic loader)"), std::string::npos) << l.out;
+  }
 }
 
 TEST(Cli, TrainWithAStraggler) {

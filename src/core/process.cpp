@@ -1,8 +1,12 @@
 #include "core/process.hpp"
 
-#include <gnu/libc-version.h>
 #include <malloc.h>
+#include <strings.h>
+#include <sys/auxv.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <gnu/libc-version.h>
+#endif
 
 #include <cstdio>
 #include <cstdlib>
@@ -17,24 +21,101 @@ void keep_freed_memory() {
   mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
 }
 
+namespace {
+
+std::string g_huge_pages = "off (not asked)";
+
+// Whether a sanitizer's allocator replaces glibc's malloc (the tunable would do nothing).
+constexpr bool kSanitizerAllocator =
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+    true;
+#else
+    false;
+#endif
+#else
+    false;
+#endif
+
+bool disabled_by_user() {
+  const char* v = std::getenv("PODNET_HUGE_PAGES");
+  if (v == nullptr) return false;
+  for (const char* off : {"0", "off", "false", "no"})
+    if (strcasecmp(v, off) == 0) return true;
+  return false;
+}
+
+// The kernel's transparent huge page mode: the bracketed word of /sys/kernel/mm/transparent_hugepage/enabled.
+std::string thp_mode() {
+  std::string line;
+  {
+    std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");  // closed before any exec
+    if (!std::getline(f, line)) return "";
+  }
+  const auto a = line.find('['), b = line.find(']');
+  return a != std::string::npos && b != std::string::npos && b > a ? line.substr(a + 1, b - a - 1) : "";
+}
+
+}  // namespace
+
+std::string huge_pages_state() { return g_huge_pages; }
+
 void use_huge_pages(char** argv) {
+  // The marker carries what GLIBC_TUNABLES held before the re-exec ("=" + value, or "-" for unset): this image
+  // runs with the tunable read already, so the environment its children see is put back as it was.
+  if (const char* marker = std::getenv("PODNET_HUGE_PAGES_SET"); marker != nullptr) {
+    const std::string was = marker;
+    if (was.size() > 1 && was[0] == '=') {
+      setenv("GLIBC_TUNABLES", was.c_str() + 1, 1);
+    } else {
+      unsetenv("GLIBC_TUNABLES");
+    }
+    unsetenv("PODNET_HUGE_PAGES_SET");
+    g_huge_pages = "on (glibc.malloc.hugetlb=1; PODNET_HUGE_PAGES=0 turns them off)";
+    return;
+  }
   if (argv == nullptr || argv[0] == nullptr) return;
-  const char* off = std::getenv("PODNET_HUGE_PAGES");
-  if (off != nullptr && std::strcmp(off, "0") == 0) return;
-  if (std::getenv("PODNET_HUGE_PAGES_SET") != nullptr) return;  // re-executed once already
+  if (disabled_by_user()) {
+    g_huge_pages = "off (PODNET_HUGE_PAGES)";
+    return;
+  }
+  if (kSanitizerAllocator) {
+    g_huge_pages = "off (a sanitizer's allocator)";
+    return;
+  }
+#ifdef __GLIBC__
   const char* old = std::getenv("GLIBC_TUNABLES");
   const std::string tunables = old != nullptr ? old : "";
-  if (tunables.find("glibc.malloc.hugetlb") != std::string::npos) return;
+  if (tunables.find("glibc.malloc.hugetlb") != std::string::npos) {
+    g_huge_pages = "as GLIBC_TUNABLES sets it";
+    return;
+  }
   int major = 0, minor = 0;
-  if (std::sscanf(gnu_get_libc_version(), "%d.%d", &major, &minor) != 2 || major < 2 || (major == 2 && minor < 35))
-    return;  // no glibc.malloc.hugetlb before glibc 2.35
+  if (std::sscanf(gnu_get_libc_version(), "%d.%d", &major, &minor) != 2 || major < 2 || (major == 2 && minor < 35)) {
+    g_huge_pages = "off (glibc before 2.35)";
+    return;
+  }
   const char* preload = std::getenv("LD_PRELOAD");
-  if (preload != nullptr && std::strstr(preload, "vgpreload") != nullptr) return;  // valgrind
-  std::ifstream mode_file("/sys/kernel/mm/transparent_hugepage/enabled");
-  std::string mode;
-  if (!std::getline(mode_file, mode) || mode.find("[madvise]") == std::string::npos) return;
+  if (preload != nullptr && std::strstr(preload, "vgpreload") != nullptr) {
+    g_huge_pages = "off (valgrind)";
+    return;
+  }
+  // Started through the dynamic loader (`ld.so podnet ...`): /proc/self/exe is the loader, not podnet.
+  if (getauxval(AT_BASE) == 0) {
+    g_huge_pages = "off (started through the dynamic loader)";
+    return;
+  }
+  const std::string mode = thp_mode();
+  if (mode != "madvise") {
+    g_huge_pages = mode.empty() ? "off (no transparent huge pages)"
+                                : "as the kernel gives them (transparent_hugepage " + mode + ")";
+    return;
+  }
   const std::string with = tunables.empty() ? "glibc.malloc.hugetlb=1" : tunables + ":glibc.malloc.hugetlb=1";
-  if (setenv("GLIBC_TUNABLES", with.c_str(), 1) != 0 || setenv("PODNET_HUGE_PAGES_SET", "1", 1) != 0) return;
+  const std::string marker = old != nullptr ? "=" + tunables : "-";
+  if (setenv("GLIBC_TUNABLES", with.c_str(), 1) != 0 || setenv("PODNET_HUGE_PAGES_SET", marker.c_str(), 1) != 0) return;
   std::fflush(nullptr);
   execv("/proc/self/exe", argv);
   // The exec failed: go on as this process, its environment as it was.
@@ -44,6 +125,10 @@ void use_huge_pages(char** argv) {
     unsetenv("GLIBC_TUNABLES");
   }
   unsetenv("PODNET_HUGE_PAGES_SET");
+  g_huge_pages = "off (the re-exec failed)";
+#else
+  g_huge_pages = "off (not glibc)";
+#endif
 }
 
 void return_freed_memory() {

@@ -2,6 +2,8 @@
 // every benchmark).
 #pragma once
 
+#include <string>
+
 namespace podnet {
 
 // Keeps the memory podnet frees for its next allocations instead of handing
@@ -21,19 +23,25 @@ void keep_freed_memory();
 // transparent huge pages (the tunable GLIBC_TUNABLES=glibc.malloc.hugetlb=1,
 // glibc 2.35 and later: madvise(MADV_HUGEPAGE) on the memory it takes from the
 // kernel), when the kernel grants huge pages only to memory that asks for them
-// (/sys/kernel/mm/transparent_hugepage/enabled reads "[madvise]", Debian's and
-// most distributions' default). podnet's engines spend much of a run touching
-// fresh memory and walking large arrays: 2 MiB pages take 512 times fewer page
+// (/sys/kernel/mm/transparent_hugepage/enabled reads "[madvise]", as on the
+// development machine). podnet's engines spend much of a run touching fresh
+// memory and walking large arrays: 2 MiB pages take 512 times fewer page
 // faults and TLB entries. Measured on the 2-core development machine (whole
-// process, median of 6 paired runs): `podnet train aipod-16k` 2.05 -> 1.64 s
-// (1.25x), peak memory +9 MB. Must be called first thing in main, with main's
-// argv; the process image is replaced (same pid, environment, open files), so
-// nothing done before the call survives. Does nothing when the tunable is
-// already set, when PODNET_HUGE_PAGES=0, when the kernel's mode is "always" or
-// "never", under an older glibc, under valgrind, or after one re-exec (the
-// marker PODNET_HUGE_PAGES_SET); if the exec fails, the process goes on as it
-// was. Results do not depend on it (the same bytes out either way).
+// process, median of 6 paired runs): `podnet train aipod-16k` 2.21 -> 1.79 s,
+// peak memory +9 MB (docs/validation.md, "Eleventh step: huge pages"). Must be
+// called first thing in main, with main's argv: the process image is replaced
+// (same arguments and pid; static initialisers run again), so nothing done
+// before the call survives. The re-executed image puts GLIBC_TUNABLES back as
+// it was (glibc has read it by then), so children see the environment podnet
+// was given. Does nothing when GLIBC_TUNABLES already names the tunable, when
+// PODNET_HUGE_PAGES is 0 (off, false, no), when the kernel's mode is "always"
+// or "never", under a sanitizer's allocator, glibc before 2.35, valgrind, or
+// when started through the dynamic loader; if the exec fails, the process goes
+// on as it was. Results do not depend on it (the same bytes out either way).
 void use_huge_pages(char** argv);
+// What use_huge_pages did, for `podnet --version`: "on (...)", "off (why)", or
+// left to the kernel or to GLIBC_TUNABLES.
+std::string huge_pages_state();
 // glibc's defaults back (128 KiB for both): for a process that runs for long,
 // `podnet serve`, which would otherwise keep what every study it ran freed.
 void return_freed_memory();

@@ -248,11 +248,12 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
     if (o["gpu"].contains("fp8_efficiency"))
       out << fmt::format(
           "  FP8 GEMMs in the transformer layers (workload.precision fp8) at {:.1f}% of the {:.0f} TFLOPS "
-          "FP8 peak ({}), their casts through HBM\n",
+          "FP8 peak ({}){}\n",
           100 * o["gpu"]["fp8_efficiency"].get<double>(), o["gpu"]["fp8_peak_tflops"].get<double>(),
           o["gpu"]["fp8_efficiency"] == o["gpu"]["default_fp8_efficiency"]
               ? o["gpu"]["fp8_efficiency_source"].get<std::string>()
-              : std::string("workload.fp8_efficiency"));
+              : std::string("workload.fp8_efficiency"),
+          o["gpu"]["memory_bound_ops"].get<bool>() ? ", their casts through HBM" : "");
     if (o["gpu"].contains("flash_attention") && !o["gpu"]["flash_attention"].get<bool>())
       out << "  attention core unfused (no FlashAttention): 4 s h at the GEMM rate, its s x s scores through HBM\n";
     if (o["gpu"].contains("sustained_fraction"))

@@ -85,7 +85,7 @@ struct Job {
   int64_t global_batch = 1;         // B, sequences per iteration
   double compute_efficiency = 0.5;  // achieved fraction of peak FLOP/s in compute kernels (GEMMs)
   // The transformer layers' GEMMs in BF16 or in FP8 (TransformerEngine's FP8 training: those GEMMs at the GPU's FP8
-  // peak x compute_efficiency, their BF16 operands cast through HBM; the attention core, the LM head, the
+  // peak x fp8_efficiency, their BF16 operands cast through HBM; the attention core, the LM head, the
   // element-wise kernels, communication and memory as in BF16; training.hpp).
   Precision precision = Precision::Bf16;
   double fp8_efficiency = 0.5;  // achieved fraction of the dense FP8 peak in the FP8 GEMMs (precision fp8)

@@ -41,10 +41,13 @@
 //   LayerNorm fused with the cast); backward the output gradients of all four, the projection's and second
 //   MLP GEMM's (h each) split over TP only with sequence parallelism, the QKV GEMM's (h + 2 h_kv) and the
 //   first MLP GEMM's (2f gated, f) TP-split. The backward pays its own casts, not twice the forward's.
+//   The casts are timed with the element-wise kernels (memory_bound_ops, and an HBM bandwidth), else not.
 //   fp8_efficiency's preset value is a fit (model.cpp) and stands for what FP8 loses beyond these casts.
-//   ASSUMPTIONS: communication (TP, DP, PP, EP, CP) moves BF16 as before (no FP8 all-gathers of
-//   activations or parameters) and memory is counted as in BF16 (TransformerEngine's FP8 weight copies, and
-//   its FP8 copies of saved GEMM inputs, are not modelled); weights are cast once a step (not timed).
+//   ASSUMPTIONS: communication (TP, DP, PP, EP, CP) is timed at BF16 bytes as before, though
+//   TransformerEngine all-gathers some FP8 tensors (the cast of an output gradient split over TP by
+//   sequence parallelism above is the cast before such a gather; the gathered tensor's transpose is not
+//   counted); memory is counted as in BF16 (TransformerEngine's FP8 weight copies, and its FP8 copies of
+//   saved GEMM inputs, are not modelled); weights are cast once a step (not timed).
 // - What a step sustains: a compute pass takes (its kernels as above) / eta
 //   + L x t_l (a forward of L layers; a backward 2 L t_l, 3 L t_l with full
 //   recompute), eta = sustained_fraction and t_l = layer_overhead. They stand
