@@ -1,5 +1,6 @@
 #include "core/process.hpp"
 
+#include <link.h>
 #include <malloc.h>
 #include <strings.h>
 #include <sys/auxv.h>
@@ -58,6 +59,15 @@ std::string thp_mode() {
   return a != std::string::npos && b != std::string::npos && b > a ? line.substr(a + 1, b - a - 1) : "";
 }
 
+bool started_through_the_loader() {
+  if (getauxval(AT_BASE) != 0) return false;
+  const auto* phdr = reinterpret_cast<const ElfW(Phdr)*>(getauxval(AT_PHDR));
+  const auto n = getauxval(AT_PHNUM);
+  for (unsigned long i = 0; phdr != nullptr && i < n; ++i)
+    if (phdr[i].p_type == PT_INTERP) return true;
+  return false;
+}
+
 }  // namespace
 
 std::string huge_pages_state() { return g_huge_pages; }
@@ -67,14 +77,20 @@ void use_huge_pages(char** argv) {
   // runs with the tunable read already, so the environment its children see is put back as it was.
   if (const char* marker = std::getenv("PODNET_HUGE_PAGES_SET"); marker != nullptr) {
     const std::string was = marker;
-    if (was.size() > 1 && was[0] == '=') {
-      setenv("GLIBC_TUNABLES", was.c_str() + 1, 1);
-    } else {
-      unsetenv("GLIBC_TUNABLES");
-    }
     unsetenv("PODNET_HUGE_PAGES_SET");
-    g_huge_pages = "on (glibc.malloc.hugetlb=1; PODNET_HUGE_PAGES=0 turns them off)";
-    return;
+    if (was == "-" || (!was.empty() && was[0] == '=')) {  // a marker this function wrote: put the variable back
+      const char* now = std::getenv("GLIBC_TUNABLES");
+      const bool asked = now != nullptr && std::strstr(now, "glibc.malloc.hugetlb=1") != nullptr;
+      if (was[0] == '=') {
+        setenv("GLIBC_TUNABLES", was.c_str() + 1, 1);
+      } else {
+        unsetenv("GLIBC_TUNABLES");
+      }
+      g_huge_pages = asked ? "on (glibc.malloc.hugetlb=1; PODNET_HUGE_PAGES=0 turns them off)"
+                           : "off (the tunable did not reach the re-executed process)";
+      return;
+    }
+    // Not a marker of ours: ignored, as on a first start (the re-exec below writes a valid one).
   }
   if (argv == nullptr || argv[0] == nullptr) return;
   if (disabled_by_user()) {
@@ -83,6 +99,12 @@ void use_huge_pages(char** argv) {
   }
   if (kSanitizerAllocator) {
     g_huge_pages = "off (a sanitizer's allocator)";
+    return;
+  }
+  // Started through the dynamic loader (`ld.so podnet ...`): /proc/self/exe is the loader, not podnet. The kernel
+  // then loaded no interpreter (AT_BASE 0) for a program that names one (PT_INTERP); a static binary names none.
+  if (started_through_the_loader()) {
+    g_huge_pages = "off (started through the dynamic loader)";
     return;
   }
 #ifdef __GLIBC__
@@ -102,15 +124,11 @@ void use_huge_pages(char** argv) {
     g_huge_pages = "off (valgrind)";
     return;
   }
-  // Started through the dynamic loader (`ld.so podnet ...`): /proc/self/exe is the loader, not podnet.
-  if (getauxval(AT_BASE) == 0) {
-    g_huge_pages = "off (started through the dynamic loader)";
-    return;
-  }
   const std::string mode = thp_mode();
   if (mode != "madvise") {
-    g_huge_pages = mode.empty() ? "off (no transparent huge pages)"
-                                : "as the kernel gives them (transparent_hugepage " + mode + ")";
+    g_huge_pages = mode.empty()      ? "off (no transparent huge pages)"
+                   : mode == "never" ? "off (transparent_hugepage never)"
+                                     : "as the kernel gives them (transparent_hugepage " + mode + ")";
     return;
   }
   const std::string with = tunables.empty() ? "glibc.malloc.hugetlb=1" : tunables + ":glibc.malloc.hugetlb=1";

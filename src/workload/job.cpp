@@ -162,7 +162,8 @@ std::vector<ParamSpec> workload_params() {
        "bf16",
        "the transformer layers' GEMMs: bf16, or fp8 (TransformerEngine's FP8 training as Megatron-Core runs it: "
        "those GEMMs at the GPU's dense FP8 peak x fp8_efficiency, their BF16 inputs and output gradients "
-       "cast through HBM where no kernel fuses the cast; attention, LM head, communication and memory stay as "
+       "cast through HBM where no kernel fuses the cast (timed with memory_bound_ops); attention, LM head, "
+       "communication and memory stay as "
        "in BF16; MFU is still of the BF16 peak, the FP8 one printed beside it)",
        -kBig,
        kBig,
