@@ -32,11 +32,12 @@ void keep_freed_memory();
 // called first thing in main, with main's argv: the process image is replaced
 // (same arguments and pid; static initialisers run again), so nothing done
 // before the call survives. The re-executed image puts GLIBC_TUNABLES back as
-// it was (glibc has read it by then). Does nothing when GLIBC_TUNABLES already names the tunable, when
-// PODNET_HUGE_PAGES is 0 (off, false, no), when the kernel's mode is "always"
-// or "never", under a sanitizer's allocator, glibc before 2.35, valgrind, or
-// when started through the dynamic loader; if the exec fails, the process goes
-// on as it was. Results do not depend on it (the same bytes out either way).
+// it was (glibc has read it by then). Does nothing when GLIBC_TUNABLES already
+// names the tunable, when PODNET_HUGE_PAGES is 0 (off, false, no), when the
+// kernel's mode is "always" or "never", under a sanitizer's allocator, glibc
+// before 2.35, valgrind, or when started through the dynamic loader; if the
+// exec fails, the process goes on as it was. Results do not depend on it (the
+// same bytes out either way).
 void use_huge_pages(char** argv);
 // What use_huge_pages did, for `podnet --version`: "on (...)", "off (why)", or
 // left to the kernel or to GLIBC_TUNABLES.

@@ -159,12 +159,14 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
                                                            : 0.0)
       : job.attention_efficiency > 0 ? core_f / 2 / t / (job.gpu.peak_flops * job.attention_efficiency)
                                      : core_f / t / rate;
+  // Seconds per token to move `bytes` per element of `e` through HBM on one GPU: the hidden-width elements split
+  // over TP only with sequence parallelism, the TP-sharded ones always.
+  const auto hbm_seconds = [&](const ModelSpec::Elementwise& e, double bytes) {
+    return (e.replicated / (job.sequence_parallel ? t : 1.0) + e.split / t) * bytes / job.gpu.hbm_bandwidth;
+  };
   double elementwise_s = 0;
-  if (job.memory_bound_ops && job.gpu.hbm_bandwidth > 0) {
-    const ModelSpec::Elementwise ew = m.elementwise_elements_per_token();
-    elementwise_s = (ew.replicated / (job.sequence_parallel ? t : 1.0) + ew.split / t) *
-                    static_cast<double>(job.bytes_per_param) / job.gpu.hbm_bandwidth;
-  }
+  if (job.memory_bound_ops && job.gpu.hbm_bandwidth > 0)
+    elementwise_s = hbm_seconds(m.elementwise_elements_per_token(), static_cast<double>(job.bytes_per_param));
   // The transformer layers' GEMMs run at the precision's peak (FP8: TransformerEngine's; the LM head, the attention
   // core and the unfused core stay at the BF16 rate), and FP8's casts move 4 bytes an element (training.hpp).
   const bool fp8 = job.precision == Precision::Fp8;
@@ -172,11 +174,8 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
   double cast_fwd_s = 0, cast_bwd_s = 0;
   if (fp8 && job.memory_bound_ops && job.gpu.hbm_bandwidth > 0) {
     const ModelSpec::Fp8Casts c = m.fp8_cast_elements_per_token();
-    const auto per_token = [&](const ModelSpec::Elementwise& e) {
-      return (e.replicated / (job.sequence_parallel ? t : 1.0) + e.split / t) * kFp8CastBytes / job.gpu.hbm_bandwidth;
-    };
-    cast_fwd_s = per_token(c.forward);
-    cast_bwd_s = per_token(c.backward);
+    cast_fwd_s = hbm_seconds(c.forward, kFp8CastBytes);
+    cast_bwd_s = hbm_seconds(c.backward, kFp8CastBytes);
   }
   const double layer_s = (layer_f - core_f) / t / gemm_rate + core_s + elementwise_s;
   it.ops.assign(static_cast<size_t>(job.pp), std::vector<OpTimes>(static_cast<size_t>(job.interleave)));
