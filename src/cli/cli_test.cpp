@@ -171,20 +171,34 @@ TEST(Cli, TrainRefusesAJobThatDoesNotFitUnlessAllowOom) {
   EXPECT_NE(forced.out.find("\"fits\": false"), std::string::npos);
 }
 
-TEST(Cli, TrainNamesTheCollectiveThatFillsThePlan) {
+TEST(Cli, TrainTimesPatDataParallelCollectivesAndSaysSo) {
   // The default job at 800 Gb/s: NCCL's tuner picks PAT for the 128-GPU data-parallel reduce-scatters (one GPU a
-  // server) of its 190 MB buckets, 128 x 7 steps x 8 channels + 1 latency delay = 7,169 transfers each, and with
-  // the rest of the plan 583 of them reach the 4,194,304-transfer limit. The error names the collective and how to
-  // exclude PAT; without PAT the job runs.
+  // server) of its 190 MB buckets and for the first bucket's all-gathers, on 8 channels. One transfer per position
+  // was 128 x 7 steps x 8 channels + 1 latency delay = 7,169 a collective, and the plan passed podnet's
+  // 4,194,304-transfer limit after 583 of them; with PAT's steps coupled (collective/pat.hpp) a collective is
+  // 7 x 8 + 1 = 57, so the DP collectives hold 57 x dp_collectives transfers and the job is timed. The report
+  // names what they ran as.
   const std::string args =
       "train aipod-16k --engine analytical --set server.nic_speed=800Gbps --set switch.port_speed=800Gbps";
-  Result r = run(args, true);
-  EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_NE(r.out.find("its data-parallel reducescatters (pat over 128 GPUs"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("7169 transfers each, 583 built so far"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("--set collective.algorithms=^pat"), std::string::npos) << r.out;
-  Result ok = run(args + " --set collective.algorithms=^pat --format json");
-  ASSERT_EQ(ok.status, 0) << ok.out;
+  Result r = run(args + " --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& plan = j["plan"];
+  int64_t pat = 0;
+  for (const auto& c : plan["dp_choices"]) {
+    EXPECT_EQ(c["algorithm"], "pat") << c.dump();
+    EXPECT_EQ(c["protocol"], "simple") << c.dump();
+    EXPECT_EQ(c["channels"], 8) << c.dump();
+    pat += c["collectives"].get<int64_t>();
+  }
+  EXPECT_EQ(pat, plan["dp_collectives"].get<int64_t>());
+  EXPECT_GT(pat, 128 * 31);  // 128 DP groups x 31 buckets of reduce-scatter, at least
+  const int64_t transfers = plan["transfers"].get<int64_t>();
+  EXPECT_GE(transfers, 57 * pat + plan["p2p_transfers"].get<int64_t>());
+  EXPECT_LT(transfers, 300'000);
+  Result text = run(args);
+  ASSERT_EQ(text.status, 0) << text.out;
+  EXPECT_NE(text.out.find("reducescatter pat/simple on 8 channels"), std::string::npos) << text.out;
 }
 
 TEST(Cli, TrainAndReliabilityJson) {

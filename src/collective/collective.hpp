@@ -141,6 +141,12 @@ struct Options {
   // per packet; scenario::resolve sets it): NCCL's p2p rate per network channel is stated against it. The
   // default is RoCEv2's 4,096 B of payload per 4,178 B packet.
   double network_efficiency = 4096.0 / 4178.0;
+  // PAT only (pat.hpp): one Coupled transfer per step and channel, every position's send of the step an edge
+  // of it, instead of one P2p per position: channels x log2 n transfers where there were channels x n x
+  // log2 n, at the price of a barrier per step (a position's next send waits for the whole step, not only for
+  // what it received). Not a scenario key: the training planner sets it for the data-parallel collectives of an
+  // iteration plan (workload/training.hpp), `podnet bench` keeps one transfer per position.
+  bool coupled_steps = false;
 };
 
 // Parameter schema of Options (scenario keys channels, qps, ring_order,

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "collective/plan_util.hpp"
 #include "collective/ring_order.hpp"
 #include "core/error.hpp"
@@ -18,7 +20,7 @@ plan::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& 
   if (n <= 1 || bytes == 0) return plan;
   int32_t steps = 0;
   while ((int64_t{1} << steps) < n) ++steps;
-  if (static_cast<int64_t>(o.channels) * n * steps > kMaxP2pTransfers)
+  if (!o.coupled_steps && static_cast<int64_t>(o.channels) * n * steps > kMaxP2pTransfers)
     throw InputError(fmt::format("pat over {} GPUs with {} channel(s) needs {} transfers (limit {}): use fewer GPUs "
                                  "or channels, or the ring",
                                  n, o.channels, static_cast<int64_t>(o.channels) * n * steps, kMaxP2pTransfers));
@@ -27,10 +29,31 @@ plan::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& 
   for (int32_t c = 0; c < static_cast<int32_t>(shares.size()); ++c) {
     const Group order = ring_order(group, o.order, c, topo);
     std::vector<int32_t> received(n, -1);  // per position: the transfer it received at the previous step
+    int32_t previous_step = -1;            // coupled_steps: the channel's previous step
     for (int32_t k = 0; k < steps; ++k) {
       const int32_t p = gather ? steps - 1 - k : k;
       const int64_t d = int64_t{1} << p;
       const Bytes b = detail::scale_up(shares[c], pat_blocks(n, p), n);
+      if (o.coupled_steps) {
+        plan::Transfer t;
+        t.kind = plan::TransferKind::Coupled;
+        t.bytes = b;
+        t.latency_steps = 1;
+        t.qps = o.qps;
+        t.channel = c;
+        t.edges.reserve(static_cast<size_t>(n));
+        t.ranks.reserve(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) {
+          const int64_t to = gather ? (i + d) % n : (i - d % n + n) % n;
+          t.edges.emplace_back(order[i], order[to]);
+          t.ranks.push_back(order[i]);
+        }
+        std::sort(t.ranks.begin(), t.ranks.end());
+        t.label = fmt::format("{}/pat/d{}", detail::op_code(op), static_cast<int64_t>(d));
+        if (previous_step >= 0) t.deps.push_back(previous_step);
+        previous_step = plan.add(std::move(t));
+        continue;
+      }
       std::vector<int32_t> now(n, -1);
       for (int64_t i = 0; i < n; ++i) {
         const int64_t to = gather ? (i + d) % n : (i - d % n + n) % n;

@@ -23,6 +23,16 @@
 // through the steps within a bounded buffer; the plan keeps the step order
 // and volumes, not the chunking. Refused above kMaxP2pTransfers
 // (channels x n x D transfers).
+// With Options::coupled_steps (the training planner's data-parallel
+// collectives) a step of a channel is one Coupled transfer whose edges are
+// the n positions' sends of b_p blocks each, and it waits for the channel's
+// whole previous step: channels x D transfers. Engines give the step's edges
+// one rate (the slowest edge's) and the step ends with its slowest edge, as
+// it does with one transfer per position; what is lost is the overlap of a
+// position's next step with another's late send of this one (the flow
+// engine's PAT all-gather across ECMP spines is a few per cent faster with
+// per-position transfers, docs/validation.md), the analytical engine, which
+// shares links per level, gives the same time either way.
 #pragma once
 
 #include "collective/collective.hpp"

@@ -26,6 +26,7 @@ nlohmann::json point_json(const study::OptimizeResult& r, const study::OptimizeP
           {"power_kw", round_to(p.power_kw, 3)},
           {"bisection_bandwidth_gbps", round_to(p.bisection_gbps, 3)},
           {"injection_bandwidth_per_gpu_gbps", round_to(p.injection_gbps, 3)},
+          {"nics_per_server", p.nics_per_server},
           {"diameter_hops", p.diameter},
           {"iteration_time_ms", number_or_null(p.timed, p.iteration_ms, 3)},
           {"days_to_train", number_or_null(p.timed, p.days, 3)},

@@ -158,6 +158,15 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
   o["plan"] = {{"transfers", r.plan_transfers},         {"p2p_transfers", r.p2p_transfers},
                {"dp_collectives", r.dp_collectives},    {"dp_buckets_per_group", r.dp_buckets},
                {"bucket_params", val(r.bucket_params)}, {"flows", r.flows}};
+  // What the DP collectives ran as (NCCL's tuner picks per size; protocol "" when the algorithm has none).
+  nlohmann::json choices = nlohmann::json::array();
+  for (const auto& [k, n] : r.dp_choices)
+    choices.push_back({{"op", std::get<0>(k)},
+                       {"algorithm", std::get<1>(k)},
+                       {"protocol", std::get<2>(k)},
+                       {"channels", std::get<3>(k)},
+                       {"collectives", n}});
+  if (!choices.empty()) o["plan"]["dp_choices"] = choices;
   if (r.placement.present) {
     const auto& p = r.placement;
     nlohmann::json per_group = nlohmann::json::array();
@@ -376,6 +385,17 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                        tm["tp_collective_us"].get<double>(), o["plan"]["dp_buckets_per_group"].get<int64_t>(),
                        thousands(o["plan"]["bucket_params"].get<int64_t>()),
                        thousands(o["plan"]["transfers"].get<int64_t>()));
+  if (o["plan"].contains("dp_choices")) {
+    std::string list;
+    for (const auto& c : o["plan"]["dp_choices"]) {
+      const std::string proto = c["protocol"].get<std::string>();
+      list += fmt::format("{}{} {} {}{} on {} channel{}", list.empty() ? "" : ", ",
+                          thousands(c["collectives"].get<int64_t>()), c["op"].get<std::string>(),
+                          c["algorithm"].get<std::string>(), proto.empty() ? "" : "/" + proto,
+                          c["channels"].get<int32_t>(), c["channels"].get<int32_t>() == 1 ? "" : "s");
+    }
+    out << fmt::format("  DP collectives: {}\n", list);
+  }
   if (o.contains("placement")) {
     const auto& p = o["placement"];
     out << fmt::format("  placement {}: {} aggregation group(s), {} pod(s); DP+PP bytes crossing the spine {:.1f}%, "

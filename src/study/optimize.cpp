@@ -255,15 +255,18 @@ OptimizeResult optimize(const OptimizeRequest& req, const Evaluate& evaluate_des
     p.bisection_gbps = number(dt, row, kBisectionColumn);
     p.injection_gbps = number(dt, row, kInjectionColumn);
     p.diameter = number(dt, row, kDiameterColumn);
-    for (double v : {p.capex_usd, p.power_kw, p.bisection_gbps, p.injection_gbps, p.diameter})
+    p.nics_per_server = number(dt, row, kNicsColumn);
+    for (double v : {p.capex_usd, p.power_kw, p.bisection_gbps, p.injection_gbps, p.diameter, p.nics_per_server})
       if (std::isnan(v))
-        throw Error(fmt::format("optimize: design point #{} lacks one of {}, {}, {}, {}, {}", p.id, kCapexColumn,
-                                kPowerColumn, kBisectionColumn, kInjectionColumn, kDiameterColumn));
-    metrics.push_back({p.capex_usd, p.power_kw, p.bisection_gbps, p.injection_gbps, p.diameter});
+        throw Error(fmt::format("optimize: design point #{} lacks one of {}, {}, {}, {}, {}, {}", p.id, kCapexColumn,
+                                kPowerColumn, kBisectionColumn, kInjectionColumn, kDiameterColumn, kNicsColumn));
+    // NICs per server count apart from the bandwidth they give: a NIC two GPUs share changes what NCCL runs and
+    // what contends (docs/optimize.md), so fewer, faster NICs do not prune more, slower ones.
+    metrics.push_back({p.capex_usd, p.power_kw, p.bisection_gbps, p.injection_gbps, p.diameter, p.nics_per_server});
     feasible.push_back(std::move(p));
   }
   std::vector<int64_t> by;
-  const std::vector<size_t> keep = pareto_front(metrics, {false, false, true, true, false}, &by);
+  const std::vector<size_t> keep = pareto_front(metrics, {false, false, true, true, false, true}, &by);
   for (size_t k : keep) out.candidates.push_back(feasible[k]);
   if (out.candidates.empty()) {
     std::string why;

@@ -64,6 +64,7 @@ inline constexpr const char* kPowerColumn = "bom.power_kw";
 inline constexpr const char* kBisectionColumn = "bisection_bandwidth_gbps";
 inline constexpr const char* kInjectionColumn = "injection_bandwidth_per_gpu_gbps";
 inline constexpr const char* kDiameterColumn = "diameter_hops";
+inline constexpr const char* kNicsColumn = "topology.nics_per_server";
 inline constexpr const char* kTimeColumn = "iteration_time_ms";
 inline constexpr const char* kDaysColumn = "days_to_train";
 inline constexpr const char* kDaysWithFailuresColumn = "reliability.days_to_train_with_failures";
@@ -101,7 +102,7 @@ struct OptimizePoint {
   int64_t id = 0;                   // in the design sweep
   std::vector<std::string> values;  // one per axis
   std::string label;                // short: "rail_clos 3 tiers 1:1/1:1, radix 128, 400Gbps, 8 NICs, AOC 0m"
-  double capex_usd = 0, power_kw = 0, bisection_gbps = 0, injection_gbps = 0, diameter = 0;
+  double capex_usd = 0, power_kw = 0, bisection_gbps = 0, injection_gbps = 0, diameter = 0, nics_per_server = 0;
   bool timed = false;
   std::string train_error;  // the train point's error (a job that does not fit), if any
   double iteration_ms = 0, days = 0;

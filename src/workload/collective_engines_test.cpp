@@ -472,5 +472,71 @@ TEST(EngineCrosscheck, PacketSmallMessagesPayNcclsLatencyOnce) {
              "packet vs flow, ring 32 GPUs 512 B, 8 QPs");
 }
 
+// PAT with its steps coupled (Options::coupled_steps, the training planner's form): 128 GPUs, one per
+// server of leafspine1k (GPU 0 of every server, all on rail 0: the rail leaf of each 64-server group,
+// and the spines between the groups), all-gather of S = 256 MiB on 4 channels, plain (no NCCL latency).
+// Per channel S/4; step p moves b_p = S/4 x pat_blocks(128, p)/128 per position, and every NIC sends and
+// receives one edge of each of the 4 channels at once, so an edge runs at B/4 where nothing collides:
+//   t = sum_p b_p x 8 / (B/4) + 7 hop latencies = S x 127/128 x 8 / B + 7 alpha
+//     = 268,435,456 x 127/128 x 8 / 392.1494e9 = 5,433.4 us (+ 7 x 6.63-8.13 us = 46-57 us)
+// The coupled plan is 4 x 7 = 28 transfers of 128 edges where the per-position plan has 3,584.
+TEST(EngineCrosscheck, PatCoupledStepsTimeAsOneTransferPerPosition) {
+  Group g;
+  for (int32_t i = 0; i < 1024; i += 8) g.push_back(i);
+  const Bytes s = Bytes{256} << 20;
+  Options o = opts(4, RingOrder::Naive);
+  const auto per_position = make_plan("pat", Op::AllGather, g, s, o, leafspine1k());
+  o.coupled_steps = true;
+  const auto coupled = make_plan("pat", Op::AllGather, g, s, o, leafspine1k());
+  ASSERT_EQ(per_position.transfers.size(), 3584u);
+  ASSERT_EQ(coupled.transfers.size(), 28u);
+  Bytes moved_pp = 0, moved_c = 0;
+  for (const auto& t : per_position.transfers) moved_pp += t.bytes;
+  for (const auto& t : coupled.transfers) {
+    EXPECT_EQ(t.kind, plan::TransferKind::Coupled);
+    EXPECT_EQ(t.edges.size(), 128u);
+    moved_c += t.bytes * static_cast<Bytes>(t.edges.size());
+  }
+  EXPECT_EQ(moved_c, moved_pp);  // the same edges carry the same bytes
+  const double hand = 268435456.0 * 127 / 128 * 8 / kB;
+  // Without collisions (adaptive routing) the engines give the hand figure both ways.
+  for (const char* engine : {"flow", "analytical"}) {
+    const double a = time_of(engine, leafspine1k(), per_position, "adaptive");
+    const double b = time_of(engine, leafspine1k(), coupled, "adaptive");
+    expect_rel(a, hand + 50e-6, 0.005, fmt::format("{} per position, adaptive", engine));
+    expect_rel(b, a, 0.002, fmt::format("{} coupled vs per position, adaptive", engine));
+    std::cout << fmt::format("[ figure ] pat all-gather 256 MiB, 128 x 1, 4 channels, adaptive: {} per position {:.1f} "
+                             "us, coupled {:.1f} us; hand {:.1f} us + 7 hop latencies\n",
+                             engine, a * 1e6, b * 1e6, hand * 1e6);
+  }
+  // Under ECMP the distance-64 step and the wrapping edges of the others collide on the spines. Per
+  // position, a position starts its next step when its own input arrived, where coupled it waits for the
+  // whole previous step: on the analytical engine (sharing per level) that wait is all the difference, so
+  // coupled is slower, by the spread of one step's edges. On the flow engine the early starts also send
+  // beside the late edges of the step before, on the same spines, and that contention costs more than the
+  // barrier saves: coupled is faster there, and nearer the analytical engine (docs/validation.md, "PAT in
+  // training plans").
+  for (const Bytes size : {Bytes{32} << 20, s}) {
+    Options p = opts(4, RingOrder::Naive);
+    const auto pp = make_plan("pat", Op::AllGather, g, size, p, leafspine1k());
+    p.coupled_steps = true;
+    const auto c = make_plan("pat", Op::AllGather, g, size, p, leafspine1k());
+    const double an_pp = time_of("analytical", leafspine1k(), pp);
+    const double an_c = time_of("analytical", leafspine1k(), c);
+    const double fl_pp = time_of("flow", leafspine1k(), pp);
+    const double fl_c = time_of("flow", leafspine1k(), c);
+    std::cout << fmt::format("[ figure ] pat all-gather {} MiB, 128 x 1, 4 channels, ecmp: flow per position {:.1f} "
+                             "us, coupled {:.1f} us ({:.4f}); analytical {:.1f}, {:.1f} us ({:.4f}); coupled "
+                             "analytical / flow {:.4f}\n",
+                             size >> 20, fl_pp * 1e6, fl_c * 1e6, fl_c / fl_pp, an_pp * 1e6, an_c * 1e6, an_c / an_pp,
+                             an_c / fl_c);
+    EXPECT_GE(an_c, an_pp * 0.999);
+    EXPECT_LE(an_c, an_pp * 1.05);
+    EXPECT_LE(fl_c, fl_pp * 1.001);
+    EXPECT_GE(fl_c, fl_pp * 0.9);
+    expect_rel(an_c, fl_c, 0.05, "coupled: analytical vs flow");
+  }
+}
+
 }  // namespace
 }  // namespace podnet::collective

@@ -252,7 +252,10 @@ class Builder {
  public:
   Builder(const Job& job, const std::vector<int32_t>& gpu, const topology::Topology& topo, const IterationTimes& times,
           const TrainOptions& opt)
-      : job_(job), gpu_(gpu), topo_(topo), times_(times), opt_(opt) {
+      : job_(job), gpu_(gpu), topo_(topo), times_(times), opt_(opt), dp_options_(opt.collective) {
+    // PAT's steps as one transfer each (collective/pat.hpp): the data-parallel groups of a large job with one GPU
+    // a server would otherwise fill the plan (128 GPUs, 8 channels: 7,168 transfers a collective, 57 so).
+    dp_options_.coupled_steps = true;
     P_ = static_cast<int32_t>(job.pp);
     V_ = static_cast<int32_t>(job.interleave);
     M_ = static_cast<int32_t>(job.microbatches());
@@ -487,20 +490,16 @@ class Builder {
     auto ck = std::make_tuple(key, static_cast<int>(op), bytes);
     auto it = cache_.find(ck);
     if (it == cache_.end())
-      it = cache_.emplace(ck, collective::make_plan(dp_algorithm(), op, g, bytes, opt_.collective, topo_)).first;
+      it = cache_.emplace(ck, collective::make_plan(dp_algorithm(), op, g, bytes, dp_options_, topo_)).first;
     const size_t before = ip_.plan.transfers.size();
     const plan::TransferPlan& sub = it->second;
     if (static_cast<int64_t>(before + sub.transfers.size()) > kMaxPlanTransfers)  // say which collective, and why
       throw InputError(fmt::format(
           "one iteration of this job would be more than {} transfers, podnet's limit (about 1.7 GB and minutes on the "
-          "flow engine): its data-parallel {}s ({} over {} GPUs, {} B: {} transfers each, {} built so far) fill it{}",
+          "flow engine): its data-parallel {}s ({} over {} GPUs, {} B: {} transfers each, {} built so far) fill it: "
+          "shrink the job (microbatches, gradient buckets: workload.bucket_params) or its GPUs",
           kMaxPlanTransfers, collective::op_name(op), sub.algorithm, g.size(), bytes, sub.transfers.size(),
-          ip_.dp_collectives,
-          sub.algorithm == "pat"
-              ? "; NCCL's PAT (one GPU per server) makes GPUs x log2(GPUs) x channels transfers a collective: "
-                "exclude it with --set collective.algorithms=^pat (the tuner then takes the next best, as "
-                "NCCL_ALGO=^PAT does), or shrink the job"
-              : ": shrink the job (microbatches, gradient buckets: workload.bucket_params) or its GPUs"));
+          ip_.dp_collectives));
     auto sinks = merge(ip_.plan, sub, deps, label);
     for (size_t k = before; k < ip_.plan.transfers.size(); ++k) {
       ip_.category.push_back(Category::Dp);
@@ -508,6 +507,7 @@ class Builder {
       ip_.lane.push_back(static_cast<int16_t>(lane));
     }
     ++ip_.dp_collectives;
+    ++ip_.dp_choices[{collective::op_name(op), sub.algorithm, sub.protocol, sub.channels}];
     return sinks;
   }
 
@@ -638,6 +638,7 @@ class Builder {
   const topology::Topology& topo_;
   const IterationTimes& times_;
   const TrainOptions& opt_;
+  collective::Options dp_options_;  // opt_.collective for the data-parallel collectives (PAT's steps coupled)
   int32_t P_ = 1, V_ = 1, M_ = 1, T_ = 1, D_ = 1;
   IterationPlan ip_;
   std::vector<OpRec> ops_;
@@ -763,6 +764,7 @@ TrainResult simulate_iteration(const Job& job, const std::vector<int32_t>& gpu_o
   r.bucket_params = known_model ? job.dp_bucket_params() : 0;
   r.dp_buckets = ip.dp_buckets;
   r.dp_collectives = ip.dp_collectives;
+  r.dp_choices = ip.dp_choices;
   r.p2p_transfers = ip.p2p_transfers;
   r.plan_transfers = static_cast<int64_t>(ip.plan.transfers.size());
   if (options.trace) {

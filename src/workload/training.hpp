@@ -172,7 +172,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "collective/collective.hpp"
@@ -253,6 +255,8 @@ struct IterationPlan {
   std::vector<std::vector<int32_t>> chain;  // per stage: its own ops in order, ending with a 0-length marker
   int64_t dp_buckets = 0;                   // buckets per DP group per iteration (all chunks)
   int64_t dp_collectives = 0;               // collectives merged (buckets x groups x ops)
+  // How many of them ran each (op, algorithm, protocol, channels): NCCL's tuner chooses per size.
+  std::map<std::tuple<std::string, std::string, std::string, int32_t>, int64_t> dp_choices;
   int64_t p2p_transfers = 0;
 };
 
@@ -324,6 +328,7 @@ struct TrainResult {
   int64_t bucket_params = 0;  // DP bucket size used (parameters)
   int64_t dp_buckets = 0;     // per DP group per iteration
   int64_t dp_collectives = 0;
+  std::map<std::tuple<std::string, std::string, std::string, int32_t>, int64_t> dp_choices;  // IterationPlan's
   int64_t p2p_transfers = 0;
   int64_t plan_transfers = 0;
   uint64_t flows = 0;

@@ -215,6 +215,46 @@ TEST(Training, PipelineP2pAcrossServersRunsOnNcclsNetworkChannels) {
   EXPECT_TRUE(j.pp_p2p_pairwise());
 }
 
+TEST(Training, PatDataParallelStepsAreOneTransferEach) {
+  // DP16 with one GPU a server (GPU 0 of 16 servers of rail(128)), TP1 PP1, gradient buckets of ~10k
+  // parameters (~40 KB in FP32 gradients: NCCL's tuner takes PAT for such a small reduce-scatter over one GPU a
+  // server, as nccl_tuner_test's PatPlanAndModel), 4 channels. Each of its log2 16 = 4 steps per channel is one
+  // Coupled transfer of the 16 positions' sends (collective/pat.hpp, Options::coupled_steps): 4 x 4 = 16 a
+  // collective, where one transfer per position would be 16 x 4 x 4 = 256.
+  Job j = tiny(1, 4);
+  j.dp = 16;
+  j.global_batch = 4 * 16;  // 4 microbatches a replica
+  j.zero = 1;
+  j.bucket_params = 10'000;
+  std::vector<int32_t> gpus;
+  for (int32_t s = 0; s < 16; ++s) gpus.push_back(8 * s);
+  const auto& topo = rail(128);
+  TrainOptions o;
+  o.collective.tuner = true;
+  o.collective.channels = 4;
+  const IterationPlan ip = build_iteration(j, gpus, topo, fixed_times(j), o);
+  ASSERT_GT(ip.dp_collectives, 1);
+  int64_t steps = 0, other = 0;
+  for (size_t k = 0; k < ip.plan.transfers.size(); ++k) {
+    if (ip.category[k] != Category::Dp) continue;
+    const plan::Transfer& t = ip.plan.transfers[k];
+    if (t.kind == plan::TransferKind::Compute) continue;  // NCCL's latency term
+    if (t.kind != plan::TransferKind::Coupled || t.label.find("/pat/d") == std::string::npos) {
+      ++other;
+      continue;
+    }
+    ++steps;
+    EXPECT_EQ(t.edges.size(), 16u) << t.label;
+    EXPECT_EQ(t.ranks, gpus) << t.label;
+  }
+  EXPECT_EQ(other, 0);
+  EXPECT_EQ(steps, ip.dp_collectives * 4 * 4);
+  // The engines time it: an iteration of 1 + 2 ms of compute a microbatch, 4 microbatches, plus what DP exposes.
+  auto backend = engine::make_backend("flow", topo);
+  const engine::RunReport run = backend->run(ip.plan);
+  EXPECT_GT(run.makespan, Time::from_seconds(12e-3));
+}
+
 TEST(Training, SimulateSmallJobEndToEnd) {
   // GPT-3-shaped tiny job on 32 GPUs with the flow engine: breakdown adds up, DP is exposed only at the end.
   Job j = tiny(2, 8);
