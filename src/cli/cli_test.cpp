@@ -173,7 +173,7 @@ TEST(Cli, TrainRefusesAJobThatDoesNotFitUnlessAllowOom) {
 
 TEST(Cli, TrainTimesPatDataParallelCollectivesAndSaysSo) {
   // The default job at 800 Gb/s: NCCL's tuner picks PAT for the 128-GPU data-parallel reduce-scatters (one GPU a
-  // server) of its 190 MB buckets and for the first bucket's all-gathers, on 8 channels. One transfer per position
+  // server) of its 190 MiB buckets and for the first bucket's all-gathers, on 8 channels. One transfer per position
   // was 128 x 7 steps x 8 channels + 1 latency delay = 7,169 a collective, and the plan passed podnet's
   // 4,194,304-transfer limit after 583 of them; with PAT's steps coupled (collective/pat.hpp) a collective is
   // 7 x 8 + 1 = 57, so the DP collectives hold 57 x dp_collectives transfers and the job is timed. The report

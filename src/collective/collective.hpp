@@ -145,7 +145,8 @@ struct Options {
   // of it, instead of one P2p per position: channels x log2 n transfers where there were channels x n x
   // log2 n, at the price of a barrier per step (a position's next send waits for the whole step, not only for
   // what it received). Not a scenario key: the training planner sets it for the data-parallel collectives of an
-  // iteration plan (workload/training.hpp), `podnet bench` keeps one transfer per position.
+  // iteration plan (workload/training.hpp) and for a Chakra replay's collectives (workload/chakra.hpp), `podnet
+  // bench` keeps one transfer per position.
   bool coupled_steps = false;
 };
 

@@ -22,17 +22,21 @@
 // copies carrying S/channels. NCCL's own implementation pipelines chunks
 // through the steps within a bounded buffer; the plan keeps the step order
 // and volumes, not the chunking. Refused above kMaxP2pTransfers
-// (channels x n x D transfers).
+// (channels x n x D transfers; not with coupled_steps, below).
 // With Options::coupled_steps (the training planner's data-parallel
 // collectives) a step of a channel is one Coupled transfer whose edges are
-// the n positions' sends of b_p blocks each, and it waits for the channel's
-// whole previous step: channels x D transfers. Engines give the step's edges
-// one rate (the slowest edge's) and the step ends with its slowest edge, as
-// it does with one transfer per position; what is lost is the overlap of a
-// position's next step with another's late send of this one (the flow
-// engine's PAT all-gather across ECMP spines is a few per cent faster with
-// per-position transfers, docs/validation.md), the analytical engine, which
-// shares links per level, gives the same time either way.
+// the n positions' sends of b_p blocks each (the same pairs, bytes and ECMP
+// entropy), and it waits for the channel's whole previous step: channels x D
+// transfers of n edges. The flow and analytical engines give the step's
+// edges one rate, so the step ends with its slowest edge as before, but a
+// position no longer starts its next step while another's send of this one
+// is late; the packet engine streams the edges independently within the
+// step. Without NCCL's model (latency_steps = 1) a step pays the mean hop
+// latency of its edges, not each edge's own. Measured on a PAT all-gather
+// of 128 GPUs across ECMP spines (docs/validation.md, "PAT in training
+// plans"): coupled is 2.6-6.0 % faster on the flow engine (the early starts
+// contend with the late edges), 1.4-1.5 % slower on the analytical engine
+// (the barrier), and equal on both without collisions.
 #pragma once
 
 #include "collective/collective.hpp"

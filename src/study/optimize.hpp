@@ -9,12 +9,14 @@
 //    (rails) and cost.aoc_max_length (cabling). A point the builders refuse
 //    (radix too small for the tiers, a job that does not divide, ...) is an
 //    error row: infeasible, pruned.
-// 2. Pruning by design metrics (free): among feasible points, keep those
-//    that no other point dominates on (capex min, power min, bisection max,
-//    injection bandwidth per GPU max, diameter min). The assumption: a fabric
-//    cheaper, cooler, with at least the bandwidth at every cut and no longer
-//    paths trains no slower. Points equal on all five are one candidate (the
-//    lowest id).
+// 2. Pruning by design metrics (free): among feasible points with the same
+//    NICs (count per server and injection bandwidth per GPU, so NIC speed),
+//    keep those that no other point dominates on (capex min, power min,
+//    bisection max, injection bandwidth per GPU max, diameter min). The
+//    assumption: a fabric with the same NICs, cheaper, cooler, with at least
+//    the bandwidth at every cut and no longer paths trains no slower. (Other
+//    NICs change what NCCL runs: not compared on design metrics.) Points
+//    equal on all five are one candidate (the lowest id).
 // 3. Train sweep over the candidates only (one zipped dimension of all the
 //    axes): iteration time and days to train on the scenario's workload.
 // 4. The front: candidates no other candidate dominates on (capex, power,

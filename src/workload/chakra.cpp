@@ -561,7 +561,10 @@ TracePlan build_plan(const std::vector<RankTrace>& traces, const std::vector<int
           const std::string name = tuned                                      ? std::string("auto")
                                    : algo && collective::supports(*algo, cop) ? options.dp_algorithm
                                                                               : collective::default_algorithm(cop);
-          it = cache.emplace(key, collective::make_plan(name, cop, gpus, nd.comm_size, options.collective, topo)).first;
+          // PAT's steps as one transfer each, as the training planner builds them (collective/pat.hpp).
+          collective::Options co = options.collective;
+          co.coupled_steps = true;
+          it = cache.emplace(key, collective::make_plan(name, cop, gpus, nd.comm_size, co, topo)).first;
         }
         const plan::TransferPlan& sub = it->second;
         const auto base = static_cast<int32_t>(pl.transfers.size());

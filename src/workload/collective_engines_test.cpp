@@ -25,7 +25,9 @@
 #include <iostream>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -490,14 +492,26 @@ TEST(EngineCrosscheck, PatCoupledStepsTimeAsOneTransferPerPosition) {
   const auto coupled = make_plan("pat", Op::AllGather, g, s, o, leafspine1k());
   ASSERT_EQ(per_position.transfers.size(), 3584u);
   ASSERT_EQ(coupled.transfers.size(), 28u);
-  Bytes moved_pp = 0, moved_c = 0;
-  for (const auto& t : per_position.transfers) moved_pp += t.bytes;
-  for (const auto& t : coupled.transfers) {
-    EXPECT_EQ(t.kind, plan::TransferKind::Coupled);
-    EXPECT_EQ(t.edges.size(), 128u);
-    moved_c += t.bytes * static_cast<Bytes>(t.edges.size());
+  // The same (channel, src, dst, bytes) sends, all-gather and reduce-scatter, and a step waits for the one before.
+  using Send = std::tuple<int32_t, int32_t, int32_t, Bytes>;
+  for (const Op op : {Op::AllGather, Op::ReduceScatter}) {
+    Options po = opts(4, RingOrder::Naive);
+    const auto pp = make_plan("pat", op, g, s, po, leafspine1k());
+    po.coupled_steps = true;
+    const auto c = make_plan("pat", op, g, s, po, leafspine1k());
+    std::multiset<Send> want, got;
+    for (const auto& t : pp.transfers) want.insert({t.channel, t.ranks[0], t.ranks[1], t.bytes});
+    for (size_t k = 0; k < c.transfers.size(); ++k) {
+      const auto& t = c.transfers[k];
+      EXPECT_EQ(t.kind, plan::TransferKind::Coupled);
+      EXPECT_EQ(t.edges.size(), 128u);
+      EXPECT_EQ(t.ranks, g);  // every GPU sends at every step
+      for (const auto& [a, b] : t.edges) got.insert({t.channel, a, b, t.bytes});
+      // 7 steps per channel in order: the first depends on nothing, the others on the step before.
+      EXPECT_EQ(t.deps, k % 7 == 0 ? std::vector<int32_t>{} : std::vector<int32_t>{static_cast<int32_t>(k - 1)});
+    }
+    EXPECT_EQ(got, want) << op_name(op);
   }
-  EXPECT_EQ(moved_c, moved_pp);  // the same edges carry the same bytes
   const double hand = 268435456.0 * 127 / 128 * 8 / kB;
   // Without collisions (adaptive routing) the engines give the hand figure both ways.
   for (const char* engine : {"flow", "analytical"}) {
