@@ -52,11 +52,11 @@ Time PlanCompiler::hop_latency(const std::vector<PathPart>& parts) const {
   return Time(static_cast<int64_t>(ps + 0.5));
 }
 
-void PlanCompiler::add_hop(int32_t src, int32_t dst, int32_t qps, uint64_t entropy_base, double& latency_sum) {
+void PlanCompiler::add_hop(int32_t src, int32_t dst, int32_t qps, uint64_t entropy_base, double* latency_sum) {
   for (int32_t q = 0; q < qps; ++q) {
     hop_.clear();
     router_.route(src, dst, entropy_base + static_cast<uint64_t>(q), 1.0, hop_);
-    latency_sum += static_cast<double>(hop_latency(hop_).ps) / qps;
+    if (latency_sum) *latency_sum += static_cast<double>(hop_latency(hop_).ps) / qps;
     for (const auto& p : hop_) {
       if (coef_[p.link] == 0) touched_.push_back(p.link);
       coef_[p.link] += p.fraction / qps;
@@ -139,7 +139,8 @@ void PlanCompiler::compile_routes(const plan::Transfer& t, int32_t index, std::v
       f.bytes = t.bytes / qps + (q < t.bytes % qps ? 1 : 0);
       router_.route(t.ranks[0], t.ranks[1], entropy_base + static_cast<uint64_t>(q), 1.0, f.parts);
       std::sort(f.parts.begin(), f.parts.end(), [](const PathPart& a, const PathPart& b) { return a.link < b.link; });
-      f.latency = hop_latency(f.parts) * std::max(0, t.latency_steps);
+      // latency_steps = 0 (a tuned plan: NCCL's latency is its leading delay): no latency to work out.
+      if (t.latency_steps > 0) f.latency = hop_latency(f.parts) * t.latency_steps;
       out.push_back(std::move(f));
     }
     return;
@@ -149,15 +150,16 @@ void PlanCompiler::compile_routes(const plan::Transfer& t, int32_t index, std::v
   // (a ring all-reduce: 2(n-1)/n x the sum of hop latencies, as NCCL's model
   // sums intra- and inter-node step latencies).
   double latency_sum = 0;
+  double* const sum = t.latency_steps > 0 ? &latency_sum : nullptr;  // latency_steps = 0: none to work out
   size_t hop_count = 0;
   const int32_t qps = std::max(1, t.qps);
   if (t.kind == plan::TransferKind::Ring) {
     const size_t n = t.ranks.size();
     const size_t hops = t.open ? n - 1 : (n > 1 ? n : 0);
-    for (size_t i = 0; i < hops; ++i) add_hop(t.ranks[i], t.ranks[(i + 1) % n], qps, entropy_base, latency_sum);
+    for (size_t i = 0; i < hops; ++i) add_hop(t.ranks[i], t.ranks[(i + 1) % n], qps, entropy_base, sum);
     hop_count = hops;
   } else {
-    for (const auto& [a, b] : t.edges) add_hop(a, b, qps, entropy_base, latency_sum);
+    for (const auto& [a, b] : t.edges) add_hop(a, b, qps, entropy_base, sum);
     hop_count = t.edges.size();
   }
   CompiledFlow f;

@@ -48,14 +48,17 @@ class PlanCompiler {
   uint64_t cache_hits() const { return hits_; }
 
  private:
-  void add_hop(int32_t src, int32_t dst, int32_t qps, uint64_t entropy_base, double& latency_sum);
+  // Adds the route of src -> dst over qps QPs to coef_/touched_; its mean hop latency to *latency_sum if given.
+  void add_hop(int32_t src, int32_t dst, int32_t qps, uint64_t entropy_base, double* latency_sum);
   void compile_routes(const plan::Transfer& t, int32_t index, std::vector<CompiledFlow>& out);
   // Routes already compiled, by what decides them (kind, ranks or edges in order, QPs, channel, open, latency
   // steps; not the bytes): a plan repeats the same collective on the same group many times. Used only while
   // the router does not track load (a route is then a function of its ends and key) and its link state has
   // not changed (epoch); bounded to kMaxCachedBytes of keys and path parts in all (a plan of distinct
-  // transfers, such as a large all-to-all, stops adding to it).
-  static constexpr size_t kMaxCachedBytes = size_t{32} << 20;
+  // transfers, such as a large all-to-all, stops adding to it). 256 MB holds the 14,336 distinct PAT steps
+  // (about 11 KB each) of a 16,384-GPU iteration whose 128-GPU DP groups run PAT (docs/validation.md,
+  // "Twelfth step"); 32 MB held a fifth of them.
+  static constexpr size_t kMaxCachedBytes = size_t{256} << 20;
   uint32_t miss_run_ = 0;  // misses in a row, then (from kBypassAfter) transfers since
   uint64_t lookups_ = 0, hits_ = 0;
   std::unordered_map<std::string, std::vector<CompiledFlow>> cache_;
