@@ -41,8 +41,8 @@ Time time_plan(engine::NetworkBackend& backend, const plan::TransferPlan& plan) 
 std::vector<int32_t> merge(plan::TransferPlan& dst, const plan::TransferPlan& sub, const std::vector<int32_t>& deps,
                            const std::string& label_prefix) {
   if (static_cast<int64_t>(dst.transfers.size() + sub.transfers.size()) > kMaxPlanTransfers)
-    throw InputError(fmt::format("one iteration of this job would be more than {} transfers, podnet's limit (about "
-                                 "1.7 GB and minutes on the flow engine): shrink the job (experts, ep, microbatches, "
+    throw InputError(fmt::format("one iteration of this job would be more than {} transfers, podnet's limit (gigabytes "
+                                 "and minutes on the flow engine): shrink the job (experts, ep, microbatches, "
                                  "gradient buckets) or its GPUs",
                                  kMaxPlanTransfers));
   const auto base = static_cast<int32_t>(dst.transfers.size());
@@ -254,7 +254,7 @@ class Builder {
           const TrainOptions& opt)
       : job_(job), gpu_(gpu), topo_(topo), times_(times), opt_(opt), dp_options_(opt.collective) {
     // PAT's steps as one transfer each (collective/pat.hpp): the data-parallel groups of a large job with one GPU
-    // a server would otherwise fill the plan (128 GPUs, 8 channels: 7,168 transfers a collective, 57 so).
+    // a server would otherwise fill the plan (128 GPUs, 8 channels: 7,169 transfers a collective, 57 so).
     dp_options_.coupled_steps = true;
     P_ = static_cast<int32_t>(job.pp);
     V_ = static_cast<int32_t>(job.interleave);
@@ -495,7 +495,7 @@ class Builder {
     const plan::TransferPlan& sub = it->second;
     if (static_cast<int64_t>(before + sub.transfers.size()) > kMaxPlanTransfers)  // say which collective, and why
       throw InputError(fmt::format(
-          "one iteration of this job would be more than {} transfers, podnet's limit (about 1.7 GB and minutes on the "
+          "one iteration of this job would be more than {} transfers, podnet's limit (gigabytes and minutes on the "
           "flow engine): its data-parallel {}s ({} over {} GPUs, {} B: {} transfers each, {} built so far) fill it: "
           "shrink the job (microbatches, gradient buckets: workload.bucket_params) or its GPUs",
           kMaxPlanTransfers, collective::op_name(op), sub.algorithm, g.size(), bytes, sub.transfers.size(),
