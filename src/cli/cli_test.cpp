@@ -1127,6 +1127,30 @@ TEST(MemoryGuard, RefusesOversizedRunsBeforeAllocating) {
   r = run("bench aipod-16k --engine flow --op alltoall -b 1MiB -e 1MiB --gpus 0-63 --max-memory 53MB", true);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("needs an estimated 53 MB"), std::string::npos) << r.out;
+  // A training iteration's plan is counted as it is built (its size is known only then) and refused when the
+  // estimate with what is built so far passes the limit, not once built whole. The default job on the flow
+  // engine: 20,971,520 + 16,384 x (512 + 1,280) = 50,331,648 B before its plan, so the refusal at 200 MB comes
+  // once F x 768 + H x 64 > 149,668,352 B, with the counts it prints.
+  r = run("train aipod-16k --max-memory 200MB", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("one iteration of this job ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("built so far, and more to come) needs an estimated"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("shrink the job (its GPUs, microbatches, gradient buckets: workload.bucket_params, experts), "
+                       "or raise --max-memory"),
+            std::string::npos)
+      << r.out;
+  {
+    const std::regex counts(R"re(\(([0-9,]+) point-to-point transfers and ([0-9,]+) hops built so far)re");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.out, m, counts)) << r.out;
+    const auto number = [](std::string t) {
+      t.erase(std::remove(t.begin(), t.end(), ','), t.end());
+      return std::stod(t);
+    };
+    const double plan_bytes = number(m[1]) * 768 + number(m[2]) * 64;
+    EXPECT_GT(plan_bytes, 149'668'352.0) << r.out;
+    EXPECT_LT(plan_bytes, 2 * 149'668'352.0) << r.out;  // refused as it passed the limit, not long after
+  }
   // A bad size names the option.
   r = run("design aipod-16k --max-memory lots", true);
   EXPECT_EQ(r.status, 2) << r.out;

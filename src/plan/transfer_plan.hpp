@@ -144,6 +144,26 @@ inline double part_rate_cap_bps(const Transfer& t, Bytes bytes) {
   return t.max_rate_bps;
 }
 
+// What a plan weighs in an engine's memory (scenario/estimate.hpp): its point-to-point transfers, and the hops of
+// its grouped ones (a Ring's ranks, a Coupled's edges); compute transfers weigh nothing there.
+struct PlanWeight {
+  int64_t flows = 0;
+  int64_t hops = 0;
+  void add(const Transfer& t) {
+    switch (t.kind) {
+      case TransferKind::P2p: flows += 1; break;
+      case TransferKind::Ring: hops += static_cast<int64_t>(t.ranks.size()); break;
+      case TransferKind::Coupled: hops += static_cast<int64_t>(t.edges.size()); break;
+      case TransferKind::Compute: break;
+    }
+  }
+};
+inline PlanWeight weight_of(const TransferPlan& plan) {
+  PlanWeight w;
+  for (const auto& t : plan.transfers) w.add(t);
+  return w;
+}
+
 // Transfer indices in an order where every dependency comes before its
 // dependents (Kahn's algorithm, ties by index). Throws Error on a cycle or a
 // dependency index out of range.

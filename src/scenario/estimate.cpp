@@ -51,19 +51,6 @@ double Estimate::bytes() const {
   return b;
 }
 
-PlanSize plan_size(const plan::TransferPlan& plan) {
-  PlanSize n;
-  for (const auto& t : plan.transfers) {
-    switch (t.kind) {
-      case plan::TransferKind::P2p: n.flows += 1; break;
-      case plan::TransferKind::Ring: n.ring_hops += static_cast<int64_t>(t.ranks.size()); break;
-      case plan::TransferKind::Coupled: n.ring_hops += static_cast<int64_t>(t.edges.size()); break;
-      case plan::TransferKind::Compute: break;
-    }
-  }
-  return n;
-}
-
 Estimate fabric(int64_t gpus) {
   Estimate e;
   e.parts.push_back({"process", 1, kProcessBytes, ""});
@@ -77,8 +64,8 @@ void add_run(Estimate& e, const std::string& engine, double gpus, PlanSize plan,
   if (plan.flows > 0)
     e.parts.push_back({"point-to-point transfers on the " + engine + " engine", static_cast<double>(plan.flows),
                        bytes_per_flow(engine), shrink});
-  if (plan.ring_hops > 0)
-    e.parts.push_back({"hops of rings and trees on the " + engine + " engine", static_cast<double>(plan.ring_hops),
+  if (plan.hops > 0)
+    e.parts.push_back({"hops of rings and trees on the " + engine + " engine", static_cast<double>(plan.hops),
                        bytes_per_ring_hop(engine), shrink});
 }
 
@@ -98,6 +85,21 @@ void check(const Estimate& e, const std::string& what) {
   throw InputError(fmt::format("{} needs an estimated {} ({}), more than the memory limit of {} (--max-memory, "
                                "default half the machine's memory); shrink {}, or raise --max-memory",
                                what, mb(need), parts, mb(lim), shrink));
+}
+
+std::function<void(const plan::PlanWeight&)> growing_plan_guard(const Estimate& base, const std::string& engine,
+                                                                double gpus, const std::string& shrink,
+                                                                const std::string& what) {
+  const double room =
+      static_cast<double>(limit()) - base.bytes() - engine_bytes_per_gpu(engine) * gpus;  // left for the plan
+  const double per_flow = bytes_per_flow(engine), per_hop = bytes_per_ring_hop(engine);
+  return [=](const plan::PlanWeight& w) {
+    if (static_cast<double>(w.flows) * per_flow + static_cast<double>(w.hops) * per_hop <= room) return;
+    Estimate e = base;
+    add_run(e, engine, gpus, w, shrink);
+    check(e, fmt::format("{} ({} point-to-point transfers and {} hops built so far, and more to come)", what,
+                         thousands(w.flows), thousands(w.hops)));
+  };
 }
 
 }  // namespace podnet::scenario::estimate

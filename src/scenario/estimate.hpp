@@ -43,9 +43,12 @@
 //
 // Assumptions: the simulator's own structures dominate (no large trace file is
 // kept: --trace streams); a study runs its plans one after another, so the
-// largest plan decides; the fabric estimate is taken before it is built. The
-// plan compiler's route cache (plan_compiler.hpp, at most 32 MiB) is not in M:
-// it fills only with repeated transfers, and stays within the factor of 2.
+// largest plan decides; the fabric estimate is taken before it is built; a
+// training iteration's plan, whose size is known only once built, is checked
+// as it grows (growing_plan_guard). The plan compiler's route cache
+// (plan_compiler.hpp, at most 256 MB) is not in M: it fills only with
+// repeated transfers (about 130 MiB for the 14,336 distinct PAT steps of a
+// 16,384-GPU iteration at 800 Gb/s).
 // Not in M either: the flow engine's record of every link-load step, kept
 // only when a run is observed (`podnet train --trace-links`, `--telemetry`):
 // 24 B per step, about 1.5 GB on the default 16,384-GPU iteration, a count
@@ -58,6 +61,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -99,11 +103,8 @@ struct Estimate {
 };
 
 // The point-to-point transfers (F) and grouped hops (H) of `plan` (see the model above).
-struct PlanSize {
-  int64_t flows = 0;
-  int64_t ring_hops = 0;  // hops of ring and coupled transfers
-};
-PlanSize plan_size(const plan::TransferPlan& plan);
+using PlanSize = plan::PlanWeight;
+inline PlanSize plan_size(const plan::TransferPlan& plan) { return plan::weight_of(plan); }
 
 // Process + the fabric of `gpus` GPUs.
 Estimate fabric(int64_t gpus);
@@ -114,6 +115,16 @@ void add_run(Estimate& e, const std::string& engine, double gpus, PlanSize plan,
 // more than the memory limit of Y (--max-memory); shrink ... or raise
 // --max-memory".
 void check(const Estimate& e, const std::string& what);
+
+// The guard of a plan while it is built, for a builder that cannot count its plan beforehand (a training
+// iteration): called with the weight built so far, it throws check()'s InputError, `what` naming the transfers
+// built, once `base` plus a run of that much plan on `engine` over `gpus` GPUs passes the limit. So a plan too
+// large to run is refused at the limit, not built whole first (a training plan is heavier per hop than an
+// engine's run of it: the 4,194,304 transfers of 128-GPU PAT steps took 8.8 GB of plan alone). The limit is
+// read when the guard is made; below it a call costs a multiplication.
+std::function<void(const plan::PlanWeight&)> growing_plan_guard(const Estimate& base, const std::string& engine,
+                                                                double gpus, const std::string& shrink,
+                                                                const std::string& what);
 
 }  // namespace estimate
 }  // namespace podnet::scenario

@@ -36,6 +36,15 @@ JobsStudy jobs(const scenario::Setup& s, const JobsRequest& r, const Progress& p
   out.fragmentation = cluster::fragmentation(topo, alloc);
   workload::TrainOptions topt;
   topt.collective = s.collective;
+  // The memory guard as the jobs' plans grow, the jobs built before this one's included (and all of them
+  // again below, with the links' bytes per job, before they run).
+  scenario::estimate::PlanSize built;  // by the jobs before
+  topt.plan_guard = [&built, grows = scenario::estimate::growing_plan_guard(
+                                 scenario::estimate::fabric(static_cast<int64_t>(topo.gpus.size())), s.engine,
+                                 static_cast<double>(topo.gpus.size()), "jobs (fewer or smaller)",
+                                 fmt::format("{} jobs together", out.jobs.size()))](const plan::PlanWeight& w) {
+    grows({built.flows + w.flows, built.hops + w.hops});
+  };
   auto backend = engine::make_backend(s.engine, topo, s.network);
   std::vector<cluster::JobPlan> plans;
   if (progress.run) progress.run("job");
@@ -46,18 +55,15 @@ JobsStudy jobs(const scenario::Setup& s, const JobsRequest& r, const Progress& p
     j.placement = cluster::summarize(j.job, j.gpus, topo, topt.collective, j.policy);
     const workload::IterationTimes times = workload::iteration_times(j.job, j.gpus, topo, *backend, topt);
     plans.push_back({j.name, workload::build_iteration(j.job, j.gpus, topo, times, topt).plan, j.gpus, j.start});
+    const scenario::estimate::PlanSize one = scenario::estimate::plan_size(plans.back().plan);
+    built.flows += one.flows;
+    built.hops += one.hops;
     if (progress.step) progress.step(i + 1, out.jobs.size(), "job");
   }
   // The memory guard (scenario/estimate.hpp): the merged plan (every job's transfers) on the engine, plus the
   // bytes-per-job table of every directed link.
-  scenario::estimate::PlanSize size;
-  for (const auto& p : plans) {
-    const scenario::estimate::PlanSize one = scenario::estimate::plan_size(p.plan);
-    size.flows += one.flows;
-    size.ring_hops += one.ring_hops;
-  }
   scenario::estimate::Estimate e = scenario::estimate::fabric(static_cast<int64_t>(topo.gpus.size()));
-  scenario::estimate::add_run(e, s.engine, static_cast<double>(topo.gpus.size()), size, "jobs (fewer or smaller)");
+  scenario::estimate::add_run(e, s.engine, static_cast<double>(topo.gpus.size()), built, "jobs (fewer or smaller)");
   e.parts.push_back({"link bytes per job",
                      2.0 * static_cast<double>(topo.links.size()) * static_cast<double>(plans.size()), 8.0,
                      "jobs (fewer)"});

@@ -131,7 +131,7 @@ TEST(Jobs, RefusesWhatItCannotRun) {
 }
 
 // The memory guard sees the jobs' plans together: with a limit below the process's own share, it refuses
-// before running, naming the jobs.
+// as the first plan grows, naming the jobs and what was built.
 TEST(Jobs, MemoryGuardChecksTheJobsTogether) {
   const scenario::Setup s =
       scenario::resolve(scenario::load_text(std::string(kFabric) + "jobs:\n  - {name: a, gpus: 16}\n", "jobs.yaml",
@@ -144,7 +144,8 @@ TEST(Jobs, MemoryGuardChecksTheJobsTogether) {
     e = x.what();
   }
   scenario::estimate::set_limit(0);  // the default again
-  EXPECT_NE(e.find("1 jobs together needs an estimated"), std::string::npos) << e;
+  EXPECT_EQ(e.find("1 jobs together ("), 0u) << e;
+  EXPECT_NE(e.find("built so far, and more to come) needs an estimated"), std::string::npos) << e;
 }
 
 // The single-job study (podnet run, sweep, diff, serve) does not silently drop the jobs: it refuses them.

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "engine/registry.hpp"
+#include "scenario/estimate.hpp"
 
 namespace podnet::study {
 
@@ -82,6 +83,11 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
   workload::TrainOptions topt;
   topt.collective = s.collective;
   topt.trace = r.trace;
+  // The memory guard (scenario/estimate.hpp) as the iteration's plan grows: its size is known only once built.
+  topt.plan_guard = scenario::estimate::growing_plan_guard(
+      scenario::estimate::fabric(fabric_gpus), s.engine, static_cast<double>(fabric_gpus),
+      "the job (its GPUs, microbatches, gradient buckets: workload.bucket_params, experts)",
+      "one iteration of this job");
   TrainStudy out;
   out.telemetry.recorder = make_recorder(s, r.telemetry);
   const engine::NetworkOptions observed = out.telemetry.recorder ? out.telemetry.recorder->instrument(s.network)

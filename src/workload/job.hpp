@@ -179,8 +179,9 @@ inline constexpr int64_t kMaxBucketsPerChunk = 4096;
 // - transfers in one iteration's plan up to 2^22 = 4,194,304, checked as the plan is built, before
 //   it runs (training.cpp): Mixtral 8x7B with 4,096 experts and ep 64 on aipod-16k is
 //   1,977,664 transfers, 0.87 GB and 132 s on the flow engine; 65,536 experts grew past 2 GB. Rings of
-//   many GPUs weigh more: the default job with 200,000-parameter gradient buckets (128-GPU rings) reached
-//   8.8 GB building its plan before the refusal.
+//   many GPUs weigh more: the default job with 200,000-parameter gradient buckets (128-GPU PAT steps)
+//   reached 8.8 GB building its plan before this refusal; the memory guard (TrainOptions::plan_guard)
+//   now refuses it at the memory limit first (5.1 GB built of an estimated 12.6 GB on a 25 GB machine).
 inline constexpr int64_t kMaxPlanTransfers = int64_t{1} << 22;
 
 // Scenario section `workload:` (model and GPU presets, overrides,

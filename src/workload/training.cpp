@@ -311,7 +311,11 @@ class Builder {
     ip_.category.push_back(c);
     ip_.stage.push_back(static_cast<int16_t>(stage));
     ip_.lane.push_back(static_cast<int16_t>(lane));
-    return ip_.plan.add(std::move(t));
+    const bool weighs = t.kind != plan::TransferKind::Compute;
+    weight_.add(t);
+    const int32_t idx = ip_.plan.add(std::move(t));
+    if (weighs && opt_.plan_guard) opt_.plan_guard(weight_);
+    return idx;
   }
 
   int32_t delay(int32_t stage, Time d, std::string label, Category c, std::vector<int32_t> deps) {
@@ -501,6 +505,8 @@ class Builder {
           kMaxPlanTransfers, collective::op_name(op), sub.algorithm, g.size(), bytes, sub.transfers.size(),
           ip_.dp_collectives));
     auto sinks = merge(ip_.plan, sub, deps, label);
+    for (const auto& t : sub.transfers) weight_.add(t);
+    if (opt_.plan_guard) opt_.plan_guard(weight_);
     for (size_t k = before; k < ip_.plan.transfers.size(); ++k) {
       ip_.category.push_back(Category::Dp);
       ip_.stage.push_back(static_cast<int16_t>(stage));
@@ -641,6 +647,7 @@ class Builder {
   collective::Options dp_options_;  // opt_.collective for the data-parallel collectives (PAT's steps coupled)
   int32_t P_ = 1, V_ = 1, M_ = 1, T_ = 1, D_ = 1;
   IterationPlan ip_;
+  plan::PlanWeight weight_;  // of ip_.plan, for TrainOptions::plan_guard
   std::vector<OpRec> ops_;
   std::vector<std::vector<int32_t>> pieces_;    // [stage * V + chunk]: last transfer of each piece of the last backward
   std::vector<std::vector<double>> fractions_;  // [stage * V + chunk]: where the pieces end (sorted, last = 1)

@@ -174,6 +174,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
@@ -194,6 +195,9 @@ struct TrainOptions {
   // (the plain ring when collective.nccl_model is false).
   std::string dp_algorithm = "auto";
   bool trace = false;  // keep per-op timings for a Chrome trace
+  // Called with the iteration plan's weight each time a piece is added to it while it is built; throws to refuse
+  // the plan before it is built whole (the memory guard, scenario::estimate::growing_plan_guard). Empty: none.
+  std::function<void(const plan::PlanWeight&)> plan_guard;
 };
 
 enum class Category : uint8_t { Compute, Tp, Pp, Dp, Ep, Optimizer, Marker, Cp };
