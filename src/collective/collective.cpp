@@ -371,6 +371,7 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
     // NCCL runs NVLS and NVLS tree on its NVLS channels, not the ring's (nvls.hpp).
     if (auto_channels && (c.algo == Algo::Nvls || c.algo == Algo::NvlsTree)) o.channels = nvls_channels(shape.arch);
     // Small sizes: fewer channels, as NCCL runs them (nccl_tuner.hpp section 4).
+    const int32_t model_channels = o.channels;  // the channels NCCL's model counts
     if (auto_channels) o.channels = size_channels(c.algo, c.proto, bytes, shape.ranks, o.channels);
     plan = chosen->build(op, group, bytes, o, topo);
     // NCCL's slice pipeline (nccl_pipeline.hpp) on ring and tree transfers, from their payload bytes.
@@ -380,10 +381,27 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
     // (latency_steps = 0), so a step's latency is not counted twice.
     // LL and LL128 move at NCCL's modelled rate for them: the line format's overhead, or more where NCCL's
     // model caps the protocol's bandwidth (protocol_slowdown).
+    // The slowdown's bytes give the modelled rate on the channels the model counts, whose rings carry about
+    // Simple's modelled bandwidth. On fewer (small sizes, which NCCL runs on fewer channels while keeping the
+    // model's time: nccl_tuner.hpp section 4) they do not: ring LL over 16 servers of 8 GPUs at 1 to 2 MiB,
+    // on 2 to 4 of 16 channels, took 1.4-1.7x the model's time, more than the LL128 the tuner had set aside.
+    // There a ring whose protocol the model caps (LL's llMaxBw, LL128's per-channel ceiling) carries the line
+    // format's bytes at most at its channel's share of the modelled rate, so that each channel's ring takes
+    // at least S / algBw, the model's bandwidth time, however few channels run it.
     const double slowdown = protocol_slowdown(op, c.algo, c.proto, shape);
+    const double line = line_factor(c.proto);
+    const bool capped_ring = c.algo == Algo::Ring && o.channels < model_channels && slowdown > line * (1 + 1e-12) &&
+                             bytes > 0;
+    const double alg_bytes_per_s = capped_ring ? model_entry(op, c.algo, c.proto, shape).bw_gbs * 1e9 : 0;
     for (auto& t : plan.transfers)
       if (t.kind != plan::TransferKind::Compute) {
-        t.bytes = wire_bytes(t.bytes, c.proto, slowdown);
+        if (capped_ring && t.kind == plan::TransferKind::Ring) {
+          t.bytes = wire_bytes(t.bytes, c.proto);
+          const double cap = static_cast<double>(t.bytes) * 8 * alg_bytes_per_s / static_cast<double>(bytes);
+          t.max_rate_bps = t.max_rate_bps > 0 ? std::min(t.max_rate_bps, cap) : cap;
+        } else {
+          t.bytes = wire_bytes(t.bytes, c.proto, slowdown);
+        }
         t.latency_steps = 0;
       }
     // NVLS on one server: the pipeline's fill and drain and its cost per stage, which NCCL's model does not

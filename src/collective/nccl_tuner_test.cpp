@@ -326,10 +326,12 @@ TEST(NcclTuner, AutoPlanCarriesProtocolAndLatency) {
   EXPECT_EQ(big.transfers[2].edges.size(), 8u);
   EXPECT_EQ(big.transfers[2].deps, std::vector<int32_t>{1});
   // 8 B with the ring: LL on one channel (NCCL drops channels while S < channels x 512 threads x
-  // 8 B x 8 ranks = channels x 32,768 B); the hop carries 8 x 14/8 = 14 B. On the wire LL moves at
-  // NCCL's modelled LL rate: Simple's ring busBw on one H100 node is 12 x 30 = 360 GB/s, LL's
-  // min(0.5 x 360, llMaxBw 141) = 141, so 14 B take the time of ceil(14 x 360/141) = ceil(35.74) =
-  // 36 B (the line format alone would be 2 x 14 = 28 B); delay 15 us, which holds the hops' latency.
+  // 8 B x 8 ranks = channels x 32,768 B); the hop carries 8 x 14/8 = 14 B. LL moves at NCCL's
+  // modelled LL rate: Simple's ring busBw on one H100 node is 12 x 30 = 360 GB/s, LL's
+  // min(0.5 x 360, llMaxBw 141) = 141. On its 24 channels the hop's bytes would be ceil(14 x 360/141) =
+  // 36 B at the links' rate; on 1 of them it carries the line format's 2 x 14 = 28 B at most at the
+  // model's algBw = 141 x 8/14 GB/s for the collective's 8 B: 28 x 8 bits x (141e9 x 8/14) / 8 B =
+  // 2.256e12 bits/s (28 B in 8 B / algBw). Delay 15 us, which holds the hops' latency.
   // Its pipeline keeps the 14 steps: one slice a step (14 B), lag 1, window 8 x 8 passes / 8.
   const auto small = make_plan("ring", Op::AllReduce, iota(8), 8, o, rail32());
   EXPECT_EQ(small.protocol, "ll");
@@ -337,7 +339,8 @@ TEST(NcclTuner, AutoPlanCarriesProtocolAndLatency) {
   ASSERT_EQ(small.transfers.size(), 2u);
   EXPECT_EQ(small.transfers[0].duration, Time::from_seconds(15e-6));
   EXPECT_TRUE(small.transfers[0].holds_hop_latency);
-  EXPECT_EQ(small.transfers[1].bytes, 36);
+  EXPECT_EQ(small.transfers[1].bytes, 28);
+  EXPECT_NEAR(small.transfers[1].max_rate_bps, 28.0 * 8 * (141e9 * 8 / 14) / 8, 1e-9 * 2.256e12);
   EXPECT_EQ(small.transfers[1].latency_steps, 0);
   EXPECT_EQ(small.transfers[1].pipeline, (plan::Pipeline{14, 8, 1, 14}));
 }

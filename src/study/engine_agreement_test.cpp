@@ -311,5 +311,44 @@ TEST(EngineAgreement, Aipod16kAtScale) {
     expect_engines_agree(r);
 }
 
+// A ring whose protocol NCCL's model caps, run on fewer channels than the model counts: all-gather over 16
+// servers of 8 GPUs (GPUs 0-127 of aipod-16k). NCCL runs ring LL on channels x 512 threads x 8 B x 128 ranks
+// = channels x 512 KiB: 1 channel to 512 KiB, 2 at 1 MiB, 4 at 2 MiB, of the 16 the model counts. Its model:
+// LL's busBw min(llMaxBw 35, 16 x 24 / 2) = 35 GB/s beyond 2 nodes, algBw 35 x 128/127; it keeps that time
+// on fewer channels. The plan inflated the bytes by Simple's rate over LL's (384/35) on the links of 1 to 4
+// channels: 512 KiB to 2 MiB all took 358.86 us (the model 184.6-261.1), the 2 MiB slower than the 4 MiB
+// LL128 the tuner had set aside for it (300.68). Now each channel's ring carries the line format's bytes at
+// its share of LL's modelled rate: alone on the fabric, the model's time on both engines, growing with size.
+TEST(EngineAgreement, RingOnFewerChannelsTakesTheModelsTime) {
+  const scenario::Setup base = scenario::resolve(scenario::load("aipod-16k", {}));
+  BenchRequest req;
+  req.op = collective::Op::AllGather;
+  req.group = gpus(0, 127);
+  req.sizes = size_series(64_KiB, 8_MiB, 2);
+  for (const char* engine : {"flow", "analytical"}) {
+    scenario::Setup s = base;
+    s.engine = engine;
+    const BenchResult r = bench(s, req);
+    ASSERT_EQ(r.rows.size(), req.sizes.size());
+    double before = 0;
+    for (const auto& row : r.rows) {
+      const double t = row.run.makespan.seconds() * 1e6;
+      std::cout << fmt::format("[ figure   ] {} {} B {}/{} on {} channels: {:.2f} us, NCCL's model {:.2f} us\n", engine,
+                               row.bytes, row.algorithm, row.protocol, row.channels, t, row.nccl_model_us.value_or(-1));
+      EXPECT_EQ(row.algorithm, "ring") << row.bytes;
+      if (row.bytes <= 2_MiB) {
+        EXPECT_EQ(row.protocol, "ll") << row.bytes;
+        EXPECT_LT(row.channels, 16) << row.bytes;
+      }
+      ASSERT_TRUE(row.nccl_model_us.has_value()) << row.bytes;
+      // On its 16 channels (LL128 from 4 MiB) the slowdown's bytes on the links: near the model, not at it.
+      const double tolerance = row.channels < 16 ? 1e-3 : 1e-2;
+      EXPECT_NEAR(t, *row.nccl_model_us, tolerance * *row.nccl_model_us) << engine << " " << row.bytes;
+      EXPECT_GT(t, before) << engine << " " << row.bytes;
+      before = t;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace podnet::study
