@@ -122,8 +122,9 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
   if (ec) throw InputError("--dir " + o.dir + ": cannot create the directory: " + ec.message());
   const std::filesystem::path dir(o.dir);
   const std::string base = (dir / "base.yaml").string();
+  const std::string base_text = study::optimize_base(source.resolved_yaml(), o.gpus, o.workload);
   {
-    const std::string text = study::optimize_base(source.resolved_yaml(), o.gpus, o.workload);
+    const std::string& text = base_text;
     // A working directory with results keeps the base they were made from: another base is refused here,
     // before it is overwritten (the sweeps would refuse it too, their definition recording base.yaml's hash).
     const std::optional<std::string> old_text = read_text(base);
@@ -188,10 +189,11 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
   if (!o.reference.empty()) {
     ref.emplace();
     ref->name = o.reference;
-    // Its fabric as it is, its job as the points' (dp and global batch filling --gpus, --workload).
+    // Its fabric as it is, its job the points' (base.yaml's workload: dp and global batch filling --gpus,
+    // --workload).
     const std::string ref_file = (dir / "reference.yaml").string();
     write_whole("--dir", ref_file,
-                study::optimize_reference(scenario::load(o.reference, c.sets).resolved_yaml(), o.gpus, o.workload));
+                study::optimize_reference(scenario::load(o.reference, c.sets).resolved_yaml(), base_text));
     const auto design = design_point(ref_file, {}).fields;
     ref->capex_usd = field(design, study::kCapexColumn);
     ref->power_kw = field(design, study::kPowerColumn);

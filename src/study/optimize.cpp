@@ -130,11 +130,12 @@ std::string optimize_base(const std::string& resolved_yaml, int64_t gpus, const 
   return std::string("# podnet optimize: the base scenario every design point starts from\n") + e.c_str() + "\n";
 }
 
-std::string optimize_reference(const std::string& resolved_yaml, int64_t gpus, const std::string& model) {
+std::string optimize_reference(const std::string& resolved_yaml, const std::string& base_yaml) {
   YAML::Node root = YAML::Load(resolved_yaml);
   root.remove("failures");
   root.remove("faults");
-  fill_gpus(root, scenario_gpus(root), gpus, model);
+  const YAML::Node base = YAML::Load(base_yaml);
+  if (base["workload"]) root["workload"] = YAML::Clone(base["workload"]);
   YAML::Emitter e;
   e << root;
   return std::string("# podnet optimize: the reference, its job made as the design points' job\n") + e.c_str() + "\n";

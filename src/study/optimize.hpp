@@ -81,10 +81,12 @@ inline constexpr const char* kDaysWithFailuresColumn = "reliability.days_to_trai
 // it kept the global batch whatever --gpus was. InputError when gpus is not
 // a multiple of tp x pp x cp, or the batch does not divide.
 std::string optimize_base(const std::string& resolved_yaml, int64_t gpus, const std::string& model);
-// The reference scenario (`--reference`, resolved) with its fabric as it is and its job made as the design
-// points' (model, dp and global batch as optimize_base sets them), so that the verdict compares fabrics
-// running one job: a reference with an explicit dp used to run another job size than the points.
-std::string optimize_reference(const std::string& resolved_yaml, int64_t gpus, const std::string& model);
+// The reference scenario (`--reference`, resolved) with its fabric as it is and the design points' job: the
+// `workload:` section of `base_yaml` (optimize_base's output) whole, so that the verdict compares fabrics
+// running one job. A reference with an explicit dp used to run another job size than the points, and one
+// whose own workload had another batch (ib-sharp-1k's 1,536 against the 192 the points of leafspine-8k's
+// job at 1,024 GPUs ran) another job: its iteration was 5.4x the points' and a slower point "dominated" it.
+std::string optimize_reference(const std::string& resolved_yaml, const std::string& base_yaml);
 
 struct OptimizeRequest {
   std::string base;  // the scenario every point starts from (server, switch, cabling, workload, ...)

@@ -3,6 +3,7 @@
 #include "study/optimize.hpp"
 
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include <filesystem>
 #include <map>
@@ -66,6 +67,29 @@ TEST(Optimize, BaseScalesDataParallelism) {
   EXPECT_EQ(base.find("groups_per_pod"), std::string::npos) << base;
   EXPECT_EQ(base.find("failures"), std::string::npos) << base;
   EXPECT_THROW(optimize_base(yaml, 1000, ""), InputError);  // 1000 is not a multiple of 128
+}
+
+TEST(Optimize, TheReferenceRunsTheBasesWorkloadWhole) {
+  // leafspine-8k's job made for 1,024 GPUs: dp 16, batch 1536 / 128 x 16 = 192. A reference of 1,024 GPUs whose
+  // own workload has batch 1,536 (ib-sharp-1k's) used to keep it: 8x the points' sequences, and its iteration
+  // 5.4x theirs. It now runs the base's workload, every key of it, on its own fabric.
+  const std::string base = optimize_base(
+      "schema_version: 1\nname: x\ntopology: {family: rail_clos, gpus: 8192}\nworkload:\n  model: llama3-70b\n  "
+      "tp: 8\n  pp: 8\n  cp: 1\n  microbatch: 1\n  global_batch: 1536\n",
+      1024, "");
+  const std::string ref = optimize_reference(
+      "schema_version: 1\nname: r\ntopology: {family: fat_tree, gpus: 1024, tiers: 2}\n"
+      "failures: [{random: 1}]\nworkload:\n  model: gpt3-175b\n  tp: 4\n  pp: 4\n  global_batch: 1536\n  "
+      "interleave: 2\n",
+      base);
+  const YAML::Node r = YAML::Load(ref), b = YAML::Load(base);
+  EXPECT_EQ(r["workload"]["global_batch"].as<int64_t>(), 192) << ref;
+  EXPECT_EQ(r["workload"]["dp"].as<int64_t>(), 16) << ref;
+  EXPECT_EQ(r["workload"]["model"].as<std::string>(), "llama3-70b") << ref;
+  EXPECT_FALSE(r["workload"]["interleave"]) << ref;  // the reference's own keys do not survive
+  EXPECT_EQ(YAML::Dump(r["workload"]), YAML::Dump(b["workload"]));
+  EXPECT_EQ(r["topology"]["family"].as<std::string>(), "fat_tree") << ref;  // its fabric as it is
+  EXPECT_FALSE(r["failures"]) << ref;
 }
 
 TEST(Optimize, BaseWithDataParallelismAutoFillsTheGpus) {
