@@ -1,11 +1,15 @@
 #include "cli/cli.hpp"
 
+#include <algorithm>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli/common.hpp"
 #include "core/error.hpp"
 #include "core/process.hpp"
 #include "core/version.hpp"
+#include "scenario/scenario.hpp"
 
 namespace podnet::cli {
 
@@ -36,6 +40,18 @@ int run(int argc, char** argv) {
   add_resolve_command(app, action);
   add_serve_command(app, action);
 
+  // A misspelt command: CLI11 says only that a subcommand is required.
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      const std::string near = scenario::closest(argv[1], names);
+      std::cerr << "podnet: error: unknown command '" << argv[1] << "'"
+                << (near.empty() ? std::string() : "; did you mean '" + near + "'?")
+                << " (`podnet --help` lists the commands)\n";
+      return kExitBadInput;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

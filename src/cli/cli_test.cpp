@@ -772,6 +772,24 @@ TEST(BadInput, ScenarioValuesThatHungOrLiedAreRefused) {
 
 // The bench command's own checks, which the campaign saw run until killed (a zero size, billions of sizes,
 // an 8,000,000 TiB message on the packet engine) or silently ignored (--channels 0 or -1).
+TEST(BadInput, AMisspeltCommandIsNamedWithTheNearestOne) {
+  // CLI11 said only "A subcommand is required" for a typo.
+  Result r = run("desgin aipod-16k", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("unknown command 'desgin'; did you mean 'design'?"), std::string::npos) << r.out;
+  r = run("frobnicate", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("unknown command 'frobnicate' (`podnet --help` lists the commands)"), std::string::npos)
+      << r.out;
+  // A duration that parses but is not above 0 ends its message, instead of a dangling ", " or "()".
+  r = run("diagnose aipod-16k --duration 0s", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--duration '0s': expected a duration above 0\n"), std::string::npos) << r.out;
+  r = run("bench aipod-16k --telemetry-interval 0us", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--telemetry-interval 0us: expected a time above 0\n"), std::string::npos) << r.out;
+}
+
 TEST(BadInput, BenchSizesAndChannelsAreRefused) {
   const struct {
     const char* args;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <optional>
 
 #include "cli/common.hpp"
@@ -85,6 +86,15 @@ int cmd_design(const Common& c, const DesignOptions& d) {
   check_output_file("--cabling-plan", d.cabling_plan);
   check_output_dir("--netbox", d.netbox_dir);
   check_output_dir("--config-plan", d.config_plan_dir);
+  // Without --out an export goes to stdout in place of the report: one document there, or no consumer reads it
+  // (two exports, or an export and --format, made one stream of DOT followed by JSON).
+  if (c.out_dir.empty() && d.exports.size() > 1)
+    throw InputError(fmt::format("--export {}: several exports need --out DIR (one file each); stdout takes one",
+                                 fmt::join(d.exports, " --export ")));
+  if (c.out_dir.empty() && !d.exports.empty() && c.format != "table")
+    throw InputError(fmt::format("--export {} and --format {}: without --out the export is what goes to stdout, not "
+                                 "the report; give --out DIR to have both",
+                                 d.exports.front(), c.format));
   scenario::Scenario sc = load_scenario(c);
   const bool infiniband = sc.section("network").get_string("transport") == "infiniband";
   if (!d.config_plan_dir.empty() && infiniband)

@@ -42,7 +42,8 @@ Time parse_duration(const std::string& text, const char* option) {
   Time t;
   std::string expected;
   if (!parse_time(text, t, expected) || t.ps <= 0)
-    throw InputError(fmt::format("{} '{}': expected a duration above 0, {}", option, text, expected));
+    throw InputError(
+        fmt::format("{} '{}': expected a duration above 0{}", option, text, expected.empty() ? "" : ", " + expected));
   return t;
 }
 

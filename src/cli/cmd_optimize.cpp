@@ -4,6 +4,7 @@
 // on two sweeps (study/optimize.hpp): designs first, pruned on design
 // metrics, then training time for the candidates only. Each front point's
 // scenario is written as a design file.
+#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -209,6 +210,15 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
   nlohmann::json doc = report::new_document(context_of(source, "optimize"));
   report::add_optimize(doc, o.gpus, r, files, ref);
   emit(c, source, doc, "optimize", report::write_optimize_table);
+  // Timing was asked for and nothing could be timed (a job that fits no design: the reasons are in the output):
+  // there is no front, and a script must see it.
+  if (o.stage == "all" && !r.candidates.empty() &&
+      std::none_of(r.candidates.begin(), r.candidates.end(), [](const study::OptimizePoint& p) { return p.timed; })) {
+    std::cerr << fmt::format(
+        "podnet: error: no design kept ({}) could be timed (the reasons are above), so there is no front\n",
+        r.candidates.size());
+    return kExitBadInput;
+  }
   return kExitOk;
 }
 
@@ -242,7 +252,8 @@ void add_optimize_command(CLI::App& app, Action& action) {
                   "all, or under mpirun one sweep per run: design, then train (then without mpirun to print)")
       ->check(CLI::IsMember({"all", "design", "train"}))
       ->capture_default_str();
-  cmd->add_option("--families", o->families, "topology families searched")->capture_default_str();
+  cmd->add_option("--families", o->families, "topology families searched: rail_clos, fat_tree or both")
+      ->capture_default_str();
   cmd->add_option("--tiers", o->tiers, "switch tiers searched")->capture_default_str();
   cmd->add_option("--oversubscription", o->over, "leaf oversubscription ratios searched")->capture_default_str();
   cmd->add_option("--spine-oversubscription", o->spine_over, "spine ratios searched (3 tiers)")->capture_default_str();

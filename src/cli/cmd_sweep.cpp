@@ -115,7 +115,8 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
     diag.cbd = false;
     std::string expected;
     if (!parse_time(o.duration, diag.probe.duration, expected) || diag.probe.duration.ps <= 0)
-      throw InputError(fmt::format("--duration '{}': expected a duration above 0, {}", o.duration, expected));
+      throw InputError(fmt::format("--duration '{}': expected a duration above 0{}", o.duration,
+                                   expected.empty() ? "" : ", " + expected));
     if (o.evaluate < 1) throw InputError("--evaluate: a diagnose sweep scores at least 1 trial per point");
   }
   // Keys and values are checked on the first point before anything runs.

@@ -342,7 +342,8 @@ study::TelemetryRequest telemetry_request(const std::string& dir, const std::str
   std::string expected;
   Time t;
   if (!parse_time(interval, t, expected) || t.ps <= 0)
-    throw InputError(fmt::format("--telemetry-interval {}: expected a time above 0 ({})", interval, expected));
+    throw InputError(fmt::format("--telemetry-interval {}: expected a time above 0{}", interval,
+                                 expected.empty() ? "" : " (" + expected + ")"));
   r.sample_interval = t;
   return r;
 }

@@ -43,6 +43,11 @@ std::vector<size_t> pareto_front(const std::vector<std::vector<double>>& rows, c
 std::vector<Axis> optimize_axes(const OptimizeSpace& s) {
   if (s.gpus <= 0) throw InputError("--gpus: expected a GPU count above 0");
   Axis topo{"topology", {}, ""};
+  for (const auto& family : s.families)  // the axes below are a Clos's (tiers, oversubscription per tier)
+    if (family != "rail_clos" && family != "fat_tree")
+      throw InputError(fmt::format("--families {}: optimize searches the Clos families rail_clos and fat_tree (tiers "
+                                   "and oversubscription are their keys); for {} use podnet sweep over its own keys",
+                                   family, family));
   for (const auto& family : s.families) {
     const std::string extra = family == "fat_tree" ? ", rail_optimized: true" : "";
     for (int tiers : s.tiers)

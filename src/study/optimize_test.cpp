@@ -52,6 +52,18 @@ TEST(Optimize, AxesOfTheSpace) {
             "rail_clos 2 tiers 1:1, radix 64, 400Gbps, 4 NICs, AOC to 0m");
   s.gpus = 0;
   EXPECT_THROW(optimize_axes(s), InputError);
+  // The axes are a Clos's: another family is refused by name (it failed on topology.tiers, "did you mean dims").
+  s.gpus = 1024;
+  s.families = {"torus"};
+  try {
+    (void)optimize_axes(s);
+    ADD_FAILURE() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--families torus: optimize searches the Clos families rail_clos and "
+                                         "fat_tree"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Optimize, BaseScalesDataParallelism) {
