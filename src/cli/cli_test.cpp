@@ -781,6 +781,17 @@ TEST(BadInput, AMisspeltCommandIsNamedWithTheNearestOne) {
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("unknown command 'frobnicate' (`podnet --help` lists the commands)"), std::string::npos)
       << r.out;
+  // Two exports, or an export and --format, to stdout made one stream no consumer reads (DOT, then JSON).
+  const std::string small = "design fat-tree-k48 --set topology.k=8 --set server.gpus=4 --set server.nics=4";
+  r = run(small + " --export dot --export json", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--export dot --export json: several exports need --out DIR (one file each)"), std::string::npos)
+      << r.out;
+  r = run(small + " --export dot --format json", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--export dot and --format json: without --out the export is what goes to stdout"),
+            std::string::npos)
+      << r.out;
   // A duration that parses but is not above 0 ends its message, instead of a dangling ", " or "()".
   r = run("diagnose aipod-16k --duration 0s", true);
   EXPECT_EQ(r.status, 2) << r.out;
