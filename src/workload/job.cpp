@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "workload/training.hpp"
 
 namespace podnet::workload {
 
@@ -129,9 +130,9 @@ std::vector<ParamSpec> workload_params() {
        ParamType::IntList,
        "even",
        "layers per pipeline stage: even (l / pp), auto (balance "
-       "compute with the embedding on the first and the LM head on "
-       "the last stage), or a list of pp (or pp x interleave, per "
-       "virtual stage) counts such as [7, 8, 8, 7]",
+       "the compute model's time with the embedding on the first and "
+       "the LM head on the last stage), or a list of pp (or pp x "
+       "interleave, per virtual stage) counts such as [7, 8, 8, 7]",
        0,
        1e6,
        {"even", "auto"}},
@@ -326,7 +327,8 @@ Job job_from(const Params& p, int64_t fabric_gpus) {
       throw ParamError("workload.stage_layers", fmt::format("auto: {} layers cannot fill pp x interleave = {} virtual "
                                                             "stages",
                                                             j.model.layers, j.pp * j.interleave));
-    j.chunk_layers = auto_stage_split(j.model, j.pp, j.interleave);
+    j.chunk_layers =
+        auto_stage_split(j.model.layers, j.pp, j.interleave, layer_compute_seconds(j), head_compute_seconds(j));
     bool even = true;
     for (int64_t n : j.chunk_layers) even = even && n == j.chunk_layers.front();
     if (even) j.chunk_layers.clear();
@@ -591,21 +593,25 @@ double activation_bytes_per_layer(const Job& j) {
   const double t = static_cast<double>(j.tp);
   const double h_kv = h * static_cast<double>(m.kv_heads) / a;
   const double sbh = s * b * h;
-  if (j.recompute == Recompute::Full) return 2 * sbh / (j.sequence_parallel ? t : 1.0);
+  // The coefficients below are Korthikanti et al.'s, for 2-byte activations: every tensor scales with
+  // bytes_per_param / 2; the dropout masks (1 byte an element) and FlashAttention's fp32 statistics do not.
+  const double e = static_cast<double>(j.bytes_per_param) / 2.0;
+  if (j.recompute == Recompute::Full) return 2 * sbh * e / (j.sequence_parallel ? t : 1.0);
   const double masks = m.dropout ? 2 * sbh : 0.0;
   // MoE: a token's MLP activations are kept for each of its k experts, and its k dispatched copies (the
   // experts' inputs) beside the router's input.
   const double k = m.moe() ? static_cast<double>(m.top_k) : 1.0;
   const double dispatched = m.moe() ? 2 * sbh * k : 0.0;
-  const double replicated = 4 * sbh + 2 * sbh + 2 * sbh + masks + dispatched;
+  const double replicated = (4 * sbh + 2 * sbh + 2 * sbh + dispatched) * e + masks;
   const double mlp = (m.gated_mlp ? 6.0 : 4.0) * s * b * f * k;
-  const double split = 2 * sbh + 2 * s * b * h_kv + 2 * s * b * h_kv + 2 * sbh + mlp;
+  const double split = (2 * sbh + 2 * s * b * h_kv + 2 * s * b * h_kv + 2 * sbh + mlp) * e;
   // The core sees the full sequence's keys: a s_local s b scores per CP rank; CP never stores it (blockwise).
   // Unfused: the scores, softmax output and dropout mask (Korthikanti et al. 2022, 5 a s^2 b with dropout).
   // FlashAttention keeps only each row's softmax statistic (fp32 per head and token), never the scores.
   const double core = (j.recompute == Recompute::Selective || j.cp > 1) ? 0.0
-                      : j.flash_attention                               ? 4.0 * a * s * b
-                                          : (m.dropout ? 5.0 : 2.0) * a * s * static_cast<double>(m.seq) * b;
+                      : j.flash_attention
+                          ? 4.0 * a * s * b
+                          : (m.dropout ? 4.0 * e + 1.0 : 2.0 * e) * a * s * static_cast<double>(m.seq) * b;
   return replicated / (j.sequence_parallel ? t : 1.0) + split / t + core / t;
 }
 
@@ -677,11 +683,12 @@ void check_memory(const Job& j) {
                   m.inflight_microbatches, m.buffers / 1e9, j.gpu.name, hbm / 1e9, how));
 }
 
-std::vector<int64_t> auto_stage_split(const ModelSpec& model, int64_t pp, int64_t interleave) {
-  const int64_t n = pp * interleave, l = model.layers;
-  const double c = model.layer_forward_flops_per_token();
+std::vector<int64_t> auto_stage_split(int64_t layers, int64_t pp, int64_t interleave, double layer_cost,
+                                      double head_cost) {
+  const int64_t n = pp * interleave, l = layers;
+  const double c = layer_cost;
   std::vector<double> extra(static_cast<size_t>(n), 0.0);
-  extra.back() += model.logits_forward_flops_per_token();  // the embedding (first) is a lookup: no FLOPs
+  extra.back() += head_cost;  // the embedding (first) is a lookup: no cost
   auto caps = [&](double T, std::vector<int64_t>& out) {
     int64_t sum = 0;
     out.assign(static_cast<size_t>(n), 0);

@@ -300,14 +300,19 @@ Memory peak_memory(const Job& job);
 void check_memory(const Job& job);
 
 // The `auto` pipeline split: layers per virtual stage (pp x interleave of them) that minimize the most
-// expensive virtual stage, counting a layer's forward FLOPs per token, the LM head's 2 h V on the last
-// virtual stage and the embedding (a lookup: no FLOPs) on the first. Smallest feasible maximum cost T
-// (T taken from the candidate costs n c + extra_k); each virtual stage k then takes
+// expensive virtual stage, a layer costing `layer_cost` and the LM head `head_cost` on the last virtual
+// stage (job_from passes the compute model's seconds, training.hpp layer_compute_seconds and
+// head_compute_seconds); the embedding (a lookup) costs nothing on the first. Smallest feasible maximum
+// cost T (T taken from the candidate costs n c + extra_k); each virtual stage k then takes
 // floor((T - extra_k) / c) layers and the surplus over l is taken back one layer at a time from the
 // earliest virtual stages, which hold the most in-flight microbatches (memory). Llama 3 405B, PP16, v = 1:
 // [7, 8 x 14, 7], the split the Llama 3 paper describes (§3.3.2: one layer less on the first and the
-// last stage).
-std::vector<int64_t> auto_stage_split(const ModelSpec& model, int64_t pp, int64_t interleave);
+// last stage). Until 2026-11 the costs were FLOPs (the head's 2 h V against a layer's forward FLOPs); a
+// layer takes longer than its FLOPs say (its attention core at FlashAttention's rate, its element-wise
+// kernels, its fixed overhead per pass), so the head was overweighted: Llama 3 8B on 2 stages at sequence
+// 2048 (the head 2.2 layers of FLOPs, under one of time) was split [17, 15], 2 % slower than even.
+std::vector<int64_t> auto_stage_split(int64_t layers, int64_t pp, int64_t interleave, double layer_cost,
+                                      double head_cost);
 
 // Model FLOPs (no recompute) and hardware FLOPs (with the job's recompute) per iteration.
 double model_flops_per_iteration(const Job& job);

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "workload/training.hpp"
 
 namespace podnet::workload {
 namespace {
@@ -318,12 +319,28 @@ TEST(Memory, SmallGptByHand) {
     set(q, "top_k", 1);
     EXPECT_DOUBLE_EQ(activation_bytes_per_layer(job_from(q, 8)), 12599296.0);
   }
+  {
+    // 4-byte activations (workload.bytes_per_param=4): every tensor of the 2-byte figures doubles, the two
+    // dropout masks (1 byte an element, 2 s b h = 1,048,576) and FlashAttention's fp32 statistic (16,384) do
+    // not: (11,550,720 - 1,048,576 - 16,384) x 2 + 1,048,576 + 16,384 = 20,971,520 + 1,064,960 = 22,036,480.
+    // (Until 2026-11 the activations stayed at 2 bytes whatever bytes_per_param said.)
+    auto q = small_gpt();
+    set(q, "bytes_per_param", 4);
+    EXPECT_DOUBLE_EQ(activation_bytes_per_layer(job_from(q, 8)), 22036480.0);
+  }
   auto p = small_gpt();
   set(p, "flash_attention", false);
   Job j = job_from(p, 8);
   // Unfused attention, Korthikanti et al. 2022 Eq. 2: s b h (10 + 24/t + 5 a s/(h t)) with s b h = 512 x 1024
   // = 524,288: 10 + 12 + 5 x 16 x 512 / 2048 = 20 -> 42 x 524,288 = 22,020,096 bytes.
   EXPECT_DOUBLE_EQ(activation_bytes_per_layer(j), 22020096.0);
+  {
+    // The same at 4 bytes: the masks (2 s b h, and the attention's a s^2 b / t = 1 x 16 x 512 x 512 / 2 =
+    // 2,097,152) stay, the rest doubles: (22,020,096 - 1,048,576 - 2,097,152) x 2 + 3,145,728 = 40,894,464.
+    auto q = p;
+    set(q, "bytes_per_param", 4);
+    EXPECT_DOUBLE_EQ(activation_bytes_per_layer(job_from(q, 8)), 40894464.0);
+  }
   // Stage 0 (1F1B): min(p - 0, m) = 2 microbatches in flight x 2 layers = 88,080,384 bytes.
   // Its parameters per GPU: 2 layers x (12 h^2 + 13 h) / t + (V + s) h / t = 12,596,224 + 774,144 = 13,370,368;
   // weights 2 B and gradients 2 B each 26,740,736; Adam states 12 B = 160,444,416; buffers 1 GiB.
@@ -428,22 +445,49 @@ TEST(Memory, TheHintOffersZeroOnlyWhenItHelps) {
 }
 
 TEST(StageSplit, AutoBalancesTheLmHead) {
-  // Llama 3 405B, PP16: a layer's forward is 2 (2.125 h^2 + 3 h f) + 4 s h = 6.92e9 FLOPs per token, the LM head
-  // 2 h V = 4.20e9 (0.61 of a layer). The smallest feasible maximum is 8 layers: the last stage fits only 7
-  // (7.61 <= 8), 15 x 8 + 7 = 127 = l + 1, and the surplus layer comes off the first stage: [7, 8 x 14, 7].
-  const ModelSpec& m = *find_model("llama3-405b");
+  // Costs in units of a layer. A head of 0.61 layer on 16 stages of 126 layers: the smallest feasible maximum
+  // is 8 layers (8 x 16 = 128 >= 126 needs T >= 8); at T = 8 the last stage fits only floor(8 - 0.61) = 7,
+  // 15 x 8 + 7 = 127 = l + 1, and the surplus layer comes off the first stage: [7, 8 x 14, 7] (Llama 3 405B's
+  // split, its paper's §3.3.2).
   std::vector<int64_t> want(16, 8);
   want.front() = want.back() = 7;
-  EXPECT_EQ(auto_stage_split(m, 16, 1), want);
+  EXPECT_EQ(auto_stage_split(126, 16, 1, 1.0, 0.61), want);
   // 128 virtual stages (v = 8): one layer each, the first holding only the embedding, the last only the head.
-  const auto v8 = auto_stage_split(m, 16, 8);
+  const auto v8 = auto_stage_split(126, 16, 8, 1.0, 0.61);
   ASSERT_EQ(v8.size(), 128u);
   EXPECT_EQ(v8.front(), 0);
   EXPECT_EQ(v8.back(), 0);
   for (size_t k = 1; k + 1 < v8.size(); ++k) EXPECT_EQ(v8[k], 1) << k;
-  // GPT-3 on 8 stages: the head (2 h V = 1.26e9) is 0.34 of a layer (3.72e9): [12 x 8] costs 12.34 layers at
-  // most and no split does better (96 / 8 = 12, and the last stage must hold its share): even.
-  EXPECT_EQ(auto_stage_split(*find_model("gpt3-175b"), 8, 1), std::vector<int64_t>(8, 12));
+  // 96 layers on 8 stages, the head 0.34 of a layer: [12 x 8] costs 12.34 at most and no split does better
+  // (96 / 8 = 12, and the last stage must hold its share): even.
+  EXPECT_EQ(auto_stage_split(96, 8, 1, 1.0, 0.34), std::vector<int64_t>(8, 12));
+  // 32 layers on 2 stages: a head under one layer leaves them even (T = 16 + h holds 16 + 16); a head of 2.24
+  // layers (Llama 3 8B's FLOPs at sequence 2048: 2 h V = 2 x 4096 x 128256 = 1.051e9 against a layer's
+  // 2 (2.5 h^2 + 3 h f) + 4 s h = 2 (41.9e6 + 176.2e6) + 33.6e6 = 0.470e9) moves two layers: T = 15 + 2.24
+  // holds floor(17.24) + 15 = 17 + 15 (T = 17 only 17 + 14).
+  EXPECT_EQ(auto_stage_split(32, 2, 1, 1.0, 0.5), (std::vector<int64_t>{16, 16}));
+  EXPECT_EQ(auto_stage_split(32, 2, 1, 1.0, 2.24), (std::vector<int64_t>{17, 15}));
+}
+
+TEST(StageSplit, AutoBalancesTheComputeModelsTimeNotFlops) {
+  // Llama 3 8B at TP8 on 2 stages, sequence 2048: the LM head is 2.24 layers of FLOPs, but less time (a
+  // layer's attention core runs at FlashAttention's rate, its element-wise kernels at HBM bandwidth, and it
+  // pays the fixed overhead per pass). Balanced by FLOPs (until 2026-11) the split was [17, 15] and the
+  // iteration 2 % slower than even; by the compute model's time it is even.
+  Params p = defaults();
+  set(p, "model", "llama3-8b");
+  set(p, "tp", 8);
+  set(p, "pp", 2);
+  set(p, "dp", 4);
+  set(p, "global_batch", 32);
+  set(p, "seq", 2048);
+  p.set("stage_layers", std::string("auto"), "auto");
+  const Job j = job_from(p, 64);
+  EXPECT_GT(j.model.logits_forward_flops_per_token(), j.model.layer_forward_flops_per_token());
+  EXPECT_LT(head_compute_seconds(j), layer_compute_seconds(j));
+  EXPECT_TRUE(j.chunk_layers.empty());  // even
+  EXPECT_EQ(j.stage_layers(0), 16);
+  EXPECT_EQ(j.stage_layers(1), 16);
 }
 
 TEST(StageSplit, ExplicitListAndErrors) {

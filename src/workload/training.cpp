@@ -66,7 +66,105 @@ std::vector<int32_t> merge(plan::TransferPlan& dst, const plan::TransferPlan& su
   return sinks;
 }
 
+// The compute model (training.hpp) of one GPU for one microbatch of `job`: per token of it, a layer's forward and
+// its parts, and a chunk's forward and backward from them.
+struct ComputeModel {
+  double tokens = 0, eta = 1, t = 1, rate = 0, gemm_rate = 0;
+  double layer_f = 0, core_f = 0, logits_f = 0;                    // FLOPs per token
+  double layer_s = 0, core_s = 0, cast_fwd_s = 0, cast_bwd_s = 0;  // seconds per token
+  double layer_overhead = 0;
+  bool full = false, selective = false, fp8 = false;
+
+  // Forward (its FP8 casts included) and backward seconds of a chunk of `lc` layers, with the LM head or not.
+  std::pair<double, double> chunk(double lc, bool head) const {
+    // What a step sustains (training.hpp): the kernels at eta of their modelled speed, plus the fixed
+    // overhead per layer pass (twice per backward, once more for a full recompute's forward).
+    const double lo = layer_overhead * lc;
+    const double fwd = tokens * (lc * layer_s + (head ? logits_f / t / rate : 0.0)) / eta + lo;
+    const double again = full ? tokens * lc * layer_s / eta + lo : selective ? tokens * lc * core_s / eta : 0.0;
+    double bwd = 2 * fwd + again;
+    // FP8's casts: the backward's are its own (the output gradients), not twice the forward's; a full
+    // recompute casts the forward's inputs again.
+    const double casts_fwd = tokens * lc * cast_fwd_s / eta;
+    if (fp8) bwd += tokens * lc * cast_bwd_s / eta + (full ? casts_fwd : 0.0);
+    return {fwd + casts_fwd, bwd};
+  }
+};
+
+ComputeModel compute_model(const Job& job) {
+  const ModelSpec& m = job.model;
+  ComputeModel cm;
+  const double rate = job.gpu.peak_flops * job.compute_efficiency;
+  const int64_t seq_local = m.seq / job.cp;  // tokens of each sequence on one CP rank
+  const double tokens = static_cast<double>(job.microbatch * seq_local);
+  const double t = static_cast<double>(job.tp);
+  const bool full = job.recompute == Recompute::Full, selective = job.recompute == Recompute::Selective;
+  const double layer_f = m.layer_forward_flops_per_token(), logits_f = m.logits_forward_flops_per_token();
+  // Per token on this CP rank: its queries see all s keys, so a layer's FLOPs split evenly over the CP ranks.
+  const double core_f = m.attention_core_forward_flops_per_token();
+  // Seconds per token of one layer's forward on one GPU (training.hpp, the compute model): GEMMs at
+  // compute_efficiency, the attention core at attention_efficiency on its causal half (or with the GEMMs
+  // when unset), the element-wise kernels' bytes at HBM bandwidth.
+  const double eta = job.sustained_fraction;
+  // Unfused attention (no FlashAttention): the counted 4 s h at the GEMM rate, plus its a s scores per token
+  // through HBM (training.hpp: 13 bytes per score with dropout, 8 without, at bytes_per_param 2).
+  const double score_bytes = (m.dropout ? 6.5 : 4.0) * static_cast<double>(job.bytes_per_param);
+  const double core_s =
+      !job.flash_attention
+          ? core_f / t / rate + (job.gpu.hbm_bandwidth > 0 ? score_bytes * static_cast<double>(m.heads) / t *
+                                                                 static_cast<double>(m.seq) / job.gpu.hbm_bandwidth
+                                                           : 0.0)
+      : job.attention_efficiency > 0 ? core_f / 2 / t / (job.gpu.peak_flops * job.attention_efficiency)
+                                     : core_f / t / rate;
+  // Seconds per token to move `bytes` per element of `e` through HBM on one GPU: the hidden-width elements split
+  // over TP only with sequence parallelism, the TP-sharded ones always.
+  const auto hbm_seconds = [&](const ModelSpec::Elementwise& e, double bytes) {
+    return (e.replicated / (job.sequence_parallel ? t : 1.0) + e.split / t) * bytes / job.gpu.hbm_bandwidth;
+  };
+  double elementwise_s = 0;
+  if (job.memory_bound_ops && job.gpu.hbm_bandwidth > 0)
+    elementwise_s = hbm_seconds(m.elementwise_elements_per_token(), static_cast<double>(job.bytes_per_param));
+  // The transformer layers' GEMMs run at the precision's peak (FP8: TransformerEngine's; the LM head, the attention
+  // core and the unfused core stay at the BF16 rate), and FP8's casts move 4 bytes an element (training.hpp).
+  const bool fp8 = job.precision == Precision::Fp8;
+  const double gemm_rate = fp8 ? job.gpu.fp8_peak_flops * job.fp8_efficiency : rate;
+  double cast_fwd_s = 0, cast_bwd_s = 0;
+  if (fp8 && job.memory_bound_ops && job.gpu.hbm_bandwidth > 0) {
+    const ModelSpec::Fp8Casts c = m.fp8_cast_elements_per_token();
+    cast_fwd_s = hbm_seconds(c.forward, kFp8CastBytes);
+    cast_bwd_s = hbm_seconds(c.backward, kFp8CastBytes);
+  }
+  const double layer_s = (layer_f - core_f) / t / gemm_rate + core_s + elementwise_s;
+  cm.tokens = tokens;
+  cm.eta = eta;
+  cm.t = t;
+  cm.rate = rate;
+  cm.gemm_rate = gemm_rate;
+  cm.layer_f = layer_f;
+  cm.core_f = core_f;
+  cm.logits_f = logits_f;
+  cm.layer_s = layer_s;
+  cm.core_s = core_s;
+  cm.cast_fwd_s = cast_fwd_s;
+  cm.cast_bwd_s = cast_bwd_s;
+  cm.layer_overhead = job.layer_overhead;
+  cm.full = full;
+  cm.selective = selective;
+  cm.fp8 = fp8;
+  return cm;
+}
+
 }  // namespace
+
+double layer_compute_seconds(const Job& job) {
+  const auto [f, b] = compute_model(job).chunk(1, false);
+  return f + b;
+}
+
+double head_compute_seconds(const Job& job) {
+  const auto [f, b] = compute_model(job).chunk(0, true);
+  return f + b;
+}
 
 IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_of_rank, const topology::Topology& topo,
                                engine::NetworkBackend& backend, const TrainOptions& options) {
@@ -78,7 +176,7 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
   const double t = static_cast<double>(job.tp);
   const int64_t last_vs = job.pp * job.interleave - 1;
   const Bytes bsh = job.microbatch * seq_local * m.hidden * job.bytes_per_param;
-  const bool full = job.recompute == Recompute::Full, selective = job.recompute == Recompute::Selective;
+  const bool full = job.recompute == Recompute::Full;
 
   // One TP collective (all-reduce, or reduce-scatter + all-gather with sequence parallelism), as NCCL's tuner
   // picks it (NVLS for an all-reduce inside one H100 server, ring for the reduce-scatter and all-gather there);
@@ -142,42 +240,8 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
                                job.sustained_fraction);
     if (it.cp_step > block) cp_exposed_per_layer = (it.cp_step - block) * (job.cp - 1);
   }
-  const double layer_f = m.layer_forward_flops_per_token(), logits_f = m.logits_forward_flops_per_token();
-  // Per token on this CP rank: its queries see all s keys, so a layer's FLOPs split evenly over the CP ranks.
-  const double core_f = m.attention_core_forward_flops_per_token();
-  // Seconds per token of one layer's forward on one GPU (training.hpp, the compute model): GEMMs at
-  // compute_efficiency, the attention core at attention_efficiency on its causal half (or with the GEMMs
-  // when unset), the element-wise kernels' bytes at HBM bandwidth.
-  const double eta = job.sustained_fraction;
-  // Unfused attention (no FlashAttention): the counted 4 s h at the GEMM rate, plus its a s scores per token
-  // through HBM (training.hpp: 13 bytes per score with dropout, 8 without, at bytes_per_param 2).
-  const double score_bytes = (m.dropout ? 6.5 : 4.0) * static_cast<double>(job.bytes_per_param);
-  const double core_s =
-      !job.flash_attention
-          ? core_f / t / rate + (job.gpu.hbm_bandwidth > 0 ? score_bytes * static_cast<double>(m.heads) / t *
-                                                                 static_cast<double>(m.seq) / job.gpu.hbm_bandwidth
-                                                           : 0.0)
-      : job.attention_efficiency > 0 ? core_f / 2 / t / (job.gpu.peak_flops * job.attention_efficiency)
-                                     : core_f / t / rate;
-  // Seconds per token to move `bytes` per element of `e` through HBM on one GPU: the hidden-width elements split
-  // over TP only with sequence parallelism, the TP-sharded ones always.
-  const auto hbm_seconds = [&](const ModelSpec::Elementwise& e, double bytes) {
-    return (e.replicated / (job.sequence_parallel ? t : 1.0) + e.split / t) * bytes / job.gpu.hbm_bandwidth;
-  };
-  double elementwise_s = 0;
-  if (job.memory_bound_ops && job.gpu.hbm_bandwidth > 0)
-    elementwise_s = hbm_seconds(m.elementwise_elements_per_token(), static_cast<double>(job.bytes_per_param));
-  // The transformer layers' GEMMs run at the precision's peak (FP8: TransformerEngine's; the LM head, the attention
-  // core and the unfused core stay at the BF16 rate), and FP8's casts move 4 bytes an element (training.hpp).
-  const bool fp8 = job.precision == Precision::Fp8;
-  const double gemm_rate = fp8 ? job.gpu.fp8_peak_flops * job.fp8_efficiency : rate;
-  double cast_fwd_s = 0, cast_bwd_s = 0;
-  if (fp8 && job.memory_bound_ops && job.gpu.hbm_bandwidth > 0) {
-    const ModelSpec::Fp8Casts c = m.fp8_cast_elements_per_token();
-    cast_fwd_s = hbm_seconds(c.forward, kFp8CastBytes);
-    cast_bwd_s = hbm_seconds(c.backward, kFp8CastBytes);
-  }
-  const double layer_s = (layer_f - core_f) / t / gemm_rate + core_s + elementwise_s;
+  const ComputeModel cm = compute_model(job);
+  const double layer_f = cm.layer_f, core_f = cm.core_f, eta = cm.eta, gemm_rate = cm.gemm_rate;
   it.ops.assign(static_cast<size_t>(job.pp), std::vector<OpTimes>(static_cast<size_t>(job.interleave)));
   it.optimizer.assign(static_cast<size_t>(job.pp), Time());
   const int64_t tp_per_layer_fwd = 2, tp_per_layer_bwd = full ? 4 : 2;
@@ -186,17 +250,7 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
       const int64_t vs = c * job.pp + i;
       const int64_t layers = job.layers_of(i, c);
       const double lc = static_cast<double>(layers);
-      // What a step sustains (training.hpp): the kernels at eta of their modelled speed, plus the fixed
-      // overhead per layer pass (twice per backward, once more for a full recompute's forward).
-      const double lo = job.layer_overhead * lc;
-      const double fwd = tokens * (lc * layer_s + (vs == last_vs ? logits_f / t / rate : 0.0)) / eta + lo;
-      const double again = full ? tokens * lc * layer_s / eta + lo : selective ? tokens * lc * core_s / eta : 0.0;
-      double bwd = 2 * fwd + again;
-      // FP8's casts: the backward's are its own (the output gradients), not twice the forward's; a full
-      // recompute casts the forward's inputs again.
-      const double casts_fwd = tokens * lc * cast_fwd_s / eta;
-      if (fp8) bwd += tokens * lc * cast_bwd_s / eta + (full ? casts_fwd : 0.0);
-      const double fwd_all = fwd + casts_fwd;
+      const auto [fwd_all, bwd] = cm.chunk(lc, vs == last_vs);
       OpTimes& o = it.ops[static_cast<size_t>(i)][static_cast<size_t>(c)];
       o.fwd_compute = seconds(fwd_all);
       o.bwd_compute = seconds(bwd);

@@ -359,6 +359,11 @@ struct TrainResult {
   std::vector<TraceCounter> trace_counters;
 };
 
+// The compute model's seconds (iteration_times's, on one GPU) of one microbatch's forward and backward
+// through one transformer layer, and through the LM head alone: what `workload.stage_layers: auto` balances.
+double layer_compute_seconds(const Job& job);
+double head_compute_seconds(const Job& job);
+
 // Simulates one iteration of `job` placed by gpu_of_rank (size job.gpus(),
 // distinct fabric GPUs) on `topo` with `backend` (built for `topo`).
 TrainResult simulate_training(const Job& job, const std::vector<int32_t>& gpu_of_rank, const topology::Topology& topo,
