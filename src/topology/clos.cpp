@@ -335,10 +335,12 @@ Topology build_clos(const ClosSpec& spec, const Hardware& hw) {
                                     "aggregation group; a third tier (topology.tiers: 3) goes further",
                                     R, max2_groups * group_leaves_in_domain, gpus_per_group);
   } else {
-    f.max_gpus = max3;
+    // A groups_per_pod given bounds every pod (the scenario grows by pods of that size), not the spines' ports.
+    const int64_t gp_bound = spec.groups_per_pod > 0 ? gp : gp_max;
+    f.max_gpus = R / domains_per_pod * gp_bound * gpus_per_group;
     f.max_gpus_reason = fmt::format("3 tiers: {} pods x {} spine domains per pod <= radix {} super-spine ports; "
                                     "{} groups per pod x {} GPUs per group",
-                                    R / domains_per_pod, domains_per_pod, R, gp_max, gpus_per_group);
+                                    R / domains_per_pod, domains_per_pod, R, gp_bound, gpus_per_group);
   }
   const bool multi_leaf_domain = Ld > 1 || (leaves > 1 && !spec.rail_domains);
   f.diameter_hops = tiers == 3 && D > 1 ? 4 : (multi_leaf_domain ? 2 : 0);
@@ -366,6 +368,13 @@ Topology build_clos(const ClosSpec& spec, const Hardware& hw) {
     f.notes.push_back(fmt::format("{}: {} down / {} up ports{}; {} planes of {} {}s, {} parallel link(s) from each of "
                                   "{} spine domains",
                                   spec.tier_names[2], d2, u2, idle(u2, u2_used), S, C, spec.tier_names[3], q, D));
+  if (tiers == 3 && groups % gp != 0)  // the last pod is partly filled, its spine layer built whole
+    f.notes.push_back(fmt::format(
+        "pod {} holds {} of the {} groups a pod takes: its {}s and their {} links are built for {}, so each {} "
+        "there uses {} of its {} down-ports and cables all {} up, and capex counts them; a {} that divides the {} "
+        "groups fills every pod",
+        pods - 1, groups % gp, gp, spec.tier_names[2], spec.tier_names[3], gp, spec.tier_names[2],
+        (groups % gp) * group_leaves_in_domain * p, d2, u2_used, spec.groups_per_pod_key, groups));
   if (spec.rail_domains && tiers == 2 && n > 1)
     f.notes.push_back("rails are separate 2-tier planes: NICs on different rails reach each other only through "
                       "NVLink inside a server (PXN); the diameter is within a rail");

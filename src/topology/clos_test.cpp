@@ -111,8 +111,21 @@ TEST(RailClos, Aipod16kSuperSpine) {
       ASSERT_EQ(n.ports, 128) << n.name;
     }
   EXPECT_EQ(t.facts.diameter_hops, 4);
-  // 3-tier limit: 128 / 8 rails = 16 pods x 64 groups x 512 GPUs = 524288
-  EXPECT_EQ(t.facts.max_gpus, 524288);
+  // 3-tier limit with groups_per_pod 16 (pods grow by 16 groups): 128 / 8 rails = 16 pods x 16 groups x 512 GPUs =
+  // 131,072 (topology.gpus 135,168 needs 17 pods and is refused); it said 524,288, the spines' own bound of 64
+  // groups a pod, which only a larger groups_per_pod reaches.
+  EXPECT_EQ(t.facts.max_gpus, 131072);
+  // Without groups_per_pod the pods take what a spine reaches: 16 pods x 64 groups x 512 GPUs = 524,288.
+  EXPECT_EQ(build_with("rail_clos", {{"gpus", "16384"}, {"tiers", "3"}}, hw).facts.max_gpus, 524288);
+  // A partly filled pod says that its spine layer is built whole: 2,048 GPUs are 4 of the 16 groups of pod 0;
+  // a spine has 64 down-ports (1:1 of 128) and uses 4 groups x 1 leaf of its rail x 4 links = 16 of them.
+  const Topology part = build_with("rail_clos", {{"gpus", "2048"}, {"tiers", "3"}, {"groups_per_pod", "16"}}, hw);
+  bool said = false;
+  for (const auto& note : part.facts.notes)
+    said = said || note.find("pod 0 holds 4 of the 16 groups a pod takes: its spines and their super_spine links "
+                             "are built for 16, so each spine there uses 16 of its 64 down-ports and cables all 64 "
+                             "up") != std::string::npos;
+  EXPECT_TRUE(said);
   Bom b = compute_bom(t, hw);
   EXPECT_EQ(b.switches_total, 640);
   EXPECT_EQ(b.links_total, 3 * 16384);
