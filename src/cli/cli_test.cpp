@@ -107,6 +107,29 @@ TEST(Cli, OutputsAreDeterministic) {
   }
 }
 
+TEST(Cli, BenchAlgoIsInTheResolvedScenario) {
+  // --algo ring (one of NCCL's algorithms) is also collective.algorithms: the tuner line says it, and the resolved
+  // scenario of --out reproduces the run. It said "algorithms auto", and the resolved scenario re-run chose
+  // nvls_tree at 1 MiB over 16 GPUs: another algorithm and time than the run it was written by.
+  fs::path dir = temp_dir() / "algo";
+  fs::remove_all(dir);
+  const std::string sizes = " --gpus 0-15 --min 1MiB --max 1MiB";
+  Result r = run("bench aipod-16k" + sizes + " --algo ring --out " + dir.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("tuner: algorithms ring,"), std::string::npos) << r.out;
+  const std::string resolved = read_file(dir / "scenario.resolved.yaml");
+  EXPECT_NE(resolved.find("algorithms: ring"), std::string::npos) << resolved;
+  Result again = run("bench " + (dir / "scenario.resolved.yaml").string() + sizes);
+  ASSERT_EQ(again.status, 0) << again.out;
+  const auto row = [](const std::string& out) {  // the size's row: time, bandwidths, algorithm, protocol, channels
+    const size_t at = out.find("\n  1,048,576");
+    return at == std::string::npos ? std::string() : out.substr(at, out.find('\n', at + 1) - at);
+  };
+  EXPECT_FALSE(row(r.out).empty()) << r.out;
+  EXPECT_EQ(row(again.out), row(r.out));
+  EXPECT_NE(row(again.out).find(" ring "), std::string::npos) << again.out;
+}
+
 TEST(Cli, OutDirWritesEverything) {
   fs::path dir = temp_dir() / "out";
   fs::remove_all(dir);

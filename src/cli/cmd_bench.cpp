@@ -52,6 +52,11 @@ int cmd_bench(Common c, const BenchOptions& b) {
   if (req.algo != "auto" && !collective::find_algorithm(req.algo)) {
     set_by(c, "--algo", "collective.algorithms", req.algo);
     req.algo = "auto";
+  } else if (collective::is_nccl_algorithm(req.algo)) {
+    // One of NCCL's is also the tuner's list, so that the resolved scenario (--out) and the tuner line say it
+    // and reproduce the run (the tuner picks its protocol either way); the others (halving_doubling, ...) are
+    // no NCCL algorithm and stay bench's alone.
+    set_by(c, "--algo", "collective.algorithms", req.algo);
   }
   req.op = collective::parse_op(b.op);
   // Options that do not apply to the op would be silently ignored: say so.
@@ -125,9 +130,9 @@ void add_bench_command(CLI::App& app, Action& action) {
   bench
       ->add_option("--algo", b->algo,
                    "auto (NCCL's tuner picks per size among ring, tree, nvls, nvls_tree, collnet_direct, "
-                   "collnet_chain, pat), one algorithm (see "
-                   "`podnet list`), or "
-                   "an NCCL_ALGO-style list for the tuner: ring,tree or ^nvls (sets collective.algorithms)")
+                   "collnet_chain, pat), one algorithm (see `podnet list`; one of NCCL's also sets "
+                   "collective.algorithms), or an NCCL_ALGO-style list for the tuner: ring,tree or ^nvls (sets "
+                   "collective.algorithms)")
       ->capture_default_str();
   bench->add_option(
       "--proto", b->proto,

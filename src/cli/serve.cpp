@@ -144,6 +144,9 @@ Request parse_request(const nlohmann::json& body) {
     const std::string engine = string_field(body, "engine", ""), routing = string_field(body, "routing", "");
     if (!engine.empty()) sets.push_back("network.engine=" + engine);
     if (!routing.empty()) sets.push_back("network.routing=" + routing);
+    // As podnet bench's --algo: one of NCCL's algorithms is also the tuner's list (the resolved scenario says it).
+    const std::string algo = string_field(body, "algo", "auto");
+    if (collective::is_nccl_algorithm(algo)) sets.push_back("collective.algorithms=" + algo);
   }
   if (body.contains("yaml")) {
     const std::string file = upload_name(string_field(body, "file", "upload.yaml"));

@@ -91,6 +91,12 @@ std::string lower(std::string_view t) {
 
 }  // namespace
 
+bool is_nccl_algorithm(std::string_view name) {
+  for (int a = 0; a < kNumAlgos; ++a)
+    if (name == algo_name(static_cast<Algo>(a))) return true;
+  return false;
+}
+
 const char* algo_name(Algo a) {
   switch (a) {
     case Algo::Ring: return "ring";

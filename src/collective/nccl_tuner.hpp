@@ -183,9 +183,11 @@ enum class Proto : uint8_t { LL, LL128, Simple };
 inline constexpr int kNumProtos = 3;
 enum class Arch : uint8_t { Volta, Ampere, Hopper, Blackwell };
 
-const char* algo_name(Algo a);    // "tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree", "pat"
-const char* proto_name(Proto p);  // "ll", "ll128", "simple"
-const char* arch_name(Arch a);    // "volta", "ampere", "hopper", "blackwell"
+const char* algo_name(Algo a);  // "tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree", "pat"
+// Whether `name` is one of NCCL's algorithms (algo_name of some Algo), which collective.algorithms can list.
+bool is_nccl_algorithm(std::string_view name);
+const char* proto_name(Proto p);         // "ll", "ll128", "simple"
+const char* arch_name(Arch a);           // "volta", "ampere", "hopper", "blackwell"
 Arch parse_arch(std::string_view name);  // throws InputError
 // The Algo / Proto named `name` (algo_name / proto_name); false if none.
 bool find_algo(std::string_view name, Algo& out);
