@@ -39,6 +39,11 @@ TEST(SweepCli, DesignGridReadBackAsCsv) {
   EXPECT_NE(json.out.find("\"bom.switches.total\": 192"), std::string::npos) << json.out.substr(0, 2000);
   // Two points, both ok.
   EXPECT_NE(r.out.find("2 point(s) stored, 0 with an error"), std::string::npos) << r.out;
+  // --timing adds each point's wall_seconds to the table too (it reached only --format csv and json).
+  const Result plain = run("sweep --results " + db), timed = run("sweep --results " + db + " --timing");
+  ASSERT_EQ(timed.status, 0) << timed.out;
+  EXPECT_EQ(plain.out.find("wall_seconds"), std::string::npos) << plain.out;
+  EXPECT_NE(timed.out.find("wall_seconds"), std::string::npos) << timed.out;
 }
 
 TEST(SweepCli, ABadKeyFailsBeforeAnyPointRuns) {

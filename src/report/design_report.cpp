@@ -158,7 +158,7 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
          std::to_string(d["diameter_hops"].get<int>())});
   for (auto it = d["oversubscription"].begin(); it != d["oversubscription"].end(); ++it)
     f.add({"oversubscription at " + it.key(), fixed(it.value().get<double>(), 2) + ":1"});
-  f.add({"largest GPU count (this radix and tiers)", thousands(d["limits"]["max_gpus"])});
+  f.add({"largest GPU count (this radix, tiers and pod size)", thousands(d["limits"]["max_gpus"])});
   f.write(out, "  ");
   out << "\n  limit: " << d["limits"]["max_gpus_reason"].get<std::string>() << "\n";
   for (const auto& n : d["notes"]) out << "  note: " << n.get<std::string>() << "\n";

@@ -86,6 +86,7 @@ std::vector<std::string> default_columns(const study::ResultTable& t) {
       if (c.rfind("busbw_gbyte_per_s@", 0) == 0) last = c.substr(c.find('@'));
     if (!last.empty()) headline = {"time_us" + last, "busbw_gbyte_per_s" + last};
   }
+  headline.emplace_back("wall_seconds");  // read only with --timing
   for (const auto& h : headline)
     if (std::find(t.columns.begin(), t.columns.end(), h) != t.columns.end()) cols.push_back(h);
   return cols;

@@ -161,14 +161,23 @@ Topology build_clos(const ClosSpec& spec, const Hardware& hw) {
                                    "{}; expected at most {}",
                                    gp, gp * group_leaves_in_domain, d2, gp_max));
     pods = (groups + gp - 1) / gp;
-    if (pods * domains_per_pod > R)
+    if (pods * domains_per_pod > R) {
+      // With groups_per_pod given its pods bound the fabric first; a larger one reaches up to the spines' bound.
+      const std::string given = spec.groups_per_pod > 0 && gp < gp_max
+                                    ? fmt::format("with {} = {} it reaches {} GPUs ({} pods x {} groups x {} GPUs); ",
+                                                  spec.groups_per_pod_key, gp,
+                                                  fmt_count(pods_max * gp * gpus_per_group), pods_max, gp,
+                                                  gpus_per_group)
+                                    : std::string();
       throw ParamError("topology.gpus",
                        fmt::format("topology.gpus = {} needs {} pods x {} spine domains = {} spines per super-spine "
-                                   "plane, more than the radix {}; the most a 3-tier {} of radix-{} switches reaches "
-                                   "is {} GPUs ({} pods x {} groups x {} GPUs); expected at most that, a larger "
+                                   "plane, more than the radix {}; {}the most a 3-tier {} of radix-{} switches "
+                                   "reaches is {} GPUs ({} pods x {} groups x {} GPUs); expected at most {}, a larger "
                                    "switch.radix, or a larger topology.groups_per_pod",
-                                   fmt_count(spec.gpus), pods, domains_per_pod, pods * domains_per_pod, R, spec.family,
-                                   R, fmt_count(max3), pods_max, gp_max, gpus_per_group));
+                                   fmt_count(spec.gpus), pods, domains_per_pod, pods * domains_per_pod, R, given,
+                                   spec.family, R, fmt_count(max3), pods_max, gp_max, gpus_per_group,
+                                   given.empty() ? "that" : "the first"));
+    }
   }
   const int64_t Ld = gp * group_leaves_in_domain;  // leaves per (full) spine domain
   const int spine_down = tiers == 2 ? R : d2;

@@ -166,7 +166,14 @@ TEST(RailClos, Grows131kThenRefusesBeyondLimit) {
     FAIL();
   } catch (const ParamError& e) {
     EXPECT_EQ(e.key(), "topology.gpus");
-    EXPECT_NE(std::string(e.what()).find("524,288"), std::string::npos) << e.what();
+    // The bound of the pods asked for first (16 pods x 16 groups x 512 = 131,072), then what a larger
+    // groups_per_pod reaches (64 groups: 524,288); it gave only the latter, above the refused 131,584.
+    EXPECT_NE(std::string(e.what()).find("with topology.groups_per_pod = 16 it reaches 131,072 GPUs (16 pods x 16 "
+                                         "groups x 512 GPUs); the most a 3-tier rail_clos of radix-128 switches "
+                                         "reaches is 524,288"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("expected at most the first"), std::string::npos) << e.what();
   }
 }
 

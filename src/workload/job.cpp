@@ -636,10 +636,11 @@ Memory memory_of_stage(const Job& j, int64_t stage) {
       mem.inflight_microbatches * static_cast<double>(j.stage_layers(stage)) * mem.activation_bytes_per_layer;
   const double s_local = static_cast<double>(m.seq) / static_cast<double>(j.cp);
   const double b = static_cast<double>(j.microbatch);
+  const double e = static_cast<double>(j.bytes_per_param);  // an activation element's bytes (bf16: 2)
   if (stage == p - 1)  // logits of the microbatch in flight: bf16 + fp32 softmax, vocabulary split over TP
-    mem.activations += s_local * b * static_cast<double>(m.vocab) * 6.0 / static_cast<double>(j.tp);
+    mem.activations += s_local * b * static_cast<double>(m.vocab) * (e + 4.0) / static_cast<double>(j.tp);
   mem.buffers =
-      1024.0 * 1024 * 1024 + (j.sequence_parallel && j.tp > 1 ? 2 * s_local * b * static_cast<double>(m.hidden) : 0.0);
+      1024.0 * 1024 * 1024 + (j.sequence_parallel && j.tp > 1 ? e * s_local * b * static_cast<double>(m.hidden) : 0.0);
   return mem;
 }
 
@@ -686,9 +687,12 @@ void check_memory(const Job& j) {
 std::vector<int64_t> auto_stage_split(int64_t layers, int64_t pp, int64_t interleave, double layer_cost,
                                       double head_cost) {
   const int64_t n = pp * interleave, l = layers;
-  const double c = layer_cost;
+  // A layer that costs nothing (no tokens on a CP rank, which validation refuses after the split; no overhead)
+  // leaves the costs meaningless: balance layer counts alone (floor(0 / 0) looped forever).
+  const bool costed = layer_cost > 0 && std::isfinite(layer_cost) && head_cost >= 0 && std::isfinite(head_cost);
+  const double c = costed ? layer_cost : 1.0;
   std::vector<double> extra(static_cast<size_t>(n), 0.0);
-  extra.back() += head_cost;  // the embedding (first) is a lookup: no cost
+  extra.back() += costed ? head_cost : 0.0;  // the embedding (first) is a lookup: no cost
   auto caps = [&](double T, std::vector<int64_t>& out) {
     int64_t sum = 0;
     out.assign(static_cast<size_t>(n), 0);

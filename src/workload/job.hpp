@@ -268,7 +268,9 @@ Volumes volumes(const Job& job);
 //   buffers      1 GiB (CUDA context, cuBLAS workspace, NCCL buffers; an assumption) + one gathered
 //                layer input 2 s b h / c with sequence parallelism.
 // Bytes per layer per microbatch (Korthikanti et al. 2022, §4, Table 2: 34 s b h + 5 a s^2 b without
-// parallelism, for GPT: 2-byte activations, 1-byte dropout masks), generalized to GQA (h_kv = h g / a),
+// parallelism, for GPT: 2-byte activations, 1-byte dropout masks; other activation sizes, workload.bytes_per_param,
+// scale every tensor but the masks and FlashAttention's fp32 statistics, and the logits' and buffer's element),
+// generalized to GQA (h_kv = h g / a),
 // the MLP width f, SwiGLU and models without dropout; s is the CP rank's s/c tokens:
 //   kept by every TP rank    norms' inputs 4 s b h, QKV input 2 s b h, MLP input 2 s b h, 2 dropout masks 2 s b h
 //   split over TP            Q, K 2 s b h + 2 s b h_kv, V 2 s b h_kv, projection input 2 s b h,

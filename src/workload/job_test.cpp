@@ -446,7 +446,8 @@ TEST(Memory, TheHintOffersZeroOnlyWhenItHelps) {
 
 TEST(StageSplit, AutoBalancesTheLmHead) {
   // Costs in units of a layer. A head of 0.61 layer on 16 stages of 126 layers: the smallest feasible maximum
-  // is 8 layers (8 x 16 = 128 >= 126 needs T >= 8); at T = 8 the last stage fits only floor(8 - 0.61) = 7,
+  // is 8 layers (below 8 every stage holds at most 7: 16 x 7 = 112 < 126); at T = 8 the last stage fits only
+  // floor(8 - 0.61) = 7,
   // 15 x 8 + 7 = 127 = l + 1, and the surplus layer comes off the first stage: [7, 8 x 14, 7] (Llama 3 405B's
   // split, its paper's §3.3.2).
   std::vector<int64_t> want(16, 8);
@@ -467,6 +468,9 @@ TEST(StageSplit, AutoBalancesTheLmHead) {
   // holds floor(17.24) + 15 = 17 + 15 (T = 17 only 17 + 14).
   EXPECT_EQ(auto_stage_split(32, 2, 1, 1.0, 0.5), (std::vector<int64_t>{16, 16}));
   EXPECT_EQ(auto_stage_split(32, 2, 1, 1.0, 2.24), (std::vector<int64_t>{17, 15}));
+  // A layer of no cost (no tokens on a CP rank, refused after the split) balances the counts: 10 layers on 3
+  // stages, T = 4 holds 4 + 4 + 4 = 12, 2 taken back from the earliest: [3, 3, 4]. It looped forever (0 / 0).
+  EXPECT_EQ(auto_stage_split(10, 3, 1, 0.0, 0.0), (std::vector<int64_t>{3, 3, 4}));
 }
 
 TEST(StageSplit, AutoBalancesTheComputeModelsTimeNotFlops) {

@@ -170,10 +170,9 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
                                engine::NetworkBackend& backend, const TrainOptions& options) {
   const ModelSpec& m = job.model;
   IterationTimes it;
-  const double rate = job.gpu.peak_flops * job.compute_efficiency;
+  const ComputeModel cm = compute_model(job);
+  const double rate = cm.rate, tokens = cm.tokens, t = cm.t;
   const int64_t seq_local = m.seq / job.cp;  // tokens of each sequence on one CP rank
-  const double tokens = static_cast<double>(job.microbatch * seq_local);
-  const double t = static_cast<double>(job.tp);
   const int64_t last_vs = job.pp * job.interleave - 1;
   const Bytes bsh = job.microbatch * seq_local * m.hidden * job.bytes_per_param;
   const bool full = job.recompute == Recompute::Full;
@@ -240,7 +239,6 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
                                job.sustained_fraction);
     if (it.cp_step > block) cp_exposed_per_layer = (it.cp_step - block) * (job.cp - 1);
   }
-  const ComputeModel cm = compute_model(job);
   const double layer_f = cm.layer_f, core_f = cm.core_f, eta = cm.eta, gemm_rate = cm.gemm_rate;
   it.ops.assign(static_cast<size_t>(job.pp), std::vector<OpTimes>(static_cast<size_t>(job.interleave)));
   it.optimizer.assign(static_cast<size_t>(job.pp), Time());
