@@ -815,6 +815,11 @@ TEST(BadInput, AMisspeltCommandIsNamedWithTheNearestOne) {
   EXPECT_NE(r.out.find("--export dot and --format json: without --out the export is what goes to stdout"),
             std::string::npos)
       << r.out;
+  // A directory where a scenario file is expected says so (it said "no such file").
+  r = run("design " + temp_dir().string(), true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find(": a directory; expected a scenario YAML file or a built-in scenario's name"), std::string::npos)
+      << r.out;
   // A duration that parses but is not above 0 ends its message, instead of a dangling ", " or "()".
   r = run("diagnose aipod-16k --duration 0s", true);
   EXPECT_EQ(r.status, 2) << r.out;

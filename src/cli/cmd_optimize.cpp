@@ -18,9 +18,11 @@
 #include "report/optimize_report.hpp"
 #include "report/sweep_report.hpp"
 #include "report/train_report.hpp"
+#include "scenario/scenario.hpp"
 #include "study/optimize.hpp"
 #include "study/sweep.hpp"
 #include "study/train.hpp"
+#include "workload/model.hpp"
 
 namespace podnet::cli {
 
@@ -96,6 +98,14 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
   if (o.gpus <= 0) throw InputError("--gpus: expected the fabric's GPU count (above 0)");
   check_output_dir("--out", c.out_dir);
   check_output_dir("--dir", o.dir);
+  if (!o.workload.empty() && !workload::find_model(o.workload)) {  // before base.yaml is written, naming the option
+    const std::vector<std::string> names = workload::model_names();
+    const std::string near = scenario::closest(o.workload, names);
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    throw InputError(fmt::format("--workload {}: not a model preset{}; expected one of {}", o.workload,
+                                 near.empty() ? "" : "; did you mean '" + near + "'?", list));
+  }
   const scenario::Scenario source = load_scenario(c);
   study::OptimizeSpace space;
   space.gpus = o.gpus;

@@ -185,6 +185,13 @@ TEST(OptimizeCli, BadInputIsRefused) {
   EXPECT_NE(r.out.find("--families nope: optimize searches the Clos families rail_clos and fat_tree"),
             std::string::npos)
       << r.out;
+  // A model that is no preset is refused naming --workload, before base.yaml is written (the error named
+  // base.yaml:83, a file podnet wrote itself).
+  fs::remove_all(d / "badmodel");
+  r = run("optimize --gpus 1024 --workload gpt5 --dir " + (d / "badmodel").string(), true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--workload gpt5: not a model preset"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(d / "badmodel" / "base.yaml"));
   // A reference of another size (leafspine-8k: 8,192 GPUs) is refused before anything runs.
   r = run("optimize --gpus 1024 --reference leafspine-8k --dir " + (d / "bad").string(), true);
   EXPECT_EQ(r.status, 2) << r.out;

@@ -224,7 +224,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
       "one row per point: id,\n"
       "the axes, status, error, wall_seconds and every result field (docs/sweep.md); query it with sqlite3.\n\n"
       "Examples:\n"
-      "  podnet sweep leafspine-8k --study design --vary topology.oversubscription=1,2,3 --vary switch.radix=64,128\n"
+      "  podnet sweep leafspine-8k --study design --vary topology.oversubscription=1,2,3 --vary switch.radix=128,256\n"
       "  podnet sweep aipod-16k --study train --vary workload.tp=4,8 --vary network.routing=ecmp,adaptive -j 2\n"
       "  podnet sweep leafspine-8k --study bench --gpus 0-63 --vary server.nic_speed=200Gbps,400Gbps --results b.db\n"
       "  mpirun -n 64 --hostfile hosts podnet sweep aipod-16k --study train --vary workload.dp=8..128*2 --results "

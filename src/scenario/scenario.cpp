@@ -1120,6 +1120,9 @@ Scenario load(const std::string& path_or_name, const std::vector<std::string>& o
   for (const auto& ex : builtin_examples())
     if (path_or_name == ex.name)
       return load_text(ex.text, std::string(ex.name) + ".yaml (built-in)", ex.name, overrides, fragments, flags);
+  if (fs::is_directory(path_or_name, ec))
+    throw InputError(
+        fmt::format("{}: a directory; expected a scenario YAML file or a built-in scenario's name", path_or_name));
   std::vector<std::string> names;
   for (const auto& ex : builtin_examples()) names.push_back(ex.name);
   std::string hint = closest(path_or_name, names);
