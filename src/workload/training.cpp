@@ -93,7 +93,6 @@ struct ComputeModel {
 
 ComputeModel compute_model(const Job& job) {
   const ModelSpec& m = job.model;
-  ComputeModel cm;
   const double rate = job.gpu.peak_flops * job.compute_efficiency;
   const int64_t seq_local = m.seq / job.cp;  // tokens of each sequence on one CP rank
   const double tokens = static_cast<double>(job.microbatch * seq_local);
@@ -135,23 +134,8 @@ ComputeModel compute_model(const Job& job) {
     cast_bwd_s = hbm_seconds(c.backward, kFp8CastBytes);
   }
   const double layer_s = (layer_f - core_f) / t / gemm_rate + core_s + elementwise_s;
-  cm.tokens = tokens;
-  cm.eta = eta;
-  cm.t = t;
-  cm.rate = rate;
-  cm.gemm_rate = gemm_rate;
-  cm.layer_f = layer_f;
-  cm.core_f = core_f;
-  cm.logits_f = logits_f;
-  cm.layer_s = layer_s;
-  cm.core_s = core_s;
-  cm.cast_fwd_s = cast_fwd_s;
-  cm.cast_bwd_s = cast_bwd_s;
-  cm.layer_overhead = job.layer_overhead;
-  cm.full = full;
-  cm.selective = selective;
-  cm.fp8 = fp8;
-  return cm;
+  return ComputeModel{tokens,  eta,    t,          rate,       gemm_rate,          layer_f, core_f,    logits_f,
+                      layer_s, core_s, cast_fwd_s, cast_bwd_s, job.layer_overhead, full,    selective, fp8};
 }
 
 }  // namespace
