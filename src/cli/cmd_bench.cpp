@@ -116,6 +116,7 @@ void add_bench_command(CLI::App& app, Action& action) {
   auto* bench =
       app.add_subcommand("bench", "nccl-tests for a fabric that does not exist yet: time, algbw, busbw per size");
   add_common(bench, *c, true, {"nccl-tests"});
+  add_failure_options(bench, *c);
   bench
       ->add_option("--op", b->op,
                    "allreduce, allgather, reducescatter, alltoall, broadcast, reduce, sendrecv, or a traffic pattern: "

@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <iostream>
 
 #include "cli/common.hpp"
@@ -13,17 +14,98 @@
 #include "scenario/examples.hpp"
 #include "scenario/scenario.hpp"
 #include "topology/builders.hpp"
+#include "workload/job.hpp"
+#include "workload/model.hpp"
 
 namespace podnet::cli {
 
 namespace {
 
-int cmd_list() {
-  std::cout << "Built-in scenarios (use the name wherever a scenario file is accepted):\n";
+void list_scenarios() {
+  std::cout << "Built-in scenarios (use the name wherever a scenario file is accepted; sources in examples/):\n";
   report::Table ex({"", ""});
   for (const auto& e : scenario::builtin_examples()) ex.add({e.name, e.description});
   ex.write(std::cout, "  ");
-  std::cout << "\nTopology families (scenario `topology.family`), with their parameters:\n";
+}
+
+void list_models() {
+  std::cout << "Model presets (scenario `workload.model`; `--set workload.layers=...` and the other shape keys "
+               "override one):\n";
+  report::Table t({"model", "parameters", "active", "layers", "hidden", "heads (KV)", "sequence", "source"});
+  for (const auto& m : workload::models())
+    t.add({m.name, report::fixed(m.params() / 1e9, 1) + " B", report::fixed(m.active_params() / 1e9, 1) + " B",
+           std::to_string(m.layers), report::thousands(m.hidden), fmt::format("{} ({})", m.heads, m.kv_heads),
+           report::thousands(m.seq), m.description});
+  t.write(std::cout, "  ");
+  std::cout << "\nTheir training recipes. A recipe fills each group of keys the scenario leaves out (all of a "
+               "group or none);\nworkload.recipe=preset takes it over the scenario file's keys too.\n";
+  report::Table r({"model", "layout", "memory", "batch", "budget"});
+  for (const auto& m : workload::models()) {
+    const workload::Recipe* rec = workload::find_recipe(m.name);
+    std::vector<std::string> row = {m.name};
+    for (const auto& [group, keys] : workload::recipe_groups()) {
+      std::string cell;
+      if (rec)
+        for (const auto& g : rec->groups)
+          if (g.name == group)
+            for (const auto& [k, v] : g.keys) cell += (cell.empty() ? "" : ", ") + k + " " + v;
+      row.push_back(cell.empty() ? "-" : cell);
+    }
+    r.add(row);
+  }
+  r.write(std::cout, "  ");
+  std::cout << "\nRecipe sources:\n";
+  for (const auto& m : workload::models()) {
+    const workload::Recipe* rec = workload::find_recipe(m.name);
+    std::cout << "  " << m.name << ": " << (rec ? rec->source : "no published recipe; podnet's defaults") << "\n";
+  }
+}
+
+void list_gpus() {
+  std::cout << "GPU presets (scenario `workload.gpu`):\n";
+  report::Table t(
+      {"gpu", "BF16 dense", "FP8 dense", "HBM", "HBM bandwidth", "NVLink per direction", "GEMM efficiency"});
+  for (const auto& g : workload::gpus())
+    t.add({g.name, report::fixed(g.peak_flops / 1e12, 0) + " TFLOPS",
+           g.fp8_peak_flops > 0 ? report::fixed(g.fp8_peak_flops / 1e12, 0) + " TFLOPS" : "-",
+           format_bytes(g.hbm_bytes), report::fixed(g.hbm_bandwidth / 1e12, 2) + " TB/s",
+           report::fixed(g.nvlink_bandwidth / 1e9, 0) + " GB/s", report::fixed(100 * g.compute_efficiency, 1) + " %"});
+  t.write(std::cout, "  ");
+  std::cout << "\nSources:\n";
+  for (const auto& g : workload::gpus()) std::cout << "  " << g.name << ": " << g.description << "\n";
+}
+
+// Every scenario key as Markdown: the reference page of the docs site is generated from it.
+void list_keys_markdown() {
+  auto cell = [](std::string s) {
+    std::string out;
+    for (char ch : s) out += ch == '|' ? std::string("\\|") : std::string(1, ch);
+    return out;
+  };
+  auto table = [&](const std::vector<ParamSpec>& specs, const char* auto_text) {
+    std::cout << "| key | type | default | meaning |\n|---|---|---|---|\n";
+    for (const auto& p : specs)
+      std::cout << "| `" << p.name << "` | " << param_type_name(p.type) << " | "
+                << (p.default_text.empty() ? (p.optional ? "(auto)" : auto_text) : "`" + cell(p.default_text) + "`")
+                << " | " << cell(p.help) << " |\n";
+    std::cout << "\n";
+  };
+  std::cout << "# Scenario keys\n\nEvery key a scenario file takes, with its type, default and meaning. This page is "
+               "generated from podnet's own key lists (`podnet list keys --format markdown`).\n\n";
+  std::cout << "## Topology families\n\nThe `topology:` section: `family` and that family's keys.\n\n";
+  for (const auto& b : topology::builders()) {
+    std::cout << "### " << b.name << "\n\n" << b.description << "\n\n";
+    table(b.params(), "(required)");
+  }
+  std::cout << "## Sections shared by every family\n\n";
+  for (const auto& sec : scenario::sections()) {
+    std::cout << "### " << sec.name << "\n\n" << sec.description << "\n\n";
+    table(sec.params(), "(auto)");
+  }
+}
+
+void list_keys() {
+  std::cout << "Topology families (scenario `topology.family`), with their parameters:\n";
   for (const auto& b : topology::builders()) {
     std::cout << "\n  " << b.name << " - " << b.description << "\n";
     report::Table t({"parameter", "type", "default", "meaning"});
@@ -32,7 +114,10 @@ int cmd_list() {
              p.default_text.empty() ? (p.optional ? "(auto)" : "(required)") : p.default_text, p.help});
     t.write(std::cout, "    ");
   }
-  std::cout << "\nRouting policies (scenario `network.routing`, bench --routing):\n";
+}
+
+void list_choices() {
+  std::cout << "Routing policies (scenario `network.routing`, bench --routing):\n";
   report::Table rp({"", ""});
   for (const auto& p : routing::policies()) rp.add({p.name, std::string(p.description) + " [" + p.families + "]"});
   rp.write(std::cout, "  ");
@@ -56,7 +141,10 @@ int cmd_list() {
   report::Table cc({"", ""});
   for (const auto& p : engine::packet::cc_presets()) cc.add({p.name, p.description});
   cc.write(std::cout, "  ");
-  std::cout << "\nScenario sections shared by every family:\n";
+}
+
+void list_sections() {
+  std::cout << "Scenario sections shared by every family:\n";
   for (const auto& s : scenario::sections()) {
     std::cout << "\n  " << s.name << ": " << s.description << "\n";
     report::Table t({"parameter", "type", "default", "meaning"});
@@ -64,8 +152,10 @@ int cmd_list() {
       t.add({p.name, param_type_name(p.type), p.default_text.empty() ? "(auto)" : p.default_text, p.help});
     t.write(std::cout, "    ");
   }
-  std::cout << R"(
-Failures (scenario `failures:`, a list; `podnet bench` and `podnet train` run
+}
+
+void list_failures() {
+  std::cout << R"(Failures (scenario `failures:`, a list; `podnet bench` and `podnet train` run
 with and without them and report the slowdown or the job failure):
 
   - {at: 5ms, link: "su000-leaf-r0:Ethernet1/65", action: down}   link by SWITCH:PORT or a NIC name;
@@ -75,6 +165,13 @@ with and without them and report the slowdown or the job failure):
   - {at: 0ms, gpu: 17, action: slow, factor: 1.5}                   a straggler
   - {random: 3}                                                    3 failures drawn from the job's
                                                                    components at the reliability: rates
+  - {links: leaf-spine, fraction: 1%}                               1 % of one class of links down from
+                                                                   t = 0, drawn from the seed (also
+                                                                   --fail-links leaf-spine=1%); fabric =
+                                                                   every switch-to-switch link; NIC links
+                                                                   only if nic-leaf is named; count: N
+  - {switches: spine, count: 2, at: 5ms}                           2 spine switches down at 5 ms
+                                                                   (--fail-switches spine=2@5ms)
   - {random: poisson, scale: 1e5, parts: [optic, switch], from: 0ms, until: 2s}
                                                                    the rates x scale over [from, until);
                                                                    until defaults to the run's length
@@ -84,6 +181,44 @@ with and without them and report the slowdown or the job failure):
   std::cout << R"(
   Recovery: network.local_repair, network.convergence, network.collective_timeout.
 )";
+}
+
+const std::vector<std::string> kTopics = {"scenarios", "models", "gpus", "keys", "failures", "all"};
+
+int cmd_list(const std::string& what, const std::string& format) {
+  if (format == "markdown" && what != "keys")
+    throw InputError("--format markdown: only `podnet list keys` writes Markdown (the docs' scenario reference)");
+  if (what == "keys" && format == "markdown") {
+    list_keys_markdown();
+    return kExitOk;
+  }
+  if (what == "scenarios") list_scenarios();
+  if (what == "models") list_models();
+  if (what == "gpus") list_gpus();
+  if (what == "keys") {
+    list_keys();
+    std::cout << "\n";
+    list_sections();
+  }
+  if (what == "failures") list_failures();
+  if (what == "all") {
+    list_scenarios();
+    std::cout << "\n";
+    list_models();
+    std::cout << "\n";
+    list_gpus();
+    std::cout << "\n";
+    list_keys();
+    std::cout << "\n";
+    list_choices();
+    std::cout << "\n";
+    list_sections();
+    std::cout << "\n";
+    list_failures();
+  }
+  if (what == "all" || what == "scenarios")
+    std::cout << "\n`podnet list models|gpus|keys|failures` shows one part; `podnet list keys --format markdown` "
+                 "writes the scenario reference.\n";
   return kExitOk;
 }
 
@@ -93,12 +228,19 @@ void add_list_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("list", "list built-in scenarios, topology families, routing policies, collective "
                                          "algorithms, engines and every scenario key with its default");
   static bool schema = false;
+  static std::string what = "all", format = "table";
+  cmd->add_option("what", what,
+                  "what to list: scenarios, models (presets and their training recipes), gpus, keys (every "
+                  "scenario key with its default), failures (the forms of `failures:`), all (default)")
+      ->check(CLI::IsMember(kTopics));
+  cmd->add_option("-f,--format", format, "table (default), or markdown for `list keys`")
+      ->check(CLI::IsMember({"table", "markdown"}));
   cmd->add_flag("--schema", schema,
                 "print the scenario file's JSON Schema instead (for editors: save it and add `# "
                 "yaml-language-server: $schema=FILE` to a scenario to get completion and checking)");
   cmd->callback([&action] {
     action = [] {
-      if (!schema) return cmd_list();
+      if (!schema) return cmd_list(what, format);
       report::write_json(report::scenario_json_schema(), std::cout);
       return kExitOk;
     };

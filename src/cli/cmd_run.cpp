@@ -45,6 +45,7 @@ void add_run_command(CLI::App& app, Action& action) {
                                          "days to train (default: the built-in aipod-16k)");
   auto allow_oom = std::make_shared<bool>(false);
   add_common(runc, *c, false);
+  add_failure_options(runc, *c);
   runc->add_flag("--allow-oom", *allow_oom,
                  "time the job even when it does not fit in the GPU's memory (the report still shows what it needs)");
   runc->callback([&action, c, allow_oom] { action = [c, allow_oom] { return cmd_run(*c, *allow_oom); }; });

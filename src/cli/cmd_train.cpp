@@ -143,6 +143,7 @@ void add_train_command(CLI::App& app, Action& action) {
       "train", "simulate one training iteration of the scenario's workload: iteration time, breakdown, MFU, days to "
                "train (default scenario: aipod-16k)");
   add_common(cmd, *c, false);
+  add_failure_options(cmd, *c);
   cmd->add_option("--trace", o->trace, "write a Chrome/Perfetto trace of the iteration (one process per stage)")
       ->type_name("FILE.json");
   cmd->add_option("--trace-links", o->trace_links,

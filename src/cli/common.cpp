@@ -44,6 +44,49 @@ void add_common(CLI::App* cmd, Common& c, bool scenario_required, const std::vec
       ->type_name("SIZE");
 }
 
+namespace {
+
+// "CLASS=AMOUNT[@TIME]" -> a `failures:` entry (scenario.hpp, FailureSpec links / switches) in YAML flow syntax.
+std::string share_entry(const std::string& option, const std::string& kind, const std::string& spec) {
+  const auto eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+    throw InputError(fmt::format("{} {}: expected {}=AMOUNT[@TIME], e.g. {} {}", option, spec,
+                                 kind == "links" ? "CLASS" : "TIER", option,
+                                 kind == "links" ? "leaf-spine=1%" : "spine=2@5ms"));
+  std::string amount = spec.substr(eq + 1), at = "0s";
+  if (const auto t = amount.find('@'); t != std::string::npos) {
+    at = amount.substr(t + 1);
+    amount = amount.substr(0, t);
+  }
+  const bool fraction = !amount.empty() && amount.back() == '%';
+  return fmt::format("{{{}: \"{}\", {}: \"{}\", at: \"{}\"}}", kind, spec.substr(0, eq),
+                     fraction ? "fraction" : "count", amount, at);
+}
+
+}  // namespace
+
+void add_failure_options(CLI::App* cmd, Common& c) {
+  cmd->add_option_function<std::vector<std::string>>(
+         "--fail-links",
+         [&c](const std::vector<std::string>& v) {
+           for (const auto& s : v) set_by(c, "--fail-links", "failures+", share_entry("--fail-links", "links", s));
+         },
+         "take a share of one class of links down, drawn from the seed: CLASS=N or CLASS=X%, optionally @TIME "
+         "(default 0 s). CLASS is a link class of the fabric (leaf-spine, spine-super_spine, ...; `podnet design` "
+         "lists them) or fabric (every switch-to-switch link); NIC links only when nic-leaf is named. Adds to the "
+         "scenario's failures: (repeatable)")
+      ->type_name("CLASS=AMOUNT");
+  cmd->add_option_function<std::vector<std::string>>(
+         "--fail-switches",
+         [&c](const std::vector<std::string>& v) {
+           for (const auto& s : v)
+             set_by(c, "--fail-switches", "failures+", share_entry("--fail-switches", "switches", s));
+         },
+         "take a share of one tier of switches down, drawn from the seed: TIER=N or TIER=X%, optionally @TIME "
+         "(e.g. spine=2, leaf=1%@5ms; repeatable)")
+      ->type_name("TIER=AMOUNT");
+}
+
 void set_by(Common& c, const std::string& option, const std::string& key, const std::string& value) {
   c.sets.push_back(key + "=" + value);
   c.set_flags[key] = option;

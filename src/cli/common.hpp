@@ -36,6 +36,10 @@ struct Common {
 // own --set, so it wins) and records OPTION as its name for errors.
 void set_by(Common& c, const std::string& option, const std::string& key, const std::string& value);
 
+// --fail-links CLASS=AMOUNT[@TIME] and --fail-switches TIER=AMOUNT[@TIME]: a share of one tier of the fabric
+// down, appended to the scenario's failures: (bench, train, run).
+void add_failure_options(CLI::App* cmd, Common& c);
+
 // What a subcommand does once the command line is parsed.
 using Action = std::function<int()>;
 

@@ -91,6 +91,9 @@ struct FailureEvent {
   int32_t gpu = -1;                     // Slow/Stop: the GPU rank (Stop: -1 for a whole server's)
   double factor = 1.0;                  // Slow: compute duration multiplier
   std::string what;                     // for reports: "link X", "switch Y", "gpu 17"
+  // Events drawn together by one scenario entry (a share of a tier: "20 of 1,024 leaf-spine links") carry its
+  // label, so that a report can weigh them as one failure; empty for an event of its own.
+  std::string group;
 };
 
 struct FailureOptions {

@@ -238,7 +238,13 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
     out << fmt::format("  events at {} B: {} scheduled, {} applied before the run ended\n",
                        thousands(last["bytes"].get<int64_t>()), last["scheduled"].get<int64_t>(),
                        last["failures"].size());
+    size_t shown = 0;
     for (const auto& e : last["failures"]) {
+      if (++shown > kEventsShown) {
+        out << fmt::format("    ... and {} more (--format json lists every event)\n",
+                           thousands(static_cast<int64_t>(last["failures"].size() - kEventsShown)));
+        break;
+      }
       std::string outcome;
       if (e["flows_rerouted"].get<int64_t>() > 0)
         outcome = fmt::format(" -> {} flow(s) rerouted at {} us", e["flows_rerouted"].get<int64_t>(),

@@ -207,8 +207,10 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
   };
   out << fmt::format("podnet train: {} ({}) on {} x {} ({} of {} GPUs), {} engine\n", m["name"].get<std::string>(),
                      m["params_billion"].is_null() ? "params -" : num(m["params_billion"], 1) + "B params",
-                     par["gpus"].get<int64_t>(), o["gpu"]["name"].is_null() ? "-" : o["gpu"]["name"].get<std::string>(),
-                     par["gpus"].get<int64_t>(), par["fabric_gpus"].get<int64_t>(), o["engine"].get<std::string>());
+                     thousands(par["gpus"].get<int64_t>()),
+                     o["gpu"]["name"].is_null() ? "-" : o["gpu"]["name"].get<std::string>(),
+                     thousands(par["gpus"].get<int64_t>()), thousands(par["fabric_gpus"].get<int64_t>()),
+                     o["engine"].get<std::string>());
   const bool chakra = o.contains("chakra");
   if (chakra) {
     const auto& c = o["chakra"];
@@ -273,6 +275,21 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                                  o["gpu"]["layer_overhead_us"] == o["gpu"]["default_layer_overhead_us"]
                              ? o["gpu"]["sustained_source"].get<std::string>()
                              : std::string("workload.sustained_fraction / workload.layer_overhead"));
+  }
+  if (o.contains("recipe")) {
+    const auto& r = o["recipe"];
+    auto keys = [](const nlohmann::json& a) {
+      std::string out;
+      for (const auto& k : a) out += (out.empty() ? "" : ", ") + k.get<std::string>();
+      return out;
+    };
+    if (!r["from_preset"].empty())
+      out << fmt::format("  from the {} recipe: {}\n    ({})\n", r["model"].get<std::string>(), keys(r["from_preset"]),
+                         r["source"].get<std::string>());
+    if (!r["model_from_command_line_over_file_keys"].empty())
+      out << fmt::format("  note: the model is set on the command line, but {} come from the scenario file; "
+                         "--set workload.recipe=preset takes {}'s recipe instead\n",
+                         keys(r["model_from_command_line_over_file_keys"]), r["model"].get<std::string>());
   }
   if (!par["stage_layers"].empty()) {
     std::string list;
@@ -667,9 +684,46 @@ std::string gpu_ranges(const std::vector<int32_t>& g) {
 std::string short_list(const std::string& s) { return s.size() <= 32 ? s : s.substr(0, 29) + "..."; }
 }  // namespace
 
+namespace {
+
+// Where the model's recipe keys came from: the preset's published recipe, the scenario (file, fragment or
+// --set), or podnet's defaults (null when the model has no published recipe or the workload is imported).
+nlohmann::json recipe_json(const scenario::Scenario& sc, const workload::Job& j) {
+  const workload::Recipe* r = workload::find_recipe(j.model.name);
+  if (!r) return nullptr;
+  nlohmann::json preset = nlohmann::json::array(), given = nlohmann::json::array(), defaulted = nlohmann::json::array(),
+                 from_file = nlohmann::json::array();
+  for (const auto& [group, keys] : workload::recipe_groups())
+    for (const auto& k : keys) {
+      const std::string path = "workload." + k;
+      if (sc.recipe_keys.count(path)) {
+        preset.push_back(k);
+      } else if (sc.lines.count(path) || sc.from_set.count(path) || sc.from_fragment.count(path)) {
+        given.push_back(k);
+        if (!sc.from_set.count(path)) from_file.push_back(k);
+      } else {
+        defaulted.push_back(k);
+      }
+    }
+  return {{"model", r->model},
+          {"source", r->source},
+          {"from_preset", preset},
+          {"from_scenario", given},
+          {"from_defaults", defaulted},
+          // the model came from --set but the scenario file gives recipe keys (written for another model?)
+          {"model_from_command_line_over_file_keys",
+           sc.from_set.count("workload.model") && !from_file.empty() ? from_file : nlohmann::json::array()}};
+}
+
+}  // namespace
+
 nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy& t) {
   nlohmann::json doc = new_document(context_of(s.scenario, "train"));
   add_training(doc, t.result);
+  if (!t.chakra && t.imported_source.empty()) {
+    nlohmann::json recipe = recipe_json(s.scenario, t.result.job);
+    if (!recipe.is_null()) doc["recipe"] = std::move(recipe);
+  }
   if (t.chakra) add_chakra(doc, t.imported_source, *t.chakra);
   else if (!t.imported_source.empty()) add_imported(doc, t.imported_source, t.imported);
   if (t.failures) {
@@ -735,16 +789,30 @@ void write_train_table(const nlohmann::json& d, std::ostream& out) {
                        fixed(f["slowdown"].get<double>(), 3));
   out << fmt::format("    {} event(s) scheduled, {} applied before the run ended\n", f["scheduled"].get<int64_t>(),
                      f["events"].size());
-  for (const auto& e : f["events"])
+  size_t shown = 0;
+  for (const auto& e : f["events"]) {
+    if (++shown > kEventsShown) {
+      out << fmt::format("    ... and {} more (--format json lists every event)\n",
+                         thousands(static_cast<int64_t>(f["events"].size() - kEventsShown)));
+      break;
+    }
     out << fmt::format("    {} ms  {}{}\n", fixed(e["at_ms"].get<double>(), 3), e["what"].get<std::string>(),
                        e["flows_rerouted"].get<int64_t>() > 0
                            ? fmt::format(" -> {} flow(s) rerouted", e["flows_rerouted"].get<int64_t>())
                            : "");
+  }
   if (!f.contains("straggler")) return;
   const auto& st = f["straggler"];
-  out << fmt::format("\n  what made the step slower (+{} ms; {} ms of excess on the slowed critical path of {} ops):\n",
-                     fixed(st["slowdown_ms"].get<double>(), 3), fixed(st["critical_path_excess_ms"].get<double>(), 3),
-                     st["critical_path_ops"].get<int64_t>());
+  if (st["slowdown_ms"].get<double>() < 0)
+    out << fmt::format("\n  the step was {} ms faster with the failures (routing around them moved flows onto other "
+                       "paths); {} ms of excess on its critical path of {} ops:\n",
+                       fixed(-st["slowdown_ms"].get<double>(), 3),
+                       fixed(st["critical_path_excess_ms"].get<double>(), 3), st["critical_path_ops"].get<int64_t>());
+  else
+    out << fmt::format(
+        "\n  what made the step slower (+{} ms; {} ms of excess on the slowed critical path of {} ops):\n",
+        fixed(st["slowdown_ms"].get<double>(), 3), fixed(st["critical_path_excess_ms"].get<double>(), 3),
+        st["critical_path_ops"].get<int64_t>());
   Table parts({"stage", "part", "excess (ms)", "ops", "slowest op", "its excess (ms)", "GPUs"});
   for (const auto& p : st["parts"])
     parts.add({std::to_string(p["stage"].get<int>()), p["part"].get<std::string>(),

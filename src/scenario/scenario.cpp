@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -224,6 +225,7 @@ class Loader {
     if (root["failures"]) read_failures(root["failures"]);
     if (root["faults"]) read_faults(root["faults"]);
     for (const auto& s : sections()) sc_.section_params[s.name] = read_section(root[s.name], s.name, s.params());
+    apply_recipe(sc_.section_params["workload"], root["workload"], "workload");
     if (root["jobs"]) read_jobs(root["jobs"], root["workload"]);
     pin_fat_tree_k();
     // A routing policy for another family (ugal on a fat-tree) is refused here, at its key, not at the first route.
@@ -264,6 +266,35 @@ class Loader {
     sc_.section_params["switch"].set("radix", k, std::to_string(k));
   }
 
+  // The model preset's recipe (workload::Recipe) on the keys the scenario leaves to defaults: a group of keys
+  // applies whole when the scenario gives none of them (workload.recipe: scenario), or when the command line
+  // gives none of them (workload.recipe: preset). Records which keys it set (Scenario::recipe_keys).
+  void apply_recipe(Params& p, const YAML::Node& node, const std::string& path) {
+    const workload::Recipe* r = workload::find_recipe(p.get_string("model"));
+    if (!r) return;
+    const bool preset = p.get_string("recipe") == "preset";
+    const std::vector<ParamSpec> specs = workload::workload_params();
+    for (const auto& [group, all_keys] : workload::recipe_groups()) {
+      bool given = false;
+      for (const auto& k : all_keys) {
+        const std::string key = path + "." + k;
+        given = given || (preset ? sc_.from_set.count(key) != 0 : (node && node.IsMap() && node[k]));
+      }
+      if (given) continue;
+      for (const auto& g : r->groups) {
+        if (g.name != group) continue;
+        for (const auto& [k, text] : g.keys) {
+          auto spec = std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == k; });
+          std::string canonical, expected;
+          auto value = spec == specs.end() ? std::nullopt : parse_param(*spec, text, canonical, expected);
+          if (!value) throw Error(fmt::format("model preset {}: recipe key {} '{}' is not valid", r->model, k, text));
+          p.set(k, *value, canonical);
+          sc_.recipe_keys[path + "." + k] = r->model;
+        }
+      }
+    }
+  }
+
   void read_failures(const YAML::Node& list) {
     const int list_line = line_of(list);
     if (list.IsNull()) return;
@@ -279,6 +310,11 @@ class Loader {
       f.line = line;
       if (e["random"]) {
         read_random(e, path, line, f);
+        sc_.failures.push_back(f);
+        continue;
+      }
+      if (e["links"] || e["switches"]) {
+        read_share(e, path, line, f);
         sc_.failures.push_back(f);
         continue;
       }
@@ -368,6 +404,7 @@ class Loader {
           j.keys.push_back(it->first.Scalar());
         }
       j.workload = read_section(merged, path + ".workload", workload::workload_params());
+      apply_recipe(j.workload, merged, path + ".workload");
       sc_.jobs.push_back(std::move(j));
     }
   }
@@ -511,6 +548,55 @@ class Loader {
     }
   }
 
+  // {links: CLASS | fabric, fraction: X% | count: N, at: T, action: down | degrade | drain, rate: R}
+  // {switches: TIER, fraction: X% | count: N, at: T, action: down | drain}
+  void read_share(const YAML::Node& e, const std::string& path, int line, FailureSpec& f) {
+    check_keys(e, path, {"links", "switches", "fraction", "count", "at", "action", "rate"});
+    if (e["links"] && e["switches"]) fail(path, line, "expected one of links (a link class) or switches (a tier)");
+    f.target_kind = e["links"] ? "links" : "switches";
+    f.target = scalar_text(e[f.target_kind]);
+    if (f.target.empty())
+      fail(path + "." + f.target_kind, line,
+           f.target_kind == "links"
+               ? "expected a link class such as leaf-spine, or fabric (every switch-to-switch link)"
+               : "expected a switch tier such as leaf or spine");
+    if (e["fraction"].IsDefined() == e["count"].IsDefined())
+      fail(path, line,
+           fmt::format("expected one of fraction (e.g. 1%) or count (e.g. 4) of the {} that fail", f.target_kind));
+    std::string canonical, expected;
+    if (e["fraction"]) {
+      std::string text = scalar_text(e["fraction"]);
+      const bool percent = !text.empty() && text.back() == '%';
+      if (percent) text.pop_back();
+      char* end = nullptr;
+      const double v = text.empty() ? -1 : std::strtod(text.c_str(), &end) / (percent ? 100.0 : 1.0);
+      if (text.empty() || end != text.c_str() + text.size() || !(v > 0 && v <= 1))
+        fail(path + ".fraction", line,
+             fmt::format("'{}' is not valid: expected a share above 0 and at most 100% (1%, 0.01)",
+                         scalar_text(e["fraction"])));
+      f.fraction = v;
+    } else {
+      ParamSpec count{"count", ParamType::Int, "", "", 1, static_cast<double>(topology::kMaxGpus) * 64};
+      auto v = parse_param(count, scalar_text(e["count"]), canonical, expected);
+      if (!v)
+        fail(path + ".count", line, fmt::format("'{}' is not valid: expected {}", scalar_text(e["count"]), expected));
+      f.count = std::get<int64_t>(*v);
+    }
+    if (e["at"] && !parse_time(scalar_text(e["at"]), f.at, expected))
+      fail(path + ".at", line, "expected when they fail, " + expected);
+    f.action = e["action"] ? scalar_text(e["action"]) : "down";
+    const std::vector<std::string> actions = f.target_kind == "links"
+                                                 ? std::vector<std::string>{"down", "degrade", "drain"}
+                                                 : std::vector<std::string>{"down", "drain"};
+    if (std::find(actions.begin(), actions.end(), f.action) == actions.end())
+      fail(path + ".action", line,
+           fmt::format("'{}' is not valid for {}: expected one of: {}", f.action, f.target_kind, join(actions)));
+    if (f.action == "degrade" && (!e["rate"] || !parse_bandwidth(scalar_text(e["rate"]), f.rate, expected)))
+      fail(path + ".rate", line, "degrade needs the new rate: " + expected);
+    if (e["rate"] && f.action != "degrade")
+      fail(path + ".rate", line, fmt::format("rate is read by action: degrade only, not by {}", f.action));
+  }
+
   // {random: N | poisson, scale: X, parts: [...], from: T, until: T}
   void read_random(const YAML::Node& e, const std::string& path, int line, FailureSpec& f) {
     check_keys(e, path, random_failure_keys());
@@ -608,8 +694,35 @@ void apply_override(YAML::Node& root, const std::string& assignment, Scenario& s
   auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
     throw InputError(fmt::format("--set {}: expected KEY.PATH=VALUE (e.g. --set topology.gpus=4096)", assignment));
-  const std::string path = assignment.substr(0, eq);
+  std::string path = assignment.substr(0, eq);
   const std::string value = assignment.substr(eq + 1);
+  // KEY+=VALUE appends to a list section (failures, faults, jobs): one entry, or each entry of a list.
+  const bool append = path.size() > 1 && path.back() == '+';
+  if (append) {
+    path.pop_back();
+    if (path != "failures" && path != "faults" && path != "jobs")
+      throw InputError(
+          fmt::format("--set {}+=: only the lists failures, faults and jobs take +=; expected KEY=VALUE", path));
+    YAML::Node add;
+    try {
+      add = YAML::Load(value);
+    } catch (const YAML::Exception& e) {
+      throw InputError(fmt::format("--set {}+=: value '{}' is not valid YAML: {}", path, value, e.msg));
+    }
+    YAML::Node list = root[path];
+    if (list && !list.IsNull() && !list.IsSequence())
+      throw InputError(fmt::format("--set {}+=: the scenario's {} is not a list", path, path));
+    YAML::Node out(YAML::NodeType::Sequence);
+    if (list && list.IsSequence())
+      for (const auto& e : list) out.push_back(e);
+    if (add.IsSequence())
+      for (const auto& e : add) out.push_back(e);
+    else out.push_back(add);
+    root[path] = out;
+    auto flag = flags.find(path + "+");
+    sc.from_set[path] = flag == flags.end() ? "" : flag->second;
+    return;
+  }
   std::vector<std::string> parts;
   std::stringstream ss(path);
   for (std::string part; std::getline(ss, part, '.');) parts.push_back(part);
@@ -828,6 +941,100 @@ std::pair<topology::LinkId, topology::NodeId> find_link(const topology::Topology
 
 }  // namespace
 
+namespace {
+
+engine::FailureAction action_of(const std::string& a) {
+  return a == "down"      ? engine::FailureAction::Down
+         : a == "up"      ? engine::FailureAction::Up
+         : a == "degrade" ? engine::FailureAction::Degrade
+         : a == "drain"   ? engine::FailureAction::Drain
+                          : engine::FailureAction::Slow;
+}
+
+}  // namespace
+
+// A share of one tier's links or switches (FailureSpec links / switches): the pool in id order, then a partial
+// Fisher-Yates shuffle from the entry's own random stream, the chosen ones in id order, one event each.
+static std::vector<engine::FailureEvent> draw_share(const topology::Topology& t, const FailureSpec& f, Rng rng,
+                                                    const std::string& where_) {
+  using topology::NodeKind;
+  std::vector<int32_t> pool;  // link ids or switch node ids
+  std::vector<std::string> names;
+  if (f.target_kind == "links") {
+    const bool fabric = f.target == "fabric";
+    int cls = -1;
+    for (size_t c = 0; c < t.link_classes.size(); ++c) {
+      names.push_back(t.link_classes[c]);
+      if (t.link_classes[c] == f.target) cls = static_cast<int>(c);
+    }
+    if (!fabric && cls < 0)
+      throw InputError(fmt::format("{}.links: '{}' is not a link class of this fabric: expected fabric (every "
+                                   "switch-to-switch link) or one of: {}",
+                                   where_, f.target, join(names)));
+    for (size_t l = 0; l < t.links.size(); ++l) {
+      const auto& k = t.links[l];
+      const bool take = fabric ? t.nodes[k.a].kind == NodeKind::Switch && t.nodes[k.b].kind == NodeKind::Switch
+                               : k.cls == cls;
+      if (take) pool.push_back(static_cast<int32_t>(l));
+    }
+    if (pool.empty())
+      throw InputError(fmt::format("{}.links: this fabric has no switch-to-switch links (its link classes: {})", where_,
+                                   join(names)));
+  } else {
+    int tier = -1;
+    for (size_t i = 1; i < t.tier_names.size(); ++i) {
+      names.push_back(t.tier_names[i]);
+      if (t.tier_names[i] == f.target) tier = static_cast<int>(i);
+    }
+    if (tier < 0)
+      throw InputError(fmt::format("{}.switches: '{}' is not a switch tier of this fabric: expected one of: {}", where_,
+                                   f.target, names.empty() ? "(it has no switches)" : join(names)));
+    for (size_t n = 0; n < t.nodes.size(); ++n)
+      if (t.nodes[n].kind == NodeKind::Switch && t.nodes[n].tier == tier) pool.push_back(static_cast<int32_t>(n));
+  }
+  const int64_t total = static_cast<int64_t>(pool.size());
+  const int64_t k = f.count >= 0 ? f.count
+                                 : std::max<int64_t>(1, std::llround(f.fraction * static_cast<double>(total)));
+  if (k > total)
+    throw InputError(fmt::format("{}.count: {} {} asked, but the fabric has {} {} {}", where_, thousands(k),
+                                 f.target_kind, thousands(total), f.target, f.target_kind));  // a fraction is <= 1
+  for (int64_t i = 0; i < k; ++i) {
+    const int64_t j = i + static_cast<int64_t>(rng.below(static_cast<uint64_t>(total - i)));
+    std::swap(pool[i], pool[j]);
+  }
+  pool.resize(static_cast<size_t>(k));
+  std::sort(pool.begin(), pool.end());
+  // Down at t = 0 means down before the run: routing avoids those links from the start, as a drain at 0 does,
+  // instead of sending flows into them and stalling until a repair (engine/failures.hpp).
+  const bool before_run = f.at.ps == 0 && f.action == "down";
+  const std::string note = before_run ? ", down before the run" : "";
+  std::vector<engine::FailureEvent> out;
+  const std::string group = fmt::format("{} of {} {} {}", thousands(k), thousands(total), f.target, f.target_kind);
+  for (int32_t id : pool) {
+    engine::FailureEvent ev;
+    ev.group = group;
+    ev.at = f.at;
+    ev.action = before_run ? engine::FailureAction::Drain : action_of(f.action);
+    ev.rate = f.rate;
+    if (f.target_kind == "links") {
+      const auto& l = t.links[id];
+      ev.links.push_back(id);
+      ev.what = fmt::format("link {}:{} ({} {}, {} of {}){}", t.nodes[l.a].name, t.port_name(l.a, l.port_a), f.target,
+                            f.target_kind, thousands(k), thousands(total), note);
+      if (ev.action == engine::FailureAction::Degrade && ev.rate.bps > l.capacity.bps)
+        throw InputError(fmt::format("{}.rate: {} is above the links' speed ({}): degrade lowers a link's rate", where_,
+                                     format_bandwidth(ev.rate), format_bandwidth(l.capacity)));
+    } else {
+      auto [b, e] = t.incident(id);
+      for (auto it = b; it != e; ++it) ev.links.push_back(*it);
+      ev.what = fmt::format("switch {} ({} of {} {} switches){}", t.nodes[id].name, thousands(k), thousands(total),
+                            f.target, note);
+    }
+    out.push_back(std::move(ev));
+  }
+  return out;
+}
+
 std::vector<engine::FailureEvent> Scenario::resolve_failures(const topology::Topology& t, Time run_length,
                                                              const std::vector<int32_t>& job_gpus, bool draw) const {
   using topology::NodeKind;
@@ -869,6 +1076,11 @@ std::vector<engine::FailureEvent> Scenario::resolve_failures(const topology::Top
       } catch (const ParamError& e) {
         throw InputError(fmt::format("{}.{}: {}", where_, e.key(), e.what()));
       }
+      continue;
+    }
+    if (f.target_kind == "links" || f.target_kind == "switches") {
+      for (auto& ev : draw_share(t, f, Rng(seed).stream(fmt::format("failures[{}]", i)), where_))
+        out.push_back(std::move(ev));
       continue;
     }
     engine::FailureEvent ev;
@@ -1031,6 +1243,15 @@ std::string Scenario::resolved_yaml() const {
         if (!f.parts.empty()) out << ", parts: [" << join(f.parts) << "]";
         if (f.from.ps > 0) out << ", from: " << format_time(f.from);
         if (f.until.ps > 0) out << ", until: " << format_time(f.until);
+        out << "}\n";
+        continue;
+      }
+      if (f.target_kind == "links" || f.target_kind == "switches") {
+        out << "  - {" << f.target_kind << ": " << yaml_value(f.target) << ", "
+            << (f.count >= 0 ? "count: " + std::to_string(f.count)
+                             : "fraction: " + format_number(100 * f.fraction) + "%")
+            << ", at: " << format_time(f.at) << ", action: " << f.action;
+        if (f.action == "degrade") out << ", rate: " << format_bandwidth(f.rate);
         out << "}\n";
         continue;
       }

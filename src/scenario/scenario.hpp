@@ -62,11 +62,18 @@ const std::vector<std::string>& job_keys();
 // the job's components at the `reliability:` rates (reliability/draw.hpp),
 // over [from, until), until defaulting to the length of the same run without
 // failures; seeded by the scenario's seed and the entry's index.
+// One entry of the scenario's `failures:` list (the forms `podnet list` prints). Besides one named link,
+// switch or GPU and the risk model's random draws, a share of one tier:
+//   - {links: leaf-spine, fraction: 1%}        1 % of the leaf-to-spine cables down from t = 0
+//   - {switches: spine, count: 2, at: 5ms}     two spine switches down at 5 ms
+// `links:` names a link class of the fabric (`podnet design` lists them: leaf-spine, spine-super_spine, ...)
+// or `fabric` (every switch-to-switch link); NIC links fail only when their class (nic-leaf) is named. Which
+// links or switches fail is drawn from the scenario's seed; a fraction rounds to the nearest count, at least 1.
 struct FailureSpec {
   Time at;
-  std::string target_kind;  // link | switch | gpu | random
-  std::string target;
-  std::string action;  // down | up | degrade | drain | slow
+  std::string target_kind;  // link | switch | gpu | random | links | switches
+  std::string target;       // a name; links: a link class or "fabric"; switches: a tier
+  std::string action;       // down | up | degrade | drain | slow
   Bandwidth rate;
   double factor = 1.0;
   int line = 0;
@@ -76,6 +83,8 @@ struct FailureSpec {
   Time from;
   Time until;  // 0 = the run's length
   std::vector<std::string> parts;
+  // links / switches entries: a share of one tier's links or switches, drawn from the seed
+  double fraction = -1;  // of the tier's links or switches; -1 when `count` gives the number
 };
 
 // One entry of the scenario's `faults:` list: a silent fault hidden for
@@ -179,6 +188,9 @@ class Scenario {
   std::string resolved_yaml() const;
 
   std::map<std::string, int> lines;  // key path -> 1-based line in the file
+  // key path ("workload.tp", "jobs[1].workload.tp") -> the model preset whose recipe set it
+  // (workload::Recipe; the key was left to its default by the scenario, or workload.recipe: preset)
+  std::map<std::string, std::string> recipe_keys;
   // key path -> given with --set: "" for the user's own --set, else the command-line option that set it
   // (`--channels` sets collective.channels), which errors then name.
   std::map<std::string, std::string> from_set;

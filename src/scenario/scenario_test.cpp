@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
 #include "core/error.hpp"
 #include "engine/link_classes.hpp"
@@ -656,6 +657,161 @@ TEST(Faults, DriftedThresholdsAreTheNamedSwitchsBand) {
   EXPECT_NE(error_of(base + "  - {kind: drop, link: \"a\", probability: 0.1, kmin: 1KB}\n")
                 .find("t.yaml:9: faults[0].kmin: a drop has no kmin"),
             std::string::npos);
+}
+
+}  // namespace
+}  // namespace podnet::scenario
+
+namespace podnet::scenario {
+namespace {
+
+// A model preset's published recipe (workload::Recipe) fills each group of keys the scenario leaves out, whole.
+TEST(Recipe, APresetFillsTheGroupsTheScenarioLeavesOut) {
+  // Nothing given: NeMo's Llama 3.1 70B recipe (model.cpp) for every group.
+  Scenario sc = load_text(std::string(kBase) + "workload:\n  model: llama3-70b\n", "t.yaml", "t");
+  const Params& w = sc.section("workload");
+  EXPECT_EQ(w.get_int("tp"), 4);
+  EXPECT_EQ(w.get_int("pp"), 4);
+  EXPECT_EQ(w.get_int("cp"), 2);
+  EXPECT_EQ(w.get_int("interleave"), 5);
+  EXPECT_EQ(w.get_string("recompute"), "none");
+  EXPECT_TRUE(w.get_bool("sequence_parallel"));
+  EXPECT_EQ(w.get_string("tokens"), "15T");
+  EXPECT_EQ(sc.recipe_keys.count("workload.tp"), 1u);
+  EXPECT_EQ(sc.recipe_keys.at("workload.recompute"), "llama3-70b");
+  // tp given: the whole layout group is the scenario's (pp and cp at podnet's defaults, not 4 and 2); the
+  // memory group, which the scenario leaves out, is still the preset's.
+  sc = load_text(std::string(kBase) + "workload:\n  model: llama3-70b\n  tp: 8\n", "t.yaml", "t");
+  EXPECT_EQ(sc.section("workload").get_int("tp"), 8);
+  EXPECT_EQ(sc.section("workload").get_int("pp"), 8);
+  EXPECT_EQ(sc.section("workload").get_int("cp"), 1);
+  EXPECT_EQ(sc.recipe_keys.count("workload.pp"), 0u);
+  EXPECT_EQ(sc.section("workload").get_string("recompute"), "none");
+  // workload.recipe=preset: the preset's layout over the file's, unless the command line gives one of its keys.
+  sc = load_text(std::string(kBase) + "workload:\n  model: llama3-70b\n  tp: 8\n  pp: 16\n", "t.yaml", "t",
+                 {"workload.recipe=preset"});
+  EXPECT_EQ(sc.section("workload").get_int("tp"), 4);
+  EXPECT_EQ(sc.section("workload").get_int("pp"), 4);
+  sc = load_text(std::string(kBase) + "workload:\n  model: llama3-70b\n  tp: 8\n  pp: 16\n", "t.yaml", "t",
+                 {"workload.recipe=preset", "workload.tp=2"});
+  EXPECT_EQ(sc.section("workload").get_int("tp"), 2);
+  EXPECT_EQ(sc.section("workload").get_int("pp"), 16);
+  EXPECT_EQ(sc.section("workload").get_string("recompute"), "none");  // its group given nowhere
+  // A model without a published recipe keeps podnet's defaults and records nothing.
+  sc = load_text(std::string(kBase) + "workload:\n  model: mixtral-8x7b\n", "t.yaml", "t");
+  EXPECT_TRUE(sc.recipe_keys.empty());
+  EXPECT_EQ(sc.section("workload").get_string("recompute"), "full");
+}
+
+// The resolved scenario carries the recipe's values, so running it again gives the same job.
+TEST(Recipe, TheResolvedScenarioHoldsTheRecipesValues) {
+  Scenario sc = load_text(std::string(kBase) + "workload:\n  model: nemotron4-15b\n", "t.yaml", "t");
+  Scenario again = load_text(sc.resolved_yaml(), "r.yaml", "r");
+  for (const char* k : {"tp", "pp", "microbatch"})
+    EXPECT_EQ(again.section("workload").get_int(k), sc.section("workload").get_int(k)) << k;
+  EXPECT_EQ(again.section("workload").get_int("tp"), 2);
+  EXPECT_EQ(again.section("workload").get_int("microbatch"), 2);
+  EXPECT_EQ(again.section("workload").get_string("tokens"), "8T");
+}
+
+std::vector<engine::FailureEvent> share_events(const std::string& entry, uint64_t seed = 1) {
+  Scenario sc = load_text(std::string(kBase) + "seed: " + std::to_string(seed) + "\nfailures:\n  - " + entry + "\n",
+                          "t.yaml", "t");
+  return sc.failure_events(sc.build_topology());
+}
+
+int64_t links_of_class(const topology::Topology& t, const std::string& cls) {
+  int64_t n = 0;
+  for (const auto& l : t.links) n += t.link_classes[l.cls] == cls;
+  return n;
+}
+
+// A share of one tier down from t = 0 (FailureSpec links / switches): the count asked, each a distinct link of
+// that class, drawn from the seed, never a NIC link unless nic-leaf is named.
+TEST(FailureShare, LinksOfOneClassDrawnFromTheSeed) {
+  Scenario sc = load_text(kBase, "t.yaml", "t");
+  const topology::Topology t = sc.build_topology();
+  const int64_t leaf_spine = links_of_class(t, "leaf-spine");
+  ASSERT_GT(leaf_spine, 100);
+  auto evs = share_events("{links: leaf-spine, count: 3}");
+  ASSERT_EQ(evs.size(), 3u);
+  std::set<topology::LinkId> seen;
+  for (const auto& e : evs) {
+    ASSERT_EQ(e.links.size(), 1u);
+    EXPECT_EQ(t.link_classes[t.links[e.links[0]].cls], "leaf-spine");
+    EXPECT_EQ(e.at.ps, 0);
+    // down at 0 = down before the run: routed around from the start (a drain at 0), nothing stalls
+    EXPECT_EQ(e.action, engine::FailureAction::Drain);
+    EXPECT_NE(e.what.find("down before the run"), std::string::npos) << e.what;
+    seen.insert(e.links[0]);
+  }
+  EXPECT_EQ(seen.size(), 3u);
+  // 1 % of the class: the nearest count; 100 %: every link; the same seed, the same links.
+  EXPECT_EQ(static_cast<int64_t>(share_events("{links: leaf-spine, fraction: 1%}").size()),
+            std::max<int64_t>(1, std::llround(leaf_spine / 100.0)));
+  EXPECT_EQ(static_cast<int64_t>(share_events("{links: leaf-spine, fraction: 100%}").size()), leaf_spine);
+  EXPECT_EQ(share_events("{links: leaf-spine, count: 5}", 7)[2].links,
+            share_events("{links: leaf-spine, count: 5}", 7)[2].links);
+  std::set<topology::LinkId> a, b;
+  for (const auto& e : share_events("{links: leaf-spine, count: 20}", 1)) a.insert(e.links[0]);
+  for (const auto& e : share_events("{links: leaf-spine, count: 20}", 2)) b.insert(e.links[0]);
+  EXPECT_NE(a, b);
+  // fabric: switch-to-switch links only.
+  for (const auto& e : share_events("{links: fabric, fraction: 50%}")) {
+    const auto& l = t.links[e.links[0]];
+    EXPECT_EQ(t.nodes[l.a].kind, topology::NodeKind::Switch);
+    EXPECT_EQ(t.nodes[l.b].kind, topology::NodeKind::Switch);
+  }
+  // Switches of a tier: each event takes every link of one spine switch.
+  evs = share_events("{switches: spine, count: 2, at: 5ms}");
+  ASSERT_EQ(evs.size(), 2u);
+  for (const auto& e : evs) {
+    EXPECT_EQ(e.at.ps, 5'000'000'000);
+    EXPECT_EQ(e.action, engine::FailureAction::Down);  // during the run: a real failure, repaired by rerouting
+    EXPECT_NE(e.what.find("spine"), std::string::npos) << e.what;
+    EXPECT_GT(e.links.size(), 1u);
+  }
+}
+
+TEST(FailureShare, BadEntriesNameTheKeyAndWhatIsExpected) {
+  auto err = [](const std::string& entry) {
+    try {
+      share_events(entry);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  std::string e = err("{links: leaf-spin, count: 1}");
+  EXPECT_NE(e.find("failures[0].links: 'leaf-spin' is not a link class of this fabric"), std::string::npos) << e;
+  EXPECT_NE(e.find("leaf-spine"), std::string::npos) << e;
+  e = err("{switches: core, count: 1}");
+  EXPECT_NE(e.find("'core' is not a switch tier of this fabric: expected one of: leaf, spine"), std::string::npos) << e;
+  e = err("{links: leaf-spine, count: 1, fraction: 1%}");
+  EXPECT_NE(e.find("t.yaml:10: failures[0]: expected one of fraction"), std::string::npos) << e;
+  e = err("{links: leaf-spine, fraction: 150%}");
+  EXPECT_NE(e.find("failures[0].fraction: '150%' is not valid"), std::string::npos) << e;
+  e = err("{switches: spine, count: 100000}");
+  EXPECT_NE(e.find("100,000 switches asked, but the fabric has"), std::string::npos) << e;
+  e = err("{switches: spine, count: 1, action: degrade}");
+  EXPECT_NE(e.find("'degrade' is not valid for switches: expected one of: down, drain"), std::string::npos) << e;
+}
+
+// --set failures+=ENTRY appends to the scenario's list (what --fail-links writes).
+TEST(FailureShare, SetAppendsToTheList) {
+  Scenario sc = load_text(std::string(kBase) + "failures:\n  - {at: 0ms, gpu: 3, action: slow, factor: 2}\n", "t.yaml",
+                          "t", {"failures+=[{links: leaf-spine, count: 2}]"});
+  ASSERT_EQ(sc.failures.size(), 2u);
+  EXPECT_EQ(sc.failures[0].target_kind, "gpu");
+  EXPECT_EQ(sc.failures[1].target_kind, "links");
+  EXPECT_EQ(sc.failure_events(sc.build_topology()).size(), 3u);
+  std::string e;
+  try {
+    load_text(kBase, "t.yaml", "t", {"network+=[1]"});
+  } catch (const InputError& x) {
+    e = x.what();
+  }
+  EXPECT_NE(e.find("only the lists failures, faults and jobs take +="), std::string::npos) << e;
 }
 
 }  // namespace

@@ -162,14 +162,30 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
       out.failures->straggler = diagnose::locate_slowdown(ip, base, slowed);
       // The culprit by counterfactual: the slowed run without each event in turn (one event: the baseline).
       engine::NetworkOptions o = s.network;
+      // The events one scenario entry drew together (a share of a tier) are left out together, as one failure.
       const std::vector<engine::FailureEvent> all = s.scenario.failure_events(topo, out.result.iteration, out.gpus);
-      for (size_t j = 0; j < all.size() && j < kMaxCounterfactuals; ++j) {
-        o.failures.events = all;
-        o.failures.events.erase(o.failures.events.begin() + static_cast<std::ptrdiff_t>(j));
-        const engine::RunReport without = all.size() == 1 ? base
-                                                          : engine::make_backend(s.engine, topo, o)->run(ip.plan);
-        out.failures->costs.push_back(
-            {all[j].what, all[j].at, without.job_failed ? Time() : slowed.makespan - without.makespan});
+      std::vector<std::vector<size_t>> units;
+      for (size_t j = 0; j < all.size(); ++j) {
+        if (!all[j].group.empty() && !units.empty() && all[units.back()[0]].group == all[j].group)
+          units.back().push_back(j);
+        else if (!all[j].group.empty()) {
+          auto same = std::find_if(units.begin(), units.end(),
+                                   [&](const std::vector<size_t>& u) { return all[u[0]].group == all[j].group; });
+          if (same != units.end()) same->push_back(j);
+          else units.push_back({j});
+        } else {
+          units.push_back({j});
+        }
+      }
+      for (size_t u = 0; u < units.size() && u < kMaxCounterfactuals; ++u) {
+        o.failures.events.clear();
+        for (size_t j = 0; j < all.size(); ++j)
+          if (std::find(units[u].begin(), units[u].end(), j) == units[u].end()) o.failures.events.push_back(all[j]);
+        const engine::RunReport without = units.size() == 1 ? base
+                                                            : engine::make_backend(s.engine, topo, o)->run(ip.plan);
+        const engine::FailureEvent& first = all[units[u][0]];
+        out.failures->costs.push_back({first.group.empty() ? first.what : first.group, first.at,
+                                       without.job_failed ? Time() : slowed.makespan - without.makespan});
       }
       std::stable_sort(out.failures->costs.begin(), out.failures->costs.end(),
                        [](const FailureCost& a, const FailureCost& b) { return a.recovered > b.recovered; });

@@ -90,6 +90,16 @@ std::vector<ParamSpec> workload_params() {
   return {
       {"model", ParamType::String, "gpt3-175b", "model preset (layers, hidden, heads, vocabulary, experts)", -kBig,
        kBig, model_names()},
+      {"recipe",
+       ParamType::String,
+       "scenario",
+       "where the training recipe (parallelism, recompute, ZeRO, batch, tokens) comes from: scenario = the "
+       "scenario's keys, the model preset's published recipe for each group of keys the scenario leaves out; "
+       "preset = the preset's recipe over the scenario file's keys (the command line's --set still wins); "
+       "`podnet list models` shows each recipe",
+       -kBig,
+       kBig,
+       {"scenario", "preset"}},
       {"gpu", ParamType::String, "h100", "GPU preset: dense BF16 (and FP8) peak, HBM, NVLink", -kBig, kBig,
        gpu_names()},
       {"layers", ParamType::Int, "", "override the preset's transformer layers", 1, 100000, {}, true},

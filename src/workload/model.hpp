@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/units.hpp"
@@ -138,6 +139,27 @@ struct GpuSpec {
   double fp8_efficiency = 0;
   std::string fp8_efficiency_source;
 };
+
+// A model preset's published training recipe: `workload:` keys in scenario syntax, grouped so that a group
+// applies whole or not at all (a scenario that gives tp keeps its own layout, never half of the preset's).
+// The scenario layer applies a group whose keys the scenario gives none of (workload.recipe: scenario, the
+// default) or every group not given on the command line (workload.recipe: preset); the train report says
+// which keys came from where.
+struct RecipeGroup {
+  std::string name;                                       // layout, memory, batch, budget
+  std::vector<std::pair<std::string, std::string>> keys;  // workload key -> value
+};
+struct Recipe {
+  std::string model;
+  std::string source;  // who trained it so, and where it is published
+  std::vector<RecipeGroup> groups;
+};
+// The groups a recipe may hold, each with every key it may set (recipes give a subset of the keys of a group
+// they hold).
+const std::vector<std::pair<std::string, std::vector<std::string>>>& recipe_groups();
+const std::vector<Recipe>& recipes();
+// nullptr if the model has no published recipe.
+const Recipe* find_recipe(std::string_view model);
 
 const std::vector<ModelSpec>& models();
 const std::vector<GpuSpec>& gpus();
