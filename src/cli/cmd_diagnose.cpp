@@ -158,7 +158,7 @@ void add_diagnose_command(CLI::App& app, Action& action) {
       "  faults:\n"
       "    - {kind: drop, link: \"su000-leaf-r0:Ethernet1/65\", probability: 0.001}\n"
       "    - {kind: corrupt, switch: \"pod000-spine-r0-000\", probability: 0.0005}\n"
-      "Probe files: columns src,dst,sport,sent,lost,rtt_p50_us,rtt_p99_us,path,return_path (docs/diagnose.md).\n\n"
+      "Probe files: columns src,dst,sport,sent,lost,rtt_p50_us,rtt_p99_us,path,return_path (docs/commands/diagnose.md).\n\n"
       "Examples:\n"
       "  podnet diagnose aipod-16k --evaluate 100\n"
       "  podnet diagnose aipod-16k --evaluate 100 --faults 3 --fault-kind mixed\n"

@@ -255,7 +255,7 @@ void add_optimize_command(CLI::App& app, Action& action) {
   cmd->add_option("-j,--jobs", o->jobs, "points run at once (threads)")->capture_default_str();
   cmd->add_option("--objective", o->objective,
                   "the third objective beside capex and power: iteration (time), days (to train, failure-free) or "
-                  "days_with_failures (with the interruptions the fabric's parts cause: docs/reliability.md)")
+                  "days_with_failures (with the interruptions the fabric's parts cause: docs/commands/reliability.md)")
       ->check(CLI::IsMember({"iteration", "days", "days_with_failures"}))
       ->capture_default_str();
   cmd->add_option("--stage", o->stage,
@@ -275,7 +275,7 @@ void add_optimize_command(CLI::App& app, Action& action) {
   cmd->footer(
       "Designs are swept first (podnet sweep --study design), pruned to those no other design with the same NICs\n"
       "(count and speed) beats on capex, power, bisection, injection bandwidth per GPU and diameter at once, then\n"
-      "trained (--study train); the front is on capex, power and iteration time (docs/optimize.md).\n\nExamples:\n"
+      "trained (--study train); the front is on capex, power and iteration time (docs/commands/optimize.md).\n\nExamples:\n"
       "  podnet optimize --gpus 16384 --reference aipod-16k -j 2\n"
       "  podnet optimize leafspine-8k --gpus 1024 --workload llama3-70b --families fat_tree --dir opt-1k\n"
       "  mpirun -n 8 podnet optimize --gpus 16384 --stage design && mpirun -n 8 podnet optimize --gpus 16384 "

@@ -192,7 +192,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
   cmd->add_option(
          "--sweep-file", o->sweep_file,
          "axes from a YAML file: vary: {KEY: [V1, V2] or \"LO..HI\"}, zip: [{KEY: [...], KEY2: [...]}] (zipped "
-         "keys advance together), optional study: (docs/sweep.md); --vary adds to them")
+         "keys advance together), optional study: (docs/commands/sweep.md); --vary adds to them")
       ->type_name("FILE.yaml");
   cmd->add_option("--results", o->results,
                   "the SQLite database: created, or resumed when it holds the same sweep (only missing points run); "
@@ -222,7 +222,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
       "Every point runs the same study function as its command (podnet design, bench, train, reliability or\n"
       "diagnose --evaluate), on the scenario with --set, then KEY=VALUE per axis. The database's table `points` has "
       "one row per point: id,\n"
-      "the axes, status, error, wall_seconds and every result field (docs/sweep.md); query it with sqlite3.\n\n"
+      "the axes, status, error, wall_seconds and every result field (docs/commands/sweep.md); query it with sqlite3.\n\n"
       "Examples:\n"
       "  podnet sweep leafspine-8k --study design --vary topology.oversubscription=1,2,3 --vary switch.radix=128,256\n"
       "  podnet sweep aipod-16k --study train --vary workload.tp=4,8 --vary network.routing=ecmp,adaptive -j 2\n"

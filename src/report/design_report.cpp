@@ -135,7 +135,7 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
   t.write(out, "  ");
   out << "\n";
   const auto& cost = d["cost"];
-  Table c({"cost (USD; prices: docs/cost.md, cost: section)", "count", "unit", "total"});
+  Table c({"cost (USD; prices: docs/reference/cost.md, cost: section)", "count", "unit", "total"});
   for (const auto& it : cost["items"])
     c.add({fmt::format("{}: {} {}G", it["group"].get<std::string>(), it["part"].get<std::string>(),
                        fixed(it["speed_gbps"].get<double>(), 0)),

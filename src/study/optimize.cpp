@@ -272,7 +272,7 @@ OptimizeResult optimize(const OptimizeRequest& req, const Evaluate& evaluate_des
   // Designs prune each other only at the same NICs: the same count a server and the same injection bandwidth a
   // GPU (so the same NIC speed). NCCL's algorithms follow the NICs (at 800 Gb/s its tuner takes PAT for the
   // default job's data-parallel reduce-scatters, where 400 Gb/s takes the ring: 2.8-5.4 % slower iterations,
-  // docs/optimize.md), which no design metric shows.
+  // docs/commands/optimize.md), which no design metric shows.
   std::map<std::pair<double, double>, std::vector<size_t>> by_nics;
   for (size_t k = 0; k < feasible.size(); ++k)
     by_nics[{feasible[k].nics_per_server, feasible[k].injection_gbps}].push_back(k);
