@@ -145,8 +145,9 @@ TEST(Calibrate, RecoversTheLinkEfficienciesOfATunedLog) {
 // The published two-node H100 ring all-reduce (tests/data/nccl-tests/README.md): podnet with 8 channels over
 // 8 x 400 Gbps NICs predicts ~397 GB/s busbw, the log plateaus at 89.9 GB/s. The plateau alone implies a NIC
 // speed of 89.9 GB/s / 8 NICs = 11.24 GB/s = 89.9 Gbps of payload, / (4096/4122 IB wire efficiency) = 90.5 Gbps.
-// The fit weighs all 11 sizes; it must land within 10 % of that and cut the residual tenfold (docs/contributing/validation/calibration.md:
-// 95.4 Gbps, rms 323 % -> 11.4 %; the log's mid-size hump is not an alpha-beta shape).
+// The fit weighs all 11 sizes; it must land within 10 % of that and cut the residual tenfold
+// (docs/contributing/validation/calibration.md: 95.4 Gbps, rms 323 % -> 11.4 %; the log's mid-size hump is not an
+// alpha-beta shape).
 TEST(Calibrate, FitsThePublishedTwoNodeLog) {
   const std::string dir = std::string(PODNET_SOURCE_DIR) + "/tests/data/nccl-tests/";
   const Result c = run("calibrate leafspine-8k --set topology.gpus=64 --set network.transport=infiniband "

@@ -275,7 +275,8 @@ void add_optimize_command(CLI::App& app, Action& action) {
   cmd->footer(
       "Designs are swept first (podnet sweep --study design), pruned to those no other design with the same NICs\n"
       "(count and speed) beats on capex, power, bisection, injection bandwidth per GPU and diameter at once, then\n"
-      "trained (--study train); the front is on capex, power and iteration time (docs/commands/optimize.md).\n\nExamples:\n"
+      "trained (--study train); the front is on capex, power and iteration time "
+      "(docs/commands/optimize.md).\n\nExamples:\n"
       "  podnet optimize --gpus 16384 --reference aipod-16k -j 2\n"
       "  podnet optimize leafspine-8k --gpus 1024 --workload llama3-70b --families fat_tree --dir opt-1k\n"
       "  mpirun -n 8 podnet optimize --gpus 16384 --stage design && mpirun -n 8 podnet optimize --gpus 16384 "

@@ -103,7 +103,8 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
   doc["rows"] = rows;
   if (s.engine == "analytical")
     doc["notes"] = {"analytical engine: a collective's own concurrent transfers share the links they use (one "
-                    "collective alone agrees with the flow engine; docs/contributing/validation/links-analytical.md), but a collective does not "
+                    "collective alone agrees with the flow engine; docs/contributing/validation/links-analytical.md), "
+                    "but a collective does not "
                     "contend with other traffic"};
   nlohmann::json hot = nlohmann::json::array();
   static const engine::RunReport kNoRun;

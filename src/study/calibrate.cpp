@@ -433,7 +433,8 @@ Calibration calibrate(const CalibrationInput& in) {
   if (tuner && net_sendrecv && nic_key)
     c.notes.push_back(
         "a sendrecv log across servers is fitted with the NIC's efficiency, but NCCL's p2p channels, not the NIC, "
-        "bound it under NCCL's model (a fitted rate per channel: docs/contributing/validation/one-server.md, \"sendrecv across servers\"): "
+        "bound it under NCCL's model (a fitted rate per channel: docs/contributing/validation/one-server.md, "
+        "\"sendrecv across servers\"): "
         "a NIC efficiency fitted below that rate would slow every collective across servers; fit the NIC on "
         "all-reduce, all-gather or all-to-all logs");
   c.evaluations = ev.evaluations;

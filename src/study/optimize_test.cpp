@@ -215,8 +215,8 @@ TEST(Optimize, PrunesOnDesignMetricsThenTimesTheCandidates) {
 TEST(Optimize, FewerFasterNicsDoNotPruneMoreSlowerOnes) {
   // Two designs with the same capex, bisection, injection per GPU and diameter: 4 NICs of 800G a server, 10 kW,
   // and 8 NICs of 400G, 11 kW. On design metrics the 4-NIC one dominates; but other NICs change what NCCL picks
-  // (800G x 4 timed 4.9 % slower than 400G x 8 on the default job: PAT, docs/commands/optimize.md), so designs prune each
-  // other only at the same NICs, and both are timed. A third, 8 x 400G at 12 kW, is pruned by the second.
+  // (800G x 4 timed 4.9 % slower than 400G x 8 on the default job: PAT, docs/commands/optimize.md), so designs prune
+  // each other only at the same NICs, and both are timed. A third, 8 x 400G at 12 kW, is pruned by the second.
   Fake f;
   f.design = {{"x/four", {100, 10, 100, 400, 2, 4}},
               {"x/eight", {100, 11, 100, 400, 2, 8}},

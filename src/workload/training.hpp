@@ -49,7 +49,8 @@
 //   counted; with NeMo's fp8_params the parameter all-gathers move FP8, half the bytes); memory is counted
 //   as in BF16, which is what NeMo's FP8 recipes hold within a few per cent (fp8_params keeps the weights
 //   in FP8 with their transpose, 2 B a parameter; TransformerEngine 2.1 saves a Linear's FP8 input in both
-//   layouts, 2 B an element; docs/contributing/validation/training-throughput.md); weights are cast once a step (not timed).
+//   layouts, 2 B an element; docs/contributing/validation/training-throughput.md); weights are cast once a step (not
+//   timed).
 // - What a step sustains: a compute pass takes (its kernels as above) / eta
 //   + L x t_l (a forward of L layers; a backward 2 L t_l, 3 L t_l with full
 //   recompute), eta = sustained_fraction and t_l = layer_overhead. They stand

@@ -140,7 +140,8 @@ try {
   const drawn = (await (await fetch(`${s.url}/api/runs/1/result`)).json()).drawing.nodes.length;
   check(marks > 0 && marks === drawn, `design: fabric drawn with ${marks} marks (= the drawing's ${drawn} aggregates)`);
   console.log(`design aipod-16k (16,384 GPUs): run + render ${Date.now() - t0} ms`);
-  // Drawing alone (fetch the finished result, render the page); printed, not asserted (docs/contributing/validation/dashboard.md).
+  // Drawing alone (fetch the finished result, render the page); printed, not asserted
+  // (docs/contributing/validation/dashboard.md).
   const drawMs = id => page.evaluate(async id => {
     const t = performance.now();
     const p = await (await fetch('/api/runs/' + id + '/result')).json();
