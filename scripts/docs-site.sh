@@ -1,7 +1,7 @@
 #!/bin/sh
 # docs-site.sh BUILD_DIR: builds podnet's documentation site into
 # BUILD_DIR/docs-site/site and fails on any MkDocs warning (a broken link, a
-# nav entry without its page).
+# nav entry without its page) and on a link to an anchor its page lacks.
 #
 # The scenario key reference (reference/scenario-keys.md) is generated here
 # from BUILD_DIR/podnet, the same key lists the loader checks, and never
@@ -155,5 +155,32 @@ PY
 fi
 
 cd "$out"
-mkdocs build --strict --quiet --site-dir "$out/site"
+PYTHONWARNINGS=ignore::DeprecationWarning mkdocs build --strict --site-dir "$out/site"
+
+# MkDocs 1.4 checks that a linked page exists, not the #anchor after it:
+# every in-page link of the built site must name an id its page has.
+python3 - "$out/site" <<'PY'
+"""Every link with an #anchor inside a page's article names an id of its target page."""
+import os,re,sys,html
+site=sys.argv[1]
+ids={}
+bad=[]
+for root,_,files in os.walk(site):
+    for f in files:
+        if f.endswith('.html'):
+            p=os.path.join(root,f)
+            ids[os.path.normpath(p)]=set(re.findall(r'\sid="([^"]+)"',open(p,encoding='utf-8').read()))
+for p in ids:
+    s=open(p,encoding='utf-8').read()
+    # only links inside the article
+    m=re.search(r'<article.*?</article>',s,re.S)
+    if not m: continue
+    for href in re.findall(r'href="([^"#:]*\.html)?#([^"]+)"',m.group(0)):
+        target=os.path.normpath(os.path.join(os.path.dirname(p),href[0])) if href[0] else p
+        anchor=html.unescape(href[1])
+        if target not in ids: bad.append(f'{os.path.relpath(p,site)}: {href[0]}#{anchor}: no such page'); continue
+        if anchor not in ids[target]: bad.append(f'{os.path.relpath(p,site)}: {href[0]}#{anchor}: no such anchor')
+for b in sorted(set(bad)): print(b)
+sys.exit(1 if bad else 0)
+PY
 echo "docs-site: $out/site/index.html"
