@@ -486,7 +486,7 @@
     for (const [k, v] of Object.entries(doc.oversubscription || {})) facts.push(['oversubscription.' + k, v]);
     if (doc.limits) facts.push(['limits.max_gpus', doc.limits.max_gpus]);
     for (const [k, v] of Object.entries(topo)) if (k !== 'family' && k !== 'tiers') facts.push(['topology.' + k, v]);
-    if (topo.family === 'torus') described.set('diameter_hops', { label: 'diameter (chip-to-chip hops)', kind: 'int' });
+    described.set('diameter_hops', { label: topo.family === 'torus' ? 'diameter (chip-to-chip hops)' : 'diameter (switch hops)', kind: 'int' });
     f.appendChild(kvTable(facts, 'facts'));
     const lim = [];
     if (doc.limits && doc.limits.max_gpus_reason) lim.push('limit: ' + doc.limits.max_gpus_reason);
@@ -981,6 +981,82 @@
     }
   }
 
+  // sweep: `podnet sweep --results DB --format json` ({study, axes, points}): the study's headline figures
+  // against the first axis (one chart per figure, so one axis per unit; one line per value of the other axes),
+  // bench's busbw against size (one line per point), and the points as a table.
+  const HEADLINE = {
+    train: ['iteration_time_ms', 'mfu', 'tokens_per_second', 'days_to_train'],
+    reliability: ['mtbi_hours', 'checkpoint.interval_minutes', 'checkpoint.goodput', 'days_to_train_with_failures'],
+    diagnose: ['evaluation.precision', 'evaluation.recall', 'evaluation.time_to_localize_seconds.max', 'probing.overhead_bytes_per_second_per_nic'],
+    design: ['bom.switches.total', 'bom.transceivers', 'bom.power_kw', 'cost.capex_usd', 'cost.energy_usd_per_year', 'bisection_bandwidth_gbps', 'limits.max_gpus']
+  };
+  function renderSweep(root, d) {
+    const pts = d.points || [], axes = d.axes || [];
+    const ok = pts.filter(p => p.status === 'ok');
+    const s = section(root, 'Sweep: ' + d.study + ' study, ' + pts.length + ' point(s), ' + (pts.length - ok.length) + ' with an error', 'sweep-head');
+    s.appendChild(el('p', { class: 'muted' }, ['Axes (scenario keys): '].concat(axes.flatMap((a, i) => (i ? [', '] : []).concat([el('code', { class: 'key', text: a })])))));
+    const columns = [];
+    for (const p of pts) for (const k of Object.keys(p)) if (!columns.includes(k)) columns.push(k);
+    let heads = (HEADLINE[d.study] || []).filter(k => columns.includes(k));
+    const label = p => axes.map(a => a + ' = ' + fmt(p[a])).join(', ');
+    if (d.study === 'bench') {
+      const sizes = columns.filter(c => c.startsWith('busbw_gbyte_per_s@')).map(c => c.slice(c.indexOf('@')));
+      sizes.sort((x, y) => Number(x.slice(1)) - Number(y.slice(1)));
+      const last = sizes[sizes.length - 1];
+      if (last) heads = ['time_us' + last, 'busbw_gbyte_per_s' + last].filter(k => columns.includes(k));
+      if (sizes.length) {
+        const c = chart(s, 'sweep-busbw');
+        c.setOption({
+          animation: false,
+          tooltip: { trigger: 'item', formatter: p => esc(p.seriesName) + ': ' + bytesText(p.data[0]) + ', busbw ' + fixed(p.data[1], 2) + ' GB/s' },
+          legend: { type: 'scroll', top: 4 },
+          grid: { left: 80, right: 40, top: 50, bottom: 60 },
+          xAxis: { type: 'log', logBase: 2, name: 'message size', ...AXIS_NAME, nameGap: 32, axisLabel: { formatter: v => bytesText(v), hideOverlap: true },
+            min: Number(sizes[0].slice(1)), max: Number(last.slice(1)) },
+          yAxis: { type: 'value', name: 'busbw (GB/s)', ...AXIS_NAME, nameGap: 55 },
+          series: ok.map(p => ({ name: label(p), type: 'line', data: sizes.filter(z => typeof p['busbw_gbyte_per_s' + z] === 'number').map(z => [Number(z.slice(1)), p['busbw_gbyte_per_s' + z]]) }))
+        });
+      }
+    }
+    if (axes.length && ok.length) {
+      const x = axes[0], rest = axes.slice(1);
+      const numeric = ok.every(p => typeof p[x] === 'number');
+      const groupName = p => rest.length ? rest.map(a => a + ' = ' + fmt(p[a])).join(', ') : d.study;
+      const groups = [...new Set(ok.map(groupName))];
+      const xs = [...new Set(ok.map(p => p[x]))];
+      const logX = numeric && xs.every(v => v > 0) && Math.max(...xs) / Math.min(...xs) >= 8;
+      const grid = el('div', { class: 'panels' });
+      s.appendChild(grid);
+      for (const h of heads.filter(h => !h.includes('@'))) {
+        const box = el('div', {});
+        grid.appendChild(box);
+        const kind = KINDS[describe(h).kind || 'num'];
+        const isPct = describe(h).kind === 'pct';
+        box.appendChild(el('h3', { text: header(h) }));
+        const c = chart(box, 'sweep-metric');
+        c.setOption({
+          animation: false,
+          tooltip: { trigger: 'item', formatter: p => esc(p.seriesName) + ': ' + esc(x) + ' = ' + fmt(p.data[0]) + ': ' + esc(show(h, isPct ? p.data[1] / 100 : p.data[1])) },
+          legend: { show: groups.length > 1, type: 'scroll', top: 0 },
+          grid: { left: 10, right: 30, top: groups.length > 1 ? 36 : 16, bottom: 50, containLabel: true },
+          xAxis: numeric ? { type: logX ? 'log' : 'value', logBase: 2, name: x, ...AXIS_NAME, nameGap: 30, scale: true } : { type: 'category', data: xs.map(String), name: x, ...AXIS_NAME, nameGap: 30 },
+          yAxis: { type: 'value', scale: true, axisLabel: { formatter: v => plain(v) } },
+          series: groups.map(g => ({ name: g, type: 'line', symbolSize: 8,
+            data: ok.filter(p => groupName(p) === g && typeof p[h] === 'number').map(p => [numeric ? p[x] : String(p[x]), isPct ? 100 * p[h] : p[h]]) }))
+        });
+      }
+    }
+    const t = el('table', { class: 'rows sweep-points' });
+    const cols = ['id'].concat(axes, ['status'], heads);
+    t.appendChild(el('tr', {}, cols.map(c => el('th', {}, axes.includes(c) ? [el('code', { class: 'key', text: c })] : [c === 'id' ? 'point' : c.includes('@') ? fieldLabel(c) + (KINDS[describe(fieldPath(c)).kind || 'num'].unit ? ' (' + KINDS[describe(fieldPath(c)).kind].unit + ')' : '') : header(c)]))));
+    for (const p of pts)
+      t.appendChild(el('tr', {}, cols.map(c => el('td', { class: typeof p[c] === 'number' ? 'num' : '', 'data-col': c, 'data-value': JSON.stringify(p[c] === undefined ? null : p[c]),
+        text: axes.includes(c) || c === 'id' || c === 'status' ? fmt(p[c]) : show(fieldPath(c), p[c], false) }))));
+    const tb = section(root, 'Points', 'points');
+    tb.appendChild(t);
+    notes(tb, pts.filter(p => p.error).map(p => 'point ' + p.id + ': ' + p.error));
+  }
+
   function renderRun(root, doc) {
     if (!doc.run) return;
     const r = doc.run;
@@ -999,6 +1075,7 @@
     else if (payload.kind === 'reliability') renderReliability(root, doc, payload.goodput_curve);
     else if (payload.kind === 'diagnose') renderDiagnose(root, doc, payload.drawing, payload.suspects);
     else if (payload.kind === 'compare') renderCompare(root, payload.document);
+    else if (payload.kind === 'sweep') renderSweep(root, payload.document);
     else renderGeneric(root, doc);
     renderRun(root, doc);
   }
