@@ -1030,7 +1030,6 @@
       for (const h of heads.filter(h => !h.includes('@'))) {
         const box = el('div', {});
         grid.appendChild(box);
-        const kind = KINDS[describe(h).kind || 'num'];
         const isPct = describe(h).kind === 'pct';
         box.appendChild(el('h3', { text: header(h) }));
         const c = chart(box, 'sweep-metric');

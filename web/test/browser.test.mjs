@@ -50,6 +50,11 @@ const diagHtml = path.join(outDir, 'diagnose.html');
 const diagJson = JSON.parse(run(['diagnose', faultsYaml, '--duration', '60s', '--format', 'json', '--html', diagHtml]));
 const diagSuspects = diagJson.suspects.map(x => x.component).concat(diagJson.latency.suspects.map(x => x.component));
 check(diagSuspects.length >= 3, `CLI diagnose finds ${diagSuspects.length} suspects`);
+// A sweep (two design points) read back as a page.
+const sweepDb = path.join(outDir, 'sweep.db'), sweepPage = path.join(outDir, 'sweep.html');
+fs.rmSync(sweepDb, { force: true });
+execFileSync(podnet, ['sweep', 'aipod-16k', '--study', 'design', '--vary', 'topology.gpus=2048,4096,8192', '--results', sweepDb], { stdio: 'ignore' });
+const sweepResults = JSON.parse(run(['sweep', '--results', sweepDb, '--format', 'json', '--html', sweepPage]));
 const badYaml = path.join(outDir, 'bad.yaml');
 // Line 5 holds the bad value.
 fs.writeFileSync(badYaml, 'schema_version: 1\nname: bad\ntopology:\n  family: rail_clos\n  gpus: lots\n');
@@ -381,6 +386,16 @@ await page.goto('file://' + benchHtml);
 await page.waitForSelector('.chart.heatmap');
 await checkHeatmap('bench.html', benchJson);
 await checkLayout('bench.html');
+
+await page.goto('file://' + sweepPage);
+await page.waitForSelector('table.sweep-points');
+const capex = await page.$$eval('table.sweep-points td[data-col="cost.capex_usd"]', t => t.map(x => JSON.parse(x.dataset.value)));
+check(capex.length === 3 && JSON.stringify(capex) === JSON.stringify(sweepResults.points.map(p => p['cost.capex_usd'])),
+  `sweep.html: the ${capex.length} points' capex equal podnet sweep --results --format json`);
+const metricCharts = await page.$$eval('.chart.sweep-metric', d => d.length);
+check(metricCharts >= 5, `sweep.html: one chart per headline figure (${metricCharts})`);
+await checkLayout('sweep.html');
+await page.screenshot({ path: path.join(outDir, 'html-sweep.png'), fullPage: true });
 
 check(errors.length === 0, 'no JavaScript error on any page' + (errors.length ? ': ' + errors.join('; ') : ''));
 await browser.close();
