@@ -461,7 +461,7 @@
           animation: false,
           tooltip: { trigger: 'item', formatter: p => esc(p.name) + ': ' + show('cost.capex_usd', p.value) },
           grid: { left: 10, right: 90, top: 10, bottom: 10, containLabel: true },
-          xAxis: { type: 'value', axisLabel: { formatter: v => '$' + bigText(v) } },
+          xAxis: { type: 'value', splitNumber: 4, axisLabel: { formatter: v => '$' + (v >= 1e9 ? plain(v / 1e9) + 'B' : v >= 1e6 ? plain(v / 1e6) + 'M' : plain(v)), hideOverlap: true } },
           yAxis: { type: 'category', inverse: true, data: tiersCost.map(([k]) => words(k)) },
           series: [{ type: 'bar', data: tiersCost.map(([, v]) => v), label: { show: true, position: 'right', formatter: p => '$' + bigText(p.value) } }]
         });
@@ -561,7 +561,9 @@
     const data = [];
     util.forEach((u, y) => u.mean_utilization.forEach((all, x) => {
       const used = hasUsed ? u.used_links[x] : u.links;
-      data.push([x, y, hasUsed ? u.used_mean_utilization[x] : all, used, u.links, u.max_utilization[x], all]);
+      const v = hasUsed ? u.used_mean_utilization[x] : all;
+      // Dark cells (above 55 %) take white text.
+      data.push({ value: [x, y, v, used, u.links, u.max_utilization[x], all], label: { color: v > 0.55 ? '#fff' : '#111' } });
     }));
     const hc = chart(h, 'heatmap');
     hc.getDom().style.height = Math.max(220, 110 + 46 * util.length) + 'px';
@@ -570,7 +572,7 @@
       animation: false,
       tooltip: {
         formatter: p => {
-          const d = p.data, u = util[d[1]];
+          const d = p.value, u = util[d[1]];
           return esc(u.link_class) + ' at ' + sizes[d[0]] + ': ' + fixed(d[3], 0) + ' of ' + fixed(d[4], 0) + ' directed links carried bytes<br>' +
             'mean over those ' + percentText(d[2]) + ' %, busiest ' + percentText(d[5]) + ' %, mean over all ' + percentText(d[6]) + ' %';
         }
@@ -585,8 +587,8 @@
       series: [{
         type: 'heatmap', data: data,
         label: {
-          show: sizes.length <= 12, fontSize: 11, color: '#111', textBorderColor: '#fff', textBorderWidth: 2, lineHeight: 14,
-          formatter: p => p.data[3] === 0 ? 'idle' : percentText(p.data[2]) + ' %\n' + fixed(p.data[3], 0) + ' / ' + fixed(p.data[4], 0)
+          show: sizes.length <= 12, fontSize: 11, lineHeight: 14,
+          formatter: p => p.value[3] === 0 ? 'idle' : percentText(p.value[2]) + ' %\n' + fixed(p.value[3], 0) + ' / ' + fixed(p.value[4], 0)
         }
       }]
     });
@@ -616,7 +618,7 @@
       tooltip: { trigger: 'item', formatter: p => esc(p.seriesName) + ': ' + fixed(p.value, 2) + ' ms (' + fixed(it > 0 ? 100 * p.value / it : 0, 1) + ' %)' },
       legend: { data: parts.map(partName), top: 4 },
       grid: { left: 90, right: 40, top: 44, height: 70 },
-      xAxis: { type: 'value', name: 'ms', ...AXIS_NAME, nameGap: 28, max: v => v.max },
+      xAxis: { type: 'value', name: 'ms', ...AXIS_NAME, nameGap: 28, axisLabel: { formatter: v => plain(v), hideOverlap: true } },
       yAxis: { type: 'category', data: ['iteration'] },
       series: parts.map(k => ({ name: partName(k), type: 'bar', stack: 'time', data: [b[k]] }))
     });

@@ -114,7 +114,7 @@ async function checkHeatmap(where, doc) {
   });
   const util = doc.link_class_utilization;
   const want = util.flatMap((u, y) => u.used_mean_utilization.map((v, x) => [x, y, v, u.used_links[x], u.links]));
-  const got = opt.data.map(d => d.slice(0, 5));
+  const got = opt.data.map(d => (Array.isArray(d) ? d : d.value).slice(0, 5));
   check(want.length === util.length * kSizes && JSON.stringify(got) === JSON.stringify(want) && opt.min === 0 && opt.max === 1,
     `${where}: utilization heatmap has ${util.length} tiers x ${kSizes} sizes equal to link_class_utilization's used_mean_utilization and used_links, colour scale 0-100 %`);
   return util;
@@ -316,7 +316,7 @@ try {
   await page.click('#compare');
   await page.waitForSelector('#result[data-compared]');
   const changedRows = () => page.$$eval('#result table.changed tr', rows => rows.slice(1).map(r =>
-    Object.fromEntries([...r.querySelectorAll('td')].map(td => [td.dataset.col, JSON.parse(td.dataset.value)]))));
+    Object.fromEntries([...r.querySelectorAll('td[data-col]')].map(td => [td.dataset.col, JSON.parse(td.dataset.value)]))));
   const want = diffJson.studies.bench.changed;
   const fromFiles = await changedRows();
   check(want.length > 0 && JSON.stringify(fromFiles) === JSON.stringify(want.map(c => ({ field: c.field, a: c.a, b: c.b, delta: c.delta ?? null, ratio: c.ratio ?? null }))),
