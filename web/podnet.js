@@ -82,6 +82,8 @@
     num1: { f: v => fixed(v, 1) },
     num3: { f: v => fixed(v, 3) },
     num4: { f: v => fixed(v, 4) },
+    num2: { f: v => fixed(v, 2) },
+    cap: { f: v => v > 0 ? fixed(v, 0) : 'as built', unit: 'GB/s per GPU' },
     pct: { f: percentText, unit: '%' },
     usd: { f: v => (v < 0 ? '-$' : '$') + fixed(Math.abs(v), Math.abs(v) >= 10 ? 0 : Math.abs(v) >= 0.1 ? 2 : 3) },
     ms: { f: v => fixed(v, 2), unit: 'ms' },
@@ -138,8 +140,9 @@
     'baseline_time_us': ['baseline', 'us'], 'slowdown': ['slowdown', 'times'], 'link': ['link'],
     'mean_utilization': ['mean util', 'pct'], 'peak_utilization': ['peak util', 'pct'],
     'engine_stats.flows': ['flows simulated (largest size)', 'int'], 'engine_stats.solves': ['max-min solves (largest size)', 'int'],
-    'ring.*': ['ring hops: $1', 'int'], 'bench.*': ['$1'], 'hottest_links.bytes': ['bytes carried', 'bytes'],
-    'fct.*': ['$1'], 'sweep.dp_exposed_ms': ['DP exposed', 'ms'],
+    'ring.label': ['ring'], 'ring.hops': ['ring hops', 'int'], 'ring.*': ['ring hops: $1', 'int'], 'bench.*': ['$1'], 'hottest_links.bytes': ['bytes carried', 'bytes'],
+    'fct.*': ['$1'], 'sweep.dp_exposed_ms': ['DP exposed', 'ms'], 'sweep.cap_gbytes_per_second': ['NIC cap', 'cap'],
+    'sweep.speedup': ['speed-up', 'num2'], 'sweep.ideal': ['ideal', 'int'],
     // train
     'iteration_time_ms': ['iteration time', 'ms'], 'mfu': ['MFU (model FLOPs)', 'pct'], 'mfu_of_fp8_peak': ['MFU of the FP8 peak', 'pct'],
     'hfu': ['HFU (with recompute)', 'pct'], 'tflops_per_gpu': ['TFLOP/s per GPU (hardware)', 'num1'],
@@ -269,8 +272,13 @@
     const k = KINDS[describe(path).kind || 'num'];
     return k.f(v) + (withUnit && k.unit ? ' ' + k.unit : '');
   }
-  function header(path) {
-    const d = describe(path), k = KINDS[d.kind || 'num'];
+  // A column of rows under prefix: the full path's entry, else the column's own (hottest_links.link -> "link").
+  function colDescribe(prefix, c) {
+    return lookup(prefix + c) || lookup(c) || describe(prefix + c);
+  }
+  function header(path, d) {
+    d = d || describe(path);
+    const k = KINDS[d.kind || 'num'];
     return d.label + (k.unit ? ' (' + k.unit + ')' : '');
   }
   // Numbers without a path (chart tooltips): plain.
@@ -308,13 +316,16 @@
   // Rows of objects; columns by key (labels and units from FIELDS via prefix + key).
   function rowsTable(rows, columns, cls, prefix) {
     const t = el('table', { class: 'rows ' + (cls || '') });
-    t.appendChild(el('tr', {}, columns.map(c => el('th', { text: header((prefix || '') + c) }))));
+    const ds = columns.map(c => colDescribe(prefix || '', c));
+    t.appendChild(el('tr', {}, columns.map((c, i) => el('th', { text: header(c, ds[i]) }))));
     for (const r of rows) {
-      t.appendChild(el('tr', {}, columns.map(c => {
+      t.appendChild(el('tr', {}, columns.map((c, i) => {
         const v = r[c] === undefined ? null : r[c];
+        const kind = KINDS[ds[i].kind || 'num'];
         return el('td', {
           class: typeof v === 'number' ? 'num' : '', 'data-col': c, 'data-value': JSON.stringify(v),
-          text: v !== null && typeof v === 'object' && !Array.isArray(v) ? leaves(v, '', []).map(([k, x]) => describe(k).label + ' ' + show(k, x)).join(', ') : show((prefix || '') + c, v, false)
+          text: v !== null && typeof v === 'object' && !Array.isArray(v) ? leaves(v, '', []).map(([k, x]) => describe(k).label + ' ' + show(k, x)).join(', ')
+            : typeof v === 'number' ? kind.f(v) : show((prefix || '') + c, v, false)
         });
       })));
     }
@@ -360,17 +371,20 @@
 
   // The aggregated fabric (report::fabric_drawing); `suspects` (report::suspects_on_drawing) are drawn
   // red: their marks enlarged with a red border, their edges red and thick. Labels never overprint:
-  // ECharts hides a label that would overlap another (labelLayout.hideOverlap); with suspects only
-  // theirs are labelled.
+  // ECharts hides a label that would overlap another (labelLayout.hideOverlap); with suspects a mark
+  // holding one is labelled with the suspects' numbers in the table (#1, #2), short enough to fit.
   function drawFabric(parent, drawing, suspects) {
     parent.appendChild(el('p', { class: 'muted', text: 'Drawn by tier, one mark per ' + drawing.granularity +
       ' (mark size grows with the devices in it; edge width with the links between two marks). Scroll to zoom, drag to pan.' }));
     const levels = drawing.level_names;
-    const hitMark = new Map(), hitEdge = new Map();
-    for (const s of suspects || []) {
-      for (const m of s.marks) hitMark.set(m, (hitMark.get(m) || []).concat([s.component]));
+    const hitMark = new Map(), hitEdge = new Map(), number = new Map();
+    (suspects || []).forEach((s, i) => {
+      for (const m of s.marks) {
+        hitMark.set(m, (hitMark.get(m) || []).concat([s.component]));
+        number.set(m, (number.get(m) || []).concat([i + 1]));
+      }
       if (s.edge) { const k = s.edge[0] + '-' + s.edge[1]; hitEdge.set(k, (hitEdge.get(k) || []).concat([s.component])); }
-    }
+    });
     const labelAll = !suspects && drawing.nodes.length <= 40;
     const c = chart(parent, 'fabric');
     c.setOption({
@@ -398,7 +412,8 @@
             d.suspects = hitMark.get(n.id);
             d.symbolSize = Math.max(14, d.symbolSize);
             d.itemStyle = { borderColor: '#d00000', borderWidth: 4 };
-            d.label = { show: true, position: 'right', fontSize: 11, color: '#a00000', backgroundColor: 'rgba(255,255,255,0.85)', padding: [1, 3] };
+            d.label = { show: true, position: 'top', distance: 6, fontSize: 12, fontWeight: 'bold', color: '#a00000', backgroundColor: 'rgba(255,255,255,0.9)', padding: [1, 3],
+              formatter: number.get(n.id).map(x => '#' + x).join(' ') };
           }
           return d;
         }),
@@ -681,6 +696,12 @@
       data: g.points.map(r => [r.gpus, 100 * r.efficiency, r.speedup, r.dp, r.iteration_time_ms])
     }));
     const minEff = Math.min(...sweep.map(r => 100 * r.efficiency));
+    const maxEff = Math.max(100, ...sweep.map(r => 100 * r.efficiency));
+    // The y range hugs the data (lines 0.1 % apart stay apart), with a round lower bound.
+    const span = Math.max(0.5, maxEff - minEff);
+    const step = span <= 2 ? 0.5 : span <= 10 ? 1 : span <= 40 ? 5 : 10;
+    const yMin = Math.max(0, Math.floor((minEff - 0.15 * span) / step) * step);
+    const gpus = sweep.map(r => r.gpus);
     sc.setOption({
       animation: false,
       tooltip: {
@@ -689,8 +710,9 @@
       },
       legend: { data: series.map(x => x.name), top: 4, type: 'scroll' },
       grid: { left: 80, right: 40, top: 50, bottom: 60 },
-      xAxis: { type: 'log', logBase: 2, name: 'GPUs', ...AXIS_NAME, nameGap: 32, axisLabel: { formatter: v => fixed(v, 0) } },
-      yAxis: { type: 'value', name: 'parallel efficiency (%)', ...AXIS_NAME, nameGap: 50, min: Math.max(0, Math.floor(Math.min(90, minEff - 5) / 10) * 10), max: 100 },
+      xAxis: { type: 'log', logBase: 2, name: 'GPUs', ...AXIS_NAME, nameGap: 32, axisLabel: { formatter: v => fixed(v, 0) }, min: Math.min(...gpus), max: Math.max(...gpus) },
+      yAxis: { type: 'value', name: 'parallel efficiency (%)', ...AXIS_NAME, nameGap: 50, min: yMin, max: Math.ceil(maxEff / step) * step,
+        axisLabel: { formatter: v => fixed(v, step < 1 ? 1 : 0) } },
       series: series
     });
     w.appendChild(rowsTable(sweep.map(r => Object.assign({}, r, { dp_exposed_ms: r.breakdown_ms ? r.breakdown_ms.dp : null })),
@@ -711,10 +733,10 @@
     if (suspects && suspects.length) {
       const t = el('table', { class: 'rows suspects' });
       const scored = suspects.some(x => 'hidden_fault' in x);
-      t.appendChild(el('tr', {}, ['suspect', 'kind', 'finding', 'loss / RTT added'].concat(scored ? ['hidden fault?'] : []).map(h => el('th', { text: h }))));
-      for (const x of suspects) {
+      t.appendChild(el('tr', {}, ['#', 'suspect', 'kind', 'finding', 'loss / RTT added'].concat(scored ? ['hidden fault?'] : []).map(h => el('th', { text: h }))));
+      for (const [i, x] of suspects.entries()) {
         const v = x.finding === 'latency' ? '+' + secondsText(x.value * 1e-6) + ' RTT' : percentText(x.value) + ' %';
-        const cells = [el('td', { 'data-col': 'component', 'data-value': JSON.stringify(x.component), text: x.component }),
+        const cells = [el('td', { class: 'num', text: '#' + (i + 1) }), el('td', { 'data-col': 'component', 'data-value': JSON.stringify(x.component), text: x.component }),
           el('td', { 'data-col': 'kind', 'data-value': JSON.stringify(x.kind), text: x.kind }),
           el('td', { 'data-col': 'finding', 'data-value': JSON.stringify(x.finding), text: x.finding }),
           el('td', { class: 'num', 'data-col': 'value', 'data-value': JSON.stringify(x.value), text: v })];
@@ -722,7 +744,7 @@
         t.appendChild(el('tr', {}, cells));
       }
       s.appendChild(t);
-      s.appendChild(el('p', { class: 'muted', text: 'Red marks and edges hold a suspect; hover for its name.' }));
+      s.appendChild(el('p', { class: 'muted', text: 'Red marks and edges hold a suspect; a mark\'s #N is the suspect\'s number here; hover for names.' }));
     } else if (doc.mode === 'evaluate') {
       s.appendChild(el('p', { id: 'no-suspects', text: 'Evaluation (--evaluate): ' + fmt(doc.evaluation && doc.evaluation.trials) +
         ' trials, each with its own random hidden faults, so there is no one set of suspects to draw; the scores are below.' }));
@@ -863,11 +885,14 @@
         animation: false,
         tooltip: { trigger: 'axis', formatter: ps => 'every ' + fixed(ps[0].data[0], 1) + ' min: goodput ' + percentText(ps[0].data[1]) + ' %' },
         grid: { left: 80, right: 40, top: 40, bottom: 60 },
-        xAxis: { type: 'log', name: 'minutes between checkpoints (log scale)', ...AXIS_NAME, nameGap: 32, axisLabel: { formatter: v => fixed(v, v < 10 ? 1 : 0) } },
+        xAxis: { type: 'log', name: 'minutes between checkpoints (log scale)', ...AXIS_NAME, nameGap: 32, axisLabel: { formatter: v => fixed(v, v < 10 ? 1 : 0) },
+          min: curve.points[0][0], max: curve.points[curve.points.length - 1][0] },
         yAxis: { type: 'value', name: 'goodput (%)', ...AXIS_NAME, nameGap: 50, scale: true, axisLabel: { formatter: v => percentText(v) } },
         series: [{
           name: 'goodput', type: 'line', showSymbol: false, data: curve.points,
-          markPoint: { symbol: 'pin', symbolSize: 44, label: { fontSize: 10 }, data: [{ name: 'advised', coord: curve.optimum, value: fixed(curve.optimum[0], 0) + ' min' }] }
+          markLine: { symbol: 'none', lineStyle: { type: 'dashed', color: '#c0392b' }, label: { formatter: 'advised: ' + fixed(curve.optimum[0], 1) + ' min', position: 'insideEndTop' },
+            data: [{ xAxis: curve.optimum[0] }] },
+          markPoint: { symbol: 'circle', symbolSize: 9, itemStyle: { color: '#c0392b' }, label: { show: false }, data: [{ name: 'advised', coord: curve.optimum }] }
         }]
       });
     }
@@ -1159,8 +1184,8 @@
       ['algo', 'algorithm', 'auto', '', ['auto', 'ring', 'tree', 'nvls', 'nvls_tree', 'collnet_direct', 'collnet_chain', 'pat']],
       ['gpus', 'GPUs', '', 'all, or 0-127, 0-1023:8', null],
       ['min', 'min size', '1MiB', '', null], ['max', 'max size', '256MiB', '', null], ['factor', 'step factor', '2', '', null],
-      ['engine', 'engine', '', 'as in the scenario', ENGINES], ['routing', 'routing', '', 'as in the scenario', ROUTINGS]],
-    train: [['engine', 'engine', '', 'as in the scenario', ENGINES], ['routing', 'routing', '', 'as in the scenario', ROUTINGS]],
+      ['engine', 'engine', '', 'scenario\'s', ENGINES], ['routing', 'routing', '', 'scenario\'s', ROUTINGS]],
+    train: [['engine', 'engine', '', 'scenario\'s', ENGINES], ['routing', 'routing', '', 'scenario\'s', ROUTINGS]],
     diagnose: [['probe', 'probe mesh', 'rail', '', ['rail', 'leaf-mesh', 'full-mesh']], ['duration', 'probing time', '300s', '', null], ['round', 'round', '10s', '', null]]
   };
 
