@@ -688,7 +688,7 @@
     w.appendChild(el('p', { class: 'muted', text: 'Efficiency = speed-up / ideal speed-up against the smallest DP (100 % = linear scaling). ' +
       'Caps whose efficiencies are all the same share one line.' }));
     const sc = chart(w, 'sweep');
-    const symbols = ['circle', 'rect', 'triangle', 'diamond', 'pin', 'arrow'];
+    const symbols = ['circle', 'rect', 'triangle', 'diamond', 'roundRect', 'emptyCircle'];
     const dashes = ['solid', 'dashed', 'dotted'];
     const series = groups.map((g, i) => ({
       name: g.caps.map(capName).join(' = '), type: 'line', symbol: symbols[i % symbols.length], symbolSize: 9,
