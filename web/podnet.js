@@ -376,7 +376,7 @@
   function drawFabric(parent, drawing, suspects) {
     parent.appendChild(el('p', { class: 'muted', text: 'Drawn by tier, one mark per ' + drawing.granularity +
       ' (mark size grows with the devices in it; edge width with the links between two marks). Scroll to zoom, drag to pan.' }));
-    const levels = drawing.level_names;
+    const levels = drawing.level_names.map(words);  // tier names as words: super_spine -> super spine
     const hitMark = new Map(), hitEdge = new Map(), number = new Map();
     (suspects || []).forEach((s, i) => {
       for (const m of s.marks) {
@@ -405,7 +405,7 @@
         labelLayout: { hideOverlap: true },
         data: drawing.nodes.map(n => {
           const d = {
-            id: String(n.id), name: n.name, x: n.x, y: n.y, category: n.level, level: n.level, count: n.count, gpus: n.gpus,
+            id: String(n.id), name: words(n.name), x: n.x, y: n.y, category: n.level, level: n.level, count: n.count, gpus: n.gpus,
             symbolSize: Math.max(6, Math.min(40, 4 * Math.sqrt(n.count)))
           };
           if (hitMark.has(n.id)) {
