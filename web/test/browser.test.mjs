@@ -365,11 +365,16 @@ check(bars === parts, `train.html: iteration breakdown has the ${parts} non-zero
 const iter = await page.$eval('td[data-key="iteration_time_ms"]', t => JSON.parse(t.dataset.value));
 check(iter === trainJson.iteration_time_ms, 'train.html: iteration time equals podnet train --format json');
 await checkLayout('train.html');
+// Every figure of the document, folded under Details, is labelled too.
+await page.evaluate(() => { for (const d of document.querySelectorAll('details')) d.open = true; });
+await checkLayout('train.html with all figures open');
 await page.screenshot({ path: path.join(outDir, 'html-train.png'), fullPage: true });
 await page.goto('file://' + relHtml);
 await page.waitForSelector('.chart.goodput');
 check(await seriesLength('.chart.goodput') === 49, 'reliability.html: goodput curve drawn');
 await checkLayout('reliability.html');
+await page.evaluate(() => { for (const d of document.querySelectorAll('details')) d.open = true; });
+await checkLayout('reliability.html with all figures open');
 await page.screenshot({ path: path.join(outDir, 'html-reliability.png'), fullPage: true });
 
 await page.goto('file://' + sweepHtml);
