@@ -890,7 +890,7 @@
         yAxis: { type: 'value', name: 'goodput (%)', ...AXIS_NAME, nameGap: 50, scale: true, axisLabel: { formatter: v => percentText(v) } },
         series: [{
           name: 'goodput', type: 'line', showSymbol: false, data: curve.points,
-          markLine: { symbol: 'none', lineStyle: { type: 'dashed', color: '#c0392b' }, label: { formatter: 'advised: ' + fixed(curve.optimum[0], 1) + ' min', position: 'insideEndTop' },
+          markLine: { symbol: 'none', lineStyle: { type: 'dashed', color: '#c0392b' }, label: { formatter: 'advised: ' + fixed(curve.optimum[0], 1) + ' min', position: 'insideStartTop' },
             data: [{ xAxis: curve.optimum[0] }] },
           markPoint: { symbol: 'circle', symbolSize: 9, itemStyle: { color: '#c0392b' }, label: { show: false }, data: [{ name: 'advised', coord: curve.optimum }] }
         }]
