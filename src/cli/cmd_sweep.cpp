@@ -13,9 +13,11 @@
 #include "core/error.hpp"
 #include "report/bench_report.hpp"
 #include "report/diagnose_report.hpp"
+#include "report/html.hpp"
 #include "report/reliability_report.hpp"
 #include "report/sweep_report.hpp"
 #include "report/train_report.hpp"
+#include "report/web_assets.hpp"
 #include "study/bench.hpp"
 #include "study/diagnose.hpp"
 #include "study/reliability.hpp"
@@ -35,6 +37,7 @@ struct SweepOptions {
   int jobs = 1;
   std::string columns;
   bool timing = false;
+  std::string html;  // the results as a dashboard page
   // bench's own options
   std::string op = "allreduce", algo = "auto", min_size = "1MiB", max_size = "1GiB", gpus;
   double factor = 4;
@@ -46,6 +49,18 @@ struct SweepOptions {
 
 int read_back(const Common& c, const SweepOptions& o) {
   const study::ResultTable t = study::read_results(o.results, o.timing);
+  if (!o.html.empty()) {
+    // The document --format json prints, drawn by the dashboard (web/podnet.js, kind "sweep").
+    nlohmann::json pts = nlohmann::json::array();
+    for (const auto& r : t.rows) {
+      nlohmann::json p = nlohmann::json::object();
+      for (size_t i = 0; i < r.size(); ++i) p[t.columns[i]] = report::json_of(r[i]);
+      pts.push_back(p);
+    }
+    const nlohmann::json doc = {{"study", t.study}, {"axes", t.axes}, {"points", pts}};
+    write_out("--html", o.html, report::html_page({{"kind", "sweep"}, {"document", doc}}, "podnet sweep " + o.results));
+    std::cerr << "podnet: wrote " << o.html << "\n";
+  }
   if (c.format == "json") report::write_sweep_results_json(t, std::cout);
   else if (c.format == "csv") report::write_sweep_results_csv(t, std::cout);
   else report::write_sweep_results_table(t, split_list(o.columns), std::cout);
@@ -53,6 +68,9 @@ int read_back(const Common& c, const SweepOptions& o) {
 }
 
 int cmd_sweep(const Common& c, const SweepOptions& o) {
+  if (!o.html.empty() && !report::dashboard_installed())
+    throw InputError(std::string("--html: ") + report::kDashboardMissing);
+  check_output_file("--html", o.html);
   if (c.scenario.empty()) {
     if (!o.vary.empty() || !o.sweep_file.empty())
       throw InputError("--vary and --sweep-file need a scenario to sweep (podnet sweep SCENARIO --vary ...)");
@@ -205,6 +223,10 @@ void add_sweep_command(CLI::App& app, Action& action) {
   cmd->add_option("--columns", o->columns,
                   "table columns, comma-separated (default: the axes and the study's headline)");
   cmd->add_flag("--timing", o->timing, "also show each point's wall_seconds (the only column that varies run to run)");
+  cmd->add_option("--html", o->html,
+                  "also write the results as a self-contained dashboard page (the study's headline figures against "
+                  "the axes, and the table)")
+      ->type_name("FILE.html");
   cmd->add_option("--op", o->op, "bench: the collective")->capture_default_str();
   cmd->add_option("--algo", o->algo, "bench: auto or one algorithm")->capture_default_str();
   cmd->add_option("-b,--min", o->min_size, "bench: smallest size")->capture_default_str();

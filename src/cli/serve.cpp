@@ -14,6 +14,7 @@
 
 #include "cli/common.hpp"
 #include "collective/collective.hpp"
+#include "collective/gpu_list.hpp"
 #include "collective/types.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
@@ -120,7 +121,7 @@ Request parse_request(const nlohmann::json& body) {
     throw InputError("'study': expected design, bench, train, reliability or diagnose, got '" + r.study + "'");
   // Fields the study reads; any other is refused (a misspelt field used to be ignored).
   std::vector<std::string> fields = {"study", "sets", "yaml", "file", "scenario"};
-  if (r.study == "bench") fields.insert(fields.end(), {"engine", "routing", "op", "factor", "min", "max", "algo"});
+  if (r.study == "bench") fields.insert(fields.end(), {"engine", "routing", "op", "factor", "min", "max", "algo", "gpus"});
   if (r.study == "train") fields.insert(fields.end(), {"sweep", "trace"});
   if (r.study == "diagnose") fields.insert(fields.end(), {"probe", "duration", "round"});
   for (const auto& [key, value] : body.items())
@@ -169,7 +170,7 @@ Request parse_request(const nlohmann::json& body) {
     r.sc = scenario::load(name, sets);
   }
   // Rules between keys (60 GPUs of 8-GPU servers) are checked now, answered 400, not as a failed run.
-  (void)scenario::resolve(scenario::Scenario(r.sc));
+  const scenario::Setup checked = scenario::resolve(scenario::Scenario(r.sc));
   if (r.study == "bench") {
     r.bench.op = collective::parse_op(string_field(body, "op", "allreduce"));
     double factor = 2;
@@ -181,6 +182,19 @@ Request parse_request(const nlohmann::json& body) {
     r.bench.algo = string_field(body, "algo", "auto");
     if (r.bench.algo != "auto" && !collective::find_algorithm(r.bench.algo))
       throw InputError("'algo': '" + r.bench.algo + "' is not an algorithm (see podnet list), nor auto");
+    // As podnet bench's --gpus: GPU ranks (0-127, 0-1023:8, 0,8,16), checked against the fabric; absent = all.
+    if (body.contains("gpus")) {
+      const std::string gpus = string_field(body, "gpus", "");
+      if (gpus.find_first_not_of(" \t") == std::string::npos)
+        throw InputError("'gpus': expected GPU ranks such as 0-7, 0-4095:8 or 0,8,16 (leave it out for every GPU)");
+      try {
+        r.bench.group = collective::parse_gpu_list(gpus, static_cast<int32_t>(checked.fabric.gpus.size()));
+      } catch (const InputError& e) {
+        throw InputError(std::string("'gpus': ") + e.what());
+      }
+      if (r.bench.group.size() < 2)
+        throw InputError(fmt::format("'gpus': '{}' is one GPU; a collective needs at least 2", gpus));
+    }
   }
   if (r.study == "train") {
     r.train.sweep = bool_field(body, "sweep");

@@ -117,7 +117,7 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
   doc["hottest_links"] = hot;
   doc["engine_stats"] = {{"flows", last.flows}, {"solves", last.solves}};  // of the last size
   // Per link class (the fabric's tiers of links), per size in row order: the mean and the highest of its
-  // directed links' mean utilizations (engine::ClassLoad).
+  // directed links' mean utilizations, and how many carried bytes and their mean (engine::ClassLoad).
   std::vector<std::string> classes;
   std::map<std::string, int64_t> class_links;
   for (const auto& b : r.rows)
@@ -126,14 +126,22 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
   nlohmann::json util = nlohmann::json::array();
   for (const auto& name : classes) {
     nlohmann::json mean = nlohmann::json::array(), max = nlohmann::json::array();
+    nlohmann::json used = nlohmann::json::array(), used_mean = nlohmann::json::array();
     for (const auto& b : r.rows) {
       const auto it = std::find_if(b.run.by_class.begin(), b.run.by_class.end(),
                                    [&](const engine::ClassLoad& c) { return c.link_class == name; });
-      mean.push_back(it == b.run.by_class.end() ? 0.0 : round_to(it->mean_utilization, 4));
-      max.push_back(it == b.run.by_class.end() ? 0.0 : round_to(it->max_utilization, 4));
+      const bool has = it != b.run.by_class.end();
+      mean.push_back(has ? round_to(it->mean_utilization, 4) : 0.0);
+      max.push_back(has ? round_to(it->max_utilization, 4) : 0.0);
+      used.push_back(has ? it->used_links : 0);
+      used_mean.push_back(has ? round_to(it->used_mean_utilization, 4) : 0.0);
     }
-    util.push_back(
-        {{"link_class", name}, {"links", class_links[name]}, {"mean_utilization", mean}, {"max_utilization", max}});
+    util.push_back({{"link_class", name},
+                    {"links", class_links[name]},
+                    {"mean_utilization", mean},
+                    {"max_utilization", max},
+                    {"used_links", used},
+                    {"used_mean_utilization", used_mean}});
   }
   doc["link_class_utilization"] = util;
   if (r.ring) {
