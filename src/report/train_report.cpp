@@ -623,6 +623,27 @@ void write_sweep_table(const nlohmann::json& o, std::ostream& out) {
            fixed(r["breakdown_ms"]["dp"].get<double>(), 2)});
   }
   t.write(out, "    ");
+  // An efficiency above 100% is no rounding: say what made the larger DP more than ideal. Per cap, the first
+  // row is the base; a point whose compute per GPU is below the base's got work taken off each GPU as DP
+  // grew (ZeRO shards the optimizer step over the replicas: each GPU updates 1/dp of its stage's weights).
+  const nlohmann::json* base = nullptr;
+  for (const auto& r : o["sweep"]) {
+    if (!base || (*base)["cap_gbytes_per_second"] != r["cap_gbytes_per_second"]) base = &r;
+    if (r["efficiency"].get<double>() <= 1.0005) continue;
+    const double c0 = (*base)["breakdown_ms"]["compute"].get<double>(), c = r["breakdown_ms"]["compute"].get<double>();
+    if (c < c0)
+      out << fmt::format("    efficiency above 100% (DP {}: {}%): the compute per GPU shrinks as DP grows, {} ms at "
+                         "DP {} against {} ms at DP {} (the optimizer step is sharded over the replicas with "
+                         "ZeRO), so more replicas do more than proportionally more work per second\n",
+                         r["dp"].get<int64_t>(), fixed(100 * r["efficiency"].get<double>(), 1), fixed(c, 2),
+                         r["dp"].get<int64_t>(), fixed(c0, 2), (*base)["dp"].get<int64_t>());
+    else
+      out << fmt::format("    efficiency above 100% (DP {}: {}%) with no less compute per GPU than at DP {}: the "
+                         "breakdown per point (--format json, sweep[].breakdown_ms) shows where the time went\n",
+                         r["dp"].get<int64_t>(), fixed(100 * r["efficiency"].get<double>(), 1),
+                         (*base)["dp"].get<int64_t>());
+    break;  // once: the first such point says why
+  }
 }
 
 nlohmann::json training_reliability_json(const study::TrainingReliability& r) {
