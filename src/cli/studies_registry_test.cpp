@@ -23,7 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// "toy": the scenario's seed times --scale, on no Setup; its GPU count the scenario's topology.gpus.
+// "toy": the scenario's seed times --scale, on no Setup; its GPU count the fabric's.
 void register_toy() {
   if (report::find_study("toy")) return;
   report::StudyDef d;
@@ -38,7 +38,7 @@ void register_toy() {
   d.run = [](const report::StudyRun& r) {
     report::StudyOutput o;
     o.document = report::new_document(report::context_of(*r.scenario, "toy"));
-    o.document["toy"] = {{"gpus", r.scenario->section("topology").get_int("gpus")}};
+    o.document["toy"] = {{"gpus", r.scenario->build_topology().gpus.size()}};
     o.document["value"] = static_cast<double>(r.scenario->seed) * r.args->values.get_real("scale");
     return o;
   };
@@ -75,7 +75,8 @@ TEST(StudyRegistry, AStudyRegisteredOnlyThereSweepsAndDiffs) {
       podnet({"sweep", "leafspine-8k", "--study", "toy", "--scale", "5", "--vary", "seed=1,3", "--results", db});
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("toy study, 2 point(s) stored, 0 with an error"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("15.0 units"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("value (units)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" 15.0\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("8,192"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("warning"), std::string::npos) << r.out;
   // The GPU count varied by an axis: warned, naming it.
@@ -109,6 +110,14 @@ TEST(StudyRegistry, ServeListsAndRunsAStudyRegisteredOnlyThere) {
   Server server(o);
   const int port = server.bind();
   std::thread t([&] { server.listen(); });
+  struct Join {  // stops and joins the server however the test ends
+    Server& s;
+    std::thread& t;
+    ~Join() {
+      s.stop();
+      t.join();
+    }
+  } join{server, t};
   httplib::Client client("127.0.0.1", port);
   auto res = client.Get("/api/studies");
   ASSERT_TRUE(res);
@@ -160,8 +169,6 @@ TEST(StudyRegistry, ServeListsAndRunsAStudyRegisteredOnlyThere) {
   EXPECT_NE(res->body.find("'op': not a field of a toy run; expected study, sets, yaml, file, scenario, scale"),
             std::string::npos)
       << res->body;
-  server.stop();
-  t.join();
 }
 
 }  // namespace

@@ -419,14 +419,14 @@ const ResultField* find_field(const StudyDef& s, const std::string& key) {
   return nullptr;
 }
 
-std::string format_field(const ResultField* f, const nlohmann::json& v) {
+std::string format_field(const ResultField* f, const nlohmann::json& v, bool with_unit) {
   if (v.is_null()) return "-";
   if (v.is_string()) return v.get<std::string>();
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
   if (!v.is_number()) return v.dump();
   if (f) {
     const double x = v.get<double>() * f->scale;
-    const std::string unit = f->unit.empty() ? "" : f->unit == "%" ? "%" : " " + f->unit;
+    const std::string unit = f->unit.empty() ? "" : f->unit == "%" ? "%" : with_unit ? " " + f->unit : "";
     return fixed_or_exp(x, f->decimals) + unit;
   }
   if (v.is_number_integer()) return thousands(v.get<int64_t>());

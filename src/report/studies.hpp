@@ -123,7 +123,8 @@ StudyOutput run_study(const StudyDef& s, const scenario::Scenario& sc, const Stu
 const ResultField* find_field(const StudyDef& s, const std::string& key);
 // A value as a table prints it: a declared field with its unit, scale and decimals ("14,612.91 ms",
 // "37.2%"); otherwise integers grouped by thousands and reals with up to 4 decimals, grouped too.
-std::string format_field(const ResultField* f, const nlohmann::json& value);
+// `with_unit` false: the number alone (a table that says the unit in its header), but for "%".
+std::string format_field(const ResultField* f, const nlohmann::json& value, bool with_unit = true);
 // The GPU count of a result document by its study's gpus_field, or -1.
 int64_t gpus_of(const StudyDef& s, const nlohmann::json& doc);
 

@@ -164,6 +164,10 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
     std::string h = c;
     const auto at = h.find('@');
     if (at != std::string::npos) h = h.substr(0, at) + " @ " + thousands(std::stoll(h.substr(at + 1))) + " B";
+    // The unit in the header, the numbers alone in their cells (right-aligned); "%" stays in the cells.
+    const ResultField* f = st ? find_field(*st, c) : nullptr;
+    if (c == "wall_seconds") h += " (s)";
+    else if (f && !f->unit.empty() && f->unit != "%") h += " (" + f->unit + ")";
     header.push_back(h);
   }
   std::vector<bool> is_axis(cols.size());
@@ -178,8 +182,8 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
       if (is_axis[k] || std::holds_alternative<std::string>(v)) row.push_back(text_of(v));
       else if (std::holds_alternative<std::monostate>(v)) row.push_back("-");
       else if (cols[k] == "wall_seconds" && std::holds_alternative<double>(v))
-        row.push_back(fixed(std::get<double>(v), 2) + " s");
-      else row.push_back(format_field(st ? find_field(*st, cols[k]) : nullptr, json_of(v)));
+        row.push_back(fixed(std::get<double>(v), 2));
+      else row.push_back(format_field(st ? find_field(*st, cols[k]) : nullptr, json_of(v), false));
     }
     table.add(row);
   }
