@@ -73,7 +73,8 @@ study::Progress study_progress(const std::string& command, std::string& label) {
   p.step = [command, start, tty](size_t done, size_t total, const std::string& what) {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (tty || wall > 2.0)
-      std::cerr << fmt::format("podnet {}: [{}/{}] {} done ({:.1f} s elapsed)\n", command, done, total, what, wall);
+      std::cerr << fmt::format("podnet {}: [{}/{}] {} done ({})\n", command, done, total, what,
+                               report::elapsed_and_eta(static_cast<int64_t>(done), static_cast<int64_t>(total), wall));
   };
   return p;
 }
@@ -113,21 +114,7 @@ std::string flow_quantum_hint(const std::string& engine, const engine::NetworkOp
          "completion late by < 100 ns; a 261,632-flow all-to-all went from 314 s to 2.8 s)";
 }
 
-Bytes parse_size(const std::string& text, const char* option) {
-  std::string t = text;
-  // As nccl-tests: K/M/G (either case, and T) are powers of 1024.
-  if (!t.empty() && std::string_view("KMGTkmgt").find(t.back()) != std::string_view::npos)
-    t.back() = static_cast<char>(std::toupper(static_cast<unsigned char>(t.back()))), t += "iB";
-  // A bare number is bytes, as nccl-tests reads -b 8.
-  if (!t.empty() && std::all_of(t.begin(), t.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) t += "B";
-  Bytes b = 0;
-  std::string expected;
-  if (!parse_bytes(t, b, expected))
-    throw InputError(
-        fmt::format("{} {}: expected {} (or, as nccl-tests, K/M/G/T for powers of 1024 and a bare number for bytes)",
-                    option, text, expected));
-  return b;
-}
+Bytes parse_size(const std::string& text, const char* option) { return report::parse_size(text, option); }
 
 std::vector<Bytes> bench_sizes(const std::string& min, const std::string& max, double factor) {
   return study::size_series(parse_size(min, "--min"), parse_size(max, "--max"), factor);
@@ -346,6 +333,53 @@ study::TelemetryRequest telemetry_request(const std::string& dir, const std::str
                                  expected.empty() ? "" : " (" + expected + ")"));
   r.sample_interval = t;
   return r;
+}
+
+void add_study_options(CLI::App* cmd, StudyOptions& o) {
+  // One option per name: studies that share one (train's and jobs' --allow-oom) share its help.
+  std::vector<std::pair<const report::StudyParam*, std::vector<std::string>>> options;
+  for (const auto& st : report::studies())
+    for (const auto& p : st.params) {
+      if (!(p.fronts & report::kCli)) continue;
+      auto it =
+          std::find_if(options.begin(), options.end(), [&](const auto& e) { return e.first->option() == p.option(); });
+      if (it == options.end()) options.push_back({&p, {st.name}});
+      else it->second.push_back(st.name);
+    }
+  for (const auto& [p, names] : options) {
+    std::string who;
+    for (const auto& n : names) who += (who.empty() ? "" : ", ") + n;
+    std::string help = who + ": " + p->spec.help;
+    if (!p->spec.default_text.empty()) help += " (default " + p->spec.default_text + ")";
+    const std::string option = p->option();
+    cmd->add_option_function<std::string>(
+           p->flags.empty() ? option : p->flags, [&o, option](const std::string& v) { o.given[option] = v; }, help)
+        ->type_name(p->spec.type == ParamType::Bool ? "true|false" : "VALUE");
+  }
+}
+
+report::StudyArgs study_args_from(const report::StudyDef& st, const StudyOptions& o,
+                                  const std::vector<const report::StudyDef*>& others) {
+  std::map<std::string, std::string> given;
+  for (const auto& [option, text] : o.given) {
+    const auto it = std::find_if(st.params.begin(), st.params.end(), [&](const report::StudyParam& p) {
+      return (p.fronts & report::kCli) && p.option() == option;
+    });
+    if (it != st.params.end()) {
+      given[it->spec.name] = text;
+      continue;
+    }
+    bool elsewhere = false;
+    for (const auto* other : others)
+      for (const auto& p : other->params) elsewhere = elsewhere || ((p.fronts & report::kCli) && p.option() == option);
+    if (elsewhere) continue;
+    std::string takers;
+    for (const auto& s : report::studies())
+      for (const auto& p : s.params)
+        if ((p.fronts & report::kCli) && p.option() == option) takers += (takers.empty() ? "" : ", ") + s.name;
+    throw InputError(fmt::format("{} {}: not an option of the {} study (it is {}'s)", option, text, st.name, takers));
+  }
+  return report::study_args(st, given, [](const report::StudyParam& p) { return p.option(); });
 }
 
 }  // namespace podnet::cli
