@@ -242,9 +242,34 @@ void write_csv(const std::string& stem, const nlohmann::json& doc, std::ostream&
 
 }  // namespace
 
+// `table` with, after its header line, the --config-add fragments the run applied (they change the scenario
+// as --set does, so a table that did not name them would pass a fitted fragment's values for the scenario's).
+std::string config_add_line(const nlohmann::json& doc) {
+  if (!doc.contains("run") || !doc["run"].contains("config_add")) return {};
+  std::vector<std::string> files;
+  for (const auto& f : doc["run"]["config_add"]) files.push_back(f.get<std::string>());
+  if (files.empty()) return {};
+  return fmt::format("  config-add: {} (merged on the scenario before --set)\n", fmt::join(files, ", "));
+}
+
+void write_table_with_adds(const std::function<void(const nlohmann::json&, std::ostream&)>& table,
+                           const nlohmann::json& doc, std::ostream& out) {
+  const std::string line = config_add_line(doc);
+  if (line.empty()) return table(doc, out);
+  std::ostringstream s;
+  table(doc, s);
+  std::string text = s.str();
+  const auto nl = text.find('\n');
+  text.insert(nl == std::string::npos ? text.size() : nl + 1, line);
+  out << text;
+}
+
 void emit(const Common& c, const scenario::Scenario& sc, const nlohmann::json& doc, const std::string& stem,
-          const std::function<void(const nlohmann::json&, std::ostream&)>& table,
+          const std::function<void(const nlohmann::json&, std::ostream&)>& table_only,
           const std::function<void(const nlohmann::json&, std::ostream&)>& other) {
+  const auto table = [&table_only](const nlohmann::json& d, std::ostream& out) {
+    write_table_with_adds(table_only, d, out);
+  };
   const bool is_other = other && c.format != "table" && c.format != "json" && c.format != "csv";
   if (c.format == "json") report::write_json(doc, std::cout);
   else if (c.format == "csv") write_csv(stem, doc, std::cout);
