@@ -15,10 +15,12 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "cli/telemetry_options.hpp"
 #include "core/error.hpp"
 #include "scenario/estimate.hpp"
 #include "study/bench.hpp"
 #include "telemetry/export.hpp"
+#include "telemetry/metrics.hpp"
 
 namespace podnet::cli {
 void add_common(CLI::App* cmd, Common& c, bool scenario_required, const std::vector<std::string>& extra_formats) {
@@ -310,7 +312,15 @@ void emit(const Common& c, const scenario::Scenario& sc, const nlohmann::json& d
   }
 }
 
-void report_telemetry(const study::TelemetryResult& t, const std::string& dir) {
+void report_telemetry(const study::TelemetryResult& t, const std::string& dir) { report_telemetry(t, dir, false); }
+
+void add_telemetry_all_option(CLI::App* cmd, bool& all_ports) {
+  cmd->add_flag("--telemetry-all", all_ports,
+                "with --telemetry: write every port of the fabric into metrics.prom / metrics.om, also those that "
+                "carried nothing (by default they are left out: all zero)");
+}
+
+void report_telemetry(const study::TelemetryResult& t, const std::string& dir, bool all_ports) {
   if (!t.recorder) {
     if (!dir.empty())
       std::cerr << "podnet: --telemetry records the packet engine's ports and QPs and the flow engine's links; "
@@ -345,10 +355,16 @@ void report_telemetry(const study::TelemetryResult& t, const std::string& dir) {
     }
   }
   if (dir.empty()) return;
-  const auto files = telemetry::write_dir(*t.recorder, dir);
-  std::cerr << "podnet: wrote telemetry to " << dir << "/ (";
+  const auto files = telemetry::write_dir(*t.recorder, dir, all_ports);
+  std::cerr << "podnet: wrote telemetry to " << (std::filesystem::path(dir) / "").string() << " (";
   for (size_t i = 0; i < files.size(); ++i) std::cerr << (i ? ", " : "") << files[i];
   std::cerr << ")\n";
+  const telemetry::PortCoverage cov = telemetry::port_coverage(*t.recorder, all_ports);
+  if (cov.written < cov.ports)
+    std::cerr << fmt::format("podnet: the metrics files hold the {} port(s) that carried traffic; the other {} of the "
+                             "fabric's {} carried nothing and were left out (--telemetry-all writes every port)\n",
+                             report::thousands(cov.written), report::thousands(cov.ports - cov.written),
+                             report::thousands(cov.ports));
 }
 
 void add_telemetry_options(CLI::App* cmd, std::string& dir, std::string& interval) {
