@@ -305,10 +305,12 @@ void emit(const Common& c, const scenario::Scenario& sc, const nlohmann::json& d
       auto f = open_out(path);
       other(doc, f);
       close_out(f, "--out", path);
-      also = fmt::format(", {}/{}.{}.txt", c.out_dir, stem, c.format);
+      also = ", " + (dir / (stem + "." + c.format + ".txt")).string();
     }
-    std::cerr << fmt::format("podnet: wrote {0}/{1}.json, {0}/{1}.csv, {0}/{1}.txt{2}, {0}/scenario.resolved.yaml\n",
-                             c.out_dir, stem, also);
+    // Paths joined as paths: `--out results/` said results//design.json.
+    std::cerr << fmt::format("podnet: wrote {}, {}, {}{}, {}\n", (dir / (stem + ".json")).string(),
+                             (dir / (stem + ".csv")).string(), (dir / (stem + ".txt")).string(), also,
+                             (dir / "scenario.resolved.yaml").string());
   }
 }
 
