@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/common.hpp"
+#include "cli/telemetry_options.hpp"
 #include "collective/collective.hpp"
 #include "collective/gpu_list.hpp"
 #include "core/error.hpp"
@@ -33,6 +34,7 @@ struct BenchOptions {
   std::string engine, routing, order, transport;
   std::string html;
   std::string telemetry, telemetry_interval = "10us";
+  bool telemetry_all = false;  // --telemetry-all: every port in the metrics files
   int channels = 0, qps = 0, senders = 0;
   bool channels_given = false, qps_given = false, senders_given = false, gpus_given = false;
 };
@@ -104,7 +106,7 @@ int cmd_bench(Common c, const BenchOptions& b) {
     write_out("--html", b.html, page);
     std::cerr << "podnet: wrote " << b.html << "\n";
   }
-  report_telemetry(r.telemetry, b.telemetry);
+  report_telemetry(r.telemetry, b.telemetry, b.telemetry_all);
   return kExitOk;
 }
 
@@ -148,6 +150,7 @@ void add_bench_command(CLI::App& app, Action& action) {
   bench->add_option("--html", b->html, "also write a self-contained HTML report: busbw against size, the rows")
       ->type_name("FILE.html");
   add_telemetry_options(bench, b->telemetry, b->telemetry_interval);
+  add_telemetry_all_option(bench, b->telemetry_all);
   bench->add_option("--engine", b->engine, "analytical | flow | packet (sets network.engine)");
   bench->add_option("--routing", b->routing,
                     "routing policy, e.g. ecmp, adaptive, spray, static (sets network.routing)");

@@ -217,9 +217,14 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
     const std::string ref_file = (dir / "reference.yaml").string();
     write_whole("--dir", ref_file,
                 study::optimize_reference(scenario::load(o.reference, c.sets).resolved_yaml(), base_text));
-    const auto design = design_point(ref_file, {}).fields;
-    ref->capex_usd = field(design, study::kCapexColumn);
-    ref->power_kw = field(design, study::kPowerColumn);
+    // Priced as the points are: their cost: section (in reference.yaml) and, for each combination of the
+    // cost: axes' values, once more; each point is compared with the reference priced by its own values.
+    for (const auto& sets : study::cost_axis_overrides(req.axes)) {
+      const auto design = design_point(ref_file, sets).fields;
+      ref->pricings.push_back({sets, field(design, study::kCapexColumn), field(design, study::kPowerColumn)});
+    }
+    ref->capex_usd = ref->pricings.front().capex_usd;
+    ref->power_kw = ref->pricings.front().power_kw;
     if (o.stage != "design") {
       const auto train = train_point(ref_file, {}).fields;
       ref->iteration_ms = field(train, study::kTimeColumn);

@@ -15,10 +15,12 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "cli/telemetry_options.hpp"
 #include "core/error.hpp"
 #include "scenario/estimate.hpp"
 #include "study/bench.hpp"
 #include "telemetry/export.hpp"
+#include "telemetry/metrics.hpp"
 
 namespace podnet::cli {
 void add_common(CLI::App* cmd, Common& c, bool scenario_required, const std::vector<std::string>& extra_formats) {
@@ -229,9 +231,34 @@ void write_csv(const std::string& stem, const nlohmann::json& doc, std::ostream&
 
 }  // namespace
 
+// `table` with, after its header line, the --config-add fragments the run applied (they change the scenario
+// as --set does, so a table that did not name them would pass a fitted fragment's values for the scenario's).
+std::string config_add_line(const nlohmann::json& doc) {
+  if (!doc.contains("run") || !doc["run"].contains("config_add")) return {};
+  std::vector<std::string> files;
+  for (const auto& f : doc["run"]["config_add"]) files.push_back(f.get<std::string>());
+  if (files.empty()) return {};
+  return fmt::format("  config-add: {} (merged on the scenario before --set)\n", fmt::join(files, ", "));
+}
+
+void write_table_with_adds(const std::function<void(const nlohmann::json&, std::ostream&)>& table,
+                           const nlohmann::json& doc, std::ostream& out) {
+  const std::string line = config_add_line(doc);
+  if (line.empty()) return table(doc, out);
+  std::ostringstream s;
+  table(doc, s);
+  std::string text = s.str();
+  const auto nl = text.find('\n');
+  text.insert(nl == std::string::npos ? text.size() : nl + 1, line);
+  out << text;
+}
+
 void emit(const Common& c, const scenario::Scenario& sc, const nlohmann::json& doc, const std::string& stem,
-          const std::function<void(const nlohmann::json&, std::ostream&)>& table,
+          const std::function<void(const nlohmann::json&, std::ostream&)>& table_only,
           const std::function<void(const nlohmann::json&, std::ostream&)>& other) {
+  const auto table = [&table_only](const nlohmann::json& d, std::ostream& out) {
+    write_table_with_adds(table_only, d, out);
+  };
   const bool is_other = other && c.format != "table" && c.format != "json" && c.format != "csv";
   if (c.format == "json") report::write_json(doc, std::cout);
   else if (c.format == "csv") write_csv(stem, doc, std::cout);
@@ -265,14 +292,24 @@ void emit(const Common& c, const scenario::Scenario& sc, const nlohmann::json& d
       auto f = open_out(path);
       other(doc, f);
       close_out(f, "--out", path);
-      also = fmt::format(", {}/{}.{}.txt", c.out_dir, stem, c.format);
+      also = ", " + (dir / (stem + "." + c.format + ".txt")).string();
     }
-    std::cerr << fmt::format("podnet: wrote {0}/{1}.json, {0}/{1}.csv, {0}/{1}.txt{2}, {0}/scenario.resolved.yaml\n",
-                             c.out_dir, stem, also);
+    // Paths joined as paths: `--out results/` said results//design.json.
+    std::cerr << fmt::format("podnet: wrote {}, {}, {}{}, {}\n", (dir / (stem + ".json")).string(),
+                             (dir / (stem + ".csv")).string(), (dir / (stem + ".txt")).string(), also,
+                             (dir / "scenario.resolved.yaml").string());
   }
 }
 
-void report_telemetry(const study::TelemetryResult& t, const std::string& dir) {
+void report_telemetry(const study::TelemetryResult& t, const std::string& dir) { report_telemetry(t, dir, false); }
+
+void add_telemetry_all_option(CLI::App* cmd, bool& all_ports) {
+  cmd->add_flag("--telemetry-all", all_ports,
+                "with --telemetry: write every port of the fabric into metrics.prom / metrics.om, also those that "
+                "carried nothing (by default they are left out: all zero)");
+}
+
+void report_telemetry(const study::TelemetryResult& t, const std::string& dir, bool all_ports) {
   if (!t.recorder) {
     if (!dir.empty())
       std::cerr << "podnet: --telemetry records the packet engine's ports and QPs and the flow engine's links; "
@@ -307,10 +344,16 @@ void report_telemetry(const study::TelemetryResult& t, const std::string& dir) {
     }
   }
   if (dir.empty()) return;
-  const auto files = telemetry::write_dir(*t.recorder, dir);
-  std::cerr << "podnet: wrote telemetry to " << dir << "/ (";
+  const auto files = telemetry::write_dir(*t.recorder, dir, all_ports);
+  std::cerr << "podnet: wrote telemetry to " << (std::filesystem::path(dir) / "").string() << " (";
   for (size_t i = 0; i < files.size(); ++i) std::cerr << (i ? ", " : "") << files[i];
   std::cerr << ")\n";
+  const telemetry::PortCoverage cov = telemetry::port_coverage(*t.recorder, all_ports);
+  if (cov.written < cov.ports)
+    std::cerr << fmt::format("podnet: the metrics files hold the {} port(s) that carried traffic; the other {} of the "
+                             "fabric's {} carried nothing and were left out (--telemetry-all writes every port)\n",
+                             report::thousands(cov.written), report::thousands(cov.ports - cov.written),
+                             report::thousands(cov.ports));
 }
 
 void add_telemetry_options(CLI::App* cmd, std::string& dir, std::string& interval) {

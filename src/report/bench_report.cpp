@@ -112,7 +112,9 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
   for (const auto& l : last.hottest)
     hot.push_back({{"link", engine::dir_link_name(s.fabric, l.link)},
                    {"bytes", static_cast<int64_t>(l.bytes + 0.5)},
-                   {"mean_utilization", round_to(l.mean_utilization, 4)},
+                   // over a failed run (stalled until the collective's timeout) a mean is no load: null
+                   {"mean_utilization",
+                    last.job_failed ? nlohmann::json(nullptr) : nlohmann::json(round_to(l.mean_utilization, 4))},
                    {"peak_utilization", round_to(l.peak_utilization, 4)}});
   doc["hottest_links"] = hot;
   doc["engine_stats"] = {{"flows", last.flows}, {"solves", last.solves}};  // of the last size
@@ -175,13 +177,17 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
   const std::string algo = b["algorithm"].get<std::string>() == b["op"].get<std::string>()
                                ? std::string()
                                : " " + b["algorithm"].get<std::string>();
-  out << fmt::format("podnet bench: {}{} on {} GPUs of {} ({} engine, {} routing, {} channel(s), {} QP(s), {} ring "
-                     "order)\n",
-                     b["op"].get<std::string>(), algo, b["gpus"].get<int64_t>(),
-                     d["run"]["scenario"].get<std::string>(), b["engine"].get<std::string>(),
-                     b["routing"].get<std::string>(), b["channels"].get<std::string>(), b["qps"].get<int>(),
-                     b["ring_order"].get<std::string>());
-  if (b.contains("algorithms"))
+  // The ring order only when the plan has rings, the tuner only for what it chooses: a traffic pattern, an
+  // all-to-all or a send/recv is not NCCL-tuned (their lines said 'topology_aware ring order' and 'tuner:
+  // algorithms auto' over an incast).
+  const std::string op = b["op"].get<std::string>();
+  const bool tuned = algo.size() > 0 && op != "alltoall" && op != "sendrecv";
+  out << fmt::format("podnet bench: {}{} on {} GPUs of {} ({} engine, {} routing, {} channel(s), {} QP(s){})\n", op,
+                     algo, b["gpus"].get<int64_t>(), d["run"]["scenario"].get<std::string>(),
+                     b["engine"].get<std::string>(), b["routing"].get<std::string>(), b["channels"].get<std::string>(),
+                     b["qps"].get<int>(),
+                     d.contains("ring") ? ", " + b["ring_order"].get<std::string>() + " ring order" : "");
+  if (tuned && b.contains("algorithms"))
     out << fmt::format("  tuner: algorithms {}, protocols {}, {} tables (NCCL's cost model)\n",
                        b["algorithms"].get<std::string>(), b["protocols"].get<std::string>(),
                        b["gpu_arch"].get<std::string>());
@@ -194,7 +200,7 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
                        b["incast_senders"].get<int64_t>(), b["incast_receiver"].get<int64_t>());
   out << "  algbw = size / time, busbw = algbw x " << b["bus_factor_formula"].get<std::string>()
       << " (nccl-tests definitions); GB/s = 1e9 bytes/s\n";
-  if (b.contains("algorithms"))
+  if (tuned && b.contains("algorithms"))
     out << "  NCCL model: NCCL's own cost model for the chosen algorithm and protocol on NCCL's channels ('-' when "
            "--channels fixes them)\n";
   out << "\n";
@@ -260,10 +266,21 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
           << " us: " << last["failure"].get<std::string>() << "\n";
   }
   if (!d["hottest_links"].empty()) {
-    out << "\n  hottest links at " << thousands(d["rows"].back()["bytes"].get<int64_t>()) << " B:\n";
+    // A job that failed ran until it was declared failed (a collective's timeout after its traffic stalled): a
+    // mean over that time is no link's load (it printed 0.0 %), so the links are shown by peak and bytes.
+    const auto& lr = d["rows"].back();
+    const bool failed = lr.value("job_failed", false);
+    out << "\n  hottest links at " << thousands(lr["bytes"].get<int64_t>()) << " B"
+        << (failed ? fmt::format(" (the job failed at {} us: mean utilization over a stalled run is not shown; peak "
+                                 "and bytes up to the failure)",
+                                 fixed(lr["failed_at_us"].get<double>(), 1))
+                   : std::string())
+        << ":\n";
     Table h({"link", "mean util", "peak util", "bytes"});
     for (const auto& l : d["hottest_links"])
-      h.add({l["link"].get<std::string>(), fixed(100 * l["mean_utilization"].get<double>(), 1) + "%",
+      h.add({l["link"].get<std::string>(),
+             failed || l["mean_utilization"].is_null() ? std::string("-")
+                                                       : fixed(100 * l["mean_utilization"].get<double>(), 1) + "%",
              fixed(100 * l["peak_utilization"].get<double>(), 1) + "%", thousands(l["bytes"].get<int64_t>())});
     h.write(out, "    ");
   }

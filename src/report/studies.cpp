@@ -509,6 +509,26 @@ nlohmann::json design_document(const scenario::Scenario& sc, const topology::Top
   const topology::Bom bom = topology::compute_bom(t, hw);
   const topology::CostModel model = sc.cost_model();
   add_design(doc, t, bom, topology::compute_cost(t, hw, bom, model), model);
+  // The ratio asked, beside the one built when whole ports made another (2:1 on radix-128 leaves is 85 down /
+  // 43 up ports, 40 of them cabled: 2.125:1, said only in the notes): the key's text and the builder's note on
+  // that tier's ports.
+  const Params& tp = sc.topology;
+  for (const auto& keys : {std::pair<const char*, const char*>{"oversubscription", "spine_oversubscription"},
+                           {"access_oversubscription", "aggregation_oversubscription"}}) {
+    if (!tp.has(keys.first)) continue;
+    nlohmann::json asked = nlohmann::json::object();
+    for (size_t i = 0; i < t.facts.oversubscription.size() && i < 2; ++i) {
+      const char* key = i == 0 ? keys.first : keys.second;
+      const auto& [tier, got] = t.facts.oversubscription[i];
+      if (!tp.has(key) || std::abs(got - tp.get_real(key)) <= 1e-9 * got) continue;
+      std::string why = "asked " + tp.text(key);
+      for (const auto& n : t.facts.notes)
+        if (n.rfind(tier + ": ", 0) == 0) why += ": " + n.substr(0, n.find(';'));
+      asked[tier] = why;
+    }
+    if (!asked.empty()) doc["oversubscription_asked"] = asked;
+    break;
+  }
   return doc;
 }
 

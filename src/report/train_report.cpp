@@ -1,5 +1,6 @@
 #include "report/train_report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -472,7 +473,21 @@ void write_training_trace(const workload::TrainResult& r, std::ostream& out) {
       events.push_back(
           {{"name", "thread_name"}, {"ph", "M"}, {"pid", s}, {"tid", l}, {"args", {{"name", r.trace_lanes[l]}}}});
   }
-  for (const auto& e : r.trace) {
+  // Slices in time order and, at one start, the longer first: on one track (a lane of a stage) the channels of
+  // one collective start together and end apart, and Perfetto nests slices in file order at equal times, so a
+  // longer channel after a shorter one was improperly nested and dropped (20 of the default job's trace). The
+  // longer one first holds the shorter ones inside it.
+  std::vector<size_t> order(r.trace.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const int64_t sa = trace_ns(r.trace[a].start), sb = trace_ns(r.trace[b].start);
+    if (sa != sb) return sa < sb;
+    const int64_t da = trace_ns(r.trace[a].start + r.trace[a].dur) - sa;
+    const int64_t db = trace_ns(r.trace[b].start + r.trace[b].dur) - sb;
+    return da > db;
+  });
+  for (size_t k : order) {
+    const workload::TraceOp& e = r.trace[k];
     const int64_t start = trace_ns(e.start);
     const int64_t end = trace_ns(e.start + e.dur);
     const std::string lane = e.tid >= 0 && static_cast<size_t>(e.tid) < r.trace_lanes.size()
