@@ -455,7 +455,7 @@
     all.sort((x, y) => rank(x[0]) - rank(y[0]) || tierRank(x[0]) - tierRank(y[0]));
     b.appendChild(kvTable(all, 'bom'));
 
-    // Cost: its own panel (docs/cost.md).
+    // Cost: its own panel (docs/reference/cost.md).
     const cost = doc.cost;
     if (cost) {
       const c = section(grid, 'Cost (USD)', 'cost');

@@ -48,7 +48,7 @@
 // Trust. A fit is not a calibration when its keys all end on their bounds
 // (the logs want values the bounds exclude) or when its rms residual exceeds
 // kMaxTrustedRms (25 %: a quarter of the busbw unexplained at a typical size;
-// every fit of docs/validation.md that matched podnet's algorithm to the log's
+// every fit of docs/contributing/validation/calibration.md that matched podnet's algorithm to the log's
 // is below 12 %, the mismatched ones 50 % and more). Calibration::doubts then
 // says why, naming the likely causes (the algorithm podnet timed is not the
 // log's, or the log does not say; ranks per host not the scenario's GPUs per
