@@ -5,7 +5,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all setup configure build run test test-sanitize bench fuzz clean
+.PHONY: all setup configure build run test test-sanitize bench fuzz docs clean
 
 all: build
 
@@ -27,6 +27,11 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@bash scripts/test-sanitize.sh --replay $(REPLAY_BUILD) $(JOBS)
 	@bash scripts/test-tsan.sh $(TSAN_BUILD) $(JOBS)
+
+# The documentation site: docs/ with the scenario key reference generated from this
+# build's podnet, checked by `mkdocs build --strict`, in $(BUILD)/docs-site/site/.
+docs: build
+	@bash scripts/docs-site.sh $(BUILD)
 
 bench: build
 	@for b in $(BUILD)/bench/*_bench; do [ -x "$$b" ] && "$$b"; done

@@ -1,6 +1,6 @@
 // flow_bench: how fast the flow engine times a 1 GiB ring all-reduce over
 // every GPU of aipod-16k (16,384 GPUs) and of the same design grown to
-// 131,072 GPUs, with 1 and 8 channels (docs/validation.md, "Speed").
+// 131,072 GPUs, with 1 and 8 channels (docs/contributing/validation/speed.md).
 //
 // Each case runs in its own forked process so that its peak memory (the
 // child's getrusage ru_maxrss) is its own. Per case it prints the wall and

@@ -25,6 +25,12 @@ endfunction()
 interop_test(interop_perfetto_trace
   "\"$PODNET\" train --trace \"$OUT/trace.json\" >/dev/null; \"$PY\" \"$SRC/tests/interop/check_trace.py\" \"$OUT/trace.json\" --require-args")
 
+# Perfetto, channels of one collective: leafspine-8k's default job has 208 starts where a lane's channels begin
+# together and end apart; Perfetto keeps the file's order at equal starts, so the longer must come first (a
+# longer one after a shorter one is improperly nested and dropped).
+interop_test(interop_perfetto_trace_channels
+  "\"$PODNET\" train leafspine-8k --trace \"$OUT/trace.json\" >/dev/null; \"$PY\" \"$SRC/tests/interop/check_trace.py\" \"$OUT/trace.json\" --require-args")
+
 # Perfetto, flow arrows and counters: a small PP2 job on the flow engine with its 8 busiest links as
 # counter tracks; every pipeline send's arrow binds inside its slices, the counters are numeric steps.
 interop_test(interop_perfetto_trace_flows

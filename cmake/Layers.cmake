@@ -1,4 +1,4 @@
-# One library per layer, in DESIGN.md order; a layer links only layers above it
+# One library per layer, in the order of docs/contributing/architecture.md; a layer links only layers above it
 # (ranks and rule: scripts/check-layers.sh, run by ctest as `layering`).
 podnet_layer(core fmt::fmt)
 target_sources(podnet_core PRIVATE ${CMAKE_BINARY_DIR}/generated/version.cpp)
@@ -35,7 +35,7 @@ add_custom_command(
 target_sources(podnet_scenario PRIVATE ${CMAKE_BINARY_DIR}/generated/examples.cpp)
 
 # Studies run on a resolved scenario (scenario::Setup) and return typed
-# results; report renders them (DESIGN.md order: scenario -> study -> report -> cli).
+# results; report renders them (docs/contributing/architecture.md order: scenario -> study -> report -> cli).
 podnet_layer(study podnet_scenario podnet_telemetry yaml-cpp SQLite::SQLite3 Threads::Threads MPI::MPI_CXX)
 podnet_layer(report podnet_study nlohmann_json::nlohmann_json)
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# check-layers.sh [SOURCE_DIR]: the layering rule of DESIGN.md, checked on
+# check-layers.sh [SOURCE_DIR]: the layering rule of docs/contributing/architecture.md, checked on
 # the code. Run by ctest (test `layering`); exits 1 naming every violation.
 #
 # Layers, in order (a layer may include and link only layers of a lower
@@ -109,6 +109,6 @@ if out=$({
   echo "layering: ok ($(printf '%s\n' "$order" | wc -w) layers ranked)"
 else
   printf '%s\n' "$out" | sort
-  echo "layering: FAILED (rule and order: scripts/check-layers.sh, DESIGN.md)"
+  echo "layering: FAILED (rule and order: scripts/check-layers.sh, docs/contributing/architecture.md)"
   exit 1
 fi

@@ -18,6 +18,8 @@ packages=(
   prometheus python3-prometheus-client
   # `podnet serve` (cpp-httplib) and its browser tests (headless Chromium)
   libcpp-httplib-dev chromium
+  # the documentation site (mkdocs build --strict, ctest docs_site)
+  mkdocs mkdocs-material
 )
 if [ "${1:-}" = "--fuzz" ]; then packages+=(clang libclang-rt-dev); fi
 # node and npm (the dashboard's chart library, the browser tests' driver)

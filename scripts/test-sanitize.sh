@@ -11,7 +11,7 @@
 #   libraries they link, at -O1 -g1 (cheaper to compile), in BUILD_DIR
 #   (default build-replay), and replays every corpus (ctest -R
 #   fuzz_replay_). The whole suite under the sanitizers takes longer than CI
-#   allows on 2 cores, the replay does not (docs/validation.md, "make
+#   allows on 2 cores, the replay does not (docs/contributing/validation/hardening.md, "make
 #   test-sanitize").
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,8 +1,10 @@
 // podnet's dashboard: draws a result payload {kind, document, drawing} with
 // Apache ECharts (window.echarts), in a self-contained `--html` report
 // (podnet.renderReport) and in `podnet serve`'s pages (podnet.startApp).
-// Every number shown comes from the `--format json` document; cells carry
-// the raw value in data-value so tests compare them with the JSON.
+// Every number shown comes from the `--format json` document, formatted as
+// the CLI's tables print it (labels, units, percentages, thousands
+// separators: the FIELDS table below); cells carry the raw value in
+// data-value so tests compare them with the JSON.
 (function () {
   'use strict';
 
@@ -12,14 +14,8 @@
       if (k === 'text') e.textContent = v;
       else e.setAttribute(k, v);
     }
-    for (const c of children || []) e.appendChild(c);
+    for (const c of children || []) e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
     return e;
-  }
-
-  function fmt(v) {
-    if (typeof v === 'number') return Number.isInteger(v) ? v.toLocaleString('en-US') : v.toLocaleString('en-US', { maximumFractionDigits: 4 });
-    if (v === null || v === undefined) return '-';
-    return String(v);
   }
 
   // Text for ECharts' HTML tooltips (names come from scenario and document files).
@@ -27,12 +23,268 @@
     return String(v).replace(/[&<>"']/g, c => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
   }
 
-  function bytesLabel(b) {
-    const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-    let i = 0;
-    while (b >= 1024 && i < units.length - 1 && b % 1024 === 0) { b /= 1024; ++i; }
-    return b + ' ' + units[i];
+  // ---- numbers: one formatting module (label + unit + format per result key) ----
+
+  // v with exactly d decimals and thousands separators: 12,345.68.
+  function fixed(v, d) {
+    return Number(v).toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
   }
+  // A number of unknown kind at a sensible precision: integers whole, else 4 significant digits at most.
+  function plain(v) {
+    if (Number.isInteger(v)) return fixed(v, 0);
+    const a = Math.abs(v);
+    if (a >= 1e15 || (a > 0 && a < 1e-3)) return v.toExponential(2);
+    if (a >= 1000) return fixed(v, 0);
+    if (a >= 100) return fixed(v, 1);
+    if (a >= 1) return fixed(v, 2);
+    return fixed(v, 3);
+  }
+  const IEC = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  // Sizes as nccl-tests' users write them: 2 MiB (powers of 1024), else SI with 2 decimals.
+  function bytesText(b) {
+    if (!Number.isFinite(b)) return String(b);
+    let i = 0, x = b;
+    while (x >= 1024 && i < IEC.length - 1 && x % 1024 === 0) { x /= 1024; ++i; }
+    if (i > 0 || b < 1000) return fixed(x, 0) + ' ' + IEC[i];
+    for (const [s, u] of [[1e12, 'TB'], [1e9, 'GB'], [1e6, 'MB'], [1e3, 'kB']]) if (b >= s) return fixed(b / s, 2) + ' ' + u;
+    return fixed(b, 0) + ' B';
+  }
+  const bytesLabel = bytesText;
+  function percentText(v) {
+    const p = 100 * v, a = Math.abs(p);
+    if (p === 0) return '0';
+    if (a < 0.01) return p.toPrecision(2);
+    return fixed(p, a < 1 ? 2 : 1);
+  }
+  // count_text of podnet reliability: 0, 1.2e-3, 2.35, 254.9.
+  function countText(v) {
+    if (v === 0) return '0';
+    if (Math.abs(v) < 0.01) return v.toExponential(1);
+    return fixed(v, Math.abs(v) < 10 ? 2 : 1);
+  }
+  function secondsText(s) {
+    if (s >= 3600) return fixed(s / 3600, 2) + ' h';
+    if (s >= 60) return fixed(s / 60, 1) + ' min';
+    if (s >= 1) return fixed(s, s >= 10 ? 1 : 3).replace(/\.?0+$/, '') + ' s';
+    if (s >= 1e-3) return fixed(s * 1e3, 1) + ' ms';
+    if (s > 0) return fixed(s * 1e6, s >= 1e-5 ? 0 : 2) + ' us';
+    return '0 s';
+  }
+  function bigText(v) {
+    for (const [s, u] of [[1e12, 'T'], [1e9, 'B'], [1e6, 'M']]) if (Math.abs(v) >= s) return fixed(v / s, 2) + u;
+    return fixed(v, 0);
+  }
+
+  // Kinds of value: f formats the number, unit follows it (a table column puts the unit in its header).
+  const KINDS = {
+    int: { f: v => fixed(Math.round(v), 0) },
+    num: { f: plain },
+    num1: { f: v => fixed(v, 1) },
+    num3: { f: v => fixed(v, 3) },
+    num4: { f: v => fixed(v, 4) },
+    num2: { f: v => fixed(v, 2) },
+    cap: { f: v => v > 0 ? fixed(v, 0) : 'as built', unit: 'GB/s per GPU' },
+    pct: { f: percentText, unit: '%' },
+    usd: { f: v => (v < 0 ? '-$' : '$') + fixed(Math.abs(v), Math.abs(v) >= 10 ? 0 : Math.abs(v) >= 0.1 ? 2 : 3) },
+    ms: { f: v => fixed(v, 2), unit: 'ms' },
+    us: { f: v => fixed(v, 2), unit: 'us' },
+    s: { f: secondsText },
+    min: { f: v => fixed(v, 1), unit: 'min' },
+    h: { f: v => fixed(v, Math.abs(v) >= 1000 ? 0 : 2), unit: 'h' },
+    days: { f: v => fixed(v, 1), unit: 'days' },
+    kw: { f: v => fixed(v, 1), unit: 'kW' },
+    mwh: { f: v => fixed(v, 0), unit: 'MWh' },
+    gbps: { f: v => fixed(v, Math.abs(v) >= 100 ? 0 : 1), unit: 'Gb/s' },
+    GBps: { f: v => fixed(v, 2), unit: 'GB/s' },
+    TBps: { f: v => fixed(v, 2), unit: 'TB/s' },
+    Bps: { f: v => v >= 1e6 ? fixed(v / 1e6, 2) + ' MB/s' : v >= 1e3 ? fixed(v / 1e3, 1) + ' kB/s' : fixed(v, 0) + ' B/s' },
+    gb: { f: v => fixed(v, Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 1 ? 1 : 3), unit: 'GB' },
+    bytes: { f: bytesText },
+    billion: { f: v => fixed(v, 1) + 'B' },
+    big: { f: bigText },
+    sci: { f: v => v.toExponential(2) },
+    ratio: { f: v => fixed(v, 2) + ':1' },
+    times: { f: v => fixed(v, 3) + 'x' },
+    count: { f: countText },
+    perh: { f: v => v.toExponential(2), unit: 'per hour' },
+    tflops: { f: v => fixed(v, 1), unit: 'TFLOP/s' },
+    gpus: { f: v => fixed(v, 0), unit: 'GPUs' },
+    hops: { f: v => fixed(v, 0), unit: 'hops' }
+  };
+
+  // Labels and kinds by dotted path ('*' = any one key; '$1' in a label = that key, humanized). Paths not listed
+  // get a label from their keys (units stripped: power_kw -> "power", kW) and a kind from their unit suffix.
+  const FIELDS = {
+    // design
+    'topology.family': ['fabric family'], 'topology.tiers': ['switch tiers'],
+    'topology.gpus_per_server': ['GPUs per server', 'int'], 'topology.nics_per_server': ['NICs per server', 'int'],
+    'bom.gpus': ['GPUs', 'int'], 'bom.nics': ['NICs', 'int'], 'bom.nvlink_domains': ['NVLink domains', 'int'],
+    'bom.switches.*': ['switches: $1', 'int'], 'bom.links.*': ['links: $1', 'int'], 'bom.internal_links.*': ['links inside servers: $1', 'int'],
+    'bom.cables.*': ['cables: $1', 'int'], 'bom.transceivers': ['optical transceivers', 'int'], 'bom.power_kw': ['power', 'kw'],
+    'bom.racks.total': ['racks', 'int'], 'bom.racks.server': ['racks: servers', 'int'], 'bom.racks.network': ['racks: network', 'int'],
+    'bom.racks.servers_per_rack': ['servers per rack', 'int'], 'bom.power.*': ['power: $1'], 'bom.*': ['$1'], 'topology.*': ['$1'],
+    'cost.capex_usd': ['capex: network total', 'usd'], 'cost.capex_per_gpu_usd': ['capex per GPU', 'usd'],
+    'cost.capex.*': ['capex: $1', 'usd'], 'cost.capex_by_tier_usd.*': ['capex: $1', 'usd'],
+    'cost.energy_mwh_per_year': ['energy per year (whole cluster)', 'mwh'], 'cost.energy_usd_per_year': ['energy cost per year', 'usd'],
+    'cost.network_energy_usd_per_year': ['of which network (switches, optics)', 'usd'],
+    'cost.energy_price_usd_per_kwh': ['energy price per kWh', 'usd'], 'cost.pue': ['PUE', 'num'],
+    'bisection_bandwidth_gbps': ['bisection bandwidth (per direction)', 'gbps'],
+    'injection_bandwidth_per_gpu_gbps': ['injection bandwidth per GPU', 'gbps'],
+    'diameter_hops': ['diameter (switch hops)', 'int'], 'oversubscription.*': ['oversubscription at $1', 'ratio'],
+    'limits.max_gpus': ['largest GPU count (this radix, tiers and pod size)', 'int'], 'limits.max_gpus_reason': ['limit'],
+    // bench
+    'bench.op': ['operation'], 'bench.gpus': ['GPUs', 'int'], 'bench.bus_factor': ['bus factor (busbw / algbw)', 'num4'],
+    'bench.bus_factor_formula': ['bus factor'], 'bench.qps': ['QPs per connection', 'int'], 'bench.gpu_arch': ['tuner tables'],
+    'bytes': ['size', 'bytes'], 'algbw_gbyte_per_s': ['algbw', 'GBps'], 'busbw_gbyte_per_s': ['busbw', 'GBps'],
+    'time_us': ['time', 'us'], 'algorithm': ['algo'], 'protocol': ['proto'], 'nccl_model_us': ['NCCL model', 'us'],
+    'baseline_time_us': ['baseline', 'us'], 'slowdown': ['slowdown', 'times'], 'link': ['link'],
+    'mean_utilization': ['mean util', 'pct'], 'peak_utilization': ['peak util', 'pct'],
+    'engine_stats.flows': ['flows simulated (largest size)', 'int'], 'engine_stats.solves': ['max-min solves (largest size)', 'int'],
+    'ring.label': ['ring'], 'ring.hops': ['ring hops', 'int'], 'ring.*': ['ring hops: $1', 'int'], 'bench.*': ['$1'], 'hottest_links.bytes': ['bytes carried', 'bytes'],
+    'fct.*': ['$1'], 'sweep.dp_exposed_ms': ['DP exposed', 'ms'], 'sweep.cap_gbytes_per_second': ['NIC cap', 'cap'],
+    'sweep.speedup': ['speed-up', 'num2'], 'sweep.ideal': ['ideal', 'int'],
+    // train
+    'iteration_time_ms': ['iteration time', 'ms'], 'mfu': ['MFU (model FLOPs)', 'pct'], 'mfu_of_fp8_peak': ['MFU of the FP8 peak', 'pct'],
+    'hfu': ['HFU (with recompute)', 'pct'], 'tflops_per_gpu': ['TFLOP/s per GPU (hardware)', 'num1'],
+    'tokens_per_second': ['tokens/s', 'int'], 'days_to_train': ['days to train (failure-free)', 'days'],
+    'tokens_budget': ['token budget', 'big'], 'ideal_bubble_fraction': ['ideal bubble (p-1)/(v m) of compute, even stages', 'pct'],
+    'critical_stage': ['critical stage', 'int'], 'breakdown_ms.*': ['$1', 'ms'], 'stage': ['stage', 'int'],
+    'flops_per_iteration.*': ['FLOPs per iteration: $1', 'sci'], 'model.params_billion': ['parameters', 'billion'],
+    'model.active_params_billion': ['active parameters', 'billion'], 'model.seq': ['sequence length', 'int'],
+    'memory_gbyte.fits': ['memory: fits'], 'memory_gbyte.stage': ['memory: stage', 'int'],
+    'memory_gbyte.inflight_microbatches': ['memory: microbatches in flight', 'num'],
+    'gpu.compute_efficiency': ['GPU: compute efficiency', 'pct'], 'gpu.peak_tflops': ['GPU: peak', 'tflops'],
+    'batch.tokens_per_iteration': ['batch: tokens per iteration', 'int'],
+    'cap_gbytes_per_second': ['NIC cap', 'GBps'], 'speedup': ['speed-up', 'num'], 'ideal': ['ideal', 'num'],
+    'efficiency': ['efficiency', 'pct'], 'dp': ['DP', 'int'], 'gpus': ['GPUs', 'int'],
+    'reliability.goodput': ['with failures: goodput', 'pct'], 'reliability.mtbi_hours': ['with failures: MTBI', 'h'],
+    'reliability.days_to_train_with_failures': ['with failures: days to train', 'days'],
+    'reliability.checkpoint_interval_minutes': ['with failures: checkpoint every', 'min'],
+    'reliability.checkpoint_cost_minutes': ['with failures: checkpoint cost', 'min'],
+    'reliability.restart_cost_minutes': ['with failures: restart cost', 'min'],
+    // reliability
+    'mtbi_hours': ['mean time between interruptions (MTBI)', 'h'], 'expected_interruptions': ['expected interruptions', 'count'],
+    'interruption_probability': ['P(at least one interruption)', 'pct'], 'interruption_rate_per_hour': ['interruptions', 'perh'],
+    'days_to_train_with_failures': ['days to train with failures', 'days'], 'duration_days': ['window', 'days'],
+    'training_days': ['training (failure-free)', 'days'], 'absorbed.expected_failures': ['absorbed failures', 'count'],
+    'absorbed.stall_seconds': ['absorbed failures: stalling the job in total', 's'],
+    'monte_carlo.ci95_low': ['Monte Carlo: P(interruption), 95 % CI low', 'pct'],
+    'monte_carlo.ci95_high': ['Monte Carlo: P(interruption), 95 % CI high', 'pct'],
+    'monte_carlo.expected_interruptions_ci95_low': ['Monte Carlo: expected interruptions, 95 % CI low', 'count'],
+    'monte_carlo.expected_interruptions_ci95_high': ['Monte Carlo: expected interruptions, 95 % CI high', 'count'],
+    'monte_carlo.goodput_ci95_low': ['Monte Carlo: goodput, 95 % CI low', 'pct'],
+    'monte_carlo.goodput_ci95_high': ['Monte Carlo: goodput, 95 % CI high', 'pct'],
+    'monte_carlo.expected_interruptions': ['Monte Carlo: expected interruptions', 'count'],
+    'monte_carlo.absorbed_failures': ['Monte Carlo: absorbed failures', 'count'],
+    'checkpoint.interval_minutes': ['checkpoint every (Daly)', 'min'], 'checkpoint.young_interval_minutes': ["Young's first-order interval", 'min'],
+    'checkpoint.goodput': ['goodput (useful / wall time)', 'pct'], 'checkpoint.goodput_young': ["goodput at Young's interval", 'pct'],
+    'label': ['component'], 'count': ['in job', 'int'], 'mtbf_hours': ['MTBF', 'h'], 'interrupts': ['interrupts?'],
+    'share': ['share', 'pct'], 'expected_failures': ['failures', 'count'], 'recovery_seconds': ['recovery', 's'],
+    'rate_per_hour': ['rate', 'perh'],
+    // diagnose
+    'background_loss_per_link': ['background loss per link crossing', 'pct'], 'lost': ['probes lost', 'int'], 'sent': ['probes sent', 'int'],
+    'time_to_localize_seconds': ['time to localize the loss', 's'], 'loss_probability': ['loss', 'pct'],
+    'lost_probes': ['lost probes', 'num1'], 'confidence': ['confidence', 'num4'], 'hidden_fault': ['hidden fault?'],
+    'component': ['suspect'], 'rtt_added_seconds': ['RTT added', 's'], 'slow_tuples': ['slow tuples', 'int'],
+    'probing.overhead_share_of_nic_capacity_max': ['probing: overhead, busiest NIC (share of its link)', 'pct'],
+    'probing.probes_per_second_per_nic': ['probing: probes per second per NIC', 'int'],
+    'probing.overhead_bytes_per_second_per_nic': ['probing: overhead per NIC', 'Bps'],
+    'probing.overhead_bytes_per_second_max_nic': ['probing: overhead, busiest NIC', 'Bps'],
+    'score.precision': ['loss: precision', 'num3'], 'score.recall': ['loss: recall', 'num3'],
+    'latency.score.precision': ['latency: precision', 'num3'], 'latency.score.recall': ['latency: recall', 'num3'],
+    'evaluation.precision': ['precision', 'num4'], 'evaluation.recall': ['recall', 'num4'],
+    // run
+    'run.command': ['study'], 'run.source': ['scenario file'], 'run.overrides': ['--set'], 'run.git_sha': ['git commit'],
+    'run.podnet_version': ['podnet version'], 'run.seed': ['seed', 'int'], 'schema_version': ['schema version', 'int']
+  };
+
+  const WORDS = {
+    gpus: 'GPUs', gpu: 'GPU', nics: 'NICs', nic: 'NIC', tp: 'TP', pp: 'PP', dp: 'DP', ep: 'EP', cp: 'CP', edp: 'EDP',
+    mfu: 'MFU', hfu: 'HFU', mtbf: 'MTBF', mtbi: 'MTBI', hbm: 'HBM', pue: 'PUE', nvlink: 'NVLink', rtt: 'RTT', fct: 'FCT',
+    nccl: 'NCCL', qps: 'QPs', ci95: '95 % CI', bom: 'BOM', flops: 'FLOPs', tflops: 'TFLOP/s', p2p: 'P2P', kv: 'KV',
+    ffn: 'FFN', pcie: 'PCIe', pfc: 'PFC', ecmp: 'ECMP', fp8: 'FP8', bf16: 'BF16', usd: 'USD', id: 'ID', mc: 'Monte Carlo',
+    seq: 'sequence', pct: '%', vpp: 'VPP'
+  };
+  // Unit suffixes of keys: [suffix, kind, words added to the label].
+  const SUFFIXES = [
+    ['_gbyte_per_s', 'GBps'], ['_gbytes_per_second', 'GBps'], ['_tbyte_per_s', 'TBps'], ['_bytes_per_second', 'Bps'],
+    ['_usd_per_year', 'usd', ' per year'], ['_usd_per_kwh', 'usd', ' per kWh'], ['_usd', 'usd'], ['_gbps', 'gbps'],
+    ['_mwh_per_year', 'mwh', ' per year'], ['_kw', 'kw'], ['_ms', 'ms'], ['_us', 'us'], ['_seconds', 's'],
+    ['_minutes', 'min'], ['_hours', 'h'], ['_days', 'days'], ['_gbyte', 'gb'], ['_billion', 'billion'],
+    ['_fraction', 'pct'], ['_per_hour', 'perh'], ['_bytes_per_gpu', 'bytes', ' per GPU'], ['_bytes', 'bytes'],
+    ['_tflops', 'tflops'], ['_hops', 'hops']
+  ];
+  const FRACTION = /(^|_)(mfu|hfu|efficiency|utilization|share|goodput|probability)$/;
+
+  function words(k) {
+    return k.split('_').map(w => WORDS[w] !== undefined ? WORDS[w] : w).join(' ').replace(/\s+/g, ' ').trim();
+  }
+  // One key's label and kind from its suffix.
+  function keyDescribe(k) {
+    for (const [suf, kind, tail] of SUFFIXES)
+      if (k.length > suf.length && k.endsWith(suf)) return { label: words(k.slice(0, -suf.length)) + (tail || ''), kind };
+    if (k === 'bytes') return { label: 'bytes', kind: 'bytes' };
+    if (FRACTION.test(k)) return { label: words(k), kind: 'pct' };
+    return { label: words(k), kind: null };
+  }
+  function lookup(path) {
+    const parts = path.split('.');
+    for (const [pat, v] of Object.entries(FIELDS)) {
+      const p = pat.split('.');
+      if (p.length !== parts.length) continue;
+      let star = null, ok = true;
+      for (let i = 0; i < p.length && ok; ++i) {
+        if (p[i] === '*') star = parts[i];
+        else ok = p[i] === parts[i];
+      }
+      if (ok) {
+        const k = star === null ? null : keyDescribe(star);
+        return { label: v[0].replace('$1', k ? k.label : ''), kind: v[1] || (k ? k.kind : null) };
+      }
+    }
+    return null;
+  }
+  const described = new Map();
+  // {label, kind} of a dotted result path: FIELDS first, then the last key alone (a row's column), then the
+  // keys' own words with the units of their suffixes (a parent's unit, breakdown_ms, holds for its children).
+  function describe(path) {
+    if (described.has(path)) return described.get(path);
+    let d = lookup(path);
+    if (!d) {
+      const parts = path.split('.');
+      let kind = null;
+      const labels = parts.map(k => {
+        const x = keyDescribe(k);
+        if (x.kind) kind = x.kind;
+        return x.label;
+      });
+      d = { label: labels.filter(x => x).join(': '), kind };
+    }
+    described.set(path, d);
+    return d;
+  }
+  // A value as text; withUnit false leaves the unit to a column header.
+  function show(path, v, withUnit = true) {
+    if (v === null || v === undefined) return '-';
+    if (typeof v === 'boolean') return v ? 'yes' : 'no';
+    if (Array.isArray(v)) return v.length ? v.map(x => typeof x === 'object' && x !== null ? JSON.stringify(x) : show(path, x, withUnit)).join(path.endsWith('tiers') ? ' / ' : ', ') : '-';
+    if (typeof v !== 'number') return String(v);
+    const k = KINDS[describe(path).kind || 'num'];
+    return k.f(v) + (withUnit && k.unit ? ' ' + k.unit : '');
+  }
+  // A column of rows under prefix: the full path's entry, else the column's own (hottest_links.link -> "link").
+  function colDescribe(prefix, c) {
+    return lookup(prefix + c) || lookup(c) || describe(prefix + c);
+  }
+  function header(path, d) {
+    d = d || describe(path);
+    const k = KINDS[d.kind || 'num'];
+    return d.label + (k.unit ? ' (' + k.unit + ')' : '');
+  }
+  // Numbers without a path (chart tooltips): plain.
+  const fmt = v => typeof v === 'number' ? plain(v) : v === null || v === undefined ? '-' : String(v);
+
+  // ---- tables ----
 
   function section(parent, title, id) {
     const s = el('section', id ? { id: id } : {}, [el('h2', { text: title })]);
@@ -40,37 +292,75 @@
     return s;
   }
 
-  // The scalar leaves of an object as rows "a.b.c | value".
-  function flatten(obj, prefix, out) {
-    for (const k of Object.keys(obj).sort()) {
-      const v = obj[k], key = prefix ? prefix + '.' + k : k;
-      if (v !== null && typeof v === 'object' && !Array.isArray(v)) flatten(v, key, out);
-      else if (!Array.isArray(v)) out.push([key, v]);
+  // The scalar leaves of an object as [path, value] (arrays of scalars kept whole).
+  function leaves(obj, prefix, out) {
+    for (const k of Object.keys(obj)) {
+      const v = obj[k], key = prefix + k;
+      if (v !== null && typeof v === 'object' && !Array.isArray(v)) leaves(v, key + '.', out);
+      else if (!Array.isArray(v) || !v.some(x => x !== null && typeof x === 'object')) out.push([key, v]);
     }
     return out;
   }
 
-  function keyValueTable(obj, prefix, cls) {
-    const t = el('table', { class: cls || 'kv' });
-    for (const [k, v] of flatten(obj, '', [])) {
-      t.appendChild(el('tr', {}, [el('th', { text: k }),
-        el('td', { class: typeof v === 'number' ? 'num' : '', 'data-key': prefix + k, 'data-value': JSON.stringify(v), text: fmt(v) })]));
+  // Rows "label | value" for [path, value] entries; cells keep the path in data-key and the raw value in data-value.
+  function kvTable(entries, cls) {
+    const t = el('table', { class: 'kv ' + (cls || '') });
+    for (const [k, v] of entries) {
+      t.appendChild(el('tr', {}, [el('th', { text: describe(k).label }),
+        el('td', { class: typeof v === 'number' ? 'num' : '', 'data-key': k, 'data-value': JSON.stringify(v === undefined ? null : v), text: show(k, v) })]));
     }
     return t;
   }
+  function keyValueTable(obj, prefix, cls) { return kvTable(leaves(obj, prefix, []), cls); }
 
-  function rowsTable(rows, columns, cls) {
-    const t = el('table', { class: cls || 'rows' });
-    t.appendChild(el('tr', {}, columns.map(c => el('th', { text: c }))));
+  // Rows of objects; columns by key (labels and units from FIELDS via prefix + key).
+  function rowsTable(rows, columns, cls, prefix) {
+    const t = el('table', { class: 'rows ' + (cls || '') });
+    const ds = columns.map(c => colDescribe(prefix || '', c));
+    t.appendChild(el('tr', {}, columns.map((c, i) => el('th', { text: header(c, ds[i]) }))));
     for (const r of rows) {
-      t.appendChild(el('tr', {}, columns.map(c => el('td', {
-        class: typeof r[c] === 'number' ? 'num' : '', 'data-col': c, 'data-value': JSON.stringify(r[c] === undefined ? null : r[c]),
-        text: typeof r[c] === 'object' && r[c] !== null ? JSON.stringify(r[c]) : fmt(r[c])
-      }))));
+      t.appendChild(el('tr', {}, columns.map((c, i) => {
+        const v = r[c] === undefined ? null : r[c];
+        const kind = KINDS[ds[i].kind || 'num'];
+        return el('td', {
+          class: typeof v === 'number' ? 'num' : '', 'data-col': c, 'data-value': JSON.stringify(v),
+          text: v !== null && typeof v === 'object' && !Array.isArray(v) ? leaves(v, '', []).map(([k, x]) => describe(k).label + ' ' + show(k, x)).join(', ')
+            : typeof v === 'number' ? kind.f(v) : show((prefix || '') + c, v, false)
+        });
+      })));
     }
     return t;
   }
 
+  // A table of plain text rows (CLI-style summaries): [[label, text, key?, raw?], ...].
+  function textTable(rows, head, cls) {
+    const t = el('table', { class: 'kv ' + (cls || '') });
+    if (head) t.appendChild(el('tr', {}, head.map(h => el('th', { text: h }))));
+    for (const r of rows) {
+      const cells = [el('th', { text: r[0] })];
+      for (let i = 1; i < r.length; ++i) {
+        const c = r[i];
+        if (c && typeof c === 'object') cells.push(el('td', { class: 'num', 'data-key': c.key, 'data-value': JSON.stringify(c.value), text: c.text }));
+        else cells.push(el('td', { class: 'num', text: c === undefined ? '' : c }));
+      }
+      t.appendChild(el('tr', {}, cells));
+    }
+    return t;
+  }
+  // A cell of textTable showing the document's value at path.
+  function cell(doc, path, text) {
+    let v = doc;
+    for (const k of path.split('.')) v = v === null || v === undefined ? undefined : v[k];
+    return { key: path, value: v === undefined ? null : v, text: text !== undefined ? text : show(path, v) };
+  }
+
+  function notes(parent, list) {
+    if (list && list.length) parent.appendChild(el('ul', { class: 'notes' }, list.map(n => el('li', { text: n }))));
+  }
+
+  // ---- charts ----
+
+  const AXIS_NAME = { nameLocation: 'middle', nameTextStyle: { fontSize: 12, color: '#445' } };
   function chart(parent, cls) {
     const div = el('div', { class: 'chart ' + (cls || '') });
     parent.appendChild(div);
@@ -80,16 +370,22 @@
   }
 
   // The aggregated fabric (report::fabric_drawing); `suspects` (report::suspects_on_drawing) are drawn
-  // red: their marks enlarged with a red border, their edges red and thick.
+  // red: their marks enlarged with a red border, their edges red and thick. Labels never overprint:
+  // ECharts hides a label that would overlap another (labelLayout.hideOverlap); with suspects a mark
+  // holding one is labelled with the suspects' numbers in the table (#1, #2), short enough to fit.
   function drawFabric(parent, drawing, suspects) {
     parent.appendChild(el('p', { class: 'muted', text: 'Drawn by tier, one mark per ' + drawing.granularity +
       ' (mark size grows with the devices in it; edge width with the links between two marks). Scroll to zoom, drag to pan.' }));
-    const levels = drawing.level_names;
-    const hitMark = new Map(), hitEdge = new Map();
-    for (const s of suspects || []) {
-      for (const m of s.marks) hitMark.set(m, (hitMark.get(m) || []).concat([s.component]));
+    const levels = drawing.level_names.map(words);  // tier names as words: super_spine -> super spine
+    const hitMark = new Map(), hitEdge = new Map(), number = new Map();
+    (suspects || []).forEach((s, i) => {
+      for (const m of s.marks) {
+        hitMark.set(m, (hitMark.get(m) || []).concat([s.component]));
+        number.set(m, (number.get(m) || []).concat([i + 1]));
+      }
       if (s.edge) { const k = s.edge[0] + '-' + s.edge[1]; hitEdge.set(k, (hitEdge.get(k) || []).concat([s.component])); }
-    }
+    });
+    const labelAll = !suspects && drawing.nodes.length <= 40;
     const c = chart(parent, 'fabric');
     c.setOption({
       animation: false,
@@ -101,20 +397,23 @@
             : esc(p.data.name) + ': ' + fmt(p.data.count) + (p.data.level === 0 ? ' servers, ' + fmt(p.data.gpus) + ' GPUs' : ' switches')) + sus;
         }
       },
-      legend: { data: levels },
+      legend: { data: levels, top: 4 },
       series: [{
-        type: 'graph', layout: 'none', roam: true, large: true,
+        type: 'graph', layout: 'none', roam: true, large: true, top: 50, bottom: 30, left: 40, right: 140,
         categories: levels.map(n => ({ name: n })),
-        label: { show: drawing.nodes.length <= 40, position: 'right', fontSize: 10 },
+        label: { show: labelAll, position: 'right', fontSize: 10 },
+        labelLayout: { hideOverlap: true },
         data: drawing.nodes.map(n => {
           const d = {
-            id: String(n.id), name: n.name, x: n.x, y: n.y, category: n.level, level: n.level, count: n.count, gpus: n.gpus,
+            id: String(n.id), name: words(n.name), x: n.x, y: n.y, category: n.level, level: n.level, count: n.count, gpus: n.gpus,
             symbolSize: Math.max(6, Math.min(40, 4 * Math.sqrt(n.count)))
           };
           if (hitMark.has(n.id)) {
             d.suspects = hitMark.get(n.id);
             d.symbolSize = Math.max(14, d.symbolSize);
             d.itemStyle = { borderColor: '#d00000', borderWidth: 4 };
+            d.label = { show: true, position: 'top', distance: 6, fontSize: 12, fontWeight: 'bold', color: '#a00000', backgroundColor: 'rgba(255,255,255,0.9)', padding: [1, 3],
+              formatter: number.get(n.id).map(x => '#' + x).join(' ') };
           }
           return d;
         }),
@@ -135,31 +434,95 @@
     return c;
   }
 
+  // ---- pages ----
+
   function renderDesign(root, doc, drawing) {
     const topo = doc.topology || {};
-    const head = section(root, 'Fabric: ' + fmt(topo.family) + ', ' + fmt(doc.bom && doc.bom.gpus) + ' GPUs', 'fabric');
+    const bom = doc.bom || {};
+    const tiers = (topo.tiers || []).map(words).join(' / ');
+    const head = section(root, 'Fabric: ' + show('topology.family', topo.family) + ', ' + show('bom.gpus', bom.gpus) + ' GPUs' +
+      (tiers ? ' (' + (topo.tiers.length) + ' switch tier' + (topo.tiers.length === 1 ? '' : 's') + ': ' + tiers + ')' : ''), 'fabric');
     if (drawing) drawFabric(head, drawing, null);
-    const bom = section(root, 'Bill of materials', 'bom');
-    bom.appendChild(keyValueTable(doc.bom || {}, 'bom.', 'bom'));
-    const lim = section(root, 'Limits, bisection, diameter', 'limits');
-    const facts = {};
-    for (const k of Object.keys(doc)) if (!['bom', 'run', 'notes', 'schema_version'].includes(k)) facts[k] = doc[k];
-    lim.appendChild(keyValueTable(facts, '', 'facts'));
-    if (doc.notes) lim.appendChild(el('ul', {}, doc.notes.map(n => el('li', { text: n }))));
+
+    const grid = el('div', { class: 'panels' });
+    root.appendChild(grid);
+    // Bill of materials in the CLI's order.
+    const b = section(grid, 'Bill of materials', 'bom');
+    const order = ['gpus', 'servers', 'nics', 'nvlink_domains', 'switches', 'links', 'internal_links', 'cables', 'transceivers', 'power_kw', 'power', 'racks'];
+    const all = leaves(bom, 'bom.', []);
+    const rank = k => { const i = order.indexOf(k.split('.')[1]); return i < 0 ? order.length : i; };
+    const tierRank = k => { const p = k.split('.'); const i = (topo.tiers || []).indexOf(p[2]); return p[2] === 'total' ? 1e3 : i < 0 ? 500 : i; };
+    all.sort((x, y) => rank(x[0]) - rank(y[0]) || tierRank(x[0]) - tierRank(y[0]));
+    b.appendChild(kvTable(all, 'bom'));
+
+    // Cost: its own panel (docs/reference/cost.md).
+    const cost = doc.cost;
+    if (cost) {
+      const c = section(grid, 'Cost (USD)', 'cost');
+      c.appendChild(textTable([
+        ['capex: network total', cell(doc, 'cost.capex_usd')],
+        ['capex per GPU', cell(doc, 'cost.capex_per_gpu_usd')],
+        ['energy per year (whole cluster, PUE ' + fixed(cost.pue, 2) + ', ' + show('cost.energy_price_usd_per_kwh', cost.energy_price_usd_per_kwh) + '/kWh)',
+          cell(doc, 'cost.energy_usd_per_year', show('cost.energy_usd_per_year', cost.energy_usd_per_year) + ' (' + show('cost.energy_mwh_per_year', cost.energy_mwh_per_year) + ')')],
+        ['  of which network (switches, optics)', cell(doc, 'cost.network_energy_usd_per_year')]
+      ], null, 'cost-summary'));
+      const tiersCost = Object.entries(cost.capex_by_tier_usd || {});
+      if (tiersCost.length) {
+        c.appendChild(el('h3', { text: 'Capex by tier' }));
+        const cc = chart(c, 'capex');
+        cc.getDom().style.height = (60 + 26 * tiersCost.length) + 'px';
+        cc.resize();
+        cc.setOption({
+          animation: false,
+          tooltip: { trigger: 'item', formatter: p => esc(p.name) + ': ' + show('cost.capex_usd', p.value) },
+          grid: { left: 10, right: 90, top: 10, bottom: 10, containLabel: true },
+          xAxis: { type: 'value', splitNumber: 4, axisLabel: { formatter: v => '$' + (v >= 1e9 ? plain(v / 1e9) + 'B' : v >= 1e6 ? plain(v / 1e6) + 'M' : plain(v)), hideOverlap: true } },
+          yAxis: { type: 'category', inverse: true, data: tiersCost.map(([k]) => words(k)) },
+          series: [{ type: 'bar', data: tiersCost.map(([, v]) => v), label: { show: true, position: 'right', formatter: p => '$' + bigText(p.value) } }]
+        });
+      }
+      if (cost.items && cost.items.length) {
+        c.appendChild(el('h3', { text: 'Parts' }));
+        const t = el('table', { class: 'rows cost-items' });
+        t.appendChild(el('tr', {}, ['part', 'count', 'unit', 'total'].map(h => el('th', { text: h }))));
+        for (const it of cost.items)
+          t.appendChild(el('tr', {}, [
+            el('td', { text: words(it.group) + ': ' + words(it.part) + ' ' + fixed(it.speed_gbps, 0) + 'G' }),
+            el('td', { class: 'num', 'data-value': JSON.stringify(it.count), text: fixed(it.count, 0) }),
+            el('td', { class: 'num', 'data-value': JSON.stringify(it.unit_usd), text: show('cost.capex_usd', it.unit_usd) }),
+            el('td', { class: 'num', 'data-value': JSON.stringify(it.total_usd), text: show('cost.capex_usd', it.total_usd) })]));
+        c.appendChild(t);
+      }
+    }
+
+    const f = section(grid, 'Fabric figures', 'limits');
+    const facts = [];
+    for (const k of ['bisection_bandwidth_gbps', 'injection_bandwidth_per_gpu_gbps', 'diameter_hops']) if (k in doc) facts.push([k, doc[k]]);
+    for (const [k, v] of Object.entries(doc.oversubscription || {})) facts.push(['oversubscription.' + k, v]);
+    if (doc.limits) facts.push(['limits.max_gpus', doc.limits.max_gpus]);
+    for (const [k, v] of Object.entries(topo)) if (k !== 'family' && k !== 'tiers') facts.push(['topology.' + k, v]);
+    described.set('diameter_hops', { label: topo.family === 'torus' ? 'diameter (chip-to-chip hops)' : 'diameter (switch hops)', kind: 'int' });
+    f.appendChild(kvTable(facts, 'facts'));
+    const lim = [];
+    if (doc.limits && doc.limits.max_gpus_reason) lim.push('limit: ' + doc.limits.max_gpus_reason);
+    if (doc.bisection_method) lim.push('bisection: ' + doc.bisection_method);
+    notes(f, lim.concat((doc.notes || []).map(n => 'note: ' + n)));
   }
 
   // What tells one bench result from another in a legend.
   function benchLabel(doc, prefix) {
     const b = doc.bench || {};
     return (prefix ? prefix + ' ' : '') + fmt(doc.run && doc.run.scenario) + ' ' + fmt(b.op) + ' ' + fmt(b.algorithm) + ', ' +
-      fmt(b.engine) + ', ' + fmt(b.routing);
+      fmt(b.engine) + ', ' + fmt(b.routing) + (b.gpus ? ', ' + fixed(b.gpus, 0) + ' GPUs' : '');
   }
 
   // bench: busbw (and algbw) against size, with `overlays` [{label, document}] as more busbw series;
   // the rows; the hottest links; utilization per link class and size as a heatmap.
   function renderBench(root, doc, overlays) {
     const b = doc.bench || {};
-    const s = section(root, 'busbw against message size: ' + fmt(b.op) + ' on ' + fmt(b.gpus) + ' GPUs (' + fmt(b.engine) + ' engine, ' + fmt(b.routing) + ')', 'busbw');
+    const algo = b.algorithm === b.op ? '' : ' ' + b.algorithm;
+    const s = section(root, fmt(b.op) + algo + ' on ' + show('bench.gpus', b.gpus) + ' GPUs of ' + fmt(doc.run && doc.run.scenario) +
+      ' (' + fmt(b.engine) + ' engine, ' + fmt(b.routing) + ' routing, ' + fmt(b.channels) + ' channel(s), ' + fmt(b.qps) + ' QP(s))', 'busbw');
     const rows = doc.rows || [];
     const series = [
       { name: 'busbw', type: 'line', showSymbol: true, data: rows.map(r => [r.bytes, r.busbw_gbyte_per_s]) },
@@ -170,213 +533,563 @@
     const c = chart(s, 'busbw');
     c.setOption({
       animation: false,
-      tooltip: { trigger: 'axis', valueFormatter: v => fmt(v) + ' GB/s' },
-      legend: { data: series.map(x => x.name), type: 'scroll' },
-      xAxis: { type: 'log', logBase: 2, name: 'bytes', axisLabel: { formatter: v => bytesLabel(v) } },
-      yAxis: { type: 'value', name: 'GB/s' },
+      tooltip: { trigger: 'axis', valueFormatter: v => fixed(v, 2) + ' GB/s', axisPointer: { label: { formatter: p => bytesText(p.value) } } },
+      legend: { data: series.map(x => x.name), type: 'scroll', top: 4 },
+      grid: { left: 80, right: 40, top: 50, bottom: 60 },
+      xAxis: { type: 'log', logBase: 2, name: 'message size', ...AXIS_NAME, nameGap: 32, axisLabel: { formatter: v => bytesText(v), hideOverlap: true },
+        min: rows.length ? Math.min(...rows.map(r => r.bytes)) : undefined, max: rows.length ? Math.max(...rows.map(r => r.bytes)) : undefined },
+      yAxis: { type: 'value', name: 'bandwidth (GB/s)', ...AXIS_NAME, nameGap: 55 },
       series: series
     });
-    if (overlays && overlays.length)
-      s.appendChild(el('p', { class: 'muted', text: 'busbw = this result; busbw #N = the finished bench results overlaid.' }));
+    const lines = ['algbw = size / time; busbw = algbw x ' + fmt(b.bus_factor_formula) + ' (nccl-tests definitions); GB/s = 1e9 bytes/s.'];
+    if (overlays && overlays.length) lines.push('busbw = this result; busbw #N = the finished bench results overlaid.');
+    if (b.algorithms) lines.push('tuner: algorithms ' + b.algorithms + ', protocols ' + b.protocols + ', ' + b.gpu_arch + " tables (NCCL's cost model); NCCL model: its own time for the chosen algorithm and protocol.");
+    for (const l of lines) s.appendChild(el('p', { class: 'muted', text: l }));
     const cols = ['bytes', 'time_us', 'algbw_gbyte_per_s', 'busbw_gbyte_per_s', 'algorithm', 'protocol', 'channels', 'nccl_model_us'];
     for (const k of ['baseline_time_us', 'slowdown']) if (rows.some(r => k in r)) cols.push(k);
-    section(root, 'Rows', 'rows').appendChild(rowsTable(rows, cols, 'bench-rows'));
+    section(root, 'Sizes', 'rows').appendChild(rowsTable(rows, cols, 'bench-rows'));
+    if (rows.some(r => r.fct)) {
+      const f = section(root, 'Flow completion times (from when a flow may send to its last byte; nearest-rank percentiles)', 'fct');
+      f.appendChild(rowsTable(rows.filter(r => r.fct).map(r => Object.assign({ size: r.bytes }, r.fct)), ['size', 'flows', 'min_us', 'p50_us', 'p99_us', 'max_us', 'mean_us'], 'fct', 'fct.'));
+    }
     if (doc.hottest_links && doc.hottest_links.length) {
-      const h = section(root, 'Hottest links (largest size)', 'hottest');
-      h.appendChild(rowsTable(doc.hottest_links, Object.keys(doc.hottest_links[0]), 'hottest'));
+      const h = section(root, 'Hottest links at ' + (rows.length ? bytesText(rows[rows.length - 1].bytes) : 'the largest size'), 'hottest');
+      h.appendChild(rowsTable(doc.hottest_links, ['link', 'mean_utilization', 'peak_utilization', 'bytes'], 'hottest', 'hottest_links.'));
     }
     const util = doc.link_class_utilization || [];
-    if (util.length && rows.length) {
-      const h = section(root, 'Utilization per tier of links: the mean over each class\'s directed links, per size (tooltip: the busiest link)', 'heatmap');
-      const sizes = rows.map(r => bytesLabel(r.bytes));
-      const data = [];
-      util.forEach((u, y) => u.mean_utilization.forEach((v, x) => data.push([x, y, v, u.max_utilization[x]])));
-      const hc = chart(h, 'heatmap');
-      hc.setOption({
-        animation: false,
-        tooltip: { formatter: p => esc(util[p.data[1]].link_class) + ' (' + fmt(util[p.data[1]].links) + ' directed links) at ' + sizes[p.data[0]] +
-          ': mean ' + fmt(p.data[2]) + ', busiest ' + fmt(p.data[3]) },
-        grid: { left: 140, right: 110, bottom: 90 },
-        xAxis: { type: 'category', data: sizes, name: 'message size', nameLocation: 'middle', nameGap: 60, axisLabel: { rotate: 45 } },
-        yAxis: { type: 'category', data: util.map(u => u.link_class) },
-        // Colour scale from 0 to the highest cell (at least 0.01), so a lightly loaded fabric still shows its shape.
-        visualMap: { min: 0, max: Math.max(0.01, ...data.map(d => d[2])), calculable: true, orient: 'vertical', right: 10, top: 'middle',
-          dimension: 2, text: ['mean utilization', ''], precision: 4 },
-        series: [{ type: 'heatmap', data: data, label: { show: sizes.length <= 12, formatter: p => fmt(p.data[2]) } }]
-      });
-    }
-    section(root, 'Bench', 'setup').appendChild(keyValueTable(b, 'bench.', 'facts'));
+    if (util.length && rows.length) renderHeatmap(root, util, rows);
+    notes(s, doc.notes);
+    const setup = section(root, 'Setup', 'setup');
+    setup.appendChild(keyValueTable(Object.fromEntries(Object.entries(b).filter(([k]) => k !== 'units')), 'bench.', 'facts'));
+    if (doc.ring) setup.appendChild(keyValueTable(doc.ring, 'ring.', 'facts'));
+    if (doc.engine_stats) setup.appendChild(keyValueTable(doc.engine_stats, 'engine_stats.', 'facts'));
   }
 
-  // train: where the critical stage's iteration time goes (breakdown_ms), then every figure.
+  // Utilization per link class and size: the mean over the class's directed links that carried bytes
+  // (used / total shown), on a fixed 0-100 % scale. Older documents without used_links: over all links.
+  function renderHeatmap(root, util, rows) {
+    const hasUsed = util.every(u => Array.isArray(u.used_links));
+    const h = section(root, 'Link utilization per tier: mean over the links that carried bytes' + (hasUsed ? '' : ' (this document: over all links)'), 'heatmap');
+    h.appendChild(el('p', { class: 'muted', text: 'Each cell: the mean utilization (bytes x 8 / (capacity x time)) of the class\'s directed links that carried bytes at that size, ' +
+      'and how many did (used / total). Colour scale fixed from 0 to 100 %. Tooltip: the busiest link and the mean over every link.' }));
+    const sizes = rows.map(r => bytesText(r.bytes));
+    const data = [];
+    util.forEach((u, y) => u.mean_utilization.forEach((all, x) => {
+      const used = hasUsed ? u.used_links[x] : u.links;
+      const v = hasUsed ? u.used_mean_utilization[x] : all;
+      // Dark cells (above 55 %) take white text.
+      data.push({ value: [x, y, v, used, u.links, u.max_utilization[x], all], label: { color: v > 0.55 ? '#fff' : '#111' } });
+    }));
+    const hc = chart(h, 'heatmap');
+    hc.getDom().style.height = Math.max(220, 110 + 46 * util.length) + 'px';
+    hc.resize();
+    hc.setOption({
+      animation: false,
+      tooltip: {
+        formatter: p => {
+          const d = p.value, u = util[d[1]];
+          return esc(u.link_class) + ' at ' + sizes[d[0]] + ': ' + fixed(d[3], 0) + ' of ' + fixed(d[4], 0) + ' directed links carried bytes<br>' +
+            'mean over those ' + percentText(d[2]) + ' %, busiest ' + percentText(d[5]) + ' %, mean over all ' + percentText(d[6]) + ' %';
+        }
+      },
+      grid: { left: 10, right: 110, top: 10, bottom: 50, containLabel: true },
+      xAxis: { type: 'category', data: sizes, name: 'message size', ...AXIS_NAME, nameGap: 30 },
+      yAxis: { type: 'category', data: util.map(u => u.link_class + ' (' + fixed(u.links, 0) + ')') },
+      visualMap: {
+        min: 0, max: 1, calculable: false, orient: 'vertical', right: 10, top: 'middle', dimension: 2, itemHeight: 120,
+        text: ['100 %', '0 %'], inRange: { color: ['#f4f6f8', '#fee391', '#fd8d3c', '#d7301f', '#7f0000'] }
+      },
+      series: [{
+        type: 'heatmap', data: data,
+        label: {
+          show: sizes.length <= 12, fontSize: 11, lineHeight: 14,
+          formatter: p => p.value[3] === 0 ? 'idle' : percentText(p.value[2]) + ' %\n' + fixed(p.value[3], 0) + ' / ' + fixed(p.value[4], 0)
+        }
+      }]
+    });
+  }
+
+  const PARTS = { compute: 'compute', tp: 'TP (exposed)', pp: 'PP (exposed)', dp: 'DP (exposed)', ep: 'EP (exposed)', cp: 'CP (exposed)', bubble: 'bubble',
+    collective: 'collective (exposed)', p2p: 'P2P (exposed)', idle: 'idle' };
+  const partName = k => PARTS[k] || words(k);
+
+  // train: the iteration as the CLI's table, where the critical stage's time goes, the scaling sweep, then details.
   function renderTrain(root, doc) {
     const b = doc.breakdown_ms || {};
-    const parts = Object.keys(b).filter(k => b[k] > 0);
-    const s = section(root, 'Iteration: ' + fmt(doc.iteration_time_ms) + ' ms (critical stage ' + fmt(doc.critical_stage) +
-      '), MFU ' + fmt(doc.mfu), 'breakdown');
+    const it = doc.iteration_time_ms;
+    const m = doc.model || {}, par = doc.parallelism || {};
+    const title = 'Iteration ' + show('iteration_time_ms', it) + ', MFU ' + show('mfu', doc.mfu) + ', ' + show('tokens_per_second', doc.tokens_per_second) + ' tokens/s';
+    const s = section(root, title, 'breakdown');
+    const gpu = doc.gpu && doc.gpu.name ? ' x ' + doc.gpu.name : '';
+    s.appendChild(el('p', { class: 'muted', text: fmt(m.name) + (m.params_billion ? ' (' + show('model.params_billion', m.params_billion) + ' params)' : '') + ' on ' +
+      show('gpus', par.gpus) + gpu + ' (' + show('gpus', par.gpus) + ' of ' + show('gpus', par.fabric_gpus) + ' GPUs), ' + fmt(doc.engine) + ' engine' +
+      (par.tp ? '; TP' + par.tp + (par.cp > 1 ? ' x CP' + par.cp : '') + ' x PP' + par.pp + ' x DP' + par.dp + (par.ep > 1 ? ' (EP' + par.ep + ')' : '') : '') +
+      (doc.batch && doc.batch.global_batch ? ', global batch ' + fixed(doc.batch.global_batch, 0) + ' x seq ' + fixed(m.seq, 0) : '') }));
+    const order = ['compute', 'tp', 'pp', 'dp', 'ep', 'cp', 'bubble', 'collective', 'p2p', 'idle'];
+    const parts = Object.keys(b).filter(k => b[k] > 0).sort((x, y) => order.indexOf(x) - order.indexOf(y));
     const c = chart(s, 'breakdown');
     c.setOption({
       animation: false,
-      tooltip: { trigger: 'item', valueFormatter: v => fmt(v) + ' ms' },
-      legend: { data: parts },
-      grid: { left: 80, right: 40, height: 120 },
-      xAxis: { type: 'value', name: 'ms' },
+      tooltip: { trigger: 'item', formatter: p => esc(p.seriesName) + ': ' + fixed(p.value, 2) + ' ms (' + fixed(it > 0 ? 100 * p.value / it : 0, 1) + ' %)' },
+      legend: { data: parts.map(partName), top: 4 },
+      grid: { left: 90, right: 40, top: 44, height: 70 },
+      xAxis: { type: 'value', name: 'ms', ...AXIS_NAME, nameGap: 28, axisLabel: { formatter: v => plain(v), hideOverlap: true } },
       yAxis: { type: 'category', data: ['iteration'] },
-      series: parts.map(k => ({ name: k, type: 'bar', stack: 'time', data: [b[k]] }))
+      series: parts.map(k => ({ name: partName(k), type: 'bar', stack: 'time', data: [b[k]] }))
     });
-    if (doc.sweep && doc.sweep.length) {
-      // One line per NIC cap (0 = as built): speed-up against GPUs, and the ideal (linear) line.
-      const caps = [...new Set(doc.sweep.map(r => r.cap_gbytes_per_second))];
-      const capName = c => c > 0 ? fmt(c) + ' GB/s per GPU' : 'as built';
-      const w = section(root, 'Scaling (weak: fixed work per replica): speed-up against GPUs, one line per NIC cap', 'sweep');
-      const sc = chart(w, 'sweep');
-      const series = caps.map(cap => ({
-        name: capName(cap), type: 'line', showSymbol: true,
-        data: doc.sweep.filter(r => r.cap_gbytes_per_second === cap).map(r => [r.gpus, r.speedup, r.efficiency, r.dp])
-      }));
-      const ideal = doc.sweep.filter(r => r.cap_gbytes_per_second === caps[0]).map(r => [r.gpus, r.ideal]);
-      series.push({ name: 'ideal', type: 'line', showSymbol: false, lineStyle: { type: 'dashed', color: '#999' }, data: ideal });
-      sc.setOption({
-        animation: false,
-        tooltip: { trigger: 'item', formatter: p => esc(p.seriesName) + ': ' + fmt(p.data[0]) + ' GPUs' + (p.data.length > 3 ? ' (DP ' + fmt(p.data[3]) + ')' : '') +
-          ', speed-up ' + fmt(p.data[1]) + (p.data.length > 2 ? ', efficiency ' + fmt(p.data[2]) : '') },
-        legend: { data: series.map(x => x.name) },
-        xAxis: { type: 'log', logBase: 2, name: 'GPUs' },
-        yAxis: { type: 'log', logBase: 2, name: 'speed-up' },
-        series: series
-      });
+    const rows = [['iteration time', cell(doc, 'iteration_time_ms')]];
+    for (const k of order) if (k in b) rows.push(['  ' + partName(k), cell(doc, 'breakdown_ms.' + k, fixed(b[k], 2) + ' ms (' + fixed(it > 0 ? 100 * b[k] / it : 0, 1) + ' %)')]);
+    for (const k of ['mfu', 'mfu_of_fp8_peak', 'hfu', 'tflops_per_gpu', 'tokens_per_second']) if (k in doc) rows.push([describe(k).label, cell(doc, k)]);
+    if (doc.days_to_train !== undefined) rows.push(['days to train', cell(doc, 'days_to_train', doc.days_to_train === null ? '-' :
+      fixed(doc.days_to_train, 1) + ' (' + bigText(doc.tokens_budget) + ' tokens, failure-free)')]);
+    if (doc.reliability && doc.reliability.days_to_train_with_failures !== null && doc.reliability.days_to_train_with_failures !== undefined)
+      rows.push(['days to train with failures', cell(doc, 'reliability.days_to_train_with_failures', fixed(doc.reliability.days_to_train_with_failures, 1) +
+        ' (goodput ' + show('reliability.goodput', doc.reliability.goodput) + ', checkpoint every ' + show('reliability.checkpoint_interval_minutes', doc.reliability.checkpoint_interval_minutes) + ')')]);
+    if ('ideal_bubble_fraction' in doc) rows.push([describe('ideal_bubble_fraction').label, cell(doc, 'ideal_bubble_fraction')]);
+    const mm = doc.memory_gbyte;
+    if (mm) {
+      rows.push(['memory per GPU', cell(doc, 'memory_gbyte.total', fixed(mm.total, 1) + ' GB of ' + fixed(mm.hbm, 1) + ' GB' + (mm.fits ? '' : ': DOES NOT FIT') + ' (stage ' + mm.stage + ')')]);
+      rows.push(['  weights / gradients / optimizer', fixed(mm.weights, 1) + ' / ' + fixed(mm.gradients, 1) + ' / ' + fixed(mm.optimizer, 1) + ' GB']);
+      rows.push(['  activations', fixed(mm.activations, 1) + ' GB (' + fixed(mm.activation_per_layer, 3) + ' GB per layer, ' + fixed(mm.inflight_microbatches, 2) + ' microbatches in flight)']);
+      rows.push(['  buffers', fixed(mm.buffers, 1) + ' GB']);
     }
-    renderGeneric(root, doc);
+    s.appendChild(textTable(rows, null, 'summary'));
+    if (doc.stages_ms && doc.stages_ms.length > 1) {
+      const st = section(root, 'Per stage (ms; the critical stage is ' + fixed(doc.critical_stage, 0) + ')', 'stages');
+      const sl = (doc.parallelism || {}).stage_layers || [];
+      const cols = ['stage', 'layers'].concat(Object.keys(doc.stages_ms[0]).filter(k => k !== 'stage' && k !== 'rank')
+        .sort((x, y) => order.indexOf(x) - order.indexOf(y)));
+      const t = el('table', { class: 'rows stages' });
+      t.appendChild(el('tr', {}, cols.map(k => el('th', { text: k === 'layers' ? 'layers' : k === 'stage' ? 'stage' : partName(k).replace(' (exposed)', '') }))));
+      for (const r of doc.stages_ms)
+        t.appendChild(el('tr', r.stage === doc.critical_stage ? { class: 'critical' } : {}, cols.map(k => k === 'layers'
+          ? el('td', { class: 'num', text: sl[r.stage] !== undefined ? String(sl[r.stage]) : '-' })
+          : el('td', { class: 'num', 'data-col': k, 'data-value': JSON.stringify(r[k]), text: k === 'stage' ? String(r[k]) + (r[k] === doc.critical_stage ? '*' : '') : fixed(r[k], 2) }))));
+      st.appendChild(t);
+    }
+    if (doc.sweep && doc.sweep.length) renderSweepCurve(root, doc.sweep);
+    renderGeneric(root, doc, ['breakdown_ms', 'stages_ms', 'sweep', 'iteration_time_ms', 'mfu', 'hfu', 'tokens_per_second', 'memory_gbyte']);
   }
 
-  // diagnose: the suspects on the fabric, the suspects, then every figure.
+  // Scaling: parallel efficiency (speed-up / ideal) against GPUs, one line per NIC cap; caps that give the very
+  // same efficiencies (a cap that never binds) share one line named after all of them, so no line hides another.
+  function renderSweepCurve(root, sweep) {
+    const caps = [...new Set(sweep.map(r => r.cap_gbytes_per_second))];
+    const capName = c => c > 0 ? fixed(c, 0) + ' GB/s per GPU' : 'as built';
+    const byCap = new Map(caps.map(c => [c, sweep.filter(r => r.cap_gbytes_per_second === c)]));
+    const groups = [];
+    for (const cap of caps) {
+      const pts = byCap.get(cap);
+      const same = groups.find(g => g.points.length === pts.length &&
+        g.points.every((p, i) => p.gpus === pts[i].gpus && Math.abs(p.efficiency - pts[i].efficiency) <= 1e-9));
+      if (same) same.caps.push(cap); else groups.push({ caps: [cap], points: pts });
+    }
+    const w = section(root, 'Scaling (weak: fixed work per replica): parallel efficiency against GPUs, one line per NIC cap', 'sweep');
+    w.appendChild(el('p', { class: 'muted', text: 'Efficiency = speed-up / ideal speed-up against the smallest DP (100 % = linear scaling). ' +
+      'Caps whose efficiencies are all the same share one line.' }));
+    const sc = chart(w, 'sweep');
+    const symbols = ['circle', 'rect', 'triangle', 'diamond', 'roundRect', 'emptyCircle'];
+    const dashes = ['solid', 'dashed', 'dotted'];
+    const series = groups.map((g, i) => ({
+      name: g.caps.map(capName).join(' = '), type: 'line', symbol: symbols[i % symbols.length], symbolSize: 9,
+      lineStyle: { width: 2.5, type: dashes[i % dashes.length] }, caps: g.caps,
+      data: g.points.map(r => [r.gpus, 100 * r.efficiency, r.speedup, r.dp, r.iteration_time_ms])
+    }));
+    const minEff = Math.min(...sweep.map(r => 100 * r.efficiency));
+    const maxEff = Math.max(100, ...sweep.map(r => 100 * r.efficiency));
+    // The y range hugs the data (lines 0.1 % apart stay apart), with a round lower bound.
+    const span = Math.max(0.5, maxEff - minEff);
+    const step = span <= 2 ? 0.5 : span <= 10 ? 1 : span <= 40 ? 5 : 10;
+    const yMin = Math.max(0, Math.floor((minEff - 0.15 * span) / step) * step);
+    const gpus = sweep.map(r => r.gpus);
+    sc.setOption({
+      animation: false,
+      tooltip: {
+        trigger: 'item', formatter: p => esc(p.seriesName) + ': ' + fixed(p.data[0], 0) + ' GPUs (DP ' + fixed(p.data[3], 0) + ')<br>efficiency ' +
+          fixed(p.data[1], 1) + ' %, speed-up ' + fixed(p.data[2], 2) + ', iteration ' + fixed(p.data[4], 2) + ' ms'
+      },
+      legend: { data: series.map(x => x.name), top: 4, type: 'scroll' },
+      grid: { left: 80, right: 40, top: 50, bottom: 60 },
+      xAxis: { type: 'log', logBase: 2, name: 'GPUs', ...AXIS_NAME, nameGap: 32, axisLabel: { formatter: v => fixed(v, 0) }, min: Math.min(...gpus), max: Math.max(...gpus) },
+      yAxis: { type: 'value', name: 'parallel efficiency (%)', ...AXIS_NAME, nameGap: 50, min: yMin, max: Math.ceil(maxEff / step) * step,
+        axisLabel: { formatter: v => fixed(v, step < 1 ? 1 : 0) } },
+      series: series
+    });
+    w.appendChild(rowsTable(sweep.map(r => Object.assign({}, r, { dp_exposed_ms: r.breakdown_ms ? r.breakdown_ms.dp : null })),
+      ['cap_gbytes_per_second', 'dp', 'gpus', 'iteration_time_ms', 'tokens_per_second', 'speedup', 'ideal', 'efficiency', 'dp_exposed_ms'], 'sweep-rows', 'sweep.'));
+  }
+
+  // diagnose: the suspects on the fabric, the suspects as the CLI's table, the probing, then details.
   function renderDiagnose(root, doc, drawing, suspects) {
     const probing = doc.probing || {};
-    const s = section(root, 'Suspects on the fabric: ' + fmt((suspects || []).length) + ' (' + fmt((doc.hidden_faults || []).length) +
-      ' hidden faults in the scenario; ' + fmt(probing.mesh) + ' mesh, ' + fmt(probing.duration_seconds) + ' s of probing)', 'fabric');
-    if (drawing) drawFabric(s, drawing, suspects);
+    if (!suspects) {
+      suspects = (doc.suspects || []).map(x => ({ component: x.component, kind: x.kind, finding: 'loss', value: x.loss_probability, hidden_fault: x.hidden_fault }))
+        .concat(((doc.latency || {}).suspects || []).map(x => ({ component: x.component, kind: x.kind, finding: 'latency', value: x.rtt_added_seconds * 1e6, hidden_fault: x.hidden_fault })));
+      for (const x of suspects) if (x.hidden_fault === undefined) delete x.hidden_fault;
+    }
+    const s = section(root, 'Suspects on the fabric: ' + fixed((suspects || []).length, 0) + ' (' + fixed((doc.hidden_faults || []).length, 0) +
+      ' hidden faults in the scenario; ' + fmt(probing.mesh) + ' mesh, ' + secondsText(probing.duration_seconds || 0) + ' of probing)', 'fabric');
+    if (drawing) drawFabric(s, drawing, suspects || []);
     if (suspects && suspects.length) {
-      const cols = ['component', 'kind', 'finding', 'value'];
-      if (suspects.some(x => 'hidden_fault' in x)) cols.push('hidden_fault');
-      s.appendChild(el('p', { class: 'muted', text: 'value: loss probability (finding loss) or RTT added in us (finding latency); red marks and edges hold a suspect.' }));
-      s.appendChild(rowsTable(suspects, cols, 'suspects'));
+      const t = el('table', { class: 'rows suspects' });
+      const scored = suspects.some(x => 'hidden_fault' in x);
+      t.appendChild(el('tr', {}, ['#', 'suspect', 'kind', 'finding', 'loss / RTT added'].concat(scored ? ['hidden fault?'] : []).map(h => el('th', { text: h }))));
+      for (const [i, x] of suspects.entries()) {
+        const v = x.finding === 'latency' ? '+' + secondsText(x.value * 1e-6) + ' RTT' : percentText(x.value) + ' %';
+        const cells = [el('td', { class: 'num', text: '#' + (i + 1) }), el('td', { 'data-col': 'component', 'data-value': JSON.stringify(x.component), text: x.component }),
+          el('td', { 'data-col': 'kind', 'data-value': JSON.stringify(x.kind), text: x.kind }),
+          el('td', { 'data-col': 'finding', 'data-value': JSON.stringify(x.finding), text: x.finding }),
+          el('td', { class: 'num', 'data-col': 'value', 'data-value': JSON.stringify(x.value), text: v })];
+        if (scored) cells.push(el('td', { 'data-col': 'hidden_fault', 'data-value': JSON.stringify(x.hidden_fault), text: x.hidden_fault ? 'yes' : 'NO' }));
+        t.appendChild(el('tr', {}, cells));
+      }
+      s.appendChild(t);
+      s.appendChild(el('p', { class: 'muted', text: 'Red marks and edges hold a suspect; a mark\'s #N is the suspect\'s number here; hover for names.' }));
     } else if (doc.mode === 'evaluate') {
       s.appendChild(el('p', { id: 'no-suspects', text: 'Evaluation (--evaluate): ' + fmt(doc.evaluation && doc.evaluation.trials) +
         ' trials, each with its own random hidden faults, so there is no one set of suspects to draw; the scores are below.' }));
     } else {
       s.appendChild(el('p', { id: 'no-suspects', text: 'No suspect: no component is lossy or slow at the test level.' }));
     }
-    renderGeneric(root, doc);
+    const p = section(root, 'Probing', 'probing');
+    const rows = [];
+    if (doc.probing) {
+      rows.push(['mesh', cell(doc, 'probing.mesh')]);
+      rows.push(['endpoints', cell(doc, 'probing.endpoints')]);
+      rows.push(['probe tuples (pair x UDP source port)', cell(doc, 'probing.tuples')]);
+      rows.push(['link directions covered', cell(doc, 'probing.directed_links_covered', fixed(probing.directed_links_covered, 0) + ' of ' + fixed(probing.directed_links, 0))]);
+      rows.push(['probes per second per NIC', cell(doc, 'probing.probes_per_second_per_nic')]);
+      rows.push(['probing time', cell(doc, 'probing.duration_seconds', secondsText(probing.duration_seconds) + ' (' + probing.rounds + ' rounds)')]);
+      rows.push(['overhead per NIC', cell(doc, 'probing.overhead_bytes_per_second_per_nic')]);
+      rows.push(['overhead, busiest NIC', cell(doc, 'probing.overhead_bytes_per_second_max_nic', show('probing.overhead_bytes_per_second_max_nic', probing.overhead_bytes_per_second_max_nic) +
+        ' (' + percentText(probing.overhead_share_of_nic_capacity_max) + ' % of its link)')]);
+    }
+    if ('sent' in doc) rows.push(['probes lost', cell(doc, 'lost', fixed(doc.lost, 0) + ' of ' + fixed(doc.sent, 0))]);
+    if ('background_loss_per_link' in doc) rows.push([describe('background_loss_per_link').label, cell(doc, 'background_loss_per_link')]);
+    if ('time_to_localize_seconds' in doc) rows.push(['time to localize the loss', cell(doc, 'time_to_localize_seconds')]);
+    if (doc.score) rows.push(['loss: precision / recall', fixed(doc.score.precision, 3) + ' / ' + fixed(doc.score.recall, 3)]);
+    if (doc.latency && doc.latency.score) rows.push(['latency: precision / recall', fixed(doc.latency.score.precision, 3) + ' / ' + fixed(doc.latency.score.recall, 3)]);
+    if (doc.evaluation) {
+      const e = doc.evaluation;
+      rows.push(['evaluation', fixed(e.trials, 0) + ' trials, ' + e.faults_per_trial + ' hidden ' + e.fault_kind + ' fault(s) each at ' + percentText(e.loss_probability) + ' % loss']);
+      rows.push(['precision / recall', fixed(e.precision, 4) + ' / ' + fixed(e.recall, 4)]);
+      rows.push(['trials localized exactly', e.trials_localized_exactly + ' of ' + e.trials]);
+    }
+    p.appendChild(textTable(rows, null, 'probing'));
+    if (doc.hidden_faults && doc.hidden_faults.length) {
+      p.appendChild(el('h3', { text: 'Hidden faults (the scenario\'s faults:)' }));
+      notes(p, doc.hidden_faults);
+    }
+    if (doc.deadlock_check && doc.deadlock_check.length) {
+      p.appendChild(el('h3', { text: 'Deadlock check (cyclic buffer dependencies under PFC)' }));
+      notes(p, doc.deadlock_check.map(c => c.cycle.length ? c.when + ': CYCLE of ' + c.cycle.length + ' link directions: ' + c.cycle.join(', ')
+        : c.when + ': no cycle (' + fixed(c.destinations, 0) + ' destinations, ' + fixed(c.directed_links, 0) + ' link directions)'));
+    }
+    notes(p, (doc.notes || []).map(n => 'note: ' + n));
+    renderGeneric(root, doc, ['suspects', 'hidden_faults', 'deadlock_check', 'notes']);
   }
 
-  // reliability: interruptions by component, goodput against checkpoint interval with the advice marked.
+  // reliability: components ranked by expected interruptions (the top ones, then all on demand), goodput
+  // against checkpoint interval with the advice marked, the CLI's summary.
   function renderReliability(root, doc, curve) {
-    const comps = Object.entries(doc.by_component || {}).sort((a, b) => a[1].order - b[1].order);
-    const s = section(root, 'Expected interruptions by component over ' + fmt(doc.duration_days) + ' days: ' +
-      fmt(doc.expected_interruptions) + ' (MTBI ' + fmt(doc.mtbi_hours) + ' h)', 'interruptions');
+    const comps = Object.entries(doc.by_component || {});
+    comps.sort((a, b) => b[1].expected_interruptions - a[1].expected_interruptions || b[1].expected_failures - a[1].expected_failures || a[1].order - b[1].order);
+    const days = doc.duration_days;
+    const window = fixed(days, Number.isInteger(days) ? 0 : 2) + ' d';
+    const s = section(root, countText(doc.expected_interruptions) + ' expected interruptions in ' + window + ' (MTBI ' +
+      (doc.mtbi_hours === null ? 'never' : show('mtbi_hours', doc.mtbi_hours)) + ')' + (doc.job ? ', job of ' + fixed(doc.job.gpus, 0) + ' GPUs' : ''), 'interruptions');
     const c = chart(s, 'interruptions');
+    c.getDom().style.height = Math.max(200, 90 + 24 * comps.length) + 'px';
+    c.resize();
     c.setOption({
       animation: false,
-      tooltip: { trigger: 'axis' },
-      legend: { data: ['interruptions', 'failures'] },
-      grid: { left: 200 },
-      xAxis: { type: 'value' },
-      yAxis: { type: 'category', inverse: true, data: comps.map(([k, v]) => v.label || k) },
+      tooltip: { trigger: 'axis', valueFormatter: v => countText(v) },
+      legend: { data: ['interruptions', 'failures'], top: 4 },
+      grid: { left: 10, right: 40, top: 40, bottom: 50, containLabel: true },
+      xAxis: { type: 'value', name: 'expected in ' + window, ...AXIS_NAME, nameGap: 28 },
+      yAxis: { type: 'category', inverse: true, data: comps.map(([k, v]) => v.label || words(k)) },
       series: [
         { name: 'interruptions', type: 'bar', data: comps.map(([k, v]) => v.expected_interruptions) },
         { name: 'failures', type: 'bar', data: comps.map(([k, v]) => v.expected_failures) }
       ]
     });
+    // Ranked table: the top components, the rest behind a toggle.
+    const kTop = 6;
+    const timeout = doc.settings ? doc.settings.collective_timeout_seconds : null;
+    const t = el('table', { class: 'rows components' });
+    t.appendChild(el('tr', {}, ['#', 'component', 'in job', 'MTBF (h)', 'interrupts?', 'share', 'failures / ' + window, 'interruptions / ' + window].map(h => el('th', { text: h }))));
+    comps.forEach(([k, v], i) => {
+      let why = v.interrupts ? 'yes' : 'no';
+      if (v.recovery_seconds !== null && v.recovery_seconds !== undefined)
+        why += v.interrupts ? ': ' + secondsText(v.recovery_seconds) + ' > ' + secondsText(timeout) + ' timeout' : ': ' + secondsText(v.recovery_seconds) + ' stall';
+      const tr = el('tr', { 'data-component': k, class: i < kTop ? 'top' : 'more' }, [
+        el('td', { class: 'num', text: String(i + 1) }),
+        el('td', { 'data-col': 'label', 'data-value': JSON.stringify(v.label), text: v.label || words(k) }),
+        el('td', { class: 'num', 'data-col': 'count', 'data-value': JSON.stringify(v.count), text: fixed(v.count, 0) }),
+        el('td', { class: 'num', 'data-col': 'mtbf_hours', 'data-value': JSON.stringify(v.mtbf_hours), text: v.mtbf_hours === null ? 'never' : fixed(v.mtbf_hours, 0) }),
+        el('td', { text: why }),
+        el('td', { class: 'num', 'data-col': 'share', 'data-value': JSON.stringify(v.share), text: v.interrupts ? percentText(v.share) + ' %' : '' }),
+        el('td', { class: 'num', 'data-col': 'expected_failures', 'data-value': JSON.stringify(v.expected_failures), text: countText(v.expected_failures) }),
+        el('td', { class: 'num', 'data-col': 'expected_interruptions', 'data-value': JSON.stringify(v.expected_interruptions), text: countText(v.expected_interruptions) })]);
+      if (i >= kTop) tr.style.display = 'none';
+      t.appendChild(tr);
+    });
+    t.appendChild(el('tr', { class: 'total' }, [el('td'), el('th', { text: 'total (interrupting)' }), el('td'), el('td'), el('td'), el('td'), el('td'),
+      el('td', { class: 'num', 'data-key': 'expected_interruptions', 'data-value': JSON.stringify(doc.expected_interruptions), text: countText(doc.expected_interruptions) })]));
+    const ranked = section(root, 'Components ranked by expected interruptions', 'components');
+    ranked.appendChild(t);
+    if (comps.length > kTop) {
+      const btn = el('button', { type: 'button', id: 'show-all-components', text: 'Show all ' + comps.length + ' components' });
+      let open = false;
+      btn.addEventListener('click', () => {
+        open = !open;
+        for (const tr of t.querySelectorAll('tr.more')) tr.style.display = open ? '' : 'none';
+        btn.textContent = open ? 'Show the top ' + kTop : 'Show all ' + comps.length + ' components';
+      });
+      ranked.appendChild(el('p', {}, [btn]));
+    }
+
+    const mc = doc.monte_carlo || {};
+    const ci = (v, lo, hi, f) => v === undefined ? '' : f(v) + ' (' + f(lo) + ' - ' + f(hi) + ')';
+    const pc = v => percentText(v) + ' %';
+    const sum = section(root, 'Closed form and Monte Carlo', 'summary');
+    const win = fixed(days, Number.isInteger(days) ? 0 : 2);
+    sum.appendChild(textTable([
+      ['P(at least one interruption in ' + win + ' days)', cell(doc, 'interruption_probability'), ci(mc.interruption_probability, mc.ci95_low, mc.ci95_high, pc)],
+      ['expected interruptions', cell(doc, 'expected_interruptions', countText(doc.expected_interruptions)),
+        ci(mc.expected_interruptions, mc.expected_interruptions_ci95_low, mc.expected_interruptions_ci95_high, countText)],
+      ['mean time between interruptions (MTBI)', cell(doc, 'mtbi_hours', doc.mtbi_hours === null ? 'never' : show('mtbi_hours', doc.mtbi_hours)), ''],
+      ['absorbed failures (routed around / failed over)', cell(doc, 'absorbed.expected_failures'), mc.absorbed_failures === undefined ? '' : countText(mc.absorbed_failures)],
+      ['  stalling the job in total', cell(doc, 'absorbed.stall_seconds'), '']
+    ], ['', 'closed form', 'Monte Carlo (95 % CI)'], 'reliability-summary'));
+    const ck = doc.checkpoint || {};
+    sum.appendChild(el('h3', { text: 'Checkpoint advice (checkpoint ' + fixed(ck.checkpoint_cost_minutes, 1) + ' min, restart ' + fixed(ck.restart_cost_minutes, 1) + ' min)' }));
+    const train = doc.training_days;
+    sum.appendChild(textTable([
+      ['checkpoint every (Daly)', cell(doc, 'checkpoint.interval_minutes', ck.interval_minutes === null ? 'never' : show('checkpoint.interval_minutes', ck.interval_minutes)), ''],
+      ["  Young's first-order interval", cell(doc, 'checkpoint.young_interval_minutes', ck.young_interval_minutes === null ? 'never' : show('checkpoint.young_interval_minutes', ck.young_interval_minutes)), ''],
+      ['goodput (useful / wall time)', cell(doc, 'checkpoint.goodput'), ci(mc.goodput, mc.goodput_ci95_low, mc.goodput_ci95_high, pc)],
+      [fixed(train, Number.isInteger(train) ? 0 : 2) + ' days of training take', cell(doc, 'days_to_train_with_failures', doc.days_to_train_with_failures === null ? 'never' : fixed(doc.days_to_train_with_failures, 2) + ' days'),
+        mc.days_to_train_with_failures === undefined ? '' : fixed(mc.days_to_train_with_failures, 2) + ' days']
+    ], ['', 'closed form', 'Monte Carlo (95 % CI)'], 'checkpoint'));
+    const nl = [];
+    if (mc.trials !== undefined) nl.push('Monte Carlo: ' + fixed(mc.trials, 0) + ' trials (' + fixed(mc.training_trials || 0, 0) + ' for training), seed ' + (doc.run ? doc.run.seed : '-'));
+    for (const k of ['skipped', 'training_skipped', 'reduced', 'training_reduced']) if (mc[k]) nl.push('Monte Carlo: ' + mc[k]);
+    notes(sum, nl.concat(doc.notes || []));
+
     if (curve && curve.points.length) {
       const g = section(root, 'Goodput against checkpoint interval (Daly 2006); advised: every ' +
-        fmt(curve.optimum[0]) + ' min, goodput ' + fmt(curve.optimum[1]), 'goodput');
+        fixed(curve.optimum[0], 1) + ' min, goodput ' + percentText(curve.optimum[1]) + ' %', 'goodput');
       const gc = chart(g, 'goodput');
       gc.setOption({
         animation: false,
-        tooltip: { trigger: 'axis' },
-        xAxis: { type: 'log', name: 'minutes between checkpoints' },
-        yAxis: { type: 'value', name: 'goodput', scale: true },
+        tooltip: { trigger: 'axis', formatter: ps => 'every ' + fixed(ps[0].data[0], 1) + ' min: goodput ' + percentText(ps[0].data[1]) + ' %' },
+        grid: { left: 80, right: 40, top: 40, bottom: 60 },
+        xAxis: { type: 'log', name: 'minutes between checkpoints (log scale)', ...AXIS_NAME, nameGap: 32, axisLabel: { formatter: v => fixed(v, v < 10 ? 1 : 0) },
+          min: curve.points[0][0], max: curve.points[curve.points.length - 1][0] },
+        yAxis: { type: 'value', name: 'goodput (%)', ...AXIS_NAME, nameGap: 50, scale: true, axisLabel: { formatter: v => percentText(v) } },
         series: [{
           name: 'goodput', type: 'line', showSymbol: false, data: curve.points,
-          markPoint: { symbol: 'pin', data: [{ name: 'advised', coord: curve.optimum, value: fmt(curve.optimum[0]) + ' min' }] }
+          markLine: { symbol: 'none', lineStyle: { type: 'dashed', color: '#c0392b' }, label: { formatter: 'advised: ' + fixed(curve.optimum[0], 1) + ' min', position: 'insideStartTop' },
+            data: [{ xAxis: curve.optimum[0] }] },
+          markPoint: { symbol: 'circle', symbolSize: 9, itemStyle: { color: '#c0392b' }, label: { show: false }, data: [{ name: 'advised', coord: curve.optimum }] }
         }]
       });
     }
-    renderGeneric(root, doc);
+    renderGeneric(root, doc, ['by_component', 'monte_carlo', 'checkpoint', 'notes']);
   }
 
-  // train, reliability and anything else: every figure of the document, arrays of objects as tables.
-  function renderGeneric(root, doc) {
-    const scalars = {};
-    for (const k of Object.keys(doc).sort()) {
+  // Every other figure of the document, labelled, folded away: "All figures".
+  function renderGeneric(root, doc, skip) {
+    const box = el('details', { class: 'all-figures' });
+    const rest = Object.keys(doc).filter(k => k !== 'run' && !(skip || []).includes(k));
+    if (!rest.length) return;
+    box.appendChild(el('summary', { text: 'All figures of the result' }));
+    const scalars = [];
+    for (const k of rest) {
       const v = doc[k];
-      if (k === 'run') continue;
       if (Array.isArray(v)) {
         if (!v.length) continue;
-        const s = section(root, k, 'doc-' + k);
+        box.appendChild(el('h3', { text: describe(k).label }));
         if (typeof v[0] === 'object' && v[0] !== null) {
           const cols = [];
           for (const r of v) for (const c of Object.keys(r)) if (!cols.includes(c)) cols.push(c);
-          s.appendChild(rowsTable(v, cols));
+          box.appendChild(rowsTable(v, cols, 'doc-' + k, k + '.'));
         } else {
-          s.appendChild(el('ul', {}, v.map(x => el('li', { text: fmt(x) }))));
+          box.appendChild(el('ul', {}, v.map(x => el('li', { text: show(k, x) }))));
         }
       } else if (v !== null && typeof v === 'object') {
-        section(root, k, 'doc-' + k).appendChild(keyValueTable(v, k + '.', 'facts'));
+        if (k === 'definitions') {
+          box.appendChild(el('h3', { text: 'definitions' }));
+          box.appendChild(el('dl', {}, Object.entries(v).flatMap(([t, d]) => [el('dt', { text: words(t) }), el('dd', { text: d })])));
+          continue;
+        }
+        box.appendChild(el('h3', { text: describe(k).label }));
+        box.appendChild(keyValueTable(v, k + '.', 'facts doc-' + k));
       } else {
-        scalars[k] = v;
+        scalars.push([k, v]);
       }
     }
-    if (Object.keys(scalars).length) section(root, 'figures', 'doc-figures').appendChild(keyValueTable(scalars, '', 'facts'));
+    if (scalars.length) {
+      box.appendChild(el('h3', { text: 'figures' }));
+      box.appendChild(kvTable(scalars, 'facts doc-figures'));
+    }
+    section(root, 'Details', 'details').appendChild(box);
   }
 
   // compare: report::diff_document (what `podnet diff --format json` prints) of two results.
+  // A bench field "busbw_gbyte_per_s@0000000002097152" reads "busbw at 2 MiB".
+  function fieldLabel(f) {
+    const at = f.indexOf('@');
+    if (at > 0) return describe(f.slice(0, at)).label + ' at ' + bytesText(Number(f.slice(at + 1)));
+    return describe(f).label;
+  }
+  function fieldPath(f) { const at = f.indexOf('@'); return at > 0 ? f.slice(0, at) : f; }
+  function fieldUnit(f) { const k = KINDS[describe(fieldPath(f)).kind || 'num']; return k.unit || (describe(fieldPath(f)).kind === 'usd' ? 'USD' : ''); }
   function renderCompare(root, d) {
     const head = section(root, 'A = ' + d.a + ', B = ' + d.b, 'compare-head');
     if (d.inputs && d.inputs.length) {
       head.appendChild(el('h3', { text: 'Inputs that differ (' + d.inputs.length + ')' }));
-      head.appendChild(rowsTable(d.inputs, ['key', 'a', 'b'], 'inputs'));
+      const t = el('table', { class: 'rows inputs' });
+      t.appendChild(el('tr', {}, ['scenario key', 'A', 'B'].map(h => el('th', { text: h }))));
+      for (const r of d.inputs)
+        t.appendChild(el('tr', {}, [el('td', {}, [el('code', { class: 'key', 'data-col': 'key', 'data-value': JSON.stringify(r.key), text: r.key })]),
+          el('td', { 'data-col': 'a', 'data-value': JSON.stringify(r.a), text: fmt(r.a) }), el('td', { 'data-col': 'b', 'data-value': JSON.stringify(r.b), text: fmt(r.b) })]));
+      head.appendChild(t);
     } else {
       head.appendChild(el('p', { class: 'muted', text: 'No input compared (a result document carries no resolved scenario) or none differs.' }));
     }
     for (const study of Object.keys(d.studies || {}).sort()) {
       const st = d.studies[study];
-      const s = section(root, study + ': ' + st.changed.length + ' field(s) changed, ' + st.same + ' the same' +
+      const s = section(root, study + ': ' + st.changed.length + ' figure(s) changed, ' + st.same + ' the same' +
         (st.only_a.length || st.only_b.length ? ', ' + st.only_a.length + ' only in A, ' + st.only_b.length + ' only in B' : ''), 'study-' + study);
       const at = d.attribution && d.attribution[study];
       if (at) {
-        const parts = Object.entries(at.by_breakdown_ms).filter(([k, v]) => Math.abs(v) > 1e-9).map(([k, v]) => k + ' ' + (v >= 0 ? '+' : '') + fmt(v) + ' ms');
+        const parts = Object.entries(at.by_breakdown_ms).filter(([k, v]) => Math.abs(v) > 1e-9).map(([k, v]) => partName(k) + ' ' + (v >= 0 ? '+' : '') + fixed(v, 2) + ' ms');
         s.appendChild(el('p', { class: 'attribution', 'data-value': JSON.stringify(at.iteration_time_ms_delta),
-          text: 'Iteration time ' + (at.iteration_time_ms_delta >= 0 ? '+' : '') + fmt(at.iteration_time_ms_delta) + ' ms' + (parts.length ? ': ' + parts.join(', ') : '') }));
+          text: 'Iteration time ' + (at.iteration_time_ms_delta >= 0 ? '+' : '') + fixed(at.iteration_time_ms_delta, 2) + ' ms' + (parts.length ? ': ' + parts.join(', ') : '') }));
       }
-      // Largest relative changes first (as podnet diff's table), numbers only, at most 25 bars.
+      // Largest relative changes first (as podnet diff's table), numbers only, at most 25 bars; B / A has no unit,
+      // so every bar shares one axis; the table gives A and B in their units.
       const numeric = st.changed.filter(c => c.ratio !== undefined && c.ratio !== null && c.ratio > 0);
       numeric.sort((x, y) => Math.abs(Math.log(y.ratio)) - Math.abs(Math.log(x.ratio)));
       const top = numeric.slice(0, 25);
       if (top.length) {
-        s.appendChild(el('p', { class: 'muted', text: 'B / A of the ' + top.length + ' largest relative changes (1 = the same; log axis).' }));
+        s.appendChild(el('p', { class: 'muted', text: 'B / A of the ' + top.length + ' largest relative changes (1 = the same; log axis; right of 1: B is larger).' }));
         const c = chart(s, 'ratios');
-        c.getDom().style.height = Math.max(160, 60 + 22 * top.length) + 'px';
+        c.getDom().style.height = Math.max(180, 90 + 24 * top.length) + 'px';
         c.resize();
         c.setOption({
           animation: false,
-          tooltip: { trigger: 'item', formatter: p => esc(top[p.dataIndex].field) + ': ' + esc(fmt(top[p.dataIndex].a)) + ' -> ' + esc(fmt(top[p.dataIndex].b)) + ' (B / A ' + fmt(p.value) + ')' },
-          grid: { left: 320 },
-          xAxis: { type: 'log', name: 'B / A' },
-          yAxis: { type: 'category', inverse: true, data: top.map(x => x.field), axisLabel: { width: 300, overflow: 'truncate' } },
-          series: [{ type: 'bar', name: 'B / A', data: top.map(x => x.ratio) }]
+          tooltip: { trigger: 'item', formatter: p => { const x = top[p.dataIndex]; return esc(fieldLabel(x.field)) + ': ' + esc(show(fieldPath(x.field), x.a)) + ' -> ' + esc(show(fieldPath(x.field), x.b)) + ' (B / A ' + fixed(p.value, 3) + ')'; } },
+          grid: { left: 10, right: 60, top: 10, bottom: 50, containLabel: true },
+          xAxis: { type: 'log', name: 'B / A', ...AXIS_NAME, nameGap: 28, axisLabel: { formatter: v => fmt(v) } },
+          yAxis: { type: 'category', inverse: true, data: top.map(x => fieldLabel(x.field)), axisLabel: { width: 320, overflow: 'truncate' } },
+          series: [{ type: 'bar', name: 'B / A', data: top.map(x => x.ratio), label: { show: true, position: 'right', formatter: p => fixed(p.value, 2) + 'x', fontSize: 10 } }]
         });
       }
-      if (st.changed.length) s.appendChild(rowsTable(st.changed, ['field', 'a', 'b', 'delta', 'ratio'], 'changed'));
-      if (st.only_a.length) s.appendChild(el('p', { class: 'muted', text: 'Only in A: ' + st.only_a.join(', ') }));
-      if (st.only_b.length) s.appendChild(el('p', { class: 'muted', text: 'Only in B: ' + st.only_b.join(', ') }));
+      if (st.changed.length) {
+        const t = el('table', { class: 'rows changed' });
+        t.appendChild(el('tr', {}, ['figure', 'unit', 'A', 'B', 'B - A', 'B / A'].map(h => el('th', { text: h }))));
+        for (const c of st.changed) {
+          const p = fieldPath(c.field), noUnit = v => typeof v === 'number' ? show(p, v, false) : fmt(v);
+          t.appendChild(el('tr', {}, [
+            el('td', { 'data-col': 'field', 'data-value': JSON.stringify(c.field), text: fieldLabel(c.field) }),
+            el('td', { class: 'muted', text: fieldUnit(c.field) }),
+            el('td', { class: 'num', 'data-col': 'a', 'data-value': JSON.stringify(c.a), text: noUnit(c.a) }),
+            el('td', { class: 'num', 'data-col': 'b', 'data-value': JSON.stringify(c.b), text: noUnit(c.b) }),
+            el('td', { class: 'num', 'data-col': 'delta', 'data-value': JSON.stringify(c.delta === undefined ? null : c.delta), text: typeof c.delta === 'number' ? (c.delta >= 0 ? '+' : '') + noUnit(c.delta) : '' }),
+            el('td', { class: 'num', 'data-col': 'ratio', 'data-value': JSON.stringify(c.ratio === undefined ? null : c.ratio), text: typeof c.ratio === 'number' ? fixed(c.ratio, 3) + 'x' : '' })]));
+        }
+        s.appendChild(t);
+      }
+      if (st.only_a.length) s.appendChild(el('p', { class: 'muted', text: 'Only in A: ' + st.only_a.map(fieldLabel).join(', ') }));
+      if (st.only_b.length) s.appendChild(el('p', { class: 'muted', text: 'Only in B: ' + st.only_b.map(fieldLabel).join(', ') }));
     }
+  }
+
+  // sweep: `podnet sweep --results DB --format json` ({study, axes, points}): the study's headline figures
+  // against the first axis (one chart per figure, so one axis per unit; one line per value of the other axes),
+  // bench's busbw against size (one line per point), and the points as a table.
+  const HEADLINE = {
+    train: ['iteration_time_ms', 'mfu', 'tokens_per_second', 'days_to_train'],
+    reliability: ['mtbi_hours', 'checkpoint.interval_minutes', 'checkpoint.goodput', 'days_to_train_with_failures'],
+    diagnose: ['evaluation.precision', 'evaluation.recall', 'evaluation.time_to_localize_seconds.max', 'probing.overhead_bytes_per_second_per_nic'],
+    design: ['bom.switches.total', 'bom.transceivers', 'bom.power_kw', 'cost.capex_usd', 'cost.energy_usd_per_year', 'bisection_bandwidth_gbps', 'limits.max_gpus']
+  };
+  function renderSweep(root, d) {
+    const pts = d.points || [], axes = d.axes || [];
+    const ok = pts.filter(p => p.status === 'ok');
+    const s = section(root, 'Sweep: ' + d.study + ' study, ' + pts.length + ' point(s), ' + (pts.length - ok.length) + ' with an error', 'sweep-head');
+    s.appendChild(el('p', { class: 'muted' }, ['Axes (scenario keys): '].concat(axes.flatMap((a, i) => (i ? [', '] : []).concat([el('code', { class: 'key', text: a })])))));
+    const columns = [];
+    for (const p of pts) for (const k of Object.keys(p)) if (!columns.includes(k)) columns.push(k);
+    let heads = (HEADLINE[d.study] || []).filter(k => columns.includes(k));
+    const label = p => axes.map(a => a + ' = ' + fmt(p[a])).join(', ');
+    if (d.study === 'bench') {
+      const sizes = columns.filter(c => c.startsWith('busbw_gbyte_per_s@')).map(c => c.slice(c.indexOf('@')));
+      sizes.sort((x, y) => Number(x.slice(1)) - Number(y.slice(1)));
+      const last = sizes[sizes.length - 1];
+      if (last) heads = ['time_us' + last, 'busbw_gbyte_per_s' + last].filter(k => columns.includes(k));
+      if (sizes.length) {
+        const c = chart(s, 'sweep-busbw');
+        c.setOption({
+          animation: false,
+          tooltip: { trigger: 'item', formatter: p => esc(p.seriesName) + ': ' + bytesText(p.data[0]) + ', busbw ' + fixed(p.data[1], 2) + ' GB/s' },
+          legend: { type: 'scroll', top: 4 },
+          grid: { left: 80, right: 40, top: 50, bottom: 60 },
+          xAxis: { type: 'log', logBase: 2, name: 'message size', ...AXIS_NAME, nameGap: 32, axisLabel: { formatter: v => bytesText(v), hideOverlap: true },
+            min: Number(sizes[0].slice(1)), max: Number(last.slice(1)) },
+          yAxis: { type: 'value', name: 'busbw (GB/s)', ...AXIS_NAME, nameGap: 55 },
+          series: ok.map(p => ({ name: label(p), type: 'line', data: sizes.filter(z => typeof p['busbw_gbyte_per_s' + z] === 'number').map(z => [Number(z.slice(1)), p['busbw_gbyte_per_s' + z]]) }))
+        });
+      }
+    }
+    if (axes.length && ok.length) {
+      const x = axes[0], rest = axes.slice(1);
+      const numeric = ok.every(p => typeof p[x] === 'number');
+      const groupName = p => rest.length ? rest.map(a => a + ' = ' + fmt(p[a])).join(', ') : d.study;
+      const groups = [...new Set(ok.map(groupName))];
+      const xs = [...new Set(ok.map(p => p[x]))];
+      const logX = numeric && xs.every(v => v > 0) && Math.max(...xs) / Math.min(...xs) >= 8;
+      const grid = el('div', { class: 'panels' });
+      s.appendChild(grid);
+      for (const h of heads.filter(h => !h.includes('@'))) {
+        const box = el('div', {});
+        grid.appendChild(box);
+        const isPct = describe(h).kind === 'pct';
+        box.appendChild(el('h3', { text: header(h) }));
+        const c = chart(box, 'sweep-metric');
+        c.setOption({
+          animation: false,
+          tooltip: { trigger: 'item', formatter: p => esc(p.seriesName) + ': ' + esc(x) + ' = ' + fmt(p.data[0]) + ': ' + esc(show(h, isPct ? p.data[1] / 100 : p.data[1])) },
+          legend: { show: groups.length > 1, type: 'scroll', top: 0 },
+          grid: { left: 10, right: 30, top: groups.length > 1 ? 36 : 16, bottom: 50, containLabel: true },
+          xAxis: numeric ? { type: logX ? 'log' : 'value', logBase: 2, name: x, ...AXIS_NAME, nameGap: 30, scale: true } : { type: 'category', data: xs.map(String), name: x, ...AXIS_NAME, nameGap: 30 },
+          yAxis: { type: 'value', scale: true, axisLabel: { formatter: v => plain(v) } },
+          series: groups.map(g => ({ name: g, type: 'line', symbolSize: 8,
+            data: ok.filter(p => groupName(p) === g && typeof p[h] === 'number').map(p => [numeric ? p[x] : String(p[x]), isPct ? 100 * p[h] : p[h]]) }))
+        });
+      }
+    }
+    const t = el('table', { class: 'rows sweep-points' });
+    const cols = ['id'].concat(axes, ['status'], heads);
+    t.appendChild(el('tr', {}, cols.map(c => el('th', {}, axes.includes(c) ? [el('code', { class: 'key', text: c })] : [c === 'id' ? 'point' : c.includes('@') ? fieldLabel(c) + (KINDS[describe(fieldPath(c)).kind || 'num'].unit ? ' (' + KINDS[describe(fieldPath(c)).kind].unit + ')' : '') : header(c)]))));
+    for (const p of pts)
+      t.appendChild(el('tr', {}, cols.map(c => el('td', { class: typeof p[c] === 'number' ? 'num' : '', 'data-col': c, 'data-value': JSON.stringify(p[c] === undefined ? null : p[c]),
+        text: axes.includes(c) || c === 'id' || c === 'status' ? fmt(p[c]) : show(fieldPath(c), p[c], false) }))));
+    const tb = section(root, 'Points', 'points');
+    tb.appendChild(t);
+    notes(tb, pts.filter(p => p.error).map(p => 'point ' + p.id + ': ' + p.error));
   }
 
   function renderRun(root, doc) {
     if (!doc.run) return;
+    const r = doc.run;
     const s = section(root, 'Run', 'run');
-    s.appendChild(keyValueTable(doc.run, 'run.', 'facts'));
+    s.appendChild(el('p', { class: 'muted run-line', text: 'podnet ' + fmt(r.command) + ' ' + fmt(r.scenario) + ' (' + fmt(r.source) + '), seed ' + fmt(r.seed) +
+      (r.overrides && r.overrides.length ? ', --set ' + r.overrides.join(' --set ') : '') +
+      (r.podnet_version ? '; podnet ' + r.podnet_version : '') + (r.git_sha ? ' (' + r.git_sha + ')' : '') }));
   }
 
   function render(root, payload) {
@@ -388,6 +1101,7 @@
     else if (payload.kind === 'reliability') renderReliability(root, doc, payload.goodput_curve);
     else if (payload.kind === 'diagnose') renderDiagnose(root, doc, payload.drawing, payload.suspects);
     else if (payload.kind === 'compare') renderCompare(root, payload.document);
+    else if (payload.kind === 'sweep') renderSweep(root, payload.document);
     else renderGeneric(root, doc);
     renderRun(root, doc);
   }
@@ -461,34 +1175,52 @@
     }).catch(e => showError(e.message));
   }
 
+  // The form's fields per study: [id, label, default, placeholder, suggestions]. engine and routing are
+  // network.engine / network.routing (bench sends them as its own fields, the others as --set).
+  const ENGINES = ['analytical', 'flow', 'packet'];
+  const ROUTINGS = ['ecmp', 'adaptive', 'spray', 'static', 'dimension_order', 'minimal', 'valiant', 'ugal'];
+  const FORM = {
+    bench: [['op', 'operation', 'allreduce', '', ['allreduce', 'allgather', 'reducescatter', 'alltoall', 'broadcast', 'reduce', 'sendrecv', 'permutation', 'incast']],
+      ['algo', 'algorithm', 'auto', '', ['auto', 'ring', 'tree', 'nvls', 'nvls_tree', 'collnet_direct', 'collnet_chain', 'pat']],
+      ['gpus', 'GPUs', '', 'all, or 0-127, 0-1023:8', null],
+      ['min', 'min size', '1MiB', '', null], ['max', 'max size', '256MiB', '', null], ['factor', 'step factor', '2', '', null],
+      ['engine', 'engine', '', 'scenario\'s', ENGINES], ['routing', 'routing', '', 'scenario\'s', ROUTINGS]],
+    train: [['engine', 'engine', '', 'scenario\'s', ENGINES], ['routing', 'routing', '', 'scenario\'s', ROUTINGS]],
+    diagnose: [['probe', 'probe mesh', 'rail', '', ['rail', 'leaf-mesh', 'full-mesh']], ['duration', 'probing time', '300s', '', null], ['round', 'round', '10s', '', null]]
+  };
+
   function startApp(root, kind) {
     if (kind === 'compare') return startCompare(root);
     const form = el('form', { id: 'run-form' });
     const scenario = el('select', { id: 'scenario', name: 'scenario' });
     const upload = el('input', { type: 'file', id: 'upload', accept: '.yaml,.yml' });
-    const sets = el('input', { type: 'text', id: 'sets', placeholder: 'topology.gpus=4096, ...', style: 'width: 22em' });
-    form.appendChild(el('label', { text: 'scenario ' }, [scenario]));
-    form.appendChild(el('label', { text: 'or upload YAML ' }, [upload]));
-    form.appendChild(el('label', { text: '--set ' }, [sets]));
+    const sets = el('input', { type: 'text', id: 'sets', placeholder: 'topology.gpus=4096, ...', class: 'wide' });
+    const common = el('div', { class: 'fields' });
+    common.appendChild(el('label', {}, [el('span', { text: 'scenario' }), scenario]));
+    common.appendChild(el('label', {}, [el('span', { text: 'or upload YAML' }), upload]));
+    common.appendChild(el('label', {}, [el('span', { text: '--set KEY=VALUE, ...' }), sets]));
+    form.appendChild(common);
     const extra = {};
-    const fields = {
-      bench: [['op', 'allreduce'], ['algo', 'auto'], ['engine', ''], ['routing', ''], ['min', '1MiB'], ['max', '256MiB'], ['factor', '2']],
-      diagnose: [['probe', 'rail'], ['duration', '300s'], ['round', '10s']]
-    };
-    for (const [k, v] of fields[kind] || []) {
-      extra[k] = el('input', { type: 'text', id: k, value: v });
-      form.appendChild(el('label', { text: k + ' ' }, [extra[k]]));
+    const own = el('div', { class: 'fields' });
+    for (const [k, label, v, placeholder, list] of FORM[kind] || []) {
+      extra[k] = el('input', { type: 'text', id: k, value: v, placeholder: placeholder || '' });
+      if (list) {
+        const dl = el('datalist', { id: 'list-' + k }, list.map(x => el('option', { value: x })));
+        extra[k].setAttribute('list', 'list-' + k);
+        own.appendChild(dl);
+      }
+      own.appendChild(el('label', {}, [el('span', { text: label }), extra[k]]));
     }
     if (kind === 'train') {
       for (const [k, what] of [['sweep', 'scaling sweep'], ['trace', 'Perfetto trace']]) {
         extra[k] = el('input', { type: 'checkbox', id: k });
-        form.appendChild(el('label', { text: what + ' ' }, [extra[k]]));
+        own.appendChild(el('label', { class: 'check' }, [extra[k], el('span', { text: what })]));
       }
     }
+    if (own.childNodes.length) form.appendChild(own);
     const run = el('button', { type: 'submit', id: 'run', text: 'Run ' + kind });
     const cancel = el('button', { type: 'button', id: 'cancel', text: 'Cancel', disabled: 'disabled' });
-    form.appendChild(run);
-    form.appendChild(cancel);
+    form.appendChild(el('div', { class: 'buttons' }, [run, cancel]));
     const controls = section(root, kind + ': run a study', 'controls');
     controls.appendChild(form);
     const bar = el('progress', { id: 'progress', max: '1', value: '0' });
@@ -542,7 +1274,7 @@
       render(out, payload);
       if (payload.trace) {
         const link = el('a', { id: 'trace-link', href: '/api/runs/' + id + '/trace', download: 'podnet-train-' + id + '.json',
-          text: 'Download the iteration\'s Perfetto trace (' + fmt(Math.round(payload.trace.bytes / 1024)) + ' KiB)' });
+          text: 'Download the iteration\'s Perfetto trace (' + fixed(Math.round(payload.trace.bytes / 1024), 0) + ' KiB)' });
         const p = el('p', {}, [link, document.createTextNode(' and open it in ui.perfetto.dev (Open trace file) or chrome://tracing.')]);
         out.insertBefore(p, out.firstChild);
       }
@@ -575,8 +1307,17 @@
       showError('');
       status.removeAttribute('data-state');
       const body = { study: kind, sets: sets.value.split(',').map(s => s.trim()).filter(s => s) };
-      for (const [k, input] of Object.entries(extra))
-        body[k] = input.type === 'checkbox' ? input.checked : k === 'factor' ? Number(input.value) : input.value;
+      for (const [k, input] of Object.entries(extra)) {
+        if (input.type === 'checkbox') { body[k] = input.checked; continue; }
+        const v = input.value.trim();
+        if (kind !== 'bench' && (k === 'engine' || k === 'routing')) {
+          // network.engine / network.routing after the user's own --set, as bench's own fields are.
+          if (v) body.sets.push('network.' + k + '=' + v);
+          continue;
+        }
+        if (k === 'gpus' && !v) continue;  // every GPU of the fabric
+        body[k] = k === 'factor' ? Number(v) : v;
+      }
       if (upload.files.length) {
         body.yaml = await upload.files[0].text();
         body.file = upload.files[0].name;
@@ -601,5 +1342,5 @@
     refreshRuns().catch(e => showError(e.message));
   }
 
-  window.podnet = { renderReport, render, startApp };
+  window.podnet = { renderReport, render, startApp, format: { describe, show, header, fieldLabel, bytesText } };
 })();

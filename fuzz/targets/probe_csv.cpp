@@ -1,5 +1,5 @@
 // Probe result files (`podnet diagnose --probes FILE`: a user's own probing
-// system's results, docs/diagnose.md), read against the k = 4 fat-tree with one
+// system's results, docs/commands/diagnose.md), read against the k = 4 fat-tree with one
 // GPU and one NIC per server that the seeds in tests/fuzz/probe_csv/ were
 // written for (`podnet diagnose` on `topology: {family: fat_tree, k: 4}`,
 // `server: {gpus: 1, nics: 1}`, `--probes-out`).

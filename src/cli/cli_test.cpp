@@ -546,7 +546,7 @@ TEST(Cli, PacketEngineOnATorusAgreesWithTheFlowEngine) {
   // A 16-chip all-to-all of 128 MiB on torus-3d-4k: chips queue without bound, and the packet engine's
   // RTO of 1 ms + switch drain (no switches here) resent packets that were only queued: 20,668 us against
   // the flow engine's 5,767 (3.6x; 165x at 256 MiB). With the RDMA transport's own timeout the engines
-  // agree within 10 % for one large collective, as on switched fabrics (docs/validation.md).
+  // agree within 10 % for one large collective, as on switched fabrics (docs/contributing/validation/packet-engine.md).
   const std::string args = " torus-3d-4k --gpus 0-15 --op alltoall --min 128MiB --max 128MiB --format json";
   const Result flow = run("bench" + args + " --engine flow");
   const Result packet = run("bench" + args + " --engine packet");

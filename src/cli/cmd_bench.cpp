@@ -4,11 +4,13 @@
 #include <iostream>
 
 #include "cli/common.hpp"
+#include "cli/telemetry_options.hpp"
 #include "collective/collective.hpp"
 #include "collective/gpu_list.hpp"
 #include "core/error.hpp"
 #include "report/bench_report.hpp"
 #include "report/html.hpp"
+#include "report/studies.hpp"
 #include "report/web_assets.hpp"
 #include "study/bench.hpp"
 
@@ -16,17 +18,23 @@ namespace podnet::cli {
 
 namespace {
 
+// bench's defaults: the study registry's, the one set every front end uses (report/studies.hpp).
+std::string bench_default(const char* name) {
+  return report::find_param(*report::find_study("bench"), name)->spec.default_text;
+}
+
 struct BenchOptions {
-  std::string op = "allreduce";
-  std::string algo = "auto";  // auto, an algorithm name, or an NCCL_ALGO-style list
-  std::string proto;          // NCCL_PROTO-style list (sets collective.protocols)
-  std::string min_size = "8B";
-  std::string max_size = "1GiB";
-  double factor = 2;
+  std::string op = bench_default("op");
+  std::string algo = bench_default("algo");  // auto, an algorithm name, or an NCCL_ALGO-style list
+  std::string proto;                         // NCCL_PROTO-style list (sets collective.protocols)
+  std::string min_size = bench_default("min");
+  std::string max_size = bench_default("max");
+  double factor = std::stod(bench_default("factor"));
   std::string gpus;
   std::string engine, routing, order, transport;
   std::string html;
   std::string telemetry, telemetry_interval = "10us";
+  bool telemetry_all = false;  // --telemetry-all: every port in the metrics files
   int channels = 0, qps = 0, senders = 0;
   bool channels_given = false, qps_given = false, senders_given = false, gpus_given = false;
 };
@@ -47,17 +55,11 @@ int cmd_bench(Common c, const BenchOptions& b) {
   if (b.senders_given) set_by(c, "--senders", "collective.incast_senders", std::to_string(b.senders));
   if (!b.proto.empty()) set_by(c, "--proto", "collective.protocols", b.proto);
   // --algo: "auto", one algorithm's name (fixed), or a list for the tuner ("ring,tree", "^nvls").
+  // (The rule every front end applies: study::algo_choice.)
   study::BenchRequest req;
-  req.algo = b.algo.empty() ? "auto" : b.algo;
-  if (req.algo != "auto" && !collective::find_algorithm(req.algo)) {
-    set_by(c, "--algo", "collective.algorithms", req.algo);
-    req.algo = "auto";
-  } else if (collective::is_nccl_algorithm(req.algo)) {
-    // One of NCCL's is also the tuner's list, so that the resolved scenario (--out) and the tuner line say it
-    // and reproduce the run (the tuner picks its protocol either way); the others (halving_doubling, ...) are
-    // no NCCL algorithm and stay bench's alone.
-    set_by(c, "--algo", "collective.algorithms", req.algo);
-  }
+  const study::AlgoChoice algo = study::algo_choice(b.algo, "--algo");
+  req.algo = algo.algo;
+  if (!algo.scenario_algorithms.empty()) set_by(c, "--algo", "collective.algorithms", algo.scenario_algorithms);
   req.op = collective::parse_op(b.op);
   // Options that do not apply to the op would be silently ignored: say so.
   if (b.senders_given && req.op != collective::Op::Incast)
@@ -104,7 +106,7 @@ int cmd_bench(Common c, const BenchOptions& b) {
     write_out("--html", b.html, page);
     std::cerr << "podnet: wrote " << b.html << "\n";
   }
-  report_telemetry(r.telemetry, b.telemetry);
+  report_telemetry(r.telemetry, b.telemetry, b.telemetry_all);
   return kExitOk;
 }
 
@@ -149,6 +151,7 @@ void add_bench_command(CLI::App& app, Action& action) {
   bench->add_option("--html", b->html, "also write a self-contained HTML report: busbw against size, the rows")
       ->type_name("FILE.html");
   add_telemetry_options(bench, b->telemetry, b->telemetry_interval);
+  add_telemetry_all_option(bench, b->telemetry_all);
   bench->add_option("--engine", b->engine, "analytical | flow | packet (sets network.engine)");
   bench->add_option("--routing", b->routing,
                     "routing policy, e.g. ecmp, adaptive, spray, static (sets network.routing)");

@@ -1,4 +1,5 @@
 #include <chrono>
+#include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
 
@@ -15,11 +16,31 @@ namespace {
 struct CalibrateOptions {
   std::vector<std::string> logs;
   std::vector<std::string> fit;
-  std::string engine, op, fragment;
+  std::string engine, op, out;
+  bool force = false;
 };
 
-int cmd_calibrate(const Common& c, const CalibrateOptions& o) {
-  check_output_file("--out", o.fragment);  // before the fit's simulations
+bool names_a_yaml_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  const std::string ext = fs::path(path).extension().string();
+  std::error_code ec;
+  return (ext == ".yaml" || ext == ".yml") && !fs::is_directory(path, ec);
+}
+
+int cmd_calibrate(const Common& common, const CalibrateOptions& o) {
+  // --out DIR, as every command's --out: DIR/fitted.yaml beside calibrate.json, .csv, .txt and the resolved
+  // scenario. A path ending in .yaml or .yml (not a directory) is the fragment itself, as before.
+  Common c = common;
+  std::string fragment;
+  const bool file_out = !o.out.empty() && names_a_yaml_file(o.out);
+  if (file_out) {
+    fragment = o.out;
+    check_output_file("--out", fragment);  // before the fit's simulations
+  } else if (!o.out.empty()) {
+    check_output_dir("--out", o.out);
+    c.out_dir = o.out;
+    fragment = (std::filesystem::path(o.out) / "fitted.yaml").string();
+  }
   study::CalibrationInput in{c.scenario, c.sets, c.adds, {}, o.fit, o.engine, o.op, {}};
   for (const auto& path : o.logs)
     for (auto& l : study::read_nccl_tests(path)) in.logs.push_back(std::move(l));
@@ -40,9 +61,21 @@ int cmd_calibrate(const Common& c, const CalibrateOptions& o) {
   nlohmann::json doc = report::new_document(context_of(sc, "calibrate"));
   doc["calibrate"] = report::calibrate_json(cal);
   emit(c, sc, doc, "calibrate", report::write_calibrate_table);
-  if (!o.fragment.empty()) {
-    write_out("--out", o.fragment, study::fragment_yaml(cal, in));
-    std::cerr << fmt::format("podnet calibrate: wrote {} (use it with --config-add {})\n", o.fragment, o.fragment);
+  const bool trusted = cal.doubts.empty();
+  if (!trusted && !o.force) {
+    std::cerr << "podnet: error: calibrate: this fit is not a calibration, so "
+              << (fragment.empty() ? "its values should not be used" : "no fragment was written (" + fragment + ")")
+              << "; --force " << (fragment.empty() ? "accepts" : "writes") << " it anyway:\n";
+    for (const auto& d : cal.doubts) std::cerr << "  " << d << "\n";
+    return kExitBadInput;
+  }
+  if (!fragment.empty()) {
+    write_out("--out", fragment, study::fragment_yaml(cal, in));
+    std::cerr << fmt::format("podnet calibrate: wrote {} (use it with --config-add {}){}\n", fragment, fragment,
+                             trusted ? "" : ", not trusted (--force): its comments say why");
+    if (file_out)
+      std::cerr << "podnet calibrate: note: --out named the fragment file; as for every other command, --out DIR "
+                   "also works (DIR/fitted.yaml beside calibrate.json, .csv, .txt and the resolved scenario)\n";
   }
   return kExitOk;
 }
@@ -79,24 +112,33 @@ void add_calibrate_command(CLI::App& app, Action& action) {
       ->type_name("FILE");
   cmd->add_option("-f,--format", c->format, "output on stdout: table (default), json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
-  cmd->add_option("-o,--out", o->fragment,
-                  "write the fitted keys as a scenario fragment (YAML) that bench and train take with --config-add")
-      ->type_name("FRAGMENT.yaml");
+  cmd->add_option("-o,--out", o->out,
+                  "a directory (created when missing): DIR/fitted.yaml, the fitted keys as a scenario fragment that "
+                  "bench and train take with --config-add, beside calibrate.json, .csv, .txt and the resolved "
+                  "scenario, as every command's --out; a path ending in .yaml or .yml is the fragment file alone")
+      ->type_name("DIR");
+  cmd->add_flag("--force", o->force,
+                "write the fragment (and exit 0) even when the fit is not trusted: every key on a bound, or an rms "
+                "residual above 25 %");
   cmd->footer(
       "How it works:\n"
       "  Each log's test runs in podnet on a group laid out like the log's ranks (H hosts x G GPUs -> the first\n"
       "  G GPUs of servers 0..H-1), at every size of the log, as bench runs it (NCCL's tuner, channels auto,\n"
-      "  unless the scenario or --set says otherwise: match the log's NCCL_ALGO / NCCL_PROTO with\n"
-      "  --set collective.algorithms=ring etc.). The fit minimises the sum over sizes of\n"
+      "  unless the scenario or --set says otherwise; a log that does not say its NCCL_ALGO / NCCL_PROTO is\n"
+      "  matched with --set collective.algorithms=ring etc.). The fit minimises the sum over sizes of\n"
       "  (podnet busbw / log busbw - 1)^2 by cyclic coordinate descent with a golden-section search per key\n"
       "  (deterministic). Printed: the fitted values, and per size the log's and podnet's busbw and their\n"
       "  ratio. Keys that trade off (an efficiency and the speed it scales) cannot both be fitted: pick one.\n"
+      "  A log that says NCCL_ALGO / NCCL_PROTO (an `export NCCL_ALGO=RING` line, mpirun's -x, NCCL_DEBUG=INFO's\n"
+      "  'set by environment') is timed with them; each size shows what podnet timed beside what the log ran.\n"
+      "  A fit whose keys all end on their bounds, or whose rms residual exceeds 25 %, is not trusted: it is\n"
+      "  printed with the likely causes, no fragment is written and the exit status is 2 (--force writes it).\n"
       "  Every simulation builds the whole fabric: on a large scenario, shrink it to what the log needs\n"
       "  (--set topology.gpus=64 for a 2-node log) or the fit takes minutes.\n\n"
       "Examples:\n"
       "  podnet calibrate leafspine-8k --set topology.gpus=64 --nccl-tests all_reduce_2nodes.log \\\n"
-      "      --out fitted.yaml\n"
-      "  podnet bench aipod-16k --config-add fitted.yaml --gpus 0-1023\n"
+      "      --out calib/   # writes calib/fitted.yaml\n"
+      "  podnet bench aipod-16k --config-add calib/fitted.yaml --gpus 0-1023\n"
       "  podnet calibrate aipod-16k --nccl-tests a.log --fit server.nic_speed=100Gbps:800Gbps \\\n"
       "      --fit network.stack_latency=0us:50us --engine analytical\n"
       "  podnet bench aipod-16k --gpus 0-15 --format nccl-tests > sim.log   # a log podnet wrote fits back");

@@ -145,8 +145,9 @@ TEST(Calibrate, RecoversTheLinkEfficienciesOfATunedLog) {
 // The published two-node H100 ring all-reduce (tests/data/nccl-tests/README.md): podnet with 8 channels over
 // 8 x 400 Gbps NICs predicts ~397 GB/s busbw, the log plateaus at 89.9 GB/s. The plateau alone implies a NIC
 // speed of 89.9 GB/s / 8 NICs = 11.24 GB/s = 89.9 Gbps of payload, / (4096/4122 IB wire efficiency) = 90.5 Gbps.
-// The fit weighs all 11 sizes; it must land within 10 % of that and cut the residual tenfold (docs/validation.md:
-// 95.4 Gbps, rms 323 % -> 11.4 %; the log's mid-size hump is not an alpha-beta shape).
+// The fit weighs all 11 sizes; it must land within 10 % of that and cut the residual tenfold
+// (docs/contributing/validation/calibration.md: 95.4 Gbps, rms 323 % -> 11.4 %; the log's mid-size hump is not an
+// alpha-beta shape).
 TEST(Calibrate, FitsThePublishedTwoNodeLog) {
   const std::string dir = std::string(PODNET_SOURCE_DIR) + "/tests/data/nccl-tests/";
   const Result c = run("calibrate leafspine-8k --set topology.gpus=64 --set network.transport=infiniband "
@@ -243,6 +244,95 @@ TEST(Calibrate, ExplainsWhatItCannotDo) {
           true);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("8 ranks per host, but the scenario's servers have 4 GPUs"), std::string::npos) << r.out;
+}
+
+// A fit that is no calibration is refused. The published two-node ring log says NCCL_ALGO=RING (its first line):
+// podnet times ring at every size and says so beside the log's algorithm (rms 19.1 %, not refused). The same
+// log without that line is what calibrate timed before, NCCL's tuner choosing NVLS tree at every size: both keys
+// end on their lower bounds and the rms residual is 53.9 %. It used to write fitted.yaml and exit 0; it is
+// refused (exit 2, no fragment) naming the likely causes, unless --force.
+TEST(Calibrate, RefusesAFitItCannotTrust) {
+  const std::string dir = std::string(PODNET_SOURCE_DIR) + "/tests/data/nccl-tests/";
+  const std::string log = dir + "h100-2node-ring-allreduce.log";
+  Result r = run("calibrate " + kScenario + " --op allreduce --nccl-tests " + log, true);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("the log ran NCCL_ALGO=RING: podnet timed the same"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ring / simple  RING"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("nvls"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("not trusted"), std::string::npos) << r.out;
+
+  std::string text = read_file(log);
+  text.erase(0, text.find('\n') + 1);  // the log without its NCCL_ALGO line
+  const std::string bare = write_file("ring-without-algo.log", text);
+  const fs::path out = temp_dir() / "untrusted";
+  fs::remove_all(out);
+  r = run("calibrate " + kScenario + " --op allreduce --nccl-tests " + bare + " --out " + out.string(), true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("the log does not say which algorithm NCCL ran (no NCCL_ALGO in it)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("nvls_tree / simple  not in log"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("podnet: error: calibrate: this fit is not a calibration, so no fragment was written"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("every fitted key ended on a bound (links.ethernet_efficiency at its lower bound 0.25, "
+                       "links.nvlink_efficiency at its lower bound 0.206)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("the rms residual is 53.9%, above the 25%"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("likely cause: " + bare +
+                       " does not say which algorithm NCCL ran (no NCCL_ALGO in it) and "
+                       "podnet's tuner timed nvls_tree at 11 of 11 sizes"),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(out / "fitted.yaml"));
+  EXPECT_TRUE(fs::exists(out / "calibrate.json"));  // the diagnosis is written, as every command's --out
+  // --force writes it, and says in it why it is not trusted.
+  r = run("calibrate " + kScenario + " --op allreduce --nccl-tests " + bare + " --force --out " + out.string(), true);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("not trusted (--force)"), std::string::npos) << r.out;
+  EXPECT_NE(read_file(out / "fitted.yaml").find("# NOT TRUSTED (written with --force): every fitted key ended on a"),
+            std::string::npos);
+  // The scenario's algorithms win over the log's, and a refusal names the mismatch.
+  r = run("calibrate " + kScenario +
+              " --set collective.algorithms=tree --fit links.ethernet_efficiency --op allreduce --nccl-tests " + log,
+          true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("the log ran NCCL_ALGO=RING: not applied"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("likely cause: " + log + " ran NCCL_ALGO=RING but podnet timed tree at 11 of 11 sizes"),
+            std::string::npos)
+      << r.out;
+}
+
+// --out is a directory as for every command (DIR/fitted.yaml beside calibrate.json, .csv, .txt and the resolved
+// scenario); a path ending in .yaml is still the fragment alone, with a note. Every command's table names the
+// --config-add files it applied.
+TEST(Calibrate, OutIsADirectoryAndConfigAddIsNamed) {
+  const Result log = run("bench " + kScenario + " --gpus 0-15 --min 1MiB --max 64MiB --factor 4 --format nccl-tests");
+  ASSERT_EQ(log.status, 0);
+  const std::string path = write_file("dir-out.log", log.out);
+  const fs::path out = temp_dir() / "calib";
+  fs::remove_all(out);
+  Result r = run("calibrate " + kScenario + " --nccl-tests " + path + " --out " + out.string(), true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const char* f : {"fitted.yaml", "calibrate.json", "calibrate.csv", "calibrate.txt", "scenario.resolved.yaml"})
+    EXPECT_TRUE(fs::exists(out / f)) << f;
+  EXPECT_NE(r.out.find("wrote " + (out / "fitted.yaml").string()), std::string::npos) << r.out;
+  const std::string file = (temp_dir() / "frag-file.yaml").string();
+  r = run("calibrate " + kScenario + " --nccl-tests " + path + " --out " + file, true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(fs::is_regular_file(file));
+  EXPECT_NE(r.out.find("note: --out named the fragment file"), std::string::npos) << r.out;
+  // bench's header says the fragment was applied; without --config-add it says nothing of the kind.
+  const std::string frag = (out / "fitted.yaml").string();
+  r = run("bench " + kScenario + " --gpus 0-15 --min 1MiB --max 1MiB --config-add " + frag);
+  ASSERT_EQ(r.status, 0);
+  const auto first_lines = r.out.substr(0, r.out.find('\n', r.out.find('\n') + 1));
+  EXPECT_NE(first_lines.find("config-add: " + frag + " (merged on the scenario before --set)"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(run("bench " + kScenario + " --gpus 0-15 --min 1MiB --max 1MiB").out.find("config-add:"),
+            std::string::npos);
+  r = run("design leafspine-8k --set topology.gpus=64 --config-add " + frag);
+  EXPECT_NE(r.out.find("config-add: " + frag), std::string::npos) << r.out;
 }
 
 }  // namespace

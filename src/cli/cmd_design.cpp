@@ -288,15 +288,6 @@ int cmd_resolve(const Common& c) {
 
 }  // namespace
 
-nlohmann::json design_document(const scenario::Scenario& sc, const topology::Topology& t, const std::string& cmd) {
-  nlohmann::json doc = report::new_document(context_of(sc, cmd));
-  const topology::Hardware hw = sc.hardware();
-  const topology::Bom bom = topology::compute_bom(t, hw);
-  const topology::CostModel model = sc.cost_model();
-  report::add_design(doc, t, bom, topology::compute_cost(t, hw, bom, model), model);
-  return doc;
-}
-
 void add_design_command(CLI::App& app, Action& action) {
   auto c = std::make_shared<Common>();
   auto d = std::make_shared<DesignOptions>();

@@ -153,19 +153,19 @@ void add_diagnose_command(CLI::App& app, Action& action) {
   cmd->add_option("--html", o->html,
                   "also write a self-contained HTML report: the suspects drawn on the fabric, every figure")
       ->type_name("FILE.html");
-  cmd->footer(
-      "Faults to find are the scenario's `faults:` list, e.g.\n"
-      "  faults:\n"
-      "    - {kind: drop, link: \"su000-leaf-r0:Ethernet1/65\", probability: 0.001}\n"
-      "    - {kind: corrupt, switch: \"pod000-spine-r0-000\", probability: 0.0005}\n"
-      "Probe files: columns src,dst,sport,sent,lost,rtt_p50_us,rtt_p99_us,path,return_path (docs/diagnose.md).\n\n"
-      "Examples:\n"
-      "  podnet diagnose aipod-16k --evaluate 100\n"
-      "  podnet diagnose aipod-16k --evaluate 100 --faults 3 --fault-kind mixed\n"
-      "  podnet diagnose my-fabric.yaml --probes-out probes.csv\n"
-      "  podnet diagnose my-fabric.yaml --probes probes.csv\n"
-      "  podnet diagnose my-fabric.yaml --mode packet --probe full-mesh --duration 2s --round 100ms\n"
-      "  podnet diagnose torus-3d-4k --duration 10s      (the deadlock check finds the ring cycles)");
+  cmd->footer("Faults to find are the scenario's `faults:` list, e.g.\n"
+              "  faults:\n"
+              "    - {kind: drop, link: \"su000-leaf-r0:Ethernet1/65\", probability: 0.001}\n"
+              "    - {kind: corrupt, switch: \"pod000-spine-r0-000\", probability: 0.0005}\n"
+              "Probe files: columns src,dst,sport,sent,lost,rtt_p50_us,rtt_p99_us,path,return_path "
+              "(docs/commands/diagnose.md).\n\n"
+              "Examples:\n"
+              "  podnet diagnose aipod-16k --evaluate 100\n"
+              "  podnet diagnose aipod-16k --evaluate 100 --faults 3 --fault-kind mixed\n"
+              "  podnet diagnose my-fabric.yaml --probes-out probes.csv\n"
+              "  podnet diagnose my-fabric.yaml --probes probes.csv\n"
+              "  podnet diagnose my-fabric.yaml --mode packet --probe full-mesh --duration 2s --round 100ms\n"
+              "  podnet diagnose torus-3d-4k --duration 10s      (the deadlock check finds the ring cycles)");
   cmd->callback([&action, c, o] { action = [c, o] { return cmd_diagnose(*c, *o); }; });
 }
 

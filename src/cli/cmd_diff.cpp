@@ -7,15 +7,9 @@
 #include <iostream>
 
 #include "cli/common.hpp"
-#include "collective/gpu_list.hpp"
 #include "core/error.hpp"
-#include "report/bench_report.hpp"
 #include "report/diff.hpp"
-#include "report/reliability_report.hpp"
-#include "report/train_report.hpp"
-#include "study/bench.hpp"
-#include "study/reliability.hpp"
-#include "study/train.hpp"
+#include "report/studies.hpp"
 
 namespace podnet::cli {
 
@@ -29,8 +23,7 @@ struct DiffOptions {
   std::string studies = kDefaultDiffStudies;
   std::string format = "table";
   bool all = false;
-  std::string op = "allreduce", min_size = "1MiB", max_size = "1GiB", gpus;
-  double factor = 4;
+  StudyOptions study_options;  // each study's own options (report/studies.hpp)
 };
 
 // A podnet result document (a .json file with schema_version and run.command), or null.
@@ -52,26 +45,18 @@ report::DiffSide side(const std::string& what, const std::vector<std::string>& s
                       const std::vector<std::string>& studies) {
   const nlohmann::json doc = result_document(what);
   if (!doc.is_null()) return report::document_side(what, doc);
+  std::vector<const report::StudyDef*> chosen;
+  for (const auto& st : studies) chosen.push_back(&report::study_named(st, "--study"));
   report::DiffSide s;
   s.label = what;
-  const scenario::Setup setup = scenario::resolve(scenario::load(what, sets, o.adds));
-  s.resolved_yaml = setup.scenario.resolved_yaml();
-  for (const auto& st : studies) {
-    if (st == "design") {
-      s.documents.push_back({st, design_document(setup.scenario, setup.fabric, "design")});
-    } else if (st == "train") {
-      s.documents.push_back({st, report::train_document(setup, study::train(setup, {}))});
-    } else if (st == "reliability") {
-      s.documents.push_back({st, report::reliability_document(setup, study::reliability(setup))});
-    } else if (st == "bench") {
-      study::BenchRequest r;
-      r.op = collective::parse_op(o.op);
-      r.sizes = bench_sizes(o.min_size, o.max_size, o.factor);
-      if (!o.gpus.empty()) r.group = collective::parse_gpu_list(o.gpus, static_cast<int32_t>(setup.fabric.gpus.size()));
-      s.documents.push_back({st, report::bench_document(setup, study::bench(setup, r))});
-    } else {
-      throw InputError(fmt::format("--study {}: expected design, bench, train or reliability (comma-separated)", st));
-    }
+  const scenario::Scenario base = scenario::load(what, sets, o.adds);
+  s.resolved_yaml = scenario::resolve(scenario::Scenario(base)).scenario.resolved_yaml();
+  for (const report::StudyDef* st : chosen) {
+    const report::StudyArgs args = study_args_from(*st, o.study_options, chosen);
+    std::vector<std::string> all = sets;
+    all.insert(all.end(), args.sets.begin(), args.sets.end());
+    const scenario::Scenario sc = args.sets.empty() ? base : scenario::load(what, all, o.adds, args.set_by);
+    s.documents.push_back({st->name, report::run_study(*st, sc, args).document});
   }
   return s;
 }
@@ -100,7 +85,8 @@ int cmd_diff(const DiffOptions& o) {
                                         {!o.sets_a.empty(), "--set-a"},
                                         {!o.sets_b.empty(), "--set-b"},
                                         {!o.adds.empty(), "--config-add"},
-                                        {o.studies != kDefaultDiffStudies, "--study"}})
+                                        {o.studies != kDefaultDiffStudies, "--study"},
+                                        {!o.study_options.given.empty(), "a study's option"}})
       if (given)
         throw InputError(fmt::format("{}: A and B are result documents, whose studies have run; {} applies to "
                                      "scenarios only",
@@ -125,7 +111,7 @@ void add_diff_command(CLI::App& app, Action& action) {
   cmd->add_option("a", o->a, "scenario file, built-in name, or a result document (.json from --format json)")
       ->required();
   cmd->add_option("b", o->b, "the other one (the same scenario with --set-b compares a what-if)")->required();
-  cmd->add_option("--study", o->studies, "studies to run on both, comma-separated: design, bench, train, reliability")
+  cmd->add_option("--study", o->studies, "studies to run on both, comma-separated: " + report::study_names(", "))
       ->capture_default_str();
   cmd->add_option("--set", o->sets, "override a key on both sides (repeatable)")->type_name("KEY=VALUE");
   cmd->add_option("--set-a", o->sets_a, "override a key on A only (repeatable)")->type_name("KEY=VALUE");
@@ -133,11 +119,7 @@ void add_diff_command(CLI::App& app, Action& action) {
   cmd->add_option("--config-add", o->adds, "merge a scenario fragment on both sides (repeatable)")->type_name("FILE");
   cmd->add_option("-f,--format", o->format, "table (default) or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_flag("--all", o->all, "show every changed field (default: the 25 largest relative changes per study)");
-  cmd->add_option("--op", o->op, "bench: the collective")->capture_default_str();
-  cmd->add_option("-b,--min", o->min_size, "bench: smallest size")->capture_default_str();
-  cmd->add_option("-e,--max", o->max_size, "bench: largest size")->capture_default_str();
-  cmd->add_option("-F,--factor", o->factor, "bench: size factor")->capture_default_str();
-  cmd->add_option("-g,--gpus", o->gpus, "bench: GPU ranks (default all)");
+  add_study_options(cmd, o->study_options);
   cmd->footer("Examples:\n"
               "  podnet diff aipod-16k aipod-16k --set-b topology.oversubscription=2:1     # what-if on one key\n"
               "  podnet diff leafspine-8k fat-tree-k48 --study design\n"

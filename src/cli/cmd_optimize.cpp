@@ -16,8 +16,8 @@
 #include "cli/common.hpp"
 #include "core/error.hpp"
 #include "report/optimize_report.hpp"
+#include "report/studies.hpp"
 #include "report/sweep_report.hpp"
-#include "report/train_report.hpp"
 #include "scenario/scenario.hpp"
 #include "study/optimize.hpp"
 #include "study/sweep.hpp"
@@ -70,18 +70,31 @@ std::vector<int> ints(const std::string& text, const char* option) {
   return out;
 }
 
-// A design document's or a train document's result fields (as `podnet sweep` stores them).
-study::Outcome design_point(const std::string& base, const std::vector<std::string>& sets) {
-  const scenario::Scenario sc = scenario::load(base, sets);
-  return {true, {}, report::sweep_fields(design_document(sc, sc.build_topology(), "design"))};
+// A point of the registry's study `name` (report/studies.hpp) on `base` with `sets`: its result fields, as
+// `podnet sweep --study NAME` stores them. jobs: the sweep's -j (study::points_share_cores).
+study::Outcome study_point(const std::string& name, const std::string& base, const std::vector<std::string>& sets,
+                           const std::map<std::string, std::string>& params = {}, int jobs = 1) {
+  const report::StudyDef& st = report::study_named(name, "optimize:");
+  const report::StudyArgs args =
+      report::study_args(st, params, [](const report::StudyParam& p) { return p.spec.name; });
+  const report::StudyOutput out = report::run_study(st, scenario::load(base, sets), args, {}, [&](scenario::Setup& s) {
+    if (study::points_share_cores(jobs)) s.network.threads = 1;
+  });
+  return {true, {}, report::sweep_fields(out.document)};
 }
-// jobs: the sweep's -j (study::points_share_cores).
+study::Outcome design_point(const std::string& base, const std::vector<std::string>& sets) {
+  return study_point("design", base, sets);
+}
 study::Outcome train_point(const std::string& base, const std::vector<std::string>& sets, int jobs = 1) {
-  scenario::Setup s = scenario::resolve(scenario::load(base, sets));
-  if (study::points_share_cores(jobs)) s.network.threads = 1;
-  study::TrainRequest r;
-  r.failures = false;
-  return {true, {}, report::sweep_fields(report::train_document(s, study::train(s, r)))};
+  return study_point("train", base, sets, {{"failures", "false"}}, jobs);
+}
+
+// The objectives --objective may choose: the train study's fields declared as one (report/studies.hpp).
+std::vector<std::pair<std::string, std::string>> objectives() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& f : report::study_named("train", "optimize:").fields)
+    if (!f.objective.empty()) out.push_back({f.objective, f.key});
+  return out;
 }
 
 double field(const std::vector<study::Field>& fs, const char* name) {
@@ -153,9 +166,8 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
   req.train_db = (dir / "train.db").string();
   req.jobs = o.jobs;
   req.stage = o.stage;
-  req.objective = o.objective == "days"                 ? study::kDaysColumn
-                  : o.objective == "days_with_failures" ? study::kDaysWithFailuresColumn
-                                                        : study::kTimeColumn;
+  for (const auto& [name, column] : objectives())
+    if (name == o.objective) req.objective = column;
   // Every value of every axis is checked before anything runs (a typo in a later one used to fail mid-run),
   // and an error names the optimize option that gave it (--speeds ...), not --set.
   std::map<std::string, std::string> flags;
@@ -168,8 +180,8 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
   const bool tty = isatty(STDERR_FILENO) != 0;
   progress.point = [tty](int64_t done, int64_t total, int64_t failed, double elapsed) {
     if (!tty && elapsed < 2.0 && done < total) return;
-    std::cerr << fmt::format("podnet optimize: [{}/{}] points done, {} failed ({:.1f} s elapsed)\n", done, total,
-                             failed, elapsed);
+    std::cerr << fmt::format("podnet optimize: point {}/{} done, {} failed ({})\n", done, total, failed,
+                             report::elapsed_and_eta(done, total, elapsed));
   };
   const study::OptimizeResult r = study::optimize(
       req,
@@ -205,9 +217,14 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
     const std::string ref_file = (dir / "reference.yaml").string();
     write_whole("--dir", ref_file,
                 study::optimize_reference(scenario::load(o.reference, c.sets).resolved_yaml(), base_text));
-    const auto design = design_point(ref_file, {}).fields;
-    ref->capex_usd = field(design, study::kCapexColumn);
-    ref->power_kw = field(design, study::kPowerColumn);
+    // Priced as the points are: their cost: section (in reference.yaml) and, for each combination of the
+    // cost: axes' values, once more; each point is compared with the reference priced by its own values.
+    for (const auto& sets : study::cost_axis_overrides(req.axes)) {
+      const auto design = design_point(ref_file, sets).fields;
+      ref->pricings.push_back({sets, field(design, study::kCapexColumn), field(design, study::kPowerColumn)});
+    }
+    ref->capex_usd = ref->pricings.front().capex_usd;
+    ref->power_kw = ref->pricings.front().power_kw;
     if (o.stage != "design") {
       const auto train = train_point(ref_file, {}).fields;
       ref->iteration_ms = field(train, study::kTimeColumn);
@@ -255,8 +272,12 @@ void add_optimize_command(CLI::App& app, Action& action) {
   cmd->add_option("-j,--jobs", o->jobs, "points run at once (threads)")->capture_default_str();
   cmd->add_option("--objective", o->objective,
                   "the third objective beside capex and power: iteration (time), days (to train, failure-free) or "
-                  "days_with_failures (with the interruptions the fabric's parts cause: docs/reliability.md)")
-      ->check(CLI::IsMember({"iteration", "days", "days_with_failures"}))
+                  "days_with_failures (with the interruptions the fabric's parts cause: docs/commands/reliability.md)")
+      ->check(CLI::IsMember([] {
+        std::vector<std::string> names;
+        for (const auto& [name, column] : objectives()) names.push_back(name);
+        return names;
+      }()))
       ->capture_default_str();
   cmd->add_option("--stage", o->stage,
                   "all, or under mpirun one sweep per run: design, then train (then without mpirun to print)")
@@ -275,7 +296,8 @@ void add_optimize_command(CLI::App& app, Action& action) {
   cmd->footer(
       "Designs are swept first (podnet sweep --study design), pruned to those no other design with the same NICs\n"
       "(count and speed) beats on capex, power, bisection, injection bandwidth per GPU and diameter at once, then\n"
-      "trained (--study train); the front is on capex, power and iteration time (docs/optimize.md).\n\nExamples:\n"
+      "trained (--study train); the front is on capex, power and iteration time "
+      "(docs/commands/optimize.md).\n\nExamples:\n"
       "  podnet optimize --gpus 16384 --reference aipod-16k -j 2\n"
       "  podnet optimize leafspine-8k --gpus 1024 --workload llama3-70b --families fat_tree --dir opt-1k\n"
       "  mpirun -n 8 podnet optimize --gpus 16384 --stage design && mpirun -n 8 podnet optimize --gpus 16384 "

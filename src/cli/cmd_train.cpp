@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/common.hpp"
+#include "cli/telemetry_options.hpp"
 #include "core/error.hpp"
 #include "core/params.hpp"
 #include "report/html.hpp"
@@ -37,6 +38,7 @@ struct TrainCliOptions {
   std::string chakra;
   bool allow_oom = false;
   std::string telemetry, telemetry_interval = "10us";
+  bool telemetry_all = false;  // --telemetry-all: every port in the metrics files
 };
 
 std::vector<int64_t> parse_dps(const std::string& text) {
@@ -130,7 +132,7 @@ int cmd_train(Common c, const TrainCliOptions& o) {
                 << ": the trace has none\n";
     std::cerr << "podnet: wrote trace " << o.trace << " (open in ui.perfetto.dev or chrome://tracing)\n";
   }
-  report_telemetry(t.telemetry, o.telemetry);
+  report_telemetry(t.telemetry, o.telemetry, o.telemetry_all);
   return kExitOk;
 }
 
@@ -154,6 +156,7 @@ void add_train_command(CLI::App& app, Action& action) {
       ->type_name("FILE.html");
   cmd->add_option("--engine", o->engine, "analytical | flow | packet (sets network.engine)");
   add_telemetry_options(cmd, o->telemetry, o->telemetry_interval);
+  add_telemetry_all_option(cmd, o->telemetry_all);
   cmd->add_option("--placement", o->placement, "topology_aware | packed | random (sets placement.policy)");
   cmd->add_flag("--sweep", o->sweep,
                 "scaling-efficiency sweep: DP 1, 2, 4, ... up to the job's, at NIC caps as built, 50, 20, 10, 5 GB/s");

@@ -15,10 +15,12 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "cli/telemetry_options.hpp"
 #include "core/error.hpp"
 #include "scenario/estimate.hpp"
 #include "study/bench.hpp"
 #include "telemetry/export.hpp"
+#include "telemetry/metrics.hpp"
 
 namespace podnet::cli {
 void add_common(CLI::App* cmd, Common& c, bool scenario_required, const std::vector<std::string>& extra_formats) {
@@ -116,7 +118,8 @@ study::Progress study_progress(const std::string& command, std::string& label) {
   p.step = [command, start, tty](size_t done, size_t total, const std::string& what) {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (tty || wall > 2.0)
-      std::cerr << fmt::format("podnet {}: [{}/{}] {} done ({:.1f} s elapsed)\n", command, done, total, what, wall);
+      std::cerr << fmt::format("podnet {}: [{}/{}] {} done ({})\n", command, done, total, what,
+                               report::elapsed_and_eta(static_cast<int64_t>(done), static_cast<int64_t>(total), wall));
   };
   return p;
 }
@@ -156,21 +159,7 @@ std::string flow_quantum_hint(const std::string& engine, const engine::NetworkOp
          "completion late by < 100 ns; a 261,632-flow all-to-all went from 314 s to 2.8 s)";
 }
 
-Bytes parse_size(const std::string& text, const char* option) {
-  std::string t = text;
-  // As nccl-tests: K/M/G (either case, and T) are powers of 1024.
-  if (!t.empty() && std::string_view("KMGTkmgt").find(t.back()) != std::string_view::npos)
-    t.back() = static_cast<char>(std::toupper(static_cast<unsigned char>(t.back()))), t += "iB";
-  // A bare number is bytes, as nccl-tests reads -b 8.
-  if (!t.empty() && std::all_of(t.begin(), t.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) t += "B";
-  Bytes b = 0;
-  std::string expected;
-  if (!parse_bytes(t, b, expected))
-    throw InputError(
-        fmt::format("{} {}: expected {} (or, as nccl-tests, K/M/G/T for powers of 1024 and a bare number for bytes)",
-                    option, text, expected));
-  return b;
-}
+Bytes parse_size(const std::string& text, const char* option) { return report::parse_size(text, option); }
 
 std::vector<Bytes> bench_sizes(const std::string& min, const std::string& max, double factor) {
   return study::size_series(parse_size(min, "--min"), parse_size(max, "--max"), factor);
@@ -285,9 +274,34 @@ void write_csv(const std::string& stem, const nlohmann::json& doc, std::ostream&
 
 }  // namespace
 
+// `table` with, after its header line, the --config-add fragments the run applied (they change the scenario
+// as --set does, so a table that did not name them would pass a fitted fragment's values for the scenario's).
+std::string config_add_line(const nlohmann::json& doc) {
+  if (!doc.contains("run") || !doc["run"].contains("config_add")) return {};
+  std::vector<std::string> files;
+  for (const auto& f : doc["run"]["config_add"]) files.push_back(f.get<std::string>());
+  if (files.empty()) return {};
+  return fmt::format("  config-add: {} (merged on the scenario before --set)\n", fmt::join(files, ", "));
+}
+
+void write_table_with_adds(const std::function<void(const nlohmann::json&, std::ostream&)>& table,
+                           const nlohmann::json& doc, std::ostream& out) {
+  const std::string line = config_add_line(doc);
+  if (line.empty()) return table(doc, out);
+  std::ostringstream s;
+  table(doc, s);
+  std::string text = s.str();
+  const auto nl = text.find('\n');
+  text.insert(nl == std::string::npos ? text.size() : nl + 1, line);
+  out << text;
+}
+
 void emit(const Common& c, const scenario::Scenario& sc, const nlohmann::json& doc, const std::string& stem,
-          const std::function<void(const nlohmann::json&, std::ostream&)>& table,
+          const std::function<void(const nlohmann::json&, std::ostream&)>& table_only,
           const std::function<void(const nlohmann::json&, std::ostream&)>& other) {
+  const auto table = [&table_only](const nlohmann::json& d, std::ostream& out) {
+    write_table_with_adds(table_only, d, out);
+  };
   const bool is_other = other && c.format != "table" && c.format != "json" && c.format != "csv";
   if (c.format == "json") report::write_json(doc, std::cout);
   else if (c.format == "csv") write_csv(stem, doc, std::cout);
@@ -321,14 +335,24 @@ void emit(const Common& c, const scenario::Scenario& sc, const nlohmann::json& d
       auto f = open_out(path);
       other(doc, f);
       close_out(f, "--out", path);
-      also = fmt::format(", {}/{}.{}.txt", c.out_dir, stem, c.format);
+      also = ", " + (dir / (stem + "." + c.format + ".txt")).string();
     }
-    std::cerr << fmt::format("podnet: wrote {0}/{1}.json, {0}/{1}.csv, {0}/{1}.txt{2}, {0}/scenario.resolved.yaml\n",
-                             c.out_dir, stem, also);
+    // Paths joined as paths: `--out results/` said results//design.json.
+    std::cerr << fmt::format("podnet: wrote {}, {}, {}{}, {}\n", (dir / (stem + ".json")).string(),
+                             (dir / (stem + ".csv")).string(), (dir / (stem + ".txt")).string(), also,
+                             (dir / "scenario.resolved.yaml").string());
   }
 }
 
-void report_telemetry(const study::TelemetryResult& t, const std::string& dir) {
+void report_telemetry(const study::TelemetryResult& t, const std::string& dir) { report_telemetry(t, dir, false); }
+
+void add_telemetry_all_option(CLI::App* cmd, bool& all_ports) {
+  cmd->add_flag("--telemetry-all", all_ports,
+                "with --telemetry: write every port of the fabric into metrics.prom / metrics.om, also those that "
+                "carried nothing (by default they are left out: all zero)");
+}
+
+void report_telemetry(const study::TelemetryResult& t, const std::string& dir, bool all_ports) {
   if (!t.recorder) {
     if (!dir.empty())
       std::cerr << "podnet: --telemetry records the packet engine's ports and QPs and the flow engine's links; "
@@ -363,10 +387,16 @@ void report_telemetry(const study::TelemetryResult& t, const std::string& dir) {
     }
   }
   if (dir.empty()) return;
-  const auto files = telemetry::write_dir(*t.recorder, dir);
-  std::cerr << "podnet: wrote telemetry to " << dir << "/ (";
+  const auto files = telemetry::write_dir(*t.recorder, dir, all_ports);
+  std::cerr << "podnet: wrote telemetry to " << (std::filesystem::path(dir) / "").string() << " (";
   for (size_t i = 0; i < files.size(); ++i) std::cerr << (i ? ", " : "") << files[i];
   std::cerr << ")\n";
+  const telemetry::PortCoverage cov = telemetry::port_coverage(*t.recorder, all_ports);
+  if (cov.written < cov.ports)
+    std::cerr << fmt::format("podnet: the metrics files hold the {} port(s) that carried traffic; the other {} of the "
+                             "fabric's {} carried nothing and were left out (--telemetry-all writes every port)\n",
+                             report::thousands(cov.written), report::thousands(cov.ports - cov.written),
+                             report::thousands(cov.ports));
 }
 
 void add_telemetry_options(CLI::App* cmd, std::string& dir, std::string& interval) {
@@ -389,6 +419,53 @@ study::TelemetryRequest telemetry_request(const std::string& dir, const std::str
                                  expected.empty() ? "" : " (" + expected + ")"));
   r.sample_interval = t;
   return r;
+}
+
+void add_study_options(CLI::App* cmd, StudyOptions& o) {
+  // One option per name: studies that share one (train's and jobs' --allow-oom) share its help.
+  std::vector<std::pair<const report::StudyParam*, std::vector<std::string>>> options;
+  for (const auto& st : report::studies())
+    for (const auto& p : st.params) {
+      if (!(p.fronts & report::kCli)) continue;
+      auto it =
+          std::find_if(options.begin(), options.end(), [&](const auto& e) { return e.first->option() == p.option(); });
+      if (it == options.end()) options.push_back({&p, {st.name}});
+      else it->second.push_back(st.name);
+    }
+  for (const auto& [p, names] : options) {
+    std::string who;
+    for (const auto& n : names) who += (who.empty() ? "" : ", ") + n;
+    std::string help = who + ": " + p->spec.help;
+    if (!p->spec.default_text.empty()) help += " (default " + p->spec.default_text + ")";
+    const std::string option = p->option();
+    cmd->add_option_function<std::string>(
+           p->flags.empty() ? option : p->flags, [&o, option](const std::string& v) { o.given[option] = v; }, help)
+        ->type_name(p->spec.type == ParamType::Bool ? "true|false" : "VALUE");
+  }
+}
+
+report::StudyArgs study_args_from(const report::StudyDef& st, const StudyOptions& o,
+                                  const std::vector<const report::StudyDef*>& others) {
+  std::map<std::string, std::string> given;
+  for (const auto& [option, text] : o.given) {
+    const auto it = std::find_if(st.params.begin(), st.params.end(), [&](const report::StudyParam& p) {
+      return (p.fronts & report::kCli) && p.option() == option;
+    });
+    if (it != st.params.end()) {
+      given[it->spec.name] = text;
+      continue;
+    }
+    bool elsewhere = false;
+    for (const auto* other : others)
+      for (const auto& p : other->params) elsewhere = elsewhere || ((p.fronts & report::kCli) && p.option() == option);
+    if (elsewhere) continue;
+    std::string takers;
+    for (const auto& s : report::studies())
+      for (const auto& p : s.params)
+        if ((p.fronts & report::kCli) && p.option() == option) takers += (takers.empty() ? "" : ", ") + s.name;
+    throw InputError(fmt::format("{} {}: not an option of the {} study (it is {}'s)", option, text, st.name, takers));
+  }
+  return report::study_args(st, given, [](const report::StudyParam& p) { return p.option(); });
 }
 
 }  // namespace podnet::cli

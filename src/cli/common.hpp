@@ -12,6 +12,7 @@
 
 #include "engine/options.hpp"
 #include "report/report.hpp"
+#include "report/studies.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/setup.hpp"
 #include "study/study.hpp"
@@ -89,8 +90,8 @@ void emit(const Common& c, const scenario::Scenario& sc, const nlohmann::json& d
           const std::function<void(const nlohmann::json&, std::ostream&)>& table,
           const std::function<void(const nlohmann::json&, std::ostream&)>& other = {});
 
-// The design result document (BOM, limits, ...) of a built topology.
-nlohmann::json design_document(const scenario::Scenario& sc, const topology::Topology& t, const std::string& cmd);
+// The design result document (BOM, limits, ...) of a built topology (report/studies.hpp).
+using report::design_document;
 
 // One function per subcommand (cmd_<name>.cpp): adds it to `app` and, when
 // it is the one invoked, sets `action`.
@@ -107,6 +108,18 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const st
 // way; "COMMAND: [k/n] WHAT done (S s elapsed)" on stderr after each step
 // when stderr is a terminal or the study has run for 2 s.
 study::Progress study_progress(const std::string& command, std::string& label);
+
+// The study options of a command that runs any registered study (sweep, diff): one CLI option per
+// parameter the studies offer on the command line (report/studies.hpp), deduplicated by name, each
+// remembered as given ("--min" -> "1MiB").
+struct StudyOptions {
+  std::map<std::string, std::string> given;  // option ("--min") -> text
+};
+void add_study_options(CLI::App* cmd, StudyOptions& o);
+// The parameters of `st` from the options given; InputError for a given option `st` does not take (naming
+// the studies that do), unless another study of `others` takes it.
+report::StudyArgs study_args_from(const report::StudyDef& st, const StudyOptions& o,
+                                  const std::vector<const report::StudyDef*>& others = {});
 
 void add_list_command(CLI::App& app, Action& action);
 void add_design_command(CLI::App& app, Action& action);

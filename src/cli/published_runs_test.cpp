@@ -1,6 +1,6 @@
-// podnet's defaults against published training throughput (docs/validation.md, "What a training step
-// sustains"): every row is `podnet train aipod-16k --engine analytical` with the run's published settings.
-// The sustained fraction and per-layer overhead (workload/model.cpp) were fitted on the 8 single-stage rows
+// podnet's defaults against published training throughput (docs/contributing/validation/training-throughput.md, "What a
+// training step sustains"): every row is `podnet train aipod-16k --engine analytical` with the run's published
+// settings. The sustained fraction and per-layer overhead (workload/model.cpp) were fitted on the 8 single-stage rows
 // of Megatron-LM's two tables; the 11 pipeline rows and Llama 3's runs were held out of the fit, so these
 // tests fail if a change to the compute, schedule or communication model moves them.
 //
@@ -102,7 +102,8 @@ TEST(PublishedRuns, MegatronPipelineRowsHeldOutWithinTenPercent) {
 
 TEST(PublishedRuns, Llama3HeldOut) {
   // The default job (Llama 3 405B, 16,384 H100, TP8 PP16 DP128) and the paper's two other rows. Held out at
-  // 1.06-1.13: within 15 % here, outside 10 % on two rows (docs/validation.md says why it may be).
+  // 1.06-1.13: within 15 % here, outside 10 % on two rows (docs/contributing/validation/training-throughput.md says why
+  // it may be).
   struct L {
     const char* name;
     double published;
@@ -204,9 +205,9 @@ TEST(PublishedRuns, NemoLlama31HeldOut) {
 // the layers split evenly. Gradients are reduced in BF16 (workload.bytes_per_grad=2): NeMo's recipe versions
 // differ on it (bf16_mixed reduces in FP32; performance modes set grad_reduce_in_fp32 = False), and with FP32
 // gradients podnet's memory model refuses the 16-GPU 15B row (89.2 GB), which ran on 80 GB parts; the step
-// times differ by under 1 % (docs/validation.md). The models are podnet's nemotron4 presets (NeMo's
-// Nemotron4Config15B / 340B). Held out: none of these runs was used to choose anything.
-// The Nemotron-4 recipes' settings (above), shared with the FP8 rows below.
+// times differ by under 1 % (docs/contributing/validation/training-throughput.md). The models are podnet's nemotron4
+// presets (NeMo's Nemotron4Config15B / 340B). Held out: none of these runs was used to choose anything. The Nemotron-4
+// recipes' settings (above), shared with the FP8 rows below.
 const char* const kNemoNemotron =
     "--set workload.recompute=none --set workload.rank_order=tp-cp-dp-pp --set workload.zero=1 --set "
     "workload.bytes_per_grad=2 --set workload.sequence_parallel=true --set workload.tp_comm_overlap=true --set "
@@ -519,7 +520,8 @@ AllToAllFit fit_alltoall(const std::vector<std::pair<int64_t, double>>& bytes_ti
 // 20 ranks) to about 0.33 ms (40 and 80) where podnet's posts and launch give 0.06-0.19 ms. So podnet is 6-10 %
 // fast from 512 MiB on and up to 1.33 x at 32 MiB. The rate gap does not follow NCCL's p2p channels (more of them
 // as the GPUs a server grow): a two-server all-to-all of 8 GPUs each reaches the NICs' full rate
-// (docs/validation.md, "Ten servers, one GPU each"). A model of it must move these bounds with the docs.
+// (docs/contributing/validation/one-server.md, "Ten servers, one GPU each"). A model of it must move these bounds with
+// the docs.
 TEST(PublishedNccl, TenServerAllToAllAtOneToEightGpusAServer) {
   const std::string dir = std::string(PODNET_SOURCE_DIR) + "/tests/data/nccl-tests/";
   auto logs = study::read_nccl_tests(dir + "h100-10node-alltoall.log");

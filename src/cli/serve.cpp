@@ -13,22 +13,13 @@
 #include <thread>
 
 #include "cli/common.hpp"
-#include "collective/collective.hpp"
-#include "collective/types.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
-#include "report/bench_report.hpp"
-#include "report/diagnose_report.hpp"
 #include "report/diff.hpp"
 #include "report/html.hpp"
-#include "report/reliability_report.hpp"
-#include "report/train_report.hpp"
+#include "report/studies.hpp"
 #include "report/web_assets.hpp"
 #include "scenario/examples.hpp"
-#include "study/bench.hpp"
-#include "study/diagnose.hpp"
-#include "study/reliability.hpp"
-#include "study/train.hpp"
 
 namespace podnet::cli {
 
@@ -63,14 +54,10 @@ struct Run {
 struct Request {
   std::string study;
   scenario::Scenario sc;
-  study::BenchRequest bench;
-  study::TrainRequest train;
-  study::DiagnoseRequest diagnose;
+  report::StudyArgs args;
 };
 
 constexpr size_t kKeptTraces = 4;
-
-const char* const kStudies[] = {"design", "bench", "train", "reliability", "diagnose"};
 
 void answer(httplib::Response& res, int status, const nlohmann::json& j) {
   res.status = status;
@@ -95,34 +82,40 @@ std::string string_field(const nlohmann::json& body, const char* key, const std:
   return body[key].get<std::string>();
 }
 
-bool bool_field(const nlohmann::json& body, const char* key) {
-  if (!body.contains(key)) return false;
-  if (!body[key].is_boolean()) throw InputError(fmt::format("'{}': expected true or false", key));
-  return body[key].get<bool>();
-}
-
-Time duration_field(const nlohmann::json& body, const char* key, const std::string& fallback) {
-  const std::string text = string_field(body, key, fallback);
-  Time t;
-  std::string expected;
-  if (!parse_time(text, t, expected) || t.ps <= 0)
-    throw InputError(fmt::format("'{}': '{}' is not a duration above 0; expected {}", key, text, expected));
-  return t;
+// A study parameter's JSON value as the text its spec parses: a boolean for a Bool, a number for an Int
+// or a Real, a string for the others.
+std::string param_text(const report::StudyParam& p, const nlohmann::json& v) {
+  const std::string& key = p.spec.name;
+  switch (p.spec.type) {
+    case ParamType::Bool:
+      if (!v.is_boolean()) throw InputError(fmt::format("'{}': expected true or false", key));
+      return v.get<bool>() ? "true" : "false";
+    case ParamType::Int:
+      if (!v.is_number_integer()) throw InputError(fmt::format("'{}': expected an integer", key));
+      return std::to_string(v.get<int64_t>());
+    case ParamType::Real:
+      if (!v.is_number()) throw InputError(fmt::format("'{}': expected a number", key));
+      return fmt::format("{}", v.get<double>());
+    default:
+      if (!v.is_string()) throw InputError(fmt::format("'{}': expected a string", key));
+      return v.get<std::string>();
+  }
 }
 
 Request parse_request(const nlohmann::json& body) {
   if (!body.is_object()) throw InputError("the request body must be a JSON object");
   Request r;
   r.study = string_field(body, "study", "");
-  bool known = false;
-  for (const char* s : kStudies) known = known || r.study == s;
-  if (!known)
-    throw InputError("'study': expected design, bench, train, reliability or diagnose, got '" + r.study + "'");
-  // Fields the study reads; any other is refused (a misspelt field used to be ignored).
+  const report::StudyDef* st = report::find_study(r.study);
+  if (!st) throw InputError("'study': expected " + report::study_names() + ", got '" + r.study + "'");
+  // Fields the study reads (report/studies.hpp); any other is refused (a misspelt field used to be ignored).
   std::vector<std::string> fields = {"study", "sets", "yaml", "file", "scenario"};
-  if (r.study == "bench") fields.insert(fields.end(), {"engine", "routing", "op", "factor", "min", "max", "algo"});
-  if (r.study == "train") fields.insert(fields.end(), {"sweep", "trace"});
-  if (r.study == "diagnose") fields.insert(fields.end(), {"probe", "duration", "round"});
+  std::map<std::string, std::string> given;
+  for (const auto& p : st->params)
+    if (p.fronts & report::kServe) {
+      fields.push_back(p.spec.name);
+      if (body.contains(p.spec.name)) given[p.spec.name] = param_text(p, body[p.spec.name]);
+    }
   for (const auto& [key, value] : body.items())
     if (std::find(fields.begin(), fields.end(), key) == fields.end()) {
       std::string list;
@@ -139,19 +132,17 @@ Request parse_request(const nlohmann::json& body) {
       sets.push_back(s.get<std::string>());
     }
   }
-  if (r.study == "bench") {
-    // As podnet bench's --engine and --routing: sugar for the scenario keys, after the client's own sets.
-    const std::string engine = string_field(body, "engine", ""), routing = string_field(body, "routing", "");
-    if (!engine.empty()) sets.push_back("network.engine=" + engine);
-    if (!routing.empty()) sets.push_back("network.routing=" + routing);
-    // As podnet bench's --algo: one of NCCL's algorithms is also the tuner's list (the resolved scenario says it).
-    const std::string algo = string_field(body, "algo", "auto");
-    if (collective::is_nccl_algorithm(algo)) sets.push_back("collective.algorithms=" + algo);
-  }
+  // The study's parameters, checked now (400, not a failed run); the scenario keys they set (bench's engine,
+  // routing, and algo's collective.algorithms, as podnet bench's --engine, --routing and --algo) follow the
+  // client's own sets, and an error about one names both.
+  r.args = report::study_args(*st, given, [](const report::StudyParam& p) { return "'" + p.spec.name + "'"; });
+  sets.insert(sets.end(), r.args.sets.begin(), r.args.sets.end());
+  std::map<std::string, std::string> flags;
+  for (const auto& [key, label] : r.args.set_by) flags[key] = label + " (" + key + ")";
   if (body.contains("yaml")) {
     const std::string file = upload_name(string_field(body, "file", "upload.yaml"));
     const std::string stem = file.substr(0, file.find('.'));
-    r.sc = scenario::load_text(string_field(body, "yaml", ""), file, stem.empty() ? "upload" : stem, sets);
+    r.sc = scenario::load_text(string_field(body, "yaml", ""), file, stem.empty() ? "upload" : stem, sets, {}, flags);
   } else {
     // Built-in names only: a path would let a client read the server's files.
     const std::string name = string_field(body, "scenario", kDefaultScenario);
@@ -166,32 +157,10 @@ Request parse_request(const nlohmann::json& body) {
       throw InputError(fmt::format("'scenario': '{}' is not a built-in scenario{} (upload a YAML file instead)", name,
                                    near.empty() ? "" : "; did you mean '" + near + "'?"));
     }
-    r.sc = scenario::load(name, sets);
+    r.sc = scenario::load(name, sets, {}, flags);
   }
   // Rules between keys (60 GPUs of 8-GPU servers) are checked now, answered 400, not as a failed run.
   (void)scenario::resolve(scenario::Scenario(r.sc));
-  if (r.study == "bench") {
-    r.bench.op = collective::parse_op(string_field(body, "op", "allreduce"));
-    double factor = 2;
-    if (body.contains("factor")) {
-      if (!body["factor"].is_number()) throw InputError("'factor': expected a number");
-      factor = body["factor"].get<double>();
-    }
-    r.bench.sizes = bench_sizes(string_field(body, "min", "1MiB"), string_field(body, "max", "256MiB"), factor);
-    r.bench.algo = string_field(body, "algo", "auto");
-    if (r.bench.algo != "auto" && !collective::find_algorithm(r.bench.algo))
-      throw InputError("'algo': '" + r.bench.algo + "' is not an algorithm (see podnet list), nor auto");
-  }
-  if (r.study == "train") {
-    r.train.sweep = bool_field(body, "sweep");
-    r.train.trace = bool_field(body, "trace");
-  }
-  if (r.study == "diagnose") {
-    // As `podnet diagnose` takes them; the scenario's faults: are what the probes look for.
-    r.diagnose.probe.mesh = string_field(body, "probe", "rail");
-    r.diagnose.probe.duration = duration_field(body, "duration", "300s");
-    r.diagnose.probe.round = duration_field(body, "round", "10s");
-  }
   return r;
 }
 
@@ -263,39 +232,21 @@ struct Server::Impl {
         });
       };
       nlohmann::json payload = {{"kind", req.study}};
-      std::string resolved, trace;
-      if (req.study == "design") {
-        const topology::Topology t = req.sc.build_topology();
-        check(r);
-        payload["document"] = design_document(req.sc, t, "design");
-        payload["drawing"] = report::fabric_drawing(t);
-        resolved = req.sc.resolved_yaml();
-      } else {
-        scenario::Setup s = scenario::resolve(std::move(req.sc));
-        resolved = s.scenario.resolved_yaml();
-        s.network.progress = [&](int64_t, int64_t, Time) { check(r); };
-        check(r);
-        if (req.study == "bench") {
-          payload["document"] = report::bench_document(s, study::bench(s, req.bench, p));
-        } else if (req.study == "train") {
-          const study::TrainStudy t = study::train(s, req.train, p);
-          payload["document"] = report::train_document(s, t);
-          if (req.train.trace) {
-            std::ostringstream out;
-            report::write_training_trace(t.result, out);
-            trace = out.str();
-            payload["trace"] = {{"bytes", trace.size()}};
-          }
-        } else if (req.study == "diagnose") {
-          const study::DiagnoseResult d = study::diagnose(s, req.diagnose, p);
-          payload["document"] = report::diagnose_document(s, d);
-          payload["drawing"] = report::fabric_drawing(s.fabric);
-          payload["suspects"] = report::suspects_on_drawing(s.fabric, d);
-        } else {
-          payload["document"] = report::reliability_document(s, study::reliability(s));
-          payload["goodput_curve"] = report::goodput_curve(payload["document"]);
-        }
-      }
+      const report::StudyDef& st = *report::find_study(req.study);
+      check(r);
+      std::string resolved;
+      report::StudyOutput out = report::run_study(
+          st, req.sc, req.args, p,
+          [&](scenario::Setup& s) {
+            resolved = s.scenario.resolved_yaml();
+            s.network.progress = [&](int64_t, int64_t, Time) { check(r); };
+            check(r);
+          },
+          true);
+      if (resolved.empty()) resolved = req.sc.resolved_yaml();
+      payload["document"] = std::move(out.document);
+      for (auto it = out.extras.begin(); it != out.extras.end(); ++it) payload[it.key()] = it.value();
+      std::string trace = std::move(out.trace);
       {
         std::lock_guard lk(mu);
         r.resolved_yaml = std::move(resolved);
@@ -455,6 +406,10 @@ struct Server::Impl {
       if (!a) return fail(res, 404, "no such asset");
       res.set_header("Cache-Control", "max-age=3600");
       res.set_content(std::string(a->data), std::string(a->content_type));
+    });
+    // The studies a run may ask for: their parameters (JSON fields), defaults, result fields, labels, units.
+    http.Get("/api/studies", [](const httplib::Request&, httplib::Response& res) {
+      answer(res, 200, report::studies_json(report::kServe));
     });
     http.Get("/api/scenarios", [](const httplib::Request&, httplib::Response& res) {
       nlohmann::json list = nlohmann::json::array();

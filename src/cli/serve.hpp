@@ -9,10 +9,16 @@
 //        /diagnose /compare
 //   GET  /assets/NAME                          an embedded asset (looked up by exact name: no file system)
 //   GET  /api/scenarios                        the built-in scenarios {scenarios: [{name, description}]}
+//   GET  /api/studies                          the study registry (report/studies.hpp): each study's name,
+//                                              description, parameters (the run's JSON fields: name, type,
+//                                              default, help, choices), result fields (key, label, unit,
+//                                              scale, decimals, headline) and GPU-count field
 //   POST /api/runs                             start a study, JSON body {study, scenario | yaml (+ file),
-//                                              sets: ["a.b=c"], bench: op, min, max, factor, algo;
-//                                              train: sweep, trace (booleans); diagnose: probe, duration,
-//                                              round} -> 202 {id}; 400 {error} for bad input (the
+//                                              sets: ["a.b=c"], and the study's parameters as GET
+//                                              /api/studies lists them (bench: op, algo, min, max, factor,
+//                                              gpus, engine, routing; train: allow_oom, failures, sweep,
+//                                              trace; diagnose: probe, duration, round, rate, evaluate, ...)}
+//                                              -> 202 {id}; 400 {error} for bad input (the
 //                                              scenario's file:line message), 413 past the size bound,
 //                                              429 when max_running studies already run
 //   GET  /api/runs                             every kept run's status, newest first

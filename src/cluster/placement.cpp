@@ -7,6 +7,7 @@
 #include <numeric>
 #include <set>
 
+#include "cluster/scaling_sweep.hpp"
 #include "collective/ring_order.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
@@ -283,6 +284,13 @@ std::vector<SweepPoint> scaling_sweep(const workload::Job& base, const topology:
                                       const BackendFactory& make_backend, const workload::TrainOptions& options,
                                       Policy policy, uint64_t seed, const std::vector<int64_t>& dps,
                                       const std::vector<double>& caps) {
+  return scaling_sweep(base, topo, make_backend, options, policy, seed, dps, caps, SweepHook{});
+}
+
+std::vector<SweepPoint> scaling_sweep(const workload::Job& base, const topology::Topology& topo,
+                                      const BackendFactory& make_backend, const workload::TrainOptions& options,
+                                      Policy policy, uint64_t seed, const std::vector<int64_t>& dps,
+                                      const std::vector<double>& caps, const SweepHook& hook) {
   std::vector<int64_t> ds = dps;
   std::sort(ds.begin(), ds.end());
   ds.erase(std::unique(ds.begin(), ds.end()), ds.end());
@@ -297,6 +305,7 @@ std::vector<SweepPoint> scaling_sweep(const workload::Job& base, const topology:
     if (d % base.ep != 0) throw InputError(fmt::format("sweep: dp {} is not a multiple of ep {}", d, base.ep));
   }
   std::vector<SweepPoint> out;
+  const size_t points = ds.size() * cs.size();
   for (double cap : cs) {
     topology::Topology capped;
     const topology::Topology* t = &topo;
@@ -312,6 +321,9 @@ std::vector<SweepPoint> scaling_sweep(const workload::Job& base, const topology:
       j.dp = d;
       j.global_batch = per_replica * d;
       if (j.bucket_params == 0) j.bucket_params = base.dp_bucket_params();  // same buckets at every d
+      const std::string what =
+          fmt::format("dp {}, {}", d, cap > 0 ? fmt::format("NIC cap {:g} GB/s", cap / 1e9) : "NICs as built");
+      if (hook) hook(out.size(), points, what, false);
       const workload::TrainResult r = simulate_job(j, *t, *backend, options, policy, seed);
       SweepPoint p;
       p.cap_bytes_per_second = cap;
@@ -330,6 +342,7 @@ std::vector<SweepPoint> scaling_sweep(const workload::Job& base, const topology:
       p.speedup = base_tps > 0 ? r.tokens_per_second / base_tps : 0.0;
       p.efficiency = p.ideal > 0 ? p.speedup / p.ideal : 0.0;
       out.push_back(p);
+      if (hook) hook(out.size() - 1, points, what, true);
     }
   }
   return out;

@@ -160,7 +160,7 @@ plan::TransferPlan build_tree(Op op, const Group& group, Bytes bytes, const Opti
 
 constexpr int64_t kNvlsChunk = 128 * 1024;  // NCCL_NVLS_CHUNKSIZE default (nvls.cc)
 constexpr int32_t kNvlsStages = 3;          // scatter, reduce, gather warp groups (all_reduce.h)
-// Fitted on NVIDIA's DGX H100 all_reduce_perf table (nvls.hpp, docs/validation.md).
+// Fitted on NVIDIA's DGX H100 all_reduce_perf table (nvls.hpp, docs/contributing/validation/nccl-model.md).
 constexpr double kNvlsStageCostUs = 2.5;
 constexpr double kNvlsLaunchUs = 13.0;
 

@@ -105,7 +105,7 @@
 // out, three other H100 servers' tables (NVIDIA/nccl-tests#290, AWS p5
 // in aws-samples/awsome-distributed-training, Voltage Park in
 // ZiyanIshani/vpbenchmarking) land within 0.96-1.07 at every size
-// (docs/validation.md). Before the fit, NCCL's 25 us and no stage cost
+// (docs/contributing/validation/nccl-model.md). Before the fit, NCCL's 25 us and no stage cost
 // left 2 MiB at 0.88-0.91 and 32 MiB at 1.13-1.14 of them. The launch
 // replaces NCCL's latency in the executed plan only: the tuner still
 // chooses by NCCL's model. Blackwell gets the same two constants (an

@@ -33,7 +33,7 @@
 // is late; the packet engine streams the edges independently within the
 // step. Without NCCL's model (latency_steps = 1) a step pays the mean hop
 // latency of its edges, not each edge's own. Measured on a PAT all-gather
-// of 128 GPUs across ECMP spines (docs/validation.md, "PAT in training
+// of 128 GPUs across ECMP spines (docs/contributing/validation/nccl-algorithms.md, "PAT in training
 // plans"): coupled is 2.6-6.0 % faster on the flow engine (the early starts
 // contend with the late edges), 1.4-1.5 % slower on the analytical engine
 // (the barrier), and equal on both without collisions.

@@ -14,8 +14,8 @@ namespace podnet {
 // its per-link arrays anew and the kernel zeroes every page on first touch
 // and unmaps it at the end: a flow-engine run on aipod-16k (163,840 directed
 // links) spent most of its set-up in page faults, and a 21-size bench of
-// sendrecv took 0.52 s where it now takes 0.21 s (docs/validation.md,
-// "Speed"). Peak resident memory is unchanged; memory freed late in a run
+// sendrecv took 0.52 s where it now takes 0.21 s (docs/contributing/validation/speed.md,
+// "Memory kept between runs"). Peak resident memory is unchanged; memory freed late in a run
 // may stay resident until the process exits. Results do not depend on it.
 // No effect under a sanitizer's allocator.
 void keep_freed_memory();
@@ -28,7 +28,7 @@ void keep_freed_memory();
 // memory and walking large arrays: 2 MiB pages take 512 times fewer page
 // faults and TLB entries. Measured on the 2-core development machine (whole
 // process, median of 6 paired runs): `podnet train aipod-16k` 2.21 -> 1.79 s,
-// peak memory +9 MB (docs/validation.md, "Eleventh step: huge pages"). Must be
+// peak memory +9 MB (docs/contributing/validation/speed.md, "Huge pages"). Must be
 // called first thing in main, with main's argv: the process image is replaced
 // (same arguments and pid; static initialisers run again), so nothing done
 // before the call survives. The re-executed image puts GLIBC_TUNABLES back as

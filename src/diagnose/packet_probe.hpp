@@ -28,7 +28,7 @@
 // probe waits behind the frames, probes and replies sent ahead of it at
 // every hop (queueing the statistical mode leaves out); draws come from the
 // engine's stream, not the statistical mode's, so counts differ by chance
-// (docs/validation.md: how much they may).
+// (docs/contributing/validation/diagnose.md: how much they may).
 // Cost: one simulated packet per hop each way; refused above
 // kMaxPacketProbes probes or kMaxPacketEndpoints NICs (the statistical mode
 // is the one for large fabrics).

@@ -31,7 +31,7 @@ std::string us(Time x) { return fmt::format("{:.3f}", static_cast<double>(x.ps) 
 
 void write_probe_csv(std::ostream& out, const topology::Topology& t, const Mesh& mesh, const ProbeRun& run) {
   out << "# podnet probe results: " << mesh.kind << " mesh, " << run.rounds << " rounds of " << format_time(run.round)
-      << "; columns documented in docs/diagnose.md\n";
+      << "; columns documented in docs/commands/diagnose.md\n";
   out << "src,dst,sport,sent,lost,rtt_p50_us,rtt_p99_us,path,return_path\n";
   std::string path, back;
   for (size_t i = 0; i < mesh.tuples.size(); ++i) {

@@ -1,5 +1,5 @@
 // ECMP hash collisions in the flow engine, against balls-into-bins
-// (docs/validation.md, "Collectives on the fabric", figure d).
+// (docs/contributing/validation/collectives.md, figure d).
 //
 // Fabric: 2-tier fat_tree of 32-port switches, one GPU and one NIC per
 // server: a leaf has d1 = 16 hosts and u1 = 16 uplinks, one to each of the 16

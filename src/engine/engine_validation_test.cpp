@@ -1,5 +1,5 @@
 // Validation of the analytical and flow engines against closed forms
-// (docs/validation.md, "Collectives on the fabric").
+// (docs/contributing/validation/collectives.md).
 //
 // Every expected value below is derived by hand from the hardware defaults
 // (topology/hardware.cpp) and the engine model stated in backend.hpp:

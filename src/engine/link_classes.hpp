@@ -15,7 +15,7 @@
 // router time) + latency(class); the transport's endpoint stack latency is paid once per hop
 // whose route crosses a NIC (a chip-to-chip torus hop never does).
 //
-// Defaults and their sources (docs/validation.md, "Link classes"):
+// Defaults and their sources (docs/contributing/validation/links-analytical.md, "Link classes"):
 // - nvlink 0.824: NCCL's topology model prices an NVLink of an sm90 GPU (H100, NVLink 4) at
 //   20.6 GB/s per direction (NVIDIA/nccl src/graph/topo.h, SM90_NVLINK_BW; sm80 20.0) against the
 //   25 GB/s per link per direction NVIDIA specifies (18 links, 450 GB/s per direction: H100

@@ -56,8 +56,8 @@ class PlanCompiler {
   // the router does not track load (a route is then a function of its ends and key) and its link state has
   // not changed (epoch); bounded to kMaxCachedBytes of keys and path parts in all (a plan of distinct
   // transfers, such as a large all-to-all, stops adding to it). 256 MB holds the 14,336 distinct PAT steps
-  // (about 130 MiB) of a 16,384-GPU iteration whose 128-GPU DP groups run PAT (docs/validation.md,
-  // "Twelfth step"); 32 MB held about a quarter of them.
+  // (about 130 MiB) of a 16,384-GPU iteration whose 128-GPU DP groups run PAT (docs/contributing/validation/speed.md,
+  // "The route cache holds a training plan's PAT steps"); 32 MB held about a quarter of them.
   static constexpr size_t kMaxCachedBytes = size_t{256} << 20;
   uint32_t miss_run_ = 0;  // misses in a row, then (from kBypassAfter) transfers since
   uint64_t lookups_ = 0, hits_ = 0;

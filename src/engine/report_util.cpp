@@ -51,6 +51,7 @@ std::vector<ClassLoad> class_loads(const topology::Topology& t, const std::vecto
     ++l.links;
     l.bytes += bytes[d];
     sum[c] += u;
+    if (bytes[d] > 0) ++l.used_links;
     l.max_utilization = std::max(l.max_utilization, u);
   }
   std::vector<ClassLoad> out;
@@ -58,6 +59,8 @@ std::vector<ClassLoad> class_loads(const topology::Topology& t, const std::vecto
     if (by[c].links == 0) continue;
     by[c].link_class = t.link_classes[c];
     by[c].mean_utilization = sum[c] / static_cast<double>(by[c].links);
+    // Idle links add nothing to the sum.
+    by[c].used_mean_utilization = by[c].used_links > 0 ? sum[c] / static_cast<double>(by[c].used_links) : 0.0;
     out.push_back(by[c]);
   }
   return out;

@@ -21,7 +21,8 @@ std::vector<LinkReport> hottest_links(const std::vector<double>& bytes, const st
 
 // The load per link class (ClassLoad) of a run: every directed link d with
 // capacity_bps(d) > 0 counts in the class of its link (topology::Link::cls),
-// classes with no such link are left out.
+// classes with no such link are left out; used_links counts those with
+// bytes[d] > 0.
 std::vector<ClassLoad> class_loads(const topology::Topology& t, const std::vector<double>& bytes, Time makespan,
                                    const std::function<double(routing::DirLink)>& capacity_bps);
 

@@ -82,16 +82,23 @@ TEST(ClassLoads, MeanAndMaxOfTheClassDirectedLinks) {
   EXPECT_DOUBLE_EQ(loads[0].bytes, 25e9);
   EXPECT_DOUBLE_EQ(loads[0].mean_utilization, 0.5);
   EXPECT_DOUBLE_EQ(loads[0].max_utilization, 0.5);
+  EXPECT_EQ(loads[0].used_links, 1);
+  EXPECT_DOUBLE_EQ(loads[0].used_mean_utilization, 0.5);
   // leaf-spine: dirs 0..3 at 1.0, 0, 0.5, 0.25: mean 1.75 / 4 = 0.4375 (idle dir 1 included), max 1.0.
   EXPECT_EQ(loads[1].link_class, "leaf-spine");
   EXPECT_EQ(loads[1].links, 4);
   EXPECT_DOUBLE_EQ(loads[1].bytes, 87.5e9);
   EXPECT_DOUBLE_EQ(loads[1].mean_utilization, 0.4375);
   EXPECT_DOUBLE_EQ(loads[1].max_utilization, 1.0);
+  // Over the 3 directions that carried bytes (dir 1 is idle): 1.75 / 3.
+  EXPECT_EQ(loads[1].used_links, 3);
+  EXPECT_DOUBLE_EQ(loads[1].used_mean_utilization, 1.75 / 3);
   // No time: every utilization 0, bytes still counted.
   const auto idle = class_loads(t, bytes, Time(), cap);
   EXPECT_EQ(idle[1].mean_utilization, 0.0);
   EXPECT_DOUBLE_EQ(idle[1].bytes, 87.5e9);
+  EXPECT_EQ(idle[1].used_links, 3);
+  EXPECT_EQ(idle[1].used_mean_utilization, 0.0);
 }
 
 // Flow completion times: 10 P2p transfers with FCTs 1..10 us (transfer i starts at i us and finishes at

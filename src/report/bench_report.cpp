@@ -103,7 +103,8 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
   doc["rows"] = rows;
   if (s.engine == "analytical")
     doc["notes"] = {"analytical engine: a collective's own concurrent transfers share the links they use (one "
-                    "collective alone agrees with the flow engine; docs/validation.md), but a collective does not "
+                    "collective alone agrees with the flow engine; docs/contributing/validation/links-analytical.md), "
+                    "but a collective does not "
                     "contend with other traffic"};
   nlohmann::json hot = nlohmann::json::array();
   static const engine::RunReport kNoRun;
@@ -111,12 +112,14 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
   for (const auto& l : last.hottest)
     hot.push_back({{"link", engine::dir_link_name(s.fabric, l.link)},
                    {"bytes", static_cast<int64_t>(l.bytes + 0.5)},
-                   {"mean_utilization", round_to(l.mean_utilization, 4)},
+                   // over a failed run (stalled until the collective's timeout) a mean is no load: null
+                   {"mean_utilization",
+                    last.job_failed ? nlohmann::json(nullptr) : nlohmann::json(round_to(l.mean_utilization, 4))},
                    {"peak_utilization", round_to(l.peak_utilization, 4)}});
   doc["hottest_links"] = hot;
   doc["engine_stats"] = {{"flows", last.flows}, {"solves", last.solves}};  // of the last size
   // Per link class (the fabric's tiers of links), per size in row order: the mean and the highest of its
-  // directed links' mean utilizations (engine::ClassLoad).
+  // directed links' mean utilizations, and how many carried bytes and their mean (engine::ClassLoad).
   std::vector<std::string> classes;
   std::map<std::string, int64_t> class_links;
   for (const auto& b : r.rows)
@@ -125,14 +128,22 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
   nlohmann::json util = nlohmann::json::array();
   for (const auto& name : classes) {
     nlohmann::json mean = nlohmann::json::array(), max = nlohmann::json::array();
+    nlohmann::json used = nlohmann::json::array(), used_mean = nlohmann::json::array();
     for (const auto& b : r.rows) {
       const auto it = std::find_if(b.run.by_class.begin(), b.run.by_class.end(),
                                    [&](const engine::ClassLoad& c) { return c.link_class == name; });
-      mean.push_back(it == b.run.by_class.end() ? 0.0 : round_to(it->mean_utilization, 4));
-      max.push_back(it == b.run.by_class.end() ? 0.0 : round_to(it->max_utilization, 4));
+      const bool has = it != b.run.by_class.end();
+      mean.push_back(has ? round_to(it->mean_utilization, 4) : 0.0);
+      max.push_back(has ? round_to(it->max_utilization, 4) : 0.0);
+      used.push_back(has ? it->used_links : 0);
+      used_mean.push_back(has ? round_to(it->used_mean_utilization, 4) : 0.0);
     }
-    util.push_back(
-        {{"link_class", name}, {"links", class_links[name]}, {"mean_utilization", mean}, {"max_utilization", max}});
+    util.push_back({{"link_class", name},
+                    {"links", class_links[name]},
+                    {"mean_utilization", mean},
+                    {"max_utilization", max},
+                    {"used_links", used},
+                    {"used_mean_utilization", used_mean}});
   }
   doc["link_class_utilization"] = util;
   if (r.ring) {
@@ -166,13 +177,17 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
   const std::string algo = b["algorithm"].get<std::string>() == b["op"].get<std::string>()
                                ? std::string()
                                : " " + b["algorithm"].get<std::string>();
-  out << fmt::format("podnet bench: {}{} on {} GPUs of {} ({} engine, {} routing, {} channel(s), {} QP(s), {} ring "
-                     "order)\n",
-                     b["op"].get<std::string>(), algo, b["gpus"].get<int64_t>(),
-                     d["run"]["scenario"].get<std::string>(), b["engine"].get<std::string>(),
-                     b["routing"].get<std::string>(), b["channels"].get<std::string>(), b["qps"].get<int>(),
-                     b["ring_order"].get<std::string>());
-  if (b.contains("algorithms"))
+  // The ring order only when the plan has rings, the tuner only for what it chooses: a traffic pattern, an
+  // all-to-all or a send/recv is not NCCL-tuned (their lines said 'topology_aware ring order' and 'tuner:
+  // algorithms auto' over an incast).
+  const std::string op = b["op"].get<std::string>();
+  const bool tuned = algo.size() > 0 && op != "alltoall" && op != "sendrecv";
+  out << fmt::format("podnet bench: {}{} on {} GPUs of {} ({} engine, {} routing, {} channel(s), {} QP(s){})\n", op,
+                     algo, b["gpus"].get<int64_t>(), d["run"]["scenario"].get<std::string>(),
+                     b["engine"].get<std::string>(), b["routing"].get<std::string>(), b["channels"].get<std::string>(),
+                     b["qps"].get<int>(),
+                     d.contains("ring") ? ", " + b["ring_order"].get<std::string>() + " ring order" : "");
+  if (tuned && b.contains("algorithms"))
     out << fmt::format("  tuner: algorithms {}, protocols {}, {} tables (NCCL's cost model)\n",
                        b["algorithms"].get<std::string>(), b["protocols"].get<std::string>(),
                        b["gpu_arch"].get<std::string>());
@@ -185,7 +200,7 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
                        b["incast_senders"].get<int64_t>(), b["incast_receiver"].get<int64_t>());
   out << "  algbw = size / time, busbw = algbw x " << b["bus_factor_formula"].get<std::string>()
       << " (nccl-tests definitions); GB/s = 1e9 bytes/s\n";
-  if (b.contains("algorithms"))
+  if (tuned && b.contains("algorithms"))
     out << "  NCCL model: NCCL's own cost model for the chosen algorithm and protocol on NCCL's channels ('-' when "
            "--channels fixes them)\n";
   out << "\n";
@@ -257,10 +272,21 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
           << " us: " << last["failure"].get<std::string>() << "\n";
   }
   if (!d["hottest_links"].empty()) {
-    out << "\n  hottest links at " << thousands(d["rows"].back()["bytes"].get<int64_t>()) << " B:\n";
+    // A job that failed ran until it was declared failed (a collective's timeout after its traffic stalled): a
+    // mean over that time is no link's load (it printed 0.0 %), so the links are shown by peak and bytes.
+    const auto& lr = d["rows"].back();
+    const bool failed = lr.value("job_failed", false);
+    out << "\n  hottest links at " << thousands(lr["bytes"].get<int64_t>()) << " B"
+        << (failed ? fmt::format(" (the job failed at {} us: mean utilization over a stalled run is not shown; peak "
+                                 "and bytes up to the failure)",
+                                 fixed(lr["failed_at_us"].get<double>(), 1))
+                   : std::string())
+        << ":\n";
     Table h({"link", "mean util", "peak util", "bytes"});
     for (const auto& l : d["hottest_links"])
-      h.add({l["link"].get<std::string>(), fixed(100 * l["mean_utilization"].get<double>(), 1) + "%",
+      h.add({l["link"].get<std::string>(),
+             failed || l["mean_utilization"].is_null() ? std::string("-")
+                                                       : fixed(100 * l["mean_utilization"].get<double>(), 1) + "%",
              fixed(100 * l["peak_utilization"].get<double>(), 1) + "%", thousands(l["bytes"].get<int64_t>())});
     h.write(out, "    ");
   }

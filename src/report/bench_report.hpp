@@ -14,8 +14,9 @@ namespace podnet::report {
 //  "rows": [{bytes, time_us, algbw_gbyte_per_s, busbw_gbyte_per_s, algorithm, protocol, channels, nccl_model_us,
 //            and with failures baseline_time_us, slowdown, scheduled, job_failed, failures}],
 //  "hottest_links" and "engine_stats" (of the largest size), "ring" (its first ring), "notes",
-//  "link_class_utilization": [{link_class, links, mean_utilization: [per row], max_utilization: [per row]}]
-//  (engine::ClassLoad of every size: the load per tier of links)}
+//  "link_class_utilization": [{link_class, links, mean_utilization: [per row], max_utilization: [per row],
+//                              used_links: [per row], used_mean_utilization: [per row]}]
+//  (engine::ClassLoad of every size: the load per tier of links; used = the directed links that carried bytes)}
 nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult& r);
 void write_bench_table(const nlohmann::json& doc, std::ostream& out);
 // nccl-tests' text layout: one rank line per GPU of the group, named by its server (nccl-tests' host).

@@ -23,13 +23,26 @@ void write_calibrate_table(const nlohmann::json& d, std::ostream& out) {
     const auto& l = logs[i];
     out << fmt::format("\n  {}: {} on {} host(s) x {} GPU(s)\n", l["source"].get<std::string>(),
                        l["op"].get<std::string>(), l["hosts"].get<int64_t>(), l["ranks_per_host"].get<int64_t>());
-    Table t(
-        {"size (B)", "log time (us)", "log busbw (GB/s)", "podnet time (us)", "podnet busbw (GB/s)", "podnet / log"});
+    const std::string log_algo = l["log_algo"].get<std::string>();
+    const std::string log_proto = l["log_proto"].get<std::string>();
+    if (log_algo.empty())
+      out << "    the log does not say which algorithm NCCL ran (no NCCL_ALGO in it): podnet timed its own choice\n";
+    else
+      out << fmt::format(
+          "    the log ran NCCL_ALGO={}{}: {}\n", log_algo, log_proto.empty() ? "" : " NCCL_PROTO=" + log_proto,
+          l["log_algo_applied"].get<bool>()
+              ? "podnet timed the same"
+              : "not applied (the scenario or --set chose collective.algorithms, or NCCL's model is off)");
+    const std::string log_ran = log_algo.empty() ? "not in log" : log_algo;
+    Table t({"size (B)", "log time (us)", "log busbw (GB/s)", "podnet time (us)", "podnet busbw (GB/s)", "podnet / log",
+             "podnet timed", "log ran"});
     for (const auto& r : c["rows"]) {
       if (r["log"].get<size_t>() != i) continue;
+      const std::string proto = r["protocol"].get<std::string>();
       t.add({thousands(r["bytes"].get<int64_t>()), fixed(r["log_time_us"].get<double>(), 2),
              fixed(r["log_busbw_gbyte_per_s"].get<double>(), 2), fixed(r["fit_time_us"].get<double>(), 2),
-             fixed(r["fit_busbw_gbyte_per_s"].get<double>(), 2), fixed(r["ratio"].get<double>(), 3)});
+             fixed(r["fit_busbw_gbyte_per_s"].get<double>(), 2), fixed(r["ratio"].get<double>(), 3),
+             r["algorithm"].get<std::string>() + (proto.empty() ? "" : " / " + proto), log_ran});
     }
     t.write(out, "    ");
   }
@@ -38,6 +51,7 @@ void write_calibrate_table(const nlohmann::json& d, std::ostream& out) {
                      c["rows"].size(), fixed(100 * c["rms_fit"].get<double>(), 2),
                      fixed(100 * c["rms_start"].get<double>(), 2), fixed(100 * c["max_abs_fit"].get<double>(), 2));
   for (const auto& n : c["notes"]) out << "  note: " << n.get<std::string>() << "\n";
+  for (const auto& n : c["doubts"]) out << "  not trusted: " << n.get<std::string>() << "\n";
 }
 
 nlohmann::json calibrate_json(const study::Calibration& c) {
@@ -51,7 +65,14 @@ nlohmann::json calibrate_json(const study::Calibration& c) {
                     {"ratio", round_to(k.start != 0 ? k.value / k.start : 0, 6)}});
   nlohmann::json logs = nlohmann::json::array();
   for (const auto& l : c.logs)
-    logs.push_back({{"source", l.source}, {"op", l.op}, {"hosts", l.hosts}, {"ranks_per_host", l.ranks_per_host}});
+    logs.push_back({{"source", l.source},
+                    {"op", l.op},
+                    {"hosts", l.hosts},
+                    {"ranks_per_host", l.ranks_per_host},
+                    {"log_algo", l.log_algo},
+                    {"log_proto", l.log_proto},
+                    {"log_algo_applied", l.log_algo_applied},
+                    {"log_proto_applied", l.log_proto_applied}});
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : c.rows)
     rows.push_back({{"log", r.log},
@@ -62,7 +83,9 @@ nlohmann::json calibrate_json(const study::Calibration& c) {
                     {"start_time_us", round_to(r.start_time_us, 3)},
                     {"fit_time_us", round_to(r.fit_time_us, 3)},
                     {"fit_busbw_gbyte_per_s", round_to(r.fit_busbw, 4)},
-                    {"ratio", round_to(r.ratio, 4)}});
+                    {"ratio", round_to(r.ratio, 4)},
+                    {"algorithm", r.algorithm},
+                    {"protocol", r.protocol}});
   return {{"engine", c.engine},
           {"keys", keys},
           {"logs", logs},
@@ -74,6 +97,9 @@ nlohmann::json calibrate_json(const study::Calibration& c) {
           {"refused", c.refused},
           {"sweeps", c.sweeps},
           {"notes", c.notes},
+          {"trusted", c.doubts.empty()},
+          {"doubts", c.doubts},
+          {"max_trusted_rms", study::kMaxTrustedRms},
           {"optimizer", "cyclic coordinate descent, golden-section line search per key (24 steps, log space for "
                         "positive bounds), sweeps until no key moves by 1e-4 of its range (at most 8)"},
           {"residual", "busbw_podnet / busbw_log - 1 = time_log / time_podnet - 1, per size"}};

@@ -135,7 +135,7 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
   t.write(out, "  ");
   out << "\n";
   const auto& cost = d["cost"];
-  Table c({"cost (USD; prices: docs/cost.md, cost: section)", "count", "unit", "total"});
+  Table c({"cost (USD; prices: docs/reference/cost.md, cost: section)", "count", "unit", "total"});
   for (const auto& it : cost["items"])
     c.add({fmt::format("{}: {} {}G", it["group"].get<std::string>(), it["part"].get<std::string>(),
                        fixed(it["speed_gbps"].get<double>(), 0)),
@@ -156,8 +156,17 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
   f.add({d["topology"].value("family", std::string()) == "torus" ? "diameter (chip-to-chip hops)"
                                                                  : "diameter (switch hops)",
          std::to_string(d["diameter_hops"].get<int>())});
-  for (auto it = d["oversubscription"].begin(); it != d["oversubscription"].end(); ++it)
-    f.add({"oversubscription at " + it.key(), fixed(it.value().get<double>(), 2) + ":1"});
+  // The ratio built, to the 4 decimals of the JSON (85/40 is 2.125, not 2.13), and beside it what was asked
+  // when the whole ports made another one (it was said only in the notes).
+  for (auto it = d["oversubscription"].begin(); it != d["oversubscription"].end(); ++it) {
+    std::string v = fixed(it.value().get<double>(), 4);
+    while (v.back() == '0') v.pop_back();
+    if (v.back() == '.') v.pop_back();
+    std::string why;
+    if (d.contains("oversubscription_asked") && d["oversubscription_asked"].contains(it.key()))
+      why = " (" + d["oversubscription_asked"][it.key()].get<std::string>() + ")";
+    f.add({"oversubscription at " + it.key(), v + ":1" + why});
+  }
   f.add({"largest GPU count (this radix, tiers and pod size)", thousands(d["limits"]["max_gpus"])});
   f.write(out, "  ");
   out << "\n  limit: " << d["limits"]["max_gpus_reason"].get<std::string>() << "\n";

@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "report/report.hpp"
+#include "report/studies.hpp"
 #include "report/sweep_report.hpp"
 
 namespace podnet::report {
@@ -17,17 +18,17 @@ namespace {
 
 bool number(const nlohmann::json& v) { return v.is_number(); }
 
-std::string text(const nlohmann::json& v) {
-  if (v.is_null()) return "-";
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_integer()) return thousands(v.get<int64_t>());
-  if (v.is_number()) return format_number(v.get<double>(), 4);
-  return v.dump();
+// A value as the study declares its field (report/studies.hpp), else grouped by thousands.
+std::string text(const nlohmann::json& v, const ResultField* f = nullptr) { return format_field(f, v); }
+
+std::string signed_text(double d, const ResultField* f = nullptr) {
+  const std::string t = format_field(f, std::fabs(d));
+  return (d < 0 ? "-" : "+") + t;
 }
 
-std::string signed_text(double d) {
-  const std::string t = format_number(std::fabs(d), 4);
-  return (d < 0 ? "-" : "+") + t;
+const ResultField* declared(const std::string& study, const std::string& field) {
+  const StudyDef* st = find_study(study);
+  return st ? find_field(*st, field) : nullptr;
 }
 
 }  // namespace
@@ -141,6 +142,11 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
     for (const auto& [name, vb] : fb)
       if (!fa.count(name)) only_b.push_back(name);
     studies[study] = {{"changed", changed}, {"same", same}, {"only_a", only_a}, {"only_b", only_b}};
+    // The GPU count each side ran on: results of different sizes compare different jobs.
+    if (const StudyDef* st = find_study(study)) {
+      const int64_t ga = gpus_of(*st, da), gb = gpus_of(*st, it->second);
+      if (ga >= 0 && gb >= 0) studies[study]["gpus"] = {{"a", ga}, {"b", gb}};
+    }
     if (study == "train" && fa.count("iteration_time_ms") && fb.count("iteration_time_ms") &&
         number(fa["iteration_time_ms"]) && number(fb["iteration_time_ms"])) {
       // The breakdown adds up to the iteration time on each side, so its changes add up to the iteration's.
@@ -183,13 +189,22 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
                        s["only_a"].empty() && s["only_b"].empty()
                            ? ""
                            : fmt::format(", {} only in A, {} only in B", s["only_a"].size(), s["only_b"].size()));
+    if (s.contains("gpus")) {
+      const int64_t ga = s["gpus"]["a"].get<int64_t>(), gb = s["gpus"]["b"].get<int64_t>();
+      if (ga == gb) out << fmt::format("    on {} GPUs\n", thousands(ga));
+      else
+        out << fmt::format("    warning: A runs on {} GPUs, B on {}: the results compare jobs of different sizes, "
+                           "not only the inputs that differ\n",
+                           thousands(ga), thousands(gb));
+    }
     if (it.key() == "train" && doc.contains("attribution") && doc["attribution"].contains("train")) {
       const auto& at = doc["attribution"]["train"];
+      const ResultField* ms = declared("train", "iteration_time_ms");
       std::string parts;
       for (auto p = at["by_breakdown_ms"].begin(); p != at["by_breakdown_ms"].end(); ++p)
         if (std::fabs(p.value().get<double>()) > 1e-9)
-          parts += fmt::format("{}{} {} ms", parts.empty() ? "" : ", ", p.key(), signed_text(p.value().get<double>()));
-      out << fmt::format("    iteration time {} ms{}\n", signed_text(at["iteration_time_ms_delta"].get<double>()),
+          parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", p.key(), signed_text(p.value().get<double>(), ms));
+      out << fmt::format("    iteration time {}{}\n", signed_text(at["iteration_time_ms_delta"].get<double>(), ms),
                          parts.empty() ? "" : ": " + parts);
     }
     if (changed.empty()) continue;
@@ -198,8 +213,9 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
     for (const auto& c : changed) {
       if (limit && shown == limit) break;
       ++shown;
-      t.add({c["field"].get<std::string>(), text(c["a"]), text(c["b"]),
-             c.contains("delta") ? signed_text(c["delta"].get<double>()) : "",
+      const ResultField* f = declared(it.key(), c["field"].get<std::string>());
+      t.add({c["field"].get<std::string>(), text(c["a"], f), text(c["b"], f),
+             c.contains("delta") ? signed_text(c["delta"].get<double>(), f) : "",
              c.contains("ratio") && !c["ratio"].is_null() ? format_number(c["ratio"].get<double>(), 4) : ""});
     }
     t.write(out, "    ");

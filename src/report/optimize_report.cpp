@@ -67,9 +67,15 @@ void add_optimize(nlohmann::json& doc, int64_t gpus, const study::OptimizeResult
   doc["candidates"] = candidates;
   doc["front"] = front;
   if (ref) {
+    nlohmann::json pricings = nlohmann::json::array();
+    for (const auto& p : ref->pricings)
+      pricings.push_back(
+          {{"overrides", p.sets}, {"capex_usd", round_to(p.capex_usd, 2)}, {"power_kw", round_to(p.power_kw, 3)}});
     doc["reference"] = {{"name", ref->name},
                         {"capex_usd", round_to(ref->capex_usd, 2)},
                         {"power_kw", round_to(ref->power_kw, 3)},
+                        {"priced_as", ref->priced_as},
+                        {"pricings", pricings},
                         {"iteration_time_ms", number_or_null(ref->timed, ref->iteration_ms, 3)},
                         {"days_to_train", number_or_null(ref->timed, ref->days, 3)},
                         {"objective_value", number_or_null(ref->timed, ref->objective, 3)},
@@ -125,10 +131,24 @@ void write_optimize_table(const nlohmann::json& d, std::ostream& out) {
   }
   if (d.contains("reference")) {
     const auto& r = d["reference"];
-    out << fmt::format("\n  reference {}: capex {}, power {} kW, iteration {} ms\n  {}\n", r["name"].get<std::string>(),
+    out << fmt::format("\n  reference {}: capex {}, power {} kW, iteration {} ms\n", r["name"].get<std::string>(),
                        usd(r["capex_usd"].get<double>()), fixed(r["power_kw"].get<double>(), 1),
-                       r["iteration_time_ms"].is_null() ? "-" : fixed(r["iteration_time_ms"].get<double>(), 1),
-                       r["verdict"].get<std::string>());
+                       r["iteration_time_ms"].is_null() ? "-" : fixed(r["iteration_time_ms"].get<double>(), 1));
+    // Priced with the points' cost: section, once per value of the cost: axes (the verdict uses the one of the
+    // point it compares).
+    if (r.contains("pricings") && r["pricings"].size() > 1) {
+      std::vector<std::string> each;
+      for (const auto& p : r["pricings"]) {
+        std::string sets;
+        for (const auto& o : p["overrides"]) sets += (sets.empty() ? "" : ", ") + o.get<std::string>();
+        each.push_back(fmt::format("{} capex {}", sets, usd(p["capex_usd"].get<double>())));
+      }
+      out << fmt::format("  priced as the points (their cost: section), by the cost: axes' values: {}\n",
+                         fmt::join(each, "; "));
+    } else {
+      out << "  priced as the points (their cost: section)\n";
+    }
+    out << "  " << r["verdict"].get<std::string>() << "\n";
   }
 }
 

@@ -1,11 +1,13 @@
 #include "report/sweep_report.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <fmt/format.h>
 #include <ostream>
 
 #include "core/error.hpp"
 #include "report/report.hpp"
+#include "report/studies.hpp"
 
 namespace podnet::report {
 
@@ -68,28 +70,72 @@ std::vector<study::Field> sweep_fields(const nlohmann::json& doc) {
 std::vector<std::string> default_columns(const study::ResultTable& t) {
   std::vector<std::string> cols = {"id"};
   cols.insert(cols.end(), t.axes.begin(), t.axes.end());
+  const auto has = [&](const std::string& c) {
+    return std::find(t.columns.begin(), t.columns.end(), c) != t.columns.end();
+  };
+  const StudyDef* st = find_study(t.study);
+  // The GPU count beside the axes: an axis that changes it changes the job, not only itself.
+  if (st && !st->gpus_field.empty() && has(st->gpus_field) &&
+      std::find(cols.begin(), cols.end(), st->gpus_field) == cols.end())
+    cols.push_back(st->gpus_field);
   cols.push_back("status");
   std::vector<std::string> headline;
-  if (t.study == "train") headline = {"iteration_time_ms", "mfu", "tokens_per_second", "days_to_train"};
-  else if (t.study == "reliability")
-    headline = {"mtbi_hours", "checkpoint.interval_minutes", "checkpoint.goodput", "days_to_train_with_failures"};
-  else if (t.study == "diagnose")
-    headline = {"evaluation.precision", "evaluation.recall", "evaluation.time_to_localize_seconds.max",
-                "probing.overhead_bytes_per_second_per_nic"};
-  else if (t.study == "design")
-    headline = {"bom.switches.total",       "bom.transceivers",         "bom.power_kw",   "cost.capex_usd",
-                "cost.energy_usd_per_year", "bisection_bandwidth_gbps", "limits.max_gpus"};
-  else if (t.study == "bench") {
-    // time and busbw at the largest size
-    std::string last;
-    for (const auto& c : t.columns)
-      if (c.rfind("busbw_gbyte_per_s@", 0) == 0) last = c.substr(c.find('@'));
-    if (!last.empty()) headline = {"time_us" + last, "busbw_gbyte_per_s" + last};
-  }
+  if (st)
+    for (const auto& f : st->fields) {
+      if (!f.headline) continue;
+      if (f.key.back() != '@') {
+        headline.push_back(f.key);
+        continue;
+      }
+      std::string last;  // a per-size field: at the largest size
+      for (const auto& c : t.columns)
+        if (c.rfind(f.key, 0) == 0) last = c;
+      if (!last.empty()) headline.push_back(last);
+    }
   headline.emplace_back("wall_seconds");  // read only with --timing
   for (const auto& h : headline)
-    if (std::find(t.columns.begin(), t.columns.end(), h) != t.columns.end()) cols.push_back(h);
+    if (has(h) && std::find(cols.begin(), cols.end(), h) == cols.end()) cols.push_back(h);
   return cols;
+}
+
+std::string gpu_count_warning(const study::ResultTable& t) {
+  const StudyDef* st = find_study(t.study);
+  if (!st || st->gpus_field.empty()) return {};
+  const auto col = [&](const std::string& c) {
+    return static_cast<size_t>(std::find(t.columns.begin(), t.columns.end(), c) - t.columns.begin());
+  };
+  const size_t g = col(st->gpus_field), status = col("status");
+  if (g >= t.columns.size()) return {};
+  std::vector<const std::vector<study::Value>*> ok;
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (const auto& r : t.rows) {
+    if (status >= r.size() || text_of(r[status]) != "ok" || !std::holds_alternative<int64_t>(r[g])) continue;
+    ok.push_back(&r);
+    lo = std::min(lo, std::get<int64_t>(r[g]));
+    hi = std::max(hi, std::get<int64_t>(r[g]));
+  }
+  if (ok.empty() || lo == hi) return {};
+  // An axis changes it when two points that differ in that axis alone run on different GPU counts.
+  std::string axes;
+  for (size_t a = 0; a < t.axes.size(); ++a) {
+    const size_t ca = col(t.axes[a]);
+    bool changes = false;
+    for (size_t i = 0; i < ok.size() && !changes; ++i)
+      for (size_t j = i + 1; j < ok.size() && !changes; ++j) {
+        const auto &x = *ok[i], &y = *ok[j];
+        if (x[ca] == y[ca] || x[g] == y[g]) continue;
+        bool others_equal = true;
+        for (size_t b = 0; b < t.axes.size() && others_equal; ++b)
+          if (b != a) others_equal = x[col(t.axes[b])] == y[col(t.axes[b])];
+        changes = others_equal;
+      }
+    if (changes) axes += (axes.empty() ? "" : ", ") + t.axes[a];
+  }
+  return fmt::format("warning: the points run on different GPU counts ({} to {}, column {}){}: their results "
+                     "compare jobs of different sizes, not the axis alone",
+                     thousands(lo), thousands(hi), st->gpus_field,
+                     axes.empty() ? ""
+                                  : "; " + axes + " change" + (axes.find(',') == std::string::npos ? "s" : "") + " it");
 }
 
 void write_sweep_results_table(const study::ResultTable& t, const std::vector<std::string>& columns,
@@ -112,21 +158,32 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
     if (status < r.size() && text_of(r[status]) != "ok") ++failed;
   out << fmt::format("podnet sweep: {} study, {} point(s) stored, {} with an error\n\n", t.study, t.rows.size(),
                      failed);
+  const StudyDef* st = find_study(t.study);
   std::vector<std::string> header;
   for (const auto& c : cols) {
     std::string h = c;
     const auto at = h.find('@');
     if (at != std::string::npos) h = h.substr(0, at) + " @ " + thousands(std::stoll(h.substr(at + 1))) + " B";
+    // The unit in the header, the numbers alone in their cells (right-aligned); "%" stays in the cells.
+    const ResultField* f = st ? find_field(*st, c) : nullptr;
+    if (c == "wall_seconds") h += " (s)";
+    else if (f && !f->unit.empty() && f->unit != "%") h += " (" + f->unit + ")";
     header.push_back(h);
   }
+  std::vector<bool> is_axis(cols.size());
+  for (size_t i = 0; i < cols.size(); ++i)
+    is_axis[i] = cols[i] == "id" || std::find(t.axes.begin(), t.axes.end(), cols[i]) != t.axes.end();
   Table table(header);
   for (const auto& r : t.rows) {
     std::vector<std::string> row;
-    for (size_t i : idx) {
-      const auto& v = r[i];
-      row.push_back(std::holds_alternative<double>(v)           ? format_number(std::get<double>(v), 4)
-                    : std::holds_alternative<std::monostate>(v) ? "-"
-                                                                : text_of(v));
+    for (size_t k = 0; k < idx.size(); ++k) {
+      const auto& v = r[idx[k]];
+      // Axis values as the sweep gave them; results as their study declares them (unit, decimals).
+      if (is_axis[k] || std::holds_alternative<std::string>(v)) row.push_back(text_of(v));
+      else if (std::holds_alternative<std::monostate>(v)) row.push_back("-");
+      else if (cols[k] == "wall_seconds" && std::holds_alternative<double>(v))
+        row.push_back(fixed(std::get<double>(v), 2));
+      else row.push_back(format_field(st ? find_field(*st, cols[k]) : nullptr, json_of(v), false));
     }
     table.add(row);
   }
@@ -136,6 +193,8 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
     if (err < r.size() && std::holds_alternative<std::string>(r[err]))
       out << fmt::format("  point {}: {}\n", text_of(r[0]), std::get<std::string>(r[err]));
   }
+  const std::string warning = gpu_count_warning(t);
+  if (!warning.empty()) out << "\n  " << warning << "\n";
 }
 
 void write_sweep_results_csv(const study::ResultTable& t, std::ostream& out) {

@@ -23,8 +23,13 @@ std::vector<study::Field> sweep_fields(const nlohmann::json& doc);
 nlohmann::json json_of(const study::Value& v);
 
 // The columns a console table shows by default for a study's sweep: id, the
-// axes, status, then the study's headline fields present in `t`.
+// axes, the GPU count (the study's gpus_field), status, then the study's
+// headline fields present in `t` (report/studies.hpp).
 std::vector<std::string> default_columns(const study::ResultTable& t);
+
+// A warning when the ok points ran on different GPU counts (the study's gpus_field), naming the axes that
+// change it; "" when they all ran on one.
+std::string gpu_count_warning(const study::ResultTable& t);
 
 // `columns`: the ones to show (empty = default_columns); InputError naming an unknown one.
 void write_sweep_results_table(const study::ResultTable& t, const std::vector<std::string>& columns, std::ostream& out);

@@ -27,7 +27,7 @@
 //
 // The coefficients are fits of peak RSS (`/usr/bin/time -f %M`, Release) at
 // two sizes each, slope between them, c_e from the intercept
-// (docs/validation.md, "Memory guard"): design aipod-16k with topology.gpus
+// (docs/contributing/validation/memory-guard.md): design aipod-16k with topology.gpus
 // 65,536 and 262,144 (switch.radix 4096): 51.7 and 149.6 MB, 498 B/GPU;
 // bench --op alltoall -b 1MiB -e 1MiB over 256 and 512 GPUs (65,280 and
 // 261,632 transfers): flow 105.2 and 248.2 MB (745 B/flow, intercept 56.6 MB

@@ -37,7 +37,7 @@ const std::vector<SectionInfo>& sections() {
       {"cabling", "cable lengths, copper/optical rule, optics and rack power", topology::cabling_params},
       {"cost",
        "prices of switches, NICs, cables and transceivers, energy price and PUE: capex and power cost of `podnet "
-       "design` (docs/cost.md)",
+       "design` (docs/reference/cost.md)",
        topology::cost_params},
       {"network", "simulation engine, routing policy and transport", engine::network_params},
       {"links", "per link class (nvlink, pcie, ethernet, infiniband, ici): payload efficiency and added latency",

@@ -11,6 +11,22 @@
 
 namespace podnet::study {
 
+AlgoChoice algo_choice(const std::string& text, const std::string& label) {
+  AlgoChoice c;
+  if (text.empty() || text == "auto") return c;
+  if (!collective::find_algorithm(text)) {
+    if (text.find_first_of(",^") == std::string::npos)
+      throw InputError(fmt::format("{}: '{}' is not an algorithm (see podnet list), nor auto, nor a list for the "
+                                   "tuner such as ring,tree or ^nvls",
+                                   label, text));
+    c.scenario_algorithms = text;  // a list for the tuner; collective.algorithms checks it
+    return c;
+  }
+  c.algo = text;
+  if (collective::is_nccl_algorithm(text)) c.scenario_algorithms = text;
+  return c;
+}
+
 std::vector<Bytes> size_series(Bytes lo, Bytes hi, double factor) {
   if (lo <= 0) throw InputError(fmt::format("--min {} B: the smallest size must be at least 1 B", lo));
   if (lo > hi) throw InputError(fmt::format("--min {} B is larger than --max {} B", lo, hi));

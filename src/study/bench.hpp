@@ -65,4 +65,15 @@ BenchResult bench(const scenario::Setup& s, const BenchRequest& r, const Progres
 inline constexpr size_t kMaxSizes = 4096;
 std::vector<Bytes> size_series(Bytes lo, Bytes hi, double factor);
 
+// What a bench request's algorithm text means, the one rule every front end (podnet bench, sweep, diff,
+// serve) applies: "auto"; one algorithm's name, fixed for every size (one of NCCL's is also the tuner's
+// list, collective.algorithms, so that the resolved scenario and the tuner line say it and reproduce the
+// run); or an NCCL_ALGO-style list for the tuner ("ring,tree", "^nvls": collective.algorithms, and the
+// request's algo "auto"). InputError "LABEL: 'TEXT' is not an algorithm ..." for one word that names none.
+struct AlgoChoice {
+  std::string algo = "auto";        // BenchRequest::algo
+  std::string scenario_algorithms;  // collective.algorithms to set ("" = none)
+};
+AlgoChoice algo_choice(const std::string& text, const std::string& label);
+
 }  // namespace podnet::study

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "collective/collective.hpp"
+#include "collective/nccl_tuner.hpp"
 #include "core/error.hpp"
 #include "engine/network_params.hpp"
 #include "engine/registry.hpp"
@@ -135,6 +136,7 @@ FittedKey make_key(const std::string& fit, const scenario::Scenario& sc) {
 struct Probe {
   collective::Op op;
   std::string algo;
+  std::string log_algos, log_protos;  // the log's NCCL_ALGO / NCCL_PROTO, when podnet applies them (else "")
   collective::Group group;
   std::vector<Bytes> sizes;
   std::vector<double> log_seconds;
@@ -159,11 +161,20 @@ class Evaluator {
     const collective::Options& copt = s.collective;
     auto backend = engine::make_backend(s.engine, topo, s.network);
     std::vector<std::vector<double>> out;
+    chosen.clear();
     for (const auto& p : probes_) {
+      collective::Options o = copt;
+      if (!p.log_algos.empty()) o.selection = collective::parse_algorithms(p.log_algos, o.selection, "NCCL_ALGO");
+      if (!p.log_protos.empty()) o.selection = collective::parse_protocols(p.log_protos, o.selection, "NCCL_PROTO");
       std::vector<double> t;
-      for (Bytes b : p.sizes)
-        t.push_back(backend->run(collective::make_plan(p.algo, p.op, p.group, b, copt, topo)).makespan.seconds());
+      std::vector<std::pair<std::string, std::string>> c;
+      for (Bytes b : p.sizes) {
+        const plan::TransferPlan plan = collective::make_plan(p.algo, p.op, p.group, b, o, topo);
+        c.emplace_back(plan.algorithm, plan.protocol);
+        t.push_back(backend->run(plan).makespan.seconds());
+      }
       out.push_back(std::move(t));
+      chosen.push_back(std::move(c));
     }
     ++evaluations;
     return out;
@@ -190,6 +201,8 @@ class Evaluator {
 
   int evaluations = 0;
   int refused = 0;
+  // Per probe and size, the (algorithm, protocol) of the last times() call's plans.
+  std::vector<std::vector<std::pair<std::string, std::string>>> chosen;
 
  private:
   const CalibrationInput& in_;
@@ -198,6 +211,84 @@ class Evaluator {
 };
 
 bool log_space(const FittedKey& k) { return k.lo > 0; }
+
+bool at_bound(const FittedKey& k, bool* low = nullptr) {
+  const double a = log_space(k) ? std::log(k.lo) : k.lo, b = log_space(k) ? std::log(k.hi) : k.hi;
+  const double u = log_space(k) ? std::log(k.value) : k.value;
+  if (low) *low = u - a <= 1e-3 * (b - a);
+  return u - a <= 1e-3 * (b - a) || b - u <= 1e-3 * (b - a);
+}
+
+// NCCL_ALGO's names as podnet's ("RING" -> "ring", "NVLSTree" -> "nvls_tree"), each enabled one, in podnet's
+// order; "" for an empty list.
+std::vector<std::string> algorithms_of(const std::string& nccl_algo) {
+  const collective::Selection sel = collective::parse_algorithms(nccl_algo, {}, "NCCL_ALGO");
+  std::vector<std::string> out;
+  for (int i = 0; i < collective::kNumAlgos; ++i)
+    if (sel.algos[static_cast<size_t>(i)]) out.emplace_back(collective::algo_name(static_cast<collective::Algo>(i)));
+  return out;
+}
+
+// Calibration::doubts: whether the fit is trusted, and if not, why and the likely causes.
+// `moved[i]`: key i changed some time of the logs (a key that changed none is noted, not judged).
+void judge(Calibration& c, int gpus_per_server, const std::vector<bool>& moved) {
+  std::vector<std::string> why;
+  size_t effective = 0, bounded = 0;
+  std::vector<std::string> bound_keys;
+  for (size_t i = 0; i < c.keys.size(); ++i) {
+    bool low = false;
+    const FittedKey& k = c.keys[i];
+    if (!moved[i]) continue;  // changed no time: noted, its value the start's
+    ++effective;
+    if (at_bound(k, &low)) {
+      ++bounded;
+      bound_keys.push_back(
+          fmt::format("{} at its {} bound {}", k.key, low ? "lower" : "upper", low ? k.lo_text : k.hi_text));
+    }
+  }
+  if (effective > 0 && bounded == effective)
+    why.push_back(fmt::format("every fitted key ended on a bound ({}): the logs want values the bounds exclude",
+                              fmt::join(bound_keys, ", ")));
+  if (c.rms_fit > kMaxTrustedRms)
+    why.push_back(fmt::format("the rms residual is {:.1f}%, above the {:.0f}% a calibration is trusted at",
+                              100 * c.rms_fit, 100 * kMaxTrustedRms));
+  if (why.empty()) return;
+  c.doubts = why;
+  // Likely causes, most specific first.
+  for (size_t li = 0; li < c.logs.size(); ++li) {
+    const LogSetup& l = c.logs[li];
+    std::map<std::string, int> timed;  // algorithm -> sizes
+    int sizes = 0;
+    for (const auto& r : c.rows)
+      if (r.log == li) ++timed[r.algorithm], ++sizes;
+    std::vector<std::string> timed_text;
+    for (const auto& [a, n] : timed) timed_text.push_back(fmt::format("{} at {} of {} sizes", a, n, sizes));
+    if (!l.log_algo.empty()) {
+      const auto want = algorithms_of(l.log_algo);
+      std::vector<std::string> other;
+      for (const auto& [a, n] : timed)
+        if (std::find(want.begin(), want.end(), a) == want.end()) other.push_back(a);
+      if (!other.empty())
+        c.doubts.push_back(fmt::format("likely cause: {} ran NCCL_ALGO={} but podnet timed {} (the scenario or --set "
+                                       "chose collective.algorithms; the log's was not applied)",
+                                       l.source, l.log_algo, fmt::join(timed_text, ", ")));
+    } else if (!timed.empty()) {
+      c.doubts.push_back(fmt::format("likely cause: {} does not say which algorithm NCCL ran (no NCCL_ALGO in it) and "
+                                     "podnet's tuner timed {}; if the run fixed one, give it: --set "
+                                     "collective.algorithms=ring (NCCL_ALGO=RING) etc.",
+                                     l.source, fmt::join(timed_text, ", ")));
+    }
+    if (l.ranks_per_host != gpus_per_server)
+      c.doubts.push_back(fmt::format("likely cause: {} ran {} GPU(s) per host, the scenario's servers have {}: its "
+                                     "NICs and NVLink are shared as on the scenario's servers, not as on the log's "
+                                     "(--set server.gpus={} if its servers had {})",
+                                     l.source, l.ranks_per_host, gpus_per_server, l.ranks_per_host, l.ranks_per_host));
+  }
+  if (!bound_keys.empty())
+    c.doubts.push_back(fmt::format("likely cause: {} ({}): widen the bounds (--fit KEY=LO:HI) or fit other keys",
+                                   bound_keys.size() == 1 ? "a key at its bound" : "keys at their bounds",
+                                   fmt::join(bound_keys, ", ")));
+}
 double to_u(const FittedKey& k, double v) { return log_space(k) ? std::log(v) : v; }
 double from_u(const FittedKey& k, double u) { return log_space(k) ? std::exp(u) : u; }
 
@@ -237,7 +328,8 @@ Calibration calibrate(const CalibrationInput& in) {
     throw InputError("calibrate runs hundreds of simulations: use --engine analytical or --engine flow (this scenario "
                      "uses network.engine = packet)");
   const topology::Topology topo = sc.build_topology();
-  const bool tuner = collective::options_from(sc.section("collective")).tuner;
+  const collective::Options copt = collective::options_from(sc.section("collective"));
+  const bool tuner = copt.tuner;
 
   Calibration c;
   c.engine = engine_name;
@@ -272,6 +364,28 @@ Calibration calibrate(const CalibrationInput& in) {
     LogSetup ls;
     ls.source = l.source;
     ls.op = op_name;
+    ls.log_algo = l.nccl_algo;
+    ls.log_proto = l.nccl_proto;
+    // The log's NCCL_ALGO / NCCL_PROTO, under NCCL's model, unless the scenario or --set chose them.
+    auto check = [&](const std::string& var, const std::string& value, int line, bool algos) {
+      try {
+        (void)(algos ? collective::parse_algorithms(value, {}, var) : collective::parse_protocols(value, {}, var));
+      } catch (const InputError& e) {
+        throw InputError(fmt::format("{}:{}: {}={}: podnet cannot read it ({}); give what the run used with --set "
+                                     "collective.{}=...",
+                                     l.source, line, var, value, e.what(), algos ? "algorithms" : "protocols"));
+      }
+    };
+    if (tuner && !l.nccl_algo.empty() && !copt.selection.algos_given) {
+      check("NCCL_ALGO", l.nccl_algo, l.nccl_algo_line, true);
+      p.log_algos = l.nccl_algo;
+      ls.log_algo_applied = true;
+    }
+    if (tuner && !l.nccl_proto.empty() && !copt.selection.protos_given) {
+      check("NCCL_PROTO", l.nccl_proto, l.nccl_proto_line, false);
+      p.log_protos = l.nccl_proto;
+      ls.log_proto_applied = true;
+    }
     ls.hosts = static_cast<int>(l.hosts().size());
     ls.ranks_per_host = l.ranks_per_host();
     if (l.nranks() == 0)
@@ -375,7 +489,7 @@ Calibration calibrate(const CalibrationInput& in) {
   std::vector<double> x0;
   for (const auto& k : c.keys) x0.push_back(k.start);
   const auto t0 = ev.times(x0);
-  const auto t1 = ev.times(x);
+  const auto t1 = ev.times(x);  // last: ev.chosen holds what the fitted values time
   for (size_t i = 0; i < c.keys.size(); ++i) {
     c.keys[i].value = x[i];
     c.keys[i].text = text_of(c.keys[i].type, x[i]);
@@ -394,6 +508,8 @@ Calibration calibrate(const CalibrationInput& in) {
       r.fit_time_us = t1[i][k] * 1e6;
       r.fit_busbw = static_cast<double>(r.bytes) / t1[i][k] / 1e9 * factor;
       r.ratio = r.fit_busbw / r.log_busbw;
+      r.algorithm = ev.chosen[i][k].first;
+      r.protocol = ev.chosen[i][k].second;
       const double e0 = probes[i].log_seconds[k] / t0[i][k] - 1;
       s0 += e0 * e0;
       s1 += (r.ratio - 1) * (r.ratio - 1);
@@ -433,11 +549,15 @@ Calibration calibrate(const CalibrationInput& in) {
   if (tuner && net_sendrecv && nic_key)
     c.notes.push_back(
         "a sendrecv log across servers is fitted with the NIC's efficiency, but NCCL's p2p channels, not the NIC, "
-        "bound it under NCCL's model (a fitted rate per channel: docs/validation.md, \"sendrecv across servers\"): "
+        "bound it under NCCL's model (a fitted rate per channel: docs/contributing/validation/one-server.md, "
+        "\"sendrecv across servers\"): "
         "a NIC efficiency fitted below that rate would slow every collective across servers; fit the NIC on "
         "all-reduce, all-gather or all-to-all logs");
   c.evaluations = ev.evaluations;
   c.refused = ev.refused;
+  std::vector<bool> moved(c.keys.size());
+  for (size_t i = 0; i < c.keys.size(); ++i) moved[i] = f_hi[i] > f_lo[i];
+  judge(c, topo.gpus_per_server, moved);
   return c;
 }
 
@@ -449,6 +569,7 @@ std::string fragment_yaml(const Calibration& c, const CalibrationInput& in) {
   out << fmt::format("# residual of busbw over {} sizes: rms {:.2f}% (from {:.2f}% at the start), max {:.2f}%\n",
                      c.rows.size(), 100 * c.rms_fit, 100 * c.rms_start, 100 * c.max_abs_fit);
   for (const auto& n : c.notes) out << "# note: " << n << "\n";
+  for (const auto& n : c.doubts) out << "# NOT TRUSTED (written with --force): " << n << "\n";
   out << "# apply with: podnet bench|train SCENARIO --config-add THIS_FILE\n";
   std::map<std::string, std::vector<const FittedKey*>> by_section;
   for (const auto& k : c.keys) by_section[k.key.substr(0, k.key.find('.'))].push_back(&k);

@@ -36,6 +36,24 @@
 // The start is the scenario's value (network.stack_latency: the transport's).
 // Values the scenario refuses (server.nic_speed above switch.port_speed)
 // count as F = infinity: the search stays where the scenario is valid.
+//
+// The algorithm. A log that says which algorithms NCCL was held to
+// (NCCL_ALGO in it: nccl_tests_log.hpp) is timed with those
+// (collective.algorithms for that log, NCCL_PROTO likewise), unless the
+// scenario or --set chose them: a two-node log taken with NCCL_ALGO=RING, as
+// NCCL's maintainers advise for two nodes, was timed as the tuner's NVLS tree
+// on aipod-16k. Every size records what podnet timed (algorithm / protocol)
+// beside what the log ran, when the log says.
+//
+// Trust. A fit is not a calibration when its keys all end on their bounds
+// (the logs want values the bounds exclude) or when its rms residual exceeds
+// kMaxTrustedRms (25 %: a quarter of the busbw unexplained at a typical size;
+// every fit of docs/contributing/validation/calibration.md that matched podnet's algorithm to the log's
+// is below 12 %, the mismatched ones 50 % and more). Calibration::doubts then
+// says why, naming the likely causes (the algorithm podnet timed is not the
+// log's, or the log does not say; ranks per host not the scenario's GPUs per
+// server; the keys at their bounds); `podnet calibrate` prints the fit but
+// writes no fragment and exits 2 unless --force.
 #pragma once
 
 #include <cstdint>
@@ -79,7 +97,8 @@ struct SizeResidual {
   double log_time_us = 0, log_busbw = 0;  // busbw = size / time x bus factor (from the log's time)
   double start_time_us = 0, fit_time_us = 0;
   double fit_busbw = 0;
-  double ratio = 0;  // fit_busbw / log_busbw
+  double ratio = 0;                 // fit_busbw / log_busbw
+  std::string algorithm, protocol;  // what podnet timed at the fitted values ("ring", "simple")
 };
 
 struct LogSetup {
@@ -87,7 +106,14 @@ struct LogSetup {
   std::string op;  // podnet op name
   int hosts = 0, ranks_per_host = 0;
   std::vector<int32_t> gpus;
+  // NCCL_ALGO / NCCL_PROTO as the log says ("" = it does not), and whether podnet timed this log with them
+  // (false when the scenario or --set chose the algorithms, or NCCL's model is off).
+  std::string log_algo, log_proto;
+  bool log_algo_applied = false, log_proto_applied = false;
 };
+
+// Above this rms residual a fit is not trusted (Calibration::doubts).
+inline constexpr double kMaxTrustedRms = 0.25;
 
 struct Calibration {
   std::vector<FittedKey> keys;
@@ -104,6 +130,9 @@ struct Calibration {
   // fitted at one of its bounds (the logs want a value beyond it), a key that changed no time (left at its
   // start: it is not fitted), more keys than sizes.
   std::vector<std::string> notes;
+  // Why this fit should not be used, when it should not (its keys all at their bounds, or rms above
+  // kMaxTrustedRms), then the likely causes; empty when the fit is trusted.
+  std::vector<std::string> doubts;
 };
 
 // The keys fitted when --fit is not given. Under NCCL's model (collective.nccl_model, the default):

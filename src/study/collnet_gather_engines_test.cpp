@@ -1,6 +1,6 @@
 // CollNet all-gather and reduce-scatter (collnet_direct; collective/collnet.hpp)
 // timed by the analytical and flow engines against hand-derived times
-// (docs/validation.md, "CollNet / SHARP"). In the study layer, which sits
+// (docs/contributing/validation/nccl-algorithms.md, "CollNet / SHARP"). In the study layer, which sits
 // above both collective and engine (they meet only at plan::TransferPlan).
 //
 // Fabric (collective/test_topologies.hpp sharp32): 4 servers x 8 GPUs,

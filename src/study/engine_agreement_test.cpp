@@ -1,5 +1,5 @@
 // The analytical engine against the flow engine on every collective of the
-// nccl-tests validation tables (docs/validation.md, "The analytical engine
+// nccl-tests validation tables (docs/contributing/validation/links-analytical.md, "The analytical engine
 // agrees with the flow engine on the validation tables"): each row's
 // `podnet bench` command run through study::bench on both engines, every
 // size compared. What is required (issue "Numbers users can trust"): one

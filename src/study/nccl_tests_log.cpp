@@ -141,6 +141,10 @@ std::vector<NcclTestsLog> parse_nccl_tests(const std::string& text, const std::s
   Columns cols;
   bool in_table = false;
   std::string named;  // a test name seen on a command line, for logs without "Collective test starting"
+  // NCCL_ALGO / NCCL_PROTO seen so far (value, line): they hold for the tables after them.
+  static const std::regex env_re(R"(\b(NCCL_ALGO|NCCL_PROTO)(?:\s*=\s*|\s+set by environment to\s+)["']?([^\s"']+))");
+  std::string env_algo, env_proto;
+  int env_algo_line = 0, env_proto_line = 0;
   // A new test's preamble after a finished table starts the next log.
   auto finish = [&] {
     if (in_table && !cur.rows.empty()) logs.push_back(cur);
@@ -162,6 +166,15 @@ std::vector<NcclTestsLog> parse_nccl_tests(const std::string& text, const std::s
     if (std::smatch pm; std::regex_search(line, pm, prefix_re)) line = pm.suffix().str();
     const std::vector<std::string> tok = split(line);
     if (tok.empty()) continue;
+    if (line.find("NCCL_ALGO") != std::string::npos || line.find("NCCL_PROTO") != std::string::npos) {
+      for (auto it = std::sregex_iterator(line.begin(), line.end(), env_re); it != std::sregex_iterator(); ++it) {
+        std::string v = (*it)[2].str();
+        while (!v.empty() && (v.back() == '.' || v.back() == ';')) v.pop_back();  // "... set by environment to Ring."
+        if (v.empty()) continue;
+        if ((*it)[1] == "NCCL_ALGO") env_algo = v, env_algo_line = lineno;
+        else env_proto = v, env_proto_line = lineno;
+      }
+    }
     const std::string named_here = test_named_in(line);
     if (tok[0][0] == '#') {
       // Comments: "#  Rank" lines have '#' alone; normalise "#Rank"-less forms by re-splitting after '#'.
@@ -212,6 +225,10 @@ std::vector<NcclTestsLog> parse_nccl_tests(const std::string& text, const std::s
         cols = c;
         in_table = true;
         cur.line = lineno;
+        cur.nccl_algo = env_algo;
+        cur.nccl_algo_line = env_algo_line;
+        cur.nccl_proto = env_proto;
+        cur.nccl_proto_line = env_proto_line;
         if (cur.test.empty()) cur.test = named;
         continue;
       }

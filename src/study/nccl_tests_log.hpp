@@ -37,6 +37,12 @@
 // are skipped; a line that starts with a number inside a results table and
 // cannot be read is an InputError "FILE:LINE: ...".
 //
+// The algorithm and protocol NCCL was held to, when the log says: an
+// `NCCL_ALGO=...` / `NCCL_PROTO=...` on any line (`export NCCL_ALGO=RING`,
+// `mpirun -x NCCL_ALGO=Ring ...`, `NCCL_ALGO=Ring ./all_reduce_perf ...`) or
+// NCCL's own "NCCL INFO NCCL_ALGO set by environment to Ring" (NCCL_DEBUG=INFO),
+// before a results table, applies to that table and those after it.
+//
 // The collective is the test program's name ("# Collective test starting:
 // all_reduce_perf", or any `<op>_perf` on a line of the log such as the
 // command line); "" when the log does not say. One file may hold several
@@ -93,6 +99,9 @@ struct NcclTestsLog {
   std::vector<NcclTestsRank> ranks;
   std::vector<NcclTestsRow> rows;
   double avg_busbw_gbyte_per_s = -1;  // "# Avg bus bandwidth", -1 if absent
+  // NCCL_ALGO / NCCL_PROTO as the log gives them ("RING", "Ring,Tree", "^NVLS"); "" when it does not say.
+  std::string nccl_algo, nccl_proto;
+  int nccl_algo_line = 0, nccl_proto_line = 0;  // where the log said so (0: nowhere)
 
   // Ranks: the Rank lines, else threads x gpus_per_thread (one process), else 0.
   int nranks() const;

@@ -187,6 +187,29 @@ TEST(NcclTests, TwoTestsInOneFileAreTwoLogs) {
   EXPECT_EQ(logs[1].line, 18 + 10);  // kModern has 18 lines; the header is the 10th of the second copy
 }
 
+// NCCL_ALGO / NCCL_PROTO as a log says them: an export, mpirun's -x, NCCL's own INFO line; each holds for
+// the tables after it, and a log without one says nothing.
+TEST(NcclTests, ReadsTheAlgorithmTheRunWasHeldTo) {
+  EXPECT_EQ(parse_nccl_tests(kModern, "a.log")[0].nccl_algo, "");
+  const std::string exported = std::string("export NCCL_ALGO=RING\nexport NCCL_PROTO=Simple \n") + kModern;
+  auto l = parse_nccl_tests(exported, "b.log");
+  EXPECT_EQ(l[0].nccl_algo, "RING");
+  EXPECT_EQ(l[0].nccl_proto, "Simple");
+  EXPECT_EQ(l[0].nccl_proto_line, 2);
+  const std::string mpirun =
+      std::string("mpirun -np 2 -x NCCL_DEBUG=WARN -x NCCL_ALGO=Tree,Ring ./build/all_reduce_perf -b 8\n") + kModern;
+  EXPECT_EQ(parse_nccl_tests(mpirun, "c.log")[0].nccl_algo, "Tree,Ring");
+  // NCCL_DEBUG=INFO between the two tests of one file: the first table ran before it was said.
+  std::string second = kModern;
+  second.replace(second.find("all_reduce_perf"), 15, "all_gather_perf");
+  const std::string info = "dgx-a01:41187:41187 [0] NCCL INFO NCCL_ALGO set by environment to NVLSTree\n";
+  l = parse_nccl_tests(kModern + info + second, "d.log");
+  ASSERT_EQ(l.size(), 2u);
+  EXPECT_EQ(l[0].nccl_algo, "");
+  EXPECT_EQ(l[1].nccl_algo, "NVLSTree");
+  EXPECT_EQ(l[1].nccl_algo_line, 19);
+}
+
 // The published logs under tests/data/nccl-tests (README there names their sources).
 TEST(NcclTests, ReadsThePublishedLogs) {
   const std::string dir = std::string(PODNET_SOURCE_DIR) + "/tests/data/nccl-tests/";
@@ -200,6 +223,9 @@ TEST(NcclTests, ReadsThePublishedLogs) {
   EXPECT_EQ(two[0].rows.back().bytes, 8589934592);
   EXPECT_DOUBLE_EQ(two[0].rows.back().out_of_place.time_us, 179148);
   EXPECT_DOUBLE_EQ(two[0].avg_busbw_gbyte_per_s, 85.5294);
+  EXPECT_EQ(two[0].nccl_algo, "RING");  // the author's `export NCCL_ALGO=RING`, line 1
+  EXPECT_EQ(two[0].nccl_algo_line, 1);
+  EXPECT_EQ(two[0].nccl_proto, "");
   const auto one = read_nccl_tests(dir + "h100-1node-allreduce.log");
   ASSERT_EQ(one.size(), 1u);
   EXPECT_EQ(one[0].nranks(), 8);

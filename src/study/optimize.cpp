@@ -141,9 +141,27 @@ std::string optimize_reference(const std::string& resolved_yaml, const std::stri
   root.remove("faults");
   const YAML::Node base = YAML::Load(base_yaml);
   if (base["workload"]) root["workload"] = YAML::Clone(base["workload"]);
+  if (base["cost"]) root["cost"] = YAML::Clone(base["cost"]);
   YAML::Emitter e;
   e << root;
-  return std::string("# podnet optimize: the reference, its job made as the design points' job\n") + e.c_str() + "\n";
+  return std::string("# podnet optimize: the reference, its job made as the design points' job, priced as they "
+                     "are (their cost: section)\n") +
+         e.c_str() + "\n";
+}
+
+std::vector<std::vector<std::string>> cost_axis_overrides(const std::vector<Axis>& axes) {
+  std::vector<std::vector<std::string>> out = {{}};
+  for (const auto& a : axes) {
+    if (a.key.rfind("cost.", 0) != 0) continue;
+    std::vector<std::vector<std::string>> next;
+    for (const auto& prefix : out)
+      for (const auto& v : a.values) {
+        next.push_back(prefix);
+        next.back().push_back(a.key + "=" + v);
+      }
+    out = std::move(next);
+  }
+  return out;
 }
 
 namespace {
@@ -272,7 +290,7 @@ OptimizeResult optimize(const OptimizeRequest& req, const Evaluate& evaluate_des
   // Designs prune each other only at the same NICs: the same count a server and the same injection bandwidth a
   // GPU (so the same NIC speed). NCCL's algorithms follow the NICs (at 800 Gb/s its tuner takes PAT for the
   // default job's data-parallel reduce-scatters, where 400 Gb/s takes the ring: 2.8-5.4 % slower iterations,
-  // docs/optimize.md), which no design metric shows.
+  // docs/commands/optimize.md), which no design metric shows.
   std::map<std::pair<double, double>, std::vector<size_t>> by_nics;
   for (size_t k = 0; k < feasible.size(); ++k)
     by_nics[{feasible[k].nics_per_server, feasible[k].injection_gbps}].push_back(k);
@@ -346,17 +364,44 @@ void compare_reference(const OptimizeResult& r, OptimizeReference& ref) {
   const auto objectives = [&](double capex, double power, double ms) {
     return timed ? std::vector<double>{capex, power, ms} : std::vector<double>{capex, power};
   };
-  const std::vector<double> want = objectives(ref.capex_usd, ref.power_kw, ref.objective);
+  // The reference priced as point c is: the pricing whose overrides are c's values of the cost: axes.
+  const auto pricing_of = [&](const OptimizePoint& c) -> const OptimizeReference::Pricing* {
+    std::vector<std::string> sets;
+    for (size_t a = 0; a < r.axes.size(); ++a)
+      if (r.axes[a].key.rfind("cost.", 0) == 0) sets.push_back(r.axes[a].key + "=" + c.values[a]);
+    for (const auto& p : ref.pricings)
+      if (p.sets == sets) return &p;
+    return nullptr;
+  };
+  const auto want_for = [&](const OptimizePoint& c) {
+    const OptimizeReference::Pricing* p = pricing_of(c);
+    return objectives(p ? p->capex_usd : ref.capex_usd, p ? p->power_kw : ref.power_kw, ref.objective);
+  };
+  if (!ref.pricings.empty()) {
+    ref.capex_usd = ref.pricings.front().capex_usd;
+    ref.power_kw = ref.pricings.front().power_kw;
+    ref.priced_as = fmt::format("{}", fmt::join(ref.pricings.front().sets, ", "));
+  }
   ref.match = -1;
   for (size_t f : r.front) {
     const auto& c = r.candidates[f];
     const std::vector<double> have = objectives(c.capex_usd, c.power_kw, c.objective);
+    const std::vector<double> want = want_for(c);
     bool ok = true;
     for (size_t j = 0; j < want.size(); ++j) ok = ok && have[j] <= want[j];
     if (!ok) continue;
     if (ref.match < 0 || c.capex_usd < r.candidates[static_cast<size_t>(ref.match)].capex_usd)
       ref.match = static_cast<int64_t>(f);
   }
+  if (ref.match >= 0) {
+    const auto& c = r.candidates[static_cast<size_t>(ref.match)];
+    if (const OptimizeReference::Pricing* p = pricing_of(c)) {
+      ref.capex_usd = p->capex_usd;
+      ref.power_kw = p->power_kw;
+      ref.priced_as = fmt::format("{}", fmt::join(p->sets, ", "));
+    }
+  }
+  const std::vector<double> want = objectives(ref.capex_usd, ref.power_kw, ref.objective);
   if (ref.match < 0) {
     // Candidates the train study could not time are not on the front: the verdict holds for the timed ones only.
     int64_t untimed = 0;
@@ -395,6 +440,7 @@ void compare_reference(const OptimizeResult& r, OptimizeReference& ref) {
                         ref.objective, "days", 2);
   const std::vector<double> have = objectives(c.capex_usd, c.power_kw, c.objective);
   ref.equal = have == want;
+  if (!ref.priced_as.empty()) why += fmt::format(" ({} priced as #{}: {})", ref.name, c.id, ref.priced_as);
   ref.verdict = ref.equal ? fmt::format("the front contains a design equal to {} in every objective (#{}): {}",
                                         ref.name, c.id, why)
                           : fmt::format("#{} on the front dominates {}: {}", c.id, ref.name, why);

@@ -83,7 +83,10 @@ inline constexpr const char* kDaysWithFailuresColumn = "reliability.days_to_trai
 std::string optimize_base(const std::string& resolved_yaml, int64_t gpus, const std::string& model);
 // The reference scenario (`--reference`, resolved) with its fabric as it is and the design points' job: the
 // `workload:` section of `base_yaml` (optimize_base's output) whole, so that the verdict compares fabrics
-// running one job. A reference with an explicit dp used to run another job size than the points, and one
+// running one job; and the points' prices: base_yaml's `cost:` section whole (the cost: axes, such as
+// cost.aoc_max_length, are set per comparison: cost_axis_overrides). Until 2026-12 the reference kept its own
+// cost: section: aipod-16k's pluggable optics and fibre against points priced with AOCs up to 30 m, a quarter
+// of the -42.8 % capex headline. A reference with an explicit dp used to run another job size than the points, and one
 // whose own workload had another batch (ib-sharp-1k's 1,536 against the 192 the points of leafspine-8k's
 // job at 1,024 GPUs ran) another job: its iteration was 5.4x the points' and a slower point "dominated" it.
 std::string optimize_reference(const std::string& resolved_yaml, const std::string& base_yaml);
@@ -131,14 +134,29 @@ OptimizeResult optimize(const OptimizeRequest& r, const Evaluate& evaluate_desig
 
 // A design to compare with the front (`podnet optimize --reference`), its
 // objectives computed by the same design and train studies.
+// Every combination of the values of `axes`' cost: keys (cost.aoc_max_length, ...) as "KEY=VALUE" overrides,
+// in axis order; one empty combination when no axis is a cost: key.
+std::vector<std::vector<std::string>> cost_axis_overrides(const std::vector<Axis>& axes);
+
 struct OptimizeReference {
   std::string name;
+  // The figures of the comparison the verdict makes (the matched point's pricing, below), else the first
+  // pricing's.
   double capex_usd = 0, power_kw = 0, iteration_ms = 0, days = 0;
   bool timed = false;
   double objective = 0;  // the value of the result's objective column
   int64_t match = -1;    // index into candidates: the front point (lowest capex, then id) no worse in every objective
   bool equal = false;    // that point equals the reference in every objective
   std::string verdict;   // one sentence: contained, dominated by #id and why, or not dominated
+  // The reference priced with each combination of the cost: axes' values (cost_axis_overrides), as the points
+  // are: a point is compared with the reference priced by its own values. Empty: capex_usd and power_kw hold
+  // for every point.
+  struct Pricing {
+    std::vector<std::string> sets;
+    double capex_usd = 0, power_kw = 0;
+  };
+  std::vector<Pricing> pricings;
+  std::string priced_as;  // the verdict's pricing's overrides, "cost.aoc_max_length=30m" ("" without cost: axes)
 };
 void compare_reference(const OptimizeResult& r, OptimizeReference& ref);
 

@@ -212,11 +212,58 @@ TEST(Optimize, PrunesOnDesignMetricsThenTimesTheCandidates) {
   EXPECT_EQ(again.front, res.front);
 }
 
+// The reference is priced as the points are: their cost: section (its own cost: keys replaced), and for each
+// value of a cost: axis (cost.aoc_max_length) once, each point compared with the reference priced by its own
+// value. Before, aipod-16k kept pluggable optics and fibre (its cost.aoc_max_length 0) while the point that
+// "dominated" it at -42.8 % capex was priced with AOCs up to 30 m.
+TEST(Optimize, TheReferenceIsPricedAsThePoints) {
+  const std::string base = optimize_base(
+      "schema_version: 1\nname: x\ntopology: {family: rail_clos, gpus: 1024}\ncost: {nic: 1200, fibre_per_m: 3}\n"
+      "workload:\n  model: llama3-70b\n  tp: 8\n  pp: 8\n  cp: 1\n  microbatch: 1\n  global_batch: 192\n",
+      1024, "");
+  const YAML::Node r = YAML::Load(optimize_reference(
+      "schema_version: 1\nname: r\ntopology: {family: fat_tree, gpus: 1024}\ncost: {nic: 1500, aoc_max_length: 0m}\n",
+      base));
+  EXPECT_EQ(YAML::Dump(r["cost"]), YAML::Dump(YAML::Load(base)["cost"]));
+  EXPECT_FALSE(r["cost"]["aoc_max_length"]);  // the reference's own cost: keys do not survive
+
+  EXPECT_EQ(cost_axis_overrides({{"topology", {"a", "b"}, ""}, {"switch.radix", {"64"}, ""}}),
+            (std::vector<std::vector<std::string>>{{}}));
+  EXPECT_EQ(cost_axis_overrides({{"cost.aoc_max_length", {"0m", "30m"}, ""}, {"cost.nic", {"1000"}, ""}}),
+            (std::vector<std::vector<std::string>>{{"cost.aoc_max_length=0m", "cost.nic=1000"},
+                                                   {"cost.aoc_max_length=30m", "cost.nic=1000"}}));
+
+  // The stand-in space with its second axis a cost: key: the front is #1 (cheap, "fast" pricing: capex 100,
+  // power 10, 30 ms) and #3 (dear, "fast": 250, 10, 20 ms).
+  Fake f;
+  OptimizeRequest q;
+  q.axes = {{"a", {"cheap", "dear"}, ""}, {"cost.aoc_max_length", {"slow", "fast"}, ""}};
+  q.design_db = temp_path("dc.db");
+  q.train_db = temp_path("tc.db");
+  const auto res = optimize(
+      q, [&](const SweepPoint& p) { return f.design_point(p); }, [&](const SweepPoint& p) { return f.train_point(p); });
+  ASSERT_EQ(res.front.size(), 2u);
+  // Priced one way it costs 220, the points' way 90: #1 (100) does not beat it where a single price of 220 did.
+  OptimizeReference ref{"ref", 220, 12, 30, 3, true, 30};
+  ref.pricings = {{{"cost.aoc_max_length=slow"}, 220, 12}, {{"cost.aoc_max_length=fast"}, 90, 12}};
+  compare_reference(res, ref);
+  EXPECT_EQ(ref.match, -1) << ref.verdict;
+  // At 150 the points' way, #1 dominates it, by the figures of that pricing, and says so.
+  ref.pricings[1].capex_usd = 150;
+  compare_reference(res, ref);
+  ASSERT_GE(ref.match, 0);
+  EXPECT_EQ(res.candidates[static_cast<size_t>(ref.match)].id, 1);
+  EXPECT_EQ(ref.capex_usd, 150);
+  EXPECT_EQ(ref.priced_as, "cost.aoc_max_length=fast");
+  EXPECT_NE(ref.verdict.find("capex 100 USD vs 150 (-33.3 %)"), std::string::npos) << ref.verdict;
+  EXPECT_NE(ref.verdict.find("(ref priced as #1: cost.aoc_max_length=fast)"), std::string::npos) << ref.verdict;
+}
+
 TEST(Optimize, FewerFasterNicsDoNotPruneMoreSlowerOnes) {
   // Two designs with the same capex, bisection, injection per GPU and diameter: 4 NICs of 800G a server, 10 kW,
   // and 8 NICs of 400G, 11 kW. On design metrics the 4-NIC one dominates; but other NICs change what NCCL picks
-  // (800G x 4 timed 4.9 % slower than 400G x 8 on the default job: PAT, docs/optimize.md), so designs prune each
-  // other only at the same NICs, and both are timed. A third, 8 x 400G at 12 kW, is pruned by the second.
+  // (800G x 4 timed 4.9 % slower than 400G x 8 on the default job: PAT, docs/commands/optimize.md), so designs prune
+  // each other only at the same NICs, and both are timed. A third, 8 x 400G at 12 kW, is pruned by the second.
   Fake f;
   f.design = {{"x/four", {100, 10, 100, 400, 2, 4}},
               {"x/eight", {100, 11, 100, 400, 2, 8}},

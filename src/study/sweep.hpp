@@ -9,7 +9,7 @@
 // varies fastest. Each point is the sweep's own --set overrides followed by
 // `KEY=VALUE` for each axis.
 //
-// The database (schema: docs/sweep.md) has one row per finished point in
+// The database (schema: docs/commands/sweep.md) has one row per finished point in
 // table `points`: id, one column per axis, status ("ok" | "error"), error,
 // wall_seconds, then every result field as a column (added as fields first
 // appear). Each point is committed in its own transaction as it finishes,

@@ -1,9 +1,11 @@
 #include "study/train.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <map>
 #include <memory>
 
+#include "cluster/scaling_sweep.hpp"
 #include "core/error.hpp"
 #include "engine/registry.hpp"
 #include "scenario/estimate.hpp"
@@ -196,7 +198,6 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
   if (progress.step) progress.step(1, 1, "iteration");
 
   if (r.sweep) {
-    if (progress.run) progress.run("sweep point");
     std::vector<int64_t> dps = r.sweep_dps;
     if (dps.empty())
       for (int64_t d = 1; d <= out.job.dp; d *= 2)
@@ -206,9 +207,14 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
     if (caps.empty()) caps = {0, 50e9, 20e9, 10e9, 5e9};
     out.sweep = cluster::scaling_sweep(
         out.job, topo, [&](const topology::Topology& t) { return engine::make_backend(s.engine, t, s.network); }, topt,
-        s.placement, s.scenario.seed, dps, caps);
+        s.placement, s.scenario.seed, dps, caps,
+        [&](size_t i, size_t n, const std::string& what, bool finished) {
+          // Each point named, so that the engine's progress (per run) reads as that point's.
+          const std::string label = fmt::format("sweep point {}/{} ({})", i + 1, n, what);
+          if (!finished && progress.run) progress.run(label);
+          if (finished && progress.step) progress.step(i + 1, n, label);
+        });
     out.swept = true;
-    if (progress.step) progress.step(1, 1, "sweep");
   }
   return out;
 }

@@ -103,7 +103,7 @@ void write_summary(const Recorder& r, std::ostream& out, size_t worst) {
   }
 }
 
-std::vector<std::string> write_dir(const Recorder& r, const std::string& dir) {
+std::vector<std::string> write_dir(const Recorder& r, const std::string& dir, bool all_ports) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw InputError(fmt::format("--telemetry {}: cannot create the directory ({})", dir, ec.message()));
@@ -156,11 +156,11 @@ std::vector<std::string> write_dir(const Recorder& r, const std::string& dir) {
   }
   {
     auto f = open(path("metrics.prom"));
-    write_metrics(r, Flavour::Prometheus, f);
+    write_metrics(r, Flavour::Prometheus, f, all_ports);
   }
   {
     auto f = open(path("metrics.om"));
-    write_metrics(r, Flavour::OpenMetrics, f);
+    write_metrics(r, Flavour::OpenMetrics, f, all_ports);
   }
   return files;
 }

@@ -31,7 +31,9 @@ std::vector<int32_t> worst_ports(const Recorder& r, size_t count);
 void write_summary(const Recorder& r, std::ostream& out, size_t worst = 5);
 
 // Writes the files above into `dir` (created if missing); returns their
-// names. InputError naming the path when it cannot be written.
-std::vector<std::string> write_dir(const Recorder& r, const std::string& dir);
+// names. InputError naming the path when it cannot be written. The metrics
+// files hold the ports that carried something, or every port with
+// `all_ports` (metrics.hpp).
+std::vector<std::string> write_dir(const Recorder& r, const std::string& dir, bool all_ports = false);
 
 }  // namespace podnet::telemetry

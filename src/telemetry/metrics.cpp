@@ -52,9 +52,41 @@ void write_family(const Family& f, Flavour flavour, std::ostream& out) {
   for (const auto& [labels, v] : f.samples) out << sample << labels << " " << number(v) << "\n";
 }
 
+bool network(const topology::Topology& t, routing::DirLink d) {
+  const auto m = t.links[routing::link_of(d)].media;
+  return m == topology::Media::Copper || m == topology::Media::Optical;
+}
+
+bool carried(const PortCounters& c) {
+  return c.tx_packets || c.rx_packets || c.tx_bytes > 0 || c.rx_bytes > 0 || c.pause_tx || c.pause_rx ||
+         c.paused_s > 0 || c.drops_buffer || c.drops_link || c.ecn_marks || c.cnp_packets;
+}
+
+// The interface whose transmit side is `d` carried something (its link, either way).
+bool active(const Recorder& r, routing::DirLink d) {
+  const auto& P = r.ports();
+  const auto& LB = r.link_bytes();
+  for (routing::DirLink x : {d, d ^ 1}) {
+    if (x < static_cast<int32_t>(P.size()) && carried(P[x])) return true;
+    if (x < static_cast<int32_t>(LB.size()) && LB[x] > 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
-void write_metrics(const Recorder& r, Flavour flavour, std::ostream& out) {
+PortCoverage port_coverage(const Recorder& r, bool all_ports) {
+  const topology::Topology& t = r.topology();
+  PortCoverage c;
+  for (routing::DirLink d = 0; d < routing::dir_link_count(t); ++d) {
+    if (!network(t, d)) continue;
+    ++c.ports;
+    if (all_ports || active(r, d)) ++c.written;
+  }
+  return c;
+}
+
+void write_metrics(const Recorder& r, Flavour flavour, std::ostream& out, bool all_ports) {
   const topology::Topology& t = r.topology();
   auto fam = [](std::string name, bool counter, std::string unit, std::string help) {
     return Family{std::move(name), counter, std::move(unit), std::move(help), {}};
@@ -113,10 +145,7 @@ void write_metrics(const Recorder& r, Flavour flavour, std::ostream& out) {
     const int32_t port = fwd ? l.port_a : l.port_b;
     return fmt::format("node=\"{}\",device=\"{}\"", escape(t.nodes[n].name), escape(t.port_name(n, port)));
   };
-  auto net = [&](routing::DirLink d) {
-    const auto m = t.links[routing::link_of(d)].media;
-    return m == topology::Media::Copper || m == topology::Media::Optical;
-  };
+  auto net = [&](routing::DirLink d) { return network(t, d) && (all_ports || active(r, d)); };
   const auto& P = r.ports();
   if (!P.empty()) {
     for (routing::DirLink d = 0; d < D && d < static_cast<int32_t>(P.size()); ++d) {

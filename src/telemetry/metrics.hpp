@@ -45,8 +45,22 @@
 
 namespace podnet::telemetry {
 
+//
+// Only the ports that carried something are written (an interface whose link
+// moved a packet, a byte, a PAUSE frame or a drop either way; on the flow
+// engine, a byte either way) unless `all_ports`: an 8-GPU incast on
+// leafspine-8k wrote 745,474 samples, 745,392 of them zero (every port of
+// the fabric), 66 MB per file. A port left out reads as absent, which
+// Prometheus treats as no series, not as zero.
 enum class Flavour { Prometheus, OpenMetrics };
 
-void write_metrics(const Recorder& r, Flavour flavour, std::ostream& out);
+struct PortCoverage {
+  int64_t ports = 0;    // network interfaces (both ends of every copper or optical link)
+  int64_t written = 0;  // of them, those written
+};
+// Which interfaces write_metrics writes.
+PortCoverage port_coverage(const Recorder& r, bool all_ports);
+
+void write_metrics(const Recorder& r, Flavour flavour, std::ostream& out, bool all_ports = false);
 
 }  // namespace podnet::telemetry

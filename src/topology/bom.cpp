@@ -1,9 +1,22 @@
 #include "topology/bom.hpp"
 
+#include "topology/power.hpp"
+
 #include <algorithm>
 #include <cmath>
 
 namespace podnet::topology {
+
+double switch_power(const Hardware& hw) {
+  const double capacity = static_cast<double>(hw.radix) * hw.port_speed.bps;
+  if (capacity <= 0) return hw.switch_power_w;
+  return hw.switch_power_w * std::pow(capacity / kSwitchPowerReferenceBps, kSwitchPowerExponent);
+}
+
+double optic_power(const Hardware& hw, Bandwidth speed) {
+  if (speed.bps <= 0) return hw.optic_power_w;
+  return hw.optic_power_w * std::pow(speed.bps / kOpticPowerReferenceBps, kOpticPowerExponent);
+}
 
 Bom compute_bom(const Topology& t, const Hardware& hw) {
   Bom b;
@@ -29,6 +42,7 @@ Bom compute_bom(const Topology& t, const Hardware& hw) {
       ++b.cables_copper;
     } else {
       ++b.cables_optical;
+      b.power_optics_w += 2 * optic_power(hw, l.capacity);  // a transceiver at each end, at the link's speed
     }
   }
   for (size_t c = 0; c < t.link_classes.size(); ++c) {
@@ -41,8 +55,7 @@ Bom compute_bom(const Topology& t, const Hardware& hw) {
   }
   b.transceivers = 2 * b.cables_optical;
   b.power_servers_w = static_cast<double>(b.servers) * hw.server_power_w;
-  b.power_switches_w = static_cast<double>(b.switches_total) * hw.switch_power_w;
-  b.power_optics_w = static_cast<double>(b.transceivers) * hw.optic_power_w;
+  b.power_switches_w = static_cast<double>(b.switches_total) * switch_power(hw);
   b.power_total_w = b.power_servers_w + b.power_switches_w + b.power_optics_w;
   b.servers_per_rack = servers_per_rack(hw);
   b.server_racks = (b.servers + b.servers_per_rack - 1) / b.servers_per_rack;
@@ -62,10 +75,10 @@ std::vector<int32_t> network_racks(const Topology& t, const Hardware& hw) {
   for (size_t i = 0; i < t.nodes.size(); ++i) {
     const Node& n = t.nodes[i];
     if (n.kind != NodeKind::Switch || n.rack != kNone) continue;
-    double w = hw.switch_power_w;
+    double w = switch_power(hw);
     auto [b, e] = t.incident(static_cast<NodeId>(i));
     for (auto it = b; it != e; ++it)
-      if (t.links[*it].media == Media::Optical) w += hw.optic_power_w;
+      if (t.links[*it].media == Media::Optical) w += optic_power(hw, t.links[*it].capacity);
     // A rail group's leaves stand in a network rack of their own, in the middle of the group's row (the layout
     // its NIC cables are measured on, hardware.hpp).
     const bool rail_leaf = n.tier == 1 && n.rail != kNone;

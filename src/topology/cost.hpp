@@ -18,7 +18,7 @@
 //   energy/year = bom.power_total * pue * 8766 h * energy_price           (365.25 days; servers included)
 //   network energy/year = (switch power + optics power) * pue * 8766 h * energy_price
 //
-// Default prices are published list prices or estimates (docs/cost.md names
+// Default prices are published list prices or estimates (docs/reference/cost.md names
 // the source of each); they move fast and differ by vendor and volume, so
 // a study that depends on them should set its own quotes in `cost:`.
 //   switch_port 550 USD  a 400G port: NVIDIA Quantum-2 QM9700 (64 x 400G NDR) at about 35,000 USD per switch,

@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "topology/bom.hpp"
 #include "topology/builders.hpp"
+#include "topology/power.hpp"
 #include "topology/test_util.hpp"
 
 namespace podnet::topology {
@@ -62,12 +63,14 @@ TEST(Cost, DefaultsPriceAk4FatTreeByHand) {
   double sum = 0;
   for (const auto& [g, usd] : c.by_group) sum += usd;
   EXPECT_DOUBLE_EQ(sum, c.capex_usd);
-  // energy: 16 servers x 10.2 kW + 20 switches x 2 kW + 64 transceivers x 12 W = 203.968 kW;
-  // x 1.3 PUE x 8,766 h = 2,324,378.49 kWh; x 0.08 USD = 185,950.28 USD per year
-  EXPECT_NEAR(c.energy_kwh_per_year, 203.968 * 1.3 * 8766, 1e-6);
-  EXPECT_NEAR(c.energy_usd_per_year, 185950.28, 0.01);
-  // network: (40 + 0.768) kW x 1.3 x 8,766 x 0.08 = 37,166.72
-  EXPECT_NEAR(c.network_energy_usd_per_year, 37166.72, 0.01);
+  // energy: 16 servers x 10.2 kW + 20 radix-4 switches of 1.6 Tb/s x 2 kW x (1.6 / 51.2)^0.14 (1,231.144 W:
+  // topology/power.hpp) + 64 transceivers x 12 W (400G) = 163.2 + 24.62289 + 0.768 = 188.59089 kW;
+  // x 1.3 PUE x 8,766 h = 2,149,144.04 kWh; x 0.08 USD = 171,931.52 USD per year (185,950.28 while every switch
+  // drew 2 kW whatever its capacity)
+  EXPECT_NEAR(c.energy_kwh_per_year, 2149144.04, 0.01);
+  EXPECT_NEAR(c.energy_usd_per_year, 171931.52, 0.01);
+  // network: (24.62289 + 0.768) kW x 1.3 x 8,766 x 0.08 = 23,147.96
+  EXPECT_NEAR(c.network_energy_usd_per_year, 23147.96, 0.01);
 }
 
 TEST(Cost, AocReplacesTransceiversUpToItsReach) {
@@ -99,6 +102,40 @@ TEST(Cost, PricesScaleWithSpeed) {
   hw.port_speed = Bandwidth(200e9);
   const Cost c = compute_cost(t, hw, compute_bom(t, hw), CostModel{});
   EXPECT_DOUBLE_EQ(c.switches_usd, 22000);
+}
+
+// Power follows speed (topology/power.hpp): a switch's with its capacity (radix x port speed) against 51.2 Tb/s
+// at exponent 0.14, a transceiver's with its link's speed against 400 Gb/s at exponent 0.83. Until 2026-12 both
+// were flat, and a fabric at 800 Gb/s drew exactly the power of the same fabric at 400 Gb/s.
+TEST(Cost, PowerScalesWithSpeed) {
+  Hardware hw = default_hardware();  // radix 128 x 400G = 51.2 Tb/s: switch.power as given
+  EXPECT_DOUBLE_EQ(switch_power(hw), 2000);
+  EXPECT_DOUBLE_EQ(optic_power(hw, Bandwidth(400e9)), 12);
+  hw.radix = 64;  // 25.6 Tb/s: 2,000 x 0.5^0.14 = 2,000 x 0.907519 = 1,815.04 W
+  EXPECT_NEAR(switch_power(hw), 1815.04, 0.01);
+  hw.radix = 128;
+  hw.port_speed = Bandwidth(800e9);  // 102.4 Tb/s: 2,000 x 2^0.14 = 2,000 x 1.101905 = 2,203.81 W
+  EXPECT_NEAR(switch_power(hw), 2203.81, 0.01);
+  // 800G: 12 x 2^0.83 = 12 x 1.777685 = 21.332 W (NVIDIA's 800G twin-port OSFP 15-17 W against a 400G one's 9 W);
+  // 200G: 12 x 0.5^0.83 = 12 x 0.562529 = 6.750 W
+  EXPECT_NEAR(optic_power(hw, Bandwidth(800e9)), 21.332, 0.001);
+  EXPECT_NEAR(optic_power(hw, Bandwidth(200e9)), 6.750, 0.001);
+
+  // The k = 4 fat-tree's 32 optical links (64 transceivers) at 400 and at 800 Gb/s: optics 768 W, then
+  // 64 x 21.332 = 1,365.3 W; its 20 radix-4 switches (1.6, then 3.2 Tb/s) 20 x 2,000 x (1/32)^0.14 = 24,622.9 W,
+  // then 20 x 2,000 x (1/16)^0.14 = 27,132.1 W.
+  Hardware h4;
+  const Topology t4 = k4(h4);
+  const Bom b400 = compute_bom(t4, h4);
+  EXPECT_NEAR(b400.power_optics_w, 768, 1e-9);
+  EXPECT_NEAR(b400.power_switches_w, 24622.9, 0.1);
+  Hardware h8 = h4;
+  h8.port_speed = h8.nic_speed = Bandwidth(800e9);
+  const Topology t8 = build_with("fat_tree", {{"k", "4"}}, h8);
+  const Bom b800 = compute_bom(t8, h8);
+  EXPECT_NEAR(b800.power_optics_w, 1365.3, 0.1);
+  EXPECT_NEAR(b800.power_switches_w, 27132.1, 0.1);
+  EXPECT_GT(b800.power_total_w, b400.power_total_w);
 }
 
 TEST(Cost, ContradictingReachesAreRefused) {

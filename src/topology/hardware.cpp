@@ -34,7 +34,9 @@ std::vector<ParamSpec> switch_params() {
       {"radix", ParamType::Int, "128", "ports per switch at port_speed", 4, 4096},
       {"port_speed", ParamType::Bandwidth, "400Gbps", "switch port speed"},
       {"latency", ParamType::Time, "600ns", "port-to-port forwarding latency"},
-      {"power", ParamType::Power, "2kW", "power per switch (without optics)"},
+      {"power", ParamType::Power, "2kW",
+       "power per switch (without optics) at 51.2 Tb/s (radix x port_speed); other capacities scale by "
+       "(capacity / 51.2 Tb/s)^0.14 (topology/power.hpp)"},
       {"in_network_reduction",
        ParamType::String,
        "none",
@@ -60,7 +62,9 @@ std::vector<ParamSpec> cabling_params() {
       {"leaf_to_spine", ParamType::Length, "30m", "cable length leaf -> spine (and dragonfly local links)"},
       {"spine_to_super_spine", ParamType::Length, "100m", "cable length spine -> super-spine/core (and global links)"},
       {"propagation", ParamType::Time, "5ns", "signal propagation delay per metre of cable"},
-      {"transceiver_power", ParamType::Power, "12W", "power per optical transceiver (two per optical link)"},
+      {"transceiver_power", ParamType::Power, "12W",
+       "power per optical transceiver (two per optical link) at 400 Gb/s; other link speeds scale by "
+       "(speed / 400 Gb/s)^0.83 (topology/power.hpp)"},
       {"rack_power", ParamType::Power, "40kW", "power budget per rack (sets servers per rack)"},
   };
 }

@@ -1,5 +1,5 @@
 // Collective plans timed by the engines, against closed forms
-// (docs/validation.md, "Collectives on the fabric", figures c and e).
+// (docs/contributing/validation/collectives.md, figures c and e).
 // It lives in the workload layer, the first above both collective and engine
 // (which meet only at plan::TransferPlan and never include each other).
 //
@@ -528,8 +528,8 @@ TEST(EngineCrosscheck, PatCoupledStepsTimeAsOneTransferPerPosition) {
   // whole previous step: on the analytical engine (sharing per level) that wait is all the difference, so
   // coupled is slower, by the spread of one step's edges. On the flow engine the early starts also send
   // beside the late edges of the step before, on the same spines, and that contention costs more than the
-  // barrier saves: coupled is faster there, and nearer the analytical engine (docs/validation.md, "PAT in
-  // training plans").
+  // barrier saves: coupled is faster there, and nearer the analytical engine
+  // (docs/contributing/validation/nccl-algorithms.md, "PAT in training plans").
   for (const Bytes size : {Bytes{32} << 20, s}) {
     Options p = opts(4, RingOrder::Naive);
     const auto pp = make_plan("pat", Op::AllGather, g, size, p, leafspine1k());

@@ -1,5 +1,5 @@
 // CollNet (SHARP in-network reduction, collective/collnet.hpp) timed by the
-// three engines on a small InfiniBand fat-tree (docs/validation.md,
+// three engines on a small InfiniBand fat-tree (docs/contributing/validation/nccl-algorithms.md,
 // "CollNet / SHARP"). Here, the first layer above collective and engine.
 //
 // Fabric (collective/test_topologies.hpp ib_fat_tree32): 4 servers x 8 GPUs,

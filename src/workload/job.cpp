@@ -56,7 +56,8 @@ std::string attention_help() {
     h += fmt::format("{}{} {:.3f}: {}", i ? "; " : "", gpus()[i].name, gpus()[i].attention_efficiency,
                      gpus()[i].attention_source);
   return h + "); TransformerEngine's cuDNN fused attention, which Megatron-Core and NeMo run on Hopper, measures " +
-         "1.59x FlashAttention-2 on H100 (0.527; TE's attention notebook, docs/validation.md)";
+         "1.59x FlashAttention-2 on H100 (0.527; TE's attention notebook, "
+         "docs/contributing/validation/training-throughput.md)";
 }
 
 // The sustained_fraction help names each GPU preset's default and its source.

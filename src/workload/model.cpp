@@ -252,7 +252,7 @@ const std::vector<GpuSpec>& gpus() {
   // f2e5db40, 1.7B-32B; A100 table images/cases_april2021.png at 50a4b5fa, 1.7B-18B): one sustained fraction
   // for both GPUs, and a per-layer overhead that the A100 rows put at 0 (their layers take over 1 ms) and the
   // H100 rows at 0.3 ms. The pipeline-parallel rows of both tables and Llama 3's runs are held out
-  // (docs/validation.md has the fit and the held-out ratios).
+  // (docs/contributing/validation/training-throughput.md has the fit and the held-out ratios).
   constexpr double kSustained = 0.83;
   constexpr double kLayerOverheadH100 = 0.40e-3;
   constexpr const char* kFitA100 =
@@ -264,7 +264,7 @@ const std::vector<GpuSpec>& gpus() {
   // batch reads 1204 and is not used; rms 1.9 %), everything else as fitted on BF16 runs above. It stands for
   // what FP8 training loses beyond its casts (which training.hpp times): the FP8 GEMMs' own shortfall against
   // the BF16 MAMF fraction, scaling-factor bookkeeping, clocks under FP8's power draw. The Llama 3.1 and
-  // Nemotron-4 FP8 steps are held out (docs/validation.md).
+  // Nemotron-4 FP8 steps are held out (docs/contributing/validation/training-throughput.md).
   constexpr double kFp8H100 = 0.635;
   constexpr const char* kFp8FitH100 = "fitted to NeMo's GPT-3 175B FP8 steps on H100 (NVIDIA/dgxc-benchmarking)";
   constexpr Bytes kGiB = 1024LL * 1024 * 1024;
@@ -292,7 +292,7 @@ const std::vector<GpuSpec>& gpus() {
        180LL * 1000 * 1000 * 1000, 7.7e12, 900e9, 0.776, "MAMF 1,745 of 2,250 TFLOPS (stas00/ml-engineering)", 0.332,
        "an assumption: H100's FlashAttention-2 fraction (no public B200 figure used)", kSustained, kLayerOverheadH100,
        "an assumption: H100's (no Blackwell run fitted; 10-20 % optimistic against NeMo's published GB200 BF16 "
-       "Llama 3.1 405B steps, docs/validation.md: calibrate)",
+       "Llama 3.1 405B steps, docs/contributing/validation/training-throughput.md: calibrate)",
        0.776 * kFp8H100 / 0.803,
        "an assumption: B200's BF16 MAMF fraction x H100's FP8 / BF16 ratio (no Blackwell FP8 run fitted)"},
   };

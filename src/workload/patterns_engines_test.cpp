@@ -1,5 +1,5 @@
 // The traffic patterns (collective/patterns.hpp) timed by the flow and packet
-// engines, against hand-derived flow completion times (docs/validation.md,
+// engines, against hand-derived flow completion times (docs/contributing/validation/traffic-patterns.md,
 // "Traffic patterns"). In the workload layer, the first above both collective
 // and engine.
 //

@@ -346,7 +346,7 @@ TEST(SimaiValidation, Moe9216ComponentsMatchSimaiAnalytical) {
   EXPECT_NEAR(edp_time.seconds() / 1.067010, 1.0, 0.15);
   // Dense DP (40.3 ms in SimAI) is not compared here: SimAI gives a DP group with 4 ranks per server the
   // bandwidth of the server's 4 NICs (busbw 194 GB/s, calbusbw.cc), podnet's ring leaves each server
-  // through one NIC (docs/validation.md, SimAI section).
+  // through one NIC (docs/contributing/validation/imports.md).
 }
 
 // What a bad-input campaign found (each used to crash, hang or run silently wrong); every error names the

@@ -49,7 +49,8 @@
 //   counted; with NeMo's fp8_params the parameter all-gathers move FP8, half the bytes); memory is counted
 //   as in BF16, which is what NeMo's FP8 recipes hold within a few per cent (fp8_params keeps the weights
 //   in FP8 with their transpose, 2 B a parameter; TransformerEngine 2.1 saves a Linear's FP8 input in both
-//   layouts, 2 B an element; docs/validation.md); weights are cast once a step (not timed).
+//   layouts, 2 B an element; docs/contributing/validation/training-throughput.md); weights are cast once a step (not
+//   timed).
 // - What a step sustains: a compute pass takes (its kernels as above) / eta
 //   + L x t_l (a forward of L layers; a backward 2 L t_l, 3 L t_l with full
 //   recompute), eta = sustained_fraction and t_l = layer_overhead. They stand
@@ -57,7 +58,7 @@
 //   under load, SMs shared with overlapped communication, launch gaps, small
 //   kernels not modelled); the GPU presets' values are a least-squares fit to
 //   Megatron-LM's published single-stage runs (model.cpp; the fit and the
-//   held-out runs in docs/validation.md). eta also stretches the GEMM time
+//   held-out runs in docs/contributing/validation/training-throughput.md). eta also stretches the GEMM time
 //   that hides TP collectives (tp_comm_overlap) and the CP block's core.
 // - TP collectives: Megatron's TP all-reduces (or RS + AG with sequence
 //   parallelism) are blocking and never overlap compute. SIMPLIFICATION: to

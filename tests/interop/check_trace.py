@@ -6,7 +6,8 @@ integer nanoseconds by truncation, int64(value * 1000.0)
 (src/trace_processor/importers/json/json_utils.cc, CoerceToTs, in
 google/perfetto). A complete ("X") slice spans [ts_ns, ts_ns + dur_ns). On one
 thread track slices must nest: a slice that begins inside its predecessor but
-ends after it is an overlap, and Perfetto drops it (the import error
+ends after it is an overlap, and Perfetto drops it; at equal starts the file's
+order counts (a longer slice after a shorter one with the same ts is one too) (the import error
 "misplaced_end_event" / "slice_out_of_order"). This script fails on any such
 pair, on a negative duration, on slices with no pid/tid, and prints the count.
 Flow arrows (ph "s" / "f", the trace-event format's flow events): each id has
@@ -72,7 +73,9 @@ def main(argv):
         tracks.setdefault((e["pid"], e["tid"]), []).append((start, start + dur, i, e.get("name")))
     overlaps = 0
     for key in sorted(tracks):
-        spans = sorted(tracks[key], key=lambda s: (s[0], -s[1], s[2]))
+        # Perfetto orders a track's slices by start and, at equal starts, keeps the file's order: a slice
+        # after a shorter one with the same start ends after it, and is dropped as improperly nested.
+        spans = sorted(tracks[key], key=lambda s: (s[0], s[2]))
         stack = []  # open enclosing slices (end times), Perfetto's nesting
         for start, end, i, name in spans:
             while stack and stack[-1][0] <= start:

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startServer, stopServer, check, summary } from './serve_util.mjs';
+import { pageLayout, RAW_KEY } from './layout.mjs';
 
 const [podnet, outDir] = process.argv.slice(2);
 fs.mkdirSync(outDir, { recursive: true });
@@ -30,7 +31,10 @@ const relJson = JSON.parse(run(['reliability', 'aipod-16k', '--format', 'json', 
 // A second bench series (ring only, analytical engine) to overlay and compare; both documents saved for the compare page.
 const benchA = path.join(outDir, 'bench-auto.json'), benchB = path.join(outDir, 'bench-ring.json');
 fs.writeFileSync(benchA, JSON.stringify(benchJson));
-const ringJson = JSON.parse(run(['bench', 'aipod-16k', '--min', '1MiB', '--max', '16MiB', '--algo', 'ring', '--engine', 'analytical', '--format', 'json']));
+// One GPU per server of the first 128 servers (the page's GPUs field): 128 of the 16,384 NIC links carry bytes.
+const ringGpus = '0-1023:8';
+const ringJson = JSON.parse(run(['bench', 'aipod-16k', '--min', '1MiB', '--max', '16MiB', '--algo', 'ring', '--engine', 'analytical', '--gpus', ringGpus, '--format', 'json']));
+check(ringJson.bench.gpus === 128, `CLI bench --gpus ${ringGpus} runs 128 GPUs`);
 fs.writeFileSync(benchB, JSON.stringify(ringJson));
 const diffJson = JSON.parse(run(['diff', benchA, benchB, '--format', 'json']));
 // train with the scaling sweep and the trace, small enough for CI: DP 8 (sweep DP 1, 2, 4, 8 at 5 NIC caps), plain
@@ -46,6 +50,11 @@ const diagHtml = path.join(outDir, 'diagnose.html');
 const diagJson = JSON.parse(run(['diagnose', faultsYaml, '--duration', '60s', '--format', 'json', '--html', diagHtml]));
 const diagSuspects = diagJson.suspects.map(x => x.component).concat(diagJson.latency.suspects.map(x => x.component));
 check(diagSuspects.length >= 3, `CLI diagnose finds ${diagSuspects.length} suspects`);
+// A sweep (two design points) read back as a page.
+const sweepDb = path.join(outDir, 'sweep.db'), sweepPage = path.join(outDir, 'sweep.html');
+fs.rmSync(sweepDb, { force: true });
+execFileSync(podnet, ['sweep', 'aipod-16k', '--study', 'design', '--vary', 'topology.gpus=2048,4096,8192', '--results', sweepDb], { stdio: 'ignore' });
+const sweepResults = JSON.parse(run(['sweep', '--results', sweepDb, '--format', 'json', '--html', sweepPage]));
 const badYaml = path.join(outDir, 'bad.yaml');
 // Line 5 holds the bad value.
 fs.writeFileSync(badYaml, 'schema_version: 1\nname: bad\ntopology:\n  family: rail_clos\n  gpus: lots\n');
@@ -97,20 +106,43 @@ async function checkDiagnose(where, suspects) {
     `${where}: suspects drawn on the fabric (${red.marks.length} red marks, ${red.edges.length} red edges)`);
 }
 const benchSeries = sel => page.evaluate(s => window.echarts.getInstanceByDom(document.querySelector(s)).getOption().series.map(x => ({ name: x.name, data: x.data })), sel);
+// Each cell: the mean over the links that carried bytes, how many did, of how many; the colour scale fixed at 0-1.
 async function checkHeatmap(where, doc) {
-  const data = await page.evaluate(() => window.echarts.getInstanceByDom(document.querySelector('.chart.heatmap')).getOption().series[0].data);
-  const want = doc.link_class_utilization.flatMap((u, y) => u.mean_utilization.map((v, x) => [x, y, v]));
-  const got = data.map(d => d.slice(0, 3));
-  check(want.length === doc.link_class_utilization.length * kSizes && JSON.stringify(got) === JSON.stringify(want),
-    `${where}: utilization heatmap has ${doc.link_class_utilization.length} tiers x ${kSizes} sizes equal to link_class_utilization`);
+  const opt = await page.evaluate(() => {
+    const o = window.echarts.getInstanceByDom(document.querySelector('.chart.heatmap')).getOption();
+    return { data: o.series[0].data, min: o.visualMap[0].min, max: o.visualMap[0].max };
+  });
+  const util = doc.link_class_utilization;
+  const want = util.flatMap((u, y) => u.used_mean_utilization.map((v, x) => [x, y, v, u.used_links[x], u.links]));
+  const got = opt.data.map(d => (Array.isArray(d) ? d : d.value).slice(0, 5));
+  check(want.length === util.length * kSizes && JSON.stringify(got) === JSON.stringify(want) && opt.min === 0 && opt.max === 1,
+    `${where}: utilization heatmap has ${util.length} tiers x ${kSizes} sizes equal to link_class_utilization's used_mean_utilization and used_links, colour scale 0-100 %`);
+  return util;
 }
+// What a person sees: no chart text overlapping another or cut off at the chart's edge, no section wider than the
+// page, and no raw JSON key (dotted snake_case paths, _gbyte, _usd, sweep columns) in the page's or the charts' text.
+async function checkLayout(where) {
+  const l = await page.evaluate(pageLayout);
+  const raw = (l.visibleText + '\n' + l.chartText.join('\n')).split('\n').filter(x => RAW_KEY.test(x));
+  check(l.overlaps.length === 0, `${where}: no overlapping text in ${l.charts} chart(s) (${l.texts} texts)` + (l.overlaps.length ? ': ' + l.overlaps.slice(0, 3).join('; ') : ''));
+  check(l.clipped.length === 0, `${where}: no clipped text or label` + (l.clipped.length ? ': ' + l.clipped.slice(0, 3).join('; ') : ''));
+  check(raw.length === 0, `${where}: no raw JSON key shown` + (raw.length ? ': ' + raw.slice(0, 3).join(' | ') : ''));
+}
+// Efficiency (%) against GPUs; caps with the very same efficiencies share one line named after each of them.
 async function checkSweep(where) {
   const series = await page.evaluate(() => window.echarts.getInstanceByDom(document.querySelector('.chart.sweep')).getOption().series);
-  const lines = series.filter(x => x.name !== 'ideal');
-  const got = lines.flatMap(x => x.data.map(d => [d[0], d[1]]));
-  const want = sweepJson.sweep.map(r => [r.gpus, r.speedup]);
-  check(lines.length === 5 && got.length === 20 && JSON.stringify(got) === JSON.stringify(want),
-    `${where}: scaling chart has 5 cap lines, 20 points, speed-ups equal podnet train --sweep --format json`);
+  const capName = c => c > 0 ? c.toLocaleString('en-US') + ' GB/s per GPU' : 'as built';
+  let bad = 0, caps = 0;
+  for (const cap of [...new Set(sweepJson.sweep.map(r => r.cap_gbytes_per_second))]) {
+    ++caps;
+    const line = series.find(x => x.name.split(' = ').includes(capName(cap)));
+    const want = sweepJson.sweep.filter(r => r.cap_gbytes_per_second === cap).map(r => [r.gpus, 100 * r.efficiency]);
+    if (!line || JSON.stringify(line.data.map(d => [d[0], d[1]])) !== JSON.stringify(want)) ++bad;
+  }
+  // Lines left are all different: no line hides another.
+  const keys = series.map(x => JSON.stringify(x.data.map(d => d[1])));
+  check(caps === 5 && bad === 0 && new Set(keys).size === keys.length,
+    `${where}: scaling chart: efficiency of each of the 5 NIC caps equal to podnet train --sweep --format json, in ${series.length} distinct line(s) (${series.map(x => x.name).join(' | ')})`);
 }
 async function waitState(states) {
   await page.waitForFunction(s => s.includes(document.querySelector('#status').dataset.state), states, { timeout: 120000 });
@@ -140,7 +172,8 @@ try {
   const drawn = (await (await fetch(`${s.url}/api/runs/1/result`)).json()).drawing.nodes.length;
   check(marks > 0 && marks === drawn, `design: fabric drawn with ${marks} marks (= the drawing's ${drawn} aggregates)`);
   console.log(`design aipod-16k (16,384 GPUs): run + render ${Date.now() - t0} ms`);
-  // Drawing alone (fetch the finished result, render the page); printed, not asserted (docs/validation.md).
+  // Drawing alone (fetch the finished result, render the page); printed, not asserted
+  // (docs/contributing/validation/dashboard.md).
   const drawMs = id => page.evaluate(async id => {
     const t = performance.now();
     const p = await (await fetch('/api/runs/' + id + '/result')).json();
@@ -149,6 +182,9 @@ try {
   }, id);
   console.log(`design aipod-16k (16,384 GPUs): fetch + render the result ${await drawMs(1)} ms`);
   await checkBom('serve design');
+  await checkLayout('serve design');
+  const costPanel = await page.$eval('#result section#cost h2', e => e.textContent).catch(() => '');
+  check(/^Cost/.test(costPanel), `design: cost has its own panel ("${costPanel}")`);
   await page.screenshot({ path: path.join(outDir, 'serve-design-result.png'), fullPage: true });
 
   // The largest design the issue names: 131,072 GPUs draws aggregated (at most 200 marks, report/html.hpp).
@@ -162,6 +198,7 @@ try {
   const bigGpus = await page.$eval('table.bom td[data-key="bom.gpus"]', t => JSON.parse(t.dataset.value));
   check(bigGpus === 131072, `design 131,072 GPUs: the BOM shows ${bigGpus} GPUs`);
   console.log(`design 131,072 GPUs: run + render ${Date.now() - t0} ms; fetch + render the result ${await drawMs(2)} ms`);
+  await checkLayout('serve design 131,072 GPUs');
   await page.screenshot({ path: path.join(outDir, 'serve-design-131k.png'), fullPage: true });
 
   // bench: 1 MiB .. 16 MiB from the page.
@@ -181,14 +218,24 @@ try {
   const hot = await page.$$eval('#result table.hottest tr', r => r.length - 1);
   check(hot === benchJson.hottest_links.length && hot > 0, `bench: the ${hot} hottest links listed`);
   await checkHeatmap('bench', benchJson);
+  await checkLayout('serve bench');
   await page.screenshot({ path: path.join(outDir, 'serve-bench-result.png'), fullPage: true });
 
   // A second series: ring only; then overlay the first run on it.
   await page.fill('#algo', 'ring');
   await page.fill('#engine', 'analytical');
+  await page.fill('#gpus', ringGpus);
   await page.click('#run');
-  check(await waitState(['done', 'failed', 'rejected']) === 'done', 'bench (ring, analytical engine) runs from the page');
+  check(await waitState(['done', 'failed', 'rejected']) === 'done', `bench (ring, analytical engine, GPUs ${ringGpus}) runs from the page`);
   await page.waitForFunction(() => document.querySelector('#result').dataset.run === '4');
+  const ringUtil = await checkHeatmap('bench --gpus', ringJson);
+  const nicLeaf = ringUtil.find(u => u.link_class === 'nic-leaf');
+  check(nicLeaf && nicLeaf.used_links.every(n => n === 256) && nicLeaf.links === 32768,
+    `bench --gpus ${ringGpus}: the heatmap's nic-leaf row counts 256 of 32,768 directed links used (128 NICs, both directions)`);
+  const cellText = await page.$$eval('#result table.bench-rows td[data-col="bytes"]', t => t.map(x => x.textContent));
+  check(JSON.stringify(cellText) === JSON.stringify(['1 MiB', '2 MiB', '4 MiB', '8 MiB', '16 MiB']), `bench: sizes shown as ${cellText.join(', ')}`);
+  await checkLayout('serve bench --gpus');
+  await page.screenshot({ path: path.join(outDir, 'serve-bench-gpus.png'), fullPage: true });
   await page.check('#runs input.overlay[data-run="3"]');
   await page.waitForFunction(() => document.querySelector('#result').dataset.overlays === '1');
   const series = await benchSeries('#result .chart.busbw');
@@ -196,6 +243,7 @@ try {
   check(series.length === 3 && overlay && JSON.stringify(overlay.data.map(d => d[1])) === JSON.stringify(benchJson.rows.map(r => r.busbw_gbyte_per_s)) &&
     JSON.stringify(series[0].data.map(d => d[1])) === JSON.stringify(ringJson.rows.map(r => r.busbw_gbyte_per_s)),
     `bench: ring busbw (analytical) and run #3 (auto, flow) overlaid on one chart (${series.map(x => x.name).join(' | ')}), each equal to podnet bench --format json`);
+  await checkLayout('serve bench overlay');
   await page.screenshot({ path: path.join(outDir, 'serve-bench-overlay.png'), fullPage: true });
 
   // A bad uploaded YAML: its file:line error on the page.
@@ -216,6 +264,16 @@ try {
   check(await seriesLength('#result .chart.interruptions') === comps, `reliability: interruptions chart has the ${comps} components`);
   // 49 intervals, τ*/8 .. 8τ* (report::goodput_curve).
   check(await seriesLength('#result .chart.goodput') === 49, 'reliability: goodput curve of 49 intervals drawn');
+  // Components ranked by expected interruptions; the top 6 shown, the others behind the toggle.
+  const ranked = () => page.$$eval('#result table.components tr[data-component]', r => r.filter(x => x.offsetParent !== null).map(x => x.dataset.component));
+  const relWant = Object.entries(relJson.by_component).sort((a, b) => b[1].expected_interruptions - a[1].expected_interruptions ||
+    b[1].expected_failures - a[1].expected_failures || a[1].order - b[1].order).map(([k]) => k);
+  const relTop = await ranked();
+  await page.click('#show-all-components');
+  const relAll = await ranked();
+  check(JSON.stringify(relTop) === JSON.stringify(relWant.slice(0, 6)) && JSON.stringify(relAll) === JSON.stringify(relWant),
+    `reliability: the top ${relTop.length} components by expected interruptions shown, all ${relAll.length} after "show all"`);
+  await checkLayout('serve reliability');
   await page.screenshot({ path: path.join(outDir, 'serve-reliability-result.png'), fullPage: true });
 
   // train with the sweep and the trace (run 6).
@@ -229,6 +287,7 @@ try {
   check(await waitState(['done', 'failed', 'rejected']) === 'done', 'train with sweep and trace runs from the page');
   await page.waitForSelector('#result .chart.sweep');
   await checkSweep('train page');
+  await checkLayout('serve train sweep');
   const href = await page.$eval('#trace-link', a => a.getAttribute('href'));
   const tr = await fetch(s.url + href);
   const trace = Buffer.from(await tr.arrayBuffer());
@@ -247,6 +306,7 @@ try {
   const diagRun = await page.$eval('#result', e => e.dataset.run);
   const diagPayload = await (await fetch(`${s.url}/api/runs/${diagRun}/result`)).json();
   await checkDiagnose('diagnose page', diagPayload.suspects);
+  await checkLayout('serve diagnose');
   await page.screenshot({ path: path.join(outDir, 'serve-diagnose.png'), fullPage: true });
 
   // compare: the two CLI bench documents uploaded, then the two server runs (3: auto, 4: ring).
@@ -257,13 +317,16 @@ try {
   await page.click('#compare');
   await page.waitForSelector('#result[data-compared]');
   const changedRows = () => page.$$eval('#result table.changed tr', rows => rows.slice(1).map(r =>
-    Object.fromEntries([...r.querySelectorAll('td')].map(td => [td.dataset.col, JSON.parse(td.dataset.value)]))));
+    Object.fromEntries([...r.querySelectorAll('td[data-col]')].map(td => [td.dataset.col, JSON.parse(td.dataset.value)]))));
   const want = diffJson.studies.bench.changed;
   const fromFiles = await changedRows();
   check(want.length > 0 && JSON.stringify(fromFiles) === JSON.stringify(want.map(c => ({ field: c.field, a: c.a, b: c.b, delta: c.delta ?? null, ratio: c.ratio ?? null }))),
     `compare (uploaded documents): the ${fromFiles.length} changed fields equal podnet diff --format json`);
   const bars = await seriesLength('#result .chart.ratios');
   check(bars === Math.min(25, want.filter(c => c.ratio > 0).length), `compare: ${bars} bars of B / A`);
+  const labels = await page.$$eval('#result table.changed td[data-col="field"]', t => t.map(x => x.textContent));
+  check(labels.includes('busbw at 2 MiB') && labels.includes('algbw at 16 MiB'), `compare: fields labelled by metric and size (${labels.slice(0, 4).join(', ')}, ...)`);
+  await checkLayout('serve compare');
   await page.screenshot({ path: path.join(outDir, 'serve-compare-files.png'), fullPage: true });
   await page.setInputFiles('#cmp-file-a', []);
   await page.setInputFiles('#cmp-file-b', []);
@@ -288,6 +351,7 @@ await page.waitForSelector('.chart.fabric');
 const marks = await seriesLength('.chart.fabric');
 check(marks > 0, `design.html: fabric drawn (${marks} marks, ${Date.now() - t0} ms)`);
 await checkBom('design.html');
+await checkLayout('design.html');
 await page.screenshot({ path: path.join(outDir, 'html-design.png'), fullPage: true });
 await page.goto('file://' + benchHtml);
 await page.waitForSelector('.chart.busbw');
@@ -301,22 +365,43 @@ const bars = await page.evaluate(() => window.echarts.getInstanceByDom(document.
 check(bars === parts, `train.html: iteration breakdown has the ${parts} non-zero parts of breakdown_ms`);
 const iter = await page.$eval('td[data-key="iteration_time_ms"]', t => JSON.parse(t.dataset.value));
 check(iter === trainJson.iteration_time_ms, 'train.html: iteration time equals podnet train --format json');
+await checkLayout('train.html');
+// Every figure of the document, folded under Details, is labelled too.
+await page.evaluate(() => { for (const d of document.querySelectorAll('details')) d.open = true; });
+await checkLayout('train.html with all figures open');
 await page.screenshot({ path: path.join(outDir, 'html-train.png'), fullPage: true });
 await page.goto('file://' + relHtml);
 await page.waitForSelector('.chart.goodput');
 check(await seriesLength('.chart.goodput') === 49, 'reliability.html: goodput curve drawn');
+await checkLayout('reliability.html');
+await page.evaluate(() => { for (const d of document.querySelectorAll('details')) d.open = true; });
+await checkLayout('reliability.html with all figures open');
 await page.screenshot({ path: path.join(outDir, 'html-reliability.png'), fullPage: true });
 
 await page.goto('file://' + sweepHtml);
 await page.waitForSelector('.chart.sweep');
 await checkSweep('train-sweep.html');
+await checkLayout('train-sweep.html');
+await page.screenshot({ path: path.join(outDir, 'html-train-sweep.png'), fullPage: true });
 await page.goto('file://' + diagHtml);
 await page.waitForSelector('table.suspects');
 await checkDiagnose('diagnose.html', JSON.parse(await page.$eval('#podnet-data', e => e.textContent)).suspects);
+await checkLayout('diagnose.html');
 await page.screenshot({ path: path.join(outDir, 'html-diagnose.png'), fullPage: true });
 await page.goto('file://' + benchHtml);
 await page.waitForSelector('.chart.heatmap');
 await checkHeatmap('bench.html', benchJson);
+await checkLayout('bench.html');
+
+await page.goto('file://' + sweepPage);
+await page.waitForSelector('table.sweep-points');
+const capex = await page.$$eval('table.sweep-points td[data-col="cost.capex_usd"]', t => t.map(x => JSON.parse(x.dataset.value)));
+check(capex.length === 3 && JSON.stringify(capex) === JSON.stringify(sweepResults.points.map(p => p['cost.capex_usd'])),
+  `sweep.html: the ${capex.length} points' capex equal podnet sweep --results --format json`);
+const metricCharts = await page.$$eval('.chart.sweep-metric', d => d.length);
+check(metricCharts >= 5, `sweep.html: one chart per headline figure (${metricCharts})`);
+await checkLayout('sweep.html');
+await page.screenshot({ path: path.join(outDir, 'html-sweep.png'), fullPage: true });
 
 check(errors.length === 0, 'no JavaScript error on any page' + (errors.length ? ': ' + errors.join('; ') : ''));
 await browser.close();

@@ -91,6 +91,12 @@ try {
   check(r.status === 400 && /'algo': 'fastest' is not an algorithm/.test((await r.json()).error), `bench unknown algo -> 400 (got ${r.status})`);
   r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'bench', scenario: 'aipod-16k', routing: 'teleport' }) });
   check(r.status === 400 && /network\.routing/.test((await r.json()).error), `bench unknown routing -> 400 naming network.routing (got ${r.status})`);
+  r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'bench', scenario: 'aipod-16k', gpus: '0-99999' }) });
+  check(r.status === 400 && /'gpus': GPU list '0-99999'/.test((await r.json()).error), `bench GPUs beyond the fabric -> 400 naming 'gpus' (got ${r.status})`);
+  for (const gpus of ['', '7', 7]) {
+    r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'bench', scenario: 'aipod-16k', gpus }) });
+    check(r.status === 400 && /'gpus'/.test((await r.json()).error), `bench gpus ${JSON.stringify(gpus)} -> 400 naming 'gpus' (got ${r.status})`);
+  }
   r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'diagnose', scenario: 'aipod-16k', duration: 'soon' }) });
   check(r.status === 400 && /'duration': 'soon' is not a duration/.test((await r.json()).error), `diagnose bad duration -> 400 (got ${r.status})`);
   r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'train', scenario: 'aipod-16k', sweep: 'yes' }) });

@@ -42,7 +42,7 @@
 // counter and are popped merged in (time, seq) order, so events are
 // processed in exactly the order one queue with lazily cancelled (stale)
 // predictions gave. Before, each re-prediction pushed a new event and left
-// the old one stale: the 512-GPU all-to-all (docs/validation.md, "Speed")
+// the old one stale: the 512-GPU all-to-all (docs/contributing/validation/speed.md)
 // left 24 M stale events, compacted away in passes over up to 2x the live
 // events, and the heap held twice as many entries as flows.
 //

@@ -165,7 +165,7 @@
 // its first live entry. Before this, a re-solve walked every flow of every
 // link it reached: a 64 MiB ECMP all-to-all over 512 GPUs of aipod-16k
 // (261,632 flows, 28,412 re-solves) spent 87 % of its time there
-// (docs/validation.md, "Speed"). The kept load is now a difference rather
+// (docs/contributing/validation/speed.md). The kept load is now a difference rather
 // than a sum, so rates may differ from a full solve in the last bits (the
 // tests' 1e-9 relative agreement holds; podnet's printed results did not
 // change on the golden runs or the all-to-alls measured).
@@ -195,7 +195,7 @@
 // links before taking them, and the re-sort requests each link's list some
 // links ahead, so that the accesses overlap (FlowSim does the same over
 // the re-solved links and flows). 512-GPU all-to-all: 22.7-23.6 s -> 14.0-
-// 14.6 s of CPU side by side (docs/validation.md, "Speed", fourth step).
+// 14.6 s of CPU side by side (docs/contributing/validation/speed.md, "Re-sorting from the re-solved flows").
 //
 // Fewer bytes and branches per term (fifth step): each term's link also
 // sits in an array of its own (term_links_, 4 bytes a term against 16 in
@@ -212,8 +212,8 @@
 // no pattern a predictor could learn). FlowSim keeps one completion slot
 // per flow (core/indexed_event_queue.hpp) instead of leaving superseded
 // predictions in its queue. 512-GPU all-to-all: 14.3-15.5 s -> 12.6-13.2 s
-// of CPU side by side at load 4-5 (docs/validation.md, "Speed", fifth
-// step); still above the 10 s target.
+// of CPU side by side at load 4-5 (docs/contributing/validation/speed.md, "Fewer bytes per re-solved
+// flow"); still above the 10 s target.
 //
 // Threads (seventh step): after a narrow re-solve, re-sorting the lists of
 // the links whose flows moved is independent from list to list (each reads
@@ -228,7 +228,7 @@
 // changes nothing it computes: rates, lists and every later solve are the
 // same to the bit (tested on random instances). 512-GPU all-to-all: 12.0-
 // 12.5 s -> 10.0-10.8 s wall (median 10.2 s), 13-14 s of CPU, on the 2-core
-// machine (docs/validation.md, "Speed", seventh step).
+// machine (docs/contributing/validation/speed.md, "A second thread re-sorts the lists").
 //
 // In place (eighth step): the narrow re-sort packs a list's kept entries
 // at the front of its walked prefix in the list itself and merges the moved
@@ -236,7 +236,7 @@
 // merged them into a third array and copied that back: two passes over the
 // prefix instead of three, no scratch array of its size. 512-GPU
 // all-to-all: 0.945x of the time on one thread, 0.97-0.98x on two (paired
-// runs; docs/validation.md, "Speed", eighth step). check_lists() verifies
+// runs; docs/contributing/validation/speed.md, "The re-sort in place"). check_lists() verifies
 // every list after each solve in the randomised tests.
 #pragma once
 

@@ -1,0 +1,535 @@
+#include "report/studies.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <fmt/format.h>
+#include <mutex>
+#include <sstream>
+
+#include "collective/gpu_list.hpp"
+#include "core/error.hpp"
+#include "report/bench_report.hpp"
+#include "report/design_report.hpp"
+#include "report/diagnose_report.hpp"
+#include "report/html.hpp"
+#include "report/jobs_report.hpp"
+#include "report/reliability_report.hpp"
+#include "report/report.hpp"
+#include "report/train_report.hpp"
+#include "study/bench.hpp"
+#include "study/diagnose.hpp"
+#include "study/jobs.hpp"
+#include "study/reliability.hpp"
+#include "study/train.hpp"
+
+namespace podnet::report {
+
+namespace {
+
+StudyParam param(std::string name, ParamType type, std::string def, std::string help, std::string flags = {},
+                 unsigned fronts = kCli | kServe) {
+  StudyParam p;
+  p.spec.name = std::move(name);
+  p.spec.type = type;
+  p.spec.default_text = std::move(def);
+  p.spec.help = std::move(help);
+  p.spec.optional = p.spec.default_text.empty();
+  p.flags = std::move(flags);
+  p.fronts = fronts;
+  return p;
+}
+
+StudyParam choice(std::string name, std::string def, std::vector<std::string> choices, std::string help,
+                  unsigned fronts = kCli | kServe) {
+  StudyParam p = param(std::move(name), ParamType::String, std::move(def), std::move(help), {}, fronts);
+  p.spec.choices = std::move(choices);
+  return p;
+}
+
+StudyParam at_least(StudyParam p, double min) {
+  p.spec.min = min;
+  return p;
+}
+
+// ---- the studies' requests, from their parameters -------------------------------------------------------------
+
+void prepare_bench(StudyArgs& a) {
+  const study::AlgoChoice c = study::algo_choice(a.values.get_string("algo"), a.label("algo"));
+  if (!c.scenario_algorithms.empty()) {
+    a.sets.push_back("collective.algorithms=" + c.scenario_algorithms);
+    a.set_by["collective.algorithms"] = a.label("algo");
+  }
+  (void)collective::parse_op(a.values.get_string("op"));
+  // The sizes: checked now, before a scenario is loaded.
+  (void)study::size_series(parse_size(a.values.get_string("min"), a.label("min")),
+                           parse_size(a.values.get_string("max"), a.label("max")), a.values.get_real("factor"));
+}
+
+study::BenchRequest bench_request(const StudyArgs& a, const scenario::Setup& s) {
+  study::BenchRequest r;
+  r.op = collective::parse_op(a.values.get_string("op"));
+  r.algo = study::algo_choice(a.values.get_string("algo"), a.label("algo")).algo;
+  r.sizes = study::size_series(parse_size(a.values.get_string("min"), a.label("min")),
+                               parse_size(a.values.get_string("max"), a.label("max")), a.values.get_real("factor"));
+  const std::string gpus = a.values.has("gpus") ? a.values.get_string("gpus") : "";
+  if (!gpus.empty()) r.group = collective::parse_gpu_list(gpus, static_cast<int32_t>(s.fabric.gpus.size()));
+  return r;
+}
+
+study::DiagnoseRequest diagnose_request(const StudyArgs& a) {
+  study::DiagnoseRequest r;
+  r.probe.mesh = a.values.get_string("probe");
+  r.probe.duration = a.values.get_time("duration");
+  r.probe.round = a.values.get_time("round");
+  r.probe.rate = a.values.get_real("rate");
+  r.evaluate = static_cast<int>(a.values.get_int("evaluate"));
+  r.faults = static_cast<int>(a.values.get_int("faults"));
+  r.fault_kind = a.values.get_string("fault_kind");
+  r.loss = a.values.get_real("loss");
+  r.cbd = a.values.get_bool("deadlock_check");
+  return r;
+}
+
+// ---- the registry ----------------------------------------------------------------------------------------------
+
+ResultField field(std::string key, std::string label, std::string unit, int decimals, bool headline = false,
+                  double scale = 1, std::string objective = {}) {
+  return {std::move(key), std::move(label), std::move(unit), scale, decimals, headline, std::move(objective)};
+}
+ResultField percent(std::string key, std::string label, bool headline = false) {
+  return field(std::move(key), std::move(label), "%", 1, headline, 100);
+}
+
+std::vector<StudyDef> builtin() {
+  std::vector<StudyDef> out;
+  {
+    StudyDef d;
+    d.name = "design";
+    d.description = "the fabric's bill of materials, cost, power, bisection, diameter and limits";
+    d.needs_setup = false;
+    d.gpus_field = "bom.gpus";
+    d.fields = {field("bom.gpus", "GPUs", "", 0),
+                field("bom.switches.total", "switches", "", 0, true),
+                field("bom.transceivers", "transceivers", "", 0, true),
+                field("bom.power_kw", "network power", "kW", 1, true),
+                field("cost.capex_usd", "network capex", "USD", 0, true),
+                field("cost.capex_per_gpu_usd", "network capex per GPU", "USD", 0),
+                field("cost.energy_usd_per_year", "energy per year", "USD", 0, true),
+                field("bisection_bandwidth_gbps", "bisection bandwidth", "Gbps", 0, true),
+                field("injection_bandwidth_per_gpu_gbps", "injection bandwidth per GPU", "Gbps", 0),
+                field("diameter_hops", "diameter", "hops", 0),
+                field("limits.max_gpus", "largest GPU count", "", 0, true)};
+    d.run = [](const StudyRun& r) {
+      const topology::Topology t = r.scenario->build_topology();
+      StudyOutput o;
+      o.document = design_document(*r.scenario, t, "design");
+      if (r.page) o.extras["drawing"] = fabric_drawing(t);
+      return o;
+    };
+    out.push_back(std::move(d));
+  }
+  {
+    StudyDef d;
+    d.name = "bench";
+    d.description = "nccl-tests for the fabric: one collective's time, algbw and busbw per size";
+    d.params = {
+        param("op", ParamType::String, "allreduce",
+              "the collective: allreduce, allgather, reducescatter, alltoall, broadcast, reduce, sendrecv, "
+              "permutation or incast"),
+        param("algo", ParamType::String, "auto",
+              "auto, one algorithm (one of NCCL's also sets collective.algorithms), or a list for the tuner "
+              "(ring,tree or ^nvls: collective.algorithms)"),
+        param("min", ParamType::String, "8B", "smallest size (as nccl-tests: K/M/G are powers of 1024)", "-b,--min"),
+        param("max", ParamType::String, "1GiB", "largest size", "-e,--max"),
+        at_least(param("factor", ParamType::Real, "2", "size multiplication factor between rows", "-F,--factor"), 1),
+        param("gpus", ParamType::String, "", "GPU ranks: 0-511, 0-4095:8, 0,8,16 (default all)", "-g,--gpus"),
+        param("engine", ParamType::String, "", "analytical | flow | packet (sets network.engine)", {}, kServe),
+        param("routing", ParamType::String, "", "routing policy (sets network.routing)", {}, kServe)};
+    d.params[6].sets_key = "network.engine";
+    d.params[7].sets_key = "network.routing";
+    d.gpus_field = "bench.gpus";
+    d.fields = {field("bench.gpus", "GPUs", "", 0), field("time_us@", "time", "us", 2, true),
+                field("busbw_gbyte_per_s@", "bus bandwidth", "GB/s", 2, true),
+                field("algbw_gbyte_per_s@", "algorithm bandwidth", "GB/s", 2)};
+    d.prepare = prepare_bench;
+    d.run = [](const StudyRun& r) {
+      StudyOutput o;
+      o.document = bench_document(*r.setup, study::bench(*r.setup, bench_request(*r.args, *r.setup), r.progress));
+      return o;
+    };
+    out.push_back(std::move(d));
+  }
+  {
+    StudyDef d;
+    d.name = "train";
+    d.description = "one training iteration of the scenario's workload: time, breakdown, MFU, days to train";
+    d.params = {param("allow_oom", ParamType::Bool, "false", "time the job even when it does not fit in memory"),
+                param("failures", ParamType::Bool, "true",
+                      "also run the iteration with the scenario's failures: (when it has some)"),
+                param("sweep", ParamType::Bool, "false", "the scaling-efficiency sweep (DP and NIC caps)", {}, kServe),
+                param("trace", ParamType::Bool, "false", "keep a Chrome/Perfetto trace of the iteration", {}, kServe)};
+    d.gpus_field = "parallelism.gpus";
+    d.fields = {field("parallelism.gpus", "GPUs", "", 0),
+                field("iteration_time_ms", "iteration time", "ms", 2, true, 1, "iteration"),
+                percent("mfu", "MFU", true),
+                percent("hfu", "HFU"),
+                field("tokens_per_second", "tokens per second", "", 0, true),
+                field("days_to_train", "days to train", "days", 1, true, 1, "days"),
+                field("reliability.days_to_train_with_failures", "days to train with failures", "days", 1, false, 1,
+                      "days_with_failures"),
+                field("tflops_per_gpu", "TFLOPS per GPU", "", 1)};
+    for (const char* p : {"compute", "tp", "pp", "dp", "ep", "cp", "bubble"})
+      d.fields.push_back(field(std::string("breakdown_ms.") + p, std::string(p) + " time", "ms", 2));
+    d.run = [](const StudyRun& r) {
+      study::TrainRequest req;
+      req.allow_oom = r.args->values.get_bool("allow_oom");
+      req.failures = r.args->values.get_bool("failures");
+      req.sweep = r.args->values.get_bool("sweep");
+      req.trace = r.page && r.args->values.get_bool("trace");
+      const study::TrainStudy t = study::train(*r.setup, req, r.progress);
+      StudyOutput o;
+      o.document = train_document(*r.setup, t);
+      if (req.trace) {
+        std::ostringstream out;
+        write_training_trace(t.result, out);
+        o.trace = out.str();
+        o.extras["trace"] = {{"bytes", o.trace.size()}};
+      }
+      return o;
+    };
+    out.push_back(std::move(d));
+  }
+  {
+    StudyDef d;
+    d.name = "reliability";
+    d.description = "interruptions, checkpoint interval and goodput of the job on the fabric's parts";
+    d.gpus_field = "job.gpus";
+    d.fields = {field("job.gpus", "GPUs", "", 0), field("mtbi_hours", "mean time between interruptions", "h", 2, true),
+                field("checkpoint.interval_minutes", "checkpoint interval", "min", 1, true),
+                percent("checkpoint.goodput", "goodput", true),
+                field("days_to_train_with_failures", "days to train with failures", "days", 1, true)};
+    d.run = [](const StudyRun& r) {
+      StudyOutput o;
+      o.document = reliability_document(*r.setup, study::reliability(*r.setup));
+      if (r.page) o.extras["goodput_curve"] = goodput_curve(o.document);
+      return o;
+    };
+    out.push_back(std::move(d));
+  }
+  {
+    StudyDef d;
+    d.name = "diagnose";
+    d.description = "silent faults found by probing: suspects, time to localize, the deadlock check";
+    d.params = {choice("probe", "rail", {"full-mesh", "rail", "leaf-mesh"},
+                       "who probes whom: full-mesh, rail or leaf-mesh"),
+                param("duration", ParamType::Time, "300s", "simulated probing time"),
+                param("round", ParamType::Time, "10s", "localization runs after every round"),
+                at_least(param("rate", ParamType::Real, "1000", "probes per second sent by each NIC"), 1e-9),
+                at_least(param("evaluate", ParamType::Int, "0",
+                               "seeded trials with random hidden faults, scored (0: the scenario's faults:)"),
+                         0),
+                at_least(param("faults", ParamType::Int, "1", "with evaluate: hidden faults per trial"), 1),
+                choice("fault_kind", "link", {"link", "switch", "mixed"}, "with evaluate: link, switch or mixed"),
+                at_least(param("loss", ParamType::Real, "0.001", "with evaluate: drop probability of a hidden fault"),
+                         0),
+                param("deadlock_check", ParamType::Bool, "true", "the cyclic buffer dependency check")};
+    d.fields = {percent("evaluation.precision", "precision", true),
+                percent("evaluation.recall", "recall", true),
+                field("evaluation.time_to_localize_seconds.max", "time to localize (worst)", "s", 1, true),
+                percent("score.precision", "precision", true),
+                percent("score.recall", "recall", true),
+                field("time_to_localize_seconds", "time to localize", "s", 1, true),
+                field("probing.overhead_bytes_per_second_per_nic", "probe traffic per NIC", "B/s", 0, true)};
+    d.params[7].spec.max = 1;
+    d.run = [](const StudyRun& r) {
+      const study::DiagnoseResult res = study::diagnose(*r.setup, diagnose_request(*r.args), r.progress);
+      StudyOutput o;
+      o.document = diagnose_document(*r.setup, res);
+      if (r.page) {
+        o.extras["drawing"] = fabric_drawing(r.setup->fabric);
+        o.extras["suspects"] = suspects_on_drawing(r.setup->fabric, res);
+      }
+      return o;
+    };
+    out.push_back(std::move(d));
+  }
+  {
+    StudyDef d;
+    d.name = "jobs";
+    d.description = "several jobs (the scenario's jobs:) placed and run together on one fabric, and alone";
+    d.params = {param("allow_oom", ParamType::Bool, "false", "time the job even when it does not fit in memory")};
+    d.fields = {field("fabric_gpus", "fabric GPUs", "", 0, true),
+                field("fragmentation.free_gpus", "free GPUs", "", 0, true),
+                field("fragmentation.stranded_gpus", "stranded GPUs", "", 0, true)};
+    d.run = [](const StudyRun& r) {
+      study::JobsRequest req;
+      req.allow_oom = r.args->values.get_bool("allow_oom");
+      StudyOutput o;
+      o.document = jobs_document(*r.setup, study::jobs(*r.setup, req, r.progress));
+      return o;
+    };
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::mutex& registry_mutex() {
+  static std::mutex mu;
+  return mu;
+}
+std::deque<StudyDef>& registry() {
+  static std::deque<StudyDef> r = [] {
+    std::vector<StudyDef> b = builtin();
+    return std::deque<StudyDef>(std::make_move_iterator(b.begin()), std::make_move_iterator(b.end()));
+  }();
+  return r;
+}
+
+// Digits before the point grouped by thousands ("17367040" -> "17,367,040"; "-1234.5" -> "-1,234.5").
+std::string grouped(const std::string& s) {
+  const size_t start = !s.empty() && (s[0] == '-' || s[0] == '+') ? 1 : 0;
+  size_t end = s.find_first_not_of("0123456789", start);
+  if (end == std::string::npos) end = s.size();
+  if (end < s.size() && s[end] != '.') return s;  // e-notation and the like: as it is
+  std::string out = s.substr(0, start);
+  const std::string ip = s.substr(start, end - start);
+  for (size_t i = 0; i < ip.size(); ++i) {
+    if (i && (ip.size() - i) % 3 == 0) out += ',';
+    out += ip[i];
+  }
+  return out + s.substr(end);
+}
+
+}  // namespace
+
+std::string StudyParam::option() const {
+  if (!flags.empty()) {
+    const auto dd = flags.find("--");
+    return dd == std::string::npos ? flags : flags.substr(dd);
+  }
+  std::string n = spec.name;
+  std::replace(n.begin(), n.end(), '_', '-');
+  return "--" + n;
+}
+
+std::string StudyArgs::label(const std::string& name) const {
+  const auto it = labels.find(name);
+  return it == labels.end() ? name : it->second;
+}
+
+std::vector<std::string> study_definition(const StudyDef& s, const StudyArgs& a, unsigned front) {
+  std::vector<std::string> out;
+  for (const auto& p : s.params) {
+    if (!(p.fronts & front)) continue;
+    const auto it = a.given.find(p.spec.name);
+    out.push_back(p.spec.name + "=" + (it == a.given.end() ? p.spec.default_text : it->second));
+  }
+  return out;
+}
+
+const std::deque<StudyDef>& studies() {
+  std::lock_guard lk(registry_mutex());
+  return registry();
+}
+
+void register_study(StudyDef s) {
+  std::lock_guard lk(registry_mutex());
+  for (const auto& d : registry())
+    if (d.name == s.name) throw InputError(fmt::format("study {}: registered twice", s.name));
+  registry().push_back(std::move(s));
+}
+
+const StudyDef* find_study(const std::string& name) {
+  for (const auto& s : studies())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+std::string study_names(const std::string& last) {
+  std::string out;
+  const auto& all = studies();
+  for (size_t i = 0; i < all.size(); ++i) out += (i == 0 ? "" : i + 1 == all.size() ? last : ", ") + all[i].name;
+  return out;
+}
+
+const StudyDef& study_named(const std::string& name, const std::string& option) {
+  if (const StudyDef* s = find_study(name)) return *s;
+  throw InputError(fmt::format("{} {}: expected {}", option, name, study_names()));
+}
+
+const StudyParam* find_param(const StudyDef& s, const std::string& name) {
+  for (const auto& p : s.params)
+    if (p.spec.name == name) return &p;
+  return nullptr;
+}
+
+StudyArgs study_args(const StudyDef& s, const std::map<std::string, std::string>& given,
+                     const std::function<std::string(const StudyParam&)>& label_of) {
+  StudyArgs a;
+  for (const auto& p : s.params) a.labels[p.spec.name] = label_of(p);
+  for (const auto& [name, text] : given)
+    if (!find_param(s, name)) throw InputError(fmt::format("{}: not a parameter of the {} study", name, s.name));
+  for (const auto& p : s.params) {
+    const auto it = given.find(p.spec.name);
+    const bool is_given = it != given.end();
+    const std::string text = is_given ? it->second : p.spec.default_text;
+    if (!is_given && p.spec.default_text.empty()) continue;  // optional, absent
+    const std::string& label = a.labels[p.spec.name];
+    std::string canonical, expected;
+    const std::optional<ParamValue> v = parse_param(p.spec, text, canonical, expected);
+    if (!v) {
+      const char* what = p.spec.type == ParamType::Time ? "a duration" : "valid";
+      throw InputError(
+          fmt::format("{}: '{}' is not {}{}", label, text, what, expected.empty() ? "" : "; expected " + expected));
+    }
+    if (p.spec.type == ParamType::Time && std::get<Time>(*v).ps <= 0)
+      throw InputError(fmt::format("{}: '{}' is not a duration above 0", label, text));
+    a.values.set(p.spec.name, *v, is_given ? text : canonical);
+    if (is_given) a.given[p.spec.name] = text;
+    if (is_given && !p.sets_key.empty() && !text.empty()) {
+      a.sets.push_back(p.sets_key + "=" + text);
+      a.set_by[p.sets_key] = label;
+    }
+  }
+  if (s.prepare) s.prepare(a);
+  return a;
+}
+
+StudyOutput run_study(const StudyDef& s, const scenario::Scenario& sc, const StudyArgs& args,
+                      const study::Progress& progress, const std::function<void(scenario::Setup&)>& adjust, bool page) {
+  StudyRun r;
+  r.scenario = &sc;
+  r.args = &args;
+  r.progress = progress;
+  r.page = page;
+  if (!s.needs_setup) return s.run(r);
+  scenario::Setup setup = scenario::resolve(scenario::Scenario(sc));
+  if (adjust) adjust(setup);
+  r.setup = &setup;
+  r.scenario = &setup.scenario;
+  return s.run(r);
+}
+
+const ResultField* find_field(const StudyDef& s, const std::string& key) {
+  const auto at = key.find('@');
+  const std::string k = at == std::string::npos ? key : key.substr(0, at + 1);
+  for (const auto& f : s.fields)
+    if (f.key == k) return &f;
+  return nullptr;
+}
+
+std::string format_field(const ResultField* f, const nlohmann::json& v, bool with_unit) {
+  if (v.is_null()) return "-";
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (!v.is_number()) return v.dump();
+  if (f) {
+    const double x = v.get<double>() * f->scale;
+    const std::string unit = f->unit.empty() ? "" : f->unit == "%" ? "%" : with_unit ? " " + f->unit : "";
+    return fixed_or_exp(x, f->decimals) + unit;
+  }
+  if (v.is_number_integer()) return thousands(v.get<int64_t>());
+  const double x = v.get<double>();
+  if (!std::isfinite(x)) return "-";
+  if (std::fabs(x) >= 1e15) return fmt::format("{:.3e}", x);
+  return grouped(format_number(x, 4));
+}
+
+int64_t gpus_of(const StudyDef& s, const nlohmann::json& doc) {
+  if (s.gpus_field.empty()) return -1;
+  const nlohmann::json* at = &doc;
+  std::stringstream ss(s.gpus_field);
+  for (std::string part; std::getline(ss, part, '.');) {
+    if (!at->is_object() || !at->contains(part)) return -1;
+    at = &(*at)[part];
+  }
+  return at->is_number() ? at->get<int64_t>() : -1;
+}
+
+nlohmann::json studies_json(unsigned front) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& s : studies()) {
+    nlohmann::json params = nlohmann::json::array();
+    for (const auto& p : s.params) {
+      if (!(p.fronts & front)) continue;
+      params.push_back({{"name", p.spec.name},
+                        {"type", param_type_name(p.spec.type)},
+                        {"default", p.spec.default_text},
+                        {"help", p.spec.help},
+                        {"choices", p.spec.choices},
+                        {"option", p.option()}});
+      if (!p.sets_key.empty()) params.back()["sets"] = p.sets_key;
+    }
+    nlohmann::json fields = nlohmann::json::array();
+    for (const auto& f : s.fields)
+      fields.push_back({{"key", f.key},
+                        {"label", f.label},
+                        {"unit", f.unit},
+                        {"scale", f.scale},
+                        {"decimals", f.decimals},
+                        {"headline", f.headline}});
+    list.push_back({{"name", s.name},
+                    {"description", s.description},
+                    {"params", params},
+                    {"fields", fields},
+                    {"gpus_field", s.gpus_field}});
+  }
+  return {{"studies", list}};
+}
+
+std::string elapsed_and_eta(int64_t done, int64_t total, double elapsed) {
+  std::string s = fmt::format("{:.1f} s elapsed", elapsed);
+  if (elapsed < 3 || done <= 0 || done >= total) return s;
+  const double left = elapsed / static_cast<double>(done) * static_cast<double>(total - done);
+  return s + (left < 120    ? fmt::format(", ETA {:.0f} s", left)
+              : left < 7200 ? fmt::format(", ETA {:.0f} min", left / 60)
+                            : fmt::format(", ETA {:.1f} h", left / 3600));
+}
+
+Bytes parse_size(const std::string& text, const std::string& label) {
+  std::string t = text;
+  // As nccl-tests: K/M/G (either case, and T) are powers of 1024.
+  if (!t.empty() && std::string_view("KMGTkmgt").find(t.back()) != std::string_view::npos)
+    t.back() = static_cast<char>(std::toupper(static_cast<unsigned char>(t.back()))), t += "iB";
+  // A bare number is bytes, as nccl-tests reads -b 8.
+  if (!t.empty() && std::all_of(t.begin(), t.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) t += "B";
+  Bytes b = 0;
+  std::string expected;
+  if (!parse_bytes(t, b, expected))
+    throw InputError(
+        fmt::format("{} {}: expected {} (or, as nccl-tests, K/M/G/T for powers of 1024 and a bare number for bytes)",
+                    label, text, expected));
+  return b;
+}
+
+nlohmann::json design_document(const scenario::Scenario& sc, const topology::Topology& t, const std::string& cmd) {
+  nlohmann::json doc = new_document(context_of(sc, cmd));
+  const topology::Hardware hw = sc.hardware();
+  const topology::Bom bom = topology::compute_bom(t, hw);
+  const topology::CostModel model = sc.cost_model();
+  add_design(doc, t, bom, topology::compute_cost(t, hw, bom, model), model);
+  // The ratio asked, beside the one built when whole ports made another (2:1 on radix-128 leaves is 85 down /
+  // 43 up ports, 40 of them cabled: 2.125:1, said only in the notes): the key's text and the builder's note on
+  // that tier's ports.
+  const Params& tp = sc.topology;
+  for (const auto& keys : {std::pair<const char*, const char*>{"oversubscription", "spine_oversubscription"},
+                           {"access_oversubscription", "aggregation_oversubscription"}}) {
+    if (!tp.has(keys.first)) continue;
+    nlohmann::json asked = nlohmann::json::object();
+    for (size_t i = 0; i < t.facts.oversubscription.size() && i < 2; ++i) {
+      const char* key = i == 0 ? keys.first : keys.second;
+      const auto& [tier, got] = t.facts.oversubscription[i];
+      if (!tp.has(key) || std::abs(got - tp.get_real(key)) <= 1e-9 * got) continue;
+      std::string why = "asked " + tp.text(key);
+      for (const auto& n : t.facts.notes)
+        if (n.rfind(tier + ": ", 0) == 0) why += ": " + n.substr(0, n.find(';'));
+      asked[tier] = why;
+    }
+    if (!asked.empty()) doc["oversubscription_asked"] = asked;
+    break;
+  }
+  return doc;
+}
+
+}  // namespace podnet::report

@@ -1,0 +1,172 @@
+// The study registry (report/studies.hpp): its entries, the one set of
+// request defaults, the --algo rule, the declared fields that tables format
+// and optimize reads, the GPU count that sweep and diff show.
+#include "report/studies.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "report/diff.hpp"
+#include "report/sweep_report.hpp"
+#include "study/bench.hpp"
+#include "study/optimize.hpp"
+
+namespace podnet::report {
+namespace {
+
+StudyArgs args_of(const std::string& study, const std::map<std::string, std::string>& given) {
+  return study_args(*find_study(study), given, [](const StudyParam& p) { return p.option(); });
+}
+
+TEST(Studies, EveryStudyOnceWithARunAndDefaultsThatParse) {
+  std::set<std::string> names;
+  for (const auto& s : studies()) {
+    EXPECT_TRUE(names.insert(s.name).second) << s.name << " registered twice";
+    EXPECT_TRUE(s.run) << s.name;
+    EXPECT_FALSE(s.description.empty()) << s.name;
+    EXPECT_NO_THROW(args_of(s.name, {})) << s.name << ": its defaults do not parse";
+    if (!s.gpus_field.empty()) {
+      EXPECT_NE(find_field(s, s.gpus_field), nullptr) << s.name;
+    }
+  }
+  for (const char* n : {"design", "bench", "train", "reliability", "diagnose", "jobs"})
+    EXPECT_TRUE(names.count(n)) << n;
+  EXPECT_EQ(study_names(), "design, bench, train, reliability, diagnose or jobs");
+  EXPECT_THROW(study_named("benhc", "--study"), InputError);
+}
+
+TEST(Studies, BenchHasOneSetOfDefaults) {
+  // podnet bench's own: 8 B to 1 GiB by 2 = 2^3 .. 2^30, 28 sizes (nccl-tests' -b 8 -e 1G -f 2).
+  const StudyArgs a = args_of("bench", {});
+  EXPECT_EQ(a.values.get_string("min"), "8B");
+  EXPECT_EQ(a.values.get_string("max"), "1GiB");
+  EXPECT_DOUBLE_EQ(a.values.get_real("factor"), 2.0);
+  EXPECT_EQ(study::size_series(parse_size("8B", "--min"), parse_size("1GiB", "--max"), 2).size(), 28u);
+  EXPECT_TRUE(a.sets.empty());
+}
+
+TEST(Studies, TheAlgoRuleIsOneForEveryFrontEnd) {
+  // One of NCCL's algorithms is also the tuner's list; another algorithm (no NCCL one) stays the request's; a
+  // list goes to the tuner alone; one word that names nothing is refused naming the option.
+  EXPECT_EQ(args_of("bench", {{"algo", "ring"}}).sets, std::vector<std::string>{"collective.algorithms=ring"});
+  EXPECT_TRUE(args_of("bench", {{"algo", "halving_doubling"}}).sets.empty());
+  EXPECT_EQ(args_of("bench", {{"algo", "ring,tree"}}).sets,
+            std::vector<std::string>{"collective.algorithms=ring,tree"});
+  EXPECT_EQ(study::algo_choice("ring,tree", "--algo").algo, "auto");
+  EXPECT_EQ(study::algo_choice("halving_doubling", "--algo").algo, "halving_doubling");
+  try {
+    args_of("bench", {{"algo", "fastest"}});
+    FAIL() << "accepted --algo fastest";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--algo: 'fastest' is not an algorithm"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Studies, BadParametersNameTheirLabel) {
+  try {
+    study_args(*find_study("diagnose"), {{"duration", "soon"}},
+               [](const StudyParam& p) { return "'" + p.spec.name + "'"; });
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'duration': 'soon' is not a duration"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(args_of("bench", {{"min", "1MiB"}, {"max", "1KiB"}}), InputError);
+  EXPECT_THROW(args_of("bench", {{"nope", "1"}}), InputError);
+  EXPECT_THROW(args_of("diagnose", {{"probe", "star"}}), InputError);
+}
+
+TEST(Studies, WhatOptimizeReadsIsDeclared) {
+  const StudyDef& design = *find_study("design");
+  const StudyDef& train = *find_study("train");
+  for (const char* k : {study::kCapexColumn, study::kPowerColumn, study::kBisectionColumn, study::kInjectionColumn,
+                        study::kDiameterColumn})
+    EXPECT_NE(find_field(design, k), nullptr) << k;
+  std::map<std::string, std::string> objectives;
+  for (const auto& f : train.fields)
+    if (!f.objective.empty()) objectives[f.objective] = f.key;
+  EXPECT_EQ(objectives, (std::map<std::string, std::string>{{"days", study::kDaysColumn},
+                                                            {"days_with_failures", study::kDaysWithFailuresColumn},
+                                                            {"iteration", study::kTimeColumn}}));
+}
+
+TEST(Studies, FieldsFormatLikeTheirCommandsTables) {
+  const StudyDef& train = *find_study("train");
+  EXPECT_EQ(format_field(find_field(train, "iteration_time_ms"), 14612.9055), "14,612.91 ms");
+  EXPECT_EQ(format_field(find_field(train, "mfu"), 0.372), "37.2%");
+  EXPECT_EQ(format_field(find_field(train, "parallelism.gpus"), 16384), "16,384");
+  // Undeclared: integers and reals grouped by thousands alike (diff showed 17367040 beside 16,384).
+  EXPECT_EQ(format_field(nullptr, 17367040.0), "17,367,040");
+  EXPECT_EQ(format_field(nullptr, 16384), "16,384");
+  EXPECT_EQ(format_field(nullptr, -1234.56789), "-1,234.5679");
+  EXPECT_EQ(format_field(nullptr, nullptr), "-");
+  // Per-size bench fields: "time_us@" declares every time_us@BYTES.
+  EXPECT_EQ(format_field(find_field(*find_study("bench"), "time_us@0000000000001024"), 12.3456), "12.35 us");
+}
+
+study::ResultTable pp_sweep() {
+  // aipod-16k pins dp: 128; pp 8 -> 8 x 8 x 128 = 8,192 GPUs, pp 16 -> 16,384.
+  study::ResultTable t;
+  t.study = "train";
+  t.axes = {"workload.pp"};
+  t.columns = {"id", "workload.pp", "status", "error", "iteration_time_ms", "mfu", "parallelism.gpus"};
+  t.rows = {{int64_t{0}, std::string("8"), std::string("ok"), std::monostate{}, 14612.9055, 0.372, int64_t{8192}},
+            {int64_t{1}, std::string("16"), std::string("ok"), std::monostate{}, 6000.5, 0.41, int64_t{16384}}};
+  return t;
+}
+
+TEST(Studies, SweepTableShowsTheGpuCountAndWarnsWhenAnAxisChangesIt) {
+  const study::ResultTable t = pp_sweep();
+  const std::vector<std::string> cols = default_columns(t);
+  ASSERT_GE(cols.size(), 3u);
+  EXPECT_EQ(cols[2], "parallelism.gpus");  // right after the axes
+  std::ostringstream out;
+  write_sweep_results_table(t, {}, out);
+  // The unit in the header, the number in the cell (right-aligned as a number); "%" in the cell.
+  EXPECT_NE(out.str().find("iteration_time_ms (ms)"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find(" 14,612.91 "), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("37.2%"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("16,384"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("warning: the points run on different GPU counts (8,192 to 16,384"), std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("workload.pp changes it"), std::string::npos) << out.str();
+
+  study::ResultTable same = t;
+  std::get<int64_t>(same.rows[1][6]) = 8192;
+  EXPECT_EQ(gpu_count_warning(same), "");
+}
+
+TEST(Studies, DiffShowsTheGpuCountAndWarnsWhenItDiffers) {
+  const auto doc = [](int64_t gpus, double ms) {
+    return nlohmann::json{{"run", {{"command", "train"}}},
+                          {"parallelism", {{"gpus", gpus}}},
+                          {"iteration_time_ms", ms}};
+  };
+  DiffSide a{"A", "", {{"train", doc(8192, 14612.9055)}}}, b{"B", "", {{"train", doc(16384, 6000.5)}}};
+  const nlohmann::json d = diff_document(a, b);
+  EXPECT_EQ(d["studies"]["train"]["gpus"]["a"], 8192);
+  EXPECT_EQ(d["studies"]["train"]["gpus"]["b"], 16384);
+  std::ostringstream out;
+  write_diff_table(d, out);
+  EXPECT_NE(out.str().find("warning: A runs on 8,192 GPUs, B on 16,384"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("14,612.91 ms"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("-8,612.41 ms"), std::string::npos) << out.str();
+
+  DiffSide c{"C", "", {{"train", doc(8192, 14000.0)}}};
+  std::ostringstream same;
+  write_diff_table(diff_document(a, c), same);
+  EXPECT_NE(same.str().find("on 8,192 GPUs"), std::string::npos) << same.str();
+  EXPECT_EQ(same.str().find("warning"), std::string::npos) << same.str();
+}
+
+TEST(Studies, ProgressGivesAnEtaOnceARunIsLong) {
+  EXPECT_EQ(elapsed_and_eta(1, 10, 1.0), "1.0 s elapsed");
+  EXPECT_EQ(elapsed_and_eta(4, 10, 8.0), "8.0 s elapsed, ETA 12 s");  // 2 s a point, 6 to go
+  EXPECT_EQ(elapsed_and_eta(10, 10, 20.0), "20.0 s elapsed");
+  EXPECT_EQ(elapsed_and_eta(1, 100, 60.0), "60.0 s elapsed, ETA 99 min");
+}
+
+}  // namespace
+}  // namespace podnet::report
