@@ -12,3 +12,13 @@ if(PODNET_TESTS)
   add_test(NAME docs_site COMMAND sh ${CMAKE_SOURCE_DIR}/scripts/docs-site.sh ${CMAKE_BINARY_DIR})
   set_tests_properties(docs_site PROPERTIES LABELS docs TIMEOUT 300)
 endif()
+
+# The README and the recipes (docs/recipes/*.md): every `$ podnet ...` command of their console blocks runs in a scratch
+# directory and must print the lines the page shows, in order (tests/recipes/check_recipes.py).
+if(PODNET_TESTS)
+  find_program(PODNET_RECIPES_PYTHON3 NAMES python3)
+  add_test(NAME docs_recipes
+           COMMAND ${PODNET_RECIPES_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/recipes/check_recipes.py $<TARGET_FILE:podnet>
+                   ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}/recipes)
+  set_tests_properties(docs_recipes PROPERTIES LABELS docs TIMEOUT 900 ENVIRONMENT PYTHONDONTWRITEBYTECODE=1)
+endif()

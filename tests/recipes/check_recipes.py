@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Runs every command of the recipe pages (docs/recipes/*.md) and checks the output they show.
+"""Runs every command of the README's quick start and of the recipe pages (docs/recipes/*.md) and checks
+the output they show.
 
 A recipe shows a session in a ```console block: a line `$ podnet ...` is a command (a trailing backslash
-continues it), and the lines after it, up to the next `$`, are what it prints on stdout. A line `...`
+continues it), and the lines after it, up to the next `$`, are what it prints (stdout, then stderr). A line `...`
 stands for lines left out. Each shown line must appear in the real output, in the same order (trailing
 spaces aside). Commands run in a scratch directory in which `tests/` and `examples/` of the repository are
 visible, with `podnet` on PATH being the binary under test; each must exit 0 unless the block shows
@@ -71,7 +72,7 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     podnet, src, out = sys.argv[1:4]
-    pages = sys.argv[4:] or sorted(
+    pages = sys.argv[4:] or [os.path.join(src, "README.md")] + sorted(
         os.path.join(src, "docs", "recipes", p)
         for p in os.listdir(os.path.join(src, "docs", "recipes"))
         if p.endswith(".md"))
@@ -105,7 +106,9 @@ def main():
                 print(f"FAIL {where}: `{cmd}` exited {r.returncode}, the page shows {status}\n{r.stderr[-2000:]}")
                 failed += 1
                 continue
-            missing = in_order(expected, (r.stdout + (r.stderr if status else "")).splitlines())
+            missing = in_order(expected, r.stdout.splitlines())
+            if missing is not None:  # a line podnet writes on stderr ("wrote ...", an error), after stdout's
+                missing = in_order(expected, r.stdout.splitlines() + r.stderr.splitlines())
             if missing is not None:
                 print(f"FAIL {where}: `{cmd}` did not print (in this order):\n  {missing}\n"
                       f"its output was:\n{r.stdout[-4000:]}")
