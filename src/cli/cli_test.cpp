@@ -916,8 +916,6 @@ TEST(BadInput, OutputFilesAreCheckedBeforeTheRun) {
   const std::string folder = (dir / "a-directory").string();
   const std::string file = podnet::cli::testing::write_file(dir, "a-file", "x\n");
   const std::string results = (dir / "results").string();
-  const std::string log =
-      (fs::path(PODNET_SOURCE_DIR) / "tests/data/nccl-tests/h100-2node-ring-allreduce.log").string();
   const std::string is_dir = ": cannot write there: it is a directory; expected a file name";
   const std::string under_file = ": cannot write there: " + file + " is a file, not a directory";
   expect_refused({
@@ -932,7 +930,6 @@ TEST(BadInput, OutputFilesAreCheckedBeforeTheRun) {
       {"reliability aipod-16k --html " + folder, "--html " + folder + is_dir},
       {"diagnose aipod-16k --probes-out " + folder, "--probes-out " + folder + is_dir},
       {"diagnose aipod-16k --html " + file + "/d.html", "--html " + file + "/d.html" + under_file},
-      {"calibrate aipod-16k --op allreduce --nccl-tests " + log + " --out " + folder, "--out " + folder + is_dir},
       {"sweep aipod-16k --study train --vary workload.dp=64,128 --results " + file + "/s.db",
        "--results " + file + "/s.db" + under_file},
   });
@@ -956,8 +953,12 @@ TEST(BadInput, OutputDirectoriesAreCheckedBeforeTheRun) {
   fs::create_directories(dir);
   const std::string file = podnet::cli::testing::write_file(dir, "a-file", "x\n");
   const std::string is_file = ": cannot write there: " + file + " is a file, not a directory";
+  const std::string log =
+      (fs::path(PODNET_SOURCE_DIR) / "tests/data/nccl-tests/h100-2node-ring-allreduce.log").string();
   expect_refused({
       {kLongBench + " --out " + file, "--out " + file + is_file},
+      // calibrate's --out is a directory too (DIR/fitted.yaml beside its reports); only a *.yaml path is a file
+      {"calibrate aipod-16k --op allreduce --nccl-tests " + log + " --out " + file, "--out " + file + is_file},
       {kLongBench + " --telemetry " + file + "/telemetry", "--telemetry " + file + "/telemetry" + is_file},
       {"train aipod-16k --engine flow --out " + file + "/o", "--out " + file + "/o" + is_file},
       {"train aipod-16k --engine flow --telemetry " + file, "--telemetry " + file + is_file},

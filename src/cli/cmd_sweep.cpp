@@ -29,7 +29,7 @@ struct SweepOptions {
   int jobs = 1;
   std::string columns;
   bool timing = false;
-  std::string html;  // the results as a dashboard page
+  std::string html;            // the results as a dashboard page
   StudyOptions study_options;  // each study's own options (report/studies.hpp)
 };
 

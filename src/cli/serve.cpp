@@ -160,7 +160,8 @@ Request parse_request(const nlohmann::json& body) {
     r.sc = scenario::load(name, sets, {}, flags);
   }
   // Rules between keys (60 GPUs of 8-GPU servers) are checked now, answered 400, not as a failed run.
-  (void)scenario::resolve(scenario::Scenario(r.sc));
+  const scenario::Setup checked = scenario::resolve(scenario::Scenario(r.sc));
+  if (st->check) st->check(r.args, checked);
   return r;
 }
 

@@ -72,8 +72,20 @@ study::BenchRequest bench_request(const StudyArgs& a, const scenario::Setup& s) 
   r.algo = study::algo_choice(a.values.get_string("algo"), a.label("algo")).algo;
   r.sizes = study::size_series(parse_size(a.values.get_string("min"), a.label("min")),
                                parse_size(a.values.get_string("max"), a.label("max")), a.values.get_real("factor"));
+  const bool given = a.given.count("gpus") != 0;
   const std::string gpus = a.values.has("gpus") ? a.values.get_string("gpus") : "";
-  if (!gpus.empty()) r.group = collective::parse_gpu_list(gpus, static_cast<int32_t>(s.fabric.gpus.size()));
+  if (given && gpus.find_first_not_of(" \t") == std::string::npos)
+    throw InputError(a.label("gpus") +
+                     ": expected GPU ranks such as 0-7, 0-4095:8 or 0,8,16 (leave it out for every GPU)");
+  if (!gpus.empty()) {
+    try {
+      r.group = collective::parse_gpu_list(gpus, static_cast<int32_t>(s.fabric.gpus.size()));
+    } catch (const InputError& e) {
+      throw InputError(a.label("gpus") + ": " + e.what());
+    }
+    if (r.group.size() < 2)
+      throw InputError(fmt::format("{}: '{}' is one GPU; a collective needs at least 2", a.label("gpus"), gpus));
+  }
   return r;
 }
 
@@ -153,6 +165,7 @@ std::vector<StudyDef> builtin() {
                 field("busbw_gbyte_per_s@", "bus bandwidth", "GB/s", 2, true),
                 field("algbw_gbyte_per_s@", "algorithm bandwidth", "GB/s", 2)};
     d.prepare = prepare_bench;
+    d.check = [](const StudyArgs& a, const scenario::Setup& s) { (void)bench_request(a, s); };
     d.run = [](const StudyRun& r) {
       StudyOutput o;
       o.document = bench_document(*r.setup, study::bench(*r.setup, bench_request(*r.args, *r.setup), r.progress));

@@ -89,6 +89,9 @@ struct StudyDef {
   // Checks the parameters before any scenario is loaded (InputError naming the parameter's label) and
   // adds the scenario overrides they imply to args.sets.
   std::function<void(StudyArgs&)> prepare;
+  // Checks the parameters against the resolved scenario (a GPU list against the fabric) before a front end
+  // accepts the run (serve answers 400 instead of starting it); none = nothing to check.
+  std::function<void(const StudyArgs&, const scenario::Setup&)> check;
   std::function<StudyOutput(const StudyRun&)> run;
 };
 
