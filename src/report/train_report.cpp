@@ -243,8 +243,8 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                        par["recompute"].get<std::string>() != "none"
                            ? fmt::format(", {} recompute", par["recompute"].get<std::string>())
                            : "",
-                       b["global_batch"].get<int64_t>(), m["seq"].get<int64_t>(), b["microbatch"].get<int64_t>(),
-                       b["microbatches_per_pipeline"].get<int64_t>(),
+                       thousands(b["global_batch"].get<int64_t>()), thousands(m["seq"].get<int64_t>()),
+                       b["microbatch"].get<int64_t>(), b["microbatches_per_pipeline"].get<int64_t>(),
                        100 * o["gpu"]["compute_efficiency"].get<double>());
     if (!o["gpu"]["efficiency_source"].get<std::string>().empty())
       out << fmt::format("  (the {} default {:.1f}%: {})\n", o["gpu"]["name"].get<std::string>(),

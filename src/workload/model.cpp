@@ -149,8 +149,17 @@ const std::vector<Recipe>& recipes() {
   // llama31_utils.py and NeMo's llama3_70b / llama31_405b performance recipes; nemotron/launch.sh and NeMo's
   // nemotron4 recipes: sequence parallelism, the distributed optimizer (ZeRO-1), TP communication overlapped,
   // no activation recompute, Megatron's rank order, layers split evenly. Their step times are podnet's
-  // held-out training rows (docs/validation.md). Their batch grows with the GPU count (2 x GPUs, 4 x GPUs),
-  // which a preset cannot hold, so it is left out.
+  // held-out training rows (docs/contributing/validation/training-throughput.md). Their batch grows with the GPU count
+  // (2 x GPUs, 4 x GPUs), which a preset cannot hold, so it is left out. NeMo's performance recipes share their memory
+  // settings; only the gradients' reduction width differs.
+  const auto kNemoMemory = [](const char* bytes_per_grad) {
+    return RecipeGroup{"memory",
+                       {{"recompute", "none"},
+                        {"sequence_parallel", "true"},
+                        {"tp_comm_overlap", "true"},
+                        {"zero", "1"},
+                        {"bytes_per_grad", bytes_per_grad}}};
+  };
   static const std::vector<Recipe> k = {
       {"gpt3-175b",
        "Brown et al. 2020, Table 2.1: 3.2M-token batches (1,536 sequences of 2,048, as Megatron-LM ran it), "
@@ -177,12 +186,7 @@ const std::vector<Recipe>& recipes() {
           {"interleave", "5"},
           {"stage_layers", "even"},
           {"rank_order", "tp-cp-dp-pp"}}},
-        {"memory",
-         {{"recompute", "none"},
-          {"sequence_parallel", "true"},
-          {"tp_comm_overlap", "true"},
-          {"zero", "1"},
-          {"bytes_per_grad", "4"}}},
+        kNemoMemory("4"),
         {"batch", {{"microbatch", "1"}}},
         {"budget", {{"tokens", "15T"}}}}},
       // Meta's own run (examples/aipod-16k.yaml states the derivation): Dubey et al. 2024, Table 4 and §3.3.2.
@@ -203,24 +207,14 @@ const std::vector<Recipe>& recipes() {
        "NeMo's Nemotron-4 15B recipe (NVIDIA dgxc-benchmarking 25.04); 8T tokens (Parmar et al. 2024)",
        {{"layout",
          {{"tp", "2"}, {"pp", "1"}, {"interleave", "1"}, {"stage_layers", "even"}, {"rank_order", "tp-cp-dp-pp"}}},
-        {"memory",
-         {{"recompute", "none"},
-          {"sequence_parallel", "true"},
-          {"tp_comm_overlap", "true"},
-          {"zero", "1"},
-          {"bytes_per_grad", "2"}}},
+        kNemoMemory("2"),
         {"batch", {{"microbatch", "2"}}},
         {"budget", {{"tokens", "8T"}}}}},
       {"nemotron4-340b",
        "NeMo's Nemotron-4 340B recipe (NVIDIA dgxc-benchmarking 25.04); 9T tokens (NVIDIA 2024 technical report)",
        {{"layout",
          {{"tp", "8"}, {"pp", "8"}, {"interleave", "12"}, {"stage_layers", "even"}, {"rank_order", "tp-cp-dp-pp"}}},
-        {"memory",
-         {{"recompute", "none"},
-          {"sequence_parallel", "true"},
-          {"tp_comm_overlap", "true"},
-          {"zero", "1"},
-          {"bytes_per_grad", "2"}}},
+        kNemoMemory("2"),
         {"batch", {{"microbatch", "1"}}},
         {"budget", {{"tokens", "9T"}}}}},
   };
