@@ -168,16 +168,11 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
       const std::vector<engine::FailureEvent> all = s.scenario.failure_events(topo, out.result.iteration, out.gpus);
       std::vector<std::vector<size_t>> units;
       for (size_t j = 0; j < all.size(); ++j) {
-        if (!all[j].group.empty() && !units.empty() && all[units.back()[0]].group == all[j].group)
-          units.back().push_back(j);
-        else if (!all[j].group.empty()) {
-          auto same = std::find_if(units.begin(), units.end(),
-                                   [&](const std::vector<size_t>& u) { return all[u[0]].group == all[j].group; });
-          if (same != units.end()) same->push_back(j);
-          else units.push_back({j});
-        } else {
-          units.push_back({j});
-        }
+        auto same = std::find_if(units.begin(), units.end(), [&](const std::vector<size_t>& u) {
+          return !all[j].group.empty() && all[u[0]].group == all[j].group;
+        });
+        if (same != units.end()) same->push_back(j);
+        else units.push_back({j});
       }
       for (size_t u = 0; u < units.size() && u < kMaxCounterfactuals; ++u) {
         o.failures.events.clear();
