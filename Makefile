@@ -5,7 +5,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all setup configure build run test test-sanitize bench fuzz docs clean
+.PHONY: all setup configure build run test test-sanitize bench fuzz docs hostile clean
 
 all: build
 
@@ -32,6 +32,10 @@ test: build
 # build's podnet, checked by `mkdocs build --strict`, in $(BUILD)/docs-site/site/.
 docs: build
 	@bash scripts/docs-site.sh $(BUILD)
+
+# The hostile-input campaign at full size (tests/hostile/campaign.py; ctest runs its small size).
+hostile: build
+	python3 tests/hostile/campaign.py $(BUILD)/podnet --size full
 
 bench: build
 	@for b in $(BUILD)/bench/*_bench; do [ -x "$$b" ] && "$$b"; done

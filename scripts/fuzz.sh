@@ -14,7 +14,8 @@ build=${1:-build-fuzz}
 seconds=${2:-60}
 shift 2 2>/dev/null || shift $#
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(scenario units gpu_list simai_workload simai_topology nccl_tests_log sweep_axis chakra_trace probe_csv)
+[ ${#targets[@]} -eq 0 ] && targets=(scenario units gpu_list simai_workload simai_topology nccl_tests_log sweep_axis chakra_trace probe_csv
+  result_document)
 declare -A extra=([scenario]=examples [simai_workload]=tests/data/simai [simai_topology]=tests/data/simai
                   [nccl_tests_log]=tests/data/nccl-tests [chakra_trace]=tests/data/chakra)
 mkdir -p "$build/fuzz-crashes"

@@ -1285,20 +1285,33 @@
     function follow(id) {
       current = id;
       cancel.removeAttribute('disabled');
-      source = new EventSource('/api/runs/' + id + '/events');
-      source.onmessage = async ev => {
-        const s = JSON.parse(ev.data);
+      let ended = false;
+      const onStatus = async s => {
         bar.max = Math.max(1, s.total);
         bar.value = s.done;
         status.textContent = s.state + (s.what ? ': ' + s.what : '') + (s.total ? ' (' + s.done + '/' + s.total + ')' : '');
         if (s.state === 'done' || s.state === 'failed' || s.state === 'cancelled') {
-          source.close();
+          ended = true;
+          if (source) source.close();
           cancel.setAttribute('disabled', 'disabled');
           if (s.state === 'failed') showError(s.error);
           if (s.state === 'done') await show(id);
           await refreshRuns();
           status.setAttribute('data-state', s.state);
         }
+      };
+      // The server answers 503 when too many progress streams are open: follow the run by polling instead.
+      const poll = async () => {
+        while (!ended && current === id) {
+          try { await onStatus(await api('GET', '/api/runs/' + id)); } catch (e) { showError(e.message); return; }
+          if (!ended) await new Promise(r => setTimeout(r, 1000));
+        }
+      };
+      source = new EventSource('/api/runs/' + id + '/events');
+      source.onmessage = ev => onStatus(JSON.parse(ev.data));
+      source.onerror = () => {
+        if (ended || source.readyState !== EventSource.CLOSED) return;
+        poll();
       };
     }
 

@@ -72,7 +72,7 @@ int cmd_bench(Common c, const BenchOptions& b) {
         b.proto, b.op);
   req.sizes = bench_sizes(b.min_size, b.max_size, b.factor);
   req.telemetry = telemetry_request(b.telemetry, b.telemetry_interval);
-  std::string label;
+  RunLabel label;
   const scenario::Setup s = load_setup(c, "bench", label);
   if (b.gpus_given && b.gpus.find_first_not_of(" \t") == std::string::npos)
     throw InputError("--gpus '': expected GPU ranks such as 0-7, 0-4095:8 or 0,8,16 (leave --gpus out for every GPU)");

@@ -264,8 +264,8 @@ int cmd_resolve(const Common& c) {
   // scenario first, with the reason, to help mend it.
   std::optional<scenario::Setup> setup;
   std::string broken;
+  const RunLabel label;  // outlives the Setup's printers
   try {
-    std::string label;
     setup = load_setup(c, "resolve", label);
   } catch (const InputError& e) {
     broken = e.what();

@@ -86,7 +86,7 @@ int cmd_diagnose(const Common& c, const DiagnoseOptions& o) {
   }
   if (!o.html.empty() && !report::dashboard_installed())
     throw InputError(std::string("--html: ") + report::kDashboardMissing);
-  std::string label;
+  RunLabel label;
   const scenario::Setup s = load_setup(c, "diagnose", label);
   const study::DiagnoseResult r = study::diagnose(s, req, study_progress("diagnose", label));
   if (!o.probes_out.empty() && r.mesh_data && r.run_data) {

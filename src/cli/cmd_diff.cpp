@@ -5,10 +5,12 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "cli/common.hpp"
 #include "core/error.hpp"
 #include "report/diff.hpp"
+#include "report/json_intake.hpp"
 #include "report/studies.hpp"
 
 namespace podnet::cli {
@@ -29,14 +31,14 @@ struct DiffOptions {
 // A podnet result document (a .json file with schema_version and run.command), or null.
 nlohmann::json result_document(const std::string& path) {
   if (path.size() < 5 || path.substr(path.size() - 5) != ".json") return nullptr;
-  std::ifstream f(path);
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(fmt::format("{}: is a directory; expected a file", path));
+  std::ifstream f(path, std::ios::binary);
   if (!f) throw InputError(fmt::format("{}: cannot read", path));
-  nlohmann::json d;
-  try {
-    f >> d;
-  } catch (const std::exception& e) {
-    throw InputError(fmt::format("{}: not JSON: {}", path, e.what()));
-  }
+  std::stringstream text;
+  text << f.rdbuf();
+  const nlohmann::json d = report::parse_json(text.str(), path);
   report::document_side(path, d);  // checks it is a result document
   return d;
 }

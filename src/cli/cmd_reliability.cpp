@@ -17,7 +17,7 @@ int cmd_reliability(const Common& c, const std::string& html) {
     throw InputError(std::string("--html: ") + report::kDashboardMissing);
   check_output_dir("--out", c.out_dir);
   check_output_file("--html", html);
-  std::string label;
+  RunLabel label;
   const scenario::Setup s = load_setup(c, "reliability", label);
   const nlohmann::json doc = report::reliability_document(s, study::reliability(s));
   emit(c, s.scenario, doc, "reliability", report::write_reliability_table);

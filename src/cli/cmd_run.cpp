@@ -17,7 +17,7 @@ namespace {
 int cmd_run(Common c, bool allow_oom) {
   if (c.scenario.empty()) c.scenario = kDefaultScenario;
   check_output_dir("--out", c.out_dir);
-  std::string label = "iteration";
+  RunLabel label{"iteration", Time(0)};
   const scenario::Setup s = load_setup(c, "run", label);
   nlohmann::json doc = design_document(s.scenario, s.fabric, "run");
   study::TrainRequest req;

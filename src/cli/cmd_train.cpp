@@ -95,7 +95,7 @@ int cmd_train(Common c, const TrainCliOptions& o) {
   req.telemetry = telemetry_request(o.telemetry, o.telemetry_interval);
   std::optional<topology::Topology> fabric;
   if (!o.simai_topology.empty()) fabric = workload::simai::load_topology(o.simai_topology);
-  std::string label = "iteration";
+  RunLabel label{"iteration", Time(0)};
   const scenario::Setup s = load_setup(c, "train", label, std::move(fabric));
   // The output paths were checked above without touching an existing file; they are written only once the
   // run has succeeded, so a failed run leaves a previous trace or page as it was.

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <unistd.h>
 
@@ -43,7 +44,19 @@ void add_common(CLI::App* cmd, Common& c, bool scenario_required, const std::vec
   cmd->add_option("--max-memory", c.max_memory,
                   "refuse, before it starts, a run whose estimated memory exceeds SIZE (e.g. 8GB; default half "
                   "the machine's physical memory)")
-      ->type_name("SIZE");
+      ->type_name("SIZE")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            // An empty or zero limit would read as "no limit": refused, as every other size.
+            if (v.find_first_not_of(' ') == std::string::npos) return "expected a size such as 8GB, got nothing";
+            try {
+              if (parse_size(v, "--max-memory") <= 0) return "expected a positive size such as 8GB, got '" + v + "'";
+            } catch (const InputError& e) {
+              return e.what();
+            }
+            return {};
+          },
+          "SIZE", "a positive size"));
 }
 
 namespace {
@@ -103,18 +116,22 @@ scenario::Scenario load_scenario(const Common& c) {
   return scenario::load(c.scenario, c.sets, c.adds, c.set_flags);
 }
 
-scenario::Setup load_setup(const Common& c, const std::string& command, const std::string& label,
+scenario::Setup load_setup(const Common& c, const std::string& command, const RunLabel& label,
                            std::optional<topology::Topology> fabric) {
   scenario::Setup s = scenario::resolve(load_scenario(c), std::move(fabric));
-  s.network.progress = progress_printer("podnet " + command, label, flow_quantum_hint(s.engine, s.network));
+  add_progress_printers(s.network, "podnet " + command, label, flow_quantum_hint(s.engine, s.network));
   return s;
 }
 
-study::Progress study_progress(const std::string& command, std::string& label) {
+study::Progress study_progress(const std::string& command, RunLabel& label) {
   const auto start = std::chrono::steady_clock::now();
   const bool tty = isatty(STDERR_FILENO) != 0;
   study::Progress p;
-  p.run = [&label](const std::string& what) { label = what; };
+  p.run = [&label](const std::string& what) {
+    label.what = what;
+    label.expected = Time(0);
+  };
+  p.expect = [&label](Time expected) { label.expected = expected; };
   p.step = [command, start, tty](size_t done, size_t total, const std::string& what) {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (tty || wall > 2.0)
@@ -128,27 +145,54 @@ report::RunContext context_of(const scenario::Scenario& sc, const std::string& c
   return report::context_of(sc, command);
 }
 
-std::function<void(int64_t, int64_t, Time)> progress_printer(std::string command, const std::string& label,
-                                                             std::string hint) {
+void add_progress_printers(engine::NetworkOptions& network, std::string command, const RunLabel& label,
+                           std::string hint) {
   using clock = std::chrono::steady_clock;
   struct State {
+    std::string command, hint;
     clock::time_point start = clock::now();
     clock::time_point last = clock::now();
     bool hinted = false;
-  };
-  auto st = std::make_shared<State>();
-  return [st, command = std::move(command), &label, hint = std::move(hint)](int64_t done, int64_t total, Time now) {
-    const auto t = clock::now();
-    if (t - st->start < std::chrono::seconds(5) || t - st->last < std::chrono::seconds(5)) return;
-    st->last = t;
-    const double elapsed = std::chrono::duration<double>(t - st->start).count();
-    std::cerr << fmt::format("{}: {}: {:.0f}% of {} transfers done, simulated {} ({:.0f} s elapsed)\n", command, label,
-                             100.0 * static_cast<double>(done) / static_cast<double>(std::max<int64_t>(total, 1)),
-                             report::thousands(total), format_time(now), elapsed);
-    if (!hint.empty() && !st->hinted && elapsed > 20) {
-      st->hinted = true;
+    // Whether a line is due now (5 s into the run, 5 s after the last); the wall seconds so far.
+    std::optional<double> due() {
+      const auto t = clock::now();
+      if (t - start < std::chrono::seconds(5) || t - last < std::chrono::seconds(5)) return std::nullopt;
+      last = t;
+      return std::chrono::duration<double>(t - start).count();
+    }
+    void maybe_hint(double elapsed) {
+      if (hint.empty() || hinted || elapsed <= 20) return;
+      hinted = true;
       std::cerr << command << ": hint: " << hint << "\n";
     }
+  };
+  auto st = std::make_shared<State>();
+  st->command = std::move(command);
+  st->hint = std::move(hint);
+  network.progress = [st, &label](int64_t done, int64_t total, Time now) {
+    const auto elapsed = st->due();
+    if (!elapsed) return;
+    std::cerr << fmt::format("{}: {}: {:.0f}% of {} transfers done, simulated {} ({:.0f} s elapsed)\n", st->command,
+                             label.what,
+                             100.0 * static_cast<double>(done) / static_cast<double>(std::max<int64_t>(total, 1)),
+                             report::thousands(total), format_time(now), *elapsed);
+    st->maybe_hint(*elapsed);
+  };
+  network.heartbeat = [st, &label](Time now) {
+    if (now.ps <= 0) return;  // the analytical engine has no clock to show
+    const auto elapsed = st->due();
+    if (!elapsed) return;
+    std::string line = fmt::format("{}: {}: simulated {}", st->command, label.what, format_time(now));
+    if (label.expected.ps > 0) {
+      const double share = static_cast<double>(now.ps) / static_cast<double>(label.expected.ps);
+      line +=
+          fmt::format(" of about {} ({:.0f}%), {:.0f} s elapsed", format_time(label.expected), 100 * share, *elapsed);
+      if (share > 0.02 && share < 1) line += fmt::format(", about {:.0f} s left", *elapsed * (1 - share) / share);
+    } else {
+      line += fmt::format(" so far, {:.0f} s elapsed", *elapsed);
+    }
+    std::cerr << line << "\n";
+    st->maybe_hint(*elapsed);
   };
 }
 

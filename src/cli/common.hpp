@@ -47,13 +47,24 @@ using Action = std::function<int()>;
 // `extra_formats`: --format values beyond table/json/csv this command writes itself (emit's `other`).
 void add_common(CLI::App* cmd, Common& c, bool scenario_required, const std::vector<std::string>& extra_formats = {});
 report::RunContext context_of(const scenario::Scenario& sc, const std::string& command);
-// An engine progress callback (NetworkOptions::progress) that prints
-// "COMMAND: LABEL: P% of N transfers done, simulated T (S s elapsed)" to
-// stderr at most every 5 s, once a run has taken 5 s. `label` is read at each
-// call (update it between runs). `hint`, when not empty, is printed once
-// after 20 s.
-std::function<void(int64_t, int64_t, Time)> progress_printer(std::string command, const std::string& label,
-                                                             std::string hint = {});
+// What a command's run is doing, for its progress lines: `what` names the run
+// ("1,073,741,824 B", "iteration"); `expected`, when known, how long it
+// should simulate (a model's estimate, e.g. NCCL's for a bench size).
+struct RunLabel {
+  std::string what;
+  Time expected;
+};
+// Engine progress printers on `network` (NetworkOptions::progress and
+// ::heartbeat) that print to stderr at most every 5 s, once a run has taken
+// 5 s:
+//   "COMMAND: LABEL: P% of N transfers done, simulated T (S s elapsed)"
+// after a transfer completes, and between completions (a run of a few large
+// transfers)
+//   "COMMAND: LABEL: simulated T of about E (P%), S s elapsed, about R s left".
+// `label` is read at each call (update it between runs). `hint`, when not
+// empty, is printed once after 20 s.
+void add_progress_printers(engine::NetworkOptions& network, std::string command, const RunLabel& label,
+                           std::string hint = {});
 // The hint for slow flow-engine runs (empty unless the engine is flow with an exact quantum).
 std::string flow_quantum_hint(const std::string& engine, const engine::NetworkOptions& o);
 std::ofstream open_out(const std::string& path);
@@ -100,14 +111,14 @@ scenario::Scenario load_scenario(const Common& c);
 // Applies --max-memory (the memory guard's limit, scenario::estimate); load_scenario calls it.
 void apply_limits(const Common& c);
 // The same, resolved (scenario::resolve), with `command`'s engine progress
-// printer (progress_printer) reading `label`, which the study's Progress from
+// printers (add_progress_printers) reading `label`, which the study's Progress from
 // study_progress keeps up to date. `fabric` replaces the scenario's topology.
-scenario::Setup load_setup(const Common& c, const std::string& command, const std::string& label,
+scenario::Setup load_setup(const Common& c, const std::string& command, const RunLabel& label,
                            std::optional<topology::Topology> fabric = std::nullopt);
 // Progress hooks for a study run by `command`: `label` follows the run under
 // way; "COMMAND: [k/n] WHAT done (S s elapsed)" on stderr after each step
 // when stderr is a terminal or the study has run for 2 s.
-study::Progress study_progress(const std::string& command, std::string& label);
+study::Progress study_progress(const std::string& command, RunLabel& label);
 
 // The study options of a command that runs any registered study (sweep, diff): one CLI option per
 // parameter the studies offer on the command line (report/studies.hpp), deduplicated by name, each

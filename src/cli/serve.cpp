@@ -1,14 +1,20 @@
 #include "cli/serve.hpp"
 
+#include <arpa/inet.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <fmt/format.h>
 #include <map>
 #include <mutex>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -17,6 +23,7 @@
 #include "core/units.hpp"
 #include "report/diff.hpp"
 #include "report/html.hpp"
+#include "report/json_intake.hpp"
 #include "report/studies.hpp"
 #include "report/web_assets.hpp"
 #include "scenario/examples.hpp"
@@ -172,6 +179,23 @@ nlohmann::json status_of(const Run& r) {
   return j;
 }
 
+// The methods a path's route takes ("GET", "POST", "GET, POST"), or "" for no route (the table of routes()).
+std::string allowed_methods(const std::string& path) {
+  static const std::vector<std::pair<std::regex, std::string>> kRoutes = {
+      {std::regex("/"), "GET"},
+      {std::regex("/(design|bench|train|reliability|diagnose|compare)"), "GET"},
+      {std::regex("/assets/(.+)"), "GET"},
+      {std::regex("/api/(studies|scenarios)"), "GET"},
+      {std::regex("/api/runs"), "GET, POST"},
+      {std::regex(R"(/api/runs/\d{1,9}(/result|/trace|/events)?)"), "GET"},
+      {std::regex(R"(/api/runs/\d{1,9}/cancel)"), "POST"},
+      {std::regex("/api/compare"), "POST"},
+  };
+  for (const auto& [re, methods] : kRoutes)
+    if (std::regex_match(path, re)) return methods;
+  return {};
+}
+
 }  // namespace
 
 struct Server::Impl {
@@ -184,6 +208,9 @@ struct Server::Impl {
   int next_id = 1;
   int running = 0;
   bool stopping = false;
+  int streams = 0;                        // open /events streams
+  std::map<std::string, int> streams_of;  // per client address
+  static constexpr int kStreamsPerClient = 4;
 
   explicit Impl(ServeOptions opt) : o(std::move(opt)) {}
 
@@ -241,6 +268,17 @@ struct Server::Impl {
           [&](scenario::Setup& s) {
             resolved = s.scenario.resolved_yaml();
             s.network.progress = [&](int64_t, int64_t, Time) { check(r); };
+            // A run of a few large transfers reaches no progress hook for minutes: the engines' heartbeat
+            // stops it too, and says how far it has simulated (at most once a second).
+            s.network.heartbeat = [&r, this, last = Clock::now()](Time now) mutable {
+              check(r);
+              if (now.ps <= 0 || Clock::now() - last < std::chrono::seconds(1)) return;
+              last = Clock::now();
+              update(r, [&](Run& x) {
+                const auto cut = x.what.find(": simulated ");
+                x.what = fmt::format("{}: simulated {}", x.what.substr(0, cut), format_time(now));
+              });
+            };
             check(r);
           },
           true);
@@ -310,11 +348,9 @@ struct Server::Impl {
   }
 
   void start(const httplib::Request& req, httplib::Response& res) {
-    const nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
-    if (body.is_discarded()) return fail(res, 400, "the request body is not JSON");
     Request parsed;
     try {
-      parsed = parse_request(body);
+      parsed = parse_request(report::parse_json(req.body, "the request body"));
     } catch (const InputError& e) {
       return fail(res, 400, e.what());
     }
@@ -358,8 +394,12 @@ struct Server::Impl {
   }
 
   void compare(const httplib::Request& req, httplib::Response& res) {
-    const nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
-    if (body.is_discarded()) return fail(res, 400, "the request body is not JSON");
+    nlohmann::json body;
+    try {
+      body = report::parse_json(req.body, "the request body");
+    } catch (const InputError& e) {
+      return fail(res, 400, e.what());
+    }
     if (!body.is_object()) return fail(res, 400, "the request body must be a JSON object");
     const report::DiffSide a = compare_side(body, "a"), b = compare_side(body, "b");
     if (a.documents[0].first != b.documents[0].first)
@@ -387,9 +427,17 @@ struct Server::Impl {
         fail(res, 500, "internal error");
       }
     });
-    http.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-      if (res.body.empty())
-        fail(res, res.status, res.status == 404 ? "not found" : "HTTP " + std::to_string(res.status));
+    http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+      if (!res.body.empty()) return;
+      if (res.status == 404) {
+        // A route that exists for other methods: 405 with the methods it takes (RFC 9110 15.5.6).
+        const std::string allow = allowed_methods(req.path);
+        if (!allow.empty()) {
+          res.set_header("Allow", allow);
+          return fail(res, 405, fmt::format("{} takes {}, not {}", req.path, allow, req.method));
+        }
+      }
+      fail(res, res.status, res.status == 404 ? "not found" : "HTTP " + std::to_string(res.status));
     });
 
     http.Get("/", [](const httplib::Request&, httplib::Response& res) { res.set_redirect("/design"); });
@@ -461,22 +509,47 @@ struct Server::Impl {
     http.Get(R"(/api/runs/(\d{1,9})/events)", [this](const httplib::Request& req, httplib::Response& res) {
       auto r = find(req);
       if (!r) return fail(res, 404, "no such run");
+      // Each open stream holds a worker thread until its run ends: at most half the workers stream, and at
+      // most kStreamsPerClient for one client address, so the other half always answers.
+      {
+        std::lock_guard lk(mu);
+        const int total_cap = std::max(1, o.threads / 2);
+        int& mine = streams_of[req.remote_addr];
+        if (streams >= total_cap || mine >= kStreamsPerClient) {
+          if (mine == 0) streams_of.erase(req.remote_addr);
+          res.set_header("Retry-After", "1");
+          res.set_header("Connection", "close");  // the refused client's connection holds no worker either
+          return fail(res, 503,
+                      fmt::format("{} progress streams are open (the limit: {} in all, {} per client); follow the "
+                                  "run with GET /api/runs/{}",
+                                  streams >= total_cap ? streams : mine, total_cap, kStreamsPerClient, r->id));
+        }
+        ++streams;
+        ++mine;
+      }
       auto seen = std::make_shared<uint64_t>(UINT64_MAX);
       res.set_header("Cache-Control", "no-store");
-      res.set_chunked_content_provider("text/event-stream", [this, r, seen](size_t, httplib::DataSink& sink) {
-        std::unique_lock lk(mu);
-        cv.wait_for(lk, std::chrono::seconds(1), [&] { return r->version != *seen || stopping; });
-        std::string msg = ": keep-alive\n\n";
-        if (r->version != *seen) {
-          *seen = r->version;
-          msg = "data: " + status_of(*r).dump() + "\n\n";
-        }
-        const bool end = r->terminal() || stopping;
-        lk.unlock();
-        if (!sink.write(msg.data(), msg.size())) return false;
-        if (end) sink.done();
-        return true;
-      });
+      res.set_chunked_content_provider(
+          "text/event-stream",
+          [this, r, seen](size_t, httplib::DataSink& sink) {
+            std::unique_lock lk(mu);
+            cv.wait_for(lk, std::chrono::seconds(1), [&] { return r->version != *seen || stopping; });
+            std::string msg = ": keep-alive\n\n";
+            if (r->version != *seen) {
+              *seen = r->version;
+              msg = "data: " + status_of(*r).dump() + "\n\n";
+            }
+            const bool end = r->terminal() || stopping;
+            lk.unlock();
+            if (!sink.write(msg.data(), msg.size())) return false;
+            if (end) sink.done();
+            return true;
+          },
+          [this, client = req.remote_addr](bool) {
+            std::lock_guard lk(mu);
+            --streams;
+            if (--streams_of[client] <= 0) streams_of.erase(client);
+          });
     });
   }
 };
@@ -491,12 +564,46 @@ int Server::bind() {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
   });
-  const int port = impl_->o.port == 0 ? impl_->http.bind_to_any_port(impl_->o.bind)
-                                      : (impl_->http.bind_to_port(impl_->o.bind, impl_->o.port) ? impl_->o.port : -1);
-  if (port <= 0)
+  const std::string& host = impl_->o.bind;
+  in_addr a4{};
+  in6_addr a6{};
+  const bool v4 = inet_pton(AF_INET, host.c_str(), &a4) == 1, v6 = inet_pton(AF_INET6, host.c_str(), &a6) == 1;
+  if (!v4 && !v6 && host != "localhost")
+    throw InputError(fmt::format("--bind {}: not an IP address; expected an address of this machine (127.0.0.1: "
+                                 "this machine only, 0.0.0.0: every interface, ::1, or localhost)",
+                                 host));
+  const int port = impl_->o.port == 0 ? impl_->http.bind_to_any_port(host)
+                                      : (impl_->http.bind_to_port(host, impl_->o.port) ? impl_->o.port : -1);
+  if (port <= 0) {
+    // Either the address is not this machine's, or the port is taken: a bind to any port of it tells which.
+    bool local = true;
+    if (v4 || v6) {
+      const int fd = socket(v4 ? AF_INET : AF_INET6, SOCK_STREAM, 0);
+      if (fd >= 0) {
+        int rc = 0;
+        if (v4) {
+          sockaddr_in sa{};
+          sa.sin_family = AF_INET;
+          sa.sin_addr = a4;
+          rc = ::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
+        } else {
+          sockaddr_in6 sa{};
+          sa.sin6_family = AF_INET6;
+          sa.sin6_addr = a6;
+          rc = ::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
+        }
+        local = !(rc != 0 && errno == EADDRNOTAVAIL);
+        ::close(fd);
+      }
+    }
+    if (!local)
+      throw InputError(fmt::format("--bind {}: not an address of this machine; expected one of its own (127.0.0.1: "
+                                   "this machine only, 0.0.0.0: every interface)",
+                                   host));
     throw InputError(fmt::format("cannot listen on {}:{} (is another server, perhaps another podnet serve, using it? "
                                  "--port 0 picks a free one)",
-                                 impl_->o.bind, impl_->o.port));
+                                 host, impl_->o.port));
+  }
   return port;
 }
 

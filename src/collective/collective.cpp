@@ -129,10 +129,21 @@ Options options_from(const Params& params) {
     o.channels = params.text("channels") == "auto" ? kAutoChannels : static_cast<int32_t>(params.get_int("channels"));
   if (params.has("qps")) o.qps = static_cast<int32_t>(params.get_int("qps"));
   if (params.has("ring_order")) o.order = parse_ring_order(params.get_string("ring_order"));
-  if (params.has("algorithms"))
-    o.selection = parse_algorithms(params.get_string("algorithms"), o.selection, "collective.algorithms");
-  if (params.has("protocols"))
-    o.selection = parse_protocols(params.get_string("protocols"), o.selection, "collective.protocols");
+  // A bad list is the key's: a ParamError, so the scenario layer names its file and line (or its --set).
+  const auto selection = [&](const char* name, bool algos) {
+    const std::string key = std::string("collective.") + name, value = params.get_string(name);
+    try {
+      o.selection = algos ? parse_algorithms(value, o.selection, key) : parse_protocols(value, o.selection, key);
+    } catch (const ParamError&) {
+      throw;
+    } catch (const InputError& e) {
+      std::string why = e.what();
+      if (why.rfind(key + " = ", 0) == 0 && why.find(": ") != std::string::npos) why = why.substr(why.find(": ") + 2);
+      throw ParamError(key, fmt::format("'{}' is not valid: {}", value, why));
+    }
+  };
+  if (params.has("algorithms")) selection("algorithms", true);
+  if (params.has("protocols")) selection("protocols", false);
   if (params.has("gpu_arch")) o.arch = parse_arch(params.get_string("gpu_arch"));
   if (params.has("incast_senders"))
     o.incast_senders = params.text("incast_senders") == "auto" ? 0

@@ -6,14 +6,38 @@
 // Error: anything else that stops a run (exit status 1).
 #pragma once
 
+#include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace podnet {
 
+// `text` safe to print on a terminal: control characters other than newline
+// and tab (NUL, ESC and the rest, DEL) become visible escapes ("\x1b"), so a
+// message quoting a user's bytes neither ends early at a NUL nor drives the
+// terminal. UTF-8 text is kept as is.
+inline std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Every message is printable(): a user's bytes quoted in it are escaped.
 class Error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit Error(const std::string& message) : std::runtime_error(printable(message)) {}
+  explicit Error(const char* message) : std::runtime_error(printable(message)) {}
 };
 
 class InputError : public Error {

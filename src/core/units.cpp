@@ -139,6 +139,8 @@ bool parse_ratio(std::string_view text, double& out, std::string& expected) {
 }
 
 std::string format_number(double v, int max_decimals) {
+  // Past int64's range fixed notation prints hundreds of digits (1e300): the shortest exact form instead.
+  if (!std::isfinite(v) || std::fabs(v) >= 1e21) return fmt::format("{}", v);
   std::string s = fmt::format("{:.{}f}", v, max_decimals);
   if (s.find('.') != std::string::npos) {
     while (s.back() == '0') s.pop_back();

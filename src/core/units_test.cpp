@@ -120,5 +120,13 @@ TEST(Units, LimitsKeepValuesFinite) {
   EXPECT_FALSE(parse_power("1001MW", v, why));
 }
 
+TEST(Units, FormatNumberKeepsHugeValuesShort) {
+  EXPECT_EQ(format_number(2.5), "2.5");
+  EXPECT_EQ(format_number(1e20), "100000000000000000000");
+  // A 300-digit oversubscription ("1e300:1") was printed digit by digit in its error.
+  EXPECT_EQ(format_number(1e300), "1e+300");
+  EXPECT_EQ(format_number(-1e21), "-1e+21");
+}
+
 }  // namespace
 }  // namespace podnet

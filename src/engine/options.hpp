@@ -67,6 +67,12 @@ struct NetworkOptions {
   // simulated time); the caller decides what to print and when.
   std::function<void(int64_t, int64_t, Time)> progress;
   int64_t progress_every = 1024;
+  // Called by the packet and flow engines every `heartbeat_every` events (a
+  // count, so runs stay deterministic) with the simulated time. A caller that
+  // must stop a long run throws from it (the dashboard's cancel and time
+  // limit); a terminal shows that a run of a few large transfers still moves.
+  std::function<void(Time)> heartbeat;
+  int64_t heartbeat_every = 1 << 16;
   FailureOptions failures;
   // PFC storms (failures.hpp) the packet engine simulates; the other engines refuse them.
   std::vector<PauseStorm> pause_storms;

@@ -66,10 +66,13 @@ std::optional<double> parse_rate_unbounded(std::string_view text) {
 }  // namespace
 
 std::optional<double> parse_rate(std::string_view text, std::string& expected) {
-  expected = "a failure rate: an MTBF with a unit h, d or y (e.g. \"50000h\"), FIT (failures per 1e9 h, e.g. "
-             "\"1000FIT\") or a monthly availability in percent (e.g. \"99.9%\"), at most one failure per minute";
+  expected =
+      "a failure rate: an MTBF with a unit h, d or y (e.g. \"50000h\"), FIT (failures per 1e9 h, e.g. "
+      "\"1000FIT\") or a monthly availability in percent (e.g. \"99.9%\"), at most one failure per minute and at "
+      "least one per 10^12 h (0FIT: never fails)";
   const std::optional<double> rate = parse_rate_unbounded(text);
   if (!rate || !std::isfinite(*rate) || *rate > kMaxRatePerHour) return std::nullopt;
+  if (*rate > 0 && *rate < kMinRatePerHour) return std::nullopt;  // an MTBF beyond 10^12 h: mistyped, not meant
   return rate;
 }
 

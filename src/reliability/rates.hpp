@@ -63,6 +63,9 @@ inline constexpr double kFitHours = 1e9;         // FIT = failures per 1e9 devic
 // The highest rate parse_rate accepts: one failure per minute per component (an MTBF of 1 min, 6e10
 // FIT); faster ones are typos (`1e-300h`) whose counts and days overflow every printed figure.
 inline constexpr double kMaxRatePerHour = 60.0;
+// The lowest non-zero rate: an MTBF of 10^12 h (10^-3 FIT). Beyond it (`1e308h`) the MTBF printed as an
+// integer overflowed ("-0"); a part that never fails is "0FIT".
+inline constexpr double kMinRatePerHour = 1e-12;
 
 // Llama 3 405B (Table 5) figures the defaults are derived from.
 struct Llama3 {

@@ -50,6 +50,15 @@ TEST(Rates, AtMostOneFailurePerMinute) {
   EXPECT_TRUE(rejected("1e300FIT"));
 }
 
+TEST(Rates, AnMtbfOfAtMostTenToTheTwelveHours) {
+  // kMinRatePerHour = 1e-12: 1e12 h is the limit; 1e308 h printed "MTBF (h) -0" (an integer overflow).
+  EXPECT_DOUBLE_EQ(rate("1e12h"), 1e-12);
+  EXPECT_TRUE(rejected("1e13h"));
+  EXPECT_TRUE(rejected("1e308h"));
+  EXPECT_TRUE(rejected("1e-4FIT"));   // 1e-13 per hour
+  EXPECT_DOUBLE_EQ(rate("0FIT"), 0);  // never fails
+}
+
 TEST(Rates, PresetsReproduceLlama3) {
   // Each default is (Table 5 interruptions of its class) / (component-hours): multiplying back by the
   // Llama 3 inventory (16,384 GPUs/NICs/access links, 2,048 servers, 1,296 h) returns the counts,

@@ -16,6 +16,7 @@
 #include "collective/collective.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "core/shared_param_error.hpp"
 #include "core/version.hpp"
 #include "engine/network_params.hpp"
 #include "reliability/draw.hpp"
@@ -24,6 +25,7 @@
 #include "routing/policies.hpp"
 #include "scenario/estimate.hpp"
 #include "scenario/examples.hpp"
+#include "scenario/yaml_intake.hpp"
 #include "topology/address_plan.hpp"
 #include "topology/builders.hpp"
 #include "workload/job.hpp"
@@ -117,6 +119,10 @@ class Loader {
     if (sc_.from_set.count(key) || sc_.from_set.count(root)) throw InputError(fmt::format("--set {}: {}", key, msg));
     if (auto f = sc_.from_fragment.find(key); f != sc_.from_fragment.end())
       throw InputError(fmt::format("{}:{}: {}: {}", f->second.first, f->second.second, key, msg));
+    // A key inside a section or list a fragment gave whole (its `failures:`): the fragment's file, at the
+    // node's own line (the node was read from that file).
+    if (auto f = sc_.from_fragment.find(root); f != sc_.from_fragment.end())
+      throw InputError(fmt::format("{}:{}: {}: {}", f->second.first, line > 0 ? line : f->second.second, key, msg));
     if (line > 0) throw InputError(fmt::format("{}:{}: {}: {}", file_, line, key, msg));
     throw InputError(fmt::format("{}: {}: {}", file_, key, msg));
   }
@@ -320,8 +326,10 @@ class Loader {
       }
       check_keys(e, path, failure_keys());
       std::string expected;
-      if (!e["at"] || !parse_time(scalar_text(e["at"]), f.at, expected))
-        fail(path + ".at", line, "expected the time of the event, " + expected);
+      if (!e["at"]) fail(path + ".at", line, "missing: expected the time of the event (e.g. at: 5ms)");
+      if (!parse_time(scalar_text(e["at"]), f.at, expected))
+        fail(path + ".at", line,
+             fmt::format("'{}' is not valid: expected the time of the event, {}", scalar_text(e["at"]), expected));
       for (const char* k : {"link", "switch", "gpu"}) {
         if (!e[k]) continue;
         if (!f.target_kind.empty()) fail(path, line, "expected exactly one of link, switch, gpu");
@@ -629,8 +637,12 @@ class Loader {
     std::string expected;
     if (e["from"] && !parse_time(scalar_text(e["from"]), f.from, expected))
       fail(path + ".from", line, "expected the start of the window, " + expected);
-    if (e["until"] && (!parse_time(scalar_text(e["until"]), f.until, expected) || !(f.until > f.from)))
-      fail(path + ".until", line, "expected the end of the window, after `from`: " + expected);
+    if (e["until"] && !parse_time(scalar_text(e["until"]), f.until, expected))
+      fail(path + ".until", line, "expected the end of the window, " + expected);
+    if (e["until"] && !(f.until > f.from))
+      fail(path + ".until", line,
+           fmt::format("{} is not after from ({}); expected the end of the window, after its start",
+                       format_time(f.until), format_time(f.from)));
     if (e["parts"]) {
       std::vector<std::string> names;
       for (const auto& p : reliability::presets()) names.push_back(p.name);
@@ -703,12 +715,7 @@ void apply_override(YAML::Node& root, const std::string& assignment, Scenario& s
     if (path != "failures" && path != "faults" && path != "jobs")
       throw InputError(
           fmt::format("--set {}+=: only the lists failures, faults and jobs take +=; expected KEY=VALUE", path));
-    YAML::Node add;
-    try {
-      add = YAML::Load(value);
-    } catch (const YAML::Exception& e) {
-      throw InputError(fmt::format("--set {}+=: value '{}' is not valid YAML: {}", path, value, e.msg));
-    }
+    const YAML::Node add = parse_yaml(value, fmt::format("--set {}+=", path));
     YAML::Node list = root[path];
     if (list && !list.IsNull() && !list.IsSequence())
       throw InputError(fmt::format("--set {}+=: the scenario's {} is not a list", path, path));
@@ -726,12 +733,7 @@ void apply_override(YAML::Node& root, const std::string& assignment, Scenario& s
   std::vector<std::string> parts;
   std::stringstream ss(path);
   for (std::string part; std::getline(ss, part, '.');) parts.push_back(part);
-  YAML::Node value_node;
-  try {
-    value_node = YAML::Load(value);
-  } catch (const YAML::Exception& e) {
-    throw InputError(fmt::format("--set {}: value '{}' is not valid YAML: {}", path, value, e.msg));
-  }
+  YAML::Node value_node = parse_yaml(value, fmt::format("--set {}", path));
   if (value.empty()) value_node = YAML::Node(YAML::NodeType::Null);
   // Walk down, creating maps as needed (yaml-cpp nodes are handles: assign through a chain).
   std::vector<YAML::Node> chain{root};
@@ -772,16 +774,14 @@ void merge_fragment(YAML::Node dst, const YAML::Node& src, const std::string& pr
 }
 
 void apply_fragment(YAML::Node& root, const std::string& file, Scenario& sc) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec))
+    throw InputError(fmt::format("--config-add {}: is a directory; expected a YAML file of scenario sections", file));
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError(fmt::format("--config-add {}: cannot read the file", file));
   std::stringstream buf;
   buf << in.rdbuf();
-  YAML::Node frag;
-  try {
-    frag = YAML::Load(buf.str());
-  } catch (const YAML::ParserException& e) {
-    throw InputError(fmt::format("{}:{}:{}: YAML syntax error: {}", file, e.mark.line + 1, e.mark.column + 1, e.msg));
-  }
+  const YAML::Node frag = parse_yaml(buf.str(), file);
   if (!frag || frag.IsNull()) return;  // an empty fragment changes nothing
   if (!frag.IsMap())
     throw InputError(
@@ -802,6 +802,8 @@ void apply_fragment(YAML::Node& root, const std::string& file, Scenario& sc) {
     YAML::Node one(YAML::NodeType::Map);
     one[key] = it->second;
     merge_fragment(root, one, "", file, sc);
+    // `one`'s key node is new (no mark): the section's line is the fragment's own.
+    if (auto f = sc.from_fragment.find(key); f != sc.from_fragment.end() && line > 0) f->second.second = line;
   }
 }
 
@@ -1191,6 +1193,21 @@ std::vector<engine::ThresholdDrift> Scenario::threshold_drifts(const topology::T
   return out;
 }
 
+std::string Scenario::blame(const ParamError& e) const {
+  // The key the user changed: a --set first, then a --config-add fragment, then the file; else the error's own key.
+  const auto* shared = dynamic_cast<const SharedParamError*>(&e);
+  if (!shared) return e.key();
+  for (const std::string& k : shared->also())
+    if (from_set.count(k) > 0) return k;
+  for (const std::string& k : shared->also())
+    if (from_fragment.count(k) > 0) return k;
+  // Else the error's key where the file gives it; or the first the file gives, rather than a default it never wrote.
+  if (auto it = lines.find(e.key()); it != lines.end() && it->second > 0) return e.key();
+  for (const std::string& k : shared->also())
+    if (auto it = lines.find(k); it != lines.end() && it->second > 0) return k;
+  return e.key();
+}
+
 std::string Scenario::where(const std::string& key) const {
   // A key under a map given whole with --set (`--set 'topology={family: ..., gpus: ...}'`) is the --set's too.
   if (auto f = from_set.find(key); f != from_set.end() && !f->second.empty()) return f->second;
@@ -1308,12 +1325,7 @@ Scenario load_text(const std::string& text, const std::string& source, const std
   Scenario sc;
   sc.source = source;
   sc.name = default_name;
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw InputError(fmt::format("{}:{}:{}: YAML syntax error: {}", source, e.mark.line + 1, e.mark.column + 1, e.msg));
-  }
+  YAML::Node root = parse_yaml(text, source);
   if (!root || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
   if (!root.IsMap())
     throw InputError(fmt::format("{}:{}: expected a YAML map with schema_version and topology, got a {}", source,

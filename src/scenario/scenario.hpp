@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/params.hpp"
 #include "diagnose/probe.hpp"
 #include "engine/failures.hpp"
@@ -184,6 +185,8 @@ class Scenario {
   // "FILE:LINE: key" for a key given in the file, "--set key" for an override,
   // "FILE: key (default)" otherwise.
   std::string where(const std::string& key) const;
+  // The key to name for `e`: one of a SharedParamError's keys the user gave (--set, then a fragment), else e.key().
+  std::string blame(const ParamError& e) const;
   // The scenario with every default filled in, as YAML (deterministic).
   std::string resolved_yaml() const;
 

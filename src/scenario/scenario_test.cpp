@@ -222,7 +222,7 @@ TEST(Scenario, FailuresListIsValidatedAndResolved) {
   std::string e = error_of(std::string(kBase) + "failures:\n  - {at: 2ms, link: x, action: explode}\n");
   EXPECT_NE(e.find("t.yaml:9: failures[0].action: 'explode' is not valid for a link"), std::string::npos) << e;
   e = error_of(std::string(kBase) + "failures:\n  - {at: soon, link: x, action: down}\n");
-  EXPECT_NE(e.find("t.yaml:9: failures[0].at: expected the time"), std::string::npos) << e;
+  EXPECT_NE(e.find("t.yaml:9: failures[0].at: 'soon' is not valid: expected the time"), std::string::npos) << e;
   Scenario bad =
       load_text(std::string(kBase) + "failures:\n  - {at: 2ms, link: nowhere, action: down}\n", "t.yaml", "t");
   try {
@@ -434,7 +434,8 @@ TEST(Scenario, ValuesBeyondTheLimitsNameTheirKey) {
       << e;
   // A failure at 2600 h would wrap the clock; a degrade to 1e308 Tbps is infinite.
   e = error_of(std::string(kBase) + "failures:\n  - {at: 2600h, gpu: 0, action: slow, factor: 2}\n");
-  EXPECT_NE(e.find("t.yaml:9: failures[0].at: expected the time of the event"), std::string::npos) << e;
+  EXPECT_NE(e.find("t.yaml:9: failures[0].at: '2600h' is not valid: expected the time of the event"), std::string::npos)
+      << e;
   e = error_of(std::string(kBase) +
                "failures:\n  - {at: 0s, link: \"gpu-node-000/nic0\", action: degrade, rate: 1e308Tbps}\n");
   EXPECT_NE(e.find("t.yaml:9: failures[0].rate: degrade needs the new rate"), std::string::npos) << e;

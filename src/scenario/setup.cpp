@@ -18,7 +18,7 @@ auto located(const Scenario& sc, F&& f) {
   try {
     return f();
   } catch (const ParamError& e) {
-    throw InputError(fmt::format("{}: {}", sc.where(e.key()), e.what()));
+    throw InputError(fmt::format("{}: {}", sc.where(sc.blame(e)), e.what()));
   }
 }
 

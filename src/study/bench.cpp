@@ -59,6 +59,7 @@ BenchResult bench(const scenario::Setup& s, const BenchRequest& r, const Progres
     out.algo = collective::default_algorithm(r.op);  // a traffic pattern, not an NCCL collective
   out.bus_factor = collective::bus_factor(r.op, static_cast<int64_t>(out.group.size()));
 
+  require_fault_engine(s);
   const bool failures = !s.scenario.failures.empty();
   if (failures) require_failure_engine(s);
   // The memory guard (scenario/estimate.hpp): an all-to-all's n(n-1) transfers are known before its plan is
@@ -86,6 +87,14 @@ BenchResult bench(const scenario::Setup& s, const BenchRequest& r, const Progres
     row.algorithm = plan.algorithm;
     row.protocol = plan.protocol;
     row.channels = plan.channels;
+    collective::Algo ma;
+    collective::Proto mp;
+    // NCCL's model is for NCCL's own channel count: with the channels fixed (--channels) it is not comparable.
+    if (s.collective.channels == collective::kAutoChannels && collective::find_algo(plan.algorithm, ma) &&
+        collective::find_proto(plan.protocol, mp))
+      row.nccl_model_us =
+          collective::model_time_us(r.op, ma, mp, collective::comm_shape(out.group, topo, s.collective.arch), bytes);
+    if (progress.expect && row.nccl_model_us) progress.expect(Time(static_cast<int64_t>(*row.nccl_model_us * 1e6)));
     if (failures) {
       // The failures on the same plan; random ones are drawn over this size's failure-free run.
       row.baseline = backend->run(plan);
@@ -100,13 +109,6 @@ BenchResult bench(const scenario::Setup& s, const BenchRequest& r, const Progres
     // Per-transfer timings are not reported by bench: drop them so a long series stays small.
     row.run.transfers = {};
     if (row.baseline) row.baseline->transfers = {};
-    collective::Algo ma;
-    collective::Proto mp;
-    // NCCL's model is for NCCL's own channel count: with the channels fixed (--channels) it is not comparable.
-    if (s.collective.channels == collective::kAutoChannels && collective::find_algo(plan.algorithm, ma) &&
-        collective::find_proto(plan.protocol, mp))
-      row.nccl_model_us =
-          collective::model_time_us(r.op, ma, mp, collective::comm_shape(out.group, topo, s.collective.arch), bytes);
     out.rows.push_back(std::move(row));
     if (k + 1 == r.sizes.size()) {
       for (const auto& t : plan.transfers) {

@@ -10,6 +10,7 @@
 #include "collective/collective.hpp"
 #include "collective/nccl_tuner.hpp"
 #include "core/error.hpp"
+#include "core/units.hpp"
 #include "engine/network_params.hpp"
 #include "engine/registry.hpp"
 #include "scenario/scenario.hpp"
@@ -427,6 +428,14 @@ Calibration calibrate(const CalibrationInput& in) {
     c.logs.push_back(std::move(ls));
   }
 
+  size_t rows_given = 0;
+  for (const auto& p : probes) rows_given += p.sizes.size();
+  if (rows_given > kMaxCalibrationRows)
+    throw InputError(fmt::format("calibrate: the logs give {} rows to fit, at most {} are fitted (each of the fit's "
+                                 "few hundred evaluations times every row); give fewer logs, or keep the sizes "
+                                 "that matter (nccl-tests -b/-e/-f)",
+                                 thousands(static_cast<int64_t>(rows_given)),
+                                 thousands(static_cast<int64_t>(kMaxCalibrationRows))));
   Evaluator ev(in, c.keys, probes);
   std::vector<double> x;
   for (const auto& k : c.keys) x.push_back(k.value);

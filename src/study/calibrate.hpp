@@ -56,6 +56,7 @@
 // writes no fragment and exits 2 unless --force.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -112,6 +113,8 @@ struct LogSetup {
   bool log_algo_applied = false, log_proto_applied = false;
 };
 
+// The most log rows one fit takes (a 2,000-row fit took 17 s; each row is timed at every evaluation).
+inline constexpr size_t kMaxCalibrationRows = 512;
 // Above this rms residual a fit is not trusted (Calibration::doubts).
 inline constexpr double kMaxTrustedRms = 0.25;
 

@@ -45,6 +45,7 @@ JobsStudy jobs(const scenario::Setup& s, const JobsRequest& r, const Progress& p
                                  fmt::format("{} jobs together", out.jobs.size()))](const plan::PlanWeight& w) {
     grows({built.flows + w.flows, built.hops + w.hops});
   };
+  require_fault_engine(s);
   auto backend = engine::make_backend(s.engine, topo, s.network);
   std::vector<cluster::JobPlan> plans;
   if (progress.run) progress.run("job");

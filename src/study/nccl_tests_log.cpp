@@ -298,6 +298,11 @@ std::vector<NcclTestsLog> parse_nccl_tests(const std::string& text, const std::s
               fmt::format("{}: {} {} '{}' is not a non-negative number", where(lineno), names[k], what, s));
       };
       num(b.time, "time", res.time_us);
+      // nccl-tests prints microseconds; an hour per collective is no measurement (1e308 made the fit's rms "-%").
+      if (b.time >= 0 && res.time_us > kMaxLogTimeUs)
+        throw InputError(fmt::format("{}: {} time '{}' us is over an hour; expected microseconds per collective, at "
+                                     "most {:.0e}",
+                                     where(lineno), names[k], tok[at + static_cast<size_t>(b.time)], kMaxLogTimeUs));
       num(b.algbw, "algbw", res.algbw_gbyte_per_s);
       num(b.busbw, "busbw", res.busbw_gbyte_per_s);
       if (b.wrong >= 0) {

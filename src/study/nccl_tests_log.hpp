@@ -114,6 +114,8 @@ struct NcclTestsLog {
 // Parses the text of one file. InputError "SOURCE:LINE: ..." for a results
 // line that cannot be read, "SOURCE: ..." for a file with no results table.
 std::vector<NcclTestsLog> parse_nccl_tests(const std::string& text, const std::string& source);
+// The longest time a row may give (3.6e9 us: an hour per collective); a longer one is refused.
+inline constexpr double kMaxLogTimeUs = 3.6e9;
 // Reads and parses a file (InputError if it cannot be read).
 std::vector<NcclTestsLog> read_nccl_tests(const std::string& path);
 

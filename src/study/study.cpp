@@ -54,11 +54,26 @@ std::vector<diagnose::ThresholdDrift> find_drifts(const telemetry::Recorder& r) 
 
 void require_failure_engine(const scenario::Setup& s) {
   if (s.engine == "analytical")
-    throw InputError(fmt::format("failures are injected by the flow and packet engines (the analytical engine "
+    throw InputError(fmt::format("{}: failures are injected by the flow and packet engines (the analytical engine "
                                  "times each transfer in closed form and cannot change the fabric under it); "
-                                 "this run uses network.engine = {} (use --engine flow or --engine packet)",
-                                 s.engine));
+                                 "this run's engine is {} ({}; use --engine flow or --engine packet)",
+                                 s.scenario.where("failures"), s.engine, s.scenario.where("network.engine")));
   s.scenario.check_failures(s.fabric);
+}
+
+void require_fault_engine(const scenario::Setup& s) {
+  if (s.engine == "packet") return;
+  const engine::NetworkOptions& o = s.network;
+  if (o.pause_storms.empty() && o.silent_faults.empty() && o.threshold_drifts.empty()) return;
+  const std::string what = !o.pause_storms.empty() ? o.pause_storms.front().what + " (a PFC storm)"
+                           : !o.silent_faults.empty()
+                               ? o.silent_faults.front().what +
+                                     " (a silent fault: lost, corrupted or delayed packets, a "
+                                     "flapping link)"
+                               : o.threshold_drifts.front().what + " (drifted ECN/PFC thresholds)";
+  throw InputError(fmt::format("{}: {} is simulated by the packet engine only; this run's engine is {} ({}; run "
+                               "with --engine packet; `podnet diagnose` probes faults on any engine)",
+                               s.scenario.where("faults"), what, s.engine, s.scenario.where("network.engine")));
 }
 
 }  // namespace podnet::study

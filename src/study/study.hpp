@@ -28,6 +28,8 @@ struct Progress {
   std::function<void(const std::string& what)> run;
   // Step `done` of `total` finished; `what` names it.
   std::function<void(size_t done, size_t total, const std::string& what)> step;
+  // The run just named should simulate about `expected` (a model's estimate; 0 unknown).
+  std::function<void(Time expected)> expect;
 };
 
 // The scenario's `failures:` injected into a run on `gpus` whose
@@ -65,5 +67,8 @@ std::vector<diagnose::ThresholdDrift> find_drifts(const telemetry::Recorder& r);
 // checks the named failure targets against the fabric too. Called before
 // any run, so a bad scenario fails at once.
 void require_failure_engine(const scenario::Setup& s);
+// InputError, naming the `faults:` and the engine's key, unless the Setup's engine simulates its faults (PFC
+// storms, silent faults, drifted thresholds: the packet engine). Called by bench, train and jobs before any run.
+void require_fault_engine(const scenario::Setup& s);
 
 }  // namespace podnet::study

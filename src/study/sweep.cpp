@@ -9,19 +9,27 @@
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <mpi.h>
 #include <mutex>
 #include <set>
 #include <sqlite3.h>
+#include <sstream>
 #include <string_view>
 #include <thread>
 #include <unordered_set>
 #include <yaml-cpp/yaml.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include "core/error.hpp"
 #include "core/params.hpp"
+#include "scenario/yaml_intake.hpp"
 
 namespace podnet::study {
 
@@ -37,9 +45,29 @@ std::string quote(const std::string& name) {  // an SQL identifier
 class Db {
  public:
   Db(const std::string& path, bool create) : path_(path) {
-    const int flags = create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
+    int flags = create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+      throw InputError(fmt::format("{}: is a directory; expected a sweep database file", path));
     if (!create && !std::filesystem::exists(path)) throw InputError(fmt::format("{}: no such file", path));
-    if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+    std::string name = path;
+    if (!create && !writable(path)) {
+      if (std::filesystem::file_size(path + "-wal", ec) > 0 && !ec)
+        throw InputError(fmt::format("{}: its last points are still in {}-wal (the sweep that wrote it was stopped), "
+                                     "and podnet may not write here to fold them in; run the sweep again to resume "
+                                     "it, or make the file and its folder writable",
+                                     path, path));
+      // A database podnet may not write (a read-only file or folder, a shared result) is read as immutable:
+      // SQLite would otherwise try to create its -shm file and fail with "attempt to write a readonly database".
+      name = "file:";
+      for (const char c : std::filesystem::absolute(path).string()) {
+        if (c == '?' || c == '#' || c == '%') name += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+        else name += c;
+      }
+      name += "?immutable=1";
+      flags |= SQLITE_OPEN_URI;
+    }
+    if (sqlite3_open_v2(name.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
       const std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
       sqlite3_close(db_);
       throw InputError(fmt::format("{}: cannot open the sweep database: {}", path, msg));
@@ -85,8 +113,25 @@ class Db {
     return v;
   }
   const std::string& path() const { return path_; }
+  // The names of the tables in the file (an SQLite error here: the file is no database).
+  std::vector<std::string> tables() {
+    std::vector<std::string> out;
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db_, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", -1, &st,
+                           nullptr) != SQLITE_OK)
+      throw InputError(fmt::format("{}: not an SQLite database ({}); expected a podnet sweep database or a new file",
+                                   path_, sqlite3_errmsg(db_)));
+    while (sqlite3_step(st) == SQLITE_ROW) out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+    sqlite3_finalize(st);
+    return out;
+  }
 
  private:
+  static bool writable(const std::string& path) {
+    const std::filesystem::path dir = std::filesystem::absolute(path).parent_path();
+    return ::access(path.c_str(), W_OK) == 0 && ::access(dir.c_str(), W_OK) == 0;
+  }
+
   std::string path_;
   sqlite3* db_ = nullptr;
 };
@@ -236,14 +281,14 @@ std::string Axis::label() const {
 }
 
 SweepFile load_sweep_file(const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw InputError(fmt::format("{}: cannot read the sweep file", path));
-  } catch (const YAML::Exception& e) {
-    throw InputError(fmt::format("{}:{}: {}", path, e.mark.line + 1, e.msg));
-  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(fmt::format("{}: is a directory; expected a sweep file (YAML with study:, vary:, zip:)", path));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot read the sweep file", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  const YAML::Node root = scenario::parse_yaml(text.str(), path);
   auto where = [&](const YAML::Node& n) { return fmt::format("{}:{}", path, n.Mark().line + 1); };
   if (!root.IsMap()) throw InputError(fmt::format("{}: a sweep file is a map (study:, vary:, zip:)", path));
   auto values_of = [&](const std::string& key, const YAML::Node& v) {
@@ -340,13 +385,49 @@ std::vector<std::string> SweepSpec::overrides(const SweepPoint& p) const {
 
 namespace {
 
+// One sweep writes a database at a time: an exclusive flock(2) on the file, taken before SQLite opens it
+// (flock and SQLite's own fcntl locks do not interact on Linux). The kernel drops it when the process ends,
+// however it ends, so a killed sweep never leaves a stale lock. A second sweep on the same file stops at once
+// with a message instead of racing the first to the same point ids.
+class SweepLock {
+ public:
+  explicit SweepLock(const std::string& path) {
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0)
+      throw InputError(fmt::format("{}: cannot open the sweep database for writing: {}", path, std::strerror(errno)));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      ::close(fd_);
+      if (err == EWOULDBLOCK)
+        throw InputError(fmt::format("{}: another sweep is writing this database now; wait for it to end, or give "
+                                     "another --results file",
+                                     path));
+      throw InputError(fmt::format("{}: cannot lock the sweep database: {}", path, std::strerror(err)));
+    }
+  }
+  ~SweepLock() { ::close(fd_); }
+  SweepLock(const SweepLock&) = delete;
+  SweepLock& operator=(const SweepLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 // The database side of a sweep: opened (created, or checked to hold the same
 // definition), the points it still misses, and storing one point per
 // transaction. Not thread-safe: callers serialize store().
 class Store {
  public:
   Store(const SweepSpec& spec, const std::string& db_path, const SweepProgress& progress)
-      : spec_(spec), points_(cartesian(spec.axes)), db_(db_path, true), progress_(progress) {
+      : spec_(spec), points_(cartesian(spec.axes)), lock_(db_path), db_(db_path, true), progress_(progress) {
+    // A file of another program's tables is not written to: podnet would add its own beside them.
+    const std::vector<std::string> tables = db_.tables();
+    const bool ours = std::find(tables.begin(), tables.end(), "meta") != tables.end() &&
+                      std::find(tables.begin(), tables.end(), "points") != tables.end();
+    if (!tables.empty() && !(ours && db_.meta("format").rfind("podnet-sweep", 0) == 0))
+      throw InputError(fmt::format("{}: an SQLite database of something else (tables: {}); expected a podnet sweep "
+                                   "database or a new file",
+                                   db_path, fmt::join(tables, ", ")));
     db_.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
     db_.exec("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)");
     const std::string def = spec.definition();
@@ -438,6 +519,7 @@ class Store {
  private:
   const SweepSpec& spec_;
   std::vector<SweepPoint> points_;
+  SweepLock lock_;
   Db db_;
   SweepProgress progress_;
   std::vector<const SweepPoint*> todo_;

@@ -80,6 +80,7 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
   const topology::Topology& topo = s.fabric;
   const auto fabric_gpus = static_cast<int64_t>(topo.gpus.size());
   s.scenario.check_failures(topo);  // names checked before any run
+  require_fault_engine(s);
   const bool failures = r.failures && !s.scenario.failures.empty() && r.simai_workload.empty() && r.chakra.empty();
   if (failures) require_failure_engine(s);
   workload::TrainOptions topt;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/shared_param_error.hpp"
 #include "workload/training.hpp"
 
 namespace podnet::workload {
@@ -386,7 +387,10 @@ void validate(const Job& j, int64_t fabric_gpus) {
     throw ParamError("workload.dp", fmt::format("tp x cp x pp x dp = {} x {} x {} x {} GPUs, but the fabric has {}",
                                                 j.tp, j.cp, j.pp, j.dp, fabric_gpus));
   if (m.hidden % m.heads != 0)
-    throw ParamError("workload.heads", fmt::format("hidden {} is not divisible by heads {}", m.hidden, m.heads));
+    throw SharedParamError("workload.heads",
+                           fmt::format("hidden {} is not divisible by heads {}; expected heads dividing hidden",
+                                       m.hidden, m.heads),
+                           {"workload.heads", "workload.hidden", "workload.model"});
   if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0)
     throw ParamError("workload.kv_heads", fmt::format("kv_heads {} must divide heads {}", m.kv_heads, m.heads));
   if (m.top_k > m.experts)
@@ -686,13 +690,16 @@ void check_memory(const Job& j) {
   }
   std::string how;
   for (size_t i = 0; i < fixes.size(); ++i) how += (i == 0 ? "" : i + 1 == fixes.size() ? ", or " : ", ") + fixes[i];
-  throw ParamError(
+  throw SharedParamError(
       "workload.tp",
       fmt::format("needs {:.1f} GB per GPU (stage {}: weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, "
                   "activations {:.1f} for {:.2f} microbatches in flight, buffers {:.1f}), {} has {:.1f} GB: "
                   "{}; or pass --allow-oom to time it anyway",
                   m.total() / 1e9, m.stage, m.weights / 1e9, m.gradients / 1e9, m.optimizer / 1e9, m.activations / 1e9,
-                  m.inflight_microbatches, m.buffers / 1e9, j.gpu.name, hbm / 1e9, how));
+                  m.inflight_microbatches, m.buffers / 1e9, j.gpu.name, hbm / 1e9, how),
+      {"workload.tp", "workload.pp", "workload.model", "workload.layers", "workload.hidden", "workload.ffn",
+       "workload.heads", "workload.vocab", "workload.seq", "workload.microbatch", "workload.global_batch",
+       "workload.cp", "workload.zero", "workload.recompute", "workload.experts", "workload.precision", "workload.gpu"});
 }
 
 std::vector<int64_t> auto_stage_split(int64_t layers, int64_t pp, int64_t interleave, double layer_cost,

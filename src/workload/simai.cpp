@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fstream>
 #include <map>
+#include <numeric>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -530,6 +532,31 @@ topology::Topology parse_topology(std::istream& in, const std::string& source) {
     }
   }
   t.nics_per_server = t.nics.empty() ? 0 : static_cast<int32_t>(t.nics.size() / static_cast<size_t>(t.servers));
+  // Every GPU must reach every other: a partitioned file is an input error here, not a routing failure later.
+  {
+    std::vector<topology::NodeId> parent(t.nodes.size());
+    std::iota(parent.begin(), parent.end(), 0);
+    const auto find = [&](topology::NodeId x) {
+      while (parent[static_cast<size_t>(x)] != x)
+        x = parent[static_cast<size_t>(x)] = parent[static_cast<size_t>(parent[static_cast<size_t>(x)])];
+      return x;
+    };
+    for (const auto& l : t.links) parent[static_cast<size_t>(find(l.a))] = find(l.b);
+    std::map<topology::NodeId, std::vector<int64_t>> parts;  // component -> its GPUs
+    for (size_t g = 0; g < t.gpus.size(); ++g) parts[find(t.gpus[g])].push_back(static_cast<int64_t>(g));
+    if (parts.size() > 1) {
+      std::vector<std::string> shown;
+      for (const auto& [root, members] : parts) {
+        if (shown.size() == 3) break;
+        shown.push_back(members.size() == 1
+                            ? fmt::format("GPU {}", members[0])
+                            : fmt::format("GPUs {}..{} ({} in all)", members.front(), members.back(), members.size()));
+      }
+      throw InputError(fmt::format("{}: the fabric is in {} parts that no link joins ({}{}); expected every GPU to "
+                                   "reach every other (a switch-to-switch link missing?)",
+                                   source, parts.size(), fmt::join(shown, "; "), parts.size() > 3 ? "; ..." : ""));
+    }
+  }
   t.facts.notes.push_back(fmt::format("imported from SimAI topology {}", source));
   t.finalize();
   return t;

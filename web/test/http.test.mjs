@@ -114,6 +114,23 @@ try {
   check(r.status === 400 && /no run 999999/.test((await r.json()).error), `compare an unknown run -> 400 (got ${r.status})`);
   r = await fetch(s.url + '/api/compare', { method: 'POST', body: '[1, 2]' });
   check(r.status === 400, `compare a body that is not an object -> 400 (got ${r.status})`);
+  // Round 3 of the bad-input campaign: none of these may crash or hold the server.
+  r = await fetch(s.url + '/api/runs', { method: 'POST', body: '{"study": "design", "study": "bench", "scenario": "aipod-16k"}' });
+  check(r.status === 400 && /'study' is given twice/.test((await r.json()).error), `a key given twice -> 400 naming it (got ${r.status})`);
+  r = await fetch(s.url + '/api/compare', { method: 'POST', body: '{"a": {"document": ' + '['.repeat(200000) + ']'.repeat(200000) + '}, "b": {"run": 1}}' });
+  check(r.status === 400 || r.status === 413, `compare a 200,000-level document -> 400/413, no crash (got ${r.status})`);
+  r = await fetch(s.url + '/api/compare', { method: 'POST', body: '{"a": {"document": ' + '['.repeat(1000) + ']'.repeat(1000) + '}, "b": {"run": 1}}' });
+  check(r.status === 400 && /nested over 64 levels/.test((await r.json()).error), `compare a 1,000-level document -> 400 (got ${r.status})`);
+  for (const [name, yaml] of [['self alias', 'x: &a [*a]\n'], ['billion laughs', 'a0: &a0 [x,x,x,x,x,x,x,x,x,x]\n' +
+      [1, 2, 3, 4, 5, 6, 7, 8, 9].map(i => `a${i}: &a${i} [${Array(10).fill('*a' + (i - 1)).join(',')}]\n`).join('')]]) {
+    const t0 = Date.now();
+    r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'design', yaml, file: 'bomb.yaml' }) });
+    check(r.status === 400 && Date.now() - t0 < 2000, `upload a YAML ${name} -> 400 in ${Date.now() - t0} ms (got ${r.status})`);
+  }
+  for (const [method, route] of [['DELETE', '/api/runs'], ['PUT', '/api/compare'], ['GET', '/api/compare'], ['POST', '/design']]) {
+    r = await fetch(s.url + route, { method });
+    check(r.status === 405 && r.headers.get('allow'), `${method} ${route} -> 405 with Allow: ${r.headers.get('allow')} (got ${r.status})`);
+  }
   r = await fetch(s.url + '/api/runs/999999/trace');
   check(r.status === 404, `trace of an unknown run -> 404 (got ${r.status})`);
   r = await fetch(s.url + '/api/runs/999999');

@@ -97,6 +97,8 @@ RunReport FlowBackend::run(const plan::TransferPlan& plan) {
     const std::string& label = plan.transfers[r.transfer].label;
     return fmt::format("transfer {}{}{} flow {}", r.transfer, label.empty() ? "" : " ", label, r.index);
   };
+  so.heartbeat = options_.heartbeat;
+  so.heartbeat_every = static_cast<uint64_t>(std::max<int64_t>(1, options_.heartbeat_every / 256));
   so.link_name = [&](LinkId l) { return dir_link_name(topo_, static_cast<routing::DirLink>(l)); };
   so.record_link_steps = static_cast<bool>(options_.observe);
   if (so.record_link_steps && options_.memory_limit > 0) {

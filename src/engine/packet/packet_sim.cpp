@@ -11,6 +11,7 @@
 #include "engine/packet/packet_sim.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -73,6 +74,8 @@ struct PacketSim::Impl {
   // failures (§10)
   bool links_failed = false;  // a link has died in this run: the loss checks below are on
   bool stopped = false;
+  std::function<void(Time)> heartbeat;  // NetworkOptions::heartbeat, every heartbeat_mask + 1 events
+  uint64_t heartbeat_mask = 0;
   std::vector<char> dead;           // per directed link: the port sends nothing, packets sent to it are lost
   std::vector<int64_t> drop_until;  // per directed link: arrivals until then were on the wire when it died
   std::vector<double> cap;          // payload capacity in force
@@ -153,6 +156,10 @@ struct PacketSim::Impl {
 
 PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, const PacketOptions& o)
     : topo(t), opt(o), transport(net.transport) {
+  if (net.heartbeat && net.heartbeat_every > 0) {
+    heartbeat = net.heartbeat;
+    heartbeat_mask = std::bit_ceil(static_cast<uint64_t>(net.heartbeat_every)) - 1;
+  }
   routing::RouteOptions ro = net.routing;
   if (ro.policy == "adaptive") per_packet = 1;
   if (ro.policy == "spray") per_packet = 2;
@@ -290,7 +297,7 @@ void PacketSim::Impl::run(const std::function<void(const SimEvent&)>& on_event, 
   while (!stopped && !events.empty() && events.next_time().ps <= limit) {
     const Event e = events.pop();
     now = e.time.ps;
-    ++stats.events;
+    if ((++stats.events & heartbeat_mask) == 0 && heartbeat) heartbeat(Time(now));
     switch (e.kind) {
       case kArrive: on_arrive(decode(e)); break;
       case kKick: {
