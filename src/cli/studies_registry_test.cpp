@@ -75,7 +75,7 @@ TEST(StudyRegistry, AStudyRegisteredOnlyThereSweepsAndDiffs) {
       podnet({"sweep", "leafspine-8k", "--study", "toy", "--scale", "5", "--vary", "seed=1,3", "--results", db});
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("toy study, 2 point(s) stored, 0 with an error"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("value (units)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("seed x scale (units)"), std::string::npos) << r.out;  // the field's label
   EXPECT_NE(r.out.find(" 15.0\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("8,192"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("warning"), std::string::npos) << r.out;

@@ -214,7 +214,8 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
       if (limit && shown == limit) break;
       ++shown;
       const ResultField* f = declared(it.key(), c["field"].get<std::string>());
-      t.add({c["field"].get<std::string>(), text(c["a"], f), text(c["b"], f),
+      // A field the study declares by its label (as every other table and the page show it); others by key.
+      t.add({f && !f->label.empty() ? f->label : c["field"].get<std::string>(), text(c["a"], f), text(c["b"], f),
              c.contains("delta") ? signed_text(c["delta"].get<double>(), f) : "",
              c.contains("ratio") && !c["ratio"].is_null() ? format_number(c["ratio"].get<double>(), 4) : ""});
     }

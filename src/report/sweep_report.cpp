@@ -161,11 +161,15 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
   const StudyDef* st = find_study(t.study);
   std::vector<std::string> header;
   for (const auto& c : cols) {
-    std::string h = c;
-    const auto at = h.find('@');
-    if (at != std::string::npos) h = h.substr(0, at) + " @ " + thousands(std::stoll(h.substr(at + 1))) + " B";
-    // The unit in the header, the numbers alone in their cells (right-aligned); "%" stays in the cells.
     const ResultField* f = st ? find_field(*st, c) : nullptr;
+    // A result the study declares by its label (as `podnet train` and the page show it); axes and other
+    // columns by their key, as --vary and --columns take them.
+    std::string h = f && !f->label.empty() ? f->label : c;
+    const auto at = c.find('@');
+    if (at != std::string::npos)
+      h = (f && !f->label.empty() ? f->label : c.substr(0, at)) + " @ " + thousands(std::stoll(c.substr(at + 1))) +
+          " B";
+    // The unit in the header, the numbers alone in their cells (right-aligned); "%" stays in the cells.
     if (c == "wall_seconds") h += " (s)";
     else if (f && !f->unit.empty() && f->unit != "%") h += " (" + f->unit + ")";
     header.push_back(h);
