@@ -11,6 +11,7 @@
 
 #include "cli/common.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "diagnose/probe_csv.hpp"
 #include "report/diagnose_report.hpp"
 #include "report/html.hpp"
@@ -69,11 +70,7 @@ int cmd_diagnose(const Common& c, const DiagnoseOptions& o) {
   req.loss = o.loss;
   req.cbd = !o.no_cbd;
   if (!o.probes_in.empty()) {
-    std::ifstream in(o.probes_in, std::ios::binary);
-    if (!in) throw InputError(fmt::format("--probes {}: cannot read the file", o.probes_in));
-    std::stringstream buf;
-    buf << in.rdbuf();
-    req.probes_text = buf.str();
+    req.probes_text = read_input_file(o.probes_in, "--probes " + o.probes_in, "a CSV of probe results");
     req.probes_source = o.probes_in;
     if (req.probes_text.empty()) throw InputError(fmt::format("{}: the file is empty", o.probes_in));
   }

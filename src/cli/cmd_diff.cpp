@@ -9,6 +9,7 @@
 
 #include "cli/common.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "report/diff.hpp"
 #include "report/json_intake.hpp"
 #include "report/studies.hpp"
@@ -31,14 +32,8 @@ struct DiffOptions {
 // A podnet result document (a .json file with schema_version and run.command), or null.
 nlohmann::json result_document(const std::string& path) {
   if (path.size() < 5 || path.substr(path.size() - 5) != ".json") return nullptr;
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw InputError(fmt::format("{}: is a directory; expected a file", path));
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw InputError(fmt::format("{}: cannot read", path));
-  std::stringstream text;
-  text << f.rdbuf();
-  const nlohmann::json d = report::parse_json(text.str(), path);
+  const nlohmann::json d =
+      report::parse_json(read_input_file(path, path, "a result document (--format json of a podnet command)"), path);
   report::document_side(path, d);  // checks it is a result document
   return d;
 }

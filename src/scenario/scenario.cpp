@@ -15,6 +15,7 @@
 #include "cluster/placement.hpp"
 #include "collective/collective.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/rng.hpp"
 #include "core/shared_param_error.hpp"
 #include "core/version.hpp"
@@ -290,7 +291,8 @@ class Loader {
       for (const auto& g : r->groups) {
         if (g.name != group) continue;
         for (const auto& [k, text] : g.keys) {
-          auto spec = std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == k; });
+          const std::string& key = k;  // a structured binding is not captured by clang 14's lambdas
+          auto spec = std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == key; });
           std::string canonical, expected;
           auto value = spec == specs.end() ? std::nullopt : parse_param(*spec, text, canonical, expected);
           if (!value) throw Error(fmt::format("model preset {}: recipe key {} '{}' is not valid", r->model, k, text));
@@ -774,14 +776,8 @@ void merge_fragment(YAML::Node dst, const YAML::Node& src, const std::string& pr
 }
 
 void apply_fragment(YAML::Node& root, const std::string& file, Scenario& sc) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(file, ec))
-    throw InputError(fmt::format("--config-add {}: is a directory; expected a YAML file of scenario sections", file));
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(fmt::format("--config-add {}: cannot read the file", file));
-  std::stringstream buf;
-  buf << in.rdbuf();
-  const YAML::Node frag = parse_yaml(buf.str(), file);
+  const YAML::Node frag =
+      parse_yaml(read_input_file(file, "--config-add " + file, "a YAML file of scenario sections"), file);
   if (!frag || frag.IsNull()) return;  // an empty fragment changes nothing
   if (!frag.IsMap())
     throw InputError(

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/files.hpp"
 
 namespace podnet::study {
 
@@ -331,11 +332,7 @@ std::vector<NcclTestsLog> parse_nccl_tests(const std::string& text, const std::s
 }
 
 std::vector<NcclTestsLog> read_nccl_tests(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw InputError(fmt::format("{}: cannot read the file", path));
-  std::stringstream buf;
-  buf << f.rdbuf();
-  return parse_nccl_tests(buf.str(), path);
+  return parse_nccl_tests(read_input_file(path, path, "an nccl-tests output"), path);
 }
 
 }  // namespace podnet::study

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/params.hpp"
 #include "scenario/yaml_intake.hpp"
 
@@ -281,14 +282,8 @@ std::string Axis::label() const {
 }
 
 SweepFile load_sweep_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw InputError(fmt::format("{}: is a directory; expected a sweep file (YAML with study:, vary:, zip:)", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot read the sweep file", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  const YAML::Node root = scenario::parse_yaml(text.str(), path);
+  const YAML::Node root =
+      scenario::parse_yaml(read_input_file(path, path, "a sweep file (YAML with study:, vary:, zip:)"), path);
   auto where = [&](const YAML::Node& n) { return fmt::format("{}:{}", path, n.Mark().line + 1); };
   if (!root.IsMap()) throw InputError(fmt::format("{}: a sweep file is a map (study:, vary:, zip:)", path));
   auto values_of = [&](const std::string& key, const YAML::Node& v) {
