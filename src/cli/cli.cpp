@@ -31,6 +31,7 @@ int run(int argc, char** argv) {
   add_bench_command(app, action);
   add_train_command(app, action);
   add_reliability_command(app, action);
+  add_inference_command(app, action);
   add_diagnose_command(app, action);
   add_calibrate_command(app, action);
   add_sweep_command(app, action);

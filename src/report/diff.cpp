@@ -106,8 +106,8 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
   doc["inputs"] = inputs;
   nlohmann::json studies = nlohmann::json::object();
   for (const auto& [study, da] : a.documents) {
-    const auto it =
-        std::find_if(b.documents.begin(), b.documents.end(), [&](const auto& p) { return p.first == study; });
+    const auto it = std::find_if(b.documents.begin(), b.documents.end(),
+                                 [&, name = study](const auto& p) { return p.first == name; });
     if (it == b.documents.end()) continue;
     std::map<std::string, nlohmann::json> fa, fb;
     for (const auto& f : sweep_fields(da)) fa[f.name] = json_of(f.value);

@@ -13,12 +13,14 @@
 #include "report/design_report.hpp"
 #include "report/diagnose_report.hpp"
 #include "report/html.hpp"
+#include "report/inference_report.hpp"
 #include "report/jobs_report.hpp"
 #include "report/reliability_report.hpp"
 #include "report/report.hpp"
 #include "report/train_report.hpp"
 #include "study/bench.hpp"
 #include "study/diagnose.hpp"
+#include "study/inference.hpp"
 #include "study/jobs.hpp"
 #include "study/reliability.hpp"
 #include "study/train.hpp"
@@ -280,6 +282,28 @@ std::vector<StudyDef> builtin() {
       req.allow_oom = r.args->values.get_bool("allow_oom");
       StudyOutput o;
       o.document = jobs_document(*r.setup, study::jobs(*r.setup, req, r.progress));
+      return o;
+    };
+    out.push_back(std::move(d));
+  }
+  {
+    StudyDef d;
+    d.name = "inference";
+    d.description = "LLM serving (the scenario's inference:): time to first token, time per output token, "
+                    "throughput";
+    d.gpus_field = "layout.gpus";
+    d.fields = {field("layout.gpus", "GPUs", "", 0),
+                field("latency.ttft_ms.p50", "TTFT p50", "ms", 1, true),
+                field("latency.ttft_ms.p99", "TTFT p99", "ms", 1, true),
+                field("latency.tpot_ms.p50", "TPOT p50", "ms", 2, true),
+                field("latency.tpot_ms.p99", "TPOT p99", "ms", 2, true),
+                field("throughput.output_tokens_per_s_per_gpu", "output tokens/s per GPU", "", 1, true),
+                field("throughput.output_tokens_per_s", "output tokens/s", "", 0),
+                percent("utilization.network_share", "network share"),
+                percent("utilization.busy", "replicas busy")};
+    d.run = [](const StudyRun& r) {
+      StudyOutput o;
+      o.document = inference_document(*r.setup, study::inference(*r.setup, r.progress));
       return o;
     };
     out.push_back(std::move(d));

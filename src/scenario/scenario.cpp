@@ -29,6 +29,7 @@
 #include "scenario/yaml_intake.hpp"
 #include "topology/address_plan.hpp"
 #include "topology/builders.hpp"
+#include "workload/inference.hpp"
 #include "workload/job.hpp"
 
 namespace podnet::scenario {
@@ -51,6 +52,10 @@ const std::vector<SectionInfo>& sections() {
        "the training job for `podnet train`: model and GPU presets, TP/PP/DP/EP, batch, efficiency, "
        "token budget",
        workload::workload_params},
+      {"inference",
+       "the serving layout and request stream for `podnet inference`: TP/PP, replicas (co-located or prefill and "
+       "decode pools), batching, arrival rate, prompt and output lengths; the model and GPU are the workload's",
+       workload::inference_params},
       {"placement", "how a training job's ranks map to fabric GPUs", cluster::placement_params},
       {"scheduler", "how the cluster scheduler places the scenario's `jobs:` (several jobs on one fabric)",
        cluster::scheduler_params},

@@ -1,0 +1,75 @@
+// `podnet inference SCENARIO`: LLM serving on the fabric: time to first
+// token, time per output token and throughput of the scenario's `inference:`
+// layout under its request stream (model: src/workload/inference.hpp).
+// Flags -> --set -> study::inference -> report.
+#include <fmt/format.h>
+
+#include "cli/common.hpp"
+#include "core/error.hpp"
+#include "report/inference_report.hpp"
+#include "study/inference.hpp"
+
+namespace podnet::cli {
+
+namespace {
+
+struct InferenceOptions {
+  std::string rate, requests, prompt, output, replicas, disaggregated;
+};
+
+int cmd_inference(Common c, const InferenceOptions& o) {
+  check_output_dir("--out", c.out_dir);
+  const auto sugar = [&](const std::string& value, const char* option, const char* key) {
+    if (!value.empty()) set_by(c, option, key, value);
+  };
+  sugar(o.rate, "--rate", "inference.rate");
+  sugar(o.requests, "--requests", "inference.requests");
+  sugar(o.prompt, "--prompt", "inference.prompt");
+  sugar(o.output, "--output", "inference.output");
+  sugar(o.replicas, "--replicas", "inference.replicas");
+  if (!o.disaggregated.empty()) {
+    // P:D -> a prefill pool of P replicas and a decode pool of D.
+    const auto colon = o.disaggregated.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == o.disaggregated.size())
+      throw InputError(fmt::format("--disaggregated {}: expected PREFILL:DECODE replicas, e.g. 1:3", o.disaggregated));
+    set_by(c, "--disaggregated", "inference.disaggregated", "true");
+    set_by(c, "--disaggregated", "inference.prefill_replicas", o.disaggregated.substr(0, colon));
+    set_by(c, "--disaggregated", "inference.decode_replicas", o.disaggregated.substr(colon + 1));
+  }
+  RunLabel label;
+  const scenario::Setup s = load_setup(c, "inference", label);
+  const nlohmann::json doc = report::inference_document(s, study::inference(s, study_progress("inference", label)));
+  emit(c, s.scenario, doc, "inference", report::write_inference_table);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_inference_command(CLI::App& app, Action& action) {
+  auto c = std::make_shared<Common>();
+  auto o = std::make_shared<InferenceOptions>();
+  auto* cmd = app.add_subcommand(
+      "inference",
+      "LLM serving on the fabric: time to first token, time per output token and throughput of a serving layout "
+      "under a request stream");
+  add_common(cmd, *c, true);
+  cmd->add_option("--rate", o->rate, "requests per second (Poisson arrivals; inference.rate)")->type_name("R");
+  cmd->add_option("--requests", o->requests, "requests simulated (inference.requests)")->type_name("N");
+  cmd->add_option("--prompt", o->prompt, "prompt tokens of each request (inference.prompt)")->type_name("TOKENS");
+  cmd->add_option("--output", o->output, "output tokens of each request (inference.output)")->type_name("TOKENS");
+  cmd->add_option("--replicas", o->replicas, "co-located replicas (inference.replicas)")->type_name("N");
+  cmd->add_option("--disaggregated", o->disaggregated,
+                  "a prefill pool and a decode pool of P and D replicas; each request's KV cache crosses the fabric")
+      ->type_name("P:D");
+  cmd->footer(
+      "The model and GPU are the scenario's workload.model and workload.gpu; the layout, batching and request\n"
+      "stream its `inference:` section (`podnet list keys` lists them; docs/commands/inference.md explains them).\n\n"
+      "Examples:\n"
+      "  podnet inference leafspine-8k --set workload.model=llama3-70b --rate 2\n"
+      "  podnet inference leafspine-8k --set workload.model=llama3-70b --replicas 4 --rate 8 --prompt 2048\n"
+      "  podnet inference leafspine-8k --set workload.model=llama3-70b --disaggregated 1:3 --rate 8\n"
+      "  podnet inference leafspine-8k --set workload.model=mixtral-8x7b --set inference.tp=4 --format json");
+  cmd->callback([&action, c, o] { action = [c, o] { return cmd_inference(*c, *o); }; });
+}
+
+}  // namespace podnet::cli

@@ -1,0 +1,142 @@
+#include "report/inference_report.hpp"
+
+#include <fmt/format.h>
+#include <ostream>
+#include <vector>
+
+#include "report/report.hpp"
+
+namespace podnet::report {
+
+namespace {
+
+nlohmann::json percentiles_ms(const std::vector<double>& seconds) {
+  return {{"p50", round_to(workload::percentile(seconds, 50) * 1e3, 4)},
+          {"p90", round_to(workload::percentile(seconds, 90) * 1e3, 4)},
+          {"p99", round_to(workload::percentile(seconds, 99) * 1e3, 4)}};
+}
+
+std::string ms(const nlohmann::json& v) { return fixed(v.get<double>(), v.get<double>() < 10 ? 2 : 1) + " ms"; }
+
+}  // namespace
+
+nlohmann::json inference_document(const scenario::Setup& s, const study::InferenceStudy& r) {
+  const workload::InferenceConfig& c = r.config;
+  const workload::ServingResult& sv = r.serving;
+  nlohmann::json doc = new_document(context_of(s.scenario, "inference"));
+  doc["model"] = {{"name", r.model.name},
+                  {"params", round_to(r.model.params(), 0)},
+                  {"gpu", r.gpu.name},
+                  {"precision", c.fp8 ? "fp8" : "bf16"}};
+  doc["layout"] = {{"tp", c.tp},
+                   {"pp", c.pp},
+                   {"disaggregated", c.disaggregated},
+                   {"replicas", c.disaggregated ? c.prefill_replicas + c.decode_replicas : c.replicas},
+                   {"prefill_replicas", c.disaggregated ? c.prefill_replicas : c.replicas},
+                   {"decode_replicas", c.disaggregated ? c.decode_replicas : c.replicas},
+                   {"gpus", c.gpus()},
+                   {"fabric_gpus", r.fabric_gpus}};
+  doc["memory"] = {{"weights_gb_per_gpu", round_to(r.weight_bytes_per_gpu / 1e9, 3)},
+                   {"kv_cache_kb_per_token", round_to(r.kv_bytes_per_token / 1e3, 3)},
+                   {"kv_capacity_tokens_per_replica", r.kv_capacity_tokens}};
+  doc["single_request"] = {{"prompt_tokens", c.prompt_lo},
+                           {"ttft_ms", round_to(r.single_ttft.seconds() * 1e3, 4)},
+                           {"ttft_network_ms", round_to(r.single_ttft_network.seconds() * 1e3, 4)},
+                           {"tpot_ms", round_to(r.single_tpot.seconds() * 1e3, 4)},
+                           {"tpot_network_ms", round_to(r.single_tpot_network.seconds() * 1e3, 4)}};
+  if (c.disaggregated) doc["single_request"]["kv_transfer_ms"] = round_to(r.single_kv_transfer.seconds() * 1e3, 4);
+  std::vector<double> ttft, tpot, e2e, kv;
+  int64_t out_tokens = 0, in_tokens = 0;
+  for (const auto& q : sv.requests) {
+    ttft.push_back((q.first_token - q.arrival).seconds());
+    if (q.output > 1) tpot.push_back((q.finish - q.first_token).seconds() / static_cast<double>(q.output - 1));
+    e2e.push_back((q.finish - q.arrival).seconds());
+    if (c.disaggregated) kv.push_back(q.kv_transfer.seconds());
+    out_tokens += q.output;
+    in_tokens += q.prompt;
+  }
+  const double span = sv.span.seconds();
+  const auto replicas = static_cast<double>(c.disaggregated ? c.prefill_replicas + c.decode_replicas : c.replicas);
+  doc["stream"] = {{"requests", c.requests},
+                   {"rate_per_s", round_to(c.rate, 6)},
+                   {"prompt_tokens", {{"min", c.prompt_lo}, {"max", c.prompt_hi}}},
+                   {"output_tokens", {{"min", c.output_lo}, {"max", c.output_hi}}},
+                   {"seed", c.seed}};
+  doc["latency"] = {{"ttft_ms", percentiles_ms(ttft)},
+                    {"tpot_ms", percentiles_ms(tpot)},
+                    {"e2e_ms", percentiles_ms(e2e)}};
+  if (c.disaggregated) doc["latency"]["kv_transfer_ms"] = percentiles_ms(kv);
+  doc["throughput"] = {{"output_tokens_per_s", round_to(span > 0 ? static_cast<double>(out_tokens) / span : 0, 3)},
+                       {"output_tokens_per_s_per_gpu",
+                        round_to(span > 0 ? static_cast<double>(out_tokens) / span / static_cast<double>(c.gpus()) : 0,
+                                 3)},
+                       {"input_tokens_per_s", round_to(span > 0 ? static_cast<double>(in_tokens) / span : 0, 3)},
+                       {"requests_per_s", round_to(span > 0 ? static_cast<double>(sv.requests.size()) / span : 0, 6)}};
+  doc["utilization"] = {{"busy", round_to(span > 0 ? sv.busy_seconds / (span * replicas) : 0, 6)},
+                        {"network_share", round_to(sv.busy_seconds > 0 ? sv.network_seconds / sv.busy_seconds : 0, 6)},
+                        {"mean_decode_batch", round_to(sv.mean_decode_batch, 3)},
+                        {"prefill_passes", sv.prefill_passes},
+                        {"decode_passes", sv.decode_passes}};
+  doc["notes"] = {
+      "each pass is timed as compute (FLOPs at compute_efficiency of the GPU's peak) or memory (weights and KV "
+      "cache read at memory_efficiency of HBM), whichever is longer, plus its network part timed on the fabric",
+      "continuous batching, prefill first; every request reserves its prompt and output tokens of KV cache; no "
+      "preemption, no prefix caching, no speculative decoding",
+      "the collectives of different replicas and the KV transfers are timed alone on an idle fabric"};
+  return doc;
+}
+
+void write_inference_table(const nlohmann::json& d, std::ostream& out) {
+  const auto& m = d["model"];
+  const auto& l = d["layout"];
+  out << fmt::format("podnet inference: {} ({:.1f}B params, {}) on {} x {} ({} of {} GPUs)\n",
+                     m["name"].get<std::string>(), m["params"].get<double>() / 1e9, m["precision"].get<std::string>(),
+                     thousands(l["gpus"].get<int64_t>()), m["gpu"].get<std::string>(),
+                     thousands(l["gpus"].get<int64_t>()), thousands(l["fabric_gpus"].get<int64_t>()));
+  if (l["disaggregated"].get<bool>())
+    out << fmt::format("  TP{} x PP{} replicas: {} prefill, {} decode (disaggregated)\n", l["tp"].get<int64_t>(),
+                       l["pp"].get<int64_t>(), l["prefill_replicas"].get<int64_t>(),
+                       l["decode_replicas"].get<int64_t>());
+  else
+    out << fmt::format("  TP{} x PP{} replicas: {} (prefill and decode on each)\n", l["tp"].get<int64_t>(),
+                       l["pp"].get<int64_t>(), l["replicas"].get<int64_t>());
+  const auto& mem = d["memory"];
+  out << fmt::format("  weights {:.1f} GB per GPU; KV cache {:.1f} KB per token, {} tokens per replica\n\n",
+                     mem["weights_gb_per_gpu"].get<double>(), mem["kv_cache_kb_per_token"].get<double>(),
+                     thousands(mem["kv_capacity_tokens_per_replica"].get<int64_t>()));
+  const auto& one = d["single_request"];
+  Table t1({"one request alone", "time", "network"});
+  t1.add({fmt::format("time to first token ({} prompt tokens)", thousands(one["prompt_tokens"].get<int64_t>())),
+          ms(one["ttft_ms"]), ms(one["ttft_network_ms"])});
+  t1.add({"time per output token", ms(one["tpot_ms"]), ms(one["tpot_network_ms"])});
+  if (one.contains("kv_transfer_ms")) t1.add({"KV cache transfer, prefill to decode", ms(one["kv_transfer_ms"]), ""});
+  t1.write(out, "  ");
+  const auto& s = d["stream"];
+  out << fmt::format("\n  {} requests at {} per second (prompt {}-{}, output {}-{} tokens):\n",
+                     thousands(s["requests"].get<int64_t>()), fixed(s["rate_per_s"].get<double>(), 2),
+                     thousands(s["prompt_tokens"]["min"].get<int64_t>()),
+                     thousands(s["prompt_tokens"]["max"].get<int64_t>()),
+                     thousands(s["output_tokens"]["min"].get<int64_t>()),
+                     thousands(s["output_tokens"]["max"].get<int64_t>()));
+  Table t2({"latency", "p50", "p90", "p99"});
+  const auto row = [&](const char* label, const nlohmann::json& p) {
+    t2.add({label, ms(p["p50"]), ms(p["p90"]), ms(p["p99"])});
+  };
+  const auto& lat = d["latency"];
+  row("time to first token", lat["ttft_ms"]);
+  row("time per output token", lat["tpot_ms"]);
+  row("end to end", lat["e2e_ms"]);
+  if (lat.contains("kv_transfer_ms")) row("KV cache transfer", lat["kv_transfer_ms"]);
+  t2.write(out, "  ");
+  const auto& th = d["throughput"];
+  const auto& u = d["utilization"];
+  out << fmt::format("\n  throughput          {} output tokens/s ({} per GPU), {} requests/s\n",
+                     thousands(std::llround(th["output_tokens_per_s"].get<double>())),
+                     fixed(th["output_tokens_per_s_per_gpu"].get<double>(), 1),
+                     fixed(th["requests_per_s"].get<double>(), 2));
+  out << fmt::format("  replicas busy       {:.1f}%, mean decode batch {:.1f}\n", 100 * u["busy"].get<double>(),
+                     u["mean_decode_batch"].get<double>());
+  out << fmt::format("  network share       {:.1f}% of the busy time\n", 100 * u["network_share"].get<double>());
+}
+
+}  // namespace podnet::report

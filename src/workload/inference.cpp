@@ -1,0 +1,365 @@
+#include "workload/inference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <fmt/format.h>
+#include <limits>
+
+#include "core/error.hpp"
+#include "core/rng.hpp"
+
+namespace podnet::workload {
+
+std::vector<ParamSpec> inference_params() {
+  constexpr double kBig = 1e300;
+  return {
+      {"tp", ParamType::Int, "8", "tensor-parallel GPUs of a serving replica", 1, 1024},
+      {"pp", ParamType::Int, "1", "pipeline stages of a replica (more memory for weights and KV cache, not speed)", 1,
+       1024},
+      {"replicas", ParamType::Int, "1", "co-located replicas (prefill and decode on each)", 1, 1e6},
+      {"disaggregated", ParamType::Bool, "false",
+       "separate prefill and decode pools; each request's KV cache crosses the fabric between them"},
+      {"prefill_replicas", ParamType::Int, "1", "replicas of the prefill pool (disaggregated)", 1, 1e6},
+      {"decode_replicas", ParamType::Int, "1", "replicas of the decode pool (disaggregated)", 1, 1e6},
+      {"max_batch", ParamType::Int, "256", "requests a replica decodes together at most", 1, 1e6},
+      {"max_batch_tokens", ParamType::Int, "8192", "prompt tokens of one prefill pass at most", 1, 1e8},
+      {"rate", ParamType::Real, "1", "requests per second arriving (Poisson)", 1e-6, 1e9},
+      {"requests", ParamType::Int, "1000", "requests simulated", 1, 1e7},
+      {"prompt", ParamType::Int, "1024", "prompt tokens of a request (the least, with prompt_max)", 1, 1e7},
+      {"prompt_max",
+       ParamType::Int,
+       "",
+       "prompt tokens at most: lengths uniform in [prompt, prompt_max]",
+       1,
+       1e7,
+       {},
+       true},
+      {"output", ParamType::Int, "256", "output tokens of a request (the least, with output_max)", 1, 1e7},
+      {"output_max",
+       ParamType::Int,
+       "",
+       "output tokens at most: lengths uniform in [output, output_max]",
+       1,
+       1e7,
+       {},
+       true},
+      {"compute_efficiency", ParamType::Real, "0.5", "achieved fraction of the GPU's dense peak in matmuls", 0.001, 1},
+      {"memory_efficiency", ParamType::Real, "0.8", "achieved fraction of HBM bandwidth when decode reads", 0.001, 1},
+      {"memory_fraction", ParamType::Real, "0.9", "fraction of HBM for weights and KV cache", 0.01, 1},
+      {"precision",
+       ParamType::String,
+       "bf16",
+       "weights and matmuls: bf16 or fp8 (KV cache and activations bf16)",
+       -kBig,
+       kBig,
+       {"bf16", "fp8"}},
+  };
+}
+
+InferenceConfig inference_from(const Params& p, uint64_t seed) {
+  InferenceConfig c;
+  c.tp = p.get_int("tp");
+  c.pp = p.get_int("pp");
+  c.replicas = p.get_int("replicas");
+  c.disaggregated = p.get_bool("disaggregated");
+  c.prefill_replicas = p.get_int("prefill_replicas");
+  c.decode_replicas = p.get_int("decode_replicas");
+  c.max_batch = p.get_int("max_batch");
+  c.max_batch_tokens = p.get_int("max_batch_tokens");
+  c.rate = p.get_real("rate");
+  c.requests = p.get_int("requests");
+  c.prompt_lo = p.get_int("prompt");
+  c.prompt_hi = p.has("prompt_max") ? p.get_int("prompt_max") : c.prompt_lo;
+  c.output_lo = p.get_int("output");
+  c.output_hi = p.has("output_max") ? p.get_int("output_max") : c.output_lo;
+  if (c.prompt_hi < c.prompt_lo)
+    throw ParamError("inference.prompt_max",
+                     fmt::format("{} is below inference.prompt = {}; expected at least it", c.prompt_hi, c.prompt_lo));
+  if (c.output_hi < c.output_lo)
+    throw ParamError("inference.output_max",
+                     fmt::format("{} is below inference.output = {}; expected at least it", c.output_hi, c.output_lo));
+  c.compute_efficiency = p.get_real("compute_efficiency");
+  c.memory_efficiency = p.get_real("memory_efficiency");
+  c.memory_fraction = p.get_real("memory_fraction");
+  c.fp8 = p.get_string("precision") == "fp8";
+  c.seed = seed;
+  return c;
+}
+
+// ---------------------------------------------------------------- closed forms
+
+ServingCost::ServingCost(const ModelSpec& m, const GpuSpec& g, const InferenceConfig& c) : m_(m), g_(g), c_(c) {}
+
+double ServingCost::weight_bytes() const { return m_.params() * (c_.fp8 ? 1.0 : 2.0); }
+
+double ServingCost::weight_bytes_per_gpu() const { return weight_bytes() / static_cast<double>(c_.tp * c_.pp); }
+
+double ServingCost::kv_bytes_per_token() const {
+  const double head_dim = static_cast<double>(m_.hidden) / static_cast<double>(m_.heads);
+  return 2.0 * static_cast<double>(m_.layers) * static_cast<double>(m_.kv_heads) * head_dim * 2.0;  // BF16
+}
+
+int64_t ServingCost::kv_capacity_tokens() const {
+  const double free = static_cast<double>(g_.hbm_bytes) * c_.memory_fraction - weight_bytes_per_gpu();
+  if (free <= 0) return 0;
+  return static_cast<int64_t>(std::floor(free * static_cast<double>(c_.tp * c_.pp) / kv_bytes_per_token()));
+}
+
+double ServingCost::expert_weight_bytes(int64_t tokens) const {
+  const double w = c_.fp8 ? 1.0 : 2.0, l = static_cast<double>(m_.layers);
+  const double one = (m_.gated_mlp ? 3.0 : 2.0) * static_cast<double>(m_.hidden) * static_cast<double>(m_.ffn);
+  if (!m_.moe()) return w * l * one;
+  const double e = static_cast<double>(m_.experts), k = static_cast<double>(m_.top_k);
+  const double touched = e * (1.0 - std::pow(1.0 - k / e, static_cast<double>(tokens)));
+  return w * l * (one * touched + static_cast<double>(m_.hidden) * e);  // + the router
+}
+
+double ServingCost::prefill_flops(int64_t tokens, double tokens_squared, int64_t requests) const {
+  const double l = static_cast<double>(m_.layers), h = static_cast<double>(m_.hidden);
+  const double matmul = m_.attention_params_per_layer() + m_.mlp_active_params_per_layer();
+  return 2 * l * matmul * static_cast<double>(tokens) + 2 * l * h * tokens_squared +
+         2 * h * static_cast<double>(m_.vocab) * static_cast<double>(requests);
+}
+
+double ServingCost::decode_flops(int64_t batch, int64_t context_tokens) const {
+  const double l = static_cast<double>(m_.layers), h = static_cast<double>(m_.hidden);
+  const double matmul = m_.attention_params_per_layer() + m_.mlp_active_params_per_layer();
+  return 2 * l * matmul * static_cast<double>(batch) + 4 * l * h * static_cast<double>(context_tokens) +
+         2 * h * static_cast<double>(m_.vocab) * static_cast<double>(batch);
+}
+
+double ServingCost::decode_bytes(int64_t batch, int64_t context_tokens) const {
+  const double w = c_.fp8 ? 1.0 : 2.0, l = static_cast<double>(m_.layers);
+  const double dense = l * (m_.attention_params_per_layer() + m_.vector_params_per_layer()) +
+                       static_cast<double>(m_.vocab) * static_cast<double>(m_.hidden);
+  return w * dense + expert_weight_bytes(batch) + kv_bytes_per_token() * static_cast<double>(context_tokens);
+}
+
+namespace {
+double peak(const GpuSpec& g, bool fp8) { return fp8 && g.fp8_peak_flops > 0 ? g.fp8_peak_flops : g.peak_flops; }
+}  // namespace
+
+Time ServingCost::prefill(int64_t tokens, double tokens_squared, int64_t requests) const {
+  const double tp = static_cast<double>(c_.tp);
+  const double compute =
+      prefill_flops(tokens, tokens_squared, requests) / (tp * peak(g_, c_.fp8) * c_.compute_efficiency);
+  const double memory = (weight_bytes() + kv_bytes_per_token() * static_cast<double>(tokens)) /
+                        (tp * g_.hbm_bandwidth * c_.memory_efficiency);
+  return Time::from_seconds(std::max(compute, memory));
+}
+
+Time ServingCost::decode(int64_t batch, int64_t context_tokens) const {
+  const double tp = static_cast<double>(c_.tp);
+  const double compute = decode_flops(batch, context_tokens) / (tp * peak(g_, c_.fp8) * c_.compute_efficiency);
+  const double memory = decode_bytes(batch, context_tokens) / (tp * g_.hbm_bandwidth * c_.memory_efficiency);
+  return Time::from_seconds(std::max(compute, memory));
+}
+
+// ---------------------------------------------------------------- serving
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const auto rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(v.size())));
+  return v[std::min(v.size() - 1, rank == 0 ? 0 : rank - 1)];
+}
+
+namespace {
+
+struct Replica {
+  bool prefill = true, decode = true;  // the passes it runs
+  Time free_at;
+  std::deque<int64_t> waiting;  // requests, first come first served
+  std::vector<int64_t> running;
+  int64_t kv_used = 0;  // tokens reserved
+  int64_t outstanding() const { return static_cast<int64_t>(waiting.size() + running.size()); }
+};
+
+}  // namespace
+
+ServingResult simulate_serving(const ServingCost& cost, const InferenceConfig& c, const ServingNetwork& net) {
+  ServingResult out;
+  const int64_t capacity = cost.kv_capacity_tokens();
+  if (capacity <= 0)
+    throw ParamError("inference.tp",
+                     fmt::format("the weights of {} ({:.1f} GB in {}) need {:.1f} GB per GPU on {} x {} GPUs, more "
+                                 "than {:.0f}% of the {:.1f} GB of a {}: raise inference.tp or inference.pp, or set "
+                                 "inference.precision=fp8",
+                                 cost.model().name, cost.weight_bytes() / 1e9, c.fp8 ? "fp8" : "bf16",
+                                 cost.weight_bytes_per_gpu() / 1e9, c.tp, c.pp, 100 * c.memory_fraction,
+                                 static_cast<double>(cost.gpu().hbm_bytes) / 1e9, cost.gpu().name));
+  if (c.prompt_hi + c.output_hi > capacity)
+    throw ParamError("inference.prompt",
+                     fmt::format("a request of {} prompt and {} output tokens needs {} tokens of KV cache, more than "
+                                 "a replica holds ({} tokens, {:.1f} MB each): shorten the requests, or raise "
+                                 "inference.tp or inference.pp",
+                                 c.prompt_hi, c.output_hi, c.prompt_hi + c.output_hi, capacity,
+                                 cost.kv_bytes_per_token() / 1e6));
+  if (c.prompt_hi > c.max_batch_tokens)
+    throw ParamError("inference.max_batch_tokens",
+                     fmt::format("{} is below the longest prompt ({} tokens); expected at least it", c.max_batch_tokens,
+                                 c.prompt_hi));
+
+  // The request stream.
+  Rng rng = Rng(c.seed).stream("inference");
+  out.requests.resize(static_cast<size_t>(c.requests));
+  double t = 0;
+  for (auto& r : out.requests) {
+    t += rng.exponential(c.rate);
+    r.arrival = Time::from_seconds(t);
+    r.prompt = c.prompt_lo + static_cast<int64_t>(rng.below(static_cast<uint64_t>(c.prompt_hi - c.prompt_lo + 1)));
+    r.output = c.output_lo + static_cast<int64_t>(rng.below(static_cast<uint64_t>(c.output_hi - c.output_lo + 1)));
+  }
+  std::vector<int64_t> generated(out.requests.size(), 0);
+  std::vector<Time> ready(out.requests.size());  // when a request may join a decode batch
+
+  std::vector<Replica> reps;
+  if (c.disaggregated) {
+    reps.resize(static_cast<size_t>(c.prefill_replicas + c.decode_replicas));
+    for (size_t i = 0; i < reps.size(); ++i) {
+      const bool p = static_cast<int64_t>(i) < c.prefill_replicas;
+      reps[i].prefill = p;
+      reps[i].decode = !p;
+    }
+  } else {
+    reps.resize(static_cast<size_t>(c.replicas));
+  }
+  // The replica of `kind` (prefill / decode) with the fewest requests outstanding.
+  const auto least = [&](bool prefill) {
+    size_t best = reps.size();
+    for (size_t i = 0; i < reps.size(); ++i)
+      if ((prefill ? reps[i].prefill : reps[i].decode) &&
+          (best == reps.size() || reps[i].outstanding() < reps[best].outstanding()))
+        best = i;
+    return best;
+  };
+  // When replica r can start its next pass, Time::max() when it has nothing to do.
+  const auto next_start = [&](const Replica& r) {
+    Time at = Time::max();
+    if (!r.running.empty()) at = r.free_at;
+    for (int64_t q : r.waiting) at = std::min(at, std::max(r.free_at, ready[static_cast<size_t>(q)]));
+    return at;
+  };
+
+  size_t next = 0, done = 0;
+  int64_t batch_sum = 0;
+  while (done < out.requests.size()) {
+    size_t pick = reps.size();
+    Time at = Time::max();
+    for (size_t i = 0; i < reps.size(); ++i) {
+      const Time s = next_start(reps[i]);
+      if (s < at) {
+        at = s;
+        pick = i;
+      }
+    }
+    if (next < out.requests.size() && out.requests[next].arrival <= at) {  // an arrival first
+      const size_t r = least(true);
+      ready[next] = out.requests[next].arrival;
+      reps[r].waiting.push_back(static_cast<int64_t>(next));
+      ++next;
+      continue;
+    }
+    if (pick == reps.size()) throw Error("inference: internal: no replica can run and no request arrives");
+    Replica& rep = reps[pick];
+    // Prefill first: admit what has arrived (FCFS) while the batch has room.
+    std::vector<int64_t> admitted;
+    int64_t tokens = 0;
+    double squared = 0;
+    if (rep.prefill) {
+      while (!rep.waiting.empty()) {
+        const auto q = static_cast<size_t>(rep.waiting.front());
+        const RequestRecord& rq = out.requests[q];
+        if (ready[q] > at) break;
+        const int64_t need = rq.prompt + rq.output;
+        if (tokens + rq.prompt > c.max_batch_tokens || rep.kv_used + need > capacity ||
+            static_cast<int64_t>(rep.running.size() + admitted.size()) >= c.max_batch)
+          break;
+        tokens += rq.prompt;
+        squared += static_cast<double>(rq.prompt) * static_cast<double>(rq.prompt);
+        rep.kv_used += need;
+        admitted.push_back(rep.waiting.front());
+        rep.waiting.pop_front();
+      }
+    } else {  // a decode replica takes transferred requests into its batch
+      for (auto it = rep.waiting.begin(); it != rep.waiting.end();) {
+        const auto q = static_cast<size_t>(*it);
+        const int64_t need = out.requests[q].prompt + out.requests[q].output;
+        if (ready[q] <= at && rep.kv_used + need <= capacity &&
+            static_cast<int64_t>(rep.running.size()) < c.max_batch) {
+          rep.kv_used += need;
+          rep.running.push_back(*it);
+          it = rep.waiting.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
+    Time took, comm;
+    if (!admitted.empty()) {
+      comm = net.pass ? net.pass(tokens) : Time();
+      took = cost.prefill(tokens, squared, static_cast<int64_t>(admitted.size())) + comm;
+      ++out.prefill_passes;
+      const Time end = at + took;
+      for (int64_t q : admitted) {
+        RequestRecord& rq = out.requests[static_cast<size_t>(q)];
+        rq.first_token = end;
+        generated[static_cast<size_t>(q)] = 1;
+        if (rq.output == 1) {
+          rq.finish = end;
+          rep.kv_used -= rq.prompt + rq.output;
+          ++done;
+        } else if (c.disaggregated) {
+          rep.kv_used -= rq.prompt + rq.output;  // the cache leaves for a decode replica
+          rq.kv_transfer = net.kv_transfer ? net.kv_transfer(rq.prompt) : Time();
+          ready[static_cast<size_t>(q)] = end + rq.kv_transfer;
+          reps[least(false)].waiting.push_back(q);
+        } else {
+          rep.running.push_back(q);
+        }
+      }
+    } else if (!rep.running.empty()) {
+      int64_t context = 0;
+      for (int64_t q : rep.running)
+        context += out.requests[static_cast<size_t>(q)].prompt + generated[static_cast<size_t>(q)];
+      const auto b = static_cast<int64_t>(rep.running.size());
+      comm = net.pass ? net.pass(b) : Time();
+      took = cost.decode(b, context) + comm;
+      ++out.decode_passes;
+      batch_sum += b;
+      const Time end = at + took;
+      std::vector<int64_t> still;
+      for (int64_t q : rep.running) {
+        RequestRecord& rq = out.requests[static_cast<size_t>(q)];
+        if (++generated[static_cast<size_t>(q)] >= rq.output) {
+          rq.finish = end;
+          rep.kv_used -= rq.prompt + rq.output;
+          ++done;
+        } else {
+          still.push_back(q);
+        }
+      }
+      rep.running = std::move(still);
+    } else {
+      // Nothing fits now (a decode replica's cache is full of transfers still landing): wait for the next.
+      Time wake = Time::max();
+      for (int64_t q : rep.waiting)
+        if (ready[static_cast<size_t>(q)] > at) wake = std::min(wake, ready[static_cast<size_t>(q)]);
+      if (wake == Time::max()) throw Error("inference: internal: a replica has work it can never start");
+      rep.free_at = wake;
+      continue;
+    }
+    rep.free_at = at + took;
+    out.busy_seconds += took.seconds();
+    out.network_seconds += comm.seconds();
+  }
+  Time last;
+  for (const auto& r : out.requests) last = std::max(last, r.finish);
+  out.span = out.requests.empty() ? Time() : last - out.requests.front().arrival;
+  out.mean_decode_batch = out.decode_passes ? static_cast<double>(batch_sum) / static_cast<double>(out.decode_passes)
+                                            : 0;
+  return out;
+}
+
+}  // namespace podnet::workload

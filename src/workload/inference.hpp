@@ -1,0 +1,129 @@
+// LLM serving on the fabric: the cost of one forward pass of a serving
+// replica, and a request-level simulation of continuous batching that
+// yields time to first token (TTFT), time per output token (TPOT) and
+// throughput. The network's part of every pass is given by the caller
+// (study/inference.cpp times it on the fabric with any engine).
+//
+// A replica is tp x pp GPUs holding the whole model. Co-located serving runs
+// prefill and decode on every replica; disaggregated serving has a prefill
+// pool and a decode pool, and moves each request's KV cache from the one to
+// the other over the fabric.
+//
+// Cost of one forward pass over a batch (l layers, hidden h, a heads, g KV
+// heads, vocabulary V; per layer the matmul parameters M = attention + the
+// MLP of the experts a token uses; W bytes per weight, K bytes per KV element):
+//   prefill of prompts s_i:   F = 2 l M sum(s_i) + 2 l h sum(s_i^2) + 2 h V n
+//                             (causal attention: half of QK^T and AV; logits of the last token only)
+//   decode of b requests with contexts c_j:
+//                             F = 2 l M b + 4 l h sum(c_j) + 2 h V b
+//                             bytes = W (l (attention + vectors) + V h + experts touched) + K' sum(c_j)
+//   KV cache per token        K' = 2 l g (h / a) K      (keys and values of every layer)
+//   experts touched per layer E (1 - (1 - k/E)^t) of E for t tokens with top-k routing (expectation,
+//                             uniform routing); all of them for a dense model
+//   time                      max(F / (tp peak e_c), bytes / (tp HBM e_m))
+// A pass crosses the pp stages one after another (no micro-batching inside a
+// replica), so pp adds memory, not speed, as in serving engines' default
+// pipeline mode. KV capacity per replica = tp pp (HBM x memory_fraction -
+// weights per GPU) / K': every request holds its prompt + output tokens from
+// admission to its end (no preemption), as vLLM's scheduler reserves them.
+//
+// Scheduling (vLLM's default, prefill first): an idle replica admits waiting
+// requests first come first served while the batch has room (max_batch
+// requests, max_batch_tokens prompt tokens, KV capacity) and runs their
+// prefill as one pass; otherwise it runs one decode pass of every running
+// request. A request arrives to the replica with the fewest requests
+// outstanding (ties: the lowest index). Arrivals are Poisson at `rate`;
+// prompt and output lengths uniform in their ranges, from the seed.
+// Disaggregated: TTFT ends with the prefill pass (the first token is the
+// prefill's); the KV transfer then delays the second token.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/params.hpp"
+#include "core/units.hpp"
+#include "workload/model.hpp"
+
+namespace podnet::workload {
+
+struct InferenceConfig {
+  int64_t tp = 8, pp = 1;
+  int64_t replicas = 1;  // co-located replicas
+  bool disaggregated = false;
+  int64_t prefill_replicas = 1, decode_replicas = 1;
+  int64_t max_batch = 256;          // requests decoded together
+  int64_t max_batch_tokens = 8192;  // prompt tokens in one prefill pass
+  double rate = 1;                  // requests per second
+  int64_t requests = 1000;
+  int64_t prompt_lo = 1024, prompt_hi = 1024;
+  int64_t output_lo = 256, output_hi = 256;
+  double compute_efficiency = 0.5;  // of the GPU's dense peak, in prefill and decode matmuls
+  double memory_efficiency = 0.8;   // of HBM bandwidth when decode reads weights and KV
+  double memory_fraction = 0.9;     // of HBM for weights and KV cache (the rest: activations, runtime)
+  bool fp8 = false;                 // weights and matmuls in FP8 (else BF16); KV cache and activations BF16
+  uint64_t seed = 1;
+  int64_t gpus() const { return tp * pp * (disaggregated ? prefill_replicas + decode_replicas : replicas); }
+};
+
+// The scenario's `inference:` section.
+std::vector<ParamSpec> inference_params();
+InferenceConfig inference_from(const Params& p, uint64_t seed);
+
+// The closed forms of one replica (see the file comment).
+class ServingCost {
+ public:
+  ServingCost(const ModelSpec& m, const GpuSpec& g, const InferenceConfig& c);
+  double weight_bytes() const;          // the whole model
+  double weight_bytes_per_gpu() const;  // / (tp pp)
+  double kv_bytes_per_token() const;    // K'
+  int64_t kv_capacity_tokens() const;   // per replica (0 when the weights leave no room)
+  // Compute and memory time of one pass, the network's part excluded.
+  Time prefill(int64_t tokens, double tokens_squared, int64_t requests) const;
+  Time decode(int64_t batch, int64_t context_tokens) const;
+  double prefill_flops(int64_t tokens, double tokens_squared, int64_t requests) const;
+  double decode_flops(int64_t batch, int64_t context_tokens) const;
+  double decode_bytes(int64_t batch, int64_t context_tokens) const;
+  const ModelSpec& model() const { return m_; }
+  const GpuSpec& gpu() const { return g_; }
+
+ private:
+  double expert_weight_bytes(int64_t tokens) const;  // the experts `tokens` tokens touch, all layers
+  ModelSpec m_;                                      // copies: a cost outlives the specs it was made from
+  GpuSpec g_;
+  InferenceConfig c_;
+};
+
+// The network's part of a pass over `tokens` tokens on one replica (its TP
+// all-reduces, MoE all-to-alls and pipeline sends), and the KV transfer of a
+// prompt of `tokens` tokens from a prefill to a decode replica.
+struct ServingNetwork {
+  std::function<Time(int64_t tokens)> pass;
+  std::function<Time(int64_t tokens)> kv_transfer;
+};
+
+struct RequestRecord {
+  Time arrival, first_token, finish;
+  int64_t prompt = 0, output = 0;
+  Time kv_transfer;  // disaggregated only
+};
+
+struct ServingResult {
+  std::vector<RequestRecord> requests;  // in arrival order
+  Time span;                            // first arrival to last finish
+  double busy_seconds = 0;              // summed over replicas
+  double network_seconds = 0;           // the network's part of busy_seconds
+  int64_t prefill_passes = 0, decode_passes = 0;
+  double mean_decode_batch = 0;
+};
+
+// Simulates the request stream; deterministic for a config (its seed).
+// InputError when a request cannot fit a replica's KV cache, naming the keys.
+ServingResult simulate_serving(const ServingCost& cost, const InferenceConfig& c, const ServingNetwork& net);
+
+// The p-th percentile (0..100) by nearest rank of `v` (sorted copy); 0 for none.
+double percentile(std::vector<double> v, double p);
+
+}  // namespace podnet::workload

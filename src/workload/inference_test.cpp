@@ -1,0 +1,169 @@
+// Closed forms of the serving model (inference.hpp), derived by hand, and the
+// scheduler's wiring on streams whose timeline can be followed step by step.
+#include "workload/inference.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace podnet::workload {
+namespace {
+
+// A small dense model whose figures are easy to follow by hand: l = 2, h = 1024, a = 8, g = 2 (head 128),
+// f = 4096 SwiGLU, V = 1000, untied embeddings, RMSNorm.
+ModelSpec toy() {
+  ModelSpec m;
+  m.name = "toy";
+  m.layers = 2;
+  m.hidden = 1024;
+  m.heads = 8;
+  m.kv_heads = 2;
+  m.ffn = 4096;
+  m.vocab = 1000;
+  m.seq = 2048;
+  m.gated_mlp = true;
+  m.biases = false;
+  m.tied_embeddings = false;
+  m.learned_positions = false;
+  return m;
+}
+
+// 1e15 FLOP/s, 1e12 B/s, 10 GB: round figures.
+GpuSpec round_gpu() {
+  GpuSpec g;
+  g.name = "round";
+  g.peak_flops = 1e15;
+  g.hbm_bytes = 10'000'000'000;
+  g.hbm_bandwidth = 1e12;
+  return g;
+}
+
+InferenceConfig one_gpu() {
+  InferenceConfig c;
+  c.tp = 1;
+  c.compute_efficiency = 1;
+  c.memory_efficiency = 1;
+  c.memory_fraction = 1;
+  return c;
+}
+
+TEST(Inference, KvCacheWeightsAndCapacityByHand) {
+  const ModelSpec m = toy();
+  const GpuSpec g = round_gpu();
+  const ServingCost cost(m, g, one_gpu());
+  // K' = 2 l g (h/a) x 2 B = 2 x 2 x 2 x 128 x 2 = 2,048 B per token.
+  EXPECT_DOUBLE_EQ(cost.kv_bytes_per_token(), 2048);
+  // Per layer: attention 2h^2 + 2h(gh/a) = 2,097,152 + 524,288; MLP 3hf = 12,582,912; norms 2h = 2,048.
+  // Embeddings 2Vh = 2,048,000. Params = 2 x 15,206,400 + 2,048,000 = 32,460,800; BF16: 64,921,600 B.
+  EXPECT_DOUBLE_EQ(cost.weight_bytes(), 64'921'600);
+  // Capacity: (10e9 - 64,921,600) / 2,048 = 4,851,112.5 -> 4,851,112 tokens.
+  EXPECT_EQ(cost.kv_capacity_tokens(), 4'851'112);
+  InferenceConfig tp2 = one_gpu();
+  tp2.tp = 2;
+  EXPECT_DOUBLE_EQ(ServingCost(m, g, tp2).weight_bytes_per_gpu(), 32'460'800);
+  EXPECT_EQ(ServingCost(m, g, tp2).kv_capacity_tokens(), 9'733'925);  // 2 x (10e9 - 32,460,800) / 2,048
+}
+
+TEST(Inference, PrefillAndDecodeTimesByHand) {
+  const ModelSpec m = toy();
+  const ServingCost cost(m, round_gpu(), one_gpu());
+  // Matmul params per layer M = 2,621,440 + 12,582,912 = 15,204,352.
+  // Prefill of one 1,000-token prompt: 2 l M s + 2 l h s^2 + 2 h V
+  //   = 60,817,408,000 + 4,096,000,000 + 2,048,000 = 64,915,456,000 FLOP -> 64.915456 us at 1e15.
+  EXPECT_DOUBLE_EQ(cost.prefill_flops(1000, 1e6, 1), 64'915'456'000);
+  // Its memory side: weights 64,921,600 + KV 2,048,000 B = 66.9696 us at 1e12 B/s: longer, so it sets the time.
+  EXPECT_EQ(cost.prefill(1000, 1e6, 1), Time::from_seconds(66'969'600 / 1e12));
+  // Decode of one request with 1,000 tokens of context: bytes = 2 (l (attention + norms) + V h) + MLP + KV
+  //   = 2 (2 x 2,623,488 + 1,024,000) + 2 x 2 x 12,582,912 + 2,048 x 1,000
+  //   = 12,541,952 + 50,331,648 + 2,048,000 = 64,921,600 (the input embedding is a lookup, not read whole).
+  const double bytes = 2.0 * (2 * (2'621'440 + 2'048) + 1000 * 1024) + 2.0 * 2 * 12'582'912 + 2048.0 * 1000;
+  EXPECT_DOUBLE_EQ(cost.decode_bytes(1, 1000), bytes);
+  EXPECT_EQ(cost.decode(1, 1000), Time::from_seconds(bytes / 1e12));  // memory-bound at batch 1
+  // Compute: 2 l M + 4 l h c + 2 h V = 60,817,408 + 8,192,000 + 2,048,000 FLOP: 71 ns, far below the reads.
+  EXPECT_DOUBLE_EQ(cost.decode_flops(1, 1000), 71'057'408);
+}
+
+TEST(Inference, MoeDecodeReadsTheExpertsItsTokensTouch) {
+  ModelSpec m = toy();
+  m.experts = 8;
+  m.top_k = 2;
+  const ServingCost cost(m, round_gpu(), one_gpu());
+  // One token touches 2 of 8 experts: E (1 - (1 - k/E)^1) = 2. 64 tokens touch 8 (1 - 0.75^64) = 8 - 8e-8.
+  const double one_expert = 2.0 * 3 * 1024 * 4096;  // BF16 bytes per layer
+  const double router = 2.0 * 1024 * 8;
+  const double base = cost.decode_bytes(1, 0) - 2 * (2 * one_expert + router);
+  EXPECT_NEAR(cost.decode_bytes(64, 0) - base, 2 * (8 * (1 - std::pow(0.75, 64)) * one_expert + router), 1e-3);
+}
+
+TEST(Inference, OneRequestAloneFollowsThePasses) {
+  const ModelSpec m = toy();
+  InferenceConfig c = one_gpu();
+  c.requests = 1;
+  c.prompt_lo = c.prompt_hi = 1000;
+  c.output_lo = c.output_hi = 4;
+  const ServingCost cost(m, round_gpu(), c);
+  ServingNetwork net;
+  net.pass = [](int64_t tokens) { return Time::from_seconds(1e-6 * static_cast<double>(tokens)); };  // 1 us a token
+  const ServingResult r = simulate_serving(cost, c, net);
+  ASSERT_EQ(r.requests.size(), 1u);
+  const RequestRecord& q = r.requests[0];
+  // TTFT: the prefill pass and its network part (1,000 us); then 3 decode passes of context 1,001..1,003.
+  const Time first = cost.prefill(1000, 1e6, 1) + Time::from_seconds(1e-3);
+  EXPECT_EQ(q.first_token - q.arrival, first);
+  Time decode;
+  for (int64_t ctx = 1001; ctx <= 1003; ++ctx) decode = decode + cost.decode(1, ctx) + Time::from_seconds(1e-6);
+  EXPECT_EQ(q.finish - q.first_token, decode);
+  EXPECT_EQ(r.prefill_passes, 1);
+  EXPECT_EQ(r.decode_passes, 3);
+  EXPECT_DOUBLE_EQ(r.mean_decode_batch, 1);
+  EXPECT_NEAR(r.network_seconds, 1e-3 + 3e-6, 1e-12);
+}
+
+TEST(Inference, ADisaggregatedRequestWaitsForItsKvCache) {
+  const ModelSpec m = toy();
+  InferenceConfig c = one_gpu();
+  c.disaggregated = true;
+  c.requests = 1;
+  c.prompt_lo = c.prompt_hi = 1000;
+  c.output_lo = c.output_hi = 2;
+  const ServingCost cost(m, round_gpu(), c);
+  ServingNetwork net;
+  net.kv_transfer = [](int64_t) { return Time::from_seconds(5e-3); };
+  const ServingResult r = simulate_serving(cost, c, net);
+  const RequestRecord& q = r.requests[0];
+  EXPECT_EQ(q.first_token - q.arrival, cost.prefill(1000, 1e6, 1));  // the first token is the prefill's
+  EXPECT_EQ(q.kv_transfer, Time::from_seconds(5e-3));
+  EXPECT_EQ(q.finish - q.first_token, Time::from_seconds(5e-3) + cost.decode(1, 1001));  // then one decode
+}
+
+TEST(Inference, RefusesWhatAReplicaCannotHoldAndIsDeterministic) {
+  ModelSpec m = toy();
+  GpuSpec small = round_gpu();
+  small.hbm_bytes = 60'000'000;  // below the 64.9 MB of weights
+  InferenceConfig c = one_gpu();
+  try {
+    (void)simulate_serving(ServingCost(m, small, c), c, {});
+    ADD_FAILURE() << "expected a refusal";
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.key(), "inference.tp");
+    EXPECT_NE(std::string(e.what()).find("the weights of toy (0.1 GB in bf16)"), std::string::npos) << e.what();
+  }
+  c.requests = 200;
+  c.rate = 50;
+  c.prompt_lo = 100;
+  c.prompt_hi = 900;
+  c.output_lo = 10;
+  c.output_hi = 50;
+  const ServingCost cost(m, round_gpu(), c);
+  const ServingResult a = simulate_serving(cost, c, {}), b = simulate_serving(cost, c, {});
+  ASSERT_EQ(a.requests.size(), b.requests.size());
+  for (size_t i = 0; i < a.requests.size(); ++i) EXPECT_EQ(a.requests[i].finish, b.requests[i].finish) << i;
+  EXPECT_EQ(percentile({3, 1, 2, 4}, 50), 2);
+  EXPECT_EQ(percentile({3, 1, 2, 4}, 99), 4);
+}
+
+}  // namespace
+}  // namespace podnet::workload
