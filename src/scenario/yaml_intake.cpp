@@ -105,10 +105,10 @@ class Counter : public YAML::EventHandler {
     const Frame f = open_.back();
     open_.pop_back();
     if (f.anchor != YAML::NullAnchor) sizes_[f.anchor] = f.count + 1;
-    // The collection's own node counts at its start; its children were counted as they came.
-    total_ += 1;
-    if (total_ > limits_.max_nodes) too_big(f.mark);
-    if (!open_.empty()) open_.back().count += f.count + 1;
+    // Its children were counted as they came (in the total, and here for the enclosing collection);
+    // the collection's own node now, at its start.
+    if (!open_.empty()) open_.back().count += f.count;
+    add(f.mark, 1);
   }
 
   const std::string& source_;

@@ -7,43 +7,19 @@
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "engine/registry.hpp"
+#include "workload/job.hpp"
 
 namespace podnet::study {
 
-namespace {
-
-// The model and GPU of the scenario's `workload:` (its preset names and overrides).
-workload::ModelSpec model_of(const Params& w) {
-  const workload::ModelSpec* m = workload::find_model(w.get_string("model"));
-  if (!m) throw ParamError("workload.model", fmt::format("no model '{}'", w.get_string("model")));
-  workload::ModelSpec out = *m;
-  const auto over = [&](const char* k, int64_t& v) {
-    if (w.has(k)) v = w.get_int(k);
-  };
-  over("layers", out.layers);
-  over("hidden", out.hidden);
-  over("heads", out.heads);
-  over("kv_heads", out.kv_heads);
-  over("ffn", out.ffn);
-  over("vocab", out.vocab);
-  over("experts", out.experts);
-  over("top_k", out.top_k);
-  if (out.hidden % out.heads != 0)
-    throw ParamError("workload.heads", fmt::format("hidden {} is not divisible by heads {}", out.hidden, out.heads));
-  return out;
-}
-
-}  // namespace
-
 InferenceStudy inference(const scenario::Setup& s, const Progress& progress) {
   InferenceStudy out;
-  const Params& w = s.scenario.section("workload");
-  out.model = model_of(w);
-  const workload::GpuSpec* g = workload::find_gpu(w.get_string("gpu"));
-  if (!g)
-    throw InputError(fmt::format("{}: no GPU preset '{}'", s.scenario.where("workload.gpu"), w.get_string("gpu")));
-  out.gpu = *g;
   try {
+    const Params& w = s.scenario.section("workload");
+    out.model = workload::model_from(w);
+    out.gpu = workload::gpu_from(w);
+    if (out.model.hidden % out.model.heads != 0)
+      throw ParamError("workload.heads",
+                       fmt::format("hidden {} is not divisible by heads {}", out.model.hidden, out.model.heads));
     out.config = workload::inference_from(s.scenario.section("inference"), s.scenario.seed);
   } catch (const ParamError& e) {
     throw InputError(fmt::format("{}: {}", s.scenario.where(e.key()), e.what()));
@@ -69,31 +45,29 @@ InferenceStudy inference(const scenario::Setup& s, const Progress& progress) {
   collective::Group tp_group;
   for (int64_t i = 0; i < c.tp; ++i) tp_group.push_back(static_cast<int32_t>(i));
   const char* algorithm = s.collective.tuner ? "auto" : "ring";
-  std::map<std::pair<int, Bytes>, Time> timed;
-  const auto collective_time = [&](collective::Op op, const collective::Group& group, Bytes bytes) {
-    const auto key = std::make_pair(static_cast<int>(op), bytes);
-    if (auto it = timed.find(key); it != timed.end()) return it->second;
-    const Time t =
-        backend
-            ->run(collective::make_plan(op == collective::Op::AllToAll ? collective::default_algorithm(op) : algorithm,
-                                        op, group, bytes, s.collective, topo))
-            .makespan;
-    timed.emplace(key, t);
-    return t;
+  // One engine run per kind of plan and size.
+  std::map<Bytes, Time> all_reduce, all_to_all, pp_send, kv_send;
+  const auto timed = [&](std::map<Bytes, Time>& seen, Bytes bytes, const auto& make) {
+    if (auto it = seen.find(bytes); it != seen.end()) return it->second;
+    return seen.emplace(bytes, backend->run(make(bytes)).makespan).first->second;
   };
-  const auto p2p_time = [&](const std::vector<std::pair<int32_t, int32_t>>& pairs, Bytes each) {
-    const auto key = std::make_pair(-1 - static_cast<int>(pairs.size()), each);
-    if (auto it = timed.find(key); it != timed.end()) return it->second;
-    plan::TransferPlan plan;
-    for (const auto& [a, b] : pairs) {
-      plan::Transfer t;
-      t.ranks = {a, b};
-      t.bytes = each;
-      plan.add(t);
-    }
-    const Time t = backend->run(plan).makespan;
-    timed.emplace(key, t);
-    return t;
+  const auto collective_plan = [&](collective::Op op) {
+    return [&, op](Bytes bytes) {
+      return collective::make_plan(op == collective::Op::AllToAll ? collective::default_algorithm(op) : algorithm, op,
+                                   tp_group, bytes, s.collective, topo);
+    };
+  };
+  const auto p2p_plan = [](const std::vector<std::pair<int32_t, int32_t>>& pairs) {
+    return [pairs](Bytes each) {
+      plan::TransferPlan plan;
+      for (const auto& [a, b] : pairs) {
+        plan::Transfer t;
+        t.ranks = {a, b};
+        t.bytes = each;
+        plan.add(t);
+      }
+      return plan;
+    };
   };
   const int64_t h = out.model.hidden, l = out.model.layers;
   workload::ServingNetwork net;
@@ -101,16 +75,16 @@ InferenceStudy inference(const scenario::Setup& s, const Progress& progress) {
     Time total;
     const Bytes act = tokens * h * 2;
     if (c.tp > 1) {
-      const Time ar = collective_time(collective::Op::AllReduce, tp_group, act);
+      const Time ar = timed(all_reduce, act, collective_plan(collective::Op::AllReduce));
       if (out.model.moe()) {
         const Bytes per_rank = std::max<Bytes>(1, tokens * out.model.top_k * h * 2 / c.tp);
-        const Time a2a = collective_time(collective::Op::AllToAll, tp_group, per_rank);
+        const Time a2a = timed(all_to_all, per_rank, collective_plan(collective::Op::AllToAll));
         total = total + (ar + a2a * 2) * l;
       } else {
         total = total + ar * (2 * l);
       }
     }
-    if (c.pp > 1) total = total + p2p_time({{0, static_cast<int32_t>(c.tp)}}, act) * (c.pp - 1);
+    if (c.pp > 1) total = total + timed(pp_send, act, p2p_plan({{0, static_cast<int32_t>(c.tp)}})) * (c.pp - 1);
     return total;
   };
   std::vector<std::pair<int32_t, int32_t>> kv_pairs;
@@ -118,7 +92,7 @@ InferenceStudy inference(const scenario::Setup& s, const Progress& progress) {
     kv_pairs.emplace_back(static_cast<int32_t>(i), static_cast<int32_t>(c.prefill_replicas * n + i));
   net.kv_transfer = [&](int64_t prompt) {
     const auto bytes = static_cast<Bytes>(static_cast<double>(prompt) * cost.kv_bytes_per_token());
-    return p2p_time(kv_pairs, std::max<Bytes>(1, bytes / n));
+    return timed(kv_send, std::max<Bytes>(1, bytes / n), p2p_plan(kv_pairs));
   };
   // Prefill sizes rounded up to a multiple of 64 tokens for the timing: a few dozen sizes, not thousands.
   workload::ServingNetwork quantized = net;

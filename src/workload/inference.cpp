@@ -238,6 +238,10 @@ ServingResult simulate_serving(const ServingCost& cost, const InferenceConfig& c
   const auto next_start = [&](const Replica& r) {
     Time at = Time::max();
     if (!r.running.empty()) at = r.free_at;
+    if (r.waiting.empty()) return at;
+    // A prefill replica's queue is in arrival order: its front is ready first. A decode replica's KV caches
+    // land in any order.
+    if (r.prefill) return std::min(at, std::max(r.free_at, ready[static_cast<size_t>(r.waiting.front())]));
     for (int64_t q : r.waiting) at = std::min(at, std::max(r.free_at, ready[static_cast<size_t>(q)]));
     return at;
   };

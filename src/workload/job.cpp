@@ -250,30 +250,39 @@ bool parse_count(const std::string& text, double& out) {
   return out <= kMaxTokens;
 }
 
-Job job_from(const Params& p, int64_t fabric_gpus) {
-  Job j;
+ModelSpec model_from(const Params& p) {
   const ModelSpec* m = find_model(p.get_string("model"));
   if (!m) throw ParamError("workload.model", "unknown model; expected one of: " + join(model_names()));
-  const GpuSpec* g = find_gpu(p.get_string("gpu"));
-  if (!g) throw ParamError("workload.gpu", "unknown GPU; expected one of: " + join(gpu_names()));
-  j.model = *m;
-  j.gpu = *g;
+  ModelSpec out = *m;
   auto over = [&](const char* key, int64_t& field) {
     if (p.has(key)) field = p.get_int(key);
   };
-  over("layers", j.model.layers);
-  over("hidden", j.model.hidden);
-  over("heads", j.model.heads);
-  const bool mha = j.model.kv_heads == m->heads;
-  over("kv_heads", j.model.kv_heads);
-  if (p.has("heads") && !p.has("kv_heads") && mha) j.model.kv_heads = j.model.heads;  // keep MHA presets MHA
-  over("ffn", j.model.ffn);
-  over("vocab", j.model.vocab);
-  over("seq", j.model.seq);
-  over("experts", j.model.experts);
-  over("top_k", j.model.top_k);
-  if (p.has("dropout")) j.model.dropout = p.get_bool("dropout");
-  if (p.has("hidden") && !p.has("ffn") && !j.model.gated_mlp) j.model.ffn = 4 * j.model.hidden;
+  over("layers", out.layers);
+  over("hidden", out.hidden);
+  over("heads", out.heads);
+  const bool mha = out.kv_heads == m->heads;
+  over("kv_heads", out.kv_heads);
+  if (p.has("heads") && !p.has("kv_heads") && mha) out.kv_heads = out.heads;  // keep MHA presets MHA
+  over("ffn", out.ffn);
+  over("vocab", out.vocab);
+  over("seq", out.seq);
+  over("experts", out.experts);
+  over("top_k", out.top_k);
+  if (p.has("dropout")) out.dropout = p.get_bool("dropout");
+  if (p.has("hidden") && !p.has("ffn") && !out.gated_mlp) out.ffn = 4 * out.hidden;
+  return out;
+}
+
+GpuSpec gpu_from(const Params& p) {
+  const GpuSpec* g = find_gpu(p.get_string("gpu"));
+  if (!g) throw ParamError("workload.gpu", "unknown GPU; expected one of: " + join(gpu_names()));
+  return *g;
+}
+
+Job job_from(const Params& p, int64_t fabric_gpus) {
+  Job j;
+  j.model = model_from(p);
+  j.gpu = gpu_from(p);
   j.tp = p.get_int("tp");
   j.pp = p.get_int("pp");
   j.ep = p.get_int("ep");
@@ -288,17 +297,18 @@ Job job_from(const Params& p, int64_t fabric_gpus) {
                      "overlaps the reduce-scatter and all-gather of sequence parallelism with the GEMMs; expected "
                      "workload.sequence_parallel: true with it");
   j.zero = static_cast<int>(p.get_int("zero"));
-  j.compute_efficiency = p.has("compute_efficiency") ? p.get_real("compute_efficiency") : g->compute_efficiency;
-  j.attention_efficiency = p.has("attention_efficiency") ? p.get_real("attention_efficiency") : g->attention_efficiency;
+  j.compute_efficiency = p.has("compute_efficiency") ? p.get_real("compute_efficiency") : j.gpu.compute_efficiency;
+  j.attention_efficiency = p.has("attention_efficiency") ? p.get_real("attention_efficiency")
+                                                         : j.gpu.attention_efficiency;
   j.precision = p.get_string("precision") == "fp8" ? Precision::Fp8 : Precision::Bf16;
-  j.fp8_efficiency = p.has("fp8_efficiency") ? p.get_real("fp8_efficiency") : g->fp8_efficiency;
-  if (j.precision == Precision::Fp8 && g->fp8_peak_flops <= 0)
+  j.fp8_efficiency = p.has("fp8_efficiency") ? p.get_real("fp8_efficiency") : j.gpu.fp8_efficiency;
+  if (j.precision == Precision::Fp8 && j.gpu.fp8_peak_flops <= 0)
     throw ParamError("workload.precision", fmt::format("fp8 needs FP8 tensor cores, which the {} preset has not; "
                                                        "expected bf16 with workload.gpu {}, or an FP8 GPU ({})",
-                                                       g->name, g->name, join(fp8_gpu_names())));
+                                                       j.gpu.name, j.gpu.name, join(fp8_gpu_names())));
   j.memory_bound_ops = p.get_bool("memory_bound_ops");
-  j.sustained_fraction = p.has("sustained_fraction") ? p.get_real("sustained_fraction") : g->sustained_fraction;
-  j.layer_overhead = p.has("layer_overhead") ? p.get_time("layer_overhead").seconds() : g->layer_overhead;
+  j.sustained_fraction = p.has("sustained_fraction") ? p.get_real("sustained_fraction") : j.gpu.sustained_fraction;
+  j.layer_overhead = p.has("layer_overhead") ? p.get_time("layer_overhead").seconds() : j.gpu.layer_overhead;
   j.flash_attention = p.get_bool("flash_attention");
   j.overlap_grad_reduce = p.get_bool("overlap_grad_reduce");
   j.overlap_param_gather = p.get_bool("overlap_param_gather");

@@ -192,6 +192,10 @@ std::vector<ParamSpec> workload_params();
 // dp unset means "auto": the largest d with t p d <= fabric_gpus that divides
 // global_batch / microbatch. Throws ParamError naming the key
 // ("workload.tp") for an impossible combination.
+// The `workload:` section's model preset with its overrides (layers, hidden, heads, ...), and its GPU preset.
+// Throws ParamError for an unknown name. job_from starts from these; the inference study uses them alone.
+ModelSpec model_from(const Params& p);
+GpuSpec gpu_from(const Params& p);
 Job job_from(const Params& p, int64_t fabric_gpus);
 // Checks a job (every rule job_from applies). Throws ParamError.
 void validate(const Job& job, int64_t fabric_gpus);

@@ -118,7 +118,8 @@ std::span<const Completion> FlowSim::step() {
   const Time t = next_event_time();
   if (t == Time::max()) return {};
   now_ = t;
-  if (++stats_.steps % options_.heartbeat_every == 0 && options_.heartbeat) options_.heartbeat(now_);
+  ++stats_.steps;
+  if (options_.heartbeat && stats_.steps % options_.heartbeat_every == 0) options_.heartbeat(now_);
   while (next_event_time() == t) {
     while (next_event_time() == t) {
       const Event e = pop_event();

@@ -74,11 +74,11 @@ struct PacketSim::Impl {
   // failures (§10)
   bool links_failed = false;  // a link has died in this run: the loss checks below are on
   bool stopped = false;
-  std::function<void(Time)> heartbeat;  // NetworkOptions::heartbeat, every heartbeat_mask + 1 events
-  uint64_t heartbeat_mask = 0;
-  std::vector<char> dead;           // per directed link: the port sends nothing, packets sent to it are lost
-  std::vector<int64_t> drop_until;  // per directed link: arrivals until then were on the wire when it died
-  std::vector<double> cap;          // payload capacity in force
+  std::function<void(Time)> heartbeat;     // NetworkOptions::heartbeat, every heartbeat_mask + 1 events
+  uint64_t heartbeat_mask = ~uint64_t{0};  // none: the event count never matches it
+  std::vector<char> dead;                  // per directed link: the port sends nothing, packets sent to it are lost
+  std::vector<int64_t> drop_until;         // per directed link: arrivals until then were on the wire when it died
+  std::vector<double> cap;                 // payload capacity in force
   // PFC storms (NetworkOptions::pause_storms)
   std::vector<PauseStorm> storms;
   int64_t storm_until = -1;  // the last storm's end: no deadlock is declared before it
@@ -297,7 +297,7 @@ void PacketSim::Impl::run(const std::function<void(const SimEvent&)>& on_event, 
   while (!stopped && !events.empty() && events.next_time().ps <= limit) {
     const Event e = events.pop();
     now = e.time.ps;
-    if ((++stats.events & heartbeat_mask) == 0 && heartbeat) heartbeat(Time(now));
+    if ((++stats.events & heartbeat_mask) == 0) heartbeat(Time(now));
     switch (e.kind) {
       case kArrive: on_arrive(decode(e)); break;
       case kKick: {
