@@ -8,7 +8,7 @@
 #   whole ctest suite there, the fuzz corpus replay included.
 # - --replay (the end of `make test`, so CI runs it): builds only the fuzz
 #   corpus replay binaries (fuzz/, one per parser a user feeds) and the
-#   libraries they link, at -O1 -g1 (cheaper to compile), in BUILD_DIR
+#   libraries they link, at -O0 -g1 (the cheapest to compile: the replay itself takes seconds), in BUILD_DIR
 #   (default build-replay), and replays every corpus (ctest -R
 #   fuzz_replay_). The whole suite under the sanitizers takes longer than CI
 #   allows on 2 cores, the replay does not (docs/contributing/validation/hardening.md, "make
@@ -19,7 +19,7 @@ replay=0
 [ "${1:-}" = --replay ] && { replay=1; shift; }
 if [ $replay = 1 ]; then
   build=${1:-build-replay}
-  config=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DPODNET_BENCH=OFF)
+  config=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O0 -g1" -DPODNET_BENCH=OFF)
   target=(--target fuzz_all)
   tests=(-R '^fuzz_replay_')
   name=replay-sanitize

@@ -7,10 +7,11 @@
 #include <cstdlib>
 #include <fmt/format.h>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <ostream>
-#include <regex>
 #include <sstream>
+#include <string_view>
 
 #include "core/error.hpp"
 #include "core/files.hpp"
@@ -42,11 +43,134 @@ int NcclTestsLog::ranks_per_host() const {
 
 namespace {
 
+// Character classes as the C locale has them (what std::regex's \s, \d and \w mean there).
+bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> t;
-  std::istringstream in(s);
-  for (std::string w; in >> w;) t.push_back(w);
+  for (size_t i = 0; i < s.size();) {
+    while (i < s.size() && is_space(s[i])) ++i;
+    const size_t b = i;
+    while (i < s.size() && !is_space(s[i])) ++i;
+    if (i > b) t.push_back(s.substr(b, i - b));
+  }
   return t;
+}
+
+// A hand-written scanner over one line: the matchers below replaced std::regex, which made a parse of a
+// 64 KiB log take milliseconds (and recurses once per character it matches).
+struct Scan {
+  const std::string& s;
+  size_t i = 0;
+  bool end() const { return i >= s.size(); }
+  size_t spaces() {  // \s*, the count skipped
+    const size_t b = i;
+    while (i < s.size() && is_space(s[i])) ++i;
+    return i - b;
+  }
+  bool word(std::string_view w) {  // a literal
+    if (s.compare(i, w.size(), w) != 0) return false;
+    i += w.size();
+    return true;
+  }
+  bool digits(int& v) {  // \d+ that fits an int
+    const size_t b = i;
+    int64_t x = 0;
+    while (i < s.size() && is_digit(s[i])) {
+      x = x * 10 + (s[i] - '0');
+      if (x > std::numeric_limits<int>::max()) return false;
+      ++i;
+    }
+    v = static_cast<int>(x);
+    return i > b;
+  }
+  bool digits() {  // \d+ of any length
+    const size_t b = i;
+    while (i < s.size() && is_digit(s[i])) ++i;
+    return i > b;
+  }
+};
+
+// The length of a launcher's prefix at the start of a line, or 0: srun --label ("0: "), mpirun --tag-output
+// ("[1,0]<stdout>:"), with the blanks before it and one after it.
+size_t launcher_prefix(const std::string& line) {
+  Scan c{line};
+  c.spaces();
+  if (!c.end() && is_digit(line[c.i])) {
+    c.digits();
+  } else if (c.word("[")) {
+    if (!c.digits() || !c.word(",") || !c.digits() || !c.word("]") || !(c.word("<stdout>") || c.word("<stderr>")))
+      return 0;
+  } else {
+    return 0;
+  }
+  if (!c.word(":")) return 0;
+  if (!c.end() && is_space(line[c.i])) ++c.i;
+  return c.i;
+}
+
+// Every "NCCL_ALGO=Ring", "NCCL_PROTO = 'Simple'" or "NCCL_ALGO set by environment to Tree" on a line, in order:
+// the variable's name starts a word; the value is what follows up to a blank or a quote.
+template <class Found>
+void env_settings(const std::string& line, Found&& found) {
+  for (size_t p = line.find("NCCL_"); p != std::string::npos; p = line.find("NCCL_", p)) {
+    if (p > 0 && is_word(line[p - 1])) {
+      ++p;
+      continue;
+    }
+    Scan c{line, p};
+    std::string_view name;
+    if (c.word("NCCL_ALGO")) name = "NCCL_ALGO";
+    else if (c.word("NCCL_PROTO")) name = "NCCL_PROTO";
+    const size_t blanks = name.empty() ? 0 : c.spaces();
+    const bool sep = !name.empty() &&
+                     (c.word("=") || (blanks > 0 && c.word("set by environment to") && c.spaces() > 0));
+    if (!sep) {
+      ++p;
+      continue;
+    }
+    c.spaces();
+    if (!c.end() && (line[c.i] == '"' || line[c.i] == '\'')) ++c.i;
+    const size_t b = c.i;
+    while (!c.end() && !is_space(line[c.i]) && line[c.i] != '"' && line[c.i] != '\'') ++c.i;
+    if (c.i == b) {
+      ++p;
+      continue;
+    }
+    found(name, line.substr(b, c.i - b));
+    p = c.i;
+  }
+}
+
+// "# Rank  0 Group  0 Pid 1234 on host-a device  0 [0x1b] NVIDIA H100 80GB HBM3" (Group is optional), or false.
+bool read_rank(const std::string& line, NcclTestsRank& r) {
+  Scan c{line};
+  int device = 0;
+  if (!c.word("#")) return false;
+  c.spaces();
+  if (!c.word("Rank") || c.spaces() == 0 || !c.digits(r.rank) || c.spaces() == 0) return false;
+  r.group = 0;
+  if (c.word("Group")) {
+    if (c.spaces() == 0 || !c.digits(r.group) || c.spaces() == 0) return false;
+  }
+  if (!c.word("Pid") || c.spaces() == 0 || !c.digits(r.pid) || c.spaces() == 0) return false;
+  if (!c.word("on") || c.spaces() == 0) return false;
+  const size_t h = c.i;
+  while (!c.end() && !is_space(line[c.i])) ++c.i;
+  r.host = line.substr(h, c.i - h);
+  if (r.host.empty() || c.spaces() == 0) return false;
+  if (!c.word("device") || c.spaces() == 0 || !c.digits(device) || c.spaces() == 0 || !c.word("[")) return false;
+  const size_t close = line.find(']', c.i);
+  if (close == std::string::npos) return false;
+  size_t b = close + 1, e = line.size();
+  while (b < e && is_space(line[b])) ++b;
+  while (e > b && is_space(line[e - 1])) --e;
+  r.device_name = line.substr(b, e - b);
+  r.device = device;
+  // The regular expression this replaced let '.' match anything but a line break.
+  return r.device_name.find_first_of("\r\n") == std::string::npos;
 }
 
 bool to_int(const std::string& s, int64_t& v) {
@@ -133,9 +257,6 @@ std::string test_named_in(const std::string& line) {
 }  // namespace
 
 std::vector<NcclTestsLog> parse_nccl_tests(const std::string& text, const std::string& source) {
-  static const std::regex rank_re(
-      R"(^#\s*Rank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*?)\s*$)");
-  static const std::regex prefix_re(R"(^\s*(\d+:|\[\d+,\d+\]<std(out|err)>:)\s?)");
   std::vector<NcclTestsLog> logs;
   NcclTestsLog cur;
   cur.source = source;
@@ -143,7 +264,6 @@ std::vector<NcclTestsLog> parse_nccl_tests(const std::string& text, const std::s
   bool in_table = false;
   std::string named;  // a test name seen on a command line, for logs without "Collective test starting"
   // NCCL_ALGO / NCCL_PROTO seen so far (value, line): they hold for the tables after them.
-  static const std::regex env_re(R"(\b(NCCL_ALGO|NCCL_PROTO)(?:\s*=\s*|\s+set by environment to\s+)["']?([^\s"']+))");
   std::string env_algo, env_proto;
   int env_algo_line = 0, env_proto_line = 0;
   // A new test's preamble after a finished table starts the next log.
@@ -164,17 +284,16 @@ std::vector<NcclTestsLog> parse_nccl_tests(const std::string& text, const std::s
     ++lineno;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     // Launcher prefixes: srun --label ("0: "), mpirun --tag-output ("[1,0]<stdout>:").
-    if (std::smatch pm; std::regex_search(line, pm, prefix_re)) line = pm.suffix().str();
+    if (const size_t p = launcher_prefix(line); p > 0) line.erase(0, p);
     const std::vector<std::string> tok = split(line);
     if (tok.empty()) continue;
     if (line.find("NCCL_ALGO") != std::string::npos || line.find("NCCL_PROTO") != std::string::npos) {
-      for (auto it = std::sregex_iterator(line.begin(), line.end(), env_re); it != std::sregex_iterator(); ++it) {
-        std::string v = (*it)[2].str();
+      env_settings(line, [&](std::string_view name, std::string v) {
         while (!v.empty() && (v.back() == '.' || v.back() == ';')) v.pop_back();  // "... set by environment to Ring."
-        if (v.empty()) continue;
-        if ((*it)[1] == "NCCL_ALGO") env_algo = v, env_algo_line = lineno;
+        if (v.empty()) return;
+        if (name == "NCCL_ALGO") env_algo = v, env_algo_line = lineno;
         else env_proto = v, env_proto_line = lineno;
-      }
+      });
     }
     const std::string named_here = test_named_in(line);
     if (tok[0][0] == '#') {
@@ -199,16 +318,8 @@ std::vector<NcclTestsLog> parse_nccl_tests(const std::string& text, const std::s
         if (cur.test.empty()) cur.test = named;
         continue;
       }
-      std::smatch m;
-      if (t.size() > 1 && t[1] == "Rank" && std::regex_match(line, m, rank_re)) {
+      if (NcclTestsRank r; t.size() > 1 && t[1] == "Rank" && read_rank(line, r)) {
         if (in_table) finish();
-        NcclTestsRank r;
-        r.rank = std::atoi(m[1].str().c_str());
-        r.group = m[2].matched ? std::atoi(m[2].str().c_str()) : 0;
-        r.pid = std::atoi(m[3].str().c_str());
-        r.host = m[4].str();
-        r.device = std::atoi(m[5].str().c_str());
-        r.device_name = m[7].str();
         r.line = lineno;
         cur.ranks.push_back(r);
         continue;
