@@ -14,7 +14,7 @@ namespace podnet::cli {
 namespace {
 
 struct InferenceOptions {
-  std::string rate, requests, prompt, output, replicas, disaggregated;
+  std::string rate, requests, prompt, output, replicas, disaggregated, target_ttft, target_tpot;
 };
 
 int cmd_inference(Common c, const InferenceOptions& o) {
@@ -27,6 +27,8 @@ int cmd_inference(Common c, const InferenceOptions& o) {
   sugar(o.prompt, "--prompt", "inference.prompt");
   sugar(o.output, "--output", "inference.output");
   sugar(o.replicas, "--replicas", "inference.replicas");
+  sugar(o.target_ttft, "--target-ttft", "inference.target_ttft");
+  sugar(o.target_tpot, "--target-tpot", "inference.target_tpot");
   if (!o.disaggregated.empty()) {
     // P:D -> a prefill pool of P replicas and a decode pool of D.
     const auto colon = o.disaggregated.find(':');
@@ -61,6 +63,13 @@ void add_inference_command(CLI::App& app, Action& action) {
   cmd->add_option("--disaggregated", o->disaggregated,
                   "a prefill pool and a decode pool of P and D replicas; each request's KV cache crosses the fabric")
       ->type_name("P:D");
+  cmd->add_option("--target-ttft", o->target_ttft,
+                  "a latency target on time to first token (p99; inference.target_ttft): podnet then searches the "
+                  "highest request rate that meets the targets")
+      ->type_name("TIME");
+  cmd->add_option("--target-tpot", o->target_tpot,
+                  "a latency target on time per output token (p99; inference.target_tpot)")
+      ->type_name("TIME");
   cmd->footer(
       "The model and GPU are the scenario's workload.model and workload.gpu; the layout, batching and request\n"
       "stream its `inference:` section (`podnet list keys` lists them; docs/commands/inference.md explains them).\n\n"
@@ -68,6 +77,8 @@ void add_inference_command(CLI::App& app, Action& action) {
       "  podnet inference leafspine-8k --set workload.model=llama3-70b --rate 2\n"
       "  podnet inference leafspine-8k --set workload.model=llama3-70b --replicas 4 --rate 8 --prompt 2048\n"
       "  podnet inference leafspine-8k --set workload.model=llama3-70b --disaggregated 1:3 --rate 8\n"
+      "  podnet inference leafspine-8k --set workload.model=llama3-70b --replicas 4 --target-ttft 2s --target-tpot "
+      "200ms\n"
       "  podnet inference leafspine-8k --set workload.model=mixtral-8x7b --set inference.tp=4 --format json");
   cmd->callback([&action, c, o] { action = [c, o] { return cmd_inference(*c, *o); }; });
 }

@@ -1,6 +1,8 @@
 #include "report/inference_report.hpp"
 
+#include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <ostream>
 #include <vector>
 
@@ -14,6 +16,44 @@ nlohmann::json percentiles_ms(const std::vector<double>& seconds) {
   return {{"p50", round_to(workload::percentile(seconds, 50) * 1e3, 4)},
           {"p90", round_to(workload::percentile(seconds, 90) * 1e3, 4)},
           {"p99", round_to(workload::percentile(seconds, 99) * 1e3, 4)}};
+}
+
+// The latency target and the highest rate that meets it.
+nlohmann::json target_document(const study::InferenceStudy& r) {
+  const workload::InferenceConfig& c = r.config;
+  const workload::RateSearch& f = r.search;
+  const auto limit_ms = [](Time t) { return t > Time() ? nlohmann::json(round_to(t.seconds() * 1e3, 4)) : nullptr; };
+  const double p = c.target.percentile;
+  const workload::Latencies lat = workload::latencies(f.at, c.disaggregated);
+  int64_t out_tokens = 0;
+  for (const auto& q : f.at.requests) out_tokens += q.output;
+  const double span = f.at.span.seconds();
+  const char* missed = f.ttft_missed && f.tpot_missed ? "both"
+                       : f.ttft_missed                ? "ttft"
+                       : f.tpot_missed                ? "tpot"
+                                                      : nullptr;
+  nlohmann::json t = {{"percentile", round_to(p, 4)},
+                      {"ttft_ms", limit_ms(c.target.ttft)},
+                      {"tpot_ms", limit_ms(c.target.tpot)},
+                      {"met", f.feasible},
+                      {"rate_per_s", f.feasible ? nlohmann::json(round_to(f.rate, 6)) : nullptr},
+                      {"missed_rate_per_s", f.missed_rate > 0 ? nlohmann::json(round_to(f.missed_rate, 6)) : nullptr},
+                      {"missed", missed ? nlohmann::json(missed) : nullptr},
+                      {"runs", f.runs}};
+  // At the rate found (or, when none meets the target, at the lowest rate tried).
+  t["at_rate"] = {{"rate_per_s", round_to(f.feasible ? f.rate : f.missed_rate, 6)},
+                  {"ttft_ms", round_to(workload::percentile(lat.ttft, p) * 1e3, 4)},
+                  {"tpot_ms", round_to(workload::percentile(lat.tpot, p) * 1e3, 4)},
+                  {"output_tokens_per_s", round_to(span > 0 ? static_cast<double>(out_tokens) / span : 0, 3)},
+                  {"output_tokens_per_s_per_gpu",
+                   round_to(span > 0 ? static_cast<double>(out_tokens) / span / static_cast<double>(c.gpus()) : 0, 3)}};
+  return t;
+}
+
+// Requests per second: 91.00, 0.0123.
+std::string rate(const nlohmann::json& v) {
+  const double x = v.get<double>();
+  return x >= 1 ? fixed(x, 2) : fmt::format("{:.3g}", x);
 }
 
 std::string ms(const nlohmann::json& v) { return fixed(v.get<double>(), v.get<double>() < 10 ? 2 : 1) + " ms"; }
@@ -45,13 +85,9 @@ nlohmann::json inference_document(const scenario::Setup& s, const study::Inferen
                            {"tpot_ms", round_to(r.single_tpot.seconds() * 1e3, 4)},
                            {"tpot_network_ms", round_to(r.single_tpot_network.seconds() * 1e3, 4)}};
   if (c.disaggregated) doc["single_request"]["kv_transfer_ms"] = round_to(r.single_kv_transfer.seconds() * 1e3, 4);
-  std::vector<double> ttft, tpot, e2e, kv;
+  const workload::Latencies lat = workload::latencies(sv, c.disaggregated);
   int64_t out_tokens = 0, in_tokens = 0;
   for (const auto& q : sv.requests) {
-    ttft.push_back((q.first_token - q.arrival).seconds());
-    if (q.output > 1) tpot.push_back((q.finish - q.first_token).seconds() / static_cast<double>(q.output - 1));
-    e2e.push_back((q.finish - q.arrival).seconds());
-    if (c.disaggregated) kv.push_back(q.kv_transfer.seconds());
     out_tokens += q.output;
     in_tokens += q.prompt;
   }
@@ -62,10 +98,10 @@ nlohmann::json inference_document(const scenario::Setup& s, const study::Inferen
                    {"prompt_tokens", {{"min", c.prompt_lo}, {"max", c.prompt_hi}}},
                    {"output_tokens", {{"min", c.output_lo}, {"max", c.output_hi}}},
                    {"seed", c.seed}};
-  doc["latency"] = {{"ttft_ms", percentiles_ms(ttft)},
-                    {"tpot_ms", percentiles_ms(tpot)},
-                    {"e2e_ms", percentiles_ms(e2e)}};
-  if (c.disaggregated) doc["latency"]["kv_transfer_ms"] = percentiles_ms(kv);
+  doc["latency"] = {{"ttft_ms", percentiles_ms(lat.ttft)},
+                    {"tpot_ms", percentiles_ms(lat.tpot)},
+                    {"e2e_ms", percentiles_ms(lat.e2e)}};
+  if (c.disaggregated) doc["latency"]["kv_transfer_ms"] = percentiles_ms(lat.kv_transfer);
   doc["throughput"] = {{"output_tokens_per_s", round_to(span > 0 ? static_cast<double>(out_tokens) / span : 0, 3)},
                        {"output_tokens_per_s_per_gpu",
                         round_to(span > 0 ? static_cast<double>(out_tokens) / span / static_cast<double>(c.gpus()) : 0,
@@ -77,6 +113,7 @@ nlohmann::json inference_document(const scenario::Setup& s, const study::Inferen
                         {"mean_decode_batch", round_to(sv.mean_decode_batch, 3)},
                         {"prefill_passes", sv.prefill_passes},
                         {"decode_passes", sv.decode_passes}};
+  if (r.searched) doc["target"] = target_document(r);
   doc["notes"] = {
       "each pass is timed as compute (FLOPs at compute_efficiency of the GPU's peak) or memory (weights and KV "
       "cache read at memory_efficiency of HBM), whichever is longer, plus its network part timed on the fabric",
@@ -137,6 +174,47 @@ void write_inference_table(const nlohmann::json& d, std::ostream& out) {
   out << fmt::format("  replicas busy       {:.1f}%, mean decode batch {:.1f}\n", 100 * u["busy"].get<double>(),
                      u["mean_decode_batch"].get<double>());
   out << fmt::format("  network share       {:.1f}% of the busy time\n", 100 * u["network_share"].get<double>());
+  if (!d.contains("target")) return;
+  const auto& t = d["target"];
+  const std::string p = "p" + fixed(t["percentile"].get<double>(),
+                                    t["percentile"].get<double>() == std::floor(t["percentile"].get<double>()) ? 0 : 1);
+  std::vector<std::string> limits;
+  // A target as given: 2,000 ms, 40 ms, 12.5 ms.
+  const auto limit = [](const nlohmann::json& v) {
+    const double x = v.get<double>();
+    return x == std::floor(x) ? fixed(x, 0) + " ms" : ms(v);
+  };
+  if (!t["ttft_ms"].is_null()) limits.push_back(fmt::format("{} time to first token <= {}", p, limit(t["ttft_ms"])));
+  if (!t["tpot_ms"].is_null()) limits.push_back(fmt::format("{} time per output token <= {}", p, limit(t["tpot_ms"])));
+  out << fmt::format("\n  Latency target: {}\n", fmt::join(limits, ", "));
+  const auto& a = t["at_rate"];
+  const auto what = [](const nlohmann::json& m) -> std::string {
+    if (m.is_null()) return "";
+    const std::string k = m.get<std::string>();
+    return k == "both" ? "both targets" : k == "ttft" ? "time to first token" : "time per output token";
+  };
+  if (!t["met"].get<bool>()) {
+    out << fmt::format("  no rate meets it: at {} requests/s, {} time to first token {}, time per output token {}\n"
+                       "  (one request alone: {} and {}); try a larger inference.tp, inference.precision=fp8 or "
+                       "shorter prompts\n",
+                       rate(a["rate_per_s"]), p, ms(a["ttft_ms"]), ms(a["tpot_ms"]), ms(d["single_request"]["ttft_ms"]),
+                       ms(d["single_request"]["tpot_ms"]));
+    return;
+  }
+  out << fmt::format("  highest rate meeting it   {} requests/s", rate(t["rate_per_s"]));
+  if (!t["missed_rate_per_s"].is_null())
+    out << fmt::format(" ({} requests/s misses {})", rate(t["missed_rate_per_s"]), what(t["missed"]));
+  out << "\n";
+  out << fmt::format("  throughput at that rate   {} output tokens/s ({} per GPU)\n",
+                     thousands(std::llround(a["output_tokens_per_s"].get<double>())),
+                     fixed(a["output_tokens_per_s_per_gpu"].get<double>(), 1));
+  out << fmt::format("  {} at that rate          time to first token {}, time per output token {}\n", p,
+                     ms(a["ttft_ms"]), ms(a["tpot_ms"]));
+  const auto requests = d["stream"]["requests"].get<int64_t>();
+  out << fmt::format("  search                    {} runs of {} requests ({} s of arrivals at that rate; more "
+                     "requests, a stricter search)\n",
+                     t["runs"].get<int>(), thousands(requests),
+                     fixed(static_cast<double>(requests) / t["rate_per_s"].get<double>(), 1));
 }
 
 }  // namespace podnet::report

@@ -300,7 +300,9 @@ std::vector<StudyDef> builtin() {
                 field("throughput.output_tokens_per_s_per_gpu", "output tokens/s per GPU", "", 1, true),
                 field("throughput.output_tokens_per_s", "output tokens/s", "", 0),
                 percent("utilization.network_share", "network share"),
-                percent("utilization.busy", "replicas busy")};
+                percent("utilization.busy", "replicas busy"),
+                field("target.rate_per_s", "rate at target", "requests/s", 2),
+                field("target.at_rate.output_tokens_per_s_per_gpu", "output tokens/s per GPU at target", "", 1)};
     d.run = [](const StudyRun& r) {
       StudyOutput o;
       o.document = inference_document(*r.setup, study::inference(*r.setup, r.progress));

@@ -113,6 +113,16 @@ InferenceStudy inference(const scenario::Setup& s, const Progress& progress) {
     throw InputError(fmt::format("{}: {}", s.scenario.where(e.key()), e.what()));
   }
   if (progress.step) progress.step(1, 1, "serving");
+  if (c.target.any()) {
+    out.searched = true;
+    try {
+      out.search = workload::search_rate(cost, c, quantized, [&](int run, double rate) {
+        if (progress.run) progress.run(fmt::format("rate search, run {}: {:.4g} requests/s", run, rate));
+      });
+    } catch (const ParamError& e) {
+      throw InputError(fmt::format("{}: {}", s.scenario.where(e.key()), e.what()));
+    }
+  }
   return out;
 }
 

@@ -15,7 +15,8 @@
 //                 (of the first prefill and the first decode replica: the same paths as any other pair on a
 //                 symmetric fabric)
 // for t tokens in the pass (a prefill's prompt tokens rounded up to a multiple of 64 for the timing, a
-// decode's batch exactly). Each distinct size is timed once.
+// decode's batch exactly). Each distinct size is timed once. With a latency
+// target, the rate search's runs reuse those timings.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +38,9 @@ struct InferenceStudy {
   // One request alone on an idle replica: its prefill (TTFT), one decode pass (TPOT), each with its network part.
   Time single_ttft, single_ttft_network, single_tpot, single_tpot_network, single_kv_transfer;
   workload::ServingResult serving;
+  // With a latency target (inference.target_ttft / target_tpot): the highest rate that meets it.
+  bool searched = false;
+  workload::RateSearch search;
 };
 
 InferenceStudy inference(const scenario::Setup& s, const Progress& progress = {});

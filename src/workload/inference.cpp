@@ -54,6 +54,25 @@ std::vector<ParamSpec> inference_params() {
        -kBig,
        kBig,
        {"bf16", "fp8"}},
+      {"target_ttft",
+       ParamType::Time,
+       "",
+       "a latency target: the target_percentile of time to first token at most this; podnet then searches the "
+       "highest request rate that meets the target",
+       -kBig,
+       kBig,
+       {},
+       true},
+      {"target_tpot",
+       ParamType::Time,
+       "",
+       "a latency target: the target_percentile of time per output token at most this (with or without "
+       "target_ttft)",
+       -kBig,
+       kBig,
+       {},
+       true},
+      {"target_percentile", ParamType::Real, "99", "the percentile the latency targets hold at (MLPerf: 99)", 1, 100},
   };
 }
 
@@ -83,6 +102,12 @@ InferenceConfig inference_from(const Params& p, uint64_t seed) {
   c.memory_efficiency = p.get_real("memory_efficiency");
   c.memory_fraction = p.get_real("memory_fraction");
   c.fp8 = p.get_string("precision") == "fp8";
+  if (p.has("target_ttft")) c.target.ttft = p.get_time("target_ttft");
+  if (p.has("target_tpot")) c.target.tpot = p.get_time("target_tpot");
+  for (const char* key : {"target_ttft", "target_tpot"})
+    if (p.has(key) && p.get_time(key) <= Time())
+      throw ParamError(std::string("inference.") + key, "expected a time above zero, e.g. 2s or 200ms");
+  c.target.percentile = p.get_real("target_percentile");
   c.seed = seed;
   return c;
 }
@@ -207,6 +232,12 @@ ServingResult simulate_serving(const ServingCost& cost, const InferenceConfig& c
   double t = 0;
   for (auto& r : out.requests) {
     t += rng.exponential(c.rate);
+    // Times are int64 picoseconds; podnet's limit on a time is 1000 h (core/units.hpp).
+    if (t > kMaxStreamSeconds)
+      throw ParamError("inference.rate",
+                       fmt::format("{} requests at {:.3g} per second arrive over more than 1,000 hours; expected a "
+                                   "higher rate or fewer requests (inference.requests)",
+                                   thousands(c.requests), c.rate));
     r.arrival = Time::from_seconds(t);
     r.prompt = c.prompt_lo + static_cast<int64_t>(rng.below(static_cast<uint64_t>(c.prompt_hi - c.prompt_lo + 1)));
     r.output = c.output_lo + static_cast<int64_t>(rng.below(static_cast<uint64_t>(c.output_hi - c.output_lo + 1)));
@@ -363,6 +394,77 @@ ServingResult simulate_serving(const ServingCost& cost, const InferenceConfig& c
   out.span = out.requests.empty() ? Time() : last - out.requests.front().arrival;
   out.mean_decode_batch = out.decode_passes ? static_cast<double>(batch_sum) / static_cast<double>(out.decode_passes)
                                             : 0;
+  return out;
+}
+
+// ---------------------------------------------------------------- latency target
+
+Latencies latencies(const ServingResult& r, bool disaggregated) {
+  Latencies l;
+  for (const auto& q : r.requests) {
+    l.ttft.push_back((q.first_token - q.arrival).seconds());
+    if (q.output > 1) l.tpot.push_back((q.finish - q.first_token).seconds() / static_cast<double>(q.output - 1));
+    l.e2e.push_back((q.finish - q.arrival).seconds());
+    if (disaggregated) l.kv_transfer.push_back(q.kv_transfer.seconds());
+  }
+  return l;
+}
+
+RateSearch search_rate(const ServingCost& cost, const InferenceConfig& c, const ServingNetwork& net,
+                       const std::function<void(int, double)>& on_run) {
+  // inference.rate's range; and the expected stream at most a tenth of the longest simulate_serving takes.
+  const double kMinRate = std::max(1e-6, 10 * static_cast<double>(c.requests) / kMaxStreamSeconds);
+  constexpr double kMaxRate = 1e9;
+  constexpr int kMaxRuns = 80;
+  RateSearch out;
+  InferenceConfig at = c;
+  // Runs the stream at `rate`; true when it meets the target.
+  const auto meets = [&](double rate, ServingResult& result, bool& ttft_missed, bool& tpot_missed) {
+    if (on_run) on_run(out.runs + 1, rate);
+    ++out.runs;
+    at.rate = rate;
+    result = simulate_serving(cost, at, net);
+    const Latencies l = latencies(result, c.disaggregated);
+    const double p = c.target.percentile;
+    ttft_missed = c.target.ttft > Time() && percentile(l.ttft, p) > c.target.ttft.seconds();
+    tpot_missed = c.target.tpot > Time() && percentile(l.tpot, p) > c.target.tpot.seconds();
+    return !ttft_missed && !tpot_missed;
+  };
+  double lo = 0, hi = 0;  // met at lo (when > 0), missed at hi (when > 0)
+  ServingResult result;
+  bool tm = false, pm = false;
+  const auto met = [&](double rate) {
+    out.feasible = true;
+    out.rate = lo = rate;
+    out.at = std::move(result);
+  };
+  const auto missed = [&](double rate) {
+    out.missed_rate = hi = rate;
+    out.ttft_missed = tm;
+    out.tpot_missed = pm;
+  };
+  double r = std::clamp(c.rate, kMinRate, kMaxRate);
+  if (meets(r, result, tm, pm)) {
+    met(r);
+    while (hi == 0 && r < kMaxRate && out.runs < kMaxRuns) {
+      r = std::min(kMaxRate, r * 2);
+      if (meets(r, result, tm, pm)) met(r);
+      else missed(r);
+    }
+  } else {
+    missed(r);
+    out.at = std::move(result);  // kept when no rate meets the target
+    while (lo == 0 && r > kMinRate && out.runs < kMaxRuns) {
+      r = std::max(kMinRate, r / 2);
+      if (meets(r, result, tm, pm)) met(r);
+      else missed(r), out.at = std::move(result);
+    }
+  }
+  while (lo > 0 && hi > 0 && hi > lo * 1.01 && out.runs < kMaxRuns) {
+    r = std::sqrt(lo * hi);
+    if (meets(r, result, tm, pm)) met(r);
+    else missed(r);
+  }
   return out;
 }
 

@@ -36,6 +36,16 @@
 // prompt and output lengths uniform in their ranges, from the seed.
 // Disaggregated: TTFT ends with the prefill pass (the first token is the
 // prefill's); the KV transfer then delays the second token.
+//
+// Latency target (MLPerf Inference's Server scenario): the p-th percentile
+// of TTFT and of TPOT over the requests at most the targets, TPOT of a
+// request being (finish - first token) / (output - 1), as vLLM's
+// benchmark_serving and MLPerf's loadgen define it. search_rate() finds the
+// highest arrival rate that meets it: from `rate`, doubling or halving until
+// one rate meets the target and another misses it, then bisecting
+// (geometric mean) until they are within 1 %. The same seed draws the same
+// exponential gaps at every rate, scaled by 1 / rate, so the runs differ by
+// the rate alone. It reports the highest rate that met the target.
 #pragma once
 
 #include <cstdint>
@@ -48,6 +58,16 @@
 #include "workload/model.hpp"
 
 namespace podnet::workload {
+
+// The longest request stream simulate_serving() takes: 1000 h of arrivals (podnet's limit on a time).
+inline constexpr double kMaxStreamSeconds = 3.6e6;
+
+// The p-th percentile of TTFT and of TPOT at most these; a zero time sets no limit.
+struct LatencyTarget {
+  Time ttft, tpot;
+  double percentile = 99;
+  bool any() const { return ttft > Time() || tpot > Time(); }
+};
 
 struct InferenceConfig {
   int64_t tp = 8, pp = 1;
@@ -64,6 +84,7 @@ struct InferenceConfig {
   double memory_efficiency = 0.8;   // of HBM bandwidth when decode reads weights and KV
   double memory_fraction = 0.9;     // of HBM for weights and KV cache (the rest: activations, runtime)
   bool fp8 = false;                 // weights and matmuls in FP8 (else BF16); KV cache and activations BF16
+  LatencyTarget target;             // none by default: no rate search
   uint64_t seed = 1;
   int64_t gpus() const { return tp * pp * (disaggregated ? prefill_replicas + decode_replicas : replicas); }
 };
@@ -125,5 +146,25 @@ ServingResult simulate_serving(const ServingCost& cost, const InferenceConfig& c
 
 // The p-th percentile (0..100) by nearest rank of `v` (sorted copy); 0 for none.
 double percentile(std::vector<double> v, double p);
+
+// Each request's latencies in seconds, in arrival order. tpot has one entry per request of two or more
+// output tokens; kv_transfer is empty unless the layout is disaggregated.
+struct Latencies {
+  std::vector<double> ttft, tpot, e2e, kv_transfer;
+};
+Latencies latencies(const ServingResult& r, bool disaggregated);
+
+// The highest request rate meeting a latency target (see the file comment).
+struct RateSearch {
+  bool feasible = false;                          // some rate met the target
+  double rate = 0;                                // requests per second: the highest rate tried that met it
+  double missed_rate = 0;                         // the lowest rate tried that missed it
+  bool ttft_missed = false, tpot_missed = false;  // what missed_rate missed
+  ServingResult at;                               // the run at `rate` (at the lowest rate tried when infeasible)
+  int runs = 0;
+};
+// The target is c.target; on_run(run, rate) is called before each run.
+RateSearch search_rate(const ServingCost& cost, const InferenceConfig& c, const ServingNetwork& net,
+                       const std::function<void(int, double)>& on_run = {});
 
 }  // namespace podnet::workload

@@ -161,8 +161,74 @@ TEST(Inference, RefusesWhatAReplicaCannotHoldAndIsDeterministic) {
   const ServingResult a = simulate_serving(cost, c, {}), b = simulate_serving(cost, c, {});
   ASSERT_EQ(a.requests.size(), b.requests.size());
   for (size_t i = 0; i < a.requests.size(); ++i) EXPECT_EQ(a.requests[i].finish, b.requests[i].finish) << i;
+  // 1,000 requests at 1e-6 per second would arrive over 1e9 s, past int64 picoseconds (-1.2e9 ms TTFTs).
+  InferenceConfig slow = c;
+  slow.requests = 1000;
+  slow.rate = 1e-6;
+  try {
+    (void)simulate_serving(cost, slow, {});
+    ADD_FAILURE() << "expected a refusal";
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.key(), "inference.rate");
+    EXPECT_NE(std::string(e.what()).find("arrive over more than 1,000 hours"), std::string::npos) << e.what();
+  }
   EXPECT_EQ(percentile({3, 1, 2, 4}, 50), 2);
   EXPECT_EQ(percentile({3, 1, 2, 4}, 99), 4);
+}
+
+// A prefill-only stream (one output token) of equal prompts, one prompt per pass, is an M/D/1 queue: every
+// request is served in P = the prefill of 1,000 tokens (66.97 us, memory-bound, see above), so no rate above
+// 1 / P = 14,932 requests/s keeps the queue bounded, and 20,000 requests at even 1 % above it leave the last
+// ones 200 P late. With a target of 11 P on the 99th percentile TTFT, the rate found is below 1 / P and
+// above half of it (the M/D/1 mean wait at load 0.5 is 0.5 P); it meets the target, the next rate tried,
+// within 1 %, misses it.
+TEST(Inference, TheRateSearchStopsBelowAPrefillQueuesCapacity) {
+  const ModelSpec m = toy();
+  InferenceConfig c = one_gpu();
+  c.requests = 20'000;
+  c.prompt_lo = c.prompt_hi = 1000;
+  c.output_lo = c.output_hi = 1;
+  c.max_batch_tokens = 1000;
+  const ServingCost cost(m, round_gpu(), c);
+  const Time P = cost.prefill(1000, 1e6, 1);
+  const double capacity = 1 / P.seconds();
+  c.target.ttft = P * 11;
+  const RateSearch f = search_rate(cost, c, {});
+  ASSERT_TRUE(f.feasible);
+  EXPECT_LT(f.rate, capacity);
+  EXPECT_GT(f.rate, 0.5 * capacity);
+  EXPECT_GT(f.missed_rate, f.rate);
+  EXPECT_LE(f.missed_rate, f.rate * 1.01);
+  EXPECT_TRUE(f.ttft_missed);
+  EXPECT_FALSE(f.tpot_missed);  // no target on it (and no request has a second token)
+  EXPECT_LE(percentile(latencies(f.at, false).ttft, 99), c.target.ttft.seconds());
+  InferenceConfig over = c;
+  over.rate = f.missed_rate;
+  EXPECT_GT(percentile(latencies(simulate_serving(cost, over, {}), false).ttft, 99), c.target.ttft.seconds());
+  // The same search again: the same answer.
+  EXPECT_EQ(search_rate(cost, c, {}).rate, f.rate);
+}
+
+// A target one request alone cannot meet: no rate does. From 1 request/s the search halves down to the
+// least rate, at which 50 requests are expected to arrive over 100 h: 50 x 10 / 3.6e6 s = 1.39e-4 per
+// second (2^-12 is 2.4e-4, the 13th halving stops there: 14 runs), and says which target missed.
+TEST(Inference, ATargetOneRequestAloneMissesIsMetByNoRate) {
+  const ModelSpec m = toy();
+  InferenceConfig c = one_gpu();
+  c.requests = 50;
+  c.prompt_lo = c.prompt_hi = 1000;
+  c.output_lo = c.output_hi = 4;
+  const ServingCost cost(m, round_gpu(), c);
+  c.target.tpot = Time::from_seconds(cost.decode(1, 1001).seconds() / 2);  // half of the fastest decode pass
+  int calls = 0;
+  const RateSearch f = search_rate(cost, c, {}, [&](int run, double) { EXPECT_EQ(run, ++calls); });
+  EXPECT_FALSE(f.feasible);
+  EXPECT_EQ(f.runs, 14);
+  EXPECT_EQ(calls, 14);
+  EXPECT_DOUBLE_EQ(f.missed_rate, 500 / 3.6e6);
+  EXPECT_TRUE(f.tpot_missed);
+  EXPECT_FALSE(f.ttft_missed);
+  EXPECT_EQ(f.at.requests.size(), 50u);  // the run at the lowest rate tried, for the report
 }
 
 }  // namespace
