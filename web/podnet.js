@@ -193,6 +193,21 @@
     'score.precision': ['loss: precision', 'num3'], 'score.recall': ['loss: recall', 'num3'],
     'latency.score.precision': ['latency: precision', 'num3'], 'latency.score.recall': ['latency: recall', 'num3'],
     'evaluation.precision': ['precision', 'num4'], 'evaluation.recall': ['recall', 'num4'],
+    // inference
+    'utilization.busy': ['replicas busy', 'pct'], 'utilization.network_share': ['network share of the busy time', 'pct'],
+    'utilization.mean_decode_batch': ['mean decode batch', 'num1'], 'utilization.decode_passes': ['decode passes', 'int'],
+    'utilization.prefill_passes': ['prefill passes', 'int'], 'memory.kv_cache_kb_per_token': ['KV cache per token (KB)', 'num1'],
+    'memory.weights_gb_per_gpu': ['weights per GPU', 'gb'], 'memory.kv_capacity_tokens_per_replica': ['KV cache per replica (tokens)', 'int'],
+    'model.params': ['parameters', 'big'], 'stream.rate_per_s': ['arrival rate (requests/s)', 'num2'],
+    'throughput.output_tokens_per_s': ['output tokens/s', 'int'], 'throughput.output_tokens_per_s_per_gpu': ['output tokens/s per GPU', 'num1'],
+    'throughput.input_tokens_per_s': ['input tokens/s', 'int'], 'throughput.requests_per_s': ['requests/s', 'num2'],
+    'target.rate_per_s': ['highest rate meeting the target (requests/s)', 'num2'], 'target.missed_rate_per_s': ['lowest rate missing it (requests/s)', 'num2'],
+    'target.at_rate.rate_per_s': ['at the rate (requests/s)', 'num2'], 'target.at_rate.output_tokens_per_s': ['at the rate: output tokens/s', 'int'],
+    'target.at_rate.output_tokens_per_s_per_gpu': ['at the rate: output tokens/s per GPU', 'num1'],
+    'target.at_rate.ttft_ms': ['at the rate: time to first token', 'ms'], 'target.at_rate.tpot_ms': ['at the rate: time per output token', 'ms'],
+    'target.ttft_ms': ['target: time to first token', 'ms'], 'target.tpot_ms': ['target: time per output token', 'ms'],
+    'target.met': ['a rate meets the target'], 'target.missed': ['missed first'], 'target.runs': ['runs of the search', 'int'],
+    'target.percentile': ['percentile', 'num'],
     // run
     'run.command': ['study'], 'run.source': ['scenario file'], 'run.overrides': ['--set'], 'run.git_sha': ['git commit'],
     'run.podnet_version': ['podnet version'], 'run.seed': ['seed', 'int'], 'schema_version': ['schema version', 'int']
@@ -203,7 +218,7 @@
     mfu: 'MFU', hfu: 'HFU', mtbf: 'MTBF', mtbi: 'MTBI', hbm: 'HBM', pue: 'PUE', nvlink: 'NVLink', rtt: 'RTT', fct: 'FCT',
     nccl: 'NCCL', qps: 'QPs', ci95: '95 % CI', bom: 'BOM', flops: 'FLOPs', tflops: 'TFLOP/s', p2p: 'P2P', kv: 'KV',
     ffn: 'FFN', pcie: 'PCIe', pfc: 'PFC', ecmp: 'ECMP', fp8: 'FP8', bf16: 'BF16', usd: 'USD', id: 'ID', mc: 'Monte Carlo',
-    seq: 'sequence', pct: '%', vpp: 'VPP'
+    seq: 'sequence', pct: '%', vpp: 'VPP', ttft: 'time to first token', tpot: 'time per output token', e2e: 'end to end'
   };
   // Unit suffixes of keys: [suffix, kind, words added to the label].
   const SUFFIXES = [
@@ -900,6 +915,69 @@
   }
 
   // Every other figure of the document, labelled, folded away: "All figures".
+  // inference: report::inference_document (what `podnet inference --format json` prints).
+  function renderInference(root, doc) {
+    const m = doc.model || {}, l = doc.layout || {}, lat = doc.latency || {}, th = doc.throughput || {}, u = doc.utilization || {};
+    const ms = v => v === null || v === undefined ? '-' : fixed(v, v < 10 ? 2 : 1) + ' ms';
+    const p99 = lat.ttft_ms ? lat.ttft_ms.p99 : null;
+    const s = section(root, 'Time to first token ' + ms(p99) + ' and per output token ' + ms(lat.tpot_ms ? lat.tpot_ms.p99 : null) +
+      ' (p99), ' + fixed(th.output_tokens_per_s || 0, 0) + ' output tokens/s', 'serving');
+    const layout = l.disaggregated ? 'TP' + l.tp + ' x PP' + l.pp + ' replicas: ' + l.prefill_replicas + ' prefill, ' + l.decode_replicas + ' decode (disaggregated)'
+      : 'TP' + l.tp + ' x PP' + l.pp + ' replicas: ' + l.replicas + ' (prefill and decode on each)';
+    s.appendChild(el('p', { class: 'muted', text: fmt(m.name) + ' (' + fixed((m.params || 0) / 1e9, 1) + 'B params, ' + fmt(m.precision) + ') on ' +
+      fixed(l.gpus, 0) + ' x ' + fmt(m.gpu) + ' (' + fixed(l.gpus, 0) + ' of ' + fixed(l.fabric_gpus, 0) + ' GPUs); ' + layout }));
+    const st = doc.stream || {};
+    const range = r => r ? (r.min === r.max ? fixed(r.min, 0) : fixed(r.min, 0) + '-' + fixed(r.max, 0)) : '-';
+    s.appendChild(el('p', { text: fixed(st.requests, 0) + ' requests at ' + fixed(st.rate_per_s, 2) + ' per second (prompt ' + range(st.prompt_tokens) +
+      ', output ' + range(st.output_tokens) + ' tokens)' }));
+    const rows = [];
+    const pct = (label, path) => {
+      const v = path.split('.').reduce((o, k) => o ? o[k] : undefined, lat);
+      if (v) rows.push([label, cell(doc, 'latency.' + path + '.p50', ms(v.p50)), cell(doc, 'latency.' + path + '.p90', ms(v.p90)), cell(doc, 'latency.' + path + '.p99', ms(v.p99))]);
+    };
+    pct('time to first token', 'ttft_ms');
+    pct('time per output token', 'tpot_ms');
+    pct('end to end', 'e2e_ms');
+    pct('KV cache transfer', 'kv_transfer_ms');
+    s.appendChild(textTable(rows, ['latency', 'p50', 'p90', 'p99'], 'latency'));
+    const one = doc.single_request || {};
+    const facts = [
+      ['throughput', cell(doc, 'throughput.output_tokens_per_s', fixed(th.output_tokens_per_s || 0, 0) + ' output tokens/s (' + fixed(th.output_tokens_per_s_per_gpu || 0, 1) + ' per GPU), ' +
+        fixed(th.requests_per_s || 0, 2) + ' requests/s')],
+      ['replicas busy', cell(doc, 'utilization.busy', fixed(100 * (u.busy || 0), 1) + ' %, mean decode batch ' + fixed(u.mean_decode_batch || 0, 1))],
+      ['network share', cell(doc, 'utilization.network_share', fixed(100 * (u.network_share || 0), 1) + ' % of the busy time')],
+      ['one request alone', cell(doc, 'single_request.ttft_ms', 'first token ' + ms(one.ttft_ms) + ' (network ' + ms(one.ttft_network_ms) + '), then ' +
+        ms(one.tpot_ms) + ' per token (network ' + ms(one.tpot_network_ms) + ')' + (one.kv_transfer_ms !== undefined ? '; KV cache transfer ' + ms(one.kv_transfer_ms) : ''))],
+      ['memory', cell(doc, 'memory.weights_gb_per_gpu', fixed(doc.memory.weights_gb_per_gpu, 1) + ' GB of weights per GPU; KV cache ' + fixed(doc.memory.kv_cache_kb_per_token, 1) +
+        ' KB per token, ' + fixed(doc.memory.kv_capacity_tokens_per_replica, 0) + ' tokens per replica')]
+    ];
+    s.appendChild(textTable(facts, null, 'summary'));
+    const t = doc.target;
+    if (t) {
+      const p = 'p' + fixed(t.percentile, Number.isInteger(t.percentile) ? 0 : 1);
+      const limits = [];
+      if (t.ttft_ms !== null) limits.push(p + ' time to first token <= ' + fixed(t.ttft_ms, 0) + ' ms');
+      if (t.tpot_ms !== null) limits.push(p + ' time per output token <= ' + fixed(t.tpot_ms, t.tpot_ms < 10 ? 1 : 0) + ' ms');
+      const ts = section(root, 'Latency target: ' + limits.join(', '), 'target');
+      const missed = { ttft: 'time to first token', tpot: 'time per output token', both: 'both targets' };
+      const a = t.at_rate || {};
+      const rate = v => v >= 1 ? fixed(v, 2) : Number(v).toPrecision(3);
+      const trows = t.met ? [
+        ['highest rate meeting it', cell(doc, 'target.rate_per_s', rate(t.rate_per_s) + ' requests/s' +
+          (t.missed_rate_per_s !== null ? ' (' + rate(t.missed_rate_per_s) + ' requests/s misses ' + missed[t.missed] + ')' : ''))],
+        ['throughput at that rate', cell(doc, 'target.at_rate.output_tokens_per_s', fixed(a.output_tokens_per_s, 0) + ' output tokens/s (' + fixed(a.output_tokens_per_s_per_gpu, 1) + ' per GPU)')],
+        [p + ' at that rate', cell(doc, 'target.at_rate.ttft_ms', 'time to first token ' + ms(a.ttft_ms) + ', time per output token ' + ms(a.tpot_ms))],
+        ['search', cell(doc, 'target.runs', fixed(t.runs, 0) + ' runs of ' + fixed(st.requests, 0) + ' requests')]
+      ] : [
+        ['no rate meets it', cell(doc, 'target.at_rate.rate_per_s', 'at ' + rate(a.rate_per_s) + ' requests/s: ' + p + ' time to first token ' + ms(a.ttft_ms) +
+          ', time per output token ' + ms(a.tpot_ms))]
+      ];
+      ts.appendChild(textTable(trows, null, 'target'));
+    }
+    notes(s, doc.notes);
+    renderGeneric(root, doc);
+  }
+
   function renderGeneric(root, doc, skip) {
     const box = el('details', { class: 'all-figures' });
     const rest = Object.keys(doc).filter(k => k !== 'run' && !(skip || []).includes(k));
@@ -1102,6 +1180,7 @@
     else if (payload.kind === 'diagnose') renderDiagnose(root, doc, payload.drawing, payload.suspects);
     else if (payload.kind === 'compare') renderCompare(root, payload.document);
     else if (payload.kind === 'sweep') renderSweep(root, payload.document);
+    else if (payload.kind === 'inference') renderInference(root, doc);
     else renderGeneric(root, doc);
     renderRun(root, doc);
   }
@@ -1217,7 +1296,36 @@
         own.appendChild(el('label', { class: 'check' }, [extra[k], el('span', { text: what })]));
       }
     }
-    if (own.childNodes.length) form.appendChild(own);
+    form.appendChild(own);
+    // A study without a form of its own above: its parameters from the registry (GET /api/studies), each a field;
+    // an empty field leaves the scenario's value.
+    const studyForm = studies => {
+      const st = studies.find(x => x.name === kind);
+      if (FORM[kind] || !st) return;
+      for (const p of st.params) {
+        const label = el('span', { text: words(p.name) });
+        if (p.type === 'true|false') {
+          extra[p.name] = el('input', { type: 'checkbox', id: p.name, title: p.help });
+          own.appendChild(el('label', { class: 'check' }, [extra[p.name], label]));
+          continue;
+        }
+        extra[p.name] = el('input', { type: 'text', id: p.name, value: p.default, title: p.help,
+          placeholder: p.default ? '' : p.type === 'time' ? 'scenario\'s (a time)' : 'scenario\'s' });
+        extra[p.name].dataset.type = p.type;
+        if (p.choices && p.choices.length) {
+          own.appendChild(el('datalist', { id: 'list-' + p.name }, p.choices.map(x => el('option', { value: x }))));
+          extra[p.name].setAttribute('list', 'list-' + p.name);
+        }
+        own.appendChild(el('label', {}, [label, extra[p.name]]));
+      }
+    };
+    // The header's links: a page per study of the registry, and compare.
+    const studyNav = studies => {
+      const nav = document.querySelector('header nav');
+      if (!nav) return;
+      nav.replaceChildren(...studies.map(x => x.name).concat(['compare']).map(n =>
+        el('a', Object.assign({ href: '/' + n, text: n }, n === kind ? { class: 'active' } : {}))));
+    };
     const run = el('button', { type: 'submit', id: 'run', text: 'Run ' + kind });
     const cancel = el('button', { type: 'button', id: 'cancel', text: 'Cancel', disabled: 'disabled' });
     form.appendChild(el('div', { class: 'buttons' }, [run, cancel]));
@@ -1329,6 +1437,12 @@
           continue;
         }
         if (k === 'gpus' && !v) continue;  // every GPU of the fabric
+        if (input.dataset.type) {  // a registry parameter: sent when given, as its JSON type
+          if (!v) continue;
+          const n = Number(v);
+          body[k] = (input.dataset.type === 'integer' && Number.isInteger(n)) || (input.dataset.type === 'number' && v !== '' && Number.isFinite(n)) ? n : v;
+          continue;
+        }
         body[k] = k === 'factor' ? Number(v) : v;
       }
       if (upload.files.length) {
@@ -1348,8 +1462,10 @@
     });
     cancel.addEventListener('click', async () => { if (current !== null) await api('POST', '/api/runs/' + current + '/cancel', {}); });
 
-    api('GET', '/api/scenarios').then(j => {
+    Promise.all([api('GET', '/api/scenarios'), api('GET', '/api/studies')]).then(([j, st]) => {
       for (const s of j.scenarios) scenario.appendChild(el('option', { value: s.name, text: s.name + ' - ' + s.description }));
+      studyForm(st.studies);
+      studyNav(st.studies);
       root.setAttribute('data-ready', '1');
     }).catch(e => showError(e.message));
     refreshRuns().catch(e => showError(e.message));

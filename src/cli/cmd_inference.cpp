@@ -6,7 +6,9 @@
 
 #include "cli/common.hpp"
 #include "core/error.hpp"
+#include "report/html.hpp"
 #include "report/inference_report.hpp"
+#include "report/web_assets.hpp"
 #include "study/inference.hpp"
 
 namespace podnet::cli {
@@ -14,11 +16,14 @@ namespace podnet::cli {
 namespace {
 
 struct InferenceOptions {
-  std::string rate, requests, prompt, output, replicas, disaggregated, target_ttft, target_tpot;
+  std::string rate, requests, prompt, output, replicas, disaggregated, target_ttft, target_tpot, html;
 };
 
 int cmd_inference(Common c, const InferenceOptions& o) {
+  if (!o.html.empty() && !report::dashboard_installed())
+    throw InputError(std::string("--html: ") + report::kDashboardMissing);
   check_output_dir("--out", c.out_dir);
+  check_output_file("--html", o.html);
   const auto sugar = [&](const std::string& value, const char* option, const char* key) {
     if (!value.empty()) set_by(c, option, key, value);
   };
@@ -42,6 +47,11 @@ int cmd_inference(Common c, const InferenceOptions& o) {
   const scenario::Setup s = load_setup(c, "inference", label);
   const nlohmann::json doc = report::inference_document(s, study::inference(s, study_progress("inference", label)));
   emit(c, s.scenario, doc, "inference", report::write_inference_table);
+  if (!o.html.empty()) {
+    write_out("--html", o.html,
+              report::html_page({{"kind", "inference"}, {"document", doc}}, "podnet inference " + s.scenario.name));
+    std::cerr << "podnet: wrote " << o.html << "\n";
+  }
   return kExitOk;
 }
 
@@ -70,6 +80,10 @@ void add_inference_command(CLI::App& app, Action& action) {
   cmd->add_option("--target-tpot", o->target_tpot,
                   "a latency target on time per output token (p99; inference.target_tpot)")
       ->type_name("TIME");
+  cmd->add_option("--html", o->html,
+                  "also write a self-contained HTML report: the latency percentiles, throughput "
+                  "and the rate at the latency target")
+      ->type_name("FILE.html");
   cmd->footer(
       "The model and GPU are the scenario's workload.model and workload.gpu; the layout, batching and request\n"
       "stream its `inference:` section (`podnet list keys` lists them; docs/commands/inference.md explains them).\n\n"

@@ -179,11 +179,21 @@ nlohmann::json status_of(const Run& r) {
   return j;
 }
 
+// The dashboard's pages: one per study of the registry, and compare ("/(design|bench|...|compare)").
+const std::string& page_pattern() {
+  static const std::string p = [] {
+    std::string names;
+    for (const auto& st : report::studies()) names += st.name + "|";
+    return "/(" + names + "compare)";
+  }();
+  return p;
+}
+
 // The methods a path's route takes ("GET", "POST", "GET, POST"), or "" for no route (the table of routes()).
 std::string allowed_methods(const std::string& path) {
   static const std::vector<std::pair<std::regex, std::string>> kRoutes = {
       {std::regex("/"), "GET"},
-      {std::regex("/(design|bench|train|reliability|diagnose|compare)"), "GET"},
+      {std::regex(page_pattern()), "GET"},
       {std::regex("/assets/(.+)"), "GET"},
       {std::regex("/api/(studies|scenarios)"), "GET"},
       {std::regex("/api/runs"), "GET, POST"},
@@ -441,7 +451,7 @@ struct Server::Impl {
     });
 
     http.Get("/", [](const httplib::Request&, httplib::Response& res) { res.set_redirect("/design"); });
-    http.Get("/(design|bench|train|reliability|diagnose|compare)", [](const httplib::Request&, httplib::Response& res) {
+    http.Get(page_pattern(), [](const httplib::Request&, httplib::Response& res) {
       const report::WebAsset* page = report::find_web_asset("index.html");
       if (!page || !report::dashboard_installed()) {
         res.status = 503;

@@ -24,6 +24,7 @@
 #include "study/jobs.hpp"
 #include "study/reliability.hpp"
 #include "study/train.hpp"
+#include "workload/model.hpp"
 
 namespace podnet::report {
 
@@ -292,6 +293,26 @@ std::vector<StudyDef> builtin() {
     d.description = "LLM serving (the scenario's inference:): time to first token, time per output token, "
                     "throughput";
     d.gpus_field = "layout.gpus";
+    // The dashboard's form: each sets its scenario key (empty: the scenario's own). `podnet inference` has
+    // flags of its own for the same keys.
+    const auto key = [](std::string name, ParamType type, std::string help, std::vector<std::string> choices = {}) {
+      StudyParam p = param(name, type, "",
+                           std::move(help) + " (sets " + (name == "model" ? "workload." : "inference.") + name + ")",
+                           {}, kServe);
+      p.sets_key = (name == "model" ? "workload." : "inference.") + name;
+      p.spec.choices = std::move(choices);
+      return p;
+    };
+    d.params = {key("model", ParamType::String, "model preset", workload::model_names()),
+                key("replicas", ParamType::Int, "co-located replicas"),
+                key("tp", ParamType::Int, "tensor-parallel GPUs of a replica"),
+                key("precision", ParamType::String, "weights and matmuls: bf16 or fp8", {"bf16", "fp8"}),
+                key("rate", ParamType::Real, "requests per second"),
+                key("requests", ParamType::Int, "requests simulated"),
+                key("prompt", ParamType::Int, "prompt tokens of each request"),
+                key("output", ParamType::Int, "output tokens of each request"),
+                key("target_ttft", ParamType::Time, "p99 time to first token to meet, e.g. 2s"),
+                key("target_tpot", ParamType::Time, "p99 time per output token to meet, e.g. 50ms")};
     d.fields = {field("layout.gpus", "GPUs", "", 0),
                 field("latency.ttft_ms.p50", "TTFT p50", "ms", 1, true),
                 field("latency.ttft_ms.p99", "TTFT p99", "ms", 1, true),

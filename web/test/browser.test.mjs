@@ -56,6 +56,11 @@ fs.rmSync(sweepDb, { force: true });
 execFileSync(podnet, ['sweep', 'aipod-16k', '--study', 'design', '--vary', 'topology.gpus=2048,4096,8192', '--results', sweepDb], { stdio: 'ignore' });
 const sweepResults = JSON.parse(run(['sweep', '--results', sweepDb, '--format', 'json', '--html', sweepPage]));
 const badYaml = path.join(outDir, 'bad.yaml');
+// inference with a latency target, the same fields as the page fills.
+const infArgs = { model: 'llama3-70b', replicas: '2', rate: '4', requests: '200', target_ttft: '1s', target_tpot: '30ms' };
+const infHtml = path.join(outDir, 'inference.html');
+const infJson = JSON.parse(run(['inference', 'leafspine-8k', '--set', 'workload.model=llama3-70b', '--replicas', '2', '--rate', '4',
+  '--requests', '200', '--target-ttft', '1s', '--target-tpot', '30ms', '--format', 'json', '--html', infHtml]));
 // Line 5 holds the bad value.
 fs.writeFileSync(badYaml, 'schema_version: 1\nname: bad\ntopology:\n  family: rail_clos\n  gpus: lots\n');
 
@@ -340,6 +345,29 @@ try {
   await page.click('#compare');
   await page.waitForFunction(() => document.querySelector('#result').dataset.compared === 'error');
   check(/cannot compare a bench result with a diagnose result/.test(await page.$eval('#error', e => e.textContent)), 'compare: two studies refused with a message');
+
+  // inference: a page the registry gives (no page code of its own but the renderer), its form from GET /api/studies.
+  await page.goto(`${s.url}/inference`);
+  await page.waitForSelector('#app[data-ready="1"]');
+  const navLinks = await page.$$eval('header nav a', a => a.map(x => x.textContent));
+  check(navLinks.includes('inference') && navLinks.includes('compare') && navLinks.includes('design'),
+    `the header links every study of the registry (${navLinks.join(', ')})`);
+  const infFields = await page.$$eval('#run-form input[data-type]', i => i.map(x => x.id));
+  check(['model', 'replicas', 'rate', 'target_ttft', 'target_tpot'].every(f => infFields.includes(f)), `inference: the form has the registry's fields (${infFields.join(', ')})`);
+  await page.selectOption('#scenario', 'leafspine-8k');
+  for (const [k, v] of Object.entries(infArgs)) await page.fill('#' + k, v);
+  await page.click('#run');
+  check(await waitState(['done', 'failed', 'rejected']) === 'done', 'inference runs from the page');
+  await page.waitForSelector('#result table.target');
+  const pageRate = await page.$eval('#result td[data-key="target.rate_per_s"]', td => JSON.parse(td.dataset.value));
+  const pageP99 = await page.$eval('#result td[data-key="latency.ttft_ms.p99"]', td => JSON.parse(td.dataset.value));
+  check(pageRate === infJson.target.rate_per_s && pageP99 === infJson.latency.ttft_ms.p99,
+    `inference: the page's rate at the target (${pageRate} requests/s) and p99 TTFT (${pageP99} ms) equal podnet inference --format json`);
+  const infText = await page.$eval('#result', e => e.textContent);
+  check(/highest rate meeting it/.test(infText) && /time to first token/.test(infText) && !/ttft_ms/.test(infText.split('All figures')[0]),
+    'inference: the result reads in words, not JSON keys');
+  await checkLayout('serve inference');
+  await page.screenshot({ path: path.join(outDir, 'serve-inference.png'), fullPage: true });
 } finally {
   stopServer(s);
 }
@@ -402,6 +430,15 @@ const metricCharts = await page.$$eval('.chart.sweep-metric', d => d.length);
 check(metricCharts >= 5, `sweep.html: one chart per headline figure (${metricCharts})`);
 await checkLayout('sweep.html');
 await page.screenshot({ path: path.join(outDir, 'html-sweep.png'), fullPage: true });
+
+await page.goto('file://' + infHtml);
+await page.waitForSelector('table.target');
+const htmlRate = await page.$eval('td[data-key="target.rate_per_s"]', td => JSON.parse(td.dataset.value));
+check(htmlRate === infJson.target.rate_per_s, `inference.html: the rate at the target (${htmlRate} requests/s) equals podnet inference --format json`);
+await checkLayout('inference.html');
+await page.evaluate(() => { for (const d of document.querySelectorAll('details')) d.open = true; });
+await checkLayout('inference.html with all figures open');
+await page.screenshot({ path: path.join(outDir, 'html-inference.png'), fullPage: true });
 
 check(errors.length === 0, 'no JavaScript error on any page' + (errors.length ? ': ' + errors.join('; ') : ''));
 await browser.close();

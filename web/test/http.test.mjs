@@ -104,6 +104,13 @@ try {
   // Refused now, not accepted (202) and then failed or silently ignored.
   r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'design', scenario: 'aipod-16k', sets: ['topology.gpus=60'] }) });
   check(r.status === 400 && /not a whole number of 8-GPU servers/.test((await r.json()).error), `a rule between keys (60 GPUs of 8-GPU servers) -> 400 (got ${r.status})`);
+  // inference's form fields set scenario keys, checked before the run like --set.
+  r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'inference', scenario: 'leafspine-8k', model: 'gpt5' }) });
+  check(r.status === 400 && /'model'.*gpt5/.test((await r.json()).error), `inference with an unknown model -> 400 naming the field (got ${r.status})`);
+  r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'inference', scenario: 'leafspine-8k', target_tpot: '0s' }) });
+  check(r.status === 400 && /target_tpot/.test((await r.json()).error), `inference with a zero latency target -> 400 (got ${r.status})`);
+  r = await fetch(s.url + '/inference');
+  check(r.status === 200 && /podnet\.startApp/.test(await r.text()), `GET /inference: a page for the registry's inference study (got ${r.status})`);
   r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'design', scenario: 'aipod-16k', gpus: 64 }) });
   check(r.status === 400 && /'gpus': not a field of a design run/.test((await r.json()).error), `an unknown field -> 400 naming it (got ${r.status})`);
   r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'design', scenario: 'aipod-16k', yaml: 'schema_version: 1' }) });
