@@ -186,6 +186,16 @@ Axis parse_axis(const std::string& text) {
     if (kind == '+' && step < 1) throw InputError(fmt::format("--vary {}: the step must be at least 1", text));
     if (kind == '*' && (step < 2 || lo < 1))
       throw InputError(fmt::format("--vary {}: a geometric range needs LO >= 1 and a factor >= 2", text));
+    // The count first: a range of 10^9 values is refused before 10^6 of them are written out.
+    int64_t count = 1;
+    if (kind == '+') {
+      const __int128 n = (static_cast<__int128>(hi) - lo) / step + 1;
+      count = n > kMaxPoints ? kMaxPoints + 1 : static_cast<int64_t>(n);
+    } else {
+      for (int64_t v = lo; v <= hi / step; v *= step) ++count;
+    }
+    if (count > kMaxPoints) throw InputError(fmt::format("--vary {}: more than {} values", text, kMaxPoints));
+    a.values.reserve(static_cast<size_t>(count));
     for (int64_t v = lo;;) {
       a.values.push_back(std::to_string(v));
       if (static_cast<int64_t>(a.values.size()) > kMaxPoints)

@@ -48,6 +48,10 @@ TEST(Sweep, AxesListsAndRanges) {
   ASSERT_EQ(full.values.size(), 1000000u);
   EXPECT_EQ(full.values.back(), "1000000");
   EXPECT_THROW(parse_axis("seed=1..1000001"), InputError);
+  // Counted before any value is written: the whole int64 range (its width overflows int64) and 10^18.
+  EXPECT_THROW(parse_axis("seed=-9223372036854775807..9223372036854775807"), InputError);
+  EXPECT_THROW(parse_axis("seed=1..1000000000000000000"), InputError);
+  EXPECT_EQ(parse_axis("seed=1..9223372036854775807*2").values.size(), 63u);  // 2^0 .. 2^62
   // 1..2^62*2 is 63 values 1, 2, 4, ..., 2^62: the last below INT64_MAX, no overflow.
   const Axis geo = parse_axis("seed=1..4611686018427387904*2");
   ASSERT_EQ(geo.values.size(), 63u);
