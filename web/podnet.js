@@ -206,7 +206,8 @@
     'target.at_rate.output_tokens_per_s_per_gpu': ['at the rate: output tokens/s per GPU', 'num1'],
     'target.at_rate.ttft_ms': ['at the rate: time to first token', 'ms'], 'target.at_rate.tpot_ms': ['at the rate: time per output token', 'ms'],
     'target.ttft_ms': ['target: time to first token', 'ms'], 'target.tpot_ms': ['target: time per output token', 'ms'],
-    'target.met': ['a rate meets the target'], 'target.missed': ['missed first'], 'target.runs': ['runs of the search', 'int'],
+    'target.met': ['a rate meets the target'], 'target.missed': ['what the next rate missed'], 'target.runs': ['runs of the search', 'int'],
+    'target.at_rate.requests': ['at the rate: requests', 'int'], 'stream.arrival_seconds': ['arrivals over', 's'], 'stream.steady': ['a steady state (30 latencies of arrivals)'],
     'target.percentile': ['percentile', 'num'],
     // run
     'run.command': ['study'], 'run.source': ['scenario file'], 'run.overrides': ['--set'], 'run.git_sha': ['git commit'],
@@ -923,13 +924,14 @@
     const s = section(root, 'Time to first token ' + ms(p99) + ' and per output token ' + ms(lat.tpot_ms ? lat.tpot_ms.p99 : null) +
       ' (p99), ' + fixed(th.output_tokens_per_s || 0, 0) + ' output tokens/s', 'serving');
     const layout = l.disaggregated ? 'TP' + l.tp + ' x PP' + l.pp + ' replicas: ' + l.prefill_replicas + ' prefill, ' + l.decode_replicas + ' decode (disaggregated)'
-      : 'TP' + l.tp + ' x PP' + l.pp + ' replicas: ' + l.replicas + ' (prefill and decode on each)';
+      : 'TP' + l.tp + ' x PP' + l.pp + ' replicas: ' + l.replicas + ' (prefill and decode on each, ' + (l.scheduler === 'chunked' ? 'chunked prefill beside decode' : 'prefill first') + ')';
     s.appendChild(el('p', { class: 'muted', text: fmt(m.name) + ' (' + fixed((m.params || 0) / 1e9, 1) + 'B params, ' + fmt(m.precision) + ') on ' +
       fixed(l.gpus, 0) + ' x ' + fmt(m.gpu) + ' (' + fixed(l.gpus, 0) + ' of ' + fixed(l.fabric_gpus, 0) + ' GPUs); ' + layout }));
     const st = doc.stream || {};
     const range = r => r ? (r.min === r.max ? fixed(r.min, 0) : fixed(r.min, 0) + '-' + fixed(r.max, 0)) : '-';
     s.appendChild(el('p', { text: fixed(st.requests, 0) + ' requests at ' + fixed(st.rate_per_s, 2) + ' per second (prompt ' + range(st.prompt_tokens) +
-      ', output ' + range(st.output_tokens) + ' tokens)' }));
+      ', output ' + range(st.output_tokens) + ' tokens)' + (st.steady === false ? ': they arrive over ' + fixed(st.arrival_seconds, 1) +
+      ' s, under 30 median end-to-end latencies, a burst more than a steady state' : '') }));
     const rows = [];
     const pct = (label, path) => {
       const v = path.split('.').reduce((o, k) => o ? o[k] : undefined, lat);
@@ -959,7 +961,7 @@
       if (t.ttft_ms !== null) limits.push(p + ' time to first token <= ' + fixed(t.ttft_ms, 0) + ' ms');
       if (t.tpot_ms !== null) limits.push(p + ' time per output token <= ' + fixed(t.tpot_ms, t.tpot_ms < 10 ? 1 : 0) + ' ms');
       const ts = section(root, 'Latency target: ' + limits.join(', '), 'target');
-      const missed = { ttft: 'time to first token', tpot: 'time per output token', both: 'both targets' };
+      const missed = { ttft: 'time to first token', tpot: 'time per output token', both: 'both targets', pace: 'the pace: the replicas fall behind the arrivals' };
       const a = t.at_rate || {};
       const rate = v => v >= 1 ? fixed(v, 2) : Number(v).toPrecision(3);
       const trows = t.met ? [
@@ -967,7 +969,7 @@
           (t.missed_rate_per_s !== null ? ' (' + rate(t.missed_rate_per_s) + ' requests/s misses ' + missed[t.missed] + ')' : ''))],
         ['throughput at that rate', cell(doc, 'target.at_rate.output_tokens_per_s', fixed(a.output_tokens_per_s, 0) + ' output tokens/s (' + fixed(a.output_tokens_per_s_per_gpu, 1) + ' per GPU)')],
         [p + ' at that rate', cell(doc, 'target.at_rate.ttft_ms', 'time to first token ' + ms(a.ttft_ms) + ', time per output token ' + ms(a.tpot_ms))],
-        ['search', cell(doc, 'target.runs', fixed(t.runs, 0) + ' runs of ' + fixed(st.requests, 0) + ' requests')]
+        ['search', cell(doc, 'target.runs', fixed(t.runs, 0) + ' runs; ' + fixed(a.requests, 0) + ' requests at that rate (' + fixed(a.requests / t.rate_per_s, 1) + ' s of arrivals)')]
       ] : [
         ['no rate meets it', cell(doc, 'target.at_rate.rate_per_s', 'at ' + rate(a.rate_per_s) + ' requests/s: ' + p + ' time to first token ' + ms(a.ttft_ms) +
           ', time per output token ' + ms(a.tpot_ms))]

@@ -12,10 +12,22 @@ namespace podnet::report {
 
 namespace {
 
+// The p-th percentile in ms; null when no request has the figure (TPOT of one-token outputs).
+nlohmann::json percentile_ms(const std::vector<double>& seconds, double p) {
+  if (seconds.empty()) return nullptr;
+  return round_to(workload::percentile(seconds, p) * 1e3, 4);
+}
+
 nlohmann::json percentiles_ms(const std::vector<double>& seconds) {
-  return {{"p50", round_to(workload::percentile(seconds, 50) * 1e3, 4)},
-          {"p90", round_to(workload::percentile(seconds, 90) * 1e3, 4)},
-          {"p99", round_to(workload::percentile(seconds, 99) * 1e3, 4)}};
+  return {{"p50", percentile_ms(seconds, 50)},
+          {"p90", percentile_ms(seconds, 90)},
+          {"p99", percentile_ms(seconds, 99)}};
+}
+
+// "1,024", or "512-2,048" for a range.
+std::string tokens(const nlohmann::json& range) {
+  const auto lo = range["min"].get<int64_t>(), hi = range["max"].get<int64_t>();
+  return lo == hi ? thousands(lo) : thousands(lo) + "-" + thousands(hi);
 }
 
 // The latency target and the highest rate that meets it.
@@ -31,6 +43,7 @@ nlohmann::json target_document(const study::InferenceStudy& r) {
   const char* missed = f.ttft_missed && f.tpot_missed ? "both"
                        : f.ttft_missed                ? "ttft"
                        : f.tpot_missed                ? "tpot"
+                       : f.fell_behind                ? "pace"
                                                       : nullptr;
   nlohmann::json t = {{"percentile", round_to(p, 4)},
                       {"ttft_ms", limit_ms(c.target.ttft)},
@@ -42,8 +55,9 @@ nlohmann::json target_document(const study::InferenceStudy& r) {
                       {"runs", f.runs}};
   // At the rate found (or, when none meets the target, at the lowest rate tried).
   t["at_rate"] = {{"rate_per_s", round_to(f.feasible ? f.rate : f.missed_rate, 6)},
-                  {"ttft_ms", round_to(workload::percentile(lat.ttft, p) * 1e3, 4)},
-                  {"tpot_ms", round_to(workload::percentile(lat.tpot, p) * 1e3, 4)},
+                  {"requests", f.at_requests},
+                  {"ttft_ms", percentile_ms(lat.ttft, p)},
+                  {"tpot_ms", percentile_ms(lat.tpot, p)},
                   {"output_tokens_per_s", round_to(span > 0 ? static_cast<double>(out_tokens) / span : 0, 3)},
                   {"output_tokens_per_s_per_gpu",
                    round_to(span > 0 ? static_cast<double>(out_tokens) / span / static_cast<double>(c.gpus()) : 0, 3)}};
@@ -56,7 +70,10 @@ std::string rate(const nlohmann::json& v) {
   return x >= 1 ? fixed(x, 2) : fmt::format("{:.3g}", x);
 }
 
-std::string ms(const nlohmann::json& v) { return fixed(v.get<double>(), v.get<double>() < 10 ? 2 : 1) + " ms"; }
+std::string ms(const nlohmann::json& v) {
+  if (v.is_null()) return "-";
+  return fixed(v.get<double>(), v.get<double>() < 10 ? 2 : 1) + " ms";
+}
 
 }  // namespace
 
@@ -74,6 +91,7 @@ nlohmann::json inference_document(const scenario::Setup& s, const study::Inferen
                    {"replicas", c.disaggregated ? c.prefill_replicas + c.decode_replicas : c.replicas},
                    {"prefill_replicas", c.disaggregated ? c.prefill_replicas : c.replicas},
                    {"decode_replicas", c.disaggregated ? c.decode_replicas : c.replicas},
+                   {"scheduler", c.chunked ? "chunked" : "prefill_first"},
                    {"gpus", c.gpus()},
                    {"fabric_gpus", r.fabric_gpus}};
   doc["memory"] = {{"weights_gb_per_gpu", round_to(r.weight_bytes_per_gpu / 1e9, 3)},
@@ -98,6 +116,11 @@ nlohmann::json inference_document(const scenario::Setup& s, const study::Inferen
                    {"prompt_tokens", {{"min", c.prompt_lo}, {"max", c.prompt_hi}}},
                    {"output_tokens", {{"min", c.output_lo}, {"max", c.output_hi}}},
                    {"seed", c.seed}};
+  // kSteadyLatencies median latencies of arrivals at least, or the stream is a burst the batches absorb.
+  const double arrivals = c.rate > 0 ? static_cast<double>(c.requests) / c.rate : 0;
+  const double median_e2e = lat.e2e.empty() ? 0 : workload::percentile(lat.e2e, 50);
+  doc["stream"]["arrival_seconds"] = round_to(arrivals, 4);
+  doc["stream"]["steady"] = arrivals >= workload::kSteadyLatencies * median_e2e;
   doc["latency"] = {{"ttft_ms", percentiles_ms(lat.ttft)},
                     {"tpot_ms", percentiles_ms(lat.tpot)},
                     {"e2e_ms", percentiles_ms(lat.e2e)}};
@@ -135,8 +158,9 @@ void write_inference_table(const nlohmann::json& d, std::ostream& out) {
                        l["pp"].get<int64_t>(), l["prefill_replicas"].get<int64_t>(),
                        l["decode_replicas"].get<int64_t>());
   else
-    out << fmt::format("  TP{} x PP{} replicas: {} (prefill and decode on each)\n", l["tp"].get<int64_t>(),
-                       l["pp"].get<int64_t>(), l["replicas"].get<int64_t>());
+    out << fmt::format("  TP{} x PP{} replicas: {} (prefill and decode on each, {})\n", l["tp"].get<int64_t>(),
+                       l["pp"].get<int64_t>(), l["replicas"].get<int64_t>(),
+                       l["scheduler"] == "chunked" ? "chunked prefill beside decode" : "prefill first");
   const auto& mem = d["memory"];
   out << fmt::format("  weights {:.1f} GB per GPU; KV cache {:.1f} KB per token, {} tokens per replica\n\n",
                      mem["weights_gb_per_gpu"].get<double>(), mem["kv_cache_kb_per_token"].get<double>(),
@@ -149,12 +173,13 @@ void write_inference_table(const nlohmann::json& d, std::ostream& out) {
   if (one.contains("kv_transfer_ms")) t1.add({"KV cache transfer, prefill to decode", ms(one["kv_transfer_ms"]), ""});
   t1.write(out, "  ");
   const auto& s = d["stream"];
-  out << fmt::format("\n  {} requests at {} per second (prompt {}-{}, output {}-{} tokens):\n",
+  out << fmt::format("\n  {} requests at {} per second (prompt {}, output {} tokens):\n",
                      thousands(s["requests"].get<int64_t>()), fixed(s["rate_per_s"].get<double>(), 2),
-                     thousands(s["prompt_tokens"]["min"].get<int64_t>()),
-                     thousands(s["prompt_tokens"]["max"].get<int64_t>()),
-                     thousands(s["output_tokens"]["min"].get<int64_t>()),
-                     thousands(s["output_tokens"]["max"].get<int64_t>()));
+                     tokens(s["prompt_tokens"]), tokens(s["output_tokens"]));
+  if (!s["steady"].get<bool>())
+    out << fmt::format("  (they arrive over {} s, under 30 median end-to-end latencies: a burst more than a steady "
+                       "state; more requests, --requests, for steady figures)\n",
+                       fixed(s["arrival_seconds"].get<double>(), 1));
   Table t2({"latency", "p50", "p90", "p99"});
   const auto row = [&](const char* label, const nlohmann::json& p) {
     t2.add({label, ms(p["p50"]), ms(p["p90"]), ms(p["p99"])});
@@ -191,7 +216,10 @@ void write_inference_table(const nlohmann::json& d, std::ostream& out) {
   const auto what = [](const nlohmann::json& m) -> std::string {
     if (m.is_null()) return "";
     const std::string k = m.get<std::string>();
-    return k == "both" ? "both targets" : k == "ttft" ? "time to first token" : "time per output token";
+    return k == "both"   ? "both targets"
+           : k == "ttft" ? "time to first token"
+           : k == "tpot" ? "time per output token"
+                         : "the pace: the replicas fall behind the arrivals";
   };
   if (!t["met"].get<bool>()) {
     out << fmt::format("  no rate meets it: at {} requests/s, {} time to first token {}, time per output token {}\n"
@@ -208,11 +236,10 @@ void write_inference_table(const nlohmann::json& d, std::ostream& out) {
   out << fmt::format("  throughput at that rate   {} output tokens/s ({} per GPU)\n",
                      thousands(std::llround(a["output_tokens_per_s"].get<double>())),
                      fixed(a["output_tokens_per_s_per_gpu"].get<double>(), 1));
-  out << fmt::format("  {} at that rate          time to first token {}, time per output token {}\n", p,
+  out << fmt::format("  {:<26}time to first token {}, time per output token {}\n", p + " at that rate",
                      ms(a["ttft_ms"]), ms(a["tpot_ms"]));
-  const auto requests = d["stream"]["requests"].get<int64_t>();
-  out << fmt::format("  search                    {} runs of {} requests ({} s of arrivals at that rate; more "
-                     "requests, a stricter search)\n",
+  const auto requests = a["requests"].get<int64_t>();
+  out << fmt::format("  search                    {} runs; {} requests at that rate ({} s of arrivals)\n",
                      t["runs"].get<int>(), thousands(requests),
                      fixed(static_cast<double>(requests) / t["rate_per_s"].get<double>(), 1));
 }

@@ -307,6 +307,8 @@ std::vector<StudyDef> builtin() {
                 key("replicas", ParamType::Int, "co-located replicas"),
                 key("tp", ParamType::Int, "tensor-parallel GPUs of a replica"),
                 key("precision", ParamType::String, "weights and matmuls: bf16 or fp8", {"bf16", "fp8"}),
+                key("scheduler", ParamType::String, "prefill_first or chunked (prefill chunks beside decode)",
+                    {"prefill_first", "chunked"}),
                 key("rate", ParamType::Real, "requests per second"),
                 key("requests", ParamType::Int, "requests simulated"),
                 key("prompt", ParamType::Int, "prompt tokens of each request"),
@@ -323,7 +325,28 @@ std::vector<StudyDef> builtin() {
                 percent("utilization.network_share", "network share"),
                 percent("utilization.busy", "replicas busy"),
                 field("target.rate_per_s", "rate at target", "requests/s", 2),
-                field("target.at_rate.output_tokens_per_s_per_gpu", "output tokens/s per GPU at target", "", 1)};
+                field("target.at_rate.output_tokens_per_s_per_gpu", "output tokens/s per GPU at target", "", 1),
+                field("latency.ttft_ms.p90", "TTFT p90", "ms", 1),
+                field("latency.tpot_ms.p90", "TPOT p90", "ms", 2),
+                field("latency.e2e_ms.p50", "end to end p50", "ms", 1),
+                field("latency.e2e_ms.p90", "end to end p90", "ms", 1),
+                field("latency.e2e_ms.p99", "end to end p99", "ms", 1),
+                field("latency.kv_transfer_ms.p50", "KV transfer p50", "ms", 2),
+                field("latency.kv_transfer_ms.p90", "KV transfer p90", "ms", 2),
+                field("latency.kv_transfer_ms.p99", "KV transfer p99", "ms", 2),
+                field("throughput.requests_per_s", "requests/s", "", 2),
+                field("throughput.input_tokens_per_s", "input tokens/s", "", 0),
+                field("utilization.mean_decode_batch", "mean decode batch", "", 1),
+                field("utilization.decode_passes", "decode passes", "", 0),
+                field("utilization.prefill_passes", "prefill passes", "", 0),
+                field("memory.weights_gb_per_gpu", "weights per GPU", "GB", 1),
+                field("memory.kv_capacity_tokens_per_replica", "KV cache per replica (tokens)", "", 0),
+                field("single_request.ttft_ms", "TTFT, one request alone", "ms", 2),
+                field("single_request.tpot_ms", "TPOT, one request alone", "ms", 2),
+                field("target.missed_rate_per_s", "rate missing the target", "requests/s", 2),
+                field("target.at_rate.ttft_ms", "TTFT at target rate", "ms", 1),
+                field("target.at_rate.tpot_ms", "TPOT at target rate", "ms", 2),
+                field("target.at_rate.output_tokens_per_s", "output tokens/s at target", "", 0)};
     d.run = [](const StudyRun& r) {
       StudyOutput o;
       o.document = inference_document(*r.setup, study::inference(*r.setup, r.progress));

@@ -1,5 +1,6 @@
 #include "study/inference.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <map>
 
@@ -116,8 +117,10 @@ InferenceStudy inference(const scenario::Setup& s, const Progress& progress) {
   if (c.target.any()) {
     out.searched = true;
     try {
-      out.search = workload::search_rate(cost, c, quantized, [&](int run, double rate) {
-        if (progress.run) progress.run(fmt::format("rate search, run {}: {:.4g} requests/s", run, rate));
+      out.search = workload::search_rate(cost, c, quantized, [&](int run, double rate, bool met, int total) {
+        if (progress.step)
+          progress.step(static_cast<size_t>(run), static_cast<size_t>(std::max(total, run + 1)),
+                        fmt::format("rate search run at {:.4g} requests/s ({})", rate, met ? "met" : "missed"));
       });
     } catch (const ParamError& e) {
       throw InputError(fmt::format("{}: {}", s.scenario.where(e.key()), e.what()));

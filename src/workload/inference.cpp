@@ -54,6 +54,14 @@ std::vector<ParamSpec> inference_params() {
        -kBig,
        kBig,
        {"bf16", "fp8"}},
+      {"scheduler",
+       ParamType::String,
+       "prefill_first",
+       "prefill_first: a pass prefills waiting prompts or decodes (vLLM before V1); chunked: every pass decodes "
+       "and fills max_batch_tokens with prompt chunks (vLLM V1, TensorRT-LLM in-flight batching); co-located only",
+       -kBig,
+       kBig,
+       {"prefill_first", "chunked"}},
       {"target_ttft",
        ParamType::Time,
        "",
@@ -102,6 +110,11 @@ InferenceConfig inference_from(const Params& p, uint64_t seed) {
   c.memory_efficiency = p.get_real("memory_efficiency");
   c.memory_fraction = p.get_real("memory_fraction");
   c.fp8 = p.get_string("precision") == "fp8";
+  c.chunked = p.get_string("scheduler") == "chunked";
+  if (c.chunked && c.disaggregated)
+    throw ParamError("inference.scheduler",
+                     "chunked prefill mixes prefill and decode on one replica; a disaggregated layout separates them: "
+                     "expected prefill_first with inference.disaggregated=true");
   if (p.has("target_ttft")) c.target.ttft = p.get_time("target_ttft");
   if (p.has("target_tpot")) c.target.tpot = p.get_time("target_tpot");
   for (const char* key : {"target_ttft", "target_tpot"})
@@ -181,6 +194,22 @@ Time ServingCost::decode(int64_t batch, int64_t context_tokens) const {
   return Time::from_seconds(std::max(compute, memory));
 }
 
+Time ServingCost::mixed(int64_t prefill_tokens, double prefill_squared, int64_t prompts_ending, int64_t batch,
+                        int64_t context_tokens) const {
+  if (prefill_tokens == 0) return decode(batch, context_tokens);
+  const double tp = static_cast<double>(c_.tp);
+  const double flops =
+      prefill_flops(prefill_tokens, prefill_squared, prompts_ending) + decode_flops(batch, context_tokens);
+  const double compute = flops / (tp * peak(g_, c_.fp8) * c_.compute_efficiency);
+  const double w = c_.fp8 ? 1.0 : 2.0, l = static_cast<double>(m_.layers);
+  const double dense = l * (m_.attention_params_per_layer() + m_.vector_params_per_layer()) +
+                       static_cast<double>(m_.vocab) * static_cast<double>(m_.hidden);
+  const double bytes = w * dense + expert_weight_bytes(batch + prefill_tokens) +
+                       kv_bytes_per_token() * static_cast<double>(context_tokens + prefill_tokens);
+  const double memory = bytes / (tp * g_.hbm_bandwidth * c_.memory_efficiency);
+  return Time::from_seconds(std::max(compute, memory));
+}
+
 // ---------------------------------------------------------------- serving
 
 double percentile(std::vector<double> v, double p) {
@@ -197,8 +226,9 @@ struct Replica {
   Time free_at;
   std::deque<int64_t> waiting;  // requests, first come first served
   std::vector<int64_t> running;
-  int64_t kv_used = 0;  // tokens reserved
-  int64_t outstanding() const { return static_cast<int64_t>(waiting.size() + running.size()); }
+  std::vector<int64_t> prefilling;  // chunked: admitted, their prompt begun, in admission order
+  int64_t kv_used = 0;              // tokens reserved
+  int64_t outstanding() const { return static_cast<int64_t>(waiting.size() + running.size() + prefilling.size()); }
 };
 
 }  // namespace
@@ -208,11 +238,11 @@ ServingResult simulate_serving(const ServingCost& cost, const InferenceConfig& c
   const int64_t capacity = cost.kv_capacity_tokens();
   if (capacity <= 0)
     throw ParamError("inference.tp",
-                     fmt::format("the weights of {} ({:.1f} GB in {}) need {:.1f} GB per GPU on {} x {} GPUs, more "
-                                 "than {:.0f}% of the {:.1f} GB of a {}: raise inference.tp or inference.pp, or set "
-                                 "inference.precision=fp8",
+                     fmt::format("the weights of {} ({:.1f} GB in {}) need {:.1f} GB per GPU on TP{} x PP{} ({} "
+                                 "GPUs), more than {:.0f}% of the {:.1f} GB of a {}: raise inference.tp or "
+                                 "inference.pp, or set inference.precision=fp8",
                                  cost.model().name, cost.weight_bytes() / 1e9, c.fp8 ? "fp8" : "bf16",
-                                 cost.weight_bytes_per_gpu() / 1e9, c.tp, c.pp, 100 * c.memory_fraction,
+                                 cost.weight_bytes_per_gpu() / 1e9, c.tp, c.pp, c.tp * c.pp, 100 * c.memory_fraction,
                                  static_cast<double>(cost.gpu().hbm_bytes) / 1e9, cost.gpu().name));
   if (c.prompt_hi + c.output_hi > capacity)
     throw ParamError("inference.prompt",
@@ -221,7 +251,7 @@ ServingResult simulate_serving(const ServingCost& cost, const InferenceConfig& c
                                  "inference.tp or inference.pp",
                                  c.prompt_hi, c.output_hi, c.prompt_hi + c.output_hi, capacity,
                                  cost.kv_bytes_per_token() / 1e6));
-  if (c.prompt_hi > c.max_batch_tokens)
+  if (!c.chunked && c.prompt_hi > c.max_batch_tokens)
     throw ParamError("inference.max_batch_tokens",
                      fmt::format("{} is below the longest prompt ({} tokens); expected at least it", c.max_batch_tokens,
                                  c.prompt_hi));
@@ -243,7 +273,8 @@ ServingResult simulate_serving(const ServingCost& cost, const InferenceConfig& c
     r.output = c.output_lo + static_cast<int64_t>(rng.below(static_cast<uint64_t>(c.output_hi - c.output_lo + 1)));
   }
   std::vector<int64_t> generated(out.requests.size(), 0);
-  std::vector<Time> ready(out.requests.size());  // when a request may join a decode batch
+  std::vector<int64_t> prefilled(out.requests.size(), 0);  // chunked: prompt tokens done
+  std::vector<Time> ready(out.requests.size());            // when a request may join a decode batch
 
   std::vector<Replica> reps;
   if (c.disaggregated) {
@@ -268,7 +299,7 @@ ServingResult simulate_serving(const ServingCost& cost, const InferenceConfig& c
   // When replica r can start its next pass, Time::max() when it has nothing to do.
   const auto next_start = [&](const Replica& r) {
     Time at = Time::max();
-    if (!r.running.empty()) at = r.free_at;
+    if (!r.running.empty() || !r.prefilling.empty()) at = r.free_at;
     if (r.waiting.empty()) return at;
     // A prefill replica's queue is in arrival order: its front is ready first. A decode replica's KV caches
     // land in any order.
@@ -298,6 +329,80 @@ ServingResult simulate_serving(const ServingCost& cost, const InferenceConfig& c
     }
     if (pick == reps.size()) throw Error("inference: internal: no replica can run and no request arrives");
     Replica& rep = reps[pick];
+    if (c.chunked) {
+      // Every running request decodes; prompt chunks fill the rest of the token budget: the prompts begun
+      // first, then new requests first come first served while the batch and the cache have room.
+      int64_t budget = c.max_batch_tokens - static_cast<int64_t>(rep.running.size());
+      int64_t chunk_tokens = 0, ending = 0;
+      double squared = 0;
+      std::vector<std::pair<int64_t, int64_t>> chunks;  // request, tokens
+      const auto take = [&](int64_t q) {
+        const auto i = static_cast<size_t>(q);
+        const int64_t left = out.requests[i].prompt - prefilled[i];
+        const int64_t n = std::min(left, budget);
+        if (n <= 0) return;
+        const auto o = static_cast<double>(prefilled[i]), k = static_cast<double>(n);
+        squared += 2 * k * o + k * k;
+        chunk_tokens += n;
+        budget -= n;
+        if (n == left) ++ending;
+        chunks.emplace_back(q, n);
+      };
+      for (int64_t q : rep.prefilling)
+        if (budget > 0) take(q);
+      while (budget > 0 && !rep.waiting.empty()) {
+        const auto q = static_cast<size_t>(rep.waiting.front());
+        const int64_t need = out.requests[q].prompt + out.requests[q].output;
+        if (ready[q] > at || rep.kv_used + need > capacity ||
+            static_cast<int64_t>(rep.running.size() + rep.prefilling.size()) >= c.max_batch)
+          break;
+        rep.kv_used += need;
+        rep.prefilling.push_back(rep.waiting.front());
+        rep.waiting.pop_front();
+        take(rep.prefilling.back());
+      }
+      const auto b = static_cast<int64_t>(rep.running.size());
+      if (chunks.empty() && b == 0) throw Error("inference: internal: a chunked pass with nothing to run");
+      int64_t context = 0;
+      for (int64_t q : rep.running)
+        context += out.requests[static_cast<size_t>(q)].prompt + generated[static_cast<size_t>(q)];
+      const Time comm = net.pass ? net.pass(chunk_tokens + b) : Time();
+      const Time took = cost.mixed(chunk_tokens, squared, ending, b, context) + comm;
+      const Time end = at + took;
+      if (b > 0) ++out.decode_passes, batch_sum += b;
+      if (!chunks.empty()) ++out.prefill_passes;
+      std::vector<int64_t> still;
+      for (int64_t q : rep.running) {
+        RequestRecord& rq = out.requests[static_cast<size_t>(q)];
+        if (++generated[static_cast<size_t>(q)] >= rq.output) {
+          rq.finish = end;
+          rep.kv_used -= rq.prompt + rq.output;
+          ++done;
+        } else {
+          still.push_back(q);
+        }
+      }
+      for (const auto& [q, n] : chunks) {
+        const auto i = static_cast<size_t>(q);
+        RequestRecord& rq = out.requests[i];
+        if ((prefilled[i] += n) < rq.prompt) continue;
+        rq.first_token = end;
+        generated[i] = 1;
+        rep.prefilling.erase(std::find(rep.prefilling.begin(), rep.prefilling.end(), q));
+        if (rq.output == 1) {
+          rq.finish = end;
+          rep.kv_used -= rq.prompt + rq.output;
+          ++done;
+        } else {
+          still.push_back(q);  // decodes from the next pass on
+        }
+      }
+      rep.running = std::move(still);
+      rep.free_at = end;
+      out.busy_seconds += took.seconds();
+      out.network_seconds += comm.seconds();
+      continue;
+    }
     // Prefill first: admit what has arrived (FCFS) while the batch has room.
     std::vector<int64_t> admitted;
     int64_t tokens = 0;
@@ -410,59 +515,101 @@ Latencies latencies(const ServingResult& r, bool disaggregated) {
   return l;
 }
 
+double kept_up(const ServingResult& r) {
+  const size_t n = r.requests.size();
+  if (n < kMinRequestsToJudgePace) return 1;
+  std::vector<double> e2e, finish;
+  for (const auto& q : r.requests) {
+    e2e.push_back((q.finish - q.arrival).seconds());
+    finish.push_back(q.finish.seconds());
+  }
+  const double d = percentile(e2e, 50);
+  const size_t i0 = n / 10, i1 = n - 1 - n / 10;  // arrivals are in order
+  const double a0 = r.requests[i0].arrival.seconds() + d, a1 = r.requests[i1].arrival.seconds() + d;
+  const auto finished =
+      static_cast<double>(std::count_if(finish.begin(), finish.end(), [&](double f) { return f >= a0 && f <= a1; }));
+  return finished / static_cast<double>(i1 - i0 + 1);
+}
+
 RateSearch search_rate(const ServingCost& cost, const InferenceConfig& c, const ServingNetwork& net,
-                       const std::function<void(int, double)>& on_run) {
+                       const std::function<void(int, double, bool, int)>& on_run) {
   // inference.rate's range; and the expected stream at most a tenth of the longest simulate_serving takes.
   const double kMinRate = std::max(1e-6, 10 * static_cast<double>(c.requests) / kMaxStreamSeconds);
-  constexpr double kMaxRate = 1e9;
+  constexpr double kMaxRate = 1e9, kStep = 1.01;
   constexpr int kMaxRuns = 80;
   RateSearch out;
   InferenceConfig at = c;
+  double lo = 0, hi = 0;  // met at lo (when > 0), missed at hi (when > 0)
+  // The runs the search will take in all, once a rate met the target and another missed it (0 before).
+  const auto expected = [&] {
+    if (lo <= 0 || hi <= 0) return 0;
+    return out.runs + std::max(0, static_cast<int>(std::ceil(std::log2(std::log(hi / lo) / std::log(kStep)))));
+  };
   // Runs the stream at `rate`; true when it meets the target.
-  const auto meets = [&](double rate, ServingResult& result, bool& ttft_missed, bool& tpot_missed) {
-    if (on_run) on_run(out.runs + 1, rate);
+  const auto meets = [&](double rate, ServingResult& result, bool& ttft_missed, bool& tpot_missed, bool& behind) {
     ++out.runs;
     at.rate = rate;
+    at.requests = c.requests;
     result = simulate_serving(cost, at, net);
+    // A stream shorter than kSteadyLatencies median latencies is a burst the replicas absorb, not a steady
+    // state: run it again that long.
+    const double window = static_cast<double>(at.requests) / rate;
+    const double steady = kSteadyLatencies * percentile(latencies(result, false).e2e, 50);
+    if (window < steady && at.requests < kMaxSearchRequests) {
+      at.requests = std::min<int64_t>(kMaxSearchRequests, static_cast<int64_t>(std::ceil(steady * rate)));
+      result = simulate_serving(cost, at, net);
+    }
     const Latencies l = latencies(result, c.disaggregated);
     const double p = c.target.percentile;
     ttft_missed = c.target.ttft > Time() && percentile(l.ttft, p) > c.target.ttft.seconds();
     tpot_missed = c.target.tpot > Time() && percentile(l.tpot, p) > c.target.tpot.seconds();
-    return !ttft_missed && !tpot_missed;
+    behind = kept_up(result) < kMinPace;
+    return !ttft_missed && !tpot_missed && !behind;
   };
-  double lo = 0, hi = 0;  // met at lo (when > 0), missed at hi (when > 0)
   ServingResult result;
-  bool tm = false, pm = false;
+  bool tm = false, pm = false, bm = false;
   const auto met = [&](double rate) {
     out.feasible = true;
     out.rate = lo = rate;
     out.at = std::move(result);
+    out.at_requests = at.requests;
+    if (on_run) on_run(out.runs, rate, true, expected());
   };
   const auto missed = [&](double rate) {
     out.missed_rate = hi = rate;
     out.ttft_missed = tm;
     out.tpot_missed = pm;
+    out.fell_behind = bm;
+    if (on_run) on_run(out.runs, rate, false, expected());
   };
   double r = std::clamp(c.rate, kMinRate, kMaxRate);
-  if (meets(r, result, tm, pm)) {
+  if (meets(r, result, tm, pm, bm)) {
     met(r);
     while (hi == 0 && r < kMaxRate && out.runs < kMaxRuns) {
       r = std::min(kMaxRate, r * 2);
-      if (meets(r, result, tm, pm)) met(r);
+      if (meets(r, result, tm, pm, bm)) met(r);
       else missed(r);
     }
   } else {
+    ServingResult first = result;  // kept when no rate meets the target
     missed(r);
-    out.at = std::move(result);  // kept when no rate meets the target
+    out.at = std::move(first);
+    out.at_requests = at.requests;
     while (lo == 0 && r > kMinRate && out.runs < kMaxRuns) {
       r = std::max(kMinRate, r / 2);
-      if (meets(r, result, tm, pm)) met(r);
-      else missed(r), out.at = std::move(result);
+      if (meets(r, result, tm, pm, bm)) {
+        met(r);
+      } else {
+        ServingResult lowest = result;
+        missed(r);
+        out.at = std::move(lowest);
+        out.at_requests = at.requests;
+      }
     }
   }
-  while (lo > 0 && hi > 0 && hi > lo * 1.01 && out.runs < kMaxRuns) {
+  while (lo > 0 && hi > 0 && hi > lo * kStep && out.runs < kMaxRuns) {
     r = std::sqrt(lo * hi);
-    if (meets(r, result, tm, pm)) met(r);
+    if (meets(r, result, tm, pm, bm)) met(r);
     else missed(r);
   }
   return out;

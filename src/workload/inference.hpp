@@ -27,13 +27,25 @@
 // weights per GPU) / K': every request holds its prompt + output tokens from
 // admission to its end (no preemption), as vLLM's scheduler reserves them.
 //
-// Scheduling (vLLM's default, prefill first): an idle replica admits waiting
+// Scheduling, inference.scheduler = prefill_first (vLLM's default before V1): an idle replica admits waiting
 // requests first come first served while the batch has room (max_batch
 // requests, max_batch_tokens prompt tokens, KV capacity) and runs their
 // prefill as one pass; otherwise it runs one decode pass of every running
 // request. A request arrives to the replica with the fewest requests
 // outstanding (ties: the lowest index). Arrivals are Poisson at `rate`;
 // prompt and output lengths uniform in their ranges, from the seed.
+// scheduler = chunked (vLLM V1's chunked prefill, TensorRT-LLM's in-flight
+// batching with chunked context), co-located only: every pass decodes every
+// running request and fills the rest of max_batch_tokens (one token per
+// decoding request) with prompt chunks, first the prompts already begun, then
+// new requests first come first served (while max_batch and the KV cache
+// allow). A request's first token comes with the pass that ends its prompt.
+// A mixed pass costs
+//   time = max((F_prefill + F_decode) / (tp peak e_c),
+//              (W dense + experts the pass's tokens touch + K' (sum c_j + chunk tokens)) / (tp HBM e_m))
+// where a chunk of c tokens after o tokens of its prompt has attention
+// 2 l h (2 c o + c^2) (so one chunk of the whole prompt is the prefill above).
+//
 // Disaggregated: TTFT ends with the prefill pass (the first token is the
 // prefill's); the KV transfer then delays the second token.
 //
@@ -46,6 +58,10 @@
 // (geometric mean) until they are within 1 %. The same seed draws the same
 // exponential gaps at every rate, scaled by 1 / rate, so the runs differ by
 // the rate alone. It reports the highest rate that met the target.
+// A rate meets the target only if the replicas also keep pace with it
+// (kept_up() >= kMinPace): with a target on TPOT alone, an overloaded
+// stream queues in TTFT, which no target bounds, and a finite stream ends
+// before its queue shows in the percentiles.
 #pragma once
 
 #include <cstdint>
@@ -84,6 +100,7 @@ struct InferenceConfig {
   double memory_efficiency = 0.8;   // of HBM bandwidth when decode reads weights and KV
   double memory_fraction = 0.9;     // of HBM for weights and KV cache (the rest: activations, runtime)
   bool fp8 = false;                 // weights and matmuls in FP8 (else BF16); KV cache and activations BF16
+  bool chunked = false;             // scheduler: chunked prefill mixed with decode (else prefill first)
   LatencyTarget target;             // none by default: no rate search
   uint64_t seed = 1;
   int64_t gpus() const { return tp * pp * (disaggregated ? prefill_replicas + decode_replicas : replicas); }
@@ -104,6 +121,11 @@ class ServingCost {
   // Compute and memory time of one pass, the network's part excluded.
   Time prefill(int64_t tokens, double tokens_squared, int64_t requests) const;
   Time decode(int64_t batch, int64_t context_tokens) const;
+  // A chunked scheduler's pass: prompt chunks of `prefill_tokens` in all (attention term `prefill_squared`,
+  // 2 c o + c^2 summed over the chunks; `prompts_ending` of them end their prompt and compute logits) beside
+  // `batch` decoding requests with `context_tokens` of context. With no chunk it is decode().
+  Time mixed(int64_t prefill_tokens, double prefill_squared, int64_t prompts_ending, int64_t batch,
+             int64_t context_tokens) const;
   double prefill_flops(int64_t tokens, double tokens_squared, int64_t requests) const;
   double decode_flops(int64_t batch, int64_t context_tokens) const;
   double decode_bytes(int64_t batch, int64_t context_tokens) const;
@@ -154,17 +176,35 @@ struct Latencies {
 };
 Latencies latencies(const ServingResult& r, bool disaggregated);
 
+// The pace the replicas keep: requests finishing in the middle 80 % of the stream's arrival window, that
+// window shifted by the median end-to-end latency, over the requests arriving in it. About 1 when the
+// replicas keep up (in steady state what arrives in a window finishes one latency later); the ratio of
+// service to arrival rate when they fall behind. 1 for streams under kMinRequestsToJudgePace requests.
+inline constexpr size_t kMinRequestsToJudgePace = 50;
+// Each run of the search lasts at least this many median end-to-end latencies of arrivals (more requests
+// than inference.requests when needed, at most kMaxSearchRequests): a shorter stream is a burst that the
+// batches absorb (1,000 requests to 8 replicas of Llama 3 70B passed at 224 requests/s, 95 in steady
+// state). At 30, kept_up()'s window holds 24 latencies of arrivals against about one at each edge, where
+// requests cross it: its noise is about 1 / (24 sqrt(requests in flight)), 1.3 % for 10 in flight, well
+// inside kMinPace's 5 %.
+inline constexpr double kSteadyLatencies = 30;
+inline constexpr int64_t kMaxSearchRequests = 200'000;
+inline constexpr double kMinPace = 0.95;
+double kept_up(const ServingResult& r);
+
 // The highest request rate meeting a latency target (see the file comment).
 struct RateSearch {
   bool feasible = false;                          // some rate met the target
   double rate = 0;                                // requests per second: the highest rate tried that met it
   double missed_rate = 0;                         // the lowest rate tried that missed it
   bool ttft_missed = false, tpot_missed = false;  // what missed_rate missed
+  bool fell_behind = false;                       // at missed_rate, the replicas did not keep pace
   ServingResult at;                               // the run at `rate` (at the lowest rate tried when infeasible)
+  int64_t at_requests = 0;                        // its requests
   int runs = 0;
 };
-// The target is c.target; on_run(run, rate) is called before each run.
+// The target is c.target; on_run(run, rate, met, runs expected in all or 0 while not known) after each run.
 RateSearch search_rate(const ServingCost& cost, const InferenceConfig& c, const ServingNetwork& net,
-                       const std::function<void(int, double)>& on_run = {});
+                       const std::function<void(int, double, bool, int)>& on_run = {});
 
 }  // namespace podnet::workload

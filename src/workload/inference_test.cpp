@@ -221,7 +221,11 @@ TEST(Inference, ATargetOneRequestAloneMissesIsMetByNoRate) {
   const ServingCost cost(m, round_gpu(), c);
   c.target.tpot = Time::from_seconds(cost.decode(1, 1001).seconds() / 2);  // half of the fastest decode pass
   int calls = 0;
-  const RateSearch f = search_rate(cost, c, {}, [&](int run, double) { EXPECT_EQ(run, ++calls); });
+  const RateSearch f = search_rate(cost, c, {}, [&](int run, double, bool met, int total) {
+    EXPECT_EQ(run, ++calls);
+    EXPECT_FALSE(met);
+    EXPECT_EQ(total, 0);  // never bracketed
+  });
   EXPECT_FALSE(f.feasible);
   EXPECT_EQ(f.runs, 14);
   EXPECT_EQ(calls, 14);
@@ -229,6 +233,87 @@ TEST(Inference, ATargetOneRequestAloneMissesIsMetByNoRate) {
   EXPECT_TRUE(f.tpot_missed);
   EXPECT_FALSE(f.ttft_missed);
   EXPECT_EQ(f.at.requests.size(), 50u);  // the run at the lowest rate tried, for the report
+}
+
+// A target on TPOT alone: an overloaded stream queues in TTFT, which nothing bounds. With chunked prefill
+// every pass decodes, so TPOT stays about one pass however long the queue. The replica must keep pace too:
+// every request needs a pass of 1,000 prompt tokens (the token budget), P, so no rate above 1 / P is
+// sustained (within the 5 % kMinPace allows); the search stops there because the replica fell behind, not
+// because of the target.
+TEST(Inference, TheRateSearchRefusesARateTheReplicasFallBehind) {
+  const ModelSpec m = toy();
+  InferenceConfig c = one_gpu();
+  c.chunked = true;
+  c.requests = 5000;
+  c.prompt_lo = c.prompt_hi = 1000;
+  c.output_lo = c.output_hi = 2;
+  c.max_batch_tokens = 1000;
+  const ServingCost cost(m, round_gpu(), c);
+  const Time P = cost.prefill(1000, 1e6, 1);
+  c.target.tpot = P * 5;
+  const RateSearch f = search_rate(cost, c, {});
+  ASSERT_TRUE(f.feasible);
+  EXPECT_LT(f.rate, 1.05 / P.seconds());  // kMinPace lets a stream fall behind by 5 % at most
+  EXPECT_GT(f.rate, 0.9 / P.seconds());
+  EXPECT_TRUE(f.fell_behind);
+  EXPECT_FALSE(f.tpot_missed);
+  EXPECT_GE(kept_up(f.at), kMinPace);
+  // At twice the capacity the pace is the service rate over the arrival rate, 1/2: what arrives in the
+  // middle 80 % of the window, 0.8 N, against the 0.4 N the replica serves in the window shifted by the
+  // median latency (the middle request's).
+  InferenceConfig over = c;
+  over.rate = 2 / P.seconds();
+  EXPECT_NEAR(kept_up(simulate_serving(cost, over, {})), 0.5, 0.03);
+}
+
+// Chunked prefill, one request: a 1,000-token prompt in passes of at most 512 tokens is two chunks, 512
+// tokens then 488 after them (attention 2 c o + c^2 = 2 x 488 x 512 + 488^2), and its first token comes with
+// the second. A mixed pass without a chunk is a decode pass.
+TEST(Inference, AChunkedPromptTakesTwoPassesThenDecodes) {
+  const ModelSpec m = toy();
+  InferenceConfig c = one_gpu();
+  c.chunked = true;
+  c.max_batch_tokens = 512;
+  c.requests = 1;
+  c.prompt_lo = c.prompt_hi = 1000;
+  c.output_lo = c.output_hi = 3;
+  const ServingCost cost(m, round_gpu(), c);
+  EXPECT_EQ(cost.mixed(0, 0, 0, 3, 3000), cost.decode(3, 3000));
+  const ServingResult r = simulate_serving(cost, c, {});
+  const RequestRecord& q = r.requests[0];
+  const Time first = cost.mixed(512, 512.0 * 512, 0, 0, 0) + cost.mixed(488, 2.0 * 488 * 512 + 488.0 * 488, 1, 0, 0);
+  EXPECT_EQ(q.first_token - q.arrival, first);
+  EXPECT_EQ(q.finish - q.first_token, cost.decode(1, 1001) + cost.decode(1, 1002));
+  EXPECT_EQ(r.prefill_passes, 2);
+  EXPECT_EQ(r.decode_passes, 2);
+  // The same prompt in one pass costs the prefill-first pass's FLOPs: 2 l M s + 2 l h s^2 + 2 h V.
+  EXPECT_DOUBLE_EQ(cost.prefill_flops(1000, 1e6, 1),
+                   cost.prefill_flops(512, 512.0 * 512, 0) + cost.prefill_flops(488, 2.0 * 488 * 512 + 488.0 * 488, 1));
+}
+
+// Chunked prefill, two requests nanoseconds apart (1e9 per second): the first prefills alone (the second
+// arrives while it runs); the next pass decodes the first's second token beside the second's whole prompt
+// (a mixed pass); the third decodes both, and ends the first (3 output tokens).
+TEST(Inference, AChunkedPassDecodesBesideANewPrompt) {
+  const ModelSpec m = toy();
+  InferenceConfig c = one_gpu();
+  c.chunked = true;
+  c.requests = 2;
+  c.rate = 1e9;
+  c.prompt_lo = c.prompt_hi = 100;
+  c.output_lo = c.output_hi = 3;
+  const ServingCost cost(m, round_gpu(), c);
+  const ServingResult r = simulate_serving(cost, c, {});
+  const RequestRecord &a = r.requests[0], &b = r.requests[1];
+  ASSERT_GT(b.arrival, a.arrival);
+  const Time pass1 = cost.mixed(100, 1e4, 1, 0, 0);
+  ASSERT_LT(b.arrival, a.arrival + pass1);
+  const Time pass2 = cost.mixed(100, 1e4, 1, 1, 101);  // the first's context: 100 + its first token
+  const Time pass3 = cost.decode(2, 102 + 101);
+  EXPECT_EQ(a.first_token, a.arrival + pass1);
+  EXPECT_EQ(b.first_token, a.arrival + pass1 + pass2);
+  EXPECT_EQ(a.finish, a.arrival + pass1 + pass2 + pass3);
+  EXPECT_EQ(b.finish, a.arrival + pass1 + pass2 + pass3 + cost.decode(1, 102));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@ visible, with `podnet` on PATH being the binary under test; each must exit 0 unl
 Usage: check_recipes.py PODNET SRC OUT [PAGE.md ...]
 """
 import os
+import shutil
 import re
 import subprocess
 import sys
@@ -86,7 +87,9 @@ def main():
     for page in pages:
         name = os.path.splitext(os.path.basename(page))[0]
         work = os.path.join(out, name)
-        os.makedirs(work, exist_ok=True)
+        # A fresh directory per run: a sweep database left by an earlier run would be resumed, not re-run.
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
         for d in ("tests", "examples"):
             if not os.path.exists(os.path.join(work, d)):
                 os.symlink(os.path.join(os.path.abspath(src), d), os.path.join(work, d))
