@@ -950,7 +950,7 @@
       ['network share', cell(doc, 'utilization.network_share', fixed(100 * (u.network_share || 0), 1) + ' % of the busy time')],
       ['one request alone', cell(doc, 'single_request.ttft_ms', 'first token ' + ms(one.ttft_ms) + ' (network ' + ms(one.ttft_network_ms) + '), then ' +
         ms(one.tpot_ms) + ' per token (network ' + ms(one.tpot_network_ms) + ')' + (one.kv_transfer_ms !== undefined ? '; KV cache transfer ' + ms(one.kv_transfer_ms) : ''))],
-      ['memory', cell(doc, 'memory.weights_gb_per_gpu', fixed(doc.memory.weights_gb_per_gpu, 1) + ' GB of weights per GPU; KV cache ' + fixed(doc.memory.kv_cache_kb_per_token, 1) +
+      ['memory', cell(doc, 'memory.weights_gb_per_gpu', fixed(doc.memory.weights_gb_per_gpu, 1) + ' GB of weights per GPU; KV cache (' + fmt(m.kv_precision || 'bf16') + ') ' + fixed(doc.memory.kv_cache_kb_per_token, 1) +
         ' KB per token, ' + fixed(doc.memory.kv_capacity_tokens_per_replica, 0) + ' tokens per replica')]
     ];
     s.appendChild(textTable(facts, null, 'summary'));

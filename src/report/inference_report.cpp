@@ -84,7 +84,8 @@ nlohmann::json inference_document(const scenario::Setup& s, const study::Inferen
   doc["model"] = {{"name", r.model.name},
                   {"params", round_to(r.model.params(), 0)},
                   {"gpu", r.gpu.name},
-                  {"precision", c.fp8 ? "fp8" : "bf16"}};
+                  {"precision", c.fp8 ? "fp8" : "bf16"},
+                  {"kv_precision", c.kv_fp8 ? "fp8" : "bf16"}};
   doc["layout"] = {{"tp", c.tp},
                    {"pp", c.pp},
                    {"disaggregated", c.disaggregated},
@@ -162,8 +163,9 @@ void write_inference_table(const nlohmann::json& d, std::ostream& out) {
                        l["pp"].get<int64_t>(), l["replicas"].get<int64_t>(),
                        l["scheduler"] == "chunked" ? "chunked prefill beside decode" : "prefill first");
   const auto& mem = d["memory"];
-  out << fmt::format("  weights {:.1f} GB per GPU; KV cache {:.1f} KB per token, {} tokens per replica\n\n",
-                     mem["weights_gb_per_gpu"].get<double>(), mem["kv_cache_kb_per_token"].get<double>(),
+  out << fmt::format("  weights {:.1f} GB per GPU; KV cache ({}) {:.1f} KB per token, {} tokens per replica\n\n",
+                     mem["weights_gb_per_gpu"].get<double>(), m["kv_precision"].get<std::string>(),
+                     mem["kv_cache_kb_per_token"].get<double>(),
                      thousands(mem["kv_capacity_tokens_per_replica"].get<int64_t>()));
   const auto& one = d["single_request"];
   Table t1({"one request alone", "time", "network"});

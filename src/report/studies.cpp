@@ -307,6 +307,7 @@ std::vector<StudyDef> builtin() {
                 key("replicas", ParamType::Int, "co-located replicas"),
                 key("tp", ParamType::Int, "tensor-parallel GPUs of a replica"),
                 key("precision", ParamType::String, "weights and matmuls: bf16 or fp8", {"bf16", "fp8"}),
+                key("kv_precision", ParamType::String, "the KV cache: bf16 or fp8", {"bf16", "fp8"}),
                 key("scheduler", ParamType::String, "prefill_first or chunked (prefill chunks beside decode)",
                     {"prefill_first", "chunked"}),
                 key("rate", ParamType::Real, "requests per second"),

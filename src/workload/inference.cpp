@@ -50,7 +50,14 @@ std::vector<ParamSpec> inference_params() {
       {"precision",
        ParamType::String,
        "bf16",
-       "weights and matmuls: bf16 or fp8 (KV cache and activations bf16)",
+       "weights and matmuls: bf16 or fp8 (activations bf16; the KV cache is kv_precision)",
+       -kBig,
+       kBig,
+       {"bf16", "fp8"}},
+      {"kv_precision",
+       ParamType::String,
+       "bf16",
+       "the KV cache: bf16, or fp8 (as FP8 checkpoints quantized with NVIDIA ModelOpt keep it)",
        -kBig,
        kBig,
        {"bf16", "fp8"}},
@@ -111,6 +118,7 @@ InferenceConfig inference_from(const Params& p, uint64_t seed) {
   c.memory_fraction = p.get_real("memory_fraction");
   c.fp8 = p.get_string("precision") == "fp8";
   c.chunked = p.get_string("scheduler") == "chunked";
+  c.kv_fp8 = p.get_string("kv_precision") == "fp8";
   if (c.chunked && c.disaggregated)
     throw ParamError("inference.scheduler",
                      "chunked prefill mixes prefill and decode on one replica; a disaggregated layout separates them: "
@@ -135,7 +143,7 @@ double ServingCost::weight_bytes_per_gpu() const { return weight_bytes() / stati
 
 double ServingCost::kv_bytes_per_token() const {
   const double head_dim = static_cast<double>(m_.hidden) / static_cast<double>(m_.heads);
-  return 2.0 * static_cast<double>(m_.layers) * static_cast<double>(m_.kv_heads) * head_dim * 2.0;  // BF16
+  return 2.0 * static_cast<double>(m_.layers) * static_cast<double>(m_.kv_heads) * head_dim * (c_.kv_fp8 ? 1.0 : 2.0);
 }
 
 int64_t ServingCost::kv_capacity_tokens() const {

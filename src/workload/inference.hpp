@@ -17,7 +17,8 @@
 //   decode of b requests with contexts c_j:
 //                             F = 2 l M b + 4 l h sum(c_j) + 2 h V b
 //                             bytes = W (l (attention + vectors) + V h + experts touched) + K' sum(c_j)
-//   KV cache per token        K' = 2 l g (h / a) K      (keys and values of every layer)
+//   KV cache per token        K' = 2 l g (h / a) K      (keys and values of every layer; K = 2 B in BF16,
+//                                                      1 B with inference.kv_precision=fp8)
 //   experts touched per layer E (1 - (1 - k/E)^t) of E for t tokens with top-k routing (expectation,
 //                             uniform routing); all of them for a dense model
 //   time                      max(F / (tp peak e_c), bytes / (tp HBM e_m))
@@ -101,6 +102,7 @@ struct InferenceConfig {
   double memory_fraction = 0.9;     // of HBM for weights and KV cache (the rest: activations, runtime)
   bool fp8 = false;                 // weights and matmuls in FP8 (else BF16); KV cache and activations BF16
   bool chunked = false;             // scheduler: chunked prefill mixed with decode (else prefill first)
+  bool kv_fp8 = false;              // KV cache in FP8 (else BF16)
   LatencyTarget target;             // none by default: no rate search
   uint64_t seed = 1;
   int64_t gpus() const { return tp * pp * (disaggregated ? prefill_replicas + decode_replicas : replicas); }

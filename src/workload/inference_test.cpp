@@ -65,6 +65,11 @@ TEST(Inference, KvCacheWeightsAndCapacityByHand) {
   tp2.tp = 2;
   EXPECT_DOUBLE_EQ(ServingCost(m, g, tp2).weight_bytes_per_gpu(), 32'460'800);
   EXPECT_EQ(ServingCost(m, g, tp2).kv_capacity_tokens(), 9'733'925);  // 2 x (10e9 - 32,460,800) / 2,048
+  // An FP8 KV cache: K = 1 B, K' = 1,024 B; (10e9 - 64,921,600) / 1,024 = 9,702,225 tokens, twice as many.
+  InferenceConfig kv8 = one_gpu();
+  kv8.kv_fp8 = true;
+  EXPECT_DOUBLE_EQ(ServingCost(m, g, kv8).kv_bytes_per_token(), 1024);
+  EXPECT_EQ(ServingCost(m, g, kv8).kv_capacity_tokens(), 9'702'225);
 }
 
 TEST(Inference, PrefillAndDecodeTimesByHand) {
