@@ -317,6 +317,29 @@ ServingResult simulate_serving(const ServingCost& cost, const InferenceConfig& c
   };
 
   size_t next = 0, done = 0;
+  // The KV cache a replica's running requests read: their prompts and the tokens generated so far.
+  const auto context_of = [&](const Replica& rep) {
+    int64_t context = 0;
+    for (int64_t q : rep.running)
+      context += out.requests[static_cast<size_t>(q)].prompt + generated[static_cast<size_t>(q)];
+    return context;
+  };
+  // One decode step of a replica's running requests, ending at `end`: each generates a token, those done
+  // leave (and free their cache); the ones still decoding are returned.
+  const auto decode_running = [&](Replica& rep, Time end) {
+    std::vector<int64_t> still;
+    for (int64_t q : rep.running) {
+      RequestRecord& rq = out.requests[static_cast<size_t>(q)];
+      if (++generated[static_cast<size_t>(q)] >= rq.output) {
+        rq.finish = end;
+        rep.kv_used -= rq.prompt + rq.output;
+        ++done;
+      } else {
+        still.push_back(q);
+      }
+    }
+    return still;
+  };
   int64_t batch_sum = 0;
   while (done < out.requests.size()) {
     size_t pick = reps.size();
@@ -371,25 +394,13 @@ ServingResult simulate_serving(const ServingCost& cost, const InferenceConfig& c
       }
       const auto b = static_cast<int64_t>(rep.running.size());
       if (chunks.empty() && b == 0) throw Error("inference: internal: a chunked pass with nothing to run");
-      int64_t context = 0;
-      for (int64_t q : rep.running)
-        context += out.requests[static_cast<size_t>(q)].prompt + generated[static_cast<size_t>(q)];
+      const int64_t context = context_of(rep);
       const Time comm = net.pass ? net.pass(chunk_tokens + b) : Time();
       const Time took = cost.mixed(chunk_tokens, squared, ending, b, context) + comm;
       const Time end = at + took;
       if (b > 0) ++out.decode_passes, batch_sum += b;
       if (!chunks.empty()) ++out.prefill_passes;
-      std::vector<int64_t> still;
-      for (int64_t q : rep.running) {
-        RequestRecord& rq = out.requests[static_cast<size_t>(q)];
-        if (++generated[static_cast<size_t>(q)] >= rq.output) {
-          rq.finish = end;
-          rep.kv_used -= rq.prompt + rq.output;
-          ++done;
-        } else {
-          still.push_back(q);
-        }
-      }
+      std::vector<int64_t> still = decode_running(rep, end);
       for (const auto& [q, n] : chunks) {
         const auto i = static_cast<size_t>(q);
         RequestRecord& rq = out.requests[i];
@@ -468,27 +479,14 @@ ServingResult simulate_serving(const ServingCost& cost, const InferenceConfig& c
         }
       }
     } else if (!rep.running.empty()) {
-      int64_t context = 0;
-      for (int64_t q : rep.running)
-        context += out.requests[static_cast<size_t>(q)].prompt + generated[static_cast<size_t>(q)];
+      const int64_t context = context_of(rep);
       const auto b = static_cast<int64_t>(rep.running.size());
       comm = net.pass ? net.pass(b) : Time();
       took = cost.decode(b, context) + comm;
       ++out.decode_passes;
       batch_sum += b;
       const Time end = at + took;
-      std::vector<int64_t> still;
-      for (int64_t q : rep.running) {
-        RequestRecord& rq = out.requests[static_cast<size_t>(q)];
-        if (++generated[static_cast<size_t>(q)] >= rq.output) {
-          rq.finish = end;
-          rep.kv_used -= rq.prompt + rq.output;
-          ++done;
-        } else {
-          still.push_back(q);
-        }
-      }
-      rep.running = std::move(still);
+      rep.running = decode_running(rep, end);
     } else {
       // Nothing fits now (a decode replica's cache is full of transfers still landing): wait for the next.
       Time wake = Time::max();
