@@ -348,6 +348,7 @@ std::vector<StudyDef> builtin() {
                 field("target.at_rate.ttft_ms", "TTFT at target rate", "ms", 1),
                 field("target.at_rate.tpot_ms", "TPOT at target rate", "ms", 2),
                 field("target.at_rate.output_tokens_per_s", "output tokens/s at target", "", 0)};
+    d.check = [](const StudyArgs&, const scenario::Setup& s) { study::check_inference(s); };
     d.run = [](const StudyRun& r) {
       StudyOutput o;
       o.document = inference_document(*r.setup, study::inference(*r.setup, r.progress));

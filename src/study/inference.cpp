@@ -12,7 +12,11 @@
 
 namespace podnet::study {
 
-InferenceStudy inference(const scenario::Setup& s, const Progress& progress) {
+namespace {
+
+// The model, GPU and layout of the scenario, checked against the fabric and the GPUs' memory (InputError
+// naming the key), with the layout's memory figures.
+InferenceStudy prepared(const scenario::Setup& s) {
   InferenceStudy out;
   try {
     const Params& w = s.scenario.section("workload");
@@ -26,8 +30,7 @@ InferenceStudy inference(const scenario::Setup& s, const Progress& progress) {
     throw InputError(fmt::format("{}: {}", s.scenario.where(e.key()), e.what()));
   }
   const workload::InferenceConfig& c = out.config;
-  const topology::Topology& topo = s.fabric;
-  out.fabric_gpus = static_cast<int64_t>(topo.gpus.size());
+  out.fabric_gpus = static_cast<int64_t>(s.fabric.gpus.size());
   if (c.gpus() > out.fabric_gpus)
     throw InputError(fmt::format("{}: the serving layout needs {} GPUs ({} x {} per replica, {} replicas), the fabric "
                                  "has {}: fewer replicas, or a larger fabric (topology.gpus)",
@@ -36,9 +39,26 @@ InferenceStudy inference(const scenario::Setup& s, const Progress& progress) {
                                  c.disaggregated ? c.prefill_replicas + c.decode_replicas : c.replicas,
                                  thousands(out.fabric_gpus)));
   const workload::ServingCost cost(out.model, out.gpu, c);
+  try {
+    workload::check_serving(cost, c);
+  } catch (const ParamError& e) {
+    throw InputError(fmt::format("{}: {}", s.scenario.where(e.key()), e.what()));
+  }
   out.weight_bytes_per_gpu = cost.weight_bytes_per_gpu();
   out.kv_bytes_per_token = cost.kv_bytes_per_token();
   out.kv_capacity_tokens = cost.kv_capacity_tokens();
+  return out;
+}
+
+}  // namespace
+
+void check_inference(const scenario::Setup& s) { (void)prepared(s); }
+
+InferenceStudy inference(const scenario::Setup& s, const Progress& progress) {
+  InferenceStudy out = prepared(s);
+  const workload::InferenceConfig& c = out.config;
+  const topology::Topology& topo = s.fabric;
+  const workload::ServingCost cost(out.model, out.gpu, c);
 
   // The network's part of a pass, timed on the fabric (see the header), memoized per size.
   auto backend = engine::make_backend(s.engine, topo, s.network);

@@ -44,5 +44,8 @@ struct InferenceStudy {
 };
 
 InferenceStudy inference(const scenario::Setup& s, const Progress& progress = {});
+// The refusals inference() makes before it runs (a layout the fabric or the GPUs' memory cannot hold), for a
+// front end to answer before it accepts the run.
+void check_inference(const scenario::Setup& s);
 
 }  // namespace podnet::study

@@ -241,8 +241,7 @@ struct Replica {
 
 }  // namespace
 
-ServingResult simulate_serving(const ServingCost& cost, const InferenceConfig& c, const ServingNetwork& net) {
-  ServingResult out;
+void check_serving(const ServingCost& cost, const InferenceConfig& c) {
   const int64_t capacity = cost.kv_capacity_tokens();
   if (capacity <= 0)
     throw ParamError("inference.tp",
@@ -263,6 +262,12 @@ ServingResult simulate_serving(const ServingCost& cost, const InferenceConfig& c
     throw ParamError("inference.max_batch_tokens",
                      fmt::format("{} is below the longest prompt ({} tokens); expected at least it", c.max_batch_tokens,
                                  c.prompt_hi));
+}
+
+ServingResult simulate_serving(const ServingCost& cost, const InferenceConfig& c, const ServingNetwork& net) {
+  ServingResult out;
+  check_serving(cost, c);
+  const int64_t capacity = cost.kv_capacity_tokens();
 
   // The request stream.
   Rng rng = Rng(c.seed).stream("inference");

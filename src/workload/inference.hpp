@@ -164,6 +164,10 @@ struct ServingResult {
   double mean_decode_batch = 0;
 };
 
+// The refusals simulate_serving() makes before it simulates: weights that leave no KV cache, a request
+// larger than a replica's cache, a prompt over max_batch_tokens (prefill first). ParamError naming the key.
+void check_serving(const ServingCost& cost, const InferenceConfig& c);
+
 // Simulates the request stream; deterministic for a config (its seed).
 // InputError when a request cannot fit a replica's KV cache, naming the keys.
 ServingResult simulate_serving(const ServingCost& cost, const InferenceConfig& c, const ServingNetwork& net);

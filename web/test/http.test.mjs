@@ -107,6 +107,9 @@ try {
   // inference's form fields set scenario keys, checked before the run like --set.
   r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'inference', scenario: 'leafspine-8k', model: 'gpt5' }) });
   check(r.status === 400 && /'model'.*gpt5/.test((await r.json()).error), `inference with an unknown model -> 400 naming the field (got ${r.status})`);
+  r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'inference', scenario: 'leafspine-8k', model: 'llama3-405b', tp: 1 }) });
+  check(r.status === 400 && /weights of llama3-405b .* need .* GB per GPU/.test((await r.json()).error),
+    `inference with weights that do not fit a GPU -> 400 before the run (got ${r.status})`);
   r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'inference', scenario: 'leafspine-8k', target_tpot: '0s' }) });
   check(r.status === 400 && /target_tpot/.test((await r.json()).error), `inference with a zero latency target -> 400 (got ${r.status})`);
   r = await fetch(s.url + '/inference');
