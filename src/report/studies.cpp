@@ -296,10 +296,9 @@ std::vector<StudyDef> builtin() {
     // The dashboard's form: each sets its scenario key (empty: the scenario's own). `podnet inference` has
     // flags of its own for the same keys.
     const auto key = [](std::string name, ParamType type, std::string help, std::vector<std::string> choices = {}) {
-      StudyParam p = param(name, type, "",
-                           std::move(help) + " (sets " + (name == "model" ? "workload." : "inference.") + name + ")",
-                           {}, kServe);
-      p.sets_key = (name == "model" ? "workload." : "inference.") + name;
+      const std::string sets = (name == "model" ? "workload." : "inference.") + name;
+      StudyParam p = param(name, type, "", std::move(help) + " (sets " + sets + ")", {}, kServe);
+      p.sets_key = sets;
       p.spec.choices = std::move(choices);
       return p;
     };

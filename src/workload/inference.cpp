@@ -529,16 +529,12 @@ Latencies latencies(const ServingResult& r, bool disaggregated) {
 double kept_up(const ServingResult& r) {
   const size_t n = r.requests.size();
   if (n < kMinRequestsToJudgePace) return 1;
-  std::vector<double> e2e, finish;
-  for (const auto& q : r.requests) {
-    e2e.push_back((q.finish - q.arrival).seconds());
-    finish.push_back(q.finish.seconds());
-  }
-  const double d = percentile(e2e, 50);
+  const double d = percentile(latencies(r, false).e2e, 50);
   const size_t i0 = n / 10, i1 = n - 1 - n / 10;  // arrivals are in order
   const double a0 = r.requests[i0].arrival.seconds() + d, a1 = r.requests[i1].arrival.seconds() + d;
-  const auto finished =
-      static_cast<double>(std::count_if(finish.begin(), finish.end(), [&](double f) { return f >= a0 && f <= a1; }));
+  const auto finished = static_cast<double>(std::count_if(r.requests.begin(), r.requests.end(), [&](const auto& q) {
+    return q.finish.seconds() >= a0 && q.finish.seconds() <= a1;
+  }));
   return finished / static_cast<double>(i1 - i0 + 1);
 }
 
@@ -562,15 +558,16 @@ RateSearch search_rate(const ServingCost& cost, const InferenceConfig& c, const 
     at.rate = rate;
     at.requests = c.requests;
     result = simulate_serving(cost, at, net);
+    Latencies l = latencies(result, c.disaggregated);
     // A stream shorter than kSteadyLatencies median latencies is a burst the replicas absorb, not a steady
     // state: run it again that long.
     const double window = static_cast<double>(at.requests) / rate;
-    const double steady = kSteadyLatencies * percentile(latencies(result, false).e2e, 50);
+    const double steady = kSteadyLatencies * percentile(l.e2e, 50);
     if (window < steady && at.requests < kMaxSearchRequests) {
       at.requests = std::min<int64_t>(kMaxSearchRequests, static_cast<int64_t>(std::ceil(steady * rate)));
       result = simulate_serving(cost, at, net);
+      l = latencies(result, c.disaggregated);
     }
-    const Latencies l = latencies(result, c.disaggregated);
     const double p = c.target.percentile;
     ttft_missed = c.target.ttft > Time() && percentile(l.ttft, p) > c.target.ttft.seconds();
     tpot_missed = c.target.tpot > Time() && percentile(l.tpot, p) > c.target.tpot.seconds();
@@ -579,11 +576,15 @@ RateSearch search_rate(const ServingCost& cost, const InferenceConfig& c, const 
   };
   ServingResult result;
   bool tm = false, pm = false, bm = false;
+  // The run just made becomes the one reported.
+  const auto keep = [&] {
+    out.at = std::move(result);
+    out.at_requests = at.requests;
+  };
   const auto met = [&](double rate) {
     out.feasible = true;
     out.rate = lo = rate;
-    out.at = std::move(result);
-    out.at_requests = at.requests;
+    keep();
     if (on_run) on_run(out.runs, rate, true, expected());
   };
   const auto missed = [&](double rate) {
@@ -602,19 +603,15 @@ RateSearch search_rate(const ServingCost& cost, const InferenceConfig& c, const 
       else missed(r);
     }
   } else {
-    ServingResult first = result;  // kept when no rate meets the target
     missed(r);
-    out.at = std::move(first);
-    out.at_requests = at.requests;
+    keep();  // reported when no rate meets the target
     while (lo == 0 && r > kMinRate && out.runs < kMaxRuns) {
       r = std::max(kMinRate, r / 2);
       if (meets(r, result, tm, pm, bm)) {
         met(r);
       } else {
-        ServingResult lowest = result;
         missed(r);
-        out.at = std::move(lowest);
-        out.at_requests = at.requests;
+        keep();
       }
     }
   }
