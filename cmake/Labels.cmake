@@ -18,7 +18,7 @@ foreach(t ${podnet_tests})
     podnet_label(web ${t})
   endif()
 endforeach()
-podnet_label(lint layering layering_catches_violations format)
+podnet_label(lint layering layering_catches_violations format registry_names registry_names_catches_comparisons)
 podnet_label(hostile hostile_campaign)
 podnet_label(slow docs_recipes interop_config_plan web_browser hostile_campaign)
 

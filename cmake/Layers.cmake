@@ -80,6 +80,14 @@ if(PODNET_TESTS)
            COMMAND sh ${CMAKE_SOURCE_DIR}/scripts/check-layers.sh ${CMAKE_SOURCE_DIR}/tests/layering/bad)
   set_tests_properties(layering_catches_violations PROPERTIES
     PASS_REGULAR_EXPRESSION "src/core/units.hpp:4: layer core .rank 0. includes .engine/backend.hpp.*src/engine/backend.hpp:3: layer engine .rank 4. includes .collective/collective.hpp.*src/topology/topology.hpp:3: layer topology includes .core/units.hpp. but does not link podnet_core.*layering: FAILED")
+  # No layer above a registry compares an engine, transport, family or policy name: it asks the traits
+  # (scripts/check-names.py; the names come from the scenario schema). And the check on code that does.
+  add_test(NAME registry_names
+           COMMAND sh -c "$<TARGET_FILE:podnet> list --schema > registry-names.json && python3 ${CMAKE_SOURCE_DIR}/scripts/check-names.py ${CMAKE_SOURCE_DIR} registry-names.json")
+  add_test(NAME registry_names_catches_comparisons
+           COMMAND sh -c "$<TARGET_FILE:podnet> list --schema > registry-names-bad.json && python3 ${CMAKE_SOURCE_DIR}/scripts/check-names.py ${CMAKE_SOURCE_DIR}/tests/names/bad registry-names-bad.json")
+  set_tests_properties(registry_names_catches_comparisons PROPERTIES
+    PASS_REGULAR_EXPRESSION "src/study/special_case.cpp:2: compares the name .packet.*src/study/special_case.cpp:3: compares the name .infiniband.*FAILED .2 comparisons")
 endif()
 
 if(PODNET_BENCH)

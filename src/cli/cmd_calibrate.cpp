@@ -5,6 +5,7 @@
 
 #include "cli/common.hpp"
 #include "core/error.hpp"
+#include "engine/registry.hpp"
 #include "report/calibrate_report.hpp"
 #include "study/calibrate.hpp"
 #include "study/nccl_tests_log.hpp"
@@ -103,8 +104,12 @@ void add_calibrate_command(CLI::App& app, Action& action) {
                   "server.nic_speed and network.stack_latency across servers, server.nvlink_bandwidth and "
                   "server.nvlink_latency inside one")
       ->type_name("KEY[=LO:HI]");
-  cmd->add_option("--engine", o->engine, "analytical | flow (sets network.engine)")
-      ->check(CLI::IsMember({"analytical", "flow"}));
+  std::vector<std::string> engines;
+  for (const auto& e : engine::engines())
+    if (e.traits.many_runs) engines.emplace_back(e.name);
+  cmd->add_option("--engine", o->engine,
+                  engine::engine_names_with(&engine::EngineTraits::many_runs, " | ") + " (sets network.engine)")
+      ->check(CLI::IsMember(engines));
   cmd->add_option("--op", o->op, "the collective of logs that do not say which test ran (allreduce, allgather, ...)");
   cmd->add_option("--set", c->sets, "override a scenario key, e.g. --set server.gpus=4 (repeatable)")
       ->type_name("KEY=VALUE");

@@ -96,7 +96,8 @@ int cmd_design(const Common& c, const DesignOptions& d) {
                                  "the report; give --out DIR to have both",
                                  d.exports.front(), c.format));
   scenario::Scenario sc = load_scenario(c);
-  const bool infiniband = sc.section("network").get_string("transport") == "infiniband";
+  const bool infiniband = engine::transport_preset(sc.section("network").get_string("transport")).nic_links ==
+                          engine::LinkClass::InfiniBand;
   if (!d.config_plan_dir.empty() && infiniband)
     throw InputError(fmt::format(
         "--config-plan {}: the plan is eBGP over Ethernet (FRR, SONiC, /31 links); network.transport is "
@@ -221,7 +222,7 @@ std::string auto_notes(const scenario::Scenario& sc, const std::optional<scenari
   if (is_auto("network", "cc")) {
     const auto& n = setup->network;
     lines.push_back(fmt::format("network.cc: {} (network.transport {}; the packet engine's congestion control)",
-                                n.transport.name == "infiniband" ? "infiniband" : "dcqcn_nic", n.transport.name));
+                                n.transport.default_cc, n.transport.name));
   }
   if (is_auto("collective", "channels")) {
     std::vector<int32_t> all(setup->fabric.gpus.size());

@@ -12,6 +12,7 @@
 #include "cli/telemetry_options.hpp"
 #include "core/error.hpp"
 #include "core/params.hpp"
+#include "engine/registry.hpp"
 #include "report/html.hpp"
 #include "report/jobs_report.hpp"
 #include "report/train_report.hpp"
@@ -127,8 +128,9 @@ int cmd_train(Common c, const TrainCliOptions& o) {
     std::ofstream trace = open_out(o.trace);
     report::write_training_trace(t.result, trace);
     close_out(trace, "--trace", o.trace);
-    if (o.trace_links > 0 && s.engine != "flow")
-      std::cerr << "podnet: --trace-links: link counters come from the flow engine; this run is " << s.engine
+    if (o.trace_links > 0 && !engine::engine_info(s.engine).traits.link_series)
+      std::cerr << "podnet: --trace-links: link counters come from the "
+                << engine::engine_names_with(&engine::EngineTraits::link_series) << " engine; this run is " << s.engine
                 << ": the trace has none\n";
     std::cerr << "podnet: wrote trace " << o.trace << " (open in ui.perfetto.dev or chrome://tracing)\n";
   }

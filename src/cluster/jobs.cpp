@@ -226,12 +226,12 @@ plan::TransferPlan merge_plans(const std::vector<JobPlan>& jobs, std::vector<int
 }
 
 void check_jobs_engine(std::string_view engine) {
-  if (engine != "flow" && engine != "packet")
+  if (!engine::engine_info(engine).traits.contention)
     throw InputError(fmt::format(
         "jobs: the {} engine cannot run several jobs on one fabric: it times every operation on an idle network, "
-        "with no contention between operations, so jobs could never slow each other; expected network.engine flow "
-        "(or packet, on small fabrics)",
-        engine));
+        "with no contention between operations, so jobs could never slow each other; expected network.engine {} "
+        "(the last on small fabrics)",
+        engine, engine::engine_names_with(&engine::EngineTraits::contention)));
 }
 
 JobsRun run_jobs(const std::vector<JobPlan>& jobs, const topology::Topology& topo, std::string_view engine,

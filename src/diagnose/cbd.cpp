@@ -15,7 +15,7 @@ using topology::NodeId;
 
 CbdResult find_cbd(const topology::Topology& t, routing::NetworkGraph& g) {
   CbdResult r;
-  const bool restricted = t.family == "dragonfly" || t.family == "dragonfly_plus";
+  const bool restricted = t.group_minimal;
   const auto D = static_cast<int32_t>(2 * t.links.size());
   // Targets: the network nodes endpoints attach to.
   std::set<int32_t> targets;

@@ -31,14 +31,14 @@ std::array<LinkClassModel, kLinkClassCount> LinkClassOptions::defaults() {
   return a;
 }
 
-LinkClass link_class_of(const topology::Topology& t, topology::LinkId l, const std::string& transport) {
+LinkClass link_class_of(const topology::Topology& t, topology::LinkId l, LinkClass nic_links) {
   const auto& link = t.links[static_cast<size_t>(l)];
   if (link.media == topology::Media::NvLink) return LinkClass::NvLink;
   if (link.media == topology::Media::Pcie) return LinkClass::Pcie;
   if (t.nodes[static_cast<size_t>(link.a)].kind == topology::NodeKind::Gpu &&
       t.nodes[static_cast<size_t>(link.b)].kind == topology::NodeKind::Gpu)
     return LinkClass::Ici;
-  return transport == "infiniband" ? LinkClass::InfiniBand : LinkClass::Ethernet;
+  return nic_links;
 }
 
 std::vector<ParamSpec> link_class_params() {

@@ -65,7 +65,7 @@ struct LinkClassOptions {
 };
 
 // The class of link `l` with endpoint transport `transport` (a preset name: rocev2, infiniband, tcp).
-LinkClass link_class_of(const topology::Topology& t, topology::LinkId l, const std::string& transport);
+LinkClass link_class_of(const topology::Topology& t, topology::LinkId l, LinkClass nic_links);
 // Ethernet and InfiniBand links carry the transport's packets (header overhead).
 inline bool carries_transport(LinkClass c) { return c == LinkClass::Ethernet || c == LinkClass::InfiniBand; }
 

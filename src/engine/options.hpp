@@ -19,12 +19,16 @@ namespace podnet::engine {
 
 struct RunObservation;  // backend.hpp
 
-// Endpoint transport: per-packet header overhead and stack latency.
+// Endpoint transport: per-packet header overhead and stack latency, and what the layers above ask of it
+// (they never compare its name): the class of the links its NICs drive, and the packet engine's
+// congestion control when network.cc is auto.
 struct Transport {
   std::string name = "rocev2";
   Time stack_latency;         // one-way endpoint (NIC + software) latency per message step
   int32_t mtu = 4096;         // payload bytes per packet
   int32_t header_bytes = 82;  // per-packet bytes on the wire beyond payload
+  LinkClass nic_links = LinkClass::Ethernet;
+  std::string default_cc = "dcqcn_nic";
   double efficiency() const { return static_cast<double>(mtu) / (mtu + header_bytes); }
 };
 
@@ -34,6 +38,8 @@ struct TransportPreset {
   Time stack_latency;
   int32_t mtu;
   int32_t header_bytes;
+  LinkClass nic_links;
+  const char* default_cc;
 };
 const std::vector<TransportPreset>& transport_presets();
 // Throws InputError listing the presets for an unknown name.

@@ -19,7 +19,7 @@ PlanCompiler::PlanCompiler(const topology::Topology& topo, routing::Router& rout
   class_latency_.resize(n);
   transport_link_.resize(n);
   for (size_t l = 0; l < n; ++l) {
-    const LinkClass c = link_class_of(topo, static_cast<topology::LinkId>(l), transport.name);
+    const LinkClass c = link_class_of(topo, static_cast<topology::LinkId>(l), transport.nic_links);
     const bool tr = engine::carries_transport(c);
     class_eff_[l] = links[c].efficiency;
     class_latency_[l] = links[c].latency;

@@ -19,42 +19,78 @@ std::unique_ptr<NetworkBackend> make(const topology::Topology& topo, const Netwo
 }  // namespace
 
 const std::vector<EngineInfo>& engines() {
+  // Memory per flow, per ring hop and per GPU: measured peaks (scenario/estimate.hpp says how).
   static const std::vector<EngineInfo> k = {
       {"analytical",
        "closed-form alpha-beta: the concurrent transfers of one operation (a collective's channels, an all-to-all's "
        "pairs) share the links they use; separate operations do not contend (fast baseline)",
+       {.many_runs = true, .bytes_per_flow = 600, .bytes_per_ring_hop = 64, .bytes_per_gpu = 0},
        make<analytical::AnalyticalBackend>},
-      {"flow", "flow-level: weighted max-min fair sharing of every link, re-solved at each arrival/departure",
+      {"flow",
+       "flow-level: weighted max-min fair sharing of every link, re-solved at each arrival/departure",
+       {.contention = true,
+        .failures = true,
+        .link_series = true,
+        .rate_quantum = true,
+        .many_runs = true,
+        .bytes_per_flow = 768,
+        .bytes_per_ring_hop = 64,
+        .bytes_per_gpu = 1280},
        make<flow::FlowBackend>},
       {"packet",
        "packet-level: queues, shared buffers, ECN, PFC, DCQCN (InfiniBand: credits), go-back-N, "
        "per-packet adaptive/spray routing (slowest, most detailed)",
+       {.contention = true,
+        .failures = true,
+        .packet_faults = true,
+        .port_counters = true,
+        .bytes_per_flow = 896,
+        .bytes_per_ring_hop = 800,
+        .bytes_per_gpu = 5120},
        make<packet::PacketBackend>},
   };
   return k;
 }
 
-std::unique_ptr<NetworkBackend> make_backend(std::string_view engine, const topology::Topology& topo,
-                                             const NetworkOptions& options) {
+const EngineInfo& engine_info(std::string_view name) {
   std::string names;
-  if (!options.pause_storms.empty() && engine != "packet")
-    throw InputError(fmt::format("faults: {} is a PFC storm, which only the packet engine simulates (PAUSE frames); "
-                                 "run with --engine packet (network.engine=packet), not '{}'",
-                                 options.pause_storms.front().what, engine));
-  if (!options.silent_faults.empty() && engine != "packet")
-    throw InputError(fmt::format("faults: {} is a silent fault (lost, corrupted or delayed packets, a flapping link), "
-                                 "which only the packet engine simulates (diagnose's probes see it on any engine); run "
-                                 "with --engine packet (network.engine=packet), not '{}'",
-                                 options.silent_faults.front().what, engine));
-  if (!options.threshold_drifts.empty() && engine != "packet")
-    throw InputError(fmt::format("faults: {}: drifted ECN/PFC thresholds are simulated by the packet engine only "
-                                 "(marking and pausing); run with --engine packet (network.engine=packet), not '{}'",
-                                 options.threshold_drifts.front().what, engine));
   for (const auto& e : engines()) {
-    if (engine == e.name) return e.make(topo, options);
+    if (name == e.name) return e;
     names += (names.empty() ? "" : ", ") + std::string(e.name);
   }
-  throw InputError(fmt::format("unknown engine '{}'; expected one of: {}", engine, names));
+  throw InputError(fmt::format("unknown engine '{}'; expected one of: {}", name, names));
+}
+
+std::string engine_names_with(bool EngineTraits::*trait, const char* last) {
+  std::vector<std::string> names;
+  for (const auto& e : engines())
+    if (e.traits.*trait) names.emplace_back(e.name);
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) out += (i == 0 ? "" : i + 1 == names.size() ? last : ", ") + names[i];
+  return out;
+}
+
+std::unique_ptr<NetworkBackend> make_backend(std::string_view engine, const topology::Topology& topo,
+                                             const NetworkOptions& options) {
+  const EngineInfo& e = engine_info(engine);
+  if (!e.traits.packet_faults) {
+    const std::string which = engine_names_with(&EngineTraits::packet_faults);
+    if (!options.pause_storms.empty())
+      throw InputError(fmt::format("faults: {} is a PFC storm, which only the {} engine simulates (PAUSE frames); "
+                                   "run with --engine {} (network.engine={}), not '{}'",
+                                   options.pause_storms.front().what, which, which, which, engine));
+    if (!options.silent_faults.empty())
+      throw InputError(fmt::format(
+          "faults: {} is a silent fault (lost, corrupted or delayed packets, a flapping link), which only the {} "
+          "engine simulates (diagnose's probes see it on any engine); run with --engine {} (network.engine={}), not "
+          "'{}'",
+          options.silent_faults.front().what, which, which, which, engine));
+    if (!options.threshold_drifts.empty())
+      throw InputError(fmt::format("faults: {}: drifted ECN/PFC thresholds are simulated by the {} engine only "
+                                   "(marking and pausing); run with --engine {} (network.engine={}), not '{}'",
+                                   options.threshold_drifts.front().what, which, which, which, engine));
+  }
+  return e.make(topo, options);
 }
 
 std::unique_ptr<NetworkBackend> make_backend(std::string_view engine, const topology::Topology& topo) {

@@ -8,6 +8,7 @@
 
 #include "collective/ring_order.hpp"
 #include "engine/backend.hpp"
+#include "engine/registry.hpp"
 #include "report/nccl_tests.hpp"
 #include "report/report.hpp"
 
@@ -101,8 +102,9 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
     rows.push_back(row);
   }
   doc["rows"] = rows;
-  if (s.engine == "analytical")
-    doc["notes"] = {"analytical engine: a collective's own concurrent transfers share the links they use (one "
+  if (!engine::engine_info(s.engine).traits.contention)
+    doc["notes"] = {s.engine +
+                    " engine: a collective's own concurrent transfers share the links they use (one "
                     "collective alone agrees with the flow engine; docs/contributing/validation/links-analytical.md), "
                     "but a collective does not "
                     "contend with other traffic"};

@@ -129,7 +129,7 @@ nlohmann::json diagnose_document(const scenario::Setup& s, const study::Diagnose
                   {"directed_links", c.result.links}});
   doc["deadlock_check"] = dl;
   nlohmann::json notes = nlohmann::json::array();
-  if (r.mode != "file" && r.probe_mode == "packet")
+  if (r.mode != "file" && r.probe_mode == "packet")  // names: not a registry name
     notes.push_back("packet probing: every probe and its reply simulated packet by packet on the packet engine "
                     "over its ECMP path, the hidden faults applied per packet; see src/diagnose/packet_probe.hpp");
   else if (r.mode != "file")
@@ -165,11 +165,13 @@ std::string secs(const nlohmann::json& v) {
 
 void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
   const std::string mode = d["mode"].get<std::string>();
+  const std::string probe_mode = d.contains("probing") ? d["probing"].value("probe_mode", std::string()) : "";
+  const bool packet_probes = probe_mode == "packet";  // names: not a registry name (a probe mode)
   out << fmt::format("podnet diagnose: {} ({})\n\n", d["run"]["scenario"].get<std::string>(),
-                     mode == "file"                           ? "probe results from a file"
-                     : mode == "evaluate"                     ? "evaluation with random hidden faults"
-                     : d["probing"]["probe_mode"] == "packet" ? "simulated probing, packet mode"
-                                                              : "simulated probing, statistical mode");
+                     mode == "file"       ? "probe results from a file"
+                     : mode == "evaluate" ? "evaluation with random hidden faults"
+                     : packet_probes      ? "simulated probing, packet mode"
+                                          : "simulated probing, statistical mode");
   if (d.contains("probing")) {
     const auto& p = d["probing"];
     const std::string mesh = p["mesh"].get<std::string>();

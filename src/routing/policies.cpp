@@ -1,5 +1,9 @@
 #include "routing/policies.hpp"
 
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
 namespace podnet::routing {
 
 namespace {
@@ -27,22 +31,23 @@ const std::vector<PolicyInfo>& policies() {
       {"ecmp",
        "per-flow ECMP: each switch hashes (src NIC, dst NIC, UDP source port from the QP) over its "
        "equal-cost next hops",
-       "any", hashed_params},
+       "any", hashed_params, PolicyKind::Ecmp},
       {"adaptive", "per-flow adaptive: each switch picks the least-loaded equal-cost next hop (ties by hash)", "any",
-       hashed_params},
+       hashed_params, PolicyKind::Adaptive, PerPacket::LeastLoaded, true},
       {"spray", "per-packet spraying: at every hop the bytes split evenly over all equal-cost next hops", "any",
-       common_params},
-      {"static", "one fixed shortest path: always the lowest-id next hop (baselines, tests)", "any", common_params},
+       common_params, PolicyKind::Spray, PerPacket::Spray},
+      {"static", "one fixed shortest path: always the lowest-id next hop (baselines, tests)", "any", common_params,
+       PolicyKind::Static},
       {"dimension_order",
        "torus dimension-order routing: dimension 0, then 1, then 2, the shorter way round each "
        "ring (+ on a tie)",
-       "torus", common_params},
+       "torus", common_params, PolicyKind::DimensionOrder},
       {"minimal", "dragonfly minimal routing (local-global-local), ECMP among minimal paths",
-       "dragonfly, dragonfly_plus", hashed_params},
+       "dragonfly, dragonfly_plus", hashed_params, PolicyKind::Ecmp},
       {"valiant", "dragonfly Valiant: minimally to a hashed intermediate group, then minimally to the destination",
-       "dragonfly, dragonfly_plus", hashed_params},
+       "dragonfly, dragonfly_plus", hashed_params, PolicyKind::Valiant},
       {"ugal", "dragonfly UGAL-L: per flow, minimal or Valiant, whichever has the lower hops x (max load + weight)",
-       "dragonfly, dragonfly_plus", hashed_params},
+       "dragonfly, dragonfly_plus", hashed_params, PolicyKind::Ugal, PerPacket::None, true},
   };
   return k;
 }
@@ -51,6 +56,13 @@ const PolicyInfo* find_policy(std::string_view name) {
   for (const auto& p : policies())
     if (name == p.name) return &p;
   return nullptr;
+}
+
+const PolicyInfo& policy_info(std::string_view name) {
+  if (const PolicyInfo* p = find_policy(name)) return *p;
+  std::string names;
+  for (const auto& p : policies()) names += fmt::format("{}{}", names.empty() ? "" : ", ", p.name);
+  throw Error(fmt::format("routing: no policy '{}'; expected one of: {}", name, names));
 }
 
 bool policy_applies(const PolicyInfo& info, std::string_view family) {

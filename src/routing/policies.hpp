@@ -21,15 +21,26 @@ struct RouteOptions {
   bool pxn = true;              // NCCL PXN: cross rails over NVLink inside the source server
 };
 
+// How a Router chooses among the paths (router.hpp); "minimal" is ECMP over a dragonfly's minimal paths.
+enum class PolicyKind : uint8_t { Ecmp, Adaptive, Spray, Static, DimensionOrder, Valiant, Ugal };
+// What the packet engine does per packet: nothing (the flow's route), the least-loaded next hop at every
+// switch (adaptive routing), or every next hop in turn (spraying).
+enum class PerPacket : uint8_t { None, LeastLoaded, Spray };
+
 struct PolicyInfo {
   const char* name;
   const char* description;
   const char* families;  // topology families it applies to; "any" for all
   std::vector<ParamSpec> (*params)();
+  PolicyKind kind;
+  PerPacket per_packet = PerPacket::None;  // the packet engine's choice per packet
+  bool load_aware = false;                 // a flow's path follows the links' load (adaptive, UGAL)
 };
 
 const std::vector<PolicyInfo>& policies();
 const PolicyInfo* find_policy(std::string_view name);
+// The policy named `name`; Error listing the policies for an unknown one.
+const PolicyInfo& policy_info(std::string_view name);
 // True if `info` applies to topology family `family`.
 bool policy_applies(const PolicyInfo& info, std::string_view family);
 

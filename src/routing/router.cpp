@@ -30,27 +30,15 @@ constexpr uint64_t kValiantSalt = 0x7a11a7;
 // ---------------------------------------------------------------- setup
 
 Router::Router(const topology::Topology& t, RouteOptions o) : t_(t), o_(std::move(o)) {
-  const PolicyInfo* info = find_policy(o_.policy);
-  if (!info) {
-    std::string names;
-    for (const auto& p : policies()) names += fmt::format("{}{}", names.empty() ? "" : ", ", p.name);
-    throw Error(fmt::format("routing: no policy '{}'; expected one of: {}", o_.policy, names));
-  }
+  const PolicyInfo* info = &policy_info(o_.policy);
   if (!policy_applies(*info, t.family))
     throw InputError(fmt::format("network.routing: policy '{}' applies to {} topologies, not to '{}'", o_.policy,
                                  info->families, t.family));  // an input error (e.g. with an imported topology)
   if (t.adj_offset.size() != t.nodes.size() + 1)
     throw Error("routing: the topology has no adjacency (Topology::finalize() was not called)");
-  const std::string_view name = o_.policy;
-  if (name == "ecmp" || name == "minimal") policy_ = Policy::Ecmp;
-  else if (name == "adaptive") policy_ = Policy::Adaptive;
-  else if (name == "spray") policy_ = Policy::Spray;
-  else if (name == "static") policy_ = Policy::Static;
-  else if (name == "dimension_order") policy_ = Policy::DimensionOrder;
-  else if (name == "valiant") policy_ = Policy::Valiant;
-  else if (name == "ugal") policy_ = Policy::Ugal;
+  policy_ = info->kind;
   torus_ = !t.torus_dims.empty();
-  dragonfly_ = t.family == "dragonfly" || t.family == "dragonfly_plus";
+  dragonfly_ = t.group_minimal;
   tracks_load_ = policy_ == Policy::Adaptive || policy_ == Policy::Ugal;
   if (policy_ == Policy::DimensionOrder && !torus_)
     throw Error("routing: policy 'dimension_order' needs a torus (the topology has no torus_dims)");

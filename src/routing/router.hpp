@@ -180,7 +180,7 @@ class Router {
   static uint64_t flow_key(topology::NodeId src_nic, topology::NodeId dst_nic, uint64_t entropy);
 
  private:
-  enum class Policy : uint8_t { Ecmp, Adaptive, Spray, Static, DimensionOrder, Valiant, Ugal };
+  using Policy = PolicyKind;
   enum class Pick : uint8_t { Static, Hash, Least };
   struct Ends {
     enum Kind : uint8_t { Same, NvLink, SharedNic, Net } kind = Same;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "core/error.hpp"
+#include "engine/registry.hpp"
 
 namespace podnet::scenario::estimate {
 
@@ -17,19 +18,11 @@ std::string mb(double bytes) {
 }
 }  // namespace
 
-double bytes_per_flow(const std::string& engine) {
-  if (engine == "packet") return 896;
-  if (engine == "flow") return 768;
-  return 600;  // analytical
-}
+double bytes_per_flow(const std::string& engine) { return engine::engine_info(engine).traits.bytes_per_flow; }
 
-double bytes_per_ring_hop(const std::string& engine) { return engine == "packet" ? 800 : 64; }
+double bytes_per_ring_hop(const std::string& engine) { return engine::engine_info(engine).traits.bytes_per_ring_hop; }
 
-double engine_bytes_per_gpu(const std::string& engine) {
-  if (engine == "packet") return 5120;
-  if (engine == "flow") return 1280;
-  return 0;  // analytical
-}
+double engine_bytes_per_gpu(const std::string& engine) { return engine::engine_info(engine).traits.bytes_per_gpu; }
 
 int64_t default_limit() {
   const long pages = sysconf(_SC_PHYS_PAGES);

@@ -76,7 +76,7 @@ namespace estimate {
 
 inline constexpr double kProcessBytes = 20.0 * 1024 * 1024;
 inline constexpr double kBytesPerGpu = 512;
-// Engine state per GPU of the fabric, by engine name.
+// Engine state per GPU of the fabric, by engine name (the engine registry's traits hold the figures).
 double engine_bytes_per_gpu(const std::string& engine);
 // Per point-to-point transfer and per hop of a grouped transfer of the plan, plan and engine state together, by engine
 // name.

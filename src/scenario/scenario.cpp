@@ -239,7 +239,7 @@ class Loader {
     for (const auto& s : sections()) sc_.section_params[s.name] = read_section(root[s.name], s.name, s.params());
     apply_recipe(sc_.section_params["workload"], root["workload"], "workload");
     if (root["jobs"]) read_jobs(root["jobs"], root["workload"]);
-    pin_fat_tree_k();
+    derive_family_keys();
     // A routing policy for another family (ugal on a fat-tree) is refused here, at its key, not at the first route.
     const std::string& policy = sc_.section_params["network"].get_string("routing");
     if (const routing::PolicyInfo* info = routing::find_policy(policy);
@@ -263,19 +263,10 @@ class Loader {
     }
   }
 
-  // A k-ary fat tree (topology.k) decides its size and radix, as its help says: topology.gpus = k^3/4 NIC
-  // ports x GPUs per NIC and switch.radix = k, whatever else was given (a file's radix 48 follows a --set
-  // topology.k=8). They are written into the scenario so that resolve, diff and every study show the fabric
-  // that is built: resolve printed the default `gpus: 1024` for fat-tree-k48's 27,648 GPUs. (An odd k or NICs
-  // not dividing k/2: the builder says why.)
-  void pin_fat_tree_k() {
-    if (sc_.family != "fat_tree" || !sc_.topology.has("k")) return;
-    const int64_t k = sc_.topology.get_int("k");
-    const Params& server = sc_.section_params["server"];
-    const int64_t gpus = topology::k_ary_fat_tree_gpus(k, server.get_int("gpus"), server.get_int("nics"));
-    if (gpus == 0) return;
-    sc_.topology.set("gpus", gpus, std::to_string(gpus));
-    sc_.section_params["switch"].set("radix", k, std::to_string(k));
+  // Keys the family derives from others (builders.hpp), written in so that every study shows what is built.
+  void derive_family_keys() {
+    const topology::BuilderInfo* b = topology::find_builder(sc_.family);
+    if (b && b->derive) b->derive(sc_.topology, sc_.section_params["server"], sc_.section_params["switch"]);
   }
 
   // The model preset's recipe (workload::Recipe) on the keys the scenario leaves to defaults: a group of keys

@@ -37,11 +37,7 @@ Setup resolve(Scenario sc, std::optional<topology::Topology> fabric) {
     s.collective.seed = sc.seed;  // draws the permutation pattern (collective/patterns.hpp)
     s.collective.nvlink_efficiency = s.network.links[engine::LinkClass::NvLink].efficiency;
     s.collective.network_efficiency =
-        s.network
-            .links[s.network.transport.name == "infiniband" ? engine::LinkClass::InfiniBand
-                                                            : engine::LinkClass::Ethernet]
-            .efficiency *
-        s.network.transport.efficiency();
+        s.network.links[s.network.transport.nic_links].efficiency * s.network.transport.efficiency();
     s.placement = cluster::parse_policy(sc.section("placement").get_string("policy"));
     s.scheduler = cluster::parse_scheduler(sc.section("scheduler").get_string("policy"));
     s.reliability = reliability::config_from(sc.section("reliability"));
@@ -50,7 +46,7 @@ Setup resolve(Scenario sc, std::optional<topology::Topology> fabric) {
     s.reliability.link_recovery_s = s.network.failures.local_repair.seconds();
     s.reliability.switch_recovery_s = s.network.failures.convergence.seconds();
     // SHARP aggregates in InfiniBand switches (NVIDIA Quantum); an Ethernet transport has no such switch.
-    if (s.fabric.sharp && s.network.transport.name != "infiniband")
+    if (s.fabric.sharp && s.network.transport.nic_links != engine::LinkClass::InfiniBand)
       throw ParamError("switch.in_network_reduction",
                        fmt::format("switch.in_network_reduction = sharp: SHARP reduces in InfiniBand switches, but "
                                    "network.transport is {} (expected network.transport: infiniband, or "

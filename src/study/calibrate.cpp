@@ -312,8 +312,8 @@ std::vector<std::string> default_fit_keys(const std::vector<NcclTestsLog>& logs,
   // moves it), and the tuner chooses algorithm, protocol and channels from the nominal speeds (nic_speed,
   // nvlink_bandwidth), so fit the payload share the links achieve, which leaves NCCL's choices as they are.
   if (!multi_host) return {"links.nvlink_efficiency"};
-  const bool ib = sc.section("network").get_string("transport") == "infiniband";
-  std::vector<std::string> keys = {ib ? "links.infiniband_efficiency" : "links.ethernet_efficiency",
+  const engine::LinkClass nic = engine::transport_preset(sc.section("network").get_string("transport")).nic_links;
+  std::vector<std::string> keys = {fmt::format("links.{}_efficiency", engine::link_class_name(nic)),
                                    "links.nvlink_efficiency"};
   if (engine_latency) keys.push_back("network.stack_latency");
   return keys;
@@ -325,9 +325,11 @@ Calibration calibrate(const CalibrationInput& in) {
   if (!in.engine.empty()) base_sets.push_back("network.engine=" + in.engine);
   const scenario::Scenario sc = scenario::load(in.scenario, base_sets, in.fragments);
   const std::string engine_name = sc.section("network").get_string("engine");
-  if (engine_name == "packet")
-    throw InputError("calibrate runs hundreds of simulations: use --engine analytical or --engine flow (this scenario "
-                     "uses network.engine = packet)");
+  if (!engine::engine_info(engine_name).traits.many_runs)
+    throw InputError(fmt::format("calibrate runs hundreds of simulations: use --engine {} (this scenario uses "
+                                 "network.engine = {})",
+                                 engine::engine_names_with(&engine::EngineTraits::many_runs, " or --engine "),
+                                 engine_name));
   const topology::Topology topo = sc.build_topology();
   const collective::Options copt = collective::options_from(sc.section("collective"));
   const bool tuner = copt.tuner;

@@ -218,7 +218,7 @@ DiagnoseResult diagnose(const scenario::Setup& s, const DiagnoseRequest& r, cons
 
   if (r.evaluate < 0 || r.evaluate > 100000)
     throw InputError(fmt::format("--evaluate {}: expected 0 to 100,000 trials", r.evaluate));
-  if (r.probe_mode != "statistical" && r.probe_mode != "packet")
+  if (r.probe_mode != "statistical" && r.probe_mode != "packet")  // names: not a registry name
     throw InputError(fmt::format("--mode '{}': expected statistical or packet", r.probe_mode));
   routing::Router router(t, s.network.routing);
   if (progress.run) progress.run("probe mesh");
@@ -226,9 +226,10 @@ DiagnoseResult diagnose(const scenario::Setup& s, const DiagnoseRequest& r, cons
   const diagnose::Incidence inc = diagnose::incidence_of(t, mesh);
   res.mesh = mesh.kind;
   res.probe_mode = r.probe_mode;
+  const bool packet_probes = r.probe_mode == "packet";  // names: not a registry name (a probe mode)
   const auto probe = [&](const std::vector<Fault>& faults, uint64_t seed) {
-    return r.probe_mode == "packet" ? diagnose::simulate_probes_packet(t, mesh, faults, r.probe, s.network, seed)
-                                    : diagnose::simulate_probes(t, mesh, faults, r.probe, seed);
+    return packet_probes ? diagnose::simulate_probes_packet(t, mesh, faults, r.probe, s.network, seed)
+                         : diagnose::simulate_probes(t, mesh, faults, r.probe, seed);
   };
   res.endpoints = mesh.endpoints;
   res.tuples = static_cast<int64_t>(mesh.tuples.size());

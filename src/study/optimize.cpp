@@ -8,6 +8,7 @@
 #include <yaml-cpp/yaml.h>
 #include "core/error.hpp"
 #include "core/params.hpp"
+#include "topology/builders.hpp"
 
 namespace podnet::study {
 
@@ -43,13 +44,27 @@ std::vector<size_t> pareto_front(const std::vector<std::vector<double>>& rows, c
 std::vector<Axis> optimize_axes(const OptimizeSpace& s) {
   if (s.gpus <= 0) throw InputError("--gpus: expected a GPU count above 0");
   Axis topo{"topology", {}, ""};
-  for (const auto& family : s.families)  // the axes below are a Clos's (tiers, oversubscription per tier)
-    if (family != "rail_clos" && family != "fat_tree")
-      throw InputError(fmt::format("--families {}: optimize searches the Clos families rail_clos and fat_tree (tiers "
-                                   "and oversubscription are their keys); for {} use podnet sweep over its own keys",
-                                   family, family));
+  // The axes below are a Clos's: a family qualifies by its keys (tiers, oversubscription per tier), not its name.
+  const auto has_key = [](const topology::BuilderInfo* b, const char* key) {
+    if (!b) return false;
+    for (const auto& spec : b->params())
+      if (spec.name == key) return true;
+    return false;
+  };
+  std::string clos_families;
+  for (const auto& b : topology::builders())
+    if (has_key(&b, "tiers") && has_key(&b, "oversubscription") && has_key(&b, "spine_oversubscription"))
+      clos_families += (clos_families.empty() ? "" : " and ") + std::string(b.name);
   for (const auto& family : s.families) {
-    const std::string extra = family == "fat_tree" ? ", rail_optimized: true" : "";
+    const topology::BuilderInfo* b = topology::find_builder(family);
+    if (!has_key(b, "tiers") || !has_key(b, "oversubscription") || !has_key(b, "spine_oversubscription"))
+      throw InputError(fmt::format("--families {}: optimize searches the Clos families {} (tiers "
+                                   "and oversubscription are their keys); for {} use podnet sweep over its own keys",
+                                   family, clos_families, family));
+  }
+  for (const auto& family : s.families) {
+    // A family that can attach NICs rail by rail searches its rail-optimized form (rail_clos always is).
+    const std::string extra = has_key(topology::find_builder(family), "rail_optimized") ? ", rail_optimized: true" : "";
     for (int tiers : s.tiers)
       for (const auto& o1 : s.oversubscription) {
         if (tiers == 2) {

@@ -59,8 +59,8 @@ TEST(Optimize, AxesOfTheSpace) {
     (void)optimize_axes(s);
     ADD_FAILURE() << "expected an InputError";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("--families torus: optimize searches the Clos families rail_clos and "
-                                         "fat_tree"),
+    EXPECT_NE(std::string(e.what()).find("--families torus: optimize searches the Clos families fat_tree and "
+                                         "rail_clos"),
               std::string::npos)
         << e.what();
   }

@@ -22,9 +22,10 @@ FailingEngine with_failures(const scenario::Setup& s, const engine::NetworkOptio
 }
 
 std::shared_ptr<telemetry::Recorder> make_recorder(const scenario::Setup& s, const TelemetryRequest& r) {
-  if (s.engine != "packet" && !(r.series && s.engine == "flow")) return nullptr;
+  const engine::EngineTraits& e = engine::engine_info(s.engine).traits;
+  if (!e.port_counters && !(r.series && e.link_series)) return nullptr;
   telemetry::Options o;
-  if (r.series && s.engine == "packet") o.sample_interval = r.sample_interval;
+  if (r.series && e.port_counters) o.sample_interval = r.sample_interval;
   return std::make_shared<telemetry::Recorder>(s.fabric, o);
 }
 
@@ -53,16 +54,19 @@ std::vector<diagnose::ThresholdDrift> find_drifts(const telemetry::Recorder& r) 
 }
 
 void require_failure_engine(const scenario::Setup& s) {
-  if (s.engine == "analytical")
-    throw InputError(fmt::format("{}: failures are injected by the flow and packet engines (the analytical engine "
-                                 "times each transfer in closed form and cannot change the fabric under it); "
-                                 "this run's engine is {} ({}; use --engine flow or --engine packet)",
-                                 s.scenario.where("failures"), s.engine, s.scenario.where("network.engine")));
+  using engine::EngineTraits;
+  if (!engine::engine_info(s.engine).traits.failures)
+    throw InputError(fmt::format("{}: failures are injected by the {} engines (the {} engine cannot change the "
+                                 "fabric under a run); this run's engine is {} ({}; use --engine {})",
+                                 s.scenario.where("failures"),
+                                 engine::engine_names_with(&EngineTraits::failures, " and "), s.engine, s.engine,
+                                 s.scenario.where("network.engine"),
+                                 engine::engine_names_with(&EngineTraits::failures, " or --engine ")));
   s.scenario.check_failures(s.fabric);
 }
 
 void require_fault_engine(const scenario::Setup& s) {
-  if (s.engine == "packet") return;
+  if (engine::engine_info(s.engine).traits.packet_faults) return;
   const engine::NetworkOptions& o = s.network;
   if (o.pause_storms.empty() && o.silent_faults.empty() && o.threshold_drifts.empty()) return;
   const std::string what = !o.pause_storms.empty() ? o.pause_storms.front().what + " (a PFC storm)"
@@ -71,9 +75,12 @@ void require_fault_engine(const scenario::Setup& s) {
                                      " (a silent fault: lost, corrupted or delayed packets, a "
                                      "flapping link)"
                                : o.threshold_drifts.front().what + " (drifted ECN/PFC thresholds)";
-  throw InputError(fmt::format("{}: {} is simulated by the packet engine only; this run's engine is {} ({}; run "
-                               "with --engine packet; `podnet diagnose` probes faults on any engine)",
-                               s.scenario.where("faults"), what, s.engine, s.scenario.where("network.engine")));
+  throw InputError(fmt::format("{}: {} is simulated by the {} engine only; this run's engine is {} ({}; run "
+                               "with --engine {}; `podnet diagnose` probes faults on any engine)",
+                               s.scenario.where("faults"), what,
+                               engine::engine_names_with(&engine::EngineTraits::packet_faults), s.engine,
+                               s.scenario.where("network.engine"),
+                               engine::engine_names_with(&engine::EngineTraits::packet_faults, " or --engine ")));
 }
 
 }  // namespace podnet::study

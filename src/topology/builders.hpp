@@ -21,6 +21,10 @@ struct BuilderInfo {
   const char* description;
   std::vector<ParamSpec> (*params)();
   Topology (*build)(const Params& params, const Hardware& hw);
+  // Keys the family decides from others, written into the scenario before it resolves so that resolve,
+  // diff and every study show the fabric that is built (a k-ary fat tree: topology.gpus and switch.radix
+  // from topology.k); none for most families.
+  void (*derive)(Params& topology, const Params& server, Params& sw) = nullptr;
 };
 
 const std::vector<BuilderInfo>& builders();

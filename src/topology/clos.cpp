@@ -598,9 +598,26 @@ int64_t k_ary_fat_tree_gpus(int64_t k, int64_t gpus_per_server, int64_t nics_per
   return k * k * k / 4 / nics_per_server * gpus_per_server;
 }
 
+namespace {
+
+// topology.k decides the size and radix of a k-ary fat tree, as its help says: topology.gpus = k^3/4 NIC
+// ports x GPUs per NIC and switch.radix = k, whatever else was given (a file's radix 48 follows a --set
+// topology.k=8); resolve printed the default `gpus: 1024` for fat-tree-k48's 27,648 GPUs. An odd k or NICs
+// not dividing k/2: the builder says why.
+void derive_k_ary(Params& topology, const Params& server, Params& sw) {
+  if (!topology.has("k")) return;
+  const int64_t k = topology.get_int("k");
+  const int64_t gpus = k_ary_fat_tree_gpus(k, server.get_int("gpus"), server.get_int("nics"));
+  if (gpus == 0) return;
+  topology.set("gpus", gpus, std::to_string(gpus));
+  sw.set("radix", k, std::to_string(k));
+}
+
+}  // namespace
+
 BuilderInfo fat_tree_builder() {
   return {"fat_tree", "2- or 3-tier folded Clos (leaf-spine[-core]), non-blocking or oversubscribed; k-ary fat-tree",
-          fat_tree_params, build_fat_tree};
+          fat_tree_params, build_fat_tree, derive_k_ary};
 }
 BuilderInfo rail_clos_builder() {
   return {"rail_clos",

@@ -337,6 +337,7 @@ Topology build_dragonfly(const Params& prm, const Hardware& hw) {
 
   Topology t;
   t.family = "dragonfly";
+  t.group_minimal = true;
   t.switch_latency = hw.switch_latency;
   t.tier_names = {"", "router"};
   add_servers(t, hw, static_cast<int32_t>(sz.servers));
@@ -457,6 +458,7 @@ Topology build_dragonfly_plus(const Params& prm, const Hardware& hw) {
 
   Topology t;
   t.family = "dragonfly_plus";
+  t.group_minimal = true;
   t.switch_latency = hw.switch_latency;
   t.tier_names = {"", "leaf", "spine"};
   add_servers(t, hw, static_cast<int32_t>(sz.servers));

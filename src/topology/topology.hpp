@@ -91,6 +91,9 @@ struct Topology {
   // The switches reduce in the network (SHARP on InfiniBand Quantum switches: scenario
   // switch.in_network_reduction: sharp): NCCL's CollNet algorithms may run (collective/collnet.hpp).
   bool sharp = false;
+  // Paths stay minimal across groups (dragonfly, dragonfly+): routing tables let a path leave the
+  // source's group or enter the target's, never cross a third group (router.hpp). Set by the builder.
+  bool group_minimal = false;
   std::vector<int32_t> torus_dims;  // torus only: dimension sizes; GPU rank r has x fastest: r = x + X*(y + Y*z)
   Facts facts;
 

@@ -77,7 +77,7 @@ FlowBackend::FlowBackend(const topology::Topology& topo, NetworkOptions options)
 RunReport FlowBackend::run(const plan::TransferPlan& plan) {
   routing::Router router(topo_, options_.routing);
   PlanCompiler compiler(topo_, router, options_.transport, options_.links);
-  const bool adaptive = options_.routing.policy == "adaptive" || options_.routing.policy == "ugal";
+  const bool adaptive = routing::policy_info(options_.routing.policy).load_aware;
 
   struct Record {
     int32_t transfer;

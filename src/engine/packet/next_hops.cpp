@@ -7,7 +7,7 @@ namespace podnet::engine::packet {
 using topology::NodeId;
 
 NextHops::NextHops(const topology::Topology& t, routing::NetworkGraph& graph)
-    : g_(graph), dragonfly_(t.family == "dragonfly" || t.family == "dragonfly_plus") {}
+    : g_(graph), dragonfly_(t.group_minimal) {}
 
 void NextHops::gather(NodeId u_node, NodeId target_node, std::vector<routing::DirLink>& out, bool all) {
   out.clear();

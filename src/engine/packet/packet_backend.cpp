@@ -18,7 +18,7 @@ namespace podnet::engine::packet {
 
 PacketOptions default_packet_options(const NetworkOptions& options) {
   PacketOptions p;
-  p.cc = options.cc != "auto" ? options.cc : options.transport.name == "infiniband" ? "infiniband" : "dcqcn_nic";
+  p.cc = options.cc != "auto" ? options.cc : options.transport.default_cc;
   p.pfc = options.pfc;
   p.buffer_bytes = options.switch_buffer;
   if (options.sample_interval.ps > 0) {

@@ -161,10 +161,10 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
     heartbeat_mask = std::bit_ceil(static_cast<uint64_t>(net.heartbeat_every)) - 1;
   }
   routing::RouteOptions ro = net.routing;
-  if (ro.policy == "adaptive") per_packet = 1;
-  if (ro.policy == "spray") per_packet = 2;
-  if (per_packet) ro.policy = "ecmp";
-  tracks_load = ro.policy == "ugal";
+  const routing::PolicyInfo& policy = routing::policy_info(ro.policy);
+  per_packet = static_cast<int>(policy.per_packet);  // 1 least loaded, 2 spray
+  if (per_packet) ro.policy = "ecmp";                // the per-packet choice replaces the flow's route
+  tracks_load = policy.load_aware && !per_packet;
   router = std::make_unique<routing::Router>(t, ro);
   compiler = std::make_unique<PlanCompiler>(t, *router, transport, net.links);
   if (per_packet) {
