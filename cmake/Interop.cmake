@@ -59,6 +59,9 @@ endforeach()
 # JSON Schema: `podnet list --schema` is a valid draft 2020-12 schema (python3-jsonschema), every
 # built-in example validates against it, and broken scenarios fail it as podnet's loader refuses them.
 interop_test(interop_scenario_json_schema "\"$PY\" \"$SRC/tests/interop/check_schema.py\" \"$PODNET\" \"$SRC\" \"$OUT\"")
+# The result documents' JSON Schema (one per study, from the study registry): every golden run's JSON and
+# fresh runs of the other modes validate; broken documents (a declared key renamed) fail.
+interop_test(interop_result_json_schema "\"$PY\" \"$SRC/tests/interop/check_result_schema.py\" \"$PODNET\" \"$SRC\" \"$OUT\"")
 
 # Configuration plan: every built-in example's --config-plan at the sizes of tests/interop/cases.py (plus
 # aipod-16k with IPv6 and with unnumbered BGP): FRR's `vtysh --dryrun` (Debian's frr) accepts every frr.conf,

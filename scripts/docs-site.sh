@@ -3,7 +3,8 @@
 # BUILD_DIR/docs-site/site and fails on any MkDocs warning (a broken link, a
 # nav entry without its page) and on a link to an anchor its page lacks.
 #
-# The scenario key reference (reference/scenario-keys.md) is generated here
+# The result field reference (reference/result-fields.md) is generated the same way (`podnet list results
+# --format markdown`). The scenario key reference (reference/scenario-keys.md) is generated here
 # from BUILD_DIR/podnet, the same key lists the loader checks, and never
 # committed: `podnet list keys --format markdown` when this podnet has it,
 # otherwise the tables of `podnet list` turned into Markdown below.
@@ -153,6 +154,9 @@ for p in paras:
 open(dst, "w", encoding="utf-8").write("\n".join(md).rstrip("\n") + "\n")
 PY
 fi
+
+# The result field reference (reference/result-fields.md), from the study registry; never committed either.
+"$podnet" list results --format markdown >"$out/docs/reference/result-fields.md"
 
 cd "$out"
 PYTHONWARNINGS=ignore::DeprecationWarning mkdocs build --strict --site-dir "$out/site"

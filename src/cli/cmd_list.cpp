@@ -1,3 +1,4 @@
+#include <cctype>
 #include <fmt/format.h>
 #include <iostream>
 
@@ -10,6 +11,7 @@
 #include "reliability/rates.hpp"
 #include "report/report.hpp"
 #include "report/scenario_schema.hpp"
+#include "report/studies.hpp"
 #include "routing/policies.hpp"
 #include "scenario/examples.hpp"
 #include "scenario/scenario.hpp"
@@ -183,11 +185,55 @@ with and without them and report the slowdown or the job failure):
 )";
 }
 
-const std::vector<std::string> kTopics = {"scenarios", "models", "gpus", "keys", "failures", "all"};
+const std::vector<std::string> kTopics = {"scenarios", "models", "gpus", "keys", "failures", "results", "all"};
+
+// Each study's declared result fields: where a script finds a number in the JSON document, and what it is.
+void list_results(bool markdown) {
+  const auto unit_of = [](const report::ResultField& f) {
+    return f.unit == "%" && f.scale != 1 ? std::string("fraction (shown as %)") : f.unit;
+  };
+  const auto where = [](const report::ResultField& f) {
+    return f.key.back() == '@' ? "rows[]." + f.key.substr(0, f.key.size() - 1) : f.key;
+  };
+  const auto meaning = [](const report::ResultField& f) {
+    std::string m = f.label + (f.optional ? " (sometimes)" : "");
+    return f.null_when.empty() ? m : m + "; null when " + f.null_when;
+  };
+  if (markdown) {
+    std::cout << "# Result fields\n\nThe numbers each study's JSON document (`--format json`) holds, "
+                 "with their meaning and unit. The same fields are sweep's columns, diff's fields and the "
+                 "dashboard's labels. This page is generated from podnet's study registry (`podnet list results "
+                 "--format markdown`); `podnet list results --schema` prints them as a JSON Schema.\n\n"
+                 "A key with dots is a path: `bom.switches.total` is `doc[\"bom\"][\"switches\"][\"total\"]`. "
+                 "`rows[].time_us` is in each row, one per message size. A field marked *sometimes* is absent "
+                 "from some runs.\n\n";
+    for (const auto& s : report::studies()) {
+      std::string about = s.description;
+      about[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(about[0])));
+      std::cout << "## " << s.name << "\n\n" << about << ".\n\n| key | meaning | unit |\n|---|---|---|\n";
+      for (const auto& f : s.fields)
+        std::cout << "| `" << where(f) << "` | " << meaning(f) << " | " << unit_of(f) << " |\n";
+      std::cout << "\n";
+    }
+    return;
+  }
+  std::cout << "Result fields of each study (the JSON document's keys; `podnet list results --schema`):\n";
+  for (const auto& s : report::studies()) {
+    std::cout << "\n  " << s.name << " - " << s.description << "\n";
+    report::Table t({"key", "meaning", "unit"});
+    for (const auto& f : s.fields) t.add({where(f), meaning(f), unit_of(f)});
+    t.write(std::cout, "    ");
+  }
+}
 
 int cmd_list(const std::string& what, const std::string& format) {
-  if (format == "markdown" && what != "keys")
-    throw InputError("--format markdown: only `podnet list keys` writes Markdown (the docs' scenario reference)");
+  if (format == "markdown" && what != "keys" && what != "results")
+    throw InputError("--format markdown: only `podnet list keys` and `podnet list results` write Markdown (the docs' "
+                     "references)");
+  if (what == "results") {
+    list_results(format == "markdown");
+    return kExitOk;
+  }
   if (what == "keys" && format == "markdown") {
     list_keys_markdown();
     return kExitOk;
@@ -217,8 +263,8 @@ int cmd_list(const std::string& what, const std::string& format) {
     list_failures();
   }
   if (what == "all" || what == "scenarios")
-    std::cout << "\n`podnet list models|gpus|keys|failures` shows one part; `podnet list keys --format markdown` "
-                 "writes the scenario reference.\n";
+    std::cout << "\n`podnet list models|gpus|keys|failures|results` shows one part; `podnet list keys --format "
+                 "markdown` writes the scenario reference.\n";
   return kExitOk;
 }
 
@@ -231,17 +277,19 @@ void add_list_command(CLI::App& app, Action& action) {
   static std::string what = "all", format = "table";
   cmd->add_option("what", what,
                   "what to list: scenarios, models (presets and their training recipes), gpus, keys (every "
-                  "scenario key with its default), failures (the forms of `failures:`), all (default)")
+                  "scenario key with its default), failures (the forms of `failures:`), results (each study's "
+                  "result fields), all (default)")
       ->check(CLI::IsMember(kTopics));
-  cmd->add_option("-f,--format", format, "table (default), or markdown for `list keys`")
+  cmd->add_option("-f,--format", format, "table (default), or markdown for `list keys` and `list results`")
       ->check(CLI::IsMember({"table", "markdown"}));
   cmd->add_flag("--schema", schema,
                 "print the scenario file's JSON Schema instead (for editors: save it and add `# "
-                "yaml-language-server: $schema=FILE` to a scenario to get completion and checking)");
+                "yaml-language-server: $schema=FILE` to a scenario to get completion and checking); with `results`, "
+                "the result documents' JSON Schema, one per study under $defs");
   cmd->callback([&action] {
     action = [] {
       if (!schema) return cmd_list(what, format);
-      report::write_json(report::scenario_json_schema(), std::cout);
+      report::write_json(what == "results" ? report::result_schemas() : report::scenario_json_schema(), std::cout);
       return kExitOk;
     };
   });

@@ -115,6 +115,18 @@ ResultField field(std::string key, std::string label, std::string unit, int deci
 ResultField percent(std::string key, std::string label, bool headline = false) {
   return field(std::move(key), std::move(label), "%", 1, headline, 100);
 }
+// A field some documents of the study lack (another mode, a run without a target).
+ResultField optional(ResultField f) {
+  f.optional = true;
+  return f;
+}
+ResultField nullable(ResultField f, std::string when) {
+  f.null_when = std::move(when);
+  return f;
+}
+
+constexpr const char* kNoSecondToken = "no request has a second output token";
+constexpr const char* kNoRateMet = "no rate tried met the target";
 
 std::vector<StudyDef> builtin() {
   std::vector<StudyDef> out;
@@ -250,12 +262,13 @@ std::vector<StudyDef> builtin() {
                 at_least(param("loss", ParamType::Real, "0.001", "with evaluate: drop probability of a hidden fault"),
                          0),
                 param("deadlock_check", ParamType::Bool, "true", "the cyclic buffer dependency check")};
-    d.fields = {percent("evaluation.precision", "precision", true),
-                percent("evaluation.recall", "recall", true),
-                field("evaluation.time_to_localize_seconds.max", "time to localize (worst)", "s", 1, true),
-                percent("score.precision", "precision", true),
-                percent("score.recall", "recall", true),
-                field("time_to_localize_seconds", "time to localize", "s", 1, true),
+    // --evaluate N scores seeded trials (evaluation.*); a run on the scenario's faults scores them (score.*).
+    d.fields = {optional(percent("evaluation.precision", "precision", true)),
+                optional(percent("evaluation.recall", "recall", true)),
+                optional(field("evaluation.time_to_localize_seconds.max", "time to localize (worst)", "s", 1, true)),
+                optional(percent("score.precision", "precision", true)),
+                optional(percent("score.recall", "recall", true)),
+                optional(field("time_to_localize_seconds", "time to localize", "s", 1, true)),
                 field("probing.overhead_bytes_per_second_per_nic", "probe traffic per NIC", "B/s", 0, true)};
     d.params[7].spec.max = 1;
     d.run = [](const StudyRun& r) {
@@ -318,22 +331,23 @@ std::vector<StudyDef> builtin() {
     d.fields = {field("layout.gpus", "GPUs", "", 0),
                 field("latency.ttft_ms.p50", "TTFT p50", "ms", 1, true),
                 field("latency.ttft_ms.p99", "TTFT p99", "ms", 1, true),
-                field("latency.tpot_ms.p50", "TPOT p50", "ms", 2, true),
-                field("latency.tpot_ms.p99", "TPOT p99", "ms", 2, true),
+                nullable(field("latency.tpot_ms.p50", "TPOT p50", "ms", 2, true), kNoSecondToken),
+                nullable(field("latency.tpot_ms.p99", "TPOT p99", "ms", 2, true), kNoSecondToken),
                 field("throughput.output_tokens_per_s_per_gpu", "output tokens/s per GPU", "", 1, true),
                 field("throughput.output_tokens_per_s", "output tokens/s", "", 0),
                 percent("utilization.network_share", "network share"),
                 percent("utilization.busy", "replicas busy"),
-                field("target.rate_per_s", "rate at target", "requests/s", 2),
-                field("target.at_rate.output_tokens_per_s_per_gpu", "output tokens/s per GPU at target", "", 1),
+                optional(nullable(field("target.rate_per_s", "rate at target", "requests/s", 2), kNoRateMet)),
+                optional(
+                    field("target.at_rate.output_tokens_per_s_per_gpu", "output tokens/s per GPU at target", "", 1)),
                 field("latency.ttft_ms.p90", "TTFT p90", "ms", 1),
-                field("latency.tpot_ms.p90", "TPOT p90", "ms", 2),
+                nullable(field("latency.tpot_ms.p90", "TPOT p90", "ms", 2), kNoSecondToken),
                 field("latency.e2e_ms.p50", "end to end p50", "ms", 1),
                 field("latency.e2e_ms.p90", "end to end p90", "ms", 1),
                 field("latency.e2e_ms.p99", "end to end p99", "ms", 1),
-                field("latency.kv_transfer_ms.p50", "KV transfer p50", "ms", 2),
-                field("latency.kv_transfer_ms.p90", "KV transfer p90", "ms", 2),
-                field("latency.kv_transfer_ms.p99", "KV transfer p99", "ms", 2),
+                optional(field("latency.kv_transfer_ms.p50", "KV transfer p50", "ms", 2)),
+                optional(field("latency.kv_transfer_ms.p90", "KV transfer p90", "ms", 2)),
+                optional(field("latency.kv_transfer_ms.p99", "KV transfer p99", "ms", 2)),
                 field("throughput.requests_per_s", "requests/s", "", 2),
                 field("throughput.input_tokens_per_s", "input tokens/s", "", 0),
                 field("utilization.mean_decode_batch", "mean decode batch", "", 1),
@@ -343,10 +357,11 @@ std::vector<StudyDef> builtin() {
                 field("memory.kv_capacity_tokens_per_replica", "KV cache per replica (tokens)", "", 0),
                 field("single_request.ttft_ms", "TTFT, one request alone", "ms", 2),
                 field("single_request.tpot_ms", "TPOT, one request alone", "ms", 2),
-                field("target.missed_rate_per_s", "rate missing the target", "requests/s", 2),
-                field("target.at_rate.ttft_ms", "TTFT at target rate", "ms", 1),
-                field("target.at_rate.tpot_ms", "TPOT at target rate", "ms", 2),
-                field("target.at_rate.output_tokens_per_s", "output tokens/s at target", "", 0)};
+                optional(nullable(field("target.missed_rate_per_s", "rate missing the target", "requests/s", 2),
+                                  "every rate tried met the target")),
+                optional(field("target.at_rate.ttft_ms", "TTFT at target rate", "ms", 1)),
+                optional(nullable(field("target.at_rate.tpot_ms", "TPOT at target rate", "ms", 2), kNoSecondToken)),
+                optional(field("target.at_rate.output_tokens_per_s", "output tokens/s at target", "", 0))};
     d.check = [](const StudyArgs&, const scenario::Setup& s) { study::check_inference(s); };
     d.run = [](const StudyRun& r) {
       StudyOutput o;
@@ -560,6 +575,70 @@ nlohmann::json studies_json(unsigned front) {
                     {"gpus_field", s.gpus_field}});
   }
   return {{"studies", list}};
+}
+
+nlohmann::json result_schema(const StudyDef& s) {
+  using json = nlohmann::json;
+  const auto object = [] { return json{{"type", "object"}, {"properties", json::object()}}; };
+  json doc = object();
+  doc["$schema"] = "https://json-schema.org/draft/2020-12/schema";
+  doc["title"] = fmt::format("podnet {} result (schema_version {})", s.name, kSchemaVersion);
+  doc["description"] = s.description;
+  doc["properties"]["schema_version"] = {{"const", kSchemaVersion}, {"description", "result format version"}};
+  doc["properties"]["run"] = {{"type", "object"},
+                              {"description", "what ran: command, scenario, overrides, seed, podnet version"},
+                              {"required", json::array({"command", "scenario", "seed"})}};
+  doc["required"] = json::array({"schema_version", "run"});
+  const auto require = [](json& node, const std::string& key) {
+    json& req = node["required"];
+    if (!req.is_array()) req = json::array();
+    if (std::find(req.begin(), req.end(), key) == req.end()) req.push_back(key);
+  };
+  for (const auto& f : s.fields) {
+    std::string description = f.label;
+    if (f.scale != 1 && f.unit == "%") description += " (a fraction; shown x 100 as %)";
+    else if (!f.unit.empty()) description += " (" + f.unit + ")";
+    if (!f.null_when.empty()) description += "; null when " + f.null_when;
+    const json leaf = {{"type", f.null_when.empty() ? json("number") : json::array({"number", "null"})},
+                       {"description", description}};
+    json* node = &doc;
+    std::string path = f.key;
+    if (path.back() == '@') {  // one per size of a bench: a number in each row, beside its size
+      path.pop_back();
+      json& rows = doc["properties"]["rows"];
+      if (rows.is_null()) {
+        rows = {{"type", "array"}, {"description", "one row per message size"}, {"items", object()}};
+        rows["items"]["properties"]["bytes"] = {{"type", "integer"}, {"description", "message size (B)"}};
+        require(rows["items"], "bytes");
+        require(doc, "rows");
+      }
+      node = &rows["items"];
+    }
+    bool all_required = !f.optional;
+    size_t at = 0;
+    while (true) {
+      const size_t dot = path.find('.', at);
+      const std::string part = path.substr(at, dot == std::string::npos ? std::string::npos : dot - at);
+      if (all_required) require(*node, part);
+      json& child = (*node)["properties"][part];
+      if (dot == std::string::npos) {
+        child = leaf;
+        break;
+      }
+      if (child.is_null()) child = object();
+      node = &child;
+      at = dot + 1;
+    }
+  }
+  return doc;
+}
+
+nlohmann::json result_schemas() {
+  nlohmann::json out = {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
+                        {"title", fmt::format("podnet result documents (schema_version {})", kSchemaVersion)},
+                        {"$defs", nlohmann::json::object()}};
+  for (const auto& s : studies()) out["$defs"][s.name] = result_schema(s);
+  return out;
 }
 
 std::string elapsed_and_eta(int64_t done, int64_t total, double elapsed) {

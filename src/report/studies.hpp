@@ -50,6 +50,8 @@ struct ResultField {
   int decimals = 2;       // shown with this many decimals, digits grouped by thousands
   bool headline = false;  // a default column of sweep's table
   std::string objective;  // the name `podnet optimize --objective` knows it by ("" = not an objective)
+  bool optional = false;  // absent from some documents of the study (a run without failures, a mode)
+  std::string null_when;  // "" = always a number; else when it is null ("no request has a second token")
 };
 
 // A request's parameters: every one of the study's (defaults filled in), the texts given, and the scenario
@@ -135,6 +137,13 @@ int64_t gpus_of(const StudyDef& s, const nlohmann::json& doc);
 // type, default, help, choices, option}], fields: [{key, label, unit, scale, decimals, headline}],
 // gpus_field}]}; parameters of the front `front` only.
 nlohmann::json studies_json(unsigned front);
+
+// The JSON Schema (draft 2020-12) of a study's result document: schema_version, run, and every declared
+// field at its path with its type, label and unit (a KEY@ field in each of `rows`); other keys are allowed
+// (the schema is the contract the front ends read, not every number of the document).
+nlohmann::json result_schema(const StudyDef& s);
+// Every study's, under $defs by name (`podnet list results --schema`).
+nlohmann::json result_schemas();
 
 // "S s elapsed", and once a run has taken 3 s and is not over, ", ETA T" (by the mean time per step so far).
 std::string elapsed_and_eta(int64_t done, int64_t total, double elapsed);
