@@ -45,7 +45,15 @@ std::vector<ParamSpec> inference_params() {
        {},
        true},
       {"compute_efficiency", ParamType::Real, "0.5", "achieved fraction of the GPU's dense peak in matmuls", 0.001, 1},
-      {"memory_efficiency", ParamType::Real, "0.8", "achieved fraction of HBM bandwidth when decode reads", 0.001, 1},
+      {"memory_efficiency", ParamType::Real, "0.8", "achieved fraction of HBM bandwidth when a pass reads the weights",
+       0.001, 1},
+      {"attention_efficiency", ParamType::Real, "0.7",
+       "achieved fraction of HBM bandwidth when attention reads the KV cache (decode kernels measure 0.55-0.87)", 0.001,
+       1},
+      {"layer_overhead", ParamType::Time, "40us",
+       "fixed time per layer of every pass, beside matmuls, KV reads and the network: norms, RoPE, activations, "
+       "kernel floors, sampling (fit on gpt-fast's batch-1 decode)",
+       0, 1},
       {"memory_fraction", ParamType::Real, "0.9", "fraction of HBM for weights and KV cache", 0.01, 1},
       {"precision",
        ParamType::String,
@@ -115,6 +123,8 @@ InferenceConfig inference_from(const Params& p, uint64_t seed) {
                      fmt::format("{} is below inference.output = {}; expected at least it", c.output_hi, c.output_lo));
   c.compute_efficiency = p.get_real("compute_efficiency");
   c.memory_efficiency = p.get_real("memory_efficiency");
+  c.attention_efficiency = p.get_real("attention_efficiency");
+  c.layer_overhead = p.get_time("layer_overhead");
   c.memory_fraction = p.get_real("memory_fraction");
   c.fp8 = p.get_string("precision") == "fp8";
   c.chunked = p.get_string("scheduler") == "chunked";
@@ -186,20 +196,29 @@ namespace {
 double peak(const GpuSpec& g, bool fp8) { return fp8 && g.fp8_peak_flops > 0 ? g.fp8_peak_flops : g.peak_flops; }
 }  // namespace
 
+Time ServingCost::overhead() const { return c_.layer_overhead * m_.layers; }
+
+double ServingCost::kv_read_seconds(int64_t context_tokens) const {
+  return kv_bytes_per_token() * static_cast<double>(context_tokens) /
+         (static_cast<double>(c_.tp) * g_.hbm_bandwidth * c_.attention_efficiency);
+}
+
 Time ServingCost::prefill(int64_t tokens, double tokens_squared, int64_t requests) const {
   const double tp = static_cast<double>(c_.tp);
   const double compute =
       prefill_flops(tokens, tokens_squared, requests) / (tp * peak(g_, c_.fp8) * c_.compute_efficiency);
   const double memory = (weight_bytes() + kv_bytes_per_token() * static_cast<double>(tokens)) /
                         (tp * g_.hbm_bandwidth * c_.memory_efficiency);
-  return Time::from_seconds(std::max(compute, memory));
+  return Time::from_seconds(std::max(compute, memory)) + overhead();
 }
 
 Time ServingCost::decode(int64_t batch, int64_t context_tokens) const {
   const double tp = static_cast<double>(c_.tp);
   const double compute = decode_flops(batch, context_tokens) / (tp * peak(g_, c_.fp8) * c_.compute_efficiency);
-  const double memory = decode_bytes(batch, context_tokens) / (tp * g_.hbm_bandwidth * c_.memory_efficiency);
-  return Time::from_seconds(std::max(compute, memory));
+  const double kv = kv_bytes_per_token() * static_cast<double>(context_tokens);
+  const double memory = (decode_bytes(batch, context_tokens) - kv) / (tp * g_.hbm_bandwidth * c_.memory_efficiency) +
+                        kv_read_seconds(context_tokens);
+  return Time::from_seconds(std::max(compute, memory)) + overhead();
 }
 
 Time ServingCost::mixed(int64_t prefill_tokens, double prefill_squared, int64_t prompts_ending, int64_t batch,
@@ -213,9 +232,9 @@ Time ServingCost::mixed(int64_t prefill_tokens, double prefill_squared, int64_t 
   const double dense = l * (m_.attention_params_per_layer() + m_.vector_params_per_layer()) +
                        static_cast<double>(m_.vocab) * static_cast<double>(m_.hidden);
   const double bytes = w * dense + expert_weight_bytes(batch + prefill_tokens) +
-                       kv_bytes_per_token() * static_cast<double>(context_tokens + prefill_tokens);
-  const double memory = bytes / (tp * g_.hbm_bandwidth * c_.memory_efficiency);
-  return Time::from_seconds(std::max(compute, memory));
+                       kv_bytes_per_token() * static_cast<double>(prefill_tokens);
+  const double memory = bytes / (tp * g_.hbm_bandwidth * c_.memory_efficiency) + kv_read_seconds(context_tokens);
+  return Time::from_seconds(std::max(compute, memory)) + overhead();
 }
 
 // ---------------------------------------------------------------- serving

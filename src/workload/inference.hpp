@@ -21,7 +21,17 @@
 //                                                      1 B with inference.kv_precision=fp8)
 //   experts touched per layer E (1 - (1 - k/E)^t) of E for t tokens with top-k routing (expectation,
 //                             uniform routing); all of them for a dense model
-//   time                      max(F / (tp peak e_c), bytes / (tp HBM e_m))
+//   time                      max(F / (tp peak e_c), weight bytes / (tp HBM e_m) + KV bytes read / (tp HBM e_a))
+//                             + l t_l
+//   e_a (inference.attention_efficiency, 0.7): decode attention kernels read the KV cache at 0.87 of HBM
+//                             bandwidth (FlashAttention-2 split-KV, batch 64, 1,536 tokens of context: vLLM
+//                             issue 9471's profile) down to 0.55 (FlashAttention-3 paged decode, batch 16,
+//                             2,000-4,000 tokens: Dao-AILab/flash-attention issue 1572); 0.7 is between.
+//   t_l (inference.layer_overhead, 40 us): what a pass costs per layer beside matmuls, KV reads and the
+//                             network (norms, RoPE, activations, kernel floors, sampling). Fit on gpt-fast's
+//                             batch-1 decode of Llama 2 7B (TP 1-8) and 70B (TP 2-8) on A100 (pytorch-labs/
+//                             gpt-fast README): the measured time less podnet's is 41.8 us per layer by least
+//                             squares (per row 33-45 us). No other row was used to set it.
 // A pass crosses the pp stages one after another (no micro-batching inside a
 // replica), so pp adds memory, not speed, as in serving engines' default
 // pipeline mode. KV capacity per replica = tp pp (HBM x memory_fraction -
@@ -43,7 +53,8 @@
 // allow). A request's first token comes with the pass that ends its prompt.
 // A mixed pass costs
 //   time = max((F_prefill + F_decode) / (tp peak e_c),
-//              (W dense + experts the pass's tokens touch + K' (sum c_j + chunk tokens)) / (tp HBM e_m))
+//              (W dense + experts the pass's tokens touch + K' chunk tokens) / (tp HBM e_m)
+//              + K' sum c_j / (tp HBM e_a)) + l t_l
 // where a chunk of c tokens after o tokens of its prompt has attention
 // 2 l h (2 c o + c^2) (so one chunk of the whole prompt is the prefill above).
 //
@@ -97,13 +108,15 @@ struct InferenceConfig {
   int64_t requests = 1000;
   int64_t prompt_lo = 1024, prompt_hi = 1024;
   int64_t output_lo = 256, output_hi = 256;
-  double compute_efficiency = 0.5;  // of the GPU's dense peak, in prefill and decode matmuls
-  double memory_efficiency = 0.8;   // of HBM bandwidth when decode reads weights and KV
-  double memory_fraction = 0.9;     // of HBM for weights and KV cache (the rest: activations, runtime)
-  bool fp8 = false;                 // weights and matmuls in FP8 (else BF16); KV cache and activations BF16
-  bool chunked = false;             // scheduler: chunked prefill mixed with decode (else prefill first)
-  bool kv_fp8 = false;              // KV cache in FP8 (else BF16)
-  LatencyTarget target;             // none by default: no rate search
+  double compute_efficiency = 0.5;                  // of the GPU's dense peak, in prefill and decode matmuls
+  double memory_efficiency = 0.8;                   // of HBM bandwidth when a pass reads the weights
+  double attention_efficiency = 0.7;                // of HBM bandwidth when attention reads the KV cache
+  Time layer_overhead = Time::from_seconds(40e-6);  // per layer of every pass
+  double memory_fraction = 0.9;                     // of HBM for weights and KV cache (the rest: activations, runtime)
+  bool fp8 = false;      // weights and matmuls in FP8 (else BF16); KV cache and activations BF16
+  bool chunked = false;  // scheduler: chunked prefill mixed with decode (else prefill first)
+  bool kv_fp8 = false;   // KV cache in FP8 (else BF16)
+  LatencyTarget target;  // none by default: no rate search
   uint64_t seed = 1;
   int64_t gpus() const { return tp * pp * (disaggregated ? prefill_replicas + decode_replicas : replicas); }
 };
@@ -130,7 +143,9 @@ class ServingCost {
              int64_t context_tokens) const;
   double prefill_flops(int64_t tokens, double tokens_squared, int64_t requests) const;
   double decode_flops(int64_t batch, int64_t context_tokens) const;
-  double decode_bytes(int64_t batch, int64_t context_tokens) const;
+  double decode_bytes(int64_t batch, int64_t context_tokens) const;  // weights and KV cache read
+  Time overhead() const;                                             // layers x layer_overhead, every pass
+  double kv_read_seconds(int64_t context_tokens) const;              // at attention_efficiency
   const ModelSpec& model() const { return m_; }
   const GpuSpec& gpu() const { return g_; }
 
@@ -189,8 +204,8 @@ Latencies latencies(const ServingResult& r, bool disaggregated);
 inline constexpr size_t kMinRequestsToJudgePace = 50;
 // Each run of the search lasts at least this many median end-to-end latencies of arrivals (more requests
 // than inference.requests when needed, at most kMaxSearchRequests): a shorter stream is a burst that the
-// batches absorb (1,000 requests to 8 replicas of Llama 3 70B passed at 224 requests/s, 95 in steady
-// state). At 30, kept_up()'s window holds 24 latencies of arrivals against about one at each edge, where
+// batches absorb (1,000 requests to 8 replicas of Llama 3 70B passed at more than twice the rate they sustain
+// in steady state). At 30, kept_up()'s window holds 24 latencies of arrivals against about one at each edge, where
 // requests cross it: its noise is about 1 / (24 sqrt(requests in flight)), 1.3 % for 10 in flight, well
 // inside kMinPace's 5 %.
 inline constexpr double kSteadyLatencies = 30;

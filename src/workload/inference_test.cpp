@@ -46,6 +46,8 @@ InferenceConfig one_gpu() {
   c.tp = 1;
   c.compute_efficiency = 1;
   c.memory_efficiency = 1;
+  c.attention_efficiency = 1;
+  c.layer_overhead = Time();  // the tests below derive the roofline alone; LayerOverhead... adds the two terms
   c.memory_fraction = 1;
   return c;
 }
@@ -89,6 +91,26 @@ TEST(Inference, PrefillAndDecodeTimesByHand) {
   EXPECT_EQ(cost.decode(1, 1000), Time::from_seconds(bytes / 1e12));  // memory-bound at batch 1
   // Compute: 2 l M + 4 l h c + 2 h V = 60,817,408 + 8,192,000 + 2,048,000 FLOP: 71 ns, far below the reads.
   EXPECT_DOUBLE_EQ(cost.decode_flops(1, 1000), 71'057'408);
+}
+
+TEST(Inference, LayerOverheadAndAttentionEfficiencyByHand) {
+  const ModelSpec m = toy();  // 2 layers
+  InferenceConfig c = one_gpu();
+  c.attention_efficiency = 0.5;
+  c.layer_overhead = Time::from_seconds(40e-6);
+  const ServingCost cost(m, round_gpu(), c);
+  // Every pass pays 2 layers x 40 us = 80 us beside the roofline.
+  EXPECT_EQ(cost.overhead(), Time::from_seconds(80e-6));
+  // Prefill of 1,000 tokens: 66.9696 us of reads (the KV cache is written, at memory_efficiency) + 80 us.
+  EXPECT_EQ(cost.prefill(1000, 1e6, 1), Time::from_seconds(66'969'600 / 1e12) + Time::from_seconds(80e-6));
+  // Decode at 1,000 tokens of context: weights 62,873,600 B at 1e12 B/s = 62.8736 us; the KV cache, 2,048,000 B,
+  // at half the bandwidth = 4.096 us; + 80 us = 146.9696 us.
+  EXPECT_EQ(cost.kv_read_seconds(1000), 4.096e-6);
+  EXPECT_EQ(cost.decode(1, 1000), Time::from_seconds(62'873'600 / 1e12 + 4.096e-6) + Time::from_seconds(80e-6));
+  // A chunked pass of 100 prompt tokens beside that request: weights + the chunk's KV written (204,800 B) at
+  // 1e12, the context read at 5e11, + 80 us.
+  EXPECT_EQ(cost.mixed(100, 1e4, 0, 1, 1000),
+            Time::from_seconds((62'873'600 + 204'800) / 1e12 + 4.096e-6) + Time::from_seconds(80e-6));
 }
 
 TEST(Inference, MoeDecodeReadsTheExpertsItsTokensTouch) {
