@@ -1219,3 +1219,47 @@ TEST(MemoryGuard, RefusesOversizedRunsBeforeAllocating) {
 }
 
 }  // namespace
+
+namespace {
+
+// inference.lengths_file: a CSV next to the scenario (a relative path is the scenario file's), read in order.
+TEST(Cli, InferenceTakesRequestLengthsFromAFileBesideTheScenario) {
+  const fs::path dir = temp_dir() / "lengths";
+  fs::create_directories(dir);
+  podnet::cli::testing::write_file(dir, "trace.csv",
+                                   "TIMESTAMP,ContextTokens,GeneratedTokens\n0,4808,10\n1,3180,8\n2,200,300\n");
+  const std::string scenario = podnet::cli::testing::write_file(
+      dir, "s.yaml",
+      "schema_version: 1\ntopology:\n  family: rail_clos\n  gpus: 64\nworkload:\n  model: llama3-8b\ninference:\n"
+      "  tp: 1\n  requests: 30\n  rate: 2\n  lengths_file: trace.csv\n");
+  Result r = run("inference " + scenario + " --format json");  // from another working directory
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto doc = nlohmann::json::parse(r.out);
+  const auto& s = doc["stream"];
+  EXPECT_EQ(s["lengths_file"], "trace.csv");
+  EXPECT_EQ(s["lengths_in_file"], 3);
+  EXPECT_EQ(s["prompt_tokens"]["min"], 200);
+  EXPECT_EQ(s["prompt_tokens"]["max"], 4808);
+  // 30 requests take the 3 rows 10 times: the means are the rows' means.
+  EXPECT_DOUBLE_EQ(s["prompt_tokens"]["mean"].get<double>(), 2729.33);  // (4,808 + 3,180 + 200) / 3, 2 decimals
+  EXPECT_DOUBLE_EQ(s["output_tokens"]["mean"].get<double>(), 106);
+  r = run("inference " + scenario);
+  EXPECT_NE(
+      r.out.find(
+          "lengths from trace.csv (3 rows, in order; prompt 200-4,808, mean 2,729; output 8-300, mean 106 tokens)"),
+      std::string::npos)
+      << r.out;
+  // A missing file is named with the scenario's line; a bad cell with the file's.
+  r = run("inference " + scenario + " --set inference.lengths_file=nope.csv", true);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("inference.lengths_file"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("nope.csv: cannot read the file"), std::string::npos) << r.out;
+  podnet::cli::testing::write_file(dir, "bad.csv", "prompt,output\n5,x\n");
+  r = run("inference " + scenario + " --set inference.lengths_file=bad.csv", true);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find((dir / "bad.csv").string() + ":2: output tokens 'x': expected a whole number"),
+            std::string::npos)
+      << r.out;
+}
+
+}  // namespace

@@ -98,7 +98,7 @@ nlohmann::json inference_document(const scenario::Setup& s, const study::Inferen
   doc["memory"] = {{"weights_gb_per_gpu", round_to(r.weight_bytes_per_gpu / 1e9, 3)},
                    {"kv_cache_kb_per_token", round_to(r.kv_bytes_per_token / 1e3, 3)},
                    {"kv_capacity_tokens_per_replica", r.kv_capacity_tokens}};
-  doc["single_request"] = {{"prompt_tokens", c.prompt_lo},
+  doc["single_request"] = {{"prompt_tokens", r.single_prompt},
                            {"ttft_ms", round_to(r.single_ttft.seconds() * 1e3, 4)},
                            {"ttft_network_ms", round_to(r.single_ttft_network.seconds() * 1e3, 4)},
                            {"tpot_ms", round_to(r.single_tpot.seconds() * 1e3, 4)},
@@ -112,11 +112,19 @@ nlohmann::json inference_document(const scenario::Setup& s, const study::Inferen
   }
   const double span = sv.span.seconds();
   const auto replicas = static_cast<double>(c.disaggregated ? c.prefill_replicas + c.decode_replicas : c.replicas);
-  doc["stream"] = {{"requests", c.requests},
-                   {"rate_per_s", round_to(c.rate, 6)},
-                   {"prompt_tokens", {{"min", c.prompt_lo}, {"max", c.prompt_hi}}},
-                   {"output_tokens", {{"min", c.output_lo}, {"max", c.output_hi}}},
-                   {"seed", c.seed}};
+  const double n = static_cast<double>(std::max<size_t>(1, sv.requests.size()));
+  doc["stream"] = {
+      {"requests", c.requests},
+      {"rate_per_s", round_to(c.rate, 6)},
+      {"prompt_tokens",
+       {{"min", c.prompt_lo}, {"max", c.prompt_hi}, {"mean", round_to(static_cast<double>(in_tokens) / n, 2)}}},
+      {"output_tokens",
+       {{"min", c.output_lo}, {"max", c.output_hi}, {"mean", round_to(static_cast<double>(out_tokens) / n, 2)}}},
+      {"seed", c.seed}};
+  if (c.lengths) {
+    doc["stream"]["lengths_file"] = c.lengths_file;
+    doc["stream"]["lengths_in_file"] = c.lengths->size();
+  }
   // kSteadyLatencies median latencies of arrivals at least, or the stream is a burst the batches absorb.
   const double arrivals = c.rate > 0 ? static_cast<double>(c.requests) / c.rate : 0;
   const double median_e2e = lat.e2e.empty() ? 0 : workload::percentile(lat.e2e, 50);
@@ -169,15 +177,24 @@ void write_inference_table(const nlohmann::json& d, std::ostream& out) {
                      thousands(mem["kv_capacity_tokens_per_replica"].get<int64_t>()));
   const auto& one = d["single_request"];
   Table t1({"one request alone", "time", "network"});
-  t1.add({fmt::format("time to first token ({} prompt tokens)", thousands(one["prompt_tokens"].get<int64_t>())),
+  t1.add({fmt::format("time to first token ({} prompt tokens{})", thousands(one["prompt_tokens"].get<int64_t>()),
+                      d["stream"].contains("lengths_file") ? ", the file's median" : ""),
           ms(one["ttft_ms"]), ms(one["ttft_network_ms"])});
   t1.add({"time per output token", ms(one["tpot_ms"]), ms(one["tpot_network_ms"])});
   if (one.contains("kv_transfer_ms")) t1.add({"KV cache transfer, prefill to decode", ms(one["kv_transfer_ms"]), ""});
   t1.write(out, "  ");
   const auto& s = d["stream"];
-  out << fmt::format("\n  {} requests at {} per second (prompt {}, output {} tokens):\n",
-                     thousands(s["requests"].get<int64_t>()), fixed(s["rate_per_s"].get<double>(), 2),
-                     tokens(s["prompt_tokens"]), tokens(s["output_tokens"]));
+  if (s.contains("lengths_file"))
+    out << fmt::format("\n  {} requests at {} per second, lengths from {} ({} rows, in order; prompt {}, mean {}; "
+                       "output {}, mean {} tokens):\n",
+                       thousands(s["requests"].get<int64_t>()), fixed(s["rate_per_s"].get<double>(), 2),
+                       s["lengths_file"].get<std::string>(), thousands(s["lengths_in_file"].get<int64_t>()),
+                       tokens(s["prompt_tokens"]), fixed(s["prompt_tokens"]["mean"].get<double>(), 0),
+                       tokens(s["output_tokens"]), fixed(s["output_tokens"]["mean"].get<double>(), 0));
+  else
+    out << fmt::format("\n  {} requests at {} per second (prompt {}, output {} tokens):\n",
+                       thousands(s["requests"].get<int64_t>()), fixed(s["rate_per_s"].get<double>(), 2),
+                       tokens(s["prompt_tokens"]), tokens(s["output_tokens"]));
   if (!s["steady"].get<bool>())
     out << fmt::format("  (they arrive over {} s, under 30 median end-to-end latencies: a burst more than a steady "
                        "state; more requests, --requests, for steady figures)\n",

@@ -1,11 +1,13 @@
 #include "study/inference.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fmt/format.h>
 #include <map>
 
 #include "collective/collective.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/units.hpp"
 #include "engine/registry.hpp"
 #include "workload/job.hpp"
@@ -28,6 +30,21 @@ InferenceStudy prepared(const scenario::Setup& s) {
     out.config = workload::inference_from(s.scenario.section("inference"), s.scenario.seed);
   } catch (const ParamError& e) {
     throw InputError(fmt::format("{}: {}", s.scenario.where(e.key()), e.what()));
+  }
+  if (!out.config.lengths_file.empty()) {
+    // Relative to the scenario file, as a reader of the file expects; to the working directory for a
+    // built-in scenario.
+    namespace fs = std::filesystem;
+    fs::path path(out.config.lengths_file);
+    std::error_code ec;
+    if (path.is_relative() && fs::is_regular_file(s.scenario.source, ec))
+      path = fs::path(s.scenario.source).parent_path() / path;
+    const std::string label = path.lexically_normal().string();
+    workload::use_request_lengths(
+        out.config,
+        workload::parse_request_lengths(read_input_file(label, s.scenario.where("inference.lengths_file") + " " + label,
+                                                        "a CSV file of prompt and output tokens per request"),
+                                        label));
   }
   const workload::InferenceConfig& c = out.config;
   out.fabric_gpus = static_cast<int64_t>(s.fabric.gpus.size());
@@ -120,7 +137,15 @@ InferenceStudy inference(const scenario::Setup& s, const Progress& progress) {
   quantized.pass = [&](int64_t tokens) { return net.pass(tokens > c.max_batch ? (tokens + 63) / 64 * 64 : tokens); };
 
   // One request alone.
-  const int64_t s0 = c.prompt_lo;
+  int64_t s0 = c.prompt_lo;
+  if (c.lengths) {
+    std::vector<int64_t> prompts;
+    prompts.reserve(c.lengths->size());
+    for (const auto& [p, o] : *c.lengths) prompts.push_back(p);
+    std::nth_element(prompts.begin(), prompts.begin() + static_cast<std::ptrdiff_t>(prompts.size() / 2), prompts.end());
+    s0 = prompts[prompts.size() / 2];
+  }
+  out.single_prompt = s0;
   out.single_ttft_network = net.pass(s0);
   out.single_ttft = cost.prefill(s0, static_cast<double>(s0) * static_cast<double>(s0), 1) + out.single_ttft_network;
   out.single_tpot_network = net.pass(1);

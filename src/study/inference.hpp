@@ -36,6 +36,8 @@ struct InferenceStudy {
   double weight_bytes_per_gpu = 0, kv_bytes_per_token = 0;
   int64_t kv_capacity_tokens = 0;  // per replica
   // One request alone on an idle replica: its prefill (TTFT), one decode pass (TPOT), each with its network part.
+  // Its prompt: the shortest of the range, or the median of a lengths file.
+  int64_t single_prompt = 0;
   Time single_ttft, single_ttft_network, single_tpot, single_tpot_network, single_kv_transfer;
   workload::ServingResult serving;
   // With a latency target (inference.target_ttft / target_tpot): the highest rate that meets it.

@@ -1,6 +1,9 @@
 #include "workload/inference.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <climits>
 #include <cmath>
 #include <deque>
 #include <fmt/format.h>
@@ -96,6 +99,16 @@ std::vector<ParamSpec> inference_params() {
        {},
        true},
       {"target_percentile", ParamType::Real, "99", "the percentile the latency targets hold at (MLPerf: 99)", 1, 100},
+      {"lengths_file",
+       ParamType::String,
+       "",
+       "a CSV file of each request's prompt and output tokens (a header naming them: prompt,output, or an Azure "
+       "LLM inference trace's ContextTokens,GeneratedTokens), taken in order and again from the top; replaces "
+       "prompt, prompt_max, output and output_max. A relative path is relative to the scenario file",
+       -kBig,
+       kBig,
+       {},
+       true},
   };
 }
 
@@ -139,8 +152,102 @@ InferenceConfig inference_from(const Params& p, uint64_t seed) {
     if (p.has(key) && p.get_time(key) <= Time())
       throw ParamError(std::string("inference.") + key, "expected a time above zero, e.g. 2s or 200ms");
   c.target.percentile = p.get_real("target_percentile");
+  if (p.has("lengths_file")) c.lengths_file = p.get_string("lengths_file");
   c.seed = seed;
   return c;
+}
+
+namespace {
+
+std::string lower(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+// The cells of one CSV line (no quoting: token counts and plain names), trimmed.
+std::vector<std::string> cells(const std::string& line) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (true) {
+    const size_t comma = line.find(',', at);
+    std::string c = line.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    while (!c.empty() && (c.back() == ' ' || c.back() == '\t' || c.back() == '\r')) c.pop_back();
+    size_t b = 0;
+    while (b < c.size() && (c[b] == ' ' || c[b] == '\t')) ++b;
+    out.push_back(c.substr(b));
+    if (comma == std::string::npos) return out;
+    at = comma + 1;
+  }
+}
+
+}  // namespace
+
+RequestLengths parse_request_lengths(const std::string& text, const std::string& label) {
+  static const std::vector<std::string> kPrompt = {"prompt",       "prompt_tokens", "input",
+                                                   "input_tokens", "input_len",     "contexttokens"};
+  static const std::vector<std::string> kOutput = {"output", "output_tokens", "output_len", "generated_tokens",
+                                                   "generatedtokens"};
+  RequestLengths out;
+  int64_t prompt_col = -1, output_col = -1;
+  size_t width = 0;
+  int64_t line_no = 0;
+  size_t at = 0;
+  while (at <= text.size()) {
+    const size_t nl = text.find('\n', at);
+    const std::string line = text.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
+    at = nl == std::string::npos ? text.size() + 1 : nl + 1;
+    ++line_no;
+    if (cells(line).size() == 1 && cells(line)[0].empty()) continue;  // a blank line
+    const std::vector<std::string> row = cells(line);
+    if (prompt_col < 0) {  // the header
+      for (size_t i = 0; i < row.size(); ++i) {
+        const std::string name = lower(row[i]);
+        if (prompt_col < 0 && std::find(kPrompt.begin(), kPrompt.end(), name) != kPrompt.end())
+          prompt_col = static_cast<int64_t>(i);
+        if (output_col < 0 && std::find(kOutput.begin(), kOutput.end(), name) != kOutput.end())
+          output_col = static_cast<int64_t>(i);
+      }
+      if (prompt_col < 0 || output_col < 0)
+        throw InputError(fmt::format("{}:{}: expected a header naming the prompt and output token columns (prompt "
+                                     "and output, or an Azure LLM inference trace's ContextTokens and "
+                                     "GeneratedTokens); found no {} column",
+                                     label, line_no, prompt_col < 0 ? "prompt" : "output"));
+      width = row.size();
+      continue;
+    }
+    if (row.size() != width)
+      throw InputError(fmt::format("{}:{}: {} cells, the header has {}; expected one request per line", label, line_no,
+                                   row.size(), width));
+    if (out.size() >= kMaxLengthRows)
+      throw InputError(fmt::format("{}: more than {} requests; expected at most that many lines", label,
+                                   thousands(static_cast<int64_t>(kMaxLengthRows))));
+    std::pair<int64_t, int64_t> r;
+    for (const bool prompt : {true, false}) {
+      const std::string& cell = row[static_cast<size_t>(prompt ? prompt_col : output_col)];
+      int64_t v = 0;
+      const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
+      if (ec != std::errc() || end != cell.data() + cell.size() || v < 1 || v > 10'000'000)
+        throw InputError(fmt::format("{}:{}: {} tokens '{}': expected a whole number from 1 to 10,000,000", label,
+                                     line_no, prompt ? "prompt" : "output", cell.substr(0, 40)));
+      (prompt ? r.first : r.second) = v;
+    }
+    out.push_back(r);
+  }
+  if (prompt_col < 0) throw InputError(fmt::format("{}: empty; expected a header and one request per line", label));
+  if (out.empty()) throw InputError(fmt::format("{}: a header and no request; expected one request per line", label));
+  return out;
+}
+
+void use_request_lengths(InferenceConfig& c, RequestLengths lengths) {
+  c.prompt_lo = c.output_lo = INT64_MAX;
+  c.prompt_hi = c.output_hi = 0;
+  for (const auto& [p, o] : lengths) {
+    c.prompt_lo = std::min(c.prompt_lo, p);
+    c.prompt_hi = std::max(c.prompt_hi, p);
+    c.output_lo = std::min(c.output_lo, o);
+    c.output_hi = std::max(c.output_hi, o);
+  }
+  c.lengths = std::make_shared<const RequestLengths>(std::move(lengths));
 }
 
 // ---------------------------------------------------------------- closed forms
@@ -301,6 +408,12 @@ ServingResult simulate_serving(const ServingCost& cost, const InferenceConfig& c
                                    "higher rate or fewer requests (inference.requests)",
                                    thousands(c.requests), c.rate));
     r.arrival = Time::from_seconds(t);
+    if (c.lengths) {  // the file's rows in order, again from the top
+      const auto& [prompt, output] = (*c.lengths)[static_cast<size_t>(&r - out.requests.data()) % c.lengths->size()];
+      r.prompt = prompt;
+      r.output = output;
+      continue;
+    }
     r.prompt = c.prompt_lo + static_cast<int64_t>(rng.below(static_cast<uint64_t>(c.prompt_hi - c.prompt_lo + 1)));
     r.output = c.output_lo + static_cast<int64_t>(rng.below(static_cast<uint64_t>(c.output_hi - c.output_lo + 1)));
   }

@@ -78,6 +78,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -117,6 +118,10 @@ struct InferenceConfig {
   bool chunked = false;  // scheduler: chunked prefill mixed with decode (else prefill first)
   bool kv_fp8 = false;   // KV cache in FP8 (else BF16)
   LatencyTarget target;  // none by default: no rate search
+  // Each request's (prompt, output) tokens from inference.lengths_file, in order and again from the top; then
+  // prompt_lo..output_hi are the file's least and most. Null: lengths uniform in the ranges.
+  std::string lengths_file;
+  std::shared_ptr<const std::vector<std::pair<int64_t, int64_t>>> lengths;
   uint64_t seed = 1;
   int64_t gpus() const { return tp * pp * (disaggregated ? prefill_replicas + decode_replicas : replicas); }
 };
@@ -124,6 +129,17 @@ struct InferenceConfig {
 // The scenario's `inference:` section.
 std::vector<ParamSpec> inference_params();
 InferenceConfig inference_from(const Params& p, uint64_t seed);
+
+// A lengths file (inference.lengths_file): a CSV whose header names a prompt column (prompt, prompt_tokens,
+// input, input_tokens, input_len, or an Azure LLM inference trace's ContextTokens) and an output column
+// (output, output_tokens, output_len, generated_tokens, GeneratedTokens), in any case and order; other
+// columns (TIMESTAMP) are ignored. One request per line, whole token counts from 1 to 10^7, at most
+// kMaxLengthRows. InputError "LABEL:LINE: ..." naming the cell and what was expected.
+using RequestLengths = std::vector<std::pair<int64_t, int64_t>>;
+inline constexpr size_t kMaxLengthRows = 1'000'000;
+RequestLengths parse_request_lengths(const std::string& text, const std::string& label);
+// Sets c's lengths and its prompt and output ranges to the file's least and most.
+void use_request_lengths(InferenceConfig& c, RequestLengths lengths);
 
 // The closed forms of one replica (see the file comment).
 class ServingCost {

@@ -343,5 +343,60 @@ TEST(Inference, AChunkedPassDecodesBesideANewPrompt) {
   EXPECT_EQ(b.finish, a.arrival + pass1 + pass2 + pass3 + cost.decode(1, 102));
 }
 
+TEST(Inference, LengthsFromAnAzureTraceOrAPlainCsv) {
+  // The Azure LLM inference trace's columns (TIMESTAMP ignored), CRLF line ends and a blank line.
+  const RequestLengths azure = parse_request_lengths(
+      "TIMESTAMP,ContextTokens,GeneratedTokens\r\n2023-11-16 18:15:46.6805900,4808,10\r\n\r\n"
+      "2023-11-16 18:15:50.9951690,3180,8\r\n",
+      "azure.csv");
+  ASSERT_EQ(azure.size(), 2u);
+  EXPECT_EQ(azure[0], std::make_pair(int64_t{4808}, int64_t{10}));
+  EXPECT_EQ(azure[1], std::make_pair(int64_t{3180}, int64_t{8}));
+  // Any case and order of the columns.
+  const RequestLengths plain = parse_request_lengths("Output, Prompt\n256, 1024\n", "p.csv");
+  EXPECT_EQ(plain.at(0), std::make_pair(int64_t{1024}, int64_t{256}));
+
+  const auto refusal = [](const std::string& text) {
+    try {
+      (void)parse_request_lengths(text, "f.csv");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(refusal(""), "f.csv: empty; expected a header and one request per line");
+  EXPECT_EQ(refusal("prompt,output\n"), "f.csv: a header and no request; expected one request per line");
+  EXPECT_EQ(refusal("prompt,tokens\n1,2\n").rfind("f.csv:1: expected a header naming the prompt and output", 0), 0u);
+  EXPECT_NE(refusal("prompt,tokens\n").find("found no output column"), std::string::npos);
+  EXPECT_EQ(refusal("prompt,output\n10,5\n12\n"), "f.csv:3: 1 cells, the header has 2; expected one request per line");
+  EXPECT_EQ(refusal("prompt,output\n10,0\n"),
+            "f.csv:2: output tokens '0': expected a whole number from 1 to 10,000,000");
+  EXPECT_EQ(refusal("prompt,output\n1e3,5\n"),
+            "f.csv:2: prompt tokens '1e3': expected a whole number from 1 to 10,000,000");
+}
+
+TEST(Inference, RequestsTakeTheFileRowsInOrderAndAgain) {
+  const ModelSpec m = toy();
+  InferenceConfig c = one_gpu();
+  c.requests = 5;
+  c.rate = 1000;
+  use_request_lengths(c, {{100, 3}, {40, 9}});
+  // The ranges the checks and the report read are the file's least and most.
+  EXPECT_EQ(c.prompt_lo, 40);
+  EXPECT_EQ(c.prompt_hi, 100);
+  EXPECT_EQ(c.output_lo, 3);
+  EXPECT_EQ(c.output_hi, 9);
+  const ServingCost cost(m, round_gpu(), c);
+  ServingNetwork net;
+  net.pass = [](int64_t) { return Time(); };
+  const ServingResult r = simulate_serving(cost, c, net);
+  ASSERT_EQ(r.requests.size(), 5u);
+  const int64_t prompts[] = {100, 40, 100, 40, 100}, outputs[] = {3, 9, 3, 9, 3};
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(r.requests[i].prompt, prompts[i]) << i;
+    EXPECT_EQ(r.requests[i].output, outputs[i]) << i;
+  }
+}
+
 }  // namespace
 }  // namespace podnet::workload

@@ -112,6 +112,10 @@ try {
     `inference with weights that do not fit a GPU -> 400 before the run (got ${r.status})`);
   r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'inference', scenario: 'leafspine-8k', target_tpot: '0s' }) });
   check(r.status === 400 && /target_tpot/.test((await r.json()).error), `inference with a zero latency target -> 400 (got ${r.status})`);
+  // A key naming a file would have the server read its own files for a client.
+  r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'inference', scenario: 'leafspine-8k', sets: ['inference.lengths_file=/etc/passwd'] }) });
+  check(r.status === 400 && /'inference.lengths_file': names a file on the server/.test((await r.json()).error),
+    `inference with a lengths file -> 400, the server reads no file for a client (got ${r.status})`);
   r = await fetch(s.url + '/inference');
   check(r.status === 200 && /podnet\.startApp/.test(await r.text()), `GET /inference: a page for the registry's inference study (got ${r.status})`);
   r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'design', scenario: 'aipod-16k', gpus: 64 }) });
