@@ -148,7 +148,10 @@
     'hfu': ['HFU (with recompute)', 'pct'], 'tflops_per_gpu': ['TFLOP/s per GPU (hardware)', 'num1'],
     'tokens_per_second': ['tokens/s', 'int'], 'days_to_train': ['days to train (failure-free)', 'days'],
     'tokens_budget': ['token budget', 'big'], 'ideal_bubble_fraction': ['ideal bubble (p-1)/(v m) of compute, even stages', 'pct'],
-    'critical_stage': ['critical stage', 'int'], 'breakdown_ms.*': ['$1', 'ms'], 'stage': ['stage', 'int'],
+    'critical_stage': ['critical stage', 'int'],
+    'variability.compute_added_ms': ["of which variability (the slowest GPU's pace)", 'ms'], 'variability.speed_cv': ['variability: GPU speed CV', 'pct'],
+    'variability.jitter_cv': ['variability: step jitter CV', 'pct'], 'variability.slowest_gpu': ['variability: slowest GPU', 'int'],
+    'variability.slowest_factor': ["variability: slowest GPU's time factor", 'num'], 'variability.stage_factor.*': ['variability: stage factor $1', 'num'], 'breakdown_ms.*': ['$1', 'ms'], 'stage': ['stage', 'int'],
     'flops_per_iteration.*': ['FLOPs per iteration: $1', 'sci'], 'model.params_billion': ['parameters', 'billion'],
     'model.active_params_billion': ['active parameters', 'billion'], 'model.seq': ['sequence length', 'int'],
     'memory_gbyte.fits': ['memory: fits'], 'memory_gbyte.stage': ['memory: stage', 'int'],
@@ -654,7 +657,13 @@
       series: parts.map(k => ({ name: partName(k), type: 'bar', stack: 'time', data: [b[k]] }))
     });
     const rows = [['iteration time', cell(doc, 'iteration_time_ms')]];
-    for (const k of order) if (k in b) rows.push(['  ' + partName(k), cell(doc, 'breakdown_ms.' + k, fixed(b[k], 2) + ' ms (' + fixed(it > 0 ? 100 * b[k] / it : 0, 1) + ' %)')]);
+    for (const k of order) {
+      if (k in b) rows.push(['  ' + partName(k), cell(doc, 'breakdown_ms.' + k, fixed(b[k], 2) + ' ms (' + fixed(it > 0 ? 100 * b[k] / it : 0, 1) + ' %)')]);
+      if (k === 'compute' && doc.variability) {
+        const added = doc.variability.compute_added_ms;
+        rows.push(['    ' + describe('variability.compute_added_ms').label, cell(doc, 'variability.compute_added_ms', fixed(added, 2) + ' ms (' + fixed(it > 0 ? 100 * added / it : 0, 1) + ' %)')]);
+      }
+    }
     for (const k of ['mfu', 'mfu_of_fp8_peak', 'hfu', 'tflops_per_gpu', 'tokens_per_second']) if (k in doc) rows.push([describe(k).label, cell(doc, k)]);
     if (doc.days_to_train !== undefined) rows.push(['days to train', cell(doc, 'days_to_train', doc.days_to_train === null ? '-' :
       fixed(doc.days_to_train, 1) + ' (' + bigText(doc.tokens_budget) + ' tokens, failure-free)')]);

@@ -209,6 +209,8 @@ std::vector<StudyDef> builtin() {
                 field("tflops_per_gpu", "TFLOPS per GPU", "", 1)};
     for (const char* p : {"compute", "tp", "pp", "dp", "ep", "cp", "bubble"})
       d.fields.push_back(field(std::string("breakdown_ms.") + p, std::string(p) + " time", "ms", 2));
+    // workload.variability measured (or speed_cv / jitter_cv): the compute the slowest GPUs add.
+    d.fields.push_back(optional(field("variability.compute_added_ms", "compute added by variability", "ms", 2)));
     d.run = [](const StudyRun& r) {
       study::TrainRequest req;
       req.allow_oom = r.args->values.get_bool("allow_oom");

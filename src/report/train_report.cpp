@@ -99,6 +99,16 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
     stages.push_back(row);
   }
   o["stages_ms"] = stages;
+  if (j.speed_cv > 0 || j.jitter_cv > 0) {
+    const auto& v = r.variability;
+    const auto [lo, hi] = std::minmax_element(v.factor.begin(), v.factor.end());
+    o["variability"] = {{"speed_cv", j.speed_cv},
+                        {"jitter_cv", j.jitter_cv},
+                        {"slowest_gpu", v.slowest_gpu},
+                        {"slowest_factor", round_to(v.slowest, 6)},
+                        {"stage_factor", {{"min", round_to(*lo, 6)}, {"max", round_to(*hi, 6)}}},
+                        {"compute_added_ms", ms(r.variability_added)}};
+  }
   o["mfu"] = val(round_to(r.mfu, 6));
   if (j.precision == workload::Precision::Fp8 && j.gpu.fp8_peak_flops > 0)
     o["mfu_of_fp8_peak"] = val(round_to(r.mfu * j.gpu.peak_flops / j.gpu.fp8_peak_flops, 6));
@@ -311,6 +321,11 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
     const std::string label =
         "  " + plain + (plain == "compute" || plain == "bubble" || plain == "idle" ? "" : " (exposed)");
     t.add({label, fmt::format("{} ms ({}%)", fixed(v, 2), fixed(it > 0 ? 100 * v / it : 0, 1))});
+    if (plain == "compute" && o.contains("variability")) {
+      const double added = o["variability"]["compute_added_ms"].get<double>();
+      t.add({"    of which variability (the slowest GPU's pace)",
+             fmt::format("{} ms ({}%)", fixed(added, 2), fixed(it > 0 ? 100 * added / it : 0, 1))});
+    }
   }
   t.add({"MFU (model FLOPs)", num(o["mfu"], 1, 100, "%")});
   if (o.contains("mfu_of_fp8_peak"))

@@ -67,6 +67,7 @@ Setup resolve(Scenario sc, std::optional<topology::Topology> fabric) {
 workload::Job Setup::job(bool memory) const {
   return located(scenario, [&] {
     workload::Job j = workload::job_from(scenario.section("workload"), static_cast<int64_t>(fabric.gpus.size()));
+    j.seed = scenario.seed;
     if (memory) workload::check_memory(j);
     return j;
   });
@@ -91,6 +92,7 @@ workload::Job Setup::jobs_entry(size_t i, bool memory) const {
       p.set("dp", int64_t{spec.gpus / mp}, std::to_string(spec.gpus / mp));
       j = workload::job_from(p, spec.gpus);
     }
+    j.seed = scenario.seed;
     if (j.gpus() != spec.gpus)
       throw ParamError("gpus",
                        fmt::format("the job has {} GPUs but its workload uses tp x cp x pp x dp = {} x {} x {} x "

@@ -345,10 +345,10 @@ TEST(Inference, AChunkedPassDecodesBesideANewPrompt) {
 
 TEST(Inference, LengthsFromAnAzureTraceOrAPlainCsv) {
   // The Azure LLM inference trace's columns (TIMESTAMP ignored), CRLF line ends and a blank line.
-  const RequestLengths azure = parse_request_lengths(
-      "TIMESTAMP,ContextTokens,GeneratedTokens\r\n2023-11-16 18:15:46.6805900,4808,10\r\n\r\n"
-      "2023-11-16 18:15:50.9951690,3180,8\r\n",
-      "azure.csv");
+  const RequestLengths azure =
+      parse_request_lengths("TIMESTAMP,ContextTokens,GeneratedTokens\r\n2023-11-16 18:15:46.6805900,4808,10\r\n\r\n"
+                            "2023-11-16 18:15:50.9951690,3180,8\r\n",
+                            "azure.csv");
   ASSERT_EQ(azure.size(), 2u);
   EXPECT_EQ(azure[0], std::make_pair(int64_t{4808}, int64_t{10}));
   EXPECT_EQ(azure[1], std::make_pair(int64_t{3180}, int64_t{8}));

@@ -185,6 +185,30 @@ std::vector<ParamSpec> workload_params() {
       {"attention_efficiency", ParamType::Real, "", attention_help(), 0.001, 1, {}, true},
       {"sustained_fraction", ParamType::Real, "", sustained_help(), 0.01, 1, {}, true},
       {"layer_overhead", ParamType::Time, "", layer_overhead_help(), -kBig, kBig, {}, true},
+      {"variability",
+       ParamType::String,
+       "none",
+       "compute-time variability between GPUs: none, or measured (each GPU's speed varies persistently, CV 1 %, and "
+       "from step to step, CV 0.5 %; a step waits for the slowest GPU of each pipeline stage)",
+       -kBig,
+       kBig,
+       {"none", "measured"}},
+      {"speed_cv",
+       ParamType::Real,
+       "",
+       "coefficient of variation of each GPU's persistent compute speed (lognormal; sets variability's)",
+       0,
+       0.5,
+       {},
+       true},
+      {"jitter_cv",
+       ParamType::Real,
+       "",
+       "coefficient of variation of each GPU's compute time from step to step (normal; sets variability's)",
+       0,
+       0.5,
+       {},
+       true},
       {"flash_attention", ParamType::Bool, "true",
        "FlashAttention: the attention core on its causal half at attention_efficiency, no s^2 activations; "
        "false = the unfused core (4 s h at compute_efficiency, the s x s scores through HBM and stored)"},
@@ -309,6 +333,12 @@ Job job_from(const Params& p, int64_t fabric_gpus) {
   j.memory_bound_ops = p.get_bool("memory_bound_ops");
   j.sustained_fraction = p.has("sustained_fraction") ? p.get_real("sustained_fraction") : j.gpu.sustained_fraction;
   j.layer_overhead = p.has("layer_overhead") ? p.get_time("layer_overhead").seconds() : j.gpu.layer_overhead;
+  if (p.get_string("variability") == "measured") {
+    j.speed_cv = kMeasuredSpeedCv;
+    j.jitter_cv = kMeasuredJitterCv;
+  }
+  if (p.has("speed_cv")) j.speed_cv = p.get_real("speed_cv");
+  if (p.has("jitter_cv")) j.jitter_cv = p.get_real("jitter_cv");
   j.flash_attention = p.get_bool("flash_attention");
   j.overlap_grad_reduce = p.get_bool("overlap_grad_reduce");
   j.overlap_param_gather = p.get_bool("overlap_param_gather");

@@ -73,6 +73,15 @@ enum class Precision : uint8_t { Bf16, Fp8 };
 // Which NCCL communicator a pipeline's p2p runs on (Job::pp_p2p_comm).
 enum class P2pComm : uint8_t { Auto, Group, Pair };
 
+// workload.variability: measured. A GPU's persistent speed: CV 1 %, between the spread of V100s across HPC
+// clusters (8 % max-min over a few hundred GPUs: Sinha et al., "Not All GPUs Are Created Equal", SC'22,
+// about 1.2 % as a standard deviation) and the 0.3 % of the worker speeds in ByteDance's released straggler
+// traces (Lin et al., OSDI'25, ByteDance-Seed/StragglerAnalysis); MLPerf v3.1's GPT-3 step time grew 0.22 %
+// from 512 to 768 H100s at a fixed batch per replica, which bounds it at 1.8 %. Per-step jitter: CV 0.5 %,
+// the per-worker step totals of the same traces.
+inline constexpr double kMeasuredSpeedCv = 0.01;
+inline constexpr double kMeasuredJitterCv = 0.005;
+
 struct Job {
   ModelSpec model;
   GpuSpec gpu;
@@ -101,6 +110,11 @@ struct Job {
   // per backward). 1 and 0 = the kernel model alone. The scenario's defaults are the GPU preset's.
   double sustained_fraction = 1;
   double layer_overhead = 0;
+  // Compute-time variability (training.hpp, "Variability"): coefficients of variation of each GPU's persistent
+  // speed and of its per-step jitter; 0 and 0 = every GPU at the model's speed (workload.variability none).
+  // Drawn from `seed` (the scenario's).
+  double speed_cv = 0, jitter_cv = 0;
+  uint64_t seed = 1;
   // FlashAttention (the scenario's default): the attention core on its causal half at attention_efficiency,
   // nothing of size s^2 stored. false = the unfused core of Megatron-LM before FlashAttention: the counted
   // 4 s h at compute_efficiency, its s x s scores written and read in HBM, and stored for backward.

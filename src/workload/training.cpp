@@ -4,12 +4,14 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
+#include <numbers>
 #include <optional>
 #include <tuple>
 
 #include "collective/nccl_tuner.hpp"
 #include "collective/pairwise.hpp"
 #include "core/error.hpp"
+#include "core/rng.hpp"
 #include "workload/schedule.hpp"
 
 namespace podnet::workload {
@@ -756,8 +758,54 @@ TrainResult simulate_training(const Job& job, const std::vector<int32_t>& gpu_of
       used[static_cast<size_t>(g)] = 1;
     }
   }
-  return simulate_iteration(job, gpu_of_rank, topo, backend, iteration_times(job, gpu_of_rank, topo, backend, options),
-                            options);
+  IterationTimes times = iteration_times(job, gpu_of_rank, topo, backend, options);
+  if (job.speed_cv <= 0 && job.jitter_cv <= 0)
+    return simulate_iteration(job, gpu_of_rank, topo, backend, times, options);
+  const StageSlowdowns slow = stage_slowdowns(job, gpu_of_rank);
+  std::vector<Time> added(times.ops.size());
+  for (size_t s = 0; s < times.ops.size(); ++s)
+    for (OpTimes& o : times.ops[s]) {
+      const Time f = Time::from_seconds(o.fwd_compute.seconds() * slow.factor[s]);
+      const Time b = Time::from_seconds(o.bwd_compute.seconds() * slow.factor[s]);
+      added[s] = added[s] + (f - o.fwd_compute) + (b - o.bwd_compute);
+      o.fwd_compute = f;
+      o.bwd_compute = b;
+    }
+  TrainResult r = simulate_iteration(job, gpu_of_rank, topo, backend, times, options);
+  r.variability = slow;
+  // Per pass of each chunk, times the passes the critical stage makes (m microbatches, forward and backward).
+  r.variability_added = added[static_cast<size_t>(r.critical_stage)] * job.microbatches();
+  return r;
+}
+
+StageSlowdowns stage_slowdowns(const Job& job, const std::vector<int32_t>& gpu_of_rank) {
+  StageSlowdowns out;
+  out.factor.assign(static_cast<size_t>(job.pp), 0.0);
+  int32_t top = 0;
+  for (int32_t g : gpu_of_rank) top = std::max(top, g);
+  // Standard normals by Box-Muller from the seed's streams, cut at 4 standard deviations.
+  const auto normal = [](Rng& rng) {
+    const double u1 = std::max(rng.uniform(), 1e-300), u2 = rng.uniform();
+    return std::clamp(std::sqrt(-2 * std::log(u1)) * std::cos(2 * std::numbers::pi * u2), -4.0, 4.0);
+  };
+  const double sigma = std::sqrt(std::log1p(job.speed_cv * job.speed_cv));
+  std::vector<double> speed(static_cast<size_t>(top) + 1);
+  Rng per_gpu = Rng(job.seed).stream("gpu-speed");
+  for (double& a : speed) a = std::exp(sigma * normal(per_gpu));
+  Rng per_step = Rng(job.seed).stream("step-jitter");
+  const int64_t replicas = job.replicas();
+  for (int64_t stage = 0; stage < job.pp; ++stage)
+    for (int64_t rep = 0; rep < replicas; ++rep)
+      for (int64_t t = 0; t < job.tp; ++t) {
+        const int32_t g = gpu_of_rank[static_cast<size_t>(job.rank(t, rep, stage))];
+        const double f = speed[static_cast<size_t>(g)] * std::max(0.0, 1 + job.jitter_cv * normal(per_step));
+        out.factor[static_cast<size_t>(stage)] = std::max(out.factor[static_cast<size_t>(stage)], f);
+        if (f > out.slowest || out.slowest_gpu < 0) {
+          out.slowest = f;
+          out.slowest_gpu = g;
+        }
+      }
+  return out;
 }
 
 TrainResult simulate_iteration(const Job& job, const std::vector<int32_t>& gpu_of_rank, const topology::Topology& topo,
