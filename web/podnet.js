@@ -149,7 +149,7 @@
     'tokens_per_second': ['tokens/s', 'int'], 'days_to_train': ['days to train (failure-free)', 'days'],
     'tokens_budget': ['token budget', 'big'], 'ideal_bubble_fraction': ['ideal bubble (p-1)/(v m) of compute, even stages', 'pct'],
     'critical_stage': ['critical stage', 'int'],
-    'variability.compute_added_ms': ["of which variability (the slowest GPU's pace)", 'ms'], 'variability.speed_cv': ['variability: GPU speed CV', 'pct'],
+    'variability.compute_added_ms': ['of which variability (compute added)', 'ms'], 'variability.speed_cv': ['variability: GPU speed CV', 'pct'],
     'variability.jitter_cv': ['variability: step jitter CV', 'pct'], 'variability.slowest_gpu': ['variability: slowest GPU', 'int'],
     'variability.slowest_factor': ["variability: slowest GPU's time factor", 'num'], 'variability.stage_factor.*': ['variability: stage factor $1', 'num'], 'breakdown_ms.*': ['$1', 'ms'], 'stage': ['stage', 'int'],
     'flops_per_iteration.*': ['FLOPs per iteration: $1', 'sci'], 'model.params_billion': ['parameters', 'billion'],

@@ -1254,12 +1254,18 @@ TEST(Cli, InferenceTakesRequestLengthsFromAFileBesideTheScenario) {
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("inference.lengths_file"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("nope.csv: cannot read the file"), std::string::npos) << r.out;
+  // A path given with --set is the working directory's, as any path on a command line.
   podnet::cli::testing::write_file(dir, "bad.csv", "prompt,output\n5,x\n");
-  r = run("inference " + scenario + " --set inference.lengths_file=bad.csv", true);
+  r = run_shell("cd " + dir.string() + " && " + PODNET_BINARY +
+                    " inference s.yaml --set inference.lengths_file=bad.csv",
+                true);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find((dir / "bad.csv").string() + ":2: output tokens 'x': expected a whole number"),
             std::string::npos)
       << r.out;
+  r = run("inference " + scenario + " --set inference.lengths_file=trace.csv", true);  // not in this directory
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("trace.csv: cannot read the file"), std::string::npos) << r.out;
 }
 
 }  // namespace

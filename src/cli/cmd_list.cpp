@@ -208,9 +208,7 @@ void list_results(bool markdown) {
                  "`rows[].time_us` is in each row, one per message size. A field marked *sometimes* is absent "
                  "from some runs.\n\n";
     for (const auto& s : report::studies()) {
-      std::string about = s.description;
-      about[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(about[0])));
-      std::cout << "## " << s.name << "\n\n" << about << ".\n\n| key | meaning | unit |\n|---|---|---|\n";
+      std::cout << "## " << s.name << "\n\n" << s.description << ".\n\n| key | meaning | unit |\n|---|---|---|\n";
       for (const auto& f : s.fields)
         std::cout << "| `" << where(f) << "` | " << meaning(f) << " | " << unit_of(f) << " |\n";
       std::cout << "\n";
@@ -224,6 +222,7 @@ void list_results(bool markdown) {
     for (const auto& f : s.fields) t.add({where(f), meaning(f), unit_of(f)});
     t.write(std::cout, "    ");
   }
+  std::cout << "\n(sometimes): absent from some runs of the study (another mode, no target, no failures).\n";
 }
 
 int cmd_list(const std::string& what, const std::string& format) {

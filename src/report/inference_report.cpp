@@ -147,10 +147,13 @@ nlohmann::json inference_document(const scenario::Setup& s, const study::Inferen
                         {"decode_passes", sv.decode_passes}};
   if (r.searched) doc["target"] = target_document(r);
   doc["notes"] = {
-      "each pass is timed as compute (FLOPs at compute_efficiency of the GPU's peak) or memory (weights and KV "
-      "cache read at memory_efficiency of HBM), whichever is longer, plus its network part timed on the fabric",
-      "continuous batching, prefill first; every request reserves its prompt and output tokens of KV cache; no "
-      "preemption, no prefix caching, no speculative decoding",
+      "each pass is timed as compute (FLOPs at compute_efficiency of the GPU's peak) or memory (weights read at "
+      "memory_efficiency of HBM bandwidth, the KV cache at kv_read_efficiency), whichever is longer, plus "
+      "layer_overhead per layer and its network part timed on the fabric",
+      c.chunked ? "continuous batching, chunked prefill beside decode; every request reserves its prompt and output "
+                  "tokens of KV cache; no preemption, no prefix caching, no speculative decoding"
+                : "continuous batching, prefill first; every request reserves its prompt and output tokens of KV "
+                  "cache; no preemption, no prefix caching, no speculative decoding",
       "the collectives of different replicas and the KV transfers are timed alone on an idle fabric"};
   return doc;
 }
@@ -185,16 +188,17 @@ void write_inference_table(const nlohmann::json& d, std::ostream& out) {
   t1.write(out, "  ");
   const auto& s = d["stream"];
   if (s.contains("lengths_file"))
-    out << fmt::format("\n  {} requests at {} per second, lengths from {} ({} rows, in order; prompt {}, mean {}; "
+    out << fmt::format("\n  {} requests at {} per second, lengths from {} ({} {}, in order; prompt {}, mean {}; "
                        "output {}, mean {} tokens):\n",
-                       thousands(s["requests"].get<int64_t>()), fixed(s["rate_per_s"].get<double>(), 2),
+                       thousands(s["requests"].get<int64_t>()), rate(s["rate_per_s"]),
                        s["lengths_file"].get<std::string>(), thousands(s["lengths_in_file"].get<int64_t>()),
-                       tokens(s["prompt_tokens"]), fixed(s["prompt_tokens"]["mean"].get<double>(), 0),
-                       tokens(s["output_tokens"]), fixed(s["output_tokens"]["mean"].get<double>(), 0));
+                       s["lengths_in_file"].get<int64_t>() == 1 ? "row" : "rows", tokens(s["prompt_tokens"]),
+                       fixed(s["prompt_tokens"]["mean"].get<double>(), 0), tokens(s["output_tokens"]),
+                       fixed(s["output_tokens"]["mean"].get<double>(), 0));
   else
     out << fmt::format("\n  {} requests at {} per second (prompt {}, output {} tokens):\n",
-                       thousands(s["requests"].get<int64_t>()), fixed(s["rate_per_s"].get<double>(), 2),
-                       tokens(s["prompt_tokens"]), tokens(s["output_tokens"]));
+                       thousands(s["requests"].get<int64_t>()), rate(s["rate_per_s"]), tokens(s["prompt_tokens"]),
+                       tokens(s["output_tokens"]));
   if (!s["steady"].get<bool>())
     out << fmt::format("  (they arrive over {} s, under 30 median end-to-end latencies: a burst more than a steady "
                        "state; more requests, --requests, for steady figures)\n",

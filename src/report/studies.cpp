@@ -208,7 +208,11 @@ std::vector<StudyDef> builtin() {
                       "days_with_failures"),
                 field("tflops_per_gpu", "TFLOPS per GPU", "", 1)};
     for (const char* p : {"compute", "tp", "pp", "dp", "ep", "cp", "bubble"})
-      d.fields.push_back(field(std::string("breakdown_ms.") + p, std::string(p) + " time", "ms", 2));
+      d.fields.push_back(
+          field(std::string("breakdown_ms.") + p,
+                std::string(p) +
+                    (p == std::string("compute") || p == std::string("bubble") ? " time" : " time (exposed)"),
+                "ms", 2));
     // workload.variability measured (or speed_cv / jitter_cv): the compute the slowest GPUs add.
     d.fields.push_back(optional(field("variability.compute_added_ms", "compute added by variability", "ms", 2)));
     d.run = [](const StudyRun& r) {
@@ -267,11 +271,14 @@ std::vector<StudyDef> builtin() {
     // --evaluate N scores seeded trials (evaluation.*); a run on the scenario's faults scores them (score.*).
     d.fields = {optional(percent("evaluation.precision", "precision", true)),
                 optional(percent("evaluation.recall", "recall", true)),
-                optional(field("evaluation.time_to_localize_seconds.max", "time to localize (worst)", "s", 1, true)),
+                optional(
+                    nullable(field("evaluation.time_to_localize_seconds.max", "time to localize (worst)", "s", 1, true),
+                             "no trial localized a fault")),
                 optional(percent("score.precision", "precision", true)),
                 optional(percent("score.recall", "recall", true)),
                 optional(field("time_to_localize_seconds", "time to localize", "s", 1, true)),
-                field("probing.overhead_bytes_per_second_per_nic", "probe traffic per NIC", "B/s", 0, true)};
+                // absent when the probes come from a file (--probes)
+                optional(field("probing.overhead_bytes_per_second_per_nic", "probe traffic per NIC", "B/s", 0, true))};
     d.params[7].spec.max = 1;
     d.run = [](const StudyRun& r) {
       const study::DiagnoseResult res = study::diagnose(*r.setup, diagnose_request(*r.args), r.progress);

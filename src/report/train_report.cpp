@@ -323,8 +323,11 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
     t.add({label, fmt::format("{} ms ({}%)", fixed(v, 2), fixed(it > 0 ? 100 * v / it : 0, 1))});
     if (plain == "compute" && o.contains("variability")) {
       const double added = o["variability"]["compute_added_ms"].get<double>();
-      t.add({"    of which variability (the slowest GPU's pace)",
-             fmt::format("{} ms ({}%)", fixed(added, 2), fixed(it > 0 ? 100 * added / it : 0, 1))});
+      const auto& v = o["variability"];
+      t.add({"    of which variability (compute added)",
+             fmt::format("{} ms ({}%); the slowest GPU, {}, at {}x", fixed(added, 2),
+                         fixed(it > 0 ? 100 * added / it : 0, 1), thousands(v["slowest_gpu"].get<int64_t>()),
+                         fixed(v["slowest_factor"].get<double>(), 3))});
     }
   }
   t.add({"MFU (model FLOPs)", num(o["mfu"], 1, 100, "%")});

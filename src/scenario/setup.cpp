@@ -93,6 +93,9 @@ workload::Job Setup::jobs_entry(size_t i, bool memory) const {
       j = workload::job_from(p, spec.gpus);
     }
     j.seed = scenario.seed;
+    if (j.speed_cv > 0 || j.jitter_cv > 0)
+      throw ParamError("workload.variability", "several jobs on one fabric do not model variability between GPUs yet; "
+                                               "expected workload.variability=none (a single job models it)");
     if (j.gpus() != spec.gpus)
       throw ParamError("gpus",
                        fmt::format("the job has {} GPUs but its workload uses tp x cp x pp x dp = {} x {} x {} x "

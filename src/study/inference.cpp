@@ -32,14 +32,19 @@ InferenceStudy prepared(const scenario::Setup& s) {
     throw InputError(fmt::format("{}: {}", s.scenario.where(e.key()), e.what()));
   }
   if (!out.config.lengths_file.empty()) {
-    // Relative to the scenario file, as a reader of the file expects; to the working directory for a
-    // built-in scenario.
+    // Written in the scenario file: relative to that file, as its reader expects; given with --set (or a
+    // built-in scenario): relative to the working directory, as any path on a command line.
     namespace fs = std::filesystem;
     fs::path path(out.config.lengths_file);
     std::error_code ec;
-    if (path.is_relative() && fs::is_regular_file(s.scenario.source, ec))
-      path = fs::path(s.scenario.source).parent_path() / path;
-    const std::string label = path.lexically_normal().string();
+    // A --config-add fragment's: relative to the fragment.
+    const std::string key = "inference.lengths_file";
+    if (path.is_relative() && !s.scenario.from_set.count(key)) {
+      if (const auto f = s.scenario.from_fragment.find(key); f != s.scenario.from_fragment.end())
+        path = fs::path(f->second.first).parent_path() / path;
+      else if (fs::is_regular_file(s.scenario.source, ec)) path = fs::path(s.scenario.source).parent_path() / path;
+    }
+    const std::string label = fs::absolute(path, ec).lexically_normal().string();
     workload::use_request_lengths(
         out.config,
         workload::parse_request_lengths(read_input_file(label, s.scenario.where("inference.lengths_file") + " " + label,

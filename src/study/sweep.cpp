@@ -367,14 +367,21 @@ std::string content_tag(const std::string& path) {
 std::string SweepSpec::definition() const {
   std::string d = "study=" + study + "\nscenario=" + scenario + content_tag(scenario) + "\n";
   for (const auto& f : fragments) d += "config-add=" + f + content_tag(f) + "\n";
-  for (const auto& s : sets) d += "set=" + s + "\n";
+  // A key naming a file (its name ends in _file: inference.lengths_file) records what the file holds too.
+  const auto file_tag = [](const std::string& key, const std::string& value) {
+    return key.size() > 5 && key.ends_with("_file") ? content_tag(value) : std::string();
+  };
+  for (const auto& s : sets) {
+    const size_t eq = s.find('=');
+    d += "set=" + s + (eq == std::string::npos ? "" : file_tag(s.substr(0, eq), s.substr(eq + 1))) + "\n";
+  }
   for (const auto& a : study_args) {
     const size_t eq = a.find('=');  // "--opt=FILE" or a bare FILE
     d += "arg=" + a + content_tag(eq == std::string::npos ? a : a.substr(eq + 1)) + "\n";
   }
   for (const auto& a : axes) {
     d += (a.zip.empty() ? "vary=" : "zip=" + a.zip + ":") + a.key + "=";
-    for (size_t i = 0; i < a.values.size(); ++i) d += (i ? "," : "") + a.values[i];
+    for (size_t i = 0; i < a.values.size(); ++i) d += (i ? "," : "") + a.values[i] + file_tag(a.key, a.values[i]);
     d += "\n";
   }
   return d;

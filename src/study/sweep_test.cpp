@@ -171,6 +171,22 @@ TEST(Sweep, ADifferentSweepOnTheSameDatabaseIsRefused) {
   }
 }
 
+TEST(Sweep, AFileNamedByAKeyIsPartOfTheDefinition) {
+  // inference.lengths_file given with --set or as an axis: its contents are recorded like a scenario file's.
+  const std::string csv = temp_db("lengths.csv");
+  std::ofstream(csv) << "prompt,output\n100,10\n";
+  SweepSpec s = spec();
+  s.sets = {"inference.lengths_file=" + csv};
+  const std::string before = s.definition();
+  EXPECT_NE(before.find("lengths.csv (21 bytes, fnv1a64"), std::string::npos) << before;
+  std::ofstream(csv) << "prompt,output\n200,10\n";
+  EXPECT_NE(s.definition(), before);
+  s.sets.clear();
+  s.axes[0].key = "inference.lengths_file";
+  s.axes[0].values = {csv};
+  EXPECT_NE(s.definition().find("lengths.csv (21 bytes, fnv1a64"), std::string::npos) << s.definition();
+}
+
 TEST(Sweep, AScenarioFileEditedBetweenRunsMakesAnotherSweep) {
   // The same command line on a scenario file (and a --config-add fragment) whose contents changed: the stored
   // definition records each file's size and hash, so resuming is refused rather than mixing results of both.

@@ -50,12 +50,12 @@ std::vector<ParamSpec> inference_params() {
       {"compute_efficiency", ParamType::Real, "0.5", "achieved fraction of the GPU's dense peak in matmuls", 0.001, 1},
       {"memory_efficiency", ParamType::Real, "0.8", "achieved fraction of HBM bandwidth when a pass reads the weights",
        0.001, 1},
-      {"attention_efficiency", ParamType::Real, "0.7",
+      {"kv_read_efficiency", ParamType::Real, "0.7",
        "achieved fraction of HBM bandwidth when attention reads the KV cache (decode kernels measure 0.55-0.87)", 0.001,
        1},
       {"layer_overhead", ParamType::Time, "40us",
        "fixed time per layer of every pass, beside matmuls, KV reads and the network: norms, RoPE, activations, "
-       "kernel floors, sampling (fit on gpt-fast's batch-1 decode)",
+       "kernel floors, sampling (fit on gpt-fast's batch-1 decode; training's workload.layer_overhead is its own fit)",
        0, 1},
       {"memory_fraction", ParamType::Real, "0.9", "fraction of HBM for weights and KV cache", 0.01, 1},
       {"precision",
@@ -136,8 +136,13 @@ InferenceConfig inference_from(const Params& p, uint64_t seed) {
                      fmt::format("{} is below inference.output = {}; expected at least it", c.output_hi, c.output_lo));
   c.compute_efficiency = p.get_real("compute_efficiency");
   c.memory_efficiency = p.get_real("memory_efficiency");
-  c.attention_efficiency = p.get_real("attention_efficiency");
+  c.kv_read_efficiency = p.get_real("kv_read_efficiency");
   c.layer_overhead = p.get_time("layer_overhead");
+  // A fixed cost per layer beyond 10 ms is no GPU's; far beyond it a long stream's times overflow.
+  if (c.layer_overhead < Time() || c.layer_overhead > Time::from_seconds(0.01))
+    throw ParamError("inference.layer_overhead",
+                     fmt::format("{}: expected 0 to 10ms (measured engines: tens of microseconds)",
+                                 format_time(c.layer_overhead)));
   c.memory_fraction = p.get_real("memory_fraction");
   c.fp8 = p.get_string("precision") == "fp8";
   c.chunked = p.get_string("scheduler") == "chunked";
@@ -164,20 +169,42 @@ std::string lower(std::string s) {
   return s;
 }
 
-// The cells of one CSV line (no quoting: token counts and plain names), trimmed.
+// The cells of one CSV line, trimmed; a cell in double quotes may hold commas ("" is a quote).
 std::vector<std::string> cells(const std::string& line) {
   std::vector<std::string> out;
-  size_t at = 0;
-  while (true) {
-    const size_t comma = line.find(',', at);
-    std::string c = line.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-    while (!c.empty() && (c.back() == ' ' || c.back() == '\t' || c.back() == '\r')) c.pop_back();
-    size_t b = 0;
-    while (b < c.size() && (c[b] == ' ' || c[b] == '\t')) ++b;
-    out.push_back(c.substr(b));
-    if (comma == std::string::npos) return out;
-    at = comma + 1;
+  std::string cell;
+  bool quoted = false, was_quoted = false;
+  for (size_t i = 0; i <= line.size(); ++i) {
+    const char ch = i < line.size() ? line[i] : ',';
+    if (quoted) {
+      if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cell += '"';
+        ++i;
+      } else if (ch == '"') {
+        quoted = false;
+      } else if (i < line.size()) {
+        cell += ch;
+      }
+      continue;
+    }
+    if (ch == '"' && !was_quoted && cell.find_first_not_of(" \t") == std::string::npos) {
+      cell.clear();
+      quoted = was_quoted = true;
+    } else if (ch == ',') {
+      if (!was_quoted) {
+        while (!cell.empty() && (cell.back() == ' ' || cell.back() == '\t' || cell.back() == '\r')) cell.pop_back();
+        size_t b = 0;
+        while (b < cell.size() && (cell[b] == ' ' || cell[b] == '\t')) ++b;
+        cell.erase(0, b);
+      }
+      out.push_back(cell);
+      cell.clear();
+      was_quoted = false;
+    } else if (!was_quoted || (ch != ' ' && ch != '\t' && ch != '\r')) {
+      cell += ch;
+    }
   }
+  return out;
 }
 
 }  // namespace
@@ -188,10 +215,13 @@ RequestLengths parse_request_lengths(const std::string& text, const std::string&
   static const std::vector<std::string> kOutput = {"output", "output_tokens", "output_len", "generated_tokens",
                                                    "generatedtokens"};
   RequestLengths out;
+  // A UTF-8 byte order mark (spreadsheets write one) is not part of the header.
+  const std::string_view bom = "\xEF\xBB\xBF";
+  const size_t start = text.compare(0, bom.size(), bom) == 0 ? bom.size() : 0;
   int64_t prompt_col = -1, output_col = -1;
   size_t width = 0;
   int64_t line_no = 0;
-  size_t at = 0;
+  size_t at = start;
   while (at <= text.size()) {
     const size_t nl = text.find('\n', at);
     const std::string line = text.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
@@ -307,7 +337,7 @@ Time ServingCost::overhead() const { return c_.layer_overhead * m_.layers; }
 
 double ServingCost::kv_read_seconds(int64_t context_tokens) const {
   return kv_bytes_per_token() * static_cast<double>(context_tokens) /
-         (static_cast<double>(c_.tp) * g_.hbm_bandwidth * c_.attention_efficiency);
+         (static_cast<double>(c_.tp) * g_.hbm_bandwidth * c_.kv_read_efficiency);
 }
 
 Time ServingCost::prefill(int64_t tokens, double tokens_squared, int64_t requests) const {
@@ -377,17 +407,29 @@ void check_serving(const ServingCost& cost, const InferenceConfig& c) {
                                  cost.model().name, cost.weight_bytes() / 1e9, c.fp8 ? "fp8" : "bf16",
                                  cost.weight_bytes_per_gpu() / 1e9, c.tp, c.pp, c.tp * c.pp, 100 * c.memory_fraction,
                                  static_cast<double>(cost.gpu().hbm_bytes) / 1e9, cost.gpu().name));
+  const int64_t context = cost.model().max_context();
+  if (c.prompt_hi + c.output_hi > context)
+    throw ParamError(c.lengths                   ? "inference.lengths_file"
+                     : c.prompt_hi > c.prompt_lo ? "inference.prompt_max"
+                                                 : "inference.prompt",
+                     fmt::format("a request of {} prompt and {} output tokens is longer than {} serves ({} tokens); "
+                                 "expected shorter requests, or workload.context if the model is served with a longer "
+                                 "context",
+                                 thousands(c.prompt_hi), thousands(c.output_hi), cost.model().name,
+                                 thousands(context)));
   if (c.prompt_hi + c.output_hi > capacity)
-    throw ParamError("inference.prompt",
+    throw ParamError(c.lengths ? "inference.lengths_file" : "inference.prompt",
                      fmt::format("a request of {} prompt and {} output tokens needs {} tokens of KV cache, more than "
                                  "a replica holds ({} tokens, {:.1f} MB each): shorten the requests, or raise "
                                  "inference.tp or inference.pp",
-                                 c.prompt_hi, c.output_hi, c.prompt_hi + c.output_hi, capacity,
-                                 cost.kv_bytes_per_token() / 1e6));
+                                 thousands(c.prompt_hi), thousands(c.output_hi), thousands(c.prompt_hi + c.output_hi),
+                                 thousands(capacity), cost.kv_bytes_per_token() / 1e6));
   if (!c.chunked && c.prompt_hi > c.max_batch_tokens)
     throw ParamError("inference.max_batch_tokens",
-                     fmt::format("{} is below the longest prompt ({} tokens); expected at least it", c.max_batch_tokens,
-                                 c.prompt_hi));
+                     fmt::format("{} is below the longest prompt ({} tokens{}); expected at least it, or "
+                                 "inference.scheduler=chunked, which splits a prompt over passes",
+                                 thousands(c.max_batch_tokens), thousands(c.prompt_hi),
+                                 c.lengths ? ", in inference.lengths_file" : ""));
 }
 
 ServingResult simulate_serving(const ServingCost& cost, const InferenceConfig& c, const ServingNetwork& net) {

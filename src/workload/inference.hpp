@@ -23,7 +23,7 @@
 //                             uniform routing); all of them for a dense model
 //   time                      max(F / (tp peak e_c), weight bytes / (tp HBM e_m) + KV bytes read / (tp HBM e_a))
 //                             + l t_l
-//   e_a (inference.attention_efficiency, 0.7): decode attention kernels read the KV cache at 0.87 of HBM
+//   e_a (inference.kv_read_efficiency, 0.7): decode attention kernels read the KV cache at 0.87 of HBM
 //                             bandwidth (FlashAttention-2 split-KV, batch 64, 1,536 tokens of context: vLLM
 //                             issue 9471's profile) down to 0.55 (FlashAttention-3 paged decode, batch 16,
 //                             2,000-4,000 tokens: Dao-AILab/flash-attention issue 1572); 0.7 is between.
@@ -111,7 +111,7 @@ struct InferenceConfig {
   int64_t output_lo = 256, output_hi = 256;
   double compute_efficiency = 0.5;                  // of the GPU's dense peak, in prefill and decode matmuls
   double memory_efficiency = 0.8;                   // of HBM bandwidth when a pass reads the weights
-  double attention_efficiency = 0.7;                // of HBM bandwidth when attention reads the KV cache
+  double kv_read_efficiency = 0.7;                  // of HBM bandwidth when attention reads the KV cache
   Time layer_overhead = Time::from_seconds(40e-6);  // per layer of every pass
   double memory_fraction = 0.9;                     // of HBM for weights and KV cache (the rest: activations, runtime)
   bool fp8 = false;      // weights and matmuls in FP8 (else BF16); KV cache and activations BF16
@@ -161,7 +161,7 @@ class ServingCost {
   double decode_flops(int64_t batch, int64_t context_tokens) const;
   double decode_bytes(int64_t batch, int64_t context_tokens) const;  // weights and KV cache read
   Time overhead() const;                                             // layers x layer_overhead, every pass
-  double kv_read_seconds(int64_t context_tokens) const;              // at attention_efficiency
+  double kv_read_seconds(int64_t context_tokens) const;              // at kv_read_efficiency
   const ModelSpec& model() const { return m_; }
   const GpuSpec& gpu() const { return g_; }
 

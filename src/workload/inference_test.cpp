@@ -46,7 +46,7 @@ InferenceConfig one_gpu() {
   c.tp = 1;
   c.compute_efficiency = 1;
   c.memory_efficiency = 1;
-  c.attention_efficiency = 1;
+  c.kv_read_efficiency = 1;
   c.layer_overhead = Time();  // the tests below derive the roofline alone; LayerOverhead... adds the two terms
   c.memory_fraction = 1;
   return c;
@@ -96,7 +96,7 @@ TEST(Inference, PrefillAndDecodeTimesByHand) {
 TEST(Inference, LayerOverheadAndAttentionEfficiencyByHand) {
   const ModelSpec m = toy();  // 2 layers
   InferenceConfig c = one_gpu();
-  c.attention_efficiency = 0.5;
+  c.kv_read_efficiency = 0.5;
   c.layer_overhead = Time::from_seconds(40e-6);
   const ServingCost cost(m, round_gpu(), c);
   // Every pass pays 2 layers x 40 us = 80 us beside the roofline.
@@ -343,6 +343,24 @@ TEST(Inference, AChunkedPassDecodesBesideANewPrompt) {
   EXPECT_EQ(b.finish, a.arrival + pass1 + pass2 + pass3 + cost.decode(1, 102));
 }
 
+TEST(Inference, ARequestLongerThanTheModelsContextIsRefused) {
+  ModelSpec m = toy();  // seq 2,048, no context of its own: it serves 2,048 tokens
+  InferenceConfig c = one_gpu();
+  c.prompt_lo = c.prompt_hi = 2000;
+  c.output_lo = c.output_hi = 100;
+  try {
+    check_serving(ServingCost(m, round_gpu(), c), c);
+    ADD_FAILURE() << "expected a ParamError";
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.key(), "inference.prompt");
+    EXPECT_EQ(std::string(e.what()),
+              "a request of 2,000 prompt and 100 output tokens is longer than toy serves (2,048 tokens); expected "
+              "shorter requests, or workload.context if the model is served with a longer context");
+  }
+  m.context = 4096;
+  EXPECT_NO_THROW(check_serving(ServingCost(m, round_gpu(), c), c));
+}
+
 TEST(Inference, LengthsFromAnAzureTraceOrAPlainCsv) {
   // The Azure LLM inference trace's columns (TIMESTAMP ignored), CRLF line ends and a blank line.
   const RequestLengths azure =
@@ -355,6 +373,11 @@ TEST(Inference, LengthsFromAnAzureTraceOrAPlainCsv) {
   // Any case and order of the columns.
   const RequestLengths plain = parse_request_lengths("Output, Prompt\n256, 1024\n", "p.csv");
   EXPECT_EQ(plain.at(0), std::make_pair(int64_t{1024}, int64_t{256}));
+  // A spreadsheet's CSV: a byte order mark, quoted header and cells; "" is a quote inside a quoted cell.
+  const RequestLengths sheet =
+      parse_request_lengths("\xEF\xBB\xBF\"prompt\",\"output\",\"note\"\r\n\"1024\", \"7\" ,\"a \"\"b\"\", c\"\r\n",
+                            "s.csv");
+  EXPECT_EQ(sheet.at(0), std::make_pair(int64_t{1024}, int64_t{7}));
 
   const auto refusal = [](const std::string& text) {
     try {
@@ -373,6 +396,8 @@ TEST(Inference, LengthsFromAnAzureTraceOrAPlainCsv) {
             "f.csv:2: output tokens '0': expected a whole number from 1 to 10,000,000");
   EXPECT_EQ(refusal("prompt,output\n1e3,5\n"),
             "f.csv:2: prompt tokens '1e3': expected a whole number from 1 to 10,000,000");
+  EXPECT_EQ(refusal("prompt,output\n\"1,024\",5\n"),
+            "f.csv:2: prompt tokens '1,024': expected a whole number from 1 to 10,000,000");
 }
 
 TEST(Inference, RequestsTakeTheFileRowsInOrderAndAgain) {

@@ -111,6 +111,15 @@ std::vector<ParamSpec> workload_params() {
       {"ffn", ParamType::Int, "", "override the preset's MLP width (per expert)", 1, 1e8, {}, true},
       {"vocab", ParamType::Int, "", "override the preset's vocabulary", 1, 1e8, {}, true},
       {"seq", ParamType::Int, "", "override the preset's sequence length", 1, 1e8, {}, true},
+      {"context",
+       ParamType::Int,
+       "",
+       "override the longest sequence the model serves, prompt and output (inference; the preset's: llama3 131,072, "
+       "mixtral 32,768, the others their sequence length)",
+       1,
+       1e8,
+       {},
+       true},
       {"dropout",
        ParamType::Bool,
        "",
@@ -290,6 +299,7 @@ ModelSpec model_from(const Params& p) {
   over("ffn", out.ffn);
   over("vocab", out.vocab);
   over("seq", out.seq);
+  over("context", out.context);
   over("experts", out.experts);
   over("top_k", out.top_k);
   if (p.has("dropout")) out.dropout = p.get_bool("dropout");
@@ -333,12 +343,19 @@ Job job_from(const Params& p, int64_t fabric_gpus) {
   j.memory_bound_ops = p.get_bool("memory_bound_ops");
   j.sustained_fraction = p.has("sustained_fraction") ? p.get_real("sustained_fraction") : j.gpu.sustained_fraction;
   j.layer_overhead = p.has("layer_overhead") ? p.get_time("layer_overhead").seconds() : j.gpu.layer_overhead;
+  if (j.layer_overhead < 0 || j.layer_overhead > 0.1)
+    throw ParamError("workload.layer_overhead", fmt::format("{}: expected 0 to 100ms (the presets' fits: 0 to 400us)",
+                                                            format_time(Time::from_seconds(j.layer_overhead))));
   if (p.get_string("variability") == "measured") {
-    j.speed_cv = kMeasuredSpeedCv;
-    j.jitter_cv = kMeasuredJitterCv;
+    j.speed_cv = p.has("speed_cv") ? p.get_real("speed_cv") : kMeasuredSpeedCv;
+    j.jitter_cv = p.has("jitter_cv") ? p.get_real("jitter_cv") : kMeasuredJitterCv;
+  } else {
+    for (const char* key : {"speed_cv", "jitter_cv"})
+      if (p.has(key))
+        throw ParamError(std::string("workload.") + key,
+                         "workload.variability is none, which this spread would not change; expected "
+                         "workload.variability=measured with it (it then replaces measured's spread)");
   }
-  if (p.has("speed_cv")) j.speed_cv = p.get_real("speed_cv");
-  if (p.has("jitter_cv")) j.jitter_cv = p.get_real("jitter_cv");
   j.flash_attention = p.get_bool("flash_attention");
   j.overlap_grad_reduce = p.get_bool("overlap_grad_reduce");
   j.overlap_param_gather = p.get_bool("overlap_param_gather");

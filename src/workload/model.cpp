@@ -97,25 +97,26 @@ double ModelSpec::hardware_flops_per_token(RecomputeMode recompute) const {
 }
 
 const std::vector<ModelSpec>& models() {
-  // name, description, l, h, a, g, f, V, s, gated, biases, tied, learned positions, E, k, dropout
+  // name, description, l, h, a, g, f, V, s, gated, biases, tied, learned positions, E, k, dropout, context
   static const std::vector<ModelSpec> k = {
       // Brown et al. 2020 (GPT-3) Table 2.1: 96 layers, d_model 12288, 96 heads of 128, context 2048;
       // vocabulary 50257 padded to 51200 as Megatron does (Narayanan et al. SC'21 §5.1). 174.6e9 parameters.
       {"gpt3-175b", "GPT-3 175B (Brown et al. 2020; Megatron's padded vocabulary 51200)", 96, 12288, 96, 96, 4 * 12288,
-       51200, 2048, false, true, true, true, 1, 1},
+       51200, 2048, false, true, true, true, 1, 1, true, 2048},
       // Llama 3 (Dubey et al. 2024) Table 3: 32 layers, 4096, FFN 14336, 32 heads, 8 KV heads; vocabulary
       // 128256 (tokenizer config), pre-training context 8192; untied output head, RoPE, RMSNorm, no biases.
+      // Context 131,072 tokens after the long-context stage (§3.4.2), as the released Llama 3.1 models serve.
       {"llama3-8b", "Llama 3 8B (Dubey et al. 2024, Table 3)", 32, 4096, 32, 8, 14336, 128256, 8192, true, false, false,
-       false, 1, 1, false},
+       false, 1, 1, false, 131072},
       {"llama3-70b", "Llama 3 70B (Dubey et al. 2024, Table 3)", 80, 8192, 64, 8, 28672, 128256, 8192, true, false,
-       false, false, 1, 1, false},
+       false, false, 1, 1, false, 131072},
       {"llama3-405b", "Llama 3 405B (Dubey et al. 2024, Table 3)", 126, 16384, 128, 8, 53248, 128256, 8192, true, false,
-       false, false, 1, 1, false},
+       false, false, 1, 1, false, 131072},
       // Jiang et al. 2024 (Mixtral of Experts) Table 1: dim 4096, 32 layers, 32 heads, 8 KV heads, hidden 14336,
       // vocabulary 32000, 8 experts, top-2; 46.7e9 parameters, 12.9e9 active. Sequence 4096 here (the model
-      // supports 32k context; 4096 is a common pre-training length).
+      // serves 32k context, Jiang et al. §2; 4096 is a common pre-training length).
       {"mixtral-8x7b", "Mixtral 8x7B MoE, 8 experts top-2 (Jiang et al. 2024, Table 1)", 32, 4096, 32, 8, 14336, 32000,
-       4096, true, false, false, false, 8, 2, false},
+       4096, true, false, false, false, 8, 2, false, 32768},
       // Nemotron-4 (Parmar et al. 2024, "Nemotron-4 15B Technical Report"; NVIDIA 2024, "Nemotron-4 340B
       // Technical Report"), as NVIDIA/NeMo configures them (nemo/collections/llm/gpt/model/nemotron.py,
       // Nemotron4Config15B / Nemotron4Config340B): 32 layers of 6144 with 48 heads / 96 layers of 18432 with 96

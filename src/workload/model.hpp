@@ -78,6 +78,8 @@ struct ModelSpec {
   int64_t experts = 1;  // E: MoE experts per layer (1 = dense)
   int64_t top_k = 1;    // experts each token uses
   bool dropout = true;  // dropout masks kept for backward (GPT); Llama and Mixtral train without dropout
+  int64_t context = 0;  // the longest sequence the model serves (prompt + output; inference); 0 = seq
+  int64_t max_context() const { return context > 0 ? context : seq; }
 
   bool moe() const { return experts > 1; }
   // Parameters of one layer: attention (+ its vectors), MLP (all experts), MLP active (top-k).
