@@ -27,6 +27,26 @@ nlohmann::json finite_or_null(double v, int digits = 6) {
 
 }  // namespace
 
+nlohmann::json checkpoint_io_json(const reliability::CheckpointIo& io) {
+  return {{"bytes", round_to(io.bytes, 0)},
+          {"write_minutes", round_to(io.write_s / 60, 4)},
+          {"read_minutes", round_to(io.read_s / 60, 4)},
+          {"write_bound", io.write_bound},
+          {"read_bound", io.read_bound},
+          {"frontend_gbyte_per_s", round_to(io.frontend_Bps / 1e9, 3)},
+          {"storage_write_gbyte_per_s", round_to(io.storage_write_Bps / 1e9, 3)},
+          {"storage_read_gbyte_per_s", round_to(io.storage_read_Bps / 1e9, 3)},
+          {"overhead_seconds", round_to(io.overhead_s, 3)}};
+}
+
+std::string checkpoint_io_text(const nlohmann::json& io) {
+  return fmt::format("checkpoint of {:.2f} TB over the storage network: written in {} min ({} bound it), read in {} "
+                     "min ({}), each with {} s of overhead",
+                     io["bytes"].get<double>() / 1e12, fixed(io["write_minutes"].get<double>(), 1),
+                     io["write_bound"].get<std::string>(), fixed(io["read_minutes"].get<double>(), 1),
+                     io["read_bound"].get<std::string>(), fixed(io["overhead_seconds"].get<double>(), 0));
+}
+
 nlohmann::json reliability_document(const scenario::Setup& s, const study::ReliabilityResult& r) {
   const reliability::Config& cfg = r.config;
   const reliability::Inventory& inv = r.inventory;
@@ -76,6 +96,7 @@ nlohmann::json reliability_document(const scenario::Setup& s, const study::Relia
       {"goodput", round_to(adv.goodput, 6)},
       {"goodput_young", round_to(adv.goodput_young, 6)},
   };
+  if (r.checkpoint_io) doc["checkpoint"]["storage"] = checkpoint_io_json(*r.checkpoint_io);
   doc["training_days"] = sig(cfg.training_hours / 24);
   doc["days_to_train_with_failures"] = finite_or_null(adv.days_to_train);
 
@@ -206,6 +227,7 @@ void write_reliability_table(const nlohmann::json& d, std::ostream& out) {
   out << fmt::format("  checkpoint advice (checkpoint {} min, restart {} min, MTBI as above):\n",
                      fixed(ck["checkpoint_cost_minutes"].get<double>(), 1),
                      fixed(ck["restart_cost_minutes"].get<double>(), 1));
+  if (ck.contains("storage")) out << "  (" << checkpoint_io_text(ck["storage"]) << ")\n";
   Table k({"", "closed form", "Monte Carlo (95 % CI)"});
   k.add({"checkpoint every (Daly)",
          ck["interval_minutes"].is_null() ? "never" : fixed(ck["interval_minutes"].get<double>(), 1) + " min", ""});

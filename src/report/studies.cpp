@@ -242,7 +242,10 @@ std::vector<StudyDef> builtin() {
     d.fields = {field("job.gpus", "GPUs", "", 0), field("mtbi_hours", "mean time between interruptions", "h", 2, true),
                 field("checkpoint.interval_minutes", "checkpoint interval", "min", 1, true),
                 percent("checkpoint.goodput", "goodput", true),
-                field("days_to_train_with_failures", "days to train with failures", "days", 1, true)};
+                field("days_to_train_with_failures", "days to train with failures", "days", 1, true),
+                // with a storage network (storage.frontend_nics)
+                optional(field("checkpoint.storage.write_minutes", "checkpoint write", "min", 1)),
+                optional(field("checkpoint.storage.read_minutes", "checkpoint read", "min", 1))};
     d.run = [](const StudyRun& r) {
       StudyOutput o;
       o.document = reliability_document(*r.setup, study::reliability(*r.setup));

@@ -1,4 +1,5 @@
 #include "report/train_report.hpp"
+#include "report/reliability_report.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -699,12 +700,14 @@ nlohmann::json training_reliability_json(const study::TrainingReliability& r) {
   auto finite = [](double v, int digits) {
     return std::isfinite(v) ? nlohmann::json(round_to(v, digits)) : nlohmann::json(nullptr);
   };
-  return {{"mtbi_hours", finite(r.mtbi_hours, 4)},
-          {"checkpoint_interval_minutes", finite(r.checkpoint_interval_hours * 60, 2)},
-          {"checkpoint_cost_minutes", round_to(r.checkpoint_cost_hours * 60, 3)},
-          {"restart_cost_minutes", round_to(r.restart_cost_hours * 60, 3)},
-          {"goodput", round_to(r.goodput, 6)},
-          {"days_to_train_with_failures", finite(r.days_to_train, 3)}};
+  nlohmann::json j = {{"mtbi_hours", finite(r.mtbi_hours, 4)},
+                      {"checkpoint_interval_minutes", finite(r.checkpoint_interval_hours * 60, 2)},
+                      {"checkpoint_cost_minutes", round_to(r.checkpoint_cost_hours * 60, 3)},
+                      {"restart_cost_minutes", round_to(r.restart_cost_hours * 60, 3)},
+                      {"goodput", round_to(r.goodput, 6)},
+                      {"days_to_train_with_failures", finite(r.days_to_train, 3)}};
+  if (r.checkpoint_io) j["checkpoint_storage"] = checkpoint_io_json(*r.checkpoint_io);
+  return j;
 }
 
 void write_training_reliability(const nlohmann::json& rel, std::ostream& out) {
@@ -719,6 +722,7 @@ void write_training_reliability(const nlohmann::json& rel, std::ostream& out) {
                      fixed(rel["checkpoint_interval_minutes"].get<double>(), 1),
                      fixed(rel["checkpoint_cost_minutes"].get<double>(), 1),
                      fixed(rel["restart_cost_minutes"].get<double>(), 1), fixed(100 * rel["goodput"].get<double>(), 1));
+  if (rel.contains("checkpoint_storage")) out << "  (" << checkpoint_io_text(rel["checkpoint_storage"]) << ")\n";
 }
 
 namespace {

@@ -23,6 +23,7 @@
 #include "reliability/draw.hpp"
 #include "reliability/inventory.hpp"
 #include "reliability/risk.hpp"
+#include "reliability/storage.hpp"
 #include "routing/policies.hpp"
 #include "scenario/estimate.hpp"
 #include "scenario/examples.hpp"
@@ -61,6 +62,10 @@ const std::vector<SectionInfo>& sections() {
        cluster::scheduler_params},
       {"reliability", "component failure rates, recovery times and checkpoint costs for `podnet reliability`",
        reliability::reliability_params},
+      {"storage",
+       "the frontend and storage network as checkpoints use it: frontend NICs per server, storage nodes and their "
+       "bandwidth; with frontend NICs, checkpoint write and restart times replace reliability's constants",
+       reliability::storage_params},
       {"addressing",
        "IP pools, ASNs and BGP style of the configuration plan (`podnet design --config-plan`, NetBox IP addresses)",
        topology::addressing_params},

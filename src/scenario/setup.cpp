@@ -41,6 +41,7 @@ Setup resolve(Scenario sc, std::optional<topology::Topology> fabric) {
     s.placement = cluster::parse_policy(sc.section("placement").get_string("policy"));
     s.scheduler = cluster::parse_scheduler(sc.section("scheduler").get_string("policy"));
     s.reliability = reliability::config_from(sc.section("reliability"));
+    s.storage = reliability::storage_from(sc.section("storage"));
     // The recovery times come from network: once (engine::FailureOptions); the risk model copies them.
     s.reliability.collective_timeout_s = s.network.failures.collective_timeout.seconds();
     s.reliability.link_recovery_s = s.network.failures.local_repair.seconds();

@@ -33,6 +33,7 @@
 #include "diagnose/probe.hpp"
 #include "engine/options.hpp"
 #include "reliability/risk.hpp"
+#include "reliability/storage.hpp"
 #include "scenario/scenario.hpp"
 #include "topology/topology.hpp"
 #include "workload/job.hpp"
@@ -47,6 +48,7 @@ struct Setup {
   collective::Options collective;
   cluster::Policy placement = cluster::Policy::TopologyAware;
   reliability::Config reliability;
+  reliability::StorageConfig storage;   // the scenario's `storage:`: checkpoint write and read times
   std::vector<diagnose::Fault> faults;  // faults: (silent faults for `podnet diagnose`)
 
   // The scenario's `workload:` as a job on this fabric. With check_memory,

@@ -1,11 +1,35 @@
 #include "study/reliability.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "workload/job.hpp"
 
 namespace podnet::study {
+
+namespace {
+
+bool given(const scenario::Scenario& sc, const std::string& key) {
+  return sc.lines.count(key) || sc.from_set.count(key) || sc.from_fragment.count(key);
+}
+
+}  // namespace
+
+std::optional<reliability::CheckpointIo> apply_storage(const scenario::Setup& s, int64_t gpus,
+                                                       reliability::Config& rc) {
+  if (!s.storage.present()) return std::nullopt;
+  const workload::Job job = s.job(false);
+  const int64_t per_server = std::max<int64_t>(1, s.fabric.gpus_per_server);
+  const int64_t servers = (gpus + per_server - 1) / per_server;
+  reliability::CheckpointIo io =
+      reliability::checkpoint_io(job.model.params() * kCheckpointBytesPerParam, servers, s.storage);
+  if (!given(s.scenario, "reliability.checkpoint_cost")) rc.checkpoint_cost_hours = io.write_s / 3600;
+  if (!given(s.scenario, "reliability.restart_cost"))
+    rc.restart_cost_hours = (s.storage.restart_overhead_s + io.read_s) / 3600;
+  return io;
+}
 
 ReliabilityResult reliability(const scenario::Setup& s) {
   ReliabilityResult r;
@@ -15,6 +39,9 @@ ReliabilityResult reliability(const scenario::Setup& s) {
   } catch (const ParamError& e) {
     throw InputError(fmt::format("{}: {}", s.scenario.where(e.key()), e.what()));
   }
+  r.checkpoint_io =
+      apply_storage(s, r.config.job_gpus > 0 ? r.config.job_gpus : static_cast<int64_t>(s.fabric.gpus.size()),
+                    r.config);
   r.risk = reliability::assess(r.inventory, r.config);
   r.advice = reliability::advise(r.risk, r.config);
   const Rng rng(s.scenario.seed);
@@ -29,10 +56,16 @@ ReliabilityResult reliability(const scenario::Setup& s) {
 TrainingReliability training_reliability(const scenario::Setup& s, const std::vector<int32_t>& gpus, double days) {
   reliability::Config rc = s.reliability;
   rc.training_hours = days * 24.0;
+  const auto io = apply_storage(s, static_cast<int64_t>(gpus.size()), rc);
   const reliability::Risk risk = reliability::assess(reliability::count_inventory_of(s.fabric, gpus), rc);
   const reliability::CheckpointAdvice adv = reliability::advise(risk, rc);
-  return {risk.mtbi_hours,       adv.interval_hours, rc.checkpoint_cost_hours,
-          rc.restart_cost_hours, adv.goodput,        adv.days_to_train};
+  return {risk.mtbi_hours,
+          adv.interval_hours,
+          rc.checkpoint_cost_hours,
+          rc.restart_cost_hours,
+          adv.goodput,
+          adv.days_to_train,
+          io};
 }
 
 }  // namespace podnet::study

@@ -5,11 +5,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "reliability/inventory.hpp"
 #include "reliability/monte_carlo.hpp"
 #include "reliability/risk.hpp"
+#include "reliability/storage.hpp"
 #include "scenario/setup.hpp"
 
 namespace podnet::study {
@@ -21,6 +23,9 @@ struct ReliabilityResult {
   reliability::CheckpointAdvice advice;
   reliability::InterruptionEstimate interruptions;  // Monte Carlo, seeded by the scenario's seed
   reliability::TrainingEstimate training;
+  // With a storage network (storage.frontend_nics): the checkpoint's write and read times, which set
+  // config.checkpoint_cost_hours and restart_cost_hours unless the scenario gives those keys.
+  std::optional<reliability::CheckpointIo> checkpoint_io;
 };
 
 // The job is reliability.job_gpus (the first N GPUs by rank; 0 = all).
@@ -36,8 +41,19 @@ struct TrainingReliability {
   double checkpoint_cost_hours = 0;
   double restart_cost_hours = 0;
   double goodput = 0;
-  double days_to_train = 0;  // with failures; +inf when nothing interrupts
+  double days_to_train = 0;                                // with failures; +inf when nothing interrupts
+  std::optional<reliability::CheckpointIo> checkpoint_io;  // as ReliabilityResult's
 };
+
+// The checkpoint a training job writes: BF16 weights (2 B), FP32 master weights and Adam's two moments
+// (12 B) per parameter, 14 B in all: the mixed-precision Adam states of Rajbhandari et al. (ZeRO, SC'20,
+// §3.1) without the gradients, which a checkpoint does not keep.
+inline constexpr double kCheckpointBytesPerParam = 14;
+
+// The storage network's times for a checkpoint of the scenario's workload written by the servers of `gpus`
+// GPUs, applied to `rc` (checkpoint cost = write time, restart = storage.restart_overhead + read time) where
+// the scenario does not give reliability.checkpoint_cost or restart_cost. Nothing without storage.frontend_nics.
+std::optional<reliability::CheckpointIo> apply_storage(const scenario::Setup& s, int64_t gpus, reliability::Config& rc);
 TrainingReliability training_reliability(const scenario::Setup& s, const std::vector<int32_t>& gpus, double days);
 
 }  // namespace podnet::study

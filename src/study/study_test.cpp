@@ -196,5 +196,24 @@ TEST(ReliabilityStudy, SameSeedSameResult) {
   EXPECT_NEAR(a.risk.interrupt_rate, sum, 1e-12 * sum);
 }
 
+TEST(ReliabilityStudy, AStorageNetworkSetsTheCheckpointAndRestartCosts) {
+  // Llama 3 8B (8.03e9 parameters x 14 B = 112.4 GB) from the fabric's 64 GPUs, 8 servers: the storage writes
+  // 1 GB/s a server (the 2 x 200 Gb/s NICs take 45 GB/s): 112.4 GB / 8 GB/s + 30 s; it reads 3.4 GB/s a server.
+  const std::vector<std::string> storage = {"reliability.monte_carlo_trials=100", "storage.frontend_nics=2"};
+  const ReliabilityResult r = reliability(setup(storage));
+  ASSERT_TRUE(r.checkpoint_io);
+  const double bytes = setup().job(false).model.params() * kCheckpointBytesPerParam;
+  EXPECT_DOUBLE_EQ(r.checkpoint_io->bytes, bytes);
+  EXPECT_NEAR(r.checkpoint_io->write_s, bytes / 8e9 + 30, 1e-9);
+  EXPECT_NEAR(r.config.checkpoint_cost_hours, (bytes / 8e9 + 30) / 3600, 1e-12);
+  EXPECT_NEAR(r.config.restart_cost_hours, (300 + bytes / (8 * 3.4e9) + 30) / 3600, 1e-12);
+  // Keys the scenario gives win over the storage network's times.
+  std::vector<std::string> given = storage;
+  given.push_back("reliability.checkpoint_cost=2min");
+  EXPECT_NEAR(reliability(setup(given)).config.checkpoint_cost_hours, 2.0 / 60, 1e-12);
+  // Without frontend NICs, the constants stay.
+  EXPECT_FALSE(reliability(setup({"reliability.monte_carlo_trials=100"})).checkpoint_io);
+}
+
 }  // namespace
 }  // namespace podnet::study
