@@ -288,6 +288,13 @@ void add_list_command(CLI::App& app, Action& action) {
   cmd->callback([&action] {
     action = [] {
       if (!schema) return cmd_list(what, format);
+      if (what != "all" && what != "results")
+        throw InputError(fmt::format("--schema with `list {}`: the schemas are the scenario file's (`podnet list "
+                                     "--schema`) and the result documents' (`podnet list results --schema`)",
+                                     what));
+      if (format != "table")
+        throw InputError("--schema prints JSON; expected no --format with it (--format markdown: `podnet list results "
+                         "--format markdown`)");
       report::write_json(what == "results" ? report::result_schemas() : report::scenario_json_schema(), std::cout);
       return kExitOk;
     };

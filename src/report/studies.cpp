@@ -342,8 +342,10 @@ std::vector<StudyDef> builtin() {
                 key("target_tpot", ParamType::Time, "p99 time per output token to meet, e.g. 50ms")};
     d.fields = {field("layout.gpus", "GPUs", "", 0),
                 field("latency.ttft_ms.p50", "TTFT p50", "ms", 1, true),
+                field("latency.ttft_ms.p90", "TTFT p90", "ms", 1),
                 field("latency.ttft_ms.p99", "TTFT p99", "ms", 1, true),
                 nullable(field("latency.tpot_ms.p50", "TPOT p50", "ms", 2, true), kNoSecondToken),
+                nullable(field("latency.tpot_ms.p90", "TPOT p90", "ms", 2), kNoSecondToken),
                 nullable(field("latency.tpot_ms.p99", "TPOT p99", "ms", 2, true), kNoSecondToken),
                 field("throughput.output_tokens_per_s_per_gpu", "output tokens/s per GPU", "", 1, true),
                 field("throughput.output_tokens_per_s", "output tokens/s", "", 0),
@@ -352,8 +354,6 @@ std::vector<StudyDef> builtin() {
                 optional(nullable(field("target.rate_per_s", "rate at target", "requests/s", 2), kNoRateMet)),
                 optional(
                     field("target.at_rate.output_tokens_per_s_per_gpu", "output tokens/s per GPU at target", "", 1)),
-                field("latency.ttft_ms.p90", "TTFT p90", "ms", 1),
-                nullable(field("latency.tpot_ms.p90", "TPOT p90", "ms", 2), kNoSecondToken),
                 field("latency.e2e_ms.p50", "end to end p50", "ms", 1),
                 field("latency.e2e_ms.p90", "end to end p90", "ms", 1),
                 field("latency.e2e_ms.p99", "end to end p99", "ms", 1),

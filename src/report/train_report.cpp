@@ -336,9 +336,8 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
     t.add({"MFU of the FP8 peak (NVIDIA's recipes)", num(o["mfu_of_fp8_peak"], 1, 100, "%")});
   t.add({"HFU (with recompute)", num(o["hfu"], 1, 100, "%")});
   t.add({"TFLOP/s per GPU (hardware)", num(o["tflops_per_gpu"], 1)});
-  t.add({"tokens/s", o["tokens_per_second"].is_null()
-                         ? std::string("-")
-                         : thousands(static_cast<int64_t>(o["tokens_per_second"].get<double>()))});
+  t.add({"tokens/s", o["tokens_per_second"].is_null() ? std::string("-")
+                                                      : thousands(std::llround(o["tokens_per_second"].get<double>()))});
   if (o["tokens_budget"].is_null() || o["days_to_train"].is_null()) {
     t.add({"days to train", "-"});
   } else {
