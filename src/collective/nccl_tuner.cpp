@@ -193,6 +193,7 @@ CommShape comm_shape(const Group& group, const topology::Topology& topo, Arch ar
   s.nodes = nodes;
   s.nics = fewest;
   s.sharp = topo.sharp;
+  s.chip_links = !topo.torus_dims.empty() && topo.nics.empty();
   // Bandwidths from the first GPU of the group (servers are uniform in every builder).
   const topology::NodeId gpu = topo.gpus[group[0]];
   double nvlink_bps = 0, other_bps = 0;
@@ -563,6 +564,9 @@ Choice tune(Op op, const CommShape& s, Bytes bytes, const Selection& sel,
   for (Algo a :
        {Algo::Tree, Algo::Ring, Algo::CollnetDirect, Algo::CollnetChain, Algo::Nvls, Algo::NvlsTree, Algo::Pat}) {
     if (!candidates[ai(a)] || !sel.algos[ai(a)]) continue;
+    // On chip-to-chip links NCCL's tree and PAT price multi-hop paths as one hop (a 1 GiB all-reduce on a ring
+    // of 512 chips chose a tree: 5.5x the ring's time); auto skips them, a user's list may still name them.
+    if (s.chip_links && !sel.algos_given && (a == Algo::Tree || a == Algo::Pat)) continue;
     for (Proto p : {Proto::LL, Proto::LL128, Proto::Simple}) {
       if (!sel.protos[static_cast<int>(p)]) continue;
       // A protocol the user listed is on; the default rules decide the rest.

@@ -208,6 +208,9 @@ struct CommShape {
   bool nvswitch = false;  // GPUs reach each other through an NVSwitch
   bool sharp = false;     // the fabric's switches reduce in the network (SHARP; topology::Topology::sharp)
   bool uniform = true;    // every node holds the same number of the group's GPUs (NVLS tree, CollNet need it)
+  // The chips are linked to their neighbours only (a NIC-less torus, TPU-like ICI): a tree's or PAT's edges
+  // between distant ranks are multi-hop paths that NCCL's model prices as one hop, so auto picks neither.
+  bool chip_links = false;
 };
 
 // The shape of `group` on `topo`: nodes = distinct servers (a GPU without a

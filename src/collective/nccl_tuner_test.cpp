@@ -34,6 +34,26 @@ TEST(NcclTuner, ShapeOfFourEightGpuServers) {
   EXPECT_TRUE(s.nvswitch);
 }
 
+TEST(NcclTuner, OnChipToChipLinksAutoPicksNeitherTreeNorPat) {
+  // A ring of 512 chips (a NIC-less torus): before, a 1 GiB all-reduce chose a tree whose edges are multi-hop
+  // paths, 8.3x the ring's time on the analytical engine (docs/contributing/validation/nccl-algorithms.md).
+  const auto ring = topology::build_with("torus", {{"dims", "[512]"}, {"gpus", "512"}}, topology::default_hardware());
+  const CommShape s = comm_shape(iota(512), ring, Arch::Hopper);
+  EXPECT_TRUE(s.chip_links);
+  EXPECT_FALSE(comm_shape(iota(32), rail32(), Arch::Hopper).chip_links);  // servers with NICs
+  const Selection all = parse_algorithms("auto", Selection{}, "collective.algorithms");
+  std::array<bool, kNumAlgos> candidates{};
+  candidates.fill(true);
+  const Choice c = tune(Op::AllReduce, s, Bytes{1} << 30, all, candidates);
+  EXPECT_EQ(c.algo, Algo::Ring);
+  // Named by the user, a tree still runs there.
+  EXPECT_TRUE(why_not(Algo::Tree, s).empty());
+  EXPECT_EQ(tune(Op::AllReduce, s, Bytes{1} << 30, parse_algorithms("tree", Selection{}, "collective.algorithms"),
+                 candidates)
+                .algo,
+            Algo::Tree);
+}
+
 TEST(NcclTuner, ChannelsForEightBy400GServers) {
   // Multi-node: s = 48 (largest sm90 inter speed <= 50); each NIC carries
   // floor(50/48) = 1 ring: c = min(8 x 1, ceil(370.8/48) = 8) = 8. No
