@@ -19,6 +19,7 @@
 #include "engine/network_params.hpp"
 #include "engine/registry.hpp"
 #include "scenario/scenario.hpp"
+#include "study/scaling.hpp"
 #include "workload/job.hpp"
 #include "workload/training.hpp"
 
@@ -39,8 +40,8 @@ int run_case(const char* engine_name) {
   workload::TrainOptions topt;
   topt.collective = collective::options_from(sc.section("collective"));
   const workload::TrainResult r =
-      cluster::simulate_job(job, topo, *backend, topt,
-                            cluster::parse_policy(sc.section("placement").get_string("policy")), sc.seed);
+      study::simulate_job(job, topo, *backend, topt,
+                          cluster::parse_policy(sc.section("placement").get_string("policy")), sc.seed);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   const double cpu = cpu_seconds() - cpu0;
   rusage u{};

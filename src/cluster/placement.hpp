@@ -85,38 +85,4 @@ workload::PlacementSummary summarize(const workload::Job& job, const std::vector
                                      const topology::Topology& topo, const collective::Options& options,
                                      const std::string& policy);
 
-// Places the job, simulates one iteration and fills result.placement; the
-// placement itself (GPU rank of each job rank) goes to `gpus` when given.
-workload::TrainResult simulate_job(const workload::Job& job, const topology::Topology& topo,
-                                   engine::NetworkBackend& backend, const workload::TrainOptions& options,
-                                   Policy policy, uint64_t seed, std::vector<int32_t>* gpus = nullptr);
-
-// Scaling efficiency (weak scaling: the per-replica work is fixed, so the
-// global batch grows with d). For each per-GPU network bandwidth cap (bytes/s;
-// 0 = the fabric as built; a cap lowers every link of every NIC, the GPU's
-// PCIe link and its network port, to at most the cap) and each d in `dps`,
-// one iteration is simulated; speed-up = tokens/s over the smallest d's
-// tokens/s at the same cap, ideal = d / d_min, efficiency = speed-up / ideal.
-struct SweepPoint {
-  double cap_bytes_per_second = 0;
-  int64_t dp = 0;
-  int64_t gpus = 0;
-  int64_t global_batch = 0;
-  Time iteration;
-  double tokens_per_second = 0;
-  double speedup = 0;
-  double ideal = 0;
-  double efficiency = 0;
-  double mfu = 0;
-  workload::Breakdown breakdown;
-};
-using BackendFactory = std::function<std::unique_ptr<engine::NetworkBackend>(const topology::Topology&)>;
-std::vector<SweepPoint> scaling_sweep(const workload::Job& base, const topology::Topology& topo,
-                                      const BackendFactory& make_backend, const workload::TrainOptions& options,
-                                      Policy policy, uint64_t seed, const std::vector<int64_t>& dps,
-                                      const std::vector<double>& caps);
-
-// A copy of `topo` with every link of every NIC capped at `bytes_per_second`.
-topology::Topology cap_nic_bandwidth(const topology::Topology& topo, double bytes_per_second);
-
 }  // namespace podnet::cluster

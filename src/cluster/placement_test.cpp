@@ -122,52 +122,5 @@ TEST(Placement, TooLargeJobIsAnInputError) {
   EXPECT_THROW(parse_policy("best"), InputError);
 }
 
-TEST(Placement, TopologyAwareBeatsRandomOnAipod16k) {
-  // The aipod-16k fabric (2 pods x 16 groups of 512 GPUs, 8 rails, 400G NICs) with a 4,096-GPU GPT-3 job
-  // (TP8 PP8 DP64, B = 512 so m = 8): topology_aware puts each stage's 512 GPUs (its 8 DP rings) in one
-  // aggregation group; random scatters whole servers over all 32 groups, so DP rings climb to the spines.
-  // Expect a smaller cross-spine fraction and an iteration no longer than random's (flow engine).
-  topology::Hardware hw = topology::default_hardware();
-  const topology::Topology t =
-      topology::build_with("rail_clos", {{"gpus", "16384"}, {"rails", "8"}, {"tiers", "3"}, {"groups_per_pod", "16"}},
-                           hw);
-  workload::Job j;
-  j.model = *workload::find_model("gpt3-175b");
-  j.gpu = *workload::find_gpu("h100");
-  j.tp = 8;
-  j.pp = 8;
-  j.dp = 64;
-  j.global_batch = 512;
-  auto backend = engine::make_backend("flow", t);
-  const auto ta = simulate_job(j, t, *backend, workload::TrainOptions{}, Policy::TopologyAware, 1);
-  const auto rnd = simulate_job(j, t, *backend, workload::TrainOptions{}, Policy::Random, 1);
-  EXPECT_LT(ta.placement.cross_spine_fraction(), rnd.placement.cross_spine_fraction());
-  EXPECT_EQ(ta.placement.dp_cross_group_bytes, 0.0);
-  EXPECT_LE(ta.iteration, rnd.iteration);
-  EXPECT_EQ(ta.placement.gpus_per_group.size(), 8u);  // 8 stages x 512 GPUs
-  std::printf("  topology_aware %.2f ms (cross spine %.3f), random %.2f ms (cross spine %.3f)\n",
-              ta.iteration.seconds() * 1e3, ta.placement.cross_spine_fraction(), rnd.iteration.seconds() * 1e3,
-              rnd.placement.cross_spine_fraction());
-}
-
-TEST(Sweep, WeakScalingEfficiency) {
-  // TP8 PP2 on a 1024-GPU rail Clos, DP 1, 2, 4, 8 with fixed work per replica. d = 1 is the reference
-  // (efficiency 1); more replicas add DP all-reduce time, so efficiency <= 1, and capping the NICs at 5 GB/s
-  // makes the DP all-reduce slower (lower efficiency at d = 8 than as built).
-  const auto& t = rail(1024);
-  workload::Job j = job(8, 2, 1, 8);
-  const auto points = scaling_sweep(j, t,
-                                    [](const topology::Topology& tt) { return engine::make_backend("analytical", tt); },
-                                    workload::TrainOptions{}, Policy::TopologyAware, 1, {1, 2, 4, 8}, {0, 5e9});
-  ASSERT_EQ(points.size(), 8u);
-  EXPECT_DOUBLE_EQ(points[0].efficiency, 1.0);
-  for (const auto& p : points) {
-    EXPECT_LE(p.efficiency, 1.0 + 1e-9);
-    EXPECT_EQ(p.global_batch, 8 * p.dp);
-  }
-  EXPECT_LT(points[7].efficiency, points[3].efficiency);
-  EXPECT_THROW(scaling_sweep(j, t, nullptr, workload::TrainOptions{}, Policy::Packed, 1, {1000}, {}), InputError);
-}
-
 }  // namespace
 }  // namespace podnet::cluster

@@ -643,7 +643,7 @@ void add_chakra(nlohmann::json& o, const std::string& source, const workload::ch
   o["plan"]["p2p_transfers"] = im.p2p_pairs;
 }
 
-void add_sweep(nlohmann::json& o, const std::vector<cluster::SweepPoint>& points) {
+void add_sweep(nlohmann::json& o, const std::vector<study::ScalingPoint>& points) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& p : points)
     rows.push_back({{"cap_gbytes_per_second", round_to(p.cap_bytes_per_second / 1e9, 3)},

@@ -70,7 +70,7 @@ void add_imported(nlohmann::json& obj, const std::string& source, const std::vec
 void add_chakra(nlohmann::json& obj, const std::string& source, const workload::chakra::Imported& imported);
 
 // doc["sweep"] rows and their table.
-void add_sweep(nlohmann::json& obj, const std::vector<cluster::SweepPoint>& points);
+void add_sweep(nlohmann::json& obj, const std::vector<study::ScalingPoint>& points);
 void write_sweep_table(const nlohmann::json& obj, std::ostream& out);
 
 }  // namespace podnet::report

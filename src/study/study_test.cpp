@@ -152,7 +152,7 @@ TEST(TrainStudy, IsTheClusterSimulationOfTheSetupsJob) {
   auto backend = engine::make_backend(s.engine, s.fabric, s.network);
   std::vector<int32_t> gpus;
   const workload::TrainResult direct =
-      cluster::simulate_job(s.job(), s.fabric, *backend, o, s.placement, s.scenario.seed, &gpus);
+      simulate_job(s.job(), s.fabric, *backend, o, s.placement, s.scenario.seed, &gpus);
   EXPECT_EQ(t.result.iteration, direct.iteration);
   EXPECT_EQ(t.gpus, gpus);
   ASSERT_TRUE(t.reliability);

@@ -5,10 +5,10 @@
 #include <map>
 #include <memory>
 
-#include "cluster/scaling_sweep.hpp"
 #include "core/error.hpp"
 #include "engine/registry.hpp"
 #include "scenario/estimate.hpp"
+#include "study/scaling.hpp"
 
 namespace podnet::study {
 
@@ -147,7 +147,7 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
     return out;
   }
   out.job = s.job(!r.allow_oom);
-  out.result = cluster::simulate_job(out.job, topo, *backend, topt, s.placement, s.scenario.seed, &out.gpus);
+  out.result = simulate_job(out.job, topo, *backend, topt, s.placement, s.scenario.seed, &out.gpus);
   counters();
   if (failures) {
     // The same iteration (same placement and per-op times) with the scenario's failures injected by the
@@ -201,7 +201,7 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
     if (dps.empty() || dps.back() != out.job.dp) dps.push_back(out.job.dp);
     std::vector<double> caps = r.sweep_caps;
     if (caps.empty()) caps = {0, 50e9, 20e9, 10e9, 5e9};
-    out.sweep = cluster::scaling_sweep(
+    out.sweep = scaling_sweep(
         out.job, topo, [&](const topology::Topology& t) { return engine::make_backend(s.engine, t, s.network); }, topt,
         s.placement, s.scenario.seed, dps, caps,
         [&](size_t i, size_t n, const std::string& what, bool finished) {

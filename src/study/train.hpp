@@ -16,6 +16,7 @@
 #include "diagnose/straggler.hpp"
 #include "scenario/setup.hpp"
 #include "study/reliability.hpp"
+#include "study/scaling.hpp"
 #include "study/study.hpp"
 #include "workload/chakra.hpp"
 #include "workload/job.hpp"
@@ -34,7 +35,7 @@ struct TrainRequest {
   std::string simai_workload;  // a SimAI/AICB workload file instead of `workload:` ("" = none)
   std::string chakra;          // a directory of Chakra execution traces (PREFIX.<rank>.et) instead ("" = none)
   bool failures = true;        // also run the iteration with the scenario's `failures:` (when it has some)
-  // The scaling sweep (cluster::scaling_sweep): when `sweep`, DP sizes (empty:
+  // The scaling sweep (scaling_sweep, study/scaling.hpp): when `sweep`, DP sizes (empty:
   // 1, 2, 4, ... up to the job's, multiples of EP; the job's own DP is always
   // added) at per-GPU NIC caps in bytes/s (empty: as built, 50, 20, 10, 5 GB/s).
   bool sweep = false;
@@ -76,7 +77,7 @@ struct TrainStudy {
   std::vector<workload::simai::GroupTraffic> imported;
   std::optional<workload::chakra::Imported> chakra;  // when run from Chakra traces (imported_source: the directory)
   bool swept = false;
-  std::vector<cluster::SweepPoint> sweep;
+  std::vector<ScalingPoint> sweep;
   TelemetryResult telemetry;
 };
 
