@@ -104,7 +104,8 @@ std::vector<ParamSpec> inference_params() {
        "",
        "a CSV file of each request's prompt and output tokens (a header naming them: prompt,output, or an Azure "
        "LLM inference trace's ContextTokens,GeneratedTokens), taken in order and again from the top; replaces "
-       "prompt, prompt_max, output and output_max. A relative path is relative to the scenario file",
+       "prompt, prompt_max, output and output_max. A relative path: in a scenario file, the file's; with --set, the "
+       "working directory's",
        -kBig,
        kBig,
        {},
@@ -227,9 +228,9 @@ RequestLengths parse_request_lengths(const std::string& text, const std::string&
     const std::string line = text.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
     at = nl == std::string::npos ? text.size() + 1 : nl + 1;
     ++line_no;
-    if (cells(line).size() == 1 && cells(line)[0].empty()) continue;  // a blank line
     const std::vector<std::string> row = cells(line);
-    if (prompt_col < 0) {  // the header
+    if (row.size() == 1 && row[0].empty()) continue;  // a blank line
+    if (prompt_col < 0) {                             // the header
       for (size_t i = 0; i < row.size(); ++i) {
         const std::string name = lower(row[i]);
         if (prompt_col < 0 && std::find(kPrompt.begin(), kPrompt.end(), name) != kPrompt.end())
