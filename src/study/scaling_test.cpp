@@ -15,23 +15,8 @@ namespace {
 
 using workload::testing::rail;
 
-// A small GPT-shaped job (the layout, not the size, matters here).
 workload::Job job(int64_t tp, int64_t pp, int64_t dp, int64_t m = 4) {
-  workload::Job j;
-  j.model = *workload::find_model("gpt3-175b");
-  j.model.layers = 8;
-  j.model.hidden = 1024;
-  j.model.heads = 16;
-  j.model.kv_heads = 16;
-  j.model.ffn = 4096;
-  j.model.seq = 1024;
-  j.model.vocab = 1024;
-  j.gpu = *workload::find_gpu("h100");
-  j.tp = tp;
-  j.pp = pp;
-  j.dp = dp;
-  j.global_batch = m * dp;
-  return j;
+  return workload::testing::small_gpt_job(tp, pp, dp, m);
 }
 
 TEST(Scaling, TopologyAwareBeatsRandomOnAipod16k) {
