@@ -1,4 +1,3 @@
-#include <cctype>
 #include <fmt/format.h>
 #include <iostream>
 

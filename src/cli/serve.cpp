@@ -169,7 +169,7 @@ Request parse_request(const nlohmann::json& body) {
   // A key naming a file (its name ends in _file) would have the server read one of its own files for a client.
   for (const auto& sec : scenario::sections())
     for (const auto& spec : sec.params())
-      if (spec.name.size() > 5 && spec.name.ends_with("_file") && r.sc.section(sec.name).has(spec.name))
+      if (scenario::names_a_file(spec.name) && r.sc.section(sec.name).has(spec.name))
         throw InputError(fmt::format("'{}.{}': names a file on the server, which the dashboard does not read for a "
                                      "client; run `podnet {}` with the file on your own machine",
                                      sec.name, spec.name, st->name));

@@ -64,7 +64,8 @@ struct LinkClassOptions {
   static std::array<LinkClassModel, kLinkClassCount> defaults();
 };
 
-// The class of link `l` with endpoint transport `transport` (a preset name: rocev2, infiniband, tcp).
+// The class of link `l`; a NIC-to-switch or switch-to-switch link is `nic_links`, the transport's
+// (Transport::nic_links).
 LinkClass link_class_of(const topology::Topology& t, topology::LinkId l, LinkClass nic_links);
 // Ethernet and InfiniBand links carry the transport's packets (header overhead).
 inline bool carries_transport(LinkClass c) { return c == LinkClass::Ethernet || c == LinkClass::InfiniBand; }

@@ -5,7 +5,7 @@
 // static library. Adding an engine: its backend class, one row in the table.
 //
 // The layers above ask an engine what it can do (EngineTraits), never its
-// name: a test (scripts/check-names.sh) keeps names from being compared
+// name: a test (scripts/check-names.py) keeps names from being compared
 // outside the registries.
 #pragma once
 

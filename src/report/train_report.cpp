@@ -323,8 +323,8 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
         "  " + plain + (plain == "compute" || plain == "bubble" || plain == "idle" ? "" : " (exposed)");
     t.add({label, fmt::format("{} ms ({}%)", fixed(v, 2), fixed(it > 0 ? 100 * v / it : 0, 1))});
     if (plain == "compute" && o.contains("variability")) {
-      const double added = o["variability"]["compute_added_ms"].get<double>();
       const auto& v = o["variability"];
+      const double added = v["compute_added_ms"].get<double>();
       t.add({"    of which variability (compute added)",
              fmt::format("{} ms ({}%); the slowest GPU, {}, at {}x", fixed(added, 2),
                          fixed(it > 0 ? 100 * added / it : 0, 1), thousands(v["slowest_gpu"].get<int64_t>()),

@@ -39,7 +39,7 @@ Router::Router(const topology::Topology& t, RouteOptions o) : t_(t), o_(std::mov
   policy_ = info->kind;
   torus_ = !t.torus_dims.empty();
   dragonfly_ = t.group_minimal;
-  tracks_load_ = policy_ == Policy::Adaptive || policy_ == Policy::Ugal;
+  tracks_load_ = info->load_aware;
   if (policy_ == Policy::DimensionOrder && !torus_)
     throw Error("routing: policy 'dimension_order' needs a torus (the topology has no torus_dims)");
 

@@ -63,8 +63,9 @@ const std::vector<SectionInfo>& sections() {
       {"reliability", "component failure rates, recovery times and checkpoint costs for `podnet reliability`",
        reliability::reliability_params},
       {"storage",
-       "the frontend and storage network as checkpoints use it: frontend NICs per server, storage nodes and their "
-       "bandwidth; with frontend NICs, checkpoint write and restart times replace reliability's constants",
+       "the frontend and storage network as checkpoints use it: frontend NICs per server, the storage's write and "
+       "read bandwidth per server, overheads; with frontend NICs, checkpoint write and restart times replace "
+       "reliability's constants",
        reliability::storage_params},
       {"addressing",
        "IP pools, ASNs and BGP style of the configuration plan (`podnet design --config-plan`, NetBox IP addresses)",

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/error.hpp"
@@ -33,6 +34,10 @@
 #include "topology/topology.hpp"
 
 namespace podnet::scenario {
+
+// A key that names a file ends in `_file` (inference.lengths_file): serve refuses it, a sweep records the file's
+// contents.
+inline bool names_a_file(std::string_view key) { return key.size() > 5 && key.ends_with("_file"); }
 
 // A section with a fixed schema (server, switch, cabling, ...).
 struct SectionInfo {

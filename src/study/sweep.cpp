@@ -30,6 +30,7 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/params.hpp"
+#include "scenario/scenario.hpp"
 #include "scenario/yaml_intake.hpp"
 
 namespace podnet::study {
@@ -369,7 +370,7 @@ std::string SweepSpec::definition() const {
   for (const auto& f : fragments) d += "config-add=" + f + content_tag(f) + "\n";
   // A key naming a file (its name ends in _file: inference.lengths_file) records what the file holds too.
   const auto file_tag = [](const std::string& key, const std::string& value) {
-    return key.size() > 5 && key.ends_with("_file") ? content_tag(value) : std::string();
+    return scenario::names_a_file(key) ? content_tag(value) : std::string();
   };
   for (const auto& s : sets) {
     const size_t eq = s.find('=');
