@@ -58,10 +58,28 @@ void FailureDriver::fail(Time at, std::string why) {
   report_.failure = std::move(why);
 }
 
-void FailureDriver::fail_launch(Time at, const std::string& what, const std::string& why) {
+std::string FailureDriver::transfer_name(const plan::TransferPlan& plan, int32_t i) {
+  const std::string& label = plan.transfers[static_cast<size_t>(i)].label;
+  return label.empty() ? fmt::format("transfer {}", i) : label;
+}
+
+Time FailureDriver::compute_duration(Time d, const std::vector<int32_t>& ranks) const {
+  const double factor = compute_factor(ranks);
+  return factor == 1.0 ? d : Time(static_cast<int64_t>(static_cast<double>(d.ps) * factor + 0.5));
+}
+
+void FailureDriver::fail_launch(Time at, const plan::TransferPlan& plan, int32_t i, const std::string& why) {
   fail(at + fo_.collective_timeout,
-       fmt::format("{}: no route after the failures, the collective times out after {} ({})", what,
+       fmt::format("{}: no route after the failures, the collective times out after {} ({})", transfer_name(plan, i),
                    format_time(fo_.collective_timeout), why));
+}
+
+void FailureDriver::start_on(const std::vector<routing::PathPart>& route, Time at, const plan::TransferPlan& plan,
+                             int32_t i) {
+  routing::DirLink first = -1;
+  for (const auto& p : route)
+    if (repair_at(p.link) != Time::max() && (first < 0 || repair_at(p.link) < repair_at(first))) first = p.link;
+  if (first >= 0) stalled_start(first, at, transfer_name(plan, i));
 }
 
 void FailureDriver::stalled_start(routing::DirLink d, Time at, const std::string& what) {

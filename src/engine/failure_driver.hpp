@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/backend.hpp"
+#include "plan/transfer_plan.hpp"
 #include "routing/route.hpp"
 #include "topology/topology.hpp"
 
@@ -35,22 +36,26 @@ class FailureDriver {
 
   FailureDriver(const topology::Topology& t, const FailureOptions& options, RunReport& report);
 
+  // How a transfer is named in failure texts: its label, else "transfer i".
+  static std::string transfer_name(const plan::TransferPlan& plan, int32_t i);
   // Duration multiplier for a compute on `ranks` starting now: the slowest
   // straggler of the lockstep group sets the pace (1 when none).
   double compute_factor(const std::vector<int32_t>& ranks) const;
-  // A transfer that found no route when it started: the collective cannot
-  // connect and the job fails when it times out (at + collective_timeout).
-  void fail_launch(Time at, const std::string& what, const std::string& why);
+  // A compute's duration `d` on `ranks` starting now: d x compute_factor, rounded.
+  Time compute_duration(Time d, const std::vector<int32_t>& ranks) const;
+  // Transfer i of `plan` found no route when it started: the collective
+  // cannot connect and the job fails when it times out (at +
+  // collective_timeout). `why` is the routing error.
+  void fail_launch(Time at, const plan::TransferPlan& plan, int32_t i, const std::string& why);
   // When routing repairs direction `d`, which failed: Time::max() when it
   // did not fail or is repaired already (one load).
   Time repair_at(routing::DirLink d) const { return pending_repair_[static_cast<size_t>(d)]; }
-  // A flow (or QP) starting at `at` whose route crosses failed directions
-  // stalls until the first of their repairs, that of `d` (the caller finds
-  // it with repair_at, as run() does for running flows: once moved off one
-  // dead direction it leaves the others); a stall longer than the
-  // collective timeout fails the job at at + timeout. `what` names the
-  // transfer.
-  void stalled_start(routing::DirLink d, Time at, const std::string& what);
+  // A flow (or QP) of transfer i starting at `at` on `route`: if the route
+  // crosses failed directions it stalls until the first of their repairs
+  // (once moved off one dead direction it leaves the others, as run() does
+  // for running flows); a stall longer than the collective timeout fails
+  // the job at at + timeout.
+  void start_on(const std::vector<routing::PathPart>& route, Time at, const plan::TransferPlan& plan, int32_t i);
   // Runs the engine through every action. On return, report.job_failed says
   // whether the job stopped (report.makespan is then failed_at).
   void run(const Hooks& hooks);
@@ -65,6 +70,7 @@ class FailureDriver {
   void push(Action a);
   bool local(routing::DirLink d) const;
   void fail(Time at, std::string why);  // the earliest reason wins
+  void stalled_start(routing::DirLink d, Time at, const std::string& what);
 
   const topology::Topology& t_;
   const FailureOptions& fo_;

@@ -74,220 +74,262 @@ std::vector<routing::DirLink> series_representatives(const topology::Topology& t
 FlowBackend::FlowBackend(const topology::Topology& topo, NetworkOptions options)
     : topo_(topo), options_(std::move(options)) {}
 
-RunReport FlowBackend::run(const plan::TransferPlan& plan) {
-  routing::Router router(topo_, options_.routing);
-  PlanCompiler compiler(topo_, router, options_.transport, options_.links);
-  const bool adaptive = routing::policy_info(options_.routing.policy).load_aware;
+namespace {
 
+// One run of a plan on the flow engine: compiling transfers into flows, the
+// failure hooks and the report (flow_backend.hpp).
+class FlowRun {
+ public:
+  FlowRun(const topology::Topology& topo, const NetworkOptions& options, const char* engine,
+          const plan::TransferPlan& plan, RunReport& report)
+      : topo_(topo),
+        options_(options),
+        engine_(engine),
+        plan_(plan),
+        report_(report),
+        router_(topo, options.routing),
+        compiler_(topo, router_, options.transport, options.links),
+        adaptive_(routing::policy_info(options.routing.policy).load_aware),
+        failures_(!options.failures.events.empty()),
+        keep_routes_(adaptive_ || failures_),  // for adaptive load release, or re-routing around a failed link
+        sim_(sim_options()),
+        runner_(plan, report),  // rejects bad dependencies and cycles up front
+        driver_(topo, options.failures, report) {
+    const int32_t dir_links = routing::dir_link_count(topo_);
+    sim_.reserve_links(static_cast<uint32_t>(dir_links));
+    capacity_.resize(static_cast<size_t>(dir_links));  // payload capacity per directed link
+    for (int32_t d = 0; d < dir_links; ++d) capacity_[static_cast<size_t>(d)] = compiler_.payload_capacity_bps(d);
+    for (int32_t d = 0; d < dir_links; ++d) sim_.add_link(Bandwidth(capacity_[static_cast<size_t>(d)]));
+    runner_.report_progress(&options_.progress, options_.progress_every);
+    // Links in series with one of less capacity are left out of the solver (series_representatives).
+    series_ = !failures_ && !record_link_steps();
+    if (series_) rep_ = series_representatives(topo_, capacity_);
+  }
+
+  // PlanRunner's launch callback (a template argument: no std::function per completion).
+  auto launcher() {
+    return [this](int32_t i, Time at) { launch(i, at); };
+  }
+
+  void run() {
+    runner_.start(launcher());
+    auto on_complete = [this](const Completion& c) { complete(c); };
+    if (!failures_) {
+      sim_.run_until_idle(on_complete);
+    } else {
+      FailureDriver::Hooks h = failure_hooks();
+      h.run_until = [this, &on_complete](Time t) { sim_.run_until(t, on_complete); };
+      h.run_to_end = [this, &on_complete] { sim_.run_until_idle(on_complete); };
+      driver_.run(h);
+    }
+    if (!report_.job_failed && sim_.stalled_flows() > 0)
+      throw Error(fmt::format("{} flow(s) stalled with zero bandwidth (a failed link on their path): {}",
+                              sim_.stalled_flows(), sim_.stuck_report()));
+    link_report();
+  }
+
+ private:
   struct Record {
     int32_t transfer;
     int32_t index;  // which of the transfer's compiled flows (QP) this is
     double route_weight;
     FlowId sim_id = kInvalidId;            // valid while running
-    std::vector<routing::PathPart> parts;  // kept only when keep_routes
+    std::vector<routing::PathPart> parts;  // kept only when keep_routes_
   };
-  std::vector<Record> records;
 
-  FlowSimOptions so;
-  so.quantum = options_.flow_quantum;
-  so.threads = options_.threads > 0 ? options_.threads : (std::thread::hardware_concurrency() >= 2 ? 2 : 1);
-  // Reports of stuck flows (watchdog, zero bandwidth) name the transfer and the links.
-  so.flow_name = [&](uint64_t tag) {
-    const Record& r = records[tag];
-    const std::string& label = plan.transfers[r.transfer].label;
-    return fmt::format("transfer {}{}{} flow {}", r.transfer, label.empty() ? "" : " ", label, r.index);
-  };
-  so.heartbeat = options_.heartbeat;
-  so.heartbeat_every = static_cast<uint64_t>(std::max<int64_t>(1, options_.heartbeat_every / 256));
-  so.link_name = [&](LinkId l) { return dir_link_name(topo_, static_cast<routing::DirLink>(l)); };
-  so.record_link_steps = static_cast<bool>(options_.observe);
-  if (so.record_link_steps && options_.memory_limit > 0) {
-    // The record may take what the process does not hold now; a vector's capacity can reach twice its
-    // size, so it is capped at half of that.
-    const int64_t held = resident_bytes();
-    const int64_t room = std::max<int64_t>(options_.memory_limit - held, 0);
-    so.max_link_steps = std::max<uint64_t>(1, static_cast<uint64_t>(room) / (2 * sizeof(FlowSim::LinkStep)));
-    so.link_steps_limit = fmt::format("the memory limit of {:.1f} MB (--max-memory) leaves beside the {:.1f} MB the "
-                                      "process held when the run started (the record's capacity may reach twice "
-                                      "its size)",
-                                      static_cast<double>(options_.memory_limit) / 1e6,
-                                      static_cast<double>(held) / 1e6);
+  bool record_link_steps() const { return static_cast<bool>(options_.observe); }
+
+  FlowSimOptions sim_options() {
+    FlowSimOptions so;
+    so.quantum = options_.flow_quantum;
+    so.threads = options_.threads > 0 ? options_.threads : (std::thread::hardware_concurrency() >= 2 ? 2 : 1);
+    // Reports of stuck flows (watchdog, zero bandwidth) name the transfer and the links.
+    so.flow_name = [this](uint64_t tag) {
+      const Record& r = records_[tag];
+      const std::string& label = plan_.transfers[static_cast<size_t>(r.transfer)].label;
+      return fmt::format("transfer {}{}{} flow {}", r.transfer, label.empty() ? "" : " ", label, r.index);
+    };
+    so.heartbeat = options_.heartbeat;
+    so.heartbeat_every = static_cast<uint64_t>(std::max<int64_t>(1, options_.heartbeat_every / 256));
+    so.link_name = [this](LinkId l) { return dir_link_name(topo_, static_cast<routing::DirLink>(l)); };
+    so.record_link_steps = record_link_steps();
+    if (so.record_link_steps && options_.memory_limit > 0) {
+      // The record may take what the process does not hold now; a vector's capacity can reach twice its
+      // size, so it is capped at half of that.
+      const int64_t held = resident_bytes();
+      const int64_t room = std::max<int64_t>(options_.memory_limit - held, 0);
+      so.max_link_steps = std::max<uint64_t>(1, static_cast<uint64_t>(room) / (2 * sizeof(FlowSim::LinkStep)));
+      so.link_steps_limit = fmt::format("the memory limit of {:.1f} MB (--max-memory) leaves beside the {:.1f} MB "
+                                        "the process held when the run started (the record's capacity may reach "
+                                        "twice its size)",
+                                        static_cast<double>(options_.memory_limit) / 1e6,
+                                        static_cast<double>(held) / 1e6);
+    }
+    return so;
   }
-  FlowSim sim(so);
-  const int32_t dir_links = routing::dir_link_count(topo_);
-  sim.reserve_links(static_cast<uint32_t>(dir_links));
-  std::vector<double> capacity(static_cast<size_t>(dir_links));  // payload capacity per directed link
-  for (int32_t d = 0; d < dir_links; ++d) capacity[static_cast<size_t>(d)] = compiler.payload_capacity_bps(d);
-  for (int32_t d = 0; d < dir_links; ++d) sim.add_link(Bandwidth(capacity[static_cast<size_t>(d)]));
 
-  RunReport report;
-  report.engine = name();
-  PlanRunner runner(plan, report);  // rejects bad dependencies and cycles up front
-  runner.report_progress(&options_.progress, options_.progress_every);
-
-  const FailureOptions& fo = options_.failures;
-  const bool failures = !fo.events.empty();
-  FailureDriver driver(topo_, fo, report);
-  // Routes are kept while a flow runs when something needs them later:
-  // adaptive load release, or re-routing around a failed link.
-  const bool keep_routes = adaptive || failures;
-
-  std::vector<CompiledFlow> compiled;
-  std::vector<Resource> resources;
-  // Links in series with one of less capacity are left out of the solver (series_representatives).
-  const bool series = !failures && !so.record_link_steps;
-  const std::vector<routing::DirLink> rep = series ? series_representatives(topo_, capacity)
-                                                   : std::vector<routing::DirLink>{};
-
-  auto start_flow = [&](int32_t transfer, int32_t index, CompiledFlow& f, Bytes bytes, Time at, Time latency) {
-    resources.clear();
-    for (const auto& p : f.parts)
-      if (!series || rep[static_cast<size_t>(p.link)] == p.link)
-        resources.push_back({static_cast<LinkId>(p.link), p.fraction});
-    report.solver_terms += resources.size();
-    if (failures) {  // on a failed direction: stalls until the first repair among them
-      routing::DirLink first = -1;
-      for (const auto& p : f.parts)
-        if (driver.repair_at(p.link) != Time::max() &&
-            (first < 0 || driver.repair_at(p.link) < driver.repair_at(first)))
-          first = p.link;
-      if (first >= 0) {
-        const auto& label = plan.transfers[transfer].label;
-        driver.stalled_start(first, at, label.empty() ? fmt::format("transfer {}", transfer) : label);
+  void launch(int32_t i, Time at) {
+    compiled_.clear();
+    if (!failures_) {
+      compiler_.compile(plan_, i, compiled_);
+    } else {
+      try {
+        compiler_.compile(plan_, i, compiled_);
+      } catch (const Error& e) {
+        driver_.fail_launch(at, plan_, i, e.what());
+        return;
       }
     }
+    const plan::Transfer& t = plan_.transfers[static_cast<size_t>(i)];
+    if (t.kind == plan::TransferKind::Compute && failures_)
+      compiled_[0].latency = driver_.compute_duration(compiled_[0].latency, t.ranks);
+    runner_.add_parts(i, static_cast<int32_t>(compiled_.size()));
+    for (size_t k = 0; k < compiled_.size(); ++k)
+      start_flow(i, static_cast<int32_t>(k), compiled_[k], compiled_[k].bytes, at, compiled_[k].latency);
+  }
+
+  void start_flow(int32_t transfer, int32_t index, CompiledFlow& f, Bytes bytes, Time at, Time latency) {
+    resources_.clear();
+    for (const auto& p : f.parts)
+      if (!series_ || rep_[static_cast<size_t>(p.link)] == p.link)
+        resources_.push_back({static_cast<LinkId>(p.link), p.fraction});
+    report_.solver_terms += resources_.size();
+    if (failures_) driver_.start_on(f.parts, at, plan_, transfer);  // on a failed direction: stalls until repaired
     if (options_.on_route) options_.on_route(transfer, f.parts, static_cast<double>(bytes));
     FlowSpec spec;
     spec.bytes = bytes;
     spec.start = at;
     spec.latency = latency;
-    spec.resources = resources;
-    const plan::Transfer& tr = plan.transfers[static_cast<size_t>(transfer)];
+    spec.resources = resources_;
+    const plan::Transfer& tr = plan_.transfers[static_cast<size_t>(transfer)];
     if (tr.max_rate_bps > 0 && f.bytes > 0) spec.cap = Bandwidth(plan::part_rate_cap_bps(tr, f.bytes));
-    spec.tag = records.size();
+    spec.tag = records_.size();
     Record r{transfer, index, f.route_weight, kInvalidId,
-             keep_routes ? std::move(f.parts) : std::vector<routing::PathPart>{}};
-    r.sim_id = sim.add_flow(spec);
-    records.push_back(std::move(r));
-    ++report.flows;
-  };
+             keep_routes_ ? std::move(f.parts) : std::vector<routing::PathPart>{}};
+    r.sim_id = sim_.add_flow(spec);
+    records_.push_back(std::move(r));
+    ++report_.flows;
+  }
 
-  auto launch = [&](int32_t i, Time at) {
-    compiled.clear();
-    if (!failures) {
-      compiler.compile(plan, i, compiled);
-    } else {
-      try {
-        compiler.compile(plan, i, compiled);
-      } catch (const Error& e) {
-        const auto& label = plan.transfers[i].label;
-        driver.fail_launch(at, label.empty() ? fmt::format("transfer {}", i) : label, e.what());
-        return;
-      }
-    }
-    const plan::Transfer& t = plan.transfers[i];
-    if (t.kind == plan::TransferKind::Compute && failures) {
-      const double factor = driver.compute_factor(t.ranks);
-      if (factor != 1.0)
-        compiled[0].latency = Time(static_cast<int64_t>(static_cast<double>(compiled[0].latency.ps) * factor + 0.5));
-    }
-    runner.add_parts(i, static_cast<int32_t>(compiled.size()));
-    for (size_t k = 0; k < compiled.size(); ++k)
-      start_flow(i, static_cast<int32_t>(k), compiled[k], compiled[k].bytes, at, compiled[k].latency);
-  };
-
-  runner.start(launch);
-
-  auto on_complete = [&](const Completion& c) {
-    Record& r = records[c.tag];
+  void complete(const Completion& c) {
+    Record& r = records_[c.tag];
     r.sim_id = kInvalidId;
-    if (adaptive) router.release(r.parts, r.route_weight);
+    if (adaptive_) router_.release(r.parts, r.route_weight);
     r.parts = {};
-    runner.part_done(r.transfer, c.finish, launch);
-  };
+    runner_.part_done(r.transfer, c.finish, launcher());
+  }
 
-  if (!failures) {
-    sim.run_until_idle(on_complete);
-  } else {
+  FailureDriver::Hooks failure_hooks() {
     FailureDriver::Hooks h;
-    h.run_until = [&](Time t) { sim.run_until(t, on_complete); };
-    h.run_to_end = [&] { sim.run_until_idle(on_complete); };
-    h.done = [&] { return runner.done(); };
-    h.apply = [&](const FailureEvent& ev) {
+    h.done = [this] { return runner_.done(); };
+    h.apply = [this](const FailureEvent& ev) {
       // Down/Drain: no capacity (a drain's flows move off at once, so nothing stalls).
       const bool removed = ev.action == FailureAction::Down || ev.action == FailureAction::Drain;
       for (topology::LinkId l : ev.links)
         for (routing::DirLink d : {2 * l, 2 * l + 1}) {
-          double cap = capacity[static_cast<size_t>(d)];
+          double cap = capacity_[static_cast<size_t>(d)];
           if (removed) cap = 0;
-          if (ev.action == FailureAction::Degrade) cap = ev.rate.bps * compiler.payload_factor(l);
-          sim.set_link_capacity(static_cast<LinkId>(d), Bandwidth(cap));
+          if (ev.action == FailureAction::Degrade) cap = ev.rate.bps * compiler_.payload_factor(l);
+          sim_.set_link_capacity(static_cast<LinkId>(d), Bandwidth(cap));
         }
     };
-    std::vector<routing::DirLink> dirs;
-    h.visit_running = [&](const std::function<void(const std::vector<routing::DirLink>&)>& visit) {
-      for (const auto& r : records) {
+    h.visit_running = [this](const std::function<void(const std::vector<routing::DirLink>&)>& visit) {
+      for (const auto& r : records_) {
         if (r.sim_id == kInvalidId) continue;
-        dirs.clear();
-        for (const auto& p : r.parts) dirs.push_back(p.link);
-        visit(dirs);
+        dirs_.clear();
+        for (const auto& p : r.parts) dirs_.push_back(p.link);
+        visit(dirs_);
       }
     };
-    h.set_routing = [&](routing::DirLink d, bool up) { router.set_dir_up(d, up); };
-    h.reroute = [&](const std::vector<routing::DirLink>& dead, Time at) {
-      int64_t moved = 0;
-      for (size_t k = 0; k < records.size(); ++k) {
-        if (records[k].sim_id == kInvalidId) continue;
-        bool hit = false;
-        for (const auto& p : records[k].parts) hit = hit || std::find(dead.begin(), dead.end(), p.link) != dead.end();
-        if (!hit) continue;
-        const double remaining = sim.remaining_bytes(records[k].sim_id);
-        // A flow still in its latency phase keeps what is left of it.
-        const Time latency_left = std::max(Time(), sim.active_at(records[k].sim_id) - at);
-        sim.cancel_flow(records[k].sim_id);
-        records[k].sim_id = kInvalidId;
-        if (adaptive) router.release(records[k].parts, records[k].route_weight);
-        const int32_t i = records[k].transfer, index = records[k].index;
-        compiled.clear();
-        compiler.compile(plan, i, compiled);  // throws when no route is left
-        for (size_t q = 0; q < compiled.size(); ++q)
-          if (static_cast<int32_t>(q) != index && adaptive) router.release(compiled[q].parts, compiled[q].route_weight);
-        // The replacement continues the stream (no second latency, the rest of the
-        // first if it had not run out); the old record is retired.
-        start_flow(i, index, compiled[index], static_cast<Bytes>(remaining + 0.5), at, latency_left);
-        ++moved;
-      }
-      return moved;
-    };
-    driver.run(h);
+    h.set_routing = [this](routing::DirLink d, bool up) { router_.set_dir_up(d, up); };
+    h.reroute = [this](const std::vector<routing::DirLink>& dead, Time at) { return reroute(dead, at); };
+    return h;
   }
-  if (!report.job_failed && sim.stalled_flows() > 0)
-    throw Error(fmt::format("{} flow(s) stalled with zero bandwidth (a failed link on their path): {}",
-                            sim.stalled_flows(), sim.stuck_report()));
 
-  std::vector<double> bytes(dir_links), peak(dir_links);
-  for (int32_t d = 0; d < dir_links; ++d) {
-    // A link left out for its series representative carried what the representative did.
-    const routing::DirLink r = series ? rep[static_cast<size_t>(d)] : d;
-    const LinkStats s = sim.link_stats(static_cast<LinkId>(r));
-    bytes[d] = s.bytes;
-    const double cap = capacity[static_cast<size_t>(d)];
-    peak[d] = r == d ? s.peak_utilization : cap > 0 ? s.peak_utilization * capacity[static_cast<size_t>(r)] / cap : 0.0;
+  // Moves every running flow that crosses `dead` onto a new route at `at`; returns how many moved.
+  int64_t reroute(const std::vector<routing::DirLink>& dead, Time at) {
+    int64_t moved = 0;
+    for (size_t k = 0; k < records_.size(); ++k) {
+      if (records_[k].sim_id == kInvalidId) continue;
+      bool hit = false;
+      for (const auto& p : records_[k].parts) hit = hit || std::find(dead.begin(), dead.end(), p.link) != dead.end();
+      if (!hit) continue;
+      const double remaining = sim_.remaining_bytes(records_[k].sim_id);
+      // A flow still in its latency phase keeps what is left of it.
+      const Time latency_left = std::max(Time(), sim_.active_at(records_[k].sim_id) - at);
+      sim_.cancel_flow(records_[k].sim_id);
+      records_[k].sim_id = kInvalidId;
+      if (adaptive_) router_.release(records_[k].parts, records_[k].route_weight);
+      const int32_t i = records_[k].transfer, index = records_[k].index;
+      compiled_.clear();
+      compiler_.compile(plan_, i, compiled_);  // throws when no route is left
+      for (size_t q = 0; q < compiled_.size(); ++q)
+        if (static_cast<int32_t>(q) != index && adaptive_)
+          router_.release(compiled_[q].parts, compiled_[q].route_weight);
+      // The replacement continues the stream (no second latency, the rest of the
+      // first if it had not run out); the old record is retired.
+      start_flow(i, index, compiled_[static_cast<size_t>(index)], static_cast<Bytes>(remaining + 0.5), at,
+                 latency_left);
+      ++moved;
+    }
+    return moved;
   }
-  report.hottest = hottest_links(bytes, &peak, report.makespan, options_.hottest_links,
-                                 [&](routing::DirLink d) { return compiler.payload_capacity_bps(d); });
-  report.by_class =
-      class_loads(topo_, bytes, report.makespan, [&](routing::DirLink d) { return compiler.payload_capacity_bps(d); });
-  report.solves = sim.stats().solves;
-  report.flows_resolved = sim.stats().flows_resolved;
-  if (options_.observe) {
-    RunObservation o;
-    o.engine = name();
-    o.report = &report;
-    o.link_steps = &sim.link_steps();  // the simulator's own record, not a copy
-    o.link_capacity_bps = &capacity;
-    options_.observe(o);
+
+  // The hottest links and the load per link class; the observer, if any.
+  void link_report() {
+    const auto dir_links = static_cast<int32_t>(capacity_.size());
+    std::vector<double> bytes(static_cast<size_t>(dir_links)), peak(static_cast<size_t>(dir_links));
+    for (int32_t d = 0; d < dir_links; ++d) {
+      // A link left out for its series representative carried what the representative did.
+      const routing::DirLink r = series_ ? rep_[static_cast<size_t>(d)] : d;
+      const LinkStats s = sim_.link_stats(static_cast<LinkId>(r));
+      bytes[static_cast<size_t>(d)] = s.bytes;
+      const double cap = capacity_[static_cast<size_t>(d)];
+      peak[static_cast<size_t>(d)] = r == d    ? s.peak_utilization
+                                     : cap > 0 ? s.peak_utilization * capacity_[static_cast<size_t>(r)] / cap
+                                               : 0.0;
+    }
+    const auto capacity = [this](routing::DirLink d) { return compiler_.payload_capacity_bps(d); };
+    report_.hottest = hottest_links(bytes, &peak, report_.makespan, options_.hottest_links, capacity);
+    report_.by_class = class_loads(topo_, bytes, report_.makespan, capacity);
+    report_.solves = sim_.stats().solves;
+    report_.flows_resolved = sim_.stats().flows_resolved;
+    if (options_.observe) {
+      RunObservation o;
+      o.engine = engine_;
+      o.report = &report_;
+      o.link_steps = &sim_.link_steps();  // the simulator's own record, not a copy
+      o.link_capacity_bps = &capacity_;
+      options_.observe(o);
+    }
   }
+
+  const topology::Topology& topo_;
+  const NetworkOptions& options_;
+  const char* engine_;
+  const plan::TransferPlan& plan_;
+  RunReport& report_;
+  routing::Router router_;
+  PlanCompiler compiler_;
+  const bool adaptive_, failures_, keep_routes_;
+  std::vector<Record> records_;
+  FlowSim sim_;
+  PlanRunner runner_;
+  FailureDriver driver_;
+  std::vector<double> capacity_;
+  bool series_ = false;
+  std::vector<routing::DirLink> rep_;
+  std::vector<CompiledFlow> compiled_;
+  std::vector<Resource> resources_;
+  std::vector<routing::DirLink> dirs_;
+};
+
+}  // namespace
+
+RunReport FlowBackend::run(const plan::TransferPlan& plan) {
+  RunReport report;
+  report.engine = name();
+  FlowRun(topo_, options_, name(), plan, report).run();
   return report;
 }
 

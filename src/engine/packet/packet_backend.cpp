@@ -1,14 +1,14 @@
 #include "engine/packet/packet_backend.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <functional>
-#include <map>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "engine/failure_driver.hpp"
+#include "engine/packet/hop_latency_credit.hpp"
+#include "engine/packet/pipeline_tracker.hpp"
 #include "engine/packet/slice_pipeline.hpp"
 #include "engine/plan_runner.hpp"
 #include "engine/report_util.hpp"
@@ -35,307 +35,214 @@ PacketBackend::PacketBackend(const topology::Topology& topo, NetworkOptions opti
 PacketBackend::PacketBackend(const topology::Topology& topo, NetworkOptions options, PacketOptions packet)
     : topo_(topo), options_(std::move(options)), packet_(std::move(packet)) {}
 
-RunReport PacketBackend::run(const plan::TransferPlan& plan) {
-  sim_ = std::make_unique<PacketSim>(topo_, options_, packet_);
-  PacketSim& sim = *sim_;
-  RunReport report;
-  report.engine = name();
-  PlanRunner runner(plan, report);  // rejects bad dependencies and cycles up front
-  plan::check_pipelines(plan);
-  runner.report_progress(&options_.progress, options_.progress_every);
-  const FailureOptions& fo = options_.failures;
-  const bool failures = !fo.events.empty();
-  FailureDriver driver(topo_, fo, report);
-  bool links_failed = false;  // a link died: once the job is over, the rest of the run is not simulated
+namespace {
 
-  std::vector<std::vector<routing::PathPart>> routes;
-  std::vector<std::pair<int32_t, int32_t>> hops;
+// One run of a plan on the packet engine: launching transfers as streams,
+// the pipelines, the failure hooks and the report (packet_backend.hpp).
+class PacketRun {
+ public:
+  PacketRun(const topology::Topology& topo, const NetworkOptions& options, const char* engine, PacketSim& sim,
+            const plan::TransferPlan& plan, RunReport& report)
+      : topo_(topo),
+        options_(options),
+        engine_(engine),
+        sim_(sim),
+        plan_(plan),
+        report_(report),
+        runner_(plan, report),  // rejects bad dependencies and cycles up front
+        failures_(!options.failures.events.empty()),
+        driver_(topo, options.failures, report),
+        pipes_(sim),
+        credit_(plan, sim) {
+    plan::check_pipelines(plan);
+    runner_.report_progress(&options_.progress, options_.progress_every);
+  }
 
-  // Slice pipelines (plan::Pipeline): one per running pipelined transfer; its streams are hop h, QP q
-  // at streams[h * qps + q], each cut into the pipeline's slices (a QP carries its share of every
-  // slice); a stream may send the slices its hop has released.
-  struct PipeRun {
-    std::unique_ptr<SlicePipeline> pipe;
-    int32_t qps = 1;
-    std::vector<int32_t> streams;
-    std::vector<int64_t> got;  // slices delivered, per stream
-  };
-  std::deque<PipeRun> pipes;                             // stable references
-  std::vector<std::pair<int32_t, int32_t>> stream_pipe;  // by stream: (pipe, local index), pipe -1: none
-  std::vector<int32_t> raised;
-  auto raise_limits = [&](PipeRun& pr) {
-    for (int32_t h : raised)
-      for (int32_t q = 0; q < pr.qps; ++q)
-        sim.release_slices(pr.streams[static_cast<size_t>(h * pr.qps + q)], pr.pipe->released(h));
-    raised.clear();
-  };
-  // Stream s delivered more (progress or completion): the hop's delivered slices are the fewest of its QPs.
-  auto refresh = [&](int32_t s) {
-    if (s < 0 || s >= static_cast<int32_t>(stream_pipe.size()) || stream_pipe[s].first < 0) return;
-    PipeRun& pr = pipes[static_cast<size_t>(stream_pipe[s].first)];
-    const int32_t local = stream_pipe[s].second;
-    const int64_t u = pr.pipe->slices();
-    int64_t& n = pr.got[static_cast<size_t>(local)];
-    n = std::min(u, sim.delivered_slices(s));
-    if (n < u) sim.watch_slices(s, n + 1);
-    const int32_t h = local / pr.qps;
-    int64_t hop = u;
-    for (int32_t q = 0; q < pr.qps; ++q) hop = std::min(hop, pr.got[static_cast<size_t>(h * pr.qps + q)]);
-    pr.pipe->deliver(h, hop, raised);
-    raise_limits(pr);
-  };
+  // PlanRunner's launch callback (a template argument: no std::function per completion).
+  auto launcher() {
+    return [this](int32_t i, Time at) { launch(i, at); };
+  }
 
-  // A delay that holds its transfers' hop latency (plan::Transfer::holds_hop_latency) is shortened by
-  // the latency their packets add to it physically, so that a collective takes NCCL's latency plus its
-  // bytes' time, as NCCL's model and the flow engine add them. The transfers after the delay are those
-  // that pay no latency of their own (latency_steps = 0), up to the next Compute. Each one's chain: its
-  // pipeline's chain of hops weighted by their physical latency (SlicePipeline::chain_length; the
-  // in-server prefix before the NIC once, as a stream pays it), or without a pipeline its slowest hop's.
-  // What of it shows: a forwarding pipeline (period 0: chains, trees) or none shows all of it (the first
-  // slice crosses the whole chain, the rest follow); a ring pipeline (period > 0) only what its bytes do
-  // not cover, max(0, chain - B), B the busiest link's bytes from all the transfers after the delay / its
-  // rate: a step's own slices go while the next slice is on its way, and other channels send while one
-  // waits. The credit is the longest path of what shows. Routes as launch() makes them (QP 0's).
-  std::vector<std::vector<int32_t>> after;  // dependents, built on first use
-  std::vector<int64_t> shows_memo;          // ps along the longest path from a transfer on; -1 unknown
-  std::vector<double> own_chain;            // per transfer after a delay: its chain (ps)
-  std::vector<uint8_t> seen;
-  std::vector<int32_t> reached;
-  std::map<routing::DirLink, double> link_bytes;
-  std::vector<std::pair<int32_t, int32_t>> chain_hops_buf;
-  std::vector<routing::PathPart> chain_route;
-  std::vector<double> chain_weight;
-  const auto eligible = [&](int32_t j) {
-    const plan::Transfer& t = plan.transfers[static_cast<size_t>(j)];
-    return t.kind != plan::TransferKind::Compute && t.latency_steps == 0;
-  };
-  const auto is_ring = [&](int32_t j) {
-    const plan::Transfer& t = plan.transfers[static_cast<size_t>(j)];
-    return t.pipeline.slices > 0 && t.pipeline.period > 0 && t.kind != plan::TransferKind::P2p;
-  };
-  // Transfer j's chain (ps); adds its hops' bytes to link_bytes.
-  const auto chain_of = [&](int32_t j) -> double {
-    const plan::Transfer& t = plan.transfers[static_cast<size_t>(j)];
-    SlicePipeline::hops_of(t, chain_hops_buf);
-    if (chain_hops_buf.empty()) return 0;
-    const uint64_t base = static_cast<uint64_t>(t.channel) * 1024;
-    const bool piped = t.pipeline.slices > 0 && t.kind != plan::TransferKind::P2p;
-    chain_weight.clear();
-    double prefix = 0;  // a stream pays its in-server prefix once, at its start (prefix_latency)
-    try {
-      for (const auto& [a, b] : chain_hops_buf) {
-        chain_route.clear();
-        sim.peek_route(a, b, base, chain_route);
-        const auto p = static_cast<double>(sim.prefix_latency(chain_route).ps);
-        chain_weight.push_back(static_cast<double>(sim.physical_latency(chain_route).ps) - (piped ? p : 0.0));
-        prefix = std::max(prefix, p);
-        for (const auto& part : chain_route) link_bytes[part.link] += static_cast<double>(t.bytes) * part.fraction;
-      }
-    } catch (const Error&) {
-      return 0;  // no route (a failure): launch() reports it
+  void run() {
+    runner_.start(launcher());
+    const std::function<void(const SimEvent&)> on_event = [this](const SimEvent& e) { handle(e); };
+    if (failures_) driver_.run(failure_hooks(on_event));
+    if (report_.job_failed) sim_.stop();  // the run ends at the failure (the driver set the makespan)
+    sim_.run(on_event);
+    if (!report_.job_failed) {
+      if (sim_.open_streams() > 0)
+        throw Error(fmt::format("packet engine: {} stream(s) never completed", sim_.open_streams()));
+      if (!runner_.all_launched()) throw Error("packet engine: internal: a transfer never started");
     }
-    return piped ? prefix + SlicePipeline::chain_length(t, chain_weight)
-                 : *std::max_element(chain_weight.begin(), chain_weight.end());
-  };
-  double busy_ps = 0;  // B of the delay being credited
-  std::function<int64_t(int32_t)> shows_from = [&](int32_t j) -> int64_t {
-    int64_t& memo = shows_memo[static_cast<size_t>(j)];
-    if (memo >= 0) return memo;
-    int64_t next = 0;
-    for (int32_t k : after[static_cast<size_t>(j)])
-      if (eligible(k)) next = std::max(next, shows_from(k));
-    const double c = own_chain[static_cast<size_t>(j)];
-    memo = static_cast<int64_t>((is_ring(j) ? std::max(0.0, c - busy_ps) : c) + 0.5) + next;
-    return memo;
-  };
-  const auto hop_latency_credit = [&](int32_t i) -> int64_t {
-    if (after.empty()) {
-      after.assign(plan.transfers.size(), {});
-      for (size_t j = 0; j < plan.transfers.size(); ++j)
-        for (int32_t d : plan.transfers[j].deps) after[static_cast<size_t>(d)].push_back(static_cast<int32_t>(j));
-      shows_memo.assign(plan.transfers.size(), -1);
-      own_chain.assign(plan.transfers.size(), 0);
-      seen.assign(plan.transfers.size(), 0);
-    }
-    // Every transfer after the delay once: its chain, and its bytes on the links (B).
-    reached.clear();
-    link_bytes.clear();
-    for (int32_t k : after[static_cast<size_t>(i)])
-      if (eligible(k) && !seen[static_cast<size_t>(k)]) seen[static_cast<size_t>(k)] = 1, reached.push_back(k);
-    for (size_t q = 0; q < reached.size(); ++q) {
-      const int32_t j = reached[q];
-      own_chain[static_cast<size_t>(j)] = chain_of(j);
-      for (int32_t k : after[static_cast<size_t>(j)])
-        if (eligible(k) && !seen[static_cast<size_t>(k)]) seen[static_cast<size_t>(k)] = 1, reached.push_back(k);
-    }
-    busy_ps = 0;
-    for (const auto& [link, bytes] : link_bytes)
-      busy_ps = std::max(busy_ps, bytes * 8e12 / static_cast<double>(sim.link_bps(link)));
-    int64_t credit = 0;
-    for (int32_t k : after[static_cast<size_t>(i)])
-      if (eligible(k)) credit = std::max(credit, shows_from(k));
-    return credit;
-  };
+    link_report();
+  }
 
-  auto launch = [&](int32_t i, Time at) {
-    const plan::Transfer& t = plan.transfers[i];
-    const uint64_t base = static_cast<uint64_t>(t.channel) * 1024;
-    const int32_t steps = std::max(0, t.latency_steps);
+ private:
+  void launch(int32_t i, Time at) {
+    const plan::Transfer& t = plan_.transfers[static_cast<size_t>(i)];
+    if (t.kind == plan::TransferKind::Compute) return launch_compute(i, at);
     const int32_t qps = std::max(1, t.qps);
-    if (t.kind == plan::TransferKind::Compute) {
-      Time duration = t.duration;
-      if (failures) {  // a straggler slows the whole delay, as on the flow engine; the hops' credit comes after
-        const double factor = driver.compute_factor(t.ranks);
-        if (factor != 1.0) duration = Time(static_cast<int64_t>(static_cast<double>(duration.ps) * factor + 0.5));
-      }
-      if (t.holds_hop_latency) duration = Time(std::max<int64_t>(0, duration.ps - hop_latency_credit(i)));
-      sim.add_timer(at + duration, static_cast<uint64_t>(i));
-      return;
-    }
-    SlicePipeline::hops_of(t, hops);  // in the order its streams are made
-    routes.assign(hops.size() * qps, {});
-    double latency_sum = 0;  // ring/coupled: sum over hops of the mean QP latency
+    SlicePipeline::hops_of(t, hops_);  // in the order its streams are made
+    const Time mean_latency = route_hops(i, at, qps);
+    if (routes_.empty() && !hops_.empty()) return;  // no route: the driver recorded the failure
+    const bool piped = t.pipeline.slices > 0 && t.kind != plan::TransferKind::P2p && !hops_.empty();
+    const int32_t pipe = piped ? pipes_.open(t, static_cast<int32_t>(hops_.size()), qps) : -1;
+    for (size_t h = 0; h < hops_.size(); ++h)
+      for (int32_t q = 0; q < qps; ++q) add_stream(i, at, h, q, qps, mean_latency, pipe);
+    if (piped) pipes_.watch(pipe);
+    if (runner_.parts_left(i) == 0) sim_.add_timer(at, static_cast<uint64_t>(i));  // nothing to send
+  }
+
+  // A delay: a straggler slows it, as on the flow engine; a latency-holding one loses the hops' credit after.
+  void launch_compute(int32_t i, Time at) {
+    const plan::Transfer& t = plan_.transfers[static_cast<size_t>(i)];
+    Time duration = failures_ ? driver_.compute_duration(t.duration, t.ranks) : t.duration;
+    if (t.holds_hop_latency) duration = Time(std::max<int64_t>(0, duration.ps - credit_.credit(i)));
+    sim_.add_timer(at + duration, static_cast<uint64_t>(i));
+  }
+
+  // Routes every (hop, QP) of transfer i into routes_; returns the latency a ring or coupled stream pays
+  // (latency_steps x the mean over hops of the mean QP latency). With failures a missing route fails the
+  // launch and leaves routes_ empty.
+  Time route_hops(int32_t i, Time at, int32_t qps) {
+    const plan::Transfer& t = plan_.transfers[static_cast<size_t>(i)];
+    const uint64_t base = static_cast<uint64_t>(t.channel) * 1024;
+    routes_.assign(hops_.size() * static_cast<size_t>(qps), {});
+    double latency_sum = 0;
     try {
-      for (size_t h = 0; h < hops.size(); ++h)
+      for (size_t h = 0; h < hops_.size(); ++h)
         for (int32_t q = 0; q < qps; ++q) {
-          auto& r = routes[h * qps + q];
-          sim.route(hops[h].first, hops[h].second, base + static_cast<uint64_t>(q), r);
-          latency_sum += static_cast<double>(sim.hop_latency(r).ps) / qps;
+          auto& r = routes_[h * static_cast<size_t>(qps) + static_cast<size_t>(q)];
+          sim_.route(hops_[h].first, hops_[h].second, base + static_cast<uint64_t>(q), r);
+          latency_sum += static_cast<double>(sim_.hop_latency(r).ps) / qps;
         }
     } catch (const Error& e) {
-      if (!failures) throw;
-      driver.fail_launch(at, t.label.empty() ? fmt::format("transfer {}", i) : t.label, e.what());
-      return;
+      if (!failures_) throw;
+      driver_.fail_launch(at, plan_, i, e.what());
+      routes_.clear();
+      return Time();
     }
-    const Time mean_total(
-        static_cast<int64_t>((hops.empty() ? 0.0 : latency_sum / static_cast<double>(hops.size())) * steps + 0.5));
-    const bool piped = t.pipeline.slices > 0 && t.kind != plan::TransferKind::P2p && !hops.empty();
-    int32_t pipe_index = -1;
-    if (piped) {
-      pipe_index = static_cast<int32_t>(pipes.size());
-      PipeRun& pr = pipes.emplace_back();
-      pr.pipe = std::make_unique<SlicePipeline>(t.pipeline, SlicePipeline::upstream_of(t));
-      pr.qps = qps;
-      pr.got.assign(hops.size() * qps, 0);
-      pr.pipe->start(raised);
-      raised.clear();  // the streams below start with these limits
+    const double mean = hops_.empty() ? 0.0 : latency_sum / static_cast<double>(hops_.size());
+    return Time(static_cast<int64_t>(mean * std::max(0, t.latency_steps) + 0.5));
+  }
+
+  // Stream of hop h, QP q of transfer i (packet_backend.hpp: transfers -> streams).
+  void add_stream(int32_t i, Time at, size_t h, int32_t q, int32_t qps, Time mean_latency, int32_t pipe) {
+    const plan::Transfer& t = plan_.transfers[static_cast<size_t>(i)];
+    const auto& r = routes_[h * static_cast<size_t>(qps) + static_cast<size_t>(q)];
+    StreamSpec s;
+    s.src = hops_[h].first;
+    s.dst = hops_[h].second;
+    s.bytes = t.bytes / qps + (q < t.bytes % qps ? 1 : 0);
+    if (t.max_rate_bps > 0 && s.bytes > 0)  // each QP of a P2p or of a hop its share (transfer_plan.hpp)
+      s.max_rate_bps = t.max_rate_bps * static_cast<double>(s.bytes) / static_cast<double>(t.bytes);
+    s.entropy = static_cast<uint64_t>(t.channel) * 1024 + static_cast<uint64_t>(q);
+    s.start = at;
+    if (failures_) driver_.start_on(r, at, plan_, i);  // on a failed direction: stalls until the first repair
+    s.latency = t.kind == plan::TransferKind::P2p ? sim_.hop_latency(r) * std::max(0, t.latency_steps) : mean_latency;
+    s.tag = static_cast<uint64_t>(i);
+    if (pipe >= 0) {
+      s.slices = pipes_.slices(pipe);
+      s.send_slices = pipes_.released(pipe, static_cast<int32_t>(h));
     }
-    for (size_t h = 0; h < hops.size(); ++h)
-      for (int32_t q = 0; q < qps; ++q) {
-        StreamSpec s;
-        s.src = hops[h].first;
-        s.dst = hops[h].second;
-        s.bytes = t.bytes / qps + (q < t.bytes % qps ? 1 : 0);
-        if (t.max_rate_bps > 0 && s.bytes > 0)  // each QP of a P2p or of a hop its share (transfer_plan.hpp)
-          s.max_rate_bps = t.max_rate_bps * static_cast<double>(s.bytes) / static_cast<double>(t.bytes);
-        s.entropy = base + static_cast<uint64_t>(q);
-        s.start = at;
-        const auto& r = routes[h * qps + q];
-        if (failures) {  // on a failed direction: stalls until the first repair among them
-          routing::DirLink first = -1;
-          for (const auto& p : r)
-            if (driver.repair_at(p.link) != Time::max() &&
-                (first < 0 || driver.repair_at(p.link) < driver.repair_at(first)))
-              first = p.link;
-          if (first >= 0) driver.stalled_start(first, at, t.label.empty() ? fmt::format("transfer {}", i) : t.label);
-        }
-        s.latency = t.kind == plan::TransferKind::P2p ? sim.hop_latency(r) * steps : mean_total;
-        s.tag = static_cast<uint64_t>(i);
-        if (piped) {
-          const PipeRun& pr = pipes[static_cast<size_t>(pipe_index)];
-          s.slices = pr.pipe->slices();
-          s.send_slices = pr.pipe->released(static_cast<int32_t>(h));
-        }
-        if (options_.on_route) options_.on_route(i, r, static_cast<double>(s.bytes));
-        const int32_t id = sim.add_stream(s, r);
-        if (piped) {
-          if (stream_pipe.size() <= static_cast<size_t>(id)) stream_pipe.resize(static_cast<size_t>(id) + 1, {-1, 0});
-          stream_pipe[static_cast<size_t>(id)] = {pipe_index, static_cast<int32_t>(h * qps + q)};
-          pipes[static_cast<size_t>(pipe_index)].streams.push_back(id);
-        }
-        runner.add_parts(i, 1);
-        ++report.flows;
-      }
-    if (piped)  // watch every stream's first slice
-      for (int32_t s : std::vector<int32_t>(pipes[static_cast<size_t>(pipe_index)].streams)) refresh(s);
-    if (runner.parts_left(i) == 0) sim.add_timer(at, static_cast<uint64_t>(i));  // nothing to send
-  };
+    if (options_.on_route) options_.on_route(i, r, static_cast<double>(s.bytes));
+    const int32_t id = sim_.add_stream(s, r);
+    if (pipe >= 0) pipes_.attach(pipe, id, static_cast<int32_t>(h) * qps + q);
+    runner_.add_parts(i, 1);
+    ++report_.flows;
+  }
 
-  runner.start(launch);
-
-  const std::function<void(const SimEvent&)> on_event = [&](const SimEvent& e) {
+  void handle(const SimEvent& e) {
     const auto i = static_cast<int32_t>(e.tag);
-    if (e.progress) {
-      refresh(e.stream);
-      return;
-    }
-    if (!e.timer) refresh(e.stream);  // a pipelined stream's completion delivers its last slices
+    // progress, or a stream's completion (a pipelined one's delivers its last slices)
+    if (e.progress || !e.timer) pipes_.refresh(e.stream);
+    if (e.progress) return;
     if (e.timer) {
-      runner.complete(i, e.at, launch);
-    } else if (!runner.part_done(i, e.at, launch)) {
+      runner_.complete(i, e.at, launcher());
+    } else if (!runner_.part_done(i, e.at, launcher())) {
       return;
     }
-    if (runner.done() && links_failed) sim.stop();  // left: retransmissions and ACKs of finished streams
-  };
-  if (failures) {
+    if (runner_.done() && links_failed_) sim_.stop();  // left: retransmissions and ACKs of finished streams
+  }
+
+  FailureDriver::Hooks failure_hooks(const std::function<void(const SimEvent&)>& on_event) {
     FailureDriver::Hooks h;
-    h.run_until = [&](Time t) { sim.run_until(t, on_event); };
-    h.run_to_end = [&] { sim.run(on_event); };
-    h.done = [&] { return runner.done(); };
-    h.apply = [&](const FailureEvent& ev) {
+    h.run_until = [this, &on_event](Time t) { sim_.run_until(t, on_event); };
+    h.run_to_end = [this, &on_event] { sim_.run(on_event); };
+    h.done = [this] { return runner_.done(); };
+    h.apply = [this](const FailureEvent& ev) {
       for (topology::LinkId l : ev.links) {
         if (ev.action == FailureAction::Down) {
-          sim.set_link_dead(l, true);
-          links_failed = true;
+          sim_.set_link_dead(l, true);
+          links_failed_ = true;  // once the job is over, the rest of the run is not simulated
         } else if (ev.action == FailureAction::Up) {
-          sim.set_link_dead(l, false);
-          sim.set_link_rate(l, topo_.links[l].capacity);
+          sim_.set_link_dead(l, false);
+          sim_.set_link_rate(l, topo_.links[l].capacity);
         } else if (ev.action == FailureAction::Degrade) {
-          sim.set_link_rate(l, ev.rate);
+          sim_.set_link_rate(l, ev.rate);
         }  // Drain: routing moves the streams off; the link still forwards what reaches it
       }
     };
-    std::vector<routing::DirLink> route;
-    h.visit_running = [&](const std::function<void(const std::vector<routing::DirLink>&)>& visit) {
-      for (int32_t s = 0; s < static_cast<int32_t>(sim.streams().size()); ++s) {
-        if (!sim.stream_open(s)) continue;
-        sim.stream_route(s, route);
-        visit(route);
+    h.visit_running = [this](const std::function<void(const std::vector<routing::DirLink>&)>& visit) {
+      for (int32_t s = 0; s < static_cast<int32_t>(sim_.streams().size()); ++s) {
+        if (!sim_.stream_open(s)) continue;
+        sim_.stream_route(s, dirs_);
+        visit(dirs_);
       }
     };
-    h.set_routing = [&](routing::DirLink d, bool up) { sim.set_route_dir_up(d, up); };
-    h.reroute = [&](const std::vector<routing::DirLink>& dirs, Time) { return sim.reroute(dirs); };
-    driver.run(h);
-  }
-  if (report.job_failed) sim.stop();  // the run ends at the failure (the driver set the makespan)
-  sim.run(on_event);
-  if (!report.job_failed) {
-    if (sim.open_streams() > 0)
-      throw Error(fmt::format("packet engine: {} stream(s) never completed", sim.open_streams()));
-    if (!runner.all_launched()) throw Error("packet engine: internal: a transfer never started");
+    h.set_routing = [this](routing::DirLink d, bool up) { sim_.set_route_dir_up(d, up); };
+    h.reroute = [this](const std::vector<routing::DirLink>& dirs, Time) { return sim_.reroute(dirs); };
+    return h;
   }
 
-  const std::vector<double> bytes = sim.link_payload_bytes();
-  std::vector<double> peak(bytes.size());
-  const auto& ps = sim.port_stats();
-  const double seconds = report.makespan.seconds();
-  for (size_t d = 0; d < bytes.size(); ++d) {
-    // in-server links modelled as delays have no windows: their mean is their peak
-    const double cap = sim.payload_capacity_bps(static_cast<routing::DirLink>(d));
-    const double mean = seconds > 0 && cap > 0 ? bytes[d] * 8.0 / (cap * seconds) : 0;
-    peak[d] = std::max(ps[d].peak_utilization, mean);
+  // The hottest links and the load per link class; the observer, if any.
+  void link_report() {
+    const std::vector<double> bytes = sim_.link_payload_bytes();
+    std::vector<double> peak(bytes.size());
+    const auto& ps = sim_.port_stats();
+    const double seconds = report_.makespan.seconds();
+    const auto capacity = [this](routing::DirLink d) { return sim_.payload_capacity_bps(d); };
+    for (size_t d = 0; d < bytes.size(); ++d) {
+      // in-server links modelled as delays have no windows: their mean is their peak
+      const double cap = capacity(static_cast<routing::DirLink>(d));
+      const double mean = seconds > 0 && cap > 0 ? bytes[d] * 8.0 / (cap * seconds) : 0;
+      peak[d] = std::max(ps[d].peak_utilization, mean);
+    }
+    report_.hottest = hottest_links(bytes, &peak, report_.makespan, options_.hottest_links, capacity);
+    report_.by_class = class_loads(topo_, bytes, report_.makespan, capacity);
+    if (options_.observe) {
+      RunObservation o;
+      o.engine = engine_;
+      o.report = &report_;
+      o.packet = &sim_;
+      options_.observe(o);
+    }
   }
-  report.hottest = hottest_links(bytes, &peak, report.makespan, options_.hottest_links,
-                                 [&](routing::DirLink d) { return sim.payload_capacity_bps(d); });
-  report.by_class =
-      class_loads(topo_, bytes, report.makespan, [&](routing::DirLink d) { return sim.payload_capacity_bps(d); });
-  if (options_.observe) {
-    RunObservation o;
-    o.engine = name();
-    o.report = &report;
-    o.packet = &sim;
-    options_.observe(o);
-  }
+
+  const topology::Topology& topo_;
+  const NetworkOptions& options_;
+  const char* engine_;
+  PacketSim& sim_;
+  const plan::TransferPlan& plan_;
+  RunReport& report_;
+  PlanRunner runner_;
+  const bool failures_;
+  FailureDriver driver_;
+  PipelineTracker pipes_;
+  HopLatencyCredit credit_;
+  bool links_failed_ = false;  // a link died
+  std::vector<std::pair<int32_t, int32_t>> hops_;
+  std::vector<std::vector<routing::PathPart>> routes_;
+  std::vector<routing::DirLink> dirs_;
+};
+
+}  // namespace
+
+RunReport PacketBackend::run(const plan::TransferPlan& plan) {
+  sim_ = std::make_unique<PacketSim>(topo_, options_, packet_);
+  RunReport report;
+  report.engine = name();
+  PacketRun(topo_, options_, name(), *sim_, plan, report).run();
   return report;
 }
 

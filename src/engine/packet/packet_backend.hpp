@@ -33,7 +33,8 @@
 //   slice of every hop; the flow engine's coupled rate is already the steady
 //   state of the pipeline (one rate for all hops of a ring). The pipeline is
 //   four numbers on the transfer and O(hops) counters in the packet engine
-//   whatever the size; the other engines ignore it.
+//   whatever the size; the other engines ignore it (pipeline_tracker.hpp
+//   keeps the packet engine's side).
 // - Compute: a delay of `duration`.
 // Latency: the part of a stream's latency its packets do not experience
 // physically (the transport's stack latency, and the extra latency steps) is
@@ -45,7 +46,7 @@
 // pipeline's (tree, chain) or an unpipelined transfer's whole chain of hops,
 // a ring's only what its bytes do not cover (max(0, chain - B), B the
 // busiest link's bytes / rate), along the longest path of transfers after
-// it (packet_backend.cpp states the rule). A collective then costs NCCL's
+// it (hop_latency_credit.hpp states the rule). A collective then costs NCCL's
 // latency plus its bytes' time, and what contention and serialization add,
 // not its hops twice.
 //
