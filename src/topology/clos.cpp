@@ -66,10 +66,33 @@ std::string fmt_count(int64_t v) {
   return out;
 }
 
-Topology build_clos(const ClosSpec& spec, const Hardware& hw) {
-  const int g = hw.gpus_per_server;
-  const int n = hw.nics_per_server;
-  const int R = hw.radix;
+// The numbers of a Clos: how many of each switch, and how they are cabled.
+struct ClosSize {
+  int g = 0, n = 0, R = 0;  // GPUs and NICs per server, switch radix
+  int64_t servers = 0;
+  int d1 = 0, u1 = 0;  // leaf down / up ports
+  int64_t servers_per_group = 0, leaves_per_group = 0, gpus_per_group = 0, groups = 0;
+  int64_t group_leaves_in_domain = 0;  // leaves of one group that share a spine domain
+  int64_t domains_per_pod = 1;
+  int64_t max2_groups = 0, max2 = 0;  // what 2 tiers reach
+  int tiers = 0;
+  int d2 = 0, u2 = 0;  // spine down / up ports (3 tiers)
+  int64_t gp = 0, gp_max = 0, pods = 1;
+  int64_t Ld = 0;    // leaves per (full) spine domain
+  int p = 0, S = 0;  // parallel links from a leaf to each spine; spines per domain
+  int u1_used = 0;   // leaf uplinks cabled (spread_uplinks may leave a few idle)
+  int64_t D = 0;     // spine domains
+  int q = 0, C = 0;  // parallel links from a spine to each super-spine; super-spines per plane
+  int u2_used = 0;   // spine uplinks cabled
+  int64_t leaves() const { return groups * leaves_per_group; }
+};
+
+// Servers, NICs and ports: the checks every Clos makes before its tiers.
+void size_servers_and_leaves(const ClosSpec& spec, const Hardware& hw, ClosSize& z) {
+  z.g = hw.gpus_per_server;
+  z.n = hw.nics_per_server;
+  z.R = hw.radix;
+  const int g = z.g, n = z.n, R = z.R;
   if (n < 1) throw ParamError("server.nics", fmt::format("{} needs NICs: server.nics = 0, expected >= 1", spec.family));
   if (spec.rail_attach && g % n != 0 && n % g != 0)
     throw ParamError("server.gpus", fmt::format("{} GPUs per server cannot spread evenly over {} rails (server.nics); "
@@ -83,205 +106,216 @@ Topology build_clos(const ClosSpec& spec, const Hardware& hw) {
     throw ParamError("topology.gpus", fmt::format("topology.gpus = {} is not a whole number of {}-GPU servers; "
                                                   "expected a positive multiple of server.gpus = {}",
                                                   spec.gpus, g, g));
-  const int64_t servers = spec.gpus / g;
-
-  const int d1 = down_ports(R, spec.o1);
-  const int u1 = R - d1;
-  if (d1 < 1 || u1 < 1)
+  z.servers = spec.gpus / g;
+  z.d1 = down_ports(R, spec.o1);
+  z.u1 = R - z.d1;
+  if (z.d1 < 1 || z.u1 < 1)
     throw ParamError(spec.o1_key, fmt::format("oversubscription {}:1 leaves a {}-port leaf with {} down and {} up "
                                               "ports; expected at least one of each",
-                                              format_number(spec.o1), R, d1, u1));
-
+                                              format_number(spec.o1), R, z.d1, z.u1));
   // Tier 1: groups and leaves.
-  int64_t servers_per_group = 0, leaves_per_group = 0;
   if (spec.rail_attach) {
-    servers_per_group = d1;
-    leaves_per_group = n;
+    z.servers_per_group = z.d1;
+    z.leaves_per_group = n;
   } else {
-    servers_per_group = d1 / n;
-    leaves_per_group = 1;
-    if (servers_per_group < 1)
+    z.servers_per_group = z.d1 / n;
+    z.leaves_per_group = 1;
+    if (z.servers_per_group < 1)
       throw ParamError("switch.radix", fmt::format("a leaf of radix {} has {} down-ports, fewer than the {} NICs of "
                                                    "one server; expected a larger radix or fewer server.nics",
-                                                   R, d1, n));
+                                                   R, z.d1, n));
   }
-  const int64_t gpus_per_group = servers_per_group * g;
-  const int64_t groups = (servers + servers_per_group - 1) / servers_per_group;
-  // leaves of one group that share a spine domain
-  const int64_t group_leaves_in_domain = spec.rail_domains ? 1 : leaves_per_group;
-  const int64_t domains_per_pod = spec.rail_domains ? n : 1;
+  z.gpus_per_group = z.servers_per_group * g;
+  z.groups = (z.servers + z.servers_per_group - 1) / z.servers_per_group;
+  z.group_leaves_in_domain = spec.rail_domains ? 1 : z.leaves_per_group;
+  z.domains_per_pod = spec.rail_domains ? n : 1;
+  z.max2_groups = R / z.group_leaves_in_domain;
+  z.max2 = z.max2_groups * z.gpus_per_group;
+}
 
-  // Tier choice.
-  const int64_t max2_groups = R / group_leaves_in_domain;
-  const int64_t max2 = max2_groups * gpus_per_group;
-  int tiers = spec.tiers;
-  if (tiers == 0) tiers = groups <= max2_groups ? 2 : 3;
-  int d2 = R, u2 = 0;
-  int64_t gp = 0, gp_max = 0, pods = 1, max3 = 0;
-  if (tiers == 2) {
-    if (groups > max2_groups)
+// Tier choice, and with 3 tiers the groups per pod and the pods.
+void size_tiers(const ClosSpec& spec, ClosSize& z) {
+  const int R = z.R;
+  z.tiers = spec.tiers != 0 ? spec.tiers : (z.groups <= z.max2_groups ? 2 : 3);
+  z.d2 = R;
+  if (z.tiers == 2) {
+    if (z.groups > z.max2_groups)
       throw ParamError("topology.gpus",
                        fmt::format("topology.gpus = {} exceeds the {} GPUs a 2-tier {} of radix-{} switches reaches "
                                    "({} leaves per spine domain x {} GPUs each); expected at most {}, or set {}: 3 "
                                    "(or leave it out to let podnet choose)",
-                                   fmt_count(spec.gpus), fmt_count(max2), spec.family, R, max2_groups,
-                                   gpus_per_group / group_leaves_in_domain, fmt_count(max2), spec.tiers_key));
-    gp = groups;
-  } else {
-    d2 = down_ports(R, spec.o2);
-    u2 = R - d2;
-    if (d2 < 1 || u2 < 1)
-      throw ParamError("topology.spine_oversubscription",
-                       fmt::format("spine oversubscription {}:1 leaves {} down and {} up ports", format_number(spec.o2),
-                                   d2, u2));
-    gp_max = d2 / group_leaves_in_domain;
-    const int64_t pods_max = R / domains_per_pod;
-    max3 = pods_max * gp_max * gpus_per_group;
-    if (gp_max < 1)
-      throw ParamError("switch.radix", fmt::format("a spine with {} down-ports cannot reach the {} leaves of one group",
-                                                   d2, group_leaves_in_domain));
-    gp = spec.groups_per_pod > 0 ? spec.groups_per_pod : std::min<int64_t>(gp_max, groups);
-    // The third tier joins spine domains: with one pod of one domain its switches would each hang off one
-    // spine and carry nothing (a 1,024-GPU tree3 built 4 cores, 128 optical links and a bisection from them).
-    // Unless told otherwise, split the groups over two pods; a single group, or a groups_per_pod given that
-    // makes one pod, is refused.
-    if (domains_per_pod == 1 && gp >= groups) {
-      if (spec.groups_per_pod > 0 || groups < 2)
-        throw ParamError(spec.groups_per_pod > 0 ? spec.groups_per_pod_key : spec.tiers_key,
-                         fmt::format("3 tiers with all {} GPUs in one pod: the third tier joins pods, so its switches "
-                                     "would carry no traffic; expected 2 tiers{}",
-                                     fmt_count(spec.gpus),
-                                     groups < 2 ? std::string(" (the GPUs fit under one leaf's group)")
-                                                : fmt::format(", or {} below {}", spec.groups_per_pod_key, groups)));
-      gp = (groups + 1) / 2;
-    }
-    if (gp > gp_max)
-      throw ParamError("topology.groups_per_pod",
-                       fmt::format("topology.groups_per_pod = {} needs {} spine down-ports per domain but a spine has "
-                                   "{}; expected at most {}",
-                                   gp, gp * group_leaves_in_domain, d2, gp_max));
-    pods = (groups + gp - 1) / gp;
-    if (pods * domains_per_pod > R) {
-      // With groups_per_pod given its pods bound the fabric first; a larger one reaches up to the spines' bound.
-      const std::string given = spec.groups_per_pod > 0 && gp < gp_max
-                                    ? fmt::format("with {} = {} it reaches {} GPUs ({} pods x {} groups x {} GPUs); ",
-                                                  spec.groups_per_pod_key, gp,
-                                                  fmt_count(pods_max * gp * gpus_per_group), pods_max, gp,
-                                                  gpus_per_group)
-                                    : std::string();
-      throw ParamError("topology.gpus",
-                       fmt::format("topology.gpus = {} needs {} pods x {} spine domains = {} spines per super-spine "
-                                   "plane, more than the radix {}; {}the most a 3-tier {} of radix-{} switches "
-                                   "reaches is {} GPUs ({} pods x {} groups x {} GPUs); expected at most {}, a larger "
-                                   "switch.radix, or a larger topology.groups_per_pod",
-                                   fmt_count(spec.gpus), pods, domains_per_pod, pods * domains_per_pod, R, given,
-                                   spec.family, R, fmt_count(max3), pods_max, gp_max, gpus_per_group,
-                                   given.empty() ? "that" : "the first"));
-    }
+                                   fmt_count(spec.gpus), fmt_count(z.max2), spec.family, R, z.max2_groups,
+                                   z.gpus_per_group / z.group_leaves_in_domain, fmt_count(z.max2), spec.tiers_key));
+    z.gp = z.groups;
+    return;
   }
-  const int64_t Ld = gp * group_leaves_in_domain;  // leaves per (full) spine domain
-  const int spine_down = tiers == 2 ? R : d2;
-  int p = 0, S = 0;
-  int u1_used = u1;  // leaf uplinks cabled (spread_uplinks may leave a few idle)
+  z.d2 = down_ports(R, spec.o2);
+  z.u2 = R - z.d2;
+  if (z.d2 < 1 || z.u2 < 1)
+    throw ParamError("topology.spine_oversubscription",
+                     fmt::format("spine oversubscription {}:1 leaves {} down and {} up ports", format_number(spec.o2),
+                                 z.d2, z.u2));
+  z.gp_max = z.d2 / z.group_leaves_in_domain;
+  const int64_t pods_max = R / z.domains_per_pod;
+  const int64_t max3 = pods_max * z.gp_max * z.gpus_per_group;
+  if (z.gp_max < 1)
+    throw ParamError("switch.radix", fmt::format("a spine with {} down-ports cannot reach the {} leaves of one group",
+                                                 z.d2, z.group_leaves_in_domain));
+  z.gp = spec.groups_per_pod > 0 ? spec.groups_per_pod : std::min<int64_t>(z.gp_max, z.groups);
+  // The third tier joins spine domains: with one pod of one domain its switches would each hang off one
+  // spine and carry nothing (a 1,024-GPU tree3 built 4 cores, 128 optical links and a bisection from them).
+  // Unless told otherwise, split the groups over two pods; a single group, or a groups_per_pod given that
+  // makes one pod, is refused.
+  if (z.domains_per_pod == 1 && z.gp >= z.groups) {
+    if (spec.groups_per_pod > 0 || z.groups < 2)
+      throw ParamError(spec.groups_per_pod > 0 ? spec.groups_per_pod_key : spec.tiers_key,
+                       fmt::format("3 tiers with all {} GPUs in one pod: the third tier joins pods, so its switches "
+                                   "would carry no traffic; expected 2 tiers{}",
+                                   fmt_count(spec.gpus),
+                                   z.groups < 2 ? std::string(" (the GPUs fit under one leaf's group)")
+                                                : fmt::format(", or {} below {}", spec.groups_per_pod_key, z.groups)));
+    z.gp = (z.groups + 1) / 2;
+  }
+  if (z.gp > z.gp_max)
+    throw ParamError("topology.groups_per_pod",
+                     fmt::format("topology.groups_per_pod = {} needs {} spine down-ports per domain but a spine has "
+                                 "{}; expected at most {}",
+                                 z.gp, z.gp * z.group_leaves_in_domain, z.d2, z.gp_max));
+  z.pods = (z.groups + z.gp - 1) / z.gp;
+  if (z.pods * z.domains_per_pod > R) {
+    // With groups_per_pod given its pods bound the fabric first; a larger one reaches up to the spines' bound.
+    const std::string given =
+        spec.groups_per_pod > 0 && z.gp < z.gp_max
+            ? fmt::format("with {} = {} it reaches {} GPUs ({} pods x {} groups x {} GPUs); ", spec.groups_per_pod_key,
+                          z.gp, fmt_count(pods_max * z.gp * z.gpus_per_group), pods_max, z.gp, z.gpus_per_group)
+            : std::string();
+    throw ParamError("topology.gpus",
+                     fmt::format("topology.gpus = {} needs {} pods x {} spine domains = {} spines per super-spine "
+                                 "plane, more than the radix {}; {}the most a 3-tier {} of radix-{} switches "
+                                 "reaches is {} GPUs ({} pods x {} groups x {} GPUs); expected at most {}, a larger "
+                                 "switch.radix, or a larger topology.groups_per_pod",
+                                 fmt_count(spec.gpus), z.pods, z.domains_per_pod, z.pods * z.domains_per_pod, R, given,
+                                 spec.family, R, fmt_count(max3), pods_max, z.gp_max, z.gpus_per_group,
+                                 given.empty() ? "that" : "the first"));
+  }
+}
+
+// Spines per domain and super-spines per plane, and their parallel links.
+void size_spreads(const ClosSpec& spec, ClosSize& z) {
+  z.Ld = z.gp * z.group_leaves_in_domain;
+  const int spine_down = z.tiers == 2 ? z.R : z.d2;
+  z.u1_used = z.u1;
   if (spec.spines_per_domain > 0) {
-    S = spec.spines_per_domain;
-    if (u1 % S != 0)
+    z.S = spec.spines_per_domain;
+    if (z.u1 % z.S != 0)
       throw ParamError("topology.spines_per_pod",
-                       fmt::format("{} spines do not divide the {} leaf uplinks evenly", S, u1));
-    p = u1 / S;
-    if (Ld * p > spine_down)
+                       fmt::format("{} spines do not divide the {} leaf uplinks evenly", z.S, z.u1));
+    z.p = z.u1 / z.S;
+    if (z.Ld * z.p > spine_down)
       throw ParamError("topology.spines_per_pod",
-                       fmt::format("{} spines per pod need {} down-ports each ({} leaves x {} links), more than {}", S,
-                                   Ld * p, Ld, p, spine_down));
+                       fmt::format("{} spines per pod need {} down-ports each ({} leaves x {} links), more than {}",
+                                   z.S, z.Ld * z.p, z.Ld, z.p, spine_down));
   } else {
-    const Spread sp = spread_uplinks(u1, static_cast<int>(spine_down / Ld));
-    p = sp.p;
-    S = sp.count;
-    u1_used = sp.used;
+    const Spread sp = spread_uplinks(z.u1, static_cast<int>(spine_down / z.Ld));
+    z.p = sp.p;
+    z.S = sp.count;
+    z.u1_used = sp.used;
   }
-  const int64_t D = pods * domains_per_pod;
-  int q = 0, C = 0;
-  int u2_used = u2;
-  if (tiers == 3) {
-    const Spread sp = spread_uplinks(u2, static_cast<int>(R / D));
-    q = sp.p;
-    C = sp.count;
-    u2_used = sp.used;
+  z.D = z.pods * z.domains_per_pod;
+  z.u2_used = z.u2;
+  if (z.tiers == 3) {
+    const Spread sp = spread_uplinks(z.u2, static_cast<int>(z.R / z.D));
+    z.q = sp.p;
+    z.C = sp.count;
+    z.u2_used = sp.used;
   }
+}
 
-  // ---- build ----
-  Topology t;
-  t.family = spec.family;
-  t.switch_latency = hw.switch_latency;
-  for (int i = 1; i <= tiers; ++i) t.tier_names.push_back(spec.tier_names[i]);
-  add_servers(t, hw, static_cast<int32_t>(servers));
-  t.groups = static_cast<int32_t>(groups);
-  t.pods = static_cast<int32_t>(pods);
-  for (auto& node : t.nodes) {
-    if (node.server == kNone) continue;
-    node.group = static_cast<int32_t>(node.server / servers_per_group);
-    node.pod = static_cast<int32_t>(node.group / gp);
-  }
-  const uint8_t cls_access = t.link_class(std::string("nic-") + spec.tier_names[1]);
-  const uint8_t cls_12 = t.link_class(std::string(spec.tier_names[1]) + "-" + spec.tier_names[2]);
-  const uint8_t cls_23 = tiers == 3 ? t.link_class(std::string(spec.tier_names[2]) + "-" + spec.tier_names[3]) : 0;
+ClosSize size_clos(const ClosSpec& spec, const Hardware& hw) {
+  ClosSize z;
+  size_servers_and_leaves(spec, hw, z);
+  size_tiers(spec, z);
+  size_spreads(spec, z);
+  return z;
+}
 
-  // Leaves: index by (group, rail-or-0).
-  const int64_t leaves = groups * leaves_per_group;
-  std::vector<NodeId> leaf_ids(leaves);
+// NIC cables by rack layout (hardware.hpp), in racks between the server and its leaf: a rail group's leaves stand
+// in a network rack in the middle of the group's server racks (between racks m and m + 1, m = the middle one), a
+// ToR leaf in the middle server rack m of its few servers; server_to_leaf reaches the leaf's rack and the racks
+// beside it, each rack farther adds rack_width (a group's leaves that need more than one network rack spill into
+// the next one: lengths still count the one between m and m + 1). The length decides the media (and so the BOM, cost,
+// power and optics); every NIC cable keeps server_to_leaf's propagation delay: a far rack's few tens of ns more on a
+// 5 us network hop would only stagger the flow engine's events (one iteration of the default job 2.1 -> 3.1 s of CPU
+// for a 0.0001 % change).
+struct RackLayout {
+  const ClosSpec& spec;
+  const Hardware& hw;
+  const ClosSize& z;
+  int per_rack;
+  RackLayout(const ClosSpec& s, const Hardware& h, const ClosSize& size)
+      : spec(s), hw(h), z(size), per_rack(servers_per_rack(h)) {}
+  int64_t racks_away(int64_t sv) const {
+    const int64_t grp = sv / z.servers_per_group;
+    const int64_t first = grp * z.servers_per_group, last = std::min(z.servers, first + z.servers_per_group) - 1;
+    const int64_t r = sv / per_rack, m = (first / per_rack + last / per_rack) / 2;
+    if (!spec.rail_attach) return std::abs(r - m);
+    return r <= m ? m - r + 1 : r - m;  // the network rack stands between racks m and m + 1
+  }
+  double access_length(int64_t sv) const {
+    return hw.server_to_leaf_m + static_cast<double>(std::max<int64_t>(0, racks_away(sv) - 1)) * hw.rack_width_m;
+  }
+};
+
+struct ClosClasses {
+  uint8_t access = 0, leaf_spine = 0, spine_super = 0;
+};
+
+// Servers, leaves and their NIC cables; returns the leaves by (group, rail-or-0).
+std::vector<NodeId> build_leaves(Topology& t, const ClosSpec& spec, const Hardware& hw, const ClosSize& z,
+                                 const ClosClasses& cls) {
+  std::vector<NodeId> leaf_ids(static_cast<size_t>(z.leaves()));
   int32_t tier_index = 0;
-  for (int64_t grp = 0; grp < groups; ++grp) {
-    for (int64_t r = 0; r < leaves_per_group; ++r) {
+  for (int64_t grp = 0; grp < z.groups; ++grp) {
+    for (int64_t r = 0; r < z.leaves_per_group; ++r) {
       Node sw;
       sw.kind = NodeKind::Switch;
       sw.tier = 1;
       sw.group = static_cast<int32_t>(grp);
-      sw.pod = static_cast<int32_t>(grp / gp);
+      sw.pod = static_cast<int32_t>(grp / z.gp);
       sw.local = tier_index++;
       if (spec.rail_attach) {
         sw.rail = static_cast<int32_t>(r);
-        sw.name = fmt::format("su{}-{}-r{}", padded(grp, groups), spec.tier_names[1], r);
+        sw.name = fmt::format("su{}-{}-r{}", padded(grp, z.groups), spec.tier_names[1], r);
       } else {
-        sw.name = fmt::format("{}-{}", spec.tier_names[1], padded(grp, groups));
+        sw.name = fmt::format("{}-{}", spec.tier_names[1], padded(grp, z.groups));
       }
-      leaf_ids[grp * leaves_per_group + r] = t.add_node(std::move(sw));
+      leaf_ids[static_cast<size_t>(grp * z.leaves_per_group + r)] = t.add_node(std::move(sw));
     }
   }
-  // NIC cables by rack layout (hardware.hpp), in racks between the server and its leaf: a rail group's leaves stand
-  // in a network rack in the middle of the group's server racks (between racks m and m + 1, m = the middle one), a
-  // ToR leaf in the middle server rack m of its few servers; server_to_leaf reaches the leaf's rack and the racks
-  // beside it, each rack farther adds rack_width (a group's leaves that need more than one network rack spill into
-  // the next one: lengths still count the one between m and m + 1). The length decides the media (and so the BOM, cost,
-  // power and optics); every NIC cable keeps server_to_leaf's propagation delay: a far rack's few tens of ns more on a
-  // 5 us network hop would only stagger the flow engine's events (one iteration of the default job 2.1 -> 3.1 s of CPU
-  // for a 0.0001 % change).
-  const int per_rack = servers_per_rack(hw);
-  const auto racks_away = [&](int64_t sv) -> int64_t {
-    const int64_t grp = sv / servers_per_group;
-    const int64_t first = grp * servers_per_group, last = std::min(servers, first + servers_per_group) - 1;
-    const int64_t r = sv / per_rack, m = (first / per_rack + last / per_rack) / 2;
-    if (!spec.rail_attach) return std::abs(r - m);
-    return r <= m ? m - r + 1 : r - m;  // the network rack stands between racks m and m + 1
-  };
-  const auto access_length = [&](int64_t sv) {
-    return hw.server_to_leaf_m + static_cast<double>(std::max<int64_t>(0, racks_away(sv) - 1)) * hw.rack_width_m;
-  };
+  const RackLayout racks(spec, hw, z);
   const Time access_latency = cable_latency(hw, hw.server_to_leaf_m);
   for (NodeId nic : t.nics) {
     const Node& nn = t.nodes[nic];
-    const int64_t grp = nn.server / servers_per_group;
-    const NodeId leaf = leaf_ids[grp * leaves_per_group + (spec.rail_attach ? nn.local : 0)];
-    const double len = access_length(nn.server);
-    t.connect(nic, leaf, hw.nic_speed, access_latency, len, media_for(hw, len), cls_access);
+    const int64_t grp = nn.server / z.servers_per_group;
+    const NodeId leaf = leaf_ids[static_cast<size_t>(grp * z.leaves_per_group + (spec.rail_attach ? nn.local : 0))];
+    const double len = racks.access_length(nn.server);
+    t.connect(nic, leaf, hw.nic_speed, access_latency, len, media_for(hw, len), cls.access);
   }
+  return leaf_ids;
+}
 
-  // Spines: per pod, per domain (rail or 0), S spines.
-  std::vector<NodeId> spine_ids(pods * domains_per_pod * S);
-  tier_index = 0;
+// Spines: per pod, per domain (rail or 0), S spines, cabled to their leaves; returns them by (domain, s).
+std::vector<NodeId> build_spines(Topology& t, const ClosSpec& spec, const Hardware& hw, const ClosSize& z,
+                                 const ClosClasses& cls, const std::vector<NodeId>& leaf_ids) {
+  std::vector<NodeId> spine_ids(static_cast<size_t>(z.pods * z.domains_per_pod * z.S));
+  int32_t tier_index = 0;
   const double ls_len = hw.leaf_to_spine_m;
-  for (int64_t pod = 0; pod < pods; ++pod) {
-    for (int64_t dom = 0; dom < domains_per_pod; ++dom) {
-      for (int s = 0; s < S; ++s) {
+  const auto spine = [&](int64_t pod, int64_t dom, int s) -> NodeId& {
+    return spine_ids[static_cast<size_t>((pod * z.domains_per_pod + dom) * z.S + s)];
+  };
+  for (int64_t pod = 0; pod < z.pods; ++pod) {
+    for (int64_t dom = 0; dom < z.domains_per_pod; ++dom) {
+      for (int s = 0; s < z.S; ++s) {
         Node sw;
         sw.kind = NodeKind::Switch;
         sw.tier = 2;
@@ -289,124 +323,153 @@ Topology build_clos(const ClosSpec& spec, const Hardware& hw) {
         sw.local = tier_index++;
         if (spec.rail_domains) {
           sw.rail = static_cast<int32_t>(dom);
-          sw.name = fmt::format("pod{}-{}-r{}-{}", padded(pod, pods), spec.tier_names[2], dom, padded(s, S));
+          sw.name = fmt::format("pod{}-{}-r{}-{}", padded(pod, z.pods), spec.tier_names[2], dom, padded(s, z.S));
         } else {
-          sw.name = fmt::format("pod{}-{}-{}", padded(pod, pods), spec.tier_names[2], padded(s, S));
+          sw.name = fmt::format("pod{}-{}-{}", padded(pod, z.pods), spec.tier_names[2], padded(s, z.S));
         }
-        NodeId id = t.add_node(std::move(sw));
-        spine_ids[(pod * domains_per_pod + dom) * S + s] = id;
+        spine(pod, dom, s) = t.add_node(std::move(sw));
       }
       // leaves of this domain: groups of the pod; rail `dom` (rail domains) or all rails
-      for (int64_t grp = pod * gp; grp < std::min(groups, (pod + 1) * gp); ++grp) {
-        for (int64_t r = 0; r < leaves_per_group; ++r) {
+      for (int64_t grp = pod * z.gp; grp < std::min(z.groups, (pod + 1) * z.gp); ++grp) {
+        for (int64_t r = 0; r < z.leaves_per_group; ++r) {
           if (spec.rail_domains && r != dom) continue;
-          const NodeId leaf = leaf_ids[grp * leaves_per_group + r];
-          for (int s = 0; s < S; ++s)
-            for (int k = 0; k < p; ++k)
-              t.connect(leaf, spine_ids[(pod * domains_per_pod + dom) * S + s], hw.port_speed,
-                        cable_latency(hw, ls_len), ls_len, media_for(hw, ls_len), cls_12);
+          const NodeId leaf = leaf_ids[static_cast<size_t>(grp * z.leaves_per_group + r)];
+          for (int s = 0; s < z.S; ++s)
+            for (int k = 0; k < z.p; ++k)
+              t.connect(leaf, spine(pod, dom, s), hw.port_speed, cable_latency(hw, ls_len), ls_len,
+                        media_for(hw, ls_len), cls.leaf_spine);
         }
       }
     }
   }
+  return spine_ids;
+}
 
-  // Super-spines: plane s joins spine s of every domain; C per plane.
-  if (tiers == 3) {
-    const double ss_len = hw.spine_to_super_m;
-    // A switch's name is its hostname (config plan, NetBox): letters, digits and
-    // hyphens only (RFC 1123 section 2.1), so the tier's `_` becomes `-`.
-    std::string top_label = spec.tier_names[3];
-    std::replace(top_label.begin(), top_label.end(), '_', '-');
-    tier_index = 0;
-    for (int s = 0; s < S; ++s) {
-      std::vector<NodeId> plane;
-      for (int c = 0; c < C; ++c) {
-        Node sw;
-        sw.kind = NodeKind::Switch;
-        sw.tier = 3;
-        sw.local = tier_index++;
-        sw.name = fmt::format("{}-{}-{}", top_label, padded(s, S), padded(c, C));
-        plane.push_back(t.add_node(std::move(sw)));
-      }
-      for (int64_t d = 0; d < D; ++d)
-        for (int c = 0; c < C; ++c)
-          for (int k = 0; k < q; ++k)
-            t.connect(spine_ids[d * S + s], plane[c], hw.port_speed, cable_latency(hw, ss_len), ss_len,
-                      media_for(hw, ss_len), cls_23);
+// Super-spines: plane s joins spine s of every domain; C per plane.
+void build_super_spines(Topology& t, const ClosSpec& spec, const Hardware& hw, const ClosSize& z,
+                        const ClosClasses& cls, const std::vector<NodeId>& spine_ids) {
+  const double ss_len = hw.spine_to_super_m;
+  // A switch's name is its hostname (config plan, NetBox): letters, digits and
+  // hyphens only (RFC 1123 section 2.1), so the tier's `_` becomes `-`.
+  std::string top_label = spec.tier_names[3];
+  std::replace(top_label.begin(), top_label.end(), '_', '-');
+  int32_t tier_index = 0;
+  for (int s = 0; s < z.S; ++s) {
+    std::vector<NodeId> plane;
+    for (int c = 0; c < z.C; ++c) {
+      Node sw;
+      sw.kind = NodeKind::Switch;
+      sw.tier = 3;
+      sw.local = tier_index++;
+      sw.name = fmt::format("{}-{}-{}", top_label, padded(s, z.S), padded(c, z.C));
+      plane.push_back(t.add_node(std::move(sw)));
     }
+    for (int64_t d = 0; d < z.D; ++d)
+      for (int c = 0; c < z.C; ++c)
+        for (int k = 0; k < z.q; ++k)
+          t.connect(spine_ids[static_cast<size_t>(d * z.S + s)], plane[static_cast<size_t>(c)], hw.port_speed,
+                    cable_latency(hw, ss_len), ss_len, media_for(hw, ss_len), cls.spine_super);
   }
+}
 
-  // ---- facts ----
+// What the design reaches and why; bisection, oversubscription, and notes on how it came out.
+void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const ClosSize& z, const ClosClasses& cls) {
   Facts& f = t.facts;
-  if (tiers == 2) {
-    f.max_gpus = max2;
+  const int R = z.R;
+  if (z.tiers == 2) {
+    f.max_gpus = z.max2;
     f.max_gpus_reason = fmt::format("2 tiers: a radix-{} spine reaches {} leaves per spine domain; {} GPUs per "
                                     "aggregation group; a third tier (topology.tiers: 3) goes further",
-                                    R, max2_groups * group_leaves_in_domain, gpus_per_group);
+                                    R, z.max2_groups * z.group_leaves_in_domain, z.gpus_per_group);
   } else {
     // A groups_per_pod given bounds every pod (the scenario grows by pods of that size), not the spines' ports.
-    const int64_t gp_bound = spec.groups_per_pod > 0 ? gp : gp_max;
-    f.max_gpus = R / domains_per_pod * gp_bound * gpus_per_group;
+    const int64_t gp_bound = spec.groups_per_pod > 0 ? z.gp : z.gp_max;
+    f.max_gpus = R / z.domains_per_pod * gp_bound * z.gpus_per_group;
     f.max_gpus_reason = fmt::format("3 tiers: {} pods x {} spine domains per pod <= radix {} super-spine ports; "
                                     "{} groups per pod x {} GPUs per group",
-                                    R / domains_per_pod, domains_per_pod, R, gp_bound, gpus_per_group);
+                                    R / z.domains_per_pod, z.domains_per_pod, R, gp_bound, z.gpus_per_group);
   }
-  const bool multi_leaf_domain = Ld > 1 || (leaves > 1 && !spec.rail_domains);
-  f.diameter_hops = tiers == 3 && D > 1 ? 4 : (multi_leaf_domain ? 2 : 0);
+  const bool multi_leaf_domain = z.Ld > 1 || (z.leaves() > 1 && !spec.rail_domains);
+  f.diameter_hops = z.tiers == 3 && z.D > 1 ? 4 : (multi_leaf_domain ? 2 : 0);
   double cap[3] = {0, 0, 0};
   for (const auto& l : t.links) {
-    if (l.cls == cls_access) cap[0] += l.capacity.bps;
-    else if (l.cls == cls_12) cap[1] += l.capacity.bps;
-    else if (tiers == 3 && l.cls == cls_23) cap[2] += l.capacity.bps;
+    if (l.cls == cls.access) cap[0] += l.capacity.bps;
+    else if (l.cls == cls.leaf_spine) cap[1] += l.capacity.bps;
+    else if (z.tiers == 3 && l.cls == cls.spine_super) cap[2] += l.capacity.bps;
   }
   f.bisection_bps = std::min(cap[0], cap[1]) / 2;
-  if (tiers == 3) f.bisection_bps = std::min(f.bisection_bps, cap[2] / 2);
+  if (z.tiers == 3) f.bisection_bps = std::min(f.bisection_bps, cap[2] / 2);
   f.bisection_method = "half the smallest total capacity a tier offers upward (NIC, leaf uplinks, spine uplinks): "
                        "the standard bound for a folded Clos";
-  f.oversubscription.emplace_back(spec.tier_names[1], static_cast<double>(d1) / u1_used);
-  if (tiers == 3) f.oversubscription.emplace_back(spec.tier_names[2], static_cast<double>(d2) / u2_used);
+  f.oversubscription.emplace_back(spec.tier_names[1], static_cast<double>(z.d1) / z.u1_used);
+  if (z.tiers == 3) f.oversubscription.emplace_back(spec.tier_names[2], static_cast<double>(z.d2) / z.u2_used);
   auto idle = [](int up, int used) {
     return up == used ? std::string()
                       : fmt::format(" ({} of them cabled: {} left idle so the rest spread evenly)", used, up - used);
   };
   f.notes.push_back(fmt::format("{}: {} down / {} up ports{}; {} {} per spine domain, {} parallel link(s) to each of "
                                 "{} {}s per domain",
-                                spec.tier_names[1], d1, u1, idle(u1, u1_used), Ld, spec.tier_names[1], p, S,
-                                spec.tier_names[2]));
-  if (tiers == 3)
+                                spec.tier_names[1], z.d1, z.u1, idle(z.u1, z.u1_used), z.Ld, spec.tier_names[1], z.p,
+                                z.S, spec.tier_names[2]));
+  if (z.tiers == 3)
     f.notes.push_back(fmt::format("{}: {} down / {} up ports{}; {} planes of {} {}s, {} parallel link(s) from each of "
                                   "{} spine domains",
-                                  spec.tier_names[2], d2, u2, idle(u2, u2_used), S, C, spec.tier_names[3], q, D));
-  if (tiers == 3 && groups % gp != 0)  // the last pod is partly filled, its spine layer built whole
+                                  spec.tier_names[2], z.d2, z.u2, idle(z.u2, z.u2_used), z.S, z.C, spec.tier_names[3],
+                                  z.q, z.D));
+  if (z.tiers == 3 && z.groups % z.gp != 0)  // the last pod is partly filled, its spine layer built whole
     f.notes.push_back(fmt::format(
         "pod {} holds {} of the {} groups a pod takes: its {}s and their {} links are built for {}, so each {} "
         "there uses {} of its {} down-ports and cables all {} up, and capex counts them; a {} that divides the {} "
         "groups fills every pod",
-        pods - 1, groups % gp, gp, spec.tier_names[2], spec.tier_names[3], gp, spec.tier_names[2],
-        (groups % gp) * group_leaves_in_domain * p, d2, u2_used, spec.groups_per_pod_key, groups));
-  if (spec.rail_domains && tiers == 2 && n > 1)
+        z.pods - 1, z.groups % z.gp, z.gp, spec.tier_names[2], spec.tier_names[3], z.gp, spec.tier_names[2],
+        (z.groups % z.gp) * z.group_leaves_in_domain * z.p, z.d2, z.u2_used, spec.groups_per_pod_key, z.groups));
+  if (spec.rail_domains && z.tiers == 2 && z.n > 1)
     f.notes.push_back("rails are separate 2-tier planes: NICs on different rails reach each other only through "
                       "NVLink inside a server (PXN); the diameter is within a rail");
   // Say how the NIC cables came out: how many run past the racks beside the leaf's, how long, in what.
-  {
-    int64_t far = 0, max_away = 0, optical = 0;
-    for (int64_t sv = 0; sv < servers; ++sv) {
-      const int64_t away = racks_away(sv);
-      max_away = std::max(max_away, away);
-      if (away > 1) far += n;  // every NIC of the server goes to this group's leaves
-      if (media_for(hw, access_length(sv)) == Media::Optical) optical += n;
-    }
-    if (far > 0)
-      f.notes.push_back(fmt::format(
-          "NIC cables: a {} stands {} and serves servers up to {} racks away ({} servers a rack, "
-          "cabling.rack_width {} m a rack); {} of the {} NIC cables run past the racks beside its own, up to {} m; "
-          "{} of the {} are optical (longer than cabling.copper_max_length {} m)",
-          spec.tier_names[1],
-          spec.rail_attach ? "in a network rack in the middle of its group's row" : "in the middle rack of its servers",
-          max_away, per_rack, format_number(hw.rack_width_m), fmt_count(far), fmt_count(servers * n),
-          format_number(hw.server_to_leaf_m + static_cast<double>(max_away - 1) * hw.rack_width_m), fmt_count(optical),
-          fmt_count(servers * n), format_number(hw.copper_max_m)));
+  const RackLayout racks(spec, hw, z);
+  int64_t far = 0, max_away = 0, optical = 0;
+  for (int64_t sv = 0; sv < z.servers; ++sv) {
+    const int64_t away = racks.racks_away(sv);
+    max_away = std::max(max_away, away);
+    if (away > 1) far += z.n;  // every NIC of the server goes to this group's leaves
+    if (media_for(hw, racks.access_length(sv)) == Media::Optical) optical += z.n;
   }
+  if (far > 0)
+    f.notes.push_back(fmt::format(
+        "NIC cables: a {} stands {} and serves servers up to {} racks away ({} servers a rack, "
+        "cabling.rack_width {} m a rack); {} of the {} NIC cables run past the racks beside its own, up to {} m; "
+        "{} of the {} are optical (longer than cabling.copper_max_length {} m)",
+        spec.tier_names[1],
+        spec.rail_attach ? "in a network rack in the middle of its group's row" : "in the middle rack of its servers",
+        max_away, racks.per_rack, format_number(hw.rack_width_m), fmt_count(far), fmt_count(z.servers * z.n),
+        format_number(hw.server_to_leaf_m + static_cast<double>(max_away - 1) * hw.rack_width_m), fmt_count(optical),
+        fmt_count(z.servers * z.n), format_number(hw.copper_max_m)));
+}
+
+// A Clos in three steps: sizing (every check and count), building (nodes and cables), facts.
+Topology build_clos(const ClosSpec& spec, const Hardware& hw) {
+  const ClosSize z = size_clos(spec, hw);
+  Topology t;
+  t.family = spec.family;
+  t.switch_latency = hw.switch_latency;
+  for (int i = 1; i <= z.tiers; ++i) t.tier_names.push_back(spec.tier_names[i]);
+  add_servers(t, hw, static_cast<int32_t>(z.servers));
+  t.groups = static_cast<int32_t>(z.groups);
+  t.pods = static_cast<int32_t>(z.pods);
+  for (auto& node : t.nodes) {
+    if (node.server == kNone) continue;
+    node.group = static_cast<int32_t>(node.server / z.servers_per_group);
+    node.pod = static_cast<int32_t>(node.group / z.gp);
+  }
+  ClosClasses cls;
+  cls.access = t.link_class(std::string("nic-") + spec.tier_names[1]);
+  cls.leaf_spine = t.link_class(std::string(spec.tier_names[1]) + "-" + spec.tier_names[2]);
+  if (z.tiers == 3) cls.spine_super = t.link_class(std::string(spec.tier_names[2]) + "-" + spec.tier_names[3]);
+  const std::vector<NodeId> leaves = build_leaves(t, spec, hw, z, cls);
+  const std::vector<NodeId> spines = build_spines(t, spec, hw, z, cls, leaves);
+  if (z.tiers == 3) build_super_spines(t, spec, hw, z, cls, spines);
+  clos_facts(t, spec, hw, z, cls);
   t.finalize();
   return t;
 }
