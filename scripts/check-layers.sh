@@ -15,7 +15,13 @@
 #    podnet_* layers of a lower rank, and every folder under src/ is a ranked
 #    layer with a podnet_layer line;
 # 3. what a layer includes is among what it links (its podnet_* dependencies,
-#    transitively), so a header-only use cannot hide a missing link.
+#    transitively), so a header-only use cannot hide a missing link;
+# 4. above the engine layer, code (not tests) sees an engine through the
+#    registry and the engine's own headers (engine/*.hpp: backend, options,
+#    packet_view), never its folder (engine/packet/, engine/flow/,
+#    engine/analytical/); the packet engine's presets header
+#    (engine/packet/packet_options.hpp: the CC and buffer choices a user
+#    lists) is the one header open to all.
 # Exceptions: an entry FILE:LAYER in `exceptions` below lets FILE include
 # LAYER; an entry A>B lets layer A include and link layer B. Each with a
 # comment saying why.
@@ -93,6 +99,9 @@ if out=$({
     if (to == from || !(to in rank)) next   # own layer, or not a layer (a system path)
     if (!(from in rank)) next               # reported once below, per folder
     if (((file ":" to) in allowed) || ((from ">" to) in allowed)) next
+    if (to == "engine" && inc ~ /^engine\/(packet|flow|analytical)\// && inc != "engine/packet/packet_options.hpp" &&
+        file !~ /(_test\.cpp|test_util\.hpp)$/)
+      fail(file ":" line ": layer " from " includes \"" inc "\", an engine'"'"'s internals: use the registry (engine/registry.hpp) or the views (engine/packet_view.hpp)")
     if (!closed) close_links()
     if (rank[to] >= rank[from])
       fail(file ":" line ": layer " from " (rank " rank[from] ") includes \"" inc "\" of layer " to " (rank " rank[to] "), which is not below it")

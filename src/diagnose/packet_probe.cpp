@@ -7,8 +7,7 @@
 #include <map>
 
 #include "core/error.hpp"
-#include "engine/packet/packet_backend.hpp"
-#include "engine/packet/packet_sim.hpp"
+#include "engine/packet_view.hpp"
 
 namespace podnet::diagnose {
 
@@ -69,7 +68,8 @@ ProbeRun simulate_probes_packet(const topology::Topology& t, const Mesh& mesh, c
   net.sample_interval = Time();
   net.observe = nullptr;
   net.progress = nullptr;
-  engine::packet::PacketSim sim(t, net, engine::packet::default_packet_options(net));
+  const std::unique_ptr<engine::ProbeSession> session = engine::make_probe_session(t, net);
+  engine::ProbeSession& sim = *session;
   std::vector<int32_t> path_of(T);
   {
     std::vector<routing::DirLink> fwd, back;
@@ -77,7 +77,7 @@ ProbeRun simulate_probes_packet(const topology::Topology& t, const Mesh& mesh, c
       const Tuple& tu = mesh.tuples[i];
       fwd.assign(mesh.links.begin() + tu.path_begin, mesh.links.begin() + tu.return_begin);
       back.assign(mesh.links.begin() + tu.return_begin, mesh.links.begin() + tu.path_end);
-      path_of[i] = sim.add_probe_path(fwd, back, static_cast<int32_t>(kProbeWireBytes));
+      path_of[i] = sim.add_path(fwd, back, static_cast<int32_t>(kProbeWireBytes));
     }
   }
   // Source j's k-th probe of round r at r R + (k + j/E) R / N (module comment); one timer per source at a time.
@@ -91,9 +91,8 @@ ProbeRun simulate_probes_packet(const topology::Topology& t, const Mesh& mesh, c
   };
   std::vector<Next> next(sources.size());
   for (size_t j = 0; j < sources.size(); ++j) sim.add_timer(at(static_cast<int64_t>(j), 0, 0), j);
-  sim.run([&](const engine::packet::SimEvent& e) {
-    if (!e.timer) return;
-    const size_t j = e.tag;
+  sim.run([&](uint64_t tag) {
+    const size_t j = tag;
     Next& n = next[j];
     const auto& list = tuples_of[sources[j]];
     sim.send_probe(path_of[list[static_cast<size_t>(n.k % static_cast<int64_t>(list.size()))]]);

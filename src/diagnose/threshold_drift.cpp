@@ -3,7 +3,7 @@
 #include <cmath>
 #include <map>
 
-#include "engine/packet/depth_histogram.hpp"
+#include "engine/depth_histogram.hpp"
 #include "routing/route.hpp"
 
 namespace podnet::diagnose {
@@ -19,7 +19,7 @@ double mark_probability(const PortThresholds& p, double q) {
 }  // namespace
 
 std::pair<double, double> expected_marks(const PortThresholds& p, int64_t wire_bytes) {
-  namespace depth = engine::packet::depth;
+  namespace depth = engine::depth;
   double lo = 0, hi = 0;
   const double per_s = p.bps / (8.0 * static_cast<double>(wire_bytes));  // packets per second, back to back
   for (size_t b = 0; b < p.queue_hist_s.size(); ++b) {

@@ -6,7 +6,7 @@
 //
 // Input per directed link (telemetry/recorder.hpp, PortCounters): ECN marks
 // of its egress port and the time its data queue spent at each depth
-// (engine/packet/depth_histogram.hpp buckets); the configured marking band
+// (engine/depth_histogram.hpp buckets); the configured marking band
 // (Kmin, Kmax, Pmax) of that port; the peak shared-buffer bytes the switch
 // held for its ingress (a port entering a switch; SONiC's priority-group
 // shared watermark) and the configured XOFF limit alpha x F of that switch

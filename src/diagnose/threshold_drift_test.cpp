@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/packet/depth_histogram.hpp"
+#include "engine/depth_histogram.hpp"
 #include "routing/route.hpp"
 #include "topology/builders.hpp"
 #include "topology/test_util.hpp"
@@ -37,7 +37,7 @@ PortThresholds port(int64_t depth, uint64_t marks) {
   p.kmax = 1'600'000;
   p.pmax = 0.2;
   p.ecn_marks = marks;
-  engine::packet::depth::add(p.queue_hist_s, depth, 1e-3);
+  engine::depth::add(p.queue_hist_s, depth, 1e-3);
   return p;
 }
 

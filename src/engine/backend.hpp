@@ -80,17 +80,16 @@ struct RunReport {
   std::string failure;  // why
 };
 
-namespace packet {
-class PacketSim;
-}
+class PacketView;  // packet_view.hpp
 
 // What a run measured beyond its RunReport, handed to NetworkOptions::observe
 // at the end of every run (telemetry/ reads it): the packet engine's
-// simulation (ports, QPs, totals), or the flow engine's link-load steps.
+// records through PacketView (ports, QPs, samples), or the flow engine's
+// link-load steps.
 struct RunObservation {
   const char* engine = "";
   const RunReport* report = nullptr;
-  const packet::PacketSim* packet = nullptr;
+  const PacketView* packet = nullptr;
   const std::vector<LinkLoadStep>* link_steps = nullptr;
   const std::vector<double>* link_capacity_bps = nullptr;  // payload capacity per directed link (flow engine)
 };

@@ -2,9 +2,8 @@
 
 #include <algorithm>
 
-#include "engine/packet/cc/congestion_control.hpp"
-#include "engine/packet/depth_histogram.hpp"
-#include "engine/packet/packet_sim.hpp"
+#include "engine/depth_histogram.hpp"
+#include "engine/packet_view.hpp"
 #include "routing/route.hpp"
 
 namespace podnet::telemetry {
@@ -25,7 +24,7 @@ void Recorder::observe(const engine::RunObservation& o) {
 }
 
 void Recorder::observe_packet(const engine::RunObservation& o) {
-  const engine::packet::PacketSim& sim = *o.packet;
+  const engine::PacketView& sim = *o.packet;
   packet_ = true;
   const auto& ps = sim.port_stats();
   if (ports_.size() != ps.size()) {
@@ -37,7 +36,7 @@ void Recorder::observe_packet(const engine::RunObservation& o) {
   const double T_ps = static_cast<double>(o.report ? o.report->makespan.ps : sim.now().ps);
   observed_s_ += T_ps * 1e-12;
   for (size_t d = 0; d < ps.size(); ++d) {
-    const engine::packet::PortStats& s = ps[d];
+    const engine::PortStats& s = ps[d];
     PortCounters& c = ports_[d];
     c.tx_packets += s.packets;
     c.rx_packets += s.rx_packets;
@@ -56,13 +55,13 @@ void Recorder::observe_packet(const engine::RunObservation& o) {
     c.out_of_order += s.out_of_order;
     c.queue_max_bytes = std::max<int64_t>(c.queue_max_bytes, s.max_queue);
     c.queue_byte_s += s.queue_byte_ps * 1e-12;
-    c.queue_p99_bytes = std::max<int64_t>(c.queue_p99_bytes, engine::packet::depth::quantile(s.queue_hist, T_ps, 0.99));
+    c.queue_p99_bytes = std::max<int64_t>(c.queue_p99_bytes, engine::depth::quantile(s.queue_hist, T_ps, 0.99));
     c.peak_utilization = std::max(c.peak_utilization, s.peak_utilization);
     if (c.queue_hist_s.size() < s.queue_hist.size()) c.queue_hist_s.resize(s.queue_hist.size(), 0.0);
     for (size_t b = 0; b < s.queue_hist.size(); ++b) c.queue_hist_s[b] += s.queue_hist[b] * 1e-12;
     const auto band = sim.configured_ecn(static_cast<routing::DirLink>(d));
     c.ecn_kmin = band.kmin;
-    c.ecn_kmax = sim.congestion_control().traits().ecn ? band.kmax : 0;
+    c.ecn_kmax = sim.marks_ecn() ? band.kmax : 0;
     c.ecn_pmax = band.pmax;
     c.pg_shared_max = std::max<int64_t>(c.pg_shared_max, s.pg_shared_max);
     const topology::NodeId to = routing::dir_to(static_cast<routing::DirLink>(d), topo_);

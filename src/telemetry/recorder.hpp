@@ -27,7 +27,7 @@
 //
 // Derived figures:
 //   mean queue depth   = (integral of q dt) / T               (T: run length)
-//   p99 queue depth    = depth::quantile(hist, T, 0.99)       (engine/packet/depth_histogram.hpp)
+//   p99 queue depth    = depth::quantile(hist, T, 0.99)       (engine/depth_histogram.hpp)
 //   paused share       = paused time / T
 #pragma once
 

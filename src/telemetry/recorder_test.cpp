@@ -9,7 +9,7 @@
 
 #include <sstream>
 
-#include "engine/packet/depth_histogram.hpp"
+#include "engine/depth_histogram.hpp"
 #include "engine/packet/packet_sim.hpp"
 #include "engine/packet/packet_test_util.hpp"
 #include "routing/route.hpp"
@@ -22,6 +22,7 @@ namespace {
 
 using namespace engine::packet;
 using namespace engine::packet::testing;
+namespace depth = engine::depth;
 using testing::record;
 
 // The NIC of GPU rank g and the directed links between it and its leaf.

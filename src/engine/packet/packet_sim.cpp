@@ -97,7 +97,7 @@ struct PacketSim::Impl {
   std::vector<ProbePath> probe_paths;
   std::vector<DirLink> probe_links;
   std::vector<ProbeRecord> probe_log;
-  std::vector<PacketSim::EcnBand> ecn_cfg;  // per port, before drifts (§12)
+  std::vector<EcnBand> ecn_cfg;  // per port, before drifts (§12)
   void probe_out(DirLink p, const Packet& k);
   void on_probe(DirLink p, Packet k);
 
@@ -910,13 +910,14 @@ std::vector<double> PacketSim::link_payload_bytes() const {
 }
 double PacketSim::payload_capacity_bps(DirLink d) const { return m_->cap[d]; }
 Time PacketSim::rto() const { return Time(m_->rto); }
-PacketSim::EcnBand PacketSim::configured_ecn(DirLink d) const { return m_->ecn_cfg[d]; }
+EcnBand PacketSim::configured_ecn(DirLink d) const { return m_->ecn_cfg[d]; }
 Bytes PacketSim::configured_xoff_limit(NodeId n) const { return m_->buffer->xoff_limit(n); }
 int32_t PacketSim::data_wire_bytes() const { return m_->mtu + m_->header; }
 int64_t PacketSim::port_bps(DirLink d) const { return m_->ports->info[d].bps; }
 Bytes PacketSim::buffer_of(NodeId n) const { return m_->buffer->buffer_of(n); }
 Bytes PacketSim::headroom_of(DirLink in) const { return m_->buffer->headroom_of(in); }
 const cc::CongestionControl& PacketSim::congestion_control() const { return *m_->cc; }
+bool PacketSim::marks_ecn() const { return m_->cc->traits().ecn; }
 int64_t PacketSim::open_streams() const { return m_->nic->open_streams; }
 
 }  // namespace podnet::engine::packet

@@ -190,6 +190,7 @@
 #include "engine/options.hpp"
 #include "engine/packet/next_hops.hpp"
 #include "engine/packet/packet_options.hpp"
+#include "engine/packet_view.hpp"
 #include "engine/plan_compiler.hpp"
 #include "routing/router.hpp"
 #include "topology/topology.hpp"
@@ -224,50 +225,6 @@ struct StreamSpec {
   double max_rate_bps = 0;
 };
 
-struct PortStats {
-  uint64_t packets = 0;  // all packets sent
-  uint64_t data_packets = 0;
-  double payload_bytes = 0;   // data payload sent
-  double wire_bytes = 0;      // everything on the wire
-  uint64_t rx_packets = 0;    // packets that arrived at the far end of this link (not lost on the wire)
-  double rx_bytes = 0;        // their bytes on the wire
-  uint64_t cnp_packets = 0;   // CNPs sent on this link
-  uint64_t retransmits = 0;   // data packets sent again on this link by their QP (go-back-N; source NIC port)
-  uint64_t out_of_order = 0;  // data packets that arrived over this link at their destination beyond a hole
-  uint64_t drops = 0;         // data packets dropped before joining this port's queue (buffer admission)
-  uint64_t ecn_marks = 0;
-  uint64_t pause_rx = 0;     // PAUSE (XOFF) frames received by this egress port
-  uint64_t pause_tx = 0;     // PAUSE frames sent upstream about this link (by its receiving end)
-  Time paused;               // time this port's data class was paused
-  uint64_t lost = 0;         // packets lost to this link's failure (queued, on its wire, or sent to it while dead)
-  uint64_t silent = 0;       // packets lost to a silent fault on this link or the switch it enters (§11)
-  Bytes pg_shared_max = 0;   // peak lossless shared-buffer bytes held for this ingress (entering a switch; §12)
-  Bytes max_queue = 0;       // peak data bytes queued
-  double queue_byte_ps = 0;  // integral of data bytes queued over time
-  // Peak payload rate / payload capacity over util_window; a packet's payload counts in each window in
-  // proportion to its serialization time there, so a saturated port reads 1.0 (not 1.003).
-  double peak_utilization = 0;
-  // Time (ps) spent with the data bytes queued in each depth bucket
-  // (depth_histogram.hpp; the empty queue's time is the rest of the run).
-  std::vector<double> queue_hist;
-};
-
-struct StreamRecord {
-  uint64_t tag = 0;
-  int32_t src = 0, dst = 0;
-  Bytes bytes = 0;
-  Time start;       // transfer start
-  Time first_send;  // first packet may leave
-  Time finish;      // last byte delivered
-  uint32_t packets = 0;
-  uint32_t retransmits = 0;
-  uint32_t timeouts = 0;
-  uint32_t nacks = 0;         // NACKs the sender received
-  uint32_t cnps = 0;          // CNPs the sender received
-  uint32_t out_of_order = 0;  // data packets that reached the receiver beyond a hole
-  double final_rate_bps = 0;
-};
-
 struct SimStats {
   uint64_t events = 0;
   uint64_t data_sent = 0;       // data packets put on the wire by senders (incl. retransmissions)
@@ -292,26 +249,6 @@ struct SimStats {
   uint64_t peak_packets = 0;    // peak packets queued in ports at one time (those on wires ride in events)
 };
 
-struct QueueSample {
-  Time time;
-  int32_t port = 0;
-  Bytes bytes = 0;
-};
-
-struct StreamSample {
-  Time time;
-  int32_t stream = 0;
-  Bytes delivered = 0;  // payload delivered in order so far
-  double rate_bps = 0;  // the sender's current rate (RC)
-};
-
-// One probe (§11): its path, when it was sent, and its round-trip time (-1: no reply).
-struct ProbeRecord {
-  int32_t path = 0;
-  Time sent;
-  Time rtt = Time(-1);
-};
-
 struct SimEvent {
   uint64_t tag = 0;
   Time at;
@@ -320,10 +257,10 @@ struct SimEvent {
   int32_t stream = -1;
 };
 
-class PacketSim {
+class PacketSim final : public PacketView {
  public:
   PacketSim(const topology::Topology& topo, const NetworkOptions& net, const PacketOptions& opt);
-  ~PacketSim();
+  ~PacketSim() override;
   PacketSim(const PacketSim&) = delete;
   PacketSim& operator=(const PacketSim&) = delete;
 
@@ -397,12 +334,12 @@ class PacketSim {
   bool stream_open(int32_t s) const;
   void stream_route(int32_t s, std::vector<routing::DirLink>& out) const;
 
-  Time now() const;
+  Time now() const override;
   const SimStats& stats() const;
-  const std::vector<PortStats>& port_stats() const;
-  const std::vector<StreamRecord>& streams() const;
-  const std::vector<QueueSample>& samples() const;
-  const std::vector<StreamSample>& stream_samples() const;
+  const std::vector<PortStats>& port_stats() const override;
+  const std::vector<StreamRecord>& streams() const override;
+  const std::vector<QueueSample>& samples() const override;
+  const std::vector<StreamSample>& stream_samples() const override;
   // Payload bytes per directed link, including the in-server links modelled as delays.
   std::vector<double> link_payload_bytes() const;
   // Payload capacity in force (a Degrade changes it).
@@ -411,19 +348,16 @@ class PacketSim {
   // The configured ECN band of port d (before any drift, §12) and the
   // configured XOFF limit of switch n (switch_buffer.hpp: xoff_limit; 0
   // without PFC); a full data packet's wire bytes.
-  struct EcnBand {
-    int64_t kmin = 0, kmax = 0;
-    double pmax = 0;
-  };
-  EcnBand configured_ecn(routing::DirLink d) const;
-  Bytes configured_xoff_limit(topology::NodeId switch_node) const;
-  int32_t data_wire_bytes() const;
-  int64_t port_bps(routing::DirLink d) const;  // the rate port d serializes at
+  EcnBand configured_ecn(routing::DirLink d) const override;
+  Bytes configured_xoff_limit(topology::NodeId switch_node) const override;
+  int32_t data_wire_bytes() const override;
+  int64_t port_bps(routing::DirLink d) const override;  // the rate port d serializes at
   // Buffer and lossless headroom the model gives a switch node / an ingress link.
   Bytes buffer_of(topology::NodeId switch_node) const;
   Bytes headroom_of(routing::DirLink ingress) const;
   // The congestion-control algorithm of the run (cc/congestion_control.hpp).
   const cc::CongestionControl& congestion_control() const;
+  bool marks_ecn() const override;
   // Streams not yet delivered (0 after run() unless something is stuck).
   int64_t open_streams() const;
 

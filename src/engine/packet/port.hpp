@@ -33,8 +33,8 @@
 #include <vector>
 
 #include "core/rng.hpp"
+#include "engine/depth_histogram.hpp"
 #include "engine/packet/cc/congestion_control.hpp"
-#include "engine/packet/depth_histogram.hpp"
 #include "engine/packet/packet.hpp"
 #include "engine/packet/packet_sim.hpp"
 #include "routing/route.hpp"

@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace podnet::engine::packet::depth {
+namespace podnet::engine::depth {
 
 inline constexpr int kSubBits = 3;
 inline constexpr int64_t kLinear = int64_t{2} << kSubBits;  // 16: depths below have a bucket each
@@ -64,4 +64,4 @@ inline int64_t quantile(const std::vector<double>& hist, double total_ps, double
   return hist.empty() ? 0 : lower(static_cast<int32_t>(hist.size() - 1));
 }
 
-}  // namespace podnet::engine::packet::depth
+}  // namespace podnet::engine::depth

@@ -1,0 +1,3 @@
+#pragma once
+
+#include "engine/packet/packet_sim.hpp"
