@@ -78,7 +78,7 @@ study::Outcome study_point(const std::string& name, const std::string& base, con
   const report::StudyArgs args =
       report::study_args(st, params, [](const report::StudyParam& p) { return p.spec.name; });
   const report::StudyOutput out = report::run_study(st, scenario::load(base, sets), args, {}, [&](scenario::Setup& s) {
-    if (study::points_share_cores(jobs)) s.network.threads = 1;
+    if (study::points_share_cores(jobs)) s.network.flow.threads = 1;
   });
   return {true, {}, report::sweep_fields(out.document)};
 }

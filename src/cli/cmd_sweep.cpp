@@ -114,7 +114,7 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
   const study::Evaluate evaluate = [&](const study::SweepPoint& p) {
     const scenario::Scenario sc = scenario::load(c.scenario, spec.overrides(p), c.adds, axis_flags);
     const report::StudyOutput out = report::run_study(def, sc, args, {}, [&](scenario::Setup& s) {
-      if (study::points_share_cores(o.jobs)) s.network.threads = 1;
+      if (study::points_share_cores(o.jobs)) s.network.flow.threads = 1;
     });
     return study::Outcome{true, {}, report::sweep_fields(out.document)};
   };

@@ -170,7 +170,7 @@ void add_progress_printers(engine::NetworkOptions& network, std::string command,
   auto st = std::make_shared<State>();
   st->command = std::move(command);
   st->hint = std::move(hint);
-  network.progress = [st, &label](int64_t done, int64_t total, Time now) {
+  network.observers.progress = [st, &label](int64_t done, int64_t total, Time now) {
     const auto elapsed = st->due();
     if (!elapsed) return;
     std::cerr << fmt::format("{}: {}: {:.0f}% of {} transfers done, simulated {} ({:.0f} s elapsed)\n", st->command,
@@ -179,7 +179,7 @@ void add_progress_printers(engine::NetworkOptions& network, std::string command,
                              report::thousands(total), format_time(now), *elapsed);
     st->maybe_hint(*elapsed);
   };
-  network.heartbeat = [st, &label](Time now) {
+  network.observers.heartbeat = [st, &label](Time now) {
     if (now.ps <= 0) return;  // the analytical engine has no clock to show
     const auto elapsed = st->due();
     if (!elapsed) return;
@@ -198,7 +198,7 @@ void add_progress_printers(engine::NetworkOptions& network, std::string command,
 }
 
 std::string flow_quantum_hint(const std::string& engine, const engine::NetworkOptions& o) {
-  if (!engine::engine_info(engine).traits.rate_quantum || o.flow_quantum.ps != 0) return {};
+  if (!engine::engine_info(engine).traits.rate_quantum || o.flow.quantum.ps != 0) return {};
   return "the flow engine re-solves rates at every distinct completion time; when many flows finish at "
          "spread-out times, --set network.flow_quantum=100ns lets those within 100 ns share one re-solve (each "
          "completion late by < 100 ns; a 261,632-flow all-to-all went from 314 s to 2.8 s)";

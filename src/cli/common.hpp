@@ -54,7 +54,7 @@ struct RunLabel {
   std::string what;
   Time expected;
 };
-// Engine progress printers on `network` (NetworkOptions::progress and
+// Engine progress printers on `network` (NetworkOptions::observers.progress and
 // ::heartbeat) that print to stderr at most every 5 s, once a run has taken
 // 5 s:
 //   "COMMAND: LABEL: P% of N transfers done, simulated T (S s elapsed)"

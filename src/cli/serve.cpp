@@ -284,10 +284,10 @@ struct Server::Impl {
           st, req.sc, req.args, p,
           [&](scenario::Setup& s) {
             resolved = s.scenario.resolved_yaml();
-            s.network.progress = [&](int64_t, int64_t, Time) { check(r); };
+            s.network.observers.progress = [&](int64_t, int64_t, Time) { check(r); };
             // A run of a few large transfers reaches no progress hook for minutes: the engines' heartbeat
             // stops it too, and says how far it has simulated (at most once a second).
-            s.network.heartbeat = [&r, this, last = Clock::now()](Time now) mutable {
+            s.network.observers.heartbeat = [&r, this, last = Clock::now()](Time now) mutable {
               check(r);
               if (now.ps <= 0 || Clock::now() - last < std::chrono::seconds(1)) return;
               last = Clock::now();

@@ -245,7 +245,7 @@ JobsRun run_jobs(const std::vector<JobPlan>& jobs, const topology::Topology& top
   const auto dirs = static_cast<size_t>(routing::dir_link_count(topo));
   std::vector<double> bytes(dirs * n, 0.0);  // [dir link][job]
   engine::NetworkOptions together = options;
-  together.on_route = [&](int32_t transfer, const std::vector<routing::PathPart>& parts, double b) {
+  together.observers.on_route = [&](int32_t transfer, const std::vector<routing::PathPart>& parts, double b) {
     const auto j = static_cast<size_t>(owner[static_cast<size_t>(transfer)]);
     for (const auto& p : parts) bytes[static_cast<size_t>(p.link) * n + j] += b * p.fraction;
   };
@@ -259,7 +259,7 @@ JobsRun run_jobs(const std::vector<JobPlan>& jobs, const topology::Topology& top
     o.finish = std::max(o.finish, run.transfers[k].finish);
   }
   engine::NetworkOptions alone = options;
-  alone.on_route = nullptr;
+  alone.observers.on_route = nullptr;
   for (size_t j = 0; j < n; ++j) {
     JobOutcome& o = out.jobs[j];
     o.together = o.finish - jobs[j].start;

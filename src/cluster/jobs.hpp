@@ -40,7 +40,7 @@
 // engine: different jobs' packets never meet in a queue); above 1 when they
 // contend.
 //
-// Link sharing: every flow's routed payload (engine::NetworkOptions::on_route,
+// Link sharing: every flow's routed payload (engine::NetworkOptions::observers.on_route,
 // bytes x coefficient per directed link) is added to its job's bytes on that
 // link in the together run; a link carrying bytes of two or more jobs is
 // shared. Adaptive routing chooses routes by the load present when a flow

@@ -62,12 +62,12 @@ ProbeRun simulate_probes_packet(const topology::Topology& t, const Mesh& mesh, c
   if (N < 1) throw InputError("--mode packet: fewer than one probe per NIC per round: raise --rate or --round");
 
   net.routing.seed = seed;
-  net.silent_faults = silent_faults(faults);
-  net.pause_storms.clear();
-  net.failures = {};
-  net.sample_interval = Time();
-  net.observe = nullptr;
-  net.progress = nullptr;
+  net.faults.silent_faults = silent_faults(faults);
+  net.faults.pause_storms.clear();
+  net.faults.failures = {};
+  net.packet.sample_interval = Time();
+  net.observers.observe = nullptr;
+  net.observers.progress = nullptr;
   const std::unique_ptr<engine::ProbeSession> session = engine::make_probe_session(t, net);
   engine::ProbeSession& sim = *session;
   std::vector<int32_t> path_of(T);

@@ -82,7 +82,7 @@ struct RunReport {
 
 class PacketView;  // packet_view.hpp
 
-// What a run measured beyond its RunReport, handed to NetworkOptions::observe
+// What a run measured beyond its RunReport, handed to NetworkOptions::observers.observe
 // at the end of every run (telemetry/ reads it): the packet engine's
 // records through PacketView (ports, QPs, samples), or the flow engine's
 // link-load steps.

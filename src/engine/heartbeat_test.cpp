@@ -1,4 +1,4 @@
-// NetworkOptions::heartbeat: the engines call it every heartbeat_every events
+// NetworkOptions::observers.heartbeat: the engines call it every heartbeat_every events
 // (a count, so results cannot depend on it), and a throw from it stops the
 // run: how the dashboard's cancel and time limit reach a single long transfer,
 // which finishes no transfer (and so reaches no progress hook) for minutes.
@@ -30,11 +30,11 @@ TEST(Heartbeat, EveryEngineBeatsAndTheResultDoesNotDependOnIt) {
     NetworkOptions watched = quiet;
     int beats = 0;
     Time last;
-    watched.heartbeat = [&](Time now) {
+    watched.observers.heartbeat = [&](Time now) {
       ++beats;
       last = now;
     };
-    watched.heartbeat_every = 256;
+    watched.observers.heartbeat_every = 256;
     const RunReport b = make_backend(engine, t, watched)->run(one_transfer());
     EXPECT_GT(beats, 0) << engine;
     EXPECT_EQ(a.makespan, b.makespan) << engine;
@@ -48,13 +48,13 @@ TEST(Heartbeat, AThrowFromItStopsALongRunBeforeItEnds) {
   NetworkOptions o = packet::testing::net();
   const Time full = make_backend("packet", t, o)->run(one_transfer()).makespan;
   Time stopped_at;
-  o.heartbeat = [&](Time now) {
+  o.observers.heartbeat = [&](Time now) {
     if (now > Time(0)) {
       stopped_at = now;
       throw Stop();
     }
   };
-  o.heartbeat_every = 1024;
+  o.observers.heartbeat_every = 1024;
   EXPECT_THROW(make_backend("packet", t, o)->run(one_transfer()), Stop);
   EXPECT_GT(stopped_at, Time(0));
   EXPECT_LT(stopped_at, full);  // stopped inside the one transfer, not after it

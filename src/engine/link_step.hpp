@@ -11,7 +11,7 @@ namespace podnet::engine {
 
 // From `at` on, directed link `link` carries payload at `utilization` x its
 // payload capacity (a step function; recorded only when
-// NetworkOptions::observe is set).
+// NetworkOptions::observers.observe is set).
 struct LinkLoadStep {
   Time at;
   int32_t link = 0;  // routing::DirLink

@@ -72,14 +72,14 @@ NetworkOptions network_options_from(const Params& p, uint64_t seed) {
   o.transport = transport_preset(p.get_string("transport"));
   if (p.has("stack_latency")) o.transport.stack_latency = p.get_time("stack_latency");
   if (p.has("mtu")) o.transport.mtu = static_cast<int32_t>(p.get_int("mtu"));
-  o.flow_quantum = p.get_time("flow_quantum");
-  o.threads = static_cast<int32_t>(p.get_int("threads"));
-  o.cc = p.get_string("cc");
-  o.pfc = p.get_bool("pfc");
-  if (p.has("switch_buffer")) o.switch_buffer = static_cast<Bytes>(p.get_real("switch_buffer"));
-  o.failures.local_repair = p.get_time("local_repair");
-  o.failures.convergence = p.get_time("convergence");
-  o.failures.collective_timeout = p.get_time("collective_timeout");
+  o.flow.quantum = p.get_time("flow_quantum");
+  o.flow.threads = static_cast<int32_t>(p.get_int("threads"));
+  o.packet.cc = p.get_string("cc");
+  o.packet.pfc = p.get_bool("pfc");
+  if (p.has("switch_buffer")) o.packet.switch_buffer = static_cast<Bytes>(p.get_real("switch_buffer"));
+  o.faults.failures.local_repair = p.get_time("local_repair");
+  o.faults.failures.convergence = p.get_time("convergence");
+  o.faults.failures.collective_timeout = p.get_time("collective_timeout");
   return o;
 }
 

@@ -1,5 +1,5 @@
-// NetworkOptions: how an engine runs - routing, endpoint transport, packet
-// engine knobs, progress, failures. Filled from the scenario's `network:`
+// NetworkOptions: how an engine runs - routing, endpoint transport, link
+// classes, each engine's settings, faults and the caller's observers. Filled from the scenario's `network:`
 // section by network_options_from (network_params.hpp).
 #pragma once
 
@@ -45,29 +45,50 @@ const std::vector<TransportPreset>& transport_presets();
 // Throws InputError listing the presets for an unknown name.
 Transport transport_preset(std::string_view name);
 
-struct NetworkOptions {
-  routing::RouteOptions routing;
-  Transport transport = transport_preset("rocev2");
-  LinkClassOptions links;     // per link class efficiency and latency (scenario `links:`)
-  int32_t hottest_links = 8;  // how many links the report lists
+// Flow engine settings.
+struct FlowSettings {
   // > 0: the memory limit (bytes, --max-memory) an observed flow-engine run
   // must stay within: its record of link-load steps (kept only when
-  // `observe` is set) may take what the process does not hold when the run
-  // starts; past that the run stops with an InputError instead of growing
-  // towards the OOM killer (flow_sim.hpp, FlowSimOptions::max_link_steps).
+  // `observers.observe` is set) may take what the process does not hold
+  // when the run starts; past that the run stops with an InputError instead
+  // of growing towards the OOM killer (flow_sim.hpp,
+  // FlowSimOptions::max_link_steps).
   int64_t memory_limit = 0;
-  // Flow engine: threads one run may use (1 or 2; 0 = 2 when the machine
-  // has two cores or more). The second re-sorts the solver's link lists
-  // after large re-solves (maxmin.hpp, "Threads"); results are the same to
-  // the bit. Commands that run several points at once (sweep, optimize) set 1.
+  // Threads one run may use (1 or 2; 0 = 2 when the machine has two cores
+  // or more). The second re-sorts the solver's link lists after large
+  // re-solves (maxmin.hpp, "Threads"); results are the same to the bit.
+  // Commands that run several points at once (sweep, optimize) set 1.
   int32_t threads = 0;
-  Time flow_quantum;  // flow engine: completions rounded up to a multiple (0 = exact; flow_sim.hpp)
-  // Packet engine (packet/packet_options.hpp): congestion control preset
-  // ("auto": infiniband with the infiniband transport, else dcqcn_nic), PFC,
+  Time quantum;  // completions rounded up to a multiple (0 = exact; flow_sim.hpp)
+};
+
+// Packet engine settings (packet/packet_options.hpp).
+struct PacketSettings {
+  // Congestion control preset ("auto": the transport's default_cc), PFC,
   // shared switch buffer in bytes (0 = 40 us at each port's rate).
   std::string cc = "auto";
   bool pfc = true;
   Bytes switch_buffer = 0;
+  // > 0: every port's queue depth and every QP's rate sampled at this
+  // interval (telemetry time series).
+  Time sample_interval;
+};
+
+// What goes wrong during a run (failures.hpp).
+struct Faults {
+  FailureOptions failures;  // link and GPU events, on the flow and packet engines
+  // PFC storms the packet engine simulates; the other engines refuse them.
+  std::vector<PauseStorm> pause_storms;
+  // Silent faults the packet engine applies to every packet; set by the
+  // diagnose study's packet mode (diagnose/packet_probe.hpp).
+  std::vector<SilentFault> silent_faults;
+  // Switches with drifted PFC/ECN thresholds the packet engine simulates;
+  // the other engines refuse them.
+  std::vector<ThresholdDrift> threshold_drifts;
+};
+
+// Callbacks into the caller; each unset: nothing is called.
+struct Observers {
   // Called by the flow and packet engines every `progress_every` finished
   // transfers (a count, so runs stay deterministic) with (finished, total,
   // simulated time); the caller decides what to print and when.
@@ -79,20 +100,8 @@ struct NetworkOptions {
   // limit); a terminal shows that a run of a few large transfers still moves.
   std::function<void(Time)> heartbeat;
   int64_t heartbeat_every = 1 << 16;
-  FailureOptions failures;
-  // PFC storms (failures.hpp) the packet engine simulates; the other engines refuse them.
-  std::vector<PauseStorm> pause_storms;
-  // Silent faults (failures.hpp) the packet engine applies to every packet;
-  // set by the diagnose study's packet mode (diagnose/packet_probe.hpp).
-  std::vector<SilentFault> silent_faults;
-  // Switches with drifted PFC/ECN thresholds (failures.hpp) the packet engine
-  // simulates; the other engines refuse them.
-  std::vector<ThresholdDrift> threshold_drifts;
-  // > 0: the packet engine samples every port's queue depth and every QP's
-  // rate at this interval (telemetry time series).
-  Time sample_interval;
   // Called by the flow and packet engines at the end of every run() with what
-  // the run measured (backend.hpp: RunObservation), for telemetry; unset: nothing extra is recorded.
+  // the run measured (backend.hpp: RunObservation), for telemetry.
   std::function<void(const RunObservation&)> observe;
   // Called by the flow and packet engines each time a flow (packet engine: a
   // QP stream) of plan transfer `transfer` is routed, with its directed links
@@ -103,8 +112,21 @@ struct NetworkOptions {
   // engine a flow moved off a failed link is routed again with the bytes it
   // had left (the packet engine re-routes without calling it). Lets a
   // caller attribute link traffic to the transfers' owners (cluster/jobs.hpp:
-  // bytes per job per link); unset: nothing is called.
+  // bytes per job per link).
   std::function<void(int32_t transfer, const std::vector<routing::PathPart>& parts, double bytes)> on_route;
+};
+
+// How an engine runs: the fabric's behaviour (routing, transport, links),
+// each engine's settings, the faults injected, and the caller's observers.
+struct NetworkOptions {
+  routing::RouteOptions routing;
+  Transport transport = transport_preset("rocev2");
+  LinkClassOptions links;     // per link class efficiency and latency (scenario `links:`)
+  int32_t hottest_links = 8;  // how many links the report lists
+  FlowSettings flow;
+  PacketSettings packet;
+  Faults faults;
+  Observers observers;
 };
 
 }  // namespace podnet::engine

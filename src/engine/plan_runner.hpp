@@ -74,7 +74,7 @@ class PlanRunner {
   }
 
   // progress(finished, total, at) every `every` completed transfers (a count,
-  // so runs stay deterministic; see NetworkOptions::progress).
+  // so runs stay deterministic; see NetworkOptions::observers.progress).
   void report_progress(const std::function<void(int64_t, int64_t, Time)>* progress, int64_t every) {
     progress_ = progress && *progress && every > 0 ? progress : nullptr;
     progress_every_ = every;

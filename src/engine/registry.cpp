@@ -75,20 +75,20 @@ std::unique_ptr<NetworkBackend> make_backend(std::string_view engine, const topo
   const EngineInfo& e = engine_info(engine);
   if (!e.traits.packet_faults) {
     const std::string which = engine_names_with(&EngineTraits::packet_faults);
-    if (!options.pause_storms.empty())
+    if (!options.faults.pause_storms.empty())
       throw InputError(fmt::format("faults: {} is a PFC storm, which only the {} engine simulates (PAUSE frames); "
                                    "run with --engine {} (network.engine={}), not '{}'",
-                                   options.pause_storms.front().what, which, which, which, engine));
-    if (!options.silent_faults.empty())
+                                   options.faults.pause_storms.front().what, which, which, which, engine));
+    if (!options.faults.silent_faults.empty())
       throw InputError(fmt::format(
           "faults: {} is a silent fault (lost, corrupted or delayed packets, a flapping link), which only the {} "
           "engine simulates (diagnose's probes see it on any engine); run with --engine {} (network.engine={}), not "
           "'{}'",
-          options.silent_faults.front().what, which, which, which, engine));
-    if (!options.threshold_drifts.empty())
+          options.faults.silent_faults.front().what, which, which, which, engine));
+    if (!options.faults.threshold_drifts.empty())
       throw InputError(fmt::format("faults: {}: drifted ECN/PFC thresholds are simulated by the {} engine only "
                                    "(marking and pausing); run with --engine {} (network.engine={}), not '{}'",
-                                   options.threshold_drifts.front().what, which, which, which, engine));
+                                   options.faults.threshold_drifts.front().what, which, which, which, engine));
   }
   return e.make(topo, options);
 }

@@ -53,7 +53,7 @@
 // only when a run is observed (`podnet train --trace-links`, `--telemetry`):
 // 24 B per step, about 1.5 GB on the default 16,384-GPU iteration, a count
 // known only once the run is over. It is guarded while it grows instead:
-// the limit goes to the engine (engine::NetworkOptions::memory_limit, set by
+// the limit goes to the engine (engine::NetworkOptions::flow.memory_limit, set by
 // scenario::resolve), and the record may take what the process does not
 // hold when the run starts, at most half of it (a vector's capacity can
 // reach twice its size); one step more stops the run with an InputError

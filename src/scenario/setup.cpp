@@ -32,7 +32,7 @@ Setup resolve(Scenario sc, std::optional<topology::Topology> fabric) {
     s.engine = net.get_string("engine");
     s.network = engine::network_options_from(net, sc.seed);
     s.network.links = engine::link_classes_from(sc.section("links"));
-    s.network.memory_limit = estimate::limit();  // what an observed run's records may grow to
+    s.network.flow.memory_limit = estimate::limit();  // what an observed run's records may grow to
     s.collective = collective::options_from(sc.section("collective"));
     s.collective.seed = sc.seed;  // draws the permutation pattern (collective/patterns.hpp)
     s.collective.nvlink_efficiency = s.network.links[engine::LinkClass::NvLink].efficiency;
@@ -43,9 +43,9 @@ Setup resolve(Scenario sc, std::optional<topology::Topology> fabric) {
     s.reliability = reliability::config_from(sc.section("reliability"));
     s.storage = reliability::storage_from(sc.section("storage"));
     // The recovery times come from network: once (engine::FailureOptions); the risk model copies them.
-    s.reliability.collective_timeout_s = s.network.failures.collective_timeout.seconds();
-    s.reliability.link_recovery_s = s.network.failures.local_repair.seconds();
-    s.reliability.switch_recovery_s = s.network.failures.convergence.seconds();
+    s.reliability.collective_timeout_s = s.network.faults.failures.collective_timeout.seconds();
+    s.reliability.link_recovery_s = s.network.faults.failures.local_repair.seconds();
+    s.reliability.switch_recovery_s = s.network.faults.failures.convergence.seconds();
     // SHARP aggregates in InfiniBand switches (NVIDIA Quantum); an Ethernet transport has no such switch.
     if (s.fabric.sharp && s.network.transport.nic_links != engine::LinkClass::InfiniBand)
       throw ParamError("switch.in_network_reduction",
@@ -58,9 +58,9 @@ Setup resolve(Scenario sc, std::optional<topology::Topology> fabric) {
   s.faults = sc.fault_list(s.fabric);
   // The same faults as the packet engine's silent faults, so that bench and train simulate them (diagnose's
   // probes take s.faults; the other engines refuse them, engine/registry.cpp).
-  s.network.silent_faults = diagnose::silent_faults(s.faults);
-  s.network.pause_storms = sc.pause_storms(s.fabric);
-  s.network.threshold_drifts = sc.threshold_drifts(s.fabric);
+  s.network.faults.silent_faults = diagnose::silent_faults(s.faults);
+  s.network.faults.pause_storms = sc.pause_storms(s.fabric);
+  s.network.faults.threshold_drifts = sc.threshold_drifts(s.fabric);
   s.scenario = std::move(sc);
   return s;
 }

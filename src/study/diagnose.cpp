@@ -256,8 +256,8 @@ DiagnoseResult diagnose(const scenario::Setup& s, const DiagnoseRequest& r, cons
       res.hidden.push_back(f.what);
       res.latency_faults += f.kind == FaultKind::Degrade ? 1 : 0;
     }
-    for (const auto& st : s.network.pause_storms) res.not_probed.push_back(st.what);
-    for (const auto& d : s.network.threshold_drifts) res.not_probed.push_back(d.what);
+    for (const auto& st : s.network.faults.pause_storms) res.not_probed.push_back(st.what);
+    for (const auto& d : s.network.faults.threshold_drifts) res.not_probed.push_back(d.what);
     if (progress.run) progress.run("probing");
     diagnose::ProbeRun run = probe(s.faults, s.scenario.seed);
     fill_overhead(run);

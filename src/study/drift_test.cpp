@@ -54,7 +54,7 @@ TEST(ThresholdDrift, EcnBandLoweredOnOneEdgeSwitchIsFound) {
   const routing::DirLink down = downlink_of(t, 0);
   const topology::NodeId edge = routing::dir_from(down, t);
   auto n = net();
-  n.threshold_drifts.push_back({edge, 20'000, 80'000, -1, -1, "drifted edge"});
+  n.faults.threshold_drifts.push_back({edge, 20'000, 80'000, -1, -1, "drifted edge"});
   uint64_t marks = 0;
   const auto found = ecn_incast(t, n, marks);
   ASSERT_EQ(found.size(), 1u);
@@ -96,7 +96,7 @@ TEST(ThresholdDrift, PfcAlphaRaisedIsFoundFromTheSharedWatermark) {
   const auto t = one_leaf(8);
   const topology::NodeId leaf = routing::dir_from(downlink_of(t, 0), t);
   auto n = net();
-  n.threshold_drifts.push_back({leaf, -1, -1, -1, 1, "drifted leaf"});
+  n.faults.threshold_drifts.push_back({leaf, -1, -1, -1, 1, "drifted leaf"});
   uint64_t pauses = 0;
   const auto found = pfc_incast(t, n, pauses);
   EXPECT_GT(pauses, 0u);

@@ -51,7 +51,7 @@ TEST(PfcStorm, FoundWithItsSourceAndTreeInAFabricBuiltToHaveOne) {
   const auto t = one_leaf(8);
   const HostLinks h1 = host_links(t, 1);
   auto n = net();
-  n.pause_storms.push_back({h1.down, Time(20'000'000), Time(2'020'000'000), "storm"});
+  n.faults.pause_storms.push_back({h1.down, Time(20'000'000), Time(2'020'000'000), "storm"});
   PacketOptions opt;
   opt.cc = "none";
   opt.buffer_bytes = 1'000'000;

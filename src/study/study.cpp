@@ -14,9 +14,9 @@ FailingEngine with_failures(const scenario::Setup& s, Time baseline, const std::
 FailingEngine with_failures(const scenario::Setup& s, const engine::NetworkOptions& network, Time baseline,
                             const std::vector<int32_t>& gpus) {
   engine::NetworkOptions o = network;
-  o.failures.events = s.scenario.failure_events(s.fabric, baseline, gpus);
+  o.faults.failures.events = s.scenario.failure_events(s.fabric, baseline, gpus);
   FailingEngine f;
-  f.scheduled = o.failures.events.size();
+  f.scheduled = o.faults.failures.events.size();
   f.backend = engine::make_backend(s.engine, s.fabric, o);
   return f;
 }
@@ -68,13 +68,13 @@ void require_failure_engine(const scenario::Setup& s) {
 void require_fault_engine(const scenario::Setup& s) {
   if (engine::engine_info(s.engine).traits.packet_faults) return;
   const engine::NetworkOptions& o = s.network;
-  if (o.pause_storms.empty() && o.silent_faults.empty() && o.threshold_drifts.empty()) return;
-  const std::string what = !o.pause_storms.empty() ? o.pause_storms.front().what + " (a PFC storm)"
-                           : !o.silent_faults.empty()
-                               ? o.silent_faults.front().what +
+  if (o.faults.pause_storms.empty() && o.faults.silent_faults.empty() && o.faults.threshold_drifts.empty()) return;
+  const std::string what = !o.faults.pause_storms.empty() ? o.faults.pause_storms.front().what + " (a PFC storm)"
+                           : !o.faults.silent_faults.empty()
+                               ? o.faults.silent_faults.front().what +
                                      " (a silent fault: lost, corrupted or delayed packets, a "
                                      "flapping link)"
-                               : o.threshold_drifts.front().what + " (drifted ECN/PFC thresholds)";
+                               : o.faults.threshold_drifts.front().what + " (drifted ECN/PFC thresholds)";
   throw InputError(fmt::format("{}: {} is simulated by the {} engine only; this run's engine is {} ({}; run "
                                "with --engine {}; `podnet diagnose` probes faults on any engine)",
                                s.scenario.where("faults"), what,

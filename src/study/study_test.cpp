@@ -61,7 +61,7 @@ TEST(Setup, ParsesEachConcernOnce) {
   EXPECT_EQ(s.engine, "analytical");
   EXPECT_EQ(s.fabric.gpus.size(), 64u);
   // The recovery times are read once into the engine's FailureOptions; the risk model copies them.
-  EXPECT_EQ(s.network.failures.collective_timeout, Time::from_seconds(10));
+  EXPECT_EQ(s.network.faults.failures.collective_timeout, Time::from_seconds(10));
   EXPECT_DOUBLE_EQ(s.reliability.collective_timeout_s, 10.0);
   EXPECT_DOUBLE_EQ(s.reliability.link_recovery_s, 0.002);
   EXPECT_EQ(s.placement, cluster::Policy::TopologyAware);

@@ -100,8 +100,8 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
   auto last = std::make_shared<LastRunCounters>();
   engine::NetworkOptions traced = failures ? s.network : observed;
   if (r.trace && r.trace_links > 0 && engine::engine_info(s.engine).traits.link_series) {
-    traced.observe = [prev = traced.observe, last, &topo,
-                      links = static_cast<size_t>(r.trace_links)](const engine::RunObservation& o) {
+    traced.observers.observe = [prev = traced.observers.observe, last, &topo,
+                                links = static_cast<size_t>(r.trace_links)](const engine::RunObservation& o) {
       if (prev) prev(o);
       if (!o.link_steps || !o.link_capacity_bps || !o.report) return;
       last->counters = link_counters(topo, *o.link_steps, *o.link_capacity_bps, o.report->makespan, links);
@@ -176,9 +176,10 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
         else units.push_back({j});
       }
       for (size_t u = 0; u < units.size() && u < kMaxCounterfactuals; ++u) {
-        o.failures.events.clear();
+        o.faults.failures.events.clear();
         for (size_t j = 0; j < all.size(); ++j)
-          if (std::find(units[u].begin(), units[u].end(), j) == units[u].end()) o.failures.events.push_back(all[j]);
+          if (std::find(units[u].begin(), units[u].end(), j) == units[u].end())
+            o.faults.failures.events.push_back(all[j]);
         const engine::RunReport without = units.size() == 1 ? base
                                                             : engine::make_backend(s.engine, topo, o)->run(ip.plan);
         const engine::FailureEvent& first = all[units[u][0]];

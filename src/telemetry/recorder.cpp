@@ -11,8 +11,8 @@ namespace podnet::telemetry {
 Recorder::Recorder(const topology::Topology& topo, Options options) : topo_(topo), options_(options) {}
 
 engine::NetworkOptions Recorder::instrument(engine::NetworkOptions base) {
-  base.observe = [this](const engine::RunObservation& o) { observe(o); };
-  base.sample_interval = options_.sample_interval;
+  base.observers.observe = [this](const engine::RunObservation& o) { observe(o); };
+  base.packet.sample_interval = options_.sample_interval;
   return base;
 }
 

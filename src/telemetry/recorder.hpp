@@ -1,7 +1,7 @@
 // Telemetry: the counters and time series of the runs of one study, as an
 // operator would scrape them from NICs and switches.
 //
-// A Recorder is handed to the engines through NetworkOptions::observe
+// A Recorder is handed to the engines through NetworkOptions::observers.observe
 // (instrument()); at the end of every run an engine passes what it measured
 // (engine/backend.hpp: RunObservation) and the Recorder folds it in:
 // - packet engine, per directed link (the egress port at its source and the

@@ -81,7 +81,7 @@ TEST(Telemetry, PfcStormPauseFramesAndTimeAreClosedForm) {
   const auto t = one_leaf(4);
   const HostLinks h = host_links(t, 1);
   auto n = net();
-  n.pause_storms.push_back({h.down, Time(10'000'000), Time(1'010'000'000), "storm"});
+  n.faults.pause_storms.push_back({h.down, Time(10'000'000), Time(1'010'000'000), "storm"});
   PacketSim sim(t, n, PacketOptions{});
   const Recorder r = record(t, sim);
   const auto& p = r.ports()[h.down];
@@ -433,7 +433,7 @@ TEST(Telemetry, StepMarkingIncastMarksACountedNumberOfPackets) {
   // K = 3.5 packets: c >= 4, 2 (8 - 4) = 8 marks; K = 1.5 packets (6,267 B): c >= 2, 2 (8 - 2) = 12.
   for (const auto& [K, want] : {std::pair<int64_t, uint64_t>{14'623, 8}, {6'267, 12}}) {
     auto n = net();
-    n.threshold_drifts.push_back({leaf, K, K, 1.0, -1, "step marking"});
+    n.faults.threshold_drifts.push_back({leaf, K, K, 1.0, -1, "step marking"});
     PacketOptions opt;
     opt.cc = "dcqcn_nic";
     PacketSim sim(t, n, opt);

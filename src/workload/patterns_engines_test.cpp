@@ -45,7 +45,7 @@ engine::NetworkOptions net(const std::string& policy, const std::string& cc = "a
   engine::NetworkOptions o;
   o.routing.policy = policy;
   o.routing.seed = 1;
-  o.cc = cc;
+  o.packet.cc = cc;
   return o;
 }
 

@@ -112,7 +112,8 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
     while (e < comm.size() &&
            std::make_pair(root[static_cast<size_t>(comm[e])], level[static_cast<size_t>(comm[e])]) == key)
       ++e;
-    if (options_.heartbeat) options_.heartbeat(Time(0));  // no clock here: a stop point per set of transfers
+    if (options_.observers.heartbeat)
+      options_.observers.heartbeat(Time(0));  // no clock here: a stop point per set of transfers
     // Compile every flow of the set (adaptive routing sees the set's earlier flows).
     flows.clear();
     for (size_t k = s; k < e; ++k) {

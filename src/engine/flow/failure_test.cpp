@@ -75,10 +75,10 @@ TEST(Failures, SprayedFlowsSlowByTheLostCapacityShare) {
   const Time t0 = run(t, plan, o);
   const Time tf = 2_ms;
   ASSERT_GT(t0, tf + 1_ms);
-  o.failures.events.push_back({tf, FailureAction::Down, {first_uplink(t, "leaf-000")}, {}, -1, 1.0, "uplink"});
+  o.faults.failures.events.push_back({tf, FailureAction::Down, {first_uplink(t, "leaf-000")}, {}, -1, 1.0, "uplink"});
   RunReport r;
   const Time got = run(t, plan, o, &r);
-  const double expect = (tf + o.failures.local_repair).seconds() + 4.0 / 3.0 * (t0 - tf).seconds();
+  const double expect = (tf + o.faults.failures.local_repair).seconds() + 4.0 / 3.0 * (t0 - tf).seconds();
   EXPECT_FALSE(r.job_failed);
   EXPECT_NEAR(got.seconds(), expect, 1e-9 * expect + 1e-9);
   ASSERT_EQ(r.failures.size(), 1u);
@@ -92,12 +92,12 @@ TEST(Failures, RepairSlowerThanTheTimeoutFailsTheJob) {
   const plan::TransferPlan plan = p2p_plan({{0, 4}, {1, 5}, {2, 6}, {3, 7}}, 256_MiB);
   NetworkOptions o;
   o.routing.policy = "spray";
-  o.failures.local_repair = Time::from_seconds(40);
-  o.failures.events.push_back({2_ms, FailureAction::Down, {first_uplink(t, "leaf-000")}, {}, -1, 1.0, "uplink"});
+  o.faults.failures.local_repair = Time::from_seconds(40);
+  o.faults.failures.events.push_back({2_ms, FailureAction::Down, {first_uplink(t, "leaf-000")}, {}, -1, 1.0, "uplink"});
   RunReport r;
   run(t, plan, o, &r);
   EXPECT_TRUE(r.job_failed);
-  EXPECT_EQ(r.failed_at, 2_ms + o.failures.collective_timeout);
+  EXPECT_EQ(r.failed_at, 2_ms + o.faults.failures.collective_timeout);
   EXPECT_NE(r.failure.find("collective timeout"), std::string::npos) << r.failure;
 }
 
@@ -108,11 +108,11 @@ TEST(Failures, LostNicLinkFailsTheJobAtTheTimeout) {
   const plan::TransferPlan plan = p2p_plan({{0, 4}}, 256_MiB);
   ASSERT_GE(nic_link(t, 4), 0);
   NetworkOptions o;
-  o.failures.events.push_back({1_ms, FailureAction::Down, {nic_link(t, 4)}, {}, -1, 1.0, "nic"});
+  o.faults.failures.events.push_back({1_ms, FailureAction::Down, {nic_link(t, 4)}, {}, -1, 1.0, "nic"});
   RunReport r;
   run(t, plan, o, &r);
   EXPECT_TRUE(r.job_failed);
-  EXPECT_EQ(r.failed_at, 1_ms + o.failures.collective_timeout);
+  EXPECT_EQ(r.failed_at, 1_ms + o.faults.failures.collective_timeout);
   EXPECT_NE(r.failure.find("no route"), std::string::npos) << r.failure;
 }
 
@@ -130,13 +130,13 @@ TEST(Failures, DownlinkWithoutTwinWaitsForConvergence) {
   const topology::LinkId down = static_downlink(t, 4, 0);
   ASSERT_GE(down, 0);
   const Time tf = 2_ms;
-  o.failures.events.push_back({tf, FailureAction::Down, {down}, {}, -1, 1.0, "downlink"});
+  o.faults.failures.events.push_back({tf, FailureAction::Down, {down}, {}, -1, 1.0, "downlink"});
   RunReport r;
   const Time got = run(t, plan, o, &r);
   EXPECT_FALSE(r.job_failed);
   // (the rerouted flow restarts with its remaining bytes rounded to a whole byte: 1 B at
   // 392 Gb/s is 20 ps, so compare to the nanosecond)
-  EXPECT_NEAR(got.seconds(), (tf + o.failures.convergence + (t0 - tf)).seconds(), 1e-9);
+  EXPECT_NEAR(got.seconds(), (tf + o.faults.failures.convergence + (t0 - tf)).seconds(), 1e-9);
 }
 
 TEST(Failures, DrainingASpineMovesFlowsWithoutStall) {
@@ -152,7 +152,7 @@ TEST(Failures, DrainingASpineMovesFlowsWithoutStall) {
   o.routing.policy = "spray";
   const Time t0 = run(t, plan, o);
   const Time tf = 2_ms;
-  o.failures.events.push_back({tf, FailureAction::Drain, first_spine_links(t), {}, -1, 1.0, "drain spine"});
+  o.faults.failures.events.push_back({tf, FailureAction::Drain, first_spine_links(t), {}, -1, 1.0, "drain spine"});
   RunReport r;
   const Time got = run(t, plan, o, &r);
   EXPECT_FALSE(r.job_failed);
@@ -169,7 +169,7 @@ TEST(Failures, DegradedLinkAndStraggler) {
   NetworkOptions o;
   RunReport base;
   const Time t0 = run(t, plan, o, &base);
-  o.failures.events.push_back(
+  o.faults.failures.events.push_back(
       {Time(), FailureAction::Degrade, {nic_link(t, 0)}, Bandwidth(100e9), -1, 1.0, "slow nic"});
   // alpha: the whole-plan time minus the serialization at the full payload rate.
   const double rate = 400e9 * o.transport.efficiency();
@@ -184,7 +184,7 @@ TEST(Failures, DegradedLinkAndStraggler) {
   c.duration = 10_ms;
   work.add(c);
   NetworkOptions s;
-  s.failures.events.push_back({Time(), FailureAction::Slow, {}, {}, 3, 1.5, "gpu 3"});
+  s.faults.failures.events.push_back({Time(), FailureAction::Slow, {}, {}, 3, 1.5, "gpu 3"});
   EXPECT_EQ(run(t, work, s), 15_ms);
 }
 
@@ -196,8 +196,8 @@ TEST(Failures, StopEndsTheJobAtOnceAndEventsAfterTheEndDoNothing) {
   NetworkOptions o;
   const Time t0 = run(t, plan, o);
   ASSERT_GT(t0, 2_ms);
-  o.failures.events.push_back({Time(500000000), FailureAction::Down, {nic_link(t, 4)}, {}, -1, 1.0, "nic"});
-  o.failures.events.push_back({1_ms, FailureAction::Stop, {}, {}, 5, 1.0, "gpu 5"});
+  o.faults.failures.events.push_back({Time(500000000), FailureAction::Down, {nic_link(t, 4)}, {}, -1, 1.0, "nic"});
+  o.faults.failures.events.push_back({1_ms, FailureAction::Stop, {}, {}, 5, 1.0, "gpu 5"});
   RunReport r;
   EXPECT_EQ(run(t, plan, o, &r), 1_ms);
   EXPECT_TRUE(r.job_failed);
@@ -206,7 +206,7 @@ TEST(Failures, StopEndsTheJobAtOnceAndEventsAfterTheEndDoNothing) {
 
   // The same GPU failing after the transfer finished: the job was over, nothing applies.
   NetworkOptions late;
-  late.failures.events.push_back({t0 + 1_ms, FailureAction::Stop, {}, {}, 5, 1.0, "gpu 5"});
+  late.faults.failures.events.push_back({t0 + 1_ms, FailureAction::Stop, {}, {}, 5, 1.0, "gpu 5"});
   EXPECT_EQ(run(t, plan, late, &r), t0);
   EXPECT_FALSE(r.job_failed);
   EXPECT_TRUE(r.failures.empty());
@@ -229,7 +229,7 @@ TEST(Failures, ATransferStartingWithNoRouteTimesOut) {
   x.deps = {wait};
   plan.add(x);
   NetworkOptions o;
-  o.failures.events.push_back({1_ms, FailureAction::Down, {nic_link(t, 4)}, {}, -1, 1.0, "nic"});
+  o.faults.failures.events.push_back({1_ms, FailureAction::Down, {nic_link(t, 4)}, {}, -1, 1.0, "nic"});
   RunReport r;
   EXPECT_EQ(run(t, plan, o, &r), Time::from_seconds(33));
   EXPECT_TRUE(r.job_failed);
@@ -269,11 +269,12 @@ TEST(Failures, LeafUplinkDownOnAipod16kCostsTheLostCapacityShare) {
   const Time t0 = run(t, plan, o);
   const Time tf = 500_us;
   ASSERT_GT(t0, tf + 1_ms);
-  o.failures.events.push_back({tf, FailureAction::Down, {first_uplink(t, "su000-leaf-r0")}, {}, -1, 1.0, "uplink"});
+  o.faults.failures.events.push_back(
+      {tf, FailureAction::Down, {first_uplink(t, "su000-leaf-r0")}, {}, -1, 1.0, "uplink"});
   RunReport r;
   const Time got = run(t, plan, o, &r);
   EXPECT_FALSE(r.job_failed);
-  const double expect = (tf + o.failures.local_repair).seconds() + 64.0 / 63.0 * (t0 - tf).seconds();
+  const double expect = (tf + o.faults.failures.local_repair).seconds() + 64.0 / 63.0 * (t0 - tf).seconds();
   EXPECT_NEAR(got.seconds(), expect, 1e-9 * expect + 1e-9);
   ASSERT_EQ(r.failures.size(), 1u);
   EXPECT_EQ(r.failures[0].flows_rerouted, 64);
@@ -288,16 +289,16 @@ TEST(Failures, LeafUplinkDownOnAipod16kCostsTheLostCapacityShare) {
   NetworkOptions a;
   a.routing.policy = "adaptive";
   const Time a0 = run(t, plan, a);
-  a.failures.events = o.failures.events;
+  a.faults.failures.events = o.faults.failures.events;
   const Time ag = run(t, plan, a, &r);
   EXPECT_FALSE(r.job_failed);
   EXPECT_NEAR(ag.seconds(), 2 * a0.seconds() - tf.seconds(), 1e-9);
 
   // The same failure repaired after 40 s, beyond the 30 s collective timeout: job failure.
-  o.failures.local_repair = Time::from_seconds(40);
+  o.faults.failures.local_repair = Time::from_seconds(40);
   run(t, plan, o, &r);
   EXPECT_TRUE(r.job_failed);
-  EXPECT_EQ(r.failed_at, tf + o.failures.collective_timeout);
+  EXPECT_EQ(r.failed_at, tf + o.faults.failures.collective_timeout);
 }
 
 TEST(Failures, ServerToLeafLinkDownOnAipod16kStopsTheJob) {
@@ -308,11 +309,11 @@ TEST(Failures, ServerToLeafLinkDownOnAipod16kStopsTheJob) {
   const plan::TransferPlan plan = leaf_to_leaf(256_MiB);
   NetworkOptions o;
   o.routing.policy = "adaptive";
-  o.failures.events.push_back({500_us, FailureAction::Down, {nic_link(t, 24)}, {}, -1, 1.0, "nic link"});
+  o.faults.failures.events.push_back({500_us, FailureAction::Down, {nic_link(t, 24)}, {}, -1, 1.0, "nic link"});
   RunReport r;
   run(t, plan, o, &r);
   EXPECT_TRUE(r.job_failed);
-  EXPECT_EQ(r.failed_at, 500_us + o.failures.collective_timeout);
+  EXPECT_EQ(r.failed_at, 500_us + o.faults.failures.collective_timeout);
   EXPECT_NE(r.failure.find("no route"), std::string::npos) << r.failure;
 }
 
@@ -323,7 +324,7 @@ TEST(FlowBackend, QuantumFromTheScenarioRoundsCompletionsUp) {
   const plan::TransferPlan plan = p2p_plan({{0, 4}}, 3_MiB);
   NetworkOptions o;
   const Time t0 = run(t, plan, o);
-  o.flow_quantum = 1_us;
+  o.flow.quantum = 1_us;
   const Time tq = run(t, plan, o);
   EXPECT_EQ(tq.ps % (1_us).ps, 0);
   EXPECT_GT(tq, t0);
@@ -338,11 +339,11 @@ TEST(FlowBackend, ProgressIsReportedEveryNTransfers) {
   NetworkOptions o;
   std::vector<std::pair<int64_t, int64_t>> calls;
   Time last;
-  o.progress = [&](int64_t done, int64_t total, Time now) {
+  o.observers.progress = [&](int64_t done, int64_t total, Time now) {
     calls.emplace_back(done, total);
     last = now;
   };
-  o.progress_every = 3;
+  o.observers.progress_every = 3;
   const Time makespan = run(t, plan, o);
   EXPECT_EQ(calls, (std::vector<std::pair<int64_t, int64_t>>{{3, 7}, {6, 7}}));
   EXPECT_LE(last, makespan);
@@ -360,7 +361,7 @@ TEST(Failures, AFlowMovedDuringItsLatencyKeepsTheRestOfIt) {
   NetworkOptions o;
   o.routing.policy = "spray";
   const Time t0 = run(t, plan, o);
-  o.failures.events.push_back({100_us, FailureAction::Drain, first_spine_links(t), {}, -1, 1.0, "drain"});
+  o.faults.failures.events.push_back({100_us, FailureAction::Drain, first_spine_links(t), {}, -1, 1.0, "drain"});
   RunReport r;
   EXPECT_EQ(run(t, plan, o, &r), t0);
   ASSERT_EQ(r.failures.size(), 1u);
@@ -383,12 +384,12 @@ TEST(Failures, AFlowStartingBeforeConvergenceStillTakesTheDeadDownlink) {
   const Time t0 = run(t, plan, o);
   const topology::LinkId down = static_downlink(t, 4, 0);
   ASSERT_GE(down, 0);
-  o.failures.events.push_back({1_ms, FailureAction::Down, {down}, {}, -1, 1.0, "downlink"});
+  o.faults.failures.events.push_back({1_ms, FailureAction::Down, {down}, {}, -1, 1.0, "downlink"});
   RunReport r;
   const Time got = run(t, plan, o, &r);
   EXPECT_FALSE(r.job_failed);
-  EXPECT_GT(got, 1_ms + o.failures.convergence);
-  EXPECT_LE(got, 1_ms + o.failures.convergence + (t0 - 10_ms));
+  EXPECT_GT(got, 1_ms + o.faults.failures.convergence);
+  EXPECT_LE(got, 1_ms + o.faults.failures.convergence + (t0 - 10_ms));
   ASSERT_EQ(r.failures.size(), 1u);
   EXPECT_EQ(r.failures[0].flows_rerouted, 1);
 }
@@ -403,25 +404,25 @@ TEST(Failures, AFlowStartingOnADeadLinkWhoseRepairIsBeyondTheTimeoutFailsTheJob)
   plan::TransferPlan plan = compute_then_p2p(4, 0, 10_ms, 64_MiB);
   NetworkOptions o;
   o.routing.policy = "static";
-  o.failures.convergence = Time::from_seconds(45);
+  o.faults.failures.convergence = Time::from_seconds(45);
   const topology::LinkId down = static_downlink(t, 4, 0);
   ASSERT_GE(down, 0);
-  o.failures.events.push_back({1_ms, FailureAction::Down, {down}, {}, -1, 1.0, "downlink"});
+  o.faults.failures.events.push_back({1_ms, FailureAction::Down, {down}, {}, -1, 1.0, "downlink"});
   RunReport r;
   run(t, plan, o, &r);
   EXPECT_TRUE(r.job_failed);
-  EXPECT_EQ(r.failed_at, 10_ms + o.failures.collective_timeout);
+  EXPECT_EQ(r.failed_at, 10_ms + o.faults.failures.collective_timeout);
   EXPECT_NE(r.failure.find("started at 10ms on it and would stall 44.991s"), std::string::npos) << r.failure;
   // With the compute 15 s long the transfer starts 15 s after t_f: it would stall 45 s + 1 ms - 15 s =
   // 30.001 s, still beyond 30 s; at 15.002 s it stalls 29.999 s and the job survives, moved at t_f + 45 s.
   plan.transfers[0].duration = Time::from_seconds(15);
   run(t, plan, o, &r);
   EXPECT_TRUE(r.job_failed);
-  EXPECT_EQ(r.failed_at, Time::from_seconds(15) + o.failures.collective_timeout);
+  EXPECT_EQ(r.failed_at, Time::from_seconds(15) + o.faults.failures.collective_timeout);
   plan.transfers[0].duration = Time::from_seconds(15) + 2_ms;
   const Time got = run(t, plan, o, &r);
   EXPECT_FALSE(r.job_failed) << r.failure;
-  EXPECT_GT(got, 1_ms + o.failures.convergence);
+  EXPECT_GT(got, 1_ms + o.faults.failures.convergence);
 }
 
 TEST(Failures, AFlowStartingThroughADeadSpineWaitsForTheFirstRepairOnItsPath) {
@@ -435,7 +436,7 @@ TEST(Failures, AFlowStartingThroughADeadSpineWaitsForTheFirstRepairOnItsPath) {
   NetworkOptions o;
   o.routing.policy = "static";
   const Time t0 = run(t, plan, o);
-  o.failures.convergence = Time::from_seconds(45);
+  o.faults.failures.convergence = Time::from_seconds(45);
   const topology::LinkId down = static_downlink(t, 4, 0);
   ASSERT_GE(down, 0);
   const topology::NodeId spine = t.nodes[t.links[down].a].tier == 2 ? t.links[down].a : t.links[down].b;
@@ -443,7 +444,7 @@ TEST(Failures, AFlowStartingThroughADeadSpineWaitsForTheFirstRepairOnItsPath) {
   std::vector<topology::LinkId> links;
   auto [b, e] = t.incident(spine);
   links.assign(b, e);
-  o.failures.events.push_back({Time(), FailureAction::Down, links, {}, -1, 1.0, "spine"});
+  o.faults.failures.events.push_back({Time(), FailureAction::Down, links, {}, -1, 1.0, "spine"});
   RunReport r;
   const Time got = run(t, plan, o, &r);
   EXPECT_FALSE(r.job_failed) << r.failure;

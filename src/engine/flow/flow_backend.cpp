@@ -90,17 +90,17 @@ class FlowRun {
         router_(topo, options.routing),
         compiler_(topo, router_, options.transport, options.links),
         adaptive_(routing::policy_info(options.routing.policy).load_aware),
-        failures_(!options.failures.events.empty()),
+        failures_(!options.faults.failures.events.empty()),
         keep_routes_(adaptive_ || failures_),  // for adaptive load release, or re-routing around a failed link
         sim_(sim_options()),
         runner_(plan, report),  // rejects bad dependencies and cycles up front
-        driver_(topo, options.failures, report) {
+        driver_(topo, options.faults.failures, report) {
     const int32_t dir_links = routing::dir_link_count(topo_);
     sim_.reserve_links(static_cast<uint32_t>(dir_links));
     capacity_.resize(static_cast<size_t>(dir_links));  // payload capacity per directed link
     for (int32_t d = 0; d < dir_links; ++d) capacity_[static_cast<size_t>(d)] = compiler_.payload_capacity_bps(d);
     for (int32_t d = 0; d < dir_links; ++d) sim_.add_link(Bandwidth(capacity_[static_cast<size_t>(d)]));
-    runner_.report_progress(&options_.progress, options_.progress_every);
+    runner_.report_progress(&options_.observers.progress, options_.observers.progress_every);
     // Links in series with one of less capacity are left out of the solver (series_representatives).
     series_ = !failures_ && !record_link_steps();
     if (series_) rep_ = series_representatives(topo_, capacity_);
@@ -137,32 +137,32 @@ class FlowRun {
     std::vector<routing::PathPart> parts;  // kept only when keep_routes_
   };
 
-  bool record_link_steps() const { return static_cast<bool>(options_.observe); }
+  bool record_link_steps() const { return static_cast<bool>(options_.observers.observe); }
 
   FlowSimOptions sim_options() {
     FlowSimOptions so;
-    so.quantum = options_.flow_quantum;
-    so.threads = options_.threads > 0 ? options_.threads : (std::thread::hardware_concurrency() >= 2 ? 2 : 1);
+    so.quantum = options_.flow.quantum;
+    so.threads = options_.flow.threads > 0 ? options_.flow.threads : (std::thread::hardware_concurrency() >= 2 ? 2 : 1);
     // Reports of stuck flows (watchdog, zero bandwidth) name the transfer and the links.
     so.flow_name = [this](uint64_t tag) {
       const Record& r = records_[tag];
       const std::string& label = plan_.transfers[static_cast<size_t>(r.transfer)].label;
       return fmt::format("transfer {}{}{} flow {}", r.transfer, label.empty() ? "" : " ", label, r.index);
     };
-    so.heartbeat = options_.heartbeat;
-    so.heartbeat_every = static_cast<uint64_t>(std::max<int64_t>(1, options_.heartbeat_every / 256));
+    so.heartbeat = options_.observers.heartbeat;
+    so.heartbeat_every = static_cast<uint64_t>(std::max<int64_t>(1, options_.observers.heartbeat_every / 256));
     so.link_name = [this](LinkId l) { return dir_link_name(topo_, static_cast<routing::DirLink>(l)); };
     so.record_link_steps = record_link_steps();
-    if (so.record_link_steps && options_.memory_limit > 0) {
+    if (so.record_link_steps && options_.flow.memory_limit > 0) {
       // The record may take what the process does not hold now; a vector's capacity can reach twice its
       // size, so it is capped at half of that.
       const int64_t held = resident_bytes();
-      const int64_t room = std::max<int64_t>(options_.memory_limit - held, 0);
+      const int64_t room = std::max<int64_t>(options_.flow.memory_limit - held, 0);
       so.max_link_steps = std::max<uint64_t>(1, static_cast<uint64_t>(room) / (2 * sizeof(FlowSim::LinkStep)));
       so.link_steps_limit = fmt::format("the memory limit of {:.1f} MB (--max-memory) leaves beside the {:.1f} MB "
                                         "the process held when the run started (the record's capacity may reach "
                                         "twice its size)",
-                                        static_cast<double>(options_.memory_limit) / 1e6,
+                                        static_cast<double>(options_.flow.memory_limit) / 1e6,
                                         static_cast<double>(held) / 1e6);
     }
     return so;
@@ -195,7 +195,7 @@ class FlowRun {
         resources_.push_back({static_cast<LinkId>(p.link), p.fraction});
     report_.solver_terms += resources_.size();
     if (failures_) driver_.start_on(f.parts, at, plan_, transfer);  // on a failed direction: stalls until repaired
-    if (options_.on_route) options_.on_route(transfer, f.parts, static_cast<double>(bytes));
+    if (options_.observers.on_route) options_.observers.on_route(transfer, f.parts, static_cast<double>(bytes));
     FlowSpec spec;
     spec.bytes = bytes;
     spec.start = at;
@@ -294,13 +294,13 @@ class FlowRun {
     report_.by_class = class_loads(topo_, bytes, report_.makespan, capacity);
     report_.solves = sim_.stats().solves;
     report_.flows_resolved = sim_.stats().flows_resolved;
-    if (options_.observe) {
+    if (options_.observers.observe) {
       RunObservation o;
       o.engine = engine_;
       o.report = &report_;
       o.link_steps = &sim_.link_steps();  // the simulator's own record, not a copy
       o.link_capacity_bps = &capacity_;
-      options_.observe(o);
+      options_.observers.observe(o);
     }
   }
 

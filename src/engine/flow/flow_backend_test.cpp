@@ -1,5 +1,5 @@
 // The flow backend's guard on what an observed run records (options.hpp,
-// NetworkOptions::memory_limit): the link-load step record stops the run with
+// NetworkOptions::flow.memory_limit): the link-load step record stops the run with
 // an InputError, naming --max-memory, instead of growing past the limit. Its
 // series links (flow_backend.hpp): which links they are, and a run with them
 // left out of the solver gives what the run with every link gives.
@@ -37,12 +37,12 @@ TEST(FlowBackend, ObservedRunStopsWhenItsRecordPassesTheMemoryLimit) {
   const plan::TransferPlan plan = p2p_plan({{0, 1}}, Bytes{1} << 20);
   NetworkOptions o;
   size_t steps = 0;
-  o.observe = [&](const RunObservation& r) { steps = r.link_steps ? r.link_steps->size() : 0; };
+  o.observers.observe = [&](const RunObservation& r) { steps = r.link_steps ? r.link_steps->size() : 0; };
   // No limit: the run records its steps.
   make_backend("flow", t, o)->run(plan);
   EXPECT_GE(steps, 2u);
   // A limit of 1 byte is below what the process already holds: no room, a cap of 1 step.
-  o.memory_limit = 1;
+  o.flow.memory_limit = 1;
   try {
     make_backend("flow", t, o)->run(plan);
     ADD_FAILURE() << "the observed run passed its memory limit";
@@ -52,7 +52,7 @@ TEST(FlowBackend, ObservedRunStopsWhenItsRecordPassesTheMemoryLimit) {
     EXPECT_NE(what.find("--max-memory"), std::string::npos) << what;
   }
   // Unobserved, the same limit records nothing and the run goes through.
-  o.observe = nullptr;
+  o.observers.observe = nullptr;
   EXPECT_GT(make_backend("flow", t, o)->run(plan).makespan.ps, 0);
 }
 
@@ -126,7 +126,7 @@ TEST(FlowBackend, LeavingSeriesLinksOutChangesNoResult) {
     NetworkOptions o;
     o.hottest_links = 1000;  // every link that carried bytes
     const RunReport out = make_backend("flow", t, o)->run(plan);
-    o.observe = [](const RunObservation&) {};
+    o.observers.observe = [](const RunObservation&) {};
     const RunReport all = make_backend("flow", t, o)->run(plan);
     SCOPED_TRACE(pcie_gbps);
     // The shortcut ran: each of the 8 routes (5 P2p, 3 coupled edges between distinct GPUs) crosses two

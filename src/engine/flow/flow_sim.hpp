@@ -156,7 +156,7 @@ struct FlowSimOptions {
   // parallel_min_links lists); results do not depend on either.
   int threads = 1;
   uint32_t parallel_min_links = MaxMinSolver::kParallelMinLinks;
-  // Called with now() every `heartbeat_every` steps (NetworkOptions::heartbeat).
+  // Called with now() every `heartbeat_every` steps (NetworkOptions::observers.heartbeat).
   std::function<void(Time)> heartbeat;
   uint64_t heartbeat_every = 256;
 };

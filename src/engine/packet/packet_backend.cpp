@@ -18,11 +18,11 @@ namespace podnet::engine::packet {
 
 PacketOptions default_packet_options(const NetworkOptions& options) {
   PacketOptions p;
-  p.cc = options.cc != "auto" ? options.cc : options.transport.default_cc;
-  p.pfc = options.pfc;
-  p.buffer_bytes = options.switch_buffer;
-  if (options.sample_interval.ps > 0) {
-    p.sample_interval = options.sample_interval;
+  p.cc = options.packet.cc != "auto" ? options.packet.cc : options.transport.default_cc;
+  p.pfc = options.packet.pfc;
+  p.buffer_bytes = options.packet.switch_buffer;
+  if (options.packet.sample_interval.ps > 0) {
+    p.sample_interval = options.packet.sample_interval;
     p.sample_all_ports = true;
     p.sample_streams = true;
   }
@@ -50,12 +50,12 @@ class PacketRun {
         plan_(plan),
         report_(report),
         runner_(plan, report),  // rejects bad dependencies and cycles up front
-        failures_(!options.failures.events.empty()),
-        driver_(topo, options.failures, report),
+        failures_(!options.faults.failures.events.empty()),
+        driver_(topo, options.faults.failures, report),
         pipes_(sim),
         credit_(plan, sim) {
     plan::check_pipelines(plan);
-    runner_.report_progress(&options_.progress, options_.progress_every);
+    runner_.report_progress(&options_.observers.progress, options_.observers.progress_every);
   }
 
   // PlanRunner's launch callback (a template argument: no std::function per completion).
@@ -145,7 +145,7 @@ class PacketRun {
       s.slices = pipes_.slices(pipe);
       s.send_slices = pipes_.released(pipe, static_cast<int32_t>(h));
     }
-    if (options_.on_route) options_.on_route(i, r, static_cast<double>(s.bytes));
+    if (options_.observers.on_route) options_.observers.on_route(i, r, static_cast<double>(s.bytes));
     const int32_t id = sim_.add_stream(s, r);
     if (pipe >= 0) pipes_.attach(pipe, id, static_cast<int32_t>(h) * qps + q);
     runner_.add_parts(i, 1);
@@ -210,12 +210,12 @@ class PacketRun {
     }
     report_.hottest = hottest_links(bytes, &peak, report_.makespan, options_.hottest_links, capacity);
     report_.by_class = class_loads(topo_, bytes, report_.makespan, capacity);
-    if (options_.observe) {
+    if (options_.observers.observe) {
       RunObservation o;
       o.engine = engine_;
       o.report = &report_;
       o.packet = &sim_;
-      options_.observe(o);
+      options_.observers.observe(o);
     }
   }
 

@@ -50,7 +50,7 @@
 // latency plus its bytes' time, and what contention and serialization add,
 // not its hops twice.
 //
-// Failures (NetworkOptions::failures, failures.hpp): applied in time order
+// Failures (NetworkOptions::faults.failures, failures.hpp): applied in time order
 // between simulation steps exactly as the flow engine schedules them (the
 // same `local` repair rule, timeout and no-route checks, records and job
 // failure texts); what they do to ports, packets and QPs is packet_sim.hpp

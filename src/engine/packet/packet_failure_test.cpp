@@ -69,7 +69,7 @@ TEST(PacketFailures, DegradedLinkAtTimeZeroHalvesTheRate) {
   ASSERT_GE(l, 0);
   FailureEvent e = event(Time(), FailureAction::Degrade, {l}, "slow nic");
   e.rate = Bandwidth(50e9);
-  o.failures.events.push_back(e);
+  o.faults.failures.events.push_back(e);
   PacketBackend backend(topo, o);
   const RunReport r = backend.run(plan);
   EXPECT_FALSE(r.job_failed);
@@ -92,7 +92,7 @@ Pair packet_runs(const topology::Topology& t, const plan::TransferPlan& plan, Ne
                  SimStats* stats = nullptr) {
   Pair p;
   p.base = PacketBackend(t, o).run(plan);
-  o.failures.events.push_back(e);
+  o.faults.failures.events.push_back(e);
   PacketBackend b(t, o);
   p.failed = b.run(plan);
   if (stats) *stats = b.last_run()->stats();
@@ -101,7 +101,7 @@ Pair packet_runs(const topology::Topology& t, const plan::TransferPlan& plan, Ne
 Pair flow_runs(const topology::Topology& t, const plan::TransferPlan& plan, NetworkOptions o, const FailureEvent& e) {
   Pair p;
   p.base = flow::FlowBackend(t, o).run(plan);
-  o.failures.events.push_back(e);
+  o.faults.failures.events.push_back(e);
   p.failed = flow::FlowBackend(t, o).run(plan);
   return p;
 }
@@ -136,7 +136,7 @@ TEST(PacketFailures, UplinkDownMidTransferAdaptive) {
   const NetworkOptions o = net("adaptive");
   const topology::LinkId up = uplink_on_path(t, o, 0, 4);
   ASSERT_GE(up, 0);
-  const Time tf = 500_us, L = o.failures.local_repair;
+  const Time tf = 500_us, L = o.faults.failures.local_repair;
   const FailureEvent e = event(tf, FailureAction::Down, {up}, "leaf uplink");
   SimStats st;
   const Pair p = packet_runs(t, plan, o, e, &st);
@@ -169,7 +169,7 @@ TEST(PacketFailures, UplinkDownMidTransferEcmp) {
   const auto& t = fabric32();
   const plan::TransferPlan plan = p2p_plan({{0, 4}}, 40'000'000);
   const NetworkOptions o = net("ecmp");
-  const Time tf = 500_us, L = o.failures.local_repair;
+  const Time tf = 500_us, L = o.faults.failures.local_repair;
   const FailureEvent e = event(tf, FailureAction::Down, {uplink_on_path(t, o, 0, 4)}, "leaf uplink");
   SimStats st;
   const Pair p = packet_runs(t, plan, o, e, &st);
@@ -193,11 +193,11 @@ TEST(PacketFailures, RepairSlowerThanTheTimeoutFailsTheJob) {
   const auto& t = fabric32();
   const plan::TransferPlan plan = p2p_plan({{0, 4}}, 4'000'000);
   NetworkOptions o = net("ecmp");
-  o.failures.local_repair = Time::from_seconds(40);
-  o.failures.events.push_back(event(100_us, FailureAction::Down, {uplink_on_path(t, o, 0, 4)}, "uplink"));
+  o.faults.failures.local_repair = Time::from_seconds(40);
+  o.faults.failures.events.push_back(event(100_us, FailureAction::Down, {uplink_on_path(t, o, 0, 4)}, "uplink"));
   const RunReport r = PacketBackend(t, o).run(plan);
   EXPECT_TRUE(r.job_failed);
-  EXPECT_EQ(r.failed_at, 100_us + o.failures.collective_timeout);
+  EXPECT_EQ(r.failed_at, 100_us + o.faults.failures.collective_timeout);
   EXPECT_EQ(r.makespan, r.failed_at);
   EXPECT_EQ(r.transfers[0].finish, Time());
   EXPECT_NE(r.failure.find("collective timeout"), std::string::npos) << r.failure;
@@ -210,11 +210,11 @@ TEST(PacketFailures, AStreamStartingOnADeadUplinkBeyondTheTimeoutFailsTheJob) {
   const auto& t = fabric32();
   const plan::TransferPlan plan = engine::testing::compute_then_p2p(0, 4, 1_ms, 4'000'000);
   NetworkOptions o = net("ecmp");
-  o.failures.local_repair = Time::from_seconds(40);
-  o.failures.events.push_back(event(Time(), FailureAction::Down, {uplink_on_path(t, o, 0, 4)}, "uplink"));
+  o.faults.failures.local_repair = Time::from_seconds(40);
+  o.faults.failures.events.push_back(event(Time(), FailureAction::Down, {uplink_on_path(t, o, 0, 4)}, "uplink"));
   const RunReport r = PacketBackend(t, o).run(plan);
   EXPECT_TRUE(r.job_failed);
-  EXPECT_EQ(r.failed_at, 1_ms + o.failures.collective_timeout);
+  EXPECT_EQ(r.failed_at, 1_ms + o.faults.failures.collective_timeout);
   EXPECT_NE(r.failure.find("would stall 39.999s"), std::string::npos) << r.failure;
 }
 
@@ -230,14 +230,14 @@ TEST(PacketFailures, LostNicLinkFailsTheJobAtTheTimeout) {
   const auto& t = fabric32();
   const plan::TransferPlan plan = p2p_plan({{0, 4}}, 4'000'000);
   NetworkOptions o = net("ecmp");
-  o.failures.convergence = 100_us;
+  o.faults.failures.convergence = 100_us;
   const topology::LinkId l = nic_link(t, 4);
   ASSERT_GE(l, 0);
-  o.failures.events.push_back(event(100_us, FailureAction::Down, {l}, "nic 4"));
+  o.faults.failures.events.push_back(event(100_us, FailureAction::Down, {l}, "nic 4"));
   PacketBackend b(t, o);
   const RunReport r = b.run(plan);
   EXPECT_TRUE(r.job_failed);
-  EXPECT_EQ(r.failed_at, 100_us + o.failures.collective_timeout);
+  EXPECT_EQ(r.failed_at, 100_us + o.faults.failures.collective_timeout);
   EXPECT_NE(r.failure.find("no route"), std::string::npos) << r.failure;
   EXPECT_GE(b.last_run()->stats().lost, 299u);
   EXPECT_LE(b.last_run()->stats().lost, 302u);
@@ -251,7 +251,7 @@ TEST(PacketFailures, StopEndsTheRunAtOnce) {
   NetworkOptions o = net();
   FailureEvent e = event(100_us, FailureAction::Stop, {}, "gpu 2");
   e.gpu = 2;
-  o.failures.events.push_back(e);
+  o.faults.failures.events.push_back(e);
   const RunReport r = PacketBackend(t, o).run(plan);
   EXPECT_TRUE(r.job_failed);
   EXPECT_EQ(r.failed_at, 100_us);
@@ -270,11 +270,11 @@ TEST(PacketFailures, ATransferStartingWithNoRouteTimesOut) {
   plan::TransferPlan plan = engine::testing::compute_then_p2p(0, 4, 1_ms, 1'000'000);
   plan.transfers[1].label = "send to 4";
   NetworkOptions o = net();
-  o.failures.convergence = 100_us;
-  o.failures.events.push_back(event(10_us, FailureAction::Down, {nic_link(t, 4)}, "nic"));
+  o.faults.failures.convergence = 100_us;
+  o.faults.failures.events.push_back(event(10_us, FailureAction::Down, {nic_link(t, 4)}, "nic"));
   const RunReport r = PacketBackend(t, o).run(plan);
   EXPECT_TRUE(r.job_failed);
-  EXPECT_EQ(r.failed_at, 1_ms + o.failures.collective_timeout);
+  EXPECT_EQ(r.failed_at, 1_ms + o.faults.failures.collective_timeout);
   EXPECT_EQ(r.makespan, r.failed_at);
   EXPECT_EQ(r.failure.rfind("send to 4: no route after the failures", 0), 0u) << r.failure;
 }
@@ -306,7 +306,7 @@ TEST(PacketFailures, StragglerSlowsTheComputesItStarts) {
   FailureEvent s1 = s0;
   s1.at = 5_ms;
   s1.factor = 2.0;
-  o.failures.events = {s0, s1};
+  o.faults.failures.events = {s0, s1};
   for (const char* engine : {"packet", "flow"}) {
     const RunReport r = make_backend(engine, t, o)->run(plan);
     EXPECT_EQ(r.transfers[ai].finish, 15_ms) << engine;
@@ -351,7 +351,7 @@ TEST(PacketFailures, DrainMovesStreamsWithoutLoss) {
   const Time tf = 300_us;
   const FailureEvent e = event(tf, FailureAction::Drain, links, "drain spine");
   NetworkOptions with = o;
-  with.failures.events.push_back(e);
+  with.faults.failures.events.push_back(e);
   PacketBackend b(t, with);
   const RunReport r = b.run(plan);
   const SimStats& st = b.last_run()->stats();
@@ -381,7 +381,8 @@ TEST(PacketFailures, EventsAfterTheJobAreNotApplied) {
   const plan::TransferPlan plan = p2p_plan({{0, 4}}, 1'000'000);
   NetworkOptions o = net();
   const RunReport base = PacketBackend(t, o).run(plan);
-  o.failures.events.push_back(event(base.makespan + 1_ms, FailureAction::Down, {uplink_on_path(t, o, 0, 4)}, "late"));
+  o.faults.failures.events.push_back(
+      event(base.makespan + 1_ms, FailureAction::Down, {uplink_on_path(t, o, 0, 4)}, "late"));
   const RunReport r = PacketBackend(t, o).run(plan);
   EXPECT_FALSE(r.job_failed);
   EXPECT_TRUE(r.failures.empty());
@@ -401,8 +402,8 @@ TEST(PacketFailures, RunsTwiceIdentically) {
   ASSERT_GE(other, 0);
   FailureEvent degrade = event(200_us, FailureAction::Degrade, {other}, "degrade");
   degrade.rate = Bandwidth(50e9);
-  o.failures.events = {event(100_us, FailureAction::Down, {up}, "down"), degrade,
-                       event(400_us, FailureAction::Up, {up}, "up")};
+  o.faults.failures.events = {event(100_us, FailureAction::Down, {up}, "down"), degrade,
+                              event(400_us, FailureAction::Up, {up}, "up")};
   PacketBackend b1(t, o), b2(t, o);
   const RunReport x = b1.run(plan), y = b1.run(plan), z = b2.run(plan);
   for (const RunReport* r : {&y, &z}) {

@@ -74,12 +74,12 @@ struct PacketSim::Impl {
   // failures (§10)
   bool links_failed = false;  // a link has died in this run: the loss checks below are on
   bool stopped = false;
-  std::function<void(Time)> heartbeat;     // NetworkOptions::heartbeat, every heartbeat_mask + 1 events
+  std::function<void(Time)> heartbeat;     // NetworkOptions::observers.heartbeat, every heartbeat_mask + 1 events
   uint64_t heartbeat_mask = ~uint64_t{0};  // none: the event count never matches it
   std::vector<char> dead;                  // per directed link: the port sends nothing, packets sent to it are lost
   std::vector<int64_t> drop_until;         // per directed link: arrivals until then were on the wire when it died
   std::vector<double> cap;                 // payload capacity in force
-  // PFC storms (NetworkOptions::pause_storms)
+  // PFC storms (NetworkOptions::faults.pause_storms)
   std::vector<PauseStorm> storms;
   int64_t storm_until = -1;  // the last storm's end: no deadlock is declared before it
   void storm_frame(DirLink d, bool on);
@@ -156,9 +156,9 @@ struct PacketSim::Impl {
 
 PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, const PacketOptions& o)
     : topo(t), opt(o), transport(net.transport) {
-  if (net.heartbeat && net.heartbeat_every > 0) {
-    heartbeat = net.heartbeat;
-    heartbeat_mask = std::bit_ceil(static_cast<uint64_t>(net.heartbeat_every)) - 1;
+  if (net.observers.heartbeat && net.observers.heartbeat_every > 0) {
+    heartbeat = net.observers.heartbeat;
+    heartbeat_mask = std::bit_ceil(static_cast<uint64_t>(net.observers.heartbeat_every)) - 1;
   }
   routing::RouteOptions ro = net.routing;
   const routing::PolicyInfo& policy = routing::policy_info(ro.policy);
@@ -206,7 +206,7 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   buffer.emplace(t, opt, mtu + header, pfc, credits, *ports);
   ecn_cfg.resize(D);
   for (DirLink d = 0; d < D; ++d) ecn_cfg[d] = {ports->info[d].kmin, ports->info[d].kmax, ports->info[d].pmax};
-  for (const ThresholdDrift& dr : net.threshold_drifts) {
+  for (const ThresholdDrift& dr : net.faults.threshold_drifts) {
     if (dr.node < 0 || dr.node >= static_cast<NodeId>(t.nodes.size()) || t.nodes[dr.node].kind != NodeKind::Switch)
       throw InputError(fmt::format("packet engine: {}: not a switch", dr.what));
     if (dr.dt_shift >= 0) {
@@ -245,7 +245,7 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   nc.rto = rto;
   nic.emplace(opt, nc, *cc, *ports, next_hops.get(), events, stats);
 
-  storms = net.pause_storms;
+  storms = net.faults.pause_storms;
   for (size_t i = 0; i < storms.size(); ++i) {
     const PauseStorm& st = storms[i];
     if (st.port < 0 || st.port >= D)
@@ -256,7 +256,7 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
     storm_until = std::max(storm_until, st.end.ps);
   }
 
-  faults = net.silent_faults;
+  faults = net.faults.silent_faults;
   fault_rng = Rng(net.routing.seed).stream("packet.faults");
   if (!faults.empty()) {
     has_faults = true;

@@ -43,7 +43,7 @@
 //   at 100G); while congested the switch refreshes the PAUSE every half pause
 //   time; XON (zero quanta) resumes at once. Counters per port: PAUSE frames
 //   sent (by the receiving end of d, about d) and received (by d's egress),
-//   time paused. A PFC storm (NetworkOptions::pause_storms, failures.hpp):
+//   time paused. A PFC storm (NetworkOptions::faults.pause_storms, failures.hpp):
 //   the NIC at the receiving end of d sends a PAUSE about d every half pause
 //   time over [start, end), each one timed as a switch's, then an XON; no
 //   deadlock is declared before the last storm ends.
@@ -143,7 +143,7 @@
 //   whose path is dead keeps sending into it (go-back-N at every RTO) until
 //   the repair, so a convergence of seconds is simulated packet by packet.
 //
-// 11. Silent faults and probes (NetworkOptions::silent_faults, failures.hpp;
+// 11. Silent faults and probes (NetworkOptions::faults.silent_faults, failures.hpp;
 //   used by diagnose/packet_probe.hpp). A packet arriving over directed
 //   link d, or entering a switch x, while a silent fault on d or x is active
 //   is lost with the fault's probability (one draw per fault from the
@@ -162,7 +162,7 @@
 //   the round-trip time. A probe lost on the way (a silent fault, a dead
 //   link) has no reply: its RTT stays -1. Probes are never retransmitted.
 //
-// 12. Drifted thresholds (NetworkOptions::threshold_drifts, failures.hpp):
+// 12. Drifted thresholds (NetworkOptions::faults.threshold_drifts, failures.hpp):
 //   every egress port of a drifted switch marks ECN with the drift's band
 //   (Kmin, Kmax in bytes, not scaled with the port rate; Pmax) where given,
 //   and the switch's buffer uses alpha = 2^-dt_shift in its dynamic
