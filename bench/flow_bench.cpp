@@ -20,7 +20,7 @@
 //   dragonfly-16k, 1,024 GPUs (0-1023), 64 MiB: 1,047,552 flows (--dragonfly)
 //
 // The tuner cases measure what NCCL's tuner (`--algo auto --proto auto`,
-// `collective.channels: auto`, collective/nccl_tuner.hpp) adds to a run: the
+// `collective.channels: auto`, collective/nccl/tuner.hpp) adds to a run: the
 // same collective, made and timed with everything `auto` and with the
 // algorithm, protocol and channels it chose given explicitly (`--algo A
 // --proto P --channels C`), so both runs build and time the same plan and
@@ -64,7 +64,7 @@
 #include <vector>
 
 #include "collective/collective.hpp"
-#include "collective/nccl_tuner.hpp"
+#include "collective/nccl/tuner.hpp"
 #include "engine/network_params.hpp"
 #include "engine/registry.hpp"
 #include "scenario/scenario.hpp"

@@ -12,7 +12,7 @@
 #include <optional>
 
 #include "cli/common.hpp"
-#include "collective/nccl_tuner.hpp"
+#include "collective/nccl/tuner.hpp"
 #include "core/error.hpp"
 #include "core/ip.hpp"
 #include "report/config_plan.hpp"

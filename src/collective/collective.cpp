@@ -7,7 +7,7 @@
 #include "collective/collnet.hpp"
 #include "collective/halving_doubling.hpp"
 #include "collective/hierarchical.hpp"
-#include "collective/nccl_pipeline.hpp"
+#include "collective/nccl/transforms.hpp"
 #include "collective/nvls.hpp"
 #include "collective/pairwise.hpp"
 #include "collective/pat.hpp"
@@ -206,65 +206,6 @@ const char* nccl_algorithm_name(Algo a) {
   return nullptr;
 }
 
-// Bytes on the wire for `b` payload bytes under protocol p (ceil b / efficiency).
-Bytes wire_bytes(Bytes b, Proto p) {
-  switch (p) {
-    case Proto::LL: return 2 * b;                             // 4 B data per 8 B line
-    case Proto::LL128: return detail::scale_up(b, 128, 120);  // 120 B data per 128 B line
-    case Proto::Simple: return b;
-  }
-  return b;
-}
-
-// The line format's own overhead: LL sends 8 B per 4 B of data, LL128 128 B per 120 B.
-double line_factor(Proto p) { return p == Proto::LL ? 2.0 : p == Proto::LL128 ? 128.0 / 120.0 : 1.0; }
-
-// How much slower NCCL's model runs protocol p than Simple for the same algorithm and op (nccl_tuner.hpp
-// section 3: LL at half of Simple's bandwidth but at most NCCL's LL ceiling, llMaxBws; LL128 at 0.92 of it
-// but at most its per-channel ceiling; tree LL at 1/3.8), and at least the line format's own overhead
-// (LL 2, LL128 128/120). 1 for Simple, or where the model has no Simple figure.
-double protocol_slowdown(Op op, Algo a, Proto p, const CommShape& s) {
-  if (p == Proto::Simple) return 1.0;
-  const double line = line_factor(p);
-  const double simple = model_entry(op, a, Proto::Simple, s).bw_gbs;
-  const double proto = model_entry(op, a, p, s).bw_gbs;
-  if (!(simple > 0) || !(proto > 0)) return line;
-  return std::max(line, simple / proto);
-}
-
-// Wire bytes for b payload bytes at a slowdown of `factor` (>= the line format's): the line format's
-// exact count when the ceiling does not bind, else ceil(b x factor).
-Bytes wire_bytes(Bytes b, Proto p, double factor) {
-  const Bytes exact = wire_bytes(b, p);
-  if (factor <= line_factor(p) * (1 + 1e-12)) return exact;
-  return std::max(exact, static_cast<Bytes>(std::ceil(static_cast<double>(b) * factor)));
-}
-
-// Puts a Compute delay of `latency` over the group first: every transfer
-// that had no dependency now waits for it. `hop_latency`: the delay holds
-// the transfers' per-hop latency (plan::Transfer::holds_hop_latency).
-plan::TransferPlan with_leading_delay(plan::TransferPlan plan, const Group& group, Time latency, std::string label,
-                                      bool hop_latency = false) {
-  if (plan.transfers.empty() || latency.ps <= 0) return plan;
-  plan::TransferPlan out;
-  out.transfers.reserve(plan.transfers.size() + 1);
-  plan::Transfer d;
-  d.kind = plan::TransferKind::Compute;
-  d.ranks = group;
-  std::sort(d.ranks.begin(), d.ranks.end());
-  d.duration = latency;
-  d.holds_hop_latency = hop_latency;
-  d.bytes = 0;
-  d.label = std::move(label);
-  out.add(std::move(d));
-  for (auto& t : plan.transfers) {
-    for (auto& dep : t.deps) ++dep;
-    if (t.deps.empty()) t.deps.push_back(0);
-    out.add(std::move(t));
-  }
-  return out;
-}
-
 void validate(const AlgorithmInfo* a, std::string_view algorithm, Op op, const Group& group, Bytes bytes,
               const Options& options, const topology::Topology& topo) {
   if (!a && algorithm != "auto") {
@@ -313,16 +254,58 @@ bool only_collnet(std::string_view algorithm, const Selection& sel) {
   return any;
 }
 
-// Per-rank cost of posting an all-to-all's messages (collective.hpp).
-Time alltoall_post_latency(const CommShape& s) {
-  if (s.ranks <= 1) return Time();
-  const int64_t ppn = s.ranks / std::max(1, s.nodes);
-  const double us = 2.0 * static_cast<double>(s.ranks - ppn) * 1.0 + static_cast<double>(ppn - 1) * 0.6;
-  return Time::from_seconds(us * 1e-6);
+// Choose: the tuner's (algorithm, protocol) for an NCCL algorithm the request allows, or nothing (podnet's
+// own plan). Throws InputError, saying why, when the request names NCCL algorithms none of which can run.
+std::optional<Choice> choose(std::string_view algorithm, Op op, const Group& group, Bytes bytes, const Options& o,
+                             const CommShape& shape) {
+  std::array<bool, kNumAlgos> candidates{};
+  bool any = false;
+  for (int i = 0; i < kNumAlgos; ++i) {
+    const char* name = nccl_algorithm_name(static_cast<Algo>(i));
+    if (!name) continue;
+    const AlgorithmInfo* x = find_algorithm(name);
+    candidates[i] = x && supports(*x, op) && (algorithm == "auto" || algorithm == name);
+    any = any || candidates[i];
+  }
+  if (!any || group.size() <= 1 || bytes <= 0 || !(o.tuner || algorithm == "auto")) return std::nullopt;
+  const Choice c = tune(op, shape, bytes, o.selection, candidates);
+  if (c.time_us >= 0) return c;
+  if (!shape.sharp && only_collnet(algorithm, o.selection))
+    throw InputError(fmt::format(
+        "{} {} over {} GPUs: CollNet reduces in the switches, but this fabric's switches do not: set "
+        "switch.in_network_reduction: sharp (InfiniBand switches with SHARP, network.transport: infiniband), or "
+        "choose another algorithm",
+        algorithm, op_name(op), group.size()));
+  const int32_t ppn = shape.ranks / std::max(1, shape.nodes);
+  if (shape.sharp && algorithm == "collnet_direct" && (op == Op::AllGather || op == Op::ReduceScatter) &&
+      shape.nodes > 1 && ppn > shape.nics)
+    throw InputError(fmt::format("collnet_direct {} over {} GPUs needs one NIC per GPU (NCCL: all-gather and "
+                                 "reduce-scatter over CollNet require 1:1 GPU:NIC): {} GPUs per server share {} "
+                                 "NICs (server.nics; use ring, or collnet_direct for an all-reduce)",
+                                 op_name(op), group.size(), ppn, shape.nics));
+  if (algorithm != "auto")
+    for (int i = 0; i < kNumAlgos; ++i)
+      if (candidates[i])
+        if (const std::string why = why_not(static_cast<Algo>(i), shape); !why.empty())
+          throw InputError(fmt::format("{} {} over {} GPUs on {} server(s): {}", algorithm, op_name(op), group.size(),
+                                       shape.nodes, why));
+  throw InputError(fmt::format(
+      "{} {} over {} GPUs on {} server(s): no enabled {} is available (nvls needs an NVSwitch, hopper or "
+      "later and one server; nvls_tree the same on several servers with a NIC per head; collnet_direct and "
+      "collnet_chain SHARP switches, several servers of at most 8 GPUs, simple, and for collnet_direct an "
+      "NVSwitch, and one NIC per GPU for all-gather / reduce-scatter; check collective.algorithms / "
+      "collective.protocols){}",
+      algorithm, op_name(op), group.size(), shape.nodes, algorithm == "auto" ? "algorithm" : "protocol",
+      algorithm == "auto"
+          ? ""
+          : fmt::format(". NCCL's model has no {} {} here (NCCL runs broadcast and reduce as rings only, tree as "
+                        "an all-reduce only); --set collective.nccl_model=false runs podnet's own {} plan",
+                        algorithm, op_name(op), algorithm)));
 }
 
 }  // namespace
 
+// choose -> build -> apply NCCL's transforms (nccl/transforms.hpp).
 plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& group, Bytes bytes, const Options& options,
                              const topology::Topology& topo) {
   const AlgorithmInfo* a = find_algorithm(algorithm);
@@ -333,123 +316,26 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
   const bool auto_channels = o.channels == kAutoChannels;
   if (auto_channels) o.channels = execution_channels(shape);
 
-  // NCCL's algorithms go through the tuner (which picks the protocol, and the algorithm for "auto").
-  std::array<bool, kNumAlgos> candidates{};
-  bool any = false;
-  for (int i = 0; i < kNumAlgos; ++i) {
-    const char* name = nccl_algorithm_name(static_cast<Algo>(i));
-    if (!name) continue;
-    const AlgorithmInfo* x = find_algorithm(name);
-    candidates[i] = x && supports(*x, op) && (algorithm == "auto" || algorithm == name);
-    any = any || candidates[i];
-  }
-  plan::TransferPlan plan;
-  if (any && group.size() > 1 && bytes > 0 && (o.tuner || algorithm == "auto")) {
-    const Choice c = tune(op, shape, bytes, o.selection, candidates);
-    if (c.time_us < 0 && !shape.sharp && only_collnet(algorithm, o.selection))
-      throw InputError(fmt::format(
-          "{} {} over {} GPUs: CollNet reduces in the switches, but this fabric's switches do not: set "
-          "switch.in_network_reduction: sharp (InfiniBand switches with SHARP, network.transport: infiniband), or "
-          "choose another algorithm",
-          algorithm, op_name(op), group.size()));
-    const int32_t ppn = shape.ranks / std::max(1, shape.nodes);
-    if (c.time_us < 0 && shape.sharp && algorithm == "collnet_direct" &&
-        (op == Op::AllGather || op == Op::ReduceScatter) && shape.nodes > 1 && ppn > shape.nics)
-      throw InputError(fmt::format("collnet_direct {} over {} GPUs needs one NIC per GPU (NCCL: all-gather and "
-                                   "reduce-scatter over CollNet require 1:1 GPU:NIC): {} GPUs per server share {} "
-                                   "NICs (server.nics; use ring, or collnet_direct for an all-reduce)",
-                                   op_name(op), group.size(), ppn, shape.nics));
-    if (c.time_us < 0 && algorithm != "auto")
-      for (int i = 0; i < kNumAlgos; ++i)
-        if (candidates[i])
-          if (const std::string why = why_not(static_cast<Algo>(i), shape); !why.empty())
-            throw InputError(fmt::format("{} {} over {} GPUs on {} server(s): {}", algorithm, op_name(op), group.size(),
-                                         shape.nodes, why));
-    if (c.time_us < 0)
-      throw InputError(fmt::format(
-          "{} {} over {} GPUs on {} server(s): no enabled {} is available (nvls needs an NVSwitch, hopper or "
-          "later and one server; nvls_tree the same on several servers with a NIC per head; collnet_direct and "
-          "collnet_chain SHARP switches, several servers of at most 8 GPUs, simple, and for collnet_direct an "
-          "NVSwitch, and one NIC per GPU for all-gather / reduce-scatter; check collective.algorithms / "
-          "collective.protocols){}",
-          algorithm, op_name(op), group.size(), shape.nodes, algorithm == "auto" ? "algorithm" : "protocol",
-          algorithm == "auto"
-              ? ""
-              : fmt::format(". NCCL's model has no {} {} here (NCCL runs broadcast and reduce as rings only, tree as "
-                            "an all-reduce only); --set collective.nccl_model=false runs podnet's own {} plan",
-                            algorithm, op_name(op), algorithm)));
-    const AlgorithmInfo* chosen = find_algorithm(nccl_algorithm_name(c.algo));
+  const std::optional<Choice> choice = choose(algorithm, op, group, bytes, o, shape);
+  const AlgorithmInfo* built = nullptr;
+  int32_t model_channels = 0;  // the channels NCCL's model counts
+  if (choice) {
+    built = find_algorithm(nccl_algorithm_name(choice->algo));
     // NCCL runs NVLS and NVLS tree on its NVLS channels, not the ring's (nvls.hpp).
-    if (auto_channels && (c.algo == Algo::Nvls || c.algo == Algo::NvlsTree)) o.channels = nvls_channels(shape.arch);
-    // Small sizes: fewer channels, as NCCL runs them (nccl_tuner.hpp section 4).
-    const int32_t model_channels = o.channels;  // the channels NCCL's model counts
-    if (auto_channels) o.channels = size_channels(c.algo, c.proto, bytes, shape.ranks, o.channels);
-    plan = chosen->build(op, group, bytes, o, topo);
-    // NCCL's slice pipeline (nccl_pipeline.hpp) on ring and tree transfers, from their payload bytes.
-    set_nccl_pipelines(plan, op, c.algo, c.proto, static_cast<int32_t>(group.size()), bytes, o.channels, shape);
-    // NCCL's latency term (the leading delay below: base + every step's latency, the wire included, as
-    // NCCL's tuner counts it) replaces the engines' per-hop latency: the data transfers pay none
-    // (latency_steps = 0), so a step's latency is not counted twice.
-    // LL and LL128 move at NCCL's modelled rate for them: the line format's overhead, or more where NCCL's
-    // model caps the protocol's bandwidth (protocol_slowdown).
-    // The slowdown's bytes give the modelled rate on the channels the model counts, whose rings carry about
-    // Simple's modelled bandwidth. On fewer (small sizes, which NCCL runs on fewer channels while keeping the
-    // model's time: nccl_tuner.hpp section 4) they do not: ring LL over 16 servers of 8 GPUs at 1 to 2 MiB,
-    // on 2 to 4 of 16 channels, took 1.4-1.7x the model's time, more than the LL128 the tuner had set aside.
-    // There a ring whose protocol the model caps (LL's llMaxBw, LL128's per-channel ceiling) carries the line
-    // format's bytes at most at its channel's share of the modelled rate, so that each channel's ring takes
-    // at least S / algBw, the model's bandwidth time, however few channels run it.
-    const double slowdown = protocol_slowdown(op, c.algo, c.proto, shape);
-    const double line = line_factor(c.proto);
-    const bool capped_ring = c.algo == Algo::Ring && o.channels < model_channels && slowdown > line * (1 + 1e-12) &&
-                             bytes > 0;
-    const double alg_bytes_per_s = capped_ring ? model_entry(op, c.algo, c.proto, shape).bw_gbs * 1e9 : 0;
-    for (auto& t : plan.transfers)
-      if (t.kind != plan::TransferKind::Compute) {
-        if (capped_ring && t.kind == plan::TransferKind::Ring) {
-          t.bytes = wire_bytes(t.bytes, c.proto);
-          const double cap = static_cast<double>(t.bytes) * 8 * alg_bytes_per_s / static_cast<double>(bytes);
-          t.max_rate_bps = t.max_rate_bps > 0 ? std::min(t.max_rate_bps, cap) : cap;
-        } else {
-          t.bytes = wire_bytes(t.bytes, c.proto, slowdown);
-        }
-        t.latency_steps = 0;
-      }
-    // NVLS on one server: the pipeline's fill and drain and its cost per stage, which NCCL's model does not
-    // price, after a launch that replaces NCCL's model latency (nvls.hpp).
-    double lat_us = model_latency_us(op, c.algo, c.proto, shape, bytes);
-    if (c.algo == Algo::Nvls && op == Op::AllReduce) {
-      const NvlsPipeline fill = nvls_pipeline(shape, bytes);
-      if (fill.loops > 0) {
-        plan = with_leading_delay(std::move(plan), group,
-                                  Time::from_seconds((fill.fill_us + fill.stage_cost_us) * 1e-6),
-                                  fmt::format("pipeline-fill/nvls/chunk-{}", fill.chunk));
-        lat_us = fill.launch_us;
-      }
-    }
-    const Time lat = Time::from_seconds(lat_us * 1e-6);
-    plan = with_leading_delay(std::move(plan), group, lat,
-                              fmt::format("latency/{}/{}", algo_name(c.algo), proto_name(c.proto)), true);
-    plan.algorithm = chosen->name;
-    plan.protocol = proto_name(c.proto);
-  } else {
-    const AlgorithmInfo* b = a ? a : find_algorithm(default_algorithm(op));
-    if (!a && !supports(*b, op)) throw InputError(fmt::format("no algorithm implements {}", op_name(op)));
-    if (auto_channels && (std::string_view(b->name) == "nvls" || std::string_view(b->name) == "nvls_tree"))
+    if (auto_channels && (choice->algo == Algo::Nvls || choice->algo == Algo::NvlsTree))
       o.channels = nvls_channels(shape.arch);
-    plan = b->build(op, group, bytes, o, topo);
-    // NCCL's sendrecv: a rate per p2p channel, channels by size and communicator (pairwise.hpp).
-    if (op == Op::SendRecv && o.tuner && !plan.transfers.empty())
-      cap_sendrecv_channels(plan, topo, bytes, shape, execution_channels(shape), o);
-    if (op == Op::AllToAll && o.tuner && !plan.transfers.empty()) {
-      // NCCL's all-to-all as measured on NVSwitch servers (pairwise.hpp): a launch, and NVLink below the ring's rate.
-      scale_alltoall_nvlink(plan, topo);
-      plan = with_leading_delay(std::move(plan), group,
-                                alltoall_post_latency(shape) + Time::from_seconds(kAlltoallLaunchUs * 1e-6),
-                                "latency/alltoall-launch-and-posts");
-    }
-    plan.algorithm = b->name;
+    model_channels = o.channels;
+    // Small sizes: fewer channels, as NCCL runs them (nccl/tuner.hpp section 4).
+    if (auto_channels) o.channels = size_channels(choice->algo, choice->proto, bytes, shape.ranks, o.channels);
+  } else {
+    built = a ? a : find_algorithm(default_algorithm(op));
+    if (!a && !supports(*built, op)) throw InputError(fmt::format("no algorithm implements {}", op_name(op)));
+    if (auto_channels && built->runs_on_nvls_channels) o.channels = nvls_channels(shape.arch);
   }
+  plan::TransferPlan plan = built->build(op, group, bytes, o, topo);
+  apply_nccl_transforms(NcclContext{op, group, bytes, o, shape, topo, choice, model_channels}, plan);
+  plan.algorithm = built->name;
+  if (choice) plan.protocol = proto_name(choice->proto);
   plan.op = op_name(op);
   plan.bytes = bytes;
   plan.ranks = static_cast<int32_t>(group.size());

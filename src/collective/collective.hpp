@@ -24,7 +24,7 @@
 //
 // Options (scenario keys, see option_params()):
 // - channels: NCCL channels, `auto` (the default) or an integer. auto is
-//   what NCCL runs for the group on this topology (nccl_tuner.hpp section
+//   what NCCL runs for the group on this topology (nccl/tuner.hpp section
 //   1): 16 on 8 x 400G H100 servers, 24 on one H100 NVLink server, 4 with
 //   one GPU per node. Each channel is an independent copy of the algorithm
 //   carrying S/channels (the remainder spread over the first channels), so
@@ -46,7 +46,7 @@
 // Algorithm "auto" (the default of `podnet bench`) is NCCL's tuner: for the
 // size it picks the fastest enabled (algorithm, protocol) among ring, tree,
 // nvls, nvls_tree, collnet_direct, collnet_chain and pat by NCCL's cost model
-// (nccl_tuner.hpp; CollNet only where the fabric's switches reduce,
+// (nccl/tuner.hpp; CollNet only where the fabric's switches reduce,
 // topology::Topology::sharp, collnet.hpp); an op none of them implements
 // (alltoall, sendrecv) gets its default algorithm. Naming one of them
 // fixes the algorithm and lets the tuner pick the protocol
@@ -60,7 +60,7 @@
 // (ll x 2, ll128 x 128/120): LL capped at NCCL's llMaxBws, LL128 at 0.92
 // of Simple or its per-channel ceiling, tree LL at 1/3.8 -- and
 // transfer 0 is a Compute delay over the group lasting NCCL's modelled
-// latency of the op (base latency + per-step latencies, nccl_tuner.hpp
+// latency of the op (base latency + per-step latencies, nccl/tuner.hpp
 // section 2), on which every other root transfer depends; an NVLS
 // all-reduce on one server has a second delay after it, its pipeline's
 // fill and drain (nvls.hpp), on which the data transfers depend. NCCL's
@@ -68,14 +68,14 @@
 // per-hop latency of their own (latency_steps = 0) and the delay is marked
 // as holding it (plan::Transfer::holds_hop_latency): the packet engine,
 // whose packets take their hops physically, shortens it by the part of
-// them that shows (packet_backend.hpp). plan.protocol and plan.channels say what was chosen (a
-// ring or tree on fewer channels at small sizes, as NCCL runs it:
-// size_channels, nccl_tuner.hpp). Ring and tree plans also carry NCCL's slice pipeline on their
-// Ring / Coupled transfers (plan::Pipeline; slices, window and forwarding
-// derived from NCCL's buffer, chunk and slice sizes per protocol in
-// nccl_pipeline.hpp), which the packet engine runs step by step; the
-// analytical and flow engines keep their one coupled rate. Plans made
-// without the model (nccl_model: false) carry none.
+// them that shows (engine/packet/hop_latency_credit.hpp). These corrections
+// are NCCL's plan transforms, each named with its model and source in
+// nccl/transforms.hpp; make_plan is choose -> build -> apply them. plan.protocol and plan.channels say what was chosen
+// (a ring or tree on fewer channels at small sizes, as NCCL runs it: size_channels, nccl/tuner.hpp). Ring and tree
+// plans also carry NCCL's slice pipeline on their Ring / Coupled transfers (plan::Pipeline; slices, window and
+// forwarding derived from NCCL's buffer, chunk and slice sizes per protocol in nccl/pipeline.hpp), which the packet
+// engine runs step by step; the analytical and flow engines keep their one coupled rate. Plans made without the model
+// (nccl_model: false) carry none.
 //
 // sendrecv (p2p, with Options::tuner): inside an NVSwitch server a transfer moves at most NCCL's p2p
 // channels for its size x 20 GB/s a channel (pairwise.hpp).
@@ -100,7 +100,7 @@
 #include <string_view>
 #include <vector>
 
-#include "collective/nccl_tuner.hpp"
+#include "collective/nccl/tuner.hpp"
 #include "collective/types.hpp"
 #include "core/params.hpp"
 #include "core/units.hpp"
@@ -118,7 +118,7 @@ enum class RingOrder : uint8_t { Naive, TopologyAware };
 const char* ring_order_name(RingOrder o);           // "naive", "topology_aware"
 RingOrder parse_ring_order(std::string_view name);  // throws InputError
 
-inline constexpr int32_t kAutoChannels = 0;  // Options::channels: as NCCL would (nccl_tuner.hpp)
+inline constexpr int32_t kAutoChannels = 0;  // Options::channels: as NCCL would (nccl/tuner.hpp)
 
 struct Options {
   int32_t channels = 1;  // kAutoChannels: NCCL's execution channels for the group (the scenario default)
@@ -164,6 +164,8 @@ struct AlgorithmInfo {
   const char* description;
   std::vector<Op> ops;  // supported ops
   BuildFn build;        // called through make_plan (which validates the group and options)
+  // With channels auto, runs on NCCL's NVLS channels, not the ring's (nvls.hpp).
+  bool runs_on_nvls_channels = false;
 };
 
 const std::vector<AlgorithmInfo>& algorithms();

@@ -127,7 +127,7 @@ TEST(MakePlan, FillsHeaderAndCopiesQps) {
   o.qps = 4;
   for (const auto& a : algorithms())
     for (Op op : a.ops) {
-      if (std::string(a.name) == "nvls") continue;  // one NVSwitch only (nccl_tuner_test covers it)
+      if (std::string(a.name) == "nvls") continue;  // one NVSwitch only (nccl/tuner_test covers it)
       // CollNet needs switches that reduce (collnet_test covers the refusal elsewhere).
       const bool collnet = std::string(a.name).rfind("collnet", 0) == 0;
       const auto plan = make_plan(a.name, op, iota(16), 8_MiB, o, collnet ? testing::sharp32() : rail32());

@@ -95,7 +95,7 @@ void add_sharp_parts(plan::TransferPlan& plan, const Group& head_of, const std::
   }
 }
 
-// NCCL's collnet-direct efficiency as a fraction (nccl_tuner.hpp section 5): 0.85 = 17/20 on Hopper and later.
+// NCCL's collnet-direct efficiency as a fraction (nccl/tuner.hpp section 5): 0.85 = 17/20 on Hopper and later.
 std::pair<int64_t, int64_t> direct_efficiency(Arch arch) {
   return arch >= Arch::Hopper ? std::pair<int64_t, int64_t>{17, 20} : std::pair<int64_t, int64_t>{1, 1};
 }

@@ -17,10 +17,10 @@
 // Mellanox/nccl-rdma-sharp-plugins) with two algorithms (NVIDIA/nccl
 // src/device/all_reduce.h, RunWorkColl for COLLNET_DIRECT and
 // COLLNET_CHAIN; src/graph/connect.cc connectCollNet; tuning figures in
-// nccl_tuner.hpp section 5):
+// nccl/tuner.hpp section 5):
 //
 // collnet_direct (NVSwitch servers): each server has h heads, one GPU per
-// NIC (nccl_tuner.hpp collnet_graph: 8 on 8 x 400G H100 servers). Head k
+// NIC (nccl/tuner.hpp collnet_graph: 8 on 8 x 400G H100 servers). Head k
 // owns shard k of S/h. Every GPU scatters its part of shard k straight to
 // head k over NVLink, head k reduces the server's copies, sends the server's
 // sum of shard k up the SHARP tree through its NIC, receives the global sum

@@ -17,7 +17,7 @@ using testing::sharp32;
 
 // sharp32: 4 servers x 8 H100-class GPUs (NVSwitch, 450 GB/s), 8 x 400G NICs
 // each, on a 2-tier InfiniBand fat-tree whose switches reduce (SHARP).
-// NCCL's view (nccl_tuner.hpp): NVLink 370.8 GB/s, NIC 50 GB/s; ring graph
+// NCCL's view (nccl/tuner.hpp): NVLink 370.8 GB/s, NIC 50 GB/s; ring graph
 // 8 x 48 GB/s, kernels on 16 channels.
 
 // The same SHARP fabric with 4 NICs per server: two GPUs share each NIC.
@@ -190,7 +190,7 @@ TEST(Collnet, NamedOrListedAndErrors) {
 }
 
 TEST(Collnet, TunerPicksDirectForAllGatherAndReduceScatter) {
-  // Times (us) on sharp32 for all-gather and reduce-scatter (nccl_tuner.hpp sections 2, 3, 5):
+  // Times (us) on sharp32 for all-gather and reduce-scatter (nccl/tuner.hpp sections 2, 3, 5):
   //   collnet_direct  44 + S / 345,600
   //   ring LL      6.6 + 28 x max(0.6, 1) + 3 x 2.7 = 42.7 + S / (20.4 x 32/31 = 21,058)  (llMaxBw, > 2 nodes)
   //   ring LL128   14 + 28 x 1.9 + 3 x 4 = 79.2 + S / (min(0.92 x 384, 8 x 36.7) x 32/31 = 303,071)

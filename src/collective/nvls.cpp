@@ -197,7 +197,8 @@ AlgorithmInfo nvls_tree_algorithm() {
           "NVLS tree (several NVSwitch servers): NVLS reduce-scatter in each server, NCCL's double binary tree "
           "across servers between the heads of each shard (one per NIC), NVLS all-gather back",
           {Op::AllReduce},
-          build_tree};
+          build_tree,
+          true};
 }
 
 AlgorithmInfo nvls_algorithm() {
@@ -205,7 +206,8 @@ AlgorithmInfo nvls_algorithm() {
           "NVLink SHARP (one NVSwitch server): the switch reduces and multicasts, each GPU link carries (n+1)/n*S "
           "per direction at NCCL's NVLS efficiency (0.85 Hopper)",
           {Op::AllReduce},
-          build};
+          build,
+          true};
 }
 
 }  // namespace podnet::collective

@@ -29,7 +29,7 @@
 // default on multi-node NVSwitch systems at medium sizes; NVIDIA/nccl
 // src/device/all_reduce.h runTreeSplit / NVLS tree, src/graph/tuning.cc):
 // inside every server an NVLS reduce-scatter leaves each of h head GPUs
-// (one per NIC, nccl_tuner.hpp nvls_graph) with the server's sum of one
+// (one per NIC, nccl/tuner.hpp nvls_graph) with the server's sum of one
 // shard of S/h; the heads of shard k on all servers run NCCL's double
 // binary tree across servers (tree.hpp) over their NICs, each tree
 // carrying half the shard; an NVLS all-gather multicasts the result back
@@ -81,7 +81,7 @@
 // time at the collective's steady rate (NCCL gives the groups 8 / 5 / 7 of
 // its 20 warps for 8 GPUs) -- L loops take (L + 3 - 1) stage times, not L:
 //   fill = (3 - 1) x min(S, loop) / algBw
-// where algBw is NCCL's NVLS algorithm bandwidth (nccl_tuner.hpp section
+// where algBw is NCCL's NVLS algorithm bandwidth (nccl/tuner.hpp section
 // 3; 272 GB/s on 8 H100), so the fill grows with the chunk, not with S:
 // 2 x 8 MiB / 272 GB/s = 61.7 us from 64 MiB to 1 GiB on 8 H100, 123.4 us
 // from 1 GiB, 15.4 us from 2 to 8 MiB. NCCL's own cost model (tuning.cc) has
@@ -113,7 +113,7 @@
 #pragma once
 
 #include "collective/collective.hpp"
-#include "collective/nccl_tuner.hpp"
+#include "collective/nccl/tuner.hpp"
 
 namespace podnet::collective {
 

@@ -11,7 +11,7 @@ using testing::iota;
 using testing::rail32;
 
 // One server of rail32: 8 H100-class GPUs on an NVSwitch. NCCL's NVLS
-// algorithm bandwidth there is 272 GB/s (nccl_tuner_test NvlsOnOneServer:
+// algorithm bandwidth there is 272 GB/s (nccl/tuner_test NvlsOnOneServer:
 // busBw 8 x 59.5 = 476, x 8/14), i.e. 272,000 bytes per us.
 CommShape one_server(Arch arch = Arch::Hopper) { return comm_shape(iota(8), rail32(), arch); }
 

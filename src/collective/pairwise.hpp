@@ -99,7 +99,7 @@
 #include <cstdint>
 
 #include "collective/collective.hpp"
-#include "collective/nccl_tuner.hpp"
+#include "collective/nccl/tuner.hpp"
 
 namespace podnet::collective {
 

@@ -74,7 +74,7 @@
 //   - a receiver consumes slice u when every hop forwarding it has released
 //     the slice that forwards it (then its slot is free again), or on
 //     delivery when nothing forwards it.
-// The collective sets it (nccl_pipeline.hpp derives NCCL's slice, chunk and
+// The collective sets it (nccl/pipeline.hpp derives NCCL's slice, chunk and
 // window per protocol); engines that model a pipelined transfer as one
 // coupled rate (analytical, flow) may ignore it, the packet engine runs it.
 #pragma once

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
-#include "collective/nccl_tuner.hpp"
+#include "collective/nccl/tuner.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "engine/registry.hpp"

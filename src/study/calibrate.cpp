@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "collective/collective.hpp"
-#include "collective/nccl_tuner.hpp"
+#include "collective/nccl/tuner.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "engine/network_params.hpp"

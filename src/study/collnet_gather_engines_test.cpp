@@ -12,7 +12,7 @@
 //   NIC/IB  B = 400e9 x 4096 / 4122   =   397.477e9 b/s
 //   PCIe      64e9 x 8 x 0.894        =   457.73e9 b/s (> B)
 // The tuner is on: the plan starts with NCCL's latency (44 us for
-// collnet_direct on these servers, nccl_tuner.hpp section 5) and its data
+// collnet_direct on these servers, nccl/tuner.hpp section 5) and its data
 // transfers pay no per-hop latency of their own.
 //
 // collnet_direct all-gather, S = 1 GiB over 32 ranks, 16 channels: block

@@ -397,7 +397,7 @@ TEST(EngineCrosscheck, NvlsFillIsPaidOnEveryEngine) {
 
 // ---------------------------------------------------------------- NCCL's pipeline
 // With NCCL's model (tuner on) a ring carries its slice pipeline
-// (nccl_pipeline.hpp), which the packet engine runs step by step and the flow
+// (nccl/pipeline.hpp), which the packet engine runs step by step and the flow
 // engine ignores (one coupled rate). 16 GPUs = 2 servers, 16 channels,
 // simple ring: at 64 MiB a channel carries 4 MiB, one loop of 30 steps with
 // chunks of 4 MiB / 16 = 256 KiB in 2 slices (60 slices a hop, 128 KiB

@@ -12,7 +12,7 @@
 //   NIC / IB   B = 400e9 x 4096 / 4122          =   397.48e9 b/s
 //   PCIe         64e9 x 8 x 0.894               =   457.73e9 b/s (> B)
 // The tuner is on (as in every scenario): a plan starts with NCCL's latency
-// (nccl_tuner.hpp section 5: direct 44 us, chain 69.2 us on these servers)
+// (nccl/tuner.hpp section 5: direct 44 us, chain 69.2 us on these servers)
 // and its data transfers pay no per-hop latency of their own.
 #include <gtest/gtest.h>
 

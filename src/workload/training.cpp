@@ -8,7 +8,7 @@
 #include <optional>
 #include <tuple>
 
-#include "collective/nccl_tuner.hpp"
+#include "collective/nccl/tuner.hpp"
 #include "collective/pairwise.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"

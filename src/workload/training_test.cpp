@@ -9,7 +9,7 @@
 #include <numeric>
 #include <set>
 
-#include "collective/nccl_tuner.hpp"
+#include "collective/nccl/tuner.hpp"
 #include "topology/builders.hpp"
 #include "workload/schedule.hpp"
 
@@ -296,7 +296,7 @@ TEST(Training, PipelineP2pAcrossServersRunsOnNcclsNetworkChannels) {
 TEST(Training, PatDataParallelStepsAreOneTransferEach) {
   // DP16 with one GPU a server (GPU 0 of 16 servers of rail(128)), TP1 PP1, gradient buckets of ~10k
   // parameters (~40 KB in FP32 gradients: NCCL's tuner takes PAT for such a small reduce-scatter over one GPU a
-  // server, as nccl_tuner_test's PatPlanAndModel), 4 channels. Each of its log2 16 = 4 steps per channel is one
+  // server, as nccl/tuner_test's PatPlanAndModel), 4 channels. Each of its log2 16 = 4 steps per channel is one
   // Coupled transfer of the 16 positions' sends (collective/pat.hpp, Options::coupled_steps): 4 x 4 = 16 a
   // collective, where one transfer per position would be 16 x 4 x 4 = 256.
   Job j = tiny(1, 4);

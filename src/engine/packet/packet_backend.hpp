@@ -11,7 +11,7 @@
 //   each; the transfer completes when every hop has delivered. Each stream
 //   pays latency_steps x the mean hop latency (as plan_compiler.hpp).
 //   With a pipeline (plan::Pipeline, slices U > 0; NCCL's, set by the
-//   collective for ring and tree plans, collective/nccl_pipeline.hpp) the
+//   collective for ring and tree plans, collective/nccl/pipeline.hpp) the
 //   hops move as NCCL's do: every stream is cut into U slices, each its own
 //   message of whole packets (a QP carries its share of every slice), and a
 //   hop's QPs may send only the slices the pipeline has released

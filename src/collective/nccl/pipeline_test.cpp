@@ -1,4 +1,4 @@
-#include "collective/nccl_pipeline.hpp"
+#include "collective/nccl/pipeline.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "collective/nccl_tuner.hpp"
+#include "collective/nccl/tuner.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "collective/nccl_tuner.hpp"
+#include "collective/nccl/tuner.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@ using testing::rail32;
 
 // rail32: 4 servers x 8 H100-class GPUs, NVLink 450 GB/s per GPU per
 // direction through an NVSwitch, one 400 Gb/s NIC per GPU.
-// NCCL's view (nccl_tuner.hpp): NVLink 450 x 20.6/25 = 370.8 GB/s, NIC 50 GB/s.
+// NCCL's view (nccl/tuner.hpp): NVLink 450 x 20.6/25 = 370.8 GB/s, NIC 50 GB/s.
 
 TEST(NcclTuner, ProtocolEfficiencies) {
   EXPECT_DOUBLE_EQ(proto_efficiency(Proto::LL), 0.5);        // 4 B data per 8 B line
@@ -462,7 +462,7 @@ TEST(NcclTuner, P2pNetChannelsFollowNccls229Rule) {
   EXPECT_EQ(nccl_p2p_net_channels(Bytes{4} << 30, 2, 4, 25), 2);
   EXPECT_EQ(nccl_p2p_net_channels(Bytes{4} << 30, 2, 4, 0), 2);
   // The plan of 10 GPUs one per server (GPU 0 of each of rail_clos(128)'s first 10 servers): the ring search's 2
-  // channels doubled, 4 (nccl_tuner.hpp), so 2 channels per operation: every transfer crosses servers and moves at
+  // channels doubled, 4 (nccl/tuner.hpp), so 2 channels per operation: every transfer crosses servers and moves at
   // most 2 x 13.13 GB/s = 26.26e9 x 8 = 210.08e9 bits/s, under the NIC's 49.02 GB/s.
   Group g;
   for (int32_t s = 0; s < 10; ++s) g.push_back(8 * s);

@@ -67,7 +67,7 @@
 
 #include <cstdint>
 
-#include "collective/nccl_tuner.hpp"
+#include "collective/nccl/tuner.hpp"
 #include "collective/types.hpp"
 #include "core/units.hpp"
 #include "plan/transfer_plan.hpp"
