@@ -103,8 +103,10 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
 
   std::vector<CompiledFlow> compiled;
   std::vector<CompiledFlow> flows;  // the set's flows
-  std::vector<Term> terms, by_link;
-  std::vector<double> drain;  // per flow: max_d T_fd in seconds
+  std::vector<Term> by_link;
+  std::vector<int32_t> slot(static_cast<size_t>(dir_links), 0);  // per link: its terms' count, then next place
+  std::vector<routing::DirLink> links;                           // the set's links, in first-touch order
+  std::vector<double> drain;                                     // per flow: max_d T_fd in seconds
   std::vector<Term> segment;
   for (size_t s = 0; s < comm.size();) {
     size_t e = s;
@@ -121,17 +123,33 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
       compiler.compile(plan, comm[k], compiled);
       for (auto& f : compiled) flows.push_back(std::move(f));
     }
-    terms.clear();
+    // Terms grouped by link, each link's in flow order (a counting sort: O(T) per set, nothing proportional to
+    // the fabric's size, since a training plan has many small sets). The links come in the order the set
+    // first touches them; each link's drain and each flow's maximum do not depend on that order.
+    links.clear();
+    size_t total = 0;
     for (size_t f = 0; f < flows.size(); ++f)
       for (const auto& p : flows[f].parts) {
-        terms.push_back({p.link, static_cast<int32_t>(f), p.fraction});
+        int32_t& c = slot[static_cast<size_t>(p.link)];
+        if (c == 0) links.push_back(p.link);
+        ++c;
+        ++total;
         link_bytes[static_cast<size_t>(p.link)] += p.fraction * static_cast<double>(flows[f].bytes);
       }
-    // Terms by (link, flow): O(T log T) per set, nothing proportional to the fabric's size (a training
-    // plan has many small sets).
-    std::sort(terms.begin(), terms.end(),
-              [](const Term& x, const Term& y) { return x.link != y.link ? x.link < y.link : x.flow < y.flow; });
-    by_link.swap(terms);
+    {
+      int32_t at = 0;  // slot[d]: first the count of d's terms, then where the next one goes
+      for (routing::DirLink d : links) {
+        const int32_t c = slot[static_cast<size_t>(d)];
+        slot[static_cast<size_t>(d)] = at;
+        at += c;
+      }
+    }
+    by_link.resize(total);
+    for (size_t f = 0; f < flows.size(); ++f)
+      for (const auto& p : flows[f].parts)
+        by_link[static_cast<size_t>(slot[static_cast<size_t>(p.link)]++)] = {p.link, static_cast<int32_t>(f),
+                                                                             p.fraction};
+    for (routing::DirLink d : links) slot[static_cast<size_t>(d)] = 0;
     drain.assign(flows.size(), 0.0);
     for (size_t a = 0; a < by_link.size();) {
       size_t b = a;
