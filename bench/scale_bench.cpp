@@ -1,0 +1,78 @@
+// scale_bench: how the cost of one training iteration grows with the
+// cluster. The default run (aipod-16k: Llama 3 405B, TP8 x PP16, batch 16
+// per DP replica) with the data-parallel degree scaled to 16,384, 32,768,
+// 65,536, 98,304 and 131,072 GPUs (the fabric grows with it: rail_clos of
+// radix-128 switches, 3 tiers). Prints wall, CPU and peak memory per size,
+// the plan's transfers and the simulated iteration, and the CPU ratio to
+// 16,384 GPUs. Each size runs in its own forked process (its peak memory is
+// its own). Analytical engine by default; --flow adds the flow engine (about
+// 7 minutes at 131,072 GPUs). Targets (issue): 131,072 GPUs within 10x of
+// 16,384 GPUs' cost, <= 3 s analytical and <= 10 s flow.
+#include "bench_util.hpp"
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cluster/placement.hpp"
+#include "collective/collective.hpp"
+#include "engine/network_params.hpp"
+#include "engine/registry.hpp"
+#include "scenario/scenario.hpp"
+#include "study/scaling.hpp"
+#include "workload/job.hpp"
+#include "workload/training.hpp"
+
+namespace {
+
+using podnet::bench::cpu_seconds;
+using namespace podnet;
+
+int run_case(const char* engine_name, int64_t gpus) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  const double cpu0 = cpu_seconds();
+  const int64_t dp = gpus / 128;
+  scenario::Scenario sc =
+      scenario::load("aipod-16k",
+                     {std::string("network.engine=") + engine_name, "topology.gpus=" + std::to_string(gpus),
+                      "workload.dp=" + std::to_string(dp), "workload.global_batch=" + std::to_string(dp * 16)});
+  const topology::Topology topo = sc.build_topology();
+  const workload::Job job = workload::job_from(sc.section("workload"), static_cast<int64_t>(topo.gpus.size()));
+  const engine::NetworkOptions nopt = engine::network_options_from(sc.section("network"), sc.seed);
+  auto backend = engine::make_backend(engine_name, topo, nopt);
+  workload::TrainOptions topt;
+  topt.collective = collective::options_from(sc.section("collective"));
+  const workload::TrainResult r =
+      study::simulate_job(job, topo, *backend, topt,
+                          cluster::parse_policy(sc.section("placement").get_string("policy")), sc.seed);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  const double cpu = cpu_seconds() - cpu0;
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  std::printf("%-10s %8lld GPUs  wall %8.2f s  cpu %8.2f s  peak %7.1f MB  | iteration %.2f ms, %lld transfers\n",
+              engine_name, static_cast<long long>(gpus), wall, cpu, static_cast<double>(u.ru_maxrss) / 1024.0,
+              r.iteration.seconds() * 1e3, static_cast<long long>(r.plan_transfers));
+  std::fflush(stdout);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  podnet::use_huge_pages(argv);  // as the podnet binary runs (core/process.hpp)
+  std::vector<const char*> engines = {"analytical"};
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--flow") == 0) engines.push_back("flow");
+  std::printf("scale_bench: one iteration of the default job, DP scaled with the cluster (aipod-16k, TP8 x PP16)\n");
+  for (const char* e : engines)
+    for (const int64_t gpus : {16384, 32768, 65536, 98304, 131072})
+      if (podnet::bench::run_in_child(e, [&] { return run_case(e, gpus); }) != 0) {
+        std::printf("%s at %lld GPUs: failed\n", e, static_cast<long long>(gpus));
+        return 1;
+      }
+  return 0;
+}
