@@ -52,6 +52,34 @@ Time PlanCompiler::hop_latency(const std::vector<PathPart>& parts) const {
   return Time(static_cast<int64_t>(ps + 0.5));
 }
 
+// Sorts distinct non-negative link ids ascending: std::sort for a few, else an LSD radix sort of 11-bit digits
+// (as many passes as the largest id needs; the order of distinct keys is the same either way). A coupled
+// transfer over thousands of hops touches thousands of links.
+void PlanCompiler::sort_links(std::vector<DirLink>& v, std::vector<DirLink>& scratch) {
+  if (v.size() < 512) {
+    std::sort(v.begin(), v.end());
+    return;
+  }
+  constexpr int kBits = 11;
+  constexpr uint32_t kBuckets = 1u << kBits;
+  uint32_t top = 0;
+  for (DirLink d : v) top = std::max(top, static_cast<uint32_t>(d));
+  scratch.resize(v.size());
+  std::vector<uint32_t> count(kBuckets);
+  for (int shift = 0; shift == 0 || (top >> shift) != 0; shift += kBits) {
+    std::fill(count.begin(), count.end(), 0);
+    for (DirLink d : v) ++count[(static_cast<uint32_t>(d) >> shift) & (kBuckets - 1)];
+    uint32_t at = 0;
+    for (uint32_t& c : count) {
+      const uint32_t n = c;
+      c = at;
+      at += n;
+    }
+    for (DirLink d : v) scratch[count[(static_cast<uint32_t>(d) >> shift) & (kBuckets - 1)]++] = d;
+    v.swap(scratch);
+  }
+}
+
 void PlanCompiler::add_hop(int32_t src, int32_t dst, int32_t qps, uint64_t entropy_base, double* latency_sum) {
   for (int32_t q = 0; q < qps; ++q) {
     hop_.clear();
@@ -168,7 +196,7 @@ void PlanCompiler::compile_routes(const plan::Transfer& t, int32_t index, std::v
   const double mean = hop_count ? latency_sum / static_cast<double>(hop_count) : 0.0;
   f.latency = Time(static_cast<int64_t>(mean * std::max(0, t.latency_steps) + 0.5));
   f.route_weight = qps;  // each QP route added 1 x fraction; coef = sum of fraction / qps
-  std::sort(touched_.begin(), touched_.end());
+  sort_links(touched_, scratch_);
   f.parts.reserve(touched_.size());
   for (DirLink d : touched_) {
     f.parts.push_back({d, coef_[d]});

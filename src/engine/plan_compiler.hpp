@@ -72,7 +72,8 @@ class PlanCompiler {
   std::vector<Time> class_latency_;         // by link
   std::vector<uint8_t> transport_link_;     // by link
   std::vector<double> coef_;                // scratch, by directed link
-  std::vector<routing::DirLink> touched_;
+  std::vector<routing::DirLink> touched_, scratch_;
+  static void sort_links(std::vector<routing::DirLink>& v, std::vector<routing::DirLink>& scratch);
   std::vector<routing::PathPart> hop_;
 };
 

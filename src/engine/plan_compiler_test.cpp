@@ -150,5 +150,37 @@ TEST(PlanCompiler, ARunOfDistinctTransfersStopsLookingUpUntilOneHits) {
   }
 }
 
+// A coupled transfer over many hops touches more links than the sort's small-list path takes (512): its
+// parts still come out once each, ascending (the radix sort), and each hop adds its links' coefficient 1.
+TEST(PlanCompiler, AManyHopTransferHasItsLinksOnceEachInOrder) {
+  const topology::Topology t = topology::build_with("rail_clos", {{"gpus", "1024"}}, topology::default_hardware());
+  plan::TransferPlan p;
+  plan::Transfer ring;
+  ring.kind = plan::TransferKind::Ring;
+  for (int32_t r = 0; r < 1024; ++r)
+    ring.ranks.push_back((r * 8) % 1024 + (r * 8) / 1024);  // every hop leaves its server
+  ring.bytes = 1 << 20;
+  p.add(ring);
+  routing::Router router(t, routing::RouteOptions{});
+  PlanCompiler compiler(t, router, transport_preset("rocev2"));
+  std::vector<CompiledFlow> out;
+  compiler.compile(p, 0, out);
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_GT(out[0].parts.size(), 512u);
+  double total = 0;
+  for (size_t i = 0; i < out[0].parts.size(); ++i) {
+    if (i > 0) EXPECT_LT(out[0].parts[i - 1].link, out[0].parts[i].link);
+    total += out[0].parts[i].fraction;
+  }
+  // The coefficients add up to the links of every hop's route, each route counted once.
+  double expected = 0;
+  for (int32_t h = 0; h < 1024; ++h) {
+    std::vector<routing::PathPart> route;
+    router.route(ring.ranks[static_cast<size_t>(h)], ring.ranks[static_cast<size_t>((h + 1) % 1024)], 0, 1.0, route);
+    for (const auto& part : route) expected += part.fraction;
+  }
+  EXPECT_DOUBLE_EQ(total, expected);
+}
+
 }  // namespace
 }  // namespace podnet::engine

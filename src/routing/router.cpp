@@ -273,6 +273,13 @@ Router::Target Router::group_target(int32_t group, int32_t from, bool fallback) 
 int Router::gather(int32_t u, const Target& tg) {
   cand_.clear();
   const int want = dist(u, tg) - 1;
+  if (!tg.restricted && !graph_->any_down() && tg.tab) {
+    // Every direction up, no group restriction: a next hop is any edge one hop closer (the same list, in the
+    // same order, as the general case below).
+    for (int32_t i = graph_->edge_begin(u), e = graph_->edge_end(u); i < e; ++i)
+      if (tg.tab[graph_->edge(i).to] == want) cand_.push_back(i);
+    return static_cast<int>(cand_.size());
+  }
   const int32_t gu = graph_->group(u);
   for (int32_t i = graph_->edge_begin(u); i < graph_->edge_end(u); ++i) {
     const NetworkGraph::Edge& ed = graph_->edge(i);
