@@ -18,14 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "cluster/placement.hpp"
-#include "collective/collective.hpp"
-#include "engine/network_params.hpp"
-#include "engine/registry.hpp"
-#include "scenario/scenario.hpp"
-#include "study/scaling.hpp"
-#include "workload/job.hpp"
-#include "workload/training.hpp"
+#include "train_util.hpp"
 
 namespace {
 
@@ -36,19 +29,10 @@ int run_case(const char* engine_name, int64_t gpus) {
   const auto wall0 = std::chrono::steady_clock::now();
   const double cpu0 = cpu_seconds();
   const int64_t dp = gpus / 128;
-  scenario::Scenario sc =
-      scenario::load("aipod-16k",
-                     {std::string("network.engine=") + engine_name, "topology.gpus=" + std::to_string(gpus),
-                      "workload.dp=" + std::to_string(dp), "workload.global_batch=" + std::to_string(dp * 16)});
-  const topology::Topology topo = sc.build_topology();
-  const workload::Job job = workload::job_from(sc.section("workload"), static_cast<int64_t>(topo.gpus.size()));
-  const engine::NetworkOptions nopt = engine::network_options_from(sc.section("network"), sc.seed);
-  auto backend = engine::make_backend(engine_name, topo, nopt);
-  workload::TrainOptions topt;
-  topt.collective = collective::options_from(sc.section("collective"));
   const workload::TrainResult r =
-      study::simulate_job(job, topo, *backend, topt,
-                          cluster::parse_policy(sc.section("placement").get_string("policy")), sc.seed);
+      bench::train_iteration("aipod-16k", engine_name,
+                             {"topology.gpus=" + std::to_string(gpus), "workload.dp=" + std::to_string(dp),
+                              "workload.global_batch=" + std::to_string(dp * 16)});
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   const double cpu = cpu_seconds() - cpu0;
   rusage u{};
