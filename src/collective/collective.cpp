@@ -192,20 +192,6 @@ const char* default_algorithm(Op op) {
 
 namespace {
 
-// The NCCL algorithms podnet builds, by registry name.
-const char* nccl_algorithm_name(Algo a) {
-  switch (a) {
-    case Algo::Ring: return "ring";
-    case Algo::Tree: return "tree";
-    case Algo::Nvls: return "nvls";
-    case Algo::NvlsTree: return "nvls_tree";
-    case Algo::CollnetDirect: return "collnet_direct";
-    case Algo::CollnetChain: return "collnet_chain";
-    case Algo::Pat: return "pat";
-  }
-  return nullptr;
-}
-
 void validate(const AlgorithmInfo* a, std::string_view algorithm, Op op, const Group& group, Bytes bytes,
               const Options& options, const topology::Topology& topo) {
   if (!a && algorithm != "auto") {
@@ -261,8 +247,7 @@ std::optional<Choice> choose(std::string_view algorithm, Op op, const Group& gro
   std::array<bool, kNumAlgos> candidates{};
   bool any = false;
   for (int i = 0; i < kNumAlgos; ++i) {
-    const char* name = nccl_algorithm_name(static_cast<Algo>(i));
-    if (!name) continue;
+    const char* name = algo_name(static_cast<Algo>(i));  // NCCL's algorithms carry their registry names
     const AlgorithmInfo* x = find_algorithm(name);
     candidates[i] = x && supports(*x, op) && (algorithm == "auto" || algorithm == name);
     any = any || candidates[i];
@@ -320,7 +305,7 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
   const AlgorithmInfo* built = nullptr;
   int32_t model_channels = 0;  // the channels NCCL's model counts
   if (choice) {
-    built = find_algorithm(nccl_algorithm_name(choice->algo));
+    built = find_algorithm(algo_name(choice->algo));
     // NCCL runs NVLS and NVLS tree on its NVLS channels, not the ring's (nvls.hpp).
     if (auto_channels && (choice->algo == Algo::Nvls || choice->algo == Algo::NvlsTree))
       o.channels = nvls_channels(shape.arch);
