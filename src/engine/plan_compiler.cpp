@@ -107,6 +107,7 @@ void PlanCompiler::compile(const plan::TransferPlan& plan, int32_t index, std::v
   }
   if (cache_epoch_ != router_.epoch()) {
     cache_.clear();
+    order_.clear();
     cached_bytes_ = 0;
     cache_epoch_ = router_.epoch();
     miss_run_ = 0;
@@ -137,9 +138,21 @@ void PlanCompiler::compile(const plan::TransferPlan& plan, int32_t index, std::v
     compile_routes(t, index, out);
     size_t bytes = key_.size() + sizeof(CompiledFlow) * (out.size() - first);
     for (size_t i = first; i < out.size(); ++i) bytes += out[i].parts.size() * sizeof(routing::PathPart);
-    if (cached_bytes_ + bytes <= kMaxCachedBytes) {
+    if (bytes <= cache_limit_) {
+      // Full: the oldest entries leave first (a plan repeats a collective close to where it first ran:
+      // the gradient buckets of one stage).
+      while (cached_bytes_ + bytes > cache_limit_) {
+        const auto& [oldest, size] = order_.front();
+        cache_.erase(cache_.find(*oldest));
+        cached_bytes_ -= size;
+        order_.pop_front();
+        ++evictions_;
+      }
       cached_bytes_ += bytes;
-      cache_.emplace(key_, std::vector<CompiledFlow>(out.begin() + static_cast<std::ptrdiff_t>(first), out.end()));
+      const auto it =
+          cache_.emplace(key_, std::vector<CompiledFlow>(out.begin() + static_cast<std::ptrdiff_t>(first), out.end()))
+              .first;
+      order_.emplace_back(&it->first, bytes);  // a node's key stays where it is while the node lives
     }
     return;
   }

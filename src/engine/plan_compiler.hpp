@@ -4,6 +4,7 @@
 // they differ only in how bandwidth is shared (backend.hpp states the model).
 #pragma once
 
+#include <deque>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -46,6 +47,10 @@ class PlanCompiler {
   // The route cache's lookups and hits so far (tests, benches).
   uint64_t cache_lookups() const { return lookups_; }
   uint64_t cache_hits() const { return hits_; }
+  uint64_t cache_evictions() const { return evictions_; }
+  size_t cache_bytes() const { return cached_bytes_; }
+  // Tests: a smaller bound for the cache (bytes).
+  void set_cache_limit(size_t bytes) { cache_limit_ = bytes; }
 
  private:
   // Adds the route of src -> dst over qps QPs to coef_/touched_; its mean hop latency to *latency_sum if given.
@@ -54,14 +59,17 @@ class PlanCompiler {
   // Routes already compiled, by what decides them (kind, ranks or edges in order, QPs, channel, open, latency
   // steps; not the bytes): a plan repeats the same collective on the same group many times. Used only while
   // the router does not track load (a route is then a function of its ends and key) and its link state has
-  // not changed (epoch); bounded to kMaxCachedBytes of keys and path parts in all (a plan of distinct
-  // transfers, such as a large all-to-all, stops adding to it). 256 MB holds the 14,336 distinct PAT steps
-  // (about 130 MiB) of a 16,384-GPU iteration whose 128-GPU DP groups run PAT (docs/contributing/validation/speed.md,
-  // "The route cache holds a training plan's PAT steps"); 32 MB held about a quarter of them.
+  // not changed (epoch); bounded to kMaxCachedBytes of keys and path parts in all, the oldest entries leaving
+  // first when it is full. 256 MB holds the 14,336 distinct PAT steps (about 130 MiB) of a 16,384-GPU
+  // iteration whose 128-GPU DP groups run PAT (docs/contributing/validation/speed.md, "The route cache holds a
+  // training plan's PAT steps"); at 98,304 GPUs the distinct steps take about 850 MB, but a stage's gradient
+  // buckets repeat the same steps one after another, so the newest 256 MB hold what comes next.
   static constexpr size_t kMaxCachedBytes = size_t{256} << 20;
+  size_t cache_limit_ = kMaxCachedBytes;
   uint32_t miss_run_ = 0;  // misses in a row, then (from kBypassAfter) transfers since
-  uint64_t lookups_ = 0, hits_ = 0;
+  uint64_t lookups_ = 0, hits_ = 0, evictions_ = 0;
   std::unordered_map<std::string, std::vector<CompiledFlow>> cache_;
+  std::deque<std::pair<const std::string*, size_t>> order_;  // the cache's keys in insertion order, their bytes
   uint64_t cache_epoch_ = 0;
   size_t cached_bytes_ = 0;
   std::string key_;

@@ -77,6 +77,31 @@ TEST(PlanCompiler, ACompiledAgainTransferTakesItsRoutesWithItsOwnBytes) {
   }
 }
 
+// A full cache lets its oldest entry go: with room for one entry, a second transfer evicts the first,
+// which is then routed afresh (a miss, with the same routes) and kept again; a third look is a hit.
+TEST(PlanCompiler, AFullCacheLetsItsOldestEntryGo) {
+  const topology::Topology t = fabric();
+  plan::TransferPlan p = two_rings(plan::TransferKind::Ring, 10, 10, 1);
+  p.transfers[1].ranks = {1, 10, 18, 26};  // another ring: another entry
+  routing::Router router(t, routing::RouteOptions{});
+  PlanCompiler c(t, router, transport_preset("rocev2"));
+  std::vector<CompiledFlow> first, out;
+  c.compile(p, 0, first);
+  const size_t one = c.cache_bytes();
+  ASSERT_GT(one, 0u);
+  c.set_cache_limit(one + one / 2);  // one entry of this size, not two
+  c.compile(p, 1, out);              // kept: transfer 0's entry leaves
+  EXPECT_EQ(c.cache_evictions(), 1u);
+  EXPECT_EQ(c.cache_hits(), 0u);
+  out.clear();
+  c.compile(p, 0, out);  // a miss: routed afresh, the same routes
+  EXPECT_EQ(c.cache_hits(), 0u);
+  EXPECT_EQ(c.cache_evictions(), 2u);
+  expect_same_routes(first[0], out[0]);
+  c.compile(p, 0, out);  // kept again: a hit
+  EXPECT_EQ(c.cache_hits(), 1u);
+}
+
 TEST(PlanCompiler, ALinkDownRoutesAfresh) {
   const topology::Topology t = fabric();
   const plan::TransferPlan p = two_rings(plan::TransferKind::P2p, 1000, 1000, 1);
