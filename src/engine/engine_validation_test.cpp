@@ -241,6 +241,23 @@ TEST(EngineValidation, TwoRingsSharingABottleneckTakeTwiceAsLong) {
   expect_rel(seconds(a2.transfers[1].finish), t2_want, 1e-6, "analytical: ring B next to ring A");
 }
 
+// The analytical engine reuses a set's drain times when the same routes carry the same bytes again (a
+// stage's gradient buckets), never when the bytes differ: the same ring all-reduce three times in a row,
+// S, S and 2 S, takes t1, t1 and 2 S's time, each as the first would alone.
+TEST(EngineValidation, AnalyticalRepeatedSetsTakeTheirOwnBytesTime) {
+  const Bytes s = 1_GiB;
+  const double bw = 8.0 * static_cast<double>(s) / kNicPayloadBps;
+  plan::TransferPlan plan =
+      plan_of({ring_allreduce({0, 8}, s), ring_allreduce({0, 8}, s), ring_allreduce({0, 8}, 2 * s)});
+  plan.transfers[1].deps = {0};
+  plan.transfers[2].deps = {1};
+  const RunReport a = run("analytical", small_fat_tree(), "static", plan);
+  const double hops = 2 * kViaSpineHopNs * 1e-9;
+  expect_rel(seconds(a.transfers[0].finish), hops + bw, 1e-6, "first");
+  expect_rel(seconds(a.transfers[1].finish - a.transfers[1].start), hops + bw, 1e-6, "again, the same bytes");
+  expect_rel(seconds(a.transfers[2].finish - a.transfers[2].start), hops + 2 * bw, 1e-6, "again, twice the bytes");
+}
+
 // The analytical engine does not share links between separate operations:
 // the same two rings, each after its own compute step (two operations, as two
 // collectives in a training iteration), take t1 each there; the flow engine

@@ -94,6 +94,7 @@ void PlanCompiler::add_hop(int32_t src, int32_t dst, int32_t qps, uint64_t entro
 
 void PlanCompiler::compile(const plan::TransferPlan& plan, int32_t index, std::vector<CompiledFlow>& out) {
   const plan::Transfer& t = plan.transfers[index];
+  last_entry_ = 0;
   if (t.kind == plan::TransferKind::Compute) {  // no links: a pure delay
     CompiledFlow f;
     f.transfer = index;
@@ -149,8 +150,11 @@ void PlanCompiler::compile(const plan::TransferPlan& plan, int32_t index, std::v
         ++evictions_;
       }
       cached_bytes_ += bytes;
+      last_entry_ = ++entries_;
       const auto it =
-          cache_.emplace(key_, std::vector<CompiledFlow>(out.begin() + static_cast<std::ptrdiff_t>(first), out.end()))
+          cache_
+              .emplace(key_, Entry{last_entry_, std::vector<CompiledFlow>(
+                                                    out.begin() + static_cast<std::ptrdiff_t>(first), out.end())})
               .first;
       order_.emplace_back(&it->first, bytes);  // a node's key stays where it is while the node lives
     }
@@ -159,7 +163,8 @@ void PlanCompiler::compile(const plan::TransferPlan& plan, int32_t index, std::v
   miss_run_ = 0;
   ++hits_;
   // The same routes and latencies; this transfer's own index and bytes (compile_routes' split for P2p QPs).
-  const auto& flows = hit->second;
+  last_entry_ = hit->second.serial;
+  const auto& flows = hit->second.flows;
   const int64_t n = static_cast<int64_t>(flows.size());
   for (int64_t q = 0; q < n; ++q) {
     CompiledFlow f = flows[static_cast<size_t>(q)];

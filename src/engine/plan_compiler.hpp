@@ -49,6 +49,10 @@ class PlanCompiler {
   uint64_t cache_hits() const { return hits_; }
   uint64_t cache_evictions() const { return evictions_; }
   size_t cache_bytes() const { return cached_bytes_; }
+  // The route cache's entry the last compile() took its flows from or put them in (1, 2, ... never reused),
+  // 0 when it went around the cache: two transfers with the same entry have the same flows but for their
+  // bytes and index.
+  uint64_t last_entry() const { return last_entry_; }
   // Tests: a smaller bound for the cache (bytes).
   void set_cache_limit(size_t bytes) { cache_limit_ = bytes; }
 
@@ -68,7 +72,12 @@ class PlanCompiler {
   size_t cache_limit_ = kMaxCachedBytes;
   uint32_t miss_run_ = 0;  // misses in a row, then (from kBypassAfter) transfers since
   uint64_t lookups_ = 0, hits_ = 0, evictions_ = 0;
-  std::unordered_map<std::string, std::vector<CompiledFlow>> cache_;
+  struct Entry {
+    uint64_t serial;  // 1, 2, ... in the order entries were made (never reused)
+    std::vector<CompiledFlow> flows;
+  };
+  std::unordered_map<std::string, Entry> cache_;
+  uint64_t entries_ = 0, last_entry_ = 0;
   std::deque<std::pair<const std::string*, size_t>> order_;  // the cache's keys in insertion order, their bytes
   uint64_t cache_epoch_ = 0;
   size_t cached_bytes_ = 0;

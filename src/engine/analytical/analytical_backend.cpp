@@ -8,6 +8,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <string>
+#include <unordered_map>
 
 #include "engine/plan_compiler.hpp"
 #include "engine/report_util.hpp"
@@ -37,6 +39,83 @@ struct Term {  // one (directed link, flow) coefficient of a set
   int32_t flow;
   double coef;
 };
+
+// Scratch of set_drains, kept between sets.
+struct SetScratch {
+  std::vector<Term> by_link, segment;
+  std::vector<int32_t> slot;  // per link: its terms' count, then the next place
+  std::vector<routing::DirLink> links;
+};
+
+// Each flow's drain time (analytical_backend.hpp: max over its links of T_fd, in seconds) for one set.
+void set_drains(const std::vector<CompiledFlow>& flows, const std::vector<double>& capacity, SetScratch& w,
+                std::vector<double>& drain) {
+  std::vector<Term>& by_link = w.by_link;
+  std::vector<int32_t>& slot = w.slot;
+  std::vector<routing::DirLink>& links = w.links;
+  std::vector<Term>& segment = w.segment;
+  // Terms grouped by link, each link's in flow order (a counting sort: O(T) per set, nothing proportional to
+  // the fabric's size, since a training plan has many small sets). The links come in the order the set
+  // first touches them; each link's drain and each flow's maximum do not depend on that order.
+  links.clear();
+  size_t total = 0;
+  for (size_t f = 0; f < flows.size(); ++f)
+    for (const auto& p : flows[f].parts) {
+      int32_t& c = slot[static_cast<size_t>(p.link)];
+      if (c == 0) links.push_back(p.link);
+      ++c;
+      ++total;
+    }
+  {
+    int32_t at = 0;  // slot[d]: first the count of d's terms, then where the next one goes
+    for (routing::DirLink d : links) {
+      const int32_t c = slot[static_cast<size_t>(d)];
+      slot[static_cast<size_t>(d)] = at;
+      at += c;
+    }
+  }
+  by_link.resize(total);
+  for (size_t f = 0; f < flows.size(); ++f)
+    for (const auto& p : flows[f].parts)
+      by_link[static_cast<size_t>(slot[static_cast<size_t>(p.link)]++)] = {p.link, static_cast<int32_t>(f), p.fraction};
+  for (routing::DirLink d : links) slot[static_cast<size_t>(d)] = 0;
+  drain.assign(flows.size(), 0.0);
+  for (size_t a = 0; a < by_link.size();) {
+    size_t b = a;
+    const routing::DirLink d = by_link[a].link;
+    while (b < by_link.size() && by_link[b].link == d) ++b;
+    const double cap = capacity[static_cast<size_t>(d)];
+    auto bytes_of = [&](const Term& t) { return static_cast<double>(flows[static_cast<size_t>(t.flow)].bytes); };
+    bool equal = true;
+    for (size_t k = a + 1; k < b && equal; ++k) equal = bytes_of(by_link[k]) == bytes_of(by_link[a]);
+    if (equal) {  // sum_g c_g min(b_g, b_f) = b x sum_g c_g
+      double coef = 0;
+      for (size_t k = a; k < b; ++k) coef += by_link[k].coef;
+      const double t = cap > 0 ? 8.0 * bytes_of(by_link[a]) * coef / cap : std::numeric_limits<double>::infinity();
+      for (size_t k = a; k < b; ++k) {
+        double& dr = drain[static_cast<size_t>(by_link[k].flow)];
+        dr = std::max(dr, t);
+      }
+    } else {  // ascending sizes: flows before f count b_g, f and after count b_f
+      segment.assign(by_link.begin() + static_cast<std::ptrdiff_t>(a),
+                     by_link.begin() + static_cast<std::ptrdiff_t>(b));
+      std::stable_sort(segment.begin(), segment.end(),
+                       [&](const Term& x, const Term& y) { return bytes_of(x) < bytes_of(y); });
+      double suffix_coef = 0;
+      for (const Term& t : segment) suffix_coef += t.coef;
+      double prefix = 0;  // sum of c_g b_g over the smaller flows
+      for (const Term& t : segment) {
+        const double w = prefix + bytes_of(t) * suffix_coef;
+        const double tt = cap > 0 ? 8.0 * w / cap : std::numeric_limits<double>::infinity();
+        double& dr = drain[static_cast<size_t>(t.flow)];
+        dr = std::max(dr, tt);
+        prefix += t.coef * bytes_of(t);
+        suffix_coef -= t.coef;
+      }
+    }
+    a = b;
+  }
+}
 
 }  // namespace
 
@@ -103,11 +182,13 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
 
   std::vector<CompiledFlow> compiled;
   std::vector<CompiledFlow> flows;  // the set's flows
-  std::vector<Term> by_link;
-  std::vector<int32_t> slot(static_cast<size_t>(dir_links), 0);  // per link: its terms' count, then next place
-  std::vector<routing::DirLink> links;                           // the set's links, in first-touch order
-  std::vector<double> drain;                                     // per flow: max_d T_fd in seconds
-  std::vector<Term> segment;
+  SetScratch scratch;
+  scratch.slot.assign(static_cast<size_t>(dir_links), 0);
+  std::vector<double> drain;  // per flow: max_d T_fd in seconds
+  // Sets already drained, by (route cache entry, bytes) of each transfer.
+  constexpr size_t kMaxMemo = 1 << 16;
+  std::unordered_map<std::string, std::vector<double>> memo;
+  std::string memo_key;
   for (size_t s = 0; s < comm.size();) {
     size_t e = s;
     const auto key = std::make_pair(root[static_cast<size_t>(comm[s])], level[static_cast<size_t>(comm[s])]);
@@ -118,73 +199,38 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
       options_.observers.heartbeat(Time(0));  // no clock here: a stop point per set of transfers
     // Compile every flow of the set (adaptive routing sees the set's earlier flows).
     flows.clear();
+    memo_key.clear();
+    bool memoizable = true;
     for (size_t k = s; k < e; ++k) {
       compiled.clear();
       compiler.compile(plan, comm[k], compiled);
+      const uint64_t entry = compiler.last_entry();
+      const Bytes bytes = plan.transfers[static_cast<size_t>(comm[k])].bytes;
+      memoizable = memoizable && entry != 0;
+      memo_key.append(reinterpret_cast<const char*>(&entry), sizeof entry);
+      memo_key.append(reinterpret_cast<const char*>(&bytes), sizeof bytes);
       for (auto& f : compiled) flows.push_back(std::move(f));
     }
-    // Terms grouped by link, each link's in flow order (a counting sort: O(T) per set, nothing proportional to
-    // the fabric's size, since a training plan has many small sets). The links come in the order the set
-    // first touches them; each link's drain and each flow's maximum do not depend on that order.
-    links.clear();
-    size_t total = 0;
-    for (size_t f = 0; f < flows.size(); ++f)
-      for (const auto& p : flows[f].parts) {
-        int32_t& c = slot[static_cast<size_t>(p.link)];
-        if (c == 0) links.push_back(p.link);
-        ++c;
-        ++total;
-        link_bytes[static_cast<size_t>(p.link)] += p.fraction * static_cast<double>(flows[f].bytes);
-      }
-    {
-      int32_t at = 0;  // slot[d]: first the count of d's terms, then where the next one goes
-      for (routing::DirLink d : links) {
-        const int32_t c = slot[static_cast<size_t>(d)];
-        slot[static_cast<size_t>(d)] = at;
-        at += c;
-      }
+    // Every flow's bytes on its links, in flow and part order.
+    for (const CompiledFlow& f : flows)
+      for (const auto& p : f.parts)
+        link_bytes[static_cast<size_t>(p.link)] += p.fraction * static_cast<double>(f.bytes);
+    // A set whose transfers all came from the route cache (the same routes) with the same bytes as an earlier
+    // set drains as it did: its drain times are taken, bit for bit the same (a stage's gradient buckets of
+    // equal size repeat their collectives).
+    const std::vector<double>* again = nullptr;
+    if (memoizable) {
+      auto it = memo.find(memo_key);
+      if (it != memo.end()) again = &it->second;
     }
-    by_link.resize(total);
-    for (size_t f = 0; f < flows.size(); ++f)
-      for (const auto& p : flows[f].parts)
-        by_link[static_cast<size_t>(slot[static_cast<size_t>(p.link)]++)] = {p.link, static_cast<int32_t>(f),
-                                                                             p.fraction};
-    for (routing::DirLink d : links) slot[static_cast<size_t>(d)] = 0;
-    drain.assign(flows.size(), 0.0);
-    for (size_t a = 0; a < by_link.size();) {
-      size_t b = a;
-      const routing::DirLink d = by_link[a].link;
-      while (b < by_link.size() && by_link[b].link == d) ++b;
-      const double cap = capacity[static_cast<size_t>(d)];
-      auto bytes_of = [&](const Term& t) { return static_cast<double>(flows[static_cast<size_t>(t.flow)].bytes); };
-      bool equal = true;
-      for (size_t k = a + 1; k < b && equal; ++k) equal = bytes_of(by_link[k]) == bytes_of(by_link[a]);
-      if (equal) {  // sum_g c_g min(b_g, b_f) = b x sum_g c_g
-        double coef = 0;
-        for (size_t k = a; k < b; ++k) coef += by_link[k].coef;
-        const double t = cap > 0 ? 8.0 * bytes_of(by_link[a]) * coef / cap : std::numeric_limits<double>::infinity();
-        for (size_t k = a; k < b; ++k) {
-          double& dr = drain[static_cast<size_t>(by_link[k].flow)];
-          dr = std::max(dr, t);
-        }
-      } else {  // ascending sizes: flows before f count b_g, f and after count b_f
-        segment.assign(by_link.begin() + static_cast<std::ptrdiff_t>(a),
-                       by_link.begin() + static_cast<std::ptrdiff_t>(b));
-        std::stable_sort(segment.begin(), segment.end(),
-                         [&](const Term& x, const Term& y) { return bytes_of(x) < bytes_of(y); });
-        double suffix_coef = 0;
-        for (const Term& t : segment) suffix_coef += t.coef;
-        double prefix = 0;  // sum of c_g b_g over the smaller flows
-        for (const Term& t : segment) {
-          const double w = prefix + bytes_of(t) * suffix_coef;
-          const double tt = cap > 0 ? 8.0 * w / cap : std::numeric_limits<double>::infinity();
-          double& dr = drain[static_cast<size_t>(t.flow)];
-          dr = std::max(dr, tt);
-          prefix += t.coef * bytes_of(t);
-          suffix_coef -= t.coef;
-        }
+    if (again) {
+      drain = *again;
+    } else {
+      set_drains(flows, capacity, scratch, drain);
+      if (memoizable) {
+        if (memo.size() >= kMaxMemo) memo.clear();
+        memo.emplace(memo_key, drain);
       }
-      a = b;
     }
     for (size_t f = 0; f < flows.size(); ++f) {
       const CompiledFlow& cf = flows[f];
