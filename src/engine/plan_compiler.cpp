@@ -153,8 +153,9 @@ void PlanCompiler::compile(const plan::TransferPlan& plan, int32_t index, std::v
       last_entry_ = ++entries_;
       const auto it =
           cache_
-              .emplace(key_, Entry{last_entry_, std::vector<CompiledFlow>(
-                                                    out.begin() + static_cast<std::ptrdiff_t>(first), out.end())})
+              .emplace(key_,
+                       Entry{last_entry_,
+                             std::vector<CompiledFlow>(out.begin() + static_cast<std::ptrdiff_t>(first), out.end())})
               .first;
       order_.emplace_back(&it->first, bytes);  // a node's key stays where it is while the node lives
     }
