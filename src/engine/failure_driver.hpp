@@ -38,10 +38,8 @@ class FailureDriver {
 
   // How a transfer is named in failure texts: its label, else "transfer i".
   static std::string transfer_name(const plan::TransferPlan& plan, int32_t i);
-  // Duration multiplier for a compute on `ranks` starting now: the slowest
-  // straggler of the lockstep group sets the pace (1 when none).
-  double compute_factor(const std::vector<int32_t>& ranks) const;
-  // A compute's duration `d` on `ranks` starting now: d x compute_factor, rounded.
+  // A compute's duration `d` on `ranks` starting now: d x the slowest
+  // straggler's factor of the lockstep group (1 when none), rounded.
   Time compute_duration(Time d, const std::vector<int32_t>& ranks) const;
   // Transfer i of `plan` found no route when it started: the collective
   // cannot connect and the job fails when it times out (at +
@@ -71,6 +69,7 @@ class FailureDriver {
   bool local(routing::DirLink d) const;
   void fail(Time at, std::string why);  // the earliest reason wins
   void stalled_start(routing::DirLink d, Time at, const std::string& what);
+  double compute_factor(const std::vector<int32_t>& ranks) const;  // the slowest straggler's (1 when none)
 
   const topology::Topology& t_;
   const FailureOptions& fo_;

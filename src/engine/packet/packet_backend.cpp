@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -83,12 +84,12 @@ class PacketRun {
     if (t.kind == plan::TransferKind::Compute) return launch_compute(i, at);
     const int32_t qps = std::max(1, t.qps);
     SlicePipeline::hops_of(t, hops_);  // in the order its streams are made
-    const Time mean_latency = route_hops(i, at, qps);
-    if (routes_.empty() && !hops_.empty()) return;  // no route: the driver recorded the failure
+    const std::optional<Time> mean_latency = route_hops(i, at, qps);
+    if (!mean_latency) return;  // no route: the driver recorded the failure
     const bool piped = t.pipeline.slices > 0 && t.kind != plan::TransferKind::P2p && !hops_.empty();
     const int32_t pipe = piped ? pipes_.open(t, static_cast<int32_t>(hops_.size()), qps) : -1;
     for (size_t h = 0; h < hops_.size(); ++h)
-      for (int32_t q = 0; q < qps; ++q) add_stream(i, at, h, q, qps, mean_latency, pipe);
+      for (int32_t q = 0; q < qps; ++q) add_stream(i, at, h, q, qps, *mean_latency, pipe);
     if (piped) pipes_.watch(pipe);
     if (runner_.parts_left(i) == 0) sim_.add_timer(at, static_cast<uint64_t>(i));  // nothing to send
   }
@@ -103,8 +104,8 @@ class PacketRun {
 
   // Routes every (hop, QP) of transfer i into routes_; returns the latency a ring or coupled stream pays
   // (latency_steps x the mean over hops of the mean QP latency). With failures a missing route fails the
-  // launch and leaves routes_ empty.
-  Time route_hops(int32_t i, Time at, int32_t qps) {
+  // launch: nothing is returned.
+  std::optional<Time> route_hops(int32_t i, Time at, int32_t qps) {
     const plan::Transfer& t = plan_.transfers[static_cast<size_t>(i)];
     const uint64_t base = static_cast<uint64_t>(t.channel) * 1024;
     routes_.assign(hops_.size() * static_cast<size_t>(qps), {});
@@ -119,8 +120,7 @@ class PacketRun {
     } catch (const Error& e) {
       if (!failures_) throw;
       driver_.fail_launch(at, plan_, i, e.what());
-      routes_.clear();
-      return Time();
+      return std::nullopt;
     }
     const double mean = hops_.empty() ? 0.0 : latency_sum / static_cast<double>(hops_.size());
     return Time(static_cast<int64_t>(mean * std::max(0, t.latency_steps) + 0.5));

@@ -22,7 +22,8 @@ void PipelineTracker::attach(int32_t pipe, int32_t id, int32_t local) {
 }
 
 void PipelineTracker::watch(int32_t pipe) {
-  for (int32_t s : std::vector<int32_t>(pipes_[static_cast<size_t>(pipe)].streams)) refresh(s);
+  const std::vector<int32_t>& streams = pipes_[static_cast<size_t>(pipe)].streams;  // refresh adds none
+  for (size_t k = 0; k < streams.size(); ++k) refresh(streams[k]);
 }
 
 void PipelineTracker::raise_limits(Run& r) {
