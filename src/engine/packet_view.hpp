@@ -34,6 +34,7 @@ struct PortStats {
   uint64_t retransmits = 0;   // data packets sent again on this link by their QP (go-back-N; source NIC port)
   uint64_t out_of_order = 0;  // data packets that arrived over this link at their destination beyond a hole
   uint64_t drops = 0;         // data packets dropped before joining this port's queue (buffer admission)
+  uint64_t trims = 0;         // data packets cut to their header before joining this port's queue (trimming)
   uint64_t ecn_marks = 0;
   uint64_t pause_rx = 0;     // PAUSE (XOFF) frames received by this egress port
   uint64_t pause_tx = 0;     // PAUSE frames sent upstream about this link (by its receiving end)
@@ -63,6 +64,7 @@ struct StreamRecord {
   uint32_t timeouts = 0;
   uint32_t nacks = 0;         // NACKs the sender received
   uint32_t cnps = 0;          // CNPs the sender received
+  uint32_t trims = 0;         // NACKs for trimmed packets the sender received
   uint32_t out_of_order = 0;  // data packets that reached the receiver beyond a hole
   double final_rate_bps = 0;
 };

@@ -16,7 +16,7 @@ namespace podnet::telemetry {
 namespace {
 
 bool notable(const PortCounters& c) {
-  return c.paused_s > 0 || c.drops_buffer || c.drops_link || c.ecn_marks || c.cnp_packets || c.retransmits ||
+  return c.paused_s > 0 || c.drops_buffer || c.drops_link || c.trims || c.ecn_marks || c.cnp_packets || c.retransmits ||
          c.pause_rx || c.pause_tx;
 }
 
@@ -72,6 +72,7 @@ void write_summary(const Recorder& r, std::ostream& out, size_t worst) {
     t.data_packets += c.data_packets;
     t.drops_buffer += c.drops_buffer;
     t.drops_link += c.drops_link;
+    t.trims += c.trims;
     t.ecn_marks += c.ecn_marks;
     t.cnp_packets += c.cnp_packets;
     t.pause_tx += c.pause_tx;
@@ -84,21 +85,22 @@ void write_summary(const Recorder& r, std::ostream& out, size_t worst) {
   uint64_t cnps = 0;
   for (const auto& q : r.qps()) cnps += q.cnps;
   out << fmt::format(
-      "telemetry ({} engine, {} run{}, {} simulated): drops {} (buffer {}, link down {}), ECN marks {}, CNPs {} "
+      "telemetry ({} engine, {} run{}, {} simulated): drops {} (buffer {}, link down {}){}, ECN marks {}, CNPs {} "
       "({} link crossings), PAUSE frames {} sent / {} received, {} paused in all, retransmissions {}, out-of-order "
       "arrivals {}\n",
       r.engine(), r.runs(), r.runs() == 1 ? "" : "s", si_time(r.observed_s()), t.drops_buffer + t.drops_link,
-      t.drops_buffer, t.drops_link, t.ecn_marks, cnps, t.cnp_packets, t.pause_tx, t.pause_rx, si_time(t.paused_s),
-      t.retransmits, t.out_of_order);
+      t.drops_buffer, t.drops_link, t.trims ? fmt::format(", trimmed {}", t.trims) : std::string(), t.ecn_marks, cnps,
+      t.cnp_packets, t.pause_tx, t.pause_rx, si_time(t.paused_s), t.retransmits, t.out_of_order);
   const auto ids = worst_ports(r, worst);
   if (ids.empty()) return;
   out << "worst ports (time paused, then drops, then ECN marks):\n";
   for (int32_t d : ids) {
     const PortCounters& c = r.ports()[d];
-    out << fmt::format("  {}: paused {} ({:.1f} %), PAUSE rx {}, drops {}, ECN {}, queue max {} p99 {}\n",
+    out << fmt::format("  {}: paused {} ({:.1f} %), PAUSE rx {}, drops {}{}, ECN {}, queue max {} p99 {}\n",
                        engine::dir_link_name(r.topology(), d), si_time(c.paused_s),
                        r.observed_s() > 0 ? 100.0 * c.paused_s / r.observed_s() : 0.0, c.pause_rx,
-                       c.drops_buffer + c.drops_link, c.ecn_marks, si_bytes(static_cast<double>(c.queue_max_bytes)),
+                       c.drops_buffer + c.drops_link, c.trims ? fmt::format(", trimmed {}", c.trims) : std::string(),
+                       c.ecn_marks, si_bytes(static_cast<double>(c.queue_max_bytes)),
                        si_bytes(static_cast<double>(c.queue_p99_bytes)));
   }
 }

@@ -47,6 +47,7 @@ struct PortCounters {
   uint64_t tx_packets = 0, rx_packets = 0, data_packets = 0;
   double tx_bytes = 0, rx_bytes = 0, payload_bytes = 0;
   uint64_t drops_buffer = 0, drops_link = 0;
+  uint64_t trims = 0;  // data packets cut to their header here (packet trimming)
   uint64_t ecn_marks = 0, cnp_packets = 0;
   uint64_t pause_tx = 0, pause_rx = 0;
   double paused_s = 0;

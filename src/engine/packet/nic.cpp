@@ -76,7 +76,13 @@ int32_t Nic::add_stream(const StreamSpec& s, const std::vector<PathPart>& route)
     events_.push(rec.finish, kDone, qi);
     return static_cast<int32_t>(qi);
   }
+  const int64_t base_rtt = q.cc.base_rtt;
   cc_.init(q.cc, static_cast<double>(ports_.hot[q.inj_port].bps));
+  q.cc.base_rtt = base_rtt;
+  if (traits_.rtt) {
+    q.st_off = static_cast<uint32_t>(times_.size());
+    times_.resize(times_.size() + cc::kMaxTimed, 0);
+  }
   const int64_t inject = start + std::max<int64_t>(0, s.latency.ps - phys) + prefix;
   rec.first_send = Time(inject);
   records.push_back(rec);
@@ -123,6 +129,16 @@ void Nic::install_route(uint32_t qi, const std::vector<PathPart>& route, int64_t
     const PortInfo& p = info[route[i].link];
     q.suffix_delay += p.arrive_extra + ser_ps(p.net ? q.last_payload + c_.header : q.last_payload, p.bps);
   }
+  {  // the unloaded round trip of the network part: each link's latency both ways, a data packet out, an ACK back
+    const int64_t data_wire = (q.npkts > 1 ? c_.mtu : q.last_payload) + c_.header;
+    int64_t rtt = 0;
+    for (uint32_t i = 0; i < q.path_len; ++i) {
+      const DirLink d = routes[q.path_off + i];
+      rtt += info[d].arrive_extra + info[d ^ 1].arrive_extra + ser_ps(data_wire, info[d].bps) +
+             ser_ps(c_.ctrl_wire, info[d ^ 1].bps);
+    }
+    q.cc.base_rtt = rtt;
+  }
   q.inj_port = routes[q.path_off];
   q.src_node = ports_.hot[q.inj_port].from;
   q.dst_node = info[routes[q.path_off + q.path_len - 1]].to;
@@ -132,10 +148,10 @@ void Nic::install_route(uint32_t qi, const std::vector<PathPart>& route, int64_t
     q.target = topology::kNone;
     if (next_hops_->is_net(q.dst_node)) q.target = q.dst_node;
     else if (next_hops_->is_net(ports_.hot[lastl].from)) q.target = ports_.hot[lastl].from;
-    if (q.target != topology::kNone && q.bm_off == kNil) {
-      q.bm_off = static_cast<uint32_t>(bitmap_.size());
-      bitmap_.resize(bitmap_.size() + (q.npkts + 63) / 64, 0);
-    }
+  }
+  if ((q.target != topology::kNone || traits_.trim) && q.bm_off == kNil) {  // a reorder buffer
+    q.bm_off = static_cast<uint32_t>(bitmap_.size());
+    bitmap_.resize(bitmap_.size() + (q.npkts + 63) / 64, 0);
   }
 }
 
@@ -202,7 +218,18 @@ bool Nic::next_packet(DirLink p, int64_t now, Packet& out) {
 
 Packet Nic::make_data_packet(uint32_t qi, DirLink p, int64_t now) {
   Qp& q = qps[qi];
-  const uint32_t psn = q.snd_nxt++;
+  prune_rtx(q);
+  uint32_t psn;
+  if (q.rtx_pos < q.rtx.size()) {
+    psn = q.rtx[q.rtx_pos++];
+    if (q.rtx_pos == q.rtx.size()) {
+      q.rtx.clear();
+      q.rtx_pos = 0;
+    }
+  } else {
+    psn = q.snd_nxt++;
+  }
+  if (q.st_off != kNil) times_[q.st_off + psn % cc::kMaxTimed] = now;
   const uint16_t payload = q.slices ? payload_of(q, psn)
                                     : (psn + 1 == q.npkts ? q.last_payload : static_cast<uint16_t>(c_.mtu));
   Packet k;
@@ -278,6 +305,7 @@ void Nic::react(uint32_t qi, const cc::Reaction& r, int64_t now, DirLink& kick) 
 DirLink Nic::receive_ctrl(uint32_t qi, const Packet& k, int64_t now) {
   Qp& q = qps[qi];
   DirLink kick = -1;
+  if (traits_.trim && k.type != kCnp) q.sacked = k.raw;
   switch (k.type) {
     case kAck: {
       ++stats_.acks;
@@ -287,14 +315,14 @@ DirLink Nic::receive_ctrl(uint32_t qi, const Packet& k, int64_t now) {
         q.last_progress = now;
         if (q.snd_nxt < q.snd_una) q.snd_nxt = q.snd_una;
       }
+      if (!q.rtx.empty()) prune_rtx(q);
       if (q.snd_una >= q.npkts) {
         q.tx_done = true;
         records[qi].final_rate_bps = q.cc.rate;
         ++q.cc.stamp;
         break;
       }
-      if (traits_.ack_echo)
-        react(qi, cc_.on_feedback(q.cc, now, q.snd_una - una, k.ecn, q.snd_una, q.snd_nxt), now, kick);
+      if (traits_.ack_echo) react(qi, cc_.on_feedback(q.cc, now, feedback(q, una, k, now)), now, kick);
       const DirLink a = maybe_activate(qi, now);
       if (a >= 0) kick = a;
       break;
@@ -307,9 +335,19 @@ DirLink Nic::receive_ctrl(uint32_t qi, const Packet& k, int64_t now) {
         q.snd_una = k.psn;
         q.last_progress = now;
       }
-      if (!q.tx_done && q.snd_nxt > k.psn && k.psn >= q.snd_una) q.snd_nxt = k.psn;
+      if (traits_.trim) selective_nack(q, k.psn);
+      else if (!q.tx_done && q.snd_nxt > k.psn && k.psn >= q.snd_una) q.snd_nxt = k.psn;
+      if (traits_.ack_echo && !q.tx_done) react(qi, cc_.on_feedback(q.cc, now, feedback(q, una, k, now)), now, kick);
+      const DirLink a = maybe_activate(qi, now);
+      if (a >= 0) kick = a;
+      break;
+    }
+    case kTrimNack: {
+      ++stats_.trim_nacks;
+      ++records[qi].trims;
+      selective_nack(q, k.psn);
       if (traits_.ack_echo && !q.tx_done)
-        react(qi, cc_.on_feedback(q.cc, now, q.snd_una - una, k.ecn, q.snd_una, q.snd_nxt), now, kick);
+        react(qi, cc_.on_feedback(q.cc, now, feedback(q, q.snd_una, k, now)), now, kick);
       const DirLink a = maybe_activate(qi, now);
       if (a >= 0) kick = a;
       break;
@@ -321,6 +359,32 @@ DirLink Nic::receive_ctrl(uint32_t qi, const Packet& k, int64_t now) {
     default: break;
   }
   return kick;
+}
+
+void Nic::selective_nack(Qp& q, uint32_t psn) {
+  if (q.tx_done || psn < q.snd_una || psn >= q.max_sent) return;
+  q.rtx.push_back(psn);
+}
+
+void Nic::prune_rtx(Qp& q) {
+  while (q.rtx_pos < q.rtx.size() && q.rtx[q.rtx_pos] < q.snd_una) ++q.rtx_pos;  // acknowledged meanwhile
+  if (q.rtx_pos == q.rtx.size() && q.rtx_pos > 0) {
+    q.rtx.clear();
+    q.rtx_pos = 0;
+  }
+}
+
+cc::Feedback Nic::feedback(const Qp& q, uint32_t una_before, const Packet& k, int64_t now) const {
+  cc::Feedback b;
+  b.acked = q.snd_una - una_before;
+  b.marked = k.ecn;
+  b.snd_una = q.snd_una;
+  b.snd_nxt = q.snd_nxt;
+  b.nack = k.type != kAck;
+  b.trimmed = k.type == kTrimNack;
+  if (q.st_off != kNil && k.type == kAck && k.psn > una_before && k.psn <= q.max_sent)
+    b.rtt = now - times_[q.st_off + (k.psn - 1) % cc::kMaxTimed];
+  return b;
 }
 
 int64_t Nic::on_rto(uint32_t qi, int64_t now, DirLink& kick) {
@@ -336,6 +400,9 @@ int64_t Nic::on_rto(uint32_t qi, int64_t now, DirLink& kick) {
     ++stats_.timeouts;
     ++records[qi].timeouts;
     q.snd_nxt = q.snd_una;
+    q.rtx.clear();
+    q.rtx_pos = 0;
+    q.sacked = 0;
     q.last_progress = now;
     kick = maybe_activate(qi, now);
   }
@@ -375,6 +442,7 @@ void Nic::ctrl(uint32_t qi, uint8_t type, uint32_t psn) {
     k.ecn = static_cast<uint8_t>(std::min<uint32_t>(255, q.cc.rx_marked));
     q.cc.rx_marked = 0;
   }
+  if (traits_.trim) k.raw = static_cast<uint16_t>(std::min<uint32_t>(65535, q.ooo));
   outbox_.push_back({rev_port(q, 0), k});
 }
 
@@ -390,7 +458,8 @@ void Nic::maybe_ack(uint32_t qi, bool force, int64_t now) {
 
 bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
   Qp& q = qps[qi];
-  if (k.ecn) {
+  const bool ack_request = traits_.trim;  // trimming: every data packet is acknowledged (selectively when held)
+  if (k.ecn & 1) {
     if (traits_.cnp && cc_.on_marked(q.cc, now)) {
       ++stats_.cnps;
       ctrl(qi, kCnp, 0);
@@ -400,7 +469,7 @@ bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
   const uint32_t psn = k.psn;
   auto dup = [&] {
     // A duplicate (go-back-N resent what had arrived): re-ACK on the usual cadence.
-    if (psn + 1 == q.npkts || (psn + 1) % static_cast<uint32_t>(opt_.ack_every) == 0) {
+    if (ack_request || psn + 1 == q.npkts || (psn + 1) % static_cast<uint32_t>(opt_.ack_every) == 0) {
       q.last_acked = q.rcv_nxt;
       q.last_ack_time = now;
       ctrl(qi, kAck, q.rcv_nxt);
@@ -424,6 +493,9 @@ bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
           psn - q.rcv_nxt >= static_cast<uint32_t>(std::max(1, opt_.reorder_nack_packets))) {
         q.nack_sent = true;
         ctrl(qi, kNack, q.rcv_nxt);
+      } else if (ack_request) {  // held beyond the hole: the ACK tells the sender how many
+        q.last_ack_time = now;
+        ctrl(qi, kAck, q.rcv_nxt);
       }
       return false;
     }
@@ -471,8 +543,16 @@ bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
   }
   // The last packet the sender was allowed so far ends a message (an RDMA write): it asks for an ACK,
   // so a sender that has to wait for its next slice does not wait for an RTO instead.
-  maybe_ack(qi, q.rcv_nxt == q.send_limit, now);
+  maybe_ack(qi, ack_request || q.rcv_nxt == q.send_limit, now);
   return false;
+}
+
+void Nic::receive_trim(uint32_t qi, const Packet& k) {
+  Qp& q = qps[qi];
+  ++stats_.trims_received;
+  if (q.rx_done || k.psn < q.rcv_nxt) return;  // it arrived whole meanwhile
+  if (q.bm_off != kNil && k.psn > q.rcv_nxt && (bitmap_[q.bm_off + (k.psn >> 6)] >> (k.psn & 63) & 1)) return;
+  ctrl(qi, kTrimNack, k.psn);
 }
 
 uint16_t Nic::payload_of(const Qp& q, uint32_t psn) const {

@@ -25,6 +25,17 @@
 //   cc::Traits::ack_echo every ACK/NACK carries the marks since the previous one.
 // - Timeout: if no ACK progress for RTO the sender goes back to the oldest
 //   unacknowledged PSN.
+// - Trimming (cc::Traits::trim; Ultra Ethernet's reliable unordered
+//   delivery): every QP keeps a reorder buffer; a trimmed header makes the
+//   receiver send a kTrimNack for its PSN at once; every NACK asks for its
+//   PSN alone (the sender queues it and sends it before new packets, within
+//   its window: a packet waiting to be resent is not in flight), never go-back-N; every data packet is acknowledged (an
+//   ACK of the in-order point, also for a packet held beyond a hole; htsim coalesces to one per 16 KiB), and every ACK
+//   and NACK carries the number of packets held beyond the first hole (a selective-ACK summary), which the sender takes
+//   out of the packets it counts in flight.
+// - Round trips (cc::Traits::rtt): the sender notes each packet's send time
+//   (the last transmission's); an ACK advancing to PSN P reports now minus the
+//   send time of P - 1.
 // - A stream completes when its last byte is delivered in order at the
 //   receiver, plus the in-server links after the network (their latency and
 //   one packet's serialization); the links before the first network link
@@ -86,6 +97,10 @@ struct Qp {
   bool in_heap = false;  // its valid wait-heap entry is at heap_time
   int64_t heap_time = 0;
   int64_t last_bytes = 0;  // wire bytes of the last packet (rate changes rescale its gap)
+  uint32_t sacked = 0;     // trimming: packets the receiver holds beyond its hole (its latest ACK/NACK)
+  uint32_t rtx_pos = 0;    // trimming: rtx[rtx_pos..] are PSNs to resend before new ones
+  std::vector<uint32_t> rtx;
+  uint32_t st_off = kNil;  // Traits::rtt: send times of PSN p at times_[st_off + p % kMaxTimed]
   cc::Flow cc;             // congestion state (rate RC, ...), owned by the algorithm
   double max_rate = 0;     // > 0: payload bits/s the QP sends at most (StreamSpec::max_rate_bps)
   // receiver
@@ -126,6 +141,8 @@ class Nic {
     return !q.in_sched && can_send(q) ? activate(qi, now) : -1;
   }
   routing::DirLink receive_ctrl(uint32_t qi, const Packet& k, int64_t now);
+  // Receiver: a trimmed header of QP qi (its NACK goes to the outbox).
+  void receive_trim(uint32_t qi, const Packet& k);
   // RTO: returns when the timer fires next (-1: disarmed).
   int64_t on_rto(uint32_t qi, int64_t now, routing::DirLink& kick);
   routing::DirLink cc_timer(uint32_t qi, int64_t now);
@@ -165,9 +182,15 @@ class Nic {
   std::vector<Ctrl>& outbox() { return outbox_; }
 
   bool can_send(const Qp& q) const {
-    return q.started && !q.tx_done && q.snd_nxt < q.npkts && q.snd_nxt < q.send_limit &&
-           (window_ <= 0 || q.snd_nxt - q.snd_una < static_cast<uint32_t>(window_)) &&
-           (q.cc.window == 0 || q.snd_nxt - q.snd_una < q.cc.window);
+    if (!q.started || q.tx_done) return false;
+    // In flight: sent, not acknowledged, not held by the receiver, not waiting to be resent (trimmed).
+    const uint32_t out = q.snd_nxt - q.snd_una;
+    const auto pending = static_cast<uint32_t>(q.rtx.size() - q.rtx_pos);
+    const uint32_t flight = out - std::min(out, q.sacked + pending);
+    const bool window = (window_ <= 0 || flight < static_cast<uint32_t>(window_)) &&
+                        (q.cc.window == 0 || flight < q.cc.window);
+    if (pending > 0) return window;  // a NACKed PSN goes first
+    return window && q.snd_nxt < q.npkts && q.snd_nxt < q.send_limit && (q.st_off == kNil || out < cc::kMaxTimed);
   }
   routing::DirLink rev_port(uint32_t off, uint32_t len, uint32_t i) const { return routes[off + len - 1 - i] ^ 1; }
   routing::DirLink rev_port(const Qp& q, uint32_t i) const { return rev_port(q.path_off, q.path_len, i); }
@@ -195,6 +218,9 @@ class Nic {
   uint16_t payload_of(const Qp& q, uint32_t psn) const;  // sliced QPs
   Packet make_data_packet(uint32_t qi, routing::DirLink p, int64_t now);
   void ctrl(uint32_t qi, uint8_t type, uint32_t psn);
+  void selective_nack(Qp& q, uint32_t psn);
+  void prune_rtx(Qp& q);
+  cc::Feedback feedback(const Qp& q, uint32_t una_before, const Packet& k, int64_t now) const;
   void maybe_ack(uint32_t qi, bool force, int64_t now);
   // Applies a rate; returns the port to wake when the QP's wait got shorter.
   routing::DirLink set_rate(uint32_t qi, double rate, int64_t now);
@@ -232,6 +258,7 @@ class Nic {
   int32_t window_ = 0;
   std::vector<Sched> sched_;  // per port
   std::vector<uint64_t> bitmap_;
+  std::vector<int64_t> times_;  // send times (Traits::rtt)
   std::vector<Ctrl> outbox_;
   double reorder_delay_sum_ = 0;
 };

@@ -30,8 +30,22 @@ enum EventKind : uint32_t {
 };
 enum Cls : uint8_t { kCtrl = 0, kLossless = 1, kLossy = 2 };
 // kProbe / kProbeReply: an RDMA-ping probe and its answer (packet_sim.hpp §11;
-// qp = the probe path, psn = the probe's id).
-enum PktType : uint8_t { kData = 0, kAck = 1, kNack = 2, kCnp = 3, kProbe = 4, kProbeReply = 5 };
+// qp = the probe path, psn = the probe's id). kTrim: a data packet a full
+// switch queue cut to its header (cc::Traits::trim); it follows the data path
+// in the control class. kTrimNack: the receiver's answer to it, asking for
+// that PSN again (psn = the trimmed PSN).
+enum PktType : uint8_t {
+  kData = 0,
+  kAck = 1,
+  kNack = 2,
+  kCnp = 3,
+  kProbe = 4,
+  kProbeReply = 5,
+  kTrim = 6,
+  kTrimNack = 7
+};
+// Whether a packet follows its QP's data path (else the path reversed).
+inline bool on_data_path(uint8_t type) { return type == kData || type == kTrim; }
 
 // A packet: 20 bytes. On a wire it travels inside its arrival event
 // (encode/decode below); in a queue it is stored by value in the port's ring.
@@ -40,7 +54,8 @@ struct Packet {
   uint32_t psn = 0;      // data: sequence number; ACK/NACK: the receiver's next expected PSN
   int32_t in_port = -1;  // the directed link it arrived on / is crossing (-1: made here)
   uint16_t wire = 0;     // bytes on Copper/Optical links
-  uint16_t raw = 0;      // bytes on NVLink/PCIe (payload for data)
+  uint16_t raw = 0;      // bytes on NVLink/PCIe (payload for data); ACK/NACK under trimming: packets the receiver holds
+                         // beyond its hole
   uint8_t type = 0;
   uint8_t cls = 0;
   uint8_t ecn = 0;  // data: CE mark; ACK/NACK: marked packets echoed (cc::Traits::ack_echo)

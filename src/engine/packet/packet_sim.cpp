@@ -34,6 +34,49 @@ using routing::PathPart;
 using topology::NodeId;
 using topology::NodeKind;
 
+namespace {
+// The fabric's largest unloaded round trip between two NICs (cc::Context::network_rtt): a shortest-path
+// search from the first NIC over the network links, each costing its latency both ways (and the
+// switch latency of each switch entered), one data packet out and one control packet back at its rate;
+// the cost of the farthest NIC. Paths go through switches only. On a symmetric fabric (Clos,
+// fat-tree) every NIC sees the same. 0 without NICs (a torus).
+int64_t fabric_rtt(const topology::Topology& t, const PlanCompiler& c, int64_t data_wire, int64_t ctrl_wire) {
+  NodeId src = topology::kNone;
+  for (NodeId n = 0; n < static_cast<NodeId>(t.nodes.size()) && src == topology::kNone; ++n)
+    if (t.nodes[n].kind == NodeKind::Nic) src = n;
+  if (src == topology::kNone) return 0;
+  const auto is_switch = [&](NodeId n) { return t.nodes[n].kind == NodeKind::Switch; };
+  std::vector<int64_t> dist(t.nodes.size(), std::numeric_limits<int64_t>::max());
+  using Item = std::pair<int64_t, NodeId>;
+  std::vector<Item> heap{{0, src}};
+  dist[src] = 0;
+  int64_t worst = 0;
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+    const auto [du, u] = heap.back();
+    heap.pop_back();
+    if (du != dist[u]) continue;
+    if (t.nodes[u].kind == NodeKind::Nic) worst = std::max(worst, du);
+    if (u != src && !is_switch(u)) continue;
+    const auto [lb, le] = t.incident(u);
+    for (const topology::LinkId* it = lb; it != le; ++it) {
+      const topology::Link& l = t.links[*it];
+      if (!c.carries_transport(*it)) continue;
+      const NodeId v = l.a == u ? l.b : l.a;
+      const auto bps = std::max<int64_t>(1, std::llround(l.capacity.bps * c.class_efficiency(*it)));
+      const int64_t cost = 2 * l.latency.ps + (is_switch(u) + is_switch(v)) * t.switch_latency.ps +
+                           ser_ps(data_wire, bps) + ser_ps(ctrl_wire, bps);
+      if (du + cost < dist[v]) {
+        dist[v] = du + cost;
+        heap.emplace_back(dist[v], v);
+        std::push_heap(heap.begin(), heap.end(), std::greater<>());
+      }
+    }
+  }
+  return worst;
+}
+}  // namespace
+
 struct PacketSim::Impl {
   Impl(const topology::Topology& topo, const NetworkOptions& net, const PacketOptions& opt);
 
@@ -49,6 +92,8 @@ struct PacketSim::Impl {
   int per_packet = 0;  // 0 none, 1 adaptive, 2 spray
   bool tracks_load = false;
   bool credits = false, pfc = false, torus = false;
+  bool trim = false;       // a data packet that would be dropped is cut to its header (cc::Traits::trim)
+  int64_t ctrl_wire = 84;  // control packets' (and trimmed headers') bytes on the wire
   uint8_t data_cls = kLossless;
   int64_t rto = 0;
   int32_t mtu = 4096, header = 82;
@@ -177,10 +222,13 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
     throw InputError(fmt::format("packet engine: MTU {} + header {} must be 1..65535 bytes", mtu, header));
   cc::Context ctx;
   ctx.mtu = mtu;
+  ctx.header = header;
+  ctx.network_rtt = fabric_rtt(t, *compiler, mtu + header, std::max<int64_t>(84, header + 4));
   cc = cc::make(opt.cc, ctx);
   const cc::Traits& tr = cc->traits();
   ecn = tr.ecn;
   credits = tr.credits;
+  trim = tr.trim;
   pfc = !credits && opt.pfc;
   data_cls = (credits || pfc) ? kLossless : kLossy;
   torus = !t.torus_dims.empty();
@@ -239,7 +287,8 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   Nic::Config nc;
   nc.mtu = mtu;
   nc.header = header;
-  nc.ctrl_wire = std::max<int64_t>(84, header + 4);
+  ctrl_wire = std::max<int64_t>(84, header + 4);
+  nc.ctrl_wire = ctrl_wire;
   nc.ctrl_raw = ctrl_raw;
   nc.data_cls = data_cls;
   nc.rto = rto;
@@ -512,13 +561,18 @@ void PacketSim::Impl::on_arrive(Packet k) {
     ++st.rx_packets;
     st.rx_bytes += static_cast<double>(I.net ? k.wire : (k.type == kData ? k.raw : ctrl_raw));
   }
-  if (k.type >= kProbe) return on_probe(p, k);
+  if (k.type == kProbe || k.type == kProbeReply) return on_probe(p, k);
   const NodeId n = ports->hot[p].to;
   const uint32_t qi = k.qp;
   const Qp& q = nic->qps[qi];
   uint32_t off = q.path_off, len = q.path_len;  // the path the packet follows
   DirLink out = -1;
-  if (k.type == kData) {
+  if (on_data_path(k.type)) {
+    if (n == q.dst_node && k.type == kTrim) {
+      nic->receive_trim(qi, k);
+      send_outbox();
+      return;
+    }
     if (n == q.dst_node) {
       const bool done = nic->receive_data(qi, k, now);
       send_outbox();
@@ -543,6 +597,18 @@ void PacketSim::Impl::on_arrive(Packet k) {
   k.in_port = p;
   if (k.type == kData && ports->hot[p].to_mmu) {
     const SwitchBuffer::Admit a = buffer->admit(n, p, ports->state[out].q[kLossy].bytes, k);
+    if (a == SwitchBuffer::Admit::Drop && trim) {  // cut to its header, which goes on at control priority
+      ++ports->stats_of[out].trims;
+      ++stats.trims;
+      k.type = kTrim;
+      k.cls = kCtrl;
+      k.wire = static_cast<uint16_t>(ctrl_wire);
+      k.raw = static_cast<uint16_t>(ctrl_raw);
+      k.ecn = 0;
+      ports->enqueue(out, k, now);
+      try_send(out);
+      return;
+    }
     if (a == SwitchBuffer::Admit::Drop) {
       ++ports->stats_of[out].drops;
       ++stats.drops;
@@ -565,7 +631,7 @@ void PacketSim::Impl::on_arrive(Packet k) {
 bool PacketSim::Impl::which_path(const Qp& q, const Packet& k, DirLink p, uint32_t& off, uint32_t& len) const {
   auto on = [&](uint32_t o, uint32_t l) {
     if (k.hop + 1u >= l) return false;
-    return k.type == kData ? nic->routes[o + k.hop] == p : nic->rev_port(o, l, k.hop) == p;
+    return on_data_path(k.type) ? nic->routes[o + k.hop] == p : nic->rev_port(o, l, k.hop) == p;
   };
   if (on(q.path_off, q.path_len)) return true;
   if (q.prev_len == 0 || !on(q.prev_off, q.prev_len)) return false;

@@ -188,7 +188,7 @@ class Ports {
       mark = rng_.uniform() < p;
     }
     if (mark) {
-      k.ecn = 1;
+      k.ecn |= 1;
       ++stats_of[out].ecn_marks;
       ++stats_.ecn_marks;
     }

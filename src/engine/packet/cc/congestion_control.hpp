@@ -10,6 +10,8 @@
 //   on_marked           receiver: a marked data packet arrived; true = send a CNP
 //   on_cnp              sender: a CNP arrived
 //   on_feedback         sender: an ACK or NACK arrived carrying the marks it echoes
+//                       (with Traits::rtt, the round trip of the newest packet it
+//                       acknowledges; with Traits::trim, whether a packet was trimmed)
 //   on_sent             sender: a data packet left (only with traits().byte_counter)
 //   on_timer / timer_next  the algorithm's own timer (one event per QP, generation-stamped)
 // The hooks a Traits flag turns off are never called, so an algorithm that
@@ -30,7 +32,7 @@
 // selects it and `podnet list` shows it; nothing outside cc/ changes.
 //
 // Registered today: dcqcn_paper, dcqcn_nic (dcqcn.hpp), dctcp (dctcp.hpp),
-// infiniband (credits, line rate), none (line rate) (line_rate.hpp).
+// nscc (nscc.hpp), infiniband (credits, line rate), none (line rate) (line_rate.hpp).
 #pragma once
 
 #include <cstdint>
@@ -45,7 +47,9 @@ namespace podnet::engine::packet::cc {
 // Per-QP congestion state: one struct for every algorithm (each uses its
 // part), kept inside the NIC's QP next to what the sender reads per packet.
 struct Flow {
-  double line = 0;                 // the QP's NIC line rate (bps)
+  double line = 0;  // the QP's NIC line rate (bps)
+  int64_t base_rtt =
+      0;  // ps: the QP's unloaded round trip (its path's latencies, one data and one ACK serialization per link)
   double rate = 0;                 // current rate RC: the NIC paces the QP at it (set only by the NIC, from a Reaction)
   uint32_t window = 0;             // > 0: at most this many packets unacknowledged (window-based algorithms set it)
   double cwnd = 0;                 // congestion window in packets, fractional (window-based algorithms)
@@ -63,6 +67,11 @@ struct Flow {
   // sender observation window, congestion avoidance (DCTCP)
   uint32_t win_end = 0, win_acked = 0, win_marked = 0;
   bool slow_start = false;
+  // NSCC (nscc.hpp): window in bytes, pending increase, delay average (ps), fulfilment and quick-adapt state
+  double wnd_bytes = 0, inc = 0, avg_delay = 0, adjust_bytes = 0, qa_bytes = 0, fi_bytes = 0;
+  int64_t last_adjust = 0, last_eta = 0, qa_end = 0;
+  uint32_t qa_psn = 0;
+  bool fast = false, qa_nack = false, qa_armed = false;
 };
 
 // What the rest of the engine must do for an algorithm.
@@ -75,6 +84,26 @@ struct Traits {
   bool ack_echo = false;      // ACKs/NACKs carry the marked count since the previous one (<= 255); sender: on_feedback
   bool byte_counter = false;  // sender: on_sent for every data packet
   bool credits = false;       // lossless links by credits (InfiniBand): no PFC, no drops
+  // The NIC notes each packet's send time and an ACK reports the round trip of the newest packet it
+  // covers (Feedback::rtt). A QP then has at most kMaxTimed packets between its oldest unacknowledged
+  // and its next.
+  bool rtt = false;
+  // Packet trimming (Ultra Ethernet): a lossy data packet that a switch would drop is cut to its header
+  // and forwarded in the control class; the receiver holds out-of-order packets, NACKs the trimmed PSN
+  // and reports how many packets it holds beyond its first hole on every ACK and NACK; the sender
+  // resends each NACKed PSN alone (selective) and counts the held packets out of its window.
+  bool trim = false;
+};
+constexpr uint32_t kMaxTimed = 2048;
+
+// What an ACK or NACK tells the sender.
+struct Feedback {
+  uint32_t acked = 0;                 // packets newly acknowledged (cumulative)
+  uint32_t marked = 0;                // the echoed count of ECN-marked data packets
+  uint32_t snd_una = 0, snd_nxt = 0;  // the sender's PSNs after the update
+  int64_t rtt = -1;                   // ps: round trip of the newest packet acknowledged (Traits::rtt), -1 none
+  bool nack = false;                  // a NACK: a hole, or (trimmed) a trimmed packet
+  bool trimmed = false;
 };
 
 // A reaction: rate >= 0 sets the QP's rate; timer >= 0 schedules the
@@ -86,7 +115,9 @@ struct Reaction {
 
 // What an algorithm may know of its environment.
 struct Context {
-  int32_t mtu = 4096;  // payload bytes per packet
+  int32_t mtu = 4096;       // payload bytes per packet
+  int32_t header = 82;      // header bytes per data packet on the wire
+  int64_t network_rtt = 0;  // ps: the fabric's largest unloaded NIC-to-NIC round trip (0: unknown)
 };
 
 class CongestionControl {
@@ -104,12 +135,7 @@ class CongestionControl {
   virtual void start(Flow& f, int64_t now) const { f.t_alpha = now; }
   virtual bool on_marked(Flow& /*f*/, int64_t /*now*/) const { return false; }
   virtual Reaction on_cnp(Flow& /*f*/, int64_t /*now*/) const { return {}; }
-  // `acked`: packets newly acknowledged; `marked`: the echoed count;
-  // snd_una / snd_nxt: the sender's PSNs after the update.
-  virtual Reaction on_feedback(Flow& /*f*/, int64_t /*now*/, uint32_t /*acked*/, uint32_t /*marked*/,
-                               uint32_t /*snd_una*/, uint32_t /*snd_nxt*/) const {
-    return {};
-  }
+  virtual Reaction on_feedback(Flow& /*f*/, int64_t /*now*/, const Feedback& /*fb*/) const { return {}; }
   virtual Reaction on_sent(Flow& /*f*/, int64_t /*wire_bytes*/) const { return {}; }
   virtual Reaction on_timer(Flow& /*f*/, int64_t /*now*/) const { return {}; }
   // After on_timer's rate took effect: the next timer time, or -1.

@@ -34,8 +34,8 @@ void Dctcp::init(Flow& f, double line) const {
   set_window(f);
 }
 
-Reaction Dctcp::on_feedback(Flow& f, int64_t /*now*/, uint32_t acked, uint32_t marked, uint32_t snd_una,
-                            uint32_t snd_nxt) const {
+Reaction Dctcp::on_feedback(Flow& f, int64_t /*now*/, const Feedback& fb) const {
+  const uint32_t acked = fb.acked, marked = fb.marked, snd_una = fb.snd_una, snd_nxt = fb.snd_nxt;
   f.win_acked += acked;
   f.win_marked += marked;
   if (acked > 0) f.cwnd += f.slow_start ? static_cast<double>(acked) : static_cast<double>(acked) / f.cwnd;

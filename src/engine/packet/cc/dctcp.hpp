@@ -49,8 +49,7 @@ class Dctcp final : public CongestionControl {
   const DctcpParams& params() const { return p_; }
 
   void init(Flow& f, double line) const override;
-  Reaction on_feedback(Flow& f, int64_t now, uint32_t acked, uint32_t marked, uint32_t snd_una,
-                       uint32_t snd_nxt) const override;
+  Reaction on_feedback(Flow& f, int64_t now, const Feedback& fb) const override;
 
  private:
   DctcpParams p_;

@@ -22,6 +22,15 @@ using namespace testing;
 
 constexpr int64_t kUs = 1'000'000;  // ps
 
+cc::Feedback fb(uint32_t acked, uint32_t marked, uint32_t snd_una, uint32_t snd_nxt) {
+  cc::Feedback b;
+  b.acked = acked;
+  b.marked = marked;
+  b.snd_una = snd_una;
+  b.snd_nxt = snd_nxt;
+  return b;
+}
+
 TEST(Dctcp, WindowAfterAKnownSequenceOfMarkedAndUnmarkedAcks) {
   // g = 1/16, alpha0 = 1, W0 = 10 packets in slow start.
   const auto c = cc::make("dctcp", cc::Context{});
@@ -32,26 +41,26 @@ TEST(Dctcp, WindowAfterAKnownSequenceOfMarkedAndUnmarkedAcks) {
 
   // ACK of 8, none marked (snd_una 8, snd_nxt 10): slow start W = 10 + 8 = 18;
   // snd_una 8 >= WindowEnd 0 ends the first window: F = 0, alpha = 15/16.
-  cc::Reaction r = c->on_feedback(f, 10 * kUs, 8, 0, 8, 10);
+  cc::Reaction r = c->on_feedback(f, 10 * kUs, fb(8, 0, 8, 10));
   EXPECT_LT(r.rate, 0.0);  // a window-based algorithm leaves the rate alone
   EXPECT_DOUBLE_EQ(f.cwnd, 18.0);
   EXPECT_EQ(f.window, 18u);
   EXPECT_DOUBLE_EQ(f.alpha, 0.9375);
 
   // ACK of 2 (snd_una 10 >= WindowEnd 10): W = 20; F = 0: alpha = 0.9375 x 15/16 = 0.87890625.
-  c->on_feedback(f, 12 * kUs, 2, 0, 10, 28);
+  c->on_feedback(f, 12 * kUs, fb(2, 0, 10, 28));
   EXPECT_DOUBLE_EQ(f.cwnd, 20.0);
   EXPECT_DOUBLE_EQ(f.alpha, 0.87890625);
 
   // ACK of 10, 5 marked (snd_una 20 < WindowEnd 28): W = 30, the window goes on.
-  c->on_feedback(f, 14 * kUs, 10, 5, 20, 40);
+  c->on_feedback(f, 14 * kUs, fb(10, 5, 20, 40));
   EXPECT_DOUBLE_EQ(f.cwnd, 30.0);
   EXPECT_DOUBLE_EQ(f.alpha, 0.87890625);
 
   // ACK of 8, 4 marked (snd_una 28): W = 38, then the window ends with
   // F = 9 / 18 = 0.5: alpha = 0.87890625 x 15/16 + 0.5 / 16 = 0.823974609375 + 0.03125
   // = 0.855224609375; W = 38 x (1 - 0.4276123046875) = 21.750732421875; slow start ends.
-  c->on_feedback(f, 16 * kUs, 8, 4, 28, 48);
+  c->on_feedback(f, 16 * kUs, fb(8, 4, 28, 48));
   EXPECT_DOUBLE_EQ(f.alpha, 0.855224609375);
   EXPECT_DOUBLE_EQ(f.cwnd, 21.750732421875);
   EXPECT_EQ(f.window, 21u);
@@ -59,7 +68,7 @@ TEST(Dctcp, WindowAfterAKnownSequenceOfMarkedAndUnmarkedAcks) {
   // ACK of 20, none marked (snd_una 48 ends the window): congestion avoidance
   // W = 21.750732421875 + 20 / 21.750732421875 = 22.66... ; alpha = 0.855224609375 x 15/16
   // = 0.8017730712890625.
-  c->on_feedback(f, 20 * kUs, 20, 0, 48, 70);
+  c->on_feedback(f, 20 * kUs, fb(20, 0, 48, 70));
   EXPECT_DOUBLE_EQ(f.cwnd, 21.750732421875 + 20 / 21.750732421875);
   EXPECT_EQ(f.window, 22u);
   EXPECT_DOUBLE_EQ(f.alpha, 0.8017730712890625);
@@ -69,10 +78,10 @@ TEST(Dctcp, WindowAfterAKnownSequenceOfMarkedAndUnmarkedAcks) {
   // and W x (1 - alpha / 2); repeated, alpha -> 1 and W halves per window down to the floor of 2.
   const double w0 = f.cwnd + 20 / f.cwnd;
   const double a1 = 0.8017730712890625 * 15 / 16 + 1.0 / 16;
-  c->on_feedback(f, 30 * kUs, 20, 25, 70, 90);
+  c->on_feedback(f, 30 * kUs, fb(20, 25, 70, 90));
   EXPECT_DOUBLE_EQ(f.alpha, a1);
   EXPECT_DOUBLE_EQ(f.cwnd, w0 * (1 - a1 / 2));
-  for (int i = 0; i < 40; ++i) c->on_feedback(f, (40 + i) * kUs, 2, 2, 92 + 2 * i, 94 + 2 * i);
+  for (int i = 0; i < 40; ++i) c->on_feedback(f, (40 + i) * kUs, fb(2, 2, 92 + 2 * i, 94 + 2 * i));
   EXPECT_DOUBLE_EQ(f.cwnd, 2.0);
   EXPECT_EQ(f.window, 2u);
 }

@@ -9,6 +9,7 @@
 #include "engine/packet/cc/dcqcn.hpp"
 #include "engine/packet/cc/dctcp.hpp"
 #include "engine/packet/cc/line_rate.hpp"
+#include "engine/packet/cc/nscc.hpp"
 
 namespace podnet::engine::packet::cc {
 
@@ -20,6 +21,10 @@ const std::vector<Entry>& registry() {
        [](const Context&) -> std::unique_ptr<CongestionControl> { return std::make_unique<Dcqcn>(dcqcn_nic()); }},
       {"dctcp", "DCTCP (Alizadeh et al. 2010): window per QP, step ECN mark at K (65 x 1.5 KB per 10 Gb/s), g = 1/16",
        [](const Context&) -> std::unique_ptr<CongestionControl> { return std::make_unique<Dctcp>(DctcpParams{}); }},
+      {"nscc",
+       "Ultra Ethernet NSCC: a window from queueing delay and ECN together (four quadrants), packet trimming with "
+       "selective resends; target delay 0.75 x the fabric's round trip (UEC 1.0; htsim's constants)",
+       [](const Context& c) -> std::unique_ptr<CongestionControl> { return std::make_unique<Nscc>(NsccParams{}, c); }},
       {"infiniband", "InfiniBand: credit-based lossless links, no end-to-end congestion control",
        [](const Context&) -> std::unique_ptr<CongestionControl> { return std::make_unique<LineRate>(true); }},
       {"none", "line rate, no congestion control; PFC (or drops without PFC)",
