@@ -860,6 +860,42 @@ TEST(BadInput, BenchSizesAndChannelsAreRefused) {
 }
 
 // Sizes as nccl-tests reads them: -b 8 is 8 bytes, -e 1K is 1,024 (8, 64, 512 by --factor 8).
+TEST(Cli, CompareCcRunsEachTransportAsItsOwnBenchWould) {
+  // --compare-cc runs the bench once per transport: each row is what `bench --set network.cc=NAME` (or the
+  // preset's keys) gives on its own, and its counters are that run's.
+  const std::string traffic = "bench leafspine-8k --op incast --gpus 0-32:8 --set network.pfc=false";
+  const Result c = run(traffic + " --min 256KiB --max 512KiB --compare-cc dctcp,uec --format json");
+  ASSERT_EQ(c.status, 0) << c.out;
+  const auto doc = nlohmann::json::parse(c.out);
+  ASSERT_EQ(doc["rows"].size(), 4u);  // 2 transports x 2 sizes
+  EXPECT_EQ(doc["compare"]["transports"][1]["routing"], "reps");
+  for (const auto& row : doc["rows"]) {
+    const std::string name = row["transport"].get<std::string>();
+    const std::string sets = name == "uec"
+                                 ? " --set network.preset=uec --set network.cc=nscc --set network.routing=reps"
+                                 : " --set network.cc=dctcp";
+    const auto size = std::to_string(row["bytes"].get<int64_t>()) + "B";
+    const auto one = nlohmann::json::parse(
+        run(traffic + sets + " --engine packet --min " + size + " --max " + size + " --format json").out);
+    EXPECT_EQ(row["time_us"], one["rows"][0]["time_us"]) << name << " " << size;
+    EXPECT_EQ(row["fct_p99_us"], one["rows"][0]["fct"]["p99_us"]) << name << " " << size;
+  }
+  // Under trimming nothing is dropped: a full queue trims.
+  for (const auto& row : doc["rows"]) {
+    if (row["transport"] == "uec") {
+      EXPECT_EQ(row["drops"], 0) << row;
+    }
+  }
+  const Result csv = run(traffic + " --min 256KiB --max 256KiB --compare-cc dctcp,uec --format csv");
+  EXPECT_EQ(csv.out.rfind("transport,", 0), 0u) << csv.out;
+  Result bad = run(traffic + " --compare-cc dctcp,quic", true);
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.out.find("'quic' is neither a congestion control"), std::string::npos) << bad.out;
+  bad = run(traffic + " --compare-cc dctcp --engine flow", true);
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.out.find("--compare-cc runs the packet engine"), std::string::npos) << bad.out;
+}
+
 TEST(Cli, BenchReadsSizesAsNcclTestsDoes) {
   const Result r = run("bench aipod-16k --gpus 0-7 --engine analytical -b 8 -e 1K --factor 8 --format csv");
   ASSERT_EQ(r.status, 0) << r.out;

@@ -8,6 +8,9 @@
 #include "collective/collective.hpp"
 #include "collective/gpu_list.hpp"
 #include "core/error.hpp"
+#include "engine/network_presets.hpp"
+#include "engine/packet/packet_options.hpp"
+#include "engine/registry.hpp"
 #include "report/bench_report.hpp"
 #include "report/html.hpp"
 #include "report/studies.hpp"
@@ -35,9 +38,84 @@ struct BenchOptions {
   std::string html;
   std::string telemetry, telemetry_interval = "10us";
   bool telemetry_all = false;  // --telemetry-all: every port in the metrics files
+  std::string compare_cc;      // --compare-cc: congestion controls or network presets, side by side
   int channels = 0, qps = 0, senders = 0;
   bool channels_given = false, qps_given = false, senders_given = false, gpus_given = false;
 };
+
+// --gpus into the request's group (the fabric's GPU count bounds it).
+void set_group(const BenchOptions& b, const scenario::Setup& s, study::BenchRequest& req) {
+  if (b.gpus_given && b.gpus.find_first_not_of(" \t") == std::string::npos)
+    throw InputError("--gpus '': expected GPU ranks such as 0-7, 0-4095:8 or 0,8,16 (leave --gpus out for every GPU)");
+  if (b.gpus.empty()) return;
+  req.group = collective::parse_gpu_list(b.gpus, static_cast<int32_t>(s.fabric.gpus.size()));
+  // nccl-tests' -g N means N GPUs per process; here --gpus (-g) lists GPU ranks, so "-g 8" is GPU 8 alone.
+  if (req.group.size() < 2)
+    throw InputError(fmt::format("--gpus {}: a collective needs at least 2 GPUs, and '{}' is the single GPU of "
+                                 "rank {} (-g lists GPU ranks, unlike nccl-tests' GPUs per process: for 8 GPUs "
+                                 "write -g 0-7)",
+                                 b.gpus, b.gpus, req.group.empty() ? 0 : req.group.front()));
+}
+
+// --compare-cc A,B,...: the same bench once per transport (a congestion control, network.cc, or a deployment
+// preset, network.preset with its keys) and size, on the packet engine; one table side by side.
+int cmd_compare(const Common& c0, const BenchOptions& b, const study::BenchRequest& req0) {
+  if (!b.html.empty()) throw InputError("--html: not with --compare-cc (its table, JSON and CSV hold the comparison)");
+  if (!b.telemetry.empty())
+    throw InputError("--telemetry: not with --compare-cc (run one transport with --set network.cc=NAME to record it)");
+  if (c0.format == "nccl-tests") throw InputError("--format nccl-tests: not with --compare-cc (one transport per log)");
+  // The packet-level engine: the one that models congestion control (its PFC, ECN and fault traits).
+  const std::string packet = engine::engine_names_with(&engine::EngineTraits::packet_faults);
+  if (!b.engine.empty() && !engine::engine_info(b.engine).traits.packet_faults)
+    throw InputError(fmt::format("--engine {}: --compare-cc runs the {} engine (the transports are packet-level)",
+                                 b.engine, packet));
+  std::vector<std::string> ccs;
+  for (const auto& p : engine::packet::cc_presets()) ccs.emplace_back(p.name);
+  std::vector<std::string> presets;
+  for (const auto& p : engine::network_presets()) presets.emplace_back(p.name);
+  const std::vector<std::string> names = split_list(b.compare_cc);
+  if (names.empty())
+    throw InputError(fmt::format("--compare-cc '': expected a list such as dcqcn_nic,nscc or roce_dcqcn,uec; "
+                                 "congestion controls: {}; presets: {}",
+                                 fmt::join(ccs, ", "), fmt::join(presets, ", ")));
+  std::vector<report::TransportRun> runs;
+  std::optional<scenario::Setup> first;
+  for (const std::string& name : names) {
+    Common c = c0;
+    report::TransportRun t;
+    t.name = name;
+    const auto set = [&](const std::string& key, const std::string& value) {
+      set_by(c, "--compare-cc", key, value);
+      t.sets.push_back(key + "=" + value);
+    };
+    set_by(c, "--compare-cc", "network.engine", packet);
+    if (const engine::NetworkPreset* p = engine::find_network_preset(name)) {
+      set("network.preset", name);
+      for (const auto& [k, v] : p->keys) set(std::string("network.") + k, v);
+    } else if (std::find(ccs.begin(), ccs.end(), name) != ccs.end()) {
+      set("network.cc", name);
+    } else {
+      throw InputError(fmt::format("--compare-cc: '{}' is neither a congestion control ({}) nor a network preset ({})",
+                                   name, fmt::join(ccs, ", "), fmt::join(presets, ", ")));
+    }
+    RunLabel label;
+    scenario::Setup s = load_setup(c, "bench", label);
+    study::BenchRequest req = req0;
+    set_group(b, s, req);
+    t.routing = s.network.routing.policy;
+    for (const Bytes size : req0.sizes) {
+      study::BenchRequest one = req;
+      one.sizes = {size};
+      label.what = fmt::format("{} at {} B", name, size);
+      t.sizes.push_back(study::bench(s, one, study_progress("bench", label)));
+    }
+    runs.push_back(std::move(t));
+    if (!first) first.emplace(std::move(s));
+  }
+  const nlohmann::json doc = report::compare_document(*first, runs);
+  emit(c0, first->scenario, doc, "compare", report::write_compare_table);
+  return kExitOk;
+}
 
 int cmd_bench(Common c, const BenchOptions& b) {
   if (!b.html.empty() && !report::dashboard_installed())
@@ -72,19 +150,10 @@ int cmd_bench(Common c, const BenchOptions& b) {
         b.proto, b.op);
   req.sizes = bench_sizes(b.min_size, b.max_size, b.factor);
   req.telemetry = telemetry_request(b.telemetry, b.telemetry_interval);
+  if (!b.compare_cc.empty()) return cmd_compare(c, b, req);
   RunLabel label;
   const scenario::Setup s = load_setup(c, "bench", label);
-  if (b.gpus_given && b.gpus.find_first_not_of(" \t") == std::string::npos)
-    throw InputError("--gpus '': expected GPU ranks such as 0-7, 0-4095:8 or 0,8,16 (leave --gpus out for every GPU)");
-  if (!b.gpus.empty()) {
-    req.group = collective::parse_gpu_list(b.gpus, static_cast<int32_t>(s.fabric.gpus.size()));
-    // nccl-tests' -g N means N GPUs per process; here --gpus (-g) lists GPU ranks, so "-g 8" is GPU 8 alone.
-    if (req.group.size() < 2)
-      throw InputError(fmt::format("--gpus {}: a collective needs at least 2 GPUs, and '{}' is the single GPU of "
-                                   "rank {} (-g lists GPU ranks, unlike nccl-tests' GPUs per process: for 8 GPUs "
-                                   "write -g 0-7)",
-                                   b.gpus, b.gpus, req.group.empty() ? 0 : req.group.front()));
-  }
+  set_group(b, s, req);
   if (b.channels_given && req.group.size() >= 2 && s.fabric.torus_dims.empty()) {
     const auto server = [&](int32_t r) { return s.fabric.nodes[s.fabric.gpus[r]].server; };
     bool one_server = true;
@@ -162,13 +231,22 @@ void add_bench_command(CLI::App& app, Action& action) {
     b->qps_given = true;
   });
   bench->add_option("--order", b->order, "ring order: naive | topology_aware (sets collective.ring_order)");
+  bench
+      ->add_option("--compare-cc", b->compare_cc,
+                   "run the same traffic under several transports on the packet engine and print them side by side "
+                   "(time, flow completion times, goodput, drops, trims, ECN marks, PAUSE frames, retransmissions, "
+                   "timeouts): congestion controls (network.cc: dcqcn_nic, dctcp, nscc, ...) or deployment presets "
+                   "(network.preset: roce_dcqcn, uec, spectrum_x, infiniband_ar), comma-separated")
+      ->type_name("LIST");
   bench->footer("Examples:\n  podnet bench aipod-16k --op allreduce --min 8B --max 8GB --gpus 0-1023\n"
                 "  podnet bench leafspine-8k --gpus 0-8191:8 --routing adaptive --qps 4 --format json\n"
                 "  podnet bench aipod-16k --gpus 0-15 --format nccl-tests > sim.log   # diff against a real "
                 "all_reduce_perf log\n"
                 "  podnet bench leafspine-8k --op incast --gpus 0-1024:8 --senders 16 --min 1MiB --max 1MiB --engine "
                 "packet\n"
-                "  podnet bench leafspine-8k --op permutation --gpus 0-1023:8 --set seed=7 --min 4MiB --max 4MiB");
+                "  podnet bench leafspine-8k --op permutation --gpus 0-1023:8 --set seed=7 --min 4MiB --max 4MiB\n"
+                "  podnet bench leafspine-8k --op incast --gpus 0-64:8 --min 1MiB --max 1MiB --set network.pfc=false "
+                "--compare-cc dcqcn_nic,dctcp,nscc");
 
   bench->callback([&action, c, b] { action = [c, b] { return cmd_bench(*c, *b); }; });
 }

@@ -4,6 +4,7 @@
 #include "cli/common.hpp"
 #include "collective/collective.hpp"
 #include "core/error.hpp"
+#include "engine/network_presets.hpp"
 #include "engine/options.hpp"
 #include "engine/packet/packet_options.hpp"
 #include "engine/registry.hpp"
@@ -142,6 +143,15 @@ void list_choices() {
   report::Table cc({"", ""});
   for (const auto& p : engine::packet::cc_presets()) cc.add({p.name, p.description});
   cc.write(std::cout, "  ");
+  std::cout
+      << "\nDeployment presets, packet engine (scenario `network.preset`; the network keys a scenario gives win):\n";
+  report::Table np({"preset", "sets", "models", "leaves out"});
+  for (const auto& p : engine::network_presets()) {
+    std::string sets;
+    for (const auto& [k, v] : p.keys) sets += fmt::format("{}{}={}", sets.empty() ? "" : ", ", k, v);
+    np.add({p.name, sets, p.description, p.leaves_out});
+  }
+  np.write(std::cout, "  ");
 }
 
 void list_sections() {

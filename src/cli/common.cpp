@@ -310,6 +310,7 @@ namespace {
 // --format csv: a tidy table of the command's main rows where it has one (README, output formats), else key,value.
 void write_csv(const std::string& stem, const nlohmann::json& doc, std::ostream& out) {
   if (stem == "bench") report::write_tidy_csv(doc, "rows", "bytes", out);
+  else if (stem == "compare") report::write_tidy_csv(doc, "rows", "transport", out);
   else if (stem == "train" && doc.contains("jobs")) report::write_tidy_csv(doc, "jobs", "name", out);
   else if (stem == "train") report::write_tidy_csv(doc, "stages_ms", "stage", out);
   else if (stem == "reliability") report::write_tidy_csv(doc, "by_component", "component", out);

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "engine/network_presets.hpp"
 #include "engine/packet/packet_options.hpp"
 #include "engine/registry.hpp"
 #include "routing/policies.hpp"
@@ -13,10 +14,16 @@ std::vector<ParamSpec> network_params() {
   for (const auto& e : engines()) engine_names.push_back(e.name);
   for (const auto& p : routing::policies()) policy_names.push_back(p.name);
   for (const auto& t : transport_presets()) transport_names.push_back(t.name);
+  std::vector<std::string> preset_names = {"none"};
+  for (const auto& p : network_presets()) preset_names.push_back(p.name);
   std::vector<std::string> cc_names = {"auto"};
   for (const auto& c : packet::cc_presets()) cc_names.push_back(c.name);
   return {
       {"engine", ParamType::String, "flow", "simulation fidelity", -1e300, 1e300, engine_names},
+      {"preset", ParamType::String, "none",
+       "a deployment's transport, congestion control, flow control and routing in one word (roce_dcqcn, uec, "
+       "spectrum_x, infiniband_ar; see `podnet list`); it fills the network keys the scenario leaves out",
+       -1e300, 1e300, preset_names},
       {"routing", ParamType::String, "ecmp", "routing policy (see `podnet list`)", -1e300, 1e300, policy_names},
       {"per_switch_seed", ParamType::Bool, "true",
        "ECMP: every switch hashes with its own seed (false shows hash polarization)"},

@@ -304,3 +304,102 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
 }
 
 }  // namespace podnet::report
+
+namespace podnet::report {
+
+nlohmann::json compare_document(const scenario::Setup& first, const std::vector<TransportRun>& runs) {
+  nlohmann::json doc = new_document(context_of(first.scenario, "bench"));
+  const study::BenchResult& any = runs.front().sizes.front();
+  nlohmann::json transports = nlohmann::json::array();
+  for (const auto& t : runs) transports.push_back({{"name", t.name}, {"sets", t.sets}, {"routing", t.routing}});
+  doc["compare"] = {{"op", collective::op_name(any.op)},
+                    {"gpus", any.group.size()},
+                    {"engine", first.engine},
+                    {"transports", transports},
+                    {"units",
+                     {{"time_us", "microseconds"},
+                      {"fct", "microseconds, from when a flow may send to its last byte; nearest-rank percentiles"},
+                      {"goodput_gbit_per_s", "payload delivered by every QP / simulated time, Gb/s = 1e9 bit/s"}}}};
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& t : runs) {
+    for (const auto& r : t.sizes) {
+      if (r.rows.empty()) continue;
+      const study::BenchRow& b = r.rows.front();
+      nlohmann::json row = {{"transport", t.name},
+                            {"bytes", b.bytes},
+                            {"time_us", round_to(b.run.makespan.seconds() * 1e6, 3)}};
+      if (b.fct) {
+        row["fct_flows"] = b.fct->flows;
+        row["fct_min_us"] = round_to(b.fct->min.us(), 3);
+        row["fct_p50_us"] = round_to(b.fct->p50.us(), 3);
+        row["fct_p99_us"] = round_to(b.fct->p99.us(), 3);
+        row["fct_max_us"] = round_to(b.fct->max.us(), 3);
+      }
+      uint64_t drops = 0, trims = 0, marks = 0, pauses = 0, retx = 0, timeouts = 0;
+      double delivered = 0, seconds = 0;
+      if (const auto& rec = r.telemetry.recorder) {
+        for (const auto& c : rec->ports()) {
+          drops += c.drops_buffer + c.drops_link;
+          trims += c.trims;
+          marks += c.ecn_marks;
+          pauses += c.pause_tx;
+          retx += c.retransmits;
+        }
+        for (const auto& q : rec->qps()) {
+          timeouts += q.timeouts;
+          delivered += static_cast<double>(q.bytes);
+        }
+        seconds = rec->observed_s();
+      }
+      row["goodput_gbit_per_s"] = seconds > 0 ? round_to(delivered * 8 / seconds / 1e9, 3) : 0.0;
+      row["drops"] = drops;
+      row["trimmed"] = trims;
+      row["ecn_marks"] = marks;
+      row["pause_frames"] = pauses;
+      row["retransmissions"] = retx;
+      row["timeouts"] = timeouts;
+      rows.push_back(row);
+    }
+  }
+  doc["rows"] = rows;
+  return doc;
+}
+
+void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
+  const auto& c = doc["compare"];
+  out << fmt::format("podnet bench: {} transports compared on {}, {} GPUs, {} engine ({})\n", c["transports"].size(),
+                     c["op"].get<std::string>(), c["gpus"].get<int64_t>(), c["engine"].get<std::string>(),
+                     doc["run"]["scenario"].get<std::string>());
+  for (const auto& t : c["transports"]) {
+    std::vector<std::string> sets;
+    bool routing = false;
+    for (const auto& s : t["sets"]) {
+      sets.push_back(s.get<std::string>());
+      routing = routing || sets.back().rfind("network.routing=", 0) == 0;
+    }
+    out << fmt::format("  {}: {}{}\n", t["name"].get<std::string>(), fmt::join(sets, ", "),
+                       routing ? "" : fmt::format(" (routing {})", t["routing"].get<std::string>()));
+  }
+  std::map<int64_t, std::vector<const nlohmann::json*>> by_size;
+  for (const auto& r : doc["rows"]) by_size[r["bytes"].get<int64_t>()].push_back(&r);
+  const auto us = [](const nlohmann::json& r, const char* k) {
+    return r.contains(k) ? fixed(r[k].get<double>(), 2) : std::string("-");
+  };
+  for (const auto& [bytes, rows] : by_size) {
+    out << fmt::format("\n  {} B per {}:\n", thousands(bytes), rows.front()->contains("fct_flows") ? "flow" : "rank");
+    Table t({"transport", "time (us)", "FCT min (us)", "FCT p50 (us)", "FCT p99 (us)", "FCT max (us)", "goodput (Gb/s)",
+             "drops", "trimmed", "ECN marks", "PAUSE frames", "retransmissions", "timeouts"});
+    for (const auto* r : rows)
+      t.add({(*r)["transport"].get<std::string>(), fixed((*r)["time_us"].get<double>(), 2), us(*r, "fct_min_us"),
+             us(*r, "fct_p50_us"), us(*r, "fct_p99_us"), us(*r, "fct_max_us"),
+             fixed((*r)["goodput_gbit_per_s"].get<double>(), 1), thousands((*r)["drops"].get<int64_t>()),
+             thousands((*r)["trimmed"].get<int64_t>()), thousands((*r)["ecn_marks"].get<int64_t>()),
+             thousands((*r)["pause_frames"].get<int64_t>()), thousands((*r)["retransmissions"].get<int64_t>()),
+             thousands((*r)["timeouts"].get<int64_t>())});
+    t.write(out, "  ");
+  }
+  out << "\n  FCT: from when a flow may send to its last byte (nearest-rank percentiles); goodput: the payload every "
+         "QP delivered / the simulated time; counters: every port and QP of that run.\n";
+}
+
+}  // namespace podnet::report

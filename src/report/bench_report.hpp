@@ -23,4 +23,19 @@ void write_bench_table(const nlohmann::json& doc, std::ostream& out);
 void write_bench_nccl_tests(const nlohmann::json& doc, const scenario::Setup& s, const study::BenchResult& r,
                             std::ostream& out);
 
+// `podnet bench --compare-cc`: one traffic under several transports (congestion controls or deployment
+// presets), side by side, on the packet engine. One bench run per transport and size.
+struct TransportRun {
+  std::string name;                       // as the user named it: a congestion control or a network preset
+  std::vector<std::string> sets;          // the scenario keys it set, "network.cc=nscc"
+  std::string routing;                    // the routing policy in force
+  std::vector<study::BenchResult> sizes;  // one result of one size each, in size order
+};
+// {"schema_version", "run", "compare": {op, gpus, engine, transports: [{name, sets, routing}], units},
+//  "rows": [{transport, bytes, time_us, fct_flows, fct_min_us, fct_p50_us, fct_p99_us, fct_max_us,
+//            goodput_gbit_per_s, drops, trimmed, ecn_marks, pause_frames, retransmissions, timeouts}]}
+// goodput = the payload every QP delivered / the simulated time; the counters are of that size's run.
+nlohmann::json compare_document(const scenario::Setup& first, const std::vector<TransportRun>& runs);
+void write_compare_table(const nlohmann::json& doc, std::ostream& out);
+
 }  // namespace podnet::report

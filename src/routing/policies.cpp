@@ -36,6 +36,11 @@ const std::vector<PolicyInfo>& policies() {
        hashed_params, PolicyKind::Adaptive, PerPacket::LeastLoaded, true},
       {"spray", "per-packet spraying: at every hop the bytes split evenly over all equal-cost next hops", "any",
        common_params, PolicyKind::Spray, PerPacket::Spray},
+      {"reps",
+       "per-packet entropy: the sender picks each packet's entropy value, switches hash it over their "
+       "equal-cost next hops; values whose ACKs return unmarked are reused, others replaced (Ultra Ethernet's "
+       "REPS; the flow and analytical engines split evenly, as spray)",
+       "any", common_params, PolicyKind::Spray, PerPacket::Entropy},
       {"static", "one fixed shortest path: always the lowest-id next hop (baselines, tests)", "any", common_params,
        PolicyKind::Static},
       {"dimension_order",

@@ -24,8 +24,9 @@ struct RouteOptions {
 // How a Router chooses among the paths (router.hpp); "minimal" is ECMP over a dragonfly's minimal paths.
 enum class PolicyKind : uint8_t { Ecmp, Adaptive, Spray, Static, DimensionOrder, Valiant, Ugal };
 // What the packet engine does per packet: nothing (the flow's route), the least-loaded next hop at every
-// switch (adaptive routing), or every next hop in turn (spraying).
-enum class PerPacket : uint8_t { None, LeastLoaded, Spray };
+// switch (adaptive routing), every next hop in turn (spraying), or the next hop the packet's entropy value
+// hashes to, chosen by the sender (Ultra Ethernet's REPS).
+enum class PerPacket : uint8_t { None, LeastLoaded, Spray, Entropy };
 
 struct PolicyInfo {
   const char* name;

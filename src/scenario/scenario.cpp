@@ -20,6 +20,7 @@
 #include "core/shared_param_error.hpp"
 #include "core/version.hpp"
 #include "engine/network_params.hpp"
+#include "engine/network_presets.hpp"
 #include "reliability/draw.hpp"
 #include "reliability/inventory.hpp"
 #include "reliability/risk.hpp"
@@ -244,6 +245,7 @@ class Loader {
     if (root["faults"]) read_faults(root["faults"]);
     for (const auto& s : sections()) sc_.section_params[s.name] = read_section(root[s.name], s.name, s.params());
     apply_recipe(sc_.section_params["workload"], root["workload"], "workload");
+    apply_network_preset(sc_.section_params["network"], root["network"]);
     if (root["jobs"]) read_jobs(root["jobs"], root["workload"]);
     derive_family_keys();
     // A routing policy for another family (ugal on a fat-tree) is refused here, at its key, not at the first route.
@@ -302,6 +304,24 @@ class Loader {
           sc_.recipe_keys[path + "." + k] = r->model;
         }
       }
+    }
+  }
+
+  // A deployment preset (network.preset, engine/network_presets.hpp) on the network keys the scenario
+  // (file, fragments, --set) leaves out. Records which keys it set (Scenario::preset_keys).
+  void apply_network_preset(Params& p, const YAML::Node& node) {
+    const engine::NetworkPreset* preset = engine::find_network_preset(p.get_string("preset"));
+    if (!preset) return;
+    const std::vector<ParamSpec> specs = engine::network_params();
+    for (const auto& [k, text] : preset->keys) {
+      if (node && node.IsMap() && node[k]) continue;
+      const std::string key = k;
+      auto spec = std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == key; });
+      std::string canonical, expected;
+      auto value = spec == specs.end() ? std::nullopt : parse_param(*spec, text, canonical, expected);
+      if (!value) throw Error(fmt::format("network preset {}: key {} '{}' is not valid", preset->name, key, text));
+      p.set(key, *value, canonical);
+      sc_.preset_keys["network." + key] = preset->name;
     }
   }
 

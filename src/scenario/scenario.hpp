@@ -199,6 +199,8 @@ class Scenario {
   // key path ("workload.tp", "jobs[1].workload.tp") -> the model preset whose recipe set it
   // (workload::Recipe; the key was left to its default by the scenario, or workload.recipe: preset)
   std::map<std::string, std::string> recipe_keys;
+  // Network keys a deployment preset (network.preset) set -> the preset's name.
+  std::map<std::string, std::string> preset_keys;
   // key path -> given with --set: "" for the user's own --set, else the command-line option that set it
   // (`--channels` sets collective.channels), which errors then name.
   std::map<std::string, std::string> from_set;

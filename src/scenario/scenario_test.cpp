@@ -666,6 +666,35 @@ TEST(Faults, DriftedThresholdsAreTheNamedSwitchsBand) {
 namespace podnet::scenario {
 namespace {
 
+// A deployment preset (network.preset) fills the network keys the scenario leaves out, key by key.
+TEST(NetworkPreset, FillsTheKeysTheScenarioLeavesOut) {
+  Scenario sc = load_text(std::string(kBase) + "network:\n  preset: uec\n", "t.yaml", "t");
+  const Params& n = sc.section("network");
+  EXPECT_EQ(n.get_string("cc"), "nscc");
+  EXPECT_FALSE(n.get_bool("pfc"));
+  EXPECT_EQ(n.get_string("routing"), "reps");
+  EXPECT_EQ(sc.preset_keys.at("network.cc"), "uec");
+  // A key the file gives is the file's; one --set gives is the command line's.
+  sc = load_text(std::string(kBase) + "network:\n  preset: uec\n  routing: spray\n", "t.yaml", "t",
+                 {"network.cc=dctcp"});
+  EXPECT_EQ(sc.section("network").get_string("routing"), "spray");
+  EXPECT_EQ(sc.section("network").get_string("cc"), "dctcp");
+  EXPECT_FALSE(sc.section("network").get_bool("pfc"));
+  EXPECT_EQ(sc.preset_keys.count("network.routing"), 0u);
+  // Without a preset nothing changes.
+  sc = load_text(std::string(kBase), "t.yaml", "t");
+  EXPECT_EQ(sc.section("network").get_string("routing"), "ecmp");
+  EXPECT_TRUE(sc.preset_keys.empty());
+  // An unknown preset is refused at its key, with the choices.
+  try {
+    (void)load_text(std::string(kBase) + "network:\n  preset: quic\n", "t.yaml", "t");
+    ADD_FAILURE() << "an unknown preset was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("network.preset"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("roce_dcqcn"), std::string::npos) << e.what();
+  }
+}
+
 // A model preset's published recipe (workload::Recipe) fills each group of keys the scenario leaves out, whole.
 TEST(Recipe, APresetFillsTheGroupsTheScenarioLeavesOut) {
   // Nothing given: NeMo's Llama 3.1 70B recipe (model.cpp) for every group.

@@ -83,6 +83,8 @@ void Recorder::observe_packet(const engine::RunObservation& o) {
     q.first_send_s = r.first_send.seconds();
     q.finish_s = r.finish.seconds();
     q.retransmits = r.retransmits;
+    q.timeouts = r.timeouts;
+    q.trims = r.trims;
     q.out_of_order = r.out_of_order;
     q.cnps = r.cnps;
     q.final_rate_bps = r.final_rate_bps;

@@ -242,6 +242,7 @@ Packet Nic::make_data_packet(uint32_t qi, DirLink p, int64_t now) {
   k.cls = c_.data_cls;
   k.ecn = 0;
   k.hop = 0;
+  if (c_.reps) k.ev = q.reps.next(q.key);
   ++stats_.data_sent;
   if (q.snd_una == q.max_sent) q.last_progress = now;  // nothing was outstanding: the RTO clock starts now
   if (psn < q.max_sent) {
@@ -316,6 +317,7 @@ DirLink Nic::receive_ctrl(uint32_t qi, const Packet& k, int64_t now) {
         if (q.snd_nxt < q.snd_una) q.snd_nxt = q.snd_una;
       }
       if (!q.rtx.empty()) prune_rtx(q);
+      if (c_.reps && k.ecn == 0) q.reps.recycle(k.ev);
       if (q.snd_una >= q.npkts) {
         q.tx_done = true;
         records[qi].final_rate_bps = q.cc.rate;
@@ -438,6 +440,7 @@ void Nic::ctrl(uint32_t qi, uint8_t type, uint32_t psn) {
   k.cls = kCtrl;
   k.ecn = 0;
   k.hop = 0;
+  k.ev = q.rx_ev;
   if (traits_.ack_echo && type != kCnp) {
     k.ecn = static_cast<uint8_t>(std::min<uint32_t>(255, q.cc.rx_marked));
     q.cc.rx_marked = 0;
@@ -458,6 +461,7 @@ void Nic::maybe_ack(uint32_t qi, bool force, int64_t now) {
 
 bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
   Qp& q = qps[qi];
+  q.rx_ev = k.ev;
   const bool ack_request = traits_.trim;  // trimming: every data packet is acknowledged (selectively when held)
   if (k.ecn & 1) {
     if (traits_.cnp && cc_.on_marked(q.cc, now)) {
@@ -550,6 +554,7 @@ bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
 void Nic::receive_trim(uint32_t qi, const Packet& k) {
   Qp& q = qps[qi];
   ++stats_.trims_received;
+  q.rx_ev = k.ev;
   if (q.rx_done || k.psn < q.rcv_nxt) return;  // it arrived whole meanwhile
   if (q.bm_off != kNil && k.psn > q.rcv_nxt && (bitmap_[q.bm_off + (k.psn >> 6)] >> (k.psn & 63) & 1)) return;
   ctrl(qi, kTrimNack, k.psn);

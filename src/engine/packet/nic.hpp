@@ -60,6 +60,7 @@
 #include "engine/packet/packet_options.hpp"
 #include "engine/packet/packet_sim.hpp"
 #include "engine/packet/port.hpp"
+#include "engine/packet/reps.hpp"
 #include "routing/route.hpp"
 
 namespace podnet::engine::packet {
@@ -101,6 +102,8 @@ struct Qp {
   uint32_t rtx_pos = 0;    // trimming: rtx[rtx_pos..] are PSNs to resend before new ones
   std::vector<uint32_t> rtx;
   uint32_t st_off = kNil;  // Traits::rtt: send times of PSN p at times_[st_off + p % kMaxTimed]
+  Reps reps;               // routing policy reps: the entropy values to reuse
+  uint16_t rx_ev = 0;      // receiver: the entropy of the last data packet, echoed on its ACK/NACK
   cc::Flow cc;             // congestion state (rate RC, ...), owned by the algorithm
   double max_rate = 0;     // > 0: payload bits/s the QP sends at most (StreamSpec::max_rate_bps)
   // receiver
@@ -119,6 +122,7 @@ class Nic {
     int64_t ctrl_wire = 84, ctrl_raw = 64;
     uint8_t data_cls = kLossless;
     int64_t rto = 0;
+    bool reps = false;  // the sender picks each packet's entropy value (reps.hpp)
   };
   struct Ctrl {
     routing::DirLink port;

@@ -47,7 +47,7 @@ enum PktType : uint8_t {
 // Whether a packet follows its QP's data path (else the path reversed).
 inline bool on_data_path(uint8_t type) { return type == kData || type == kTrim; }
 
-// A packet: 20 bytes. On a wire it travels inside its arrival event
+// A packet: 24 bytes. On a wire it travels inside its arrival event
 // (encode/decode below); in a queue it is stored by value in the port's ring.
 struct Packet {
   uint32_t qp = 0;
@@ -60,10 +60,14 @@ struct Packet {
   uint8_t cls = 0;
   uint8_t ecn = 0;  // data: CE mark; ACK/NACK: marked packets echoed (cc::Traits::ack_echo)
   uint8_t hop = 0;  // links crossed so far
+  // Data: the entropy value its sender chose (routing policy reps; switches hash it); ACK/NACK: the
+  // entropy of the data packet it answers (echoed).
+  uint16_t ev = 0;
 };
-static_assert(sizeof(Packet) == 20, "a packet must fit an event's payload");
+static_assert(sizeof(Packet) == 24, "a packet must fit an event's payload");
 
-// Arrival event payload: a = qp:psn, b = in_port:wire:raw, tag = type:cls:ecn:hop.
+// Arrival event payload: a = qp:psn, b = in_port:wire:raw, tag = type:cls:ecn:hop, kind = kArrive | ev << 8
+// (the event loop dispatches on the kind's low byte).
 inline uint64_t enc_a(const Packet& k) { return (static_cast<uint64_t>(k.qp) << 32) | k.psn; }
 inline uint64_t enc_b(const Packet& k) {
   return (static_cast<uint64_t>(static_cast<uint32_t>(k.in_port)) << 32) | (static_cast<uint64_t>(k.wire) << 16) |
@@ -73,8 +77,11 @@ inline uint32_t enc_tag(const Packet& k) {
   return static_cast<uint32_t>(k.type) | (static_cast<uint32_t>(k.cls) << 8) | (static_cast<uint32_t>(k.ecn) << 16) |
          (static_cast<uint32_t>(k.hop) << 24);
 }
+inline uint32_t enc_kind(const Packet& k) { return kArrive | (static_cast<uint32_t>(k.ev) << 8); }
+inline uint32_t kind_of(const Event& e) { return e.kind & 0xFF; }
 inline Packet decode(const Event& e) {
   Packet k;
+  k.ev = static_cast<uint16_t>(e.kind >> 8);
   k.qp = static_cast<uint32_t>(e.a >> 32);
   k.psn = static_cast<uint32_t>(e.a);
   k.in_port = static_cast<int32_t>(static_cast<uint32_t>(e.b >> 32));

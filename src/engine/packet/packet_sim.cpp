@@ -88,8 +88,9 @@ struct PacketSim::Impl {
   std::unique_ptr<PlanCompiler> compiler;
   std::unique_ptr<NextHops> next_hops;
   std::unique_ptr<cc::CongestionControl> cc;
-  bool ecn = false;    // switches mark (cc traits)
-  int per_packet = 0;  // 0 none, 1 adaptive, 2 spray
+  bool ecn = false;      // switches mark (cc traits)
+  int per_packet = 0;    // 0 none, 1 adaptive, 2 spray, 3 the packet's entropy (reps)
+  uint64_t ev_seed = 0;  // reps: the switches' hash seed
   bool tracks_load = false;
   bool credits = false, pfc = false, torus = false;
   bool trim = false;       // a data packet that would be dropped is cut to its header (cc::Traits::trim)
@@ -207,8 +208,9 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   }
   routing::RouteOptions ro = net.routing;
   const routing::PolicyInfo& policy = routing::policy_info(ro.policy);
-  per_packet = static_cast<int>(policy.per_packet);  // 1 least loaded, 2 spray
-  if (per_packet) ro.policy = "ecmp";                // the per-packet choice replaces the flow's route
+  per_packet = static_cast<int>(policy.per_packet);  // 1 least loaded, 2 spray, 3 entropy
+  ev_seed = mix64(net.routing.seed ^ 0x7265707300000000ULL);
+  if (per_packet) ro.policy = "ecmp";  // the per-packet choice replaces the flow's route
   tracks_load = policy.load_aware && !per_packet;
   router = std::make_unique<routing::Router>(t, ro);
   compiler = std::make_unique<PlanCompiler>(t, *router, transport, net.links);
@@ -292,6 +294,7 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   nc.ctrl_raw = ctrl_raw;
   nc.data_cls = data_cls;
   nc.rto = rto;
+  nc.reps = per_packet == static_cast<int>(routing::PerPacket::Entropy);
   nic.emplace(opt, nc, *cc, *ports, next_hops.get(), events, stats);
 
   storms = net.faults.pause_storms;
@@ -347,7 +350,7 @@ void PacketSim::Impl::run(const std::function<void(const SimEvent&)>& on_event, 
     const Event e = events.pop();
     now = e.time.ps;
     if ((++stats.events & heartbeat_mask) == 0) heartbeat(Time(now));
-    switch (e.kind) {
+    switch (kind_of(e)) {
       case kArrive: on_arrive(decode(e)); break;
       case kKick: {
         const auto p = static_cast<DirLink>(e.a);
@@ -523,7 +526,7 @@ void PacketSim::Impl::transmit(DirLink p, Packet k) {
     if (s.credit_limited && k.cls == kLossless) s.credits -= k.wire;
   }
   k.in_port = p;  // the link it crosses
-  events.push(Time(now + ser + I.arrive_extra + (has_faults ? fault_latency(p) : 0)), kArrive, enc_a(k), enc_b(k),
+  events.push(Time(now + ser + I.arrive_extra + (has_faults ? fault_latency(p) : 0)), enc_kind(k), enc_a(k), enc_b(k),
               enc_tag(k));
   if (has_work(p)) ensure_kick(p, s.busy_until);
 }
@@ -651,6 +654,8 @@ DirLink PacketSim::Impl::next_data_port(const Qp& q, const Packet& k, NodeId n, 
   if (cand.empty()) next_hops->gather(n, q.target, cand, true);
   if (cand.empty()) return -1;
   if (cand.size() == 1) return cand[0];
+  if (per_packet == 3)  // reps: the packet's entropy value, hashed with this switch's seed
+    return cand[mix64(ev_seed ^ (static_cast<uint64_t>(static_cast<uint32_t>(n)) << 16) ^ k.ev) % cand.size()];
   // round-robin counter of (this switch, this destination): every destination's packets split evenly
   const uint64_t slot =
       mix64((static_cast<uint64_t>(static_cast<uint32_t>(n)) << 32) | static_cast<uint32_t>(q.target)) & (kRrSlots - 1);

@@ -55,6 +55,11 @@
 //
 // 4. ECN (port.hpp): marking at dequeue on a switch's egress queue with the
 //   RED band of the congestion control in force (cc::Traits).
+//   Trimming (cc::Traits::trim, Ultra Ethernet): a lossy data packet the
+//   buffer would drop is cut to a control-sized header (max(84, header + 4)
+//   bytes) and queued in the control class of the same egress port; it
+//   follows the data path to the receiver, which NACKs its PSN (nic.hpp).
+//   Counted per port (PortStats::trims) and in total (SimStats::trims).
 //
 // 5. RoCEv2 NIC (nic.hpp): QPs of ceil(S / MTU) packets (a sliced QP,
 //   StreamSpec::slices: every slice its own whole packets, sent only once
@@ -81,7 +86,10 @@
 //   round-robin), spray round-robin: every switch keeps a counter per
 //   destination (a 65,536-entry table indexed by a hash of (switch,
 //   destination switch); colliding pairs share a counter), so the packets
-//   toward each destination split evenly over each equal-cost set.
+//   toward each destination split evenly over each equal-cost set. `reps`
+//   is per packet too, chosen by the sender: every data packet carries an
+//   entropy value (reps.hpp) and a switch takes the next hop that value
+//   hashes to with its own seed, so one value names one path.
 //   Control packets return along the reversed ECMP path. The source's own
 //   first hop is the QP's (on a fat-tree the NIC has one uplink; on a torus,
 //   where the source chip has several equal-cost first hops, per-packet

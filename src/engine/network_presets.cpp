@@ -1,0 +1,37 @@
+#include "engine/network_presets.hpp"
+
+namespace podnet::engine {
+
+const std::vector<NetworkPreset>& network_presets() {
+  static const std::vector<NetworkPreset> k = {
+      {"roce_dcqcn",
+       "RoCEv2 fabric as most AI clusters run it: PFC (lossless), DCQCN, per-flow ECMP",
+       "nothing beyond the packet engine's own limits (packet_sim.hpp)",
+       {{"transport", "rocev2"}, {"cc", "dcqcn_nic"}, {"pfc", "true"}, {"routing", "ecmp"}}},
+      {"uec",
+       "Ultra Ethernet 1.0: NSCC, packet trimming with selective resends, REPS entropy spraying, no PFC "
+       "(RoCEv2's 82-byte framing stands in for UET's headers)",
+       "receiver credits (RCCC), link-level retry, credit-based flow control, NSCC's multipath feedback, "
+       "REPS's freeze mode after a timeout",
+       {{"transport", "rocev2"}, {"cc", "nscc"}, {"pfc", "false"}, {"routing", "reps"}}},
+      {"spectrum_x",
+       "NVIDIA Spectrum-X-like: per-packet adaptive routing on the switches' queues, the NIC reorders "
+       "(direct data placement), PFC; DCQCN stands in for its congestion control",
+       "Spectrum-X's own congestion control (switch telemetry to the NIC)",
+       {{"transport", "rocev2"}, {"cc", "dcqcn_nic"}, {"pfc", "true"}, {"routing", "adaptive"}}},
+      {"infiniband_ar",
+       "InfiniBand with adaptive routing: credit-based lossless links, per-packet adaptive routing, the HCA "
+       "reorders",
+       "InfiniBand's congestion control (FECN/BECN), SHARP (switch.in_network_reduction)",
+       {{"transport", "infiniband"}, {"cc", "infiniband"}, {"routing", "adaptive"}}},
+  };
+  return k;
+}
+
+const NetworkPreset* find_network_preset(std::string_view name) {
+  for (const auto& p : network_presets())
+    if (name == p.name) return &p;
+  return nullptr;
+}
+
+}  // namespace podnet::engine
