@@ -32,9 +32,10 @@
 // selects it and `podnet list` shows it; nothing outside cc/ changes.
 //
 // Registered today: dcqcn_paper, dcqcn_nic (dcqcn.hpp), dctcp (dctcp.hpp),
-// nscc (nscc.hpp), infiniband (credits, line rate), none (line rate) (line_rate.hpp).
+// nscc, nscc_median (nscc.hpp), infiniband (credits, line rate), none (line rate) (line_rate.hpp).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string_view>
@@ -72,6 +73,10 @@ struct Flow {
   int64_t last_adjust = 0, last_eta = 0, qa_end = 0;
   uint32_t qa_psn = 0;
   bool fast = false, qa_nack = false, qa_armed = false;
+  // the multipath NSCC (nscc.hpp, median_of): the last delay samples (ps) and their marks, a ring
+  static constexpr int kMedianSlots = 8;
+  std::array<float, kMedianSlots> med_delay{};
+  uint8_t med_marks = 0, med_pos = 0, med_n = 0;
 };
 
 // What the rest of the engine must do for an algorithm.

@@ -1,6 +1,8 @@
 #include "engine/packet/cc/nscc.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 
 namespace podnet::engine::packet::cc {
@@ -39,6 +41,7 @@ void Nscc::init(Flow& f, double line) const {
   f.inc = f.avg_delay = f.adjust_bytes = f.qa_bytes = f.fi_bytes = 0;
   f.fast = f.qa_nack = f.qa_armed = false;
   f.qa_psn = 0;
+  f.med_marks = f.med_pos = f.med_n = 0;
   clamp(f);
 }
 
@@ -115,7 +118,19 @@ Reaction Nscc::on_feedback(Flow& f, int64_t now, const Feedback& fb) const {
     if (fb.rtt < f.base_rtt) f.base_rtt = fb.rtt;
     d = static_cast<double>(fb.rtt - f.base_rtt);
   }
-  const bool marked = fb.marked > 0 && fb.snd_una >= f.qa_psn;
+  bool marked = fb.marked > 0 && fb.snd_una >= f.qa_psn;
+  if (p_.median_of > 0 && fb.rtt > 0) {  // the multipath variant: the median of the last samples decides
+    const int k = std::min(p_.median_of, Flow::kMedianSlots);
+    f.med_delay[f.med_pos] = static_cast<float>(d);
+    f.med_marks = static_cast<uint8_t>((f.med_marks & ~(1u << f.med_pos)) | (marked ? 1u << f.med_pos : 0u));
+    f.med_pos = static_cast<uint8_t>((f.med_pos + 1) % k);
+    if (f.med_n < k) ++f.med_n;
+    std::array<float, Flow::kMedianSlots> s{};
+    std::copy_n(f.med_delay.begin(), f.med_n, s.begin());
+    std::nth_element(s.begin(), s.begin() + f.med_n / 2, s.begin() + f.med_n);
+    d = s[f.med_n / 2];  // the upper median of an even count
+    marked = 2 * std::popcount(static_cast<unsigned>(f.med_marks & ((1u << f.med_n) - 1))) > f.med_n;
+  }
   if (fb.rtt > 0) {
     const double s = (!marked && d > T) ? 0.25 * static_cast<double>(f.base_rtt) : d;
     f.avg_delay = (1 - p_.avg_weight) * f.avg_delay + p_.avg_weight * s;

@@ -35,6 +35,14 @@
 //             before it are acknowledged.
 // Per NACK of a trimmed packet: D is fed one congested sample of R; quick
 // adapt is checked; if it does not act, W <- W - one packet.
+// Multipath variant (`nscc_median`): under spraying one flow's ACKs report
+// different paths, and the newest ACK's delay and mark answer for one path
+// only. Gerstein, Silberstein and Keslassy ("Congestion Control for Spraying
+// with Congested Paths", arXiv 2509.07907, 2026) take the median of recent
+// feedback instead (MNSCC). Here: the median delay and the majority mark of
+// the last 8 ACKs with a round-trip sample replace the newest ACK's in the
+// quadrant rule and the delay average [assumption: a window of 8 samples;
+// the rest is NSCC as above].
 // Not modelled: the per-timeout window cut (the NIC's RTO resends without
 // telling the algorithm), the receiver's window penalty, ACKs sent at once
 // on an ECN mark (the NIC's ACK cadence holds), SLEEK loss recovery.
@@ -61,6 +69,9 @@ struct NsccParams {
   double max_wnd_bdp = 1.5;              // Wmax = 1.5 BDP
   double adjust_mtus = 8;                // fulfilment every 8 MTU acknowledged (or R)
   double ecn_low = 0.2, ecn_high = 0.8;  // RED band on every switch queue: 20 % to 80 % of the reference BDP
+  // > 0: the multipath variant (nscc_median): the quadrant rule and the delay average read the median
+  // delay and the majority mark of the last `median_of` ACKs instead of the newest ACK's (at most 8).
+  int median_of = 0;
 };
 
 class Nscc final : public CongestionControl {

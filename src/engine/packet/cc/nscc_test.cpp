@@ -161,3 +161,38 @@ TEST(Nscc, QuickAdaptCutsToWhatThePeriodDelivered) {
   EXPECT_DOUBLE_EQ(r.f.wnd_bytes, 8'300.0);
   EXPECT_NEAR(r.f.inc, 98'479'500.0, 1e-3);
 }
+
+TEST(Nscc, TheMultipathVariantAnswersTheMedianNotTheNewestAck) {
+  // Seven unmarked ACKs at d = 1 us, then one marked at d = 20 us (a packet that crossed a congested
+  // path), with the delay average at 20 us. Each unmarked ACK adds a proportional increase of
+  // 4 x 4,068 x 7/6 x 7/8 / 10.5 us x 4,150 x 9.5 us = 62,370,350 (pending); the eighth ACK brings the
+  // acknowledged bytes to 33,200 and applies what is pending. NSCC answers the newest ACK: marked,
+  // d >= T, D > T: W = 0.62 x 100,000 = 62,000, then + 7 x 62,370,350 / 62,000 = 69,041.81.
+  // nscc_median reads the median of the eight delays (1 us) and the majority mark (unmarked): an eighth
+  // proportional increase, no cut: 100,000 + 8 x 62,370,350 / 100,000 = 104,989.63.
+  cc::NsccParams median;
+  median.median_of = 8;
+  cc::Nscc plain(cc::NsccParams{}, context()), multi(median, context());
+  for (const cc::Nscc* n : {&plain, &multi}) {
+    cc::Flow f;
+    n->init(f, 100e9);
+    n->start(f, 0);
+    f.wnd_bytes = 100'000;
+    for (uint32_t i = 1; i <= 8; ++i) {
+      cc::Feedback b;
+      b.acked = 1;
+      b.snd_una = i;
+      b.snd_nxt = i + 10;
+      b.rtt = i < 8 ? 15 * kUs : 34 * kUs;
+      b.marked = i < 8 ? 0 : 1;
+      if (i == 8) f.avg_delay = 20e6;
+      n->on_feedback(f, i * kUs, b);
+    }
+    if (n == &plain) {
+      EXPECT_NEAR(f.wnd_bytes, 69'041.8137, 1e-3) << "NSCC cuts on the newest ACK";
+    } else {
+      EXPECT_NEAR(f.wnd_bytes, 104'989.628, 1e-3) << "the median ACK was unmarked at 1 us: no cut";
+      EXPECT_EQ(f.t_dec, -14 * kUs);  // never decreased
+    }
+  }
+}

@@ -25,6 +25,14 @@ const std::vector<Entry>& registry() {
        "Ultra Ethernet NSCC: a window from queueing delay and ECN together (four quadrants), packet trimming with "
        "selective resends; target delay 0.75 x the fabric's round trip (UEC 1.0; htsim's constants)",
        [](const Context& c) -> std::unique_ptr<CongestionControl> { return std::make_unique<Nscc>(NsccParams{}, c); }},
+      {"nscc_median",
+       "NSCC for spraying: the median delay and majority mark of the last 8 ACKs decide, not the newest ACK's "
+       "(MNSCC, Gerstein et al. 2026); otherwise as nscc",
+       [](const Context& c) -> std::unique_ptr<CongestionControl> {
+         NsccParams p;
+         p.median_of = 8;
+         return std::make_unique<Nscc>(p, c);
+       }},
       {"infiniband", "InfiniBand: credit-based lossless links, no end-to-end congestion control",
        [](const Context&) -> std::unique_ptr<CongestionControl> { return std::make_unique<LineRate>(true); }},
       {"none", "line rate, no congestion control; PFC (or drops without PFC)",
