@@ -891,6 +891,21 @@ TEST(Cli, CompareCcRunsEachTransportAsItsOwnBenchWould) {
   Result bad = run(traffic + " --compare-cc dctcp,quic", true);
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.out.find("'quic' is neither a congestion control"), std::string::npos) << bad.out;
+  bad = run(traffic + " --compare-cc dctcp,,nscc", true);
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.out.find("an empty item"), std::string::npos) << bad.out;
+  bad = run(traffic + " --compare-cc nscc,dctcp,nscc", true);
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.out.find("'nscc' is listed twice"), std::string::npos) << bad.out;
+  bad = run(traffic + " --compare-cc '' ", true);
+  EXPECT_EQ(bad.status, 2) << "an empty list is refused, not run as a plain bench";
+  bad = run(traffic + " --set network.cc=dctcp --compare-cc nscc", true);
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.out.find("--set network.cc: --compare-cc sets it for each run"), std::string::npos) << bad.out;
+  // A preset's keys give way to the command line's: --routing adaptive stays under roce_dcqcn.
+  const auto kept = nlohmann::json::parse(
+      run(traffic + " --min 64KiB --max 64KiB --routing adaptive --compare-cc roce_dcqcn --format json").out);
+  EXPECT_EQ(kept["compare"]["transports"][0]["routing"], "adaptive");
   bad = run(traffic + " --compare-cc dctcp --engine flow", true);
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.out.find("--compare-cc runs the packet engine"), std::string::npos) << bad.out;

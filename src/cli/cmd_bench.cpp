@@ -39,6 +39,7 @@ struct BenchOptions {
   std::string telemetry, telemetry_interval = "10us";
   bool telemetry_all = false;  // --telemetry-all: every port in the metrics files
   std::string compare_cc;      // --compare-cc: congestion controls or network presets, side by side
+  bool compare_given = false;
   int channels = 0, qps = 0, senders = 0;
   bool channels_given = false, qps_given = false, senders_given = false, gpus_given = false;
 };
@@ -73,11 +74,33 @@ int cmd_compare(const Common& c0, const BenchOptions& b, const study::BenchReque
   for (const auto& p : engine::packet::cc_presets()) ccs.emplace_back(p.name);
   std::vector<std::string> presets;
   for (const auto& p : engine::network_presets()) presets.emplace_back(p.name);
-  const std::vector<std::string> names = split_list(b.compare_cc);
-  if (names.empty())
-    throw InputError(fmt::format("--compare-cc '': expected a list such as dcqcn_nic,nscc or roce_dcqcn,uec; "
-                                 "congestion controls: {}; presets: {}",
-                                 fmt::join(ccs, ", "), fmt::join(presets, ", ")));
+  const std::string choices =
+      fmt::format("congestion controls: {}; presets: {}", fmt::join(ccs, ", "), fmt::join(presets, ", "));
+  // The keys --compare-cc sets per run cannot also be set for all of them.
+  const auto given = [&](const std::string& key) {
+    return std::any_of(c0.sets.begin(), c0.sets.end(),
+                       [&](const std::string& s) { return s.rfind(key + "=", 0) == 0; });
+  };
+  for (const char* key : {"network.engine", "network.cc", "network.preset"})
+    if (given(key))
+      throw InputError(
+          fmt::format("--set {}: --compare-cc sets it for each run; leave it out (or name it in the list)", key));
+  std::vector<std::string> names;
+  for (size_t at = 0;;) {  // every item, empty ones included: split_list would drop them
+    const size_t comma = b.compare_cc.find(',', at);
+    std::string item = b.compare_cc.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (item.empty())
+      throw InputError(fmt::format("--compare-cc '{}': an empty item; expected a comma-separated list such as "
+                                   "dcqcn_nic,nscc or roce_dcqcn,uec ({})",
+                                   b.compare_cc, choices));
+    if (std::find(names.begin(), names.end(), item) != names.end())
+      throw InputError(fmt::format("--compare-cc '{}': '{}' is listed twice", b.compare_cc, item));
+    names.push_back(item);
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
   std::vector<report::TransportRun> runs;
   std::optional<scenario::Setup> first;
   for (const std::string& name : names) {
@@ -90,27 +113,35 @@ int cmd_compare(const Common& c0, const BenchOptions& b, const study::BenchReque
     };
     set_by(c, "--compare-cc", "network.engine", packet);
     if (const engine::NetworkPreset* p = engine::find_network_preset(name)) {
+      // A preset's keys over the scenario's; a key the command line gives (--routing, --set) is the user's.
       set("network.preset", name);
-      for (const auto& [k, v] : p->keys) set(std::string("network.") + k, v);
+      for (const auto& [k, v] : p->keys)
+        if (!given(std::string("network.") + k)) set(std::string("network.") + k, v);
     } else if (std::find(ccs.begin(), ccs.end(), name) != ccs.end()) {
       set("network.cc", name);
     } else {
-      throw InputError(fmt::format("--compare-cc: '{}' is neither a congestion control ({}) nor a network preset ({})",
-                                   name, fmt::join(ccs, ", "), fmt::join(presets, ", ")));
+      throw InputError(
+          fmt::format("--compare-cc: '{}' is neither a congestion control nor a network preset ({})", name, choices));
     }
     RunLabel label;
-    scenario::Setup s = load_setup(c, "bench", label);
-    study::BenchRequest req = req0;
-    set_group(b, s, req);
-    t.routing = s.network.routing.policy;
-    for (const Bytes size : req0.sizes) {
-      study::BenchRequest one = req;
-      one.sizes = {size};
-      label.what = fmt::format("{} at {} B", name, size);
-      t.sizes.push_back(study::bench(s, one, study_progress("bench", label)));
+    try {
+      scenario::Setup s = load_setup(c, "bench", label);
+      study::BenchRequest req = req0;
+      set_group(b, s, req);
+      t.routing = s.network.routing.policy;
+      t.transport = s.network.transport.name;
+      t.cc = s.network.packet.cc;
+      t.pfc = s.network.packet.pfc;
+      for (const Bytes size : req0.sizes) {
+        study::BenchRequest one = req;
+        one.sizes = {size};
+        t.sizes.push_back(study::bench(s, one, study_progress("bench " + name, label)));
+      }
+      if (!first) first.emplace(std::move(s));
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("--compare-cc {}: {}", name, e.what()));
     }
     runs.push_back(std::move(t));
-    if (!first) first.emplace(std::move(s));
   }
   const nlohmann::json doc = report::compare_document(*first, runs);
   emit(c0, first->scenario, doc, "compare", report::write_compare_table);
@@ -150,7 +181,7 @@ int cmd_bench(Common c, const BenchOptions& b) {
         b.proto, b.op);
   req.sizes = bench_sizes(b.min_size, b.max_size, b.factor);
   req.telemetry = telemetry_request(b.telemetry, b.telemetry_interval);
-  if (!b.compare_cc.empty()) return cmd_compare(c, b, req);
+  if (b.compare_given) return cmd_compare(c, b, req);
   RunLabel label;
   const scenario::Setup s = load_setup(c, "bench", label);
   set_group(b, s, req);
@@ -237,7 +268,8 @@ void add_bench_command(CLI::App& app, Action& action) {
                    "(time, flow completion times, goodput, drops, trims, ECN marks, PAUSE frames, retransmissions, "
                    "timeouts): congestion controls (network.cc: dcqcn_nic, dctcp, nscc, ...) or deployment presets "
                    "(network.preset: roce_dcqcn, uec, spectrum_x, infiniband_ar), comma-separated")
-      ->type_name("LIST");
+      ->type_name("LIST")
+      ->each([b](const std::string&) { b->compare_given = true; });
   bench->footer("Examples:\n  podnet bench aipod-16k --op allreduce --min 8B --max 8GB --gpus 0-1023\n"
                 "  podnet bench leafspine-8k --gpus 0-8191:8 --routing adaptive --qps 4 --format json\n"
                 "  podnet bench aipod-16k --gpus 0-15 --format nccl-tests > sim.log   # diff against a real "

@@ -120,6 +120,18 @@ scenario::Scenario load_scenario(const Common& c) {
 scenario::Setup load_setup(const Common& c, const std::string& command, const RunLabel& label,
                            std::optional<topology::Topology> fabric) {
   scenario::Setup s = scenario::resolve(load_scenario(c), std::move(fabric));
+  // A deployment preset: say which of its keys the scenario or the command line kept, and that its
+  // congestion control and PFC are the packet engine's.
+  if (const std::string& preset = s.scenario.section("network").get_string("preset"); preset != "none") {
+    for (const auto& [key, value] : s.scenario.preset_kept)
+      std::cerr << fmt::format("podnet: note: network.preset {}: {} stays {} (given by the scenario or --set)\n",
+                               preset, key, value);
+    if (!engine::engine_info(s.engine).traits.packet_faults)
+      std::cerr << fmt::format(
+          "podnet: note: network.preset {}: its congestion control and PFC apply on the {} engine only; the {} "
+          "engine takes its routing\n",
+          preset, engine::engine_names_with(&engine::EngineTraits::packet_faults), s.engine);
+  }
   add_progress_printers(s.network, "podnet " + command, label, flow_quantum_hint(s.engine, s.network));
   return s;
 }

@@ -311,8 +311,18 @@ nlohmann::json compare_document(const scenario::Setup& first, const std::vector<
   nlohmann::json doc = new_document(context_of(first.scenario, "bench"));
   const study::BenchResult& any = runs.front().sizes.front();
   nlohmann::json transports = nlohmann::json::array();
-  for (const auto& t : runs) transports.push_back({{"name", t.name}, {"sets", t.sets}, {"routing", t.routing}});
+  for (const auto& t : runs)
+    transports.push_back({{"name", t.name},
+                          {"sets", t.sets},
+                          {"transport", t.transport},
+                          {"cc", t.cc},
+                          {"pfc", t.pfc},
+                          {"routing", t.routing}});
+  // The size is each flow's for the traffic patterns and sendrecv, each rank's for the collectives.
+  const bool per_flow = any.op == collective::Op::Incast || any.op == collective::Op::Permutation ||
+                        any.op == collective::Op::SendRecv;
   doc["compare"] = {{"op", collective::op_name(any.op)},
+                    {"per", per_flow ? "flow" : "rank"},
                     {"gpus", any.group.size()},
                     {"engine", first.engine},
                     {"transports", transports},
@@ -367,18 +377,16 @@ nlohmann::json compare_document(const scenario::Setup& first, const std::vector<
 
 void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
   const auto& c = doc["compare"];
-  out << fmt::format("podnet bench: {} transports compared on {}, {} GPUs, {} engine ({})\n", c["transports"].size(),
+  const size_t n = c["transports"].size();
+  out << fmt::format("podnet bench: {} transport{} compared on {}, {} GPUs, {} engine ({})\n", n, n == 1 ? "" : "s",
                      c["op"].get<std::string>(), c["gpus"].get<int64_t>(), c["engine"].get<std::string>(),
                      doc["run"]["scenario"].get<std::string>());
   for (const auto& t : c["transports"]) {
     std::vector<std::string> sets;
-    bool routing = false;
-    for (const auto& s : t["sets"]) {
-      sets.push_back(s.get<std::string>());
-      routing = routing || sets.back().rfind("network.routing=", 0) == 0;
-    }
-    out << fmt::format("  {}: {}{}\n", t["name"].get<std::string>(), fmt::join(sets, ", "),
-                       routing ? "" : fmt::format(" (routing {})", t["routing"].get<std::string>()));
+    for (const auto& s : t["sets"]) sets.push_back(s.get<std::string>());
+    out << fmt::format("  {}: {}; runs {}, {}, PFC {}, routing {}\n", t["name"].get<std::string>(),
+                       fmt::join(sets, ", "), t["transport"].get<std::string>(), t["cc"].get<std::string>(),
+                       t["pfc"].get<bool>() ? "on" : "off", t["routing"].get<std::string>());
   }
   std::map<int64_t, std::vector<const nlohmann::json*>> by_size;
   for (const auto& r : doc["rows"]) by_size[r["bytes"].get<int64_t>()].push_back(&r);
@@ -386,7 +394,7 @@ void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
     return r.contains(k) ? fixed(r[k].get<double>(), 2) : std::string("-");
   };
   for (const auto& [bytes, rows] : by_size) {
-    out << fmt::format("\n  {} B per {}:\n", thousands(bytes), rows.front()->contains("fct_flows") ? "flow" : "rank");
+    out << fmt::format("\n  {} B per {}:\n", thousands(bytes), c["per"].get<std::string>());
     Table t({"transport", "time (us)", "FCT min (us)", "FCT p50 (us)", "FCT p99 (us)", "FCT max (us)", "goodput (Gb/s)",
              "drops", "trimmed", "ECN marks", "PAUSE frames", "retransmissions", "timeouts"});
     for (const auto* r : rows)

@@ -29,9 +29,12 @@ struct TransportRun {
   std::string name;                       // as the user named it: a congestion control or a network preset
   std::vector<std::string> sets;          // the scenario keys it set, "network.cc=nscc"
   std::string routing;                    // the routing policy in force
+  std::string transport, cc;              // the transport preset and congestion control in force
+  bool pfc = false;                       // PFC (a lossless data class) asked for
   std::vector<study::BenchResult> sizes;  // one result of one size each, in size order
 };
-// {"schema_version", "run", "compare": {op, gpus, engine, transports: [{name, sets, routing}], units},
+// {"schema_version", "run", "compare": {op, gpus, engine, per ("flow" or "rank"), transports: [{name, sets,
+//  transport, cc, pfc, routing}], units},
 //  "rows": [{transport, bytes, time_us, fct_flows, fct_min_us, fct_p50_us, fct_p99_us, fct_max_us,
 //            goodput_gbit_per_s, drops, trimmed, ecn_marks, pause_frames, retransmissions, timeouts}]}
 // goodput = the payload every QP delivered / the simulated time; the counters are of that size's run.

@@ -32,8 +32,10 @@ const std::vector<PolicyInfo>& policies() {
        "per-flow ECMP: each switch hashes (src NIC, dst NIC, UDP source port from the QP) over its "
        "equal-cost next hops",
        "any", hashed_params, PolicyKind::Ecmp},
-      {"adaptive", "per-flow adaptive: each switch picks the least-loaded equal-cost next hop (ties by hash)", "any",
-       hashed_params, PolicyKind::Adaptive, PerPacket::LeastLoaded, true},
+      {"adaptive",
+       "adaptive: each switch picks the least-loaded equal-cost next hop (ties by hash); per flow in the flow and "
+       "analytical engines, per packet in the packet engine (the receiver reorders)",
+       "any", hashed_params, PolicyKind::Adaptive, PerPacket::LeastLoaded, true},
       {"spray", "per-packet spraying: at every hop the bytes split evenly over all equal-cost next hops", "any",
        common_params, PolicyKind::Spray, PerPacket::Spray},
       {"reps",

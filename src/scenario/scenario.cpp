@@ -314,12 +314,15 @@ class Loader {
     if (!preset) return;
     const std::vector<ParamSpec> specs = engine::network_params();
     for (const auto& [k, text] : preset->keys) {
-      if (node && node.IsMap() && node[k]) continue;
       const std::string key = k;
       auto spec = std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == key; });
       std::string canonical, expected;
       auto value = spec == specs.end() ? std::nullopt : parse_param(*spec, text, canonical, expected);
       if (!value) throw Error(fmt::format("network preset {}: key {} '{}' is not valid", preset->name, key, text));
+      if (node && node.IsMap() && node[k]) {  // given: the scenario's (or the command line's) value stays
+        if (p.text(key) != canonical) sc_.preset_kept["network." + key] = p.text(key);
+        continue;
+      }
       p.set(key, *value, canonical);
       sc_.preset_keys["network." + key] = preset->name;
     }

@@ -201,6 +201,8 @@ class Scenario {
   std::map<std::string, std::string> recipe_keys;
   // Network keys a deployment preset (network.preset) set -> the preset's name.
   std::map<std::string, std::string> preset_keys;
+  // Network keys of the preset the scenario gives itself -> the scenario's value (kept).
+  std::map<std::string, std::string> preset_kept;
   // key path -> given with --set: "" for the user's own --set, else the command-line option that set it
   // (`--channels` sets collective.channels), which errors then name.
   std::map<std::string, std::string> from_set;

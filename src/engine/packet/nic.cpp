@@ -77,8 +77,10 @@ int32_t Nic::add_stream(const StreamSpec& s, const std::vector<PathPart>& route)
     return static_cast<int32_t>(qi);
   }
   const int64_t base_rtt = q.cc.base_rtt;
+  const int32_t hops = q.cc.hops;
   cc_.init(q.cc, static_cast<double>(ports_.hot[q.inj_port].bps));
   q.cc.base_rtt = base_rtt;
+  q.cc.hops = hops;
   if (traits_.rtt) {
     q.st_off = static_cast<uint32_t>(times_.size());
     times_.resize(times_.size() + cc::kMaxTimed, 0);
@@ -138,6 +140,7 @@ void Nic::install_route(uint32_t qi, const std::vector<PathPart>& route, int64_t
              ser_ps(c_.ctrl_wire, info[d ^ 1].bps);
     }
     q.cc.base_rtt = rtt;
+    q.cc.hops = q.path_len;
   }
   q.inj_port = routes[q.path_off];
   q.src_node = ports_.hot[q.inj_port].from;
@@ -229,7 +232,8 @@ Packet Nic::make_data_packet(uint32_t qi, DirLink p, int64_t now) {
   } else {
     psn = q.snd_nxt++;
   }
-  if (q.st_off != kNil) times_[q.st_off + psn % cc::kMaxTimed] = now;
+  // A resent packet's round trip is ambiguous (which copy did the ACK answer?): it gives no sample (Karn).
+  if (q.st_off != kNil) times_[q.st_off + psn % cc::kMaxTimed] = psn < q.max_sent ? -1 : now;
   const uint16_t payload = q.slices ? payload_of(q, psn)
                                     : (psn + 1 == q.npkts ? q.last_payload : static_cast<uint16_t>(c_.mtu));
   Packet k;
@@ -384,8 +388,10 @@ cc::Feedback Nic::feedback(const Qp& q, uint32_t una_before, const Packet& k, in
   b.snd_nxt = q.snd_nxt;
   b.nack = k.type != kAck;
   b.trimmed = k.type == kTrimNack;
-  if (q.st_off != kNil && k.type == kAck && k.psn > una_before && k.psn <= q.max_sent)
-    b.rtt = now - times_[q.st_off + (k.psn - 1) % cc::kMaxTimed];
+  if (q.st_off != kNil && k.type == kAck && k.psn > una_before && k.psn <= q.max_sent) {
+    const int64_t sent = times_[q.st_off + (k.psn - 1) % cc::kMaxTimed];
+    if (sent >= 0) b.rtt = now - sent;
+  }
   return b;
 }
 

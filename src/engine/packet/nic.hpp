@@ -33,9 +33,9 @@
 //   ACK of the in-order point, also for a packet held beyond a hole; htsim coalesces to one per 16 KiB), and every ACK
 //   and NACK carries the number of packets held beyond the first hole (a selective-ACK summary), which the sender takes
 //   out of the packets it counts in flight.
-// - Round trips (cc::Traits::rtt): the sender notes each packet's send time
-//   (the last transmission's); an ACK advancing to PSN P reports now minus the
-//   send time of P - 1.
+// - Round trips (cc::Traits::rtt): the sender notes each packet's send time;
+//   an ACK advancing to PSN P reports now minus the send time of P - 1, unless
+//   P - 1 was sent more than once (Karn's rule: the sample is ambiguous).
 // - A stream completes when its last byte is delivered in order at the
 //   receiver, plus the in-server links after the network (their latency and
 //   one packet's serialization); the links before the first network link

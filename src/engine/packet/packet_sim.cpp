@@ -39,12 +39,16 @@ namespace {
 // search from the first NIC over the network links, each costing its latency both ways (and the
 // switch latency of each switch entered), one data packet out and one control packet back at its rate;
 // the cost of the farthest NIC. Paths go through switches only. On a symmetric fabric (Clos,
-// fat-tree) every NIC sees the same. 0 without NICs (a torus).
+// fat-tree) every NIC sees the same. Without NICs (a torus) the endpoints are the chips, which route:
+// the search starts at the first GPU and crosses every link.
 int64_t fabric_rtt(const topology::Topology& t, const PlanCompiler& c, int64_t data_wire, int64_t ctrl_wire) {
   NodeId src = topology::kNone;
   for (NodeId n = 0; n < static_cast<NodeId>(t.nodes.size()) && src == topology::kNone; ++n)
     if (t.nodes[n].kind == NodeKind::Nic) src = n;
+  const bool chips = src == topology::kNone;
+  if (chips && !t.gpus.empty()) src = t.gpus.front();
   if (src == topology::kNone) return 0;
+  const NodeKind endpoint = chips ? NodeKind::Gpu : NodeKind::Nic;
   const auto is_switch = [&](NodeId n) { return t.nodes[n].kind == NodeKind::Switch; };
   std::vector<int64_t> dist(t.nodes.size(), std::numeric_limits<int64_t>::max());
   using Item = std::pair<int64_t, NodeId>;
@@ -56,12 +60,12 @@ int64_t fabric_rtt(const topology::Topology& t, const PlanCompiler& c, int64_t d
     const auto [du, u] = heap.back();
     heap.pop_back();
     if (du != dist[u]) continue;
-    if (t.nodes[u].kind == NodeKind::Nic) worst = std::max(worst, du);
-    if (u != src && !is_switch(u)) continue;
+    if (t.nodes[u].kind == endpoint) worst = std::max(worst, du);
+    if (u != src && !is_switch(u) && !chips) continue;
     const auto [lb, le] = t.incident(u);
     for (const topology::LinkId* it = lb; it != le; ++it) {
       const topology::Link& l = t.links[*it];
-      if (!c.carries_transport(*it)) continue;
+      if (!chips && !c.carries_transport(*it)) continue;
       const NodeId v = l.a == u ? l.b : l.a;
       const auto bps = std::max<int64_t>(1, std::llround(l.capacity.bps * c.class_efficiency(*it)));
       const int64_t cost = 2 * l.latency.ps + (is_switch(u) + is_switch(v)) * t.switch_latency.ps +

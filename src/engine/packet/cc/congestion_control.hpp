@@ -32,7 +32,7 @@
 // selects it and `podnet list` shows it; nothing outside cc/ changes.
 //
 // Registered today: dcqcn_paper, dcqcn_nic (dcqcn.hpp), dctcp (dctcp.hpp),
-// nscc, nscc_median (nscc.hpp), infiniband (credits, line rate), none (line rate) (line_rate.hpp).
+// nscc, nscc_median (nscc.hpp), swift (swift.hpp), infiniband (credits, line rate), none (line rate) (line_rate.hpp).
 #pragma once
 
 #include <array>
@@ -49,8 +49,10 @@ namespace podnet::engine::packet::cc {
 // part), kept inside the NIC's QP next to what the sender reads per packet.
 struct Flow {
   double line = 0;  // the QP's NIC line rate (bps)
-  int64_t base_rtt =
-      0;  // ps: the QP's unloaded round trip (its path's latencies, one data and one ACK serialization per link)
+  // ps: the QP's unloaded round trip (its path's latencies, one data and one ACK serialization per link),
+  // and the network links on its path; both set by the NIC.
+  int64_t base_rtt = 0;
+  int32_t hops = 0;
   double rate = 0;                 // current rate RC: the NIC paces the QP at it (set only by the NIC, from a Reaction)
   uint32_t window = 0;             // > 0: at most this many packets unacknowledged (window-based algorithms set it)
   double cwnd = 0;                 // congestion window in packets, fractional (window-based algorithms)

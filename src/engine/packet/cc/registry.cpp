@@ -10,6 +10,7 @@
 #include "engine/packet/cc/dctcp.hpp"
 #include "engine/packet/cc/line_rate.hpp"
 #include "engine/packet/cc/nscc.hpp"
+#include "engine/packet/cc/swift.hpp"
 
 namespace podnet::engine::packet::cc {
 
@@ -32,6 +33,12 @@ const std::vector<Entry>& registry() {
          NsccParams p;
          p.median_of = 8;
          return std::make_unique<Nscc>(p, c);
+       }},
+      {"swift",
+       "Swift (Kumar et al. 2020): a window from the round-trip delay against a target that grows with hops and "
+       "shrinks with the window; no ECN (htsim's constants: 20 us base target)",
+       [](const Context& c) -> std::unique_ptr<CongestionControl> {
+         return std::make_unique<Swift>(SwiftParams{}, c);
        }},
       {"infiniband", "InfiniBand: credit-based lossless links, no end-to-end congestion control",
        [](const Context&) -> std::unique_ptr<CongestionControl> { return std::make_unique<LineRate>(true); }},

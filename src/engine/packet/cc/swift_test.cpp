@@ -1,0 +1,77 @@
+// Swift (swift.hpp): one flow's window, ACK by ACK, against figures derived by hand.
+//
+// Packets of 4,068 + 82 = 4,150 B (MSS), 100 Gb/s, R = 14 us, a path of 6 network links.
+// h = 20 us / 6.55 = 3.0534 us a hop; fs_alpha = 100 us / (1 / sqrt(0.1) - 1 / sqrt(100)) = 32.655 us,
+// fs_beta = -fs_alpha / 10. The first window is one BDP: 12.5 GB/s x 14 us = 175,000 B (42 packets).
+#include <gtest/gtest.h>
+
+#include "engine/packet/cc/swift.hpp"
+
+namespace cc = podnet::engine::packet::cc;
+
+namespace {
+
+constexpr int64_t kUs = 1'000'000;  // ps
+
+cc::Context context() {
+  cc::Context c;
+  c.mtu = 4068;
+  c.header = 82;
+  c.network_rtt = 14 * kUs;
+  return c;
+}
+
+cc::Feedback ack(uint32_t packets, int64_t rtt) {
+  cc::Feedback b;
+  b.acked = packets;
+  b.rtt = rtt;
+  return b;
+}
+
+}  // namespace
+
+TEST(Swift, WindowFollowsTheDelayTarget) {
+  const cc::Swift s(cc::SwiftParams{}, context());
+  cc::Flow f;
+  f.hops = 6;
+  s.init(f, 100e9);
+  s.start(f, 0);
+  EXPECT_DOUBLE_EQ(f.wnd_bytes, 175'000.0);
+  EXPECT_EQ(f.window, 42u);
+  EXPECT_FALSE(s.traits().ecn);  // delay alone
+  // target = 20 + 6 x 3.0534 + (32.655 / sqrt(175,000 / 4,150) - 3.2655) = 20 + 18.3206 + 1.7632 = 40.0838 us.
+  EXPECT_NEAR(s.target_ps(6, 175'000), 40'083'822.26, 0.01);
+  // Under the target: W + MSS x ai x n / W = 175,000 + 4,150 x 4,150 / 175,000 = 175,098.41.
+  s.on_feedback(f, 10 * kUs, ack(1, 30 * kUs));
+  EXPECT_NEAR(f.wnd_bytes, 175'098.4143, 1e-3);
+  // Over it (60 us against 40.0824 us at the new window), a round trip since the last cut (none yet):
+  // W x (1 - 0.8 x 19.9176 / 60) = 128,597.90.
+  s.on_feedback(f, 50 * kUs, ack(1, 60 * kUs));
+  EXPECT_NEAR(f.wnd_bytes, 128'597.8993, 1e-3);
+  // Again 20 us later: less than the 60 us round trip since that cut, no second cut.
+  s.on_feedback(f, 70 * kUs, ack(1, 60 * kUs));
+  EXPECT_NEAR(f.wnd_bytes, 128'597.8993, 1e-3);
+  // A NACK a round trip later: fast recovery halves it.
+  cc::Feedback nack;
+  nack.nack = true;
+  s.on_feedback(f, 111 * kUs, nack);
+  EXPECT_NEAR(f.wnd_bytes, 64'298.9496, 1e-3);
+}
+
+TEST(Swift, BelowOnePacketItPacesAtTheWindowPerRoundTrip) {
+  // W = 1,500 B, last round trip 60 us: one packet out at a time, paced at 1,500 x 8 / 60 us = 200 Mb/s.
+  const cc::Swift s(cc::SwiftParams{}, context());
+  cc::Flow f;
+  f.hops = 6;
+  s.init(f, 100e9);
+  s.start(f, 0);
+  s.on_feedback(f, 10 * kUs, ack(0, 60 * kUs));  // a sample of 60 us, nothing newly acknowledged
+  f.wnd_bytes = 3'000;
+  f.t_dec = 0;
+  cc::Feedback nack;
+  nack.nack = true;
+  const cc::Reaction r = s.on_feedback(f, 100 * kUs, nack);
+  EXPECT_DOUBLE_EQ(f.wnd_bytes, 1'500.0);
+  EXPECT_EQ(f.window, 1u);
+  EXPECT_NEAR(r.rate, 200e6, 1e-3);
+}
