@@ -247,6 +247,10 @@ Packet Nic::make_data_packet(uint32_t qi, DirLink p, int64_t now) {
   k.ecn = 0;
   k.hop = 0;
   if (c_.reps) k.ev = q.reps.next(q.key);
+  if (q.cc.window > 0) {  // a window-based algorithm: the packet that fills the window asks for an ACK
+    const uint32_t out = q.snd_nxt - q.snd_una;
+    if (out - std::min(out, q.sacked) >= q.cc.window) k.ecn = kAckRequest;
+  }
   ++stats_.data_sent;
   if (q.snd_una == q.max_sent) q.last_progress = now;  // nothing was outstanding: the RTO clock starts now
   if (psn < q.max_sent) {
@@ -468,7 +472,8 @@ void Nic::maybe_ack(uint32_t qi, bool force, int64_t now) {
 bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
   Qp& q = qps[qi];
   q.rx_ev = k.ev;
-  const bool ack_request = traits_.trim;  // trimming: every data packet is acknowledged (selectively when held)
+  // Trimming: every data packet is acknowledged (selectively when held); else the sender asks.
+  const bool ack_request = traits_.trim || (k.ecn & kAckRequest) != 0;
   if (k.ecn & 1) {
     if (traits_.cnp && cc_.on_marked(q.cc, now)) {
       ++stats_.cnps;

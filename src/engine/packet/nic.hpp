@@ -19,8 +19,10 @@
 //   lossless class a hole is only ever reordering: no NACK, the RTO remains
 //   the safety net); reported: the largest number of packets held and the
 //   reorder delay (first packet held to the hole being filled).
-// - ACKs: every `ack_every`-th in-order packet, the last one, and whenever
-//   `ack_delay` has passed since the previous ACK. A marked data packet is
+// - ACKs: every `ack_every`-th in-order packet, the last one, whenever
+//   `ack_delay` has passed since the previous ACK, and at once for a packet
+//   that asks (kAckRequest: under a window-based algorithm, the packet that
+//   fills the window, so a window below `ack_every` does not stall). A marked data packet is
 //   handed to the congestion control (a CNP if it says so); with
 //   cc::Traits::ack_echo every ACK/NACK carries the marks since the previous one.
 // - Timeout: if no ACK progress for RTO the sender goes back to the oldest

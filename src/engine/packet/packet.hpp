@@ -44,6 +44,10 @@ enum PktType : uint8_t {
   kTrim = 6,
   kTrimNack = 7
 };
+// A data packet's ecn bit asking the receiver for an ACK at once: a window-based sender sets it on the
+// packet that fills its window, so a window smaller than the ACK cadence (ack_every) never waits for
+// the timeout (nic.hpp).
+constexpr uint8_t kAckRequest = 2;
 // Whether a packet follows its QP's data path (else the path reversed).
 inline bool on_data_path(uint8_t type) { return type == kData || type == kTrim; }
 
@@ -58,7 +62,8 @@ struct Packet {
                          // beyond its hole
   uint8_t type = 0;
   uint8_t cls = 0;
-  uint8_t ecn = 0;  // data: CE mark; ACK/NACK: marked packets echoed (cc::Traits::ack_echo)
+  uint8_t ecn =
+      0;  // data: bit 0 the CE mark, bit 1 kAckRequest; ACK/NACK: marked packets echoed (cc::Traits::ack_echo)
   uint8_t hop = 0;  // links crossed so far
   // Data: the entropy value its sender chose (routing policy reps; switches hash it); ACK/NACK: the
   // entropy of the data packet it answers (echoed).

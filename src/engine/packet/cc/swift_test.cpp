@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/packet/cc/swift.hpp"
+#include "engine/packet/packet_test_util.hpp"
 
 namespace cc = podnet::engine::packet::cc;
 
@@ -74,4 +75,23 @@ TEST(Swift, BelowOnePacketItPacesAtTheWindowPerRoundTrip) {
   EXPECT_DOUBLE_EQ(f.wnd_bytes, 1'500.0);
   EXPECT_EQ(f.window, 1u);
   EXPECT_NEAR(r.rate, 200e6, 1e-3);
+}
+
+TEST(Swift, AWindowBelowTheAckCadenceAsksForItsAck) {
+  // Two hosts under one leaf: an unloaded round trip of about 2.2 us, so Swift's first window is one
+  // BDP = 100 Gb/s x 2.2 us = 27 KB, 6 packets: fewer than the receiver's ACK cadence of 8. The packet
+  // that fills the window asks for an ACK at once (kAckRequest); without it each window would wait for
+  // the retransmission timeout (over 1 ms). 1 MiB then takes about its serialization: 1 MiB /
+  // (100G x 4096 / 4178) = 85.6 us, and no timeout fires.
+  using namespace podnet::engine::packet::testing;
+  const auto topo = one_leaf(2);
+  podnet::engine::packet::PacketOptions opt;
+  opt.cc = "swift";
+  podnet::engine::packet::PacketSim sim(topo, net(), opt);
+  add(sim, 0, 1, 1 << 20);
+  run(sim);
+  EXPECT_EQ(sim.open_streams(), 0);
+  EXPECT_EQ(sim.stats().timeouts, 0u);
+  const auto& s = sim.streams()[0];
+  EXPECT_LT((s.finish - s.first_send).us(), 2 * 85.6);
 }
