@@ -315,6 +315,12 @@ DirLink Nic::receive_ctrl(uint32_t qi, const Packet& k, int64_t now) {
   Qp& q = qps[qi];
   DirLink kick = -1;
   if (traits_.trim && k.type != kCnp) q.sacked = k.raw;
+  // The algorithm hears of an ACK or NACK (una: snd_una before it); the QP may send again.
+  const auto answer = [&](uint32_t una) {
+    if (traits_.ack_echo && !q.tx_done) react(qi, cc_.on_feedback(q.cc, now, feedback(q, una, k, now)), now, kick);
+    const DirLink a = maybe_activate(qi, now);
+    if (a >= 0) kick = a;
+  };
   switch (k.type) {
     case kAck: {
       ++stats_.acks;
@@ -332,9 +338,7 @@ DirLink Nic::receive_ctrl(uint32_t qi, const Packet& k, int64_t now) {
         ++q.cc.stamp;
         break;
       }
-      if (traits_.ack_echo) react(qi, cc_.on_feedback(q.cc, now, feedback(q, una, k, now)), now, kick);
-      const DirLink a = maybe_activate(qi, now);
-      if (a >= 0) kick = a;
+      answer(una);
       break;
     }
     case kNack: {
@@ -347,19 +351,14 @@ DirLink Nic::receive_ctrl(uint32_t qi, const Packet& k, int64_t now) {
       }
       if (traits_.trim) selective_nack(q, k.psn);
       else if (!q.tx_done && q.snd_nxt > k.psn && k.psn >= q.snd_una) q.snd_nxt = k.psn;
-      if (traits_.ack_echo && !q.tx_done) react(qi, cc_.on_feedback(q.cc, now, feedback(q, una, k, now)), now, kick);
-      const DirLink a = maybe_activate(qi, now);
-      if (a >= 0) kick = a;
+      answer(una);
       break;
     }
     case kTrimNack: {
       ++stats_.trim_nacks;
       ++records[qi].trims;
       selective_nack(q, k.psn);
-      if (traits_.ack_echo && !q.tx_done)
-        react(qi, cc_.on_feedback(q.cc, now, feedback(q, q.snd_una, k, now)), now, kick);
-      const DirLink a = maybe_activate(qi, now);
-      if (a >= 0) kick = a;
+      answer(q.snd_una);
       break;
     }
     case kCnp:

@@ -22,6 +22,15 @@ cc::Context context() {
   return c;
 }
 
+// A flow of `s` on a path of 6 network links, started at 0.
+cc::Flow started(const cc::Swift& s) {
+  cc::Flow f;
+  f.hops = 6;
+  s.init(f, 100e9);
+  s.start(f, 0);
+  return f;
+}
+
 cc::Feedback ack(uint32_t packets, int64_t rtt) {
   cc::Feedback b;
   b.acked = packets;
@@ -33,10 +42,7 @@ cc::Feedback ack(uint32_t packets, int64_t rtt) {
 
 TEST(Swift, WindowFollowsTheDelayTarget) {
   const cc::Swift s(cc::SwiftParams{}, context());
-  cc::Flow f;
-  f.hops = 6;
-  s.init(f, 100e9);
-  s.start(f, 0);
+  cc::Flow f = started(s);
   EXPECT_DOUBLE_EQ(f.wnd_bytes, 175'000.0);
   EXPECT_EQ(f.window, 42u);
   EXPECT_FALSE(s.traits().ecn);  // delay alone
@@ -62,10 +68,7 @@ TEST(Swift, WindowFollowsTheDelayTarget) {
 TEST(Swift, BelowOnePacketItPacesAtTheWindowPerRoundTrip) {
   // W = 1,500 B, last round trip 60 us: one packet out at a time, paced at 1,500 x 8 / 60 us = 200 Mb/s.
   const cc::Swift s(cc::SwiftParams{}, context());
-  cc::Flow f;
-  f.hops = 6;
-  s.init(f, 100e9);
-  s.start(f, 0);
+  cc::Flow f = started(s);
   s.on_feedback(f, 10 * kUs, ack(0, 60 * kUs));  // a sample of 60 us, nothing newly acknowledged
   f.wnd_bytes = 3'000;
   f.t_dec = 0;
