@@ -658,7 +658,8 @@ DirLink PacketSim::Impl::next_data_port(const Qp& q, const Packet& k, NodeId n, 
   if (cand.empty()) next_hops->gather(n, q.target, cand, true);
   if (cand.empty()) return -1;
   if (cand.size() == 1) return cand[0];
-  if (per_packet == 3)  // reps: the packet's entropy value, hashed with this switch's seed
+  if (per_packet ==
+      static_cast<int>(routing::PerPacket::Entropy))  // the packet's entropy, hashed with this switch's seed
     return cand[mix64(ev_seed ^ (static_cast<uint64_t>(static_cast<uint32_t>(n)) << 16) ^ k.ev) % cand.size()];
   // round-robin counter of (this switch, this destination): every destination's packets split evenly
   const uint64_t slot =
