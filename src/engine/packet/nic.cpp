@@ -221,9 +221,8 @@ bool Nic::next_packet(DirLink p, int64_t now, Packet& out) {
 
 Packet Nic::make_data_packet(uint32_t qi, DirLink p, int64_t now) {
   Qp& q = qps[qi];
-  prune_rtx(q);
   uint32_t psn;
-  if (q.rtx_pos < q.rtx.size()) {
+  if (!q.rtx.empty() && (prune_rtx(q), q.rtx_pos < q.rtx.size())) {  // a NACKed PSN first (trimming)
     psn = q.rtx[q.rtx_pos++];
     if (q.rtx_pos == q.rtx.size()) {
       q.rtx.clear();

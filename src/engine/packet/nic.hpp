@@ -189,13 +189,17 @@ class Nic {
 
   bool can_send(const Qp& q) const {
     if (!q.started || q.tx_done) return false;
-    // In flight: sent, not acknowledged, not held by the receiver, not waiting to be resent (trimmed).
     const uint32_t out = q.snd_nxt - q.snd_una;
-    const auto pending = static_cast<uint32_t>(q.rtx.size() - q.rtx_pos);
-    const uint32_t flight = out - std::min(out, q.sacked + pending);
+    uint32_t flight = out;
+    bool resend = false;
+    if (traits_.trim) {  // in flight: not held by the receiver, not waiting to be resent (trimmed)
+      const auto pending = static_cast<uint32_t>(q.rtx.size() - q.rtx_pos);
+      flight = out - std::min(out, q.sacked + pending);
+      resend = pending > 0;
+    }
     const bool window = (window_ <= 0 || flight < static_cast<uint32_t>(window_)) &&
                         (q.cc.window == 0 || flight < q.cc.window);
-    if (pending > 0) return window;  // a NACKed PSN goes first
+    if (resend) return window;  // a NACKed PSN goes first
     return window && q.snd_nxt < q.npkts && q.snd_nxt < q.send_limit && (q.st_off == kNil || out < cc::kMaxTimed);
   }
   routing::DirLink rev_port(uint32_t off, uint32_t len, uint32_t i) const { return routes[off + len - 1 - i] ^ 1; }
