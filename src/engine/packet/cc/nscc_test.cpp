@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/packet/cc/cc_test_util.hpp"
 #include "engine/packet/cc/congestion_control.hpp"
 #include "engine/packet/cc/nscc.hpp"
 
@@ -15,16 +16,10 @@ namespace cc = podnet::engine::packet::cc;
 
 namespace {
 
-constexpr int64_t kUs = 1'000'000;  // ps
+using cc::testing::kUs;
 constexpr double kWire = 4150;
 
-cc::Context context() {
-  cc::Context c;
-  c.mtu = 4068;
-  c.header = 82;
-  c.network_rtt = 14 * kUs;
-  return c;
-}
+cc::Context context() { return cc::testing::fabric_14us(); }
 
 struct OneFlow {
   cc::Nscc nscc{cc::NsccParams{}, context()};

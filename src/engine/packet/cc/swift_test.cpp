@@ -5,6 +5,7 @@
 // fs_beta = -fs_alpha / 10. The first window is one BDP: 12.5 GB/s x 14 us = 175,000 B (42 packets).
 #include <gtest/gtest.h>
 
+#include "engine/packet/cc/cc_test_util.hpp"
 #include "engine/packet/cc/swift.hpp"
 #include "engine/packet/packet_test_util.hpp"
 
@@ -12,15 +13,9 @@ namespace cc = podnet::engine::packet::cc;
 
 namespace {
 
-constexpr int64_t kUs = 1'000'000;  // ps
+using cc::testing::kUs;
 
-cc::Context context() {
-  cc::Context c;
-  c.mtu = 4068;
-  c.header = 82;
-  c.network_rtt = 14 * kUs;
-  return c;
-}
+cc::Context context() { return cc::testing::fabric_14us(); }
 
 // A flow of `s` on a path of 6 network links, started at 0.
 cc::Flow started(const cc::Swift& s) {
