@@ -34,22 +34,23 @@ enum Cls : uint8_t { kCtrl = 0, kLossless = 1, kLossy = 2 };
 // switch queue cut to its header (cc::Traits::trim); it follows the data path
 // in the control class. kTrimNack: the receiver's answer to it, asking for
 // that PSN again (psn = the trimmed PSN).
+// (Ordered so that the data path and the probes are each one comparison: type <= kTrim, type >= kProbe.)
 enum PktType : uint8_t {
   kData = 0,
-  kAck = 1,
-  kNack = 2,
-  kCnp = 3,
-  kProbe = 4,
-  kProbeReply = 5,
-  kTrim = 6,
-  kTrimNack = 7
+  kTrim = 1,
+  kAck = 2,
+  kNack = 3,
+  kCnp = 4,
+  kTrimNack = 5,
+  kProbe = 6,
+  kProbeReply = 7
 };
 // A data packet's ecn bit asking the receiver for an ACK at once: a window-based sender sets it on the
 // packet that fills its window, so a window smaller than the ACK cadence (ack_every) never waits for
 // the timeout (nic.hpp).
 constexpr uint8_t kAckRequest = 2;
 // Whether a packet follows its QP's data path (else the path reversed).
-inline bool on_data_path(uint8_t type) { return type == kData || type == kTrim; }
+inline bool on_data_path(uint8_t type) { return type <= kTrim; }
 
 // A packet: 24 bytes. On a wire it travels inside its arrival event
 // (encode/decode below); in a queue it is stored by value in the port's ring.

@@ -568,7 +568,7 @@ void PacketSim::Impl::on_arrive(Packet k) {
     ++st.rx_packets;
     st.rx_bytes += static_cast<double>(I.net ? k.wire : (k.type == kData ? k.raw : ctrl_raw));
   }
-  if (k.type == kProbe || k.type == kProbeReply) return on_probe(p, k);
+  if (k.type >= kProbe) return on_probe(p, k);
   const NodeId n = ports->hot[p].to;
   const uint32_t qi = k.qp;
   const Qp& q = nic->qps[qi];
