@@ -32,7 +32,8 @@
 // selects it and `podnet list` shows it; nothing outside cc/ changes.
 //
 // Registered today: dcqcn_paper, dcqcn_nic (dcqcn.hpp), dctcp (dctcp.hpp),
-// nscc, nscc_median (nscc.hpp), swift (swift.hpp), infiniband (credits, line rate), none (line rate) (line_rate.hpp).
+// nscc, nscc_median (nscc.hpp), swift (swift.hpp), timely (timely.hpp), infiniband (credits, line rate), none (line
+// rate) (line_rate.hpp).
 #pragma once
 
 #include <array>
@@ -75,6 +76,9 @@ struct Flow {
   int64_t last_adjust = 0, last_eta = 0, qa_end = 0;
   uint32_t qa_psn = 0;
   bool fast = false, qa_nack = false, qa_armed = false;
+  // TIMELY (timely.hpp): the previous round trip (ps, -1 none), the smoothed difference, increases in a row
+  double prev_rtt = -1, rtt_diff = 0;
+  uint32_t hai = 0;
   // the multipath NSCC (nscc.hpp, median_of): the last delay samples (ps) and their marks, a ring
   static constexpr int kMedianSlots = 8;
   std::array<float, kMedianSlots> med_delay{};

@@ -11,6 +11,7 @@
 #include "engine/packet/cc/line_rate.hpp"
 #include "engine/packet/cc/nscc.hpp"
 #include "engine/packet/cc/swift.hpp"
+#include "engine/packet/cc/timely.hpp"
 
 namespace podnet::engine::packet::cc {
 
@@ -40,6 +41,10 @@ const std::vector<Entry>& registry() {
        [](const Context& c) -> std::unique_ptr<CongestionControl> {
          return std::make_unique<Swift>(SwiftParams{}, c);
        }},
+      {"timely",
+       "TIMELY (Mittal et al. 2015): a rate from the round trip's gradient, between 50 us and 1 ms; no ECN (the "
+       "authors' constants as eRPC carries them)",
+       [](const Context&) -> std::unique_ptr<CongestionControl> { return std::make_unique<Timely>(TimelyParams{}); }},
       {"infiniband", "InfiniBand: credit-based lossless links, no end-to-end congestion control",
        [](const Context&) -> std::unique_ptr<CongestionControl> { return std::make_unique<LineRate>(true); }},
       {"none", "line rate, no congestion control; PFC (or drops without PFC)",
