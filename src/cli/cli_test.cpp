@@ -880,6 +880,12 @@ TEST(Cli, CompareCcRunsEachTransportAsItsOwnBenchWould) {
     EXPECT_EQ(row["time_us"], one["rows"][0]["time_us"]) << name << " " << size;
     EXPECT_EQ(row["fct_p99_us"], one["rows"][0]["fct"]["p99_us"]) << name << " " << size;
   }
+  // Jain's fairness index of the QPs' rates lies in (0, 1].
+  for (const auto& row : doc["rows"]) {
+    ASSERT_TRUE(row.contains("fairness")) << row;
+    EXPECT_GT(row["fairness"].get<double>(), 0.0);
+    EXPECT_LE(row["fairness"].get<double>(), 1.0);
+  }
   // Under trimming nothing is dropped: a full queue trims.
   for (const auto& row : doc["rows"]) {
     if (row["transport"] == "uec") {

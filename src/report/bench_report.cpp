@@ -355,11 +355,23 @@ nlohmann::json compare_document(const scenario::Setup& first, const std::vector<
           pauses += c.pause_tx;
           retx += c.retransmits;
         }
+        // Jain's fairness index over the QPs' rates (bytes / (finish - first send)): 1 = all equal,
+        // 1/n = one QP has it all.
+        double sum = 0, sum2 = 0;
+        int64_t n = 0;
         for (const auto& q : rec->qps()) {
           timeouts += q.timeouts;
           delivered += static_cast<double>(q.bytes);
+          const double t = q.finish_s - q.first_send_s;
+          if (q.bytes > 0 && t > 0) {
+            const double x = static_cast<double>(q.bytes) / t;
+            sum += x;
+            sum2 += x * x;
+            ++n;
+          }
         }
         seconds = rec->observed_s();
+        if (n > 0 && sum2 > 0) row["fairness"] = round_to(sum * sum / (static_cast<double>(n) * sum2), 3);
       }
       row["goodput_gbit_per_s"] = seconds > 0 ? round_to(delivered * 8 / seconds / 1e9, 3) : 0.0;
       row["drops"] = drops;
@@ -395,19 +407,22 @@ void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
   };
   for (const auto& [bytes, rows] : by_size) {
     out << fmt::format("\n  {} B per {}:\n", thousands(bytes), c["per"].get<std::string>());
-    Table t({"transport", "time (us)", "FCT min (us)", "FCT p50 (us)", "FCT p99 (us)", "FCT max (us)", "goodput (Gb/s)",
-             "drops", "trimmed", "ECN marks", "PAUSE frames", "retransmissions", "timeouts"});
+    Table t({"transport", "time (us)", "FCT min (us)", "FCT p50 (us)", "FCT p99 (us)", "FCT max (us)", "fairness",
+             "goodput (Gb/s)", "drops", "trimmed", "ECN marks", "PAUSE frames", "retransmissions", "timeouts"});
     for (const auto* r : rows)
       t.add({(*r)["transport"].get<std::string>(), fixed((*r)["time_us"].get<double>(), 2), us(*r, "fct_min_us"),
              us(*r, "fct_p50_us"), us(*r, "fct_p99_us"), us(*r, "fct_max_us"),
+             r->contains("fairness") ? fixed((*r)["fairness"].get<double>(), 3) : std::string("-"),
              fixed((*r)["goodput_gbit_per_s"].get<double>(), 1), thousands((*r)["drops"].get<int64_t>()),
              thousands((*r)["trimmed"].get<int64_t>()), thousands((*r)["ecn_marks"].get<int64_t>()),
              thousands((*r)["pause_frames"].get<int64_t>()), thousands((*r)["retransmissions"].get<int64_t>()),
              thousands((*r)["timeouts"].get<int64_t>())});
     t.write(out, "  ");
   }
-  out << "\n  FCT: from when a flow may send to its last byte (nearest-rank percentiles); goodput: the payload every "
-         "QP delivered / the simulated time; counters: every port and QP of that run.\n";
+  out << "\n  FCT: from when a flow may send to its last byte (nearest-rank percentiles); fairness: Jain's index of "
+         "the "
+         "QPs' rates (1 = equal shares); goodput: the payload every QP delivered / the simulated time; counters: every "
+         "port and QP of that run.\n";
 }
 
 }  // namespace podnet::report

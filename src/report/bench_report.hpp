@@ -36,7 +36,8 @@ struct TransportRun {
 // {"schema_version", "run", "compare": {op, gpus, engine, per ("flow" or "rank"), transports: [{name, sets,
 //  transport, cc, pfc, routing}], units},
 //  "rows": [{transport, bytes, time_us, fct_flows, fct_min_us, fct_p50_us, fct_p99_us, fct_max_us,
-//            goodput_gbit_per_s, drops, trimmed, ecn_marks, pause_frames, retransmissions, timeouts}]}
+//            fairness (Jain's index of the QPs' rates), goodput_gbit_per_s, drops, trimmed, ecn_marks,
+//            pause_frames, retransmissions, timeouts}]}
 // goodput = the payload every QP delivered / the simulated time; the counters are of that size's run.
 nlohmann::json compare_document(const scenario::Setup& first, const std::vector<TransportRun>& runs);
 void write_compare_table(const nlohmann::json& doc, std::ostream& out);
