@@ -11,6 +11,7 @@
 #include "engine/registry.hpp"
 #include "report/nccl_tests.hpp"
 #include "report/report.hpp"
+#include "telemetry/export.hpp"
 
 namespace podnet::report {
 
@@ -348,13 +349,12 @@ nlohmann::json compare_document(const scenario::Setup& first, const std::vector<
       uint64_t drops = 0, trims = 0, marks = 0, pauses = 0, retx = 0, timeouts = 0;
       double delivered = 0, seconds = 0;
       if (const auto& rec = r.telemetry.recorder) {
-        for (const auto& c : rec->ports()) {
-          drops += c.drops_buffer + c.drops_link;
-          trims += c.trims;
-          marks += c.ecn_marks;
-          pauses += c.pause_tx;
-          retx += c.retransmits;
-        }
+        const telemetry::PortCounters c = telemetry::port_totals(*rec);
+        drops = c.drops_buffer + c.drops_link;
+        trims = c.trims;
+        marks = c.ecn_marks;
+        pauses = c.pause_tx;
+        retx = c.retransmits;
         // Jain's fairness index over the QPs' rates (bytes / (finish - first send)): 1 = all equal,
         // 1/n = one QP has it all.
         double sum = 0, sum2 = 0;

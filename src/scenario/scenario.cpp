@@ -277,6 +277,16 @@ class Loader {
     if (b && b->derive) b->derive(sc_.topology, sc_.section_params["server"], sc_.section_params["switch"]);
   }
 
+  // A built-in preset's value for `key` of `specs`, parsed; Error naming `who` when podnet's own table is wrong.
+  static std::pair<ParamValue, std::string> preset_value(const std::vector<ParamSpec>& specs, const std::string& key,
+                                                         const std::string& text, const std::string& who) {
+    auto spec = std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == key; });
+    std::string canonical, expected;
+    auto value = spec == specs.end() ? std::nullopt : parse_param(*spec, text, canonical, expected);
+    if (!value) throw Error(fmt::format("{}: key {} '{}' is not valid", who, key, text));
+    return {*value, canonical};
+  }
+
   // The model preset's recipe (workload::Recipe) on the keys the scenario leaves to defaults: a group of keys
   // applies whole when the scenario gives none of them (workload.recipe: scenario), or when the command line
   // gives none of them (workload.recipe: preset). Records which keys it set (Scenario::recipe_keys).
@@ -295,12 +305,9 @@ class Loader {
       for (const auto& g : r->groups) {
         if (g.name != group) continue;
         for (const auto& [k, text] : g.keys) {
-          const std::string& key = k;  // a structured binding is not captured by clang 14's lambdas
-          auto spec = std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == key; });
-          std::string canonical, expected;
-          auto value = spec == specs.end() ? std::nullopt : parse_param(*spec, text, canonical, expected);
-          if (!value) throw Error(fmt::format("model preset {}: recipe key {} '{}' is not valid", r->model, k, text));
-          p.set(k, *value, canonical);
+          const auto [value, canonical] =
+              preset_value(specs, k, text, fmt::format("model preset {}: recipe", r->model));
+          p.set(k, value, canonical);
           sc_.recipe_keys[path + "." + k] = r->model;
         }
       }
@@ -315,15 +322,12 @@ class Loader {
     const std::vector<ParamSpec> specs = engine::network_params();
     for (const auto& [k, text] : preset->keys) {
       const std::string key = k;
-      auto spec = std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == key; });
-      std::string canonical, expected;
-      auto value = spec == specs.end() ? std::nullopt : parse_param(*spec, text, canonical, expected);
-      if (!value) throw Error(fmt::format("network preset {}: key {} '{}' is not valid", preset->name, key, text));
+      const auto [value, canonical] = preset_value(specs, key, text, fmt::format("network preset {}", preset->name));
       if (node && node.IsMap() && node[k]) {  // given: the scenario's (or the command line's) value stays
         if (p.text(key) != canonical) sc_.preset_kept["network." + key] = p.text(key);
         continue;
       }
-      p.set(key, *value, canonical);
+      p.set(key, value, canonical);
       sc_.preset_keys["network." + key] = preset->name;
     }
   }

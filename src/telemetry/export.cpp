@@ -65,8 +65,7 @@ std::vector<int32_t> worst_ports(const Recorder& r, size_t count) {
   return ids;
 }
 
-void write_summary(const Recorder& r, std::ostream& out, size_t worst) {
-  if (!r.any_events()) return;
+PortCounters port_totals(const Recorder& r) {
   PortCounters t;
   for (const auto& c : r.ports()) {
     t.data_packets += c.data_packets;
@@ -81,6 +80,12 @@ void write_summary(const Recorder& r, std::ostream& out, size_t worst) {
     t.retransmits += c.retransmits;
     t.out_of_order += c.out_of_order;
   }
+  return t;
+}
+
+void write_summary(const Recorder& r, std::ostream& out, size_t worst) {
+  if (!r.any_events()) return;
+  const PortCounters t = port_totals(r);
   // CNPs as the senders received them (one per CNP; the ports count a CNP on every link it crosses).
   uint64_t cnps = 0;
   for (const auto& q : r.qps()) cnps += q.cnps;

@@ -29,6 +29,9 @@ std::vector<int32_t> worst_ports(const Recorder& r, size_t count);
 // Totals and the worst ports in a few lines; nothing when the counters are
 // all zero (Recorder::any_events) and no series was recorded.
 void write_summary(const Recorder& r, std::ostream& out, size_t worst = 5);
+// Every port's counters summed (drops, trims, ECN marks, CNPs, PAUSE frames, time paused, retransmissions,
+// out-of-order arrivals, data packets).
+PortCounters port_totals(const Recorder& r);
 
 // Writes the files above into `dir` (created if missing); returns their
 // names. InputError naming the path when it cannot be written. The metrics

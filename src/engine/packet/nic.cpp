@@ -76,6 +76,7 @@ int32_t Nic::add_stream(const StreamSpec& s, const std::vector<PathPart>& route)
     events_.push(rec.finish, kDone, qi);
     return static_cast<int32_t>(qi);
   }
+  // The algorithm's init sees the QP's path figures; the QP keeps them whatever init makes of them.
   const int64_t base_rtt = q.cc.base_rtt;
   const int32_t hops = q.cc.hops;
   cc_.init(q.cc, static_cast<double>(ports_.hot[q.inj_port].bps));
@@ -469,7 +470,7 @@ void Nic::maybe_ack(uint32_t qi, bool force, int64_t now) {
 
 bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
   Qp& q = qps[qi];
-  q.rx_ev = k.ev;
+  if (c_.reps) q.rx_ev = k.ev;
   // Trimming: every data packet is acknowledged (selectively when held); else the sender asks.
   const bool ack_request = traits_.trim || (k.ecn & kAckRequest) != 0;
   if (k.ecn & 1) {
@@ -563,7 +564,7 @@ bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
 void Nic::receive_trim(uint32_t qi, const Packet& k) {
   Qp& q = qps[qi];
   ++stats_.trims_received;
-  q.rx_ev = k.ev;
+  if (c_.reps) q.rx_ev = k.ev;
   if (q.rx_done || k.psn < q.rcv_nxt) return;  // it arrived whole meanwhile
   if (q.bm_off != kNil && k.psn > q.rcv_nxt && (bitmap_[q.bm_off + (k.psn >> 6)] >> (k.psn & 63) & 1)) return;
   ctrl(qi, kTrimNack, k.psn);

@@ -229,7 +229,8 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   cc::Context ctx;
   ctx.mtu = mtu;
   ctx.header = header;
-  ctx.network_rtt = fabric_rtt(t, *compiler, mtu + header, std::max<int64_t>(84, header + 4));
+  ctrl_wire = std::max<int64_t>(84, header + 4);
+  ctx.network_rtt = fabric_rtt(t, *compiler, mtu + header, ctrl_wire);
   cc = cc::make(opt.cc, ctx);
   const cc::Traits& tr = cc->traits();
   ecn = tr.ecn;
@@ -293,7 +294,6 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   Nic::Config nc;
   nc.mtu = mtu;
   nc.header = header;
-  ctrl_wire = std::max<int64_t>(84, header + 4);
   nc.ctrl_wire = ctrl_wire;
   nc.ctrl_raw = ctrl_raw;
   nc.data_cls = data_cls;

@@ -10,8 +10,11 @@
 // a = BDP / 150 kB (the reference 100 Gb/s x 12 us); target queueing delay
 // T = 0.75 R (with trimming, as here); b = T / 12 us; MSS = the MTU's payload.
 // Window: W starts at Wmax = 1.5 BDP (no slow start), stays in
-// [one packet, Wmax]. The base round trip starts at R and falls to the
-// smallest sample seen (Wmax follows it).
+// [one packet, Wmax]. The base round trip falls to the smallest sample seen
+// (Wmax follows it); it starts at R in this class, but the packet engine's
+// NIC gives every QP its own path's unloaded round trip after init (nic.cpp:
+// add_stream), so there the first window is 1.5 BDP at R and Wmax is 1.5 x
+// the QP's own BDP (htsim's -enable_accurate_base_rtt).
 // Per ACK: n = newly acknowledged bytes (wire), E = the ACK echoes an ECN
 // mark, d = (round trip of the newest packet it covers) - base round trip
 // (the averaged delay when the ACK has no sample).
