@@ -49,6 +49,11 @@ struct CheckpointIo {
   double frontend_Bps = 0, storage_write_Bps = 0, storage_read_Bps = 0;  // the limits, all servers, bytes/s
   double overhead_s = 0;
   std::string write_bound, read_bound;  // "the servers' frontend NICs" or "the storage"
+  // Simulated on the frontend network (study/frontend_io.hpp) rather than the closed form: the engine, the
+  // flows, and the rates reached (bytes / transfer time).
+  std::string simulated_by;
+  int64_t flows = 0;
+  double write_Bps = 0, read_Bps = 0;
 };
 
 // The times of a checkpoint of `bytes` written by `servers` servers.

@@ -99,6 +99,103 @@ void add_design(nlohmann::json& doc, const topology::Topology& t, const topology
   doc["notes"] = t.facts.notes;
 }
 
+void add_frontend(nlohmann::json& doc, const topology::FrontendFabric& f, const topology::CostModel& model) {
+  const topology::Topology& t = f.topology;
+  const topology::Bom b = topology::compute_bom(t, f.hardware);
+  const topology::Cost cost = topology::compute_cost(t, f.hardware, b, model);
+  const topology::FrontendConfig& c = f.config;
+  nlohmann::json tiers = nlohmann::json::array();
+  for (size_t i = 1; i < t.tier_names.size(); ++i) tiers.push_back(t.tier_names[i]);
+  nlohmann::json switches = {{"total", b.switches_total}};
+  for (const auto& [tier, n] : b.switches) switches[tier] = n;
+  nlohmann::json links = {{"total", b.links_total}};
+  for (const auto& [cls, n] : b.links) links[cls] = n;
+  nlohmann::json over = nlohmann::json::object();
+  for (const auto& [tier, r] : t.facts.oversubscription) over[tier] = round_to(r, 4);
+  const double nic_gbps = c.nic_speed.gbps();
+  nlohmann::json fe = {
+      {"tiers", tiers},
+      {"servers", f.servers},
+      {"nics_per_server", c.nics},
+      {"nic_speed_gbps", round_to(nic_gbps, 3)},
+      {"storage_nodes", c.storage_nodes},
+      {"nics_per_storage_node", c.storage_nodes > 0 ? c.storage_nics : 0},
+      {"ports", f.ports()},
+      {"servers_bandwidth_gbps", round_to(f.server_ports() * nic_gbps, 3)},
+      {"storage_nics_bandwidth_gbps", round_to(f.storage_ports() * nic_gbps, 3)},
+      {"switches", switches},
+      {"links", links},
+      {"cables",
+       {{"copper", b.cables_copper}, {"optical", b.cables_optical}, {"total", b.cables_copper + b.cables_optical}}},
+      {"transceivers", b.transceivers},
+      {"power_kw", round_to(b.power_total_w / 1e3, 3)},
+      {"power",
+       {{"switches_kw", round_to(b.power_switches_w / 1e3, 3)}, {"optics_kw", round_to(b.power_optics_w / 1e3, 3)}}},
+      {"cost", cost_json(cost, model, 0)},
+      {"oversubscription", over},
+      {"bisection_bandwidth_gbps", round_to(t.facts.bisection_bps / 1e9, 3)},
+      {"diameter_hops", t.facts.diameter_hops},
+      {"notes", t.facts.notes},
+  };
+  fe["cost"].erase("capex_per_gpu_usd");
+  if (c.storage_write_Bps > 0) fe["storage_write_gbyte_per_s_per_node"] = round_to(c.storage_write_Bps / 1e9, 3);
+  if (c.storage_read_Bps > 0) fe["storage_read_gbyte_per_s_per_node"] = round_to(c.storage_read_Bps / 1e9, 3);
+  doc["frontend"] = fe;
+  doc["capex_with_frontend_usd"] = round_to(doc["cost"]["capex_usd"].get<double>() + cost.capex_usd, 2);
+}
+
+namespace {
+
+void write_frontend_table(const nlohmann::json& d, std::ostream& out) {
+  const auto& fe = d["frontend"];
+  std::string tiers;
+  for (const auto& x : fe["tiers"]) tiers += (tiers.empty() ? "" : " / ") + x.get<std::string>();
+  out << fmt::format("\n  frontend and storage network (frontend: section; {} switch tier{}: {})\n\n",
+                     fe["tiers"].size(), fe["tiers"].size() == 1 ? "" : "s", tiers);
+  const std::string speed = fixed(fe["nic_speed_gbps"].get<double>(), 0) + "G";
+  Table t({"frontend", "value"});
+  t.add({"server NICs",
+         fmt::format("{} servers x {} x {}", thousands(fe["servers"]), fe["nics_per_server"].get<int>(), speed)});
+  if (fe["storage_nodes"].get<int64_t>() > 0)
+    t.add({"storage nodes", fmt::format("{} x {} NICs x {}", thousands(fe["storage_nodes"]),
+                                        fe["nics_per_storage_node"].get<int>(), speed)});
+  else t.add({"storage nodes", "none (frontend.storage_nodes)"});
+  if (fe.contains("storage_write_gbyte_per_s_per_node"))
+    t.add({"storage write per node", fixed(fe["storage_write_gbyte_per_s_per_node"].get<double>(), 1) + " GB/s"});
+  if (fe.contains("storage_read_gbyte_per_s_per_node"))
+    t.add({"storage read per node", fixed(fe["storage_read_gbyte_per_s_per_node"].get<double>(), 1) + " GB/s"});
+  for (const auto& x : fe["tiers"])
+    t.add({"switches: " + x.get<std::string>(), thousands(fe["switches"][x.get<std::string>()])});
+  t.add({"switches: total", thousands(fe["switches"]["total"])});
+  for (auto it = fe["links"].begin(); it != fe["links"].end(); ++it)
+    if (it.key() != "total") t.add({"links: " + it.key(), thousands(it.value())});
+  t.add({"cables: copper / optical",
+         fmt::format("{} / {}", thousands(fe["cables"]["copper"]), thousands(fe["cables"]["optical"]))});
+  t.add({"optical transceivers", thousands(fe["transceivers"])});
+  t.add({"power: switches / optics (kW)", fmt::format("{} / {}", fixed(fe["power"]["switches_kw"].get<double>(), 1),
+                                                      fixed(fe["power"]["optics_kw"].get<double>(), 1))});
+  for (auto it = fe["oversubscription"].begin(); it != fe["oversubscription"].end(); ++it) {
+    std::string v = fixed(it.value().get<double>(), 4);
+    while (v.back() == '0') v.pop_back();
+    if (v.back() == '.') v.pop_back();
+    t.add({"oversubscription at " + it.key(), v + ":1"});
+  }
+  t.add({"bisection bandwidth (Gbps, per direction)",
+         thousands(std::llround(fe["bisection_bandwidth_gbps"].get<double>()))});
+  const auto& cost = fe["cost"];
+  t.add({"capex: switches", usd(cost["capex"]["switches_usd"].get<double>())});
+  t.add({"capex: NICs (servers' and storage nodes')", usd(cost["capex"]["nics_usd"].get<double>())});
+  t.add({"capex: cables, optics and fibre",
+         usd(cost["capex"]["cables_usd"].get<double>() + cost["capex"]["transceivers_usd"].get<double>() +
+             cost["capex"]["fibre_usd"].get<double>())});
+  t.add({"capex: frontend total", usd(cost["capex_usd"].get<double>())});
+  t.add({"capex: back end + frontend", usd(d["capex_with_frontend_usd"].get<double>())});
+  t.add({"energy per year (frontend switches and optics)", usd(cost["energy_usd_per_year"].get<double>())});
+  t.write(out, "  ");
+}
+
+}  // namespace
+
 void write_design_table(const nlohmann::json& d, std::ostream& out) {
   const auto& run = d["run"];
   const auto& topo = d["topology"];
@@ -171,6 +268,7 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
   f.write(out, "  ");
   out << "\n  limit: " << d["limits"]["max_gpus_reason"].get<std::string>() << "\n";
   for (const auto& n : d["notes"]) out << "  note: " << n.get<std::string>() << "\n";
+  if (d.contains("frontend")) write_frontend_table(d, out);
 }
 
 }  // namespace podnet::report

@@ -28,18 +28,36 @@ nlohmann::json finite_or_null(double v, int digits = 6) {
 }  // namespace
 
 nlohmann::json checkpoint_io_json(const reliability::CheckpointIo& io) {
-  return {{"bytes", round_to(io.bytes, 0)},
-          {"write_minutes", round_to(io.write_s / 60, 4)},
-          {"read_minutes", round_to(io.read_s / 60, 4)},
-          {"write_bound", io.write_bound},
-          {"read_bound", io.read_bound},
-          {"frontend_gbyte_per_s", round_to(io.frontend_Bps / 1e9, 3)},
-          {"storage_write_gbyte_per_s", round_to(io.storage_write_Bps / 1e9, 3)},
-          {"storage_read_gbyte_per_s", round_to(io.storage_read_Bps / 1e9, 3)},
-          {"overhead_seconds", round_to(io.overhead_s, 3)}};
+  nlohmann::json j = {{"bytes", round_to(io.bytes, 0)},
+                      {"write_minutes", round_to(io.write_s / 60, 4)},
+                      {"read_minutes", round_to(io.read_s / 60, 4)},
+                      {"write_bound", io.write_bound},
+                      {"read_bound", io.read_bound},
+                      {"frontend_gbyte_per_s", round_to(io.frontend_Bps / 1e9, 3)},
+                      {"storage_write_gbyte_per_s", round_to(io.storage_write_Bps / 1e9, 3)},
+                      {"storage_read_gbyte_per_s", round_to(io.storage_read_Bps / 1e9, 3)},
+                      {"overhead_seconds", round_to(io.overhead_s, 3)}};
+  if (!io.simulated_by.empty()) {
+    j["simulated"] = {{"engine", io.simulated_by},
+                      {"flows", io.flows},
+                      {"write_gbyte_per_s", round_to(io.write_Bps / 1e9, 3)},
+                      {"read_gbyte_per_s", round_to(io.read_Bps / 1e9, 3)}};
+  }
+  return j;
 }
 
 std::string checkpoint_io_text(const nlohmann::json& io) {
+  if (io.contains("simulated")) {
+    const auto& sim = io["simulated"];
+    return fmt::format(
+        "checkpoint of {:.2f} TB simulated on the frontend network ({} engine, {} flows): written in {} min at {} "
+        "GB/s ({} bound it), read in {} min at {} GB/s ({}), each with {} s of overhead",
+        io["bytes"].get<double>() / 1e12, sim["engine"].get<std::string>(), thousands(sim["flows"].get<int64_t>()),
+        fixed(io["write_minutes"].get<double>(), 1), fixed(sim["write_gbyte_per_s"].get<double>(), 1),
+        io["write_bound"].get<std::string>(), fixed(io["read_minutes"].get<double>(), 1),
+        fixed(sim["read_gbyte_per_s"].get<double>(), 1), io["read_bound"].get<std::string>(),
+        fixed(io["overhead_seconds"].get<double>(), 0));
+  }
   return fmt::format("checkpoint of {:.2f} TB over the storage network: written in {} min ({} bound it), read in {} "
                      "min ({}), each with {} s of overhead",
                      io["bytes"].get<double>() / 1e12, fixed(io["write_minutes"].get<double>(), 1),

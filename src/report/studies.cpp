@@ -136,8 +136,7 @@ std::vector<StudyDef> builtin() {
     d.description = "the fabric's bill of materials, cost, power, bisection, diameter and limits";
     d.needs_setup = false;
     d.gpus_field = "bom.gpus";
-    d.fields = {field("bom.gpus", "GPUs", "", 0),
-                field("bom.switches.total", "switches", "", 0, true),
+    d.fields = {field("bom.gpus", "GPUs", "", 0), field("bom.switches.total", "switches", "", 0, true),
                 field("bom.transceivers", "transceivers", "", 0, true),
                 field("bom.power_kw", "network power", "kW", 1, true),
                 field("cost.capex_usd", "network capex", "USD", 0, true),
@@ -146,7 +145,11 @@ std::vector<StudyDef> builtin() {
                 field("bisection_bandwidth_gbps", "bisection bandwidth", "Gbps", 0, true),
                 field("injection_bandwidth_per_gpu_gbps", "injection bandwidth per GPU", "Gbps", 0),
                 field("diameter_hops", "diameter", "hops", 0),
-                field("limits.max_gpus", "largest GPU count", "", 0, true)};
+                field("limits.max_gpus", "largest GPU count", "", 0, true),
+                // with a frontend network (frontend.nics)
+                optional(field("frontend.switches.total", "frontend switches", "", 0)),
+                optional(field("frontend.cost.capex_usd", "frontend capex", "USD", 0)),
+                optional(field("capex_with_frontend_usd", "capex with the frontend", "USD", 0))};
     d.run = [](const StudyRun& r) {
       const topology::Topology t = r.scenario->build_topology();
       StudyOutput o;
@@ -684,6 +687,8 @@ nlohmann::json design_document(const scenario::Scenario& sc, const topology::Top
   const topology::Bom bom = topology::compute_bom(t, hw);
   const topology::CostModel model = sc.cost_model();
   add_design(doc, t, bom, topology::compute_cost(t, hw, bom, model), model);
+  if (const topology::FrontendFabric fe = sc.build_frontend(t.servers); fe.config.present())
+    add_frontend(doc, fe, model);
   // The ratio asked, beside the one built when whole ports made another (2:1 on radix-128 leaves is 85 down /
   // 43 up ports, 40 of them cabled: 2.125:1, said only in the notes): the key's text and the builder's note on
   // that tier's ports.

@@ -68,6 +68,11 @@ const std::vector<SectionInfo>& sections() {
        "read bandwidth per server, overheads; with frontend NICs, checkpoint write and restart times replace "
        "reliability's constants",
        reliability::storage_params},
+      {"frontend",
+       "the frontend and storage network: frontend NICs per server, the frontend switch and its oversubscription, "
+       "storage nodes and their bandwidth; `podnet design` prices it beside the back end, and checkpoints are "
+       "simulated on it",
+       topology::frontend_params},
       {"addressing",
        "IP pools, ASNs and BGP style of the configuration plan (`podnet design --config-plan`, NetBox IP addresses)",
        topology::addressing_params},
@@ -871,6 +876,28 @@ topology::Hardware Scenario::hardware() const {
 topology::CostModel Scenario::cost_model() const {
   try {
     return topology::cost_from(section("cost"));
+  } catch (const ParamError& e) {
+    throw InputError(fmt::format("{}: {}", where(e.key()), e.what()));
+  }
+}
+
+topology::FrontendConfig Scenario::frontend() const {
+  try {
+    topology::FrontendConfig c = topology::frontend_from(section("frontend"));
+    if (c.present() && section("storage").get_int("frontend_nics") > 0)
+      throw ParamError("storage.frontend_nics",
+                       "storage.frontend_nics and frontend.nics both give the servers' frontend NICs; expected one: "
+                       "frontend.nics (the frontend fabric, simulated) or storage.frontend_nics (the closed form)");
+    return c;
+  } catch (const ParamError& e) {
+    throw InputError(fmt::format("{}: {}", where(e.key()), e.what()));
+  }
+}
+
+topology::FrontendFabric Scenario::build_frontend(int32_t servers) const {
+  const topology::FrontendConfig c = frontend();
+  try {
+    return topology::build_frontend(c, servers, hardware());
   } catch (const ParamError& e) {
     throw InputError(fmt::format("{}: {}", where(e.key()), e.what()));
   }

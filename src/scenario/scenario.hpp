@@ -30,6 +30,7 @@
 #include "diagnose/probe.hpp"
 #include "engine/failures.hpp"
 #include "topology/cost.hpp"
+#include "topology/frontend.hpp"
 #include "topology/hardware.hpp"
 #include "topology/topology.hpp"
 
@@ -184,6 +185,10 @@ class Scenario {
   topology::Hardware hardware() const;
   // The `cost:` section as a cost model (InputError at the key's line for contradicting values).
   topology::CostModel cost_model() const;
+  // The `frontend:` section (InputError at the key's line), and the frontend fabric it builds for the
+  // back end's servers (topology/frontend.hpp; an empty one when frontend.nics is 0).
+  topology::FrontendConfig frontend() const;
+  topology::FrontendFabric build_frontend(int32_t servers) const;
   // Builds the topology; a ParamError from the builder becomes an InputError
   // located at the key's line.
   topology::Topology build_topology() const;

@@ -55,6 +55,7 @@ Setup resolve(Scenario sc, std::optional<topology::Topology> fabric) {
                                    s.network.transport.name));
     return 0;
   });
+  s.frontend = sc.frontend();
   s.faults = sc.fault_list(s.fabric);
   // The same faults as the packet engine's silent faults, so that bench and train simulate them (diagnose's
   // probes take s.faults; the other engines refuse them, engine/registry.cpp).

@@ -49,6 +49,7 @@ struct Setup {
   cluster::Policy placement = cluster::Policy::TopologyAware;
   reliability::Config reliability;
   reliability::StorageConfig storage;   // the scenario's `storage:`: checkpoint write and read times
+  topology::FrontendConfig frontend;    // the scenario's `frontend:` (its fabric: scenario.build_frontend)
   std::vector<diagnose::Fault> faults;  // faults: (silent faults for `podnet diagnose`)
 
   // The scenario's `workload:` as a job on this fabric. With check_memory,

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "study/frontend_io.hpp"
 #include "workload/job.hpp"
 
 namespace podnet::study {
@@ -19,12 +20,36 @@ bool given(const scenario::Scenario& sc, const std::string& key) {
 
 std::optional<reliability::CheckpointIo> apply_storage(const scenario::Setup& s, int64_t gpus,
                                                        reliability::Config& rc) {
-  if (!s.storage.present()) return std::nullopt;
+  const bool simulated = s.frontend.present() && s.frontend.storage_nodes > 0;
+  if (!s.storage.present() && !simulated) return std::nullopt;
   const workload::Job job = s.job(false);
   const int64_t per_server = std::max<int64_t>(1, s.fabric.gpus_per_server);
-  const int64_t servers = (gpus + per_server - 1) / per_server;
-  reliability::CheckpointIo io =
-      reliability::checkpoint_io(job.model.params() * kCheckpointBytesPerParam, servers, s.storage);
+  const int64_t servers = std::min<int64_t>((gpus + per_server - 1) / per_server, std::max(1, s.fabric.servers));
+  const double bytes = job.model.params() * kCheckpointBytesPerParam;
+  reliability::CheckpointIo io;
+  if (simulated) {
+    const topology::FrontendFabric fe = s.scenario.build_frontend(s.fabric.servers);
+    const FrontendIo sim = simulate_checkpoint(fe, bytes, static_cast<int32_t>(servers), s.engine, s.network);
+    io.bytes = bytes;
+    io.overhead_s = s.storage.checkpoint_overhead_s;
+    io.write_s = io.overhead_s + sim.write.seconds;
+    io.read_s = io.overhead_s + sim.read.seconds;
+    io.write_bound = sim.write.bound;
+    io.read_bound = sim.read.bound;
+    io.write_Bps = sim.write.gbyte_per_s * 1e9;
+    io.read_Bps = sim.read.gbyte_per_s * 1e9;
+    io.simulated_by = sim.engine;
+    io.flows = sim.flows;
+    io.frontend_Bps = static_cast<double>(servers) * fe.config.nics * fe.config.nic_speed.bytes_per_second();
+    const double storage_nics = fe.storage_ports() * fe.config.nic_speed.bytes_per_second();
+    auto media = [&](double per_node) {
+      return per_node > 0 ? std::min(storage_nics, per_node * fe.config.storage_nodes) : storage_nics;
+    };
+    io.storage_write_Bps = media(fe.config.storage_write_Bps);
+    io.storage_read_Bps = media(fe.config.storage_read_Bps);
+  } else {
+    io = reliability::checkpoint_io(bytes, servers, s.storage);
+  }
   if (!given(s.scenario, "reliability.checkpoint_cost")) rc.checkpoint_cost_hours = io.write_s / 3600;
   if (!given(s.scenario, "reliability.restart_cost"))
     rc.restart_cost_hours = (s.storage.restart_overhead_s + io.read_s) / 3600;

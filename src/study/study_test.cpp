@@ -215,5 +215,38 @@ TEST(ReliabilityStudy, AStorageNetworkSetsTheCheckpointAndRestartCosts) {
   EXPECT_FALSE(reliability(setup({"reliability.monte_carlo_trials=100"})).checkpoint_io);
 }
 
+TEST(ReliabilityStudy, AFrontendWithStorageNodesSimulatesTheCheckpoint) {
+  // The fabric's 8 servers with one 100G frontend NIC each and `nodes` storage nodes of one 100G NIC on
+  // a radix-32 leaf: the storage NICs bound the 112.4 GB checkpoint at nodes x 12.5e9 x 4096 / 4178 B/s
+  // (RoCEv2's payload share); the write and the read each add storage.checkpoint_overhead (30 s).
+  auto frontend = [](int nodes) {
+    return std::vector<std::string>{"reliability.monte_carlo_trials=100",
+                                    "frontend.nics=1",
+                                    "frontend.nic_speed=100Gbps",
+                                    "frontend.port_speed=100Gbps",
+                                    "frontend.radix=32",
+                                    "frontend.storage_nics=1",
+                                    "frontend.storage_nodes=" + std::to_string(nodes)};
+  };
+  const double bytes = setup().job(false).model.params() * kCheckpointBytesPerParam;
+  const double port = 12.5e9 * 4096 / 4178;
+  const ReliabilityResult one = reliability(setup(frontend(1)));
+  ASSERT_TRUE(one.checkpoint_io);
+  EXPECT_FALSE(one.checkpoint_io->simulated_by.empty());
+  EXPECT_NEAR(one.checkpoint_io->write_s, 30 + bytes / port, 1e-4 * bytes / port);
+  EXPECT_NEAR(one.config.restart_cost_hours * 3600, 300 + 30 + bytes / port, 1e-4 * bytes / port);
+  EXPECT_EQ(one.checkpoint_io->write_bound, "the storage nodes' NICs");
+  // Four storage nodes: a quarter of the time, a cheaper checkpoint and a better goodput.
+  const ReliabilityResult four = reliability(setup(frontend(4)));
+  EXPECT_NEAR(four.checkpoint_io->write_s, 30 + bytes / (4 * port), 1e-4 * bytes / port);
+  EXPECT_LT(four.config.checkpoint_cost_hours, one.config.checkpoint_cost_hours);
+  EXPECT_GT(four.advice.goodput, one.advice.goodput);
+  // Both places for the frontend NICs: refused, naming the key.
+  std::vector<std::string> both = frontend(1);
+  both.push_back("storage.frontend_nics=2");
+  EXPECT_NE(error_of([&] { setup(both); }).find("storage.frontend_nics and frontend.nics both give"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace podnet::study

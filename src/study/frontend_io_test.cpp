@@ -1,0 +1,85 @@
+// Checkpoints on the frontend network, timed by hand on an idle fabric: bytes over the bottleneck's payload
+// rate. RoCEv2's payload share of a 100 Gb/s link: 4096 / (4096 + 82) B a packet (engine/network.hpp), so
+// a 100G port moves 12.5e9 x 4096 / 4178 B/s.
+#include "study/frontend_io.hpp"
+
+#include <gtest/gtest.h>
+
+#include "engine/registry.hpp"
+#include "topology/builders.hpp"
+
+namespace podnet::study {
+namespace {
+
+constexpr double kPort = 12.5e9 * 4096 / 4178;  // payload bytes/s of a 100G RoCEv2 port
+
+// 4 servers x 1 NIC and `nodes` storage nodes x 1 NIC at 100G on one radix-32 leaf (16 down-ports).
+topology::FrontendFabric fabric(int32_t nodes, double write_Bps = 0) {
+  topology::FrontendConfig c;
+  c.nics = 1;
+  c.nic_speed = c.port_speed = Bandwidth(100e9);
+  c.radix = 32;
+  c.storage_nodes = nodes;
+  c.storage_nics = 1;
+  c.storage_write_Bps = write_Bps;
+  return topology::build_frontend(c, 4, topology::default_hardware());
+}
+
+TEST(FrontendCheckpoint, OneStoragePortBoundsTheWriteAndTheRead) {
+  // 4 GB from 4 clients into one storage NIC: 4e9 / kPort, in both directions.
+  const FrontendIo io = simulate_checkpoint(fabric(1), 4e9, 4, "flow", engine::NetworkOptions{});
+  EXPECT_EQ(io.flows, 4);
+  EXPECT_NEAR(io.write.seconds, 4e9 / kPort, 1e-4 * io.write.seconds);
+  EXPECT_NEAR(io.read.seconds, 4e9 / kPort, 1e-4 * io.read.seconds);
+  EXPECT_EQ(io.write.bound, "the storage nodes' NICs");
+  EXPECT_NEAR(io.write.gbyte_per_s, kPort / 1e9, 1e-4 * kPort / 1e9);
+}
+
+TEST(FrontendCheckpoint, StripesSpreadEveryClientOverTheStoragePorts) {
+  // 2 storage ports, 8 stripes: each client writes 1 GB in two flows of 0.5 GB, one to each port; a port
+  // takes 4 x 0.5 GB = 2 GB at kPort while a client NIC sends 1 GB at kPort: the storage NICs bound it.
+  const FrontendIo io = simulate_checkpoint(fabric(2), 4e9, 4, "flow", engine::NetworkOptions{});
+  EXPECT_EQ(io.flows, 8);
+  EXPECT_NEAR(io.write.seconds, 2e9 / kPort, 1e-4 * io.write.seconds);
+  // Only the first 2 servers checkpoint (a job on half the servers): 2 GB from 2 clients, 1 GB a port, and
+  // each client NIC sends 1 GB too: both ends are the bound.
+  const FrontendIo half = simulate_checkpoint(fabric(2), 2e9, 2, "flow", engine::NetworkOptions{});
+  EXPECT_NEAR(half.write.seconds, 1e9 / kPort, 1e-4 * half.write.seconds);
+  EXPECT_EQ(half.write.bound, "the servers' frontend NICs and the storage nodes' NICs");
+}
+
+TEST(FrontendCheckpoint, TheStorageMediaBoundWhenSlowerThanItsNics) {
+  // 5 GB/s of media behind a 100G NIC: the write takes 4e9 / 5e9 = 0.8 s; the read, unbounded, 4e9 / kPort.
+  const FrontendIo io = simulate_checkpoint(fabric(1, 5e9), 4e9, 4, "flow", engine::NetworkOptions{});
+  EXPECT_NEAR(io.write.seconds, 0.8, 1e-4 * 0.8);
+  EXPECT_EQ(io.write.bound, "the storage nodes' media");
+  EXPECT_NEAR(io.read.seconds, 4e9 / kPort, 1e-4 * io.read.seconds);
+}
+
+TEST(FrontendCheckpoint, OversubscribedUplinksBoundATrafficThatCrossesThem) {
+  // Radix 8 at 3:1: 6 down-ports and 2 up per leaf. 12 server ports fill leaves 0-1, the 6 storage ports
+  // leaf 2. Every write crosses a leaf's 2 x 100G uplinks: 12 clients x 1 GB = 12 GB leave two leaves through
+  // 4 uplinks (3 GB each) and enter the storage leaf through its 2 (6 GB each): 6e9 / kPort.
+  topology::FrontendConfig c;
+  c.nics = 1;
+  c.nic_speed = c.port_speed = Bandwidth(100e9);
+  c.radix = 8;
+  c.oversubscription = 3;
+  c.storage_nodes = 6;
+  c.storage_nics = 1;
+  c.stripes = 6;
+  const auto f = topology::build_frontend(c, 12, topology::default_hardware());
+  engine::NetworkOptions o;
+  o.routing.policy = "spray";  // the uplinks share the load evenly (ECMP would hash flows unevenly)
+  const FrontendIo io = simulate_checkpoint(f, 12e9, 12, "flow", o);
+  EXPECT_NEAR(io.write.seconds, 6e9 / kPort, 1e-3 * io.write.seconds);
+  EXPECT_EQ(io.write.bound, "the frontend's leaf-spine links");
+}
+
+TEST(FrontendCheckpoint, ThePacketEngineHandsTerabytesToTheFlowEngine) {
+  const FrontendIo io = simulate_checkpoint(fabric(1), 4e9, 4, "packet", engine::NetworkOptions{});
+  EXPECT_EQ(io.engine, "flow");
+}
+
+}  // namespace
+}  // namespace podnet::study

@@ -1,0 +1,165 @@
+#include "topology/frontend.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "topology/builders.hpp"
+
+namespace podnet::topology {
+
+std::vector<ParamSpec> frontend_params() {
+  return {
+      {"nics", ParamType::Int, "0",
+       "frontend NICs per server, toward storage and the rest of the data centre (0: no frontend network)", 0, 16},
+      {"nic_speed", ParamType::Bandwidth, "400Gbps",
+       "line rate of one frontend NIC, servers' and storage nodes' alike (a DGX B200: 2 x 400G)"},
+      {"radix", ParamType::Int, "64", "ports per frontend switch at port_speed", 4, 4096},
+      {"port_speed", ParamType::Bandwidth, "400Gbps", "frontend switch port speed"},
+      {"latency", ParamType::Time, "600ns", "frontend switch port-to-port latency"},
+      {"switch_power", ParamType::Power, "2kW",
+       "power per frontend switch (without optics) at 51.2 Tb/s, scaled by capacity as switch.power is"},
+      {"oversubscription", ParamType::Ratio, "1:1", "frontend leaf down:up port ratio"},
+      {"tiers",
+       ParamType::Int,
+       "",
+       "frontend switch tiers: 2 (leaf-spine) or 3 (leaf-spine-core); default: the fewest that fit",
+       2,
+       3,
+       {},
+       true},
+      {"storage_nodes", ParamType::Int, "0",
+       "storage nodes on the frontend (file system or object store servers); with none, checkpoints use the "
+       "storage: section's closed form",
+       0, 100000},
+      {"storage_nics", ParamType::Int, "2", "frontend NICs per storage node", 1, 64},
+      {"storage_write_bandwidth",
+       ParamType::Bandwidth,
+       "",
+       "what one storage node's media absorb (e.g. 65GB/s); default: only its NICs bound it",
+       -1e300,
+       1e300,
+       {},
+       true},
+      {"storage_read_bandwidth",
+       ParamType::Bandwidth,
+       "",
+       "what one storage node's media deliver; default: only its NICs bound it",
+       -1e300,
+       1e300,
+       {},
+       true},
+      {"stripes", ParamType::Int, "8",
+       "storage NIC ports each client NIC writes to and reads from at once (a file's stripe count)", 1, 4096},
+  };
+}
+
+FrontendConfig frontend_from(const Params& p) {
+  FrontendConfig c;
+  c.nics = static_cast<int32_t>(p.get_int("nics"));
+  c.nic_speed = p.get_bandwidth("nic_speed");
+  c.radix = static_cast<int32_t>(p.get_int("radix"));
+  c.port_speed = p.get_bandwidth("port_speed");
+  c.switch_latency = p.get_time("latency");
+  c.switch_power_w = p.get_real("switch_power");
+  c.oversubscription = p.get_real("oversubscription");
+  c.tiers = p.has("tiers") ? static_cast<int32_t>(p.get_int("tiers")) : 0;
+  c.storage_nodes = static_cast<int32_t>(p.get_int("storage_nodes"));
+  c.storage_nics = static_cast<int32_t>(p.get_int("storage_nics"));
+  if (p.has("storage_write_bandwidth")) c.storage_write_Bps = p.get_bandwidth("storage_write_bandwidth").bps / 8;
+  if (p.has("storage_read_bandwidth")) c.storage_read_Bps = p.get_bandwidth("storage_read_bandwidth").bps / 8;
+  c.stripes = static_cast<int32_t>(p.get_int("stripes"));
+  if (c.present() && c.nic_speed > c.port_speed)
+    throw ParamError("frontend.nic_speed",
+                     fmt::format("frontend.nic_speed = {} exceeds frontend.port_speed = {}; expected at most the "
+                                 "frontend switch's port speed",
+                                 format_bandwidth(c.nic_speed), format_bandwidth(c.port_speed)));
+  if (!c.present() && c.storage_nodes > 0)
+    throw ParamError("frontend.storage_nodes",
+                     fmt::format("frontend.storage_nodes = {} without frontend NICs on the servers; expected "
+                                 "frontend.nics >= 1 (the servers reach storage through them)",
+                                 c.storage_nodes));
+  return c;
+}
+
+namespace {
+
+// The Clos builder's keys, as the frontend section names them.
+std::string frontend_key(const std::string& key) {
+  if (key == "topology.tiers") return "frontend.tiers";
+  if (key == "topology.oversubscription") return "frontend.oversubscription";
+  if (key == "switch.radix") return "frontend.radix";
+  if (key == "server.nic_speed") return "frontend.nic_speed";
+  return "frontend.nics";
+}
+
+}  // namespace
+
+FrontendFabric build_frontend(const FrontendConfig& c, int32_t servers, const Hardware& backend) {
+  FrontendFabric f;
+  f.config = c;
+  f.servers = servers;
+  if (!c.present()) return f;
+  // One endpoint per port: a one-GPU, one-NIC "server" per port, no NVLink; its host link never binds
+  // (the engines' PCIe payload share of a few times the NIC's rate).
+  Hardware hw = backend;
+  hw.gpus_per_server = 1;
+  hw.nics_per_server = 1;
+  hw.nvlink_domain = 1;
+  hw.nvlink_bw = Bandwidth(0);
+  hw.pcie_bw = Bandwidth(std::max(hw.pcie_bw.bps, 4 * c.nic_speed.bps));
+  hw.nic_speed = c.nic_speed;
+  hw.server_power_w = 0;  // the servers are the back end's; the frontend draws switch and optics power
+  hw.radix = c.radix;
+  hw.port_speed = c.port_speed;
+  hw.switch_latency = c.switch_latency;
+  hw.switch_power_w = c.switch_power_w;
+  hw.sharp = false;
+  hw.rack_width_m = 0;  // every NIC cable is server_to_leaf
+  f.hardware = hw;
+  std::vector<std::pair<std::string, std::string>> keys = {{"gpus", std::to_string(f.ports())},
+                                                           {"oversubscription",
+                                                            fmt::format("{}:1", format_number(c.oversubscription))}};
+  if (c.tiers > 0) keys.emplace_back("tiers", std::to_string(c.tiers));
+  // What the tiers reach, said in the frontend's words before the Clos builder says it in GPUs: a leaf has
+  // d1 down-ports; two tiers join at most `radix` leaves, three (1:1 spines) radix x radix / 2.
+  const auto ports = static_cast<int64_t>(f.ports());
+  const int64_t d1 = static_cast<int64_t>(std::floor(c.radix * c.oversubscription / (c.oversubscription + 1) + 1e-9));
+  const int64_t leaves = d1 > 0 ? (ports + d1 - 1) / d1 : 0;
+  const int64_t max2 = int64_t{c.radix} * d1, max3 = int64_t{c.radix} * (c.radix / 2) * d1;
+  const std::string what = fmt::format("the frontend's {} ports ({} servers x {} NICs + {} storage nodes x {} NICs)",
+                                       thousands(ports), thousands(servers), c.nics, thousands(c.storage_nodes),
+                                       c.storage_nics);
+  if (d1 > 0 && c.tiers == 2 && ports > max2)
+    throw ParamError("frontend.tiers", fmt::format("{} need {} leaves of {} down-ports; two tiers of radix-{} "
+                                                   "switches join at most {} leaves ({} ports); expected "
+                                                   "frontend.tiers: 3 (or left out), or a larger frontend.radix",
+                                                   what, thousands(leaves), d1, c.radix, c.radix, thousands(max2)));
+  if (d1 > 0 && ports > max3)
+    throw ParamError("frontend.radix", fmt::format("{} exceed the {} ports three tiers of radix-{} switches reach at "
+                                                   "{}:1; expected a larger frontend.radix",
+                                                   what, thousands(max3), c.radix, format_number(c.oversubscription)));
+  try {
+    f.topology = build_with("fat_tree", keys, hw);
+  } catch (const ParamError& e) {
+    throw ParamError(frontend_key(e.key()), fmt::format("{}: {}", what, e.what()));
+  }
+  Topology& t = f.topology;
+  t.family = "frontend";
+  const int32_t server_ports = f.server_ports();
+  for (int32_t p = 0; p < f.ports(); ++p) {
+    const bool server = p < server_ports;
+    const int32_t owner = server ? p / c.nics : (p - server_ports) / c.storage_nics;
+    const int32_t nic = server ? p % c.nics : (p - server_ports) % c.storage_nics;
+    const std::string host = server ? server_name(owner, servers)
+                                    : fmt::format("storage-{}", padded(owner, c.storage_nodes));
+    t.nodes[t.gpus[p]].name = fmt::format("{}/fe{}-host", host, nic);
+    t.nodes[t.nics[p]].name = fmt::format("{}/fe{}", host, nic);
+  }
+  for (auto& n : t.nodes)
+    if (n.kind == NodeKind::Switch) n.name = "fe-" + n.name;
+  return f;
+}
+
+}  // namespace podnet::topology

@@ -1,0 +1,80 @@
+// The frontend and storage network (scenario section `frontend:`): the servers' frontend NICs, the storage
+// nodes, and the leaf-spine fabric between them. An AI cluster has two networks: the back end (GPU to GPU,
+// the rest of podnet) and this one, which carries checkpoints, data loading and the cluster's north-south
+// traffic. `podnet design` shows its bill of materials, cost and power beside the back end's; the checkpoint
+// study (study/frontend_io.hpp) simulates writes and reads on it.
+//
+// Structure. Every frontend NIC port is one endpoint of the fabric: the servers' ports first (server s,
+// NIC i is port s x nics + i), then the storage nodes' (node n, NIC j is port servers x nics + n x
+// storage_nics + j). The ports attach top-of-rack: consecutive ports share a leaf, so a server's NICs land
+// on one leaf (on two when a leaf's down-ports are not a multiple of frontend.nics), and the storage
+// nodes fill the last leaves. The leaves, spines and (past what two tiers reach) cores are the fat_tree
+// family's folded Clos (clos.hpp) with the frontend's own switch, oversubscription and tiers; its
+// switches are named "fe-..." apart from the back end's. In the built Topology each port is a `Gpu` node
+// (its host's share of the port, named ".../fe0-host") linked over PCIe to its `Nic` node (".../fe0"),
+// so the engines route and time traffic between ports as they do between GPUs.
+//
+// Defaults and sources:
+// - 2 x 400G NICs per server: a DGX B200's two BlueField-3 ports for storage and the frontend (NVIDIA DGX
+//   B200 datasheet); DDN measured a DGX B200 reading and writing at up to 96 % of those 800 Gb/s
+//   (ddn.com blog, "DDN's AI storage optimized for NVIDIA DGX B200", 2025).
+// - the switch: 64 x 400G, 600 ns, 2 kW at 51.2 Tb/s scaled as the back end's (topology/power.hpp).
+// - storage nodes: 2 NICs each at frontend.nic_speed; their media bandwidth unbounded unless given
+//   (storage_write_bandwidth, storage_read_bandwidth per node: then the node's NICs share it evenly).
+// ASSUMPTIONS: one NIC speed for servers and storage nodes; every NIC cable is cabling.server_to_leaf
+// (the frontend leaf stands in the servers' row), leaf-to-spine and spine-to-core cables as the back
+// end's; no racks of its own are counted (the frontend switches share the network racks' rows).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/params.hpp"
+#include "topology/bom.hpp"
+#include "topology/hardware.hpp"
+#include "topology/topology.hpp"
+
+namespace podnet::topology {
+
+std::vector<ParamSpec> frontend_params();
+
+struct FrontendConfig {
+  int32_t nics = 0;  // per server; 0 = no frontend network modelled
+  Bandwidth nic_speed{400e9};
+  int32_t radix = 64;
+  Bandwidth port_speed{400e9};
+  Time switch_latency{600000};   // 600 ns
+  double switch_power_w = 2000;  // at 51.2 Tb/s, scaled by capacity as the back end's (power.hpp)
+  double oversubscription = 1;   // leaf down:up
+  int32_t tiers = 0;             // 0: the fewest that fit
+  int32_t storage_nodes = 0;
+  int32_t storage_nics = 2;      // per storage node
+  double storage_write_Bps = 0;  // per node, bytes/s; 0: the node's NICs bound it
+  double storage_read_Bps = 0;   // per node, bytes/s; 0: the node's NICs bound it
+  int32_t stripes = 8;           // storage ports each client NIC writes to at once
+  bool present() const { return nics > 0; }
+};
+
+// From a validated `frontend:` section; ParamError naming the key for values that contradict each other.
+FrontendConfig frontend_from(const Params& p);
+
+struct FrontendFabric {
+  FrontendConfig config;
+  Topology topology;  // ports are its GPUs (see above)
+  int32_t servers = 0;
+  int32_t server_ports() const { return servers * config.nics; }
+  int32_t storage_ports() const { return config.storage_nodes * config.storage_nics; }
+  int32_t ports() const { return server_ports() + storage_ports(); }
+  int32_t server_port(int32_t server, int32_t nic) const { return server * config.nics + nic; }
+  int32_t storage_port(int32_t node, int32_t nic) const { return server_ports() + node * config.storage_nics + nic; }
+  // The hardware the fabric was built with (the back end's cabling; the frontend's switch and NICs).
+  Hardware hardware;
+};
+
+// Builds the frontend for `servers` servers of the back end. ParamError naming a frontend.* key when the
+// frontend's switch cannot carry it (a NIC faster than a port, more ports than its tiers reach).
+FrontendFabric build_frontend(const FrontendConfig& c, int32_t servers, const Hardware& backend);
+
+}  // namespace podnet::topology

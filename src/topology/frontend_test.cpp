@@ -1,0 +1,114 @@
+// The frontend and storage network: a small one counted by hand, its names, and its errors.
+#include "topology/frontend.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "topology/bom.hpp"
+#include "topology/builders.hpp"
+
+namespace podnet::topology {
+namespace {
+
+FrontendConfig small_config() {
+  FrontendConfig c;
+  c.nics = 2;
+  c.nic_speed = Bandwidth(400e9);
+  c.radix = 16;
+  c.port_speed = Bandwidth(400e9);
+  c.storage_nodes = 2;
+  c.storage_nics = 4;
+  return c;
+}
+
+TEST(Frontend, ALeafSpineCountedByHand) {
+  // 10 servers x 2 NICs + 2 storage nodes x 4 NICs = 28 ports. A radix-16 leaf at 1:1 has 8 down-ports
+  // and 8 up: ceil(28 / 8) = 4 leaves. Two tiers: the 4 leaves share one spine domain; each leaf sends
+  // p parallel links to every spine, p the largest divisor of 8 with 4 p <= 16: p = 4, 8 / 4 = 2 spines.
+  const FrontendFabric f = build_frontend(small_config(), 10, default_hardware());
+  const Topology& t = f.topology;
+  EXPECT_EQ(f.ports(), 28);
+  EXPECT_EQ(f.server_ports(), 20);
+  EXPECT_EQ(f.storage_port(1, 3), 27);
+  const Bom b = compute_bom(t, f.hardware);
+  ASSERT_EQ(b.switches.size(), 2u);
+  EXPECT_EQ(b.switches[0], (std::pair<std::string, int64_t>{"leaf", 4}));
+  EXPECT_EQ(b.switches[1], (std::pair<std::string, int64_t>{"spine", 2}));
+  // 28 NIC cables (3 m: copper) and 4 x 8 leaf uplinks (30 m: optical, two transceivers each).
+  EXPECT_EQ(b.links_total, 28 + 32);
+  EXPECT_EQ(b.cables_copper, 28);
+  EXPECT_EQ(b.cables_optical, 32);
+  EXPECT_EQ(b.transceivers, 64);
+  // No server power: the servers are the back end's.
+  EXPECT_EQ(b.power_servers_w, 0);
+}
+
+TEST(Frontend, PortsAreNamedAfterTheirServersAndStorageNodes) {
+  const FrontendFabric f = build_frontend(small_config(), 10, default_hardware());
+  const Topology& t = f.topology;
+  EXPECT_EQ(t.nodes[t.nics[f.server_port(3, 1)]].name, "gpu-node-003/fe1");
+  EXPECT_EQ(t.nodes[t.gpus[f.server_port(3, 1)]].name, "gpu-node-003/fe1-host");
+  EXPECT_EQ(t.nodes[t.nics[f.storage_port(1, 2)]].name, "storage-001/fe2");
+  for (const auto& n : t.nodes)
+    if (n.kind == NodeKind::Switch) EXPECT_EQ(n.name.rfind("fe-", 0), 0u) << n.name;
+  // Every port's NIC cable runs at the frontend NIC speed.
+  for (const NodeId nic : t.nics) {
+    const auto [first, last] = t.incident(nic);
+    for (const LinkId* l = first; l != last; ++l)
+      if (t.links[*l].media != Media::Pcie) EXPECT_EQ(t.links[*l].capacity.bps, 400e9);
+  }
+}
+
+TEST(Frontend, NoNicsBuildsNothing) {
+  FrontendConfig c;
+  const FrontendFabric f = build_frontend(c, 10, default_hardware());
+  EXPECT_TRUE(f.topology.nodes.empty());
+  EXPECT_EQ(f.ports(), 0);
+}
+
+TEST(Frontend, ErrorsNameTheFrontendKey) {
+  FrontendConfig c = small_config();
+  c.tiers = 2;
+  c.radix = 8;  // 4 down-ports a leaf: 28 ports need 7 leaves; radix-8 spines reach 8 leaves: fits
+  EXPECT_NO_THROW(build_frontend(c, 10, default_hardware()));
+  try {
+    build_frontend(c, 100, default_hardware());  // 208 ports: 52 leaves, more than 8 spine ports reach
+    FAIL() << "expected a ParamError";
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.key(), "frontend.tiers");
+    EXPECT_STREQ(e.what(),
+                 "the frontend's 208 ports (100 servers x 2 NICs + 2 storage nodes x 4 NICs) need 52 leaves of 4 "
+                 "down-ports; two tiers of radix-8 switches join at most 8 leaves (32 ports); expected "
+                 "frontend.tiers: 3 (or left out), or a larger frontend.radix");
+  }
+  // Three tiers of radix 8 reach 8 x 4 x 4 = 128 ports: 208 do not fit.
+  c.tiers = 0;
+  try {
+    build_frontend(c, 100, default_hardware());
+    FAIL() << "expected a ParamError";
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.key(), "frontend.radix");
+  }
+}
+
+TEST(Frontend, SettingsAreChecked) {
+  Params p = defaults_of(frontend_params());
+  p.set("storage_nodes", int64_t{4}, "4");
+  try {
+    frontend_from(p);
+    FAIL() << "expected a ParamError";
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.key(), "frontend.storage_nodes");
+  }
+  p.set("nics", int64_t{2}, "2");
+  p.set("nic_speed", Bandwidth(800e9), "800Gbps");
+  try {
+    frontend_from(p);
+    FAIL() << "expected a ParamError";
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.key(), "frontend.nic_speed");
+  }
+}
+
+}  // namespace
+}  // namespace podnet::topology
