@@ -148,16 +148,29 @@ int cmd_design(const Common& c, const DesignOptions& d) {
               << (infiniband ? "08-cables.csv; InfiniBand: no IP addresses" : "09-ip-addresses.csv") << ")\n";
   }
   if (!d.config_plan_dir.empty()) write_config_plan(t, *plan, d.config_plan_dir);
+  // The frontend network (frontend:), when there is one, goes beside the back end as frontend.<format>.
+  std::optional<topology::FrontendFabric> frontend;
+  if (!d.exports.empty() && sc.frontend().present()) frontend = sc.build_frontend(t.servers);
   for (const auto& fmt_name : d.exports) {
-    std::ostringstream buf;
-    if (fmt_name == "dot") report::write_dot(t, buf);
-    else if (fmt_name == "graphml") report::write_graphml(t, buf);
-    else report::write_topology_json(t, buf);
+    auto render = [&](const topology::Topology& topo) {
+      std::ostringstream buf;
+      if (fmt_name == "dot") report::write_dot(topo, buf);
+      else if (fmt_name == "graphml") report::write_graphml(topo, buf);
+      else report::write_topology_json(topo, buf);
+      return buf.str();
+    };
     if (exports_to_stdout) {
-      std::cout << buf.str();
-    } else {
-      const std::string path = (std::filesystem::path(c.out_dir) / ("topology." + fmt_name)).string();
-      write_out("--out", path, buf.str());
+      std::cout << render(t);
+      if (frontend)
+        std::cerr << "podnet: the frontend network goes to its own file (frontend." << fmt_name
+                  << "): give --out DIR to have it\n";
+      continue;
+    }
+    for (const auto& [stem, topo] : {std::pair<const char*, const topology::Topology*>{"topology", &t},
+                                     {"frontend", frontend ? &frontend->topology : nullptr}}) {
+      if (topo == nullptr) continue;
+      const std::string path = (std::filesystem::path(c.out_dir) / (std::string(stem) + "." + fmt_name)).string();
+      write_out("--out", path, render(*topo));
       std::cerr << "podnet: wrote " << path << "\n";
     }
   }

@@ -387,6 +387,11 @@ DotStyle dot_style(int level) {
 
 }  // namespace
 
+// A node's kind as exports name it: a frontend's Gpu nodes are host ports (topology.hpp).
+const char* node_kind(const Topology& t, const Node& n) {
+  return t.gpus_are_host_ports && n.kind == NodeKind::Gpu ? "host" : topology::kind_name(n.kind);
+}
+
 void write_dot(const Topology& t, std::ostream& out) {
   out << "graph " << dot_id(t.family.empty() ? std::string("podnet") : t.family) << " {\n";
   out << "  // physical cables only (copper and optical); NVLink and PCIe links inside servers are omitted\n";
@@ -483,7 +488,7 @@ void write_graphml(const Topology& t, std::ostream& out) {
     const auto id = static_cast<NodeId>(i);
     buf.clear();
     buf += fmt::format("    <node id=\"n{}\">\n", i);
-    data("n_kind", topology::kind_name(n.kind));
+    data("n_kind", node_kind(t, n));
     data("n_tier", std::to_string(n.tier));
     int_data("n_server", n.server);
     int_data("n_rack", n.rack);
@@ -523,7 +528,7 @@ nlohmann::json topology_json(const Topology& t) {
     nlohmann::json o;
     o["id"] = static_cast<int64_t>(i);
     o["name"] = n.name;
-    o["kind"] = topology::kind_name(n.kind);
+    o["kind"] = node_kind(t, n);
     o["tier"] = static_cast<int>(n.tier);
     auto label = [&o](const char* key, int32_t v) {
       if (v != kNone) o[key] = v;

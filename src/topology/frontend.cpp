@@ -148,14 +148,20 @@ FrontendFabric build_frontend(const FrontendConfig& c, int32_t servers, const Ha
   Topology& t = f.topology;
   t.family = "frontend";
   const int32_t server_ports = f.server_ports();
+  for (int32_t s = 0; s < servers; ++s) t.device_names.push_back(server_name(s, servers));
+  for (int32_t n = 0; n < c.storage_nodes; ++n)
+    t.device_names.push_back(fmt::format("storage-{}", padded(n, c.storage_nodes)));
+  t.gpus_are_host_ports = true;
   for (int32_t p = 0; p < f.ports(); ++p) {
     const bool server = p < server_ports;
-    const int32_t owner = server ? p / c.nics : (p - server_ports) / c.storage_nics;
+    const int32_t owner = server ? p / c.nics : servers + (p - server_ports) / c.storage_nics;
     const int32_t nic = server ? p % c.nics : (p - server_ports) % c.storage_nics;
-    const std::string host = server ? server_name(owner, servers)
-                                    : fmt::format("storage-{}", padded(owner, c.storage_nodes));
-    t.nodes[t.gpus[p]].name = fmt::format("{}/fe{}-host", host, nic);
-    t.nodes[t.nics[p]].name = fmt::format("{}/fe{}", host, nic);
+    for (const NodeId id : {t.gpus[p], t.nics[p]}) {
+      Node& n = t.nodes[id];
+      n.server = owner;
+      n.local = nic;
+      n.name = fmt::format("{}/fe{}{}", t.device_names[owner], nic, n.kind == NodeKind::Gpu ? "-host" : "");
+    }
   }
   for (auto& n : t.nodes)
     if (n.kind == NodeKind::Switch) n.name = "fe-" + n.name;

@@ -73,13 +73,16 @@ std::string Topology::device_name(NodeId n) const {
   const Node& node = nodes[n];
   if (node.kind == NodeKind::Switch) return node.name;
   if (node.server == kNone) return node.name;
+  if (!device_names.empty()) return device_names[node.server];
   return server_name(node.server, servers);
 }
 
 std::string Topology::port_name(NodeId n, int32_t port) const {
   const Node& node = nodes[n];
   switch (node.kind) {
-    case NodeKind::Nic: return fmt::format("gpu{}_eth", node.local);
+    case NodeKind::Nic:
+      if (!device_names.empty()) return node.name.substr(node.name.find('/') + 1);
+      return fmt::format("gpu{}_eth", node.local);
     case NodeKind::Gpu: return fmt::format("gpu{}_p{}", node.local, port);
     case NodeKind::NvSwitch: return fmt::format("nvlink{}", port);
     case NodeKind::Switch: return fmt::format("Ethernet1/{}", port + 1);

@@ -94,6 +94,12 @@ struct Topology {
   // Paths stay minimal across groups (dragonfly, dragonfly+): routing tables let a path leave the
   // source's group or enter the target's, never cross a third group (router.hpp). Set by the builder.
   bool group_minimal = false;
+  // Devices a builder names itself, by Node::server (the frontend network: its servers, then its storage
+  // nodes); empty: server_name(server, servers). Then a NIC's port is its node name after the device's
+  // ("gpu-node-003/fe1": port fe1), and with gpus_are_host_ports the Gpu nodes stand for a host's share of
+  // one port (exports call them "host").
+  std::vector<std::string> device_names;
+  bool gpus_are_host_ports = false;
   std::vector<int32_t> torus_dims;  // torus only: dimension sizes; GPU rank r has x fastest: r = x + X*(y + Y*z)
   Facts facts;
 

@@ -96,9 +96,37 @@ def main(argv):
             failures.append(f"{name}: {bad_capacity} edges without a positive float capacity_gbps")
         if len(failures) == failed_before:
             os.remove(path)  # tens of MB per example at full size: kept only when it failed
+    failures += check_frontend(podnet, out)
     for f in failures:
         print("error: " + f, file=sys.stderr)
     return 1 if failures else 0
+
+
+def check_frontend(podnet, out):
+    """The frontend network's GraphML (frontend.graphml beside topology.graphml) against its bill of materials:
+    one host and one NIC node per port, its switches; its cables and one PCIe edge per port."""
+    name = "aipod-16k frontend"
+    fe_dir = os.path.join(out, "frontend")
+    args = ["design", "aipod-16k", *CASES["aipod-16k"], "--set", "frontend.nics=2", "--set",
+            "frontend.storage_nodes=4", "--set", "frontend.radix=8", "--set", "frontend.oversubscription=3:1"]
+    r = subprocess.run([podnet, *args, "--export", "graphml", "--out", fe_dir], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        return [f"{name}: podnet design --export graphml --out exited {r.returncode}: {r.stderr.strip()}"]
+    fe = json.loads(subprocess.run([podnet, *args, "--format", "json"], stdout=subprocess.PIPE, text=True,
+                                   check=True).stdout)["frontend"]
+    g = nx.read_graphml(os.path.join(fe_dir, "frontend.graphml"))
+    kinds = collections.Counter(d.get("kind") for _, d in g.nodes(data=True))
+    media = collections.Counter(d.get("media") for _, _, d in g.edges(data=True))
+    devices = {d.get("device") for _, d in g.nodes(data=True) if d.get("kind") == "nic"}
+    ports = fe["ports"]
+    want = {"host nodes": ports, "nic nodes": ports, "switch nodes": fe["switches"]["total"],
+            "cable edges": fe["cables"]["total"], "pcie edges": ports,
+            "devices": fe["servers"] + fe["storage_nodes"]}
+    got = {"host nodes": kinds["host"], "nic nodes": kinds["nic"], "switch nodes": kinds["switch"],
+           "cable edges": media["copper"] + media["optical"], "pcie edges": media["pcie"], "devices": len(devices)}
+    print(f"{name}: NetworkX {type(g).__name__} with {g.number_of_nodes()} nodes, {g.number_of_edges()} edges")
+    return [f"{name}: {k}: GraphML has {got[k]}, the design {want[k]}" for k in want if got[k] != want[k]]
 
 
 if __name__ == "__main__":
