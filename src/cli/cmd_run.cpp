@@ -28,11 +28,13 @@ int cmd_run(Common c, bool allow_oom) {
   report::add_training(training, t.result);
   doc["training"] = training;
   doc["reliability"] = report::training_reliability_json(*t.reliability);
+  if (t.data_loading) doc["data_loading"] = report::data_loading_json(*t.data_loading, t.result.iteration);
   emit(c, s.scenario, doc, "run", [](const nlohmann::json& d, std::ostream& out) {
     report::write_design_table(d, out);
     out << "\n";
     report::write_training_table(d["training"], out);
     report::write_training_reliability(d["reliability"], out);
+    if (d.contains("data_loading")) report::write_data_loading(d["data_loading"], out);
   });
   return kExitOk;
 }

@@ -724,6 +724,47 @@ void write_training_reliability(const nlohmann::json& rel, std::ostream& out) {
   if (rel.contains("checkpoint_storage")) out << "  (" << checkpoint_io_text(rel["checkpoint_storage"]) << ")\n";
 }
 
+nlohmann::json data_loading_json(const study::DataLoading& d, Time iteration) {
+  const double read_ms = d.read.seconds * 1e3;
+  const double iteration_ms = iteration.seconds() * 1e3;
+  return {{"bytes_per_iteration", round_to(d.bytes, 0)},
+          {"sample_bytes", round_to(d.sample_bytes, 0)},
+          {"servers", d.servers},
+          {"flows", d.flows},
+          {"engine", d.engine},
+          {"read_ms", round_to(read_ms, 6)},
+          {"gbyte_per_s", round_to(d.read.gbyte_per_s, 6)},
+          {"bound", d.read.bound},
+          {"iteration_ms", round_to(iteration_ms, 6)},
+          {"share_of_iteration", round_to(iteration_ms > 0 ? read_ms / iteration_ms : 0, 6)},
+          {"keeps_up", read_ms <= iteration_ms},
+          {"stall_ms", round_to(std::max(0.0, read_ms - iteration_ms), 6)}};
+}
+
+void write_data_loading(const nlohmann::json& d, std::ostream& out) {
+  // Decimal units, three significant figures: 32.8 KB, 134 MB, 16.4 GB.
+  const auto size = [](double b) {
+    static constexpr std::pair<double, const char*> units[] = {{1e12, "TB"}, {1e9, "GB"}, {1e6, "MB"}, {1e3, "KB"}};
+    for (const auto& [f, u] : units)
+      if (b >= f) return fixed(b / f, b / f < 10 ? 2 : b / f < 100 ? 1 : 0) + " " + u;
+    return fixed(b, 0) + " B";
+  };
+  out << fmt::format("\n  data loading: {} per iteration ({} per sample) read by {} servers from the storage nodes in "
+                     "{} ms at {} GB/s ({} bound it; {} engine, {} flows)\n",
+                     size(d["bytes_per_iteration"].get<double>()), size(d["sample_bytes"].get<double>()),
+                     thousands(d["servers"].get<int64_t>()), fixed(d["read_ms"].get<double>(), 2),
+                     fixed(d["gbyte_per_s"].get<double>(), 1), d["bound"].get<std::string>(),
+                     d["engine"].get<std::string>(), thousands(d["flows"].get<int64_t>()));
+  if (d["keeps_up"].get<bool>())
+    out << fmt::format("    the loader keeps up: its read takes {}% of the iteration and runs during the one before\n",
+                       fixed(100 * d["share_of_iteration"].get<double>(), 1));
+  else
+    out << fmt::format("    the loader falls behind: the GPUs wait {} ms per iteration for data ({}% longer "
+                       "iterations; days to train leave this out)\n",
+                       fixed(d["stall_ms"].get<double>(), 2),
+                       fixed(100 * d["stall_ms"].get<double>() / d["iteration_ms"].get<double>(), 1));
+}
+
 namespace {
 // GPU ranks as ranges: {0, 1, 2, 3, 8} -> "0-3,8" (sorted input).
 std::string gpu_ranges(const std::vector<int32_t>& g) {
@@ -825,6 +866,7 @@ nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy&
     }
   }
   if (t.reliability) doc["reliability"] = training_reliability_json(*t.reliability);
+  if (t.data_loading) doc["data_loading"] = data_loading_json(*t.data_loading, t.result.iteration);
   if (t.swept) add_sweep(doc, t.sweep);
   return doc;
 }
@@ -832,6 +874,7 @@ nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy&
 void write_train_table(const nlohmann::json& d, std::ostream& out) {
   write_training_table(d, out);
   if (d.contains("reliability")) write_training_reliability(d["reliability"], out);
+  if (d.contains("data_loading")) write_data_loading(d["data_loading"], out);
   if (!d.contains("failures")) return;
   const auto& f = d["failures"];
   if (f["job_failed"].get<bool>())

@@ -41,6 +41,12 @@ void write_train_table(const nlohmann::json& doc, std::ostream& out);
 nlohmann::json training_reliability_json(const study::TrainingReliability& r);
 void write_training_reliability(const nlohmann::json& rel, std::ostream& out);
 
+// One iteration's data loading from the frontend's storage nodes (study::DataLoading) against the iteration
+// it feeds: {bytes_per_iteration, sample_bytes, servers, flows, engine, read_ms, gbyte_per_s, bound,
+// iteration_ms, share_of_iteration, keeps_up, stall_ms}, and its lines of text.
+nlohmann::json data_loading_json(const study::DataLoading& d, Time iteration);
+void write_data_loading(const nlohmann::json& d, std::ostream& out);
+
 // Chrome trace-event JSON (chrome://tracing, ui.perfetto.dev): one process per
 // pipeline stage, threads "compute" (passes, TP/EP delays, optimizer), "pp send
 // (replica 0)" and "dp (tp rank j)"; complete events (ph "X") with ts/dur in us.

@@ -31,7 +31,7 @@ std::string link_role(const topology::FrontendFabric& f, topology::LinkId l) {
   const topology::Node& b = t.nodes[link.b];
   const topology::Node* nic = a.kind == topology::NodeKind::Nic ? &a : b.kind == topology::NodeKind::Nic ? &b : nullptr;
   if (nic != nullptr) {
-    const bool storage = nic->server >= f.server_ports();  // the port index (frontend.hpp)
+    const bool storage = nic->server >= f.servers;  // servers, then storage nodes (frontend.hpp)
     const bool host = a.kind == topology::NodeKind::Gpu || b.kind == topology::NodeKind::Gpu;
     if (host) return storage ? "the storage nodes' media" : "the servers' host links";
     return storage ? "the storage nodes' NICs" : "the servers' frontend NICs";
@@ -58,6 +58,51 @@ FrontendTransfer run(const topology::FrontendFabric& f, const topology::Topology
   return out;
 }
 
+// The frontend with each storage port's host link set to the node's media bandwidth / its ports, in payload.
+topology::Topology with_media(const topology::FrontendFabric& f, double node_Bps,
+                              const engine::NetworkOptions& options) {
+  topology::Topology t = f.topology;
+  if (node_Bps <= 0) return t;
+  const double port_bps = node_Bps * 8 / f.config.storage_nics / options.links[engine::LinkClass::Pcie].efficiency;
+  for (int32_t port = f.server_ports(); port < f.ports(); ++port) {
+    const topology::NodeId host = t.gpus[port];
+    const auto [first, last] = t.incident(host);
+    for (const topology::LinkId* l = first; l != last; ++l) t.links[*l].capacity = Bandwidth(port_bps);
+  }
+  return t;
+}
+
+// The flows between the servers and the storage ports (the header's traffic): server s moves bytes[s] over
+// its NICs, each NIC to k storage ports; the clients (NICs of servers with bytes) are numbered in server order.
+// `to_storage` is a write, else a read. The bytes the flows move (after rounding) in `moved`.
+plan::TransferPlan storage_flows(const topology::FrontendFabric& f, const std::vector<double>& bytes, bool to_storage,
+                                 const std::string& op, double& moved) {
+  const topology::FrontendConfig& c = f.config;
+  const int32_t targets = f.storage_ports();
+  const int32_t k = std::min(c.stripes, targets);
+  plan::TransferPlan p;
+  p.op = op;
+  moved = 0;
+  int64_t client = 0;
+  for (int32_t s = 0; s < static_cast<int32_t>(bytes.size()); ++s) {
+    if (bytes[static_cast<size_t>(s)] <= 0) continue;
+    const auto flow_bytes = static_cast<Bytes>(
+        std::llround(bytes[static_cast<size_t>(s)] / (static_cast<double>(c.nics) * static_cast<double>(k))));
+    for (int32_t nic = 0; nic < c.nics; ++nic, ++client)
+      for (int32_t j = 0; j < k; ++j) {
+        const int32_t port = f.server_port(s, nic);
+        const int32_t target = f.server_ports() + static_cast<int32_t>((client * k + j) % targets);
+        plan::Transfer t;
+        t.ranks = to_storage ? std::vector<int32_t>{port, target} : std::vector<int32_t>{target, port};
+        t.bytes = flow_bytes;
+        t.label = op + (to_storage ? "/write" : "/read");
+        p.add(std::move(t));
+        moved += static_cast<double>(flow_bytes);
+      }
+  }
+  return p;
+}
+
 }  // namespace
 
 FrontendIo simulate_checkpoint(const topology::FrontendFabric& f, double bytes, int32_t servers,
@@ -70,43 +115,49 @@ FrontendIo simulate_checkpoint(const topology::FrontendFabric& f, double bytes, 
   io.bytes = bytes;
   io.servers = servers;
   io.engine = io_engine(engine);
-  const int32_t clients = servers * c.nics;
-  const int32_t targets = f.storage_ports();
-  const int32_t k = std::min(c.stripes, targets);
-  const auto flow_bytes = static_cast<Bytes>(std::llround(bytes / (static_cast<double>(clients) * k)));
-  plan::TransferPlan write, read;
-  write.op = read.op = "checkpoint";
-  for (int32_t client = 0; client < clients; ++client)
-    for (int32_t j = 0; j < k; ++j) {
-      const int32_t target = f.server_ports() + static_cast<int32_t>((int64_t{client} * k + j) % targets);
-      plan::Transfer w;
-      w.ranks = {client, target};
-      w.bytes = flow_bytes;
-      w.label = "checkpoint/write";
-      plan::Transfer r = w;
-      r.ranks = {target, client};
-      r.label = "checkpoint/read";
-      write.add(std::move(w));
-      read.add(std::move(r));
-    }
+  const std::vector<double> per_server(static_cast<size_t>(servers), bytes / servers);
+  double moved = 0;
+  const plan::TransferPlan write = storage_flows(f, per_server, true, "checkpoint", moved);
+  const plan::TransferPlan read = storage_flows(f, per_server, false, "checkpoint", moved);
   io.flows = static_cast<int64_t>(write.transfers.size());
-  // The storage media: each port's host link carries the node's bandwidth / its ports, in payload.
-  const double host_efficiency = options.links[engine::LinkClass::Pcie].efficiency;
-  auto with_media = [&](double node_Bps) {
-    topology::Topology t = f.topology;
-    if (node_Bps <= 0) return t;
-    const double port_bps = node_Bps * 8 / c.storage_nics / host_efficiency;
-    for (int32_t port = f.server_ports(); port < f.ports(); ++port) {
-      const topology::NodeId host = t.gpus[port];
-      const auto [first, last] = t.incident(host);
-      for (const topology::LinkId* l = first; l != last; ++l) t.links[*l].capacity = Bandwidth(port_bps);
-    }
-    return t;
-  };
-  const double moved = static_cast<double>(flow_bytes) * static_cast<double>(io.flows);
-  io.write = run(f, with_media(c.storage_write_Bps), write, moved, io.engine, options);
-  io.read = run(f, with_media(c.storage_read_Bps), read, moved, io.engine, options);
+  io.write = run(f, with_media(f, c.storage_write_Bps, options), write, moved, io.engine, options);
+  io.read = run(f, with_media(f, c.storage_read_Bps, options), read, moved, io.engine, options);
   return io;
+}
+
+std::vector<double> data_loading_bytes(const workload::Job& job, const std::vector<int32_t>& gpus,
+                                       const topology::Topology& backend, double sample_bytes) {
+  std::vector<double> out(static_cast<size_t>(std::max(0, backend.servers)), 0.0);
+  const double per_replica = static_cast<double>(job.global_batch) * sample_bytes / static_cast<double>(job.replicas());
+  const std::vector<int64_t> stages = job.pp > 1 ? std::vector<int64_t>{0, job.pp - 1} : std::vector<int64_t>{0};
+  for (int64_t r = 0; r < job.replicas(); ++r)
+    for (const int64_t stage : stages) {
+      const int32_t gpu = gpus[static_cast<size_t>(job.rank(0, r, stage))];
+      const int32_t server = backend.nodes[backend.gpus[static_cast<size_t>(gpu)]].server;
+      out[static_cast<size_t>(server)] += per_replica;
+    }
+  return out;
+}
+
+DataLoading simulate_data_loading(const topology::FrontendFabric& f, const std::vector<double>& per_server,
+                                  double sample_bytes, const std::string& engine,
+                                  const engine::NetworkOptions& options) {
+  if (f.config.storage_nodes < 1 || static_cast<int32_t>(per_server.size()) > f.servers)
+    throw Error(fmt::format("simulate_data_loading: {} servers of {} and {} storage nodes", per_server.size(),
+                            f.servers, f.config.storage_nodes));
+  DataLoading d;
+  d.sample_bytes = sample_bytes;
+  d.engine = io_engine(engine);
+  for (const double b : per_server)
+    if (b > 0) {
+      d.bytes += b;
+      ++d.servers;
+    }
+  double moved = 0;
+  const plan::TransferPlan read = storage_flows(f, per_server, false, "data", moved);
+  d.flows = static_cast<int64_t>(read.transfers.size());
+  if (d.flows > 0) d.read = run(f, with_media(f, f.config.storage_read_Bps, options), read, moved, d.engine, options);
+  return d;
 }
 
 }  // namespace podnet::study

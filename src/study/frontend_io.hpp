@@ -17,9 +17,11 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engine/options.hpp"
 #include "topology/frontend.hpp"
+#include "workload/job.hpp"
 
 namespace podnet::study {
 
@@ -40,5 +42,38 @@ struct FrontendIo {
 // Requires f.config.storage_nodes > 0 and 1 <= servers <= f.servers.
 FrontendIo simulate_checkpoint(const topology::FrontendFabric& f, double bytes, int32_t servers,
                                const std::string& engine, const engine::NetworkOptions& options);
+
+// Data loading: the training samples of one iteration read from the storage nodes.
+// Readers. Megatron-LM's get_batch loads a microbatch on the first pipeline stage (tokens) and on the last
+// (labels and loss mask), once per tensor-parallel group (TP rank 0 reads, then broadcasts inside the
+// server); so each replica's samples (global_batch / replicas of them, 1/cp of each sequence per CP rank)
+// are read by the server of its TP rank 0 on stage 0 and again on stage pp - 1 when pp > 1.
+// Flows as a checkpoint read: each reading server's bytes split over its NICs, k storage ports each.
+// Keeping up: the loader reads the next iteration's batch while this one runs (PyTorch DataLoader's
+// prefetch), so it stalls the GPUs only by what its read takes beyond the iteration.
+// ASSUMPTIONS: a sample is sample_bytes on storage and on the wire (no compression, no decode cost on the
+// host); nothing is cached on the servers (a first epoch); the reads of one iteration start at once.
+// A token id on storage: 4 B (Megatron-LM's indexed datasets store int32 ids once the vocabulary passes
+// 65,535, as Llama 3's 128,256 does).
+inline constexpr double kTokenIdBytes = 4;
+
+struct DataLoading {
+  double bytes = 0;         // read per iteration, every reader together
+  double sample_bytes = 0;  // per sample
+  int32_t servers = 0;      // that read
+  int64_t flows = 0;
+  std::string engine;
+  FrontendTransfer read;
+};
+
+// Bytes each back-end server reads per iteration (indexed by server; zero for servers that do not read):
+// the readers above for the job's placement `gpus` (GPU rank of each job rank) on `backend`.
+std::vector<double> data_loading_bytes(const workload::Job& job, const std::vector<int32_t>& gpus,
+                                       const topology::Topology& backend, double sample_bytes);
+
+// Requires f.config.storage_nodes > 0 and per_server.size() <= f.servers.
+DataLoading simulate_data_loading(const topology::FrontendFabric& f, const std::vector<double>& per_server,
+                                  double sample_bytes, const std::string& engine,
+                                  const engine::NetworkOptions& options);
 
 }  // namespace podnet::study

@@ -76,6 +76,56 @@ TEST(FrontendCheckpoint, OversubscribedUplinksBoundATrafficThatCrossesThem) {
   EXPECT_EQ(io.write.bound, "the frontend's leaf-spine links");
 }
 
+TEST(FrontendCheckpoint, TwoNicsPerServerShareTheServersBytes) {
+  // 4 servers x 2 NICs into one storage NIC: 8 flows of 0.5 GB, still 4e9 / kPort through that NIC.
+  topology::FrontendConfig c;
+  c.nics = 2;
+  c.nic_speed = c.port_speed = Bandwidth(100e9);
+  c.radix = 32;
+  c.storage_nodes = 1;
+  c.storage_nics = 1;
+  const auto f = topology::build_frontend(c, 4, topology::default_hardware());
+  const FrontendIo io = simulate_checkpoint(f, 4e9, 4, "flow", engine::NetworkOptions{});
+  EXPECT_EQ(io.flows, 8);
+  EXPECT_NEAR(io.write.seconds, 4e9 / kPort, 1e-4 * io.write.seconds);
+  EXPECT_EQ(io.write.bound, "the storage nodes' NICs");
+}
+
+TEST(FrontendDataLoading, TheFirstAndLastStagesTpRankZeroRead) {
+  // tp 2, pp 2, dp 2 on 8 GPUs, 2 per server, placed in rank order: rank = tp_rank + 2 (replica + 2 stage),
+  // so the readers (tp rank 0 of stages 0 and 1) are ranks 0, 2, 4, 6 on servers 0-3. Each reads its
+  // replica's 8 / 2 = 4 samples of 1,000 B.
+  topology::Hardware hw = topology::default_hardware();
+  hw.gpus_per_server = 2;
+  hw.nics_per_server = 2;
+  const auto t = topology::build_with("rail_clos", {{"gpus", "8"}}, hw);
+  workload::Job job;
+  job.tp = 2;
+  job.pp = 2;
+  job.dp = 2;
+  job.global_batch = 8;
+  const std::vector<int32_t> gpus = {0, 1, 2, 3, 4, 5, 6, 7};
+  EXPECT_EQ(data_loading_bytes(job, gpus, t, 1000), (std::vector<double>{4000, 4000, 4000, 4000}));
+  // Without pipelining only stage 0 reads: tp 2, dp 4, ranks 0, 2, 4, 6 again, 2 samples each.
+  job.pp = 1;
+  job.dp = 4;
+  EXPECT_EQ(data_loading_bytes(job, gpus, t, 1000), (std::vector<double>{2000, 2000, 2000, 2000}));
+  // tp 4 spans both servers' GPUs of a pair: ranks 0 and 4 read, on servers 0 and 2.
+  job.tp = 4;
+  job.dp = 2;
+  EXPECT_EQ(data_loading_bytes(job, gpus, t, 1000), (std::vector<double>{4000, 0, 4000, 0}));
+}
+
+TEST(FrontendDataLoading, ReadersShareTheStoragePort) {
+  // Servers 0 and 2 read 1 GB each through the one storage NIC: 2e9 / kPort; servers 1 and 3 idle.
+  const DataLoading d = simulate_data_loading(fabric(1), {1e9, 0, 1e9, 0}, 1000, "flow", engine::NetworkOptions{});
+  EXPECT_EQ(d.servers, 2);
+  EXPECT_EQ(d.flows, 2);
+  EXPECT_DOUBLE_EQ(d.bytes, 2e9);
+  EXPECT_NEAR(d.read.seconds, 2e9 / kPort, 1e-4 * d.read.seconds);
+  EXPECT_EQ(d.read.bound, "the storage nodes' NICs");
+}
+
 TEST(FrontendCheckpoint, ThePacketEngineHandsTerabytesToTheFlowEngine) {
   const FrontendIo io = simulate_checkpoint(fabric(1), 4e9, 4, "packet", engine::NetworkOptions{});
   EXPECT_EQ(io.engine, "flow");

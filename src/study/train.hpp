@@ -15,6 +15,7 @@
 #include "cluster/placement.hpp"
 #include "diagnose/straggler.hpp"
 #include "scenario/setup.hpp"
+#include "study/frontend_io.hpp"
 #include "study/reliability.hpp"
 #include "study/scaling.hpp"
 #include "study/study.hpp"
@@ -73,6 +74,8 @@ struct TrainStudy {
   std::optional<IterationWithFailures> failures;
   // Days to train need a token budget, which an imported workload does not give.
   std::optional<TrainingReliability> reliability;
+  // With storage nodes on the frontend (frontend.storage_nodes): one iteration's samples read from them.
+  std::optional<DataLoading> data_loading;
   std::string imported_source;  // the SimAI workload file, when imported
   std::vector<workload::simai::GroupTraffic> imported;
   std::optional<workload::chakra::Imported> chakra;  // when run from Chakra traces (imported_source: the directory)

@@ -52,6 +52,15 @@ std::vector<ParamSpec> frontend_params() {
        true},
       {"stripes", ParamType::Int, "8",
        "storage NIC ports each client NIC writes to and reads from at once (a file's stripe count)", 1, 4096},
+      {"sample_size",
+       ParamType::Bytes,
+       "",
+       "bytes the data loader reads per training sample (e.g. 600KB for an image); default: the sequence's "
+       "token ids at 4 B each",
+       1,
+       1e15,
+       {},
+       true},
   };
 }
 
@@ -70,6 +79,7 @@ FrontendConfig frontend_from(const Params& p) {
   if (p.has("storage_write_bandwidth")) c.storage_write_Bps = p.get_bandwidth("storage_write_bandwidth").bps / 8;
   if (p.has("storage_read_bandwidth")) c.storage_read_Bps = p.get_bandwidth("storage_read_bandwidth").bps / 8;
   c.stripes = static_cast<int32_t>(p.get_int("stripes"));
+  if (p.has("sample_size")) c.sample_bytes = p.get_real("sample_size");
   if (c.present() && c.nic_speed > c.port_speed)
     throw ParamError("frontend.nic_speed",
                      fmt::format("frontend.nic_speed = {} exceeds frontend.port_speed = {}; expected at most the "

@@ -54,6 +54,7 @@ struct FrontendConfig {
   double storage_write_Bps = 0;  // per node, bytes/s; 0: the node's NICs bound it
   double storage_read_Bps = 0;   // per node, bytes/s; 0: the node's NICs bound it
   int32_t stripes = 8;           // storage ports each client NIC writes to at once
+  double sample_bytes = 0;       // the data loader's bytes per sample; 0: the sequence's token ids (4 B each)
   bool present() const { return nics > 0; }
 };
 
