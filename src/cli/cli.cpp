@@ -32,6 +32,7 @@ int run(int argc, char** argv) {
   add_train_command(app, action);
   add_reliability_command(app, action);
   add_inference_command(app, action);
+  add_plan_upgrade_command(app, action);
   add_diagnose_command(app, action);
   add_calibrate_command(app, action);
   add_sweep_command(app, action);

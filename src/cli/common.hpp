@@ -140,6 +140,7 @@ void add_bench_command(CLI::App& app, Action& action);
 void add_train_command(CLI::App& app, Action& action);
 void add_reliability_command(CLI::App& app, Action& action);
 void add_inference_command(CLI::App& app, Action& action);
+void add_plan_upgrade_command(CLI::App& app, Action& action);
 void add_calibrate_command(CLI::App& app, Action& action);
 void add_sweep_command(CLI::App& app, Action& action);
 void add_diff_command(CLI::App& app, Action& action);

@@ -97,8 +97,10 @@ TEST(StudyRegistry, AStudyRegisteredOnlyThereSweepsAndDiffs) {
   EXPECT_NE(r.out.find("6.0 units"), std::string::npos) << r.out;  // seed 2 x 3
   r = podnet({"diff", "leafspine-8k", "leafspine-8k", "--study", "toy,nope"});
   EXPECT_EQ(r.status, kExitBadInput) << r.out;
-  EXPECT_NE(r.out.find("--study nope: expected design, bench, train, reliability, diagnose, jobs, inference or toy"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find(
+          "--study nope: expected design, bench, train, reliability, diagnose, jobs, inference, plan-upgrade or toy"),
+      std::string::npos)
       << r.out;
 }
 
@@ -130,7 +132,7 @@ TEST(StudyRegistry, ServeListsAndRunsAStudyRegisteredOnlyThere) {
     if (s["name"] == "toy") toy = s;
   }
   EXPECT_EQ(names, (std::vector<std::string>{"design", "bench", "train", "reliability", "diagnose", "jobs", "inference",
-                                             "toy"}));
+                                             "plan-upgrade", "toy"}));
   ASSERT_TRUE(toy.is_object());
   EXPECT_EQ(toy["params"][0]["name"], "scale");
   EXPECT_EQ(toy["params"][0]["default"], "2");

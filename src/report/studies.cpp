@@ -18,6 +18,7 @@
 #include "report/reliability_report.hpp"
 #include "report/report.hpp"
 #include "report/train_report.hpp"
+#include "report/upgrade_report.hpp"
 #include "study/bench.hpp"
 #include "study/diagnose.hpp"
 #include "study/inference.hpp"
@@ -381,6 +382,37 @@ std::vector<StudyDef> builtin() {
     d.run = [](const StudyRun& r) {
       StudyOutput o;
       o.document = inference_document(*r.setup, study::inference(*r.setup, r.progress));
+      return o;
+    };
+    out.push_back(std::move(d));
+  }
+  {
+    StudyDef d;
+    d.name = "plan-upgrade";
+    d.description = "a rolling upgrade of one switch tier (maintenance:) under the job: each step's slowdown, "
+                    "the extra training time, the least costly plan";
+    d.gpus_field = "job.gpus";
+    // The dashboard's form: each sets its maintenance key (empty: the scenario's own). `podnet plan-upgrade`
+    // has flags of its own for the same keys.
+    const auto key = [](std::string name, ParamType type, std::string help) {
+      StudyParam p = param(name, type, "", std::move(help) + " (sets maintenance." + name + ")", {}, kServe);
+      p.sets_key = "maintenance." + name;
+      return p;
+    };
+    d.params = {key("tier", ParamType::String, "the switch tier to upgrade"),
+                key("step_time", ParamType::Time, "how long one step keeps its switches out, e.g. 30min"),
+                key("runs", ParamType::Int, "steps of each plan simulated (0: every step)")};
+    d.fields = {field("job.gpus", "GPUs", "", 0),
+                field("switches", "switches in the tier", "", 0),
+                field("best.batch", "switches per step (least costly plan)", "", 0, true),
+                field("best.steps", "steps", "", 0, true),
+                field("best.window_hours", "upgrade window", "h", 1, true),
+                field("best.worst_slowdown", "worst step slowdown", "x", 3, true),
+                field("best.extra_hours", "extra training time", "h", 2, true, 1, "upgrade_hours"),
+                field("job.iteration_ms", "iteration time, intact", "ms", 2)};
+    d.run = [](const StudyRun& r) {
+      StudyOutput o;
+      o.document = upgrade_document(*r.setup, study::plan_upgrade(*r.setup, r.progress));
       return o;
     };
     out.push_back(std::move(d));

@@ -32,9 +32,9 @@ TEST(Studies, EveryStudyOnceWithARunAndDefaultsThatParse) {
       EXPECT_NE(find_field(s, s.gpus_field), nullptr) << s.name;
     }
   }
-  for (const char* n : {"design", "bench", "train", "reliability", "diagnose", "jobs", "inference"})
+  for (const char* n : {"design", "bench", "train", "reliability", "diagnose", "jobs", "inference", "plan-upgrade"})
     EXPECT_TRUE(names.count(n)) << n;
-  EXPECT_EQ(study_names(), "design, bench, train, reliability, diagnose, jobs or inference");
+  EXPECT_EQ(study_names(), "design, bench, train, reliability, diagnose, jobs, inference or plan-upgrade");
   EXPECT_THROW(study_named("benhc", "--study"), InputError);
 }
 

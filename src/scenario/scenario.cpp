@@ -28,6 +28,7 @@
 #include "routing/policies.hpp"
 #include "scenario/estimate.hpp"
 #include "scenario/examples.hpp"
+#include "scenario/maintenance.hpp"
 #include "scenario/yaml_intake.hpp"
 #include "topology/address_plan.hpp"
 #include "topology/builders.hpp"
@@ -73,6 +74,10 @@ const std::vector<SectionInfo>& sections() {
        "storage nodes and their bandwidth; `podnet design` prices it beside the back end, and checkpoints are "
        "simulated on it",
        topology::frontend_params},
+      {"maintenance",
+       "rolling upgrades for `podnet plan-upgrade`: the switch tier to upgrade, the batch sizes to compare, how "
+       "long a step takes",
+       maintenance_params},
       {"addressing",
        "IP pools, ASNs and BGP style of the configuration plan (`podnet design --config-plan`, NetBox IP addresses)",
        topology::addressing_params},

@@ -31,7 +31,7 @@ schemas = json.loads(
 jsonschema.Draft202012Validator.check_schema(schemas)
 studies = schemas["$defs"]
 failures = []
-for name in ("design", "bench", "train", "reliability", "diagnose", "jobs", "inference"):
+for name in ("design", "bench", "train", "reliability", "diagnose", "jobs", "inference", "plan-upgrade"):
     if name not in studies:
         failures.append(f"no schema for the study {name} (have {sorted(studies)})")
 

@@ -1,0 +1,130 @@
+#include "report/upgrade_report.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <ostream>
+
+#include "report/report.hpp"
+
+namespace podnet::report {
+
+namespace {
+
+constexpr size_t kStepsShown = 16;
+
+// Hours as a person reads them: minutes below one hour.
+std::string duration(double hours) {
+  if (hours < 1) return fixed(hours * 60, 1) + " min";
+  return fixed(hours, 1) + " h";
+}
+
+std::string plan_name(const nlohmann::json& p) {
+  const int64_t b = p["batch"].get<int64_t>();
+  if (b == 1) return "1 at a time";
+  return fmt::format("{} at a time, {}", thousands(b), p["grouping"].get<std::string>());
+}
+
+std::string slowdown(const nlohmann::json& v) {
+  return v.is_null() ? "stops the job" : fixed(v.get<double>(), 3) + "x";
+}
+
+nlohmann::json plan_json(const study::UpgradePlan& p, bool steps) {
+  nlohmann::json j = {{"batch", p.batch},
+                      {"grouping", p.grouping},
+                      {"steps", p.steps.size()},
+                      {"simulated_steps", p.simulated},
+                      {"worst_slowdown", round_to(p.worst_slowdown, 6)},
+                      {"mean_slowdown", round_to(p.mean_slowdown, 6)},
+                      {"stopping_steps", p.stopping_steps},
+                      {"extra_hours", round_to(p.extra_hours, 6)},
+                      {"window_hours", round_to(p.window_hours, 6)}};
+  if (!steps) return j;
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& st : p.steps) {
+    nlohmann::json s = {{"switches", st.switches},
+                        {"slowdown", st.stops_job ? nlohmann::json(nullptr) : nlohmann::json(round_to(st.slowdown, 6))},
+                        {"simulated", st.simulated}};
+    if (st.stops_job && !st.failure.empty()) s["failure"] = st.failure;
+    list.push_back(std::move(s));
+  }
+  j["step_list"] = std::move(list);
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json upgrade_document(const scenario::Setup& s, const study::UpgradeResult& r) {
+  nlohmann::json doc = new_document(context_of(s.scenario, "plan-upgrade"));
+  doc["tier"] = r.request.tier;
+  doc["switches"] = r.switches;
+  doc["step_time_minutes"] = round_to(r.request.step_time.seconds() / 60, 6);
+  doc["job"] = {{"gpus", r.gpus}, {"iteration_ms", round_to(r.baseline.seconds() * 1e3, 6)}};
+  doc["runs"] = r.runs;
+  doc["steps_simulated_per_plan"] = r.request.runs;
+  nlohmann::json plans = nlohmann::json::array();
+  for (const auto& p : r.plans) plans.push_back(plan_json(p, true));
+  doc["plans"] = std::move(plans);
+  doc["best"] = plan_json(r.plans[r.best], false);
+  return doc;
+}
+
+void write_upgrade_table(const nlohmann::json& d, std::ostream& out) {
+  out << fmt::format("rolling upgrade of the {} tier: {} switches, {} a step, under a job of {} GPUs whose "
+                     "iteration takes {} ms intact\n\n",
+                     d["tier"].get<std::string>(), thousands(d["switches"].get<int64_t>()),
+                     duration(d["step_time_minutes"].get<double>() / 60), thousands(d["job"]["gpus"].get<int64_t>()),
+                     fixed(d["job"]["iteration_ms"].get<double>(), 2));
+  Table t({"plan", "steps", "window", "worst step", "mean step", "steps that stop the job", "extra training time"});
+  for (const auto& p : d["plans"]) {
+    const bool every_step_stops = p["stopping_steps"] == p["steps"];
+    t.add({plan_name(p), thousands(p["steps"].get<int64_t>()), duration(p["window_hours"].get<double>()),
+           every_step_stops ? "stops the job" : fixed(p["worst_slowdown"].get<double>(), 3) + "x",
+           every_step_stops ? "stops the job" : fixed(p["mean_slowdown"].get<double>(), 3) + "x",
+           thousands(p["stopping_steps"].get<int64_t>()), duration(p["extra_hours"].get<double>())});
+  }
+  t.write(out, "  ");
+  const auto& b = d["best"];
+  out << fmt::format("\n  the least costly: {}, {} steps over {}, costing the job {} ({})\n", plan_name(b),
+                     thousands(b["steps"].get<int64_t>()), duration(b["window_hours"].get<double>()),
+                     duration(b["extra_hours"].get<double>()),
+                     b["stopping_steps"] == b["steps"]
+                         ? "every step stops it"
+                         : fmt::format("worst step {}x", fixed(b["worst_slowdown"].get<double>(), 3)));
+  // Why a step stops the job, once: the engine's words for the first such step simulated.
+  for (const auto& p : d["plans"]) {
+    const auto& list = p["step_list"];
+    const auto st =
+        std::find_if(list.begin(), list.end(), [](const nlohmann::json& x) { return x.contains("failure"); });
+    if (st == list.end()) continue;
+    out << "  a step stops the job when it leaves GPUs without a path (the job must checkpoint and restart around "
+           "it, or leave those servers); the first: "
+        << (*st)["failure"].get<std::string>() << "\n";
+    break;
+  }
+  const int64_t per_plan = d["steps_simulated_per_plan"].get<int64_t>();
+  if (per_plan > 0)
+    out << fmt::format("  up to {} steps of each plan simulated, evenly spaced; the others take the plan's mean "
+                       "(--runs 0 simulates every step; {} iterations simulated)\n",
+                       per_plan, thousands(d["runs"].get<int64_t>()));
+  for (const auto& p : d["plans"]) {
+    if (p["batch"] != b["batch"] || p["grouping"] != b["grouping"]) continue;
+    out << "\n  its steps:\n";
+    Table s({"step", "switches drained", "slowdown", ""});
+    size_t i = 0;
+    for (const auto& st : p["step_list"]) {
+      if (++i > kStepsShown) break;
+      const auto& sw = st["switches"];
+      const std::string names = sw.size() == 1 ? sw[0].get<std::string>()
+                                               : fmt::format("{} and {} more", sw[0].get<std::string>(),
+                                                             thousands(static_cast<int64_t>(sw.size() - 1)));
+      s.add({thousands(static_cast<int64_t>(i)), names, slowdown(st["slowdown"]),
+             st["simulated"].get<bool>() ? "simulated" : "estimated"});
+    }
+    s.write(out, "    ");
+    if (p["step_list"].size() > kStepsShown)
+      out << fmt::format("    ... and {} more (--format json lists every step)\n",
+                         thousands(static_cast<int64_t>(p["step_list"].size() - kStepsShown)));
+  }
+}
+
+}  // namespace podnet::report

@@ -1,0 +1,20 @@
+#include "scenario/maintenance.hpp"
+
+namespace podnet::scenario {
+
+std::vector<ParamSpec> maintenance_params() {
+  return {
+      {"tier", ParamType::String, "spine",
+       "the switch tier to upgrade, as the design names it (leaf, spine, super_spine, ...)"},
+      {"batches", ParamType::IntList, "[1, 4, 16, 64]",
+       "switches drained together in one step, one plan per size (sizes at or above the tier's count are left out)", 1,
+       1e9},
+      {"step_time", ParamType::Time, "30min",
+       "how long one step keeps its switches out of service: drain, upgrade, reboot, checks"},
+      {"runs", ParamType::Int, "4",
+       "steps of each plan simulated (evenly spaced); the others take their mean slowdown (0: simulate every step)", 0,
+       100000},
+  };
+}
+
+}  // namespace podnet::scenario

@@ -1,0 +1,216 @@
+#include "study/upgrade.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+
+#include "core/error.hpp"
+#include "engine/registry.hpp"
+#include "scenario/estimate.hpp"
+#include "study/scaling.hpp"
+
+namespace podnet::study {
+
+UpgradeRequest upgrade_request(const scenario::Setup& s) {
+  const Params& p = s.scenario.section("maintenance");
+  UpgradeRequest r;
+  r.tier = p.get_string("tier");
+  r.batches = p.get_int_list("batches");
+  r.step_time = p.get_time("step_time");
+  r.runs = static_cast<int32_t>(p.get_int("runs"));
+  if (r.step_time.ps <= 0)
+    throw InputError(s.scenario.where("maintenance.step_time") + ": expected a step longer than 0");
+  return r;
+}
+
+namespace {
+
+// The steps of one plan: switch ids (into `pool`, the tier's switches in node order) per step.
+std::vector<std::vector<int32_t>> steps_of(int64_t n, int64_t b, bool spread) {
+  const int64_t steps = (n + b - 1) / b;
+  std::vector<std::vector<int32_t>> out(static_cast<size_t>(steps));
+  for (int64_t i = 0; i < n; ++i)
+    out[static_cast<size_t>(spread ? i % steps : i / b)].push_back(static_cast<int32_t>(i));
+  return out;
+}
+
+// Which steps of `steps` get simulated: all when runs is 0 or covers them, else `runs` evenly spaced.
+std::vector<char> sampled(size_t steps, int32_t runs) {
+  std::vector<char> out(steps, runs <= 0 || steps <= static_cast<size_t>(runs) ? 1 : 0);
+  if (runs > 0 && steps > static_cast<size_t>(runs)) {
+    if (runs == 1) out[0] = 1;
+    for (int32_t i = 0; i < runs && runs > 1; ++i)
+      out[static_cast<size_t>(std::llround(static_cast<double>(i) * static_cast<double>(steps - 1) / (runs - 1)))] = 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
+  if (!s.scenario.jobs.empty())
+    throw InputError(s.scenario.where("jobs") +
+                     ": plan-upgrade runs the scenario's one job (`workload:`), not several; expected a scenario "
+                     "without `jobs:`");
+  UpgradeResult out;
+  out.request = upgrade_request(s);
+  const UpgradeRequest& rq = out.request;
+  const topology::Topology& t = s.fabric;
+  if (!engine::engine_info(s.engine).traits.failures)
+    throw InputError(fmt::format("{}: draining switches under a run needs the {} engine; this run's engine is {} "
+                                 "(use --engine {})",
+                                 s.scenario.where("network.engine"),
+                                 engine::engine_names_with(&engine::EngineTraits::failures, " or "), s.engine,
+                                 engine::engine_names_with(&engine::EngineTraits::failures, " or --engine ")));
+  int tier = -1;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < t.tier_names.size(); ++i) {
+    if (!t.tier_names[i].empty()) names.push_back(t.tier_names[i]);
+    if (t.tier_names[i] == rq.tier && !rq.tier.empty()) tier = static_cast<int>(i);
+  }
+  std::vector<int32_t> pool;
+  for (size_t n = 0; n < t.nodes.size() && tier >= 0; ++n)
+    if (t.nodes[n].kind == topology::NodeKind::Switch && t.nodes[n].tier == tier)
+      pool.push_back(static_cast<int32_t>(n));
+  if (pool.empty())
+    throw InputError(fmt::format("{}: '{}' is not a switch tier of this fabric; expected one of: {}",
+                                 s.scenario.where("maintenance.tier"), rq.tier,
+                                 names.empty() ? "(it has no switches)" : fmt::format("{}", fmt::join(names, ", "))));
+  out.switches = static_cast<int64_t>(pool.size());
+  std::vector<int64_t> batches;
+  for (const int64_t b : rq.batches)
+    if (b < out.switches && std::find(batches.begin(), batches.end(), b) == batches.end()) batches.push_back(b);
+  std::sort(batches.begin(), batches.end());
+  if (batches.empty())
+    throw InputError(fmt::format("{}: every batch is at or above the {} {} switches of this fabric; expected a "
+                                 "size below {} (a step must leave some in service)",
+                                 s.scenario.where("maintenance.batches"), thousands(out.switches), rq.tier,
+                                 thousands(out.switches)));
+
+  // The intact iteration, placed as `podnet train` places it.
+  out.job = s.job(true);
+  workload::TrainOptions topt;
+  topt.collective = s.collective;
+  topt.plan_guard =
+      scenario::estimate::growing_plan_guard(scenario::estimate::fabric(static_cast<int64_t>(t.gpus.size())), s.engine,
+                                             static_cast<double>(t.gpus.size()),
+                                             "the job (its GPUs, microbatches, gradient buckets)",
+                                             "one iteration of this job");
+  std::vector<int32_t> gpus;
+  if (progress.run) progress.run("the intact iteration");
+  const workload::TrainResult base = [&] {
+    auto backend = engine::make_backend(s.engine, t, s.network);
+    return simulate_job(out.job, t, *backend, topt, s.placement, s.scenario.seed, &gpus);
+  }();
+  out.gpus = static_cast<int64_t>(gpus.size());
+  out.baseline = base.iteration;
+  out.runs = 1;
+
+  // The plans, and the switch sets they simulate.
+  struct Pending {
+    UpgradePlan plan;
+    std::vector<std::vector<int32_t>> sets;
+    std::vector<char> simulate;
+  };
+  std::vector<Pending> pending;
+  for (const int64_t b : batches)
+    for (const bool spread : b == 1 ? std::vector<bool>{false} : std::vector<bool>{false, true}) {
+      Pending p;
+      p.plan.batch = b;
+      p.plan.grouping = b == 1 ? "one at a time" : spread ? "spread" : "packed";
+      p.sets = steps_of(out.switches, b, spread);
+      p.simulate = sampled(p.sets.size(), rq.runs);
+      pending.push_back(std::move(p));
+    }
+  size_t to_run = 0;
+  {
+    std::map<std::vector<int32_t>, char> seen;
+    for (const auto& p : pending)
+      for (size_t i = 0; i < p.sets.size(); ++i)
+        if (p.simulate[i] && seen.emplace(p.sets[i], 1).second) ++to_run;
+  }
+  std::map<std::vector<int32_t>, UpgradeStep> done;  // by switch set
+  size_t ran = 0;
+  const double step_hours = rq.step_time.seconds() / 3600;
+  for (auto& p : pending) {
+    std::vector<double> slowdowns;
+    int64_t stopped = 0;
+    for (size_t i = 0; i < p.sets.size(); ++i) {
+      UpgradeStep st;
+      for (const int32_t k : p.sets[i]) st.switches.push_back(t.nodes[pool[static_cast<size_t>(k)]].name);
+      if (!p.simulate[i]) {
+        st.simulated = false;
+        p.plan.steps.push_back(std::move(st));
+        continue;
+      }
+      auto it = done.find(p.sets[i]);
+      if (it == done.end()) {
+        const std::string label = st.switches.size() == 1
+                                      ? st.switches[0]
+                                      : fmt::format("{} and {} more", st.switches[0], st.switches.size() - 1);
+        if (progress.run) progress.run(fmt::format("step with {} drained", label));
+        engine::NetworkOptions o = s.network;
+        for (const int32_t k : p.sets[i]) {
+          engine::FailureEvent ev;
+          ev.action = engine::FailureAction::Drain;  // at t = 0: routing avoids it from the start
+          const auto [first, last] = t.incident(pool[static_cast<size_t>(k)]);
+          ev.links.assign(first, last);
+          ev.what = "switch " + t.nodes[pool[static_cast<size_t>(k)]].name + ", drained for its upgrade";
+          o.faults.failures.events.push_back(std::move(ev));
+        }
+        engine::RunReport report;
+        const workload::TrainResult r = workload::simulate_iteration(out.job, gpus, t,
+                                                                     *engine::make_backend(s.engine, t, o), base.times,
+                                                                     topt, &report);
+        UpgradeStep result;
+        result.stops_job = report.job_failed;
+        result.failure = report.failure;
+        result.slowdown = report.job_failed ? 0 : r.iteration.seconds() / base.iteration.seconds();
+        it = done.emplace(p.sets[i], std::move(result)).first;
+        ++out.runs;
+        ++ran;
+        if (progress.step) progress.step(ran, to_run, label);
+      }
+      st.slowdown = it->second.slowdown;
+      st.stops_job = it->second.stops_job;
+      st.failure = it->second.failure;
+      ++p.plan.simulated;
+      if (st.stops_job) ++stopped;
+      else slowdowns.push_back(st.slowdown);
+      p.plan.steps.push_back(std::move(st));
+    }
+    // The steps not simulated: the mean of those that were (a plan whose simulated steps all stop the job
+    // has its others stop it too).
+    double mean = 1;
+    if (!slowdowns.empty()) {
+      double sum = 0;
+      for (const double x : slowdowns) sum += x;
+      mean = sum / static_cast<double>(slowdowns.size());
+    }
+    const bool all_stop = slowdowns.empty() && stopped > 0;
+    UpgradePlan& plan = p.plan;
+    plan.worst_slowdown = slowdowns.empty() ? 1 : *std::max_element(slowdowns.begin(), slowdowns.end());
+    plan.mean_slowdown = mean;
+    for (auto& st : plan.steps) {
+      if (!st.simulated) {
+        st.stops_job = all_stop;
+        st.slowdown = all_stop ? 0 : mean;
+      }
+      if (st.stops_job) ++plan.stopping_steps;
+      plan.extra_hours += st.stops_job ? step_hours : step_hours * (1 - 1 / st.slowdown);
+    }
+    plan.window_hours = step_hours * static_cast<double>(plan.steps.size());
+    out.plans.push_back(std::move(plan));
+  }
+  for (size_t i = 1; i < out.plans.size(); ++i) {
+    const UpgradePlan& a = out.plans[i];
+    const UpgradePlan& b = out.plans[out.best];
+    if (a.extra_hours < b.extra_hours - 1e-12 ||
+        (std::abs(a.extra_hours - b.extra_hours) <= 1e-12 && a.window_hours < b.window_hours))
+      out.best = i;
+  }
+  return out;
+}
+
+}  // namespace podnet::study

@@ -1,0 +1,83 @@
+// Rolling upgrades (`podnet plan-upgrade`, the scenario's `maintenance:`): one tier's switches drained a
+// batch at a time under the running training job, each batch upgraded and restored before the next.
+// What each step costs the job, what the whole upgrade costs, and which plan costs the least.
+//
+// Plans. For each batch size b of maintenance.batches (below the tier's N switches), the N switches in the
+// builder's order (pod, then rail or plane, then index) make S = ceil(N / b) steps:
+//   - packed: step j drains switches j b .. j b + b - 1, neighbours in one pod and rail (one plane loses b);
+//   - spread: step j drains switches j, j + S, j + 2 S, ..., one from each stretch of S (the planes lose
+//     one each, as far as b allows).
+// b = 1 has one plan (one switch at a time).
+// A step: the job's iteration (its placement and per-op times, as `podnet train` runs it) with the step's
+// switches drained before the run (routing avoids them, as a failure at t = 0), on the scenario's engine.
+// slowdown = that iteration / the intact one. A step that strands GPUs (a leaf that is their only link)
+// stops the job.
+// Cost. While a step lasts (maintenance.step_time: drain, upgrade, reboot, checks), the job runs at
+// 1 / slowdown of its speed, so it finishes step_time (1 - 1 / slowdown) later; a step that stops the job
+// costs the whole step_time. A plan's extra time is the sum over its steps; its window is S x step_time.
+// The best plan: the least extra time, then the shortest window.
+// Sampling. At most maintenance.runs steps of a plan are simulated (evenly spaced, the first and the last
+// among them; 0: every step); the others are estimated as the mean slowdown of the simulated ones and
+// marked so. A switch set simulated once is not simulated again (b = 1's steps serve every plan).
+// ASSUMPTIONS: the job runs throughout (no checkpoint and restart around a step); a drained switch carries
+// nothing, and the rest of its tier takes its traffic through routing (ECMP or the scenario's policy);
+// steps follow one another with no gap; the upgrade itself (its duration) is the user's figure.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/params.hpp"
+#include "scenario/setup.hpp"
+#include "study/study.hpp"
+#include "workload/job.hpp"
+
+namespace podnet::study {
+
+struct UpgradeRequest {
+  std::string tier = "spine";
+  std::vector<int64_t> batches = {1, 4, 16, 64};
+  Time step_time = Time(1800LL * 1000000000000LL);  // 30 min
+  int32_t runs = 4;                                 // simulated steps per plan; 0 = all
+};
+
+// From the scenario's `maintenance:` section.
+UpgradeRequest upgrade_request(const scenario::Setup& s);
+
+struct UpgradeStep {
+  std::vector<std::string> switches;
+  double slowdown = 1;  // the iteration with them drained / the intact one (the job stopped: 0)
+  bool simulated = true;
+  bool stops_job = false;
+  std::string failure;  // why the job stopped (the engine's words), when it did
+};
+
+struct UpgradePlan {
+  int64_t batch = 1;
+  std::string grouping;  // "one at a time", "packed" or "spread"
+  std::vector<UpgradeStep> steps;
+  int64_t simulated = 0;
+  double worst_slowdown = 1;  // over the steps that run (stopping steps apart)
+  double mean_slowdown = 1;
+  int64_t stopping_steps = 0;
+  double extra_hours = 0;   // the job's extra time over the whole upgrade
+  double window_hours = 0;  // the upgrade's duration: steps x step_time
+};
+
+struct UpgradeResult {
+  UpgradeRequest request;
+  workload::Job job;
+  int64_t gpus = 0;
+  int64_t switches = 0;  // in the tier
+  Time baseline;         // the intact iteration
+  std::vector<UpgradePlan> plans;
+  size_t best = 0;   // the plan that costs the least
+  int64_t runs = 0;  // iterations simulated, the intact one included
+};
+
+// InputError naming maintenance.tier for a tier the fabric does not have (with the tiers it has), and
+// the engine's error for one that cannot drain switches.
+UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress = {});
+
+}  // namespace podnet::study

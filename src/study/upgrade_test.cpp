@@ -1,0 +1,107 @@
+// Rolling upgrades (study/upgrade.hpp) on a fabric where every data-parallel hop crosses the spines: 8
+// servers of 8 GPUs, one server per radix-16 leaf (8 NICs down, 8 up), 4 spines; Llama 3 8B at TP8 x DP8
+// with the gradient all-reduce exposed. The slowdowns are the engine's; the plans, their costs and the
+// sampling are checked against the arithmetic of the model's header.
+#include "study/upgrade.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "scenario/scenario.hpp"
+
+namespace podnet::study {
+namespace {
+
+const char* kFabric = "schema_version: 1\n"
+                      "name: upgrade\n"
+                      "topology: {family: fat_tree, gpus: 64, tiers: 2, rail_optimized: false}\n"
+                      "server: {gpus: 8, nics: 8, nic_speed: 400Gbps}\n"
+                      "switch: {radix: 16, port_speed: 400Gbps}\n"
+                      "network: {engine: flow}\n"
+                      "workload: {model: llama3-8b, tp: 8, pp: 1, dp: 8, microbatch: 1, global_batch: 8, tokens: 1B, "
+                      "overlap_grad_reduce: false}\n";
+
+scenario::Setup setup(const std::vector<std::string>& sets) {
+  return scenario::resolve(scenario::load_text(kFabric, "upgrade.yaml", "upgrade", sets));
+}
+
+std::string error_of(const std::vector<std::string>& sets) {
+  try {
+    plan_upgrade(setup(sets));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(PlanUpgrade, EachPlanCostsItsStepsSlowdowns) {
+  const UpgradeResult r = plan_upgrade(setup({"maintenance.batches=[1, 2]", "maintenance.runs=0"}));
+  EXPECT_EQ(r.switches, 4);
+  EXPECT_EQ(r.gpus, 64);
+  ASSERT_EQ(r.plans.size(), 3u);  // one at a time; 2 packed; 2 spread
+  EXPECT_EQ(r.plans[0].grouping, "one at a time");
+  EXPECT_EQ(r.plans[1].grouping, "packed");
+  EXPECT_EQ(r.plans[2].grouping, "spread");
+  // Packed steps drain neighbours (spines 0-1, then 2-3); spread ones one from each half (0 and 2, 1 and 3).
+  EXPECT_EQ(r.plans[1].steps[0].switches, (std::vector<std::string>{"pod000-spine-000", "pod000-spine-001"}));
+  EXPECT_EQ(r.plans[2].steps[0].switches, (std::vector<std::string>{"pod000-spine-000", "pod000-spine-002"}));
+  const double step_h = 0.5;  // 30 min, the default
+  for (const auto& p : r.plans) {
+    EXPECT_EQ(p.simulated, static_cast<int64_t>(p.steps.size()));
+    EXPECT_DOUBLE_EQ(p.window_hours, step_h * static_cast<double>(p.steps.size()));
+    double extra = 0;
+    for (const auto& st : p.steps) {
+      EXPECT_FALSE(st.stops_job);
+      // Every DP hop crosses the spines: losing one of four slows the exposed all-reduce.
+      EXPECT_GT(st.slowdown, 1.01) << st.switches[0];
+      extra += step_h * (1 - 1 / st.slowdown);
+    }
+    EXPECT_NEAR(p.extra_hours, extra, 1e-12);
+  }
+  // The spines are alike: each one-at-a-time step costs the same, and two down cost more than one.
+  for (const auto& st : r.plans[0].steps) EXPECT_NEAR(st.slowdown, r.plans[0].steps[0].slowdown, 1e-9);
+  EXPECT_GT(r.plans[2].worst_slowdown, r.plans[0].worst_slowdown);
+  // The least costly plan has the least extra time.
+  for (const auto& p : r.plans) EXPECT_LE(r.plans[r.best].extra_hours, p.extra_hours);
+}
+
+TEST(PlanUpgrade, StepsNotSimulatedTakeTheMeanOfThoseThatWere) {
+  const UpgradeResult r = plan_upgrade(setup({"maintenance.batches=[1]", "maintenance.runs=2"}));
+  ASSERT_EQ(r.plans.size(), 1u);
+  const UpgradePlan& p = r.plans[0];
+  ASSERT_EQ(p.steps.size(), 4u);
+  // Two runs over four steps: the first and the last, evenly spaced; the middle two estimated.
+  EXPECT_TRUE(p.steps[0].simulated);
+  EXPECT_FALSE(p.steps[1].simulated);
+  EXPECT_FALSE(p.steps[2].simulated);
+  EXPECT_TRUE(p.steps[3].simulated);
+  EXPECT_EQ(p.simulated, 2);
+  EXPECT_DOUBLE_EQ(p.steps[1].slowdown, (p.steps[0].slowdown + p.steps[3].slowdown) / 2);
+  EXPECT_EQ(r.runs, 3);  // the intact iteration and two steps
+}
+
+TEST(PlanUpgrade, ALeafThatIsTheServersOnlyLinkStopsTheJob) {
+  // One server per leaf: draining a leaf strands its 8 GPUs. The job stops for the whole step.
+  const UpgradeResult r = plan_upgrade(
+      setup({"maintenance.tier=leaf", "maintenance.batches=[1]", "maintenance.runs=1", "maintenance.step_time=1h"}));
+  const UpgradePlan& p = r.plans[0];
+  EXPECT_EQ(p.steps.size(), 8u);
+  EXPECT_TRUE(p.steps[0].stops_job);
+  EXPECT_FALSE(p.steps[0].failure.empty());
+  EXPECT_TRUE(p.steps[5].stops_job);  // estimated: every simulated step stopped it
+  EXPECT_EQ(p.stopping_steps, 8);
+  EXPECT_DOUBLE_EQ(p.extra_hours, 8.0);
+}
+
+TEST(PlanUpgrade, RefusesATierTheFabricLacksAndBatchesThatLeaveNothing) {
+  EXPECT_NE(error_of({"maintenance.tier=super_spine"})
+                .find("maintenance.tier: 'super_spine' is not a switch tier of this fabric; expected one of: leaf, "
+                      "spine"),
+            std::string::npos);
+  EXPECT_NE(error_of({"maintenance.batches=[4, 8]"}).find("every batch is at or above the 4 spine switches"),
+            std::string::npos);
+  EXPECT_NE(error_of({"network.engine=analytical"}).find("draining switches under a run needs the"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace podnet::study
