@@ -102,7 +102,9 @@ void write_upgrade_table(const nlohmann::json& d, std::ostream& out) {
     break;
   }
   const int64_t per_plan = d["steps_simulated_per_plan"].get<int64_t>();
-  if (per_plan > 0)
+  bool estimated = false;
+  for (const auto& p : d["plans"]) estimated = estimated || p["simulated_steps"] != p["steps"];
+  if (per_plan > 0 && estimated)
     out << fmt::format("  up to {} steps of each plan simulated, evenly spaced; the others take the plan's mean "
                        "(--runs 0 simulates every step; {} iterations simulated)\n",
                        per_plan, thousands(d["runs"].get<int64_t>()));
