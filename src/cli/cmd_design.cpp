@@ -335,7 +335,7 @@ void add_design_command(CLI::App& app, Action& action) {
           "--export", d->exports,
           "export the topology: dot (Graphviz: devices, cables labelled with speed, length and ports), graphml "
           "(NetworkX/Gephi: every node and link) or json; "
-          "to stdout, or into --out DIR as topology.<format>")
+          "to stdout, or into --out DIR as topology.<format> (and frontend.<format> with a frontend: section)")
       ->check(CLI::IsMember({"dot", "graphml", "json"}));
   design->footer(
       "Examples:\n  podnet design aipod-16k\n  podnet design aipod-16k --set topology.gpus=131072 --format json\n"

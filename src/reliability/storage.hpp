@@ -52,6 +52,7 @@ struct CheckpointIo {
   // Simulated on the frontend network (study/frontend_io.hpp) rather than the closed form: the engine, the
   // flows, and the rates reached (bytes / transfer time).
   std::string simulated_by;
+  std::string routing;  // the routing policy of that simulation (network.routing)
   int64_t flows = 0;
   double write_Bps = 0, read_Bps = 0;
 };

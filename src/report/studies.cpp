@@ -392,14 +392,15 @@ std::vector<StudyDef> builtin() {
     d.description = "a rolling upgrade of one switch tier (maintenance:) under the job: each step's slowdown, "
                     "the extra training time, the least costly plan";
     d.gpus_field = "job.gpus";
-    // The dashboard's form: each sets its maintenance key (empty: the scenario's own). `podnet plan-upgrade`
-    // has flags of its own for the same keys.
+    // Sweep's and diff's options and the dashboard's form: each sets its maintenance key (empty: the scenario's
+    // own), as `podnet plan-upgrade`'s flags of the same names do.
     const auto key = [](std::string name, ParamType type, std::string help) {
-      StudyParam p = param(name, type, "", std::move(help) + " (sets maintenance." + name + ")", {}, kServe);
+      StudyParam p = param(name, type, "", std::move(help) + " (sets maintenance." + name + ")");
       p.sets_key = "maintenance." + name;
       return p;
     };
     d.params = {key("tier", ParamType::String, "the switch tier to upgrade"),
+                key("batches", ParamType::String, "switches drained together, one plan per size, e.g. 1,4,16"),
                 key("step_time", ParamType::Time, "how long one step keeps its switches out, e.g. 30min"),
                 key("runs", ParamType::Int, "steps of each plan simulated (0: every step)")};
     d.fields = {field("job.gpus", "GPUs", "", 0),
@@ -407,7 +408,8 @@ std::vector<StudyDef> builtin() {
                 field("best.batch", "switches per step (least costly plan)", "", 0, true),
                 field("best.steps", "steps", "", 0, true),
                 field("best.window_hours", "upgrade window", "h", 1, true),
-                field("best.worst_slowdown", "worst step slowdown", "x", 3, true),
+                nullable(field("best.worst_slowdown", "worst step slowdown", "x", 3, true), "a step stops the job"),
+                field("best.stopping_steps", "steps that stop the job", "", 0),
                 field("best.extra_hours", "extra training time", "h", 2, true, 1, "upgrade_hours"),
                 field("job.iteration_ms", "iteration time, intact", "ms", 2)};
     d.run = [](const StudyRun& r) {

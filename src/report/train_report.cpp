@@ -732,6 +732,7 @@ nlohmann::json data_loading_json(const study::DataLoading& d, Time iteration) {
           {"servers", d.servers},
           {"flows", d.flows},
           {"engine", d.engine},
+          {"routing", d.routing},
           {"read_ms", round_to(read_ms, 6)},
           {"gbyte_per_s", round_to(d.read.gbyte_per_s, 6)},
           {"bound", d.read.bound},
@@ -750,11 +751,12 @@ void write_data_loading(const nlohmann::json& d, std::ostream& out) {
     return fixed(b, 0) + " B";
   };
   out << fmt::format("\n  data loading: {} per iteration ({} per sample) read by {} servers from the storage nodes in "
-                     "{} ms at {} GB/s ({} bound it; {} engine, {} flows)\n",
+                     "{} ms at {} GB/s ({} bound it; {} engine, {} routing, {} flows)\n",
                      size(d["bytes_per_iteration"].get<double>()), size(d["sample_bytes"].get<double>()),
                      thousands(d["servers"].get<int64_t>()), fixed(d["read_ms"].get<double>(), 2),
                      fixed(d["gbyte_per_s"].get<double>(), 1), d["bound"].get<std::string>(),
-                     d["engine"].get<std::string>(), thousands(d["flows"].get<int64_t>()));
+                     d["engine"].get<std::string>(), d["routing"].get<std::string>(),
+                     thousands(d["flows"].get<int64_t>()));
   if (d["keeps_up"].get<bool>())
     out << fmt::format("    the loader keeps up: its read takes {}% of the iteration and runs during the one before\n",
                        fixed(100 * d["share_of_iteration"].get<double>(), 1));

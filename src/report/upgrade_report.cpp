@@ -12,10 +12,16 @@ namespace {
 
 constexpr size_t kStepsShown = 16;
 
-// Hours as a person reads them: minutes below one hour.
+// Hours as a person reads them: seconds below a minute, minutes below an hour.
 std::string duration(double hours) {
+  if (hours > 0 && hours < 1.0 / 60) return fixed(hours * 3600, 1) + " s";
   if (hours < 1) return fixed(hours * 60, 1) + " min";
   return fixed(hours, 1) + " h";
+}
+
+// A slowdown, or the job stopping: "1.157x", "stops the job".
+std::string slowdown_text(const nlohmann::json& v) {
+  return v.is_null() ? "stops the job" : fixed(v.get<double>(), 3) + "x";
 }
 
 std::string plan_name(const nlohmann::json& p) {
@@ -24,17 +30,17 @@ std::string plan_name(const nlohmann::json& p) {
   return fmt::format("{} at a time, {}", thousands(b), p["grouping"].get<std::string>());
 }
 
-std::string slowdown(const nlohmann::json& v) {
-  return v.is_null() ? "stops the job" : fixed(v.get<double>(), 3) + "x";
-}
-
 nlohmann::json plan_json(const study::UpgradePlan& p, bool steps) {
   nlohmann::json j = {{"batch", p.batch},
                       {"grouping", p.grouping},
                       {"steps", p.steps.size()},
                       {"simulated_steps", p.simulated},
-                      {"worst_slowdown", round_to(p.worst_slowdown, 6)},
-                      {"mean_slowdown", round_to(p.mean_slowdown, 6)},
+                      // null: a step (worst) or every step (mean) stops the job
+                      {"worst_slowdown",
+                       p.stopping_steps > 0 ? nlohmann::json(nullptr) : nlohmann::json(round_to(p.worst_slowdown, 6))},
+                      {"mean_slowdown", p.stopping_steps == static_cast<int64_t>(p.steps.size())
+                                            ? nlohmann::json(nullptr)
+                                            : nlohmann::json(round_to(p.mean_slowdown, 6))},
                       {"stopping_steps", p.stopping_steps},
                       {"extra_hours", round_to(p.extra_hours, 6)},
                       {"window_hours", round_to(p.window_hours, 6)}};
@@ -59,8 +65,9 @@ nlohmann::json upgrade_document(const scenario::Setup& s, const study::UpgradeRe
   doc["switches"] = r.switches;
   doc["step_time_minutes"] = round_to(r.request.step_time.seconds() / 60, 6);
   doc["job"] = {{"gpus", r.gpus}, {"iteration_ms", round_to(r.baseline.seconds() * 1e3, 6)}};
-  doc["runs"] = r.runs;
+  doc["iterations_simulated"] = r.runs;
   doc["steps_simulated_per_plan"] = r.request.runs;
+  doc["batches_left_out"] = r.left_out;
   nlohmann::json plans = nlohmann::json::array();
   for (const auto& p : r.plans) plans.push_back(plan_json(p, true));
   doc["plans"] = std::move(plans);
@@ -76,10 +83,8 @@ void write_upgrade_table(const nlohmann::json& d, std::ostream& out) {
                      fixed(d["job"]["iteration_ms"].get<double>(), 2));
   Table t({"plan", "steps", "window", "worst step", "mean step", "steps that stop the job", "extra training time"});
   for (const auto& p : d["plans"]) {
-    const bool every_step_stops = p["stopping_steps"] == p["steps"];
     t.add({plan_name(p), thousands(p["steps"].get<int64_t>()), duration(p["window_hours"].get<double>()),
-           every_step_stops ? "stops the job" : fixed(p["worst_slowdown"].get<double>(), 3) + "x",
-           every_step_stops ? "stops the job" : fixed(p["mean_slowdown"].get<double>(), 3) + "x",
+           slowdown_text(p["worst_slowdown"]), slowdown_text(p["mean_slowdown"]),
            thousands(p["stopping_steps"].get<int64_t>()), duration(p["extra_hours"].get<double>())});
   }
   t.write(out, "  ");
@@ -87,9 +92,10 @@ void write_upgrade_table(const nlohmann::json& d, std::ostream& out) {
   out << fmt::format("\n  the least costly: {}, {} steps over {}, costing the job {} ({})\n", plan_name(b),
                      thousands(b["steps"].get<int64_t>()), duration(b["window_hours"].get<double>()),
                      duration(b["extra_hours"].get<double>()),
-                     b["stopping_steps"] == b["steps"]
-                         ? "every step stops it"
-                         : fmt::format("worst step {}x", fixed(b["worst_slowdown"].get<double>(), 3)));
+                     b["stopping_steps"] == b["steps"] ? "every step stops it"
+                     : b["worst_slowdown"].is_null()
+                         ? fmt::format("{} of its steps stop it", thousands(b["stopping_steps"].get<int64_t>()))
+                         : "worst step " + slowdown_text(b["worst_slowdown"]));
   // Why a step stops the job, once: the engine's words for the first such step simulated.
   for (const auto& p : d["plans"]) {
     const auto& list = p["step_list"];
@@ -105,9 +111,16 @@ void write_upgrade_table(const nlohmann::json& d, std::ostream& out) {
   bool estimated = false;
   for (const auto& p : d["plans"]) estimated = estimated || p["simulated_steps"] != p["steps"];
   if (per_plan > 0 && estimated)
-    out << fmt::format("  up to {} steps of each plan simulated, evenly spaced; the others take the plan's mean "
+    out << fmt::format("  up to {} of each plan simulated, evenly spaced; the others take the plan's mean "
                        "(--runs 0 simulates every step; {} iterations simulated)\n",
-                       per_plan, thousands(d["runs"].get<int64_t>()));
+                       per_plan == 1 ? "1 step" : thousands(per_plan) + " steps",
+                       thousands(d["iterations_simulated"].get<int64_t>()));
+  if (!d["batches_left_out"].empty()) {
+    std::string sizes;
+    for (const auto& x : d["batches_left_out"]) sizes += (sizes.empty() ? "" : ", ") + thousands(x.get<int64_t>());
+    out << fmt::format("  batches left out: {} (a step must leave some of the {} switches in service)\n", sizes,
+                       thousands(d["switches"].get<int64_t>()));
+  }
   for (const auto& p : d["plans"]) {
     if (p["batch"] != b["batch"] || p["grouping"] != b["grouping"]) continue;
     out << "\n  its steps:\n";
@@ -119,7 +132,7 @@ void write_upgrade_table(const nlohmann::json& d, std::ostream& out) {
       const std::string names = sw.size() == 1 ? sw[0].get<std::string>()
                                                : fmt::format("{} and {} more", sw[0].get<std::string>(),
                                                              thousands(static_cast<int64_t>(sw.size() - 1)));
-      s.add({thousands(static_cast<int64_t>(i)), names, slowdown(st["slowdown"]),
+      s.add({thousands(static_cast<int64_t>(i)), names, slowdown_text(st["slowdown"]),
              st["simulated"].get<bool>() ? "simulated" : "estimated"});
     }
     s.write(out, "    ");

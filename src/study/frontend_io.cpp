@@ -126,15 +126,14 @@ FrontendIo simulate_checkpoint(const topology::FrontendFabric& f, double bytes, 
 }
 
 std::vector<double> data_loading_bytes(const workload::Job& job, const std::vector<int32_t>& gpus,
-                                       const topology::Topology& backend, double sample_bytes) {
+                                       const topology::Topology& backend, double sample_bytes, double label_bytes) {
   std::vector<double> out(static_cast<size_t>(std::max(0, backend.servers)), 0.0);
-  const double per_replica = static_cast<double>(job.global_batch) * sample_bytes / static_cast<double>(job.replicas());
-  const std::vector<int64_t> stages = job.pp > 1 ? std::vector<int64_t>{0, job.pp - 1} : std::vector<int64_t>{0};
+  const double samples = static_cast<double>(job.global_batch) / static_cast<double>(job.replicas());
   for (int64_t r = 0; r < job.replicas(); ++r)
-    for (const int64_t stage : stages) {
+    for (const int64_t stage : job.pp > 1 ? std::vector<int64_t>{0, job.pp - 1} : std::vector<int64_t>{0}) {
       const int32_t gpu = gpus[static_cast<size_t>(job.rank(0, r, stage))];
       const int32_t server = backend.nodes[backend.gpus[static_cast<size_t>(gpu)]].server;
-      out[static_cast<size_t>(server)] += per_replica;
+      out[static_cast<size_t>(server)] += samples * (stage == 0 ? sample_bytes : label_bytes);
     }
   return out;
 }
@@ -148,6 +147,7 @@ DataLoading simulate_data_loading(const topology::FrontendFabric& f, const std::
   DataLoading d;
   d.sample_bytes = sample_bytes;
   d.engine = io_engine(engine);
+  d.routing = options.routing.policy;
   for (const double b : per_server)
     if (b > 0) {
       d.bytes += b;

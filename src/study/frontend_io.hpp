@@ -44,10 +44,11 @@ FrontendIo simulate_checkpoint(const topology::FrontendFabric& f, double bytes, 
                                const std::string& engine, const engine::NetworkOptions& options);
 
 // Data loading: the training samples of one iteration read from the storage nodes.
-// Readers. Megatron-LM's get_batch loads a microbatch on the first pipeline stage (tokens) and on the last
-// (labels and loss mask), once per tensor-parallel group (TP rank 0 reads, then broadcasts inside the
-// server); so each replica's samples (global_batch / replicas of them, 1/cp of each sequence per CP rank)
-// are read by the server of its TP rank 0 on stage 0 and again on stage pp - 1 when pp > 1.
+// Readers. Megatron-LM's get_batch loads a microbatch on the first pipeline stage (the inputs) and on the
+// last (the labels), once per tensor-parallel group (TP rank 0 reads, then broadcasts inside the server). So
+// each replica's samples (global_batch / replicas of them, 1/cp of each sequence per CP rank) are read by
+// the server of its TP rank 0 on stage 0, sample_bytes each; when pp > 1 the server of stage pp - 1 reads
+// their labels, label_bytes each (the sequence's token ids).
 // Flows as a checkpoint read: each reading server's bytes split over its NICs, k storage ports each.
 // Keeping up: the loader reads the next iteration's batch while this one runs (PyTorch DataLoader's
 // prefetch), so it stalls the GPUs only by what its read takes beyond the iteration.
@@ -63,13 +64,14 @@ struct DataLoading {
   int32_t servers = 0;      // that read
   int64_t flows = 0;
   std::string engine;
+  std::string routing;  // network.routing's policy
   FrontendTransfer read;
 };
 
 // Bytes each back-end server reads per iteration (indexed by server; zero for servers that do not read):
 // the readers above for the job's placement `gpus` (GPU rank of each job rank) on `backend`.
 std::vector<double> data_loading_bytes(const workload::Job& job, const std::vector<int32_t>& gpus,
-                                       const topology::Topology& backend, double sample_bytes);
+                                       const topology::Topology& backend, double sample_bytes, double label_bytes);
 
 // Requires f.config.storage_nodes > 0 and per_server.size() <= f.servers.
 DataLoading simulate_data_loading(const topology::FrontendFabric& f, const std::vector<double>& per_server,

@@ -94,7 +94,7 @@ TEST(FrontendCheckpoint, TwoNicsPerServerShareTheServersBytes) {
 TEST(FrontendDataLoading, TheFirstAndLastStagesTpRankZeroRead) {
   // tp 2, pp 2, dp 2 on 8 GPUs, 2 per server, placed in rank order: rank = tp_rank + 2 (replica + 2 stage),
   // so the readers (tp rank 0 of stages 0 and 1) are ranks 0, 2, 4, 6 on servers 0-3. Each reads its
-  // replica's 8 / 2 = 4 samples of 1,000 B.
+  // replica's 8 / 2 = 4 samples: 1,000 B each on stage 0 (servers 0, 1), their 10 B labels on stage 1.
   topology::Hardware hw = topology::default_hardware();
   hw.gpus_per_server = 2;
   hw.nics_per_server = 2;
@@ -105,15 +105,15 @@ TEST(FrontendDataLoading, TheFirstAndLastStagesTpRankZeroRead) {
   job.dp = 2;
   job.global_batch = 8;
   const std::vector<int32_t> gpus = {0, 1, 2, 3, 4, 5, 6, 7};
-  EXPECT_EQ(data_loading_bytes(job, gpus, t, 1000), (std::vector<double>{4000, 4000, 4000, 4000}));
+  EXPECT_EQ(data_loading_bytes(job, gpus, t, 1000, 10), (std::vector<double>{4000, 4000, 40, 40}));
   // Without pipelining only stage 0 reads: tp 2, dp 4, ranks 0, 2, 4, 6 again, 2 samples each.
   job.pp = 1;
   job.dp = 4;
-  EXPECT_EQ(data_loading_bytes(job, gpus, t, 1000), (std::vector<double>{2000, 2000, 2000, 2000}));
-  // tp 4 spans both servers' GPUs of a pair: ranks 0 and 4 read, on servers 0 and 2.
+  EXPECT_EQ(data_loading_bytes(job, gpus, t, 1000, 10), (std::vector<double>{2000, 2000, 2000, 2000}));
+  // tp 4 fills a pair of servers: ranks 0 and 4 read, on servers 0 and 2.
   job.tp = 4;
   job.dp = 2;
-  EXPECT_EQ(data_loading_bytes(job, gpus, t, 1000), (std::vector<double>{4000, 0, 4000, 0}));
+  EXPECT_EQ(data_loading_bytes(job, gpus, t, 1000, 10), (std::vector<double>{4000, 0, 4000, 0}));
 }
 
 TEST(FrontendDataLoading, ReadersShareTheStoragePort) {

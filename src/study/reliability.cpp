@@ -39,6 +39,7 @@ std::optional<reliability::CheckpointIo> apply_storage(const scenario::Setup& s,
     io.write_Bps = sim.write.gbyte_per_s * 1e9;
     io.read_Bps = sim.read.gbyte_per_s * 1e9;
     io.simulated_by = sim.engine;
+    io.routing = s.network.routing.policy;
     io.flows = sim.flows;
     io.frontend_Bps = static_cast<double>(servers) * fe.config.nics * fe.config.nic_speed.bytes_per_second();
     const double storage_nics = fe.storage_ports() * fe.config.nic_speed.bytes_per_second();

@@ -164,9 +164,10 @@ TEST(TrainStudy, IsTheClusterSimulationOfTheSetupsJob) {
 }
 
 TEST(TrainStudy, AFrontendWithStorageNodesTimesTheDataLoading) {
-  // TP8 x PP2 x DP4: tp rank 0 of stages 0 and 1 reads each replica's 16 / 4 = 4 samples, on 8 servers (one
-  // per stage and replica). 1 GB samples: 32 GB through one storage node's 100G NIC, 32e9 / (12.5e9 x
-  // 4096 / 4178) s, longer than the iteration: the GPUs wait the difference.
+  // TP8 x PP2 x DP4: tp rank 0 of stage 0 reads each replica's 16 / 4 = 4 samples, and of stage 1 their
+  // labels (8,192 token ids of 4 B), on 8 servers (one per stage and replica). 1 GB samples: 16 GB and
+  // 16 x 32,768 B of labels through one storage node's 100G NIC, at 12.5e9 x 4096 / 4178 B/s: longer than
+  // the iteration, so the GPUs wait the difference.
   const std::vector<std::string> fe = {"frontend.nics=1",   "frontend.nic_speed=100Gbps", "frontend.port_speed=100Gbps",
                                        "frontend.radix=32", "frontend.storage_nics=1",    "frontend.storage_nodes=1"};
   auto with = [&](const std::string& extra) {
@@ -177,9 +178,10 @@ TEST(TrainStudy, AFrontendWithStorageNodesTimesTheDataLoading) {
   const TrainStudy big = train(setup(with("frontend.sample_size=1GB")), {});
   ASSERT_TRUE(big.data_loading);
   EXPECT_EQ(big.data_loading->servers, 8);
-  EXPECT_DOUBLE_EQ(big.data_loading->bytes, 32e9);
+  const double bytes = 16e9 + 16 * 32768;
+  EXPECT_DOUBLE_EQ(big.data_loading->bytes, bytes);
   const double port = 12.5e9 * 4096 / 4178;
-  EXPECT_NEAR(big.data_loading->read.seconds, 32e9 / port, 1e-4 * 32e9 / port);
+  EXPECT_NEAR(big.data_loading->read.seconds, bytes / port, 1e-4 * bytes / port);
   EXPECT_GT(big.data_loading->read.seconds, big.result.iteration.seconds());
   // Token ids (8,192 x 4 B a sample) take microseconds: the loader keeps up.
   const TrainStudy tokens = train(setup(with("")), {});

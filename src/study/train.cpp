@@ -194,11 +194,11 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
   out.reliability = training_reliability(s, out.gpus, out.result.days_to_train);
   if (s.frontend.present() && s.frontend.storage_nodes > 0) {
     if (progress.run) progress.run("data loading on the frontend");
-    const double sample = s.frontend.sample_bytes > 0 ? s.frontend.sample_bytes
-                                                      : static_cast<double>(out.job.model.seq) * kTokenIdBytes;
+    const double tokens = static_cast<double>(out.job.model.seq) * kTokenIdBytes;
+    const double sample = s.frontend.sample_bytes > 0 ? s.frontend.sample_bytes : tokens;
     out.data_loading = simulate_data_loading(s.scenario.build_frontend(topo.servers),
-                                             data_loading_bytes(out.job, out.gpus, topo, sample), sample, s.engine,
-                                             s.network);
+                                             data_loading_bytes(out.job, out.gpus, topo, sample, tokens), sample,
+                                             s.engine, s.network);
   }
   if (progress.step) progress.step(1, 1, "iteration");
 

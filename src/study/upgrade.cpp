@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
 
 #include "core/error.hpp"
@@ -26,12 +27,15 @@ UpgradeRequest upgrade_request(const scenario::Setup& s) {
 
 namespace {
 
-// The steps of one plan: switch ids (into `pool`, the tier's switches in node order) per step.
+// The steps of one plan: switch ids (into `pool`, the tier's switches in node order) per step, b a step (the
+// last may hold fewer). Spread: the switches ordered by (i mod S, i div S) for S = ceil(n / b), then cut.
 std::vector<std::vector<int32_t>> steps_of(int64_t n, int64_t b, bool spread) {
   const int64_t steps = (n + b - 1) / b;
+  std::vector<int32_t> order;
+  for (int64_t r = 0; r < (spread ? steps : 1); ++r)
+    for (int64_t i = r; i < n; i += spread ? steps : 1) order.push_back(static_cast<int32_t>(i));
   std::vector<std::vector<int32_t>> out(static_cast<size_t>(steps));
-  for (int64_t i = 0; i < n; ++i)
-    out[static_cast<size_t>(spread ? i % steps : i / b)].push_back(static_cast<int32_t>(i));
+  for (size_t k = 0; k < order.size(); ++k) out[k / static_cast<size_t>(b)].push_back(order[k]);
   return out;
 }
 
@@ -73,14 +77,19 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
   for (size_t n = 0; n < t.nodes.size() && tier >= 0; ++n)
     if (t.nodes[n].kind == topology::NodeKind::Switch && t.nodes[n].tier == tier)
       pool.push_back(static_cast<int32_t>(n));
+  if (names.empty())
+    throw InputError(fmt::format("{}: this fabric has no switches to upgrade (a {} links its chips directly); "
+                                 "expected a fabric with switch tiers",
+                                 s.scenario.where("topology.family"), s.scenario.family));
   if (pool.empty())
     throw InputError(fmt::format("{}: '{}' is not a switch tier of this fabric; expected one of: {}",
-                                 s.scenario.where("maintenance.tier"), rq.tier,
-                                 names.empty() ? "(it has no switches)" : fmt::format("{}", fmt::join(names, ", "))));
+                                 s.scenario.where("maintenance.tier"), rq.tier, fmt::join(names, ", ")));
   out.switches = static_cast<int64_t>(pool.size());
   std::vector<int64_t> batches;
-  for (const int64_t b : rq.batches)
-    if (b < out.switches && std::find(batches.begin(), batches.end(), b) == batches.end()) batches.push_back(b);
+  for (const int64_t b : rq.batches) {
+    if (b >= out.switches) out.left_out.push_back(b);
+    else if (std::find(batches.begin(), batches.end(), b) == batches.end()) batches.push_back(b);
+  }
   std::sort(batches.begin(), batches.end());
   if (batches.empty())
     throw InputError(fmt::format("{}: every batch is at or above the {} {} switches of this fabric; expected a "
@@ -146,10 +155,12 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
       }
       auto it = done.find(p.sets[i]);
       if (it == done.end()) {
-        const std::string label = st.switches.size() == 1
-                                      ? st.switches[0]
-                                      : fmt::format("{} and {} more", st.switches[0], st.switches.size() - 1);
-        if (progress.run) progress.run(fmt::format("step with {} drained", label));
+        const std::string label = fmt::format(
+            "{}, step {} ({})",
+            p.plan.batch == 1 ? p.plan.grouping : fmt::format("{} at a time, {}", p.plan.batch, p.plan.grouping), i + 1,
+            st.switches.size() == 1 ? st.switches[0]
+                                    : fmt::format("{} and {} more", st.switches[0], st.switches.size() - 1));
+        if (progress.run) progress.run(label);
         engine::NetworkOptions o = s.network;
         for (const int32_t k : p.sets[i]) {
           engine::FailureEvent ev;

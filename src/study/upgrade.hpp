@@ -5,8 +5,8 @@
 // Plans. For each batch size b of maintenance.batches (below the tier's N switches), the N switches in the
 // builder's order (pod, then rail or plane, then index) make S = ceil(N / b) steps:
 //   - packed: step j drains switches j b .. j b + b - 1, neighbours in one pod and rail (one plane loses b);
-//   - spread: step j drains switches j, j + S, j + 2 S, ..., one from each stretch of S (the planes lose
-//     one each, as far as b allows).
+//   - spread: the switches taken in the order 0, S, 2 S, ..., 1, 1 + S, ... and cut into steps of b, so a
+//     step takes one switch from each stretch of S (when b divides N: step j drains j, j + S, j + 2 S, ...).
 // b = 1 has one plan (one switch at a time).
 // A step: the job's iteration (its placement and per-op times, as `podnet train` runs it) with the step's
 // switches drained before the run (routing avoids them, as a failure at t = 0), on the scenario's engine.
@@ -58,8 +58,8 @@ struct UpgradePlan {
   std::string grouping;  // "one at a time", "packed" or "spread"
   std::vector<UpgradeStep> steps;
   int64_t simulated = 0;
-  double worst_slowdown = 1;  // over the steps that run (stopping steps apart)
-  double mean_slowdown = 1;
+  double worst_slowdown = 1;  // over the steps that run (a step that stops the job is worse: the report says so)
+  double mean_slowdown = 1;   // over the steps that run
   int64_t stopping_steps = 0;
   double extra_hours = 0;   // the job's extra time over the whole upgrade
   double window_hours = 0;  // the upgrade's duration: steps x step_time
@@ -72,8 +72,9 @@ struct UpgradeResult {
   int64_t switches = 0;  // in the tier
   Time baseline;         // the intact iteration
   std::vector<UpgradePlan> plans;
-  size_t best = 0;   // the plan that costs the least
-  int64_t runs = 0;  // iterations simulated, the intact one included
+  size_t best = 0;                // the plan that costs the least
+  int64_t runs = 0;               // iterations simulated, the intact one included
+  std::vector<int64_t> left_out;  // batch sizes at or above the tier's switch count
 };
 
 // InputError naming maintenance.tier for a tier the fabric does not have (with the tiers it has), and

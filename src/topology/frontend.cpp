@@ -79,7 +79,11 @@ FrontendConfig frontend_from(const Params& p) {
   if (p.has("storage_write_bandwidth")) c.storage_write_Bps = p.get_bandwidth("storage_write_bandwidth").bps / 8;
   if (p.has("storage_read_bandwidth")) c.storage_read_Bps = p.get_bandwidth("storage_read_bandwidth").bps / 8;
   c.stripes = static_cast<int32_t>(p.get_int("stripes"));
-  if (p.has("sample_size")) c.sample_bytes = p.get_real("sample_size");
+  if (p.has("sample_size")) {
+    c.sample_bytes = p.get_real("sample_size");
+    if (c.sample_bytes <= 0)
+      throw ParamError("frontend.sample_size", "expected a sample of at least 1 B (omit the key for token ids)");
+  }
   if (c.present() && c.nic_speed > c.port_speed)
     throw ParamError("frontend.nic_speed",
                      fmt::format("frontend.nic_speed = {} exceeds frontend.port_speed = {}; expected at most the "
