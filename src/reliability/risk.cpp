@@ -1,5 +1,6 @@
 #include "reliability/risk.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
@@ -119,8 +120,8 @@ Risk assess(const Inventory& inv, const Config& cfg) {
 CheckpointAdvice advise(const Risk& risk, const Config& cfg) {
   CheckpointAdvice a;
   const double M = risk.mtbi_hours, d = cfg.checkpoint_cost_hours, R = cfg.restart_cost_hours;
-  a.interval_hours = daly_interval(d, M);
-  a.young_interval_hours = young_interval(d, M);
+  a.interval_hours = std::max(daly_interval(d, M), cfg.min_interval_hours);
+  a.young_interval_hours = std::max(young_interval(d, M), cfg.min_interval_hours);
   a.goodput = goodput(a.interval_hours, d, R, M);
   a.goodput_young = goodput(a.young_interval_hours, d, R, M);
   a.days_to_train = a.goodput > 0 ? cfg.training_hours / a.goodput / 24.0 : std::numeric_limits<double>::infinity();

@@ -58,6 +58,9 @@ struct Config {
   double training_hours = 720;
   double checkpoint_cost_hours = 5.0 / 60;
   double restart_cost_hours = 10.0 / 60;
+  // Checkpoints no closer than this (an asynchronous checkpoint is written behind training: the next cannot
+  // start before it is on storage); 0 = no floor.
+  double min_interval_hours = 0;
   // The next three come from the scenario's `network:` section
   // (collective_timeout, local_repair, convergence): the same knobs the flow
   // engine's failure injection uses. Defaults equal network's.

@@ -25,6 +25,16 @@ std::vector<ParamSpec> storage_params() {
        "a save or a load besides moving its bytes: barriers, metadata, the data loader's state (ByteCheckpoint)"},
       {"restart_overhead", ParamType::Time, "5min",
        "a restart besides reading the checkpoint: detect the failure, reschedule, start the processes"},
+      {"checkpoint_mode",
+       ParamType::String,
+       "sync",
+       "sync: the job stops while the checkpoint is written; async: it stops only to copy to host memory, and "
+       "the write runs behind training",
+       -1e300,
+       1e300,
+       {"sync", "async"}},
+      {"snapshot_bandwidth", ParamType::Bandwidth, "25GB/s",
+       "async: one GPU's copy of its shards to host memory (half a PCIe Gen5 x16 link: two GPUs share one)"},
   };
 }
 
@@ -37,6 +47,9 @@ StorageConfig storage_from(const Params& p) {
   c.read_Bps_per_server = p.get_bandwidth("read_bandwidth_per_server").bps / 8;
   c.checkpoint_overhead_s = p.get_time("checkpoint_overhead").seconds();
   c.restart_overhead_s = p.get_time("restart_overhead").seconds();
+  c.async = p.get_string("checkpoint_mode") == "async";
+  c.snapshot_Bps = p.get_bandwidth("snapshot_bandwidth").bps / 8;
+  if (c.snapshot_Bps <= 0) throw ParamError("storage.snapshot_bandwidth", "expected a bandwidth above 0");
   for (const auto& [key, v] : {std::pair{"storage.checkpoint_overhead", c.checkpoint_overhead_s},
                                std::pair{"storage.restart_overhead", c.restart_overhead_s}})
     if (v < 0 || v > 24 * 3600.0) throw ParamError(key, "expected 0 to 24h");

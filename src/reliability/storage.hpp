@@ -14,9 +14,18 @@
 // NSDI'25: about 20 s of barriers, 8 s collecting the data loader's state; its 62 s of save planning is
 // cached after the first save). restart_overhead, 5 min: the low end of the 5-20 min Meta's research clusters
 // measured (Kokolis et al. 2024, arXiv 2410.21680).
+// Asynchronous checkpoints (checkpoint_mode: async, as PyTorch DCP's async_save and Megatron-LM's
+// --async-save do): the job stops only to copy its shards to host memory, bytes / GPUs at
+// snapshot_bandwidth per GPU; the write runs behind training. So, in the reliability model:
+//   checkpoint cost = the snapshot; restart = restart_overhead + read time + write time (a checkpoint counts
+//   once it is on storage, so an interruption also loses the work of the write in flight, at worst);
+//   the interval is at least the write time (the next snapshot waits for the last write).
+// snapshot_bandwidth, 25 GB/s per GPU: half a PCIe Gen5 x16 link's ~50 GB/s, as two GPUs of an HGX H100
+// board share one PCIe switch's uplink to the host (an assumption, not a measurement).
 // ASSUMPTIONS: every server of the job writes its shards at once (a distributed checkpoint, as Megatron-LM and
-// PyTorch DCP save); the job stops while it writes (synchronous); `efficiency` is the share of a NIC's line
-// rate a storage protocol sustains.
+// PyTorch DCP save); synchronous by default (the job stops while it writes); `efficiency` is the share of a
+// NIC's line rate a storage protocol sustains; an asynchronous write does not slow the training it runs
+// behind (it uses the frontend, training the back end; host memory bandwidth is not modelled).
 #pragma once
 
 #include <cstdint>
@@ -37,6 +46,8 @@ struct StorageConfig {
   double read_Bps_per_server = 0;
   double checkpoint_overhead_s = 0;  // a save or a load besides moving its bytes
   double restart_overhead_s = 0;     // a restart besides reading the checkpoint
+  bool async = false;                // checkpoint_mode: async
+  double snapshot_Bps = 25e9;        // per GPU, device to host
   bool present() const { return frontend_nics > 0; }
 };
 
@@ -51,6 +62,8 @@ struct CheckpointIo {
   std::string write_bound, read_bound;  // "the servers' frontend NICs" or "the storage"
   // Simulated on the frontend network (study/frontend_io.hpp) rather than the closed form: the engine, the
   // flows, and the rates reached (bytes / transfer time).
+  bool async = false;
+  double snapshot_s = 0;  // async: the job's stop to copy its shards to host memory
   std::string simulated_by;
   std::string routing;  // the routing policy of that simulation (network.routing)
   int64_t flows = 0;

@@ -36,7 +36,9 @@ nlohmann::json checkpoint_io_json(const reliability::CheckpointIo& io) {
                       {"frontend_gbyte_per_s", round_to(io.frontend_Bps / 1e9, 3)},
                       {"storage_write_gbyte_per_s", round_to(io.storage_write_Bps / 1e9, 3)},
                       {"storage_read_gbyte_per_s", round_to(io.storage_read_Bps / 1e9, 3)},
-                      {"overhead_seconds", round_to(io.overhead_s, 3)}};
+                      {"overhead_seconds", round_to(io.overhead_s, 3)},
+                      {"mode", io.async ? "async" : "sync"}};
+  if (io.async) j["snapshot_seconds"] = round_to(io.snapshot_s, 4);
   if (!io.simulated_by.empty()) {
     j["simulated"] = {{"engine", io.simulated_by},
                       {"routing", io.routing},
@@ -47,7 +49,9 @@ nlohmann::json checkpoint_io_json(const reliability::CheckpointIo& io) {
   return j;
 }
 
-std::string checkpoint_io_text(const nlohmann::json& io) {
+namespace {
+
+std::string transfer_text(const nlohmann::json& io) {
   if (io.contains("simulated")) {
     const auto& sim = io["simulated"];
     return fmt::format(
@@ -64,6 +68,19 @@ std::string checkpoint_io_text(const nlohmann::json& io) {
                      io["bytes"].get<double>() / 1e12, fixed(io["write_minutes"].get<double>(), 1),
                      io["write_bound"].get<std::string>(), fixed(io["read_minutes"].get<double>(), 1),
                      io["read_bound"].get<std::string>(), fixed(io["overhead_seconds"].get<double>(), 0));
+}
+
+}  // namespace
+
+std::string checkpoint_io_text(const nlohmann::json& io) {
+  // Asynchronous: what the job stops for, and what the write behind it costs instead.
+  const std::string async =
+      io.value("mode", "sync") == "async"
+          ? fmt::format("; asynchronous: the job stops {} s to copy its shards to host memory, the write runs behind "
+                        "training, and an interruption also loses the write in flight",
+                        fixed(io["snapshot_seconds"].get<double>(), 2))
+          : "";
+  return transfer_text(io) + async;
 }
 
 nlohmann::json reliability_document(const scenario::Setup& s, const study::ReliabilityResult& r) {
@@ -243,8 +260,9 @@ void write_reliability_table(const nlohmann::json& d, std::ostream& out) {
 
   const auto& ck = d["checkpoint"];
   const bool tr_ok = mc.contains("goodput");
-  out << fmt::format("  checkpoint advice (checkpoint {} min, restart {} min, MTBI as above):\n",
-                     fixed(ck["checkpoint_cost_minutes"].get<double>(), 1),
+  const double cost_min = ck["checkpoint_cost_minutes"].get<double>();
+  out << fmt::format("  checkpoint advice (checkpoint {}, restart {} min, MTBI as above):\n",
+                     cost_min > 0 && cost_min < 0.1 ? fixed(cost_min * 60, 2) + " s" : fixed(cost_min, 1) + " min",
                      fixed(ck["restart_cost_minutes"].get<double>(), 1));
   if (ck.contains("storage")) out << "  (" << checkpoint_io_text(ck["storage"]) << ")\n";
   Table k({"", "closed form", "Monte Carlo (95 % CI)"});

@@ -51,6 +51,16 @@ std::optional<reliability::CheckpointIo> apply_storage(const scenario::Setup& s,
   } else {
     io = reliability::checkpoint_io(bytes, servers, s.storage);
   }
+  if (s.storage.async) {
+    // The job stops to copy its shards to host memory; the write runs behind training (storage.hpp).
+    io.async = true;
+    io.snapshot_s = bytes / static_cast<double>(std::max<int64_t>(1, gpus)) / s.storage.snapshot_Bps;
+    if (!given(s.scenario, "reliability.checkpoint_cost")) rc.checkpoint_cost_hours = io.snapshot_s / 3600;
+    if (!given(s.scenario, "reliability.restart_cost"))
+      rc.restart_cost_hours = (s.storage.restart_overhead_s + io.read_s + io.write_s) / 3600;
+    rc.min_interval_hours = io.write_s / 3600;
+    return io;
+  }
   if (!given(s.scenario, "reliability.checkpoint_cost")) rc.checkpoint_cost_hours = io.write_s / 3600;
   if (!given(s.scenario, "reliability.restart_cost"))
     rc.restart_cost_hours = (s.storage.restart_overhead_s + io.read_s) / 3600;
