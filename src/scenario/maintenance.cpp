@@ -14,6 +14,8 @@ std::vector<ParamSpec> maintenance_params() {
       {"runs", ParamType::Int, "4",
        "steps of each plan simulated (evenly spaced); the others take their mean slowdown (0: simulate every step)", 0,
        100000},
+      {"threads", ParamType::Int, "0",
+       "steps simulated at once (0: the machine's cores, at most 8); each needs the memory of one iteration", 0, 256},
   };
 }
 

@@ -1,10 +1,14 @@
 #include "study/upgrade.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <map>
+#include <mutex>
+#include <thread>
 
 #include "core/error.hpp"
 #include "engine/registry.hpp"
@@ -20,6 +24,7 @@ UpgradeRequest upgrade_request(const scenario::Setup& s) {
   r.batches = p.get_int_list("batches");
   r.step_time = p.get_time("step_time");
   r.runs = static_cast<int32_t>(p.get_int("runs"));
+  r.threads = static_cast<int32_t>(p.get_int("threads"));
   if (r.step_time.ps <= 0)
     throw InputError(s.scenario.where("maintenance.step_time") + ": expected a step longer than 0");
   return r;
@@ -132,15 +137,93 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
       p.simulate = sampled(p.sets.size(), rq.runs);
       pending.push_back(std::move(p));
     }
-  size_t to_run = 0;
-  {
-    std::map<std::vector<int32_t>, char> seen;
-    for (const auto& p : pending)
-      for (size_t i = 0; i < p.sets.size(); ++i)
-        if (p.simulate[i] && seen.emplace(p.sets[i], 1).second) ++to_run;
+  // The distinct switch sets to simulate, in plan order, each named for the progress lines.
+  std::vector<std::vector<int32_t>> todo;
+  std::vector<std::string> labels;
+  std::map<std::vector<int32_t>, size_t> index;  // switch set -> its entry in todo
+  for (const auto& p : pending)
+    for (size_t i = 0; i < p.sets.size(); ++i) {
+      if (!p.simulate[i] || !index.emplace(p.sets[i], todo.size()).second) continue;
+      const std::string& first = t.nodes[pool[static_cast<size_t>(p.sets[i][0])]].name;
+      todo.push_back(p.sets[i]);
+      labels.push_back(fmt::format(
+          "{}, step {} ({})",
+          p.plan.batch == 1 ? p.plan.grouping : fmt::format("{} at a time, {}", p.plan.batch, p.plan.grouping), i + 1,
+          p.sets[i].size() == 1 ? first : fmt::format("{} and {} more", first, p.sets[i].size() - 1)));
+    }
+  // One step's iteration. Several run at once on `threads` threads, each engine on one thread (its results
+  // are the same to the bit on one or two: engine/options.hpp) and without the engine's progress lines.
+  const size_t threads = std::clamp<size_t>(rq.threads > 0 ? static_cast<size_t>(rq.threads)
+                                                           : std::min<size_t>(std::thread::hardware_concurrency(), 8),
+                                            1, std::max<size_t>(1, todo.size()));
+  engine::NetworkOptions base_options = s.network;
+  std::mutex heartbeat_mu;  // the caller's heartbeat (a terminal's line, the dashboard's cancel), one call at a time
+  if (threads > 1) {
+    base_options.flow.threads = 1;
+    base_options.observers.progress = nullptr;
+    if (auto beat = base_options.observers.heartbeat)
+      base_options.observers.heartbeat = [beat, &heartbeat_mu](Time at) {
+        const std::lock_guard<std::mutex> lock(heartbeat_mu);
+        beat(at);
+      };
   }
-  std::map<std::vector<int32_t>, UpgradeStep> done;  // by switch set
-  size_t ran = 0;
+  std::vector<UpgradeStep> results(todo.size());
+  auto run_step = [&](size_t k) {
+    engine::NetworkOptions o = base_options;
+    for (const int32_t sw : todo[k]) {
+      engine::FailureEvent ev;
+      ev.action = engine::FailureAction::Drain;  // at t = 0: routing avoids it from the start
+      const auto [first, last] = t.incident(pool[static_cast<size_t>(sw)]);
+      ev.links.assign(first, last);
+      ev.what = "switch " + t.nodes[pool[static_cast<size_t>(sw)]].name + ", drained for its upgrade";
+      o.faults.failures.events.push_back(std::move(ev));
+    }
+    engine::RunReport report;
+    const workload::TrainResult r = workload::simulate_iteration(out.job, gpus, t,
+                                                                 *engine::make_backend(s.engine, t, o), base.times,
+                                                                 topt, &report);
+    UpgradeStep& result = results[k];
+    result.stops_job = report.job_failed;
+    result.failure = report.failure;
+    result.slowdown = report.job_failed ? 0 : r.iteration.seconds() / base.iteration.seconds();
+  };
+  if (threads == 1) {
+    for (size_t k = 0; k < todo.size(); ++k) {
+      if (progress.run) progress.run(labels[k]);
+      run_step(k);
+      if (progress.step) progress.step(k + 1, todo.size(), labels[k]);
+    }
+  } else {
+    std::atomic<size_t> next{0};
+    std::mutex mu;  // the progress lines and the first error
+    std::exception_ptr error;
+    size_t finished = 0;
+    auto worker = [&] {
+      for (size_t k = next++; k < todo.size(); k = next++) {
+        {
+          const std::lock_guard<std::mutex> lock(mu);
+          if (error) return;
+        }
+        try {
+          run_step(k);
+        } catch (...) {
+          const std::lock_guard<std::mutex> lock(mu);
+          if (!error) error = std::current_exception();
+          return;
+        }
+        const std::lock_guard<std::mutex> lock(mu);
+        if (progress.step) progress.step(++finished, todo.size(), labels[k]);
+      }
+    };
+    if (progress.run) progress.run(fmt::format("{} steps on {} threads", todo.size(), threads));
+    std::vector<std::thread> pool_threads;
+    for (size_t i = 0; i < threads; ++i) pool_threads.emplace_back(worker);
+    for (auto& th : pool_threads) th.join();
+    if (error) std::rethrow_exception(error);
+  }
+  out.runs += static_cast<int64_t>(todo.size());
+  out.threads = static_cast<int32_t>(threads);
+
   const double step_hours = rq.step_time.seconds() / 3600;
   for (auto& p : pending) {
     std::vector<double> slowdowns;
@@ -153,39 +236,10 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
         p.plan.steps.push_back(std::move(st));
         continue;
       }
-      auto it = done.find(p.sets[i]);
-      if (it == done.end()) {
-        const std::string label = fmt::format(
-            "{}, step {} ({})",
-            p.plan.batch == 1 ? p.plan.grouping : fmt::format("{} at a time, {}", p.plan.batch, p.plan.grouping), i + 1,
-            st.switches.size() == 1 ? st.switches[0]
-                                    : fmt::format("{} and {} more", st.switches[0], st.switches.size() - 1));
-        if (progress.run) progress.run(label);
-        engine::NetworkOptions o = s.network;
-        for (const int32_t k : p.sets[i]) {
-          engine::FailureEvent ev;
-          ev.action = engine::FailureAction::Drain;  // at t = 0: routing avoids it from the start
-          const auto [first, last] = t.incident(pool[static_cast<size_t>(k)]);
-          ev.links.assign(first, last);
-          ev.what = "switch " + t.nodes[pool[static_cast<size_t>(k)]].name + ", drained for its upgrade";
-          o.faults.failures.events.push_back(std::move(ev));
-        }
-        engine::RunReport report;
-        const workload::TrainResult r = workload::simulate_iteration(out.job, gpus, t,
-                                                                     *engine::make_backend(s.engine, t, o), base.times,
-                                                                     topt, &report);
-        UpgradeStep result;
-        result.stops_job = report.job_failed;
-        result.failure = report.failure;
-        result.slowdown = report.job_failed ? 0 : r.iteration.seconds() / base.iteration.seconds();
-        it = done.emplace(p.sets[i], std::move(result)).first;
-        ++out.runs;
-        ++ran;
-        if (progress.step) progress.step(ran, to_run, label);
-      }
-      st.slowdown = it->second.slowdown;
-      st.stops_job = it->second.stops_job;
-      st.failure = it->second.failure;
+      const auto it = results.begin() + static_cast<std::ptrdiff_t>(index.at(p.sets[i]));
+      st.slowdown = it->slowdown;
+      st.stops_job = it->stops_job;
+      st.failure = it->failure;
       ++p.plan.simulated;
       if (st.stops_job) ++stopped;
       else slowdowns.push_back(st.slowdown);

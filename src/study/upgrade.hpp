@@ -19,6 +19,8 @@
 // Sampling. At most maintenance.runs steps of a plan are simulated (evenly spaced, the first and the last
 // among them; 0: every step); the others are estimated as the mean slowdown of the simulated ones and
 // marked so. A switch set simulated once is not simulated again (b = 1's steps serve every plan).
+// Threads. The steps run at once on maintenance.threads threads (each engine on one); every step is its own
+// run, so the results do not depend on the thread count.
 // ASSUMPTIONS: the job runs throughout (no checkpoint and restart around a step); a drained switch carries
 // nothing, and the rest of its tier takes its traffic through routing (ECMP or the scenario's policy);
 // steps follow one another with no gap; the upgrade itself (its duration) is the user's figure.
@@ -40,6 +42,7 @@ struct UpgradeRequest {
   std::vector<int64_t> batches = {1, 4, 16, 64};
   Time step_time = Time(1800LL * 1000000000000LL);  // 30 min
   int32_t runs = 4;                                 // simulated steps per plan; 0 = all
+  int32_t threads = 0;                              // steps simulated at once; 0 = the machine's cores, at most 8
 };
 
 // From the scenario's `maintenance:` section.
@@ -75,6 +78,7 @@ struct UpgradeResult {
   size_t best = 0;                // the plan that costs the least
   int64_t runs = 0;               // iterations simulated, the intact one included
   std::vector<int64_t> left_out;  // batch sizes at or above the tier's switch count
+  int32_t threads = 1;            // steps simulated at once
 };
 
 // InputError naming maintenance.tier for a tier the fabric does not have (with the tiers it has), and

@@ -65,6 +65,22 @@ TEST(PlanUpgrade, EachPlanCostsItsStepsSlowdowns) {
   for (const auto& p : r.plans) EXPECT_LE(r.plans[r.best].extra_hours, p.extra_hours);
 }
 
+TEST(PlanUpgrade, TheThreadCountChangesNothing) {
+  // Every step is its own run: one thread or three give the same slowdowns to the bit.
+  const UpgradeResult one = plan_upgrade(setup({"maintenance.batches=[1, 2]", "maintenance.threads=1"}));
+  const UpgradeResult three = plan_upgrade(setup({"maintenance.batches=[1, 2]", "maintenance.threads=3"}));
+  EXPECT_EQ(one.threads, 1);
+  EXPECT_EQ(three.threads, 3);
+  ASSERT_EQ(one.plans.size(), three.plans.size());
+  for (size_t p = 0; p < one.plans.size(); ++p) {
+    ASSERT_EQ(one.plans[p].steps.size(), three.plans[p].steps.size());
+    for (size_t i = 0; i < one.plans[p].steps.size(); ++i)
+      EXPECT_EQ(one.plans[p].steps[i].slowdown, three.plans[p].steps[i].slowdown) << p << " " << i;
+    EXPECT_EQ(one.plans[p].extra_hours, three.plans[p].extra_hours);
+  }
+  EXPECT_EQ(one.best, three.best);
+}
+
 TEST(PlanUpgrade, StepsNotSimulatedTakeTheMeanOfThoseThatWere) {
   const UpgradeResult r = plan_upgrade(setup({"maintenance.batches=[1]", "maintenance.runs=2"}));
   ASSERT_EQ(r.plans.size(), 1u);
