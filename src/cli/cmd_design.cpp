@@ -43,7 +43,8 @@ report::CableTyping cable_typing(const scenario::Scenario& sc) {
   return {m.aoc_max_m, m.sr_max_m};
 }
 
-void write_config_plan(const topology::Topology& t, const topology::AddressPlan& plan, const std::string& dir) {
+void write_config_plan(const topology::Topology& t, const topology::AddressPlan& plan, const std::string& dir,
+                       const std::vector<topology::Tenant>& tenants) {
   namespace fs = std::filesystem;
   std::error_code ec;
   for (const char* sub : {"frr", "sonic"}) {
@@ -54,7 +55,8 @@ void write_config_plan(const topology::Topology& t, const topology::AddressPlan&
   for (size_t s = 0; s < plan.switches.size(); ++s) {
     const auto& sw = plan.switches[s];
     const std::string name = t.nodes[sw.node].name;
-    write_out("--config-plan", (fs::path(dir) / "frr" / (name + ".conf")).string(), report::frr_config(t, plan, s));
+    write_out("--config-plan", (fs::path(dir) / "frr" / (name + ".conf")).string(),
+              report::frr_config(t, plan, s, tenants));
     write_out("--config-plan", (fs::path(dir) / "sonic" / (name + ".json")).string(),
               report::sonic_config_db(t, plan, s));
     table += fmt::format("{},{},{},{},{},{},{}\n", name, t.nodes[sw.node].tier, sw.asn,
@@ -75,6 +77,10 @@ void write_config_plan(const topology::Topology& t, const topology::AddressPlan&
       "{} eBGP sessions ({}), {} /{} subnets and {} loopbacks (ip-addresses.csv, NetBox's IP import)\n",
       dir, plan.switches.size(), plan.asns, plan.sessions, plan.options.unnumbered ? "unnumbered" : "numbered",
       numbered, plan.options.v6 ? 127 : 31, plan.switches.size());
+  if (!tenants.empty())
+    std::cerr << fmt::format("podnet: {} tenants in VRFs of their own over EVPN-VXLAN in frr/*.conf; the SONiC "
+                             "fragments (sonic/*.json) do not carry the tenants yet\n",
+                             tenants.size());
 }
 
 int cmd_design(const Common& c, const DesignOptions& d) {
@@ -147,7 +153,7 @@ int cmd_design(const Common& c, const DesignOptions& d) {
               << " (import the files in name order: 00-custom-fields.csv ... "
               << (infiniband ? "08-cables.csv; InfiniBand: no IP addresses" : "09-ip-addresses.csv") << ")\n";
   }
-  if (!d.config_plan_dir.empty()) write_config_plan(t, *plan, d.config_plan_dir);
+  if (!d.config_plan_dir.empty()) write_config_plan(t, *plan, d.config_plan_dir, sc.plan_tenants(t));
   // The frontend network (frontend:), when there is one, goes beside the back end as frontend.<format>.
   std::optional<topology::FrontendFabric> frontend;
   if (!d.exports.empty() && sc.frontend().present()) frontend = sc.build_frontend(t.servers);

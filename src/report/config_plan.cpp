@@ -40,7 +40,8 @@ std::string label(const AddressPlan& p, const PlanLink& l) { return cable_label(
 
 }  // namespace
 
-std::string frr_config(const Topology& t, const AddressPlan& plan, size_t s) {
+std::string frr_config(const Topology& t, const AddressPlan& plan, size_t s,
+                       const std::vector<topology::Tenant>& tenants) {
   const auto& sw = plan.switches[s];
   const auto& node = t.nodes[sw.node];
   const bool v6 = plan.options.v6;
@@ -52,13 +53,25 @@ std::string frr_config(const Topology& t, const AddressPlan& plan, size_t s) {
   out += "frr defaults datacenter\n";
   out += fmt::format("hostname {}\n", node.name);
   out += "service integrated-vtysh-config\n!\n";
+  // The tenant of each link's far end (a NIC of a tenant's server), and the tenants this switch serves.
+  auto tenant_at = [&](const PlanLink& l) -> const topology::Tenant* {
+    const Side sd = side_of(l, sw.node);
+    if (t.nodes[sd.far].kind != topology::NodeKind::Nic) return nullptr;
+    return topology::tenant_of(tenants, t.nodes[sd.far].server);
+  };
+  std::vector<const topology::Tenant*> served;
+  for (int32_t li : sw.links)
+    if (const auto* x = tenant_at(plan.links[static_cast<size_t>(li)]))
+      if (std::find(served.begin(), served.end(), x) == served.end()) served.push_back(x);
+  for (const auto* x : served) out += fmt::format("vrf {}\n vni {}\nexit-vrf\n!\n", x->vrf, x->vni);
   out += fmt::format("interface Loopback0\n {} address {}/{}\nexit\n!\n", v6 ? "ipv6" : "ip",
                      format_ip(sw.loopback, v6), host_len(plan));
   for (int32_t li : sw.links) {
     const PlanLink& l = plan.links[static_cast<size_t>(li)];
     const Side sd = side_of(l, sw.node);
-    out += fmt::format("interface {}\n description {} to {} (port {})\n", device_port_name(sd.port), label(plan, l),
-                       far_end(t, sd), t.port_name(sw.node, sd.port));
+    const topology::Tenant* x = tenant_at(l);
+    out += fmt::format("interface {}{}\n description {} to {} (port {})\n", device_port_name(sd.port),
+                       x ? " vrf " + x->vrf : "", label(plan, l), far_end(t, sd), t.port_name(sw.node, sd.port));
     if (l.numbered) out += fmt::format(" {} address {}/{}\n", v6 ? "ipv6" : "ip", format_ip(sd.addr, v6), plen(plan));
     out += "exit\n!\n";
   }
@@ -83,7 +96,30 @@ std::string frr_config(const Topology& t, const AddressPlan& plan, size_t s) {
   out += "  redistribute connected\n";
   out += fmt::format("  maximum-paths {}\n", std::clamp(sw.sessions, 1, topology::kMaxEcmpPaths));
   out += activate;
-  out += " exit-address-family\nexit\n!\n";
+  out += " exit-address-family\n";
+  if (!tenants.empty()) {
+    out += " !\n address-family l2vpn evpn\n";
+    for (int32_t li : sw.links) {
+      const PlanLink& l = plan.links[static_cast<size_t>(li)];
+      if (!l.session) continue;
+      const Side sd = side_of(l, sw.node);
+      out +=
+          fmt::format("  neighbor {} activate\n", l.numbered ? format_ip(sd.far_addr, v6) : device_port_name(sd.port));
+    }
+    if (!served.empty()) out += "  advertise-all-vni\n";
+    out += " exit-address-family\n";
+  }
+  out += "exit\n!\n";
+  for (const auto* x : served) {
+    out += fmt::format("router bgp {} vrf {}\n", sw.asn, x->vrf);
+    out += fmt::format(" bgp router-id {}\n", format_ipv4(sw.router_id));
+    out += " no bgp ebgp-requires-policy\n";
+    out += fmt::format(" !\n address-family {} unicast\n  redistribute connected\n exit-address-family\n",
+                       v6 ? "ipv6" : "ipv4");
+    out += fmt::format(" !\n address-family l2vpn evpn\n  advertise {} unicast\n", v6 ? "ipv6" : "ipv4");
+    out += fmt::format("  route-target import {}\n  route-target export {}\n", x->route_target, x->route_target);
+    out += " exit-address-family\nexit\n!\n";
+  }
   return out;
 }
 

@@ -33,14 +33,22 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "topology/address_plan.hpp"
+#include "topology/tenants.hpp"
 #include "topology/topology.hpp"
 
 namespace podnet::report {
 
 // frr.conf of switch `s` (an index into plan.switches).
-std::string frr_config(const topology::Topology& t, const topology::AddressPlan& plan, size_t s);
+// With `tenants` (topology/tenants.hpp), EVPN-VXLAN: every switch activates its sessions in the l2vpn evpn
+// address family; a leaf with a tenant's servers puts their NIC ports in the tenant's VRF (`vrf Vrf-NAME` /
+// `vni N`), advertises its VNIs from Loopback0 (its VTEP; advertise-all-vni) and runs `router bgp ASN vrf
+// Vrf-NAME` with the VRF's connected routes as EVPN type-5 routes (advertise ipv4 unicast) under the
+// tenant's route target, imported and exported. The SONiC fragments do not carry the tenants yet.
+std::string frr_config(const topology::Topology& t, const topology::AddressPlan& plan, size_t s,
+                       const std::vector<topology::Tenant>& tenants = {});
 // config_db.json fragment of switch `s`, indented 2, trailing newline.
 std::string sonic_config_db(const topology::Topology& t, const topology::AddressPlan& plan, size_t s);
 

@@ -146,6 +146,19 @@ void add_frontend(nlohmann::json& doc, const topology::FrontendFabric& f, const 
 
 namespace {
 
+// The tenants (tenants:): their servers, GPUs and what isolates them.
+void write_tenants_table(const nlohmann::json& d, std::ostream& out) {
+  out << "\n  tenants (tenants: section; VRFs over EVPN-VXLAN in --config-plan)\n\n";
+  Table t({"tenant", "servers", "GPUs", "VRF", "VNI", "route target"});
+  for (const auto& x : d["tenants"]) {
+    const int64_t first = x["first_server"].get<int64_t>(), n = x["servers"].get<int64_t>();
+    t.add({x["name"].get<std::string>(), fmt::format("{}-{}", thousands(first), thousands(first + n - 1)),
+           thousands(x["gpus"].get<int64_t>()), x["vrf"].get<std::string>(), std::to_string(x["vni"].get<int64_t>()),
+           x["route_target"].get<std::string>()});
+  }
+  t.write(out, "  ");
+}
+
 void write_frontend_table(const nlohmann::json& d, std::ostream& out) {
   const auto& fe = d["frontend"];
   std::string tiers;
@@ -269,6 +282,7 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
   out << "\n  limit: " << d["limits"]["max_gpus_reason"].get<std::string>() << "\n";
   for (const auto& n : d["notes"]) out << "  note: " << n.get<std::string>() << "\n";
   if (d.contains("frontend")) write_frontend_table(d, out);
+  if (d.contains("tenants")) write_tenants_table(d, out);
 }
 
 }  // namespace podnet::report

@@ -485,6 +485,40 @@ TEST(ExportTest, FrrConfigOfTheLeaf) {
   EXPECT_EQ(un.find("10.0.0.9"), std::string::npos) << un;
 }
 
+TEST(ExportTest, FrrConfigCarriesATenantOverEvpn) {
+  // Tenant "a" holds server 0 (cables C000001-C000002, the leaf's Ethernet0 and Ethernet8); server 1 stays in
+  // the default VRF. The leaf: the VRF and its VNI, the tenant's ports in it, EVPN on both sessions with its
+  // VNIs advertised, and the tenant's BGP instance under route target asn_base:VNI. The spine: EVPN only.
+  const Topology t = tiny_topology();
+  topology::Tenant a;
+  a.name = "a";
+  a.vrf = "Vrf-a";
+  a.vni = 10001;
+  a.route_target = "4200000000:10001";
+  a.first_server = 0;
+  a.servers = 1;
+  const std::string leaf = frr_config(t, tiny_plan(t), 0, {a});
+  EXPECT_NE(leaf.find("vrf Vrf-a\n vni 10001\nexit-vrf\n"), std::string::npos) << leaf;
+  EXPECT_NE(leaf.find("interface Ethernet0 vrf Vrf-a\n description C000001"), std::string::npos) << leaf;
+  EXPECT_EQ(count(leaf, " vrf Vrf-a\n description"), 2u) << leaf;  // server 0's two NIC ports
+  EXPECT_NE(leaf.find("interface Ethernet16\n description C000003"), std::string::npos) << leaf;
+  EXPECT_NE(leaf.find(" address-family l2vpn evpn\n  neighbor 10.0.0.8 activate\n  neighbor 10.0.0.10 activate\n"
+                      "  advertise-all-vni\n exit-address-family\n"),
+            std::string::npos)
+      << leaf;
+  EXPECT_NE(leaf.find("router bgp 4200000001 vrf Vrf-a\n bgp router-id 10.255.0.1\n"), std::string::npos) << leaf;
+  EXPECT_NE(leaf.find(" address-family l2vpn evpn\n  advertise ipv4 unicast\n  route-target import 4200000000:10001\n"
+                      "  route-target export 4200000000:10001\n"),
+            std::string::npos)
+      << leaf;
+  const std::string spine = frr_config(t, tiny_plan(t), 1, {a});
+  EXPECT_NE(spine.find(" address-family l2vpn evpn\n  neighbor 10.0.0.9 activate\n"), std::string::npos) << spine;
+  EXPECT_EQ(spine.find("advertise-all-vni"), std::string::npos) << spine;
+  EXPECT_EQ(spine.find("vrf"), std::string::npos) << spine;
+  // Without tenants, no EVPN at all: the plan is as before.
+  EXPECT_EQ(frr_config(t, tiny_plan(t), 0).find("evpn"), std::string::npos);
+}
+
 TEST(ExportTest, SonicConfigDbOfTheSpine) {
   const Topology t = tiny_topology();
   const auto j = nlohmann::json::parse(sonic_config_db(t, tiny_plan(t), 1));  // switch 1 = spine-0

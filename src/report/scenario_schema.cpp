@@ -154,6 +154,19 @@ json scenario_json_schema() {
                    {"minItems", 1},
                    {"description", "several training jobs on one fabric, placed by the scheduler: (podnet train)"},
                    {"items", job}};
+  const json tenant = {{"type", "object"},
+                       {"properties",
+                        {{"name", {{"type", "string"}, {"pattern", "^[a-z0-9-]{1,11}$"}}},
+                         {"gpus",
+                          {{"description", "a GPU count or a share such as 50%"},
+                           {"anyOf", json::array({json{{"type", "integer"}, {"minimum", 1}},
+                                                  json{{"type", "string"}, {"pattern", "^[0-9.]+%$"}}})}}}}},
+                       {"required", json::array({"name", "gpus"})},
+                       {"additionalProperties", false}};
+  props["tenants"] = {{"type", "array"},
+                      {"minItems", 1},
+                      {"description", "tenants isolated in VRFs of their own (EVPN-VXLAN in the configuration plan)"},
+                      {"items", tenant}};
   return {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
           {"$id", "https://podnet.invalid/schema/scenario-1.json"},
           {"title", fmt::format("podnet scenario (schema_version 1; podnet {})", version())},

@@ -743,6 +743,16 @@ nlohmann::json design_document(const scenario::Scenario& sc, const topology::Top
     if (!asked.empty()) doc["oversubscription_asked"] = asked;
     break;
   }
+  // Tenants (tenants:): their servers and what isolates them.
+  const std::vector<topology::Tenant> tenants = sc.plan_tenants(t);
+  for (const auto& x : tenants)
+    doc["tenants"].push_back({{"name", x.name},
+                              {"vrf", x.vrf},
+                              {"vni", x.vni},
+                              {"route_target", x.route_target},
+                              {"first_server", x.first_server},
+                              {"servers", x.servers},
+                              {"gpus", static_cast<int64_t>(x.servers) * t.gpus_per_server}});
   return doc;
 }
 

@@ -86,8 +86,8 @@ const std::vector<SectionInfo>& sections() {
 }
 
 const std::vector<std::string>& top_keys() {
-  static const std::vector<std::string> k = {"schema_version", "name",     "description", "seed",
-                                             "topology",       "failures", "faults",      "jobs"};
+  static const std::vector<std::string> k = {"schema_version", "name",   "description", "seed",   "topology",
+                                             "failures",       "faults", "jobs",        "tenants"};
   return k;
 }
 const std::vector<std::string>& failure_keys() {
@@ -102,6 +102,11 @@ const std::vector<std::string>& fault_keys() {
   static const std::vector<std::string> k = {"kind",    "link", "switch", "direction", "probability",
                                              "latency", "at",   "period", "down",      "duration",
                                              "kmin",    "kmax", "pmax",   "pfc_alpha"};
+  return k;
+}
+
+const std::vector<std::string>& tenant_keys() {
+  static const std::vector<std::string> k = {"name", "gpus"};
   return k;
 }
 
@@ -257,6 +262,7 @@ class Loader {
     apply_recipe(sc_.section_params["workload"], root["workload"], "workload");
     apply_network_preset(sc_.section_params["network"], root["network"]);
     if (root["jobs"]) read_jobs(root["jobs"], root["workload"]);
+    if (root["tenants"]) read_tenants(root["tenants"]);
     derive_family_keys();
     // A routing policy for another family (ugal on a fat-tree) is refused here, at its key, not at the first route.
     const std::string& policy = sc_.section_params["network"].get_string("routing");
@@ -455,6 +461,51 @@ class Loader {
       j.workload = read_section(merged, path + ".workload", workload::workload_params());
       apply_recipe(j.workload, merged, path + ".workload");
       sc_.jobs.push_back(std::move(j));
+    }
+  }
+
+  // `tenants:` (TenantSpec): names a VRF can carry, and each tenant's GPUs as a count or a share.
+  void read_tenants(const YAML::Node& list) {
+    if (list.IsNull()) return;
+    if (!list.IsSequence() || list.size() == 0)
+      fail("tenants", line_of(list), "expected a list of tenants such as `- {name: research, gpus: 50%}`");
+    std::set<std::string> names;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const YAML::Node e = list[i];
+      const std::string path = fmt::format("tenants[{}]", i);
+      const int line = line_of(e);
+      if (!e.IsMap()) fail(path, line, "expected a map with name and gpus, such as {name: research, gpus: 50%}");
+      check_keys(e, path, tenant_keys());
+      TenantSpec t;
+      t.line = line;
+      t.name = e["name"] ? scalar_text(e["name"]) : "";
+      // The VRF is "Vrf-" + name, a Linux interface name of at most 15 characters.
+      const bool ok = !t.name.empty() && t.name.size() <= 11 && std::all_of(t.name.begin(), t.name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+      });
+      if (!ok)
+        fail(path + ".name", line,
+             fmt::format("'{}': expected 1 to 11 lower-case letters, digits or '-' (its VRF, Vrf-NAME, is a Linux "
+                         "interface name of at most 15 characters)",
+                         t.name));
+      if (!names.insert(t.name).second)
+        fail(path + ".name", line, fmt::format("'{}' names an earlier tenant too; expected a unique name", t.name));
+      const std::string g = e["gpus"] ? scalar_text(e["gpus"]) : "";
+      std::string canonical, expected;
+      if (!g.empty() && g.back() == '%') {
+        char* end = nullptr;
+        const double pct = std::strtod(g.c_str(), &end);
+        if (end != g.c_str() + g.size() - 1 || !(pct > 0) || pct > 100)
+          fail(path + ".gpus", line, fmt::format("'{}': expected a share in (0%, 100%] or a GPU count", g));
+        t.fraction = pct / 100;
+      } else {
+        ParamSpec count{"gpus", ParamType::Int, "", "", 1, 1048576};
+        auto v = g.empty() ? std::nullopt : parse_param(count, g, canonical, expected);
+        if (!v)
+          fail(path + ".gpus", line, "expected the tenant's GPUs: a count in [1, 1048576] or a share such as 50%");
+        t.gpus = std::get<int64_t>(*v);
+      }
+      sc_.tenants.push_back(std::move(t));
     }
   }
 
@@ -905,6 +956,20 @@ topology::FrontendFabric Scenario::build_frontend(int32_t servers) const {
     return topology::build_frontend(c, servers, hardware());
   } catch (const ParamError& e) {
     throw InputError(fmt::format("{}: {}", where(e.key()), e.what()));
+  }
+}
+
+std::vector<topology::Tenant> Scenario::plan_tenants(const topology::Topology& t) const {
+  std::vector<topology::TenantRequest> requests;
+  for (const auto& x : tenants) requests.push_back({x.name, x.gpus, x.fraction});
+  try {
+    return topology::plan_tenants(t, requests, section("addressing").get_int("asn_base"));
+  } catch (const ParamError& e) {
+    size_t i = 0;
+    while (i < tenants.size() && e.key() != fmt::format("tenants[{}].gpus", i)) ++i;
+    throw InputError(i < tenants.size() && !from_set.count("tenants")
+                         ? fmt::format("{}:{}: {}: {}", source, tenants[i].line, e.key(), e.what())
+                         : fmt::format("--set {}: {}", e.key(), e.what()));
   }
 }
 

@@ -32,6 +32,7 @@
 #include "topology/cost.hpp"
 #include "topology/frontend.hpp"
 #include "topology/hardware.hpp"
+#include "topology/tenants.hpp"
 #include "topology/topology.hpp"
 
 namespace podnet::scenario {
@@ -140,10 +141,22 @@ struct JobSpec {
   int line = 0;
 };
 
+// One entry of the scenario's `tenants:` list: a share of the fabric's servers isolated in a VRF of its
+// own (EVPN-VXLAN in the configuration plan, topology/tenants.hpp):
+//   - {name: research, gpus: 50%}      (a share of the fabric's GPUs)
+//   - {name: prod, gpus: 4096}         (a count)
+struct TenantSpec {
+  std::string name;
+  int64_t gpus = 0;      // a count, or
+  double fraction = -1;  // a share of the fabric's GPUs (0, 1]
+  int line = 0;
+};
+
 class Scenario {
  public:
   std::vector<FailureSpec> failures;
   std::vector<JobSpec> jobs;
+  std::vector<TenantSpec> tenants;
   std::vector<FaultSpec> faults;
   // The faults resolved against a built topology (InputError with the
   // entry's line for a name that is not there).
@@ -189,6 +202,9 @@ class Scenario {
   // back end's servers (topology/frontend.hpp; an empty one when frontend.nics is 0).
   topology::FrontendConfig frontend() const;
   topology::FrontendFabric build_frontend(int32_t servers) const;
+  // The `tenants:` on the built fabric (topology/tenants.hpp), route targets from addressing.asn_base;
+  // InputError at the entry's line when they do not fit. Empty without tenants.
+  std::vector<topology::Tenant> plan_tenants(const topology::Topology& t) const;
   // Builds the topology; a ParamError from the builder becomes an InputError
   // located at the key's line.
   topology::Topology build_topology() const;

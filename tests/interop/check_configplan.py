@@ -43,7 +43,8 @@ except ImportError:
     print("check_configplan.py: python3-jsonschema is missing (apt-get install python3-jsonschema)", file=sys.stderr)
     sys.exit(1)
 
-VARIANTS = {"": [], "ipv6": ["--set", "addressing.family=ipv6"], "unnumbered": ["--set", "addressing.bgp=unnumbered"]}
+VARIANTS = {"": [], "ipv6": ["--set", "addressing.family=ipv6"], "unnumbered": ["--set", "addressing.bgp=unnumbered"],
+            "tenants": ["--set", "tenants=[{name: alpha, gpus: 50%}, {name: beta, gpus: 25%}]"]}
 IP_FIELDS = set("address vrf tenant status role device virtual_machine interface fhrp_group is_primary is_oob "
                 "dns_name description owner comments tags".split())
 IP_STATUS = {"active", "reserved", "deprecated", "dhcp", "slaac"}
@@ -97,6 +98,104 @@ def unreachable_leaf_pairs(leaves, peers, asn):
     return lost
 
 
+def evpn_view(texts):
+    """What each FRR file says about tenants: {switch: {"vrfs": {vrf: vni}, "ports": {prefix: vrf or None},
+    "rt": {vrf: (imports, exports)}, "evpn_peers": set of neighbors activated in l2vpn evpn, "all_vni": bool}}."""
+    view = {}
+    for s, text in texts.items():
+        v = {"vrfs": {}, "ports": {}, "rt": {}, "evpn_peers": set(), "all_vni": False}
+        for name, vni in re.findall(r"^vrf (\S+)\n vni (\d+)\nexit-vrf$", text, re.M):
+            v["vrfs"][name] = int(vni)
+        for iface, vrf, addr in re.findall(r"^interface (\S+)(?: vrf (\S+))?\n(?: description .*\n)?"
+                                           r" ipv?6? ?address (\S+)\n", text, re.M):
+            if iface != "Loopback0":
+                v["ports"][str(ipaddress.ip_interface(addr).network)] = vrf or None
+        for block in re.findall(r"^router bgp \d+ vrf (\S+)\n(.*?)^exit$", text, re.M | re.S):
+            vrf, body = block
+            v["rt"][vrf] = (set(re.findall(r"route-target import (\S+)", body)),
+                            set(re.findall(r"route-target export (\S+)", body)))
+        m = re.search(r"^router bgp \d+\n(.*?)^exit$", text, re.M | re.S)
+        if m:
+            evpn = re.search(r" address-family l2vpn evpn\n(.*?) exit-address-family", m.group(1), re.S)
+            if evpn:
+                v["evpn_peers"] = set(re.findall(r"neighbor (\S+) activate", evpn.group(1)))
+                v["all_vni"] = "advertise-all-vni" in evpn.group(1)
+        view[s] = v
+    return view
+
+
+def tenant_leaks(view):
+    """EVPN type-5 propagation: a VRF instance exports its connected prefixes with its export route targets; every
+    other VRF instance whose import route targets meet them installs them (RFC 7432 route-target filtering).
+    Returns (leaks, missing): a prefix of one VRF installed in another VRF, and a VRF instance missing a prefix of
+    its own VRF on another switch."""
+    origin = {}  # (switch, vrf) -> prefixes
+    for s, v in view.items():
+        for prefix, vrf in v["ports"].items():
+            if vrf:
+                origin.setdefault((s, vrf), set()).add(prefix)
+    leaks, missing = [], []
+    for (s, vrf), prefixes in sorted(origin.items()):
+        exports = view[s]["rt"].get(vrf, (set(), set()))[1]
+        for (s2, vrf2) in sorted(origin):
+            if s2 == s:
+                continue
+            imports = view[s2]["rt"].get(vrf2, (set(), set()))[0]
+            installed = bool(exports & imports)
+            if installed and vrf2 != vrf:
+                leaks.append((vrf, s, vrf2, s2))
+            if not installed and vrf2 == vrf:
+                missing.append((vrf, s, s2))
+    return leaks, missing
+
+
+def check_tenants(c, podnet_doc, texts, want_sessions, unnumbered):
+    """The tenants' EVPN-VXLAN: every tenant NIC port in its tenant's VRF, VNIs as the design says, every eBGP
+    session activated for EVPN at both ends, no prefix leaking between VRFs and none missing; and a leaf whose
+    export route target names another tenant's makes the check fail."""
+    tenants = {t["vrf"]: t for t in podnet_doc.get("tenants", [])}
+    if not tenants:
+        c.error("the tenants variant's design document lists no tenants")
+        return
+    view = evpn_view(texts)
+    for s, v in view.items():
+        for vrf, vni in v["vrfs"].items():
+            if vrf not in tenants or tenants[vrf]["vni"] != vni:
+                c.error(f"frr/{s}.conf: vrf {vrf} vni {vni} is not a tenant of the design")
+            rt = tenants.get(vrf, {}).get("route_target")
+            if v["rt"].get(vrf) != ({rt}, {rt}):
+                c.error(f"frr/{s}.conf: router bgp vrf {vrf} route targets {v['rt'].get(vrf)}, expected {rt}")
+        if v["vrfs"] and not v["all_vni"]:
+            c.error(f"frr/{s}.conf: serves tenants but does not advertise its VNIs (advertise-all-vni)")
+    for (s, who), _ in want_sessions.items():
+        if who not in view[s]["evpn_peers"]:
+            c.error(f"frr/{s}.conf: neighbor {who} is not activated in l2vpn evpn")
+            break
+    in_vrf = sum(1 for v in view.values() for vrf in v["ports"].values() if vrf)
+    want = sum(t["servers"] for t in tenants.values()) * podnet_doc["bom"]["nics"] // podnet_doc["bom"]["servers"]
+    if in_vrf != want:
+        c.error(f"{in_vrf} NIC ports in tenant VRFs, the tenants' servers have {want} NICs")
+    leaks, missing = tenant_leaks(view)
+    if leaks or missing:
+        c.error(f"EVPN: {len(leaks)} leaks between tenants (e.g. {leaks[:2]}), {len(missing)} VRF pairs missing "
+                f"routes (e.g. {missing[:2]})")
+    # A broken route target: one leaf exports its first tenant's routes with another tenant's target.
+    s = next((s for s, v in sorted(view.items()) if v["vrfs"]), None)
+    if s is None or len(tenants) < 2:
+        c.error("no leaf serves a tenant, or fewer than two tenants: the isolation check cannot fail")
+        return
+    first = sorted(view[s]["vrfs"])[0]
+    other = next(t["route_target"] for vrf, t in sorted(tenants.items()) if vrf != first)
+    broken = dict(texts)
+    broken[s] = texts[s].replace(f"route-target export {tenants[first]['route_target']}",
+                                 f"route-target export {other}")
+    bad_leaks, _ = tenant_leaks(evpn_view(broken))
+    if not bad_leaks:
+        c.error(f"frr/{s}.conf exporting {first} with {other}: no leak found: the isolation check cannot fail")
+    print(f"tenants: {len(tenants)} VRFs over EVPN on {sum(1 for v in view.values() if v['vrfs'])} leaves, "
+          f"{in_vrf} NIC ports in them, no leak; a broken route target leaks {len(bad_leaks)} VRF pairs")
+
+
 def check(podnet, src, out, spec, schema):
     name, _, variant = spec.partition(":")
     c = Check(spec)
@@ -116,7 +215,8 @@ def check(podnet, src, out, spec, schema):
     if r.returncode != 0:
         c.error(f"podnet exit {r.returncode}: {r.stderr.strip()}")
         return c.errors
-    bom = json.loads(r.stdout)["bom"]
+    design_doc = json.loads(r.stdout)
+    bom = design_doc["bom"]
     switches = {row["switch"]: row for row in read_csv(os.path.join(plan, "switches.csv"))}
     if len(switches) != bom["switches"]["total"]:
         c.error(f"{len(switches)} switches in switches.csv, {bom['switches']['total']} in the bill of materials")
@@ -257,6 +357,13 @@ def check(podnet, src, out, spec, schema):
     if lost:
         c.error(f"{len(lost)} leaf pairs unreachable under BGP's AS-path loop check, e.g. {lost[:3]}")
 
+    if variant == "tenants":
+        texts = {}
+        for s in switches:
+            with open(os.path.join(plan, "frr", s + ".conf"), encoding="utf-8") as fh:
+                texts[s] = fh.read()
+        check_tenants(c, design_doc, texts, want_sessions, unnumbered)
+
     # The checks can fail: a bad FRR line and a bad SONiC value are refused.
     if frr_files:
         bad = os.path.join(d, "bad.conf")
@@ -286,7 +393,7 @@ def main(argv):
     with open(os.path.join(src, "tests", "interop", "sonic_config_db.schema.json"), encoding="utf-8") as f:
         schema = json.load(f)
     jsonschema.Draft202012Validator.check_schema(schema)
-    specs = argv[4:] or cases.examples(src) + ["aipod-16k:ipv6", "aipod-16k:unnumbered"]
+    specs = argv[4:] or cases.examples(src) + ["aipod-16k:ipv6", "aipod-16k:unnumbered", "leafspine-8k:tenants"]
     missing = [s for s in specs if s.partition(":")[0] not in cases.CASES]
     if missing:
         print(f"check_configplan.py: no test size in cases.py for {missing}", file=sys.stderr)

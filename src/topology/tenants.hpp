@@ -1,0 +1,43 @@
+// Tenants on the back end (the scenario's `tenants:`): each a run of whole servers, isolated in a VRF of its
+// own that EVPN-VXLAN carries across the fabric (report/config_plan.hpp writes it for FRR).
+//
+// Servers. Tenant i takes the next ceil(GPUs / gpus per server) servers in server order (a share: of the
+// fabric's GPUs); the servers left over belong to no tenant and stay in the default VRF.
+// Naming. VRF "Vrf-<name>" (SONiC's VRF names start with "Vrf"; Linux's at most 15 characters); an L3 VNI
+// of 10000 + i + 1 (RFC 8365's 24-bit VNI); route target <addressing.asn_base>:<VNI>, given explicitly on
+// every leaf, since the automatic ones (the leaf's own ASN : VNI) differ from leaf to leaf in an eBGP fabric
+// with one ASN per leaf (RFC 7938) and would import nothing.
+// VTEPs: each leaf's Loopback0, the source of its VXLAN tunnels.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "topology/topology.hpp"
+
+namespace podnet::topology {
+
+struct TenantRequest {
+  std::string name;
+  int64_t gpus = 0;      // a count, or
+  double fraction = -1;  // a share of the fabric's GPUs
+};
+
+struct Tenant {
+  std::string name;
+  std::string vrf;  // "Vrf-<name>"
+  int64_t vni = 0;
+  std::string route_target;  // "<asn_base>:<vni>"
+  int32_t first_server = 0;
+  int32_t servers = 0;
+  bool holds(int32_t server) const { return server >= first_server && server < first_server + servers; }
+};
+
+// ParamError naming "tenants[i].gpus" when the tenants need more servers than the fabric has.
+std::vector<Tenant> plan_tenants(const Topology& t, const std::vector<TenantRequest>& requests, int64_t asn_base);
+
+// The tenant a server belongs to, or null.
+const Tenant* tenant_of(const std::vector<Tenant>& tenants, int32_t server);
+
+}  // namespace podnet::topology
