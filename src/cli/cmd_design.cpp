@@ -153,7 +153,15 @@ int cmd_design(const Common& c, const DesignOptions& d) {
               << " (import the files in name order: 00-custom-fields.csv ... "
               << (infiniband ? "08-cables.csv; InfiniBand: no IP addresses" : "09-ip-addresses.csv") << ")\n";
   }
-  if (!d.config_plan_dir.empty()) write_config_plan(t, *plan, d.config_plan_dir, sc.plan_tenants(t));
+  if (!d.config_plan_dir.empty()) {
+    const std::vector<topology::Tenant> tenants = sc.plan_tenants(t);
+    if (!tenants.empty() && plan->options.v6)
+      throw InputError(fmt::format(
+          "{}: the plan writes tenants with IPv4 VTEPs only (each leaf's Loopback0); expected addressing.family "
+          "ipv4 with tenants",
+          sc.where("addressing.family")));
+    write_config_plan(t, *plan, d.config_plan_dir, tenants);
+  }
   // The frontend network (frontend:), when there is one, goes beside the back end as frontend.<format>.
   std::optional<topology::FrontendFabric> frontend;
   if (!d.exports.empty() && sc.frontend().present()) frontend = sc.build_frontend(t.servers);

@@ -150,13 +150,20 @@ namespace {
 void write_tenants_table(const nlohmann::json& d, std::ostream& out) {
   out << "\n  tenants (tenants: section; VRFs over EVPN-VXLAN in --config-plan)\n\n";
   Table t({"tenant", "servers", "GPUs", "VRF", "VNI", "route target"});
+  std::string rounded;
   for (const auto& x : d["tenants"]) {
     const int64_t first = x["first_server"].get<int64_t>(), n = x["servers"].get<int64_t>();
-    t.add({x["name"].get<std::string>(), fmt::format("{}-{}", thousands(first), thousands(first + n - 1)),
-           thousands(x["gpus"].get<int64_t>()), x["vrf"].get<std::string>(), std::to_string(x["vni"].get<int64_t>()),
+    const int64_t gpus = x["gpus"].get<int64_t>(), asked = x["asked_gpus"].get<int64_t>();
+    t.add({x["name"].get<std::string>(),
+           n == 1 ? thousands(first) : fmt::format("{}-{}", thousands(first), thousands(first + n - 1)),
+           thousands(gpus), x["vrf"].get<std::string>(), std::to_string(x["vni"].get<int64_t>()),
            x["route_target"].get<std::string>()});
+    if (asked != gpus)
+      rounded += fmt::format("{}{}: {} GPUs asked", rounded.empty() ? "" : "; ", x["name"].get<std::string>(),
+                             thousands(asked));
   }
   t.write(out, "  ");
+  if (!rounded.empty()) out << "  tenants take whole servers, rounded up (" << rounded << ")\n";
 }
 
 void write_frontend_table(const nlohmann::json& d, std::ostream& out) {

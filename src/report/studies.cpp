@@ -752,6 +752,7 @@ nlohmann::json design_document(const scenario::Scenario& sc, const topology::Top
                               {"route_target", x.route_target},
                               {"first_server", x.first_server},
                               {"servers", x.servers},
+                              {"asked_gpus", x.asked_gpus},
                               {"gpus", static_cast<int64_t>(x.servers) * t.gpus_per_server}});
   return doc;
 }

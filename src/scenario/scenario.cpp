@@ -478,7 +478,8 @@ class Loader {
       check_keys(e, path, tenant_keys());
       TenantSpec t;
       t.line = line;
-      t.name = e["name"] ? scalar_text(e["name"]) : "";
+      if (!e["name"]) fail(path + ".name", line, "missing: expected the tenant's name, e.g. name: research");
+      t.name = scalar_text(e["name"]);
       // The VRF is "Vrf-" + name, a Linux interface name of at most 15 characters.
       const bool ok = !t.name.empty() && t.name.size() <= 11 && std::all_of(t.name.begin(), t.name.end(), [](char c) {
         return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
@@ -487,6 +488,10 @@ class Loader {
         fail(path + ".name", line,
              fmt::format("'{}': expected 1 to 11 lower-case letters, digits or '-' (its VRF, Vrf-NAME, is a Linux "
                          "interface name of at most 15 characters)",
+                         t.name));
+      if (t.name == "default" || t.name == "mgmt")
+        fail(path + ".name", line,
+             fmt::format("'{}' is reserved (the routers' own default and management VRFs); expected another name",
                          t.name));
       if (!names.insert(t.name).second)
         fail(path + ".name", line, fmt::format("'{}' names an earlier tenant too; expected a unique name", t.name));

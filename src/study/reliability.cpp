@@ -21,6 +21,10 @@ bool given(const scenario::Scenario& sc, const std::string& key) {
 std::optional<reliability::CheckpointIo> apply_storage(const scenario::Setup& s, int64_t gpus,
                                                        reliability::Config& rc) {
   const bool simulated = s.frontend.present() && s.frontend.storage_nodes > 0;
+  if (s.storage.async && !s.storage.present() && !simulated)
+    throw InputError(s.scenario.where("storage.checkpoint_mode") +
+                     ": async writes the checkpoint behind training, which needs a storage network to time the write; "
+                     "expected storage.frontend_nics, or frontend.nics with frontend.storage_nodes");
   if (!s.storage.present() && !simulated) return std::nullopt;
   const workload::Job job = s.job(false);
   const int64_t per_server = std::max<int64_t>(1, s.fabric.gpus_per_server);

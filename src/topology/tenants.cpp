@@ -21,7 +21,7 @@ std::vector<Tenant> plan_tenants(const Topology& t, const std::vector<TenantRequ
     if (next + servers > t.servers)
       throw ParamError(
           fmt::format("tenants[{}].gpus", i),
-          fmt::format("tenant {} needs {} server{} ({} GPUs at {} a server) but only {} of the fabric's {} "
+          fmt::format("tenant {} needs {} server{} for its {} GPUs ({} a server), but only {} of the fabric's {} "
                       "are left; expected the tenants to fit in the fabric",
                       r.name, thousands(servers), servers == 1 ? "" : "s", thousands(gpus), per_server,
                       thousands(t.servers - next), thousands(t.servers)));
@@ -30,6 +30,7 @@ std::vector<Tenant> plan_tenants(const Topology& t, const std::vector<TenantRequ
     x.vrf = "Vrf-" + r.name;
     x.vni = 10000 + static_cast<int64_t>(i) + 1;
     x.route_target = fmt::format("{}:{}", asn_base, x.vni);
+    x.asked_gpus = gpus;
     x.first_server = next;
     x.servers = static_cast<int32_t>(servers);
     next += x.servers;

@@ -29,6 +29,7 @@ struct Tenant {
   std::string vrf;  // "Vrf-<name>"
   int64_t vni = 0;
   std::string route_target;  // "<asn_base>:<vni>"
+  int64_t asked_gpus = 0;    // the count asked, or the share's GPUs (rounded up to whole servers)
   int32_t first_server = 0;
   int32_t servers = 0;
   bool holds(int32_t server) const { return server >= first_server && server < first_server + servers; }

@@ -20,6 +20,7 @@ TEST(Tenants, TakeWholeServersInOrder) {
   EXPECT_EQ(x[0].route_target, "4200000000:10001");
   EXPECT_EQ(x[0].first_server, 0);
   EXPECT_EQ(x[0].servers, 3);
+  EXPECT_EQ(x[0].asked_gpus, 20);  // rounded up to 24 in whole servers
   EXPECT_EQ(x[1].first_server, 3);
   EXPECT_EQ(x[1].servers, 4);
   EXPECT_EQ(x[1].route_target, "4200000000:10002");
@@ -35,8 +36,8 @@ TEST(Tenants, ThatDoNotFitAreRefusedNamingTheEntry) {
     FAIL() << "expected a ParamError";
   } catch (const ParamError& e) {
     EXPECT_EQ(e.key(), "tenants[1].gpus");
-    EXPECT_NE(std::string(e.what()).find("tenant b needs 4 servers (32 GPUs at 8 a server) but only 3 of the "
-                                         "fabric's 8 are left"),
+    EXPECT_NE(std::string(e.what()).find("tenant b needs 4 servers for its 32 GPUs (8 a server), but only 3 of "
+                                         "the fabric's 8 are left"),
               std::string::npos)
         << e.what();
   }
