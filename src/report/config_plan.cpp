@@ -80,7 +80,7 @@ std::string frr_config(const Topology& t, const AddressPlan& plan, size_t s,
   out += " no bgp ebgp-requires-policy\n";
   if (v6) out += " no bgp default ipv4-unicast\n";
   out += " bgp bestpath as-path multipath-relax\n";
-  std::string activate;
+  std::string activate;  // one line per session, for each address family that needs it
   for (int32_t li : sw.links) {
     const PlanLink& l = plan.links[static_cast<size_t>(li)];
     if (!l.session) continue;
@@ -90,22 +90,15 @@ std::string frr_config(const Topology& t, const AddressPlan& plan, size_t s,
     if (l.numbered) out += fmt::format(" neighbor {} remote-as {}\n", who, peer->asn);
     else out += fmt::format(" neighbor {} interface remote-as external\n", who);
     out += fmt::format(" neighbor {} description {} AS {} {}\n", who, far_end(t, sd), peer->asn, label(plan, l));
-    if (v6) activate += fmt::format("  neighbor {} activate\n", who);
+    activate += fmt::format("  neighbor {} activate\n", who);
   }
   out += fmt::format(" !\n address-family {} unicast\n", v6 ? "ipv6" : "ipv4");
   out += "  redistribute connected\n";
   out += fmt::format("  maximum-paths {}\n", std::clamp(sw.sessions, 1, topology::kMaxEcmpPaths));
-  out += activate;
+  if (v6) out += activate;  // IPv4 unicast is FRR's default family; IPv6 is activated per neighbor
   out += " exit-address-family\n";
   if (!tenants.empty()) {
-    out += " !\n address-family l2vpn evpn\n";
-    for (int32_t li : sw.links) {
-      const PlanLink& l = plan.links[static_cast<size_t>(li)];
-      if (!l.session) continue;
-      const Side sd = side_of(l, sw.node);
-      out +=
-          fmt::format("  neighbor {} activate\n", l.numbered ? format_ip(sd.far_addr, v6) : device_port_name(sd.port));
-    }
+    out += " !\n address-family l2vpn evpn\n" + activate;
     if (!served.empty()) out += "  advertise-all-vni\n";
     out += " exit-address-family\n";
   }

@@ -260,9 +260,8 @@ void write_reliability_table(const nlohmann::json& d, std::ostream& out) {
 
   const auto& ck = d["checkpoint"];
   const bool tr_ok = mc.contains("goodput");
-  const double cost_min = ck["checkpoint_cost_minutes"].get<double>();
   out << fmt::format("  checkpoint advice (checkpoint {}, restart {} min, MTBI as above):\n",
-                     cost_min > 0 && cost_min < 0.1 ? fixed(cost_min * 60, 2) + " s" : fixed(cost_min, 1) + " min",
+                     checkpoint_minutes_text(ck["checkpoint_cost_minutes"].get<double>()),
                      fixed(ck["restart_cost_minutes"].get<double>(), 1));
   if (ck.contains("storage")) out << "  (" << checkpoint_io_text(ck["storage"]) << ")\n";
   Table k({"", "closed form", "Monte Carlo (95 % CI)"});

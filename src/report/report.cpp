@@ -188,4 +188,8 @@ std::string fixed_or_exp(double v, int decimals) {
   return fixed(v, decimals);
 }
 
+std::string checkpoint_minutes_text(double minutes) {
+  return minutes > 0 && minutes < 0.1 ? fixed(minutes * 60, 2) + " s" : fixed(minutes, 1) + " min";
+}
+
 }  // namespace podnet::report

@@ -75,5 +75,8 @@ std::string fixed(double v, int decimals);
 // figures that an extreme input can make astronomically large (days to train when restarts outrun the
 // MTBI): 289 grouped digits say no more and would widen a table past any terminal.
 std::string fixed_or_exp(double v, int decimals);
+// A checkpoint's cost in minutes as a person reads it: "0.5 min", and below 0.1 min in seconds ("0.01 s", an
+// asynchronous checkpoint's copy to host memory).
+std::string checkpoint_minutes_text(double minutes);
 
 }  // namespace podnet::report

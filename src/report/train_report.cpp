@@ -714,13 +714,12 @@ void write_training_reliability(const nlohmann::json& rel, std::ostream& out) {
     out << "\n  with failures: nothing in the risk model interrupts this job\n";
     return;
   }
-  const double cost_min = rel["checkpoint_cost_minutes"].get<double>();
   out << fmt::format("\n  with failures: {} days to train (MTBI {} h; checkpoint every {} min at {} each, "
                      "restart {} min: goodput {}%; details: podnet reliability)\n",
                      fixed_or_exp(rel["days_to_train_with_failures"].get<double>(), 1),
                      fixed(rel["mtbi_hours"].get<double>(), 2),
                      fixed(rel["checkpoint_interval_minutes"].get<double>(), 1),
-                     cost_min > 0 && cost_min < 0.1 ? fixed(cost_min * 60, 2) + " s" : fixed(cost_min, 1) + " min",
+                     checkpoint_minutes_text(rel["checkpoint_cost_minutes"].get<double>()),
                      fixed(rel["restart_cost_minutes"].get<double>(), 1), fixed(100 * rel["goodput"].get<double>(), 1));
   if (rel.contains("checkpoint_storage")) out << "  (" << checkpoint_io_text(rel["checkpoint_storage"]) << ")\n";
 }

@@ -12,11 +12,12 @@ namespace podnet::study {
 namespace {
 
 constexpr double kPort = 12.5e9 * 4096 / 4178;  // payload bytes/s of a 100G RoCEv2 port
+const engine::NetworkOptions kDefaults;         // the network: section's defaults
 
-// 4 servers x 1 NIC and `nodes` storage nodes x 1 NIC at 100G on one radix-32 leaf (16 down-ports).
-topology::FrontendFabric fabric(int32_t nodes, double write_Bps = 0) {
+// 4 servers x `nics` NICs and `nodes` storage nodes x 1 NIC at 100G on one radix-32 leaf (16 down-ports).
+topology::FrontendFabric fabric(int32_t nodes, double write_Bps = 0, int32_t nics = 1) {
   topology::FrontendConfig c;
-  c.nics = 1;
+  c.nics = nics;
   c.nic_speed = c.port_speed = Bandwidth(100e9);
   c.radix = 32;
   c.storage_nodes = nodes;
@@ -27,7 +28,7 @@ topology::FrontendFabric fabric(int32_t nodes, double write_Bps = 0) {
 
 TEST(FrontendCheckpoint, OneStoragePortBoundsTheWriteAndTheRead) {
   // 4 GB from 4 clients into one storage NIC: 4e9 / kPort, in both directions.
-  const FrontendIo io = simulate_checkpoint(fabric(1), 4e9, 4, "flow", engine::NetworkOptions{});
+  const FrontendIo io = simulate_checkpoint(fabric(1), 4e9, 4, "flow", kDefaults);
   EXPECT_EQ(io.flows, 4);
   EXPECT_NEAR(io.write.seconds, 4e9 / kPort, 1e-4 * io.write.seconds);
   EXPECT_NEAR(io.read.seconds, 4e9 / kPort, 1e-4 * io.read.seconds);
@@ -38,19 +39,19 @@ TEST(FrontendCheckpoint, OneStoragePortBoundsTheWriteAndTheRead) {
 TEST(FrontendCheckpoint, StripesSpreadEveryClientOverTheStoragePorts) {
   // 2 storage ports, 8 stripes: each client writes 1 GB in two flows of 0.5 GB, one to each port; a port
   // takes 4 x 0.5 GB = 2 GB at kPort while a client NIC sends 1 GB at kPort: the storage NICs bound it.
-  const FrontendIo io = simulate_checkpoint(fabric(2), 4e9, 4, "flow", engine::NetworkOptions{});
+  const FrontendIo io = simulate_checkpoint(fabric(2), 4e9, 4, "flow", kDefaults);
   EXPECT_EQ(io.flows, 8);
   EXPECT_NEAR(io.write.seconds, 2e9 / kPort, 1e-4 * io.write.seconds);
   // Only the first 2 servers checkpoint (a job on half the servers): 2 GB from 2 clients, 1 GB a port, and
   // each client NIC sends 1 GB too: both ends are the bound.
-  const FrontendIo half = simulate_checkpoint(fabric(2), 2e9, 2, "flow", engine::NetworkOptions{});
+  const FrontendIo half = simulate_checkpoint(fabric(2), 2e9, 2, "flow", kDefaults);
   EXPECT_NEAR(half.write.seconds, 1e9 / kPort, 1e-4 * half.write.seconds);
   EXPECT_EQ(half.write.bound, "the servers' frontend NICs and the storage nodes' NICs");
 }
 
 TEST(FrontendCheckpoint, TheStorageMediaBoundWhenSlowerThanItsNics) {
   // 5 GB/s of media behind a 100G NIC: the write takes 4e9 / 5e9 = 0.8 s; the read, unbounded, 4e9 / kPort.
-  const FrontendIo io = simulate_checkpoint(fabric(1, 5e9), 4e9, 4, "flow", engine::NetworkOptions{});
+  const FrontendIo io = simulate_checkpoint(fabric(1, 5e9), 4e9, 4, "flow", kDefaults);
   EXPECT_NEAR(io.write.seconds, 0.8, 1e-4 * 0.8);
   EXPECT_EQ(io.write.bound, "the storage nodes' media");
   EXPECT_NEAR(io.read.seconds, 4e9 / kPort, 1e-4 * io.read.seconds);
@@ -78,14 +79,7 @@ TEST(FrontendCheckpoint, OversubscribedUplinksBoundATrafficThatCrossesThem) {
 
 TEST(FrontendCheckpoint, TwoNicsPerServerShareTheServersBytes) {
   // 4 servers x 2 NICs into one storage NIC: 8 flows of 0.5 GB, still 4e9 / kPort through that NIC.
-  topology::FrontendConfig c;
-  c.nics = 2;
-  c.nic_speed = c.port_speed = Bandwidth(100e9);
-  c.radix = 32;
-  c.storage_nodes = 1;
-  c.storage_nics = 1;
-  const auto f = topology::build_frontend(c, 4, topology::default_hardware());
-  const FrontendIo io = simulate_checkpoint(f, 4e9, 4, "flow", engine::NetworkOptions{});
+  const FrontendIo io = simulate_checkpoint(fabric(1, 0, 2), 4e9, 4, "flow", kDefaults);
   EXPECT_EQ(io.flows, 8);
   EXPECT_NEAR(io.write.seconds, 4e9 / kPort, 1e-4 * io.write.seconds);
   EXPECT_EQ(io.write.bound, "the storage nodes' NICs");
@@ -118,7 +112,7 @@ TEST(FrontendDataLoading, TheFirstAndLastStagesTpRankZeroRead) {
 
 TEST(FrontendDataLoading, ReadersShareTheStoragePort) {
   // Servers 0 and 2 read 1 GB each through the one storage NIC: 2e9 / kPort; servers 1 and 3 idle.
-  const DataLoading d = simulate_data_loading(fabric(1), {1e9, 0, 1e9, 0}, 1000, "flow", engine::NetworkOptions{});
+  const DataLoading d = simulate_data_loading(fabric(1), {1e9, 0, 1e9, 0}, 1000, "flow", kDefaults);
   EXPECT_EQ(d.servers, 2);
   EXPECT_EQ(d.flows, 2);
   EXPECT_DOUBLE_EQ(d.bytes, 2e9);
@@ -127,7 +121,7 @@ TEST(FrontendDataLoading, ReadersShareTheStoragePort) {
 }
 
 TEST(FrontendCheckpoint, ThePacketEngineHandsTerabytesToTheFlowEngine) {
-  const FrontendIo io = simulate_checkpoint(fabric(1), 4e9, 4, "packet", engine::NetworkOptions{});
+  const FrontendIo io = simulate_checkpoint(fabric(1), 4e9, 4, "packet", kDefaults);
   EXPECT_EQ(io.engine, "flow");
 }
 

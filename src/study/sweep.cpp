@@ -1,7 +1,8 @@
 #include "study/sweep.hpp"
 
+#include "core/parallel.hpp"
+
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -19,7 +20,6 @@
 #include <sqlite3.h>
 #include <sstream>
 #include <string_view>
-#include <thread>
 #include <unordered_set>
 #include <yaml-cpp/yaml.h>
 
@@ -709,37 +709,14 @@ SweepStats run_sweep(const SweepSpec& spec, const std::string& db_path, const Ev
   if (mpi_ranks() > 1) return run_mpi(spec, db_path, evaluate, progress);
   Store store(spec, db_path, progress);
   const auto& todo = store.todo();
-  std::mutex mu;  // guards store and fatal
-  std::atomic<size_t> next{0};
-  std::exception_ptr fatal;  // a database error stops the sweep
-  auto worker = [&] {
-    for (;;) {
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        if (fatal) return;
-      }
-      const size_t i = next.fetch_add(1);
-      if (i >= todo.size()) return;
-      double wall = 0;
-      const Outcome o = evaluate_one(evaluate, *todo[i], wall);
-      std::lock_guard<std::mutex> lock(mu);
-      try {
-        store.store(*todo[i], o, wall);
-      } catch (...) {
-        if (!fatal) fatal = std::current_exception();
-        return;
-      }
-    }
-  };
-  const int threads = static_cast<int>(std::min<size_t>(static_cast<size_t>(jobs), std::max<size_t>(todo.size(), 1)));
-  if (threads <= 1) {
-    worker();
-  } else {
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
-  }
-  if (fatal) std::rethrow_exception(fatal);
+  std::mutex mu;  // guards store
+  // A point's study error is its outcome (evaluate_one); a database error stops the sweep.
+  parallel_for(todo.size(), static_cast<size_t>(jobs), [&](size_t i) {
+    double wall = 0;
+    const Outcome o = evaluate_one(evaluate, *todo[i], wall);
+    const std::lock_guard<std::mutex> lock(mu);
+    store.store(*todo[i], o, wall);
+  });
   return store.stats();
 }
 

@@ -1,16 +1,16 @@
 #include "study/upgrade.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <exception>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "engine/registry.hpp"
 #include "scenario/estimate.hpp"
 #include "study/scaling.hpp"
@@ -187,40 +187,16 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
     result.failure = report.failure;
     result.slowdown = report.job_failed ? 0 : r.iteration.seconds() / base.iteration.seconds();
   };
-  if (threads == 1) {
-    for (size_t k = 0; k < todo.size(); ++k) {
-      if (progress.run) progress.run(labels[k]);
-      run_step(k);
-      if (progress.step) progress.step(k + 1, todo.size(), labels[k]);
-    }
-  } else {
-    std::atomic<size_t> next{0};
-    std::mutex mu;  // the progress lines and the first error
-    std::exception_ptr error;
-    size_t finished = 0;
-    auto worker = [&] {
-      for (size_t k = next++; k < todo.size(); k = next++) {
-        {
-          const std::lock_guard<std::mutex> lock(mu);
-          if (error) return;
-        }
-        try {
-          run_step(k);
-        } catch (...) {
-          const std::lock_guard<std::mutex> lock(mu);
-          if (!error) error = std::current_exception();
-          return;
-        }
-        const std::lock_guard<std::mutex> lock(mu);
-        if (progress.step) progress.step(++finished, todo.size(), labels[k]);
-      }
-    };
-    if (progress.run) progress.run(fmt::format("{} steps on {} threads", todo.size(), threads));
-    std::vector<std::thread> pool_threads;
-    for (size_t i = 0; i < threads; ++i) pool_threads.emplace_back(worker);
-    for (auto& th : pool_threads) th.join();
-    if (error) std::rethrow_exception(error);
-  }
+  // On one thread each step is its own run for the progress lines; on several, one line says so.
+  if (threads > 1 && progress.run) progress.run(fmt::format("{} steps on {} threads", todo.size(), threads));
+  std::mutex progress_mu;
+  size_t finished = 0;
+  parallel_for(todo.size(), threads, [&](size_t k) {
+    if (threads == 1 && progress.run) progress.run(labels[k]);
+    run_step(k);
+    const std::lock_guard<std::mutex> lock(progress_mu);
+    if (progress.step) progress.step(++finished, todo.size(), labels[k]);
+  });
   out.runs += static_cast<int64_t>(todo.size());
   out.threads = static_cast<int32_t>(threads);
 
@@ -236,10 +212,10 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
         p.plan.steps.push_back(std::move(st));
         continue;
       }
-      const auto it = results.begin() + static_cast<std::ptrdiff_t>(index.at(p.sets[i]));
-      st.slowdown = it->slowdown;
-      st.stops_job = it->stops_job;
-      st.failure = it->failure;
+      const UpgradeStep& ran = results[index.at(p.sets[i])];
+      st.slowdown = ran.slowdown;
+      st.stops_job = ran.stops_job;
+      st.failure = ran.failure;
       ++p.plan.simulated;
       if (st.stops_job) ++stopped;
       else slowdowns.push_back(st.slowdown);
@@ -247,12 +223,9 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
     }
     // The steps not simulated: the mean of those that were (a plan whose simulated steps all stop the job
     // has its others stop it too).
-    double mean = 1;
-    if (!slowdowns.empty()) {
-      double sum = 0;
-      for (const double x : slowdowns) sum += x;
-      mean = sum / static_cast<double>(slowdowns.size());
-    }
+    const double mean = slowdowns.empty() ? 1
+                                          : std::accumulate(slowdowns.begin(), slowdowns.end(), 0.0) /
+                                                static_cast<double>(slowdowns.size());
     const bool all_stop = slowdowns.empty() && stopped > 0;
     UpgradePlan& plan = p.plan;
     plan.worst_slowdown = slowdowns.empty() ? 1 : *std::max_element(slowdowns.begin(), slowdowns.end());

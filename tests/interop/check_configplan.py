@@ -315,11 +315,11 @@ def check(podnet, src, out, spec, schema):
         c.error(f"{len(want_sessions)} session ends for {switch_cables} switch-to-switch cables")
 
     # What the configurations say: FRR neighbors and SONiC BGP_NEIGHBOR.
-    frr_sessions, sonic_sessions = {}, {}
+    frr_sessions, sonic_sessions, texts = {}, {}, {}
     nb = re.compile(r"^ neighbor (\S+) (interface )?remote-as (\S+)$", re.M)
     for s in switches:
         with open(os.path.join(plan, "frr", s + ".conf"), encoding="utf-8") as fh:
-            text = fh.read()
+            text = texts[s] = fh.read()
         m = re.search(r"^router bgp (\d+)$", text, re.M)
         if not m or int(m.group(1)) != asn[s]:
             c.error(f"frr/{s}.conf: router bgp is not SONiC's bgp_asn {asn[s]}")
@@ -358,10 +358,6 @@ def check(podnet, src, out, spec, schema):
         c.error(f"{len(lost)} leaf pairs unreachable under BGP's AS-path loop check, e.g. {lost[:3]}")
 
     if variant == "tenants":
-        texts = {}
-        for s in switches:
-            with open(os.path.join(plan, "frr", s + ".conf"), encoding="utf-8") as fh:
-                texts[s] = fh.read()
         check_tenants(c, design_doc, texts, want_sessions, unnumbered)
 
     # The checks can fail: a bad FRR line and a bad SONiC value are refused.
