@@ -55,6 +55,9 @@ foreach(example ${PODNET_INTEROP_EXAMPLES})
   interop_test(interop_netbox_csv_${name}
     "\"$PY\" \"$SRC/tests/interop/check_netbox.py\" \"$PODNET\" \"$OUT\" ${name}")
 endforeach()
+# A site with a frontend: the back end's set plus the frontend's switches, storage nodes and cables.
+interop_test(interop_netbox_csv_frontend
+  "\"$PY\" \"$SRC/tests/interop/check_netbox.py\" \"$PODNET\" \"$OUT\" leafspine-8k:frontend")
 
 # JSON Schema: `podnet list --schema` is a valid draft 2020-12 schema (python3-jsonschema), every
 # built-in example validates against it, and broken scenarios fail it as podnet's loader refuses them.

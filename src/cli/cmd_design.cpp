@@ -51,17 +51,17 @@ void write_config_plan(const topology::Topology& t, const topology::AddressPlan&
     fs::create_directories(fs::path(dir) / sub, ec);
     if (ec) throw InputError("--config-plan " + dir + ": cannot create the directory: " + ec.message());
   }
-  std::string table = "switch,tier,asn,loopback,router_id,bgp_sessions,maximum_paths\n";
+  std::string table = "switch,network,tier,asn,loopback,router_id,bgp_sessions,maximum_paths\n";
   for (size_t s = 0; s < plan.switches.size(); ++s) {
     const auto& sw = plan.switches[s];
     const std::string name = t.nodes[sw.node].name;
     write_out("--config-plan", (fs::path(dir) / "frr" / (name + ".conf")).string(),
               report::frr_config(t, plan, s, tenants));
     write_out("--config-plan", (fs::path(dir) / "sonic" / (name + ".json")).string(),
-              report::sonic_config_db(t, plan, s));
-    table += fmt::format("{},{},{},{},{},{},{}\n", name, t.nodes[sw.node].tier, sw.asn,
-                         format_ip(sw.loopback, plan.options.v6), format_ipv4(sw.router_id), sw.sessions,
-                         std::clamp(sw.sessions, 1, topology::kMaxEcmpPaths));
+              report::sonic_config_db(t, plan, s, tenants));
+    table += fmt::format("{},{},{},{},{},{},{},{}\n", name, t.nodes[sw.node].network != 0 ? "frontend" : "backend",
+                         t.nodes[sw.node].tier, sw.asn, format_ip(sw.loopback, plan.options.v6),
+                         format_ipv4(sw.router_id), sw.sessions, std::clamp(sw.sessions, 1, topology::kMaxEcmpPaths));
   }
   write_out("--config-plan", (fs::path(dir) / "switches.csv").string(), table);
   write_out("--config-plan", (fs::path(dir) / "ip-addresses.csv").string(), report::netbox_ip_addresses_csv(t, plan));
@@ -78,8 +78,8 @@ void write_config_plan(const topology::Topology& t, const topology::AddressPlan&
       dir, plan.switches.size(), plan.asns, plan.sessions, plan.options.unnumbered ? "unnumbered" : "numbered",
       numbered, plan.options.v6 ? 127 : 31, plan.switches.size());
   if (!tenants.empty())
-    std::cerr << fmt::format("podnet: {} tenants in VRFs of their own over EVPN-VXLAN in frr/*.conf; the SONiC "
-                             "fragments (sonic/*.json) do not carry the tenants yet\n",
+    std::cerr << fmt::format("podnet: {} tenants in VRFs of their own over EVPN-VXLAN: BGP EVPN in frr/*.conf, "
+                             "VRFs, VTEPs and VNI maps in sonic/*.json\n",
                              tenants.size());
 }
 
@@ -123,20 +123,37 @@ int cmd_design(const Common& c, const DesignOptions& d) {
   }
   if (!d.cost_csv.empty()) {
     auto f = open_out(d.cost_csv);
-    report::write_tidy_csv(doc["cost"], "items", "group", f);
+    // The frontend's priced parts follow the back end's, their group prefixed "frontend " ("frontend leaf").
+    nlohmann::json cost = doc["cost"];
+    if (doc.contains("frontend"))
+      for (nlohmann::json item : doc["frontend"]["cost"]["items"]) {
+        item["group"] = "frontend " + item["group"].get<std::string>();
+        cost["items"].push_back(std::move(item));
+      }
+    report::write_tidy_csv(cost, "items", "group", f);
     close_out(f, "--cost-csv", d.cost_csv);
     std::cerr << "podnet: wrote the priced bill " << d.cost_csv << "\n";
   }
+  // The site (back end and frontend as one topology) for the exports that describe the whole site: the cabling
+  // plan, the NetBox set and the configuration plan.
+  std::optional<topology::FrontendFabric> frontend;
+  if (sc.frontend().present() &&
+      (!d.exports.empty() || !d.cabling_plan.empty() || !d.netbox_dir.empty() || !d.config_plan_dir.empty()))
+    frontend = sc.build_frontend(t.servers);
+  std::optional<topology::Topology> site_storage;
+  if (frontend && (!d.cabling_plan.empty() || !d.netbox_dir.empty() || !d.config_plan_dir.empty()))
+    site_storage = topology::site_topology(t, *frontend);
+  const topology::Topology& site = site_storage ? *site_storage : t;
   if (!d.cabling_plan.empty()) {
     auto f = open_out(d.cabling_plan);
-    report::write_cabling_plan_csv(t, f, cable_typing(sc));
+    report::write_cabling_plan_csv(site, f, cable_typing(sc));
     close_out(f, "--cabling-plan", d.cabling_plan);
     std::cerr << "podnet: wrote cabling plan " << d.cabling_plan << "\n";
   }
   std::optional<topology::AddressPlan> plan;
   if ((!d.netbox_dir.empty() && !infiniband) || !d.config_plan_dir.empty()) {  // InfiniBand: no IP plan
     try {
-      plan = topology::plan_addresses(t, topology::addressing_from(sc.section("addressing")));
+      plan = topology::plan_addresses(site, topology::addressing_from(sc.section("addressing")));
     } catch (const ParamError& e) {
       throw InputError(fmt::format("{}: {}", sc.where(e.key()), e.what()));
     }
@@ -145,8 +162,9 @@ int cmd_design(const Common& c, const DesignOptions& d) {
     std::error_code ec;
     std::filesystem::create_directories(d.netbox_dir, ec);
     if (ec) throw InputError("--netbox " + d.netbox_dir + ": cannot create the directory: " + ec.message());
-    for (const auto& file : report::netbox_import_set(t, sc.hardware(), sc.name.empty() ? "podnet" : sc.name,
-                                                      plan ? &*plan : nullptr, infiniband, cable_typing(sc))) {
+    for (const auto& file :
+         report::netbox_import_set(site, sc.hardware(), sc.name.empty() ? "podnet" : sc.name, plan ? &*plan : nullptr,
+                                   infiniband, cable_typing(sc), frontend ? &*frontend : nullptr)) {
       write_out("--netbox", (std::filesystem::path(d.netbox_dir) / file.name).string(), file.text);
     }
     std::cerr << "podnet: wrote the NetBox import set into " << d.netbox_dir
@@ -160,11 +178,9 @@ int cmd_design(const Common& c, const DesignOptions& d) {
           "{}: the plan writes tenants with IPv4 VTEPs only (each leaf's Loopback0); expected addressing.family "
           "ipv4 with tenants",
           sc.where("addressing.family")));
-    write_config_plan(t, *plan, d.config_plan_dir, tenants);
+    write_config_plan(site, *plan, d.config_plan_dir, tenants);
   }
   // The frontend network (frontend:), when there is one, goes beside the back end as frontend.<format>.
-  std::optional<topology::FrontendFabric> frontend;
-  if (!d.exports.empty() && sc.frontend().present()) frontend = sc.build_frontend(t.servers);
   for (const auto& fmt_name : d.exports) {
     auto render = [&](const topology::Topology& topo) {
       std::ostringstream buf;

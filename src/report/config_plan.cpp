@@ -56,7 +56,8 @@ std::string frr_config(const Topology& t, const AddressPlan& plan, size_t s,
   // The tenant of each link's far end (a NIC of a tenant's server), and the tenants this switch serves.
   auto tenant_at = [&](const PlanLink& l) -> const topology::Tenant* {
     const Side sd = side_of(l, sw.node);
-    if (t.nodes[sd.far].kind != topology::NodeKind::Nic) return nullptr;
+    const topology::Node& far = t.nodes[sd.far];
+    if (far.kind != topology::NodeKind::Nic || far.network != 0) return nullptr;  // tenants: the back end's
     return topology::tenant_of(tenants, t.nodes[sd.far].server);
   };
   std::vector<const topology::Tenant*> served;
@@ -97,7 +98,7 @@ std::string frr_config(const Topology& t, const AddressPlan& plan, size_t s,
   out += fmt::format("  maximum-paths {}\n", std::clamp(sw.sessions, 1, topology::kMaxEcmpPaths));
   if (v6) out += activate;  // IPv4 unicast is FRR's default family; IPv6 is activated per neighbor
   out += " exit-address-family\n";
-  if (!tenants.empty()) {
+  if (!tenants.empty() && node.network == 0) {
     out += " !\n address-family l2vpn evpn\n" + activate;
     if (!served.empty()) out += "  advertise-all-vni\n";
     out += " exit-address-family\n";
@@ -116,22 +117,30 @@ std::string frr_config(const Topology& t, const AddressPlan& plan, size_t s,
   return out;
 }
 
-std::string sonic_config_db(const Topology& t, const AddressPlan& plan, size_t s) {
+std::string sonic_config_db(const Topology& t, const AddressPlan& plan, size_t s,
+                            const std::vector<topology::Tenant>& tenants) {
   using nlohmann::json;
   const auto& sw = plan.switches[s];
   const auto& node = t.nodes[sw.node];
   const bool v6 = plan.options.v6;
+  // EVPN (tenants on the back end) lives in the FRR file, as unnumbered sessions do.
+  const bool frr_file = plan.options.unnumbered || (!tenants.empty() && node.network == 0);
   json meta = {{"hostname", node.name},
                {"bgp_asn", std::to_string(sw.asn)},
                {"bgp_router_id", format_ipv4(sw.router_id)},
-               {"type", topology::sonic_device_type(node.tier)},
-               {"docker_routing_config_mode", plan.options.unnumbered ? "split-unified" : "unified"}};
+               {"type", topology::sonic_device_type(node.tier, node.network != 0)},
+               {"docker_routing_config_mode", frr_file ? "split-unified" : "unified"}};
   if (v6) meta["bgp_adv_lo_prefix_as_128"] = "true";
   json port = json::object(), intf = json::object(), nbr = json::object();
+  std::vector<const topology::Tenant*> served;  // in port order of first appearance
   for (int32_t li : sw.links) {
     const PlanLink& l = plan.links[static_cast<size_t>(li)];
     const Side sd = side_of(l, sw.node);
     const std::string name = device_port_name(sd.port);
+    const topology::Node& far = t.nodes[sd.far];
+    const topology::Tenant* x =
+        far.kind == topology::NodeKind::Nic && far.network == 0 ? topology::tenant_of(tenants, far.server) : nullptr;
+    if (x && std::find(served.begin(), served.end(), x) == served.end()) served.push_back(x);
     std::string lanes;
     for (int k = 0; k < topology::kLanesPerPort; ++k)
       lanes.append(k ? "," : "").append(std::to_string(topology::kLanesPerPort * sd.port + k));
@@ -144,7 +153,7 @@ std::string sonic_config_db(const Topology& t, const AddressPlan& plan, size_t s
                   {"mtu", "9100"},
                   {"speed", std::to_string(static_cast<int64_t>(std::llround(mbps)))}};
     if (l.numbered) {
-      intf[name] = json::object();
+      intf[name] = x ? json{{"vrf_name", x->vrf}} : json::object();
       intf[fmt::format("{}|{}/{}", name, format_ip(sd.addr, v6), plen(plan))] = json::object();
     } else {
       intf[name] = {{"ipv6_use_link_local_only", "enable"}};
@@ -163,6 +172,22 @@ std::string sonic_config_db(const Topology& t, const AddressPlan& plan, size_t s
               {"PORT", port},
               {"INTERFACE", intf}};
   if (!nbr.empty()) doc["BGP_NEIGHBOR"] = nbr;
+  if (!served.empty()) {  // the VTEP (Loopback0), the EVPN NVO and each tenant's VRF, L3 VNI and its VLAN
+    json vrf = json::object(), vlan = json::object(), vlan_intf = json::object(), map = json::object();
+    for (const auto* x : served) {
+      const std::string v = fmt::format("Vlan{}", x->vlan);
+      vrf[x->vrf] = {{"vni", std::to_string(x->vni)}};
+      vlan[v] = {{"vlanid", std::to_string(x->vlan)}};
+      vlan_intf[v] = {{"vrf_name", x->vrf}};
+      map[fmt::format("vtep|map_{}_{}", x->vni, v)] = {{"vlan", v}, {"vni", std::to_string(x->vni)}};
+    }
+    doc["VRF"] = vrf;
+    doc["VLAN"] = vlan;
+    doc["VLAN_INTERFACE"] = vlan_intf;
+    doc["VXLAN_TUNNEL"] = {{"vtep", {{"src_ip", format_ip(sw.loopback, v6)}}}};
+    doc["VXLAN_EVPN_NVO"] = {{"nvo", {{"source_vtep", "vtep"}}}};
+    doc["VXLAN_TUNNEL_MAP"] = map;
+  }
   return doc.dump(2) + "\n";
 }
 

@@ -46,10 +46,18 @@ namespace podnet::report {
 // address family; a leaf with a tenant's servers puts their NIC ports in the tenant's VRF (`vrf Vrf-NAME` /
 // `vni N`), advertises its VNIs from Loopback0 (its VTEP; advertise-all-vni) and runs `router bgp ASN vrf
 // Vrf-NAME` with the VRF's connected routes as EVPN type-5 routes (advertise ipv4 unicast) under the
-// tenant's route target, imported and exported. The SONiC fragments do not carry the tenants yet.
+// tenant's route target, imported and exported. Only the back end's leaves serve tenants: a site's frontend
+// (topology/frontend.hpp) stays in the default VRF, where the storage nodes are.
 std::string frr_config(const topology::Topology& t, const topology::AddressPlan& plan, size_t s,
                        const std::vector<topology::Tenant>& tenants = {});
 // config_db.json fragment of switch `s`, indented 2, trailing newline.
-std::string sonic_config_db(const topology::Topology& t, const topology::AddressPlan& plan, size_t s);
+// With `tenants`, a leaf serving some has the data plane of the FRR file's EVPN (SONiC's VXLAN EVPN design,
+// sonic-net/SONiC doc/vxlan/EVPN/EVPN_VXLAN_HLD.md; sonic-vrf, sonic-vlan and sonic-vxlan YANG models): VRF
+// (Vrf-NAME with its L3 VNI), VLAN and VLAN_INTERFACE (the VNI's VLAN, 1000 + i + 1, in the VRF),
+// VXLAN_TUNNEL "vtep" from Loopback0, VXLAN_EVPN_NVO "nvo" on it, VXLAN_TUNNEL_MAP VNI -> VLAN, and the
+// tenant's ports with vrf_name in INTERFACE. Every back-end switch of such a plan says
+// docker_routing_config_mode "split-unified": its BGP (EVPN included) is the FRR file's.
+std::string sonic_config_db(const topology::Topology& t, const topology::AddressPlan& plan, size_t s,
+                            const std::vector<topology::Tenant>& tenants = {});
 
 }  // namespace podnet::report

@@ -40,6 +40,11 @@ int level(const Node& n) { return n.kind == NodeKind::Switch ? static_cast<int>(
 std::string tier_name(const Topology& t, const Node& n) {
   const int lv = level(n);
   if (lv == 0) return "server";
+  if (n.network != 0 && !t.frontend_tier_names.empty()) {  // a site topology's frontend switch
+    const auto& names = t.frontend_tier_names;
+    return "frontend-" +
+           (static_cast<size_t>(lv) < names.size() && !names[lv].empty() ? names[lv] : fmt::format("tier{}", lv));
+  }
   return static_cast<size_t>(lv) < t.tier_names.size() && !t.tier_names[lv].empty() ? t.tier_names[lv]
                                                                                     : fmt::format("tier{}", lv);
 }
@@ -200,8 +205,17 @@ std::string slug(std::string_view s) {
   return r.empty() ? std::string("podnet") : r;
 }
 
-// NetBox device role: "gpu-server" for a server, the tier's name for a switch.
-std::string role_name(const Topology& t, const Node& n) { return level(n) == 0 ? "gpu-server" : tier_name(t, n); }
+// A site topology's storage node (frontend.hpp: the devices after the back end's servers).
+bool is_storage_node(const Topology& t, const Node& n) {
+  return level(n) == 0 && n.network != 0 && !t.frontend_tier_names.empty() && n.server >= t.servers;
+}
+
+// NetBox device role: "gpu-server" for a server, "storage-node" for a storage node, the tier's name for a switch
+// ("frontend-leaf", ... for the frontend's).
+std::string role_name(const Topology& t, const Node& n) {
+  if (level(n) == 0) return is_storage_node(t, n) ? "storage-node" : "gpu-server";
+  return tier_name(t, n);
+}
 
 const char* role_color(int level) {
   static constexpr const char* colors[] = {"2196f3", "4caf50", "ff9800", "f44336", "9c27b0"};
@@ -226,8 +240,9 @@ std::string row(std::initializer_list<std::string_view> fields) {
 }  // namespace
 
 std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Hardware& hw, const std::string& site,
-                                          const topology::AddressPlan* plan, bool infiniband,
-                                          const CableTyping& typing) {
+                                          const topology::AddressPlan* plan, bool infiniband, const CableTyping& typing,
+                                          const topology::FrontendFabric* frontend) {
+  if (frontend != nullptr && !frontend->config.present()) frontend = nullptr;
   std::vector<NetboxFile> files;
   auto add = [&files](const char* name, const char* header) -> std::string& {
     files.push_back({name, std::string(header) + "\n"});
@@ -273,21 +288,41 @@ std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Har
   std::string& dt = add("04-device-types.csv", kNetboxDeviceTypeColumns);
   dt += row({"Generic", server_model, slug(server_model), "8", "GPU server"});
   if (has_switch) dt += row({"Generic", switch_model, slug(switch_model), "2", "switch"});
+  // The frontend's switches and storage nodes (a site topology): their own types, unless the same as one above.
+  std::string fe_switch_model = switch_model, storage_model;
+  if (frontend != nullptr) {
+    const topology::Hardware& fh = frontend->hardware;
+    fe_switch_model = fmt::format("switch-{}x{}g", fh.radix, format_number(fh.port_speed.bps / 1e9, 3));
+    if (fe_switch_model != switch_model || !has_switch)
+      dt += row({"Generic", fe_switch_model, slug(fe_switch_model), "2", "frontend switch"});
+    if (frontend->config.storage_nodes > 0) {
+      storage_model = fmt::format("storage-node-{}nic", frontend->config.storage_nics);
+      dt += row({"Generic", storage_model, slug(storage_model), "2", "storage node"});
+    }
+  }
 
-  // Roles: gpu-server, then one per switch tier that has switches, in tier order.
-  std::vector<char> tier_used(t.tier_names.size() + 1, 0);
-  for (const auto& n : t.nodes)
-    if (n.kind == NodeKind::Switch) tier_used[std::min<size_t>(n.tier, t.tier_names.size())] = 1;
+  // Roles: gpu-server, then one per switch tier that has switches, in tier order; then the frontend's
+  // (its switch tiers, storage-node).
+  const size_t tiers = std::max(t.tier_names.size(), t.frontend_tier_names.size()) + 1;
+  std::vector<char> tier_used(2 * tiers, 0);  // [network x tiers + tier]
+  bool storage = false;
+  for (const auto& n : t.nodes) {
+    if (n.kind == NodeKind::Switch) tier_used[(n.network != 0 ? tiers : 0) + std::min<size_t>(n.tier, tiers - 1)] = 1;
+    storage = storage || is_storage_node(t, n);
+  }
   std::string& rl = add("05-device-roles.csv", kNetboxDeviceRoleColumns);
   rl += row({"gpu-server", "gpu-server", role_color(0), "GPU server (GPUs, NICs, NVLink domain)"});
-  for (size_t tier = 1; tier < tier_used.size(); ++tier) {
-    if (!tier_used[tier]) continue;
+  for (size_t k = 1; k < tier_used.size(); ++k) {
+    if (!tier_used[k]) continue;
     Node probe;
     probe.kind = NodeKind::Switch;
-    probe.tier = static_cast<uint8_t>(tier);
+    probe.network = k >= tiers ? 1 : 0;
+    probe.tier = static_cast<uint8_t>(k % tiers);
     const std::string name = role_name(t, probe);
-    rl += row({name, slug(name), role_color(static_cast<int>(tier)), fmt::format("switch tier {}", tier)});
+    rl += row({name, slug(name), role_color(probe.tier),
+               fmt::format("{}switch tier {}", probe.network != 0 ? "frontend " : "", int{probe.tier})});
   }
+  if (storage) rl += row({"storage-node", "storage-node", "607d8b", "storage node (file system or object store)"});
 
   // Devices: one per server and per switch, in node order.
   std::string& dv = add("06-devices.csv", kNetboxDeviceColumns);
@@ -297,7 +332,9 @@ std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Har
     std::string name = t.device_name(static_cast<NodeId>(i));
     if (!devices.insert(name).second) continue;
     const bool sw = n.kind == NodeKind::Switch;
-    dv += row({name, role_name(t, n), "Generic", sw ? switch_model : server_model, "planned", site,
+    const std::string& type = sw ? (n.network != 0 ? fe_switch_model : switch_model)
+                                 : (is_storage_node(t, n) ? storage_model : server_model);
+    dv += row({name, role_name(t, n), "Generic", type, "planned", site,
                rack_of(i) != kNone ? rack_name(rack_of(i), racks) : std::string(),
                sw ? label_text(n.rail) : std::string(), label_text(n.group), sw ? label_text(n.pod) : std::string()});
   }
@@ -315,7 +352,8 @@ std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Har
       if (!interfaces.insert(device + '\n' + port_name).second) continue;
       // Description: the podnet node behind a server port ("gpu-node-0017/nic3"); a switch port is the switch.
       const Node& n = t.nodes[node];
-      it += row({device, port_name, n.kind == NodeKind::Gpu ? "other" : netbox_interface_type(g, infiniband),
+      const bool ib = infiniband && n.network == 0;  // a frontend is Ethernet
+      it += row({device, port_name, n.kind == NodeKind::Gpu ? "other" : netbox_interface_type(g, ib),
                  std::to_string(static_cast<int64_t>(std::llround(g * 1e6))),
                  n.kind == NodeKind::Switch ? std::string() : n.name});
     }

@@ -75,6 +75,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "topology/address_plan.hpp"
+#include "topology/frontend.hpp"
 #include "topology/hardware.hpp"
 #include "topology/topology.hpp"
 
@@ -126,9 +127,14 @@ struct NetboxFile {
 // NIC ports are NetBox's InfiniBand types (infiniband-ndr at 400 Gb/s, ...), not Ethernet's, and the set ends
 // with 08-cables.csv: no switch loopbacks and no 09-ip-addresses.csv (an InfiniBand subnet is addressed by its
 // subnet manager with LIDs; its switches route no IP, as `--config-plan` refusing such a fabric says).
+// A site topology (topology::site_topology) with its `frontend`: the frontend's switches (roles
+// frontend-leaf, frontend-spine, ..., their own device type) and storage nodes (role storage-node) join the
+// back end's devices, their cables and interfaces follow the back end's, and their addresses come from the
+// same plan.
 std::vector<NetboxFile> netbox_import_set(const topology::Topology& t, const topology::Hardware& hw,
                                           const std::string& site, const topology::AddressPlan* plan = nullptr,
-                                          bool infiniband = false, const CableTyping& typing = {});
+                                          bool infiniband = false, const CableTyping& typing = {},
+                                          const topology::FrontendFabric* frontend = nullptr);
 // 09-ip-addresses.csv of the set: every address of the plan on its interface (header kNetboxIpAddressColumns).
 std::string netbox_ip_addresses_csv(const topology::Topology& t, const topology::AddressPlan& plan);
 

@@ -519,6 +519,37 @@ TEST(ExportTest, FrrConfigCarriesATenantOverEvpn) {
   EXPECT_EQ(frr_config(t, tiny_plan(t), 0).find("evpn"), std::string::npos);
 }
 
+TEST(ExportTest, SonicConfigDbCarriesATenantsDataPlane) {
+  // The same tenant as above: on the leaf, its VRF with the L3 VNI, the VNI's VLAN 1001 in the VRF, the VTEP
+  // on Loopback0 (10.255.0.1), the NVO, the VNI -> VLAN map, and server 0's two ports (Ethernet0, Ethernet8)
+  // in the VRF; the spine carries none of it. Both say split-unified: their BGP is the FRR file's.
+  const Topology t = tiny_topology();
+  topology::Tenant a;
+  a.name = "a";
+  a.vrf = "Vrf-a";
+  a.vni = 10001;
+  a.vlan = 1001;
+  a.route_target = "4200000000:10001";
+  a.first_server = 0;
+  a.servers = 1;
+  const auto leaf = nlohmann::json::parse(sonic_config_db(t, tiny_plan(t), 0, {a}));
+  EXPECT_EQ(leaf["VRF"], nlohmann::json({{"Vrf-a", {{"vni", "10001"}}}}));
+  EXPECT_EQ(leaf["VLAN"], nlohmann::json({{"Vlan1001", {{"vlanid", "1001"}}}}));
+  EXPECT_EQ(leaf["VLAN_INTERFACE"], nlohmann::json({{"Vlan1001", {{"vrf_name", "Vrf-a"}}}}));
+  EXPECT_EQ(leaf["VXLAN_TUNNEL"], nlohmann::json({{"vtep", {{"src_ip", "10.255.0.1"}}}}));
+  EXPECT_EQ(leaf["VXLAN_EVPN_NVO"], nlohmann::json({{"nvo", {{"source_vtep", "vtep"}}}}));
+  EXPECT_EQ(leaf["VXLAN_TUNNEL_MAP"],
+            nlohmann::json({{"vtep|map_10001_Vlan1001", {{"vlan", "Vlan1001"}, {"vni", "10001"}}}}));
+  EXPECT_EQ(leaf["INTERFACE"]["Ethernet0"], nlohmann::json({{"vrf_name", "Vrf-a"}}));
+  EXPECT_EQ(leaf["INTERFACE"]["Ethernet8"], nlohmann::json({{"vrf_name", "Vrf-a"}}));
+  EXPECT_EQ(leaf["INTERFACE"]["Ethernet16"], nlohmann::json::object());  // server 1: the default VRF
+  EXPECT_EQ(leaf["DEVICE_METADATA"]["localhost"]["docker_routing_config_mode"], "split-unified");
+  const auto spine = nlohmann::json::parse(sonic_config_db(t, tiny_plan(t), 1, {a}));
+  EXPECT_FALSE(spine.contains("VRF"));
+  EXPECT_FALSE(spine.contains("VXLAN_TUNNEL"));
+  EXPECT_EQ(spine["DEVICE_METADATA"]["localhost"]["docker_routing_config_mode"], "split-unified");
+}
+
 TEST(ExportTest, SonicConfigDbOfTheSpine) {
   const Topology t = tiny_topology();
   const auto j = nlohmann::json::parse(sonic_config_db(t, tiny_plan(t), 1));  // switch 1 = spine-0

@@ -66,9 +66,9 @@ AddressingOptions addressing_from(const Params& p) {
 
 std::string device_port_name(int32_t port) { return fmt::format("Ethernet{}", kLanesPerPort * port); }
 
-const char* sonic_device_type(int tier) {
-  if (tier <= 1) return "BackEndToRRouter";
-  if (tier == 2) return "BackEndLeafRouter";
+const char* sonic_device_type(int tier, bool frontend) {
+  if (tier <= 1) return frontend ? "ToRRouter" : "BackEndToRRouter";
+  if (tier == 2) return frontend ? "LeafRouter" : "BackEndLeafRouter";
   return "SpineRouter";
 }
 
@@ -117,8 +117,8 @@ AddressPlan plan_addresses(const Topology& t, const AddressingOptions& o) {
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return t.nodes[plan.switches[a].node].tier > t.nodes[plan.switches[b].node].tier;
   });
-  // (tier, 0 pod / 1 group / 2 none, label, rail or kNone) -> ASN
-  std::map<std::tuple<int, int, int32_t, int32_t>, int64_t> shared;
+  // (network, tier, 0 pod / 1 group / 2 none, label, rail or kNone) -> ASN
+  std::map<std::tuple<int, int, int, int32_t, int32_t>, int64_t> shared;
   int64_t next = o.asn_base;
   for (size_t k : order) {
     const Node& n = t.nodes[plan.switches[k].node];
@@ -126,9 +126,10 @@ AddressPlan plan_addresses(const Topology& t, const AddressingOptions& o) {
     if (n.tier <= 1) {
       asn = next++;
     } else {
-      const auto key = n.pod != kNone     ? std::make_tuple(int{n.tier}, 0, n.pod, n.rail)
-                       : n.group != kNone ? std::make_tuple(int{n.tier}, 1, n.group, n.rail)
-                                          : std::make_tuple(int{n.tier}, 2, kNone, n.rail);
+      const int net = n.network, tier = n.tier;
+      const auto key = n.pod != kNone     ? std::make_tuple(net, tier, 0, n.pod, n.rail)
+                       : n.group != kNone ? std::make_tuple(net, tier, 1, n.group, n.rail)
+                                          : std::make_tuple(net, tier, 2, kNone, n.rail);
       auto [it, added] = shared.emplace(key, next);
       if (added) ++next;
       asn = it->second;

@@ -24,6 +24,7 @@
 //   carry a group but no pod, as dragonfly+ spines do), so a path can never
 //   go down to a leaf and back up through the same pod's spines (BGP's AS-path
 //   loop check does it, RFC 7938 5.2.1 and 5.2.4);
+// - the frontend's switches of a site topology (frontend.hpp) never share an ASN with the back end's;
 // - a tier whose switches carry neither (super-spines, fat-tree cores) shares
 //   one ASN;
 // - a switch bound to a rail (a rail-optimized fabric's spines, which reach
@@ -123,8 +124,8 @@ AddressPlan plan_addresses(const Topology& t, const AddressingOptions& o);
 
 // "Ethernet<8p>": the SONiC/Linux name of podnet switch port p.
 std::string device_port_name(int32_t port);
-// DEVICE_METADATA type of a switch tier in SONiC's back-end fabric terms:
-// tier 1 BackEndToRRouter, tier 2 BackEndLeafRouter, higher SpineRouter.
-const char* sonic_device_type(int tier);
+// DEVICE_METADATA type of a switch tier in SONiC's terms: on the back end tier 1 BackEndToRRouter, tier 2
+// BackEndLeafRouter; on the frontend ToRRouter and LeafRouter; higher tiers SpineRouter.
+const char* sonic_device_type(int tier, bool frontend = false);
 
 }  // namespace podnet::topology

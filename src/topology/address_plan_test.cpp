@@ -252,6 +252,8 @@ TEST(AddressPlan, DragonflyRoutersEachHaveAnAsn) {
   EXPECT_EQ(device_port_name(64), "Ethernet512");  // 8 lanes per port
   EXPECT_STREQ(sonic_device_type(1), "BackEndToRRouter");
   EXPECT_STREQ(sonic_device_type(3), "SpineRouter");
+  EXPECT_STREQ(sonic_device_type(1, true), "ToRRouter");
+  EXPECT_STREQ(sonic_device_type(2, true), "LeafRouter");
 }
 
 }  // namespace

@@ -177,9 +177,44 @@ FrontendFabric build_frontend(const FrontendConfig& c, int32_t servers, const Ha
       n.name = fmt::format("{}/fe{}{}", t.device_names[owner], nic, n.kind == NodeKind::Gpu ? "-host" : "");
     }
   }
-  for (auto& n : t.nodes)
+  for (auto& n : t.nodes) {
+    n.network = 1;
     if (n.kind == NodeKind::Switch) n.name = "fe-" + n.name;
+  }
   return f;
+}
+
+Topology site_topology(const Topology& backend, const FrontendFabric& f) {
+  Topology m = backend;
+  if (!f.config.present()) return m;
+  const Topology& fe = f.topology;
+  if (m.device_names.empty())
+    for (int32_t s = 0; s < backend.servers; ++s) m.device_names.push_back(server_name(s, backend.servers));
+  for (int32_t n = 0; n < f.config.storage_nodes; ++n)
+    m.device_names.push_back(fe.device_names[static_cast<size_t>(f.servers + n)]);
+  m.frontend_tier_names = fe.tier_names;
+  const auto base = static_cast<NodeId>(m.nodes.size());
+  m.nodes.reserve(m.nodes.size() + fe.nodes.size());
+  for (Node n : fe.nodes) {
+    n.network = 1;
+    n.rack = kNone;
+    if (n.kind != NodeKind::Switch) {  // a host port: its device's labels are the back end's (or none)
+      if (n.server >= f.servers) n.server = backend.servers + (n.server - f.servers);
+      n.group = n.pod = n.rail = kNone;
+    }
+    m.nodes.push_back(std::move(n));
+  }
+  std::vector<uint8_t> cls(fe.link_classes.size());
+  for (size_t k = 0; k < cls.size(); ++k) cls[k] = m.link_class("frontend-" + fe.link_classes[k]);
+  m.links.reserve(m.links.size() + fe.links.size());
+  for (Link l : fe.links) {
+    l.a += base;
+    l.b += base;
+    l.cls = cls[l.cls];
+    m.links.push_back(l);
+  }
+  m.finalize();
+  return m;
 }
 
 }  // namespace podnet::topology

@@ -78,4 +78,13 @@ struct FrontendFabric {
 // frontend's switch cannot carry it (a NIC faster than a port, more ports than its tiers reach).
 FrontendFabric build_frontend(const FrontendConfig& c, int32_t servers, const Hardware& backend);
 
+// The site: the back end and its frontend as one Topology, for the exports that describe a whole site (the
+// NetBox set, the cabling plan, the configuration plan). The back end's nodes and links come first,
+// unchanged, so its GPUs, NICs and link ids stay; the frontend's follow with Node::network = 1: its switches
+// (tiers as in the frontend, named in frontend_tier_names), the servers' frontend ports (a server's ports
+// belong to the back end's server of that index) and the storage nodes (servers backend.servers + n, named
+// by device_names). Link classes gain a "frontend-" prefix. The frontend's switches take no rack here: the
+// bill of materials packs them into network racks after the back end's. The two networks share no link.
+Topology site_topology(const Topology& backend, const FrontendFabric& f);
+
 }  // namespace podnet::topology

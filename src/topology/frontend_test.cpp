@@ -59,6 +59,36 @@ TEST(Frontend, PortsAreNamedAfterTheirServersAndStorageNodes) {
   }
 }
 
+TEST(Frontend, ASiteHoldsBothNetworksApart) {
+  // A 2-tier back end of 10 servers (80 GPUs) and the small frontend above: the site keeps every back-end
+  // node and link where it was and appends the frontend's, which no link joins to the back end.
+  const Hardware hw = default_hardware();
+  const Topology back = build_with("fat_tree", {{"gpus", "80"}}, hw);
+  const FrontendFabric f = build_frontend(small_config(), back.servers, hw);
+  ASSERT_EQ(back.servers, 10);
+  const Topology site = site_topology(back, f);
+  ASSERT_EQ(site.nodes.size(), back.nodes.size() + f.topology.nodes.size());
+  ASSERT_EQ(site.links.size(), back.links.size() + f.topology.links.size());
+  EXPECT_EQ(site.gpus, back.gpus);
+  EXPECT_EQ(site.nics, back.nics);
+  const auto base = static_cast<NodeId>(back.nodes.size());
+  for (size_t i = 0; i < back.nodes.size(); ++i) {
+    EXPECT_EQ(site.nodes[i].network, 0);
+    EXPECT_EQ(site.device_name(static_cast<NodeId>(i)), back.device_name(static_cast<NodeId>(i)));
+  }
+  for (size_t l = 0; l < site.links.size(); ++l)  // no link joins the networks
+    EXPECT_EQ(site.nodes[site.links[l].a].network, site.nodes[site.links[l].b].network) << l;
+  // Server 3's frontend port 1 belongs to the back end's gpu-node-003; storage node 1 follows the servers.
+  const NodeId fe_nic = base + f.topology.nics[f.server_port(3, 1)];
+  EXPECT_EQ(site.device_name(fe_nic), "gpu-node-003");
+  EXPECT_EQ(site.port_name(fe_nic, 0), "fe1");
+  EXPECT_EQ(site.port_name(back.nics[3 * 8 + 1], 0), "gpu1_eth");  // the back end's names stay
+  const NodeId storage = base + f.topology.nics[f.storage_port(1, 2)];
+  EXPECT_EQ(site.nodes[storage].server, 11);
+  EXPECT_EQ(site.device_name(storage), "storage-001");
+  EXPECT_EQ(site.link_classes[site.links[back.links.size()].cls].rfind("frontend-", 0), 0u);
+}
+
 TEST(Frontend, NoNicsBuildsNothing) {
   FrontendConfig c;
   const FrontendFabric f = build_frontend(c, 10, default_hardware());

@@ -13,6 +13,10 @@ std::vector<Tenant> plan_tenants(const Topology& t, const std::vector<TenantRequ
   const int64_t per_server = std::max(1, t.gpus_per_server);
   const auto fabric_gpus = static_cast<int64_t>(t.gpus.size());
   int32_t next = 0;
+  if (static_cast<int64_t>(requests.size()) > kMaxTenants)
+    throw ParamError("tenants", fmt::format("{} tenants; expected at most {} (SONiC maps each tenant's L3 VNI to a "
+                                            "VLAN of its own, 1001 to 4094)",
+                                            thousands(static_cast<int64_t>(requests.size())), thousands(kMaxTenants)));
   for (size_t i = 0; i < requests.size(); ++i) {
     const TenantRequest& r = requests[i];
     const int64_t gpus =
@@ -29,6 +33,7 @@ std::vector<Tenant> plan_tenants(const Topology& t, const std::vector<TenantRequ
     x.name = r.name;
     x.vrf = "Vrf-" + r.name;
     x.vni = 10000 + static_cast<int64_t>(i) + 1;
+    x.vlan = 1000 + static_cast<int64_t>(i) + 1;
     x.route_target = fmt::format("{}:{}", asn_base, x.vni);
     x.asked_gpus = gpus;
     x.first_server = next;

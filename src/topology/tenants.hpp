@@ -8,6 +8,8 @@
 // every leaf, since the automatic ones (the leaf's own ASN : VNI) differ from leaf to leaf in an eBGP fabric
 // with one ASN per leaf (RFC 7938) and would import nothing.
 // VTEPs: each leaf's Loopback0, the source of its VXLAN tunnels.
+// SONiC maps an L3 VNI through a VLAN of its own: tenant i's is VLAN 1000 + i + 1, so at most
+// kMaxTenants tenants (VLAN ids end at 4094).
 #pragma once
 
 #include <cstdint>
@@ -17,6 +19,8 @@
 #include "topology/topology.hpp"
 
 namespace podnet::topology {
+
+inline constexpr int64_t kMaxTenants = 4094 - 1000;
 
 struct TenantRequest {
   std::string name;
@@ -28,6 +32,7 @@ struct Tenant {
   std::string name;
   std::string vrf;  // "Vrf-<name>"
   int64_t vni = 0;
+  int64_t vlan = 0;          // SONiC's VLAN for the L3 VNI
   std::string route_target;  // "<asn_base>:<vni>"
   int64_t asked_gpus = 0;    // the count asked, or the share's GPUs (rounded up to whole servers)
   int32_t first_server = 0;

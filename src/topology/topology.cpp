@@ -81,7 +81,7 @@ std::string Topology::port_name(NodeId n, int32_t port) const {
   const Node& node = nodes[n];
   switch (node.kind) {
     case NodeKind::Nic:
-      if (!device_names.empty()) return node.name.substr(node.name.find('/') + 1);
+      if (node.network != 0) return node.name.substr(node.name.find('/') + 1);
       return fmt::format("gpu{}_eth", node.local);
     case NodeKind::Gpu: return fmt::format("gpu{}_p{}", node.local, port);
     case NodeKind::NvSwitch: return fmt::format("nvlink{}", port);

@@ -37,6 +37,7 @@ const char* media_name(Media m);
 struct Node {
   NodeKind kind = NodeKind::Gpu;
   uint8_t tier = 0;        // switches: 1 = leaf/access/router, 2 = spine/aggregation, 3 = super-spine/core
+  uint8_t network = 0;     // 0: the back end; 1: the frontend and storage network (topology/frontend.hpp)
   int32_t server = kNone;  // GPU, NIC, NVSwitch: the server (or NVLink domain's first server)
   int32_t local = kNone;   // GPU/NIC: index inside its server; switch: index inside its tier
   int32_t rack = kNone;
@@ -96,10 +97,13 @@ struct Topology {
   bool group_minimal = false;
   // Devices a builder names itself, by Node::server (the frontend network: its servers, then its storage
   // nodes); empty: server_name(server, servers). Then a NIC's port is its node name after the device's
-  // ("gpu-node-003/fe1": port fe1), and with gpus_are_host_ports the Gpu nodes stand for a host's share of
-  // one port (exports call them "host").
+  // ("gpu-node-003/fe1": port fe1, for the nodes of network 1), and with gpus_are_host_ports the Gpu nodes stand for a
+  // host's share of one port (exports call them "host").
   std::vector<std::string> device_names;
   bool gpus_are_host_ports = false;
+  // A site topology (site_topology in frontend.hpp): the frontend's tier names ([tier] as tier_names); its
+  // switches are the nodes with network 1.
+  std::vector<std::string> frontend_tier_names;
   std::vector<int32_t> torus_dims;  // torus only: dimension sizes; GPU rank r has x fastest: r = x + X*(y + Y*z)
   Facts facts;
 

@@ -17,6 +17,12 @@ For each built-in example at the sizes of cases.py (and the variants below), run
   4-byte range, one per leaf (tier 1), never the same at both ends of a cable; every
   leaf's routes reach every other leaf when each switch keeps its best (shortest AS path)
   route and refuses a path holding its own ASN (RFC 4271 9.1.2), as bgpd would;
+- tenants (variants tenants, frontend): every tenant NIC port in its VRF in FRR and SONiC alike, EVPN on every
+  back-end session, no tenant's prefix in another's VRF and none missing (type-5 routes propagated by route
+  target), a broken route target makes it fail; SONiC's VRF, VTEP (Loopback0) and VNI -> VLAN -> VRF maps match
+  the FRR file; the frontend's switches serve no tenant;
+- a site (variant frontend): the frontend's switches join the plan (switches.csv network column), no session
+  joins the two networks, and the reachability above holds in each network;
 - NetBox: 09-ip-addresses.csv has IPAddressImportForm's columns (netbox/ipam/forms/
   bulk_import.py, v4.6.8), NetBox's status and role choices, and every row's device and
   interface in 06-devices.csv / 07-interfaces.csv; the config plan's ip-addresses.csv is
@@ -44,7 +50,10 @@ except ImportError:
     sys.exit(1)
 
 VARIANTS = {"": [], "ipv6": ["--set", "addressing.family=ipv6"], "unnumbered": ["--set", "addressing.bgp=unnumbered"],
-            "tenants": ["--set", "tenants=[{name: alpha, gpus: 50%}, {name: beta, gpus: 25%}]"]}
+            "tenants": ["--set", "tenants=[{name: alpha, gpus: 50%}, {name: beta, gpus: 25%}]"],
+            # A site: the back end with tenants, and a frontend with storage nodes that stays in the default VRF.
+            "frontend": ["--set", "tenants=[{name: alpha, gpus: 50%}, {name: beta, gpus: 25%}]",
+                         "--set", "frontend.nics=2", "--set", "frontend.storage_nodes=4"]}
 IP_FIELDS = set("address vrf tenant status role device virtual_machine interface fhrp_group is_primary is_oob "
                 "dns_name description owner comments tags".split())
 IP_STATUS = {"active", "reserved", "deprecated", "dhcp", "slaac"}
@@ -149,7 +158,46 @@ def tenant_leaks(view):
     return leaks, missing
 
 
-def check_tenants(c, podnet_doc, texts, want_sessions, unnumbered):
+def sonic_tenant_view(doc):
+    """What a SONiC fragment says about tenants: ({vrf: vni}, {prefix: vrf} of the ports in a VRF, the VTEP's source
+    address, {vni: vrf} through VXLAN_TUNNEL_MAP -> VLAN_INTERFACE)."""
+    vrfs = {k: int(v.get("vni", "0")) for k, v in doc.get("VRF", {}).items()}
+    port_vrf = {k: v["vrf_name"] for k, v in doc.get("INTERFACE", {}).items() if "|" not in k and "vrf_name" in v}
+    ports = {}
+    for k in doc.get("INTERFACE", {}):
+        if "|" in k and k.split("|")[0] in port_vrf:
+            ports[str(ipaddress.ip_interface(k.split("|")[1]).network)] = port_vrf[k.split("|")[0]]
+    vtep = doc.get("VXLAN_TUNNEL", {}).get("vtep", {}).get("src_ip")
+    vlan_vrf = {k: v.get("vrf_name") for k, v in doc.get("VLAN_INTERFACE", {}).items()}
+    vni_vrf = {int(v["vni"]): vlan_vrf.get(v["vlan"]) for v in doc.get("VXLAN_TUNNEL_MAP", {}).values()}
+    return vrfs, ports, vtep, vni_vrf
+
+
+def check_sonic_tenants(c, view, sonic):
+    """SONiC's data plane of each leaf's EVPN equals its FRR file's: the VRFs and their VNIs, the tenant ports in them,
+    the VTEP on Loopback0 with an EVPN NVO, each VNI mapped through a VLAN to its VRF."""
+    for s, v in sorted(view.items()):
+        vrfs, ports, vtep, vni_vrf = sonic_tenant_view(sonic[s])
+        if vrfs != v["vrfs"]:
+            c.error(f"sonic/{s}.json: VRF {vrfs}, FRR says {v['vrfs']}")
+        frr_ports = {p: vrf for p, vrf in v["ports"].items() if vrf}
+        if ports != frr_ports:
+            c.error(f"sonic/{s}.json: {len(ports)} ports in VRFs, FRR {len(frr_ports)}; "
+                    f"e.g. {sorted(set(ports.items()) ^ set(frr_ports.items()))[:2]}")
+        if not vrfs:
+            if vtep or vni_vrf:
+                c.error(f"sonic/{s}.json: a VTEP or VNI map without tenants")
+            continue
+        lo = [k.split("|")[1].split("/")[0] for k in sonic[s]["LOOPBACK_INTERFACE"] if "|" in k]
+        if vtep is None or [vtep] != lo or "nvo" not in sonic[s].get("VXLAN_EVPN_NVO", {}):
+            c.error(f"sonic/{s}.json: VTEP {vtep} with NVO {sonic[s].get('VXLAN_EVPN_NVO')}, expected Loopback0 {lo}")
+        if vni_vrf != {vni: vrf for vrf, vni in vrfs.items()}:
+            c.error(f"sonic/{s}.json: VNI -> VLAN -> VRF {vni_vrf}, expected {vrfs}")
+        if sonic[s]["DEVICE_METADATA"]["localhost"].get("docker_routing_config_mode") != "split-unified":
+            c.error(f"sonic/{s}.json: EVPN lives in the FRR file, but docker_routing_config_mode is not split-unified")
+
+
+def check_tenants(c, podnet_doc, texts, want_sessions, unnumbered, sonic, network):
     """The tenants' EVPN-VXLAN: every tenant NIC port in its tenant's VRF, VNIs as the design says, every eBGP
     session activated for EVPN at both ends, no prefix leaking between VRFs and none missing; and a leaf whose
     export route target names another tenant's makes the check fail."""
@@ -158,7 +206,10 @@ def check_tenants(c, podnet_doc, texts, want_sessions, unnumbered):
         c.error("the tenants variant's design document lists no tenants")
         return
     view = evpn_view(texts)
+    check_sonic_tenants(c, view, sonic)
     for s, v in view.items():
+        if network[s] != "backend" and (v["vrfs"] or v["evpn_peers"]):
+            c.error(f"frr/{s}.conf: a frontend switch serves tenants or runs EVPN; the frontend stays in the default VRF")
         for vrf, vni in v["vrfs"].items():
             if vrf not in tenants or tenants[vrf]["vni"] != vni:
                 c.error(f"frr/{s}.conf: vrf {vrf} vni {vni} is not a tenant of the design")
@@ -168,7 +219,7 @@ def check_tenants(c, podnet_doc, texts, want_sessions, unnumbered):
         if v["vrfs"] and not v["all_vni"]:
             c.error(f"frr/{s}.conf: serves tenants but does not advertise its VNIs (advertise-all-vni)")
     for (s, who), _ in want_sessions.items():
-        if who not in view[s]["evpn_peers"]:
+        if network[s] == "backend" and who not in view[s]["evpn_peers"]:
             c.error(f"frr/{s}.conf: neighbor {who} is not activated in l2vpn evpn")
             break
     in_vrf = sum(1 for v in view.values() for vrf in v["ports"].values() if vrf)
@@ -192,6 +243,14 @@ def check_tenants(c, podnet_doc, texts, want_sessions, unnumbered):
     bad_leaks, _ = tenant_leaks(evpn_view(broken))
     if not bad_leaks:
         c.error(f"frr/{s}.conf exporting {first} with {other}: no leak found: the isolation check cannot fail")
+    # A SONiC fragment whose tenant port sits in another VRF than the FRR file's fails the comparison.
+    bad = json.loads(json.dumps(sonic[s]))
+    port = next(k for k, v in sorted(bad["INTERFACE"].items()) if v.get("vrf_name") == first)
+    bad["INTERFACE"][port]["vrf_name"] = next(vrf for vrf in sorted(tenants) if vrf != first)
+    probe = Check("probe")
+    check_sonic_tenants(probe, {s: view[s]}, {s: bad})
+    if not probe.errors:
+        c.error(f"sonic/{s}.json with {port} in another VRF passed: the SONiC tenant check cannot fail")
     print(f"tenants: {len(tenants)} VRFs over EVPN on {sum(1 for v in view.values() if v['vrfs'])} leaves, "
           f"{in_vrf} NIC ports in them, no leak; a broken route target leaks {len(bad_leaks)} VRF pairs")
 
@@ -218,8 +277,13 @@ def check(podnet, src, out, spec, schema):
     design_doc = json.loads(r.stdout)
     bom = design_doc["bom"]
     switches = {row["switch"]: row for row in read_csv(os.path.join(plan, "switches.csv"))}
-    if len(switches) != bom["switches"]["total"]:
-        c.error(f"{len(switches)} switches in switches.csv, {bom['switches']['total']} in the bill of materials")
+    network = {s: row["network"] for s, row in switches.items()}
+    want_switches = {"backend": bom["switches"]["total"]} if bom["switches"]["total"] else {}
+    if "frontend" in design_doc:
+        want_switches["frontend"] = design_doc["frontend"]["switches"]["total"]
+    got_switches = {n: sum(1 for x in network.values() if x == n) for n in set(network.values())}
+    if got_switches != want_switches:
+        c.error(f"switches.csv has {got_switches} switches per network, the bills of materials {want_switches}")
     frr_files = sorted(os.listdir(os.path.join(plan, "frr")))
     sonic_files = sorted(os.listdir(os.path.join(plan, "sonic")))
     if frr_files != sorted(s + ".conf" for s in switches) or sonic_files != sorted(s + ".json" for s in switches):
@@ -348,17 +412,24 @@ def check(podnet, src, out, spec, schema):
     leaves = [s for s, row in switches.items() if row["tier"] == "1"]
     if len({asn[s] for s in leaves}) != len(leaves):
         c.error("two tier-1 switches share an ASN")
+    if {asn[s] for s in switches if network[s] == "backend"} & {asn[s] for s in switches if network[s] != "backend"}:
+        c.error("the back end and the frontend share an ASN")
 
-    # Reachability under eBGP: every leaf's routes reach every other leaf over the configured sessions.
+    # Reachability under eBGP: every leaf's routes reach every other leaf of its network over the configured
+    # sessions; no session joins the back end and the frontend.
     peers = {}
     for (s, _), (peer, _) in want_sessions.items():
         peers.setdefault(s, set()).add(peer)
-    lost = unreachable_leaf_pairs(leaves, peers, asn)
+        if network[s] != network[peer]:
+            c.error(f"a session joins {s} ({network[s]}) and {peer} ({network[peer]})")
+    lost = []
+    for net in sorted(set(network.values())):
+        lost += unreachable_leaf_pairs([s for s in leaves if network[s] == net], peers, asn)
     if lost:
         c.error(f"{len(lost)} leaf pairs unreachable under BGP's AS-path loop check, e.g. {lost[:3]}")
 
-    if variant == "tenants":
-        check_tenants(c, design_doc, texts, want_sessions, unnumbered)
+    if variant in ("tenants", "frontend"):
+        check_tenants(c, design_doc, texts, want_sessions, unnumbered, sonic, network)
 
     # The checks can fail: a bad FRR line and a bad SONiC value are refused.
     if frr_files:
@@ -389,7 +460,8 @@ def main(argv):
     with open(os.path.join(src, "tests", "interop", "sonic_config_db.schema.json"), encoding="utf-8") as f:
         schema = json.load(f)
     jsonschema.Draft202012Validator.check_schema(schema)
-    specs = argv[4:] or cases.examples(src) + ["aipod-16k:ipv6", "aipod-16k:unnumbered", "leafspine-8k:tenants"]
+    specs = argv[4:] or cases.examples(src) + ["aipod-16k:ipv6", "aipod-16k:unnumbered", "leafspine-8k:tenants",
+                                                "leafspine-8k:frontend"]
     missing = [s for s in specs if s.partition(":")[0] not in cases.CASES]
     if missing:
         print(f"check_configplan.py: no test size in cases.py for {missing}", file=sys.stderr)

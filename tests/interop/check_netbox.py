@@ -25,7 +25,10 @@ materials) for each example named, then with Python's csv module checks:
   bom.servers + bom.switches.total, interfaces = 2 x cables + switches (each
   switch's Loopback0), loopback addresses = switches.
 
-Usage: check_netbox.py PODNET OUT_DIR EXAMPLE...    (standard library only)
+With EXAMPLE:frontend, the example with a frontend (2 NICs a server, 4 storage nodes): the site's set holds
+the frontend's switches (roles frontend-leaf, ...), storage nodes (role storage-node) and cables too.
+
+Usage: check_netbox.py PODNET OUT_DIR EXAMPLE[:frontend]...    (standard library only)
 """
 import csv
 import json
@@ -145,17 +148,29 @@ def read(path):
     return rows[0] if rows else [], rows[1:]
 
 
-def check(podnet, out, name):
-    c = Checker(name)
-    d = os.path.join(out, name)
-    r = subprocess.run([podnet, "design", name, "--netbox", d], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                       text=True)
+# NAME:VARIANT: the example with these settings.
+VARIANTS = {"": [], "frontend": ["--set", "frontend.nics=2", "--set", "frontend.storage_nodes=4"]}
+
+
+def check(podnet, out, spec):
+    name, _, variant = spec.partition(":")
+    extra = VARIANTS[variant]
+    c = Checker(spec)
+    d = os.path.join(out, spec.replace(":", "-"))
+    r = subprocess.run([podnet, "design", name, "--netbox", d] + extra, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
         c.error("podnet design --netbox", f"exit {r.returncode}: {r.stderr.strip()}")
         return c.errors
-    r = subprocess.run([podnet, "design", name, "--format", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       text=True)
-    bom = json.loads(r.stdout)["bom"]
+    r = subprocess.run([podnet, "design", name, "--format", "json"] + extra, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    design = json.loads(r.stdout)
+    bom = design["bom"]
+    # A frontend (frontend: section) joins the site: its switches, storage nodes and cables.
+    fe = design.get("frontend")
+    switches = bom["switches"]["total"] + (fe["switches"]["total"] if fe else 0)
+    cables_total = bom["cables"]["total"] + (fe["cables"]["total"] if fe else 0)
+    storage = fe["storage_nodes"] if fe else 0
     files = sorted(os.listdir(d))
     # An InfiniBand fabric (network.transport: infiniband) has no IP plan: the set ends with 08-cables.csv.
     res = subprocess.run([podnet, "resolve", name, "--format", "json"], stdout=subprocess.PIPE,
@@ -291,12 +306,17 @@ def check(podnet, out, name):
         if not re.match(r"^[0-9a-f.:]+/[0-9]+$", r["address"]):
             c.error(f"09-ip-addresses.csv:{i}", f"address {r['address']!r} is not ADDRESS/LENGTH")
     loopbacks = sum(1 for _, r in ips if r["role"] == "loopback")
-    if loopbacks != (0 if ib else bom["switches"]["total"]):
-        c.error("counts", f"{loopbacks} loopback addresses, {bom['switches']['total']} switches")
+    if loopbacks != (0 if ib else switches):
+        c.error("counts", f"{loopbacks} loopback addresses, {switches} switches")
+    if fe:
+        roles = {r["role"] for _, r in data["06-devices.csv"][1]}
+        if not {"storage-node", "frontend-leaf"} <= roles:
+            c.error("06-devices.csv", f"a site with a frontend has roles {sorted(roles)}: no storage-node or "
+                    "frontend-leaf")
 
     # Interfaces: both ends of every cable, and each switch's virtual Loopback0 (none on InfiniBand).
-    want = {"cables": bom["cables"]["total"], "devices": bom["servers"] + bom["switches"]["total"],
-            "interfaces": 2 * bom["cables"]["total"] + (0 if ib else bom["switches"]["total"])}
+    want = {"cables": cables_total, "devices": bom["servers"] + switches + storage,
+            "interfaces": 2 * cables_total + (0 if ib else switches)}
     got = {"cables": len(cables), "devices": len(devices), "interfaces": len(interfaces)}
     for k in want:
         if got[k] != want[k]:
@@ -312,8 +332,8 @@ def main(argv):
         return 2
     podnet, out = argv[1:3]
     errors = []
-    for name in argv[3:]:
-        errors += check(podnet, out, name)
+    for spec in argv[3:]:
+        errors += check(podnet, out, spec)
     for e in errors:
         print("error: " + e, file=sys.stderr)
     return 1 if errors else 0
