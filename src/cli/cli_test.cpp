@@ -1326,3 +1326,19 @@ TEST(Cli, InferenceTakesRequestLengthsFromAFileBesideTheScenario) {
 }
 
 }  // namespace
+
+TEST(Cli, DesignSaysWhichTenantsShareALeaf) {
+  // two-jobs: 8 servers, two per leaf. 24 + 24 GPUs: a holds servers 0-2, b 3-5; servers 2 and 3 share the
+  // second leaf, so each tenant shares one leaf with the other. 16 + 16: a holds leaf 0, b leaf 1, none shared.
+  Result split = run("design two-jobs --set 'tenants=[{name: a, gpus: 24}, {name: b, gpus: 24}]' --format json");
+  ASSERT_EQ(split.status, 0) << split.out;
+  const auto j = nlohmann::json::parse(split.out);
+  ASSERT_EQ(j["tenants"].size(), 2u);
+  EXPECT_EQ(j["tenants"][0]["shared_leaves"], 1);
+  EXPECT_EQ(j["tenants"][0]["shares_leaves_with"], nlohmann::json::array({"b"}));
+  EXPECT_EQ(j["tenants"][1]["shares_leaves_with"], nlohmann::json::array({"a"}));
+  Result aligned = run("design two-jobs --set 'tenants=[{name: a, gpus: 16}, {name: b, gpus: 16}]' --format json");
+  ASSERT_EQ(aligned.status, 0) << aligned.out;
+  const auto k = nlohmann::json::parse(aligned.out);
+  for (const auto& x : k["tenants"]) EXPECT_EQ(x["shared_leaves"], 0) << x.dump();
+}

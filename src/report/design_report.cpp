@@ -147,23 +147,37 @@ void add_frontend(nlohmann::json& doc, const topology::FrontendFabric& f, const 
 namespace {
 
 // The tenants (tenants:): their servers, GPUs and what isolates them.
+// "none", or "2 (with beta)": the leaves a tenant shares with other tenants.
+std::string shared_leaves_text(const nlohmann::json& x) {
+  const int64_t n = x.value("shared_leaves", int64_t{0});
+  if (n == 0) return "none";
+  std::string with;
+  for (const auto& y : x["shares_leaves_with"]) with += (with.empty() ? "" : ", ") + y.get<std::string>();
+  return fmt::format("{} (with {})", thousands(n), with);
+}
+
 void write_tenants_table(const nlohmann::json& d, std::ostream& out) {
   out << "\n  tenants (tenants: section; VRFs over EVPN-VXLAN in --config-plan)\n\n";
-  Table t({"tenant", "servers", "GPUs", "VRF", "VNI", "route target"});
+  Table t({"tenant", "servers", "GPUs", "VRF", "VNI", "route target", "leaves shared"});
   std::string rounded;
+  bool any_shared = false;
   for (const auto& x : d["tenants"]) {
     const int64_t first = x["first_server"].get<int64_t>(), n = x["servers"].get<int64_t>();
     const int64_t gpus = x["gpus"].get<int64_t>(), asked = x["asked_gpus"].get<int64_t>();
     t.add({x["name"].get<std::string>(),
            n == 1 ? thousands(first) : fmt::format("{}-{}", thousands(first), thousands(first + n - 1)),
            thousands(gpus), x["vrf"].get<std::string>(), std::to_string(x["vni"].get<int64_t>()),
-           x["route_target"].get<std::string>()});
+           x["route_target"].get<std::string>(), shared_leaves_text(x)});
+    any_shared = any_shared || x.value("shared_leaves", int64_t{0}) > 0;
     if (asked != gpus)
       rounded += fmt::format("{}{}: {} GPUs asked", rounded.empty() ? "" : "; ", x["name"].get<std::string>(),
                              thousands(asked));
   }
   t.write(out, "  ");
   if (!rounded.empty()) out << "  tenants take whole servers, rounded up (" << rounded << ")\n";
+  if (any_shared)
+    out << "  a leaf shared by two tenants carries both on its uplinks: VRFs separate their routes, not their "
+           "bandwidth\n  (podnet train with a job per tenant, jobs:, measures what it costs them)\n";
 }
 
 void write_frontend_table(const nlohmann::json& d, std::ostream& out) {

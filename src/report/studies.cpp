@@ -4,7 +4,9 @@
 #include <cmath>
 #include <deque>
 #include <fmt/format.h>
+#include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 
 #include "collective/gpu_list.hpp"
@@ -745,7 +747,25 @@ nlohmann::json design_document(const scenario::Scenario& sc, const topology::Top
   }
   // Tenants (tenants:): their servers and what isolates them.
   const std::vector<topology::Tenant> tenants = sc.plan_tenants(t);
-  for (const auto& x : tenants)
+  // The switches each tenant's NICs reach, and the tenants each switch serves: a leaf serving two tenants
+  // carries both on its uplinks (VRFs separate routes, not bandwidth).
+  std::map<topology::NodeId, std::set<const topology::Tenant*>> served;
+  if (!tenants.empty())
+    for (const auto& l : t.links) {
+      for (auto [nic, sw] : {std::pair{l.a, l.b}, std::pair{l.b, l.a}}) {
+        if (t.nodes[nic].kind != topology::NodeKind::Nic || t.nodes[sw].kind != topology::NodeKind::Switch) continue;
+        if (const auto* x = topology::tenant_of(tenants, t.nodes[nic].server)) served[sw].insert(x);
+      }
+    }
+  for (const auto& x : tenants) {
+    std::set<std::string> with;
+    int64_t shared = 0;
+    for (const auto& [sw, who] : served) {
+      if (!who.count(&x) || who.size() < 2) continue;
+      ++shared;
+      for (const auto* y : who)
+        if (y != &x) with.insert(y->name);
+    }
     doc["tenants"].push_back({{"name", x.name},
                               {"vrf", x.vrf},
                               {"vni", x.vni},
@@ -753,7 +773,10 @@ nlohmann::json design_document(const scenario::Scenario& sc, const topology::Top
                               {"first_server", x.first_server},
                               {"servers", x.servers},
                               {"asked_gpus", x.asked_gpus},
-                              {"gpus", static_cast<int64_t>(x.servers) * t.gpus_per_server}});
+                              {"gpus", static_cast<int64_t>(x.servers) * t.gpus_per_server},
+                              {"shared_leaves", shared},
+                              {"shares_leaves_with", std::vector<std::string>(with.begin(), with.end())}});
+  }
   return doc;
 }
 
