@@ -25,7 +25,9 @@
 // ASSUMPTIONS: every server of the job writes its shards at once (a distributed checkpoint, as Megatron-LM and
 // PyTorch DCP save); synchronous by default (the job stops while it writes); `efficiency` is the share of a
 // NIC's line rate a storage protocol sustains; an asynchronous write does not slow the training it runs
-// behind (it uses the frontend, training the back end; host memory bandwidth is not modelled).
+// behind (it uses the frontend, training the back end; host memory bandwidth is not modelled). With storage
+// on the back end (frontend.converged) `podnet train` measures what the write and training cost each other
+// (study/frontend_io.hpp); the reliability model keeps the write's time alone.
 #pragma once
 
 #include <cstdint>
@@ -65,7 +67,8 @@ struct CheckpointIo {
   bool async = false;
   double snapshot_s = 0;  // async: the job's stop to copy its shards to host memory
   std::string simulated_by;
-  std::string routing;  // the routing policy of that simulation (network.routing)
+  std::string routing;               // the routing policy of that simulation (network.routing)
+  std::string network = "frontend";  // where: "frontend", or "backend" (frontend.converged)
   int64_t flows = 0;
   double write_Bps = 0, read_Bps = 0;
 };

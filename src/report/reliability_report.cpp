@@ -40,7 +40,8 @@ nlohmann::json checkpoint_io_json(const reliability::CheckpointIo& io) {
                       {"mode", io.async ? "async" : "sync"}};
   if (io.async) j["snapshot_seconds"] = round_to(io.snapshot_s, 4);
   if (!io.simulated_by.empty()) {
-    j["simulated"] = {{"engine", io.simulated_by},
+    j["simulated"] = {{"network", io.network},
+                      {"engine", io.simulated_by},
                       {"routing", io.routing},
                       {"flows", io.flows},
                       {"write_gbyte_per_s", round_to(io.write_Bps / 1e9, 3)},
@@ -54,14 +55,16 @@ namespace {
 std::string transfer_text(const nlohmann::json& io) {
   if (io.contains("simulated")) {
     const auto& sim = io["simulated"];
-    return fmt::format(
-        "checkpoint of {:.2f} TB simulated on the frontend network ({} engine, {} routing, {} flows): written in {} "
-        "min at {} GB/s ({} bound it), read in {} min at {} GB/s ({}), each with {} s of overhead",
-        io["bytes"].get<double>() / 1e12, sim["engine"].get<std::string>(), sim["routing"].get<std::string>(),
-        thousands(sim["flows"].get<int64_t>()), fixed(io["write_minutes"].get<double>(), 1),
-        fixed(sim["write_gbyte_per_s"].get<double>(), 1), io["write_bound"].get<std::string>(),
-        fixed(io["read_minutes"].get<double>(), 1), fixed(sim["read_gbyte_per_s"].get<double>(), 1),
-        io["read_bound"].get<std::string>(), fixed(io["overhead_seconds"].get<double>(), 0));
+    return fmt::format("checkpoint of {:.2f} TB simulated on {} ({} engine, {} routing, {} flows): written in {} "
+                       "min at {} GB/s ({} bound it), read in {} min at {} GB/s ({}), each with {} s of overhead",
+                       io["bytes"].get<double>() / 1e12,
+                       sim.value("network", "frontend") == "backend" ? "the back end, storage converged"
+                                                                     : "the frontend network",
+                       sim["engine"].get<std::string>(), sim["routing"].get<std::string>(),
+                       thousands(sim["flows"].get<int64_t>()), fixed(io["write_minutes"].get<double>(), 1),
+                       fixed(sim["write_gbyte_per_s"].get<double>(), 1), io["write_bound"].get<std::string>(),
+                       fixed(io["read_minutes"].get<double>(), 1), fixed(sim["read_gbyte_per_s"].get<double>(), 1),
+                       io["read_bound"].get<std::string>(), fixed(io["overhead_seconds"].get<double>(), 0));
   }
   return fmt::format("checkpoint of {:.2f} TB over the storage network: written in {} min ({} bound it), read in {} "
                      "min ({}), each with {} s of overhead",

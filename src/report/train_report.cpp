@@ -767,6 +767,37 @@ void write_data_loading(const nlohmann::json& d, std::ostream& out) {
                        fixed(100 * d["stall_ms"].get<double>() / d["iteration_ms"].get<double>(), 1));
 }
 
+nlohmann::json write_behind_json(const study::WriteBehindTraining& w) {
+  return {{"bytes", round_to(w.bytes, 0)},
+          {"flows", w.flows},
+          {"engine", w.engine},
+          {"iteration_alone_ms", round_to(w.iteration_alone_s * 1e3, 6)},
+          {"iteration_ms", round_to(w.iteration_s * 1e3, 6)},
+          {"slowdown", round_to(w.slowdown, 6)},
+          {"write_alone_minutes", round_to(w.write_alone_s / 60, 6)},
+          {"write_minutes", round_to(w.write_s / 60, 6)},
+          {"outlasts_iteration", w.outlasts}};
+}
+
+void write_write_behind(const nlohmann::json& w, std::ostream& out) {
+  const double slow = w["slowdown"].get<double>();
+  out << fmt::format(
+      "\n  asynchronous checkpoint on the back end (frontend.converged): {} GB written behind training over the "
+      "links it uses ({} engine, {} flows)\n",
+      fixed(w["bytes"].get<double>() / 1e9, 1), w["engine"].get<std::string>(), thousands(w["flows"].get<int64_t>()));
+  out << fmt::format("    each iteration takes {} ms instead of {} ms while the write runs ({}% slower)\n",
+                     fixed(w["iteration_ms"].get<double>(), 2), fixed(w["iteration_alone_ms"].get<double>(), 2),
+                     fixed(100 * (slow - 1), 1));
+  if (w["outlasts_iteration"].get<bool>())
+    out << fmt::format("    the write takes {} behind training, {} on an idle back end\n",
+                       checkpoint_minutes_text(w["write_minutes"].get<double>()),
+                       checkpoint_minutes_text(w["write_alone_minutes"].get<double>()));
+  else
+    out << fmt::format("    the write ({}) ends inside one iteration: started with it here, it meets only the traffic "
+                       "of that start; it may meet more elsewhere in the step\n",
+                       checkpoint_minutes_text(w["write_minutes"].get<double>()));
+}
+
 namespace {
 // GPU ranks as ranges: {0, 1, 2, 3, 8} -> "0-3,8" (sorted input).
 std::string gpu_ranges(const std::vector<int32_t>& g) {
@@ -869,6 +900,7 @@ nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy&
   }
   if (t.reliability) doc["reliability"] = training_reliability_json(*t.reliability);
   if (t.data_loading) doc["data_loading"] = data_loading_json(*t.data_loading, t.result.iteration);
+  if (t.write_behind) doc["checkpoint_behind_training"] = write_behind_json(*t.write_behind);
   if (t.swept) add_sweep(doc, t.sweep);
   return doc;
 }
@@ -877,6 +909,7 @@ void write_train_table(const nlohmann::json& d, std::ostream& out) {
   write_training_table(d, out);
   if (d.contains("reliability")) write_training_reliability(d["reliability"], out);
   if (d.contains("data_loading")) write_data_loading(d["data_loading"], out);
+  if (d.contains("checkpoint_behind_training")) write_write_behind(d["checkpoint_behind_training"], out);
   if (!d.contains("failures")) return;
   const auto& f = d["failures"];
   if (f["job_failed"].get<bool>())

@@ -964,6 +964,16 @@ topology::FrontendFabric Scenario::build_frontend(int32_t servers) const {
   }
 }
 
+topology::FrontendFabric Scenario::build_storage_network(const topology::Topology& backend) const {
+  const topology::FrontendConfig c = frontend();
+  if (!c.converged) return build_frontend(backend.servers);
+  try {
+    return topology::build_converged(c, backend);
+  } catch (const ParamError& e) {
+    throw InputError(fmt::format("{}: {}", where(e.key()), e.what()));
+  }
+}
+
 std::vector<topology::Tenant> Scenario::plan_tenants(const topology::Topology& t) const {
   std::vector<topology::TenantRequest> requests;
   for (const auto& x : tenants) requests.push_back({x.name, x.gpus, x.fraction});

@@ -202,6 +202,9 @@ class Scenario {
   // back end's servers (topology/frontend.hpp; an empty one when frontend.nics is 0).
   topology::FrontendConfig frontend() const;
   topology::FrontendFabric build_frontend(int32_t servers) const;
+  // Where checkpoints and data loading run: the frontend (build_frontend) or, with frontend.converged, the
+  // back end `backend` itself (topology::build_converged). InputError naming the key.
+  topology::FrontendFabric build_storage_network(const topology::Topology& backend) const;
   // The `tenants:` on the built fabric (topology/tenants.hpp), route targets from addressing.asn_base;
   // InputError at the entry's line when they do not fit. Empty without tenants.
   std::vector<topology::Tenant> plan_tenants(const topology::Topology& t) const;

@@ -32,11 +32,12 @@ std::string link_role(const topology::FrontendFabric& f, topology::LinkId l) {
   const topology::Node* nic = a.kind == topology::NodeKind::Nic ? &a : b.kind == topology::NodeKind::Nic ? &b : nullptr;
   if (nic != nullptr) {
     const bool storage = nic->server >= f.servers;  // servers, then storage nodes (frontend.hpp)
-    const bool host = a.kind == topology::NodeKind::Gpu || b.kind == topology::NodeKind::Gpu;
+    const bool host = link.media == topology::Media::Pcie;
     if (host) return storage ? "the storage nodes' media" : "the servers' host links";
+    if (f.converged) return storage ? "the storage nodes' NICs" : "the servers' back-end NICs";
     return storage ? "the storage nodes' NICs" : "the servers' frontend NICs";
   }
-  return fmt::format("the frontend's {} links", t.link_classes[link.cls]);
+  return fmt::format("the {}'s {} links", f.converged ? "back end" : "frontend", t.link_classes[link.cls]);
 }
 
 FrontendTransfer run(const topology::FrontendFabric& f, const topology::Topology& t, const plan::TransferPlan& p,
@@ -65,9 +66,10 @@ topology::Topology with_media(const topology::FrontendFabric& f, double node_Bps
   if (node_Bps <= 0) return t;
   const double port_bps = node_Bps * 8 / f.config.storage_nics / options.links[engine::LinkClass::Pcie].efficiency;
   for (int32_t port = f.server_ports(); port < f.ports(); ++port) {
-    const topology::NodeId host = t.gpus[port];
+    const topology::NodeId host = t.gpus[static_cast<size_t>(f.rank_of(port))];
     const auto [first, last] = t.incident(host);
-    for (const topology::LinkId* l = first; l != last; ++l) t.links[*l].capacity = Bandwidth(port_bps);
+    for (const topology::LinkId* l = first; l != last; ++l)
+      if (t.links[*l].media == topology::Media::Pcie) t.links[*l].capacity = Bandwidth(port_bps);
   }
   return t;
 }
@@ -79,19 +81,28 @@ plan::TransferPlan storage_flows(const topology::FrontendFabric& f, const std::v
                                  const std::string& op, double& moved) {
   const topology::FrontendConfig& c = f.config;
   const int32_t targets = f.storage_ports();
-  const int32_t k = std::min(c.stripes, targets);
+  // Converged: a client NIC writes to the storage nodes' NICs of its own index (its rail), as a rail-optimized
+  // back end's storage nodes are cabled, k of them.
+  const int32_t k = std::min(c.stripes, f.converged ? c.storage_nodes : targets);
   plan::TransferPlan p;
   p.op = op;
   moved = 0;
   int64_t client = 0;
+  std::vector<int64_t> on_rail(static_cast<size_t>(c.nics), 0);  // converged: clients so far per NIC index
   for (int32_t s = 0; s < static_cast<int32_t>(bytes.size()); ++s) {
     if (bytes[static_cast<size_t>(s)] <= 0) continue;
     const auto flow_bytes = static_cast<Bytes>(
         std::llround(bytes[static_cast<size_t>(s)] / (static_cast<double>(c.nics) * static_cast<double>(k))));
     for (int32_t nic = 0; nic < c.nics; ++nic, ++client)
       for (int32_t j = 0; j < k; ++j) {
-        const int32_t port = f.server_port(s, nic);
-        const int32_t target = f.server_ports() + static_cast<int32_t>((client * k + j) % targets);
+        const int32_t port = f.rank_of(f.server_port(s, nic));
+        const int32_t storage_port =
+            f.converged
+                ? static_cast<int32_t>((on_rail[static_cast<size_t>(nic)] * k + j) % c.storage_nodes) * c.storage_nics +
+                      nic
+                : static_cast<int32_t>((client * k + j) % targets);
+        if (f.converged && j == k - 1) ++on_rail[static_cast<size_t>(nic)];
+        const int32_t target = f.rank_of(f.server_ports() + storage_port);
         plan::Transfer t;
         t.ranks = to_storage ? std::vector<int32_t>{port, target} : std::vector<int32_t>{target, port};
         t.bytes = flow_bytes;
@@ -123,6 +134,45 @@ FrontendIo simulate_checkpoint(const topology::FrontendFabric& f, double bytes, 
   io.write = run(f, with_media(f, c.storage_write_Bps, options), write, moved, io.engine, options);
   io.read = run(f, with_media(f, c.storage_read_Bps, options), read, moved, io.engine, options);
   return io;
+}
+
+WriteBehindTraining write_behind_training(const topology::FrontendFabric& f, const plan::TransferPlan& iteration,
+                                          const std::vector<double>& servers_bytes, const std::string& engine,
+                                          const engine::NetworkOptions& options) {
+  if (f.config.storage_nodes < 1 || static_cast<int32_t>(servers_bytes.size()) > f.servers)
+    throw Error(fmt::format("write_behind_training: {} servers of {} and {} storage nodes", servers_bytes.size(),
+                            f.servers, f.config.storage_nodes));
+  WriteBehindTraining w;
+  w.engine = io_engine(engine);
+  double moved = 0;
+  const plan::TransferPlan write = storage_flows(f, servers_bytes, true, "checkpoint", moved);
+  w.bytes = moved;
+  w.flows = static_cast<int64_t>(write.transfers.size());
+  const topology::Topology t = with_media(f, f.config.storage_write_Bps, options);
+  auto run_plan = [&](const plan::TransferPlan& p) { return engine::make_backend(w.engine, t, options)->run(p); };
+  w.iteration_alone_s = run_plan(iteration).makespan.seconds();
+  w.write_alone_s = write.transfers.empty() ? 0 : run_plan(write).makespan.seconds();
+  plan::TransferPlan both = iteration;
+  for (const plan::Transfer& x : write.transfers) both.add(x);  // no dependencies: under way from the start
+  const engine::RunReport r = run_plan(both);
+  const size_t n = iteration.transfers.size();
+  Time ti, tw;
+  for (size_t i = 0; i < r.transfers.size(); ++i) {
+    Time& end = i < n ? ti : tw;
+    end = std::max(end, r.transfers[i].finish);
+  }
+  w.iteration_s = ti.seconds();
+  w.slowdown = w.iteration_alone_s > 0 ? w.iteration_s / w.iteration_alone_s : 1;
+  w.outlasts = tw > ti;
+  if (!w.outlasts || w.write_alone_s <= 0) {
+    w.write_s = tw.seconds();
+  } else {
+    const double alone_Bps = moved / w.write_alone_s;
+    const double during = std::max(0.0, moved - alone_Bps * (tw - ti).seconds());
+    // (Nothing moved during the iteration: no rate to extrapolate; the write's end in this run stands.)
+    w.write_s = during > 0 ? moved * w.iteration_s / during : tw.seconds();
+  }
+  return w;
 }
 
 std::vector<double> data_loading_bytes(const workload::Job& job, const std::vector<int32_t>& gpus,

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "engine/options.hpp"
+#include "plan/transfer_plan.hpp"
 #include "topology/frontend.hpp"
 #include "workload/job.hpp"
 
@@ -42,6 +43,33 @@ struct FrontendIo {
 // Requires f.config.storage_nodes > 0 and 1 <= servers <= f.servers.
 FrontendIo simulate_checkpoint(const topology::FrontendFabric& f, double bytes, int32_t servers,
                                const std::string& engine, const engine::NetworkOptions& options);
+
+// A checkpoint written behind training where they share links (frontend.converged: the storage nodes on the
+// back end), as an asynchronous checkpoint is. `servers_bytes[s]`: what server s writes (the job's servers).
+// Method. One run of the iteration's plan with every write flow beside it, on one engine (the flow engine
+// for the packet engine, as above), the storage media as for a checkpoint; the write is under way when the
+// iteration starts. The iteration ends at its last transfer's finish T_i; slowdown = T_i / the same
+// iteration run alone on that engine. The write's flows run on after T_i with the fabric to themselves
+// and end at T_w; alone the write moves R = bytes / (its time alone) a second, so by T_i it has moved about
+// bytes - R (T_w - T_i), at r = that / T_i. Behind back-to-back iterations like this one it takes bytes / r.
+// A write that ends inside the iteration (T_w <= T_i) takes T_w; `outlasts` says which.
+// ASSUMPTIONS: after T_i every write flow runs at its rate alone (they are alike: equal bytes, striped over
+// the storage ports); each iteration meets the write as this one does.
+struct WriteBehindTraining {
+  double bytes = 0;
+  double iteration_alone_s = 0;
+  double iteration_s = 0;  // with the write behind it
+  double slowdown = 1;
+  double write_alone_s = 0;
+  double write_s = 0;  // behind training
+  bool outlasts = true;
+  int64_t flows = 0;
+  std::string engine;
+};
+
+WriteBehindTraining write_behind_training(const topology::FrontendFabric& f, const plan::TransferPlan& iteration,
+                                          const std::vector<double>& servers_bytes, const std::string& engine,
+                                          const engine::NetworkOptions& options);
 
 // Data loading: the training samples of one iteration read from the storage nodes.
 // Readers. Megatron-LM's get_batch loads a microbatch on the first pipeline stage (the inputs) and on the

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/error.hpp"
 #include "engine/registry.hpp"
 #include "topology/builders.hpp"
 
@@ -118,6 +119,73 @@ TEST(FrontendDataLoading, ReadersShareTheStoragePort) {
   EXPECT_DOUBLE_EQ(d.bytes, 2e9);
   EXPECT_NEAR(d.read.seconds, 2e9 / kPort, 1e-4 * d.read.seconds);
   EXPECT_EQ(d.read.bound, "the storage nodes' NICs");
+}
+
+// Storage on the back end (frontend.converged): 4 servers of 1 GPU and one 100G NIC on one radix-32 leaf;
+// the last server slot is the storage node, so servers 0-2 write into its one NIC.
+topology::FrontendFabric converged(const topology::Topology& back) {
+  topology::FrontendConfig c;
+  c.converged = true;
+  c.storage_nodes = 1;
+  return topology::build_converged(c, back);
+}
+
+topology::Topology small_back_end() {
+  topology::Hardware hw = topology::default_hardware();
+  hw.gpus_per_server = 1;
+  hw.nics_per_server = 1;
+  hw.nvlink_domain = 1;
+  hw.nic_speed = hw.port_speed = Bandwidth(100e9);
+  hw.radix = 32;
+  return topology::build_with("fat_tree", {{"gpus", "4"}}, hw);
+}
+
+plan::TransferPlan one_send(int32_t from, int32_t to, double bytes) {
+  plan::TransferPlan p;
+  plan::Transfer t;
+  t.ranks = {from, to};
+  t.bytes = static_cast<Bytes>(bytes);
+  p.add(t);
+  return p;
+}
+
+TEST(ConvergedStorage, TheCheckpointRunsOnTheBackEnd) {
+  // 3 GB from 3 servers into the storage slot's one NIC: 3e9 / kPort.
+  const topology::Topology back = small_back_end();
+  const topology::FrontendFabric f = converged(back);
+  ASSERT_EQ(f.servers, 3);
+  EXPECT_EQ(f.rank_of(f.storage_port(0, 0)), 3);
+  const FrontendIo io = simulate_checkpoint(f, 3e9, 3, "flow", kDefaults);
+  EXPECT_NEAR(io.write.seconds, 3e9 / kPort, 1e-4 * io.write.seconds);
+  EXPECT_EQ(io.write.bound, "the storage nodes' NICs");
+}
+
+TEST(ConvergedStorage, AWriteSharingTrainingsLinkHalvesBoth) {
+  // Training sends 1 GB from GPU 0 to GPU 1 while server 0 writes 4 GB to the storage slot (GPU 3): both
+  // leave through server 0's NIC, so max-min gives each kPort / 2. The send takes 2 x 1e9 / kPort (slowdown
+  // 2); the write moves 1 GB meanwhile, then 3 GB alone at kPort. The estimate: during = 4 - 3 = 1 GB in
+  // 2e9 / kPort, r = kPort / 2, so behind such iterations the write takes 4e9 / (kPort / 2): twice its time alone.
+  const topology::Topology back = small_back_end();
+  const topology::FrontendFabric f = converged(back);
+  const WriteBehindTraining w = write_behind_training(f, one_send(0, 1, 1e9), {4e9, 0, 0}, "flow", kDefaults);
+  EXPECT_NEAR(w.iteration_alone_s, 1e9 / kPort, 1e-3 * w.iteration_alone_s);
+  EXPECT_NEAR(w.slowdown, 2.0, 2e-3);
+  EXPECT_NEAR(w.write_alone_s, 4e9 / kPort, 1e-3 * w.write_alone_s);
+  EXPECT_TRUE(w.outlasts);
+  EXPECT_NEAR(w.write_s / w.write_alone_s, 2.0, 4e-3);
+  EXPECT_EQ(w.flows, 1);
+  // Training between servers 1 and 2 shares no link with the write: neither slows.
+  const WriteBehindTraining apart = write_behind_training(f, one_send(1, 2, 1e9), {4e9, 0, 0}, "flow", kDefaults);
+  EXPECT_NEAR(apart.slowdown, 1.0, 1e-9);
+  EXPECT_NEAR(apart.write_s, apart.write_alone_s, 1e-9 * apart.write_alone_s);
+}
+
+TEST(ConvergedStorage, RefusesWhatCannotHoldIt) {
+  const topology::Topology back = small_back_end();
+  topology::FrontendConfig c;
+  c.converged = true;
+  c.storage_nodes = 4;  // every server slot
+  EXPECT_THROW(topology::build_converged(c, back), ParamError);
 }
 
 TEST(FrontendCheckpoint, ThePacketEngineHandsTerabytesToTheFlowEngine) {

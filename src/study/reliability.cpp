@@ -20,7 +20,7 @@ bool given(const scenario::Scenario& sc, const std::string& key) {
 
 std::optional<reliability::CheckpointIo> apply_storage(const scenario::Setup& s, int64_t gpus,
                                                        reliability::Config& rc) {
-  const bool simulated = s.frontend.present() && s.frontend.storage_nodes > 0;
+  const bool simulated = s.frontend.has_storage();
   if (s.storage.async && !s.storage.present() && !simulated)
     throw InputError(s.scenario.where("storage.checkpoint_mode") +
                      ": async writes the checkpoint behind training, which needs a storage network to time the write; "
@@ -32,7 +32,13 @@ std::optional<reliability::CheckpointIo> apply_storage(const scenario::Setup& s,
   const double bytes = job.model.params() * kCheckpointBytesPerParam;
   reliability::CheckpointIo io;
   if (simulated) {
-    const topology::FrontendFabric fe = s.scenario.build_frontend(s.fabric.servers);
+    const topology::FrontendFabric fe = s.scenario.build_storage_network(s.fabric);
+    if (servers > fe.servers)
+      throw InputError(fmt::format(
+          "{}: the storage nodes take the back end's last {} server slots, but the job's {} GPUs need {} of the "
+          "{} servers before them; expected fewer storage nodes, a smaller job or a larger back end",
+          s.scenario.where("frontend.storage_nodes"), thousands(fe.config.storage_nodes), thousands(gpus),
+          thousands(servers), thousands(fe.servers)));
     const FrontendIo sim = simulate_checkpoint(fe, bytes, static_cast<int32_t>(servers), s.engine, s.network);
     io.bytes = bytes;
     io.overhead_s = s.storage.checkpoint_overhead_s;
@@ -44,6 +50,7 @@ std::optional<reliability::CheckpointIo> apply_storage(const scenario::Setup& s,
     io.read_Bps = sim.read.gbyte_per_s * 1e9;
     io.simulated_by = sim.engine;
     io.routing = s.network.routing.policy;
+    io.network = fe.converged ? "backend" : "frontend";
     io.flows = sim.flows;
     io.frontend_Bps = static_cast<double>(servers) * fe.config.nics * fe.config.nic_speed.bytes_per_second();
     const double storage_nics = fe.storage_ports() * fe.config.nic_speed.bytes_per_second();

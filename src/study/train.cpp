@@ -192,13 +192,41 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
   }
   storms();
   out.reliability = training_reliability(s, out.gpus, out.result.days_to_train);
-  if (s.frontend.present() && s.frontend.storage_nodes > 0) {
-    if (progress.run) progress.run("data loading on the frontend");
+  if (s.frontend.has_storage()) {
+    if (progress.run)
+      progress.run(s.frontend.converged ? "data loading on the back end" : "data loading on the frontend");
     const double tokens = static_cast<double>(out.job.model.seq) * kTokenIdBytes;
     const double sample = s.frontend.sample_bytes > 0 ? s.frontend.sample_bytes : tokens;
-    out.data_loading = simulate_data_loading(s.scenario.build_frontend(topo.servers),
-                                             data_loading_bytes(out.job, out.gpus, topo, sample, tokens), sample,
-                                             s.engine, s.network);
+    const topology::FrontendFabric fe = s.scenario.build_storage_network(topo);
+    std::vector<double> per_server = data_loading_bytes(out.job, out.gpus, topo, sample, tokens);
+    if (fe.converged) {  // the storage nodes' server slots run none of the job
+      int32_t last = 0;
+      for (const int32_t g : out.gpus) last = std::max(last, topo.nodes[topo.gpus[static_cast<size_t>(g)]].server);
+      if (last >= fe.servers)
+        throw InputError(fmt::format(
+            "{}: the storage nodes take the back end's last {} server slots ({} on), but the job is placed on "
+            "server {}; expected fewer storage nodes, a smaller job or a larger back end",
+            s.scenario.where("frontend.storage_nodes"), thousands(fe.config.storage_nodes), thousands(fe.servers),
+            thousands(last)));
+      per_server.resize(static_cast<size_t>(fe.servers));
+    }
+    out.data_loading = simulate_data_loading(fe, per_server, sample, s.engine, s.network);
+    if (fe.converged && s.storage.async) {
+      // The checkpoint written behind training on the links training uses: every server of the job writes
+      // its share, as a checkpoint does (frontend_io.hpp).
+      if (progress.run) progress.run("checkpoint write behind training");
+      std::vector<double> writes(static_cast<size_t>(fe.servers), 0.0);
+      int64_t writers = 0;
+      for (const int32_t g : out.gpus) {
+        double& w = writes[static_cast<size_t>(topo.nodes[topo.gpus[static_cast<size_t>(g)]].server)];
+        if (w == 0) ++writers;
+        w = 1;
+      }
+      const double bytes = out.job.model.params() * kCheckpointBytesPerParam;
+      for (double& w : writes) w *= bytes / static_cast<double>(std::max<int64_t>(1, writers));
+      const workload::IterationPlan ip = workload::build_iteration(out.job, out.gpus, topo, out.result.times, topt);
+      out.write_behind = write_behind_training(fe, ip.plan, writes, s.engine, s.network);
+    }
   }
   if (progress.step) progress.step(1, 1, "iteration");
 

@@ -76,6 +76,8 @@ struct TrainStudy {
   std::optional<TrainingReliability> reliability;
   // With storage nodes on the frontend (frontend.storage_nodes): one iteration's samples read from them.
   std::optional<DataLoading> data_loading;
+  // With storage on the back end (frontend.converged) and asynchronous checkpoints: the write behind training.
+  std::optional<WriteBehindTraining> write_behind;
   std::string imported_source;  // the SimAI workload file, when imported
   std::vector<workload::simai::GroupTraffic> imported;
   std::optional<workload::chakra::Imported> chakra;  // when run from Chakra traces (imported_source: the directory)

@@ -50,6 +50,9 @@ std::vector<ParamSpec> frontend_params() {
        1e300,
        {},
        true},
+      {"converged", ParamType::Bool, "false",
+       "the storage nodes sit on the back end, in its last server slots: checkpoints and data loading share its "
+       "links with training (true), or they have the frontend to themselves (false)"},
       {"stripes", ParamType::Int, "8",
        "storage NIC ports each client NIC writes to and reads from at once (a file's stripe count)", 1, 4096},
       {"sample_size",
@@ -79,6 +82,7 @@ FrontendConfig frontend_from(const Params& p) {
   if (p.has("storage_write_bandwidth")) c.storage_write_Bps = p.get_bandwidth("storage_write_bandwidth").bps / 8;
   if (p.has("storage_read_bandwidth")) c.storage_read_Bps = p.get_bandwidth("storage_read_bandwidth").bps / 8;
   c.stripes = static_cast<int32_t>(p.get_int("stripes"));
+  c.converged = p.get_bool("converged");
   if (p.has("sample_size")) {
     c.sample_bytes = p.get_real("sample_size");
     if (c.sample_bytes <= 0)
@@ -89,10 +93,15 @@ FrontendConfig frontend_from(const Params& p) {
                      fmt::format("frontend.nic_speed = {} exceeds frontend.port_speed = {}; expected at most the "
                                  "frontend switch's port speed",
                                  format_bandwidth(c.nic_speed), format_bandwidth(c.port_speed)));
-  if (!c.present() && c.storage_nodes > 0)
+  if (c.converged && c.storage_nodes < 1)
+    throw ParamError("frontend.converged",
+                     "frontend.converged puts the storage nodes on the back end, but there are none; expected "
+                     "frontend.storage_nodes >= 1");
+  if (!c.present() && c.storage_nodes > 0 && !c.converged)
     throw ParamError("frontend.storage_nodes",
                      fmt::format("frontend.storage_nodes = {} without frontend NICs on the servers; expected "
-                                 "frontend.nics >= 1 (the servers reach storage through them)",
+                                 "frontend.nics >= 1 (the servers reach storage through them), or "
+                                 "frontend.converged: true (storage on the back end)",
                                  c.storage_nodes));
   return c;
 }
@@ -181,6 +190,51 @@ FrontendFabric build_frontend(const FrontendConfig& c, int32_t servers, const Ha
     n.network = 1;
     if (n.kind == NodeKind::Switch) n.name = "fe-" + n.name;
   }
+  return f;
+}
+
+FrontendFabric build_converged(const FrontendConfig& c, const Topology& backend) {
+  FrontendFabric f;
+  f.config = c;
+  f.converged = true;
+  const int32_t nics = backend.nics_per_server;
+  if (nics < 1)
+    throw ParamError("frontend.converged", "the back end's servers have no NICs (a NIC-less torus): nothing for "
+                                           "storage nodes to attach to; expected frontend.converged: false");
+  if (c.storage_nodes >= backend.servers)
+    throw ParamError("frontend.storage_nodes",
+                     fmt::format("frontend.storage_nodes = {} with frontend.converged: the storage nodes take the back "
+                                 "end's last server slots, but it has {} servers; expected at most {}",
+                                 thousands(c.storage_nodes), thousands(backend.servers),
+                                 thousands(backend.servers - 1)));
+  f.config.nics = nics;  // the servers reach storage over their back-end NICs
+  f.config.storage_nics = nics;
+  f.config.nic_speed = Bandwidth(0);  // the back end's NIC line rate, below
+  f.servers = backend.servers - c.storage_nodes;
+  f.topology = backend;
+  f.hardware = Hardware{};
+  // Port (s, i): the first GPU of server slot s that uses its NIC i.
+  std::vector<int32_t> first(static_cast<size_t>(backend.servers) * static_cast<size_t>(nics), -1);
+  for (size_t r = 0; r < backend.gpus.size(); ++r) {
+    const NodeId nic = backend.gpu_nic[r];
+    if (nic == kNone) continue;
+    const Node& n = backend.nodes[nic];
+    int32_t& slot = first[static_cast<size_t>(n.server) * static_cast<size_t>(nics) + static_cast<size_t>(n.local)];
+    if (slot < 0) slot = static_cast<int32_t>(r);
+    if (f.config.nic_speed.bps <= 0) {
+      const auto [b, e] = backend.incident(nic);
+      for (const LinkId* l = b; l != e; ++l)
+        if (backend.links[*l].media != Media::Pcie && backend.links[*l].media != Media::NvLink)
+          f.config.nic_speed = backend.links[*l].capacity;
+    }
+  }
+  if (f.config.nic_speed.bps <= 0) f.config.nic_speed = c.nic_speed;
+  for (size_t k = 0; k < first.size(); ++k)
+    if (first[k] < 0)
+      throw ParamError("frontend.converged", fmt::format("server slot {} has no GPU behind its NIC {}; expected every "
+                                                         "NIC of the back end's servers to serve a GPU",
+                                                         k / static_cast<size_t>(nics), k % static_cast<size_t>(nics)));
+  f.port_rank = std::move(first);
   return f;
 }
 

@@ -55,7 +55,10 @@ struct FrontendConfig {
   double storage_read_Bps = 0;   // per node, bytes/s; 0: the node's NICs bound it
   int32_t stripes = 8;           // storage ports each client NIC writes to at once
   double sample_bytes = 0;       // the data loader's bytes per sample; 0: the sequence's token ids (4 B each)
+  bool converged = false;        // the storage nodes on the back end (build_converged)
   bool present() const { return nics > 0; }
+  // Checkpoints and data loading are simulated: storage nodes on the frontend or the back end.
+  bool has_storage() const { return storage_nodes > 0 && (present() || converged); }
 };
 
 // From a validated `frontend:` section; ParamError naming the key for values that contradict each other.
@@ -72,11 +75,26 @@ struct FrontendFabric {
   int32_t storage_port(int32_t node, int32_t nic) const { return server_ports() + node * config.storage_nics + nic; }
   // The hardware the fabric was built with (the back end's cabling; the frontend's switch and NICs).
   Hardware hardware;
+  // Converged (build_converged): the topology is the back end's and port p is its GPU rank port_rank[p];
+  // otherwise port p is the topology's GPU rank p.
+  bool converged = false;
+  std::vector<int32_t> port_rank;
+  int32_t rank_of(int32_t port) const { return port_rank.empty() ? port : port_rank[static_cast<size_t>(port)]; }
 };
 
 // Builds the frontend for `servers` servers of the back end. ParamError naming a frontend.* key when the
 // frontend's switch cannot carry it (a NIC faster than a port, more ports than its tiers reach).
 FrontendFabric build_frontend(const FrontendConfig& c, int32_t servers, const Hardware& backend);
+
+// Storage on the back end (frontend.converged): the storage nodes take the back end's last storage_nodes
+// server slots, whose NICs (the back end's, nics_per_server each) are their ports; the servers before them
+// reach storage over their own back-end NICs. The fabric's topology is the back end itself, so checkpoints
+// and data loading share its links with training. Port (s, i) is the first GPU of server slot s that uses
+// its NIC i (port_rank). config.nics and config.storage_nics become the back end's NICs per server and
+// config.nic_speed their line rate. ParamError when the back end has no NICs, or too few servers.
+// ASSUMPTIONS: a storage node has the server slot's NICs and leaf ports (its GPUs, power and cost are still
+// counted in the back end's bill: `design` says so); its media sit behind its PCIe links.
+FrontendFabric build_converged(const FrontendConfig& c, const Topology& backend);
 
 // The site: the back end and its frontend as one Topology, for the exports that describe a whole site (the
 // NetBox set, the cabling plan, the configuration plan). The back end's nodes and links come first,
