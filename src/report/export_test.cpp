@@ -485,18 +485,25 @@ TEST(ExportTest, FrrConfigOfTheLeaf) {
   EXPECT_EQ(un.find("10.0.0.9"), std::string::npos) << un;
 }
 
+// Tenant "a": server 0, VRF Vrf-a, L3 VNI 10001 (VLAN 1001), route target asn_base:10001.
+topology::Tenant tenant_a() {
+  topology::Tenant a;
+  a.name = "a";
+  a.vrf = "Vrf-a";
+  a.vni = 10001;
+  a.vlan = 1001;
+  a.route_target = "4200000000:10001";
+  a.first_server = 0;
+  a.servers = 1;
+  return a;
+}
+
 TEST(ExportTest, FrrConfigCarriesATenantOverEvpn) {
   // Tenant "a" holds server 0 (cables C000001-C000002, the leaf's Ethernet0 and Ethernet8); server 1 stays in
   // the default VRF. The leaf: the VRF and its VNI, the tenant's ports in it, EVPN on both sessions with its
   // VNIs advertised, and the tenant's BGP instance under route target asn_base:VNI. The spine: EVPN only.
   const Topology t = tiny_topology();
-  topology::Tenant a;
-  a.name = "a";
-  a.vrf = "Vrf-a";
-  a.vni = 10001;
-  a.route_target = "4200000000:10001";
-  a.first_server = 0;
-  a.servers = 1;
+  const topology::Tenant a = tenant_a();
   const std::string leaf = frr_config(t, tiny_plan(t), 0, {a});
   EXPECT_NE(leaf.find("vrf Vrf-a\n vni 10001\nexit-vrf\n"), std::string::npos) << leaf;
   EXPECT_NE(leaf.find("interface Ethernet0 vrf Vrf-a\n description C000001"), std::string::npos) << leaf;
@@ -524,14 +531,7 @@ TEST(ExportTest, SonicConfigDbCarriesATenantsDataPlane) {
   // on Loopback0 (10.255.0.1), the NVO, the VNI -> VLAN map, and server 0's two ports (Ethernet0, Ethernet8)
   // in the VRF; the spine carries none of it. Both say split-unified: their BGP is the FRR file's.
   const Topology t = tiny_topology();
-  topology::Tenant a;
-  a.name = "a";
-  a.vrf = "Vrf-a";
-  a.vni = 10001;
-  a.vlan = 1001;
-  a.route_target = "4200000000:10001";
-  a.first_server = 0;
-  a.servers = 1;
+  const topology::Tenant a = tenant_a();
   const auto leaf = nlohmann::json::parse(sonic_config_db(t, tiny_plan(t), 0, {a}));
   EXPECT_EQ(leaf["VRF"], nlohmann::json({{"Vrf-a", {{"vni", "10001"}}}}));
   EXPECT_EQ(leaf["VLAN"], nlohmann::json({{"Vlan1001", {{"vlanid", "1001"}}}}));
