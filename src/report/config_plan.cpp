@@ -38,6 +38,26 @@ std::string far_end(const Topology& t, const Side& s) {
 
 std::string label(const AddressPlan& p, const PlanLink& l) { return cable_label(l.cable, p.cables); }
 
+// The tenant behind the far end of switch `self`'s cable `l`: a back-end NIC of a tenant's server, or null
+// (tenants are the back end's).
+const topology::Tenant* tenant_at(const Topology& t, const std::vector<topology::Tenant>& tenants, const PlanLink& l,
+                                  topology::NodeId self) {
+  const topology::Node& far = t.nodes[side_of(l, self).far];
+  if (far.kind != topology::NodeKind::Nic || far.network != 0) return nullptr;
+  return topology::tenant_of(tenants, far.server);
+}
+
+// The tenants switch `s` serves, in the order its cables first reach them.
+std::vector<const topology::Tenant*> served_tenants(const Topology& t, const AddressPlan& plan, size_t s,
+                                                    const std::vector<topology::Tenant>& tenants) {
+  const auto& sw = plan.switches[s];
+  std::vector<const topology::Tenant*> served;
+  for (int32_t li : sw.links)
+    if (const auto* x = tenant_at(t, tenants, plan.links[static_cast<size_t>(li)], sw.node))
+      if (std::find(served.begin(), served.end(), x) == served.end()) served.push_back(x);
+  return served;
+}
+
 }  // namespace
 
 std::string frr_config(const Topology& t, const AddressPlan& plan, size_t s,
@@ -53,24 +73,14 @@ std::string frr_config(const Topology& t, const AddressPlan& plan, size_t s,
   out += "frr defaults datacenter\n";
   out += fmt::format("hostname {}\n", node.name);
   out += "service integrated-vtysh-config\n!\n";
-  // The tenant of each link's far end (a NIC of a tenant's server), and the tenants this switch serves.
-  auto tenant_at = [&](const PlanLink& l) -> const topology::Tenant* {
-    const Side sd = side_of(l, sw.node);
-    const topology::Node& far = t.nodes[sd.far];
-    if (far.kind != topology::NodeKind::Nic || far.network != 0) return nullptr;  // tenants: the back end's
-    return topology::tenant_of(tenants, t.nodes[sd.far].server);
-  };
-  std::vector<const topology::Tenant*> served;
-  for (int32_t li : sw.links)
-    if (const auto* x = tenant_at(plan.links[static_cast<size_t>(li)]))
-      if (std::find(served.begin(), served.end(), x) == served.end()) served.push_back(x);
+  const std::vector<const topology::Tenant*> served = served_tenants(t, plan, s, tenants);
   for (const auto* x : served) out += fmt::format("vrf {}\n vni {}\nexit-vrf\n!\n", x->vrf, x->vni);
   out += fmt::format("interface Loopback0\n {} address {}/{}\nexit\n!\n", v6 ? "ipv6" : "ip",
                      format_ip(sw.loopback, v6), host_len(plan));
   for (int32_t li : sw.links) {
     const PlanLink& l = plan.links[static_cast<size_t>(li)];
     const Side sd = side_of(l, sw.node);
-    const topology::Tenant* x = tenant_at(l);
+    const topology::Tenant* x = tenant_at(t, tenants, l, sw.node);
     out += fmt::format("interface {}{}\n description {} to {} (port {})\n", device_port_name(sd.port),
                        x ? " vrf " + x->vrf : "", label(plan, l), far_end(t, sd), t.port_name(sw.node, sd.port));
     if (l.numbered) out += fmt::format(" {} address {}/{}\n", v6 ? "ipv6" : "ip", format_ip(sd.addr, v6), plen(plan));
@@ -132,15 +142,12 @@ std::string sonic_config_db(const Topology& t, const AddressPlan& plan, size_t s
                {"docker_routing_config_mode", frr_file ? "split-unified" : "unified"}};
   if (v6) meta["bgp_adv_lo_prefix_as_128"] = "true";
   json port = json::object(), intf = json::object(), nbr = json::object();
-  std::vector<const topology::Tenant*> served;  // in port order of first appearance
+  const std::vector<const topology::Tenant*> served = served_tenants(t, plan, s, tenants);
   for (int32_t li : sw.links) {
     const PlanLink& l = plan.links[static_cast<size_t>(li)];
     const Side sd = side_of(l, sw.node);
     const std::string name = device_port_name(sd.port);
-    const topology::Node& far = t.nodes[sd.far];
-    const topology::Tenant* x =
-        far.kind == topology::NodeKind::Nic && far.network == 0 ? topology::tenant_of(tenants, far.server) : nullptr;
-    if (x && std::find(served.begin(), served.end(), x) == served.end()) served.push_back(x);
+    const topology::Tenant* x = tenant_at(t, tenants, l, sw.node);
     std::string lanes;
     for (int k = 0; k < topology::kLanesPerPort; ++k)
       lanes.append(k ? "," : "").append(std::to_string(topology::kLanesPerPort * sd.port + k));

@@ -757,15 +757,18 @@ nlohmann::json design_document(const scenario::Scenario& sc, const topology::Top
         if (const auto* x = topology::tenant_of(tenants, t.nodes[nic].server)) served[sw].insert(x);
       }
     }
-  for (const auto& x : tenants) {
-    std::set<std::string> with;
-    int64_t shared = 0;
-    for (const auto& [sw, who] : served) {
-      if (!who.count(&x) || who.size() < 2) continue;
-      ++shared;
+  std::map<const topology::Tenant*, int64_t> shared;  // leaves each tenant shares, and with whom
+  std::map<const topology::Tenant*, std::set<std::string>> with_of;
+  for (const auto& [sw, who] : served) {
+    if (who.size() < 2) continue;
+    for (const auto* x : who) {
+      ++shared[x];
       for (const auto* y : who)
-        if (y != &x) with.insert(y->name);
+        if (y != x) with_of[x].insert(y->name);
     }
+  }
+  for (const auto& x : tenants) {
+    const std::set<std::string>& with = with_of[&x];
     doc["tenants"].push_back({{"name", x.name},
                               {"vrf", x.vrf},
                               {"vni", x.vni},
@@ -774,7 +777,7 @@ nlohmann::json design_document(const scenario::Scenario& sc, const topology::Top
                               {"servers", x.servers},
                               {"asked_gpus", x.asked_gpus},
                               {"gpus", static_cast<int64_t>(x.servers) * t.gpus_per_server},
-                              {"shared_leaves", shared},
+                              {"shared_leaves", shared[&x]},
                               {"shares_leaves_with", std::vector<std::string>(with.begin(), with.end())}});
   }
   return doc;

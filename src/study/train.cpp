@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <map>
 #include <memory>
+#include <numeric>
 
 #include "core/error.hpp"
 #include "engine/registry.hpp"
@@ -199,9 +200,15 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
     const double sample = s.frontend.sample_bytes > 0 ? s.frontend.sample_bytes : tokens;
     const topology::FrontendFabric fe = s.scenario.build_storage_network(topo);
     std::vector<double> per_server = data_loading_bytes(out.job, out.gpus, topo, sample, tokens);
+    // The job's servers (1 for each that holds one of its GPUs).
+    std::vector<double> job_server(static_cast<size_t>(topo.servers), 0.0);
+    int32_t last = 0;
+    for (const int32_t g : out.gpus) {
+      const int32_t sv = topo.nodes[topo.gpus[static_cast<size_t>(g)]].server;
+      job_server[static_cast<size_t>(sv)] = 1;
+      last = std::max(last, sv);
+    }
     if (fe.converged) {  // the storage nodes' server slots run none of the job
-      int32_t last = 0;
-      for (const int32_t g : out.gpus) last = std::max(last, topo.nodes[topo.gpus[static_cast<size_t>(g)]].server);
       if (last >= fe.servers)
         throw InputError(fmt::format(
             "{}: the storage nodes take the back end's last {} server slots ({} on), but the job is placed on "
@@ -215,15 +222,10 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
       // The checkpoint written behind training on the links training uses: every server of the job writes
       // its share, as a checkpoint does (frontend_io.hpp).
       if (progress.run) progress.run("checkpoint write behind training");
-      std::vector<double> writes(static_cast<size_t>(fe.servers), 0.0);
-      int64_t writers = 0;
-      for (const int32_t g : out.gpus) {
-        double& w = writes[static_cast<size_t>(topo.nodes[topo.gpus[static_cast<size_t>(g)]].server)];
-        if (w == 0) ++writers;
-        w = 1;
-      }
+      std::vector<double> writes(job_server.begin(), job_server.begin() + fe.servers);
+      const double writers = std::max(1.0, std::accumulate(writes.begin(), writes.end(), 0.0));
       const double bytes = out.job.model.params() * kCheckpointBytesPerParam;
-      for (double& w : writes) w *= bytes / static_cast<double>(std::max<int64_t>(1, writers));
+      for (double& w : writes) w *= bytes / writers;
       const workload::IterationPlan ip = workload::build_iteration(out.job, out.gpus, topo, out.result.times, topt);
       out.write_behind = write_behind_training(fe, ip.plan, writes, s.engine, s.network);
     }

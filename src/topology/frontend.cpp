@@ -221,13 +221,11 @@ FrontendFabric build_converged(const FrontendConfig& c, const Topology& backend)
     const Node& n = backend.nodes[nic];
     int32_t& slot = first[static_cast<size_t>(n.server) * static_cast<size_t>(nics) + static_cast<size_t>(n.local)];
     if (slot < 0) slot = static_cast<int32_t>(r);
-    if (f.config.nic_speed.bps <= 0) {
-      const auto [b, e] = backend.incident(nic);
-      for (const LinkId* l = b; l != e; ++l)
-        if (backend.links[*l].media != Media::Pcie && backend.links[*l].media != Media::NvLink)
-          f.config.nic_speed = backend.links[*l].capacity;
-    }
   }
+  const auto [b, e] = backend.incident(backend.nics.front());  // the NIC's cable: its line rate
+  for (const LinkId* l = b; l != e; ++l)
+    if (backend.links[*l].media != Media::Pcie && backend.links[*l].media != Media::NvLink)
+      f.config.nic_speed = backend.links[*l].capacity;
   if (f.config.nic_speed.bps <= 0) f.config.nic_speed = c.nic_speed;
   for (size_t k = 0; k < first.size(); ++k)
     if (first[k] < 0)
@@ -249,8 +247,7 @@ Topology site_topology(const Topology& backend, const FrontendFabric& f) {
   m.frontend_tier_names = fe.tier_names;
   const auto base = static_cast<NodeId>(m.nodes.size());
   m.nodes.reserve(m.nodes.size() + fe.nodes.size());
-  for (Node n : fe.nodes) {
-    n.network = 1;
+  for (Node n : fe.nodes) {  // network 1 already (build_frontend)
     n.rack = kNone;
     if (n.kind != NodeKind::Switch) {  // a host port: its device's labels are the back end's (or none)
       if (n.server >= f.servers) n.server = backend.servers + (n.server - f.servers);
