@@ -13,11 +13,12 @@ namespace podnet::cli {
 namespace {
 
 struct UpgradeOptions {
-  std::string tier, batches, step_time, runs, engine;
+  std::string network, tier, batches, step_time, runs, engine;
 };
 
 int cmd_plan_upgrade(Common c, const UpgradeOptions& o) {
   check_output_dir("--out", c.out_dir);
+  if (!o.network.empty()) set_by(c, "--network", "maintenance.network", o.network);
   if (!o.tier.empty()) set_by(c, "--tier", "maintenance.tier", o.tier);
   if (!o.batches.empty()) set_by(c, "--batches", "maintenance.batches", "[" + o.batches + "]");
   if (!o.step_time.empty()) set_by(c, "--step-time", "maintenance.step_time", o.step_time);
@@ -40,6 +41,10 @@ void add_plan_upgrade_command(CLI::App& app, Action& action) {
       "a rolling upgrade of one switch tier under the running job: each step's slowdown, the total extra "
       "training time, and the batch size and grouping that cost the least");
   add_common(cmd, *c, true);
+  cmd->add_option("--network", o->network,
+                  "backend | frontend: whose switches are upgraded; the frontend's cost the job through its data "
+                  "loading and checkpoints (maintenance.network)")
+      ->type_name("NETWORK");
   cmd->add_option("--tier", o->tier, "the switch tier to upgrade: leaf, spine, super_spine, ... (maintenance.tier)")
       ->type_name("TIER");
   cmd->add_option("--batches", o->batches,
@@ -57,12 +62,14 @@ void add_plan_upgrade_command(CLI::App& app, Action& action) {
       "A step drains its switches before the iteration runs (routing avoids them) and times the scenario's\n"
       "training job on the rest. The job runs at 1/slowdown of its speed while a step lasts, so each step costs\n"
       "step_time x (1 - 1/slowdown) of training time. `packed` drains neighbouring switches (one plane);\n"
-      "`spread` takes one from each stretch of the tier. docs/commands/plan-upgrade.md explains the model.\n\n"
+      "`spread` takes one from each stretch of the tier. On the frontend (--network frontend) a step slows the\n"
+      "job's data loading and its checkpoint writes instead. docs/commands/plan-upgrade.md explains the model.\n\n"
       "Examples:\n"
       "  podnet plan-upgrade aipod-16k\n"
       "  podnet plan-upgrade aipod-16k --tier super_spine --batches 1,8,32 --step-time 45min\n"
       "  podnet plan-upgrade leafspine-8k --set topology.gpus=1024 --set workload.model=llama3-70b --runs 0\n"
-      "  podnet plan-upgrade aipod-16k --format json");
+      "  podnet plan-upgrade aipod-16k --format json\n"
+      "  podnet plan-upgrade aipod-16k --network frontend --set frontend.nics=2 --set frontend.storage_nodes=16");
   cmd->callback([&action, c, o] { action = [c, o] { return cmd_plan_upgrade(*c, *o); }; });
 }
 

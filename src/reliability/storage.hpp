@@ -25,9 +25,13 @@
 // ASSUMPTIONS: every server of the job writes its shards at once (a distributed checkpoint, as Megatron-LM and
 // PyTorch DCP save); synchronous by default (the job stops while it writes); `efficiency` is the share of a
 // NIC's line rate a storage protocol sustains; an asynchronous write does not slow the training it runs
-// behind (it uses the frontend, training the back end; host memory bandwidth is not modelled). With storage
-// on the back end (frontend.converged) `podnet train` measures what the write and training cost each other
-// (study/frontend_io.hpp); the reliability model keeps the write's time alone.
+// behind (it uses the frontend, training the back end; host memory bandwidth is not modelled).
+// Storage on the back end (frontend.converged): the write shares links with training. `podnet train`
+// measures what each costs the other (study/frontend_io.hpp: the write W behind training, training slowed
+// by a factor x meanwhile) and the reliability model takes them: the write time is W (interval and restart),
+// and a checkpoint costs the snapshot plus the training lost while the write runs, W (1 - 1/x) (or the one
+// iteration's extra time when the write ends inside it). `podnet reliability`, which runs no iteration,
+// keeps the write's time alone.
 #pragma once
 
 #include <cstdint>
@@ -71,6 +75,11 @@ struct CheckpointIo {
   std::string network = "frontend";  // where: "frontend", or "backend" (frontend.converged)
   int64_t flows = 0;
   double write_Bps = 0, read_Bps = 0;
+  // Converged and asynchronous, timed beside an iteration (write_s stays the write on an idle fabric).
+  bool behind_training = false;
+  double write_behind_s = 0;     // the write behind training (overhead included)
+  double training_slowdown = 1;  // an iteration's time with the write beside it / alone
+  double training_lost_s = 0;    // training time a checkpoint's write costs
 };
 
 // The times of a checkpoint of `bytes` written by `servers` servers.

@@ -39,6 +39,10 @@ nlohmann::json checkpoint_io_json(const reliability::CheckpointIo& io) {
                       {"overhead_seconds", round_to(io.overhead_s, 3)},
                       {"mode", io.async ? "async" : "sync"}};
   if (io.async) j["snapshot_seconds"] = round_to(io.snapshot_s, 4);
+  if (io.behind_training)
+    j["behind_training"] = {{"write_minutes", round_to(io.write_behind_s / 60, 4)},
+                            {"training_slowdown", round_to(io.training_slowdown, 6)},
+                            {"training_lost_seconds", round_to(io.training_lost_s, 4)}};
   if (!io.simulated_by.empty()) {
     j["simulated"] = {{"network", io.network},
                       {"engine", io.simulated_by},
@@ -77,13 +81,23 @@ std::string transfer_text(const nlohmann::json& io) {
 
 std::string checkpoint_io_text(const nlohmann::json& io) {
   // Asynchronous: what the job stops for, and what the write behind it costs instead.
-  const std::string async =
-      io.value("mode", "sync") == "async"
-          ? fmt::format("; asynchronous: the job stops {} s to copy its shards to host memory, the write runs behind "
-                        "training, and an interruption also loses the write in flight",
-                        fixed(io["snapshot_seconds"].get<double>(), 2))
-          : "";
-  return transfer_text(io) + async;
+  if (io.value("mode", "sync") != "async") return transfer_text(io);
+  if (io.contains("behind_training")) {
+    // Converged: the write shares the back end with training and costs it time (storage.hpp).
+    const auto& b = io["behind_training"];
+    return transfer_text(io) +
+           fmt::format("; asynchronous on the back end: the job stops {} s to copy its shards to host memory; the "
+                       "write takes {} behind training and slows it by {}% meanwhile, so each checkpoint costs {} s "
+                       "of training besides the copy; an interruption also loses the write in flight",
+                       fixed(io["snapshot_seconds"].get<double>(), 2),
+                       checkpoint_minutes_text(b["write_minutes"].get<double>()),
+                       fixed(100 * (b["training_slowdown"].get<double>() - 1), 1),
+                       fixed(b["training_lost_seconds"].get<double>(), 1));
+  }
+  return transfer_text(io) +
+         fmt::format("; asynchronous: the job stops {} s to copy its shards to host memory, the write runs behind "
+                     "training, and an interruption also loses the write in flight",
+                     fixed(io["snapshot_seconds"].get<double>(), 2));
 }
 
 nlohmann::json reliability_document(const scenario::Setup& s, const study::ReliabilityResult& r) {

@@ -189,7 +189,8 @@ std::string fixed_or_exp(double v, int decimals) {
 }
 
 std::string checkpoint_minutes_text(double minutes) {
-  return minutes > 0 && minutes < 0.1 ? fixed(minutes * 60, 2) + " s" : fixed(minutes, 1) + " min";
+  if (minutes > 0 && minutes < 1) return fixed(minutes * 60, minutes < 1.0 / 6 ? 2 : 1) + " s";
+  return fixed(minutes, 1) + " min";
 }
 
 }  // namespace podnet::report

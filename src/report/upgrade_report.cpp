@@ -30,7 +30,7 @@ std::string plan_name(const nlohmann::json& p) {
   return fmt::format("{} at a time, {}", thousands(b), p["grouping"].get<std::string>());
 }
 
-nlohmann::json plan_json(const study::UpgradePlan& p, bool steps) {
+nlohmann::json plan_json(const study::UpgradePlan& p, bool steps, bool frontend) {
   nlohmann::json j = {{"batch", p.batch},
                       {"grouping", p.grouping},
                       {"steps", p.steps.size()},
@@ -44,12 +44,18 @@ nlohmann::json plan_json(const study::UpgradePlan& p, bool steps) {
                       {"stopping_steps", p.stopping_steps},
                       {"extra_hours", round_to(p.extra_hours, 6)},
                       {"window_hours", round_to(p.window_hours, 6)}};
+  if (frontend) j["worst_checkpoint_write_minutes"] = round_to(p.worst_write_s / 60, 6);
   if (!steps) return j;
   nlohmann::json list = nlohmann::json::array();
   for (const auto& st : p.steps) {
     nlohmann::json s = {{"switches", st.switches},
                         {"slowdown", st.stops_job ? nlohmann::json(nullptr) : nlohmann::json(round_to(st.slowdown, 6))},
-                        {"simulated", st.simulated}};
+                        {"simulated", st.simulated},
+                        {"extra_hours", round_to(st.extra_hours, 6)}};
+    if (frontend && !st.stops_job) {
+      if (st.simulated) s["data_read_ms"] = round_to(st.data_read_s * 1e3, 6);
+      s["checkpoint_write_minutes"] = round_to(st.checkpoint_write_s / 60, 6);
+    }
     if (st.stops_job && !st.failure.empty()) s["failure"] = st.failure;
     list.push_back(std::move(s));
   }
@@ -61,31 +67,67 @@ nlohmann::json plan_json(const study::UpgradePlan& p, bool steps) {
 
 nlohmann::json upgrade_document(const scenario::Setup& s, const study::UpgradeResult& r) {
   nlohmann::json doc = new_document(context_of(s.scenario, "plan-upgrade"));
+  const bool frontend = r.request.network == "frontend";
+  doc["network"] = r.request.network;
   doc["tier"] = r.request.tier;
   doc["switches"] = r.switches;
   doc["step_time_minutes"] = round_to(r.request.step_time.seconds() / 60, 6);
   doc["job"] = {{"gpus", r.gpus}, {"iteration_ms", round_to(r.baseline.seconds() * 1e3, 6)}};
+  if (frontend) {
+    const bool every = std::isfinite(r.checkpoint_interval_hours);
+    doc["job"]["data_read_ms"] = round_to(r.data_read_s * 1e3, 6);
+    doc["job"]["checkpoint_write_minutes"] = round_to(r.checkpoint_write_s / 60, 6);
+    doc["job"]["checkpoint_mode"] = r.async_checkpoints ? "async" : "sync";
+    doc["job"]["checkpoint_interval_minutes"] = every ? nlohmann::json(round_to(r.checkpoint_interval_hours * 60, 6))
+                                                      : nlohmann::json(nullptr);
+  }
   doc["iterations_simulated"] = r.runs;
   doc["steps_simulated_per_plan"] = r.request.runs;
   doc["batches_left_out"] = r.left_out;
   nlohmann::json plans = nlohmann::json::array();
-  for (const auto& p : r.plans) plans.push_back(plan_json(p, true));
+  for (const auto& p : r.plans) plans.push_back(plan_json(p, true, frontend));
   doc["plans"] = std::move(plans);
-  doc["best"] = plan_json(r.plans[r.best], false);
+  doc["best"] = plan_json(r.plans[r.best], false, frontend);
   return doc;
 }
 
 void write_upgrade_table(const nlohmann::json& d, std::ostream& out) {
-  out << fmt::format("rolling upgrade of the {} tier: {} switches, {} a step, under a job of {} GPUs whose "
-                     "iteration takes {} ms intact\n\n",
-                     d["tier"].get<std::string>(), thousands(d["switches"].get<int64_t>()),
-                     duration(d["step_time_minutes"].get<double>() / 60), thousands(d["job"]["gpus"].get<int64_t>()),
-                     fixed(d["job"]["iteration_ms"].get<double>(), 2));
-  Table t({"plan", "steps", "window", "worst step", "mean step", "steps that stop the job", "extra training time"});
+  const bool frontend = d.value("network", "backend") == "frontend";
+  const auto& job = d["job"];
+  out << fmt::format("rolling upgrade of the {}{} tier: {} switches, {} a step, under a job of {} GPUs whose "
+                     "iteration takes {} ms intact\n",
+                     frontend ? "frontend's " : "", d["tier"].get<std::string>(),
+                     thousands(d["switches"].get<int64_t>()), duration(d["step_time_minutes"].get<double>() / 60),
+                     thousands(job["gpus"].get<int64_t>()), fixed(job["iteration_ms"].get<double>(), 2));
+  if (frontend) {
+    const bool sync = job["checkpoint_mode"] == "sync";
+    out << fmt::format(
+        "  the job trains on the back end; a step costs it through the frontend: an iteration's data read in {} ms "
+        "intact, a checkpoint written in {} ({})\n",
+        fixed(job["data_read_ms"].get<double>(), 2),
+        checkpoint_minutes_text(job["checkpoint_write_minutes"].get<double>()),
+        !sync ? "asynchronous: behind training, a step costs nothing through it"
+        : job["checkpoint_interval_minutes"].is_null()
+            ? "nothing interrupts the job, so it takes none"
+            : fmt::format("synchronous, every {} min: the job waits for each",
+                          fixed(job["checkpoint_interval_minutes"].get<double>(), 1)));
+  }
+  out << "\n";
+  std::vector<std::string> head = {"plan", "steps", "window", "worst step", "mean step"};
+  if (frontend) head.push_back("slowest checkpoint write");
+  for (const char* h : {"steps that stop the job", "extra training time"}) head.push_back(h);
+  Table t(head);
   for (const auto& p : d["plans"]) {
-    t.add({plan_name(p), thousands(p["steps"].get<int64_t>()), duration(p["window_hours"].get<double>()),
-           slowdown_text(p["worst_slowdown"]), slowdown_text(p["mean_slowdown"]),
-           thousands(p["stopping_steps"].get<int64_t>()), duration(p["extra_hours"].get<double>())});
+    std::vector<std::string> row = {plan_name(p), thousands(p["steps"].get<int64_t>()),
+                                    duration(p["window_hours"].get<double>()), slowdown_text(p["worst_slowdown"]),
+                                    slowdown_text(p["mean_slowdown"])};
+    if (frontend)
+      row.push_back(p["stopping_steps"] == p["steps"]
+                        ? "-"
+                        : checkpoint_minutes_text(p["worst_checkpoint_write_minutes"].get<double>()));
+    row.push_back(thousands(p["stopping_steps"].get<int64_t>()));
+    row.push_back(duration(p["extra_hours"].get<double>()));
+    t.add(row);
   }
   t.write(out, "  ");
   const auto& b = d["best"];
@@ -95,16 +137,23 @@ void write_upgrade_table(const nlohmann::json& d, std::ostream& out) {
                      b["stopping_steps"] == b["steps"] ? "every step stops it"
                      : b["worst_slowdown"].is_null()
                          ? fmt::format("{} of its steps stop it", thousands(b["stopping_steps"].get<int64_t>()))
-                         : "worst step " + slowdown_text(b["worst_slowdown"]));
+                     : frontend ? "slowest checkpoint write " +
+                                      checkpoint_minutes_text(b["worst_checkpoint_write_minutes"].get<double>())
+                                : "worst step " + slowdown_text(b["worst_slowdown"]));
   // Why a step stops the job, once: the engine's words for the first such step simulated.
   for (const auto& p : d["plans"]) {
     const auto& list = p["step_list"];
     const auto st =
         std::find_if(list.begin(), list.end(), [](const nlohmann::json& x) { return x.contains("failure"); });
     if (st == list.end()) continue;
-    out << "  a step stops the job when it leaves GPUs without a path (the job must checkpoint and restart around "
-           "it, or leave those servers); the first: "
-        << (*st)["failure"].get<std::string>() << "\n";
+    if (frontend)
+      out << "  a step stops the job when it leaves servers without a path to the storage (a leaf is the only switch "
+             "of its servers' frontend NICs; a pod's spines all out cut the pod off); the first: "
+          << (*st)["failure"].get<std::string>() << "\n";
+    else
+      out << "  a step stops the job when it leaves GPUs without a path (the job must checkpoint and restart around "
+             "it, or leave those servers); the first: "
+          << (*st)["failure"].get<std::string>() << "\n";
     break;
   }
   const int64_t per_plan = d["steps_simulated_per_plan"].get<int64_t>();
@@ -124,7 +173,10 @@ void write_upgrade_table(const nlohmann::json& d, std::ostream& out) {
   for (const auto& p : d["plans"]) {
     if (p["batch"] != b["batch"] || p["grouping"] != b["grouping"]) continue;
     out << "\n  its steps:\n";
-    Table s({"step", "switches drained", "slowdown", ""});
+    std::vector<std::string> sh = {"step", "switches drained", "slowdown"};
+    if (frontend) sh.insert(sh.end(), {"data read", "checkpoint write"});
+    sh.insert(sh.end(), {"cost", ""});
+    Table s(sh);
     size_t i = 0;
     for (const auto& st : p["step_list"]) {
       if (++i > kStepsShown) break;
@@ -132,8 +184,16 @@ void write_upgrade_table(const nlohmann::json& d, std::ostream& out) {
       const std::string names = sw.size() == 1 ? sw[0].get<std::string>()
                                                : fmt::format("{} and {} more", sw[0].get<std::string>(),
                                                              thousands(static_cast<int64_t>(sw.size() - 1)));
-      s.add({thousands(static_cast<int64_t>(i)), names, slowdown_text(st["slowdown"]),
-             st["simulated"].get<bool>() ? "simulated" : "estimated"});
+      std::vector<std::string> row = {thousands(static_cast<int64_t>(i)), names, slowdown_text(st["slowdown"])};
+      if (frontend) {
+        row.push_back(st.contains("data_read_ms") ? fixed(st["data_read_ms"].get<double>(), 2) + " ms" : "-");
+        row.push_back(st.contains("checkpoint_write_minutes")
+                          ? checkpoint_minutes_text(st["checkpoint_write_minutes"].get<double>())
+                          : "-");
+      }
+      row.push_back(duration(st.value("extra_hours", 0.0)));
+      row.push_back(st["simulated"].get<bool>() ? "simulated" : "estimated");
+      s.add(row);
     }
     s.write(out, "    ");
     if (p["step_list"].size() > kStepsShown)

@@ -4,6 +4,14 @@ namespace podnet::scenario {
 
 std::vector<ParamSpec> maintenance_params() {
   return {
+      {"network",
+       ParamType::String,
+       "backend",
+       "the network whose switches are upgraded: backend (the GPUs' fabric) or frontend (the `frontend:` section's, "
+       "costed through the job's data loading and checkpoints)",
+       -1e300,
+       1e300,
+       {"backend", "frontend"}},
       {"tier", ParamType::String, "spine",
        "the switch tier to upgrade, as the design names it (leaf, spine, super_spine, ...)"},
       {"batches", ParamType::IntList, "[1, 4, 16, 64]",

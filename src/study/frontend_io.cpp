@@ -47,6 +47,7 @@ FrontendTransfer run(const topology::FrontendFabric& f, const topology::Topology
   FrontendTransfer out;
   out.seconds = r.makespan.seconds();
   out.gbyte_per_s = out.seconds > 0 ? bytes / out.seconds / 1e9 : 0;
+  if (r.job_failed) out.failure = r.failure.empty() ? "a flow had no path" : r.failure;
   std::map<std::string, double> busiest;  // by role: the highest mean utilization
   for (const auto& l : r.hottest) {
     double& u = busiest[link_role(f, routing::link_of(l.link))];

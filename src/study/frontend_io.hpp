@@ -30,6 +30,7 @@ struct FrontendTransfer {
   double seconds = 0;      // the last byte's arrival
   double gbyte_per_s = 0;  // bytes / seconds
   std::string bound;       // what the busiest link is: "the servers' frontend NICs", "the storage nodes' media", ...
+  std::string failure;     // the engine's words when a flow had no path (a drained switch cut its port off)
 };
 
 struct FrontendIo {

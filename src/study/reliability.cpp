@@ -18,8 +18,8 @@ bool given(const scenario::Scenario& sc, const std::string& key) {
 
 }  // namespace
 
-std::optional<reliability::CheckpointIo> apply_storage(const scenario::Setup& s, int64_t gpus,
-                                                       reliability::Config& rc) {
+std::optional<reliability::CheckpointIo> apply_storage(const scenario::Setup& s, int64_t gpus, reliability::Config& rc,
+                                                       const WriteBehindTraining* behind) {
   const bool simulated = s.frontend.has_storage();
   if (s.storage.async && !s.storage.present() && !simulated)
     throw InputError(s.scenario.where("storage.checkpoint_mode") +
@@ -66,10 +66,20 @@ std::optional<reliability::CheckpointIo> apply_storage(const scenario::Setup& s,
     // The job stops to copy its shards to host memory; the write runs behind training (storage.hpp).
     io.async = true;
     io.snapshot_s = bytes / static_cast<double>(std::max<int64_t>(1, gpus)) / s.storage.snapshot_Bps;
-    if (!given(s.scenario, "reliability.checkpoint_cost")) rc.checkpoint_cost_hours = io.snapshot_s / 3600;
+    if (behind != nullptr) {  // the write shares links with training (storage.hpp)
+      io.behind_training = true;
+      io.write_behind_s = io.overhead_s + behind->write_s;
+      io.training_slowdown = behind->slowdown;
+      io.training_lost_s = behind->outlasts && behind->slowdown > 0
+                               ? behind->write_s * (1 - 1 / behind->slowdown)
+                               : std::max(0.0, behind->iteration_s - behind->iteration_alone_s);
+    }
+    if (!given(s.scenario, "reliability.checkpoint_cost"))
+      rc.checkpoint_cost_hours = (io.snapshot_s + io.training_lost_s) / 3600;
+    const double write_s = io.behind_training ? io.write_behind_s : io.write_s;
     if (!given(s.scenario, "reliability.restart_cost"))
-      rc.restart_cost_hours = (s.storage.restart_overhead_s + io.read_s + io.write_s) / 3600;
-    rc.min_interval_hours = io.write_s / 3600;
+      rc.restart_cost_hours = (s.storage.restart_overhead_s + io.read_s + write_s) / 3600;
+    rc.min_interval_hours = write_s / 3600;
     return io;
   }
   if (!given(s.scenario, "reliability.checkpoint_cost")) rc.checkpoint_cost_hours = io.write_s / 3600;
@@ -100,10 +110,11 @@ ReliabilityResult reliability(const scenario::Setup& s) {
   return r;
 }
 
-TrainingReliability training_reliability(const scenario::Setup& s, const std::vector<int32_t>& gpus, double days) {
+TrainingReliability training_reliability(const scenario::Setup& s, const std::vector<int32_t>& gpus, double days,
+                                         const WriteBehindTraining* behind) {
   reliability::Config rc = s.reliability;
   rc.training_hours = days * 24.0;
-  const auto io = apply_storage(s, static_cast<int64_t>(gpus.size()), rc);
+  const auto io = apply_storage(s, static_cast<int64_t>(gpus.size()), rc, behind);
   const reliability::Risk risk = reliability::assess(reliability::count_inventory_of(s.fabric, gpus), rc);
   const reliability::CheckpointAdvice adv = reliability::advise(risk, rc);
   return {risk.mtbi_hours,

@@ -13,6 +13,7 @@
 #include "reliability/risk.hpp"
 #include "reliability/storage.hpp"
 #include "scenario/setup.hpp"
+#include "study/frontend_io.hpp"
 
 namespace podnet::study {
 
@@ -53,7 +54,11 @@ inline constexpr double kCheckpointBytesPerParam = 14;
 // The storage network's times for a checkpoint of the scenario's workload written by the servers of `gpus`
 // GPUs, applied to `rc` (checkpoint cost = write time, restart = storage.restart_overhead + read time) where
 // the scenario does not give reliability.checkpoint_cost or restart_cost. Nothing without storage.frontend_nics.
-std::optional<reliability::CheckpointIo> apply_storage(const scenario::Setup& s, int64_t gpus, reliability::Config& rc);
-TrainingReliability training_reliability(const scenario::Setup& s, const std::vector<int32_t>& gpus, double days);
+// `behind`: an asynchronous write timed beside the job's iteration (frontend.converged, `podnet train`); its
+// time behind training and the training it costs replace the write's time alone (reliability/storage.hpp).
+std::optional<reliability::CheckpointIo> apply_storage(const scenario::Setup& s, int64_t gpus, reliability::Config& rc,
+                                                       const WriteBehindTraining* behind = nullptr);
+TrainingReliability training_reliability(const scenario::Setup& s, const std::vector<int32_t>& gpus, double days,
+                                         const WriteBehindTraining* behind = nullptr);
 
 }  // namespace podnet::study

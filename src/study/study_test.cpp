@@ -280,6 +280,30 @@ TEST(ReliabilityStudy, AFrontendWithStorageNodesSimulatesTheCheckpoint) {
   EXPECT_NEAR(a.config.restart_cost_hours * 3600, 300 + 2 * (30 + bytes / port), 1e-3 * bytes / port);
   EXPECT_GE(a.advice.interval_hours * 3600, a.checkpoint_io->write_s * (1 - 1e-12));
   EXPECT_GT(a.advice.goodput, one.advice.goodput);
+  // A write behind training (storage on the back end, as `podnet train` times it): 600 s behind an iteration
+  // slowed 1.25x costs 600 (1 - 1 / 1.25) = 120 s of training besides the snapshot; the restart and the
+  // interval take the 600 s (+ 30 s of overhead) instead of the write alone.
+  WriteBehindTraining behind;
+  behind.write_s = 600;
+  behind.slowdown = 1.25;
+  behind.iteration_s = 2.5;
+  behind.iteration_alone_s = 2;
+  behind.outlasts = true;
+  reliability::Config rc = setup(async).reliability;
+  const auto io = apply_storage(setup(async), 64, rc, &behind);
+  ASSERT_TRUE(io);
+  EXPECT_TRUE(io->behind_training);
+  EXPECT_NEAR(io->training_lost_s, 120, 1e-9);
+  EXPECT_NEAR(rc.checkpoint_cost_hours * 3600, bytes / 64 / 25e9 + 120, 1e-9);
+  EXPECT_NEAR(rc.restart_cost_hours * 3600, 300 + (30 + bytes / port) + 630, 1e-3 * bytes / port);
+  EXPECT_NEAR(rc.min_interval_hours * 3600, 630, 1e-9);
+  EXPECT_NEAR(io->write_s, a.checkpoint_io->write_s, 1e-12);  // the write alone stays reported
+  // A write that ends inside the iteration costs that iteration's extra 0.5 s.
+  behind.outlasts = false;
+  behind.write_s = 1;
+  reliability::Config inside = setup(async).reliability;
+  apply_storage(setup(async), 64, inside, &behind);
+  EXPECT_NEAR(inside.checkpoint_cost_hours * 3600, bytes / 64 / 25e9 + 0.5, 1e-9);
   // Both places for the frontend NICs: refused, naming the key.
   std::vector<std::string> both = frontend(1);
   both.push_back("storage.frontend_nics=2");

@@ -192,7 +192,6 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
     }
   }
   storms();
-  out.reliability = training_reliability(s, out.gpus, out.result.days_to_train);
   if (s.frontend.has_storage()) {
     if (progress.run)
       progress.run(s.frontend.converged ? "data loading on the back end" : "data loading on the frontend");
@@ -230,6 +229,9 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
       out.write_behind = write_behind_training(fe, ip.plan, writes, s.engine, s.network);
     }
   }
+  // Days to train with failures; a write behind training sets the checkpoint's cost (study/reliability.hpp).
+  out.reliability =
+      training_reliability(s, out.gpus, out.result.days_to_train, out.write_behind ? &*out.write_behind : nullptr);
   if (progress.step) progress.step(1, 1, "iteration");
 
   if (r.sweep) {

@@ -7,12 +7,15 @@
 #include <map>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <thread>
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "engine/registry.hpp"
 #include "scenario/estimate.hpp"
+#include "study/frontend_io.hpp"
+#include "study/reliability.hpp"
 #include "study/scaling.hpp"
 
 namespace podnet::study {
@@ -20,6 +23,7 @@ namespace podnet::study {
 UpgradeRequest upgrade_request(const scenario::Setup& s) {
   const Params& p = s.scenario.section("maintenance");
   UpgradeRequest r;
+  r.network = p.get_string("network");
   r.tier = p.get_string("tier");
   r.batches = p.get_int_list("batches");
   r.step_time = p.get_time("step_time");
@@ -65,7 +69,23 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
   UpgradeResult out;
   out.request = upgrade_request(s);
   const UpgradeRequest& rq = out.request;
-  const topology::Topology& t = s.fabric;
+  // The frontend's switches: its storage traffic is what a step costs the job (the header).
+  const bool frontend = rq.network == "frontend";
+  std::optional<topology::FrontendFabric> fe;
+  if (frontend) {
+    const std::string at = s.scenario.where("maintenance.network");
+    if (!s.frontend.present() && !s.frontend.converged)
+      throw InputError(at + ": this scenario has no frontend network to upgrade; expected a `frontend:` section with "
+                            "frontend.nics and frontend.storage_nodes, or maintenance.network: backend");
+    if (s.frontend.converged)
+      throw InputError(at + ": the storage nodes sit on the back end (frontend.converged), so their traffic crosses "
+                            "the back end's switches; expected maintenance.network: backend");
+    if (s.frontend.storage_nodes < 1)
+      throw InputError(at + ": the frontend has no storage nodes, so no traffic of the job crosses it; expected "
+                            "frontend.storage_nodes above 0");
+    fe = s.scenario.build_storage_network(s.fabric);
+  }
+  const topology::Topology& t = frontend ? fe->topology : s.fabric;
   if (!engine::engine_info(s.engine).traits.failures)
     throw InputError(fmt::format("{}: draining switches under a run needs the {} engine; this run's engine is {} "
                                  "(use --engine {})",
@@ -87,8 +107,9 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
                                  "expected a fabric with switch tiers",
                                  s.scenario.where("topology.family"), s.scenario.family));
   if (pool.empty())
-    throw InputError(fmt::format("{}: '{}' is not a switch tier of this fabric; expected one of: {}",
-                                 s.scenario.where("maintenance.tier"), rq.tier, fmt::join(names, ", ")));
+    throw InputError(fmt::format("{}: '{}' is not a switch tier of {}; expected one of: {}",
+                                 s.scenario.where("maintenance.tier"), rq.tier,
+                                 frontend ? "the frontend network" : "this fabric", fmt::join(names, ", ")));
   out.switches = static_cast<int64_t>(pool.size());
   std::vector<int64_t> batches;
   for (const int64_t b : rq.batches) {
@@ -107,19 +128,60 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
   workload::TrainOptions topt;
   topt.collective = s.collective;
   topt.plan_guard =
-      scenario::estimate::growing_plan_guard(scenario::estimate::fabric(static_cast<int64_t>(t.gpus.size())), s.engine,
-                                             static_cast<double>(t.gpus.size()),
+      scenario::estimate::growing_plan_guard(scenario::estimate::fabric(static_cast<int64_t>(s.fabric.gpus.size())),
+                                             s.engine, static_cast<double>(s.fabric.gpus.size()),
                                              "the job (its GPUs, microbatches, gradient buckets)",
                                              "one iteration of this job");
   std::vector<int32_t> gpus;
   if (progress.run) progress.run("the intact iteration");
   const workload::TrainResult base = [&] {
-    auto backend = engine::make_backend(s.engine, t, s.network);
-    return simulate_job(out.job, t, *backend, topt, s.placement, s.scenario.seed, &gpus);
+    auto backend = engine::make_backend(s.engine, s.fabric, s.network);
+    return simulate_job(out.job, s.fabric, *backend, topt, s.placement, s.scenario.seed, &gpus);
   }();
   out.gpus = static_cast<int64_t>(gpus.size());
   out.baseline = base.iteration;
   out.runs = 1;
+
+  // Frontend: the job's storage traffic as `podnet train` and `podnet reliability` time it, the data read
+  // and the checkpoint write on the frontend as `options` leaves it (intact, or with a step's switches out).
+  std::vector<double> per_server;
+  int32_t writers = 0;
+  const double checkpoint_bytes = out.job.model.params() * kCheckpointBytesPerParam;
+  double sample = 0;
+  if (frontend) {
+    const double tokens = static_cast<double>(out.job.model.seq) * kTokenIdBytes;
+    sample = s.frontend.sample_bytes > 0 ? s.frontend.sample_bytes : tokens;
+    per_server = data_loading_bytes(out.job, gpus, s.fabric, sample, tokens);
+    per_server.resize(static_cast<size_t>(fe->servers));
+    const int64_t per = std::max<int64_t>(1, s.fabric.gpus_per_server);
+    writers = static_cast<int32_t>(std::min<int64_t>((out.gpus + per - 1) / per, fe->servers));
+  }
+  struct StorageTimes {
+    double read_s = 0, write_s = 0;
+    std::string failure;
+  };
+  auto storage_times = [&](const engine::NetworkOptions& o) {
+    StorageTimes st;
+    const DataLoading d = simulate_data_loading(*fe, per_server, sample, s.engine, o);
+    const FrontendIo io = simulate_checkpoint(*fe, checkpoint_bytes, writers, s.engine, o);
+    st.read_s = d.read.seconds;
+    st.write_s = io.write.seconds;
+    st.failure = !d.read.failure.empty()     ? "data loading: " + d.read.failure
+                 : !io.write.failure.empty() ? "checkpoint: " + io.write.failure
+                                             : "";
+    return st;
+  };
+  StorageTimes intact;
+  if (frontend) {
+    if (progress.run) progress.run("the intact frontend's data loading and checkpoint");
+    intact = storage_times(s.network);
+    out.data_read_s = intact.read_s;
+    out.checkpoint_write_s = intact.write_s;
+    out.async_checkpoints = s.storage.async;
+    out.checkpoint_interval_hours = training_reliability(s, gpus, base.days_to_train).checkpoint_interval_hours;
+  }
+  const double iteration_s = base.iteration.seconds();
+  const double waited_intact = iteration_s + std::max(0.0, intact.read_s - iteration_s);
 
   // The plans, and the switch sets they simulate.
   struct Pending {
@@ -178,11 +240,20 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
       ev.what = "switch " + t.nodes[pool[static_cast<size_t>(sw)]].name + ", drained for its upgrade";
       o.faults.failures.events.push_back(std::move(ev));
     }
-    engine::RunReport report;
-    const workload::TrainResult r = workload::simulate_iteration(out.job, gpus, t,
-                                                                 *engine::make_backend(s.engine, t, o), base.times,
-                                                                 topt, &report);
     UpgradeStep& result = results[k];
+    if (frontend) {
+      const StorageTimes st = storage_times(o);
+      result.stops_job = !st.failure.empty();
+      result.failure = st.failure;
+      result.data_read_s = st.read_s;
+      result.checkpoint_write_s = st.write_s;
+      result.slowdown = result.stops_job ? 0 : (iteration_s + std::max(0.0, st.read_s - iteration_s)) / waited_intact;
+      return;
+    }
+    engine::RunReport report;
+    const workload::TrainResult r = workload::simulate_iteration(out.job, gpus, s.fabric,
+                                                                 *engine::make_backend(s.engine, s.fabric, o),
+                                                                 base.times, topt, &report);
     result.stops_job = report.job_failed;
     result.failure = report.failure;
     result.slowdown = report.job_failed ? 0 : r.iteration.seconds() / base.iteration.seconds();
@@ -201,8 +272,13 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
   out.threads = static_cast<int32_t>(threads);
 
   const double step_hours = rq.step_time.seconds() / 3600;
+  // Frontend: synchronous checkpoints a step holds (none behind training, or when nothing interrupts).
+  const double checkpoints = !frontend || out.async_checkpoints || !std::isfinite(out.checkpoint_interval_hours) ||
+                                     out.checkpoint_interval_hours <= 0
+                                 ? 0
+                                 : step_hours / out.checkpoint_interval_hours;
   for (auto& p : pending) {
-    std::vector<double> slowdowns;
+    std::vector<double> slowdowns, writes;
     int64_t stopped = 0;
     for (size_t i = 0; i < p.sets.size(); ++i) {
       UpgradeStep st;
@@ -216,9 +292,15 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
       st.slowdown = ran.slowdown;
       st.stops_job = ran.stops_job;
       st.failure = ran.failure;
+      st.data_read_s = ran.data_read_s;
+      st.checkpoint_write_s = ran.checkpoint_write_s;
       ++p.plan.simulated;
-      if (st.stops_job) ++stopped;
-      else slowdowns.push_back(st.slowdown);
+      if (st.stops_job) {
+        ++stopped;
+      } else {
+        slowdowns.push_back(st.slowdown);
+        writes.push_back(st.checkpoint_write_s);
+      }
       p.plan.steps.push_back(std::move(st));
     }
     // The steps not simulated: the mean of those that were (a plan whose simulated steps all stop the job
@@ -230,13 +312,22 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
     UpgradePlan& plan = p.plan;
     plan.worst_slowdown = slowdowns.empty() ? 1 : *std::max_element(slowdowns.begin(), slowdowns.end());
     plan.mean_slowdown = mean;
+    const double mean_write =
+        writes.empty() ? out.checkpoint_write_s
+                       : std::accumulate(writes.begin(), writes.end(), 0.0) / static_cast<double>(writes.size());
+    plan.worst_write_s = writes.empty() ? 0 : *std::max_element(writes.begin(), writes.end());
     for (auto& st : plan.steps) {
       if (!st.simulated) {
         st.stops_job = all_stop;
         st.slowdown = all_stop ? 0 : mean;
+        st.checkpoint_write_s = all_stop ? 0 : mean_write;
       }
       if (st.stops_job) ++plan.stopping_steps;
-      plan.extra_hours += st.stops_job ? step_hours : step_hours * (1 - 1 / st.slowdown);
+      st.extra_hours = st.stops_job
+                           ? step_hours
+                           : step_hours * (1 - 1 / st.slowdown) +
+                                 checkpoints * std::max(0.0, st.checkpoint_write_s - out.checkpoint_write_s) / 3600;
+      plan.extra_hours += st.extra_hours;
     }
     plan.window_hours = step_hours * static_cast<double>(plan.steps.size());
     out.plans.push_back(std::move(plan));

@@ -21,9 +21,21 @@
 // marked so. A switch set simulated once is not simulated again (b = 1's steps serve every plan).
 // Threads. The steps run at once on maintenance.threads threads (each engine on one); every step is its own
 // run, so the results do not depend on the thread count.
+// The frontend (maintenance.network: frontend). The tier is the frontend's (`frontend:`, its storage nodes
+// there). The job trains on the back end, which the upgrade leaves alone; a step costs it through its
+// storage traffic, simulated on the frontend with the step's switches drained (study/frontend_io.hpp):
+//   - data loading: one iteration's samples read in R (R0 intact); the loader prefetches during the
+//     iteration T, so the GPUs wait max(0, R - T) per iteration: slowdown = (T + max(0, R - T)) /
+//     (T + max(0, R0 - T));
+//   - checkpoints (synchronous): the job stops for each write, W instead of W0 intact; a step of
+//     step_time holds step_time / I of them (I: the checkpoint interval `podnet train` advises), each
+//     (W - W0) longer. Asynchronous checkpoints run behind training and cost a step nothing here.
+// A step costs step_time (1 - 1 / slowdown) + (step_time / I) (W - W0). A step whose drained switches cut
+// servers off the storage (a leaf, when the frontend NICs attach to one leaf) stops the job.
 // ASSUMPTIONS: the job runs throughout (no checkpoint and restart around a step); a drained switch carries
 // nothing, and the rest of its tier takes its traffic through routing (ECMP or the scenario's policy);
-// steps follow one another with no gap; the upgrade itself (its duration) is the user's figure.
+// steps follow one another with no gap; the upgrade itself (its duration) is the user's figure. Frontend:
+// the data loading and the checkpoint each have the frontend to themselves, as `podnet train` times them.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +50,7 @@
 namespace podnet::study {
 
 struct UpgradeRequest {
+  std::string network = "backend";  // or "frontend": the frontend's tiers (`frontend:`)
   std::string tier = "spine";
   std::vector<int64_t> batches = {1, 4, 16, 64};
   Time step_time = Time(1800LL * 1000000000000LL);  // 30 min
@@ -54,6 +67,10 @@ struct UpgradeStep {
   bool simulated = true;
   bool stops_job = false;
   std::string failure;  // why the job stopped (the engine's words), when it did
+  // Frontend: one iteration's data read and one checkpoint's write with the step's switches drained.
+  double data_read_s = 0;
+  double checkpoint_write_s = 0;
+  double extra_hours = 0;  // what the step costs the job
 };
 
 struct UpgradePlan {
@@ -62,6 +79,7 @@ struct UpgradePlan {
   std::vector<UpgradeStep> steps;
   int64_t simulated = 0;
   double worst_slowdown = 1;  // over the steps that run (a step that stops the job is worse: the report says so)
+  double worst_write_s = 0;   // frontend: the longest checkpoint write of a step that runs
   double mean_slowdown = 1;   // over the steps that run
   int64_t stopping_steps = 0;
   double extra_hours = 0;   // the job's extra time over the whole upgrade
@@ -74,6 +92,11 @@ struct UpgradeResult {
   int64_t gpus = 0;
   int64_t switches = 0;  // in the tier
   Time baseline;         // the intact iteration
+  // Frontend: the intact fabric's data read and checkpoint write, and the checkpoint interval and mode.
+  double data_read_s = 0;
+  double checkpoint_write_s = 0;
+  double checkpoint_interval_hours = 0;  // +inf when nothing interrupts the job
+  bool async_checkpoints = false;
   std::vector<UpgradePlan> plans;
   size_t best = 0;                // the plan that costs the least
   int64_t runs = 0;               // iterations simulated, the intact one included

@@ -6,8 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/error.hpp"
 #include "scenario/scenario.hpp"
+#include "study/reliability.hpp"
 
 namespace podnet::study {
 namespace {
@@ -117,6 +120,71 @@ TEST(PlanUpgrade, RefusesATierTheFabricLacksAndBatchesThatLeaveNothing) {
   EXPECT_NE(error_of({"maintenance.batches=[4, 8]"}).find("every batch is at or above the 4 spine switches"),
             std::string::npos);
   EXPECT_NE(error_of({"network.engine=analytical"}).find("draining switches under a run needs the"), std::string::npos);
+}
+
+// The frontend: the 8 servers' one 100G NIC each and one storage node of 4 x 100G NICs on radix-8 leaves
+// (4 down, 4 up): servers on leaves 0 and 1, the storage node on leaf 2, each leaf with 2 links to each of
+// the 2 spines. A checkpoint (112.4 GB) enters leaf 2 over its 4 uplinks as fast as the 4 storage NICs take it:
+// W0 = bytes / (4 x port). One spine out leaves leaf 2 two uplinks: W = bytes / (2 x port) = 2 W0. Spraying
+// splits every flow evenly over the uplinks (ECMP's hash would load one more than the others).
+const std::vector<std::string> kFrontend = {
+    "frontend.nics=1",       "frontend.nic_speed=100Gbps",  "frontend.port_speed=100Gbps",
+    "frontend.radix=8",      "frontend.storage_nodes=1",    "frontend.storage_nics=4",
+    "network.routing=spray", "maintenance.network=frontend"};
+
+std::vector<std::string> with_frontend(std::vector<std::string> sets) {
+  sets.insert(sets.begin(), kFrontend.begin(), kFrontend.end());
+  return sets;
+}
+
+TEST(PlanUpgradeFrontend, ASpineOutDoublesTheCheckpointWriteAndCostsItsShareOfTheStep) {
+  const UpgradeResult r = plan_upgrade(setup(with_frontend({"maintenance.batches=[1]", "maintenance.runs=0"})));
+  EXPECT_EQ(r.request.network, "frontend");
+  EXPECT_EQ(r.switches, 2);
+  const double bytes = setup({}).job(false).model.params() * kCheckpointBytesPerParam;
+  const double port = 12.5e9 * 4096 / 4178;  // RoCEv2's payload share of 100 Gb/s
+  EXPECT_NEAR(r.checkpoint_write_s, bytes / (4 * port), 1e-3 * r.checkpoint_write_s);
+  ASSERT_TRUE(std::isfinite(r.checkpoint_interval_hours));
+  ASSERT_GT(r.checkpoint_interval_hours, 0);
+  EXPECT_FALSE(r.async_checkpoints);
+  const UpgradePlan& p = r.plans[0];
+  ASSERT_EQ(p.steps.size(), 2u);
+  for (const auto& st : p.steps) {
+    EXPECT_FALSE(st.stops_job);
+    EXPECT_NEAR(st.checkpoint_write_s, 2 * r.checkpoint_write_s, 2e-3 * r.checkpoint_write_s);
+    // A few kilobytes of token ids a step: the loader keeps up, the iteration is untouched.
+    EXPECT_LT(st.data_read_s, r.baseline.seconds());
+    EXPECT_DOUBLE_EQ(st.slowdown, 1);
+    // The step holds 0.5 h / I synchronous checkpoints, each W - W0 longer.
+    EXPECT_NEAR(st.extra_hours,
+                0.5 / r.checkpoint_interval_hours * (st.checkpoint_write_s - r.checkpoint_write_s) / 3600, 1e-15);
+  }
+  EXPECT_NEAR(p.extra_hours, p.steps[0].extra_hours + p.steps[1].extra_hours, 1e-15);
+  EXPECT_NEAR(p.worst_write_s, 2 * r.checkpoint_write_s, 2e-3 * r.checkpoint_write_s);
+  // Asynchronous checkpoints run behind training: the same steps cost nothing.
+  const UpgradeResult a = plan_upgrade(
+      setup(with_frontend({"maintenance.batches=[1]", "maintenance.runs=0", "storage.checkpoint_mode=async"})));
+  EXPECT_TRUE(a.async_checkpoints);
+  EXPECT_DOUBLE_EQ(a.plans[0].extra_hours, 0);
+}
+
+TEST(PlanUpgradeFrontend, ALeafCutsItsServersOffTheStorage) {
+  // Each server's one NIC attaches to one leaf: draining it cuts those servers off; the job stops.
+  const UpgradeResult r =
+      plan_upgrade(setup(with_frontend({"maintenance.tier=leaf", "maintenance.batches=[1]", "maintenance.runs=0"})));
+  const UpgradePlan& p = r.plans[0];
+  ASSERT_EQ(p.steps.size(), 3u);
+  EXPECT_EQ(p.stopping_steps, 3);
+  EXPECT_NE(p.steps[0].failure.find("fe-"), std::string::npos) << p.steps[0].failure;
+  EXPECT_DOUBLE_EQ(p.extra_hours, 1.5);
+}
+
+TEST(PlanUpgradeFrontend, RefusesWithoutAFrontendOrWithStorageOnTheBackEnd) {
+  EXPECT_NE(error_of({"maintenance.network=frontend"}).find("no frontend network to upgrade"), std::string::npos);
+  EXPECT_NE(error_of(with_frontend({"frontend.storage_nodes=0"})).find("the frontend has no storage nodes"),
+            std::string::npos);
+  EXPECT_NE(error_of(with_frontend({"maintenance.tier=core"})).find("is not a switch tier of the frontend network"),
+            std::string::npos);
 }
 
 }  // namespace
