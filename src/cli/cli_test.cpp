@@ -1342,3 +1342,26 @@ TEST(Cli, DesignSaysWhichTenantsShareALeaf) {
   const auto k = nlohmann::json::parse(aligned.out);
   for (const auto& x : k["tenants"]) EXPECT_EQ(x["shared_leaves"], 0) << x.dump();
 }
+
+TEST(Cli, DesignTakesConvergedStorageSlotsOutOfTheGpuBill) {
+  // two-jobs: 8 servers of 8 GPUs. Two storage nodes in the last two slots: 6 GPU servers, 48 GPUs, and
+  // two servers' power (server.power) less; the NICs stay (the storage nodes use them).
+  Result plain = run("design two-jobs --format json");
+  Result conv = run("design two-jobs --set frontend.converged=true --set frontend.storage_nodes=2 --format json");
+  ASSERT_EQ(plain.status, 0) << plain.out;
+  ASSERT_EQ(conv.status, 0) << conv.out;
+  const auto a = nlohmann::json::parse(plain.out);
+  const auto b = nlohmann::json::parse(conv.out);
+  EXPECT_EQ(b["bom"]["gpus"], a["bom"]["gpus"].get<int64_t>() - 16);
+  EXPECT_EQ(b["bom"]["servers"], a["bom"]["servers"].get<int64_t>() - 2);
+  EXPECT_EQ(b["bom"]["storage_nodes"], 2);
+  EXPECT_EQ(b["bom"]["nics"], a["bom"]["nics"]);
+  const double server_kw = a["bom"]["power"]["servers_kw"].get<double>() / a["bom"]["servers"].get<double>();
+  EXPECT_NEAR(b["bom"]["power"]["servers_kw"].get<double>(),
+              a["bom"]["power"]["servers_kw"].get<double>() - 2 * server_kw, 1e-3);
+  EXPECT_EQ(b["storage_on_back_end"]["first_slot"], 6);
+  EXPECT_EQ(b["cost"]["capex_usd"], a["cost"]["capex_usd"]);
+  EXPECT_NEAR(b["cost"]["capex_per_gpu_usd"].get<double>(), b["cost"]["capex_usd"].get<double>() / 48, 0.01);
+  Result table = run("design two-jobs --set frontend.converged=true --set frontend.storage_nodes=2");
+  EXPECT_NE(table.out.find("storage nodes (in server slots)"), std::string::npos) << table.out;
+}

@@ -208,6 +208,10 @@ void write_frontend_table(const nlohmann::json& d, std::ostream& out) {
   t.add({"optical transceivers", thousands(fe["transceivers"])});
   t.add({"power: switches / optics (kW)", fmt::format("{} / {}", fixed(fe["power"]["switches_kw"].get<double>(), 1),
                                                       fixed(fe["power"]["optics_kw"].get<double>(), 1))});
+  if (fe.contains("network_racks")) {
+    t.add({"racks: frontend switches", thousands(fe["network_racks"])});
+    t.add({"racks: back end + frontend", thousands(d["racks_with_frontend"])});
+  }
   for (auto it = fe["oversubscription"].begin(); it != fe["oversubscription"].end(); ++it) {
     std::string v = fixed(it.value().get<double>(), 4);
     while (v.back() == '0') v.pop_back();
@@ -226,6 +230,8 @@ void write_frontend_table(const nlohmann::json& d, std::ostream& out) {
   t.add({"capex: back end + frontend", usd(d["capex_with_frontend_usd"].get<double>())});
   t.add({"energy per year (frontend switches and optics)", usd(cost["energy_usd_per_year"].get<double>())});
   t.write(out, "  ");
+  out << "\n";
+  for (const auto& n : fe["notes"]) out << "  note: frontend " << n.get<std::string>() << "\n";
 }
 
 }  // namespace
@@ -244,6 +250,7 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
   Table t({"bill of materials", "count"});
   t.add({"GPUs", thousands(bom["gpus"])});
   t.add({"servers", thousands(bom["servers"])});
+  if (bom.contains("storage_nodes")) t.add({"storage nodes (in server slots)", thousands(bom["storage_nodes"])});
   t.add({"NICs", thousands(bom["nics"])});
   t.add({"NVLink domains", thousands(bom["nvlink_domains"])});
   for (const auto& x : topo["tiers"])
@@ -302,6 +309,15 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
   f.write(out, "  ");
   out << "\n  limit: " << d["limits"]["max_gpus_reason"].get<std::string>() << "\n";
   for (const auto& n : d["notes"]) out << "  note: " << n.get<std::string>() << "\n";
+  if (d.contains("storage_on_back_end")) {
+    const auto& s = d["storage_on_back_end"];
+    out << fmt::format(
+        "  note: storage on the back end (frontend.converged): server slots {} on hold {} storage nodes of "
+        "{} NICs ({} Gbps in all); their GPUs and server power are out of the bill, their own price "
+        "and power are not counted\n",
+        thousands(s["first_slot"]), thousands(s["storage_nodes"]), thousands(s["nics_per_storage_node"]),
+        thousands(std::llround(s["storage_nics_bandwidth_gbps"].get<double>())));
+  }
   if (d.contains("frontend")) write_frontend_table(d, out);
   if (d.contains("tenants")) write_tenants_table(d, out);
 }

@@ -27,6 +27,8 @@
 #include "study/jobs.hpp"
 #include "study/reliability.hpp"
 #include "study/train.hpp"
+#include "topology/bom.hpp"
+#include "topology/frontend.hpp"
 #include "workload/model.hpp"
 
 namespace podnet::report {
@@ -720,11 +722,38 @@ Bytes parse_size(const std::string& text, const std::string& label) {
 nlohmann::json design_document(const scenario::Scenario& sc, const topology::Topology& t, const std::string& cmd) {
   nlohmann::json doc = new_document(context_of(sc, cmd));
   const topology::Hardware hw = sc.hardware();
-  const topology::Bom bom = topology::compute_bom(t, hw);
+  topology::Bom bom = topology::compute_bom(t, hw);
+  // Storage on the back end (frontend.converged): the last server slots hold storage nodes, not GPU servers.
+  // Their GPUs, server power and (one per server) NVLink domains leave the bill; their NICs, cables and slots
+  // in the racks stay. A storage node's own price and power are not counted, as on the frontend.
+  const topology::FrontendConfig fc = sc.frontend();
+  const int64_t slots = fc.converged ? fc.storage_nodes : 0;
+  if (slots > 0 && slots < bom.servers) {
+    if (bom.nvlink_domains == bom.servers) bom.nvlink_domains -= slots;
+    bom.gpus -= slots * t.gpus_per_server;
+    bom.servers -= slots;
+    bom.power_servers_w -= static_cast<double>(slots) * hw.server_power_w;
+    bom.power_total_w -= static_cast<double>(slots) * hw.server_power_w;
+  }
   const topology::CostModel model = sc.cost_model();
   add_design(doc, t, bom, topology::compute_cost(t, hw, bom, model), model);
-  if (const topology::FrontendFabric fe = sc.build_frontend(t.servers); fe.config.present())
+  if (slots > 0 && slots < bom.servers + slots) {
+    doc["bom"]["storage_nodes"] = slots;
+    doc["storage_on_back_end"] = {{"storage_nodes", slots},
+                                  {"first_slot", bom.servers},
+                                  {"nics_per_storage_node", t.nics_per_server},
+                                  {"storage_nics_bandwidth_gbps",
+                                   round_to(static_cast<double>(slots * t.nics_per_server) * hw.nic_speed.gbps(), 3)}};
+  }
+  if (const topology::FrontendFabric fe = sc.build_frontend(t.servers); fe.config.present()) {
     add_frontend(doc, fe, model);
+    // The frontend's switches go into network racks after the back end's, as the site exports place them
+    // (topology::network_racks over the site): the racks they add.
+    int32_t last = t.racks - 1;
+    for (const int32_t r : topology::network_racks(topology::site_topology(t, fe), hw)) last = std::max(last, r);
+    doc["frontend"]["network_racks"] = std::max<int64_t>(0, last + 1 - bom.racks);
+    doc["racks_with_frontend"] = std::max<int64_t>(bom.racks, last + 1);
+  }
   // The ratio asked, beside the one built when whole ports made another (2:1 on radix-128 leaves is 85 down /
   // 43 up ports, 40 of them cabled: 2.125:1, said only in the notes): the key's text and the builder's note on
   // that tier's ports.

@@ -133,14 +133,16 @@ FrontendFabric build_frontend(const FrontendConfig& c, int32_t servers, const Ha
   hw.nvlink_bw = Bandwidth(0);
   hw.pcie_bw = Bandwidth(std::max(hw.pcie_bw.bps, 4 * c.nic_speed.bps));
   hw.nic_speed = c.nic_speed;
-  hw.server_power_w = 0;  // the servers are the back end's; the frontend draws switch and optics power
+  // The racks are the back end's: a rack holds its P servers' P x nics frontend ports (the builder packs
+  // rack_power / server_power "servers" a rack), and a NIC cable's length counts the racks to its leaf.
+  hw.server_power_w = backend.rack_power_w / (static_cast<double>(servers_per_rack(backend)) * c.nics);
   hw.radix = c.radix;
   hw.port_speed = c.port_speed;
   hw.switch_latency = c.switch_latency;
   hw.switch_power_w = c.switch_power_w;
   hw.sharp = false;
-  hw.rack_width_m = 0;  // every NIC cable is server_to_leaf
   f.hardware = hw;
+  f.hardware.server_power_w = 0;  // the servers are the back end's; the frontend draws switch and optics power
   std::vector<std::pair<std::string, std::string>> keys = {{"gpus", std::to_string(f.ports())},
                                                            {"oversubscription",
                                                             fmt::format("{}:1", format_number(c.oversubscription))}};
@@ -170,6 +172,14 @@ FrontendFabric build_frontend(const FrontendConfig& c, int32_t servers, const Ha
   }
   Topology& t = f.topology;
   t.family = "frontend";
+  // The builder's notes in the frontend's words: its "servers" are NIC ports, and it has no pod-size key.
+  for (std::string& note : t.facts.notes) {
+    for (const auto& [from, to] : {std::pair<std::string, std::string>{"serves servers up to", "serves ports up to"},
+                                   {"servers a rack", "frontend ports a rack"},
+                                   {"the middle rack of its servers", "the middle rack of its ports"}})
+      if (const size_t at = note.find(from); at != std::string::npos) note.replace(at, from.size(), to);
+    if (const size_t at = note.find("; a topology.groups_per_pod"); at != std::string::npos) note.resize(at);
+  }
   const int32_t server_ports = f.server_ports();
   for (int32_t s = 0; s < servers; ++s) t.device_names.push_back(server_name(s, servers));
   for (int32_t n = 0; n < c.storage_nodes; ++n)

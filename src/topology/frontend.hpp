@@ -21,9 +21,13 @@
 // - the switch: 64 x 400G, 600 ns, 2 kW at 51.2 Tb/s scaled as the back end's (topology/power.hpp).
 // - storage nodes: 2 NICs each at frontend.nic_speed; their media bandwidth unbounded unless given
 //   (storage_write_bandwidth, storage_read_bandwidth per node: then the node's NICs share it evenly).
-// ASSUMPTIONS: one NIC speed for servers and storage nodes; every NIC cable is cabling.server_to_leaf
-// (the frontend leaf stands in the servers' row), leaf-to-spine and spine-to-core cables as the back
-// end's; no racks of its own are counted (the frontend switches share the network racks' rows).
+// Racks and cables: the servers stand in the back end's racks (its servers a rack, each with its frontend
+// ports), the storage nodes' ports in racks after them at the same density. A NIC cable is as long as the
+// back end's rule makes it (cabling.server_to_leaf to the leaf's rack and the racks beside it, cabling.rack_width
+// more a rack farther), so far ones are optical. The switches go into network racks of their own after the
+// back end's, packed as the back end's are (topology::network_racks); `design` counts them.
+// ASSUMPTIONS: one NIC speed for servers and storage nodes; a frontend leaf serves consecutive ports
+// (single-homed: a server's NICs on one leaf); leaf-to-spine and spine-to-core cables as the back end's.
 #pragma once
 
 #include <cstdint>
