@@ -75,8 +75,9 @@ void write_config_plan(const topology::Topology& t, const topology::AddressPlan&
   std::cerr << fmt::format(
       "podnet: wrote the configuration plan into {}: {} switches (frr/*.conf, sonic/*.json, switches.csv), {} ASNs, "
       "{} eBGP sessions ({}), {} /{} subnets and {} loopbacks (ip-addresses.csv, NetBox's IP import)\n",
-      dir, plan.switches.size(), plan.asns, plan.sessions, plan.options.unnumbered ? "unnumbered" : "numbered",
-      numbered, plan.options.v6 ? 127 : 31, plan.switches.size());
+      dir, thousands(static_cast<int64_t>(plan.switches.size())), thousands(plan.asns), thousands(plan.sessions),
+      plan.options.unnumbered ? "unnumbered" : "numbered", thousands(numbered), plan.options.v6 ? 127 : 31,
+      thousands(static_cast<int64_t>(plan.switches.size())));
   if (!tenants.empty())
     std::cerr << fmt::format("podnet: {} tenants in VRFs of their own over EVPN-VXLAN: BGP EVPN in frr/*.conf, "
                              "VRFs, VTEPs and VNI maps in sonic/*.json\n",

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "core/units.hpp"
 #include "reliability/checkpoint.hpp"
 
 namespace podnet::reliability {
@@ -22,7 +23,7 @@ int64_t affordable(int64_t requested, double draws_per_trial, std::string& note)
   const std::string draws = std::isfinite(draws_per_trial) ? fmt::format("about {:.2g}", draws_per_trial)
                                                            : std::string("more than 1e308");
   note = fmt::format("{} random draws per trial: {} of {} trials fit the {:.0e}-draw budget", draws,
-                     static_cast<int64_t>(std::max(fit, 0.0)), requested, kMaxDraws);
+                     thousands(static_cast<int64_t>(std::max(fit, 0.0))), thousands(requested), kMaxDraws);
   return static_cast<int64_t>(std::max(fit, 0.0));
 }
 

@@ -104,7 +104,7 @@ TEST(MonteCarlo, AnOverflowingDrawCountIsSaidInWordsNotInf) {
   // output format).
   TrainingEstimate e = simulate_training(720, 0.01, 0.01, 1000.0, 1.0 / 60, 10000, Rng(1));
   EXPECT_FALSE(e.simulated);
-  EXPECT_EQ(e.skipped, "more than 1e308 random draws per trial: 0 of 10000 trials fit the 2e+07-draw budget");
+  EXPECT_EQ(e.skipped, "more than 1e308 random draws per trial: 0 of 10,000 trials fit the 2e+07-draw budget");
   EXPECT_EQ(e.skipped.find("inf"), std::string::npos);
 }
 
@@ -117,7 +117,7 @@ TEST(MonteCarlo, FewerTrialsWhenTheBudgetRequires) {
   EXPECT_TRUE(e.simulated);
   EXPECT_EQ(e.requested, 10000);
   EXPECT_EQ(e.trials, 1999);
-  EXPECT_NE(e.reduced.find("1999 of 10000"), std::string::npos) << e.reduced;
+  EXPECT_NE(e.reduced.find("1,999 of 10,000"), std::string::npos) << e.reduced;
   EXPECT_NEAR(e.mean_interruptions, 1e4, 5 * 100 / std::sqrt(1999.0));  // Poisson s.e. √1e4/√n
 }
 

@@ -77,7 +77,7 @@ struct CheckpointIo {
   double write_Bps = 0, read_Bps = 0;
   // Converged and asynchronous, timed beside an iteration (write_s stays the write on an idle fabric).
   bool behind_training = false;
-  double write_behind_s = 0;     // the write behind training (overhead included)
+  double write_behind_s = 0;     // moving the write's bytes behind training (overhead_s not included)
   double training_slowdown = 1;  // an iteration's time with the write beside it / alone
   double training_lost_s = 0;    // training time a checkpoint's write costs
 };

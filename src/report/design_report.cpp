@@ -193,6 +193,7 @@ void write_frontend_table(const nlohmann::json& d, std::ostream& out) {
   if (fe["storage_nodes"].get<int64_t>() > 0)
     t.add({"storage nodes", fmt::format("{} x {} NICs x {}", thousands(fe["storage_nodes"]),
                                         fe["nics_per_storage_node"].get<int>(), speed)});
+  else if (d.contains("storage_on_back_end")) t.add({"storage nodes", "on the back end (frontend.converged)"});
   else t.add({"storage nodes", "none (frontend.storage_nodes)"});
   if (fe.contains("storage_write_gbyte_per_s_per_node"))
     t.add({"storage write per node", fixed(fe["storage_write_gbyte_per_s_per_node"].get<double>(), 1) + " GB/s"});

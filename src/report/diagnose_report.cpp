@@ -271,14 +271,14 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
   }
   if (d.contains("evaluation")) {
     const auto& e = d["evaluation"];
-    out << fmt::format("\nevaluation: {} trials, {} hidden {} fault(s) each at {} loss\n", e["trials"].get<int>(),
-                       e["faults_per_trial"].get<int>(), e["fault_kind"].get<std::string>(),
-                       pct(e["loss_probability"].get<double>()));
+    out << fmt::format("\nevaluation: {} trials, {} hidden {} fault(s) each at {} loss\n",
+                       thousands(e["trials"].get<int64_t>()), e["faults_per_trial"].get<int>(),
+                       e["fault_kind"].get<std::string>(), pct(e["loss_probability"].get<double>()));
     Table t({"", "value"});
     t.add({"precision", fixed(e["precision"].get<double>(), 4)});
     t.add({"recall", fixed(e["recall"].get<double>(), 4)});
-    t.add({"trials localized exactly",
-           fmt::format("{} of {}", e["trials_localized_exactly"].get<int>(), e["trials"].get<int>())});
+    t.add({"trials localized exactly", fmt::format("{} of {}", thousands(e["trials_localized_exactly"].get<int64_t>()),
+                                                   thousands(e["trials"].get<int64_t>()))});
     const auto& ttl = e["time_to_localize_seconds"];
     t.add({"time to localize: median", secs(ttl["median"])});
     t.add({"time to localize: p90", secs(ttl["p90"])});

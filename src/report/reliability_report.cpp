@@ -40,7 +40,7 @@ nlohmann::json checkpoint_io_json(const reliability::CheckpointIo& io) {
                       {"mode", io.async ? "async" : "sync"}};
   if (io.async) j["snapshot_seconds"] = round_to(io.snapshot_s, 4);
   if (io.behind_training)
-    j["behind_training"] = {{"write_minutes", round_to(io.write_behind_s / 60, 4)},
+    j["behind_training"] = {{"transfer_minutes", round_to(io.write_behind_s / 60, 6)},
                             {"training_slowdown", round_to(io.training_slowdown, 6)},
                             {"training_lost_seconds", round_to(io.training_lost_s, 4)}};
   if (!io.simulated_by.empty()) {
@@ -87,10 +87,10 @@ std::string checkpoint_io_text(const nlohmann::json& io) {
     const auto& b = io["behind_training"];
     return transfer_text(io) +
            fmt::format("; asynchronous on the back end: the job stops {} s to copy its shards to host memory; the "
-                       "write takes {} behind training and slows it by {}% meanwhile, so each checkpoint costs {} s "
-                       "of training besides the copy; an interruption also loses the write in flight",
+                       "write's bytes move in {} behind training and slow it by {}% meanwhile, so each checkpoint "
+                       "costs {} s of training besides the copy; an interruption also loses the write in flight",
                        fixed(io["snapshot_seconds"].get<double>(), 2),
-                       checkpoint_minutes_text(b["write_minutes"].get<double>()),
+                       checkpoint_minutes_text(b["transfer_minutes"].get<double>()),
                        fixed(100 * (b["training_slowdown"].get<double>() - 1), 1),
                        fixed(b["training_lost_seconds"].get<double>(), 1));
   }
@@ -273,6 +273,12 @@ void write_reliability_table(const nlohmann::json& d, std::ostream& out) {
          mc_ok ? count_text(mc["absorbed_failures"].get<double>()) : ""});
   s.add({"  stalling the job in total", seconds_text(d["absorbed"]["stall_seconds"].get<double>()), ""});
   s.write(out, "  ");
+  // The risk model counts the back end's parts; a frontend's own failures (its switches, NICs and the storage
+  // nodes) would stop data loading and checkpoints, which it does not model.
+  if (d["checkpoint"].contains("storage") && d["checkpoint"]["storage"].contains("simulated") &&
+      d["checkpoint"]["storage"]["simulated"].value("network", "frontend") == "frontend")
+    out << "  note: the components above are the back end's; the frontend's switches and NICs and the storage nodes "
+           "are not in the risk model\n";
   out << "\n";
 
   const auto& ck = d["checkpoint"];

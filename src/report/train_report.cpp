@@ -349,6 +349,15 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
     t.add({"days to train",
            fmt::format("{} ({} tokens, failure-free)", fixed(o["days_to_train"].get<double>(), 1), budget)});
   }
+  // A data loader that falls behind (frontend:) stalls the GPUs: the figures above leave it out, these add it.
+  if (o.contains("data_loading") && !o["data_loading"]["keeps_up"].get<bool>() && it > 0) {
+    const double stall = o["data_loading"]["stall_ms"].get<double>();
+    t.add({"WAITING FOR DATA (the loader falls behind)", fixed(stall, 2) + " ms per iteration"});
+    t.add({"  iteration with the wait",
+           fmt::format("{} ms ({}% longer)", fixed(it + stall, 2), fixed(100 * stall / it, 1))});
+    if (!o["days_to_train"].is_null())
+      t.add({"  days to train with the wait", fixed(o["days_to_train"].get<double>() * (it + stall) / it, 1)});
+  }
   t.add({"ideal bubble (p-1)/(v m) of compute, even stages", num(o["ideal_bubble_fraction"], 1, 100, "%")});
   if (o.contains("memory_gbyte")) {
     const auto& mm = o["memory_gbyte"];
@@ -701,7 +710,7 @@ nlohmann::json training_reliability_json(const study::TrainingReliability& r) {
   };
   nlohmann::json j = {{"mtbi_hours", finite(r.mtbi_hours, 4)},
                       {"checkpoint_interval_minutes", finite(r.checkpoint_interval_hours * 60, 2)},
-                      {"checkpoint_cost_minutes", round_to(r.checkpoint_cost_hours * 60, 3)},
+                      {"checkpoint_cost_minutes", round_to(r.checkpoint_cost_hours * 60, 6)},
                       {"restart_cost_minutes", round_to(r.restart_cost_hours * 60, 3)},
                       {"goodput", round_to(r.goodput, 6)},
                       {"days_to_train_with_failures", finite(r.days_to_train, 3)}};
@@ -762,7 +771,7 @@ void write_data_loading(const nlohmann::json& d, std::ostream& out) {
                        fixed(100 * d["share_of_iteration"].get<double>(), 1));
   else
     out << fmt::format("    the loader falls behind: the GPUs wait {} ms per iteration for data ({}% longer "
-                       "iterations; days to train leave this out)\n",
+                       "iterations: the rows \"with the wait\" above add it)\n",
                        fixed(d["stall_ms"].get<double>(), 2),
                        fixed(100 * d["stall_ms"].get<double>() / d["iteration_ms"].get<double>(), 1));
 }
@@ -789,12 +798,12 @@ void write_write_behind(const nlohmann::json& w, std::ostream& out) {
                      fixed(w["iteration_ms"].get<double>(), 2), fixed(w["iteration_alone_ms"].get<double>(), 2),
                      fixed(100 * (slow - 1), 1));
   if (w["outlasts_iteration"].get<bool>())
-    out << fmt::format("    the write takes {} behind training, {} on an idle back end\n",
+    out << fmt::format("    its bytes move in {} behind training, {} on an idle back end (the save's overhead aside)\n",
                        checkpoint_minutes_text(w["write_minutes"].get<double>()),
                        checkpoint_minutes_text(w["write_alone_minutes"].get<double>()));
   else
-    out << fmt::format("    the write ({}) ends inside one iteration: started with it here, it meets only the traffic "
-                       "of that start; it may meet more elsewhere in the step\n",
+    out << fmt::format("    its bytes move in {}, inside one iteration: started with it here, they meet only the "
+                       "traffic of that start; they may meet more elsewhere in the step\n",
                        checkpoint_minutes_text(w["write_minutes"].get<double>()));
 }
 

@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "core/units.hpp"
 
 namespace podnet::routing {
 
@@ -166,7 +167,7 @@ std::pair<LinkId, int32_t> Router::attachment(NodeId nic) const {
              "(topology.tiers: 3)";
     else msg += "; PXN found no GPU on the destination rail reachable over NVLink in the source server";
   }
-  if (graph_->down_links() > 0) msg += fmt::format("; {} link(s) are down", graph_->down_links());
+  if (graph_->down_links() > 0) msg += fmt::format("; {} link(s) are down", thousands(graph_->down_links()));
   throw Error(msg);
 }
 
@@ -513,8 +514,9 @@ void Router::route_endpoints(NodeId src_ep, NodeId dst_ep, uint64_t entropy, std
   if (!ok) {
     out.resize(start);
     throw Error(fmt::format("routing: no network path from {} to {}{}", t_.nodes[src_ep].name, t_.nodes[dst_ep].name,
-                            graph_->down_links() > 0 ? fmt::format(" ({} link(s) are down)", graph_->down_links())
-                                                     : std::string()));
+                            graph_->down_links() > 0
+                                ? fmt::format(" ({} link(s) are down)", thousands(graph_->down_links()))
+                                : std::string()));
   }
   if (tracks_load_)
     for (size_t i = start; i < out.size(); ++i) load_[out[i].link] += out[i].fraction;

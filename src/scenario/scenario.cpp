@@ -945,6 +945,11 @@ topology::CostModel Scenario::cost_model() const {
 topology::FrontendConfig Scenario::frontend() const {
   try {
     topology::FrontendConfig c = topology::frontend_from(section("frontend"));
+    if (c.converged && (lines.count("frontend.storage_nics") || from_set.count("frontend.storage_nics") ||
+                        from_fragment.count("frontend.storage_nics")))
+      throw ParamError("frontend.storage_nics",
+                       "with frontend.converged the storage nodes take back-end server slots and use their NICs "
+                       "(server.nics each); expected no frontend.storage_nics, or frontend.converged: false");
     if (c.present() && section("storage").get_int("frontend_nics") > 0)
       throw ParamError("storage.frontend_nics",
                        "storage.frontend_nics and frontend.nics both give the servers' frontend NICs; expected one: "
@@ -956,9 +961,14 @@ topology::FrontendConfig Scenario::frontend() const {
 }
 
 topology::FrontendFabric Scenario::build_frontend(int32_t servers) const {
-  const topology::FrontendConfig c = frontend();
+  topology::FrontendConfig c = frontend();
+  const int32_t named = servers;
+  if (c.converged) {  // the storage nodes are on the back end: the frontend serves the GPU servers alone
+    servers = std::max(0, servers - c.storage_nodes);
+    c.storage_nodes = 0;
+  }
   try {
-    return topology::build_frontend(c, servers, hardware());
+    return topology::build_frontend(c, servers, hardware(), named);
   } catch (const ParamError& e) {
     throw InputError(fmt::format("{}: {}", where(e.key()), e.what()));
   }

@@ -66,9 +66,15 @@ Setup resolve(Scenario sc, std::optional<topology::Topology> fabric) {
   return s;
 }
 
+int64_t Setup::training_gpus() const {
+  const int64_t all = static_cast<int64_t>(fabric.gpus.size());
+  if (!frontend.converged || frontend.storage_nodes >= fabric.servers) return all;
+  return all - int64_t{frontend.storage_nodes} * fabric.gpus_per_server;
+}
+
 workload::Job Setup::job(bool memory) const {
   return located(scenario, [&] {
-    workload::Job j = workload::job_from(scenario.section("workload"), static_cast<int64_t>(fabric.gpus.size()));
+    workload::Job j = workload::job_from(scenario.section("workload"), training_gpus());
     j.seed = scenario.seed;
     if (memory) workload::check_memory(j);
     return j;

@@ -56,6 +56,9 @@ struct Setup {
   // a job that does not fit in the GPU's memory is an InputError too
   // (workload::check_memory). InputError at the key's line.
   workload::Job job(bool check_memory = true) const;
+  // The GPUs a job may use: the fabric's, less those of the server slots that hold storage nodes
+  // (frontend.converged). They are the first ones by rank.
+  int64_t training_gpus() const;
   // Job `i` of the scenario's `jobs:` (its workload on top of `workload:`) on
   // its GPU count; dp = gpus / (tp cp pp) unless the workload gives it.
   // InputError at the key's line ("FILE:LINE: jobs[1].workload.tp: ...").

@@ -68,7 +68,7 @@ std::optional<reliability::CheckpointIo> apply_storage(const scenario::Setup& s,
     io.snapshot_s = bytes / static_cast<double>(std::max<int64_t>(1, gpus)) / s.storage.snapshot_Bps;
     if (behind != nullptr) {  // the write shares links with training (storage.hpp)
       io.behind_training = true;
-      io.write_behind_s = io.overhead_s + behind->write_s;
+      io.write_behind_s = behind->write_s;
       io.training_slowdown = behind->slowdown;
       io.training_lost_s = behind->outlasts && behind->slowdown > 0
                                ? behind->write_s * (1 - 1 / behind->slowdown)
@@ -76,7 +76,7 @@ std::optional<reliability::CheckpointIo> apply_storage(const scenario::Setup& s,
     }
     if (!given(s.scenario, "reliability.checkpoint_cost"))
       rc.checkpoint_cost_hours = (io.snapshot_s + io.training_lost_s) / 3600;
-    const double write_s = io.behind_training ? io.write_behind_s : io.write_s;
+    const double write_s = io.behind_training ? io.overhead_s + io.write_behind_s : io.write_s;
     if (!given(s.scenario, "reliability.restart_cost"))
       rc.restart_cost_hours = (s.storage.restart_overhead_s + io.read_s + write_s) / 3600;
     rc.min_interval_hours = write_s / 3600;
@@ -91,14 +91,15 @@ std::optional<reliability::CheckpointIo> apply_storage(const scenario::Setup& s,
 ReliabilityResult reliability(const scenario::Setup& s) {
   ReliabilityResult r;
   r.config = s.reliability;
+  // Every GPU (job_gpus 0) is every GPU a job may use: not the storage nodes' slots (frontend.converged).
+  if (r.config.job_gpus == 0 && s.training_gpus() < static_cast<int64_t>(s.fabric.gpus.size()))
+    r.config.job_gpus = s.training_gpus();
   try {
     r.inventory = reliability::count_inventory(s.fabric, r.config.job_gpus);
   } catch (const ParamError& e) {
     throw InputError(fmt::format("{}: {}", s.scenario.where(e.key()), e.what()));
   }
-  r.checkpoint_io =
-      apply_storage(s, r.config.job_gpus > 0 ? r.config.job_gpus : static_cast<int64_t>(s.fabric.gpus.size()),
-                    r.config);
+  r.checkpoint_io = apply_storage(s, r.config.job_gpus > 0 ? r.config.job_gpus : s.training_gpus(), r.config);
   r.risk = reliability::assess(r.inventory, r.config);
   r.advice = reliability::advise(r.risk, r.config);
   const Rng rng(s.scenario.seed);

@@ -325,7 +325,7 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
       if (st.stops_job) ++plan.stopping_steps;
       st.extra_hours = st.stops_job
                            ? step_hours
-                           : step_hours * (1 - 1 / st.slowdown) +
+                           : std::max(0.0, step_hours * (1 - 1 / st.slowdown)) +
                                  checkpoints * std::max(0.0, st.checkpoint_write_s - out.checkpoint_write_s) / 3600;
       plan.extra_hours += st.extra_hours;
     }

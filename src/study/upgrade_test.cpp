@@ -57,7 +57,7 @@ TEST(PlanUpgrade, EachPlanCostsItsStepsSlowdowns) {
       EXPECT_FALSE(st.stops_job);
       // Every DP hop crosses the spines: losing one of four slows the exposed all-reduce.
       EXPECT_GT(st.slowdown, 1.01) << st.switches[0];
-      extra += step_h * (1 - 1 / st.slowdown);
+      extra += std::max(0.0, step_h * (1 - 1 / st.slowdown));
     }
     EXPECT_NEAR(p.extra_hours, extra, 1e-12);
   }

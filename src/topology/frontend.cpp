@@ -119,7 +119,8 @@ std::string frontend_key(const std::string& key) {
 
 }  // namespace
 
-FrontendFabric build_frontend(const FrontendConfig& c, int32_t servers, const Hardware& backend) {
+FrontendFabric build_frontend(const FrontendConfig& c, int32_t servers, const Hardware& backend,
+                              int32_t named_servers) {
   FrontendFabric f;
   f.config = c;
   f.servers = servers;
@@ -181,7 +182,8 @@ FrontendFabric build_frontend(const FrontendConfig& c, int32_t servers, const Ha
     if (const size_t at = note.find("; a topology.groups_per_pod"); at != std::string::npos) note.resize(at);
   }
   const int32_t server_ports = f.server_ports();
-  for (int32_t s = 0; s < servers; ++s) t.device_names.push_back(server_name(s, servers));
+  for (int32_t s = 0; s < servers; ++s)
+    t.device_names.push_back(server_name(s, named_servers > 0 ? named_servers : servers));
   for (int32_t n = 0; n < c.storage_nodes; ++n)
     t.device_names.push_back(fmt::format("storage-{}", padded(n, c.storage_nodes)));
   t.gpus_are_host_ports = true;

@@ -88,7 +88,10 @@ struct FrontendFabric {
 
 // Builds the frontend for `servers` servers of the back end. ParamError naming a frontend.* key when the
 // frontend's switch cannot carry it (a NIC faster than a port, more ports than its tiers reach).
-FrontendFabric build_frontend(const FrontendConfig& c, int32_t servers, const Hardware& backend);
+// `named_servers`: the back end's server count its servers' names are padded for (0: `servers`), when the
+// frontend serves only the first `servers` of them (the others hold storage nodes: frontend.converged).
+FrontendFabric build_frontend(const FrontendConfig& c, int32_t servers, const Hardware& backend,
+                              int32_t named_servers = 0);
 
 // Storage on the back end (frontend.converged): the storage nodes take the back end's last storage_nodes
 // server slots, whose NICs (the back end's, nics_per_server each) are their ports; the servers before them
