@@ -138,6 +138,9 @@ void add_frontend(nlohmann::json& doc, const topology::FrontendFabric& f, const 
       {"notes", t.facts.notes},
   };
   fe["cost"].erase("capex_per_gpu_usd");
+  fe["homing"] = c.dual_homed ? "dual" : "single";
+  fe["single_homed_servers"] = f.single_homed_servers;
+  fe["single_homed_storage_nodes"] = f.single_homed_storage_nodes;
   if (c.storage_write_Bps > 0) fe["storage_write_gbyte_per_s_per_node"] = round_to(c.storage_write_Bps / 1e9, 3);
   if (c.storage_read_Bps > 0) fe["storage_read_gbyte_per_s_per_node"] = round_to(c.storage_read_Bps / 1e9, 3);
   doc["frontend"] = fe;
@@ -195,6 +198,21 @@ void write_frontend_table(const nlohmann::json& d, std::ostream& out) {
                                         fe["nics_per_storage_node"].get<int>(), speed)});
   else if (d.contains("storage_on_back_end")) t.add({"storage nodes", "on the back end (frontend.converged)"});
   else t.add({"storage nodes", "none (frontend.storage_nodes)"});
+  if (fe.contains("homing")) {
+    // A device's NICs on different leaves (dual), or on one (single: a leaf's loss cuts it off).
+    const int64_t nics = fe["nics_per_server"].get<int64_t>();
+    const int64_t single = fe["single_homed_servers"].get<int64_t>();
+    const int64_t single_storage = fe["single_homed_storage_nodes"].get<int64_t>();
+    std::string h = nics < 2 ? "single: one NIC a server"
+                    : fe["homing"] == "dual"
+                        ? fmt::format("dual: each server's {} NICs on {} leaves", nics, nics)
+                        : fmt::format("single: each server's {} NICs on one leaf (frontend.homing)", nics);
+    if (fe["homing"] == "dual" && single > 0)
+      h += fmt::format("; {} servers single-homed (past the last whole block of leaves)", thousands(single));
+    if (fe["homing"] == "dual" && single_storage > 0)
+      h += fmt::format("; {} storage nodes single-homed", thousands(single_storage));
+    t.add({"homing", h});
+  }
   if (fe.contains("storage_write_gbyte_per_s_per_node"))
     t.add({"storage write per node", fixed(fe["storage_write_gbyte_per_s_per_node"].get<double>(), 1) + " GB/s"});
   if (fe.contains("storage_read_gbyte_per_s_per_node"))

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "core/units.hpp"
 #include "engine/registry.hpp"
 #include "plan/transfer_plan.hpp"
 #include "routing/route.hpp"
@@ -77,11 +78,16 @@ topology::Topology with_media(const topology::FrontendFabric& f, double node_Bps
 
 // The flows between the servers and the storage ports (the header's traffic): server s moves bytes[s] over
 // its NICs, each NIC to k storage ports; the clients (NICs of servers with bytes) are numbered in server order.
-// `to_storage` is a write, else a read. The bytes the flows move (after rounding) in `moved`.
+// `to_storage` is a write, else a read. The bytes the flows move (after rounding) in `moved`. Ports out of
+// service (f.port_down) carry none: a server's bytes split over its NICs in service, clients stripe over the
+// storage ports in service; why some bytes cannot move (a server with none, no storage port) in `cut`.
 plan::TransferPlan storage_flows(const topology::FrontendFabric& f, const std::vector<double>& bytes, bool to_storage,
-                                 const std::string& op, double& moved) {
+                                 const std::string& op, double& moved, std::string* cut = nullptr) {
   const topology::FrontendConfig& c = f.config;
-  const int32_t targets = f.storage_ports();
+  std::vector<int32_t> live;  // storage ports in service (index into the storage ports)
+  for (int32_t q = 0; q < f.storage_ports(); ++q)
+    if (!f.down(f.server_ports() + q)) live.push_back(q);
+  const auto targets = static_cast<int32_t>(live.size());
   // Converged: a client NIC writes to the storage nodes' NICs of its own index (its rail), as a rail-optimized
   // back end's storage nodes are cabled, k of them.
   const int32_t k = std::min(c.stripes, f.converged ? c.storage_nodes : targets);
@@ -90,18 +96,26 @@ plan::TransferPlan storage_flows(const topology::FrontendFabric& f, const std::v
   moved = 0;
   int64_t client = 0;
   std::vector<int64_t> on_rail(static_cast<size_t>(c.nics), 0);  // converged: clients so far per NIC index
+  int64_t stranded = 0;
   for (int32_t s = 0; s < static_cast<int32_t>(bytes.size()); ++s) {
     if (bytes[static_cast<size_t>(s)] <= 0) continue;
+    int32_t nics = 0;
+    for (int32_t nic = 0; nic < c.nics; ++nic) nics += f.down(f.server_port(s, nic)) ? 0 : 1;
+    if (nics == 0 || targets == 0) {
+      ++stranded;
+      continue;
+    }
     const auto flow_bytes = static_cast<Bytes>(
-        std::llround(bytes[static_cast<size_t>(s)] / (static_cast<double>(c.nics) * static_cast<double>(k))));
-    for (int32_t nic = 0; nic < c.nics; ++nic, ++client)
+        std::llround(bytes[static_cast<size_t>(s)] / (static_cast<double>(nics) * static_cast<double>(k))));
+    for (int32_t nic = 0; nic < c.nics; ++nic) {
+      if (f.down(f.server_port(s, nic))) continue;
       for (int32_t j = 0; j < k; ++j) {
         const int32_t port = f.rank_of(f.server_port(s, nic));
         const int32_t storage_port =
             f.converged
                 ? static_cast<int32_t>((on_rail[static_cast<size_t>(nic)] * k + j) % c.storage_nodes) * c.storage_nics +
                       nic
-                : static_cast<int32_t>((client * k + j) % targets);
+                : live[static_cast<size_t>((client * k + j) % targets)];
         if (f.converged && j == k - 1) ++on_rail[static_cast<size_t>(nic)];
         const int32_t target = f.rank_of(f.server_ports() + storage_port);
         plan::Transfer t;
@@ -111,7 +125,13 @@ plan::TransferPlan storage_flows(const topology::FrontendFabric& f, const std::v
         p.add(std::move(t));
         moved += static_cast<double>(flow_bytes);
       }
+      ++client;
+    }
   }
+  if (cut != nullptr && stranded > 0)
+    *cut = targets == 0 ? "no storage node's NIC is in service (their leaves are drained)"
+                        : fmt::format("{} server(s) have no frontend NIC in service (their leaves are drained)",
+                                      thousands(stranded));
   return p;
 }
 
@@ -129,11 +149,13 @@ FrontendIo simulate_checkpoint(const topology::FrontendFabric& f, double bytes, 
   io.engine = io_engine(engine);
   const std::vector<double> per_server(static_cast<size_t>(servers), bytes / servers);
   double moved = 0;
-  const plan::TransferPlan write = storage_flows(f, per_server, true, "checkpoint", moved);
+  std::string cut;
+  const plan::TransferPlan write = storage_flows(f, per_server, true, "checkpoint", moved, &cut);
   const plan::TransferPlan read = storage_flows(f, per_server, false, "checkpoint", moved);
   io.flows = static_cast<int64_t>(write.transfers.size());
   io.write = run(f, with_media(f, c.storage_write_Bps, options), write, moved, io.engine, options);
   io.read = run(f, with_media(f, c.storage_read_Bps, options), read, moved, io.engine, options);
+  if (!cut.empty()) io.write.failure = io.read.failure = cut;
   return io;
 }
 
@@ -205,9 +227,11 @@ DataLoading simulate_data_loading(const topology::FrontendFabric& f, const std::
       ++d.servers;
     }
   double moved = 0;
-  const plan::TransferPlan read = storage_flows(f, per_server, false, "data", moved);
+  std::string cut;
+  const plan::TransferPlan read = storage_flows(f, per_server, false, "data", moved, &cut);
   d.flows = static_cast<int64_t>(read.transfers.size());
   if (d.flows > 0) d.read = run(f, with_media(f, f.config.storage_read_Bps, options), read, moved, d.engine, options);
+  if (!cut.empty()) d.read.failure = cut;
   return d;
 }
 

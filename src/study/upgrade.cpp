@@ -160,10 +160,10 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
     double read_s = 0, write_s = 0;
     std::string failure;
   };
-  auto storage_times = [&](const engine::NetworkOptions& o) {
+  auto storage_times = [&](const engine::NetworkOptions& o, const topology::FrontendFabric& f) {
     StorageTimes st;
-    const DataLoading d = simulate_data_loading(*fe, per_server, sample, s.engine, o);
-    const FrontendIo io = simulate_checkpoint(*fe, checkpoint_bytes, writers, s.engine, o);
+    const DataLoading d = simulate_data_loading(f, per_server, sample, s.engine, o);
+    const FrontendIo io = simulate_checkpoint(f, checkpoint_bytes, writers, s.engine, o);
     st.read_s = d.read.seconds;
     st.write_s = io.write.seconds;
     st.failure = !d.read.failure.empty()     ? "data loading: " + d.read.failure
@@ -174,7 +174,7 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
   StorageTimes intact;
   if (frontend) {
     if (progress.run) progress.run("the intact frontend's data loading and checkpoint");
-    intact = storage_times(s.network);
+    intact = storage_times(s.network, *fe);
     out.data_read_s = intact.read_s;
     out.checkpoint_write_s = intact.write_s;
     out.async_checkpoints = s.storage.async;
@@ -242,7 +242,25 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
     }
     UpgradeStep& result = results[k];
     if (frontend) {
-      const StorageTimes st = storage_times(o);
+      // The ports whose every switch is drained are out of service: their devices' other NICs carry their
+      // share (dual-homed), or the devices are cut off.
+      topology::FrontendFabric drained = *fe;
+      drained.port_down.assign(static_cast<size_t>(fe->ports()), 0);
+      std::vector<char> out_of_service(t.nodes.size(), 0);
+      for (const int32_t sw : todo[k]) out_of_service[static_cast<size_t>(pool[static_cast<size_t>(sw)])] = 1;
+      for (int32_t port = 0; port < fe->ports(); ++port) {
+        const topology::NodeId nic = t.nics[static_cast<size_t>(fe->rank_of(port))];
+        const auto [first, last] = t.incident(nic);
+        bool any = false, all = true;
+        for (const topology::LinkId* l = first; l != last; ++l) {
+          const topology::NodeId other = t.links[*l].a == nic ? t.links[*l].b : t.links[*l].a;
+          if (t.nodes[other].kind != topology::NodeKind::Switch) continue;
+          any = true;
+          all = all && out_of_service[static_cast<size_t>(other)] != 0;
+        }
+        drained.port_down[static_cast<size_t>(port)] = any && all ? 1 : 0;
+      }
+      const StorageTimes st = storage_times(o, drained);
       result.stops_job = !st.failure.empty();
       result.failure = st.failure;
       result.data_read_s = st.read_s;

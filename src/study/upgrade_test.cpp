@@ -175,8 +175,35 @@ TEST(PlanUpgradeFrontend, ALeafCutsItsServersOffTheStorage) {
   const UpgradePlan& p = r.plans[0];
   ASSERT_EQ(p.steps.size(), 3u);
   EXPECT_EQ(p.stopping_steps, 3);
-  EXPECT_NE(p.steps[0].failure.find("fe-"), std::string::npos) << p.steps[0].failure;
+  EXPECT_NE(p.steps[0].failure.find("have no frontend NIC in service"), std::string::npos) << p.steps[0].failure;
   EXPECT_DOUBLE_EQ(p.extra_hours, 1.5);
+}
+
+TEST(PlanUpgradeFrontend, DualHomedServersRideThroughALeafOnTheirOtherNic) {
+  // Two NICs a server, two storage nodes of two NICs, dual-homed (NIC-major) on leaves of 4 down-ports: NIC 0
+  // of servers 0-7 on leaves 0-1, the storage nodes' NIC 0 on leaf 2, NIC 1 of servers 0-1 on leaf 2, of 2-5
+  // on leaf 3, of 6-7 on leaf 4 with the storage nodes' NIC 1. The 4 storage NICs (400G) bound the write. A
+  // leaf without storage NICs out leaves its servers their other NIC: still 400G, the write takes W0. Leaf 2
+  // or 4 out takes one NIC from each storage node: 2 left, the write takes 2 W0. No step stops the job.
+  std::vector<std::string> sets =
+      with_frontend({"frontend.nics=2", "frontend.storage_nodes=2", "frontend.storage_nics=2", "frontend.homing=dual",
+                     "maintenance.tier=leaf", "maintenance.batches=[1]", "maintenance.runs=0"});
+  const UpgradeResult r = plan_upgrade(setup(sets));
+  const UpgradePlan& p = r.plans[0];
+  ASSERT_EQ(p.steps.size(), 5u);
+  const double bytes = setup({}).job(false).model.params() * kCheckpointBytesPerParam;
+  const double port = 12.5e9 * 4096 / 4178;
+  EXPECT_NEAR(r.checkpoint_write_s, bytes / (4 * port), 1e-3 * r.checkpoint_write_s);
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_FALSE(p.steps[i].stops_job) << p.steps[i].failure;
+    const double expect = i == 2 || i == 4 ? 2 : 1;
+    EXPECT_NEAR(p.steps[i].checkpoint_write_s, expect * r.checkpoint_write_s, 2e-3 * r.checkpoint_write_s) << i;
+  }
+  EXPECT_EQ(p.stopping_steps, 0);
+  // Single-homed, a server leaf out cuts its servers off.
+  sets.push_back("frontend.homing=single");
+  const UpgradeResult single = plan_upgrade(setup(sets));
+  EXPECT_TRUE(single.plans[0].steps[0].stops_job);
 }
 
 TEST(PlanUpgradeFrontend, RefusesWithoutAFrontendOrWithStorageOnTheBackEnd) {

@@ -34,6 +34,14 @@ std::vector<ParamSpec> frontend_params() {
        "storage: section's closed form",
        0, 100000},
       {"storage_nics", ParamType::Int, "2", "frontend NICs per storage node", 1, 64},
+      {"homing",
+       ParamType::String,
+       "dual",
+       "how a server's (and a storage node's) frontend NICs meet the leaves: dual (each NIC on a different leaf, so "
+       "a leaf's loss leaves the others) or single (all on one leaf)",
+       -1e300,
+       1e300,
+       {"dual", "single"}},
       {"storage_write_bandwidth",
        ParamType::Bandwidth,
        "",
@@ -79,6 +87,7 @@ FrontendConfig frontend_from(const Params& p) {
   c.tiers = p.has("tiers") ? static_cast<int32_t>(p.get_int("tiers")) : 0;
   c.storage_nodes = static_cast<int32_t>(p.get_int("storage_nodes"));
   c.storage_nics = static_cast<int32_t>(p.get_int("storage_nics"));
+  c.dual_homed = p.get_string("homing") == "dual";
   if (p.has("storage_write_bandwidth")) c.storage_write_Bps = p.get_bandwidth("storage_write_bandwidth").bps / 8;
   if (p.has("storage_read_bandwidth")) c.storage_read_Bps = p.get_bandwidth("storage_read_bandwidth").bps / 8;
   c.stripes = static_cast<int32_t>(p.get_int("stripes"));
@@ -136,7 +145,9 @@ FrontendFabric build_frontend(const FrontendConfig& c, int32_t servers, const Ha
   hw.nic_speed = c.nic_speed;
   // The racks are the back end's: a rack holds its P servers' P x nics frontend ports (the builder packs
   // rack_power / server_power "servers" a rack), and a NIC cable's length counts the racks to its leaf.
-  hw.server_power_w = backend.rack_power_w / (static_cast<double>(servers_per_rack(backend)) * c.nics);
+  // Dual-homed, a leaf's ports are each another device's, so the builder's "servers" a rack are the back end's.
+  hw.server_power_w =
+      backend.rack_power_w / (static_cast<double>(servers_per_rack(backend)) * (c.dual_homed ? 1 : c.nics));
   hw.radix = c.radix;
   hw.port_speed = c.port_speed;
   hw.switch_latency = c.switch_latency;
@@ -173,6 +184,41 @@ FrontendFabric build_frontend(const FrontendConfig& c, int32_t servers, const Ha
   }
   Topology& t = f.topology;
   t.family = "frontend";
+  // Dual-homed: each device's NICs d ranks apart (the header), d the first leaf's down-ports in use.
+  const auto leaf_of = [&t](int32_t rank) {
+    const auto [b, e] = t.incident(t.nics[static_cast<size_t>(rank)]);
+    for (const LinkId* l = b; l != e; ++l) {
+      const NodeId o = t.links[*l].a == t.nics[static_cast<size_t>(rank)] ? t.links[*l].b : t.links[*l].a;
+      if (t.nodes[o].kind == NodeKind::Switch) return o;
+    }
+    return kNone;
+  };
+  if (c.dual_homed && f.ports() > 0) {
+    // NIC-major: every device's NIC 0 in device order (servers, then storage nodes), then every NIC 1, ...
+    // A device's NICs are then as many ranks apart as there are devices with that NIC: on different leaves
+    // once the devices outnumber a leaf's ports.
+    f.port_rank.assign(static_cast<size_t>(f.ports()), -1);
+    int32_t next = 0;
+    for (int32_t i = 0; i < std::max(c.nics, c.storage_nodes > 0 ? c.storage_nics : 0); ++i) {
+      for (int32_t s = 0; s < servers && i < c.nics; ++s)
+        f.port_rank[static_cast<size_t>(f.server_port(s, i))] = next++;
+      for (int32_t n = 0; n < c.storage_nodes && i < c.storage_nics; ++n)
+        f.port_rank[static_cast<size_t>(f.storage_port(n, i))] = next++;
+    }
+  }
+  // Devices whose NICs share one leaf.
+  const auto single = [&](int32_t first, int32_t owners, int32_t nics) {
+    int32_t n = 0;
+    for (int32_t k = 0; k < owners && nics > 1; ++k) {
+      const NodeId l0 = leaf_of(f.rank_of(first + k * nics));
+      bool same = true;
+      for (int32_t i = 1; i < nics; ++i) same = same && leaf_of(f.rank_of(first + k * nics + i)) == l0;
+      n += same ? 1 : 0;
+    }
+    return n;
+  };
+  f.single_homed_servers = single(0, servers, c.nics);
+  f.single_homed_storage_nodes = single(f.server_ports(), c.storage_nodes, c.storage_nics);
   // The builder's notes in the frontend's words: its "servers" are NIC ports, and it has no pod-size key.
   for (std::string& note : t.facts.notes) {
     for (const auto& [from, to] : {std::pair<std::string, std::string>{"serves servers up to", "serves ports up to"},
@@ -191,7 +237,8 @@ FrontendFabric build_frontend(const FrontendConfig& c, int32_t servers, const Ha
     const bool server = p < server_ports;
     const int32_t owner = server ? p / c.nics : servers + (p - server_ports) / c.storage_nics;
     const int32_t nic = server ? p % c.nics : (p - server_ports) % c.storage_nics;
-    for (const NodeId id : {t.gpus[p], t.nics[p]}) {
+    const auto rank = static_cast<size_t>(f.rank_of(p));
+    for (const NodeId id : {t.gpus[rank], t.nics[rank]}) {
       Node& n = t.nodes[id];
       n.server = owner;
       n.local = nic;

@@ -6,9 +6,16 @@
 //
 // Structure. Every frontend NIC port is one endpoint of the fabric: the servers' ports first (server s,
 // NIC i is port s x nics + i), then the storage nodes' (node n, NIC j is port servers x nics + n x
-// storage_nics + j). The ports attach top-of-rack: consecutive ports share a leaf, so a server's NICs land
-// on one leaf (on two when a leaf's down-ports are not a multiple of frontend.nics), and the storage
-// nodes fill the last leaves. The leaves, spines and (past what two tiers reach) cores are the fat_tree
+// storage_nics + j). The builder attaches consecutive GPU ranks to a leaf (its down-ports). Single-homed
+// (frontend.homing: single), port p is rank p: a server's NICs share a leaf. Dual-homed (the default: NVIDIA's
+// DGX SuperPOD reference architectures give each system a pair of storage ports as parallel pathways, against
+// single-port failures; docs.nvidia.com/dgx-superpod, "Network Fabrics"), the ranks go NIC-major: every device's
+// NIC 0 (servers, then storage nodes), then every NIC 1, and so on. A device's NICs are as many ranks apart
+// as there are devices with that NIC, so on different leaves once the devices outnumber a leaf's ports (NIC
+// i's leaves form plane i); `design` says how many devices keep NICs on one leaf. Cable lengths count a
+// leaf's ports as that many devices at the back end's servers a rack (dual) or that many NICs at its NICs a
+// rack (single).
+// The leaves, spines and (past what two tiers reach) cores are the fat_tree
 // family's folded Clos (clos.hpp) with the frontend's own switch, oversubscription and tiers; its
 // switches are named "fe-..." apart from the back end's. In the built Topology each port is a `Gpu` node
 // (its host's share of the port, named ".../fe0-host") linked over PCIe to its `Nic` node (".../fe0"),
@@ -55,6 +62,7 @@ struct FrontendConfig {
   int32_t tiers = 0;             // 0: the fewest that fit
   int32_t storage_nodes = 0;
   int32_t storage_nics = 2;      // per storage node
+  bool dual_homed = true;        // a device's NICs on different leaves (frontend.homing)
   double storage_write_Bps = 0;  // per node, bytes/s; 0: the node's NICs bound it
   double storage_read_Bps = 0;   // per node, bytes/s; 0: the node's NICs bound it
   int32_t stripes = 8;           // storage ports each client NIC writes to at once
@@ -82,8 +90,16 @@ struct FrontendFabric {
   // Converged (build_converged): the topology is the back end's and port p is its GPU rank port_rank[p];
   // otherwise port p is the topology's GPU rank p.
   bool converged = false;
+  // Dual-homed (config.dual_homed): port p is the topology's GPU rank port_rank[p], so that a device's NICs land
+  // on different leaves.
   std::vector<int32_t> port_rank;
   int32_t rank_of(int32_t port) const { return port_rank.empty() ? port : port_rank[static_cast<size_t>(port)]; }
+  // Ports out of service (by port; empty: none): a NIC whose leaf is drained. Storage traffic leaves them out:
+  // a device's bytes go over its other NICs, and clients stripe over the storage ports left.
+  std::vector<char> port_down;
+  bool down(int32_t port) const { return !port_down.empty() && port_down[static_cast<size_t>(port)] != 0; }
+  // Devices whose NICs all sit on one leaf (single-homed: frontend.homing single, or a last leaf's remainder).
+  int32_t single_homed_servers = 0, single_homed_storage_nodes = 0;
 };
 
 // Builds the frontend for `servers` servers of the back end. ParamError naming a frontend.* key when the

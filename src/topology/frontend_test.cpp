@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "topology/bom.hpp"
 #include "topology/builders.hpp"
@@ -25,7 +27,10 @@ TEST(Frontend, ALeafSpineCountedByHand) {
   // 10 servers x 2 NICs + 2 storage nodes x 4 NICs = 28 ports. A radix-16 leaf at 1:1 has 8 down-ports
   // and 8 up: ceil(28 / 8) = 4 leaves. Two tiers: the 4 leaves share one spine domain; each leaf sends
   // p parallel links to every spine, p the largest divisor of 8 with 4 p <= 16: p = 4, 8 / 4 = 2 spines.
-  const FrontendFabric f = build_frontend(small_config(), 10, default_hardware());
+  // Single-homed: a leaf's 8 ports are 4 servers' NICs, all within the racks beside it.
+  FrontendConfig c = small_config();
+  c.dual_homed = false;
+  const FrontendFabric f = build_frontend(c, 10, default_hardware());
   const Topology& t = f.topology;
   EXPECT_EQ(f.ports(), 28);
   EXPECT_EQ(f.server_ports(), 20);
@@ -46,9 +51,9 @@ TEST(Frontend, ALeafSpineCountedByHand) {
 TEST(Frontend, PortsAreNamedAfterTheirServersAndStorageNodes) {
   const FrontendFabric f = build_frontend(small_config(), 10, default_hardware());
   const Topology& t = f.topology;
-  EXPECT_EQ(t.nodes[t.nics[f.server_port(3, 1)]].name, "gpu-node-003/fe1");
-  EXPECT_EQ(t.nodes[t.gpus[f.server_port(3, 1)]].name, "gpu-node-003/fe1-host");
-  EXPECT_EQ(t.nodes[t.nics[f.storage_port(1, 2)]].name, "storage-001/fe2");
+  EXPECT_EQ(t.nodes[t.nics[f.rank_of(f.server_port(3, 1))]].name, "gpu-node-003/fe1");
+  EXPECT_EQ(t.nodes[t.gpus[f.rank_of(f.server_port(3, 1))]].name, "gpu-node-003/fe1-host");
+  EXPECT_EQ(t.nodes[t.nics[f.rank_of(f.storage_port(1, 2))]].name, "storage-001/fe2");
   for (const auto& n : t.nodes)
     if (n.kind == NodeKind::Switch) EXPECT_EQ(n.name.rfind("fe-", 0), 0u) << n.name;
   // Every port's NIC cable runs at the frontend NIC speed.
@@ -79,14 +84,48 @@ TEST(Frontend, ASiteHoldsBothNetworksApart) {
   for (size_t l = 0; l < site.links.size(); ++l)  // no link joins the networks
     EXPECT_EQ(site.nodes[site.links[l].a].network, site.nodes[site.links[l].b].network) << l;
   // Server 3's frontend port 1 belongs to the back end's gpu-node-003; storage node 1 follows the servers.
-  const NodeId fe_nic = base + f.topology.nics[f.server_port(3, 1)];
+  const NodeId fe_nic = base + f.topology.nics[f.rank_of(f.server_port(3, 1))];
   EXPECT_EQ(site.device_name(fe_nic), "gpu-node-003");
   EXPECT_EQ(site.port_name(fe_nic, 0), "fe1");
   EXPECT_EQ(site.port_name(back.nics[3 * 8 + 1], 0), "gpu1_eth");  // the back end's names stay
-  const NodeId storage = base + f.topology.nics[f.storage_port(1, 2)];
+  const NodeId storage = base + f.topology.nics[f.rank_of(f.storage_port(1, 2))];
   EXPECT_EQ(site.nodes[storage].server, 11);
   EXPECT_EQ(site.device_name(storage), "storage-001");
   EXPECT_EQ(site.link_classes[site.links[back.links.size()].cls].rfind("frontend-", 0), 0u);
+}
+
+// The leaf a port's NIC is cabled to.
+NodeId leaf_of(const FrontendFabric& f, int32_t port) {
+  const Topology& t = f.topology;
+  const NodeId nic = t.nics[static_cast<size_t>(f.rank_of(port))];
+  const auto [first, last] = t.incident(nic);
+  for (const LinkId* l = first; l != last; ++l) {
+    const NodeId o = t.links[*l].a == nic ? t.links[*l].b : t.links[*l].a;
+    if (t.nodes[o].kind == NodeKind::Switch) return o;
+  }
+  return kNone;
+}
+
+TEST(Frontend, DualHomedDevicesHaveTheirNicsOnDifferentLeaves) {
+  // 28 ports on leaves of 8, 8, 8 and 4 ranks, NIC-major: NIC 0 of servers 0-9 (ranks 0-9) and of the 2
+  // storage nodes (10-11), then NIC 1 of the servers (12-21) and of the storage nodes (22-23), then their NICs
+  // 2 (24-25) and 3 (26-27). Server s: ranks s and 12 + s, 12 apart, on different leaves (0 and 1, 0 and 2,
+  // 1 and 2). Storage node n: ranks 10 + n, 22 + n, 24 + n, 26 + n (leaves 1, 2, 3, 3).
+  const FrontendFabric f = build_frontend(small_config(), 10, default_hardware());
+  for (int32_t s = 0; s < 10; ++s) EXPECT_NE(leaf_of(f, f.server_port(s, 0)), leaf_of(f, f.server_port(s, 1))) << s;
+  EXPECT_EQ(f.single_homed_servers, 0);
+  EXPECT_EQ(f.single_homed_storage_nodes, 0);
+  EXPECT_NE(leaf_of(f, f.storage_port(0, 0)), leaf_of(f, f.storage_port(0, 2)));
+  // Every rank taken once.
+  std::vector<int32_t> ranks = f.port_rank;
+  std::sort(ranks.begin(), ranks.end());
+  for (int32_t p = 0; p < f.ports(); ++p) EXPECT_EQ(ranks[static_cast<size_t>(p)], p);
+  // Single-homed: a server's NICs share a leaf.
+  FrontendConfig c = small_config();
+  c.dual_homed = false;
+  const FrontendFabric g = build_frontend(c, 10, default_hardware());
+  EXPECT_EQ(leaf_of(g, g.server_port(0, 0)), leaf_of(g, g.server_port(0, 1)));
+  EXPECT_EQ(g.single_homed_servers, 10);
 }
 
 TEST(Frontend, NoNicsBuildsNothing) {
