@@ -105,11 +105,13 @@ int cmd_design(const Common& c, const DesignOptions& d) {
   scenario::Scenario sc = load_scenario(c);
   const bool infiniband = engine::transport_preset(sc.section("network").get_string("transport")).nic_links ==
                           engine::LinkClass::InfiniBand;
-  if (!d.config_plan_dir.empty() && infiniband)
+  // InfiniBand: a subnet manager configures the back end; the plan covers the Ethernet frontend alone, if any.
+  if (!d.config_plan_dir.empty() && infiniband && !sc.frontend().present())
     throw InputError(fmt::format(
         "--config-plan {}: the plan is eBGP over Ethernet (FRR, SONiC, /31 links); network.transport is "
         "infiniband, whose fabric a subnet manager configures (no routing protocol, no switch IP addresses): "
-        "nothing to write (the NetBox set, --netbox, has the InfiniBand fabric's devices and cables)",
+        "nothing to write without an Ethernet frontend (frontend.nics; the NetBox set, --netbox, has the "
+        "InfiniBand fabric's devices and cables)",
         d.config_plan_dir));
   topology::Topology t = sc.build_topology();
   nlohmann::json doc = design_document(sc, t, "design");
@@ -152,9 +154,11 @@ int cmd_design(const Common& c, const DesignOptions& d) {
     std::cerr << "podnet: wrote cabling plan " << d.cabling_plan << "\n";
   }
   std::optional<topology::AddressPlan> plan;
+  // The topology the IP plan covers: the site, or with an InfiniBand back end its Ethernet frontend alone.
+  const topology::Topology& ip_fabric = infiniband && frontend ? frontend->topology : site;
   if ((!d.netbox_dir.empty() && !infiniband) || !d.config_plan_dir.empty()) {  // InfiniBand: no IP plan
     try {
-      plan = topology::plan_addresses(site, topology::addressing_from(sc.section("addressing")));
+      plan = topology::plan_addresses(ip_fabric, topology::addressing_from(sc.section("addressing")));
     } catch (const ParamError& e) {
       throw InputError(fmt::format("{}: {}", sc.where(e.key()), e.what()));
     }
@@ -173,13 +177,19 @@ int cmd_design(const Common& c, const DesignOptions& d) {
               << (infiniband ? "08-cables.csv; InfiniBand: no IP addresses" : "09-ip-addresses.csv") << ")\n";
   }
   if (!d.config_plan_dir.empty()) {
-    const std::vector<topology::Tenant> tenants = sc.plan_tenants(t);
+    // Tenants sit on the back end's leaves: with InfiniBand, its partitions (PKeys) isolate them, not this plan.
+    const std::vector<topology::Tenant> tenants = infiniband ? std::vector<topology::Tenant>{} : sc.plan_tenants(t);
+    if (infiniband)
+      std::cerr << "podnet: the InfiniBand back end is left to its subnet manager: the configuration plan covers the "
+                   "Ethernet frontend alone"
+                << (sc.tenants.empty() ? "" : " (tenants: InfiniBand partitions isolate them, not in this plan)")
+                << "\n";
     if (!tenants.empty() && plan->options.v6)
       throw InputError(fmt::format(
           "{}: the plan writes tenants with IPv4 VTEPs only (each leaf's Loopback0); expected addressing.family "
           "ipv4 with tenants",
           sc.where("addressing.family")));
-    write_config_plan(site, *plan, d.config_plan_dir, tenants);
+    write_config_plan(ip_fabric, *plan, d.config_plan_dir, tenants);
   }
   // The frontend network (frontend:), when there is one, goes beside the back end as frontend.<format>.
   for (const auto& fmt_name : d.exports) {

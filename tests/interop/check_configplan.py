@@ -53,7 +53,9 @@ VARIANTS = {"": [], "ipv6": ["--set", "addressing.family=ipv6"], "unnumbered": [
             "tenants": ["--set", "tenants=[{name: alpha, gpus: 50%}, {name: beta, gpus: 25%}]"],
             # A site: the back end with tenants, and a frontend with storage nodes that stays in the default VRF.
             "frontend": ["--set", "tenants=[{name: alpha, gpus: 50%}, {name: beta, gpus: 25%}]",
-                         "--set", "frontend.nics=2", "--set", "frontend.storage_nodes=4"]}
+                         "--set", "frontend.nics=2", "--set", "frontend.storage_nodes=4"],
+            # An Ethernet frontend beside an InfiniBand back end: the plan covers the frontend alone.
+            "ethernet-frontend": ["--set", "frontend.nics=2", "--set", "frontend.storage_nodes=4"]}
 IP_FIELDS = set("address vrf tenant status role device virtual_machine interface fhrp_group is_primary is_oob "
                 "dns_name description owner comments tags".split())
 IP_STATUS = {"active", "reserved", "deprecated", "dhcp", "slaac"}
@@ -263,7 +265,7 @@ def check(podnet, src, out, spec, schema):
     args = [podnet, "design", name] + cases.CASES[name] + VARIANTS[variant]
     r = subprocess.run(args + ["--config-plan", plan, "--netbox", netbox, "--format", "json"], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True)
-    if name in INFINIBAND:
+    if name in INFINIBAND and variant != "ethernet-frontend":
         # An InfiniBand fabric has no eBGP or SONiC plan (a subnet manager configures it): refused, nothing written.
         if r.returncode != 2 or "subnet manager" not in r.stderr or os.path.exists(os.path.join(plan, "frr")):
             c.error(f"InfiniBand: expected --config-plan refused (exit 2, 'subnet manager'), got exit {r.returncode}: "
@@ -278,7 +280,7 @@ def check(podnet, src, out, spec, schema):
     bom = design_doc["bom"]
     switches = {row["switch"]: row for row in read_csv(os.path.join(plan, "switches.csv"))}
     network = {s: row["network"] for s, row in switches.items()}
-    want_switches = {"backend": bom["switches"]["total"]} if bom["switches"]["total"] else {}
+    want_switches = {"backend": bom["switches"]["total"]} if bom["switches"]["total"] and name not in INFINIBAND else {}
     if "frontend" in design_doc:
         want_switches["frontend"] = design_doc["frontend"]["switches"]["total"]
     got_switches = {n: sum(1 for x in network.values() if x == n) for n in set(network.values())}
@@ -307,13 +309,17 @@ def check(podnet, src, out, spec, schema):
         sonic[f[:-5]] = doc
     unnumbered = variant == "unnumbered"
 
-    # Addresses: ip-addresses.csv is the NetBox set's 09 file; unique; on known interfaces.
-    with open(os.path.join(plan, "ip-addresses.csv"), encoding="utf-8") as a, \
-            open(os.path.join(netbox, "09-ip-addresses.csv"), encoding="utf-8") as b:
-        if a.read() != b.read():
-            c.error("ip-addresses.csv differs from the NetBox set's 09-ip-addresses.csv")
-    ips = read_csv(os.path.join(netbox, "09-ip-addresses.csv"))
-    with open(os.path.join(netbox, "09-ip-addresses.csv"), encoding="utf-8") as fh:
+    # Addresses: ip-addresses.csv is the NetBox set's 09 file; unique; on known interfaces. With an InfiniBand
+    # back end the NetBox set has no IP file (a subnet manager addresses the fabric): the plan's own, for the
+    # frontend, is checked against the set's devices and interfaces.
+    ip_file = os.path.join(plan if name in INFINIBAND else netbox,
+                           "ip-addresses.csv" if name in INFINIBAND else "09-ip-addresses.csv")
+    if name not in INFINIBAND:
+        with open(os.path.join(plan, "ip-addresses.csv"), encoding="utf-8") as a, open(ip_file, encoding="utf-8") as b:
+            if a.read() != b.read():
+                c.error("ip-addresses.csv differs from the NetBox set's 09-ip-addresses.csv")
+    ips = read_csv(ip_file)
+    with open(ip_file, encoding="utf-8") as fh:
         header = fh.readline().strip().split(",")
     if not set(header) <= IP_FIELDS:
         c.error(f"09-ip-addresses.csv columns {sorted(set(header) - IP_FIELDS)} are not IPAddressImportForm fields")
@@ -323,7 +329,9 @@ def check(podnet, src, out, spec, schema):
     for i, r in enumerate(ips, start=2):
         if not r["address"] or r["status"] not in IP_STATUS or r["role"] not in IP_ROLES:
             c.error(f"09-ip-addresses.csv:{i}: address {r['address']!r} status {r['status']!r} role {r['role']!r}")
-        if r["device"] not in devices or (r["device"], r["interface"]) not in interfaces:
+        # (An InfiniBand site's NetBox set has no IP plan, so no Loopback0 interfaces: the device must exist.)
+        loopback_only = name in INFINIBAND and r["interface"] == "Loopback0"
+        if r["device"] not in devices or (not loopback_only and (r["device"], r["interface"]) not in interfaces):
             c.error(f"09-ip-addresses.csv:{i}: {r['device']}:{r['interface']} is not an interface of the set")
         ip = ipaddress.ip_interface(r["address"])
         if ip.ip in seen:
@@ -461,7 +469,7 @@ def main(argv):
         schema = json.load(f)
     jsonschema.Draft202012Validator.check_schema(schema)
     specs = argv[4:] or cases.examples(src) + ["aipod-16k:ipv6", "aipod-16k:unnumbered", "leafspine-8k:tenants",
-                                                "leafspine-8k:frontend"]
+                                                "leafspine-8k:frontend", "ib-sharp-1k:ethernet-frontend"]
     missing = [s for s in specs if s.partition(":")[0] not in cases.CASES]
     if missing:
         print(f"check_configplan.py: no test size in cases.py for {missing}", file=sys.stderr)
