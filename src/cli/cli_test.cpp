@@ -1365,3 +1365,16 @@ TEST(Cli, DesignTakesConvergedStorageSlotsOutOfTheGpuBill) {
   Result table = run("design two-jobs --set frontend.converged=true --set frontend.storage_nodes=2");
   EXPECT_NE(table.out.find("storage nodes (in server slots)"), std::string::npos) << table.out;
 }
+
+TEST(Cli, TrainSaysWhenTheJobSpansTenants) {
+  // 64 GPUs split into two tenants of 32: the one job takes all 64, across both VRFs. Within one tenant's
+  // GPUs (32 of them) it spans none.
+  Result across = run("train leafspine-8k --set topology.gpus=64 --set workload.model=llama3-8b "
+                      "--set 'tenants=[{name: a, gpus: 32}, {name: b, gpus: 32}]' --format json");
+  ASSERT_EQ(across.status, 0) << across.out;
+  EXPECT_EQ(nlohmann::json::parse(across.out)["tenants_spanned"], nlohmann::json::array({"a", "b"}));
+  Result within = run("train leafspine-8k --set topology.gpus=64 --set workload.model=llama3-8b --set workload.dp=4 "
+                      "--set 'tenants=[{name: a, gpus: 32}, {name: b, gpus: 32}]' --format json");
+  ASSERT_EQ(within.status, 0) << within.out;
+  EXPECT_FALSE(nlohmann::json::parse(within.out).contains("tenants_spanned")) << within.out.substr(0, 400);
+}

@@ -910,6 +910,7 @@ nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy&
   if (t.reliability) doc["reliability"] = training_reliability_json(*t.reliability);
   if (t.data_loading) doc["data_loading"] = data_loading_json(*t.data_loading, t.result.iteration);
   if (t.write_behind) doc["checkpoint_behind_training"] = write_behind_json(*t.write_behind);
+  if (!t.tenants_spanned.empty()) doc["tenants_spanned"] = t.tenants_spanned;
   if (t.swept) add_sweep(doc, t.sweep);
   return doc;
 }
@@ -919,6 +920,13 @@ void write_train_table(const nlohmann::json& d, std::ostream& out) {
   if (d.contains("reliability")) write_training_reliability(d["reliability"], out);
   if (d.contains("data_loading")) write_data_loading(d["data_loading"], out);
   if (d.contains("checkpoint_behind_training")) write_write_behind(d["checkpoint_behind_training"], out);
+  if (d.contains("tenants_spanned")) {
+    std::string names;
+    for (const auto& x : d["tenants_spanned"]) names += (names.empty() ? "" : ", ") + x.get<std::string>();
+    out << "\n  note: the job's GPUs span the tenants " << names
+        << ", whose VRFs do not route to each other: as the configuration plan isolates them, the job could not run "
+           "across them (jobs: with a job per tenant times each on its own servers)\n";
+  }
   if (!d.contains("failures")) return;
   const auto& f = d["failures"];
   if (f["job_failed"].get<bool>())

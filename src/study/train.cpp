@@ -10,6 +10,7 @@
 #include "engine/registry.hpp"
 #include "scenario/estimate.hpp"
 #include "study/scaling.hpp"
+#include "topology/tenants.hpp"
 
 namespace podnet::study {
 
@@ -228,6 +229,17 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
       const workload::IterationPlan ip = workload::build_iteration(out.job, out.gpus, topo, out.result.times, topt);
       out.write_behind = write_behind_training(fe, ip.plan, writes, s.engine, s.network);
     }
+  }
+  // Tenants (tenants:): a job across several would need routes between their VRFs, which the plan withholds.
+  if (!s.scenario.tenants.empty()) {
+    const std::vector<topology::Tenant> tenants = s.scenario.plan_tenants(topo);
+    std::vector<std::string> seen;
+    for (const int32_t g : out.gpus) {
+      const topology::Tenant* x = topology::tenant_of(tenants, topo.nodes[topo.gpus[static_cast<size_t>(g)]].server);
+      const std::string name = x != nullptr ? x->name : "the servers outside every tenant";
+      if (std::find(seen.begin(), seen.end(), name) == seen.end()) seen.push_back(name);
+    }
+    if (seen.size() > 1) out.tenants_spanned = seen;
   }
   // Days to train with failures; a write behind training sets the checkpoint's cost (study/reliability.hpp).
   out.reliability =

@@ -78,6 +78,9 @@ struct TrainStudy {
   std::optional<DataLoading> data_loading;
   // With storage on the back end (frontend.converged) and asynchronous checkpoints: the write behind training.
   std::optional<WriteBehindTraining> write_behind;
+  // With tenants: those whose servers the job's GPUs take, when more than one (their VRFs do not route to
+  // each other, so the job could not run across them as configured).
+  std::vector<std::string> tenants_spanned;
   std::string imported_source;  // the SimAI workload file, when imported
   std::vector<workload::simai::GroupTraffic> imported;
   std::optional<workload::chakra::Imported> chakra;  // when run from Chakra traces (imported_source: the directory)
