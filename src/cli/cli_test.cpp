@@ -1378,3 +1378,43 @@ TEST(Cli, TrainSaysWhenTheJobSpansTenants) {
   ASSERT_EQ(within.status, 0) << within.out;
   EXPECT_FALSE(nlohmann::json::parse(within.out).contains("tenants_spanned")) << within.out.substr(0, 400);
 }
+
+TEST(Cli, TenantsIsolatedOnTheFrontendNeedTenantsAndAFrontend) {
+  const std::string dir = (podnet::cli::testing::temp_dir("podnet_cli_iso") / "plan").string();
+  Result none = run("design leafspine-8k --set frontend.nics=2 --set frontend.storage_nodes=4 "
+                    "--set frontend.tenants=isolated --config-plan " +
+                        dir,
+                    true);
+  EXPECT_EQ(none.status, 2);
+  EXPECT_NE(none.out.find("frontend.tenants: there are no tenants to isolate"), std::string::npos) << none.out;
+  Result no_frontend = run("design leafspine-8k --set 'tenants=[{name: a, gpus: 50%}]' --set frontend.tenants=isolated "
+                           "--config-plan " +
+                               dir,
+                           true);
+  EXPECT_EQ(no_frontend.status, 2);
+  EXPECT_NE(no_frontend.out.find("isolated tenants on the frontend need an Ethernet frontend"), std::string::npos)
+      << no_frontend.out;
+  // With both: a frontend leaf holding a tenant's and the storage's NICs has both VRFs; the tenant imports the
+  // storage's route target (VNI 10000), the storage every tenant's.
+  Result ok = run("design leafspine-8k --set 'tenants=[{name: a, gpus: 50%}]' --set frontend.nics=2 "
+                  "--set frontend.storage_nodes=4 --set frontend.tenants=isolated --config-plan " +
+                  dir);
+  ASSERT_EQ(ok.status, 0) << ok.out;
+  bool found = false;
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(dir) / "frr")) {
+    std::ifstream f(e.path());
+    const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    if (text.find("vrf Vrf-storage") == std::string::npos || text.find("vrf Vrf-a\n") == std::string::npos) continue;
+    found = true;
+    EXPECT_NE(text.find("route-target import 4200000000:10001\n  route-target import 4200000000:10000\n  "
+                        "route-target export 4200000000:10001"),
+              std::string::npos)
+        << e.path();
+    EXPECT_NE(text.find("route-target import 4200000000:10000\n  route-target import 4200000000:10001\n  "
+                        "route-target export 4200000000:10000"),
+              std::string::npos)
+        << e.path();
+  }
+  EXPECT_TRUE(found) << "no frontend leaf holds both the tenant's and the storage's NICs";
+  std::filesystem::remove_all(std::filesystem::path(dir).parent_path());
+}

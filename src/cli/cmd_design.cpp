@@ -44,7 +44,7 @@ report::CableTyping cable_typing(const scenario::Scenario& sc) {
 }
 
 void write_config_plan(const topology::Topology& t, const topology::AddressPlan& plan, const std::string& dir,
-                       const std::vector<topology::Tenant>& tenants) {
+                       const std::vector<topology::Tenant>& tenants, const topology::Tenant* storage) {
   namespace fs = std::filesystem;
   std::error_code ec;
   for (const char* sub : {"frr", "sonic"}) {
@@ -56,9 +56,9 @@ void write_config_plan(const topology::Topology& t, const topology::AddressPlan&
     const auto& sw = plan.switches[s];
     const std::string name = t.nodes[sw.node].name;
     write_out("--config-plan", (fs::path(dir) / "frr" / (name + ".conf")).string(),
-              report::frr_config(t, plan, s, tenants));
+              report::frr_config(t, plan, s, tenants, storage));
     write_out("--config-plan", (fs::path(dir) / "sonic" / (name + ".json")).string(),
-              report::sonic_config_db(t, plan, s, tenants));
+              report::sonic_config_db(t, plan, s, tenants, storage));
     table += fmt::format("{},{},{},{},{},{},{},{}\n", name, t.nodes[sw.node].network != 0 ? "frontend" : "backend",
                          t.nodes[sw.node].tier, sw.asn, format_ip(sw.loopback, plan.options.v6),
                          format_ipv4(sw.router_id), sw.sessions, std::clamp(sw.sessions, 1, topology::kMaxEcmpPaths));
@@ -113,6 +113,15 @@ int cmd_design(const Common& c, const DesignOptions& d) {
         "nothing to write without an Ethernet frontend (frontend.nics; the NetBox set, --netbox, has the "
         "InfiniBand fabric's devices and cables)",
         d.config_plan_dir));
+  // Tenants isolated on the frontend (frontend.tenants: isolated) need tenants and an Ethernet frontend.
+  const bool isolate = sc.section("frontend").get_string("tenants") == "isolated";
+  if (isolate && (!sc.frontend().present() || infiniband))
+    throw InputError(sc.where("frontend.tenants") +
+                     ": isolated tenants on the frontend need an Ethernet frontend; expected frontend.nics above 0 "
+                     "(and an Ethernet back end), or frontend.tenants: shared");
+  if (isolate && sc.tenants.empty())
+    throw InputError(sc.where("frontend.tenants") +
+                     ": there are no tenants to isolate; expected a tenants: section, or frontend.tenants: shared");
   topology::Topology t = sc.build_topology();
   nlohmann::json doc = design_document(sc, t, "design");
   const bool exports_to_stdout = !d.exports.empty() && c.out_dir.empty();
@@ -189,7 +198,18 @@ int cmd_design(const Common& c, const DesignOptions& d) {
           "{}: the plan writes tenants with IPv4 VTEPs only (each leaf's Loopback0); expected addressing.family "
           "ipv4 with tenants",
           sc.where("addressing.family")));
-    write_config_plan(ip_fabric, *plan, d.config_plan_dir, tenants);
+    // Tenants isolated on the frontend (frontend.tenants: isolated): the storage nodes in a VRF of their own
+    // that every tenant's imports (config_plan.hpp); VNI 10000 and VLAN 999 sit below the tenants' numbers.
+    std::optional<topology::Tenant> storage_vrf;
+    if (isolate) {
+      storage_vrf = topology::Tenant{};
+      storage_vrf->name = "storage";
+      storage_vrf->vrf = "Vrf-storage";
+      storage_vrf->vni = 10000;
+      storage_vrf->vlan = 999;
+      storage_vrf->route_target = fmt::format("{}:10000", sc.section("addressing").get_int("asn_base"));
+    }
+    write_config_plan(ip_fabric, *plan, d.config_plan_dir, tenants, storage_vrf ? &*storage_vrf : nullptr);
   }
   // The frontend network (frontend:), when there is one, goes beside the back end as frontend.<format>.
   for (const auto& fmt_name : d.exports) {

@@ -38,22 +38,25 @@ std::string far_end(const Topology& t, const Side& s) {
 
 std::string label(const AddressPlan& p, const PlanLink& l) { return cable_label(l.cable, p.cables); }
 
-// The tenant behind the far end of switch `self`'s cable `l`: a back-end NIC of a tenant's server, or null
-// (tenants are the back end's).
+// The tenant behind the far end of switch `self`'s cable `l`: a back-end NIC of a tenant's server; with
+// `storage` (tenants isolated on the frontend) also a frontend NIC of a tenant's server, or `storage` for a
+// storage node's; else null.
 const topology::Tenant* tenant_at(const Topology& t, const std::vector<topology::Tenant>& tenants, const PlanLink& l,
-                                  topology::NodeId self) {
+                                  topology::NodeId self, const topology::Tenant* storage) {
   const topology::Node& far = t.nodes[side_of(l, self).far];
-  if (far.kind != topology::NodeKind::Nic || far.network != 0) return nullptr;
+  if (far.kind != topology::NodeKind::Nic || (far.network != 0 && storage == nullptr)) return nullptr;
+  if (far.network != 0 && far.server >= t.servers) return storage;  // a storage node (site_topology)
   return topology::tenant_of(tenants, far.server);
 }
 
 // The tenants switch `s` serves, in the order its cables first reach them.
 std::vector<const topology::Tenant*> served_tenants(const Topology& t, const AddressPlan& plan, size_t s,
-                                                    const std::vector<topology::Tenant>& tenants) {
+                                                    const std::vector<topology::Tenant>& tenants,
+                                                    const topology::Tenant* storage) {
   const auto& sw = plan.switches[s];
   std::vector<const topology::Tenant*> served;
   for (int32_t li : sw.links)
-    if (const auto* x = tenant_at(t, tenants, plan.links[static_cast<size_t>(li)], sw.node))
+    if (const auto* x = tenant_at(t, tenants, plan.links[static_cast<size_t>(li)], sw.node, storage))
       if (std::find(served.begin(), served.end(), x) == served.end()) served.push_back(x);
   return served;
 }
@@ -61,7 +64,7 @@ std::vector<const topology::Tenant*> served_tenants(const Topology& t, const Add
 }  // namespace
 
 std::string frr_config(const Topology& t, const AddressPlan& plan, size_t s,
-                       const std::vector<topology::Tenant>& tenants) {
+                       const std::vector<topology::Tenant>& tenants, const topology::Tenant* storage) {
   const auto& sw = plan.switches[s];
   const auto& node = t.nodes[sw.node];
   const bool v6 = plan.options.v6;
@@ -73,14 +76,16 @@ std::string frr_config(const Topology& t, const AddressPlan& plan, size_t s,
   out += "frr defaults datacenter\n";
   out += fmt::format("hostname {}\n", node.name);
   out += "service integrated-vtysh-config\n!\n";
-  const std::vector<const topology::Tenant*> served = served_tenants(t, plan, s, tenants);
+  const std::vector<const topology::Tenant*> served = served_tenants(t, plan, s, tenants, storage);
+  // EVPN: the back end's switches with tenants; the frontend's too when it isolates them.
+  const bool evpn = !tenants.empty() && (node.network == 0 || storage != nullptr);
   for (const auto* x : served) out += fmt::format("vrf {}\n vni {}\nexit-vrf\n!\n", x->vrf, x->vni);
   out += fmt::format("interface Loopback0\n {} address {}/{}\nexit\n!\n", v6 ? "ipv6" : "ip",
                      format_ip(sw.loopback, v6), host_len(plan));
   for (int32_t li : sw.links) {
     const PlanLink& l = plan.links[static_cast<size_t>(li)];
     const Side sd = side_of(l, sw.node);
-    const topology::Tenant* x = tenant_at(t, tenants, l, sw.node);
+    const topology::Tenant* x = tenant_at(t, tenants, l, sw.node, storage);
     out += fmt::format("interface {}{}\n description {} to {} (port {})\n", device_port_name(sd.port),
                        x ? " vrf " + x->vrf : "", label(plan, l), far_end(t, sd), t.port_name(sw.node, sd.port));
     if (l.numbered) out += fmt::format(" {} address {}/{}\n", v6 ? "ipv6" : "ip", format_ip(sd.addr, v6), plen(plan));
@@ -108,7 +113,7 @@ std::string frr_config(const Topology& t, const AddressPlan& plan, size_t s,
   out += fmt::format("  maximum-paths {}\n", std::clamp(sw.sessions, 1, topology::kMaxEcmpPaths));
   if (v6) out += activate;  // IPv4 unicast is FRR's default family; IPv6 is activated per neighbor
   out += " exit-address-family\n";
-  if (!tenants.empty() && node.network == 0) {
+  if (evpn) {
     out += " !\n address-family l2vpn evpn\n" + activate;
     if (!served.empty()) out += "  advertise-all-vni\n";
     out += " exit-address-family\n";
@@ -121,20 +126,28 @@ std::string frr_config(const Topology& t, const AddressPlan& plan, size_t s,
     out += fmt::format(" !\n address-family {} unicast\n  redistribute connected\n exit-address-family\n",
                        v6 ? "ipv6" : "ipv4");
     out += fmt::format(" !\n address-family l2vpn evpn\n  advertise {} unicast\n", v6 ? "ipv6" : "ipv4");
-    out += fmt::format("  route-target import {}\n  route-target export {}\n", x->route_target, x->route_target);
+    // On an isolating frontend: a tenant imports the storage's routes too, the storage every tenant's.
+    std::vector<std::string> imports = {x->route_target};
+    if (node.network != 0 && storage != nullptr) {
+      if (x == storage)
+        for (const auto& y : tenants) imports.push_back(y.route_target);
+      else imports.push_back(storage->route_target);
+    }
+    for (const std::string& rt : imports) out += fmt::format("  route-target import {}\n", rt);
+    out += fmt::format("  route-target export {}\n", x->route_target);
     out += " exit-address-family\nexit\n!\n";
   }
   return out;
 }
 
 std::string sonic_config_db(const Topology& t, const AddressPlan& plan, size_t s,
-                            const std::vector<topology::Tenant>& tenants) {
+                            const std::vector<topology::Tenant>& tenants, const topology::Tenant* storage) {
   using nlohmann::json;
   const auto& sw = plan.switches[s];
   const auto& node = t.nodes[sw.node];
   const bool v6 = plan.options.v6;
   // EVPN (tenants on the back end) lives in the FRR file, as unnumbered sessions do.
-  const bool frr_file = plan.options.unnumbered || (!tenants.empty() && node.network == 0);
+  const bool frr_file = plan.options.unnumbered || (!tenants.empty() && (node.network == 0 || storage != nullptr));
   json meta = {{"hostname", node.name},
                {"bgp_asn", std::to_string(sw.asn)},
                {"bgp_router_id", format_ipv4(sw.router_id)},
@@ -142,12 +155,12 @@ std::string sonic_config_db(const Topology& t, const AddressPlan& plan, size_t s
                {"docker_routing_config_mode", frr_file ? "split-unified" : "unified"}};
   if (v6) meta["bgp_adv_lo_prefix_as_128"] = "true";
   json port = json::object(), intf = json::object(), nbr = json::object();
-  const std::vector<const topology::Tenant*> served = served_tenants(t, plan, s, tenants);
+  const std::vector<const topology::Tenant*> served = served_tenants(t, plan, s, tenants, storage);
   for (int32_t li : sw.links) {
     const PlanLink& l = plan.links[static_cast<size_t>(li)];
     const Side sd = side_of(l, sw.node);
     const std::string name = device_port_name(sd.port);
-    const topology::Tenant* x = tenant_at(t, tenants, l, sw.node);
+    const topology::Tenant* x = tenant_at(t, tenants, l, sw.node, storage);
     std::string lanes;
     for (int k = 0; k < topology::kLanesPerPort; ++k)
       lanes.append(k ? "," : "").append(std::to_string(topology::kLanesPerPort * sd.port + k));

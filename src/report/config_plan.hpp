@@ -46,10 +46,14 @@ namespace podnet::report {
 // address family; a leaf with a tenant's servers puts their NIC ports in the tenant's VRF (`vrf Vrf-NAME` /
 // `vni N`), advertises its VNIs from Loopback0 (its VTEP; advertise-all-vni) and runs `router bgp ASN vrf
 // Vrf-NAME` with the VRF's connected routes as EVPN type-5 routes (advertise ipv4 unicast) under the
-// tenant's route target, imported and exported. Only the back end's leaves serve tenants: a site's frontend
-// (topology/frontend.hpp) stays in the default VRF, where the storage nodes are.
+// tenant's route target, imported and exported. A site's frontend (topology/frontend.hpp) stays in the default
+// VRF, where the storage nodes are, unless `storage` is given (frontend.tenants: isolated): then the frontend
+// runs EVPN too, each tenant's frontend NIC ports sit in its VRF and the storage nodes' in `storage`'s VRF.
+// The frontend's tenant VRFs import their own route target and the storage's, the storage VRF every tenant's:
+// each tenant reaches the storage, none reaches another (servers outside every tenant keep the default VRF,
+// which does not reach the storage).
 std::string frr_config(const topology::Topology& t, const topology::AddressPlan& plan, size_t s,
-                       const std::vector<topology::Tenant>& tenants = {});
+                       const std::vector<topology::Tenant>& tenants = {}, const topology::Tenant* storage = nullptr);
 // config_db.json fragment of switch `s`, indented 2, trailing newline.
 // With `tenants`, a leaf serving some has the data plane of the FRR file's EVPN (SONiC's VXLAN EVPN design,
 // sonic-net/SONiC doc/vxlan/EVPN/EVPN_VXLAN_HLD.md; sonic-vrf, sonic-vlan and sonic-vxlan YANG models): VRF
@@ -58,6 +62,7 @@ std::string frr_config(const topology::Topology& t, const topology::AddressPlan&
 // tenant's ports with vrf_name in INTERFACE. Every back-end switch of such a plan says
 // docker_routing_config_mode "split-unified": its BGP (EVPN included) is the FRR file's.
 std::string sonic_config_db(const topology::Topology& t, const topology::AddressPlan& plan, size_t s,
-                            const std::vector<topology::Tenant>& tenants = {});
+                            const std::vector<topology::Tenant>& tenants = {},
+                            const topology::Tenant* storage = nullptr);
 
 }  // namespace podnet::report

@@ -54,6 +54,10 @@ VARIANTS = {"": [], "ipv6": ["--set", "addressing.family=ipv6"], "unnumbered": [
             # A site: the back end with tenants, and a frontend with storage nodes that stays in the default VRF.
             "frontend": ["--set", "tenants=[{name: alpha, gpus: 50%}, {name: beta, gpus: 25%}]",
                          "--set", "frontend.nics=2", "--set", "frontend.storage_nodes=4"],
+            # Tenants isolated on the frontend too: each in its VRF there, the storage nodes in Vrf-storage.
+            "frontend-isolated": ["--set", "tenants=[{name: alpha, gpus: 50%}, {name: beta, gpus: 25%}]",
+                                  "--set", "frontend.nics=2", "--set", "frontend.storage_nodes=4",
+                                  "--set", "frontend.tenants=isolated"],
             # An Ethernet frontend beside an InfiniBand back end: the plan covers the frontend alone.
             "ethernet-frontend": ["--set", "frontend.nics=2", "--set", "frontend.storage_nodes=4"]}
 IP_FIELDS = set("address vrf tenant status role device virtual_machine interface fhrp_group is_primary is_oob "
@@ -135,17 +139,18 @@ def evpn_view(texts):
     return view
 
 
-def tenant_leaks(view):
+def tenant_leaks(view, shared=None):
     """EVPN type-5 propagation: a VRF instance exports its connected prefixes with its export route targets; every
     other VRF instance whose import route targets meet them installs them (RFC 7432 route-target filtering).
-    Returns (leaks, missing): a prefix of one VRF installed in another VRF, and a VRF instance missing a prefix of
-    its own VRF on another switch."""
+    Returns (leaks, missing, shared_reach): a prefix of one VRF installed in another VRF (the `shared` VRF's
+    exchanges with the others aside), a VRF instance missing a prefix of its own VRF on another switch, and the
+    (vrf, switch) instances that installed the shared VRF's prefixes."""
     origin = {}  # (switch, vrf) -> prefixes
     for s, v in view.items():
         for prefix, vrf in v["ports"].items():
             if vrf:
                 origin.setdefault((s, vrf), set()).add(prefix)
-    leaks, missing = [], []
+    leaks, missing, reach = [], [], set()
     for (s, vrf), prefixes in sorted(origin.items()):
         exports = view[s]["rt"].get(vrf, (set(), set()))[1]
         for (s2, vrf2) in sorted(origin):
@@ -153,11 +158,13 @@ def tenant_leaks(view):
                 continue
             imports = view[s2]["rt"].get(vrf2, (set(), set()))[0]
             installed = bool(exports & imports)
-            if installed and vrf2 != vrf:
+            if installed and vrf == shared:
+                reach.add((vrf2, s2))
+            if installed and vrf2 != vrf and shared not in (vrf, vrf2):
                 leaks.append((vrf, s, vrf2, s2))
             if not installed and vrf2 == vrf:
                 missing.append((vrf, s, s2))
-    return leaks, missing
+    return leaks, missing, reach
 
 
 def sonic_tenant_view(doc):
@@ -199,7 +206,7 @@ def check_sonic_tenants(c, view, sonic):
             c.error(f"sonic/{s}.json: EVPN lives in the FRR file, but docker_routing_config_mode is not split-unified")
 
 
-def check_tenants(c, podnet_doc, texts, want_sessions, unnumbered, sonic, network):
+def check_tenants(c, podnet_doc, texts, want_sessions, unnumbered, sonic, network, isolated=False):
     """The tenants' EVPN-VXLAN: every tenant NIC port in its tenant's VRF, VNIs as the design says, every eBGP
     session activated for EVPN at both ends, no prefix leaking between VRFs and none missing; and a leaf whose
     export route target names another tenant's makes the check fail."""
@@ -209,29 +216,55 @@ def check_tenants(c, podnet_doc, texts, want_sessions, unnumbered, sonic, networ
         return
     view = evpn_view(texts)
     check_sonic_tenants(c, view, sonic)
+    # Isolated on the frontend: the storage nodes' VRF, its route target on the tenants' ASN base, VNI 10000.
+    storage = "Vrf-storage" if isolated else None
+    storage_rt = next(iter(tenants.values()))["route_target"].split(":")[0] + ":10000"
     for s, v in view.items():
-        if network[s] != "backend" and (v["vrfs"] or v["evpn_peers"]):
+        if network[s] != "backend" and not isolated and (v["vrfs"] or v["evpn_peers"]):
             c.error(f"frr/{s}.conf: a frontend switch serves tenants or runs EVPN; the frontend stays in the default VRF")
         for vrf, vni in v["vrfs"].items():
+            if vrf == storage and network[s] == "frontend":
+                if vni != 10000 or v["rt"].get(vrf) != ({storage_rt} | {t["route_target"] for t in tenants.values()},
+                                                          {storage_rt}):
+                    c.error(f"frr/{s}.conf: vrf {vrf} vni {vni} route targets {v['rt'].get(vrf)}: expected VNI 10000, "
+                            f"exporting {storage_rt} and importing it and every tenant's")
+                continue
             if vrf not in tenants or tenants[vrf]["vni"] != vni:
                 c.error(f"frr/{s}.conf: vrf {vrf} vni {vni} is not a tenant of the design")
             rt = tenants.get(vrf, {}).get("route_target")
-            if v["rt"].get(vrf) != ({rt}, {rt}):
-                c.error(f"frr/{s}.conf: router bgp vrf {vrf} route targets {v['rt'].get(vrf)}, expected {rt}")
+            want_rt = ({rt, storage_rt}, {rt}) if isolated and network[s] == "frontend" else ({rt}, {rt})
+            if v["rt"].get(vrf) != want_rt:
+                c.error(f"frr/{s}.conf: router bgp vrf {vrf} route targets {v['rt'].get(vrf)}, expected {want_rt}")
         if v["vrfs"] and not v["all_vni"]:
             c.error(f"frr/{s}.conf: serves tenants but does not advertise its VNIs (advertise-all-vni)")
     for (s, who), _ in want_sessions.items():
-        if network[s] == "backend" and who not in view[s]["evpn_peers"]:
+        if (network[s] == "backend" or isolated) and who not in view[s]["evpn_peers"]:
             c.error(f"frr/{s}.conf: neighbor {who} is not activated in l2vpn evpn")
             break
     in_vrf = sum(1 for v in view.values() for vrf in v["ports"].values() if vrf)
     want = sum(t["servers"] for t in tenants.values()) * podnet_doc["bom"]["nics"] // podnet_doc["bom"]["servers"]
+    if isolated:  # and on the frontend: the tenants' servers' frontend NICs, and the storage nodes'
+        fe = podnet_doc["frontend"]
+        want += sum(t["servers"] for t in tenants.values()) * fe["nics_per_server"]
+        want += fe["storage_nodes"] * fe["nics_per_storage_node"]
     if in_vrf != want:
         c.error(f"{in_vrf} NIC ports in tenant VRFs, the tenants' servers have {want} NICs")
-    leaks, missing = tenant_leaks(view)
+    leaks, missing, reach = tenant_leaks(view, storage)
     if leaks or missing:
         c.error(f"EVPN: {len(leaks)} leaks between tenants (e.g. {leaks[:2]}), {len(missing)} VRF pairs missing "
                 f"routes (e.g. {missing[:2]})")
+    if isolated:  # every frontend tenant VRF instance reaches the storage
+        lacking = [(vrf, s) for s, v in view.items() for vrf in v["vrfs"]
+                   if network[s] == "frontend" and vrf != storage and (vrf, s) not in reach]
+        if lacking:
+            c.error(f"{len(lacking)} frontend tenant VRF instances do not install the storage's routes: {lacking[:2]}")
+        # The reach check can fail: a frontend leaf whose tenant VRFs stop importing the storage's route target.
+        s_fe = next(s for s, v in sorted(view.items()) if network[s] == "frontend" and set(v["vrfs"]) - {storage})
+        cut = dict(texts)
+        cut[s_fe] = texts[s_fe].replace(f"  route-target import {storage_rt}\n", "")
+        _, _, cut_reach = tenant_leaks(evpn_view(cut), storage)
+        if all((vrf, s_fe) in cut_reach for vrf in view[s_fe]["vrfs"] if vrf != storage):
+            c.error(f"frr/{s_fe}.conf without the storage's import still reaches it: the reach check cannot fail")
     # A broken route target: one leaf exports its first tenant's routes with another tenant's target.
     s = next((s for s, v in sorted(view.items()) if v["vrfs"]), None)
     if s is None or len(tenants) < 2:
@@ -242,7 +275,7 @@ def check_tenants(c, podnet_doc, texts, want_sessions, unnumbered, sonic, networ
     broken = dict(texts)
     broken[s] = texts[s].replace(f"route-target export {tenants[first]['route_target']}",
                                  f"route-target export {other}")
-    bad_leaks, _ = tenant_leaks(evpn_view(broken))
+    bad_leaks, _, _ = tenant_leaks(evpn_view(broken), storage)
     if not bad_leaks:
         c.error(f"frr/{s}.conf exporting {first} with {other}: no leak found: the isolation check cannot fail")
     # A SONiC fragment whose tenant port sits in another VRF than the FRR file's fails the comparison.
@@ -436,8 +469,8 @@ def check(podnet, src, out, spec, schema):
     if lost:
         c.error(f"{len(lost)} leaf pairs unreachable under BGP's AS-path loop check, e.g. {lost[:3]}")
 
-    if variant in ("tenants", "frontend"):
-        check_tenants(c, design_doc, texts, want_sessions, unnumbered, sonic, network)
+    if variant in ("tenants", "frontend", "frontend-isolated"):
+        check_tenants(c, design_doc, texts, want_sessions, unnumbered, sonic, network, variant == "frontend-isolated")
 
     # The checks can fail: a bad FRR line and a bad SONiC value are refused.
     if frr_files:
@@ -469,7 +502,8 @@ def main(argv):
         schema = json.load(f)
     jsonschema.Draft202012Validator.check_schema(schema)
     specs = argv[4:] or cases.examples(src) + ["aipod-16k:ipv6", "aipod-16k:unnumbered", "leafspine-8k:tenants",
-                                                "leafspine-8k:frontend", "ib-sharp-1k:ethernet-frontend"]
+                                                "leafspine-8k:frontend", "leafspine-8k:frontend-isolated",
+                                                "ib-sharp-1k:ethernet-frontend"]
     missing = [s for s in specs if s.partition(":")[0] not in cases.CASES]
     if missing:
         print(f"check_configplan.py: no test size in cases.py for {missing}", file=sys.stderr)
