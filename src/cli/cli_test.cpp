@@ -1418,3 +1418,20 @@ TEST(Cli, TenantsIsolatedOnTheFrontendNeedTenantsAndAFrontend) {
   EXPECT_TRUE(found) << "no frontend leaf holds both the tenant's and the storage's NICs";
   std::filesystem::remove_all(std::filesystem::path(dir).parent_path());
 }
+
+TEST(Cli, NetboxNamesConvergedStorageSlotsStorageNodes) {
+  // two-jobs: 8 servers; two storage nodes in the last two slots are storage-node devices of their own type.
+  const std::string dir = (podnet::cli::testing::temp_dir("podnet_cli_nbconv") / "nb").string();
+  Result r = run("design two-jobs --set frontend.converged=true --set frontend.storage_nodes=2 --netbox " + dir, true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::ifstream f(std::filesystem::path(dir) / "06-devices.csv");
+  std::string line;
+  int storage = 0, servers = 0;
+  while (std::getline(f, line)) {
+    storage += line.find(",storage-node,Generic,storage-node-") != std::string::npos ? 1 : 0;
+    servers += line.find(",gpu-server,") != std::string::npos ? 1 : 0;
+  }
+  EXPECT_EQ(storage, 2);
+  EXPECT_EQ(servers, 6);
+  std::filesystem::remove_all(std::filesystem::path(dir).parent_path());
+}

@@ -124,6 +124,10 @@ int cmd_design(const Common& c, const DesignOptions& d) {
                      ": there are no tenants to isolate; expected a tenants: section, or frontend.tenants: shared");
   topology::Topology t = sc.build_topology();
   nlohmann::json doc = design_document(sc, t, "design");
+  // Storage on the back end (frontend.converged): its last server slots hold the storage nodes.
+  const topology::FrontendConfig storage_cfg = sc.frontend();
+  const int32_t converged_slot =
+      storage_cfg.converged && storage_cfg.storage_nodes < t.servers ? t.servers - storage_cfg.storage_nodes : -1;
   const bool exports_to_stdout = !d.exports.empty() && c.out_dir.empty();
   if (!exports_to_stdout) emit(c, sc, doc, "design", report::write_design_table);
   if (!d.html.empty()) {
@@ -178,7 +182,7 @@ int cmd_design(const Common& c, const DesignOptions& d) {
     if (ec) throw InputError("--netbox " + d.netbox_dir + ": cannot create the directory: " + ec.message());
     for (const auto& file :
          report::netbox_import_set(site, sc.hardware(), sc.name.empty() ? "podnet" : sc.name, plan ? &*plan : nullptr,
-                                   infiniband, cable_typing(sc), frontend ? &*frontend : nullptr)) {
+                                   infiniband, cable_typing(sc), frontend ? &*frontend : nullptr, converged_slot)) {
       write_out("--netbox", (std::filesystem::path(d.netbox_dir) / file.name).string(), file.text);
     }
     std::cerr << "podnet: wrote the NetBox import set into " << d.netbox_dir

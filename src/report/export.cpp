@@ -205,15 +205,18 @@ std::string slug(std::string_view s) {
   return r.empty() ? std::string("podnet") : r;
 }
 
-// A site topology's storage node (frontend.hpp: the devices after the back end's servers).
-bool is_storage_node(const Topology& t, const Node& n) {
-  return level(n) == 0 && n.network != 0 && !t.frontend_tier_names.empty() && n.server >= t.servers;
+// A site topology's storage node (frontend.hpp: the devices after the back end's servers), or a back-end
+// server slot from `storage_slot` on (frontend.converged).
+bool is_storage_node(const Topology& t, const Node& n, int32_t storage_slot = -1) {
+  if (level(n) != 0) return false;
+  if (storage_slot >= 0 && n.network == 0 && n.server >= storage_slot && n.server < t.servers) return true;
+  return n.network != 0 && !t.frontend_tier_names.empty() && n.server >= t.servers;
 }
 
 // NetBox device role: "gpu-server" for a server, "storage-node" for a storage node, the tier's name for a switch
 // ("frontend-leaf", ... for the frontend's).
-std::string role_name(const Topology& t, const Node& n) {
-  if (level(n) == 0) return is_storage_node(t, n) ? "storage-node" : "gpu-server";
+std::string role_name(const Topology& t, const Node& n, int32_t storage_slot = -1) {
+  if (level(n) == 0) return is_storage_node(t, n, storage_slot) ? "storage-node" : "gpu-server";
   return tier_name(t, n);
 }
 
@@ -241,7 +244,7 @@ std::string row(std::initializer_list<std::string_view> fields) {
 
 std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Hardware& hw, const std::string& site,
                                           const topology::AddressPlan* plan, bool infiniband, const CableTyping& typing,
-                                          const topology::FrontendFabric* frontend) {
+                                          const topology::FrontendFabric* frontend, int32_t storage_slot) {
   if (frontend != nullptr && !frontend->config.present()) frontend = nullptr;
   std::vector<NetboxFile> files;
   auto add = [&files](const char* name, const char* header) -> std::string& {
@@ -300,6 +303,10 @@ std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Har
       dt += row({"Generic", storage_model, slug(storage_model), "2", "storage node"});
     }
   }
+  if (storage_slot >= 0 && storage_model.empty()) {  // converged: storage nodes with the back end's NICs
+    storage_model = fmt::format("storage-node-{}nic", t.nics_per_server);
+    dt += row({"Generic", storage_model, slug(storage_model), "2", "storage node"});
+  }
 
   // Roles: gpu-server, then one per switch tier that has switches, in tier order; then the frontend's
   // (its switch tiers, storage-node).
@@ -308,7 +315,7 @@ std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Har
   bool storage = false;
   for (const auto& n : t.nodes) {
     if (n.kind == NodeKind::Switch) tier_used[(n.network != 0 ? tiers : 0) + std::min<size_t>(n.tier, tiers - 1)] = 1;
-    storage = storage || is_storage_node(t, n);
+    storage = storage || is_storage_node(t, n, storage_slot);
   }
   std::string& rl = add("05-device-roles.csv", kNetboxDeviceRoleColumns);
   rl += row({"gpu-server", "gpu-server", role_color(0), "GPU server (GPUs, NICs, NVLink domain)"});
@@ -333,8 +340,8 @@ std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Har
     if (!devices.insert(name).second) continue;
     const bool sw = n.kind == NodeKind::Switch;
     const std::string& type = sw ? (n.network != 0 ? fe_switch_model : switch_model)
-                                 : (is_storage_node(t, n) ? storage_model : server_model);
-    dv += row({name, role_name(t, n), "Generic", type, "planned", site,
+                                 : (is_storage_node(t, n, storage_slot) ? storage_model : server_model);
+    dv += row({name, role_name(t, n, storage_slot), "Generic", type, "planned", site,
                rack_of(i) != kNone ? rack_name(rack_of(i), racks) : std::string(),
                sw ? label_text(n.rail) : std::string(), label_text(n.group), sw ? label_text(n.pod) : std::string()});
   }

@@ -130,11 +130,13 @@ struct NetboxFile {
 // A site topology (topology::site_topology) with its `frontend`: the frontend's switches (roles
 // frontend-leaf, frontend-spine, ..., their own device type) and storage nodes (role storage-node) join the
 // back end's devices, their cables and interfaces follow the back end's, and their addresses come from the
-// same plan.
+// same plan. `storage_slot` >= 0 (frontend.converged): the back end's servers from that one on are storage
+// nodes (role storage-node, device type storage-node-<N>nic with the back end's NICs).
 std::vector<NetboxFile> netbox_import_set(const topology::Topology& t, const topology::Hardware& hw,
                                           const std::string& site, const topology::AddressPlan* plan = nullptr,
                                           bool infiniband = false, const CableTyping& typing = {},
-                                          const topology::FrontendFabric* frontend = nullptr);
+                                          const topology::FrontendFabric* frontend = nullptr,
+                                          int32_t storage_slot = -1);
 // 09-ip-addresses.csv of the set: every address of the plan on its interface (header kNetboxIpAddressColumns).
 std::string netbox_ip_addresses_csv(const topology::Topology& t, const topology::AddressPlan& plan);
 
