@@ -192,7 +192,7 @@ FrontendFabric build_frontend(const FrontendConfig& c, int32_t servers, const Ha
   }
   Topology& t = f.topology;
   t.family = "frontend";
-  // Dual-homed: each device's NICs d ranks apart (the header), d the first leaf's down-ports in use.
+  // The leaf a rank's NIC is cabled to.
   const auto leaf_of = [&t](int32_t rank) {
     const auto [b, e] = t.incident(t.nics[static_cast<size_t>(rank)]);
     for (const LinkId* l = b; l != e; ++l) {
@@ -227,12 +227,14 @@ FrontendFabric build_frontend(const FrontendConfig& c, int32_t servers, const Ha
   };
   f.single_homed_servers = single(0, servers, c.nics);
   f.single_homed_storage_nodes = single(f.server_ports(), c.storage_nodes, c.storage_nics);
-  // The builder's notes in the frontend's words: its "servers" are NIC ports, and it has no pod-size key.
+  // The builder's notes in the frontend's words: its "servers" are NIC ports (dual-homed, a leaf's ports are
+  // each another server's, so its servers a rack are the back end's), and it has no pod-size key.
   for (std::string& note : t.facts.notes) {
     for (const auto& [from, to] : {std::pair<std::string, std::string>{"serves servers up to", "serves ports up to"},
                                    {"servers a rack", "frontend ports a rack"},
                                    {"the middle rack of its servers", "the middle rack of its ports"}})
-      if (const size_t at = note.find(from); at != std::string::npos) note.replace(at, from.size(), to);
+      if (const size_t at = note.find(from); at != std::string::npos && !(c.dual_homed && c.nics > 1))
+        note.replace(at, from.size(), to);
     if (const size_t at = note.find("; a topology.groups_per_pod"); at != std::string::npos) note.resize(at);
   }
   const int32_t server_ports = f.server_ports();
