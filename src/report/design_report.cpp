@@ -139,6 +139,17 @@ void add_frontend(nlohmann::json& doc, const topology::FrontendFabric& f, const 
   };
   fe["cost"].erase("capex_per_gpu_usd");
   fe["homing"] = c.dual_homed ? "dual" : "single";
+  // The leaves' ratio asked, beside the one built when whole ports made another (2:1 on radix-64 leaves is
+  // 42 down / 22 up ports: 1.9091:1): the builder's note on the leaf's ports.
+  if (!t.facts.oversubscription.empty()) {
+    const auto& [tier, got] = t.facts.oversubscription.front();
+    if (std::abs(got - c.oversubscription) > 1e-9 * got) {
+      std::string why = "asked " + format_number(c.oversubscription) + ":1";
+      for (const auto& n : t.facts.notes)
+        if (n.rfind(tier + ": ", 0) == 0) why += ": " + n.substr(0, n.find(';'));
+      fe["oversubscription_asked"] = {{tier, why}};
+    }
+  }
   fe["single_homed_servers"] = f.single_homed_servers;
   fe["single_homed_storage_nodes"] = f.single_homed_storage_nodes;
   if (c.storage_write_Bps > 0) fe["storage_write_gbyte_per_s_per_node"] = round_to(c.storage_write_Bps / 1e9, 3);
@@ -235,7 +246,10 @@ void write_frontend_table(const nlohmann::json& d, std::ostream& out) {
     std::string v = fixed(it.value().get<double>(), 4);
     while (v.back() == '0') v.pop_back();
     if (v.back() == '.') v.pop_back();
-    t.add({"oversubscription at " + it.key(), v + ":1"});
+    std::string why;
+    if (fe.contains("oversubscription_asked") && fe["oversubscription_asked"].contains(it.key()))
+      why = " (" + fe["oversubscription_asked"][it.key()].get<std::string>() + ")";
+    t.add({"oversubscription at " + it.key(), v + ":1" + why});
   }
   t.add({"bisection bandwidth (Gbps, per direction)",
          thousands(std::llround(fe["bisection_bandwidth_gbps"].get<double>()))});
