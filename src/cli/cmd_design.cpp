@@ -105,8 +105,9 @@ int cmd_design(const Common& c, const DesignOptions& d) {
   scenario::Scenario sc = load_scenario(c);
   const bool infiniband = engine::transport_preset(sc.section("network").get_string("transport")).nic_links ==
                           engine::LinkClass::InfiniBand;
+  const topology::FrontendConfig fc = sc.frontend();
   // InfiniBand: a subnet manager configures the back end; the plan covers the Ethernet frontend alone, if any.
-  if (!d.config_plan_dir.empty() && infiniband && !sc.frontend().present())
+  if (!d.config_plan_dir.empty() && infiniband && !fc.present())
     throw InputError(fmt::format(
         "--config-plan {}: the plan is eBGP over Ethernet (FRR, SONiC, /31 links); network.transport is "
         "infiniband, whose fabric a subnet manager configures (no routing protocol, no switch IP addresses): "
@@ -115,7 +116,7 @@ int cmd_design(const Common& c, const DesignOptions& d) {
         d.config_plan_dir));
   // Tenants isolated on the frontend (frontend.tenants: isolated) need tenants and an Ethernet frontend.
   const bool isolate = sc.section("frontend").get_string("tenants") == "isolated";
-  if (isolate && (!sc.frontend().present() || infiniband))
+  if (isolate && (!fc.present() || infiniband))
     throw InputError(sc.where("frontend.tenants") +
                      ": isolated tenants on the frontend need an Ethernet frontend; expected frontend.nics above 0 "
                      "(and an Ethernet back end), or frontend.tenants: shared");
@@ -124,10 +125,6 @@ int cmd_design(const Common& c, const DesignOptions& d) {
                      ": there are no tenants to isolate; expected a tenants: section, or frontend.tenants: shared");
   topology::Topology t = sc.build_topology();
   nlohmann::json doc = design_document(sc, t, "design");
-  // Storage on the back end (frontend.converged): its last server slots hold the storage nodes.
-  const topology::FrontendConfig storage_cfg = sc.frontend();
-  const int32_t converged_slot =
-      storage_cfg.converged && storage_cfg.storage_nodes < t.servers ? t.servers - storage_cfg.storage_nodes : -1;
   const bool exports_to_stdout = !d.exports.empty() && c.out_dir.empty();
   if (!exports_to_stdout) emit(c, sc, doc, "design", report::write_design_table);
   if (!d.html.empty()) {
@@ -153,7 +150,7 @@ int cmd_design(const Common& c, const DesignOptions& d) {
   // The site (back end and frontend as one topology) for the exports that describe the whole site: the cabling
   // plan, the NetBox set and the configuration plan.
   std::optional<topology::FrontendFabric> frontend;
-  if (sc.frontend().present() &&
+  if (fc.present() &&
       (!d.exports.empty() || !d.cabling_plan.empty() || !d.netbox_dir.empty() || !d.config_plan_dir.empty()))
     frontend = sc.build_frontend(t.servers);
   std::optional<topology::Topology> site_storage;
@@ -182,7 +179,8 @@ int cmd_design(const Common& c, const DesignOptions& d) {
     if (ec) throw InputError("--netbox " + d.netbox_dir + ": cannot create the directory: " + ec.message());
     for (const auto& file :
          report::netbox_import_set(site, sc.hardware(), sc.name.empty() ? "podnet" : sc.name, plan ? &*plan : nullptr,
-                                   infiniband, cable_typing(sc), frontend ? &*frontend : nullptr, converged_slot)) {
+                                   infiniband, cable_typing(sc), frontend ? &*frontend : nullptr,
+                                   fc.first_storage_slot(t.servers))) {
       write_out("--netbox", (std::filesystem::path(d.netbox_dir) / file.name).string(), file.text);
     }
     std::cerr << "podnet: wrote the NetBox import set into " << d.netbox_dir
@@ -203,16 +201,9 @@ int cmd_design(const Common& c, const DesignOptions& d) {
           "ipv4 with tenants",
           sc.where("addressing.family")));
     // Tenants isolated on the frontend (frontend.tenants: isolated): the storage nodes in a VRF of their own
-    // that every tenant's imports (config_plan.hpp); VNI 10000 and VLAN 999 sit below the tenants' numbers.
+    // that every tenant's imports (config_plan.hpp).
     std::optional<topology::Tenant> storage_vrf;
-    if (isolate) {
-      storage_vrf = topology::Tenant{};
-      storage_vrf->name = "storage";
-      storage_vrf->vrf = "Vrf-storage";
-      storage_vrf->vni = 10000;
-      storage_vrf->vlan = 999;
-      storage_vrf->route_target = fmt::format("{}:10000", sc.section("addressing").get_int("asn_base"));
-    }
+    if (isolate) storage_vrf = topology::storage_tenant(sc.section("addressing").get_int("asn_base"));
     write_config_plan(ip_fabric, *plan, d.config_plan_dir, tenants, storage_vrf ? &*storage_vrf : nullptr);
   }
   // The frontend network (frontend:), when there is one, goes beside the back end as frontend.<format>.

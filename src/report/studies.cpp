@@ -726,9 +726,9 @@ nlohmann::json design_document(const scenario::Scenario& sc, const topology::Top
   // Storage on the back end (frontend.converged): the last server slots hold storage nodes, not GPU servers.
   // Their GPUs, server power and (one per server) NVLink domains leave the bill; their NICs, cables and slots
   // in the racks stay. A storage node's own price and power are not counted, as on the frontend.
-  const topology::FrontendConfig fc = sc.frontend();
-  const int64_t slots = fc.converged ? fc.storage_nodes : 0;
-  if (slots > 0 && slots < bom.servers) {
+  const int32_t first_slot = sc.frontend().first_storage_slot(t.servers);
+  const int64_t slots = first_slot < 0 ? 0 : t.servers - first_slot;
+  if (slots > 0) {
     if (bom.nvlink_domains == bom.servers) bom.nvlink_domains -= slots;
     bom.gpus -= slots * t.gpus_per_server;
     bom.servers -= slots;
@@ -737,10 +737,10 @@ nlohmann::json design_document(const scenario::Scenario& sc, const topology::Top
   }
   const topology::CostModel model = sc.cost_model();
   add_design(doc, t, bom, topology::compute_cost(t, hw, bom, model), model);
-  if (slots > 0 && slots < bom.servers + slots) {
+  if (slots > 0) {
     doc["bom"]["storage_nodes"] = slots;
     doc["storage_on_back_end"] = {{"storage_nodes", slots},
-                                  {"first_slot", bom.servers},
+                                  {"first_slot", first_slot},
                                   {"nics_per_storage_node", t.nics_per_server},
                                   {"storage_nics_bandwidth_gbps",
                                    round_to(static_cast<double>(slots * t.nics_per_server) * hw.nic_speed.gbps(), 3)}};

@@ -68,8 +68,8 @@ Setup resolve(Scenario sc, std::optional<topology::Topology> fabric) {
 
 int64_t Setup::training_gpus() const {
   const int64_t all = static_cast<int64_t>(fabric.gpus.size());
-  if (!frontend.converged || frontend.storage_nodes >= fabric.servers) return all;
-  return all - int64_t{frontend.storage_nodes} * fabric.gpus_per_server;
+  const int32_t first = frontend.first_storage_slot(fabric.servers);
+  return first < 0 ? all : all - int64_t{fabric.servers - first} * fabric.gpus_per_server;
 }
 
 workload::Job Setup::job(bool memory) const {

@@ -138,7 +138,7 @@ plan::TransferPlan storage_flows(const topology::FrontendFabric& f, const std::v
 }  // namespace
 
 FrontendIo simulate_checkpoint(const topology::FrontendFabric& f, double bytes, int32_t servers,
-                               const std::string& engine, const engine::NetworkOptions& options) {
+                               const std::string& engine, const engine::NetworkOptions& options, bool with_read) {
   const topology::FrontendConfig& c = f.config;
   if (c.storage_nodes < 1 || servers < 1 || servers > f.servers)
     throw Error(
@@ -151,10 +151,12 @@ FrontendIo simulate_checkpoint(const topology::FrontendFabric& f, double bytes, 
   double moved = 0;
   std::string cut;
   const plan::TransferPlan write = storage_flows(f, per_server, true, "checkpoint", moved, &cut);
-  const plan::TransferPlan read = storage_flows(f, per_server, false, "checkpoint", moved);
   io.flows = static_cast<int64_t>(write.transfers.size());
   io.write = run(f, with_media(f, c.storage_write_Bps, options), write, moved, io.engine, options);
-  io.read = run(f, with_media(f, c.storage_read_Bps, options), read, moved, io.engine, options);
+  if (with_read) {
+    const plan::TransferPlan read = storage_flows(f, per_server, false, "checkpoint", moved);
+    io.read = run(f, with_media(f, c.storage_read_Bps, options), read, moved, io.engine, options);
+  }
   if (!cut.empty()) io.write.failure = io.read.failure = cut;
   return io;
 }

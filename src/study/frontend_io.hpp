@@ -42,8 +42,9 @@ struct FrontendIo {
 };
 
 // Requires f.config.storage_nodes > 0 and 1 <= servers <= f.servers.
+// `with_read` false: the write alone (the read is left at zero).
 FrontendIo simulate_checkpoint(const topology::FrontendFabric& f, double bytes, int32_t servers,
-                               const std::string& engine, const engine::NetworkOptions& options);
+                               const std::string& engine, const engine::NetworkOptions& options, bool with_read = true);
 
 // A checkpoint written behind training where they share links (frontend.converged: the storage nodes on the
 // back end), as an asynchronous checkpoint is. `servers_bytes[s]`: what server s writes (the job's servers).
@@ -86,6 +87,16 @@ WriteBehindTraining write_behind_training(const topology::FrontendFabric& f, con
 // A token id on storage: 4 B (Megatron-LM's indexed datasets store int32 ids once the vocabulary passes
 // 65,535, as Llama 3's 128,256 does).
 inline constexpr double kTokenIdBytes = 4;
+
+// The data loader's bytes per sample (frontend.sample_size, else the sequence's token ids) and per label (the
+// token ids).
+struct SampleBytes {
+  double sample = 0, label = 0;
+};
+inline SampleBytes sample_bytes(const topology::FrontendConfig& c, const workload::Job& job) {
+  const double tokens = static_cast<double>(job.model.seq) * kTokenIdBytes;
+  return {c.sample_bytes > 0 ? c.sample_bytes : tokens, tokens};
+}
 
 struct DataLoading {
   double bytes = 0;         // read per iteration, every reader together

@@ -27,8 +27,7 @@ std::optional<reliability::CheckpointIo> apply_storage(const scenario::Setup& s,
                      "expected storage.frontend_nics, or frontend.nics with frontend.storage_nodes");
   if (!s.storage.present() && !simulated) return std::nullopt;
   const workload::Job job = s.job(false);
-  const int64_t per_server = std::max<int64_t>(1, s.fabric.gpus_per_server);
-  const int64_t servers = std::min<int64_t>((gpus + per_server - 1) / per_server, std::max(1, s.fabric.servers));
+  const int64_t servers = checkpoint_writers(s.fabric, gpus);
   const double bytes = job.model.params() * kCheckpointBytesPerParam;
   reliability::CheckpointIo io;
   if (simulated) {

@@ -4,6 +4,7 @@
 // adds (days to train with failures).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -50,6 +51,13 @@ struct TrainingReliability {
 // (12 B) per parameter, 14 B in all: the mixed-precision Adam states of Rajbhandari et al. (ZeRO, SC'20,
 // §3.1) without the gradients, which a checkpoint does not keep.
 inline constexpr double kCheckpointBytesPerParam = 14;
+
+// The servers that write a checkpoint of a job on `gpus` GPUs: the first ceil(gpus / GPUs a server) of the
+// back end's (at least one).
+inline int64_t checkpoint_writers(const topology::Topology& backend, int64_t gpus) {
+  const int64_t per_server = std::max<int64_t>(1, backend.gpus_per_server);
+  return std::min<int64_t>((gpus + per_server - 1) / per_server, std::max(1, backend.servers));
+}
 
 // The storage network's times for a checkpoint of the scenario's workload written by the servers of `gpus`
 // GPUs, applied to `rc` (checkpoint cost = write time, restart = storage.restart_overhead + read time) where

@@ -196,10 +196,9 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
   if (s.frontend.has_storage()) {
     if (progress.run)
       progress.run(s.frontend.converged ? "data loading on the back end" : "data loading on the frontend");
-    const double tokens = static_cast<double>(out.job.model.seq) * kTokenIdBytes;
-    const double sample = s.frontend.sample_bytes > 0 ? s.frontend.sample_bytes : tokens;
+    const SampleBytes sample = sample_bytes(s.frontend, out.job);
     const topology::FrontendFabric fe = s.scenario.build_storage_network(topo);
-    std::vector<double> per_server = data_loading_bytes(out.job, out.gpus, topo, sample, tokens);
+    std::vector<double> per_server = data_loading_bytes(out.job, out.gpus, topo, sample.sample, sample.label);
     // The job's servers (1 for each that holds one of its GPUs).
     std::vector<double> job_server(static_cast<size_t>(topo.servers), 0.0);
     int32_t last = 0;
@@ -217,7 +216,7 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
             thousands(last)));
       per_server.resize(static_cast<size_t>(fe.servers));
     }
-    out.data_loading = simulate_data_loading(fe, per_server, sample, s.engine, s.network);
+    out.data_loading = simulate_data_loading(fe, per_server, sample.sample, s.engine, s.network);
     if (fe.converged && s.storage.async) {
       // The checkpoint written behind training on the links training uses: every server of the job writes
       // its share, as a checkpoint does (frontend_io.hpp).

@@ -147,14 +147,11 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
   std::vector<double> per_server;
   int32_t writers = 0;
   const double checkpoint_bytes = out.job.model.params() * kCheckpointBytesPerParam;
-  double sample = 0;
+  const SampleBytes sample = sample_bytes(s.frontend, out.job);
   if (frontend) {
-    const double tokens = static_cast<double>(out.job.model.seq) * kTokenIdBytes;
-    sample = s.frontend.sample_bytes > 0 ? s.frontend.sample_bytes : tokens;
-    per_server = data_loading_bytes(out.job, gpus, s.fabric, sample, tokens);
+    per_server = data_loading_bytes(out.job, gpus, s.fabric, sample.sample, sample.label);
     per_server.resize(static_cast<size_t>(fe->servers));
-    const int64_t per = std::max<int64_t>(1, s.fabric.gpus_per_server);
-    writers = static_cast<int32_t>(std::min<int64_t>((out.gpus + per - 1) / per, fe->servers));
+    writers = static_cast<int32_t>(std::min<int64_t>(checkpoint_writers(s.fabric, out.gpus), fe->servers));
   }
   struct StorageTimes {
     double read_s = 0, write_s = 0;
@@ -162,8 +159,8 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
   };
   auto storage_times = [&](const engine::NetworkOptions& o, const topology::FrontendFabric& f) {
     StorageTimes st;
-    const DataLoading d = simulate_data_loading(f, per_server, sample, s.engine, o);
-    const FrontendIo io = simulate_checkpoint(f, checkpoint_bytes, writers, s.engine, o);
+    const DataLoading d = simulate_data_loading(f, per_server, sample.sample, s.engine, o);
+    const FrontendIo io = simulate_checkpoint(f, checkpoint_bytes, writers, s.engine, o, false);
     st.read_s = d.read.seconds;
     st.write_s = io.write.seconds;
     st.failure = !d.read.failure.empty()     ? "data loading: " + d.read.failure
@@ -249,16 +246,9 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
       std::vector<char> out_of_service(t.nodes.size(), 0);
       for (const int32_t sw : todo[k]) out_of_service[static_cast<size_t>(pool[static_cast<size_t>(sw)])] = 1;
       for (int32_t port = 0; port < fe->ports(); ++port) {
-        const topology::NodeId nic = t.nics[static_cast<size_t>(fe->rank_of(port))];
-        const auto [first, last] = t.incident(nic);
-        bool any = false, all = true;
-        for (const topology::LinkId* l = first; l != last; ++l) {
-          const topology::NodeId other = t.links[*l].a == nic ? t.links[*l].b : t.links[*l].a;
-          if (t.nodes[other].kind != topology::NodeKind::Switch) continue;
-          any = true;
-          all = all && out_of_service[static_cast<size_t>(other)] != 0;
-        }
-        drained.port_down[static_cast<size_t>(port)] = any && all ? 1 : 0;
+        const topology::NodeId leaf = fe->leaf_of_port(port);
+        drained.port_down[static_cast<size_t>(port)] = leaf != topology::kNone &&
+                                                       out_of_service[static_cast<size_t>(leaf)] != 0;
       }
       const StorageTimes st = storage_times(o, drained);
       result.stops_job = !st.failure.empty();

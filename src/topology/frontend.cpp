@@ -136,6 +136,16 @@ std::string frontend_key(const std::string& key) {
 
 }  // namespace
 
+NodeId FrontendFabric::leaf_of_port(int32_t port) const {
+  const NodeId nic = topology.nics[static_cast<size_t>(rank_of(port))];
+  const auto [b, e] = topology.incident(nic);
+  for (const LinkId* l = b; l != e; ++l) {
+    const NodeId o = topology.links[*l].a == nic ? topology.links[*l].b : topology.links[*l].a;
+    if (topology.nodes[o].kind == NodeKind::Switch) return o;
+  }
+  return kNone;
+}
+
 FrontendFabric build_frontend(const FrontendConfig& c, int32_t servers, const Hardware& backend,
                               int32_t named_servers) {
   FrontendFabric f;
@@ -192,15 +202,6 @@ FrontendFabric build_frontend(const FrontendConfig& c, int32_t servers, const Ha
   }
   Topology& t = f.topology;
   t.family = "frontend";
-  // The leaf a rank's NIC is cabled to.
-  const auto leaf_of = [&t](int32_t rank) {
-    const auto [b, e] = t.incident(t.nics[static_cast<size_t>(rank)]);
-    for (const LinkId* l = b; l != e; ++l) {
-      const NodeId o = t.links[*l].a == t.nics[static_cast<size_t>(rank)] ? t.links[*l].b : t.links[*l].a;
-      if (t.nodes[o].kind == NodeKind::Switch) return o;
-    }
-    return kNone;
-  };
   if (c.dual_homed && f.ports() > 0) {
     // NIC-major: every device's NIC 0 in device order (servers, then storage nodes), then every NIC 1, ...
     // A device's NICs are then as many ranks apart as there are devices with that NIC: on different leaves
@@ -218,9 +219,9 @@ FrontendFabric build_frontend(const FrontendConfig& c, int32_t servers, const Ha
   const auto single = [&](int32_t first, int32_t owners, int32_t nics) {
     int32_t n = 0;
     for (int32_t k = 0; k < owners && nics > 1; ++k) {
-      const NodeId l0 = leaf_of(f.rank_of(first + k * nics));
+      const NodeId l0 = f.leaf_of_port(first + k * nics);
       bool same = true;
-      for (int32_t i = 1; i < nics; ++i) same = same && leaf_of(f.rank_of(first + k * nics + i)) == l0;
+      for (int32_t i = 1; i < nics; ++i) same = same && f.leaf_of_port(first + k * nics + i) == l0;
       n += same ? 1 : 0;
     }
     return n;

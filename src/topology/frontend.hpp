@@ -71,6 +71,11 @@ struct FrontendConfig {
   bool present() const { return nics > 0; }
   // Checkpoints and data loading are simulated: storage nodes on the frontend or the back end.
   bool has_storage() const { return storage_nodes > 0 && (present() || converged); }
+  // Converged: the first of the back end's `servers` slots that holds a storage node (they take the last ones);
+  // -1 when not converged or when they would take every slot.
+  int32_t first_storage_slot(int32_t servers) const {
+    return converged && storage_nodes > 0 && storage_nodes < servers ? servers - storage_nodes : -1;
+  }
 };
 
 // From a validated `frontend:` section; ParamError naming the key for values that contradict each other.
@@ -98,6 +103,8 @@ struct FrontendFabric {
   // a device's bytes go over its other NICs, and clients stripe over the storage ports left.
   std::vector<char> port_down;
   bool down(int32_t port) const { return !port_down.empty() && port_down[static_cast<size_t>(port)] != 0; }
+  // The switch port `port`'s NIC is cabled to (its leaf), or kNone.
+  NodeId leaf_of_port(int32_t port) const;
   // Devices whose NICs all sit on one leaf (single-homed: frontend.homing single, or a last leaf's remainder).
   int32_t single_homed_servers = 0, single_homed_storage_nodes = 0;
 };

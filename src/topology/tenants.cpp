@@ -44,6 +44,16 @@ std::vector<Tenant> plan_tenants(const Topology& t, const std::vector<TenantRequ
   return out;
 }
 
+Tenant storage_tenant(int64_t asn_base) {
+  Tenant x;
+  x.name = "storage";
+  x.vrf = "Vrf-storage";
+  x.vni = 10000;
+  x.vlan = 999;
+  x.route_target = fmt::format("{}:{}", asn_base, x.vni);
+  return x;
+}
+
 const Tenant* tenant_of(const std::vector<Tenant>& tenants, int32_t server) {
   for (const auto& x : tenants)
     if (x.holds(server)) return &x;

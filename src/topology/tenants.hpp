@@ -43,6 +43,10 @@ struct Tenant {
 // ParamError naming "tenants[i].gpus" when the tenants need more servers than the fabric has.
 std::vector<Tenant> plan_tenants(const Topology& t, const std::vector<TenantRequest>& requests, int64_t asn_base);
 
+// The storage nodes' VRF when tenants are isolated on the frontend (frontend.tenants: isolated): Vrf-storage,
+// VNI 10000 and VLAN 999, below every tenant's numbers, route target "<asn_base>:10000".
+Tenant storage_tenant(int64_t asn_base);
+
 // The tenant a server belongs to, or null.
 const Tenant* tenant_of(const std::vector<Tenant>& tenants, int32_t server);
 
