@@ -14,6 +14,7 @@
 #include "collective/patterns.hpp"
 #include "collective/plan_util.hpp"
 #include "collective/ring.hpp"
+#include "collective/torus.hpp"
 #include "collective/tree.hpp"
 #include "core/error.hpp"
 
@@ -166,6 +167,8 @@ const std::vector<AlgorithmInfo>& algorithms() {
       pat_algorithm(),
       permutation_algorithm(),
       incast_algorithm(),
+      torus_algorithm(),
+      torus_dimorder_algorithm(),
   };
   return k;
 }
@@ -301,7 +304,12 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
   const bool auto_channels = o.channels == kAutoChannels;
   if (auto_channels) o.channels = execution_channels(shape);
 
-  const std::optional<Choice> choice = choose(algorithm, op, group, bytes, o, shape);
+  // A box of chips on a NIC-less torus runs the torus's own collectives, not NCCL's (torus.hpp), unless
+  // the user restricted NCCL's algorithms (collective.algorithms).
+  const bool torus_auto = algorithm == "auto" && shape.chip_links && !o.selection.algos_given &&
+                          (op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter) && group.size() > 1 &&
+                          torus_beats_snake(op, group, topo);
+  const std::optional<Choice> choice = torus_auto ? std::nullopt : choose(algorithm, op, group, bytes, o, shape);
   const AlgorithmInfo* built = nullptr;
   int32_t model_channels = 0;  // the channels NCCL's model counts
   if (choice) {
@@ -312,6 +320,8 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
     model_channels = o.channels;
     // Small sizes: fewer channels, as NCCL runs them (nccl/tuner.hpp section 4).
     if (auto_channels) o.channels = size_channels(choice->algo, choice->proto, bytes, shape.ranks, o.channels);
+  } else if (torus_auto) {
+    built = find_algorithm("torus");
   } else {
     built = a ? a : find_algorithm(default_algorithm(op));
     if (!a && !supports(*built, op)) throw InputError(fmt::format("no algorithm implements {}", op_name(op)));
@@ -325,6 +335,10 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
   plan.bytes = bytes;
   plan.ranks = static_cast<int32_t>(group.size());
   plan.channels = o.channels;
+  if (built->own_parts) {
+    plan.channels = 0;
+    for (const auto& t : plan.transfers) plan.channels = std::max(plan.channels, t.channel + 1);
+  }
   return plan;
 }
 

@@ -166,6 +166,9 @@ struct AlgorithmInfo {
   BuildFn build;        // called through make_plan (which validates the group and options)
   // With channels auto, runs on NCCL's NVLS channels, not the ring's (nvls.hpp).
   bool runs_on_nvls_channels = false;
+  // Splits the data into parts of its own, each transfer's channel its part (torus.hpp), not NCCL's channels:
+  // plan.channels counts the parts.
+  bool own_parts = false;
 };
 
 const std::vector<AlgorithmInfo>& algorithms();

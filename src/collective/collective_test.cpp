@@ -54,7 +54,7 @@ TEST(Registry, EveryOpHasADefaultAlgorithmAndNamesAreUnique) {
   }
   EXPECT_EQ(names, (std::set<std::string>{"ring", "tree", "nvls", "nvls_tree", "collnet_direct", "collnet_chain",
                                           "halving_doubling", "hierarchical", "pairwise", "p2p", "pat", "permutation",
-                                          "incast"}));
+                                          "incast", "torus", "torus_dimorder"}));
   for (Op op : all_ops()) {
     const AlgorithmInfo* a = find_algorithm(default_algorithm(op));
     ASSERT_NE(a, nullptr) << op_name(op);
@@ -130,7 +130,8 @@ TEST(MakePlan, FillsHeaderAndCopiesQps) {
       if (std::string(a.name) == "nvls") continue;  // one NVSwitch only (nccl/tuner_test covers it)
       // CollNet needs switches that reduce (collnet_test covers the refusal elsewhere).
       const bool collnet = std::string(a.name).rfind("collnet", 0) == 0;
-      const auto plan = make_plan(a.name, op, iota(16), 8_MiB, o, collnet ? testing::sharp32() : rail32());
+      const auto& topo = collnet ? testing::sharp32() : a.own_parts ? testing::torus44() : rail32();
+      const auto plan = make_plan(a.name, op, iota(16), 8_MiB, o, topo);
       EXPECT_EQ(plan.bytes, 8_MiB);
       EXPECT_EQ(plan.ranks, 16);
       ASSERT_FALSE(plan.transfers.empty()) << a.name << " " << op_name(op);

@@ -37,6 +37,16 @@ inline const topology::Topology& sharp32() {
   return t;
 }
 
+// A 4 x 4 torus of NIC-less chips (torus.hpp's algorithms need one).
+inline const topology::Topology& torus44() {
+  static const topology::Topology t = [] {
+    topology::Hardware hw = topology::default_hardware();
+    hw.nics_per_server = 0;
+    return topology::build_with("torus", {{"dims", "[4, 4]"}}, hw);
+  }();
+  return t;
+}
+
 inline Group iota(int32_t n, int32_t first = 0) {
   Group g(n);
   std::iota(g.begin(), g.end(), first);

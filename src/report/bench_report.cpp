@@ -109,6 +109,17 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
                     "collective alone agrees with the flow engine; docs/contributing/validation/links-analytical.md), "
                     "but a collective does not "
                     "contend with other traffic"};
+  // The torus's own collectives (collective/torus.hpp) are not NCCL's: say what ran and why.
+  for (const auto& b : r.rows)
+    if (const collective::AlgorithmInfo* a = collective::find_algorithm(b.algorithm); a && a->own_parts) {
+      if (!doc.contains("notes")) doc["notes"] = nlohmann::json::array();
+      doc["notes"].push_back(
+          "torus collectives: rings along each dimension in turn, both directions, the data split so that "
+          "every dimension works at once (torus_dimorder: one dimension at a time); no NCCL protocol, each step "
+          "costs its link's latency. On a NIC-less torus auto runs them where their busiest link carries no "
+          "more than NCCL's snake ring's, else the ring (--algo ring or torus forces one)");
+      break;
+    }
   nlohmann::json hot = nlohmann::json::array();
   static const engine::RunReport kNoRun;
   const engine::RunReport& last = r.rows.empty() ? kNoRun : r.rows.back().run;
