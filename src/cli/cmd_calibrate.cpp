@@ -8,6 +8,7 @@
 #include "engine/registry.hpp"
 #include "report/calibrate_report.hpp"
 #include "study/calibrate.hpp"
+#include "study/calibrate_training.hpp"
 #include "study/nccl_tests_log.hpp"
 
 namespace podnet::cli {
@@ -16,6 +17,7 @@ namespace {
 
 struct CalibrateOptions {
   std::vector<std::string> logs;
+  std::string training;
   std::vector<std::string> fit;
   std::string engine, op, out;
   bool force = false;
@@ -42,13 +44,55 @@ int cmd_calibrate(const Common& common, const CalibrateOptions& o) {
     c.out_dir = o.out;
     fragment = (std::filesystem::path(o.out) / "fitted.yaml").string();
   }
-  study::CalibrationInput in{c.scenario, c.sets, c.adds, {}, o.fit, o.engine, o.op, {}};
-  for (const auto& path : o.logs)
-    for (auto& l : study::read_nccl_tests(path)) in.logs.push_back(std::move(l));
   // Progress on stderr every 5 s once the fit has taken 5 s.
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
   auto last = start;
+  if (!o.training.empty()) {
+    if (!o.logs.empty())
+      throw InputError("calibrate: give --nccl-tests or --training, not both (a fit is of collectives or of a job)");
+    if (o.fit.size() > 1)
+      throw InputError(fmt::format("calibrate --training fits one key; --fit was given {} times", o.fit.size()));
+    if (!o.op.empty()) throw InputError("calibrate --training: --op is for nccl-tests logs");
+    study::TrainingCalibrationInput in{
+        c.scenario, c.sets, c.adds, study::read_training_log(o.training), o.fit.empty() ? "" : o.fit.front(),
+        o.engine,   {}};
+    in.progress = [&](int evaluations, double gap, const std::string& key) {
+      const auto now = clock::now();
+      if (now - start < std::chrono::seconds(5) || now - last < std::chrono::seconds(5)) return;
+      last = now;
+      // The jitter's search times steps of the job (no step-time gap yet); the compute key's, one iteration.
+      const std::string where = key == "workload.jitter_cv"
+                                    ? std::string()
+                                    : fmt::format(", step time within {:.2f}% of the log", 100 * (std::exp(gap) - 1));
+      std::cerr << fmt::format("podnet calibrate: {} simulations{}, searching {} ({:.0f} s elapsed)\n", evaluations,
+                               where, key, std::chrono::duration<double>(now - start).count());
+    };
+    const study::TrainingCalibration cal = study::calibrate_training(in);
+    const scenario::Scenario sc = load_scenario(c);
+    nlohmann::json doc = report::new_document(context_of(sc, "calibrate"));
+    doc["calibrate_training"] = report::calibrate_training_json(cal);
+    emit(c, sc, doc, "calibrate", report::write_calibrate_training_table);
+    const bool trusted = cal.doubts.empty();
+    if (!trusted && !o.force) {
+      std::cerr << "podnet: error: calibrate: this fit is not a calibration, so "
+                << (fragment.empty() ? "its value should not be used" : "no fragment was written (" + fragment + ")")
+                << "; --force " << (fragment.empty() ? "accepts" : "writes") << " it anyway:\n";
+      for (const auto& d : cal.doubts) std::cerr << "  " << d << "\n";
+      return kExitBadInput;
+    }
+    if (!fragment.empty()) {
+      write_out("--out", fragment, study::training_fragment_yaml(cal));
+      std::cerr << fmt::format("podnet calibrate: wrote {} (use it with podnet train --config-add {}){}\n", fragment,
+                               fragment, trusted ? "" : ", not trusted (--force): its comments say why");
+    }
+    return kExitOk;
+  }
+  if (o.logs.empty())
+    throw InputError("calibrate: give --nccl-tests LOG (collectives) or --training LOG (a job's step times)");
+  study::CalibrationInput in{c.scenario, c.sets, c.adds, {}, o.fit, o.engine, o.op, {}};
+  for (const auto& path : o.logs)
+    for (auto& l : study::read_nccl_tests(path)) in.logs.push_back(std::move(l));
   in.progress = [&](int evaluations, double rms, const std::string& key) {
     const auto now = clock::now();
     if (now - start < std::chrono::seconds(5) || now - last < std::chrono::seconds(5)) return;
@@ -88,13 +132,20 @@ void add_calibrate_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<CalibrateOptions>();
   auto* cmd =
       app.add_subcommand("calibrate",
-                         "fit scenario knobs (link speeds, latencies, efficiencies) to measured nccl-tests logs");
+                         "fit scenario knobs to measured logs: link speeds, latencies and efficiencies to nccl-tests "
+                         "logs, or a job's compute to its training log (Megatron-LM, NeMo)");
   cmd->add_option("scenario", c->scenario, "scenario file (YAML) or built-in scenario name (see `podnet list`)")
       ->required();
   cmd->add_option("--nccl-tests", o->logs,
                   "nccl-tests output (all_reduce_perf, all_gather_perf, reduce_scatter_perf, alltoall_perf, "
                   "sendrecv_perf, ...) as printed, one or more files")
-      ->required()
+      ->type_name("LOG");
+  cmd->add_option("--training", o->training,
+                  "a training run's log: Megatron-LM's or Megatron-Bridge's 'iteration N/M | ... elapsed time per "
+                  "iteration (ms): T |' lines, or NeMo's 'train_step_timing in s' (NeMo 2's progress printer, NeMo "
+                  "1's progress bar); the scenario describes its job (model, GPUs, parallelism, batch), and "
+                  "workload.sustained_fraction (or --fit KEY) is fitted so that podnet's iteration takes the "
+                  "log's median steady step")
       ->type_name("LOG");
   cmd->add_option("--fit", o->fit,
                   "a bandwidth, time or real scenario key to fit, with optional bounds (repeatable); default "
@@ -140,13 +191,23 @@ void add_calibrate_command(CLI::App& app, Action& action) {
       "  printed with the likely causes, no fragment is written and the exit status is 2 (--force writes it).\n"
       "  Every simulation builds the whole fabric: on a large scenario, shrink it to what the log needs\n"
       "  (--set topology.gpus=64 for a 2-node log) or the fit takes minutes.\n\n"
+      "With --training LOG:\n"
+      "  The scenario must describe the log's job: model, GPU, tp/pp/dp, microbatch, global batch, precision\n"
+      "  and recompute (a log at another global batch is refused). Every run's first line and first 10\n"
+      "  iterations are warm-up and left out; the median of the rest is the step time. One key is fitted\n"
+      "  (workload.sustained_fraction unless --fit names another) by false position on the log of the\n"
+      "  iteration time, a few simulations. Printed: the log's steady steps, the fitted value, podnet's step\n"
+      "  time and MFU before and after. Not trusted (exit 2, no fragment unless --force): the key on a bound,\n"
+      "  or steps that vary by more than 10 % (robust CV).\n\n"
       "Examples:\n"
       "  podnet calibrate leafspine-8k --set topology.gpus=64 --nccl-tests all_reduce_2nodes.log \\\n"
       "      --out calib/   # writes calib/fitted.yaml\n"
       "  podnet bench aipod-16k --config-add calib/fitted.yaml --gpus 0-1023\n"
       "  podnet calibrate aipod-16k --nccl-tests a.log --fit server.nic_speed=100Gbps:800Gbps \\\n"
       "      --fit network.stack_latency=0us:50us --engine analytical\n"
-      "  podnet bench aipod-16k --gpus 0-15 --format nccl-tests > sim.log   # a log podnet wrote fits back");
+      "  podnet bench aipod-16k --gpus 0-15 --format nccl-tests > sim.log   # a log podnet wrote fits back\n"
+      "  podnet calibrate aipod-16k --training megatron.log --set topology.gpus=1024 --set workload.dp=8 \\\n"
+      "      --engine analytical --out calib/   # then: podnet train ... --config-add calib/fitted.yaml");
   cmd->callback([&action, c, o] { action = [c, o] { return cmd_calibrate(*c, *o); }; });
 }
 

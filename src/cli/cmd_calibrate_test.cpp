@@ -335,4 +335,37 @@ TEST(Calibrate, OutIsADirectoryAndConfigAddIsNamed) {
   EXPECT_NE(r.out.find("config-add: " + frag), std::string::npos) << r.out;
 }
 
+// --training: Megatron-LM's published CI run (tests/data/training-logs) on its 8-GPU job. The fragment it
+// writes makes `podnet train` take the log's median step (1,115.0 ms); a log of each kind at once, or of
+// neither, is refused.
+TEST(Calibrate, TrainingLogFitsAFragmentThatTrainReproduces) {
+  const std::string job =
+      "aipod-16k --engine analytical --set topology.gpus=8 --set workload.model=gpt3-175b --set workload.layers=32 "
+      "--set workload.hidden=4096 --set workload.heads=32 --set workload.kv_heads=8 --set workload.ffn=16384 "
+      "--set workload.vocab=131072 --set workload.seq=8192 --set workload.tp=4 --set workload.pp=1 --set "
+      "workload.dp=2 --set workload.microbatch=2 --set workload.global_batch=8 --set workload.zero=1 --set "
+      "workload.recompute=none --set workload.interleave=1 --set workload.stage_layers=even";
+  const std::string log = std::string(PODNET_SOURCE_DIR) + "/tests/data/training-logs/megatron-ci-gpt3-7b-tp4-h100.log";
+  const fs::path out = temp_dir() / "calib-training";
+  fs::remove_all(out);
+  Result r = run("calibrate " + job + " --training " + log + " --out " + out.string(), true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("the log: 6 steady steps (iterations 14 to 24, a line every 2 iterations), median 1,115.0 ms"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("workload.sustained_fraction"), std::string::npos) << r.out;
+  const std::string frag = (out / "fitted.yaml").string();
+  ASSERT_TRUE(fs::exists(frag));
+  r = run("train " + job + " --config-add " + frag + " --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NEAR(nlohmann::json::parse(r.out)["iteration_time_ms"].get<double>() / 1115.0, 1.0, 1e-4);
+  r = run("calibrate " + job + " --training " + log + " --nccl-tests " + log, true);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("give --nccl-tests or --training, not both"), std::string::npos) << r.out;
+  r = run("calibrate " + job, true);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("give --nccl-tests LOG (collectives) or --training LOG (a job's step times)"), std::string::npos)
+      << r.out;
+}
+
 }  // namespace

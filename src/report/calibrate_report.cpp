@@ -105,4 +105,98 @@ nlohmann::json calibrate_json(const study::Calibration& c) {
           {"residual", "busbw_podnet / busbw_log - 1 = time_log / time_podnet - 1, per size"}};
 }
 
+nlohmann::json calibrate_training_json(const study::TrainingCalibration& c) {
+  const auto& s = c.steps;
+  return {{"source", c.source},
+          {"format", c.format},
+          {"engine", c.engine},
+          {"job", {{"gpus", c.gpus}, {"global_batch", c.global_batch}, {"seq", c.seq}}},
+          {"steps",
+           {{"kept", s.kept},
+            {"warmup", s.warmup},
+            {"other_batch", s.other_batch},
+            {"runs", s.runs},
+            {"interval", s.interval},
+            {"first_iteration", s.first},
+            {"last_iteration", s.last},
+            {"median_s", round_to(s.median, 9)},
+            {"mean_s", round_to(s.mean, 9)},
+            {"p5_s", round_to(s.p5, 9)},
+            {"p95_s", round_to(s.p95, 9)},
+            {"min_s", round_to(s.min, 9)},
+            {"max_s", round_to(s.max, 9)},
+            {"robust_cv", round_to(s.robust_cv, 6)}}},
+          {"key",
+           {{"key", c.key.key},
+            {"start", c.key.start_text},
+            {"fitted", c.key.text},
+            {"lo", c.key.lo_text},
+            {"hi", c.key.hi_text},
+            {"ratio", round_to(c.key.start != 0 ? c.key.value / c.key.start : 0, 6)}}},
+          {"jitter", c.jitter_fitted ? nlohmann::json{{"jitter_cv", round_to(c.jitter_cv, 6)},
+                                                      {"start", round_to(c.jitter_start, 6)},
+                                                      {"speed_cv", round_to(c.speed_cv, 6)},
+                                                      {"steps", study::kJitterSteps},
+                                                      {"podnet_cv", round_to(c.podnet_step_cv, 6)}}
+                                     : nlohmann::json(nullptr)},
+          {"log_s", round_to(c.log_seconds, 9)},
+          {"start_s", round_to(c.start_seconds, 9)},
+          {"fit_s", round_to(c.fit_seconds, 9)},
+          {"start_mfu", round_to(c.start_mfu, 6)},
+          {"fit_mfu", round_to(c.fit_mfu, 6)},
+          {"evaluations", c.evaluations},
+          {"notes", c.notes},
+          {"trusted", c.doubts.empty()},
+          {"doubts", c.doubts},
+          {"max_trusted_step_cv", study::kMaxTrustedStepCv},
+          {"method", "false position (Illinois) on ln T(x) = ln t_log, t_log the steady steps' median"}};
+}
+
+void write_calibrate_training_table(const nlohmann::json& d, std::ostream& out) {
+  const auto& c = d["calibrate_training"];
+  const auto& s = c["steps"];
+  const auto& j = c["job"];
+  const auto ms = [](double seconds) { return fixed(seconds * 1e3, 1) + " ms"; };
+  out << fmt::format("podnet calibrate: {} against {} ({}), {} engine, {} simulations\n",
+                     d["run"]["scenario"].get<std::string>(), c["source"].get<std::string>(),
+                     c["format"].get<std::string>(), c["engine"].get<std::string>(), c["evaluations"].get<int64_t>());
+  const int64_t interval = s["interval"].get<int64_t>();
+  out << fmt::format("  the log: {} steady steps (iterations {} to {}{}), median {}, p5 {}, p95 {}, spread {}% "
+                     "(robust CV); left out {} as warm-up{}\n",
+                     s["kept"].get<int64_t>(), thousands(s["first_iteration"].get<int64_t>()),
+                     thousands(s["last_iteration"].get<int64_t>()),
+                     interval > 1 ? fmt::format(", a line every {} iterations", interval) : std::string(),
+                     ms(s["median_s"].get<double>()), ms(s["p5_s"].get<double>()), ms(s["p95_s"].get<double>()),
+                     fixed(100 * s["robust_cv"].get<double>(), 2), s["warmup"].get<int64_t>(),
+                     s["other_batch"].get<int64_t>() > 0
+                         ? fmt::format(", {} at another global batch", s["other_batch"].get<int64_t>())
+                         : std::string());
+  out << fmt::format("  the job: {} GPUs, global batch {} x seq {}\n\n", thousands(j["gpus"].get<int64_t>()),
+                     thousands(j["global_batch"].get<int64_t>()), thousands(j["seq"].get<int64_t>()));
+  const auto& k = c["key"];
+  Table kt({"key", "start", "fitted", "fitted / start", "bounds"});
+  kt.add({k["key"].get<std::string>(), k["start"].get<std::string>(), k["fitted"].get<std::string>(),
+          fixed(k["ratio"].get<double>(), 4), k["lo"].get<std::string>() + " .. " + k["hi"].get<std::string>()});
+  const auto& jit = c["jitter"];
+  if (!jit.is_null())
+    kt.add({"workload.jitter_cv", fixed_or_exp(jit["start"].get<double>(), 4),
+            fixed_or_exp(jit["jitter_cv"].get<double>(), 4), "-", fmt::format("0 .. {}", study::kMaxFittedJitterCv)});
+  kt.write(out, "  ");
+  out << "\n";
+  Table t({"", "log", "podnet at start", "podnet fitted"});
+  t.add({"step time", ms(c["log_s"].get<double>()), ms(c["start_s"].get<double>()), ms(c["fit_s"].get<double>())});
+  t.add({"podnet / log", "-", fixed(c["start_s"].get<double>() / c["log_s"].get<double>(), 4),
+         fixed(c["fit_s"].get<double>() / c["log_s"].get<double>(), 4)});
+  t.add({"MFU", "-", fixed(100 * c["start_mfu"].get<double>(), 1) + "%",
+         fixed(100 * c["fit_mfu"].get<double>(), 1) + "%"});
+  if (!jit.is_null())
+    t.add({fmt::format("step spread ({} steps)", jit["steps"].get<int>()),
+           fixed(100 * s["robust_cv"].get<double>(), 2) + "%", "-",
+           fixed(100 * jit["podnet_cv"].get<double>(), 2) + "%"});
+  t.write(out, "  ");
+  out << "\n";
+  for (const auto& n : c["notes"]) out << "  note: " << n.get<std::string>() << "\n";
+  for (const auto& n : c["doubts"]) out << "  not trusted: " << n.get<std::string>() << "\n";
+}
+
 }  // namespace podnet::report

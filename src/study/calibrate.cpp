@@ -72,7 +72,9 @@ double parse_bound(const std::string& key, const ParamSpec& spec, const std::str
   return si_of(*v);
 }
 
-FittedKey make_key(const std::string& fit, const scenario::Scenario& sc) {
+}  // namespace
+
+FittedKey fit_key(const std::string& fit, const scenario::Scenario& sc, std::optional<double> start) {
   const auto eq = fit.find('=');
   const std::string key = fit.substr(0, eq);
   const ParamSpec* spec = find_spec(key);
@@ -97,6 +99,8 @@ FittedKey make_key(const std::string& fit, const scenario::Scenario& sc) {
     else k.start = p.get_real(name);
   } else if (key == "network.stack_latency") {
     k.start = engine::network_options_from(sc.section("network"), sc.seed).transport.stack_latency.seconds();
+  } else if (start) {
+    k.start = *start;
   } else {
     have_start = false;
   }
@@ -133,6 +137,10 @@ FittedKey make_key(const std::string& fit, const scenario::Scenario& sc) {
   k.hi_text = text_of(k.type, k.hi);
   return k;
 }
+
+std::string fit_value_text(const FittedKey& k, double v) { return text_of(k.type, v); }
+
+namespace {
 
 struct Probe {
   collective::Op op;
@@ -338,7 +346,7 @@ Calibration calibrate(const CalibrationInput& in) {
   c.engine = engine_name;
   const std::vector<std::string> fit = in.fit.empty() ? default_fit_keys(in.logs, sc, in.op) : in.fit;
   for (const auto& f : fit) {
-    c.keys.push_back(make_key(f, sc));
+    c.keys.push_back(fit_key(f, sc));
     for (size_t i = 0; i + 1 < c.keys.size(); ++i)
       if (c.keys[i].key == c.keys.back().key) throw InputError(fmt::format("--fit {}: given twice", c.keys[i].key));
   }

@@ -59,6 +59,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -137,6 +138,14 @@ struct Calibration {
   // kMaxTrustedRms), then the likely causes; empty when the fit is trusted.
   std::vector<std::string> doubts;
 };
+
+// A key to fit from --fit's "KEY" or "KEY=LO:HI": its type, bounds (defaults around the start: see the
+// header) and start, the scenario's value or else `start` (a value the scenario derives, such as a GPU
+// preset's workload.sustained_fraction). InputError for an unknown or non-numeric key, a bad bound, or a
+// key without a start or bounds.
+FittedKey fit_key(const std::string& fit, const scenario::Scenario& sc, std::optional<double> start = {});
+// A value of the key in scenario syntax ("360.000000Gbps", "12.500000us", "0.83").
+std::string fit_value_text(const FittedKey& k, double v);
 
 // The keys fitted when --fit is not given. Under NCCL's model (collective.nccl_model, the default):
 // links.nvlink_efficiency, and for logs across servers first the NIC class's efficiency

@@ -218,6 +218,10 @@ std::vector<ParamSpec> workload_params() {
        0.5,
        {},
        true},
+      {"step", ParamType::Int, "0",
+       "which training step's jitter is drawn with variability measured: steps differ only in each GPU's "
+       "step-to-step jitter, its persistent speed staying (podnet calibrate --training draws several)",
+       0, 1e9},
       {"flash_attention", ParamType::Bool, "true",
        "FlashAttention: the attention core on its causal half at attention_efficiency, no s^2 activations; "
        "false = the unfused core (4 s h at compute_efficiency, the s x s scores through HBM and stored)"},
@@ -356,6 +360,7 @@ Job job_from(const Params& p, int64_t fabric_gpus) {
                          "workload.variability is none, which this spread would not change; expected "
                          "workload.variability=measured with it (it then replaces measured's spread)");
   }
+  j.step = p.get_int("step");
   j.flash_attention = p.get_bool("flash_attention");
   j.overlap_grad_reduce = p.get_bool("overlap_grad_reduce");
   j.overlap_param_gather = p.get_bool("overlap_param_gather");

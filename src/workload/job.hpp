@@ -115,6 +115,9 @@ struct Job {
   // Drawn from `seed` (the scenario's).
   double speed_cv = 0, jitter_cv = 0;
   uint64_t seed = 1;
+  // Which step's jitter is drawn (workload.step): steps of one job differ only in their per-step jitter, the
+  // persistent speeds staying the GPUs'. 0 = the first (every figure before the key existed).
+  int64_t step = 0;
   // FlashAttention (the scenario's default): the attention core on its causal half at attention_efficiency,
   // nothing of size s^2 stored. false = the unfused core of Megatron-LM before FlashAttention: the counted
   // 4 s h at compute_efficiency, its s x s scores written and read in HBM, and stored for backward.

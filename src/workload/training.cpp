@@ -793,7 +793,9 @@ StageSlowdowns stage_slowdowns(const Job& job, const std::vector<int32_t>& gpu_o
   std::vector<double> speed(static_cast<size_t>(top) + 1);
   Rng per_gpu = Rng(job.seed).stream("gpu-speed");
   for (double& a : speed) a = std::exp(sigma * normal(per_gpu));
-  Rng per_step = Rng(job.seed).stream("step-jitter");
+  // Step 0's stream is the one every figure before workload.step used; step k > 0 draws its own.
+  Rng per_step =
+      Rng(job.seed).stream(job.step == 0 ? std::string("step-jitter") : fmt::format("step-jitter-{}", job.step));
   const int64_t replicas = job.replicas();
   for (int64_t stage = 0; stage < job.pp; ++stage)
     for (int64_t rep = 0; rep < replicas; ++rep)

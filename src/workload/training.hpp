@@ -250,7 +250,8 @@ struct IterationTimes {
 // Variability (Job::speed_cv, jitter_cv; workload.variability). GPU g of the fabric computes at a persistent
 // time factor A_g = exp(sigma z_g), sigma^2 = ln(1 + speed_cv^2) (lognormal, median 1), z_g drawn from the
 // seed in the order of the fabric's GPUs, so a GPU is as slow in every job that uses it; job rank r's step
-// adds E_r = 1 + jitter_cv z_r (normal, cut at 4 standard deviations). A pipeline stage's passes run at the
+// adds E_r = 1 + jitter_cv z_r (normal, cut at 4 standard deviations), drawn from the seed's stream of
+// Job::step (workload.step: another step redraws E only). A pipeline stage's passes run at the
 // slowest of its GPUs, max over its ranks of A_g E_r: its TP group's collectives wait for the slowest member
 // every layer, and the DP collectives for the slowest replica. ASSUMPTIONS: one stage's slowest GPU paces
 // all its passes (each replica's pipeline is gated by the slowest stage-replica anyway in 1F1B); the factor

@@ -142,6 +142,25 @@ TEST(Variability, AStageRunsAtItsSlowestGpuAndAGpuKeepsItsSpeedAcrossJobs) {
   EXPECT_EQ(stage_slowdowns(one, upper).factor[0], s.factor[1]);
 }
 
+// workload.step redraws the jitter alone: without jitter every step's stages are the same; with it a step
+// k > 0 differs from step 0, and the same step again is the same draw.
+TEST(Variability, AnotherStepRedrawsTheJitterAlone) {
+  Job j = tiny(2, 8);
+  j.dp = 8;
+  j.speed_cv = 0.02;
+  const std::vector<int32_t> ranks = identity(j.gpus());
+  const StageSlowdowns s0 = stage_slowdowns(j, ranks);
+  j.step = 5;
+  EXPECT_EQ(stage_slowdowns(j, ranks).factor, s0.factor);  // persistent speeds only
+  j.jitter_cv = 0.01;
+  j.step = 0;
+  const StageSlowdowns j0 = stage_slowdowns(j, ranks);
+  j.step = 5;
+  const StageSlowdowns j5 = stage_slowdowns(j, ranks);
+  EXPECT_NE(j5.factor, j0.factor);
+  EXPECT_EQ(stage_slowdowns(j, ranks).factor, j5.factor);
+}
+
 TEST(Variability, TheSlowestOfNGrowsAsTheMaximumOfNormals) {
   // E[max of n standard normals]: 1.42 for n = 8, 3.25 for n = 1,024 (numeric integration). With the speed
   // spread alone (lognormal, sigma = sqrt(ln(1 + cv^2)) ~ cv for small cv) a stage of n GPUs runs at about

@@ -1,0 +1,221 @@
+#include "study/training_log.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <fstream>
+#include <map>
+#include <optional>
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace podnet::study {
+
+namespace {
+
+// The number right after `label` (spaces allowed between), or nullopt when the label is absent. `bad` is set
+// when the label is there but no finite non-negative number follows it.
+std::optional<double> number_after(const std::string& s, const std::string& label, bool& bad, size_t* at = nullptr) {
+  const size_t p = s.find(label);
+  if (p == std::string::npos) return std::nullopt;
+  size_t i = p + label.size();
+  while (i < s.size() && s[i] == ' ') ++i;
+  const char* begin = s.c_str() + i;
+  char* end = nullptr;
+  const double v = std::strtod(begin, &end);
+  if (end == begin || !std::isfinite(v) || v < 0) {
+    bad = true;
+    return std::nullopt;
+  }
+  if (at) *at = static_cast<size_t>(end - s.c_str());
+  return v;
+}
+
+// "iteration <n>/" (Megatron, NeMo 2): n, or nullopt.
+std::optional<int64_t> iteration_of(const std::string& s) {
+  size_t p = 0;
+  while ((p = s.find("iteration", p)) != std::string::npos) {
+    size_t i = p + 9;
+    while (i < s.size() && s[i] == ' ') ++i;
+    size_t j = i;
+    while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
+    size_t k = j;
+    while (k < s.size() && s[k] == ' ') ++k;
+    if (j > i && k < s.size() && s[k] == '/') return std::stoll(s.substr(i, j - i));
+    p = i;
+  }
+  return std::nullopt;
+}
+
+std::string where(const std::string& source, int line) { return fmt::format("{}:{}", source, line); }
+
+constexpr const char* kMegatron = "elapsed time per iteration (ms):";
+constexpr const char* kNemo2 = "train_step_timing in s:";
+constexpr const char* kNemo1 = "train_step_timing in s=";
+
+}  // namespace
+
+TrainingLog parse_training_log(std::istream& in, const std::string& source) {
+  TrainingLog log;
+  log.source = source;
+  std::map<int64_t, TrainingStep> bar;  // NeMo 1's progress bar: the last redraw of each global step
+  std::string physical;
+  int line = 0;
+  int64_t sequence = 0;
+  while (std::getline(in, physical)) {
+    ++line;
+    size_t start = 0;
+    while (start <= physical.size()) {  // a progress bar redraws with '\r': each redraw is a record
+      size_t cr = physical.find('\r', start);
+      if (cr == std::string::npos) cr = physical.size();
+      const std::string s = physical.substr(start, cr - start);
+      start = cr + 1;
+      bool bad = false;
+      TrainingStep step;
+      step.line = line;
+      std::string format;
+      if (auto ms = number_after(s, kMegatron, bad)) {
+        format = "Megatron-LM";
+        step.seconds = *ms / 1e3;
+        const auto it = iteration_of(s);
+        if (!it)
+          throw InputError(
+              fmt::format("{}: a Megatron-LM step line without its 'iteration N/M' field", where(source, line)));
+        step.iteration = *it;
+        bool b2 = false;
+        if (auto gb = number_after(s, "global batch size:", b2)) step.global_batch = static_cast<int64_t>(*gb);
+      } else if (bad) {
+        throw InputError(fmt::format("{}: expected a time in milliseconds after '{}'", where(source, line), kMegatron));
+      } else if (auto sec = number_after(s, kNemo2, bad)) {
+        format = "NeMo 2";
+        step.seconds = *sec;
+        const auto it = iteration_of(s);
+        step.iteration = it ? *it + 1 : ++sequence;
+        bool b2 = false;
+        if (auto gb = number_after(s, "global_batch_size:", b2)) step.global_batch = static_cast<int64_t>(*gb);
+      } else if (bad) {
+        throw InputError(fmt::format("{}: expected a time in seconds after '{}'", where(source, line), kNemo2));
+      } else if (auto sec1 = number_after(s, kNemo1, bad)) {
+        step.seconds = *sec1;
+        bool b2 = false;
+        if (auto gs = number_after(s, "global_step=", b2)) {
+          format = "NeMo 1 progress bar";
+          step.iteration = static_cast<int64_t>(std::llround(*gs)) + 1;
+        } else if (auto n = number_after(s, "Step ", b2)) {
+          format = "NeMo step timing";
+          step.iteration = static_cast<int64_t>(std::llround(*n));
+        } else {
+          format = "NeMo step timing";
+          step.iteration = ++sequence;
+        }
+      } else if (bad) {
+        throw InputError(fmt::format("{}: expected a time in seconds after '{}'", where(source, line), kNemo1));
+      } else {
+        if (cr == physical.size()) break;
+        continue;
+      }
+      if (step.seconds <= 0)
+        throw InputError(
+            fmt::format("{}: a step of {} s: expected a positive time", where(source, line), step.seconds));
+      if (log.format.empty()) log.format = format;
+      if (format == "NeMo 1 progress bar") bar[step.iteration] = step;
+      else log.steps.push_back(step);
+      if (cr == physical.size()) break;
+    }
+  }
+  if (!bar.empty()) {
+    // Redraws in order of their global step; a restart's bar starts again at step 1 and would interleave:
+    // keep the file's order of first appearance instead when the steps do not grow with the lines.
+    std::vector<TrainingStep> v;
+    for (auto& [it, st] : bar) v.push_back(st);
+    std::stable_sort(v.begin(), v.end(), [](const TrainingStep& a, const TrainingStep& b) { return a.line < b.line; });
+    log.steps.insert(log.steps.end(), v.begin(), v.end());
+  }
+  if (log.steps.empty())
+    throw InputError(fmt::format(
+        "{}: no training step lines: expected Megatron-LM's 'iteration N/M | ... | elapsed time per iteration "
+        "(ms): T |' or NeMo's 'train_step_timing in s: T' (NeMo 2) / 'train_step_timing in s=T' (NeMo 1)",
+        source));
+  return log;
+}
+
+TrainingLog read_training_log(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw InputError(fmt::format("{}: cannot read the training log", path));
+  return parse_training_log(f, path);
+}
+
+StepStats steady_steps(const TrainingLog& log, int64_t batch) {
+  StepStats s;
+  std::vector<const TrainingStep*> kept;
+  int64_t run_first = 0, previous = 0;
+  bool first_of_run = true;
+  for (const auto& st : log.steps) {
+    if (!first_of_run && st.iteration <= previous) {  // a restart
+      ++s.runs;
+      first_of_run = true;
+    }
+    previous = st.iteration;
+    if (first_of_run) {
+      run_first = st.iteration;
+      first_of_run = false;
+      ++s.warmup;
+      continue;
+    }
+    if (st.iteration <= run_first + kWarmupIterations) {
+      ++s.warmup;
+      continue;
+    }
+    if (batch > 0 && st.global_batch > 0 && st.global_batch != batch) {
+      ++s.other_batch;
+      continue;
+    }
+    kept.push_back(&st);
+  }
+  s.kept = kept.size();
+  if (s.kept < kMinSteadySteps)
+    throw InputError(fmt::format(
+        "{}: {} steady step line(s) of {}; need at least {}: left out {} as warm-up (every run's first line and "
+        "its first {} iterations){}",
+        log.source, s.kept, log.steps.size(), kMinSteadySteps, s.warmup, kWarmupIterations,
+        s.other_batch
+            ? fmt::format(" and {} at a global batch other than the scenario's {}", s.other_batch, thousands(batch))
+            : ""));
+  std::vector<double> t;
+  std::vector<int64_t> gaps;
+  for (size_t i = 0; i < kept.size(); ++i) {
+    t.push_back(kept[i]->seconds);
+    if (i > 0 && kept[i]->iteration > kept[i - 1]->iteration)
+      gaps.push_back(kept[i]->iteration - kept[i - 1]->iteration);
+  }
+  s.first = kept.front()->iteration;
+  s.last = kept.back()->iteration;
+  std::sort(gaps.begin(), gaps.end());
+  s.interval = gaps.empty() ? 1 : gaps[gaps.size() / 2];
+  std::sort(t.begin(), t.end());
+  const auto quantile = [&](double q) {  // linear interpolation between order statistics
+    const double pos = q * static_cast<double>(t.size() - 1);
+    const size_t lo = static_cast<size_t>(pos);
+    const size_t hi = std::min(lo + 1, t.size() - 1);
+    return t[lo] + (pos - static_cast<double>(lo)) * (t[hi] - t[lo]);
+  };
+  s.median = quantile(0.5);
+  s.p5 = quantile(0.05);
+  s.p95 = quantile(0.95);
+  s.min = t.front();
+  s.max = t.back();
+  double sum = 0;
+  for (double x : t) sum += x;
+  s.mean = sum / static_cast<double>(t.size());
+  std::vector<double> dev;
+  for (double x : t) dev.push_back(std::abs(x - s.median));
+  std::sort(dev.begin(), dev.end());
+  const double mad = dev.size() % 2 ? dev[dev.size() / 2] : (dev[dev.size() / 2 - 1] + dev[dev.size() / 2]) / 2;
+  s.robust_cv = 1.4826 * mad / s.median;
+  return s;
+}
+
+}  // namespace podnet::study
