@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <limits>
 
 #include "collective/collnet.hpp"
 #include "collective/halving_doubling.hpp"
@@ -169,6 +170,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
       incast_algorithm(),
       torus_algorithm(),
       torus_dimorder_algorithm(),
+      torus_astra_algorithm(),
   };
   return k;
 }
@@ -304,12 +306,22 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
   const bool auto_channels = o.channels == kAutoChannels;
   if (auto_channels) o.channels = execution_channels(shape);
 
-  // A box of chips on a NIC-less torus runs the torus's own collectives, not NCCL's (torus.hpp), unless
-  // the user restricted NCCL's algorithms (collective.algorithms).
-  const bool torus_auto = algorithm == "auto" && shape.chip_links && !o.selection.algos_given &&
-                          (op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter) && group.size() > 1 &&
-                          torus_beats_snake(op, group, topo);
-  const std::optional<Choice> choice = torus_auto ? std::nullopt : choose(algorithm, op, group, bytes, o, shape);
+  std::optional<Choice> choice = choose(algorithm, op, group, bytes, o, shape);
+  // A box of chips on a NIC-less torus runs the torus's own collectives, not NCCL's (torus.hpp), where they are
+  // no slower than NCCL's choice, unless the user restricted NCCL's algorithms (collective.algorithms).
+  bool torus_auto = false;
+  if (algorithm == "auto" && shape.chip_links && !o.selection.algos_given &&
+      (op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter) && group.size() > 1 && bytes > 0 &&
+      torus_box_problem(group, topo).empty()) {
+    const TorusEstimate e = torus_estimate(op, group, bytes, topo);
+    const double nccl_s = choice ? model_latency_us(op, choice->algo, choice->proto, shape, bytes) * 1e-6 +
+                                       e.snake_busiest_bytes / proto_efficiency(choice->proto) / e.link_bytes_per_s
+                                 : std::numeric_limits<double>::infinity();
+    if (e.torus_s <= nccl_s) {
+      torus_auto = true;
+      choice.reset();
+    }
+  }
   const AlgorithmInfo* built = nullptr;
   int32_t model_channels = 0;  // the channels NCCL's model counts
   if (choice) {

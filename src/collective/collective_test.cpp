@@ -54,7 +54,7 @@ TEST(Registry, EveryOpHasADefaultAlgorithmAndNamesAreUnique) {
   }
   EXPECT_EQ(names, (std::set<std::string>{"ring", "tree", "nvls", "nvls_tree", "collnet_direct", "collnet_chain",
                                           "halving_doubling", "hierarchical", "pairwise", "p2p", "pat", "permutation",
-                                          "incast", "torus", "torus_dimorder"}));
+                                          "incast", "torus", "torus_dimorder", "torus_astra"}));
   for (Op op : all_ops()) {
     const AlgorithmInfo* a = find_algorithm(default_algorithm(op));
     ASSERT_NE(a, nullptr) << op_name(op);

@@ -14,6 +14,8 @@ namespace podnet::collective {
 namespace {
 
 constexpr const char* kDimNames[] = {"x", "y", "z"};
+// torus_astra: chunks a collective is cut into (ASTRA-sim's preferred-dataset-splits of its shipped examples).
+constexpr int32_t kAstraChunks = 4;
 
 // The group's coordinates along each dimension of the torus, ascending (rank r = x0 + k0 (x1 + k1 x2)).
 struct Box {
@@ -79,24 +81,32 @@ std::vector<Group> lines(const Box& b, size_t d) {
 
 enum class Phase : uint8_t { ReduceScatter, AllGather, AllReduce };
 
+enum class Schedule : uint8_t { Rotated, DimOrder, Astra };
+const char* schedule_name(Schedule s) {
+  return s == Schedule::Rotated ? "torus" : s == Schedule::DimOrder ? "torus_dimorder" : "torus_astra";
+}
+
 plan::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& o, const topology::Topology& topo,
-                         bool rotate) {
+                         Schedule schedule) {
   plan::TransferPlan plan;
   if (group.size() <= 1 || bytes == 0) return plan;
   if (const std::string why = torus_box_problem(group, topo); !why.empty())
-    throw InputError(
-        fmt::format("{} {} over {} GPUs: {}", rotate ? "torus" : "torus_dimorder", op_name(op), group.size(), why));
+    throw InputError(fmt::format("{} {} over {} GPUs: {}", schedule_name(schedule), op_name(op), group.size(), why));
+  const bool rotate = schedule == Schedule::Rotated;
+  const bool astra = schedule == Schedule::Astra;
   const Box box = box_of(group, topo);
   const int D = static_cast<int>(box.active.size());
   std::vector<std::vector<Group>> line_sets(box.coords.size());
   for (int d : box.active) line_sets[static_cast<size_t>(d)] = lines(box, static_cast<size_t>(d));
   const int rotations = rotate ? D : 1;
-  const auto shares = detail::split(bytes, 2 * rotations);
+  const auto shares = detail::split(bytes, astra ? kAstraChunks : 2 * rotations);
   std::vector<int32_t> slot(topo.gpus.size(), -1);  // a chip's ring in the previous phase (its transfer index)
+  // torus_astra: a dimension's queue runs one chunk at a time: [phase][line] -> the previous chunk's ring.
+  std::vector<std::vector<int32_t>> queue;
   for (int32_t part = 0; part < static_cast<int32_t>(shares.size()); ++part) {
     const Bytes share = shares[static_cast<size_t>(part)];
-    const int j = part / 2;
-    const bool backwards = part % 2 == 1;
+    const int j = astra ? 0 : part / 2;
+    const bool part_backwards = !astra && part % 2 == 1;
     std::vector<int> order;  // the dimensions in the order this part reduces them
     for (int i = 0; i < D; ++i) order.push_back(box.active[static_cast<size_t>((i + j) % D)]);
     // The phases: (position in `order`, kind).
@@ -117,7 +127,11 @@ plan::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& 
     }
     bool first = true;
     int32_t previous_phase = -1;  // coupled_steps: this part's previous phase
-    for (const auto& [i, kind] : phases) {
+    queue.resize(phases.size());
+    for (size_t ph = 0; ph < phases.size(); ++ph) {
+      const auto [i, kind] = phases[ph];
+      // ASTRA-sim runs reduce-scatters (and the middle all-reduce) clockwise, all-gathers anticlockwise.
+      const bool backwards = astra ? kind == Phase::AllGather : part_backwards;
       const size_t d = static_cast<size_t>(order[static_cast<size_t>(i)]);
       const int64_t e = static_cast<int64_t>(box.coords[d].size());
       int64_t held = e;  // prod_{m <= i} e_m: what the data a chip holds at phase i divides by, times e
@@ -146,7 +160,10 @@ plan::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& 
           }
         std::sort(t.ranks.begin(), t.ranks.end());
         if (previous_phase >= 0) t.deps.push_back(previous_phase);
+        if (astra && !queue[ph].empty()) t.deps.push_back(queue[ph].front());
+        std::sort(t.deps.begin(), t.deps.end());
         previous_phase = plan.add(std::move(t));
+        if (astra) queue[ph] = {previous_phase};
         continue;
       }
       std::vector<int32_t> placed;
@@ -155,13 +172,14 @@ plan::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& 
         Group ring = line;
         if (backwards) std::reverse(ring.begin(), ring.end());
         plan::Transfer t = detail::ring(ring, hop, steps, o, part, label);
-        if (!first) {
+        if (!first)
           for (int32_t chip : line) t.deps.push_back(slot[static_cast<size_t>(chip)]);
-          std::sort(t.deps.begin(), t.deps.end());
-          t.deps.erase(std::unique(t.deps.begin(), t.deps.end()), t.deps.end());
-        }
+        if (astra && !queue[ph].empty()) t.deps.push_back(queue[ph][placed.size()]);
+        std::sort(t.deps.begin(), t.deps.end());
+        t.deps.erase(std::unique(t.deps.begin(), t.deps.end()), t.deps.end());
         placed.push_back(plan.add(std::move(t)));
       }
+      if (astra) queue[ph] = placed;
       for (size_t l = 0; l < line_sets[d].size(); ++l)
         for (int32_t chip : line_sets[d][l]) slot[static_cast<size_t>(chip)] = placed[l];
       first = false;
@@ -215,12 +233,17 @@ void add_ring(LinkLoads& loads, const Group& ring, double bytes) {
 
 plan::TransferPlan build_rotated(Op op, const Group& group, Bytes bytes, const Options& o,
                                  const topology::Topology& topo) {
-  return build(op, group, bytes, o, topo, true);
+  return build(op, group, bytes, o, topo, Schedule::Rotated);
 }
 
 plan::TransferPlan build_dimorder(Op op, const Group& group, Bytes bytes, const Options& o,
                                   const topology::Topology& topo) {
-  return build(op, group, bytes, o, topo, false);
+  return build(op, group, bytes, o, topo, Schedule::DimOrder);
+}
+
+plan::TransferPlan build_astra(Op op, const Group& group, Bytes bytes, const Options& o,
+                               const topology::Topology& topo) {
+  return build(op, group, bytes, o, topo, Schedule::Astra);
 }
 
 }  // namespace
@@ -238,18 +261,27 @@ std::string torus_box_problem(const Group& group, const topology::Topology& topo
                      thousands(static_cast<int64_t>(group.size())), shape, thousands(n));
 }
 
-bool torus_beats_snake(Op op, const Group& group, const topology::Topology& topo) {
-  if (!torus_box_problem(group, topo).empty()) return false;
+TorusEstimate torus_estimate(Op op, const Group& group, Bytes bytes, const topology::Topology& topo) {
+  TorusEstimate e;
+  if (!torus_box_problem(group, topo).empty() || group.size() < 2) return e;
   const int64_t n = static_cast<int64_t>(group.size());
-  constexpr Bytes kProbe = Bytes{1} << 30;  // both plans' loads scale with the size: any size compares them
-  Options o;
+  for (const auto& l : topo.links) e.link_bytes_per_s = std::max(e.link_bytes_per_s, l.capacity.bps / 8);
+  double latency = 0;
+  for (const auto& l : topo.links) latency += l.latency.seconds();
+  latency /= static_cast<double>(std::max<size_t>(1, topo.links.size()));
   LinkLoads torus(topo.torus_dims), snake(topo.torus_dims);
-  for (const auto& t : build(op, group, kProbe, o, topo, true).transfers)
+  for (const auto& t : build(op, group, bytes, Options{}, topo, Schedule::Rotated).transfers)
     add_ring(torus, t.ranks, static_cast<double>(t.bytes));
-  const double hop = static_cast<double>(kProbe) / 2 * (op == Op::AllReduce ? 2.0 : 1.0) * static_cast<double>(n - 1) /
+  const double hop = static_cast<double>(bytes) / 2 * (op == Op::AllReduce ? 2.0 : 1.0) * static_cast<double>(n - 1) /
                      static_cast<double>(n);
   for (int32_t c = 0; c < 2; ++c) add_ring(snake, ring_order(group, RingOrder::TopologyAware, c, topo), hop);
-  return torus.busiest() <= snake.busiest() * (1 + 1e-9);
+  int64_t steps = 0;  // a part's chain of ring steps: e_d - 1 per reduce-scatter or all-gather, twice for both
+  const Box b = box_of(group, topo);
+  for (int d : b.active)
+    steps += (op == Op::AllReduce ? 2 : 1) * (static_cast<int64_t>(b.coords[static_cast<size_t>(d)].size()) - 1);
+  e.torus_s = torus.busiest() / e.link_bytes_per_s + static_cast<double>(steps) * latency;
+  e.snake_busiest_bytes = snake.busiest();
+  return e;
 }
 
 bool torus_rings_close(const Group& group, const topology::Topology& topo) {
@@ -281,9 +313,19 @@ AlgorithmInfo torus_algorithm() {
 AlgorithmInfo torus_dimorder_algorithm() {
   return {"torus_dimorder",
           "torus (NIC-less chips): per dimension in turn a reduce-scatter ring, then all-gather rings in reverse, "
-          "both directions; one dimension busy at a time (ASTRA-sim's baseline)",
+          "both directions at once; one dimension busy at a time",
           {Op::AllReduce, Op::AllGather, Op::ReduceScatter},
           build_dimorder,
+          false,
+          true};
+}
+
+AlgorithmInfo torus_astra_algorithm() {
+  return {"torus_astra",
+          "torus (NIC-less chips) as ASTRA-sim's localBWAware schedule: 4 chunks, each a reduce-scatter per "
+          "dimension clockwise, then all-gathers anticlockwise, one chunk at a time in each dimension's queue",
+          {Op::AllReduce, Op::AllGather, Op::ReduceScatter},
+          build_astra,
           false,
           true};
 }

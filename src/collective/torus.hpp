@@ -37,10 +37,22 @@
 //
 // torus_dimorder: the same rings without the rotation (S split in 2, one
 // part a direction, the active dimensions in their order 0, 1, 2): a
-// hierarchical reduce-scatter / all-gather with one dimension busy at a time,
-// as ASTRA-sim's baseline multi-dimensional collective runs its dimensions
-// in turn. Its bandwidth term is the bidirectional snake ring's,
-// (n-1)/n x S / B for an all-reduce, with 2 sum_d (e_d - 1) latency steps.
+// hierarchical reduce-scatter / all-gather with one dimension busy at a time.
+// Its bandwidth term is the bidirectional snake ring's, (n-1)/n x S / B for
+// an all-reduce, with 2 sum_d (e_d - 1) latency steps.
+//
+// torus_astra: ASTRA-sim's localBWAware schedule (astra-sim/astra-sim,
+// system/Sys.cc and collective/Ring.cc; its shipped torus examples' settings):
+// S cut into 4 chunks (preferred-dataset-splits 4); each chunk a
+// reduce-scatter along dimension 0, 1, ..., an all-reduce along the last, then
+// all-gathers back to dimension 0; reduce-scatters and the all-reduce run one
+// way round (clockwise: forwards), all-gathers the other; a dimension's queue
+// runs one chunk at a time (active-chunks-per-dimension 1), so a chunk's phase
+// waits for the previous chunk's same phase. Dimension 0 carries almost all
+// the bytes: on a k^D torus the all-reduce takes about
+//   4 a + (its later phases for the last chunk),  a = (k-1)/k x (S/4) / B,
+// about D times torus's. ASTRA-sim's congestion-unaware analytical backend
+// also lets concurrent chunks share no link; here the engines share them.
 //
 // With Options::coupled_steps (the training planner's data-parallel collectives, as for PAT) a phase is one
 // Coupled transfer holding every line's ring, each edge a hop, moving at one rate, and it waits for the part's
@@ -62,6 +74,7 @@ namespace podnet::collective {
 
 AlgorithmInfo torus_algorithm();
 AlgorithmInfo torus_dimorder_algorithm();
+AlgorithmInfo torus_astra_algorithm();
 
 // Whether `group` is a box of chips on a torus fabric (the torus algorithms can run on it). Empty when it
 // is; else why not, in a sentence.
@@ -70,15 +83,25 @@ std::string torus_box_problem(const Group& group, const topology::Topology& topo
 // Whether the torus algorithm's rings over `group` (a box) go once around their dimension: each active
 // dimension's chips are spaced evenly around the whole of it (all of them, or every k/e-th: the ring closes
 // over the wrap-around link and its hops cover each link once) or are two neighbouring chips. Where a line spans part
-// of a dimension its closing hop crosses the line's own links back, and the two directions share every link: a snake
-// ring through the box (ring_order.hpp) then does better (a 4 x 2 box of a 16^3 torus, 48 MiB all-reduce: 1,132.9 us
-// against the snake's 1,027.5 us), so `auto` picks the torus algorithm only here.
+// of a dimension its closing hop crosses the line's own links back, and the two directions share every link.
 bool torus_rings_close(const Group& group, const topology::Topology& topo);
 
-// Whether the torus algorithm's busiest link carries no more bytes than that of the snake ring through the
-// box (two channels, one each way: what NCCL's ring runs there, ring_order.hpp), both routed dimension by
-// dimension over minimal paths. `auto` picks the torus algorithm where it does. For a box whose lines go once
-// around their dimension (torus_rings_close) it always does.
-bool torus_beats_snake(Op op, const Group& group, const topology::Topology& topo);
+// What `auto` weighs on a NIC-less torus (collective.cpp, make_plan), for S bytes over a box: the torus
+// plan's time, its busiest link's bytes (every ring routed dimension by dimension over minimal paths, a tie
+// at k/2 split) over a chip link's rate plus its chain of ring steps (e_d - 1 a reduce-scatter or all-gather
+// per dimension, twice for an all-reduce) at the links' mean latency; and the busiest link's bytes of the
+// snake ring through the box (two channels, one each way: what NCCL's ring runs there, ring_order.hpp).
+// make_plan prices NCCL's ring as its model's latency plus those bytes at the link rate over its protocol's
+// efficiency, and runs torus where that is no faster. So a large all-reduce over a whole torus runs torus
+// (a quarter or less of the ring's busiest bytes), and so does a small one anywhere (a few link latencies
+// against NCCL's microseconds a step); over a 4 x 2 corner of a 16 x 16 torus a large one keeps the ring
+// (the torus's busiest link 1.125 S against the snake's 0.875 S: 1,132.9 against 1,027.5 us at 48 MiB).
+struct TorusEstimate {
+  double torus_s = 0;
+  double snake_busiest_bytes = 0;
+  double link_bytes_per_s = 0;
+};
+// Zeros when `group` is no box.
+TorusEstimate torus_estimate(Op op, const Group& group, Bytes bytes, const topology::Topology& topo);
 
 }  // namespace podnet::collective

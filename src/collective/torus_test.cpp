@@ -124,16 +124,60 @@ TEST(Torus, DimorderRunsTheDimensionsInTurn) {
   EXPECT_EQ(bytes, (std::map<int64_t, int>{{2400, 16}, {1200, 8}}));
 }
 
+// torus_astra, ASTRA-sim's localBWAware schedule: 4 chunks of 1,600 B, each a reduce-scatter along x
+// (1,200 B a hop, forwards), an all-reduce along y (600 B, forwards) and an all-gather along x (1,200 B,
+// backwards): 4 x 3 x 4 = 48 rings. A chunk's phase waits for the rings crossing its line and for the
+// previous chunk's ring of the same phase on the same line (a dimension's queue runs one chunk at a time).
+TEST(Torus, AstraRunsChunksThroughOneQueuePerDimension) {
+  const auto t = torus("[4, 4]");
+  const plan::TransferPlan p = make_plan("torus_astra", Op::AllReduce, iota(16), 6400, Options{}, t);
+  ASSERT_EQ(p.transfers.size(), 48u);
+  EXPECT_EQ(p.channels, 4);
+  std::map<std::string, std::set<int64_t>> bytes;
+  for (const auto& tr : p.transfers) bytes[tr.label].insert(tr.bytes);
+  EXPECT_EQ(bytes, (std::map<std::string, std::set<int64_t>>{{"rs/torus-x", {1200}},
+                                                             {"ar/torus-y", {600}},
+                                                             {"ag/torus-x", {1200}}}));
+  for (size_t i = 0; i < p.transfers.size(); ++i) {
+    const auto& tr = p.transfers[i];
+    // Forwards along x is x ascending: chip r -> r + 1 (mod 4 in its row).
+    const bool forwards = coord(tr.ranks[1], 0, 4) == (coord(tr.ranks[0], 0, 4) + 1) % 4;
+    if (tr.label == "rs/torus-x") {
+      EXPECT_TRUE(forwards) << i;
+    }
+    if (tr.label == "ag/torus-x") {
+      EXPECT_FALSE(forwards) << i;
+    }
+    // Chunk c > 0: one dependency more, on chunk c - 1's ring over the same chips.
+    const int32_t chunk = tr.channel;
+    const size_t crossing = tr.label == "rs/torus-x" ? 0 : 4;
+    ASSERT_EQ(tr.deps.size(), crossing + (chunk > 0 ? 1 : 0)) << i << " " << tr.label;
+    if (chunk > 0) {
+      bool queued = false;
+      for (int32_t d : tr.deps) {
+        const auto& before = p.transfers[static_cast<size_t>(d)];
+        queued = queued || (before.channel == chunk - 1 && before.label == tr.label &&
+                            std::set<int32_t>(before.ranks.begin(), before.ranks.end()) ==
+                                std::set<int32_t>(tr.ranks.begin(), tr.ranks.end()));
+      }
+      EXPECT_TRUE(queued) << i;
+    }
+  }
+}
+
 // auto on a NIC-less torus: the torus algorithm on a whole torus and on a box whose lines go evenly around
-// their dimensions; the snake ring (NCCL's tuner) on a 4 x 2 corner of a 16 x 16 torus, where each line
-// would close back over its own links (its busiest link 1.125 S against the snake's 0.875 S); the ring for
-// a group that is no box. Naming the algorithm runs it on any box, and refuses the rest.
+// their dimensions; at 64 MiB the snake ring (NCCL's tuner) on a 4 x 2 corner of a 16 x 16 torus, where each
+// line would close back over its own links (its busiest link 1.125 S against the snake's 0.875 S), but the
+// torus at 1 KiB there (a few link latencies against NCCL's microseconds a step); the ring for a group that
+// is no box. Naming the algorithm runs it on any box, and refuses the rest.
 TEST(Torus, AutoPicksTheTorusWhereItsBusiestLinkCarriesLess) {
   const auto t = torus("[16, 16]");
   Options o;
   o.tuner = true;
   o.channels = kAutoChannels;
-  const auto algo = [&](const Group& g) { return make_plan("auto", Op::AllReduce, g, 1 << 26, o, t).algorithm; };
+  const auto algo = [&](const Group& g, Bytes s = 1 << 26) {
+    return make_plan("auto", Op::AllReduce, g, s, o, t).algorithm;
+  };
   EXPECT_EQ(algo(iota(256)), "torus");
   Group spaced;  // x in {0, 4, 8, 12}, y in {0, 8}
   for (int32_t y : {0, 8})
@@ -142,8 +186,10 @@ TEST(Torus, AutoPicksTheTorusWhereItsBusiestLinkCarriesLess) {
   EXPECT_EQ(algo(spaced), "torus");
   const Group corner = {0, 1, 2, 3, 16, 17, 18, 19};
   EXPECT_FALSE(torus_rings_close(corner, t));
-  EXPECT_FALSE(torus_beats_snake(Op::AllReduce, corner, t));
+  const TorusEstimate e = torus_estimate(Op::AllReduce, corner, 1 << 26, t);
+  EXPECT_NEAR(e.snake_busiest_bytes / (1 << 26), 0.875, 1e-9);
   EXPECT_EQ(algo(corner), "ring");
+  EXPECT_EQ(algo(corner, 1024), "torus");
   const Group l_shape = {0, 1, 16};
   EXPECT_NE(torus_box_problem(l_shape, t), "");
   EXPECT_EQ(algo(l_shape), "ring");

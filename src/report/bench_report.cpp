@@ -114,10 +114,11 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
     if (const collective::AlgorithmInfo* a = collective::find_algorithm(b.algorithm); a && a->own_parts) {
       if (!doc.contains("notes")) doc["notes"] = nlohmann::json::array();
       doc["notes"].push_back(
-          "torus collectives: rings along each dimension in turn, both directions, the data split so that "
-          "every dimension works at once (torus_dimorder: one dimension at a time); no NCCL protocol, each step "
-          "costs its link's latency. On a NIC-less torus auto runs them where their busiest link carries no "
-          "more than NCCL's snake ring's, else the ring (--algo ring or torus forces one)");
+          "torus collectives (not NCCL's): each phase runs rings along the lines of one dimension; torus splits "
+          "the data so that every dimension works at once, torus_dimorder and torus_astra do not; no NCCL "
+          "protocol, each step costs its link's latency. On a NIC-less torus auto runs torus where its estimate "
+          "(its busiest link's bytes, plus its steps' latency) is no slower than NCCL's ring's, size by size "
+          "(--algo ring or torus forces one)");
       break;
     }
   nlohmann::json hot = nlohmann::json::array();

@@ -140,6 +140,8 @@ FittedKey fit_key(const std::string& fit, const scenario::Scenario& sc, std::opt
 
 std::string fit_value_text(const FittedKey& k, double v) { return text_of(k.type, v); }
 
+const ParamSpec* find_param_spec(const std::string& key) { return find_spec(key); }
+
 namespace {
 
 struct Probe {

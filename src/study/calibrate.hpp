@@ -146,6 +146,8 @@ struct Calibration {
 FittedKey fit_key(const std::string& fit, const scenario::Scenario& sc, std::optional<double> start = {});
 // A value of the key in scenario syntax ("360.000000Gbps", "12.500000us", "0.83").
 std::string fit_value_text(const FittedKey& k, double v);
+// The schema of scenario key "section.name", or nullptr.
+const ParamSpec* find_param_spec(const std::string& key);
 
 // The keys fitted when --fit is not given. Under NCCL's model (collective.nccl_model, the default):
 // links.nvlink_efficiency, and for logs across servers first the NIC class's efficiency

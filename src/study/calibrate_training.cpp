@@ -183,6 +183,11 @@ TrainingCalibration calibrate_training(const TrainingCalibrationInput& in) {
   };
   double a = to_u(k, k.lo), b = to_u(k, k.hi);
   double ga = g(a), gb = g(b);
+  if (ga == gb)
+    throw InputError(fmt::format("--fit {}: the job's step time is {} at both {} and {}: this key does not change "
+                                 "it; fit a compute key (workload.sustained_fraction, layer_overhead, "
+                                 "compute_efficiency)",
+                                 k.key, format_time(Time::from_seconds(tried[a].seconds)), k.lo_text, k.hi_text));
   double u = 0;
   if (ga == 0 || gb == 0 || (ga < 0) != (gb < 0)) {
     int side = 0;
@@ -204,12 +209,16 @@ TrainingCalibration calibrate_training(const TrainingCalibrationInput& in) {
   } else {
     const bool low = std::abs(ga) <= std::abs(gb);
     u = low ? a : b;
+    const ParamSpec* spec = find_param_spec(k.key);
+    const bool at_limit = spec && (low ? k.lo <= spec->min : k.hi >= spec->max);
     c.doubts.push_back(fmt::format(
         "{} at its {} bound ({}): the log's steps ({}) need a value beyond [{} .. {}]; podnet takes {} there. "
         "Check the scenario describes the log's job (model, GPU, parallelism, microbatch, precision, "
-        "recompute), or widen the bounds (--fit {}=LO:HI)",
+        "recompute){}",
         k.key, low ? "lower" : "upper", fit_value_text(k, from_u(k, u)), format_time(Time::from_seconds(c.log_seconds)),
-        k.lo_text, k.hi_text, format_time(Time::from_seconds(tried[u].seconds)), k.key));
+        k.lo_text, k.hi_text, format_time(Time::from_seconds(tried[u].seconds)),
+        at_limit ? fmt::format(": {} cannot go further", k.key)
+                 : fmt::format(", or widen the bounds (--fit {}=LO:HI)", k.key)));
   }
   c.key.value = from_u(k, u);
   c.key.text = fit_value_text(k, c.key.value);
@@ -220,6 +229,14 @@ TrainingCalibration calibrate_training(const TrainingCalibrationInput& in) {
   c.fit_mfu = fitted.mfu;
   c.evaluations = ev.evaluations;
 
+  if (c.fit_mfu < kMinTrustedMfu)
+    c.doubts.push_back(fmt::format("podnet's MFU at the fitted value is {:.1f}% (below {:.0f}%): a job this slow is "
+                                   "not what the scenario describes, or the log's steps include more than training "
+                                   "(evaluation, checkpoints, stalls)",
+                                   100 * c.fit_mfu, 100 * kMinTrustedMfu));
+  if (!in.fit.empty() && c.steps.interval == 1)
+    c.notes.push_back("workload.jitter_cv is not fitted with --fit: the jitter's fit goes with the default compute "
+                      "key");
   if (c.steps.robust_cv > kMaxTrustedStepCv)
     c.doubts.push_back(fmt::format(
         "the steady steps vary by {:.1f}% (robust CV, above {:.0f}%): the log is not one steady job (restarts with "

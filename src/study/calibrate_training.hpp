@@ -28,8 +28,10 @@
 // from the compute key.
 //
 // Trust. Not trusted (Calibration-style doubts; `podnet calibrate` writes no fragment and exits 2 unless
-// --force): the key on a bound, or steady steps whose robust CV exceeds kMaxTrustedStepCv (the log is not
-// one steady job: restarts with other settings, a failing node).
+// --force): the key on a bound, podnet's MFU at the fitted value below kMinTrustedMfu (no training job
+// runs that slowly: the scenario is not the log's job), or steady steps whose robust CV exceeds
+// kMaxTrustedStepCv (the log is not one steady job: restarts with other settings, a failing node). A key
+// that does not change the step time (equal at both bounds) is refused.
 #pragma once
 
 #include <functional>
@@ -42,6 +44,7 @@
 namespace podnet::study {
 
 inline constexpr double kMaxTrustedStepCv = 0.10;
+inline constexpr double kMinTrustedMfu = 0.10;
 inline constexpr int kMaxTrainingFitSimulations = 40;
 inline constexpr int kJitterSteps = 32;
 inline constexpr size_t kMinJitterSteps = 8;

@@ -26,7 +26,10 @@ std::optional<double> number_after(const std::string& s, const std::string& labe
   const char* begin = s.c_str() + i;
   char* end = nullptr;
   const double v = std::strtod(begin, &end);
-  if (end == begin || !std::isfinite(v) || v < 0) {
+  // The number must end there: "1,115.0" (a thousands separator, which no trainer prints) would read as 1.
+  const bool ends = *end == '\0' || *end == ' ' || *end == ':' || *end == '|' || *end == ']' || *end == '\t' ||
+                    (*end == ',' && !std::isdigit(static_cast<unsigned char>(end[1])));
+  if (end == begin || !std::isfinite(v) || v < 0 || !ends) {
     bad = true;
     return std::nullopt;
   }
@@ -88,22 +91,25 @@ TrainingLog parse_training_log(std::istream& in, const std::string& source) {
         bool b2 = false;
         if (auto gb = number_after(s, "global batch size:", b2)) step.global_batch = static_cast<int64_t>(*gb);
       } else if (bad) {
-        throw InputError(fmt::format("{}: expected a time in milliseconds after '{}'", where(source, line), kMegatron));
+        throw InputError(fmt::format("{}: expected a time in milliseconds after '{}' (a plain number: 1115.2)",
+                                     where(source, line), kMegatron));
       } else if (auto sec = number_after(s, kNemo2, bad)) {
         format = "NeMo 2";
         step.seconds = *sec;
         const auto it = iteration_of(s);
-        step.iteration = it ? *it + 1 : ++sequence;
+        step.iteration = it ? *it : ++sequence;  // as printed (0-based)
         bool b2 = false;
         if (auto gb = number_after(s, "global_batch_size:", b2)) step.global_batch = static_cast<int64_t>(*gb);
       } else if (bad) {
-        throw InputError(fmt::format("{}: expected a time in seconds after '{}'", where(source, line), kNemo2));
+        throw InputError(fmt::format("{}: expected a time in seconds after '{}' (a plain number: 12.39)",
+                                     where(source, line), kNemo2));
       } else if (auto sec1 = number_after(s, kNemo1, bad)) {
         step.seconds = *sec1;
         bool b2 = false;
+        if (auto gb = number_after(s, "global_batch_size=", b2)) step.global_batch = static_cast<int64_t>(*gb);
         if (auto gs = number_after(s, "global_step=", b2)) {
           format = "NeMo 1 progress bar";
-          step.iteration = static_cast<int64_t>(std::llround(*gs)) + 1;
+          step.iteration = static_cast<int64_t>(std::llround(*gs));
         } else if (auto n = number_after(s, "Step ", b2)) {
           format = "NeMo step timing";
           step.iteration = static_cast<int64_t>(std::llround(*n));
@@ -112,7 +118,8 @@ TrainingLog parse_training_log(std::istream& in, const std::string& source) {
           step.iteration = ++sequence;
         }
       } else if (bad) {
-        throw InputError(fmt::format("{}: expected a time in seconds after '{}'", where(source, line), kNemo1));
+        throw InputError(fmt::format("{}: expected a time in seconds after '{}' (a plain number: 3.13)",
+                                     where(source, line), kNemo1));
       } else {
         if (cr == physical.size()) break;
         continue;
@@ -179,7 +186,7 @@ StepStats steady_steps(const TrainingLog& log, int64_t batch) {
   if (s.kept < kMinSteadySteps)
     throw InputError(fmt::format(
         "{}: {} steady step line(s) of {}; need at least {}: left out {} as warm-up (every run's first line and "
-        "its first {} iterations){}",
+        "the {} iterations after it){}",
         log.source, s.kept, log.steps.size(), kMinSteadySteps, s.warmup, kWarmupIterations,
         s.other_batch
             ? fmt::format(" and {} at a global batch other than the scenario's {}", s.other_batch, thousands(batch))

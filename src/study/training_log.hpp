@@ -10,17 +10,20 @@
 //   The time is the mean over the --log-interval iterations since the previous line (evaluation and
 //   checkpoint saves excluded), 1-based iterations; the timestamp is absent before core_v0.6.0.
 // - NeMo 2's ProgressPrinter: "Training epoch 0, iteration 49/99 | ... | global_batch_size: 128 | ... |
-//   train_step_timing in s: 12.39 | ..." (0-based iterations: podnet adds 1).
+//   train_step_timing in s: 12.39 | ..." (0-based iterations, kept as printed).
 // - NeMo 1's progress bar (PyTorch Lightning's tqdm): "Epoch 0: : 40%|...| 40/100 [..., global_step=39.00,
 //   ..., train_step_timing in s=3.130]", redrawn with carriage returns on one physical line (each redraw
-//   is a record; the last one of a global_step counts); the value has 3 significant digits.
+//   is a record; the last one of a global_step counts; its iteration is the global step, 0-based); the
+//   value has 3 significant digits.
+// A number must end where it ends: "1,115.0" (a thousands separator, which no trainer prints) is refused,
+// not read as 1.
 // - NeMo's DeltaTimingCallback: "Step 12: train_step_timing in s=1.2345".
 // A line that carries a step label but no number after it is an InputError at FILE:LINE; lines without
 // one are skipped.
 //
 // Steady state (steady_steps): a run restarts where the iteration number does not grow; in every run the
 // first logged line (the first step's warm-up: CUDA and NCCL initialisation, allocator growth) and every
-// line within kWarmupIterations of the run's first iteration are left out. The median of the rest is the
+// line within kWarmupIterations after it are left out. The median of the rest is the
 // step time; the robust coefficient of variation is 1.4826 MAD / median (the standard deviation's estimate
 // for normal data, unmoved by the rare garbage-collection or data-loader stall).
 #pragma once
@@ -33,7 +36,7 @@
 namespace podnet::study {
 
 struct TrainingStep {
-  int64_t iteration = 0;     // 1-based
+  int64_t iteration = 0;     // as the log numbers it (Megatron-LM 1-based, NeMo 0-based)
   double seconds = 0;        // the step time as logged (a mean over the log interval for Megatron)
   int64_t global_batch = 0;  // as the line says; 0 when it does not
   int line = 0;              // in the file, 1-based

@@ -45,7 +45,7 @@ TEST(TrainingLog, ReadsMegatronLinesWithOrWithoutATimestamp) {
   EXPECT_DOUBLE_EQ(log.steps[1].seconds, 1.12);
 }
 
-// NeMo 2's progress printer counts iterations from 0: podnet's are 1-based.
+// NeMo 2's progress printer counts iterations from 0, kept as printed.
 TEST(TrainingLog, ReadsNemo2ProgressLines) {
   const TrainingLog log =
       parse("ining-demo/0 [default0]:Training epoch 0, iteration 48/99 | lr: 7.496e-06 | global_batch_size: 128 | "
@@ -53,10 +53,10 @@ TEST(TrainingLog, ReadsNemo2ProgressLines) {
             "Training epoch 0, iteration 49/99 | global_batch_size: 128 | train_step_timing in s: 12.4 |\n");
   EXPECT_EQ(log.format, "NeMo 2");
   ASSERT_EQ(log.steps.size(), 2u);
-  EXPECT_EQ(log.steps[0].iteration, 49);
+  EXPECT_EQ(log.steps[0].iteration, 48);
   EXPECT_DOUBLE_EQ(log.steps[0].seconds, 12.39);
   EXPECT_EQ(log.steps[0].global_batch, 128);
-  EXPECT_EQ(log.steps[1].iteration, 50);
+  EXPECT_EQ(log.steps[1].iteration, 49);
 }
 
 // NeMo 1's tqdm bar redraws on one physical line with carriage returns; the last redraw of each global
@@ -69,9 +69,9 @@ TEST(TrainingLog, ReadsNemo1ProgressBarRedraws) {
             "global_step=1.000, train_step_timing in s=3.130]\n");
   EXPECT_EQ(log.format, "NeMo 1 progress bar");
   ASSERT_EQ(log.steps.size(), 2u);
-  EXPECT_EQ(log.steps[0].iteration, 1);
+  EXPECT_EQ(log.steps[0].iteration, 0);
   EXPECT_DOUBLE_EQ(log.steps[0].seconds, 5.21);
-  EXPECT_EQ(log.steps[1].iteration, 2);
+  EXPECT_EQ(log.steps[1].iteration, 1);
   EXPECT_DOUBLE_EQ(log.steps[1].seconds, 3.13);
 }
 
@@ -94,6 +94,13 @@ TEST(TrainingLog, RefusesWhatItCannotRead) {
   EXPECT_NE(error_of(" elapsed time per iteration (ms): 12.0 |\n").find("run.log:1: a Megatron-LM step line without"),
             std::string::npos);
   EXPECT_NE(error_of(" iteration 2/ 10 | elapsed time per iteration (ms): 0.0 |\n").find("expected a positive time"),
+            std::string::npos);
+  // A thousands separator would read as 1: refused.
+  EXPECT_NE(error_of(" iteration 2/ 10 | elapsed time per iteration (ms): 1,115.0 |\n")
+                .find("run.log:1: expected a time in milliseconds after 'elapsed time per iteration (ms):' (a plain "
+                      "number: 1115.2)"),
+            std::string::npos);
+  EXPECT_NE(error_of("Training epoch 0, iteration 3/9 | train_step_timing in s: 1,115 |\n").find("run.log:1:"),
             std::string::npos);
   const std::string none = error_of("hello\nworld\n");
   EXPECT_NE(none.find("run.log: no training step lines: expected Megatron-LM's"), std::string::npos) << none;
@@ -149,7 +156,7 @@ TEST(TrainingLog, OtherBatchesAndTooFewStepsAreSaid) {
     FAIL() << "two steady lines at batch 8";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("run.log: 2 steady step line(s) of 16; need at least 3: left out 11 as "
-                                         "warm-up (every run's first line and its first 10 iterations) and 3 at a "
+                                         "warm-up (every run's first line and the 10 iterations after it) and 3 at a "
                                          "global batch other than the scenario's 8"),
               std::string::npos)
         << e.what();
