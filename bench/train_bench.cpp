@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <string>
 
 #include "train_util.hpp"
 
@@ -22,10 +23,12 @@ using podnet::bench::cpu_seconds;
 
 using namespace podnet;
 
+const char* g_scenario = "aipod-16k";
+
 int run_case(const char* engine_name) {
   const auto wall0 = std::chrono::steady_clock::now();
   const double cpu0 = cpu_seconds();
-  const workload::TrainResult r = bench::train_iteration("aipod-16k", engine_name, {});
+  const workload::TrainResult r = bench::train_iteration(g_scenario, engine_name, {});
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   const double cpu = cpu_seconds() - cpu0;
   rusage u{};
@@ -40,9 +43,14 @@ int run_case(const char* engine_name) {
 
 }  // namespace
 
-int main(int /*argc*/, char** argv) {
+int main(int argc, char** argv) {
   podnet::use_huge_pages(argv);  // as the podnet binary runs (core/process.hpp)
-  std::printf("train_bench: one iteration of the default run (aipod-16k, Llama 3 405B, TP8 x PP16 x DP128)\n");
+  // --torus: torus-3d-4k's job instead (GPT-3 175B on 4,096 chips, TP8 x PP8 x DP64), whose data-parallel
+  // collectives are the torus's own (collective/torus.hpp).
+  if (argc > 1 && std::string(argv[1]) == "--torus") g_scenario = "torus-3d-4k";
+  std::printf("train_bench: one iteration of %s\n",
+              std::string(g_scenario) == "aipod-16k" ? "the default run (aipod-16k, Llama 3 405B, TP8 x PP16 x DP128)"
+                                                     : "torus-3d-4k (GPT-3 175B, TP8 x PP8 x DP64 on 4,096 chips)");
   for (const char* e : {"flow", "analytical"})
     if (podnet::bench::run_in_child(e, [&] { return run_case(e); }) != 0) {
       std::printf("%s: failed\n", e);
