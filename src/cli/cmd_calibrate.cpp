@@ -1,6 +1,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fmt/format.h>
+#include <functional>
 #include <iostream>
 
 #include "cli/common.hpp"
@@ -28,6 +29,29 @@ bool names_a_yaml_file(const std::string& path) {
   const std::string ext = fs::path(path).extension().string();
   std::error_code ec;
   return (ext == ".yaml" || ext == ".yml") && !fs::is_directory(path, ec);
+}
+
+// After a fit: refuses one that is not trusted unless --force (exit 2, no fragment), else writes the
+// fragment when --out asked for one. `train` says which command takes it.
+int finish(const std::vector<std::string>& doubts, const CalibrateOptions& o, const std::string& fragment,
+           bool file_out, const std::function<std::string()>& yaml, const char* takes) {
+  const bool trusted = doubts.empty();
+  if (!trusted && !o.force) {
+    std::cerr << "podnet: error: calibrate: this fit is not a calibration, so "
+              << (fragment.empty() ? "its values should not be used" : "no fragment was written (" + fragment + ")")
+              << "; --force " << (fragment.empty() ? "accepts" : "writes") << " it anyway:\n";
+    for (const auto& d : doubts) std::cerr << "  " << d << "\n";
+    return kExitBadInput;
+  }
+  if (!fragment.empty()) {
+    write_out("--out", fragment, yaml());
+    std::cerr << fmt::format("podnet calibrate: wrote {} (use it with {}--config-add {}){}\n", fragment, takes,
+                             fragment, trusted ? "" : ", not trusted (--force): its comments say why");
+    if (file_out)
+      std::cerr << "podnet calibrate: note: --out named the fragment file; as for every other command, --out DIR "
+                   "also works (DIR/fitted.yaml beside calibrate.json, .csv, .txt and the resolved scenario)\n";
+  }
+  return kExitOk;
 }
 
 int cmd_calibrate(const Common& common, const CalibrateOptions& o) {
@@ -73,20 +97,8 @@ int cmd_calibrate(const Common& common, const CalibrateOptions& o) {
     nlohmann::json doc = report::new_document(context_of(sc, "calibrate"));
     doc["calibrate_training"] = report::calibrate_training_json(cal);
     emit(c, sc, doc, "calibrate", report::write_calibrate_training_table);
-    const bool trusted = cal.doubts.empty();
-    if (!trusted && !o.force) {
-      std::cerr << "podnet: error: calibrate: this fit is not a calibration, so "
-                << (fragment.empty() ? "its value should not be used" : "no fragment was written (" + fragment + ")")
-                << "; --force " << (fragment.empty() ? "accepts" : "writes") << " it anyway:\n";
-      for (const auto& d : cal.doubts) std::cerr << "  " << d << "\n";
-      return kExitBadInput;
-    }
-    if (!fragment.empty()) {
-      write_out("--out", fragment, study::training_fragment_yaml(cal));
-      std::cerr << fmt::format("podnet calibrate: wrote {} (use it with podnet train --config-add {}){}\n", fragment,
-                               fragment, trusted ? "" : ", not trusted (--force): its comments say why");
-    }
-    return kExitOk;
+    return finish(
+        cal.doubts, o, fragment, file_out, [&] { return study::training_fragment_yaml(cal); }, "podnet train ");
   }
   if (o.logs.empty())
     throw InputError("calibrate: give --nccl-tests LOG (collectives) or --training LOG (a job's step times)");
@@ -106,23 +118,8 @@ int cmd_calibrate(const Common& common, const CalibrateOptions& o) {
   nlohmann::json doc = report::new_document(context_of(sc, "calibrate"));
   doc["calibrate"] = report::calibrate_json(cal);
   emit(c, sc, doc, "calibrate", report::write_calibrate_table);
-  const bool trusted = cal.doubts.empty();
-  if (!trusted && !o.force) {
-    std::cerr << "podnet: error: calibrate: this fit is not a calibration, so "
-              << (fragment.empty() ? "its values should not be used" : "no fragment was written (" + fragment + ")")
-              << "; --force " << (fragment.empty() ? "accepts" : "writes") << " it anyway:\n";
-    for (const auto& d : cal.doubts) std::cerr << "  " << d << "\n";
-    return kExitBadInput;
-  }
-  if (!fragment.empty()) {
-    write_out("--out", fragment, study::fragment_yaml(cal, in));
-    std::cerr << fmt::format("podnet calibrate: wrote {} (use it with --config-add {}){}\n", fragment, fragment,
-                             trusted ? "" : ", not trusted (--force): its comments say why");
-    if (file_out)
-      std::cerr << "podnet calibrate: note: --out named the fragment file; as for every other command, --out DIR "
-                   "also works (DIR/fitted.yaml beside calibrate.json, .csv, .txt and the resolved scenario)\n";
-  }
-  return kExitOk;
+  return finish(
+      cal.doubts, o, fragment, file_out, [&] { return study::fragment_yaml(cal, in); }, "");
 }
 
 }  // namespace
