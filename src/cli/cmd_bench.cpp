@@ -233,7 +233,8 @@ void add_bench_command(CLI::App& app, Action& action) {
   bench
       ->add_option("--algo", b->algo,
                    "auto (NCCL's tuner picks per size among ring, tree, nvls, nvls_tree, collnet_direct, "
-                   "collnet_chain, pat), one algorithm (see `podnet list`; one of NCCL's also sets "
+                   "collnet_chain, pat; on a NIC-less torus the torus's own collective where it is no slower), one "
+                   "algorithm (see `podnet list`: also torus, torus_dimorder, torus_astra; one of NCCL's also sets "
                    "collective.algorithms), or an NCCL_ALGO-style list for the tuner: ring,tree or ^nvls (sets "
                    "collective.algorithms)")
       ->capture_default_str();

@@ -196,9 +196,11 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
   // all-to-all or a send/recv is not NCCL-tuned (their lines said 'topology_aware ring order' and 'tuner:
   // algorithms auto' over an incast).
   const std::string op = b["op"].get<std::string>();
-  const bool tuned = algo.size() > 0 && op != "alltoall" && op != "sendrecv";
+  // Nor the torus's own collectives (collective/torus.hpp), which NCCL's tuner does not pick.
+  const collective::AlgorithmInfo* named = collective::find_algorithm(b["algorithm"].get<std::string>());
+  const bool tuned = algo.size() > 0 && op != "alltoall" && op != "sendrecv" && !(named && named->own_parts);
   out << fmt::format("podnet bench: {}{} on {} GPUs of {} ({} engine, {} routing, {} channel(s), {} QP(s){})\n", op,
-                     algo, b["gpus"].get<int64_t>(), d["run"]["scenario"].get<std::string>(),
+                     algo, thousands(b["gpus"].get<int64_t>()), d["run"]["scenario"].get<std::string>(),
                      b["engine"].get<std::string>(), b["routing"].get<std::string>(), b["channels"].get<std::string>(),
                      b["qps"].get<int>(),
                      d.contains("ring") ? ", " + b["ring_order"].get<std::string>() + " ring order" : "");
