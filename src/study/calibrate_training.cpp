@@ -72,6 +72,12 @@ double step_cv(std::vector<double> t) {
   return m > 0 ? 1.4826 * median(t) / m : 0;
 }
 
+// A step time as every calibrate output prints it: "1,115.0 ms".
+std::string ms_text(double seconds) {
+  const int64_t tenths = std::llround(seconds * 1e4);
+  return fmt::format("{}.{} ms", thousands(tenths / 10), tenths % 10);
+}
+
 bool log_space(const FittedKey& k) { return k.lo > 0; }
 double to_u(const FittedKey& k, double v) { return log_space(k) ? std::log(v) : v; }
 double from_u(const FittedKey& k, double u) { return log_space(k) ? std::exp(u) : u; }
@@ -149,6 +155,17 @@ TrainingCalibration calibrate_training(const TrainingCalibrationInput& in) {
     }
     c.jitter_fitted = true;
     variability.push_back(fmt::format("workload.jitter_cv={:.9g}", c.jitter_cv));
+    // The log's median step is a median of many steps; `podnet train` reports one, step 0. The fit sets the
+    // median of podnet's steps 1..K to the log's, through step 0's ratio to it (about constant in the key).
+    std::vector<double> t;
+    for (int k = 1; k <= kJitterSteps; ++k) {
+      std::vector<std::string> sets = variability;
+      sets.push_back(fmt::format("workload.step={}", k));
+      t.push_back(ev.run(sets).seconds);
+    }
+    std::sort(t.begin(), t.end());
+    const double median = t.size() % 2 ? t[t.size() / 2] : (t[t.size() / 2 - 1] + t[t.size() / 2]) / 2;
+    c.step0_over_median = ev.run(variability).seconds / median;
     c.fitted.emplace_back("workload.variability", "measured");
     c.fitted.emplace_back("workload.speed_cv", fmt::format("{:.9g}", c.speed_cv));
     c.fitted.emplace_back("workload.jitter_cv", fmt::format("{:.9g}", c.jitter_cv));
@@ -168,7 +185,7 @@ TrainingCalibration calibrate_training(const TrainingCalibrationInput& in) {
   const FittedKey& k = c.key;
 
   // g(u) = ln T(x(u)) - ln t_log, by false position (Illinois) on [lo, hi].
-  const double target = std::log(c.log_seconds);
+  const double target = std::log(c.log_seconds * c.step0_over_median);
   std::map<double, Point> tried;
   double best_gap = std::abs(std::log(start.seconds) - target);
   const auto g = [&](double u) {
@@ -187,7 +204,7 @@ TrainingCalibration calibrate_training(const TrainingCalibrationInput& in) {
     throw InputError(fmt::format("--fit {}: the job's step time is {} at both {} and {}: this key does not change "
                                  "it; fit a compute key (workload.sustained_fraction, layer_overhead, "
                                  "compute_efficiency)",
-                                 k.key, format_time(Time::from_seconds(tried[a].seconds)), k.lo_text, k.hi_text));
+                                 k.key, ms_text(tried[a].seconds), k.lo_text, k.hi_text));
   double u = 0;
   if (ga == 0 || gb == 0 || (ga < 0) != (gb < 0)) {
     int side = 0;
@@ -215,8 +232,8 @@ TrainingCalibration calibrate_training(const TrainingCalibrationInput& in) {
         "{} at its {} bound ({}): the log's steps ({}) need a value beyond [{} .. {}]; podnet takes {} there. "
         "Check the scenario describes the log's job (model, GPU, parallelism, microbatch, precision, "
         "recompute){}",
-        k.key, low ? "lower" : "upper", fit_value_text(k, from_u(k, u)), format_time(Time::from_seconds(c.log_seconds)),
-        k.lo_text, k.hi_text, format_time(Time::from_seconds(tried[u].seconds)),
+        k.key, low ? "lower" : "upper", fit_value_text(k, from_u(k, u)), ms_text(c.log_seconds), k.lo_text, k.hi_text,
+        ms_text(tried[u].seconds),
         at_limit ? fmt::format(": {} cannot go further", k.key)
                  : fmt::format(", or widen the bounds (--fit {}=LO:HI)", k.key)));
   }
@@ -225,7 +242,8 @@ TrainingCalibration calibrate_training(const TrainingCalibrationInput& in) {
   const Point& fitted = tried.count(u) ? tried[u] : start;
   c.start_seconds = start.seconds;
   c.start_mfu = start.mfu;
-  c.fit_seconds = fitted.seconds;
+  c.fit_step0_seconds = fitted.seconds;
+  c.fit_seconds = fitted.seconds / c.step0_over_median;
   c.fit_mfu = fitted.mfu;
   c.evaluations = ev.evaluations;
 
@@ -242,6 +260,10 @@ TrainingCalibration calibrate_training(const TrainingCalibrationInput& in) {
         "the steady steps vary by {:.1f}% (robust CV, above {:.0f}%): the log is not one steady job (restarts with "
         "other settings, a slow or failing node, data-loader stalls); cut the log to one steady stretch",
         100 * c.steps.robust_cv, 100 * kMaxTrustedStepCv));
+  if (c.jitter_fitted)
+    c.notes.push_back(fmt::format("with the fitted jitter podnet's steps vary; the fit sets their median ({} steps) "
+                                  "to the log's; `podnet train` reports one step, {} ({:+.2f}% from that median)",
+                                  kJitterSteps, ms_text(c.fit_step0_seconds), 100 * (c.step0_over_median - 1)));
   if (c.steps.runs > 1)
     c.notes.push_back(fmt::format("the log holds {} runs (the iteration count starts again): each run's warm-up "
                                   "is left out",
@@ -259,10 +281,10 @@ TrainingCalibration calibrate_training(const TrainingCalibrationInput& in) {
 std::string training_fragment_yaml(const TrainingCalibration& c) {
   std::ostringstream out;
   out << fmt::format("# podnet calibrate --training: fitted on {} ({}), {} steady steps, median {}\n", c.source,
-                     c.format, c.steps.kept, format_time(Time::from_seconds(c.log_seconds)));
+                     c.format, c.steps.kept, ms_text(c.log_seconds));
   out << fmt::format("# the job: {} GPUs, global batch {} x seq {}; podnet {} -> {} ({} engine)\n", thousands(c.gpus),
-                     thousands(c.global_batch), thousands(c.seq), format_time(Time::from_seconds(c.start_seconds)),
-                     format_time(Time::from_seconds(c.fit_seconds)), c.engine);
+                     thousands(c.global_batch), thousands(c.seq), ms_text(c.start_seconds), ms_text(c.fit_seconds),
+                     c.engine);
   for (const auto& n : c.notes) out << "# note: " << n << "\n";
   for (const auto& n : c.doubts) out << "# NOT TRUSTED (written with --force): " << n << "\n";
   out << "# apply with: podnet train SCENARIO --config-add THIS_FILE\n";

@@ -20,8 +20,9 @@
 // robust coefficient of variation (1.4826 MAD / median, the log's estimator: a step waits for its slowest
 // GPU, so step times are skewed, and only the same estimator on both sides measures the same spread) is the
 // log's: the same draws at every j, so the spread grows smoothly with j. The compute key is then fitted with that
-// jitter (the scenario's step 0). Megatron-LM's lines are means over --log-interval steps, which hide the jitter: it is
-// not fitted from them.
+// jitter so that the median of podnet's steps 1..K is the log's median: step 0, which `podnet train` reports,
+// is one draw, and the fit aims it at the log's median x (step 0 / that median, measured at the start value).
+// Megatron-LM's lines are means over --log-interval steps, which hide the jitter: it is not fitted from them.
 //
 // What it does not fit. The persistent speed spread between GPUs (workload.speed_cv, the scenario's; 0
 // when its variability is none) is one slowdown of the whole job, which a single job's log cannot tell
@@ -66,8 +67,10 @@ struct TrainingCalibration {
   StepStats steps;
   FittedKey key;
   int64_t gpus = 0, global_batch = 0, seq = 0;
-  double log_seconds = 0;                     // t_log: the steady steps' median
-  double start_seconds = 0, fit_seconds = 0;  // podnet's iteration at the start and fitted values
+  double log_seconds = 0;  // t_log: the steady steps' median
+  // podnet's iteration at the start and fitted values (with a fitted jitter: the median of its steps 1..K,
+  // fit_step0_seconds the step `podnet train` reports, step0_over_median their ratio).
+  double start_seconds = 0, fit_seconds = 0, fit_step0_seconds = 0, step0_over_median = 1;
   double start_mfu = 0, fit_mfu = 0;
   // The jitter fit, when made: workload.jitter_cv, at workload.speed_cv = speed_cv, and the robust CV of
   // podnet's kJitterSteps steps there (as the log's, steps.robust_cv).
