@@ -198,6 +198,7 @@ workload::PlacementSummary summarize(const workload::Job& job, const std::vector
                                      const std::string& policy) {
   workload::PlacementSummary s;
   s.present = true;
+  s.torus_cubes = !topo.torus_dims.empty();
   s.policy = policy;
   auto node = [&](int32_t g) -> const topology::Node& {
     return topo.nodes[static_cast<size_t>(topo.gpus[static_cast<size_t>(g)])];

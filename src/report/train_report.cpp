@@ -194,6 +194,7 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
                       {"groups_used", p.gpus_per_group.size()},
                       {"pods_used", p.pods},
                       {"gpus_per_group", per_group}};
+    if (p.torus_cubes) o["placement"]["torus_cubes"] = true;  // the groups are cubes: the "spine" is a cube face
   }
   o["definitions"] = {
       {"mfu", "model FLOPs per iteration (forward + backward, no recompute: 3 x (2 x active matmul params + 4 s h "
@@ -441,7 +442,13 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
     }
     out << fmt::format("  DP collectives: {}\n", list);
   }
-  if (o.contains("placement")) {
+  if (o.contains("placement") && o["placement"].value("torus_cubes", false)) {
+    const auto& p = o["placement"];
+    out << fmt::format(
+        "  placement {}: {} torus cube(s); DP+PP bytes crossing cubes {:.1f}% (DP {:.1f}%, PP {:.1f}%)\n",
+        p["policy"].get<std::string>(), p["groups_used"].get<int64_t>(), 100 * p["cross_spine_fraction"].get<double>(),
+        100 * p["dp_cross_spine_fraction"].get<double>(), 100 * p["pp_cross_spine_fraction"].get<double>());
+  } else if (o.contains("placement")) {
     const auto& p = o["placement"];
     out << fmt::format("  placement {}: {} aggregation group(s), {} pod(s); DP+PP bytes crossing the spine {:.1f}%, "
                        "the super-spine {:.1f}% (DP {:.1f}%, PP {:.1f}% cross the spine)\n",

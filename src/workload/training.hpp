@@ -311,6 +311,7 @@ struct TraceOp {
 // How the job sits on the fabric (filled by the cluster layer).
 struct PlacementSummary {
   bool present = false;
+  bool torus_cubes = false;  // a torus: the groups are its cubes, and no spine joins them
   std::string policy;
   std::vector<std::pair<int32_t, int32_t>> gpus_per_group;    // (aggregation group, job GPUs in it), by group
   int32_t pods = 0;                                           // pods used
