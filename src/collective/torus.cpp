@@ -302,8 +302,8 @@ bool torus_rings_close(const Group& group, const topology::Topology& topo) {
 AlgorithmInfo torus_algorithm() {
   return {"torus",
           "torus (NIC-less chips): per dimension a reduce-scatter ring then an all-gather ring, both directions, "
-          "the data split so that every dimension is busy at once; the default there for all-reduce, "
-          "all-gather and reduce-scatter",
+          "the data split so that every dimension is busy at once; auto's choice there for all-reduce, all-gather "
+          "and reduce-scatter where it is no slower than NCCL's ring",
           {Op::AllReduce, Op::AllGather, Op::ReduceScatter},
           build_rotated,
           false,

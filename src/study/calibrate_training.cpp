@@ -58,19 +58,10 @@ std::optional<double> derived_start(const std::string& key, const workload::Job&
   return std::nullopt;
 }
 
-// 1.4826 MAD / median of `t`: the log's own estimator (study/training_log.hpp), so that both sides measure
-// the same thing. A step waits for its slowest GPU, so its time is skewed to the right, where MAD / median
-// reads less than the standard deviation (about 0.8 of it for the max of 8 normals): another estimator on
-// podnet's side would bias the fit.
-double step_cv(std::vector<double> t) {
-  const auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-  };
-  const double m = median(t);
-  for (double& x : t) x = std::abs(x - m);
-  return m > 0 ? 1.4826 * median(t) / m : 0;
-}
+// podnet's steps' spread is read with the log's own estimator (robust_cv, study/training_log.hpp), so that
+// both sides measure the same thing. A step waits for its slowest GPU, so its time is skewed to the right,
+// where MAD / median reads less than the standard deviation (about 0.8 of it for the max of 8 normals):
+// another estimator on podnet's side would bias the fit.
 
 // A step time as every calibrate output prints it: "1,115.0 ms".
 std::string ms_text(double seconds) {
@@ -133,7 +124,7 @@ TrainingCalibration calibrate_training(const TrainingCalibrationInput& in) {
         t.push_back(ev.run(sets).seconds);
       }
       if (in.progress) in.progress(ev.evaluations, 0, "workload.jitter_cv");
-      return step_cv(t);
+      return robust_cv(t);
     };
     double lo = 0, hi = kMaxFittedJitterCv;
     double cv_hi = spread(hi);
@@ -163,9 +154,7 @@ TrainingCalibration calibrate_training(const TrainingCalibrationInput& in) {
       sets.push_back(fmt::format("workload.step={}", k));
       t.push_back(ev.run(sets).seconds);
     }
-    std::sort(t.begin(), t.end());
-    const double median = t.size() % 2 ? t[t.size() / 2] : (t[t.size() / 2 - 1] + t[t.size() / 2]) / 2;
-    c.step0_over_median = ev.run(variability).seconds / median;
+    c.step0_over_median = ev.run(variability).seconds / median_of(t);
     c.fitted.emplace_back("workload.variability", "measured");
     c.fitted.emplace_back("workload.speed_cv", fmt::format("{:.9g}", c.speed_cv));
     c.fitted.emplace_back("workload.jitter_cv", fmt::format("{:.9g}", c.jitter_cv));

@@ -217,12 +217,21 @@ StepStats steady_steps(const TrainingLog& log, int64_t batch) {
   double sum = 0;
   for (double x : t) sum += x;
   s.mean = sum / static_cast<double>(t.size());
-  std::vector<double> dev;
-  for (double x : t) dev.push_back(std::abs(x - s.median));
-  std::sort(dev.begin(), dev.end());
-  const double mad = dev.size() % 2 ? dev[dev.size() / 2] : (dev[dev.size() / 2 - 1] + dev[dev.size() / 2]) / 2;
-  s.robust_cv = 1.4826 * mad / s.median;
+  s.robust_cv = robust_cv(t);
   return s;
+}
+
+double median_of(std::vector<double> t) {
+  if (t.empty()) return 0;
+  std::sort(t.begin(), t.end());
+  return t.size() % 2 ? t[t.size() / 2] : (t[t.size() / 2 - 1] + t[t.size() / 2]) / 2;
+}
+
+double robust_cv(const std::vector<double>& t) {
+  const double m = median_of(t);
+  std::vector<double> dev;
+  for (double x : t) dev.push_back(std::abs(x - m));
+  return m > 0 ? 1.4826 * median_of(std::move(dev)) / m : 0;
 }
 
 }  // namespace podnet::study

@@ -65,6 +65,10 @@ TrainingLog parse_training_log(std::istream& in, const std::string& source);
 // InputError when the file cannot be read or holds no step lines.
 TrainingLog read_training_log(const std::string& path);
 
+// The median of `t`, and its robust coefficient of variation 1.4826 MAD / median (0 for a zero median).
+double median_of(std::vector<double> t);
+double robust_cv(const std::vector<double>& t);
+
 // The steady steps at global batch `batch` (0 = any). InputError when fewer than kMinSteadySteps remain,
 // saying how many lines were left out and why.
 StepStats steady_steps(const TrainingLog& log, int64_t batch);
