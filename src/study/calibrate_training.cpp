@@ -108,12 +108,14 @@ TrainingCalibration calibrate_training(const TrainingCalibrationInput& in) {
 
   const scenario::Scenario sc = scenario::load(in.scenario, in.sets, in.fragments);
   const std::string fit = in.fit.empty() ? kDefaultKey : in.fit;
+  const std::string name = fit.substr(0, fit.find('='));
+  const bool default_key = name == kDefaultKey;  // the jitter's fit goes with it (bounds or not)
 
   // The jitter first (it slows the step the compute key is fitted to).
   std::vector<std::string> variability;
   c.speed_cv = start.job.speed_cv;
   c.jitter_start = start.job.jitter_cv;
-  if (in.fit.empty() && c.steps.interval == 1 && c.steps.kept >= kMinJitterSteps) {
+  if (default_key && c.steps.interval == 1 && c.steps.kept >= kMinJitterSteps) {
     variability = {"workload.variability=measured", fmt::format("workload.speed_cv={:.9g}", c.speed_cv)};
     const auto spread = [&](double j) {
       std::vector<double> t;
@@ -158,7 +160,7 @@ TrainingCalibration calibrate_training(const TrainingCalibrationInput& in) {
     c.fitted.emplace_back("workload.variability", "measured");
     c.fitted.emplace_back("workload.speed_cv", fmt::format("{:.9g}", c.speed_cv));
     c.fitted.emplace_back("workload.jitter_cv", fmt::format("{:.9g}", c.jitter_cv));
-  } else if (in.fit.empty()) {
+  } else if (default_key) {
     c.notes.push_back(
         c.steps.interval > 1
             ? fmt::format(
@@ -169,7 +171,6 @@ TrainingCalibration calibrate_training(const TrainingCalibrationInput& in) {
             : fmt::format("workload.jitter_cv is not fitted: {} steady steps, fewer than {}", c.steps.kept,
                           kMinJitterSteps));
   }
-  const std::string name = fit.substr(0, fit.find('='));
   c.key = fit_key(fit, sc, derived_start(name, start.job));
   const FittedKey& k = c.key;
 
@@ -191,8 +192,8 @@ TrainingCalibration calibrate_training(const TrainingCalibrationInput& in) {
   double ga = g(a), gb = g(b);
   if (ga == gb)
     throw InputError(fmt::format("--fit {}: the job's step time is {} at both {} and {}: this key does not change "
-                                 "it; fit a compute key (workload.sustained_fraction, layer_overhead, "
-                                 "compute_efficiency)",
+                                 "it; fit a compute key (workload.sustained_fraction, workload.layer_overhead, "
+                                 "workload.compute_efficiency)",
                                  k.key, ms_text(tried[a].seconds), k.lo_text, k.hi_text));
   double u = 0;
   if (ga == 0 || gb == 0 || (ga < 0) != (gb < 0)) {
@@ -222,7 +223,7 @@ TrainingCalibration calibrate_training(const TrainingCalibrationInput& in) {
         "Check the scenario describes the log's job (model, GPU, parallelism, microbatch, precision, "
         "recompute){}",
         k.key, low ? "lower" : "upper", fit_value_text(k, from_u(k, u)), ms_text(c.log_seconds), k.lo_text, k.hi_text,
-        ms_text(tried[u].seconds),
+        ms_text(tried[u].seconds / c.step0_over_median),
         at_limit ? fmt::format(": {} cannot go further", k.key)
                  : fmt::format(", or widen the bounds (--fit {}=LO:HI)", k.key)));
   }
@@ -241,18 +242,20 @@ TrainingCalibration calibrate_training(const TrainingCalibrationInput& in) {
                                    "not what the scenario describes, or the log's steps include more than training "
                                    "(evaluation, checkpoints, stalls)",
                                    100 * c.fit_mfu, 100 * kMinTrustedMfu));
-  if (!in.fit.empty() && c.steps.interval == 1)
-    c.notes.push_back("workload.jitter_cv is not fitted with --fit: the jitter's fit goes with the default compute "
-                      "key");
+  if (!default_key && c.steps.interval == 1)
+    c.notes.push_back(fmt::format("workload.jitter_cv is not fitted with --fit {}: the jitter's fit goes with "
+                                  "workload.sustained_fraction",
+                                  name));
   if (c.steps.robust_cv > kMaxTrustedStepCv)
     c.doubts.push_back(fmt::format(
         "the steady steps vary by {:.1f}% (robust CV, above {:.0f}%): the log is not one steady job (restarts with "
         "other settings, a slow or failing node, data-loader stalls); cut the log to one steady stretch",
         100 * c.steps.robust_cv, 100 * kMaxTrustedStepCv));
-  if (c.jitter_fitted)
-    c.notes.push_back(fmt::format("with the fitted jitter podnet's steps vary; the fit sets their median ({} steps) "
-                                  "to the log's; `podnet train` reports one step, {} ({:+.2f}% from that median)",
-                                  kJitterSteps, ms_text(c.fit_step0_seconds), 100 * (c.step0_over_median - 1)));
+  if (c.jitter_fitted && c.doubts.empty())
+    c.notes.push_back(
+        fmt::format("with the fitted jitter podnet's steps vary; the fit sets their median ({} steps) "
+                    "to the log's; `podnet train` reports one step (workload.step 0), {} ({:+.2f}% from that median)",
+                    kJitterSteps, ms_text(c.fit_step0_seconds), 100 * (c.step0_over_median - 1)));
   if (c.steps.runs > 1)
     c.notes.push_back(fmt::format("the log holds {} runs (the iteration count starts again): each run's warm-up "
                                   "is left out",
