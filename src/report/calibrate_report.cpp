@@ -142,6 +142,7 @@ nlohmann::json calibrate_training_json(const study::TrainingCalibration& c) {
           {"log_s", round_to(c.log_seconds, 9)},
           {"start_s", round_to(c.start_seconds, 9)},
           {"fit_s", round_to(c.fit_seconds, 9)},
+          {"fit_step0_s", round_to(c.fit_step0_seconds, 9)},  // what `podnet train` reports (workload.step 0)
           {"start_mfu", round_to(c.start_mfu, 6)},
           {"fit_mfu", round_to(c.fit_mfu, 6)},
           {"evaluations", c.evaluations},
