@@ -90,11 +90,12 @@ plan::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& 
                          Schedule schedule) {
   plan::TransferPlan plan;
   if (group.size() <= 1 || bytes == 0) return plan;
-  if (const std::string why = torus_box_problem(group, topo); !why.empty())
-    throw InputError(fmt::format("{} {} over {} GPUs: {}", schedule_name(schedule), op_name(op), group.size(), why));
+  const Box box = box_of(group, topo);
+  if (topo.torus_dims.empty() || combinations(box) != static_cast<int64_t>(group.size()))
+    throw InputError(fmt::format("{} {} over {} GPUs: {}", schedule_name(schedule), op_name(op), group.size(),
+                                 torus_box_problem(group, topo)));
   const bool rotate = schedule == Schedule::Rotated;
   const bool astra = schedule == Schedule::Astra;
-  const Box box = box_of(group, topo);
   const int D = static_cast<int>(box.active.size());
   std::vector<std::vector<Group>> line_sets(box.coords.size());
   for (int d : box.active) line_sets[static_cast<size_t>(d)] = lines(box, static_cast<size_t>(d));
@@ -263,8 +264,10 @@ std::string torus_box_problem(const Group& group, const topology::Topology& topo
 
 TorusEstimate torus_estimate(Op op, const Group& group, Bytes bytes, const topology::Topology& topo) {
   TorusEstimate e;
-  if (!torus_box_problem(group, topo).empty() || group.size() < 2) return e;
   const int64_t n = static_cast<int64_t>(group.size());
+  if (topo.torus_dims.empty() || n < 2) return e;
+  const Box b = box_of(group, topo);
+  if (combinations(b) != n) return e;
   for (const auto& l : topo.links) e.link_bytes_per_s = std::max(e.link_bytes_per_s, l.capacity.bps / 8);
   double latency = 0;
   for (const auto& l : topo.links) latency += l.latency.seconds();
@@ -276,27 +279,11 @@ TorusEstimate torus_estimate(Op op, const Group& group, Bytes bytes, const topol
                      static_cast<double>(n);
   for (int32_t c = 0; c < 2; ++c) add_ring(snake, ring_order(group, RingOrder::TopologyAware, c, topo), hop);
   int64_t steps = 0;  // a part's chain of ring steps: e_d - 1 per reduce-scatter or all-gather, twice for both
-  const Box b = box_of(group, topo);
   for (int d : b.active)
     steps += (op == Op::AllReduce ? 2 : 1) * (static_cast<int64_t>(b.coords[static_cast<size_t>(d)].size()) - 1);
   e.torus_s = torus.busiest() / e.link_bytes_per_s + static_cast<double>(steps) * latency;
   e.snake_busiest_bytes = snake.busiest();
   return e;
-}
-
-bool torus_rings_close(const Group& group, const topology::Topology& topo) {
-  if (!torus_box_problem(group, topo).empty()) return false;
-  const Box b = box_of(group, topo);
-  for (int d : b.active) {
-    const auto& c = b.coords[static_cast<size_t>(d)];
-    const int32_t k = topo.torus_dims[static_cast<size_t>(d)];
-    const int32_t e = static_cast<int32_t>(c.size());
-    bool even = k % e == 0;  // every k / e chips around the whole dimension (e = k: all of them)
-    for (int32_t i = 1; even && i < e; ++i) even = c[static_cast<size_t>(i)] - c[0] == i * (k / e);
-    const bool pair = e == 2 && (c[1] - c[0] == 1 || c[1] - c[0] == k - 1);
-    if (!even && !pair) return false;
-  }
-  return true;
 }
 
 AlgorithmInfo torus_algorithm() {

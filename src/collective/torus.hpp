@@ -80,12 +80,6 @@ AlgorithmInfo torus_astra_algorithm();
 // is; else why not, in a sentence.
 std::string torus_box_problem(const Group& group, const topology::Topology& topo);
 
-// Whether the torus algorithm's rings over `group` (a box) go once around their dimension: each active
-// dimension's chips are spaced evenly around the whole of it (all of them, or every k/e-th: the ring closes
-// over the wrap-around link and its hops cover each link once) or are two neighbouring chips. Where a line spans part
-// of a dimension its closing hop crosses the line's own links back, and the two directions share every link.
-bool torus_rings_close(const Group& group, const topology::Topology& topo);
-
 // What `auto` weighs on a NIC-less torus (collective.cpp, make_plan), for S bytes over a box: the torus
 // plan's time, its busiest link's bytes (every ring routed dimension by dimension over minimal paths, a tie
 // at k/2 split) over a chip link's rate plus its chain of ring steps (e_d - 1 a reduce-scatter or all-gather
@@ -95,7 +89,9 @@ bool torus_rings_close(const Group& group, const topology::Topology& topo);
 // efficiency, and runs torus where that is no faster. So a large all-reduce over a whole torus runs torus
 // (a quarter or less of the ring's busiest bytes), and so does a small one anywhere (a few link latencies
 // against NCCL's microseconds a step); over a 4 x 2 corner of a 16 x 16 torus a large one keeps the ring
-// (the torus's busiest link 1.125 S against the snake's 0.875 S: 1,132.9 against 1,027.5 us at 48 MiB).
+// (the torus's busiest link 1.125 S against the snake's 0.875 S: 1,132.9 against 1,027.5 us at 48 MiB). A
+// line going once around its dimension (all its chips, or every k/e-th) covers each link once; a line on part
+// of a dimension closes back over its own links, so its two directions share every link.
 struct TorusEstimate {
   double torus_s = 0;
   double snake_busiest_bytes = 0;

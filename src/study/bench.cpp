@@ -111,9 +111,9 @@ BenchResult bench(const scenario::Setup& s, const BenchRequest& r, const Progres
     if (row.baseline) row.baseline->transfers = {};
     out.rows.push_back(std::move(row));
     if (k + 1 == r.sizes.size()) {
+      // The torus's own rings are lines of chips, not a ring's order over servers and rails: no ring stats.
       const collective::AlgorithmInfo* built = collective::find_algorithm(plan.algorithm);
       for (const auto& t : plan.transfers) {
-        // The torus's own rings are lines of chips, not a ring's order over servers and rails.
         if (built && built->own_parts) break;
         if (t.kind != plan::TransferKind::Ring || t.ranks.size() < 2) continue;
         out.ring = collective::ring_stats(t.ranks, topo, t.open);

@@ -224,8 +224,7 @@ class Evaluator {
 bool log_space(const FittedKey& k) { return k.lo > 0; }
 
 bool at_bound(const FittedKey& k, bool* low = nullptr) {
-  const double a = log_space(k) ? std::log(k.lo) : k.lo, b = log_space(k) ? std::log(k.hi) : k.hi;
-  const double u = log_space(k) ? std::log(k.value) : k.value;
+  const double a = to_u(k, k.lo), b = to_u(k, k.hi), u = to_u(k, k.value);
   if (low) *low = u - a <= 1e-3 * (b - a);
   return u - a <= 1e-3 * (b - a) || b - u <= 1e-3 * (b - a);
 }
@@ -300,10 +299,10 @@ void judge(Calibration& c, int gpus_per_server, const std::vector<bool>& moved) 
                                    bound_keys.size() == 1 ? "a key at its bound" : "keys at their bounds",
                                    fmt::join(bound_keys, ", ")));
 }
+}  // namespace
+
 double to_u(const FittedKey& k, double v) { return log_space(k) ? std::log(v) : v; }
 double from_u(const FittedKey& k, double u) { return log_space(k) ? std::exp(u) : u; }
-
-}  // namespace
 
 std::vector<std::string> default_fit_keys(const std::vector<NcclTestsLog>& logs, const scenario::Scenario& sc,
                                           const std::string& op) {

@@ -146,6 +146,9 @@ struct Calibration {
 FittedKey fit_key(const std::string& fit, const scenario::Scenario& sc, std::optional<double> start = {});
 // A value of the key in scenario syntax ("360.000000Gbps", "12.500000us", "0.83").
 std::string fit_value_text(const FittedKey& k, double v);
+// A key's value in the space its search moves in (ln v when its lower bound is positive, else v), and back.
+double to_u(const FittedKey& k, double v);
+double from_u(const FittedKey& k, double u);
 // The schema of scenario key "section.name", or nullptr.
 const ParamSpec* find_param_spec(const std::string& key);
 

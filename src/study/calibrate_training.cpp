@@ -58,20 +58,11 @@ std::optional<double> derived_start(const std::string& key, const workload::Job&
   return std::nullopt;
 }
 
-// podnet's steps' spread is read with the log's own estimator (robust_cv, study/training_log.hpp), so that
-// both sides measure the same thing. A step waits for its slowest GPU, so its time is skewed to the right,
-// where MAD / median reads less than the standard deviation (about 0.8 of it for the max of 8 normals):
-// another estimator on podnet's side would bias the fit.
-
 // A step time as every calibrate output prints it: "1,115.0 ms".
 std::string ms_text(double seconds) {
   const int64_t tenths = std::llround(seconds * 1e4);
   return fmt::format("{}.{} ms", thousands(tenths / 10), tenths % 10);
 }
-
-bool log_space(const FittedKey& k) { return k.lo > 0; }
-double to_u(const FittedKey& k, double v) { return log_space(k) ? std::log(v) : v; }
-double from_u(const FittedKey& k, double u) { return log_space(k) ? std::exp(u) : u; }
 
 }  // namespace
 
@@ -117,7 +108,10 @@ TrainingCalibration calibrate_training(const TrainingCalibrationInput& in) {
   c.jitter_start = start.job.jitter_cv;
   if (default_key && c.steps.interval == 1 && c.steps.kept >= kMinJitterSteps) {
     variability = {"workload.variability=measured", fmt::format("workload.speed_cv={:.9g}", c.speed_cv)};
-    const auto spread = [&](double j) {
+    // podnet's steps 1..K at jitter j. Their spread is read with the log's own estimator (robust_cv), so that
+    // both sides measure the same thing: a step waits for its slowest GPU, so its time is skewed to the right,
+    // where MAD / median reads less than the standard deviation (about 0.8 of it for the max of 8 normals).
+    const auto steps_at = [&](double j) {
       std::vector<double> t;
       for (int k = 1; k <= kJitterSteps; ++k) {
         std::vector<std::string> sets = variability;
@@ -126,10 +120,11 @@ TrainingCalibration calibrate_training(const TrainingCalibrationInput& in) {
         t.push_back(ev.run(sets).seconds);
       }
       if (in.progress) in.progress(ev.evaluations, 0, "workload.jitter_cv");
-      return robust_cv(t);
+      return t;
     };
     double lo = 0, hi = kMaxFittedJitterCv;
-    double cv_hi = spread(hi);
+    std::vector<double> steps_hi = steps_at(hi);  // the steps at `hi`, which ends as the fitted value
+    double cv_hi = robust_cv(steps_hi);
     if (cv_hi < c.steps.robust_cv) {
       c.jitter_cv = hi;
       c.podnet_step_cv = cv_hi;
@@ -139,9 +134,14 @@ TrainingCalibration calibrate_training(const TrainingCalibrationInput& in) {
     } else {
       for (int i = 0; i < kJitterBisections; ++i) {
         const double mid = (lo + hi) / 2;
-        const double cv = spread(mid);
-        if (cv < c.steps.robust_cv) lo = mid;
-        else hi = mid, cv_hi = cv;
+        std::vector<double> t = steps_at(mid);
+        const double cv = robust_cv(t);
+        if (cv < c.steps.robust_cv) {
+          lo = mid;
+        } else {
+          hi = mid, cv_hi = cv;
+          steps_hi = std::move(t);
+        }
       }
       c.jitter_cv = hi;
       c.podnet_step_cv = cv_hi;
@@ -150,13 +150,7 @@ TrainingCalibration calibrate_training(const TrainingCalibrationInput& in) {
     variability.push_back(fmt::format("workload.jitter_cv={:.9g}", c.jitter_cv));
     // The log's median step is a median of many steps; `podnet train` reports one, step 0. The fit sets the
     // median of podnet's steps 1..K to the log's, through step 0's ratio to it (about constant in the key).
-    std::vector<double> t;
-    for (int k = 1; k <= kJitterSteps; ++k) {
-      std::vector<std::string> sets = variability;
-      sets.push_back(fmt::format("workload.step={}", k));
-      t.push_back(ev.run(sets).seconds);
-    }
-    c.step0_over_median = ev.run(variability).seconds / median_of(t);
+    c.step0_over_median = ev.run(variability).seconds / median_of(steps_hi);
     c.fitted.emplace_back("workload.variability", "measured");
     c.fitted.emplace_back("workload.speed_cv", fmt::format("{:.9g}", c.speed_cv));
     c.fitted.emplace_back("workload.jitter_cv", fmt::format("{:.9g}", c.jitter_cv));

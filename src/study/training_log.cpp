@@ -18,7 +18,7 @@ namespace {
 
 // The number right after `label` (spaces allowed between), or nullopt when the label is absent. `bad` is set
 // when the label is there but no finite non-negative number follows it.
-std::optional<double> number_after(const std::string& s, const std::string& label, bool& bad, size_t* at = nullptr) {
+std::optional<double> number_after(const std::string& s, const std::string& label, bool& bad) {
   const size_t p = s.find(label);
   if (p == std::string::npos) return std::nullopt;
   size_t i = p + label.size();
@@ -33,7 +33,6 @@ std::optional<double> number_after(const std::string& s, const std::string& labe
     bad = true;
     return std::nullopt;
   }
-  if (at) *at = static_cast<size_t>(end - s.c_str());
   return v;
 }
 
@@ -80,6 +79,7 @@ TrainingLog parse_training_log(std::istream& in, const std::string& source) {
       TrainingStep step;
       step.line = line;
       std::string format;
+      bool bar_redraw = false;  // NeMo 1's progress bar: redraws of one step replace each other
       if (auto ms = number_after(s, kMegatron, bad)) {
         format = "Megatron-LM";
         step.seconds = *ms / 1e3;
@@ -109,6 +109,7 @@ TrainingLog parse_training_log(std::istream& in, const std::string& source) {
         if (auto gb = number_after(s, "global_batch_size=", b2)) step.global_batch = static_cast<int64_t>(*gb);
         if (auto gs = number_after(s, "global_step=", b2)) {
           format = "NeMo 1 progress bar";
+          bar_redraw = true;
           step.iteration = static_cast<int64_t>(std::llround(*gs));
         } else if (auto n = number_after(s, "Step ", b2)) {
           format = "NeMo step timing";
@@ -128,14 +129,14 @@ TrainingLog parse_training_log(std::istream& in, const std::string& source) {
         throw InputError(
             fmt::format("{}: a step of {} s: expected a positive time", where(source, line), step.seconds));
       if (log.format.empty()) log.format = format;
-      if (format == "NeMo 1 progress bar") bar[step.iteration] = step;
+      if (bar_redraw) bar[step.iteration] = step;
       else log.steps.push_back(step);
       if (cr == physical.size()) break;
     }
   }
   if (!bar.empty()) {
-    // Redraws in order of their global step; a restart's bar starts again at step 1 and would interleave:
-    // keep the file's order of first appearance instead when the steps do not grow with the lines.
+    // The kept redraws in the order of their lines in the file (a restart's bar starts again at step 0: by
+    // global step, two runs would interleave).
     std::vector<TrainingStep> v;
     for (auto& [it, st] : bar) v.push_back(st);
     std::stable_sort(v.begin(), v.end(), [](const TrainingStep& a, const TrainingStep& b) { return a.line < b.line; });
