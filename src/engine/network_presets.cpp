@@ -11,9 +11,15 @@ const std::vector<NetworkPreset>& network_presets() {
       {"uec",
        "Ultra Ethernet 1.0: NSCC, packet trimming with selective resends, REPS entropy spraying, no PFC "
        "(RoCEv2's 82-byte framing stands in for UET's headers)",
-       "receiver credits (RCCC), link-level retry, credit-based flow control, NSCC's multipath feedback, "
-       "REPS's freeze mode after a timeout",
+       "receiver credits (uec_rccc adds them), link-level retry, credit-based flow control, NSCC's multipath "
+       "feedback (cc nscc_median), REPS's freeze mode after a timeout",
        {{"transport", "rocev2"}, {"cc", "nscc"}, {"pfc", "false"}, {"routing", "reps"}}},
+      {"uec_rccc",
+       "Ultra Ethernet 1.0 with receiver credits (RCCC) in place of NSCC: the receiving NIC grants its line rate "
+       "round robin, 1.5 BDP of speculative credit first, packet trimming, REPS entropy spraying, no PFC",
+       "as uec; of RCCC, the request shared among a NIC's queued senders and the pull-rate cuts for PCIe and "
+       "oversubscription (cc/rccc.hpp); cc nscc_rccc runs both",
+       {{"transport", "rocev2"}, {"cc", "rccc"}, {"pfc", "false"}, {"routing", "reps"}}},
       {"spectrum_x",
        "NVIDIA Spectrum-X-like: per-packet adaptive routing on the switches' queues, the NIC reorders "
        "(direct data placement), PFC; DCQCN stands in for its congestion control",

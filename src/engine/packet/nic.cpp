@@ -86,6 +86,17 @@ int32_t Nic::add_stream(const StreamSpec& s, const std::vector<PathPart>& route)
     q.st_off = static_cast<uint32_t>(times_.size());
     times_.resize(times_.size() + cc::kMaxTimed, 0);
   }
+  if (traits_.receiver_credits) {  // cc/rccc.hpp: 1.5 BDP of speculative credit, at the fabric's round trip
+    q.pt_off = static_cast<uint32_t>(pull_targets_.size());
+    pull_targets_.resize(pull_targets_.size() + cc::kMaxTimed, 0);
+    const double rtt = static_cast<double>(std::max(q.cc.base_rtt, c_.network_rtt));
+    const double line = static_cast<double>(ports_.hot[q.inj_port].bps);
+    q.max_credit = std::max<int64_t>(c_.mtu + c_.header, std::llround(traits_.credit_bdp * line / 8.0 * rtt / 1e12));
+    q.credit = q.max_credit;
+    q.speculating = true;
+    q.unsent_wire = s.bytes + static_cast<int64_t>(q.npkts) * c_.header;
+    pacer_for(qi);
+  }
   const int64_t inject = start + std::max<int64_t>(0, s.latency.ps - phys) + prefix;
   rec.first_send = Time(inject);
   records.push_back(rec);
@@ -247,6 +258,11 @@ Packet Nic::make_data_packet(uint32_t qi, DirLink p, int64_t now) {
   k.ecn = 0;
   k.hop = 0;
   if (c_.reps) k.ev = q.reps.next(q.key);
+  if (q.pt_off != kNil) {  // receiver credits: the packet spends its wire bytes and carries the sender's request
+    q.credit -= k.wire;
+    if (psn >= q.max_sent) q.unsent_wire -= k.wire;
+    pull_targets_[q.pt_off + psn % cc::kMaxTimed] = pull_target(q);
+  }
   if (q.cc.window > 0) {  // a window-based algorithm: the packet that fills the window asks for an ACK
     const uint32_t out = q.snd_nxt - q.snd_una;
     if (out - std::min(out, q.sacked) >= q.cc.window) k.ecn = kAckRequest;
@@ -314,7 +330,7 @@ void Nic::react(uint32_t qi, const cc::Reaction& r, int64_t now, DirLink& kick) 
 DirLink Nic::receive_ctrl(uint32_t qi, const Packet& k, int64_t now) {
   Qp& q = qps[qi];
   DirLink kick = -1;
-  if (traits_.trim && k.type != kCnp) q.sacked = k.raw;
+  if (traits_.trim && k.type != kCnp && k.type != kPull) q.sacked = k.raw;
   // The algorithm hears of an ACK or NACK (una: snd_una before it); the QP may send again.
   const auto answer = [&](uint32_t una) {
     if (traits_.ack_echo && !q.tx_done) react(qi, cc_.on_feedback(q.cc, now, feedback(q, una, k, now)), now, kick);
@@ -361,6 +377,21 @@ DirLink Nic::receive_ctrl(uint32_t qi, const Packet& k, int64_t now) {
       answer(q.snd_una);
       break;
     }
+    case kPull: {  // receiver credits: what is new in the cumulative grant, up to the cap
+      ++stats_.pulls;
+      if (q.tx_done) break;
+      if (q.speculating) {  // the receiver has heard of the QP: speculative credit left over is dropped
+        q.speculating = false;
+        q.credit = std::min<int64_t>(q.credit, 0);
+      }
+      if (k.psn > q.pull) {
+        q.credit = std::min(q.max_credit, q.credit + static_cast<int64_t>(k.psn - q.pull) * cc::kPullQuantum);
+        q.pull = k.psn;
+      }
+      const DirLink a = maybe_activate(qi, now);
+      if (a >= 0) kick = a;
+      break;
+    }
     case kCnp:
       ++records[qi].cnps;
       if (traits_.cnp && !q.tx_done) react(qi, cc_.on_cnp(q.cc, now), now, kick);
@@ -386,7 +417,8 @@ void Nic::prune_rtx(Qp& q) {
 cc::Feedback Nic::feedback(const Qp& q, uint32_t una_before, const Packet& k, int64_t now) const {
   cc::Feedback b;
   b.acked = q.snd_una - una_before;
-  b.marked = k.ecn;
+  b.marked = traits_.receiver_credits ? (k.ecn & ~kEchoLastHop) : k.ecn;
+  b.last_hop = traits_.receiver_credits && (k.ecn & kEchoLastHop) != 0;
   b.snd_una = q.snd_una;
   b.snd_nxt = q.snd_nxt;
   b.nack = k.type != kAck;
@@ -437,7 +469,7 @@ void Nic::cc_timer_rearm(uint32_t qi, int64_t now) {
 
 // ---------------------------------------------------------------- receiver
 
-void Nic::ctrl(uint32_t qi, uint8_t type, uint32_t psn) {
+void Nic::ctrl(uint32_t qi, uint8_t type, uint32_t psn, bool last_hop) {
   Qp& q = qps[qi];
   Packet k;
   k.qp = qi;
@@ -450,9 +482,10 @@ void Nic::ctrl(uint32_t qi, uint8_t type, uint32_t psn) {
   k.ecn = 0;
   k.hop = 0;
   k.ev = q.rx_ev;
-  if (traits_.ack_echo && type != kCnp) {
-    k.ecn = static_cast<uint8_t>(std::min<uint32_t>(255, q.cc.rx_marked));
+  if (traits_.ack_echo && type != kCnp && type != kPull) {
+    k.ecn = static_cast<uint8_t>(std::min<uint32_t>(traits_.receiver_credits ? 127 : 255, q.cc.rx_marked));
     q.cc.rx_marked = 0;
+    if (last_hop && traits_.receiver_credits) k.ecn |= kEchoLastHop;
   }
   if (traits_.trim) k.raw = static_cast<uint16_t>(std::min<uint32_t>(65535, q.ooo));
   outbox_.push_back({rev_port(q, 0), k});
@@ -471,6 +504,7 @@ void Nic::maybe_ack(uint32_t qi, bool force, int64_t now) {
 bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
   Qp& q = qps[qi];
   if (c_.reps) q.rx_ev = k.ev;
+  if (q.pt_off != kNil) heard_target(qi, pull_targets_[q.pt_off + k.psn % cc::kMaxTimed], now);
   // Trimming: every data packet is acknowledged (selectively when held); else the sender asks.
   const bool ack_request = traits_.trim || (k.ecn & kAckRequest) != 0;
   if (k.ecn & 1) {
@@ -561,13 +595,116 @@ bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
   return false;
 }
 
-void Nic::receive_trim(uint32_t qi, const Packet& k) {
+void Nic::receive_trim(uint32_t qi, const Packet& k, int64_t now) {
   Qp& q = qps[qi];
   ++stats_.trims_received;
   if (c_.reps) q.rx_ev = k.ev;
+  if (q.pt_off != kNil) heard_target(qi, pull_targets_[q.pt_off + k.psn % cc::kMaxTimed], now);
   if (q.rx_done || k.psn < q.rcv_nxt) return;  // it arrived whole meanwhile
   if (q.bm_off != kNil && k.psn > q.rcv_nxt && (bitmap_[q.bm_off + (k.psn >> 6)] >> (k.psn & 63) & 1)) return;
-  ctrl(qi, kTrimNack, k.psn);
+  ctrl(qi, kTrimNack, k.psn, (k.ecn & kTrimmedLastHop) != 0);
+}
+
+// ---------------------------------------------------------------- receiver credits (cc/rccc.hpp)
+
+uint32_t Nic::pull_target(const Qp& q) const {
+  const int64_t wire = c_.mtu + c_.header;
+  const auto pending = static_cast<int64_t>(q.rtx.size() - q.rtx_pos);
+  int64_t want = q.unsent_wire + pending * wire;
+  if (q.cc.wnd_bytes > 0) want = std::min<int64_t>(want, std::llround(q.cc.wnd_bytes) + wire);  // nscc_rccc
+  want = std::min(want, q.max_credit) - q.credit;
+  if (q.speculating && want < wire && q.unsent_wire > 0) want = wire;
+  const int64_t target = static_cast<int64_t>(q.pull) * cc::kPullQuantum + want;
+  if (target <= 0) return 0;
+  const int64_t quanta = (target + cc::kPullQuantum - 1) / cc::kPullQuantum;
+  if (quanta >= kNil) throw Error("packet engine: more than 1 TiB of receiver credit on one QP");
+  return static_cast<uint32_t>(quanta);
+}
+
+void Nic::pacer_for(uint32_t qi) {
+  Qp& q = qps[qi];
+  const auto node = static_cast<size_t>(q.dst_node);
+  if (pacer_of_node_.size() <= node) pacer_of_node_.resize(node + 1, -1);
+  if (pacer_of_node_[node] < 0) {  // the receiving NIC's line: the QP's last network link
+    const double bps = static_cast<double>(ports_.hot[routes[q.path_off + q.path_len - 1]].bps);
+    Pacer p;
+    p.ps_per_quantum = 8.0 * cc::kPullQuantum * 1e12 / bps / traits_.pull_rate;
+    pacer_of_node_[node] = static_cast<int32_t>(pacers_.size());
+    pacers_.push_back(std::move(p));
+  }
+  q.pacer = pacer_of_node_[node];
+}
+
+void Nic::heard_target(uint32_t qi, uint32_t pt, int64_t now) {
+  Qp& q = qps[qi];
+  if (q.rx_done || pt <= q.pt_high) return;
+  q.pt_high = pt;
+  if (q.pull_state == 1) return;
+  q.pull_state = 1;
+  Pacer& pc = pacers_[static_cast<size_t>(q.pacer)];
+  pc.active.push_back(qi);
+  if (!pc.running) {
+    pc.running = true;
+    events_.push(Time(now), kPullPace, static_cast<uint64_t>(q.pacer));
+  }
+}
+
+void Nic::pull_pace(int32_t id, int64_t now) {
+  Pacer& pc = pacers_[static_cast<size_t>(id)];
+  const auto per =
+      static_cast<uint32_t>(std::max<int64_t>(1, static_cast<int64_t>(traits_.pull_mtus) * c_.mtu / cc::kPullQuantum));
+  uint32_t qi = kNil, extra = 0;
+  while (qi == kNil && !pc.active.empty()) {  // round robin over the QPs that asked for more
+    const uint32_t i = pc.active.front();
+    pc.active.pop_front();
+    Qp& q = qps[i];
+    if (q.pull_state != 1) continue;
+    if (q.rx_done) {
+      q.pull_state = 0;
+      continue;
+    }
+    const uint32_t prev = q.granted;
+    q.granted = std::max(prev, std::min(prev + per, q.pt_high));
+    extra = q.granted - prev;
+    qi = i;
+    if (q.pt_high > q.granted) {
+      pc.active.push_back(i);
+    } else {
+      q.pull_state = 2;
+      if (!q.in_idle) {
+        q.in_idle = true;
+        pc.idle.push_back(i);
+      }
+    }
+  }
+  while (qi == kNil && !pc.idle.empty()) {  // nobody asks: speculative credit to idle QPs, up to their cap
+    const uint32_t i = pc.idle.front();
+    pc.idle.pop_front();
+    Qp& q = qps[i];
+    q.in_idle = false;
+    if (q.pull_state != 2) continue;
+    if (q.rx_done) {
+      q.pull_state = 0;
+      continue;
+    }
+    q.granted += per;
+    extra = per;
+    qi = i;
+    if (q.granted - std::min(q.granted, q.pt_high) < static_cast<uint32_t>(q.max_credit / cc::kPullQuantum)) {
+      q.in_idle = true;
+      pc.idle.push_back(i);
+    } else {
+      q.pull_state = 0;
+    }
+  }
+  if (qi == kNil) {
+    pc.running = false;
+    return;
+  }
+  ctrl(qi, kPull, qps[qi].granted);
+  // The line's time for what was granted (4 quanta's when nothing was).
+  const int64_t wait = std::llround(pc.ps_per_quantum * (extra > 0 ? extra : 4));
+  events_.push(Time(now + wait), kPullPace, static_cast<uint64_t>(id));
 }
 
 uint16_t Nic::payload_of(const Qp& q, uint32_t psn) const {

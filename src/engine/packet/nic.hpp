@@ -51,6 +51,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -115,6 +116,19 @@ struct Qp {
   uint32_t bm_off = kNil;  // reorder bitmap (per-packet routing)
   uint32_t ooo = 0;
   int64_t ooo_since = 0;
+  // Receiver credits (cc::Traits::receiver_credits, cc/rccc.hpp). Sender: its credit in wire bytes (below 0
+  // by at most one packet) and its cap, the wire bytes not yet sent, the credit granted so far (256-byte
+  // quanta, cumulative), whether it still speculates; the pull target stamped on PSN p is
+  // pull_targets_[pt_off + p % kMaxTimed]. Receiver: the highest target heard, what it granted (quanta),
+  // its receiving NIC's pacer and its place there (0 none, 1 active, 2 idle).
+  int64_t credit = 0, max_credit = 0, unsent_wire = 0;
+  uint32_t pull = 0;
+  bool speculating = false;
+  uint8_t pull_state = 0;
+  bool in_idle = false;  // in its pacer's idle list (an entry of a QP no longer idle is skipped there)
+  uint32_t pt_off = kNil;
+  uint32_t pt_high = 0, granted = 0;
+  int32_t pacer = -1;
 };
 
 class Nic {
@@ -124,7 +138,8 @@ class Nic {
     int64_t ctrl_wire = 84, ctrl_raw = 64;
     uint8_t data_cls = kLossless;
     int64_t rto = 0;
-    bool reps = false;  // the sender picks each packet's entropy value (reps.hpp)
+    bool reps = false;        // the sender picks each packet's entropy value (reps.hpp)
+    int64_t network_rtt = 0;  // ps: the fabric's largest unloaded NIC-to-NIC round trip (cc::Context)
   };
   struct Ctrl {
     routing::DirLink port;
@@ -148,7 +163,7 @@ class Nic {
   }
   routing::DirLink receive_ctrl(uint32_t qi, const Packet& k, int64_t now);
   // Receiver: a trimmed header of QP qi (its NACK goes to the outbox).
-  void receive_trim(uint32_t qi, const Packet& k);
+  void receive_trim(uint32_t qi, const Packet& k, int64_t now);
   // RTO: returns when the timer fires next (-1: disarmed).
   int64_t on_rto(uint32_t qi, int64_t now, routing::DirLink& kick);
   routing::DirLink cc_timer(uint32_t qi, int64_t now);
@@ -181,6 +196,9 @@ class Nic {
     return static_cast<uint32_t>(a * q.pkts1 + (u - a) * q.pkts0);
   }
 
+  // ---- receiver credits: pacer `pacer`'s next pull (a kPullPace event); the pull goes to the outbox.
+  void pull_pace(int32_t pacer, int64_t now);
+
   // ---- receiver: a data packet for QP qi. Control packets go to the
   // outbox; true when the stream is complete (then call complete()).
   bool receive_data(uint32_t qi, const Packet& k, int64_t now);
@@ -198,9 +216,10 @@ class Nic {
       resend = pending > 0;
     }
     const bool window = (window_ <= 0 || flight < static_cast<uint32_t>(window_)) &&
-                        (q.cc.window == 0 || flight < q.cc.window);
+                        (q.cc.window == 0 || flight < q.cc.window) && (!traits_.receiver_credits || q.credit > 0);
     if (resend) return window;  // a NACKed PSN goes first
-    return window && q.snd_nxt < q.npkts && q.snd_nxt < q.send_limit && (q.st_off == kNil || out < cc::kMaxTimed);
+    return window && q.snd_nxt < q.npkts && q.snd_nxt < q.send_limit &&
+           ((q.st_off == kNil && q.pt_off == kNil) || out < cc::kMaxTimed);
   }
   routing::DirLink rev_port(uint32_t off, uint32_t len, uint32_t i) const { return routes[off + len - 1 - i] ^ 1; }
   routing::DirLink rev_port(const Qp& q, uint32_t i) const { return rev_port(q.path_off, q.path_len, i); }
@@ -224,10 +243,21 @@ class Nic {
     uint32_t head = kNil, tail = kNil;
     std::vector<WaitEntry> heap;
   };
+  // A receiving NIC's credit pacer (cc/rccc.hpp): its active and idle QPs, in order, and its pace.
+  struct Pacer {
+    std::deque<uint32_t> active, idle;
+    double ps_per_quantum = 0;  // at pull_rate x the NIC's line rate
+    bool running = false;
+  };
+  // Receiver credits: the sender's pull target now (quanta), stamped on the packet it sends.
+  uint32_t pull_target(const Qp& q) const;
+  // The receiver heard target `pt` from QP qi (a data packet or its trimmed header).
+  void heard_target(uint32_t qi, uint32_t pt, int64_t now);
+  void pacer_for(uint32_t qi);
   routing::DirLink activate(uint32_t qi, int64_t now);
   uint16_t payload_of(const Qp& q, uint32_t psn) const;  // sliced QPs
   Packet make_data_packet(uint32_t qi, routing::DirLink p, int64_t now);
-  void ctrl(uint32_t qi, uint8_t type, uint32_t psn);
+  void ctrl(uint32_t qi, uint8_t type, uint32_t psn, bool last_hop = false);
   void selective_nack(Qp& q, uint32_t psn);
   void prune_rtx(Qp& q);
   cc::Feedback feedback(const Qp& q, uint32_t una_before, const Packet& k, int64_t now) const;
@@ -268,7 +298,10 @@ class Nic {
   int32_t window_ = 0;
   std::vector<Sched> sched_;  // per port
   std::vector<uint64_t> bitmap_;
-  std::vector<int64_t> times_;  // send times (Traits::rtt)
+  std::vector<int64_t> times_;          // send times (Traits::rtt)
+  std::vector<uint32_t> pull_targets_;  // stamped pull targets (Traits::receiver_credits)
+  std::vector<Pacer> pacers_;
+  std::vector<int32_t> pacer_of_node_;
   std::vector<Ctrl> outbox_;
   double reorder_delay_sum_ = 0;
 };

@@ -26,14 +26,16 @@ enum EventKind : uint32_t {
   kTimer,
   kSample,
   kProgress,  // a watched byte of a stream delivered (packet_sim.hpp: watch)
-  kStorm
+  kStorm,
+  kPullPace  // a receiving NIC's credit pacer may grant again (cc/rccc.hpp)
 };
 enum Cls : uint8_t { kCtrl = 0, kLossless = 1, kLossy = 2 };
 // kProbe / kProbeReply: an RDMA-ping probe and its answer (packet_sim.hpp §11;
 // qp = the probe path, psn = the probe's id). kTrim: a data packet a full
 // switch queue cut to its header (cc::Traits::trim); it follows the data path
 // in the control class. kTrimNack: the receiver's answer to it, asking for
-// that PSN again (psn = the trimmed PSN).
+// that PSN again (psn = the trimmed PSN). kPull: a receiver's credit grant
+// (cc/rccc.hpp; psn = the cumulative grant in 256-byte quanta), on the reverse path.
 // (Ordered so that the data path and the probes are each one comparison: type <= kTrim, type >= kProbe.)
 enum PktType : uint8_t {
   kData = 0,
@@ -42,13 +44,19 @@ enum PktType : uint8_t {
   kNack = 3,
   kCnp = 4,
   kTrimNack = 5,
-  kProbe = 6,
-  kProbeReply = 7
+  kPull = 6,
+  kProbe = 7,
+  kProbeReply = 8
 };
 // A data packet's ecn bit asking the receiver for an ACK at once: a window-based sender sets it on the
 // packet that fills its window, so a window smaller than the ACK cadence (ack_every) never waits for
 // the timeout (nic.hpp).
 constexpr uint8_t kAckRequest = 2;
+// A trimmed header's ecn bit: it was cut at the port into its receiver's NIC (cc::Traits::receiver_credits).
+constexpr uint8_t kTrimmedLastHop = 1;
+// An ACK or NACK's echoed marks under receiver credits: the count in the low 7 bits, this bit = the NACKed
+// packet was trimmed at the last hop.
+constexpr uint8_t kEchoLastHop = 0x80;
 // Whether a packet follows its QP's data path (else the path reversed).
 inline bool on_data_path(uint8_t type) { return type <= kTrim; }
 

@@ -299,6 +299,7 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   nc.data_cls = data_cls;
   nc.rto = rto;
   nc.reps = per_packet == static_cast<int>(routing::PerPacket::Entropy);
+  nc.network_rtt = ctx.network_rtt;
   nic.emplace(opt, nc, *cc, *ports, next_hops.get(), events, stats);
 
   storms = net.faults.pause_storms;
@@ -379,6 +380,10 @@ void PacketSim::Impl::run(const std::function<void(const SimEvent&)>& on_event, 
         break;
       }
       case kQpStart: kick(nic->start(static_cast<uint32_t>(e.a), now)); break;
+      case kPullPace:
+        nic->pull_pace(static_cast<int32_t>(e.a), now);
+        send_outbox();
+        break;
       case kRto: {
         check_deadlock();
         DirLink k = -1;
@@ -576,7 +581,7 @@ void PacketSim::Impl::on_arrive(Packet k) {
   DirLink out = -1;
   if (on_data_path(k.type)) {
     if (n == q.dst_node && k.type == kTrim) {
-      nic->receive_trim(qi, k);
+      nic->receive_trim(qi, k, now);
       send_outbox();
       return;
     }
@@ -611,7 +616,7 @@ void PacketSim::Impl::on_arrive(Packet k) {
       k.cls = kCtrl;
       k.wire = static_cast<uint16_t>(ctrl_wire);
       k.raw = static_cast<uint16_t>(ctrl_raw);
-      k.ecn = 0;
+      k.ecn = ports->hot[out].to_mmu ? 0 : kTrimmedLastHop;  // (read under receiver credits)
       ports->enqueue(out, k, now);
       try_send(out);
       return;

@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "core/rng.hpp"
@@ -108,6 +109,10 @@ class Ports {
       p.kmin = std::llround(static_cast<double>(cc.kmin) * sc);
       p.kmax = std::llround(static_cast<double>(cc.kmax) * sc);
       p.pmax = cc.pmax;
+      if (cc.receiver_credits && p.from_mmu && !p.to_mmu) {  // into a NIC: the receiver's pacer owns it
+        p.kmin = p.kmax = std::numeric_limits<int64_t>::max() / 4;
+        p.pmax = 0;
+      }
     }
     hot.resize(D);
     for (routing::DirLink d = 0; d < D; ++d) {

@@ -32,8 +32,8 @@
 // selects it and `podnet list` shows it; nothing outside cc/ changes.
 //
 // Registered today: dcqcn_paper, dcqcn_nic (dcqcn.hpp), dctcp (dctcp.hpp),
-// nscc, nscc_median (nscc.hpp), swift (swift.hpp), timely (timely.hpp), infiniband (credits, line rate), none (line
-// rate) (line_rate.hpp).
+// nscc, nscc_median (nscc.hpp), rccc, nscc_rccc (rccc.hpp), swift (swift.hpp), timely (timely.hpp), infiniband
+// (credits, line rate), none (line rate) (line_rate.hpp).
 #pragma once
 
 #include <array>
@@ -104,8 +104,21 @@ struct Traits {
   // and reports how many packets it holds beyond its first hole on every ACK and NACK; the sender
   // resends each NACKed PSN alone (selective) and counts the held packets out of its window.
   bool trim = false;
+  // Receiver credits (Ultra Ethernet's RCCC, rccc.hpp; kept in the NIC, nic.hpp): a sender sends only while
+  // it holds credit (wire bytes). It starts with credit_bdp x its path's BDP of speculative credit; every
+  // data packet tells the receiver how much more it wants (its pull target); the receiving NIC's pacer
+  // grants pull_mtus full packets at a time, round robin over its senders, at pull_rate x its line rate.
+  // A window-based algorithm beside it (nscc_rccc) also caps each request at its window. Under receiver
+  // credits the switch ports into NICs do not mark ECN, and a NACK says whether its packet was trimmed
+  // there (Feedback::last_hop; the echoed mark count then stops at 127).
+  bool receiver_credits = false;
+  double pull_rate = 0.99;
+  int32_t pull_mtus = 4;
+  double credit_bdp = 1.5;
 };
 constexpr uint32_t kMaxTimed = 2048;
+// Receiver credits are counted in quanta of 256 bytes (a pull carries the cumulative count).
+constexpr int64_t kPullQuantum = 256;
 
 // What an ACK or NACK tells the sender.
 struct Feedback {
@@ -115,6 +128,7 @@ struct Feedback {
   int64_t rtt = -1;                   // ps: round trip of the newest packet acknowledged (Traits::rtt), -1 none
   bool nack = false;                  // a NACK: a hole, or (trimmed) a trimmed packet
   bool trimmed = false;
+  bool last_hop = false;  // (receiver_credits) the packet was trimmed at the port into its receiver's NIC
 };
 
 // A reaction: rate >= 0 sets the QP's rate; timer >= 0 schedules the

@@ -21,6 +21,7 @@ Traits nscc_traits(const NsccParams& p, const Context& ctx) {
   t.ack_echo = true;
   t.rtt = true;
   t.trim = true;
+  t.receiver_credits = p.receiver_credits;
   return t;
 }
 }  // namespace
@@ -105,7 +106,8 @@ Reaction Nscc::on_feedback(Flow& f, int64_t now, const Feedback& fb) const {
     if (!fb.trimmed) return {};  // a hole NACK: the resend is the NIC's; the window waits for a trim or a mark
     f.avg_delay = (1 - p_.avg_weight) * f.avg_delay + p_.avg_weight * R;
     f.qa_nack = true;
-    if (!quick_adapt(f, now, 0, true, fb.snd_nxt)) {
+    // With receiver credits a trim at the last hop is the receiver's to answer (its pacer), not the window's.
+    if (!quick_adapt(f, now, 0, true, fb.snd_nxt) && !(fb.last_hop && traits().receiver_credits)) {
       f.wnd_bytes -= wire_;
       clamp(f);
     }

@@ -75,6 +75,8 @@ struct NsccParams {
   // > 0: the multipath variant (nscc_median): the quadrant rule and the delay average read the median
   // delay and the majority mark of the last `median_of` ACKs instead of the newest ACK's (at most 8).
   int median_of = 0;
+  // The receiver's credits too (nscc_rccc, rccc.hpp): a packet needs credit and room in the window.
+  bool receiver_credits = false;
 };
 
 class Nscc final : public CongestionControl {

@@ -10,6 +10,7 @@
 #include "engine/packet/cc/dctcp.hpp"
 #include "engine/packet/cc/line_rate.hpp"
 #include "engine/packet/cc/nscc.hpp"
+#include "engine/packet/cc/rccc.hpp"
 #include "engine/packet/cc/swift.hpp"
 #include "engine/packet/cc/timely.hpp"
 
@@ -33,6 +34,18 @@ const std::vector<Entry>& registry() {
        [](const Context& c) -> std::unique_ptr<CongestionControl> {
          NsccParams p;
          p.median_of = 8;
+         return std::make_unique<Nscc>(p, c);
+       }},
+      {"rccc",
+       "Ultra Ethernet RCCC: the receiver's NIC grants credit at its line rate, round robin over its senders (16 KiB "
+       "per pull); 1.5 BDP of speculative credit first; packet trimming with selective resends; no sender window",
+       [](const Context&) -> std::unique_ptr<CongestionControl> { return std::make_unique<Rccc>(RcccParams{}); }},
+      {"nscc_rccc",
+       "NSCC and RCCC together (UEC 1.0's sender and receiver congestion control): a packet needs room in NSCC's "
+       "window and the receiver's credit",
+       [](const Context& c) -> std::unique_ptr<CongestionControl> {
+         NsccParams p;
+         p.receiver_credits = true;
          return std::make_unique<Nscc>(p, c);
        }},
       {"swift",
