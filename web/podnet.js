@@ -95,6 +95,7 @@
     kw: { f: v => fixed(v, 1), unit: 'kW' },
     mwh: { f: v => fixed(v, 0), unit: 'MWh' },
     gbps: { f: v => fixed(v, Math.abs(v) >= 100 ? 0 : 1), unit: 'Gb/s' },
+    gbps1: { f: v => fixed(v, 1), unit: 'Gb/s' },
     GBps: { f: v => fixed(v, 2), unit: 'GB/s' },
     TBps: { f: v => fixed(v, 2), unit: 'TB/s' },
     Bps: { f: v => v >= 1e6 ? fixed(v / 1e6, 2) + ' MB/s' : v >= 1e3 ? fixed(v / 1e3, 1) + ' kB/s' : fixed(v, 0) + ' B/s' },
@@ -141,7 +142,14 @@
     'mean_utilization': ['mean util', 'pct'], 'peak_utilization': ['peak util', 'pct'],
     'engine_stats.flows': ['flows simulated (largest size)', 'int'], 'engine_stats.solves': ['max-min solves (largest size)', 'int'],
     'ring.label': ['ring'], 'ring.hops': ['ring hops', 'int'], 'ring.*': ['ring hops: $1', 'int'], 'bench.*': ['$1'], 'hottest_links.bytes': ['bytes carried', 'bytes'],
-    'fct.*': ['$1'], 'sweep.dp_exposed_ms': ['DP exposed', 'ms'], 'sweep.cap_gbytes_per_second': ['NIC cap', 'cap'],
+    'fct.*': ['$1'],
+    // bench --compare-cc (the transports' table, as podnet prints it)
+    'transport': ['transport'], 'fct_flows': ['flows', 'int'], 'fct_min_us': ['FCT min', 'us'], 'fct_p50_us': ['FCT p50', 'us'],
+    'fct_p99_us': ['FCT p99', 'us'], 'fct_max_us': ['FCT max', 'us'], 'fairness': ['fairness (Jain\'s index)', 'num3'],
+    'goodput_gbit_per_s': ['goodput', 'gbps1'], 'drops': ['drops', 'int'], 'trimmed': ['trimmed', 'int'], 'ecn_marks': ['ECN marks', 'int'],
+    'pause_frames': ['PAUSE frames', 'int'], 'retransmissions': ['retransmissions', 'int'], 'timeouts': ['timeouts', 'int'],
+    'cc': ['congestion control'], 'pfc': ['PFC'], 'routing': ['routing'], 'sets': ['scenario keys'],
+    'sweep.dp_exposed_ms': ['DP exposed', 'ms'], 'sweep.cap_gbytes_per_second': ['NIC cap', 'cap'],
     'sweep.speedup': ['speed-up', 'num2'], 'sweep.ideal': ['ideal', 'int'],
     // train
     'iteration_time_ms': ['iteration time', 'ms'], 'mfu': ['MFU (model FLOPs)', 'pct'], 'mfu_of_fp8_peak': ['MFU of the FP8 peak', 'pct'],
@@ -542,7 +550,46 @@
 
   // bench: busbw (and algbw) against size, with `overlays` [{label, document}] as more busbw series;
   // the rows; the hottest links; utilization per link class and size as a heatmap.
+  // Flow completion times as CDFs: one line per series [{name, cdf}] (cdf: 101 points, the time by which
+  // 0..100 % of the flows had finished).
+  function fctChart(parent, series, cls) {
+    const c = chart(parent, cls);
+    c.setOption({
+      animation: false,
+      tooltip: { trigger: 'item', formatter: p => p.seriesName + ': ' + fixed(p.value[1], 0) + ' % of the flows by ' + fixed(p.value[0], 2) + ' us' },
+      legend: { data: series.map(x => x.name), type: 'scroll', top: 4 },
+      grid: { left: 80, right: 40, top: 50, bottom: 60 },
+      xAxis: { type: 'value', scale: true, name: 'flow completion time (us)', ...AXIS_NAME, nameGap: 32, axisLabel: { formatter: v => fixed(v, 0), hideOverlap: true } },
+      yAxis: { type: 'value', min: 0, max: 100, name: 'flows finished (%)', ...AXIS_NAME, nameGap: 45 },
+      series: series.map(x => ({ name: x.name, type: 'line', step: 'end', showSymbol: false, data: x.cdf.map((v, q) => [v, q]) }))
+    });
+    return c;
+  }
+
+  // bench --compare-cc (or the bench form's transports): one traffic under several transports; per size, the
+  // flows' completion times as CDFs and the table podnet prints.
+  function renderTransports(root, doc) {
+    const c = doc.compare || {};
+    const ts = c.transports || [];
+    const s = section(root, ts.length + ' transport' + (ts.length === 1 ? '' : 's') + ' compared on ' + fmt(c.op) + ', ' + show('bench.gpus', c.gpus) + ' GPUs of ' +
+      fmt(doc.run && doc.run.scenario) + ' (' + fmt(c.engine) + ' engine)', 'transports');
+    s.appendChild(rowsTable(ts.map(t => ({ transport: t.name, cc: t.cc, pfc: t.pfc ? 'on' : 'off', routing: t.routing, sets: (t.sets || []).join(', ') })),
+      ['transport', 'cc', 'pfc', 'routing', 'sets'], 'transports'));
+    const rows = doc.rows || [];
+    for (const bytes of [...new Set(rows.map(r => r.bytes))]) {
+      const at = rows.filter(r => r.bytes === bytes);
+      const f = section(root, bytesText(bytes) + ' per ' + fmt(c.per) + ': flow completion times', 'fct-cdf');
+      const withCdf = at.filter(r => Array.isArray(r.fct_cdf_us));
+      if (withCdf.length) fctChart(f, withCdf.map(r => ({ name: r.transport, cdf: r.fct_cdf_us })), 'fct-cdf');
+      f.appendChild(rowsTable(at, ['transport', 'time_us', 'fct_min_us', 'fct_p50_us', 'fct_p99_us', 'fct_max_us', 'fairness', 'goodput_gbit_per_s',
+        'drops', 'trimmed', 'ecn_marks', 'pause_frames', 'retransmissions', 'timeouts'], 'compare-rows'));
+    }
+    s.appendChild(el('p', { class: 'muted', text: 'FCT: from when a flow may send to its last byte (nearest-rank percentiles); fairness: Jain\'s index of the QPs\' rates ' +
+      '(1 = equal shares); goodput: the payload every QP delivered / the simulated time; counters: every port and QP of that run.' }));
+  }
+
   function renderBench(root, doc, overlays) {
+    if (doc.compare) return renderTransports(root, doc);
     const b = doc.bench || {};
     const algo = b.algorithm === b.op ? '' : ' ' + b.algorithm;
     const s = section(root, fmt(b.op) + algo + ' on ' + show('bench.gpus', b.gpus) + ' GPUs of ' + fmt(doc.run && doc.run.scenario) +
@@ -574,6 +621,8 @@
     section(root, 'Sizes', 'rows').appendChild(rowsTable(rows, cols, 'bench-rows'));
     if (rows.some(r => r.fct)) {
       const f = section(root, 'Flow completion times (from when a flow may send to its last byte; nearest-rank percentiles)', 'fct');
+      const withCdf = rows.filter(r => r.fct && Array.isArray(r.fct.cdf_us));
+      if (withCdf.length) fctChart(f, withCdf.map(r => ({ name: bytesText(r.bytes), cdf: r.fct.cdf_us })), 'fct-cdf');
       f.appendChild(rowsTable(rows.filter(r => r.fct).map(r => Object.assign({ size: r.bytes }, r.fct)), ['size', 'flows', 'min_us', 'p50_us', 'p99_us', 'max_us', 'mean_us'], 'fct', 'fct.'));
     }
     if (doc.hottest_links && doc.hottest_links.length) {
@@ -1279,7 +1328,8 @@
       ['algo', 'algorithm', 'auto', '', ['auto', 'ring', 'tree', 'nvls', 'nvls_tree', 'collnet_direct', 'collnet_chain', 'pat']],
       ['gpus', 'GPUs', '', 'all, or 0-127, 0-1023:8', null],
       ['min', 'min size', '1MiB', '', null], ['max', 'max size', '256MiB', '', null], ['factor', 'step factor', '2', '', null],
-      ['engine', 'engine', '', 'scenario\'s', ENGINES], ['routing', 'routing', '', 'scenario\'s', ROUTINGS]],
+      ['engine', 'engine', '', 'scenario\'s', ENGINES], ['routing', 'routing', '', 'scenario\'s', ROUTINGS],
+      ['compare_cc', 'compare transports', '', 'e.g. dcqcn_nic,nscc,rccc or roce_dcqcn,uec', ['dcqcn_nic,dctcp,nscc,rccc', 'roce_dcqcn,spectrum_x,uec,uec_rccc']]],
     train: [['engine', 'engine', '', 'scenario\'s', ENGINES], ['routing', 'routing', '', 'scenario\'s', ROUTINGS]],
     diagnose: [['probe', 'probe mesh', 'rail', '', ['rail', 'leaf-mesh', 'full-mesh']], ['duration', 'probing time', '300s', '', null], ['round', 'round', '10s', '', null]]
   };

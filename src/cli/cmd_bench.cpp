@@ -61,7 +61,6 @@ void set_group(const BenchOptions& b, const scenario::Setup& s, study::BenchRequ
 // --compare-cc A,B,...: the same bench once per transport (a congestion control, network.cc, or a deployment
 // preset, network.preset with its keys) and size, on the packet engine; one table side by side.
 int cmd_compare(const Common& c0, const BenchOptions& b, const study::BenchRequest& req0) {
-  if (!b.html.empty()) throw InputError("--html: not with --compare-cc (its table, JSON and CSV hold the comparison)");
   if (!b.telemetry.empty())
     throw InputError("--telemetry: not with --compare-cc (run one transport with --set network.cc=NAME to record it)");
   if (c0.format == "nccl-tests") throw InputError("--format nccl-tests: not with --compare-cc (one transport per log)");
@@ -70,12 +69,6 @@ int cmd_compare(const Common& c0, const BenchOptions& b, const study::BenchReque
   if (!b.engine.empty() && !engine::engine_info(b.engine).traits.packet_faults)
     throw InputError(fmt::format("--engine {}: --compare-cc runs the {} engine (the transports are packet-level)",
                                  b.engine, packet));
-  std::vector<std::string> ccs;
-  for (const auto& p : engine::packet::cc_presets()) ccs.emplace_back(p.name);
-  std::vector<std::string> presets;
-  for (const auto& p : engine::network_presets()) presets.emplace_back(p.name);
-  const std::string choices =
-      fmt::format("congestion controls: {}; presets: {}", fmt::join(ccs, ", "), fmt::join(presets, ", "));
   // The keys --compare-cc sets per run cannot also be set for all of them.
   const auto given = [&](const std::string& key) {
     return std::any_of(c0.sets.begin(), c0.sets.end(),
@@ -85,43 +78,18 @@ int cmd_compare(const Common& c0, const BenchOptions& b, const study::BenchReque
     if (given(key))
       throw InputError(
           fmt::format("--set {}: --compare-cc sets it for each run; leave it out (or name it in the list)", key));
-  std::vector<std::string> names;
-  for (size_t at = 0;;) {  // every item, empty ones included: split_list would drop them
-    const size_t comma = b.compare_cc.find(',', at);
-    std::string item = b.compare_cc.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
-    if (item.empty())
-      throw InputError(fmt::format("--compare-cc '{}': an empty item; expected a comma-separated list such as "
-                                   "dcqcn_nic,nscc or roce_dcqcn,uec ({})",
-                                   b.compare_cc, choices));
-    if (std::find(names.begin(), names.end(), item) != names.end())
-      throw InputError(fmt::format("--compare-cc '{}': '{}' is listed twice", b.compare_cc, item));
-    names.push_back(item);
-    if (comma == std::string::npos) break;
-    at = comma + 1;
-  }
+  const std::vector<study::TransportChoice> choices = study::transport_choices(b.compare_cc, "--compare-cc", given);
   std::vector<report::TransportRun> runs;
   std::optional<scenario::Setup> first;
-  for (const std::string& name : names) {
+  for (const study::TransportChoice& choice : choices) {
+    const std::string& name = choice.name;
     Common c = c0;
     report::TransportRun t;
     t.name = name;
-    const auto set = [&](const std::string& key, const std::string& value) {
+    set_by(c, "--compare-cc", "network.engine", packet);
+    for (const auto& [key, value] : choice.sets) {  // a preset's keys yield to the command line's (--routing, --set)
       set_by(c, "--compare-cc", key, value);
       t.sets.push_back(key + "=" + value);
-    };
-    set_by(c, "--compare-cc", "network.engine", packet);
-    if (const engine::NetworkPreset* p = engine::find_network_preset(name)) {
-      // A preset's keys over the scenario's; a key the command line gives (--routing, --set) is the user's.
-      set("network.preset", name);
-      for (const auto& [k, v] : p->keys)
-        if (!given(std::string("network.") + k)) set(std::string("network.") + k, v);
-    } else if (std::find(ccs.begin(), ccs.end(), name) != ccs.end()) {
-      set("network.cc", name);
-    } else {
-      throw InputError(
-          fmt::format("--compare-cc: '{}' is neither a congestion control nor a network preset ({})", name, choices));
     }
     RunLabel label;
     try {
@@ -145,6 +113,12 @@ int cmd_compare(const Common& c0, const BenchOptions& b, const study::BenchReque
   }
   const nlohmann::json doc = report::compare_document(*first, runs);
   emit(c0, first->scenario, doc, "compare", report::write_compare_table);
+  if (!b.html.empty()) {  // the dashboard's bench page: the flows' completion times as CDFs, the table
+    write_out("--html", b.html,
+              report::html_page({{"kind", "bench"}, {"document", doc}},
+                                "podnet bench --compare-cc " + b.compare_cc + " " + first->scenario.name));
+    std::cerr << "podnet: wrote " << b.html << "\n";
+  }
   return kExitOk;
 }
 

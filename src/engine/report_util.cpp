@@ -91,6 +91,9 @@ std::optional<FlowTimes> flow_times(const plan::TransferPlan& plan, const RunRep
   f.max = fct.back();
   f.p50 = nearest_rank(fct, 50);
   f.p99 = nearest_rank(fct, 99);
+  f.cdf.reserve(101);
+  f.cdf.push_back(f.min);
+  for (int q = 1; q <= 100; ++q) f.cdf.push_back(nearest_rank(fct, q));
   __int128 sum = 0;
   for (Time t : fct) sum += t.ps;
   f.mean = Time{static_cast<int64_t>(sum / static_cast<__int128>(fct.size()))};

@@ -36,6 +36,9 @@ std::vector<ClassLoad> class_loads(const topology::Topology& t, const std::vecto
 struct FlowTimes {
   int64_t flows = 0;
   Time min, p50, p99, max, mean;  // mean rounded down to a picosecond
+  // The distribution, 101 points: cdf[q] = the time by which q % of the flows had finished (nearest rank;
+  // cdf[0] = min, cdf[100] = max).
+  std::vector<Time> cdf;
 };
 // Nothing when the plan has a Ring or Coupled transfer (pipelined
 // collectives are not independent flows), has no P2p transfer, the report

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 
 #include <vector>
@@ -126,6 +128,10 @@ TEST(FlowTimes, NearestRankPercentiles) {
   EXPECT_EQ(f->p99, Time(10'000'000));
   EXPECT_EQ(f->max, Time(10'000'000));
   EXPECT_EQ(f->mean, Time(5'500'000));
+  // The CDF's 101 points: q % of 10 flows finished by the ceil(q / 10)-th FCT, i.e. (ceil(q / 10)) us; 0 % is
+  // the min. So 1 us for q = 0..10, 2 us for 11..20, ..., 10 us for 91..100.
+  ASSERT_EQ(f->cdf.size(), 101u);
+  for (int q = 0; q <= 100; ++q) EXPECT_EQ(f->cdf[q], Time(std::max(1, (q + 9) / 10) * 1'000'000)) << q;
   // A stopped job, or a pipelined transfer, gives no distribution.
   run.job_failed = true;
   EXPECT_FALSE(flow_times(plan, run).has_value());

@@ -27,10 +27,16 @@ const char* factor_formula(collective::Op op) {
   }
 }
 
+nlohmann::json cdf_json(const engine::FlowTimes& f) {
+  nlohmann::json a = nlohmann::json::array();
+  for (Time t : f.cdf) a.push_back(round_to(t.seconds() * 1e6, 3));
+  return a;
+}
+
 nlohmann::json fct_json(const engine::FlowTimes& f) {
   const auto us = [](Time t) { return round_to(t.seconds() * 1e6, 3); };
-  return {{"flows", f.flows},    {"min_us", us(f.min)}, {"p50_us", us(f.p50)},
-          {"p99_us", us(f.p99)}, {"max_us", us(f.max)}, {"mean_us", us(f.mean)}};
+  return {{"flows", f.flows},    {"min_us", us(f.min)},   {"p50_us", us(f.p50)},  {"p99_us", us(f.p99)},
+          {"max_us", us(f.max)}, {"mean_us", us(f.mean)}, {"cdf_us", cdf_json(f)}};
 }
 
 }  // namespace
@@ -324,6 +330,17 @@ namespace podnet::report {
 
 nlohmann::json compare_document(const scenario::Setup& first, const std::vector<TransportRun>& runs) {
   nlohmann::json doc = new_document(context_of(first.scenario, "bench"));
+  // run.overrides: the user's; what each transport set is in compare.transports[].sets.
+  {
+    nlohmann::json own = nlohmann::json::array();
+    for (const auto& o : doc["run"]["overrides"]) {
+      const std::string s = o.get<std::string>();
+      if (s.rfind("network.engine=", 0) == 0) continue;
+      if (std::find(runs.front().sets.begin(), runs.front().sets.end(), s) != runs.front().sets.end()) continue;
+      own.push_back(s);
+    }
+    doc["run"]["overrides"] = own;
+  }
   const study::BenchResult& any = runs.front().sizes.front();
   nlohmann::json transports = nlohmann::json::array();
   for (const auto& t : runs)
@@ -344,6 +361,7 @@ nlohmann::json compare_document(const scenario::Setup& first, const std::vector<
                     {"units",
                      {{"time_us", "microseconds"},
                       {"fct", "microseconds, from when a flow may send to its last byte; nearest-rank percentiles"},
+                      {"fct_cdf_us", "101 points: the time by which 0, 1, ..., 100 % of the flows had finished"},
                       {"goodput_gbit_per_s", "payload delivered by every QP / simulated time, Gb/s = 1e9 bit/s"}}}};
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& t : runs) {
@@ -359,6 +377,7 @@ nlohmann::json compare_document(const scenario::Setup& first, const std::vector<
         row["fct_p50_us"] = round_to(b.fct->p50.us(), 3);
         row["fct_p99_us"] = round_to(b.fct->p99.us(), 3);
         row["fct_max_us"] = round_to(b.fct->max.us(), 3);
+        row["fct_cdf_us"] = cdf_json(*b.fct);
       }
       uint64_t drops = 0, trims = 0, marks = 0, pauses = 0, retx = 0, timeouts = 0;
       double delivered = 0, seconds = 0;

@@ -35,7 +35,7 @@ struct TransportRun {
 };
 // {"schema_version", "run", "compare": {op, gpus, engine, per ("flow" or "rank"), transports: [{name, sets,
 //  transport, cc, pfc, routing}], units},
-//  "rows": [{transport, bytes, time_us, fct_flows, fct_min_us, fct_p50_us, fct_p99_us, fct_max_us,
+//  "rows": [{transport, bytes, time_us, fct_flows, fct_min_us, fct_p50_us, fct_p99_us, fct_max_us, fct_cdf_us,
 //            fairness (Jain's index of the QPs' rates), goodput_gbit_per_s, drops, trimmed, ecn_marks,
 //            pause_frames, retransmissions, timeouts}]}
 // goodput = the payload every QP delivered / the simulated time; the counters are of that size's run.

@@ -6,11 +6,13 @@
 #include <fmt/format.h>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "collective/gpu_list.hpp"
 #include "core/error.hpp"
+#include "engine/registry.hpp"
 #include "report/bench_report.hpp"
 #include "report/design_report.hpp"
 #include "report/diagnose_report.hpp"
@@ -62,6 +64,10 @@ StudyParam at_least(StudyParam p, double min) {
 
 // ---- the studies' requests, from their parameters -------------------------------------------------------------
 
+bool compare_given(const StudyArgs& a) {
+  return a.values.has("compare_cc") && !a.values.get_string("compare_cc").empty();
+}
+
 void prepare_bench(StudyArgs& a) {
   const study::AlgoChoice c = study::algo_choice(a.values.get_string("algo"), a.label("algo"));
   if (!c.scenario_algorithms.empty()) {
@@ -72,6 +78,59 @@ void prepare_bench(StudyArgs& a) {
   // The sizes: checked now, before a scenario is loaded.
   (void)study::size_series(parse_size(a.values.get_string("min"), a.label("min")),
                            parse_size(a.values.get_string("max"), a.label("max")), a.values.get_real("factor"));
+  if (compare_given(a)) {  // the transports, and the engine they need
+    (void)study::transport_choices(a.values.get_string("compare_cc"), a.label("compare_cc"),
+                                   [](const std::string&) { return false; });
+    const std::string engine = a.values.has("engine") ? a.values.get_string("engine") : "";
+    if (!engine.empty() && !engine::engine_info(engine).traits.packet_faults)
+      throw InputError(fmt::format("{} {}: {} runs the {} engine (the transports are packet-level)", a.label("engine"),
+                                   engine, a.label("compare_cc"),
+                                   engine::engine_names_with(&engine::EngineTraits::packet_faults)));
+  }
+}
+
+study::BenchRequest bench_request(const StudyArgs& a, const scenario::Setup& s);
+
+// The bench study with compare_cc: the same traffic once per transport, on the packet engine, each from the
+// resolved scenario with the transport's keys over the user's; the engines' hooks (progress, cancel) are the
+// run's. The document is report::compare_document's.
+nlohmann::json bench_compare(const StudyRun& r) {
+  const scenario::Scenario& base = *r.scenario;
+  const auto user_gave = [&](const std::string& key) {
+    return std::any_of(base.overrides.begin(), base.overrides.end(),
+                       [&](const std::string& s) { return s.rfind(key + "=", 0) == 0; });
+  };
+  const std::vector<study::TransportChoice> choices =
+      study::transport_choices(r.args->values.get_string("compare_cc"), r.args->label("compare_cc"), user_gave);
+  const std::string yaml = base.resolved_yaml();
+  const std::string packet = engine::engine_names_with(&engine::EngineTraits::packet_faults);
+  std::vector<TransportRun> runs;
+  std::optional<scenario::Setup> first;
+  for (const study::TransportChoice& choice : choices) {
+    TransportRun t;
+    t.name = choice.name;
+    std::vector<std::string> sets = base.overrides;
+    sets.push_back("network.engine=" + packet);
+    for (const auto& [key, value] : choice.sets) {
+      sets.push_back(key + "=" + value);
+      t.sets.push_back(key + "=" + value);
+    }
+    scenario::Setup s = scenario::resolve(scenario::load_text(yaml, base.source, base.name, sets));
+    if (r.setup) s.network.observers = r.setup->network.observers;
+    const study::BenchRequest req = bench_request(*r.args, s);
+    t.routing = s.network.routing.policy;
+    t.transport = s.network.transport.name;
+    t.cc = s.network.packet.cc;
+    t.pfc = s.network.packet.pfc;
+    for (const Bytes size : req.sizes) {
+      study::BenchRequest one = req;
+      one.sizes = {size};
+      t.sizes.push_back(study::bench(s, one, r.progress));
+    }
+    if (!first) first.emplace(std::move(s));
+    runs.push_back(std::move(t));
+  }
+  return compare_document(*first, runs);
 }
 
 study::BenchRequest bench_request(const StudyArgs& a, const scenario::Setup& s) {
@@ -180,7 +239,11 @@ std::vector<StudyDef> builtin() {
         at_least(param("factor", ParamType::Real, "2", "size multiplication factor between rows", "-F,--factor"), 1),
         param("gpus", ParamType::String, "", "GPU ranks: 0-511, 0-4095:8, 0,8,16 (default all)", "-g,--gpus"),
         param("engine", ParamType::String, "", "analytical | flow | packet (sets network.engine)", {}, kServe),
-        param("routing", ParamType::String, "", "routing policy (sets network.routing)", {}, kServe)};
+        param("routing", ParamType::String, "", "routing policy (sets network.routing)", {}, kServe),
+        param("compare_cc", ParamType::String, "",
+              "transports side by side on the packet engine: congestion controls or deployment presets, "
+              "comma-separated (dcqcn_nic,nscc or roce_dcqcn,uec; podnet bench --compare-cc)",
+              {}, kServe)};
     d.params[6].sets_key = "network.engine";
     d.params[7].sets_key = "network.routing";
     d.gpus_field = "bench.gpus";
@@ -191,7 +254,8 @@ std::vector<StudyDef> builtin() {
     d.check = [](const StudyArgs& a, const scenario::Setup& s) { (void)bench_request(a, s); };
     d.run = [](const StudyRun& r) {
       StudyOutput o;
-      o.document = bench_document(*r.setup, study::bench(*r.setup, bench_request(*r.args, *r.setup), r.progress));
+      if (compare_given(*r.args)) o.document = bench_compare(r);
+      else o.document = bench_document(*r.setup, study::bench(*r.setup, bench_request(*r.args, *r.setup), r.progress));
       return o;
     };
     out.push_back(std::move(d));

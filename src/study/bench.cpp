@@ -1,11 +1,16 @@
 #include "study/bench.hpp"
 
-#include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
 
 #include "collective/nccl/tuner.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "engine/network_presets.hpp"
+#include "engine/packet/packet_options.hpp"
 #include "engine/registry.hpp"
 #include "scenario/estimate.hpp"
 
@@ -25,6 +30,46 @@ AlgoChoice algo_choice(const std::string& text, const std::string& label) {
   c.algo = text;
   if (collective::is_nccl_algorithm(text)) c.scenario_algorithms = text;
   return c;
+}
+
+std::vector<TransportChoice> transport_choices(const std::string& list, const std::string& label,
+                                               const std::function<bool(const std::string&)>& user_gave) {
+  std::vector<std::string> ccs, presets;
+  for (const auto& p : engine::packet::cc_presets()) ccs.emplace_back(p.name);
+  for (const auto& p : engine::network_presets()) presets.emplace_back(p.name);
+  const std::string choices =
+      fmt::format("congestion controls: {}; presets: {}", fmt::join(ccs, ", "), fmt::join(presets, ", "));
+  std::vector<TransportChoice> out;
+  for (size_t at = 0;;) {  // every item, empty ones included
+    const size_t comma = list.find(',', at);
+    const std::string raw = list.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    const size_t b = raw.find_first_not_of(" \t");
+    const std::string item = b == std::string::npos ? std::string()
+                                                    : raw.substr(b, raw.find_last_not_of(" \t") - b + 1);
+    if (item.empty())
+      throw InputError(fmt::format("{} '{}': an empty item; expected a comma-separated list such as "
+                                   "dcqcn_nic,nscc or roce_dcqcn,uec ({})",
+                                   label, list, choices));
+    if (std::any_of(out.begin(), out.end(), [&](const TransportChoice& c) { return c.name == item; }))
+      throw InputError(fmt::format("{} '{}': '{}' is listed twice", label, list, item));
+    TransportChoice c;
+    c.name = item;
+    if (const engine::NetworkPreset* p = engine::find_network_preset(item)) {
+      // A preset's keys over the scenario's; a key the user gives is the user's.
+      c.sets.emplace_back("network.preset", item);
+      for (const auto& [k, v] : p->keys)
+        if (!user_gave(std::string("network.") + k)) c.sets.emplace_back(std::string("network.") + k, v);
+    } else if (std::find(ccs.begin(), ccs.end(), item) != ccs.end()) {
+      c.sets.emplace_back("network.cc", item);
+    } else {
+      throw InputError(
+          fmt::format("{}: '{}' is neither a congestion control nor a network preset ({})", label, item, choices));
+    }
+    out.push_back(std::move(c));
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  return out;
 }
 
 std::vector<Bytes> size_series(Bytes lo, Bytes hi, double factor) {

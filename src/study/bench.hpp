@@ -7,6 +7,7 @@
 // of their flows' completion times.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -75,5 +76,17 @@ struct AlgoChoice {
   std::string scenario_algorithms;  // collective.algorithms to set ("" = none)
 };
 AlgoChoice algo_choice(const std::string& text, const std::string& label);
+
+// One transport of a comparison (podnet bench --compare-cc, the dashboard's bench): a congestion control
+// (network.cc) or a deployment preset (network.preset and each of its keys but those the user gave), run
+// on the packet engine (the caller sets network.engine).
+struct TransportChoice {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> sets;  // scenario keys and values, in order
+};
+// The comma-separated list's transports, in order. InputError "LABEL 'LIST': ..." for an empty, repeated or
+// unknown item, naming the congestion controls and presets. `user_gave(key)`: the user set that key.
+std::vector<TransportChoice> transport_choices(const std::string& list, const std::string& label,
+                                               const std::function<bool(const std::string&)>& user_gave);
 
 }  // namespace podnet::study

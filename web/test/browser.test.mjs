@@ -55,6 +55,11 @@ const sweepDb = path.join(outDir, 'sweep.db'), sweepPage = path.join(outDir, 'sw
 fs.rmSync(sweepDb, { force: true });
 execFileSync(podnet, ['sweep', 'aipod-16k', '--study', 'design', '--vary', 'topology.gpus=2048,4096,8192', '--results', sweepDb], { stdio: 'ignore' });
 const sweepResults = JSON.parse(run(['sweep', '--results', sweepDb, '--format', 'json', '--html', sweepPage]));
+// Transports side by side (bench --compare-cc): a 16-to-1 incast of 1 MiB flows, lossy, under DCTCP and RCCC.
+const cmpArgs = ['leafspine-8k', '--op', 'incast', '--gpus', '0-128:8', '--min', '1MiB', '--max', '1MiB', '--set', 'network.pfc=false'];
+const cmpHtml = path.join(outDir, 'bench-compare.html');
+const cmpJson = JSON.parse(run(['bench', ...cmpArgs, '--compare-cc', 'dctcp,rccc', '--format', 'json', '--html', cmpHtml]));
+check(cmpJson.rows.length === 2 && cmpJson.rows.every(r => r.fct_cdf_us.length === 101), 'CLI bench --compare-cc: two transports, a 101-point FCT distribution each');
 const badYaml = path.join(outDir, 'bad.yaml');
 // inference with a latency target, the same fields as the page fills.
 const infArgs = { model: 'llama3-70b', replicas: '2', rate: '4', requests: '200', target_ttft: '1s', target_tpot: '30ms' };
@@ -368,8 +373,31 @@ try {
     'inference: the result reads in words, not JSON keys');
   await checkLayout('serve inference');
   await page.screenshot({ path: path.join(outDir, 'serve-inference.png'), fullPage: true });
+
+  // bench with transports to compare: the flows' completion times as CDFs, one line per transport.
+  await page.goto(`${s.url}/bench`);
+  await page.waitForSelector('#app[data-ready="1"]');
+  await page.selectOption('#scenario', 'leafspine-8k');
+  for (const [k, v] of [['op', 'incast'], ['gpus', '0-128:8'], ['min', '1MiB'], ['max', '1MiB'], ['compare_cc', 'dctcp,rccc'], ['sets', 'network.pfc=false']])
+    await page.fill('#' + k, v);
+  await page.click('#run');
+  check(await waitState(['done', 'failed', 'rejected']) === 'done', 'bench with transports to compare runs from the page');
+  await page.waitForSelector('#result .chart.fct-cdf');
+  await checkCdf('serve bench --compare-cc', '#result .chart.fct-cdf');
+  const p50 = await page.$$eval('#result table.compare-rows td[data-col="fct_p50_us"]', t => t.map(x => JSON.parse(x.dataset.value)));
+  check(JSON.stringify(p50) === JSON.stringify(cmpJson.rows.map(r => r.fct_p50_us)), `bench --compare-cc: the FCT p50 column (${p50.join(', ')} us) equals the CLI's`);
+  await checkLayout('serve bench --compare-cc');
+  await page.screenshot({ path: path.join(outDir, 'serve-bench-compare.png'), fullPage: true });
 } finally {
   stopServer(s);
+}
+
+// One line per transport, its points (FCT, % of flows) equal to the document's fct_cdf_us.
+async function checkCdf(where, sel) {
+  const series = await benchSeries(sel);
+  const ok = series.length === 2 && series.every((x, i) => x.name === cmpJson.rows[i].transport &&
+    JSON.stringify(x.data) === JSON.stringify(cmpJson.rows[i].fct_cdf_us.map((v, q) => [v, q])));
+  check(ok, `${where}: the FCT CDF has one line per transport (${series.map(x => x.name).join(', ')}), equal to podnet bench --compare-cc --format json`);
 }
 
 // The same checks on the --html reports, opened from disk (no server).
@@ -420,6 +448,12 @@ await page.goto('file://' + benchHtml);
 await page.waitForSelector('.chart.heatmap');
 await checkHeatmap('bench.html', benchJson);
 await checkLayout('bench.html');
+
+await page.goto('file://' + cmpHtml);
+await page.waitForSelector('.chart.fct-cdf');
+await checkCdf('bench-compare.html', '.chart.fct-cdf');
+await checkLayout('bench-compare.html');
+await page.screenshot({ path: path.join(outDir, 'html-bench-compare.png'), fullPage: true });
 
 await page.goto('file://' + sweepPage);
 await page.waitForSelector('table.sweep-points');
