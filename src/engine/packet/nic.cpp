@@ -86,9 +86,22 @@ int32_t Nic::add_stream(const StreamSpec& s, const std::vector<PathPart>& route)
     q.st_off = static_cast<uint32_t>(times_.size());
     times_.resize(times_.size() + cc::kMaxTimed, 0);
   }
+  if (q.st_off != kNil) q.track = cc::kMaxTimed;
+  if (traits_.int_telemetry) {  // an INT slot per packet the window can have out, twice over
+    const double rtt = static_cast<double>(std::max(q.cc.base_rtt, c_.network_rtt));
+    const double bdp = static_cast<double>(ports_.hot[q.inj_port].bps) / 8.0 * rtt / 1e12 / c_.mtu;
+    uint32_t slots = 16;
+    while (slots < 2 * (bdp + 1) && slots < cc::kMaxTimed) slots *= 2;
+    q.int_off = static_cast<uint32_t>(int_count_.size());
+    q.int_mask = slots - 1;
+    q.track = std::min(q.track, slots);
+    int_count_.resize(int_count_.size() + slots, 0);
+    int_hops_.resize(int_count_.size() * cc::kMaxIntHops);
+  }
   if (traits_.receiver_credits) {  // cc/rccc.hpp: 1.5 BDP of speculative credit, at the fabric's round trip
     q.pt_off = static_cast<uint32_t>(pull_targets_.size());
     pull_targets_.resize(pull_targets_.size() + cc::kMaxTimed, 0);
+    q.track = std::min(q.track, cc::kMaxTimed);
     const double rtt = static_cast<double>(std::max(q.cc.base_rtt, c_.network_rtt));
     const double line = static_cast<double>(ports_.hot[q.inj_port].bps);
     q.max_credit = std::max<int64_t>(c_.mtu + c_.header, std::llround(traits_.credit_bdp * line / 8.0 * rtt / 1e12));
@@ -258,6 +271,7 @@ Packet Nic::make_data_packet(uint32_t qi, DirLink p, int64_t now) {
   k.ecn = 0;
   k.hop = 0;
   if (c_.reps) k.ev = q.reps.next(q.key);
+  if (q.int_off != kNil) int_count_[q.int_off + (psn & q.int_mask)] = 0;  // its INT stack starts empty
   if (q.pt_off != kNil) {  // receiver credits: the packet spends its wire bytes and carries the sender's request
     q.credit -= k.wire;
     if (psn >= q.max_sent) q.unsent_wire -= k.wire;
@@ -419,6 +433,12 @@ cc::Feedback Nic::feedback(const Qp& q, uint32_t una_before, const Packet& k, in
   b.acked = q.snd_una - una_before;
   b.marked = traits_.receiver_credits ? (k.ecn & ~kEchoLastHop) : k.ecn;
   b.last_hop = traits_.receiver_credits && (k.ecn & kEchoLastHop) != 0;
+  if (q.int_off != kNil && k.raw > 0 && (k.type == kAck || k.type == kNack)) {
+    const uint32_t slot = q.int_off + ((k.raw - 1u) & q.int_mask);
+    const uint8_t n = int_count_[slot];
+    b.nhops = n <= cc::kMaxIntHops ? n : 0;
+    b.hops = int_hops_.data() + static_cast<size_t>(slot) * cc::kMaxIntHops;
+  }
   b.snd_una = q.snd_una;
   b.snd_nxt = q.snd_nxt;
   b.nack = k.type != kAck;
@@ -488,6 +508,7 @@ void Nic::ctrl(uint32_t qi, uint8_t type, uint32_t psn, bool last_hop) {
     if (last_hop && traits_.receiver_credits) k.ecn |= kEchoLastHop;
   }
   if (traits_.trim) k.raw = static_cast<uint16_t>(std::min<uint32_t>(65535, q.ooo));
+  if (traits_.int_telemetry && (type == kAck || type == kNack)) k.raw = static_cast<uint16_t>(echo_slot_);
   outbox_.push_back({rev_port(q, 0), k});
 }
 
@@ -505,8 +526,9 @@ bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
   Qp& q = qps[qi];
   if (c_.reps) q.rx_ev = k.ev;
   if (q.pt_off != kNil) heard_target(qi, pull_targets_[q.pt_off + k.psn % cc::kMaxTimed], now);
-  // Trimming: every data packet is acknowledged (selectively when held); else the sender asks.
-  const bool ack_request = traits_.trim || (k.ecn & kAckRequest) != 0;
+  echo_slot_ = q.int_off != kNil ? (k.psn & q.int_mask) + 1 : 0;  // the ACK it draws echoes its INT stack
+  // Trimming and INT: every data packet is acknowledged (selectively when held); else the sender asks.
+  const bool ack_request = traits_.trim || traits_.int_telemetry || (k.ecn & kAckRequest) != 0;
   if (k.ecn & 1) {
     if (traits_.cnp && cc_.on_marked(q.cc, now)) {
       ++stats_.cnps;

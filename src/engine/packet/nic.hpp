@@ -129,6 +129,12 @@ struct Qp {
   uint32_t pt_off = kNil;
   uint32_t pt_high = 0, granted = 0;
   int32_t pacer = -1;
+  // In-band telemetry (cc::Traits::int_telemetry): PSN p's stack is slot p & int_mask of the QP's
+  // (int_hops_ from int_off x kMaxIntHops, its hop count int_count_[int_off + slot]).
+  uint32_t int_off = kNil, int_mask = 0;
+  // At most this many packets between snd_una and snd_nxt: the send times, pull targets and INT stacks
+  // kept per PSN (kNil: no limit).
+  uint32_t track = kNil;
 };
 
 class Nic {
@@ -196,6 +202,20 @@ class Nic {
     return static_cast<uint32_t>(a * q.pkts1 + (u - a) * q.pkts0);
   }
 
+  // ---- in-band telemetry: a switch port stamps data packet k as it starts to leave (cc::IntHop).
+  void stamp(const Packet& k, int64_t now, int64_t tx_bytes, int64_t qlen, int64_t bps) {
+    const Qp& q = qps[k.qp];
+    if (q.int_off == kNil) return;
+    const uint32_t slot = q.int_off + (k.psn & q.int_mask);
+    const uint8_t n = int_count_[slot];
+    if (n < cc::kMaxIntHops)
+      int_hops_[static_cast<size_t>(slot) * cc::kMaxIntHops + n] = {now, tx_bytes,
+                                                                    static_cast<int32_t>(
+                                                                        std::min<int64_t>(qlen, INT32_MAX)),
+                                                                    static_cast<int32_t>(bps / 1'000'000)};
+    if (n < 255) int_count_[slot] = static_cast<uint8_t>(n + 1);
+  }
+
   // ---- receiver credits: pacer `pacer`'s next pull (a kPullPace event); the pull goes to the outbox.
   void pull_pace(int32_t pacer, int64_t now);
 
@@ -218,8 +238,7 @@ class Nic {
     const bool window = (window_ <= 0 || flight < static_cast<uint32_t>(window_)) &&
                         (q.cc.window == 0 || flight < q.cc.window) && (!traits_.receiver_credits || q.credit > 0);
     if (resend) return window;  // a NACKed PSN goes first
-    return window && q.snd_nxt < q.npkts && q.snd_nxt < q.send_limit &&
-           ((q.st_off == kNil && q.pt_off == kNil) || out < cc::kMaxTimed);
+    return window && q.snd_nxt < q.npkts && q.snd_nxt < q.send_limit && out < q.track;
   }
   routing::DirLink rev_port(uint32_t off, uint32_t len, uint32_t i) const { return routes[off + len - 1 - i] ^ 1; }
   routing::DirLink rev_port(const Qp& q, uint32_t i) const { return rev_port(q.path_off, q.path_len, i); }
@@ -300,6 +319,9 @@ class Nic {
   std::vector<uint64_t> bitmap_;
   std::vector<int64_t> times_;          // send times (Traits::rtt)
   std::vector<uint32_t> pull_targets_;  // stamped pull targets (Traits::receiver_credits)
+  std::vector<cc::IntHop> int_hops_;    // INT stacks (Traits::int_telemetry)
+  std::vector<uint8_t> int_count_;
+  uint32_t echo_slot_ = 0;  // receiver: the INT slot + 1 of the data packet being answered (0: none)
   std::vector<Pacer> pacers_;
   std::vector<int32_t> pacer_of_node_;
   std::vector<Ctrl> outbox_;

@@ -97,8 +97,9 @@ struct PacketSim::Impl {
   uint64_t ev_seed = 0;  // reps: the switches' hash seed
   bool tracks_load = false;
   bool credits = false, pfc = false, torus = false;
-  bool trim = false;       // a data packet that would be dropped is cut to its header (cc::Traits::trim)
-  int64_t ctrl_wire = 84;  // control packets' (and trimmed headers') bytes on the wire
+  bool trim = false;           // a data packet that would be dropped is cut to its header (cc::Traits::trim)
+  bool int_telemetry = false;  // switches stamp data packets at dequeue (cc::Traits::int_telemetry, HPCC)
+  int64_t ctrl_wire = 84;      // control packets' (and trimmed headers') bytes on the wire
   uint8_t data_cls = kLossless;
   int64_t rto = 0;
   int32_t mtu = 4096, header = 82;
@@ -236,6 +237,7 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   ecn = tr.ecn;
   credits = tr.credits;
   trim = tr.trim;
+  int_telemetry = tr.int_telemetry;
   pfc = !credits && opt.pfc;
   data_cls = (credits || pfc) ? kLossless : kLossy;
   torus = !t.torus_dims.empty();
@@ -527,6 +529,9 @@ void PacketSim::Impl::transmit(DirLink p, Packet k) {
     ports->count_data(p, k.raw, now, ser, opt.util_window.ps, cap[p]);
     last_tx = now;
     if (k.in_port >= 0 && ecn && I.from_mmu) ports->mark_ecn(p, k);  // on the queue left behind (HPCC: at dequeue)
+    if (int_telemetry && I.from_mmu)  // INT: the port's bytes sent before it and the queue it leaves behind
+      nic->stamp(k, now, static_cast<int64_t>(st.wire_bytes) - bytes, s.q[0].bytes + s.q[1].bytes + s.q[2].bytes,
+                 I.bps);
     if (k.in_port >= 0 && ports->hot[k.in_port].to_mmu) {
       release(I.from, k.in_port, k);
       if (credits && k.cls == kLossless && ports->state[k.in_port].credit_limited)

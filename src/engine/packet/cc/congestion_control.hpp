@@ -32,8 +32,8 @@
 // selects it and `podnet list` shows it; nothing outside cc/ changes.
 //
 // Registered today: dcqcn_paper, dcqcn_nic (dcqcn.hpp), dctcp (dctcp.hpp),
-// nscc, nscc_median (nscc.hpp), rccc, nscc_rccc (rccc.hpp), swift (swift.hpp), timely (timely.hpp), infiniband
-// (credits, line rate), none (line rate) (line_rate.hpp).
+// nscc, nscc_median (nscc.hpp), rccc, nscc_rccc (rccc.hpp), hpcc (hpcc.hpp), swift (swift.hpp), timely (timely.hpp),
+// infiniband (credits, line rate), none (line rate) (line_rate.hpp).
 #pragma once
 
 #include <array>
@@ -45,6 +45,16 @@
 #include "core/units.hpp"
 
 namespace podnet::engine::packet::cc {
+
+// In-band network telemetry (Traits::int_telemetry, HPCC): what a switch's egress port stamps on a data
+// packet as the packet starts to leave. The receiver echoes a packet's stack on the ACK it answers it with.
+struct IntHop {
+  int64_t ts = 0;        // ps
+  int64_t tx_bytes = 0;  // the port's bytes sent before this packet (wire bytes, every class)
+  int32_t qlen = 0;      // bytes left in the port's queues (every class) after this packet
+  int32_t mbps = 0;      // the port's rate, Mb/s
+};
+constexpr int kMaxIntHops = 5;  // HPCC's INT header holds 5 hops; a longer path carries none
 
 // Per-QP congestion state: one struct for every algorithm (each uses its
 // part), kept inside the NIC's QP next to what the sender reads per packet.
@@ -83,6 +93,14 @@ struct Flow {
   static constexpr int kMedianSlots = 8;
   std::array<float, kMedianSlots> med_delay{};
   uint8_t med_marks = 0, med_pos = 0, med_n = 0;
+  // HPCC (hpcc.hpp): the previous ACK's hops, the utilization estimate U, the reference rate Rc, the
+  // increase stage, the PSN whose acknowledgement ends the current round trip (0: no ACK yet).
+  std::array<IntHop, kMaxIntHops> int_prev{};
+  uint8_t int_n = 0;
+  int32_t hp_stage = 0;
+  double hp_u = 1, hp_rc = 0;
+  uint32_t hp_last = 0;
+  bool hp_started = false;
 };
 
 // What the rest of the engine must do for an algorithm.
@@ -112,6 +130,10 @@ struct Traits {
   // credits the switch ports into NICs do not mark ECN, and a NACK says whether its packet was trimmed
   // there (Feedback::last_hop; the echoed mark count then stops at 127).
   bool receiver_credits = false;
+  // In-band network telemetry (HPCC): switches stamp every data packet at dequeue (IntHop), the receiver
+  // acknowledges every data packet and echoes its stack, the sender's on_feedback reads it
+  // (Feedback::hops). A QP then has at most its INT slots of packets out (nic.cpp).
+  bool int_telemetry = false;
   double pull_rate = 0.99;
   int32_t pull_mtus = 4;
   double credit_bdp = 1.5;
@@ -129,6 +151,9 @@ struct Feedback {
   bool nack = false;                  // a NACK: a hole, or (trimmed) a trimmed packet
   bool trimmed = false;
   bool last_hop = false;  // (receiver_credits) the packet was trimmed at the port into its receiver's NIC
+  // (int_telemetry) the stack the answered data packet collected, `nhops` hops (0: none, or over kMaxIntHops)
+  const IntHop* hops = nullptr;
+  int32_t nhops = 0;
 };
 
 // A reaction: rate >= 0 sets the QP's rate; timer >= 0 schedules the

@@ -8,6 +8,7 @@
 #include "engine/packet/cc/congestion_control.hpp"
 #include "engine/packet/cc/dcqcn.hpp"
 #include "engine/packet/cc/dctcp.hpp"
+#include "engine/packet/cc/hpcc.hpp"
 #include "engine/packet/cc/line_rate.hpp"
 #include "engine/packet/cc/nscc.hpp"
 #include "engine/packet/cc/rccc.hpp"
@@ -58,6 +59,10 @@ const std::vector<Entry>& registry() {
        "TIMELY (Mittal et al. 2015): a rate from the round trip's gradient, between 50 us and 1 ms; no ECN (the "
        "authors' constants as eRPC carries them)",
        [](const Context&) -> std::unique_ptr<CongestionControl> { return std::make_unique<Timely>(TimelyParams{}); }},
+      {"hpcc",
+       "HPCC (Li et al. 2019): switches stamp queue, bytes sent and rate on every packet; the sender sets its rate "
+       "and window from the busiest hop's utilization (eta 0.95, 50 Mb/s additive step; the paper's simulations)",
+       [](const Context& c) -> std::unique_ptr<CongestionControl> { return std::make_unique<Hpcc>(HpccParams{}, c); }},
       {"infiniband", "InfiniBand: credit-based lossless links, no end-to-end congestion control",
        [](const Context&) -> std::unique_ptr<CongestionControl> { return std::make_unique<LineRate>(true); }},
       {"none", "line rate, no congestion control; PFC (or drops without PFC)",
