@@ -100,6 +100,7 @@ int cmd_compare(const Common& c0, const BenchOptions& b, const study::BenchReque
       t.transport = s.network.transport.name;
       t.cc = s.network.packet.cc;
       t.pfc = s.network.packet.pfc;
+      t.link_credits = s.network.packet.link_credits;
       for (const Bytes size : req0.sizes) {
         study::BenchRequest one = req;
         one.sizes = {size};

@@ -54,6 +54,9 @@ std::vector<ParamSpec> network_params() {
       {"pfc", ParamType::Bool, "true",
        "packet engine: lossless data class with PFC; false = lossy, drops past the buffer's dynamic threshold "
        "(ignored with cc = infiniband: credits)"},
+      {"link_credits", ParamType::Bool, "false",
+       "packet engine: credit-based flow control on every link (Ultra Ethernet's CBFC): a port sends only while "
+       "the next switch has buffer for it; lossless without PAUSE frames, never drops; PFC off"},
       {"switch_buffer",
        ParamType::Bytes,
        "",
@@ -83,6 +86,7 @@ NetworkOptions network_options_from(const Params& p, uint64_t seed) {
   o.flow.threads = static_cast<int32_t>(p.get_int("threads"));
   o.packet.cc = p.get_string("cc");
   o.packet.pfc = p.get_bool("pfc");
+  o.packet.link_credits = p.get_bool("link_credits");
   if (p.has("switch_buffer")) o.packet.switch_buffer = static_cast<Bytes>(p.get_real("switch_buffer"));
   o.faults.failures.local_repair = p.get_time("local_repair");
   o.faults.failures.convergence = p.get_time("convergence");

@@ -68,6 +68,7 @@ struct PacketSettings {
   // shared switch buffer in bytes (0 = 40 us at each port's rate).
   std::string cc = "auto";
   bool pfc = true;
+  bool link_credits = false;  // credit-based flow control on every link (packet_options.hpp)
   Bytes switch_buffer = 0;
   // > 0: every port's queue depth and every QP's rate sampled at this
   // interval (telemetry time series).

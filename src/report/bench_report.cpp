@@ -349,6 +349,7 @@ nlohmann::json compare_document(const scenario::Setup& first, const std::vector<
                           {"transport", t.transport},
                           {"cc", t.cc},
                           {"pfc", t.pfc},
+                          {"link_credits", t.link_credits},
                           {"routing", t.routing}});
   // The size is each flow's for the traffic patterns and sendrecv, each rank's for the collectives.
   const bool per_flow = any.op == collective::Op::Incast || any.op == collective::Op::Permutation ||
@@ -429,9 +430,13 @@ void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
   for (const auto& t : c["transports"]) {
     std::vector<std::string> sets;
     for (const auto& s : t["sets"]) sets.push_back(s.get<std::string>());
-    out << fmt::format("  {}: {}; runs {}, {}, PFC {}, routing {}\n", t["name"].get<std::string>(),
-                       fmt::join(sets, ", "), t["transport"].get<std::string>(), t["cc"].get<std::string>(),
-                       t["pfc"].get<bool>() ? "on" : "off", t["routing"].get<std::string>());
+    const bool credits = t.contains("link_credits") && t["link_credits"].get<bool>();
+    out << fmt::format("  {}: {}; runs {}, {}, {}, routing {}\n", t["name"].get<std::string>(), fmt::join(sets, ", "),
+                       t["transport"].get<std::string>(), t["cc"].get<std::string>(),
+                       credits                ? "link credits"
+                       : t["pfc"].get<bool>() ? "PFC on"
+                                              : "PFC off",
+                       t["routing"].get<std::string>());
   }
   std::map<int64_t, std::vector<const nlohmann::json*>> by_size;
   for (const auto& r : doc["rows"]) by_size[r["bytes"].get<int64_t>()].push_back(&r);

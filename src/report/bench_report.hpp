@@ -31,6 +31,7 @@ struct TransportRun {
   std::string routing;                    // the routing policy in force
   std::string transport, cc;              // the transport preset and congestion control in force
   bool pfc = false;                       // PFC (a lossless data class) asked for
+  bool link_credits = false;              // credit-based flow control on every link (network.link_credits)
   std::vector<study::BenchResult> sizes;  // one result of one size each, in size order
 };
 // {"schema_version", "run", "compare": {op, gpus, engine, per ("flow" or "rank"), transports: [{name, sets,

@@ -122,6 +122,7 @@ nlohmann::json bench_compare(const StudyRun& r) {
     t.transport = s.network.transport.name;
     t.cc = s.network.packet.cc;
     t.pfc = s.network.packet.pfc;
+    t.link_credits = s.network.packet.link_credits;
     for (const Bytes size : req.sizes) {
       study::BenchRequest one = req;
       one.sizes = {size};

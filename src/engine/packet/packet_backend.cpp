@@ -21,6 +21,7 @@ PacketOptions default_packet_options(const NetworkOptions& options) {
   PacketOptions p;
   p.cc = options.packet.cc != "auto" ? options.packet.cc : options.transport.default_cc;
   p.pfc = options.packet.pfc;
+  p.link_credits = options.packet.link_credits;
   p.buffer_bytes = options.packet.switch_buffer;
   if (options.packet.sample_interval.ps > 0) {
     p.sample_interval = options.packet.sample_interval;

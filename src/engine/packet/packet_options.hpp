@@ -28,6 +28,11 @@ struct PacketOptions {
   // Lossless data class with PFC (true), or a lossy class that drops when its
   // dynamic threshold is exceeded (false). Ignored for cc = infiniband (credits).
   bool pfc = true;
+  // Credit-based flow control on every link, whatever the congestion control (Ultra Ethernet's CBFC;
+  // InfiniBand's link credits, which cc = infiniband always has): a port sends a data packet only while it
+  // holds credit for the next switch's buffer (switch_buffer.hpp), so the data class is lossless without
+  // PAUSE frames and never drops; PFC is off.
+  bool link_credits = false;
   // Shared buffer of every switch: buffer_bytes if > 0, else
   // sum over its egress ports of (port rate x buffer_time) (40 us = 500 KB per
   // 100G port, the Tomahawk-class ratio of 16 MB for 32 x 100G).

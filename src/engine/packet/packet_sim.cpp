@@ -235,7 +235,7 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   cc = cc::make(opt.cc, ctx);
   const cc::Traits& tr = cc->traits();
   ecn = tr.ecn;
-  credits = tr.credits;
+  credits = tr.credits || opt.link_credits;
   trim = tr.trim;
   int_telemetry = tr.int_telemetry;
   pfc = !credits && opt.pfc;
@@ -509,7 +509,10 @@ void PacketSim::Impl::try_send(DirLink p) {
   if (!got) {
     const bool lossless_waiting = !s.q[kLossless].empty() || (data_cls == kLossless && n.has_qps(p));
     if (s.paused && lossless_waiting) ensure_kick(p, s.pause_until);
-    if (!s.paused && !n.ready(p) && n.has_qps(p)) ensure_kick(p, n.next_wait(p));
+    // A QP waiting for its pacing time wakes the port then; one blocked by the link's credits waits for them
+    // instead (kCredit tries the port again): a kick at a pacing time already past would come back at once.
+    const bool credit_blocked = data_cls == kLossless && s.credit_limited && s.credits < qp_wire;
+    if (!s.paused && !credit_blocked && !n.ready(p) && n.has_qps(p)) ensure_kick(p, n.next_wait(p));
     return;
   }
   transmit(p, pk);
