@@ -134,7 +134,7 @@
     'diameter_hops': ['diameter (switch hops)', 'int'], 'oversubscription.*': ['oversubscription at $1', 'ratio'],
     'limits.max_gpus': ['largest GPU count (this radix, tiers and pod size)', 'int'], 'limits.max_gpus_reason': ['limit'],
     // bench
-    'bench.op': ['operation'], 'bench.gpus': ['GPUs', 'int'], 'bench.bus_factor': ['bus factor (busbw / algbw)', 'num4'],
+    'bench.op': ['operation'], 'bench.cc': ['congestion control'], 'bench.flow_control': ['flow control'], 'bench.gpus': ['GPUs', 'int'], 'bench.bus_factor': ['bus factor (busbw / algbw)', 'num4'],
     'bench.bus_factor_formula': ['bus factor'], 'bench.qps': ['QPs per connection', 'int'], 'bench.gpu_arch': ['tuner tables'],
     'bytes': ['size', 'bytes'], 'algbw_gbyte_per_s': ['algbw', 'GBps'], 'busbw_gbyte_per_s': ['busbw', 'GBps'],
     'time_us': ['time', 'us'], 'algorithm': ['algo'], 'protocol': ['proto'], 'nccl_model_us': ['NCCL model', 'us'],
@@ -147,8 +147,9 @@
     'transport': ['transport'], 'fct_flows': ['flows', 'int'], 'fct_min_us': ['FCT min', 'us'], 'fct_p50_us': ['FCT p50', 'us'],
     'fct_p99_us': ['FCT p99', 'us'], 'fct_max_us': ['FCT max', 'us'], 'fairness': ['fairness (Jain\'s index)', 'num3'],
     'goodput_gbit_per_s': ['goodput', 'gbps1'], 'drops': ['drops', 'int'], 'trimmed': ['trimmed', 'int'], 'ecn_marks': ['ECN marks', 'int'],
-    'pause_frames': ['PAUSE frames', 'int'], 'retransmissions': ['retransmissions', 'int'], 'timeouts': ['timeouts', 'int'],
-    'cc': ['congestion control'], 'pfc': ['PFC'], 'routing': ['routing'], 'sets': ['scenario keys'],
+    'pause_frames': ['PAUSE frames', 'int'], 'paused_max_us': ['most paused port', 'us'], 'retransmissions': ['retransmissions', 'int'], 'timeouts': ['timeouts', 'int'],
+    'fct_mean_us': ['FCT mean', 'us'], 'link_credits': ['link credits'],
+    'cc': ['congestion control'], 'pfc': ['PFC'], 'flow_control': ['flow control'], 'routing': ['routing'], 'sets': ['scenario keys'],
     'sweep.dp_exposed_ms': ['DP exposed', 'ms'], 'sweep.cap_gbytes_per_second': ['NIC cap', 'cap'],
     'sweep.speedup': ['speed-up', 'num2'], 'sweep.ideal': ['ideal', 'int'],
     // train
@@ -552,16 +553,27 @@
   // the rows; the hottest links; utilization per link class and size as a heatmap.
   // Flow completion times as CDFs: one line per series [{name, cdf}] (cdf: 101 points, the time by which
   // 0..100 % of the flows had finished).
+  // A series' colour from its name, so that a transport keeps its colour from one report to the next.
+  const PALETTE = ['#5470c6', '#91cc75', '#fac858', '#ee6666', '#73c0de', '#3ba272', '#fc8452', '#9a60b4', '#ea7ccc'];
+  function colourOf(name) {
+    let h = 0;
+    for (const ch of String(name)) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+    return PALETTE[h % PALETTE.length];
+  }
   function fctChart(parent, series, cls) {
     const c = chart(parent, cls);
+    // Times spread over more than a factor of 20 (a transport that stalls beside one that does not): a log axis.
+    const all = series.flatMap(x => x.cdf).filter(v => v > 0);
+    const wide = all.length && Math.max(...all) / Math.min(...all) > 20;
     c.setOption({
       animation: false,
       tooltip: { trigger: 'item', formatter: p => p.seriesName + ': ' + fixed(p.value[1], 0) + ' % of the flows by ' + fixed(p.value[0], 2) + ' us' },
       legend: { data: series.map(x => x.name), type: 'scroll', top: 4 },
       grid: { left: 80, right: 40, top: 50, bottom: 60 },
-      xAxis: { type: 'value', scale: true, name: 'flow completion time (us)', ...AXIS_NAME, nameGap: 32, axisLabel: { formatter: v => fixed(v, 0), hideOverlap: true } },
+      xAxis: { type: wide ? 'log' : 'value', scale: true, name: 'flow completion time (us' + (wide ? ', log scale)' : ')'), ...AXIS_NAME, nameGap: 32,
+        axisLabel: { formatter: v => fixed(v, v < 10 ? 1 : 0), hideOverlap: true } },
       yAxis: { type: 'value', min: 0, max: 100, name: 'flows finished (%)', ...AXIS_NAME, nameGap: 45 },
-      series: series.map(x => ({ name: x.name, type: 'line', step: 'end', showSymbol: false, data: x.cdf.map((v, q) => [v, q]) }))
+      series: series.map(x => ({ name: x.name, type: 'line', step: 'end', showSymbol: false, color: x.colour, data: x.cdf.map((v, q) => [v, q]) }))
     });
     return c;
   }
@@ -573,19 +585,24 @@
     const ts = c.transports || [];
     const s = section(root, ts.length + ' transport' + (ts.length === 1 ? '' : 's') + ' compared on ' + fmt(c.op) + ', ' + show('bench.gpus', c.gpus) + ' GPUs of ' +
       fmt(doc.run && doc.run.scenario) + ' (' + fmt(c.engine) + ' engine)', 'transports');
-    s.appendChild(rowsTable(ts.map(t => ({ transport: t.name, cc: t.cc, pfc: t.pfc ? 'on' : 'off', routing: t.routing, sets: (t.sets || []).join(', ') })),
-      ['transport', 'cc', 'pfc', 'routing', 'sets'], 'transports'));
+    s.appendChild(rowsTable(ts.map(t => ({ transport: t.name, cc: t.cc, flow_control: t.link_credits ? 'link credits' : t.pfc ? 'PFC' : 'none (lossy)',
+      routing: t.routing, sets: (t.sets || []).join(', ') })), ['transport', 'cc', 'flow_control', 'routing', 'sets'], 'transports'));
     const rows = doc.rows || [];
     for (const bytes of [...new Set(rows.map(r => r.bytes))]) {
       const at = rows.filter(r => r.bytes === bytes);
       const f = section(root, bytesText(bytes) + ' per ' + fmt(c.per) + ': flow completion times', 'fct-cdf');
       const withCdf = at.filter(r => Array.isArray(r.fct_cdf_us));
-      if (withCdf.length) fctChart(f, withCdf.map(r => ({ name: r.transport, cdf: r.fct_cdf_us })), 'fct-cdf');
-      f.appendChild(rowsTable(at, ['transport', 'time_us', 'fct_min_us', 'fct_p50_us', 'fct_p99_us', 'fct_max_us', 'fairness', 'goodput_gbit_per_s',
-        'drops', 'trimmed', 'ecn_marks', 'pause_frames', 'retransmissions', 'timeouts'], 'compare-rows'));
+      if (withCdf.length) fctChart(f, withCdf.map(r => ({ name: r.transport, cdf: r.fct_cdf_us, colour: colourOf(r.transport) })), 'fct-cdf');
+      // Times in one table, what happened to the packets in another: one table of 15 columns outgrows a page.
+      f.appendChild(rowsTable(at, ['transport', 'time_us', 'fct_min_us', 'fct_p50_us', 'fct_p99_us', 'fct_max_us', 'fct_mean_us', 'fairness',
+        'goodput_gbit_per_s'], 'compare-rows'));
+      f.appendChild(rowsTable(at, ['transport', 'drops', 'trimmed', 'ecn_marks', 'pause_frames', 'paused_max_us', 'retransmissions', 'timeouts'],
+        'compare-counters'));
     }
     s.appendChild(el('p', { class: 'muted', text: 'FCT: from when a flow may send to its last byte (nearest-rank percentiles); fairness: Jain\'s index of the QPs\' rates ' +
-      '(1 = equal shares); goodput: the payload every QP delivered / the simulated time; counters: every port and QP of that run.' }));
+      '(1 = equal shares); goodput: the payload every QP delivered / the simulated time; most paused port: the longest any port spent paused by PFC; ' +
+      'counters: every port and QP of that run.' }));
+    notes(s, doc.notes);
   }
 
   function renderBench(root, doc, overlays) {

@@ -76,8 +76,9 @@ int cmd_compare(const Common& c0, const BenchOptions& b, const study::BenchReque
   };
   for (const char* key : {"network.engine", "network.cc", "network.preset"})
     if (given(key))
-      throw InputError(
-          fmt::format("--set {}: --compare-cc sets it for each run; leave it out (or name it in the list)", key));
+      throw InputError(fmt::format("--set {}: --compare-cc sets it for each run; leave it out{}", key,
+                                   std::string(key) == "network.engine" ? " (the transports run on the packet engine)"
+                                                                        : " (or name the transport in the list)"));
   const std::vector<study::TransportChoice> choices = study::transport_choices(b.compare_cc, "--compare-cc", given);
   std::vector<report::TransportRun> runs;
   std::optional<scenario::Setup> first;
@@ -93,18 +94,21 @@ int cmd_compare(const Common& c0, const BenchOptions& b, const study::BenchReque
     }
     RunLabel label;
     try {
-      scenario::Setup s = load_setup(c, "bench", label);
+      // Progress lines name the transport and how far the comparison is.
+      const std::string which = fmt::format("bench {} ({} of {})", name, runs.size() + 1, choices.size());
+      scenario::Setup s = load_setup(c, which, label);
       study::BenchRequest req = req0;
       set_group(b, s, req);
       t.routing = s.network.routing.policy;
       t.transport = s.network.transport.name;
-      t.cc = s.network.packet.cc;
+      t.cc = s.network.packet.cc != "auto" ? s.network.packet.cc : s.network.transport.default_cc;
       t.pfc = s.network.packet.pfc;
-      t.link_credits = s.network.packet.link_credits;
+      t.link_credits = engine::packet::flow_control_name(t.cc, s.network.packet.pfc, s.network.packet.link_credits) ==
+                       "link credits";
       for (const Bytes size : req0.sizes) {
         study::BenchRequest one = req;
         one.sizes = {size};
-        t.sizes.push_back(study::bench(s, one, study_progress("bench " + name, label)));
+        t.sizes.push_back(study::bench(s, one, study_progress(which, label)));
       }
       if (!first) first.emplace(std::move(s));
     } catch (const InputError& e) {
@@ -224,7 +228,10 @@ void add_bench_command(CLI::App& app, Action& action) {
   bench->add_option("-F,--factor", b->factor, "size multiplication factor between rows")->capture_default_str();
   bench->add_option("-g,--gpus", b->gpus, "GPU ranks: 0-511, 0-4095:8 (stride), 0,8,16, combinations; default all")
       ->each([b](const std::string&) { b->gpus_given = true; });
-  bench->add_option("--html", b->html, "also write a self-contained HTML report: busbw against size, the rows")
+  bench
+      ->add_option("--html", b->html,
+                   "also write a self-contained HTML report: busbw against size, the rows, flow completion times as "
+                   "CDFs (with --compare-cc: one line per transport)")
       ->type_name("FILE.html");
   add_telemetry_options(bench, b->telemetry, b->telemetry_interval);
   add_telemetry_all_option(bench, b->telemetry_all);

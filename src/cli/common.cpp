@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -18,6 +19,7 @@
 
 #include "cli/telemetry_options.hpp"
 #include "core/error.hpp"
+#include "engine/network_presets.hpp"
 #include "engine/registry.hpp"
 #include "scenario/estimate.hpp"
 #include "study/bench.hpp"
@@ -123,14 +125,34 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
   // A deployment preset: say which of its keys the scenario or the command line kept, and that its
   // congestion control and PFC are the packet engine's.
   if (const std::string& preset = s.scenario.section("network").get_string("preset"); preset != "none") {
-    for (const auto& [key, value] : s.scenario.preset_kept)
-      std::cerr << fmt::format("podnet: note: network.preset {}: {} stays {} (given by the scenario or --set)\n",
-                               preset, key, value);
+    const engine::NetworkPreset* p = engine::find_network_preset(preset);
+    for (const auto& [key, value] : s.scenario.preset_kept) {
+      std::string theirs;
+      if (p)
+        for (const auto& [k, v] : p->keys)
+          if (std::string("network.") + k == key) theirs = v;
+      std::cerr << fmt::format(
+          "podnet: note: network.preset {}: {} stays {}, as the scenario or --set gives it (a preset fills only "
+          "the keys left out{})\n",
+          preset, key, value, theirs.empty() ? "" : fmt::format("; --set {}={} runs the preset's", key, theirs));
+    }
     if (!engine::engine_info(s.engine).traits.packet_faults)
       std::cerr << fmt::format(
           "podnet: note: network.preset {}: its congestion control and PFC apply on the {} engine only; the {} "
           "engine takes its routing\n",
           preset, engine::engine_names_with(&engine::EngineTraits::packet_faults), s.engine);
+  } else if (!engine::engine_info(s.engine).traits.packet_faults) {
+    // Keys only the packet engine reads, given for a run on another engine: say they do nothing here.
+    std::vector<std::string> unused;
+    for (const char* k : {"network.cc", "network.pfc", "network.link_credits", "network.switch_buffer"})
+      if (s.scenario.from_set.count(k) || s.scenario.lines.count(k)) unused.emplace_back(k);
+    if (!unused.empty())
+      std::cerr << fmt::format("podnet: note: {} appl{} on the {} engine only; this run uses the {} engine "
+                               "(--engine {} to use {})\n",
+                               fmt::join(unused, ", "), unused.size() == 1 ? "ies" : "y",
+                               engine::engine_names_with(&engine::EngineTraits::packet_faults), s.engine,
+                               engine::engine_names_with(&engine::EngineTraits::packet_faults),
+                               unused.size() == 1 ? "it" : "them");
   }
   add_progress_printers(s.network, "podnet " + command, label, flow_quantum_hint(s.engine, s.network));
   return s;

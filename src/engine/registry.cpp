@@ -38,8 +38,9 @@ const std::vector<EngineInfo>& engines() {
         .bytes_per_gpu = 1280},
        make<flow::FlowBackend>},
       {"packet",
-       "packet-level: queues, shared buffers, ECN, PFC, DCQCN (InfiniBand: credits), go-back-N, "
-       "per-packet adaptive/spray routing (slowest, most detailed)",
+       "packet-level: queues, shared buffers, ECN, PFC or link credits, congestion control (DCQCN, DCTCP, "
+       "Ultra Ethernet's NSCC and RCCC with trimming, HPCC, Swift, TIMELY), go-back-N or selective resends, "
+       "per-packet adaptive/spray/REPS routing (slowest, most detailed)",
        {.contention = true,
         .failures = true,
         .packet_faults = true,

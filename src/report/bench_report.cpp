@@ -8,6 +8,7 @@
 
 #include "collective/ring_order.hpp"
 #include "engine/backend.hpp"
+#include "engine/packet/packet_options.hpp"
 #include "engine/registry.hpp"
 #include "report/nccl_tests.hpp"
 #include "report/report.hpp"
@@ -63,6 +64,14 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
                    {{"time_us", "microseconds"},
                     {"algbw_gbyte_per_s", "GB/s = 1e9 bytes/s (nccl-tests)"},
                     {"busbw_gbyte_per_s", "GB/s = 1e9 bytes/s (nccl-tests)"}}}};
+  // The packet engine: the congestion control and flow control that ran (a preset's keys yield to the
+  // scenario's, so the preset's name alone does not say).
+  if (engine::engine_info(s.engine).traits.packet_faults) {
+    const std::string cc = s.network.packet.cc != "auto" ? s.network.packet.cc : s.network.transport.default_cc;
+    doc["bench"]["cc"] = cc;
+    doc["bench"]["flow_control"] =
+        engine::packet::flow_control_name(cc, s.network.packet.pfc, s.network.packet.link_credits);
+  }
   // The traffic patterns (collective/patterns.hpp): what drew or chose their flows.
   if (r.op == collective::Op::Permutation) doc["bench"]["permutation_seed"] = s.collective.seed;
   if (r.op == collective::Op::Incast && !r.group.empty()) {
@@ -210,6 +219,9 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
                      b["engine"].get<std::string>(), b["routing"].get<std::string>(), b["channels"].get<std::string>(),
                      b["qps"].get<int>(),
                      d.contains("ring") ? ", " + b["ring_order"].get<std::string>() + " ring order" : "");
+  if (b.contains("cc"))
+    out << fmt::format("  transport {}, congestion control {}, flow control {}\n", b["transport"].get<std::string>(),
+                       b["cc"].get<std::string>(), b["flow_control"].get<std::string>());
   if (tuned && b.contains("algorithms"))
     out << fmt::format("  tuner: algorithms {}, protocols {}, {} tables (NCCL's cost model)\n",
                        b["algorithms"].get<std::string>(), b["protocols"].get<std::string>(),
@@ -378,10 +390,11 @@ nlohmann::json compare_document(const scenario::Setup& first, const std::vector<
         row["fct_p50_us"] = round_to(b.fct->p50.us(), 3);
         row["fct_p99_us"] = round_to(b.fct->p99.us(), 3);
         row["fct_max_us"] = round_to(b.fct->max.us(), 3);
+        row["fct_mean_us"] = round_to(b.fct->mean.us(), 3);
         row["fct_cdf_us"] = cdf_json(*b.fct);
       }
       uint64_t drops = 0, trims = 0, marks = 0, pauses = 0, retx = 0, timeouts = 0;
-      double delivered = 0, seconds = 0;
+      double delivered = 0, seconds = 0, paused_max = 0;
       if (const auto& rec = r.telemetry.recorder) {
         const telemetry::PortCounters c = telemetry::port_totals(*rec);
         drops = c.drops_buffer + c.drops_link;
@@ -389,6 +402,7 @@ nlohmann::json compare_document(const scenario::Setup& first, const std::vector<
         marks = c.ecn_marks;
         pauses = c.pause_tx;
         retx = c.retransmits;
+        for (const auto& port : rec->ports()) paused_max = std::max(paused_max, port.paused_s);
         // Jain's fairness index over the QPs' rates (bytes / (finish - first send)): 1 = all equal,
         // 1/n = one QP has it all.
         double sum = 0, sum2 = 0;
@@ -412,12 +426,23 @@ nlohmann::json compare_document(const scenario::Setup& first, const std::vector<
       row["trimmed"] = trims;
       row["ecn_marks"] = marks;
       row["pause_frames"] = pauses;
+      row["paused_max_us"] = round_to(paused_max * 1e6, 3);
       row["retransmissions"] = retx;
       row["timeouts"] = timeouts;
       rows.push_back(row);
     }
   }
   doc["rows"] = rows;
+  for (const auto& t : runs)
+    if (std::any_of(t.sizes.begin(), t.sizes.end(), [](const study::BenchResult& r) {
+          return std::any_of(r.rows.begin(), r.rows.end(),
+                             [](const study::BenchRow& b) { return b.baseline.has_value(); });
+        })) {
+      doc["notes"] = nlohmann::json::array(
+          {"every transport ran with the scenario's failures; their failure-free runs and the slowdown are not shown "
+           "here (bench one transport without --compare-cc for them)"});
+      break;
+    }
   return doc;
 }
 
@@ -425,7 +450,7 @@ void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
   const auto& c = doc["compare"];
   const size_t n = c["transports"].size();
   out << fmt::format("podnet bench: {} transport{} compared on {}, {} GPUs, {} engine ({})\n", n, n == 1 ? "" : "s",
-                     c["op"].get<std::string>(), c["gpus"].get<int64_t>(), c["engine"].get<std::string>(),
+                     c["op"].get<std::string>(), thousands(c["gpus"].get<int64_t>()), c["engine"].get<std::string>(),
                      doc["run"]["scenario"].get<std::string>());
   for (const auto& t : c["transports"]) {
     std::vector<std::string> sets;
@@ -446,21 +471,24 @@ void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
   for (const auto& [bytes, rows] : by_size) {
     out << fmt::format("\n  {} B per {}:\n", thousands(bytes), c["per"].get<std::string>());
     Table t({"transport", "time (us)", "FCT min (us)", "FCT p50 (us)", "FCT p99 (us)", "FCT max (us)", "fairness",
-             "goodput (Gb/s)", "drops", "trimmed", "ECN marks", "PAUSE frames", "retransmissions", "timeouts"});
+             "goodput (Gb/s)", "drops", "trimmed", "ECN marks", "PAUSE frames", "most paused port (us)",
+             "retransmissions", "timeouts"});
     for (const auto* r : rows)
       t.add({(*r)["transport"].get<std::string>(), fixed((*r)["time_us"].get<double>(), 2), us(*r, "fct_min_us"),
              us(*r, "fct_p50_us"), us(*r, "fct_p99_us"), us(*r, "fct_max_us"),
              r->contains("fairness") ? fixed((*r)["fairness"].get<double>(), 3) : std::string("-"),
              fixed((*r)["goodput_gbit_per_s"].get<double>(), 1), thousands((*r)["drops"].get<int64_t>()),
              thousands((*r)["trimmed"].get<int64_t>()), thousands((*r)["ecn_marks"].get<int64_t>()),
-             thousands((*r)["pause_frames"].get<int64_t>()), thousands((*r)["retransmissions"].get<int64_t>()),
-             thousands((*r)["timeouts"].get<int64_t>())});
+             thousands((*r)["pause_frames"].get<int64_t>()), us(*r, "paused_max_us"),
+             thousands((*r)["retransmissions"].get<int64_t>()), thousands((*r)["timeouts"].get<int64_t>())});
     t.write(out, "  ");
   }
   out << "\n  FCT: from when a flow may send to its last byte (nearest-rank percentiles); fairness: Jain's index of "
          "the "
-         "QPs' rates (1 = equal shares); goodput: the payload every QP delivered / the simulated time; counters: every "
-         "port and QP of that run.\n";
+         "QPs' rates (1 = equal shares); goodput: the payload every QP delivered / the simulated time; most paused "
+         "port: the longest any port spent paused by PFC; counters: every port and QP of that run.\n";
+  if (doc.contains("notes"))
+    for (const auto& note : doc["notes"]) out << "  note: " << note.get<std::string>() << "\n";
 }
 
 }  // namespace podnet::report

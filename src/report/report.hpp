@@ -49,7 +49,8 @@ void write_flat_csv(const nlohmann::json& doc, std::ostream& out);
 // named `key_column`). Columns: `key_column` first (for an array, when the
 // rows have that field), then the union of the rows' fields, nested objects
 // flattened with dots, sorted by name; a list is written
-// as its JSON text, a missing field as an empty cell. Falls back to
+// as its JSON text (but a distribution, a field ending in cdf_us, is left to the JSON), a missing field as
+// an empty cell. Falls back to
 // write_flat_csv when `doc` has no such table.
 void write_tidy_csv(const nlohmann::json& doc, const std::string& key, const std::string& key_column,
                     std::ostream& out);

@@ -12,6 +12,7 @@
 
 #include "collective/gpu_list.hpp"
 #include "core/error.hpp"
+#include "engine/packet/packet_options.hpp"
 #include "engine/registry.hpp"
 #include "report/bench_report.hpp"
 #include "report/design_report.hpp"
@@ -120,13 +121,22 @@ nlohmann::json bench_compare(const StudyRun& r) {
     const study::BenchRequest req = bench_request(*r.args, s);
     t.routing = s.network.routing.policy;
     t.transport = s.network.transport.name;
-    t.cc = s.network.packet.cc;
+    t.cc = s.network.packet.cc != "auto" ? s.network.packet.cc : s.network.transport.default_cc;
     t.pfc = s.network.packet.pfc;
-    t.link_credits = s.network.packet.link_credits;
-    for (const Bytes size : req.sizes) {
+    t.link_credits = engine::packet::flow_control_name(t.cc, s.network.packet.pfc, s.network.packet.link_credits) ==
+                     "link credits";
+    for (size_t k = 0; k < req.sizes.size(); ++k) {
       study::BenchRequest one = req;
-      one.sizes = {size};
-      t.sizes.push_back(study::bench(s, one, r.progress));
+      one.sizes = {req.sizes[k]};
+      // The run's progress counts every transport's sizes, each named with its transport.
+      const size_t before = runs.size() * req.sizes.size() + k, all = choices.size() * req.sizes.size();
+      study::Progress progress = r.progress;
+      if (r.progress.step)
+        progress.step = [&](size_t done, size_t, const std::string& what) {
+          r.progress.step(before + done, all, choice.name + ": " + what);
+        };
+      if (r.progress.run) progress.run = [&](const std::string& what) { r.progress.run(choice.name + ": " + what); };
+      t.sizes.push_back(study::bench(s, one, progress));
     }
     if (!first) first.emplace(std::move(s));
     runs.push_back(std::move(t));
@@ -252,7 +262,19 @@ std::vector<StudyDef> builtin() {
                 field("busbw_gbyte_per_s@", "bus bandwidth", "GB/s", 2, true),
                 field("algbw_gbyte_per_s@", "algorithm bandwidth", "GB/s", 2)};
     d.prepare = prepare_bench;
-    d.check = [](const StudyArgs& a, const scenario::Setup& s) { (void)bench_request(a, s); };
+    d.check = [](const StudyArgs& a, const scenario::Setup& s) {
+      (void)bench_request(a, s);
+      if (!compare_given(a)) return;
+      // A comparison sets these per transport: the same keys given for all of them would be ignored.
+      for (const char* key : {"network.cc", "network.preset"})
+        if (s.scenario.from_set.count(key))
+          throw InputError(fmt::format("{} sets {} for each transport; leave it out of the overrides (or name the "
+                                       "transport in the list)",
+                                       a.label("compare_cc"), key));
+      if (!engine::engine_info(s.engine).traits.packet_faults && s.scenario.from_set.count("network.engine"))
+        throw InputError(fmt::format("{} runs the {} engine; network.engine={} cannot apply", a.label("compare_cc"),
+                                     engine::engine_names_with(&engine::EngineTraits::packet_faults), s.engine));
+    };
     d.run = [](const StudyRun& r) {
       StudyOutput o;
       if (compare_given(*r.args)) o.document = bench_compare(r);

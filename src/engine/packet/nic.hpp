@@ -203,7 +203,7 @@ class Nic {
   }
 
   // ---- in-band telemetry: a switch port stamps data packet k as it starts to leave (cc::IntHop).
-  void stamp(const Packet& k, int64_t now, int64_t tx_bytes, int64_t qlen, int64_t bps) {
+  void stamp(const Packet& k, routing::DirLink port, int64_t now, int64_t tx_bytes, int64_t qlen, int64_t bps) {
     const Qp& q = qps[k.qp];
     if (q.int_off == kNil) return;
     const uint32_t slot = q.int_off + (k.psn & q.int_mask);
@@ -212,7 +212,7 @@ class Nic {
       int_hops_[static_cast<size_t>(slot) * cc::kMaxIntHops + n] = {now, tx_bytes,
                                                                     static_cast<int32_t>(
                                                                         std::min<int64_t>(qlen, INT32_MAX)),
-                                                                    static_cast<int32_t>(bps / 1'000'000)};
+                                                                    static_cast<int32_t>(bps / 1'000'000), port};
     if (n < 255) int_count_[slot] = static_cast<uint8_t>(n + 1);
   }
 

@@ -13,4 +13,9 @@ const std::vector<CcPreset>& cc_presets() {
   return k;
 }
 
+std::string flow_control_name(std::string_view cc, bool pfc, bool link_credits) {
+  if (link_credits || cc::make(cc, cc::Context{})->traits().credits) return "link credits";
+  return pfc ? "PFC" : "none (lossy)";
+}
+
 }  // namespace podnet::engine::packet

@@ -53,4 +53,8 @@ struct PacketOptions {
   int32_t window_packets = 0;     // > 0: at most this many unacknowledged packets per QP
 };
 
+// A run's flow control in words, for its reports: "link credits" (link_credits, or a congestion control
+// that holds credits itself: cc::Traits::credits), "PFC", or "none (lossy)". `cc`: a registered name.
+std::string flow_control_name(std::string_view cc, bool pfc, bool link_credits);
+
 }  // namespace podnet::engine::packet

@@ -533,7 +533,7 @@ void PacketSim::Impl::transmit(DirLink p, Packet k) {
     last_tx = now;
     if (k.in_port >= 0 && ecn && I.from_mmu) ports->mark_ecn(p, k);  // on the queue left behind (HPCC: at dequeue)
     if (int_telemetry && I.from_mmu)  // INT: the port's bytes sent before it and the queue it leaves behind
-      nic->stamp(k, now, static_cast<int64_t>(st.wire_bytes) - bytes, s.q[0].bytes + s.q[1].bytes + s.q[2].bytes,
+      nic->stamp(k, p, now, static_cast<int64_t>(st.wire_bytes) - bytes, s.q[0].bytes + s.q[1].bytes + s.q[2].bytes,
                  I.bps);
     if (k.in_port >= 0 && ports->hot[k.in_port].to_mmu) {
       release(I.from, k.in_port, k);

@@ -53,6 +53,7 @@ struct IntHop {
   int64_t tx_bytes = 0;  // the port's bytes sent before this packet (wire bytes, every class)
   int32_t qlen = 0;      // bytes left in the port's queues (every class) after this packet
   int32_t mbps = 0;      // the port's rate, Mb/s
+  int32_t port = -1;     // which port (directed link) stamped it
 };
 constexpr int kMaxIntHops = 5;  // HPCC's INT header holds 5 hops; a longer path carries none
 

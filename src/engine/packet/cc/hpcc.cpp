@@ -45,7 +45,9 @@ Reaction Hpcc::on_feedback(Flow& f, int64_t /*now*/, const Feedback& fb) const {
       const IntHop& b = f.int_prev[j];
       const double dt = static_cast<double>(a.ts - b.ts);
       const double bps = static_cast<double>(a.mbps) * 1e6;
-      if (dt <= 0 || bps <= 0) continue;  // the same sample twice: no rate
+      // The same sample twice gives no rate; another port (per-packet routing sent the two packets different
+      // ways) is not this hop's history.
+      if (dt <= 0 || bps <= 0 || a.port != b.port) continue;
       const double tx_rate = static_cast<double>(a.tx_bytes - b.tx_bytes) * 8e12 / dt;
       const double u = tx_rate / bps + static_cast<double>(std::min(a.qlen, b.qlen)) * 8e12 / (bps * t_ps_);
       if (u > umax) {

@@ -16,6 +16,9 @@
 // The QP is paced at R with a window of R x T (in packets: rounded up); both follow every ACK ("fast
 // reaction"). Rc (and the stage) take R only once per round trip: on the first ACK of a packet sent after
 // the last such update. The first ACK only stores its hops. A flow starts at line rate, window one BDP.
+// Under per-packet routing (spray, adaptive, reps) two packets of a QP may cross different ports at hop j:
+// only the hops where two consecutive ACKs' packets met the same port count (at least the last, into the
+// receiver) [assumption: HPCC assumes one path per flow; this reads what the paths share].
 // Not modelled: INT's field widths (times, bytes and queues are exact, not 24/20/17-bit units), its 42 bytes
 // per packet (the transport's header size stands), ACKs behind data in the switches (the control class is
 // served first here), PINT.
