@@ -99,12 +99,7 @@ int cmd_compare(const Common& c0, const BenchOptions& b, const study::BenchReque
       scenario::Setup s = load_setup(c, which, label);
       study::BenchRequest req = req0;
       set_group(b, s, req);
-      t.routing = s.network.routing.policy;
-      t.transport = s.network.transport.name;
-      t.cc = s.network.packet.cc != "auto" ? s.network.packet.cc : s.network.transport.default_cc;
-      t.pfc = s.network.packet.pfc;
-      t.link_credits = engine::packet::flow_control_name(t.cc, s.network.packet.pfc, s.network.packet.link_credits) ==
-                       "link credits";
+      report::describe_transport(t, s);
       for (const Bytes size : req0.sizes) {
         study::BenchRequest one = req;
         one.sizes = {size};

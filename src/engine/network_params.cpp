@@ -57,6 +57,9 @@ std::vector<ParamSpec> network_params() {
       {"link_credits", ParamType::Bool, "false",
        "packet engine: credit-based flow control on every link (Ultra Ethernet's CBFC): a port sends only while "
        "the next switch has buffer for it; lossless without PAUSE frames, never drops; PFC off"},
+      {"link_retry", ParamType::Bool, "false",
+       "packet engine: link-level retry (Ultra Ethernet's LLR): a packet a faulty link drops or corrupts is resent "
+       "by that link, in order, one link round trip later; the transport never sees the loss"},
       {"switch_buffer",
        ParamType::Bytes,
        "",
@@ -87,6 +90,7 @@ NetworkOptions network_options_from(const Params& p, uint64_t seed) {
   o.packet.cc = p.get_string("cc");
   o.packet.pfc = p.get_bool("pfc");
   o.packet.link_credits = p.get_bool("link_credits");
+  o.packet.link_retry = p.get_bool("link_retry");
   if (p.has("switch_buffer")) o.packet.switch_buffer = static_cast<Bytes>(p.get_real("switch_buffer"));
   o.faults.failures.local_repair = p.get_time("local_repair");
   o.faults.failures.convergence = p.get_time("convergence");

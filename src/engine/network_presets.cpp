@@ -11,8 +11,9 @@ const std::vector<NetworkPreset>& network_presets() {
       {"uec",
        "Ultra Ethernet 1.0: NSCC, packet trimming with selective resends, REPS entropy spraying, no PFC "
        "(RoCEv2's 82-byte framing stands in for UET's headers)",
-       "receiver credits (uec_rccc adds them), link-level retry, credit-based flow control (network.link_credits "
-       "adds it), NSCC's multipath feedback (cc nscc_median), REPS's freeze mode after a timeout",
+       "receiver credits (uec_rccc adds them), link-level retry and credit-based flow control (network.link_retry "
+       "and network.link_credits add them), NSCC's multipath feedback (cc nscc_median), REPS's freeze mode after "
+       "a timeout",
        {{"transport", "rocev2"}, {"cc", "nscc"}, {"pfc", "false"}, {"routing", "reps"}}},
       {"uec_rccc",
        "Ultra Ethernet 1.0 with receiver credits (RCCC) in place of NSCC: the receiving NIC grants its line rate "

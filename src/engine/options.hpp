@@ -69,6 +69,7 @@ struct PacketSettings {
   std::string cc = "auto";
   bool pfc = true;
   bool link_credits = false;  // credit-based flow control on every link (packet_options.hpp)
+  bool link_retry = false;    // link-level retry of packets a faulty link loses (packet_options.hpp)
   Bytes switch_buffer = 0;
   // > 0: every port's queue depth and every QP's rate sampled at this
   // interval (telemetry time series).

@@ -67,7 +67,9 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
   // The packet engine: the congestion control and flow control that ran (a preset's keys yield to the
   // scenario's, so the preset's name alone does not say).
   if (engine::engine_info(s.engine).traits.packet_faults) {
-    const std::string cc = s.network.packet.cc != "auto" ? s.network.packet.cc : s.network.transport.default_cc;
+    TransportRun t;
+    describe_transport(t, s);
+    const std::string& cc = t.cc;
     doc["bench"]["cc"] = cc;
     doc["bench"]["flow_control"] =
         engine::packet::flow_control_name(cc, s.network.packet.pfc, s.network.packet.link_credits);
@@ -339,6 +341,15 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
 }  // namespace podnet::report
 
 namespace podnet::report {
+
+void describe_transport(TransportRun& t, const scenario::Setup& s) {
+  t.routing = s.network.routing.policy;
+  t.transport = s.network.transport.name;
+  t.cc = s.network.packet.cc != "auto" ? s.network.packet.cc : s.network.transport.default_cc;
+  t.pfc = s.network.packet.pfc;
+  t.link_credits = engine::packet::flow_control_name(t.cc, s.network.packet.pfc, s.network.packet.link_credits) ==
+                   "link credits";
+}
 
 nlohmann::json compare_document(const scenario::Setup& first, const std::vector<TransportRun>& runs) {
   nlohmann::json doc = new_document(context_of(first.scenario, "bench"));

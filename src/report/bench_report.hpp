@@ -34,6 +34,9 @@ struct TransportRun {
   bool link_credits = false;              // credit-based flow control on every link (network.link_credits)
   std::vector<study::BenchResult> sizes;  // one result of one size each, in size order
 };
+// Fills t's routing, transport, congestion control (the transport's default for auto) and flow control from
+// the Setup it runs on.
+void describe_transport(TransportRun& t, const scenario::Setup& s);
 // {"schema_version", "run", "compare": {op, gpus, engine, per ("flow" or "rank"), transports: [{name, sets,
 //  transport, cc, pfc, routing}], units},
 //  "rows": [{transport, bytes, time_us, fct_flows, fct_min_us, fct_p50_us, fct_p99_us, fct_max_us, fct_cdf_us,

@@ -119,12 +119,7 @@ nlohmann::json bench_compare(const StudyRun& r) {
     scenario::Setup s = scenario::resolve(scenario::load_text(yaml, base.source, base.name, sets));
     if (r.setup) s.network.observers = r.setup->network.observers;
     const study::BenchRequest req = bench_request(*r.args, s);
-    t.routing = s.network.routing.policy;
-    t.transport = s.network.transport.name;
-    t.cc = s.network.packet.cc != "auto" ? s.network.packet.cc : s.network.transport.default_cc;
-    t.pfc = s.network.packet.pfc;
-    t.link_credits = engine::packet::flow_control_name(t.cc, s.network.packet.pfc, s.network.packet.link_credits) ==
-                     "link credits";
+    describe_transport(t, s);
     for (size_t k = 0; k < req.sizes.size(); ++k) {
       study::BenchRequest one = req;
       one.sizes = {req.sizes[k]};

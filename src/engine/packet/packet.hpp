@@ -92,6 +92,8 @@ inline uint32_t enc_tag(const Packet& k) {
          (static_cast<uint32_t>(k.hop) << 24);
 }
 inline uint32_t enc_kind(const Packet& k) { return kArrive | (static_cast<uint32_t>(k.ev) << 8); }
+// An arrival's kind bit: link-level retry already moved it (packet_sim.cpp; bits 24..31 carry nothing else).
+constexpr uint32_t kReplayed = 1u << 31;
 inline uint32_t kind_of(const Event& e) { return e.kind & 0xFF; }
 inline Packet decode(const Event& e) {
   Packet k;

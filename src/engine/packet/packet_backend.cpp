@@ -22,6 +22,7 @@ PacketOptions default_packet_options(const NetworkOptions& options) {
   p.cc = options.packet.cc != "auto" ? options.packet.cc : options.transport.default_cc;
   p.pfc = options.packet.pfc;
   p.link_credits = options.packet.link_credits;
+  p.link_retry = options.packet.link_retry;
   p.buffer_bytes = options.packet.switch_buffer;
   if (options.packet.sample_interval.ps > 0) {
     p.sample_interval = options.packet.sample_interval;

@@ -33,6 +33,13 @@ struct PacketOptions {
   // holds credit for the next switch's buffer (switch_buffer.hpp), so the data class is lossless without
   // PAUSE frames and never drops; PFC is off.
   bool link_credits = false;
+  // Link-level retry (Ultra Ethernet's LLR): a packet a link loses to a silent fault of that link (a drop
+  // or a corruption with a probability; packet_sim.hpp §11) is resent by the link's sender, in order, and
+  // never reaches the transport as a loss. The receiver discards it and every packet after it until the
+  // resend arrives, one link round trip and one packet later (shift = 2 x latency + serialization); those
+  // packets arrive `shift` late, and the sender's port sends nothing new meanwhile. A switch's own faults,
+  // a flap while down and a dead link are still losses.
+  bool link_retry = false;
   // Shared buffer of every switch: buffer_bytes if > 0, else
   // sum over its egress ports of (port rate x buffer_time) (40 us = 500 KB per
   // 100G port, the Tomahawk-class ratio of 16 MB for 32 x 100G).

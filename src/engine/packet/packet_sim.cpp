@@ -129,7 +129,10 @@ struct PacketSim::Impl {
   uint64_t heartbeat_mask = ~uint64_t{0};  // none: the event count never matches it
   std::vector<char> dead;                  // per directed link: the port sends nothing, packets sent to it are lost
   std::vector<int64_t> drop_until;         // per directed link: arrivals until then were on the wire when it died
-  std::vector<double> cap;                 // payload capacity in force
+  // Link-level retry (PacketOptions::link_retry), per directed link: arrivals before replay_until are
+  // discarded and resent, arriving replay_shift later.
+  std::vector<int64_t> replay_until, replay_shift;
+  std::vector<double> cap;  // payload capacity in force
   // PFC storms (NetworkOptions::faults.pause_storms)
   std::vector<PauseStorm> storms;
   int64_t storm_until = -1;  // the last storm's end: no deadlock is declared before it
@@ -138,6 +141,7 @@ struct PacketSim::Impl {
   std::vector<SilentFault> faults;
   std::vector<std::vector<int32_t>> dir_faults, node_faults;  // faults on each directed link / node
   bool has_faults = false;
+  bool link_loss = false, last_all = false;  // silently_lost's last verdict: a loss of the link's own
   Rng fault_rng;
   bool silently_lost(DirLink p, const Packet& k);
   int64_t fault_latency(DirLink p) const;
@@ -177,7 +181,8 @@ struct PacketSim::Impl {
   void send_outbox();
 
   // ---- switches
-  void on_arrive(Packet k);
+  // replayed: an arrival link-level retry moved already (its event kind's top bit; PacketOptions::link_retry).
+  void on_arrive(Packet k, bool replayed = false);
   DirLink next_data_port(const Qp& q, const Packet& k, NodeId n, uint32_t off);
   void release(NodeId n, DirLink in, const Packet& k) {
     if (buffer->release(n, in, k)) send_pause(in, false);
@@ -258,6 +263,10 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   }
   dead.assign(D, 0);
   drop_until.assign(D, -1);
+  if (opt.link_retry) {
+    replay_until.assign(D, -1);
+    replay_shift.assign(D, 0);
+  }
   cap.resize(D);
   for (DirLink d = 0; d < D; ++d) cap[d] = compiler->payload_capacity_bps(d);
   buffer.emplace(t, opt, mtu + header, pfc, credits, *ports);
@@ -358,7 +367,7 @@ void PacketSim::Impl::run(const std::function<void(const SimEvent&)>& on_event, 
     now = e.time.ps;
     if ((++stats.events & heartbeat_mask) == 0) heartbeat(Time(now));
     switch (kind_of(e)) {
-      case kArrive: on_arrive(decode(e)); break;
+      case kArrive: on_arrive(decode(e), (e.kind >> 31) != 0); break;
       case kKick: {
         const auto p = static_cast<DirLink>(e.a);
         if (ports->state[p].kick_at == now) ports->state[p].kick_at = -1;
@@ -565,13 +574,35 @@ void PacketSim::Impl::send_outbox() {
 
 // ---------------------------------------------------------------- switches
 
-void PacketSim::Impl::on_arrive(Packet k) {
+void PacketSim::Impl::on_arrive(Packet k, bool replayed) {
   const DirLink p = k.in_port;
   if (links_failed && now <= drop_until[p]) {  // it was on the wire when the link died
     if (k.type == kData && k.cls == kLossless && ports->state[p].credit_limited) ports->state[p].credits += k.wire;
     return lose(p, k);
   }
+  if (!replay_until.empty() && !replayed && now < replay_until[p]) {  // sent after a packet being resent: so is it
+    events.push(Time(now + replay_shift[p]), enc_kind(k) | kReplayed, enc_a(k), enc_b(k), enc_tag(k));
+    return;
+  }
   if (has_faults && silently_lost(p, k)) {
+    if (!replay_until.empty() && link_loss) {
+      // The link resends it: the receiver's MAC finds it bad and tells the sender across the cable, which
+      // sends it again, a link round trip and a packet later (shift). Every packet already on its way
+      // behind it (arriving within a full packet's time and the link's delay) is discarded and resent in
+      // order after it, as late; the sender's port sends nothing new for as long.
+      const PortHot& I = ports->hot[p];
+      const int64_t shift =
+          2 * ports->info[p].latency + ser_ps(I.net ? k.wire : (k.type == kData ? k.raw : ctrl_raw), I.bps);
+      replay_until[p] = now + ser_ps(I.net ? mtu + header : mtu, I.bps) + I.arrive_extra;
+      replay_shift[p] = shift;
+      PortState& s = ports->state[p];
+      s.busy_until = std::max(s.busy_until, now) + shift;
+      ++stats.link_retries;
+      --stats.silent;  // not lost after all
+      --ports->stats_of[p].silent;
+      events.push(Time(now + shift), enc_kind(k) | kReplayed, enc_a(k), enc_b(k), enc_tag(k));
+      return;
+    }
     if (k.type == kData && k.cls == kLossless && ports->state[p].credit_limited) ports->state[p].credits += k.wire;
     return;
   }
@@ -746,12 +777,18 @@ bool PacketSim::Impl::silently_lost(DirLink p, const Packet& k) {
       const SilentFault& f = faults[i];
       bool all = false;
       if (!fault_on(f, now, all)) continue;
+      last_all = all;
       if (all || (f.probability > 0 && fault_rng.uniform() < f.probability)) return true;
     }
     return false;
   };
   const NodeId n = ports->hot[p].to;
-  if (!hit(dir_faults[p]) && !(topo.nodes[n].kind == NodeKind::Switch && hit(node_faults[n]))) return false;
+  link_loss = false;
+  if (hit(dir_faults[p])) {
+    link_loss = !last_all;  // a loss of the link's own, with a probability (a flap while down loses all)
+  } else if (!(topo.nodes[n].kind == NodeKind::Switch && hit(node_faults[n]))) {
+    return false;
+  }
   ++ports->stats_of[p].silent;
   ++stats.silent;
   (void)k;

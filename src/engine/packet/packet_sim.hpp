@@ -243,6 +243,7 @@ struct SimStats {
   uint64_t trims_received = 0;  // trimmed headers that reached their receiver
   uint64_t trim_nacks = 0;      // NACKs for trimmed packets that reached their sender
   uint64_t pulls = 0;           // receiver credit grants that reached their sender (cc/rccc.hpp)
+  uint64_t link_retries = 0;    // packets a faulty link lost and resent (PacketOptions::link_retry)
   uint64_t lost = 0;            // data packets lost to failed links (§10)
   uint64_t lost_ctrl = 0;       // control packets lost to failed links
   uint64_t silent = 0;          // packets (any type) lost to silent faults (§11)
