@@ -32,10 +32,11 @@
 // selects it and `podnet list` shows it; nothing outside cc/ changes.
 //
 // Registered today: dcqcn_paper, dcqcn_nic (dcqcn.hpp), dctcp (dctcp.hpp),
-// nscc, nscc_median (nscc.hpp), rccc, nscc_rccc (rccc.hpp), hpcc (hpcc.hpp), swift (swift.hpp), timely (timely.hpp),
-// infiniband (credits, line rate), none (line rate) (line_rate.hpp).
+// nscc, nscc_median (nscc.hpp), rccc, nscc_rccc (rccc.hpp), hpcc (hpcc.hpp), swift, swift_median (swift.hpp), timely
+// (timely.hpp), infiniband (credits, line rate), none (line rate) (line_rate.hpp).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -103,6 +104,19 @@ struct Flow {
   uint32_t hp_last = 0;
   bool hp_started = false;
 };
+
+// The multipath variants (nscc_median, swift_median): sample x joins the flow's ring of its last k samples
+// (k at most Flow::kMedianSlots; it goes to slot f.med_pos, which then advances); returns their upper median.
+inline double median_push(Flow& f, double x, int k) {
+  k = std::min(k, Flow::kMedianSlots);
+  f.med_delay[f.med_pos] = static_cast<float>(x);
+  f.med_pos = static_cast<uint8_t>((f.med_pos + 1) % k);
+  if (f.med_n < k) ++f.med_n;
+  std::array<float, Flow::kMedianSlots> s{};
+  std::copy_n(f.med_delay.begin(), f.med_n, s.begin());
+  std::nth_element(s.begin(), s.begin() + f.med_n / 2, s.begin() + f.med_n);
+  return s[f.med_n / 2];  // the upper median of an even count
+}
 
 // What the rest of the engine must do for an algorithm.
 struct Traits {

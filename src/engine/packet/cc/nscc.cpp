@@ -122,15 +122,8 @@ Reaction Nscc::on_feedback(Flow& f, int64_t now, const Feedback& fb) const {
   }
   bool marked = fb.marked > 0 && fb.snd_una >= f.qa_psn;
   if (p_.median_of > 0 && fb.rtt > 0) {  // the multipath variant: the median of the last samples decides
-    const int k = std::min(p_.median_of, Flow::kMedianSlots);
-    f.med_delay[f.med_pos] = static_cast<float>(d);
     f.med_marks = static_cast<uint8_t>((f.med_marks & ~(1u << f.med_pos)) | (marked ? 1u << f.med_pos : 0u));
-    f.med_pos = static_cast<uint8_t>((f.med_pos + 1) % k);
-    if (f.med_n < k) ++f.med_n;
-    std::array<float, Flow::kMedianSlots> s{};
-    std::copy_n(f.med_delay.begin(), f.med_n, s.begin());
-    std::nth_element(s.begin(), s.begin() + f.med_n / 2, s.begin() + f.med_n);
-    d = s[f.med_n / 2];  // the upper median of an even count
+    d = median_push(f, d, p_.median_of);
     marked = 2 * std::popcount(static_cast<unsigned>(f.med_marks & ((1u << f.med_n) - 1))) > f.med_n;
   }
   if (fb.rtt > 0) {

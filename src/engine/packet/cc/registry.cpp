@@ -55,6 +55,14 @@ const std::vector<Entry>& registry() {
        [](const Context& c) -> std::unique_ptr<CongestionControl> {
          return std::make_unique<Swift>(SwiftParams{}, c);
        }},
+      {"swift_median",
+       "Swift for spraying: the median round trip of the last 8 ACKs decides, not the newest ACK's (as MNSCC "
+       "does for NSCC); otherwise as swift",
+       [](const Context& c) -> std::unique_ptr<CongestionControl> {
+         SwiftParams p;
+         p.median_of = 8;
+         return std::make_unique<Swift>(p, c);
+       }},
       {"timely",
        "TIMELY (Mittal et al. 2015): a rate from the round trip's gradient, between 50 us and 1 ms; no ECN (the "
        "authors' constants as eRPC carries them)",

@@ -60,7 +60,8 @@ Reaction Swift::on_feedback(Flow& f, int64_t now, const Feedback& fb) const {
     return apply(f);
   }
   if (fb.rtt <= 0) return {};
-  const auto rtt = static_cast<double>(fb.rtt);
+  const double rtt = p_.median_of > 0 ? median_push(f, static_cast<double>(fb.rtt), p_.median_of)
+                                      : static_cast<double>(fb.rtt);
   f.avg_delay = rtt;
   const double n = static_cast<double>(fb.acked) * mss_;
   if (rtt < target_ps(f.hops, f.wnd_bytes)) {

@@ -14,8 +14,10 @@
 // W in bytes (MSS = a full packet on the wire), in [0.001 MSS, 1000 MSS]; the QP may have floor(W / MSS)
 // packets out, at least one; below one packet it is paced at W / rtt instead (the paper's pacing mode).
 // The first window is one BDP of the fabric's round trip at the NIC's line rate [assumption: the paper
-// gives none]. Not modelled: the retransmission-timeout cut, PLB path changes, separate fabric and host
-// targets (the NIC's round trip is all fabric here).
+// gives none]. Multipath variant (`swift_median`): under spraying each ACK's round trip is one path's; the
+// median of the last 8 decides, as MNSCC does for NSCC (Gerstein, Silberstein and Keslassy, arXiv 2509.07907)
+// [assumption: the same window of 8 samples; the paper derives it for NSCC]. Not modelled: the retransmission-timeout
+// cut, PLB path changes, separate fabric and host targets (the NIC's round trip is all fabric here).
 #pragma once
 
 #include "engine/packet/cc/congestion_control.hpp"
@@ -31,6 +33,9 @@ struct SwiftParams {
   double fs_range_of_base = 5;
   double fs_min_cwnd = 0.1, fs_max_cwnd = 100;  // packets
   double min_cwnd = 0.001, max_cwnd = 1000;     // packets
+  // > 0: the multipath variant (swift_median): the median round trip of the last `median_of` ACKs (at most 8)
+  // decides instead of the newest ACK's.
+  int median_of = 0;
 };
 
 class Swift final : public CongestionControl {

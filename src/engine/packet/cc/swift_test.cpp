@@ -93,3 +93,23 @@ TEST(Swift, AWindowBelowTheAckCadenceAsksForItsAck) {
   const auto& s = sim.streams()[0];
   EXPECT_LT((s.finish - s.first_send).us(), 2 * 85.6);
 }
+
+TEST(Swift, TheMedianVariantLetsOneSlowPathPass) {
+  // Seven ACKs at 30 us (under the 40 us target: W + 4,150^2 / W each, 175,000 -> 175,687.74 B), then one
+  // at 60 us, as one sprayed path's queue would report. swift cuts: W x (1 - 0.8 x (60 - 40.0740) / 60)
+  // = 129,010.95 B. swift_median reads the median of the eight, 30 us, and grows once more: 175,785.77 B.
+  cc::SwiftParams mp;
+  mp.median_of = 8;
+  const cc::Swift plain(cc::SwiftParams{}, context()), median(mp, context());
+  cc::Flow a = started(plain), b = started(median);
+  for (int i = 0; i < 7; ++i) {
+    plain.on_feedback(a, (10 + i) * kUs, ack(1, 30 * kUs));
+    median.on_feedback(b, (10 + i) * kUs, ack(1, 30 * kUs));
+  }
+  EXPECT_NEAR(a.wnd_bytes, 175'687.7417, 1e-3);
+  EXPECT_NEAR(b.wnd_bytes, 175'687.7417, 1e-3);
+  plain.on_feedback(a, 100 * kUs, ack(1, 60 * kUs));  // a round trip (60 us) since the start: a cut may come
+  median.on_feedback(b, 100 * kUs, ack(1, 60 * kUs));
+  EXPECT_NEAR(a.wnd_bytes, 129'010.9520, 1e-3);
+  EXPECT_NEAR(b.wnd_bytes, 175'785.7707, 1e-3);
+}
