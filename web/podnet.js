@@ -1329,7 +1329,7 @@
       const done = all.runs.filter(r => r.state === 'done');
       for (const k of ['a', 'b']) {
         pick[k].appendChild(el('option', { value: '', text: '(none)' }));
-        for (const r of done) pick[k].appendChild(el('option', { value: String(r.id), text: '#' + r.id + ' ' + r.study + ' ' + r.scenario }));
+        for (const r of done) pick[k].appendChild(el('option', { value: String(r.id), text: '#' + r.id + ' ' + r.study + ' ' + r.scenario + (r.label ? ' (' + r.label + ')' : '') }));
       }
       if (done.length >= 2) { pick.a.value = String(done[1].id); pick.b.value = String(done[0].id); }
       root.setAttribute('data-ready', '1');
@@ -1432,7 +1432,8 @@
       const all = await api('GET', '/api/runs');
       list.replaceChildren();
       for (const r of all.runs.filter(r => r.study === kind)) {
-        const a = el('a', { href: '#', 'data-run': r.id, text: '#' + r.id + ' ' + r.scenario + ': ' + r.state + (r.error ? ' (' + r.error + ')' : '') });
+        const a = el('a', { href: '#', 'data-run': r.id, text: '#' + r.id + ' ' + r.scenario + (r.label ? ' (' + r.label + ')' : '') + ': ' + r.state +
+          (r.error ? ' (' + r.error + ')' : '') });
         a.addEventListener('click', ev => { ev.preventDefault(); if (r.state === 'done') show(r.id); });
         const li = el('li', {}, [a]);
         if (kind === 'bench' && r.state === 'done') {

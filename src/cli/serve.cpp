@@ -42,6 +42,7 @@ struct Stopped {
 struct Run {
   int id = 0;
   std::string study, scenario;
+  std::string label;  // what the request gave: its parameters and --set overrides, for the list of runs
   Clock::time_point start = Clock::now();
   std::atomic<bool> cancel{false};
   // Under Impl::mu:
@@ -180,8 +181,9 @@ Request parse_request(const nlohmann::json& body) {
 }
 
 nlohmann::json status_of(const Run& r) {
-  nlohmann::json j = {{"id", r.id},     {"study", r.study}, {"scenario", r.scenario}, {"state", r.state},
-                      {"what", r.what}, {"done", r.done},   {"total", r.total},       {"seconds", r.seconds}};
+  nlohmann::json j = {{"id", r.id},       {"study", r.study}, {"scenario", r.scenario},
+                      {"label", r.label}, {"state", r.state}, {"what", r.what},
+                      {"done", r.done},   {"total", r.total}, {"seconds", r.seconds}};
   if (!r.error.empty()) j["error"] = r.error;
   return j;
 }
@@ -381,6 +383,14 @@ struct Server::Impl {
     run->id = next_id++;
     run->study = parsed.study;
     run->scenario = parsed.sc.name;
+    {  // the parameters given and the overrides, so that two runs of one scenario read apart
+      std::vector<std::string> parts;
+      for (const auto& [name, text] : parsed.args.given) parts.push_back(name + "=" + text);
+      for (const auto& o : parsed.sc.overrides)
+        if (std::find(parsed.args.sets.begin(), parsed.args.sets.end(), o) == parsed.args.sets.end())
+          parts.push_back(o);
+      for (size_t i = 0; i < parts.size(); ++i) run->label += (i ? "; " : "") + parts[i];
+    }
     runs[run->id] = run;
     ++running;
     threads.emplace(run->id, std::thread([this, run, p = std::move(parsed)]() mutable { work(run, std::move(p)); }));
