@@ -69,10 +69,8 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
   if (engine::engine_info(s.engine).traits.packet_faults) {
     TransportRun t;
     describe_transport(t, s);
-    const std::string& cc = t.cc;
-    doc["bench"]["cc"] = cc;
-    doc["bench"]["flow_control"] =
-        engine::packet::flow_control_name(cc, s.network.packet.pfc, s.network.packet.link_credits);
+    doc["bench"]["cc"] = t.cc;
+    doc["bench"]["flow_control"] = t.flow_control;
   }
   // The traffic patterns (collective/patterns.hpp): what drew or chose their flows.
   if (r.op == collective::Op::Permutation) doc["bench"]["permutation_seed"] = s.collective.seed;
@@ -347,8 +345,7 @@ void describe_transport(TransportRun& t, const scenario::Setup& s) {
   t.transport = s.network.transport.name;
   t.cc = s.network.packet.cc != "auto" ? s.network.packet.cc : s.network.transport.default_cc;
   t.pfc = s.network.packet.pfc;
-  t.link_credits = engine::packet::flow_control_name(t.cc, s.network.packet.pfc, s.network.packet.link_credits) ==
-                   "link credits";
+  t.flow_control = engine::packet::flow_control_name(t.cc, s.network.packet.pfc, s.network.packet.link_credits);
 }
 
 nlohmann::json compare_document(const scenario::Setup& first, const std::vector<TransportRun>& runs) {
@@ -372,7 +369,7 @@ nlohmann::json compare_document(const scenario::Setup& first, const std::vector<
                           {"transport", t.transport},
                           {"cc", t.cc},
                           {"pfc", t.pfc},
-                          {"link_credits", t.link_credits},
+                          {"link_credits", t.flow_control == "link credits"},
                           {"routing", t.routing}});
   // The size is each flow's for the traffic patterns and sendrecv, each rank's for the collectives.
   const bool per_flow = any.op == collective::Op::Incast || any.op == collective::Op::Permutation ||

@@ -31,7 +31,7 @@ struct TransportRun {
   std::string routing;                    // the routing policy in force
   std::string transport, cc;              // the transport preset and congestion control in force
   bool pfc = false;                       // PFC (a lossless data class) asked for
-  bool link_credits = false;              // credit-based flow control on every link (network.link_credits)
+  std::string flow_control;               // engine::packet::flow_control_name: link credits, PFC or none
   std::vector<study::BenchResult> sizes;  // one result of one size each, in size order
 };
 // Fills t's routing, transport, congestion control (the transport's default for auto) and flow control from

@@ -87,9 +87,11 @@ int32_t Nic::add_stream(const StreamSpec& s, const std::vector<PathPart>& route)
     times_.resize(times_.size() + cc::kMaxTimed, 0);
   }
   if (q.st_off != kNil) q.track = cc::kMaxTimed;
+  // The QP's BDP (bytes) at the fabric's largest round trip, which sizes its INT slots and its credit.
+  const double bdp_bytes = static_cast<double>(ports_.hot[q.inj_port].bps) / 8.0 *
+                           static_cast<double>(std::max(q.cc.base_rtt, c_.network_rtt)) / 1e12;
   if (traits_.int_telemetry) {  // an INT slot per packet the window can have out, twice over
-    const double rtt = static_cast<double>(std::max(q.cc.base_rtt, c_.network_rtt));
-    const double bdp = static_cast<double>(ports_.hot[q.inj_port].bps) / 8.0 * rtt / 1e12 / c_.mtu;
+    const double bdp = bdp_bytes / c_.mtu;
     uint32_t slots = 16;
     while (slots < 2 * (bdp + 1) && slots < cc::kMaxTimed) slots *= 2;
     q.int_off = static_cast<uint32_t>(int_count_.size());
@@ -102,9 +104,7 @@ int32_t Nic::add_stream(const StreamSpec& s, const std::vector<PathPart>& route)
     q.pt_off = static_cast<uint32_t>(pull_targets_.size());
     pull_targets_.resize(pull_targets_.size() + cc::kMaxTimed, 0);
     q.track = std::min(q.track, cc::kMaxTimed);
-    const double rtt = static_cast<double>(std::max(q.cc.base_rtt, c_.network_rtt));
-    const double line = static_cast<double>(ports_.hot[q.inj_port].bps);
-    q.max_credit = std::max<int64_t>(c_.mtu + c_.header, std::llround(traits_.credit_bdp * line / 8.0 * rtt / 1e12));
+    q.max_credit = std::max<int64_t>(c_.mtu + c_.header, std::llround(traits_.credit_bdp * bdp_bytes));
     q.credit = q.max_credit;
     q.speculating = true;
     q.unsent_wire = s.bytes + static_cast<int64_t>(q.npkts) * c_.header;

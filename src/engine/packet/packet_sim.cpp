@@ -141,9 +141,11 @@ struct PacketSim::Impl {
   std::vector<SilentFault> faults;
   std::vector<std::vector<int32_t>> dir_faults, node_faults;  // faults on each directed link / node
   bool has_faults = false;
-  bool link_loss = false, last_all = false;  // silently_lost's last verdict: a loss of the link's own
   Rng fault_rng;
-  bool silently_lost(DirLink p, const Packet& k);
+  // Whether a silent fault loses packet k arriving on p: not, by the link's own fault with a probability (a
+  // loss link-level retry recovers), or otherwise (a switch's fault, a flap while down).
+  enum class Loss : uint8_t { None, Link, Other };
+  Loss silently_lost(DirLink p, const Packet& k);
   int64_t fault_latency(DirLink p) const;
   struct ProbePath {
     uint32_t off = 0;
@@ -584,8 +586,8 @@ void PacketSim::Impl::on_arrive(Packet k, bool replayed) {
     events.push(Time(now + replay_shift[p]), enc_kind(k) | kReplayed, enc_a(k), enc_b(k), enc_tag(k));
     return;
   }
-  if (has_faults && silently_lost(p, k)) {
-    if (!replay_until.empty() && link_loss) {
+  if (const Loss loss = has_faults ? silently_lost(p, k) : Loss::None; loss != Loss::None) {
+    if (!replay_until.empty() && loss == Loss::Link) {
       // The link resends it: the receiver's MAC finds it bad and tells the sender across the cable, which
       // sends it again, a link round trip and a packet later (shift). Every packet already on its way
       // behind it (arriving within a full packet's time and the link's delay) is discarded and resent in
@@ -598,11 +600,11 @@ void PacketSim::Impl::on_arrive(Packet k, bool replayed) {
       PortState& s = ports->state[p];
       s.busy_until = std::max(s.busy_until, now) + shift;
       ++stats.link_retries;
-      --stats.silent;  // not lost after all
-      --ports->stats_of[p].silent;
       events.push(Time(now + shift), enc_kind(k) | kReplayed, enc_a(k), enc_b(k), enc_tag(k));
       return;
     }
+    ++ports->stats_of[p].silent;
+    ++stats.silent;
     if (k.type == kData && k.cls == kLossless && ports->state[p].credit_limited) ports->state[p].credits += k.wire;
     return;
   }
@@ -771,28 +773,23 @@ bool fault_on(const SilentFault& f, int64_t now, bool& all_lost) {
 }
 }  // namespace
 
-bool PacketSim::Impl::silently_lost(DirLink p, const Packet& k) {
+PacketSim::Impl::Loss PacketSim::Impl::silently_lost(DirLink p, const Packet& k) {
+  // Loss::Link for a loss drawn with a fault's probability, Loss::Other for a flap while down.
   const auto hit = [&](const std::vector<int32_t>& list) {
     for (const int32_t i : list) {
       const SilentFault& f = faults[i];
       bool all = false;
       if (!fault_on(f, now, all)) continue;
-      last_all = all;
-      if (all || (f.probability > 0 && fault_rng.uniform() < f.probability)) return true;
+      if (all) return Loss::Other;
+      if (f.probability > 0 && fault_rng.uniform() < f.probability) return Loss::Link;
     }
-    return false;
+    return Loss::None;
   };
-  const NodeId n = ports->hot[p].to;
-  link_loss = false;
-  if (hit(dir_faults[p])) {
-    link_loss = !last_all;  // a loss of the link's own, with a probability (a flap while down loses all)
-  } else if (!(topo.nodes[n].kind == NodeKind::Switch && hit(node_faults[n]))) {
-    return false;
-  }
-  ++ports->stats_of[p].silent;
-  ++stats.silent;
   (void)k;
-  return true;
+  if (const Loss l = hit(dir_faults[p]); l != Loss::None) return l;
+  const NodeId n = ports->hot[p].to;
+  if (topo.nodes[n].kind == NodeKind::Switch && hit(node_faults[n]) != Loss::None) return Loss::Other;
+  return Loss::None;
 }
 
 int64_t PacketSim::Impl::fault_latency(DirLink p) const {
