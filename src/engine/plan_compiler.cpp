@@ -26,6 +26,16 @@ PlanCompiler::PlanCompiler(const topology::Topology& topo, routing::Router& rout
     transport_link_[l] = tr ? 1 : 0;
     factor_[l] = links[c].efficiency * (tr ? transport.efficiency() : 1.0);
   }
+  hop_terms_.resize(2 * n);
+  for (routing::DirLink d = 0; d < static_cast<routing::DirLink>(2 * n); ++d) {
+    const topology::LinkId li = routing::link_of(d);
+    const topology::NodeId to = routing::dir_to(d, topo);
+    const topology::NodeId from = routing::dir_from(d, topo);
+    HopTerms& h = hop_terms_[static_cast<size_t>(d)];
+    h.link_ps = static_cast<double>((topo.links[li].latency + class_latency_[static_cast<size_t>(li)]).ps);
+    h.switch_ps = topo.nodes[to].kind == NodeKind::Switch ? static_cast<double>(topo.switch_latency.ps) : 0.0;
+    h.nic = topo.nodes[to].kind == NodeKind::Nic || topo.nodes[from].kind == NodeKind::Nic;
+  }
 }
 
 double PlanCompiler::payload_capacity_bps(DirLink d) const {
@@ -39,13 +49,10 @@ Time PlanCompiler::hop_latency(const std::vector<PathPart>& parts) const {
   double ps = 0;
   bool crosses_nic = false;
   for (const auto& p : parts) {
-    const topology::LinkId li = routing::link_of(p.link);
-    const auto& l = topo_.links[li];
-    ps += p.fraction * static_cast<double>((l.latency + class_latency_[static_cast<size_t>(li)]).ps);
-    const topology::NodeId to = routing::dir_to(p.link, topo_);
-    const topology::NodeId from = routing::dir_from(p.link, topo_);
-    if (topo_.nodes[to].kind == NodeKind::Switch) ps += p.fraction * static_cast<double>(topo_.switch_latency.ps);
-    crosses_nic = crosses_nic || topo_.nodes[to].kind == NodeKind::Nic || topo_.nodes[from].kind == NodeKind::Nic;
+    const HopTerms& h = hop_terms_[static_cast<size_t>(p.link)];
+    ps += p.fraction * h.link_ps;
+    if (h.switch_ps != 0) ps += p.fraction * h.switch_ps;
+    crosses_nic = crosses_nic || h.nic;
   }
   // A chip-to-chip (torus) hop crosses no NIC: no endpoint stack latency.
   if (crosses_nic) ps += static_cast<double>(transport_.stack_latency.ps);

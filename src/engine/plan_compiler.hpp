@@ -89,6 +89,13 @@ class PlanCompiler {
   std::vector<Time> class_latency_;         // by link
   std::vector<uint8_t> transport_link_;     // by link
   std::vector<double> coef_;                // scratch, by directed link
+  // hop_latency's terms by directed link, read once per link: the link's latency (its own and its class's), the
+  // switch latency where it enters a switch, and whether it leaves or enters a NIC.
+  struct HopTerms {
+    double link_ps = 0, switch_ps = 0;
+    bool nic = false;
+  };
+  std::vector<HopTerms> hop_terms_;
   std::vector<routing::DirLink> touched_, scratch_;
   static void sort_links(std::vector<routing::DirLink>& v, std::vector<routing::DirLink>& scratch);
   std::vector<routing::PathPart> hop_;

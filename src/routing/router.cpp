@@ -115,6 +115,20 @@ Router::Router(const topology::Topology& t, RouteOptions o) : t_(t), o_(std::mov
 
   frac_.assign(net, 0.0);
   count_.assign(net, 0);
+  next_id_.resize(net);
+  attach_.resize(nn);
+  for (size_t n = 0; n < nn; ++n)
+    if (t.nodes[n].kind == NodeKind::Nic) attach_[n] = scan_attachment(static_cast<NodeId>(n));
+  rank_end_.resize(ranks);
+  for (size_t r = 0; r < ranks; ++r) {
+    RankEnd& re = rank_end_[r];
+    re.nvswitch = nvswitch_[r];
+    if (torus_ || r >= t.gpu_nic.size() || t.gpu_nic[r] == kNone) continue;
+    re.nic = t.gpu_nic[r];
+    re.rail = t.nodes[re.nic].rail;
+    if (gpu_pcie_[r] != kNone) re.pcie_up = dir_link(gpu_pcie_[r], t.gpus[r], t);
+    re.attach = attach_[re.nic];
+  }
 }
 
 uint16_t Router::udp_source_port(uint64_t entropy) { return static_cast<uint16_t>(0xC000 | (mix64(entropy) & 0x3FFF)); }
@@ -140,13 +154,17 @@ NodeId Router::nic_on_rail(int32_t server, int32_t rail) const {
   return nic.server == server && nic.rail == rail ? t_.nics[i] : kNone;
 }
 
-std::pair<LinkId, int32_t> Router::attachment(NodeId nic) const {
+Router::Attachment Router::scan_attachment(NodeId nic) const {
   auto [b, e] = t_.incident(nic);
   for (const LinkId* l = b; l != e; ++l) {
     const int32_t v = graph_->net_of(t_.other_end(*l, nic));
-    if (v >= 0 && graph_->link_up(*l)) return {*l, v};
+    if (v >= 0 && graph_->link_up(*l)) return {*l, v, dir_link(*l, nic, t_)};
   }
-  return {kNone, -1};
+  return {};
+}
+
+Router::Attachment Router::attachment(NodeId nic) const {
+  return graph_->any_down() ? scan_attachment(nic) : attach_[nic];
 }
 
 [[noreturn]] void Router::no_path(int32_t src, int32_t dst, const Ends& e, const char* why) const {
@@ -176,6 +194,32 @@ Router::Ends Router::resolve(int32_t src, int32_t dst) {
   check_rank(dst);
   Ends e;
   if (src == dst) return e;
+  if (!torus_ && !graph_->any_down()) {
+    // Fault-free, from the two ranks' records: the same answer as the general case below wherever it applies
+    // (one NVLink domain; two NICs on one rail, each with its PCIe link and a switch); else that case decides.
+    const RankEnd& a = rank_end_[src];
+    const RankEnd& b = rank_end_[dst];
+    if (a.nvswitch != kNone && a.nvswitch == b.nvswitch) {
+      e.kind = Ends::NvLink;
+      return e;
+    }
+    if (a.nic != kNone && b.nic != kNone && a.nic != b.nic && a.rail == b.rail && a.pcie_up >= 0 && b.pcie_up >= 0 &&
+        a.attach.net >= 0 && b.attach.net >= 0) {
+      e.kind = Ends::Net;
+      e.src_ep = a.nic;
+      e.dst_ep = b.nic;
+      e.src_pcie = link_of(a.pcie_up);
+      e.src_dir = a.pcie_up;
+      e.dst_dir = b.pcie_up ^ 1;
+      e.from_link = a.attach.link;
+      e.from = a.attach.net;
+      e.from_dir = a.attach.up;
+      e.to_link = b.attach.link;
+      e.to = b.attach.net;
+      e.to_dir = b.attach.up ^ 1;
+      return e;
+    }
+  }
   e.kind = Ends::Net;
   if (torus_) {
     e.src_ep = t_.gpus[src];
@@ -224,8 +268,15 @@ Router::Ends Router::resolve(int32_t src, int32_t dst) {
   if (src_pcie == kNone || !graph_->link_up(src_pcie)) no_path(src, dst, e, "the PCIe link to the source NIC is down");
   if (gpu_pcie_[dst] == kNone || !graph_->link_up(gpu_pcie_[dst]))
     no_path(src, dst, e, "the PCIe link from the destination NIC is down");
-  std::tie(e.from_link, e.from) = attachment(sn);
-  std::tie(e.to_link, e.to) = attachment(dn);
+  e.src_dir = dir_link(src_pcie, t_.gpus[e.relay >= 0 ? e.relay : src], t_);
+  e.dst_dir = dir_link(gpu_pcie_[dst], dn, t_);
+  const Attachment as = attachment(sn), ad = attachment(dn);
+  e.from_link = as.link;
+  e.from = as.net;
+  e.from_dir = as.up;
+  e.to_link = ad.link;
+  e.to = ad.net;
+  e.to_dir = ad.up ^ 1;
   if (e.from < 0) no_path(src, dst, e, "the source NIC has no up link to a switch");
   if (e.to < 0) no_path(src, dst, e, "the destination NIC has no up link to a switch");
   return e;
@@ -270,25 +321,69 @@ Router::Target Router::group_target(int32_t group, int32_t from, bool fallback) 
   return tg;
 }
 
-// Fills cand_ with N_T(u) (indices into nadj_), u at distance d > 0.
-int Router::gather(int32_t u, const Target& tg) {
+// N_T(u), u at distance d > 0.
+std::span<const Router::Hop> Router::gather(int32_t u, const Target& tg) {
+  if (!tg.restricted && !graph_->any_down() && tg.tab && tg.node >= 0) {
+    std::vector<uint32_t>& ids = next_id_[tg.node];
+    if (ids.empty()) ids.assign(graph_->size(), kUnlearnt);
+    uint32_t& id = ids[u];
+    if (id == kUnlearnt) id = learn_next(u, tg);
+    const NextList& l = lists_[id];
+    return {pool_.data() + l.off, l.n};
+  }
   cand_.clear();
   const int want = dist(u, tg) - 1;
-  if (!tg.restricted && !graph_->any_down() && tg.tab) {
-    // Every direction up, no group restriction: a next hop is any edge one hop closer (the same list, in the
-    // same order, as the general case below).
-    for (int32_t i = graph_->edge_begin(u), e = graph_->edge_end(u); i < e; ++i)
-      if (tg.tab[graph_->edge(i).to] == want) cand_.push_back(i);
-    return static_cast<int>(cand_.size());
-  }
   const int32_t gu = graph_->group(u);
   for (int32_t i = graph_->edge_begin(u); i < graph_->edge_end(u); ++i) {
     const NetworkGraph::Edge& ed = graph_->edge(i);
     if (!graph_->dir_up(ed.dir) || dist(ed.to, tg) != want) continue;
     if (tg.restricted && graph_->group(ed.to) != gu && graph_->group(ed.to) != tg.group) continue;
-    cand_.push_back(i);
+    cand_.push_back({ed.dir, ed.to});
   }
-  return static_cast<int>(cand_.size());
+  return cand_;
+}
+
+// Every direction up, no group restriction: a next hop is any edge one hop closer (the same list, in the same
+// order, as gather's general case). Returns the index of that list in lists_, adding it if u has no such list.
+uint32_t Router::learn_next(int32_t u, const Target& tg) {
+  cand_.clear();
+  const int want = dist(u, tg) - 1;
+  for (int32_t i = graph_->edge_begin(u), e = graph_->edge_end(u); i < e; ++i) {
+    const NetworkGraph::Edge& ed = graph_->edge(i);
+    if (tg.tab[ed.to] == want) cand_.push_back({ed.dir, ed.to});
+  }
+  uint64_t h = mix64(static_cast<uint64_t>(u) << 32 | cand_.size());
+  for (const Hop& c : cand_) h = mix64(h ^ static_cast<uint64_t>(c.dir));
+  const auto same = [&](uint32_t id) {
+    const NextList& l = lists_[id];
+    if (l.u != u || l.n != cand_.size()) return false;
+    for (uint32_t k = 0; k < l.n; ++k)
+      if (pool_[l.off + k].dir != cand_[k].dir) return false;
+    return true;
+  };
+  // Open addressing, linear probing; kept at most half full.
+  if (2 * (lists_.size() + 1) > list_slots_.size()) {
+    std::vector<uint32_t> old(std::max<size_t>(1024, 2 * list_slots_.size()), kUnlearnt);
+    old.swap(list_slots_);
+    const size_t mask = list_slots_.size() - 1;
+    for (const uint32_t id : old)
+      if (id != kUnlearnt)
+        for (size_t i = lists_[id].hash & mask;; i = (i + 1) & mask)
+          if (list_slots_[i] == kUnlearnt) {
+            list_slots_[i] = id;
+            break;
+          }
+  }
+  const size_t mask = list_slots_.size() - 1;
+  size_t i = h & mask;
+  for (; list_slots_[i] != kUnlearnt; i = (i + 1) & mask)
+    if (lists_[list_slots_[i]].hash == h && same(list_slots_[i])) return list_slots_[i];
+  const auto id = static_cast<uint32_t>(lists_.size());
+  if (id == kUnlearnt) throw Error("routing: internal: too many next-hop lists");
+  lists_.push_back({h, u, static_cast<uint32_t>(pool_.size()), static_cast<uint32_t>(cand_.size())});
+  pool_.insert(pool_.end(), cand_.begin(), cand_.end());
+  list_slots_[i] = id;
+  return id;
 }
 
 // ---------------------------------------------------------------- walks
@@ -296,27 +391,27 @@ int Router::gather(int32_t u, const Target& tg) {
 int32_t Router::walk(int32_t from, const Target& tg, Pick pick, uint64_t key, std::vector<PathPart>& out) {
   int32_t u = from;
   for (int d = dist(u, tg); d > 0; --d) {
-    const int n = gather(u, tg);
+    const std::span<const Hop> cand = gather(u, tg);
+    const auto n = static_cast<int>(cand.size());
     if (n == 0) throw Error("routing: internal: a node on a shortest path has no next hop");
-    int32_t c = cand_[0];
+    Hop c = cand[0];
     if (pick == Pick::Hash && n > 1) {
-      c = cand_[mix64(key ^ seed_of_[u]) % static_cast<uint64_t>(n)];
+      c = cand[mix64(key ^ seed_of_[u]) % static_cast<uint64_t>(n)];
     } else if (pick == Pick::Least) {
       double best = std::numeric_limits<double>::infinity();
       ties_.clear();
-      for (int32_t i : cand_) {
-        const double l = load_[graph_->edge(i).dir];
+      for (const Hop& h : cand) {
+        const double l = load_[h.dir];
         if (l < best) {
           best = l;
           ties_.clear();
         }
-        if (l == best) ties_.push_back(i);
+        if (l == best) ties_.push_back(h);
       }
       c = ties_.size() == 1 ? ties_[0] : ties_[mix64(key ^ seed_of_[u]) % ties_.size()];
     }
-    const NetworkGraph::Edge& ed = graph_->edge(c);
-    out.push_back({ed.dir, 1.0});
-    u = ed.to;
+    out.push_back({c.dir, 1.0});
+    u = c.to;
   }
   return u;
 }
@@ -329,14 +424,14 @@ void Router::spray(int32_t from, const Target& tg, std::vector<PathPart>& out) {
     for (int32_t u : level_) {
       const double f = frac_[u];
       frac_[u] = 0.0;
-      const int n = gather(u, tg);
+      const std::span<const Hop> cand = gather(u, tg);
+      const auto n = static_cast<int>(cand.size());
       if (n == 0) throw Error("routing: internal: a node on a shortest path has no next hop");
       const double share = f / n;
-      for (int32_t i : cand_) {
-        const NetworkGraph::Edge& ed = graph_->edge(i);
-        out.push_back({ed.dir, share});
-        if (frac_[ed.to] == 0.0) next_.push_back(ed.to);
-        frac_[ed.to] += share;
+      for (const Hop& h : cand) {
+        out.push_back({h.dir, share});
+        if (frac_[h.to] == 0.0) next_.push_back(h.to);
+        frac_[h.to] += share;
       }
     }
     level_.swap(next_);
@@ -420,32 +515,29 @@ double Router::path_cost(const std::vector<PathPart>& parts, double weight) cons
 void Router::route(int32_t src, int32_t dst, uint64_t entropy, double weight, std::vector<PathPart>& out) {
   const size_t start = out.size();
   const Ends e = resolve(src, dst);
-  const NodeId sgpu = t_.gpus[src];
   switch (e.kind) {
     case Ends::Same: return;
     case Ends::NvLink:
-      out.push_back({dir_link(nvl_link_[src], sgpu, t_), 1.0});
+      out.push_back({dir_link(nvl_link_[src], t_.gpus[src], t_), 1.0});
       out.push_back({dir_link(nvl_link_[dst], nvswitch_[dst], t_), 1.0});
       break;
     case Ends::SharedNic:
-      out.push_back({dir_link(gpu_pcie_[src], sgpu, t_), 1.0});
+      out.push_back({dir_link(gpu_pcie_[src], t_.gpus[src], t_), 1.0});
       out.push_back({dir_link(gpu_pcie_[dst], e.dst_ep, t_), 1.0});
       break;
     case Ends::Net: {
       if (!torus_) {
-        NodeId pcie_from = sgpu;
         if (e.relay >= 0) {
-          out.push_back({dir_link(nvl_link_[src], sgpu, t_), 1.0});
+          out.push_back({dir_link(nvl_link_[src], t_.gpus[src], t_), 1.0});
           out.push_back({dir_link(nvl_link_[e.relay], nvswitch_[src], t_), 1.0});
-          pcie_from = t_.gpus[e.relay];
         }
-        out.push_back({dir_link(e.src_pcie, pcie_from, t_), 1.0});
+        out.push_back({e.src_dir, 1.0});
       }
       if (!network_part(e, entropy, weight, out)) {
         out.resize(start);
         no_path(src, dst, e, "");
       }
-      if (!torus_) out.push_back({dir_link(gpu_pcie_[dst], e.dst_ep, t_), 1.0});
+      if (!torus_) out.push_back({e.dst_dir, 1.0});
       break;
     }
   }
@@ -455,7 +547,7 @@ void Router::route(int32_t src, int32_t dst, uint64_t entropy, double weight, st
 
 bool Router::network_part(const Ends& e, uint64_t entropy, double weight, std::vector<PathPart>& out) {
   const size_t start = out.size();
-  if (!torus_) out.push_back({dir_link(e.from_link, e.src_ep, t_), 1.0});
+  if (!torus_) out.push_back({e.from_dir, 1.0});
   const uint64_t key = flow_key(e.src_ep, e.dst_ep, entropy);
   if (policy_ == Policy::DimensionOrder && dimension_order(e.from, e.to, out)) {
     // done: the dimension-order path is up
@@ -483,7 +575,7 @@ bool Router::network_part(const Ends& e, uint64_t entropy, double weight, std::v
       }
     }
   }
-  if (!torus_) out.push_back({dir_link(e.to_link, graph_->node_of(e.to), t_), 1.0});
+  if (!torus_) out.push_back({e.to_dir, 1.0});
   return true;
 }
 
@@ -507,8 +599,13 @@ void Router::route_endpoints(NodeId src_ep, NodeId dst_ep, uint64_t entropy, std
     e.from = graph_->net_of(src_ep);
     e.to = graph_->net_of(dst_ep);
   } else {
-    std::tie(e.from_link, e.from) = attachment(src_ep);
-    std::tie(e.to_link, e.to) = attachment(dst_ep);
+    const Attachment as = attachment(src_ep), ad = attachment(dst_ep);
+    e.from_link = as.link;
+    e.from = as.net;
+    e.from_dir = as.up;
+    e.to_link = ad.link;
+    e.to = ad.net;
+    e.to_dir = ad.up ^ 1;
   }
   const bool ok = e.from >= 0 && e.to >= 0 && network_part(e, entropy, 1.0, out);
   if (!ok) {
@@ -568,9 +665,8 @@ int Router::equal_cost_paths(int32_t src, int32_t dst) {
     for (int32_t u : level_) {
       const int64_t c = count_[u];
       count_[u] = 0;
-      gather(u, tg);
-      for (int32_t i : cand_) {
-        const int32_t v = graph_->edge(i).to;
+      for (const Hop& h : gather(u, tg)) {
+        const int32_t v = h.to;
         if (count_[v] == 0) next_.push_back(v);
         count_[v] = std::min(kCap, count_[v] + c);
       }

@@ -114,12 +114,18 @@
 // The Topology must outlive the Router (it is held by reference).
 // Determinism: every choice is a function of (seed, node ids, link ids,
 // flow key, loads); no pointer or unordered-container order is involved.
-// Cost: route() is O(hops x degree) and allocates nothing but the caller's
-// `out` growth (scratch buffers are reused); a Router is not thread-safe.
+// Cost: with every link up, route() reads two per-rank records and, per hop,
+// N_T(u) learnt once per (target, node) and kept (each node's distinct lists
+// stored once: a leaf has one, its uplinks; a spine its uplinks and one per
+// leaf below it), so a hop is O(1) after the first route through it; memory
+// 4 bytes x network nodes per target used, beside its distance table. With a
+// link down, O(hops x degree). It allocates nothing but the caller's `out`
+// growth and what it learns; a Router is not thread-safe.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -188,7 +194,18 @@ class Router {
     topology::NodeId src_ep = topology::kNone, dst_ep = topology::kNone;      // NICs (torus: GPUs)
     topology::LinkId src_pcie = topology::kNone;                              // src (or relay) GPU -> src_ep
     topology::LinkId from_link = topology::kNone, to_link = topology::kNone;  // NIC <-> attachment switch
-    int32_t from = -1, to = -1;                                               // network indices of the attachments
+    DirLink from_dir = -1, to_dir = -1;  // NIC -> switch at the source, switch -> NIC at the destination
+    DirLink src_dir = -1, dst_dir = -1;  // PCIe: the source (or relay) GPU -> src_ep, dst_ep -> the destination GPU
+    int32_t from = -1, to = -1;          // network indices of the attachments
+  };
+  struct Attachment {
+    topology::LinkId link = topology::kNone;  // NIC <-> its switch
+    int32_t net = -1;                         // network index of the switch
+    DirLink up = -1;                          // the direction NIC -> switch
+  };
+  struct Hop {  // a next hop: the directed link leaving u and the network node it reaches
+    DirLink dir;
+    int32_t to;
   };
   struct Target {
     const int16_t* tab = nullptr;  // nullptr: fault-free torus, distance computed
@@ -202,7 +219,8 @@ class Router {
   bool network_part(const Ends& e, uint64_t entropy, double weight, std::vector<PathPart>& out);
   [[noreturn]] void no_path(int32_t src, int32_t dst, const Ends& e, const char* why) const;
   void check_rank(int32_t rank) const;
-  std::pair<topology::LinkId, int32_t> attachment(topology::NodeId nic) const;
+  Attachment attachment(topology::NodeId nic) const;
+  Attachment scan_attachment(topology::NodeId nic) const;
   topology::NodeId nic_on_rail(int32_t server, int32_t rail) const;
 
   // Search toward a node / any node of a group. In a dragonfly the search is
@@ -212,7 +230,12 @@ class Router {
   Target group_target(int32_t group, int32_t from, bool fallback = true);
   int dist(int32_t u, const Target& tg) const { return tg.tab ? tg.tab[u] : torus_dist(u, tg.node); }
   int torus_dist(int32_t u, int32_t v) const;
-  int gather(int32_t u, const Target& tg);
+  // N_T(u): the equal-cost next hops of u toward tg (indices into the graph's edges; valid until the next
+  // gather). Without a direction down and unrestricted, the list is learnt once per (target, u) and kept: each
+  // node keeps its distinct lists (a leaf has one, up; a spine one up and one per leaf below it), so a hop costs
+  // one lookup instead of a scan of u's edges.
+  std::span<const Hop> gather(int32_t u, const Target& tg);
+  uint32_t learn_next(int32_t u, const Target& tg);
   int32_t walk(int32_t from, const Target& tg, Pick pick, uint64_t key, std::vector<PathPart>& out);
   void spray(int32_t from, const Target& tg, std::vector<PathPart>& out);
   bool dimension_order(int32_t from, int32_t to, std::vector<PathPart>& out);
@@ -244,10 +267,35 @@ class Router {
   std::vector<topology::LinkId> plus_, minus_;  // [rank * D + i] -> link toward +i / -i
 
   // scratch
-  std::vector<int32_t> cand_, ties_, level_, next_;
+  std::vector<Hop> cand_, ties_;
+  std::vector<int32_t> level_, next_;
   std::vector<double> frac_;
   std::vector<int64_t> count_;
   std::vector<PathPart> alt_a_, alt_b_;
+  // gather's learnt lists, for the fault-free graph (which never changes): per target network index the list of
+  // each node (an index into lists_; kUnlearnt until asked for); lists_ holds every node's distinct lists once,
+  // as (offset, count) into pool_, found again by their hash in list_slots_.
+  static constexpr uint32_t kUnlearnt = 0xFFFFFFFF;
+  struct NextList {
+    uint64_t hash = 0;
+    int32_t u = 0;
+    uint32_t off = 0, n = 0;
+  };
+  std::vector<std::vector<uint32_t>> next_id_;
+  std::vector<NextList> lists_;
+  std::vector<uint32_t> list_slots_;
+  std::vector<Hop> pool_;
+  // The fault-free attachment of every NIC (node-indexed; net -1: none) and each rank's PCIe direction GPU -> NIC.
+  std::vector<Attachment> attach_;
+  // Per rank, what a fault-free route between two NICs on one rail reads, in one record: a route touches two
+  // records instead of a dozen node-indexed arrays (at 131,072 GPUs each read is a cache miss).
+  struct RankEnd {
+    topology::NodeId nic = topology::kNone, nvswitch = topology::kNone;
+    int32_t rail = topology::kNone;
+    DirLink pcie_up = -1;  // GPU -> its NIC
+    Attachment attach;     // its NIC's
+  };
+  std::vector<RankEnd> rank_end_;
 };
 
 }  // namespace podnet::routing

@@ -469,6 +469,44 @@ TEST(RailClos, CrossRailWithoutPxnUsesSuperSpineOnThreeTiers) {
   EXPECT_EQ(node_at_tier(t, route_of(pxn, 0, 11), 3), topology::kNone);
 }
 
+TEST(RailClos, LearntNextHopsAreTheOnesAScanFinds) {
+  // With every link up a router learns each node's next hops once per target and keeps them; with a link down
+  // it scans the node's edges at every hop. A NIC link taken down leaves every switch's distances as they were,
+  // so every route between the other servers' GPUs (PXN relays through the cut NIC's server) must come out the
+  // same both ways, and again from what was learnt.
+  const Topology t = build_with("rail_clos", {{"gpus", "64"}, {"tiers", "3"}}, rail_hw());
+  const auto n = static_cast<int32_t>(t.gpus.size());
+  const int32_t cut_gpu = n - 1;
+  LinkId cut = topology::kNone;
+  auto [b, e] = t.incident(t.gpu_nic[cut_gpu]);
+  for (const LinkId* l = b; l != e; ++l)
+    if (t.nodes[t.other_end(*l, t.gpu_nic[cut_gpu])].kind == NodeKind::Switch) cut = *l;
+  ASSERT_NE(cut, topology::kNone);
+  for (const char* policy : {"ecmp", "spray"})
+    for (const bool pxn : {true, false}) {
+      Router learnt(t, opts(policy, pxn));
+      Router scanned(t, opts(policy, pxn));
+      scanned.set_link_up(cut, false);
+      int compared = 0;
+      const int32_t others = cut_gpu - 1;  // the last server's two GPUs left out
+      for (int32_t s = 0; s < others; ++s)
+        for (int32_t d = 0; d < others; ++d)
+          for (uint64_t q = 0; q < 3; ++q) {
+            const auto first = route_of(learnt, s, d, q);
+            const auto again = route_of(learnt, s, d, q);
+            const auto scan = route_of(scanned, s, d, q);
+            ASSERT_EQ(first.size(), scan.size()) << policy << " " << s << " -> " << d;
+            for (size_t i = 0; i < first.size(); ++i) {
+              EXPECT_EQ(first[i].link, scan[i].link);
+              EXPECT_EQ(first[i].fraction, scan[i].fraction);
+              EXPECT_EQ(first[i].link, again[i].link);
+            }
+            ++compared;
+          }
+      EXPECT_EQ(compared, 62 * 62 * 3);
+    }
+}
+
 // ------------------------------------------------------------ torus
 
 int torus_distance(int32_t a, int32_t b) {  // 4x4x4, x fastest
