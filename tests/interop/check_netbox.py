@@ -37,6 +37,8 @@ import re
 import subprocess
 import sys
 
+import cases  # beside this script
+
 # file -> (NetBox import form, its Meta.fields, required fields, podnet's documented header)
 FORMS = {
     "00-custom-fields.csv": (
@@ -154,7 +156,7 @@ VARIANTS = {"": [], "frontend": ["--set", "frontend.nics=2", "--set", "frontend.
 
 def check(podnet, out, spec):
     name, _, variant = spec.partition(":")
-    extra = VARIANTS[variant]
+    extra = VARIANTS[variant] + (cases.CASES[name] if name in cases.NETBOX_AT_CASE_SIZE else [])
     c = Checker(spec)
     d = os.path.join(out, spec.replace(":", "-"))
     r = subprocess.run([podnet, "design", name, "--netbox", d] + extra, stdout=subprocess.DEVNULL,
