@@ -8,9 +8,18 @@
 // its own). Analytical engine by default; --flow adds the flow engine (about
 // 7 minutes at 131,072 GPUs). Targets (issue): 131,072 GPUs within 10x of
 // 16,384 GPUs' cost, <= 3 s analytical and <= 10 s flow.
+// --design instead times the 1,048,576-GPU design (the built-in clos-1m) as
+// podnet's commands run it: `design`, `reliability` and `design
+// --config-plan DIR` (into a scratch folder, removed after), each in its own
+// process: CPU and peak memory. Target (issue): the design <= 10 s and a few
+// GB; reliability and the config plan within seconds.
 #include "bench_util.hpp"
 
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include <chrono>
 #include <cstdio>
@@ -18,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli.hpp"
 #include "train_util.hpp"
 
 namespace {
@@ -44,13 +54,56 @@ int run_case(const char* engine_name, int64_t gpus) {
   return 0;
 }
 
+// One podnet command, its output thrown away: CPU and peak memory of the process that ran it.
+int run_command(const std::string& label, std::vector<std::string> args) {
+  const double cpu0 = cpu_seconds();
+  const int keep = dup(STDOUT_FILENO);
+  const int null = open("/dev/null", O_WRONLY);
+  dup2(null, STDOUT_FILENO);
+  dup2(null, STDERR_FILENO);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const int rc = podnet::cli::run(static_cast<int>(args.size()), argv.data());
+  const double cpu = cpu_seconds() - cpu0;
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  std::fflush(stdout);  // the command's own output, to /dev/null
+  dup2(keep, STDOUT_FILENO);
+  std::printf("%-40s cpu %8.2f s  peak %8.1f MB  exit %d\n", label.c_str(), cpu,
+              static_cast<double>(u.ru_maxrss) / 1024.0, rc);
+  return rc;
+}
+
+int design_cases() {
+  std::printf("scale_bench --design: the 1,048,576-GPU design (clos-1m), each command in its own process\n");
+  std::string dir = (std::filesystem::temp_directory_path() / "scale_bench_XXXXXX").string();
+  if (mkdtemp(dir.data()) == nullptr) {
+    std::perror("mkdtemp");
+    return 1;
+  }
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"podnet design clos-1m", {"podnet", "design", "clos-1m"}},
+      {"podnet reliability clos-1m", {"podnet", "reliability", "clos-1m"}},
+      {"podnet design clos-1m --config-plan DIR", {"podnet", "design", "clos-1m", "--config-plan", dir + "/plan"}},
+  };
+  int rc = 0;
+  for (const auto& [label, args] : cases)
+    if (podnet::bench::run_in_child(label.c_str(), [&] { return run_command(label, args); }) != 0) rc = 1;
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  return rc;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   podnet::use_huge_pages(argv);  // as the podnet binary runs (core/process.hpp)
   std::vector<const char*> engines = {"analytical"};
-  for (int i = 1; i < argc; ++i)
+  for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--flow") == 0) engines.push_back("flow");
+    if (std::strcmp(argv[i], "--design") == 0) return design_cases();
+  }
   std::printf("scale_bench: one iteration of the default job, DP scaled with the cluster (aipod-16k, TP8 x PP16)\n");
   for (const char* e : engines)
     for (const int64_t gpus : {16384, 32768, 65536, 98304, 131072})

@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <fmt/format.h>
@@ -19,6 +20,7 @@
 #include "report/design_report.hpp"
 #include "report/export.hpp"
 #include "report/html.hpp"
+#include "report/studies.hpp"
 #include "report/web_assets.hpp"
 #include "topology/bom.hpp"
 #include "workload/job.hpp"
@@ -52,7 +54,21 @@ void write_config_plan(const topology::Topology& t, const topology::AddressPlan&
     if (ec) throw InputError("--config-plan " + dir + ": cannot create the directory: " + ec.message());
   }
   std::string table = "switch,network,tier,asn,loopback,router_id,bgp_sessions,maximum_paths\n";
+  // A line every 5 s on a long plan (a 1,048,576-GPU fabric's 20,480 switches take about a minute).
+  const auto start = std::chrono::steady_clock::now();
+  auto last = start;
   for (size_t s = 0; s < plan.switches.size(); ++s) {
+    if (s % 64 == 0 && s > 0) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last >= std::chrono::seconds(5)) {
+        last = now;
+        std::cerr << fmt::format("podnet design: config plan: {} of {} switches written ({})\n", thousands(s),
+                                 thousands(plan.switches.size()),
+                                 report::elapsed_and_eta(static_cast<int64_t>(s),
+                                                         static_cast<int64_t>(plan.switches.size()),
+                                                         std::chrono::duration<double>(now - start).count()));
+      }
+    }
     const auto& sw = plan.switches[s];
     const std::string name = t.nodes[sw.node].name;
     write_out("--config-plan", (fs::path(dir) / "frr" / (name + ".conf")).string(),

@@ -584,6 +584,30 @@ TEST(ExportTest, SonicConfigDbOfTheSpine) {
   EXPECT_EQ(u["DEVICE_METADATA"]["localhost"]["docker_routing_config_mode"], "split-unified");
 }
 
+TEST(ExportTest, SonicConfigDbIsWrittenAsTheJsonLibraryWouldWriteIt) {
+  // sonic_config_db writes its JSON itself (a million-GPU plan has 5 million ports); parsed and written again
+  // by nlohmann::json (keys sorted, two-space indent) it must come back byte for byte, whatever the options:
+  // numbered, unnumbered, IPv6, a tenant, and a tenant whose VRF name needs escaping.
+  const Topology t = tiny_topology();
+  topology::Tenant odd = tenant_a();
+  odd.vrf = "Vrf-\"q\"\\\t\x01";
+  Params v6 = defaults_of(topology::addressing_params());
+  v6.set("family", "ipv6", "ipv6");
+  const topology::AddressPlan plans[] = {tiny_plan(t), tiny_plan(t, "unnumbered"),
+                                         topology::plan_addresses(t, topology::addressing_from(v6))};
+  int checked = 0;
+  for (const auto& plan : plans)
+    for (const auto& tenants : {std::vector<topology::Tenant>{}, {tenant_a()}, {odd}})
+      for (size_t s = 0; s < plan.switches.size(); ++s) {
+        const std::string out = sonic_config_db(t, plan, s, tenants);
+        EXPECT_EQ(nlohmann::json::parse(out).dump(2) + "\n", out);
+        ++checked;
+      }
+  EXPECT_EQ(checked, 3 * 3 * 2);
+  const auto leaf = nlohmann::json::parse(sonic_config_db(t, plans[0], 0, {odd}));
+  EXPECT_EQ(leaf["INTERFACE"]["Ethernet0"]["vrf_name"], "Vrf-\"q\"\\\t\x01");
+}
+
 TEST(ExportTest, OutputsAreDeterministic) {
   const Topology t1 = tiny_topology();
   const Topology t2 = tiny_topology();
