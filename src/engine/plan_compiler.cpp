@@ -99,20 +99,52 @@ void PlanCompiler::add_hop(int32_t src, int32_t dst, int32_t qps, uint64_t entro
   }
 }
 
+namespace {
+
+// A transfer's own bytes on flow q of n (compile_routes' split of a P2p transfer over its QPs).
+Bytes flow_bytes(const plan::Transfer& t, int64_t q, int64_t n) {
+  if (t.kind == plan::TransferKind::Compute) return 0;
+  return t.kind == plan::TransferKind::P2p ? t.bytes / n + (q < t.bytes % n ? 1 : 0) : t.bytes;
+}
+
+}  // namespace
+
 void PlanCompiler::compile(const plan::TransferPlan& plan, int32_t index, std::vector<CompiledFlow>& out) {
   const plan::Transfer& t = plan.transfers[index];
-  last_entry_ = 0;
-  if (t.kind == plan::TransferKind::Compute) {  // no links: a pure delay
-    CompiledFlow f;
+  const auto flows = routes_of(plan, index);
+  const auto n = static_cast<int64_t>(flows->size());
+  for (int64_t q = 0; q < n; ++q) {
+    CompiledFlow f = (*flows)[static_cast<size_t>(q)];
     f.transfer = index;
-    f.latency = t.duration;
+    f.bytes = flow_bytes(t, q, n);
     out.push_back(std::move(f));
-    return;
   }
-  if (router_.tracks_load()) {
-    compile_routes(t, index, out);
-    return;
-  }
+}
+
+void PlanCompiler::compile_shared(const plan::TransferPlan& plan, int32_t index, std::vector<SharedFlow>& out) {
+  const plan::Transfer& t = plan.transfers[index];
+  auto flows = routes_of(plan, index);
+  const auto n = static_cast<int64_t>(flows->size());
+  for (int64_t q = 0; q < n; ++q) out.push_back({flows, static_cast<uint32_t>(q), flow_bytes(t, q, n), index});
+}
+
+std::shared_ptr<const std::vector<CompiledFlow>> PlanCompiler::routes_of(const plan::TransferPlan& plan,
+                                                                         int32_t index) {
+  const plan::Transfer& t = plan.transfers[index];
+  last_entry_ = 0;
+  auto fresh = [&] {
+    auto v = std::make_shared<std::vector<CompiledFlow>>();
+    if (t.kind == plan::TransferKind::Compute) {  // no links: a pure delay
+      CompiledFlow f;
+      f.transfer = index;
+      f.latency = t.duration;
+      v->push_back(std::move(f));
+    } else {
+      compile_routes(t, index, *v);
+    }
+    return v;
+  };
+  if (t.kind == plan::TransferKind::Compute || router_.tracks_load()) return fresh();
   if (cache_epoch_ != router_.epoch()) {
     cache_.clear();
     order_.clear();
@@ -123,10 +155,7 @@ void PlanCompiler::compile(const plan::TransferPlan& plan, int32_t index, std::v
   // A long run of misses (a plan of distinct transfers): look up only every
   // kProbeEvery-th transfer until one hits again (the others compile as a
   // miss would; the cache only saves work, it never changes a route).
-  if (miss_run_ >= kBypassAfter && miss_run_++ % kProbeEvery != 0) {
-    compile_routes(t, index, out);
-    return;
-  }
+  if (miss_run_ >= kBypassAfter && miss_run_++ % kProbeEvery != 0) return fresh();
   key_.clear();
   auto put = [&](int64_t v) { key_.append(reinterpret_cast<const char*>(&v), sizeof v); };
   put(static_cast<int64_t>(t.kind));
@@ -138,17 +167,16 @@ void PlanCompiler::compile(const plan::TransferPlan& plan, int32_t index, std::v
   key_.append(reinterpret_cast<const char*>(t.ranks.data()), t.ranks.size() * sizeof(t.ranks[0]));
   put(static_cast<int64_t>(t.edges.size()));
   key_.append(reinterpret_cast<const char*>(t.edges.data()), t.edges.size() * sizeof(t.edges[0]));
-  const size_t first = out.size();
   ++lookups_;
   auto hit = cache_.find(key_);
   if (hit == cache_.end()) {
     if (miss_run_ < kBypassAfter) ++miss_run_;
-    compile_routes(t, index, out);
-    size_t bytes = key_.size() + sizeof(CompiledFlow) * (out.size() - first);
-    for (size_t i = first; i < out.size(); ++i) bytes += out[i].parts.size() * sizeof(routing::PathPart);
+    auto flows = fresh();
+    size_t bytes = key_.size() + sizeof(CompiledFlow) * flows->size();
+    for (const CompiledFlow& f : *flows) bytes += f.parts.size() * sizeof(routing::PathPart);
     if (bytes <= cache_limit_) {
       // Full: the oldest entries leave first (a plan repeats a collective close to where it first ran:
-      // the gradient buckets of one stage).
+      // the gradient buckets of one stage). An entry a caller still holds lives on with it.
       while (cached_bytes_ + bytes > cache_limit_) {
         const auto& [oldest, size] = order_.front();
         cache_.erase(cache_.find(*oldest));
@@ -158,28 +186,16 @@ void PlanCompiler::compile(const plan::TransferPlan& plan, int32_t index, std::v
       }
       cached_bytes_ += bytes;
       last_entry_ = ++entries_;
-      const auto it =
-          cache_
-              .emplace(key_,
-                       Entry{last_entry_,
-                             std::vector<CompiledFlow>(out.begin() + static_cast<std::ptrdiff_t>(first), out.end())})
-              .first;
+      const auto it = cache_.emplace(key_, Entry{last_entry_, flows}).first;
       order_.emplace_back(&it->first, bytes);  // a node's key stays where it is while the node lives
     }
-    return;
+    return flows;
   }
   miss_run_ = 0;
   ++hits_;
-  // The same routes and latencies; this transfer's own index and bytes (compile_routes' split for P2p QPs).
+  // The same routes and latencies; the caller sets this transfer's own index and bytes.
   last_entry_ = hit->second.serial;
-  const auto& flows = hit->second.flows;
-  const int64_t n = static_cast<int64_t>(flows.size());
-  for (int64_t q = 0; q < n; ++q) {
-    CompiledFlow f = flows[static_cast<size_t>(q)];
-    f.transfer = index;
-    f.bytes = t.kind == plan::TransferKind::P2p ? t.bytes / n + (q < t.bytes % n ? 1 : 0) : t.bytes;
-    out.push_back(std::move(f));
-  }
+  return hit->second.flows;
 }
 
 void PlanCompiler::compile_routes(const plan::Transfer& t, int32_t index, std::vector<CompiledFlow>& out) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <deque>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -23,6 +24,16 @@ struct CompiledFlow {
   double route_weight = 1.0;             // what to Router::release() when the flow ends
 };
 
+// A compiled flow whose routes the route cache may share with other transfers (no copy of its parts): the
+// analytical engine's, which reads a set's flows once.
+struct SharedFlow {
+  std::shared_ptr<const std::vector<CompiledFlow>> routes;
+  uint32_t k = 0;        // this flow's index in routes
+  Bytes bytes = 0;       // this transfer's bytes on it
+  int32_t transfer = 0;  // index in the plan
+  const CompiledFlow& route() const { return (*routes)[k]; }
+};
+
 class PlanCompiler {
  public:
   PlanCompiler(const topology::Topology& topo, routing::Router& router, const Transport& transport,
@@ -31,6 +42,8 @@ class PlanCompiler {
   // variable for Ring/Coupled). Adaptive routing sees the loads of the flows
   // compiled (and not released) so far.
   void compile(const plan::TransferPlan& plan, int32_t index, std::vector<CompiledFlow>& out);
+  // The same flows, sharing the route cache's parts instead of copying them.
+  void compile_shared(const plan::TransferPlan& plan, int32_t index, std::vector<SharedFlow>& out);
   // Payload capacity of a directed link: raw x payload_factor (link_classes.hpp).
   double payload_capacity_bps(routing::DirLink d) const;
   // Payload bits per raw bit of link l: class efficiency x header efficiency where a transport applies.
@@ -60,6 +73,9 @@ class PlanCompiler {
   // Adds the route of src -> dst over qps QPs to coef_/touched_; its mean hop latency to *latency_sum if given.
   void add_hop(int32_t src, int32_t dst, int32_t qps, uint64_t entropy_base, double* latency_sum);
   void compile_routes(const plan::Transfer& t, int32_t index, std::vector<CompiledFlow>& out);
+  // Transfer index's flows: the route cache's entry (a hit, or a miss it keeps) or compiled for this call
+  // alone; their transfer index and bytes are those of the transfer that compiled them.
+  std::shared_ptr<const std::vector<CompiledFlow>> routes_of(const plan::TransferPlan& plan, int32_t index);
   // Routes already compiled, by what decides them (kind, ranks or edges in order, QPs, channel, open, latency
   // steps; not the bytes): a plan repeats the same collective on the same group many times. Used only while
   // the router does not track load (a route is then a function of its ends and key) and its link state has
@@ -74,7 +90,7 @@ class PlanCompiler {
   uint64_t lookups_ = 0, hits_ = 0, evictions_ = 0;
   struct Entry {
     uint64_t serial;  // 1, 2, ... in the order entries were made (never reused)
-    std::vector<CompiledFlow> flows;
+    std::shared_ptr<const std::vector<CompiledFlow>> flows;
   };
   std::unordered_map<std::string, Entry> cache_;
   uint64_t entries_ = 0, last_entry_ = 0;

@@ -79,6 +79,36 @@ TEST(PlanCompiler, ACompiledAgainTransferTakesItsRoutesWithItsOwnBytes) {
 
 // A full cache lets its oldest entry go: with room for one entry, a second transfer evicts the first,
 // which is then routed afresh (a miss, with the same routes) and kept again; a third look is a hit.
+TEST(PlanCompiler, SharedFlowsAreTheCompiledOnesWithoutACopy) {
+  // compile_shared hands out the route cache's flows instead of copies: the same routes, latencies, bytes
+  // (P2p: 11 bytes over 3 QPs, 4 + 4 + 3) and indices as compile's, and the second transfer's point at the
+  // very routes the first one's do.
+  const topology::Topology t = fabric();
+  for (auto kind : {plan::TransferKind::Ring, plan::TransferKind::P2p}) {
+    const plan::TransferPlan p = two_rings(kind, 10, 11, 3);
+    routing::Router ra(t, routing::RouteOptions{}), rb(t, routing::RouteOptions{});
+    PlanCompiler copying(t, ra, transport_preset("rocev2")), sharing(t, rb, transport_preset("rocev2"));
+    std::vector<CompiledFlow> a;
+    std::vector<SharedFlow> b;
+    for (int32_t i : {0, 1}) {
+      copying.compile(p, i, a);
+      sharing.compile_shared(p, i, b);
+    }
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t f = 0; f < a.size(); ++f) {
+      expect_same_routes(a[f], b[f].route());
+      EXPECT_EQ(a[f].bytes, b[f].bytes);
+      EXPECT_EQ(a[f].transfer, b[f].transfer);
+    }
+    const size_t half = b.size() / 2;
+    EXPECT_EQ(b[half].routes.get(), b[0].routes.get());
+    if (kind == plan::TransferKind::P2p) {
+      EXPECT_EQ(b[half].bytes, 4);
+      EXPECT_EQ(b[half + 2].bytes, 3);
+    }
+  }
+}
+
 TEST(PlanCompiler, AFullCacheLetsItsOldestEntryGo) {
   const topology::Topology t = fabric();
   plan::TransferPlan p = two_rings(plan::TransferKind::Ring, 10, 10, 1);

@@ -48,7 +48,7 @@ struct SetScratch {
 };
 
 // Each flow's drain time (analytical_backend.hpp: max over its links of T_fd, in seconds) for one set.
-void set_drains(const std::vector<CompiledFlow>& flows, const std::vector<double>& capacity, SetScratch& w,
+void set_drains(const std::vector<SharedFlow>& flows, const std::vector<double>& capacity, SetScratch& w,
                 std::vector<double>& drain) {
   std::vector<Term>& by_link = w.by_link;
   std::vector<int32_t>& slot = w.slot;
@@ -60,7 +60,7 @@ void set_drains(const std::vector<CompiledFlow>& flows, const std::vector<double
   links.clear();
   size_t total = 0;
   for (size_t f = 0; f < flows.size(); ++f)
-    for (const auto& p : flows[f].parts) {
+    for (const auto& p : flows[f].route().parts) {
       int32_t& c = slot[static_cast<size_t>(p.link)];
       if (c == 0) links.push_back(p.link);
       ++c;
@@ -76,7 +76,7 @@ void set_drains(const std::vector<CompiledFlow>& flows, const std::vector<double
   }
   by_link.resize(total);
   for (size_t f = 0; f < flows.size(); ++f)
-    for (const auto& p : flows[f].parts)
+    for (const auto& p : flows[f].route().parts)
       by_link[static_cast<size_t>(slot[static_cast<size_t>(p.link)]++)] = {p.link, static_cast<int32_t>(f), p.fraction};
   for (routing::DirLink d : links) slot[static_cast<size_t>(d)] = 0;
   drain.assign(flows.size(), 0.0);
@@ -180,8 +180,7 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
       ++report.flows;
     }
 
-  std::vector<CompiledFlow> compiled;
-  std::vector<CompiledFlow> flows;  // the set's flows
+  std::vector<SharedFlow> flows;  // the set's flows (their routes the route cache's, not copies)
   SetScratch scratch;
   scratch.slot.assign(static_cast<size_t>(dir_links), 0);
   std::vector<double> drain;  // per flow: max_d T_fd in seconds
@@ -202,18 +201,16 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
     memo_key.clear();
     bool memoizable = true;
     for (size_t k = s; k < e; ++k) {
-      compiled.clear();
-      compiler.compile(plan, comm[k], compiled);
+      compiler.compile_shared(plan, comm[k], flows);
       const uint64_t entry = compiler.last_entry();
       const Bytes bytes = plan.transfers[static_cast<size_t>(comm[k])].bytes;
       memoizable = memoizable && entry != 0;
       memo_key.append(reinterpret_cast<const char*>(&entry), sizeof entry);
       memo_key.append(reinterpret_cast<const char*>(&bytes), sizeof bytes);
-      for (auto& f : compiled) flows.push_back(std::move(f));
     }
     // Every flow's bytes on its links, in flow and part order.
-    for (const CompiledFlow& f : flows)
-      for (const auto& p : f.parts)
+    for (const SharedFlow& f : flows)
+      for (const auto& p : f.route().parts)
         link_bytes[static_cast<size_t>(p.link)] += p.fraction * static_cast<double>(f.bytes);
     // A set whose transfers all came from the route cache (the same routes) with the same bytes as an earlier
     // set drains as it did: its drain times are taken, bit for bit the same (a stage's gradient buckets of
@@ -233,14 +230,14 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
       }
     }
     for (size_t f = 0; f < flows.size(); ++f) {
-      const CompiledFlow& cf = flows[f];
+      const SharedFlow& cf = flows[f];
       const plan::Transfer& tr = plan.transfers[static_cast<size_t>(cf.transfer)];
       if (tr.max_rate_bps > 0 && cf.bytes > 0)  // a rate limit outside the links (transfer_plan.hpp)
         drain[f] = std::max(drain[f], 8.0 * static_cast<double>(cf.bytes) / plan::part_rate_cap_bps(tr, cf.bytes));
       const Time tx = cf.bytes == 0 ? Time() : Time::from_seconds(drain[f]);
       Time& dur = duration[static_cast<size_t>(cf.transfer)];
-      dur = std::max(dur, cf.latency + tx);
-      router.release(cf.parts, cf.route_weight);
+      dur = std::max(dur, cf.route().latency + tx);
+      router.release(cf.route().parts, cf.route().route_weight);
       ++report.flows;
     }
     s = e;
