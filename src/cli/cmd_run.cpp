@@ -33,7 +33,8 @@ int cmd_run(Common c, bool allow_oom) {
     report::write_design_table(d, out);
     out << "\n";
     report::write_training_table(d["training"], out);
-    report::write_training_reliability(d["reliability"], out);
+    report::write_training_reliability(d["reliability"], out,
+                                       d["training"].contains("parallelism") ? &d["training"]["parallelism"] : nullptr);
     if (d.contains("data_loading")) report::write_data_loading(d["data_loading"], out);
   });
   return kExitOk;

@@ -207,10 +207,11 @@ void add_progress_printers(engine::NetworkOptions& network, std::string command,
   network.observers.progress = [st, &label](int64_t done, int64_t total, Time now) {
     const auto elapsed = st->due();
     if (!elapsed) return;
-    std::cerr << fmt::format("{}: {}: {:.0f}% of {} transfers done, simulated {} ({:.0f} s elapsed)\n", st->command,
-                             label.what,
+    // The analytical engine has no clock: it reports time 0 and the line leaves it out.
+    std::cerr << fmt::format("{}: {}: {:.0f}% of {} transfers done{} ({:.0f} s elapsed)\n", st->command, label.what,
                              100.0 * static_cast<double>(done) / static_cast<double>(std::max<int64_t>(total, 1)),
-                             report::thousands(total), format_time(now), *elapsed);
+                             report::thousands(total),
+                             now.ps > 0 ? fmt::format(", simulated {}", format_time(now)) : std::string(), *elapsed);
     st->maybe_hint(*elapsed);
   };
   network.observers.heartbeat = [st, &label](Time now) {

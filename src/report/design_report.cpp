@@ -338,7 +338,11 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
       why = " (" + d["oversubscription_asked"][it.key()].get<std::string>() + ")";
     f.add({"oversubscription at " + it.key(), v + ":1" + why});
   }
-  f.add({"largest GPU count (this radix, tiers and pod size)", thousands(d["limits"]["max_gpus"])});
+  const int64_t reach = d["limits"]["max_gpus"].get<int64_t>();
+  f.add({"largest GPU count (this radix, tiers and pod size)",
+         reach > topology::kMaxGpus
+             ? fmt::format("{} (podnet builds up to {})", thousands(reach), thousands(topology::kMaxGpus))
+             : thousands(reach)});
   f.write(out, "  ");
   out << "\n  limit: " << d["limits"]["max_gpus_reason"].get<std::string>() << "\n";
   for (const auto& n : d["notes"]) out << "  note: " << n.get<std::string>() << "\n";

@@ -180,7 +180,14 @@ nlohmann::json reliability_document(const scenario::Setup& s, const study::Relia
   nlohmann::json notes = nlohmann::json::array();
   notes.push_back(fmt::format("job = the first {} GPUs by rank and the servers, NICs, leaves and upper fabric on "
                               "their paths",
-                              inv.job_gpus));
+                              thousands(inv.job_gpus)));
+  if (adv.goodput < 0.5)  // less than half the wall time trains: the job is too large for these failure rates
+    notes.push_back(fmt::format(
+        "one synchronous job on {} GPUs trains {} of the time: an interruption every {} min against a {} min "
+        "restart; a smaller job (reliability.job_gpus), faster restarts and checkpoints "
+        "(reliability.restart_cost, reliability.checkpoint_cost) or a spare rail (reliability.spare_rail) raise it",
+        thousands(inv.job_gpus), fixed(adv.goodput * 100, 2) + " %", fixed(risk.mtbi_hours * 60, 1),
+        fixed(cfg.restart_cost_hours * 60, 1)));
   notes.push_back("failure rates: reliability.*_mtbf (defaults derived from Llama 3's 419 interruptions in 54 days "
                   "on 16,384 GPUs; optics 1e6 h; switches 250,000 h assumed)");
   notes.push_back("absorbed failures stall the job for their recovery time; only a stall longer than "

@@ -208,7 +208,7 @@ std::vector<StudyDef> builtin() {
     d.gpus_field = "bom.gpus";
     d.fields = {field("bom.gpus", "GPUs", "", 0), field("bom.switches.total", "switches", "", 0, true),
                 field("bom.transceivers", "transceivers", "", 0, true),
-                field("bom.power_kw", "network power", "kW", 1, true),
+                field("bom.power_kw", "cluster power", "kW", 1, true),
                 field("cost.capex_usd", "network capex", "USD", 0, true),
                 field("cost.capex_per_gpu_usd", "network capex per GPU", "USD", 0),
                 field("cost.energy_usd_per_year", "energy per year", "USD", 0, true),

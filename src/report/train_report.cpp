@@ -405,11 +405,13 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
   }
   const auto& g = o["groups"];
   out << fmt::format("\n  communicator groups: TP {} x {} GPUs, PP {} x {}, DP {} x {}",
-                     g["tp"]["count"].get<int64_t>(), g["tp"]["size"].get<int64_t>(), g["pp"]["count"].get<int64_t>(),
-                     g["pp"]["size"].get<int64_t>(), g["dp"]["count"].get<int64_t>(), g["dp"]["size"].get<int64_t>());
+                     thousands(g["tp"]["count"].get<int64_t>()), thousands(g["tp"]["size"].get<int64_t>()),
+                     thousands(g["pp"]["count"].get<int64_t>()), thousands(g["pp"]["size"].get<int64_t>()),
+                     thousands(g["dp"]["count"].get<int64_t>()), thousands(g["dp"]["size"].get<int64_t>()));
   if (g["ep"]["count"].get<int64_t>() > 0)
-    out << fmt::format(", EP {} x {}, EDP {} x {}", g["ep"]["count"].get<int64_t>(), g["ep"]["size"].get<int64_t>(),
-                       g["edp"]["count"].get<int64_t>(), g["edp"]["size"].get<int64_t>());
+    out << fmt::format(", EP {} x {}, EDP {} x {}", thousands(g["ep"]["count"].get<int64_t>()),
+                       thousands(g["ep"]["size"].get<int64_t>()), thousands(g["edp"]["count"].get<int64_t>()),
+                       thousands(g["edp"]["size"].get<int64_t>()));
   out << "\n";
   const auto& v = o["volumes"];
   if (!v["tp_bytes_per_gpu"].is_null())
@@ -725,18 +727,23 @@ nlohmann::json training_reliability_json(const study::TrainingReliability& r) {
   return j;
 }
 
-void write_training_reliability(const nlohmann::json& rel, std::ostream& out) {
+void write_training_reliability(const nlohmann::json& rel, std::ostream& out, const nlohmann::json* parallelism) {
   if (rel["days_to_train_with_failures"].is_null()) {
     out << "\n  with failures: nothing in the risk model interrupts this job\n";
     return;
   }
+  std::string details = "podnet reliability";
+  if (parallelism && parallelism->contains("gpus") && parallelism->contains("fabric_gpus") &&
+      (*parallelism)["gpus"].get<int64_t>() < (*parallelism)["fabric_gpus"].get<int64_t>())
+    details += fmt::format(" --set reliability.job_gpus={}", (*parallelism)["gpus"].get<int64_t>());
   out << fmt::format("\n  with failures: {} days to train (MTBI {} h; checkpoint every {} min at {} each, "
-                     "restart {} min: goodput {}%; details: podnet reliability)\n",
+                     "restart {} min: goodput {}%; details: {})\n",
                      fixed_or_exp(rel["days_to_train_with_failures"].get<double>(), 1),
                      fixed(rel["mtbi_hours"].get<double>(), 2),
                      fixed(rel["checkpoint_interval_minutes"].get<double>(), 1),
                      checkpoint_minutes_text(rel["checkpoint_cost_minutes"].get<double>()),
-                     fixed(rel["restart_cost_minutes"].get<double>(), 1), fixed(100 * rel["goodput"].get<double>(), 1));
+                     fixed(rel["restart_cost_minutes"].get<double>(), 1), fixed(100 * rel["goodput"].get<double>(), 1),
+                     details);
   if (rel.contains("checkpoint_storage")) out << "  (" << checkpoint_io_text(rel["checkpoint_storage"]) << ")\n";
 }
 
@@ -924,7 +931,8 @@ nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy&
 
 void write_train_table(const nlohmann::json& d, std::ostream& out) {
   write_training_table(d, out);
-  if (d.contains("reliability")) write_training_reliability(d["reliability"], out);
+  if (d.contains("reliability"))
+    write_training_reliability(d["reliability"], out, d.contains("parallelism") ? &d["parallelism"] : nullptr);
   if (d.contains("data_loading")) write_data_loading(d["data_loading"], out);
   if (d.contains("checkpoint_behind_training")) write_write_behind(d["checkpoint_behind_training"], out);
   if (d.contains("tenants_spanned")) {

@@ -39,7 +39,10 @@ void write_train_table(const nlohmann::json& doc, std::ostream& out);
 // {mtbi_hours, checkpoint_interval_minutes, checkpoint_cost_minutes,
 //  restart_cost_minutes, goodput, days_to_train_with_failures} (null for +inf)
 nlohmann::json training_reliability_json(const study::TrainingReliability& r);
-void write_training_reliability(const nlohmann::json& rel, std::ostream& out);
+// `parallelism` (the training document's): a job on part of the fabric names its GPU count in the hint to
+// `podnet reliability`, which otherwise takes every GPU of the fabric.
+void write_training_reliability(const nlohmann::json& rel, std::ostream& out,
+                                const nlohmann::json* parallelism = nullptr);
 
 // One iteration's data loading from the frontend's storage nodes (study::DataLoading) against the iteration
 // it feeds: {bytes_per_iteration, sample_bytes, servers, flows, engine, read_ms, gbyte_per_s, bound,

@@ -380,14 +380,16 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
     f.max_gpus = z.max2;
     f.max_gpus_reason = fmt::format("2 tiers: a radix-{} spine reaches {} leaves per spine domain; {} GPUs per "
                                     "aggregation group; a third tier (topology.tiers: 3) goes further",
-                                    R, z.max2_groups * z.group_leaves_in_domain, z.gpus_per_group);
+                                    R, thousands(z.max2_groups * z.group_leaves_in_domain),
+                                    thousands(z.gpus_per_group));
   } else {
     // A groups_per_pod given bounds every pod (the scenario grows by pods of that size), not the spines' ports.
     const int64_t gp_bound = spec.groups_per_pod > 0 ? z.gp : z.gp_max;
     f.max_gpus = R / z.domains_per_pod * gp_bound * z.gpus_per_group;
     f.max_gpus_reason = fmt::format("3 tiers: {} pods x {} spine domains per pod <= radix {} super-spine ports; "
                                     "{} groups per pod x {} GPUs per group",
-                                    R / z.domains_per_pod, z.domains_per_pod, R, gp_bound, z.gpus_per_group);
+                                    R / z.domains_per_pod, z.domains_per_pod, R, thousands(gp_bound),
+                                    thousands(z.gpus_per_group));
   }
   const bool multi_leaf_domain = z.Ld > 1 || (z.leaves() > 1 && !spec.rail_domains);
   f.diameter_hops = z.tiers == 3 && z.D > 1 ? 4 : (multi_leaf_domain ? 2 : 0);
