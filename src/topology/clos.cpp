@@ -143,7 +143,7 @@ void size_tiers(const ClosSpec& spec, ClosSize& z) {
       throw ParamError("topology.gpus",
                        fmt::format("topology.gpus = {} exceeds the {} GPUs a 2-tier {} of radix-{} switches reaches "
                                    "({} leaves per spine domain x {} GPUs each); expected at most {}, or set {}: 3 "
-                                   "(or leave it out to let podnet choose)",
+                                   "(or auto, to let podnet choose)",
                                    fmt_count(spec.gpus), fmt_count(z.max2), spec.family, R, z.max2_groups,
                                    z.gpus_per_group / z.group_leaves_in_domain, fmt_count(z.max2), spec.tiers_key));
     z.gp = z.groups;
@@ -476,7 +476,10 @@ Topology build_clos(const ClosSpec& spec, const Hardware& hw) {
   return t;
 }
 
-int optional_int(const Params& p, const char* key) { return p.has(key) ? static_cast<int>(p.get_int(key)) : 0; }
+// 0 when absent or "auto" (the builder's choice).
+int optional_int(const Params& p, const char* key) {
+  return p.has(key) && p.text(key) != "auto" ? static_cast<int>(p.get_int(key)) : 0;
+}
 
 std::vector<ParamSpec> fat_tree_params() {
   return {
@@ -485,10 +488,10 @@ std::vector<ParamSpec> fat_tree_params() {
       {"tiers",
        ParamType::Int,
        "",
-       "switch tiers: 2 (leaf-spine) or 3 (leaf-spine-core); default: the fewest that fit",
+       "switch tiers: 2 (leaf-spine) or 3 (leaf-spine-core); auto (the default): the fewest that fit",
        2,
        3,
-       {},
+       {"auto"},
        true},
       {"oversubscription", ParamType::Ratio, "1:1", "leaf down:up port ratio"},
       {"spine_oversubscription", ParamType::Ratio, "1:1", "spine down:up port ratio (3 tiers)"},
@@ -569,10 +572,10 @@ std::vector<ParamSpec> rail_clos_params() {
        ParamType::Int,
        "",
        "2 = leaf + spine per rail; 3 = plus a super-spine joining rails and pods; "
-       "default: the fewest that fit",
+       "auto (the default): the fewest that fit",
        2,
        3,
-       {},
+       {"auto"},
        true},
       {"oversubscription", ParamType::Ratio, "1:1", "leaf down:up port ratio"},
       {"spine_oversubscription", ParamType::Ratio, "1:1", "spine down:up port ratio (3 tiers)"},

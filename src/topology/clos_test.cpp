@@ -89,6 +89,9 @@ TEST(RailClos, TwoTier16kWith64PortSwitches) {
   }
   // one more server does not fit in 2 tiers
   EXPECT_THROW(build_with("rail_clos", {{"gpus", "16392"}, {"tiers", "2"}}, hw), ParamError);
+  // tiers: auto takes the fewest that fit: 2 up to 16,384 GPUs, 3 past them
+  EXPECT_EQ(build_with("rail_clos", {{"gpus", "16384"}, {"tiers", "auto"}}, hw).switch_tiers(), 2);
+  EXPECT_EQ(build_with("rail_clos", {{"gpus", "16392"}, {"tiers", "auto"}}, hw).switch_tiers(), 3);
 }
 
 TEST(RailClos, Aipod16kSuperSpine) {
