@@ -186,7 +186,7 @@ std::string fixed(double v, int decimals) {
 }
 
 std::string fixed_or_exp(double v, int decimals) {
-  if (std::isfinite(v) && std::fabs(v) >= 1e9) return fmt::format("{:.2e}", v);
+  if (std::isfinite(v) && std::fabs(v) >= 1e15) return fmt::format("{:.2e}", v);
   return fixed(v, decimals);
 }
 

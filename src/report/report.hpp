@@ -72,7 +72,7 @@ std::string thousands(int64_t v);
 // Failure events a table lists before "... and N more" (a share of a tier can be hundreds of links).
 inline constexpr size_t kEventsShown = 12;
 std::string fixed(double v, int decimals);
-// fixed() below 1e9 in magnitude; from 1e9 on three significant digits in e-notation ("1.38e+288"), for
+// fixed() below 1e15 in magnitude; from 1e15 on three significant digits in e-notation ("1.38e+288"), for
 // figures that an extreme input can make astronomically large (days to train when restarts outrun the
 // MTBI): 289 grouped digits say no more and would widen a table past any terminal.
 std::string fixed_or_exp(double v, int decimals);

@@ -38,11 +38,13 @@ TEST(Report, ThousandsSeparatesGroupsOfThree) {
   EXPECT_EQ(thousands(-999), "-999");
 }
 
-// Below 1e9 as fixed(); from 1e9 on, 3 significant digits: 1383635613944298... x 10^288 -> 1.38e+288.
-TEST(Report, FixedOrExpSwitchesToENotationAtABillion) {
+// Below 1e15 as fixed() (a million-GPU cluster's energy bill, 1.82e9 USD a year, in full); from 1e15 on, 3
+// significant digits: 1383635613944298... x 10^288 -> 1.38e+288.
+TEST(Report, FixedOrExpSwitchesToENotationAtAQuadrillion) {
   EXPECT_EQ(fixed_or_exp(123456.789, 2), "123,456.79");
-  EXPECT_EQ(fixed_or_exp(999999999.0, 0), "999,999,999");
-  EXPECT_EQ(fixed_or_exp(1e9, 2), "1.00e+09");
+  EXPECT_EQ(fixed_or_exp(1820000000.0, 0), "1,820,000,000");
+  EXPECT_EQ(fixed_or_exp(999999999999999.0, 0), "999,999,999,999,999");
+  EXPECT_EQ(fixed_or_exp(1e15, 2), "1.00e+15");
   EXPECT_EQ(fixed_or_exp(1.3836356139442983e288, 2), "1.38e+288");
   EXPECT_EQ(fixed_or_exp(-2.5e19, 0), "-2.50e+19");
   EXPECT_EQ(fixed_or_exp(std::numeric_limits<double>::infinity(), 2), "-");
