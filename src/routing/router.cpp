@@ -26,6 +26,17 @@ namespace {
 
 constexpr uint64_t kValiantSalt = 0x7a11a7;
 
+// The network ends of a route: the source NIC's attachment (leaving the NIC), the destination's (entering it).
+template <class Ends, class Attachment>
+void set_attachments(Ends& e, const Attachment& s, const Attachment& d) {
+  e.from_link = s.link;
+  e.from = s.net;
+  e.from_dir = s.up;
+  e.to_link = d.link;
+  e.to = d.net;
+  e.to_dir = d.up ^ 1;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- setup
@@ -211,12 +222,7 @@ Router::Ends Router::resolve(int32_t src, int32_t dst) {
       e.src_pcie = link_of(a.pcie_up);
       e.src_dir = a.pcie_up;
       e.dst_dir = b.pcie_up ^ 1;
-      e.from_link = a.attach.link;
-      e.from = a.attach.net;
-      e.from_dir = a.attach.up;
-      e.to_link = b.attach.link;
-      e.to = b.attach.net;
-      e.to_dir = b.attach.up ^ 1;
+      set_attachments(e, a.attach, b.attach);
       return e;
     }
   }
@@ -270,13 +276,7 @@ Router::Ends Router::resolve(int32_t src, int32_t dst) {
     no_path(src, dst, e, "the PCIe link from the destination NIC is down");
   e.src_dir = dir_link(src_pcie, t_.gpus[e.relay >= 0 ? e.relay : src], t_);
   e.dst_dir = dir_link(gpu_pcie_[dst], dn, t_);
-  const Attachment as = attachment(sn), ad = attachment(dn);
-  e.from_link = as.link;
-  e.from = as.net;
-  e.from_dir = as.up;
-  e.to_link = ad.link;
-  e.to = ad.net;
-  e.to_dir = ad.up ^ 1;
+  set_attachments(e, attachment(sn), attachment(dn));
   if (e.from < 0) no_path(src, dst, e, "the source NIC has no up link to a switch");
   if (e.to < 0) no_path(src, dst, e, "the destination NIC has no up link to a switch");
   return e;
@@ -599,13 +599,7 @@ void Router::route_endpoints(NodeId src_ep, NodeId dst_ep, uint64_t entropy, std
     e.from = graph_->net_of(src_ep);
     e.to = graph_->net_of(dst_ep);
   } else {
-    const Attachment as = attachment(src_ep), ad = attachment(dst_ep);
-    e.from_link = as.link;
-    e.from = as.net;
-    e.from_dir = as.up;
-    e.to_link = ad.link;
-    e.to = ad.net;
-    e.to_dir = ad.up ^ 1;
+    set_attachments(e, attachment(src_ep), attachment(dst_ep));
   }
   const bool ok = e.from >= 0 && e.to >= 0 && network_part(e, entropy, 1.0, out);
   if (!ok) {
