@@ -1252,7 +1252,7 @@ TEST(MemoryGuard, RefusesOversizedRunsBeforeAllocating) {
   r = run("train aipod-16k --max-memory 200MB", true);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("one iteration of this job ("), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("built so far, and more to come) needs an estimated"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("built so far, and more to come) needs at least"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("shrink the job (its GPUs, microbatches, gradient buckets: workload.bucket_params, experts), "
                        "or raise --max-memory"),
             std::string::npos)

@@ -62,7 +62,10 @@ void add_run(Estimate& e, const std::string& engine, double gpus, PlanSize plan,
                        bytes_per_ring_hop(engine), shrink});
 }
 
-void check(const Estimate& e, const std::string& what) {
+namespace {
+
+// `so_far`: the estimate of a plan still growing, a lower bound ("at least").
+void check_bytes(const Estimate& e, const std::string& what, bool so_far) {
   const double need = e.bytes();
   const auto lim = static_cast<double>(limit());
   if (need <= lim) return;
@@ -75,10 +78,14 @@ void check(const Estimate& e, const std::string& what) {
       shrink += (shrink.empty() ? "" : " or ") + p.shrink;
   }
   if (shrink.empty()) shrink = "the scenario";
-  throw InputError(fmt::format("{} needs an estimated {} ({}), more than the memory limit of {} (--max-memory, "
+  throw InputError(fmt::format("{} needs {} {} ({}), more than the memory limit of {} (--max-memory, "
                                "default half the machine's memory); shrink {}, or raise --max-memory",
-                               what, mb(need), parts, mb(lim), shrink));
+                               what, so_far ? "at least" : "an estimated", mb(need), parts, mb(lim), shrink));
 }
+
+}  // namespace
+
+void check(const Estimate& e, const std::string& what) { check_bytes(e, what, false); }
 
 std::function<void(const plan::PlanWeight&)> growing_plan_guard(const Estimate& base, const std::string& engine,
                                                                 double gpus, const std::string& shrink,
@@ -90,8 +97,10 @@ std::function<void(const plan::PlanWeight&)> growing_plan_guard(const Estimate& 
     if (static_cast<double>(w.flows) * per_flow + static_cast<double>(w.hops) * per_hop <= room) return;
     Estimate e = base;
     add_run(e, engine, gpus, w, shrink);
-    check(e, fmt::format("{} ({} point-to-point transfers and {} hops built so far, and more to come)", what,
-                         thousands(w.flows), thousands(w.hops)));
+    check_bytes(e,
+                fmt::format("{} ({} point-to-point transfers and {} hops built so far, and more to come)", what,
+                            thousands(w.flows), thousands(w.hops)),
+                true);
   };
 }
 

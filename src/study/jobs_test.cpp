@@ -145,7 +145,7 @@ TEST(Jobs, MemoryGuardChecksTheJobsTogether) {
   }
   scenario::estimate::set_limit(0);  // the default again
   EXPECT_EQ(e.find("1 jobs together ("), 0u) << e;
-  EXPECT_NE(e.find("built so far, and more to come) needs an estimated"), std::string::npos) << e;
+  EXPECT_NE(e.find("built so far, and more to come) needs at least"), std::string::npos) << e;
 }
 
 // The single-job study (podnet run, sweep, diff, serve) does not silently drop the jobs: it refuses them.
