@@ -192,11 +192,14 @@ void size_tiers(const ClosSpec& spec, ClosSize& z) {
     throw ParamError("topology.gpus",
                      fmt::format("topology.gpus = {} needs {} pods x {} spine domains = {} spines per super-spine "
                                  "plane, more than the radix {}; {}the most a 3-tier {} of radix-{} switches "
-                                 "reaches is {} GPUs ({} pods x {} groups x {} GPUs); expected at most {}, a larger "
-                                 "switch.radix, or a larger topology.groups_per_pod",
+                                 "reaches is {} GPUs ({} pods x {} groups x {} GPUs); expected at most {}, or a "
+                                 "larger switch.radix{}",
                                  fmt_count(spec.gpus), z.pods, z.domains_per_pod, z.pods * z.domains_per_pod, R, given,
                                  spec.family, R, fmt_count(max3), pods_max, z.gp_max, z.gpus_per_group,
-                                 given.empty() ? "that" : "the first"));
+                                 given.empty() ? "that" : "the first",
+                                 // a larger pod helps only below the spines' bound
+                                 z.gp < z.gp_max ? fmt::format(" or {} up to {}", spec.groups_per_pod_key, z.gp_max)
+                                                 : std::string()));
   }
 }
 
