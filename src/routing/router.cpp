@@ -26,17 +26,6 @@ namespace {
 
 constexpr uint64_t kValiantSalt = 0x7a11a7;
 
-// The network ends of a route: the source NIC's attachment (leaving the NIC), the destination's (entering it).
-template <class Ends, class Attachment>
-void set_attachments(Ends& e, const Attachment& s, const Attachment& d) {
-  e.from_link = s.link;
-  e.from = s.net;
-  e.from_dir = s.up;
-  e.to_link = d.link;
-  e.to = d.net;
-  e.to_dir = d.up ^ 1;
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------- setup
@@ -222,7 +211,7 @@ Router::Ends Router::resolve(int32_t src, int32_t dst) {
       e.src_pcie = link_of(a.pcie_up);
       e.src_dir = a.pcie_up;
       e.dst_dir = b.pcie_up ^ 1;
-      set_attachments(e, a.attach, b.attach);
+      e.attach(a.attach, b.attach);
       return e;
     }
   }
@@ -276,7 +265,7 @@ Router::Ends Router::resolve(int32_t src, int32_t dst) {
     no_path(src, dst, e, "the PCIe link from the destination NIC is down");
   e.src_dir = dir_link(src_pcie, t_.gpus[e.relay >= 0 ? e.relay : src], t_);
   e.dst_dir = dir_link(gpu_pcie_[dst], dn, t_);
-  set_attachments(e, attachment(sn), attachment(dn));
+  e.attach(attachment(sn), attachment(dn));
   if (e.from < 0) no_path(src, dst, e, "the source NIC has no up link to a switch");
   if (e.to < 0) no_path(src, dst, e, "the destination NIC has no up link to a switch");
   return e;
@@ -599,7 +588,7 @@ void Router::route_endpoints(NodeId src_ep, NodeId dst_ep, uint64_t entropy, std
     e.from = graph_->net_of(src_ep);
     e.to = graph_->net_of(dst_ep);
   } else {
-    set_attachments(e, attachment(src_ep), attachment(dst_ep));
+    e.attach(attachment(src_ep), attachment(dst_ep));
   }
   const bool ok = e.from >= 0 && e.to >= 0 && network_part(e, entropy, 1.0, out);
   if (!ok) {

@@ -188,6 +188,11 @@ class Router {
  private:
   using Policy = PolicyKind;
   enum class Pick : uint8_t { Static, Hash, Least };
+  struct Attachment {
+    topology::LinkId link = topology::kNone;  // NIC <-> its switch
+    int32_t net = -1;                         // network index of the switch
+    DirLink up = -1;                          // the direction NIC -> switch
+  };
   struct Ends {
     enum Kind : uint8_t { Same, NvLink, SharedNic, Net } kind = Same;
     int32_t relay = -1;                                                       // PXN relay GPU rank
@@ -197,11 +202,15 @@ class Router {
     DirLink from_dir = -1, to_dir = -1;  // NIC -> switch at the source, switch -> NIC at the destination
     DirLink src_dir = -1, dst_dir = -1;  // PCIe: the source (or relay) GPU -> src_ep, dst_ep -> the destination GPU
     int32_t from = -1, to = -1;          // network indices of the attachments
-  };
-  struct Attachment {
-    topology::LinkId link = topology::kNone;  // NIC <-> its switch
-    int32_t net = -1;                         // network index of the switch
-    DirLink up = -1;                          // the direction NIC -> switch
+    // The network ends: the source NIC's attachment (leaving the NIC), the destination's (entering it).
+    void attach(const Attachment& s, const Attachment& d) {
+      from_link = s.link;
+      from = s.net;
+      from_dir = s.up;
+      to_link = d.link;
+      to = d.net;
+      to_dir = d.up ^ 1;
+    }
   };
   struct Hop {  // a next hop: the directed link leaving u and the network node it reaches
     DirLink dir;
@@ -230,10 +239,10 @@ class Router {
   Target group_target(int32_t group, int32_t from, bool fallback = true);
   int dist(int32_t u, const Target& tg) const { return tg.tab ? tg.tab[u] : torus_dist(u, tg.node); }
   int torus_dist(int32_t u, int32_t v) const;
-  // N_T(u): the equal-cost next hops of u toward tg (indices into the graph's edges; valid until the next
-  // gather). Without a direction down and unrestricted, the list is learnt once per (target, u) and kept: each
-  // node keeps its distinct lists (a leaf has one, up; a spine one up and one per leaf below it), so a hop costs
-  // one lookup instead of a scan of u's edges.
+  // N_T(u): the equal-cost next hops of u toward tg, in u's edge order (valid until the next gather). Without a
+  // direction down and unrestricted, the list is learnt once per (target, u) and kept: each node keeps its distinct
+  // lists (a leaf has one, up; a spine one up and one per leaf below it), so a hop costs one lookup instead of a scan
+  // of u's edges.
   std::span<const Hop> gather(int32_t u, const Target& tg);
   uint32_t learn_next(int32_t u, const Target& tg);
   int32_t walk(int32_t from, const Target& tg, Pick pick, uint64_t key, std::vector<PathPart>& out);

@@ -196,10 +196,9 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
       ++e;
     if (options_.observers.heartbeat)
       options_.observers.heartbeat(Time(0));  // no clock here: a stop point per set of transfers
-    // Progress by transfers timed (no clock here either: time 0), every progress_every of them.
-    if (options_.observers.progress &&
-        s / static_cast<size_t>(std::max<int64_t>(1, options_.observers.progress_every)) !=
-            e / static_cast<size_t>(std::max<int64_t>(1, options_.observers.progress_every)))
+    // Progress by transfers timed (no clock here either: time 0), each time a multiple of progress_every passes.
+    const auto every = static_cast<size_t>(std::max<int64_t>(1, options_.observers.progress_every));
+    if (options_.observers.progress && s / every != e / every)
       options_.observers.progress(static_cast<int64_t>(s), static_cast<int64_t>(comm.size()), Time(0));
     // Compile every flow of the set (adaptive routing sees the set's earlier flows).
     flows.clear();
