@@ -29,6 +29,10 @@
   function fixed(v, d) {
     return Number(v).toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
   }
+  // A port's speed as the trade names it: 400G, 800G, 1.6T.
+  function portLabel(gbps) {
+    return gbps < 1000 ? fixed(gbps, 0) + 'G' : Number((gbps / 1000).toPrecision(4)) + 'T';
+  }
   // A number of unknown kind at a sensible precision: integers whole, else 4 significant digits at most.
   function plain(v) {
     if (Number.isInteger(v)) return fixed(v, 0);
@@ -520,7 +524,7 @@
         t.appendChild(el('tr', {}, ['part', 'count', 'unit', 'total'].map(h => el('th', { text: h }))));
         for (const it of cost.items)
           t.appendChild(el('tr', {}, [
-            el('td', { text: words(it.group) + ': ' + words(it.part) + ' ' + fixed(it.speed_gbps, 0) + 'G' }),
+            el('td', { text: words(it.group) + ': ' + words(it.part) + ' ' + portLabel(it.speed_gbps) }),
             el('td', { class: 'num', 'data-value': JSON.stringify(it.count), text: fixed(it.count, 0) }),
             el('td', { class: 'num', 'data-value': JSON.stringify(it.unit_usd), text: show('cost.capex_usd', it.unit_usd) }),
             el('td', { class: 'num', 'data-value': JSON.stringify(it.total_usd), text: show('cost.capex_usd', it.total_usd) })]));

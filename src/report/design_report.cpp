@@ -160,6 +160,12 @@ void add_frontend(nlohmann::json& doc, const topology::FrontendFabric& f, const 
 
 namespace {
 
+// A port's speed as the trade names it: 400G, 800G, 1.6T.
+std::string port_label(double gbps) {
+  if (gbps < 1000) return fixed(gbps, 0) + "G";
+  return fmt::format("{}T", format_number(gbps / 1000));
+}
+
 // The tenants (tenants:): their servers, GPUs and what isolates them.
 // "none", or "2 (with beta)": the leaves a tenant shares with other tenants.
 std::string shared_leaves_text(const nlohmann::json& x) {
@@ -200,7 +206,7 @@ void write_frontend_table(const nlohmann::json& d, std::ostream& out) {
   for (const auto& x : fe["tiers"]) tiers += (tiers.empty() ? "" : " / ") + x.get<std::string>();
   out << fmt::format("\n  frontend and storage network (frontend: section; {} switch tier{}: {})\n\n",
                      fe["tiers"].size(), fe["tiers"].size() == 1 ? "" : "s", tiers);
-  const std::string speed = fixed(fe["nic_speed_gbps"].get<double>(), 0) + "G";
+  const std::string speed = port_label(fe["nic_speed_gbps"].get<double>());
   Table t({"frontend", "value"});
   t.add({"server NICs",
          fmt::format("{} servers x {} x {}", thousands(fe["servers"]), fe["nics_per_server"].get<int>(), speed)});
@@ -308,8 +314,8 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
   const auto& cost = d["cost"];
   Table c({"cost (USD; prices: docs/reference/cost.md, cost: section)", "count", "unit", "total"});
   for (const auto& it : cost["items"])
-    c.add({fmt::format("{}: {} {}G", it["group"].get<std::string>(), it["part"].get<std::string>(),
-                       fixed(it["speed_gbps"].get<double>(), 0)),
+    c.add({fmt::format("{}: {} {}", it["group"].get<std::string>(), it["part"].get<std::string>(),
+                       port_label(it["speed_gbps"].get<double>())),
            thousands(it["count"]), usd(it["unit_usd"].get<double>()), usd(it["total_usd"].get<double>())});
   for (auto it = cost["capex_by_tier_usd"].begin(); it != cost["capex_by_tier_usd"].end(); ++it)
     c.add({"capex: " + it.key(), "", "", usd(it.value().get<double>())});

@@ -469,6 +469,32 @@ TEST(RailClos, CrossRailWithoutPxnUsesSuperSpineOnThreeTiers) {
   EXPECT_EQ(node_at_tier(t, route_of(pxn, 0, 11), 3), topology::kNone);
 }
 
+TEST(RailClos, FourTiersCrossZonesThroughACore) {
+  // 2 GPUs and 2 rails a server, radix 8, 256 GPUs: 4 zones of 2 pods of 32 GPUs (clos_test). GPU 0 (rail 0,
+  // zone 0) to GPU 64 (rail 0, pod 2, zone 1): leaf -> spine (4 spines, 1 link each) -> super-spine of the
+  // spine's plane (4, 1 link each) -> core of the super-spine's plane (2 cores x 2 parallel links = 4) -> the
+  // other zone's super-spine of that plane (2 parallel links) -> its spine (1) -> leaf (1): 4 x 4 x 4 x 2 =
+  // 128 equal-cost paths through 7 switches. GPU 0 to GPU 32 (pod 1, zone 0) turns at a super-spine: 4 x 4
+  // = 16 paths through 5 switches.
+  const Topology t = build_with("rail_clos", {{"gpus", "256"}}, rail_hw());
+  ASSERT_EQ(t.switch_tiers(), 4);
+  Router r(t, opts("ecmp"));
+  EXPECT_EQ(r.switch_hops(0, 64), 7);
+  EXPECT_EQ(r.equal_cost_paths(0, 64), 128);
+  EXPECT_EQ(r.switch_hops(0, 32), 5);
+  EXPECT_EQ(r.equal_cost_paths(0, 32), 16);
+  std::set<NodeId> cores;
+  for (uint64_t qp = 0; qp < 512; ++qp) {
+    const auto p = route_of(r, 0, 64, qp);
+    expect_chain(t, p, 0, 64);
+    EXPECT_EQ(count_class(t, p, "super_spine-core"), 2);
+    cores.insert(node_at_tier(t, p, 4));
+    EXPECT_EQ(node_at_tier(t, route_of(r, 0, 32, qp), 4), topology::kNone);
+  }
+  // 4 planes x 4 super-spines x 2 cores = 32 cores, all used by 512 keys (a miss: 32 (31/32)^512 ~ 3e-6)
+  EXPECT_EQ(cores.size(), 32u);
+}
+
 TEST(RailClos, LearntNextHopsAreTheOnesAScanFinds) {
   // With every link up a router learns each node's next hops once per target and keeps them; with a link down
   // it scans the node's edges at every hop. A NIC link taken down leaves every switch's distances as they were,

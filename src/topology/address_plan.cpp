@@ -117,7 +117,7 @@ AddressPlan plan_addresses(const Topology& t, const AddressingOptions& o) {
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return t.nodes[plan.switches[a].node].tier > t.nodes[plan.switches[b].node].tier;
   });
-  // (network, tier, 0 pod / 1 group / 2 none, label, rail or kNone) -> ASN
+  // (network, tier, 0 pod / 1 group / 3 zone / 2 none, label, rail or kNone) -> ASN
   std::map<std::tuple<int, int, int, int32_t, int32_t>, int64_t> shared;
   int64_t next = o.asn_base;
   for (size_t k : order) {
@@ -129,6 +129,7 @@ AddressPlan plan_addresses(const Topology& t, const AddressingOptions& o) {
       const int net = n.network, tier = n.tier;
       const auto key = n.pod != kNone     ? std::make_tuple(net, tier, 0, n.pod, n.rail)
                        : n.group != kNone ? std::make_tuple(net, tier, 1, n.group, n.rail)
+                       : n.zone != kNone  ? std::make_tuple(net, tier, 3, n.zone, n.rail)
                                           : std::make_tuple(net, tier, 2, kNone, n.rail);
       auto [it, added] = shared.emplace(key, next);
       if (added) ++next;

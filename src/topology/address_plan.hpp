@@ -25,6 +25,9 @@
 //   go down to a leaf and back up through the same pod's spines (BGP's AS-path
 //   loop check does it, RFC 7938 5.2.1 and 5.2.4);
 // - the frontend's switches of a site topology (frontend.hpp) never share an ASN with the back end's;
+// - a 4-tier Clos's super-spines carry no pod but a zone: one ASN per zone, so
+//   a path from one zone to another (up to a core, down into the other
+//   zone's super-spines) never crosses one ASN twice;
 // - a tier whose switches carry neither (super-spines, fat-tree cores) shares
 //   one ASN;
 // - a switch bound to a rail (a rail-optimized fabric's spines, which reach

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -240,6 +241,31 @@ TEST(AddressPlan, RailOptimizedLeavesAllReachEachOtherUnderBgp) {
       if (x.tier != 2 || y.tier != 2 || x.pod != y.pod) continue;
       EXPECT_EQ(a.asn == b.asn, x.rail == y.rail) << x.name << " " << y.name;
     }
+  EXPECT_EQ(unreachable_leaf_pairs(t, p), 0);
+}
+
+TEST(AddressPlan, FourTierZonesEachHaveTheirSuperSpineAsn) {
+  // A 4-tier rail Clos (2 GPUs and 2 rails a server, radix 8, 256 GPUs: 4 zones of 2 pods). Super-spines carry
+  // a zone and no pod: one ASN per zone. With one ASN for every super-spine, a route between zones (up to a
+  // core, down into the other zone's super-spines) would cross it twice and BGP would drop it.
+  const Topology t = build_with("rail_clos", {{"gpus", "256"}}, hw_with(2, 2, 8));
+  ASSERT_EQ(t.switch_tiers(), 4);
+  const AddressPlan p = plan_addresses(t, options());
+  std::map<int32_t, std::set<int64_t>> asns_of_zone;
+  std::set<int64_t> core_asns;
+  for (const auto& s : p.switches) {
+    const Node& n = t.nodes[s.node];
+    if (n.tier == 3) asns_of_zone[n.zone].insert(s.asn);
+    if (n.tier == 4) core_asns.insert(s.asn);
+  }
+  ASSERT_EQ(asns_of_zone.size(), 4u);
+  std::set<int64_t> all;
+  for (const auto& [zone, asns] : asns_of_zone) {
+    EXPECT_EQ(asns.size(), 1u) << "zone " << zone;
+    all.insert(asns.begin(), asns.end());
+  }
+  EXPECT_EQ(all.size(), 4u);
+  EXPECT_EQ(core_asns.size(), 1u);
   EXPECT_EQ(unreachable_leaf_pairs(t, p), 0);
 }
 

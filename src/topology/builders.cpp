@@ -23,8 +23,21 @@ const BuilderInfo* find_builder(std::string_view name) {
   return nullptr;
 }
 
+// The most one switch chip carries in 2025: 144 x 800 Gb/s (NVIDIA Quantum-X800, InfiniBand XDR); Ethernet's
+// largest is 102.4 Tb/s (Broadcom Tomahawk 6, June 2025: 64 x 1.6T, 128 x 800G or 256 x 400G).
+constexpr double kLargestSwitchChipBps = 144 * 800e9;
+
 Topology build(const BuilderInfo& b, const Params& params, const Hardware& hw) {
   Topology t = b.build(params, hw);
+  const double capacity = static_cast<double>(hw.radix) * hw.port_speed.bps;
+  bool has_switches = false;
+  for (const auto& n : t.nodes) has_switches = has_switches || n.kind == NodeKind::Switch;
+  if (has_switches && capacity > kLargestSwitchChipBps * (1 + 1e-9))
+    t.facts.notes.push_back(fmt::format(
+        "a switch of {} x {} carries {}, more than one switch chip does today (115.2 Tb/s: NVIDIA Quantum-X800, "
+        "144 x 800G; Ethernet 102.4 Tb/s: Broadcom Tomahawk 6); a box this large is several chips cabled as a Clos "
+        "inside, with more latency, power and cost than podnet gives one switch",
+        hw.radix, format_bandwidth(hw.port_speed), format_bandwidth(Bandwidth{capacity})));
   if (hw.sharp) {
     bool switches = false;
     for (const auto& n : t.nodes) switches = switches || n.kind == NodeKind::Switch;

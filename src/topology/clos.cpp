@@ -13,13 +13,15 @@ namespace {
 struct ClosSpec {
   const char* family;
   int64_t gpus = 0;
-  int tiers = 0;              // 2 or 3; 0 = fewest that fit
-  double o1 = 1, o2 = 1;      // oversubscription down:up at leaf, spine
-  bool rail_attach = false;   // NIC r of a server -> the rail-r leaf of its group
-  bool rail_domains = false;  // spines serve the leaves of one rail (per pod)
-  int groups_per_pod = 0;     // 0 = as many as fit
-  int spines_per_domain = 0;  // 0 = fewest (most parallel links)
-  const char* tier_names[4] = {"", "leaf", "spine", "super_spine"};
+  int tiers = 0;                  // 2, 3 or 4; 0 = fewest that fit
+  int max_tiers = 4;              // tree3: 3
+  double o1 = 1, o2 = 1, o3 = 1;  // oversubscription down:up at leaf, spine, super-spine (4 tiers)
+  bool rail_attach = false;       // NIC r of a server -> the rail-r leaf of its group
+  bool rail_domains = false;      // spines serve the leaves of one rail (per pod)
+  int groups_per_pod = 0;         // 0 = as many as fit
+  int spines_per_domain = 0;      // 0 = fewest (most parallel links)
+  int pods_per_zone = 0;          // 4 tiers; 0 = as many as fit
+  const char* tier_names[4] = {"", "leaf", "spine", "super_spine"};  // 4 tiers: leaf, spine, super_spine, core
   const char* tiers_key = "topology.tiers";
   const char* o1_key = "topology.oversubscription";
   const char* groups_per_pod_key = "topology.groups_per_pod";
@@ -82,9 +84,16 @@ struct ClosSize {
   int p = 0, S = 0;  // parallel links from a leaf to each spine; spines per domain
   int u1_used = 0;   // leaf uplinks cabled (spread_uplinks may leave a few idle)
   int64_t D = 0;     // spine domains
-  int q = 0, C = 0;  // parallel links from a spine to each super-spine; super-spines per plane
+  int q = 0, C = 0;  // parallel links from a spine to each super-spine; super-spines per plane (per zone)
   int u2_used = 0;   // spine uplinks cabled
+  // 4 tiers: a zone is pz pods whose spines share super-spines; cores join the zones.
+  int d3 = 0, u3 = 0;                     // super-spine down / up ports
+  int64_t pz = 0, pz_max = 0, zones = 1;  // pods per zone; zones
+  int64_t Dz = 0;                         // spine domains per (full) zone (3 tiers: D)
+  int r = 0, K = 0;                       // parallel links from a super-spine to each core; cores per plane
+  int u3_used = 0;                        // super-spine uplinks cabled
   int64_t leaves() const { return groups * leaves_per_group; }
+  int32_t zone_of_pod(int64_t pod) const { return tiers == 4 ? static_cast<int32_t>(pod / pz) : kNone; }
 };
 
 // Servers, NICs and ports: the checks every Clos makes before its tiers.
@@ -133,7 +142,54 @@ void size_servers_and_leaves(const ClosSpec& spec, const Hardware& hw, ClosSize&
   z.max2 = z.max2_groups * z.gpus_per_group;
 }
 
-// Tier choice, and with 3 tiers the groups per pod and the pods.
+// 4 tiers: the pods per zone and the zones. A zone's spines share super-spines (each super-spine plane
+// joins spine s of every spine domain of the zone); the cores join the zones' super-spines plane by plane.
+void size_zones(const ClosSpec& spec, ClosSize& z) {
+  const int R = z.R;
+  z.d3 = down_ports(R, spec.o3);
+  z.u3 = R - z.d3;
+  if (z.d3 < 1 || z.u3 < 1)
+    throw ParamError("topology.super_spine_oversubscription",
+                     fmt::format("super-spine oversubscription {}:1 leaves {} down and {} up ports; expected at "
+                                 "least one of each",
+                                 format_number(spec.o3), z.d3, z.u3));
+  z.pz_max = z.d3 / z.domains_per_pod;
+  if (z.pz_max < 1)
+    throw ParamError("switch.radix", fmt::format("a super-spine with {} down-ports cannot reach the {} spine domains "
+                                                 "(rails) of one pod; expected a larger switch.radix",
+                                                 z.d3, z.domains_per_pod));
+  z.pz = spec.pods_per_zone > 0 ? spec.pods_per_zone : std::min(z.pz_max, z.pods);
+  // The fourth tier joins zones: with one zone its cores would carry nothing. Unless told otherwise, split
+  // the pods over two zones; a single pod, or a pods_per_zone given that makes one zone, is refused.
+  if (z.pz >= z.pods) {
+    if (spec.pods_per_zone > 0 || z.pods < 2)
+      throw ParamError(spec.pods_per_zone > 0 ? "topology.pods_per_zone" : spec.tiers_key,
+                       fmt::format("4 tiers with all {} GPUs in one zone: the fourth tier joins zones of pods, so its "
+                                   "switches would carry no traffic; expected 3 tiers{}",
+                                   fmt_count(spec.gpus),
+                                   z.pods < 2 ? std::string(" (the GPUs fit in one pod)")
+                                              : fmt::format(", or topology.pods_per_zone below {}", z.pods)));
+    z.pz = (z.pods + 1) / 2;
+  }
+  if (z.pz > z.pz_max)
+    throw ParamError("topology.pods_per_zone",
+                     fmt::format("topology.pods_per_zone = {} needs {} super-spine down-ports ({} pods x {} spine "
+                                 "domains) but a super-spine has {}; expected at most {}",
+                                 z.pz, z.pz * z.domains_per_pod, z.pz, z.domains_per_pod, z.d3, z.pz_max));
+  z.zones = (z.pods + z.pz - 1) / z.pz;
+  if (z.zones > R) {
+    const int64_t max4 = R * z.pz * z.gp * z.gpus_per_group;
+    throw ParamError("topology.gpus",
+                     fmt::format("topology.gpus = {} needs {} zones of {} pods, more than the {} ports of a core "
+                                 "switch; the most a 4-tier {} of radix-{} switches reaches with these pods is {} "
+                                 "GPUs ({} zones x {} pods x {} groups x {} GPUs); expected at most {}, or a larger "
+                                 "switch.radix",
+                                 fmt_count(spec.gpus), z.zones, z.pz, R, spec.family, R, fmt_count(max4), R, z.pz, z.gp,
+                                 z.gpus_per_group, fmt_count(max4)));
+  }
+}
+
+// Tier choice, and with 3 or 4 tiers the groups per pod and the pods (and zones).
 void size_tiers(const ClosSpec& spec, ClosSize& z) {
   const int R = z.R;
   z.tiers = spec.tiers != 0 ? spec.tiers : (z.groups <= z.max2_groups ? 2 : 3);
@@ -182,25 +238,28 @@ void size_tiers(const ClosSpec& spec, ClosSize& z) {
                                  "{}; expected at most {}",
                                  z.gp, z.gp * z.group_leaves_in_domain, z.d2, z.gp_max));
   z.pods = (z.groups + z.gp - 1) / z.gp;
-  if (z.pods * z.domains_per_pod > R) {
+  if (z.tiers == 3 && z.pods * z.domains_per_pod > R && spec.tiers == 0 && spec.max_tiers >= 4) {
+    z.tiers = 4;  // auto: past what one super-spine tier joins, a fourth joins zones of pods
+  } else if (z.tiers == 3 && z.pods * z.domains_per_pod > R) {
     // With groups_per_pod given its pods bound the fabric first; a larger one reaches up to the spines' bound.
     const std::string given =
         spec.groups_per_pod > 0 && z.gp < z.gp_max
             ? fmt::format("with {} = {} it reaches {} GPUs ({} pods x {} groups x {} GPUs); ", spec.groups_per_pod_key,
                           z.gp, fmt_count(pods_max * z.gp * z.gpus_per_group), pods_max, z.gp, z.gpus_per_group)
             : std::string();
-    throw ParamError("topology.gpus",
-                     fmt::format("topology.gpus = {} needs {} pods x {} spine domains = {} spines per super-spine "
-                                 "plane, more than the radix {}; {}the most a 3-tier {} of radix-{} switches "
-                                 "reaches is {} GPUs ({} pods x {} groups x {} GPUs); expected at most {}, or a "
-                                 "larger switch.radix{}",
-                                 fmt_count(spec.gpus), z.pods, z.domains_per_pod, z.pods * z.domains_per_pod, R, given,
-                                 spec.family, R, fmt_count(max3), pods_max, z.gp_max, z.gpus_per_group,
-                                 given.empty() ? "that" : "the first",
-                                 // a larger pod helps only below the spines' bound
-                                 z.gp < z.gp_max ? fmt::format(" or {} up to {}", spec.groups_per_pod_key, z.gp_max)
-                                                 : std::string()));
+    throw ParamError(
+        "topology.gpus",
+        fmt::format("topology.gpus = {} needs {} pods x {} spine domains = {} spines per super-spine "
+                    "plane, more than the radix {}; {}the most a 3-tier {} of radix-{} switches "
+                    "reaches is {} GPUs ({} pods x {} groups x {} GPUs); expected at most {}, or a "
+                    "larger switch.radix{}{}",
+                    fmt_count(spec.gpus), z.pods, z.domains_per_pod, z.pods * z.domains_per_pod, R, given, spec.family,
+                    R, fmt_count(max3), pods_max, z.gp_max, z.gpus_per_group, given.empty() ? "that" : "the first",
+                    // a larger pod helps only below the spines' bound
+                    z.gp < z.gp_max ? fmt::format(" or {} up to {}", spec.groups_per_pod_key, z.gp_max) : std::string(),
+                    spec.max_tiers >= 4 ? fmt::format(", or {}: 4 (or auto)", spec.tiers_key) : std::string()));
   }
+  if (z.tiers == 4) size_zones(spec, z);
 }
 
 // Spines per domain and super-spines per plane, and their parallel links.
@@ -225,12 +284,20 @@ void size_spreads(const ClosSpec& spec, ClosSize& z) {
     z.u1_used = sp.used;
   }
   z.D = z.pods * z.domains_per_pod;
+  z.Dz = z.tiers == 4 ? z.pz * z.domains_per_pod : z.D;
   z.u2_used = z.u2;
-  if (z.tiers == 3) {
-    const Spread sp = spread_uplinks(z.u2, static_cast<int>(z.R / z.D));
+  z.u3_used = z.u3;
+  if (z.tiers >= 3) {
+    const Spread sp = spread_uplinks(z.u2, static_cast<int>((z.tiers == 4 ? z.d3 : z.R) / z.Dz));
     z.q = sp.p;
     z.C = sp.count;
     z.u2_used = sp.used;
+  }
+  if (z.tiers == 4) {
+    const Spread sp = spread_uplinks(z.u3, static_cast<int>(z.R / z.zones));
+    z.r = sp.p;
+    z.K = sp.count;
+    z.u3_used = sp.used;
   }
 }
 
@@ -270,8 +337,15 @@ struct RackLayout {
 };
 
 struct ClosClasses {
-  uint8_t access = 0, leaf_spine = 0, spine_super = 0;
+  uint8_t access = 0, leaf_spine = 0, spine_super = 0, super_core = 0;
 };
+
+// Tier i's name: the family's, but a 4-tier Clos is always leaf, spine, super_spine, core (fat_tree
+// calls its third tier core when it is the top).
+const char* tier_name(const ClosSpec& spec, const ClosSize& z, int i) {
+  static const char* const four[] = {"", "leaf", "spine", "super_spine", "core"};
+  return z.tiers == 4 ? four[i] : spec.tier_names[i];
+}
 
 // Servers, leaves and their NIC cables; returns the leaves by (group, rail-or-0).
 std::vector<NodeId> build_leaves(Topology& t, const ClosSpec& spec, const Hardware& hw, const ClosSize& z,
@@ -285,6 +359,7 @@ std::vector<NodeId> build_leaves(Topology& t, const ClosSpec& spec, const Hardwa
       sw.tier = 1;
       sw.group = static_cast<int32_t>(grp);
       sw.pod = static_cast<int32_t>(grp / z.gp);
+      sw.zone = z.zone_of_pod(sw.pod);
       sw.local = tier_index++;
       if (spec.rail_attach) {
         sw.rail = static_cast<int32_t>(r);
@@ -323,6 +398,7 @@ std::vector<NodeId> build_spines(Topology& t, const ClosSpec& spec, const Hardwa
         sw.kind = NodeKind::Switch;
         sw.tier = 2;
         sw.pod = static_cast<int32_t>(pod);
+        sw.zone = z.zone_of_pod(pod);
         sw.local = tier_index++;
         if (spec.rail_domains) {
           sw.rail = static_cast<int32_t>(dom);
@@ -348,31 +424,76 @@ std::vector<NodeId> build_spines(Topology& t, const ClosSpec& spec, const Hardwa
   return spine_ids;
 }
 
-// Super-spines: plane s joins spine s of every domain; C per plane.
-void build_super_spines(Topology& t, const ClosSpec& spec, const Hardware& hw, const ClosSize& z,
-                        const ClosClasses& cls, const std::vector<NodeId>& spine_ids) {
+// A switch's name is its hostname (config plan, NetBox): letters, digits and hyphens only (RFC 1123
+// section 2.1), so a tier's `_` becomes `-`.
+std::string host_label(const char* tier_name) {
+  std::string label = tier_name;
+  std::replace(label.begin(), label.end(), '_', '-');
+  return label;
+}
+
+// Super-spines: plane s joins spine s of every domain (4 tiers: of every domain in the zone); C per plane
+// (per zone). Returns them by ((zone, s), c).
+std::vector<NodeId> build_super_spines(Topology& t, const ClosSpec& spec, const Hardware& hw, const ClosSize& z,
+                                       const ClosClasses& cls, const std::vector<NodeId>& spine_ids) {
   const double ss_len = hw.spine_to_super_m;
-  // A switch's name is its hostname (config plan, NetBox): letters, digits and
-  // hyphens only (RFC 1123 section 2.1), so the tier's `_` becomes `-`.
-  std::string top_label = spec.tier_names[3];
-  std::replace(top_label.begin(), top_label.end(), '_', '-');
+  const std::string label = host_label(tier_name(spec, z, 3));
+  std::vector<NodeId> ids;
+  ids.reserve(static_cast<size_t>(z.zones * z.S * z.C));
   int32_t tier_index = 0;
-  for (int s = 0; s < z.S; ++s) {
-    std::vector<NodeId> plane;
-    for (int c = 0; c < z.C; ++c) {
-      Node sw;
-      sw.kind = NodeKind::Switch;
-      sw.tier = 3;
-      sw.local = tier_index++;
-      sw.name = fmt::format("{}-{}-{}", top_label, padded(s, z.S), padded(c, z.C));
-      plane.push_back(t.add_node(std::move(sw)));
+  for (int64_t zone = 0; zone < z.zones; ++zone) {
+    const int64_t d_first = zone * z.Dz, d_end = std::min(z.D, (zone + 1) * z.Dz);
+    for (int s = 0; s < z.S; ++s) {
+      const size_t first = ids.size();
+      for (int c = 0; c < z.C; ++c) {
+        Node sw;
+        sw.kind = NodeKind::Switch;
+        sw.tier = 3;
+        sw.local = tier_index++;
+        if (z.tiers == 4) {
+          sw.zone = static_cast<int32_t>(zone);
+          sw.name = fmt::format("zone{}-{}-{}-{}", padded(zone, z.zones), label, padded(s, z.S), padded(c, z.C));
+        } else {
+          sw.name = fmt::format("{}-{}-{}", label, padded(s, z.S), padded(c, z.C));
+        }
+        ids.push_back(t.add_node(std::move(sw)));
+      }
+      for (int64_t d = d_first; d < d_end; ++d)
+        for (int c = 0; c < z.C; ++c)
+          for (int k = 0; k < z.q; ++k)
+            t.connect(spine_ids[static_cast<size_t>(d * z.S + s)], ids[first + static_cast<size_t>(c)], hw.port_speed,
+                      cable_latency(hw, ss_len), ss_len, media_for(hw, ss_len), cls.spine_super);
     }
-    for (int64_t d = 0; d < z.D; ++d)
-      for (int c = 0; c < z.C; ++c)
-        for (int k = 0; k < z.q; ++k)
-          t.connect(spine_ids[static_cast<size_t>(d * z.S + s)], plane[static_cast<size_t>(c)], hw.port_speed,
-                    cable_latency(hw, ss_len), ss_len, media_for(hw, ss_len), cls.spine_super);
   }
+  return ids;
+}
+
+// Cores (4 tiers): plane (s, c) joins super-spine (s, c) of every zone; K per plane, r parallel links from each.
+void build_cores(Topology& t, const ClosSpec& spec, const Hardware& hw, const ClosSize& z, const ClosClasses& cls,
+                 const std::vector<NodeId>& super_ids) {
+  const double len = hw.super_to_core_m;
+  const std::string label = host_label(tier_name(spec, z, 4));
+  const auto super = [&](int64_t zone, int s, int c) {
+    return super_ids[static_cast<size_t>((zone * z.S + s) * z.C + c)];
+  };
+  int32_t tier_index = 0;
+  std::vector<NodeId> plane(static_cast<size_t>(z.K));
+  for (int s = 0; s < z.S; ++s)
+    for (int c = 0; c < z.C; ++c) {
+      for (int k = 0; k < z.K; ++k) {
+        Node sw;
+        sw.kind = NodeKind::Switch;
+        sw.tier = 4;
+        sw.local = tier_index++;
+        sw.name = fmt::format("{}-{}-{}-{}", label, padded(s, z.S), padded(c, z.C), padded(k, z.K));
+        plane[static_cast<size_t>(k)] = t.add_node(std::move(sw));
+      }
+      for (int64_t zone = 0; zone < z.zones; ++zone)
+        for (int k = 0; k < z.K; ++k)
+          for (int j = 0; j < z.r; ++j)
+            t.connect(super(zone, s, c), plane[static_cast<size_t>(k)], hw.port_speed, cable_latency(hw, len), len,
+                      media_for(hw, len), cls.super_core);
+    }
 }
 
 // What the design reaches and why; bisection, oversubscription, and notes on how it came out.
@@ -385,29 +506,44 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
                                     "aggregation group; a third tier (topology.tiers: 3) goes further",
                                     R, thousands(z.max2_groups * z.group_leaves_in_domain),
                                     thousands(z.gpus_per_group));
-  } else {
+  } else if (z.tiers == 3) {
     // A groups_per_pod given bounds every pod (the scenario grows by pods of that size), not the spines' ports.
     const int64_t gp_bound = spec.groups_per_pod > 0 ? z.gp : z.gp_max;
     f.max_gpus = R / z.domains_per_pod * gp_bound * z.gpus_per_group;
     f.max_gpus_reason = fmt::format("3 tiers: {} pods x {} spine domains per pod <= radix {} super-spine ports; "
-                                    "{} groups per pod x {} GPUs per group",
+                                    "{} groups per pod x {} GPUs per group{}",
                                     R / z.domains_per_pod, z.domains_per_pod, R, thousands(gp_bound),
+                                    thousands(z.gpus_per_group),
+                                    spec.max_tiers >= 4 ? "; a fourth tier (topology.tiers: 4) goes further" : "");
+  } else {
+    // Pods and zones given bound every pod and zone; otherwise the spines' and super-spines' ports do.
+    const int64_t gp_bound = spec.groups_per_pod > 0 ? z.gp : z.gp_max;
+    const int64_t pz_bound = spec.pods_per_zone > 0 ? z.pz : z.pz_max;
+    f.max_gpus = R * pz_bound * gp_bound * z.gpus_per_group;
+    f.max_gpus_reason = fmt::format("4 tiers: {} zones <= radix {} core ports; {} pods x {} spine domains per pod "
+                                    "<= {} super-spine down-ports; {} groups per pod x {} GPUs per group",
+                                    R, R, pz_bound, z.domains_per_pod, z.d3, thousands(gp_bound),
                                     thousands(z.gpus_per_group));
   }
   const bool multi_leaf_domain = z.Ld > 1 || (z.leaves() > 1 && !spec.rail_domains);
-  f.diameter_hops = z.tiers == 3 && z.D > 1 ? 4 : (multi_leaf_domain ? 2 : 0);
-  double cap[3] = {0, 0, 0};
+  f.diameter_hops = z.tiers == 4 && z.zones > 1 ? 6 : z.tiers >= 3 && z.D > 1 ? 4 : multi_leaf_domain ? 2 : 0;
+  double cap[4] = {0, 0, 0, 0};
   for (const auto& l : t.links) {
     if (l.cls == cls.access) cap[0] += l.capacity.bps;
     else if (l.cls == cls.leaf_spine) cap[1] += l.capacity.bps;
-    else if (z.tiers == 3 && l.cls == cls.spine_super) cap[2] += l.capacity.bps;
+    else if (z.tiers >= 3 && l.cls == cls.spine_super) cap[2] += l.capacity.bps;
+    else if (z.tiers == 4 && l.cls == cls.super_core) cap[3] += l.capacity.bps;
   }
   f.bisection_bps = std::min(cap[0], cap[1]) / 2;
-  if (z.tiers == 3) f.bisection_bps = std::min(f.bisection_bps, cap[2] / 2);
-  f.bisection_method = "half the smallest total capacity a tier offers upward (NIC, leaf uplinks, spine uplinks): "
-                       "the standard bound for a folded Clos";
+  if (z.tiers >= 3) f.bisection_bps = std::min(f.bisection_bps, cap[2] / 2);
+  if (z.tiers == 4) f.bisection_bps = std::min(f.bisection_bps, cap[3] / 2);
+  f.bisection_method = z.tiers == 4 ? "half the smallest total capacity a tier offers upward (NIC, leaf, spine and "
+                                      "super-spine uplinks): the standard bound for a folded Clos"
+                                    : "half the smallest total capacity a tier offers upward (NIC, leaf uplinks, "
+                                      "spine uplinks): the standard bound for a folded Clos";
   f.oversubscription.emplace_back(spec.tier_names[1], static_cast<double>(z.d1) / z.u1_used);
-  if (z.tiers == 3) f.oversubscription.emplace_back(spec.tier_names[2], static_cast<double>(z.d2) / z.u2_used);
+  if (z.tiers >= 3) f.oversubscription.emplace_back(spec.tier_names[2], static_cast<double>(z.d2) / z.u2_used);
+  if (z.tiers == 4) f.oversubscription.emplace_back(tier_name(spec, z, 3), static_cast<double>(z.d3) / z.u3_used);
   auto idle = [](int up, int used) {
     return up == used ? std::string()
                       : fmt::format(" ({} of them cabled: {} left idle so the rest spread evenly)", used, up - used);
@@ -421,12 +557,32 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
                                   "{} spine domains",
                                   spec.tier_names[2], z.d2, z.u2, idle(z.u2, z.u2_used), z.S, z.C, spec.tier_names[3],
                                   z.q, z.D));
-  if (z.tiers == 3 && z.groups % z.gp != 0)  // the last pod is partly filled, its spine layer built whole
+  if (z.tiers == 4) {
+    const auto plural = [](int64_t n, const char* one, const char* many) {
+      return fmt::format("{} {}", thousands(n), n == 1 ? one : many);
+    };
+    f.notes.push_back(fmt::format("{}: {} down / {} up ports{}; {} of {}; in each zone {} planes of {}, {} parallel "
+                                  "link(s) from each of {} spine domains",
+                                  spec.tier_names[2], z.d2, z.u2, idle(z.u2, z.u2_used),
+                                  plural(z.zones, "zone", "zones"), plural(z.pz, "pod", "pods"), z.S,
+                                  plural(z.C, "super_spine", "super_spines"), z.q, z.Dz));
+    f.notes.push_back(fmt::format("super_spine: {} down / {} up ports{}; {} planes of {}, {} parallel link(s) from "
+                                  "each of {} zones ({} m cables: cabling.super_spine_to_core)",
+                                  z.d3, z.u3, idle(z.u3, z.u3_used), thousands(int64_t{z.S} * z.C),
+                                  plural(z.K, "core", "cores"), z.r, z.zones, format_number(hw.super_to_core_m)));
+  }
+  if (z.tiers == 4 && z.pods % z.pz != 0)  // the last zone is partly filled, its super-spines built whole
+    f.notes.push_back(fmt::format(
+        "zone {} holds {} of the {} pods a zone takes: its super_spines and their core links are built for {}, so "
+        "each super_spine there uses {} of its {} down-ports and cables all {} up, and capex counts them; a "
+        "topology.pods_per_zone that divides the {} pods fills every zone",
+        z.zones - 1, z.pods % z.pz, z.pz, z.pz, (z.pods % z.pz) * z.domains_per_pod * z.q, z.d3, z.u3_used, z.pods));
+  if (z.tiers >= 3 && z.groups % z.gp != 0)  // the last pod is partly filled, its spine layer built whole
     f.notes.push_back(fmt::format(
         "pod {} holds {} of the {} groups a pod takes: its {}s and their {} links are built for {}, so each {} "
         "there uses {} of its {} down-ports and cables all {} up, and capex counts them; a {} that divides the {} "
         "groups fills every pod",
-        z.pods - 1, z.groups % z.gp, z.gp, spec.tier_names[2], spec.tier_names[3], z.gp, spec.tier_names[2],
+        z.pods - 1, z.groups % z.gp, z.gp, spec.tier_names[2], tier_name(spec, z, 3), z.gp, spec.tier_names[2],
         (z.groups % z.gp) * z.group_leaves_in_domain * z.p, z.d2, z.u2_used, spec.groups_per_pod_key, z.groups));
   if (spec.rail_domains && z.tiers == 2 && z.n > 1)
     f.notes.push_back("rails are separate 2-tier planes: NICs on different rails reach each other only through "
@@ -458,22 +614,28 @@ Topology build_clos(const ClosSpec& spec, const Hardware& hw) {
   Topology t;
   t.family = spec.family;
   t.switch_latency = hw.switch_latency;
-  for (int i = 1; i <= z.tiers; ++i) t.tier_names.push_back(spec.tier_names[i]);
+  for (int i = 1; i <= z.tiers; ++i) t.tier_names.push_back(tier_name(spec, z, i));
   add_servers(t, hw, static_cast<int32_t>(z.servers));
   t.groups = static_cast<int32_t>(z.groups);
   t.pods = static_cast<int32_t>(z.pods);
+  t.zones = z.tiers == 4 ? static_cast<int32_t>(z.zones) : 0;
   for (auto& node : t.nodes) {
     if (node.server == kNone) continue;
     node.group = static_cast<int32_t>(node.server / z.servers_per_group);
     node.pod = static_cast<int32_t>(node.group / z.gp);
+    node.zone = z.zone_of_pod(node.pod);
   }
   ClosClasses cls;
   cls.access = t.link_class(std::string("nic-") + spec.tier_names[1]);
   cls.leaf_spine = t.link_class(std::string(spec.tier_names[1]) + "-" + spec.tier_names[2]);
-  if (z.tiers == 3) cls.spine_super = t.link_class(std::string(spec.tier_names[2]) + "-" + spec.tier_names[3]);
+  if (z.tiers >= 3) cls.spine_super = t.link_class(std::string(tier_name(spec, z, 2)) + "-" + tier_name(spec, z, 3));
+  if (z.tiers == 4) cls.super_core = t.link_class(std::string(tier_name(spec, z, 3)) + "-" + tier_name(spec, z, 4));
   const std::vector<NodeId> leaves = build_leaves(t, spec, hw, z, cls);
   const std::vector<NodeId> spines = build_spines(t, spec, hw, z, cls, leaves);
-  if (z.tiers == 3) build_super_spines(t, spec, hw, z, cls, spines);
+  if (z.tiers >= 3) {
+    const std::vector<NodeId> supers = build_super_spines(t, spec, hw, z, cls, spines);
+    if (z.tiers == 4) build_cores(t, spec, hw, z, cls, supers);
+  }
   clos_facts(t, spec, hw, z, cls);
   t.finalize();
   return t;
@@ -491,13 +653,24 @@ std::vector<ParamSpec> fat_tree_params() {
       {"tiers",
        ParamType::Int,
        "",
-       "switch tiers: 2 (leaf-spine) or 3 (leaf-spine-core); auto (the default): the fewest that fit",
+       "switch tiers: 2 (leaf-spine), 3 (leaf-spine-core) or 4 (leaf-spine-super_spine-core, zones of pods); "
+       "auto (the default): the fewest that fit",
        2,
-       3,
+       4,
        {"auto"},
        true},
       {"oversubscription", ParamType::Ratio, "1:1", "leaf down:up port ratio"},
-      {"spine_oversubscription", ParamType::Ratio, "1:1", "spine down:up port ratio (3 tiers)"},
+      {"spine_oversubscription", ParamType::Ratio, "1:1", "spine down:up port ratio (3 and 4 tiers)"},
+      {"super_spine_oversubscription", ParamType::Ratio, "1:1", "super-spine down:up port ratio (4 tiers)"},
+      {"pods_per_zone",
+       ParamType::Int,
+       "",
+       "pods per zone (4 tiers: a zone's spines share super-spines, cores join the zones); auto (the default): as "
+       "many as a super-spine reaches",
+       1,
+       4096,
+       {"auto"},
+       true},
       {"rail_optimized", ParamType::Bool, "false",
        "NIC r of each server goes to the rail-r leaf of its group (else all NICs of a server share one leaf)"},
       {"k",
@@ -512,11 +685,11 @@ std::vector<ParamSpec> fat_tree_params() {
       {"groups_per_pod",
        ParamType::Int,
        "",
-       "aggregation groups (leaves, or rail-leaf sets) per pod (3 tiers); "
-       "default: as many as a spine reaches",
+       "aggregation groups (leaves, or rail-leaf sets) per pod (3 and 4 tiers); "
+       "auto (the default): as many as a spine reaches",
        1,
        1e6,
-       {},
+       {"auto"},
        true},
       {"spines_per_pod",
        ParamType::Int,
@@ -540,6 +713,8 @@ Topology build_fat_tree(const Params& p, const Hardware& hw_in) {
   s.rail_attach = p.get_bool("rail_optimized");
   s.groups_per_pod = optional_int(p, "groups_per_pod");
   s.spines_per_domain = optional_int(p, "spines_per_pod");
+  s.o3 = p.get_real("super_spine_oversubscription");
+  s.pods_per_zone = optional_int(p, "pods_per_zone");
   s.tier_names[3] = "core";
   if (p.has("k")) {
     const int k = static_cast<int>(p.get_int("k"));
@@ -574,22 +749,32 @@ std::vector<ParamSpec> rail_clos_params() {
       {"tiers",
        ParamType::Int,
        "",
-       "2 = leaf + spine per rail; 3 = plus a super-spine joining rails and pods; "
-       "auto (the default): the fewest that fit",
+       "2 = leaf + spine per rail; 3 = plus a super-spine joining rails and pods; 4 = super-spines per zone of "
+       "pods and a core joining the zones; auto (the default): the fewest that fit",
        2,
-       3,
+       4,
        {"auto"},
        true},
       {"oversubscription", ParamType::Ratio, "1:1", "leaf down:up port ratio"},
-      {"spine_oversubscription", ParamType::Ratio, "1:1", "spine down:up port ratio (3 tiers)"},
+      {"spine_oversubscription", ParamType::Ratio, "1:1", "spine down:up port ratio (3 and 4 tiers)"},
+      {"super_spine_oversubscription", ParamType::Ratio, "1:1", "super-spine down:up port ratio (4 tiers)"},
+      {"pods_per_zone",
+       ParamType::Int,
+       "",
+       "pods per zone (4 tiers: a zone's spines share super-spines, cores join the zones); auto (the default): as "
+       "many as a super-spine reaches",
+       1,
+       4096,
+       {"auto"},
+       true},
       {"groups_per_pod",
        ParamType::Int,
        "",
-       "aggregation groups per pod (3 tiers); default: as many as a spine "
+       "aggregation groups per pod (3 and 4 tiers); auto (the default): as many as a spine "
        "reaches",
        1,
        1e6,
-       {},
+       {"auto"},
        true},
   };
 }
@@ -614,6 +799,8 @@ Topology build_rail_clos(const Params& p, const Hardware& hw) {
   s.rail_attach = true;
   s.rail_domains = true;
   s.groups_per_pod = optional_int(p, "groups_per_pod");
+  s.o3 = p.get_real("super_spine_oversubscription");
+  s.pods_per_zone = optional_int(p, "pods_per_zone");
   return build_clos(s, hw);
 }
 
@@ -649,6 +836,7 @@ Topology build_tree3(const Params& p, const Hardware& hw) {
   s.family = "tree3";
   s.gpus = p.get_int("gpus");
   s.tiers = 3;
+  s.max_tiers = 3;
   s.o1 = p.get_real("access_oversubscription");
   s.o2 = p.get_real("aggregation_oversubscription");
   s.o1_key = "topology.access_oversubscription";
@@ -687,13 +875,15 @@ void derive_k_ary(Params& topology, const Params& server, Params& sw) {
 }  // namespace
 
 BuilderInfo fat_tree_builder() {
-  return {"fat_tree", "2- or 3-tier folded Clos (leaf-spine[-core]), non-blocking or oversubscribed; k-ary fat-tree",
+  return {"fat_tree",
+          "2-, 3- or 4-tier folded Clos (leaf-spine[-super_spine]-core), non-blocking or oversubscribed; k-ary "
+          "fat-tree",
           fat_tree_params, build_fat_tree, derive_k_ary};
 }
 BuilderInfo rail_clos_builder() {
   return {"rail_clos",
           "rail-optimized multi-plane Clos (AIPod-style): NIC r of each server on rail r, per-rail spines, optional "
-          "super-spine joining rails and pods",
+          "super-spine joining rails and pods, and a core joining zones of pods (4 tiers)",
           rail_clos_params, build_rail_clos};
 }
 BuilderInfo tree3_builder() {

@@ -14,15 +14,26 @@
 // - Tier 3 (super-spine/core): plane k joins spine k of every domain; each of
 //   the D domains' spine links to every super-spine of the plane with q
 //   parallel links, q the largest divisor of u2 with D*q <= R.
+// - Tier 4 (core; tier 3 is then super_spine): a zone is Pz pods; super-spine
+//   plane k of a zone joins spine k of the zone's Dz = Pz * domains-per-pod
+//   domains (q links each, Dz*q <= d3 = floor(R*o3/(o3+1))), C per plane; core
+//   plane (k, c) joins super-spine (k, c) of every one of the Z zones with r
+//   parallel links, r the largest divisor of u3 = R - d3 with Z*r <= R. The
+//   recursive folded Clos of Al-Fares et al. (SIGCOMM 2008) one level up, as
+//   Meta's zones of pods joined by aggregation switches (Gangidi et al.,
+//   SIGCOMM 2024, section 3).
 // So non-blocking 3-tier has one link per NIC per tier (3 links per NIC), the
 // k-ary fat-tree (k pods of k/2 + k/2 switches, (k/2)^2 cores) is the case
 // R = k, o = 1, one NIC per host, k/2 leaves per pod.
 //
-// Limits: 2 tiers: Ld <= R leaves per domain; 3 tiers: Ld <= d2 and D <= R.
-// Diameter (switch-to-switch links): 0 with one leaf, 2 within a domain,
-// 4 across domains (3 tiers). Bisection: half the smallest total capacity a
-// tier offers upward (NICs, leaf uplinks, spine uplinks) - the standard
-// bound for a balanced folded Clos.
+// Limits: 2 tiers: Ld <= R leaves per domain; 3 tiers: Ld <= d2 and D <= R;
+// 4 tiers: Ld <= d2, Dz <= d3 and Z <= R (radix 128, 8 rails of 512-GPU
+// groups: 64 groups a pod, 8 pods a zone, 128 zones = 33.5 million GPUs, past
+// podnet's 1,048,576). Diameter (switch-to-switch links): 0 with one leaf, 2
+// within a domain, 4 across domains (3 tiers), 6 across zones (4 tiers).
+// Bisection: half the smallest total capacity a tier offers upward (NICs,
+// leaf, spine and super-spine uplinks) - the standard bound for a balanced
+// folded Clos.
 #pragma once
 
 #include "topology/builders.hpp"

@@ -187,6 +187,105 @@ TEST(RailClos, AutoTiersAddsSuperSpine) {
   EXPECT_EQ(t.switch_tiers(), 3);
 }
 
+TEST(FatTree, FourTiersAtRadixFourIsTheFourLevelFatTree) {
+  // The L-level fat tree of k-port switches has 2(k/2)^L hosts and (2L-1)(k/2)^(L-1) switches: k = 4, L = 4
+  // gives 32 hosts and 56 switches. podnet's sizing: a leaf has 2 down / 2 up (2 one-NIC servers), a spine 2
+  // down so a pod is 2 leaves, a super-spine 2 down so a zone is 2 pods, a core 4 ports so 4 zones; 3 tiers
+  // reach only 4 pods x 2 leaves x 2 hosts = 16, so `auto` takes the fourth.
+  Hardware hw = hw_with(1, 1, 4);
+  Topology t = build_with("fat_tree", {{"gpus", "32"}}, hw);
+  ASSERT_EQ(t.switch_tiers(), 4);
+  EXPECT_EQ(t.tier_names, (std::vector<std::string>{"", "leaf", "spine", "super_spine", "core"}));
+  EXPECT_EQ(t.pods, 8);
+  EXPECT_EQ(t.zones, 4);
+  // 16 leaves; 8 pods x 2 spines (each leaf's 2 uplinks, one to each); per zone 2 planes x 2 super-spines
+  // (each spine's 2 uplinks, one to each of its plane) = 4, x 4 zones; 4 core planes x 2 cores (each
+  // super-spine's 2 uplinks over 4 zones x r <= 4 ports: r = 1, 2 cores).
+  EXPECT_EQ(count_tier(t, 1), 16);
+  EXPECT_EQ(count_tier(t, 2), 16);
+  EXPECT_EQ(count_tier(t, 3), 16);
+  EXPECT_EQ(count_tier(t, 4), 8);
+  EXPECT_EQ(count_tier(t, 1) + count_tier(t, 2) + count_tier(t, 3) + count_tier(t, 4), 7 * 8);
+  for (const char* cls : {"nic-leaf", "leaf-spine", "spine-super_spine", "super_spine-core"})
+    EXPECT_EQ(count_class(t, cls), 32) << cls;  // one link per host per tier: non-blocking
+  for (const auto& n : t.nodes)
+    if (n.kind == NodeKind::Switch) {
+      ASSERT_EQ(n.ports, 4) << n.name;
+    }
+  EXPECT_EQ(t.facts.diameter_hops, 6);
+  EXPECT_EQ(switch_diameter(t), 6);
+  EXPECT_EQ(t.facts.max_gpus, 32);
+  EXPECT_DOUBLE_EQ(t.facts.bisection_bps, 32 * hw.port_speed.bps / 2);
+  ASSERT_EQ(t.facts.oversubscription.size(), 3u);
+  EXPECT_EQ(t.facts.oversubscription[2].first, "super_spine");
+  // Zones: a host's, its leaf's, its spine's and its super-spines' are pod / 2; the cores have none.
+  for (const auto& n : t.nodes) {
+    if (n.kind == NodeKind::Switch && n.tier == 4) EXPECT_EQ(n.zone, kNone) << n.name;
+    else if (n.kind == NodeKind::Switch && n.tier == 3) EXPECT_GE(n.zone, 0) << n.name;
+    else EXPECT_EQ(n.zone, n.pod / 2) << n.name;
+  }
+  // One host more needs a fifth zone: refused, naming the 32.
+  try {
+    build_with("fat_tree", {{"gpus", "34"}}, hw);
+    FAIL();
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.key(), "topology.gpus");
+    EXPECT_NE(std::string(e.what()).find("needs 5 zones of 2 pods, more than the 4 ports of a core switch; the most "
+                                         "a 4-tier fat_tree of radix-4 switches reaches with these pods is 32 GPUs"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(RailClos, FourTiersJoinZonesOfPodsThroughCores) {
+  // 2 GPUs and 2 NICs (rails) a server, radix 8: a group is 4 servers (8 GPUs) on 2 rail leaves; a spine's 4
+  // down-ports take 4 groups' leaves of its rail, so a pod is 32 GPUs in 2 rail domains; 3 tiers reach
+  // 8 / 2 = 4 pods (128 GPUs). 256 GPUs: 8 pods; a super-spine's 4 down-ports take 2 pods x 2 domains, so
+  // 4 zones of 2 pods.
+  Hardware hw = hw_with(2, 2, 8);
+  Topology t = build_with("rail_clos", {{"gpus", "256"}}, hw);
+  ASSERT_EQ(t.switch_tiers(), 4);
+  EXPECT_EQ(t.zones, 4);
+  // leaves 32 groups x 2 = 64; a domain's 4 leaves each reach 4 spines once: 16 domains x 4 = 64; a zone's 4
+  // domains' spine s reach 4 super-spines once: 4 zones x 4 planes x 4 = 64; each super-spine's 4 uplinks
+  // over 4 zones (r <= 8 / 4 = 2): 2 links to each of 2 cores, 16 planes x 2 = 32 cores.
+  EXPECT_EQ(count_tier(t, 1), 64);
+  EXPECT_EQ(count_tier(t, 2), 64);
+  EXPECT_EQ(count_tier(t, 3), 64);
+  EXPECT_EQ(count_tier(t, 4), 32);
+  for (const char* cls : {"nic-leaf", "leaf-spine", "spine-super_spine", "super_spine-core"})
+    EXPECT_EQ(count_class(t, cls), 256) << cls;
+  // 8 zones of 2 pods of 4 groups of 8 GPUs
+  EXPECT_EQ(t.facts.max_gpus, 8 * 2 * 4 * 8);
+  for (const auto& l : t.links)
+    if (t.link_classes[l.cls] == "super_spine-core") {
+      EXPECT_FLOAT_EQ(l.length_m, 500.0f);  // cabling.super_spine_to_core
+    }
+  // Explicit pods per zone: 1 makes 8 zones; 3 needs 3 pods x 2 domains = 6 of a super-spine's 4 down-ports.
+  EXPECT_EQ(build_with("rail_clos", {{"gpus", "256"}, {"pods_per_zone", "1"}}, hw).zones, 8);
+  try {
+    build_with("rail_clos", {{"gpus", "256"}, {"pods_per_zone", "3"}}, hw);
+    FAIL();
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.key(), "topology.pods_per_zone");
+  }
+  // Pinned at 3 tiers the same fabric is refused, pointing at the fourth.
+  try {
+    build_with("rail_clos", {{"gpus", "256"}, {"tiers", "3"}}, hw);
+    FAIL();
+  } catch (const ParamError& e) {
+    EXPECT_NE(std::string(e.what()).find("or topology.tiers: 4 (or auto)"), std::string::npos) << e.what();
+  }
+  // Four tiers where everything fits one zone: refused (the cores would carry nothing).
+  try {
+    build_with("rail_clos", {{"gpus", "32"}, {"tiers", "4"}}, hw);
+    FAIL();
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.key(), "topology.tiers");
+    EXPECT_NE(std::string(e.what()).find("in one zone"), std::string::npos) << e.what();
+  }
+}
+
 TEST(RailClos, BadServerShape) {
   Hardware hw = hw_with(7, 7, 128);
   // 7 GPUs per server on an 8-rail fabric

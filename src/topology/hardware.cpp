@@ -61,6 +61,8 @@ std::vector<ParamSpec> cabling_params() {
        "beyond the one beside the leaf's; 0: every NIC cable is server_to_leaf)"},
       {"leaf_to_spine", ParamType::Length, "30m", "cable length leaf -> spine (and dragonfly local links)"},
       {"spine_to_super_spine", ParamType::Length, "100m", "cable length spine -> super-spine/core (and global links)"},
+      {"super_spine_to_core", ParamType::Length, "500m",
+       "cable length super-spine -> core in a 4-tier Clos (its zones often stand in separate halls)"},
       {"propagation", ParamType::Time, "5ns", "signal propagation delay per metre of cable"},
       {"transceiver_power", ParamType::Power, "12W",
        "power per optical transceiver (two per optical link) at 400 Gb/s; other link speeds scale by "
@@ -91,6 +93,7 @@ Hardware hardware_from(const Params& server, const Params& sw, const Params& cab
   hw.rack_width_m = cabling.get_real("rack_width");
   hw.leaf_to_spine_m = cabling.get_real("leaf_to_spine");
   hw.spine_to_super_m = cabling.get_real("spine_to_super_spine");
+  hw.super_to_core_m = cabling.get_real("super_spine_to_core");
   hw.ns_per_m = static_cast<double>(cabling.get_time("propagation").ps) / 1000.0;
   hw.optic_power_w = cabling.get_real("transceiver_power");
   hw.rack_power_w = cabling.get_real("rack_power");

@@ -62,6 +62,7 @@ struct Hardware {
   double rack_width_m = 0.6;
   double leaf_to_spine_m = 30;
   double spine_to_super_m = 100;
+  double super_to_core_m = 500;  // a 4-tier Clos: super-spine -> core (zones in other halls)
   double ns_per_m = 5;
   double optic_power_w = 12;
   double rack_power_w = 40000;

@@ -36,7 +36,7 @@ const char* media_name(Media m);
 
 struct Node {
   NodeKind kind = NodeKind::Gpu;
-  uint8_t tier = 0;        // switches: 1 = leaf/access/router, 2 = spine/aggregation, 3 = super-spine/core
+  uint8_t tier = 0;        // switches: 1 = leaf/access/router, 2 = spine/aggregation, 3 = super-spine/core, 4 = core
   uint8_t network = 0;     // 0: the back end; 1: the frontend and storage network (topology/frontend.hpp)
   int32_t server = kNone;  // GPU, NIC, NVSwitch: the server (or NVLink domain's first server)
   int32_t local = kNone;   // GPU/NIC: index inside its server; switch: index inside its tier
@@ -44,8 +44,9 @@ struct Node {
   int32_t rail = kNone;   // NIC and its GPU: rail = NIC index in the server; rail-bound switches: their rail
   int32_t group = kNone;  // aggregation group (scalable unit) / dragonfly group / torus cube
   int32_t pod = kNone;
-  int32_t ports = 0;  // ports in use (next free port index)
-  std::string name;   // unique: "gpu-node-017/gpu3", "gpu-node-017/nic3", "su1-leaf-r3", ...
+  int32_t zone = kNone;  // a 4-tier Clos: the zone of pods joined by one set of super-spines (else kNone)
+  int32_t ports = 0;     // ports in use (next free port index)
+  std::string name;      // unique: "gpu-node-017/gpu3", "gpu-node-017/nic3", "su1-leaf-r3", ...
 };
 
 struct Link {
@@ -87,6 +88,7 @@ struct Topology {
   int32_t racks = 0;
   int32_t groups = 0;
   int32_t pods = 0;
+  int32_t zones = 0;  // a 4-tier Clos: zones of pods under the core tier (else 0)
   int32_t rails = 0;
   Time switch_latency;  // port-to-port latency of every switch (engines add it per hop)
   // The switches reduce in the network (SHARP on InfiniBand Quantum switches: scenario

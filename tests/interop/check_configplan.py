@@ -59,7 +59,10 @@ VARIANTS = {"": [], "ipv6": ["--set", "addressing.family=ipv6"], "unnumbered": [
                                   "--set", "frontend.nics=2", "--set", "frontend.storage_nodes=4",
                                   "--set", "frontend.tenants=isolated"],
             # An Ethernet frontend beside an InfiniBand back end: the plan covers the frontend alone.
-            "ethernet-frontend": ["--set", "frontend.nics=2", "--set", "frontend.storage_nodes=4"]}
+            "ethernet-frontend": ["--set", "frontend.nics=2", "--set", "frontend.storage_nodes=4"],
+            # Four tiers: radix-16 switches, 2 pods of one 64-GPU group, each pod its own zone under the cores.
+            "four-tiers": ["--set", "switch.radix=16", "--set", "topology.groups_per_pod=1", "--set",
+                           "topology.tiers=4"]}
 IP_FIELDS = set("address vrf tenant status role device virtual_machine interface fhrp_group is_primary is_oob "
                 "dns_name description owner comments tags".split())
 IP_STATUS = {"active", "reserved", "deprecated", "dhcp", "slaac"}
@@ -503,7 +506,7 @@ def main(argv):
     jsonschema.Draft202012Validator.check_schema(schema)
     specs = argv[4:] or cases.examples(src) + ["aipod-16k:ipv6", "aipod-16k:unnumbered", "leafspine-8k:tenants",
                                                 "leafspine-8k:frontend", "leafspine-8k:frontend-isolated",
-                                                "ib-sharp-1k:ethernet-frontend"]
+                                                "ib-sharp-1k:ethernet-frontend", "clos-128k:four-tiers"]
     missing = [s for s in specs if s.partition(":")[0] not in cases.CASES]
     if missing:
         print(f"check_configplan.py: no test size in cases.py for {missing}", file=sys.stderr)
