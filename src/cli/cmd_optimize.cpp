@@ -287,7 +287,8 @@ void add_optimize_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--tiers", o->tiers, "switch tiers searched")->capture_default_str();
   cmd->add_option("--oversubscription", o->over, "leaf oversubscription ratios searched")->capture_default_str();
-  cmd->add_option("--spine-oversubscription", o->spine_over, "spine ratios searched (3 and 4 tiers)")->capture_default_str();
+  cmd->add_option("--spine-oversubscription", o->spine_over, "spine ratios searched (3 and 4 tiers)")
+      ->capture_default_str();
   cmd->add_option("--radix", o->radix, "switch radixes searched")->capture_default_str();
   cmd->add_option("--speeds", o->speeds, "NIC = switch port speeds searched")->capture_default_str();
   cmd->add_option("--nics", o->nics, "NICs (rails) per server searched")->capture_default_str();
