@@ -97,6 +97,23 @@ TEST(Cli, GrowsAipodTo131kOrSaysWhy) {
   EXPECT_NE(r.out.find("524,288"), std::string::npos) << r.out;
 }
 
+TEST(Cli, FasterPortsAreNamedAsTheTradeDoesAndOversizedSwitchesNoted) {
+  // 64 x 1.6T = 102.4 Tb/s: one chip today; priced as 1.6T ports (it read "1,600G"), no note.
+  Result r = run("design aipod-16k --set topology.gpus=4096 --set topology.groups_per_pod=auto --set "
+                 "switch.radix=64 --set switch.port_speed=1.6Tbps --set server.nic_speed=1.6Tbps");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("leaf: switch 1.6T"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("server: nic 1.6T"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("more than one switch chip"), std::string::npos) << r.out;
+  // 128 x 1.6T = 204.8 Tb/s: more than the 115.2 Tb/s of the largest chip; said in a note.
+  r = run("design aipod-16k --set topology.gpus=4096 --set topology.groups_per_pod=auto --set "
+          "switch.port_speed=1.6Tbps --set server.nic_speed=1.6Tbps");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("a switch of 128 x 1.6T ports carries 204.8 Tb/s, more than one switch chip does today"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(Cli, OutputsAreDeterministic) {
   for (const char* args : {"design aipod-16k", "design aipod-16k --format json", "design leafspine-8k --format csv",
                            "design fat-tree-k48 --export dot", "design leafspine-8k --export graphml"}) {
