@@ -19,14 +19,17 @@ namespace {
 // Level of a node in the drawing: 0 = servers (GPU, NIC, NVSwitch), then the switch tier.
 int level_of(const topology::Node& n) { return n.kind == topology::NodeKind::Switch ? std::max<int>(n.tier, 1) : 0; }
 
-using Key = std::tuple<int, int32_t, int32_t, int32_t>;  // level, pod, group, rail
+using Key = std::tuple<int, int32_t, int32_t, int32_t, int32_t>;  // level, zone, pod, group, rail
 
+// A 4-tier Clos's super-spines carry a zone and no pod: one mark per zone where marks are per pod (the
+// nodes below them are told apart by their pods).
 Key key_of(const topology::Node& n, int granularity) {
   const int level = level_of(n);
+  const int32_t zone = granularity <= 2 && n.pod == topology::kNone ? n.zone : topology::kNone;
   const int32_t pod = granularity <= 2 ? n.pod : topology::kNone;
   const int32_t group = granularity <= 1 ? n.group : topology::kNone;
   const int32_t rail = (granularity == 0 && level > 0) ? n.rail : topology::kNone;
-  return {level, pod, group, rail};
+  return {level, zone, pod, group, rail};
 }
 
 std::string asset_text(const char* name) {
@@ -42,7 +45,7 @@ namespace {
 // Which aggregate each node falls in, at the finest granularity that keeps at most max_nodes aggregates.
 struct Aggregation {
   int granularity = 0;
-  std::map<Key, int> id;      // aggregate key -> id, in key order (level, pod, group, rail)
+  std::map<Key, int> id;      // aggregate key -> id, in key order (level, zone, pod, group, rail)
   std::vector<int> node_agg;  // [node] -> aggregate id
 };
 
@@ -54,7 +57,7 @@ Aggregation aggregate(const topology::Topology& t, size_t max_nodes) {
     for (const auto& n : t.nodes) keys.insert(key_of(n, g));
     if (keys.size() <= max_nodes) break;
   }
-  // Aggregates in key order (level, pod, group, rail): deterministic ids.
+  // Aggregates in key order (level, zone, pod, group, rail): deterministic ids.
   for (const auto& n : t.nodes) a.id.emplace(key_of(n, g), 0);
   int next = 0;
   for (auto& [k, v] : a.id) v = next++;
@@ -105,9 +108,10 @@ nlohmann::json fabric_drawing(const topology::Topology& t, size_t max_nodes) {
                               : "tier " + std::to_string(l));
   nlohmann::json nodes = nlohmann::json::array();
   for (const auto& [k, v] : id) {
-    const auto [level, pod, group, rail] = k;
+    const auto [level, zone, pod, group, rail] = k;
     const size_t i = static_cast<size_t>(v);
     std::string name = level_names[static_cast<size_t>(level)].get<std::string>();
+    if (zone != topology::kNone) name += " zone " + std::to_string(zone);
     if (pod != topology::kNone) name += " pod " + std::to_string(pod);
     if (group != topology::kNone) name += " group " + std::to_string(group);
     if (rail != topology::kNone) name += " rail " + std::to_string(rail);

@@ -5,6 +5,8 @@
 #include <cmath>
 
 #include "report/web_assets.hpp"
+#include "topology/builders.hpp"
+#include "topology/test_util.hpp"
 
 namespace podnet::report {
 namespace {
@@ -146,6 +148,24 @@ TEST(FabricDrawing, CoarsensToStayUnderTheLimit) {
   EXPECT_EQ(d["edges"][0]["links"], 2);      // servers-leaf: two NIC links
   EXPECT_EQ(d["edges"][1]["links"], 4);      // leaf-spine
   EXPECT_EQ(d["edges"][1]["gbps"], 1600.0);  // 4 x 400
+}
+
+TEST(FabricDrawing, FourTierSuperSpinesAreOneMarkPerZone) {
+  // The 4-level fat tree of 4-port switches (clos_test: 8 pods, 4 zones of 2): per tier and pod, the
+  // super-spines (no pod) are one mark per zone, the cores one mark.
+  const auto t = topology::build_with("fat_tree", {{"gpus", "32"}}, topology::testing::hw_with(1, 1, 4));
+  ASSERT_EQ(t.switch_tiers(), 4);
+  const auto d = fabric_drawing(t, 40);
+  EXPECT_EQ(d["granularity"], "tier and pod");
+  std::vector<std::string> supers;
+  int cores = 0;
+  for (const auto& n : d["nodes"]) {
+    if (n["level"] == 3) supers.push_back(n["name"].get<std::string>());
+    if (n["level"] == 4) ++cores;
+  }
+  EXPECT_EQ(supers, (std::vector<std::string>{"super_spine zone 0", "super_spine zone 1", "super_spine zone 2",
+                                              "super_spine zone 3"}));
+  EXPECT_EQ(cores, 1);
 }
 
 TEST(GoodputCurve, DalysGoodputAroundTheAdvisedInterval) {
