@@ -208,10 +208,21 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
                          parts.empty() ? "" : ": " + parts);
     }
     if (changed.empty()) continue;
+    // The study's headline figures (the fields it declares with a label: network capex per GPU, iteration
+    // time) are always shown; the other rows fill up to `limit`, largest relative change first.
+    const auto headline = [&](const nlohmann::json& c) {
+      const ResultField* f = declared(it.key(), c["field"].get<std::string>());
+      return f && !f->label.empty();
+    };
+    size_t headlines = 0;
+    for (const auto& c : changed) headlines += headline(c);
     Table t({"field", "A", "B", "B - A", "B / A"});
-    size_t shown = 0;
+    size_t shown = 0, others = 0;
     for (const auto& c : changed) {
-      if (limit && shown == limit) break;
+      if (limit && !headline(c)) {
+        if (headlines + others >= limit) continue;
+        ++others;
+      }
       ++shown;
       const ResultField* f = declared(it.key(), c["field"].get<std::string>());
       // A field the study declares by its label (as every other table and the page show it); others by key.

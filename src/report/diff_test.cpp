@@ -56,6 +56,26 @@ TEST(Diff, ChangedFieldsAndTheIterationSplitOverItsBreakdown) {
   EXPECT_NE(out.str().find("iteration time +20.00 ms: bubble +15.00 ms, tp +5.00 ms"), std::string::npos) << out.str();
 }
 
+TEST(Diff, HeadlineFiguresAreShownPastTheRowLimit) {
+  // Capex per GPU moves 1 % (the smallest change); three undeclared fields move 2x, 3x and 4x. With room for
+  // two rows the declared figure is shown and the largest of the others fills the second row.
+  const auto design = [](double per_gpu, double k) {
+    return nlohmann::json{{"cost", {{"capex_per_gpu_usd", per_gpu}}},
+                          {"x", {{"a", 1 * k}, {"b", 1 * k * k}, {"c", 1 * k * k * k}}},
+                          {"run", {{"command", "design"}}}};
+  };
+  DiffSide a{"A", "", {{"design", design(10000, 1)}}};
+  DiffSide b{"B", "", {{"design", design(10100, 2)}}};
+  const nlohmann::json d = diff_document(a, b);
+  ASSERT_EQ(d["studies"]["design"]["changed"].size(), 4u);
+  std::ostringstream out;
+  write_diff_table(d, out, 2);
+  EXPECT_NE(out.str().find("network capex per GPU"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("x.c"), std::string::npos) << out.str();  // 8x: the largest change
+  EXPECT_EQ(out.str().find("x.b"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("... 2 more"), std::string::npos) << out.str();
+}
+
 TEST(Diff, TextFieldsAndFieldsOnOneSide) {
   DiffSide a{"A", "", {{"design", {{"topology", {{"family", "fat_tree"}}}, {"x", 1}}}}};
   DiffSide b{"B", "", {{"design", {{"topology", {{"family", "torus"}}}, {"y", 1}}}}};
