@@ -11,8 +11,10 @@
 // --design instead times the 1,048,576-GPU design (the built-in clos-1m) as
 // podnet's commands run it: `design`, `reliability` and `design
 // --config-plan DIR` (into a scratch folder, removed after), each in its own
-// process: CPU and peak memory. Target (issue): the design <= 10 s and a few
-// GB; reliability and the config plan within seconds.
+// process: CPU and peak memory; then the same million GPUs with 800G NICs
+// on 128 x 800G switches, which takes four tiers (clos-128k grown). Target
+// (issue): the design <= 10 s and a few GB; reliability and the config plan
+// within seconds.
 #include "bench_util.hpp"
 
 #include <fcntl.h>
@@ -76,7 +78,8 @@ int run_command(const std::string& label, std::vector<std::string> args) {
 }
 
 int design_cases() {
-  std::printf("scale_bench --design: the 1,048,576-GPU design (clos-1m), each command in its own process\n");
+  std::printf("scale_bench --design: the 1,048,576-GPU designs (clos-1m; clos-128k grown to 4 tiers), each command "
+              "in its own process\n");
   std::string dir = (std::filesystem::temp_directory_path() / "scale_bench_XXXXXX").string();
   if (mkdtemp(dir.data()) == nullptr) {
     std::perror("mkdtemp");
@@ -86,6 +89,10 @@ int design_cases() {
       {"podnet design clos-1m", {"podnet", "design", "clos-1m"}},
       {"podnet reliability clos-1m", {"podnet", "reliability", "clos-1m"}},
       {"podnet design clos-1m --config-plan DIR", {"podnet", "design", "clos-1m", "--config-plan", dir + "/plan"}},
+      {"podnet design clos-128k at 1M, 4 tiers",
+       {"podnet", "design", "clos-128k", "--set", "topology.gpus=1048576", "--set", "topology.tiers=4"}},
+      {"podnet reliability clos-128k at 1M, 4 tiers",
+       {"podnet", "reliability", "clos-128k", "--set", "topology.gpus=1048576", "--set", "topology.tiers=4"}},
   };
   int rc = 0;
   for (const auto& [label, args] : cases)
