@@ -211,11 +211,13 @@ workload::PlacementSummary summarize(const workload::Job& job, const std::vector
   }
   s.gpus_per_group.assign(per_group.begin(), per_group.end());
   s.pods = static_cast<int32_t>(pods.size());
+  s.zones = topo.zones > 0;
   auto crossing = [&](int32_t a, int32_t b, double bytes, double& all, double& cross_group, double& cross_pod) {
     all += bytes;
     const auto &na = node(a), &nb = node(b);
     if (na.group != nb.group) cross_group += bytes;
     if (na.pod != nb.pod) cross_pod += bytes;
+    if (na.zone != nb.zone) s.cross_zone_bytes += bytes;
   };
   auto gpus = [&](const std::vector<int64_t>& ranks) {
     collective::Group g;

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "topology/builders.hpp"
+#include "topology/test_util.hpp"
 
 namespace podnet::cluster {
 namespace {
@@ -100,6 +101,23 @@ TEST(Placement, SummaryBytesByHand) {
   EXPECT_DOUBLE_EQ(s.dp_bytes, 2 * g0 + 2 * g1);
   EXPECT_DOUBLE_EQ(s.pp_bytes, 2.0 * 2 * 4 * (1024.0 * 1024 * 2));
   EXPECT_EQ(s.cross_spine_fraction(), 0.0);
+}
+
+TEST(Placement, BytesCrossingTheCoreOfAFourTierClos) {
+  // The 4-level fat tree of 4-port switches (32 one-GPU servers; a zone = 2 pods = 8 GPUs). TP1 PP2 DP16,
+  // packed: stage 0 on GPUs 0-15 (zones 0, 1), stage 1 on 16-31 (zones 2, 3). Each stage's 16-GPU DP ring
+  // crosses zones at 7 -> 8 and 15 -> 0 (2 of its 16 hops, each 2 (n-1)/n = 15/8 x the stage's gradient
+  // bytes); every PP edge (rank d -> 16 + d) crosses.
+  const auto t = topology::build_with("fat_tree", {{"gpus", "32"}}, topology::testing::hw_with(1, 1, 4));
+  ASSERT_EQ(t.zones, 4);
+  const workload::Job j = job(1, 2, 16);
+  const auto s = summarize(j, place(j, t, Policy::Packed, 1), t, collective::Options{}, "packed");
+  ASSERT_TRUE(s.zones);
+  const double g0 = workload::stage_params(j, 0).total() * 2, g1 = workload::stage_params(j, 1).total() * 2;
+  EXPECT_DOUBLE_EQ(s.cross_zone_bytes, 2 * (15.0 / 8) * g0 + 2 * (15.0 / 8) * g1 + s.pp_bytes);
+  EXPECT_DOUBLE_EQ(s.cross_core_fraction(), s.cross_zone_bytes / (s.dp_bytes + s.pp_bytes));
+  EXPECT_FALSE(
+      summarize(j, place(j, rail(1024), Policy::Packed, 1), rail(1024), collective::Options{}, "packed").zones);
 }
 
 TEST(Placement, TooLargeJobIsAnInputError) {

@@ -194,6 +194,7 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
                       {"groups_used", p.gpus_per_group.size()},
                       {"pods_used", p.pods},
                       {"gpus_per_group", per_group}};
+    if (p.zones) o["placement"]["cross_core_fraction"] = round_to(p.cross_core_fraction(), 6);
     if (p.torus_cubes) o["placement"]["torus_cubes"] = true;  // the groups are cubes: the "spine" is a cube face
   }
   o["definitions"] = {
@@ -453,10 +454,13 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
   } else if (o.contains("placement")) {
     const auto& p = o["placement"];
     out << fmt::format("  placement {}: {} aggregation group(s), {} pod(s); DP+PP bytes crossing the spine {:.1f}%, "
-                       "the super-spine {:.1f}% (DP {:.1f}%, PP {:.1f}% cross the spine)\n",
+                       "the super-spine {:.1f}%{} (DP {:.1f}%, PP {:.1f}% cross the spine)\n",
                        p["policy"].get<std::string>(), p["groups_used"].get<int64_t>(), p["pods_used"].get<int64_t>(),
                        100 * p["cross_spine_fraction"].get<double>(),
                        100 * p["cross_super_spine_fraction"].get<double>(),
+                       p.contains("cross_core_fraction")
+                           ? fmt::format(", the core {:.1f}%", 100 * p["cross_core_fraction"].get<double>())
+                           : std::string(),
                        100 * p["dp_cross_spine_fraction"].get<double>(),
                        100 * p["pp_cross_spine_fraction"].get<double>());
   }

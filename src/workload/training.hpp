@@ -318,6 +318,8 @@ struct PlacementSummary {
   double dp_bytes = 0, pp_bytes = 0;                          // per iteration, all groups / all replicas
   double dp_cross_group_bytes = 0, pp_cross_group_bytes = 0;  // endpoints in different aggregation groups
   double dp_cross_pod_bytes = 0, pp_cross_pod_bytes = 0;      // endpoints in different pods
+  bool zones = false;                                         // a 4-tier Clos: the core joins zones of pods
+  double cross_zone_bytes = 0;                                // DP + PP bytes with endpoints in different zones
   double cross_spine_fraction() const {
     const double all = dp_bytes + pp_bytes;
     return all > 0 ? (dp_cross_group_bytes + pp_cross_group_bytes) / all : 0.0;
@@ -325,6 +327,10 @@ struct PlacementSummary {
   double cross_super_spine_fraction() const {
     const double all = dp_bytes + pp_bytes;
     return all > 0 ? (dp_cross_pod_bytes + pp_cross_pod_bytes) / all : 0.0;
+  }
+  double cross_core_fraction() const {
+    const double all = dp_bytes + pp_bytes;
+    return all > 0 ? cross_zone_bytes / all : 0.0;
   }
 };
 
