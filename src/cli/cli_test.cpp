@@ -114,6 +114,21 @@ TEST(Cli, FasterPortsAreNamedAsTheTradeDoesAndOversizedSwitchesNoted) {
       << r.out;
 }
 
+TEST(Cli, APartFilledPodPricesItsSpareSpineLayer) {
+  // aipod-16k at 2,048 GPUs: pod 0 holds 4 of the 16 groups a pod takes, and its 128 spines (16 per rail x 8)
+  // and their 128 x 64 = 8,192 super-spine uplinks are built whole. At the default prices a 400G switch is
+  // $70,400 and an uplink $1,200 (two SR transceivers at $500, 100 m of fibre at $2): the 12 missing groups'
+  // share is 0.75 x (128 x 70,400 + 8,192 x 1,200) = $14,131,200.
+  Result r = run("design aipod-16k --set topology.gpus=2048");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("of which spare in pod 0's spine layer (25.0% in use)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("$14,131,200"), std::string::npos) << r.out;
+  // A whole number of pods has no spare row.
+  r = run("design aipod-16k");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.find("of which spare"), std::string::npos) << r.out;
+}
+
 TEST(Cli, OutputsAreDeterministic) {
   for (const char* args : {"design aipod-16k", "design aipod-16k --format json", "design leafspine-8k --format csv",
                            "design fat-tree-k48 --export dot", "design leafspine-8k --export graphml"}) {

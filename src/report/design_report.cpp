@@ -83,6 +83,31 @@ void add_design(nlohmann::json& doc, const topology::Topology& t, const topology
         {"servers_per_rack", b.servers_per_rack}}},
   };
   doc["cost"] = cost_json(cost, model, b.gpus);
+  // A part-filled pod's (zone's) layer built whole: the share of its switches and uplinks the missing groups
+  // (pods) would use, at the bill's prices (a switch of its tier; the mean capex of a link of its class).
+  if (!t.facts.spare.empty()) {
+    nlohmann::json spare = nlohmann::json::array();
+    for (const auto& s : t.facts.spare) {
+      double switch_usd = 0, class_usd = 0;
+      for (const auto& it : cost.items) {
+        if (it.group == s.tier && it.part == "switch") switch_usd = it.unit_usd;
+        if (it.group == s.uplink_class) class_usd += it.total_usd;
+      }
+      int64_t class_links = 0;
+      for (const auto& [cls, n] : b.links)
+        if (cls == s.uplink_class) class_links = n;
+      const double link_usd = class_links > 0 ? class_usd / static_cast<double>(class_links) : 0.0;
+      const double usd =
+          (1 - s.in_use) * (static_cast<double>(s.switches) * switch_usd + static_cast<double>(s.uplinks) * link_usd);
+      spare.push_back({{"layer", s.what},
+                       {"in_use", round_to(s.in_use, 4)},
+                       {"switches", s.switches},
+                       {"uplinks", s.uplinks},
+                       {"spare_usd", round_to(usd, 2)}});
+    }
+    doc["cost"]["part_filled"] = spare;
+  }
+  if (t.zones > 0) doc["topology"]["zones"] = t.zones;
   doc["limits"] = {{"max_gpus", t.facts.max_gpus}, {"max_gpus_reason", t.facts.max_gpus_reason}};
   double injection_bps = 0;  // NIC ports: the bandwidth each GPU can put on the fabric, per direction
   for (const auto& l : t.links)
@@ -320,6 +345,11 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
   for (auto it = cost["capex_by_tier_usd"].begin(); it != cost["capex_by_tier_usd"].end(); ++it)
     c.add({"capex: " + it.key(), "", "", usd(it.value().get<double>())});
   c.add({"capex: network total", "", "", usd(cost["capex_usd"].get<double>())});
+  if (cost.contains("part_filled"))  // a part-filled pod's (zone's) layer built whole: the share only a full one uses
+    for (const auto& s : cost["part_filled"])
+      c.add({fmt::format("  of which spare in {} ({} in use)", s["layer"].get<std::string>(),
+                         fixed(100 * s["in_use"].get<double>(), 1) + "%"),
+             "", "", usd(s["spare_usd"].get<double>())});
   c.add({"capex per GPU", "", "", usd(cost["capex_per_gpu_usd"].get<double>())});
   c.add({fmt::format("energy per year (whole cluster, PUE {})", fixed(cost["pue"].get<double>(), 2)),
          fixed(cost["energy_mwh_per_year"].get<double>(), 0) + " MWh",

@@ -577,6 +577,18 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
         "each super_spine there uses {} of its {} down-ports and cables all {} up, and capex counts them; a "
         "topology.pods_per_zone that divides the {} pods fills every zone",
         z.zones - 1, z.pods % z.pz, z.pz, z.pz, (z.pods % z.pz) * z.domains_per_pod * z.q, z.d3, z.u3_used, z.pods));
+  if (z.tiers == 4 && z.pods % z.pz != 0) {
+    const int64_t supers = int64_t{z.S} * z.C;
+    f.spare.push_back({fmt::format("zone {}'s super_spine layer", z.zones - 1), "super_spine",
+                       std::string("super_spine-") + tier_name(spec, z, 4), supers, supers * z.u3_used,
+                       static_cast<double>(z.pods % z.pz) / static_cast<double>(z.pz)});
+  }
+  if (z.tiers >= 3 && z.groups % z.gp != 0) {
+    const int64_t spines = z.S * z.domains_per_pod;
+    f.spare.push_back({fmt::format("pod {}'s {} layer", z.pods - 1, spec.tier_names[2]), spec.tier_names[2],
+                       std::string(spec.tier_names[2]) + "-" + tier_name(spec, z, 3), spines, spines * z.u2_used,
+                       static_cast<double>(z.groups % z.gp) / static_cast<double>(z.gp)});
+  }
   if (z.tiers >= 3 && z.groups % z.gp != 0)  // the last pod is partly filled, its spine layer built whole
     f.notes.push_back(fmt::format(
         "pod {} holds {} of the {} groups a pod takes: its {}s and their {} links are built for {}, so each {} "

@@ -70,6 +70,16 @@ struct Facts {
   std::string bisection_method;  // how it was computed
   std::vector<std::pair<std::string, double>> oversubscription;  // per tier boundary: "leaf" -> 1.0
   std::vector<std::string> notes;                                // assumptions worth printing
+  // Layers a Clos builds whole for a part-filled last pod or zone (its spines or super-spines and their
+  // uplinks); the design report prices the share only a full pod or zone would use.
+  struct Spare {
+    std::string what;          // "pod 1's spine layer"
+    std::string tier;          // tier name of its switches
+    std::string uplink_class;  // link class of their uplinks
+    int64_t switches = 0, uplinks = 0;
+    double in_use = 1;  // the share of the pod's groups (the zone's pods) present
+  };
+  std::vector<Spare> spare;
 };
 
 struct Topology {
