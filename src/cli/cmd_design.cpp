@@ -411,6 +411,7 @@ void add_design_command(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"dot", "graphml", "json"}));
   design->footer(
       "Examples:\n  podnet design aipod-16k\n  podnet design aipod-16k --set topology.gpus=131072 --format json\n"
+      "  podnet design clos-128k --set topology.gpus=1048576 --set topology.tiers=auto   (a million GPUs: 4 tiers)\n"
       "  podnet design my-fabric.yaml --out results/ --cabling-plan results/cables.csv\n"
       "  podnet design leafspine-8k --netbox netbox/\n"
       "  podnet design aipod-16k --config-plan configs/ --set addressing.bgp=unnumbered\n"

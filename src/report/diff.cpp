@@ -113,12 +113,14 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
     for (const auto& f : sweep_fields(da)) fa[f.name] = json_of(f.value);
     for (const auto& f : sweep_fields(it->second)) fb[f.name] = json_of(f.value);
     nlohmann::json changed = nlohmann::json::array(), only_a = nlohmann::json::array(),
-                   only_b = nlohmann::json::array();
+                   only_b = nlohmann::json::array(), only_a_values = nlohmann::json::object(),
+                   only_b_values = nlohmann::json::object();
     int64_t same = 0;
     for (const auto& [name, va] : fa) {
       const auto jb = fb.find(name);
       if (jb == fb.end()) {
         only_a.push_back(name);
+        only_a_values[name] = va;
         continue;
       }
       const nlohmann::json& vb = jb->second;
@@ -140,8 +142,16 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
       }
     }
     for (const auto& [name, vb] : fb)
-      if (!fa.count(name)) only_b.push_back(name);
-    studies[study] = {{"changed", changed}, {"same", same}, {"only_a", only_a}, {"only_b", only_b}};
+      if (!fa.count(name)) {
+        only_b.push_back(name);
+        only_b_values[name] = vb;
+      }
+    studies[study] = {{"changed", changed},
+                      {"same", same},
+                      {"only_a", only_a},
+                      {"only_b", only_b},
+                      {"only_a_values", only_a_values},
+                      {"only_b_values", only_b_values}};
     // The GPU count each side ran on: results of different sizes compare different jobs.
     if (const StudyDef* st = find_study(study)) {
       const int64_t ga = gpus_of(*st, da), gb = gpus_of(*st, it->second);
@@ -234,6 +244,24 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
     if (shown < changed.size())
       out << fmt::format("    ... {} more (--all, or --format json)\n", changed.size() - shown);
   }
+  // Fields one side has and the other not (a tier only one design builds): their values.
+  for (auto it = doc["studies"].begin(); it != doc["studies"].end(); ++it)
+    for (const char* side : {"a", "b"}) {
+      const auto& s = it.value();
+      const std::string key = std::string("only_") + side + "_values";
+      if (!s.contains(key) || s[key].empty()) continue;
+      std::string list;
+      size_t n = 0;
+      for (auto f = s[key].begin(); f != s[key].end(); ++f) {
+        if (limit && n == limit) break;
+        ++n;
+        const ResultField* d = declared(it.key(), f.key());
+        list += fmt::format("{}{} {}", list.empty() ? "" : ", ", d && !d->label.empty() ? d->label : f.key(),
+                            text(f.value(), d));
+      }
+      out << fmt::format("\n  {}: only in {}: {}{}\n", it.key(), side[0] == 'a' ? "A" : "B", list,
+                         n < s[key].size() ? fmt::format(", ... {} more", s[key].size() - n) : "");
+    }
 }
 
 }  // namespace podnet::report

@@ -76,6 +76,22 @@ TEST(Diff, HeadlineFiguresAreShownPastTheRowLimit) {
   EXPECT_NE(out.str().find("... 2 more"), std::string::npos) << out.str();
 }
 
+TEST(Diff, FieldsOnOneSideShowTheirValues) {
+  // A 4-tier design has a core tier a 3-tier one has not: its switch count is printed, not only counted.
+  DiffSide a{"A",
+             "",
+             {{"design", nlohmann::json{{"bom", {{"switches", {{"spine", 8}}}}}, {"run", {{"command", "design"}}}}}}};
+  DiffSide b{"B",
+             "",
+             {{"design", nlohmann::json{{"bom", {{"switches", {{"spine", 8}, {"core", 1024}}}}},
+                                        {"run", {{"command", "design"}}}}}}};
+  const nlohmann::json d = diff_document(a, b);
+  EXPECT_EQ(d["studies"]["design"]["only_b_values"]["bom.switches.core"], 1024);
+  std::ostringstream out;
+  write_diff_table(d, out);
+  EXPECT_NE(out.str().find("design: only in B: bom.switches.core 1,024"), std::string::npos) << out.str();
+}
+
 TEST(Diff, TextFieldsAndFieldsOnOneSide) {
   DiffSide a{"A", "", {{"design", {{"topology", {{"family", "fat_tree"}}}, {"x", 1}}}}};
   DiffSide b{"B", "", {{"design", {{"topology", {{"family", "torus"}}}, {"y", 1}}}}};

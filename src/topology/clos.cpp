@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/error.hpp"
 
@@ -37,9 +38,12 @@ int largest_divisor_at_most(int n, int limit) {
 // `up` uplinks spread over the switches of the tier above with `p` parallel links to each (at most
 // `pmax`, what fills those switches' down-ports): `count` = used / p switches. Uniform: p = the
 // largest divisor of `up` <= pmax, every uplink used. When `up` has no divisor near pmax (43 is
-// prime: 43 switches with one link each, using 1/pmax of their down-ports), the largest multiple of
-// pmax <= up needs far fewer switches; it is taken when it leaves at most 10 % of the uplinks idle
-// (the design's oversubscription then counts only the uplinks used).
+// prime: 43 switches with one link each, using 1/pmax of their down-ports), cabling count = floor(up / p)
+// switches with p links each for some other p <= pmax needs far fewer. Among the p that leave at most
+// 10 % of the uplinks idle and need at most half the uniform spread's switches the fewest switches are
+// taken (ties: the fewest idle), so 43 uplinks with pmax 4 cable 40 to 10 switches and with pmax 32 cable
+// 42 to 2, while 16 with pmax 6 stay 4 x 4 (3 x 5 would save one switch for 6 % of the uplinks); the
+// design's oversubscription then counts only the uplinks used.
 struct Spread {
   int p = 0, count = 0, used = 0;
 };
@@ -48,9 +52,10 @@ Spread spread_uplinks(int up, int pmax) {
   s.p = largest_divisor_at_most(up, pmax);
   s.used = up;
   s.count = up / s.p;
-  if (s.p < pmax && pmax >= 1) {
-    const int used = (up / pmax) * pmax;
-    if (used >= 1 && used / pmax < s.count && 10 * (up - used) <= up) s = {pmax, used / pmax, used};
+  for (int p = std::min(up, pmax); p > s.p; --p) {
+    const int count = up / p, used = count * p;
+    if (10 * (up - used) > up || 2 * count > up / s.p) continue;
+    if (count < s.count || (count == s.count && used > s.used)) s = {p, count, used};
   }
   return s;
 }
@@ -66,6 +71,16 @@ std::string fmt_count(int64_t v) {
     ++n;
   }
   return out;
+}
+
+// "1 pod", "8 pods", "1,024 groups".
+std::string plural(int64_t n, const char* one, const char* many) {
+  return fmt::format("{} {}", fmt_count(n), n == 1 ? one : many);
+}
+
+// A cable length in metres: whole metres with thousands separators (50,000), else as given (0.6).
+std::string metres(double m) {
+  return m == std::floor(m) && m < 1e15 ? fmt_count(static_cast<int64_t>(m)) : format_number(m);
 }
 
 // The numbers of a Clos: how many of each switch, and how they are cabled.
@@ -176,16 +191,28 @@ void size_zones(const ClosSpec& spec, ClosSize& z) {
                      fmt::format("topology.pods_per_zone = {} needs {} super-spine down-ports ({} pods x {} spine "
                                  "domains) but a super-spine has {}; expected at most {}",
                                  z.pz, z.pz * z.domains_per_pod, z.pz, z.domains_per_pod, z.d3, z.pz_max));
+  // A zone of one spine domain (one pod of a family whose pods are one domain) would hang each super-spine
+  // off a single spine: it joins nothing.
+  if (z.pz * z.domains_per_pod < 2)
+    throw ParamError(spec.pods_per_zone > 0 ? "topology.pods_per_zone" : spec.tiers_key,
+                     fmt::format("4 tiers with zones of one pod of one spine domain: each super_spine would hang off "
+                                 "a single spine and join nothing; expected 3 tiers, or zones of at least 2 pods "
+                                 "(topology.pods_per_zone; this fabric has {} pods)",
+                                 z.pods));
   z.zones = (z.pods + z.pz - 1) / z.pz;
   if (z.zones > R) {
     const int64_t max4 = R * z.pz * z.gp * z.gpus_per_group;
+    std::string larger;  // what a larger pod or zone would reach, below the spines' and super-spines' bounds
+    if (z.gp < z.gp_max) larger += fmt::format(", or a larger {} (up to {})", spec.groups_per_pod_key, z.gp_max);
+    if (z.pz < z.pz_max) larger += fmt::format(", or a larger topology.pods_per_zone (up to {})", z.pz_max);
     throw ParamError("topology.gpus",
-                     fmt::format("topology.gpus = {} needs {} zones of {} pods, more than the {} ports of a core "
+                     fmt::format("topology.gpus = {} needs {} zones of {}, more than the {} ports of a core "
                                  "switch; the most a 4-tier {} of radix-{} switches reaches with these pods is {} "
-                                 "GPUs ({} zones x {} pods x {} groups x {} GPUs); expected at most {}, or a larger "
+                                 "GPUs ({} zones x {} x {} x {} GPUs); expected at most {}{}, or a larger "
                                  "switch.radix",
-                                 fmt_count(spec.gpus), z.zones, z.pz, R, spec.family, R, fmt_count(max4), R, z.pz, z.gp,
-                                 z.gpus_per_group, fmt_count(max4)));
+                                 fmt_count(spec.gpus), fmt_count(z.zones), plural(z.pz, "pod", "pods"), R, spec.family,
+                                 R, fmt_count(max4), R, plural(z.pz, "pod", "pods"), plural(z.gp, "group", "groups"),
+                                 z.gpus_per_group, fmt_count(max4), larger));
   }
 }
 
@@ -520,10 +547,11 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
     const int64_t gp_bound = spec.groups_per_pod > 0 ? z.gp : z.gp_max;
     const int64_t pz_bound = spec.pods_per_zone > 0 ? z.pz : z.pz_max;
     f.max_gpus = R * pz_bound * gp_bound * z.gpus_per_group;
-    f.max_gpus_reason = fmt::format("4 tiers: {} zones <= radix {} core ports; {} pods x {} spine domains per pod "
-                                    "<= {} super-spine down-ports; {} groups per pod x {} GPUs per group",
-                                    R, R, pz_bound, z.domains_per_pod, z.d3, thousands(gp_bound),
-                                    thousands(z.gpus_per_group));
+    f.max_gpus_reason = fmt::format("4 tiers: up to {} zones (a core's {} ports) x {} a zone ({} super-spine "
+                                    "down-ports / {} a pod) x {} a pod x {} GPUs a group",
+                                    R, R, plural(pz_bound, "pod", "pods"), z.d3,
+                                    plural(z.domains_per_pod, "spine domain", "spine domains"),
+                                    plural(gp_bound, "group", "groups"), thousands(z.gpus_per_group));
   }
   const bool multi_leaf_domain = z.Ld > 1 || (z.leaves() > 1 && !spec.rail_domains);
   f.diameter_hops = z.tiers == 4 && z.zones > 1 ? 6 : z.tiers >= 3 && z.D > 1 ? 4 : multi_leaf_domain ? 2 : 0;
@@ -558,9 +586,6 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
                                   spec.tier_names[2], z.d2, z.u2, idle(z.u2, z.u2_used), z.S, z.C, spec.tier_names[3],
                                   z.q, z.D));
   if (z.tiers == 4) {
-    const auto plural = [](int64_t n, const char* one, const char* many) {
-      return fmt::format("{} {}", thousands(n), n == 1 ? one : many);
-    };
     f.notes.push_back(fmt::format("{}: {} down / {} up ports{}; {} of {}; in each zone {} planes of {}, {} parallel "
                                   "link(s) from each of {} spine domains",
                                   spec.tier_names[2], z.d2, z.u2, idle(z.u2, z.u2_used),
@@ -569,7 +594,16 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
     f.notes.push_back(fmt::format("super_spine: {} down / {} up ports{}; {} planes of {}, {} parallel link(s) from "
                                   "each of {} zones ({} m cables: cabling.super_spine_to_core)",
                                   z.d3, z.u3, idle(z.u3, z.u3_used), thousands(int64_t{z.S} * z.C),
-                                  plural(z.K, "core", "cores"), z.r, z.zones, format_number(hw.super_to_core_m)));
+                                  plural(z.K, "core", "cores"), z.r, z.zones, metres(hw.super_to_core_m)));
+  }
+  if (z.tiers < 4 && (spec.pods_per_zone > 0 || std::fabs(spec.o3 - 1) > 1e-12)) {
+    std::vector<std::string> keys;
+    if (spec.pods_per_zone > 0) keys.push_back("topology.pods_per_zone");
+    if (std::fabs(spec.o3 - 1) > 1e-12) keys.push_back("topology.super_spine_oversubscription");
+    f.notes.push_back(fmt::format("{} shape{} a fourth tier; this design has {}, so {} unused ({}: 4 adds it)",
+                                  fmt::join(keys, " and "), keys.size() == 1 ? "s" : "",
+                                  plural(z.tiers, "tier", "tiers"), keys.size() == 1 ? "it is" : "they are",
+                                  spec.tiers_key));
   }
   if (z.tiers == 4 && z.pods % z.pz != 0)  // the last zone is partly filled, its super-spines built whole
     f.notes.push_back(fmt::format(
@@ -678,7 +712,7 @@ std::vector<ParamSpec> fat_tree_params() {
        ParamType::Int,
        "",
        "pods per zone (4 tiers: a zone's spines share super-spines, cores join the zones); auto (the default): as "
-       "many as a super-spine reaches",
+       "many as a super-spine reaches, split over at least two zones",
        1,
        4096,
        {"auto"},
@@ -774,7 +808,7 @@ std::vector<ParamSpec> rail_clos_params() {
        ParamType::Int,
        "",
        "pods per zone (4 tiers: a zone's spines share super-spines, cores join the zones); auto (the default): as "
-       "many as a super-spine reaches",
+       "many as a super-spine reaches, split over at least two zones",
        1,
        4096,
        {"auto"},

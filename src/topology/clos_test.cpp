@@ -286,6 +286,26 @@ TEST(RailClos, FourTiersJoinZonesOfPodsThroughCores) {
   }
 }
 
+TEST(RailClos, AnOversubscribedSuperSpineSpreadsItsPrimeUplinksOverFewCores) {
+  // Radix 128, 8 rails, one 512-GPU group a pod; a 2:1 super-spine has 85 down / 43 up ports, so a zone is
+  // 85 / 8 = 10 pods; 20,480 GPUs = 40 pods = 4 zones. A leaf's 64 uplinks all go to one spine per rail
+  // (64 parallel links, S = 1), a spine's 64 to the 64 super-spines of its plane in its zone (80 domains:
+  // 1 link each). Each super-spine's 43 uplinks reach 4 zones' worth of a 128-port core (at most 32 links
+  // each): 43 is prime, and one link to each of 43 cores would use 4 of every core's 128 ports (2,752 cores
+  // for 256 super-spines). Cabling 42 (1 idle, 2 %) as 21 links to each of 2 cores: 128 cores.
+  Hardware hw = hw_with(8, 8, 128);
+  Topology t =
+      build_with("rail_clos",
+                 {{"gpus", "20480"}, {"tiers", "4"}, {"groups_per_pod", "1"}, {"super_spine_oversubscription", "2:1"}},
+                 hw);
+  ASSERT_EQ(t.zones, 4);
+  EXPECT_EQ(count_tier(t, 3), 4 * 64);
+  EXPECT_EQ(count_tier(t, 4), 64 * 2);
+  EXPECT_EQ(count_class(t, "super_spine-core"), 4 * 64 * 42);
+  ASSERT_EQ(t.facts.oversubscription.size(), 3u);
+  EXPECT_DOUBLE_EQ(t.facts.oversubscription[2].second, 85.0 / 42.0);
+}
+
 TEST(RailClos, BadServerShape) {
   Hardware hw = hw_with(7, 7, 128);
   // 7 GPUs per server on an 8-rail fabric
