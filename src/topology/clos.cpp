@@ -770,6 +770,14 @@ Topology build_fat_tree(const Params& p, const Hardware& hw_in) {
                        fmt::format("a k = {} edge switch has {} host ports, not a multiple of the {} NICs "
                                    "per server; expected server.nics dividing k/2",
                                    k, k / 2, hw.nics_per_server));
+    if (s.tiers != 0 && s.tiers != 3)
+      throw ParamError("topology.tiers",
+                       fmt::format("topology.k = {} builds a 3-tier k-ary fat tree, but topology.tiers = {}; expected "
+                                   "3 (or auto), or a scenario without topology.k: a {}-tier fat tree is sized by "
+                                   "topology.gpus and switch.radix ({} tiers of radix-{} switches reach {} hosts)",
+                                   k, s.tiers, s.tiers, s.tiers, k,
+                                   fmt_count(s.tiers == 4 ? 2 * (k / 2) * (k / 2) * (k / 2) * int64_t{k / 2}
+                                                          : int64_t{k} * k / 2)));
     hw.radix = k;
     s.tiers = 3;
     s.o1 = s.o2 = 1;

@@ -237,6 +237,18 @@ TEST(FatTree, FourTiersAtRadixFourIsTheFourLevelFatTree) {
   }
 }
 
+TEST(FatTree, KaryRefusesOtherTiersInsteadOfIgnoringThem) {
+  // topology.k builds 3 tiers; a 4 given beside it was silently dropped. 4 tiers of radix 8: 2 (8/2)^4 = 512.
+  try {
+    build_with("fat_tree", {{"k", "8"}, {"tiers", "4"}}, hw_with(1, 1, 8));
+    FAIL();
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.key(), "topology.tiers");
+    EXPECT_NE(std::string(e.what()).find("4 tiers of radix-8 switches reach 512 hosts"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(build_with("fat_tree", {{"k", "8"}, {"tiers", "3"}}, hw_with(1, 1, 8)).switch_tiers(), 3);
+}
+
 TEST(RailClos, FourTiersJoinZonesOfPodsThroughCores) {
   // 2 GPUs and 2 NICs (rails) a server, radix 8: a group is 4 servers (8 GPUs) on 2 rail leaves; a spine's 4
   // down-ports take 4 groups' leaves of its rail, so a pod is 32 GPUs in 2 rail domains; 3 tiers reach
