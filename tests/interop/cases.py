@@ -25,14 +25,17 @@ CASES = {
     "clos-128k": ["--set", "topology.gpus=128", "--set", "topology.groups_per_pod=2"],
     # The 1,048,576-GPU design's shape (radix 256) at 128 GPUs in 2 groups per pod.
     "clos-1m": ["--set", "topology.gpus=128", "--set", "topology.groups_per_pod=2"],
+    # The 4-tier million-GPU design's shape at radix 16: 2 groups of 64 GPUs, each its own pod and zone (512 cables).
+    "clos-1m-800g": ["--set", "topology.gpus=128", "--set", "switch.radix=16", "--set", "topology.groups_per_pod=1",
+                     "--set", "topology.pods_per_zone=1"],
     # 3-D torus 4x4x4 = one 4x4x4 cube (192 chip-to-chip cables, self-loops on each server).
     "torus-3d-4k": ["--set", "topology.dims=[4,4,4]"],
 }
 
 
 # Examples whose NetBox set is checked at the size above, not at full size: clos-1m's full set has about
-# 3.1 million cables (clos-128k's 393,216 take about 30 s to check; this one would take minutes and GBs).
-NETBOX_AT_CASE_SIZE = {"clos-1m"}
+# 3.1 million cables (clos-1m-800g's 4.2 million) (clos-128k's 393,216 take about 30 s to check; this one would take minutes and GBs).
+NETBOX_AT_CASE_SIZE = {"clos-1m", "clos-1m-800g"}
 
 
 def examples(src):
