@@ -114,6 +114,20 @@ TEST(Cli, FasterPortsAreNamedAsTheTradeDoesAndOversizedSwitchesNoted) {
       << r.out;
 }
 
+TEST(Cli, CablesBeyondAnFrTransceiversReachAreNoted) {
+  // 4 tiers, 2 zones of 2 pods on radix 128 (65,536 GPUs): the super-spine to core cables at 50 km are
+  // priced as FR (the longest optic of the cost model, 2 km), which they cannot be: a note says so.
+  Result r = run("design clos-1m-800g --set topology.gpus=65536 --set topology.pods_per_zone=1 --set "
+                 "cabling.super_spine_to_core=50km");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("65,536 optical cables are longer than the 2 km an FR transceiver reaches (up to 50 km)"),
+            std::string::npos)
+      << r.out;
+  r = run("design clos-1m-800g --set topology.gpus=65536 --set topology.pods_per_zone=1");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.find("FR transceiver reaches"), std::string::npos) << r.out;
+}
+
 TEST(Cli, APartFilledPodPricesItsSpareSpineLayer) {
   // aipod-16k at 2,048 GPUs: pod 0 holds 4 of the 16 groups a pod takes, and its 128 spines (16 per rail x 8)
   // and their 128 x 64 = 8,192 super-spine uplinks are built whole. At the default prices a 400G switch is

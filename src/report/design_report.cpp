@@ -122,6 +122,19 @@ void add_design(nlohmann::json& doc, const topology::Topology& t, const topology
   for (const auto& [tier, r] : t.facts.oversubscription) over[tier] = round_to(r, 4);
   doc["oversubscription"] = over;
   doc["notes"] = t.facts.notes;
+  // The cost model's longest optic is FR (2 km, cost.hpp): a longer cable is priced as one, which it cannot be.
+  int64_t beyond_fr = 0;
+  double longest = 0;
+  for (const auto& l : t.links)
+    if (l.media == topology::Media::Optical && l.length_m > 2000.0f) {
+      ++beyond_fr;
+      longest = std::max(longest, static_cast<double>(l.length_m));
+    }
+  if (beyond_fr > 0)
+    doc["notes"].push_back(fmt::format("{} optical cables are longer than the 2 km an FR transceiver reaches (up to "
+                                       "{}); they are priced as FR, but need LR (10 km) or coherent optics, at prices "
+                                       "podnet does not model",
+                                       thousands(beyond_fr), format_number(longest / 1000, 3) + " km"));
 }
 
 void add_frontend(nlohmann::json& doc, const topology::FrontendFabric& f, const topology::CostModel& model) {
