@@ -844,8 +844,9 @@ nlohmann::json design_document(const scenario::Scenario& sc, const topology::Top
                            {"access_oversubscription", "aggregation_oversubscription"}}) {
     if (!tp.has(keys.first)) continue;
     nlohmann::json asked = nlohmann::json::object();
-    for (size_t i = 0; i < t.facts.oversubscription.size() && i < 2; ++i) {
-      const char* key = i == 0 ? keys.first : keys.second;
+    for (size_t i = 0; i < t.facts.oversubscription.size() && i < 3; ++i) {
+      // The third: a 4-tier Clos's super-spines (fat_tree and rail_clos only).
+      const char* key = i == 0 ? keys.first : i == 1 ? keys.second : "super_spine_oversubscription";
       const auto& [tier, got] = t.facts.oversubscription[i];
       if (!tp.has(key) || std::abs(got - tp.get_real(key)) <= 1e-9 * got) continue;
       std::string why = "asked " + tp.text(key);
