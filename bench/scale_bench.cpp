@@ -56,9 +56,11 @@ int run_case(const char* engine_name, int64_t gpus) {
   return 0;
 }
 
-// One podnet command, its output thrown away: CPU and peak memory of the process that ran it.
+// One podnet command, its output thrown away: wall, CPU (all its threads) and peak memory of the process
+// that ran it.
 int run_command(const std::string& label, std::vector<std::string> args) {
   const double cpu0 = cpu_seconds();
+  const auto t0 = std::chrono::steady_clock::now();
   const int keep = dup(STDOUT_FILENO);
   const int null = open("/dev/null", O_WRONLY);
   dup2(null, STDOUT_FILENO);
@@ -67,12 +69,12 @@ int run_command(const std::string& label, std::vector<std::string> args) {
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   const int rc = podnet::cli::run(static_cast<int>(args.size()), argv.data());
-  const double cpu = cpu_seconds() - cpu0;
+  const double cpu = cpu_seconds() - cpu0, wall = podnet::bench::since(t0);
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   std::fflush(stdout);  // the command's own output, to /dev/null
   dup2(keep, STDOUT_FILENO);
-  std::printf("%-40s cpu %8.2f s  peak %8.1f MB  exit %d\n", label.c_str(), cpu,
+  std::printf("%-40s wall %8.2f s  cpu %8.2f s  peak %8.1f MB  exit %d\n", label.c_str(), wall, cpu,
               static_cast<double>(u.ru_maxrss) / 1024.0, rc);
   return rc;
 }

@@ -25,7 +25,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/common.hpp"
 #include "cli/test_util.hpp"
+#include "topology/builders.hpp"
+#include "topology/test_util.hpp"
 
 namespace {
 
@@ -112,6 +115,33 @@ TEST(Cli, FasterPortsAreNamedAsTheTradeDoesAndOversizedSwitchesNoted) {
   EXPECT_NE(r.out.find("a switch of 128 x 1.6T ports carries 204.8 Tb/s, more than one switch chip does today"),
             std::string::npos)
       << r.out;
+}
+
+TEST(Cli, ConfigPlanFilesAreTheSameWhateverTheThreadCount) {
+  // The switches' files are written on several threads: 1 and 3 threads give the same files, byte for byte
+  // (a 4-tier rail Clos of radix 8: 224 switches, chunks of 16 taken in any order).
+  using namespace podnet;
+  const topology::Topology t =
+      topology::build_with("rail_clos", {{"gpus", "256"}}, topology::testing::hw_with(2, 2, 8));
+  const topology::AddressPlan plan =
+      topology::plan_addresses(t, topology::addressing_from(defaults_of(topology::addressing_params())));
+  const fs::path one = temp_dir() / "plan-1", three = temp_dir() / "plan-3";
+  cli::write_config_plan(t, plan, one.string(), {}, nullptr, 1);
+  cli::write_config_plan(t, plan, three.string(), {}, nullptr, 3);
+  size_t files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(one)) {
+    if (!e.is_regular_file()) continue;
+    ++files;
+    const fs::path other = three / fs::relative(e.path(), one);
+    std::ifstream a(e.path()), b(other);
+    std::stringstream sa, sb;
+    sa << a.rdbuf();
+    sb << b.rdbuf();
+    ASSERT_TRUE(fs::exists(other)) << other;
+    EXPECT_EQ(sa.str(), sb.str()) << other;
+  }
+  EXPECT_EQ(files, 2 * plan.switches.size() + 2);  // frr and sonic per switch, switches.csv, ip-addresses.csv
+  EXPECT_EQ(plan.switches.size(), 224u);
 }
 
 TEST(Cli, CablesBeyondAnFrTransceiversReachAreNoted) {

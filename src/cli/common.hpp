@@ -16,10 +16,19 @@
 #include "scenario/scenario.hpp"
 #include "scenario/setup.hpp"
 #include "study/study.hpp"
+#include "topology/address_plan.hpp"
+#include "topology/tenants.hpp"
 
 namespace podnet::cli {
 
 inline constexpr const char* kDefaultScenario = "aipod-16k";
+
+// `podnet design --config-plan DIR` (cmd_design.cpp): frr/<switch>.conf and sonic/<switch>.json of every switch,
+// written on `workers` threads (0: the machine's cores, at most 16; the files are the same whatever the
+// count), then switches.csv and ip-addresses.csv; a progress line every 5 s.
+void write_config_plan(const topology::Topology& t, const topology::AddressPlan& plan, const std::string& dir,
+                       const std::vector<topology::Tenant>& tenants, const topology::Tenant* storage,
+                       size_t workers = 0);
 
 struct Common {
   std::string scenario;
