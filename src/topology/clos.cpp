@@ -692,19 +692,10 @@ int optional_int(const Params& p, const char* key) {
   return p.has(key) && p.text(key) != "auto" ? static_cast<int>(p.get_int(key)) : 0;
 }
 
-std::vector<ParamSpec> fat_tree_params() {
+// The keys of the tiers above the leaves that fat_tree and rail_clos share: each tier's down:up ratio and the
+// zones of a fourth tier.
+std::vector<ParamSpec> oversubscription_and_zone_params() {
   return {
-      {"gpus", ParamType::Int, "1024", "GPUs in the fabric (a multiple of server.gpus)", 1,
-       static_cast<double>(kMaxGpus)},
-      {"tiers",
-       ParamType::Int,
-       "",
-       "switch tiers: 2 (leaf-spine), 3 (leaf-spine-core) or 4 (leaf-spine-super_spine-core, zones of pods); "
-       "auto (the default): the fewest that fit",
-       2,
-       4,
-       {"auto"},
-       true},
       {"oversubscription", ParamType::Ratio, "1:1", "leaf down:up port ratio"},
       {"spine_oversubscription", ParamType::Ratio, "1:1", "spine down:up port ratio (3 and 4 tiers)"},
       {"super_spine_oversubscription", ParamType::Ratio, "1:1", "super-spine down:up port ratio (4 tiers)"},
@@ -717,35 +708,56 @@ std::vector<ParamSpec> fat_tree_params() {
        4096,
        {"auto"},
        true},
-      {"rail_optimized", ParamType::Bool, "false",
-       "NIC r of each server goes to the rail-r leaf of its group (else all NICs of a server share one leaf)"},
-      {"k",
+  };
+}
+
+std::vector<ParamSpec> fat_tree_params() {
+  std::vector<ParamSpec> v = {
+      {"gpus", ParamType::Int, "1024", "GPUs in the fabric (a multiple of server.gpus)", 1,
+       static_cast<double>(kMaxGpus)},
+      {"tiers",
        ParamType::Int,
        "",
-       "classic k-ary fat-tree: switch radix k, 3 tiers, 1:1, k^3/4 NIC ports (sets "
-       "switch.radix and topology.gpus)",
+       "switch tiers: 2 (leaf-spine), 3 (leaf-spine-core) or 4 (leaf-spine-super_spine-core, zones of pods); "
+       "auto (the default): the fewest that fit",
        2,
-       256,
-       {},
-       true},
-      {"groups_per_pod",
-       ParamType::Int,
-       "",
-       "aggregation groups (leaves, or rail-leaf sets) per pod (3 and 4 tiers); "
-       "auto (the default): as many as a spine reaches",
-       1,
-       1e6,
+       4,
        {"auto"},
        true},
-      {"spines_per_pod",
-       ParamType::Int,
-       "",
-       "spines per pod (must divide the leaf uplinks); default: fewest",
-       1,
-       4096,
-       {},
-       true},
   };
+  for (auto& p : oversubscription_and_zone_params()) v.push_back(std::move(p));
+  v.insert(v.end(),
+           {
+               {"rail_optimized", ParamType::Bool, "false",
+                "NIC r of each server goes to the rail-r leaf of its group (else all NICs of a server share one leaf)"},
+               {"k",
+                ParamType::Int,
+                "",
+                "classic k-ary fat-tree: switch radix k, 3 tiers, 1:1, k^3/4 NIC ports (sets "
+                "switch.radix and topology.gpus)",
+                2,
+                256,
+                {},
+                true},
+               {"groups_per_pod",
+                ParamType::Int,
+                "",
+                "aggregation groups (leaves, or rail-leaf sets) per pod (3 and 4 tiers); "
+                "auto (the default): as many as a spine reaches",
+                1,
+                1e6,
+                {"auto"},
+                true},
+               {"spines_per_pod",
+                ParamType::Int,
+                "",
+                "spines per pod (must divide the leaf uplinks); default: fewest",
+                1,
+                4096,
+                {},
+                true},
+           });
+  return v;
 }
 
 Topology build_fat_tree(const Params& p, const Hardware& hw_in) {
@@ -789,7 +801,7 @@ Topology build_fat_tree(const Params& p, const Hardware& hw_in) {
 }
 
 std::vector<ParamSpec> rail_clos_params() {
-  return {
+  std::vector<ParamSpec> v = {
       {"gpus", ParamType::Int, "16384", "GPUs in the fabric (a multiple of server.gpus)", 1,
        static_cast<double>(kMaxGpus)},
       {"rails",
@@ -809,28 +821,20 @@ std::vector<ParamSpec> rail_clos_params() {
        4,
        {"auto"},
        true},
-      {"oversubscription", ParamType::Ratio, "1:1", "leaf down:up port ratio"},
-      {"spine_oversubscription", ParamType::Ratio, "1:1", "spine down:up port ratio (3 and 4 tiers)"},
-      {"super_spine_oversubscription", ParamType::Ratio, "1:1", "super-spine down:up port ratio (4 tiers)"},
-      {"pods_per_zone",
-       ParamType::Int,
-       "",
-       "pods per zone (4 tiers: a zone's spines share super-spines, cores join the zones); auto (the default): as "
-       "many as a super-spine reaches, split over at least two zones",
-       1,
-       4096,
-       {"auto"},
-       true},
-      {"groups_per_pod",
-       ParamType::Int,
-       "",
-       "aggregation groups per pod (3 and 4 tiers); auto (the default): as many as a spine "
-       "reaches",
-       1,
-       1e6,
-       {"auto"},
-       true},
   };
+  for (auto& p : oversubscription_and_zone_params()) v.push_back(std::move(p));
+  v.insert(v.end(), {
+                        {"groups_per_pod",
+                         ParamType::Int,
+                         "",
+                         "aggregation groups per pod (3 and 4 tiers); auto (the default): as many as a spine "
+                         "reaches",
+                         1,
+                         1e6,
+                         {"auto"},
+                         true},
+                    });
+  return v;
 }
 
 Topology build_rail_clos(const Params& p, const Hardware& hw) {
