@@ -499,7 +499,7 @@
       c.appendChild(textTable([
         ['capex: network total', cell(doc, 'cost.capex_usd')],
         // A part-filled pod's (zone's) layer built whole: the share only a full one would use.
-        ...(cost.part_filled || []).map(s => ['  of which spare in ' + words(s.layer) + ' (' + fixed(100 * s.in_use, 1) + '% in use)',
+        ...(cost.part_filled || []).map(s => ['  of which spare in ' + words(s.layer) + ' (' + s.present + ')',
           '$' + fixed(s.spare_usd, 0)]),
         ['capex per GPU', cell(doc, 'cost.capex_per_gpu_usd')],
         ['energy per year (whole cluster, PUE ' + fixed(cost.pue, 2) + ', ' + show('cost.energy_price_usd_per_kwh', cost.energy_price_usd_per_kwh) + '/kWh)',

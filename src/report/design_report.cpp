@@ -101,6 +101,7 @@ void add_design(nlohmann::json& doc, const topology::Topology& t, const topology
           (1 - s.in_use) * (static_cast<double>(s.switches) * switch_usd + static_cast<double>(s.uplinks) * link_usd);
       spare.push_back({{"layer", s.what},
                        {"in_use", round_to(s.in_use, 4)},
+                       {"present", s.share},
                        {"switches", s.switches},
                        {"uplinks", s.uplinks},
                        {"spare_usd", round_to(usd, 2)}});
@@ -360,8 +361,7 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
   c.add({"capex: network total", "", "", usd(cost["capex_usd"].get<double>())});
   if (cost.contains("part_filled"))  // a part-filled pod's (zone's) layer built whole: the share only a full one uses
     for (const auto& s : cost["part_filled"])
-      c.add({fmt::format("  of which spare in {} ({} in use)", s["layer"].get<std::string>(),
-                         fixed(100 * s["in_use"].get<double>(), 1) + "%"),
+      c.add({fmt::format("  of which spare in {} ({})", s["layer"].get<std::string>(), s["present"].get<std::string>()),
              "", "", usd(s["spare_usd"].get<double>())});
   c.add({"capex per GPU", "", "", usd(cost["capex_per_gpu_usd"].get<double>())});
   c.add({fmt::format("energy per year (whole cluster, PUE {})", fixed(cost["pue"].get<double>(), 2)),

@@ -453,10 +453,11 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
         100 * p["dp_cross_spine_fraction"].get<double>(), 100 * p["pp_cross_spine_fraction"].get<double>());
   } else if (o.contains("placement")) {
     const auto& p = o["placement"];
-    out << fmt::format("  placement {}: {} aggregation group(s), {} pod(s); DP+PP bytes crossing the spine {:.1f}%, "
+    const int64_t groups = p["groups_used"].get<int64_t>(), pods = p["pods_used"].get<int64_t>();
+    out << fmt::format("  placement {}: {} aggregation group{}, {} pod{}; DP+PP bytes crossing the spine {:.1f}%, "
                        "the super-spine {:.1f}%{} (DP {:.1f}%, PP {:.1f}% cross the spine)\n",
-                       p["policy"].get<std::string>(), p["groups_used"].get<int64_t>(), p["pods_used"].get<int64_t>(),
-                       100 * p["cross_spine_fraction"].get<double>(),
+                       p["policy"].get<std::string>(), thousands(groups), groups == 1 ? "" : "s", thousands(pods),
+                       pods == 1 ? "" : "s", 100 * p["cross_spine_fraction"].get<double>(),
                        100 * p["cross_super_spine_fraction"].get<double>(),
                        p.contains("cross_core_fraction")
                            ? fmt::format(", the core {:.1f}%", 100 * p["cross_core_fraction"].get<double>())

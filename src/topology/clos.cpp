@@ -73,6 +73,15 @@ std::string fmt_count(int64_t v) {
   return out;
 }
 
+// How to fill every pod (zone): the largest divisor of the `n` groups (pods) up to `most`, below n (one pod or
+// zone of everything is refused); "11 pods" with 8 at most: 1.
+std::string filling_hint(const char* key, int64_t n, int64_t most, const char* things, const char* unit) {
+  for (int64_t d = std::min(most, n - 1); d >= 1; --d)
+    if (n % d == 0)
+      return fmt::format("{} = {} divides the {} {} and fills every {}", key, d, fmt_count(n), things, unit);
+  return fmt::format("no {} up to {} divides the {} {}", key, most, fmt_count(n), things);
+}
+
 // "1 pod", "8 pods", "1,024 groups".
 std::string plural(int64_t n, const char* one, const char* many) {
   return fmt::format("{} {}", fmt_count(n), n == 1 ? one : many);
@@ -547,11 +556,13 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
     const int64_t gp_bound = spec.groups_per_pod > 0 ? z.gp : z.gp_max;
     const int64_t pz_bound = spec.pods_per_zone > 0 ? z.pz : z.pz_max;
     f.max_gpus = R * pz_bound * gp_bound * z.gpus_per_group;
-    f.max_gpus_reason = fmt::format("4 tiers: up to {} zones (a core's {} ports) x {} a zone ({} super-spine "
-                                    "down-ports / {} a pod) x {} a pod x {} GPUs a group",
-                                    R, R, plural(pz_bound, "pod", "pods"), z.d3,
-                                    plural(z.domains_per_pod, "spine domain", "spine domains"),
-                                    plural(gp_bound, "group", "groups"), thousands(z.gpus_per_group));
+    f.max_gpus_reason =
+        fmt::format("4 tiers: up to {} zones (a core's {} ports) x {} a zone{} x {} a pod x {} GPUs a group", R, R,
+                    plural(pz_bound, "pod", "pods"),
+                    spec.pods_per_zone > 0 ? std::string(" (topology.pods_per_zone)")
+                                           : fmt::format(" ({} super-spine down-ports / {} a pod)", z.d3,
+                                                         plural(z.domains_per_pod, "spine domain", "spine domains")),
+                    plural(gp_bound, "group", "groups"), thousands(z.gpus_per_group));
   }
   const bool multi_leaf_domain = z.Ld > 1 || (z.leaves() > 1 && !spec.rail_domains);
   f.diameter_hops = z.tiers == 4 && z.zones > 1 ? 6 : z.tiers >= 3 && z.D > 1 ? 4 : multi_leaf_domain ? 2 : 0;
@@ -576,25 +587,36 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
     return up == used ? std::string()
                       : fmt::format(" ({} of them cabled: {} left idle so the rest spread evenly)", used, up - used);
   };
-  f.notes.push_back(fmt::format("{}: {} down / {} up ports{}; {} {} per spine domain, {} parallel link(s) to each of "
-                                "{} {}s per domain",
-                                spec.tier_names[1], z.d1, z.u1, idle(z.u1, z.u1_used), z.Ld, spec.tier_names[1], z.p,
-                                z.S, spec.tier_names[2]));
+  const std::string leaf_plural = spec.tier_names[1] == std::string("leaf") ? "leaves"
+                                                                            : spec.tier_names[1] + std::string("s");
+  const std::string spine_plural = spec.tier_names[2] + std::string("s");
+  f.notes.push_back(fmt::format("{}: {} down / {} up ports{}; {} per spine domain, {} parallel link(s) to each of {} "
+                                "per domain",
+                                spec.tier_names[1], z.d1, z.u1, idle(z.u1, z.u1_used),
+                                plural(z.Ld, spec.tier_names[1], leaf_plural.c_str()), z.p,
+                                plural(z.S, spec.tier_names[2], spine_plural.c_str())));
   if (z.tiers == 3)
     f.notes.push_back(fmt::format("{}: {} down / {} up ports{}; {} planes of {} {}s, {} parallel link(s) from each of "
                                   "{} spine domains",
                                   spec.tier_names[2], z.d2, z.u2, idle(z.u2, z.u2_used), z.S, z.C, spec.tier_names[3],
                                   z.q, z.D));
   if (z.tiers == 4) {
-    f.notes.push_back(fmt::format("{}: {} down / {} up ports{}; {} of {}; in each zone {} planes of {}, {} parallel "
-                                  "link(s) from each of {} spine domains",
-                                  spec.tier_names[2], z.d2, z.u2, idle(z.u2, z.u2_used),
-                                  plural(z.zones, "zone", "zones"), plural(z.pz, "pod", "pods"), z.S,
-                                  plural(z.C, "super_spine", "super_spines"), z.q, z.Dz));
-    f.notes.push_back(fmt::format("super_spine: {} down / {} up ports{}; {} planes of {}, {} parallel link(s) from "
-                                  "each of {} zones ({} m cables: cabling.super_spine_to_core)",
-                                  z.d3, z.u3, idle(z.u3, z.u3_used), thousands(int64_t{z.S} * z.C),
-                                  plural(z.K, "core", "cores"), z.r, z.zones, metres(hw.super_to_core_m)));
+    // Ports a full zone (the zones) leave idle on each super-spine (core): say so, capex counts them.
+    const int64_t ss_down = z.Dz * z.q, core_ports = z.zones * z.r;
+    f.notes.push_back(fmt::format(
+        "{}: {} down / {} up ports{}; {} of {}; in each zone {} of {}, {} parallel link(s) from each of {} spine "
+        "domains{}",
+        spec.tier_names[2], z.d2, z.u2, idle(z.u2, z.u2_used), plural(z.zones, "zone", "zones"),
+        plural(z.pz, "pod", "pods"), plural(z.S, "plane", "planes"), plural(z.C, "super_spine", "super_spines"), z.q,
+        z.Dz,
+        ss_down < z.d3 ? fmt::format(" (a full zone uses {} of each super_spine's {} down-ports)", ss_down, z.d3)
+                       : std::string()));
+    f.notes.push_back(fmt::format(
+        "super_spine: {} down / {} up ports{}; {} planes of {}, {} parallel link(s) from each of {} zones{} ({} m "
+        "cables: cabling.super_spine_to_core)",
+        z.d3, z.u3, idle(z.u3, z.u3_used), thousands(int64_t{z.S} * z.C), plural(z.K, "core", "cores"), z.r, z.zones,
+        core_ports < z.R ? fmt::format(" (each core uses {} of its {} ports)", core_ports, z.R) : std::string(),
+        metres(hw.super_to_core_m)));
   }
   if (z.tiers < 4 && (spec.pods_per_zone > 0 || std::fabs(spec.o3 - 1) > 1e-12)) {
     std::vector<std::string> keys;
@@ -608,28 +630,30 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
   if (z.tiers == 4 && z.pods % z.pz != 0)  // the last zone is partly filled, its super-spines built whole
     f.notes.push_back(fmt::format(
         "zone {} holds {} of the {} pods a zone takes: its super_spines and their core links are built for {}, so "
-        "each super_spine there uses {} of its {} down-ports and cables all {} up, and capex counts them; a "
-        "topology.pods_per_zone that divides the {} pods fills every zone",
-        z.zones - 1, z.pods % z.pz, z.pz, z.pz, (z.pods % z.pz) * z.domains_per_pod * z.q, z.d3, z.u3_used, z.pods));
+        "each super_spine there uses {} of its {} down-ports and cables all {} up, and capex counts them; {}",
+        z.zones - 1, z.pods % z.pz, z.pz, z.pz, (z.pods % z.pz) * z.domains_per_pod * z.q, z.d3, z.u3_used,
+        filling_hint("topology.pods_per_zone", z.pods, z.pz_max, "pods", "zone")));
   if (z.tiers == 4 && z.pods % z.pz != 0) {
     const int64_t supers = int64_t{z.S} * z.C;
     f.spare.push_back({fmt::format("zone {}'s super_spine layer", z.zones - 1), "super_spine",
                        std::string("super_spine-") + tier_name(spec, z, 4), supers, supers * z.u3_used,
-                       static_cast<double>(z.pods % z.pz) / static_cast<double>(z.pz)});
+                       static_cast<double>(z.pods % z.pz) / static_cast<double>(z.pz),
+                       fmt::format("{} of {} pods", z.pods % z.pz, z.pz)});
   }
   if (z.tiers >= 3 && z.groups % z.gp != 0) {
     const int64_t spines = z.S * z.domains_per_pod;
     f.spare.push_back({fmt::format("pod {}'s {} layer", z.pods - 1, spec.tier_names[2]), spec.tier_names[2],
                        std::string(spec.tier_names[2]) + "-" + tier_name(spec, z, 3), spines, spines * z.u2_used,
-                       static_cast<double>(z.groups % z.gp) / static_cast<double>(z.gp)});
+                       static_cast<double>(z.groups % z.gp) / static_cast<double>(z.gp),
+                       fmt::format("{} of {} groups", z.groups % z.gp, z.gp)});
   }
   if (z.tiers >= 3 && z.groups % z.gp != 0)  // the last pod is partly filled, its spine layer built whole
     f.notes.push_back(fmt::format(
         "pod {} holds {} of the {} groups a pod takes: its {}s and their {} links are built for {}, so each {} "
-        "there uses {} of its {} down-ports and cables all {} up, and capex counts them; a {} that divides the {} "
-        "groups fills every pod",
+        "there uses {} of its {} down-ports and cables all {} up, and capex counts them; {}",
         z.pods - 1, z.groups % z.gp, z.gp, spec.tier_names[2], tier_name(spec, z, 3), z.gp, spec.tier_names[2],
-        (z.groups % z.gp) * z.group_leaves_in_domain * z.p, z.d2, z.u2_used, spec.groups_per_pod_key, z.groups));
+        (z.groups % z.gp) * z.group_leaves_in_domain * z.p, z.d2, z.u2_used,
+        filling_hint(spec.groups_per_pod_key, z.groups, z.gp_max, "groups", "pod")));
   if (spec.rail_domains && z.tiers == 2 && z.n > 1)
     f.notes.push_back("rails are separate 2-tier planes: NICs on different rails reach each other only through "
                       "NVLink inside a server (PXN); the diameter is within a rail");

@@ -78,6 +78,7 @@ struct Facts {
     std::string uplink_class;  // link class of their uplinks
     int64_t switches = 0, uplinks = 0;
     double in_use = 1;  // the share of the pod's groups (the zone's pods) present
+    std::string share;  // the same in words: "4 of 16 groups"
   };
   std::vector<Spare> spare;
 };
