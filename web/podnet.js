@@ -506,7 +506,10 @@
           cell(doc, 'cost.energy_usd_per_year', show('cost.energy_usd_per_year', cost.energy_usd_per_year) + ' (' + show('cost.energy_mwh_per_year', cost.energy_mwh_per_year) + ')')],
         ['  of which network (switches, optics)', cell(doc, 'cost.network_energy_usd_per_year')]
       ], null, 'cost-summary'));
-      const tiersCost = Object.entries(cost.capex_by_tier_usd || {});
+      // In the bill's order (switch tiers bottom up, NICs, link classes as built), not the JSON's alphabetical one.
+      const billOrder = (cost.items || []).map(it => it.group);
+      const orderOf = k => { const i = billOrder.indexOf(k); return i < 0 ? billOrder.length : i; };
+      const tiersCost = Object.entries(cost.capex_by_tier_usd || {}).sort((x, y) => orderOf(x[0]) - orderOf(y[0]));
       if (tiersCost.length) {
         c.appendChild(el('h3', { text: 'Capex by tier' }));
         const cc = chart(c, 'capex');

@@ -1,5 +1,6 @@
 #include "report/design_report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <ostream>
@@ -356,8 +357,18 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
     c.add({fmt::format("{}: {} {}", it["group"].get<std::string>(), it["part"].get<std::string>(),
                        port_label(it["speed_gbps"].get<double>())),
            thousands(it["count"]), usd(it["unit_usd"].get<double>()), usd(it["total_usd"].get<double>())});
+  // Capex by tier and link class in the bill's order (switch tiers bottom up, NICs, link classes as built),
+  // not the JSON's alphabetical one (a 4-tier design's core came first).
+  std::vector<std::string> groups;
+  for (const auto& it : cost["items"]) {
+    const std::string g = it["group"].get<std::string>();
+    if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
+  }
   for (auto it = cost["capex_by_tier_usd"].begin(); it != cost["capex_by_tier_usd"].end(); ++it)
-    c.add({"capex: " + it.key(), "", "", usd(it.value().get<double>())});
+    if (std::find(groups.begin(), groups.end(), it.key()) == groups.end()) groups.push_back(it.key());
+  for (const auto& g : groups)
+    if (cost["capex_by_tier_usd"].contains(g))
+      c.add({"capex: " + g, "", "", usd(cost["capex_by_tier_usd"][g].get<double>())});
   c.add({"capex: network total", "", "", usd(cost["capex_usd"].get<double>())});
   if (cost.contains("part_filled"))  // a part-filled pod's (zone's) layer built whole: the share only a full one uses
     for (const auto& s : cost["part_filled"])
