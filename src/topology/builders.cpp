@@ -42,9 +42,7 @@ Topology build(const BuilderInfo& b, const Params& params, const Hardware& hw) {
                                     : fmt::format("{}T", format_number(hw.port_speed.gbps() / 1000)),
         format_number(capacity / 1e12)));
   if (hw.sharp) {
-    bool switches = false;
-    for (const auto& n : t.nodes) switches = switches || n.kind == NodeKind::Switch;
-    if (!switches)
+    if (!has_switches)
       throw ParamError("switch.in_network_reduction",
                        fmt::format("switch.in_network_reduction = sharp: the {} fabric has no switches to reduce in "
                                    "(expected none)",

@@ -62,34 +62,23 @@ Spread spread_uplinks(int up, int pmax) {
 
 int down_ports(int radix, double o) { return static_cast<int>(std::floor(radix * o / (o + 1.0) + 1e-9)); }
 
-std::string fmt_count(int64_t v) {
-  std::string s = std::to_string(v), out;
-  int n = 0;
-  for (auto it = s.rbegin(); it != s.rend(); ++it) {
-    if (n && n % 3 == 0) out.insert(out.begin(), ',');
-    out.insert(out.begin(), *it);
-    ++n;
-  }
-  return out;
-}
-
 // How to fill every pod (zone): the largest divisor of the `n` groups (pods) up to `most`, below n (one pod or
 // zone of everything is refused); "11 pods" with 8 at most: 1.
 std::string filling_hint(const char* key, int64_t n, int64_t most, const char* things, const char* unit) {
   for (int64_t d = std::min(most, n - 1); d >= 1; --d)
     if (n % d == 0)
-      return fmt::format("{} = {} divides the {} {} and fills every {}", key, d, fmt_count(n), things, unit);
-  return fmt::format("no {} up to {} divides the {} {}", key, most, fmt_count(n), things);
+      return fmt::format("{} = {} divides the {} {} and fills every {}", key, d, thousands(n), things, unit);
+  return fmt::format("no {} up to {} divides the {} {}", key, most, thousands(n), things);
 }
 
 // "1 pod", "8 pods", "1,024 groups".
 std::string plural(int64_t n, const char* one, const char* many) {
-  return fmt::format("{} {}", fmt_count(n), n == 1 ? one : many);
+  return fmt::format("{} {}", thousands(n), n == 1 ? one : many);
 }
 
 // A cable length in metres: whole metres with thousands separators (50,000), else as given (0.6).
 std::string metres(double m) {
-  return m == std::floor(m) && m < 1e15 ? fmt_count(static_cast<int64_t>(m)) : format_number(m);
+  return m == std::floor(m) && m < 1e15 ? thousands(static_cast<int64_t>(m)) : format_number(m);
 }
 
 // The numbers of a Clos: how many of each switch, and how they are cabled.
@@ -190,7 +179,7 @@ void size_zones(const ClosSpec& spec, ClosSize& z) {
       throw ParamError(spec.pods_per_zone > 0 ? "topology.pods_per_zone" : spec.tiers_key,
                        fmt::format("4 tiers with all {} GPUs in one zone: the fourth tier joins zones of pods, so its "
                                    "switches would carry no traffic; expected 3 tiers{}",
-                                   fmt_count(spec.gpus),
+                                   thousands(spec.gpus),
                                    z.pods < 2 ? std::string(" (the GPUs fit in one pod)")
                                               : fmt::format(", or topology.pods_per_zone below {}", z.pods)));
     z.pz = (z.pods + 1) / 2;
@@ -219,9 +208,9 @@ void size_zones(const ClosSpec& spec, ClosSize& z) {
                                  "switch; the most a 4-tier {} of radix-{} switches reaches with these pods is {} "
                                  "GPUs ({} zones x {} x {} x {} GPUs); expected at most {}{}, or a larger "
                                  "switch.radix",
-                                 fmt_count(spec.gpus), fmt_count(z.zones), plural(z.pz, "pod", "pods"), R, spec.family,
-                                 R, fmt_count(max4), R, plural(z.pz, "pod", "pods"), plural(z.gp, "group", "groups"),
-                                 z.gpus_per_group, fmt_count(max4), larger));
+                                 thousands(spec.gpus), thousands(z.zones), plural(z.pz, "pod", "pods"), R, spec.family,
+                                 R, thousands(max4), R, plural(z.pz, "pod", "pods"), plural(z.gp, "group", "groups"),
+                                 z.gpus_per_group, thousands(max4), larger));
   }
 }
 
@@ -236,8 +225,8 @@ void size_tiers(const ClosSpec& spec, ClosSize& z) {
                        fmt::format("topology.gpus = {} exceeds the {} GPUs a 2-tier {} of radix-{} switches reaches "
                                    "({} leaves per spine domain x {} GPUs each); expected at most {}, or set {}: 3 "
                                    "(or auto, to let podnet choose)",
-                                   fmt_count(spec.gpus), fmt_count(z.max2), spec.family, R, z.max2_groups,
-                                   z.gpus_per_group / z.group_leaves_in_domain, fmt_count(z.max2), spec.tiers_key));
+                                   thousands(spec.gpus), thousands(z.max2), spec.family, R, z.max2_groups,
+                                   z.gpus_per_group / z.group_leaves_in_domain, thousands(z.max2), spec.tiers_key));
     z.gp = z.groups;
     return;
   }
@@ -263,7 +252,7 @@ void size_tiers(const ClosSpec& spec, ClosSize& z) {
       throw ParamError(spec.groups_per_pod > 0 ? spec.groups_per_pod_key : spec.tiers_key,
                        fmt::format("3 tiers with all {} GPUs in one pod: the third tier joins pods, so its switches "
                                    "would carry no traffic; expected 2 tiers{}",
-                                   fmt_count(spec.gpus),
+                                   thousands(spec.gpus),
                                    z.groups < 2 ? std::string(" (the GPUs fit under one leaf's group)")
                                                 : fmt::format(", or {} below {}", spec.groups_per_pod_key, z.groups)));
     z.gp = (z.groups + 1) / 2;
@@ -281,7 +270,7 @@ void size_tiers(const ClosSpec& spec, ClosSize& z) {
     const std::string given =
         spec.groups_per_pod > 0 && z.gp < z.gp_max
             ? fmt::format("with {} = {} it reaches {} GPUs ({} pods x {} groups x {} GPUs); ", spec.groups_per_pod_key,
-                          z.gp, fmt_count(pods_max * z.gp * z.gpus_per_group), pods_max, z.gp, z.gpus_per_group)
+                          z.gp, thousands(pods_max * z.gp * z.gpus_per_group), pods_max, z.gp, z.gpus_per_group)
             : std::string();
     throw ParamError(
         "topology.gpus",
@@ -289,8 +278,8 @@ void size_tiers(const ClosSpec& spec, ClosSize& z) {
                     "plane, more than the radix {}; {}the most a 3-tier {} of radix-{} switches "
                     "reaches is {} GPUs ({} pods x {} groups x {} GPUs); expected at most {}, or a "
                     "larger switch.radix{}{}",
-                    fmt_count(spec.gpus), z.pods, z.domains_per_pod, z.pods * z.domains_per_pod, R, given, spec.family,
-                    R, fmt_count(max3), pods_max, z.gp_max, z.gpus_per_group, given.empty() ? "that" : "the first",
+                    thousands(spec.gpus), z.pods, z.domains_per_pod, z.pods * z.domains_per_pod, R, given, spec.family,
+                    R, thousands(max3), pods_max, z.gp_max, z.gpus_per_group, given.empty() ? "that" : "the first",
                     // a larger pod helps only below the spines' bound
                     z.gp < z.gp_max ? fmt::format(" or {} up to {}", spec.groups_per_pod_key, z.gp_max) : std::string(),
                     spec.max_tiers >= 4 ? fmt::format(", or {}: 4 (or auto)", spec.tiers_key) : std::string()));
@@ -536,6 +525,8 @@ void build_cores(Topology& t, const ClosSpec& spec, const Hardware& hw, const Cl
 void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const ClosSize& z, const ClosClasses& cls) {
   Facts& f = t.facts;
   const int R = z.R;
+  // A groups_per_pod given bounds every pod (the scenario grows by pods of that size), not the spines' ports.
+  const int64_t gp_bound = spec.groups_per_pod > 0 ? z.gp : z.gp_max;
   if (z.tiers == 2) {
     f.max_gpus = z.max2;
     f.max_gpus_reason = fmt::format("2 tiers: a radix-{} spine reaches {} leaves per spine domain; {} GPUs per "
@@ -543,8 +534,6 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
                                     R, thousands(z.max2_groups * z.group_leaves_in_domain),
                                     thousands(z.gpus_per_group));
   } else if (z.tiers == 3) {
-    // A groups_per_pod given bounds every pod (the scenario grows by pods of that size), not the spines' ports.
-    const int64_t gp_bound = spec.groups_per_pod > 0 ? z.gp : z.gp_max;
     f.max_gpus = R / z.domains_per_pod * gp_bound * z.gpus_per_group;
     f.max_gpus_reason = fmt::format("3 tiers: {} pods x {} spine domains per pod <= radix {} super-spine ports; "
                                     "{} groups per pod x {} GPUs per group{}",
@@ -552,8 +541,7 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
                                     thousands(z.gpus_per_group),
                                     spec.max_tiers >= 4 ? "; a fourth tier (topology.tiers: 4) goes further" : "");
   } else {
-    // Pods and zones given bound every pod and zone; otherwise the spines' and super-spines' ports do.
-    const int64_t gp_bound = spec.groups_per_pod > 0 ? z.gp : z.gp_max;
+    // Zones given bound every zone; otherwise the super-spines' ports do.
     const int64_t pz_bound = spec.pods_per_zone > 0 ? z.pz : z.pz_max;
     f.max_gpus = R * pz_bound * gp_bound * z.gpus_per_group;
     f.max_gpus_reason =
@@ -627,33 +615,31 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
                                   plural(z.tiers, "tier", "tiers"), keys.size() == 1 ? "it is" : "they are",
                                   spec.tiers_key));
   }
-  if (z.tiers == 4 && z.pods % z.pz != 0)  // the last zone is partly filled, its super-spines built whole
+  if (z.tiers == 4 && z.pods % z.pz != 0) {  // the last zone is partly filled, its super-spines built whole
+    const int64_t in_zone = z.pods % z.pz, supers = int64_t{z.S} * z.C;
     f.notes.push_back(fmt::format(
         "zone {} holds {} of the {} pods a zone takes: its super_spines and their core links are built for {}, so "
         "each super_spine there uses {} of its {} down-ports and cables all {} up, and capex counts them; {}",
-        z.zones - 1, z.pods % z.pz, z.pz, z.pz, (z.pods % z.pz) * z.domains_per_pod * z.q, z.d3, z.u3_used,
+        z.zones - 1, in_zone, z.pz, z.pz, in_zone * z.domains_per_pod * z.q, z.d3, z.u3_used,
         filling_hint("topology.pods_per_zone", z.pods, z.pz_max, "pods", "zone")));
-  if (z.tiers == 4 && z.pods % z.pz != 0) {
-    const int64_t supers = int64_t{z.S} * z.C;
     f.spare.push_back({fmt::format("zone {}'s super_spine layer", z.zones - 1), "super_spine",
                        std::string("super_spine-") + tier_name(spec, z, 4), supers, supers * z.u3_used,
-                       static_cast<double>(z.pods % z.pz) / static_cast<double>(z.pz),
-                       fmt::format("{} of {} pods", z.pods % z.pz, z.pz)});
+                       static_cast<double>(in_zone) / static_cast<double>(z.pz),
+                       fmt::format("{} of {} pods", in_zone, z.pz)});
   }
-  if (z.tiers >= 3 && z.groups % z.gp != 0) {
-    const int64_t spines = z.S * z.domains_per_pod;
-    f.spare.push_back({fmt::format("pod {}'s {} layer", z.pods - 1, spec.tier_names[2]), spec.tier_names[2],
-                       std::string(spec.tier_names[2]) + "-" + tier_name(spec, z, 3), spines, spines * z.u2_used,
-                       static_cast<double>(z.groups % z.gp) / static_cast<double>(z.gp),
-                       fmt::format("{} of {} groups", z.groups % z.gp, z.gp)});
-  }
-  if (z.tiers >= 3 && z.groups % z.gp != 0)  // the last pod is partly filled, its spine layer built whole
+  if (z.tiers >= 3 && z.groups % z.gp != 0) {  // the last pod is partly filled, its spine layer built whole
+    const int64_t in_pod = z.groups % z.gp, spines = z.S * z.domains_per_pod;
     f.notes.push_back(fmt::format(
         "pod {} holds {} of the {} groups a pod takes: its {}s and their {} links are built for {}, so each {} "
         "there uses {} of its {} down-ports and cables all {} up, and capex counts them; {}",
-        z.pods - 1, z.groups % z.gp, z.gp, spec.tier_names[2], tier_name(spec, z, 3), z.gp, spec.tier_names[2],
-        (z.groups % z.gp) * z.group_leaves_in_domain * z.p, z.d2, z.u2_used,
+        z.pods - 1, in_pod, z.gp, spec.tier_names[2], tier_name(spec, z, 3), z.gp, spec.tier_names[2],
+        in_pod * z.group_leaves_in_domain * z.p, z.d2, z.u2_used,
         filling_hint(spec.groups_per_pod_key, z.groups, z.gp_max, "groups", "pod")));
+    f.spare.push_back({fmt::format("pod {}'s {} layer", z.pods - 1, spec.tier_names[2]), spec.tier_names[2],
+                       std::string(spec.tier_names[2]) + "-" + tier_name(spec, z, 3), spines, spines * z.u2_used,
+                       static_cast<double>(in_pod) / static_cast<double>(z.gp),
+                       fmt::format("{} of {} groups", in_pod, z.gp)});
+  }
   if (spec.rail_domains && z.tiers == 2 && z.n > 1)
     f.notes.push_back("rails are separate 2-tier planes: NICs on different rails reach each other only through "
                       "NVLink inside a server (PXN); the diameter is within a rail");
@@ -673,9 +659,9 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
         "{} of the {} are optical (longer than cabling.copper_max_length {} m)",
         spec.tier_names[1],
         spec.rail_attach ? "in a network rack in the middle of its group's row" : "in the middle rack of its servers",
-        max_away, racks.per_rack, format_number(hw.rack_width_m), fmt_count(far), fmt_count(z.servers * z.n),
-        format_number(hw.server_to_leaf_m + static_cast<double>(max_away - 1) * hw.rack_width_m), fmt_count(optical),
-        fmt_count(z.servers * z.n), format_number(hw.copper_max_m)));
+        max_away, racks.per_rack, format_number(hw.rack_width_m), thousands(far), thousands(z.servers * z.n),
+        format_number(hw.server_to_leaf_m + static_cast<double>(max_away - 1) * hw.rack_width_m), thousands(optical),
+        thousands(z.servers * z.n), format_number(hw.copper_max_m)));
 }
 
 // A Clos in three steps: sizing (every check and count), building (nodes and cables), facts.
@@ -812,7 +798,7 @@ Topology build_fat_tree(const Params& p, const Hardware& hw_in) {
                                    "3 (or auto), or a scenario without topology.k: a {}-tier fat tree is sized by "
                                    "topology.gpus and switch.radix ({} tiers of radix-{} switches reach {} hosts)",
                                    k, s.tiers, s.tiers, s.tiers, k,
-                                   fmt_count(s.tiers == 4 ? 2 * (k / 2) * (k / 2) * (k / 2) * int64_t{k / 2}
+                                   thousands(s.tiers == 4 ? 2 * (k / 2) * (k / 2) * (k / 2) * int64_t{k / 2}
                                                           : int64_t{k} * k / 2)));
     hw.radix = k;
     s.tiers = 3;
