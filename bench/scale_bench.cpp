@@ -7,7 +7,9 @@
 // 16,384 GPUs. Each size runs in its own forked process (its peak memory is
 // its own). Analytical engine by default; --flow adds the flow engine (about
 // 7 minutes at 131,072 GPUs). Targets (issue): 131,072 GPUs within 10x of
-// 16,384 GPUs' cost, <= 3 s analytical and <= 10 s flow.
+// 16,384 GPUs' cost, <= 3 s analytical and <= 10 s flow. --threads N sets
+// network.threads (default 0: the analytical engine compiles routes on
+// every core, up to 8; CPU then counts every thread).
 // --design instead times the 1,048,576-GPU design (the built-in clos-1m) as
 // podnet's commands run it: `design`, `reliability` and `design
 // --config-plan DIR` (into a scratch folder, removed after), each in its own
@@ -25,6 +27,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -37,14 +40,15 @@ namespace {
 using podnet::bench::cpu_seconds;
 using namespace podnet;
 
-int run_case(const char* engine_name, int64_t gpus) {
+int run_case(const char* engine_name, int64_t gpus, int threads) {
   const auto wall0 = std::chrono::steady_clock::now();
   const double cpu0 = cpu_seconds();
   const int64_t dp = gpus / 128;
   const workload::TrainResult r =
       bench::train_iteration("aipod-16k", engine_name,
                              {"topology.gpus=" + std::to_string(gpus), "workload.dp=" + std::to_string(dp),
-                              "workload.global_batch=" + std::to_string(dp * 16)});
+                              "workload.global_batch=" + std::to_string(dp * 16),
+                              "network.threads=" + std::to_string(threads)});
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   const double cpu = cpu_seconds() - cpu0;
   rusage u{};
@@ -109,14 +113,18 @@ int design_cases() {
 int main(int argc, char** argv) {
   podnet::use_huge_pages(argv);  // as the podnet binary runs (core/process.hpp)
   std::vector<const char*> engines = {"analytical"};
+  int threads = 0;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--flow") == 0) engines.push_back("flow");
     if (std::strcmp(argv[i], "--design") == 0) return design_cases();
+    if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) threads = std::atoi(argv[++i]);
   }
-  std::printf("scale_bench: one iteration of the default job, DP scaled with the cluster (aipod-16k, TP8 x PP16)\n");
+  std::printf("scale_bench: one iteration of the default job, DP scaled with the cluster (aipod-16k, TP8 x PP16), "
+              "network.threads=%d\n",
+              threads);
   for (const char* e : engines)
     for (const int64_t gpus : {16384, 32768, 65536, 98304, 131072})
-      if (podnet::bench::run_in_child(e, [&] { return run_case(e, gpus); }) != 0) {
+      if (podnet::bench::run_in_child(e, [&] { return run_case(e, gpus, threads); }) != 0) {
         std::printf("%s at %lld GPUs: failed\n", e, static_cast<long long>(gpus));
         return 1;
       }

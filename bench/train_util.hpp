@@ -23,7 +23,8 @@ inline workload::TrainResult train_iteration(const std::string& scenario, const 
   scenario::Scenario sc = scenario::load(scenario, sets);
   const topology::Topology topo = sc.build_topology();
   const workload::Job job = workload::job_from(sc.section("workload"), static_cast<int64_t>(topo.gpus.size()));
-  const engine::NetworkOptions nopt = engine::network_options_from(sc.section("network"), sc.seed);
+  engine::NetworkOptions nopt = engine::network_options_from(sc.section("network"), sc.seed);
+  nopt.link_loads = false;  // as `podnet train` runs it (study/train.cpp): no link loads reported
   auto backend = engine::make_backend(engine, topo, nopt);
   workload::TrainOptions topt;
   topt.collective = collective::options_from(sc.section("collective"));

@@ -2,10 +2,13 @@
 # test-tsan.sh [BUILD_DIR] [JOBS]: ThreadSanitizer (-DPODNET_TSAN=ON) on the
 # code that runs threads inside one simulation: the flow engine's max-min
 # solver re-sorts its lists on a second thread (src/engine/flow/maxmin.hpp,
-# "Threads"). Builds only engine_test (-O1 -g1, cheaper to compile) in
-# BUILD_DIR (default build-tsan) and runs its solver and flow-simulator
-# tests (ctest -R '^(MaxMin|FlowSim|FlowBackend)\.'), among them the ones
-# that hand every re-sort to the second thread; any data race TSan sees
+# "Threads"), and the analytical engine compiles routes ahead on its threads
+# (src/engine/plan_compiler.hpp, prefetch). Builds only engine_test (-O1 -g1,
+# cheaper to compile) in BUILD_DIR (default build-tsan) and runs its solver,
+# flow-simulator and route-compiler tests (ctest -R
+# '^(MaxMin|FlowSim|FlowBackend|PlanCompiler|AnalyticalThreads)\.'), among
+# them the ones that hand every re-sort to the second thread and compile
+# routes on 2 and 4 threads; any data race TSan sees
 # fails the test that made it. Run by `make test` (so CI runs it). Prints
 # the build and test times.
 set -euo pipefail
@@ -21,7 +24,7 @@ cmake --build "$build" -j "$jobs" --target engine_test
 t1=$(date +%s)
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:second_deadlock_stack=1}
 status=0
-(cd "$build" && ctest --output-on-failure -j "$jobs" --timeout 600 -R '^(MaxMin|FlowSim|FlowBackend)\.') || status=$?
+(cd "$build" && ctest --output-on-failure -j "$jobs" --timeout 600 -R '^(MaxMin|FlowSim|FlowBackend|PlanCompiler|AnalyticalThreads)\.') || status=$?
 t2=$(date +%s)
 echo "test-tsan: build $((t1 - t0)) s, ctest $((t2 - t1)) s, exit $status"
 exit $status

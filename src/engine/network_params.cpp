@@ -44,9 +44,11 @@ std::vector<ParamSpec> network_params() {
        "quantum share one re-solve, each late by less than a quantum: speeds up many concurrent flows of "
        "spread-out rates (large ECMP all-to-alls)"},
       {"threads", ParamType::Int, "0",
-       "flow engine: threads one run may use (0 = 2 on a machine with two cores or more; 1 = one); the second "
-       "re-sorts the solver's link lists after large re-solves: results are the same to the bit",
-       0, 2},
+       "threads one run may use; results are the same to the bit for every count. Flow engine: 1 or 2 (0 = 2 "
+       "on a machine with two cores or more); the second re-sorts the solver's link lists after large "
+       "re-solves. Analytical engine: 0 = the machine's cores, at most 8; the routes of the transfers ahead "
+       "are compiled on every thread",
+       0, 64},
       {"cc", ParamType::String, "auto",
        "packet engine: congestion control (auto = infiniband with the infiniband transport, else dcqcn_nic; "
        "see `podnet list`)",

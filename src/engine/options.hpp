@@ -54,10 +54,13 @@ struct FlowSettings {
   // of growing towards the OOM killer (flow_sim.hpp,
   // FlowSimOptions::max_link_steps).
   int64_t memory_limit = 0;
-  // Threads one run may use (1 or 2; 0 = 2 when the machine has two cores
-  // or more). The second re-sorts the solver's link lists after large
-  // re-solves (maxmin.hpp, "Threads"); results are the same to the bit.
-  // Commands that run several points at once (sweep, optimize) set 1.
+  // Threads one run may use (network.threads; results are the same to the
+  // bit for every count). Flow engine: 1 or 2 (0 = 2 when the machine has
+  // two cores or more; more counts as 2); the second re-sorts the solver's
+  // link lists after large re-solves (maxmin.hpp, "Threads"). Analytical
+  // engine: 0 = the machine's cores, at most 8 (analytical_backend.hpp,
+  // "Threads"). Commands that run several points at once (sweep, optimize)
+  // set 1.
   int32_t threads = 0;
   Time quantum;  // completions rounded up to a multiple (0 = exact; flow_sim.hpp)
 };
@@ -125,6 +128,10 @@ struct NetworkOptions {
   Transport transport = transport_preset("rocev2");
   LinkClassOptions links;     // per link class efficiency and latency (scenario `links:`)
   int32_t hottest_links = 8;  // how many links the report lists
+  // Whether the report's link loads (RunReport::hottest, by_class) are wanted; a caller that reads neither
+  // (the training study) turns them off and the analytical engine then skips adding every flow's bytes to
+  // its links. The transfers' times are the same either way.
+  bool link_loads = true;
   FlowSettings flow;
   PacketSettings packet;
   Faults faults;

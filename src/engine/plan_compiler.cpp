@@ -1,6 +1,10 @@
 #include "engine/plan_compiler.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <thread>
+#include <unordered_set>
 
 #include "core/error.hpp"
 
@@ -12,7 +16,7 @@ using topology::NodeKind;
 
 PlanCompiler::PlanCompiler(const topology::Topology& topo, routing::Router& router, const Transport& transport,
                            const LinkClassOptions& links)
-    : topo_(topo), router_(router), transport_(transport), coef_(routing::dir_link_count(topo), 0.0) {
+    : topo_(topo), router_(router), transport_(transport), links_(links), coef_(routing::dir_link_count(topo), 0.0) {
   const size_t n = topo.links.size();
   factor_.resize(n);
   class_eff_.resize(n);
@@ -128,34 +132,20 @@ void PlanCompiler::compile_shared(const plan::TransferPlan& plan, int32_t index,
   for (int64_t q = 0; q < n; ++q) out.push_back({flows, static_cast<uint32_t>(q), flow_bytes(t, q, n), index});
 }
 
-std::shared_ptr<const std::vector<CompiledFlow>> PlanCompiler::routes_of(const plan::TransferPlan& plan,
-                                                                         int32_t index) {
-  const plan::Transfer& t = plan.transfers[index];
-  last_entry_ = 0;
-  auto fresh = [&] {
-    auto v = std::make_shared<std::vector<CompiledFlow>>();
-    if (t.kind == plan::TransferKind::Compute) {  // no links: a pure delay
-      CompiledFlow f;
-      f.transfer = index;
-      f.latency = t.duration;
-      v->push_back(std::move(f));
-    } else {
-      compile_routes(t, index, *v);
-    }
-    return v;
-  };
-  if (t.kind == plan::TransferKind::Compute || router_.tracks_load()) return fresh();
-  if (cache_epoch_ != router_.epoch()) {
-    cache_.clear();
-    order_.clear();
-    cached_bytes_ = 0;
-    cache_epoch_ = router_.epoch();
-    miss_run_ = 0;
+std::shared_ptr<std::vector<CompiledFlow>> PlanCompiler::fresh(const plan::Transfer& t, int32_t index) {
+  auto v = std::make_shared<std::vector<CompiledFlow>>();
+  if (t.kind == plan::TransferKind::Compute) {  // no links: a pure delay
+    CompiledFlow f;
+    f.transfer = index;
+    f.latency = t.duration;
+    v->push_back(std::move(f));
+  } else {
+    compile_routes(t, index, *v);
   }
-  // A long run of misses (a plan of distinct transfers): look up only every
-  // kProbeEvery-th transfer until one hits again (the others compile as a
-  // miss would; the cache only saves work, it never changes a route).
-  if (miss_run_ >= kBypassAfter && miss_run_++ % kProbeEvery != 0) return fresh();
+  return v;
+}
+
+void PlanCompiler::make_key(const plan::Transfer& t) {
   key_.clear();
   auto put = [&](int64_t v) { key_.append(reinterpret_cast<const char*>(&v), sizeof v); };
   put(static_cast<int64_t>(t.kind));
@@ -167,28 +157,50 @@ std::shared_ptr<const std::vector<CompiledFlow>> PlanCompiler::routes_of(const p
   key_.append(reinterpret_cast<const char*>(t.ranks.data()), t.ranks.size() * sizeof(t.ranks[0]));
   put(static_cast<int64_t>(t.edges.size()));
   key_.append(reinterpret_cast<const char*>(t.edges.data()), t.edges.size() * sizeof(t.edges[0]));
+}
+
+void PlanCompiler::keep(std::shared_ptr<const std::vector<CompiledFlow>> flows) {
+  size_t bytes = key_.size() + sizeof(CompiledFlow) * flows->size();
+  for (const CompiledFlow& f : *flows) bytes += f.parts.size() * sizeof(routing::PathPart);
+  if (bytes > cache_limit_) return;
+  // Full: the oldest entries leave first (a plan repeats a collective close to where it first ran: the gradient
+  // buckets of one stage). An entry a caller still holds lives on with it.
+  while (cached_bytes_ + bytes > cache_limit_) {
+    const auto& [oldest, size] = order_.front();
+    cache_.erase(cache_.find(*oldest));
+    cached_bytes_ -= size;
+    order_.pop_front();
+    ++evictions_;
+  }
+  cached_bytes_ += bytes;
+  last_entry_ = ++entries_;
+  const auto it = cache_.emplace(key_, Entry{last_entry_, std::move(flows)}).first;
+  order_.emplace_back(&it->first, bytes);  // a node's key stays where it is while the node lives
+}
+
+std::shared_ptr<const std::vector<CompiledFlow>> PlanCompiler::routes_of(const plan::TransferPlan& plan,
+                                                                         int32_t index) {
+  const plan::Transfer& t = plan.transfers[index];
+  last_entry_ = 0;
+  if (t.kind == plan::TransferKind::Compute || router_.tracks_load()) return fresh(t, index);
+  if (cache_epoch_ != router_.epoch()) {
+    cache_.clear();
+    order_.clear();
+    cached_bytes_ = 0;
+    cache_epoch_ = router_.epoch();
+    miss_run_ = 0;
+  }
+  // A long run of misses (a plan of distinct transfers): look up only every
+  // kProbeEvery-th transfer until one hits again (the others compile as a
+  // miss would; the cache only saves work, it never changes a route).
+  if (miss_run_ >= kBypassAfter && miss_run_++ % kProbeEvery != 0) return fresh(t, index);
+  make_key(t);
   ++lookups_;
   auto hit = cache_.find(key_);
   if (hit == cache_.end()) {
     if (miss_run_ < kBypassAfter) ++miss_run_;
-    auto flows = fresh();
-    size_t bytes = key_.size() + sizeof(CompiledFlow) * flows->size();
-    for (const CompiledFlow& f : *flows) bytes += f.parts.size() * sizeof(routing::PathPart);
-    if (bytes <= cache_limit_) {
-      // Full: the oldest entries leave first (a plan repeats a collective close to where it first ran:
-      // the gradient buckets of one stage). An entry a caller still holds lives on with it.
-      while (cached_bytes_ + bytes > cache_limit_) {
-        const auto& [oldest, size] = order_.front();
-        cache_.erase(cache_.find(*oldest));
-        cached_bytes_ -= size;
-        order_.pop_front();
-        ++evictions_;
-      }
-      cached_bytes_ += bytes;
-      last_entry_ = ++entries_;
-      const auto it = cache_.emplace(key_, Entry{last_entry_, flows}).first;
-      order_.emplace_back(&it->first, bytes);  // a node's key stays where it is while the node lives
-    }
+    auto flows = fresh(t, index);
+    keep(flows);
     return flows;
   }
   miss_run_ = 0;
@@ -196,6 +208,62 @@ std::shared_ptr<const std::vector<CompiledFlow>> PlanCompiler::routes_of(const p
   // The same routes and latencies; the caller sets this transfer's own index and bytes.
   last_entry_ = hit->second.serial;
   return hit->second.flows;
+}
+
+struct PlanCompiler::Worker {
+  routing::Router router;
+  PlanCompiler compiler;
+  Worker(const PlanCompiler& main)
+      : router(main.topo_, main.router_.options()), compiler(main.topo_, router, main.transport_, main.links_) {}
+};
+
+PlanCompiler::~PlanCompiler() = default;
+
+size_t PlanCompiler::prefetch(const plan::TransferPlan& plan, const std::vector<int32_t>& upcoming, int workers) {
+  if (workers < 2 || router_.tracks_load() || router_.epoch() != 0) return 0;
+  if (cache_epoch_ != router_.epoch()) return 0;  // routes_of clears the cache first
+  // The transfers to compile: not cached, not compute, each key once, in the order given.
+  std::vector<int32_t> todo;
+  std::vector<std::string> keys;
+  std::unordered_set<std::string_view> seen;
+  keys.reserve(upcoming.size());
+  for (int32_t i : upcoming) {
+    const plan::Transfer& t = plan.transfers[static_cast<size_t>(i)];
+    if (t.kind == plan::TransferKind::Compute) continue;
+    make_key(t);
+    if (cache_.count(key_) || seen.count(key_)) continue;
+    keys.push_back(key_);
+    seen.insert(keys.back());  // keys reserved: no reallocation moves a string seen holds
+    todo.push_back(i);
+  }
+  if (todo.size() < 2) return 0;
+  const auto n = static_cast<int>(std::min<size_t>(static_cast<size_t>(workers), todo.size()));
+  while (static_cast<int>(workers_.size()) < n - 1) workers_.push_back(std::make_unique<Worker>(*this));
+  std::vector<std::shared_ptr<std::vector<CompiledFlow>>> done(todo.size());
+  std::atomic<size_t> next{0};
+  auto work = [&](PlanCompiler& c) {
+    for (size_t k; (k = next.fetch_add(1)) < todo.size();) {
+      try {
+        done[k] = c.fresh(plan.transfers[static_cast<size_t>(todo[k])], todo[k]);
+      } catch (...) {  // left out: compile() meets the error itself, as it would have without prefetch
+        done[k] = nullptr;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<size_t>(n - 1));
+  for (int w = 0; w < n - 1; ++w) threads.emplace_back(work, std::ref(workers_[static_cast<size_t>(w)]->compiler));
+  work(*this);
+  for (std::thread& th : threads) th.join();
+  size_t compiled = 0;
+  for (size_t k = 0; k < todo.size(); ++k) {
+    if (!done[k]) continue;
+    key_ = keys[k];
+    keep(std::move(done[k]));
+    ++compiled;
+  }
+  miss_run_ = 0;  // what follows hits: no bypass
+  return compiled;
 }
 
 void PlanCompiler::compile_routes(const plan::Transfer& t, int32_t index, std::vector<CompiledFlow>& out) {

@@ -68,8 +68,28 @@ class PlanCompiler {
   uint64_t last_entry() const { return last_entry_; }
   // Tests: a smaller bound for the cache (bytes).
   void set_cache_limit(size_t bytes) { cache_limit_ = bytes; }
+  // Compiles the routes of the transfers `upcoming` (plan indices, in the order compile() will be asked for
+  // them) that the route cache lacks, on `workers` threads, and keeps them in the cache in that order, so that
+  // the compile() calls that follow find them there. The calling thread is one of the workers; each other
+  // worker routes with a Router of its own, built over the same fabric with the same options (kept between
+  // calls, so what it learns is learnt once). A route depends only on its ends, key and link state, so the
+  // routes are those compile() would make, whatever the number of workers. Does nothing with workers < 2,
+  // while the router tracks load, or once a link has changed state (epoch != 0). A transfer a worker cannot
+  // route is left out: compile() then meets the same error itself. Returns the transfers compiled.
+  size_t prefetch(const plan::TransferPlan& plan, const std::vector<int32_t>& upcoming, int workers);
+  // What one transfer's routes cost the cache: its key and edges (prefetch windows stay well within the bound).
+  static size_t transfer_weight(const plan::Transfer& t) { return t.ranks.size() + t.edges.size() + 1; }
 
  private:
+  // The route cache's key of transfer t (what decides its routes) into key_.
+  void make_key(const plan::Transfer& t);
+  // Keeps flows under key_ (evicting the oldest entries past the bound); sets last_entry_.
+  void keep(std::shared_ptr<const std::vector<CompiledFlow>> flows);
+  // Routes of transfer t compiled afresh (no cache).
+  std::shared_ptr<std::vector<CompiledFlow>> fresh(const plan::Transfer& t, int32_t index);
+  // prefetch()'s other workers: a Router and a PlanCompiler each.
+  struct Worker;
+  std::vector<std::unique_ptr<Worker>> workers_;
   // Adds the route of src -> dst over qps QPs to coef_/touched_; its mean hop latency to *latency_sum if given.
   void add_hop(int32_t src, int32_t dst, int32_t qps, uint64_t entropy_base, double* latency_sum);
   void compile_routes(const plan::Transfer& t, int32_t index, std::vector<CompiledFlow>& out);
@@ -101,6 +121,7 @@ class PlanCompiler {
   const topology::Topology& topo_;
   routing::Router& router_;
   Transport transport_;
+  LinkClassOptions links_;
   std::vector<double> factor_, class_eff_;  // by link
   std::vector<Time> class_latency_;         // by link
   std::vector<uint8_t> transport_link_;     // by link
@@ -115,6 +136,9 @@ class PlanCompiler {
   std::vector<routing::DirLink> touched_, scratch_;
   static void sort_links(std::vector<routing::DirLink>& v, std::vector<routing::DirLink>& scratch);
   std::vector<routing::PathPart> hop_;
+
+ public:
+  ~PlanCompiler();
 };
 
 }  // namespace podnet::engine

@@ -239,3 +239,92 @@ TEST(PlanCompiler, AManyHopTransferHasItsLinksOnceEachInOrder) {
 
 }  // namespace
 }  // namespace podnet::engine
+
+namespace podnet::engine {
+namespace {
+
+// A plan as training makes them: coupled steps over many edges (a PAT step: position i sends to i + d), rings
+// and QP-split point-to-point transfers, some repeated (the same key twice), plus a compute delay.
+plan::TransferPlan mixed_plan() {
+  plan::TransferPlan p;
+  for (int32_t channel = 0; channel < 2; ++channel)
+    for (int32_t d : {16, 8, 4, 2, 1}) {
+      plan::Transfer t;
+      t.kind = plan::TransferKind::Coupled;
+      for (int32_t i = 0; i < 32; ++i) t.edges.push_back({i, (i + d) % 32});
+      t.bytes = 1 << 20;
+      t.channel = channel;
+      t.latency_steps = 1;
+      p.add(t);
+    }
+  for (int32_t r = 0; r < 8; ++r) {
+    plan::Transfer t;
+    t.kind = r % 2 ? plan::TransferKind::Ring : plan::TransferKind::P2p;
+    t.ranks = r % 2 ? std::vector<int32_t>{r, r + 9, r + 18, r + 23} : std::vector<int32_t>{r, 31 - r};
+    t.qps = 1 + r % 3;
+    t.bytes = 1000 + r;
+    t.latency_steps = 1;
+    p.add(t);
+  }
+  plan::Transfer compute;
+  compute.kind = plan::TransferKind::Compute;
+  compute.duration = Time(5000);
+  p.add(compute);
+  plan::Transfer again = p.transfers[3];  // a repeated key
+  again.deps.clear();
+  p.add(again);
+  return p;
+}
+
+// Routes compiled ahead on 1 to 4 workers are those compile() makes alone, transfer by transfer; compile()
+// then finds every one of them in the cache.
+TEST(PlanCompiler, RoutesCompiledAheadOnWorkersAreTheOnesCompiledAlone) {
+  const topology::Topology t = fabric();
+  const plan::TransferPlan p = mixed_plan();
+  const auto n = static_cast<int32_t>(p.transfers.size());
+  routing::Router alone_router(t, routing::RouteOptions{});
+  PlanCompiler alone(t, alone_router, transport_preset("rocev2"));
+  std::vector<CompiledFlow> want;
+  for (int32_t i = 0; i < n; ++i) alone.compile(p, i, want);
+  for (int workers : {1, 2, 4}) {
+    SCOPED_TRACE(workers);
+    routing::Router router(t, routing::RouteOptions{});
+    PlanCompiler ahead(t, router, transport_preset("rocev2"));
+    std::vector<int32_t> all(static_cast<size_t>(n));
+    for (int32_t i = 0; i < n; ++i) all[static_cast<size_t>(i)] = i;
+    // Distinct keys that route: 10 coupled steps and 8 others (the compute delay and the repeat are not compiled).
+    EXPECT_EQ(ahead.prefetch(p, all, workers), workers < 2 ? 0u : 18u);
+    std::vector<CompiledFlow> got;
+    for (int32_t i = 0; i < n; ++i) ahead.compile(p, i, got);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t k = 0; k < want.size(); ++k) {
+      expect_same_routes(got[k], want[k]);
+      EXPECT_EQ(got[k].transfer, want[k].transfer);
+      EXPECT_EQ(got[k].bytes, want[k].bytes);
+    }
+    if (workers >= 2) {
+      EXPECT_EQ(ahead.cache_lookups(), 19u);  // every transfer but the compute delay
+      EXPECT_EQ(ahead.cache_hits(), 19u);
+    }
+  }
+}
+
+// Nothing is compiled ahead where a route depends on what was routed before (adaptive) or after a link changed.
+TEST(PlanCompiler, NothingIsCompiledAheadForAdaptiveRoutingOrAfterALinkChange) {
+  const topology::Topology t = fabric();
+  const plan::TransferPlan p = mixed_plan();
+  const std::vector<int32_t> all{0, 1, 2, 3};
+  routing::RouteOptions o;
+  o.policy = "adaptive";
+  routing::Router adaptive(t, o);
+  PlanCompiler a(t, adaptive, transport_preset("rocev2"));
+  EXPECT_EQ(a.prefetch(p, all, 4), 0u);
+  routing::Router changed(t, routing::RouteOptions{});
+  changed.set_link_up(0, false);
+  changed.set_link_up(0, true);
+  PlanCompiler c(t, changed, transport_preset("rocev2"));
+  EXPECT_EQ(c.prefetch(p, all, 4), 0u);
+}
+
+}  // namespace
+}  // namespace podnet::engine

@@ -101,6 +101,7 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
   // which is the iteration's when the result is taken (every helper times its small plans first).
   auto last = std::make_shared<LastRunCounters>();
   engine::NetworkOptions traced = failures ? s.network : observed;
+  traced.link_loads = false;  // the study reports no engine link loads (its trace counters come from observe)
   if (r.trace && r.trace_links > 0 && engine::engine_info(s.engine).traits.link_series) {
     traced.observers.observe = [prev = traced.observers.observe, last, &topo,
                                 links = static_cast<size_t>(r.trace_links)](const engine::RunObservation& o) {

@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <thread>
 #include <unordered_map>
 
 #include "engine/plan_compiler.hpp"
@@ -45,7 +46,34 @@ struct SetScratch {
   std::vector<Term> by_link, segment;
   std::vector<int32_t> slot;  // per link: its terms' count, then the next place
   std::vector<routing::DirLink> links;
+  std::vector<double> coef;  // per link: the sum of the set's coefficients on it (flows of equal bytes)
 };
+
+// set_drains when every flow of the set moves the same bytes b (a collective's channels, a PAT step): a link's
+// T_fd is 8 b sum_g c_gd / C_d for each of its flows, the sum taken in flow order as set_drains' general case
+// takes it, so the drains are the same to the bit without grouping the terms by link.
+void equal_drains(const std::vector<SharedFlow>& flows, const std::vector<double>& capacity, SetScratch& w,
+                  std::vector<double>& drain) {
+  std::vector<double>& coef = w.coef;
+  std::vector<routing::DirLink>& links = w.links;
+  links.clear();
+  for (const SharedFlow& f : flows)
+    for (const auto& p : f.route().parts) {
+      double& c = coef[static_cast<size_t>(p.link)];
+      if (c == 0) links.push_back(p.link);
+      c += p.fraction;
+    }
+  drain.assign(flows.size(), 0.0);
+  const auto bytes = static_cast<double>(flows.front().bytes);
+  for (size_t f = 0; f < flows.size(); ++f)
+    for (const auto& p : flows[f].route().parts) {
+      const double cap = capacity[static_cast<size_t>(p.link)];
+      const double t = cap > 0 ? 8.0 * bytes * coef[static_cast<size_t>(p.link)] / cap
+                               : std::numeric_limits<double>::infinity();
+      drain[f] = std::max(drain[f], t);
+    }
+  for (routing::DirLink d : links) coef[static_cast<size_t>(d)] = 0;
+}
 
 // Each flow's drain time (analytical_backend.hpp: max over its links of T_fd, in seconds) for one set.
 void set_drains(const std::vector<SharedFlow>& flows, const std::vector<double>& capacity, SetScratch& w,
@@ -119,6 +147,11 @@ void set_drains(const std::vector<SharedFlow>& flows, const std::vector<double>&
 
 }  // namespace
 
+int analytical_threads(int32_t threads) {
+  if (threads > 0) return threads;
+  return static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, kDefaultMaxThreads));
+}
+
 AnalyticalBackend::AnalyticalBackend(const topology::Topology& topo, NetworkOptions options)
     : topo_(topo), options_(std::move(options)) {}
 
@@ -180,9 +213,15 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
       ++report.flows;
     }
 
+  // Routes compiled ahead on the run's threads, a window of sets at a time (plan_compiler.hpp: prefetch), each
+  // window well within the route cache's bound.
+  const int workers = analytical_threads(options_.flow.threads);
+  size_t prefetched = 0;  // comm[0, prefetched) compiled ahead or passed
+  std::vector<int32_t> window;
   std::vector<SharedFlow> flows;  // the set's flows (their routes the route cache's, not copies)
   SetScratch scratch;
   scratch.slot.assign(static_cast<size_t>(dir_links), 0);
+  scratch.coef.assign(static_cast<size_t>(dir_links), 0.0);
   std::vector<double> drain;  // per flow: max_d T_fd in seconds
   // Sets already drained, by (route cache entry, bytes) of each transfer.
   constexpr size_t kMaxMemo = 1 << 16;
@@ -200,6 +239,16 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
     const auto every = static_cast<size_t>(std::max<int64_t>(1, options_.observers.progress_every));
     if (options_.observers.progress && s / every != e / every)
       options_.observers.progress(static_cast<int64_t>(s), static_cast<int64_t>(comm.size()), Time(0));
+    if (workers > 1 && s >= prefetched) {
+      window.clear();
+      size_t weight = 0;
+      for (prefetched = s; prefetched < comm.size() && (window.empty() || weight < window_weight_); ++prefetched) {
+        const plan::Transfer& t = plan.transfers[static_cast<size_t>(comm[prefetched])];
+        window.push_back(comm[prefetched]);
+        weight += PlanCompiler::transfer_weight(t);
+      }
+      compiler.prefetch(plan, window, workers);
+    }
     // Compile every flow of the set (adaptive routing sees the set's earlier flows).
     flows.clear();
     memo_key.clear();
@@ -212,10 +261,11 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
       memo_key.append(reinterpret_cast<const char*>(&entry), sizeof entry);
       memo_key.append(reinterpret_cast<const char*>(&bytes), sizeof bytes);
     }
-    // Every flow's bytes on its links, in flow and part order.
-    for (const SharedFlow& f : flows)
-      for (const auto& p : f.route().parts)
-        link_bytes[static_cast<size_t>(p.link)] += p.fraction * static_cast<double>(f.bytes);
+    // Every flow's bytes on its links, in flow and part order (unless the caller reads no link loads).
+    if (options_.link_loads)
+      for (const SharedFlow& f : flows)
+        for (const auto& p : f.route().parts)
+          link_bytes[static_cast<size_t>(p.link)] += p.fraction * static_cast<double>(f.bytes);
     // A set whose transfers all came from the route cache (the same routes) with the same bytes as an earlier
     // set drains as it did: its drain times are taken, bit for bit the same (a stage's gradient buckets of
     // equal size repeat their collectives).
@@ -227,7 +277,10 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
     if (again) {
       drain = *again;
     } else {
-      set_drains(flows, capacity, scratch, drain);
+      const bool equal =
+          std::all_of(flows.begin(), flows.end(), [&](const SharedFlow& f) { return f.bytes == flows.front().bytes; });
+      if (equal && !flows.empty()) equal_drains(flows, capacity, scratch, drain);
+      else set_drains(flows, capacity, scratch, drain);
       if (memoizable) {
         if (memo.size() >= kMaxMemo) memo.clear();
         memo.emplace(memo_key, drain);
@@ -255,6 +308,7 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
     report.transfers[static_cast<size_t>(i)] = {start, start + duration[static_cast<size_t>(i)]};
     report.makespan = std::max(report.makespan, start + duration[static_cast<size_t>(i)]);
   }
+  if (!options_.link_loads) return report;
   report.hottest = hottest_links(link_bytes, nullptr, report.makespan, options_.hottest_links,
                                  [&](routing::DirLink d) { return compiler.payload_capacity_bps(d); });
   report.by_class = class_loads(topo_, link_bytes, report.makespan,

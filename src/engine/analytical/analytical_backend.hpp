@@ -48,7 +48,19 @@
 // overlapped), hence no sharing between a level's late transfers and the
 // next level's early ones (PAT all-gather across spines under ECMP: 0.946
 // of the flow engine at 32 MiB). Link report: bytes per link and
-// utilization = bytes / (C x makespan).
+// utilization = bytes / (C x makespan); none when NetworkOptions::link_loads
+// is off (the training study reads none: it saves adding every flow's bytes
+// to its links).
+//
+// Threads (network.threads; 0 = the machine's cores, at most
+// kDefaultMaxThreads). The routes of the transfers ahead are compiled on
+// every thread, a window of about 2^19 ranks and edges at a time
+// (PlanCompiler::prefetch); the sets are then drained on one thread in
+// their order. Routes do not depend on which thread made them, so results
+// are the same to the bit for every thread count. Each thread beyond the
+// first routes with its own Router (its distance tables and next hops:
+// about 60 MB at 131,072 GPUs). Load-tracking routing (adaptive, ugal)
+// routes on one thread.
 #pragma once
 
 #include "engine/backend.hpp"
@@ -56,15 +68,22 @@
 
 namespace podnet::engine::analytical {
 
+// Threads a run uses for `network.threads` = threads (0: the machine's cores, at most kDefaultMaxThreads).
+constexpr unsigned kDefaultMaxThreads = 8;
+int analytical_threads(int32_t threads);
+
 class AnalyticalBackend final : public NetworkBackend {
  public:
   AnalyticalBackend(const topology::Topology& topo, NetworkOptions options);
   const char* name() const override { return "analytical"; }
   RunReport run(const plan::TransferPlan& plan) override;
+  // Tests: the ranks and edges of one window of routes compiled ahead (default 2^19).
+  void set_prefetch_window(size_t weight) { window_weight_ = weight; }
 
  private:
   const topology::Topology& topo_;
   NetworkOptions options_;
+  size_t window_weight_ = size_t{1} << 19;  // about 50 MB of routes on a Clos
 };
 
 }  // namespace podnet::engine::analytical

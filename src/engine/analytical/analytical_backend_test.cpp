@@ -1,0 +1,115 @@
+// The analytical engine's threads and link loads change no transfer's time: routes compiled ahead on 1, 2 or 4
+// threads (in windows of any size) give the same report to the bit, and a run without link loads the same
+// timings.
+#include "engine/analytical/analytical_backend.hpp"
+
+#include <gtest/gtest.h>
+
+#include "topology/builders.hpp"
+
+namespace podnet::engine::analytical {
+namespace {
+
+// 32 GPUs, one per server, on a 2-tier fat tree of 8-port switches (8 leaves of 4 hosts and 4 uplinks, 4
+// spines): most transfers cross a spine that ECMP picks.
+topology::Topology fabric() {
+  topology::Hardware hw = topology::default_hardware();
+  hw.gpus_per_server = 1;
+  hw.nics_per_server = 1;
+  hw.nvlink_domain = 1;
+  hw.radix = 8;
+  return topology::build_with("fat_tree", {{"gpus", "32"}, {"tiers", "2"}}, hw);
+}
+
+// PAT-like all-gathers on two channels (coupled steps, each waiting for the last), repeated as gradient buckets
+// repeat (same keys), beside rings and point-to-point transfers between compute delays.
+plan::TransferPlan plan_of_steps() {
+  plan::TransferPlan p;
+  for (int32_t bucket = 0; bucket < 3; ++bucket) {
+    plan::Transfer compute;
+    compute.kind = plan::TransferKind::Compute;
+    compute.duration = Time(1000000 * (bucket + 1));
+    const int32_t c = p.add(compute);
+    for (int32_t channel = 0; channel < 2; ++channel) {
+      int32_t prev = c;
+      for (int32_t d : {16, 8, 4, 2, 1}) {
+        plan::Transfer t;
+        t.kind = plan::TransferKind::Coupled;
+        for (int32_t i = 0; i < 32; ++i) t.edges.push_back({i, (i + d * (channel + 1)) % 32});
+        t.bytes = (32 / d) << 16;
+        t.channel = channel;
+        t.latency_steps = 1;
+        t.deps = {prev};
+        prev = p.add(t);
+      }
+    }
+    for (int32_t r = 0; r < 6; ++r) {
+      plan::Transfer t;
+      t.kind = r % 2 ? plan::TransferKind::Ring : plan::TransferKind::P2p;
+      t.ranks = r % 2 ? std::vector<int32_t>{r, r + 9, r + 18, r + 23} : std::vector<int32_t>{r, 31 - r};
+      t.qps = 1 + r % 3;
+      t.bytes = (1 << 20) + r;
+      t.latency_steps = 1;
+      t.deps = {c};
+      p.add(t);
+    }
+  }
+  return p;
+}
+
+RunReport run(int32_t threads, size_t window, bool link_loads) {
+  const topology::Topology t = fabric();
+  NetworkOptions o;
+  o.flow.threads = threads;
+  o.link_loads = link_loads;
+  AnalyticalBackend b(t, o);
+  b.set_prefetch_window(window);
+  return b.run(plan_of_steps());
+}
+
+void expect_same_timings(const RunReport& a, const RunReport& b) {
+  EXPECT_EQ(a.makespan, b.makespan);
+  ASSERT_EQ(a.transfers.size(), b.transfers.size());
+  for (size_t i = 0; i < a.transfers.size(); ++i) {
+    EXPECT_EQ(a.transfers[i].start, b.transfers[i].start) << i;
+    EXPECT_EQ(a.transfers[i].finish, b.transfers[i].finish) << i;
+  }
+  EXPECT_EQ(a.flows, b.flows);
+}
+
+TEST(AnalyticalThreads, EveryThreadCountAndWindowGivesTheSameReport) {
+  const RunReport one = run(1, size_t{1} << 19, true);
+  ASSERT_GT(one.makespan, Time(3000000));  // the compute delays and the steps after them
+  ASSERT_FALSE(one.hottest.empty());
+  for (int32_t threads : {2, 4})
+    for (size_t window : {size_t{1}, size_t{40}, size_t{1} << 19}) {
+      SCOPED_TRACE(testing::Message() << threads << " threads, window " << window);
+      const RunReport r = run(threads, window, true);
+      expect_same_timings(one, r);
+      ASSERT_EQ(r.hottest.size(), one.hottest.size());
+      for (size_t k = 0; k < r.hottest.size(); ++k) {
+        EXPECT_EQ(r.hottest[k].link, one.hottest[k].link);
+        EXPECT_EQ(r.hottest[k].bytes, one.hottest[k].bytes);
+        EXPECT_EQ(r.hottest[k].mean_utilization, one.hottest[k].mean_utilization);
+      }
+      ASSERT_EQ(r.by_class.size(), one.by_class.size());
+    }
+}
+
+TEST(AnalyticalThreads, WithoutLinkLoadsTheTimingsAreTheSameAndNoLinkIsReported) {
+  const RunReport with = run(2, size_t{1} << 19, true);
+  const RunReport without = run(2, size_t{1} << 19, false);
+  expect_same_timings(with, without);
+  EXPECT_TRUE(without.hottest.empty());
+  EXPECT_TRUE(without.by_class.empty());
+  EXPECT_FALSE(with.by_class.empty());
+}
+
+TEST(AnalyticalThreads, ZeroMeansTheMachinesCoresUpToEight) {
+  EXPECT_EQ(analytical_threads(3), 3);
+  EXPECT_GE(analytical_threads(0), 1);
+  EXPECT_LE(analytical_threads(0), 8);
+}
+
+}  // namespace
+}  // namespace podnet::engine::analytical
