@@ -1,6 +1,8 @@
 #include "routing/network_graph.hpp"
 
+#include <algorithm>
 #include <limits>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -40,6 +42,26 @@ NetworkGraph::NetworkGraph(const topology::Topology& t) {
     off_[i + 1] = static_cast<int32_t>(edges_.size());
   }
   tables_.resize(4 * (static_cast<size_t>(net) + static_cast<size_t>(std::max(t.groups, 0))));
+  // Twins: nodes grouped by their sorted, distinct neighbours (a hash finds the candidates, the lists decide).
+  twin_.resize(net);
+  std::vector<std::vector<int32_t>> nbrs(net);
+  std::unordered_map<uint64_t, std::vector<int32_t>> by_hash;
+  for (int32_t i = 0; i < net; ++i) {
+    std::vector<int32_t>& n = nbrs[i];
+    for (int32_t e = off_[i]; e < off_[i + 1]; ++e) n.push_back(edges_[e].to);
+    std::sort(n.begin(), n.end());
+    n.erase(std::unique(n.begin(), n.end()), n.end());
+    uint64_t h = n.size();
+    for (int32_t v : n) h = (h ^ static_cast<uint64_t>(v)) * 0x100000001b3ULL;
+    twin_[i] = i;
+    std::vector<int32_t>& same = by_hash[h];
+    for (int32_t j : same)
+      if (nbrs[j] == n) {
+        twin_[i] = j;
+        break;
+      }
+    if (twin_[i] == i) same.push_back(i);
+  }
 }
 
 bool NetworkGraph::set_dir_up(DirLink d, bool up) {
@@ -64,6 +86,13 @@ const int16_t* NetworkGraph::table(int32_t key, bool restricted, bool all) {
   std::vector<int16_t>& tab = tables_[4 * static_cast<size_t>(key) + (all ? 2 : 0) + (restricted ? 1 : 0)];
   if (!tab.empty()) return tab.data();
   const int32_t net = size();
+  if (key < net && !restricted && down_dirs_ == 0 && twin_[key] != key) {  // a twin's table, two entries swapped
+    const int32_t first = twin_[key];
+    const int16_t* of = table(first, false, all);  // tables_ never grows: `tab` stays where it is
+    tab.assign(of, of + net);
+    std::swap(tab[first], tab[key]);
+    return tab.data();
+  }
   tab.assign(net, -1);
   bfs_.clear();
   int32_t group = -1;

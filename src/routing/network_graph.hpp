@@ -21,6 +21,15 @@
 // only if group(u) = group(v) or group(v) = G_T. Tables are built lazily and
 // kept until a direction changes state (then the live ones are dropped).
 // Memory: 2 bytes x network nodes per table built.
+// Twins: nodes with the same set of neighbours (the leaves of one rail plane
+// in a pod, each wired to the same spines). With every direction up, for
+// twins T and T' and any other node u, d_T(u) = d_T'(u): a shortest path to T
+// enters it from a neighbour of T, which is a neighbour of T' too. So the
+// unrestricted table of T' is the table of its first twin with the two
+// entries of T and T' swapped: O(nodes) instead of a search over every edge
+// (a Clos of 131,072 GPUs has 2,048 leaf targets and 640,000 edges: the
+// searches grew with the square of the fabric). The same holds for next hops
+// (router.hpp, "Cost").
 // Determinism: tables depend only on the graph and the link state; edge
 // order is the topology's incident-link order.
 #pragma once
@@ -62,6 +71,8 @@ class NetworkGraph {
   // d_T for target key: a network index (one node) or size() + g (every node
   // of group g). Throws Error if a distance exceeds 32767 hops.
   const int16_t* table(int32_t key, bool restricted, bool all);
+  // The first network node (lowest index) with the same set of neighbours as i: i itself when none comes before.
+  int32_t twin(int32_t i) const { return twin_[i]; }
 
  private:
   std::vector<int32_t> net_of_;            // node -> network index or -1
@@ -73,6 +84,7 @@ class NetworkGraph {
   std::vector<char> dir_up_;  // per directed link
   int32_t down_links_ = 0, down_dirs_ = 0;
   std::vector<std::vector<int16_t>> tables_;  // [4 * key + 2 * all + restricted]
+  std::vector<int32_t> twin_;                 // network index -> its first twin
   std::vector<int32_t> bfs_;
 };
 

@@ -60,5 +60,37 @@ TEST(NetworkGraph, FatTreeDistancesAndTheLiveAndWholeViews) {
   EXPECT_EQ(g.table(target, false, false)[other], 4);
 }
 
+// k = 4 fat-tree: the two edge switches of a pod reach the same aggregation switches, so they are twins; so are
+// the two cores of a group, which reach the same aggregation switch of every pod. A pod's aggregation switches
+// reach different cores: no twins. Every edge switch's table (a twin's taken from its first twin's, two entries
+// swapped) holds the hop counts worked out by hand in the test above.
+TEST(NetworkGraph, TwinsShareTheirTablesAndStillGiveEachItsOwnDistances) {
+  const Topology t = build_with("fat_tree", {{"k", "4"}}, topology::testing::hw_with(1, 1, 4));
+  NetworkGraph g(t);
+  int twins = 0;
+  for (int32_t i = 0; i < g.size(); ++i) {
+    const auto& n = t.nodes[g.node_of(i)];
+    const int32_t f = g.twin(i);
+    ASSERT_LE(f, i);
+    if (f == i) continue;
+    ++twins;
+    const auto& m = t.nodes[g.node_of(f)];
+    EXPECT_EQ(m.tier, n.tier);
+    if (n.tier == 1) EXPECT_EQ(m.pod, n.pod);  // an edge switch's twin is the other one of its pod
+  }
+  EXPECT_EQ(twins, 4 + 2);  // one edge switch in each of 4 pods, one core in each of 2 groups
+  for (int32_t target = 0; target < g.size(); ++target) {
+    if (t.nodes[g.node_of(target)].tier != 1) continue;
+    const int32_t pod = t.nodes[g.node_of(target)].pod;
+    const int16_t* d = g.table(target, false, false);
+    for (int32_t u = 0; u < g.size(); ++u) {
+      const auto& n = t.nodes[g.node_of(u)];
+      const bool same = n.pod == pod;
+      const int want = u == target ? 0 : n.tier == 1 ? (same ? 2 : 4) : n.tier == 2 ? (same ? 1 : 3) : 2;
+      EXPECT_EQ(d[u], want) << "target " << target << ", node " << u;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace podnet::routing

@@ -116,6 +116,8 @@ Router::Router(const topology::Topology& t, RouteOptions o) : t_(t), o_(std::mov
   frac_.assign(net, 0.0);
   count_.assign(net, 0);
   next_id_.resize(net);
+  own_id_.resize(net);
+  near_.resize(net);
   attach_.resize(nn);
   for (size_t n = 0; n < nn; ++n)
     if (t.nodes[n].kind == NodeKind::Nic) attach_[n] = scan_attachment(static_cast<NodeId>(n));
@@ -313,7 +315,15 @@ Router::Target Router::group_target(int32_t group, int32_t from, bool fallback) 
 // N_T(u), u at distance d > 0.
 std::span<const Router::Hop> Router::gather(int32_t u, const Target& tg) {
   if (!tg.restricted && !graph_->any_down() && tg.tab && tg.node >= 0) {
-    std::vector<uint32_t>& ids = next_id_[tg.node];
+    const int32_t first = graph_->twin(tg.node);
+    std::vector<uint8_t>& near = near_[first];
+    if (near.empty()) {  // the twins of first and their neighbours (the same for every twin)
+      near.assign(graph_->size(), 0);
+      for (int32_t v = first; v < graph_->size(); ++v)
+        if (graph_->twin(v) == first) near[v] = 1;
+      for (int32_t i = graph_->edge_begin(first); i < graph_->edge_end(first); ++i) near[graph_->edge(i).to] = 1;
+    }
+    std::vector<uint32_t>& ids = near[u] ? own_id_[tg.node] : next_id_[first];
     if (ids.empty()) ids.assign(graph_->size(), kUnlearnt);
     uint32_t& id = ids[u];
     if (id == kUnlearnt) id = learn_next(u, tg);

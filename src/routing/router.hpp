@@ -281,10 +281,14 @@ class Router {
   std::vector<double> frac_;
   std::vector<int64_t> count_;
   std::vector<PathPart> alt_a_, alt_b_;
-  // gather's learnt lists, for the fault-free graph (which never changes): per target network index the list of
-  // each node (an index into lists_; kUnlearnt until asked for); lists_ holds every node's distinct lists once,
-  // as (offset, count) into pool_, found again by their hash in list_slots_.
+  // gather's learnt lists, for the fault-free graph (which never changes): per target the list of each node (an
+  // index into lists_; kUnlearnt until asked for); lists_ holds every node's distinct lists once, as (offset,
+  // count) into pool_, found again by their hash in list_slots_. Twin targets (network_graph.hpp) share one
+  // array, next_id_[first twin], for every node but the twins and their neighbours, whose next hops toward
+  // each twin differ: those are in the target's own own_id_[target] (near_[first twin] marks them).
   static constexpr uint32_t kUnlearnt = 0xFFFFFFFF;
+  std::vector<std::vector<uint32_t>> own_id_;
+  std::vector<std::vector<uint8_t>> near_;
   struct NextList {
     uint64_t hash = 0;
     int32_t u = 0;
