@@ -296,6 +296,23 @@ Router::Target Router::node_target(int32_t net, int32_t from, bool fallback) {
     tg.restricted = false;
     tg.tab = graph_->table(net, false, false);
   }
+  if (!tg.restricted && !graph_->any_down()) {  // gather's learnt next hops, shared with the target's twins
+    const int32_t first = graph_->twin(net);
+    std::vector<uint8_t>& near = near_[first];
+    if (near.empty()) {  // the twins of first and their neighbours (the same for every twin)
+      near.assign(graph_->size(), 0);
+      for (int32_t v = first; v < graph_->size(); ++v)
+        if (graph_->twin(v) == first) near[v] = 1;
+      for (int32_t i = graph_->edge_begin(first); i < graph_->edge_end(first); ++i) near[graph_->edge(i).to] = 1;
+    }
+    std::vector<uint32_t>& own = own_id_[net];
+    std::vector<uint32_t>& shared = next_id_[first];
+    if (own.empty()) own.assign(graph_->size(), kUnlearnt);
+    if (shared.empty()) shared.assign(graph_->size(), kUnlearnt);
+    tg.near = near.data();
+    tg.own = own.data();
+    tg.shared = shared.data();
+  }
   return tg;
 }
 
@@ -314,18 +331,8 @@ Router::Target Router::group_target(int32_t group, int32_t from, bool fallback) 
 
 // N_T(u), u at distance d > 0.
 std::span<const Router::Hop> Router::gather(int32_t u, const Target& tg) {
-  if (!tg.restricted && !graph_->any_down() && tg.tab && tg.node >= 0) {
-    const int32_t first = graph_->twin(tg.node);
-    std::vector<uint8_t>& near = near_[first];
-    if (near.empty()) {  // the twins of first and their neighbours (the same for every twin)
-      near.assign(graph_->size(), 0);
-      for (int32_t v = first; v < graph_->size(); ++v)
-        if (graph_->twin(v) == first) near[v] = 1;
-      for (int32_t i = graph_->edge_begin(first); i < graph_->edge_end(first); ++i) near[graph_->edge(i).to] = 1;
-    }
-    std::vector<uint32_t>& ids = near[u] ? own_id_[tg.node] : next_id_[first];
-    if (ids.empty()) ids.assign(graph_->size(), kUnlearnt);
-    uint32_t& id = ids[u];
+  if (tg.shared) {
+    uint32_t& id = (tg.near[u] ? tg.own : tg.shared)[u];
     if (id == kUnlearnt) id = learn_next(u, tg);
     const NextList& l = lists_[id];
     return {pool_.data() + l.off, l.n};

@@ -118,7 +118,11 @@
 // N_T(u) learnt once per (target, node) and kept (each node's distinct lists
 // stored once: a leaf has one, its uplinks; a spine its uplinks and one per
 // leaf below it), so a hop is O(1) after the first route through it; memory
-// 4 bytes x network nodes per target used, beside its distance table. With a
+// 4 bytes x network nodes per target used, beside its distance table. Twin
+// targets (the same neighbours: network_graph.hpp) share what they learn for
+// every node but the twins and their neighbours, and their distance tables
+// are copies: N_T(u) depends on d_T at u's neighbours only, the same for
+// every twin when u is neither a twin nor next to one. With a
 // link down, O(hops x degree). It allocates nothing but the caller's `out`
 // growth and what it learns; a Router is not thread-safe.
 #pragma once
@@ -221,6 +225,11 @@ class Router {
     int32_t node = -1;             // network index of the target node; -1 for a group target
     int32_t group = -1;            // group of the target (restricted dragonfly search)
     bool restricted = false;
+    // Fault-free and unrestricted: the learnt next hops toward it (gather), a node's in own when near marks it,
+    // else in shared (its twins' array).
+    const uint8_t* near = nullptr;
+    uint32_t* own = nullptr;
+    uint32_t* shared = nullptr;
   };
 
   Ends resolve(int32_t src, int32_t dst);

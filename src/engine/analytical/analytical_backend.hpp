@@ -58,9 +58,9 @@
 // (PlanCompiler::prefetch); the sets are then drained on one thread in
 // their order. Routes do not depend on which thread made them, so results
 // are the same to the bit for every thread count. Each thread beyond the
-// first routes with its own Router (its distance tables and next hops:
-// about 60 MB at 131,072 GPUs). Load-tracking routing (adaptive, ugal)
-// routes on one thread.
+// first routes with a Router and a route compiler of its own (about 190 MB
+// more at 131,072 GPUs). Load-tracking routing (adaptive, ugal) routes on
+// one thread.
 #pragma once
 
 #include "engine/backend.hpp"
