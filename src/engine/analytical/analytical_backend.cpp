@@ -5,6 +5,7 @@
 #include "engine/analytical/analytical_backend.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -145,6 +146,25 @@ void set_drains(const std::vector<SharedFlow>& flows, const std::vector<double>&
   }
 }
 
+// fn(k, t) for k in [0, n) on `threads` threads (t: 0 is the calling thread), each k once.
+template <typename Fn>
+void parallel_for(size_t n, int threads, Fn&& fn) {
+  if (threads < 2 || n < 2) {
+    for (size_t k = 0; k < n; ++k) fn(k, 0);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  auto run = [&](int t) {
+    for (size_t k; (k = next.fetch_add(1)) < n;) fn(k, t);
+  };
+  std::vector<std::thread> pool;
+  const int extra = static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), n)) - 1;
+  pool.reserve(static_cast<size_t>(extra));
+  for (int t = 1; t <= extra; ++t) pool.emplace_back(run, t);
+  run(0);
+  for (std::thread& th : pool) th.join();
+}
+
 }  // namespace
 
 int analytical_threads(int32_t threads) {
@@ -213,91 +233,117 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
       ++report.flows;
     }
 
-  // Routes compiled ahead on the run's threads, a window of sets at a time (plan_compiler.hpp: prefetch), each
-  // window well within the route cache's bound.
-  const int workers = analytical_threads(options_.flow.threads);
-  size_t prefetched = 0;  // comm[0, prefetched) compiled ahead or passed
+  // Sets: comm[bounds[k], bounds[k + 1]) is the k-th, in (operation root, level) order.
+  std::vector<size_t> bounds;
+  for (size_t s = 0; s < comm.size();) {
+    bounds.push_back(s);
+    const auto key = std::make_pair(root[static_cast<size_t>(comm[s])], level[static_cast<size_t>(comm[s])]);
+    while (s < comm.size() &&
+           std::make_pair(root[static_cast<size_t>(comm[s])], level[static_cast<size_t>(comm[s])]) == key)
+      ++s;
+  }
+  bounds.push_back(comm.size());
+  const size_t sets = bounds.size() - 1;
+
+  // A window of whole sets at a time (about window_weight_ ranks and edges: well within the route cache's
+  // bound): their routes compiled ahead on the run's threads (plan_compiler.hpp: prefetch), their flows taken in
+  // order on this thread, the drains of the sets not met before on the run's threads, then each set's times in
+  // order. Routing that follows load keeps to this thread: each set's routes see the set's earlier flows only.
+  const int workers = router.tracks_load() ? 1 : analytical_threads(options_.flow.threads);
+  struct SetWork {
+    std::vector<SharedFlow> flows;  // the set's flows (their routes the route cache's, not copies)
+    std::vector<double> drain;      // per flow: max_d T_fd in seconds
+    std::string memo_key;           // (route cache entry, bytes) of each transfer
+    bool memoizable = true, known = false;
+  };
+  std::vector<SetWork> work;
+  std::vector<SetScratch> scratch(static_cast<size_t>(workers));
   std::vector<int32_t> window;
-  std::vector<SharedFlow> flows;  // the set's flows (their routes the route cache's, not copies)
-  SetScratch scratch;
-  scratch.slot.assign(static_cast<size_t>(dir_links), 0);
-  scratch.coef.assign(static_cast<size_t>(dir_links), 0.0);
-  std::vector<double> drain;  // per flow: max_d T_fd in seconds
-  // Sets already drained, by (route cache entry, bytes) of each transfer.
+  // Sets already drained, by (route cache entry, bytes) of each transfer: a set whose transfers all came from the
+  // route cache (the same routes) with the same bytes as an earlier set drains as it did, bit for bit (a stage's
+  // gradient buckets of equal size repeat their collectives).
   constexpr size_t kMaxMemo = 1 << 16;
   std::unordered_map<std::string, std::vector<double>> memo;
-  std::string memo_key;
-  for (size_t s = 0; s < comm.size();) {
-    size_t e = s;
-    const auto key = std::make_pair(root[static_cast<size_t>(comm[s])], level[static_cast<size_t>(comm[s])]);
-    while (e < comm.size() &&
-           std::make_pair(root[static_cast<size_t>(comm[e])], level[static_cast<size_t>(comm[e])]) == key)
-      ++e;
-    if (options_.observers.heartbeat)
-      options_.observers.heartbeat(Time(0));  // no clock here: a stop point per set of transfers
-    // Progress by transfers timed (no clock here either: time 0), each time a multiple of progress_every passes.
-    const auto every = static_cast<size_t>(std::max<int64_t>(1, options_.observers.progress_every));
-    if (options_.observers.progress && s / every != e / every)
-      options_.observers.progress(static_cast<int64_t>(s), static_cast<int64_t>(comm.size()), Time(0));
-    if (workers > 1 && s >= prefetched) {
-      window.clear();
-      size_t weight = 0;
-      for (prefetched = s; prefetched < comm.size() && (window.empty() || weight < window_weight_); ++prefetched) {
-        const plan::Transfer& t = plan.transfers[static_cast<size_t>(comm[prefetched])];
-        window.push_back(comm[prefetched]);
-        weight += PlanCompiler::transfer_weight(t);
+  const auto every = static_cast<size_t>(std::max<int64_t>(1, options_.observers.progress_every));
+  for (size_t w0 = 0; w0 < sets;) {
+    size_t w1 = w0, weight = 0;
+    window.clear();
+    for (; w1 < sets && (w1 == w0 || weight < window_weight_); ++w1)
+      for (size_t k = bounds[w1]; k < bounds[w1 + 1]; ++k) {
+        window.push_back(comm[k]);
+        weight += PlanCompiler::transfer_weight(plan.transfers[static_cast<size_t>(comm[k])]);
       }
-      compiler.prefetch(plan, window, workers);
+    const int threads = weight >= parallel_weight_ ? workers : 1;
+    if (threads > 1) compiler.prefetch(plan, window, threads);
+    work.resize(std::max(work.size(), w1 - w0));
+    for (size_t k = w0; k < w1; ++k) {
+      const size_t s = bounds[k], e = bounds[k + 1];
+      if (options_.observers.heartbeat)
+        options_.observers.heartbeat(Time(0));  // no clock here: a stop point per set of transfers
+      // Progress by transfers timed (no clock here either: time 0), each time a multiple of progress_every passes.
+      if (options_.observers.progress && s / every != e / every)
+        options_.observers.progress(static_cast<int64_t>(s), static_cast<int64_t>(comm.size()), Time(0));
+      SetWork& sw = work[k - w0];
+      sw.flows.clear();
+      sw.memo_key.clear();
+      sw.memoizable = true;
+      sw.known = false;
+      // Compile every flow of the set (adaptive routing sees the set's earlier flows), then release them.
+      for (size_t i = s; i < e; ++i) {
+        compiler.compile_shared(plan, comm[i], sw.flows);
+        const uint64_t entry = compiler.last_entry();
+        const Bytes bytes = plan.transfers[static_cast<size_t>(comm[i])].bytes;
+        sw.memoizable = sw.memoizable && entry != 0;
+        sw.memo_key.append(reinterpret_cast<const char*>(&entry), sizeof entry);
+        sw.memo_key.append(reinterpret_cast<const char*>(&bytes), sizeof bytes);
+      }
+      for (const SharedFlow& f : sw.flows) router.release(f.route().parts, f.route().route_weight);
+      if (sw.memoizable) {
+        auto it = memo.find(sw.memo_key);
+        if (it != memo.end()) {
+          sw.drain = it->second;
+          sw.known = true;
+        }
+      }
     }
-    // Compile every flow of the set (adaptive routing sees the set's earlier flows).
-    flows.clear();
-    memo_key.clear();
-    bool memoizable = true;
-    for (size_t k = s; k < e; ++k) {
-      compiler.compile_shared(plan, comm[k], flows);
-      const uint64_t entry = compiler.last_entry();
-      const Bytes bytes = plan.transfers[static_cast<size_t>(comm[k])].bytes;
-      memoizable = memoizable && entry != 0;
-      memo_key.append(reinterpret_cast<const char*>(&entry), sizeof entry);
-      memo_key.append(reinterpret_cast<const char*>(&bytes), sizeof bytes);
-    }
-    // Every flow's bytes on its links, in flow and part order (unless the caller reads no link loads).
-    if (options_.link_loads)
-      for (const SharedFlow& f : flows)
-        for (const auto& p : f.route().parts)
-          link_bytes[static_cast<size_t>(p.link)] += p.fraction * static_cast<double>(f.bytes);
-    // A set whose transfers all came from the route cache (the same routes) with the same bytes as an earlier
-    // set drains as it did: its drain times are taken, bit for bit the same (a stage's gradient buckets of
-    // equal size repeat their collectives).
-    const std::vector<double>* again = nullptr;
-    if (memoizable) {
-      auto it = memo.find(memo_key);
-      if (it != memo.end()) again = &it->second;
-    }
-    if (again) {
-      drain = *again;
-    } else {
+    parallel_for(w1 - w0, threads, [&](size_t k, int t) {
+      SetWork& sw = work[k];
+      if (sw.known) return;
+      SetScratch& w = scratch[static_cast<size_t>(t)];
+      if (w.slot.empty()) {
+        w.slot.assign(static_cast<size_t>(dir_links), 0);
+        w.coef.assign(static_cast<size_t>(dir_links), 0.0);
+      }
+      const auto& f = sw.flows;
       const bool equal =
-          std::all_of(flows.begin(), flows.end(), [&](const SharedFlow& f) { return f.bytes == flows.front().bytes; });
-      if (equal && !flows.empty()) equal_drains(flows, capacity, scratch, drain);
-      else set_drains(flows, capacity, scratch, drain);
-      if (memoizable) {
+          std::all_of(f.begin(), f.end(), [&](const SharedFlow& x) { return x.bytes == f.front().bytes; });
+      if (equal && !f.empty()) equal_drains(f, capacity, w, sw.drain);
+      else set_drains(f, capacity, w, sw.drain);
+    });
+    for (size_t k = w0; k < w1; ++k) {
+      SetWork& sw = work[k - w0];
+      if (!sw.known && sw.memoizable) {
         if (memo.size() >= kMaxMemo) memo.clear();
-        memo.emplace(memo_key, drain);
+        memo.emplace(sw.memo_key, sw.drain);
+      }
+      // Every flow's bytes on its links, in flow and part order (unless the caller reads no link loads).
+      if (options_.link_loads)
+        for (const SharedFlow& f : sw.flows)
+          for (const auto& p : f.route().parts)
+            link_bytes[static_cast<size_t>(p.link)] += p.fraction * static_cast<double>(f.bytes);
+      for (size_t f = 0; f < sw.flows.size(); ++f) {
+        const SharedFlow& cf = sw.flows[f];
+        const plan::Transfer& tr = plan.transfers[static_cast<size_t>(cf.transfer)];
+        double& drain = sw.drain[f];
+        if (tr.max_rate_bps > 0 && cf.bytes > 0)  // a rate limit outside the links (transfer_plan.hpp)
+          drain = std::max(drain, 8.0 * static_cast<double>(cf.bytes) / plan::part_rate_cap_bps(tr, cf.bytes));
+        const Time tx = cf.bytes == 0 ? Time() : Time::from_seconds(drain);
+        Time& dur = duration[static_cast<size_t>(cf.transfer)];
+        dur = std::max(dur, cf.route().latency + tx);
+        ++report.flows;
       }
     }
-    for (size_t f = 0; f < flows.size(); ++f) {
-      const SharedFlow& cf = flows[f];
-      const plan::Transfer& tr = plan.transfers[static_cast<size_t>(cf.transfer)];
-      if (tr.max_rate_bps > 0 && cf.bytes > 0)  // a rate limit outside the links (transfer_plan.hpp)
-        drain[f] = std::max(drain[f], 8.0 * static_cast<double>(cf.bytes) / plan::part_rate_cap_bps(tr, cf.bytes));
-      const Time tx = cf.bytes == 0 ? Time() : Time::from_seconds(drain[f]);
-      Time& dur = duration[static_cast<size_t>(cf.transfer)];
-      dur = std::max(dur, cf.route().latency + tx);
-      router.release(cf.route().parts, cf.route().route_weight);
-      ++report.flows;
-    }
-    s = e;
+    w0 = w1;
   }
 
   // --- timing

@@ -53,11 +53,14 @@
 // to its links).
 //
 // Threads (network.threads; 0 = the machine's cores, at most
-// kDefaultMaxThreads). The routes of the transfers ahead are compiled on
-// every thread, a window of about 2^19 ranks and edges at a time
-// (PlanCompiler::prefetch); the sets are then drained on one thread in
-// their order. Routes do not depend on which thread made them, so results
-// are the same to the bit for every thread count. Each thread beyond the
+// kDefaultMaxThreads). The sets are taken a window of about 2^19 ranks and
+// edges at a time. The routes the window lacks are compiled on every thread
+// (PlanCompiler::prefetch); each set's flows are then taken in order on one
+// thread; the drains of the sets not met before are worked out on every
+// thread; last, each set's times are set in order. A route and a set's
+// drains depend only on their inputs, not on the thread that made them, so
+// results are the same to the bit for every thread count. A window under
+// 2^14 ranks and edges (a small plan) stays on one thread. Each thread beyond the
 // first routes with a Router and a route compiler of its own (about 190 MB
 // more at 131,072 GPUs). Load-tracking routing (adaptive, ugal) routes on
 // one thread.
@@ -77,13 +80,18 @@ class AnalyticalBackend final : public NetworkBackend {
   AnalyticalBackend(const topology::Topology& topo, NetworkOptions options);
   const char* name() const override { return "analytical"; }
   RunReport run(const plan::TransferPlan& plan) override;
-  // Tests: the ranks and edges of one window of routes compiled ahead (default 2^19).
-  void set_prefetch_window(size_t weight) { window_weight_ = weight; }
+  // Tests: the ranks and edges of one window of sets (default 2^19), and of the smallest window whose routes and
+  // drains go to the run's threads (default 2^14: a smaller one runs on the calling thread alone).
+  void set_windows(size_t window, size_t parallel_from) {
+    window_weight_ = window;
+    parallel_weight_ = parallel_from;
+  }
 
  private:
   const topology::Topology& topo_;
   NetworkOptions options_;
   size_t window_weight_ = size_t{1} << 19;  // about 50 MB of routes on a Clos
+  size_t parallel_weight_ = size_t{1} << 14;
 };
 
 }  // namespace podnet::engine::analytical

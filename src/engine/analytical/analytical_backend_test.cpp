@@ -63,7 +63,7 @@ RunReport run(int32_t threads, size_t window, bool link_loads) {
   o.flow.threads = threads;
   o.link_loads = link_loads;
   AnalyticalBackend b(t, o);
-  b.set_prefetch_window(window);
+  b.set_windows(window, 1);
   return b.run(plan_of_steps());
 }
 
