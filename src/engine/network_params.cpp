@@ -44,10 +44,10 @@ std::vector<ParamSpec> network_params() {
        "quantum share one re-solve, each late by less than a quantum: speeds up many concurrent flows of "
        "spread-out rates (large ECMP all-to-alls)"},
       {"threads", ParamType::Int, "0",
-       "threads one run may use; results are the same to the bit for every count. Flow engine: 1 or 2 (0 = 2 "
-       "on a machine with two cores or more); the second re-sorts the solver's link lists after large "
-       "re-solves. Analytical engine: 0 = the machine's cores, at most 8; the routes of the transfers ahead "
-       "are compiled on every thread",
+       "threads one run may use; results are the same to the bit for every count. Analytical engine: 0 = the "
+       "machine's cores, at most 8 (more when given); routes and drains are worked out on every thread. Flow "
+       "engine: 0 = 2 on a machine with two cores or more, and more than 2 counts as 2; the second re-sorts the "
+       "solver's link lists after large re-solves. Packet engine: one thread",
        0, 64},
       {"cc", ParamType::String, "auto",
        "packet engine: congestion control (auto = infiniband with the infiniband transport, else dcqcn_nic; "

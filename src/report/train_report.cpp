@@ -427,11 +427,11 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                        o["plan"]["dp_buckets_per_group"].get<int64_t>(),
                        thousands(o["plan"]["transfers"].get<int64_t>()));
   else
-    out << fmt::format("  one TP {} {:.1f} us; DP buckets {} per group ({} params); plan {} transfers\n",
+    out << fmt::format("  one TP {} {} us; DP buckets {} per group (at most {} params each); plan {} transfers\n",
                        o.contains("parallelism") && o["parallelism"].value("sequence_parallel", false)
                            ? "reduce-scatter + all-gather (SP)"
                            : "all-reduce",
-                       tm["tp_collective_us"].get<double>(), o["plan"]["dp_buckets_per_group"].get<int64_t>(),
+                       fixed(tm["tp_collective_us"].get<double>(), 1), o["plan"]["dp_buckets_per_group"].get<int64_t>(),
                        thousands(o["plan"]["bucket_params"].get<int64_t>()),
                        thousands(o["plan"]["transfers"].get<int64_t>()));
   if (o["plan"].contains("dp_choices")) {

@@ -281,8 +281,10 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
       if (options_.observers.heartbeat)
         options_.observers.heartbeat(Time(0));  // no clock here: a stop point per set of transfers
       // Progress by transfers timed (no clock here either: time 0), each time a multiple of progress_every passes.
+      // Counted over the plan's transfers, as the other engines count them: its compute delays take no time here.
       if (options_.observers.progress && s / every != e / every)
-        options_.observers.progress(static_cast<int64_t>(s), static_cast<int64_t>(comm.size()), Time(0));
+        options_.observers.progress(static_cast<int64_t>(plan.transfers.size() - comm.size() + s),
+                                    static_cast<int64_t>(plan.transfers.size()), Time(0));
       SetWork& sw = work[k - w0];
       sw.flows.clear();
       sw.memo_key.clear();
