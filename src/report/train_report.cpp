@@ -155,18 +155,36 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
                          {"inflight_microbatches", round_to(mem.inflight_microbatches, 6)}};
   }
   const auto& t = r.times;
+  // One model chunk's op times and its layers (a chunk of 0 layers, the first of a stage whose layers
+  // `stage_layers: auto` moved elsewhere, takes no time).
+  const auto chunk_ops = [&](size_t s, size_t c) {
+    const auto& op = t.ops[s][c];
+    return nlohmann::json{{"layers", j.layers_of(static_cast<int64_t>(s), static_cast<int64_t>(c))},
+                          {"forward_compute_ms", ms(op.fwd_compute)},
+                          {"backward_compute_ms", ms(op.bwd_compute)},
+                          {"forward_tp_ms", ms(op.fwd_tp)},
+                          {"backward_tp_ms", ms(op.bwd_tp)},
+                          {"forward_ep_ms", ms(op.fwd_ep)},
+                          {"backward_ep_ms", ms(op.bwd_ep)},
+                          {"optimizer_ms", ms(t.optimizer[s])}};
+  };
   nlohmann::json ops = nlohmann::json::object();
-  if (!t.ops.empty() && !t.ops.front().empty()) {
-    const auto& o0 = t.ops.front().front();
-    ops = {{"forward_compute_ms", ms(o0.fwd_compute)}, {"backward_compute_ms", ms(o0.bwd_compute)},
-           {"forward_tp_ms", ms(o0.fwd_tp)},           {"backward_tp_ms", ms(o0.bwd_tp)},
-           {"forward_ep_ms", ms(o0.fwd_ep)},           {"backward_ep_ms", ms(o0.bwd_ep)},
-           {"optimizer_ms", ms(t.optimizer.front())}};
-  }
+  if (!t.ops.empty() && !t.ops.front().empty()) ops = chunk_ops(0, 0);
   o["timings"] = {{"tp_collective_us", val(us(t.tp_collective))},
                   {"ep_collective_us", val(us(t.ep_collective))},
                   {"cp_step_us", val(us(t.cp_step))},
                   {"stage0_chunk0", ops}};
+  // When stage 0's first chunk has no layers: the first chunk that has, with where it is.
+  if (!ops.empty() && ops["layers"].get<int64_t>() == 0)
+    for (size_t s = 0; s < t.ops.size() && !o["timings"].contains("first_chunk_with_layers"); ++s)
+      for (size_t c = 0; c < t.ops[s].size(); ++c)
+        if (j.layers_of(static_cast<int64_t>(s), static_cast<int64_t>(c)) > 0) {
+          nlohmann::json first = chunk_ops(s, c);
+          first["stage"] = s;
+          first["chunk"] = c;
+          o["timings"]["first_chunk_with_layers"] = first;
+          break;
+        }
   o["plan"] = {{"transfers", r.plan_transfers},         {"p2p_transfers", r.p2p_transfers},
                {"dp_collectives", r.dp_collectives},    {"dp_buckets_per_group", r.dp_buckets},
                {"bucket_params", val(r.bucket_params)}, {"flows", r.flows}};
