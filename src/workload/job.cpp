@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/shared_param_error.hpp"
+#include "core/units.hpp"
 #include "workload/training.hpp"
 
 namespace podnet::workload {
@@ -490,9 +491,13 @@ void validate(const Job& j, int64_t fabric_gpus) {
                                    j.interleave, j.pp));
     if (j.microbatches() % j.pp != 0)
       throw ParamError("workload.interleave",
-                       fmt::format("the interleaved schedule needs microbatches per pipeline ({} = global_batch / "
-                                   "(microbatch x dp)) divisible by pp {}",
-                                   j.microbatches(), j.pp));
+                       fmt::format("the interleaved schedule needs microbatches per pipeline ({} = global_batch {} / "
+                                   "(microbatch {} x dp {})) divisible by pp {}: set workload.global_batch to a "
+                                   "multiple of {} (microbatch x dp x pp), such as {}, or workload.interleave=1",
+                                   j.microbatches(), thousands(j.global_batch), j.microbatch, thousands(j.dp), j.pp,
+                                   thousands(j.microbatch * j.dp * j.pp),
+                                   thousands(j.microbatch * j.dp * j.pp *
+                                             std::max<int64_t>(1, (j.microbatches() + j.pp - 1) / j.pp))));
   }
   if (static_cast<double>(j.pp) * static_cast<double>(j.microbatches()) * static_cast<double>(j.interleave) >
       static_cast<double>(kMaxPipelinePasses))
