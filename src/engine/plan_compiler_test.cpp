@@ -5,21 +5,12 @@
 
 #include <gtest/gtest.h>
 
-#include "topology/builders.hpp"
+#include "engine/test_util.hpp"
 
 namespace podnet::engine {
 namespace {
 
-// 32 GPUs, one per server (one NIC each), on a 2-tier fat tree of 8-port switches (8 leaves of 4 hosts and 4
-// uplinks, 4 spines): transfers across leaves cross a spine, which ECMP picks among 4.
-topology::Topology fabric() {
-  topology::Hardware hw = topology::default_hardware();
-  hw.gpus_per_server = 1;
-  hw.nics_per_server = 1;
-  hw.nvlink_domain = 1;
-  hw.radix = 8;
-  return topology::build_with("fat_tree", {{"gpus", "32"}, {"tiers", "2"}}, hw);
-}
+topology::Topology fabric() { return testing::fat_tree_32(); }
 
 plan::TransferPlan two_rings(plan::TransferKind kind, Bytes first, Bytes second, int32_t qps) {
   plan::TransferPlan p;

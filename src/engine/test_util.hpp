@@ -8,9 +8,21 @@
 #include "engine/failures.hpp"
 #include "engine/options.hpp"
 #include "plan/transfer_plan.hpp"
+#include "topology/builders.hpp"
 #include "topology/topology.hpp"
 
 namespace podnet::engine::testing {
+
+// 32 GPUs, one per server (one NIC each), on a 2-tier fat tree of 8-port switches (8 leaves of 4 hosts and 4
+// uplinks, 4 spines): transfers across leaves cross a spine, which ECMP picks among 4.
+inline topology::Topology fat_tree_32() {
+  topology::Hardware hw = topology::default_hardware();
+  hw.gpus_per_server = 1;
+  hw.nics_per_server = 1;
+  hw.nvlink_domain = 1;
+  hw.radix = 8;
+  return topology::build_with("fat_tree", {{"gpus", "32"}, {"tiers", "2"}}, hw);
+}
 
 // InfiniBand transport with packet spraying (seed 1): the SHARP fabrics' tests, where every flow spreads over
 // every shortest path so that no ECMP collision blurs a hand-derived figure.

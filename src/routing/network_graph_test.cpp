@@ -11,6 +11,20 @@ namespace {
 using topology::build_with;
 using topology::Topology;
 
+// Hops to an edge switch T of a k = 4 fat-tree: itself 0; an aggregation switch of its pod 1; the other edge
+// switch of its pod 2 (up and down); a core 2 (down to T's pod, then to T); another pod's aggregation 3; another
+// pod's edge 4.
+void expect_hops_to_edge_switch(const Topology& t, NetworkGraph& g, int32_t target) {
+  const int32_t pod = t.nodes[g.node_of(target)].pod;
+  const int16_t* d = g.table(target, false, false);
+  for (int32_t u = 0; u < g.size(); ++u) {
+    const auto& n = t.nodes[g.node_of(u)];
+    const bool same = n.pod == pod;
+    const int want = u == target ? 0 : n.tier == 1 ? (same ? 2 : 4) : n.tier == 2 ? (same ? 1 : 3) : 2;
+    EXPECT_EQ(d[u], want) << "target " << target << ", " << n.name;
+  }
+}
+
 TEST(NetworkGraph, FatTreeDistancesAndTheLiveAndWholeViews) {
   // k = 4 fat-tree: 8 edge (tier 1), 8 aggregation (tier 2) and 4 core
   // (tier 3) switches = 20 network nodes; switch-to-switch links: 8 x 2
@@ -29,17 +43,7 @@ TEST(NetworkGraph, FatTreeDistancesAndTheLiveAndWholeViews) {
   }
   ASSERT_GE(target, 0);
   ASSERT_GE(other, 0);
-  const int32_t pod = t.nodes[g.node_of(target)].pod;
-  // Hops to an edge switch T: itself 0; an aggregation switch of its pod 1;
-  // the other edge switch of its pod 2 (up and down); a core 2 (down to T's
-  // pod, then to T); another pod's aggregation 3; another pod's edge 4.
-  const int16_t* d = g.table(target, false, false);
-  for (int32_t u = 0; u < g.size(); ++u) {
-    const auto& n = t.nodes[g.node_of(u)];
-    const bool same = n.pod == pod;
-    const int want = u == target ? 0 : n.tier == 1 ? (same ? 2 : 4) : n.tier == 2 ? (same ? 1 : 3) : 2;
-    EXPECT_EQ(d[u], want) << n.name;
-  }
+  expect_hops_to_edge_switch(t, g, target);
   // Another pod's edge switch E loses both uplink directions: the live view
   // cannot reach T from E, the whole-graph view still counts 4 hops; one
   // direction back and the live view has 4 again.
@@ -63,7 +67,7 @@ TEST(NetworkGraph, FatTreeDistancesAndTheLiveAndWholeViews) {
 // k = 4 fat-tree: the two edge switches of a pod reach the same aggregation switches, so they are twins; so are
 // the two cores of a group, which reach the same aggregation switch of every pod. A pod's aggregation switches
 // reach different cores: no twins. Every edge switch's table (a twin's taken from its first twin's, two entries
-// swapped) holds the hop counts worked out by hand in the test above.
+// swapped) holds the hop counts worked out by hand (expect_hops_to_edge_switch).
 TEST(NetworkGraph, TwinsShareTheirTablesAndStillGiveEachItsOwnDistances) {
   const Topology t = build_with("fat_tree", {{"k", "4"}}, topology::testing::hw_with(1, 1, 4));
   NetworkGraph g(t);
@@ -79,17 +83,8 @@ TEST(NetworkGraph, TwinsShareTheirTablesAndStillGiveEachItsOwnDistances) {
     if (n.tier == 1) EXPECT_EQ(m.pod, n.pod);  // an edge switch's twin is the other one of its pod
   }
   EXPECT_EQ(twins, 4 + 2);  // one edge switch in each of 4 pods, one core in each of 2 groups
-  for (int32_t target = 0; target < g.size(); ++target) {
-    if (t.nodes[g.node_of(target)].tier != 1) continue;
-    const int32_t pod = t.nodes[g.node_of(target)].pod;
-    const int16_t* d = g.table(target, false, false);
-    for (int32_t u = 0; u < g.size(); ++u) {
-      const auto& n = t.nodes[g.node_of(u)];
-      const bool same = n.pod == pod;
-      const int want = u == target ? 0 : n.tier == 1 ? (same ? 2 : 4) : n.tier == 2 ? (same ? 1 : 3) : 2;
-      EXPECT_EQ(d[u], want) << "target " << target << ", node " << u;
-    }
-  }
+  for (int32_t target = 0; target < g.size(); ++target)
+    if (t.nodes[g.node_of(target)].tier == 1) expect_hops_to_edge_switch(t, g, target);
 }
 
 }  // namespace

@@ -5,21 +5,12 @@
 
 #include <gtest/gtest.h>
 
-#include "topology/builders.hpp"
+#include "engine/test_util.hpp"
 
 namespace podnet::engine::analytical {
 namespace {
 
-// 32 GPUs, one per server, on a 2-tier fat tree of 8-port switches (8 leaves of 4 hosts and 4 uplinks, 4
-// spines): most transfers cross a spine that ECMP picks.
-topology::Topology fabric() {
-  topology::Hardware hw = topology::default_hardware();
-  hw.gpus_per_server = 1;
-  hw.nics_per_server = 1;
-  hw.nvlink_domain = 1;
-  hw.radix = 8;
-  return topology::build_with("fat_tree", {{"gpus", "32"}, {"tiers", "2"}}, hw);
-}
+topology::Topology fabric() { return engine::testing::fat_tree_32(); }  // most transfers cross a spine
 
 // PAT-like all-gathers on two channels (coupled steps, each waiting for the last), repeated as gradient buckets
 // repeat (same keys), beside rings and point-to-point transfers between compute delays.
@@ -83,7 +74,7 @@ TEST(AnalyticalThreads, EveryThreadCountAndWindowGivesTheSameReport) {
   ASSERT_FALSE(one.hottest.empty());
   for (int32_t threads : {2, 4})
     for (size_t window : {size_t{1}, size_t{40}, size_t{1} << 19}) {
-      SCOPED_TRACE(testing::Message() << threads << " threads, window " << window);
+      SCOPED_TRACE(::testing::Message() << threads << " threads, window " << window);
       const RunReport r = run(threads, window, true);
       expect_same_timings(one, r);
       ASSERT_EQ(r.hottest.size(), one.hottest.size());
