@@ -213,7 +213,7 @@ std::shared_ptr<const std::vector<CompiledFlow>> PlanCompiler::routes_of(const p
 struct PlanCompiler::Worker {
   routing::Router router;
   PlanCompiler compiler;
-  Worker(const PlanCompiler& main)
+  explicit Worker(const PlanCompiler& main)
       : router(main.topo_, main.router_.options()), compiler(main.topo_, router, main.transport_, main.links_) {}
 };
 
