@@ -49,7 +49,12 @@
 // (plan_compiler.hpp, at most 256 MB) is not in M: it fills only with
 // repeated transfers (about 130 MiB for the 14,336 distinct PAT steps of a
 // 16,384-GPU iteration at 800 Gb/s).
-// Not in M either: the flow engine's record of every link-load step, kept
+// Not in M either: the analytical engine's threads past the first
+// (network.threads; analytical_backend.hpp, "Threads"), each with a router and
+// a route compiler of its own: 0.9 KB per GPU at 65,536 GPUs, 1.5 KB at
+// 131,072 (60 and 200 MB a thread), so 8 threads add about 1.4 GB to a
+// 131,072-GPU run; `--set network.threads=1` keeps a run within M.
+// Nor the flow engine's record of every link-load step, kept
 // only when a run is observed (`podnet train --trace-links`, `--telemetry`):
 // 24 B per step, about 1.5 GB on the default 16,384-GPU iteration, a count
 // known only once the run is over. It is guarded while it grows instead:
