@@ -461,7 +461,7 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                           c["algorithm"].get<std::string>(), proto.empty() ? "" : "/" + proto,
                           c["channels"].get<int32_t>(), c["channels"].get<int32_t>() == 1 ? "" : "s");
     }
-    out << fmt::format("  DP collectives: {}\n", list);
+    out << fmt::format("  DP collectives per iteration, all groups: {}\n", list);
   }
   if (o.contains("placement") && o["placement"].value("torus_cubes", false)) {
     const auto& p = o["placement"];
