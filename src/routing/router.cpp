@@ -118,6 +118,7 @@ Router::Router(const topology::Topology& t, RouteOptions o) : t_(t), o_(std::mov
   next_id_.resize(net);
   own_id_.resize(net);
   near_.resize(net);
+  near_count_.assign(net, 0);
   attach_.resize(nn);
   for (size_t n = 0; n < nn; ++n)
     if (t.nodes[n].kind == NodeKind::Nic) attach_[n] = scan_attachment(static_cast<NodeId>(n));
@@ -298,16 +299,18 @@ Router::Target Router::node_target(int32_t net, int32_t from, bool fallback) {
   }
   if (!tg.restricted && !graph_->any_down()) {  // gather's learnt next hops, shared with the target's twins
     const int32_t first = graph_->twin(net);
-    std::vector<uint8_t>& near = near_[first];
-    if (near.empty()) {  // the twins of first and their neighbours (the same for every twin)
-      near.assign(graph_->size(), 0);
+    std::vector<int32_t>& near = near_[first];
+    int32_t& count = near_count_[first];
+    if (near.empty()) {  // the twins of first and their neighbours (the same for every twin), numbered
+      near.assign(graph_->size(), -1);
       for (int32_t v = first; v < graph_->size(); ++v)
-        if (graph_->twin(v) == first) near[v] = 1;
-      for (int32_t i = graph_->edge_begin(first); i < graph_->edge_end(first); ++i) near[graph_->edge(i).to] = 1;
+        if (graph_->twin(v) == first) near[v] = count++;
+      for (int32_t i = graph_->edge_begin(first); i < graph_->edge_end(first); ++i)
+        if (int32_t& k = near[graph_->edge(i).to]; k < 0) k = count++;
     }
     std::vector<uint32_t>& own = own_id_[net];
     std::vector<uint32_t>& shared = next_id_[first];
-    if (own.empty()) own.assign(graph_->size(), kUnlearnt);
+    if (own.empty()) own.assign(static_cast<size_t>(count), kUnlearnt);
     if (shared.empty()) shared.assign(graph_->size(), kUnlearnt);
     tg.near = near.data();
     tg.own = own.data();
@@ -332,7 +335,8 @@ Router::Target Router::group_target(int32_t group, int32_t from, bool fallback) 
 // N_T(u), u at distance d > 0.
 std::span<const Router::Hop> Router::gather(int32_t u, const Target& tg) {
   if (tg.shared) {
-    uint32_t& id = (tg.near[u] ? tg.own : tg.shared)[u];
+    const int32_t k = tg.near[u];
+    uint32_t& id = k >= 0 ? tg.own[k] : tg.shared[u];
     if (id == kUnlearnt) id = learn_next(u, tg);
     const NextList& l = lists_[id];
     return {pool_.data() + l.off, l.n};

@@ -225,9 +225,9 @@ class Router {
     int32_t node = -1;             // network index of the target node; -1 for a group target
     int32_t group = -1;            // group of the target (restricted dragonfly search)
     bool restricted = false;
-    // Fault-free and unrestricted: the learnt next hops toward it (gather), a node's in own when near marks it,
-    // else in shared (its twins' array).
-    const uint8_t* near = nullptr;
+    // Fault-free and unrestricted: the learnt next hops toward it (gather), a node's in own[near[u]] when near
+    // numbers it (>= 0), else in shared[u] (its twins' array).
+    const int32_t* near = nullptr;
     uint32_t* own = nullptr;
     uint32_t* shared = nullptr;
   };
@@ -294,10 +294,12 @@ class Router {
   // index into lists_; kUnlearnt until asked for); lists_ holds every node's distinct lists once, as (offset,
   // count) into pool_, found again by their hash in list_slots_. Twin targets (network_graph.hpp) share one
   // array, next_id_[first twin], for every node but the twins and their neighbours, whose next hops toward
-  // each twin differ: those are in the target's own own_id_[target] (near_[first twin] marks them).
+  // each twin differ: those are in the target's own own_id_[target], indexed by near_[first twin] (-1 for the
+  // other nodes; near_count_ of them numbered): a few hundred entries, not one per node.
   static constexpr uint32_t kUnlearnt = 0xFFFFFFFF;
   std::vector<std::vector<uint32_t>> own_id_;
-  std::vector<std::vector<uint8_t>> near_;
+  std::vector<std::vector<int32_t>> near_;
+  std::vector<int32_t> near_count_;
   struct NextList {
     uint64_t hash = 0;
     int32_t u = 0;

@@ -61,7 +61,7 @@
 // drains depend only on their inputs, not on the thread that made them, so
 // results are the same to the bit for every thread count. A window under
 // 2^14 ranks and edges (a small plan) stays on one thread. Each thread beyond the
-// first routes with a Router and a route compiler of its own (about 190 MB
+// first routes with a Router and a route compiler of its own (about 180 MB
 // more at 131,072 GPUs). Load-tracking routing (adaptive, ugal) routes on
 // one thread.
 #pragma once
