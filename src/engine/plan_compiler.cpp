@@ -1,12 +1,10 @@
 #include "engine/plan_compiler.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
-#include <thread>
 #include <unordered_set>
 
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 
 namespace podnet::engine {
 
@@ -240,21 +238,14 @@ size_t PlanCompiler::prefetch(const plan::TransferPlan& plan, const std::vector<
   const auto n = static_cast<int>(std::min<size_t>(static_cast<size_t>(workers), todo.size()));
   while (static_cast<int>(workers_.size()) < n - 1) workers_.push_back(std::make_unique<Worker>(*this));
   std::vector<std::shared_ptr<std::vector<CompiledFlow>>> done(todo.size());
-  std::atomic<size_t> next{0};
-  auto work = [&](PlanCompiler& c) {
-    for (size_t k; (k = next.fetch_add(1)) < todo.size();) {
-      try {
-        done[k] = c.fresh(plan.transfers[static_cast<size_t>(todo[k])], todo[k]);
-      } catch (...) {  // left out: compile() meets the error itself, as it would have without prefetch
-        done[k] = nullptr;
-      }
+  parallel_for_workers(todo.size(), static_cast<size_t>(n), [&](size_t k, size_t w) {
+    PlanCompiler& c = w == 0 ? *this : workers_[w - 1]->compiler;  // worker 0 routes with this compiler's router
+    try {
+      done[k] = c.fresh(plan.transfers[static_cast<size_t>(todo[k])], todo[k]);
+    } catch (...) {  // left out: compile() meets the error itself, as it would have without prefetch
+      done[k] = nullptr;
     }
-  };
-  std::vector<std::thread> threads;
-  threads.reserve(static_cast<size_t>(n - 1));
-  for (int w = 0; w < n - 1; ++w) threads.emplace_back(work, std::ref(workers_[static_cast<size_t>(w)]->compiler));
-  work(*this);
-  for (std::thread& th : threads) th.join();
+  });
   size_t compiled = 0;
   for (size_t k = 0; k < todo.size(); ++k) {
     if (!done[k]) continue;

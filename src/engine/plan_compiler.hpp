@@ -38,6 +38,7 @@ class PlanCompiler {
  public:
   PlanCompiler(const topology::Topology& topo, routing::Router& router, const Transport& transport,
                const LinkClassOptions& links = {});
+  ~PlanCompiler();  // defined where Worker is complete
   // Appends the flows of transfer `index` (one per QP for P2p, one coupled
   // variable for Ring/Coupled). Adaptive routing sees the loads of the flows
   // compiled (and not released) so far.
@@ -136,9 +137,6 @@ class PlanCompiler {
   std::vector<routing::DirLink> touched_, scratch_;
   static void sort_links(std::vector<routing::DirLink>& v, std::vector<routing::DirLink>& scratch);
   std::vector<routing::PathPart> hop_;
-
- public:
-  ~PlanCompiler();
 };
 
 }  // namespace podnet::engine

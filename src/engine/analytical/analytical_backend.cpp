@@ -5,7 +5,6 @@
 #include "engine/analytical/analytical_backend.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -13,6 +12,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "core/parallel.hpp"
 #include "engine/plan_compiler.hpp"
 #include "engine/report_util.hpp"
 #include "plan/transfer_plan.hpp"
@@ -144,25 +144,6 @@ void set_drains(const std::vector<SharedFlow>& flows, const std::vector<double>&
     }
     a = b;
   }
-}
-
-// fn(k, t) for k in [0, n) on `threads` threads (t: 0 is the calling thread), each k once.
-template <typename Fn>
-void parallel_for(size_t n, int threads, Fn&& fn) {
-  if (threads < 2 || n < 2) {
-    for (size_t k = 0; k < n; ++k) fn(k, 0);
-    return;
-  }
-  std::atomic<size_t> next{0};
-  auto run = [&](int t) {
-    for (size_t k; (k = next.fetch_add(1)) < n;) fn(k, t);
-  };
-  std::vector<std::thread> pool;
-  const int extra = static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), n)) - 1;
-  pool.reserve(static_cast<size_t>(extra));
-  for (int t = 1; t <= extra; ++t) pool.emplace_back(run, t);
-  run(0);
-  for (std::thread& th : pool) th.join();
 }
 
 }  // namespace
@@ -308,10 +289,10 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
         }
       }
     }
-    parallel_for(w1 - w0, threads, [&](size_t k, int t) {
+    parallel_for_workers(w1 - w0, static_cast<size_t>(threads), [&](size_t k, size_t t) {
       SetWork& sw = work[k];
       if (sw.known) return;
-      SetScratch& w = scratch[static_cast<size_t>(t)];
+      SetScratch& w = scratch[t];
       if (w.slot.empty()) {
         w.slot.assign(static_cast<size_t>(dir_links), 0);
         w.coef.assign(static_cast<size_t>(dir_links), 0.0);
