@@ -22,6 +22,7 @@
 #include "study/optimize.hpp"
 #include "study/sweep.hpp"
 #include "study/train.hpp"
+#include "workload/job.hpp"
 #include "workload/model.hpp"
 
 namespace podnet::cli {
@@ -119,7 +120,11 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
     throw InputError(fmt::format("--workload {}: not a model preset{}; expected one of {}", o.workload,
                                  near.empty() ? "" : "; did you mean '" + near + "'?", list));
   }
-  const scenario::Scenario source = load_scenario(c);
+  // --workload is the scenario's workload.model, set before the scenario resolves, so the model's recipe fills
+  // the keys the scenario leaves out (tp, pp, cp, recompute...) as `podnet train --set workload.model=` does.
+  Common src = c;
+  if (!o.workload.empty()) set_by(src, "--workload", "workload.model", o.workload);
+  const scenario::Scenario source = load_scenario(src);
   study::OptimizeSpace space;
   space.gpus = o.gpus;
   space.families = split_list(o.families);
@@ -235,7 +240,14 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
     study::compare_reference(r, *ref);
   }
   nlohmann::json doc = report::new_document(context_of(source, "optimize"));
-  report::add_optimize(doc, o.gpus, r, files, ref);
+  std::string job;
+  {
+    const workload::Job j = workload::job_from(scenario::load(base).section("workload"), o.gpus);
+    job = fmt::format("{} on {} x {}: TP{} x CP{} x PP{} x DP{}, global batch {} x seq {}", j.model.name,
+                      thousands(j.gpus()), j.gpu.name, j.tp, j.cp, j.pp, j.dp, thousands(j.global_batch),
+                      thousands(j.model.seq));
+  }
+  report::add_optimize(doc, o.gpus, job, r, files, ref);
   emit(c, source, doc, "optimize", report::write_optimize_table);
   // Timing was asked for and nothing could be timed (a job that fits no design: the reasons are in the output):
   // there is no front, and a script must see it.

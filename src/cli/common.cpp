@@ -19,6 +19,7 @@
 
 #include "cli/telemetry_options.hpp"
 #include "core/error.hpp"
+#include "engine/network_params.hpp"
 #include "engine/network_presets.hpp"
 #include "engine/registry.hpp"
 #include "scenario/estimate.hpp"
@@ -122,6 +123,11 @@ scenario::Scenario load_scenario(const Common& c) {
 scenario::Setup load_setup(const Common& c, const std::string& command, const RunLabel& label,
                            std::optional<topology::Topology> fabric) {
   scenario::Setup s = scenario::resolve(load_scenario(c), std::move(fabric));
+  for (const auto& [key, values] : s.scenario.gpu_kept)
+    std::cerr << fmt::format(
+        "podnet: note: {} stays {} GB/s, as the scenario or --set gives it; workload.gpu {} has {} GB/s per "
+        "direction (--set {}={}GB/s runs the GPU's)\n",
+        key, values.first, s.scenario.section("workload").get_string("gpu"), values.second, key, values.second);
   // A deployment preset: say which of its keys the scenario or the command line kept, and that its
   // congestion control and PFC are the packet engine's.
   if (const std::string& preset = s.scenario.section("network").get_string("preset"); preset != "none") {
@@ -142,10 +148,22 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
           "engine takes its routing\n",
           preset, engine::engine_names_with(&engine::EngineTraits::packet_faults), s.engine);
   } else if (!engine::engine_info(s.engine).traits.packet_faults) {
-    // Keys only the packet engine reads, given for a run on another engine: say they do nothing here.
+    // Keys only the packet engine reads, given for a run on another engine at other than their defaults (a
+    // resolved scenario, such as optimize's design files, writes every key out): say they do nothing here.
+    const auto is_default = [&](const std::string& key) {
+      const std::vector<ParamSpec> specs = engine::network_params();
+      const std::string sub = key.substr(key.find('.') + 1);
+      for (const auto& spec : specs) {
+        if (spec.name != sub) continue;
+        std::string canonical, expected;
+        return parse_param(spec, spec.default_text, canonical, expected) &&
+               canonical == s.scenario.section("network").text(sub);
+      }
+      return false;
+    };
     std::vector<std::string> unused;
     for (const char* k : {"network.cc", "network.pfc", "network.link_credits", "network.switch_buffer"})
-      if (s.scenario.from_set.count(k) || s.scenario.lines.count(k)) unused.emplace_back(k);
+      if ((s.scenario.from_set.count(k) || s.scenario.lines.count(k)) && !is_default(k)) unused.emplace_back(k);
     if (!unused.empty())
       std::cerr << fmt::format("podnet: note: {} appl{} on the {} engine only; this run uses the {} engine "
                                "(--engine {} to use {})\n",

@@ -39,7 +39,7 @@ std::string usd(double v) { return "$" + thousands(static_cast<int64_t>(std::llr
 
 }  // namespace
 
-void add_optimize(nlohmann::json& doc, int64_t gpus, const study::OptimizeResult& r,
+void add_optimize(nlohmann::json& doc, int64_t gpus, const std::string& job, const study::OptimizeResult& r,
                   const std::vector<std::string>& design_files, const std::optional<study::OptimizeReference>& ref) {
   nlohmann::json space = nlohmann::json::object();
   for (const auto& a : r.axes) space[a.key] = a.values;
@@ -56,6 +56,7 @@ void add_optimize(nlohmann::json& doc, int64_t gpus, const study::OptimizeResult
     front.push_back(p);
   }
   doc["gpus"] = gpus;
+  doc["job"] = job;
   doc["space"] = space;
   doc["points"] = r.points;
   doc["infeasible"] = r.infeasible;
@@ -94,6 +95,7 @@ void write_optimize_table(const nlohmann::json& d, std::ostream& out) {
                      thousands(d["infeasible"].get<int64_t>()),
                      thousands(d["candidates_after_design_pruning"].get<int64_t>()),
                      thousands(d["candidates_timed"].get<int64_t>()), d["front"].size());
+  if (d.contains("job")) out << "  job timed at every point: " << d["job"].get<std::string>() << "\n\n";
   // The third objective's column when it is not one of the two shown anyway.
   const std::string third = d["objectives"].size() > 2 ? d["objectives"][2].get<std::string>() : "";
   const bool extra = !third.empty() && third != "iteration_time_ms" && third != "days_to_train";

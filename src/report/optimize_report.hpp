@@ -14,7 +14,8 @@
 namespace podnet::report {
 
 // `design_files[k]`: the file written for front point k (same order as r.front).
-void add_optimize(nlohmann::json& doc, int64_t gpus, const study::OptimizeResult& r,
+// `job`: the job every point times, in words (model, layout, batch), printed under the headline.
+void add_optimize(nlohmann::json& doc, int64_t gpus, const std::string& job, const study::OptimizeResult& r,
                   const std::vector<std::string>& design_files, const std::optional<study::OptimizeReference>& ref);
 void write_optimize_table(const nlohmann::json& doc, std::ostream& out);
 

@@ -261,6 +261,7 @@ class Loader {
     for (const auto& s : sections()) sc_.section_params[s.name] = read_section(root[s.name], s.name, s.params());
     apply_recipe(sc_.section_params["workload"], root["workload"], "workload");
     apply_network_preset(sc_.section_params["network"], root["network"]);
+    apply_gpu_nvlink(root["server"]);
     if (root["jobs"]) read_jobs(root["jobs"], root["workload"]);
     if (root["tenants"]) read_tenants(root["tenants"]);
     derive_family_keys();
@@ -328,6 +329,26 @@ class Loader {
         }
       }
     }
+  }
+
+  // The GPU preset's NVLink (workload.gpu, workload::GpuSpec) on server.nvlink_bandwidth when neither the
+  // scenario nor --set gives it, so `--set workload.gpu=b200` is a B200 server; a given value stays, and one that
+  // differs from the GPU's is recorded (Scenario::gpu_kept) for a note.
+  void apply_gpu_nvlink(const YAML::Node& server) {
+    const workload::GpuSpec* g = workload::find_gpu(sc_.section_params["workload"].get_string("gpu"));
+    if (!g || g->nvlink_bandwidth <= 0) return;
+    Params& p = sc_.section_params["server"];
+    const std::string key = "nvlink_bandwidth";
+    const auto [value, canonical] = preset_value(topology::server_params(), key,
+                                                 fmt::format("{}GB/s", g->nvlink_bandwidth / 1e9),
+                                                 fmt::format("GPU preset {}", g->name));
+    if (server && server.IsMap() && server[key]) {
+      if (p.text(key) != canonical)
+        sc_.gpu_kept["server." + key] = {fmt::format("{:g}", p.get_bandwidth(key).bytes_per_second() / 1e9),
+                                         fmt::format("{:g}", g->nvlink_bandwidth / 1e9)};
+      return;
+    }
+    p.set(key, value, canonical);
   }
 
   // A deployment preset (network.preset, engine/network_presets.hpp) on the network keys the scenario

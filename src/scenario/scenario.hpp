@@ -227,6 +227,9 @@ class Scenario {
   std::map<std::string, std::string> preset_keys;
   // Network keys of the preset the scenario gives itself -> the scenario's value (kept).
   std::map<std::string, std::string> preset_kept;
+  // Server keys the GPU preset (workload.gpu) would set but the scenario gives otherwise -> (given, the GPU's),
+  // in GB/s.
+  std::map<std::string, std::pair<std::string, std::string>> gpu_kept;
   // key path -> given with --set: "" for the user's own --set, else the command-line option that set it
   // (`--channels` sets collective.channels), which errors then name.
   std::map<std::string, std::string> from_set;

@@ -666,6 +666,23 @@ TEST(Faults, DriftedThresholdsAreTheNamedSwitchsBand) {
 namespace podnet::scenario {
 namespace {
 
+// The GPU preset's NVLink per direction (workload.gpu) is the server's unless the scenario or --set gives one:
+// a B200 what-if is a B200 server (until 2026-12 every GPU ran on the default 450 GB/s).
+TEST(GpuPreset, SetsTheServersNvlinkUnlessGiven) {
+  Scenario sc = load_text(std::string(kBase), "t.yaml", "t", {"workload.gpu=b200"});
+  EXPECT_DOUBLE_EQ(sc.hardware().nvlink_bw.bytes_per_second(), 900e9);
+  EXPECT_TRUE(sc.gpu_kept.empty());
+  sc = load_text(std::string(kBase), "t.yaml", "t", {"workload.gpu=a100"});
+  EXPECT_DOUBLE_EQ(sc.hardware().nvlink_bw.bytes_per_second(), 300e9);
+  // Given: kept, and recorded with the GPU's figure for the note.
+  sc = load_text(std::string(kBase) + "  nvlink_bandwidth: 450GB/s\n", "t.yaml", "t", {"workload.gpu=b200"});
+  EXPECT_DOUBLE_EQ(sc.hardware().nvlink_bw.bytes_per_second(), 450e9);
+  ASSERT_EQ(sc.gpu_kept.count("server.nvlink_bandwidth"), 1u);
+  EXPECT_EQ(sc.gpu_kept.at("server.nvlink_bandwidth"), std::make_pair(std::string("450"), std::string("900")));
+  sc = load_text(std::string(kBase), "t.yaml", "t", {"workload.gpu=b200", "server.nvlink_bandwidth=1TB/s"});
+  EXPECT_DOUBLE_EQ(sc.hardware().nvlink_bw.bytes_per_second(), 1e12);
+}
+
 // A deployment preset (network.preset) fills the network keys the scenario leaves out, key by key.
 TEST(NetworkPreset, FillsTheKeysTheScenarioLeavesOut) {
   Scenario sc = load_text(std::string(kBase) + "network:\n  preset: uec\n", "t.yaml", "t");

@@ -113,7 +113,10 @@ void fill_gpus(YAML::Node root, int64_t scenario_gpus, int64_t gpus, const std::
   // dp auto fills the scenario's own fabric: that is the dp its global batch was written for.
   const int64_t new_dp = gpus / (tp * pp * cp), batch = get("global_batch", 1), mb = get("microbatch", 1);
   const int64_t own_dp = scenario_gpus / (tp * pp * cp);
-  const int64_t dp = w["dp"] ? w["dp"].as<int64_t>() : own_dp > 0 ? own_dp : new_dp;
+  // Another model (--workload): the scenario's batch was written for its own model, so its batch per replica
+  // means nothing for this one; the global batch stays as resolved (the new model's), as `podnet train` at
+  // --gpus keeps it.
+  const int64_t dp = !model.empty() ? new_dp : w["dp"] ? w["dp"].as<int64_t>() : own_dp > 0 ? own_dp : new_dp;
   if (new_dp != dp && batch % dp != 0)
     throw InputError(fmt::format("--gpus {}: workload.global_batch {} is not a multiple of dp {}{}, so it cannot "
                                  "scale with dp; set workload.global_batch or workload.dp (--set)",

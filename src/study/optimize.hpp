@@ -76,7 +76,9 @@ inline constexpr const char* kDaysWithFailuresColumn = "reliability.days_to_trai
 // the same, gpus: `gpus`} (each point's `topology` axis replaces it again),
 // without failures: or faults:, workload.model set to `model` when not
 // empty, and dp = gpus / (tp x pp x cp) with global_batch scaled by the
-// same factor (the batch per replica kept). dp auto counts as what it is on
+// same factor (the batch per replica kept), except with `model`: the
+// scenario is then resolved with that model already (its recipe), and its
+// global batch stays, as `podnet train` keeps it at any size. dp auto counts as what it is on
 // the scenario's own fabric (topology.gpus / (tp x pp x cp)): until 2026-11
 // it kept the global batch whatever --gpus was. InputError when gpus is not
 // a multiple of tp x pp x cp, or the batch does not divide.

@@ -401,13 +401,15 @@ struct Replica {
 void check_serving(const ServingCost& cost, const InferenceConfig& c) {
   const int64_t capacity = cost.kv_capacity_tokens();
   if (capacity <= 0)
-    throw ParamError("inference.tp",
-                     fmt::format("the weights of {} ({:.1f} GB in {}) need {:.1f} GB per GPU on TP{} x PP{} ({} "
-                                 "GPUs), more than {:.0f}% of the {:.1f} GB of a {}: raise inference.tp or "
-                                 "inference.pp, or set inference.precision=fp8",
-                                 cost.model().name, cost.weight_bytes() / 1e9, c.fp8 ? "fp8" : "bf16",
-                                 cost.weight_bytes_per_gpu() / 1e9, c.tp, c.pp, c.tp * c.pp, 100 * c.memory_fraction,
-                                 static_cast<double>(cost.gpu().hbm_bytes) / 1e9, cost.gpu().name));
+    throw ParamError(
+        "inference.tp",
+        fmt::format("the weights of {} ({:.1f} GB in {}) need {:.1f} GB per GPU on TP{} x PP{} ({} "
+                    "GPUs), more than {:.0f}% of the {:.1f} GB ({:.0f} GiB) of a {}: raise inference.tp or "
+                    "inference.pp, or set inference.precision=fp8",
+                    cost.model().name, cost.weight_bytes() / 1e9, c.fp8 ? "fp8" : "bf16",
+                    cost.weight_bytes_per_gpu() / 1e9, c.tp, c.pp, c.tp * c.pp, 100 * c.memory_fraction,
+                    static_cast<double>(cost.gpu().hbm_bytes) / 1e9,
+                    static_cast<double>(cost.gpu().hbm_bytes) / 1073741824.0, cost.gpu().name));
   const int64_t context = cost.model().max_context();
   if (c.prompt_hi + c.output_hi > context)
     throw ParamError(c.lengths                   ? "inference.lengths_file"

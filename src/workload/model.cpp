@@ -229,10 +229,12 @@ const Recipe* find_recipe(std::string_view model) {
 }
 
 const std::vector<GpuSpec>& gpus() {
-  // HBM: the "80GB" parts carry 80 GiB (5 HBM stacks of 16 GiB; nvidia-smi shows 81,559 MiB usable on an
-  // H100 SXM), counted here as 80 GiB. Default compute efficiency: the maximum achievable matmul FLOPS
-  // (MAMF) measured with BF16 inputs and no sparsity, as a fraction of the dense peak, from the comparison
-  // table in stas00/ml-engineering compute/accelerator/README.md ("Maximum Achievable Matmul FLOPS
+  // HBM: NVIDIA's datasheet "GB" of GPU memory are GiB. The "80GB" parts carry 80 GiB (5 HBM stacks of 16 GiB;
+  // nvidia-smi shows 81,920 MiB on an A100 80GB and 81,559 MiB usable on an H100 SXM), the H200's "141GB"
+  // shows as 143,771 MiB (140.4 GiB) and the B200's "180GB" as 183,359 MiB (179.1 GiB) in nvidia-smi's tables
+  // posted in public issues; each is counted here as the datasheet's figure in GiB. Default compute efficiency: the
+  // maximum achievable matmul FLOPS (MAMF) measured with BF16 inputs and no sparsity, as a fraction of the dense peak,
+  // from the comparison table in stas00/ml-engineering compute/accelerator/README.md ("Maximum Achievable Matmul FLOPS
   // comparison table", measured with its benchmarks/mamf-finder.py, following Anthony et al. 2024, "The Case
   // for Co-Designing Model Architectures with Hardware"): A100 SXM 267.9 of 312 TFLOPS (85.9 %), H100 SXM
   // 794.5 of 989 (80.3 %), B200 SXM 1,745 of 2,250 (77.6 %). It is what a large transformer's GEMMs reach
@@ -276,15 +278,16 @@ const std::vector<GpuSpec>& gpus() {
        "FlashAttention-2 327.9 of 989 TFLOPS, head dim 128, seq 8192 (Azure AI-benchmarking-guide, ND H100 v5)",
        kSustained, kLayerOverheadH100, kFitH100, kFp8H100, kFp8FitH100},
       // NVIDIA H200 datasheet (SXM): same compute as H100 (FP8 1,979 dense), 141 GB HBM3e at 4.8 TB/s, NVLink
-      // 900 GB/s.
+      // 900 GB/s; the 141 GB are GiB (see above).
       {"h200", "NVIDIA H200 SXM 141GB: 989 TFLOPS BF16 dense, 4.8 TB/s HBM3e, NVLink 450 GB/s/dir", 989e12, 1979e12,
-       141LL * 1000 * 1000 * 1000, 4.8e12, 450e9, 0.803, "MAMF as H100 (same compute; stas00/ml-engineering)", 0.332,
+       141 * kGiB, 4.8e12, 450e9, 0.803, "MAMF as H100 (same compute; stas00/ml-engineering)", 0.332,
        "FlashAttention-2 as H100 (same compute)", kSustained, kLayerOverheadH100, "as H100 (same compute)", kFp8H100,
        "as H100 (same compute)"},
       // NVIDIA HGX B200 datasheet: FP16/BF16 4.5 PFLOPS with sparsity = 2.25 dense per GPU, FP8 9 PFLOPS with
-      // sparsity = 4.5 dense, 180 GB HBM3e at 7.7 TB/s, NVLink 5 1.8 TB/s bidirectional.
+      // sparsity = 4.5 dense, 180 GB HBM3e at 7.7 TB/s, NVLink 5 1.8 TB/s bidirectional; the 180 GB are GiB
+      // (see above).
       {"b200", "NVIDIA B200 (HGX): 2,250 TFLOPS BF16 dense, 7.7 TB/s HBM3e, NVLink 900 GB/s/dir", 2250e12, 4500e12,
-       180LL * 1000 * 1000 * 1000, 7.7e12, 900e9, 0.776, "MAMF 1,745 of 2,250 TFLOPS (stas00/ml-engineering)", 0.332,
+       180 * kGiB, 7.7e12, 900e9, 0.776, "MAMF 1,745 of 2,250 TFLOPS (stas00/ml-engineering)", 0.332,
        "an assumption: H100's FlashAttention-2 fraction (no public B200 figure used)", kSustained, kLayerOverheadH100,
        "an assumption: H100's (no Blackwell run fitted; 10-20 % optimistic against NeMo's published GB200 BF16 "
        "Llama 3.1 405B steps, docs/contributing/validation/training-throughput.md: calibrate)",
