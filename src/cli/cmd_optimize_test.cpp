@@ -125,6 +125,29 @@ TEST(OptimizeCli, TheReferenceRunsThePointsJob) {
                    doc["front"][0]["iteration_time_ms"].get<double>());
 }
 
+// --workload is the model `train --set workload.model=` runs: its recipe's layout (llama3-70b: TP4 x CP2 x PP4,
+// so DP32 on 1,024 GPUs) and the scenario's global batch. It used to time the scenario's own TP8 x PP8 layout
+// with the batch scaled per replica (192), and with recipe=preset a 512-GPU job. The output names the job.
+TEST(OptimizeCli, WorkloadIsTheModelTrainRuns) {
+  const fs::path d = podnet::cli::testing::temp_dir("podnet_optimize_test");
+  fs::remove_all(d / "w");
+  const Result r = run("optimize leafspine-8k --gpus 1024 --workload llama3-70b --families rail_clos --tiers 2 "
+                       "--oversubscription 1:1 --radix 128 --speeds 400Gbps --nics 8 --aoc 30m --dir " +
+                       (d / "w").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("job timed at every point: llama3-70b on 1,024 x h100: TP4 x CP2 x PP4 x DP32, global batch "
+                       "1,536 x seq 8,192"),
+            std::string::npos)
+      << r.out;
+  const Result t = run("train leafspine-8k --set workload.model=llama3-70b --set topology.gpus=1024 --format json");
+  ASSERT_EQ(t.status, 0) << t.out;
+  const Result p = run("train " + (d / "w" / "design-0000.yaml").string() + " --format json");
+  ASSERT_EQ(p.status, 0) << p.out;
+  EXPECT_EQ(nlohmann::json::parse(p.out)["parallelism"]["dp"], 32);
+  EXPECT_EQ(nlohmann::json::parse(p.out)["batch"]["global_batch"],
+            nlohmann::json::parse(t.out)["batch"]["global_batch"]);
+}
+
 TEST(OptimizeCli, NothingFeasibleSaysWhy) {
   // 3 NICs cannot serve 8-GPU servers: every design point fails, and the error gives the reason (it said only
   // that nothing was feasible; the reason was in design.db).

@@ -43,6 +43,48 @@ TEST(Presentation, OversubscriptionSaysWhatWasAsked) {
   EXPECT_EQ(s.out.find("asked"), std::string::npos) << s.out;
 }
 
+// GPUs a job leaves idle are said, with why. 1,024 GPUs at TP4 x CP2 x PP4 fit 32 replicas; a batch of 1,000
+// splits over at most 25 (the largest divisor of 1,000 up to 32), so 224 GPUs idle, and 1,024 would run DP32.
+// Given dp (aipod-16k's 128 for a 70B TP8 x PP4 job): 512 replicas fit. Both ran silently on fewer GPUs.
+TEST(Presentation, IdleGpusAreSaidWithWhy) {
+  const std::string job =
+      "train leafspine-8k --engine analytical --set workload.model=llama3-70b --set topology.gpus=1024";
+  const Result r = run(job + " --set workload.global_batch=1000");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("224 of the fabric's 1,024 GPUs stay idle: DP25 is the largest that divides the 1,000 "
+                       "microbatches of 1 (global_batch 1,000 / microbatch 1); global_batch 1,024 would run DP32"),
+            std::string::npos)
+      << r.out;
+  const Result full = run(job);
+  EXPECT_EQ(full.out.find("stay idle"), std::string::npos) << full.out;
+  // CP's ranks share the gradient groups: 16 groups of dp x cp = 64 are named so.
+  EXPECT_NE(full.out.find("DP x CP (gradients) 16 x 64"), std::string::npos) << full.out;
+  const Result given = run("train aipod-16k --engine analytical --set workload.model=llama3-70b --set workload.tp=8 "
+                           "--set workload.pp=4");
+  ASSERT_EQ(given.status, 0) << given.out;
+  EXPECT_NE(given.out.find("12,288 of the fabric's 16,384 GPUs stay idle: workload.dp is 128; left out (auto) it "
+                           "would be 512"),
+            std::string::npos)
+      << given.out;
+}
+
+// Too many GPUs: the product, and the dp that fits (4 x 2 x 4 = 32 a replica: 1,024 / 32 = 32).
+TEST(Presentation, TooManyGpusNamesTheDpThatFits) {
+  const Result r = run("train leafspine-8k --engine analytical --set workload.model=llama3-70b --set "
+                       "topology.gpus=1024 --set workload.dp=64",
+                       true);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("tp x cp x pp x dp = 4 x 2 x 4 x 64 = 2,048 GPUs, but the fabric has 1,024; expected dp at "
+                       "most 32"),
+            std::string::npos)
+      << r.out;
+  // dp: auto, as `podnet list keys` shows the default, is dp left out.
+  const Result a = run("train leafspine-8k --engine analytical --set workload.model=llama3-70b --set "
+                       "topology.gpus=1024 --set workload.dp=auto");
+  ASSERT_EQ(a.status, 0) << a.out;
+  EXPECT_NE(a.out.find("TP4 x CP2 x PP4 x DP32"), std::string::npos) << a.out;
+}
+
 // `--out DIR/` wrote DIR//design.json in its message.
 TEST(Presentation, OutPathsAreJoinedAsPaths) {
   const fs::path d = podnet::cli::testing::temp_dir("podnet_presentation_test") / "results";

@@ -61,6 +61,10 @@ class Params {
     texts_[name] = std::move(text);
   }
   bool has(const std::string& name) const { return values_.count(name) != 0; }
+  void erase(const std::string& name) {
+    values_.erase(name);
+    texts_.erase(name);
+  }
   int64_t get_int(const std::string& name) const;
   double get_real(const std::string& name) const;  // Real, Length (m), Power (W), Ratio, Bytes or Int
   bool get_bool(const std::string& name) const;

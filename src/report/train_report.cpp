@@ -244,6 +244,28 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                      thousands(par["gpus"].get<int64_t>()), thousands(par["fabric_gpus"].get<int64_t>()),
                      o["engine"].get<std::string>());
   const bool chakra = o.contains("chakra");
+  if (const int64_t gpus = par["gpus"].get<int64_t>(), fabric = par["fabric_gpus"].get<int64_t>();
+      !chakra && gpus < fabric && b["global_batch"].is_number_integer() && b["microbatch"].is_number_integer()) {
+    // Idle GPUs, and why: the layout does not divide the fabric, or the batch does not split over more replicas.
+    const int64_t mp = par["tp"].get<int64_t>() * par["cp"].get<int64_t>() * par["pp"].get<int64_t>();
+    const int64_t batch = b["global_batch"].get<int64_t>(), mb = b["microbatch"].get<int64_t>();
+    const int64_t full = fabric / mp;  // replicas that fit
+    std::string why;
+    if (full * mp < fabric)
+      why = fmt::format("tp x cp x pp = {} does not divide the fabric's {} GPUs", thousands(mp), thousands(fabric));
+    if (full > par["dp"].get<int64_t>() && batch % (full * mb) == 0) {  // the batch splits: dp was given
+      why += fmt::format("{}workload.dp is {}; left out (auto) it would be {}", why.empty() ? "" : "; ",
+                         par["dp"].get<int64_t>(), full);
+    } else if (full > par["dp"].get<int64_t>()) {
+      const int64_t per = full * mb, fill = (batch + per - 1) / per * per;
+      why += fmt::format("{}DP{} is the largest that divides the {} microbatches of {} (global_batch {} / microbatch "
+                         "{}); global_batch {} would run DP{}",
+                         why.empty() ? "" : "; ", par["dp"].get<int64_t>(), thousands(batch / mb), mb, thousands(batch),
+                         mb, thousands(fill), full);
+    }
+    out << fmt::format("  {} of the fabric's {} GPUs stay idle: {}\n", thousands(fabric - gpus), thousands(fabric),
+                       why.empty() ? "workload.dp leaves them out" : why);
+  }
   if (chakra) {
     const auto& c = o["chakra"];
     out << fmt::format("  {} ranks from Chakra traces {} (version {}): {} nodes, {} collectives, {} send/recv pairs, "
@@ -331,7 +353,9 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
   out << "\n";
   const double it = o["iteration_time_ms"].get<double>();
   Table t({"", "value"});
-  t.add({"iteration time", fixed(it, 2) + " ms"});
+  // With injected failures the headline is the failure-free iteration; the failed one is below it.
+  t.add({o.contains("failures") ? "iteration time, no failures (the injected ones: below)" : "iteration time",
+         fixed(it, 2) + " ms"});
   const auto& bd = o["breakdown_ms"];
   const std::vector<const char*> parts =
       chakra ? std::vector<const char*>{"compute", "collective", "p2p", "idle"}
@@ -425,10 +449,13 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
     return;
   }
   const auto& g = o["groups"];
-  out << fmt::format("\n  communicator groups: TP {} x {} GPUs, PP {} x {}, DP {} x {}",
+  // With CP the gradients are reduced over DP x CP ranks (Job::replicas): that group is named so.
+  const bool with_cp = par.contains("cp") && par["cp"].get<int64_t>() > 1;
+  out << fmt::format("\n  communicator groups: TP {} x {} GPUs, PP {} x {}, {} {} x {}",
                      thousands(g["tp"]["count"].get<int64_t>()), thousands(g["tp"]["size"].get<int64_t>()),
                      thousands(g["pp"]["count"].get<int64_t>()), thousands(g["pp"]["size"].get<int64_t>()),
-                     thousands(g["dp"]["count"].get<int64_t>()), thousands(g["dp"]["size"].get<int64_t>()));
+                     with_cp ? "DP x CP (gradients)" : "DP", thousands(g["dp"]["count"].get<int64_t>()),
+                     thousands(g["dp"]["size"].get<int64_t>()));
   if (g["ep"]["count"].get<int64_t>() > 0)
     out << fmt::format(", EP {} x {}, EDP {} x {}", thousands(g["ep"]["count"].get<int64_t>()),
                        thousands(g["ep"]["size"].get<int64_t>()), thousands(g["edp"]["count"].get<int64_t>()),
@@ -754,15 +781,15 @@ nlohmann::json training_reliability_json(const study::TrainingReliability& r) {
 
 void write_training_reliability(const nlohmann::json& rel, std::ostream& out, const nlohmann::json* parallelism) {
   if (rel["days_to_train_with_failures"].is_null()) {
-    out << "\n  with failures: nothing in the risk model interrupts this job\n";
+    out << "\n  with random failures: nothing in the risk model interrupts this job\n";
     return;
   }
   std::string details = "podnet reliability";
   if (parallelism && parallelism->contains("gpus") && parallelism->contains("fabric_gpus") &&
       (*parallelism)["gpus"].get<int64_t>() < (*parallelism)["fabric_gpus"].get<int64_t>())
     details += fmt::format(" --set reliability.job_gpus={}", (*parallelism)["gpus"].get<int64_t>());
-  out << fmt::format("\n  with failures: {} days to train (MTBI {} h; checkpoint every {} min at {} each, "
-                     "restart {} min: goodput {}%; details: {})\n",
+  out << fmt::format("\n  with random failures: {} days to train (an interruption every {} h; checkpoint every {} "
+                     "min at {} each, restart {} min: goodput {}%; details: {})\n",
                      fixed_or_exp(rel["days_to_train_with_failures"].get<double>(), 1),
                      fixed(rel["mtbi_hours"].get<double>(), 2),
                      fixed(rel["checkpoint_interval_minutes"].get<double>(), 1),
@@ -970,12 +997,12 @@ void write_train_table(const nlohmann::json& d, std::ostream& out) {
   if (!d.contains("failures")) return;
   const auto& f = d["failures"];
   if (f["job_failed"].get<bool>())
-    out << fmt::format("\n  with the scenario's failures: JOB FAILED at {} ms (the iteration takes {} ms without "
+    out << fmt::format("\n  with the injected failures: JOB FAILED at {} ms (the iteration takes {} ms without "
                        "them): {}\n",
                        fixed(f["iteration_ms"].get<double>(), 2), fixed(f["baseline_iteration_ms"].get<double>(), 2),
                        f["failure"].get<std::string>());
   else
-    out << fmt::format("\n  with the scenario's failures: iteration {} ms vs {} ms without ({}x)\n",
+    out << fmt::format("\n  with the injected failures: iteration {} ms vs {} ms without ({}x)\n",
                        fixed(f["iteration_ms"].get<double>(), 2), fixed(f["baseline_iteration_ms"].get<double>(), 2),
                        fixed(f["slowdown"].get<double>(), 3));
   out << fmt::format("    {} event(s) scheduled, {} applied before the run ended\n", f["scheduled"].get<int64_t>(),

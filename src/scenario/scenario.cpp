@@ -259,6 +259,7 @@ class Loader {
     if (root["failures"]) read_failures(root["failures"]);
     if (root["faults"]) read_faults(root["faults"]);
     for (const auto& s : sections()) sc_.section_params[s.name] = read_section(root[s.name], s.name, s.params());
+    auto_dp(sc_.section_params["workload"]);
     apply_recipe(sc_.section_params["workload"], root["workload"], "workload");
     apply_network_preset(sc_.section_params["network"], root["network"]);
     apply_gpu_nvlink(root["server"]);
@@ -329,6 +330,11 @@ class Loader {
         }
       }
     }
+  }
+
+  // workload.dp: auto, as `podnet list keys` shows its default, is dp left out.
+  static void auto_dp(Params& w) {
+    if (w.has("dp") && w.text("dp") == "auto") w.erase("dp");
   }
 
   // The GPU preset's NVLink (workload.gpu, workload::GpuSpec) on server.nvlink_bandwidth when neither the
@@ -480,6 +486,7 @@ class Loader {
           j.keys.push_back(it->first.Scalar());
         }
       j.workload = read_section(merged, path + ".workload", workload::workload_params());
+      auto_dp(j.workload);
       apply_recipe(j.workload, merged, path + ".workload");
       sc_.jobs.push_back(std::move(j));
     }

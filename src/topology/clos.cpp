@@ -223,10 +223,12 @@ void size_tiers(const ClosSpec& spec, ClosSize& z) {
     if (z.groups > z.max2_groups)
       throw ParamError("topology.gpus",
                        fmt::format("topology.gpus = {} exceeds the {} GPUs a 2-tier {} of radix-{} switches reaches "
-                                   "({} leaves per spine domain x {} GPUs each); expected at most {}, or set {}: 3 "
-                                   "(or auto, to let podnet choose)",
+                                   "({} groups of {} GPUs: a spine's {} ports reach {} lea{} in each of {} groups); "
+                                   "expected at most {}, or set {}: 3 (or auto, to let podnet choose)",
                                    thousands(spec.gpus), thousands(z.max2), spec.family, R, z.max2_groups,
-                                   z.gpus_per_group / z.group_leaves_in_domain, thousands(z.max2), spec.tiers_key));
+                                   thousands(z.gpus_per_group), R, z.group_leaves_in_domain,
+                                   z.group_leaves_in_domain == 1 ? "f" : "ves", z.max2_groups, thousands(z.max2),
+                                   spec.tiers_key));
     z.gp = z.groups;
     return;
   }

@@ -20,7 +20,8 @@ std::vector<ParamSpec> server_params() {
        576,
        {},
        true},
-      {"nvlink_bandwidth", ParamType::Bandwidth, "450GB/s", "NVLink bandwidth per GPU per direction; left out, the GPU preset's (workload.gpu: a100 300GB/s, h100 and "
+      {"nvlink_bandwidth", ParamType::Bandwidth, "450GB/s",
+       "NVLink bandwidth per GPU per direction; left out, the GPU preset's (workload.gpu: a100 300GB/s, h100 and "
        "h200 450GB/s, b200 900GB/s)"},
       {"nvlink_latency", ParamType::Time, "500ns",
        "latency of each GPU<->NVSwitch link (a GPU-to-GPU hop crosses two)"},
