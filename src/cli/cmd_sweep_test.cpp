@@ -160,8 +160,12 @@ TEST(DiffCli, TwoSavedResults) {
   const Result r = run("diff " + a + " " + b, true);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("design:"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("    switches  "), std::string::npos) << r.out;      // bom.switches.total, by its label
-  EXPECT_NE(r.out.find("bom.switches.spine"), std::string::npos) << r.out;  // a field no label declares
+  EXPECT_NE(r.out.find("    switches  "), std::string::npos) << r.out;  // bom.switches.total, by its label
+  // A field no label declares, labelled from its key (bom.switches.spine), and its unit from the key's suffix.
+  EXPECT_NE(r.out.find("    switches, spine  "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("    capex, fibre  "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" USD "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("bom."), std::string::npos) << r.out;
   // Identical documents: nothing changed.
   const Result same = run("diff " + a + " " + a, true);
   EXPECT_NE(same.out.find("0 field(s) changed"), std::string::npos) << same.out;

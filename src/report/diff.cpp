@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
 #include <ostream>
 #include <sstream>
@@ -19,16 +20,95 @@ namespace {
 bool number(const nlohmann::json& v) { return v.is_number(); }
 
 // A value as the study declares its field (report/studies.hpp), else grouped by thousands.
-std::string text(const nlohmann::json& v, const ResultField* f = nullptr) { return format_field(f, v); }
+// (decimals < 0: a field inferred without a unit, shown as undeclared numbers are.)
+std::string text(const nlohmann::json& v, const ResultField* f = nullptr) {
+  return format_field(f && f->decimals < 0 ? nullptr : f, v);
+}
 
+// A change; of a field in % it is in percentage points (52.8 % to 53.0 % is +0.2 points, B / A 1.0046).
 std::string signed_text(double d, const ResultField* f = nullptr) {
-  const std::string t = format_field(f, std::fabs(d));
+  if (f && f->unit == "%") return (d < 0 ? "-" : "+") + fixed_or_exp(std::fabs(d) * f->scale, f->decimals) + " points";
+  const std::string t = format_field(f && f->decimals < 0 ? nullptr : f, std::fabs(d));
   return (d < 0 ? "-" : "+") + t;
+}
+
+// A field the study does not declare, labelled and united from its key as the declared ones are: the path's
+// sections as words ("cost.capex_by_tier_usd.leaf-spine" -> "capex by tier, leaf-spine" in USD), a fraction
+// in %, so that no row of the table is a raw JSON key.
+ResultField inferred(const std::string& key) {
+  ResultField f;
+  f.key = key;
+  f.decimals = -1;
+  static const std::pair<const char*, const char*> kDropped[] = {{"bom.", ""},
+                                                                 {"cost.", ""},
+                                                                 {"placement.", ""},
+                                                                 {"by_component.", ""},
+                                                                 {"monte_carlo.", "Monte Carlo "}};
+  std::string path = key, prefix;
+  for (bool again = true; again;) {
+    again = false;
+    for (const auto& [head, said] : kDropped)
+      if (path.rfind(head, 0) == 0 && path.size() > std::string(head).size()) {
+        path = path.substr(std::string(head).size());
+        prefix += said;
+        again = true;
+      }
+  }
+  struct Suffix {
+    const char* end;
+    const char* unit;
+    double scale;
+    int decimals;
+  };
+  static const Suffix kSuffixes[] = {{"_usd_per_year", "USD/year", 1, 0},
+                                     {"_usd", "USD", 1, 0},
+                                     {"_kw", "kW", 1, 1},
+                                     {"_mwh_per_year", "MWh/year", 1, 1},
+                                     {"_fraction", "%", 100, 1},
+                                     {"_ms", "ms", 1, 2},
+                                     {"_seconds", "s", 1, 4},
+                                     {"_hours", "h", 1, 2},
+                                     {"_minutes", "min", 1, 1},
+                                     {"_gbps", "Gbps", 1, 0},
+                                     {"_bytes", "bytes", 1, 0},
+                                     {"_days", "days", 1, 1}};
+  std::vector<std::string> parts;
+  std::stringstream ss(path);
+  for (std::string part; std::getline(ss, part, '.');) {
+    for (const Suffix& s : kSuffixes) {
+      const std::string end = s.end;
+      if (part.size() > end.size() && part.compare(part.size() - end.size(), end.size(), end) == 0) {
+        part.erase(part.size() - end.size());
+        f.unit = s.unit;
+        f.scale = s.scale;
+        f.decimals = s.decimals;
+        break;
+      }
+    }
+    if (part == "goodput" || part == "efficiency") {  // fractions by name
+      f.unit = "%";
+      f.scale = 100;
+      f.decimals = 1;
+    }
+    std::replace(part.begin(), part.end(), '_', ' ');
+    parts.push_back(part);
+  }
+  std::string label = prefix;
+  for (size_t i = 0; i < parts.size(); ++i) label += (i ? ", " : "") + parts[i];
+  f.label = label;
+  return f;
 }
 
 const ResultField* declared(const std::string& study, const std::string& field) {
   const StudyDef* st = find_study(study);
   return st ? find_field(*st, field) : nullptr;
+}
+
+// The declared field, else one inferred from its key (kept for the table's life in `store`).
+const ResultField* labelled(const std::string& study, const std::string& field,
+                            std::map<std::string, ResultField>& store) {
+  if (const ResultField* f = declared(study, field); f && !f->label.empty()) return f;
+  return &store.emplace(field, inferred(field)).first->second;
 }
 
 }  // namespace
@@ -207,6 +287,16 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
                            "not only the inputs that differ\n",
                            thousands(ga), thousands(gb));
     }
+    if (it.key() == "train") {  // jobs that differ: the figures compare them as well as the fabrics
+      std::vector<std::string> keys;
+      for (const auto& i : inputs)
+        if (i["key"].get<std::string>().rfind("workload.", 0) == 0) keys.push_back(i["key"].get<std::string>());
+      if (!keys.empty())
+        out << fmt::format("    note: the two jobs differ ({}{}): these figures compare the jobs as well as the "
+                           "fabrics (--set the same workload keys on both sides to compare fabrics alone)\n",
+                           fmt::join(keys.begin(), keys.begin() + std::min<size_t>(keys.size(), 4), ", "),
+                           keys.size() > 4 ? fmt::format(", {} more", keys.size() - 4) : "");
+    }
     if (it.key() == "train" && doc.contains("attribution") && doc["attribution"].contains("train")) {
       const auto& at = doc["attribution"]["train"];
       const ResultField* ms = declared("train", "iteration_time_ms");
@@ -227,6 +317,7 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
     size_t headlines = 0;
     for (const auto& c : changed) headlines += headline(c);
     Table t({"field", "A", "B", "B - A", "B / A"});
+    std::map<std::string, ResultField> inferred_fields;
     size_t shown = 0, others = 0;
     for (const auto& c : changed) {
       if (limit && !headline(c)) {
@@ -234,9 +325,10 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
         ++others;
       }
       ++shown;
-      const ResultField* f = declared(it.key(), c["field"].get<std::string>());
-      // A field the study declares by its label (as every other table and the page show it); others by key.
-      t.add({f && !f->label.empty() ? f->label : c["field"].get<std::string>(), text(c["a"], f), text(c["b"], f),
+      // A field the study declares by its label (as every other table and the page show it); others by a label
+      // made from the key.
+      const ResultField* f = labelled(it.key(), c["field"].get<std::string>(), inferred_fields);
+      t.add({f->label, text(c["a"], f), text(c["b"], f),
              c.contains("delta") ? signed_text(c["delta"].get<double>(), f) : "",
              c.contains("ratio") && !c["ratio"].is_null() ? format_number(c["ratio"].get<double>(), 4) : ""});
     }
@@ -252,12 +344,12 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
       if (!s.contains(key) || s[key].empty()) continue;
       std::string list;
       size_t n = 0;
+      std::map<std::string, ResultField> inferred_fields;
       for (auto f = s[key].begin(); f != s[key].end(); ++f) {
         if (limit && n == limit) break;
         ++n;
-        const ResultField* d = declared(it.key(), f.key());
-        list += fmt::format("{}{} {}", list.empty() ? "" : ", ", d && !d->label.empty() ? d->label : f.key(),
-                            text(f.value(), d));
+        const ResultField* d = labelled(it.key(), f.key(), inferred_fields);
+        list += fmt::format("{}{} {}", list.empty() ? "" : ", ", d->label, text(f.value(), d));
       }
       out << fmt::format("\n  {}: only in {}: {}{}\n", it.key(), side[0] == 'a' ? "A" : "B", list,
                          n < s[key].size() ? fmt::format(", ... {} more", s[key].size() - n) : "");

@@ -190,7 +190,14 @@ class Loader {
                                             : "null"));
         std::string canonical, expected;
         auto value = parse_param(*spec, scalar_text(v), canonical, expected);
-        if (!value) fail(path, line, fmt::format("'{}' is not valid: expected {}", scalar_text(v), expected));
+        if (!value) {
+          // A misspelt choice (a model, a GPU, a policy): the nearest one.
+          const std::string near =
+              spec->type == ParamType::String && !spec->choices.empty() ? closest(scalar_text(v), spec->choices) : "";
+          fail(path, line,
+               fmt::format("'{}' is not valid{}: expected {}", scalar_text(v),
+                           near.empty() ? "" : " (did you mean '" + near + "'?)", expected));
+        }
         p.set(key, *value, canonical);
       }
     }
@@ -217,9 +224,18 @@ class Loader {
       sc_.lines[key] = line_of(it->first);
       if (std::find(top.begin(), top.end(), key) == top.end()) {
         std::string hint = closest(key, top);
+        // A section's key at the top level (`model:` not indented under `workload:`): name the section.
+        std::vector<std::string> owners;
+        for (const auto& s : sections())
+          for (const auto& spec : s.params())
+            if (spec.name == key) owners.push_back(fmt::format("`{}:`", s.name));
         fail(key, line_of(it->first),
-             fmt::format("unknown key{}; expected one of: {}", hint.empty() ? "" : " (did you mean '" + hint + "'?)",
-                         join(top)));
+             owners.empty() && hint.empty() ? fmt::format("unknown key; expected one of: {}", join(top))
+             : owners.empty()
+                 ? fmt::format("unknown key (did you mean '{}'?); expected one of: {}", hint, join(top))
+                 : fmt::format("unknown key at the top level; it is a key of {}: indent it under its section (two "
+                               "spaces)",
+                               join(owners)));
       }
     }
     if (!root["schema_version"])
@@ -1144,10 +1160,13 @@ static std::vector<engine::FailureEvent> draw_share(const topology::Topology& t,
       names.push_back(t.link_classes[c]);
       if (t.link_classes[c] == f.target) cls = static_cast<int>(c);
     }
-    if (!fabric && cls < 0)
-      throw InputError(fmt::format("{}.links: '{}' is not a link class of this fabric: expected fabric (every "
+    if (!fabric && cls < 0) {
+      const std::string near = closest(f.target, names);
+      throw InputError(fmt::format("{}.links: '{}' is not a link class of this fabric{}: expected fabric (every "
                                    "switch-to-switch link) or one of: {}",
-                                   where_, f.target, join(names)));
+                                   where_, f.target, near.empty() ? "" : " (did you mean '" + near + "'?)",
+                                   join(names)));
+    }
     for (size_t l = 0; l < t.links.size(); ++l) {
       const auto& k = t.links[l];
       const bool take = fabric ? t.nodes[k.a].kind == NodeKind::Switch && t.nodes[k.b].kind == NodeKind::Switch
@@ -1163,9 +1182,12 @@ static std::vector<engine::FailureEvent> draw_share(const topology::Topology& t,
       names.push_back(t.tier_names[i]);
       if (t.tier_names[i] == f.target) tier = static_cast<int>(i);
     }
-    if (tier < 0)
-      throw InputError(fmt::format("{}.switches: '{}' is not a switch tier of this fabric: expected one of: {}", where_,
-                                   f.target, names.empty() ? "(it has no switches)" : join(names)));
+    if (tier < 0) {
+      const std::string near = closest(f.target, names);
+      throw InputError(fmt::format("{}.switches: '{}' is not a switch tier of this fabric{}: expected one of: {}",
+                                   where_, f.target, near.empty() ? "" : " (did you mean '" + near + "'?)",
+                                   names.empty() ? "(it has no switches)" : join(names)));
+    }
     for (size_t n = 0; n < t.nodes.size(); ++n)
       if (t.nodes[n].kind == NodeKind::Switch && t.nodes[n].tier == tier) pool.push_back(static_cast<int32_t>(n));
   }
@@ -1219,8 +1241,11 @@ std::vector<engine::FailureEvent> Scenario::resolve_failures(const topology::Top
   std::optional<reliability::Inventory> inventory;  // counted once, for random entries
   for (size_t i = 0; i < failures.size(); ++i) {
     const FailureSpec& f = failures[i];
-    const std::string where_ = from_set.count("failures") ? fmt::format("--set failures[{}]", i)
-                                                          : fmt::format("{}:{}: failures[{}]", source, f.line, i);
+    // Entries from the command line are named by the option that gave them (--fail-links, --fail-switches).
+    const auto given = from_set.find("failures");
+    const std::string where_ = given == from_set.end() ? fmt::format("{}:{}: failures[{}]", source, f.line, i)
+                               : given->second.empty() ? fmt::format("--set failures[{}]", i)
+                                                       : fmt::format("{}: failures[{}]", given->second, i);
     if (f.target_kind == "random") {
       if (!draw) continue;
       reliability::DrawSpec spec;

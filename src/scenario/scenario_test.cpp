@@ -666,6 +666,26 @@ TEST(Faults, DriftedThresholdsAreTheNamedSwitchsBand) {
 namespace podnet::scenario {
 namespace {
 
+// A newcomer's slips are said as what to fix: an indentation error as indentation, a section's key at the top
+// level as that section's, a misspelt model with the nearest one (each read as yaml-cpp's bare words before).
+TEST(Intake, NewcomersSlipsSayWhatToFix) {
+  std::string e = error_of(std::string(kBase) + "  gpus: 8\n   nics: 8\n");
+  EXPECT_NE(e.find("t.yaml:9:8: YAML syntax error: illegal map value (a `key: value` where none can be: is this line "
+                   "indented deeper"),
+            std::string::npos)
+      << e;
+  e = error_of("schema_version: 1\nname: t\ntopology:\n  family: rail_clos\n gpus: 64\n");
+  EXPECT_NE(e.find("end of map not found (is this line indented less than the keys beside it?"), std::string::npos)
+      << e;
+  e = error_of(std::string(kBase) + "workload:\nmodel: llama3-8b\n");
+  EXPECT_NE(e.find("t.yaml:9: model: unknown key at the top level; it is a key of `workload:`: indent it under its "
+                   "section"),
+            std::string::npos)
+      << e;
+  e = error_of(std::string(kBase), {"workload.model=llama3-7b"});
+  EXPECT_NE(e.find("'llama3-7b' is not valid (did you mean 'llama3-8b'?)"), std::string::npos) << e;
+}
+
 // The GPU preset's NVLink per direction (workload.gpu) is the server's unless the scenario or --set gives one:
 // a B200 what-if is a B200 server (until 2026-12 every GPU ran on the default 450 GB/s).
 TEST(GpuPreset, SetsTheServersNvlinkUnlessGiven) {

@@ -73,12 +73,32 @@ int64_t Setup::training_gpus() const {
 }
 
 workload::Job Setup::job(bool memory) const {
-  return located(scenario, [&] {
-    workload::Job j = workload::job_from(scenario.section("workload"), training_gpus());
-    j.seed = scenario.seed;
-    if (memory) workload::check_memory(j);
-    return j;
-  });
+  try {
+    return located(scenario, [&] {
+      workload::Job j = workload::job_from(scenario.section("workload"), training_gpus());
+      j.seed = scenario.seed;
+      if (memory) workload::check_memory(j);
+      return j;
+    });
+  } catch (const InputError& e) {
+    // The model set on the command line over a file's layout written for another model (aipod-16k's PP16 x v8
+    // for llama3-70b's 80 layers): say which keys came from the file, and the recipe that would replace them.
+    const std::string model = scenario.section("workload").get_string("model");
+    if (!scenario.from_set.count("workload.model") || !workload::find_recipe(model)) throw;
+    std::vector<std::string> from_file;
+    for (const auto& [group, keys] : workload::recipe_groups())
+      for (const auto& k : keys)
+        if (const std::string path = "workload." + k;
+            !scenario.recipe_keys.count(path) && !scenario.from_set.count(path) &&
+            (scenario.lines.count(path) || scenario.from_fragment.count(path)))
+          from_file.push_back(k);
+    if (from_file.empty()) throw;
+    std::string keys;
+    for (const auto& k : from_file) keys += (keys.empty() ? "" : ", ") + k;
+    throw InputError(fmt::format("{}\n  (the model is set on the command line, but {} come from the scenario file, "
+                                 "written for its own model; --set workload.recipe=preset takes {}'s recipe)",
+                                 e.what(), keys, model));
+  }
 }
 
 }  // namespace podnet::scenario

@@ -132,8 +132,19 @@ YAML::Node parse_yaml(const std::string& text, const std::string& source, const 
     }
     return YAML::Load(text);
   } catch (const YAML::ParserException& e) {
-    if (e.mark.is_null()) throw InputError(fmt::format("{}: YAML syntax error: {}", source, e.msg));
-    throw InputError(fmt::format("{}:{}:{}: YAML syntax error: {}", source, e.mark.line + 1, e.mark.column + 1, e.msg));
+    // yaml-cpp's words for the common slips, said as what to look at.
+    std::string hint;
+    if (e.msg.find("illegal map value") != std::string::npos)
+      hint = " (a `key: value` where none can be: is this line indented deeper than the key above it, or does a value "
+             "hold ': ' that needs quotes?)";
+    else if (e.msg.find("end of map not found") != std::string::npos ||
+             e.msg.find("end of sequence not found") != std::string::npos)
+      hint = " (is this line indented less than the keys beside it? keys of one section line up)";
+    else if (e.msg.find("flow not found") != std::string::npos)
+      hint = " (a `{` or `[` opened before this point is not closed)";
+    if (e.mark.is_null()) throw InputError(fmt::format("{}: YAML syntax error: {}{}", source, e.msg, hint));
+    throw InputError(
+        fmt::format("{}:{}:{}: YAML syntax error: {}{}", source, e.mark.line + 1, e.mark.column + 1, e.msg, hint));
   } catch (const YAML::Exception& e) {
     throw InputError(fmt::format("{}: not valid YAML: {}", source, e.msg));
   }
