@@ -185,6 +185,22 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
   }
   doc["inputs"] = inputs;
   nlohmann::json studies = nlohmann::json::object();
+  // What a fabric costs per unit of training throughput needs both studies: design's capex, train's tokens/s.
+  double capex[2] = {-1, -1}, tokens[2] = {-1, -1};
+  for (int side = 0; side < 2; ++side)
+    for (const auto& [study, d] : (side == 0 ? a : b).documents)
+      for (const auto& f : sweep_fields(d)) {
+        const nlohmann::json v = json_of(f.value);
+        if (!v.is_number()) continue;
+        if (study == "design" && f.name == "cost.capex_usd") capex[side] = v.get<double>();
+        if (study == "train" && f.name == "tokens_per_second") tokens[side] = v.get<double>();
+      }
+  if (capex[0] > 0 && capex[1] > 0 && tokens[0] > 0 && tokens[1] > 0) {
+    const double x = capex[0] / tokens[0], y = capex[1] / tokens[1];
+    doc["derived"]["network_capex_usd_per_token_per_second"] = {{"a", round_to(x, 6)},
+                                                                {"b", round_to(y, 6)},
+                                                                {"ratio", round_to(y / x, 6)}};
+  }
   for (const auto& [study, da] : a.documents) {
     const auto it = std::find_if(b.documents.begin(), b.documents.end(),
                                  [&, name = study](const auto& p) { return p.first == name; });
@@ -335,6 +351,12 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
     t.write(out, "    ");
     if (shown < changed.size())
       out << fmt::format("    ... {} more (--all, or --format json)\n", changed.size() - shown);
+  }
+  if (doc.contains("derived") && doc["derived"].contains("network_capex_usd_per_token_per_second")) {
+    const auto& c = doc["derived"]["network_capex_usd_per_token_per_second"];
+    out << fmt::format("\n  network capex per token/s of training: A {} USD, B {} USD (B / A {})\n",
+                       fixed(c["a"].get<double>(), 2), fixed(c["b"].get<double>(), 2),
+                       format_number(c["ratio"].get<double>(), 4));
   }
   // Fields one side has and the other not (a tier only one design builds): their values.
   for (auto it = doc["studies"].begin(); it != doc["studies"].end(); ++it)

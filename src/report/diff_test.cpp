@@ -56,6 +56,29 @@ TEST(Diff, ChangedFieldsAndTheIterationSplitOverItsBreakdown) {
   EXPECT_NE(out.str().find("iteration time +20.00 ms: bubble +15.00 ms, tp +5.00 ms"), std::string::npos) << out.str();
 }
 
+TEST(Diff, NetworkCapexPerTokenPerSecondNeedsBothStudies) {
+  // A: 1,000,000 USD for 250,000 tokens/s = 4 USD per token/s; B: 1,200,000 USD for 400,000 = 3; B / A 0.75.
+  const auto side = [](const char* label, double capex, double tokens) {
+    return DiffSide{label,
+                    "",
+                    {{"design", nlohmann::json{{"cost", {{"capex_usd", capex}}}, {"run", {{"command", "design"}}}}},
+                     {"train", nlohmann::json{{"tokens_per_second", tokens}, {"run", {{"command", "train"}}}}}}};
+  };
+  const nlohmann::json d = diff_document(side("A", 1e6, 2.5e5), side("B", 1.2e6, 4e5));
+  const auto& c = d["derived"]["network_capex_usd_per_token_per_second"];
+  EXPECT_DOUBLE_EQ(c["a"].get<double>(), 4.0);
+  EXPECT_DOUBLE_EQ(c["b"].get<double>(), 3.0);
+  EXPECT_DOUBLE_EQ(c["ratio"].get<double>(), 0.75);
+  std::ostringstream out;
+  write_diff_table(d, out);
+  EXPECT_NE(out.str().find("network capex per token/s of training: A 4.00 USD, B 3.00 USD (B / A 0.75)"),
+            std::string::npos)
+      << out.str();
+  // Design alone: nothing derived.
+  DiffSide a{"A", "", {{"design", nlohmann::json{{"cost", {{"capex_usd", 1e6}}}, {"run", {{"command", "design"}}}}}}};
+  EXPECT_FALSE(diff_document(a, a).contains("derived"));
+}
+
 TEST(Diff, HeadlineFiguresAreShownPastTheRowLimit) {
   // Capex per GPU moves 1 % (the smallest change); three undeclared fields move 2x, 3x and 4x. With room for
   // two rows the declared figure is shown and the largest of the others fills the second row.
