@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "core/error.hpp"
+#include "engine/analytical/analytical_backend.hpp"
 #include "engine/registry.hpp"
 
 namespace podnet::scenario::estimate {
@@ -49,6 +50,15 @@ Estimate fabric(int64_t gpus) {
   e.parts.push_back({"process", 1, kProcessBytes, ""});
   e.parts.push_back({"GPUs", static_cast<double>(gpus), kBytesPerGpu, "topology.gpus"});
   return e;
+}
+
+void add_threads(Estimate& e, const std::string& engine, double gpus, int32_t threads) {
+  if (engine != "analytical") return;
+  const int extra = engine::analytical::analytical_threads(threads) - 1;
+  if (extra > 0)
+    e.parts.push_back({fmt::format("analytical engine threads past the first ({} x {} GPUs)", extra,
+                                   thousands(static_cast<int64_t>(gpus))),
+                       gpus * extra, kBytesPerGpuPerThread, "network.threads"});
 }
 
 void add_run(Estimate& e, const std::string& engine, double gpus, PlanSize plan, const std::string& shrink) {

@@ -49,11 +49,12 @@
 // (plan_compiler.hpp, at most 256 MB) is not in M: it fills only with
 // repeated transfers (about 130 MiB for the 14,336 distinct PAT steps of a
 // 16,384-GPU iteration at 800 Gb/s).
-// Not in M either: the analytical engine's threads past the first
-// (network.threads; analytical_backend.hpp, "Threads"), each with a router and
-// a route compiler of its own: 0.9 KB per GPU at 65,536 GPUs, 1.5 KB at
-// 131,072 (60 and 200 MB a thread), so 8 threads add about 1.4 GB to a
-// 131,072-GPU run; `--set network.threads=1` keeps a run within M.
+// The analytical engine's threads past the first (network.threads;
+// analytical_backend.hpp, "Threads"), each with a router and a route compiler
+// of its own, are a part of their own (add_threads): c_t = 1,536 B per GPU
+// per extra thread, the larger of the two measured slopes (0.9 KB per GPU at
+// 65,536 GPUs, 1.5 KB at 131,072: 60 and 200 MB a thread), so 8 threads add
+// about 1.4 GB to a 131,072-GPU run; `--set network.threads=1` removes it.
 // Nor the flow engine's record of every link-load step, kept
 // only when a run is observed (`podnet train --trace-links`, `--telemetry`):
 // 24 B per step, about 1.5 GB on the default 16,384-GPU iteration, a count
@@ -113,6 +114,10 @@ inline PlanSize plan_size(const plan::TransferPlan& plan) { return plan::weight_
 
 // Process + the fabric of `gpus` GPUs.
 Estimate fabric(int64_t gpus);
+inline constexpr double kBytesPerGpuPerThread = 1536;
+// Adds the analytical engine's threads past the first (threads: network.threads, 0 = the default count) on a
+// fabric of `gpus` GPUs; nothing for the other engines or one thread.
+void add_threads(Estimate& e, const std::string& engine, double gpus, int32_t threads);
 // Adds `engine`'s state for `gpus` GPUs and a plan of `plan` to `e`; `shrink` names what shrinks the plan.
 void add_run(Estimate& e, const std::string& engine, double gpus, PlanSize plan, const std::string& shrink);
 

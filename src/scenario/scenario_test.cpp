@@ -8,6 +8,7 @@
 #include "engine/link_classes.hpp"
 #include "engine/network_params.hpp"
 #include "engine/packet/packet_backend.hpp"
+#include "scenario/estimate.hpp"
 #include "scenario/examples.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/setup.hpp"
@@ -665,6 +666,20 @@ TEST(Faults, DriftedThresholdsAreTheNamedSwitchsBand) {
 
 namespace podnet::scenario {
 namespace {
+
+// The analytical engine's threads past the first are in the memory estimate (1,536 B per GPU each, the larger
+// measured slope): 4 threads on 1,000 GPUs add 3 x 1,000 x 1,536 = 4,608,000 B; one thread or another engine none.
+TEST(MemoryGuard, CountsTheAnalyticalEnginesExtraThreads) {
+  estimate::Estimate e;
+  estimate::add_threads(e, "analytical", 1000, 4);
+  ASSERT_EQ(e.parts.size(), 1u);
+  EXPECT_DOUBLE_EQ(e.bytes(), 4608000.0);
+  EXPECT_EQ(e.parts[0].shrink, "network.threads");
+  estimate::Estimate none;
+  estimate::add_threads(none, "analytical", 1000, 1);
+  estimate::add_threads(none, "flow", 1000, 4);
+  EXPECT_TRUE(none.parts.empty());
+}
 
 // A newcomer's slips are said as what to fix: an indentation error as indentation, a section's key at the top
 // level as that section's, a misspelt model with the nearest one (each read as yaml-cpp's bare words before).

@@ -112,6 +112,7 @@ BenchResult bench(const scenario::Setup& s, const BenchRequest& r, const Progres
   const auto n = static_cast<int64_t>(out.group.size());
   const auto guard = [&](scenario::estimate::PlanSize plan) {
     scenario::estimate::Estimate e = scenario::estimate::fabric(static_cast<int64_t>(topo.gpus.size()));
+    scenario::estimate::add_threads(e, s.engine, static_cast<double>(topo.gpus.size()), s.network.flow.threads);
     scenario::estimate::add_run(e, s.engine, static_cast<double>(topo.gpus.size()), plan, "--gpus (the group)");
     scenario::estimate::check(e, fmt::format("bench {} over {} GPUs", collective::op_name(r.op), out.group.size()));
   };

@@ -89,8 +89,10 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
   topt.collective = s.collective;
   topt.trace = r.trace;
   // The memory guard (scenario/estimate.hpp) as the iteration's plan grows: its size is known only once built.
+  scenario::estimate::Estimate base = scenario::estimate::fabric(fabric_gpus);
+  scenario::estimate::add_threads(base, s.engine, static_cast<double>(fabric_gpus), s.network.flow.threads);
   topt.plan_guard = scenario::estimate::growing_plan_guard(
-      scenario::estimate::fabric(fabric_gpus), s.engine, static_cast<double>(fabric_gpus),
+      base, s.engine, static_cast<double>(fabric_gpus),
       "the job (its GPUs, microbatches, gradient buckets: workload.bucket_params, experts)",
       "one iteration of this job");
   TrainStudy out;
