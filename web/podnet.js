@@ -710,6 +710,7 @@
   }
 
   const PARTS = { compute: 'compute', tp: 'TP (exposed)', pp: 'PP (exposed)', dp: 'DP (exposed)', ep: 'EP (exposed)', cp: 'CP (exposed)', bubble: 'bubble',
+    optimizer: 'optimizer step', grad_norm: 'gradient norm', loss: 'loss all-reduce',
     collective: 'collective (exposed)', p2p: 'P2P (exposed)', idle: 'idle' };
   const partName = k => PARTS[k] || words(k);
 
@@ -725,7 +726,7 @@
       show('gpus', par.gpus) + gpu + ' (' + show('gpus', par.gpus) + ' of ' + show('gpus', par.fabric_gpus) + ' GPUs), ' + fmt(doc.engine) + ' engine' +
       (par.tp ? '; TP' + par.tp + (par.cp > 1 ? ' x CP' + par.cp : '') + ' x PP' + par.pp + ' x DP' + par.dp + (par.ep > 1 ? ' (EP' + par.ep + ')' : '') : '') +
       (doc.batch && doc.batch.global_batch ? ', global batch ' + fixed(doc.batch.global_batch, 0) + ' x seq ' + fixed(m.seq, 0) : '') }));
-    const order = ['compute', 'tp', 'pp', 'dp', 'ep', 'cp', 'bubble', 'collective', 'p2p', 'idle'];
+    const order = ['compute', 'tp', 'pp', 'dp', 'ep', 'cp', 'optimizer', 'grad_norm', 'loss', 'bubble', 'collective', 'p2p', 'idle'];
     const parts = Object.keys(b).filter(k => b[k] > 0).sort((x, y) => order.indexOf(x) - order.indexOf(y));
     const c = chart(s, 'breakdown');
     c.setOption({

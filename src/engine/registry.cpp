@@ -24,7 +24,12 @@ const std::vector<EngineInfo>& engines() {
       {"analytical",
        "closed-form alpha-beta: the concurrent transfers of one operation (a collective's channels, an all-to-all's "
        "pairs) share the links they use; separate operations do not contend (fast baseline)",
-       {.many_runs = true, .bytes_per_flow = 600, .bytes_per_ring_hop = 64, .bytes_per_gpu = 0},
+       {.many_runs = true,
+        .bytes_per_flow = 600,
+        .bytes_per_ring_hop = 64,
+        .bytes_per_gpu = 0,
+        .bytes_per_gpu_per_thread = 1536,
+        .threads = analytical::analytical_threads},
        make<analytical::AnalyticalBackend>},
       {"flow",
        "flow-level: weighted max-min fair sharing of every link, re-solved at each arrival/departure",

@@ -32,6 +32,10 @@ struct EngineTraits {
   double bytes_per_flow = 0;   // memory per compiled flow
   double bytes_per_ring_hop = 0;
   double bytes_per_gpu = 0;  // per-endpoint state
+  // Threads past the first (network.threads) each keep state of their own: bytes per GPU of the fabric per
+  // extra thread, and the thread count a run uses for network.threads (nullptr: one).
+  double bytes_per_gpu_per_thread = 0;
+  int (*threads)(int32_t requested) = nullptr;
 };
 
 struct EngineInfo {

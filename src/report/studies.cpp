@@ -303,6 +303,10 @@ std::vector<StudyDef> builtin() {
                 std::string(p) +
                     (p == std::string("compute") || p == std::string("bubble") ? " time" : " time (exposed)"),
                 "ms", 2));
+    // The fixed costs outside the passes (workload/training.hpp, "Fixed costs").
+    d.fields.push_back(field("breakdown_ms.optimizer", "optimizer step time", "ms", 2));
+    d.fields.push_back(field("breakdown_ms.grad_norm", "gradient norm time", "ms", 2));
+    d.fields.push_back(field("breakdown_ms.loss", "loss all-reduce time", "ms", 2));
     // workload.variability measured (or speed_cv / jitter_cv): the compute the slowest GPUs add.
     d.fields.push_back(optional(field("variability.compute_added_ms", "compute added by variability", "ms", 2)));
     d.run = [](const StudyRun& r) {

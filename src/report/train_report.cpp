@@ -20,8 +20,16 @@ double ms(Time t) { return round_to(t.seconds() * 1e3, 6); }
 double us(Time t) { return round_to(t.seconds() * 1e6, 3); }
 
 nlohmann::json breakdown_json(const workload::Breakdown& b) {
-  return {{"compute", ms(b.compute)}, {"tp", ms(b.tp)}, {"pp", ms(b.pp)},        {"dp", ms(b.dp)},
-          {"ep", ms(b.ep)},           {"cp", ms(b.cp)}, {"bubble", ms(b.bubble)}};
+  return {{"compute", ms(b.compute)},
+          {"tp", ms(b.tp)},
+          {"pp", ms(b.pp)},
+          {"dp", ms(b.dp)},
+          {"ep", ms(b.ep)},
+          {"cp", ms(b.cp)},
+          {"optimizer", ms(b.optimizer)},
+          {"grad_norm", ms(b.grad_norm)},
+          {"loss", ms(b.loss)},
+          {"bubble", ms(b.bubble)}};
 }
 
 }  // namespace
@@ -224,7 +232,9 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
       {"memory", "per GPU of the stage needing the most: weights, gradients and Adam states by ZeRO stage (2 + 2 + "
                  "12 bytes per parameter, Rajbhandari et al. 2020), activations of the in-flight microbatches "
                  "(Korthikanti et al. 2022: 34 s b h + 5 a s^2 b per layer, by recompute, SP and CP), buffers"},
-      {"breakdown", "the critical pipeline stage's timeline: its compute, TP, EP and CP ops, and its idle gaps split "
+      {"breakdown", "the critical pipeline stage's timeline: its compute, TP, EP and CP ops, its fixed costs (the "
+                    "optimizer step, the "
+                    "gradient norm, the logging loss's all-reduce), and its idle gaps split "
                     "into pp (waiting for a p2p in flight), dp (waiting for a DP collective) and bubble (waiting for "
                     "another stage's compute); exposed = on the critical path, not overlapped with compute"}};
 }
@@ -357,14 +367,22 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
   t.add({o.contains("failures") ? "iteration time, no failures (the injected ones: below)" : "iteration time",
          fixed(it, 2) + " ms"});
   const auto& bd = o["breakdown_ms"];
-  const std::vector<const char*> parts =
-      chakra ? std::vector<const char*>{"compute", "collective", "p2p", "idle"}
-             : std::vector<const char*>{"compute", "tp", "pp", "dp", "ep", "cp", "bubble"};
+  const std::vector<const char*> parts = chakra ? std::vector<const char*>{"compute", "collective", "p2p", "idle"}
+                                                : std::vector<const char*>{"compute", "tp",    "pp",        "dp",
+                                                                           "ep",      "cp",    "optimizer", "grad_norm",
+                                                                           "loss",    "bubble"};
+  // The fixed costs outside the passes (training.hpp, "Fixed costs"), by name.
+  static const std::map<std::string, std::string> kFixed = {{"optimizer", "optimizer step"},
+                                                            {"grad_norm", "gradient norm"},
+                                                            {"loss", "loss all-reduce"}};
   for (const char* k : parts) {
+    if (!bd.contains(k)) continue;  // a document of an older podnet
     const double v = bd[k].get<double>();
     const std::string plain = k;
     const std::string label =
-        "  " + plain + (plain == "compute" || plain == "bubble" || plain == "idle" ? "" : " (exposed)");
+        "  " + (kFixed.count(plain)
+                    ? kFixed.at(plain)
+                    : plain + (plain == "compute" || plain == "bubble" || plain == "idle" ? "" : " (exposed)"));
     t.add({label, fmt::format("{} ms ({}%)", fixed(v, 2), fixed(it > 0 ? 100 * v / it : 0, 1))});
     if (plain == "compute" && o.contains("variability")) {
       const auto& v = o["variability"];

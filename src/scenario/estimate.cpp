@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include "core/error.hpp"
-#include "engine/analytical/analytical_backend.hpp"
 #include "engine/registry.hpp"
 
 namespace podnet::scenario::estimate {
@@ -53,12 +52,13 @@ Estimate fabric(int64_t gpus) {
 }
 
 void add_threads(Estimate& e, const std::string& engine, double gpus, int32_t threads) {
-  if (engine != "analytical") return;
-  const int extra = engine::analytical::analytical_threads(threads) - 1;
+  const engine::EngineTraits& traits = engine::engine_info(engine).traits;
+  if (!traits.threads || traits.bytes_per_gpu_per_thread <= 0) return;
+  const int extra = traits.threads(threads) - 1;
   if (extra > 0)
-    e.parts.push_back({fmt::format("analytical engine threads past the first ({} x {} GPUs)", extra,
+    e.parts.push_back({fmt::format("{} engine threads past the first ({} x {} GPUs)", engine, extra,
                                    thousands(static_cast<int64_t>(gpus))),
-                       gpus * extra, kBytesPerGpuPerThread, "network.threads"});
+                       gpus * extra, traits.bytes_per_gpu_per_thread, "network.threads"});
 }
 
 void add_run(Estimate& e, const std::string& engine, double gpus, PlanSize plan, const std::string& shrink) {

@@ -114,8 +114,8 @@ inline PlanSize plan_size(const plan::TransferPlan& plan) { return plan::weight_
 
 // Process + the fabric of `gpus` GPUs.
 Estimate fabric(int64_t gpus);
-inline constexpr double kBytesPerGpuPerThread = 1536;
-// Adds the analytical engine's threads past the first (threads: network.threads, 0 = the default count) on a
+// Adds the engine's threads past the first (engine::EngineTraits::bytes_per_gpu_per_thread: the analytical
+// engine's 1,536 B) (threads: network.threads, 0 = the default count) on a
 // fabric of `gpus` GPUs; nothing for the other engines or one thread.
 void add_threads(Estimate& e, const std::string& engine, double gpus, int32_t threads);
 // Adds `engine`'s state for `gpus` GPUs and a plan of `plan` to `e`; `shrink` names what shrinks the plan.

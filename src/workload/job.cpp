@@ -256,6 +256,15 @@ std::vector<ParamSpec> workload_params() {
        -kBig,
        kBig,
        {"auto", "group", "pair"}},
+      {"loss_reduce",
+       ParamType::String,
+       "step",
+       "when the logging loss is all-reduced over DP x CP on the last stage (8 bytes, at NCCL's latency): step = "
+       "once a step after the optimizer (Megatron-Core 0.13 and later), microbatch = after each microbatch's loss "
+       "(Megatron-LM before 2025-04), none",
+       -kBig,
+       kBig,
+       {"step", "microbatch", "none"}},
       {"bytes_per_param", ParamType::Int, "2", "bytes per parameter and activation element (bf16 = 2)", 1, 8},
       {"bytes_per_grad", ParamType::Int, "2", "bytes per gradient element as reduced over DP (bf16 = 2, fp32 = 4)", 1,
        8},
@@ -374,6 +383,8 @@ Job job_from(const Params& p, int64_t fabric_gpus) {
   j.recompute = rc == "none" ? Recompute::None : rc == "selective" ? Recompute::Selective : Recompute::Full;
   const std::string& pc = p.get_string("pp_p2p_comm");
   j.pp_p2p_comm = pc == "group" ? P2pComm::Group : pc == "pair" ? P2pComm::Pair : P2pComm::Auto;
+  const std::string& lr = p.get_string("loss_reduce");
+  j.loss_reduce = lr == "microbatch" ? LossReduce::Microbatch : lr == "none" ? LossReduce::None : LossReduce::Step;
   j.bytes_per_param = p.get_int("bytes_per_param");
   j.bytes_per_grad = p.get_int("bytes_per_grad");
   if (p.has("bucket_params")) j.bucket_params = p.get_int("bucket_params");

@@ -72,6 +72,8 @@ enum class Precision : uint8_t { Bf16, Fp8 };
 
 // Which NCCL communicator a pipeline's p2p runs on (Job::pp_p2p_comm).
 enum class P2pComm : uint8_t { Auto, Group, Pair };
+// When the logging loss is all-reduced over DP x CP on the last pipeline stage (training.hpp, "Fixed costs").
+enum class LossReduce : uint8_t { Step, Microbatch, None };
 
 // workload.variability: measured. A GPU's persistent speed: CV 1 %, between the spread of V100s across HPC
 // clusters (8 % max-min over a few hundred GPUs: Sinha et al., "Not All GPUs Are Created Equal", SC'22,
@@ -150,6 +152,10 @@ struct Job {
   // runs each on a two-rank communicator of the peer pair (ProcessGroupNCCL::pointToPoint: "For single P2P,
   // preserve the old two-rank behavior"). Auto: Pair when interleave > 1, else Group.
   P2pComm pp_p2p_comm = P2pComm::Auto;
+  // The logging loss's all-reduce (8 bytes: loss sum and token count) over the last stage's DP x CP group: once a
+  // step after the optimizer (Megatron-Core 0.13 and later, train_step), after every microbatch's loss (Megatron-LM
+  // before 2025-04, loss_func in pretrain_gpt.py, and its forks), or not at all.
+  LossReduce loss_reduce = LossReduce::Step;
   bool pp_p2p_pairwise() const {
     return pp_p2p_comm == P2pComm::Pair || (pp_p2p_comm == P2pComm::Auto && interleave > 1);
   }

@@ -21,7 +21,8 @@ namespace {
 // An FP8 cast of a BF16 element (TransformerEngine's cast-transpose): read 2 bytes, write the FP8 copy and its
 // transpose (Hopper's FP8 GEMMs take one layout only, so the backward's GEMMs need the transposed copy).
 constexpr double kFp8CastBytes = 4;
-constexpr double kAdamBytesPerParam = 28;  // fp32 master, m, v read + written (24), grad read (2), param written (2)
+constexpr double kAdamBytesPerParam = 28;     // fp32 master, m, v read + written (24), grad read (2), param written (2)
+constexpr double kGradNormBytesPerParam = 4;  // the fp32 gradient read once for its squared norm
 
 Time seconds(double s) { return Time::from_seconds(s); }
 
@@ -30,6 +31,22 @@ collective::Group gpus_of(const std::vector<int32_t>& gpu_of_rank, const std::ve
   g.reserve(ranks.size());
   for (int64_t r : ranks) g.push_back(gpu_of_rank[static_cast<size_t>(r)]);
   return g;
+}
+
+// NCCL's own time for an all-reduce of `bytes` over `g` (its tuner's pick among the all-reduce algorithms podnet
+// builds, nccl/tuner.hpp): the scalar all-reduces of the fixed costs, which are latency (training.hpp).
+Time nccl_allreduce_time(const collective::Group& g, Bytes bytes, const topology::Topology& topo,
+                         const collective::Options& o) {
+  if (g.size() < 2) return Time();
+  std::array<bool, collective::kNumAlgos> candidates{};
+  for (int a = 0; a < collective::kNumAlgos; ++a) {
+    const collective::AlgorithmInfo* x =
+        collective::find_algorithm(collective::algo_name(static_cast<collective::Algo>(a)));
+    candidates[static_cast<size_t>(a)] = x && collective::supports(*x, collective::Op::AllReduce);
+  }
+  const collective::Choice c = collective::tune(collective::Op::AllReduce, collective::comm_shape(g, topo, o.arch),
+                                                bytes, o.selection, candidates);
+  return c.time_us > 0 ? seconds(c.time_us * 1e-6) : Time();
 }
 
 // Runs a plan alone on an idle network and returns its makespan.
@@ -256,6 +273,23 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
     }
     const double owned = stage_params(job, i).total() / (job.zero >= 1 ? static_cast<double>(job.replicas()) : 1.0);
     it.optimizer[static_cast<size_t>(i)] = seconds(owned * kAdamBytesPerParam / job.gpu.hbm_bandwidth);
+    it.grad_norm_local.push_back(seconds(owned * kGradNormBytesPerParam / job.gpu.hbm_bandwidth));
+  }
+  // The scalar all-reduces (training.hpp, "Fixed costs"): the gradient norm over the grad-stats group (the whole job
+  // with the distributed optimizer, else replica 0's model-parallel ranks), the logging loss over the last stage's
+  // DP x CP group.
+  {
+    std::vector<int64_t> stats;
+    for (int64_t r = 0; r < job.gpus(); ++r) stats.push_back(r);
+    if (job.zero == 0) {
+      stats.clear();
+      for (int64_t s = 0; s < job.pp; ++s)
+        for (int64_t t = 0; t < job.tp; ++t) stats.push_back(job.rank(t, 0, s));
+    }
+    it.grad_norm_reduce = nccl_allreduce_time(gpus_of(gpu_of_rank, stats), 4, topo, options.collective);
+    if (job.loss_reduce != LossReduce::None)
+      it.loss_reduce =
+          nccl_allreduce_time(gpus_of(gpu_of_rank, dp_group(job, 0, job.pp - 1)), 8, topo, options.collective);
   }
   it.pp_p2p_bytes = job.pp > 1 ? bsh : 0;
   // Gradient buckets per chunk.
@@ -317,6 +351,13 @@ class Builder {
     for (int32_t i = 0; i < P_; ++i) build_chain(i);
     add_p2p();
     for (int32_t i = 0; i < P_; ++i) add_dp(i);
+    // The gradient norm's all-reduce spans every stage: each waits for every stage's own norm (a barrier).
+    for (int32_t ar : norm_reduce_) {
+      auto& d = ip_.plan.transfers[static_cast<size_t>(ar)].deps;
+      for (int32_t local : norm_local_)
+        if (std::find(d.begin(), d.end(), local) == d.end()) d.push_back(local);
+    }
+    ip_.norm_local = norm_local_;
     ip_.plan.op = "training-iteration";
     ip_.plan.algorithm = "1f1b";
     ip_.plan.ranks = static_cast<int32_t>(job_.gpus());
@@ -412,6 +453,10 @@ class Builder {
         if (cpx.ps > 0) prev = delay(i, part(cpx), "cp " + label, Category::Cp, {prev});
         if (split) pieces_[static_cast<size_t>(i) * V_ + op.chunk].push_back(prev);
       }
+      // The logging loss of each microbatch, all-reduced where it is computed (workload.loss_reduce microbatch).
+      if (op.forward && i == P_ - 1 && op.chunk == V_ - 1 && job_.loss_reduce == LossReduce::Microbatch &&
+          times_.loss_reduce.ps > 0)
+        prev = delay(i, times_.loss_reduce, fmt::format("loss all-reduce mb{}", op.microbatch), Category::Loss, {prev});
       rec.last = prev;
       ops_[op_index(i, op.chunk, op.microbatch, op.forward)] = rec;
     }
@@ -649,8 +694,18 @@ class Builder {
     }
     std::vector<int32_t> opt_deps{chain_end};
     for (const auto& t : tail) opt_deps.insert(opt_deps.end(), t.begin(), t.end());
+    if (static_cast<size_t>(i) < times_.grad_norm_local.size()) {  // the gradient norm (training.hpp, "Fixed costs")
+      const int32_t local = delay(i, times_.grad_norm_local[static_cast<size_t>(i)], "gradient norm (own shard)",
+                                  Category::GradNorm, opt_deps);
+      const int32_t reduce = delay(i, times_.grad_norm_reduce, "gradient norm all-reduce", Category::GradNorm, {local});
+      norm_local_.push_back(local);
+      norm_reduce_.push_back(reduce);
+      opt_deps = {reduce};
+    }
     const int32_t opt = delay(i, times_.optimizer[static_cast<size_t>(i)], "optimizer", Category::Optimizer, opt_deps);
     std::vector<int32_t> end_deps{opt};
+    if (i == P_ - 1 && job_.loss_reduce == LossReduce::Step && times_.loss_reduce.ps > 0)
+      end_deps = {delay(i, times_.loss_reduce, "loss all-reduce", Category::Loss, {opt})};
     if (job_.zero == 1 || job_.zero == 2) {
       // Every bucket's all-gather after the optimizer step; with overlap_param_gather only the first bucket the
       // next forward needs (the last whose gradients became final), the others hidden behind that forward.
@@ -691,6 +746,7 @@ class Builder {
   std::vector<std::vector<int32_t>> pieces_;    // [stage * V + chunk]: last transfer of each piece of the last backward
   std::vector<std::vector<double>> fractions_;  // [stage * V + chunk]: where the pieces end (sorted, last = 1)
   std::map<std::tuple<int64_t, int, Bytes>, plan::TransferPlan> cache_;
+  std::vector<int32_t> norm_local_, norm_reduce_;  // each stage's gradient-norm ops (own shard, all-reduce)
 };
 
 }  // namespace
@@ -734,8 +790,10 @@ std::vector<Breakdown> stage_breakdowns(const IterationPlan& ip, const engine::R
         case Category::Tp: b.tp += dur; break;
         case Category::Ep: b.ep += dur; break;
         case Category::Cp: b.cp += dur; break;
-        case Category::Compute:
-        case Category::Optimizer: b.compute += dur; break;
+        case Category::Compute: b.compute += dur; break;
+        case Category::Optimizer: b.optimizer += dur; break;
+        case Category::GradNorm: b.grad_norm += dur; break;
+        case Category::Loss: b.loss += dur; break;
         default: break;
       }
       prev = std::max(prev, tm.finish);
@@ -828,9 +886,12 @@ TrainResult simulate_iteration(const Job& job, const std::vector<int32_t>& gpu_o
   r.failed_at = run.failed_at;
   r.failure = run.failure;
   r.stages = stage_breakdowns(ip, run);
+  // The critical stage: the one whose chain ends last, or with the gradient norm's barrier the one the barrier
+  // waited for (after it every stage runs only its optimizer, whose lengths would pick a stage by a few ms).
   Time latest;
+  const bool barrier = ip.norm_local.size() == ip.chain.size();
   for (size_t s = 0; s < ip.chain.size(); ++s) {
-    const Time f = run.transfers[static_cast<size_t>(ip.chain[s].back())].finish;
+    const Time f = run.transfers[static_cast<size_t>(barrier ? ip.norm_local[s] : ip.chain[s].back())].finish;
     if (f > latest || s == 0) {
       latest = f;
       r.critical_stage = static_cast<int32_t>(s);

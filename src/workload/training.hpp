@@ -143,6 +143,27 @@
 //   reads and writes 28 bytes per parameter it owns (fp32 master, m, v read
 //   and written, the gradient read, the bf16 parameter written) at HBM
 //   bandwidth; with ZeRO >= 1 a GPU owns 1/d of the stage's parameters.
+// - Fixed costs outside the passes, each its own term of the breakdown:
+//   gradient norm: before the optimizer step (Megatron-Core's optimizer.step:
+//   clip_grad_norm -> get_grad_norm_fp32, megatron/core/optimizer/clip_grads.py)
+//   every GPU reads the fp32 gradients it owns (4 bytes a parameter, at HBM
+//   bandwidth), then one all-reduce of 4 bytes over the grad-stats group: the
+//   whole job with the distributed optimizer (ZeRO >= 1: each GPU owns a
+//   distinct shard), else the model-parallel group (TP x PP). That all-reduce
+//   waits for every stage's gradients: a barrier, so every stage's optimizer
+//   starts after the last stage's reductions; the wait is counted as bubble
+//   (waiting for other stages), as a stage that ended early was before.
+//   Loss: the logging loss (loss sum and token count, 8 bytes) all-reduced over
+//   the last stage's DP x CP group, once a step after the optimizer
+//   (Megatron-Core 0.13 and later, megatron/training/training.py train_step),
+//   or after every microbatch's loss (Megatron-LM before 2025-04,
+//   pretrain_gpt.py loss_func; workload.loss_reduce). Both all-reduces are
+//   latency: priced at NCCL's own model (nccl/tuner.hpp: the algorithm and
+//   protocol its tuner picks for those bytes on that communicator), not
+//   simulated. No public per-step profile of these terms at 1B+ parameters
+//   was found to check them against (Megatron's timers optimizer-clip-main-grad
+//   and the like are published only for small models); they are a few hundred
+//   microseconds at 16,384 GPUs.
 //
 // Symmetry: the DP replicas of a pipeline stage run identical compute (same
 // layers, same microbatch sizes, same TP timing), so their compute ops are
@@ -160,7 +181,8 @@
 // Breakdown ("exposed" = time on the critical path not overlapped with
 // compute), per pipeline rank i, whose timeline [0, T] is its own chain of
 // ops (passes, TP/EP delays, optimizer) and the gaps between them:
-//   compute  its compute ops (passes + optimizer step),
+//   compute  its passes' compute ops,
+//   optimizer, grad_norm, loss  the fixed costs' ops (until 2026-12 the optimizer step was in compute),
 //   tp, ep   its blocking TP / EP collectives,
 //   cp       its ring-attention key/value exchange not hidden behind the attention core,
 //   pp       the part of each gap spent waiting for a p2p in flight: the
@@ -201,7 +223,7 @@ struct TrainOptions {
   std::function<void(const plan::PlanWeight&)> plan_guard;
 };
 
-enum class Category : uint8_t { Compute, Tp, Pp, Dp, Ep, Optimizer, Marker, Cp };
+enum class Category : uint8_t { Compute, Tp, Pp, Dp, Ep, Optimizer, Marker, Cp, GradNorm, Loss };
 inline const char* category_name(Category c) {
   switch (c) {
     case Category::Compute: return "compute";
@@ -211,6 +233,8 @@ inline const char* category_name(Category c) {
     case Category::Ep: return "ep";
     case Category::Optimizer: return "optimizer";
     case Category::Cp: return "cp";
+    case Category::GradNorm: return "grad_norm";
+    case Category::Loss: return "loss";
     default: return "marker";
   }
 }
@@ -240,10 +264,14 @@ struct GradBucket {
 struct IterationTimes {
   std::vector<std::vector<OpTimes>> ops;  // [stage][chunk]
   std::vector<Time> optimizer;            // [stage]
-  Time tp_collective;                     // one TP all-reduce (or RS + AG), as timed
-  Time ep_collective;                     // one EP all-to-all, as timed
-  Time cp_step;                           // one ring-attention step: every CP rank passes its KV block on
-  Bytes pp_p2p_bytes = 0;                 // per microbatch per direction per stage boundary (all TP ranks)
+  // Fixed costs ("Fixed costs" above); empty / zero: none (an imported workload).
+  std::vector<Time> grad_norm_local;  // [stage] reading the fp32 gradients a GPU owns
+  Time grad_norm_reduce;              // the norm's all-reduce over the grad-stats group
+  Time loss_reduce;                   // one all-reduce of the logging loss over DP x CP
+  Time tp_collective;                 // one TP all-reduce (or RS + AG), as timed
+  Time ep_collective;                 // one EP all-to-all, as timed
+  Time cp_step;                       // one ring-attention step: every CP rank passes its KV block on
+  Bytes pp_p2p_bytes = 0;             // per microbatch per direction per stage boundary (all TP ranks)
   std::vector<std::vector<std::vector<GradBucket>>> buckets;  // [stage][chunk], in the order they become ready
 };
 
@@ -282,6 +310,9 @@ struct IterationPlan {
   // How many of them ran each (op, algorithm, protocol, channels): NCCL's tuner chooses per size.
   std::map<std::tuple<std::string, std::string, std::string, int32_t>, int64_t> dp_choices;
   int64_t p2p_transfers = 0;
+  // Per stage: its own gradient-norm op, which the norm's all-reduce waits for on every stage (empty: none). The
+  // stage whose norm ends last holds the barrier: it is the critical stage.
+  std::vector<int32_t> norm_local;
 };
 
 // Builds the iteration's op graph (header). gpu_of_rank[r] = the fabric GPU of job rank r.
@@ -290,7 +321,8 @@ IterationPlan build_iteration(const Job& job, const std::vector<int32_t>& gpu_of
 
 struct Breakdown {
   Time compute, tp, pp, dp, ep, bubble, cp;
-  Time total() const { return compute + tp + pp + dp + ep + bubble + cp; }
+  Time optimizer, grad_norm, loss;  // the fixed costs (header): the optimizer step, the gradient norm, the loss
+  Time total() const { return compute + tp + pp + dp + ep + bubble + cp + optimizer + grad_norm + loss; }
 };
 
 // Analyses a run of an IterationPlan: the breakdown of every stage (header).

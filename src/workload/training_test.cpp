@@ -59,6 +59,9 @@ IterationTimes fixed_times(const Job& j) {
       o.bwd_compute = Time(2'000'000'000 / j.interleave);
     }
   t.optimizer.assign(static_cast<size_t>(j.pp), Time());
+  t.grad_norm_local.assign(static_cast<size_t>(j.pp), Time());  // the fixed costs out of the hand-derived times
+  t.grad_norm_reduce = Time();
+  t.loss_reduce = Time();
   return t;
 }
 
@@ -102,6 +105,65 @@ std::pair<engine::RunReport, IterationPlan> run_fixed(const Job& j) {
   IterationPlan ip = build_iteration(j, identity(j.gpus()), topo, fixed_times(j), TrainOptions{});
   engine::RunReport r = backend->run(ip.plan);
   return {std::move(r), std::move(ip)};
+}
+
+// The fixed costs (training.hpp, "Fixed costs"), by hand. PP2, m = 4, F 1 ms and B 2 ms: without fixed costs
+// stage 0's chain ends at E0, stage 1's at E1 < E0 (1F1B: stage 0 runs the last backward; 12 ms and 11 ms plus
+// the p2p the network takes; here both 15.004 ms). Own-shard norms 0.3 ms (stage 0) and 0.1 ms (stage 1), the
+// all-reduce 0.05 ms, optimizers 0.2 and 0.4 ms, the loss 0.07 ms once a step on the last stage. The all-reduce
+// waits for both norms: B = max(E0 + 0.3, E1 + 0.1) = E0 + 0.3 ms; stage 0 ends at B + 0.25, stage 1 at
+// B + 0.52 = T. Stage 0 holds the barrier (its norm ends last): it is the critical stage, with grad norm 0.35,
+// optimizer 0.2 and no loss; stage 1's grad norm is 0.15 (its wait for stage 0's norm is bubble).
+TEST(Training, FixedCostsByHand) {
+  Job j = tiny(2, 4);
+  IterationTimes t = fixed_times(j);
+  Time end[2];
+  {
+    auto [run, ip] = run_fixed(j);
+    for (int s = 0; s < 2; ++s)
+      end[s] = run.transfers[static_cast<size_t>(ip.chain[static_cast<size_t>(s)].back())].finish;
+  }
+  ASSERT_GT(end[0].seconds() + 0.3e-3, end[1].seconds() + 0.1e-3);
+  const double barrier = end[0].seconds() + 0.3e-3;
+  t.grad_norm_local = {Time::from_seconds(0.3e-3), Time::from_seconds(0.1e-3)};
+  t.grad_norm_reduce = Time::from_seconds(0.05e-3);
+  t.optimizer = {Time::from_seconds(0.2e-3), Time::from_seconds(0.4e-3)};
+  t.loss_reduce = Time::from_seconds(0.07e-3);
+  auto backend = engine::make_backend("analytical", rail(32));
+  const TrainResult r = simulate_iteration(j, identity(j.gpus()), rail(32), *backend, t, TrainOptions{});
+  EXPECT_NEAR(r.iteration.seconds(), barrier + 0.52e-3, 1e-12);
+  EXPECT_EQ(r.critical_stage, 0);
+  EXPECT_NEAR(r.breakdown.grad_norm.seconds(), 0.35e-3, 1e-12);
+  EXPECT_NEAR(r.breakdown.optimizer.seconds(), 0.2e-3, 1e-12);
+  EXPECT_EQ(r.breakdown.loss.ps, 0);
+  EXPECT_NEAR(r.stages[1].loss.seconds(), 0.07e-3, 1e-12);
+  EXPECT_NEAR(r.stages[1].optimizer.seconds(), 0.4e-3, 1e-12);
+  EXPECT_NEAR(r.stages[1].grad_norm.seconds(), 0.15e-3, 1e-12);
+  for (const Breakdown& b : r.stages) EXPECT_EQ(b.total(), r.iteration);
+  // Per microbatch: four loss all-reduces on stage 1, each after its forward: the loss is on the critical path of
+  // the last stage's passes (stage 1 ends its passes 4 x 0.07 ms later; stage 0 waits for its backwards).
+  j.loss_reduce = LossReduce::Microbatch;
+  const TrainResult m = simulate_iteration(j, identity(j.gpus()), rail(32), *backend, t, TrainOptions{});
+  EXPECT_NEAR(m.stages[1].loss.seconds(), 4 * 0.07e-3, 1e-12);
+  EXPECT_GT(m.iteration, r.iteration);
+  for (const Breakdown& b : m.stages) EXPECT_EQ(b.total(), m.iteration);
+}
+
+// The fixed costs' figures: the own-shard norm reads 4 bytes per parameter a GPU owns at HBM bandwidth (ZeRO-1
+// over 4 replicas: a quarter of the stage); the all-reduces are NCCL's model times, above zero across servers.
+TEST(Training, FixedCostTimes) {
+  Job j = tiny(1, 16);
+  j.dp = 4;
+  j.zero = 1;
+  auto backend = engine::make_backend("analytical", rail(32));
+  const IterationTimes t = iteration_times(j, identity(j.gpus()), rail(32), *backend, TrainOptions{});
+  const double owned = stage_params(j, 0).total() / 4.0;
+  ASSERT_EQ(t.grad_norm_local.size(), 1u);
+  EXPECT_NEAR(t.grad_norm_local[0].seconds(), owned * 4 / j.gpu.hbm_bandwidth, 1e-12);
+  EXPECT_GT(t.grad_norm_reduce.ps, 0);
+  EXPECT_GT(t.loss_reduce.ps, 0);
+  j.loss_reduce = LossReduce::None;
+  EXPECT_EQ(iteration_times(j, identity(j.gpus()), rail(32), *backend, TrainOptions{}).loss_reduce.ps, 0);
 }
 
 TEST(Variability, NoneLeavesEveryStageAtTheModelsSpeed) {
