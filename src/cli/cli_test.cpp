@@ -106,7 +106,7 @@ TEST(Cli, FasterPortsAreNamedAsTheTradeDoesAndOversizedSwitchesNoted) {
                  "switch.radix=64 --set switch.port_speed=1.6Tbps --set server.nic_speed=1.6Tbps");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("leaf: switch 1.6T"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("server: nic 1.6T"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("server: NIC 1.6T"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("more than one switch chip"), std::string::npos) << r.out;
   // 128 x 1.6T = 204.8 Tb/s: more than the 115.2 Tb/s of the largest chip; said in a note.
   r = run("design aipod-16k --set topology.gpus=4096 --set topology.groups_per_pod=auto --set "

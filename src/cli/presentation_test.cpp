@@ -85,6 +85,26 @@ TEST(Presentation, TooManyGpusNamesTheDpThatFits) {
   EXPECT_NE(a.out.find("TP4 x CP2 x PP4 x DP32"), std::string::npos) << a.out;
 }
 
+// A probe mesh that leaves links unprobed says so, and what covers more: on 128 GPUs of 2 tiers with rails, the
+// rail mesh crosses 256 of 768 link directions (each rail's leaf and its spine uplinks only), so a fault on a
+// spine it never reaches read as "suspects: none".
+TEST(Presentation, UnprobedLinksAreSaid) {
+  const fs::path d = podnet::cli::testing::temp_dir("podnet_presentation_test");
+  const std::string file = podnet::cli::testing::write_file(
+      d, "faults.yaml",
+      "schema_version: 1\nname: small-faults\nseed: 1\n"
+      "topology: {family: fat_tree, gpus: 128, tiers: 2, rail_optimized: true}\n"
+      "server: {gpus: 8, nics: 8, nic_speed: 400Gbps}\nswitch: {radix: 64, port_speed: 400Gbps}\n"
+      "faults:\n  - {kind: corrupt, switch: \"pod000-spine-002\", probability: 0.0005}\n");
+  const Result r = run("diagnose " + file);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("256 of 768 link directions covered\n  note: 512 link directions (66.7%) carry no probe, so a "
+                       "fault on them cannot be seen; --probe leaf-mesh or full-mesh covers more"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("1,000 probes/s per NIC"), std::string::npos) << r.out;
+}
+
 // `--out DIR/` wrote DIR//design.json in its message.
 TEST(Presentation, OutPathsAreJoinedAsPaths) {
   const fs::path d = podnet::cli::testing::temp_dir("podnet_presentation_test") / "results";

@@ -1,6 +1,7 @@
 #include "collective/collective.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
@@ -48,9 +49,13 @@ const char* op_name(Op op) {
 }
 
 Op parse_op(std::string_view name) {
+  // NCCL's and nccl-tests' spellings name the same ops: AllReduce, all_reduce, all-reduce, reduce_scatter.
+  std::string plain;
+  for (char c : name)
+    if (c != '-' && c != '_' && c != ' ') plain += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   std::string list;
   for (Op op : all_ops()) {
-    if (name == op_name(op)) return op;
+    if (name == op_name(op) || plain == op_name(op)) return op;
     list += (list.empty() ? "" : ", ") + std::string(op_name(op));
   }
   throw InputError(fmt::format("unknown collective '{}': expected one of {}", name, list));

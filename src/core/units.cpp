@@ -58,13 +58,24 @@ bool parse_with(std::string_view text, const Unit (&units)[N], double& out) {
 
 constexpr Unit kTimeUnits[] = {{"ps", 1},   {"ns", 1e3}, {"us", 1e6},    {"µs", 1e6},
                                {"ms", 1e9}, {"s", 1e12}, {"min", 60e12}, {"h", 3600e12}};
-constexpr Unit kBandwidthUnits[] = {{"bps", 1},     {"Kbps", 1e3},
-                                    {"Mbps", 1e6},  {"Gbps", 1e9},
-                                    {"Tbps", 1e12}, {"Gb/s", 1e9},
-                                    {"Tb/s", 1e12}, {"Mb/s", 1e6},
-                                    {"B/s", 8},     {"KB/s", 8e3},
-                                    {"MB/s", 8e6},  {"GB/s", 8e9},
-                                    {"TB/s", 8e12}, {"GiB/s", 8.0 * 1073741824.0}};
+constexpr Unit kBandwidthUnits[] = {{"bps", 1},
+                                    {"Kbps", 1e3},
+                                    {"Mbps", 1e6},
+                                    {"Gbps", 1e9},
+                                    {"Tbps", 1e12},
+                                    {"Gb/s", 1e9},
+                                    {"Tb/s", 1e12},
+                                    {"Mb/s", 1e6},
+                                    {"B/s", 8},
+                                    {"KB/s", 8e3},
+                                    {"MB/s", 8e6},
+                                    {"GB/s", 8e9},
+                                    {"TB/s", 8e12},
+                                    {"GiB/s", 8.0 * 1073741824.0},
+                                    // A port's speed as vendors and podnet's tables write it: 400G, 1.6T (bits/s).
+                                    {"M", 1e6},
+                                    {"G", 1e9},
+                                    {"T", 1e12}};
 constexpr Unit kByteUnits[] = {{"B", 1},           {"KB", 1e3},           {"MB", 1e6},
                                {"GB", 1e9},        {"TB", 1e12},          {"KiB", 1024.0},
                                {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
@@ -87,8 +98,8 @@ bool parse_bandwidth(std::string_view text, Bandwidth& out, std::string& expecte
   double bps = 0;
   if (!parse_with(text, kBandwidthUnits, bps) || bps < kMinBandwidth.bps || bps > kMaxBandwidth.bps) {
     expected =
-        "a positive bandwidth from 1Mbps to 1000Tbps with a unit: bps, Mbps, Gbps, Tbps (bits/s) or MB/s, GB/s, TB/s "
-        "(bytes/s) (e.g. \"400Gbps\", \"50GB/s\")";
+        "a positive bandwidth from 1Mbps to 1000Tbps with a unit: bps, Mbps, Gbps, Tbps (bits/s; or a port's M, G, "
+        "T: 400G) or MB/s, GB/s, TB/s (bytes/s) (e.g. \"400Gbps\", \"50GB/s\")";
     return false;
   }
   out = Bandwidth(bps);

@@ -14,6 +14,12 @@ TEST(Units, ParseAndFormat) {
   EXPECT_DOUBLE_EQ(bw.bps, 400e9);
   ASSERT_TRUE(parse_bandwidth("50GB/s", bw, why));  // 50e9 bytes/s = 400e9 bits/s
   EXPECT_DOUBLE_EQ(bw.bps, 400e9);
+  // A port's speed as podnet's tables print it ("400G", "1.6T"): bits per second.
+  ASSERT_TRUE(parse_bandwidth("400G", bw, why));
+  EXPECT_DOUBLE_EQ(bw.bps, 400e9);
+  ASSERT_TRUE(parse_bandwidth("1.6T", bw, why));
+  EXPECT_DOUBLE_EQ(bw.bps, 1.6e12);
+  EXPECT_FALSE(parse_bandwidth("400g", bw, why));
   EXPECT_FALSE(parse_bandwidth("400", bw, why));
   EXPECT_FALSE(parse_bandwidth("400GHz", bw, why));
   EXPECT_FALSE(parse_bandwidth("-1Gbps", bw, why));

@@ -238,6 +238,8 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
   if (tuned && b.contains("algorithms"))
     out << "  NCCL model: NCCL's own cost model for the chosen algorithm and protocol on NCCL's channels ('-' when "
            "--channels fixes them)\n";
+  if (!d["rows"].empty() && d["rows"][0].contains("slowdown"))
+    out << "  times and bandwidths are with the injected failures; the failure-free baseline is below\n";
   out << "\n";
   Table t({"size (B)", "time (us)", "algbw (GB/s)", "busbw (GB/s)", "algo", "proto", "channels", "NCCL model (us)"});
   for (const auto& r : d["rows"]) {
@@ -305,6 +307,15 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
     if (last["job_failed"].get<bool>())
       out << "  JOB FAILED at " << fixed(last["failed_at_us"].get<double>(), 1)
           << " us: " << last["failure"].get<std::string>() << "\n";
+    // Every size took exactly its failure-free time: say why a failure can cost nothing here.
+    bool unchanged = true;
+    for (const auto& r : d["rows"])
+      unchanged = unchanged && !r["job_failed"].get<bool>() &&
+                  r["time_us"].get<double>() == r["baseline_time_us"].get<double>();
+    if (unchanged && !last["failures"].empty())
+      out << "  note: the runs took exactly their failure-free time: the failed parts carried none of this traffic "
+             "(--gpus may leave rails or pods out), or routing moved it to paths with room; the parts are drawn from "
+             "the seed, so another seed or --gpus over every rail draws others\n";
   }
   if (!d["hottest_links"].empty()) {
     // A job that failed ran until it was declared failed (a collective's timeout after its traffic stalled): a

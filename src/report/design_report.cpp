@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <map>
 #include <ostream>
 
 namespace podnet::report {
@@ -353,10 +354,23 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
   out << "\n";
   const auto& cost = d["cost"];
   Table c({"cost (USD; prices: docs/reference/cost.md, cost: section)", "count", "unit", "total"});
-  for (const auto& it : cost["items"])
-    c.add({fmt::format("{}: {} {}", it["group"].get<std::string>(), it["part"].get<std::string>(),
+  // A part as people name it (the JSON keeps the cost: section's key); fibre is counted in metres.
+  static const std::map<std::string, std::string> kParts = {{"switch", "switch"},
+                                                            {"nic", "NIC"},
+                                                            {"dac", "copper cable (DAC)"},
+                                                            {"aoc", "active optical cable (AOC)"},
+                                                            {"transceiver_sr", "SR transceiver"},
+                                                            {"transceiver_dr", "DR transceiver"},
+                                                            {"transceiver_fr", "FR transceiver"},
+                                                            {"fibre_m", "fibre"}};
+  for (const auto& it : cost["items"]) {
+    const std::string part = it["part"].get<std::string>();
+    const auto named = kParts.find(part);
+    c.add({fmt::format("{}: {} {}", it["group"].get<std::string>(), named == kParts.end() ? part : named->second,
                        port_label(it["speed_gbps"].get<double>())),
-           thousands(it["count"]), usd(it["unit_usd"].get<double>()), usd(it["total_usd"].get<double>())});
+           thousands(it["count"]) + (part == "fibre_m" ? " m" : ""),
+           usd(it["unit_usd"].get<double>()) + (part == "fibre_m" ? "/m" : ""), usd(it["total_usd"].get<double>())});
+  }
   // Capex by tier and link class in the bill's order (switch tiers bottom up, NICs, link classes as built),
   // not the JSON's alphabetical one (a 4-tier design's core came first).
   std::vector<std::string> groups;

@@ -185,9 +185,17 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
     if (p["pairs_unroutable"].get<int64_t>() > 0)
       out << fmt::format("  {} pairs skipped: no route between them (other rail planes)\n",
                          thousands(p["pairs_unroutable"].get<int64_t>()));
+    // Link directions no probe crosses: a fault there cannot be seen, whatever the suspects say.
+    if (const int64_t covered = p["directed_links_covered"].get<int64_t>(), all = p["directed_links"].get<int64_t>();
+        covered < all)
+      out << fmt::format("  note: {} link directions ({}%) carry no probe, so a fault on them cannot be seen{}\n",
+                         thousands(all - covered), fixed(100.0 * static_cast<double>(all - covered) / all, 1),
+                         mesh == "full-mesh"   ? ""
+                         : mesh == "leaf-mesh" ? "; --probe full-mesh covers every path"
+                                               : "; --probe leaf-mesh or full-mesh covers more");
     out << fmt::format(
         "  {} probes/s per NIC for {} s ({} rounds); overhead {} per NIC (busiest {} = {} of its link)\n",
-        format_number(p["probes_per_second_per_nic"].get<double>(), 0),
+        thousands(std::llround(p["probes_per_second_per_nic"].get<double>())),
         format_number(p["duration_seconds"].get<double>(), 3), p["rounds"].get<int>(),
         bytes_rate(p["overhead_bytes_per_second_per_nic"].get<double>()),
         bytes_rate(p["overhead_bytes_per_second_max_nic"].get<double>()),

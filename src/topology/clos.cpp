@@ -262,8 +262,9 @@ void size_tiers(const ClosSpec& spec, ClosSize& z) {
   if (z.gp > z.gp_max)
     throw ParamError("topology.groups_per_pod",
                      fmt::format("topology.groups_per_pod = {} needs {} spine down-ports per domain but a spine has "
-                                 "{}; expected at most {}",
-                                 z.gp, z.gp * z.group_leaves_in_domain, z.d2, z.gp_max));
+                                 "{} (switch.radix {}); expected groups_per_pod at most {} (or left out: auto), or a "
+                                 "larger switch.radix",
+                                 z.gp, z.gp * z.group_leaves_in_domain, z.d2, R, z.gp_max));
   z.pods = (z.groups + z.gp - 1) / z.gp;
   if (z.tiers == 3 && z.pods * z.domains_per_pod > R && spec.tiers == 0 && spec.max_tiers >= 4) {
     z.tiers = 4;  // auto: past what one super-spine tier joins, a fourth joins zones of pods
