@@ -98,8 +98,8 @@
     days: { f: v => fixed(v, 1), unit: 'days' },
     kw: { f: v => fixed(v, 1), unit: 'kW' },
     mwh: { f: v => fixed(v, 0), unit: 'MWh' },
-    gbps: { f: v => fixed(v, Math.abs(v) >= 100 ? 0 : 1), unit: 'Gb/s' },
-    gbps1: { f: v => fixed(v, 1), unit: 'Gb/s' },
+    gbps: { f: v => fixed(v, Math.abs(v) >= 100 ? 0 : 1), unit: 'Gbps' },
+    gbps1: { f: v => fixed(v, 1), unit: 'Gbps' },
     GBps: { f: v => fixed(v, 2), unit: 'GB/s' },
     TBps: { f: v => fixed(v, 2), unit: 'TB/s' },
     Bps: { f: v => v >= 1e6 ? fixed(v / 1e6, 2) + ' MB/s' : v >= 1e3 ? fixed(v / 1e3, 1) + ' kB/s' : fixed(v, 0) + ' B/s' },
@@ -108,7 +108,7 @@
     billion: { f: v => fixed(v, 1) + 'B' },
     big: { f: bigText },
     sci: { f: v => v.toExponential(2) },
-    ratio: { f: v => fixed(v, 2) + ':1' },
+    ratio: { f: v => String(Number(v.toFixed(3))) + ':1' },  // as the CLI: 1:1, 2.125:1
     times: { f: v => fixed(v, 3) + 'x' },
     count: { f: countText },
     perh: { f: v => v.toExponential(2), unit: 'per hour' },
@@ -139,7 +139,7 @@
     'limits.max_gpus': ['largest GPU count (this radix, tiers and pod size)', 'int'], 'limits.max_gpus_reason': ['limit'],
     // bench
     'bench.op': ['operation'], 'bench.cc': ['congestion control'], 'bench.flow_control': ['flow control'], 'bench.gpus': ['GPUs', 'int'], 'bench.bus_factor': ['bus factor (busbw / algbw)', 'num4'],
-    'bench.bus_factor_formula': ['bus factor'], 'bench.qps': ['QPs per connection', 'int'], 'bench.gpu_arch': ['tuner tables'],
+    'bench.bus_factor_formula': ['bus factor, as a formula'], 'bench.qps': ['QPs per connection', 'int'], 'bench.gpu_arch': ['tuner tables'],
     'bytes': ['size', 'bytes'], 'algbw_gbyte_per_s': ['algbw', 'GBps'], 'busbw_gbyte_per_s': ['busbw', 'GBps'],
     'time_us': ['time', 'us'], 'algorithm': ['algo'], 'protocol': ['proto'], 'nccl_model_us': ['NCCL model', 'us'],
     'baseline_time_us': ['baseline', 'us'], 'slowdown': ['slowdown', 'times'], 'link': ['link'],

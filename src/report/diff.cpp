@@ -354,7 +354,7 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
   }
   if (doc.contains("derived") && doc["derived"].contains("network_capex_usd_per_token_per_second")) {
     const auto& c = doc["derived"]["network_capex_usd_per_token_per_second"];
-    out << fmt::format("\n  network capex per token/s of training: A {} USD, B {} USD (B / A {})\n",
+    out << fmt::format("\n  network capex per token/s of training: A ${}, B ${} (B / A {})\n",
                        fixed(c["a"].get<double>(), 2), fixed(c["b"].get<double>(), 2),
                        format_number(c["ratio"].get<double>(), 4));
   }

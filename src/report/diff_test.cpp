@@ -71,8 +71,7 @@ TEST(Diff, NetworkCapexPerTokenPerSecondNeedsBothStudies) {
   EXPECT_DOUBLE_EQ(c["ratio"].get<double>(), 0.75);
   std::ostringstream out;
   write_diff_table(d, out);
-  EXPECT_NE(out.str().find("network capex per token/s of training: A 4.00 USD, B 3.00 USD (B / A 0.75)"),
-            std::string::npos)
+  EXPECT_NE(out.str().find("network capex per token/s of training: A $4.00, B $3.00 (B / A 0.75)"), std::string::npos)
       << out.str();
   // Design alone: nothing derived.
   DiffSide a{"A", "", {{"design", nlohmann::json{{"cost", {{"capex_usd", 1e6}}}, {"run", {{"command", "design"}}}}}}};

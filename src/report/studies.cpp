@@ -664,6 +664,9 @@ std::string format_field(const ResultField* f, const nlohmann::json& v, bool wit
   if (!v.is_number()) return v.dump();
   if (f) {
     const double x = v.get<double>() * f->scale;
+    // Money as design and optimize print it: $1,234 (and $1,234/year).
+    if (with_unit && f->unit.rfind("USD", 0) == 0)
+      return (x < 0 ? "-$" : "$") + fixed_or_exp(std::fabs(x), f->decimals) + f->unit.substr(3);
     const std::string unit = f->unit.empty() ? "" : f->unit == "%" ? "%" : with_unit ? " " + f->unit : "";
     return fixed_or_exp(x, f->decimals) + unit;
   }

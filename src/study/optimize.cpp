@@ -446,9 +446,14 @@ void compare_reference(const OptimizeResult& r, OptimizeReference& ref) {
     return s;
   };
   const auto delta = [&](const char* what, double have, double want, const char* unit, int decimals) {
-    if (have == want) return fmt::format("{} equal ({} {})", what, grouped(have, decimals), unit);
-    return fmt::format("{} {} {} vs {} ({:+.1f} %)", what, grouped(have, decimals), unit, grouped(want, decimals),
-                       (have / want - 1) * 100);
+    // Money as every table prints it ($1,234); other figures with their unit after.
+    const bool usd = std::string(unit) == "USD";
+    const auto value = [&](double v) {
+      return usd ? "$" + grouped(v, decimals) : fmt::format("{} {}", grouped(v, decimals), unit);
+    };
+    if (have == want) return fmt::format("{} equal ({})", what, value(have));
+    return fmt::format("{} {} vs {} ({:+.1f} %)", what, value(have),
+                       usd ? "$" + grouped(want, decimals) : grouped(want, decimals), (have / want - 1) * 100);
   };
   std::string why =
       delta("capex", c.capex_usd, ref.capex_usd, "USD", 0) + "; " + delta("power", c.power_kw, ref.power_kw, "kW", 1);
