@@ -146,9 +146,9 @@ nlohmann::json diagnose_document(const scenario::Setup& s, const study::Diagnose
 namespace {
 
 std::string pct(double share) {
-  if (share == 0) return "0 %";
-  if (share < 1e-3) return fmt::format("{:.2g} %", share * 100);
-  return fixed(share * 100, 2) + " %";
+  if (share == 0) return "0%";
+  if (share < 1e-3) return fmt::format("{:.2g}%", share * 100);
+  return fixed(share * 100, 2) + "%";
 }
 
 std::string bytes_rate(double bps) {

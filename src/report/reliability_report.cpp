@@ -186,7 +186,7 @@ nlohmann::json reliability_document(const scenario::Setup& s, const study::Relia
         "one synchronous job on {} GPUs trains {} of the time: an interruption every {} min against a {} min "
         "restart; a smaller job (reliability.job_gpus), faster restarts and checkpoints "
         "(reliability.restart_cost, reliability.checkpoint_cost) or a spare rail (reliability.spare_rail) raise it",
-        thousands(inv.job_gpus), fixed(adv.goodput * 100, 2) + " %", fixed(risk.mtbi_hours * 60, 1),
+        thousands(inv.job_gpus), fixed(adv.goodput * 100, 2) + "%", fixed(risk.mtbi_hours * 60, 1),
         fixed(cfg.restart_cost_hours * 60, 1)));
   notes.push_back("failure rates: reliability.*_mtbf (defaults derived from Llama 3's 419 interruptions in 54 days "
                   "on 16,384 GPUs; optics 1e6 h; switches 250,000 h assumed)");
@@ -205,7 +205,7 @@ std::string count_text(double v) {
   return fixed(v, v < 10 ? 2 : 1);
 }
 
-std::string percent(double p, int decimals = 1) { return fixed(p * 100, decimals) + " %"; }
+std::string percent(double p, int decimals = 1) { return fixed(p * 100, decimals) + "%"; }
 
 std::string seconds_text(double s) {
   if (s >= 3600) return fixed(s / 3600, 2) + " h";
@@ -261,7 +261,7 @@ void write_reliability_table(const nlohmann::json& d, std::ostream& out) {
 
   const auto& mc = d["monte_carlo"];
   const auto trials = thousands(mc["trials"].get<int64_t>());
-  Table s({"", "closed form", "Monte Carlo (95 % CI)"});
+  Table s({"", "closed form", "Monte Carlo (95% CI)"});
   const bool mc_ok = mc.contains("interruption_probability");
   s.add({fmt::format("P(at least one interruption in {} days)", fixed(days, days == std::floor(days) ? 0 : 2)),
          percent(d["interruption_probability"].get<double>(), 2),
@@ -294,7 +294,7 @@ void write_reliability_table(const nlohmann::json& d, std::ostream& out) {
                      checkpoint_minutes_text(ck["checkpoint_cost_minutes"].get<double>()),
                      fixed(ck["restart_cost_minutes"].get<double>(), 1));
   if (ck.contains("storage")) out << "  (" << checkpoint_io_text(ck["storage"]) << ")\n";
-  Table k({"", "closed form", "Monte Carlo (95 % CI)"});
+  Table k({"", "closed form", "Monte Carlo (95% CI)"});
   k.add({"checkpoint every (Daly)",
          ck["interval_minutes"].is_null() ? "never" : fixed(ck["interval_minutes"].get<double>(), 1) + " min", ""});
   k.add(
