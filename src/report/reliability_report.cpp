@@ -192,6 +192,10 @@ nlohmann::json reliability_document(const scenario::Setup& s, const study::Relia
                   "on 16,384 GPUs; optics 1e6 h; switches 250,000 h assumed)");
   notes.push_back("absorbed failures stall the job for their recovery time; only a stall longer than "
                   "collective_timeout interrupts it");
+  notes.push_back("a stall is the longest any flow waits: through a switch with a tier above it, flows coming down "
+                  "wait for routing to converge (network.convergence), flows going up are moved by the switch below "
+                  "(network.local_repair), so traffic that stays under one spine layer, as a bench within a pod, "
+                  "sees the shorter");
   doc["notes"] = notes;
   return doc;
 }
