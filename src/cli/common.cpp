@@ -214,7 +214,7 @@ void add_progress_printers(engine::NetworkOptions& network, std::string command,
       return std::chrono::duration<double>(t - start).count();
     }
     void maybe_hint(double elapsed) {
-      if (hint.empty() || hinted || elapsed <= 20) return;
+      if (hint.empty() || hinted || elapsed <= 10) return;
       hinted = true;
       std::cerr << command << ": hint: " << hint << "\n";
     }

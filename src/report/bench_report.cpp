@@ -506,6 +506,11 @@ void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
          "the "
          "QPs' rates (1 = equal shares); goodput: the payload every QP delivered / the simulated time; most paused "
          "port: the longest any port spent paused by PFC; counters: every port and QP of that run.\n";
+  bool no_fct = true;
+  for (const auto& r : doc["rows"]) no_fct = no_fct && !r.contains("fct_p50_us");
+  if (no_fct && !doc["rows"].empty())
+    out << "  FCT '-': a collective's transfers wait for each other, so no flow has a completion time of its own; its "
+           "time is the operation's (permutation, incast and all-to-all give FCTs)\n";
   if (doc.contains("notes"))
     for (const auto& note : doc["notes"]) out << "  note: " << note.get<std::string>() << "\n";
 }
