@@ -812,7 +812,7 @@ void write_training_reliability(const nlohmann::json& rel, std::ostream& out, co
                      fixed(rel["mtbi_hours"].get<double>(), 2),
                      fixed(rel["checkpoint_interval_minutes"].get<double>(), 1),
                      checkpoint_minutes_text(rel["checkpoint_cost_minutes"].get<double>()),
-                     fixed(rel["restart_cost_minutes"].get<double>(), 1), fixed(100 * rel["goodput"].get<double>(), 1),
+                     fixed(rel["restart_cost_minutes"].get<double>(), 1), fixed(100 * rel["goodput"].get<double>(), 2),
                      details);
   if (rel.contains("checkpoint_storage")) out << "  (" << checkpoint_io_text(rel["checkpoint_storage"]) << ")\n";
 }
