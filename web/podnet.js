@@ -89,6 +89,7 @@
     num2: { f: v => fixed(v, 2) },
     cap: { f: v => v > 0 ? fixed(v, 0) : 'as built', unit: 'GB/s per GPU' },
     pct: { f: percentText, unit: '%' },
+    pct2: { f: v => fixed(100 * v, 2), unit: '%' },  // goodput, as the CLI prints it (87.05 %)
     usd: { f: v => (v < 0 ? '-$' : '$') + fixed(Math.abs(v), Math.abs(v) >= 10 ? 0 : Math.abs(v) >= 0.1 ? 2 : 3) },
     ms: { f: v => fixed(v, 2), unit: 'ms' },
     us: { f: v => fixed(v, 2), unit: 'us' },
@@ -173,7 +174,7 @@
     'batch.tokens_per_iteration': ['batch: tokens per iteration', 'int'],
     'cap_gbytes_per_second': ['NIC cap', 'GBps'], 'speedup': ['speed-up', 'num'], 'ideal': ['ideal', 'num'],
     'efficiency': ['efficiency', 'pct'], 'dp': ['DP', 'int'], 'gpus': ['GPUs', 'int'],
-    'reliability.goodput': ['with failures: goodput', 'pct'], 'reliability.mtbi_hours': ['with failures: MTBI', 'h'],
+    'reliability.goodput': ['with failures: goodput', 'pct2'], 'reliability.mtbi_hours': ['with failures: MTBI', 'h'],
     'reliability.days_to_train_with_failures': ['with failures: days to train', 'days'],
     'reliability.checkpoint_interval_minutes': ['with failures: checkpoint every', 'min'],
     'reliability.checkpoint_cost_minutes': ['with failures: checkpoint cost', 'min'],
@@ -188,17 +189,17 @@
     'monte_carlo.ci95_high': ['Monte Carlo: P(interruption), 95 % CI high', 'pct'],
     'monte_carlo.expected_interruptions_ci95_low': ['Monte Carlo: expected interruptions, 95 % CI low', 'count'],
     'monte_carlo.expected_interruptions_ci95_high': ['Monte Carlo: expected interruptions, 95 % CI high', 'count'],
-    'monte_carlo.goodput_ci95_low': ['Monte Carlo: goodput, 95 % CI low', 'pct'],
-    'monte_carlo.goodput_ci95_high': ['Monte Carlo: goodput, 95 % CI high', 'pct'],
+    'monte_carlo.goodput_ci95_low': ['Monte Carlo: goodput, 95 % CI low', 'pct2'],
+    'monte_carlo.goodput_ci95_high': ['Monte Carlo: goodput, 95 % CI high', 'pct2'],
     'monte_carlo.expected_interruptions': ['Monte Carlo: expected interruptions', 'count'],
     'monte_carlo.absorbed_failures': ['Monte Carlo: absorbed failures', 'count'],
     'checkpoint.interval_minutes': ['checkpoint every (Daly)', 'min'], 'checkpoint.young_interval_minutes': ["Young's first-order interval", 'min'],
-    'checkpoint.goodput': ['goodput (useful / wall time)', 'pct'],
+    'checkpoint.goodput': ['goodput (useful / wall time)', 'pct2'],
     'checkpoint.storage.write_minutes': ['checkpoint write (storage network)', 'min'], 'checkpoint.storage.read_minutes': ['checkpoint read (storage network)', 'min'],
     'checkpoint.storage.bytes': ['checkpoint size', 'bytes'], 'checkpoint.storage.overhead_seconds': ['checkpoint overhead per save or load', 's'],
     'checkpoint.storage.write_bound': ['checkpoint write bound by'], 'checkpoint.storage.read_bound': ['checkpoint read bound by'],
     'checkpoint.storage.frontend_gbyte_per_s': ['frontend NICs, all servers', 'GBps'], 'checkpoint.storage.storage_write_gbyte_per_s': ['storage write, all servers', 'GBps'],
-    'checkpoint.storage.storage_read_gbyte_per_s': ['storage read, all servers', 'GBps'], 'checkpoint.goodput_young': ["goodput at Young's interval", 'pct'],
+    'checkpoint.storage.storage_read_gbyte_per_s': ['storage read, all servers', 'GBps'], 'checkpoint.goodput_young': ["goodput at Young's interval", 'pct2'],
     'label': ['component'], 'count': ['in job', 'int'], 'mtbf_hours': ['MTBF', 'h'], 'interrupts': ['interrupts?'],
     'share': ['share', 'pct'], 'expected_failures': ['failures', 'count'], 'recovery_seconds': ['recovery', 's'],
     'rate_per_hour': ['rate', 'perh'],
@@ -959,6 +960,7 @@
     const mc = doc.monte_carlo || {};
     const ci = (v, lo, hi, f) => v === undefined ? '' : f(v) + ' (' + f(lo) + ' - ' + f(hi) + ')';
     const pc = v => percentText(v) + ' %';
+    const pc2 = v => fixed(100 * v, 2) + ' %';  // goodput to two decimals, as the CLI prints it
     const sum = section(root, 'Closed form and Monte Carlo', 'summary');
     const win = fixed(days, Number.isInteger(days) ? 0 : 2);
     sum.appendChild(textTable([
@@ -975,7 +977,7 @@
     sum.appendChild(textTable([
       ['checkpoint every (Daly)', cell(doc, 'checkpoint.interval_minutes', ck.interval_minutes === null ? 'never' : show('checkpoint.interval_minutes', ck.interval_minutes)), ''],
       ["  Young's first-order interval", cell(doc, 'checkpoint.young_interval_minutes', ck.young_interval_minutes === null ? 'never' : show('checkpoint.young_interval_minutes', ck.young_interval_minutes)), ''],
-      ['goodput (useful / wall time)', cell(doc, 'checkpoint.goodput'), ci(mc.goodput, mc.goodput_ci95_low, mc.goodput_ci95_high, pc)],
+      ['goodput (useful / wall time)', cell(doc, 'checkpoint.goodput'), ci(mc.goodput, mc.goodput_ci95_low, mc.goodput_ci95_high, pc2)],
       [fixed(train, Number.isInteger(train) ? 0 : 2) + ' days of training take', cell(doc, 'days_to_train_with_failures', doc.days_to_train_with_failures === null ? 'never' : fixed(doc.days_to_train_with_failures, 2) + ' days'),
         mc.days_to_train_with_failures === undefined ? '' : fixed(mc.days_to_train_with_failures, 2) + ' days']
     ], ['', 'closed form', 'Monte Carlo (95 % CI)'], 'checkpoint'));
