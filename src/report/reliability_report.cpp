@@ -317,6 +317,10 @@ void write_reliability_table(const nlohmann::json& d, std::ostream& out) {
              : fixed_or_exp(d["days_to_train_with_failures"].get<double>(), 2) + " days",
          tr_ok ? fixed_or_exp(mc["days_to_train_with_failures"].get<double>(), 2) + " days" : ""});
   k.write(out, "  ");
+  // The window is reliability.training_days, not the job's length: say where the whole run is.
+  out << fmt::format("  ({} days: reliability.training_days; `podnet train` gives this job's whole run with failures, "
+                     "or set training_days to its failure-free days)\n",
+                     fixed(train, train == std::floor(train) ? 0 : 2));
   out << "\n";
   if (!mc_ok && mc.contains("skipped"))
     out << "  note: Monte Carlo skipped: " << mc["skipped"].get<std::string>() << "\n";
