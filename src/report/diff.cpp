@@ -22,6 +22,7 @@ bool number(const nlohmann::json& v) { return v.is_number(); }
 // A value as the study declares its field (report/studies.hpp), else grouped by thousands.
 // (decimals < 0: a field inferred without a unit, shown as undeclared numbers are.)
 std::string text(const nlohmann::json& v, const ResultField* f = nullptr) {
+  if (f && f->unit == ":1" && v.is_number()) return format_number(v.get<double>(), 4) + ":1";  // 2.125:1
   return format_field(f && f->decimals < 0 ? nullptr : f, v);
 }
 
@@ -44,6 +45,7 @@ ResultField inferred(const std::string& key) {
                                                                  {"placement.", ""},
                                                                  {"by_component.", ""},
                                                                  {"monte_carlo.", "Monte Carlo "}};
+  if (key.rfind("oversubscription.", 0) == 0) f.unit = ":1";  // a ratio, as design prints it
   std::string path = key, prefix;
   for (bool again = true; again;) {
     again = false;
