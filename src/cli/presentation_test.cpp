@@ -85,9 +85,9 @@ TEST(Presentation, TooManyGpusNamesTheDpThatFits) {
   EXPECT_NE(a.out.find("TP4 x CP2 x PP4 x DP32"), std::string::npos) << a.out;
 }
 
-// A probe mesh that leaves links unprobed says so, and what covers more: on 128 GPUs of 2 tiers with rails, the
-// rail mesh crosses 256 of 768 link directions (each rail's leaf and its spine uplinks only), so a fault on a
-// spine it never reaches read as "suspects: none".
+// A probe mesh that leaves links unprobed says so, and what covers more: 128 GPUs on 2 tiers with rails have 128
+// NIC links and 256 leaf-spine links, 768 directions; a rail's NICs share one leaf, so the rail mesh crosses only
+// the NIC links, 256 directions (512 unprobed, 66.7 %), and a fault on a spine read as "suspects: none".
 TEST(Presentation, UnprobedLinksAreSaid) {
   const fs::path d = podnet::cli::testing::temp_dir("podnet_presentation_test");
   const std::string file = podnet::cli::testing::write_file(

@@ -250,18 +250,26 @@ bool only_collnet(std::string_view algorithm, const Selection& sel) {
   return any;
 }
 
+}  // namespace
+
+std::array<bool, kNumAlgos> tuner_candidates(Op op, std::string_view algorithm) {
+  std::array<bool, kNumAlgos> candidates{};
+  for (int i = 0; i < kNumAlgos; ++i) {
+    const char* name = algo_name(static_cast<Algo>(i));  // NCCL's algorithms carry their registry names
+    const AlgorithmInfo* x = find_algorithm(name);
+    candidates[static_cast<size_t>(i)] = x && supports(*x, op) && (algorithm == "auto" || algorithm == name);
+  }
+  return candidates;
+}
+
+namespace {
+
 // Choose: the tuner's (algorithm, protocol) for an NCCL algorithm the request allows, or nothing (podnet's
 // own plan). Throws InputError, saying why, when the request names NCCL algorithms none of which can run.
 std::optional<Choice> choose(std::string_view algorithm, Op op, const Group& group, Bytes bytes, const Options& o,
                              const CommShape& shape) {
-  std::array<bool, kNumAlgos> candidates{};
-  bool any = false;
-  for (int i = 0; i < kNumAlgos; ++i) {
-    const char* name = algo_name(static_cast<Algo>(i));  // NCCL's algorithms carry their registry names
-    const AlgorithmInfo* x = find_algorithm(name);
-    candidates[i] = x && supports(*x, op) && (algorithm == "auto" || algorithm == name);
-    any = any || candidates[i];
-  }
+  const std::array<bool, kNumAlgos> candidates = tuner_candidates(op, algorithm);
+  const bool any = std::find(candidates.begin(), candidates.end(), true) != candidates.end();
   if (!any || group.size() <= 1 || bytes <= 0 || !(o.tuner || algorithm == "auto")) return std::nullopt;
   const Choice c = tune(op, shape, bytes, o.selection, candidates);
   if (c.time_us >= 0) return c;

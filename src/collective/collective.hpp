@@ -174,6 +174,9 @@ struct AlgorithmInfo {
 const std::vector<AlgorithmInfo>& algorithms();
 const AlgorithmInfo* find_algorithm(std::string_view name);
 bool supports(const AlgorithmInfo& algorithm, Op op);
+// The tuner's candidates for `op`: NCCL's algorithms podnet builds that support it; `algorithm` other than "auto"
+// keeps that one only.
+std::array<bool, kNumAlgos> tuner_candidates(Op op, std::string_view algorithm = "auto");
 // The algorithm used when a scenario names none: ring for allreduce,
 // allgather, reducescatter, broadcast, reduce; pairwise for alltoall; p2p
 // for sendrecv; permutation and incast for the patterns of those names.

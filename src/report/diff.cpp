@@ -187,22 +187,9 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
   }
   doc["inputs"] = inputs;
   nlohmann::json studies = nlohmann::json::object();
-  // What a fabric costs per unit of training throughput needs both studies: design's capex, train's tokens/s.
+  // What a fabric costs per unit of training throughput needs both studies: design's capex, train's tokens/s
+  // (taken from the fields the loop below flattens).
   double capex[2] = {-1, -1}, tokens[2] = {-1, -1};
-  for (int side = 0; side < 2; ++side)
-    for (const auto& [study, d] : (side == 0 ? a : b).documents)
-      for (const auto& f : sweep_fields(d)) {
-        const nlohmann::json v = json_of(f.value);
-        if (!v.is_number()) continue;
-        if (study == "design" && f.name == "cost.capex_usd") capex[side] = v.get<double>();
-        if (study == "train" && f.name == "tokens_per_second") tokens[side] = v.get<double>();
-      }
-  if (capex[0] > 0 && capex[1] > 0 && tokens[0] > 0 && tokens[1] > 0) {
-    const double x = capex[0] / tokens[0], y = capex[1] / tokens[1];
-    doc["derived"]["network_capex_usd_per_token_per_second"] = {{"a", round_to(x, 6)},
-                                                                {"b", round_to(y, 6)},
-                                                                {"ratio", round_to(y / x, 6)}};
-  }
   for (const auto& [study, da] : a.documents) {
     const auto it = std::find_if(b.documents.begin(), b.documents.end(),
                                  [&, name = study](const auto& p) { return p.first == name; });
@@ -210,6 +197,13 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
     std::map<std::string, nlohmann::json> fa, fb;
     for (const auto& f : sweep_fields(da)) fa[f.name] = json_of(f.value);
     for (const auto& f : sweep_fields(it->second)) fb[f.name] = json_of(f.value);
+    const auto both = [&](const char* field, double* out) {
+      if (!fa.count(field) || !fb.count(field) || !number(fa[field]) || !number(fb[field])) return;
+      out[0] = fa[field].get<double>();
+      out[1] = fb[field].get<double>();
+    };
+    if (study == "design") both("cost.capex_usd", capex);
+    if (study == "train") both("tokens_per_second", tokens);
     nlohmann::json changed = nlohmann::json::array(), only_a = nlohmann::json::array(),
                    only_b = nlohmann::json::array(), only_a_values = nlohmann::json::object(),
                    only_b_values = nlohmann::json::object();
@@ -269,6 +263,12 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
                                                                           6)},
                                      {"by_breakdown_ms", parts}};
     }
+  }
+  if (capex[0] > 0 && capex[1] > 0 && tokens[0] > 0 && tokens[1] > 0) {
+    const double x = capex[0] / tokens[0], y = capex[1] / tokens[1];
+    doc["derived"]["network_capex_usd_per_token_per_second"] = {{"a", round_to(x, 6)},
+                                                                {"b", round_to(y, 6)},
+                                                                {"ratio", round_to(y / x, 6)}};
   }
   doc["studies"] = studies;
   return doc;

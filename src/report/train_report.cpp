@@ -914,8 +914,7 @@ namespace {
 nlohmann::json recipe_json(const scenario::Scenario& sc, const workload::Job& j) {
   const workload::Recipe* r = workload::find_recipe(j.model.name);
   if (!r) return nullptr;
-  nlohmann::json preset = nlohmann::json::array(), given = nlohmann::json::array(), defaulted = nlohmann::json::array(),
-                 from_file = nlohmann::json::array();
+  nlohmann::json preset = nlohmann::json::array(), given = nlohmann::json::array(), defaulted = nlohmann::json::array();
   for (const auto& [group, keys] : workload::recipe_groups())
     for (const auto& k : keys) {
       const std::string path = "workload." + k;
@@ -923,7 +922,6 @@ nlohmann::json recipe_json(const scenario::Scenario& sc, const workload::Job& j)
         preset.push_back(k);
       } else if (sc.lines.count(path) || sc.from_set.count(path) || sc.from_fragment.count(path)) {
         given.push_back(k);
-        if (!sc.from_set.count(path)) from_file.push_back(k);
       } else {
         defaulted.push_back(k);
       }
@@ -934,8 +932,7 @@ nlohmann::json recipe_json(const scenario::Scenario& sc, const workload::Job& j)
           {"from_scenario", given},
           {"from_defaults", defaulted},
           // the model came from --set but the scenario file gives recipe keys (written for another model?)
-          {"model_from_command_line_over_file_keys",
-           sc.from_set.count("workload.model") && !from_file.empty() ? from_file : nlohmann::json::array()}};
+          {"model_from_command_line_over_file_keys", sc.recipe_keys_from_file()}};
 }
 
 }  // namespace

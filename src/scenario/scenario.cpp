@@ -1438,6 +1438,17 @@ void emit_params(std::ostringstream& out, const std::vector<ParamSpec>& specs, c
 }
 }  // namespace
 
+std::vector<std::string> Scenario::recipe_keys_from_file() const {
+  std::vector<std::string> out;
+  if (!from_set.count("workload.model")) return out;
+  for (const auto& [group, keys] : workload::recipe_groups())
+    for (const auto& k : keys)
+      if (const std::string path = "workload." + k;
+          !recipe_keys.count(path) && !from_set.count(path) && (lines.count(path) || from_fragment.count(path)))
+        out.push_back(k);
+  return out;
+}
+
 std::string Scenario::resolved_yaml() const {
   std::ostringstream out;
   out << "# resolved scenario (every default filled in), podnet " << version() << "\n";

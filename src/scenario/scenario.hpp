@@ -218,6 +218,9 @@ class Scenario {
   std::string blame(const ParamError& e) const;
   // The scenario with every default filled in, as YAML (deterministic).
   std::string resolved_yaml() const;
+  // The recipe keys (workload.*, by name) the scenario file or a fragment gives while the model came from --set:
+  // written for the file's own model (workload::recipe_groups). Empty when the model is not from --set.
+  std::vector<std::string> recipe_keys_from_file() const;
 
   std::map<std::string, int> lines;  // key path -> 1-based line in the file
   // key path ("workload.tp", "jobs[1].workload.tp") -> the model preset whose recipe set it

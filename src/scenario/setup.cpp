@@ -84,15 +84,8 @@ workload::Job Setup::job(bool memory) const {
     // The model set on the command line over a file's layout written for another model (aipod-16k's PP16 x v8
     // for llama3-70b's 80 layers): say which keys came from the file, and the recipe that would replace them.
     const std::string model = scenario.section("workload").get_string("model");
-    if (!scenario.from_set.count("workload.model") || !workload::find_recipe(model)) throw;
-    std::vector<std::string> from_file;
-    for (const auto& [group, keys] : workload::recipe_groups())
-      for (const auto& k : keys)
-        if (const std::string path = "workload." + k;
-            !scenario.recipe_keys.count(path) && !scenario.from_set.count(path) &&
-            (scenario.lines.count(path) || scenario.from_fragment.count(path)))
-          from_file.push_back(k);
-    if (from_file.empty()) throw;
+    const std::vector<std::string> from_file = scenario.recipe_keys_from_file();
+    if (from_file.empty() || !workload::find_recipe(model)) throw;
     std::string keys;
     for (const auto& k : from_file) keys += (keys.empty() ? "" : ", ") + k;
     throw InputError(fmt::format("{}\n  (the model is set on the command line, but {} come from the scenario file, "

@@ -456,23 +456,24 @@ Job job_from(const Params& p, int64_t fabric_gpus) {
 void validate(const Job& j, int64_t fabric_gpus) {
   const ModelSpec& m = j.model;
   // Too many GPUs: the product, the fabric's count and the dp that fits (or that tp x cp x pp alone is too many).
-  const auto too_many = [&](const std::string& product) {
-    const int64_t mp = j.tp * j.cp * j.pp;
-    return ParamError("workload.dp",
-                      fmt::format("{} GPUs, but the fabric has {}; expected {}", product, thousands(fabric_gpus),
-                                  mp <= fabric_gpus
-                                      ? fmt::format("dp at most {} (fabric GPUs / (tp x cp x pp) = {} / "
-                                                    "{}), or dp left out (auto)",
-                                                    thousands(fabric_gpus / mp), thousands(fabric_gpus), thousands(mp))
-                                      : std::string("a smaller tp, cp or pp")));
-  };
-  // The product in floating point first: tp x cp x pp x dp of large factors would wrap int64.
+  // The product in floating point: tp x cp x pp x dp would wrap int64 (tp, cp, pp up to 2^20, dp 2^24; tp x cp x pp
+  // fits).
   const double product =
       static_cast<double>(j.tp) * static_cast<double>(j.cp) * static_cast<double>(j.pp) * static_cast<double>(j.dp);
-  if (product > static_cast<double>(fabric_gpus))
-    throw too_many(
-        fmt::format("tp x cp x pp x dp = {} x {} x {} x {} = {}", j.tp, j.cp, j.pp, j.dp,
-                    product < 1e18 ? thousands(static_cast<int64_t>(product)) : fmt::format("{:.3g}", product)));
+  if (product > static_cast<double>(fabric_gpus)) {
+    const int64_t mp = j.tp * j.cp * j.pp;
+    throw ParamError("workload.dp",
+                     fmt::format("tp x cp x pp x dp = {} x {} x {} x {} = {} GPUs, but the fabric has {}; expected {}",
+                                 j.tp, j.cp, j.pp, j.dp,
+                                 product < 1e18 ? thousands(static_cast<int64_t>(product))
+                                                : fmt::format("{:.3g}", product),
+                                 thousands(fabric_gpus),
+                                 mp <= fabric_gpus
+                                     ? fmt::format("dp at most {} (fabric GPUs / (tp x cp x pp) = {} / {}), or dp "
+                                                   "left out (auto)",
+                                                   thousands(fabric_gpus / mp), thousands(fabric_gpus), thousands(mp))
+                                     : std::string("a smaller tp, cp or pp")));
+  }
   if (m.hidden % m.heads != 0)
     throw SharedParamError("workload.heads",
                            fmt::format("hidden {} is not divisible by heads {}; expected heads dividing hidden",
@@ -482,10 +483,6 @@ void validate(const Job& j, int64_t fabric_gpus) {
     throw ParamError("workload.kv_heads", fmt::format("kv_heads {} must divide heads {}", m.kv_heads, m.heads));
   if (m.top_k > m.experts)
     throw ParamError("workload.top_k", fmt::format("top_k {} exceeds experts {}", m.top_k, m.experts));
-  if (j.gpus() > fabric_gpus)
-    throw too_many(j.cp > 1 ? fmt::format("tp x cp x pp x dp = {} x {} x {} x {} = {}", j.tp, j.cp, j.pp, j.dp,
-                                          thousands(j.gpus()))
-                            : fmt::format("tp x pp x dp = {} x {} x {} = {}", j.tp, j.pp, j.dp, thousands(j.gpus())));
   if (m.heads % j.tp != 0)
     throw ParamError("workload.tp", fmt::format("heads {} are not divisible by tp {}", m.heads, j.tp));
   if (m.kv_heads % j.tp != 0)

@@ -38,14 +38,9 @@ collective::Group gpus_of(const std::vector<int32_t>& gpu_of_rank, const std::ve
 Time nccl_allreduce_time(const collective::Group& g, Bytes bytes, const topology::Topology& topo,
                          const collective::Options& o) {
   if (g.size() < 2) return Time();
-  std::array<bool, collective::kNumAlgos> candidates{};
-  for (int a = 0; a < collective::kNumAlgos; ++a) {
-    const collective::AlgorithmInfo* x =
-        collective::find_algorithm(collective::algo_name(static_cast<collective::Algo>(a)));
-    candidates[static_cast<size_t>(a)] = x && collective::supports(*x, collective::Op::AllReduce);
-  }
   const collective::Choice c = collective::tune(collective::Op::AllReduce, collective::comm_shape(g, topo, o.arch),
-                                                bytes, o.selection, candidates);
+                                                bytes, o.selection,
+                                                collective::tuner_candidates(collective::Op::AllReduce));
   return c.time_us > 0 ? seconds(c.time_us * 1e-6) : Time();
 }
 
@@ -279,14 +274,14 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
   // with the distributed optimizer, else replica 0's model-parallel ranks), the logging loss over the last stage's
   // DP x CP group.
   {
-    std::vector<int64_t> stats;
-    for (int64_t r = 0; r < job.gpus(); ++r) stats.push_back(r);
+    collective::Group stats(gpu_of_rank.begin(), gpu_of_rank.end());
     if (job.zero == 0) {
-      stats.clear();
+      std::vector<int64_t> model_parallel;
       for (int64_t s = 0; s < job.pp; ++s)
-        for (int64_t t = 0; t < job.tp; ++t) stats.push_back(job.rank(t, 0, s));
+        for (int64_t t = 0; t < job.tp; ++t) model_parallel.push_back(job.rank(t, 0, s));
+      stats = gpus_of(gpu_of_rank, model_parallel);
     }
-    it.grad_norm_reduce = nccl_allreduce_time(gpus_of(gpu_of_rank, stats), 4, topo, options.collective);
+    it.grad_norm_reduce = nccl_allreduce_time(stats, 4, topo, options.collective);
     if (job.loss_reduce != LossReduce::None)
       it.loss_reduce =
           nccl_allreduce_time(gpus_of(gpu_of_rank, dp_group(job, 0, job.pp - 1)), 8, topo, options.collective);
