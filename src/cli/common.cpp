@@ -505,7 +505,8 @@ void add_telemetry_options(CLI::App* cmd, std::string& dir, std::string& interva
   cmd->add_option("--telemetry", dir,
                   "write telemetry into DIR: per-port counters and queue depth over time, per-QP FCT and rate "
                   "(packet engine), link utilization over time (flow engine) as CSV, and metrics.prom / "
-                  "metrics.om (Prometheus / OpenMetrics text, node_exporter and SONiC exporter names)")
+                  "metrics.om (Prometheus / OpenMetrics text: node_exporter and SONiC exporter names on the packet "
+                  "engine, podnet_link_* bytes and utilization on the flow engine)")
       ->type_name("DIR");
   cmd->add_option("--telemetry-interval", interval, "sampling interval of the packet engine's time series")
       ->capture_default_str();

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -40,12 +41,15 @@ constexpr bool kSanitizerAllocator =
     false;
 #endif
 
-bool disabled_by_user() {
+// PODNET_HUGE_PAGES read as a switch: -1 off, 1 on, 0 unset or neither.
+int user_choice() {
   const char* v = std::getenv("PODNET_HUGE_PAGES");
-  if (v == nullptr) return false;
+  if (v == nullptr) return 0;
   for (const char* off : {"0", "off", "false", "no"})
-    if (strcasecmp(v, off) == 0) return true;
-  return false;
+    if (strcasecmp(v, off) == 0) return -1;
+  for (const char* on : {"1", "on", "true", "yes"})
+    if (strcasecmp(v, on) == 0) return 1;
+  return 0;
 }
 
 // The kernel's transparent huge page mode: the bracketed word of /sys/kernel/mm/transparent_hugepage/enabled.
@@ -72,6 +76,22 @@ bool started_through_the_loader() {
 
 std::string huge_pages_state() { return g_huge_pages; }
 
+bool free_page_reporting() {
+  std::error_code ec;
+  for (const auto& dev : std::filesystem::directory_iterator("/sys/bus/virtio/devices", ec)) {
+    std::string id, features;
+    {
+      std::ifstream d(dev.path() / "device");
+      std::getline(d, id);
+    }
+    if (id != "0x0005") continue;              // not a memory balloon
+    std::ifstream f(dev.path() / "features");  // one character per feature bit, bit 0 first
+    std::getline(f, features);
+    if (features.size() > 5 && features[5] == '1') return true;
+  }
+  return false;
+}
+
 void use_huge_pages(char** argv) {
   // The marker carries what GLIBC_TUNABLES held before the re-exec ("=" + value, or "-" for unset): this image
   // runs with the tunable read already, so the environment its children see is put back as it was.
@@ -93,7 +113,8 @@ void use_huge_pages(char** argv) {
     // Not a marker of ours: ignored, as on a first start (the re-exec below writes a valid one).
   }
   if (argv == nullptr || argv[0] == nullptr) return;
-  if (disabled_by_user()) {
+  const int choice = user_choice();
+  if (choice < 0) {
     g_huge_pages = "off (PODNET_HUGE_PAGES)";
     return;
   }
@@ -129,6 +150,11 @@ void use_huge_pages(char** argv) {
     g_huge_pages = mode.empty()      ? "off (no transparent huge pages)"
                    : mode == "never" ? "off (transparent_hugepage never)"
                                      : "as the kernel gives them (transparent_hugepage " + mode + ")";
+    return;
+  }
+  if (choice == 0 && free_page_reporting()) {
+    g_huge_pages = "off (this virtual machine hands freed memory back to its host, so fresh huge pages cost more "
+                   "than they save; PODNET_HUGE_PAGES=1 turns them on)";
     return;
   }
   const std::string with = tunables.empty() ? "glibc.malloc.hugetlb=1" : tunables + ":glibc.malloc.hugetlb=1";

@@ -38,7 +38,19 @@ void keep_freed_memory();
 // before 2.35, valgrind, or when started through the dynamic loader; if the
 // exec fails, the process goes on as it was. Results do not depend on it (the
 // same bytes out either way).
+// Nor does it in a virtual machine that hands the memory it frees back to its
+// host (free_page_reporting()), unless PODNET_HUGE_PAGES is 1 (on, true,
+// yes). There a huge page podnet touches first is a page the host must back
+// anew: 2.6-3.0 s per GiB on the development machine, against 0.38 s with 4 KiB
+// pages (0.14 s for a huge page the guest still holds). A 131,072-GPU
+// analytical iteration took 10.3 s with huge pages and 6.2 s without (the same
+// user time; docs/contributing/validation/speed.md, "Huge pages").
 void use_huge_pages(char** argv);
+// Whether this machine is a virtual machine whose memory balloon reports freed
+// pages to the host (a virtio balloon, device id 5, with feature bit 5,
+// VIRTIO_BALLOON_F_REPORTING; Linux's page_reporting hands back free blocks of
+// 2 MiB and more, which the host then discards).
+bool free_page_reporting();
 // What use_huge_pages did, for `podnet --version`: "on (...)", "off (why)", or
 // left to the kernel or to GLIBC_TUNABLES.
 std::string huge_pages_state();

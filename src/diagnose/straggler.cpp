@@ -56,7 +56,7 @@ StragglerReport locate_slowdown(const workload::IterationPlan& ip, const engine:
     at = static_cast<size_t>(next);
   }
   for (auto& [key, p] : parts)
-    if (p.excess.ps > 0) r.parts.push_back(std::move(p));
+    if (p.excess.ps != 0) r.parts.push_back(std::move(p));  // they add up to path_excess
   std::stable_sort(r.parts.begin(), r.parts.end(),
                    [](const SlowPart& a, const SlowPart& b) { return a.excess > b.excess; });
   return r;

@@ -60,7 +60,8 @@ struct SlowPart {
 struct StragglerReport {
   Time baseline, slowed;        // iteration times
   Time path_excess;             // sum of e_i over the critical path (>= slowed - baseline)
-  std::vector<SlowPart> parts;  // parts with excess > 0, largest first (ties: stage, then category)
+  std::vector<SlowPart> parts;  // parts with excess != 0, largest first (ties: stage, then category); a
+                                // part can run faster (traffic moved off it): its excess is negative
   int32_t path_length = 0;      // transfers on the slowed run's critical path
 };
 

@@ -109,6 +109,24 @@ TEST(Straggler, ACollectiveThatBecomesCriticalIsFound) {
   EXPECT_EQ(r.parts[0].excess, us(10));
 }
 
+TEST(Straggler, APartThatRanFasterIsListedSoThePartsAddUp) {
+  // A failure moved traffic off the send's path and onto F2's stage: the send takes 3 us instead of 5 (20-23),
+  // F2 13 instead of 10 (23-36). Iteration 36 us: +1 us. Critical path F2 <- send <- F1 <- F0: stage 1 compute
+  // +3 us, stage 0 pp -2 us, so the parts add up to the path's excess (+1 us), the faster one last.
+  engine::RunReport s = baseline();
+  s.transfers[2] = {us(20), us(23)};
+  s.transfers[3] = {us(23), us(36)};
+  s.makespan = us(36);
+  const StragglerReport r = locate_slowdown(step(), baseline(), s);
+  EXPECT_EQ(r.path_excess, us(1));
+  ASSERT_EQ(r.parts.size(), 2u);
+  EXPECT_EQ(r.parts[0].stage, 1);
+  EXPECT_EQ(r.parts[0].category, Category::Compute);
+  EXPECT_EQ(r.parts[0].excess, us(3));
+  EXPECT_EQ(r.parts[1].category, Category::Pp);
+  EXPECT_EQ(r.parts[1].excess, Time() - us(2));
+}
+
 TEST(Straggler, NoFaultNoCulprit) {
   const StragglerReport r = locate_slowdown(step(), baseline(), baseline());
   EXPECT_EQ(r.path_excess, Time());

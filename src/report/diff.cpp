@@ -258,9 +258,18 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
         if (fa.count(k) && fb.count(k) && number(fa[k]) && number(fb[k]))
           parts[p] = round_to(fb[k].get<double>() - fa[k].get<double>(), 6);
       }
-      doc["attribution"]["train"] = {{"iteration_time_ms_delta", round_to(fb["iteration_time_ms"].get<double>() -
-                                                                              fa["iteration_time_ms"].get<double>(),
-                                                                          6)},
+      // With failures (train's `failures` block) a side's iteration is the one they slowed; the breakdown is the
+      // iteration without them, so what they add is a part of its own ("failures") and the parts still add up.
+      const auto with_failures = [](std::map<std::string, nlohmann::json>& f) {
+        const double base = f["iteration_time_ms"].get<double>();
+        const auto it = f.find("failures.iteration_ms");
+        return std::pair{base, it != f.end() && number(it->second) ? it->second.get<double>() : base};
+      };
+      const auto [base_a, iter_a] = with_failures(fa);
+      const auto [base_b, iter_b] = with_failures(fb);
+      const double failures = (iter_b - base_b) - (iter_a - base_a);
+      if (std::fabs(failures) > 1e-9) parts["failures"] = round_to(failures, 6);
+      doc["attribution"]["train"] = {{"iteration_time_ms_delta", round_to(iter_b - iter_a, 6)},
                                      {"by_breakdown_ms", parts}};
     }
   }
@@ -367,16 +376,20 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
       const std::string key = std::string("only_") + side + "_values";
       if (!s.contains(key) || s[key].empty()) continue;
       std::string list;
-      size_t n = 0;
+      size_t n = 0, empty = 0;
       std::map<std::string, ResultField> inferred_fields;
       for (auto f = s[key].begin(); f != s[key].end(); ++f) {
+        if (f.value().is_string() && f.value().get<std::string>().empty()) {  // nothing to show
+          ++empty;
+          continue;
+        }
         if (limit && n == limit) break;
         ++n;
         const ResultField* d = labelled(it.key(), f.key(), inferred_fields);
         list += fmt::format("{}{} {}", list.empty() ? "" : ", ", d->label, text(f.value(), d));
       }
       out << fmt::format("\n  {}: only in {}: {}{}\n", it.key(), side[0] == 'a' ? "A" : "B", list,
-                         n < s[key].size() ? fmt::format(", ... {} more", s[key].size() - n) : "");
+                         n + empty < s[key].size() ? fmt::format(", ... {} more", s[key].size() - n - empty) : "");
     }
 }
 

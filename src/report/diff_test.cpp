@@ -145,5 +145,26 @@ TEST(Diff, DocumentSideTakesItsStudyFromRunCommand) {
   EXPECT_THROW(document_side("x", {{"run", {{"command", 3}}}}), InputError);
 }
 
+TEST(Diff, FailuresOnOneSideCountInTheIterationTime) {
+  // B ran the same job with a failure: its iteration without failures is A's (150 ms), with them 350 ms. The
+  // headline is 350 - 150 = +200 ms, all of it the failures' part (the breakdown, without failures, is the same).
+  nlohmann::json with = train_doc(100, 20, 30, "flow");
+  with["failures"] = {{"iteration_ms", 350.0}, {"baseline_iteration_ms", 150.0}, {"failure", ""}};
+  DiffSide a{"A", "", {{"train", train_doc(100, 20, 30, "flow")}}};
+  DiffSide b{"B", "", {{"train", with}}};
+  const nlohmann::json d = diff_document(a, b);
+  const auto& at = d["attribution"]["train"];
+  EXPECT_DOUBLE_EQ(at["iteration_time_ms_delta"].get<double>(), 200.0);
+  EXPECT_DOUBLE_EQ(at["by_breakdown_ms"]["failures"].get<double>(), 200.0);
+  std::ostringstream out;
+  write_diff_table(d, out);
+  EXPECT_NE(out.str().find("iteration time +200.00 ms: failures +200.00 ms"), std::string::npos) << out.str();
+  // The failure block's fields by their labels; its empty "failure" text is not listed.
+  EXPECT_NE(out.str().find("only in B: iteration time without failures 150.00 ms, iteration time with failures "
+                           "350.00 ms\n"),
+            std::string::npos)
+      << out.str();
+}
+
 }  // namespace
 }  // namespace podnet::report

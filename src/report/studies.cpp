@@ -309,6 +309,16 @@ std::vector<StudyDef> builtin() {
     d.fields.push_back(field("breakdown_ms.loss", "loss all-reduce time", "ms", 2));
     // workload.variability measured (or speed_cv / jitter_cv): the compute the slowest GPUs add.
     d.fields.push_back(optional(field("variability.compute_added_ms", "compute added by variability", "ms", 2)));
+    // The scenario's failures (study/train.hpp, TrainStudy::failed): the iteration they slowed.
+    for (ResultField f : {field("failures.iteration_ms", "iteration time with failures", "ms", 2),
+                          field("failures.baseline_iteration_ms", "iteration time without failures", "ms", 2),
+                          field("failures.slowdown", "slowdown from failures", "x", 3),
+                          field("failures.scheduled", "failures scheduled", "", 0),
+                          field("failures.job_failed", "jobs stopped by the failures", "", 0),
+                          field("failures.straggler.slowdown_ms", "time the failures add", "ms", 2),
+                          field("failures.straggler.critical_path_excess_ms", "excess on the critical path", "ms", 2),
+                          field("failures.straggler.critical_path_ops", "critical-path operations slowed", "", 0)})
+      d.fields.push_back(optional(std::move(f)));
     d.run = [](const StudyRun& r) {
       study::TrainRequest req;
       req.allow_oom = r.args->values.get_bool("allow_oom");

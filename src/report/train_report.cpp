@@ -1031,7 +1031,13 @@ void write_train_table(const nlohmann::json& d, std::ostream& out) {
     }
     out << fmt::format("    {} ms  {}{}\n", fixed(e["at_ms"].get<double>(), 3), e["what"].get<std::string>(),
                        e["flows_rerouted"].get<int64_t>() > 0
-                           ? fmt::format(" -> {} flow(s) rerouted", e["flows_rerouted"].get<int64_t>())
+                           // They waited from the failure to their reroute: network.local_repair for a switch's
+                           // dead uplink, network.convergence for a dead downlink or NIC link (engine/failures).
+                           ? fmt::format(" -> {} flow(s) rerouted at {} ms, {} ms later (network.local_repair or "
+                                         "network.convergence)",
+                                         e["flows_rerouted"].get<int64_t>(),
+                                         fixed(e["repaired_at_ms"].get<double>(), 3),
+                                         fixed(e["repaired_at_ms"].get<double>() - e["at_ms"].get<double>(), 3))
                            : "");
   }
   if (!f.contains("straggler")) return;
@@ -1052,8 +1058,13 @@ void write_train_table(const nlohmann::json& d, std::ostream& out) {
                fixed(p["excess_ms"].get<double>(), 3), std::to_string(p["ops"].get<int>()),
                p["worst_op"].get<std::string>(), fixed(p["worst_excess_ms"].get<double>(), 3),
                short_list(p["gpus"].get<std::string>())});
+  bool faster = false;
+  for (const auto& p : st["parts"]) faster = faster || p["excess_ms"].get<double>() < 0;
   if (st["parts"].empty()) out << "    nothing on the critical path took longer than without the failures\n";
   else parts.write(out, "    ");
+  if (faster)
+    out << "    (the excesses add up to the critical path's; a negative one ran faster with the failures, its "
+           "traffic moved elsewhere)\n";
   if (!st["failure_costs"].empty()) {
     out << "  each failure left out in turn (the iteration time it costs):\n";
     Table c({"failure", "at (ms)", "costs (ms)"});

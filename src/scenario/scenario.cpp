@@ -1121,14 +1121,37 @@ std::pair<topology::LinkId, topology::NodeId> find_link(const topology::Topology
       }
     }
   }
-  if (matches != 1)
-    throw InputError(
-        fmt::format("{}.link: no network link '{}'{}: expected \"SWITCH:PORT\" (e.g. "
-                    "\"su000-leaf-r0:Ethernet1/65\") or a NIC name (e.g. \"gpu-node-0000/nic0\")",
-                    where_, target,
-                    n == topology::kNone
-                        ? suggest_node(t, colon == std::string::npos ? target : target.substr(0, colon), false)
-                        : std::string()));
+  if (matches != 1) {
+    // A node that exists: its network ports, the first and the last. Otherwise examples from this fabric.
+    std::string hint, first_port, last_port, switch_example, nic_example;
+    int ports = 0;
+    if (n != topology::kNone) {
+      auto [b, e] = t.incident(n);
+      for (auto it = b; it != e; ++it)
+        if (network(*it)) {
+          const auto& l = t.links[*it];
+          last_port = t.port_name(n, l.a == n ? l.port_a : l.port_b);
+          if (++ports == 1) first_port = last_port;
+        }
+      if (t.nodes[n].kind == topology::NodeKind::Switch && ports > 0)
+        hint = fmt::format(" ('{}' has {} network ports, {} to {})", t.nodes[n].name, ports, first_port, last_port);
+      else if (ports == 1) hint = fmt::format(" (a NIC's link is named by the NIC alone: '{}')", t.nodes[n].name);
+    } else {
+      hint = suggest_node(t, colon == std::string::npos ? target : target.substr(0, colon), false);
+    }
+    for (topology::LinkId l = 0; l < static_cast<topology::LinkId>(t.links.size()); ++l) {
+      if (!network(l)) continue;
+      for (const auto& [node, port] : {std::pair{t.links[l].a, t.links[l].port_a}, {t.links[l].b, t.links[l].port_b}}) {
+        if (switch_example.empty() && t.nodes[node].kind == topology::NodeKind::Switch)
+          switch_example = t.nodes[node].name + ":" + t.port_name(node, port);
+        if (nic_example.empty() && t.nodes[node].kind == topology::NodeKind::Nic) nic_example = t.nodes[node].name;
+      }
+      if (!switch_example.empty() && !nic_example.empty()) break;
+    }
+    throw InputError(fmt::format("{}.link: no network link '{}'{}: expected \"SWITCH:PORT\"{} or a NIC name{}", where_,
+                                 target, hint, switch_example.empty() ? "" : " (e.g. \"" + switch_example + "\")",
+                                 nic_example.empty() ? "" : " (e.g. \"" + nic_example + "\")"));
+  }
   return {found, n};
 }
 

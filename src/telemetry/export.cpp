@@ -120,9 +120,9 @@ std::vector<std::string> write_dir(const Recorder& r, const std::string& dir, bo
     files.push_back(name);
     return (std::filesystem::path(dir) / name).string();
   };
-  {
+  if (!r.ports().empty()) {  // the packet engine's counters (the flow engine has link bytes only)
     auto f = open(path("ports.csv"));
-    f << "link,port,tx_packets,tx_bytes,rx_packets,rx_bytes,data_packets,payload_bytes,drops_buffer,drops_link_down,"
+    f << "link_id,link,tx_packets,tx_bytes,rx_packets,rx_bytes,data_packets,payload_bytes,drops_buffer,drops_link_down,"
          "ecn_marks,cnp_packets,pause_tx,pause_rx,paused_s,retransmits,out_of_order,queue_max_bytes,"
          "queue_mean_bytes,queue_p99_bytes,peak_utilization\n";
     for (const auto& c : r.ports()) {
@@ -144,7 +144,7 @@ std::vector<std::string> write_dir(const Recorder& r, const std::string& dir, bo
   }
   if (!r.queue_series().empty()) {
     auto f = open(path("queue_depth.csv"));
-    f << "run,time_s,link,port,bytes\n";
+    f << "run,time_s,link_id,link,bytes\n";
     for (const auto& s : r.queue_series())
       f << fmt::format("{},{:.12f},{},{},{}\n", s.run, s.t_s, s.link, cell(engine::dir_link_name(t, s.link)), s.bytes);
   }
@@ -156,7 +156,7 @@ std::vector<std::string> write_dir(const Recorder& r, const std::string& dir, bo
   }
   if (!r.util_series().empty()) {
     auto f = open(path("link_utilization.csv"));
-    f << "run,time_s,link,port,utilization\n";
+    f << "run,time_s,link_id,link,utilization\n";
     for (const auto& s : r.util_series())
       f << fmt::format("{},{:.12f},{},{},{:.6f}\n", s.run, s.t_s, s.link, cell(engine::dir_link_name(t, s.link)),
                        s.utilization);

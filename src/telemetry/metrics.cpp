@@ -204,7 +204,7 @@ void write_metrics(const Recorder& r, Flavour flavour, std::ostream& out, bool a
     if (!net(d)) continue;
     topology::NodeId n;
     const std::string l = "{" + iface(d, n) + "}";
-    link_b.samples.push_back({l, LB[d]});
+    link_b.samples.push_back({l, std::round(LB[d])});  // a byte counter: whole bytes (the flow engine is fluid)
     const double cap = r.link_capacity_bps()[d];
     link_u.samples.push_back({l, cap > 0 && r.observed_s() > 0 ? LB[d] * 8 / (cap * r.observed_s()) : 0.0});
   }
