@@ -141,9 +141,27 @@ void list_choices() {
   report::Table tr({"", ""});
   for (const auto& t : engine::transport_presets()) tr.add({t.name, t.description});
   tr.write(std::cout, "  ");
-  std::cout << "\nCongestion control, packet engine (scenario `network.cc`):\n";
-  report::Table cc({"", ""});
-  for (const auto& p : engine::packet::cc_presets()) cc.add({p.name, p.description});
+  std::cout << "\nCongestion control, packet engine (scenario `network.cc`; the ECN band: network.ecn_kmin, ecn_kmax, "
+               "ecn_pmax):\n";
+  report::Table cc({"", "", "ECN band at a switch port"});
+  for (const auto& p : engine::packet::cc_presets()) {
+    const auto kb = [](double b) {
+      return b >= 1e6 ? format_number(b / 1e6, 2) + " MB" : format_number(b / 1e3, 1) + " KB";
+    };
+    const std::string at =
+        p.ecn_ref_bps > 0 ? fmt::format(" at {} Gbps, scaled with the port's rate", format_number(p.ecn_ref_bps / 1e9))
+                          : "";
+    std::string band = "no ECN";
+    if (p.ecn && p.kmax_rtt > 0)
+      band = fmt::format("{} to {} of a fabric round trip's bytes{}, {}% at the top", format_number(p.kmin_rtt, 2),
+                         format_number(p.kmax_rtt, 2), at, format_number(p.pmax * 100, 1));
+    else if (p.ecn && p.kmin == p.kmax)
+      band = fmt::format("every packet above {}{}", kb(static_cast<double>(p.kmin)), at);
+    else if (p.ecn)
+      band = fmt::format("{} to {}{}, {}% at the top", kb(static_cast<double>(p.kmin)), kb(static_cast<double>(p.kmax)),
+                         at, format_number(p.pmax * 100, 1));
+    cc.add({p.name, p.description, band});
+  }
   cc.write(std::cout, "  ");
   std::cout
       << "\nDeployment presets, packet engine (scenario `network.preset`; the network keys a scenario gives win):\n";
@@ -157,7 +175,17 @@ void list_choices() {
 }
 
 void list_sections() {
-  std::cout << "Scenario sections shared by every family:\n";
+  std::cout << "Top-level keys of a scenario:\n";
+  report::Table top({"key", "type", "default", "meaning"});
+  top.add({"schema_version", "integer", "(required)", "the scenario format's version: 1"});
+  top.add({"name", "string", "(the file's)", "the scenario's name in reports"});
+  top.add({"description", "string", "", "a line about the scenario"});
+  top.add({"seed", "integer", "1",
+           "every random draw of a run (ECMP hashes, placement, failures, variability) comes from it: the same "
+           "scenario and seed give the same bytes out; repeat a study over seeds with --set seed=N or "
+           "`podnet sweep --vary seed=1,2,3`"});
+  top.write(std::cout, "    ");
+  std::cout << "\nScenario sections shared by every family:\n";
   for (const auto& s : scenario::sections()) {
     std::cout << "\n  " << s.name << ": " << s.description << "\n";
     report::Table t({"parameter", "type", "default", "meaning"});

@@ -21,6 +21,7 @@
 #include "core/error.hpp"
 #include "engine/network_params.hpp"
 #include "engine/network_presets.hpp"
+#include "engine/packet/packet_options.hpp"
 #include "engine/registry.hpp"
 #include "scenario/estimate.hpp"
 #include "study/bench.hpp"
@@ -162,7 +163,8 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
       return false;
     };
     std::vector<std::string> unused;
-    for (const char* k : {"network.cc", "network.pfc", "network.link_credits", "network.switch_buffer"})
+    for (const char* k : {"network.cc", "network.pfc", "network.link_credits", "network.switch_buffer",
+                          "network.ecn_kmin", "network.ecn_kmax", "network.ecn_pmax", "network.rto"})
       if ((s.scenario.from_set.count(k) || s.scenario.lines.count(k)) && !is_default(k)) unused.emplace_back(k);
     if (!unused.empty())
       std::cerr << fmt::format("podnet: note: {} appl{} on the {} engine only; this run uses the {} engine "
@@ -171,6 +173,17 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
                                engine::engine_names_with(&engine::EngineTraits::packet_faults), s.engine,
                                engine::engine_names_with(&engine::EngineTraits::packet_faults),
                                unused.size() == 1 ? "it" : "them");
+  }
+  if (engine::engine_info(s.engine).traits.packet_faults) {
+    // An ECN band for a congestion control that reads no marks (swift, timely, hpcc, rccc, none): it does nothing.
+    const std::string cc = s.network.packet.cc != "auto" ? s.network.packet.cc : s.network.transport.default_cc;
+    std::vector<std::string> given;
+    for (const char* k : {"network.ecn_kmin", "network.ecn_kmax", "network.ecn_pmax"})
+      if (s.scenario.from_set.count(k) || s.scenario.lines.count(k)) given.emplace_back(k);
+    if (!given.empty() && !engine::packet::cc_preset(cc).ecn)
+      std::cerr << fmt::format("podnet: note: {} {} nothing here: network.cc {} reads no ECN marks, so the "
+                               "switches mark none (`podnet list` gives each congestion control's band)\n",
+                               fmt::join(given, ", "), given.size() == 1 ? "does" : "do", cc);
   }
   add_progress_printers(s.network, "podnet " + command, label, flow_quantum_hint(s.engine, s.network));
   return s;

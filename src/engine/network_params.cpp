@@ -70,6 +70,41 @@ std::vector<ParamSpec> network_params() {
        1e15,
        {},
        true},
+      {"ecn_kmin",
+       ParamType::Bytes,
+       "",
+       "packet engine: ECN marking starts above this queue depth at every switch port (default: the congestion "
+       "control's own band, `podnet list` gives it; dcqcn_nic 100 KB at a 25G port, scaled with the port's rate)",
+       0,
+       1e12,
+       {},
+       true},
+      {"ecn_kmax",
+       ParamType::Bytes,
+       "",
+       "packet engine: above this queue depth every packet is marked; between ecn_kmin and ecn_kmax the "
+       "probability rises linearly to ecn_pmax (RED). Default: the congestion control's own",
+       0,
+       1e12,
+       {},
+       true},
+      {"ecn_pmax",
+       ParamType::Real,
+       "",
+       "packet engine: the marking probability at ecn_kmax (0 to 1; default: the congestion control's own)",
+       0,
+       1,
+       {},
+       true},
+      {"rto",
+       ParamType::Time,
+       "",
+       "packet engine: go-back-N retransmission timeout (default: 1 ms + 2 x the largest queue's drain time; the "
+       "RDMA ACK timeout on a torus)",
+       1e-9,
+       1e4,
+       {},
+       true},
       {"local_repair", ParamType::Time, "1ms",
        "failures: time for a switch to drop a dead uplink from its ECMP/adaptive group (DLB, fast reroute)"},
       {"convergence", ParamType::Time, "2s", "failures: routing convergence for a dead downlink or NIC link"},
@@ -94,6 +129,10 @@ NetworkOptions network_options_from(const Params& p, uint64_t seed) {
   o.packet.link_credits = p.get_bool("link_credits");
   o.packet.link_retry = p.get_bool("link_retry");
   if (p.has("switch_buffer")) o.packet.switch_buffer = static_cast<Bytes>(p.get_real("switch_buffer"));
+  if (p.has("ecn_kmin")) o.packet.ecn_kmin = static_cast<Bytes>(p.get_real("ecn_kmin"));
+  if (p.has("ecn_kmax")) o.packet.ecn_kmax = static_cast<Bytes>(p.get_real("ecn_kmax"));
+  if (p.has("ecn_pmax")) o.packet.ecn_pmax = p.get_real("ecn_pmax");
+  if (p.has("rto")) o.packet.rto = p.get_time("rto");
   o.faults.failures.local_repair = p.get_time("local_repair");
   o.faults.failures.convergence = p.get_time("convergence");
   o.faults.failures.collective_timeout = p.get_time("collective_timeout");

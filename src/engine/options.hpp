@@ -74,6 +74,11 @@ struct PacketSettings {
   bool link_credits = false;  // credit-based flow control on every link (packet_options.hpp)
   bool link_retry = false;    // link-level retry of packets a faulty link loses (packet_options.hpp)
   Bytes switch_buffer = 0;
+  // The switches' ECN band (packet_options.hpp; each < 0: the congestion control's own) and the
+  // retransmission timeout (0: auto).
+  Bytes ecn_kmin = -1, ecn_kmax = -1;
+  double ecn_pmax = -1;
+  Time rto;
   // > 0: every port's queue depth and every QP's rate sampled at this
   // interval (telemetry time series).
   Time sample_interval;

@@ -369,6 +369,18 @@ TEST(Scenario, PacketEngineKnobsReachThePacketOptions) {
   EXPECT_EQ(p.cc, "dcqcn_paper");
   EXPECT_FALSE(p.pfc);
   EXPECT_EQ(p.buffer_bytes, 16 * 1048576);  // 16 MiB
+  // Not given: the congestion control's own band (< 0) and the automatic timeout (0).
+  EXPECT_LT(p.ecn_kmin, 0);
+  EXPECT_LT(p.ecn_pmax, 0);
+  EXPECT_EQ(p.rto.ps, 0);
+  Scenario band =
+      load_text(std::string(kBase) + "network: {ecn_kmin: 20KB, ecn_kmax: 200KB, ecn_pmax: 0.2, rto: 2ms}\n", "t.yaml",
+                "t");
+  const auto q = engine::packet::default_packet_options(engine::network_options_from(band.section("network"), 1));
+  EXPECT_EQ(q.ecn_kmin, 20'000);
+  EXPECT_EQ(q.ecn_kmax, 200'000);
+  EXPECT_DOUBLE_EQ(q.ecn_pmax, 0.2);
+  EXPECT_EQ(q.rto, Time::from_seconds(2e-3));
   std::string e = error_of(std::string(kBase) + "network: {cc: dcqn}\n");
   EXPECT_NE(e.find("t.yaml:8: network.cc: 'dcqn' is not valid"), std::string::npos) << e;
 }

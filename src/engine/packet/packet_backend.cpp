@@ -24,6 +24,10 @@ PacketOptions default_packet_options(const NetworkOptions& options) {
   p.link_credits = options.packet.link_credits;
   p.link_retry = options.packet.link_retry;
   p.buffer_bytes = options.packet.switch_buffer;
+  p.ecn_kmin = options.packet.ecn_kmin;
+  p.ecn_kmax = options.packet.ecn_kmax;
+  p.ecn_pmax = options.packet.ecn_pmax;
+  p.rto = options.packet.rto;
   if (options.packet.sample_interval.ps > 0) {
     p.sample_interval = options.packet.sample_interval;
     p.sample_all_ports = true;

@@ -1,5 +1,8 @@
 #include "engine/packet/packet_options.hpp"
 
+#include <fmt/format.h>
+
+#include "core/error.hpp"
 #include "engine/packet/cc/congestion_control.hpp"
 
 namespace podnet::engine::packet {
@@ -7,10 +10,30 @@ namespace podnet::engine::packet {
 const std::vector<CcPreset>& cc_presets() {
   static const std::vector<CcPreset> k = [] {
     std::vector<CcPreset> v;
-    for (const auto& e : cc::registry()) v.push_back({e.name, e.description});
+    for (const auto& e : cc::registry()) {
+      const cc::Traits t = e.make(cc::Context{})->traits();
+      CcPreset p{e.name, e.description, t.ecn, t.kmin, t.kmax, t.pmax, t.ecn_ref_bps};
+      // A band that moves with the fabric's round trip: read it at 10 us, as a fraction of that round trip's bytes.
+      cc::Context at;
+      at.network_rtt = 10'000'000;
+      const cc::Traits r = e.make(at)->traits();
+      if (t.ecn && (r.kmin != t.kmin || r.kmax != t.kmax)) {
+        const double bdp = (t.ecn_ref_bps > 0 ? t.ecn_ref_bps : 1.0) / 8.0 * 10e-6;
+        p.kmin_rtt = static_cast<double>(r.kmin) / bdp;
+        p.kmax_rtt = static_cast<double>(r.kmax) / bdp;
+      }
+      v.push_back(p);
+    }
     return v;
   }();
   return k;
+}
+
+const CcPreset& cc_preset(std::string_view cc) {
+  for (const CcPreset& p : cc_presets())
+    if (cc == p.name) return p;
+  cc::make(cc, cc::Context{});  // throws the registry's error, which lists the names
+  throw InputError(fmt::format("no congestion control '{}'", cc));
 }
 
 std::string flow_control_name(std::string_view cc, bool pfc, bool link_credits) {

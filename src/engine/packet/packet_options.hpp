@@ -19,6 +19,15 @@ namespace podnet::engine::packet {
 struct CcPreset {
   const char* name;
   const char* description;
+  // The switches' ECN marking band this algorithm asks for (cc::Traits): kmin and kmax at a port of
+  // ecn_ref_bps (0: the same at every port), pmax. ecn false: the algorithm reads no marks.
+  bool ecn = false;
+  int64_t kmin = 0, kmax = 0;
+  double pmax = 0;
+  double ecn_ref_bps = 0;
+  // > 0: the band follows the fabric: kmin and kmax are these fractions of one round trip at ecn_ref_bps
+  // (the fabric's largest unloaded NIC-to-NIC round trip); kmin and kmax above are then 0.
+  double kmin_rtt = 0, kmax_rtt = 0;
 };
 // The registered algorithms (cc::registry()), for `podnet list` and the scenario schema.
 const std::vector<CcPreset>& cc_presets();
@@ -58,7 +67,14 @@ struct PacketOptions {
   bool sample_all_ports = false;  // sample every directed link, each only while its queue is (or was last) non-empty
   bool sample_streams = false;    // also sample every stream's delivered bytes and DCQCN rate
   int32_t window_packets = 0;     // > 0: at most this many unacknowledged packets per QP
+  // The ECN marking band of every switch port, for an algorithm that reads marks (CcPreset::ecn); each
+  // < 0: the algorithm's own (scaled with the port's rate when it says so). Given, the same at every port.
+  Bytes ecn_kmin = -1, ecn_kmax = -1;
+  double ecn_pmax = -1;
 };
+
+// The registered algorithm `cc` (InputError listing the names otherwise).
+const CcPreset& cc_preset(std::string_view cc);
 
 // A run's flow control in words, for its reports: "link credits" (link_credits, or a congestion control
 // that holds credits itself: cc::Traits::credits), "PFC", or "none (lossy)". `cc`: a registered name.

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "engine/backend.hpp"
 #include "engine/packet/cc/congestion_control.hpp"
 #include "engine/packet/event_wheel.hpp"
 #include "engine/packet/nic.hpp"
@@ -272,6 +273,26 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   cap.resize(D);
   for (DirLink d = 0; d < D; ++d) cap[d] = compiler->payload_capacity_bps(d);
   buffer.emplace(t, opt, mtu + header, pfc, credits, *ports);
+  // The scenario's marking band (network.ecn_kmin, ecn_kmax, ecn_pmax): the same at every switch port, in place
+  // of the algorithm's own; a port into a NIC under receiver credits still marks nothing (port.hpp).
+  if (ecn && (opt.ecn_kmin >= 0 || opt.ecn_kmax >= 0 || opt.ecn_pmax >= 0)) {
+    for (DirLink d = 0; d < D; ++d) {
+      PortInfo& p = ports->info[d];
+      if (!p.from_mmu || (tr.receiver_credits && !p.to_mmu)) continue;
+      if (opt.ecn_kmin >= 0) p.kmin = opt.ecn_kmin;
+      if (opt.ecn_kmax >= 0) p.kmax = opt.ecn_kmax;
+      if (opt.ecn_pmax >= 0) p.pmax = opt.ecn_pmax;
+      const auto kb = [](int64_t b) {
+        return b >= 1'000'000 ? fmt::format("{:.2f} MB", static_cast<double>(b) / 1e6)
+                              : fmt::format("{:.1f} KB", static_cast<double>(b) / 1e3);
+      };
+      if (p.kmax < p.kmin)
+        throw InputError(fmt::format(
+            "network.ecn_kmin: {} is above the top of the marking band, {} at {} ({}'s own at a {} Gbps port; set "
+            "network.ecn_kmax too)",
+            kb(p.kmin), kb(p.kmax), engine::dir_link_name(t, d), opt.cc, static_cast<double>(p.bps) / 1e9));
+    }
+  }
   ecn_cfg.resize(D);
   for (DirLink d = 0; d < D; ++d) ecn_cfg[d] = {ports->info[d].kmin, ports->info[d].kmax, ports->info[d].pmax};
   for (const ThresholdDrift& dr : net.faults.threshold_drifts) {

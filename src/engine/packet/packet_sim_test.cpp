@@ -249,6 +249,41 @@ TEST(PacketSim, DcqcnFlowsConvergeToAFairShareWithTheQueueInTheEcnBand) {
   EXPECT_EQ(sim.stats().pause_frames, 0u);
 }
 
+TEST(PacketSim, TheScenariosEcnBandReplacesTheAlgorithms) {
+  // Two 1 MB flows into one receiver under DCQCN (dcqcn_paper's own band: Kmin 5 KB, Kmax 200 KB, Pmax 1 %),
+  // each band given as a step (kmin = kmax, pmax 1). DCQCN slows the senders only on marks, so the receiver's
+  // queue climbs to the step and stays a few packets above it: its peak is the step plus what the senders put
+  // out before the first CNP takes effect (under 40 KB here, ten 4 KB packets). A step no queue reaches (2 MB:
+  // both flows together are 2 MB) marks nothing.
+  const auto topo = one_leaf(16);
+  const auto run_with = [&](Bytes kmin, Bytes kmax, double pmax) {
+    PacketOptions opt;
+    opt.cc = "dcqcn_paper";
+    opt.ecn_kmin = kmin;
+    opt.ecn_kmax = kmax;
+    opt.ecn_pmax = pmax;
+    PacketSim sim(topo, net(), opt);
+    add(sim, 1, 0, 1'000'000);
+    add(sim, 2, 0, 1'000'000);
+    run(sim);
+    int64_t peak = 0;
+    for (const auto& s : sim.port_stats()) peak = std::max(peak, s.max_queue);
+    return std::pair{sim.stats().ecn_marks, peak};
+  };
+  for (const Bytes step : {100'000, 300'000}) {
+    const auto [marks, peak] = run_with(step, step, 1.0);
+    EXPECT_GT(marks, 0u) << step;
+    EXPECT_GT(peak, step);
+    EXPECT_LT(peak, step + 40'000);
+  }
+  EXPECT_EQ(run_with(2'000'000, 2'000'000, 1.0).first, 0u);
+  // A band whose bottom is above its top is refused.
+  PacketOptions bad;
+  bad.cc = "dcqcn_paper";
+  bad.ecn_kmin = 300'000;  // above the paper's Kmax of 200 KB
+  EXPECT_THROW(PacketSim(topo, net(), bad), InputError);
+}
+
 TEST(PacketSim, DcqcnPaperPresetSharesEqually) {
   // Two 10 MB flows into one receiver, started together, paper preset
   // (Kmin 5 KB, Kmax 200 KB, Pmax 1 %): both are cut by CNPs and finish
