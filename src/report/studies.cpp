@@ -314,7 +314,6 @@ std::vector<StudyDef> builtin() {
                           field("failures.baseline_iteration_ms", "iteration time without failures", "ms", 2),
                           field("failures.slowdown", "slowdown from failures", "x", 3),
                           field("failures.scheduled", "failures scheduled", "", 0),
-                          field("failures.job_failed", "jobs stopped by the failures", "", 0),
                           field("failures.straggler.slowdown_ms", "time the failures add", "ms", 2),
                           field("failures.straggler.critical_path_excess_ms", "excess on the critical path", "ms", 2),
                           field("failures.straggler.critical_path_ops", "critical-path operations slowed", "", 0)})
