@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <ostream>
 
 #include "collective/ring_order.hpp"
@@ -38,6 +39,56 @@ nlohmann::json fct_json(const engine::FlowTimes& f) {
   const auto us = [](Time t) { return round_to(t.seconds() * 1e6, 3); };
   return {{"flows", f.flows},    {"min_us", us(f.min)},   {"p50_us", us(f.p50)},  {"p99_us", us(f.p99)},
           {"max_us", us(f.max)}, {"mean_us", us(f.mean)}, {"cdf_us", cdf_json(f)}};
+}
+
+// The packet engine's counters over a recorder's runs: drops, trims, ECN marks, PAUSE frames sent, the longest
+// any port was paused, retransmissions and timeouts; the payload the QPs delivered over the observed time;
+// Jain's fairness index over the QPs' rates (bytes / (finish - first send): 1 = all equal, 1/n = one QP has it
+// all), none without a QP that moved bytes.
+struct PacketCounters {
+  uint64_t drops = 0, trims = 0, marks = 0, pauses = 0, retx = 0, timeouts = 0;
+  double paused_max_s = 0, delivered = 0, seconds = 0;
+  std::optional<double> fairness;
+};
+
+PacketCounters packet_counters(const telemetry::Recorder& rec) {
+  PacketCounters k;
+  const telemetry::PortCounters c = telemetry::port_totals(rec);
+  k.drops = c.drops_buffer + c.drops_link;
+  k.trims = c.trims;
+  k.marks = c.ecn_marks;
+  k.pauses = c.pause_tx;
+  k.retx = c.retransmits;
+  for (const auto& port : rec.ports()) k.paused_max_s = std::max(k.paused_max_s, port.paused_s);
+  double sum = 0, sum2 = 0;
+  int64_t n = 0;
+  for (const auto& q : rec.qps()) {
+    k.timeouts += q.timeouts;
+    k.delivered += static_cast<double>(q.bytes);
+    const double t = q.finish_s - q.first_send_s;
+    if (q.bytes > 0 && t > 0) {
+      const double x = static_cast<double>(q.bytes) / t;
+      sum += x;
+      sum2 += x * x;
+      ++n;
+    }
+  }
+  k.seconds = rec.observed_s();
+  if (n > 0 && sum2 > 0) k.fairness = sum * sum / (static_cast<double>(n) * sum2);
+  return k;
+}
+
+// The counters as a result's fields (bench --compare-cc's row, bench's packet_counters).
+void add_counters(nlohmann::json& o, const PacketCounters& k) {
+  if (k.fairness) o["fairness"] = round_to(*k.fairness, 3);
+  o["goodput_gbit_per_s"] = k.seconds > 0 ? round_to(k.delivered * 8 / k.seconds / 1e9, 3) : 0.0;
+  o["drops"] = k.drops;
+  o["trimmed"] = k.trims;
+  o["ecn_marks"] = k.marks;
+  o["pause_frames"] = k.pauses;
+  o["paused_max_us"] = round_to(k.paused_max_s * 1e6, 3);
+  o["retransmissions"] = k.retx;
+  o["timeouts"] = k.timeouts;
 }
 
 }  // namespace
@@ -118,6 +169,13 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
     rows.push_back(row);
   }
   doc["rows"] = rows;
+  // The packet engine's counters, over every size's run (the runs with failures when there are any): what a
+  // sweep or a diff of congestion controls compares beside the times.
+  if (r.telemetry.recorder && r.telemetry.recorder->packet_level()) {
+    nlohmann::json c = {{"sizes", r.rows.size()}};
+    add_counters(c, packet_counters(*r.telemetry.recorder));
+    doc["packet_counters"] = c;
+  }
   if (!engine::engine_info(s.engine).traits.contention)
     doc["notes"] = {s.engine +
                     " engine: a collective's own concurrent transfers share the links they use (one "
@@ -420,42 +478,7 @@ nlohmann::json compare_document(const scenario::Setup& first, const std::vector<
         row["fct_mean_us"] = round_to(b.fct->mean.us(), 3);
         row["fct_cdf_us"] = cdf_json(*b.fct);
       }
-      uint64_t drops = 0, trims = 0, marks = 0, pauses = 0, retx = 0, timeouts = 0;
-      double delivered = 0, seconds = 0, paused_max = 0;
-      if (const auto& rec = r.telemetry.recorder) {
-        const telemetry::PortCounters c = telemetry::port_totals(*rec);
-        drops = c.drops_buffer + c.drops_link;
-        trims = c.trims;
-        marks = c.ecn_marks;
-        pauses = c.pause_tx;
-        retx = c.retransmits;
-        for (const auto& port : rec->ports()) paused_max = std::max(paused_max, port.paused_s);
-        // Jain's fairness index over the QPs' rates (bytes / (finish - first send)): 1 = all equal,
-        // 1/n = one QP has it all.
-        double sum = 0, sum2 = 0;
-        int64_t n = 0;
-        for (const auto& q : rec->qps()) {
-          timeouts += q.timeouts;
-          delivered += static_cast<double>(q.bytes);
-          const double t = q.finish_s - q.first_send_s;
-          if (q.bytes > 0 && t > 0) {
-            const double x = static_cast<double>(q.bytes) / t;
-            sum += x;
-            sum2 += x * x;
-            ++n;
-          }
-        }
-        seconds = rec->observed_s();
-        if (n > 0 && sum2 > 0) row["fairness"] = round_to(sum * sum / (static_cast<double>(n) * sum2), 3);
-      }
-      row["goodput_gbit_per_s"] = seconds > 0 ? round_to(delivered * 8 / seconds / 1e9, 3) : 0.0;
-      row["drops"] = drops;
-      row["trimmed"] = trims;
-      row["ecn_marks"] = marks;
-      row["pause_frames"] = pauses;
-      row["paused_max_us"] = round_to(paused_max * 1e6, 3);
-      row["retransmissions"] = retx;
-      row["timeouts"] = timeouts;
+      add_counters(row, r.telemetry.recorder ? packet_counters(*r.telemetry.recorder) : PacketCounters{});
       rows.push_back(row);
     }
   }

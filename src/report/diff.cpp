@@ -40,11 +40,9 @@ ResultField inferred(const std::string& key) {
   ResultField f;
   f.key = key;
   f.decimals = -1;
-  static const std::pair<const char*, const char*> kDropped[] = {{"bom.", ""},
-                                                                 {"cost.", ""},
-                                                                 {"placement.", ""},
-                                                                 {"by_component.", ""},
-                                                                 {"monte_carlo.", "Monte Carlo "}};
+  static const std::pair<const char*, const char*> kDropped[] = {
+      {"bom.", ""},   {"cost.", ""},         {"placement.", ""},
+      {"bench.", ""}, {"by_component.", ""}, {"monte_carlo.", "Monte Carlo "}};
   if (key.rfind("oversubscription.", 0) == 0) f.unit = ":1";  // a ratio, as design prints it
   std::string path = key, prefix;
   for (bool again = true; again;) {
@@ -92,6 +90,7 @@ ResultField inferred(const std::string& key) {
       f.scale = 100;
       f.decimals = 1;
     }
+    if (part == "cc") part = "congestion control";
     std::replace(part.begin(), part.end(), '_', ' ');
     parts.push_back(part);
   }

@@ -253,9 +253,25 @@ std::vector<StudyDef> builtin() {
     d.params[6].sets_key = "network.engine";
     d.params[7].sets_key = "network.routing";
     d.gpus_field = "bench.gpus";
-    d.fields = {field("bench.gpus", "GPUs", "", 0), field("time_us@", "time", "us", 2, true),
+    d.fields = {field("bench.gpus", "GPUs", "", 0),
+                field("time_us@", "time", "us", 2, true),
                 field("busbw_gbyte_per_s@", "bus bandwidth", "GB/s", 2, true),
-                field("algbw_gbyte_per_s@", "algorithm bandwidth", "GB/s", 2)};
+                field("algbw_gbyte_per_s@", "algorithm bandwidth", "GB/s", 2),
+                optional(field("fct.p50_us@", "FCT p50", "us", 2)),
+                optional(field("fct.p99_us@", "FCT p99", "us", 2, true)),
+                optional(field("fct.max_us@", "FCT max", "us", 2))};
+    // The packet engine's counters over every size's run (report/bench_report.cpp, packet_counters).
+    for (ResultField f :
+         {field("packet_counters.drops", "drops", "", 0, true), field("packet_counters.trimmed", "trimmed", "", 0),
+          field("packet_counters.ecn_marks", "ECN marks", "", 0, true),
+          field("packet_counters.pause_frames", "PAUSE frames", "", 0, true),
+          field("packet_counters.paused_max_us", "most paused port", "us", 2),
+          field("packet_counters.retransmissions", "retransmissions", "", 0),
+          field("packet_counters.timeouts", "timeouts", "", 0),
+          field("packet_counters.goodput_gbit_per_s", "goodput", "Gb/s", 1),
+          field("packet_counters.fairness", "fairness (Jain)", "", 3),
+          field("packet_counters.sizes", "sizes counted", "", 0)})
+      d.fields.push_back(optional(std::move(f)));
     d.prepare = prepare_bench;
     d.check = [](const StudyArgs& a, const scenario::Setup& s) {
       (void)bench_request(a, s);

@@ -62,6 +62,10 @@ std::vector<study::Field> sweep_fields(const nlohmann::json& doc) {
       const std::string at = fmt::format("@{:016d}", r["bytes"].get<int64_t>());
       for (const char* k : {"time_us", "algbw_gbyte_per_s", "busbw_gbyte_per_s", "algorithm", "protocol"})
         if (r.contains(k)) out.push_back({std::string(k) + at, value_of(r[k])});
+      // Flow completion times (flow and packet engines): their distribution, per size.
+      if (r.contains("fct") && r["fct"].is_object())
+        for (const char* k : {"p50_us", "p99_us", "max_us"})
+          if (r["fct"].contains(k)) out.push_back({std::string("fct.") + k + at, value_of(r["fct"][k])});
     }
   }
   return out;
