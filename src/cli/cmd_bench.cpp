@@ -125,6 +125,9 @@ int cmd_compare(const Common& c0, const BenchOptions& b, const study::BenchReque
 int cmd_bench(Common c, const BenchOptions& b) {
   if (!b.html.empty() && !report::dashboard_installed())
     throw InputError(std::string("--html: ") + report::kDashboardMissing);
+  // Refused before any output directory is made (a refused run leaves nothing behind).
+  if (b.compare_given && !b.telemetry.empty())
+    throw InputError("--telemetry: not with --compare-cc (run one transport with --set network.cc=NAME to record it)");
   check_output_dir("--out", c.out_dir);
   check_output_file("--html", b.html);
   check_output_dir("--telemetry", b.telemetry);
@@ -249,7 +252,7 @@ void add_bench_command(CLI::App& app, Action& action) {
           "(network.preset: roce_dcqcn, uec, uec_rccc, spectrum_x, infiniband_ar), comma-separated")
       ->type_name("LIST")
       ->each([b](const std::string&) { b->compare_given = true; });
-  bench->footer("Examples:\n  podnet bench aipod-16k --op allreduce --min 8B --max 8GB --gpus 0-1023\n"
+  bench->footer("Examples:\n  podnet bench aipod-16k --op allreduce --min 8B --max 8GiB --gpus 0-1023\n"
                 "  podnet bench leafspine-8k --gpus 0-8191:8 --routing adaptive --qps 4 --format json\n"
                 "  podnet bench aipod-16k --gpus 0-15 --format nccl-tests > sim.log   # diff against a real "
                 "all_reduce_perf log\n"

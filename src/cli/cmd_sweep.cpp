@@ -177,7 +177,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
   add_study_options(cmd, o->study_options);
   cmd->footer(
       "Every point runs the same study function as its command (podnet design, bench, train, reliability,\n"
-      "diagnose, ...: report/studies.hpp), on the scenario with --set, then KEY=VALUE per axis. The database's table "
+      "diagnose, ...), on the scenario with --set, then KEY=VALUE per axis. The database's table "
       "`points` has "
       "one row per point: id,\n"
       "the axes, status, error, wall_seconds and every result field (docs/commands/sweep.md); query it with "

@@ -180,6 +180,29 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
     std::vector<std::string> given;
     for (const char* k : {"network.ecn_kmin", "network.ecn_kmax", "network.ecn_pmax"})
       if (s.scenario.from_set.count(k) || s.scenario.lines.count(k)) given.emplace_back(k);
+    // A congestion control of another transport: a what-if the user may not have meant.
+    const std::string& transport = s.network.transport.name;
+    if (s.network.packet.cc != "auto" && s.network.packet.cc != s.network.transport.default_cc) {
+      const engine::packet::CcPreset& mine = engine::packet::cc_preset(cc);
+      const engine::packet::CcPreset& its = engine::packet::cc_preset(s.network.transport.default_cc);
+      std::string why;
+      if (its.credits && !mine.credits)
+        why = fmt::format("this transport's fabric runs credit-based links (network.cc {}, its default); this runs "
+                          "{} over its headers as a what-if",
+                          its.name, cc);
+      else if (mine.credits && !its.credits) {
+        std::string home;  // the transport whose own congestion control this is
+        for (const auto& t : engine::transport_presets())
+          if (t.default_cc == cc) home = t.name;
+        why = fmt::format("{}'s link credits on {}'s links make them lossless without PFC (a what-if){}", cc, transport,
+                          home.empty() ? "" : fmt::format("; network.transport={} models that fabric", home));
+      } else if (mine.cnp && !its.cnp)
+        why = fmt::format("{} answers marks with CNPs from the receiving NIC, as RoCE NICs do; {} runs {} (its "
+                          "default)",
+                          cc, transport, its.name);
+      if (!why.empty())
+        std::cerr << fmt::format("podnet: note: network.cc {} with network.transport {}: {}\n", cc, transport, why);
+    }
     if (!given.empty() && !engine::packet::cc_preset(cc).ecn)
       std::cerr << fmt::format("podnet: note: {} {} nothing here: network.cc {} reads no ECN marks, so the "
                                "switches mark none (`podnet list` gives each congestion control's band)\n",

@@ -111,6 +111,12 @@ bool parse_bytes(std::string_view text, Bytes& out, std::string& expected) {
   if (!parse_with(text, kByteUnits, b) || b < 0 || b > static_cast<double>(kMaxBytes) || b != std::floor(b)) {
     expected = "a whole number of bytes up to 1024TiB with a unit: B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, "
                "GiB, TiB (powers of 1024) (e.g. \"64MiB\")";
+    // A bare K, M, G or T (nccl-tests' -b 4M): both readings, so the user picks one.
+    if (!text.empty() && std::string_view("KMGT").find(text.back()) != std::string_view::npos) {
+      const std::string n(text.substr(0, text.size() - 1));
+      expected += fmt::format("; for '{}' write {}{}iB (powers of 1024, as nccl-tests reads it) or {}{}B", text, n,
+                              text.back(), n, text.back());
+    }
     return false;
   }
   out = static_cast<Bytes>(b);

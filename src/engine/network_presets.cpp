@@ -6,7 +6,7 @@ const std::vector<NetworkPreset>& network_presets() {
   static const std::vector<NetworkPreset> k = {
       {"roce_dcqcn",
        "RoCEv2 fabric as most AI clusters run it: PFC (lossless), DCQCN, per-flow ECMP",
-       "nothing beyond the packet engine's own limits (packet_sim.hpp)",
+       "nothing beyond the packet engine's own limits (the packet engine's validation page lists them)",
        {{"transport", "rocev2"}, {"cc", "dcqcn_nic"}, {"pfc", "true"}, {"routing", "ecmp"}}},
       {"uec",
        "Ultra Ethernet 1.0: NSCC, packet trimming with selective resends, REPS entropy spraying, no PFC "
@@ -19,7 +19,7 @@ const std::vector<NetworkPreset>& network_presets() {
        "Ultra Ethernet 1.0 with receiver credits (RCCC) in place of NSCC: the receiving NIC grants its line rate "
        "round robin, 1.5 BDP of speculative credit first, packet trimming, REPS entropy spraying, no PFC",
        "as uec; of RCCC, the request shared among a NIC's queued senders and the pull-rate cuts for PCIe and "
-       "oversubscription (cc/rccc.hpp); cc nscc_rccc runs both",
+       "oversubscription; cc nscc_rccc runs both",
        {{"transport", "rocev2"}, {"cc", "rccc"}, {"pfc", "false"}, {"routing", "reps"}}},
       {"spectrum_x",
        "NVIDIA Spectrum-X-like: per-packet adaptive routing on the switches' queues, the NIC reorders "

@@ -19,8 +19,8 @@ const std::vector<TransportPreset>& transport_presets() {
        4096, 82, LinkClass::Ethernet, "dcqcn_nic"},
       {"infiniband", "InfiniBand RC: 4096-byte MTU, 26 B/packet overhead, 2 us stack", Time(2000000), 4096, 26,
        LinkClass::InfiniBand, "infiniband"},
-      {"tcp", "TCP/IP over Ethernet, 9000-byte jumbo frames (8948 B payload), 50 us stack", Time(50000000), 8948, 142,
-       LinkClass::Ethernet, "dcqcn_nic"},
+      {"tcp", "TCP/IP over Ethernet, 9000-byte jumbo frames (8948 B payload), 50 us stack; DCTCP", Time(50000000), 8948,
+       142, LinkClass::Ethernet, "dctcp"},
   };
   return k;
 }

@@ -226,7 +226,7 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
       out << "suspects: none (no component loses more than the background explains)\n";
     } else {
       const bool scored = d.contains("score");
-      std::vector<std::string> head = {"suspect", "kind", "loss", "lost probes (expected)", "confidence"};
+      std::vector<std::string> head = {"suspect", "kind", "loss", "lost probes (its share)", "confidence"};
       if (scored) head.push_back("hidden?");
       Table t(head);
       for (const auto& s : d["suspects"]) {
@@ -235,7 +235,7 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
           name += fmt::format(" (or {} other{} no probe tells apart)", s["indistinguishable_from"].get<int>(),
                               s["indistinguishable_from"].get<int>() > 1 ? "s" : "");
         std::vector<std::string> row = {name, s["kind"].get<std::string>(), pct(s["loss_probability"].get<double>()),
-                                        format_number(s["lost_probes"].get<double>(), 1),
+                                        fixed(s["lost_probes"].get<double>(), 0),
                                         fixed(s["confidence"].get<double>(), 4)};
         if (scored) row.push_back(s["hidden_fault"].get<bool>() ? "yes" : "NO");
         t.add(row);
@@ -272,10 +272,13 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
     if (d.contains("score"))
       out << fmt::format("loss: precision {}, recall {}{}\n", fixed(d["score"]["precision"].get<double>(), 3),
                          fixed(d["score"]["recall"].get<double>(), 3),
-                         lat.contains("score") ? fmt::format("; latency: precision {}, recall {}",
-                                                             fixed(lat["score"]["precision"].get<double>(), 3),
-                                                             fixed(lat["score"]["recall"].get<double>(), 3))
-                                               : std::string());
+                         // the latency's score where a slow component was found or one was missed
+                         lat.contains("score") &&
+                                 (lat["slow_tuples"].get<int64_t>() > 0 || lat["score"]["recall"].get<double>() < 1)
+                             ? fmt::format("; latency: precision {}, recall {}",
+                                           fixed(lat["score"]["precision"].get<double>(), 3),
+                                           fixed(lat["score"]["recall"].get<double>(), 3))
+                             : std::string());
   }
   if (d.contains("evaluation")) {
     const auto& e = d["evaluation"];

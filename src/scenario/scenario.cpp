@@ -174,6 +174,12 @@ class Loader {
         if (std::find(extra_keys.begin(), extra_keys.end(), key) != extra_keys.end()) continue;
         auto spec = std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == key; });
         if (spec == specs.end()) {
+          // Keys that moved to another section: name the new one.
+          static const std::pair<const char*, const char*> kMoved[] = {
+              {"reliability.link_recovery", "network.local_repair (a failure routed around where it happens)"},
+              {"reliability.switch_recovery", "network.convergence (a failure the routing protocol routes around)"}};
+          for (const auto& [was, now] : kMoved)
+            if (path == was) fail(path, line, fmt::format("unknown key: it is now {}", now));
           std::vector<std::string> all = names;
           all.insert(all.end(), extra_keys.begin(), extra_keys.end());
           std::string hint = closest(key, all);

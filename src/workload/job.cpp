@@ -249,8 +249,8 @@ std::vector<ParamSpec> workload_params() {
       {"pp_p2p_comm",
        ParamType::String,
        "auto",
-       "the NCCL communicator a pipeline's stage-to-stage sends run on, which sets their channels "
-       "(collective/pairwise.hpp): group = the pipeline group's (Megatron's batch_isend_irecv, its default "
+       "the NCCL communicator a pipeline's stage-to-stage sends run on, which sets their channels: "
+       "group = the pipeline group's (Megatron's batch_isend_irecv, its default "
        "without interleaving), pair = a two-rank one per peer pair (PyTorch's unbatched isend/irecv: Megatron's "
        "default with interleaving, --overlap-p2p-communication), auto = as Megatron's defaults",
        -kBig,

@@ -13,6 +13,8 @@ const std::vector<CcPreset>& cc_presets() {
     for (const auto& e : cc::registry()) {
       const cc::Traits t = e.make(cc::Context{})->traits();
       CcPreset p{e.name, e.description, t.ecn, t.kmin, t.kmax, t.pmax, t.ecn_ref_bps};
+      p.credits = t.credits;
+      p.cnp = t.cnp;
       // A band that moves with the fabric's round trip: read it at 10 us, as a fraction of that round trip's bytes.
       cc::Context at;
       at.network_rtt = 10'000'000;

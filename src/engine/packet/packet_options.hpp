@@ -28,6 +28,8 @@ struct CcPreset {
   // > 0: the band follows the fabric: kmin and kmax are these fractions of one round trip at ecn_ref_bps
   // (the fabric's largest unloaded NIC-to-NIC round trip); kmin and kmax above are then 0.
   double kmin_rtt = 0, kmax_rtt = 0;
+  bool credits = false;  // lossless links by credits (InfiniBand's)
+  bool cnp = false;      // the receiving NIC answers marks with CNPs (RoCE's DCQCN)
 };
 // The registered algorithms (cc::registry()), for `podnet list` and the scenario schema.
 const std::vector<CcPreset>& cc_presets();
