@@ -20,6 +20,15 @@ std::vector<ParamSpec> reliability_params() {
       {"training_days", ParamType::Real, "30",
        "failure-free training time, in days; the report adds checkpoints, restarts and lost work", 1e-6, 1e6},
       {"checkpoint_cost", ParamType::Time, "5min", "time to write one checkpoint (the job does not progress)"},
+      {"checkpoint_interval",
+       ParamType::Time,
+       "",
+       "the interval the job checkpoints at now: the report gives goodput and days to train at it beside Daly's "
+       "optimum (default: only Daly's)",
+       1e-3,
+       1e9,
+       {},
+       true},
       {"restart_cost", ParamType::Time, "10min",
        "time from an interruption to training again: detect, reschedule, reload the last checkpoint"},
       {"rail_failover", ParamType::Time, "2s", "stall when a NIC or NIC link fails over to the spare rail"},
@@ -58,6 +67,7 @@ Config config_from(const Params& p) {
   c.training_hours = p.get_real("training_days") * 24.0;
   c.checkpoint_cost_hours = hours("checkpoint_cost");
   c.restart_cost_hours = hours("restart_cost");
+  if (p.has("checkpoint_interval")) c.checkpoint_interval_hours = hours("checkpoint_interval");
   c.rail_failover_s = p.get_time("rail_failover").seconds();
   c.spare_rail = p.get_bool("spare_rail");
   c.trials = p.get_int("monte_carlo_trials");
@@ -125,6 +135,12 @@ CheckpointAdvice advise(const Risk& risk, const Config& cfg) {
   a.goodput = goodput(a.interval_hours, d, R, M);
   a.goodput_young = goodput(a.young_interval_hours, d, R, M);
   a.days_to_train = a.goodput > 0 ? cfg.training_hours / a.goodput / 24.0 : std::numeric_limits<double>::infinity();
+  if (cfg.checkpoint_interval_hours > 0) {
+    a.chosen_interval_hours = cfg.checkpoint_interval_hours;
+    a.goodput_chosen = goodput(a.chosen_interval_hours, d, R, M);
+    a.days_to_train_chosen = a.goodput_chosen > 0 ? cfg.training_hours / a.goodput_chosen / 24.0
+                                                  : std::numeric_limits<double>::infinity();
+  }
   return a;
 }
 

@@ -61,6 +61,9 @@ struct Config {
   // Checkpoints no closer than this (an asynchronous checkpoint is written behind training: the next cannot
   // start before it is on storage); 0 = no floor.
   double min_interval_hours = 0;
+  // > 0: the interval the job checkpoints at today (reliability.checkpoint_interval): goodput and days to train
+  // at it, beside Daly's.
+  double checkpoint_interval_hours = 0;
   // The next three come from the scenario's `network:` section
   // (collective_timeout, local_repair, convergence): the same knobs the flow
   // engine's failure injection uses. Defaults equal network's.
@@ -114,6 +117,8 @@ struct CheckpointAdvice {
   double goodput = 1;               // at the Daly interval
   double goodput_young = 1;         // at the Young interval
   double days_to_train = 0;         // training time / goodput
+  // With Config::checkpoint_interval_hours: the same at the user's interval (0 when not given).
+  double chosen_interval_hours = 0, goodput_chosen = 1, days_to_train_chosen = 0;
 };
 
 CheckpointAdvice advise(const Risk& risk, const Config& cfg);

@@ -149,6 +149,22 @@ TEST(Risk, AdviceUsesTheJobMtbi) {
   EXPECT_DOUBLE_EQ(b.days_to_train, 30.0);
 }
 
+TEST(Risk, GoodputAtTheJobsOwnInterval) {
+  // reliability.checkpoint_interval = 60 min on the job above (MTBI 185.6 min, δ = 5 min, R = 10 min):
+  // goodput = τ / (M e^(R/M) (e^((τ+δ)/M) − 1)) = 60 / (185.6 · e^0.05388 · (e^0.35022 − 1))
+  //         = 60 / (185.6 · 1.05536 · 0.41940) = 60 / 82.150 = 0.7304; days to train 30 / 0.7304 = 41.07.
+  // Longer than Daly's 39.8 min, so below Daly's goodput; not given, nothing is reported.
+  Config cfg = default_config();
+  cfg.checkpoint_interval_hours = 1.0;
+  Risk r = assess(llama_like(), cfg);
+  CheckpointAdvice a = advise(r, cfg);
+  EXPECT_DOUBLE_EQ(a.chosen_interval_hours, 1.0);
+  EXPECT_NEAR(a.goodput_chosen, 0.7304, 5e-4);
+  EXPECT_NEAR(a.days_to_train_chosen, 30 / a.goodput_chosen, 1e-9);
+  EXPECT_LT(a.goodput_chosen, a.goodput);
+  EXPECT_EQ(advise(r, default_config()).chosen_interval_hours, 0.0);
+}
+
 TEST(Risk, ConfigValidationNamesTheKey) {
   Params p = defaults_of(reliability_params());
   p.set("gpu_mtbf", std::string("5 hours"), "5 hours");

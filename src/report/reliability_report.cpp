@@ -155,6 +155,10 @@ nlohmann::json reliability_document(const scenario::Setup& s, const study::Relia
       {"goodput", round_to(adv.goodput, 6)},
       {"goodput_young", round_to(adv.goodput_young, 6)},
   };
+  if (adv.chosen_interval_hours > 0)
+    doc["checkpoint"]["yours"] = {{"interval_minutes", sig(adv.chosen_interval_hours * 60)},
+                                  {"goodput", round_to(adv.goodput_chosen, 6)},
+                                  {"days_to_train_with_failures", finite_or_null(adv.days_to_train_chosen)}};
   if (r.checkpoint_io) doc["checkpoint"]["storage"] = checkpoint_io_json(*r.checkpoint_io);
   doc["training_days"] = sig(cfg.training_hours / 24);
   doc["days_to_train_with_failures"] = finite_or_null(adv.days_to_train);
@@ -322,6 +326,18 @@ void write_reliability_table(const nlohmann::json& d, std::ostream& out) {
              ? "never"
              : fixed_or_exp(d["days_to_train_with_failures"].get<double>(), 2) + " days",
          tr_ok ? fixed_or_exp(mc["days_to_train_with_failures"].get<double>(), 2) + " days" : ""});
+  if (ck.contains("yours")) {  // reliability.checkpoint_interval: the job's own interval beside Daly's
+    const auto& y = ck["yours"];
+    k.add({fmt::format("at your interval, every {} min (reliability.checkpoint_interval)",
+                       fixed(y["interval_minutes"].get<double>(), 1)),
+           "", ""});
+    k.add({"  goodput", percent(y["goodput"].get<double>(), 2), ""});
+    k.add({fmt::format("  {} days of training take", fixed(train, train == std::floor(train) ? 0 : 2)),
+           y["days_to_train_with_failures"].is_null()
+               ? "never"
+               : fixed_or_exp(y["days_to_train_with_failures"].get<double>(), 2) + " days",
+           ""});
+  }
   k.write(out, "  ");
   // The window is reliability.training_days, not the job's length: say where the whole run is.
   out << fmt::format("  ({} days: reliability.training_days; `podnet train` gives this job's whole run with failures, "

@@ -364,7 +364,11 @@ std::vector<StudyDef> builtin() {
                 field("days_to_train_with_failures", "days to train with failures", "days", 1, true),
                 // with a storage network (storage.frontend_nics)
                 optional(field("checkpoint.storage.write_minutes", "checkpoint write", "min", 1)),
-                optional(field("checkpoint.storage.read_minutes", "checkpoint read", "min", 1))};
+                optional(field("checkpoint.storage.read_minutes", "checkpoint read", "min", 1)),
+                // with reliability.checkpoint_interval: the job's own interval
+                optional(percent("checkpoint.yours.goodput", "goodput at your interval", true)),
+                optional(field("checkpoint.yours.days_to_train_with_failures", "days to train at your interval", "days",
+                               1))};
     d.run = [](const StudyRun& r) {
       StudyOutput o;
       o.document = reliability_document(*r.setup, study::reliability(*r.setup));
