@@ -464,6 +464,12 @@ struct Server::Impl {
           return fail(res, 405, fmt::format("{} takes {}, not {}", req.path, allow, req.method));
         }
       }
+      // httplib refuses a POST that gives no Content-Length before any route sees it: say what to send.
+      if (res.status == 400 && req.method == "POST" && !req.has_header("Content-Length"))
+        return fail(res, 400,
+                    fmt::format("POST {}: no Content-Length; send a body (a JSON object) or an empty one (curl -X POST "
+                                "-d '' ...)",
+                                req.path));
       fail(res, res.status, res.status == 404 ? "not found" : "HTTP " + std::to_string(res.status));
     });
 
@@ -530,6 +536,10 @@ struct Server::Impl {
     http.Post(R"(/api/runs/(\d{1,9})/cancel)", [this](const httplib::Request& req, httplib::Response& res) {
       auto r = find(req);
       if (!r) return fail(res, 404, "no such run");
+      {
+        std::lock_guard lk(mu);
+        if (r->terminal()) return fail(res, 409, fmt::format("run {} has already ended ({})", r->id, r->state));
+      }
       r->cancel = true;
       answer(res, 202, {{"id", r->id}});
     });

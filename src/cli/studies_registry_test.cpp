@@ -164,6 +164,11 @@ TEST(StudyRegistry, ServeListsAndRunsAStudyRegisteredOnlyThere) {
   ASSERT_TRUE(result.is_object()) << (res ? res->body : "no answer");
   EXPECT_EQ(result["kind"], "toy");
   EXPECT_DOUBLE_EQ(result["document"]["value"].get<double>(), 12.0);
+  // Cancelling a run that has ended: 409, naming its state.
+  res = client.Post("/api/runs/" + std::to_string(id) + "/cancel", "", "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 409);
+  EXPECT_NE(res->body.find("has already ended (done)"), std::string::npos) << res->body;
   // A field of another study is refused, listing the toy's.
   res = client.Post("/api/runs", R"({"study": "toy", "scenario": "leafspine-8k", "op": "allreduce"})",
                     "application/json");

@@ -85,7 +85,10 @@ ResultField inferred(const std::string& key) {
         break;
       }
     }
-    if (part == "goodput" || part == "efficiency") {  // fractions by name
+    // A component class keyed "KIND:TIER" (reliability's by_component): "KIND (TIER)", as its table prints it.
+    if (const auto colon = part.find(':'); colon != std::string::npos && colon + 1 < part.size())
+      part = part.substr(0, colon) + " (" + part.substr(colon + 1) + ")";
+    if (part == "goodput" || part == "efficiency" || part == "share") {  // fractions by name
       f.unit = "%";
       f.scale = 100;
       f.decimals = 1;
