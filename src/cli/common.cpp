@@ -242,6 +242,7 @@ void add_progress_printers(engine::NetworkOptions& network, std::string command,
     clock::time_point start = clock::now();
     clock::time_point last = clock::now();
     bool hinted = false;
+    int64_t done = 0, total = 0;  // the transfers the engine last reported finished, of the plan's
     // Whether a line is due now (5 s into the run, 5 s after the last); the wall seconds so far.
     std::optional<double> due() {
       const auto t = clock::now();
@@ -260,7 +261,10 @@ void add_progress_printers(engine::NetworkOptions& network, std::string command,
   const auto sim = [](Time t) { return report::fixed(t.seconds() * 1e3, 2) + " ms"; };
   st->command = std::move(command);
   st->hint = std::move(hint);
+  network.observers.progress_every = 64;  // often enough for the heartbeat's count of a slow engine's transfers
   network.observers.progress = [st, &label, sim](int64_t done, int64_t total, Time now) {
+    st->done = done;
+    st->total = total;
     const auto elapsed = st->due();
     if (!elapsed) return;
     // The analytical engine has no clock: it reports time 0 and the line leaves it out.
@@ -279,6 +283,12 @@ void add_progress_printers(engine::NetworkOptions& network, std::string command,
       const double share = static_cast<double>(now.ps) / static_cast<double>(label.expected.ps);
       line += fmt::format(" of about {} ({:.0f}%), {:.0f} s elapsed", sim(label.expected), 100 * share, *elapsed);
       if (share > 0.02 && share < 1) line += fmt::format(", about {:.0f} s left", *elapsed * (1 - share) / share);
+    } else if (st->total > 0) {
+      // No estimate of the end: the transfers finished say how far it is (computes cost nothing to simulate; the
+      // network's transfers take the time).
+      line += fmt::format(" so far; {} of {} transfers done ({:.0f}%), {:.0f} s elapsed", report::thousands(st->done),
+                          report::thousands(st->total),
+                          100.0 * static_cast<double>(st->done) / static_cast<double>(st->total), *elapsed);
     } else {
       line += fmt::format(" so far, {:.0f} s elapsed", *elapsed);
     }
