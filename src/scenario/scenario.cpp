@@ -1461,9 +1461,13 @@ std::string yaml_value(const std::string& text) {
   for (char c : text) s += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
   return s + "\"";
 }
+// Each key with its value; a key left to work out at run time (optional, not given) as a comment saying how.
 void emit_params(std::ostringstream& out, const std::vector<ParamSpec>& specs, const Params& p) {
-  for (const auto& s : specs)
+  for (const auto& s : specs) {
     if (p.has(s.name)) out << "  " << s.name << ": " << yaml_value(p.text(s.name)) << "\n";
+    else if (s.optional)  // its help up to the first "; " (the rest is on `podnet list keys`)
+      out << "  # " << s.name << ": auto (" << s.help.substr(0, s.help.find("; ")) << ")\n";
+  }
 }
 }  // namespace
 
