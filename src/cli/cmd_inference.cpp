@@ -3,6 +3,7 @@
 // layout under its request stream (model: src/workload/inference.hpp).
 // Flags -> --set -> study::inference -> report.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/common.hpp"
 #include "core/error.hpp"
@@ -10,6 +11,7 @@
 #include "report/inference_report.hpp"
 #include "report/web_assets.hpp"
 #include "study/inference.hpp"
+#include "workload/model.hpp"
 
 namespace podnet::cli {
 
@@ -45,6 +47,30 @@ int cmd_inference(Common c, const InferenceOptions& o) {
   }
   RunLabel label;
   const scenario::Setup s = load_setup(c, "inference", label);
+  // Training's layout keys given on the command line: serving has its own (inference.*), so say which.
+  {
+    std::vector<std::string> unused;
+    for (const char* k : {"tp", "pp", "dp", "cp", "ep", "precision", "microbatch", "global_batch", "interleave"}) {
+      const std::string key = std::string("workload.") + k;
+      if (!s.scenario.from_set.count(key)) continue;
+      const bool has_own = std::string_view(k) == "tp" || std::string_view(k) == "pp" ||
+                           std::string_view(k) == "precision";
+      unused.push_back(has_own ? fmt::format("{} (serving's is inference.{})", key, k) : key);
+    }
+    if (!unused.empty())
+      std::cerr << fmt::format("podnet: note: {} {} training's and not used here; the serving layout is "
+                               "inference.tp, inference.pp and inference.replicas (experts are spread over TP)\n",
+                               fmt::join(unused, ", "), unused.size() == 1 ? "is" : "are");
+  }
+  // FP8 on a GPU without FP8 tensor cores: the weights are read as FP8, the matmuls run at BF16's rate.
+  if (s.scenario.section("inference").get_string("precision") == "fp8")
+    if (const workload::GpuSpec* g = workload::find_gpu(s.scenario.section("workload").get_string("gpu"));
+        g && g->fp8_peak_flops <= 0)
+      std::cerr << fmt::format(
+          "podnet: note: inference.precision fp8 on {}, which has no FP8 tensor cores: the weights "
+          "are read as FP8 (weight-only, as W8A16 kernels do) and the matmuls run at BF16's "
+          "peak\n",
+          g->name);
   const nlohmann::json doc = report::inference_document(s, study::inference(s, study_progress("inference", label)));
   emit(c, s.scenario, doc, "inference", report::write_inference_table);
   if (!o.html.empty()) {

@@ -94,7 +94,8 @@ nlohmann::json inference_document(const scenario::Setup& s, const study::Inferen
                    {"decode_replicas", c.disaggregated ? c.decode_replicas : c.replicas},
                    {"scheduler", c.chunked ? "chunked" : "prefill_first"},
                    {"gpus", c.gpus()},
-                   {"fabric_gpus", r.fabric_gpus}};
+                   {"fabric_gpus", r.fabric_gpus},
+                   {"fabric_carries_traffic", r.fabric_carries}};
   doc["memory"] = {{"weights_gb_per_gpu", round_to(r.weight_bytes_per_gpu / 1e9, 3)},
                    {"kv_cache_kb_per_token", round_to(r.kv_bytes_per_token / 1e3, 3)},
                    {"kv_capacity_tokens_per_replica", r.kv_capacity_tokens}};
@@ -174,18 +175,25 @@ void write_inference_table(const nlohmann::json& d, std::ostream& out) {
                        l["pp"].get<int64_t>(), l["replicas"].get<int64_t>(),
                        l["scheduler"] == "chunked" ? "chunked prefill beside decode" : "prefill first");
   const auto& mem = d["memory"];
-  out << fmt::format("  weights {:.1f} GB per GPU; KV cache ({}) {:.1f} KB per token, {} tokens per replica\n\n",
+  const double kv_kb = mem["kv_cache_kb_per_token"].get<double>();
+  out << fmt::format("  weights {:.1f} GB per GPU; KV cache ({}) {} per token, {} tokens per replica\n\n",
                      mem["weights_gb_per_gpu"].get<double>(), m["kv_precision"].get<std::string>(),
-                     mem["kv_cache_kb_per_token"].get<double>(),
+                     kv_kb >= 1000 ? fixed(kv_kb / 1000, 2) + " MB" : fixed(kv_kb, 1) + " KB",
                      thousands(mem["kv_capacity_tokens_per_replica"].get<int64_t>()));
   const auto& one = d["single_request"];
-  Table t1({"one request alone", "time", "network"});
+  Table t1({"one request alone", "time", "communication"});
   t1.add({fmt::format("time to first token ({} prompt tokens{})", thousands(one["prompt_tokens"].get<int64_t>()),
                       d["stream"].contains("lengths_file") ? ", the file's median" : ""),
           ms(one["ttft_ms"]), ms(one["ttft_network_ms"])});
   t1.add({"time per output token", ms(one["tpot_ms"]), ms(one["tpot_network_ms"])});
   if (one.contains("kv_transfer_ms")) t1.add({"KV cache transfer, prefill to decode", ms(one["kv_transfer_ms"]), ""});
   t1.write(out, "  ");
+  // Where the communication runs: NVLink alone, or the fabric too (what a NIC or switch what-if can change).
+  if (l.contains("fabric_carries_traffic") && !l["fabric_carries_traffic"].get<bool>())
+    out << fmt::format("  (communication: TP{} inside one server, on NVLink; the fabric's NICs and switches carry none "
+                       "of this layout's traffic, so a NIC or switch what-if changes nothing here)\n",
+                       l["tp"].get<int64_t>());
+  else out << "  (communication: NVLink inside a server, the fabric's NICs and switches between servers)\n";
   const auto& s = d["stream"];
   if (s.contains("lengths_file"))
     out << fmt::format("\n  {} requests at {} per second, lengths from {} ({} {}, in order; prompt {}, mean {}; "
@@ -199,7 +207,16 @@ void write_inference_table(const nlohmann::json& d, std::ostream& out) {
     out << fmt::format("\n  {} requests at {} per second (prompt {}, output {} tokens):\n",
                        thousands(s["requests"].get<int64_t>()), rate(s["rate_per_s"]), tokens(s["prompt_tokens"]),
                        tokens(s["output_tokens"]));
-  if (!s["steady"].get<bool>())
+  // Arrivals faster than the replicas serve: the queue grows for as long as the run lasts (the replicas never
+  // idle, and they finish fewer requests a second than arrive; a short burst on idle replicas is not this).
+  const double served = d["throughput"]["requests_per_s"].get<double>(), asked = s["rate_per_s"].get<double>();
+  if (served < 0.95 * asked && d["utilization"]["busy"].get<double>() > 0.98)
+    out << fmt::format(
+        "  OVERLOADED: requests arrive at {} per second and the replicas serve about {}: the queue grows "
+        "for as long as the run lasts, so the latencies below grow with --requests (lower --rate, or "
+        "add replicas: inference.replicas)\n",
+        rate(s["rate_per_s"]), fixed(served, 2));
+  else if (!s["steady"].get<bool>())
     out << fmt::format("  (they arrive over {} s, under 30 median end-to-end latencies: a burst more than a steady "
                        "state; more requests, --requests, for steady figures)\n",
                        fixed(s["arrival_seconds"].get<double>(), 1));
@@ -213,6 +230,8 @@ void write_inference_table(const nlohmann::json& d, std::ostream& out) {
   row("end to end", lat["e2e_ms"]);
   if (lat.contains("kv_transfer_ms")) row("KV cache transfer", lat["kv_transfer_ms"]);
   t2.write(out, "  ");
+  if (lat.contains("kv_transfer_ms"))
+    out << "  (each KV transfer is timed alone on an idle fabric: transfers do not queue behind each other)\n";
   const auto& th = d["throughput"];
   const auto& u = d["utilization"];
   out << fmt::format("\n  throughput          {} output tokens/s ({} per GPU), {} requests/s\n",
@@ -221,7 +240,7 @@ void write_inference_table(const nlohmann::json& d, std::ostream& out) {
                      fixed(th["requests_per_s"].get<double>(), 2));
   out << fmt::format("  replicas busy       {:.1f}%, mean decode batch {:.1f}\n", 100 * u["busy"].get<double>(),
                      u["mean_decode_batch"].get<double>());
-  out << fmt::format("  network share       {:.1f}% of the busy time\n", 100 * u["network_share"].get<double>());
+  out << fmt::format("  communication share {:.1f}% of the busy time\n", 100 * u["network_share"].get<double>());
   if (!d.contains("target")) return;
   const auto& t = d["target"];
   const std::string p = "p" + fixed(t["percentile"].get<double>(),

@@ -136,6 +136,11 @@ TEST(Studies, SweepTableShowsTheGpuCountAndWarnsWhenAnAxisChangesIt) {
   study::ResultTable same = t;
   std::get<int64_t>(same.rows[1][6]) = 8192;
   EXPECT_EQ(gpu_count_warning(same), "");
+  // An axis that counts copies (replicas, DP groups, the fabric's GPUs) sets the GPU count on purpose: a note.
+  study::ResultTable dp = t;
+  dp.axes = {"workload.dp"};
+  dp.columns[1] = "workload.dp";
+  EXPECT_EQ(gpu_count_warning(dp), "note: workload.dp sets the GPU count (8,192 to 16,384, column parallelism.gpus)");
 }
 
 TEST(Studies, DiffShowsTheGpuCountAndWarnsWhenItDiffers) {

@@ -4,6 +4,8 @@
 #include <climits>
 #include <fmt/format.h>
 #include <ostream>
+#include <set>
+#include <sstream>
 
 #include "core/error.hpp"
 #include "report/report.hpp"
@@ -135,6 +137,26 @@ std::string gpu_count_warning(const study::ResultTable& t) {
       }
     if (changes) axes += (axes.empty() ? "" : ", ") + t.axes[a];
   }
+  // Every axis that changes it is a count of copies (replicas, data-parallel groups, the fabric's or the job's
+  // GPUs): sizing is the sweep's point, so a note, not a warning. A parallel degree (tp, pp) stays a warning:
+  // such a sweep usually compares layouts of one size.
+  static const std::set<std::string> kSizes = {"topology.gpus",
+                                               "topology.k",
+                                               "workload.dp",
+                                               "inference.replicas",
+                                               "inference.prefill_replicas",
+                                               "inference.decode_replicas",
+                                               "reliability.job_gpus"};
+  bool all_sizes = !axes.empty();
+  for (std::stringstream ss(axes); all_sizes;) {
+    std::string a;
+    if (!std::getline(ss, a, ',')) break;
+    a.erase(0, a.find_first_not_of(' '));
+    all_sizes = kSizes.count(a) > 0;
+  }
+  if (all_sizes)
+    return fmt::format("note: {} set{} the GPU count ({} to {}, column {})", axes,
+                       axes.find(',') == std::string::npos ? "s" : "", thousands(lo), thousands(hi), st->gpus_field);
   return fmt::format("warning: the points run on different GPU counts ({} to {}, column {}){}: their results "
                      "compare jobs of different sizes, not the axis alone",
                      thousands(lo), thousands(hi), st->gpus_field,

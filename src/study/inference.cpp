@@ -133,6 +133,10 @@ InferenceStudy inference(const scenario::Setup& s, const Progress& progress) {
   std::vector<std::pair<int32_t, int32_t>> kv_pairs;
   for (int64_t i = 0; i < n; ++i)
     kv_pairs.emplace_back(static_cast<int32_t>(i), static_cast<int32_t>(c.prefill_replicas * n + i));
+  const auto server = [&](int64_t rank) { return topo.nodes[topo.gpus[static_cast<size_t>(rank)]].server; };
+  for (int64_t i = 1; i < n; ++i) out.fabric_carries = out.fabric_carries || server(i) != server(0);
+  if (c.disaggregated)
+    for (const auto& [a, b] : kv_pairs) out.fabric_carries = out.fabric_carries || server(a) != server(b);
   net.kv_transfer = [&](int64_t prompt) {
     const auto bytes = static_cast<Bytes>(static_cast<double>(prompt) * cost.kv_bytes_per_token());
     return timed(kv_send, std::max<Bytes>(1, bytes / n), p2p_plan(kv_pairs));

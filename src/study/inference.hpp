@@ -39,6 +39,9 @@ struct InferenceStudy {
   // Its prompt: the shortest of the range, or the median of a lengths file.
   int64_t single_prompt = 0;
   Time single_ttft, single_ttft_network, single_tpot, single_tpot_network, single_kv_transfer;
+  // Whether the fabric (NICs and switches) carries any of it: a replica spanning servers (its TP group or
+  // its pipeline stages), or a KV transfer between servers. Otherwise it all stays on NVLink.
+  bool fabric_carries = false;
   workload::ServingResult serving;
   // With a latency target (inference.target_ttft / target_tpot): the highest rate that meets it.
   bool searched = false;
