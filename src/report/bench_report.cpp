@@ -337,8 +337,8 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
     if (last.contains("fct") && d["bench"]["op"] == "alltoall" &&
         last["time_us"].get<double>() > last["fct"]["max_us"].get<double>() + 1.0)
       out << fmt::format("  the time is {} us above the slowest flow: NCCL's proxy posts each peer's send and receive "
-                         "before the flows go (1 us a post, 2 us a peer across servers, and a launch; "
-                         "collective/collective.hpp), and podnet runs the posts before every flow, not beside them\n",
+                         "before the flows go (1 us a post, 2 us a peer across servers, and a launch), and podnet "
+                         "runs the posts before every flow, not beside them\n",
                          fixed(last["time_us"].get<double>() - last["fct"]["max_us"].get<double>(), 2));
   }
   if (!d["rows"].empty() && d["rows"][0].contains("slowdown")) {
@@ -532,6 +532,16 @@ void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
              thousands((*r)["pause_frames"].get<int64_t>()), us(*r, "paused_max_us"),
              thousands((*r)["retransmissions"].get<int64_t>()), thousands((*r)["timeouts"].get<int64_t>())});
     t.write(out, "  ");
+    // An all-to-all's time holds NCCL's posts before its flows: the same for every transport, so say how much.
+    double above = 0;
+    for (const auto* r : rows)
+      if (r->contains("fct_max_us"))
+        above = std::max(above, (*r)["time_us"].get<double>() - (*r)["fct_max_us"].get<double>());
+    if (c["op"] == "alltoall" && above > 1.0)
+      out << fmt::format("  the time is up to {} us above the slowest flow: NCCL's proxy posts every peer's send and "
+                         "receive before the flows go, the same for every transport (compare the FCT columns; "
+                         "`podnet bench` without --compare-cc says more)\n",
+                         fixed(above, 2));
   }
   out << "\n  FCT: from when a flow may send to its last byte (nearest-rank percentiles); fairness: Jain's index of "
          "the "

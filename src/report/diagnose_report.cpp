@@ -131,12 +131,12 @@ nlohmann::json diagnose_document(const scenario::Setup& s, const study::Diagnose
   nlohmann::json notes = nlohmann::json::array();
   if (r.mode != "file" && r.probe_mode == "packet")  // names: not a registry name
     notes.push_back("packet probing: every probe and its reply simulated packet by packet on the packet engine "
-                    "over its ECMP path, the hidden faults applied per packet; see src/diagnose/packet_probe.hpp");
+                    "over its ECMP path, the hidden faults applied per packet (the diagnose page of the docs)");
   else if (r.mode != "file")
     notes.push_back("statistical probing: each probe's loss drawn from the links and switches on its ECMP path "
                     "(request and reply); RTT without queueing");
   notes.push_back("localization: sparse maximum-likelihood fit of per-link and per-switch loss (Poisson model), "
-                  "entry test at family-wise alpha; see src/diagnose/localize.hpp");
+                  "entry test at family-wise alpha (the diagnose page of the docs)");
   notes.push_back("deadlock check: every shortest path toward every endpoint's switch, one lossless class, no "
                   "virtual channels");
   doc["notes"] = notes;
