@@ -80,6 +80,7 @@ struct StreamSample {
   int32_t stream = 0;
   Bytes delivered = 0;  // payload delivered in order so far
   double rate_bps = 0;  // the sender's current rate (RC)
+  uint32_t window = 0;  // a window-based congestion control's window, packets in flight (0: rate-based, none)
 };
 
 // The ECN marking band a port is configured with.

@@ -150,9 +150,11 @@ std::vector<std::string> write_dir(const Recorder& r, const std::string& dir, bo
   }
   if (!r.rate_series().empty()) {
     auto f = open(path("qp_rates.csv"));
-    f << "run,time_s,qp,rate_bps,delivered_bytes\n";
+    // window_packets: empty for a rate-based congestion control (DCQCN, TIMELY, HPCC's rate), which paces at rate_bps.
+    f << "run,time_s,qp,rate_bps,delivered_bytes,window_packets\n";
     for (const auto& s : r.rate_series())
-      f << fmt::format("{},{:.12f},{},{:.0f},{}\n", s.run, s.t_s, s.qp, s.rate_bps, s.delivered);
+      f << fmt::format("{},{:.12f},{},{:.0f},{},{}\n", s.run, s.t_s, s.qp, s.rate_bps, s.delivered,
+                       s.window > 0 ? std::to_string(s.window) : std::string());
   }
   if (!r.util_series().empty()) {
     auto f = open(path("link_utilization.csv"));

@@ -92,7 +92,7 @@ void Recorder::observe_packet(const engine::RunObservation& o) {
   }
   for (const auto& s : sim.samples()) queue_.push_back({runs_, s.time.seconds(), s.port, s.bytes});
   for (const auto& s : sim.stream_samples())
-    rates_.push_back({runs_, s.time.seconds(), s.stream, s.rate_bps, s.delivered});
+    rates_.push_back({runs_, s.time.seconds(), s.stream, s.rate_bps, s.delivered, s.window});
 }
 
 void Recorder::observe_flow(const engine::RunObservation& o) {

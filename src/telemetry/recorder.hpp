@@ -90,6 +90,7 @@ struct RatePoint {
   int32_t qp = 0;
   double rate_bps = 0;
   int64_t delivered = 0;
+  uint32_t window = 0;  // packets in flight a window-based congestion control allows (0: rate-based)
 };
 struct UtilStep {
   int32_t run = 0;

@@ -484,7 +484,7 @@ void PacketSim::Impl::run(const std::function<void(const SimEvent&)>& on_event, 
             // every port sampled (telemetry): only the QPs under way
             if (opt.sample_all_ports && (q.rx_done || now < nic->records[i].first_send.ps)) continue;
             const Bytes got = std::min<Bytes>(nic->records[i].bytes, static_cast<Bytes>(q.rcv_nxt) * mtu);
-            stream_samples.push_back({Time(now), static_cast<int32_t>(i), got, q.cc.rate});
+            stream_samples.push_back({Time(now), static_cast<int32_t>(i), got, q.cc.rate, q.cc.window});
           }
         // Telemetry samples on while anything is left to happen (streams may start after compute delays).
         if (!events.empty() && (nic->open_streams > 0 || opt.sample_all_ports))

@@ -284,6 +284,28 @@ TEST(PacketSim, TheScenariosEcnBandReplacesTheAlgorithms) {
   EXPECT_THROW(PacketSim(topo, net(), bad), InputError);
 }
 
+TEST(PacketSim, StreamSamplesCarryAWindowBasedAlgorithmsWindow) {
+  // qp_rates.csv's window column: DCTCP paces by its window (its rate stays the line rate), DCQCN by its rate
+  // (no window: 0).
+  const auto topo = one_leaf(16);
+  for (const char* cc : {"dctcp", "dcqcn_paper"}) {
+    PacketOptions opt;
+    opt.cc = cc;
+    opt.sample_interval = 10_us;
+    opt.sample_all_ports = true;
+    opt.sample_streams = true;
+    PacketSim sim(topo, net(), opt);
+    add(sim, 1, 0, 1'000'000);
+    add(sim, 2, 0, 1'000'000);
+    run(sim);
+    ASSERT_FALSE(sim.stream_samples().empty()) << cc;
+    uint32_t largest = 0;
+    for (const auto& s : sim.stream_samples()) largest = std::max(largest, s.window);
+    if (std::string(cc) == "dctcp") EXPECT_GT(largest, 0u);
+    else EXPECT_EQ(largest, 0u);
+  }
+}
+
 TEST(PacketSim, DcqcnPaperPresetSharesEqually) {
   // Two 10 MB flows into one receiver, started together, paper preset
   // (Kmin 5 KB, Kmax 200 KB, Pmax 1 %): both are cut by CNPs and finish
