@@ -190,6 +190,10 @@ ResultField optional(ResultField f) {
   f.optional = true;
   return f;
 }
+// Fields some documents of a study hold (a block of the result present only in one mode), appended.
+void add_optional(StudyDef& d, std::initializer_list<ResultField> fields) {
+  for (ResultField f : fields) d.fields.push_back(optional(std::move(f)));
+}
 ResultField nullable(ResultField f, std::string when) {
   f.null_when = std::move(when);
   return f;
@@ -261,17 +265,16 @@ std::vector<StudyDef> builtin() {
                 optional(field("fct.p99_us@", "FCT p99", "us", 2, true)),
                 optional(field("fct.max_us@", "FCT max", "us", 2))};
     // The packet engine's counters over every size's run (report/bench_report.cpp, packet_counters).
-    for (ResultField f :
-         {field("packet_counters.drops", "drops", "", 0, true), field("packet_counters.trimmed", "trimmed", "", 0),
-          field("packet_counters.ecn_marks", "ECN marks", "", 0, true),
-          field("packet_counters.pause_frames", "PAUSE frames", "", 0, true),
-          field("packet_counters.paused_max_us", "most paused port", "us", 2),
-          field("packet_counters.retransmissions", "retransmissions", "", 0),
-          field("packet_counters.timeouts", "timeouts", "", 0),
-          field("packet_counters.goodput_gbit_per_s", "goodput", "Gb/s", 1),
-          field("packet_counters.fairness", "fairness (Jain)", "", 3),
-          field("packet_counters.sizes", "sizes counted", "", 0)})
-      d.fields.push_back(optional(std::move(f)));
+    add_optional(d, {field("packet_counters.drops", "drops", "", 0, true),
+                     field("packet_counters.trimmed", "trimmed", "", 0),
+                     field("packet_counters.ecn_marks", "ECN marks", "", 0, true),
+                     field("packet_counters.pause_frames", "PAUSE frames", "", 0, true),
+                     field("packet_counters.paused_max_us", "most paused port", "us", 2),
+                     field("packet_counters.retransmissions", "retransmissions", "", 0),
+                     field("packet_counters.timeouts", "timeouts", "", 0),
+                     field("packet_counters.goodput_gbit_per_s", "goodput", "Gb/s", 1),
+                     field("packet_counters.fairness", "fairness (Jain)", "", 3),
+                     field("packet_counters.sizes", "sizes counted", "", 0)});
     d.prepare = prepare_bench;
     d.check = [](const StudyArgs& a, const scenario::Setup& s) {
       (void)bench_request(a, s);
@@ -326,14 +329,13 @@ std::vector<StudyDef> builtin() {
     // workload.variability measured (or speed_cv / jitter_cv): the compute the slowest GPUs add.
     d.fields.push_back(optional(field("variability.compute_added_ms", "compute added by variability", "ms", 2)));
     // The scenario's failures (study/train.hpp, TrainStudy::failed): the iteration they slowed.
-    for (ResultField f : {field("failures.iteration_ms", "iteration time with failures", "ms", 2),
-                          field("failures.baseline_iteration_ms", "iteration time without failures", "ms", 2),
-                          field("failures.slowdown", "slowdown from failures", "x", 3),
-                          field("failures.scheduled", "failures scheduled", "", 0),
-                          field("failures.straggler.slowdown_ms", "time the failures add", "ms", 2),
-                          field("failures.straggler.critical_path_excess_ms", "excess on the critical path", "ms", 2),
-                          field("failures.straggler.critical_path_ops", "critical-path operations slowed", "", 0)})
-      d.fields.push_back(optional(std::move(f)));
+    add_optional(d, {field("failures.iteration_ms", "iteration time with failures", "ms", 2),
+                     field("failures.baseline_iteration_ms", "iteration time without failures", "ms", 2),
+                     field("failures.slowdown", "slowdown from failures", "x", 3),
+                     field("failures.scheduled", "failures scheduled", "", 0),
+                     field("failures.straggler.slowdown_ms", "time the failures add", "ms", 2),
+                     field("failures.straggler.critical_path_excess_ms", "excess on the critical path", "ms", 2),
+                     field("failures.straggler.critical_path_ops", "critical-path operations slowed", "", 0)});
     d.run = [](const StudyRun& r) {
       study::TrainRequest req;
       req.allow_oom = r.args->values.get_bool("allow_oom");
