@@ -48,6 +48,8 @@ report::DiffSide side(const std::string& what, const std::vector<std::string>& s
   s.label = what;
   const scenario::Scenario base = scenario::load(what, sets, o.adds);
   s.resolved_yaml = scenario::resolve(scenario::Scenario(base)).scenario.resolved_yaml();
+  for (const auto& [key, by] : base.gpu_keys) s.set_by_preset[key] = by;
+  for (const auto& [key, preset] : base.preset_keys) s.set_by_preset[key] = "network.preset " + preset;
   for (const report::StudyDef* st : chosen) {
     const report::StudyArgs args = study_args_from(*st, o.study_options, chosen);
     std::vector<std::string> all = sets;

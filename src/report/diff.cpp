@@ -184,7 +184,12 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
       const auto ia = ma.find(k), ib = mb.find(k);
       const nlohmann::json va = ia == ma.end() ? nlohmann::json(nullptr) : nlohmann::json(ia->second);
       const nlohmann::json vb = ib == mb.end() ? nlohmann::json(nullptr) : nlohmann::json(ib->second);
-      if (va != vb) inputs.push_back({{"key", k}, {"a", va}, {"b", vb}});
+      if (va == vb) continue;
+      nlohmann::json row = {{"key", k}, {"a", va}, {"b", vb}};
+      // A value a preset set on either side (the GPU's NVLink, a deployment preset's keys): say which.
+      for (const DiffSide* side : {&a, &b})
+        if (auto it = side->set_by_preset.find(k); it != side->set_by_preset.end()) row["set_by"] = it->second;
+      inputs.push_back(row);
     }
   }
   doc["inputs"] = inputs;
@@ -291,7 +296,10 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
   if (!inputs.empty()) {
     out << fmt::format("\n  inputs that differ ({}):\n", inputs.size());
     Table t({"key", "A", "B"});
-    for (const auto& i : inputs) t.add({i["key"].get<std::string>(), text(i["a"]), text(i["b"])});
+    for (const auto& i : inputs)
+      t.add({i["key"].get<std::string>() +
+                 (i.contains("set_by") ? " (from " + i["set_by"].get<std::string>() + ")" : std::string()),
+             text(i["a"]), text(i["b"])});
     t.write(out, "    ");
   }
   for (auto it = doc["studies"].begin(); it != doc["studies"].end(); ++it) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -23,6 +24,8 @@ struct DiffSide {
   std::string resolved_yaml;  // the scenario with every default (empty for a result document)
   // One result document per study, by study name ("design", "train", ...).
   std::vector<std::pair<std::string, nlohmann::json>> documents;
+  // Keys a preset set rather than the scenario: key -> what set it ("workload.gpu", "network.preset uec").
+  std::map<std::string, std::string> set_by_preset;
 };
 
 // A side holding one result document (what `--format json` writes: an

@@ -145,6 +145,21 @@ TEST(Diff, DocumentSideTakesItsStudyFromRunCommand) {
   EXPECT_THROW(document_side("x", {{"run", {{"command", 3}}}}), InputError);
 }
 
+TEST(Diff, AnInputAPresetSetSaysWhichPreset) {
+  // B's GPU preset set its server's NVLink (the scenario left it out): the row says so.
+  DiffSide a{"A", "server:\n  nvlink_bandwidth: 3.6Tbps\nworkload:\n  gpu: h100\n", {}};
+  DiffSide b{"B", "server:\n  nvlink_bandwidth: 7.2Tbps\nworkload:\n  gpu: b200\n", {}};
+  b.set_by_preset["server.nvlink_bandwidth"] = "workload.gpu";
+  const nlohmann::json d = diff_document(a, b);
+  ASSERT_EQ(d["inputs"].size(), 2u);
+  EXPECT_EQ(d["inputs"][0]["key"], "server.nvlink_bandwidth");
+  EXPECT_EQ(d["inputs"][0]["set_by"], "workload.gpu");
+  EXPECT_FALSE(d["inputs"][1].contains("set_by"));
+  std::ostringstream out;
+  write_diff_table(d, out);
+  EXPECT_NE(out.str().find("server.nvlink_bandwidth (from workload.gpu)"), std::string::npos) << out.str();
+}
+
 TEST(Diff, FailuresOnOneSideCountInTheIterationTime) {
   // B ran the same job with a failure: its iteration without failures is A's (150 ms), with them 350 ms. The
   // headline is 350 - 150 = +200 ms, all of it the failures' part (the breakdown, without failures, is the same).

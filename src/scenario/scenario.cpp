@@ -377,6 +377,7 @@ class Loader {
       return;
     }
     p.set(key, value, canonical);
+    sc_.gpu_keys["server." + key] = "workload.gpu";
   }
 
   // A deployment preset (network.preset, engine/network_presets.hpp) on the network keys the scenario

@@ -233,6 +233,8 @@ class Scenario {
   // Server keys the GPU preset (workload.gpu) would set but the scenario gives otherwise -> (given, the GPU's),
   // in GB/s.
   std::map<std::string, std::pair<std::string, std::string>> gpu_kept;
+  // Server keys the GPU preset set (the scenario left them out) -> "workload.gpu".
+  std::map<std::string, std::string> gpu_keys;
   // key path -> given with --set: "" for the user's own --set, else the command-line option that set it
   // (`--channels` sets collective.channels), which errors then name.
   std::map<std::string, std::string> from_set;
