@@ -373,6 +373,28 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
     if (shown < changed.size())
       out << fmt::format("    ... {} more (--all, or --format json)\n", changed.size() - shown);
   }
+  // An oversubscription the ports could not give as asked (design rounds it to whole ports): say so per side.
+  if (doc["studies"].contains("design"))
+    for (const char* side : {"a", "b"}) {
+      const auto& s = doc["studies"]["design"];
+      const std::string key = std::string("only_") + side + "_values";
+      if (!s.contains(key)) continue;
+      for (auto f = s[key].begin(); f != s[key].end(); ++f)
+        if (f.key().rfind("oversubscription_asked.", 0) == 0 && f.value().is_string()) {
+          // "asked 2:1: leaf: 42 down / 22 up ports" -> the ratio asked, and the ports that give the one built
+          const std::string tier = f.key().substr(std::string("oversubscription_asked.").size());
+          std::string v = f.value().get<std::string>(), asked = v, ports;
+          if (v.rfind("asked ", 0) == 0) v = v.substr(6);
+          if (const auto c = v.find(": "); c != std::string::npos) {
+            asked = v.substr(0, c);
+            ports = v.substr(c + 2);
+            if (ports.rfind(tier + ": ", 0) == 0) ports = ports.substr(tier.size() + 2);
+          }
+          out << fmt::format("\n  design: {} asked {} at the {}; its ports give the ratio shown ({}); design "
+                             "rounds an oversubscription to whole ports\n",
+                             side[0] == 'a' ? "A" : "B", asked, tier, ports);
+        }
+    }
   if (doc.contains("derived") && doc["derived"].contains("network_capex_usd_per_token_per_second")) {
     const auto& c = doc["derived"]["network_capex_usd_per_token_per_second"];
     out << fmt::format("\n  network capex per token/s of training: A ${}, B ${} (B / A {})\n",
@@ -389,7 +411,9 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
       size_t n = 0, empty = 0;
       std::map<std::string, ResultField> inferred_fields;
       for (auto f = s[key].begin(); f != s[key].end(); ++f) {
-        if (f.value().is_string() && f.value().get<std::string>().empty()) {  // nothing to show
+        // Nothing to show; or a design's asked oversubscription, which its own note says.
+        if ((f.value().is_string() && f.value().get<std::string>().empty()) ||
+            f.key().rfind("oversubscription_asked.", 0) == 0) {
           ++empty;
           continue;
         }
@@ -398,6 +422,7 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
         const ResultField* d = labelled(it.key(), f.key(), inferred_fields);
         list += fmt::format("{}{} {}", list.empty() ? "" : ", ", d->label, text(f.value(), d));
       }
+      if (list.empty()) continue;
       out << fmt::format("\n  {}: only in {}: {}{}\n", it.key(), side[0] == 'a' ? "A" : "B", list,
                          n + empty < s[key].size() ? fmt::format(", ... {} more", s[key].size() - n - empty) : "");
     }

@@ -160,6 +160,20 @@ TEST(Diff, AnInputAPresetSetSaysWhichPreset) {
   EXPECT_NE(out.str().find("server.nvlink_bandwidth (from workload.gpu)"), std::string::npos) << out.str();
 }
 
+TEST(Diff, AnOversubscriptionRoundedToWholePortsIsSaid) {
+  // B asked 2:1 at the leaf and got 42 down / 22 up ports (1.9091:1): a sentence, not a raw "only in B" row.
+  const nlohmann::json da = {{"run", {{"command", "design"}}}, {"oversubscription", {{"leaf", 1.0}}}};
+  nlohmann::json db = {{"run", {{"command", "design"}}}, {"oversubscription", {{"leaf", 1.9091}}}};
+  db["oversubscription_asked"] = {{"leaf", "asked 2:1: leaf: 42 down / 22 up ports"}};
+  const nlohmann::json d = diff_document(DiffSide{"A", "", {{"design", da}}}, DiffSide{"B", "", {{"design", db}}});
+  std::ostringstream out;
+  write_diff_table(d, out);
+  EXPECT_NE(out.str().find("design: B asked 2:1 at the leaf; its ports give the ratio shown (42 down / 22 up ports)"),
+            std::string::npos)
+      << out.str();
+  EXPECT_EQ(out.str().find("only in B: "), std::string::npos) << out.str();
+}
+
 TEST(Diff, FailuresOnOneSideCountInTheIterationTime) {
   // B ran the same job with a failure: its iteration without failures is A's (150 ms), with them 350 ms. The
   // headline is 350 - 150 = +200 ms, all of it the failures' part (the breakdown, without failures, is the same).
