@@ -50,12 +50,15 @@ int cmd_inference(Common c, const InferenceOptions& o) {
   // Training's layout keys given on the command line: serving has its own (inference.*), so say which.
   {
     std::vector<std::string> unused;
-    for (const char* k : {"tp", "pp", "dp", "cp", "ep", "precision", "microbatch", "global_batch", "interleave"}) {
+    // workload.KEY -> serving's own key, or none.
+    static const std::pair<const char*, const char*> kTraining[] = {
+        {"tp", "inference.tp"},  {"pp", "inference.pp"},    {"precision", "inference.precision"},
+        {"dp", nullptr},         {"cp", nullptr},           {"ep", nullptr},
+        {"microbatch", nullptr}, {"global_batch", nullptr}, {"interleave", nullptr}};
+    for (const auto& [k, own] : kTraining) {
       const std::string key = std::string("workload.") + k;
       if (!s.scenario.from_set.count(key)) continue;
-      const bool has_own = std::string_view(k) == "tp" || std::string_view(k) == "pp" ||
-                           std::string_view(k) == "precision";
-      unused.push_back(has_own ? fmt::format("{} (serving's is inference.{})", key, k) : key);
+      unused.push_back(own ? fmt::format("{} (serving's is {})", key, own) : key);
     }
     if (!unused.empty())
       std::cerr << fmt::format("podnet: note: {} {} training's and not used here; the serving layout is "

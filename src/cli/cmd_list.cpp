@@ -144,10 +144,10 @@ void list_choices() {
   std::cout << "\nCongestion control, packet engine (scenario `network.cc`; the ECN band: network.ecn_kmin, ecn_kmax, "
                "ecn_pmax):\n";
   report::Table cc({"", "", "ECN band at a switch port"});
+  const auto kb = [](double b) {
+    return b >= 1e6 ? format_number(b / 1e6, 2) + " MB" : format_number(b / 1e3, 1) + " KB";
+  };
   for (const auto& p : engine::packet::cc_presets()) {
-    const auto kb = [](double b) {
-      return b >= 1e6 ? format_number(b / 1e6, 2) + " MB" : format_number(b / 1e3, 1) + " KB";
-    };
     const std::string at =
         p.ecn_ref_bps > 0 ? fmt::format(" at {} Gbps, scaled with the port's rate", format_number(p.ecn_ref_bps / 1e9))
                           : "";

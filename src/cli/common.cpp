@@ -177,13 +177,10 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
   if (engine::engine_info(s.engine).traits.packet_faults) {
     // An ECN band for a congestion control that reads no marks (swift, timely, hpcc, rccc, none): it does nothing.
     const std::string cc = s.network.packet.cc != "auto" ? s.network.packet.cc : s.network.transport.default_cc;
-    std::vector<std::string> given;
-    for (const char* k : {"network.ecn_kmin", "network.ecn_kmax", "network.ecn_pmax"})
-      if (s.scenario.from_set.count(k) || s.scenario.lines.count(k)) given.emplace_back(k);
+    const engine::packet::CcPreset& mine = engine::packet::cc_preset(cc);
     // A congestion control of another transport: a what-if the user may not have meant.
     const std::string& transport = s.network.transport.name;
-    if (s.network.packet.cc != "auto" && s.network.packet.cc != s.network.transport.default_cc) {
-      const engine::packet::CcPreset& mine = engine::packet::cc_preset(cc);
+    if (cc != s.network.transport.default_cc) {
       const engine::packet::CcPreset& its = engine::packet::cc_preset(s.network.transport.default_cc);
       std::string why;
       if (its.credits && !mine.credits)
@@ -203,7 +200,10 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
       if (!why.empty())
         std::cerr << fmt::format("podnet: note: network.cc {} with network.transport {}: {}\n", cc, transport, why);
     }
-    if (!given.empty() && !engine::packet::cc_preset(cc).ecn)
+    std::vector<std::string> given;
+    for (const char* k : {"network.ecn_kmin", "network.ecn_kmax", "network.ecn_pmax"})
+      if (s.scenario.from_set.count(k) || s.scenario.lines.count(k)) given.emplace_back(k);
+    if (!given.empty() && !mine.ecn)
       std::cerr << fmt::format("podnet: note: {} {} nothing here: network.cc {} reads no ECN marks, so the "
                                "switches mark none (`podnet list` gives each congestion control's band)\n",
                                fmt::join(given, ", "), given.size() == 1 ? "does" : "do", cc);

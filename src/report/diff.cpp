@@ -267,8 +267,8 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
       }
       // With failures (train's `failures` block) a side's iteration is the one they slowed; the breakdown is the
       // iteration without them, so what they add is a part of its own ("failures") and the parts still add up.
-      const auto with_failures = [](std::map<std::string, nlohmann::json>& f) {
-        const double base = f["iteration_time_ms"].get<double>();
+      const auto with_failures = [](const std::map<std::string, nlohmann::json>& f) {
+        const double base = f.at("iteration_time_ms").get<double>();
         const auto it = f.find("failures.iteration_ms");
         return std::pair{base, it != f.end() && number(it->second) ? it->second.get<double>() : base};
       };

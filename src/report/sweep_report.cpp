@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <climits>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <ostream>
 #include <set>
-#include <sstream>
 
 #include "core/error.hpp"
 #include "report/report.hpp"
@@ -122,7 +122,7 @@ std::string gpu_count_warning(const study::ResultTable& t) {
   }
   if (ok.empty() || lo == hi) return {};
   // An axis changes it when two points that differ in that axis alone run on different GPU counts.
-  std::string axes;
+  std::vector<std::string> changing;
   for (size_t a = 0; a < t.axes.size(); ++a) {
     const size_t ca = col(t.axes[a]);
     bool changes = false;
@@ -135,8 +135,9 @@ std::string gpu_count_warning(const study::ResultTable& t) {
           if (b != a) others_equal = x[col(t.axes[b])] == y[col(t.axes[b])];
         changes = others_equal;
       }
-    if (changes) axes += (axes.empty() ? "" : ", ") + t.axes[a];
+    if (changes) changing.push_back(t.axes[a]);
   }
+  const std::string axes = fmt::format("{}", fmt::join(changing, ", "));
   // Every axis that changes it is a count of copies (replicas, data-parallel groups, the fabric's or the job's
   // GPUs): sizing is the sweep's point, so a note, not a warning. A parallel degree (tp, pp) stays a warning:
   // such a sweep usually compares layouts of one size.
@@ -147,21 +148,14 @@ std::string gpu_count_warning(const study::ResultTable& t) {
                                                "inference.prefill_replicas",
                                                "inference.decode_replicas",
                                                "reliability.job_gpus"};
-  bool all_sizes = !axes.empty();
-  for (std::stringstream ss(axes); all_sizes;) {
-    std::string a;
-    if (!std::getline(ss, a, ',')) break;
-    a.erase(0, a.find_first_not_of(' '));
-    all_sizes = kSizes.count(a) > 0;
-  }
-  if (all_sizes)
-    return fmt::format("note: {} set{} the GPU count ({} to {}, column {})", axes,
-                       axes.find(',') == std::string::npos ? "s" : "", thousands(lo), thousands(hi), st->gpus_field);
+  if (!changing.empty() &&
+      std::all_of(changing.begin(), changing.end(), [](const std::string& a) { return kSizes.count(a) > 0; }))
+    return fmt::format("note: {} set{} the GPU count ({} to {}, column {})", axes, changing.size() == 1 ? "s" : "",
+                       thousands(lo), thousands(hi), st->gpus_field);
   return fmt::format("warning: the points run on different GPU counts ({} to {}, column {}){}: their results "
                      "compare jobs of different sizes, not the axis alone",
                      thousands(lo), thousands(hi), st->gpus_field,
-                     axes.empty() ? ""
-                                  : "; " + axes + " change" + (axes.find(',') == std::string::npos ? "s" : "") + " it");
+                     changing.empty() ? "" : "; " + axes + " change" + (changing.size() == 1 ? "s" : "") + " it");
 }
 
 void write_sweep_results_table(const study::ResultTable& t, const std::vector<std::string>& columns,

@@ -39,7 +39,7 @@ const CcPreset& cc_preset(std::string_view cc) {
 }
 
 std::string flow_control_name(std::string_view cc, bool pfc, bool link_credits) {
-  if (link_credits || cc::make(cc, cc::Context{})->traits().credits) return "link credits";
+  if (link_credits || cc_preset(cc).credits) return "link credits";
   return pfc ? "PFC" : "none (lossy)";
 }
 

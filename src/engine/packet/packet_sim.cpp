@@ -276,16 +276,16 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   // The scenario's marking band (network.ecn_kmin, ecn_kmax, ecn_pmax): the same at every switch port, in place
   // of the algorithm's own; a port into a NIC under receiver credits still marks nothing (port.hpp).
   if (ecn && (opt.ecn_kmin >= 0 || opt.ecn_kmax >= 0 || opt.ecn_pmax >= 0)) {
+    const auto kb = [](int64_t b) {
+      return b >= 1'000'000 ? fmt::format("{:.2f} MB", static_cast<double>(b) / 1e6)
+                            : fmt::format("{:.1f} KB", static_cast<double>(b) / 1e3);
+    };
     for (DirLink d = 0; d < D; ++d) {
       PortInfo& p = ports->info[d];
       if (!p.from_mmu || (tr.receiver_credits && !p.to_mmu)) continue;
       if (opt.ecn_kmin >= 0) p.kmin = opt.ecn_kmin;
       if (opt.ecn_kmax >= 0) p.kmax = opt.ecn_kmax;
       if (opt.ecn_pmax >= 0) p.pmax = opt.ecn_pmax;
-      const auto kb = [](int64_t b) {
-        return b >= 1'000'000 ? fmt::format("{:.2f} MB", static_cast<double>(b) / 1e6)
-                              : fmt::format("{:.1f} KB", static_cast<double>(b) / 1e3);
-      };
       if (p.kmax < p.kmin)
         throw InputError(fmt::format(
             "network.ecn_kmin: {} is above the top of the marking band, {} at {} ({}'s own at a {} Gbps port; set "
