@@ -175,7 +175,7 @@
     'cap_gbytes_per_second': ['NIC cap', 'GBps'], 'speedup': ['speed-up', 'num'], 'ideal': ['ideal', 'num'],
     'efficiency': ['efficiency', 'pct'], 'dp': ['DP', 'int'], 'gpus': ['GPUs', 'int'],
     'reliability.goodput': ['with failures: goodput', 'pct2'], 'reliability.mtbi_hours': ['with failures: MTBI', 'h'],
-    'reliability.days_to_train_with_failures': ['with failures: days to train', 'days'],
+    'reliability.days_to_train_with_failures': ['days to train with failures', 'days'],
     'reliability.checkpoint_interval_minutes': ['with failures: checkpoint every', 'min'],
     'reliability.checkpoint_cost_minutes': ['with failures: checkpoint cost', 'min'],
     'reliability.restart_cost_minutes': ['with failures: restart cost', 'min'],
@@ -216,7 +216,7 @@
     'latency.score.precision': ['latency: precision', 'num3'], 'latency.score.recall': ['latency: recall', 'num3'],
     'evaluation.precision': ['precision', 'num4'], 'evaluation.recall': ['recall', 'num4'],
     // inference
-    'utilization.busy': ['replicas busy', 'pct'], 'utilization.network_share': ['network share of the busy time', 'pct'],
+    'utilization.busy': ['replicas busy', 'pct'], 'utilization.network_share': ['communication share of the busy time', 'pct'],
     'utilization.mean_decode_batch': ['mean decode batch', 'num1'], 'utilization.decode_passes': ['decode passes', 'int'],
     'utilization.prefill_passes': ['prefill passes', 'int'], 'memory.kv_cache_kb_per_token': ['KV cache per token (KB)', 'num1'],
     'memory.weights_gb_per_gpu': ['weights per GPU', 'gb'], 'memory.kv_capacity_tokens_per_replica': ['KV cache per replica (tokens)', 'int'],
@@ -266,6 +266,7 @@
     return { label: words(k), kind: null };
   }
   function lookup(path) {
+    if (Object.prototype.hasOwnProperty.call(FIELDS, path)) return { label: FIELDS[path][0], kind: FIELDS[path][1] || null };
     const parts = path.split('.');
     for (const [pat, v] of Object.entries(FIELDS)) {
       const p = pat.split('.');
@@ -714,6 +715,7 @@
     optimizer: 'optimizer step', grad_norm: 'gradient norm', loss: 'loss all-reduce',
     collective: 'collective (exposed)', p2p: 'P2P (exposed)', idle: 'idle' };
   const partName = k => PARTS[k] || words(k);
+  for (const [k, label] of Object.entries(PARTS)) FIELDS['breakdown_ms.' + k] = [label, 'ms'];
 
   // train: the iteration as the CLI's table, where the critical stage's time goes, the scaling sweep, then details.
   function renderTrain(root, doc) {
@@ -727,6 +729,11 @@
       show('gpus', par.gpus) + gpu + ' (' + show('gpus', par.gpus) + ' of ' + show('gpus', par.fabric_gpus) + ' GPUs), ' + fmt(doc.engine) + ' engine' +
       (par.tp ? '; TP' + par.tp + (par.cp > 1 ? ' x CP' + par.cp : '') + ' x PP' + par.pp + ' x DP' + par.dp + (par.ep > 1 ? ' (EP' + par.ep + ')' : '') : '') +
       (doc.batch && doc.batch.global_batch ? ', global batch ' + fixed(doc.batch.global_batch, 0) + ' x seq ' + fixed(m.seq, 0) : '') }));
+    const n = doc.network;
+    if (n) s.appendChild(el('p', { class: 'muted', text: 'network: ' + n.family + (n.switch_tiers > 0 ? ', ' + n.switch_tiers + ' switch tier' + (n.switch_tiers === 1 ? '' : 's') : '') +
+      (n.nics_per_server > 0 ? ', ' + n.nics_per_server + ' x ' + n.nic_speed + ' NIC' + (n.nics_per_server === 1 ? '' : 's') + ' per server, ' + n.transport : ', no NICs') +
+      (n.cc ? ' (' + n.cc + ')' : '') }));
+    notes(s, doc.notes);
     const order = ['compute', 'tp', 'pp', 'dp', 'ep', 'cp', 'optimizer', 'grad_norm', 'loss', 'bubble', 'collective', 'p2p', 'idle'];
     const parts = Object.keys(b).filter(k => b[k] > 0).sort((x, y) => order.indexOf(x) - order.indexOf(y));
     const c = chart(s, 'breakdown');
@@ -776,7 +783,7 @@
       st.appendChild(t);
     }
     if (doc.sweep && doc.sweep.length) renderSweepCurve(root, doc.sweep);
-    renderGeneric(root, doc, ['breakdown_ms', 'stages_ms', 'sweep', 'iteration_time_ms', 'mfu', 'hfu', 'tokens_per_second', 'memory_gbyte']);
+    renderGeneric(root, doc, ['breakdown_ms', 'stages_ms', 'sweep', 'iteration_time_ms', 'mfu', 'hfu', 'tokens_per_second', 'memory_gbyte', 'notes', 'network']);
   }
 
   // Scaling: parallel efficiency (speed-up / ideal) against GPUs, one line per NIC cap; caps that give the very
@@ -1040,13 +1047,17 @@
       ['throughput', cell(doc, 'throughput.output_tokens_per_s', fixed(th.output_tokens_per_s || 0, 0) + ' output tokens/s (' + fixed(th.output_tokens_per_s_per_gpu || 0, 1) + ' per GPU), ' +
         fixed(th.requests_per_s || 0, 2) + ' requests/s')],
       ['replicas busy', cell(doc, 'utilization.busy', fixed(100 * (u.busy || 0), 1) + ' %, mean decode batch ' + fixed(u.mean_decode_batch || 0, 1))],
-      ['network share', cell(doc, 'utilization.network_share', fixed(100 * (u.network_share || 0), 1) + ' % of the busy time')],
-      ['one request alone', cell(doc, 'single_request.ttft_ms', 'first token ' + ms(one.ttft_ms) + ' (network ' + ms(one.ttft_network_ms) + '), then ' +
-        ms(one.tpot_ms) + ' per token (network ' + ms(one.tpot_network_ms) + ')' + (one.kv_transfer_ms !== undefined ? '; KV cache transfer ' + ms(one.kv_transfer_ms) : ''))],
+      ['communication share', cell(doc, 'utilization.network_share', fixed(100 * (u.network_share || 0), 1) + ' % of the busy time')],
+      ['one request alone', cell(doc, 'single_request.ttft_ms', 'first token ' + ms(one.ttft_ms) + ' (communication ' + ms(one.ttft_network_ms) + '), then ' +
+        ms(one.tpot_ms) + ' per token (communication ' + ms(one.tpot_network_ms) + ')' + (one.kv_transfer_ms !== undefined ? '; KV cache transfer ' + ms(one.kv_transfer_ms) : ''))],
       ['memory', cell(doc, 'memory.weights_gb_per_gpu', fixed(doc.memory.weights_gb_per_gpu, 1) + ' GB of weights per GPU; KV cache (' + fmt(m.kv_precision || 'bf16') + ') ' + fixed(doc.memory.kv_cache_kb_per_token, 1) +
         ' KB per token, ' + fixed(doc.memory.kv_capacity_tokens_per_replica, 0) + ' tokens per replica')]
     ];
     s.appendChild(textTable(facts, null, 'summary'));
+    // Where the communication runs, as the CLI says it: NVLink alone, or the fabric too.
+    s.appendChild(el('p', { class: 'muted', id: 'where-communication', text: l.fabric_carries_traffic === false
+      ? 'communication: TP' + l.tp + ' inside one server, on NVLink; the fabric\'s NICs and switches carry none of this layout\'s traffic, so a NIC or switch what-if changes nothing here'
+      : 'communication: NVLink inside a server, the fabric\'s NICs and switches between servers' }));
     const t = doc.target;
     if (t) {
       const p = 'p' + fixed(t.percentile, Number.isInteger(t.percentile) ? 0 : 1);
@@ -1171,7 +1182,8 @@
             el('td', { class: 'muted', text: fieldUnit(c.field) }),
             el('td', { class: 'num', 'data-col': 'a', 'data-value': JSON.stringify(c.a), text: noUnit(c.a) }),
             el('td', { class: 'num', 'data-col': 'b', 'data-value': JSON.stringify(c.b), text: noUnit(c.b) }),
-            el('td', { class: 'num', 'data-col': 'delta', 'data-value': JSON.stringify(c.delta === undefined ? null : c.delta), text: typeof c.delta === 'number' ? (c.delta >= 0 ? '+' : '') + noUnit(c.delta) : '' }),
+            el('td', { class: 'num', 'data-col': 'delta', 'data-value': JSON.stringify(c.delta === undefined ? null : c.delta), text: typeof c.delta === 'number'
+              ? (c.delta >= 0 ? '+' : '') + (/^pct/.test(describe(p).kind || '') ? fixed(100 * c.delta, 1) + ' points' : noUnit(c.delta)) : '' }),
             el('td', { class: 'num', 'data-col': 'ratio', 'data-value': JSON.stringify(c.ratio === undefined ? null : c.ratio), text: typeof c.ratio === 'number' ? fixed(c.ratio, 3) + 'x' : '' })]));
         }
         s.appendChild(t);
@@ -1276,7 +1288,11 @@
     else if (payload.kind === 'compare') renderCompare(root, payload.document);
     else if (payload.kind === 'sweep') renderSweep(root, payload.document);
     else if (payload.kind === 'inference') renderInference(root, doc);
-    else renderGeneric(root, doc);
+    else {
+      // A study without a page of its own: the CLI's report, as `podnet <study>` prints it.
+      if (payload.report_text) section(root, 'Report', 'report').appendChild(el('pre', { class: 'report-text', text: payload.report_text }));
+      renderGeneric(root, doc);
+    }
     renderRun(root, doc);
   }
 
@@ -1300,6 +1316,12 @@
 
   // The compare page: two finished runs of this server, or two uploaded result documents.
   function startCompare(root) {
+    // The header's links, as a study page draws them: one per study of the registry, and compare.
+    api('GET', '/api/studies').then(st => {
+      const nav = document.querySelector('header nav');
+      if (nav) nav.replaceChildren(...st.studies.map(x => x.name).concat(['compare']).map(n =>
+        el('a', Object.assign({ href: '/' + n, text: n }, n === 'compare' ? { class: 'active' } : {}))));
+    }).catch(() => {});
     const controls = section(root, 'compare: two results side by side (what podnet diff computes)', 'controls');
     const pick = {}, file = {};
     for (const side of ['a', 'b']) {

@@ -39,14 +39,20 @@ nlohmann::json result_document(const std::string& path) {
 }
 
 report::DiffSide side(const std::string& what, const std::vector<std::string>& sets, const DiffOptions& o,
-                      const std::vector<std::string>& studies) {
+                      const std::vector<std::string>& studies, const std::vector<std::string>& own_sets,
+                      const char* own_option) {
+  // A key set by --set-a or --set-b is blamed on that option, not on --set.
+  std::map<std::string, std::string> by;
+  for (const auto& s : own_sets)
+    if (const auto eq = s.find('='); eq != std::string::npos && eq > 0)
+      by[s.substr(0, eq)] = fmt::format("{} {}", own_option, s.substr(0, eq));
   const nlohmann::json doc = result_document(what);
   if (!doc.is_null()) return report::document_side(what, doc);
   std::vector<const report::StudyDef*> chosen;
   for (const auto& st : studies) chosen.push_back(&report::study_named(st, "--study"));
   report::DiffSide s;
   s.label = what;
-  const scenario::Scenario base = scenario::load(what, sets, o.adds);
+  const scenario::Scenario base = scenario::load(what, sets, o.adds, by);
   s.resolved_yaml = scenario::resolve(scenario::Scenario(base)).scenario.resolved_yaml();
   for (const auto& [key, by] : base.gpu_keys) s.set_by_preset[key] = by;
   for (const auto& [key, preset] : base.preset_keys) s.set_by_preset[key] = "network.preset " + preset;
@@ -54,7 +60,9 @@ report::DiffSide side(const std::string& what, const std::vector<std::string>& s
     const report::StudyArgs args = study_args_from(*st, o.study_options, chosen);
     std::vector<std::string> all = sets;
     all.insert(all.end(), args.sets.begin(), args.sets.end());
-    const scenario::Scenario sc = args.sets.empty() ? base : scenario::load(what, all, o.adds, args.set_by);
+    std::map<std::string, std::string> all_by = by;
+    all_by.insert(args.set_by.begin(), args.set_by.end());
+    const scenario::Scenario sc = args.sets.empty() ? base : scenario::load(what, all, o.adds, all_by);
     s.documents.push_back({st->name, report::run_study(*st, sc, args).document});
   }
   return s;
@@ -94,7 +102,8 @@ int cmd_diff(const DiffOptions& o) {
   std::vector<std::string> sa = o.sets, sb = o.sets;
   sa.insert(sa.end(), o.sets_a.begin(), o.sets_a.end());
   sb.insert(sb.end(), o.sets_b.begin(), o.sets_b.end());
-  const report::DiffSide a = side(o.a, sa, o, studies), b = side(o.b, sb, o, studies);
+  const report::DiffSide a = side(o.a, sa, o, studies, o.sets_a, "--set-a"),
+                         b = side(o.b, sb, o, studies, o.sets_b, "--set-b");
   const nlohmann::json doc = report::diff_document(a, b);
   if (o.format == "json") report::write_json(doc, std::cout);
   else report::write_diff_table(doc, std::cout, o.all ? 0 : 25);

@@ -36,8 +36,8 @@ int cmd_serve(const ServeOptions& o) {
 void add_serve_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<ServeOptions>();
   auto* serve = app.add_subcommand(
-      "serve", "a local web dashboard: design, bench, train, reliability and diagnose pages that run studies and draw "
-               "them; a compare page");
+      "serve", "a local web dashboard: a page per study (design, bench, train, reliability, diagnose, jobs, inference, "
+               "plan-upgrade) that runs it and draws the result; a compare page");
   serve->add_option("--bind", o->bind, "address to listen on (loopback unless told otherwise)")->capture_default_str();
   serve->add_option("--port", o->port, "TCP port (0: any free port, printed at start)")->capture_default_str();
   serve->add_option("--max-runs", o->max_running, "studies running at once (more are answered 429)")

@@ -168,7 +168,7 @@ TEST(DiffCli, TwoSavedResults) {
   EXPECT_EQ(r.out.find("bom."), std::string::npos) << r.out;
   // Identical documents: nothing changed.
   const Result same = run("diff " + a + " " + a, true);
-  EXPECT_NE(same.out.find("0 field(s) changed"), std::string::npos) << same.out;
+  EXPECT_NE(same.out.find("0 figure(s) changed"), std::string::npos) << same.out;
   // Results of two studies: refused (it printed a header and nothing, which read as "no difference"); and what
   // runs studies does not apply to two results (it was silently ignored).
   const std::string t = (dir() / "t.json").string();

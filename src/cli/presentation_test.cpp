@@ -115,4 +115,62 @@ TEST(Presentation, OutPathsAreJoinedAsPaths) {
   EXPECT_EQ(r.out.find("//"), std::string::npos) << r.out;
 }
 
+// One key of a recipe group given leaves the group's other keys to podnet's defaults: the report says which
+// values of the recipe were not used (llama3-70b's layout is TP4 x CP2 x PP4, v=5; pp=8 alone ran TP8 x PP8,
+// CP1, v=1 without a word), and that the global batch is podnet's default when the recipe gives none.
+TEST(Presentation, ARecipeGroupNotUsedIsSaid) {
+  const Result r =
+      run("train leafspine-8k --engine analytical --set workload.model=llama3-70b --set topology.gpus=1024 "
+          "--set workload.pp=8");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("note: workload.pp is given, so the llama3-70b recipe's other layout keys are not used (cp 2, "
+                       "interleave 5, tp 4)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("note: global batch 1,536 is podnet's default (the llama3-70b recipe gives none)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  network: fat_tree, 2 switch tiers, 8 x 400Gbps NICs per server, rocev2\n"), std::string::npos)
+      << r.out;
+  // The whole layout given: no note on it.
+  const Result w =
+      run("train leafspine-8k --engine analytical --set workload.model=llama3-70b --set topology.gpus=1024 "
+          "--set workload.pp=8 --set workload.tp=4 --set workload.cp=2 --set workload.interleave=5");
+  ASSERT_EQ(w.status, 0) << w.out;
+  EXPECT_EQ(w.out.find("layout keys are not used"), std::string::npos) << w.out;
+}
+
+// Auto DP with the interleaved schedule: 8,192 GPUs at TP4 x CP2 x PP4 fit 256 replicas, but 1,536 / 256 = 6
+// microbatches per pipeline is no multiple of pp 4 (the schedule's need), so the run failed. 192 gives 8.
+TEST(Presentation, AutoDpKeepsTheInterleavedScheduleRunnable) {
+  const Result r = run("train leafspine-8k --engine analytical --set workload.model=llama3-70b");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("2,048 of the fabric's 8,192 GPUs stay idle: DP192 is the largest that gives each pipeline a "
+                       "multiple of pp 4 microbatches (here 8), as the interleaved schedule (v=5) needs; global_batch "
+                       "2,048 would run DP256"),
+            std::string::npos)
+      << r.out;
+}
+
+// An error is blamed on what the user typed: --set-b in diff, a default (not a --set) for a key the user never
+// gave in a section another flag created, a recipe's value as the recipe's.
+TEST(Presentation, ErrorsNameWhatTheUserTyped) {
+  const Result d = run("diff aipod-16k aipod-16k --set-b server.nic_speed=800Gbps", true);
+  EXPECT_NE(d.status, 0);
+  EXPECT_NE(d.out.find("--set-b server.nic_speed: server.nic_speed = 800Gbps exceeds switch.port_speed = 400Gbps"),
+            std::string::npos)
+      << d.out;
+  EXPECT_NE(d.out.find("set switch.port_speed=800Gbps with it"), std::string::npos) << d.out;
+  const Result i = run("inference leafspine-8k --set workload.model=llama3-405b --rate 2", true);
+  EXPECT_NE(i.status, 0);
+  EXPECT_NE(i.out.find("inference.tp (default): the weights of llama3-405b"), std::string::npos) << i.out;
+  EXPECT_EQ(i.out.find("--set inference.tp"), std::string::npos) << i.out;
+  EXPECT_NE(i.out.find("or serve a smaller workload.model"), std::string::npos) << i.out;
+  // Case does not count, and Megatron-LM's names point at podnet's.
+  const Result g = run("train aipod-16k --set workload.gpu=H100", true);
+  EXPECT_NE(g.out.find("(did you mean 'h100'?)"), std::string::npos) << g.out;
+  const Result p = run("train aipod-16k --set workload.pipeline_model_parallel_size=8", true);
+  EXPECT_NE(p.out.find("(did you mean 'pp'?)"), std::string::npos) << p.out;
+}
+
 }  // namespace

@@ -311,7 +311,7 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
       return std::fabs(std::log(std::max(c["ratio"].get<double>(), 1e-300)));
     };
     std::stable_sort(changed.begin(), changed.end(), [&](const auto& x, const auto& y) { return rel(x) > rel(y); });
-    out << fmt::format("\n  {}: {} field(s) changed, {} the same{}\n", it.key(), changed.size(),
+    out << fmt::format("\n  {}: {} figure(s) changed, {} the same{}\n", it.key(), changed.size(),
                        s["same"].get<int64_t>(),
                        s["only_a"].empty() && s["only_b"].empty()
                            ? ""
@@ -340,7 +340,8 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
       std::string parts;
       for (auto p = at["by_breakdown_ms"].begin(); p != at["by_breakdown_ms"].end(); ++p)
         if (std::fabs(p.value().get<double>()) > 1e-9)
-          parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", p.key(), signed_text(p.value().get<double>(), ms));
+          parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", breakdown_label(p.key()),
+                               signed_text(p.value().get<double>(), ms));
       out << fmt::format("    iteration time {}{}\n", signed_text(at["iteration_time_ms_delta"].get<double>(), ms),
                          parts.empty() ? "" : ": " + parts);
     }
@@ -353,7 +354,7 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
     };
     size_t headlines = 0;
     for (const auto& c : changed) headlines += headline(c);
-    Table t({"field", "A", "B", "B - A", "B / A"});
+    Table t({"figure", "A", "B", "B - A", "B / A"});
     std::map<std::string, ResultField> inferred_fields;
     size_t shown = 0, others = 0;
     for (const auto& c : changed) {
@@ -367,7 +368,7 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
       const ResultField* f = labelled(it.key(), c["field"].get<std::string>(), inferred_fields);
       t.add({f->label, text(c["a"], f), text(c["b"], f),
              c.contains("delta") ? signed_text(c["delta"].get<double>(), f) : "",
-             c.contains("ratio") && !c["ratio"].is_null() ? format_number(c["ratio"].get<double>(), 4) : ""});
+             c.contains("ratio") && !c["ratio"].is_null() ? fixed(c["ratio"].get<double>(), 3) + "x" : ""});
     }
     t.write(out, "    ");
     if (shown < changed.size())
@@ -399,7 +400,7 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
     const auto& c = doc["derived"]["network_capex_usd_per_token_per_second"];
     out << fmt::format("\n  network capex per token/s of training: A ${}, B ${} (B / A {})\n",
                        fixed(c["a"].get<double>(), 2), fixed(c["b"].get<double>(), 2),
-                       format_number(c["ratio"].get<double>(), 4));
+                       fixed(c["ratio"].get<double>(), 3) + "x");
   }
   // Fields one side has and the other not (a tier only one design builds): their values.
   for (auto it = doc["studies"].begin(); it != doc["studies"].end(); ++it)

@@ -53,7 +53,8 @@ TEST(Diff, ChangedFieldsAndTheIterationSplitOverItsBreakdown) {
   std::ostringstream out;
   write_diff_table(d, out);
   // In milliseconds with 2 decimals, as train's table prints them (report/studies.cpp declares the fields).
-  EXPECT_NE(out.str().find("iteration time +20.00 ms: bubble +15.00 ms, tp +5.00 ms"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("iteration time +20.00 ms: bubble +15.00 ms, TP (exposed) +5.00 ms"), std::string::npos)
+      << out.str();
 }
 
 TEST(Diff, NetworkCapexPerTokenPerSecondNeedsBothStudies) {
@@ -71,7 +72,7 @@ TEST(Diff, NetworkCapexPerTokenPerSecondNeedsBothStudies) {
   EXPECT_DOUBLE_EQ(c["ratio"].get<double>(), 0.75);
   std::ostringstream out;
   write_diff_table(d, out);
-  EXPECT_NE(out.str().find("network capex per token/s of training: A $4.00, B $3.00 (B / A 0.75)"), std::string::npos)
+  EXPECT_NE(out.str().find("network capex per token/s of training: A $4.00, B $3.00 (B / A 0.750x)"), std::string::npos)
       << out.str();
   // Design alone: nothing derived.
   DiffSide a{"A", "", {{"design", nlohmann::json{{"cost", {{"capex_usd", 1e6}}}, {"run", {{"command", "design"}}}}}}};

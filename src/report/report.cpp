@@ -167,6 +167,25 @@ void Table::write(std::ostream& out, const std::string& indent) const {
 
 std::string thousands(int64_t v) { return podnet::thousands(v); }
 
+std::string breakdown_label(const std::string& key) {
+  static const std::map<std::string, std::string> k = {{"compute", "compute"},
+                                                       {"tp", "TP (exposed)"},
+                                                       {"pp", "PP (exposed)"},
+                                                       {"dp", "DP (exposed)"},
+                                                       {"ep", "EP (exposed)"},
+                                                       {"cp", "CP (exposed)"},
+                                                       {"bubble", "bubble"},
+                                                       {"optimizer", "optimizer step"},
+                                                       {"grad_norm", "gradient norm"},
+                                                       {"loss", "loss all-reduce"},
+                                                       {"collective", "collective (exposed)"},
+                                                       {"p2p", "P2P (exposed)"},
+                                                       {"idle", "idle"},
+                                                       {"failures", "failures"}};
+  const auto it = k.find(key);
+  return it == k.end() ? key : it->second;
+}
+
 std::string fixed(double v, int decimals) {
   if (!std::isfinite(v)) return "-";  // tables print no inf or nan: an unknown figure is "-"
   std::string s = fmt::format("{:.{}f}", round_to(v, decimals), decimals);

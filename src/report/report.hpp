@@ -72,6 +72,9 @@ std::string thousands(int64_t v);
 // Failure events a table lists before "... and N more" (a share of a tier can be hundreds of links).
 inline constexpr size_t kEventsShown = 12;
 std::string fixed(double v, int decimals);
+// A part of a training iteration's breakdown (breakdown_ms.KEY) as every report and the dashboard label it:
+// "compute", "TP (exposed)", "optimizer step", "bubble", ...
+std::string breakdown_label(const std::string& key);
 // fixed() below 1e15 in magnitude; from 1e15 on three significant digits in e-notation ("1.38e+288"), for
 // figures that an extreme input can make astronomically large (days to train when restarts outrun the
 // MTBI): 289 grouped digits say no more and would widen a table past any terminal.

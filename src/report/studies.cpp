@@ -307,25 +307,19 @@ std::vector<StudyDef> builtin() {
                 param("sweep", ParamType::Bool, "false", "the scaling-efficiency sweep (DP and NIC caps)", {}, kServe),
                 param("trace", ParamType::Bool, "false", "keep a Chrome/Perfetto trace of the iteration", {}, kServe)};
     d.gpus_field = "parallelism.gpus";
+    // Labelled as `podnet train`'s table labels them.
     d.fields = {field("parallelism.gpus", "GPUs", "", 0),
                 field("iteration_time_ms", "iteration time", "ms", 2, true, 1, "iteration"),
-                percent("mfu", "MFU", true),
-                percent("hfu", "HFU"),
-                field("tokens_per_second", "tokens per second", "", 0, true),
-                field("days_to_train", "days to train", "days", 1, true, 1, "days"),
+                percent("mfu", "MFU (model FLOPs)", true),
+                percent("hfu", "HFU (with recompute)"),
+                field("tokens_per_second", "tokens/s", "", 0, true),
+                field("days_to_train", "days to train (failure-free)", "days", 1, true, 1, "days"),
                 field("reliability.days_to_train_with_failures", "days to train with failures", "days", 1, false, 1,
                       "days_with_failures"),
-                field("tflops_per_gpu", "TFLOPS per GPU", "", 1)};
-    for (const char* p : {"compute", "tp", "pp", "dp", "ep", "cp", "bubble"})
-      d.fields.push_back(
-          field(std::string("breakdown_ms.") + p,
-                std::string(p) +
-                    (p == std::string("compute") || p == std::string("bubble") ? " time" : " time (exposed)"),
-                "ms", 2));
-    // The fixed costs outside the passes (workload/training.hpp, "Fixed costs").
-    d.fields.push_back(field("breakdown_ms.optimizer", "optimizer step time", "ms", 2));
-    d.fields.push_back(field("breakdown_ms.grad_norm", "gradient norm time", "ms", 2));
-    d.fields.push_back(field("breakdown_ms.loss", "loss all-reduce time", "ms", 2));
+                field("tflops_per_gpu", "TFLOP/s per GPU (hardware)", "", 1)};
+    // The breakdown, and the fixed costs outside the passes (workload/training.hpp, "Fixed costs").
+    for (const char* p : {"compute", "tp", "pp", "dp", "ep", "cp", "bubble", "optimizer", "grad_norm", "loss"})
+      d.fields.push_back(field(std::string("breakdown_ms.") + p, breakdown_label(p), "ms", 2));
     // workload.variability measured (or speed_cv / jitter_cv): the compute the slowest GPUs add.
     d.fields.push_back(optional(field("variability.compute_added_ms", "compute added by variability", "ms", 2)));
     // The scenario's failures (study/train.hpp, TrainStudy::failed): the iteration they slowed.
@@ -433,6 +427,9 @@ std::vector<StudyDef> builtin() {
       req.allow_oom = r.args->values.get_bool("allow_oom");
       StudyOutput o;
       o.document = jobs_document(*r.setup, study::jobs(*r.setup, req, r.progress));
+      std::ostringstream text;  // the dashboard shows the CLI's report (a page of its own is still to come)
+      write_jobs_table(o.document, text);
+      o.extras["report_text"] = text.str();
       return o;
     };
     out.push_back(std::move(d));
@@ -540,6 +537,9 @@ std::vector<StudyDef> builtin() {
     d.run = [](const StudyRun& r) {
       StudyOutput o;
       o.document = upgrade_document(*r.setup, study::plan_upgrade(*r.setup, r.progress));
+      std::ostringstream text;
+      write_upgrade_table(o.document, text);
+      o.extras["report_text"] = text.str();
       return o;
     };
     out.push_back(std::move(d));

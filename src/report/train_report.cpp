@@ -10,6 +10,7 @@
 #include <ostream>
 #include <string_view>
 
+#include "engine/registry.hpp"
 #include "report/report.hpp"
 
 namespace podnet::report {
@@ -239,6 +240,104 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
                     "another stage's compute); exposed = on the critical path, not overlapped with compute"}};
 }
 
+namespace {
+
+// The network the job ran on, in one line ("" for a document without it).
+std::string network_line(const nlohmann::json& o) {
+  if (!o.contains("network")) return "";
+  const auto& n = o["network"];
+  const int64_t tiers = n["switch_tiers"].get<int64_t>(), nics = n["nics_per_server"].get<int64_t>();
+  return fmt::format("{}{}{}{}", n["family"].get<std::string>(),
+                     tiers > 0 ? fmt::format(", {} switch tier{}", tiers, tiers == 1 ? "" : "s") : "",
+                     nics > 0 ? fmt::format(", {} x {} NIC{} per server, {}", nics, n["nic_speed"].get<std::string>(),
+                                            nics == 1 ? "" : "s", n["transport"].get<std::string>())
+                              : ", no NICs",
+                     n.contains("cc") ? fmt::format(" ({})", n["cc"].get<std::string>()) : "");
+}
+
+// GPUs of the fabric the job leaves idle, and why ("" when it uses them all).
+std::string idle_gpus_note(const nlohmann::json& o) {
+  const auto& par = o["parallelism"];
+  const auto& b = o["batch"];
+  const bool chakra = o.contains("chakra");
+  if (const int64_t gpus = par["gpus"].get<int64_t>(), fabric = par["fabric_gpus"].get<int64_t>();
+      !chakra && gpus < fabric && b["global_batch"].is_number_integer() && b["microbatch"].is_number_integer()) {
+    // Idle GPUs, and why: the layout does not divide the fabric, or the batch does not split over more replicas.
+    const int64_t mp = par["tp"].get<int64_t>() * par["cp"].get<int64_t>() * par["pp"].get<int64_t>();
+    const int64_t batch = b["global_batch"].get<int64_t>(), mb = b["microbatch"].get<int64_t>();
+    const int64_t full = fabric / mp;  // replicas that fit
+    std::string why;
+    if (full * mp < fabric)
+      why = fmt::format("tp x cp x pp = {} does not divide the fabric's {} GPUs", thousands(mp), thousands(fabric));
+    // With the interleaved schedule, auto DP is the largest whose pipelines get a multiple of pp microbatches.
+    const int64_t pp = par["pp"].get<int64_t>(), seqs = batch / std::max<int64_t>(1, mb);
+    const bool interleaved = par["interleave"].get<int64_t>() > 1 && pp > 1;
+    int64_t auto_dp = 0, split_dp = 0;  // auto DP; the largest DP that splits the batch at all
+    for (int64_t d = full; d >= 1 && auto_dp == 0; --d) {
+      if (seqs % d == 0 && split_dp == 0) split_dp = d;
+      if (seqs % d == 0 && (!interleaved || (seqs / d) % pp == 0)) auto_dp = d;
+    }
+    if (interleaved && auto_dp == par["dp"].get<int64_t>() && split_dp > auto_dp) {
+      const int64_t per = full * mb * pp, fill = (batch + per - 1) / per * per;
+      why += fmt::format("{}DP{} is the largest that gives each pipeline a multiple of pp {} microbatches (here {}), "
+                         "as the interleaved schedule (v={}) needs; global_batch {} would run DP{}",
+                         why.empty() ? "" : "; ", auto_dp, pp, thousands(seqs / auto_dp),
+                         par["interleave"].get<int64_t>(), thousands(fill), full);
+    } else if (full > par["dp"].get<int64_t>() && batch % (full * mb) == 0) {  // the batch splits: dp was given
+      why += fmt::format("{}workload.dp is {}; left out (auto) it would be {}", why.empty() ? "" : "; ",
+                         par["dp"].get<int64_t>(), full);
+    } else if (full > par["dp"].get<int64_t>()) {
+      const int64_t per = full * mb, fill = (batch + per - 1) / per * per;
+      why += fmt::format("{}DP{} is the largest that divides the {} microbatches of {} (global_batch {} / microbatch "
+                         "{}); global_batch {} would run DP{}",
+                         why.empty() ? "" : "; ", par["dp"].get<int64_t>(), thousands(batch / mb), mb, thousands(batch),
+                         mb, thousands(fill), full);
+    }
+    return fmt::format("{} of the fabric's {} GPUs stay idle: {}", thousands(fabric - gpus), thousands(fabric),
+                       why.empty() ? "workload.dp leaves them out" : why);
+  }
+  return "";
+}
+
+// What the model's recipe did not set, and why (the train report's notes on it).
+std::vector<std::string> recipe_notes(const nlohmann::json& o) {
+  std::vector<std::string> notes;
+  if (!o.contains("recipe")) return notes;
+  const auto& r = o["recipe"];
+  auto keys = [](const nlohmann::json& a) {
+    std::string out;
+    for (const auto& k : a) out += (out.empty() ? "" : ", ") + k.get<std::string>();
+    return out;
+  };
+  for (const auto& k : r["from_defaults"])
+    if (k == "global_batch")
+      notes.push_back(fmt::format("global batch {} is podnet's default (the {} recipe gives none): set "
+                                  "workload.global_batch to your job's",
+                                  thousands(o["batch"]["global_batch"].get<int64_t>()), r["model"].get<std::string>()));
+  std::set<std::string> from_file;  // said by the note on a model set over the file's keys, below
+  for (const auto& k : r["model_from_command_line_over_file_keys"]) from_file.insert(k.get<std::string>());
+  for (const auto& g : r["groups_not_applied"]) {
+    if (std::all_of(g["given"].begin(), g["given"].end(),
+                    [&](const nlohmann::json& k) { return from_file.count(k.get<std::string>()) > 0; }))
+      continue;
+    std::string lost, given;
+    for (const auto& [k, v] : g["recipe_values_not_used"].items())
+      lost += (lost.empty() ? "" : ", ") + k + " " + v.get<std::string>();
+    for (const auto& k : g["given"]) given += (given.empty() ? "workload." : ", workload.") + k.get<std::string>();
+    notes.push_back(fmt::format("{} {} given, so the {} recipe's other {} keys are not used ({}): they take "
+                                "podnet's defaults; give them too to keep them",
+                                given, g["given"].size() == 1 ? "is" : "are", r["model"].get<std::string>(),
+                                g["group"].get<std::string>(), lost));
+  }
+  if (!r["model_from_command_line_over_file_keys"].empty())
+    notes.push_back(fmt::format("the model is set on the command line, but {} come from the scenario file; "
+                                "--set workload.recipe=preset takes {}'s recipe instead",
+                                keys(r["model_from_command_line_over_file_keys"]), r["model"].get<std::string>()));
+  return notes;
+}
+
+}  // namespace
+
 void write_training_table(const nlohmann::json& o, std::ostream& out) {
   const auto& m = o["model"];
   const auto& par = o["parallelism"];
@@ -253,29 +352,9 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                      o["gpu"]["name"].is_null() ? "-" : o["gpu"]["name"].get<std::string>(),
                      thousands(par["gpus"].get<int64_t>()), thousands(par["fabric_gpus"].get<int64_t>()),
                      o["engine"].get<std::string>());
+  if (const std::string n = network_line(o); !n.empty()) out << "  network: " << n << "\n";
   const bool chakra = o.contains("chakra");
-  if (const int64_t gpus = par["gpus"].get<int64_t>(), fabric = par["fabric_gpus"].get<int64_t>();
-      !chakra && gpus < fabric && b["global_batch"].is_number_integer() && b["microbatch"].is_number_integer()) {
-    // Idle GPUs, and why: the layout does not divide the fabric, or the batch does not split over more replicas.
-    const int64_t mp = par["tp"].get<int64_t>() * par["cp"].get<int64_t>() * par["pp"].get<int64_t>();
-    const int64_t batch = b["global_batch"].get<int64_t>(), mb = b["microbatch"].get<int64_t>();
-    const int64_t full = fabric / mp;  // replicas that fit
-    std::string why;
-    if (full * mp < fabric)
-      why = fmt::format("tp x cp x pp = {} does not divide the fabric's {} GPUs", thousands(mp), thousands(fabric));
-    if (full > par["dp"].get<int64_t>() && batch % (full * mb) == 0) {  // the batch splits: dp was given
-      why += fmt::format("{}workload.dp is {}; left out (auto) it would be {}", why.empty() ? "" : "; ",
-                         par["dp"].get<int64_t>(), full);
-    } else if (full > par["dp"].get<int64_t>()) {
-      const int64_t per = full * mb, fill = (batch + per - 1) / per * per;
-      why += fmt::format("{}DP{} is the largest that divides the {} microbatches of {} (global_batch {} / microbatch "
-                         "{}); global_batch {} would run DP{}",
-                         why.empty() ? "" : "; ", par["dp"].get<int64_t>(), thousands(batch / mb), mb, thousands(batch),
-                         mb, thousands(fill), full);
-    }
-    out << fmt::format("  {} of the fabric's {} GPUs stay idle: {}\n", thousands(fabric - gpus), thousands(fabric),
-                       why.empty() ? "workload.dp leaves them out" : why);
-  }
+  if (const std::string idle = idle_gpus_note(o); !idle.empty()) out << "  " << idle << "\n";
   if (chakra) {
     const auto& c = o["chakra"];
     out << fmt::format("  {} ranks from Chakra traces {} (version {}): {} nodes, {} collectives, {} send/recv pairs, "
@@ -350,10 +429,7 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
     if (!r["from_preset"].empty())
       out << fmt::format("  from the {} recipe: {}\n    ({})\n", r["model"].get<std::string>(), keys(r["from_preset"]),
                          r["source"].get<std::string>());
-    if (!r["model_from_command_line_over_file_keys"].empty())
-      out << fmt::format("  note: the model is set on the command line, but {} come from the scenario file; "
-                         "--set workload.recipe=preset takes {}'s recipe instead\n",
-                         keys(r["model_from_command_line_over_file_keys"]), r["model"].get<std::string>());
+    for (const std::string& n : recipe_notes(o)) out << "  note: " << n << "\n";
   }
   if (!par["stage_layers"].empty()) {
     std::string list;
@@ -371,18 +447,11 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                                                 : std::vector<const char*>{"compute", "tp",    "pp",        "dp",
                                                                            "ep",      "cp",    "optimizer", "grad_norm",
                                                                            "loss",    "bubble"};
-  // The fixed costs outside the passes (training.hpp, "Fixed costs"), by name.
-  static const std::map<std::string, std::string> kFixed = {{"optimizer", "optimizer step"},
-                                                            {"grad_norm", "gradient norm"},
-                                                            {"loss", "loss all-reduce"}};
   for (const char* k : parts) {
     if (!bd.contains(k)) continue;  // a document of an older podnet
     const double v = bd[k].get<double>();
     const std::string plain = k;
-    const std::string label =
-        "  " + (kFixed.count(plain)
-                    ? kFixed.at(plain)
-                    : plain + (plain == "compute" || plain == "bubble" || plain == "idle" ? "" : " (exposed)"));
+    const std::string label = "  " + breakdown_label(plain);
     t.add({label, fmt::format("{} ms ({}%)", fixed(v, 2), fixed(it > 0 ? 100 * v / it : 0, 1))});
     if (plain == "compute" && o.contains("variability")) {
       const auto& v = o["variability"];
@@ -756,11 +825,24 @@ void write_sweep_table(const nlohmann::json& o, std::ostream& out) {
     const double cap = r["cap_gbytes_per_second"].get<double>();
     t.add({cap > 0 ? fixed(cap, 0) + " GB/s" : "as built", std::to_string(r["dp"].get<int64_t>()),
            thousands(r["gpus"].get<int64_t>()), fixed(r["iteration_time_ms"].get<double>(), 2),
-           thousands(static_cast<int64_t>(r["tokens_per_second"].get<double>())), fixed(r["speedup"].get<double>(), 2),
+           thousands(std::llround(r["tokens_per_second"].get<double>())), fixed(r["speedup"].get<double>(), 2),
            fixed(r["ideal"].get<double>(), 0), fixed(100 * r["efficiency"].get<double>(), 1) + "%",
            fixed(r["breakdown_ms"]["dp"].get<double>(), 2)});
   }
   t.write(out, "    ");
+  // A cap only lowers the NICs' speed: one at or above it is the fabric as built.
+  if (o.contains("network") && o["network"]["nics_per_server"].get<int64_t>() > 0) {
+    const double nic = o["network"]["nic_gbyte_per_s"].get<double>();
+    double lowest_idle = 0;
+    for (const auto& r : o["sweep"])
+      if (const double cap = r["cap_gbytes_per_second"].get<double>();
+          cap >= nic * (1 - 1e-9) && (lowest_idle == 0 || cap < lowest_idle))
+        lowest_idle = cap;
+    if (lowest_idle > 0)
+      out << fmt::format("    a NIC cap of {} GB/s or more changes nothing: the NICs run at {} ({} GB/s) as built, "
+                         "and a cap only lowers that; for faster NICs set server.nic_speed and switch.port_speed\n",
+                         fixed(lowest_idle, 0), o["network"]["nic_speed"].get<std::string>(), format_number(nic, 4));
+  }
   // An efficiency above 100% is no rounding error: the larger DP's iteration is shorter than the base's. Per cap,
   // the first row is the base. With ZeRO each GPU's optimizer step updates 1/dp of its stage's weights, so the
   // step shrinks as DP grows: work weak scaling does not hold fixed per replica.
@@ -926,11 +1008,36 @@ nlohmann::json recipe_json(const scenario::Scenario& sc, const workload::Job& j)
         defaulted.push_back(k);
       }
     }
+  // A recipe group applies whole or not at all: one key of it given leaves the group's other keys to podnet's
+  // defaults, not to the recipe (Scenario's apply_recipe). Which groups that hit, and the recipe values it lost.
+  nlohmann::json not_applied = nlohmann::json::array();
+  std::map<std::string, std::string> defaults;  // a recipe value equal to podnet's default is not lost
+  for (const auto& spec : workload::workload_params()) defaults[spec.name] = spec.default_text;
+  for (const auto& g : r->groups) {
+    nlohmann::json given_keys = nlohmann::json::array(), lost = nlohmann::json::object();
+    bool applied = false;
+    for (const auto& [k, text] : g.keys) {
+      const std::string path = "workload." + k;
+      applied = applied || sc.recipe_keys.count(path) > 0;
+      if (sc.lines.count(path) || sc.from_set.count(path) || sc.from_fragment.count(path)) given_keys.push_back(k);
+      else if (defaults[k] != text) lost[k] = text;
+    }
+    if (applied || lost.empty()) continue;
+    if (given_keys.empty())  // given through a key of the group the recipe does not set
+      for (const auto& [group, keys] : workload::recipe_groups())
+        if (group == g.name)
+          for (const auto& k : keys)
+            if (const std::string path = "workload." + k;
+                sc.lines.count(path) || sc.from_set.count(path) || sc.from_fragment.count(path))
+              given_keys.push_back(k);
+    not_applied.push_back({{"group", g.name}, {"given", given_keys}, {"recipe_values_not_used", lost}});
+  }
   return {{"model", r->model},
           {"source", r->source},
           {"from_preset", preset},
           {"from_scenario", given},
           {"from_defaults", defaulted},
+          {"groups_not_applied", not_applied},
           // the model came from --set but the scenario file gives recipe keys (written for another model?)
           {"model_from_command_line_over_file_keys", sc.recipe_keys_from_file()}};
 }
@@ -940,12 +1047,30 @@ nlohmann::json recipe_json(const scenario::Scenario& sc, const workload::Job& j)
 nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy& t) {
   nlohmann::json doc = new_document(context_of(s.scenario, "train"));
   add_training(doc, t.result);
+  {  // the network the job ran on, for the report's header
+    const topology::Hardware hw = s.scenario.hardware();
+    doc["network"] = {{"family", s.fabric.family},
+                      {"switch_tiers", static_cast<int64_t>(s.fabric.tier_names.size()) - 1},
+                      {"nics_per_server", s.fabric.nics_per_server},
+                      {"nic_speed", format_bandwidth(hw.nic_speed)},
+                      {"nic_gbyte_per_s", round_to(hw.nic_speed.bytes_per_second() / 1e9, 6)},
+                      {"transport", s.network.transport.name}};
+    if (engine::engine_info(s.engine).traits.packet_faults)  // an engine that runs congestion control: which
+      doc["network"]["cc"] = s.network.packet.cc == "auto" ? s.network.transport.default_cc : s.network.packet.cc;
+  }
   if (!t.chakra && t.imported_source.empty()) {
     nlohmann::json recipe = recipe_json(s.scenario, t.result.job);
     if (!recipe.is_null()) doc["recipe"] = std::move(recipe);
   }
   if (t.chakra) add_chakra(doc, t.imported_source, *t.chakra);
   else if (!t.imported_source.empty()) add_imported(doc, t.imported_source, t.imported);
+  // The report's notes, in the document too (the dashboard shows them).
+  {
+    nlohmann::json notes = nlohmann::json::array();
+    if (const std::string idle = idle_gpus_note(doc); !idle.empty()) notes.push_back(idle);
+    for (const std::string& n : recipe_notes(doc)) notes.push_back(n);
+    if (!notes.empty()) doc["notes"] = std::move(notes);
+  }
   if (t.failures) {
     const workload::TrainResult& f = t.failures->run;
     const Time base = t.failures->baseline;

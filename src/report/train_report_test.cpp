@@ -45,7 +45,7 @@ TEST(TrainReport, JsonKeysAndTable) {
   std::ostringstream out;
   write_training_table(doc, out);
   EXPECT_NE(out.str().find("iteration time"), std::string::npos);
-  EXPECT_NE(out.str().find("dp (exposed)"), std::string::npos);
+  EXPECT_NE(out.str().find("DP (exposed)"), std::string::npos);
 }
 
 TEST(TrainReport, ImportedWorkloadPrintsDashesNotZeros) {

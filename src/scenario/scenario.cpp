@@ -1,6 +1,7 @@
 #include "scenario/scenario.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -144,7 +145,8 @@ class Loader {
     // A key under a map given whole by a flag whose errors have a label (--vary KEY, an optimize option).
     if (auto f = sc_.from_set.find(root); f != sc_.from_set.end() && !f->second.empty())
       throw InputError(fmt::format("{}{}: {}", f->second, key.substr(root.size()), msg));
-    if (sc_.from_set.count(key) || sc_.from_set.count(root)) throw InputError(fmt::format("--set {}: {}", key, msg));
+    if (sc_.from_set.count(key) || sc_.from_set.count(root) || sc_.sections_from_set.count(key))
+      throw InputError(fmt::format("--set {}: {}", key, msg));
     if (auto f = sc_.from_fragment.find(key); f != sc_.from_fragment.end())
       throw InputError(fmt::format("{}:{}: {}: {}", f->second.first, f->second.second, key, msg));
     // A key inside a section or list a fragment gave whole (its `failures:`): the fragment's file, at the
@@ -892,7 +894,7 @@ void apply_override(YAML::Node& root, const std::string& assignment, Scenario& s
       throw InputError(fmt::format("--set {}: '{}' is a value, not a section", path, parts[i]));
     prefix += (prefix.empty() ? "" : ".") + parts[i];
     // A section this --set creates (`--set foo.bar=1` makes `foo`) is blamed on the --set, not on the file.
-    if (!next || next.IsNull()) sc.from_set.emplace(prefix, "");
+    if (!next || next.IsNull()) sc.sections_from_set.insert(prefix);
     chain.push_back(next);
   }
   chain.back()[parts.back()] = value_node;
@@ -951,10 +953,34 @@ void apply_fragment(YAML::Node& root, const std::string& file, Scenario& sc) {
 
 }  // namespace
 
-std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
+std::string closest(const std::string& given, const std::vector<std::string>& candidates) {
+  // Case does not count (`H100` is h100, `PP` is pp); Megatron-LM's long names of the layout point at podnet's.
+  std::string word = given;
+  for (char& ch : word) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  static const std::map<std::string, std::string> kLongNames = {{"tensor_parallel", "tp"},
+                                                                {"tensor_model_parallel_size", "tp"},
+                                                                {"pipeline_parallel", "pp"},
+                                                                {"pipeline_model_parallel_size", "pp"},
+                                                                {"data_parallel", "dp"},
+                                                                {"context_parallel", "cp"},
+                                                                {"context_parallel_size", "cp"},
+                                                                {"expert_parallel", "ep"},
+                                                                {"expert_model_parallel_size", "ep"},
+                                                                {"micro_batch_size", "microbatch"},
+                                                                {"global_batch_size", "global_batch"},
+                                                                {"seq_length", "seq"},
+                                                                {"virtual_pipeline_model_parallel_size", "interleave"},
+                                                                {"num_layers", "layers"},
+                                                                {"hidden_size", "hidden"}};
+  if (auto a = kLongNames.find(word); a != kLongNames.end())
+    for (const auto& c : candidates)
+      if (c == a->second) return c;
   std::string best;
   size_t best_d = word.size() / 2 + 2;
-  for (const auto& c : candidates) {
+  for (const auto& given_c : candidates) {
+    std::string c = given_c;
+    for (char& ch : c) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (c == word) return given_c;
     std::vector<size_t> prev(c.size() + 1), cur(c.size() + 1);
     for (size_t j = 0; j <= c.size(); ++j) prev[j] = j;
     for (size_t i = 1; i <= word.size(); ++i) {
@@ -965,7 +991,7 @@ std::string closest(const std::string& word, const std::vector<std::string>& can
     }
     if (prev[c.size()] < best_d) {
       best_d = prev[c.size()];
-      best = c;
+      best = given_c;
     }
   }
   return best;
@@ -1441,6 +1467,7 @@ std::string Scenario::blame(const ParamError& e) const {
 std::string Scenario::where(const std::string& key) const {
   // A key under a map given whole with --set (`--set 'topology={family: ..., gpus: ...}'`) is the --set's too.
   if (auto f = from_set.find(key); f != from_set.end() && !f->second.empty()) return f->second;
+  if (sections_from_set.count(key)) return "--set " + key;
   for (size_t dot = key.size(); dot != std::string::npos; dot = dot == 0 ? std::string::npos : key.rfind('.', dot - 1))
     if (auto f = from_set.find(key.substr(0, dot)); f != from_set.end())
       return f->second.empty() ? "--set " + key : f->second + key.substr(dot);  // a flag's label (--vary KEY)
@@ -1448,6 +1475,8 @@ std::string Scenario::where(const std::string& key) const {
     return fmt::format("{}:{}: {}", f->second.first, f->second.second, key);
   auto it = lines.find(key);
   if (it != lines.end() && it->second > 0) return fmt::format("{}:{}: {}", source, it->second, key);
+  if (auto r = recipe_keys.find(key); r != recipe_keys.end())
+    return fmt::format("{}: {} (from the {} recipe)", source, key, r->second);
   return fmt::format("{}: {} (default)", source, key);
 }
 

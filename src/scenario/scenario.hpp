@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -238,6 +239,9 @@ class Scenario {
   // key path -> given with --set: "" for the user's own --set, else the command-line option that set it
   // (`--channels` sets collective.channels), which errors then name.
   std::map<std::string, std::string> from_set;
+  // Sections a --set created (`--set foo.bar=1` makes `foo`): an error about the section itself names the --set;
+  // the section's other keys are still defaults.
+  std::set<std::string> sections_from_set;
   // key path -> (fragment file, 1-based line) for keys a --config-add fragment set
   std::map<std::string, std::pair<std::string, int>> from_fragment;
 };

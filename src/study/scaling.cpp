@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/units.hpp"
 
 namespace podnet::study {
 
@@ -20,10 +21,14 @@ workload::TrainResult simulate_job(const workload::Job& job, const topology::Top
 topology::Topology cap_nic_bandwidth(const topology::Topology& topo, double bytes_per_second) {
   topology::Topology t = topo;
   const Bandwidth cap(bytes_per_second * 8.0);
+  // The NIC's port on the network (its link to a switch), not its PCIe link to the GPU: a cap equal to the
+  // NIC's speed is the fabric as built.
+  using topology::NodeKind;
   for (auto& l : t.links) {
-    const bool nic = t.nodes[static_cast<size_t>(l.a)].kind == topology::NodeKind::Nic ||
-                     t.nodes[static_cast<size_t>(l.b)].kind == topology::NodeKind::Nic;
-    if (nic && l.capacity.bps > cap.bps) l.capacity = cap;
+    const NodeKind a = t.nodes[static_cast<size_t>(l.a)].kind, b = t.nodes[static_cast<size_t>(l.b)].kind;
+    const bool nic_port = (a == NodeKind::Nic && b == NodeKind::Switch) ||
+                          (a == NodeKind::Switch && b == NodeKind::Nic);
+    if (nic_port && l.capacity.bps > cap.bps) l.capacity = cap;
   }
   return t;
 }
@@ -46,11 +51,14 @@ std::vector<ScalingPoint> scaling_sweep(const workload::Job& base, const topolog
   const int64_t per_replica = base.microbatches() * base.microbatch;
   const auto total = static_cast<int64_t>(topo.gpus.size());
   for (int64_t d : ds) {
-    if (d < 1) throw InputError(fmt::format("sweep: dp {} must be >= 1", d));
-    if (base.tp * base.pp * d > total)
-      throw InputError(
-          fmt::format("sweep: dp {} needs tp x pp x dp = {} GPUs, the fabric has {}", d, base.tp * base.pp * d, total));
-    if (d % base.ep != 0) throw InputError(fmt::format("sweep: dp {} is not a multiple of ep {}", d, base.ep));
+    if (d < 1) throw InputError(fmt::format("--sweep-dp {}: expected a DP of 1 or more", d));
+    if (base.tp * base.cp * base.pp * d > total)
+      throw InputError(fmt::format("--sweep-dp {}: tp x cp x pp x dp = {} GPUs, but the fabric has {}; expected dp at "
+                                   "most {}",
+                                   d, thousands(base.tp * base.cp * base.pp * d), thousands(total),
+                                   thousands(total / (base.tp * base.cp * base.pp))));
+    if (d % base.ep != 0)
+      throw InputError(fmt::format("--sweep-dp {}: expected a multiple of ep {} (experts split over DP)", d, base.ep));
   }
   std::vector<ScalingPoint> out;
   const size_t points = ds.size() * cs.size();

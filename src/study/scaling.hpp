@@ -48,7 +48,7 @@ std::vector<ScalingPoint> scaling_sweep(const workload::Job& base, const topolog
                                         cluster::Policy policy, uint64_t seed, const std::vector<int64_t>& dps,
                                         const std::vector<double>& caps);
 
-// A copy of `topo` with every link of every NIC capped at `bytes_per_second`.
+// A copy of `topo` with every NIC's network port (its link to a switch) capped at `bytes_per_second`.
 topology::Topology cap_nic_bandwidth(const topology::Topology& topo, double bytes_per_second);
 
 // Told before (finished false) and after (finished true) point `index` of `total` runs, with what it is

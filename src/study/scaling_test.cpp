@@ -67,5 +67,31 @@ TEST(Scaling, WeakScalingEfficiency) {
                InputError);
 }
 
+TEST(Scaling, ACapAtTheNicSpeedIsTheFabricAsBuilt) {
+  // The cap binds the NIC's port on the network only: at the NIC's own speed no link changes (it capped the
+  // faster PCIe link too, so "50 GB/s" on 400G NICs ran slower than as built); below it, every NIC-switch
+  // link and nothing else.
+  const auto& t = rail(64);
+  double nic_port = 0;
+  for (const auto& l : t.links)
+    if ((t.nodes[l.a].kind == topology::NodeKind::Nic && t.nodes[l.b].kind == topology::NodeKind::Switch) ||
+        (t.nodes[l.b].kind == topology::NodeKind::Nic && t.nodes[l.a].kind == topology::NodeKind::Switch))
+      nic_port = l.capacity.bytes_per_second();
+  ASSERT_GT(nic_port, 0);
+  const topology::Topology same = cap_nic_bandwidth(t, nic_port);
+  for (size_t i = 0; i < t.links.size(); ++i) EXPECT_EQ(same.links[i].capacity.bps, t.links[i].capacity.bps) << i;
+  const topology::Topology half = cap_nic_bandwidth(t, nic_port / 2);
+  size_t changed = 0;
+  for (size_t i = 0; i < t.links.size(); ++i) {
+    const bool port = (t.nodes[t.links[i].a].kind == topology::NodeKind::Nic) !=
+                          (t.nodes[t.links[i].b].kind == topology::NodeKind::Nic) &&
+                      (t.nodes[t.links[i].a].kind == topology::NodeKind::Switch ||
+                       t.nodes[t.links[i].b].kind == topology::NodeKind::Switch);
+    EXPECT_EQ(half.links[i].capacity.bps, port ? t.links[i].capacity.bps / 2 : t.links[i].capacity.bps) << i;
+    changed += port;
+  }
+  EXPECT_EQ(changed, 64u);  // one port per NIC, one NIC per GPU
+}
+
 }  // namespace
 }  // namespace podnet::study

@@ -121,9 +121,12 @@ void size_servers_and_leaves(const ClosSpec& spec, const Hardware& hw, ClosSize&
                                                 "expected a multiple or divisor of {}",
                                                 g, n, n));
   if (hw.nic_speed > hw.port_speed)
-    throw ParamError("server.nic_speed", fmt::format("server.nic_speed = {} exceeds switch.port_speed = {}; "
-                                                     "expected at most the switch port speed",
-                                                     format_bandwidth(hw.nic_speed), format_bandwidth(hw.port_speed)));
+    throw ParamError("server.nic_speed",
+                     fmt::format("server.nic_speed = {} exceeds switch.port_speed = {}; "
+                                 "expected at most the switch port speed (a faster NIC needs faster switch "
+                                 "ports: set switch.port_speed={} with it)",
+                                 format_bandwidth(hw.nic_speed), format_bandwidth(hw.port_speed),
+                                 format_bandwidth(hw.nic_speed)));
   if (spec.gpus < 1 || spec.gpus % g != 0)
     throw ParamError("topology.gpus", fmt::format("topology.gpus = {} is not a whole number of {}-GPU servers; "
                                                   "expected a positive multiple of server.gpus = {}",

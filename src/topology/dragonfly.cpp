@@ -141,15 +141,17 @@ Sizing size_fabric(const Params& prm, const Hardware& hw, int64_t gpus, int64_t 
     if (want > per_group * s.groups)
       throw ParamError("topology.gpus", fmt::format("topology.gpus = {} needs {} terminals but g = {} groups of {} "
                                                     "hold {}: expected gpus <= {} or more groups",
-                                                    gpus, want, s.groups, per_group, per_group * s.groups,
-                                                    gpus_for_terminals(per_group * s.groups, hw)));
+                                                    thousands(gpus), thousands(want), s.groups, thousands(per_group),
+                                                    thousands(per_group * s.groups),
+                                                    thousands(gpus_for_terminals(per_group * s.groups, hw))));
   } else if (want >= 0) {
     s.groups = (want + per_group - 1) / per_group;
     if (s.groups > gmax)
       throw ParamError("topology.gpus", fmt::format("topology.gpus = {} needs {} groups of {} terminals, more than "
                                                     "{} = {}: expected gpus <= {}, or larger groups / more global "
                                                     "links per switch",
-                                                    gpus, s.groups, per_group, why, gmax, max_gpus));
+                                                    thousands(gpus), thousands(s.groups), thousands(per_group), why,
+                                                    thousands(gmax), thousands(max_gpus)));
   } else {
     s.groups = gmax;
   }
@@ -273,8 +275,8 @@ void fill_common_facts(Topology& t, const Hardware& hw, const Sizing& sz, int64_
   if (sz.terminals < capacity)
     t.facts.notes.push_back(fmt::format("{} of {} terminal ports used ({} servers x {} NICs); {} {}(s) without "
                                         "terminals; every group is built whole",
-                                        sz.terminals, capacity, sz.servers, hw.nics_per_server, empty_edges,
-                                        edge_name));
+                                        thousands(sz.terminals), thousands(capacity), thousands(sz.servers),
+                                        hw.nics_per_server, thousands(empty_edges), edge_name));
   t.facts.notes.push_back(fmt::format("NIC links at {}, switch links at {}",
                                       format_bandwidth(std::min(hw.nic_speed, hw.port_speed)),
                                       format_bandwidth(hw.port_speed)));
@@ -380,15 +382,28 @@ Topology build_dragonfly(const Params& prm, const Hardware& hw) {
   f.bisection_bps = bps;
   f.bisection_method =
       g >= 2 ? fmt::format("links between groups [0, {}) and [{}, {}): {} global links x {} per direction", g / 2,
-                           g / 2, g, crossing, format_bandwidth(hw.port_speed))
+                           g / 2, g, thousands(crossing), format_bandwidth(hw.port_speed))
              : fmt::format("one group: local links between routers [0, {}) and [{}, {}): {} links x {} per direction",
                            a / 2, a / 2, a, crossing, format_bandwidth(hw.port_speed));
   if (h > 0) f.oversubscription.emplace_back("router", static_cast<double>(p) / static_cast<double>(h));
   f.notes.push_back(fmt::format("p = {}, a = {}, h = {}, g = {}: router radix k = {} ({} of switch.radix {} "
                                 "unused); {} local and {} global links",
-                                p, a, h, g, k, radix - k, radix, g * a * (a - 1) / 2, globals));
+                                p, a, h, g, k, radix - k, radix, thousands(g * a * (a - 1) / 2), thousands(globals)));
   f.notes.push_back(global_note(pl, "router"));
   fill_common_facts(t, hw, sz, a * p * g, a * g, p, "router");
+  // The default shape is the smallest balanced one that holds the GPUs (many small groups); the radix's largest
+  // balanced shape holds them on fewer routers, which a user sizing for cost wants to know.
+  if (!prm.has("p") && !prm.has("a") && !prm.has("h") && want > 0) {
+    const int64_t big = std::max<int64_t>(1, (radix + 1) / 4);
+    const int64_t groups = (want + 2 * big * big - 1) / (2 * big * big);
+    const int64_t routers = groups * 2 * big;
+    if (big > p && groups <= 2 * big * big + 1 && routers < a * g)
+      f.notes.push_back(fmt::format(
+          "the radix's largest balanced shape (p = {}, a = {}, h = {}) holds these GPUs on {} routers instead of {} "
+          "and reaches {} GPUs: set topology.p={} for it (fewer, larger groups)",
+          big, 2 * big, big, thousands(routers), thousands(a * g),
+          thousands(gpus_for_terminals(2 * big * big * (2 * big * big + 1), hw)), big));
+  }
   return t;
 }
 
@@ -453,6 +468,7 @@ Topology build_dragonfly_plus(const Params& prm, const Hardware& hw) {
                                                  "or smaller leaves/h",
                                                  leaves, h, leaves + h, radix, leaves + h));
   const int64_t gmax = spines * h + 1;
+  const bool auto_shape = !prm.has("p") && !prm.has("leaves") && !prm.has("spines") && !prm.has("h");
   const Sizing sz = size_fabric(prm, hw, gpus, leaves * p, gmax, fmt::format("spines*h + 1 = {}*{} + 1", spines, h));
   const int64_t g = sz.groups;
 
@@ -514,7 +530,7 @@ Topology build_dragonfly_plus(const Params& prm, const Hardware& hw) {
   f.bisection_bps = bps;
   f.bisection_method =
       g >= 2 ? fmt::format("links between groups [0, {}) and [{}, {}): {} global links x {} per direction", g / 2,
-                           g / 2, g, crossing, format_bandwidth(hw.port_speed))
+                           g / 2, g, thousands(crossing), format_bandwidth(hw.port_speed))
              : fmt::format("one group: leaves [0, {}) with spines [0, {}) vs the rest: {} leaf-spine links x {} per "
                            "direction",
                            leaves / 2, spines / 2, crossing, format_bandwidth(hw.port_speed));
@@ -522,9 +538,22 @@ Topology build_dragonfly_plus(const Params& prm, const Hardware& hw) {
   if (h > 0) f.oversubscription.emplace_back("spine", static_cast<double>(leaves) / static_cast<double>(h));
   f.notes.push_back(fmt::format("p = {}, leaves = {}, spines = {}, h = {}, g = {}: leaf ports {}, spine ports {} of "
                                 "switch.radix {}; {} leaf-spine and {} global links",
-                                p, leaves, spines, h, g, p + spines, leaves + h, radix, g * leaves * spines, globals));
+                                p, leaves, spines, h, g, p + spines, leaves + h, radix, thousands(g * leaves * spines),
+                                thousands(globals)));
   f.notes.push_back(global_note(pl, "spine"));
   fill_common_facts(t, hw, sz, leaves * p * g, leaves * g, p, "leaf");
+  // As for the dragonfly: the radix's largest balanced shape may hold the GPUs on fewer switches.
+  if (auto_shape && want > 0) {
+    const int64_t big = std::max<int64_t>(1, radix / 2);
+    const int64_t groups = (want + big * big - 1) / (big * big);
+    if (big > x && groups <= big * big + 1 && groups * 2 * big < g * (leaves + spines))
+      f.notes.push_back(fmt::format(
+          "the radix's largest balanced shape (p = leaves = spines = h = {}) holds these GPUs on {} switches "
+          "instead of {} and reaches {} GPUs: set topology.p, leaves, spines and h to {} for it (fewer, larger "
+          "groups)",
+          big, thousands(groups * 2 * big), thousands(g * (leaves + spines)),
+          thousands(gpus_for_terminals(big * big * (big * big + 1), hw)), big));
+  }
   return t;
 }
 

@@ -141,6 +141,24 @@ TEST(Dragonfly, OddPortsLeaveOneUnused) {
   EXPECT_EQ(count_class(f, "global"), 6);
 }
 
+// The default shape is the smallest balanced one holding the GPUs; the note names the radix's largest when it
+// needs fewer routers. 100,352 GPUs (one NIC each), radix 64: the smallest p with 2p^2(2p^2+1) >= 100,352 is 13
+// (p = 12: 288 * 289 = 83,232), a = 26, groups of 338 terminals, g = ceil(100,352 / 338) = 297: 7,722 routers.
+// p = 16 (4p - 1 = 63 <= 64): groups of 512, g = 196, 6,272 routers, reaching 512 * 513 = 262,656 GPUs.
+TEST(Dragonfly, NoteNamesTheRadixLargestShape) {
+  Topology t = build_with("dragonfly", {{"gpus", "100352"}}, hw_with(8, 8, 64));
+  EXPECT_EQ(tier(t, 1).size(), 7722u);
+  bool said = false;
+  for (const auto& n : t.facts.notes)
+    said = said || n.find("(p = 16, a = 32, h = 16) holds these GPUs on 6,272 routers instead of 7,722 and reaches "
+                          "262,656 GPUs") != std::string::npos;
+  EXPECT_TRUE(said);
+  // Given a shape, no such note.
+  Topology given = build_with("dragonfly", {{"gpus", "100352"}, {"p", "16"}}, hw_with(8, 8, 64));
+  EXPECT_EQ(tier(given, 1).size(), 6272u);
+  for (const auto& n : given.facts.notes) EXPECT_EQ(n.find("largest balanced"), std::string::npos) << n;
+}
+
 TEST(Dragonfly, SixteenK) {
   // gpus = 16384 on 8-GPU/8-NIC servers, radix 32: balanced p = 8 is the smallest p with
   // 2p^2(2p^2+1) >= 16384 (p = 7: 98 * 99 = 9702; p = 8: 128 * 129 = 16512), a = 16, h = 8, k = 31.

@@ -404,8 +404,8 @@ void check_serving(const ServingCost& cost, const InferenceConfig& c) {
     throw ParamError(
         "inference.tp",
         fmt::format("the weights of {} ({:.1f} GB in {}) need {:.1f} GB per GPU on TP{} x PP{} ({} "
-                    "GPUs), more than {:.0f}% of the {:.1f} GB ({:.0f} GiB) of a {}: raise inference.tp or "
-                    "inference.pp, or set inference.precision=fp8",
+                    "GPUs), more than {:.0f}% of the {:.1f} GB ({:.0f} GiB) on each {}: raise inference.tp or "
+                    "inference.pp, set inference.precision=fp8, or serve a smaller workload.model",
                     cost.model().name, cost.weight_bytes() / 1e9, c.fp8 ? "fp8" : "bf16",
                     cost.weight_bytes_per_gpu() / 1e9, c.tp, c.pp, c.tp * c.pp, 100 * c.memory_fraction,
                     static_cast<double>(cost.gpu().hbm_bytes) / 1e9,

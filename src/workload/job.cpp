@@ -396,12 +396,15 @@ Job job_from(const Params& p, int64_t fabric_gpus) {
       throw ParamError("workload.tp", fmt::format("tp x cp x pp = {} x {} x {} = {} GPUs, but the fabric has {}", j.tp,
                                                   j.cp, j.pp, mp, fabric_gpus));
     const int64_t seqs = j.global_batch / std::max<int64_t>(1, j.microbatch);
+    // The largest DP that splits the batch into whole microbatches; with the interleaved schedule, also into a
+    // multiple of pp per pipeline (its requirement, checked below), else the largest that splits it at all (and
+    // the check below says what to change).
     j.dp = 0;
-    for (int64_t d = fabric_gpus / mp; d >= 1; --d)
-      if (j.global_batch % j.microbatch == 0 && seqs % d == 0) {
-        j.dp = d;
-        break;
-      }
+    for (const bool interleaved : {j.interleave > 1 && j.pp > 1, false}) {
+      for (int64_t d = fabric_gpus / mp; d >= 1 && j.dp == 0; --d)
+        if (j.global_batch % j.microbatch == 0 && seqs % d == 0 && (!interleaved || (seqs / d) % j.pp == 0)) j.dp = d;
+      if (j.dp != 0) break;
+    }
     if (j.dp == 0)
       throw ParamError("workload.global_batch",
                        fmt::format("global_batch {} is not a multiple of microbatch {}", j.global_batch, j.microbatch));

@@ -263,8 +263,18 @@ TEST(Job, ValidationNamesTheKey) {
   }
   {
     Params p = defaults();
-    set(p, "interleave", 2);  // m = 6 not divisible by pp 8
+    set(p, "interleave", 2);  // dp given 256: m = 1,536 / 256 = 6, not divisible by pp 8
+    set(p, "dp", 256);
     expect_error(p, 16384, "workload.interleave");
+  }
+  {
+    // dp left out: the interleaved schedule needs m divisible by pp 8. 16,384 / (TP8 x PP8) = 256 replicas fit,
+    // but 1,536 / 256 = 6; the next divisor of 1,536 down, 192, gives m = 8. So auto DP is 192, not 256.
+    Params p = defaults();
+    set(p, "interleave", 2);
+    const Job j = job_from(p, 16384);
+    EXPECT_EQ(j.dp, 192);
+    EXPECT_EQ(j.microbatches(), 8);
   }
   {
     Params p = defaults();

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Runs every command of the README's quick start and of the recipe pages (docs/recipes/*.md) and checks
-the output they show.
+"""Runs every command of the README's quick start, of the getting-started page and of the recipe pages
+(docs/recipes/*.md) and checks the output they show.
 
 A recipe shows a session in a ```console block: a line `$ podnet ...` is a command (a trailing backslash
 continues it), and the lines after it, up to the next `$`, are what it prints (stdout, then stderr). A line `...`
@@ -73,7 +73,7 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     podnet, src, out = sys.argv[1:4]
-    pages = sys.argv[4:] or [os.path.join(src, "README.md")] + sorted(
+    pages = sys.argv[4:] or [os.path.join(src, "README.md"), os.path.join(src, "docs", "getting-started.md")] + sorted(
         os.path.join(src, "docs", "recipes", p)
         for p in os.listdir(os.path.join(src, "docs", "recipes"))
         if p.endswith(".md"))

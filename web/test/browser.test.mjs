@@ -371,8 +371,25 @@ try {
   const infText = await page.$eval('#result', e => e.textContent);
   check(/highest rate meeting it/.test(infText) && /time to first token/.test(infText) && !/ttft_ms/.test(infText.split('All figures')[0]),
     'inference: the result reads in words, not JSON keys');
+  check(/communication share/.test(infText) && /on NVLink/.test(infText) && !/network share/.test(infText),
+    'inference: the communication share is called so, and the page says where it runs (NVLink), as the CLI does');
   await checkLayout('serve inference');
   await page.screenshot({ path: path.join(outDir, 'serve-inference.png'), fullPage: true });
+
+  // plan-upgrade: no page code of its own; the page shows the CLI's report (its plans and the least costly one).
+  await page.goto(`${s.url}/plan-upgrade`);
+  await page.waitForSelector('#app[data-ready="1"]');
+  await page.selectOption('#scenario', 'leafspine-8k');
+  for (const [k, v] of [['tier', 'spine'], ['batches', '1,4'], ['runs', '1']]) await page.fill('#' + k, v);
+  await page.click('#run');
+  check(await waitState(['done', 'failed', 'rejected']) === 'done', 'plan-upgrade runs from the page');
+  await page.waitForSelector('#result pre.report-text');
+  const report = await page.$eval('#result pre.report-text', e => e.textContent);
+  const cli = run(['plan-upgrade', 'leafspine-8k', '--tier', 'spine', '--batches', '1,4', '--runs', '1']);
+  check(report === cli && /the least costly: /.test(report),
+    'plan-upgrade: the page shows the report podnet plan-upgrade prints, the least costly plan with it');
+  const cmpNav = await (async () => { await page.goto(`${s.url}/compare`); await page.waitForFunction(() => document.querySelectorAll('header nav a').length > 6); return page.$$eval('header nav a', a => a.map(x => x.textContent)); })();
+  check(['jobs', 'inference', 'plan-upgrade'].every(n => cmpNav.includes(n)), `compare: the header links every study too (${cmpNav.join(', ')})`);
 
   // bench with transports to compare: the flows' completion times as CDFs, one line per transport.
   await page.goto(`${s.url}/bench`);
