@@ -106,6 +106,7 @@
     Bps: { f: v => v >= 1e6 ? fixed(v / 1e6, 2) + ' MB/s' : v >= 1e3 ? fixed(v / 1e3, 1) + ' kB/s' : fixed(v, 0) + ' B/s' },
     gb: { f: v => fixed(v, Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 1 ? 1 : 3), unit: 'GB' },
     bytes: { f: bytesText },
+    gbytes: { f: v => fixed(v / 1e9, 2), unit: 'GB' },  // volumes, as the CLI prints them (TP 96.64 GB)
     billion: { f: v => fixed(v, 1) + 'B' },
     big: { f: bigText },
     sci: { f: v => v.toExponential(2) },
@@ -171,6 +172,12 @@
     'memory_gbyte.fits': ['memory: fits'], 'memory_gbyte.stage': ['memory: stage', 'int'],
     'memory_gbyte.inflight_microbatches': ['memory: microbatches in flight', 'num'],
     'gpu.compute_efficiency': ['GPU: compute efficiency', 'pct'], 'gpu.peak_tflops': ['GPU: peak', 'tflops'],
+    'gpu.hbm_gbyte': ['GPU: HBM capacity', 'gb'], 'gpu.hbm_tbyte_per_s': ['GPU: HBM bandwidth', 'TBps'],
+    'volumes.tp_bytes_per_gpu': ['volumes: TP per GPU per iteration', 'gbytes'], 'volumes.pp_bytes_per_gpu': ['volumes: PP per GPU per iteration', 'gbytes'],
+    'volumes.dp_bytes_per_gpu': ['volumes: DP per GPU per iteration', 'gbytes'], 'volumes.ep_bytes_per_gpu': ['volumes: EP per GPU per iteration', 'gbytes'],
+    'volumes.cp_bytes_per_gpu': ['volumes: CP per GPU per iteration', 'gbytes'], 'volumes.dp_grad_bytes_per_gpu': ['volumes: DP gradients per GPU per iteration', 'gbytes'],
+    'placement.dp_bytes': ['placement: DP bytes, all GPUs', 'gbytes'], 'placement.pp_bytes': ['placement: PP bytes, all GPUs', 'gbytes'],
+    'flops_per_iteration.model': ['FLOPs per iteration: model', 'sci'], 'flops_per_iteration.hardware': ['FLOPs per iteration: hardware (with recompute)', 'sci'],
     'batch.tokens_per_iteration': ['batch: tokens per iteration', 'int'],
     'cap_gbytes_per_second': ['NIC cap', 'GBps'], 'speedup': ['speed-up', 'num'], 'ideal': ['ideal', 'num'],
     'efficiency': ['efficiency', 'pct'], 'dp': ['DP', 'int'], 'gpus': ['GPUs', 'int'],
@@ -181,12 +188,12 @@
     'reliability.restart_cost_minutes': ['with failures: restart cost', 'min'],
     // reliability
     'mtbi_hours': ['mean time between interruptions (MTBI)', 'h'], 'expected_interruptions': ['expected interruptions', 'count'],
-    'interruption_probability': ['P(at least one interruption)', 'pct'], 'interruption_rate_per_hour': ['interruptions', 'perh'],
+    'interruption_probability': ['P(at least one interruption)', 'pct2'], 'interruption_rate_per_hour': ['interruptions', 'perh'],
     'days_to_train_with_failures': ['days to train with failures', 'days'], 'duration_days': ['window', 'days'],
     'training_days': ['training (failure-free)', 'days'], 'absorbed.expected_failures': ['absorbed failures', 'count'],
     'absorbed.stall_seconds': ['absorbed failures: stalling the job in total', 's'],
-    'monte_carlo.ci95_low': ['Monte Carlo: P(interruption), 95 % CI low', 'pct'],
-    'monte_carlo.ci95_high': ['Monte Carlo: P(interruption), 95 % CI high', 'pct'],
+    'monte_carlo.ci95_low': ['Monte Carlo: P(interruption), 95 % CI low', 'pct2'],
+    'monte_carlo.ci95_high': ['Monte Carlo: P(interruption), 95 % CI high', 'pct2'],
     'monte_carlo.expected_interruptions_ci95_low': ['Monte Carlo: expected interruptions, 95 % CI low', 'count'],
     'monte_carlo.expected_interruptions_ci95_high': ['Monte Carlo: expected interruptions, 95 % CI high', 'count'],
     'monte_carlo.goodput_ci95_low': ['Monte Carlo: goodput, 95 % CI low', 'pct2'],
@@ -309,7 +316,7 @@
     if (Array.isArray(v)) return v.length ? v.map(x => typeof x === 'object' && x !== null ? JSON.stringify(x) : show(path, x, withUnit)).join(path.endsWith('tiers') ? ' / ' : ', ') : '-';
     if (typeof v !== 'number') return String(v);
     const k = KINDS[describe(path).kind || 'num'];
-    return k.f(v) + (withUnit && k.unit ? ' ' + k.unit : '');
+    return k.f(v) + (withUnit && k.unit ? (k.unit === '%' ? '' : ' ') + k.unit : '');
   }
   // A column of rows under prefix: the full path's entry, else the column's own (hottest_links.link -> "link").
   function colDescribe(prefix, c) {
@@ -532,9 +539,9 @@
         t.appendChild(el('tr', {}, ['part', 'count', 'unit', 'total'].map(h => el('th', { text: h }))));
         for (const it of cost.items)
           t.appendChild(el('tr', {}, [
-            el('td', { text: words(it.group) + ': ' + words(it.part) + ' ' + portLabel(it.speed_gbps) }),
-            el('td', { class: 'num', 'data-value': JSON.stringify(it.count), text: fixed(it.count, 0) }),
-            el('td', { class: 'num', 'data-value': JSON.stringify(it.unit_usd), text: show('cost.capex_usd', it.unit_usd) }),
+            el('td', { text: it.label || (words(it.group) + ': ' + words(it.part) + ' ' + portLabel(it.speed_gbps)) }),
+            el('td', { class: 'num', 'data-value': JSON.stringify(it.count), text: fixed(it.count, 0) + (it.part === 'fibre_m' ? ' m' : '') }),
+            el('td', { class: 'num', 'data-value': JSON.stringify(it.unit_usd), text: show('cost.capex_usd', it.unit_usd) + (it.part === 'fibre_m' ? '/m' : '') }),
             el('td', { class: 'num', 'data-value': JSON.stringify(it.total_usd), text: show('cost.capex_usd', it.total_usd) })]));
         c.appendChild(t);
       }
@@ -579,7 +586,7 @@
     const wide = all.length && Math.max(...all) / Math.min(...all) > 20;
     c.setOption({
       animation: false,
-      tooltip: { trigger: 'item', formatter: p => p.seriesName + ': ' + fixed(p.value[1], 0) + ' % of the flows by ' + fixed(p.value[0], 2) + ' us' },
+      tooltip: { trigger: 'item', formatter: p => p.seriesName + ': ' + fixed(p.value[1], 0) + '% of the flows by ' + fixed(p.value[0], 2) + ' us' },
       legend: { data: series.map(x => x.name), type: 'scroll', top: 4 },
       grid: { left: 80, right: 40, top: 50, bottom: 60 },
       xAxis: { type: wide ? 'log' : 'value', scale: true, name: 'flow completion time (us' + (wide ? ', log scale)' : ')'), ...AXIS_NAME, nameGap: 32,
@@ -691,7 +698,7 @@
         formatter: p => {
           const d = p.value, u = util[d[1]];
           return esc(u.link_class) + ' at ' + sizes[d[0]] + ': ' + fixed(d[3], 0) + ' of ' + fixed(d[4], 0) + ' directed links carried bytes<br>' +
-            'mean over those ' + percentText(d[2]) + ' %, busiest ' + percentText(d[5]) + ' %, mean over all ' + percentText(d[6]) + ' %';
+            'mean over those ' + percentText(d[2]) + '%, busiest ' + percentText(d[5]) + '%, mean over all ' + percentText(d[6]) + '%';
         }
       },
       grid: { left: 10, right: 110, top: 10, bottom: 50, containLabel: true },
@@ -705,7 +712,7 @@
         type: 'heatmap', data: data,
         label: {
           show: sizes.length <= 12, fontSize: 11, lineHeight: 14,
-          formatter: p => p.value[3] === 0 ? 'idle' : percentText(p.value[2]) + ' %\n' + fixed(p.value[3], 0) + ' / ' + fixed(p.value[4], 0)
+          formatter: p => p.value[3] === 0 ? 'idle' : percentText(p.value[2]) + '%\n' + fixed(p.value[3], 0) + ' / ' + fixed(p.value[4], 0)
         }
       }]
     });
@@ -739,7 +746,7 @@
     const c = chart(s, 'breakdown');
     c.setOption({
       animation: false,
-      tooltip: { trigger: 'item', formatter: p => esc(p.seriesName) + ': ' + fixed(p.value, 2) + ' ms (' + fixed(it > 0 ? 100 * p.value / it : 0, 1) + ' %)' },
+      tooltip: { trigger: 'item', formatter: p => esc(p.seriesName) + ': ' + fixed(p.value, 2) + ' ms (' + fixed(it > 0 ? 100 * p.value / it : 0, 1) + '%)' },
       legend: { data: parts.map(partName), top: 4 },
       grid: { left: 90, right: 40, top: 44, height: 70 },
       xAxis: { type: 'value', name: 'ms', ...AXIS_NAME, nameGap: 28, axisLabel: { formatter: v => plain(v), hideOverlap: true } },
@@ -748,10 +755,10 @@
     });
     const rows = [['iteration time', cell(doc, 'iteration_time_ms')]];
     for (const k of order) {
-      if (k in b) rows.push(['  ' + partName(k), cell(doc, 'breakdown_ms.' + k, fixed(b[k], 2) + ' ms (' + fixed(it > 0 ? 100 * b[k] / it : 0, 1) + ' %)')]);
+      if (k in b) rows.push(['  ' + partName(k), cell(doc, 'breakdown_ms.' + k, fixed(b[k], 2) + ' ms (' + fixed(it > 0 ? 100 * b[k] / it : 0, 1) + '%)')]);
       if (k === 'compute' && doc.variability) {
         const added = doc.variability.compute_added_ms;
-        rows.push(['    ' + describe('variability.compute_added_ms').label, cell(doc, 'variability.compute_added_ms', fixed(added, 2) + ' ms (' + fixed(it > 0 ? 100 * added / it : 0, 1) + ' %)')]);
+        rows.push(['    ' + describe('variability.compute_added_ms').label, cell(doc, 'variability.compute_added_ms', fixed(added, 2) + ' ms (' + fixed(it > 0 ? 100 * added / it : 0, 1) + '%)')]);
       }
     }
     for (const k of ['mfu', 'mfu_of_fp8_peak', 'hfu', 'tflops_per_gpu', 'tokens_per_second']) if (k in doc) rows.push([describe(k).label, cell(doc, k)]);
@@ -821,7 +828,7 @@
       animation: false,
       tooltip: {
         trigger: 'item', formatter: p => esc(p.seriesName) + ': ' + fixed(p.data[0], 0) + ' GPUs (DP ' + fixed(p.data[3], 0) + ')<br>efficiency ' +
-          fixed(p.data[1], 1) + ' %, speed-up ' + fixed(p.data[2], 2) + ', iteration ' + fixed(p.data[4], 2) + ' ms'
+          fixed(p.data[1], 1) + '%, speed-up ' + fixed(p.data[2], 2) + ', iteration ' + fixed(p.data[4], 2) + ' ms'
       },
       legend: { data: series.map(x => x.name), top: 4, type: 'scroll' },
       grid: { left: 80, right: 40, top: 50, bottom: 60 },
@@ -850,7 +857,7 @@
       const scored = suspects.some(x => 'hidden_fault' in x);
       t.appendChild(el('tr', {}, ['#', 'suspect', 'kind', 'finding', 'loss / RTT added'].concat(scored ? ['hidden fault?'] : []).map(h => el('th', { text: h }))));
       for (const [i, x] of suspects.entries()) {
-        const v = x.finding === 'latency' ? '+' + secondsText(x.value * 1e-6) + ' RTT' : percentText(x.value) + ' %';
+        const v = x.finding === 'latency' ? '+' + secondsText(x.value * 1e-6) + ' RTT' : percentText(x.value) + '%';
         const cells = [el('td', { class: 'num', text: '#' + (i + 1) }), el('td', { 'data-col': 'component', 'data-value': JSON.stringify(x.component), text: x.component }),
           el('td', { 'data-col': 'kind', 'data-value': JSON.stringify(x.kind), text: x.kind }),
           el('td', { 'data-col': 'finding', 'data-value': JSON.stringify(x.finding), text: x.finding }),
@@ -877,7 +884,7 @@
       rows.push(['probing time', cell(doc, 'probing.duration_seconds', secondsText(probing.duration_seconds) + ' (' + probing.rounds + ' rounds)')]);
       rows.push(['overhead per NIC', cell(doc, 'probing.overhead_bytes_per_second_per_nic')]);
       rows.push(['overhead, busiest NIC', cell(doc, 'probing.overhead_bytes_per_second_max_nic', show('probing.overhead_bytes_per_second_max_nic', probing.overhead_bytes_per_second_max_nic) +
-        ' (' + percentText(probing.overhead_share_of_nic_capacity_max) + ' % of its link)')]);
+        ' (' + percentText(probing.overhead_share_of_nic_capacity_max) + '% of its link)')]);
     }
     if ('sent' in doc) rows.push(['probes lost', cell(doc, 'lost', fixed(doc.lost, 0) + ' of ' + fixed(doc.sent, 0))]);
     if ('background_loss_per_link' in doc) rows.push([describe('background_loss_per_link').label, cell(doc, 'background_loss_per_link')]);
@@ -886,7 +893,7 @@
     if (doc.latency && doc.latency.score) rows.push(['latency: precision / recall', fixed(doc.latency.score.precision, 3) + ' / ' + fixed(doc.latency.score.recall, 3)]);
     if (doc.evaluation) {
       const e = doc.evaluation;
-      rows.push(['evaluation', fixed(e.trials, 0) + ' trials, ' + e.faults_per_trial + ' hidden ' + e.fault_kind + ' fault(s) each at ' + percentText(e.loss_probability) + ' % loss']);
+      rows.push(['evaluation', fixed(e.trials, 0) + ' trials, ' + e.faults_per_trial + ' hidden ' + e.fault_kind + ' fault(s) each at ' + percentText(e.loss_probability) + '% loss']);
       rows.push(['precision / recall', fixed(e.precision, 4) + ' / ' + fixed(e.recall, 4)]);
       rows.push(['trials localized exactly', e.trials_localized_exactly + ' of ' + e.trials]);
     }
@@ -943,7 +950,7 @@
         el('td', { class: 'num', 'data-col': 'count', 'data-value': JSON.stringify(v.count), text: fixed(v.count, 0) }),
         el('td', { class: 'num', 'data-col': 'mtbf_hours', 'data-value': JSON.stringify(v.mtbf_hours), text: v.mtbf_hours === null ? 'never' : fixed(v.mtbf_hours, 0) }),
         el('td', { text: why }),
-        el('td', { class: 'num', 'data-col': 'share', 'data-value': JSON.stringify(v.share), text: v.interrupts ? percentText(v.share) + ' %' : '' }),
+        el('td', { class: 'num', 'data-col': 'share', 'data-value': JSON.stringify(v.share), text: v.interrupts ? percentText(v.share) + '%' : '' }),
         el('td', { class: 'num', 'data-col': 'expected_failures', 'data-value': JSON.stringify(v.expected_failures), text: countText(v.expected_failures) }),
         el('td', { class: 'num', 'data-col': 'expected_interruptions', 'data-value': JSON.stringify(v.expected_interruptions), text: countText(v.expected_interruptions) })]);
       if (i >= kTop) tr.style.display = 'none';
@@ -966,12 +973,12 @@
 
     const mc = doc.monte_carlo || {};
     const ci = (v, lo, hi, f) => v === undefined ? '' : f(v) + ' (' + f(lo) + ' - ' + f(hi) + ')';
-    const pc = v => percentText(v) + ' %';
-    const pc2 = v => fixed(100 * v, 2) + ' %';  // goodput to two decimals, as the CLI prints it
+    const pc = v => percentText(v) + '%';
+    const pc2 = v => fixed(100 * v, 2) + '%';  // goodput to two decimals, as the CLI prints it
     const sum = section(root, 'Closed form and Monte Carlo', 'summary');
     const win = fixed(days, Number.isInteger(days) ? 0 : 2);
     sum.appendChild(textTable([
-      ['P(at least one interruption in ' + win + ' days)', cell(doc, 'interruption_probability'), ci(mc.interruption_probability, mc.ci95_low, mc.ci95_high, pc)],
+      ['P(at least one interruption in ' + win + ' days)', cell(doc, 'interruption_probability'), ci(mc.interruption_probability, mc.ci95_low, mc.ci95_high, pc2)],
       ['expected interruptions', cell(doc, 'expected_interruptions', countText(doc.expected_interruptions)),
         ci(mc.expected_interruptions, mc.expected_interruptions_ci95_low, mc.expected_interruptions_ci95_high, countText)],
       ['mean time between interruptions (MTBI)', cell(doc, 'mtbi_hours', doc.mtbi_hours === null ? 'never' : show('mtbi_hours', doc.mtbi_hours)), ''],
@@ -995,11 +1002,11 @@
 
     if (curve && curve.points.length) {
       const g = section(root, 'Goodput against checkpoint interval (Daly 2006); advised: every ' +
-        fixed(curve.optimum[0], 1) + ' min, goodput ' + percentText(curve.optimum[1]) + ' %', 'goodput');
+        fixed(curve.optimum[0], 1) + ' min, goodput ' + percentText(curve.optimum[1]) + '%', 'goodput');
       const gc = chart(g, 'goodput');
       gc.setOption({
         animation: false,
-        tooltip: { trigger: 'axis', formatter: ps => 'every ' + fixed(ps[0].data[0], 1) + ' min: goodput ' + percentText(ps[0].data[1]) + ' %' },
+        tooltip: { trigger: 'axis', formatter: ps => 'every ' + fixed(ps[0].data[0], 1) + ' min: goodput ' + percentText(ps[0].data[1]) + '%' },
         grid: { left: 80, right: 40, top: 40, bottom: 60 },
         xAxis: { type: 'log', name: 'minutes between checkpoints (log scale)', ...AXIS_NAME, nameGap: 32, axisLabel: { formatter: v => fixed(v, v < 10 ? 1 : 0) },
           min: curve.points[0][0], max: curve.points[curve.points.length - 1][0] },
@@ -1046,8 +1053,8 @@
     const facts = [
       ['throughput', cell(doc, 'throughput.output_tokens_per_s', fixed(th.output_tokens_per_s || 0, 0) + ' output tokens/s (' + fixed(th.output_tokens_per_s_per_gpu || 0, 1) + ' per GPU), ' +
         fixed(th.requests_per_s || 0, 2) + ' requests/s')],
-      ['replicas busy', cell(doc, 'utilization.busy', fixed(100 * (u.busy || 0), 1) + ' %, mean decode batch ' + fixed(u.mean_decode_batch || 0, 1))],
-      ['communication share', cell(doc, 'utilization.network_share', fixed(100 * (u.network_share || 0), 1) + ' % of the busy time')],
+      ['replicas busy', cell(doc, 'utilization.busy', fixed(100 * (u.busy || 0), 1) + '%, mean decode batch ' + fixed(u.mean_decode_batch || 0, 1))],
+      ['communication share', cell(doc, 'utilization.network_share', fixed(100 * (u.network_share || 0), 1) + '% of the busy time')],
       ['one request alone', cell(doc, 'single_request.ttft_ms', 'first token ' + ms(one.ttft_ms) + ' (communication ' + ms(one.ttft_network_ms) + '), then ' +
         ms(one.tpot_ms) + ' per token (communication ' + ms(one.tpot_network_ms) + ')' + (one.kv_transfer_ms !== undefined ? '; KV cache transfer ' + ms(one.kv_transfer_ms) : ''))],
       ['memory', cell(doc, 'memory.weights_gb_per_gpu', fixed(doc.memory.weights_gb_per_gpu, 1) + ' GB of weights per GPU; KV cache (' + fmt(m.kv_precision || 'bf16') + ') ' + fixed(doc.memory.kv_cache_kb_per_token, 1) +
@@ -1514,9 +1521,12 @@
       cancel.removeAttribute('disabled');
       let ended = false;
       const onStatus = async s => {
-        bar.max = Math.max(1, s.total);
-        bar.value = s.done;
-        status.textContent = s.state + (s.what ? ': ' + s.what : '') + (s.total ? ' (' + s.done + '/' + s.total + ')' : '');
+        // Steps done of several; a one-step run fills the bar by its transfers done (share).
+        bar.max = 1;
+        bar.value = s.total > 1 ? s.done / s.total : s.share !== undefined ? s.share : s.state === 'done' ? 1 : 0;
+        const states = { done: 'done', failed: 'failed', cancelled: 'cancelled', running: 'running', queued: 'queued' };
+        status.textContent = (states[s.state] || s.state) + (s.what && s.state === 'running' ? ': ' + s.what : '') +
+          (s.total > 1 ? ' (' + fixed(s.done, 0) + ' of ' + fixed(s.total, 0) + ' steps done)' : '');
         if (s.state === 'done' || s.state === 'failed' || s.state === 'cancelled') {
           ended = true;
           if (source) source.close();
@@ -1551,7 +1561,10 @@
         if (input.type === 'checkbox') { body[k] = input.checked; continue; }
         const v = input.value.trim();
         if (kind !== 'bench' && (k === 'engine' || k === 'routing')) {
-          // network.engine / network.routing after the user's own --set, as bench's own fields are.
+          // network.engine / network.routing after the user's own --set, as bench's own fields are; a bad value is
+          // the field's, not a --set the user never typed.
+          const choices = k === 'engine' ? ENGINES : ROUTINGS;
+          if (v && !choices.includes(v)) { showError(k + ": '" + v + "' is not valid; expected one of: " + choices.join(', ')); return; }
           if (v) body.sets.push('network.' + k + '=' + v);
           continue;
         }

@@ -10,6 +10,27 @@ namespace podnet::report {
 
 namespace {
 
+// A port's speed as the trade names it: 400G, 800G, 1.6T.
+std::string port_label(double gbps) {
+  if (gbps < 1000) return fixed(gbps, 0) + "G";
+  return fmt::format("{}T", format_number(gbps / 1000));
+}
+
+// A part as people name it, with its group and speed ("nic-leaf: SR transceiver 400G"); the JSON keeps the
+// cost: section's key in "part". Fibre is counted in metres.
+std::string part_label(const std::string& group, const std::string& part, double speed_gbps) {
+  static const std::map<std::string, std::string> kParts = {{"switch", "switch"},
+                                                            {"nic", "NIC"},
+                                                            {"dac", "copper cable (DAC)"},
+                                                            {"aoc", "active optical cable (AOC)"},
+                                                            {"transceiver_sr", "SR transceiver"},
+                                                            {"transceiver_dr", "DR transceiver"},
+                                                            {"transceiver_fr", "FR transceiver"},
+                                                            {"fibre_m", "fibre"}};
+  const auto named = kParts.find(part);
+  return fmt::format("{}: {} {}", group, named == kParts.end() ? part : named->second, port_label(speed_gbps));
+}
+
 nlohmann::json cost_json(const topology::Cost& c, const topology::CostModel& m, int64_t gpus) {
   nlohmann::json by_tier = nlohmann::json::object();
   for (const auto& [g, usd] : c.by_group) by_tier[g] = round_to(usd, 2);
@@ -17,6 +38,7 @@ nlohmann::json cost_json(const topology::Cost& c, const topology::CostModel& m, 
   for (const auto& it : c.items)
     items.push_back({{"group", it.group},
                      {"part", it.part},
+                     {"label", part_label(it.group, it.part, round_to(it.speed_gbps, 3))},
                      {"count", it.count},
                      {"speed_gbps", round_to(it.speed_gbps, 3)},
                      {"unit_usd", round_to(it.unit_usd, 2)},
@@ -201,12 +223,6 @@ void add_frontend(nlohmann::json& doc, const topology::FrontendFabric& f, const 
 
 namespace {
 
-// A port's speed as the trade names it: 400G, 800G, 1.6T.
-std::string port_label(double gbps) {
-  if (gbps < 1000) return fixed(gbps, 0) + "G";
-  return fmt::format("{}T", format_number(gbps / 1000));
-}
-
 // The tenants (tenants:): their servers, GPUs and what isolates them.
 // "none", or "2 (with beta)": the leaves a tenant shares with other tenants.
 std::string shared_leaves_text(const nlohmann::json& x) {
@@ -354,20 +370,10 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
   out << "\n";
   const auto& cost = d["cost"];
   Table c({"cost (USD; prices: docs/reference/cost.md, cost: section)", "count", "unit", "total"});
-  // A part as people name it (the JSON keeps the cost: section's key); fibre is counted in metres.
-  static const std::map<std::string, std::string> kParts = {{"switch", "switch"},
-                                                            {"nic", "NIC"},
-                                                            {"dac", "copper cable (DAC)"},
-                                                            {"aoc", "active optical cable (AOC)"},
-                                                            {"transceiver_sr", "SR transceiver"},
-                                                            {"transceiver_dr", "DR transceiver"},
-                                                            {"transceiver_fr", "FR transceiver"},
-                                                            {"fibre_m", "fibre"}};
   for (const auto& it : cost["items"]) {
     const std::string part = it["part"].get<std::string>();
-    const auto named = kParts.find(part);
-    c.add({fmt::format("{}: {} {}", it["group"].get<std::string>(), named == kParts.end() ? part : named->second,
-                       port_label(it["speed_gbps"].get<double>())),
+    c.add({it.contains("label") ? it["label"].get<std::string>()
+                                : part_label(it["group"].get<std::string>(), part, it["speed_gbps"].get<double>()),
            thousands(it["count"]) + (part == "fibre_m" ? " m" : ""),
            usd(it["unit_usd"].get<double>()) + (part == "fibre_m" ? "/m" : ""), usd(it["total_usd"].get<double>())});
   }
