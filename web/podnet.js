@@ -31,7 +31,8 @@
   }
   // A port's speed as the trade names it: 400G, 800G, 1.6T.
   function portLabel(gbps) {
-    return gbps < 1000 ? fixed(gbps, 0) + 'G' : Number((gbps / 1000).toPrecision(4)) + 'T';
+    if (gbps < 1) return Number((gbps * 1000).toFixed(1)) + 'M';  // 800M, not "1G"
+    return gbps < 1000 ? Number(gbps.toFixed(1)) + 'G' : Number((gbps / 1000).toPrecision(4)) + 'T';
   }
   // A number of unknown kind at a sensible precision: integers whole, else 4 significant digits at most.
   function plain(v) {

@@ -173,4 +173,31 @@ TEST(Presentation, ErrorsNameWhatTheUserTyped) {
   EXPECT_NE(p.out.find("(did you mean 'pp'?)"), std::string::npos) << p.out;
 }
 
+// Another family over a built-in scenario: --set topology.family keeps the file's other topology keys, so the
+// error says so and how to drop them; `--set KEY=` drops one; `auto` on an optional key leaves it to run time.
+TEST(Presentation, ChangingTheFamilyOnTheCommandLine) {
+  const Result k = run("design leafspine-8k --set topology.family=dragonfly", true);
+  EXPECT_NE(k.status, 0);
+  EXPECT_NE(k.out.find("topology.tiers: not a key of topology.family dragonfly (--set topology.family changes the "
+                       "family but keeps the file's other topology keys)"),
+            std::string::npos)
+      << k.out;
+  EXPECT_NE(k.out.find("or --set topology.tiers= to drop this key"), std::string::npos) << k.out;
+  const Result d = run("design leafspine-8k --set topology.family=dragonfly --set topology.tiers= --set "
+                       "topology.rail_optimized= --set topology.oversubscription=",
+                       true);
+  ASSERT_EQ(d.status, 0) << d.out;
+  EXPECT_NE(d.out.find("(dragonfly"), std::string::npos) << d.out;
+  // dragonfly-16k gives p = 8, a = 16, h = 8; auto takes each back to the balanced default from the GPUs.
+  const Result a = run("design dragonfly-16k --set topology.gpus=1024 --set topology.p=auto --set topology.a=auto "
+                       "--set topology.h=auto",
+                       true);
+  ASSERT_EQ(a.status, 0) << a.out;
+  // 1,024 GPUs: the smallest balanced p with 2p^2(2p^2+1) >= 1,024 is 4 (p = 3: 18 x 19 = 342).
+  EXPECT_NE(a.out.find("note: p = 4, a = 8, h = 4"), std::string::npos) << a.out;
+  // An 800 Mb/s NIC is named so, not rounded to "1G".
+  const Result m = run("design leafspine-8k --set server.nic_speed=800Mbps");
+  EXPECT_NE(m.out.find("server: NIC 800M "), std::string::npos) << m.out;
+}
+
 }  // namespace

@@ -12,7 +12,8 @@ namespace {
 
 // A port's speed as the trade names it: 400G, 800G, 1.6T.
 std::string port_label(double gbps) {
-  if (gbps < 1000) return fixed(gbps, 0) + "G";
+  if (gbps < 1) return format_number(gbps * 1000, 1) + "M";  // 800M, not "1G"
+  if (gbps < 1000) return format_number(gbps, 1) + "G";      // 400G, 2.5G
   return fmt::format("{}T", format_number(gbps / 1000));
 }
 

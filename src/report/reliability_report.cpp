@@ -229,13 +229,13 @@ std::string seconds_text(double s) {
   return format_time(Time::from_seconds(s));
 }
 
+}  // namespace
+
 std::string duration_text(double hours) {
   if (hours < 1) return fixed(hours * 60, 1) + " min";
   if (hours < 48) return fixed(hours, 2) + " h";
   return fixed(hours / 24, 2) + " days";
 }
-
-}  // namespace
 
 void write_reliability_table(const nlohmann::json& d, std::ostream& out) {
   const auto& run = d["run"];

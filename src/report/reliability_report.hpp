@@ -18,5 +18,7 @@ void write_reliability_table(const nlohmann::json& doc, std::ostream& out);
 // "checkpoint of 5.68 TB: written in 3.6 min (the storage nodes bound it), read in 1.8 min".
 nlohmann::json checkpoint_io_json(const reliability::CheckpointIo& io);
 std::string checkpoint_io_text(const nlohmann::json& io);
+// Hours as a person reads them: minutes below an hour, hours below two days, else days ("27.6 min").
+std::string duration_text(double hours);
 
 }  // namespace podnet::report

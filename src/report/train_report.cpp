@@ -506,6 +506,17 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
     t.add({"  buffers", fmt::format("{:.1f} GB", mm["buffers"].get<double>())});
   }
   t.write(out, "  ");
+  // What the parts mean (the document's definitions say it at length).
+  if (!chakra && o.contains("critical_stage") && o["critical_stage"].is_number_integer() &&
+      o["parallelism"]["pp"].get<int64_t>() > 1)
+    out << fmt::format("  (the parts are stage {}'s, the critical stage: the last to finish. Exposed: communication "
+                       "it waits for, not hidden behind compute. Bubble: waiting for another stage.)\n",
+                       o["critical_stage"].get<int64_t>());
+  else if (!chakra) out << "  (exposed: communication the step waits for, not hidden behind compute)\n";
+  if (!chakra && !o["mfu"].is_null())
+    out << "  (MFU: the model's FLOPs, 6 x matmul parameters (LM head too) x tokens plus attention's 12 x layers x "
+           "hidden x "
+           "seq per token, over the GPUs' dense BF16 peak)\n";
   if (chakra) {
     const auto& c = o["chakra"];
     out << fmt::format("\n  plan {} transfers; per communicator (per iteration; exposed = on the critical rank {}, "
@@ -588,11 +599,15 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
   } else if (o.contains("placement")) {
     const auto& p = o["placement"];
     const int64_t groups = p["groups_used"].get<int64_t>(), pods = p["pods_used"].get<int64_t>();
-    out << fmt::format("  placement {}: {} aggregation group{}, {} pod{}; DP+PP bytes crossing the spine {:.1f}%, "
-                       "the super-spine {:.1f}%{} (DP {:.1f}%, PP {:.1f}% cross the spine)\n",
+    // A tier the fabric does not have is not named (a two-tier fabric has no super-spine).
+    const bool super_spine = !o.contains("network") || o["network"]["switch_tiers"].get<int64_t>() >= 3;
+    out << fmt::format("  placement {}: {} aggregation group{}, {} pod{}; DP+PP bytes crossing the spine {:.1f}%{}{} "
+                       "(DP {:.1f}%, PP {:.1f}% cross the spine)\n",
                        p["policy"].get<std::string>(), thousands(groups), groups == 1 ? "" : "s", thousands(pods),
                        pods == 1 ? "" : "s", 100 * p["cross_spine_fraction"].get<double>(),
-                       100 * p["cross_super_spine_fraction"].get<double>(),
+                       super_spine ? fmt::format(", the super-spine {:.1f}%",
+                                                 100 * p["cross_super_spine_fraction"].get<double>())
+                                   : std::string(),
                        p.contains("cross_core_fraction")
                            ? fmt::format(", the core {:.1f}%", 100 * p["cross_core_fraction"].get<double>())
                            : std::string(),
@@ -888,10 +903,10 @@ void write_training_reliability(const nlohmann::json& rel, std::ostream& out, co
   if (parallelism && parallelism->contains("gpus") && parallelism->contains("fabric_gpus") &&
       (*parallelism)["gpus"].get<int64_t>() < (*parallelism)["fabric_gpus"].get<int64_t>())
     details += fmt::format(" --set reliability.job_gpus={}", (*parallelism)["gpus"].get<int64_t>());
-  out << fmt::format("\n  with random failures: {} days to train (an interruption every {} h; checkpoint every {} "
+  out << fmt::format("\n  with random failures: {} days to train (an interruption every {}; checkpoint every {} "
                      "min at {} each, restart {} min: goodput {}%; details: {})\n",
                      fixed_or_exp(rel["days_to_train_with_failures"].get<double>(), 1),
-                     fixed(rel["mtbi_hours"].get<double>(), 2),
+                     duration_text(rel["mtbi_hours"].get<double>()),
                      fixed(rel["checkpoint_interval_minutes"].get<double>(), 1),
                      checkpoint_minutes_text(rel["checkpoint_cost_minutes"].get<double>()),
                      fixed(rel["restart_cost_minutes"].get<double>(), 1), fixed(100 * rel["goodput"].get<double>(), 2),

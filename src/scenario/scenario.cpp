@@ -182,6 +182,13 @@ class Loader {
               {"reliability.switch_recovery", "network.convergence (a failure the routing protocol routes around)"}};
           for (const auto& [was, now] : kMoved)
             if (path == was) fail(path, line, fmt::format("unknown key: it is now {}", now));
+          // The family changed on the command line over a file written for another: the file's shape keys stay.
+          if (section == "topology" && sc_.from_set.count("topology.family") && !sc_.from_set.count(path))
+            fail(path, line,
+                 fmt::format("not a key of topology.family {} (--set topology.family changes the family but keeps "
+                             "the file's other topology keys); give the whole section instead, e.g. --set "
+                             "'topology={{family: {}, gpus: 8192}}', or --set {}= to drop this key; {}'s keys: {}",
+                             sc_.family, sc_.family, path, sc_.family, join(names)));
           std::vector<std::string> all = names;
           all.insert(all.end(), extra_keys.begin(), extra_keys.end());
           std::string hint = closest(key, all);
@@ -198,6 +205,9 @@ class Loader {
                                             : "null"));
         std::string canonical, expected;
         auto value = parse_param(*spec, scalar_text(v), canonical, expected);
+        // An optional key given as `auto`, as `podnet list keys` shows its default: left out (worked out at run
+        // time), so `--set topology.p=auto` undoes a file's value.
+        if (!value && spec->optional && scalar_text(v) == "auto") continue;
         if (!value) {
           // A misspelt choice (a model, a GPU, a policy): the nearest one.
           const std::string near =
@@ -883,8 +893,19 @@ void apply_override(YAML::Node& root, const std::string& assignment, Scenario& s
   std::vector<std::string> parts;
   std::stringstream ss(path);
   for (std::string part; std::getline(ss, part, '.');) parts.push_back(part);
+  // `--set KEY=` (nothing after =) removes the key: its default applies, or the family's own when a --set
+  // changed topology.family over a file written for another.
+  if (value.empty()) {
+    YAML::Node at = root;
+    for (size_t i = 0; i + 1 < parts.size(); ++i) {
+      const YAML::Node next = static_cast<const YAML::Node&>(at)[parts[i]];
+      if (!next || !next.IsMap()) return;  // nothing there to remove
+      at.reset(next);
+    }
+    at.remove(parts.back());
+    return;
+  }
   YAML::Node value_node = parse_yaml(value, fmt::format("--set {}", path));
-  if (value.empty()) value_node = YAML::Node(YAML::NodeType::Null);
   // Walk down, creating maps as needed (yaml-cpp nodes are handles: assign through a chain).
   std::vector<YAML::Node> chain{root};
   std::string prefix;

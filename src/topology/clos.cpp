@@ -541,9 +541,11 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
                                     thousands(z.gpus_per_group));
   } else if (z.tiers == 3) {
     f.max_gpus = R / z.domains_per_pod * gp_bound * z.gpus_per_group;
-    f.max_gpus_reason = fmt::format("3 tiers: {} pods x {} spine domains per pod <= radix {} super-spine ports; "
+    std::string top = spec.tier_names[3];  // "super_spine", or a fat tree's "core"
+    std::replace(top.begin(), top.end(), '_', '-');
+    f.max_gpus_reason = fmt::format("3 tiers: {} pods x {} spine domains per pod <= radix {} {} ports; "
                                     "{} groups per pod x {} GPUs per group{}",
-                                    R / z.domains_per_pod, z.domains_per_pod, R, thousands(gp_bound),
+                                    R / z.domains_per_pod, z.domains_per_pod, R, top, thousands(gp_bound),
                                     thousands(z.gpus_per_group),
                                     spec.max_tiers >= 4 ? "; a fourth tier (topology.tiers: 4) goes further" : "");
   } else {
