@@ -143,6 +143,22 @@ TEST(Cli, ConfigPlanFilesAreTheSameWhateverTheThreadCount) {
   }
   EXPECT_EQ(files, 2 * plan.switches.size() + 2);  // frr and sonic per switch, switches.csv, ip-addresses.csv
   EXPECT_EQ(plan.switches.size(), 224u);
+  // A slice (--config-switches): the files of the switches matched, each the same as in the whole plan.
+  const fs::path slice = temp_dir() / "plan-slice";
+  const std::string first = t.nodes[plan.switches[0].node].name;
+  cli::write_config_plan(t, plan, slice.string(), {}, nullptr, 2, {first, "no-such-*"});
+  size_t sliced = 0;
+  for (const auto& e : fs::recursive_directory_iterator(slice)) {
+    if (!e.is_regular_file()) continue;
+    ++sliced;
+    std::ifstream a(e.path()), b(one / fs::relative(e.path(), slice));
+    std::stringstream sa, sb;
+    sa << a.rdbuf();
+    sb << b.rdbuf();
+    EXPECT_EQ(sa.str(), sb.str()) << e.path();
+  }
+  EXPECT_EQ(sliced, 2u + 2u);  // one switch's frr and sonic files, and the two whole CSVs
+  EXPECT_THROW(cli::write_config_plan(t, plan, slice.string(), {}, nullptr, 1, {"no-such-*"}), InputError);
 }
 
 TEST(Cli, CablesBeyondAnFrTransceiversReachAreNoted) {

@@ -12,6 +12,7 @@
 #include <exception>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <fnmatch.h>
 #include <optional>
 #include <thread>
 
@@ -37,6 +38,7 @@ struct DesignOptions {
   std::string cabling_plan;
   std::string netbox_dir;
   std::string config_plan_dir;
+  std::vector<std::string> config_switches;  // --config-switches: shell patterns on switch names
   std::string html;
   std::vector<std::string> exports;
 };
@@ -51,7 +53,8 @@ report::CableTyping cable_typing(const scenario::Scenario& sc) {
 }  // namespace
 
 void write_config_plan(const topology::Topology& t, const topology::AddressPlan& plan, const std::string& dir,
-                       const std::vector<topology::Tenant>& tenants, const topology::Tenant* storage, size_t workers) {
+                       const std::vector<topology::Tenant>& tenants, const topology::Tenant* storage, size_t workers,
+                       const std::vector<std::string>& only) {
   namespace fs = std::filesystem;
   std::error_code ec;
   for (const char* sub : {"frr", "sonic"}) {
@@ -62,7 +65,22 @@ void write_config_plan(const topology::Topology& t, const topology::AddressPlan&
   // on every core, in chunks taken in order, and come out the same whatever the thread count. The first
   // error (in switch order) is the one reported. A line every 5 s on a long plan (a 1,048,576-GPU fabric's
   // 20,480 switches take most of a minute on one core).
-  const size_t n = plan.switches.size();
+  std::vector<size_t> chosen;  // the switches whose files are written, in the plan's order
+  for (size_t s = 0; s < plan.switches.size(); ++s) {
+    const std::string& name = t.nodes[plan.switches[s].node].name;
+    if (only.empty() || std::any_of(only.begin(), only.end(),
+                                    [&](const std::string& g) { return fnmatch(g.c_str(), name.c_str(), 0) == 0; }))
+      chosen.push_back(s);
+  }
+  if (chosen.empty() && !plan.switches.empty()) {
+    std::string some;
+    for (size_t s = 0; s < std::min<size_t>(3, plan.switches.size()); ++s)
+      some += (s ? ", " : "") + t.nodes[plan.switches[s].node].name;
+    throw InputError(fmt::format("--config-switches {}: matches none of the {} switches; expected shell patterns on "
+                                 "their names, e.g. {}",
+                                 fmt::join(only, ","), thousands(static_cast<int64_t>(plan.switches.size())), some));
+  }
+  const size_t n = chosen.size();
   if (workers == 0) workers = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 16);
   constexpr size_t kChunk = 16;
   std::atomic<size_t> next{0}, done{0};
@@ -70,7 +88,8 @@ void write_config_plan(const topology::Topology& t, const topology::AddressPlan&
   const auto work = [&] {
     for (size_t c = next.fetch_add(1); c * kChunk < n; c = next.fetch_add(1)) {
       try {
-        for (size_t s = c * kChunk; s < std::min(n, (c + 1) * kChunk); ++s) {
+        for (size_t i = c * kChunk; i < std::min(n, (c + 1) * kChunk); ++i) {
+          const size_t s = chosen[i];
           const std::string& name = t.nodes[plan.switches[s].node].name;
           write_out("--config-plan", (fs::path(dir) / "frr" / (name + ".conf")).string(),
                     report::frr_config(t, plan, s, tenants, storage));
@@ -112,7 +131,7 @@ void write_config_plan(const topology::Topology& t, const topology::AddressPlan&
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
   std::string table = "switch,network,tier,asn,loopback,router_id,bgp_sessions,maximum_paths\n";
-  for (size_t s = 0; s < n; ++s) {
+  for (size_t s = 0; s < plan.switches.size(); ++s) {
     const auto& sw = plan.switches[s];
     const std::string& name = t.nodes[sw.node].name;
     table += fmt::format("{},{},{},{},{},{},{},{}\n", name, t.nodes[sw.node].network != 0 ? "frontend" : "backend",
@@ -131,9 +150,12 @@ void write_config_plan(const topology::Topology& t, const topology::AddressPlan&
   std::cerr << fmt::format(
       "podnet: wrote the configuration plan into {}: {} switches (frr/*.conf, sonic/*.json, switches.csv), {} ASNs, "
       "{} eBGP sessions ({}), {} /{} subnets and {} loopbacks (ip-addresses.csv, NetBox's IP import)\n",
-      dir, thousands(static_cast<int64_t>(plan.switches.size())), thousands(plan.asns), thousands(plan.sessions),
-      plan.options.unnumbered ? "unnumbered" : "numbered", thousands(numbered), plan.options.v6 ? 127 : 31,
-      thousands(static_cast<int64_t>(plan.switches.size())));
+      dir,
+      only.empty() ? thousands(static_cast<int64_t>(plan.switches.size()))
+                   : fmt::format("the files of {} of the {}", thousands(static_cast<int64_t>(n)),
+                                 thousands(static_cast<int64_t>(plan.switches.size()))),
+      thousands(plan.asns), thousands(plan.sessions), plan.options.unnumbered ? "unnumbered" : "numbered",
+      thousands(numbered), plan.options.v6 ? 127 : 31, thousands(static_cast<int64_t>(plan.switches.size())));
   if (!tenants.empty())
     std::cerr << fmt::format("podnet: {} tenants in VRFs of their own over EVPN-VXLAN: BGP EVPN in frr/*.conf, "
                              "VRFs, VTEPs and VNI maps in sonic/*.json\n",
@@ -151,6 +173,8 @@ int cmd_design(const Common& c, const DesignOptions& d) {
   check_output_file("--cabling-plan", d.cabling_plan);
   check_output_dir("--netbox", d.netbox_dir);
   check_output_dir("--config-plan", d.config_plan_dir);
+  if (!d.config_switches.empty() && d.config_plan_dir.empty())
+    throw InputError("--config-switches: it picks the switches of --config-plan DIR; expected --config-plan too");
   // Without --out an export goes to stdout in place of the report: one document there, or no consumer reads it
   // (two exports, or an export and --format, made one stream of DOT followed by JSON).
   if (c.out_dir.empty() && d.exports.size() > 1)
@@ -263,7 +287,8 @@ int cmd_design(const Common& c, const DesignOptions& d) {
     // that every tenant's imports (config_plan.hpp).
     std::optional<topology::Tenant> storage_vrf;
     if (isolate) storage_vrf = topology::storage_tenant(sc.section("addressing").get_int("asn_base"));
-    write_config_plan(ip_fabric, *plan, d.config_plan_dir, tenants, storage_vrf ? &*storage_vrf : nullptr);
+    write_config_plan(ip_fabric, *plan, d.config_plan_dir, tenants, storage_vrf ? &*storage_vrf : nullptr, 0,
+                      d.config_switches);
   }
   // The frontend network (frontend:), when there is one, goes beside the back end as frontend.<format>.
   for (const auto& fmt_name : d.exports) {
@@ -445,6 +470,13 @@ void add_design_command(CLI::App& app, Action& action) {
                    "RFC 7938, eBGP sessions per switch-to-switch cable, as FRR (frr/<switch>.conf) and SONiC "
                    "config_db.json fragments (sonic/<switch>.json), switches.csv and ip-addresses.csv (NetBox)")
       ->type_name("DIR");
+  design
+      ->add_option("--config-switches", d->config_switches,
+                   "with --config-plan: write the files of these switches only, shell patterns on their names "
+                   "(e.g. 'su000-*,pod000-spine-*'); cut from the whole fabric's plan, so a slice's files are the "
+                   "full build's")
+      ->delimiter(',')
+      ->type_name("GLOB,...");
   design
       ->add_option(
           "--export", d->exports,

@@ -25,10 +25,12 @@ inline constexpr const char* kDefaultScenario = "aipod-16k";
 
 // `podnet design --config-plan DIR` (cmd_design.cpp): frr/<switch>.conf and sonic/<switch>.json of every switch,
 // written on `workers` threads (0: the machine's cores, at most 16; the files are the same whatever the
-// count), then switches.csv and ip-addresses.csv; a progress line every 5 s.
+// count), then switches.csv and ip-addresses.csv; a progress line every 5 s. With `only` (shell patterns on
+// switch names, `su000-*`), the files of those switches alone, cut from the whole fabric's plan: the same
+// addresses and ASNs as in the whole plan's files; the two CSVs stay whole.
 void write_config_plan(const topology::Topology& t, const topology::AddressPlan& plan, const std::string& dir,
                        const std::vector<topology::Tenant>& tenants, const topology::Tenant* storage,
-                       size_t workers = 0);
+                       size_t workers = 0, const std::vector<std::string>& only = {});
 
 struct Common {
   std::string scenario;
