@@ -1404,11 +1404,19 @@
     common.appendChild(el('label', {}, [el('span', { text: 'scenario' }), scenario]));
     common.appendChild(el('label', {}, [el('span', { text: 'or upload YAML' }), upload]));
     common.appendChild(el('label', {}, [el('span', { text: '--set KEY=VALUE, ...' }), sets]));
+    // An uploaded file replaces the built-in scenario: the list says so, and choosing one again drops the file.
+    const uploadNote = el('span', { class: 'muted', id: 'upload-note' });
+    common.appendChild(uploadNote);
+    upload.addEventListener('change', () => {
+      scenario.disabled = upload.files.length > 0;
+      uploadNote.textContent = upload.files.length ? 'the run uses ' + upload.files[0].name + ', not the scenario list (clear the file to use it)' : '';
+    });
     form.appendChild(common);
     const extra = {};
     const own = el('div', { class: 'fields' });
     for (const [k, label, v, placeholder, list] of FORM[kind] || []) {
-      extra[k] = el('input', { type: 'text', id: k, value: v, placeholder: placeholder || '' });
+      // Wide enough for its hint (a placeholder cut at "e.g. dcqcn_nic,i" taught nothing).
+      extra[k] = el('input', { type: 'text', id: k, value: v, placeholder: placeholder || '', size: String(Math.max(12, (placeholder || '').length + 2)) });
       if (list) {
         const dl = el('datalist', { id: 'list-' + k }, list.map(x => el('option', { value: x })));
         extra[k].setAttribute('list', 'list-' + k);
@@ -1435,8 +1443,8 @@
           own.appendChild(el('label', { class: 'check' }, [extra[p.name], label]));
           continue;
         }
-        extra[p.name] = el('input', { type: 'text', id: p.name, value: p.default, title: p.help,
-          placeholder: p.default ? '' : p.type === 'time' ? 'scenario\'s (a time)' : 'scenario\'s' });
+        const hint = p.default ? '' : p.type === 'time' ? 'scenario\'s (a time)' : 'scenario\'s';
+        extra[p.name] = el('input', { type: 'text', id: p.name, value: p.default, title: p.help, placeholder: hint, size: String(Math.max(12, hint.length + 2)) });
         extra[p.name].dataset.type = p.type;
         if (p.choices && p.choices.length) {
           own.appendChild(el('datalist', { id: 'list-' + p.name }, p.choices.map(x => el('option', { value: x }))));

@@ -208,7 +208,7 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
                                "switches mark none (`podnet list` gives each congestion control's band)\n",
                                fmt::join(given, ", "), given.size() == 1 ? "does" : "do", cc);
   }
-  add_progress_printers(s.network, "podnet " + command, label, flow_quantum_hint(s.engine, s.network));
+  add_progress_printers(s.network, "podnet " + command, label, slow_run_hint(s.engine, s.network));
   return s;
 }
 
@@ -297,7 +297,13 @@ void add_progress_printers(engine::NetworkOptions& network, std::string command,
   };
 }
 
-std::string flow_quantum_hint(const std::string& engine, const engine::NetworkOptions& o) {
+std::string slow_run_hint(const std::string& engine, const engine::NetworkOptions& o) {
+  // The engine that simulates every packet: a long run's first question is whether it needs to.
+  if (engine::engine_info(engine).traits.packet_faults)
+    return "the packet engine simulates every packet, queue and pause, and a training iteration of thousands of "
+           "GPUs takes it minutes to hours; --engine flow times the same iteration in seconds (flows share links "
+           "at their fair rates, no packets), --engine analytical faster still; keep the packet engine for "
+           "congestion control, PFC and queue studies";
   if (!engine::engine_info(engine).traits.rate_quantum || o.flow.quantum.ps != 0) return {};
   return "the flow engine re-solves rates at every distinct completion time; when many flows finish at "
          "spread-out times, --set network.flow_quantum=100ns lets those within 100 ns share one re-solve (each "

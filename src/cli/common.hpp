@@ -73,11 +73,12 @@ struct RunLabel {
 // transfers)
 //   "COMMAND: LABEL: simulated T of about E (P%), S s elapsed, about R s left".
 // `label` is read at each call (update it between runs). `hint`, when not
-// empty, is printed once after 20 s.
+// empty, is printed once after 10 s.
 void add_progress_printers(engine::NetworkOptions& network, std::string command, const RunLabel& label,
                            std::string hint = {});
-// The hint for slow flow-engine runs (empty unless the engine is flow with an exact quantum).
-std::string flow_quantum_hint(const std::string& engine, const engine::NetworkOptions& o);
+// The hint for a slow run: on the packet engine, that the flow engine answers in seconds; on the flow engine with an
+// exact quantum, network.flow_quantum; else empty.
+std::string slow_run_hint(const std::string& engine, const engine::NetworkOptions& o);
 std::ofstream open_out(const std::string& path);
 // Flushes and closes `f`, written to `path` for `option`; an InputError naming both when a write failed (a full
 // disk, a quota), so that a truncated file is never reported as written.

@@ -205,6 +205,7 @@ const std::string& page_pattern() {
 std::string allowed_methods(const std::string& path) {
   static const std::vector<std::pair<std::regex, std::string>> kRoutes = {
       {std::regex("/"), "GET"},
+      {std::regex("/favicon.ico"), "GET"},
       {std::regex(page_pattern()), "GET"},
       {std::regex("/assets/(.+)"), "GET"},
       {std::regex("/api/(studies|scenarios)"), "GET"},
@@ -499,6 +500,8 @@ struct Server::Impl {
     });
 
     http.Get("/", [](const httplib::Request&, httplib::Response& res) { res.set_redirect("/design"); });
+    // Browsers ask for an icon on every page: none, and no 404 in their console.
+    http.Get("/favicon.ico", [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
     http.Get(page_pattern(), [](const httplib::Request&, httplib::Response& res) {
       const report::WebAsset* page = report::find_web_asset("index.html");
       if (!page || !report::dashboard_installed()) {

@@ -591,11 +591,20 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
                                 spec.tier_names[1], z.d1, z.u1, idle(z.u1, z.u1_used),
                                 plural(z.Ld, spec.tier_names[1], leaf_plural.c_str()), z.p,
                                 plural(z.S, spec.tier_names[2], spine_plural.c_str())));
-  if (z.tiers == 3)
-    f.notes.push_back(fmt::format("{}: {} down / {} up ports{}; {} planes of {} {}s, {} parallel link(s) from each of "
-                                  "{} spine domains",
-                                  spec.tier_names[2], z.d2, z.u2, idle(z.u2, z.u2_used), z.S, z.C, spec.tier_names[3],
-                                  z.q, z.D));
+  if (z.tiers == 3) {
+    // The top tier is built for the pods there are, but each of its switches has R ports: those the spine
+    // domains leave are room to grow, and capex counts them.
+    const int64_t top_used = int64_t{z.q} * z.D;
+    std::string top = spec.tier_names[3];
+    std::replace(top.begin(), top.end(), '_', '-');
+    f.notes.push_back(fmt::format(
+        "{}: {} down / {} up ports{}; {} planes of {} {}s, {} parallel link(s) from each of {} spine domains{}",
+        spec.tier_names[2], z.d2, z.u2, idle(z.u2, z.u2_used), z.S, z.C, spec.tier_names[3], z.q, z.D,
+        top_used < z.R ? fmt::format(" (each {} uses {} of its {} ports: {} idle, room for {} more spine domains; "
+                                     "capex counts them)",
+                                     top, top_used, z.R, z.R - top_used, (z.R - top_used) / std::max(1, z.q))
+                       : std::string()));
+  }
   if (z.tiers == 4) {
     // Ports a full zone (the zones) leave idle on each super-spine (core): say so, capex counts them.
     const int64_t ss_down = z.Dz * z.q, core_ports = z.zones * z.r;
