@@ -132,7 +132,7 @@
     'bom.racks.total': ['racks', 'int'], 'bom.racks.server': ['racks: servers', 'int'], 'bom.racks.network': ['racks: network', 'int'],
     'bom.racks.servers_per_rack': ['servers per rack', 'int'], 'bom.power.*': ['power: $1'], 'bom.*': ['$1'], 'topology.*': ['$1'],
     'cost.capex_usd': ['capex: network total', 'usd'], 'cost.capex_per_gpu_usd': ['capex per GPU', 'usd'],
-    'cost.capex.*': ['capex: $1', 'usd'], 'cost.capex_by_tier_usd.*': ['capex: $1', 'usd'],
+    'cost.capex.*': ['capex: $1', 'usd'], 'cost.capex_by_tier_usd.server': ['capex: server NICs', 'usd'], 'cost.capex_by_tier_usd.*': ['capex: $1', 'usd'],
     'cost.energy_mwh_per_year': ['energy per year (whole cluster)', 'mwh'], 'cost.energy_usd_per_year': ['energy cost per year', 'usd'],
     'cost.network_energy_usd_per_year': ['of which network (switches, optics)', 'usd'],
     'cost.energy_price_usd_per_kwh': ['energy price per kWh', 'usd'], 'cost.pue': ['PUE', 'num'],
@@ -530,7 +530,7 @@
           tooltip: { trigger: 'item', formatter: p => esc(p.name) + ': ' + show('cost.capex_usd', p.value) },
           grid: { left: 10, right: 90, top: 10, bottom: 10, containLabel: true },
           xAxis: { type: 'value', splitNumber: 4, axisLabel: { formatter: v => '$' + (v >= 1e9 ? plain(v / 1e9) + 'B' : v >= 1e6 ? plain(v / 1e6) + 'M' : plain(v)), hideOverlap: true } },
-          yAxis: { type: 'category', inverse: true, data: tiersCost.map(([k]) => words(k)) },
+          yAxis: { type: 'category', inverse: true, data: tiersCost.map(([k]) => k === 'server' ? 'server NICs' : words(k)) },
           series: [{ type: 'bar', data: tiersCost.map(([, v]) => v), label: { show: true, position: 'right', formatter: p => '$' + bigText(p.value) } }]
         });
       }

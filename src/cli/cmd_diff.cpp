@@ -26,6 +26,7 @@ struct DiffOptions {
   std::string studies = kDefaultDiffStudies;
   std::string format = "table";
   bool all = false;
+  std::string engine;          // --engine: network.engine on both sides
   StudyOptions study_options;  // each study's own options (report/studies.hpp)
 };
 
@@ -46,6 +47,7 @@ report::DiffSide side(const std::string& what, const std::vector<std::string>& s
   for (const auto& s : own_sets)
     if (const auto eq = s.find('='); eq != std::string::npos && eq > 0)
       by[s.substr(0, eq)] = fmt::format("{} {}", own_option, s.substr(0, eq));
+  if (!o.engine.empty()) by["network.engine"] = "--engine";
   const nlohmann::json doc = result_document(what);
   if (!doc.is_null()) return report::document_side(what, doc);
   std::vector<const report::StudyDef*> chosen;
@@ -89,6 +91,7 @@ int cmd_diff(const DiffOptions& o) {
   }
   if (docs == 2) {
     for (const auto& [given, option] : {std::pair{!o.sets.empty(), "--set"},
+                                        {!o.engine.empty(), "--engine"},
                                         {!o.sets_a.empty(), "--set-a"},
                                         {!o.sets_b.empty(), "--set-b"},
                                         {!o.adds.empty(), "--config-add"},
@@ -99,7 +102,9 @@ int cmd_diff(const DiffOptions& o) {
                                      "scenarios only",
                                      option, option));
   }
-  std::vector<std::string> sa = o.sets, sb = o.sets;
+  std::vector<std::string> both = o.sets;
+  if (!o.engine.empty()) both.push_back("network.engine=" + o.engine);
+  std::vector<std::string> sa = both, sb = both;
   sa.insert(sa.end(), o.sets_a.begin(), o.sets_a.end());
   sb.insert(sb.end(), o.sets_b.begin(), o.sets_b.end());
   const report::DiffSide a = side(o.a, sa, o, studies, o.sets_a, "--set-a"),
@@ -127,6 +132,7 @@ void add_diff_command(CLI::App& app, Action& action) {
   cmd->add_option("--config-add", o->adds, "merge a scenario fragment on both sides (repeatable)")->type_name("FILE");
   cmd->add_option("-f,--format", o->format, "table (default) or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_flag("--all", o->all, "show every changed field (default: the 25 largest relative changes per study)");
+  cmd->add_option("--engine", o->engine, "the engine on both sides, as train's --engine (sets network.engine)");
   add_study_options(cmd, o->study_options);
   cmd->footer("Examples:\n"
               "  podnet diff aipod-16k aipod-16k --set-b topology.oversubscription=2:1     # what-if on one key\n"

@@ -200,4 +200,24 @@ TEST(Presentation, ChangingTheFamilyOnTheCommandLine) {
   EXPECT_NE(m.out.find("server: NIC 800M "), std::string::npos) << m.out;
 }
 
+// A capacity planner's what-ifs: network capex per token/s says when the job leaves most of the fabric idle
+// (llama3-8b's recipe, CP2 x DP8: 16 of 1,024 GPUs); diff takes --engine as train does; a key's prefix
+// suggests the key (cost.switch -> switch_port); the servers' capex group reads as their NICs.
+TEST(Presentation, CapacityPlannersWhatIfs) {
+  const Result d = run("diff leafspine-8k leafspine-8k --engine analytical --set topology.gpus=1024 --set "
+                       "workload.model=llama3-8b --set workload.dp=8 --study design,train --set-b cost.switch_port=600",
+                       true);
+  ASSERT_EQ(d.status, 0) << d.out;
+  EXPECT_NE(d.out.find("(each side's job uses 16 of its fabric's 1,024 GPUs: the whole network is charged to it"),
+            std::string::npos)
+      << d.out;
+  const Result e = run("diff leafspine-8k leafspine-8k --engine fast", true);
+  EXPECT_NE(e.out.find("--engine: 'fast' is not valid (did you mean 'flow'?)"), std::string::npos) << e.out;
+  const Result k = run("design leafspine-8k --set cost.switch=30000", true);
+  EXPECT_NE(k.out.find("(did you mean 'switch_port'?)"), std::string::npos) << k.out;
+  const Result g = run("design leafspine-8k");
+  EXPECT_NE(g.out.find("  capex: server NICs "), std::string::npos) << g.out;
+  EXPECT_NE(g.out.find("  IT power, servers included (kW) "), std::string::npos) << g.out;
+}
+
 }  // namespace

@@ -359,7 +359,7 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
   t.add({"cables: copper", thousands(bom["cables"]["copper"])});
   t.add({"cables: optical", thousands(bom["cables"]["optical"])});
   t.add({"optical transceivers", thousands(bom["transceivers"])});
-  t.add({"power (kW)", fixed(bom["power_kw"].get<double>(), 1)});
+  t.add({"IT power, servers included (kW)", fixed(bom["power_kw"].get<double>(), 1)});
   t.add({"  servers / switches / optics (kW)",
          fmt::format("{} / {} / {}", fixed(bom["power"]["servers_kw"].get<double>(), 1),
                      fixed(bom["power"]["switches_kw"].get<double>(), 1),
@@ -389,7 +389,9 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
     if (std::find(groups.begin(), groups.end(), it.key()) == groups.end()) groups.push_back(it.key());
   for (const auto& g : groups)
     if (cost["capex_by_tier_usd"].contains(g))
-      c.add({"capex: " + g, "", "", usd(cost["capex_by_tier_usd"][g].get<double>())});
+      // The servers' group is their NICs: servers and GPUs are not priced.
+      c.add({"capex: " + (g == "server" ? std::string("server NICs") : g), "", "",
+             usd(cost["capex_by_tier_usd"][g].get<double>())});
   c.add({"capex: network total", "", "", usd(cost["capex_usd"].get<double>())});
   if (cost.contains("part_filled"))  // a part-filled pod's (zone's) layer built whole: the share only a full one uses
     for (const auto& s : cost["part_filled"])

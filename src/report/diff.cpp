@@ -99,6 +99,8 @@ ResultField inferred(const std::string& key) {
   }
   std::string label = prefix;
   for (size_t i = 0; i < parts.size(); ++i) label += (i ? ", " : "") + parts[i];
+  // The servers' capex group is their NICs (servers and GPUs are not priced), as design names it.
+  if (key == "cost.capex_by_tier_usd.server") label += " NICs";
   f.label = label;
   return f;
 }
@@ -196,7 +198,7 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
   nlohmann::json studies = nlohmann::json::object();
   // What a fabric costs per unit of training throughput needs both studies: design's capex, train's tokens/s
   // (taken from the fields the loop below flattens).
-  double capex[2] = {-1, -1}, tokens[2] = {-1, -1};
+  double capex[2] = {-1, -1}, tokens[2] = {-1, -1}, fabric_gpus[2] = {-1, -1}, job_gpus[2] = {-1, -1};
   for (const auto& [study, da] : a.documents) {
     const auto it = std::find_if(b.documents.begin(), b.documents.end(),
                                  [&, name = study](const auto& p) { return p.first == name; });
@@ -210,7 +212,9 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
       out[1] = fb[field].get<double>();
     };
     if (study == "design") both("cost.capex_usd", capex);
+    if (study == "design") both("bom.gpus", fabric_gpus);
     if (study == "train") both("tokens_per_second", tokens);
+    if (study == "train") both("parallelism.gpus", job_gpus);
     nlohmann::json changed = nlohmann::json::array(), only_a = nlohmann::json::array(),
                    only_b = nlohmann::json::array(), only_a_values = nlohmann::json::object(),
                    only_b_values = nlohmann::json::object();
@@ -285,6 +289,11 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
     doc["derived"]["network_capex_usd_per_token_per_second"] = {{"a", round_to(x, 6)},
                                                                 {"b", round_to(y, 6)},
                                                                 {"ratio", round_to(y / x, 6)}};
+    // A job on part of the fabric is charged the whole fabric's network: the reader must know.
+    if (fabric_gpus[0] > 0 && job_gpus[0] > 0)
+      doc["derived"]["network_capex_usd_per_token_per_second"]["gpus"] = {
+          {"a", {{"job", job_gpus[0]}, {"fabric", fabric_gpus[0]}}},
+          {"b", {{"job", job_gpus[1]}, {"fabric", fabric_gpus[1]}}}};
   }
   doc["studies"] = studies;
   return doc;
@@ -401,6 +410,19 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
     out << fmt::format("\n  network capex per token/s of training: A ${}, B ${} (B / A {})\n",
                        fixed(c["a"].get<double>(), 2), fixed(c["b"].get<double>(), 2),
                        fixed(c["ratio"].get<double>(), 3) + "x");
+    if (c.contains("gpus"))
+      for (const char* side : {"a", "b"}) {
+        const auto& g = c["gpus"][side];
+        const bool same = c["gpus"]["a"] == c["gpus"]["b"];
+        if (same && side[0] == 'b') break;  // said once for both
+        if (g["job"].get<double>() < g["fabric"].get<double>())
+          out << fmt::format("    ({} job uses {} of its fabric's {} GPUs: the whole network is charged to it; "
+                             "set workload.dp=auto, or topology.gpus to the job's, to compare like for like)\n",
+                             same             ? "each side's"
+                             : side[0] == 'a' ? "A's"
+                                              : "B's",
+                             thousands(g["job"].get<int64_t>()), thousands(g["fabric"].get<int64_t>()));
+      }
   }
   // Fields one side has and the other not (a tier only one design builds): their values.
   for (auto it = doc["studies"].begin(); it != doc["studies"].end(); ++it)

@@ -996,6 +996,15 @@ std::string closest(const std::string& given, const std::vector<std::string>& ca
   if (auto a = kLongNames.find(word); a != kLongNames.end())
     for (const auto& c : candidates)
       if (c == a->second) return c;
+  // A word that begins exactly one key (`switch` of `switch_port`): that key.
+  std::string prefixed;
+  int prefixes = 0;
+  for (const auto& c : candidates)
+    if (c.size() > word.size() + 1 && c.compare(0, word.size(), word) == 0 && c[word.size()] == '_') {
+      prefixed = c;
+      ++prefixes;
+    }
+  if (prefixes == 1) return prefixed;
   std::string best;
   size_t best_d = word.size() / 2 + 2;
   for (const auto& given_c : candidates) {
@@ -1525,11 +1534,22 @@ void emit_params(std::ostringstream& out, const std::vector<ParamSpec>& specs, c
 std::vector<std::string> Scenario::recipe_keys_from_file() const {
   std::vector<std::string> out;
   if (!from_set.count("workload.model")) return out;
+  // Only the keys the new model's recipe gives: another (llama3-70b's recipe gives no global batch) comes from
+  // the file whatever workload.recipe says.
+  const auto section = section_params.find("workload");
+  const workload::Recipe* r =
+      section == section_params.end() ? nullptr : workload::find_recipe(section->second.get_string("model"));
+  std::set<std::string> given_by_recipe;
+  if (r)
+    for (const auto& g : r->groups)
+      for (const auto& kv : g.keys) given_by_recipe.insert(kv.first);
   for (const auto& [group, keys] : workload::recipe_groups())
-    for (const auto& k : keys)
-      if (const std::string path = "workload." + k;
-          !recipe_keys.count(path) && !from_set.count(path) && (lines.count(path) || from_fragment.count(path)))
+    for (const auto& k : keys) {
+      const std::string path = "workload." + k;
+      if ((!r || given_by_recipe.count(k)) && !recipe_keys.count(path) && !from_set.count(path) &&
+          (lines.count(path) || from_fragment.count(path)))
         out.push_back(k);
+    }
   return out;
 }
 
