@@ -162,7 +162,7 @@
     // train
     'iteration_time_ms': ['iteration time', 'ms'], 'mfu': ['MFU (model FLOPs)', 'pct'], 'mfu_of_fp8_peak': ['MFU of the FP8 peak', 'pct'],
     'hfu': ['HFU (with recompute)', 'pct'], 'tflops_per_gpu': ['TFLOP/s per GPU (hardware)', 'num1'],
-    'tokens_per_second': ['tokens/s', 'int'], 'days_to_train': ['days to train (failure-free)', 'days'],
+    'tokens_per_second': ['tokens/s', 'int'], 'days_to_train': ['days to train, failure-free', 'days'],
     'tokens_budget': ['token budget', 'big'], 'ideal_bubble_fraction': ['ideal bubble (p-1)/(v m) of compute, even stages', 'pct'],
     'critical_stage': ['critical stage', 'int'],
     'variability.compute_added_ms': ['of which variability (compute added)', 'ms'], 'variability.speed_cv': ['variability: GPU speed CV', 'pct'],

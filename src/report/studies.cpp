@@ -212,7 +212,7 @@ std::vector<StudyDef> builtin() {
     d.gpus_field = "bom.gpus";
     d.fields = {field("bom.gpus", "GPUs", "", 0), field("bom.switches.total", "switches", "", 0, true),
                 field("bom.transceivers", "transceivers", "", 0, true),
-                field("bom.power_kw", "cluster power", "kW", 1, true),
+                field("bom.power_kw", "IT power, servers included", "kW", 1, true),
                 field("cost.capex_usd", "network capex", "USD", 0, true),
                 field("cost.capex_per_gpu_usd", "network capex per GPU", "USD", 0),
                 field("cost.energy_usd_per_year", "energy per year", "USD", 0, true),
@@ -313,7 +313,7 @@ std::vector<StudyDef> builtin() {
                 percent("mfu", "MFU (model FLOPs)", true),
                 percent("hfu", "HFU (with recompute)"),
                 field("tokens_per_second", "tokens/s", "", 0, true),
-                field("days_to_train", "days to train (failure-free)", "days", 1, true, 1, "days"),
+                field("days_to_train", "days to train, failure-free", "days", 1, true, 1, "days"),
                 field("reliability.days_to_train_with_failures", "days to train with failures", "days", 1, false, 1,
                       "days_with_failures"),
                 field("tflops_per_gpu", "TFLOP/s per GPU (hardware)", "", 1)};
