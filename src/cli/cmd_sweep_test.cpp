@@ -31,8 +31,14 @@ TEST(SweepCli, DesignGridReadBackAsCsv) {
   ASSERT_EQ(r.status, 0) << r.out;
   const Result csv = run("sweep --results " + db + " --format csv");
   ASSERT_EQ(csv.status, 0);
-  // Header: id, the axis, status, error, then result fields sorted by name.
-  EXPECT_EQ(csv.out.rfind("id,topology.oversubscription,status,error,bisection_bandwidth_gbps,", 0), 0u) << csv.out;
+  // Header: id, the axis, status, error, then the headline figures in the table's order (switches, transceivers, power,
+  // capex, ...), then the other fields.
+  EXPECT_EQ(
+      csv.out.rfind(
+          "id,topology.oversubscription,status,error,bom.switches.total,bom.transceivers,bom.power_kw,cost.capex_usd,",
+          0),
+      0u)
+      << csv.out;
   // leafspine-8k at 1:1: 8,192 GPUs on radix-128 leaves with 64 ports down and 64 up: 8192 / 64 = 128
   // leaves; their 128 x 64 = 8,192 uplinks on radix-128 spines: 64 spines; 192 switches.
   const Result json = run("sweep --results " + db + " --format json");

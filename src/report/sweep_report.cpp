@@ -222,10 +222,31 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
 }
 
 void write_sweep_results_csv(const study::ResultTable& t, std::ostream& out) {
-  for (size_t i = 0; i < t.columns.size(); ++i) out << (i ? "," : "") << csv_cell(t.columns[i]);
+  // Columns in a spreadsheet's order: id, the axes, status and error as stored, then the study's headline
+  // figures and its other declared fields in the order its table shows them, then the rest by name.
+  std::vector<size_t> order;
+  std::vector<char> taken(t.columns.size(), 0);
+  const auto take = [&](const std::string& name) {
+    for (size_t i = 0; i < t.columns.size(); ++i)
+      if (!taken[i] && t.columns[i] == name) {
+        taken[i] = 1;
+        order.push_back(i);
+      }
+  };
+  for (const char* c : {"id"}) take(c);
+  for (const auto& a : t.axes) take(a);
+  for (const char* c : {"status", "error"}) take(c);
+  if (const StudyDef* st = find_study(t.study)) {
+    for (const auto& f : st->fields)
+      if (f.headline) take(f.key);
+    for (const auto& f : st->fields) take(f.key);
+  }
+  for (size_t i = 0; i < t.columns.size(); ++i)
+    if (!taken[i]) order.push_back(i);
+  for (size_t k = 0; k < order.size(); ++k) out << (k ? "," : "") << csv_cell(t.columns[order[k]]);
   out << "\n";
   for (const auto& r : t.rows) {
-    for (size_t i = 0; i < r.size(); ++i) out << (i ? "," : "") << csv_cell(text_of(r[i]));
+    for (size_t k = 0; k < order.size(); ++k) out << (k ? "," : "") << csv_cell(text_of(r[order[k]]));
     out << "\n";
   }
 }
