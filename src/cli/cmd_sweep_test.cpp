@@ -52,6 +52,18 @@ TEST(SweepCli, DesignGridReadBackAsCsv) {
   EXPECT_NE(timed.out.find("wall_seconds"), std::string::npos) << timed.out;
 }
 
+// aipod-16k at 4,096 GPUs fills 8 of pod 0's 16 groups: its spine layer is built whole, and the sweep says
+// which point carries that spare capex (the same $9,420,800 `podnet design` prints under "of which spare").
+TEST(SweepCli, SpareCapexOfPartFilledPodsIsSaid) {
+  const std::string db = (dir() / "spare.db").string();
+  const Result r = run("sweep aipod-16k --study design --vary topology.gpus=4096,16384 --results " + db);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("note: point 0 ($9,420,800) carries capex for part-filled pods"), std::string::npos) << r.out;
+  const Result d = run("design aipod-16k --set topology.gpus=4096");
+  EXPECT_NE(d.out.find("of which spare in pod 0's spine layer (8 of 16 groups)"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("$9,420,800"), std::string::npos) << d.out;
+}
+
 TEST(SweepCli, ABadKeyFailsBeforeAnyPointRuns) {
   const std::string db = fresh("bad.db");
   const Result r = run("sweep leafspine-8k --study design --vary topology.oversubscripton=1,3 --results " + db, true);

@@ -132,6 +132,9 @@ void add_design(nlohmann::json& doc, const topology::Topology& t, const topology
                        {"spare_usd", round_to(usd, 2)}});
     }
     doc["cost"]["part_filled"] = spare;
+    double spare_usd = 0;
+    for (const auto& s : spare) spare_usd += s["spare_usd"].get<double>();
+    doc["cost"]["spare_usd"] = round_to(spare_usd, 2);
   }
   if (t.zones > 0) doc["topology"]["zones"] = t.zones;
   doc["limits"] = {{"max_gpus", t.facts.max_gpus}, {"max_gpus_reason", t.facts.max_gpus_reason}};

@@ -215,6 +215,8 @@ std::vector<StudyDef> builtin() {
                 field("bom.power_kw", "IT power, servers included", "kW", 1, true),
                 field("cost.capex_usd", "network capex", "USD", 0, true),
                 field("cost.capex_per_gpu_usd", "network capex per GPU", "USD", 0),
+                // part-filled pods: capex of the switches and uplinks their missing groups would use
+                optional(field("cost.spare_usd", "of which spare in part-filled pods", "USD", 0)),
                 field("cost.energy_usd_per_year", "energy per year", "USD", 0, true),
                 field("bisection_bandwidth_gbps", "bisection bandwidth", "Gbps", 0, true),
                 field("injection_bandwidth_per_gpu_gbps", "injection bandwidth per GPU", "Gbps", 0),

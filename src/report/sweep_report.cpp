@@ -219,6 +219,23 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
   }
   const std::string warning = gpu_count_warning(t);
   if (!warning.empty()) out << "\n  " << warning << "\n";
+  // Capex that only a full pod would use (a design's part-filled pods): the per-GPU figures carry it.
+  const auto spare = std::find(t.columns.begin(), t.columns.end(), "cost.spare_usd");
+  if (spare != t.columns.end()) {
+    std::vector<std::string> points;
+    for (const auto& r : t.rows) {
+      const auto& v = r[static_cast<size_t>(spare - t.columns.begin())];
+      if (std::holds_alternative<double>(v) && std::get<double>(v) > 0)
+        points.push_back(fmt::format("{} (${})", text_of(r[0]), thousands(std::llround(std::get<double>(v)))));
+      else if (std::holds_alternative<int64_t>(v) && std::get<int64_t>(v) > 0)
+        points.push_back(fmt::format("{} (${})", text_of(r[0]), thousands(std::get<int64_t>(v))));
+    }
+    if (!points.empty())
+      out << fmt::format("\n  note: point{} {} {} capex for part-filled pods (switches and uplinks only full pods use; "
+                         "column cost.spare_usd), so {} capex per GPU is above a design that fills its pods\n",
+                         points.size() == 1 ? "" : "s", fmt::join(points, ", "),
+                         points.size() == 1 ? "carries" : "carry", points.size() == 1 ? "its" : "their");
+  }
 }
 
 void write_sweep_results_csv(const study::ResultTable& t, std::ostream& out) {
