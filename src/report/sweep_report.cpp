@@ -34,6 +34,9 @@ study::Value value_of(const nlohmann::json& v) {
 void flatten(const nlohmann::json& o, const std::string& prefix, std::vector<study::Field>& out) {
   for (auto it = o.begin(); it != o.end(); ++it) {
     if (is_prose(it.key())) continue;
+    // train's `network` block restates the scenario (NIC speed, transport) for the report's header: an input,
+    // which diff lists among the inputs, not a result.
+    if (prefix.empty() && it.key() == "network" && it->is_object()) continue;
     const std::string name = prefix.empty() ? it.key() : prefix + "." + it.key();
     if (it->is_object()) flatten(*it, name, out);
     else if (!it->is_array()) out.push_back({name, value_of(*it)});
