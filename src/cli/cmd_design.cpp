@@ -445,7 +445,8 @@ int cmd_resolve(const Common& c) {
 void add_design_command(CLI::App& app, Action& action) {
   auto c = std::make_shared<Common>();
   auto d = std::make_shared<DesignOptions>();
-  auto* design = app.add_subcommand("design", "design a fabric: bill of materials, limits, bisection, diameter");
+  auto* design = app.add_subcommand(
+      "design", "design a fabric: bill of materials, capex by part, power and energy, bisection, diameter, limits");
   add_common(design, *c, true);
   design
       ->add_option("--cabling-plan", d->cabling_plan,
