@@ -405,6 +405,9 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
          fixed(cost["energy_mwh_per_year"].get<double>(), 0) + " MWh",
          fmt::format("${}/kWh", fixed(cost["energy_price_usd_per_kwh"].get<double>(), 3)),
          usd(cost["energy_usd_per_year"].get<double>())});
+  // How the energy is counted: facility power (IT power x PUE) around the clock, 365.25 days a year.
+  c.add({"  from facility power (IT x PUE) x 8,766 h",
+         fixed(d["bom"]["power_kw"].get<double>() * cost["pue"].get<double>(), 1) + " kW", "", ""});
   c.add({"  of which network (switches, optics)", "", "", usd(cost["network_energy_usd_per_year"].get<double>())});
   c.write(out, "  ");
   out << "\n";
