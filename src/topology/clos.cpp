@@ -65,9 +65,14 @@ int down_ports(int radix, double o) { return static_cast<int>(std::floor(radix *
 // How to fill every pod (zone): the largest divisor of the `n` groups (pods) up to `most`, below n (one pod or
 // zone of everything is refused); "11 pods" with 8 at most: 1.
 std::string filling_hint(const char* key, int64_t n, int64_t most, const char* things, const char* unit) {
+  // It evens the idle ports out over every pod; it removes none: as many pods (or more) keep their layers whole.
+  const int64_t now = (n + most - 1) / most;
   for (int64_t d = std::min(most, n - 1); d >= 1; --d)
     if (n % d == 0)
-      return fmt::format("{} = {} divides the {} {} and fills every {}", key, d, thousands(n), things, unit);
+      return fmt::format("{} = {} divides the {} {} and fills every {} ({}: {})", key, d, thousands(n), things, unit,
+                         thousands(n / d) + " " + unit + (n / d == 1 ? "" : "s"),
+                         n / d == now ? "as now, so the same switches and capex, the idle ports spread over all"
+                                      : fmt::format("more than the {} now, so more switches", thousands(now)));
   return fmt::format("no {} up to {} divides the {} {}", key, most, thousands(n), things);
 }
 
