@@ -59,6 +59,13 @@ TEST(SweepCli, SpareCapexOfPartFilledPodsIsSaid) {
   const Result r = run("sweep aipod-16k --study design --vary topology.gpus=4096,16384 --results " + db);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("note: point 0 ($9,420,800) carries capex for part-filled pods"), std::string::npos) << r.out;
+  // 2:1 on radix-128 leaves: 85 down / 43 up ports, 40 of them cabled, 85 / 40 = 2.125:1.
+  const std::string db2 = (dir() / "ratio.db").string();
+  const Result o = run("sweep aipod-16k --study design --vary topology.oversubscription=1:1,2:1 --results " + db2);
+  ASSERT_EQ(o.status, 0) << o.out;
+  EXPECT_NE(o.out.find("note: whole ports round the oversubscription at the leaf: point 1 built 2.125:1 (asked 2:1)"),
+            std::string::npos)
+      << o.out;
   const Result d = run("design aipod-16k --set topology.gpus=4096");
   EXPECT_NE(d.out.find("of which spare in pod 0's spine layer (8 of 16 groups)"), std::string::npos) << d.out;
   EXPECT_NE(d.out.find("$9,420,800"), std::string::npos) << d.out;

@@ -222,6 +222,25 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
   }
   const std::string warning = gpu_count_warning(t);
   if (!warning.empty()) out << "\n  " << warning << "\n";
+  // An oversubscription built otherwise than asked (whole ports): the axis shows what was asked.
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    const std::string prefix = "oversubscription_asked.";
+    if (t.columns[c].rfind(prefix, 0) != 0) continue;
+    const std::string tier = t.columns[c].substr(prefix.size());
+    const auto built = std::find(t.columns.begin(), t.columns.end(), "oversubscription." + tier);
+    std::vector<std::string> points;
+    for (const auto& r : t.rows) {
+      if (!std::holds_alternative<std::string>(r[c]) || built == t.columns.end()) continue;
+      const std::string asked = std::get<std::string>(r[c]);  // "asked 2:1: leaf: 85 down / 43 up ports ..."
+      const auto& b = r[static_cast<size_t>(built - t.columns.begin())];
+      if (!std::holds_alternative<double>(b)) continue;
+      points.push_back(fmt::format("point {} built {}:1 ({})", text_of(r[0]), format_number(std::get<double>(b), 4),
+                                   asked.substr(0, asked.find(": "))));
+    }
+    if (!points.empty())
+      out << fmt::format("\n  note: whole ports round the oversubscription at the {}: {}\n", tier,
+                         fmt::join(points, "; "));
+  }
   // Capex that only a full pod would use (a design's part-filled pods): the per-GPU figures carry it.
   const auto spare = std::find(t.columns.begin(), t.columns.end(), "cost.spare_usd");
   if (spare != t.columns.end()) {
