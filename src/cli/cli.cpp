@@ -20,8 +20,11 @@ int run(int argc, char** argv) {
                "`podnet bench aipod-16k` for nccl-tests-style collective timings. Scenario values carry units\n"
                "(400Gbps, 50GB/s, 2us, 3m, 10.2kW); `--set topology.gpus=4096` overrides any key.",
                "podnet"};
-  app.set_version_flag("--version",
-                       std::string("podnet ") + version() + " (" + git_sha() + ")\nhuge pages: " + huge_pages_state());
+  // One line on stdout, for scripts; how memory is set up (huge pages) on stderr, for people.
+  app.set_version_flag("--version", [] {
+    std::cerr << "huge pages: " << huge_pages_state() << "\n";
+    return std::string("podnet ") + version() + " (" + git_sha() + ")";
+  });
   app.require_subcommand(1);
 
   Action action;

@@ -386,10 +386,10 @@ TEST(Cli, HugePagesLeaveResultsAsTheyWere) {
   // `podnet --version` says what was done. Turned off by the user: off. Where the kernel grants huge pages on
   // request (its mode "madvise"), with glibc 2.35 or later and glibc's own malloc: on. Started through the dynamic
   // loader (whose /proc/self/exe is the loader, not podnet): off, and podnet still runs.
-  const Result v_off = run_shell("env PODNET_HUGE_PAGES=off " + podnet + " --version");
+  const Result v_off = run_shell("env PODNET_HUGE_PAGES=off " + podnet + " --version", true);
   EXPECT_NE(v_off.out.find("huge pages: off (PODNET_HUGE_PAGES)"), std::string::npos) << v_off.out;
   const Result v =
-      run_shell("env -u PODNET_HUGE_PAGES -u PODNET_HUGE_PAGES_SET -u GLIBC_TUNABLES " + podnet + " --version");
+      run_shell("env -u PODNET_HUGE_PAGES -u PODNET_HUGE_PAGES_SET -u GLIBC_TUNABLES " + podnet + " --version", true);
   std::string mode;
   {
     std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
@@ -417,7 +417,7 @@ TEST(Cli, HugePagesLeaveResultsAsTheyWere) {
       EXPECT_NE(v.out.find("huge pages: on (glibc.malloc.hugetlb=1"), std::string::npos) << v.out;
     }
     const Result v_on =
-        run_shell("env -u PODNET_HUGE_PAGES_SET -u GLIBC_TUNABLES PODNET_HUGE_PAGES=on " + podnet + " --version");
+        run_shell("env -u PODNET_HUGE_PAGES_SET -u GLIBC_TUNABLES PODNET_HUGE_PAGES=on " + podnet + " --version", true);
     EXPECT_NE(v_on.out.find("huge pages: on (glibc.malloc.hugetlb=1"), std::string::npos) << v_on.out;
   } else {
     std::printf("  (not re-executed here: kernel mode '%s', glibc %d.%d%s): %s", mode.c_str(), major, minor,
@@ -426,7 +426,8 @@ TEST(Cli, HugePagesLeaveResultsAsTheyWere) {
   const char* loader = "/lib64/ld-linux-x86-64.so.2";
   if (std::filesystem::exists(loader) && !sanitizer && major > 0) {
     const Result l = run_shell(std::string("env -u PODNET_HUGE_PAGES -u PODNET_HUGE_PAGES_SET -u GLIBC_TUNABLES ") +
-                               loader + " " + podnet + " --version");
+                                   loader + " " + podnet + " --version",
+                               true);
     EXPECT_EQ(l.status, 0) << l.out;
     EXPECT_NE(l.out.find("huge pages: off (started through the dynamic loader)"), std::string::npos) << l.out;
   }
