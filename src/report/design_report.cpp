@@ -42,7 +42,9 @@ nlohmann::json cost_json(const topology::Cost& c, const topology::CostModel& m, 
                      {"label", part_label(it.group, it.part, round_to(it.speed_gbps, 3))},
                      {"count", it.count},
                      {"speed_gbps", round_to(it.speed_gbps, 3)},
-                     {"unit_usd", round_to(it.unit_usd, 2)},
+                     // to the micro-dollar: count x unit adds up to the total in a spreadsheet (a speed-scaled
+                     // price is no whole number of cents)
+                     {"unit_usd", round_to(it.unit_usd, 6)},
                      {"total_usd", round_to(it.total_usd, 2)}});
   return {
       {"capex_usd", round_to(c.capex_usd, 2)},
@@ -64,6 +66,11 @@ nlohmann::json cost_json(const topology::Cost& c, const topology::CostModel& m, 
 }
 
 std::string usd(double v) { return "$" + thousands(static_cast<int64_t>(std::llround(v))); }
+// A unit price: whole dollars when it is one, else with its cents ($757.86), so count x unit reads as the total.
+std::string unit_usd_text(double v) {
+  if (std::fabs(v - std::round(v)) < 0.005) return usd(v);
+  return "$" + fixed(v, 2);
+}
 
 }  // namespace
 
@@ -379,7 +386,8 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
     c.add({it.contains("label") ? it["label"].get<std::string>()
                                 : part_label(it["group"].get<std::string>(), part, it["speed_gbps"].get<double>()),
            thousands(it["count"]) + (part == "fibre_m" ? " m" : ""),
-           usd(it["unit_usd"].get<double>()) + (part == "fibre_m" ? "/m" : ""), usd(it["total_usd"].get<double>())});
+           unit_usd_text(it["unit_usd"].get<double>()) + (part == "fibre_m" ? "/m" : ""),
+           usd(it["total_usd"].get<double>())});
   }
   // Capex by tier and link class in the bill's order (switch tiers bottom up, NICs, link classes as built),
   // not the JSON's alphabetical one (a 4-tier design's core came first).
