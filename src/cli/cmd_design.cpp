@@ -223,9 +223,9 @@ int cmd_design(const Common& c, const DesignOptions& d) {
     if (doc.contains("frontend"))
       for (nlohmann::json item : doc["frontend"]["cost"]["items"]) {
         item["group"] = "frontend " + item["group"].get<std::string>();
+        item["label"] = "frontend " + item["label"].get<std::string>();
         cost["items"].push_back(std::move(item));
       }
-    for (auto& item : cost["items"]) item.erase("label");  // the CSV keeps the keys; a reader names the parts
     report::write_tidy_csv(cost, "items", "group", f);
     close_out(f, "--cost-csv", d.cost_csv);
     std::cerr << "podnet: wrote the priced bill " << d.cost_csv << "\n";

@@ -287,7 +287,7 @@ TEST(CostCli, BadCostSectionNamesFileLineAndKey) {
   std::istringstream in(podnet::cli::testing::read_file(csv));
   std::string line;
   std::getline(in, line);
-  EXPECT_EQ(line, "group,count,part,speed_gbps,total_usd,unit_usd");
+  EXPECT_EQ(line, "group,count,label,part,speed_gbps,total_usd,unit_usd");  // label: "nic-leaf: SR transceiver 400G"
   double sum = 0;
   int rows = 0;
   while (std::getline(in, line)) {
