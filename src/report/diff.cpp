@@ -410,11 +410,10 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
     out << fmt::format("\n  network capex per token/s of training: A ${}, B ${} (B / A {})\n",
                        fixed(c["a"].get<double>(), 2), fixed(c["b"].get<double>(), 2),
                        fixed(c["ratio"].get<double>(), 3) + "x");
-    if (c.contains("gpus"))
-      for (const char* side : {"a", "b"}) {
+    if (c.contains("gpus")) {
+      const bool same = c["gpus"]["a"] == c["gpus"]["b"];  // then said once for both
+      for (const char* side : same ? std::vector<const char*>{"a"} : std::vector<const char*>{"a", "b"}) {
         const auto& g = c["gpus"][side];
-        const bool same = c["gpus"]["a"] == c["gpus"]["b"];
-        if (same && side[0] == 'b') break;  // said once for both
         if (g["job"].get<double>() < g["fabric"].get<double>())
           out << fmt::format("    ({} job uses {} of its fabric's {} GPUs: the whole network is charged to it; "
                              "set workload.dp=auto, or topology.gpus to the job's, to compare like for like)\n",
@@ -423,6 +422,7 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
                                               : "B's",
                              thousands(g["job"].get<int64_t>()), thousands(g["fabric"].get<int64_t>()));
       }
+    }
   }
   // Fields one side has and the other not (a tier only one design builds): their values.
   for (auto it = doc["studies"].begin(); it != doc["studies"].end(); ++it)

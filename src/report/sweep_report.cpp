@@ -246,11 +246,9 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
   if (spare != t.columns.end()) {
     std::vector<std::string> points;
     for (const auto& r : t.rows) {
-      const auto& v = r[static_cast<size_t>(spare - t.columns.begin())];
-      if (std::holds_alternative<double>(v) && std::get<double>(v) > 0)
-        points.push_back(fmt::format("{} (${})", text_of(r[0]), thousands(std::llround(std::get<double>(v)))));
-      else if (std::holds_alternative<int64_t>(v) && std::get<int64_t>(v) > 0)
-        points.push_back(fmt::format("{} (${})", text_of(r[0]), thousands(std::get<int64_t>(v))));
+      const nlohmann::json v = json_of(r[static_cast<size_t>(spare - t.columns.begin())]);
+      if (v.is_number() && v.get<double>() > 0)
+        points.push_back(fmt::format("{} (${})", text_of(r[0]), thousands(std::llround(v.get<double>()))));
     }
     if (!points.empty())
       out << fmt::format("\n  note: point{} {} {} capex for part-filled pods (switches and uplinks only full pods use; "

@@ -272,11 +272,9 @@ std::string idle_gpus_note(const nlohmann::json& o) {
     // With the interleaved schedule, auto DP is the largest whose pipelines get a multiple of pp microbatches.
     const int64_t pp = par["pp"].get<int64_t>(), seqs = batch / std::max<int64_t>(1, mb);
     const bool interleaved = par["interleave"].get<int64_t>() > 1 && pp > 1;
-    int64_t auto_dp = 0, split_dp = 0;  // auto DP; the largest DP that splits the batch at all
-    for (int64_t d = full; d >= 1 && auto_dp == 0; --d) {
-      if (seqs % d == 0 && split_dp == 0) split_dp = d;
-      if (seqs % d == 0 && (!interleaved || (seqs / d) % pp == 0)) auto_dp = d;
-    }
+    // auto DP; the largest DP that splits the batch at all
+    const int64_t auto_dp = workload::largest_dp(seqs, full, interleaved ? pp : 1),
+                  split_dp = workload::largest_dp(seqs, full, 1);
     if (interleaved && auto_dp == par["dp"].get<int64_t>() && split_dp > auto_dp) {
       const int64_t per = full * mb * pp, fill = (batch + per - 1) / per * per;
       why += fmt::format("{}DP{} is the largest that gives each pipeline a multiple of pp {} microbatches (here {}), "
@@ -515,8 +513,7 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
   else if (!chakra) out << "  (exposed: communication the step waits for, not hidden behind compute)\n";
   if (!chakra && !o["mfu"].is_null())
     out << "  (MFU: the model's FLOPs, 6 x matmul parameters (LM head too) x tokens plus attention's 12 x layers x "
-           "hidden x "
-           "seq per token, over the GPUs' dense BF16 peak)\n";
+           "hidden x seq per token, over the GPUs' dense BF16 peak)\n";
   if (chakra) {
     const auto& c = o["chakra"];
     out << fmt::format("\n  plan {} transfers; per communicator (per iteration; exposed = on the critical rank {}, "
@@ -1011,13 +1008,17 @@ namespace {
 nlohmann::json recipe_json(const scenario::Scenario& sc, const workload::Job& j) {
   const workload::Recipe* r = workload::find_recipe(j.model.name);
   if (!r) return nullptr;
+  // A workload key the scenario gives: its file, a fragment or --set.
+  const auto in_scenario = [&](const std::string& k) {
+    const std::string path = "workload." + k;
+    return sc.lines.count(path) || sc.from_set.count(path) || sc.from_fragment.count(path);
+  };
   nlohmann::json preset = nlohmann::json::array(), given = nlohmann::json::array(), defaulted = nlohmann::json::array();
   for (const auto& [group, keys] : workload::recipe_groups())
     for (const auto& k : keys) {
-      const std::string path = "workload." + k;
-      if (sc.recipe_keys.count(path)) {
+      if (sc.recipe_keys.count("workload." + k)) {
         preset.push_back(k);
-      } else if (sc.lines.count(path) || sc.from_set.count(path) || sc.from_fragment.count(path)) {
+      } else if (in_scenario(k)) {
         given.push_back(k);
       } else {
         defaulted.push_back(k);
@@ -1032,9 +1033,8 @@ nlohmann::json recipe_json(const scenario::Scenario& sc, const workload::Job& j)
     nlohmann::json given_keys = nlohmann::json::array(), lost = nlohmann::json::object();
     bool applied = false;
     for (const auto& [k, text] : g.keys) {
-      const std::string path = "workload." + k;
-      applied = applied || sc.recipe_keys.count(path) > 0;
-      if (sc.lines.count(path) || sc.from_set.count(path) || sc.from_fragment.count(path)) given_keys.push_back(k);
+      applied = applied || sc.recipe_keys.count("workload." + k) > 0;
+      if (in_scenario(k)) given_keys.push_back(k);
       else if (defaults[k] != text) lost[k] = text;
     }
     if (applied || lost.empty()) continue;
@@ -1042,9 +1042,7 @@ nlohmann::json recipe_json(const scenario::Scenario& sc, const workload::Job& j)
       for (const auto& [group, keys] : workload::recipe_groups())
         if (group == g.name)
           for (const auto& k : keys)
-            if (const std::string path = "workload." + k;
-                sc.lines.count(path) || sc.from_set.count(path) || sc.from_fragment.count(path))
-              given_keys.push_back(k);
+            if (in_scenario(k)) given_keys.push_back(k);
     not_applied.push_back({{"group", g.name}, {"given", given_keys}, {"recipe_values_not_used", lost}});
   }
   return {{"model", r->model},

@@ -976,8 +976,13 @@ void apply_fragment(YAML::Node& root, const std::string& file, Scenario& sc) {
 
 std::string closest(const std::string& given, const std::vector<std::string>& candidates) {
   // Case does not count (`H100` is h100, `PP` is pp); Megatron-LM's long names of the layout point at podnet's.
-  std::string word = given;
-  for (char& ch : word) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const auto lower = [](std::string s) {
+    for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return s;
+  };
+  const std::string word = lower(given);
+  for (const auto& c : candidates)
+    if (lower(c) == word) return c;
   static const std::map<std::string, std::string> kLongNames = {{"tensor_parallel", "tp"},
                                                                 {"tensor_model_parallel_size", "tp"},
                                                                 {"pipeline_parallel", "pp"},
@@ -1008,9 +1013,7 @@ std::string closest(const std::string& given, const std::vector<std::string>& ca
   std::string best;
   size_t best_d = word.size() / 2 + 2;
   for (const auto& given_c : candidates) {
-    std::string c = given_c;
-    for (char& ch : c) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    if (c == word) return given_c;
+    const std::string c = lower(given_c);
     std::vector<size_t> prev(c.size() + 1), cur(c.size() + 1);
     for (size_t j = 0; j <= c.size(); ++j) prev[j] = j;
     for (size_t i = 1; i <= word.size(); ++i) {

@@ -546,8 +546,7 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
                                     thousands(z.gpus_per_group));
   } else if (z.tiers == 3) {
     f.max_gpus = R / z.domains_per_pod * gp_bound * z.gpus_per_group;
-    std::string top = spec.tier_names[3];  // "super_spine", or a fat tree's "core"
-    std::replace(top.begin(), top.end(), '_', '-');
+    const std::string top = host_label(spec.tier_names[3]);  // "super-spine", or a fat tree's "core"
     f.max_gpus_reason = fmt::format("3 tiers: {} pods x {} spine domains per pod <= radix {} {} ports; "
                                     "{} groups per pod x {} GPUs per group{}",
                                     R / z.domains_per_pod, z.domains_per_pod, R, top, thousands(gp_bound),
@@ -600,8 +599,7 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
     // The top tier is built for the pods there are, but each of its switches has R ports: those the spine
     // domains leave are room to grow, and capex counts them.
     const int64_t top_used = int64_t{z.q} * z.D;
-    std::string top = spec.tier_names[3];
-    std::replace(top.begin(), top.end(), '_', '-');
+    const std::string top = host_label(spec.tier_names[3]);
     f.notes.push_back(fmt::format(
         "{}: {} down / {} up ports{}; {} planes of {} {}s, {} parallel link(s) from each of {} spine domains{}",
         spec.tier_names[2], z.d2, z.u2, idle(z.u2, z.u2_used), z.S, z.C, spec.tier_names[3], z.q, z.D,

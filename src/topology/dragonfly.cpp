@@ -315,6 +315,7 @@ Topology build_dragonfly(const Params& prm, const Hardware& hw) {
   const int64_t gpus = requested_gpus(prm, hw, {"p", "a", "h", "g"});
   const int64_t want = terminals_for_gpus(gpus, hw);
   const int64_t radix = hw.radix;
+  const bool auto_shape = !prm.has("p") && !prm.has("a") && !prm.has("h");
   int64_t p = 0;
   if (prm.has("p")) p = prm.get_int("p");
   else if (prm.has("a")) p = std::max<int64_t>(1, prm.get_int("a") / 2);
@@ -393,7 +394,7 @@ Topology build_dragonfly(const Params& prm, const Hardware& hw) {
   fill_common_facts(t, hw, sz, a * p * g, a * g, p, "router");
   // The default shape is the smallest balanced one that holds the GPUs (many small groups); the radix's largest
   // balanced shape holds them on fewer routers, which a user sizing for cost wants to know.
-  if (!prm.has("p") && !prm.has("a") && !prm.has("h") && want > 0) {
+  if (auto_shape && want > 0) {
     const int64_t big = std::max<int64_t>(1, (radix + 1) / 4);
     const int64_t groups = (want + 2 * big * big - 1) / (2 * big * big);
     const int64_t routers = groups * 2 * big;

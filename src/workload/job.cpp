@@ -327,6 +327,12 @@ GpuSpec gpu_from(const Params& p) {
   return *g;
 }
 
+int64_t largest_dp(int64_t sequences, int64_t most, int64_t multiple) {
+  for (int64_t d = most; d >= 1; --d)
+    if (sequences % d == 0 && (sequences / d) % multiple == 0) return d;
+  return 0;
+}
+
 Job job_from(const Params& p, int64_t fabric_gpus) {
   Job j;
   j.model = model_from(p);
@@ -400,10 +406,9 @@ Job job_from(const Params& p, int64_t fabric_gpus) {
     // multiple of pp per pipeline (its requirement, checked below), else the largest that splits it at all (and
     // the check below says what to change).
     j.dp = 0;
-    for (const bool interleaved : {j.interleave > 1 && j.pp > 1, false}) {
-      for (int64_t d = fabric_gpus / mp; d >= 1 && j.dp == 0; --d)
-        if (j.global_batch % j.microbatch == 0 && seqs % d == 0 && (!interleaved || (seqs / d) % j.pp == 0)) j.dp = d;
-      if (j.dp != 0) break;
+    if (j.global_batch % j.microbatch == 0) {
+      j.dp = largest_dp(seqs, fabric_gpus / mp, j.interleave > 1 && j.pp > 1 ? j.pp : 1);
+      if (j.dp == 0) j.dp = largest_dp(seqs, fabric_gpus / mp, 1);
     }
     if (j.dp == 0)
       throw ParamError("workload.global_batch",

@@ -220,6 +220,10 @@ std::vector<ParamSpec> workload_params();
 ModelSpec model_from(const Params& p);
 GpuSpec gpu_from(const Params& p);
 Job job_from(const Params& p, int64_t fabric_gpus);
+// The largest d <= most that splits `sequences` (global_batch / microbatch) into whole microbatches per
+// replica, and into a multiple of `multiple` of them (pp under the interleaved schedule, else 1); 0 if none.
+// Auto DP (job_from) and the train report's idle-GPU note both use it.
+int64_t largest_dp(int64_t sequences, int64_t most, int64_t multiple);
 // Checks a job (every rule job_from applies). Throws ParamError.
 void validate(const Job& job, int64_t fabric_gpus);
 
