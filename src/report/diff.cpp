@@ -6,12 +6,14 @@
 #include <fmt/ranges.h>
 #include <map>
 #include <ostream>
+#include <set>
 #include <sstream>
 
 #include "core/error.hpp"
 #include "report/report.hpp"
 #include "report/studies.hpp"
 #include "report/sweep_report.hpp"
+#include "report/train_report.hpp"
 
 namespace podnet::report {
 
@@ -282,6 +284,35 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
       if (std::fabs(failures) > 1e-9) parts["failures"] = round_to(failures, 6);
       doc["attribution"]["train"] = {{"iteration_time_ms_delta", round_to(iter_b - iter_a, 6)},
                                      {"by_breakdown_ms", parts}};
+      // NCCL's tuner prices each algorithm on an idle fabric, so a faster NIC can switch the data-parallel
+      // collectives to another algorithm whose traffic crosses more of the fabric (ring to PAT at 800G): the
+      // reader must know the sides ran different collectives, and how to hold one choice on both.
+      const auto choices = [](const nlohmann::json& d) {
+        std::set<std::string> s;
+        if (d.contains("plan") && d["plan"].contains("dp_choices"))
+          for (const auto& c : d["plan"]["dp_choices"])
+            s.insert(fmt::format("{} {}/{} {}", c["op"].get<std::string>(), c["algorithm"].get<std::string>(),
+                                 c["protocol"].get<std::string>(), c["channels"].get<int32_t>()));
+        return s;
+      };
+      const auto algorithms = [](const nlohmann::json& d) {
+        std::set<std::string> s;
+        if (d.contains("plan") && d["plan"].contains("dp_choices"))
+          for (const auto& c : d["plan"]["dp_choices"]) s.insert(c["algorithm"].get<std::string>());
+        return s;
+      };
+      if (choices(da) != choices(it->second)) {
+        const std::set<std::string> aa = algorithms(da), ab = algorithms(it->second);
+        std::vector<std::string> only;
+        for (const auto& x : ab)
+          if (!aa.count(x)) only.push_back(x);
+        if (only.empty())
+          for (const auto& x : aa)
+            if (!ab.count(x)) only.push_back(x);
+        nlohmann::json dc = {{"a", dp_choices_text(da)}, {"b", dp_choices_text(it->second)}};
+        if (!only.empty()) dc["hold"] = fmt::format("collective.algorithms=^{}", fmt::join(only, ","));
+        doc["attribution"]["train"]["dp_collectives"] = dc;
+      }
     }
   }
   if (capex[0] > 0 && capex[1] > 0 && tokens[0] > 0 && tokens[1] > 0) {
@@ -353,6 +384,15 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
                                signed_text(p.value().get<double>(), ms));
       out << fmt::format("    iteration time {}{}\n", signed_text(at["iteration_time_ms_delta"].get<double>(), ms),
                          parts.empty() ? "" : ": " + parts);
+      if (at.contains("dp_collectives")) {
+        const auto& dc = at["dp_collectives"];
+        out << fmt::format("    note: NCCL's tuner chose other DP collectives on each side; it prices them on an "
+                           "idle fabric.\n      A: {}\n      B: {}\n",
+                           dc["a"].get<std::string>(), dc["b"].get<std::string>());
+        if (dc.contains("hold"))
+          out << fmt::format("      To compare the fabrics under one choice: --set '{}'\n",
+                             dc["hold"].get<std::string>());
+      }
     }
     if (changed.empty()) continue;
     // The study's headline figures (the fields it declares with a label: network capex per GPU, iteration

@@ -57,6 +57,39 @@ TEST(Diff, ChangedFieldsAndTheIterationSplitOverItsBreakdown) {
       << out.str();
 }
 
+TEST(Diff, SidesWhoseTunerChoseOtherDpCollectivesAreNamed) {
+  const auto with = [](const std::string& algorithm, int channels, int collectives) {
+    nlohmann::json d = train_doc(100, 20, 30, "flow");
+    d["plan"]["dp_choices"] = nlohmann::json::array({{{"op", "reducescatter"},
+                                                      {"algorithm", algorithm},
+                                                      {"protocol", "simple"},
+                                                      {"channels", channels},
+                                                      {"collectives", collectives}}});
+    return d;
+  };
+  // A ring on 4 channels against PAT on 8 (what 800G NICs do to the default job): named, with the key that
+  // holds one choice on both sides (PAT, the algorithm only B used, left out).
+  nlohmann::json d = diff_document(DiffSide{"A", "", {{"train", with("ring", 4, 10)}}},
+                                   DiffSide{"B", "", {{"train", with("pat", 8, 10)}}});
+  const auto& dc = d["attribution"]["train"]["dp_collectives"];
+  EXPECT_EQ(dc["a"], "10 reducescatter ring/simple on 4 channels");
+  EXPECT_EQ(dc["b"], "10 reducescatter pat/simple on 8 channels");
+  EXPECT_EQ(dc["hold"], "collective.algorithms=^pat");
+  std::ostringstream out;
+  write_diff_table(d, out);
+  EXPECT_NE(out.str().find("To compare the fabrics under one choice: --set 'collective.algorithms=^pat'"),
+            std::string::npos)
+      << out.str();
+  // Only the channels differ: named, no algorithm to leave out.
+  d = diff_document(DiffSide{"A", "", {{"train", with("ring", 4, 10)}}},
+                    DiffSide{"B", "", {{"train", with("ring", 8, 10)}}});
+  EXPECT_FALSE(d["attribution"]["train"]["dp_collectives"].contains("hold"));
+  // The same choices for more collectives (a larger job): nothing to say.
+  d = diff_document(DiffSide{"A", "", {{"train", with("ring", 4, 10)}}},
+                    DiffSide{"B", "", {{"train", with("ring", 4, 20)}}});
+  EXPECT_FALSE(d["attribution"]["train"].contains("dp_collectives"));
+}
+
 TEST(Diff, NetworkCapexPerTokenPerSecondNeedsBothStudies) {
   // A: 1,000,000 USD for 250,000 tokens/s = 4 USD per token/s; B: 1,200,000 USD for 400,000 = 3; B / A 0.75.
   const auto side = [](const char* label, double capex, double tokens) {

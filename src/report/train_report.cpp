@@ -336,6 +336,19 @@ std::vector<std::string> recipe_notes(const nlohmann::json& o) {
 
 }  // namespace
 
+std::string dp_choices_text(const nlohmann::json& o) {
+  if (!o.contains("plan") || !o["plan"].contains("dp_choices")) return {};
+  std::string list;
+  for (const auto& c : o["plan"]["dp_choices"]) {
+    const std::string proto = c["protocol"].get<std::string>();
+    list += fmt::format("{}{} {} {}{} on {} channel{}", list.empty() ? "" : ", ",
+                        thousands(c["collectives"].get<int64_t>()), c["op"].get<std::string>(),
+                        c["algorithm"].get<std::string>(), proto.empty() ? "" : "/" + proto,
+                        c["channels"].get<int32_t>(), c["channels"].get<int32_t>() == 1 ? "" : "s");
+  }
+  return list;
+}
+
 void write_training_table(const nlohmann::json& o, std::ostream& out) {
   const auto& m = o["model"];
   const auto& par = o["parallelism"];
@@ -576,17 +589,8 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                        fixed(tm["tp_collective_us"].get<double>(), 1), o["plan"]["dp_buckets_per_group"].get<int64_t>(),
                        thousands(o["plan"]["bucket_params"].get<int64_t>()),
                        thousands(o["plan"]["transfers"].get<int64_t>()));
-  if (o["plan"].contains("dp_choices")) {
-    std::string list;
-    for (const auto& c : o["plan"]["dp_choices"]) {
-      const std::string proto = c["protocol"].get<std::string>();
-      list += fmt::format("{}{} {} {}{} on {} channel{}", list.empty() ? "" : ", ",
-                          thousands(c["collectives"].get<int64_t>()), c["op"].get<std::string>(),
-                          c["algorithm"].get<std::string>(), proto.empty() ? "" : "/" + proto,
-                          c["channels"].get<int32_t>(), c["channels"].get<int32_t>() == 1 ? "" : "s");
-    }
+  if (const std::string list = dp_choices_text(o); !list.empty())
     out << fmt::format("  DP collectives per iteration, all groups: {}\n", list);
-  }
   if (o.contains("placement") && o["placement"].value("torus_cubes", false)) {
     const auto& p = o["placement"];
     out << fmt::format(

@@ -30,6 +30,9 @@ namespace podnet::report {
 
 void add_training(nlohmann::json& obj, const workload::TrainResult& r);
 void write_training_table(const nlohmann::json& obj, std::ostream& out);
+// The data-parallel collectives NCCL's tuner chose, as train prints them ("128 allgather ring/ll128 on 4
+// channels, ..."), from a training document's plan.dp_choices; empty when it has none.
+std::string dp_choices_text(const nlohmann::json& obj);
 
 // The `podnet train` document and its table (training table, days to train
 // with failures, the iteration with failures, the sweep).
