@@ -191,19 +191,20 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
                                                                   options.collective, topo));
     }
   }
-  // One EP all-to-all, every EP group of stage 0 at once.
+  // One EP all-to-all, every EP group of every stage at once (the header's ASSUMPTION), a group's stages
+  // together so that a plan cut short at kEpTransfers still loads whole servers.
   if (m.moe() && job.ep > 1) {
     const Volumes v = volumes(job);
     plan::TransferPlan all;
     const char* algo = collective::default_algorithm(collective::Op::AllToAll);
-    for (int64_t j = 0; j < job.tp; ++j)
-      for (int64_t k = 0; k < job.dp / job.ep; ++k) {
-        const collective::Group g = gpus_of(gpu_of_rank, ep_group(job, j, k, 0));
-        const auto sub =
-            collective::make_plan(algo, collective::Op::AllToAll, g, v.ep_alltoall_bytes, options.collective, topo);
-        merge(all, sub, {}, "");
-        if (all.transfers.size() > 200'000) break;  // enough groups to see the contention
-      }
+    for (int64_t k = 0; k < job.dp / job.ep && all.transfers.size() < kEpTransfers; ++k)
+      for (int64_t j = 0; j < job.tp && all.transfers.size() < kEpTransfers; ++j)
+        for (int64_t s = 0; s < job.pp; ++s) {
+          const collective::Group g = gpus_of(gpu_of_rank, ep_group(job, j, k, s));
+          merge(all,
+                collective::make_plan(algo, collective::Op::AllToAll, g, v.ep_alltoall_bytes, options.collective, topo),
+                {}, "");
+        }
     it.ep_collective = time_plan(backend, all);
   }
   // One ring-attention step: every CP rank of replica 0's stage 0 sends its KV block to the next, t TP ranks at once.

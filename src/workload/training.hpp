@@ -79,9 +79,14 @@
 //   2x (3x with full recompute) the forward's. SIMPLIFICATION: the overlap
 //   does not slow the GEMMs (it does on real GPUs: the copies take SMs).
 //   EP all-to-alls
-//   likewise: one all-to-all is timed with every EP group of stage 0 running
-//   concurrently (so EP groups that share links contend), and each pass of a
-//   MoE chunk gets (2 forward, 2 + 2 recompute backward) x layers x that.
+//   likewise: one all-to-all is timed with every EP group of every stage
+//   running concurrently (so EP groups that share links, NICs or uplinks
+//   contend), and each pass of a MoE chunk gets (2 forward, 2 + 2 recompute
+//   backward) x layers x that. ASSUMPTION: in the pipeline's steady state
+//   every stage runs a MoE pass, and their all-to-alls coincide: the bound
+//   with the most contention (stage 0's groups alone, the other bound, put
+//   1/p of the load on the fabric). Past kEpTransfers transfers the plan
+//   stops adding groups (whole servers' worth: every stage of a group).
 // - CP (ring attention, job.hpp): one step - every CP rank of replica 0's
 //   stage 0 passes its key/value block (2 b (s/c) h_kv e, split over the t TP
 //   ranks) to the next CP rank, all at once - is timed on the engine (t_kv);
@@ -291,6 +296,9 @@ struct StageSlowdowns {
   double slowest = 1;
 };
 StageSlowdowns stage_slowdowns(const Job& job, const std::vector<int32_t>& gpu_of_rank);
+
+// The EP all-to-all's timing plan stops adding groups past this many transfers ("EP all-to-alls" above).
+inline constexpr size_t kEpTransfers = 200'000;
 
 // Computes the durations above; times the TP and EP collectives on `backend`.
 // Buckets: K = ceil(chunk parameters per GPU / dp_bucket_params()) per chunk,

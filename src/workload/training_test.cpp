@@ -732,6 +732,31 @@ TEST(Training, WithoutOverlapGradReduceTheReductionFollowsTheLastPass) {
   EXPECT_GT(iteration[0], iteration[1]);
 }
 
+TEST(Training, EveryStagesEpAllToAllRunsAtOnce) {
+  // EP4 x PP8 on 4 servers of 8 GPUs, pipeline inner (tp-cp-pp-dp): stage s of replica d is GPU s of server d,
+  // so each stage's EP group is GPU s of every server. An all-to-all of S bytes a GPU sends 3S/4 off its server.
+  // With a NIC per GPU (one per rail) every stage has its own NIC: 3S/4 / B. With one NIC a server the 8 stages'
+  // groups share it: 8 x 3S/4 / B, 8 times as long, which timing stage 0's groups alone (1 GPU a NIC) missed.
+  Job j = testing::small_gpt_job(1, 8, 4);
+  j.model.experts = 8;
+  j.model.top_k = 2;
+  j.model.hidden = 4096;
+  j.model.heads = 32;
+  j.model.kv_heads = 32;
+  j.model.seq = 4096;
+  j.ep = 4;
+  j.pipeline_inner = true;
+  ASSERT_EQ(volumes(j).ep_alltoall_bytes, 4096 * 4096 * 2 * 2);  // b s h k e / t = 64 MiB
+  topology::Hardware one_nic = topology::default_hardware();
+  one_nic.nics_per_server = 1;
+  const topology::Topology shared = topology::build_with("rail_clos", {{"gpus", "32"}}, one_nic);
+  auto per_rail = engine::make_backend("analytical", rail(32));
+  auto one = engine::make_backend("analytical", shared);
+  const Time a = iteration_times(j, identity(j.gpus()), rail(32), *per_rail, TrainOptions{}).ep_collective;
+  const Time b = iteration_times(j, identity(j.gpus()), shared, *one, TrainOptions{}).ep_collective;
+  EXPECT_NEAR(static_cast<double>(b.ps) / static_cast<double>(a.ps), 8.0, 0.4) << a.seconds() << " " << b.seconds();
+}
+
 TEST(Training, TpCommOverlapExposesOnlyWhatExceedsTheGemms) {
   // The layer of ComputeModelPricesGemmsAttentionAndElementwiseApart (TP2 with SP, selective recompute): GEMMs
   // 30.408704 ns per token forward, 2,048 tokens -> g_f = 62.277026 us per layer, g_b = 2 g_f = 124.554051 us.
