@@ -496,6 +496,12 @@ TEST(Cli, TrainRunsChakraTraces) {
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("4 ranks from Chakra traces"), std::string::npos) << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex("MFU \\(model FLOPs\\) +-\\n"))) << r.out;
+  // Failures are not injected into an imported iteration: refused, naming the option, not dropped in silence.
+  r = run("train leafspine-8k --engine flow --chakra " + dir + " --fail-links leaf-spine=50%", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--fail-links: failures are not simulated on an imported workload (--chakra) yet"),
+            std::string::npos)
+      << r.out;
   // A bad trace: exit status 2 and the file, the message and what is wrong.
   const fs::path bad = fs::temp_directory_path() / "podnet-cli-chakra-bad";
   fs::remove_all(bad);

@@ -83,7 +83,14 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
   const auto fabric_gpus = static_cast<int64_t>(topo.gpus.size());
   s.scenario.check_failures(topo);  // names checked before any run
   require_fault_engine(s);
-  const bool failures = r.failures && !s.scenario.failures.empty() && r.simai_workload.empty() && r.chakra.empty();
+  // An imported workload's iteration is not run again with failures: refused, not dropped in silence.
+  if (r.failures && !s.scenario.failures.empty() && (!r.simai_workload.empty() || !r.chakra.empty()))
+    throw InputError(s.scenario.where("failures") + fmt::format(
+                         ": failures are not simulated on an imported workload ({}) yet; expected a scenario "
+                         "without failures: and no --fail-links or --fail-switches (the scenario's own workload runs "
+                         "with them)",
+                         r.chakra.empty() ? "--simai-workload" : "--chakra"));
+  const bool failures = r.failures && !s.scenario.failures.empty();
   if (failures) require_failure_engine(s);
   workload::TrainOptions topt;
   topt.collective = s.collective;
