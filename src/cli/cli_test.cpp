@@ -474,6 +474,39 @@ TEST(Cli, TrainNamesTheStraggler) {
   EXPECT_GE(st["critical_path_excess_ms"].get<double>(), slowdown - 1e-6);  // the path bound (straggler.hpp)
 }
 
+TEST(Cli, TheScenarioPagesCompleteExampleRuns) {
+  // docs/reference/scenario.md's complete example is what users copy: it runs as shown (failures included),
+  // and so does the same fabric with the page's jobs: block in place of failures:.
+  std::ifstream page(fs::path(PODNET_SOURCE_DIR) / "docs/reference/scenario.md");
+  std::vector<std::string> blocks;
+  std::string line, block;
+  bool in = false;
+  while (std::getline(page, line)) {
+    if (!in && line == "```yaml") {
+      in = true;
+      block.clear();
+    } else if (in && line == "```") {
+      in = false;
+      blocks.push_back(block);
+    } else if (in) {
+      block += line + "\n";
+    }
+  }
+  ASSERT_GE(blocks.size(), 2u);
+  const std::string full = write_file("scenario-page-example.yaml", blocks[0]);
+  const std::string jobs =
+      write_file("scenario-page-jobs.yaml", blocks[0].substr(0, blocks[0].find("failures:")) + blocks[1]);
+  Result r = run("train " + full + " --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  nlohmann::json d = nlohmann::json::parse(r.out);
+  EXPECT_EQ(d["parallelism"]["gpus"], 4096);
+  EXPECT_TRUE(d.contains("failures")) << r.out.substr(0, 2000);
+  r = run("train " + jobs + " --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  d = nlohmann::json::parse(r.out);
+  EXPECT_EQ(d["jobs"].size(), 2u);
+}
+
 TEST(Cli, TrainRunsChakraTraces) {
   // ASTRA-sim's published 4-rank all-reduce trace (tests/data/chakra/README.md) on leafspine-8k: one ring
   // all-reduce of 1 MiB over the 4 placed GPUs; the iteration is that collective, exposed on every rank, and

@@ -68,22 +68,22 @@ nlohmann::json jobs_document(const scenario::Setup& s, const study::JobsStudy& s
 void write_jobs_table(const nlohmann::json& d, std::ostream& out) {
   const auto& jobs = d["jobs"];
   out << fmt::format("podnet train: {} jobs on one fabric ({} GPUs), {} engine\n\n", jobs.size(),
-                     d["fabric_gpus"].get<int64_t>(), d["engine"].get<std::string>());
+                     thousands(d["fabric_gpus"].get<int64_t>()), d["engine"].get<std::string>());
   Table t({"job", "model", "GPUs", "TP x PP x DP", "placed by", "groups", "start (ms)", "alone (ms)", "together (ms)",
            "ratio", "net GB", "shared GB", "shared links"});
   for (const auto& j : jobs)
     t.add({j["name"].get<std::string>(), j["model"].get<std::string>(), thousands(j["gpus"].get<int64_t>()),
            fmt::format("{} x {} x {}", j["tp"].get<int64_t>(), j["pp"].get<int64_t>(), j["dp"].get<int64_t>()),
            j["policy"].get<std::string>(), std::to_string(j["groups_spanned"].get<int64_t>()),
-           fixed(j["start_ms"].get<double>(), 3), fixed(j["iteration_alone_ms"].get<double>(), 3),
-           fixed(j["iteration_together_ms"].get<double>(), 3), fixed(j["interference_ratio"].get<double>(), 4),
-           fixed(j["network_gbyte"].get<double>(), 3), fixed(j["shared_gbyte"].get<double>(), 3),
-           fmt::format("{} of {}", j["shared_links"].get<int64_t>(), j["links"].get<int64_t>())});
+           fixed(j["start_ms"].get<double>(), 2), fixed(j["iteration_alone_ms"].get<double>(), 2),
+           fixed(j["iteration_together_ms"].get<double>(), 2), fixed(j["interference_ratio"].get<double>(), 3) + "x",
+           fixed(j["network_gbyte"].get<double>(), 1), fixed(j["shared_gbyte"].get<double>(), 1),
+           fmt::format("{} of {}", thousands(j["shared_links"].get<int64_t>()), thousands(j["links"].get<int64_t>()))});
   t.write(out, "  ");
   const auto& fab = d["fabric"];
   out << fmt::format("\n  together: all jobs done at {} ms; {} directed links used, {} carry more than one job\n",
-                     fixed(fab["makespan_ms"].get<double>(), 3), fab["links_used"].get<int64_t>(),
-                     fab["shared_links"].get<int64_t>());
+                     fixed(fab["makespan_ms"].get<double>(), 2), thousands(fab["links_used"].get<int64_t>()),
+                     thousands(fab["shared_links"].get<int64_t>()));
   if (!d["shared_links"].empty()) {
     out << "\n  most loaded shared links (GB per job):\n";
     Table s({"link", "total GB", "per job"});
@@ -99,8 +99,9 @@ void write_jobs_table(const nlohmann::json& d, std::ostream& out) {
   out << fmt::format(
       "\n  aggregation groups: {} ({} full, {} partly used, {} empty); free GPUs {}, stranded in partly used groups "
       "{}\n",
-      f["groups"].get<int64_t>(), f["groups_full"].get<int64_t>(), f["groups_partial"].get<int64_t>(),
-      f["groups_empty"].get<int64_t>(), f["free_gpus"].get<int64_t>(), f["stranded_gpus"].get<int64_t>());
+      thousands(f["groups"].get<int64_t>()), thousands(f["groups_full"].get<int64_t>()),
+      thousands(f["groups_partial"].get<int64_t>()), thousands(f["groups_empty"].get<int64_t>()),
+      thousands(f["free_gpus"].get<int64_t>()), thousands(f["stranded_gpus"].get<int64_t>()));
 }
 
 }  // namespace podnet::report

@@ -131,7 +131,12 @@ workload::Job Setup::jobs_entry(size_t i, bool memory) const {
     std::string at = scenario.where(key);
     if (scenario.from_set.count("jobs")) at = "--set " + key;  // the whole list came from --set jobs=[...]
     else if (key == prefix + "gpus") at = fmt::format("{}:{}: {}", scenario.source, spec.line, key);
-    throw InputError(fmt::format("{}: {} ({})", at, e.what(), spec.name));
+    // job_from counts a job's own GPUs (gpus:), which its rules call the fabric's.
+    std::string what = e.what();
+    for (const std::string from : {"but the fabric has", "(fabric GPUs /"})
+      if (const auto k = what.find(from); k != std::string::npos)
+        what.replace(k, from.size(), from[0] == 'b' ? "but the job has" : "(the job's GPUs /");
+    throw InputError(fmt::format("{}: {} ({})", at, what, spec.name));
   }
 }
 

@@ -85,11 +85,12 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
   require_fault_engine(s);
   // An imported workload's iteration is not run again with failures: refused, not dropped in silence.
   if (r.failures && !s.scenario.failures.empty() && (!r.simai_workload.empty() || !r.chakra.empty()))
-    throw InputError(s.scenario.where("failures") + fmt::format(
-                         ": failures are not simulated on an imported workload ({}) yet; expected a scenario "
-                         "without failures: and no --fail-links or --fail-switches (the scenario's own workload runs "
-                         "with them)",
-                         r.chakra.empty() ? "--simai-workload" : "--chakra"));
+    throw InputError(
+        s.scenario.where("failures") +
+        fmt::format(": failures are not simulated on an imported workload ({}) yet; expected a scenario "
+                    "without failures: and no --fail-links or --fail-switches (the scenario's own workload runs "
+                    "with them)",
+                    r.chakra.empty() ? "--simai-workload" : "--chakra"));
   const bool failures = r.failures && !s.scenario.failures.empty();
   if (failures) require_failure_engine(s);
   workload::TrainOptions topt;
