@@ -140,6 +140,32 @@ TEST(Presentation, ARecipeGroupNotUsedIsSaid) {
   EXPECT_EQ(w.out.find("layout keys are not used"), std::string::npos) << w.out;
 }
 
+// What a layout or the servers leave out: an MoE model without expert parallelism runs no all-to-all; a NIC
+// faster than the GPU's PCIe link is bound by it (800 Gb/s = 100 GB/s against PCIe Gen5's 64 GB/s). TP1 prints
+// no TP collective and no SP.
+TEST(Presentation, AnMoeWithoutEpAndANicPastPcieAreSaid) {
+  Result r = run("train leafspine-8k --engine analytical --set workload.model=mixtral-8x7b --set topology.gpus=1024");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("note: mixtral-8x7b has 8 experts and workload.ep is 1: every GPU holds all of them and no "
+                       "all-to-all runs"),
+            std::string::npos)
+      << r.out;
+  r = run("train leafspine-8k --engine analytical --set server.nic_speed=800Gbps --set switch.port_speed=800Gbps");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("note: a NIC's 800Gbps (100 GB/s) is more than a GPU's PCIe link (64 GB/s)"), std::string::npos)
+      << r.out;
+  r = run("train leafspine-8k --engine analytical --set server.nic_speed=800Gbps --set switch.port_speed=800Gbps "
+          "--set server.pcie_bandwidth=128GB/s");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.find("PCIe link"), std::string::npos) << r.out;
+  r = run("train leafspine-8k --engine analytical --set workload.model=mixtral-8x7b --set topology.gpus=1024 "
+          "--set workload.tp=1 --set workload.pp=8 --set workload.ep=8 --set workload.sequence_parallel=true");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.find(", SP"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("one TP"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("has 8 experts"), std::string::npos) << r.out;
+}
+
 // Auto DP with the interleaved schedule: 8,192 GPUs at TP4 x CP2 x PP4 fit 256 replicas, but 1,536 / 256 = 6
 // microbatches per pipeline is no multiple of pp 4 (the schedule's need), so the run failed. 192 gives 8.
 TEST(Presentation, AutoDpKeepsTheInterleavedScheduleRunnable) {

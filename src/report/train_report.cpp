@@ -297,6 +297,28 @@ std::string idle_gpus_note(const nlohmann::json& o) {
   return "";
 }
 
+// What the job's layout or the servers leave out that a reader would otherwise miss: an MoE model without
+// expert parallelism (no all-to-all runs), NICs faster than the GPUs' PCIe links (which then bind).
+std::vector<std::string> layout_notes(const nlohmann::json& o) {
+  std::vector<std::string> notes;
+  if (o.contains("model") && o["model"].contains("experts") && o["model"]["experts"].is_number_integer() &&
+      o["model"]["experts"].get<int64_t>() > 1 && o["parallelism"]["ep"].is_number_integer() &&
+      o["parallelism"]["ep"].get<int64_t>() == 1)
+    notes.push_back(fmt::format("{} has {} experts and workload.ep is 1: every GPU holds all of them and no "
+                                "all-to-all runs; set workload.ep (it divides dp and the experts) to spread them",
+                                o["model"]["name"].get<std::string>(), o["model"]["experts"].get<int64_t>()));
+  if (o.contains("network") && o["network"].contains("pcie_gbyte_per_s")) {
+    const double nic = o["network"]["nic_gbyte_per_s"].get<double>(),
+                 pcie = o["network"]["pcie_gbyte_per_s"].get<double>();
+    if (pcie > 0 && nic > pcie)
+      notes.push_back(fmt::format("a NIC's {} ({} GB/s) is more than a GPU's PCIe link ({} GB/s): a GPU sends "
+                                  "through its NIC at most at the PCIe rate; set server.pcie_bandwidth to your "
+                                  "servers' (PCIe Gen6 x16: 128GB/s)",
+                                  o["network"]["nic_speed"].get<std::string>(), fixed(nic, 0), fixed(pcie, 0)));
+  }
+  return notes;
+}
+
 // What the model's recipe did not set, and why (the train report's notes on it).
 std::vector<std::string> recipe_notes(const nlohmann::json& o) {
   std::vector<std::string> notes;
@@ -391,7 +413,7 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                        par["ep"].get<int64_t>() > 1 ? fmt::format(" (EP{})", par["ep"].get<int64_t>()) : "",
                        par["interleave"].get<int64_t>() > 1 ? fmt::format(", v={}", par["interleave"].get<int64_t>())
                                                             : "",
-                       par["sequence_parallel"].get<bool>() ? ", SP" : "",
+                       par["sequence_parallel"].get<bool>() && par["tp"].get<int64_t>() > 1 ? ", SP" : "",
                        par["zero"].get<int>() > 0 ? fmt::format(", ZeRO-{}", par["zero"].get<int>()) : "",
                        par["recompute"].get<std::string>() != "none"
                            ? fmt::format(", {} recompute", par["recompute"].get<std::string>())
@@ -442,6 +464,7 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                          r["source"].get<std::string>());
     for (const std::string& n : recipe_notes(o)) out << "  note: " << n << "\n";
   }
+  for (const std::string& n : layout_notes(o)) out << "  note: " << n << "\n";
   if (!par["stage_layers"].empty()) {
     std::string list;
     for (const auto& n : par["stage_layers"]) list += (list.empty() ? "" : ", ") + std::to_string(n.get<int64_t>());
@@ -521,8 +544,16 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
   if (!chakra && o.contains("critical_stage") && o["critical_stage"].is_number_integer() &&
       o["parallelism"]["pp"].get<int64_t>() > 1)
     out << fmt::format("  (the parts are stage {}'s, the critical stage: the last to finish. Exposed: communication "
-                       "it waits for, not hidden behind compute. Bubble: waiting for another stage.)\n",
-                       o["critical_stage"].get<int64_t>());
+                       "it waits for, not hidden behind compute. Bubble: waiting for another stage.{})\n",
+                       o["critical_stage"].get<int64_t>(), [&] {
+                         // A lighter stage can finish last (stage 0 runs the last backward): say where the
+                         // busiest stage's parts are.
+                         double most = 0;
+                         for (const auto& s : o["stages_ms"]) most = std::max(most, s["compute"].get<double>());
+                         return most > o["breakdown_ms"]["compute"].get<double>() * (1 + 1e-9)
+                                    ? " The busier stages' parts are in the per-stage table."
+                                    : "";
+                       }());
   else if (!chakra) out << "  (exposed: communication the step waits for, not hidden behind compute)\n";
   if (!chakra && !o["mfu"].is_null())
     out << "  (MFU: the model's FLOPs, 6 x matmul parameters (LM head too) x tokens plus attention's 12 x layers x "
@@ -577,7 +608,8 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
         v["dp_bytes_per_gpu"].get<double>() / 1e9, v["ep_bytes_per_gpu"].get<double>() / 1e9,
         v["cp_bytes_per_gpu"].get<double>() / 1e9);
   const auto& tm = o["timings"];
-  if (tm["tp_collective_us"].is_null())
+  if (tm["tp_collective_us"].is_null() || (o.contains("parallelism") && o["parallelism"]["tp"].is_number_integer() &&
+                                           o["parallelism"]["tp"].get<int64_t>() == 1))  // no TP collective to time
     out << fmt::format("  DP buckets {} per group; plan {} transfers\n",
                        o["plan"]["dp_buckets_per_group"].get<int64_t>(),
                        thousands(o["plan"]["transfers"].get<int64_t>()));
@@ -1071,6 +1103,7 @@ nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy&
                       {"nics_per_server", s.fabric.nics_per_server},
                       {"nic_speed", format_bandwidth(hw.nic_speed)},
                       {"nic_gbyte_per_s", round_to(hw.nic_speed.bytes_per_second() / 1e9, 6)},
+                      {"pcie_gbyte_per_s", round_to(hw.pcie_bw.bytes_per_second() / 1e9, 6)},
                       {"transport", s.network.transport.name}};
     if (engine::engine_info(s.engine).traits.packet_faults)  // an engine that runs congestion control: which
       doc["network"]["cc"] = s.network.packet.cc == "auto" ? s.network.transport.default_cc : s.network.packet.cc;
@@ -1086,6 +1119,7 @@ nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy&
     nlohmann::json notes = nlohmann::json::array();
     if (const std::string idle = idle_gpus_note(doc); !idle.empty()) notes.push_back(idle);
     for (const std::string& n : recipe_notes(doc)) notes.push_back(n);
+    for (const std::string& n : layout_notes(doc)) notes.push_back(n);
     if (!notes.empty()) doc["notes"] = std::move(notes);
   }
   if (t.failures) {
