@@ -130,7 +130,8 @@ TEST(Presentation, ARecipeGroupNotUsedIsSaid) {
   EXPECT_NE(r.out.find("note: global batch 1,536 is podnet's default (the llama3-70b recipe gives none)"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("  network: fat_tree, 2 switch tiers, 8 x 400Gbps NICs per server, rocev2\n"), std::string::npos)
+  EXPECT_NE(r.out.find("  network: fat_tree, rail-optimized, 2 switch tiers, 8 x 400Gbps NICs per server, rocev2\n"),
+            std::string::npos)
       << r.out;
   // The whole layout given: no note on it.
   const Result w =

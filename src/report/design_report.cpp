@@ -85,7 +85,8 @@ void add_design(nlohmann::json& doc, const topology::Topology& t, const topology
                      {"nics_per_server", t.nics_per_server},
                      {"groups", t.groups},
                      {"pods", t.pods},
-                     {"rails", t.rails}};
+                     {"rails", t.rails},
+                     {"rail_optimized", t.rail_optimized}};
   nlohmann::json switches = {{"total", b.switches_total}};
   for (const auto& [tier, n] : b.switches) switches[tier] = n;
   nlohmann::json links = {{"total", b.links_total}};
@@ -352,8 +353,9 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
   const std::string shape = topo["tiers"].empty() ? std::string("no switches")
                                                   : fmt::format("{} switch tier{}: {}", topo["tiers"].size(),
                                                                 topo["tiers"].size() == 1 ? "" : "s", tiers);
-  out << fmt::format("podnet design: {} ({}, {})\n\n", run["scenario"].get<std::string>(),
-                     topo["family"].get<std::string>(), shape);
+  out << fmt::format("podnet design: {} ({}{}, {})\n\n", run["scenario"].get<std::string>(),
+                     topo["family"].get<std::string>(), topo.value("rail_optimized", false) ? ", rail-optimized" : "",
+                     shape);
   Table t({"bill of materials", "count"});
   t.add({"GPUs", thousands(bom["gpus"])});
   t.add({"servers", thousands(bom["servers"])});

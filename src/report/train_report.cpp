@@ -247,7 +247,8 @@ std::string network_line(const nlohmann::json& o) {
   if (!o.contains("network")) return "";
   const auto& n = o["network"];
   const int64_t tiers = n["switch_tiers"].get<int64_t>(), nics = n["nics_per_server"].get<int64_t>();
-  return fmt::format("{}{}{}{}", n["family"].get<std::string>(),
+  return fmt::format("{}{}{}{}{}", n["family"].get<std::string>(),
+                     n.value("rail_optimized", false) ? ", rail-optimized" : "",
                      tiers > 0 ? fmt::format(", {} switch tier{}", tiers, tiers == 1 ? "" : "s") : "",
                      nics > 0 ? fmt::format(", {} x {} NIC{} per server, {}", nics, n["nic_speed"].get<std::string>(),
                                             nics == 1 ? "" : "s", n["transport"].get<std::string>())
@@ -1104,6 +1105,7 @@ nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy&
                       {"nic_speed", format_bandwidth(hw.nic_speed)},
                       {"nic_gbyte_per_s", round_to(hw.nic_speed.bytes_per_second() / 1e9, 6)},
                       {"pcie_gbyte_per_s", round_to(hw.pcie_bw.bytes_per_second() / 1e9, 6)},
+                      {"rail_optimized", s.fabric.rail_optimized},
                       {"transport", s.network.transport.name}};
     if (engine::engine_info(s.engine).traits.packet_faults)  // an engine that runs congestion control: which
       doc["network"]["cc"] = s.network.packet.cc == "auto" ? s.network.transport.default_cc : s.network.packet.cc;

@@ -689,6 +689,7 @@ Topology build_clos(const ClosSpec& spec, const Hardware& hw) {
   const ClosSize z = size_clos(spec, hw);
   Topology t;
   t.family = spec.family;
+  t.rail_optimized = spec.rail_attach;
   t.switch_latency = hw.switch_latency;
   for (int i = 1; i <= z.tiers; ++i) t.tier_names.push_back(tier_name(spec, z, i));
   add_servers(t, hw, static_cast<int32_t>(z.servers));

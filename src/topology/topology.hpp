@@ -101,7 +101,8 @@ struct Topology {
   int32_t pods = 0;
   int32_t zones = 0;  // a 4-tier Clos: zones of pods under the core tier (else 0)
   int32_t rails = 0;
-  Time switch_latency;  // port-to-port latency of every switch (engines add it per hop)
+  bool rail_optimized = false;  // a Clos whose NIC r of a server goes to its group's rail-r leaf
+  Time switch_latency;          // port-to-port latency of every switch (engines add it per hop)
   // The switches reduce in the network (SHARP on InfiniBand Quantum switches: scenario
   // switch.in_network_reduction: sharp): NCCL's CollNet algorithms may run (collective/collnet.hpp).
   bool sharp = false;
