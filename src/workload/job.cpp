@@ -673,11 +673,14 @@ Volumes volumes(const Job& j) {
     const StageParams sp = stage_params(j, s);
     grads += sp.total() * static_cast<double>(j.bytes_per_grad);
     const double edp = static_cast<double>(j.dp) / static_cast<double>(j.ep);
-    dp_traffic +=
-        (sp.dense * 2 * (d - 1) / d + sp.expert * 2 * (edp - 1) / edp) * static_cast<double>(j.bytes_per_grad);
+    // ZeRO 0 all-reduces the gradients (twice their bytes); 1 and 2 reduce-scatter them and all-gather the
+    // parameters (bytes_per_param each); 3 gathers the parameters before the forward and the backward.
+    const double g = static_cast<double>(j.bytes_per_grad), w = static_cast<double>(j.bytes_per_param);
+    const double per_param = j.zero == 0 ? 2 * g : j.zero == 3 ? g + 2 * w : g + w;
+    dp_traffic += (sp.dense * (d - 1) / d + sp.expert * (edp - 1) / edp) * per_param;
   }
   v.dp_grad_bytes_per_gpu = grads / static_cast<double>(j.pp);
-  v.dp_bytes_per_gpu = dp_traffic / static_cast<double>(j.pp) * (j.zero == 3 ? 1.5 : 1.0);
+  v.dp_bytes_per_gpu = dp_traffic / static_cast<double>(j.pp);
   if (m.moe() && j.ep > 1) {
     v.ep_alltoall_bytes = static_cast<Bytes>(
         std::ceil(static_cast<double>(j.microbatch * m.seq * m.hidden * m.top_k * j.bytes_per_param) / t));

@@ -273,7 +273,7 @@ struct Volumes {
   Bytes pp_p2p_bytes = 0;               // per microbatch per direction per stage boundary: b s h e
   double pp_bytes_per_gpu = 0;          // a middle stage's GPU, both directions, per iteration
   double dp_grad_bytes_per_gpu = 0;     // gradient bytes per GPU, stage average: P/(t p) x bytes_per_grad
-  double dp_bytes_per_gpu = 0;          // ring traffic each GPU sends per iteration (x1.5 for ZeRO-3)
+  double dp_bytes_per_gpu = 0;          // ring traffic each GPU sends per iteration: gradients and gathered parameters
   Bytes ep_alltoall_bytes = 0;          // one all-to-all's send buffer per GPU: b s h k e / t
   double ep_bytes_per_gpu = 0;          // bytes leaving each GPU per iteration
   Bytes cp_kv_bytes = 0;                // one key/value block a GPU passes on: 2 b (s/c) h_kv e / t

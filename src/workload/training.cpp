@@ -294,7 +294,7 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
   if (job.replicas() > 1) {
     const double bucket = static_cast<double>(job.dp_bucket_params());
     const collective::Op reduce = job.zero == 0 ? collective::Op::AllReduce : collective::Op::ReduceScatter;
-    const double e = static_cast<double>(job.bytes_per_grad);
+    const double e = static_cast<double>(job.bytes_per_grad), ep = static_cast<double>(job.bytes_per_param);
     for (int64_t i = 0; i < job.pp; ++i)
       for (int64_t c = 0; c < job.interleave; ++c) {
         const StageParams cp = chunk_params(job, i, c);
@@ -303,11 +303,12 @@ IterationTimes iteration_times(const Job& job, const std::vector<int32_t>& gpu_o
         for (int64_t k = 0; k < k_n; ++k) {
           const double ready = static_cast<double>(k + 1) / static_cast<double>(k_n);
           const auto name = fmt::format("c{} b{}", c, k);
-          list.push_back(
-              {reduce, false, static_cast<Bytes>(std::ceil(cp.dense * e / static_cast<double>(k_n))), ready, name});
+          const double n = static_cast<double>(k_n);
+          list.push_back({reduce, false, static_cast<Bytes>(std::ceil(cp.dense * e / n)), ready, name,
+                          static_cast<Bytes>(std::ceil(cp.dense * ep / n))});
           if (cp.expert > 0 && job.dp / job.ep > 1)
-            list.push_back({reduce, true, static_cast<Bytes>(std::ceil(cp.expert * e / static_cast<double>(k_n))),
-                            ready, name + " expert"});
+            list.push_back({reduce, true, static_cast<Bytes>(std::ceil(cp.expert * e / n)), ready, name + " expert",
+                            static_cast<Bytes>(std::ceil(cp.expert * ep / n))});
         }
       }
   }
@@ -656,7 +657,7 @@ class Builder {
           for (size_t bi = cb.size(); bi-- > 0;)
             for (size_t gi = 0; gi < groups.size(); ++gi) {
               if (!fits(groups[gi], cb[bi])) continue;
-              tail[gi] = collective(groups[gi].key, groups[gi].gpus, Op::AllGather, cb[bi].bytes, tail[gi], i,
+              tail[gi] = collective(groups[gi].key, groups[gi].gpus, Op::AllGather, cb[bi].gather_bytes(), tail[gi], i,
                                     groups[gi].lane,
                                     fmt::format("ag {} c{} mb{} {} ", op.forward ? "F" : "B", op.chunk, op.microbatch,
                                                 cb[bi].name));
@@ -720,8 +721,8 @@ class Builder {
         const GradBucket& b = *bp;
         for (size_t gi = 0; gi < groups.size(); ++gi) {
           if (!fits(groups[gi], b)) continue;
-          tail[gi] = collective(groups[gi].key, groups[gi].gpus, Op::AllGather, b.bytes, tail[gi], i, groups[gi].lane,
-                                fmt::format("allgather {} ", b.name));
+          tail[gi] = collective(groups[gi].key, groups[gi].gpus, Op::AllGather, b.gather_bytes(), tail[gi], i,
+                                groups[gi].lane, fmt::format("allgather {} ", b.name));
         }
       }
       for (const auto& t : tail) end_deps.insert(end_deps.end(), t.begin(), t.end());

@@ -258,9 +258,13 @@ struct OpTimes {
 struct GradBucket {
   collective::Op op = collective::Op::AllReduce;  // all-reduce (ZeRO 0) or reduce-scatter; any op for imports
   bool expert = false;
-  Bytes bytes = 0;     // the collective's size S
+  Bytes bytes = 0;     // the collective's size S (gradients: bytes_per_grad an element)
   double ready = 1.0;  // in (0, 1]
   std::string name;
+  // The same parameters' size as the ZeRO all-gathers move them (bytes_per_param an element: Megatron's
+  // distributed optimizer gathers the bf16 parameters, whatever the gradients' type); 0: bytes (an import).
+  Bytes param_bytes = 0;
+  Bytes gather_bytes() const { return param_bytes > 0 ? param_bytes : bytes; }
 };
 
 // Everything the op graph needs besides the job's layout: pass durations,

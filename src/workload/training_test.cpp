@@ -476,6 +476,37 @@ TEST(Training, ZeroStagesAddTheirCollectives) {
   EXPECT_GE(it[3], it[2]);
 }
 
+TEST(Training, ZeroGathersTheParametersAtTheirOwnBytes) {
+  // fp32 gradients (bytes_per_grad 4), bf16 parameters (2): ZeRO-1 reduce-scatters 4 bytes an element and
+  // all-gathers 2 (Megatron's distributed optimizer gathers the bf16 parameters). A bucket of N elements: 4N and
+  // 2N. Per GPU per iteration, (d-1)/d x P x (4 + 2) over ZeRO-0's (d-1)/d x P x 2 x 4.
+  Job j = tiny(2, 16);
+  j.tp = 1;
+  j.dp = 4;
+  j.zero = 1;
+  j.bytes_per_grad = 4;
+  const IterationTimes t = fixed_times(j);
+  const GradBucket& b = t.buckets[0][0][0];
+  EXPECT_EQ(b.op, collective::Op::ReduceScatter);
+  EXPECT_EQ(b.bytes, 2 * b.gather_bytes());
+  // The plan's all-gathers move what they move with bf16 gradients; its reduce-scatters twice that.
+  const auto moved = [&](const char* prefix) {
+    Bytes sum = 0;
+    for (const auto& tr : build_iteration(j, identity(8), rail(32), fixed_times(j), TrainOptions{}).plan.transfers)
+      if (tr.label.find(prefix) != std::string::npos) sum += tr.bytes;
+    return sum;
+  };
+  const Bytes ag4 = moved("allgather"), rs4 = moved("rs/");
+  j.bytes_per_grad = 2;
+  EXPECT_GT(ag4, 0);
+  EXPECT_EQ(moved("allgather"), ag4);
+  EXPECT_NEAR(static_cast<double>(rs4) / static_cast<double>(moved("rs/")), 2.0, 0.01);
+  j.bytes_per_grad = 4;
+  const double one = volumes(j).dp_bytes_per_gpu;
+  j.zero = 0;
+  EXPECT_NEAR(one / volumes(j).dp_bytes_per_gpu, 6.0 / 8.0, 1e-12);
+}
+
 }  // namespace
 }  // namespace podnet::workload
 
