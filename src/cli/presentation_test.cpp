@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/test_util.hpp"
 
 namespace {
@@ -139,6 +141,19 @@ TEST(Presentation, ARecipeGroupNotUsedIsSaid) {
           "--set workload.pp=8 --set workload.tp=4 --set workload.cp=2 --set workload.interleave=5");
   ASSERT_EQ(w.status, 0) << w.out;
   EXPECT_EQ(w.out.find("layout keys are not used"), std::string::npos) << w.out;
+  // A key given at the recipe's own value keeps its group: the same run, no note (it read full recompute).
+  const std::string eight =
+      "train leafspine-8k --engine analytical --set workload.model=llama3-8b --set topology.gpus=64";
+  const Result plain = run(eight + " --format json"),
+               same = run(eight + " --set workload.bytes_per_grad=4 --format json"),
+               other = run(eight + " --set workload.bytes_per_grad=2 --allow-oom");
+  ASSERT_EQ(same.status, 0) << same.out;
+  EXPECT_EQ(nlohmann::json::parse(plain.out)["iteration_time_ms"],
+            nlohmann::json::parse(same.out)["iteration_time_ms"]);
+  EXPECT_NE(other.out.find("note: workload.bytes_per_grad is given, so the llama3-8b recipe's other memory keys are "
+                           "not used"),
+            std::string::npos)
+      << other.out;
 }
 
 // What a layout or the servers leave out: an MoE model without expert parallelism runs no all-to-all; a NIC

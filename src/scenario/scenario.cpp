@@ -348,10 +348,21 @@ class Loader {
     const bool preset = p.get_string("recipe") == "preset";
     const std::vector<ParamSpec> specs = workload::workload_params();
     for (const auto& [group, all_keys] : workload::recipe_groups()) {
+      // A key given at the recipe's own value leaves the group whole (--set workload.bytes_per_grad=4 over a
+      // recipe that says 4 changes nothing; it dropped the group's recompute and ZeRO).
+      const auto recipe_text = [&, name = group](const std::string& k) -> std::string {
+        for (const auto& g : r->groups)
+          if (g.name == name)
+            for (const auto& [rk, text] : g.keys)
+              if (rk == k) return preset_value(specs, k, text, fmt::format("model preset {}: recipe", r->model)).second;
+        return {};
+      };
       bool given = false;
       for (const auto& k : all_keys) {
         const std::string key = path + "." + k;
-        given = given || (preset ? sc_.from_set.count(key) != 0 : (node && node.IsMap() && node[k]));
+        if (!(preset ? sc_.from_set.count(key) != 0 : (node && node.IsMap() && node[k]))) continue;
+        const std::string same = recipe_text(k);
+        given = given || same.empty() || !p.has(k) || p.text(k) != same;
       }
       if (given) continue;
       for (const auto& g : r->groups) {
