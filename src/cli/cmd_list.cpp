@@ -201,7 +201,9 @@ with and without them and report the slowdown or the job failure):
 
   - {at: 5ms, link: "su000-leaf-r0:Ethernet1/65", action: down}   link by SWITCH:PORT or a NIC name;
                                                                    actions down | up | degrade | drain
-  - {at: 5ms, link: "gpu-node-0000/nic0", action: degrade, rate: 200Gbps}
+  - {at: 5ms, link: "gpu-node-0000/nic0", action: degrade, rate: 200Gbps}   a NIC's link; server numbers
+                                                                   have the digits the fabric needs
+                                                                   (gpu-node-000 under 1,000 servers)
   - {at: 1ms, switch: "pod000-spine-r0-000", action: drain}         maintenance: flows moved off first
   - {at: 0ms, gpu: 17, action: slow, factor: 1.5}                   a straggler
   - {random: 3}                                                    3 failures drawn from the job's

@@ -368,6 +368,8 @@ class Loader {
       for (const auto& g : r->groups) {
         if (g.name != group) continue;
         for (const auto& [k, text] : g.keys) {
+          // given at the recipe's value: the scenario's own key (its line, its provenance)
+          if (preset ? sc_.from_set.count(path + "." + k) != 0 : (node && node.IsMap() && node[k])) continue;
           const auto [value, canonical] =
               preset_value(specs, k, text, fmt::format("model preset {}: recipe", r->model));
           p.set(k, value, canonical);

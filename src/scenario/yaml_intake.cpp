@@ -134,11 +134,27 @@ YAML::Node parse_yaml(const std::string& text, const std::string& source, const 
   } catch (const YAML::ParserException& e) {
     // yaml-cpp's words for the common slips, said as what to look at.
     std::string hint;
-    if (e.msg.find("illegal map value") != std::string::npos)
+    if (e.msg.find("illegal map value") != std::string::npos) {
       hint = " (a `key: value` where none can be: is this line indented deeper than the key above it, or does a value "
              "hold ': ' that needs quotes?)";
-    else if (e.msg.find("end of map not found") != std::string::npos ||
-             e.msg.find("end of sequence not found") != std::string::npos)
+      // A key without its ':' runs into the next line, where the parser stops: name the line above.
+      if (!e.mark.is_null() && e.mark.line > 0) {
+        std::istringstream lines(text);
+        std::string line, above;
+        int above_no = 0;
+        for (int n = 0; n < e.mark.line && std::getline(lines, line); ++n) {
+          const auto first = line.find_first_not_of(' ');
+          if (first != std::string::npos && line[first] != '#') {
+            above = line;
+            above_no = n + 1;
+          }
+        }
+        const auto first = above.find_first_not_of(' ');
+        if (!above.empty() && above.find(':') == std::string::npos && above[first] != '-')
+          hint = fmt::format(" (line {}, `{}`, has no ':' after its key)", above_no, above.substr(first));
+      }
+    } else if (e.msg.find("end of map not found") != std::string::npos ||
+               e.msg.find("end of sequence not found") != std::string::npos)
       hint = " (is this line indented less than the keys beside it? keys of one section line up)";
     else if (e.msg.find("flow not found") != std::string::npos)
       hint = " (a `{` or `[` opened before this point is not closed)";
