@@ -224,12 +224,15 @@ workload::PlacementSummary summarize(const workload::Job& job, const std::vector
     for (int64_t r : ranks) g.push_back(gpu_of_rank[static_cast<size_t>(r)]);
     return g;
   };
-  // DP: every ring hop carries 2(n-1)/n x the gradient bytes (x 1.5 for ZeRO-3).
-  const double zero = job.zero == 3 ? 1.5 : 1.0;
-  auto ring_bytes = [&](const collective::Group& g, double grad_bytes) {
-    if (g.size() < 2 || grad_bytes <= 0) return;
+  // DP: every ring hop carries (n-1)/n x a parameter's bytes on the wire per reduction and gather: the gradients
+  // all-reduced (ZeRO 0: twice bytes_per_grad), or reduce-scattered and the parameters gathered (ZeRO 1, 2:
+  // bytes_per_grad + bytes_per_param; 3: + the gather before the backward), as workload::volumes counts them.
+  const double g_e = static_cast<double>(job.bytes_per_grad), w_e = static_cast<double>(job.bytes_per_param);
+  const double per_param = job.zero == 0 ? 2 * g_e : job.zero == 3 ? g_e + 2 * w_e : g_e + w_e;
+  auto ring_bytes = [&](const collective::Group& g, double params) {
+    if (g.size() < 2 || params <= 0) return;
     const double n = static_cast<double>(g.size());
-    const double hop = 2 * (n - 1) / n * grad_bytes * zero;
+    const double hop = (n - 1) / n * params * per_param;
     const collective::Group ring = collective::ring_order(g, options.order, 0, topo);
     for (size_t k = 0; k < ring.size(); ++k)
       crossing(ring[k], ring[(k + 1) % ring.size()], hop, s.dp_bytes, s.dp_cross_group_bytes, s.dp_cross_pod_bytes);
@@ -237,10 +240,9 @@ workload::PlacementSummary summarize(const workload::Job& job, const std::vector
   for (int64_t i = 0; i < job.pp; ++i) {
     const workload::StageParams sp = workload::stage_params(job, i);
     for (int64_t j = 0; j < job.tp; ++j) {
-      ring_bytes(gpus(workload::dp_group(job, j, i)), sp.dense * static_cast<double>(job.bytes_per_grad));
+      ring_bytes(gpus(workload::dp_group(job, j, i)), sp.dense);
       if (job.model.moe())
-        for (int64_t e = 0; e < job.ep; ++e)
-          ring_bytes(gpus(workload::edp_group(job, j, e, i)), sp.expert * static_cast<double>(job.bytes_per_grad));
+        for (int64_t e = 0; e < job.ep; ++e) ring_bytes(gpus(workload::edp_group(job, j, e, i)), sp.expert);
     }
   }
   // PP: per virtual-stage boundary, per replica and TP rank, 2 directions x m microbatches of b s h e / t.
@@ -257,6 +259,26 @@ workload::PlacementSummary summarize(const workload::Job& job, const std::vector
                    gpu_of_rank[static_cast<size_t>(job.rank(j, r, b))], per_edge, s.pp_bytes, s.pp_cross_group_bytes,
                    s.pp_cross_pod_bytes);
     }
+  }
+  // EP: every pair of an EP group exchanges an equal share of each GPU's all-to-all bytes; the servers a group
+  // spans (one: its all-to-alls stay on NVLink).
+  if (job.model.moe() && job.ep > 1) {
+    const double pair = workload::volumes(job).ep_bytes_per_gpu / static_cast<double>(job.ep - 1);
+    for (int64_t i = 0; i < job.pp; ++i)
+      for (int64_t j = 0; j < job.tp; ++j)
+        for (int64_t k = 0; k < job.dp / job.ep; ++k) {
+          const collective::Group g = gpus(workload::ep_group(job, j, k, i));
+          std::set<int32_t> servers;
+          for (int32_t a : g) {
+            servers.insert(node(a).server);
+            for (int32_t b : g)
+              if (a != b) {
+                s.ep_bytes += pair;
+                if (node(a).group != node(b).group) s.ep_cross_group_bytes += pair;
+              }
+          }
+          s.ep_servers = std::max(s.ep_servers, static_cast<int32_t>(servers.size()));
+        }
   }
   return s;
 }

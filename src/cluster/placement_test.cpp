@@ -103,6 +103,36 @@ TEST(Placement, SummaryBytesByHand) {
   EXPECT_EQ(s.cross_spine_fraction(), 0.0);
 }
 
+TEST(Placement, DpBytesCountTheParametersGatheredAtTheirOwnBytes) {
+  // ZeRO-1 with fp32 gradients: a 2-ring hop carries (n-1)/n x P x (4 + 2) = 3 P, where ZeRO-0's all-reduce of
+  // bf16 gradients carries (n-1)/n x P x 2 x 2 = 2 P.
+  const auto& t = rail(1024);
+  workload::Job j = job(1, 2, 2);
+  const auto s0 = summarize(j, place(j, t, Policy::Packed, 1), t, collective::Options{}, "packed");
+  j.zero = 1;
+  j.bytes_per_grad = 4;
+  const auto s1 = summarize(j, place(j, t, Policy::Packed, 1), t, collective::Options{}, "packed");
+  EXPECT_DOUBLE_EQ(s1.dp_bytes / s0.dp_bytes, 1.5);
+}
+
+TEST(Placement, EpGroupsServersAndBytes) {
+  // An MoE job TP1 x PP2 x DP8 (EP8) on 16 GPUs. Megatron's order (tp-cp-dp-pp): stage 0's EP group is GPUs
+  // 0..7, one server. Pipeline inner (tp-cp-pp-dp): ranks 0, 2, ..., 14, two servers. Each GPU is in one EP
+  // group and sends its all-to-all bytes to the 7 others: the groups' pairs carry 16 x its ep_bytes_per_gpu.
+  const auto& t = rail(1024);
+  workload::Job j = job(1, 2, 8);
+  j.model.experts = 8;
+  j.model.top_k = 2;
+  j.ep = 8;
+  auto s = summarize(j, place(j, t, Policy::Packed, 1), t, collective::Options{}, "packed");
+  EXPECT_EQ(s.ep_servers, 1);
+  EXPECT_DOUBLE_EQ(s.ep_bytes, 16 * workload::volumes(j).ep_bytes_per_gpu);
+  EXPECT_EQ(s.ep_cross_group_bytes, 0.0);
+  j.pipeline_inner = true;
+  s = summarize(j, place(j, t, Policy::Packed, 1), t, collective::Options{}, "packed");
+  EXPECT_EQ(s.ep_servers, 2);
+}
+
 TEST(Placement, BytesCrossingTheCoreOfAFourTierClos) {
   // The 4-level fat tree of 4-port switches (32 one-GPU servers; a zone = 2 pods = 8 GPUs). TP1 PP2 DP16,
   // packed: stage 0 on GPUs 0-15 (zones 0, 1), stage 1 on 16-31 (zones 2, 3). Each stage's 16-GPU DP ring

@@ -222,6 +222,15 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
                       {"pods_used", p.pods},
                       {"gpus_per_group", per_group}};
     if (p.zones) o["placement"]["cross_core_fraction"] = round_to(p.cross_core_fraction(), 6);
+    if (p.dp_bytes + p.pp_bytes <= 0)  // an import without the model's sizes: nothing to count, not 0 %
+      for (const char* k : {"cross_spine_fraction", "cross_super_spine_fraction", "dp_cross_spine_fraction",
+                            "pp_cross_spine_fraction", "cross_core_fraction"})
+        if (o["placement"].contains(k)) o["placement"][k] = nullptr;
+    if (p.ep_bytes > 0) {
+      o["placement"]["ep_bytes"] = round_to(p.ep_bytes, 0);
+      o["placement"]["ep_cross_spine_fraction"] = frac(p.ep_cross_group_bytes, p.ep_bytes);
+      o["placement"]["ep_servers_per_group"] = p.ep_servers;
+    }
     if (p.torus_cubes) o["placement"]["torus_cubes"] = true;  // the groups are cubes: the "spine" is a cube face
   }
   o["definitions"] = {
@@ -630,6 +639,13 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
         "  placement {}: {} torus cube(s); DP+PP bytes crossing cubes {:.1f}% (DP {:.1f}%, PP {:.1f}%)\n",
         p["policy"].get<std::string>(), p["groups_used"].get<int64_t>(), 100 * p["cross_spine_fraction"].get<double>(),
         100 * p["dp_cross_spine_fraction"].get<double>(), 100 * p["pp_cross_spine_fraction"].get<double>());
+  } else if (o.contains("placement") && o["placement"]["cross_spine_fraction"].is_null()) {
+    const auto& p = o["placement"];
+    const int64_t groups = p["groups_used"].get<int64_t>(), pods = p["pods_used"].get<int64_t>();
+    out << fmt::format("  placement {}: {} aggregation group{}, {} pod{} (the import gives no model sizes to count "
+                       "the bytes crossing the spine)\n",
+                       p["policy"].get<std::string>(), thousands(groups), groups == 1 ? "" : "s", thousands(pods),
+                       pods == 1 ? "" : "s");
   } else if (o.contains("placement")) {
     const auto& p = o["placement"];
     const int64_t groups = p["groups_used"].get<int64_t>(), pods = p["pods_used"].get<int64_t>();
@@ -647,6 +663,14 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                            : std::string(),
                        100 * p["dp_cross_spine_fraction"].get<double>(),
                        100 * p["pp_cross_spine_fraction"].get<double>());
+    if (p.contains("ep_servers_per_group")) {
+      const int64_t servers = p["ep_servers_per_group"].get<int64_t>();
+      out << fmt::format("  EP groups of {} GPUs: {}; {:.1f}% of EP bytes cross the spine\n",
+                         o["parallelism"]["ep"].get<int64_t>(),
+                         servers == 1 ? std::string("each inside one server (NVLink)")
+                                      : fmt::format("each across up to {} servers", servers),
+                         100 * p["ep_cross_spine_fraction"].get<double>());
+    }
   }
   if (o.contains("imported")) {
     out << "\n  imported from " << o["imported"]["source"].get<std::string>()

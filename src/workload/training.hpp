@@ -362,6 +362,8 @@ struct PlacementSummary {
   double dp_bytes = 0, pp_bytes = 0;                          // per iteration, all groups / all replicas
   double dp_cross_group_bytes = 0, pp_cross_group_bytes = 0;  // endpoints in different aggregation groups
   double dp_cross_pod_bytes = 0, pp_cross_pod_bytes = 0;      // endpoints in different pods
+  double ep_bytes = 0, ep_cross_group_bytes = 0;              // EP all-to-alls (MoE with ep > 1), all groups
+  int32_t ep_servers = 0;                                     // the most servers one EP group spans
   bool zones = false;                                         // a 4-tier Clos: the core joins zones of pods
   double cross_zone_bytes = 0;                                // DP + PP bytes with endpoints in different zones
   double cross_spine_fraction() const {
