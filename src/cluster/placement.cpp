@@ -78,9 +78,11 @@ std::vector<int32_t> topology_aware(const workload::Job& job, const topology::To
   for (const auto& g : groups) group_cap = std::max(group_cap, g.gpus.size());
 
   // The rank sequence and block size: DP-heavy -> Megatron order, blocks of one stage (t d ranks);
-  // PP-heavy -> (tp, pp, dp) order, blocks of one pipeline (t p ranks).
+  // PP-heavy -> (tp, pp, dp) order, blocks of one pipeline (t p ranks). An MoE job's EP groups are runs of
+  // consecutive DP ranks, which only Megatron's order keeps on one server: their all-to-all bytes count with DP's
+  // (a Mixtral job at batch 8,192 had its EP groups spread over 8 servers each, 1.23x the packed iteration).
   const workload::Volumes v = workload::volumes(job);
-  const bool dp_heavy = v.dp_bytes_per_gpu >= v.pp_bytes_per_gpu;
+  const bool dp_heavy = v.dp_bytes_per_gpu + v.ep_bytes_per_gpu >= v.pp_bytes_per_gpu;
   std::vector<int64_t> seq;
   seq.reserve(n);
   size_t block = 0;

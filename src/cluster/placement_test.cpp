@@ -69,6 +69,22 @@ TEST(Placement, TopologyAwareKeepsStagesInsideGroups) {
   for (size_t r = 0; r < ta.size(); r += 8) EXPECT_EQ(server_of(t, ta[r + 7]), server_of(t, ta[r]));
 }
 
+TEST(Placement, TopologyAwareKeepsEpGroupsOnTheirServer) {
+  // TP1 x PP8 x DP16 (EP8), 256 microbatches a pipeline: a GPU's PP bytes exceed its DP bytes, so the PP-heavy
+  // order (blocks of one pipeline) would spread each EP group (8 consecutive DP ranks) over 8 servers. Its
+  // all-to-all bytes count with DP's: Megatron's order, each EP group on one server.
+  workload::Job j = job(1, 8, 16, 256);
+  j.model.experts = 8;
+  j.model.top_k = 2;
+  j.ep = 8;
+  const workload::Volumes v = workload::volumes(j);
+  ASSERT_GT(v.pp_bytes_per_gpu, v.dp_bytes_per_gpu);
+  ASSERT_GT(v.dp_bytes_per_gpu + v.ep_bytes_per_gpu, v.pp_bytes_per_gpu);
+  const auto& t = rail(1024);
+  const auto s = summarize(j, place(j, t, Policy::TopologyAware, 1), t, collective::Options{}, "topology_aware");
+  EXPECT_EQ(s.ep_servers, 1);
+}
+
 TEST(Placement, PipelineInnerRankOrderKeepsPipelinesInsideGroups) {
   // The same TP8 PP2 DP48 job laid out tp-cp-pp-dp (Llama 3's [TP, CP, PP, DP]): a pipeline is t p = 16
   // consecutive ranks (2 servers), 32 pipelines fill group 0's 512 GPUs and the other 16 go to group 1.
