@@ -89,6 +89,7 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
                       {"ep", j.ep},
                       {"interleave", j.interleave},
                       {"rank_order", j.pipeline_inner ? "tp-cp-pp-dp" : "tp-cp-dp-pp"},
+                      {"overlap_param_gather", j.overlap_param_gather},
                       {"sequence_parallel", j.sequence_parallel},
                       {"zero", j.zero},
                       {"recompute", workload::recompute_name(j.recompute.mode)},
@@ -631,8 +632,13 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                        fixed(tm["tp_collective_us"].get<double>(), 1), o["plan"]["dp_buckets_per_group"].get<int64_t>(),
                        thousands(o["plan"]["bucket_params"].get<int64_t>()),
                        thousands(o["plan"]["transfers"].get<int64_t>()));
-  if (const std::string list = dp_choices_text(o); !list.empty())
-    out << fmt::format("  DP collectives per iteration, all groups: {}\n", list);
+  if (const std::string list = dp_choices_text(o); !list.empty()) {
+    out << fmt::format("  DP collectives simulated per iteration, all groups: {}\n", list);
+    const auto& par = o["parallelism"];
+    if (par.value("overlap_param_gather", false) && (par["zero"] == 1 || par["zero"] == 2))
+      out << "    (workload.overlap_param_gather: a group's first parameter all-gather, which the next forward waits "
+             "for, is simulated; the others run behind that forward)\n";
+  }
   if (o.contains("placement") && o["placement"].value("torus_cubes", false)) {
     const auto& p = o["placement"];
     out << fmt::format(
