@@ -474,6 +474,26 @@ TEST(Cli, TrainNamesTheStraggler) {
   EXPECT_GE(st["critical_path_excess_ms"].get<double>(), slowdown - 1e-6);  // the path bound (straggler.hpp)
 }
 
+TEST(Cli, TrainCsvGivesEachStagesPartsInMsAndTheirSum) {
+  // Every stage's parts add up to the iteration time (each stage's timeline spans the step).
+  const std::string base =
+      "train leafspine-8k --engine analytical --set workload.model=llama3-8b --set topology.gpus=64";
+  const Result csv = run(base + " --format csv"), json = run(base + " --format json");
+  ASSERT_EQ(csv.status, 0) << csv.out;
+  std::istringstream in(csv.out);
+  std::string header, row;
+  std::getline(in, header);
+  EXPECT_EQ(header.rfind("stage,bubble_ms,compute_ms,", 0), 0u) << header;
+  std::vector<std::string> cols, cells;
+  for (std::istringstream h(header); std::getline(h, row, ',');) cols.push_back(row);
+  std::getline(in, row);
+  for (std::istringstream r(row); std::getline(r, header, ',');) cells.push_back(header);
+  const auto step = std::find(cols.begin(), cols.end(), "step_ms") - cols.begin();
+  ASSERT_LT(static_cast<size_t>(step), cells.size());
+  EXPECT_NEAR(std::stod(cells[static_cast<size_t>(step)]),
+              nlohmann::json::parse(json.out)["iteration_time_ms"].get<double>(), 1e-5);
+}
+
 TEST(Cli, TheScenarioPagesCompleteExampleRuns) {
   // docs/reference/scenario.md's complete example is what users copy: it runs as shown (failures included),
   // and so does the same fabric with the page's jobs: block in place of failures:.

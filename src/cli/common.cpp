@@ -420,8 +420,25 @@ void write_csv(const std::string& stem, const nlohmann::json& doc, std::ostream&
   if (stem == "bench") report::write_tidy_csv(doc, "rows", "bytes", out);
   else if (stem == "compare") report::write_tidy_csv(doc, "rows", "transport", out);
   else if (stem == "train" && doc.contains("jobs")) report::write_tidy_csv(doc, "jobs", "name", out);
-  else if (stem == "train") report::write_tidy_csv(doc, "stages_ms", "stage", out);
-  else if (stem == "reliability") report::write_tidy_csv(doc, "by_component", "component", out);
+  else if (stem == "train" && doc.contains("stages_ms") && doc["stages_ms"].is_array()) {
+    // One row per pipeline stage (per rank for a Chakra trace), its parts with their unit, and the step they add
+    // up to: a plot needs no JSON beside it.
+    const std::string key = doc.contains("chakra") ? "rank" : "stage";
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& s : doc["stages_ms"]) {
+      nlohmann::json row = nlohmann::json::object();
+      double total = 0;
+      for (auto it = s.begin(); it != s.end(); ++it)
+        if (it.key() == key) row[key] = it.value();
+        else if (it.value().is_number()) {
+          row[it.key() + "_ms"] = it.value();
+          total += it.value().get<double>();
+        }
+      row["step_ms"] = report::round_to(total, 6);
+      rows.push_back(row);
+    }
+    report::write_tidy_csv(nlohmann::json{{"rows", rows}}, "rows", key, out);
+  } else if (stem == "reliability") report::write_tidy_csv(doc, "by_component", "component", out);
   else if (stem == "diagnose") report::write_tidy_csv(doc, "suspects", "", out);
   else report::write_flat_csv(doc, out);
 }
