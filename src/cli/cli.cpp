@@ -1,7 +1,9 @@
 #include "cli/cli.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,43 @@
 #include "scenario/scenario.hpp"
 
 namespace podnet::cli {
+
+namespace {
+
+// A command-line error as podnet's other errors read: its prefix, and for an option this command lacks, the
+// nearest it has, or the scenario key another command's option of that name sets ("(sets KEY)" in its help).
+std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e, const std::string& command) {
+  std::string text = e.what();
+  const CLI::App* sub = nullptr;
+  for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (s->get_name() == command) sub = s;
+  if (!sub) return text;
+  if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+    std::string option;
+    for (std::istringstream words(text.substr(text.find(':') + 1)); words >> option;)
+      if (option.rfind("--", 0) == 0) break;
+    if (option.rfind("--", 0) == 0) {
+      std::vector<std::string> names;
+      for (const CLI::Option* o : sub->get_options())
+        for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
+      text = fmt::format("`podnet {}` has no option {}", command, option);
+      std::string elsewhere;
+      for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
+        for (const CLI::Option* o : s->get_options())
+          if (o->check_lname(option.substr(2)) && elsewhere.empty()) {
+            const std::string d = o->get_description();
+            if (const auto k = d.find("(sets "); k != std::string::npos)
+              elsewhere = fmt::format("; `podnet {}`'s {} sets {}: here, --set {}=VALUE", s->get_name(), option,
+                                      d.substr(k + 6, d.find(')', k) - k - 6), d.substr(k + 6, d.find(')', k) - k - 6));
+          }
+      const std::string near = scenario::closest(option, names);
+      text += elsewhere.empty() && !near.empty() ? fmt::format("; did you mean {}?", near) : elsewhere;
+    }
+  }
+  return fmt::format("{} (`podnet {} --help` lists its options)", text, command);
+}
+
+}  // namespace
 
 int run(int argc, char** argv) {
   CLI::App app{"podnet - design, simulate and diagnose the networks of AI training clusters.\n\n"
@@ -66,7 +105,7 @@ int run(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    std::cerr << "podnet: error: " << parse_error_text(app, e, argc > 1 ? argv[1] : "") << "\n";
     return kExitBadInput;
   }
 

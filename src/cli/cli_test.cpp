@@ -971,6 +971,20 @@ TEST(BadInput, AMisspeltCommandIsNamedWithTheNearestOne) {
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("unknown command 'frobnicate' (`podnet --help` lists the commands)"), std::string::npos)
       << r.out;
+  // An option: podnet's prefix, the nearest option, or the key another command's option of that name sets.
+  r = run("train aipod-16k --engin flow", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("podnet: error: `podnet train` has no option --engin; did you mean --engine? (`podnet train "
+                       "--help` lists its options)"),
+            std::string::npos)
+      << r.out;
+  r = run("sweep aipod-16k --vary seed=1,2 --placement random", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("`podnet train`'s --placement sets placement.policy: here, --set placement.policy=VALUE"),
+            std::string::npos)
+      << r.out;
+  r = run("train aipod-16k --format yaml", true);
+  EXPECT_NE(r.out.find("podnet: error: --format: yaml not in {table,json,csv}"), std::string::npos) << r.out;
   // Two exports, or an export and --format, to stdout made one stream no consumer reads (DOT, then JSON).
   const std::string small = "design fat-tree-k48 --set topology.k=8 --set server.gpus=4 --set server.nics=4";
   r = run(small + " --export dot --export json", true);
