@@ -182,6 +182,23 @@ TEST(Presentation, AnMoeWithoutEpAndANicPastPcieAreSaid) {
   EXPECT_EQ(r.out.find("has 8 experts"), std::string::npos) << r.out;
 }
 
+// A preset whose shape the scenario changed is not named as the published model; an out-of-memory error blames
+// the key the user changed (layers), not the model they chose.
+TEST(Presentation, AReshapedPresetSaysSo) {
+  const std::string eight =
+      "train leafspine-8k --engine analytical --set workload.model=llama3-8b --set topology.gpus=64";
+  Result r = run(eight + " --set workload.layers=40 --allow-oom");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("podnet train: a model from llama3-8b (layers changed) (9.8B params)"), std::string::npos)
+      << r.out;
+  r = run(eight + " --set workload.layers=40", true);
+  EXPECT_NE(r.out.find("podnet: error: --set workload.layers: needs 87.5 GB per GPU"), std::string::npos) << r.out;
+  r = run(eight);
+  EXPECT_NE(r.out.find("podnet train: llama3-8b (8.0B params)"), std::string::npos) << r.out;
+  r = run("inference leafspine-8k --set workload.model=mixtral-8x7b --set workload.layers=16");
+  EXPECT_NE(r.out.find("podnet inference: a model from mixtral-8x7b (layers changed)"), std::string::npos) << r.out;
+}
+
 // Auto DP with the interleaved schedule: 8,192 GPUs at TP4 x CP2 x PP4 fit 256 replicas, but 1,536 / 256 = 6
 // microbatches per pipeline is no multiple of pp 4 (the schedule's need), so the run failed. 192 gives 8.
 TEST(Presentation, AutoDpKeepsTheInterleavedScheduleRunnable) {

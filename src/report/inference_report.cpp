@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "report/report.hpp"
+#include "report/train_report.hpp"
 
 namespace podnet::report {
 
@@ -86,6 +87,7 @@ nlohmann::json inference_document(const scenario::Setup& s, const study::Inferen
                   {"gpu", r.gpu.name},
                   {"precision", c.fp8 ? "fp8" : "bf16"},
                   {"kv_precision", c.kv_fp8 ? "fp8" : "bf16"}};
+  if (nlohmann::json rk = reshaped_keys(r.model); !rk.empty()) doc["model"]["reshaped"] = rk;
   doc["layout"] = {{"tp", c.tp},
                    {"pp", c.pp},
                    {"disaggregated", c.disaggregated},
@@ -162,8 +164,8 @@ nlohmann::json inference_document(const scenario::Setup& s, const study::Inferen
 void write_inference_table(const nlohmann::json& d, std::ostream& out) {
   const auto& m = d["model"];
   const auto& l = d["layout"];
-  out << fmt::format("podnet inference: {} ({:.1f}B params, {}) on {} x {} ({} of {} GPUs)\n",
-                     m["name"].get<std::string>(), m["params"].get<double>() / 1e9, m["precision"].get<std::string>(),
+  out << fmt::format("podnet inference: {} ({:.1f}B params, {}) on {} x {} ({} of {} GPUs)\n", model_label(m),
+                     m["params"].get<double>() / 1e9, m["precision"].get<std::string>(),
                      thousands(l["gpus"].get<int64_t>()), m["gpu"].get<std::string>(),
                      thousands(l["gpus"].get<int64_t>()), thousands(l["fabric_gpus"].get<int64_t>()));
   if (l["disaggregated"].get<bool>())

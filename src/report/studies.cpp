@@ -322,6 +322,10 @@ std::vector<StudyDef> builtin() {
     // The breakdown, and the fixed costs outside the passes (workload/training.hpp, "Fixed costs").
     for (const char* p : {"compute", "tp", "pp", "dp", "ep", "cp", "bubble", "optimizer", "grad_norm", "loss"})
       d.fields.push_back(field(std::string("breakdown_ms.") + p, breakdown_label(p), "ms", 2));
+    // One collective of each kind as timed on the engine (workload/training.hpp); null where the job has none.
+    add_optional(d, {field("timings.tp_collective_us", "one TP collective", "us", 1),
+                     field("timings.ep_collective_us", "one EP all-to-all, every group at once", "us", 1),
+                     field("timings.cp_step_us", "one CP ring-attention step", "us", 1)});
     // workload.variability measured (or speed_cv / jitter_cv): the compute the slowest GPUs add.
     d.fields.push_back(optional(field("variability.compute_added_ms", "compute added by variability", "ms", 2)));
     // The scenario's failures (study/train.hpp, TrainStudy::failed): the iteration they slowed.

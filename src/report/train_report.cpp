@@ -369,6 +369,31 @@ std::vector<std::string> recipe_notes(const nlohmann::json& o) {
 
 }  // namespace
 
+nlohmann::json reshaped_keys(const workload::ModelSpec& m) {
+  nlohmann::json changed = nlohmann::json::array();
+  const workload::ModelSpec* preset = workload::find_model(m.name);
+  if (!preset) return changed;
+  const std::pair<const char*, bool> keys[] = {{"layers", m.layers != preset->layers},
+                                               {"hidden", m.hidden != preset->hidden},
+                                               {"heads", m.heads != preset->heads},
+                                               {"kv_heads", m.kv_heads != preset->kv_heads},
+                                               {"ffn", m.ffn != preset->ffn},
+                                               {"vocab", m.vocab != preset->vocab},
+                                               {"experts", m.experts != preset->experts},
+                                               {"top_k", m.top_k != preset->top_k}};
+  for (const auto& [k, differs] : keys)
+    if (differs) changed.push_back(k);
+  return changed;
+}
+
+std::string model_label(const nlohmann::json& model) {
+  std::string name = model["name"].get<std::string>();
+  if (!model.contains("reshaped") || model["reshaped"].empty()) return name;
+  std::string keys;
+  for (const auto& k : model["reshaped"]) keys += (keys.empty() ? "" : ", ") + k.get<std::string>();
+  return fmt::format("a model from {} ({} changed)", name, keys);
+}
+
 std::string dp_choices_text(const nlohmann::json& o) {
   if (!o.contains("plan") || !o["plan"].contains("dp_choices")) return {};
   std::string list;
@@ -390,7 +415,7 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
   auto num = [](const nlohmann::json& v, int digits, double scale = 1.0, const std::string& unit = "") {
     return v.is_null() ? std::string("-") : fixed(scale * v.get<double>(), digits) + unit;
   };
-  out << fmt::format("podnet train: {} ({}) on {} x {} ({} of {} GPUs), {} engine\n", m["name"].get<std::string>(),
+  out << fmt::format("podnet train: {} ({}) on {} x {} ({} of {} GPUs), {} engine\n", model_label(m),
                      m["params_billion"].is_null() ? "params -" : num(m["params_billion"], 1) + "B params",
                      thousands(par["gpus"].get<int64_t>()),
                      o["gpu"]["name"].is_null() ? "-" : o["gpu"]["name"].get<std::string>(),
@@ -1127,6 +1152,8 @@ nlohmann::json recipe_json(const scenario::Scenario& sc, const workload::Job& j)
 nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy& t) {
   nlohmann::json doc = new_document(context_of(s.scenario, "train"));
   add_training(doc, t.result);
+  if (doc.contains("model") && doc["model"].is_object())
+    if (nlohmann::json r = reshaped_keys(t.result.job.model); !r.empty()) doc["model"]["reshaped"] = r;
   {  // the network the job ran on, for the report's header
     const topology::Hardware hw = s.scenario.hardware();
     doc["network"] = {{"family", s.fabric.family},

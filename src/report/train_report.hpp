@@ -33,6 +33,12 @@ void write_training_table(const nlohmann::json& obj, std::ostream& out);
 // The data-parallel collectives NCCL's tuner chose, as train prints them ("128 allgather ring/ll128 on 4
 // channels, ..."), from a training document's plan.dp_choices; empty when it has none.
 std::string dp_choices_text(const nlohmann::json& obj);
+// The shape keys (layers, hidden, heads, kv_heads, ffn, vocab, experts, top_k) in which a model differs from its
+// preset of the same name (an empty array for the preset itself or an unknown name), and the name a report
+// gives it: "a model from mixtral-8x7b (layers, experts changed)" when reshaped, so that it is not read as the
+// published model.
+nlohmann::json reshaped_keys(const workload::ModelSpec& m);
+std::string model_label(const nlohmann::json& model);
 
 // The `podnet train` document and its table (training table, days to train
 // with failures, the iteration with failures, the sweep).

@@ -794,9 +794,10 @@ void check_memory(const Job& j) {
                   "{}; or pass --allow-oom to time it anyway",
                   m.total() / 1e9, m.stage, m.weights / 1e9, m.gradients / 1e9, m.optimizer / 1e9, m.activations / 1e9,
                   m.inflight_microbatches, m.buffers / 1e9, j.gpu.name, hbm / 1e9, how),
-      {"workload.tp", "workload.pp", "workload.model", "workload.layers", "workload.hidden", "workload.ffn",
-       "workload.heads", "workload.vocab", "workload.seq", "workload.microbatch", "workload.global_batch",
-       "workload.cp", "workload.zero", "workload.recompute", "workload.experts", "workload.precision", "workload.gpu"});
+      // The model last: a shape or layout key the user set is a closer cause than the model they chose.
+      {"workload.tp", "workload.pp", "workload.layers", "workload.hidden", "workload.ffn", "workload.heads",
+       "workload.vocab", "workload.seq", "workload.microbatch", "workload.global_batch", "workload.cp", "workload.zero",
+       "workload.recompute", "workload.experts", "workload.precision", "workload.gpu", "workload.model"});
 }
 
 std::vector<int64_t> auto_stage_split(int64_t layers, int64_t pp, int64_t interleave, double layer_cost,
