@@ -923,15 +923,34 @@ void add_sweep(nlohmann::json& o, const std::vector<study::ScalingPoint>& points
 
 void write_sweep_table(const nlohmann::json& o, std::ostream& out) {
   out << "  scaling (weak: fixed work per replica, global batch grows with DP; speed-up vs the smallest DP):\n";
-  Table t(
-      {"NIC cap", "DP", "GPUs", "iteration (ms)", "tokens/s", "speed-up", "ideal", "efficiency", "DP exposed (ms)"});
+  // DP's exposed time, and every other communication part some row exposes (an MoE job's EP all-to-all is what a
+  // NIC cap acts on most).
+  std::vector<std::string> parts = {"dp"}, header = {"NIC cap",  "DP",       "GPUs",  "iteration (ms)",
+                                                     "tokens/s", "speed-up", "ideal", "efficiency"};
+  for (const char* p : {"tp", "pp", "ep", "cp"})
+    for (const auto& r : o["sweep"])
+      if (r["breakdown_ms"].value(p, 0.0) > 0) {
+        parts.push_back(p);
+        break;
+      }
+  for (const auto& p : parts) {
+    std::string name = p;
+    for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    header.push_back(name + " exposed (ms)");
+  }
+  Table t(header);
   for (const auto& r : o["sweep"]) {
     const double cap = r["cap_gbytes_per_second"].get<double>();
-    t.add({cap > 0 ? fixed(cap, 0) + " GB/s" : "as built", std::to_string(r["dp"].get<int64_t>()),
-           thousands(r["gpus"].get<int64_t>()), fixed(r["iteration_time_ms"].get<double>(), 2),
-           thousands(std::llround(r["tokens_per_second"].get<double>())), fixed(r["speedup"].get<double>(), 2),
-           fixed(r["ideal"].get<double>(), 0), fixed(100 * r["efficiency"].get<double>(), 1) + "%",
-           fixed(r["breakdown_ms"]["dp"].get<double>(), 2)});
+    std::vector<std::string> row = {cap > 0 ? fixed(cap, 0) + " GB/s" : "as built",
+                                    std::to_string(r["dp"].get<int64_t>()),
+                                    thousands(r["gpus"].get<int64_t>()),
+                                    fixed(r["iteration_time_ms"].get<double>(), 2),
+                                    thousands(std::llround(r["tokens_per_second"].get<double>())),
+                                    fixed(r["speedup"].get<double>(), 2),
+                                    fixed(r["ideal"].get<double>(), 0),
+                                    fixed(100 * r["efficiency"].get<double>(), 1) + "%"};
+    for (const auto& p : parts) row.push_back(fixed(r["breakdown_ms"].value(p, 0.0), 2));
+    t.add(row);
   }
   t.write(out, "    ");
   // A cap only lowers the NICs' speed: one at or above it is the fabric as built.
