@@ -149,7 +149,20 @@ void add_sweep_command(CLI::App& app, Action& action) {
     names.push_back(st.name);
     choices += (choices.empty() ? "" : " | ") + st.name;
   }
-  auto* study_opt = cmd->add_option("--study", o->study, choices)->check(CLI::IsMember(names))->capture_default_str();
+  // One study a sweep; several (diff's --study design,train) are refused with what gives their joint figure.
+  const CLI::Validator one_study(
+      [names](std::string& s) -> std::string {
+        if (std::find(names.begin(), names.end(), s) != names.end()) return {};
+        if (s.find(',') != std::string::npos)
+          return s + ": a sweep runs one study; the train study also gives the fabric's network capex and its capex "
+                     "per token/s (--columns AXES,tokens_per_second,cost.network_capex_usd,"
+                     "cost.network_capex_usd_per_token_per_second)";
+        const std::string near = scenario::closest(s, names);
+        return fmt::format("{} not in {{{}}}{}", s, fmt::join(names, ","),
+                           near.empty() ? "" : fmt::format("; did you mean {}?", near));
+      },
+      "STUDY");
+  auto* study_opt = cmd->add_option("--study", o->study, choices)->check(one_study)->capture_default_str();
   cmd->add_option("--vary", o->vary,
                   "an axis: KEY=V1,V2,... or an integer range KEY=LO..HI, LO..HI+STEP, LO..HI*FACTOR (repeatable; "
                   "the grid is their cartesian product)")
@@ -186,6 +199,8 @@ void add_sweep_command(CLI::App& app, Action& action) {
       "  podnet sweep leafspine-8k --study design --vary topology.oversubscription=1,2,3 --vary switch.radix=128,256\n"
       "  podnet sweep aipod-16k --study train --vary workload.tp=4,8 --vary network.routing=ecmp,adaptive -j 2\n"
       "  podnet sweep leafspine-8k --study bench --gpus 0-63 --vary server.nic_speed=200Gbps,400Gbps --results b.db\n"
+      "  podnet sweep leafspine-8k --vary topology.oversubscription=1,2,4 --columns topology.oversubscription,"
+      "tokens_per_second,cost.network_capex_usd_per_token_per_second\n"
       "  mpirun -n 64 --hostfile hosts podnet sweep aipod-16k --study train --vary workload.dp=8..128*2 --results "
       "dp.db\n"
       "  podnet sweep aipod-16k --study diagnose --evaluate 20 --faults 3 --vary network.routing=ecmp,adaptive\n"

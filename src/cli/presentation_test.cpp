@@ -199,6 +199,23 @@ TEST(Presentation, AReshapedPresetSaysSo) {
   EXPECT_NE(r.out.find("podnet inference: a model from mixtral-8x7b (layers changed)"), std::string::npos) << r.out;
 }
 
+// train gives the fabric's network capex (design's, to the dollar) and its capex per token/s of the job; a sweep of
+// several studies is refused, naming the train study's columns that give that figure.
+TEST(Presentation, TrainGivesTheNetworkCapexPerTokenPerSecond) {
+  const Result d = run("design leafspine-8k --format json"), t = run("train leafspine-8k --engine analytical -f json");
+  ASSERT_EQ(t.status, 0) << t.out;
+  const nlohmann::json dj = nlohmann::json::parse(d.out), tj = nlohmann::json::parse(t.out);
+  const double capex = dj["cost"]["capex_usd"].get<double>();
+  EXPECT_DOUBLE_EQ(tj["cost"]["network_capex_usd"].get<double>(), capex);
+  EXPECT_NEAR(tj["cost"]["network_capex_usd_per_token_per_second"].get<double>(),
+              capex / tj["tokens_per_second"].get<double>(), 1e-6);
+  const Result s = run("sweep leafspine-8k --study design,train --vary topology.oversubscription=1,2", true);
+  EXPECT_EQ(s.status, 2) << s.out;
+  EXPECT_NE(s.out.find("a sweep runs one study; the train study also gives the fabric's network capex"),
+            std::string::npos)
+      << s.out;
+}
+
 // Auto DP with the interleaved schedule: 8,192 GPUs at TP4 x CP2 x PP4 fit 256 replicas, but 1,536 / 256 = 6
 // microbatches per pipeline is no multiple of pp 4 (the schedule's need), so the run failed. 192 gives 8.
 TEST(Presentation, AutoDpKeepsTheInterleavedScheduleRunnable) {

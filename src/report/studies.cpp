@@ -322,6 +322,9 @@ std::vector<StudyDef> builtin() {
     // The breakdown, and the fixed costs outside the passes (workload/training.hpp, "Fixed costs").
     for (const char* p : {"compute", "tp", "pp", "dp", "ep", "cp", "bubble", "optimizer", "grad_norm", "loss"})
       d.fields.push_back(field(std::string("breakdown_ms.") + p, breakdown_label(p), "ms", 2));
+    // The fabric's network capex (design's) and per token/s of the job: the cost of throughput over a grid.
+    add_optional(d, {field("cost.network_capex_usd", "network capex", "USD", 0),
+                     field("cost.network_capex_usd_per_token_per_second", "network capex per token/s", "USD", 2)});
     // One collective of each kind as timed on the engine (workload/training.hpp); null where the job has none.
     add_optional(d, {field("timings.tp_collective_us", "one TP collective", "us", 1),
                      field("timings.ep_collective_us", "one EP all-to-all, every group at once", "us", 1),

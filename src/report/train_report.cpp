@@ -12,6 +12,7 @@
 
 #include "engine/registry.hpp"
 #include "report/report.hpp"
+#include "report/studies.hpp"
 
 namespace podnet::report {
 
@@ -539,6 +540,11 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
   t.add({"TFLOP/s per GPU (hardware)", num(o["tflops_per_gpu"], 1)});
   t.add({"tokens/s", o["tokens_per_second"].is_null() ? std::string("-")
                                                       : thousands(std::llround(o["tokens_per_second"].get<double>()))});
+  if (o.contains("cost") && o["cost"].contains("network_capex_usd_per_token_per_second"))
+    t.add({"network capex per token/s",
+           "$" + fixed(o["cost"]["network_capex_usd_per_token_per_second"].get<double>(), 2) +
+               fmt::format(" (the fabric's ${})",
+                           thousands(std::llround(o["cost"]["network_capex_usd"].get<double>())))});
   if (o["tokens_budget"].is_null() || o["days_to_train"].is_null()) {
     t.add({"days to train", "-"});
   } else {
@@ -1185,6 +1191,16 @@ nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy&
                       {"transport", s.network.transport.name}};
     if (engine::engine_info(s.engine).traits.packet_faults)  // an engine that runs congestion control: which
       doc["network"]["cc"] = s.network.packet.cc == "auto" ? s.network.transport.default_cc : s.network.packet.cc;
+  }
+  // What the fabric's network costs (design's capex, the whole fabric's: a job on part of it is charged all of
+  // it, as the idle-GPU note says), and per token/s of this job: a sweep's figure for the cost of throughput.
+  if (const nlohmann::json d = design_document(s.scenario, s.fabric, "design");
+      d.contains("cost") && d["cost"].contains("capex_usd") && d["cost"]["capex_usd"].is_number()) {
+    const double capex = d["cost"]["capex_usd"].get<double>();
+    doc["cost"] = {{"network_capex_usd", round_to(capex, 2)}};
+    if (doc["tokens_per_second"].is_number() && doc["tokens_per_second"].get<double>() > 0)
+      doc["cost"]["network_capex_usd_per_token_per_second"] =
+          round_to(capex / doc["tokens_per_second"].get<double>(), 6);
   }
   if (!t.chakra && t.imported_source.empty()) {
     nlohmann::json recipe = recipe_json(s.scenario, t.result.job);
