@@ -107,6 +107,9 @@ int run(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::cerr << "podnet: error: " << parse_error_text(app, e, argc > 1 ? argv[1] : "") << "\n";
     return kExitBadInput;
+  } catch (const InputError& e) {  // an option's own check, run while parsing (--fail-links 1 aborted)
+    std::cerr << "podnet: error: " << e.what() << "\n";
+    return kExitBadInput;
   }
 
   try {

@@ -983,6 +983,10 @@ TEST(BadInput, AMisspeltCommandIsNamedWithTheNearestOne) {
   EXPECT_NE(r.out.find("`podnet train`'s --placement sets placement.policy: here, --set placement.policy=VALUE"),
             std::string::npos)
       << r.out;
+  // An option's own check while parsing: an error, not an abort (exit 134).
+  r = run("train aipod-16k --fail-links 1", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("podnet: error: --fail-links 1: expected CLASS=AMOUNT[@TIME]"), std::string::npos) << r.out;
   r = run("train aipod-16k --format yaml", true);
   EXPECT_NE(r.out.find("podnet: error: --format: yaml not in {table,json,csv}"), std::string::npos) << r.out;
   // Two exports, or an export and --format, to stdout made one stream no consumer reads (DOT, then JSON).
