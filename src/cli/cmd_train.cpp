@@ -105,6 +105,7 @@ int cmd_train(Common c, const TrainCliOptions& o) {
                                       {"--html", !o.html.empty()},
                                       {"--sweep", req.sweep},
                                       {"--simai-workload", !o.simai_workload.empty()},
+                                      {"--chakra", !o.chakra.empty()},
                                       {"--telemetry", !o.telemetry.empty()}})
       if (given)
         throw InputError(fmt::format("{}: not available with several jobs yet (the scenario has `jobs:`); expected "

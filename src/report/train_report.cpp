@@ -427,20 +427,25 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
   if (const std::string idle = idle_gpus_note(o); !idle.empty()) out << "  " << idle << "\n";
   if (chakra) {
     const auto& c = o["chakra"];
-    out << fmt::format("  {} ranks from Chakra traces {} (version {}): {} nodes, {} collectives, {} send/recv pairs, "
-                       "{} nodes that take no time\n  (parallelism, batch, sequence and GPU are not in a trace: -)\n",
+    const auto count = [](const nlohmann::json& n, const char* one, const char* many) {
+      return fmt::format("{} {}", thousands(n.get<int64_t>()), n.get<int64_t>() == 1 ? one : many);
+    };
+    out << fmt::format("  {} ranks from Chakra traces {} (version {}): {}, {}, {}, {} that take no time\n"
+                       "  (parallelism, batch, sequence and GPU are not in a trace: -)\n",
                        c["ranks"].get<int64_t>(), c["source"].get<std::string>(),
                        c["version"].get<std::string>().empty() ? "-" : c["version"].get<std::string>(),
-                       thousands(c["nodes"].get<int64_t>()), thousands(c["collectives"].get<int64_t>()),
-                       thousands(c["p2p_pairs"].get<int64_t>()), thousands(c["skipped_nodes"].get<int64_t>()));
+                       count(c["nodes"], "node", "nodes"), count(c["collectives"], "collective", "collectives"),
+                       count(c["p2p_pairs"], "send/recv pair", "send/recv pairs"),
+                       count(c["skipped_nodes"], "node", "nodes"));
   } else if (m["seq"].is_null()) {  // an import: the file gives the layout and the microbatch count, not the batch
-    out << fmt::format("  TP{} x PP{} x DP{}{}{}, {} microbatches per pipeline (batch, sequence and GPU from the "
+    out << fmt::format("  TP{} x PP{} x DP{}{}{}, {} microbatch{} per pipeline (batch, sequence and GPU from the "
                        "file's compute times: -)\n",
                        par["tp"].get<int64_t>(), par["pp"].get<int64_t>(), par["dp"].get<int64_t>(),
                        par["ep"].get<int64_t>() > 1 ? fmt::format(" (EP{})", par["ep"].get<int64_t>()) : "",
                        par["interleave"].get<int64_t>() > 1 ? fmt::format(", v={}", par["interleave"].get<int64_t>())
                                                             : "",
-                       b["microbatches_per_pipeline"].get<int64_t>());
+                       b["microbatches_per_pipeline"].get<int64_t>(),
+                       b["microbatches_per_pipeline"].get<int64_t>() == 1 ? "" : "es");
   } else {
     out << fmt::format("  TP{}{} x PP{} x DP{}{}{}{}{}{}, global batch {} x seq {}, microbatch {} ({} per pipeline), "
                        "compute efficiency {:.1f}%\n",
@@ -1180,7 +1185,18 @@ nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy&
   if (doc.contains("model") && doc["model"].is_object())
     if (nlohmann::json r = reshaped_keys(t.result.job.model); !r.empty()) doc["model"]["reshaped"] = r;
   {  // the network the job ran on, for the report's header
-    const topology::Hardware hw = s.scenario.hardware();
+    topology::Hardware hw = s.scenario.hardware();
+    // The NIC's and its PCIe link's rates as the fabric has them (a SimAI .topo gives its own, not the scenario's).
+    if (!s.fabric.nics.empty()) {
+      Bandwidth nic, pcie;
+      for (const topology::Link& l : s.fabric.links)
+        if (l.a == s.fabric.nics.front() || l.b == s.fabric.nics.front()) {
+          if (l.media == topology::Media::Pcie) pcie = std::max(pcie, l.capacity);
+          else if (l.media != topology::Media::NvLink) nic = std::max(nic, l.capacity);
+        }
+      if (nic.bps > 0) hw.nic_speed = nic;
+      if (pcie.bps > 0) hw.pcie_bw = pcie;
+    }
     doc["network"] = {{"family", s.fabric.family},
                       {"switch_tiers", static_cast<int64_t>(s.fabric.tier_names.size()) - 1},
                       {"nics_per_server", s.fabric.nics_per_server},
