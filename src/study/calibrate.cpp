@@ -264,7 +264,27 @@ void judge(Calibration& c, int gpus_per_server, const std::vector<bool>& moved) 
                               100 * c.rms_fit, 100 * kMaxTrustedRms));
   if (why.empty()) return;
   c.doubts = why;
-  // Likely causes, most specific first.
+  // Likely causes, most specific first. One row far off the others (a glitch of the run: a 32-byte all-reduce
+  // at 68 us) can carry the whole residual: name it when the rest would be trusted without it.
+  if (c.rms_fit > kMaxTrustedRms && c.rows.size() > 2) {
+    size_t worst = 0;
+    double sum = 0;
+    for (size_t i = 0; i < c.rows.size(); ++i) {
+      const double e = c.rows[i].ratio - 1;
+      sum += e * e;
+      if (std::abs(e) > std::abs(c.rows[worst].ratio - 1)) worst = i;
+    }
+    const double e = c.rows[worst].ratio - 1;
+    const double rest = std::sqrt((sum - e * e) / static_cast<double>(c.rows.size() - 1));
+    if (rest <= kMaxTrustedRms) {
+      const SizeResidual& r = c.rows[worst];
+      c.doubts.push_back(fmt::format("likely cause: one row, {} bytes at {}:{}, is far off the others (podnet's busbw "
+                                     "{:.2f}x the log's, {:.2f} us logged); without it the rms is {:.1f}%: if that "
+                                     "run was disturbed, remove its line and calibrate again",
+                                     thousands(r.bytes), c.logs[r.log].source, r.line, r.ratio, r.log_time_us,
+                                     100 * rest));
+    }
+  }
   for (size_t li = 0; li < c.logs.size(); ++li) {
     const LogSetup& l = c.logs[li];
     std::map<std::string, int> timed;  // algorithm -> sizes
@@ -417,7 +437,11 @@ Calibration calibrate(const CalibrationInput& in) {
                                    "server.gpus={}?)",
                                    l.source, ls.ranks_per_host, topo.gpus_per_server, ls.ranks_per_host));
     if (ls.hosts > topo.servers)
-      throw InputError(fmt::format("{}: {} hosts, but the scenario has {} servers", l.source, ls.hosts, topo.servers));
+      throw InputError(fmt::format("{}: the log ran on {} hosts, but the scenario has {} server{}: expected a scenario "
+                                   "of at least {} GPUs (--set topology.gpus={})",
+                                   l.source, ls.hosts, topo.servers, topo.servers == 1 ? "" : "s",
+                                   thousands(static_cast<int64_t>(ls.hosts) * topo.gpus_per_server),
+                                   static_cast<int64_t>(ls.hosts) * topo.gpus_per_server));
     for (int h = 0; h < ls.hosts; ++h)
       for (int g = 0; g < ls.ranks_per_host; ++g) ls.gpus.push_back(h * topo.gpus_per_server + g);
     p.group = ls.gpus;
@@ -553,6 +577,12 @@ Calibration calibrate(const CalibrationInput& in) {
                                     k.key, low ? "lower" : "upper", low ? k.lo_text : k.hi_text, k.key));
     }
   }
+  // A log cut short (no "# Avg bus bandwidth" line after its table) fits only the sizes it kept.
+  for (const auto& l : in.logs)
+    if (l.avg_busbw_gbyte_per_s < 0)
+      c.notes.push_back(fmt::format("{} has no '# Avg bus bandwidth' line after its table: the run may have been cut "
+                                    "short ({} size{} kept); a fit to a few small sizes says little about large ones",
+                                    l.source, l.rows.size(), l.rows.size() == 1 ? "" : "s"));
   if (c.keys.size() > c.rows.size())
     c.notes.push_back(fmt::format("{} keys fitted to {} size(s): more unknowns than measurements, the fit is not "
                                   "unique; give logs with more sizes or fit fewer keys",

@@ -19,6 +19,7 @@ NcclTestsLog log_on(int hosts, int per_host) {
   l.rows.push_back({});
   l.rows.back().bytes = 1 << 20;
   l.rows.back().out_of_place = {true, 100.0, 0, 0};
+  l.avg_busbw_gbyte_per_s = 1;  // a whole log ends its table with its average (a log cut short does not)
   return l;
 }
 
@@ -54,7 +55,8 @@ TEST(Calibrate, RefusesLogsThatDoNotFitTheScenario) {
     calibrate(in);
     ADD_FAILURE() << "no error";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), "t.log: 9 hosts, but the scenario has 8 servers");
+    EXPECT_EQ(std::string(e.what()), "t.log: the log ran on 9 hosts, but the scenario has 8 servers: expected a "
+                                     "scenario of at least 72 GPUs (--set topology.gpus=72)");
   }
   in.logs = {log_on(2, 8)};
   in.logs[0].test = "hypercube";

@@ -8,8 +8,10 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <sstream>
 
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/units.hpp"
 
 namespace podnet::study {
@@ -151,8 +153,8 @@ TrainingLog parse_training_log(std::istream& in, const std::string& source) {
 }
 
 TrainingLog read_training_log(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw InputError(fmt::format("{}: cannot read the training log", path));
+  // The reason when it cannot be read (no such file, a directory), as every other input file says it.
+  std::istringstream f(read_input_file(path, path, "a training log (Megatron-LM's or NeMo's iteration lines)"));
   return parse_training_log(f, path);
 }
 
