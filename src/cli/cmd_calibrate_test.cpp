@@ -328,6 +328,23 @@ TEST(Calibrate, NamesAnOutlierRowAndALogCutShort) {
       << r.out;
 }
 
+// A training log does not record its GPU count: the 8-GPU Megatron-LM CI log fitted on 16 GPUs (DP4, twice the
+// log's) gives a fraction 0.35x podnet's start, which is refused, naming the GPU count; on 8 (DP2) it is 0.80x.
+TEST(Calibrate, ATrainingFitFarFromItsStartNamesTheGpuCount) {
+  const std::string log = std::string(PODNET_SOURCE_DIR) + "/tests/data/training-logs/megatron-ci-gpt3-7b-tp4-h100.log";
+  const std::string job =
+      " --engine analytical --set workload.model=gpt3-175b --set workload.layers=32 --set workload.hidden=4096 "
+      "--set workload.heads=32 --set workload.kv_heads=8 --set workload.ffn=16384 --set workload.vocab=131072 "
+      "--set workload.seq=8192 --set workload.tp=4 --set workload.pp=1 --set workload.microbatch=2 "
+      "--set workload.global_batch=8 --set workload.zero=1 --set workload.recompute=none --set workload.interleave=1 "
+      "--set workload.stage_layers=even";
+  Result r = run("calibrate aipod-16k --training " + log + job + " --set topology.gpus=16 --set workload.dp=4", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("check the scenario's job is the log's, its GPU count (16) first"), std::string::npos) << r.out;
+  r = run("calibrate aipod-16k --training " + log + job + " --set topology.gpus=8 --set workload.dp=2", true);
+  EXPECT_EQ(r.status, 0) << r.out;
+}
+
 // --out is a directory as for every command (DIR/fitted.yaml beside calibrate.json, .csv, .txt and the resolved
 // scenario); a path ending in .yaml is still the fragment alone, with a note. Every command's table names the
 // --config-add files it applied.

@@ -231,6 +231,13 @@ TrainingCalibration calibrate_training(const TrainingCalibrationInput& in) {
   c.fit_mfu = fitted.mfu;
   c.evaluations = ev.evaluations;
 
+  // The log's GPU count is not in the log: the scenario gave it, and a wrong count (a 512-GPU cluster's scenario
+  // for a log of 8) moves the fit as much as the GPUs' speed does.
+  if (c.key.start > 0 && (c.key.value / c.key.start < 0.6 || c.key.value / c.key.start > 1.6))
+    c.doubts.push_back(fmt::format("{} fitted to {:.2f}x its start ({} from {}): check the scenario's job is the "
+                                   "log's, its GPU count ({}) first (a training log does not record it: --set "
+                                   "topology.gpus and workload.dp to the log's)",
+                                   k.key, c.key.value / c.key.start, c.key.text, c.key.start_text, thousands(c.gpus)));
   if (c.fit_mfu < kMinTrustedMfu)
     c.doubts.push_back(fmt::format("podnet's MFU at the fitted value is {:.1f}% (below {:.0f}%): a job this slow is "
                                    "not what the scenario describes, or the log's steps include more than training "
