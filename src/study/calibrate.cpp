@@ -572,9 +572,13 @@ Calibration calibrate(const CalibrationInput& in) {
                                     k.key, k.lo_text, k.hi_text, k.text));
     } else if (u - a <= 1e-3 * (b - a) || b - u <= 1e-3 * (b - a)) {
       const bool low = u - a <= 1e-3 * (b - a);
+      const bool nic = k.key == "links.ethernet_efficiency" || k.key == "links.infiniband_efficiency";
       c.notes.push_back(fmt::format("{} fitted at its {} bound, {}: the logs want a value beyond it; widen it "
-                                    "(--fit {}=LO:HI) or check the scenario and the logs",
-                                    k.key, low ? "lower" : "upper", low ? k.lo_text : k.hi_text, k.key));
+                                    "(--fit {}=LO:HI) or check the scenario and the logs{}",
+                                    k.key, low ? "lower" : "upper", low ? k.lo_text : k.hi_text, k.key,
+                                    nic && low ? " (the log's servers may have fewer or slower NICs than the "
+                                                 "scenario's: server.nics, server.nic_speed)"
+                                               : ""));
     }
   }
   // A log cut short (no "# Avg bus bandwidth" line after its table) fits only the sizes it kept.
@@ -614,8 +618,14 @@ Calibration calibrate(const CalibrationInput& in) {
 std::string fragment_yaml(const Calibration& c, const CalibrationInput& in) {
   std::ostringstream out;
   out << "# podnet calibrate: fitted on scenario " << in.scenario << " (" << c.engine << " engine) to\n";
-  for (const auto& l : c.logs)
+  for (const auto& l : c.logs) {
     out << fmt::format("#   {}: {} on {} host(s) x {} GPU(s)\n", l.source, l.op, l.hosts, l.ranks_per_host);
+    // The fit holds for the algorithm the log ran; a run under the tuner may pick another (NVLS on 8 GPUs).
+    if (!l.log_algo.empty() && l.log_algo_applied)
+      out << fmt::format("#   timed as the log ran it, NCCL_ALGO={}: to compare with the log, run with --set "
+                         "collective.algorithms={} (the fragment leaves the algorithms to the tuner)\n",
+                         l.log_algo, fmt::join(algorithms_of(l.log_algo), ","));
+  }
   out << fmt::format("# residual of busbw over {} sizes: rms {:.2f}% (from {:.2f}% at the start), max {:.2f}%\n",
                      c.rows.size(), 100 * c.rms_fit, 100 * c.rms_start, 100 * c.max_abs_fit);
   for (const auto& n : c.notes) out << "# note: " << n << "\n";
