@@ -226,6 +226,21 @@ int cmd_design(const Common& c, const DesignOptions& d) {
         item["label"] = "frontend " + item["label"].get<std::string>();
         cost["items"].push_back(std::move(item));
       }
+    // The bill's total and a year's energy close it, each as count x unit = total (kWh x $/kWh), so a
+    // spreadsheet sums to design's figures without the JSON.
+    cost["items"].push_back(
+        {{"group", "total"},
+         {"label", "network capex, total"},
+         {"part", "total"},
+         {"total_usd", doc.contains("capex_with_frontend_usd") ? doc["capex_with_frontend_usd"] : cost["capex_usd"]}});
+    if (cost.contains("energy_mwh_per_year") && cost.contains("energy_price_usd_per_kwh"))
+      cost["items"].push_back(
+          {{"group", "energy"},
+           {"label", fmt::format("energy per year, kWh (whole cluster, PUE {:g})", cost["pue"].get<double>())},
+           {"part", "energy_kwh_per_year"},
+           {"count", report::round_to(cost["energy_mwh_per_year"].get<double>() * 1000, 3)},
+           {"unit_usd", cost["energy_price_usd_per_kwh"]},
+           {"total_usd", cost["energy_usd_per_year"]}});
     report::write_tidy_csv(cost, "items", "group", f);
     close_out(f, "--cost-csv", d.cost_csv);
     std::cerr << "podnet: wrote the priced bill " << d.cost_csv << "\n";

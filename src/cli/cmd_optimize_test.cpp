@@ -288,14 +288,26 @@ TEST(CostCli, BadCostSectionNamesFileLineAndKey) {
   std::string line;
   std::getline(in, line);
   EXPECT_EQ(line, "group,count,label,part,speed_gbps,total_usd,unit_usd");  // label: "nic-leaf: SR transceiver 400G"
-  double sum = 0;
+  double sum = 0, total = -1;
   int rows = 0;
+  std::string energy;
+  const auto total_usd = [](const std::string& l) {
+    return std::stod(l.substr(l.find_last_of(',', l.rfind(',') - 1) + 1));
+  };
   while (std::getline(in, line)) {
-    sum += std::stod(line.substr(line.find_last_of(',', line.rfind(',') - 1) + 1));
-    ++rows;
+    if (line.rfind("total,", 0) == 0) total = total_usd(line);
+    else if (line.rfind("energy,", 0) == 0) energy = line;
+    else {
+      sum += total_usd(line);
+      ++rows;
+    }
   }
   EXPECT_EQ(rows, static_cast<int>(a["cost"]["items"].size()));
   EXPECT_DOUBLE_EQ(sum, a["cost"]["capex_usd"].get<double>());
+  // Closed by the bill's total and a year's energy (kWh x $/kWh = $ a year), as design prints them.
+  EXPECT_DOUBLE_EQ(total, a["cost"]["capex_usd"].get<double>());
+  EXPECT_NE(energy.find("energy per year, kWh"), std::string::npos) << energy;
+  EXPECT_DOUBLE_EQ(total_usd(energy), a["cost"]["energy_usd_per_year"].get<double>());
 }
 
 }  // namespace
