@@ -326,6 +326,10 @@ TEST(Calibrate, NamesAnOutlierRowAndALogCutShort) {
                                  "(4 sizes kept)"),
             std::string::npos)
       << r.out;
+  // A key at its bound: widening it names the other fitted keys too (--fit replaces the default keys).
+  EXPECT_NE(r.out.find("widen it (--fit links.ethernet_efficiency=LO:HI --fit links.nvlink_efficiency)"),
+            std::string::npos)
+      << r.out;
 }
 
 // A training log does not record its GPU count: the 8-GPU Megatron-LM CI log fitted on 16 GPUs (DP4, twice the

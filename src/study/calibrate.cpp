@@ -573,9 +573,12 @@ Calibration calibrate(const CalibrationInput& in) {
     } else if (u - a <= 1e-3 * (b - a) || b - u <= 1e-3 * (b - a)) {
       const bool low = u - a <= 1e-3 * (b - a);
       const bool nic = k.key == "links.ethernet_efficiency" || k.key == "links.infiniband_efficiency";
+      // --fit replaces the keys fitted by default: the way to widen one names the others too.
+      std::string widen;
+      for (const auto& o : c.keys) widen += fmt::format(" --fit {}{}", o.key, o.key == k.key ? "=LO:HI" : "");
       c.notes.push_back(fmt::format("{} fitted at its {} bound, {}: the logs want a value beyond it; widen it "
-                                    "(--fit {}=LO:HI) or check the scenario and the logs{}",
-                                    k.key, low ? "lower" : "upper", low ? k.lo_text : k.hi_text, k.key,
+                                    "({}) or check the scenario and the logs{}",
+                                    k.key, low ? "lower" : "upper", low ? k.lo_text : k.hi_text, widen.substr(1),
                                     nic && low ? " (the log's servers may have fewer or slower NICs than the "
                                                  "scenario's: server.nics, server.nic_speed)"
                                                : ""));
