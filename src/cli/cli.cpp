@@ -39,9 +39,11 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e, cons
         for (const CLI::Option* o : s->get_options())
           if (o->check_lname(option.substr(2)) && elsewhere.empty()) {
             const std::string d = o->get_description();
-            if (const auto k = d.find("(sets "); k != std::string::npos)
-              elsewhere = fmt::format("; `podnet {}`'s {} sets {}: here, --set {}=VALUE", s->get_name(), option,
-                                      d.substr(k + 6, d.find(')', k) - k - 6), d.substr(k + 6, d.find(')', k) - k - 6));
+            if (const auto k = d.find("(sets "); k != std::string::npos) {
+              const std::string key = d.substr(k + 6, d.find(')', k) - k - 6);
+              elsewhere =
+                  fmt::format("; `podnet {}`'s {} sets {}: here, --set {}=VALUE", s->get_name(), option, key, key);
+            }
           }
       const std::string near = scenario::closest(option, names);
       text += elsewhere.empty() && !near.empty() ? fmt::format("; did you mean {}?", near) : elsewhere;

@@ -226,11 +226,9 @@ workload::PlacementSummary summarize(const workload::Job& job, const std::vector
     for (int64_t r : ranks) g.push_back(gpu_of_rank[static_cast<size_t>(r)]);
     return g;
   };
-  // DP: every ring hop carries (n-1)/n x a parameter's bytes on the wire per reduction and gather: the gradients
-  // all-reduced (ZeRO 0: twice bytes_per_grad), or reduce-scattered and the parameters gathered (ZeRO 1, 2:
-  // bytes_per_grad + bytes_per_param; 3: + the gather before the backward), as workload::volumes counts them.
-  const double g_e = static_cast<double>(job.bytes_per_grad), w_e = static_cast<double>(job.bytes_per_param);
-  const double per_param = job.zero == 0 ? 2 * g_e : job.zero == 3 ? g_e + 2 * w_e : g_e + w_e;
+  // DP: every ring hop carries (n-1)/n x the bytes a parameter moves (gradients reduced, parameters gathered by
+  // ZeRO stage: workload::dp_wire_bytes_per_param, as workload::volumes counts them).
+  const double per_param = workload::dp_wire_bytes_per_param(job);
   auto ring_bytes = [&](const collective::Group& g, double params) {
     if (g.size() < 2 || params <= 0) return;
     const double n = static_cast<double>(g.size());

@@ -347,6 +347,10 @@ class Loader {
     if (!r) return;
     const bool preset = p.get_string("recipe") == "preset";
     const std::vector<ParamSpec> specs = workload::workload_params();
+    // The scenario gives key k (the file, or the command line over a preset recipe).
+    const auto gives = [&](const std::string& k) {
+      return preset ? sc_.from_set.count(path + "." + k) != 0 : (node && node.IsMap() && node[k]);
+    };
     for (const auto& [group, all_keys] : workload::recipe_groups()) {
       // A key given at the recipe's own value leaves the group whole (--set workload.bytes_per_grad=4 over a
       // recipe that says 4 changes nothing; it dropped the group's recompute and ZeRO).
@@ -359,8 +363,7 @@ class Loader {
       };
       bool given = false;
       for (const auto& k : all_keys) {
-        const std::string key = path + "." + k;
-        if (!(preset ? sc_.from_set.count(key) != 0 : (node && node.IsMap() && node[k]))) continue;
+        if (!gives(k)) continue;
         const std::string same = recipe_text(k);
         given = given || same.empty() || !p.has(k) || p.text(k) != same;
       }
@@ -369,7 +372,7 @@ class Loader {
         if (g.name != group) continue;
         for (const auto& [k, text] : g.keys) {
           // given at the recipe's value: the scenario's own key (its line, its provenance)
-          if (preset ? sc_.from_set.count(path + "." + k) != 0 : (node && node.IsMap() && node[k])) continue;
+          if (gives(k)) continue;
           const auto [value, canonical] =
               preset_value(specs, k, text, fmt::format("model preset {}: recipe", r->model));
           p.set(k, value, canonical);

@@ -103,7 +103,7 @@ workload::Job Setup::jobs_entry(size_t i, bool memory) const {
   const std::string prefix = fmt::format("jobs[{}].", i);
   try {
     Params p = spec.workload;
-    workload::Job j = workload::job_from(p, spec.gpus);
+    workload::Job j = workload::job_from(p, spec.gpus, "the job");
     if (!p.has("dp")) {
       // dp from the GPU count: job_from picked the largest d that fits; the job must fill its GPUs.
       const int64_t mp = j.tp * j.cp * j.pp;
@@ -111,7 +111,7 @@ workload::Job Setup::jobs_entry(size_t i, bool memory) const {
         throw ParamError("gpus", fmt::format("{} GPUs are not a multiple of tp x cp x pp = {} x {} x {} = {}",
                                              spec.gpus, j.tp, j.cp, j.pp, mp));
       p.set("dp", int64_t{spec.gpus / mp}, std::to_string(spec.gpus / mp));
-      j = workload::job_from(p, spec.gpus);
+      j = workload::job_from(p, spec.gpus, "the job");
     }
     j.seed = scenario.seed;
     if (j.speed_cv > 0 || j.jitter_cv > 0)
@@ -131,12 +131,7 @@ workload::Job Setup::jobs_entry(size_t i, bool memory) const {
     std::string at = scenario.where(key);
     if (scenario.from_set.count("jobs")) at = "--set " + key;  // the whole list came from --set jobs=[...]
     else if (key == prefix + "gpus") at = fmt::format("{}:{}: {}", scenario.source, spec.line, key);
-    // job_from counts a job's own GPUs (gpus:), which its rules call the fabric's.
-    std::string what = e.what();
-    for (const std::string from : {"but the fabric has", "(fabric GPUs /"})
-      if (const auto k = what.find(from); k != std::string::npos)
-        what.replace(k, from.size(), from[0] == 'b' ? "but the job has" : "(the job's GPUs /");
-    throw InputError(fmt::format("{}: {} ({})", at, what, spec.name));
+    throw InputError(fmt::format("{}: {} ({})", at, e.what(), spec.name));
   }
 }
 

@@ -333,7 +333,7 @@ int64_t largest_dp(int64_t sequences, int64_t most, int64_t multiple) {
   return 0;
 }
 
-Job job_from(const Params& p, int64_t fabric_gpus) {
+Job job_from(const Params& p, int64_t fabric_gpus, std::string_view owner) {
   Job j;
   j.model = model_from(p);
   j.gpu = gpu_from(p);
@@ -399,8 +399,8 @@ Job job_from(const Params& p, int64_t fabric_gpus) {
   } else {
     const int64_t mp = j.tp * j.cp * j.pp;
     if (mp > fabric_gpus)
-      throw ParamError("workload.tp", fmt::format("tp x cp x pp = {} x {} x {} = {} GPUs, but the fabric has {}", j.tp,
-                                                  j.cp, j.pp, mp, fabric_gpus));
+      throw ParamError("workload.tp", fmt::format("tp x cp x pp = {} x {} x {} = {} GPUs, but {} has {}", j.tp, j.cp,
+                                                  j.pp, mp, owner, fabric_gpus));
     const int64_t seqs = j.global_batch / std::max<int64_t>(1, j.microbatch);
     // The largest DP that splits the batch into whole microbatches; with the interleaved schedule, also into a
     // multiple of pp per pipeline (its requirement, checked below), else the largest that splits it at all (and
@@ -457,11 +457,16 @@ Job job_from(const Params& p, int64_t fabric_gpus) {
       if (j.stage_layers(i) == 0 && i != 0 && i != j.pp - 1)
         throw ParamError("workload.stage_layers", fmt::format("stage {} has no layers", i));
   }
-  validate(j, fabric_gpus);
+  validate(j, fabric_gpus, owner);
   return j;
 }
 
-void validate(const Job& j, int64_t fabric_gpus) {
+double dp_wire_bytes_per_param(const Job& j) {
+  const double g = static_cast<double>(j.bytes_per_grad), w = static_cast<double>(j.bytes_per_param);
+  return j.zero == 0 ? 2 * g : j.zero == 3 ? g + 2 * w : g + w;
+}
+
+void validate(const Job& j, int64_t fabric_gpus, std::string_view owner) {
   const ModelSpec& m = j.model;
   // Too many GPUs: the product, the fabric's count and the dp that fits (or that tp x cp x pp alone is too many).
   // The product in floating point: tp x cp x pp x dp would wrap int64 (tp, cp, pp up to 2^20, dp 2^24; tp x cp x pp
@@ -470,17 +475,16 @@ void validate(const Job& j, int64_t fabric_gpus) {
       static_cast<double>(j.tp) * static_cast<double>(j.cp) * static_cast<double>(j.pp) * static_cast<double>(j.dp);
   if (product > static_cast<double>(fabric_gpus)) {
     const int64_t mp = j.tp * j.cp * j.pp;
-    throw ParamError("workload.dp",
-                     fmt::format("tp x cp x pp x dp = {} x {} x {} x {} = {} GPUs, but the fabric has {}; expected {}",
-                                 j.tp, j.cp, j.pp, j.dp,
-                                 product < 1e18 ? thousands(static_cast<int64_t>(product))
-                                                : fmt::format("{:.3g}", product),
-                                 thousands(fabric_gpus),
-                                 mp <= fabric_gpus
-                                     ? fmt::format("dp at most {} (fabric GPUs / (tp x cp x pp) = {} / {}), or dp "
-                                                   "left out (auto)",
-                                                   thousands(fabric_gpus / mp), thousands(fabric_gpus), thousands(mp))
-                                     : std::string("a smaller tp, cp or pp")));
+    throw ParamError(
+        "workload.dp",
+        fmt::format("tp x cp x pp x dp = {} x {} x {} x {} = {} GPUs, but {} has {}; expected {}", j.tp, j.cp, j.pp,
+                    j.dp, product < 1e18 ? thousands(static_cast<int64_t>(product)) : fmt::format("{:.3g}", product),
+                    owner, thousands(fabric_gpus),
+                    mp <= fabric_gpus
+                        ? fmt::format("dp at most {} ({}'s GPUs / (tp x cp x pp) = {} / {}), or dp "
+                                      "left out (auto)",
+                                      thousands(fabric_gpus / mp), owner, thousands(fabric_gpus), thousands(mp))
+                        : std::string("a smaller tp, cp or pp")));
   }
   if (m.hidden % m.heads != 0)
     throw SharedParamError("workload.heads",
@@ -673,11 +677,7 @@ Volumes volumes(const Job& j) {
     const StageParams sp = stage_params(j, s);
     grads += sp.total() * static_cast<double>(j.bytes_per_grad);
     const double edp = static_cast<double>(j.dp) / static_cast<double>(j.ep);
-    // ZeRO 0 all-reduces the gradients (twice their bytes); 1 and 2 reduce-scatter them and all-gather the
-    // parameters (bytes_per_param each); 3 gathers the parameters before the forward and the backward.
-    const double g = static_cast<double>(j.bytes_per_grad), w = static_cast<double>(j.bytes_per_param);
-    const double per_param = j.zero == 0 ? 2 * g : j.zero == 3 ? g + 2 * w : g + w;
-    dp_traffic += (sp.dense * (d - 1) / d + sp.expert * (edp - 1) / edp) * per_param;
+    dp_traffic += (sp.dense * (d - 1) / d + sp.expert * (edp - 1) / edp) * dp_wire_bytes_per_param(j);
   }
   v.dp_grad_bytes_per_gpu = grads / static_cast<double>(j.pp);
   v.dp_bytes_per_gpu = dp_traffic / static_cast<double>(j.pp);

@@ -59,6 +59,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/params.hpp"
@@ -219,13 +220,18 @@ std::vector<ParamSpec> workload_params();
 // Throws ParamError for an unknown name. job_from starts from these; the inference study uses them alone.
 ModelSpec model_from(const Params& p);
 GpuSpec gpu_from(const Params& p);
-Job job_from(const Params& p, int64_t fabric_gpus);
+// `owner` names what holds the fabric_gpus in errors: "the fabric", or "the job" for a jobs: entry's own GPUs.
+Job job_from(const Params& p, int64_t fabric_gpus, std::string_view owner = "the fabric");
 // The largest d <= most that splits `sequences` (global_batch / microbatch) into whole microbatches per
 // replica, and into a multiple of `multiple` of them (pp under the interleaved schedule, else 1); 0 if none.
 // Auto DP (job_from) and the train report's idle-GPU note both use it.
 int64_t largest_dp(int64_t sequences, int64_t most, int64_t multiple);
 // Checks a job (every rule job_from applies). Throws ParamError.
-void validate(const Job& job, int64_t fabric_gpus);
+void validate(const Job& job, int64_t fabric_gpus, std::string_view owner = "the fabric");
+// The bytes a data-parallel ring moves per parameter over its (n-1)/n: ZeRO 0 all-reduces the gradients (twice
+// bytes_per_grad); 1 and 2 reduce-scatter them and all-gather the parameters (bytes_per_grad +
+// bytes_per_param); 3 also gathers the parameters before the backward (+ bytes_per_param).
+double dp_wire_bytes_per_param(const Job& job);
 
 // "300B", "1.5T", "2e12", "750M" -> tokens. False if not a count.
 bool parse_count(const std::string& text, double& out);
