@@ -12,8 +12,12 @@
 // delivered, events, and data packets per CPU-second.
 // Targets: >= 100,000 data packets per CPU-second and < 500 MB at k = 16.
 //
+// `--threads N` runs the partitioned engine (packet/partition.hpp) on N
+// threads; its results are the same for every N, and the digest line (a
+// hash of every flow's finish time and the totals) shows it.
+//
 //   packet_bench [--k 16] [--cc dcqcn_nic|dcqcn_paper|none|infiniband] [--routing ecmp|spray|adaptive]
-//                [--bytes 2000000] [--seed 1]
+//                [--bytes 2000000] [--seed 1] [--threads N]
 #include "bench_util.hpp"
 
 #include <sys/resource.h>
@@ -50,6 +54,7 @@ int main(int argc, char** argv) {
   std::string cc = "dcqcn_nic", policy = "ecmp";
   Bytes bytes = 2'000'000;
   uint64_t seed = 1;
+  int threads = 0;  // 0: the sequential engine
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--k") k = std::atoi(argv[i + 1]);
@@ -57,6 +62,7 @@ int main(int argc, char** argv) {
     else if (a == "--routing") policy = argv[i + 1];
     else if (a == "--bytes") bytes = std::atoll(argv[i + 1]);
     else if (a == "--seed") seed = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (a == "--threads") threads = std::atoi(argv[i + 1]);
     else {
       std::fprintf(stderr, "unknown option %s\n", argv[i]);
       return 2;
@@ -96,6 +102,8 @@ int main(int argc, char** argv) {
   net.routing.seed = seed;
   engine::packet::PacketOptions popt;
   popt.cc = cc;
+  popt.partitioned = threads > 0;
+  popt.threads = std::max(1, threads);
   engine::packet::PacketBackend backend(topo, net, popt);
   const double cpu_setup = cpu_seconds() - cpu0;
 
@@ -113,10 +121,21 @@ int main(int argc, char** argv) {
     last = std::max(last, t.finish.us());
   }
   int64_t unfinished = 0;
-  for (const auto& t : report.transfers) unfinished += t.finish.ps <= 0;
+  uint64_t digest = 0;
+  for (const auto& t : report.transfers) {
+    unfinished += t.finish.ps <= 0;
+    digest = mix64(digest ^ static_cast<uint64_t>(t.finish.ps));
+  }
+  for (const uint64_t v : {st.events, st.data_sent, st.ecn_marks, st.cnps, st.pause_frames, st.retransmits})
+    digest = mix64(digest ^ v);
 
-  std::printf("packet_bench: k=%d fat-tree, %d hosts, %d flows of %lld B, cc=%s, routing=%s, seed=%llu\n", k, n, n,
-              static_cast<long long>(bytes), cc.c_str(), policy.c_str(), static_cast<unsigned long long>(seed));
+  std::printf("packet_bench: k=%d fat-tree, %d hosts, %d flows of %lld B, cc=%s, routing=%s, seed=%llu, %s\n", k, n, n,
+              static_cast<long long>(bytes), cc.c_str(), policy.c_str(), static_cast<unsigned long long>(seed),
+              threads > 0 ? ("partitioned on " + std::to_string(threads) + " thread(s)").c_str() : "sequential");
+  if (threads > 0)
+    std::printf("  partitioned: %d units, lookahead %.0f ns, %llu windows, %llu events clamped\n", st.units,
+                st.lookahead.us() * 1e3, static_cast<unsigned long long>(st.windows),
+                static_cast<unsigned long long>(st.clamped));
   std::printf("  simulated: makespan %.1f us, flow completion %.1f .. %.1f us, unfinished %lld\n", report.makespan.us(),
               first, last, static_cast<long long>(unfinished));
   std::printf("  data packets delivered %llu (sent %llu, retransmitted %llu), events %llu, peak packets %llu\n",
@@ -132,5 +151,6 @@ int main(int argc, char** argv) {
   std::printf("  %.0f data packets per CPU-second (run), %.0f overall; %.0f events per CPU-second\n",
               static_cast<double>(st.data_delivered) / cpu_run, static_cast<double>(st.data_delivered) / cpu,
               static_cast<double>(st.events) / cpu_run);
+  std::printf("  digest %016llx\n", static_cast<unsigned long long>(digest));
   return unfinished == 0 && sim.open_streams() == 0 ? 0 : 1;
 }

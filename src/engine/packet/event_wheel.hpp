@@ -45,6 +45,13 @@ class EventWheel {
     ++size_;
   }
 
+  // An event whose sequence number the caller chose (the partitioned engine's keys: partition.hpp); it must be
+  // unique among the pending ones.
+  void push_event(const Event& e) {
+    place(e);
+    ++size_;
+  }
+
   bool empty() const { return size_ == 0; }
   size_t size() const { return size_; }
 

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "engine/packet/partition.hpp"
 #include "routing/router.hpp"
 
 namespace podnet::engine::packet {
@@ -12,19 +13,16 @@ using routing::DirLink;
 using routing::PathPart;
 
 Nic::Nic(const PacketOptions& opt, const Config& c, const cc::CongestionControl& cc, Ports& ports,
-         const NextHops* next_hops, EventWheel& events, SimStats& stats)
+         const NextHops* next_hops)
     : opt_(opt),
       c_(c),
       cc_(cc),
       traits_(cc.traits()),
       ports_(ports),
       next_hops_(next_hops),
-      events_(events),
-      stats_(stats),
       window_(opt.window_packets) {
   sched_.resize(ports.info.size());
   extra_bytes.assign(ports.info.size(), 0.0);
-  outbox_.reserve(4);
 }
 
 // ---------------------------------------------------------------- streams
@@ -73,7 +71,7 @@ int32_t Nic::add_stream(const StreamSpec& s, const std::vector<PathPart>& route)
     rec.finish = Time(start + std::max(s.latency.ps, phys));
     records.push_back(rec);
     stream_tags.push_back(s.tag);
-    events_.push(rec.finish, kDone, qi);
+    lane().push(rec.finish, kDone, qi);
     return static_cast<int32_t>(qi);
   }
   // The algorithm's init sees the QP's path figures; the QP keeps them whatever init makes of them.
@@ -114,7 +112,7 @@ int32_t Nic::add_stream(const StreamSpec& s, const std::vector<PathPart>& route)
   rec.first_send = Time(inject);
   records.push_back(rec);
   stream_tags.push_back(s.tag);
-  events_.push(Time(inject), kQpStart, qi);
+  lane().push(Time(inject), kQpStart, qi);
   return static_cast<int32_t>(qi);
 }
 
@@ -281,10 +279,10 @@ Packet Nic::make_data_packet(uint32_t qi, DirLink p, int64_t now) {
     const uint32_t out = q.snd_nxt - q.snd_una;
     if (out - std::min(out, q.sacked) >= q.cc.window) k.ecn = kAckRequest;
   }
-  ++stats_.data_sent;
+  ++lane().stats.data_sent;
   if (q.snd_una == q.max_sent) q.last_progress = now;  // nothing was outstanding: the RTO clock starts now
   if (psn < q.max_sent) {
-    ++stats_.retransmits;
+    ++lane().stats.retransmits;
     ++records[qi].retransmits;
     ++ports_.stats_of[p].retransmits;
   } else {
@@ -292,7 +290,7 @@ Packet Nic::make_data_packet(uint32_t qi, DirLink p, int64_t now) {
   }
   if (!q.rto_armed) {
     q.rto_armed = true;
-    events_.push(Time(now + c_.rto), kRto, qi);
+    lane().push(Time(now + c_.rto), kRto, qi);
   }
   const PortHot& I = ports_.hot[p];
   const int64_t bytes = I.net ? k.wire : k.raw;
@@ -338,7 +336,7 @@ void Nic::react(uint32_t qi, const cc::Reaction& r, int64_t now, DirLink& kick) 
     const DirLink w = set_rate(qi, r.rate, now);
     if (w >= 0) kick = w;
   }
-  if (r.timer >= 0) events_.push(Time(r.timer), kCcTimer, qi, 0, qps[qi].cc.stamp);
+  if (r.timer >= 0) lane().push(Time(r.timer), kCcTimer, qi, 0, qps[qi].cc.stamp);
 }
 
 DirLink Nic::receive_ctrl(uint32_t qi, const Packet& k, int64_t now) {
@@ -353,7 +351,7 @@ DirLink Nic::receive_ctrl(uint32_t qi, const Packet& k, int64_t now) {
   };
   switch (k.type) {
     case kAck: {
-      ++stats_.acks;
+      ++lane().stats.acks;
       const uint32_t una = q.snd_una;
       if (k.psn > q.snd_una) {
         q.snd_una = k.psn;
@@ -372,7 +370,7 @@ DirLink Nic::receive_ctrl(uint32_t qi, const Packet& k, int64_t now) {
       break;
     }
     case kNack: {
-      ++stats_.nacks;
+      ++lane().stats.nacks;
       ++records[qi].nacks;
       const uint32_t una = q.snd_una;
       if (k.psn > q.snd_una) {
@@ -385,14 +383,14 @@ DirLink Nic::receive_ctrl(uint32_t qi, const Packet& k, int64_t now) {
       break;
     }
     case kTrimNack: {
-      ++stats_.trim_nacks;
+      ++lane().stats.trim_nacks;
       ++records[qi].trims;
       selective_nack(q, k.psn);
       answer(q.snd_una);
       break;
     }
     case kPull: {  // receiver credits: what is new in the cumulative grant, up to the cap
-      ++stats_.pulls;
+      ++lane().stats.pulls;
       if (q.tx_done) break;
       if (q.speculating) {  // the receiver has heard of the QP: speculative credit left over is dropped
         q.speculating = false;
@@ -460,7 +458,7 @@ int64_t Nic::on_rto(uint32_t qi, int64_t now, DirLink& kick) {
   const int64_t deadline = q.last_progress + c_.rto;
   if (now < deadline) return deadline;
   if (q.snd_una < q.max_sent) {
-    ++stats_.timeouts;
+    ++lane().stats.timeouts;
     ++records[qi].timeouts;
     q.snd_nxt = q.snd_una;
     q.rtx.clear();
@@ -484,7 +482,7 @@ void Nic::cc_timer_rearm(uint32_t qi, int64_t now) {
   Qp& q = qps[qi];
   if (q.tx_done) return;
   const int64_t t = cc_.timer_next(q.cc, now);
-  if (t >= 0) events_.push(Time(t), kCcTimer, qi, 0, q.cc.stamp);
+  if (t >= 0) lane().push(Time(t), kCcTimer, qi, 0, q.cc.stamp);
 }
 
 // ---------------------------------------------------------------- receiver
@@ -508,8 +506,8 @@ void Nic::ctrl(uint32_t qi, uint8_t type, uint32_t psn, bool last_hop) {
     if (last_hop && traits_.receiver_credits) k.ecn |= kEchoLastHop;
   }
   if (traits_.trim) k.raw = static_cast<uint16_t>(std::min<uint32_t>(65535, q.ooo));
-  if (traits_.int_telemetry && (type == kAck || type == kNack)) k.raw = static_cast<uint16_t>(echo_slot_);
-  outbox_.push_back({rev_port(q, 0), k});
+  if (traits_.int_telemetry && (type == kAck || type == kNack)) k.raw = static_cast<uint16_t>(lane().echo_slot);
+  lane().outbox.push_back({rev_port(q, 0), k});
 }
 
 void Nic::maybe_ack(uint32_t qi, bool force, int64_t now) {
@@ -526,12 +524,12 @@ bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
   Qp& q = qps[qi];
   if (c_.reps) q.rx_ev = k.ev;
   if (q.pt_off != kNil) heard_target(qi, pull_targets_[q.pt_off + k.psn % cc::kMaxTimed], now);
-  echo_slot_ = q.int_off != kNil ? (k.psn & q.int_mask) + 1 : 0;  // the ACK it draws echoes its INT stack
+  lane().echo_slot = q.int_off != kNil ? (k.psn & q.int_mask) + 1 : 0;  // the ACK it draws echoes its INT stack
   // Trimming and INT: every data packet is acknowledged (selectively when held); else the sender asks.
   const bool ack_request = traits_.trim || traits_.int_telemetry || (k.ecn & kAckRequest) != 0;
   if (k.ecn & 1) {
     if (traits_.cnp && cc_.on_marked(q.cc, now)) {
-      ++stats_.cnps;
+      ++lane().stats.cnps;
       ctrl(qi, kCnp, 0);
     }
     if (traits_.ack_echo) ++q.cc.rx_marked;
@@ -558,7 +556,7 @@ bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
       ++records[qi].out_of_order;
       ++ports_.stats_of[k.in_port].out_of_order;
       if (++q.ooo == 1) q.ooo_since = now;
-      stats_.max_reorder_packets = std::max(stats_.max_reorder_packets, q.ooo);
+      lane().stats.max_reorder_packets = std::max(lane().stats.max_reorder_packets, q.ooo);
       if (c_.data_cls == kLossy && !q.nack_sent &&
           psn - q.rcv_nxt >= static_cast<uint32_t>(std::max(1, opt_.reorder_nack_packets))) {
         q.nack_sent = true;
@@ -583,9 +581,9 @@ bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
     }
     if (had && q.ooo == 0) {
       const int64_t d = now - q.ooo_since;
-      ++stats_.reorder_events;
-      reorder_delay_sum_ += static_cast<double>(d);
-      stats_.max_reorder_delay.ps = std::max(stats_.max_reorder_delay.ps, d);
+      ++lane().stats.reorder_events;
+      lane().reorder_sum_ps += d;
+      lane().stats.max_reorder_delay.ps = std::max(lane().stats.max_reorder_delay.ps, d);
     }
   } else {
     if (psn != q.rcv_nxt) {  // a hole: go-back-N discards what follows it
@@ -601,7 +599,7 @@ bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
     advanced = 1;
   }
   q.nack_sent = false;
-  stats_.data_delivered += advanced;
+  lane().stats.data_delivered += advanced;
   if (q.rcv_nxt == q.npkts) {
     q.rx_done = true;
     maybe_ack(qi, true, now);
@@ -609,7 +607,7 @@ bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
   }
   if (q.rcv_nxt >= q.notify_at) {  // a watched slice end: reported after the in-server links, as a completion
     q.notify_at = kNil;
-    events_.push(Time(now + q.suffix_delay), kProgress, qi);
+    lane().push(Time(now + q.suffix_delay), kProgress, qi);
   }
   // The last packet the sender was allowed so far ends a message (an RDMA write): it asks for an ACK,
   // so a sender that has to wait for its next slice does not wait for an RTO instead.
@@ -619,7 +617,7 @@ bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
 
 void Nic::receive_trim(uint32_t qi, const Packet& k, int64_t now) {
   Qp& q = qps[qi];
-  ++stats_.trims_received;
+  ++lane().stats.trims_received;
   if (c_.reps) q.rx_ev = k.ev;
   if (q.pt_off != kNil) heard_target(qi, pull_targets_[q.pt_off + k.psn % cc::kMaxTimed], now);
   if (q.rx_done || k.psn < q.rcv_nxt) return;  // it arrived whole meanwhile
@@ -667,7 +665,7 @@ void Nic::heard_target(uint32_t qi, uint32_t pt, int64_t now) {
   pc.active.push_back(qi);
   if (!pc.running) {
     pc.running = true;
-    events_.push(Time(now), kPullPace, static_cast<uint64_t>(q.pacer));
+    lane().push(Time(now), kPullPace, static_cast<uint64_t>(q.pacer));
   }
 }
 
@@ -726,7 +724,7 @@ void Nic::pull_pace(int32_t id, int64_t now) {
   ctrl(qi, kPull, qps[qi].granted);
   // The line's time for what was granted (4 quanta's when nothing was).
   const int64_t wait = std::llround(pc.ps_per_quantum * (extra > 0 ? extra : 4));
-  events_.push(Time(now + wait), kPullPace, static_cast<uint64_t>(id));
+  lane().push(Time(now + wait), kPullPace, static_cast<uint64_t>(id));
 }
 
 uint16_t Nic::payload_of(const Qp& q, uint32_t psn) const {
@@ -753,19 +751,19 @@ int64_t Nic::delivered_slices(uint32_t qi) const {
   return q.slice_extra + static_cast<int64_t>((q.rcv_nxt - head) / q.pkts0);
 }
 
+void Nic::count_extra_bytes(uint32_t qi) {
+  const Qp& q = qps[qi];
+  for (uint32_t j = 0; j < q.route_len; ++j)
+    if (j < q.net_first || j > q.net_last)
+      extra_bytes[routes[q.route_off + j]] += static_cast<double>(records[qi].bytes);
+}
+
 void Nic::complete(uint32_t qi, int64_t now) {
   const Qp& q = qps[qi];
   const int64_t fin = now + q.suffix_delay;
   records[qi].finish = Time(fin);
-  for (uint32_t j = 0; j < q.route_len; ++j)
-    if (j < q.net_first || j > q.net_last)
-      extra_bytes[routes[q.route_off + j]] += static_cast<double>(records[qi].bytes);
-  events_.push(Time(fin), kDone, qi);
-}
-
-void Nic::finish_stats() {
-  stats_.mean_reorder_delay_ps = stats_.reorder_events ? reorder_delay_sum_ / static_cast<double>(stats_.reorder_events)
-                                                       : 0;
+  if (!defer_extra_bytes) count_extra_bytes(qi);
+  lane().push(Time(fin), kDone, qi);
 }
 
 }  // namespace podnet::engine::packet

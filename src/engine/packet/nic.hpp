@@ -58,6 +58,7 @@
 
 #include "engine/packet/cc/congestion_control.hpp"
 #include "engine/packet/event_wheel.hpp"
+#include "engine/packet/lane.hpp"
 #include "engine/packet/next_hops.hpp"
 #include "engine/packet/packet.hpp"
 #include "engine/packet/packet_options.hpp"
@@ -147,13 +148,10 @@ class Nic {
     bool reps = false;        // the sender picks each packet's entropy value (reps.hpp)
     int64_t network_rtt = 0;  // ps: the fabric's largest unloaded NIC-to-NIC round trip (cc::Context)
   };
-  struct Ctrl {
-    routing::DirLink port;
-    Packet k;
-  };
+  using Ctrl = packet::Ctrl;
 
   Nic(const PacketOptions& opt, const Config& c, const cc::CongestionControl& cc, Ports& ports,
-      const NextHops* next_hops, EventWheel& events, SimStats& stats);
+      const NextHops* next_hops);
 
   // ---- streams (packet_sim.hpp: add_stream)
   int32_t add_stream(const StreamSpec& s, const std::vector<routing::PathPart>& route);
@@ -223,7 +221,11 @@ class Nic {
   // outbox; true when the stream is complete (then call complete()).
   bool receive_data(uint32_t qi, const Packet& k, int64_t now);
   void complete(uint32_t qi, int64_t now);
-  std::vector<Ctrl>& outbox() { return outbox_; }
+  // Adds a completed stream's bytes to its in-server links modelled as delays (extra_bytes): at its
+  // completion, or (defer_extra_bytes: a partitioned run, whose in-server links at the source another
+  // thread may be counting) when the coordinator runs its kDone.
+  void count_extra_bytes(uint32_t qi);
+  bool defer_extra_bytes = false;
 
   bool can_send(const Qp& q) const {
     if (!q.started || q.tx_done) return false;
@@ -243,7 +245,6 @@ class Nic {
   routing::DirLink rev_port(uint32_t off, uint32_t len, uint32_t i) const { return routes[off + len - 1 - i] ^ 1; }
   routing::DirLink rev_port(const Qp& q, uint32_t i) const { return rev_port(q.path_off, q.path_len, i); }
   const cc::CongestionControl& cc() const { return cc_; }
-  void finish_stats();
 
   std::vector<Qp> qps;
   std::vector<routing::DirLink> routes;
@@ -312,8 +313,6 @@ class Nic {
   cc::Traits traits_;  // a copy: read per packet
   Ports& ports_;       // reads rates; counts retransmissions and out-of-order arrivals per port
   const NextHops* next_hops_;
-  EventWheel& events_;
-  SimStats& stats_;
   int32_t window_ = 0;
   std::vector<Sched> sched_;  // per port
   std::vector<uint64_t> bitmap_;
@@ -321,11 +320,8 @@ class Nic {
   std::vector<uint32_t> pull_targets_;  // stamped pull targets (Traits::receiver_credits)
   std::vector<cc::IntHop> int_hops_;    // INT stacks (Traits::int_telemetry)
   std::vector<uint8_t> int_count_;
-  uint32_t echo_slot_ = 0;  // receiver: the INT slot + 1 of the data packet being answered (0: none)
   std::vector<Pacer> pacers_;
   std::vector<int32_t> pacer_of_node_;
-  std::vector<Ctrl> outbox_;
-  double reorder_delay_sum_ = 0;
 };
 
 }  // namespace podnet::engine::packet

@@ -69,6 +69,10 @@ struct PacketOptions {
   bool sample_all_ports = false;  // sample every directed link, each only while its queue is (or was last) non-empty
   bool sample_streams = false;    // also sample every stream's delivered bytes and DCQCN rate
   int32_t window_packets = 0;     // > 0: at most this many unacknowledged packets per QP
+  // The partitioned engine (partition.hpp): the fabric cut into units run in windows on `threads` threads
+  // (1..64), the same results for every count. Off: the sequential engine.
+  bool partitioned = false;
+  int32_t threads = 1;
   // The ECN marking band of every switch port, for an algorithm that reads marks (CcPreset::ecn); each
   // < 0: the algorithm's own (scaled with the port's rate when it says so). Given, the same at every port.
   Bytes ecn_kmin = -1, ecn_kmax = -1;

@@ -11,11 +11,15 @@
 #include "engine/packet/packet_sim.hpp"
 
 #include <algorithm>
+#include <barrier>
 #include <bit>
 #include <cmath>
+#include <exception>
 #include <limits>
+#include <mutex>
 #include <numeric>
 #include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -25,6 +29,7 @@
 #include "engine/packet/event_wheel.hpp"
 #include "engine/packet/nic.hpp"
 #include "engine/packet/packet.hpp"
+#include "engine/packet/partition.hpp"
 #include "engine/packet/port.hpp"
 #include "engine/packet/switch_buffer.hpp"
 
@@ -107,22 +112,22 @@ struct PacketSim::Impl {
   int64_t ctrl_raw = 64;  // control packet bytes on NVLink/PCIe
 
   // ---- components and the core's own state
-  SimStats stats;
-  EventWheel events;  // (time, seq) order, as core/event_queue.hpp (event_wheel.hpp)
+  // The sequential engine's one lane (its events in (time, push order), as core/event_queue.hpp); in a
+  // partitioned run the coordinator's (partition.hpp), the threads' lanes in `lanes`.
+  Lane lane0;
+  std::optional<Partition> part;
+  std::vector<std::unique_ptr<Lane>> lanes;
+  SimStats totals;  // every lane's counters, after a run
   std::optional<Ports> ports;
   std::optional<SwitchBuffer> buffer;
   std::optional<Nic> nic;
-  int64_t now = 0;
   std::vector<QueueSample> samples;
   std::vector<StreamSample> stream_samples;
   std::vector<char> sampled_busy;  // sample_all_ports: the port's last sample was non-empty
   bool sampling = false;
-  int64_t last_tx = 0;  // last data packet put on a wire
   int64_t deadlock_window = 0;
-  std::vector<DirLink> cand, ties;
   static constexpr uint64_t kRrSlots = 1 << 16;
   std::vector<uint32_t> rr_node;  // round-robin counters by hash of (switch, destination): spray, adaptive ties
-  std::vector<PathPart> scratch;
   // failures (§10)
   bool links_failed = false;  // a link has died in this run: the loss checks below are on
   bool stopped = false;
@@ -165,15 +170,24 @@ struct PacketSim::Impl {
   }
   bool has_work(DirLink p) const { return !ports->queues_empty(p) || nic->has_qps(p); }
 
+  static Lane& L() { return lane(); }
   void run(const std::function<void(const SimEvent&)>& on_event, int64_t limit);
+  void dispatch(const Event& e, const std::function<void(const SimEvent&)>& on_event);
+  // ---- partitioned runs (partition.hpp)
+  void partition(const NetworkOptions& net, int32_t threads);
+  void run_partitioned(const std::function<void(const SimEvent&)>& on_event, int64_t limit);
+  void run_window(Lane& l, int64_t end);
+  int64_t lanes_next();  // the earliest event any lane holds or has been mailed (INT64_MAX: none)
+  bool idle() { return lane0.events.empty() && lanes_next() == std::numeric_limits<int64_t>::max(); }
+  void merge_totals();
   void finish_run();
   void check_deadlock();
 
   // ---- ports
   void ensure_kick(DirLink p, int64_t t) {
     PortState& s = ports->state[p];
-    if (s.kick_at >= now && s.kick_at <= t) return;
-    events.push(Time(t), kKick, static_cast<uint64_t>(p));
+    if (s.kick_at >= L().now && s.kick_at <= t) return;
+    L().push(Time(t), kKick, static_cast<uint64_t>(p));
     s.kick_at = t;
   }
   void kick(DirLink p) {
@@ -192,7 +206,7 @@ struct PacketSim::Impl {
   }
   void send_pause(DirLink in, bool on);
   void on_pause(DirLink p, bool on) {
-    ports->on_pause(p, on, now);
+    ports->on_pause(p, on, L().now);
     if (!on && has_work(p)) try_send(p);
   }
 
@@ -203,11 +217,11 @@ struct PacketSim::Impl {
   bool which_path(const Qp& q, const Packet& k, DirLink p, uint32_t& off, uint32_t& len) const;
   void lose(DirLink p, const Packet& k) {
     ++ports->stats_of[p].lost;
-    ++(k.type == kData ? stats.lost : stats.lost_ctrl);
+    ++(k.type == kData ? L().stats.lost : L().stats.lost_ctrl);
   }
   void return_credit(DirLink in, const Packet& k) {
     if (credits && k.cls == kLossless && ports->state[in].credit_limited)
-      events.push(Time(now + ports->info[in].latency), kCredit, static_cast<uint64_t>(in), k.wire);
+      L().push(Time(L().now + ports->info[in].latency), kCredit, static_cast<uint64_t>(in), k.wire);
   }
 };
 
@@ -215,6 +229,7 @@ struct PacketSim::Impl {
 
 PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, const PacketOptions& o)
     : topo(t), opt(o), transport(net.transport) {
+  LaneScope scope(lane0);
   if (net.observers.heartbeat && net.observers.heartbeat_every > 0) {
     heartbeat = net.observers.heartbeat;
     heartbeat_mask = std::bit_ceil(static_cast<uint64_t>(net.observers.heartbeat_every)) - 1;
@@ -251,7 +266,7 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   torus = !t.torus_dims.empty();
   if (opt.ack_every < 1) opt.ack_every = 1;
 
-  ports.emplace(t, tr, stats, Rng(net.routing.seed).stream("packet.ecn"), [&](NodeId n) { return switch_like(n); });
+  ports.emplace(t, tr, Rng(net.routing.seed).stream("packet.ecn"), [&](NodeId n) { return switch_like(n); });
   const int32_t D = static_cast<int32_t>(ports->info.size());
   // Link classes (engine/link_classes.hpp): a port serializes at raw x its class's efficiency, and
   // only Ethernet/InfiniBand links carry the transport's header bytes (chip-to-chip links none).
@@ -334,7 +349,7 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   nc.rto = rto;
   nc.reps = per_packet == static_cast<int>(routing::PerPacket::Entropy);
   nc.network_rtt = ctx.network_rtt;
-  nic.emplace(opt, nc, *cc, *ports, next_hops.get(), events, stats);
+  nic.emplace(opt, nc, *cc, *ports, next_hops.get());
 
   storms = net.faults.pause_storms;
   for (size_t i = 0; i < storms.size(); ++i) {
@@ -343,7 +358,7 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
       throw InputError(fmt::format("packet engine: PFC storm port {} out of range", st.port));
     if (st.end.ps <= st.start.ps)
       throw InputError(fmt::format("packet engine: PFC storm {} ends before it starts", st.what));
-    events.push(st.start, kStorm, static_cast<uint64_t>(st.port), i);
+    L().push(st.start, kStorm, static_cast<uint64_t>(st.port), i);
     storm_until = std::max(storm_until, st.end.ps);
   }
 
@@ -378,22 +393,299 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
     for (int32_t p : opt.sample_ports)
       if (p < 0 || p >= D) throw InputError(fmt::format("packet engine: sample port {} out of range", p));
     sampling = true;
-    events.push(Time(0), kSample);
+    L().push(Time(0), kSample);
   }
+  if (opt.partitioned) partition(net, opt.threads);
+}
+
+// ---------------------------------------------------------------- partitioned runs (partition.hpp)
+
+void PacketSim::Impl::partition(const NetworkOptions& net, int32_t threads) {
+  const auto refuse = [](const char* what) {
+    throw InputError(fmt::format("packet engine: network.partitioned does not run {} yet; set "
+                                 "network.partitioned=false (the sequential engine runs it)",
+                                 what));
+  };
+  if (per_packet) refuse("per-packet routing (adaptive, spray, reps)");
+  if (tracks_load) refuse("load-aware routing (ugal)");
+  if (!net.faults.failures.events.empty()) refuse("failures");
+  if (!net.faults.pause_storms.empty()) refuse("PFC storms");
+  if (!net.faults.silent_faults.empty()) refuse("silent faults or probes");
+  if (opt.link_retry) refuse("link-level retry");
+  if (threads < 1 || threads > 64)
+    throw InputError(fmt::format("packet engine: {} threads: expected 1 to 64", threads));
+  if (!lane0.events.empty()) throw Error("packet engine: internal: events before partitioning");
+
+  // Units: union-find over the links that do not cut (partition.hpp).
+  const auto N = static_cast<int32_t>(topo.nodes.size());
+  std::vector<int32_t> up(static_cast<size_t>(N));
+  std::iota(up.begin(), up.end(), 0);
+  const auto find = [&](int32_t x) {
+    while (up[static_cast<size_t>(x)] != x)
+      x = up[static_cast<size_t>(x)] = up[static_cast<size_t>(up[static_cast<size_t>(x)])];
+    return x;
+  };
+  const auto cuts = [&](const topology::Link& l) {
+    const topology::Node& a = topo.nodes[static_cast<size_t>(l.a)];
+    const topology::Node& b = topo.nodes[static_cast<size_t>(l.b)];
+    if (a.kind != NodeKind::Switch || b.kind != NodeKind::Switch) return false;
+    if (a.pod != topology::kNone || b.pod != topology::kNone) return a.pod != b.pod;
+    return a.group == topology::kNone || a.group != b.group;
+  };
+  for (const topology::Link& l : topo.links)
+    if (!cuts(l)) {
+      const int32_t x = find(l.a), y = find(l.b);
+      if (x != y) up[static_cast<size_t>(std::max(x, y))] = std::min(x, y);
+    }
+  Partition& P = part.emplace();
+  P.unit_of_node.assign(static_cast<size_t>(N), -1);
+  std::vector<int32_t> unit_of_root(static_cast<size_t>(N), -1);
+  P.units = 0;
+  for (int32_t n = 0; n < N; ++n) {
+    int32_t& u = unit_of_root[static_cast<size_t>(find(n))];
+    if (u < 0) u = P.units++;
+    P.unit_of_node[static_cast<size_t>(n)] = u;
+  }
+  const auto D = static_cast<DirLink>(ports->info.size());
+  P.unit_from.resize(static_cast<size_t>(D));
+  P.unit_to.resize(static_cast<size_t>(D));
+  std::vector<int64_t> weight(static_cast<size_t>(P.units), 0);
+  int64_t lookahead = std::numeric_limits<int64_t>::max(), shortest = std::numeric_limits<int64_t>::max();
+  for (DirLink d = 0; d < D; ++d) {
+    const PortInfo& i = ports->info[static_cast<size_t>(d)];
+    P.unit_from[static_cast<size_t>(d)] = P.unit_of_node[static_cast<size_t>(i.from)];
+    P.unit_to[static_cast<size_t>(d)] = P.unit_of_node[static_cast<size_t>(i.to)];
+    ++weight[static_cast<size_t>(P.unit_from[static_cast<size_t>(d)])];
+    if (i.latency > 0) shortest = std::min(shortest, i.latency);
+    if (P.unit_from[static_cast<size_t>(d)] != P.unit_to[static_cast<size_t>(d)])
+      lookahead = std::min(lookahead, i.latency);
+  }
+  if (lookahead <= 0)
+    throw InputError("packet engine: network.partitioned: a link of zero latency joins two partitions of the fabric");
+  // One unit: windows of the shortest link's latency still bound how late a callback's stream may start.
+  P.lookahead = lookahead != std::numeric_limits<int64_t>::max()  ? lookahead
+                : shortest != std::numeric_limits<int64_t>::max() ? shortest
+                                                                  : 1'000'000;
+  // Threads: contiguous runs of units of about equal ports (this changes only who runs what).
+  P.lanes = std::min<int32_t>(threads, P.units);
+  P.lane_of.assign(static_cast<size_t>(P.units) + 1, 0);
+  const int64_t total = std::accumulate(weight.begin(), weight.end(), int64_t{0});
+  int64_t run = 0;
+  for (int32_t u = 0; u < P.units; ++u) {
+    const int64_t mid = run + weight[static_cast<size_t>(u)] / 2;
+    P.lane_of[static_cast<size_t>(u)] =
+        static_cast<int32_t>(std::min<int64_t>(P.lanes - 1, total > 0 ? mid * P.lanes / total : 0));
+    run += weight[static_cast<size_t>(u)];
+  }
+  P.lane_of[static_cast<size_t>(P.units)] = P.lanes;
+  P.next_key.resize(static_cast<size_t>(P.units) + 1);
+  for (size_t u = 0; u < P.next_key.size(); ++u) P.next_key[u] = static_cast<uint64_t>(u) << Partition::kKeyBits;
+  for (int32_t i = 0; i < P.lanes; ++i) {
+    auto& l = lanes.emplace_back(std::make_unique<Lane>());
+    l->part = &P;
+    l->id = i;
+    l->mail.resize(2 * (static_cast<size_t>(P.lanes) + 1));
+    l->mail_min.assign(static_cast<size_t>(P.lanes) + 1, std::numeric_limits<int64_t>::max());
+    P.lane_ptr.push_back(l.get());
+  }
+  P.lane_ptr.push_back(&lane0);
+  lane0.part = &P;
+  lane0.id = P.lanes;
+  lane0.unit = P.units;
+  P.qps = &nic->qps;
+  ports->partition(P.unit_from, P.units, mix64(net.routing.seed ^ 0x65636e0000000000ULL));
+  nic->defer_extra_bytes = true;
+}
+
+int64_t PacketSim::Impl::lanes_next() {
+  int64_t t = std::numeric_limits<int64_t>::max();
+  for (const auto& l : lanes) {
+    if (!l->events.empty()) t = std::min(t, l->events.next_time().ps);
+    for (const auto& o : lanes) t = std::min(t, o->mail_min[static_cast<size_t>(l->id)]);
+  }
+  return t;
+}
+
+void PacketSim::Impl::run_window(Lane& l, int64_t end) {
+  // The events other lanes made for this one in the last window.
+  const size_t last = ((part->window - 1) & 1) * (lanes.size() + 1) + static_cast<size_t>(l.id);
+  for (const auto& o : lanes) {
+    auto& box = o->mail[last];
+    for (const Event& e : box) l.events.push_event(e);
+    box.clear();
+  }
+  const std::function<void(const SimEvent&)> none;
+  const Partition& P = *part;
+  while (!l.events.empty() && l.events.next_time().ps < end) {
+    const Event e = l.events.pop();
+    l.now = e.time.ps;
+    ++l.stats.events;
+    l.unit = P.unit_of(e);
+    dispatch(e, none);
+  }
+}
+
+void PacketSim::Impl::run_partitioned(const std::function<void(const SimEvent&)>& on_event, int64_t limit) {
+  Partition& P = *part;
+  const int32_t n = P.lanes;
+  constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+  int64_t window_end = 0;
+  bool quit = false;
+  std::exception_ptr failed;
+  std::mutex failed_mu;
+  std::barrier sync(n);
+  const auto work = [&](int32_t i) {
+    LaneScope scope(*lanes[static_cast<size_t>(i)]);
+    try {
+      run_window(*lanes[static_cast<size_t>(i)], window_end);
+    } catch (...) {
+      const std::lock_guard<std::mutex> g(failed_mu);
+      if (!failed) failed = std::current_exception();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int32_t i = 1; i < n; ++i)
+    threads.emplace_back([&, i] {
+      for (;;) {
+        sync.arrive_and_wait();  // a window starts (or the run ends)
+        if (quit) return;
+        work(i);
+        sync.arrive_and_wait();  // the window is done
+      }
+    });
+  const auto stop_threads = [&] {
+    quit = true;
+    if (n > 1) sync.arrive_and_wait();
+    for (auto& t : threads) t.join();
+  };
+  try {
+    uint64_t beat = 0;
+    while (!stopped) {
+      // The coordinator's mail: completions, progress, timers the lanes scheduled.
+      for (const auto& l : lanes) {
+        auto& box = l->mail[(P.window & 1) * (static_cast<size_t>(n) + 1) + static_cast<size_t>(n)];
+        for (const Event& e : box) lane0.events.push_event(e);
+        box.clear();
+        l->mail_min[static_cast<size_t>(n)] = kNever;
+      }
+      lane0.frontier = window_end;
+      const int64_t E = lanes_next();
+      const int64_t G = lane0.events.empty() ? kNever : lane0.events.next_time().ps;
+      if (G != kNever && G <= limit && (G < window_end || G <= E)) {
+        // A callback, at its own time, every lane stopped; what it starts before the window end is clamped.
+        const Event e = lane0.events.pop();
+        lane0.now = e.time.ps;
+        ++lane0.stats.events;
+        dispatch(e, on_event);
+        continue;
+      }
+      if (E == kNever || E > limit) break;
+      window_end = std::min({E + P.lookahead, G, limit == kNever ? kNever : limit + 1});
+      for (const auto& l : lanes)
+        for (auto& m : l->mail_min) m = kNever;
+      ++P.window;
+      if (n > 1) sync.arrive_and_wait();
+      work(0);
+      if (n > 1) sync.arrive_and_wait();
+      if (failed) std::rethrow_exception(failed);
+      // Between windows: the deadlock check (packet_sim.hpp §9) and the heartbeat, over every lane.
+      int64_t last_tx = 0, paused = 0;
+      uint64_t events = lane0.stats.events;
+      for (const auto& l : lanes) {
+        last_tx = std::max(last_tx, l->last_tx);
+        paused += l->paused_ports;
+        events += l->stats.events;
+      }
+      if (nic->open_streams > 0 && paused > 0 && window_end - last_tx > deadlock_window && window_end >= storm_until)
+        throw Error(fmt::format(
+            "packet engine: PFC deadlock at {}: no data packet has moved for {} while {} stream(s) wait and {} "
+            "port(s) are paused (a cyclic buffer dependency); use routing without cycles, a lossy data class (pfc "
+            "off), or another topology",
+            format_time(Time(window_end)), format_time(Time(window_end - last_tx)), nic->open_streams, paused));
+      if (heartbeat && (events & ~heartbeat_mask) != beat) {
+        beat = events & ~heartbeat_mask;
+        heartbeat(Time(window_end));
+      }
+    }
+  } catch (...) {
+    stop_threads();
+    throw;
+  }
+  stop_threads();
+  int64_t end = lane0.now;
+  for (const auto& l : lanes) end = std::max(end, l->now);
+  if (limit != kNever && limit > end) end = limit;
+  lane0.now = end;
+  for (const auto& l : lanes) l->now = end;
+  merge_totals();
+}
+
+void PacketSim::Impl::merge_totals() {
+  SimStats t = lane0.stats;
+  int64_t reorder_sum = lane0.reorder_sum_ps;
+  const auto add = [&](const SimStats& x) {
+    t.events += x.events;
+    t.data_sent += x.data_sent;
+    t.data_delivered += x.data_delivered;
+    t.retransmits += x.retransmits;
+    t.drops += x.drops;
+    t.trims += x.trims;
+    t.trims_received += x.trims_received;
+    t.trim_nacks += x.trim_nacks;
+    t.pulls += x.pulls;
+    t.link_retries += x.link_retries;
+    t.lost += x.lost;
+    t.lost_ctrl += x.lost_ctrl;
+    t.silent += x.silent;
+    t.probes_sent += x.probes_sent;
+    t.probe_replies += x.probe_replies;
+    t.rerouted += x.rerouted;
+    t.ecn_marks += x.ecn_marks;
+    t.cnps += x.cnps;
+    t.acks += x.acks;
+    t.nacks += x.nacks;
+    t.timeouts += x.timeouts;
+    t.pause_frames += x.pause_frames;
+    t.max_reorder_packets = std::max(t.max_reorder_packets, x.max_reorder_packets);
+    t.max_reorder_delay = std::max(t.max_reorder_delay, x.max_reorder_delay);
+    t.reorder_events += x.reorder_events;
+  };
+  for (const auto& l : lanes) {
+    add(l->stats);
+    reorder_sum += l->reorder_sum_ps;
+  }
+  t.mean_reorder_delay_ps = t.reorder_events ? static_cast<double>(reorder_sum) / static_cast<double>(t.reorder_events)
+                                             : 0;
+  t.peak_packets = ports->peak_packets_of_units();
+  t.clamped = static_cast<uint64_t>(lane0.clamped);
+  t.clamped_time = Time(lane0.clamped_ps);
+  t.units = part->units;
+  t.lookahead = Time(part->lookahead);
+  t.windows = part->window;
+  totals = t;
 }
 
 // ---------------------------------------------------------------- event loop
 
 void PacketSim::Impl::run(const std::function<void(const SimEvent&)>& on_event, int64_t limit) {
-  while (!stopped && !events.empty() && events.next_time().ps <= limit) {
-    const Event e = events.pop();
-    now = e.time.ps;
-    if ((++stats.events & heartbeat_mask) == 0) heartbeat(Time(now));
+  if (part) return run_partitioned(on_event, limit);
+  Lane& l = lane0;
+  while (!stopped && !l.events.empty() && l.events.next_time().ps <= limit) {
+    const Event e = l.events.pop();
+    l.now = e.time.ps;
+    if ((++l.stats.events & heartbeat_mask) == 0) heartbeat(Time(l.now));
+    dispatch(e, on_event);
+  }
+  if (limit > l.now && limit != std::numeric_limits<int64_t>::max()) l.now = limit;
+}
+
+void PacketSim::Impl::dispatch(const Event& e, const std::function<void(const SimEvent&)>& on_event) {
+  {
     switch (kind_of(e)) {
       case kArrive: on_arrive(decode(e), (e.kind >> 31) != 0); break;
       case kKick: {
         const auto p = static_cast<DirLink>(e.a);
-        if (ports->state[p].kick_at == now) ports->state[p].kick_at = -1;
+        if (ports->state[p].kick_at == L().now) ports->state[p].kick_at = -1;
         try_send(p);
         break;
       }
@@ -401,7 +693,7 @@ void PacketSim::Impl::run(const std::function<void(const SimEvent&)>& on_event, 
         if (!links_failed || !dead[e.a]) on_pause(static_cast<DirLink>(e.a), e.b != 0);  // else lost with its link
         break;
       case kPauseRefresh: {
-        check_deadlock();
+        if (!part) check_deadlock();  // partitioned: the coordinator checks between windows
         const auto i = static_cast<DirLink>(e.a);
         const SwitchBuffer::Ingress& g = buffer->ingress(i);
         if (g.pause_sent && g.stamp == e.tag) send_pause(i, true);
@@ -413,38 +705,39 @@ void PacketSim::Impl::run(const std::function<void(const SimEvent&)>& on_event, 
         if (has_work(p)) try_send(p);
         break;
       }
-      case kQpStart: kick(nic->start(static_cast<uint32_t>(e.a), now)); break;
+      case kQpStart: kick(nic->start(static_cast<uint32_t>(e.a), L().now)); break;
       case kPullPace:
-        nic->pull_pace(static_cast<int32_t>(e.a), now);
+        nic->pull_pace(static_cast<int32_t>(e.a), L().now);
         send_outbox();
         break;
       case kRto: {
-        check_deadlock();
+        if (!part) check_deadlock();
         DirLink k = -1;
-        const int64_t next = nic->on_rto(static_cast<uint32_t>(e.a), now, k);
+        const int64_t next = nic->on_rto(static_cast<uint32_t>(e.a), L().now, k);
         kick(k);
-        if (next >= 0) events.push(Time(next), kRto, e.a);
+        if (next >= 0) L().push(Time(next), kRto, e.a);
         break;
       }
       case kCcTimer: {
         const auto qi = static_cast<uint32_t>(e.a);
         if (nic->qps[qi].cc.stamp != e.tag) break;
-        kick(nic->cc_timer(qi, now));
-        nic->cc_timer_rearm(qi, now);
+        kick(nic->cc_timer(qi, L().now));
+        nic->cc_timer_rearm(qi, L().now);
         break;
       }
       case kDone: {
         const auto qi = static_cast<uint32_t>(e.a);
         --nic->open_streams;
+        if (part) nic->count_extra_bytes(qi);  // (sequential: at its completion)
         if (tracks_load) {
           const Qp& q = nic->qps[qi];
-          scratch.clear();
-          for (uint32_t i = 0; i < q.route_len; ++i) scratch.push_back({nic->routes[q.route_off + i], 1.0});
-          router->release(scratch, 1.0);
+          L().scratch.clear();
+          for (uint32_t i = 0; i < q.route_len; ++i) L().scratch.push_back({nic->routes[q.route_off + i], 1.0});
+          router->release(L().scratch, 1.0);
         }
         SimEvent se;
         se.tag = nic->stream_tags[qi];
-        se.at = Time(now);
+        se.at = Time(L().now);
         se.stream = static_cast<int32_t>(qi);
         on_event(se);
         break;
@@ -454,7 +747,7 @@ void PacketSim::Impl::run(const std::function<void(const SimEvent&)>& on_event, 
         if (nic->qps[qi].rx_done) break;  // completed meanwhile: kDone reports it
         SimEvent se;
         se.tag = nic->stream_tags[qi];
-        se.at = Time(now);
+        se.at = Time(L().now);
         se.progress = true;
         se.stream = static_cast<int32_t>(qi);
         on_event(se);
@@ -463,7 +756,7 @@ void PacketSim::Impl::run(const std::function<void(const SimEvent&)>& on_event, 
       case kTimer: {
         SimEvent se;
         se.tag = e.a;
-        se.at = Time(now);
+        se.at = Time(L().now);
         se.timer = true;
         on_event(se);
         break;
@@ -476,50 +769,53 @@ void PacketSim::Impl::run(const std::function<void(const SimEvent&)>& on_event, 
             if (q == 0 && !sampled_busy[p]) continue;
             sampled_busy[p] = q > 0;
           }
-          samples.push_back({Time(now), p, q});
+          samples.push_back({Time(L().now), p, q});
         }
         if (opt.sample_streams)
           for (size_t i = 0; i < nic->qps.size(); ++i) {
             const Qp& q = nic->qps[i];
             // every port sampled (telemetry): only the QPs under way
-            if (opt.sample_all_ports && (q.rx_done || now < nic->records[i].first_send.ps)) continue;
+            if (opt.sample_all_ports && (q.rx_done || L().now < nic->records[i].first_send.ps)) continue;
             const Bytes got = std::min<Bytes>(nic->records[i].bytes, static_cast<Bytes>(q.rcv_nxt) * mtu);
-            stream_samples.push_back({Time(now), static_cast<int32_t>(i), got, q.cc.rate, q.cc.window});
+            stream_samples.push_back({Time(L().now), static_cast<int32_t>(i), got, q.cc.rate, q.cc.window});
           }
         // Telemetry samples on while anything is left to happen (streams may start after compute delays).
-        if (!events.empty() && (nic->open_streams > 0 || opt.sample_all_ports))
-          events.push(Time(now + opt.sample_interval.ps), kSample);
+        if (!idle() && (nic->open_streams > 0 || opt.sample_all_ports))
+          L().push(Time(L().now + opt.sample_interval.ps), kSample);
         break;
       case kStorm: {
         // A storming NIC (§3): PAUSE every half pause time until the storm's end, then XON.
         const auto d = static_cast<DirLink>(e.a);
         const PauseStorm& st = storms[e.b];
-        const bool on = now < st.end.ps;
+        const bool on = L().now < st.end.ps;
         storm_frame(d, on);
-        if (on) events.push(Time(std::min(st.end.ps, now + ports->info[d].quanta_ps / 2)), kStorm, e.a, e.b);
+        if (on) L().push(Time(std::min(st.end.ps, L().now + ports->info[d].quanta_ps / 2)), kStorm, e.a, e.b);
         break;
       }
       default: throw Error("packet engine: internal: unknown event");
     }
   }
-  if (limit > now && limit != std::numeric_limits<int64_t>::max()) now = limit;
 }
 
 void PacketSim::Impl::finish_run() {
-  ports->flush(now, opt.util_window.ps, cap);
-  nic->finish_stats();
+  ports->flush(lane0.now, opt.util_window.ps, cap);
+  SimStats& s = lane0.stats;
+  if (!part)
+    s.mean_reorder_delay_ps =
+        s.reorder_events ? static_cast<double>(lane0.reorder_sum_ps) / static_cast<double>(s.reorder_events) : 0;
 }
 
 void PacketSim::Impl::check_deadlock() {
   // Pause refreshes and RTOs are all that keep a deadlocked run going: a
   // cyclic buffer dependency under PFC stops every packet for good.
-  if (nic->open_streams == 0 || ports->paused_ports == 0 || now - last_tx <= deadlock_window || now < storm_until)
+  if (nic->open_streams == 0 || L().paused_ports == 0 || L().now - L().last_tx <= deadlock_window ||
+      L().now < storm_until)
     return;
   throw Error(fmt::format(
       "packet engine: PFC deadlock at {}: no data packet has moved for {} while {} stream(s) wait and {} port(s) "
       "are paused (a cyclic buffer dependency); use routing without cycles, a lossy data class (pfc off), or "
       "another topology",
-      format_time(Time(now)), format_time(Time(now - last_tx)), nic->open_streams, ports->paused_ports));
+      format_time(Time(L().now)), format_time(Time(L().now - L().last_tx)), nic->open_streams, L().paused_ports));
 }
 
 // ---------------------------------------------------------------- ports
@@ -527,17 +823,17 @@ void PacketSim::Impl::check_deadlock() {
 void PacketSim::Impl::try_send(DirLink p) {
   if (links_failed && dead[p]) return;
   PortState& s = ports->state[p];
-  if (s.busy_until > now) {
+  if (s.busy_until > L().now) {
     if (has_work(p)) ensure_kick(p, s.busy_until);
     return;
   }
-  if (s.paused && now >= s.pause_until) ports->unpause(p, s.pause_until);
+  if (s.paused && L().now >= s.pause_until) ports->unpause(p, s.pause_until);
   Packet pk;
   const int64_t qp_wire = ports->hot[p].net ? mtu + header : mtu;
   Nic& n = *nic;
   const bool got = ports->pick(
-      p, data_cls, qp_wire, now, [&] { return n.has_qps(p); }, [&](Packet& out) { return n.next_packet(p, now, out); },
-      pk);
+      p, data_cls, qp_wire, L().now, [&] { return n.has_qps(p); },
+      [&](Packet& out) { return n.next_packet(p, L().now, out); }, pk);
   if (!got) {
     const bool lossless_waiting = !s.q[kLossless].empty() || (data_cls == kLossless && n.has_qps(p));
     if (s.paused && lossless_waiting) ensure_kick(p, s.pause_until);
@@ -556,40 +852,40 @@ void PacketSim::Impl::transmit(DirLink p, Packet k) {
   PortStats& st = ports->stats_of[p];
   const int64_t bytes = I.net ? k.wire : (k.type == kData ? k.raw : ctrl_raw);
   const int64_t ser = ser_ps(bytes, I.bps);
-  s.busy_until = now + ser;
+  s.busy_until = L().now + ser;
   ++st.packets;
   st.wire_bytes += static_cast<double>(bytes);
   if (k.type == kCnp) ++st.cnp_packets;
   if (k.type == kData) {
-    ports->count_data(p, k.raw, now, ser, opt.util_window.ps, cap[p]);
-    last_tx = now;
+    ports->count_data(p, k.raw, L().now, ser, opt.util_window.ps, cap[p]);
+    L().last_tx = L().now;
     if (k.in_port >= 0 && ecn && I.from_mmu) ports->mark_ecn(p, k);  // on the queue left behind (HPCC: at dequeue)
     if (int_telemetry && I.from_mmu)  // INT: the port's bytes sent before it and the queue it leaves behind
-      nic->stamp(k, p, now, static_cast<int64_t>(st.wire_bytes) - bytes, s.q[0].bytes + s.q[1].bytes + s.q[2].bytes,
+      nic->stamp(k, p, L().now, static_cast<int64_t>(st.wire_bytes) - bytes, s.q[0].bytes + s.q[1].bytes + s.q[2].bytes,
                  I.bps);
     if (k.in_port >= 0 && ports->hot[k.in_port].to_mmu) {
       release(I.from, k.in_port, k);
       if (credits && k.cls == kLossless && ports->state[k.in_port].credit_limited)
-        events.push(Time(now + ports->info[k.in_port].latency), kCredit, static_cast<uint64_t>(k.in_port), k.wire);
+        L().push(Time(L().now + ports->info[k.in_port].latency), kCredit, static_cast<uint64_t>(k.in_port), k.wire);
     }
     if (s.credit_limited && k.cls == kLossless) s.credits -= k.wire;
   }
   k.in_port = p;  // the link it crosses
-  events.push(Time(now + ser + I.arrive_extra + (has_faults ? fault_latency(p) : 0)), enc_kind(k), enc_a(k), enc_b(k),
-              enc_tag(k));
+  L().push(Time(L().now + ser + I.arrive_extra + (has_faults ? fault_latency(p) : 0)), enc_kind(k), enc_a(k), enc_b(k),
+           enc_tag(k));
   if (has_work(p)) ensure_kick(p, s.busy_until);
 }
 
 // Control packets the NIC made (ACK, NACK, CNP), in order: onto their ports.
 void PacketSim::Impl::send_outbox() {
-  auto& box = nic->outbox();
+  auto& box = L().outbox;
   for (size_t i = 0; i < box.size(); ++i) {
     const auto [p, k] = box[i];
     if (links_failed && dead[p]) {
       lose(p, k);
       continue;
     }
-    ports->enqueue(p, k, now);
+    ports->enqueue(p, k, L().now);
     try_send(p);
   }
   box.clear();
@@ -599,12 +895,12 @@ void PacketSim::Impl::send_outbox() {
 
 void PacketSim::Impl::on_arrive(Packet k, bool replayed) {
   const DirLink p = k.in_port;
-  if (links_failed && now <= drop_until[p]) {  // it was on the wire when the link died
+  if (links_failed && L().now <= drop_until[p]) {  // it was on the wire when the link died
     if (k.type == kData && k.cls == kLossless && ports->state[p].credit_limited) ports->state[p].credits += k.wire;
     return lose(p, k);
   }
-  if (!replay_until.empty() && !replayed && now < replay_until[p]) {  // sent after a packet being resent: so is it
-    events.push(Time(now + replay_shift[p]), enc_kind(k) | kReplayed, enc_a(k), enc_b(k), enc_tag(k));
+  if (!replay_until.empty() && !replayed && L().now < replay_until[p]) {  // sent after a packet being resent: so is it
+    L().push(Time(L().now + replay_shift[p]), enc_kind(k) | kReplayed, enc_a(k), enc_b(k), enc_tag(k));
     return;
   }
   if (const Loss loss = has_faults ? silently_lost(p, k) : Loss::None; loss != Loss::None) {
@@ -616,16 +912,16 @@ void PacketSim::Impl::on_arrive(Packet k, bool replayed) {
       const PortHot& I = ports->hot[p];
       const int64_t shift =
           2 * ports->info[p].latency + ser_ps(I.net ? k.wire : (k.type == kData ? k.raw : ctrl_raw), I.bps);
-      replay_until[p] = now + ser_ps(I.net ? mtu + header : mtu, I.bps) + I.arrive_extra;
+      replay_until[p] = L().now + ser_ps(I.net ? mtu + header : mtu, I.bps) + I.arrive_extra;
       replay_shift[p] = shift;
       PortState& s = ports->state[p];
-      s.busy_until = std::max(s.busy_until, now) + shift;
-      ++stats.link_retries;
-      events.push(Time(now + shift), enc_kind(k) | kReplayed, enc_a(k), enc_b(k), enc_tag(k));
+      s.busy_until = std::max(s.busy_until, L().now) + shift;
+      ++L().stats.link_retries;
+      L().push(Time(L().now + shift), enc_kind(k) | kReplayed, enc_a(k), enc_b(k), enc_tag(k));
       return;
     }
     ++ports->stats_of[p].silent;
-    ++stats.silent;
+    ++L().stats.silent;
     if (k.type == kData && k.cls == kLossless && ports->state[p].credit_limited) ports->state[p].credits += k.wire;
     return;
   }
@@ -643,14 +939,14 @@ void PacketSim::Impl::on_arrive(Packet k, bool replayed) {
   DirLink out = -1;
   if (on_data_path(k.type)) {
     if (n == q.dst_node && k.type == kTrim) {
-      nic->receive_trim(qi, k, now);
+      nic->receive_trim(qi, k, L().now);
       send_outbox();
       return;
     }
     if (n == q.dst_node) {
-      const bool done = nic->receive_data(qi, k, now);
+      const bool done = nic->receive_data(qi, k, L().now);
       send_outbox();
-      if (done) nic->complete(qi, now);
+      if (done) nic->complete(qi, L().now);
       return;
     }
     if (!q.rerouted || (q.target != topology::kNone && next_hops->is_net(n)) || which_path(q, k, p, off, len))
@@ -658,7 +954,7 @@ void PacketSim::Impl::on_arrive(Packet k, bool replayed) {
                                         : next_data_port(q, k, n, off);  // per QP: its path
   } else {
     if (n == q.src_node) {
-      kick(nic->receive_ctrl(qi, k, now));
+      kick(nic->receive_ctrl(qi, k, L().now));
       return;
     }
     if (!q.rerouted || which_path(q, k, p, off, len)) out = nic->rev_port(off, len, k.hop + 1u);
@@ -673,19 +969,19 @@ void PacketSim::Impl::on_arrive(Packet k, bool replayed) {
     const SwitchBuffer::Admit a = buffer->admit(n, p, ports->state[out].q[kLossy].bytes, k);
     if (a == SwitchBuffer::Admit::Drop && trim) {  // cut to its header, which goes on at control priority
       ++ports->stats_of[out].trims;
-      ++stats.trims;
+      ++L().stats.trims;
       k.type = kTrim;
       k.cls = kCtrl;
       k.wire = static_cast<uint16_t>(ctrl_wire);
       k.raw = static_cast<uint16_t>(ctrl_raw);
       k.ecn = ports->hot[out].to_mmu ? 0 : kTrimmedLastHop;  // (read under receiver credits)
-      ports->enqueue(out, k, now);
+      ports->enqueue(out, k, L().now);
       try_send(out);
       return;
     }
     if (a == SwitchBuffer::Admit::Drop) {
       ++ports->stats_of[out].drops;
-      ++stats.drops;
+      ++L().stats.drops;
       return;
     }
     if (a == SwitchBuffer::Admit::OkPause) send_pause(p, true);
@@ -694,7 +990,7 @@ void PacketSim::Impl::on_arrive(Packet k, bool replayed) {
       if (sh > ports->stats_of[p].pg_shared_max) ports->stats_of[p].pg_shared_max = sh;
     }
   }
-  ports->enqueue(out, k, now);
+  ports->enqueue(out, k, L().now);
   try_send(out);
 }
 
@@ -719,49 +1015,49 @@ DirLink PacketSim::Impl::next_data_port(const Qp& q, const Packet& k, NodeId n, 
   if (q.target == topology::kNone) return routes[off + k.hop + 1];
   if (n == q.target) return routes[q.path_off + q.path_len - 1];
   if (!next_hops->is_net(n)) return routes[off + k.hop + 1];
-  next_hops->gather(n, q.target, cand);
+  next_hops->gather(n, q.target, L().cand);
   // cut off from the target by links routing has forgotten: the packet was
   // already on its way (over a drained link, which still forwards it)
-  if (cand.empty()) next_hops->gather(n, q.target, cand, true);
-  if (cand.empty()) return -1;
-  if (cand.size() == 1) return cand[0];
+  if (L().cand.empty()) next_hops->gather(n, q.target, L().cand, true);
+  if (L().cand.empty()) return -1;
+  if (L().cand.size() == 1) return L().cand[0];
   if (per_packet ==
       static_cast<int>(routing::PerPacket::Entropy))  // the packet's entropy, hashed with this switch's seed
-    return cand[mix64(ev_seed ^ (static_cast<uint64_t>(static_cast<uint32_t>(n)) << 16) ^ k.ev) % cand.size()];
+    return L().cand[mix64(ev_seed ^ (static_cast<uint64_t>(static_cast<uint32_t>(n)) << 16) ^ k.ev) % L().cand.size()];
   // round-robin counter of (this switch, this destination): every destination's packets split evenly
   const uint64_t slot =
       mix64((static_cast<uint64_t>(static_cast<uint32_t>(n)) << 32) | static_cast<uint32_t>(q.target)) & (kRrSlots - 1);
   const uint32_t turn = rr_node[slot]++;
-  if (per_packet == 2) return cand[turn % cand.size()];
+  if (per_packet == 2) return L().cand[turn % L().cand.size()];
   // adaptive: the fewest data bytes waiting, counting the rest of the frame being sent
   int64_t best = std::numeric_limits<int64_t>::max();
-  ties.clear();
-  for (DirLink d : cand) {
+  L().ties.clear();
+  for (DirLink d : L().cand) {
     const PortState& ps = ports->state[d];
     int64_t load = ps.qbytes;
-    if (ps.busy_until > now) load += (ps.busy_until - now) * ports->hot[d].bps / (8 * kPsPerS);
+    if (ps.busy_until > L().now) load += (ps.busy_until - L().now) * ports->hot[d].bps / (8 * kPsPerS);
     if (load < best) {
       best = load;
-      ties.clear();
+      L().ties.clear();
     }
-    if (load == best) ties.push_back(d);
+    if (load == best) L().ties.push_back(d);
   }
-  return ties.size() == 1 ? ties[0] : ties[turn % ties.size()];
+  return L().ties.size() == 1 ? L().ties[0] : L().ties[turn % L().ties.size()];
 }
 
 void PacketSim::Impl::send_pause(DirLink in, bool on) {
   SwitchBuffer::Ingress& g = buffer->ingress(in);
   const PortInfo& I = ports->info[in];
   const DirLink rev = in ^ 1;
-  const int64_t wait = std::max<int64_t>(0, ports->state[rev].busy_until - now);
-  const int64_t at = now + wait + ser_ps(84, ports->hot[rev].bps) + I.latency;
-  events.push(Time(at), kPause, static_cast<uint64_t>(in), on ? 1 : 0);
+  const int64_t wait = std::max<int64_t>(0, ports->state[rev].busy_until - L().now);
+  const int64_t at = L().now + wait + ser_ps(84, ports->hot[rev].bps) + I.latency;
+  L().push(Time(at), kPause, static_cast<uint64_t>(in), on ? 1 : 0);
   g.pause_sent = on;
   ++g.stamp;
   if (on) {
     ++ports->stats_of[in].pause_tx;
-    ++stats.pause_frames;
-    events.push(Time(now + I.quanta_ps / 2), kPauseRefresh, static_cast<uint64_t>(in), 0, g.stamp);
+    ++L().stats.pause_frames;
+    L().push(Time(L().now + I.quanta_ps / 2), kPauseRefresh, static_cast<uint64_t>(in), 0, g.stamp);
   }
 }
 
@@ -770,19 +1066,19 @@ void PacketSim::Impl::send_pause(DirLink in, bool on) {
 void PacketSim::Impl::storm_frame(DirLink d, bool on) {
   if (links_failed && dead[d]) return;
   const DirLink rev = d ^ 1;
-  const int64_t wait = std::max<int64_t>(0, ports->state[rev].busy_until - now);
-  events.push(Time(now + wait + ser_ps(84, ports->hot[rev].bps) + ports->info[d].latency), kPause,
-              static_cast<uint64_t>(d), on ? 1 : 0);
+  const int64_t wait = std::max<int64_t>(0, ports->state[rev].busy_until - L().now);
+  L().push(Time(L().now + wait + ser_ps(84, ports->hot[rev].bps) + ports->info[d].latency), kPause,
+           static_cast<uint64_t>(d), on ? 1 : 0);
   if (on) {
     ++ports->stats_of[d].pause_tx;
-    ++stats.pause_frames;
+    ++L().stats.pause_frames;
   }
 }
 
 // ---------------------------------------------------------------- silent faults and probes (§11)
 
 namespace {
-// Whether fault f is active at `now`, and whether it loses everything then (a flap while down).
+// Whether fault f is active at `L().now`, and whether it loses everything then (a flap while down).
 bool fault_on(const SilentFault& f, int64_t now, bool& all_lost) {
   all_lost = false;
   if (now < f.start.ps) return false;
@@ -800,7 +1096,7 @@ PacketSim::Impl::Loss PacketSim::Impl::silently_lost(DirLink p, const Packet& k)
     for (const int32_t i : list) {
       const SilentFault& f = faults[i];
       bool all = false;
-      if (!fault_on(f, now, all)) continue;
+      if (!fault_on(f, L().now, all)) continue;
       if (all) return Loss::Other;
       if (f.probability > 0 && fault_rng.uniform() < f.probability) return Loss::Link;
     }
@@ -818,7 +1114,7 @@ int64_t PacketSim::Impl::fault_latency(DirLink p) const {
   const auto sum = [&](const std::vector<int32_t>& list) {
     for (const int32_t i : list) {
       bool all = false;
-      if (faults[i].latency.ps > 0 && fault_on(faults[i], now, all)) add += faults[i].latency.ps;
+      if (faults[i].latency.ps > 0 && fault_on(faults[i], L().now, all)) add += faults[i].latency.ps;
     }
   };
   sum(dir_faults[p]);
@@ -830,7 +1126,7 @@ int64_t PacketSim::Impl::fault_latency(DirLink p) const {
 // A probe or reply made here or forwarded: onto the control class of port p.
 void PacketSim::Impl::probe_out(DirLink p, const Packet& k) {
   if (links_failed && dead[p]) return lose(p, k);
-  ports->enqueue(p, k, now);
+  ports->enqueue(p, k, L().now);
   try_send(p);
 }
 
@@ -845,9 +1141,9 @@ void PacketSim::Impl::on_probe(DirLink p, Packet k) {
     return probe_out(path[k.hop], k);
   }
   if (!request) {  // the reply is back at the prober
-    ++stats.probe_replies;
+    ++L().stats.probe_replies;
     ProbeRecord& r = probe_log[k.psn];
-    r.rtt = Time(now - r.sent.ps);
+    r.rtt = Time(L().now - r.sent.ps);
     return;
   }
   Packet rep = k;  // the far NIC answers at once
@@ -877,17 +1173,17 @@ void PacketSim::Impl::set_link_dead(topology::LinkId l, bool is_dead) {
     }
     links_failed = true;
     // The frame being sent and those on the wire arrive by then: all lost.
-    drop_until[d] = std::max(now, s.busy_until) + ports->info[d].arrive_extra;
+    drop_until[d] = std::max(L().now, s.busy_until) + ports->info[d].arrive_extra;
     for (uint8_t c = kCtrl; c <= kLossy; ++c)
       while (!s.q[c].empty()) {
-        const Packet k = ports->dequeue(d, c, now);
+        const Packet k = ports->dequeue(d, c, L().now);
         if (k.type == kData && k.in_port >= 0 && ports->hot[k.in_port].to_mmu) {  // its buffer (and credits) come back
           release(ports->hot[d].from, k.in_port, k);
           return_credit(k.in_port, k);
         }
         lose(d, k);
       }
-    if (s.paused) ports->unpause(d, std::min(now, s.pause_until));  // the link's PFC state goes with it
+    if (s.paused) ports->unpause(d, std::min(L().now, s.pause_until));  // the link's PFC state goes with it
   }
 }
 
@@ -908,32 +1204,32 @@ int64_t PacketSim::Impl::reroute(const std::vector<DirLink>& dirs) {
     }
     if (!hit) continue;
     if (tracks_load) {
-      scratch.clear();
-      for (uint32_t i = 0; i < qps[qi].route_len; ++i) scratch.push_back({nic->routes[qps[qi].route_off + i], 1.0});
-      router->release(scratch, 1.0);
+      L().scratch.clear();
+      for (uint32_t i = 0; i < qps[qi].route_len; ++i) L().scratch.push_back({nic->routes[qps[qi].route_off + i], 1.0});
+      router->release(L().scratch, 1.0);
     }
     route.clear();
     router->route(nic->records[qi].src, nic->records[qi].dst, qps[qi].entropy, 1.0,
                   route);  // throws when no path is left
     Qp& q = qps[qi];
-    if (!q.rerouted || q.routed_at != now) {  // packets sent so far follow the path they left on
+    if (!q.rerouted || q.routed_at != L().now) {  // packets sent so far follow the path they left on
       q.prev_off = q.path_off;
       q.prev_len = q.path_len;
     }
     q.rerouted = true;
-    q.routed_at = now;
+    q.routed_at = L().now;
     const DirLink old_inj = q.inj_port;
     int64_t phys = 0, prefix = 0;
     nic->install_route(qi, route, phys, prefix);
     ++moved;
-    ++stats.rerouted;
+    ++L().stats.rerouted;
     if (q.inj_port == old_inj || q.route_len == 0) continue;
     // A new first network link: the QP leaves the old port's schedule for the new one.
     nic->unschedule(qi, old_inj);
     q.cc.line = static_cast<double>(ports->hot[q.inj_port].bps);
     q.cc.rate = std::min(q.cc.rate, q.cc.line);
     q.cc.target = std::min(q.cc.target, q.cc.line);
-    kick(nic->maybe_activate(qi, now));
+    kick(nic->maybe_activate(qi, L().now));
   }
   return moved;
 }
@@ -966,10 +1262,30 @@ Time PacketSim::prefix_latency(const std::vector<PathPart>& r) const {
   }
   return Time();  // no network link: the whole route is simulated
 }
-int32_t PacketSim::add_stream(const StreamSpec& s, const std::vector<PathPart>& r) { return m_->nic->add_stream(s, r); }
-void PacketSim::add_timer(Time at, uint64_t tag) { m_->events.push(at, kTimer, tag); }
+int32_t PacketSim::add_stream(const StreamSpec& s, const std::vector<PathPart>& r) {
+  Impl& m = *m_;
+  LaneScope scope(m.lane0);
+  const int32_t qi = m.nic->add_stream(s, r);
+  if (m.part) {  // a receiver-credit pacer's unit: its NIC's
+    const Qp& q = m.nic->qps[static_cast<size_t>(qi)];
+    if (q.pacer >= 0) {
+      auto& up = m.part->unit_pacer;
+      if (up.size() <= static_cast<size_t>(q.pacer)) up.resize(static_cast<size_t>(q.pacer) + 1, 0);
+      up[static_cast<size_t>(q.pacer)] = m.part->unit_of_node[static_cast<size_t>(q.dst_node)];
+    }
+  }
+  return qi;
+}
+void PacketSim::add_timer(Time at, uint64_t tag) {
+  LaneScope scope(m_->lane0);
+  m_->lane0.push(at, kTimer, tag);
+}
 void PacketSim::release_slices(int32_t s, int64_t slices) {
-  m_->kick(m_->nic->release_slices(static_cast<uint32_t>(s), slices, m_->now));
+  LaneScope scope(m_->lane0);
+  const DirLink p = m_->nic->release_slices(static_cast<uint32_t>(s), slices, m_->lane0.now);
+  if (p >= 0 && m_->part)  // the port's lane runs it (at the window's end if the lanes have passed now)
+    m_->lane0.push(Time(m_->lane0.now), kKick, static_cast<uint64_t>(p));
+  else m_->kick(p);
 }
 int64_t PacketSim::delivered_slices(int32_t s) const { return m_->nic->delivered_slices(static_cast<uint32_t>(s)); }
 void PacketSim::watch_slices(int32_t s, int64_t slices) { m_->nic->watch_slices(static_cast<uint32_t>(s), slices); }
@@ -1006,8 +1322,9 @@ uint32_t PacketSim::send_probe(int32_t path) {
   const Impl::ProbePath& pp = m.probe_paths.at(static_cast<size_t>(path));
   if (m.probe_log.size() >= kNil) throw Error("packet engine: more than 2^32 - 1 probes");
   const auto id = static_cast<uint32_t>(m.probe_log.size());
-  m.probe_log.push_back({path, Time(m.now), Time(-1)});
-  ++m.stats.probes_sent;
+  LaneScope scope(m.lane0);
+  m.probe_log.push_back({path, Time(m.lane0.now), Time(-1)});
+  ++m.lane0.stats.probes_sent;
   Packet k;
   k.qp = static_cast<uint32_t>(path);
   k.psn = id;
@@ -1022,26 +1339,37 @@ uint32_t PacketSim::send_probe(int32_t path) {
 const std::vector<ProbeRecord>& PacketSim::probes() const { return m_->probe_log; }
 
 void PacketSim::run(const std::function<void(const SimEvent&)>& on_event) {
+  LaneScope scope(m_->lane0);
   m_->run(on_event, std::numeric_limits<int64_t>::max());
   m_->finish_run();
 }
 void PacketSim::run_until(Time limit, const std::function<void(const SimEvent&)>& on_event) {
+  LaneScope scope(m_->lane0);
   m_->run(on_event, limit.ps);
 }
 void PacketSim::stop() { m_->stopped = true; }
-void PacketSim::set_link_rate(topology::LinkId l, Bandwidth rate) { m_->set_link_rate(l, rate.bps); }
-void PacketSim::set_link_dead(topology::LinkId l, bool dead) { m_->set_link_dead(l, dead); }
+void PacketSim::set_link_rate(topology::LinkId l, Bandwidth rate) {
+  LaneScope scope(m_->lane0);
+  m_->set_link_rate(l, rate.bps);
+}
+void PacketSim::set_link_dead(topology::LinkId l, bool dead) {
+  LaneScope scope(m_->lane0);
+  m_->set_link_dead(l, dead);
+}
 void PacketSim::set_route_dir_up(routing::DirLink d, bool up) {
   m_->router->set_dir_up(d, up);  // the per-packet next hops share the Router's graph
 }
-int64_t PacketSim::reroute(const std::vector<DirLink>& dirs) { return m_->reroute(dirs); }
+int64_t PacketSim::reroute(const std::vector<DirLink>& dirs) {
+  LaneScope scope(m_->lane0);
+  return m_->reroute(dirs);
+}
 bool PacketSim::stream_open(int32_t s) const { return !m_->nic->qps[s].rx_done; }
 void PacketSim::stream_route(int32_t s, std::vector<DirLink>& out) const {
   const Qp& q = m_->nic->qps[s];
   out.assign(m_->nic->routes.begin() + q.route_off, m_->nic->routes.begin() + q.route_off + q.route_len);
 }
-Time PacketSim::now() const { return Time(m_->now); }
-const SimStats& PacketSim::stats() const { return m_->stats; }
+Time PacketSim::now() const { return Time(m_->lane0.now); }
+const SimStats& PacketSim::stats() const { return m_->part ? m_->totals : m_->lane0.stats; }
 const std::vector<PortStats>& PacketSim::port_stats() const { return m_->ports->stats_of; }
 const std::vector<StreamRecord>& PacketSim::streams() const { return m_->nic->records; }
 const std::vector<QueueSample>& PacketSim::samples() const { return m_->samples; }

@@ -259,7 +259,15 @@ struct SimStats {
   Time max_reorder_delay;
   double mean_reorder_delay_ps = 0;
   uint64_t reorder_events = 0;  // holes that were filled with packets held behind them
-  uint64_t peak_packets = 0;    // peak packets queued in ports at one time (those on wires ride in events)
+  uint64_t peak_packets = 0;    // peak packets queued in ports at one time (those on wires ride in events;
+                                // partitioned: the sum of every unit's own peak)
+  // Partitioned engine (partition.hpp): events a callback scheduled before the window the threads had run,
+  // moved to its end, and the time they were moved by.
+  uint64_t clamped = 0;
+  Time clamped_time;
+  int32_t units = 0;     // partitioned: the units the fabric was cut into (0: sequential)
+  Time lookahead;        // and the smallest latency of a cut link (the windows' length)
+  uint64_t windows = 0;  // and the windows run
 };
 
 struct SimEvent {

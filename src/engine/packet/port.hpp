@@ -36,6 +36,7 @@
 #include "core/rng.hpp"
 #include "engine/depth_histogram.hpp"
 #include "engine/packet/cc/congestion_control.hpp"
+#include "engine/packet/lane.hpp"
 #include "engine/packet/packet.hpp"
 #include "engine/packet/packet_sim.hpp"
 #include "routing/route.hpp"
@@ -86,8 +87,7 @@ class Ports {
  public:
   // `switch_like(n)`: a node with a buffer and ECN marking (switches; torus chips).
   template <class SwitchLike>
-  Ports(const topology::Topology& t, const cc::Traits& cc, SimStats& stats, Rng rng, SwitchLike switch_like)
-      : stats_(stats), rng_(rng) {
+  Ports(const topology::Topology& t, const cc::Traits& cc, Rng rng, SwitchLike switch_like) : rng_(rng) {
     const int32_t D = routing::dir_link_count(t);
     const int64_t swlat = t.switch_latency.ps;
     info.resize(D);
@@ -125,7 +125,23 @@ class Ports {
   std::vector<PortHot> hot;  // copies of the fields every packet reads
   std::vector<PortState> state;
   std::vector<PortStats> stats_of;
-  int64_t paused_ports = 0;  // ports whose data class is paused now
+
+  // Partitioned runs (partition.hpp): ECN draws from a stream per port (`seed` mixed with the port), and
+  // queued packets are counted per unit (`unit_from`: the unit of every port), the peak being the sum of
+  // the units' own peaks: what one thread sees does not depend on what the others do.
+  void partition(const std::vector<int32_t>& unit_from, int32_t units, uint64_t seed) {
+    unit_from_ = unit_from.data();
+    unit_queued_.assign(static_cast<size_t>(units), 0);
+    unit_peak_.assign(static_cast<size_t>(units), 0);
+    port_rng_.clear();
+    port_rng_.reserve(state.size());
+    for (size_t d = 0; d < state.size(); ++d) port_rng_.emplace_back(mix64(seed ^ (0x9E3779B97F4A7C15ULL * (d + 1))));
+  }
+  uint64_t peak_packets_of_units() const {
+    uint64_t s = 0;
+    for (const int64_t p : unit_peak_) s += static_cast<uint64_t>(p);
+    return s;
+  }
 
   bool queues_empty(routing::DirLink p) const {
     const PortState& s = state[p];
@@ -135,12 +151,18 @@ class Ports {
   void enqueue(routing::DirLink p, const Packet& k, int64_t now) {
     state[p].q[k.cls].push(k);
     if (k.cls != kCtrl) touch_queue(p, k.wire, now);
-    if (++queued_ > static_cast<int64_t>(stats_.peak_packets)) stats_.peak_packets = static_cast<uint64_t>(queued_);
+    if (unit_from_ != nullptr) {
+      const auto u = static_cast<size_t>(unit_from_[p]);
+      if (++unit_queued_[u] > unit_peak_[u]) unit_peak_[u] = unit_queued_[u];
+    } else if (++queued_ > static_cast<int64_t>(lane().stats.peak_packets)) {
+      lane().stats.peak_packets = static_cast<uint64_t>(queued_);
+    }
   }
   Packet dequeue(routing::DirLink p, uint8_t cls, int64_t now) {
     const Packet k = state[p].q[cls].pop();
     if (cls != kCtrl) touch_queue(p, -static_cast<int64_t>(k.wire), now);
-    --queued_;
+    if (unit_from_ != nullptr) --unit_queued_[static_cast<size_t>(unit_from_[p])];
+    else --queued_;
     return k;
   }
 
@@ -190,12 +212,12 @@ class Ports {
     if (qb <= I.kmax) {
       const double p =
           I.pmax * static_cast<double>(qb - I.kmin) / static_cast<double>(std::max<int64_t>(1, I.kmax - I.kmin));
-      mark = rng_.uniform() < p;
+      mark = (port_rng_.empty() ? rng_ : port_rng_[static_cast<size_t>(out)]).uniform() < p;
     }
     if (mark) {
       k.ecn |= 1;
       ++stats_of[out].ecn_marks;
-      ++stats_.ecn_marks;
+      ++lane().stats.ecn_marks;
     }
   }
 
@@ -208,7 +230,7 @@ class Ports {
       if (!s.paused) {
         s.paused = true;
         s.paused_since = now;
-        ++paused_ports;
+        ++lane().paused_ports;
       }
       s.pause_until = now + info[p].quanta_ps;
     } else if (s.paused) {
@@ -218,7 +240,7 @@ class Ports {
   void unpause(routing::DirLink p, int64_t at) {
     PortState& s = state[p];
     s.paused = false;
-    --paused_ports;
+    --lane().paused_ports;
     stats_of[p].paused.ps += at - s.paused_since;
   }
 
@@ -291,9 +313,11 @@ class Ports {
     if (s.qbytes > st.max_queue) st.max_queue = s.qbytes;
   }
 
-  SimStats& stats_;
   Rng rng_;
   int64_t queued_ = 0;  // packets in port queues (telemetry: peak)
+  const int32_t* unit_from_ = nullptr;
+  std::vector<int64_t> unit_queued_, unit_peak_;
+  std::vector<Rng> port_rng_;
 };
 
 }  // namespace podnet::engine::packet

@@ -1,0 +1,111 @@
+// Partition: how the partitioned packet engine cuts a fabric, orders its
+// events and hands them between threads (a conservative parallel
+// discrete-event simulation, synchronised in windows).
+//
+// Units. The fabric is cut into units that do not depend on the thread
+// count: two nodes joined by a link are in one unit unless both are
+// switches of different pods (a fat-tree's aggregation and core tiers, a
+// Clos's spine and super-spine tiers), or, where no pod is set, of
+// different aggregation groups (a two-tier Clos's leaves and spines, a
+// dragonfly's global links). A switch with neither is a unit of its own. A
+// server stays whole with its leaves; a torus is one unit. The links
+// between units are the cut; the lookahead L is the smallest latency of a
+// cut link (every event one unit makes for another arrives at least L
+// later: a packet, a PAUSE frame, a credit). Threads take contiguous runs
+// of units of about equal ports.
+//
+// Order. Every event carries a key: its pushing unit in the high bits and
+// that unit's own count below. Events run in (time, key) order in every
+// unit, whatever thread runs it, so a run is the same for every thread
+// count. (The sequential engine orders by one global push count instead:
+// the same events at the same instant may run in another order, so results
+// differ slightly from it; docs/reference/parallel-packet-engine.md
+// measures by how much.)
+//
+// Windows. From the earliest pending event S, every thread runs its events
+// before W = min(S + L, the next event of the coordinator) and sends what it
+// made for other threads to their mailboxes; a barrier; the mailboxes are
+// emptied into the queues. The coordinator owns the events that call back
+// into the plan (a stream's completion or progress, a timer, a telemetry
+// sample) and runs them between windows, at their own time, with every
+// thread stopped. A callback that starts a stream earlier than the window
+// the threads have already run (a completion inside the window just run)
+// starts it at the window's end: the clamp, at most L per dependency,
+// counted in the run's totals (SimStats::clamped, clamped_ps).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/packet/lane.hpp"
+#include "engine/packet/nic.hpp"
+#include "engine/packet/packet.hpp"
+
+namespace podnet::engine::packet {
+
+struct Partition {
+  int32_t lanes = 1;      // worker lanes (threads); the coordinator is lane `lanes`
+  int32_t units = 1;      // the coordinator's unit is `units`
+  int64_t lookahead = 0;  // ps: the smallest latency of a cut link
+  std::vector<int32_t> unit_of_node;
+  std::vector<int32_t> unit_from, unit_to;  // per directed link: the unit of its near and its far end
+  const std::vector<Qp>* qps = nullptr;     // a QP's unit: its first port's (Qp::inj_port)
+  std::vector<int32_t> unit_pacer;          // per receiver-credit pacer: its NIC's unit
+  std::vector<int32_t> lane_of;             // per unit (and the coordinator's): the lane that runs it
+  std::vector<uint64_t> next_key;           // per unit (and the coordinator's): its next event key
+  std::vector<Lane*> lane_ptr;              // workers, then the coordinator
+  // Windows run so far. A lane mails events into the boxes of the window's parity and, at the start of a
+  // window, empties the boxes of the other parity (filled in the window before): no box is written and
+  // emptied at once.
+  uint32_t window = 0;
+
+  static constexpr int kKeyBits = 40;
+
+  // The unit whose state an event changes.
+  int32_t unit_of(const Event& e) const {
+    switch (e.kind & 0xFF) {
+      case kArrive: return unit_to[static_cast<uint32_t>(e.b >> 32)];
+      case kKick:
+      case kPause:
+      case kCredit:
+      case kStorm: return unit_from[e.a];
+      case kPauseRefresh: return unit_to[e.a];
+      case kQpStart:
+      case kRto:
+      case kCcTimer: return unit_from[static_cast<size_t>((*qps)[e.a].inj_port)];
+      case kPullPace: return unit_pacer[e.a];
+      default: return units;  // kDone, kTimer, kProgress, kSample: the coordinator
+    }
+  }
+};
+
+inline void Lane::push(Time time, uint32_t kind, uint64_t a, uint64_t b, uint32_t tag) {
+  if (part == nullptr) {
+    events.push(time, kind, a, b, tag);
+    return;
+  }
+  Event e;
+  e.time = time;
+  e.kind = kind;
+  e.tag = tag;
+  e.a = a;
+  e.b = b;
+  e.seq = part->next_key[static_cast<size_t>(unit)]++;
+  const int32_t to = part->lane_of[static_cast<size_t>(part->unit_of(e))];
+  if (to == id) {
+    events.push_event(e);
+  } else if (id == part->lanes) {  // the coordinator, every lane stopped: straight into the lane's queue
+    if (e.time.ps < frontier) {
+      ++clamped;
+      clamped_ps += frontier - e.time.ps;
+      e.time.ps = frontier;
+    }
+    part->lane_ptr[static_cast<size_t>(to)]->events.push_event(e);
+  } else {
+    mail[(part->window & 1) * (static_cast<size_t>(part->lanes) + 1) + static_cast<size_t>(to)].push_back(e);
+    int64_t& m = mail_min[static_cast<size_t>(to)];
+    if (e.time.ps < m) m = e.time.ps;
+  }
+}
+
+}  // namespace podnet::engine::packet
