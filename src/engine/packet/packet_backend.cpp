@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -23,6 +24,9 @@ PacketOptions default_packet_options(const NetworkOptions& options) {
   p.pfc = options.packet.pfc;
   p.link_credits = options.packet.link_credits;
   p.link_retry = options.packet.link_retry;
+  p.partitioned = options.packet.partitioned;
+  p.threads = options.flow.threads > 0 ? options.flow.threads
+                                       : std::clamp(static_cast<int32_t>(std::thread::hardware_concurrency()), 1, 64);
   p.buffer_bytes = options.packet.switch_buffer;
   p.ecn_kmin = options.packet.ecn_kmin;
   p.ecn_kmax = options.packet.ecn_kmax;

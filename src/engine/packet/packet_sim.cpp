@@ -450,22 +450,24 @@ void PacketSim::Impl::partition(const NetworkOptions& net, int32_t threads) {
   P.unit_from.resize(static_cast<size_t>(D));
   P.unit_to.resize(static_cast<size_t>(D));
   std::vector<int64_t> weight(static_cast<size_t>(P.units), 0);
-  int64_t lookahead = std::numeric_limits<int64_t>::max(), shortest = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
+  int64_t cut = kNone, in_server = kNone, shortest = kNone;
   for (DirLink d = 0; d < D; ++d) {
     const PortInfo& i = ports->info[static_cast<size_t>(d)];
     P.unit_from[static_cast<size_t>(d)] = P.unit_of_node[static_cast<size_t>(i.from)];
     P.unit_to[static_cast<size_t>(d)] = P.unit_of_node[static_cast<size_t>(i.to)];
     ++weight[static_cast<size_t>(P.unit_from[static_cast<size_t>(d)])];
     if (i.latency > 0) shortest = std::min(shortest, i.latency);
-    if (P.unit_from[static_cast<size_t>(d)] != P.unit_to[static_cast<size_t>(d)])
-      lookahead = std::min(lookahead, i.latency);
+    if (P.unit_from[static_cast<size_t>(d)] != P.unit_to[static_cast<size_t>(d)]) cut = std::min(cut, i.latency);
+    else if (!i.net && i.latency > 0) in_server = std::min(in_server, i.latency);
   }
-  if (lookahead <= 0)
+  if (cut <= 0)
     throw InputError("packet engine: network.partitioned: a link of zero latency joins two partitions of the fabric");
-  // One unit: windows of the shortest link's latency still bound how late a callback's stream may start.
-  P.lookahead = lookahead != std::numeric_limits<int64_t>::max()  ? lookahead
-                : shortest != std::numeric_limits<int64_t>::max() ? shortest
-                                                                  : 1'000'000;
+  // A completion is reported after the in-server links behind a stream's last network link (PCIe, NVLink):
+  // windows no longer than those see every completion made in a window fall after it, so no callback is
+  // late. With one unit and no such link, windows of the shortest link still bound how late one can be.
+  P.lookahead = std::min(cut, in_server);
+  if (P.lookahead == kNone) P.lookahead = shortest != kNone ? shortest : 1'000'000;
   // Threads: contiguous runs of units of about equal ports (this changes only who runs what).
   P.lanes = std::min<int32_t>(threads, P.units);
   P.lane_of.assign(static_cast<size_t>(P.units) + 1, 0);
