@@ -24,14 +24,17 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/rng.hpp"
 #include "engine/packet/packet_backend.hpp"
+#include "engine/packet/partition.hpp"
 #include "topology/builders.hpp"
 
 using namespace podnet;
@@ -44,6 +47,46 @@ double peak_mb() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return static_cast<double>(u.ru_maxrss) / 1024.0;  // Linux: kilobytes
+}
+
+// The speed-up a partitioned run would see on more threads, from this one-thread run (docs: "The
+// partitioned engine"): T threads take the units as the engine assigns them; a window costs the busiest
+// thread's events at this run's CPU per event, the events handed between threads once more (a mailbox
+// push and a queue push: assumed one event's cost), and two barriers of b x log2(T) (a tree barrier; b
+// measured here on 2 threads).
+void project(const engine::packet::Partition& p, const engine::packet::SimStats& st, double cpu_run) {
+  uint64_t events = 0, cross = 0;
+  for (size_t u = 0; u < p.unit_events.size(); ++u) {
+    events += p.unit_events[u];
+    cross += p.unit_cross[u];
+  }
+  const double per_event = cpu_run / static_cast<double>(std::max<uint64_t>(1, events));
+  // b: one barrier round (the engine's) on two threads, timed over 200,000 rounds.
+  constexpr int kRounds = 200'000;
+  engine::packet::SpinBarrier sync(2);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::thread other([&] {
+    for (int i = 0; i < kRounds; ++i) sync.arrive_and_wait();
+  });
+  for (int i = 0; i < kRounds; ++i) sync.arrive_and_wait();
+  other.join();
+  const double b = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / kRounds;
+  std::printf("  projection: %llu events (%.0f ns each), %llu between units, %llu windows, barrier %.2f us on 2 "
+              "threads\n",
+              static_cast<unsigned long long>(events), per_event * 1e9, static_cast<unsigned long long>(cross),
+              static_cast<unsigned long long>(st.windows), b * 1e6);
+  std::printf("  %8s %12s %12s %12s %10s %9s\n", "threads", "busiest s", "handover s", "barriers s", "total s",
+              "speed-up");
+  for (int t = 1; t <= 256; t *= 2) {
+    const auto lanes = engine::packet::Partition::assign(p.unit_ports, t);
+    std::vector<uint64_t> load(static_cast<size_t>(t), 0);
+    for (size_t u = 0; u < p.unit_ports.size(); ++u) load[static_cast<size_t>(lanes[u])] += p.unit_events[u];
+    const double busiest = static_cast<double>(*std::max_element(load.begin(), load.end())) * per_event;
+    const double handover = t > 1 ? static_cast<double>(cross) * (t - 1) / t / t * per_event : 0.0;
+    const double barriers = t > 1 ? static_cast<double>(st.windows) * 2 * b * std::log2(static_cast<double>(t)) : 0.0;
+    const double total = busiest + handover + barriers;
+    std::printf("  %8d %12.2f %12.2f %12.2f %10.2f %8.1fx\n", t, busiest, handover, barriers, total, cpu_run / total);
+  }
 }
 
 }  // namespace
@@ -152,5 +195,6 @@ int main(int argc, char** argv) {
               static_cast<double>(st.data_delivered) / cpu_run, static_cast<double>(st.data_delivered) / cpu,
               static_cast<double>(st.events) / cpu_run);
   std::printf("  digest %016llx\n", static_cast<unsigned long long>(digest));
+  if (const auto* part = sim.partition(); part != nullptr && threads == 1) project(*part, st, cpu_run);
   return unfinished == 0 && sim.open_streams() == 0 ? 0 : 1;
 }

@@ -722,6 +722,29 @@ TEST(Cli, PacketEngineOnATorusAgreesWithTheFlowEngine) {
   EXPECT_NEAR(p / f, 1.0, 0.1) << "flow " << f << " us, packet " << p << " us";
 }
 
+TEST(Cli, PartitionedPacketEngineWritesTheSameJsonOnOneTwoAndFourThreads) {
+  // An all-reduce across servers (NCCL's tuner, its slice pipeline, dependent steps through the
+  // coordinator) on the partitioned packet engine: the document is the same on 1, 2 and 4 threads but for
+  // the echo of the --set that chose the count.
+  const std::string args = "bench aipod-16k --gpus 0-127:8 --min 1MiB --max 1MiB --engine packet --set "
+                           "network.partitioned=true --format json --set network.threads=";
+  std::string first;
+  for (const char* threads : {"1", "2", "4"}) {
+    const Result r = run(args + threads);
+    ASSERT_EQ(r.status, 0) << r.out;
+    nlohmann::json d = nlohmann::json::parse(r.out);
+    EXPECT_EQ(d["bench"]["partitioned"], true);
+    ASSERT_TRUE(d["run"].contains("overrides"));
+    d["run"].erase("overrides");
+    if (first.empty()) first = d.dump();
+    else EXPECT_EQ(d.dump(), first) << threads << " threads";
+  }
+  const Result text = run("bench aipod-16k --gpus 0-127:8 --min 1MiB --max 1MiB --engine packet --set "
+                          "network.partitioned=true");
+  EXPECT_NE(text.out.find("partitioned engine (the same results on every thread count)"), std::string::npos)
+      << text.out;
+}
+
 // A small ring on the packet engine pays NCCL's latency once, whatever the QPs and the routing: 128
 // servers x 1 GPU, ring LL at 512 B. NCCL's model: 1,276.65 us. With the slices fitted to the whole hop,
 // each of 8 QPs (a hop's bytes / 8) cut its stream into fewer, larger slices and sent several pipeline

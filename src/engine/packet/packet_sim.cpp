@@ -11,7 +11,6 @@
 #include "engine/packet/packet_sim.hpp"
 
 #include <algorithm>
-#include <barrier>
 #include <bit>
 #include <cmath>
 #include <exception>
@@ -468,18 +467,11 @@ void PacketSim::Impl::partition(const NetworkOptions& net, int32_t threads) {
   // late. With one unit and no such link, windows of the shortest link still bound how late one can be.
   P.lookahead = std::min(cut, in_server);
   if (P.lookahead == kNone) P.lookahead = shortest != kNone ? shortest : 1'000'000;
-  // Threads: contiguous runs of units of about equal ports (this changes only who runs what).
   P.lanes = std::min<int32_t>(threads, P.units);
-  P.lane_of.assign(static_cast<size_t>(P.units) + 1, 0);
-  const int64_t total = std::accumulate(weight.begin(), weight.end(), int64_t{0});
-  int64_t run = 0;
-  for (int32_t u = 0; u < P.units; ++u) {
-    const int64_t mid = run + weight[static_cast<size_t>(u)] / 2;
-    P.lane_of[static_cast<size_t>(u)] =
-        static_cast<int32_t>(std::min<int64_t>(P.lanes - 1, total > 0 ? mid * P.lanes / total : 0));
-    run += weight[static_cast<size_t>(u)];
-  }
-  P.lane_of[static_cast<size_t>(P.units)] = P.lanes;
+  P.unit_ports = weight;
+  P.lane_of = Partition::assign(weight, P.lanes);
+  P.unit_events.assign(static_cast<size_t>(P.units) + 1, 0);
+  P.unit_cross.assign(static_cast<size_t>(P.units) + 1, 0);
   P.next_key.resize(static_cast<size_t>(P.units) + 1);
   for (size_t u = 0; u < P.next_key.size(); ++u) P.next_key[u] = static_cast<uint64_t>(u) << Partition::kKeyBits;
   for (int32_t i = 0; i < P.lanes; ++i) {
@@ -517,12 +509,13 @@ void PacketSim::Impl::run_window(Lane& l, int64_t end) {
     box.clear();
   }
   const std::function<void(const SimEvent&)> none;
-  const Partition& P = *part;
+  Partition& P = *part;
   while (!l.events.empty() && l.events.next_time().ps < end) {
     const Event e = l.events.pop();
     l.now = e.time.ps;
     ++l.stats.events;
     l.unit = P.unit_of(e);
+    ++P.unit_events[static_cast<size_t>(l.unit)];  // (a unit runs on one lane only)
     dispatch(e, none);
   }
 }
@@ -535,7 +528,7 @@ void PacketSim::Impl::run_partitioned(const std::function<void(const SimEvent&)>
   bool quit = false;
   std::exception_ptr failed;
   std::mutex failed_mu;
-  std::barrier sync(n);
+  SpinBarrier sync(n);
   const auto work = [&](int32_t i) {
     LaneScope scope(*lanes[static_cast<size_t>(i)]);
     try {
@@ -578,6 +571,7 @@ void PacketSim::Impl::run_partitioned(const std::function<void(const SimEvent&)>
         const Event e = lane0.events.pop();
         lane0.now = e.time.ps;
         ++lane0.stats.events;
+        ++P.unit_events[static_cast<size_t>(P.units)];
         dispatch(e, on_event);
         continue;
       }
@@ -1393,5 +1387,6 @@ Bytes PacketSim::headroom_of(DirLink in) const { return m_->buffer->headroom_of(
 const cc::CongestionControl& PacketSim::congestion_control() const { return *m_->cc; }
 bool PacketSim::marks_ecn() const { return m_->cc->traits().ecn; }
 int64_t PacketSim::open_streams() const { return m_->nic->open_streams; }
+const Partition* PacketSim::partition() const { return m_->part ? &*m_->part : nullptr; }
 
 }  // namespace podnet::engine::packet

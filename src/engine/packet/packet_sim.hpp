@@ -208,6 +208,7 @@ namespace podnet::engine::packet {
 namespace cc {
 class CongestionControl;
 }
+struct Partition;
 
 struct StreamSpec {
   int32_t src = 0;  // GPU ranks
@@ -381,6 +382,8 @@ class PacketSim final : public PacketView {
   bool marks_ecn() const override;
   // Streams not yet delivered (0 after run() unless something is stuck).
   int64_t open_streams() const;
+  // A partitioned run's units and what each ran (partition.hpp); null for the sequential engine.
+  const Partition* partition() const;
 
  private:
   struct Impl;

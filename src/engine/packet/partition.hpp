@@ -34,7 +34,10 @@
 // counted in the run's totals (SimStats::clamped, clamped_ps).
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 #include "engine/packet/lane.hpp"
@@ -54,12 +57,31 @@ struct Partition {
   std::vector<int32_t> lane_of;             // per unit (and the coordinator's): the lane that runs it
   std::vector<uint64_t> next_key;           // per unit (and the coordinator's): its next event key
   std::vector<Lane*> lane_ptr;              // workers, then the coordinator
+  // What each unit holds and did (the same on every thread count; packet_bench's projection of the
+  // speed-up): its ports, the events it ran, and the events it made for another unit.
+  std::vector<int64_t> unit_ports;
+  std::vector<uint64_t> unit_events, unit_cross;
   // Windows run so far. A lane mails events into the boxes of the window's parity and, at the start of a
   // window, empties the boxes of the other parity (filled in the window before): no box is written and
   // emptied at once.
   uint32_t window = 0;
 
   static constexpr int kKeyBits = 40;
+
+  // Units to `lanes` threads: contiguous runs of about equal weight (ports); the coordinator's unit last.
+  static std::vector<int32_t> assign(const std::vector<int64_t>& weight, int32_t lanes) {
+    std::vector<int32_t> lane_of(weight.size() + 1, 0);
+    int64_t total = 0;
+    for (const int64_t w : weight) total += w;
+    int64_t run = 0;
+    for (size_t u = 0; u < weight.size(); ++u) {
+      const int64_t mid = run + weight[u] / 2;
+      lane_of[u] = static_cast<int32_t>(std::min<int64_t>(lanes - 1, total > 0 ? mid * lanes / total : 0));
+      run += weight[u];
+    }
+    lane_of[weight.size()] = lanes;
+    return lane_of;
+  }
 
   // The unit whose state an event changes.
   int32_t unit_of(const Event& e) const {
@@ -79,6 +101,28 @@ struct Partition {
   }
 };
 
+// A barrier for the lanes' windows: threads spin on a generation count (a window is microseconds, a
+// sleeping wait about as long), then yield the core after a while (a loaded machine).
+class SpinBarrier {
+ public:
+  explicit SpinBarrier(int32_t n) : n_(n) {}
+  void arrive_and_wait() {
+    const uint32_t g = gen_.load(std::memory_order_acquire);
+    if (count_.fetch_add(1, std::memory_order_acq_rel) == n_ - 1) {
+      count_.store(0, std::memory_order_relaxed);
+      gen_.store(g + 1, std::memory_order_release);
+      return;
+    }
+    for (int spins = 0; gen_.load(std::memory_order_acquire) == g; ++spins)
+      if (spins > 2000) std::this_thread::yield();
+  }
+
+ private:
+  const int32_t n_;
+  std::atomic<int32_t> count_{0};
+  std::atomic<uint32_t> gen_{0};
+};
+
 inline void Lane::push(Time time, uint32_t kind, uint64_t a, uint64_t b, uint32_t tag) {
   if (part == nullptr) {
     events.push(time, kind, a, b, tag);
@@ -91,7 +135,9 @@ inline void Lane::push(Time time, uint32_t kind, uint64_t a, uint64_t b, uint32_
   e.a = a;
   e.b = b;
   e.seq = part->next_key[static_cast<size_t>(unit)]++;
-  const int32_t to = part->lane_of[static_cast<size_t>(part->unit_of(e))];
+  const int32_t target = part->unit_of(e);
+  if (target != unit) ++part->unit_cross[static_cast<size_t>(unit)];
+  const int32_t to = part->lane_of[static_cast<size_t>(target)];
   if (to == id) {
     events.push_event(e);
   } else if (id == part->lanes) {  // the coordinator, every lane stopped: straight into the lane's queue
