@@ -9,8 +9,8 @@
 // value in the port's ring buffer, so nothing is allocated per packet once
 // the rings and the wheel have grown. Per hop an idle port costs one event
 // (the arrival); a busy one also a wake-up when it frees. Everything random
-// (ECN marking) draws from one seeded stream, so a run is a pure function of
-// its inputs.
+// (ECN marking) draws from one seeded stream (partitioned: one per port), so a
+// run is a pure function of its inputs.
 //
 // The engine is built of components, each owning its state and stating its
 // model in its header; the simulation core (packet_sim.cpp) owns the event
@@ -24,6 +24,11 @@
 //                      registry (cc/congestion_control.hpp): DCQCN
 //                      (cc/dcqcn.hpp), line rate with credits or PFC
 //                      (cc/line_rate.hpp)
+//   lane.hpp           a thread's event queue, counters and clock
+//   partition.hpp      the partitioned engine (PacketOptions::partitioned):
+//                      the fabric cut into units run on several threads in
+//                      windows, keyed event order, the same results on every
+//                      thread count
 //
 // 1. Links and ports (port.hpp). A packet of w wire bytes leaves port d in
 //   8 w / C_d and arrives after the link's latency (plus the switch latency

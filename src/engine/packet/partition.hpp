@@ -19,8 +19,8 @@
 // unit, whatever thread runs it, so a run is the same for every thread
 // count. (The sequential engine orders by one global push count instead:
 // the same events at the same instant may run in another order, so results
-// differ slightly from it; docs/reference/parallel-packet-engine.md
-// measures by how much.)
+// differ slightly from it; docs/contributing/validation/packet-engine.md,
+// "The partitioned engine", measures by how much.)
 //
 // Windows. From the earliest pending event S, every thread runs its events
 // before W = min(S + L, the next event of the coordinator) and sends what it
