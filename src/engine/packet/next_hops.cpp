@@ -9,6 +9,13 @@ using topology::NodeId;
 NextHops::NextHops(const topology::Topology& t, routing::NetworkGraph& graph)
     : g_(graph), dragonfly_(t.group_minimal) {}
 
+void NextHops::prepare(NodeId target_node) {
+  const int32_t target = g_.net_of(target_node);
+  if (target < 0) return;
+  g_.table(target, false, false);
+  if (dragonfly_) g_.table(target, true, false);
+}
+
 void NextHops::gather(NodeId u_node, NodeId target_node, std::vector<routing::DirLink>& out, bool all) {
   out.clear();
   const int32_t u = g_.net_of(u_node), target = g_.net_of(target_node);

@@ -31,6 +31,9 @@ class NextHops {
   // N_T(u) for network nodes u != target into `out` (cleared first); empty if
   // u cannot reach the target (only possible with links down).
   void gather(topology::NodeId u, topology::NodeId target, std::vector<routing::DirLink>& out, bool all = false);
+  // Builds now the tables gather() would build on first use toward `target` (the routing graph builds them
+  // lazily, which threads must not do at once: the partitioned engine prepares every QP's target).
+  void prepare(topology::NodeId target);
 
  private:
   routing::NetworkGraph& g_;

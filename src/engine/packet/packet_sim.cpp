@@ -127,6 +127,7 @@ struct PacketSim::Impl {
   int64_t deadlock_window = 0;
   static constexpr uint64_t kRrSlots = 1 << 16;
   std::vector<uint32_t> rr_node;  // round-robin counters by hash of (switch, destination): spray, adaptive ties
+  std::vector<uint64_t> rr_base, rr_mask;  // partitioned: each unit's counters
   // failures (§10)
   bool links_failed = false;  // a link has died in this run: the loss checks below are on
   bool stopped = false;
@@ -405,7 +406,6 @@ void PacketSim::Impl::partition(const NetworkOptions& net, int32_t threads) {
                                  "network.partitioned=false (the sequential engine runs it)",
                                  what));
   };
-  if (per_packet) refuse("per-packet routing (adaptive, spray, reps)");
   if (tracks_load) refuse("load-aware routing (ugal)");
   if (!net.faults.failures.events.empty()) refuse("failures");
   if (!net.faults.pause_storms.empty()) refuse("PFC storms");
@@ -487,6 +487,22 @@ void PacketSim::Impl::partition(const NetworkOptions& net, int32_t threads) {
   lane0.id = P.lanes;
   lane0.unit = P.units;
   P.qps = &nic->qps;
+  if (per_packet) {  // each unit its own round-robin counters: 4,096 per switch (at most 2^16 a unit)
+    std::vector<uint64_t> switches(static_cast<size_t>(P.units), 0);
+    for (NodeId n = 0; n < N; ++n)
+      if (topo.nodes[static_cast<size_t>(n)].kind == NodeKind::Switch)
+        ++switches[static_cast<size_t>(P.unit_of_node[static_cast<size_t>(n)])];
+    rr_base.resize(static_cast<size_t>(P.units));
+    rr_mask.resize(static_cast<size_t>(P.units));
+    uint64_t total = 0;
+    for (size_t u = 0; u < switches.size(); ++u) {
+      const uint64_t slots = std::min<uint64_t>(kRrSlots, std::bit_ceil(4096 * std::max<uint64_t>(1, switches[u])));
+      rr_base[u] = total;
+      rr_mask[u] = slots - 1;
+      total += slots;
+    }
+    rr_node.assign(total, 0);
+  }
   ports->partition(P.unit_from, P.units, mix64(net.routing.seed ^ 0x65636e0000000000ULL));
   nic->defer_extra_bytes = true;
 }
@@ -1033,8 +1049,14 @@ DirLink PacketSim::Impl::next_data_port(const Qp& q, const Packet& k, NodeId n, 
       static_cast<int>(routing::PerPacket::Entropy))  // the packet's entropy, hashed with this switch's seed
     return L().cand[mix64(ev_seed ^ (static_cast<uint64_t>(static_cast<uint32_t>(n)) << 16) ^ k.ev) % L().cand.size()];
   // round-robin counter of (this switch, this destination): every destination's packets split evenly
-  const uint64_t slot =
-      mix64((static_cast<uint64_t>(static_cast<uint32_t>(n)) << 32) | static_cast<uint32_t>(q.target)) & (kRrSlots - 1);
+  // (Partitioned: each unit its own slots, so that no two threads share one and the collisions are the
+  // same on every thread count.)
+  const uint64_t h = mix64((static_cast<uint64_t>(static_cast<uint32_t>(n)) << 32) | static_cast<uint32_t>(q.target));
+  uint64_t slot = h & (kRrSlots - 1);
+  if (part) {
+    const auto u = static_cast<size_t>(part->unit_of_node[static_cast<size_t>(n)]);
+    slot = rr_base[u] + (h & rr_mask[u]);
+  }
   const uint32_t turn = rr_node[slot]++;
   if (per_packet == 2) return L().cand[turn % L().cand.size()];
   // adaptive: the fewest data bytes waiting, counting the rest of the frame being sent
@@ -1276,6 +1298,7 @@ int32_t PacketSim::add_stream(const StreamSpec& s, const std::vector<PathPart>& 
   const int32_t qi = m.nic->add_stream(s, r);
   if (m.part) {  // a receiver-credit pacer's unit: its NIC's
     const Qp& q = m.nic->qps[static_cast<size_t>(qi)];
+    if (m.next_hops && q.target != topology::kNone) m.next_hops->prepare(q.target);  // per-packet routing
     if (q.pacer >= 0) {
       auto& up = m.part->unit_pacer;
       if (up.size() <= static_cast<size_t>(q.pacer)) up.resize(static_cast<size_t>(q.pacer) + 1, 0);
