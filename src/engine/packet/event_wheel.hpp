@@ -2,12 +2,12 @@
 // sequence) like core/event_queue.hpp, but built for millions of pending
 // events that are mostly due within microseconds.
 //
-// Time is cut into buckets of 2^shift ps (default 65.5 ns); bucket number
+// Time is cut into buckets of 2^shift ps (default 8.2 ns); bucket number
 // B(t) = t >> shift. Three tiers:
 //   cur   a binary min-heap on (time, seq) holding the events of the bucket
 //         being drained (B = cur_abs) -- small, so it stays in cache;
 //   wheel 2^bits unsorted singly linked lists, slot B & mask, for the next
-//         2^bits - 1 buckets (default 32,768 buckets = 2.1 ms ahead); the list
+//         2^bits - 1 buckets (default 262,144 buckets = 2.1 ms ahead); the list
 //         nodes live in one pool with a free list, so memory follows the
 //         number of pending events, not the number of slots;
 //   far   a binary min-heap on (time, seq) for everything later.
@@ -30,7 +30,9 @@ namespace podnet::engine::packet {
 
 class EventWheel {
  public:
-  explicit EventWheel(int shift = 16, int bits = 15)
+  // (8.2 ns: a training iteration's busy fabric has an event every few nanoseconds; 65.5 ns buckets held
+  // 97 events on average and their heap took a third of the run: a 64-GPU iteration's CPU 10.6 -> 8.3 s.)
+  explicit EventWheel(int shift = 13, int bits = 18)
       : shift_(shift), n_(int64_t{1} << bits), mask_((int64_t{1} << bits) - 1), head_(static_cast<size_t>(n_), kNil) {}
 
   void push(Time time, uint32_t kind, uint64_t a = 0, uint64_t b = 0, uint32_t tag = 0) {
