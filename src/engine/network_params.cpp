@@ -54,8 +54,8 @@ std::vector<ParamSpec> network_params() {
        "packet engine: cut the fabric into partitions (pods, groups, each top-tier switch) run side by side on "
        "network.threads threads, in windows of the shortest cut link's latency. The same results on every thread "
        "count; within about 1 % of the sequential engine's (events at the same instant run in another order, ECN "
-       "draws are per port). Not yet with load-aware routing (ugal), failures, PFC storms, silent faults or link "
-       "retry"},
+       "draws are per port). Not yet with load-aware routing (ugal), PFC storms, probes, link retry, or per-packet "
+       "routing with failures"},
       {"cc", ParamType::String, "auto",
        "packet engine: congestion control (auto = infiniband with the infiniband transport, else dcqcn_nic; "
        "see `podnet list`)",

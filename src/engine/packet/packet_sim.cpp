@@ -219,6 +219,21 @@ struct PacketSim::Impl {
     ++ports->stats_of[p].lost;
     ++(k.type == kData ? L().stats.lost : L().stats.lost_ctrl);
   }
+  // A packet lost arriving over p (on its wire when it died, or with nowhere to go), counted at p. The
+  // partitioned engine counts these apart (p's own lane counts the others) and adds them when the run ends.
+  void lose_arrived(DirLink p, const Packet& k) {
+    if (!part) return lose(p, k);
+    ++lost_arrived[static_cast<size_t>(p)];
+    ++(k.type == kData ? L().stats.lost : L().stats.lost_ctrl);
+  }
+  std::vector<uint64_t> lost_arrived;  // partitioned: per port
+  // The credit of a lossless packet lost arriving over p goes back to p's sender: at once, or (partitioned:
+  // p's sender may be another lane's) as a credit one link latency later.
+  void credit_back(DirLink p, const Packet& k) {
+    if (part) L().push(Time(L().now + ports->info[p].latency), kCredit, static_cast<uint64_t>(p), k.wire);
+    else ports->state[p].credits += k.wire;
+  }
+  std::vector<Rng> fault_port_rng;  // partitioned: the silent faults' draws, a stream per port
   void return_credit(DirLink in, const Packet& k) {
     if (credits && k.cls == kLossless && ports->state[in].credit_limited)
       L().push(Time(L().now + ports->info[in].latency), kCredit, static_cast<uint64_t>(in), k.wire);
@@ -407,9 +422,10 @@ void PacketSim::Impl::partition(const NetworkOptions& net, int32_t threads) {
                                  what));
   };
   if (tracks_load) refuse("load-aware routing (ugal)");
-  if (!net.faults.failures.events.empty()) refuse("failures");
   if (!net.faults.pause_storms.empty()) refuse("PFC storms");
-  if (!net.faults.silent_faults.empty()) refuse("silent faults or probes");
+  // (Routing builds a failed fabric's next-hop tables as packets ask for them, which threads must not do.)
+  if (per_packet && !net.faults.failures.events.empty())
+    refuse("per-packet routing (adaptive, spray, reps) with failures");
   if (opt.link_retry) refuse("link-level retry");
   if (threads < 1 || threads > 64)
     throw InputError(fmt::format("packet engine: {} threads: expected 1 to 64", threads));
@@ -502,6 +518,12 @@ void PacketSim::Impl::partition(const NetworkOptions& net, int32_t threads) {
       total += slots;
     }
     rr_node.assign(total, 0);
+  }
+  lost_arrived.assign(static_cast<size_t>(D), 0);
+  if (has_faults) {
+    fault_port_rng.reserve(static_cast<size_t>(D));
+    for (DirLink d = 0; d < D; ++d)
+      fault_port_rng.emplace_back(mix64(net.routing.seed ^ 0x6661756c74000000ULL ^ (0x9E3779B97F4A7C15ULL * (d + 1))));
   }
   ports->partition(P.unit_from, P.units, mix64(net.routing.seed ^ 0x65636e0000000000ULL));
   nic->defer_extra_bytes = true;
@@ -608,7 +630,7 @@ void PacketSim::Impl::run_partitioned(const std::function<void(const SimEvent&)>
       }
       if (failed) std::rethrow_exception(failed);
       // Between windows: the deadlock check (packet_sim.hpp §9) and the heartbeat, over every lane.
-      int64_t last_tx = 0, paused = 0;
+      int64_t last_tx = lane0.last_tx, paused = lane0.paused_ports;
       uint64_t events = lane0.stats.events, lane_events = 0;
       for (const auto& l : lanes) {
         last_tx = std::max(last_tx, l->last_tx);
@@ -639,6 +661,9 @@ void PacketSim::Impl::run_partitioned(const std::function<void(const SimEvent&)>
   int64_t end = lane0.now;
   for (const auto& l : lanes) end = std::max(end, l->now);
   if (limit != kNever && limit > end) end = limit;
+  // Failure actions between run_until() calls act at `limit`, after every event up to it (as sequentially):
+  // what they schedule from then on is not late.
+  lane0.frontier = std::min(window_end, limit);
   lane0.now = end;
   for (const auto& l : lanes) l->now = end;
   merge_totals();
@@ -823,6 +848,10 @@ void PacketSim::Impl::dispatch(const Event& e, const std::function<void(const Si
 
 void PacketSim::Impl::finish_run() {
   ports->flush(lane0.now, opt.util_window.ps, cap);
+  for (size_t d = 0; d < lost_arrived.size(); ++d) {
+    ports->stats_of[d].lost += lost_arrived[d];
+    lost_arrived[d] = 0;
+  }
   SimStats& s = lane0.stats;
   if (!part)
     s.mean_reorder_delay_ps =
@@ -920,8 +949,8 @@ void PacketSim::Impl::send_outbox() {
 void PacketSim::Impl::on_arrive(Packet k, bool replayed) {
   const DirLink p = k.in_port;
   if (links_failed && L().now <= drop_until[p]) {  // it was on the wire when the link died
-    if (k.type == kData && k.cls == kLossless && ports->state[p].credit_limited) ports->state[p].credits += k.wire;
-    return lose(p, k);
+    if (k.type == kData && k.cls == kLossless && ports->state[p].credit_limited) credit_back(p, k);
+    return lose_arrived(p, k);
   }
   if (!replay_until.empty() && !replayed && L().now < replay_until[p]) {  // sent after a packet being resent: so is it
     L().push(Time(L().now + replay_shift[p]), enc_kind(k) | kReplayed, enc_a(k), enc_b(k), enc_tag(k));
@@ -946,7 +975,7 @@ void PacketSim::Impl::on_arrive(Packet k, bool replayed) {
     }
     ++ports->stats_of[p].silent;
     ++L().stats.silent;
-    if (k.type == kData && k.cls == kLossless && ports->state[p].credit_limited) ports->state[p].credits += k.wire;
+    if (k.type == kData && k.cls == kLossless && ports->state[p].credit_limited) credit_back(p, k);
     return;
   }
   {
@@ -985,7 +1014,7 @@ void PacketSim::Impl::on_arrive(Packet k, bool replayed) {
   }
   if (out < 0 || (links_failed && dead[out])) {  // stale, cut off, or toward a dead link: lost here
     if (k.type == kData && ports->hot[p].to_mmu) return_credit(p, k);
-    return lose(out < 0 ? p : out, k);
+    return out < 0 ? lose_arrived(p, k) : lose(out, k);
   }
   ++k.hop;
   k.in_port = p;
@@ -1128,7 +1157,9 @@ PacketSim::Impl::Loss PacketSim::Impl::silently_lost(DirLink p, const Packet& k)
       bool all = false;
       if (!fault_on(f, L().now, all)) continue;
       if (all) return Loss::Other;
-      if (f.probability > 0 && fault_rng.uniform() < f.probability) return Loss::Link;
+      if (f.probability > 0 &&
+          (fault_port_rng.empty() ? fault_rng : fault_port_rng[static_cast<size_t>(p)]).uniform() < f.probability)
+        return Loss::Link;
     }
     return Loss::None;
   };
@@ -1323,6 +1354,9 @@ void PacketSim::watch_slices(int32_t s, int64_t slices) { m_->nic->watch_slices(
 int32_t PacketSim::add_probe_path(const std::vector<DirLink>& fwd, const std::vector<DirLink>& back,
                                   int32_t wire_bytes) {
   Impl& m = *m_;
+  if (m.part)
+    throw InputError("packet engine: network.partitioned does not send probes yet; set network.partitioned=false "
+                     "(the sequential engine sends them)");
   const auto D = static_cast<DirLink>(m.ports->info.size());
   if (fwd.empty() || back.empty() || fwd.size() > 255 || back.size() > 255)
     throw InputError("packet engine: a probe path needs 1 to 255 links each way");
