@@ -163,8 +163,9 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
       return false;
     };
     std::vector<std::string> unused;
-    for (const char* k : {"network.cc", "network.pfc", "network.link_credits", "network.switch_buffer",
-                          "network.ecn_kmin", "network.ecn_kmax", "network.ecn_pmax", "network.rto"})
+    for (const char* k :
+         {"network.cc", "network.pfc", "network.link_credits", "network.link_retry", "network.partitioned",
+          "network.switch_buffer", "network.ecn_kmin", "network.ecn_kmax", "network.ecn_pmax", "network.rto"})
       if ((s.scenario.from_set.count(k) || s.scenario.lines.count(k)) && !is_default(k)) unused.emplace_back(k);
     if (!unused.empty())
       std::cerr << fmt::format("podnet: note: {} appl{} on the {} engine only; this run uses the {} engine "
@@ -300,10 +301,13 @@ void add_progress_printers(engine::NetworkOptions& network, std::string command,
 std::string slow_run_hint(const std::string& engine, const engine::NetworkOptions& o) {
   // The engine that simulates every packet: a long run's first question is whether it needs to.
   if (engine::engine_info(engine).traits.packet_faults)
-    return "the packet engine simulates every packet, queue and pause, and a training iteration of thousands of "
-           "GPUs takes it minutes to hours; --engine flow times the same iteration in seconds (flows share links "
-           "at their fair rates, no packets), --engine analytical faster still; keep the packet engine for "
-           "congestion control, PFC and queue studies";
+    return std::string("the packet engine simulates every packet, queue and pause, and a training iteration of "
+                       "thousands of GPUs takes it minutes to hours; --engine flow times the same iteration in "
+                       "seconds (flows share links at their fair rates, no packets), --engine analytical faster "
+                       "still; keep the packet engine for congestion control, PFC and queue studies") +
+           (o.packet.partitioned ? ""
+                                 : "; --set network.partitioned=true runs it on every core (the same results on any "
+                                   "thread count; a busy fabric's pods run side by side)");
   if (!engine::engine_info(engine).traits.rate_quantum || o.flow.quantum.ps != 0) return {};
   return "the flow engine re-solves rates at every distinct completion time; when many flows finish at "
          "spread-out times, --set network.flow_quantum=100ns lets those within 100 ns share one re-solve (each "

@@ -122,7 +122,7 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
     describe_transport(t, s);
     doc["bench"]["cc"] = t.cc;
     doc["bench"]["flow_control"] = t.flow_control;
-    doc["bench"]["partitioned"] = s.network.packet.partitioned;
+    doc["bench"]["packet_engine"] = s.network.packet.partitioned ? "partitioned" : "sequential";
   }
   // The traffic patterns (collective/patterns.hpp): what drew or chose their flows.
   if (r.op == collective::Op::Permutation) doc["bench"]["permutation_seed"] = s.collective.seed;
@@ -281,8 +281,9 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
   if (b.contains("cc"))
     out << fmt::format("  transport {}, congestion control {}, flow control {}{}\n", b["transport"].get<std::string>(),
                        b["cc"].get<std::string>(), b["flow_control"].get<std::string>(),
-                       b.value("partitioned", false) ? "; partitioned engine (the same results on every thread count)"
-                                                     : "");
+                       b.value("packet_engine", "") == "partitioned"
+                           ? "; partitioned engine (the same results on every thread count)"
+                           : "");
   if (tuned && b.contains("algorithms"))
     out << fmt::format("  tuner: algorithms {}, protocols {}, {} tables (NCCL's cost model)\n",
                        b["algorithms"].get<std::string>(), b["protocols"].get<std::string>(),

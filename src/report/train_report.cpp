@@ -421,7 +421,8 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                      thousands(par["gpus"].get<int64_t>()),
                      o["gpu"]["name"].is_null() ? "-" : o["gpu"]["name"].get<std::string>(),
                      thousands(par["gpus"].get<int64_t>()), thousands(par["fabric_gpus"].get<int64_t>()),
-                     o["engine"].get<std::string>());
+                     o["engine"].get<std::string>() +
+                         (o.value("packet_engine", "") == "partitioned" ? " (partitioned)" : ""));
   if (const std::string n = network_line(o); !n.empty()) out << "  network: " << n << "\n";
   const bool chakra = o.contains("chakra");
   if (const std::string idle = idle_gpus_note(o); !idle.empty()) out << "  " << idle << "\n";
@@ -1182,6 +1183,8 @@ nlohmann::json recipe_json(const scenario::Scenario& sc, const workload::Job& j)
 nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy& t) {
   nlohmann::json doc = new_document(context_of(s.scenario, "train"));
   add_training(doc, t.result);
+  if (engine::engine_info(s.engine).traits.packet_faults)  // the packet engine: which one ran
+    doc["packet_engine"] = s.network.packet.partitioned ? "partitioned" : "sequential";
   if (doc.contains("model") && doc["model"].is_object())
     if (nlohmann::json r = reshaped_keys(t.result.job.model); !r.empty()) doc["model"]["reshaped"] = r;
   {  // the network the job ran on, for the report's header

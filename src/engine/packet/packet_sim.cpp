@@ -18,6 +18,7 @@
 #include <mutex>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -399,6 +400,7 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
     }
   }
 
+  if (opt.partitioned) partition(net, opt.threads);  // (before the telemetry's first sample: a coordinator event)
   if (opt.sample_all_ports) {
     opt.sample_ports.resize(D);
     std::iota(opt.sample_ports.begin(), opt.sample_ports.end(), 0);
@@ -410,7 +412,6 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
     sampling = true;
     L().push(Time(0), kSample);
   }
-  if (opt.partitioned) partition(net, opt.threads);
 }
 
 // ---------------------------------------------------------------- partitioned runs (partition.hpp)
@@ -421,7 +422,7 @@ void PacketSim::Impl::partition(const NetworkOptions& net, int32_t threads) {
                                  "network.partitioned=false (the sequential engine runs it)",
                                  what));
   };
-  if (tracks_load) refuse("load-aware routing (ugal)");
+  if (tracks_load) refuse("load-aware routing (ugal; minimal and valiant run partitioned)");
   if (!net.faults.pause_storms.empty()) refuse("PFC storms");
   // (Routing builds a failed fabric's next-hop tables as packets ask for them, which threads must not do.)
   if (per_packet && !net.faults.failures.events.empty())
@@ -440,12 +441,24 @@ void PacketSim::Impl::partition(const NetworkOptions& net, int32_t threads) {
       x = up[static_cast<size_t>(x)] = up[static_cast<size_t>(up[static_cast<size_t>(x)])];
     return x;
   };
+  // The coarsest grouping that splits the leaves: pods if they have two or more, else aggregation groups,
+  // else every switch on its own.
+  std::set<int32_t> pods, groups;
+  for (const topology::Node& n : topo.nodes)
+    if (n.kind == NodeKind::Switch && n.tier == 1) {
+      pods.insert(n.pod);
+      groups.insert(n.group);
+    }
+  const int by = pods.size() >= 2 && !pods.count(topology::kNone)       ? 0
+                 : groups.size() >= 2 && !groups.count(topology::kNone) ? 1
+                                                                        : 2;
   const auto cuts = [&](const topology::Link& l) {
     const topology::Node& a = topo.nodes[static_cast<size_t>(l.a)];
     const topology::Node& b = topo.nodes[static_cast<size_t>(l.b)];
     if (a.kind != NodeKind::Switch || b.kind != NodeKind::Switch) return false;
-    if (a.pod != topology::kNone || b.pod != topology::kNone) return a.pod != b.pod;
-    return a.group == topology::kNone || a.group != b.group;
+    if (by == 0) return a.pod == topology::kNone || a.pod != b.pod;
+    if (by == 1) return a.group == topology::kNone || a.group != b.group;
+    return true;
   };
   for (const topology::Link& l : topo.links)
     if (!cuts(l)) {

@@ -5,9 +5,10 @@
 // Units. The fabric is cut into units that do not depend on the thread
 // count: two nodes joined by a link are in one unit unless both are
 // switches of different pods (a fat-tree's aggregation and core tiers, a
-// Clos's spine and super-spine tiers), or, where no pod is set, of
-// different aggregation groups (a two-tier Clos's leaves and spines, a
-// dragonfly's global links). A switch with neither is a unit of its own. A
+// Clos's spine and super-spine tiers), or, where the leaves share one pod,
+// of different aggregation groups (a two-tier Clos's leaves and spines, a
+// dragonfly's global links), or, where they share one group too, unless
+// both are switches. A switch with no pod (group) is a unit of its own. A
 // server stays whole with its leaves; a torus is one unit. The links
 // between units are the cut; the lookahead L is the smallest latency of a
 // cut link (every event one unit makes for another arrives at least L

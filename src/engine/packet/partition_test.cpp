@@ -54,6 +54,27 @@ TEST(Partitioned, UnitsArePodsAndTopSwitchesAndTheLookaheadIsTheirLinksLatency) 
   EXPECT_EQ(sim.open_streams(), 0);
 }
 
+TEST(Partitioned, ATwoTierRailFabricIsCutIntoItsGroupsAndSpines) {
+  // A two-tier rail-optimized Clos has one pod: its leaves and spines share it. Cut by pods it would be one
+  // unit (no speed-up); cut by aggregation groups, every group (its servers and their rail leaves) is a
+  // unit and every spine another.
+  topology::Hardware hw = topology::testing::hw_with(8, 8, 16);
+  const topology::Topology t = topology::build_with("rail_clos", {{"gpus", "256"}}, hw);
+  std::set<int32_t> groups;
+  int32_t spines = 0;
+  for (const auto& n : t.nodes) {
+    if (n.kind != topology::NodeKind::Switch) continue;
+    if (n.tier == 1) groups.insert(n.group);
+    if (n.tier == 2) ++spines;
+  }
+  ASSERT_GE(groups.size(), 2u);
+  ASSERT_GE(spines, 2);
+  PacketSim sim(t, net(), partitioned(2));
+  add(sim, 0, 255, 100'000);
+  run(sim);
+  EXPECT_EQ(sim.stats().units, static_cast<int32_t>(groups.size()) + spines);
+}
+
 class PartitionedPolicy : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(PartitionedPolicy, SameResultsOnOneTwoAndFourThreads) {
