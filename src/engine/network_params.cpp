@@ -53,7 +53,8 @@ std::vector<ParamSpec> network_params() {
       {"partitioned", ParamType::Bool, "false",
        "packet engine: cut the fabric into partitions (its pods, else its leaf groups, and the switches above "
        "them) run side by side on network.threads threads (1 to 64), in windows of the shortest cut link's "
-       "latency; a fabric of one pod and one group does not split. The same results on every thread count. "
+       "latency; servers stay with their leaves, so one leaf group of rail-optimized servers stays whole. The same "
+       "results on every thread count. "
        "Against the sequential engine each run is another draw, as another seed would be (events at one instant "
        "run in another order, ECN draws are per port): within 0.2 % at line rate, up to 5 % apart under DCQCN. "
        "Not yet with load-aware routing (ugal; minimal and valiant run), PFC storms, probes, link retry, or "
