@@ -743,6 +743,12 @@ TEST(Cli, PartitionedPacketEngineWritesTheSameJsonOnOneTwoAndFourThreads) {
                           "network.partitioned=true");
   EXPECT_NE(text.out.find("partitioned engine (the same results on every thread count)"), std::string::npos)
       << text.out;
+  // A torus is one partition: said, since the threads cannot help there.
+  const Result torus = run("bench torus-3d-4k --engine packet --op permutation --gpus 0-63 --min 64KiB --max 64KiB "
+                           "--set network.partitioned=true",
+                           true);
+  ASSERT_EQ(torus.status, 0) << torus.out;
+  EXPECT_NE(torus.out.find("note: network.partitioned: this fabric is one partition"), std::string::npos) << torus.out;
 }
 
 // A small ring on the packet engine pays NCCL's latency once, whatever the QPs and the routing: 128

@@ -175,6 +175,13 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
                                engine::engine_names_with(&engine::EngineTraits::packet_faults),
                                unused.size() == 1 ? "it" : "them");
   }
+  if (engine::engine_info(s.engine).traits.packet_faults && s.network.packet.partitioned) {
+    // A fabric that does not split: the threads have nothing to share (packet/partition.hpp).
+    if (engine::packet::partition_unit_count(s.fabric) == 1)
+      std::cerr << "podnet: note: network.partitioned: this fabric is one partition (a torus, or one leaf group "
+                   "whose servers reach every leaf), so one thread runs it; its results are another draw next to "
+                   "the sequential engine's (--set network.partitioned=false runs that one)\n";
+  }
   if (engine::engine_info(s.engine).traits.packet_faults) {
     // An ECN band for a congestion control that reads no marks (swift, timely, hpcc, rccc, none): it does nothing.
     const std::string cc = s.network.packet.cc != "auto" ? s.network.packet.cc : s.network.transport.default_cc;

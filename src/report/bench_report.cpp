@@ -459,6 +459,7 @@ nlohmann::json compare_document(const scenario::Setup& first, const std::vector<
                     {"per", per_flow ? "flow" : "rank"},
                     {"gpus", any.group.size()},
                     {"engine", first.engine},
+                    {"packet_engine", first.network.packet.partitioned ? "partitioned" : "sequential"},
                     {"transports", transports},
                     {"units",
                      {{"time_us", "microseconds"},
@@ -503,8 +504,9 @@ nlohmann::json compare_document(const scenario::Setup& first, const std::vector<
 void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
   const auto& c = doc["compare"];
   const size_t n = c["transports"].size();
-  out << fmt::format("podnet bench: {} transport{} compared on {}, {} GPUs, {} engine ({})\n", n, n == 1 ? "" : "s",
+  out << fmt::format("podnet bench: {} transport{} compared on {}, {} GPUs, {}{} engine ({})\n", n, n == 1 ? "" : "s",
                      c["op"].get<std::string>(), thousands(c["gpus"].get<int64_t>()), c["engine"].get<std::string>(),
+                     c.value("packet_engine", "") == "partitioned" ? " (partitioned)" : "",
                      doc["run"]["scenario"].get<std::string>());
   for (const auto& t : c["transports"]) {
     std::vector<std::string> sets;

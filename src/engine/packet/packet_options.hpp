@@ -14,6 +14,10 @@
 
 #include "core/units.hpp"
 
+namespace podnet::topology {
+struct Topology;
+}
+
 namespace podnet::engine::packet {
 
 struct CcPreset {
@@ -78,6 +82,9 @@ struct PacketOptions {
   Bytes ecn_kmin = -1, ecn_kmax = -1;
   double ecn_pmax = -1;
 };
+
+// How many units the partitioned engine cuts `topo` into (partition.hpp; 1: it does not split).
+int32_t partition_unit_count(const topology::Topology& topo);
 
 // The registered algorithm `cc` (InputError listing the names otherwise).
 const CcPreset& cc_preset(std::string_view cc);

@@ -416,23 +416,14 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
 
 // ---------------------------------------------------------------- partitioned runs (partition.hpp)
 
-void PacketSim::Impl::partition(const NetworkOptions& net, int32_t threads) {
-  const auto refuse = [](const char* what) {
-    throw InputError(fmt::format("packet engine: network.partitioned does not run {} yet; set "
-                                 "network.partitioned=false (the sequential engine runs it)",
-                                 what));
-  };
-  if (tracks_load) refuse("load-aware routing (ugal; minimal and valiant run partitioned)");
-  if (!net.faults.pause_storms.empty()) refuse("PFC storms");
-  // (Routing builds a failed fabric's next-hop tables as packets ask for them, which threads must not do.)
-  if (per_packet && !net.faults.failures.events.empty())
-    refuse("per-packet routing (adaptive, spray, reps) with failures");
-  if (opt.link_retry) refuse("link-level retry");
-  if (threads < 1 || threads > 64)
-    throw InputError(fmt::format("packet engine: {} threads: expected 1 to 64", threads));
-  if (!lane0.events.empty()) throw Error("packet engine: internal: events before partitioning");
+int32_t partition_unit_count(const topology::Topology& topo) {
+  int32_t units = 0;
+  partition_units(topo, units);
+  return units;
+}
 
-  // Units: union-find over the links that do not cut (partition.hpp).
+std::vector<int32_t> partition_units(const topology::Topology& topo, int32_t& units) {
+  // Union-find over the links that do not cut (partition.hpp).
   const auto N = static_cast<int32_t>(topo.nodes.size());
   std::vector<int32_t> up(static_cast<size_t>(N));
   std::iota(up.begin(), up.end(), 0);
@@ -465,15 +456,35 @@ void PacketSim::Impl::partition(const NetworkOptions& net, int32_t threads) {
       const int32_t x = find(l.a), y = find(l.b);
       if (x != y) up[static_cast<size_t>(std::max(x, y))] = std::min(x, y);
     }
-  Partition& P = part.emplace();
-  P.unit_of_node.assign(static_cast<size_t>(N), -1);
-  std::vector<int32_t> unit_of_root(static_cast<size_t>(N), -1);
-  P.units = 0;
+  std::vector<int32_t> unit_of_node(static_cast<size_t>(N), -1), unit_of_root(static_cast<size_t>(N), -1);
+  units = 0;
   for (int32_t n = 0; n < N; ++n) {
     int32_t& u = unit_of_root[static_cast<size_t>(find(n))];
-    if (u < 0) u = P.units++;
-    P.unit_of_node[static_cast<size_t>(n)] = u;
+    if (u < 0) u = units++;
+    unit_of_node[static_cast<size_t>(n)] = u;
   }
+  return unit_of_node;
+}
+
+void PacketSim::Impl::partition(const NetworkOptions& net, int32_t threads) {
+  const auto refuse = [](const char* what) {
+    throw InputError(fmt::format("packet engine: network.partitioned does not run {} yet; set "
+                                 "network.partitioned=false (the sequential engine runs it)",
+                                 what));
+  };
+  if (tracks_load) refuse("load-aware routing (ugal; minimal and valiant run partitioned)");
+  if (!net.faults.pause_storms.empty()) refuse("PFC storms");
+  // (Routing builds a failed fabric's next-hop tables as packets ask for them, which threads must not do.)
+  if (per_packet && !net.faults.failures.events.empty())
+    refuse("per-packet routing (adaptive, spray, reps) with failures");
+  if (opt.link_retry) refuse("link-level retry");
+  if (threads < 1 || threads > 64)
+    throw InputError(fmt::format("packet engine: {} threads: expected 1 to 64", threads));
+  if (!lane0.events.empty()) throw Error("packet engine: internal: events before partitioning");
+
+  Partition& P = part.emplace();
+  const auto N = static_cast<int32_t>(topo.nodes.size());
+  P.unit_of_node = partition_units(topo, P.units);
   const auto D = static_cast<DirLink>(ports->info.size());
   P.unit_from.resize(static_cast<size_t>(D));
   P.unit_to.resize(static_cast<size_t>(D));

@@ -44,8 +44,12 @@
 #include "engine/packet/lane.hpp"
 #include "engine/packet/nic.hpp"
 #include "engine/packet/packet.hpp"
+#include "topology/topology.hpp"
 
 namespace podnet::engine::packet {
+
+// The units of a fabric (above): every node's, numbered from 0 in node order; `units` gets their count.
+std::vector<int32_t> partition_units(const topology::Topology& topo, int32_t& units);
 
 struct Partition {
   int32_t lanes = 1;      // worker lanes (threads); the coordinator is lane `lanes`
