@@ -12,8 +12,10 @@
 // server stays whole with its leaves; a torus is one unit. The links
 // between units are the cut; the lookahead L is the smallest latency of a
 // cut link (every event one unit makes for another arrives at least L
-// later: a packet, a PAUSE frame, a credit). Threads take contiguous runs
-// of units of about equal ports.
+// later: a packet, a PAUSE frame, a credit), and no more than the shortest
+// in-server link's (a completion is reported after that hop, so it never
+// falls inside the window that made it). Threads take contiguous runs of
+// units of about equal ports.
 //
 // Order. Every event carries a key: its pushing unit in the high bits and
 // that unit's own count below. Events run in (time, key) order in every
@@ -32,7 +34,9 @@
 // thread stopped. A callback that starts a stream earlier than the window
 // the threads have already run (a completion inside the window just run)
 // starts it at the window's end: the clamp, at most L per dependency,
-// counted in the run's totals (SimStats::clamped, clamped_ps).
+// counted in the run's totals (SimStats::clamped, clamped_time). Only a
+// route with no in-server hop after its last network link (a torus chip)
+// can be late.
 #pragma once
 
 #include <algorithm>
