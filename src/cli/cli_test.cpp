@@ -1127,6 +1127,9 @@ TEST(Cli, CompareCcRunsEachTransportAsItsOwnBenchWould) {
   bad = run(traffic + " --compare-cc dctcp --engine flow", true);
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.out.find("--compare-cc runs the packet engine"), std::string::npos) << bad.out;
+  // Naming the engine it runs anyway is no mistake (it was refused, as a --set the user never typed).
+  const Result packet = run(traffic + " --min 64KiB --max 64KiB --compare-cc dctcp --engine packet", true);
+  EXPECT_EQ(packet.status, 0) << packet.out;
 }
 
 TEST(Cli, BenchReadsSizesAsNcclTestsDoes) {

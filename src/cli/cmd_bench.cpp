@@ -74,11 +74,16 @@ int cmd_compare(const Common& c0, const BenchOptions& b, const study::BenchReque
     return std::any_of(c0.sets.begin(), c0.sets.end(),
                        [&](const std::string& s) { return s.rfind(key + "=", 0) == 0; });
   };
-  for (const char* key : {"network.engine", "network.cc", "network.preset"})
+  // (The packet engine itself, from --engine or --set, is what --compare-cc runs anyway.)
+  for (const std::string& s : c0.sets)
+    if (s.rfind("network.engine=", 0) == 0 && s != "network.engine=" + packet)
+      throw InputError(
+          fmt::format("--set {}: --compare-cc runs the {} engine (the transports are packet-level)", s, packet));
+  for (const char* key : {"network.cc", "network.preset"})
     if (given(key))
-      throw InputError(fmt::format("--set {}: --compare-cc sets it for each run; leave it out{}", key,
-                                   std::string(key) == "network.engine" ? " (the transports run on the packet engine)"
-                                                                        : " (or name the transport in the list)"));
+      throw InputError(
+          fmt::format("--set {}: --compare-cc sets it for each run; leave it out (or name the transport in the list)",
+                      key));
   const std::vector<study::TransportChoice> choices = study::transport_choices(b.compare_cc, "--compare-cc", given);
   std::vector<report::TransportRun> runs;
   std::optional<scenario::Setup> first;
