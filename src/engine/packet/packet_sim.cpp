@@ -586,7 +586,7 @@ void PacketSim::Impl::run_partitioned(const std::function<void(const SimEvent&)>
   Partition& P = *part;
   const int32_t n = P.lanes;
   constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
-  int64_t window_end = 0;
+  int64_t window_end = lane0.frontier;  // where the last call left the lanes (0 at the start)
   bool quit = false;
   std::exception_ptr failed;
   std::mutex failed_mu;
