@@ -182,7 +182,9 @@ struct PacketSim::Impl {
   bool idle() { return lane0.events.empty() && lanes_next() == std::numeric_limits<int64_t>::max(); }
   void merge_totals();
   void finish_run();
-  void check_deadlock();
+  // Throws when no data packet has moved for deadlock_window while ports are paused (§9); `now`, the last
+  // data packet sent and the paused ports are the lane's (sequential) or every lane's (partitioned).
+  void check_deadlock(int64_t now, int64_t last_tx, int64_t paused);
 
   // ---- ports
   void ensure_kick(DirLink p, int64_t t) {
@@ -488,14 +490,14 @@ void PacketSim::Impl::partition(const NetworkOptions& net, int32_t threads) {
   const auto D = static_cast<DirLink>(ports->info.size());
   P.unit_from.resize(static_cast<size_t>(D));
   P.unit_to.resize(static_cast<size_t>(D));
-  std::vector<int64_t> weight(static_cast<size_t>(P.units), 0);
-  constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
-  int64_t cut = kNone, in_server = kNone, shortest = kNone;
+  P.unit_ports.assign(static_cast<size_t>(P.units), 0);
+  constexpr int64_t kUnset = std::numeric_limits<int64_t>::max();
+  int64_t cut = kUnset, in_server = kUnset, shortest = kUnset;
   for (DirLink d = 0; d < D; ++d) {
     const PortInfo& i = ports->info[static_cast<size_t>(d)];
     P.unit_from[static_cast<size_t>(d)] = P.unit_of_node[static_cast<size_t>(i.from)];
     P.unit_to[static_cast<size_t>(d)] = P.unit_of_node[static_cast<size_t>(i.to)];
-    ++weight[static_cast<size_t>(P.unit_from[static_cast<size_t>(d)])];
+    ++P.unit_ports[static_cast<size_t>(P.unit_from[static_cast<size_t>(d)])];
     if (i.latency > 0) shortest = std::min(shortest, i.latency);
     if (P.unit_from[static_cast<size_t>(d)] != P.unit_to[static_cast<size_t>(d)]) cut = std::min(cut, i.latency);
     else if (!i.net && i.latency > 0) in_server = std::min(in_server, i.latency);
@@ -506,10 +508,9 @@ void PacketSim::Impl::partition(const NetworkOptions& net, int32_t threads) {
   // windows no longer than those see every completion made in a window fall after it, so no callback is
   // late. With one unit and no such link, windows of the shortest link still bound how late one can be.
   P.lookahead = std::min(cut, in_server);
-  if (P.lookahead == kNone) P.lookahead = shortest != kNone ? shortest : 1'000'000;
+  if (P.lookahead == kUnset) P.lookahead = shortest != kUnset ? shortest : 1'000'000;
   P.lanes = std::min<int32_t>(threads, P.units);
-  P.unit_ports = weight;
-  P.lane_of = Partition::assign(weight, P.lanes);
+  P.lane_of = Partition::assign(P.unit_ports, P.lanes);
   P.unit_events.assign(static_cast<size_t>(P.units) + 1, 0);
   P.unit_cross.assign(static_cast<size_t>(P.units) + 1, 0);
   P.next_key.resize(static_cast<size_t>(P.units) + 1);
@@ -544,11 +545,8 @@ void PacketSim::Impl::partition(const NetworkOptions& net, int32_t threads) {
     rr_node.assign(total, 0);
   }
   lost_arrived.assign(static_cast<size_t>(D), 0);
-  if (has_faults) {
-    fault_port_rng.reserve(static_cast<size_t>(D));
-    for (DirLink d = 0; d < D; ++d)
-      fault_port_rng.emplace_back(mix64(net.routing.seed ^ 0x6661756c74000000ULL ^ (0x9E3779B97F4A7C15ULL * (d + 1))));
-  }
+  if (has_faults)
+    fault_port_rng = Ports::port_streams(net.routing.seed ^ 0x6661756c74000000ULL, static_cast<size_t>(D));
   ports->partition(P.unit_from, P.units, mix64(net.routing.seed ^ 0x65636e0000000000ULL));
   nic->defer_extra_bytes = true;
 }
@@ -626,7 +624,6 @@ void PacketSim::Impl::run_partitioned(const std::function<void(const SimEvent&)>
         auto& box = l->mail[(P.window & 1) * (static_cast<size_t>(n) + 1) + static_cast<size_t>(n)];
         for (const Event& e : box) lane0.events.push_event(e);
         box.clear();
-        l->mail_min[static_cast<size_t>(n)] = kNever;
       }
       lane0.frontier = window_end;
       const int64_t E = lanes_next();
@@ -666,12 +663,7 @@ void PacketSim::Impl::run_partitioned(const std::function<void(const SimEvent&)>
       // barriers (~0.2 us each), so below a few hundred events (~0.3 us each) one thread runs it faster.
       busy = lane_events - last_events >= kParallelEvents;
       last_events = lane_events;
-      if (nic->open_streams > 0 && paused > 0 && window_end - last_tx > deadlock_window && window_end >= storm_until)
-        throw Error(fmt::format(
-            "packet engine: PFC deadlock at {}: no data packet has moved for {} while {} stream(s) wait and {} "
-            "port(s) are paused (a cyclic buffer dependency); use routing without cycles, a lossy data class (pfc "
-            "off), or another topology",
-            format_time(Time(window_end)), format_time(Time(window_end - last_tx)), nic->open_streams, paused));
+      check_deadlock(window_end, last_tx, paused);
       if (heartbeat && (events & ~heartbeat_mask) != beat) {
         beat = events & ~heartbeat_mask;
         heartbeat(Time(window_end));
@@ -753,120 +745,118 @@ void PacketSim::Impl::run(const std::function<void(const SimEvent&)>& on_event, 
 }
 
 void PacketSim::Impl::dispatch(const Event& e, const std::function<void(const SimEvent&)>& on_event) {
-  {
-    switch (kind_of(e)) {
-      case kArrive: on_arrive(decode(e), (e.kind >> 31) != 0); break;
-      case kKick: {
-        const auto p = static_cast<DirLink>(e.a);
-        if (ports->state[p].kick_at == L().now) ports->state[p].kick_at = -1;
-        try_send(p);
-        break;
-      }
-      case kPause:
-        if (!links_failed || !dead[e.a]) on_pause(static_cast<DirLink>(e.a), e.b != 0);  // else lost with its link
-        break;
-      case kPauseRefresh: {
-        if (!part) check_deadlock();  // partitioned: the coordinator checks between windows
-        const auto i = static_cast<DirLink>(e.a);
-        const SwitchBuffer::Ingress& g = buffer->ingress(i);
-        if (g.pause_sent && g.stamp == e.tag) send_pause(i, true);
-        break;
-      }
-      case kCredit: {
-        const auto p = static_cast<DirLink>(e.a);
-        ports->state[p].credits += static_cast<int64_t>(e.b);
-        if (has_work(p)) try_send(p);
-        break;
-      }
-      case kQpStart: kick(nic->start(static_cast<uint32_t>(e.a), L().now)); break;
-      case kPullPace:
-        nic->pull_pace(static_cast<int32_t>(e.a), L().now);
-        send_outbox();
-        break;
-      case kRto: {
-        if (!part) check_deadlock();
-        DirLink k = -1;
-        const int64_t next = nic->on_rto(static_cast<uint32_t>(e.a), L().now, k);
-        kick(k);
-        if (next >= 0) L().push(Time(next), kRto, e.a);
-        break;
-      }
-      case kCcTimer: {
-        const auto qi = static_cast<uint32_t>(e.a);
-        if (nic->qps[qi].cc.stamp != e.tag) break;
-        kick(nic->cc_timer(qi, L().now));
-        nic->cc_timer_rearm(qi, L().now);
-        break;
-      }
-      case kDone: {
-        const auto qi = static_cast<uint32_t>(e.a);
-        --nic->open_streams;
-        if (part) nic->count_extra_bytes(qi);  // (sequential: at its completion)
-        if (tracks_load) {
-          const Qp& q = nic->qps[qi];
-          L().scratch.clear();
-          for (uint32_t i = 0; i < q.route_len; ++i) L().scratch.push_back({nic->routes[q.route_off + i], 1.0});
-          router->release(L().scratch, 1.0);
-        }
-        SimEvent se;
-        se.tag = nic->stream_tags[qi];
-        se.at = Time(L().now);
-        se.stream = static_cast<int32_t>(qi);
-        on_event(se);
-        break;
-      }
-      case kProgress: {
-        const auto qi = static_cast<uint32_t>(e.a);
-        if (nic->qps[qi].rx_done) break;  // completed meanwhile: kDone reports it
-        SimEvent se;
-        se.tag = nic->stream_tags[qi];
-        se.at = Time(L().now);
-        se.progress = true;
-        se.stream = static_cast<int32_t>(qi);
-        on_event(se);
-        break;
-      }
-      case kTimer: {
-        SimEvent se;
-        se.tag = e.a;
-        se.at = Time(L().now);
-        se.timer = true;
-        on_event(se);
-        break;
-      }
-      case kSample:
-        for (int32_t p : opt.sample_ports) {
-          const int64_t q = ports->state[p].qbytes;
-          if (opt.sample_all_ports) {  // sparse: a port's rows run from its first non-empty sample to the empty one
-                                       // after
-            if (q == 0 && !sampled_busy[p]) continue;
-            sampled_busy[p] = q > 0;
-          }
-          samples.push_back({Time(L().now), p, q});
-        }
-        if (opt.sample_streams)
-          for (size_t i = 0; i < nic->qps.size(); ++i) {
-            const Qp& q = nic->qps[i];
-            // every port sampled (telemetry): only the QPs under way
-            if (opt.sample_all_ports && (q.rx_done || L().now < nic->records[i].first_send.ps)) continue;
-            const Bytes got = std::min<Bytes>(nic->records[i].bytes, static_cast<Bytes>(q.rcv_nxt) * mtu);
-            stream_samples.push_back({Time(L().now), static_cast<int32_t>(i), got, q.cc.rate, q.cc.window});
-          }
-        // Telemetry samples on while anything is left to happen (streams may start after compute delays).
-        if (!idle() && (nic->open_streams > 0 || opt.sample_all_ports))
-          L().push(Time(L().now + opt.sample_interval.ps), kSample);
-        break;
-      case kStorm: {
-        // A storming NIC (§3): PAUSE every half pause time until the storm's end, then XON.
-        const auto d = static_cast<DirLink>(e.a);
-        const PauseStorm& st = storms[e.b];
-        const bool on = L().now < st.end.ps;
-        storm_frame(d, on);
-        if (on) L().push(Time(std::min(st.end.ps, L().now + ports->info[d].quanta_ps / 2)), kStorm, e.a, e.b);
-        break;
-      }
-      default: throw Error("packet engine: internal: unknown event");
+  switch (kind_of(e)) {
+    case kArrive: on_arrive(decode(e), (e.kind >> 31) != 0); break;
+    case kKick: {
+      const auto p = static_cast<DirLink>(e.a);
+      if (ports->state[p].kick_at == L().now) ports->state[p].kick_at = -1;
+      try_send(p);
+      break;
     }
+    case kPause:
+      if (!links_failed || !dead[e.a]) on_pause(static_cast<DirLink>(e.a), e.b != 0);  // else lost with its link
+      break;
+    case kPauseRefresh: {
+      if (!part) check_deadlock(L().now, L().last_tx, L().paused_ports);  // partitioned: between windows
+      const auto i = static_cast<DirLink>(e.a);
+      const SwitchBuffer::Ingress& g = buffer->ingress(i);
+      if (g.pause_sent && g.stamp == e.tag) send_pause(i, true);
+      break;
+    }
+    case kCredit: {
+      const auto p = static_cast<DirLink>(e.a);
+      ports->state[p].credits += static_cast<int64_t>(e.b);
+      if (has_work(p)) try_send(p);
+      break;
+    }
+    case kQpStart: kick(nic->start(static_cast<uint32_t>(e.a), L().now)); break;
+    case kPullPace:
+      nic->pull_pace(static_cast<int32_t>(e.a), L().now);
+      send_outbox();
+      break;
+    case kRto: {
+      if (!part) check_deadlock(L().now, L().last_tx, L().paused_ports);
+      DirLink k = -1;
+      const int64_t next = nic->on_rto(static_cast<uint32_t>(e.a), L().now, k);
+      kick(k);
+      if (next >= 0) L().push(Time(next), kRto, e.a);
+      break;
+    }
+    case kCcTimer: {
+      const auto qi = static_cast<uint32_t>(e.a);
+      if (nic->qps[qi].cc.stamp != e.tag) break;
+      kick(nic->cc_timer(qi, L().now));
+      nic->cc_timer_rearm(qi, L().now);
+      break;
+    }
+    case kDone: {
+      const auto qi = static_cast<uint32_t>(e.a);
+      --nic->open_streams;
+      if (part) nic->count_extra_bytes(qi);  // (sequential: at its completion)
+      if (tracks_load) {
+        const Qp& q = nic->qps[qi];
+        L().scratch.clear();
+        for (uint32_t i = 0; i < q.route_len; ++i) L().scratch.push_back({nic->routes[q.route_off + i], 1.0});
+        router->release(L().scratch, 1.0);
+      }
+      SimEvent se;
+      se.tag = nic->stream_tags[qi];
+      se.at = Time(L().now);
+      se.stream = static_cast<int32_t>(qi);
+      on_event(se);
+      break;
+    }
+    case kProgress: {
+      const auto qi = static_cast<uint32_t>(e.a);
+      if (nic->qps[qi].rx_done) break;  // completed meanwhile: kDone reports it
+      SimEvent se;
+      se.tag = nic->stream_tags[qi];
+      se.at = Time(L().now);
+      se.progress = true;
+      se.stream = static_cast<int32_t>(qi);
+      on_event(se);
+      break;
+    }
+    case kTimer: {
+      SimEvent se;
+      se.tag = e.a;
+      se.at = Time(L().now);
+      se.timer = true;
+      on_event(se);
+      break;
+    }
+    case kSample:
+      for (int32_t p : opt.sample_ports) {
+        const int64_t q = ports->state[p].qbytes;
+        if (opt.sample_all_ports) {  // sparse: a port's rows run from its first non-empty sample to the empty one
+                                     // after
+          if (q == 0 && !sampled_busy[p]) continue;
+          sampled_busy[p] = q > 0;
+        }
+        samples.push_back({Time(L().now), p, q});
+      }
+      if (opt.sample_streams)
+        for (size_t i = 0; i < nic->qps.size(); ++i) {
+          const Qp& q = nic->qps[i];
+          // every port sampled (telemetry): only the QPs under way
+          if (opt.sample_all_ports && (q.rx_done || L().now < nic->records[i].first_send.ps)) continue;
+          const Bytes got = std::min<Bytes>(nic->records[i].bytes, static_cast<Bytes>(q.rcv_nxt) * mtu);
+          stream_samples.push_back({Time(L().now), static_cast<int32_t>(i), got, q.cc.rate, q.cc.window});
+        }
+      // Telemetry samples on while anything is left to happen (streams may start after compute delays).
+      if (!idle() && (nic->open_streams > 0 || opt.sample_all_ports))
+        L().push(Time(L().now + opt.sample_interval.ps), kSample);
+      break;
+    case kStorm: {
+      // A storming NIC (§3): PAUSE every half pause time until the storm's end, then XON.
+      const auto d = static_cast<DirLink>(e.a);
+      const PauseStorm& st = storms[e.b];
+      const bool on = L().now < st.end.ps;
+      storm_frame(d, on);
+      if (on) L().push(Time(std::min(st.end.ps, L().now + ports->info[d].quanta_ps / 2)), kStorm, e.a, e.b);
+      break;
+    }
+    default: throw Error("packet engine: internal: unknown event");
   }
 }
 
@@ -882,17 +872,15 @@ void PacketSim::Impl::finish_run() {
         s.reorder_events ? static_cast<double>(lane0.reorder_sum_ps) / static_cast<double>(s.reorder_events) : 0;
 }
 
-void PacketSim::Impl::check_deadlock() {
+void PacketSim::Impl::check_deadlock(int64_t now, int64_t last_tx, int64_t paused) {
   // Pause refreshes and RTOs are all that keep a deadlocked run going: a
   // cyclic buffer dependency under PFC stops every packet for good.
-  if (nic->open_streams == 0 || L().paused_ports == 0 || L().now - L().last_tx <= deadlock_window ||
-      L().now < storm_until)
-    return;
+  if (nic->open_streams == 0 || paused == 0 || now - last_tx <= deadlock_window || now < storm_until) return;
   throw Error(fmt::format(
       "packet engine: PFC deadlock at {}: no data packet has moved for {} while {} stream(s) wait and {} port(s) "
       "are paused (a cyclic buffer dependency); use routing without cycles, a lossy data class (pfc off), or "
       "another topology",
-      format_time(Time(L().now)), format_time(Time(L().now - L().last_tx)), nic->open_streams, L().paused_ports));
+      format_time(Time(now)), format_time(Time(now - last_tx)), nic->open_streams, paused));
 }
 
 // ---------------------------------------------------------------- ports

@@ -133,9 +133,14 @@ class Ports {
     unit_from_ = unit_from.data();
     unit_queued_.assign(static_cast<size_t>(units), 0);
     unit_peak_.assign(static_cast<size_t>(units), 0);
-    port_rng_.clear();
-    port_rng_.reserve(state.size());
-    for (size_t d = 0; d < state.size(); ++d) port_rng_.emplace_back(mix64(seed ^ (0x9E3779B97F4A7C15ULL * (d + 1))));
+    port_rng_ = port_streams(seed, state.size());
+  }
+  // A stream per port from one seed (the partitioned engine's draws: no two threads share one).
+  static std::vector<Rng> port_streams(uint64_t seed, size_t ports) {
+    std::vector<Rng> r;
+    r.reserve(ports);
+    for (size_t d = 0; d < ports; ++d) r.emplace_back(mix64(seed ^ (0x9E3779B97F4A7C15ULL * (d + 1))));
+    return r;
   }
   uint64_t peak_packets_of_units() const {
     uint64_t s = 0;
