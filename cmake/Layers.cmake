@@ -1,6 +1,6 @@
 # One library per layer, in the order of docs/contributing/architecture.md; a layer links only layers above it
 # (ranks and rule: scripts/check-layers.sh, run by ctest as `layering`).
-podnet_layer(core fmt::fmt)
+podnet_layer(core fmt::fmt MPI::MPI_CXX)
 target_sources(podnet_core PRIVATE ${CMAKE_BINARY_DIR}/generated/version.cpp)
 add_dependencies(podnet_core podnet_version_stamp)
 podnet_layer(topology podnet_core)

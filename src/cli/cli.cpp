@@ -9,6 +9,7 @@
 
 #include "cli/common.hpp"
 #include "core/error.hpp"
+#include "core/mpi_world.hpp"
 #include "core/process.hpp"
 #include "core/version.hpp"
 #include "scenario/scenario.hpp"
@@ -96,6 +97,16 @@ int run(int argc, char** argv) {
                 << (near.empty() ? std::string() : "; did you mean '" + near + "'?")
                 << " (`podnet --help` lists the commands)\n";
       return kExitBadInput;
+    }
+  }
+  // Under mpirun, bench and train share one run among the ranks (core/mpi_world.hpp; sweep and optimize
+  // hand out points their own way): join the job before anything is written, so rank 0 alone speaks.
+  if (argc > 1 && (std::string(argv[1]) == "bench" || std::string(argv[1]) == "train")) {
+    try {
+      mpi::join();
+    } catch (const std::exception& e) {
+      std::cerr << "podnet: failed: " << e.what() << "\n";
+      return kExitFailure;
     }
   }
   try {

@@ -35,6 +35,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using podnet::cli::testing::mpirun;
 using podnet::cli::testing::Result;
 using podnet::cli::testing::run;
 using podnet::cli::testing::run_shell;
@@ -741,7 +742,7 @@ TEST(Cli, PartitionedPacketEngineWritesTheSameJsonOnOneTwoAndFourThreads) {
   }
   const Result text = run("bench aipod-16k --gpus 0-127:8 --min 1MiB --max 1MiB --engine packet --set "
                           "network.partitioned=true");
-  EXPECT_NE(text.out.find("partitioned engine (the same results on every thread count)"), std::string::npos)
+  EXPECT_NE(text.out.find("partitioned engine (the same results on every thread and rank count)"), std::string::npos)
       << text.out;
   // A torus is one partition: said, since the threads cannot help there.
   const Result torus = run("bench torus-3d-4k --engine packet --op permutation --gpus 0-63 --min 64KiB --max 64KiB "
@@ -749,6 +750,43 @@ TEST(Cli, PartitionedPacketEngineWritesTheSameJsonOnOneTwoAndFourThreads) {
                            true);
   ASSERT_EQ(torus.status, 0) << torus.out;
   EXPECT_NE(torus.out.find("note: network.partitioned: this fabric is one partition"), std::string::npos) << torus.out;
+}
+
+// The partitioned engine on Open MPI ranks (engine/packet/partition.hpp, "Ranks"): one process, 2 ranks
+// and 3 ranks of 2 threads write the same document. The ring pipelines its slices through the coordinator
+// (the receivers' progress crosses ranks every window); spray keeps counters per unit.
+TEST(Cli, PartitionedPacketEngineWritesTheSameJsonOnOneTwoAndThreeRanks) {
+  for (const std::string args :
+       {"bench aipod-16k --gpus 0-127:8 --min 4MiB --max 4MiB --algo ring --engine packet --format json --set "
+        "network.partitioned=true",
+        "bench leafspine-8k --op permutation --gpus 0-1023:4 --min 256KiB --max 256KiB --engine packet --set "
+        "network.routing=spray --format json --set network.partitioned=true"}) {
+    std::string first;
+    for (const std::string& launch : {std::string(PODNET_BINARY) + " ", mpirun(2), mpirun(3)}) {
+      const Result r = run_shell(launch + args + (launch == mpirun(3) ? " --set network.threads=2" : ""));
+      ASSERT_EQ(r.status, 0) << launch << r.out;
+      nlohmann::json d = nlohmann::json::parse(r.out);  // rank 0's alone: a second document would not parse
+      EXPECT_EQ(d["bench"]["packet_engine"], "partitioned");
+      d["run"].erase("overrides");
+      if (first.empty()) first = d.dump();
+      else EXPECT_EQ(d.dump(), first) << launch << args;
+    }
+  }
+  // What does not share a run says so; what ranks cannot run yet is refused with the way out.
+  const Result flow = run_shell(mpirun(2) + "bench leafspine-8k --gpus 0-15 --min 1MiB --max 1MiB", true);
+  ASSERT_EQ(flow.status, 0) << flow.out;
+  EXPECT_NE(flow.out.find("note: mpirun: each of the 2 ranks ran this whole run"), std::string::npos) << flow.out;
+  const fs::path dir = temp_dir() / "ranks-telemetry";
+  const Result tel = run_shell(mpirun(2) +
+                                   "bench leafspine-8k --gpus 0-15 --min 1MiB --max 1MiB --engine packet --set "
+                                   "network.partitioned=true --telemetry " +
+                                   (dir / "t").string(),
+                               true);
+  EXPECT_EQ(tel.status, 2) << tel.out;
+  EXPECT_NE(tel.out.find("network.partitioned under mpirun does not run telemetry samples (--telemetry) yet; run it "
+                         "in one process"),
+            std::string::npos)
+      << tel.out;
 }
 
 // A small ring on the packet engine pays NCCL's latency once, whatever the QPs and the routing: 128

@@ -19,6 +19,7 @@
 
 #include "cli/telemetry_options.hpp"
 #include "core/error.hpp"
+#include "core/mpi_world.hpp"
 #include "engine/network_params.hpp"
 #include "engine/network_presets.hpp"
 #include "engine/packet/packet_options.hpp"
@@ -182,6 +183,12 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
                    "whose servers reach every leaf), so one thread runs it; its results are another draw next to "
                    "the sequential engine's (--set network.partitioned=false runs that one)\n";
   }
+  // mpirun (core/mpi_world.hpp): only the partitioned packet engine shares a run among the ranks.
+  if (mpi::world().size > 1 && !(engine::engine_info(s.engine).traits.packet_faults && s.network.packet.partitioned))
+    std::cerr << fmt::format("podnet: note: mpirun: each of the {} ranks ran this whole run; only the partitioned "
+                             "packet engine shares one run among ranks (--engine packet --set "
+                             "network.partitioned=true)\n",
+                             mpi::world().size);
   if (engine::engine_info(s.engine).traits.packet_faults) {
     // An ECN band for a congestion control that reads no marks (swift, timely, hpcc, rccc, none): it does nothing.
     const std::string cc = s.network.packet.cc != "auto" ? s.network.packet.cc : s.network.transport.default_cc;
@@ -340,7 +347,7 @@ std::vector<std::string> split_list(const std::string& s) {
 }
 
 std::ofstream open_out(const std::string& path) {
-  std::ofstream f(path, std::ios::binary);
+  std::ofstream f(mpi::output_path(path), std::ios::binary);  // (under mpirun, rank 0 writes)
   if (!f) throw InputError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
   return f;
 }

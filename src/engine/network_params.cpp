@@ -48,17 +48,19 @@ std::vector<ParamSpec> network_params() {
        "machine's cores, at most 8 (more when given); routes and drains are worked out on every thread. Flow "
        "engine: 0 = 2 on a machine with two cores or more, and more than 2 counts as 2; the second re-sorts the "
        "solver's link lists after large re-solves. Packet engine: one thread; with network.partitioned, its "
-       "partitions on this many (0 = the machine's cores)",
+       "partitions on this many (0 = the machine's cores; under mpirun, per rank: 0 = the cores over the ranks "
+       "on the machine)",
        0, 64},
       {"partitioned", ParamType::Bool, "false",
        "packet engine: cut the fabric into partitions (its pods, else its leaf groups, and the switches above "
        "them) run side by side on network.threads threads (1 to 64), in windows of the shortest cut link's "
        "latency; servers stay with their leaves, so one leaf group of rail-optimized servers stays whole. The same "
-       "results on every thread count. "
+       "results on every thread count. Under mpirun (`mpirun -n 4 podnet bench ...`), the partitions spread over "
+       "the ranks too, with the same results; every rank holds the whole fabric, and rank 0 writes. "
        "Against the sequential engine each run is another draw, as another seed would be (events at one instant "
        "run in another order, ECN draws are per port): within 0.2 % at line rate, up to 5 % apart under DCQCN. "
        "Not yet with load-aware routing (ugal; minimal and valiant run), PFC storms, probes, link retry, or "
-       "per-packet routing with failures"},
+       "per-packet routing with failures; across ranks, not yet with failures or telemetry samples"},
       {"cc", ParamType::String, "auto",
        "packet engine: congestion control (auto = infiniband with the infiniband transport, else dcqcn_nic; "
        "see `podnet list`)",

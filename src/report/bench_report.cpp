@@ -282,7 +282,7 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
     out << fmt::format("  transport {}, congestion control {}, flow control {}{}\n", b["transport"].get<std::string>(),
                        b["cc"].get<std::string>(), b["flow_control"].get<std::string>(),
                        b.value("packet_engine", "") == "partitioned"
-                           ? "; partitioned engine (the same results on every thread count)"
+                           ? "; partitioned engine (the same results on every thread and rank count)"
                            : "");
   if (tuned && b.contains("algorithms"))
     out << fmt::format("  tuner: algorithms {}, protocols {}, {} tables (NCCL's cost model)\n",

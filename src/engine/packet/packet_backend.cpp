@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/mpi_world.hpp"
 #include "engine/failure_driver.hpp"
 #include "engine/packet/hop_latency_credit.hpp"
 #include "engine/packet/pipeline_tracker.hpp"
@@ -25,8 +26,10 @@ PacketOptions default_packet_options(const NetworkOptions& options) {
   p.link_credits = options.packet.link_credits;
   p.link_retry = options.packet.link_retry;
   p.partitioned = options.packet.partitioned;
-  p.threads = options.flow.threads > 0 ? options.flow.threads
-                                       : std::clamp(static_cast<int32_t>(std::thread::hardware_concurrency()), 1, 64);
+  // network.threads 0: this machine's cores (under mpirun, shared by the job's ranks on it).
+  const auto cores =
+      static_cast<int32_t>(std::thread::hardware_concurrency()) / (mpi::world().size > 1 ? mpi::local_ranks() : 1);
+  p.threads = options.flow.threads > 0 ? options.flow.threads : std::clamp(cores, 1, 64);
   p.buffer_bytes = options.packet.switch_buffer;
   p.ecn_kmin = options.packet.ecn_kmin;
   p.ecn_kmax = options.packet.ecn_kmax;

@@ -24,6 +24,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/mpi_world.hpp"
 #include "engine/backend.hpp"
 #include "engine/packet/cc/congestion_control.hpp"
 #include "engine/packet/event_wheel.hpp"
@@ -31,6 +32,7 @@
 #include "engine/packet/packet.hpp"
 #include "engine/packet/partition.hpp"
 #include "engine/packet/port.hpp"
+#include "engine/packet/ranks.hpp"
 #include "engine/packet/switch_buffer.hpp"
 
 namespace podnet::engine::packet {
@@ -118,6 +120,10 @@ struct PacketSim::Impl {
   std::optional<Partition> part;
   std::vector<std::unique_ptr<Lane>> lanes;
   SimStats totals;  // every lane's counters, after a run
+  // Ranks (partition.hpp): the earliest event of every rank's lanes and their latest clock, at the last
+  // exchange; the pipelined streams this rank receives, and the progress last sent of each.
+  int64_t ranks_next = std::numeric_limits<int64_t>::max(), ranks_now = 0;
+  std::vector<std::pair<uint32_t, uint64_t>> rx_shared;
   std::optional<Ports> ports;
   std::optional<SwitchBuffer> buffer;
   std::optional<Nic> nic;
@@ -182,6 +188,9 @@ struct PacketSim::Impl {
   bool idle() { return lane0.events.empty() && lanes_next() == std::numeric_limits<int64_t>::max(); }
   void merge_totals();
   void finish_run();
+  // Ranks: a window's end (partition.hpp); every rank's port counters and stream records, once at the end.
+  void exchange_ranks(const std::exception_ptr& failed, int64_t& last_tx, int64_t& paused, uint64_t& lane_events);
+  void merge_ranks();
   // Throws when no data packet has moved for deadlock_window while ports are paused (§9); `now`, the last
   // data packet sent and the paused ports are the lane's (sequential) or every lane's (partitioned).
   void check_deadlock(int64_t now, int64_t last_tx, int64_t paused);
@@ -509,12 +518,40 @@ void PacketSim::Impl::partition(const NetworkOptions& net, int32_t threads) {
   // late. With one unit and no such link, windows of the shortest link still bound how late one can be.
   P.lookahead = std::min(cut, in_server);
   if (P.lookahead == kUnset) P.lookahead = shortest != kUnset ? shortest : 1'000'000;
-  P.lanes = std::min<int32_t>(threads, P.units);
+  // Ranks (partition.hpp): `threads` lanes on each, in contiguous runs.
+  P.ranks = mpi::world().size;
+  P.rank = mpi::world().rank;
+  if (P.ranks > 1) {
+    const auto across = [](const char* what) {
+      throw InputError(fmt::format("packet engine: network.partitioned under mpirun does not run {} yet; run it "
+                                   "in one process (its threads: network.threads)",
+                                   what));
+    };
+    if (opt.sample_interval.ps > 0) across("telemetry samples (--telemetry)");
+    if (!net.faults.failures.events.empty()) across("failures");
+  }
+  P.lanes = std::min<int32_t>(threads * P.ranks, P.units);
   P.lane_of = Partition::assign(P.unit_ports, P.lanes);
+  P.rank_of_lane.resize(static_cast<size_t>(P.lanes));
+  P.first_lane = P.lanes;
+  P.end_lane = 0;
+  for (int32_t i = 0; i < P.lanes; ++i) {
+    const int32_t r = static_cast<int32_t>(static_cast<int64_t>(i) * P.ranks / P.lanes);
+    P.rank_of_lane[static_cast<size_t>(i)] = r;
+    if (r == P.rank) {
+      P.first_lane = std::min(P.first_lane, i);
+      P.end_lane = i + 1;
+    }
+  }
+  if (P.end_lane <= P.first_lane) P.first_lane = P.end_lane = 0;  // more ranks than units: this one idles
+  P.unit_mine.resize(static_cast<size_t>(P.units));
+  for (int32_t u = 0; u < P.units; ++u)
+    P.unit_mine[static_cast<size_t>(u)] = P.mine(P.lane_of[static_cast<size_t>(u)]) ? 1 : 0;
   P.unit_events.assign(static_cast<size_t>(P.units) + 1, 0);
   P.unit_cross.assign(static_cast<size_t>(P.units) + 1, 0);
-  P.next_key.resize(static_cast<size_t>(P.units) + 1);
+  P.next_key.resize(static_cast<size_t>(P.units));
   for (size_t u = 0; u < P.next_key.size(); ++u) P.next_key[u] = static_cast<uint64_t>(u) << Partition::kKeyBits;
+  P.coord_key.assign(static_cast<size_t>(P.units) + 1, static_cast<uint64_t>(P.units) << Partition::kKeyBits);
   for (int32_t i = 0; i < P.lanes; ++i) {
     auto& l = lanes.emplace_back(std::make_unique<Lane>());
     l->part = &P;
@@ -583,12 +620,13 @@ void PacketSim::Impl::run_window(Lane& l, int64_t end) {
 void PacketSim::Impl::run_partitioned(const std::function<void(const SimEvent&)>& on_event, int64_t limit) {
   Partition& P = *part;
   const int32_t n = P.lanes;
+  const int32_t first = P.first_lane, local = P.end_lane - P.first_lane;  // this rank's lanes
   constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
   int64_t window_end = lane0.frontier;  // where the last call left the lanes (0 at the start)
   bool quit = false;
   std::exception_ptr failed;
   std::mutex failed_mu;
-  SpinBarrier sync(n);
+  SpinBarrier sync(std::max(1, local));
   const auto work = [&](int32_t i) {
     LaneScope scope(*lanes[static_cast<size_t>(i)]);
     try {
@@ -599,18 +637,18 @@ void PacketSim::Impl::run_partitioned(const std::function<void(const SimEvent&)>
     }
   };
   std::vector<std::thread> threads;
-  for (int32_t i = 1; i < n; ++i)
-    threads.emplace_back([&, i] {
+  for (int32_t j = 1; j < local; ++j)
+    threads.emplace_back([&, j] {
       for (;;) {
         sync.arrive_and_wait();  // a window starts (or the run ends)
         if (quit) return;
-        work(i);
+        work(first + j);
         sync.arrive_and_wait();  // the window is done
       }
     });
   const auto stop_threads = [&] {
     quit = true;
-    if (n > 1) sync.arrive_and_wait();
+    if (local > 1) sync.arrive_and_wait();
     for (auto& t : threads) t.join();
   };
   constexpr uint64_t kParallelEvents = 256;
@@ -619,14 +657,15 @@ void PacketSim::Impl::run_partitioned(const std::function<void(const SimEvent&)>
   try {
     uint64_t beat = 0;
     while (!stopped) {
-      // The coordinator's mail: completions, progress, timers the lanes scheduled.
+      // The coordinator's mail: completions, progress, timers the lanes (of every rank) scheduled.
       for (const auto& l : lanes) {
         auto& box = l->mail[(P.window & 1) * (static_cast<size_t>(n) + 1) + static_cast<size_t>(n)];
         for (const Event& e : box) lane0.events.push_event(e);
         box.clear();
       }
       lane0.frontier = window_end;
-      const int64_t E = lanes_next();
+      // The earliest lane event: every rank's at the last exchange, or one the callbacks pushed since.
+      const int64_t E = P.ranks > 1 ? std::min(ranks_next, P.pushed_min) : lanes_next();
       const int64_t G = lane0.events.empty() ? kNever : lane0.events.next_time().ps;
       if (G != kNever && G <= limit && (G < window_end || G <= E)) {
         // A callback, at its own time, every lane stopped; what it starts before the window end is clamped.
@@ -641,29 +680,32 @@ void PacketSim::Impl::run_partitioned(const std::function<void(const SimEvent&)>
       window_end = std::min({E + P.lookahead, G, limit == kNever ? kNever : limit + 1});
       for (const auto& l : lanes)
         for (auto& m : l->mail_min) m = kNever;
+      P.pushed_min = kNever;
       ++P.window;
-      if (n > 1 && busy) {
+      if (local > 1 && busy) {
         sync.arrive_and_wait();
-        work(0);
+        work(first);
         sync.arrive_and_wait();
       } else {  // few events: every lane on this thread, no barrier (who runs a lane changes nothing)
-        for (int32_t i = 0; i < n; ++i) work(i);
+        for (int32_t i = first; i < first + local; ++i) work(i);
       }
-      if (failed) std::rethrow_exception(failed);
       // Between windows: the deadlock check (packet_sim.hpp §9) and the heartbeat, over every lane.
-      int64_t last_tx = lane0.last_tx, paused = lane0.paused_ports;
-      uint64_t events = lane0.stats.events, lane_events = 0;
-      for (const auto& l : lanes) {
-        last_tx = std::max(last_tx, l->last_tx);
-        paused += l->paused_ports;
-        lane_events += l->stats.events;
+      int64_t last_tx = 0, paused = 0;
+      uint64_t lane_events = 0;
+      for (int32_t i = first; i < first + local; ++i) {
+        const Lane& l = *lanes[static_cast<size_t>(i)];
+        last_tx = std::max(last_tx, l.last_tx);
+        paused += l.paused_ports;
+        lane_events += l.stats.events;
       }
-      events += lane_events;
       // The next window on every thread when this one kept them busy: a window costs the threads two
       // barriers (~0.2 us each), so below a few hundred events (~0.3 us each) one thread runs it faster.
       busy = lane_events - last_events >= kParallelEvents;
       last_events = lane_events;
-      check_deadlock(window_end, last_tx, paused);
+      if (P.ranks > 1) exchange_ranks(failed, last_tx, paused, lane_events);  // every rank's
+      else if (failed) std::rethrow_exception(failed);
+      check_deadlock(window_end, std::max(last_tx, lane0.last_tx), paused + lane0.paused_ports);
+      const uint64_t events = lane_events + lane0.stats.events;
       if (heartbeat && (events & ~heartbeat_mask) != beat) {
         beat = events & ~heartbeat_mask;
         heartbeat(Time(window_end));
@@ -674,7 +716,7 @@ void PacketSim::Impl::run_partitioned(const std::function<void(const SimEvent&)>
     throw;
   }
   stop_threads();
-  int64_t end = lane0.now;
+  int64_t end = std::max(lane0.now, ranks_now);
   for (const auto& l : lanes) end = std::max(end, l->now);
   if (limit != kNever && limit > end) end = limit;
   // Failure actions between run_until() calls act at `limit`, after every event up to it (as sequentially):
@@ -685,49 +727,208 @@ void PacketSim::Impl::run_partitioned(const std::function<void(const SimEvent&)>
   merge_totals();
 }
 
-void PacketSim::Impl::merge_totals() {
-  SimStats t = lane0.stats;
-  int64_t reorder_sum = lane0.reorder_sum_ps;
-  const auto add = [&](const SimStats& x) {
-    t.events += x.events;
-    t.data_sent += x.data_sent;
-    t.data_delivered += x.data_delivered;
-    t.retransmits += x.retransmits;
-    t.drops += x.drops;
-    t.trims += x.trims;
-    t.trims_received += x.trims_received;
-    t.trim_nacks += x.trim_nacks;
-    t.pulls += x.pulls;
-    t.link_retries += x.link_retries;
-    t.lost += x.lost;
-    t.lost_ctrl += x.lost_ctrl;
-    t.silent += x.silent;
-    t.probes_sent += x.probes_sent;
-    t.probe_replies += x.probe_replies;
-    t.rerouted += x.rerouted;
-    t.ecn_marks += x.ecn_marks;
-    t.cnps += x.cnps;
-    t.acks += x.acks;
-    t.nacks += x.nacks;
-    t.timeouts += x.timeouts;
-    t.pause_frames += x.pause_frames;
-    t.max_reorder_packets = std::max(t.max_reorder_packets, x.max_reorder_packets);
-    t.max_reorder_delay = std::max(t.max_reorder_delay, x.max_reorder_delay);
-    t.reorder_events += x.reorder_events;
+void PacketSim::Impl::exchange_ranks(const std::exception_ptr& failed, int64_t& last_tx, int64_t& paused,
+                                     uint64_t& lane_events) {
+  Partition& P = *part;
+  const auto n = static_cast<size_t>(P.lanes);
+  const size_t parity = (P.window & 1) * (n + 1);
+  ranks::Status me;
+  me.next = std::numeric_limits<int64_t>::max();
+  me.last_tx = last_tx;
+  me.paused = paused;
+  me.events = static_cast<int64_t>(lane_events);
+  me.failed = failed ? 1 : 0;
+  std::vector<std::vector<ranks::Wire>> out(static_cast<size_t>(P.ranks));
+  const auto to_all = [&](const ranks::Wire& w) {
+    for (int32_t r = 0; r < P.ranks; ++r)
+      if (r != P.rank) out[static_cast<size_t>(r)].push_back(w);
   };
+  for (int32_t i = P.first_lane; i < P.end_lane; ++i) {
+    Lane& l = *lanes[static_cast<size_t>(i)];
+    me.now = std::max(me.now, l.now);
+    if (!l.events.empty()) me.next = std::min(me.next, l.events.next_time().ps);
+    for (size_t t = 0; t < n; ++t) {
+      me.next = std::min(me.next, l.mail_min[t]);
+      if (P.mine(static_cast<int32_t>(t))) continue;
+      auto& box = l.mail[parity + t];  // another rank's lane: sent, not kept
+      for (const Event& e : box) out[static_cast<size_t>(P.rank_of_lane[t])].push_back({e, i, static_cast<int32_t>(t)});
+      box.clear();
+      l.mail_min[t] = std::numeric_limits<int64_t>::max();
+    }
+    for (const Event& e : l.mail[parity + n]) to_all({e, i, static_cast<int32_t>(n)});  // the coordinator's: kept too
+  }
+  // The receiver progress of the pipelined streams this rank receives, when it moved: the coordinator reads it.
+  for (auto& [qi, sent] : rx_shared) {
+    const Qp& q = nic->qps[qi];
+    const uint64_t now_at = static_cast<uint64_t>(q.rcv_nxt) << 1 | (q.rx_done ? 1 : 0);
+    if (now_at == sent) continue;
+    sent = now_at;
+    ranks::Wire w;
+    w.e.a = qi;
+    w.e.b = q.rcv_nxt;
+    w.e.tag = q.rx_done ? 1 : 0;
+    w.to = ranks::kProgress;
+    to_all(w);
+  }
+  std::vector<ranks::Status> all;
+  std::vector<ranks::Wire> in;
+  ranks::exchange(me, all, out, in);
+  bool any_failed = false;
+  ranks_next = std::numeric_limits<int64_t>::max();
+  last_tx = paused = 0;
+  lane_events = 0;
+  for (const ranks::Status& s : all) {
+    any_failed = any_failed || s.failed != 0;
+    ranks_next = std::min(ranks_next, s.next);
+    last_tx = std::max(last_tx, s.last_tx);
+    paused += s.paused;
+    lane_events += static_cast<uint64_t>(s.events);
+    ranks_now = std::max(ranks_now, s.now);
+  }
+  if (any_failed) {
+    std::string what;
+    if (failed) {
+      try {
+        std::rethrow_exception(failed);
+      } catch (const std::exception& e) {
+        what = e.what();
+      } catch (...) {
+        what = "unknown error";
+      }
+    }
+    const std::string first = ranks::first_error(what);
+    if (failed) std::rethrow_exception(failed);
+    throw Error(first);
+  }
+  for (const ranks::Wire& w : in) {
+    if (w.to == ranks::kProgress) {
+      Qp& q = nic->qps[w.e.a];
+      q.rcv_nxt = static_cast<uint32_t>(w.e.b);
+      q.rx_done = w.e.tag != 0;
+      continue;
+    }
+    Lane& from = *lanes[static_cast<size_t>(w.from)];
+    from.mail[parity + static_cast<size_t>(w.to)].push_back(w.e);
+    if (static_cast<size_t>(w.to) < n) {
+      int64_t& m = from.mail_min[static_cast<size_t>(w.to)];
+      m = std::min(m, w.e.time.ps);
+    }
+  }
+}
+
+namespace {
+// The counters of SimStats that lanes (and ranks) add up; the rest are peaks or the run's own figures.
+constexpr uint64_t SimStats::*kSummed[] = {
+    &SimStats::events,    &SimStats::data_sent,    &SimStats::data_delivered, &SimStats::retransmits,
+    &SimStats::drops,     &SimStats::trims,        &SimStats::trims_received, &SimStats::trim_nacks,
+    &SimStats::pulls,     &SimStats::link_retries, &SimStats::lost,           &SimStats::lost_ctrl,
+    &SimStats::silent,    &SimStats::probes_sent,  &SimStats::probe_replies,  &SimStats::rerouted,
+    &SimStats::ecn_marks, &SimStats::cnps,         &SimStats::acks,           &SimStats::nacks,
+    &SimStats::timeouts,  &SimStats::pause_frames, &SimStats::reorder_events};
+void add_stats(SimStats& t, const SimStats& x) {
+  for (const auto f : kSummed) t.*f += x.*f;
+  t.max_reorder_packets = std::max(t.max_reorder_packets, x.max_reorder_packets);
+  t.max_reorder_delay = std::max(t.max_reorder_delay, x.max_reorder_delay);
+}
+}  // namespace
+
+void PacketSim::Impl::merge_totals() {
+  SimStats x;  // every lane's (of every rank)
+  int64_t reorder_sum = 0;
   for (const auto& l : lanes) {
-    add(l->stats);
+    add_stats(x, l->stats);
     reorder_sum += l->reorder_sum_ps;
   }
+  uint64_t peak = ports->peak_packets_of_units();
+  if (part->ranks > 1) {  // another rank's lanes are idle here: their counters are zero
+    std::vector<uint64_t> sums;
+    for (const auto f : kSummed) sums.push_back(x.*f);
+    sums.push_back(static_cast<uint64_t>(reorder_sum));
+    sums.push_back(peak);
+    ranks::sum(sums);
+    size_t i = 0;
+    for (const auto f : kSummed) x.*f = sums[i++];
+    reorder_sum = static_cast<int64_t>(sums[i++]);
+    peak = sums[i];
+    std::vector<int64_t> peaks{x.max_reorder_packets, x.max_reorder_delay.ps};
+    ranks::max(peaks);
+    x.max_reorder_packets = static_cast<uint32_t>(peaks[0]);
+    x.max_reorder_delay = Time(peaks[1]);
+  }
+  SimStats t = lane0.stats;
+  add_stats(t, x);
+  reorder_sum += lane0.reorder_sum_ps;
   t.mean_reorder_delay_ps = t.reorder_events ? static_cast<double>(reorder_sum) / static_cast<double>(t.reorder_events)
                                              : 0;
-  t.peak_packets = ports->peak_packets_of_units();
+  t.peak_packets = peak;
   t.clamped = static_cast<uint64_t>(lane0.clamped);
   t.clamped_time = Time(lane0.clamped_ps);
   t.units = part->units;
   t.lookahead = Time(part->lookahead);
   t.windows = part->window;
   totals = t;
+}
+
+void PacketSim::Impl::merge_ranks() {
+  // Each counter of a port, a stream or a unit was written on one rank (the one running the port's end
+  // that counts it) and is zero on the others: sums. Peaks and times: the largest.
+  std::vector<uint64_t> u;
+  std::vector<double> d, dmax;
+  std::vector<int64_t> imax;
+  auto& ps = ports->stats_of;
+  for (const PortStats& s : ps) {
+    u.insert(u.end(),
+             {s.packets, s.data_packets, s.rx_packets, s.cnp_packets, s.retransmits, s.out_of_order, s.drops, s.trims,
+              s.ecn_marks, s.pause_rx, s.pause_tx, static_cast<uint64_t>(s.paused.ps), s.lost, s.silent});
+    d.insert(d.end(), {s.payload_bytes, s.wire_bytes, s.rx_bytes, s.queue_byte_ps});
+    imax.insert(imax.end(), {s.pg_shared_max, s.max_queue, static_cast<int64_t>(s.queue_hist.size())});
+    dmax.push_back(s.peak_utilization);
+  }
+  auto& rec = nic->records;
+  for (const StreamRecord& r : rec) {
+    u.insert(u.end(), {r.retransmits, r.timeouts, r.nacks, r.cnps, r.trims, r.out_of_order});
+    imax.insert(imax.end(), {r.first_send.ps, r.finish.ps});
+    dmax.push_back(r.final_rate_bps);
+  }
+  for (int32_t k = 0; k < part->units; ++k) {
+    u.push_back(part->unit_events[static_cast<size_t>(k)]);
+    u.push_back(part->unit_cross[static_cast<size_t>(k)]);
+  }
+  ranks::sum(u);
+  ranks::sum(d);
+  ranks::max(imax);
+  ranks::max(dmax);
+  size_t iu = 0, id = 0, im = 0, idm = 0;
+  std::vector<double> hist;
+  for (PortStats& s : ps) {
+    for (uint64_t* f : {&s.packets, &s.data_packets, &s.rx_packets, &s.cnp_packets, &s.retransmits, &s.out_of_order,
+                        &s.drops, &s.trims, &s.ecn_marks, &s.pause_rx, &s.pause_tx})
+      *f = u[iu++];
+    s.paused = Time(static_cast<int64_t>(u[iu++]));
+    s.lost = u[iu++];
+    s.silent = u[iu++];
+    for (double* f : {&s.payload_bytes, &s.wire_bytes, &s.rx_bytes, &s.queue_byte_ps}) *f = d[id++];
+    s.pg_shared_max = imax[im++];
+    s.max_queue = imax[im++];
+    s.queue_hist.resize(static_cast<size_t>(imax[im++]), 0.0);
+    hist.insert(hist.end(), s.queue_hist.begin(), s.queue_hist.end());
+    s.peak_utilization = dmax[idm++];
+  }
+  for (StreamRecord& r : rec) {
+    for (uint32_t* f : {&r.retransmits, &r.timeouts, &r.nacks, &r.cnps, &r.trims, &r.out_of_order})
+      *f = static_cast<uint32_t>(u[iu++]);
+    r.first_send = Time(imax[im++]);
+    r.finish = Time(imax[im++]);
+    r.final_rate_bps = dmax[idm++];
+  }
+  for (int32_t k = 0; k < part->units; ++k) {
+    part->unit_events[static_cast<size_t>(k)] = u[iu++];
+    part->unit_cross[static_cast<size_t>(k)] = u[iu++];
+  }
+  ranks::sum(hist);  // the depth histograms, each port's at its largest length
+  size_t ih = 0;
+  for (PortStats& s : ps)
+    for (double& h : s.queue_hist) h = hist[ih++];
 }
 
 // ---------------------------------------------------------------- event loop
@@ -861,11 +1062,13 @@ void PacketSim::Impl::dispatch(const Event& e, const std::function<void(const Si
 }
 
 void PacketSim::Impl::finish_run() {
-  ports->flush(lane0.now, opt.util_window.ps, cap);
+  const bool ranks = part && part->ranks > 1;
+  ports->flush(lane0.now, opt.util_window.ps, cap, ranks ? &part->unit_mine : nullptr);  // (ranks: its own ports)
   for (size_t d = 0; d < lost_arrived.size(); ++d) {
     ports->stats_of[d].lost += lost_arrived[d];
     lost_arrived[d] = 0;
   }
+  if (ranks) merge_ranks();
   SimStats& s = lane0.stats;
   if (!part)
     s.mean_reorder_delay_ps =
@@ -1347,6 +1550,10 @@ int32_t PacketSim::add_stream(const StreamSpec& s, const std::vector<PathPart>& 
       if (up.size() <= static_cast<size_t>(q.pacer)) up.resize(static_cast<size_t>(q.pacer) + 1, 0);
       up[static_cast<size_t>(q.pacer)] = m.part->unit_of_node[static_cast<size_t>(q.dst_node)];
     }
+    // Ranks: a pipelined stream's receiver progress, read by the coordinator on every rank, is sent from its own.
+    if (m.part->ranks > 1 && q.slices > 0 && !q.rx_done &&
+        m.part->unit_mine[static_cast<size_t>(m.part->unit_of_node[static_cast<size_t>(q.dst_node)])])
+      m.rx_shared.emplace_back(static_cast<uint32_t>(qi), 0);
   }
   return qi;
 }

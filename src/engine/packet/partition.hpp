@@ -18,7 +18,8 @@
 // units of about equal ports.
 //
 // Order. Every event carries a key: its pushing unit in the high bits and
-// that unit's own count below. Events run in (time, key) order in every
+// that unit's own count below (the coordinator's: a count per unit it
+// pushes to: how two units' events interleave changes nothing). Events run in (time, key) order in every
 // unit, whatever thread runs it, so a run is the same for every thread
 // count. (The sequential engine orders by one global push count instead:
 // the same events at the same instant may run in another order, so results
@@ -37,11 +38,29 @@
 // counted in the run's totals (SimStats::clamped, clamped_time). Only a
 // route with no in-server hop after its last network link (a torus chip)
 // can be late.
+//
+// Ranks. Under mpirun (core/mpi_world.hpp) the lanes are spread over the
+// processes: rank r runs a contiguous run of them, on its own threads.
+// Every rank builds the whole fabric and runs the coordinator: the plan's
+// callbacks run on every rank, on the same events, in the same order. At
+// a window's end the ranks swap what their lanes mailed to another rank's
+// lanes, send every rank the events for the coordinator, and tell each
+// other the earliest event they hold (a status and an all-to-all: two
+// collectives per window). The coordinator's push to another rank's lane
+// is that rank's to keep: its key comes from a count per target unit, so a
+// rank whose copy of that unit's state is stale (the coordinator's
+// pipeline release reads it) cannot shift the keys of the others. The
+// receiver progress of pipelined streams (the coordinator reads it) is
+// sent to every rank each window. At the end the counters are summed (each
+// written by one rank) and peaks take the largest, so every rank holds the
+// same results; rank 0 writes them. Every rank holds the whole fabric's
+// memory: ranks share the work, not the memory.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -64,7 +83,8 @@ struct Partition {
   const std::vector<Qp>* qps = nullptr;     // a QP's unit: its first port's (Qp::inj_port)
   std::vector<int32_t> unit_pacer;          // per receiver-credit pacer: its NIC's unit
   std::vector<int32_t> lane_of;             // per unit (and the coordinator's): the lane that runs it
-  std::vector<uint64_t> next_key;           // per unit (and the coordinator's): its next event key
+  std::vector<uint64_t> next_key;           // per unit: its next event key
+  std::vector<uint64_t> coord_key;          // per unit (and the coordinator's): the coordinator's next key for it
   std::vector<Lane*> lane_ptr;              // workers, then the coordinator
   // What each unit holds and did (the same on every thread count; packet_bench's projection of the
   // speed-up): its ports, the events it ran, and the events it made for another unit.
@@ -74,6 +94,15 @@ struct Partition {
   // window, empties the boxes of the other parity (filled in the window before): no box is written and
   // emptied at once.
   uint32_t window = 0;
+
+  // Ranks (above). One rank: every lane is this process's.
+  int32_t ranks = 1, rank = 0;
+  int32_t first_lane = 0, end_lane = 1;  // this rank's lanes
+  std::vector<int32_t> rank_of_lane;
+  std::vector<uint8_t> unit_mine;  // per unit: run on this rank
+  // The earliest event the coordinator pushed to a lane since the last exchange (every rank sees the same).
+  int64_t pushed_min = std::numeric_limits<int64_t>::max();
+  bool mine(int32_t lane) const { return lane >= first_lane && lane < end_lane; }
 
   static constexpr int kKeyBits = 40;
 
@@ -144,19 +173,21 @@ inline void Lane::push(Time time, uint32_t kind, uint64_t a, uint64_t b, uint32_
   e.tag = tag;
   e.a = a;
   e.b = b;
-  e.seq = part->next_key[static_cast<size_t>(unit)]++;
   const int32_t target = part->unit_of(e);
+  const bool coordinator = id == part->lanes;
+  e.seq = coordinator ? part->coord_key[static_cast<size_t>(target)]++ : part->next_key[static_cast<size_t>(unit)]++;
   if (target != unit) ++part->unit_cross[static_cast<size_t>(unit)];
   const int32_t to = part->lane_of[static_cast<size_t>(target)];
   if (to == id) {
     events.push_event(e);
-  } else if (id == part->lanes) {  // the coordinator, every lane stopped: straight into the lane's queue
+  } else if (coordinator) {  // every lane stopped: straight into the lane's queue (another rank's: its own push)
     if (e.time.ps < frontier) {
       ++clamped;
       clamped_ps += frontier - e.time.ps;
       e.time.ps = frontier;
     }
-    part->lane_ptr[static_cast<size_t>(to)]->events.push_event(e);
+    part->pushed_min = std::min(part->pushed_min, e.time.ps);
+    if (part->mine(to)) part->lane_ptr[static_cast<size_t>(to)]->events.push_event(e);
   } else {
     mail[(part->window & 1) * (static_cast<size_t>(part->lanes) + 1) + static_cast<size_t>(to)].push_back(e);
     int64_t& m = mail_min[static_cast<size_t>(to)];

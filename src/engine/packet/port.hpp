@@ -270,9 +270,13 @@ class Ports {
   }
 
   // Closes the time integrals at `now` (end of a run).
-  void flush(int64_t now, int64_t window_ps, const std::vector<double>& cap) {
+  // Closes the run's queue integrals, pauses and utilization windows (only the ports of the units marked in
+  // `units_mine`, when given: another rank's copy of the others is stale).
+  void flush(int64_t now, int64_t window_ps, const std::vector<double>& cap,
+             const std::vector<uint8_t>* units_mine = nullptr) {
     const double win_s = static_cast<double>(window_ps) * 1e-12;
     for (size_t p = 0; p < state.size(); ++p) {
+      if (units_mine && !(*units_mine)[static_cast<size_t>(unit_from_[p])]) continue;
       PortState& s = state[p];
       PortStats& st = stats_of[p];
       const double dt = static_cast<double>(now - s.q_last);
