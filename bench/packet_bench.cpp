@@ -102,6 +102,18 @@ int main(int argc, char** argv) {
   Bytes bytes = 2'000'000;
   uint64_t seed = 1;
   int threads = 0;  // 0: the sequential engine
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::printf(
+          "packet_bench: a permutation on a k-ary fat-tree at packet level (data packets per CPU second)\n"
+          "usage: packet_bench [--k 16] [--cc dcqcn_nic|dcqcn_paper|none|infiniband] [--routing ecmp|spray|adaptive]\n"
+          "                    [--bytes 2000000] [--seed 1] [--threads N]\n"
+          "  --k K        fat-tree radix: K^3/4 hosts (16: 1,024; 32: 8,192)\n"
+          "  --threads N  the partitioned engine on N threads (0: the sequential engine); the digest line is the\n"
+          "               same for every N; with 1, a projection of the speed-up on more threads\n"
+          "  mpirun -n R packet_bench --threads N: the partitions on R ranks of N threads; rank 0 prints\n");
+      return 0;
+    }
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--k") k = std::atoi(argv[i + 1]);

@@ -99,11 +99,18 @@ int run(int argc, char** argv) {
       return kExitBadInput;
     }
   }
-  // Under mpirun, bench and train share one run among the ranks (core/mpi_world.hpp; sweep and optimize
-  // hand out points their own way): join the job before anything is written, so rank 0 alone speaks.
-  if (argc > 1 && (std::string(argv[1]) == "bench" || std::string(argv[1]) == "train")) {
+  // Under mpirun, bench and train share one run among the ranks (core/mpi_world.hpp); sweep and optimize
+  // hand out points their own way. Every other command runs whole on each rank. All but sweep and optimize
+  // join the job before anything is written, so that rank 0 alone speaks.
+  const std::string command = argc > 1 ? argv[1] : "";
+  if (command != "sweep" && command != "optimize") {
     try {
-      mpi::join();
+      const mpi::World& w = mpi::join();
+      if (w.size > 1 && command != "bench" && command != "train")
+        std::cerr << fmt::format("podnet: note: mpirun: each of the {} ranks runs all of `podnet {}`, and rank 0 "
+                                 "prints; bench and train share a partitioned packet-engine run among ranks, sweep "
+                                 "and optimize hand out their points\n",
+                                 w.size, command);
     } catch (const std::exception& e) {
       std::cerr << "podnet: failed: " << e.what() << "\n";
       return kExitFailure;

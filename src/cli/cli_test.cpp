@@ -742,7 +742,8 @@ TEST(Cli, PartitionedPacketEngineWritesTheSameJsonOnOneTwoAndFourThreads) {
   }
   const Result text = run("bench aipod-16k --gpus 0-127:8 --min 1MiB --max 1MiB --engine packet --set "
                           "network.partitioned=true");
-  EXPECT_NE(text.out.find("partitioned engine (the same results on every thread and rank count)"), std::string::npos)
+  EXPECT_NE(text.out.find("partitioned engine, 130 units (the same results on every thread and rank count)"),
+            std::string::npos)
       << text.out;
   // A torus is one partition: said, since the threads cannot help there.
   const Result torus = run("bench torus-3d-4k --engine packet --op permutation --gpus 0-63 --min 64KiB --max 64KiB "
@@ -750,6 +751,22 @@ TEST(Cli, PartitionedPacketEngineWritesTheSameJsonOnOneTwoAndFourThreads) {
                            true);
   ASSERT_EQ(torus.status, 0) << torus.out;
   EXPECT_NE(torus.out.find("note: network.partitioned: this fabric is one partition"), std::string::npos) << torus.out;
+}
+
+// Packets a silent fault lost are drops too: the summary line names them and counts them in its total
+// (a corrupting spine and a dropping uplink of the diagnose golden's fabric, under a permutation).
+TEST(Cli, TelemetrySummaryCountsSilentFaultLossesAsDrops) {
+  const Result r =
+      run("bench " + (fs::path(PODNET_SOURCE_DIR) / "tests/golden/diagnose-faults/scenario.yaml").string() +
+              " --engine packet --op permutation --gpus 0-127 --min 1MiB --max 1MiB --format json",
+          true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(r.out, m, std::regex(R"(drops (\d+) \(buffer (\d+), link down (\d+), silent faults (\d+)\))")))
+      << r.out;
+  EXPECT_GT(std::stoi(m[4]), 0);
+  EXPECT_EQ(std::stoi(m[1]), std::stoi(m[2]) + std::stoi(m[3]) + std::stoi(m[4]));
 }
 
 // The partitioned engine on Open MPI ranks (engine/packet/partition.hpp, "Ranks"): one process, 2 ranks

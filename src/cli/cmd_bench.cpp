@@ -265,7 +265,12 @@ void add_bench_command(CLI::App& app, Action& action) {
                 "packet\n"
                 "  podnet bench leafspine-8k --op permutation --gpus 0-1023:8 --set seed=7 --min 4MiB --max 4MiB\n"
                 "  podnet bench leafspine-8k --op incast --gpus 0-64:8 --min 1MiB --max 1MiB --set network.pfc=false "
-                "--compare-cc dcqcn_nic,dctcp,nscc");
+                "--compare-cc dcqcn_nic,dctcp,nscc\n"
+                "  # the packet engine on every core, then on 4 processes (the same results):\n"
+                "  podnet bench leafspine-8k --op permutation --gpus 0-8191:4 --engine packet --set "
+                "network.partitioned=true\n"
+                "  mpirun -n 4 podnet bench leafspine-8k --op permutation --gpus 0-8191:4 --engine packet --set "
+                "network.partitioned=true");
 
   bench->callback([&action, c, b] { action = [c, b] { return cmd_bench(*c, *b); }; });
 }

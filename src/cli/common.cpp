@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 #include "cli/telemetry_options.hpp"
@@ -180,11 +181,27 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
     // A fabric that does not split: the threads have nothing to share (packet/partition.hpp).
     if (engine::packet::partition_unit_count(s.fabric) == 1)
       std::cerr << "podnet: note: network.partitioned: this fabric is one partition (a torus, or one leaf group "
-                   "whose servers reach every leaf), so one thread runs it; its results are another draw next to "
+                   "whose servers reach every leaf), so one thread runs it"
+                << (mpi::world().size > 1 ? " and the other ranks wait" : "")
+                << "; its results are another draw next to "
                    "the sequential engine's (--set network.partitioned=false runs that one)\n";
   }
+  if (engine::engine_info(s.engine).traits.packet_faults && s.network.packet.partitioned) {
+    if (command == "train")
+      std::cerr << "podnet: note: network.partitioned: a training iteration gains little from partitions yet (its "
+                   "windows are mostly quiet, and the busy ones short), so it often runs slower than on the "
+                   "sequential engine (network.partitioned=false)\n";
+    const int cores = static_cast<int>(std::thread::hardware_concurrency()) / std::max(1, mpi::local_ranks());
+    if (s.network.flow.threads > std::max(1, cores))
+      std::cerr << fmt::format("podnet: note: network.threads {} is more than the {} core(s) {} on this machine; "
+                               "the threads wait for each other at every window, so a thread without a core of its "
+                               "own slows the run (0 takes the cores)\n",
+                               s.network.flow.threads, std::max(1, cores),
+                               mpi::world().size > 1 ? "each rank has" : "there are");
+  }
   // mpirun (core/mpi_world.hpp): only the partitioned packet engine shares a run among the ranks.
-  if (mpi::world().size > 1 && !(engine::engine_info(s.engine).traits.packet_faults && s.network.packet.partitioned))
+  if ((command == "bench" || command == "train") && mpi::world().size > 1 &&
+      !(engine::engine_info(s.engine).traits.packet_faults && s.network.packet.partitioned))
     std::cerr << fmt::format("podnet: note: mpirun: each of the {} ranks ran this whole run; only the partitioned "
                              "packet engine shares one run among ranks (--engine packet --set "
                              "network.partitioned=true)\n",
@@ -316,7 +333,8 @@ std::string slow_run_hint(const std::string& engine, const engine::NetworkOption
   // The engine that simulates every packet: a long run's first question is whether it needs to.
   if (engine::engine_info(engine).traits.packet_faults)
     return std::string("the packet engine simulates every packet, queue and pause, and a training iteration of "
-                       "thousands of GPUs takes it minutes to hours; --engine flow times the same iteration in "
+                       "48 GPUs takes it about a minute, one of thousands of GPUs hours; --engine flow times the same "
+                       "iteration in "
                        "seconds (flows share links at their fair rates, no packets), --engine analytical faster "
                        "still; keep the packet engine for congestion control, PFC and queue studies") +
            (o.packet.partitioned ? ""

@@ -54,7 +54,7 @@ struct PacketCounters {
 PacketCounters packet_counters(const telemetry::Recorder& rec) {
   PacketCounters k;
   const telemetry::PortCounters c = telemetry::port_totals(rec);
-  k.drops = c.drops_buffer + c.drops_link;
+  k.drops = telemetry::drops(c);
   k.trims = c.trims;
   k.marks = c.ecn_marks;
   k.pauses = c.pause_tx;
@@ -123,6 +123,8 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
     doc["bench"]["cc"] = t.cc;
     doc["bench"]["flow_control"] = t.flow_control;
     doc["bench"]["packet_engine"] = s.network.packet.partitioned ? "partitioned" : "sequential";
+    // The units the fabric is cut into: at most this many threads (or ranks) share the run.
+    if (s.network.packet.partitioned) doc["bench"]["partition_units"] = engine::packet::partition_unit_count(s.fabric);
   }
   // The traffic patterns (collective/patterns.hpp): what drew or chose their flows.
   if (r.op == collective::Op::Permutation) doc["bench"]["permutation_seed"] = s.collective.seed;
@@ -282,7 +284,9 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
     out << fmt::format("  transport {}, congestion control {}, flow control {}{}\n", b["transport"].get<std::string>(),
                        b["cc"].get<std::string>(), b["flow_control"].get<std::string>(),
                        b.value("packet_engine", "") == "partitioned"
-                           ? "; partitioned engine (the same results on every thread and rank count)"
+                           ? fmt::format("; partitioned engine, {} units (the same results on every thread and rank "
+                                         "count)",
+                                         thousands(b.value("partition_units", 0)))
                            : "");
   if (tuned && b.contains("algorithms"))
     out << fmt::format("  tuner: algorithms {}, protocols {}, {} tables (NCCL's cost model)\n",

@@ -48,9 +48,11 @@ JobsStudy jobs(const scenario::Setup& s, const JobsRequest& r, const Progress& p
   require_fault_engine(s);
   auto backend = engine::make_backend(s.engine, topo, s.network);
   std::vector<cluster::JobPlan> plans;
-  if (progress.run) progress.run("job");
   for (size_t i = 0; i < out.jobs.size(); ++i) {
     JobResult& j = out.jobs[i];
+    // Each job's operations are timed alone first; then every job runs together (below).
+    if (progress.run)
+      progress.run(fmt::format("job {} ({} of {}), its operations alone", j.name, i + 1, out.jobs.size()));
     j.gpus = alloc[i];
     j.groups_spanned = out.fragmentation.groups_spanned[i];
     j.placement = cluster::summarize(j.job, j.gpus, topo, topt.collective, j.policy);
@@ -69,6 +71,7 @@ JobsStudy jobs(const scenario::Setup& s, const JobsRequest& r, const Progress& p
                      2.0 * static_cast<double>(topo.links.size()) * static_cast<double>(plans.size()), 8.0,
                      "jobs (fewer)"});
   scenario::estimate::check(e, fmt::format("{} jobs together", plans.size()));
+  if (progress.run) progress.run(fmt::format("the {} jobs together", out.jobs.size()));
   out.run = cluster::run_jobs(plans, topo, s.engine, s.network);
   for (size_t i = 0; i < out.jobs.size(); ++i) out.jobs[i].outcome = out.run.jobs[i];
   return out;

@@ -167,6 +167,7 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
     // engine; random failures are drawn from the job's components over the failure-free iteration.
     FailingEngine f = with_failures(s, observed, out.result.iteration, out.gpus);
     engine::RunReport slowed;
+    if (progress.run) progress.run("the iteration with the failures");
     out.failures = IterationWithFailures{out.result.iteration,
                                          workload::simulate_iteration(out.job, out.gpus, topo, *f.backend,
                                                                       out.result.times, topt, &slowed),
@@ -174,6 +175,7 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
     if (!slowed.job_failed) {
       // Straggler detection: the same op graph without the failures, timeline against timeline.
       const workload::IterationPlan ip = workload::build_iteration(out.job, out.gpus, topo, out.result.times, topt);
+      if (progress.run) progress.run("the iteration without failures, step by step (the straggler report)");
       const engine::RunReport base = backend->run(ip.plan);
       out.failures->straggler = diagnose::locate_slowdown(ip, base, slowed);
       // The culprit by counterfactual: the slowed run without each event in turn (one event: the baseline).
@@ -193,9 +195,13 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
         for (size_t j = 0; j < all.size(); ++j)
           if (std::find(units[u].begin(), units[u].end(), j) == units[u].end())
             o.faults.failures.events.push_back(all[j]);
+        const engine::FailureEvent& first = all[units[u][0]];
+        if (units.size() > 1 && progress.run)
+          progress.run(fmt::format("the iteration without {} ({} of {})",
+                                   first.group.empty() ? first.what : first.group, u + 1,
+                                   std::min(units.size(), kMaxCounterfactuals)));
         const engine::RunReport without = units.size() == 1 ? base
                                                             : engine::make_backend(s.engine, topo, o)->run(ip.plan);
-        const engine::FailureEvent& first = all[units[u][0]];
         out.failures->costs.push_back({first.group.empty() ? first.what : first.group, first.at,
                                        without.job_failed ? Time() : slowed.makespan - without.makespan});
       }

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/mpi_world.hpp"
 #include "engine/backend.hpp"
 #include "telemetry/metrics.hpp"
 
@@ -16,8 +17,8 @@ namespace podnet::telemetry {
 namespace {
 
 bool notable(const PortCounters& c) {
-  return c.paused_s > 0 || c.drops_buffer || c.drops_link || c.trims || c.ecn_marks || c.cnp_packets || c.retransmits ||
-         c.pause_rx || c.pause_tx;
+  return c.paused_s > 0 || c.drops_buffer || c.drops_link || c.drops_silent || c.trims || c.ecn_marks ||
+         c.cnp_packets || c.retransmits || c.pause_rx || c.pause_tx;
 }
 
 std::string si_time(double s) {
@@ -41,7 +42,7 @@ std::string cell(const std::string& s) {
 }
 
 std::ofstream open(const std::string& path) {
-  std::ofstream f(path, std::ios::binary);
+  std::ofstream f(mpi::output_path(path), std::ios::binary);  // (under mpirun, rank 0 writes)
   if (!f) throw InputError(fmt::format("--telemetry: cannot write {}", path));
   return f;
 }
@@ -56,7 +57,7 @@ std::vector<int32_t> worst_ports(const Recorder& r, size_t count) {
   std::stable_sort(ids.begin(), ids.end(), [&](int32_t a, int32_t b) {
     const PortCounters &x = P[a], &y = P[b];
     if (x.paused_s != y.paused_s) return x.paused_s > y.paused_s;
-    const uint64_t dx = x.drops_buffer + x.drops_link, dy = y.drops_buffer + y.drops_link;
+    const uint64_t dx = drops(x), dy = drops(y);
     if (dx != dy) return dx > dy;
     if (x.ecn_marks != y.ecn_marks) return x.ecn_marks > y.ecn_marks;
     return a < b;
@@ -71,6 +72,7 @@ PortCounters port_totals(const Recorder& r) {
     t.data_packets += c.data_packets;
     t.drops_buffer += c.drops_buffer;
     t.drops_link += c.drops_link;
+    t.drops_silent += c.drops_silent;
     t.trims += c.trims;
     t.ecn_marks += c.ecn_marks;
     t.cnp_packets += c.cnp_packets;
@@ -90,12 +92,13 @@ void write_summary(const Recorder& r, std::ostream& out, size_t worst) {
   uint64_t cnps = 0;
   for (const auto& q : r.qps()) cnps += q.cnps;
   out << fmt::format(
-      "telemetry ({} engine, {} run{}, {} simulated): drops {} (buffer {}, link down {}){}, ECN marks {}, CNPs {} "
+      "telemetry ({} engine, {} run{}, {} simulated): drops {} (buffer {}, link down {}{}){}, ECN marks {}, CNPs {} "
       "({} link crossings), PAUSE frames {} sent / {} received, {} paused in all, retransmissions {}, out-of-order "
       "arrivals {}\n",
-      r.engine(), r.runs(), r.runs() == 1 ? "" : "s", si_time(r.observed_s()), t.drops_buffer + t.drops_link,
-      t.drops_buffer, t.drops_link, t.trims ? fmt::format(", trimmed {}", t.trims) : std::string(), t.ecn_marks, cnps,
-      t.cnp_packets, t.pause_tx, t.pause_rx, si_time(t.paused_s), t.retransmits, t.out_of_order);
+      r.engine(), r.runs(), r.runs() == 1 ? "" : "s", si_time(r.observed_s()), drops(t), t.drops_buffer, t.drops_link,
+      t.drops_silent ? fmt::format(", silent faults {}", t.drops_silent) : std::string(),
+      t.trims ? fmt::format(", trimmed {}", t.trims) : std::string(), t.ecn_marks, cnps, t.cnp_packets, t.pause_tx,
+      t.pause_rx, si_time(t.paused_s), t.retransmits, t.out_of_order);
   const auto ids = worst_ports(r, worst);
   if (ids.empty()) return;
   out << "worst ports (time paused, then drops, then ECN marks):\n";
@@ -103,9 +106,9 @@ void write_summary(const Recorder& r, std::ostream& out, size_t worst) {
     const PortCounters& c = r.ports()[d];
     out << fmt::format("  {}: paused {} ({:.1f} %), PAUSE rx {}, drops {}{}, ECN {}, queue max {} p99 {}\n",
                        engine::dir_link_name(r.topology(), d), si_time(c.paused_s),
-                       r.observed_s() > 0 ? 100.0 * c.paused_s / r.observed_s() : 0.0, c.pause_rx,
-                       c.drops_buffer + c.drops_link, c.trims ? fmt::format(", trimmed {}", c.trims) : std::string(),
-                       c.ecn_marks, si_bytes(static_cast<double>(c.queue_max_bytes)),
+                       r.observed_s() > 0 ? 100.0 * c.paused_s / r.observed_s() : 0.0, c.pause_rx, drops(c),
+                       c.trims ? fmt::format(", trimmed {}", c.trims) : std::string(), c.ecn_marks,
+                       si_bytes(static_cast<double>(c.queue_max_bytes)),
                        si_bytes(static_cast<double>(c.queue_p99_bytes)));
   }
 }
@@ -123,14 +126,16 @@ std::vector<std::string> write_dir(const Recorder& r, const std::string& dir, bo
   if (!r.ports().empty()) {  // the packet engine's counters (the flow engine has link bytes only)
     auto f = open(path("ports.csv"));
     f << "link_id,link,tx_packets,tx_bytes,rx_packets,rx_bytes,data_packets,payload_bytes,drops_buffer,drops_link_down,"
-         "ecn_marks,cnp_packets,pause_tx,pause_rx,paused_s,retransmits,out_of_order,queue_max_bytes,"
+         "drops_silent,ecn_marks,cnp_packets,pause_tx,pause_rx,paused_s,retransmits,out_of_order,queue_max_bytes,"
          "queue_mean_bytes,queue_p99_bytes,peak_utilization\n";
     for (const auto& c : r.ports()) {
-      if (c.tx_packets == 0 && c.rx_packets == 0 && c.pause_tx == 0 && c.pause_rx == 0 && c.drops_link == 0) continue;
-      f << fmt::format("{},{},{},{:.0f},{},{:.0f},{},{:.0f},{},{},{},{},{},{},{:.9f},{},{},{},{:.1f},{},{:.6f}\n",
+      if (c.tx_packets == 0 && c.rx_packets == 0 && c.pause_tx == 0 && c.pause_rx == 0 && c.drops_link == 0 &&
+          c.drops_silent == 0)
+        continue;
+      f << fmt::format("{},{},{},{:.0f},{},{:.0f},{},{:.0f},{},{},{},{},{},{},{},{:.9f},{},{},{},{:.1f},{},{:.6f}\n",
                        c.link, cell(engine::dir_link_name(t, c.link)), c.tx_packets, c.tx_bytes, c.rx_packets,
-                       c.rx_bytes, c.data_packets, c.payload_bytes, c.drops_buffer, c.drops_link, c.ecn_marks,
-                       c.cnp_packets, c.pause_tx, c.pause_rx, c.paused_s, c.retransmits, c.out_of_order,
+                       c.rx_bytes, c.data_packets, c.payload_bytes, c.drops_buffer, c.drops_link, c.drops_silent,
+                       c.ecn_marks, c.cnp_packets, c.pause_tx, c.pause_rx, c.paused_s, c.retransmits, c.out_of_order,
                        c.queue_max_bytes, r.observed_s() > 0 ? c.queue_byte_s / r.observed_s() : 0.0, c.queue_p99_bytes,
                        c.peak_utilization);
     }

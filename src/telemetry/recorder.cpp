@@ -46,6 +46,7 @@ void Recorder::observe_packet(const engine::RunObservation& o) {
     c.payload_bytes += s.payload_bytes;
     c.drops_buffer += s.drops;
     c.drops_link += s.lost;
+    c.drops_silent += s.silent;
     c.trims += s.trims;
     c.ecn_marks += s.ecn_marks;
     c.cnp_packets += s.cnp_packets;

@@ -47,7 +47,8 @@ struct PortCounters {
   uint64_t tx_packets = 0, rx_packets = 0, data_packets = 0;
   double tx_bytes = 0, rx_bytes = 0, payload_bytes = 0;
   uint64_t drops_buffer = 0, drops_link = 0;
-  uint64_t trims = 0;  // data packets cut to their header here (packet trimming)
+  uint64_t drops_silent = 0;  // packets lost to a silent fault (a lossy link, or the switch it enters)
+  uint64_t trims = 0;         // data packets cut to their header here (packet trimming)
   uint64_t ecn_marks = 0, cnp_packets = 0;
   uint64_t pause_tx = 0, pause_rx = 0;
   double paused_s = 0;
@@ -66,6 +67,9 @@ struct PortCounters {
   int64_t pg_shared_max = 0, xoff_limit = 0;
   double bps = 0;
 };
+
+// A port's drops of every cause: its full buffer, its link down, a silent fault.
+inline uint64_t drops(const PortCounters& c) { return c.drops_buffer + c.drops_link + c.drops_silent; }
 
 struct QpRecord {
   int32_t run = 0, qp = 0;
