@@ -793,17 +793,33 @@ TEST(Cli, PartitionedPacketEngineWritesTheSameJsonOnOneTwoAndThreeRanks) {
   const Result flow = run_shell(mpirun(2) + "bench leafspine-8k --gpus 0-15 --min 1MiB --max 1MiB", true);
   ASSERT_EQ(flow.status, 0) << flow.out;
   EXPECT_NE(flow.out.find("note: mpirun: each of the 2 ranks ran this whole run"), std::string::npos) << flow.out;
-  const fs::path dir = temp_dir() / "ranks-telemetry";
-  const Result tel = run_shell(mpirun(2) +
-                                   "bench leafspine-8k --gpus 0-15 --min 1MiB --max 1MiB --engine packet --set "
-                                   "network.partitioned=true --telemetry " +
-                                   (dir / "t").string(),
-                               true);
-  EXPECT_EQ(tel.status, 2) << tel.out;
-  EXPECT_NE(tel.out.find("network.partitioned under mpirun does not run telemetry samples (--telemetry) yet; run it "
-                         "in one process"),
+  const Result failed =
+      run_shell(mpirun(2) + "bench leafspine-8k --gpus 0-15 --min 1MiB --max 1MiB --engine packet --set "
+                            "network.partitioned=true --fail-links leaf-spine=1",
+                true);
+  EXPECT_EQ(failed.status, 2) << failed.out;
+  EXPECT_NE(failed.out.find("network.partitioned under mpirun does not run failures yet; run it in one process"),
             std::string::npos)
-      << tel.out;
+      << failed.out;
+}
+
+// Telemetry on ranks: each rank samples its own ports and its own end of each queue pair, and the halves are
+// joined at the end. Every file of the telemetry folder is the same as one process writes, queue depths over
+// time included (an incast at 1 us samples).
+TEST(Cli, PartitionedTelemetryIsTheSameOnRanks) {
+  const std::string args =
+      "bench leafspine-8k --op incast --gpus 0-256:4 --senders 8 --min 256KiB --max 256KiB --engine "
+      "packet --set network.partitioned=true --telemetry-interval 1us --telemetry ";
+  const fs::path one = temp_dir() / "telemetry-one", three = temp_dir() / "telemetry-three";
+  ASSERT_EQ(run(args + one.string()).status, 0);
+  ASSERT_EQ(run_shell(mpirun(3) + args + three.string()).status, 0);
+  size_t files = 0;
+  for (const auto& f : fs::directory_iterator(one)) {
+    ++files;
+    EXPECT_EQ(read_file(f.path().string()), read_file((three / f.path().filename()).string())) << f.path();
+  }
+  EXPECT_GE(files, 6u);  // ports, QPs, rates, queue depths, two metrics texts
+  EXPECT_TRUE(fs::exists(one / "queue_depth.csv"));
 }
 
 // A small ring on the packet engine pays NCCL's latency once, whatever the QPs and the routing: 128

@@ -60,7 +60,7 @@ std::vector<ParamSpec> network_params() {
        "Against the sequential engine each run is another draw, as another seed would be (events at one instant "
        "run in another order, ECN draws are per port): within 0.2 % at line rate, up to 5 % apart under DCQCN. "
        "Not yet with load-aware routing (ugal; minimal and valiant run), PFC storms, probes, link retry, or "
-       "per-packet routing with failures; across ranks, not yet with failures or telemetry samples"},
+       "per-packet routing with failures; across ranks, not yet with failures"},
       {"cc", ParamType::String, "auto",
        "packet engine: congestion control (auto = infiniband with the infiniband transport, else dcqcn_nic; "
        "see `podnet list`)",

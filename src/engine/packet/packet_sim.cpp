@@ -185,12 +185,20 @@ struct PacketSim::Impl {
   void run_partitioned(const std::function<void(const SimEvent&)>& on_event, int64_t limit);
   void run_window(Lane& l, int64_t end);
   int64_t lanes_next();  // the earliest event any lane holds or has been mailed (INT64_MAX: none)
-  bool idle() { return lane0.events.empty() && lanes_next() == std::numeric_limits<int64_t>::max(); }
+  bool idle() {
+    const int64_t next = part && part->ranks > 1 ? std::min(ranks_next, part->pushed_min) : lanes_next();
+    return lane0.events.empty() && next == std::numeric_limits<int64_t>::max();
+  }
   void merge_totals();
   void finish_run();
   // Ranks: a window's end (partition.hpp); every rank's port counters and stream records, once at the end.
   void exchange_ranks(const std::exception_ptr& failed, int64_t& last_tx, int64_t& paused, uint64_t& lane_events);
   void merge_ranks();
+  // Ranks and telemetry: a stream sample's two halves, each taken where that end of the QP runs (the
+  // receiver: what was delivered, window = 1 when done; the sender: its rate and window), and the join.
+  void sample_stream_ends(uint32_t i);
+  void merge_samples();
+  std::vector<StreamSample> rx_half, tx_half;
   // Throws when no data packet has moved for deadlock_window while ports are paused (§9); `now`, the last
   // data packet sent and the paused ports are the lane's (sequential) or every lane's (partitioned).
   void check_deadlock(int64_t now, int64_t last_tx, int64_t paused);
@@ -527,7 +535,6 @@ void PacketSim::Impl::partition(const NetworkOptions& net, int32_t threads) {
                                    "in one process (its threads: network.threads)",
                                    what));
     };
-    if (opt.sample_interval.ps > 0) across("telemetry samples (--telemetry)");
     if (!net.faults.failures.events.empty()) across("failures");
   }
   P.lanes = std::min<int32_t>(threads * P.ranks, P.units);
@@ -772,6 +779,7 @@ void PacketSim::Impl::exchange_ranks(const std::exception_ptr& failed, int64_t& 
   }
   std::vector<ranks::Status> all;
   std::vector<ranks::Wire> in;
+  for (const auto& o : out) P.sent += o.size();
   ranks::exchange(me, all, out, in);
   bool any_failed = false;
   ranks_next = std::numeric_limits<int64_t>::max();
@@ -867,6 +875,51 @@ void PacketSim::Impl::merge_totals() {
   t.lookahead = Time(part->lookahead);
   t.windows = part->window;
   totals = t;
+}
+
+void PacketSim::Impl::sample_stream_ends(uint32_t i) {
+  const Qp& q = nic->qps[i];
+  const int64_t now = L().now;
+  const bool under_way = opt.sample_all_ports;  // every port sampled (telemetry): only the QPs under way
+  if (under_way && now < nic->records[i].first_send.ps) return;
+  const Partition& P = *part;
+  if (P.unit_mine[static_cast<size_t>(P.unit_of_node[static_cast<size_t>(q.dst_node)])] && !(under_way && q.rx_done)) {
+    const Bytes got = std::min<Bytes>(nic->records[i].bytes, static_cast<Bytes>(q.rcv_nxt) * mtu);
+    rx_half.push_back({Time(now), static_cast<int32_t>(i), got, 0.0, q.rx_done ? 1u : 0u});
+  }
+  // (A sender done has its every packet acknowledged: its receiver is done too.)
+  if (P.unit_mine[static_cast<size_t>(P.unit_from[static_cast<size_t>(q.inj_port)])] && !(under_way && q.tx_done))
+    tx_half.push_back({Time(now), static_cast<int32_t>(i), 0, q.cc.rate, q.cc.window});
+}
+
+void PacketSim::Impl::merge_samples() {
+  const auto before = [](const auto& x, const auto& y) {
+    return x.time.ps != y.time.ps ? x.time.ps < y.time.ps : x.stream < y.stream;
+  };
+  // Queue samples: every rank's, in the order one process takes them (by time, then the port's place in
+  // sample_ports).
+  std::vector<int32_t> place(ports->info.size(), 0);
+  for (size_t k = opt.sample_ports.size(); k-- > 0;)
+    place[static_cast<size_t>(opt.sample_ports[k])] = static_cast<int32_t>(k);
+  samples = ranks::all_of(samples);
+  std::stable_sort(samples.begin(), samples.end(), [&](const QueueSample& x, const QueueSample& y) {
+    return x.time.ps != y.time.ps ? x.time.ps < y.time.ps
+                                  : place[static_cast<size_t>(x.port)] < place[static_cast<size_t>(y.port)];
+  });
+  std::vector<StreamSample> rx = ranks::all_of(rx_half), tx = ranks::all_of(tx_half);
+  std::sort(rx.begin(), rx.end(), before);
+  std::sort(tx.begin(), tx.end(), before);
+  stream_samples.clear();
+  size_t j = 0;
+  for (const StreamSample& r : rx) {
+    if (opt.sample_all_ports && r.window != 0) continue;  // done: not under way
+    while (j < tx.size() && before(tx[j], r)) ++j;
+    if (j == tx.size() || before(r, tx[j]))
+      throw Error("packet engine: internal: a stream sample lost its sender's half");
+    stream_samples.push_back({r.time, r.stream, r.delivered, tx[j].rate_bps, tx[j].window});
+  }
+  rx_half.clear();
+  tx_half.clear();
 }
 
 void PacketSim::Impl::merge_ranks() {
@@ -1026,8 +1079,11 @@ void PacketSim::Impl::dispatch(const Event& e, const std::function<void(const Si
       on_event(se);
       break;
     }
-    case kSample:
+    case kSample: {
+      // Ranks: each samples its own ports, and its own end of each QP; merge_samples() joins them at the end.
+      const bool spread = part && part->ranks > 1;
       for (int32_t p : opt.sample_ports) {
+        if (spread && !part->unit_mine[static_cast<size_t>(part->unit_from[static_cast<size_t>(p)])]) continue;
         const int64_t q = ports->state[p].qbytes;
         if (opt.sample_all_ports) {  // sparse: a port's rows run from its first non-empty sample to the empty one
                                      // after
@@ -1039,6 +1095,10 @@ void PacketSim::Impl::dispatch(const Event& e, const std::function<void(const Si
       if (opt.sample_streams)
         for (size_t i = 0; i < nic->qps.size(); ++i) {
           const Qp& q = nic->qps[i];
+          if (spread) {
+            sample_stream_ends(static_cast<uint32_t>(i));
+            continue;
+          }
           // every port sampled (telemetry): only the QPs under way
           if (opt.sample_all_ports && (q.rx_done || L().now < nic->records[i].first_send.ps)) continue;
           const Bytes got = std::min<Bytes>(nic->records[i].bytes, static_cast<Bytes>(q.rcv_nxt) * mtu);
@@ -1048,6 +1108,7 @@ void PacketSim::Impl::dispatch(const Event& e, const std::function<void(const Si
       if (!idle() && (nic->open_streams > 0 || opt.sample_all_ports))
         L().push(Time(L().now + opt.sample_interval.ps), kSample);
       break;
+    }
     case kStorm: {
       // A storming NIC (§3): PAUSE every half pause time until the storm's end, then XON.
       const auto d = static_cast<DirLink>(e.a);
@@ -1068,7 +1129,10 @@ void PacketSim::Impl::finish_run() {
     ports->stats_of[d].lost += lost_arrived[d];
     lost_arrived[d] = 0;
   }
-  if (ranks) merge_ranks();
+  if (ranks) {
+    merge_ranks();
+    if (sampling) merge_samples();
+  }
   SimStats& s = lane0.stats;
   if (!part)
     s.mean_reorder_delay_ps =

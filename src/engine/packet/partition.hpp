@@ -103,6 +103,8 @@ struct Partition {
   // The earliest event the coordinator pushed to a lane since the last exchange (every rank sees the same).
   int64_t pushed_min = std::numeric_limits<int64_t>::max();
   bool mine(int32_t lane) const { return lane >= first_lane && lane < end_lane; }
+  // The events (and progress records) this rank sent the others (packet_bench prints it).
+  uint64_t sent = 0;
 
   static constexpr int kKeyBits = 40;
 

@@ -87,6 +87,25 @@ std::string first_error(const std::string& mine) {
   return "";
 }
 
+std::vector<char> all_bytes(const std::vector<char>& mine) {
+  const int n = world_size();
+  if (mine.size() > static_cast<size_t>(INT32_MAX)) throw Error("packet engine: ranks: a gather too large");
+  const int len = static_cast<int>(mine.size());
+  std::vector<int> lens(static_cast<size_t>(n)), at(static_cast<size_t>(n));
+  check(MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Allgather");
+  int64_t total = 0;
+  for (int r = 0; r < n; ++r) {
+    if (total > INT32_MAX) throw Error("packet engine: ranks: a gather too large");
+    at[static_cast<size_t>(r)] = static_cast<int>(total);
+    total += lens[static_cast<size_t>(r)];
+  }
+  if (total > INT32_MAX) throw Error("packet engine: ranks: a gather too large");
+  std::vector<char> all(static_cast<size_t>(total));
+  check(MPI_Allgatherv(mine.data(), len, MPI_BYTE, all.data(), lens.data(), at.data(), MPI_BYTE, MPI_COMM_WORLD),
+        "MPI_Allgatherv");
+  return all;
+}
+
 namespace {
 template <typename T>
 void reduce(std::vector<T>& v, MPI_Datatype type, MPI_Op op) {

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/event_queue.hpp"
@@ -36,6 +38,21 @@ void exchange(const Status& mine, std::vector<Status>& all, std::vector<std::vec
 
 // The message of the lowest rank that failed (every rank calls it when any did).
 std::string first_error(const std::string& mine);
+
+// Every rank's items, in rank order (a trivially copyable type).
+template <typename T>
+std::vector<T> all_of(const std::vector<T>& mine);
+std::vector<char> all_bytes(const std::vector<char>& mine);
+template <typename T>
+std::vector<T> all_of(const std::vector<T>& mine) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  std::vector<char> bytes(mine.size() * sizeof(T));
+  if (!bytes.empty()) std::memcpy(bytes.data(), mine.data(), bytes.size());
+  const std::vector<char> all = all_bytes(bytes);
+  std::vector<T> out(all.size() / sizeof(T));
+  if (!all.empty()) std::memcpy(static_cast<void*>(out.data()), all.data(), all.size());
+  return out;
+}
 
 // Element-wise over every rank, in place.
 void sum(std::vector<uint64_t>& v);
