@@ -1180,6 +1180,14 @@ TEST(Cli, CompareCcRunsEachTransportAsItsOwnBenchWould) {
   Result bad = run(traffic + " --compare-cc dctcp,quic", true);
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.out.find("'quic' is neither a congestion control"), std::string::npos) << bad.out;
+  // A family's stem names its members; another case, the name.
+  bad = run(traffic + " --compare-cc dcqcn,DCTCP", true);
+  EXPECT_NE(bad.out.find("'dcqcn' is neither a congestion control nor a network preset; did you mean 'dcqcn_paper' or "
+                         "'dcqcn_nic'?"),
+            std::string::npos)
+      << bad.out;
+  bad = run(traffic + " --compare-cc dcqcn_nic,DCTCP", true);
+  EXPECT_NE(bad.out.find("did you mean 'dctcp'?"), std::string::npos) << bad.out;
   bad = run(traffic + " --compare-cc dctcp,,nscc", true);
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.out.find("an empty item"), std::string::npos) << bad.out;

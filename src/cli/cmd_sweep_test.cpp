@@ -54,6 +54,20 @@ TEST(SweepCli, DesignGridReadBackAsCsv) {
 
 // aipod-16k at 4,096 GPUs fills 8 of pod 0's 16 groups: its spine layer is built whole, and the sweep says
 // which point carries that spare capex (the same $9,420,800 `podnet design` prints under "of which spare").
+// Failed points have no results: a --columns naming a result says why they failed, not only which columns
+// there are (Llama 3 70B's 80 layers cannot fill aipod-16k's 128 virtual stages).
+TEST(SweepCli, AMissingColumnOfFailedPointsSaysWhyTheyFailed) {
+  const Result r = run("sweep aipod-16k --set topology.gpus=4096 --set workload.model=llama3-70b --vary "
+                       "topology.oversubscription=1:1,3:1 --columns topology.oversubscription,mfu --results " +
+                           fresh("failed.db"),
+                       true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--columns: no column 'mfu' in these results (2 of 2 point(s) failed, so they have no results; "
+                       "the first: aipod-16k.yaml (built-in):53: workload.stage_layers: auto: 80 layers cannot fill"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(SweepCli, SpareCapexOfPartFilledPodsIsSaid) {
   const std::string db = (dir() / "spare.db").string();
   const Result r = run("sweep aipod-16k --study design --vary topology.gpus=4096,16384 --results " + db);

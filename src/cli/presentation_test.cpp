@@ -180,6 +180,18 @@ TEST(Presentation, AnMoeWithoutEpAndANicPastPcieAreSaid) {
   EXPECT_EQ(r.out.find(", SP"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("one TP"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("has 8 experts"), std::string::npos) << r.out;
+  // design says it too: its injection and bisection figures are the NICs' (800 Gb/s), a GPU's PCIe link
+  // carries 64 GB/s = 512 Gb/s. With PCIe Gen6 (128 GB/s = 1,024 Gb/s) the NICs bind: no note.
+  r = run(
+      "design leafspine-8k --set topology.gpus=1024 --set server.nic_speed=800Gbps --set switch.port_speed=800Gbps");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("note: each GPU reaches its NICs over PCIe at 512 Gb/s, less than their 800 Gb/s"),
+            std::string::npos)
+      << r.out;
+  r = run("design leafspine-8k --set topology.gpus=1024 --set server.nic_speed=800Gbps --set switch.port_speed=800Gbps "
+          "--set server.pcie_bandwidth=128GB/s");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.find("over PCIe"), std::string::npos) << r.out;
 }
 
 // A preset whose shape the scenario changed is not named as the published model; an out-of-memory error blames

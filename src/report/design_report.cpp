@@ -159,6 +159,19 @@ void add_design(nlohmann::json& doc, const topology::Topology& t, const topology
   for (const auto& [tier, r] : t.facts.oversubscription) over[tier] = round_to(r, 4);
   doc["oversubscription"] = over;
   doc["notes"] = t.facts.notes;
+  // NICs faster than the GPUs' PCIe links: the injection bandwidth above is the NICs', not what a GPU can send.
+  double pcie_bps = 0;  // the GPUs' PCIe links to their NICs, per direction
+  for (const auto& l : t.links)
+    if (l.media == topology::Media::Pcie &&
+        (t.nodes[l.a].kind == topology::NodeKind::Gpu || t.nodes[l.b].kind == topology::NodeKind::Gpu))
+      pcie_bps += l.capacity.bps;
+  if (b.gpus > 0 && pcie_bps > 0 && injection_bps > pcie_bps * 1.0001)
+    doc["notes"].push_back(fmt::format(
+        "each GPU reaches its NICs over PCIe at {} Gb/s, less than their {} Gb/s: a GPU sends at most at the PCIe "
+        "rate, so the injection and bisection bandwidth here are the NICs', not what the GPUs can use (set "
+        "server.pcie_bandwidth to your servers'; PCIe Gen6 x16: 128GB/s)",
+        thousands(std::llround(pcie_bps / 1e9 / static_cast<double>(b.gpus))),
+        thousands(std::llround(injection_bps / 1e9 / static_cast<double>(b.gpus)))));
   // The cost model's longest optic is FR (2 km, cost.hpp): a longer cable is priced as one, which it cannot be.
   int64_t beyond_fr = 0;
   double longest = 0;

@@ -170,7 +170,22 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
     if (it == t.columns.end()) {
       std::string have;
       for (const auto& x : t.columns) have += (have.empty() ? "" : ", ") + x;
-      throw InputError(fmt::format("--columns: no column '{}' in these results; they have: {}", c, have));
+      // A failed point has no results: say why the points failed, which is what the user needs first.
+      const auto col = [&](const char* name) {
+        return static_cast<size_t>(std::find(t.columns.begin(), t.columns.end(), name) - t.columns.begin());
+      };
+      const size_t status = col("status"), error = col("error");
+      size_t failed = 0;
+      std::string first;
+      for (const auto& r : t.rows)
+        if (status < r.size() && text_of(r[status]) != "ok") {
+          if (failed++ == 0 && error < r.size()) first = text_of(r[error]);
+        }
+      const std::string why = failed == 0 ? ""
+                                          : fmt::format(" ({} of {} point(s) failed, so they have no results; the "
+                                                        "first: {})",
+                                                        failed, t.rows.size(), first);
+      throw InputError(fmt::format("--columns: no column '{}' in these results{}; they have: {}", c, why, have));
     }
     idx.push_back(static_cast<size_t>(it - t.columns.begin()));
   }

@@ -13,6 +13,7 @@
 #include "engine/packet/packet_options.hpp"
 #include "engine/registry.hpp"
 #include "scenario/estimate.hpp"
+#include "scenario/scenario.hpp"
 
 namespace podnet::study {
 
@@ -62,8 +63,19 @@ std::vector<TransportChoice> transport_choices(const std::string& list, const st
     } else if (std::find(ccs.begin(), ccs.end(), item) != ccs.end()) {
       c.sets.emplace_back("network.cc", item);
     } else {
-      throw InputError(
-          fmt::format("{}: '{}' is neither a congestion control nor a network preset ({})", label, item, choices));
+      std::vector<std::string> names = ccs;
+      names.insert(names.end(), presets.begin(), presets.end());
+      // A family's stem (`dcqcn`) names its members; else the nearest name.
+      std::vector<std::string> family;
+      for (const auto& n : names)
+        if (n.size() > item.size() + 1 && n.compare(0, item.size(), item) == 0 && n[item.size()] == '_')
+          family.push_back("'" + n + "'");
+      const std::string near = family.size() > 1                        ? fmt::format("{}", fmt::join(family, " or "))
+                               : family.size() == 1                     ? family[0]
+                               : scenario::closest(item, names).empty() ? ""
+                                                                        : "'" + scenario::closest(item, names) + "'";
+      throw InputError(fmt::format("{}: '{}' is neither a congestion control nor a network preset{} ({})", label, item,
+                                   near.empty() ? "" : "; did you mean " + near + "?", choices));
     }
     out.push_back(std::move(c));
     if (comma == std::string::npos) break;
