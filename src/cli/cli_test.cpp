@@ -18,6 +18,8 @@
 #include <fstream>
 #include <map>
 #include <regex>
+
+#include <fmt/format.h>
 #include <set>
 #include <sstream>
 #include <string>
@@ -1174,6 +1176,22 @@ TEST(Cli, CompareCcRunsEachTransportAsItsOwnBenchWould) {
     if (row["transport"] == "uec") {
       EXPECT_EQ(row["drops"], 0) << row;
     }
+  }
+  // Under each table, the transports by time: the first with its time, the others by how much later.
+  {
+    const Result r = run(traffic + " --min 256KiB --max 256KiB --compare-cc dctcp,uec --format json");
+    ASSERT_EQ(r.status, 0) << r.out;
+    const auto rows = nlohmann::json::parse(r.out)["rows"];
+    ASSERT_EQ(rows.size(), 2u);
+    const bool dctcp_first = rows[0]["time_us"].get<double>() <= rows[1]["time_us"].get<double>();
+    const auto& first = rows[dctcp_first ? 0 : 1];
+    const auto& second = rows[dctcp_first ? 1 : 0];
+    const Result text = run(traffic + " --min 256KiB --max 256KiB --compare-cc dctcp,uec");
+    const std::string line =
+        fmt::format("  by time: {} {:.2f} us; {} +{:.1f} %", first["transport"].get<std::string>(),
+                    first["time_us"].get<double>(), second["transport"].get<std::string>(),
+                    100.0 * (second["time_us"].get<double>() / first["time_us"].get<double>() - 1));
+    EXPECT_NE(text.out.find(line), std::string::npos) << line << "\n" << text.out;
   }
   const Result csv = run(traffic + " --min 256KiB --max 256KiB --compare-cc dctcp,uec --format csv");
   EXPECT_EQ(csv.out.rfind("transport,", 0), 0u) << csv.out;

@@ -1,8 +1,12 @@
 #include "core/units.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <string>
+#include <vector>
 
 namespace podnet {
 
@@ -56,6 +60,31 @@ bool parse_with(std::string_view text, const Unit (&units)[N], double& out) {
   return false;
 }
 
+// A unit written in another case ("800gbps", "2US"): the spellings it could mean, as a hint to append to an
+// error ("; did you mean '800Gbps'?"), or nothing. Two that differ only in case are told apart (Gb/s, GB/s).
+template <size_t N>
+std::string case_hint(std::string_view text, const Unit (&units)[N]) {
+  double v = 0;
+  std::string_view unit;
+  if (!split_number(text, v, unit) || unit.empty()) return {};
+  const auto lower = [](std::string_view s) {
+    std::string l(s);
+    for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return l;
+  };
+  std::vector<std::string> near;
+  for (const auto& u : units)
+    if (u.suffix != unit && lower(u.suffix) == lower(unit)) {
+      std::string_view number = text;
+      while (!number.empty() && number.front() == ' ') number.remove_prefix(1);
+      number = number.substr(0, number.find(unit));
+      while (!number.empty() && number.back() == ' ') number.remove_suffix(1);
+      near.push_back(fmt::format("'{}{}'", number, u.suffix));
+    }
+  if (near.empty()) return {};
+  return fmt::format("; did you mean {}?", fmt::join(near, " or "));
+}
+
 constexpr Unit kTimeUnits[] = {{"ps", 1},   {"ns", 1e3}, {"us", 1e6},    {"µs", 1e6},
                                {"ms", 1e9}, {"s", 1e12}, {"min", 60e12}, {"h", 3600e12}};
 constexpr Unit kBandwidthUnits[] = {{"bps", 1},
@@ -87,7 +116,8 @@ constexpr Unit kPowerUnits[] = {{"W", 1}, {"kW", 1e3}, {"MW", 1e6}};
 bool parse_time(std::string_view text, Time& out, std::string& expected) {
   double ps = 0;
   if (!parse_with(text, kTimeUnits, ps) || ps < 0 || ps > static_cast<double>(kMaxTime.ps)) {
-    expected = "a non-negative time with a unit: ps, ns, us, ms, s, min or h, at most 1000h (e.g. \"2us\")";
+    expected = "a non-negative time with a unit: ps, ns, us, ms, s, min or h, at most 1000h (e.g. \"2us\")" +
+               case_hint(text, kTimeUnits);
     return false;
   }
   out = Time(static_cast<int64_t>(std::llround(ps)));
@@ -99,7 +129,8 @@ bool parse_bandwidth(std::string_view text, Bandwidth& out, std::string& expecte
   if (!parse_with(text, kBandwidthUnits, bps) || bps < kMinBandwidth.bps || bps > kMaxBandwidth.bps) {
     expected =
         "a positive bandwidth from 1Mbps to 1000Tbps with a unit: bps, Mbps, Gbps, Tbps (bits/s; or a port's M, G, "
-        "T: 400G) or MB/s, GB/s, TB/s (bytes/s) (e.g. \"400Gbps\", \"50GB/s\")";
+        "T: 400G) or MB/s, GB/s, TB/s (bytes/s) (e.g. \"400Gbps\", \"50GB/s\")" +
+        case_hint(text, kBandwidthUnits);
     return false;
   }
   out = Bandwidth(bps);
@@ -110,7 +141,8 @@ bool parse_bytes(std::string_view text, Bytes& out, std::string& expected) {
   double b = 0;
   if (!parse_with(text, kByteUnits, b) || b < 0 || b > static_cast<double>(kMaxBytes) || b != std::floor(b)) {
     expected = "a whole number of bytes up to 1024TiB with a unit: B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, "
-               "GiB, TiB (powers of 1024) (e.g. \"64MiB\")";
+               "GiB, TiB (powers of 1024) (e.g. \"64MiB\")" +
+               case_hint(text, kByteUnits);
     // A bare K, M, G or T (nccl-tests' -b 4M): both readings, so the user picks one.
     if (!text.empty() && std::string_view("KMGT").find(text.back()) != std::string_view::npos) {
       const std::string n(text.substr(0, text.size() - 1));
@@ -125,7 +157,8 @@ bool parse_bytes(std::string_view text, Bytes& out, std::string& expected) {
 
 bool parse_length(std::string_view text, double& metres, std::string& expected) {
   if (!parse_with(text, kLengthUnits, metres) || metres < 0 || metres > kMaxLengthMetres) {
-    expected = "a non-negative length up to 40000km with a unit: mm, cm, m or km (e.g. \"3m\")";
+    expected = "a non-negative length up to 40000km with a unit: mm, cm, m or km (e.g. \"3m\")" +
+               case_hint(text, kLengthUnits);
     return false;
   }
   return true;
@@ -133,7 +166,8 @@ bool parse_length(std::string_view text, double& metres, std::string& expected) 
 
 bool parse_power(std::string_view text, double& watts, std::string& expected) {
   if (!parse_with(text, kPowerUnits, watts) || watts < 0 || watts > kMaxPowerWatts) {
-    expected = "a non-negative power up to 1000MW with a unit: W, kW or MW (e.g. \"10.2kW\")";
+    expected =
+        "a non-negative power up to 1000MW with a unit: W, kW or MW (e.g. \"10.2kW\")" + case_hint(text, kPowerUnits);
     return false;
   }
   return true;

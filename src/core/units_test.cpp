@@ -10,6 +10,7 @@ namespace {
 TEST(Units, ParseAndFormat) {
   std::string why;
   Bandwidth bw;
+  Time t0;
   ASSERT_TRUE(parse_bandwidth("400Gbps", bw, why));
   EXPECT_DOUBLE_EQ(bw.bps, 400e9);
   ASSERT_TRUE(parse_bandwidth("50GB/s", bw, why));  // 50e9 bytes/s = 400e9 bits/s
@@ -20,6 +21,16 @@ TEST(Units, ParseAndFormat) {
   ASSERT_TRUE(parse_bandwidth("1.6T", bw, why));
   EXPECT_DOUBLE_EQ(bw.bps, 1.6e12);
   EXPECT_FALSE(parse_bandwidth("400g", bw, why));
+  EXPECT_NE(why.find("did you mean '400G'?"), std::string::npos) << why;
+  // A unit in another case is named; where two units differ only in case (bits, bytes), both.
+  EXPECT_FALSE(parse_bandwidth("800gbps", bw, why));
+  EXPECT_NE(why.find("; did you mean '800Gbps'?"), std::string::npos) << why;
+  EXPECT_FALSE(parse_bandwidth("50 gb/s", bw, why));
+  EXPECT_NE(why.find("; did you mean '50Gb/s' or '50GB/s'?"), std::string::npos) << why;
+  EXPECT_FALSE(parse_time("2US", t0, why));
+  EXPECT_NE(why.find("; did you mean '2us'?"), std::string::npos) << why;
+  EXPECT_FALSE(parse_bandwidth("400GHz", bw, why));
+  EXPECT_EQ(why.find("did you mean"), std::string::npos) << why;
   EXPECT_FALSE(parse_bandwidth("400", bw, why));
   EXPECT_FALSE(parse_bandwidth("400GHz", bw, why));
   EXPECT_FALSE(parse_bandwidth("-1Gbps", bw, why));

@@ -275,10 +275,12 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
   // Nor the torus's own collectives (collective/torus.hpp), which NCCL's tuner does not pick.
   const collective::AlgorithmInfo* named = collective::find_algorithm(b["algorithm"].get<std::string>());
   const bool tuned = algo.size() > 0 && op != "alltoall" && op != "sendrecv" && !(named && named->own_parts);
-  out << fmt::format("podnet bench: {}{} on {} GPUs of {} ({} engine, {} routing, {} channel(s), {} QP(s){})\n", op,
-                     algo, thousands(b["gpus"].get<int64_t>()), d["run"]["scenario"].get<std::string>(),
-                     b["engine"].get<std::string>(), b["routing"].get<std::string>(), b["channels"].get<std::string>(),
-                     b["qps"].get<int>(),
+  // Channels left to NCCL's tuner vary with the size: the table gives each row's.
+  const std::string channels = b["channels"].get<std::string>();
+  out << fmt::format("podnet bench: {}{} on {} GPUs of {} ({} engine, {} routing, {}, {} QP(s){})\n", op, algo,
+                     thousands(b["gpus"].get<int64_t>()), d["run"]["scenario"].get<std::string>(),
+                     b["engine"].get<std::string>(), b["routing"].get<std::string>(),
+                     channels == "auto" ? "channels as NCCL picks them" : channels + " channel(s)", b["qps"].get<int>(),
                      d.contains("ring") ? ", " + b["ring_order"].get<std::string>() + " ring order" : "");
   if (b.contains("cc"))
     out << fmt::format("  transport {}, congestion control {}, flow control {}{}\n", b["transport"].get<std::string>(),
@@ -542,6 +544,31 @@ void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
              thousands((*r)["pause_frames"].get<int64_t>()), us(*r, "paused_max_us"),
              thousands((*r)["retransmissions"].get<int64_t>()), thousands((*r)["timeouts"].get<int64_t>())});
     t.write(out, "  ");
+    // The order a comparison asks for first: by time, and by the slowest flows (FCT p99), each after the first
+    // as how much later it is.
+    const auto rank = [&](const char* key, const char* what) {
+      std::vector<const nlohmann::json*> by(rows.begin(), rows.end());
+      by.erase(std::remove_if(by.begin(), by.end(), [&](const nlohmann::json* r) { return !r->contains(key); }),
+               by.end());
+      if (by.size() < 2) return;
+      std::stable_sort(by.begin(), by.end(), [&](const nlohmann::json* a, const nlohmann::json* b) {
+        return (*a)[key].get<double>() < (*b)[key].get<double>();
+      });
+      const double best = (*by[0])[key].get<double>();
+      std::string line =
+          fmt::format("  by {}: {} {} us", what, (*by[0])["transport"].get<std::string>(), fixed(best, 2));
+      for (size_t k = 1; k < by.size(); ++k)
+        line += fmt::format("; {} {}", (*by[k])["transport"].get<std::string>(),
+                            best > 0 ? fmt::format("+{} %", fixed(100.0 * ((*by[k])[key].get<double>() / best - 1), 1))
+                                     : fixed((*by[k])[key].get<double>(), 2) + " us");
+      out << line << "\n";
+    };
+    rank("time_us", "time");
+    // (Where the slowest flow ends the run, the FCT order is the time's: said once.)
+    if (std::any_of(rows.begin(), rows.end(), [](const nlohmann::json* r) {
+          return r->contains("fct_p99_us") && (*r)["fct_p99_us"].get<double>() != (*r)["time_us"].get<double>();
+        }))
+      rank("fct_p99_us", "FCT p99");
     // An all-to-all's time holds NCCL's posts before its flows: the same for every transport, so say how much.
     double above = 0;
     for (const auto* r : rows)
