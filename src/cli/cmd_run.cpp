@@ -26,6 +26,10 @@ int cmd_run(Common c, bool allow_oom) {
   const study::TrainStudy t = study::train(s, req, study_progress("run", label));
   nlohmann::json training;
   report::add_training(training, t.result);
+  // What `podnet train` says of the same job: where its recipe came from, the fabric's tiers, its notes.
+  const nlohmann::json full = report::train_document(s, t);
+  for (const char* k : {"recipe", "network", "notes"})
+    if (full.contains(k)) training[k] = full[k];
   doc["training"] = training;
   doc["reliability"] = report::training_reliability_json(*t.reliability);
   if (t.data_loading) doc["data_loading"] = report::data_loading_json(*t.data_loading, t.result.iteration);
