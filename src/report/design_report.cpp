@@ -153,6 +153,10 @@ void add_design(nlohmann::json& doc, const topology::Topology& t, const topology
   doc["injection_bandwidth_per_gpu_gbps"] =
       round_to(b.gpus > 0 ? injection_bps / 1e9 / static_cast<double>(b.gpus) : 0, 3);
   doc["bisection_bandwidth_gbps"] = round_to(t.facts.bisection_bps / 1e9, 3);
+  // The whole fabric's oversubscription: half the NICs' bandwidth over the bisection. Part-filled leaves or pods
+  // make it differ from the tiers' port ratios (3:1 leaves built 2.67:1 at 4,096 GPUs of leafspine-8k).
+  if (t.facts.bisection_bps > 0 && injection_bps > 0)
+    doc["bisection_oversubscription"] = round_to(injection_bps / 2 / t.facts.bisection_bps, 4);
   doc["bisection_method"] = t.facts.bisection_method;
   doc["diameter_hops"] = t.facts.diameter_hops;
   nlohmann::json over = nlohmann::json::object();
@@ -450,6 +454,8 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
       why = " (" + d["oversubscription_asked"][it.key()].get<std::string>() + ")";
     f.add({"oversubscription at " + it.key(), v + ":1" + why});
   }
+  if (d.contains("bisection_oversubscription"))
+    f.add({"oversubscription, whole fabric", fixed(d["bisection_oversubscription"].get<double>(), 2) + ":1"});
   const int64_t reach = d["limits"]["max_gpus"].get<int64_t>();
   f.add({"largest GPU count (this radix, tiers and pod size)",
          reach > topology::kMaxGpus

@@ -19,9 +19,9 @@
 //
 // Order. Every event carries a key: its pushing unit in the high bits and
 // that unit's own count below (the coordinator's: a count per unit it
-// pushes to: how two units' events interleave changes nothing). Events run in (time, key) order in every
-// unit, whatever thread runs it, so a run is the same for every thread
-// count. (The sequential engine orders by one global push count instead:
+// pushes to; how two units' events interleave changes nothing). Events run
+// in (time, key) order in every unit, whatever thread runs it, so a run is
+// the same for every thread count. (The sequential engine orders by one global push count instead:
 // the same events at the same instant may run in another order, so results
 // differ slightly from it; docs/contributing/validation/packet-engine.md,
 // "The partitioned engine", measures by how much.)
