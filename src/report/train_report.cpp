@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <ostream>
+#include <regex>
 #include <string_view>
 
 #include "engine/registry.hpp"
@@ -1124,6 +1125,20 @@ std::string gpu_ranges(const std::vector<int32_t>& g) {
 std::string short_list(const std::string& s) { return s.size() <= 32 ? s : s.substr(0, 29) + "..."; }
 }  // namespace
 
+std::string op_words(const std::string& label) {
+  static const std::regex kP2p(R"(p2p (act|grad) vs(\d+)->(\d+) mb(\d+))"), kCompute(R"(([FB]) c(\d+) mb(\d+))"),
+      kKv(R"(cp kv (\d+)->(\d+))");
+  std::smatch m;
+  if (std::regex_match(label, m, kP2p))
+    return fmt::format("{} sent, virtual stage {} to {}, microbatch {}", m[1] == "act" ? "activations" : "gradients",
+                       m[2].str(), m[3].str(), m[4].str());
+  if (std::regex_match(label, m, kCompute))
+    return fmt::format("{}, chunk {}, microbatch {}", m[1] == "F" ? "forward" : "backward", m[2].str(), m[3].str());
+  if (std::regex_match(label, m, kKv))
+    return fmt::format("context-parallel K/V, rank {} to {}", m[1].str(), m[2].str());
+  return label;
+}
+
 namespace {
 
 // Where the model's recipe keys came from: the preset's published recipe, the scenario (file, fragment or
@@ -1345,7 +1360,7 @@ void write_train_table(const nlohmann::json& d, std::ostream& out) {
   for (const auto& p : st["parts"])
     parts.add({std::to_string(p["stage"].get<int>()), p["part"].get<std::string>(),
                fixed(p["excess_ms"].get<double>(), 3), std::to_string(p["ops"].get<int>()),
-               p["worst_op"].get<std::string>(), fixed(p["worst_excess_ms"].get<double>(), 3),
+               op_words(p["worst_op"].get<std::string>()), fixed(p["worst_excess_ms"].get<double>(), 3),
                short_list(p["gpus"].get<std::string>())});
   bool faster = false;
   for (const auto& p : st["parts"]) faster = faster || p["excess_ms"].get<double>() < 0;

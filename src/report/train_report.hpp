@@ -43,6 +43,11 @@ std::string model_label(const nlohmann::json& model);
 // The `podnet train` document and its table (training table, days to train
 // with failures, the iteration with failures, the sweep).
 nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy& t);
+
+// A plan op's label in words, for tables ("p2p grad vs6->5 mb47": "gradients sent, virtual stage 6 to 5,
+// microbatch 47"; "F c0 mb3": "forward, chunk 0, microbatch 3"); other labels as they are. The JSON keeps the
+// label.
+std::string op_words(const std::string& label);
 void write_train_table(const nlohmann::json& doc, std::ostream& out);
 
 // {mtbi_hours, checkpoint_interval_minutes, checkpoint_cost_minutes,
