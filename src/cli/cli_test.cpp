@@ -495,6 +495,14 @@ TEST(Cli, TrainCsvGivesEachStagesPartsInMsAndTheirSum) {
   ASSERT_LT(static_cast<size_t>(step), cells.size());
   EXPECT_NEAR(std::stod(cells[static_cast<size_t>(step)]),
               nlohmann::json::parse(json.out)["iteration_time_ms"].get<double>(), 1e-5);
+  // The headline figures ride on every row, as the JSON gives them.
+  for (const char* k : {"iteration_time_ms", "mfu", "tokens_per_second"}) {
+    const auto at = std::find(cols.begin(), cols.end(), k) - cols.begin();
+    ASSERT_LT(static_cast<size_t>(at), cells.size()) << k;
+    EXPECT_NEAR(std::stod(cells[static_cast<size_t>(at)]), nlohmann::json::parse(json.out)[k].get<double>(),
+                1e-6 * std::max(1.0, nlohmann::json::parse(json.out)[k].get<double>()))
+        << k;
+  }
 }
 
 TEST(Cli, TheScenarioPagesCompleteExampleRuns) {

@@ -471,6 +471,9 @@ void write_csv(const std::string& stem, const nlohmann::json& doc, std::ostream&
           total += it.value().get<double>();
         }
       row["step_ms"] = report::round_to(total, 6);
+      // The job's headline figures on every row, so a script needs no JSON beside it either.
+      for (const char* k : {"iteration_time_ms", "mfu", "tokens_per_second"})
+        if (doc.contains(k) && doc[k].is_number()) row[k] = doc[k];
       rows.push_back(row);
     }
     report::write_tidy_csv(nlohmann::json{{"rows", rows}}, "rows", key, out);
