@@ -752,6 +752,7 @@ TEST(Cli, PartitionedPacketEngineWritesTheSameJsonOnOneTwoAndFourThreads) {
   }
   const Result text = run("bench aipod-16k --gpus 0-127:8 --min 1MiB --max 1MiB --engine packet --set "
                           "network.partitioned=true");
+  // aipod-16k's units: its 2 pods, and each of its 128 super-spines on its own (partition.hpp): 130.
   EXPECT_NE(text.out.find("partitioned engine, 130 units (the same results on every thread and rank count)"),
             std::string::npos)
       << text.out;

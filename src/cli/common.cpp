@@ -15,7 +15,6 @@
 #include <memory>
 #include <optional>
 #include <sstream>
-#include <thread>
 #include <unistd.h>
 
 #include "cli/telemetry_options.hpp"
@@ -191,13 +190,12 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
       std::cerr << "podnet: note: network.partitioned: a training iteration gains little from partitions yet (its "
                    "windows are mostly quiet, and the busy ones short), so it often runs slower than on the "
                    "sequential engine (network.partitioned=false)\n";
-    const int cores = static_cast<int>(std::thread::hardware_concurrency()) / std::max(1, mpi::local_ranks());
-    if (s.network.flow.threads > std::max(1, cores))
+    const int cores = mpi::cores_per_rank();
+    if (s.network.flow.threads > cores)
       std::cerr << fmt::format("podnet: note: network.threads {} is more than the {} core(s) {} on this machine; "
                                "the threads wait for each other at every window, so a thread without a core of its "
                                "own slows the run (0 takes the cores)\n",
-                               s.network.flow.threads, std::max(1, cores),
-                               mpi::world().size > 1 ? "each rank has" : "there are");
+                               s.network.flow.threads, cores, mpi::world().size > 1 ? "each rank has" : "there are");
   }
   // mpirun (core/mpi_world.hpp): only the partitioned packet engine shares a run among the ranks.
   if ((command == "bench" || command == "train") && mpi::world().size > 1 &&

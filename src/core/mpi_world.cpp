@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 
 #include "core/error.hpp"
 
@@ -28,6 +29,11 @@ int launched_ranks() {
 int local_ranks() {
   const char* n = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
   return n ? std::max(1, std::atoi(n)) : 1;
+}
+
+int cores_per_rank() {
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  return std::max(1, cores / (g_world.size > 1 ? local_ranks() : 1));
 }
 
 const World& join() {

@@ -24,6 +24,9 @@ int launched_ranks();
 // The ranks of the job on this machine (OMPI_COMM_WORLD_LOCAL_SIZE; 1 outside mpirun).
 int local_ranks();
 
+// This machine's cores, shared among the job's ranks on it once joined (at least 1).
+int cores_per_rank();
+
 // Joins the job this process was started in (MPI_Init_thread, once; MPI_Finalize at exit) when it
 // has two or more ranks, and silences stdout and stderr on every rank but 0. Returns the world.
 const World& join();

@@ -147,9 +147,15 @@ void add_design(nlohmann::json& doc, const topology::Topology& t, const topology
   if (t.zones > 0) doc["topology"]["zones"] = t.zones;
   doc["limits"] = {{"max_gpus", t.facts.max_gpus}, {"max_gpus_reason", t.facts.max_gpus_reason}};
   double injection_bps = 0;  // NIC ports: the bandwidth each GPU can put on the fabric, per direction
-  for (const auto& l : t.links)
-    if (t.nodes[l.a].kind == topology::NodeKind::Nic || t.nodes[l.b].kind == topology::NodeKind::Nic)
-      if (l.media != topology::Media::Pcie) injection_bps += l.capacity.bps;
+  double pcie_bps = 0;       // the GPUs' PCIe links to their NICs, per direction
+  for (const auto& l : t.links) {
+    const bool gpu = t.nodes[l.a].kind == topology::NodeKind::Gpu || t.nodes[l.b].kind == topology::NodeKind::Gpu;
+    if (l.media == topology::Media::Pcie) {
+      if (gpu) pcie_bps += l.capacity.bps;
+    } else if (t.nodes[l.a].kind == topology::NodeKind::Nic || t.nodes[l.b].kind == topology::NodeKind::Nic) {
+      injection_bps += l.capacity.bps;
+    }
+  }
   doc["injection_bandwidth_per_gpu_gbps"] =
       round_to(b.gpus > 0 ? injection_bps / 1e9 / static_cast<double>(b.gpus) : 0, 3);
   doc["bisection_bandwidth_gbps"] = round_to(t.facts.bisection_bps / 1e9, 3);
@@ -164,11 +170,6 @@ void add_design(nlohmann::json& doc, const topology::Topology& t, const topology
   doc["oversubscription"] = over;
   doc["notes"] = t.facts.notes;
   // NICs faster than the GPUs' PCIe links: the injection bandwidth above is the NICs', not what a GPU can send.
-  double pcie_bps = 0;  // the GPUs' PCIe links to their NICs, per direction
-  for (const auto& l : t.links)
-    if (l.media == topology::Media::Pcie &&
-        (t.nodes[l.a].kind == topology::NodeKind::Gpu || t.nodes[l.b].kind == topology::NodeKind::Gpu))
-      pcie_bps += l.capacity.bps;
   if (b.gpus > 0 && pcie_bps > 0 && injection_bps > pcie_bps * 1.0001)
     doc["notes"].push_back(fmt::format(
         "each GPU reaches its NICs over PCIe at {} Gb/s, less than their {} Gb/s: a GPU sends at most at the PCIe "

@@ -164,36 +164,31 @@ std::string gpu_count_warning(const study::ResultTable& t) {
 void write_sweep_results_table(const study::ResultTable& t, const std::vector<std::string>& columns,
                                std::ostream& out) {
   const std::vector<std::string> cols = columns.empty() ? default_columns(t) : columns;
+  // The failed points, and the first one's error (a failed point has no results).
+  const auto col = [&](const char* name) {
+    return static_cast<size_t>(std::find(t.columns.begin(), t.columns.end(), name) - t.columns.begin());
+  };
+  const size_t status = col("status"), error = col("error");
+  int64_t failed = 0;
+  std::string first_error;
+  for (const auto& r : t.rows)
+    if (status < r.size() && text_of(r[status]) != "ok" && failed++ == 0 && error < r.size())
+      first_error = text_of(r[error]);
   std::vector<size_t> idx;
   for (const auto& c : cols) {
     const auto it = std::find(t.columns.begin(), t.columns.end(), c);
     if (it == t.columns.end()) {
       std::string have;
       for (const auto& x : t.columns) have += (have.empty() ? "" : ", ") + x;
-      // A failed point has no results: say why the points failed, which is what the user needs first.
-      const auto col = [&](const char* name) {
-        return static_cast<size_t>(std::find(t.columns.begin(), t.columns.end(), name) - t.columns.begin());
-      };
-      const size_t status = col("status"), error = col("error");
-      size_t failed = 0;
-      std::string first;
-      for (const auto& r : t.rows)
-        if (status < r.size() && text_of(r[status]) != "ok") {
-          if (failed++ == 0 && error < r.size()) first = text_of(r[error]);
-        }
+      // Why the points failed is what the user needs first.
       const std::string why = failed == 0 ? ""
                                           : fmt::format(" ({} of {} point(s) failed, so they have no results; the "
                                                         "first: {})",
-                                                        failed, t.rows.size(), first);
+                                                        failed, t.rows.size(), first_error);
       throw InputError(fmt::format("--columns: no column '{}' in these results{}; they have: {}", c, why, have));
     }
     idx.push_back(static_cast<size_t>(it - t.columns.begin()));
   }
-  int64_t failed = 0;
-  const size_t status =
-      static_cast<size_t>(std::find(t.columns.begin(), t.columns.end(), "status") - t.columns.begin());
-  for (const auto& r : t.rows)
-    if (status < r.size() && text_of(r[status]) != "ok") ++failed;
   out << fmt::format("podnet sweep: {} study, {} point(s) stored, {} with an error\n\n", t.study, t.rows.size(),
                      failed);
   const StudyDef* st = find_study(t.study);

@@ -70,10 +70,9 @@ std::vector<TransportChoice> transport_choices(const std::string& list, const st
       for (const auto& n : names)
         if (n.size() > item.size() + 1 && n.compare(0, item.size(), item) == 0 && n[item.size()] == '_')
           family.push_back("'" + n + "'");
-      const std::string near = family.size() > 1                        ? fmt::format("{}", fmt::join(family, " or "))
-                               : family.size() == 1                     ? family[0]
-                               : scenario::closest(item, names).empty() ? ""
-                                                                        : "'" + scenario::closest(item, names) + "'";
+      std::string near = fmt::format("{}", fmt::join(family, " or "));
+      if (family.empty())
+        if (const std::string c = scenario::closest(item, names); !c.empty()) near = "'" + c + "'";
       throw InputError(fmt::format("{}: '{}' is neither a congestion control nor a network preset{} ({})", label, item,
                                    near.empty() ? "" : "; did you mean " + near + "?", choices));
     }

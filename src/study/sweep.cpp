@@ -29,6 +29,7 @@
 
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/mpi_world.hpp"
 #include "core/params.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/yaml_intake.hpp"
@@ -697,11 +698,7 @@ SweepStats run_mpi(const SweepSpec& spec, const std::string& db_path, const Eval
 
 }  // namespace
 
-int mpi_ranks() {
-  // Set by Open MPI's launcher (mpirun / mpiexec) in every rank it starts.
-  const char* n = std::getenv("OMPI_COMM_WORLD_SIZE");
-  return n ? std::max(1, std::atoi(n)) : 1;
-}
+int mpi_ranks() { return mpi::launched_ranks(); }
 
 SweepStats run_sweep(const SweepSpec& spec, const std::string& db_path, const Evaluate& evaluate, int jobs,
                      const SweepProgress& progress) {

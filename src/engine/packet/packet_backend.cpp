@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <functional>
 #include <optional>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -27,9 +26,7 @@ PacketOptions default_packet_options(const NetworkOptions& options) {
   p.link_retry = options.packet.link_retry;
   p.partitioned = options.packet.partitioned;
   // network.threads 0: this machine's cores (under mpirun, shared by the job's ranks on it).
-  const auto cores =
-      static_cast<int32_t>(std::thread::hardware_concurrency()) / (mpi::world().size > 1 ? mpi::local_ranks() : 1);
-  p.threads = options.flow.threads > 0 ? options.flow.threads : std::clamp(cores, 1, 64);
+  p.threads = options.flow.threads > 0 ? options.flow.threads : std::min(mpi::cores_per_rank(), 64);
   p.buffer_bytes = options.packet.switch_buffer;
   p.ecn_kmin = options.packet.ecn_kmin;
   p.ecn_kmax = options.packet.ecn_kmax;

@@ -185,10 +185,9 @@ struct PacketSim::Impl {
   void run_partitioned(const std::function<void(const SimEvent&)>& on_event, int64_t limit);
   void run_window(Lane& l, int64_t end);
   int64_t lanes_next();  // the earliest event any lane holds or has been mailed (INT64_MAX: none)
-  bool idle() {
-    const int64_t next = part && part->ranks > 1 ? std::min(ranks_next, part->pushed_min) : lanes_next();
-    return lane0.events.empty() && next == std::numeric_limits<int64_t>::max();
-  }
+  // The same over every rank's lanes: theirs at the last exchange, or one the callbacks pushed since.
+  int64_t all_lanes_next() { return part->ranks > 1 ? std::min(ranks_next, part->pushed_min) : lanes_next(); }
+  bool idle() { return lane0.events.empty() && (!part || all_lanes_next() == std::numeric_limits<int64_t>::max()); }
   void merge_totals();
   void finish_run();
   // Ranks: a window's end (partition.hpp); every rank's port counters and stream records, once at the end.
@@ -671,8 +670,7 @@ void PacketSim::Impl::run_partitioned(const std::function<void(const SimEvent&)>
         box.clear();
       }
       lane0.frontier = window_end;
-      // The earliest lane event: every rank's at the last exchange, or one the callbacks pushed since.
-      const int64_t E = P.ranks > 1 ? std::min(ranks_next, P.pushed_min) : lanes_next();
+      const int64_t E = all_lanes_next();
       const int64_t G = lane0.events.empty() ? kNever : lane0.events.next_time().ps;
       if (G != kNever && G <= limit && (G < window_end || G <= E)) {
         // A callback, at its own time, every lane stopped; what it starts before the window end is clamped.
@@ -833,6 +831,23 @@ constexpr uint64_t SimStats::*kSummed[] = {
     &SimStats::silent,    &SimStats::probes_sent,  &SimStats::probe_replies,  &SimStats::rerouted,
     &SimStats::ecn_marks, &SimStats::cnps,         &SimStats::acks,           &SimStats::nacks,
     &SimStats::timeouts,  &SimStats::pause_frames, &SimStats::reorder_events};
+// A port's and a stream's results as merge_ranks() reduces them: counters (summed: each is written on one
+// rank, zero on the others) and peaks (the largest).
+constexpr uint64_t PortStats::*kPortCounts[] = {&PortStats::packets,     &PortStats::data_packets,
+                                                &PortStats::rx_packets,  &PortStats::cnp_packets,
+                                                &PortStats::retransmits, &PortStats::out_of_order,
+                                                &PortStats::drops,       &PortStats::trims,
+                                                &PortStats::ecn_marks,   &PortStats::pause_rx,
+                                                &PortStats::pause_tx,    &PortStats::lost,
+                                                &PortStats::silent};
+constexpr double PortStats::*kPortAmounts[] = {&PortStats::payload_bytes, &PortStats::wire_bytes, &PortStats::rx_bytes,
+                                               &PortStats::queue_byte_ps};
+constexpr Bytes PortStats::*kPortPeaks[] = {&PortStats::pg_shared_max, &PortStats::max_queue};
+constexpr uint32_t StreamRecord::*kStreamCounts[] = {&StreamRecord::retransmits, &StreamRecord::timeouts,
+                                                     &StreamRecord::nacks,       &StreamRecord::cnps,
+                                                     &StreamRecord::trims,       &StreamRecord::out_of_order};
+constexpr Time StreamRecord::*kStreamTimes[] = {&StreamRecord::first_send, &StreamRecord::finish};
+
 void add_stats(SimStats& t, const SimStats& x) {
   for (const auto f : kSummed) t.*f += x.*f;
   t.max_reorder_packets = std::max(t.max_reorder_packets, x.max_reorder_packets);
@@ -930,17 +945,17 @@ void PacketSim::Impl::merge_ranks() {
   std::vector<int64_t> imax;
   auto& ps = ports->stats_of;
   for (const PortStats& s : ps) {
-    u.insert(u.end(),
-             {s.packets, s.data_packets, s.rx_packets, s.cnp_packets, s.retransmits, s.out_of_order, s.drops, s.trims,
-              s.ecn_marks, s.pause_rx, s.pause_tx, static_cast<uint64_t>(s.paused.ps), s.lost, s.silent});
-    d.insert(d.end(), {s.payload_bytes, s.wire_bytes, s.rx_bytes, s.queue_byte_ps});
-    imax.insert(imax.end(), {s.pg_shared_max, s.max_queue, static_cast<int64_t>(s.queue_hist.size())});
+    for (const auto f : kPortCounts) u.push_back(s.*f);
+    u.push_back(static_cast<uint64_t>(s.paused.ps));
+    for (const auto f : kPortAmounts) d.push_back(s.*f);
+    for (const auto f : kPortPeaks) imax.push_back(s.*f);
+    imax.push_back(static_cast<int64_t>(s.queue_hist.size()));
     dmax.push_back(s.peak_utilization);
   }
   auto& rec = nic->records;
   for (const StreamRecord& r : rec) {
-    u.insert(u.end(), {r.retransmits, r.timeouts, r.nacks, r.cnps, r.trims, r.out_of_order});
-    imax.insert(imax.end(), {r.first_send.ps, r.finish.ps});
+    for (const auto f : kStreamCounts) u.push_back(r.*f);
+    for (const auto f : kStreamTimes) imax.push_back((r.*f).ps);
     dmax.push_back(r.final_rate_bps);
   }
   for (int32_t k = 0; k < part->units; ++k) {
@@ -954,24 +969,17 @@ void PacketSim::Impl::merge_ranks() {
   size_t iu = 0, id = 0, im = 0, idm = 0;
   std::vector<double> hist;
   for (PortStats& s : ps) {
-    for (uint64_t* f : {&s.packets, &s.data_packets, &s.rx_packets, &s.cnp_packets, &s.retransmits, &s.out_of_order,
-                        &s.drops, &s.trims, &s.ecn_marks, &s.pause_rx, &s.pause_tx})
-      *f = u[iu++];
+    for (const auto f : kPortCounts) s.*f = u[iu++];
     s.paused = Time(static_cast<int64_t>(u[iu++]));
-    s.lost = u[iu++];
-    s.silent = u[iu++];
-    for (double* f : {&s.payload_bytes, &s.wire_bytes, &s.rx_bytes, &s.queue_byte_ps}) *f = d[id++];
-    s.pg_shared_max = imax[im++];
-    s.max_queue = imax[im++];
+    for (const auto f : kPortAmounts) s.*f = d[id++];
+    for (const auto f : kPortPeaks) s.*f = imax[im++];
     s.queue_hist.resize(static_cast<size_t>(imax[im++]), 0.0);
     hist.insert(hist.end(), s.queue_hist.begin(), s.queue_hist.end());
     s.peak_utilization = dmax[idm++];
   }
   for (StreamRecord& r : rec) {
-    for (uint32_t* f : {&r.retransmits, &r.timeouts, &r.nacks, &r.cnps, &r.trims, &r.out_of_order})
-      *f = static_cast<uint32_t>(u[iu++]);
-    r.first_send = Time(imax[im++]);
-    r.finish = Time(imax[im++]);
+    for (const auto f : kStreamCounts) r.*f = static_cast<uint32_t>(u[iu++]);
+    for (const auto f : kStreamTimes) r.*f = Time(imax[im++]);
     r.final_rate_bps = dmax[idm++];
   }
   for (int32_t k = 0; k < part->units; ++k) {
