@@ -254,7 +254,7 @@ void add_bench_command(CLI::App& app, Action& action) {
           "run the same traffic under several transports on the packet engine and print them side by side "
           "(time, flow completion times, fairness, goodput, drops, trims, ECN marks, PAUSE frames, retransmissions, "
           "timeouts): congestion controls (network.cc: dcqcn_nic, dctcp, nscc, ...) or deployment presets "
-          "(network.preset: roce_dcqcn, uec, uec_rccc, spectrum_x, infiniband_ar), comma-separated")
+          "(network.preset: roce_dcqcn, uec, uec_rccc, mrc, spectrum_x, infiniband_ar), comma-separated")
       ->type_name("LIST")
       ->each([b](const std::string&) { b->compare_given = true; });
   bench->footer("Examples:\n  podnet bench aipod-16k --op allreduce --min 8B --max 8GiB --gpus 0-1023\n"

@@ -22,7 +22,8 @@ std::vector<ParamSpec> network_params() {
       {"engine", ParamType::String, "flow", "simulation fidelity", -1e300, 1e300, engine_names},
       {"preset", ParamType::String, "none",
        "a deployment's transport, congestion control, flow control and routing in one word (roce_dcqcn, uec, "
-       "uec_rccc, spectrum_x, infiniband_ar; see `podnet list`); it fills the network keys the scenario leaves out",
+       "uec_rccc, mrc, spectrum_x, infiniband_ar; see `podnet list`); it fills the network keys the scenario leaves "
+       "out",
        -1e300, 1e300, preset_names},
       {"routing", ParamType::String, "ecmp", "routing policy (see `podnet list`)", -1e300, 1e300, policy_names},
       {"per_switch_seed", ParamType::Bool, "true",

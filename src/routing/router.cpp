@@ -40,6 +40,7 @@ Router::Router(const topology::Topology& t, RouteOptions o) : t_(t), o_(std::mov
   policy_ = info->kind;
   torus_ = !t.torus_dims.empty();
   dragonfly_ = t.group_minimal;
+  planes_ = t.nic_planes > 1;
   tracks_load_ = info->load_aware;
   if (policy_ == Policy::DimensionOrder && !torus_)
     throw Error("routing: policy 'dimension_order' needs a torus (the topology has no torus_dims)");
@@ -159,6 +160,11 @@ NodeId Router::nic_on_rail(int32_t server, int32_t rail) const {
 
 Router::Attachment Router::scan_attachment(NodeId nic) const {
   auto [b, e] = t_.incident(nic);
+  if (planes_) {  // the NIC itself, if a link into some plane is up
+    for (const LinkId* l = b; l != e; ++l)
+      if (graph_->net_of(t_.other_end(*l, nic)) >= 0 && graph_->link_up(*l)) return {kNone, graph_->net_of(nic), -1};
+    return {};
+  }
   for (const LinkId* l = b; l != e; ++l) {
     const int32_t v = graph_->net_of(t_.other_end(*l, nic));
     if (v >= 0 && graph_->link_up(*l)) return {*l, v, dir_link(*l, nic, t_)};
@@ -557,7 +563,7 @@ void Router::route(int32_t src, int32_t dst, uint64_t entropy, double weight, st
 
 bool Router::network_part(const Ends& e, uint64_t entropy, double weight, std::vector<PathPart>& out) {
   const size_t start = out.size();
-  if (!torus_) out.push_back({e.from_dir, 1.0});
+  if (e.from_dir >= 0) out.push_back({e.from_dir, 1.0});
   const uint64_t key = flow_key(e.src_ep, e.dst_ep, entropy);
   if (policy_ == Policy::DimensionOrder && dimension_order(e.from, e.to, out)) {
     // done: the dimension-order path is up
@@ -585,7 +591,7 @@ bool Router::network_part(const Ends& e, uint64_t entropy, double weight, std::v
       }
     }
   }
-  if (!torus_) out.push_back({e.to_dir, 1.0});
+  if (e.to_dir >= 0) out.push_back({e.to_dir, 1.0});
   return true;
 }
 
@@ -652,7 +658,7 @@ int Router::switch_hops(int32_t src, int32_t dst) {
   const Target tg = node_target(e.to, e.from);
   const int d = dist(e.from, tg);
   if (d < 0) no_path(src, dst, e, "");
-  return torus_ ? d : d + 1;
+  return torus_ ? d : planes_ ? d - 1 : d + 1;
 }
 
 int Router::equal_cost_paths(int32_t src, int32_t dst) {

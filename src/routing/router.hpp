@@ -25,6 +25,11 @@
 //         suggesting PXN or a super-spine tier.
 //   - Torus (t.torus_dims non-empty): the GPUs are the routers, no NICs; the
 //     route is GPU-to-GPU torus links only.
+//   - Multi-plane NICs (t.nic_planes > 1, topology/planes.hpp): the NIC is a
+//     network node with one link into each plane, so the network part runs
+//     from the source NIC to the destination NIC and the policy chooses the
+//     plane at the NIC as at any switch (ECMP: one plane per flow; adaptive:
+//     the least loaded; spray: 1 / planes of the bytes on each).
 //
 // 2. The network part: shortest paths over network nodes only (switches; on a
 //    torus the GPUs), never through a GPU/NIC/NVSwitch. Let A(n) be the switch
@@ -213,7 +218,7 @@ class Router {
       from_dir = s.up;
       to_link = d.link;
       to = d.net;
-      to_dir = d.up ^ 1;
+      to_dir = d.up >= 0 ? d.up ^ 1 : -1;
     }
   };
   struct Hop {  // a next hop: the directed link leaving u and the network node it reaches
@@ -266,6 +271,7 @@ class Router {
   Policy policy_ = Policy::Ecmp;
   bool torus_ = false;
   bool dragonfly_ = false;
+  bool planes_ = false;  // multi-plane NICs: network nodes, a path's first and last (network_graph.hpp)
   bool tracks_load_ = false;
   uint64_t epoch_ = 0;  // link-state changes (set_dir_up calls)
 

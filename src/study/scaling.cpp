@@ -20,9 +20,9 @@ workload::TrainResult simulate_job(const workload::Job& job, const topology::Top
 
 topology::Topology cap_nic_bandwidth(const topology::Topology& topo, double bytes_per_second) {
   topology::Topology t = topo;
-  const Bandwidth cap(bytes_per_second * 8.0);
   // The NIC's port on the network (its link to a switch), not its PCIe link to the GPU: a cap equal to the
-  // NIC's speed is the fabric as built.
+  // NIC's speed is the fabric as built. A multi-plane NIC's cap is shared by its planes' ports.
+  const Bandwidth cap(bytes_per_second * 8.0 / std::max(1, topo.nic_planes));
   using topology::NodeKind;
   for (auto& l : t.links) {
     const NodeKind a = t.nodes[static_cast<size_t>(l.a)].kind, b = t.nodes[static_cast<size_t>(l.b)].kind;

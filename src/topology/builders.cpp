@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "topology/clos.hpp"
 #include "topology/dragonfly.hpp"
+#include "topology/planes.hpp"
 #include "topology/torus.hpp"
 
 namespace podnet::topology {
@@ -28,7 +29,8 @@ const BuilderInfo* find_builder(std::string_view name) {
 constexpr double kLargestSwitchChipBps = 144 * 800e9;
 
 Topology build(const BuilderInfo& b, const Params& params, const Hardware& hw) {
-  Topology t = b.build(params, hw);
+  Topology t = b.build(params, plane_hardware(hw));
+  split_planes(t, hw, b.name, b.planes);
   const double capacity = static_cast<double>(hw.radix) * hw.port_speed.bps;
   bool has_switches = false;
   for (const auto& n : t.nodes) has_switches = has_switches || n.kind == NodeKind::Switch;

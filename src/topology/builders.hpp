@@ -25,6 +25,8 @@ struct BuilderInfo {
   // diff and every study show the fabric that is built (a k-ary fat tree: topology.gpus and switch.radix
   // from topology.k); none for most families.
   void (*derive)(Params& topology, const Params& server, Params& sw) = nullptr;
+  // A Clos whose fabric server.nic_planes may copy into planes (topology/planes.hpp).
+  bool planes = false;
 };
 
 const std::vector<BuilderInfo>& builders();

@@ -672,6 +672,10 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
     if (away > 1) far += z.n;  // every NIC of the server goes to this group's leaves
     if (media_for(hw, racks.access_length(sv)) == Media::Optical) optical += z.n;
   }
+  // A multi-plane fabric (topology/planes.hpp) has a cable per NIC and plane, each laid out as this one.
+  const int64_t P = std::max(1, hw.nic_planes);
+  far *= P;
+  optical *= P;
   if (far > 0)
     f.notes.push_back(fmt::format(
         "NIC cables: a {} stands {} and serves servers up to {} racks away ({} servers a rack, "
@@ -679,9 +683,9 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
         "{} of the {} are optical (longer than cabling.copper_max_length {} m)",
         spec.tier_names[1],
         spec.rail_attach ? "in a network rack in the middle of its group's row" : "in the middle rack of its servers",
-        max_away, racks.per_rack, format_number(hw.rack_width_m), thousands(far), thousands(z.servers * z.n),
+        max_away, racks.per_rack, format_number(hw.rack_width_m), thousands(far), thousands(z.servers * z.n * P),
         format_number(hw.server_to_leaf_m + static_cast<double>(max_away - 1) * hw.rack_width_m), thousands(optical),
-        thousands(z.servers * z.n), format_number(hw.copper_max_m)));
+        thousands(z.servers * z.n * P), format_number(hw.copper_max_m)));
 }
 
 // A Clos in three steps: sizing (every check and count), building (nodes and cables), facts.
@@ -967,17 +971,24 @@ BuilderInfo fat_tree_builder() {
   return {"fat_tree",
           "2-, 3- or 4-tier folded Clos (leaf-spine[-super_spine]-core), non-blocking or oversubscribed; k-ary "
           "fat-tree",
-          fat_tree_params, build_fat_tree, derive_k_ary};
+          fat_tree_params,
+          build_fat_tree,
+          derive_k_ary,
+          true};
 }
 BuilderInfo rail_clos_builder() {
   return {"rail_clos",
           "rail-optimized multi-plane Clos (AIPod-style): NIC r of each server on rail r, per-rail spines, optional "
           "super-spine joining rails and pods, and a core joining zones of pods (4 tiers)",
-          rail_clos_params, build_rail_clos};
+          rail_clos_params,
+          build_rail_clos,
+          nullptr,
+          true};
 }
 BuilderInfo tree3_builder() {
-  return {"tree3", "traditional 3-tier access/aggregation/core tree with oversubscription at each tier", tree3_params,
-          build_tree3};
+  return {"tree3",      "traditional 3-tier access/aggregation/core tree with oversubscription at each tier",
+          tree3_params, build_tree3,
+          nullptr,      true};
 }
 
 }  // namespace podnet::topology

@@ -11,6 +11,11 @@ std::vector<ParamSpec> server_params() {
       {"gpus", ParamType::Int, "8", "GPUs per server", 1, 72},
       {"nics", ParamType::Int, "8", "back-end NICs per server (rails); 0 for NIC-less fabrics (torus)", 0, 64},
       {"nic_speed", ParamType::Bandwidth, "400Gbps", "back-end NIC port speed"},
+      {"nic_planes", ParamType::Int, "1",
+       "planes each back-end NIC is split into (a multi-plane fabric, as MRC runs on GB200 clusters: an 800G NIC as "
+       "8 ports of 100G, port p on plane p, every plane its own copy of the switch fabric at nic_speed / planes per "
+       "NIC); 1: one port per NIC",
+       1, 16},
       {"nvlink_domain",
        ParamType::Int,
        "",
@@ -84,6 +89,7 @@ Hardware hardware_from(const Params& server, const Params& sw, const Params& cab
   hw.pcie_bw = server.get_bandwidth("pcie_bandwidth");
   hw.pcie_latency = server.get_time("pcie_latency");
   hw.nic_speed = server.get_bandwidth("nic_speed");
+  hw.nic_planes = static_cast<int>(server.get_int("nic_planes"));
   hw.server_power_w = server.get_real("power");
   hw.radix = static_cast<int>(sw.get_int("radix"));
   hw.port_speed = sw.get_bandwidth("port_speed");

@@ -49,6 +49,7 @@ struct Hardware {
   Bandwidth pcie_bw;
   Time pcie_latency;
   Bandwidth nic_speed;
+  int nic_planes = 1;  // each NIC's ports, each on its own copy of the switch fabric (topology/planes.hpp)
   double server_power_w = 0;
   // switch
   int radix = 128;

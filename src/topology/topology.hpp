@@ -44,9 +44,10 @@ struct Node {
   int32_t rail = kNone;   // NIC and its GPU: rail = NIC index in the server; rail-bound switches: their rail
   int32_t group = kNone;  // aggregation group (scalable unit) / dragonfly group / torus cube
   int32_t pod = kNone;
-  int32_t zone = kNone;  // a 4-tier Clos: the zone of pods joined by one set of super-spines (else kNone)
-  int32_t ports = 0;     // ports in use (next free port index)
-  std::string name;      // unique: "gpu-node-017/gpu3", "gpu-node-017/nic3", "su1-leaf-r3", ...
+  int32_t zone = kNone;   // a 4-tier Clos: the zone of pods joined by one set of super-spines (else kNone)
+  int32_t plane = kNone;  // a multi-plane fabric (Topology::nic_planes > 1): the switch's plane
+  int32_t ports = 0;      // ports in use (next free port index)
+  std::string name;       // unique: "gpu-node-017/gpu3", "gpu-node-017/nic3", "su1-leaf-r3", ...
 };
 
 struct Link {
@@ -102,7 +103,10 @@ struct Topology {
   int32_t zones = 0;  // a 4-tier Clos: zones of pods under the core tier (else 0)
   int32_t rails = 0;
   bool rail_optimized = false;  // a Clos whose NIC r of a server goes to its group's rail-r leaf
-  Time switch_latency;          // port-to-port latency of every switch (engines add it per hop)
+  // Planes of a multi-plane fabric (topology/planes.hpp): every NIC has this many switch links, link p into
+  // plane p (its p-th switch link in link-id order), and the planes share no switch. 1: one switch link per NIC.
+  int32_t nic_planes = 1;
+  Time switch_latency;  // port-to-port latency of every switch (engines add it per hop)
   // The switches reduce in the network (SHARP on InfiniBand Quantum switches: scenario
   // switch.in_network_reduction: sharp): NCCL's CollNet algorithms may run (collective/collnet.hpp).
   bool sharp = false;

@@ -211,11 +211,13 @@ CommShape comm_shape(const Group& group, const topology::Topology& topo, Arch ar
   const topology::NodeId nic = static_cast<size_t>(group[0]) < topo.gpu_nic.size() ? topo.gpu_nic[group[0]]
                                                                                    : topology::kNone;
   if (nic != topology::kNone) {
-    double best = 0;
-    for (auto [l, end] = topo.incident(nic); l != end; ++l)
-      if (topo.nodes[topo.other_end(*l, nic)].kind != topology::NodeKind::Gpu)
-        best = std::max(best, topo.links[*l].capacity.bps);
-    s.nic_gbs = best / 8e9;
+    double best = 0, planes = 0;  // a multi-plane NIC (topology/planes.hpp): its ports together
+    for (auto [l, end] = topo.incident(nic); l != end; ++l) {
+      const topology::NodeKind k = topo.nodes[topo.other_end(*l, nic)].kind;
+      if (k != topology::NodeKind::Gpu) best = std::max(best, topo.links[*l].capacity.bps);
+      if (k == topology::NodeKind::Switch) planes += topo.links[*l].capacity.bps;
+    }
+    s.nic_gbs = (topo.nic_planes > 1 ? planes : best) / 8e9;
   } else {
     s.nic_gbs = other_bps / 8e9;
     if (s.nic_gbs > 0 && s.nics == 0) s.nics = 1;

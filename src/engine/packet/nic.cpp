@@ -77,7 +77,7 @@ int32_t Nic::add_stream(const StreamSpec& s, const std::vector<PathPart>& route)
   // The algorithm's init sees the QP's path figures; the QP keeps them whatever init makes of them.
   const int64_t base_rtt = q.cc.base_rtt;
   const int32_t hops = q.cc.hops;
-  cc_.init(q.cc, static_cast<double>(ports_.hot[q.inj_port].bps));
+  cc_.init(q.cc, static_cast<double>(line_bps(q.inj_port)));
   q.cc.base_rtt = base_rtt;
   q.cc.hops = hops;
   if (traits_.rtt) {
@@ -86,7 +86,7 @@ int32_t Nic::add_stream(const StreamSpec& s, const std::vector<PathPart>& route)
   }
   if (q.st_off != kNil) q.track = cc::kMaxTimed;
   // The QP's BDP (bytes) at the fabric's largest round trip, which sizes its INT slots and its credit.
-  const double bdp_bytes = static_cast<double>(ports_.hot[q.inj_port].bps) / 8.0 *
+  const double bdp_bytes = static_cast<double>(line_bps(q.inj_port)) / 8.0 *
                            static_cast<double>(std::max(q.cc.base_rtt, c_.network_rtt)) / 1e12;
   if (traits_.int_telemetry) {  // an INT slot per packet the window can have out, twice over
     const double bdp = bdp_bytes / c_.mtu;
@@ -165,7 +165,7 @@ void Nic::install_route(uint32_t qi, const std::vector<PathPart>& route, int64_t
     q.cc.base_rtt = rtt;
     q.cc.hops = q.path_len;
   }
-  q.inj_port = routes[q.path_off];
+  q.inj_port = sched_port(routes[q.path_off]);
   q.src_node = ports_.hot[q.inj_port].from;
   q.dst_node = info[routes[q.path_off + q.path_len - 1]].to;
   q.key = routing::Router::flow_key(q.src_node, q.dst_node, q.entropy);
@@ -214,7 +214,7 @@ void Nic::unschedule(uint32_t qi, DirLink old) {
   q.in_sched = false;
 }
 
-bool Nic::next_packet(DirLink p, int64_t now, Packet& out) {
+bool Nic::next_packet(DirLink p, DirLink tx, int64_t now, Packet& out) {
   auto& h = sched_[p].heap;
   while (!h.empty() && h.front().time <= now) {
     std::pop_heap(h.begin(), h.end(), std::greater<>());
@@ -236,13 +236,13 @@ bool Nic::next_packet(DirLink p, int64_t now, Packet& out) {
       wait_push(p, q.next_send, qi);
       continue;
     }
-    out = make_data_packet(qi, p, now);
+    out = make_data_packet(qi, p, tx, now);
     return true;
   }
   return false;
 }
 
-Packet Nic::make_data_packet(uint32_t qi, DirLink p, int64_t now) {
+Packet Nic::make_data_packet(uint32_t qi, DirLink p, DirLink tx, int64_t now) {
   Qp& q = qps[qi];
   uint32_t psn;
   if (!q.rtx.empty() && (prune_rtx(q), q.rtx_pos < q.rtx.size())) {  // a NACKed PSN first (trimming)
@@ -284,7 +284,7 @@ Packet Nic::make_data_packet(uint32_t qi, DirLink p, int64_t now) {
   if (psn < q.max_sent) {
     ++lane().stats.retransmits;
     ++records[qi].retransmits;
-    ++ports_.stats_of[p].retransmits;
+    ++ports_.stats_of[tx].retransmits;
   } else {
     q.max_sent = psn + 1;
   }
@@ -292,9 +292,9 @@ Packet Nic::make_data_packet(uint32_t qi, DirLink p, int64_t now) {
     q.rto_armed = true;
     lane().push(Time(now + c_.rto), kRto, qi);
   }
-  const PortHot& I = ports_.hot[p];
+  const PortHot& I = ports_.hot[tx];
   const int64_t bytes = I.net ? k.wire : k.raw;
-  const int64_t ser = ser_ps(bytes, I.bps);
+  const int64_t ser = ser_ps(bytes, line_bps(p));  // the schedule's line: its ports together
   int64_t gap = q.cc.rate >= q.cc.line ? ser : std::llround(static_cast<double>(bytes) * 8e12 / q.cc.rate);
   if (q.max_rate > 0) gap = std::max<int64_t>(gap, std::llround(static_cast<double>(k.raw) * 8e12 / q.max_rate));
   q.next_send = now + gap;
@@ -646,7 +646,8 @@ void Nic::pacer_for(uint32_t qi) {
   const auto node = static_cast<size_t>(q.dst_node);
   if (pacer_of_node_.size() <= node) pacer_of_node_.resize(node + 1, -1);
   if (pacer_of_node_[node] < 0) {  // the receiving NIC's line: the QP's last network link
-    const double bps = static_cast<double>(ports_.hot[routes[q.path_off + q.path_len - 1]].bps);
+    const DirLink last = routes[q.path_off + q.path_len - 1];
+    const double bps = static_cast<double>(lead_.empty() ? ports_.hot[last].bps : line_bps(last ^ 1));
     Pacer p;
     p.ps_per_quantum = 8.0 * cc::kPullQuantum * 1e12 / bps / traits_.pull_rate;
     pacer_of_node_[node] = static_cast<int32_t>(pacers_.size());

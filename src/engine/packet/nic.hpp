@@ -2,7 +2,8 @@
 //
 // Model (packet_sim.hpp §5, §8):
 // - A message of S bytes on one QP is ceil(S / MTU) packets with sequence
-//   numbers (PSN) 0..n-1. The sender NIC's uplink port serves its QPs
+//   numbers (PSN) 0..n-1. The sender NIC's uplink port (a multi-plane NIC's
+//   ports together, packet_sim.hpp §7) serves its QPs
 //   round-robin (a ready list per port, and a heap of QPs waiting for their
 //   pacing time); a QP may send when its rate limiter allows (next send =
 //   previous send + 8 w / RC, RC from its congestion control, cc/) and,
@@ -176,8 +177,18 @@ class Nic {
   bool has_qps(routing::DirLink p) const { return sched_[p].head != kNil || !sched_[p].heap.empty(); }
   int64_t next_wait(routing::DirLink p) const { return sched_[p].heap.front().time; }
   bool ready(routing::DirLink p) const { return sched_[p].head != kNil; }
-  // The next paced packet of a QP on port p, if one is due.
-  bool next_packet(routing::DirLink p, int64_t now, Packet& out);
+  // The next paced packet of a QP on port p's schedule, if one is due, to leave on port tx (p itself, or
+  // another port sharing p's schedule).
+  bool next_packet(routing::DirLink p, routing::DirLink tx, int64_t now, Packet& out);
+  // Multi-plane NICs under per-packet routing (packet_sim.hpp §7): lead[d] is the port whose schedule port d's
+  // QPs are on (a NIC's ports into every plane share its first's), line[d] the bits/s of that schedule's ports
+  // together (d's own elsewhere). Set before the first stream.
+  void share_ports(std::vector<routing::DirLink> lead, std::vector<int64_t> line) {
+    lead_ = std::move(lead);
+    line_ = std::move(line);
+  }
+  routing::DirLink sched_port(routing::DirLink p) const { return lead_.empty() ? p : lead_[p]; }
+  int64_t line_bps(routing::DirLink p) const { return line_.empty() ? ports_.hot[p].bps : line_[p]; }
   // QP qi leaves port `old`'s schedule (it was re-routed to another first link).
   void unschedule(uint32_t qi, routing::DirLink old);
 
@@ -254,6 +265,8 @@ class Nic {
   int64_t open_streams = 0;
 
  private:
+  std::vector<routing::DirLink> lead_;  // share_ports(); empty: every port its own schedule
+  std::vector<int64_t> line_;
   struct WaitEntry {
     int64_t time;
     uint32_t qp;
@@ -276,7 +289,7 @@ class Nic {
   void pacer_for(uint32_t qi);
   routing::DirLink activate(uint32_t qi, int64_t now);
   uint16_t payload_of(const Qp& q, uint32_t psn) const;  // sliced QPs
-  Packet make_data_packet(uint32_t qi, routing::DirLink p, int64_t now);
+  Packet make_data_packet(uint32_t qi, routing::DirLink p, routing::DirLink tx, int64_t now);
   void ctrl(uint32_t qi, uint8_t type, uint32_t psn, bool last_hop = false);
   void selective_nack(Qp& q, uint32_t psn);
   void prune_rtx(Qp& q);

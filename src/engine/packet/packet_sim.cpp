@@ -175,7 +175,7 @@ struct PacketSim::Impl {
     const NodeKind k = topo.nodes[n].kind;
     return k == NodeKind::Switch || (torus && k == NodeKind::Gpu);
   }
-  bool has_work(DirLink p) const { return !ports->queues_empty(p) || nic->has_qps(p); }
+  bool has_work(DirLink p) const { return !ports->queues_empty(p) || nic->has_qps(nic->sched_port(p)); }
 
   static Lane& L() { return lane(); }
   void run(const std::function<void(const SimEvent&)>& on_event, int64_t limit);
@@ -212,7 +212,14 @@ struct PacketSim::Impl {
   void kick(DirLink p) {
     if (p >= 0) try_send(p);
   }
-  void try_send(DirLink p);
+  // A port tries to send; a shared schedule's first port (§7) tries each port of the schedule.
+  void try_send(DirLink p) {
+    if (group_of.empty() || group_of[p] < 0) return try_send_one(p);
+    for (DirLink d : groups[static_cast<size_t>(group_of[p])]) try_send_one(d);
+  }
+  void try_send_one(DirLink p);
+  std::vector<int32_t> group_of;             // a multi-plane NIC's first port -> its index in groups (else -1)
+  std::vector<std::vector<DirLink>> groups;  // the ports sharing one schedule, the first one first
   void transmit(DirLink p, Packet k);
   void send_outbox();
 
@@ -384,6 +391,30 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   nc.reps = per_packet == static_cast<int>(routing::PerPacket::Entropy);
   nc.network_rtt = ctx.network_rtt;
   nic.emplace(opt, nc, *cc, *ports, next_hops.get());
+  if (per_packet && t.nic_planes > 1 && !torus) {  // §7: a multi-plane NIC's ports share one schedule
+    std::vector<DirLink> lead(static_cast<size_t>(D));
+    std::vector<int64_t> line(static_cast<size_t>(D));
+    for (DirLink d = 0; d < D; ++d) {
+      lead[d] = d;
+      line[d] = ports->hot[d].bps;
+    }
+    group_of.assign(static_cast<size_t>(D), -1);
+    for (NodeId n : t.nics) {
+      std::vector<DirLink> up;
+      for (auto [l, e] = t.incident(n); l != e; ++l)
+        if (t.nodes[t.other_end(*l, n)].kind == NodeKind::Switch) up.push_back(routing::dir_link(*l, n, t));
+      if (up.size() < 2) continue;
+      int64_t sum = 0;
+      for (DirLink d : up) sum += ports->hot[d].bps;
+      for (DirLink d : up) {
+        lead[d] = up[0];
+        line[d] = sum;
+      }
+      group_of[up[0]] = static_cast<int32_t>(groups.size());
+      groups.push_back(std::move(up));
+    }
+    nic->share_ports(std::move(lead), std::move(line));
+  }
 
   storms = net.faults.pause_storms;
   for (size_t i = 0; i < storms.size(); ++i) {
@@ -1160,7 +1191,7 @@ void PacketSim::Impl::check_deadlock(int64_t now, int64_t last_tx, int64_t pause
 
 // ---------------------------------------------------------------- ports
 
-void PacketSim::Impl::try_send(DirLink p) {
+void PacketSim::Impl::try_send_one(DirLink p) {
   if (links_failed && dead[p]) return;
   PortState& s = ports->state[p];
   if (s.busy_until > L().now) {
@@ -1171,16 +1202,17 @@ void PacketSim::Impl::try_send(DirLink p) {
   Packet pk;
   const int64_t qp_wire = ports->hot[p].net ? mtu + header : mtu;
   Nic& n = *nic;
+  const DirLink sp = n.sched_port(p);  // the schedule its QPs are on (§7)
   const bool got = ports->pick(
-      p, data_cls, qp_wire, L().now, [&] { return n.has_qps(p); },
-      [&](Packet& out) { return n.next_packet(p, L().now, out); }, pk);
+      p, data_cls, qp_wire, L().now, [&] { return n.has_qps(sp); },
+      [&](Packet& out) { return n.next_packet(sp, p, L().now, out); }, pk);
   if (!got) {
-    const bool lossless_waiting = !s.q[kLossless].empty() || (data_cls == kLossless && n.has_qps(p));
+    const bool lossless_waiting = !s.q[kLossless].empty() || (data_cls == kLossless && n.has_qps(sp));
     if (s.paused && lossless_waiting) ensure_kick(p, s.pause_until);
     // A QP waiting for its pacing time wakes the port then; one blocked by the link's credits waits for them
     // instead (kCredit tries the port again): a kick at a pacing time already past would come back at once.
     const bool credit_blocked = data_cls == kLossless && s.credit_limited && s.credits < qp_wire;
-    if (!s.paused && !credit_blocked && !n.ready(p) && n.has_qps(p)) ensure_kick(p, n.next_wait(p));
+    if (!s.paused && !credit_blocked && !n.ready(sp) && n.has_qps(sp)) ensure_kick(sp, n.next_wait(sp));
     return;
   }
   transmit(p, pk);
@@ -1574,7 +1606,7 @@ int64_t PacketSim::Impl::reroute(const std::vector<DirLink>& dirs) {
     if (q.inj_port == old_inj || q.route_len == 0) continue;
     // A new first network link: the QP leaves the old port's schedule for the new one.
     nic->unschedule(qi, old_inj);
-    q.cc.line = static_cast<double>(ports->hot[q.inj_port].bps);
+    q.cc.line = static_cast<double>(nic->line_bps(q.inj_port));
     q.cc.rate = std::min(q.cc.rate, q.cc.line);
     q.cc.target = std::min(q.cc.target, q.cc.line);
     kick(nic->maybe_activate(qi, L().now));

@@ -98,7 +98,13 @@
 //   Control packets return along the reversed ECMP path. The source's own
 //   first hop is the QP's (on a fat-tree the NIC has one uplink; on a torus,
 //   where the source chip has several equal-cost first hops, per-packet
-//   choices start at the next chip).
+//   choices start at the next chip). A multi-plane NIC (topology/planes.hpp)
+//   under a per-packet policy has one schedule for its ports into every
+//   plane: a QP is paced at their sum, and each packet leaves on whichever
+//   port is free when it is due (the next one in port order when several
+//   are), then follows the policy toward the destination NIC inside that
+//   plane. So one QP spreads over every plane and a dead port simply sends
+//   nothing. Under per-flow policies a QP stays on its ECMP plane.
 //
 // 8. In-server links. The links before the first network (Copper/Optical)
 //   link of a route (GPU -> PCIe -> NIC, PXN's NVLink hop) are a fixed delay

@@ -1,0 +1,71 @@
+// The packet engine on a multi-plane fabric (packet_sim.hpp §7, topology/planes.hpp).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "engine/packet/packet_test_util.hpp"
+
+namespace podnet::engine::packet {
+namespace {
+
+using namespace testing;
+
+// A k = 4 fat-tree of single-NIC hosts, 400G NICs as 4 ports of 100G on 4 planes (hosts 0-3 in pod 0).
+topology::Topology planes4() {
+  topology::Hardware hw = hw100(4);
+  hw.nic_speed = Bandwidth(400e9);
+  hw.nic_planes = 4;
+  return topology::build_with("fat_tree", {{"k", "4"}}, hw);
+}
+
+struct FlowRun {
+  double fct_us = 0;
+  std::vector<double> share;  // data packets on each of the source NIC's plane ports
+  double max_port_wire = 0;   // bytes on the wire of its busiest plane port
+};
+
+FlowRun one_flow(const topology::Topology& t, const std::string& policy) {
+  PacketOptions opt;
+  opt.cc = "nscc";
+  opt.pfc = false;
+  PacketSim sim(t, net(policy), opt);
+  add(sim, 0, 4, 8 << 20);
+  run(sim);
+  EXPECT_EQ(sim.open_streams(), 0);
+  FlowRun r;
+  r.fct_us = (sim.streams()[0].finish - sim.streams()[0].first_send).seconds() * 1e6;
+  const topology::NodeId nic = t.gpu_nic[0];
+  double all = 0;
+  for (auto [l, e] = t.incident(nic); l != e; ++l) {
+    if (t.nodes[t.other_end(*l, nic)].kind != topology::NodeKind::Switch) continue;
+    const auto& s = sim.port_stats()[static_cast<size_t>(routing::dir_link(*l, nic, t))];
+    r.share.push_back(static_cast<double>(s.data_packets));
+    all += static_cast<double>(s.data_packets);
+    r.max_port_wire = std::max(r.max_port_wire, s.wire_bytes);
+  }
+  for (double& s : r.share) s /= all;
+  return r;
+}
+
+TEST(PlanePackets, AQpSpraysOverEveryPlaneAndGetsTheWholeNic) {
+  // 8 MiB is 2,048 packets of 4,096 B, 4,178 B on the wire: 171.1 us at 400 Gb/s, 684.5 us at 100 Gb/s.
+  const topology::Topology t = planes4();
+  const FlowRun reps = one_flow(t, "reps");
+  ASSERT_EQ(reps.share.size(), 4u);
+  for (double s : reps.share) EXPECT_NEAR(s, 0.25, 0.02);  // a free port takes the next packet
+  EXPECT_GT(reps.fct_us, 171.1);
+  EXPECT_LT(reps.fct_us, 171.1 * 1.1);
+  // The busiest port's bytes take at least their time at 100 Gb/s.
+  EXPECT_GE(reps.fct_us, reps.max_port_wire * 8 / 100e9 * 1e6 * 0.99);
+  // Per-flow ECMP pins the QP to one plane: a quarter of the NIC.
+  const FlowRun ecmp = one_flow(t, "ecmp");
+  EXPECT_EQ(std::count(ecmp.share.begin(), ecmp.share.end(), 1.0), 1);
+  EXPECT_GT(ecmp.fct_us, 684.5);
+  EXPECT_LT(ecmp.fct_us, 684.5 * 1.1);
+  // The same run again: the same result.
+  EXPECT_EQ(one_flow(t, "reps").fct_us, reps.fct_us);
+}
+
+}  // namespace
+}  // namespace podnet::engine::packet
