@@ -58,6 +58,9 @@ endforeach()
 # A site with a frontend: the back end's set plus the frontend's switches, storage nodes and cables.
 interop_test(interop_netbox_csv_frontend
   "\"$PY\" \"$SRC/tests/interop/check_netbox.py\" \"$PODNET\" \"$OUT\" leafspine-8k:frontend")
+# A multi-plane fabric (server.nic_planes): four copies of the switches, a cable per NIC and plane.
+interop_test(interop_netbox_csv_planes
+  "\"$PY\" \"$SRC/tests/interop/check_netbox.py\" \"$PODNET\" \"$OUT\" leafspine-8k:planes")
 
 # JSON Schema: `podnet list --schema` is a valid draft 2020-12 schema (python3-jsonschema), every
 # built-in example validates against it, and broken scenarios fail it as podnet's loader refuses them.

@@ -75,6 +75,11 @@ std::vector<ParamSpec> network_params() {
       {"link_retry", ParamType::Bool, "false",
        "packet engine: link-level retry (Ultra Ethernet's LLR): a packet a faulty link drops or corrupts is resent "
        "by that link, in order, one link round trip later; the transport never sees the loss"},
+      {"reorder_nack", ParamType::Int, "64",
+       "packet engine, per-packet routing on a lossy class: the receiver NACKs a hole once this many packets have "
+       "arrived beyond it; 0: never (trims and the retransmission timeout find every loss). Spraying over paths "
+       "of unequal queues reorders more than this, and each such NACK resends a packet that was not lost",
+       0, 1e9},
       {"switch_buffer",
        ParamType::Bytes,
        "",
@@ -141,6 +146,7 @@ NetworkOptions network_options_from(const Params& p, uint64_t seed) {
   o.packet.pfc = p.get_bool("pfc");
   o.packet.link_credits = p.get_bool("link_credits");
   o.packet.link_retry = p.get_bool("link_retry");
+  o.packet.reorder_nack = static_cast<int32_t>(p.get_int("reorder_nack"));
   o.packet.partitioned = p.get_bool("partitioned");
   if (p.has("switch_buffer")) o.packet.switch_buffer = static_cast<Bytes>(p.get_real("switch_buffer"));
   if (p.has("ecn_kmin")) o.packet.ecn_kmin = static_cast<Bytes>(p.get_real("ecn_kmin"));

@@ -24,11 +24,12 @@ const std::vector<NetworkPreset>& network_presets() {
       {"mrc",
        "MRC (Multipath Reliable Connection, OCP 2026) on a multi-plane fabric (server.nic_planes): each packet "
        "leaves on whichever of its NIC's plane ports is free and takes the path its entropy value names, paths "
-       "that lose or mark a packet are dropped (REPS), packet trimming with selective resends, no PFC; NSCC stands "
-       "in for its congestion control",
-       "MRC's own congestion control and path probing, SRv6 source routes (entropy hashing names the same fixed "
-       "paths), a failed plane noticed before the link's convergence; with server.nic_planes 1 it is uec",
-       {{"transport", "rocev2"}, {"cc", "nscc"}, {"pfc", "false"}, {"routing", "reps"}}},
+       "that lose or mark a packet are dropped (REPS), packet trimming with selective resends, no PFC, packets "
+       "placed out of order (no NACK for a hole: trims and the timeout find losses); NSCC stands in for its "
+       "congestion control",
+       "MRC's own congestion control, its per-path loss detection and path probing, SRv6 source routes (entropy "
+       "hashing names the same fixed paths); with server.nic_planes 1 it is uec without reorder NACKs",
+       {{"transport", "rocev2"}, {"cc", "nscc"}, {"pfc", "false"}, {"routing", "reps"}, {"reorder_nack", "0"}}},
       {"spectrum_x",
        "NVIDIA Spectrum-X-like: per-packet adaptive routing on the switches' queues, the NIC reorders "
        "(direct data placement), PFC; DCQCN stands in for its congestion control",

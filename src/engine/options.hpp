@@ -74,6 +74,7 @@ struct PacketSettings {
   bool link_credits = false;  // credit-based flow control on every link (packet_options.hpp)
   bool link_retry = false;    // link-level retry of packets a faulty link loses (packet_options.hpp)
   bool partitioned = false;   // the partitioned engine on FlowSettings::threads threads (packet/partition.hpp)
+  int32_t reorder_nack = 64;  // packets beyond a hole before the receiver NACKs it (packet_options.hpp; 0: never)
   Bytes switch_buffer = 0;
   // The switches' ECN band (packet_options.hpp; each < 0: the congestion control's own) and the
   // retransmission timeout (0: auto).

@@ -82,6 +82,9 @@ std::string Topology::port_name(NodeId n, int32_t port) const {
   switch (node.kind) {
     case NodeKind::Nic:
       if (node.network != 0) return node.name.substr(node.name.find('/') + 1);
+      // A multi-plane NIC's switch links are its last nic_planes ports, in plane order (planes.hpp).
+      if (nic_planes > 1 && port >= node.ports - nic_planes)
+        return fmt::format("gpu{}_eth{}", node.local, port - (node.ports - nic_planes));
       return fmt::format("gpu{}_eth", node.local);
     case NodeKind::Gpu: return fmt::format("gpu{}_p{}", node.local, port);
     case NodeKind::NvSwitch: return fmt::format("nvlink{}", port);

@@ -62,7 +62,9 @@ VARIANTS = {"": [], "ipv6": ["--set", "addressing.family=ipv6"], "unnumbered": [
             "ethernet-frontend": ["--set", "frontend.nics=2", "--set", "frontend.storage_nodes=4"],
             # Four tiers: radix-16 switches, 2 pods of one 64-GPU group, each pod its own zone under the cores.
             "four-tiers": ["--set", "switch.radix=16", "--set", "topology.groups_per_pod=1", "--set",
-                           "topology.tiers=4"]}
+                           "topology.tiers=4"],
+            # A multi-plane fabric: each 400G NIC as 4 ports of 100G, one per copy of the switches.
+            "planes": ["--set", "server.nic_planes=4", "--set", "switch.port_speed=100Gbps"]}
 IP_FIELDS = set("address vrf tenant status role device virtual_machine interface fhrp_group is_primary is_oob "
                 "dns_name description owner comments tags".split())
 IP_STATUS = {"active", "reserved", "deprecated", "dhcp", "slaac"}
@@ -459,16 +461,24 @@ def check(podnet, src, out, spec, schema):
     if {asn[s] for s in switches if network[s] == "backend"} & {asn[s] for s in switches if network[s] != "backend"}:
         c.error("the back end and the frontend share an ASN")
 
-    # Reachability under eBGP: every leaf's routes reach every other leaf of its network over the configured
-    # sessions; no session joins the back end and the frontend.
+    # Reachability under eBGP: every leaf's routes reach every other leaf of its network (of its plane, in a
+    # multi-plane fabric: switches named "p<plane>-...") over the configured sessions; no session joins the
+    # back end and the frontend, or two planes.
+    def plane(s):
+        m = re.match(r"p(\d+)-", s)
+        return int(m.group(1)) if m else -1
     peers = {}
     for (s, _), (peer, _) in want_sessions.items():
         peers.setdefault(s, set()).add(peer)
         if network[s] != network[peer]:
             c.error(f"a session joins {s} ({network[s]}) and {peer} ({network[peer]})")
+        if plane(s) != plane(peer):
+            c.error(f"a session joins {s} and {peer}, of two planes")
+    if variant == "planes" and len({plane(s) for s in leaves}) != 4:
+        c.error(f"expected leaves in 4 planes, found planes {sorted({plane(s) for s in leaves})}")
     lost = []
-    for net in sorted(set(network.values())):
-        lost += unreachable_leaf_pairs([s for s in leaves if network[s] == net], peers, asn)
+    for net, pl in sorted({(network[s], plane(s)) for s in leaves}):
+        lost += unreachable_leaf_pairs([s for s in leaves if network[s] == net and plane(s) == pl], peers, asn)
     if lost:
         c.error(f"{len(lost)} leaf pairs unreachable under BGP's AS-path loop check, e.g. {lost[:3]}")
 
@@ -506,7 +516,8 @@ def main(argv):
     jsonschema.Draft202012Validator.check_schema(schema)
     specs = argv[4:] or cases.examples(src) + ["aipod-16k:ipv6", "aipod-16k:unnumbered", "leafspine-8k:tenants",
                                                 "leafspine-8k:frontend", "leafspine-8k:frontend-isolated",
-                                                "ib-sharp-1k:ethernet-frontend", "clos-128k:four-tiers"]
+                                                "ib-sharp-1k:ethernet-frontend", "clos-128k:four-tiers",
+                                                "leafspine-8k:planes"]
     missing = [s for s in specs if s.partition(":")[0] not in cases.CASES]
     if missing:
         print(f"check_configplan.py: no test size in cases.py for {missing}", file=sys.stderr)

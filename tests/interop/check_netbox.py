@@ -27,8 +27,10 @@ materials) for each example named, then with Python's csv module checks:
 
 With EXAMPLE:frontend, the example with a frontend (2 NICs a server, 4 storage nodes): the site's set holds
 the frontend's switches (roles frontend-leaf, ...), storage nodes (role storage-node) and cables too.
+With EXAMPLE:planes, the example's NICs split into 4 planes of 100G (server.nic_planes): four copies of its
+switches, a cable per NIC and plane, each NIC port named once.
 
-Usage: check_netbox.py PODNET OUT_DIR EXAMPLE[:frontend]...    (standard library only)
+Usage: check_netbox.py PODNET OUT_DIR EXAMPLE[:frontend|:planes]...    (standard library only)
 """
 import csv
 import json
@@ -151,7 +153,8 @@ def read(path):
 
 
 # NAME:VARIANT: the example with these settings.
-VARIANTS = {"": [], "frontend": ["--set", "frontend.nics=2", "--set", "frontend.storage_nodes=4"]}
+VARIANTS = {"": [], "frontend": ["--set", "frontend.nics=2", "--set", "frontend.storage_nodes=4"],
+            "planes": ["--set", "server.nic_planes=4", "--set", "switch.port_speed=100Gbps"]}
 
 
 def check(podnet, out, spec):

@@ -557,8 +557,8 @@ bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
       ++ports_.stats_of[k.in_port].out_of_order;
       if (++q.ooo == 1) q.ooo_since = now;
       lane().stats.max_reorder_packets = std::max(lane().stats.max_reorder_packets, q.ooo);
-      if (c_.data_cls == kLossy && !q.nack_sent &&
-          psn - q.rcv_nxt >= static_cast<uint32_t>(std::max(1, opt_.reorder_nack_packets))) {
+      if (c_.data_cls == kLossy && !q.nack_sent && opt_.reorder_nack_packets > 0 &&
+          psn - q.rcv_nxt >= static_cast<uint32_t>(opt_.reorder_nack_packets)) {
         q.nack_sent = true;
         ctrl(qi, kNack, q.rcv_nxt);
       } else if (ack_request) {  // held beyond the hole: the ACK tells the sender how many

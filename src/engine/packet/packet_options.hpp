@@ -60,13 +60,13 @@ struct PacketOptions {
   // 100G port, the Tomahawk-class ratio of 16 MB for 32 x 100G).
   Bytes buffer_bytes = 0;
   Time buffer_time = Time(40'000'000);
-  int32_t dt_shift = 3;                 // dynamic threshold alpha = 2^-dt_shift of the free buffer (1/8, HPCC MMU)
-  Bytes reserve_bytes = 4096;           // per ingress queue (lossless), as HPCC's MMU
-  Bytes resume_offset = 3072;           // XON when shared use + offset <= threshold (HPCC: 3 KB)
-  int32_t ack_every = 8;                // the receiver ACKs every n-th in-order packet (and the last)
-  Time ack_delay = Time(10'000'000);    // ... and, while data arrives, at least every 10 us
-  Time rto;                             // go-back-N retransmission timeout; 0 = auto (packet_sim.hpp)
-  int32_t reorder_nack_packets = 64;    // per-packet routing: NACK a hole once this many packets lie beyond it
+  int32_t dt_shift = 3;               // dynamic threshold alpha = 2^-dt_shift of the free buffer (1/8, HPCC MMU)
+  Bytes reserve_bytes = 4096;         // per ingress queue (lossless), as HPCC's MMU
+  Bytes resume_offset = 3072;         // XON when shared use + offset <= threshold (HPCC: 3 KB)
+  int32_t ack_every = 8;              // the receiver ACKs every n-th in-order packet (and the last)
+  Time ack_delay = Time(10'000'000);  // ... and, while data arrives, at least every 10 us
+  Time rto;                           // go-back-N retransmission timeout; 0 = auto (packet_sim.hpp)
+  int32_t reorder_nack_packets = 64;  // per-packet routing: NACK a hole once this many packets lie beyond it (0: never)
   Time util_window = Time(20'000'000);  // window of the peak-utilization measurement (20 us)
   Time sample_interval;                 // > 0: sample queue depth of `sample_ports` every interval
   std::vector<int32_t> sample_ports;    // directed links to sample

@@ -67,5 +67,33 @@ TEST(PlanePackets, AQpSpraysOverEveryPlaneAndGetsTheWholeNic) {
   EXPECT_EQ(one_flow(t, "reps").fct_us, reps.fct_us);
 }
 
+TEST(PlanePackets, WithoutReorderNacksEveryResendAnswersATrim) {
+  // Four senders in the other pod into host 0, sprayed over 4 planes under NSCC with trimming: packets
+  // arrive out of order. A receiver that NACKs every hole at once (reorder_nack 1) resends packets that
+  // were only late; with 0 (the mrc preset) only trimmed packets are resent, one resend each.
+  const topology::Topology t = planes4();
+  auto incast = [&](int32_t reorder_nack, uint64_t& resent, uint64_t& trims) {
+    PacketOptions opt;
+    opt.cc = "nscc";
+    opt.pfc = false;
+    opt.reorder_nack_packets = reorder_nack;
+    PacketSim sim(t, net("reps"), opt);
+    for (int32_t s = 4; s < 8; ++s) add(sim, s, 0, 2 << 20, static_cast<uint64_t>(s));
+    run(sim);
+    EXPECT_EQ(sim.open_streams(), 0);
+    resent = trims = 0;
+    for (const auto& r : sim.streams()) {
+      resent += r.retransmits;
+      trims += r.trims;
+    }
+  };
+  uint64_t resent1 = 0, trims1 = 0, resent0 = 0, trims0 = 0;
+  incast(1, resent1, trims1);
+  incast(0, resent0, trims0);
+  EXPECT_GT(resent1, trims1);
+  EXPECT_GT(trims0, 0u);  // the incast trims (664 here)
+  EXPECT_EQ(resent0, trims0);
+}
+
 }  // namespace
 }  // namespace podnet::engine::packet
