@@ -22,19 +22,14 @@ NetworkGraph::NetworkGraph(const topology::Topology& t) {
   if (!t.torus_dims.empty()) {
     node_of_ = t.gpus;  // network index = rank
   } else {
-    const bool planes = t.nic_planes > 1;
     for (size_t n = 0; n < nn; ++n)
-      if (t.nodes[n].kind == NodeKind::Switch ||
-          (planes && t.nodes[n].kind == NodeKind::Nic && t.nodes[n].network == 0))
-        node_of_.push_back(static_cast<NodeId>(n));
+      if (t.nodes[n].kind == NodeKind::Switch) node_of_.push_back(static_cast<NodeId>(n));
   }
   const auto net = static_cast<int32_t>(node_of_.size());
   group_.resize(net);
-  end_only_.assign(net, 0);
   for (int32_t i = 0; i < net; ++i) {
     net_of_[node_of_[i]] = i;
     group_[i] = t.nodes[node_of_[i]].group;
-    end_only_[i] = t.nodes[node_of_[i]].kind == NodeKind::Nic ? 1 : 0;
   }
   off_.assign(net + 1, 0);
   for (int32_t i = 0; i < net; ++i) {
@@ -125,7 +120,7 @@ const int16_t* NetworkGraph::table(int32_t key, bool restricted, bool all) {
       if (tab[u] >= 0 || (!all && !dir_up_[ed.dir ^ 1])) continue;  // travel u -> v: the reverse of ed
       if (restricted && group_[u] != group_[v] && group_[v] != group) continue;
       tab[u] = static_cast<int16_t>(dv + 1);
-      if (!end_only_[u]) bfs_.push_back(u);
+      bfs_.push_back(u);
     }
   }
   return tab.data();

@@ -30,10 +30,6 @@
 // (a Clos of 131,072 GPUs has 2,048 leaf targets and 640,000 edges: the
 // searches grew with the square of the fabric). The same holds for next hops
 // (router.hpp, "Cost").
-// Multi-plane fabrics (Topology::nic_planes > 1, topology/planes.hpp): the
-// NICs are network nodes too (a path starts and ends at them, choosing its
-// plane), but end points only: the search reaches a NIC without going on
-// through it, so no path crosses from one plane to another through a NIC.
 // Determinism: tables depend only on the graph and the link state; edge
 // order is the topology's incident-link order.
 #pragma once
@@ -82,7 +78,6 @@ class NetworkGraph {
   std::vector<int32_t> net_of_;            // node -> network index or -1
   std::vector<topology::NodeId> node_of_;  // network index -> node
   std::vector<int32_t> group_;             // network index -> node.group
-  std::vector<char> end_only_;             // network index -> a multi-plane NIC (never passed through)
   std::vector<int32_t> off_;               // CSR offsets
   std::vector<Edge> edges_;
   std::vector<char> up_;      // per link: both directions up

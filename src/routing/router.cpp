@@ -40,7 +40,7 @@ Router::Router(const topology::Topology& t, RouteOptions o) : t_(t), o_(std::mov
   policy_ = info->kind;
   torus_ = !t.torus_dims.empty();
   dragonfly_ = t.group_minimal;
-  planes_ = t.nic_planes > 1;
+  planes_ = std::max(1, t.nic_planes);
   tracks_load_ = info->load_aware;
   if (policy_ == Policy::DimensionOrder && !torus_)
     throw Error("routing: policy 'dimension_order' needs a torus (the topology has no torus_dims)");
@@ -123,6 +123,18 @@ Router::Router(const topology::Topology& t, RouteOptions o) : t_(t), o_(std::mov
   attach_.resize(nn);
   for (size_t n = 0; n < nn; ++n)
     if (t.nodes[n].kind == NodeKind::Nic) attach_[n] = scan_attachment(static_cast<NodeId>(n));
+  if (planes_ > 1) {  // every NIC's switch links in order: plane 0, 1, ... (topology/planes.hpp)
+    plane_attach_.resize(nn * static_cast<size_t>(planes_));
+    for (size_t n = 0; n < nn; ++n) {
+      if (t.nodes[n].kind != NodeKind::Nic) continue;
+      auto [b, e] = t.incident(static_cast<NodeId>(n));
+      int32_t p = 0;
+      for (const LinkId* l = b; l != e && p < planes_; ++l) {
+        const int32_t v = graph_->net_of(t.other_end(*l, static_cast<NodeId>(n)));
+        if (v >= 0) plane_attach_[n * planes_ + p++] = {*l, v, dir_link(*l, static_cast<NodeId>(n), t)};
+      }
+    }
+  }
   rank_end_.resize(ranks);
   for (size_t r = 0; r < ranks; ++r) {
     RankEnd& re = rank_end_[r];
@@ -160,11 +172,6 @@ NodeId Router::nic_on_rail(int32_t server, int32_t rail) const {
 
 Router::Attachment Router::scan_attachment(NodeId nic) const {
   auto [b, e] = t_.incident(nic);
-  if (planes_) {  // the NIC itself, if a link into some plane is up
-    for (const LinkId* l = b; l != e; ++l)
-      if (graph_->net_of(t_.other_end(*l, nic)) >= 0 && graph_->link_up(*l)) return {kNone, graph_->net_of(nic), -1};
-    return {};
-  }
   for (const LinkId* l = b; l != e; ++l) {
     const int32_t v = graph_->net_of(t_.other_end(*l, nic));
     if (v >= 0 && graph_->link_up(*l)) return {*l, v, dir_link(*l, nic, t_)};
@@ -174,6 +181,18 @@ Router::Attachment Router::scan_attachment(NodeId nic) const {
 
 Router::Attachment Router::attachment(NodeId nic) const {
   return graph_->any_down() ? scan_attachment(nic) : attach_[nic];
+}
+
+Router::Attachment Router::plane_attachment(NodeId nic, int32_t p) const {
+  if (!graph_->any_down()) return plane_attach_[static_cast<size_t>(nic) * planes_ + p];
+  auto [b, e] = t_.incident(nic);
+  int32_t k = 0;
+  for (const LinkId* l = b; l != e; ++l) {
+    const int32_t v = graph_->net_of(t_.other_end(*l, nic));
+    if (v < 0) continue;
+    if (k++ == p) return graph_->link_up(*l) ? Attachment{*l, v, dir_link(*l, nic, t_)} : Attachment{};
+  }
+  return {};
 }
 
 [[noreturn]] void Router::no_path(int32_t src, int32_t dst, const Ends& e, const char* why) const {
@@ -562,6 +581,52 @@ void Router::route(int32_t src, int32_t dst, uint64_t entropy, double weight, st
 }
 
 bool Router::network_part(const Ends& e, uint64_t entropy, double weight, std::vector<PathPart>& out) {
+  return planes_ > 1 ? plane_part(e, entropy, weight, out) : one_part(e, entropy, weight, out);
+}
+
+bool Router::plane_part(const Ends& e, uint64_t entropy, double weight, std::vector<PathPart>& out) {
+  usable_.clear();
+  for (int32_t p = 0; p < planes_; ++p) {
+    const Attachment a = plane_attachment(e.src_ep, p), b = plane_attachment(e.dst_ep, p);
+    if (a.net < 0 || b.net < 0 || dist(a.net, node_target(b.net, a.net)) < 0) continue;
+    usable_.push_back(p);
+  }
+  const auto n = static_cast<int32_t>(usable_.size());
+  if (n == 0) return false;
+  const uint64_t hash = mix64(flow_key(e.src_ep, e.dst_ep, entropy) ^ mix64(o_.seed ^ static_cast<uint64_t>(e.src_ep)));
+  auto in_plane = [&](int32_t p) {
+    Ends ep = e;
+    ep.attach(plane_attachment(e.src_ep, p), plane_attachment(e.dst_ep, p));
+    return one_part(ep, entropy, weight, out);
+  };
+  switch (policy_) {
+    case Policy::Spray:
+      for (int32_t p : usable_) {
+        const size_t start = out.size();
+        if (!in_plane(p)) return false;
+        for (size_t i = start; i < out.size(); ++i) out[i].fraction /= n;
+      }
+      return true;
+    case Policy::Static: return in_plane(usable_[0]);
+    case Policy::Adaptive:
+    case Policy::Ugal: {
+      double best = std::numeric_limits<double>::infinity();
+      std::vector<int32_t> ties;
+      for (int32_t p : usable_) {
+        const double l = load_[plane_attachment(e.src_ep, p).up];
+        if (l < best) {
+          best = l;
+          ties.clear();
+        }
+        if (l == best) ties.push_back(p);
+      }
+      return in_plane(ties[hash % ties.size()]);
+    }
+    default: return in_plane(usable_[hash % static_cast<uint64_t>(n)]);
+  }
+}
+
+bool Router::one_part(const Ends& e, uint64_t entropy, double weight, std::vector<PathPart>& out) {
   const size_t start = out.size();
   if (e.from_dir >= 0) out.push_back({e.from_dir, 1.0});
   const uint64_t key = flow_key(e.src_ep, e.dst_ep, entropy);
@@ -658,7 +723,7 @@ int Router::switch_hops(int32_t src, int32_t dst) {
   const Target tg = node_target(e.to, e.from);
   const int d = dist(e.from, tg);
   if (d < 0) no_path(src, dst, e, "");
-  return torus_ ? d : planes_ ? d - 1 : d + 1;
+  return torus_ ? d : d + 1;
 }
 
 int Router::equal_cost_paths(int32_t src, int32_t dst) {
@@ -687,6 +752,12 @@ int Router::equal_cost_paths(int32_t src, int32_t dst) {
   for (int32_t u : level_) {
     total = std::min(kCap, total + count_[u]);
     count_[u] = 0;
+  }
+  if (planes_ > 1) {  // every plane where both NICs are linked (a copy of this one, fault-free)
+    int64_t planes = 0;
+    for (int32_t p = 0; p < planes_; ++p)
+      planes += plane_attachment(e.src_ep, p).net >= 0 && plane_attachment(e.dst_ep, p).net >= 0;
+    total = std::min(kCap, total * planes);
   }
   return static_cast<int>(total);
 }

@@ -25,11 +25,15 @@
 //         suggesting PXN or a super-spine tier.
 //   - Torus (t.torus_dims non-empty): the GPUs are the routers, no NICs; the
 //     route is GPU-to-GPU torus links only.
-//   - Multi-plane NICs (t.nic_planes > 1, topology/planes.hpp): the NIC is a
-//     network node with one link into each plane, so the network part runs
-//     from the source NIC to the destination NIC and the policy chooses the
-//     plane at the NIC as at any switch (ECMP: one plane per flow; adaptive:
-//     the least loaded; spray: 1 / planes of the bytes on each).
+//   - Multi-plane NICs (t.nic_planes > 1, topology/planes.hpp): NIC n has one
+//     attachment per plane, A_p(n) its p-th switch link. The planes usable
+//     by a flow are those where both NICs' links are up and A_p(dst) is
+//     reachable from A_p(src); the policy picks among them at the NIC as a
+//     switch picks a next hop (ECMP and valiant: mix64(K ^ mix64(seed ^
+//     src NIC)) mod usable; static: the first; adaptive and ugal: the NIC
+//     link with the least load, ties by that hash; spray: every usable
+//     plane, 1 / usable of the bytes each), then routes inside that plane
+//     exactly as below, from A_p(src) to A_p(dst). No path crosses planes.
 //
 // 2. The network part: shortest paths over network nodes only (switches; on a
 //    torus the GPUs), never through a GPU/NIC/NVSwitch. Let A(n) be the switch
@@ -244,6 +248,12 @@ class Router {
   void check_rank(int32_t rank) const;
   Attachment attachment(topology::NodeId nic) const;
   Attachment scan_attachment(topology::NodeId nic) const;
+  // Multi-plane NICs: the attachment in plane p (link up), else none; and the network part over the planes.
+  Attachment plane_attachment(topology::NodeId nic, int32_t p) const;
+  bool plane_part(const Ends& e, uint64_t entropy, double weight, std::vector<PathPart>& out);
+  // The network part inside the plane (or the one fabric) of e's attachments.
+  bool one_part(const Ends& e, uint64_t entropy, double weight, std::vector<PathPart>& out);
+  std::vector<int32_t> usable_;  // plane_part's usable planes
   topology::NodeId nic_on_rail(int32_t server, int32_t rail) const;
 
   // Search toward a node / any node of a group. In a dragonfly the search is
@@ -271,7 +281,7 @@ class Router {
   Policy policy_ = Policy::Ecmp;
   bool torus_ = false;
   bool dragonfly_ = false;
-  bool planes_ = false;  // multi-plane NICs: network nodes, a path's first and last (network_graph.hpp)
+  int32_t planes_ = 1;  // t.nic_planes
   bool tracks_load_ = false;
   uint64_t epoch_ = 0;  // link-state changes (set_dir_up calls)
 
@@ -317,6 +327,7 @@ class Router {
   std::vector<Hop> pool_;
   // The fault-free attachment of every NIC (node-indexed; net -1: none) and each rank's PCIe direction GPU -> NIC.
   std::vector<Attachment> attach_;
+  std::vector<Attachment> plane_attach_;  // multi-plane: [nic * planes_ + p], fault-free
   // Per rank, what a fault-free route between two NICs on one rail reads, in one record: a route touches two
   // records instead of a dozen node-indexed arrays (at 131,072 GPUs each read is a cache miss).
   struct RankEnd {

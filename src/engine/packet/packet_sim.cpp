@@ -220,6 +220,7 @@ struct PacketSim::Impl {
   void try_send_one(DirLink p);
   std::vector<int32_t> group_of;             // a multi-plane NIC's first port -> its index in groups (else -1)
   std::vector<std::vector<DirLink>> groups;  // the ports sharing one schedule, the first one first
+  std::vector<DirLink> plane_down;           // [NIC node * planes + p]: its switch in plane p -> it (§7)
   void transmit(DirLink p, Packet k);
   void send_outbox();
 
@@ -414,6 +415,14 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
       groups.push_back(std::move(up));
     }
     nic->share_ports(std::move(lead), std::move(line));
+    // Each NIC's link down from its switch in every plane: a packet's target is its plane's (§7).
+    plane_down.assign(t.nodes.size() * static_cast<size_t>(t.nic_planes), -1);
+    for (NodeId n : t.nics) {
+      int32_t p = 0;
+      for (auto [l, e] = t.incident(n); l != e; ++l)
+        if (t.nodes[t.other_end(*l, n)].kind == NodeKind::Switch)
+          plane_down[static_cast<size_t>(n) * t.nic_planes + p++] = routing::dir_link(*l, t.other_end(*l, n), t);
+    }
   }
 
   storms = net.faults.pause_storms;
@@ -1385,12 +1394,18 @@ bool PacketSim::Impl::which_path(const Qp& q, const Packet& k, DirLink p, uint32
 DirLink PacketSim::Impl::next_data_port(const Qp& q, const Packet& k, NodeId n, uint32_t off) {
   const auto& routes = nic->routes;
   if (q.target == topology::kNone) return routes[off + k.hop + 1];
-  if (n == q.target) return routes[q.path_off + q.path_len - 1];
+  NodeId target = q.target;
+  DirLink last = routes[q.path_off + q.path_len - 1];
+  if (!plane_down.empty() && topo.nodes[n].plane >= 0) {  // a multi-plane NIC's packet: the plane it is in
+    last = plane_down[static_cast<size_t>(q.dst_node) * topo.nic_planes + topo.nodes[n].plane];
+    target = ports->hot[last].from;
+  }
+  if (n == target) return last;
   if (!next_hops->is_net(n)) return routes[off + k.hop + 1];
-  next_hops->gather(n, q.target, L().cand);
+  next_hops->gather(n, target, L().cand);
   // cut off from the target by links routing has forgotten: the packet was
   // already on its way (over a drained link, which still forwards it)
-  if (L().cand.empty()) next_hops->gather(n, q.target, L().cand, true);
+  if (L().cand.empty()) next_hops->gather(n, target, L().cand, true);
   if (L().cand.empty()) return -1;
   if (L().cand.size() == 1) return L().cand[0];
   if (per_packet ==
@@ -1399,7 +1414,7 @@ DirLink PacketSim::Impl::next_data_port(const Qp& q, const Packet& k, NodeId n, 
   // round-robin counter of (this switch, this destination): every destination's packets split evenly
   // (Partitioned: each unit its own slots, so that no two threads share one and the collisions are the
   // same on every thread count.)
-  const uint64_t h = mix64((static_cast<uint64_t>(static_cast<uint32_t>(n)) << 32) | static_cast<uint32_t>(q.target));
+  const uint64_t h = mix64((static_cast<uint64_t>(static_cast<uint32_t>(n)) << 32) | static_cast<uint32_t>(target));
   uint64_t slot = h & (kRrSlots - 1);
   if (part) {
     const auto u = static_cast<size_t>(part->unit_of_node[static_cast<size_t>(n)]);
@@ -1649,6 +1664,9 @@ int32_t PacketSim::add_stream(const StreamSpec& s, const std::vector<PathPart>& 
   if (m.part) {  // a receiver-credit pacer's unit: its NIC's
     const Qp& q = m.nic->qps[static_cast<size_t>(qi)];
     if (m.next_hops && q.target != topology::kNone) m.next_hops->prepare(q.target);  // per-packet routing
+    if (m.next_hops && q.target != topology::kNone && !m.plane_down.empty())         // and every plane's (§7)
+      for (int32_t p = 0; p < m.topo.nic_planes; ++p)
+        m.next_hops->prepare(m.ports->hot[m.plane_down[static_cast<size_t>(q.dst_node) * m.topo.nic_planes + p]].from);
     if (q.pacer >= 0) {
       auto& up = m.part->unit_pacer;
       if (up.size() <= static_cast<size_t>(q.pacer)) up.resize(static_cast<size_t>(q.pacer) + 1, 0);
