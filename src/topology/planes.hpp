@@ -17,11 +17,10 @@
 //   - facts: bisection x P (the planes are parallel cuts), the same diameter,
 //     oversubscription and reach (each plane reaches what the family does at
 //     this radix), a part-filled pod's spare layer x P.
-// Routing (routing/router.hpp) treats a multi-plane NIC as a network node: a
-// flow's path starts at the source NIC and ends at the destination NIC, so
-// ECMP picks a plane per flow and spraying splits over every plane. The packet
-// engine (engine/packet/packet_sim.hpp §7) lets a NIC send each packet of a QP
-// on any of its ports.
+// Routing (routing/router.hpp) picks the plane at the source NIC as a switch
+// picks a next hop (ECMP: one plane per flow; spray: every plane), then routes
+// inside that plane. The packet engine (engine/packet/packet_sim.hpp §7) lets
+// a NIC send each packet of a QP on whichever of its ports is free.
 #pragma once
 
 #include <string_view>
