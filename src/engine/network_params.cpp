@@ -77,8 +77,9 @@ std::vector<ParamSpec> network_params() {
        "by that link, in order, one link round trip later; the transport never sees the loss"},
       {"reorder_nack", ParamType::Int, "64",
        "packet engine, per-packet routing on a lossy class: the receiver NACKs a hole once this many packets have "
-       "arrived beyond it; 0: never (trims and the retransmission timeout find every loss). Spraying over paths "
-       "of unequal queues reorders more than this, and each such NACK resends a packet that was not lost",
+       "arrived beyond it (routing mrc: reports each hole, and the sender rests its path); 0: never (trims and "
+       "the retransmission timeout find every loss). Spraying over paths of unequal queues reorders more than "
+       "this, and each such NACK resends a packet that was not lost",
        0, 1e9},
       {"switch_buffer",
        ParamType::Bytes,

@@ -22,14 +22,13 @@ const std::vector<NetworkPreset>& network_presets() {
        "oversubscription; cc nscc_rccc runs both",
        {{"transport", "rocev2"}, {"cc", "rccc"}, {"pfc", "false"}, {"routing", "reps"}}},
       {"mrc",
-       "MRC (Multipath Reliable Connection, OCP 2026) on a multi-plane fabric (server.nic_planes): each packet "
-       "leaves on whichever of its NIC's plane ports is free and takes the path its entropy value names, paths "
-       "that lose or mark a packet are dropped (REPS), packet trimming with selective resends, no PFC, packets "
-       "placed out of order (no NACK for a hole: trims and the timeout find losses); NSCC stands in for its "
-       "congestion control",
-       "MRC's own congestion control, its per-path loss detection and path probing, SRv6 source routes (entropy "
-       "hashing names the same fixed paths); with server.nic_planes 1 it is uec without reorder NACKs",
-       {{"transport", "rocev2"}, {"cc", "nscc"}, {"pfc", "false"}, {"routing", "reps"}, {"reorder_nack", "0"}}},
+       "MRC (Multipath Reliable Connection, OCP 2026) on a multi-plane fabric (server.nic_planes): each queue "
+       "pair sprays round robin over 64 entropy values spread over the planes, each naming one path (routing "
+       "mrc); a marked path is swapped, one that lost a packet rests 100 us and is then probed; packet trimming "
+       "with selective resends, no PFC; NSCC stands in for its congestion control",
+       "MRC's own congestion control, probe packets apart from data, SRv6 source routes (entropy hashing names "
+       "the same fixed paths)",
+       {{"transport", "rocev2"}, {"cc", "nscc"}, {"pfc", "false"}, {"routing", "mrc"}}},
       {"spectrum_x",
        "NVIDIA Spectrum-X-like: per-packet adaptive routing on the switches' queues, the NIC reorders "
        "(direct data placement), PFC; DCQCN stands in for its congestion control",

@@ -43,6 +43,11 @@ const std::vector<PolicyInfo>& policies() {
        "equal-cost next hops; values whose ACKs return unmarked are reused, others replaced (Ultra Ethernet's "
        "REPS; the flow and analytical engines split evenly, as spray)",
        "any", common_params, PolicyKind::Spray, PerPacket::Entropy},
+      {"mrc",
+       "per-packet entropy from MRC's path set: each queue pair sprays round robin over 64 values spread evenly "
+       "over the planes of a multi-plane fabric (server.nic_planes); a value whose ACK was marked is swapped, one "
+       "that lost a packet rests 100 us (the flow and analytical engines split evenly, as spray)",
+       "any", common_params, PolicyKind::Spray, PerPacket::Entropy, false, true},
       {"static", "one fixed shortest path: always the lowest-id next hop (baselines, tests)", "any", common_params,
        PolicyKind::Static},
       {"dimension_order",

@@ -36,6 +36,7 @@ struct PolicyInfo {
   PolicyKind kind;
   PerPacket per_packet = PerPacket::None;  // the packet engine's choice per packet
   bool load_aware = false;                 // a flow's path follows the links' load (adaptive, UGAL)
+  bool path_set = false;  // entropy values from MRC's set of paths, which name the plane too (packet/mrc_paths.hpp)
 };
 
 const std::vector<PolicyInfo>& policies();

@@ -1218,6 +1218,9 @@ std::pair<topology::LinkId, topology::NodeId> find_link(const topology::Topology
       if (t.nodes[n].kind == topology::NodeKind::Switch && ports > 0)
         hint = fmt::format(" ('{}' has {} network ports, {} to {})", t.nodes[n].name, ports, first_port, last_port);
       else if (ports == 1) hint = fmt::format(" (a NIC's link is named by the NIC alone: '{}')", t.nodes[n].name);
+      else if (ports > 1)  // a multi-plane NIC (server.nic_planes): one port per plane
+        hint = fmt::format(" ('{}' has {} ports, one per plane: name one, '{}:{}' to '{}:{}')", t.nodes[n].name, ports,
+                           t.nodes[n].name, first_port, t.nodes[n].name, last_port);
     } else {
       hint = suggest_node(t, colon == std::string::npos ? target : target.substr(0, colon), false);
     }
@@ -1226,12 +1229,15 @@ std::pair<topology::LinkId, topology::NodeId> find_link(const topology::Topology
       for (const auto& [node, port] : {std::pair{t.links[l].a, t.links[l].port_a}, {t.links[l].b, t.links[l].port_b}}) {
         if (switch_example.empty() && t.nodes[node].kind == topology::NodeKind::Switch)
           switch_example = t.nodes[node].name + ":" + t.port_name(node, port);
-        if (nic_example.empty() && t.nodes[node].kind == topology::NodeKind::Nic) nic_example = t.nodes[node].name;
+        if (nic_example.empty() && t.nodes[node].kind == topology::NodeKind::Nic)
+          nic_example = t.nic_planes > 1 ? t.nodes[node].name + ":" + t.port_name(node, port) : t.nodes[node].name;
       }
       if (!switch_example.empty() && !nic_example.empty()) break;
     }
-    throw InputError(fmt::format("{}.link: no network link '{}'{}: expected \"SWITCH:PORT\"{} or a NIC name{}", where_,
-                                 target, hint, switch_example.empty() ? "" : " (e.g. \"" + switch_example + "\")",
+    throw InputError(fmt::format("{}.link: no network link '{}'{}: expected \"SWITCH:PORT\"{} or a NIC name{}{}",
+                                 where_, target, hint,
+                                 switch_example.empty() ? "" : " (e.g. \"" + switch_example + "\")",
+                                 t.nic_planes > 1 ? " and its port" : "",
                                  nic_example.empty() ? "" : " (e.g. \"" + nic_example + "\")"));
   }
   return {found, n};

@@ -84,6 +84,12 @@ int32_t Nic::add_stream(const StreamSpec& s, const std::vector<PathPart>& route)
     q.st_off = static_cast<uint32_t>(times_.size());
     times_.resize(times_.size() + cc::kMaxTimed, 0);
   }
+  if (c_.mrc) {  // MRC's path set, and the value each PSN in flight left on
+    q.mrc = static_cast<uint32_t>(paths_.size());
+    paths_.emplace_back().init(q.key, c_.planes);
+    evs_.resize(evs_.size() + cc::kMaxTimed, 0);
+    q.track = cc::kMaxTimed;
+  }
   if (q.st_off != kNil) q.track = cc::kMaxTimed;
   // The QP's BDP (bytes) at the fabric's largest round trip, which sizes its INT slots and its credit.
   const double bdp_bytes = static_cast<double>(line_bps(q.inj_port)) / 8.0 *
@@ -268,7 +274,14 @@ Packet Nic::make_data_packet(uint32_t qi, DirLink p, DirLink tx, int64_t now) {
   k.cls = c_.data_cls;
   k.ecn = 0;
   k.hop = 0;
-  if (c_.reps) k.ev = q.reps.next(q.key);
+  if (c_.reps) {
+    k.ev = q.mrc != kNil ? (ev_of(q, psn) = paths_[q.mrc].next(now, psn < q.max_sent)) : q.reps.next(q.key);
+    if (q.mrc != kNil && !group_of_.empty() && group_of_[p] >= 0) {  // MRC: the entropy value names the plane
+      const auto& ports = groups_[static_cast<size_t>(group_of_[p])];
+      const DirLink want = ports[k.ev % ports.size()];
+      if (want != tx) tx = redirect_ = want;
+    }
+  }
   if (q.int_off != kNil) int_count_[q.int_off + (psn & q.int_mask)] = 0;  // its INT stack starts empty
   if (q.pt_off != kNil) {  // receiver credits: the packet spends its wire bytes and carries the sender's request
     q.credit -= k.wire;
@@ -290,7 +303,7 @@ Packet Nic::make_data_packet(uint32_t qi, DirLink p, DirLink tx, int64_t now) {
   }
   if (!q.rto_armed) {
     q.rto_armed = true;
-    lane().push(Time(now + c_.rto), kRto, qi);
+    lane().push(Time(now + rto_of(q)), kRto, qi);
   }
   const PortHot& I = ports_.hot[tx];
   const int64_t bytes = I.net ? k.wire : k.raw;
@@ -360,6 +373,7 @@ DirLink Nic::receive_ctrl(uint32_t qi, const Packet& k, int64_t now) {
       }
       if (!q.rtx.empty()) prune_rtx(q);
       if (c_.reps && k.ecn == 0) q.reps.recycle(k.ev);
+      if (q.mrc != kNil) paths_[q.mrc].echoed(k.ev, k.ecn != 0);
       if (q.snd_una >= q.npkts) {
         q.tx_done = true;
         records[qi].final_rate_bps = q.cc.rate;
@@ -377,9 +391,21 @@ DirLink Nic::receive_ctrl(uint32_t qi, const Packet& k, int64_t now) {
         q.snd_una = k.psn;
         q.last_progress = now;
       }
+      if (q.mrc != kNil && k.psn >= q.snd_una && k.psn < q.max_sent)  // a hole: its path lost it
+        paths_[q.mrc].lost(ev_of(q, k.psn), now);
       if (traits_.trim) selective_nack(q, k.psn);
       else if (!q.tx_done && q.snd_nxt > k.psn && k.psn >= q.snd_una) q.snd_nxt = k.psn;
       answer(una);
+      break;
+    }
+    case kLossNack: {  // routing mrc: its path lost it; resent alone. A path's loss, not congestion: the
+                       // congestion control does not hear of it.
+      ++lane().stats.nacks;
+      ++records[qi].nacks;
+      if (q.mrc != kNil && k.psn >= q.snd_una && k.psn < q.max_sent) paths_[q.mrc].lost(ev_of(q, k.psn), now);
+      selective_nack(q, k.psn);
+      const DirLink a = maybe_activate(qi, now);
+      if (a >= 0) kick = a;
       break;
     }
     case kTrimNack: {
@@ -441,7 +467,10 @@ cc::Feedback Nic::feedback(const Qp& q, uint32_t una_before, const Packet& k, in
   b.snd_nxt = q.snd_nxt;
   b.nack = k.type != kAck;
   b.trimmed = k.type == kTrimNack;
-  if (q.st_off != kNil && k.type == kAck && k.psn > una_before && k.psn <= q.max_sent) {
+  // Under routing mrc an ACK that fills a hole (advancing more than 2 packets) gives no sample: the time of
+  // its last packet includes the wait for the lost one (MRC echoes each packet's own send time).
+  if (q.st_off != kNil && k.type == kAck && k.psn > una_before && k.psn <= q.max_sent &&
+      (q.mrc == kNil || k.psn - una_before <= 2)) {
     const int64_t sent = times_[q.st_off + (k.psn - 1) % cc::kMaxTimed];
     if (sent >= 0) b.rtt = now - sent;
   }
@@ -455,9 +484,19 @@ int64_t Nic::on_rto(uint32_t qi, int64_t now, DirLink& kick) {
     q.rto_armed = false;
     return -1;
   }
-  const int64_t deadline = q.last_progress + c_.rto;
+  const int64_t wait = rto_of(q);
+  const int64_t deadline = q.last_progress + wait;
   if (now < deadline) return deadline;
+  if (q.snd_una < q.max_sent && q.mrc != kNil && traits_.trim) {
+    // MRC: the oldest packet outstanding (or its resend) was lost on its path: resent alone, on another.
+    paths_[q.mrc].lost(ev_of(q, q.snd_una), now);
+    if (std::find(q.rtx.begin() + q.rtx_pos, q.rtx.end(), q.snd_una) == q.rtx.end()) q.rtx.push_back(q.snd_una);
+    q.last_progress = now;
+    kick = maybe_activate(qi, now);
+    return now + wait;
+  }
   if (q.snd_una < q.max_sent) {
+    if (q.mrc != kNil) paths_[q.mrc].lost(ev_of(q, q.snd_una), now);
     ++lane().stats.timeouts;
     ++records[qi].timeouts;
     q.snd_nxt = q.snd_una;
@@ -467,7 +506,7 @@ int64_t Nic::on_rto(uint32_t qi, int64_t now, DirLink& kick) {
     q.last_progress = now;
     kick = maybe_activate(qi, now);
   }
-  return now + c_.rto;
+  return now + wait;
 }
 
 DirLink Nic::cc_timer(uint32_t qi, int64_t now) {
@@ -507,7 +546,7 @@ void Nic::ctrl(uint32_t qi, uint8_t type, uint32_t psn, bool last_hop) {
   }
   if (traits_.trim) k.raw = static_cast<uint16_t>(std::min<uint32_t>(65535, q.ooo));
   if (traits_.int_telemetry && (type == kAck || type == kNack)) k.raw = static_cast<uint16_t>(lane().echo_slot);
-  lane().outbox.push_back({rev_port(q, 0), k});
+  lane().outbox.push_back({reply_via_ >= 0 ? reply_via_ : rev_port(q, 0), k});
 }
 
 void Nic::maybe_ack(uint32_t qi, bool force, int64_t now) {
@@ -522,6 +561,7 @@ void Nic::maybe_ack(uint32_t qi, bool force, int64_t now) {
 
 bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
   Qp& q = qps[qi];
+  const ReplyVia via(*this, k);
   if (c_.reps) q.rx_ev = k.ev;
   if (q.pt_off != kNil) heard_target(qi, pull_targets_[q.pt_off + k.psn % cc::kMaxTimed], now);
   lane().echo_slot = q.int_off != kNil ? (k.psn & q.int_mask) + 1 : 0;  // the ACK it draws echoes its INT stack
@@ -557,6 +597,17 @@ bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
       ++ports_.stats_of[k.in_port].out_of_order;
       if (++q.ooo == 1) q.ooo_since = now;
       lane().stats.max_reorder_packets = std::max(lane().stats.max_reorder_packets, q.ooo);
+      if (c_.mrc && traits_.trim) {  // MRC: each hole reported once, when a packet R or more later arrives
+        const auto R = static_cast<uint32_t>(opt_.reorder_nack_packets);
+        if (R > 0 && psn >= R) {
+          for (uint32_t y = std::max(q.loss_scan, q.rcv_nxt); y <= psn - R; ++y)
+            if ((bm[y >> 6] >> (y & 63) & 1) == 0) ctrl(qi, kLossNack, y);
+          q.loss_scan = std::max(q.loss_scan, psn - R + 1);
+        }
+        q.last_ack_time = now;
+        ctrl(qi, kAck, q.rcv_nxt);
+        return false;
+      }
       if (c_.data_cls == kLossy && !q.nack_sent && opt_.reorder_nack_packets > 0 &&
           psn - q.rcv_nxt >= static_cast<uint32_t>(opt_.reorder_nack_packets)) {
         q.nack_sent = true;
@@ -617,6 +668,7 @@ bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
 
 void Nic::receive_trim(uint32_t qi, const Packet& k, int64_t now) {
   Qp& q = qps[qi];
+  const ReplyVia via(*this, k);
   ++lane().stats.trims_received;
   if (c_.reps) q.rx_ev = k.ev;
   if (q.pt_off != kNil) heard_target(qi, pull_targets_[q.pt_off + k.psn % cc::kMaxTimed], now);

@@ -55,11 +55,13 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "engine/packet/cc/congestion_control.hpp"
 #include "engine/packet/event_wheel.hpp"
 #include "engine/packet/lane.hpp"
+#include "engine/packet/mrc_paths.hpp"
 #include "engine/packet/next_hops.hpp"
 #include "engine/packet/packet.hpp"
 #include "engine/packet/packet_options.hpp"
@@ -108,12 +110,15 @@ struct Qp {
   std::vector<uint32_t> rtx;
   uint32_t st_off = kNil;  // Traits::rtt: send times of PSN p at times_[st_off + p % kMaxTimed]
   Reps reps;               // routing policy reps: the entropy values to reuse
+  uint32_t mrc = kNil;     // routing policy mrc: its path set, paths_[mrc], and the value PSN p left on, at
+                           // evs_[mrc * kMaxTimed + p % kMaxTimed]
   uint16_t rx_ev = 0;      // receiver: the entropy of the last data packet, echoed on its ACK/NACK
   cc::Flow cc;             // congestion state (rate RC, ...), owned by the algorithm
   double max_rate = 0;     // > 0: payload bits/s the QP sends at most (StreamSpec::max_rate_bps)
   // receiver
   bool rx_done = false, nack_sent = false;
   uint32_t rcv_nxt = 0, last_acked = 0;
+  uint32_t loss_scan = 0;  // routing mrc: PSNs below were checked for holes
   int64_t last_ack_time = 0;
   uint32_t bm_off = kNil;  // reorder bitmap (per-packet routing)
   uint32_t ooo = 0;
@@ -147,6 +152,8 @@ class Nic {
     uint8_t data_cls = kLossless;
     int64_t rto = 0;
     bool reps = false;        // the sender picks each packet's entropy value (reps.hpp)
+    bool mrc = false;         // ... from MRC's set of paths (mrc_paths.hpp), which also names the plane
+    int planes = 1;           // the fabric's planes (topology/planes.hpp)
     int64_t network_rtt = 0;  // ps: the fabric's largest unloaded NIC-to-NIC round trip (cc::Context)
   };
   using Ctrl = packet::Ctrl;
@@ -183,10 +190,18 @@ class Nic {
   // Multi-plane NICs under per-packet routing (packet_sim.hpp §7): lead[d] is the port whose schedule port d's
   // QPs are on (a NIC's ports into every plane share its first's), line[d] the bits/s of that schedule's ports
   // together (d's own elsewhere). Set before the first stream.
-  void share_ports(std::vector<routing::DirLink> lead, std::vector<int64_t> line) {
+  // Under REPS (Config::reps) the packet's entropy value also names its port: ports[ev mod P] of the schedule's
+  // `ports` (groups[group_of[lead]]), and the last packet made says where it goes (take_redirect).
+  void share_ports(std::vector<routing::DirLink> lead, std::vector<int64_t> line, std::vector<int32_t> group_of,
+                   std::vector<std::vector<routing::DirLink>> groups) {
     lead_ = std::move(lead);
     line_ = std::move(line);
+    group_of_ = std::move(group_of);
+    groups_ = std::move(groups);
   }
+  // The port the packet next_packet() just made belongs on, if not the one that asked for it (-1: that one).
+  routing::DirLink take_redirect() { return std::exchange(redirect_, -1); }
+  bool shares_ports() const { return !group_of_.empty(); }
   routing::DirLink sched_port(routing::DirLink p) const { return lead_.empty() ? p : lead_[p]; }
   int64_t line_bps(routing::DirLink p) const { return line_.empty() ? ports_.hot[p].bps : line_[p]; }
   // QP qi leaves port `old`'s schedule (it was re-routed to another first link).
@@ -250,7 +265,9 @@ class Nic {
     }
     const bool window = (window_ <= 0 || flight < static_cast<uint32_t>(window_)) &&
                         (q.cc.window == 0 || flight < q.cc.window) && (!traits_.receiver_credits || q.credit > 0);
-    if (resend) return window;  // a NACKed PSN goes first
+    // A NACKed PSN goes first; under routing mrc a lost packet's resend does not wait for a window that
+    // packets lost but not yet found may fill.
+    if (resend) return window || q.mrc != kNil;
     return window && q.snd_nxt < q.npkts && q.snd_nxt < q.send_limit && out < q.track;
   }
   routing::DirLink rev_port(uint32_t off, uint32_t len, uint32_t i) const { return routes[off + len - 1 - i] ^ 1; }
@@ -267,6 +284,27 @@ class Nic {
  private:
   std::vector<routing::DirLink> lead_;  // share_ports(); empty: every port its own schedule
   std::vector<int64_t> line_;
+  std::vector<int32_t> group_of_;
+  std::vector<MrcPaths> paths_;
+  std::vector<uint16_t> evs_;
+  // The retransmission timeout: under routing mrc with trimming, 4 of the fabric's round trips without
+  // progress resend the oldest packet alone (MRC's fast loss recovery); else the NIC's RTO (go-back-N).
+  int64_t rto_of(const Qp& q) const { return q.mrc != kNil && traits_.trim ? 4 * c_.network_rtt : c_.rto; }
+  uint16_t& ev_of(const Qp& q, uint32_t psn) {
+    return evs_[static_cast<size_t>(q.mrc) * cc::kMaxTimed + psn % cc::kMaxTimed];
+  }
+  std::vector<std::vector<routing::DirLink>> groups_;
+  routing::DirLink redirect_ = -1;
+  // A multi-plane receiver answers on the plane the packet came in on (packet_sim.hpp §7): while it handles
+  // that packet, its NIC's port into that plane (else -1: the QP's path reversed).
+  routing::DirLink reply_via_ = -1;
+  struct ReplyVia {
+    Nic& n;
+    ReplyVia(Nic& nic, const Packet& k) : n(nic) {
+      if (!n.group_of_.empty() && k.in_port >= 0) n.reply_via_ = k.in_port ^ 1;
+    }
+    ~ReplyVia() { n.reply_via_ = -1; }
+  };
   struct WaitEntry {
     int64_t time;
     uint32_t qp;

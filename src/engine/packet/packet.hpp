@@ -35,7 +35,8 @@ enum Cls : uint8_t { kCtrl = 0, kLossless = 1, kLossy = 2 };
 // switch queue cut to its header (cc::Traits::trim); it follows the data path
 // in the control class. kTrimNack: the receiver's answer to it, asking for
 // that PSN again (psn = the trimmed PSN). kPull: a receiver's credit grant
-// (cc/rccc.hpp; psn = the cumulative grant in 256-byte quanta), on the reverse path.
+// (cc/rccc.hpp; psn = the cumulative grant in 256-byte quanta), on the reverse path. kLossNack: under
+// routing mrc with trimming, a hole the receiver counts lost (nic.hpp).
 // (Ordered so that the data path and the probes are each one comparison: type <= kTrim, type >= kProbe.)
 enum PktType : uint8_t {
   kData = 0,
@@ -45,8 +46,9 @@ enum PktType : uint8_t {
   kCnp = 4,
   kTrimNack = 5,
   kPull = 6,
-  kProbe = 7,
-  kProbeReply = 8
+  kLossNack = 7,  // routing mrc: the receiver reports one lost PSN (psn), R packets having arrived beyond it
+  kProbe = 8,
+  kProbeReply = 9
 };
 // A data packet's ecn bit asking the receiver for an ACK at once: a window-based sender sets it on the
 // packet that fills its window, so a window smaller than the ACK cadence (ack_every) never waits for

@@ -228,6 +228,8 @@ struct PacketSim::Impl {
   // replayed: an arrival link-level retry moved already (its event kind's top bit; PacketOptions::link_retry).
   void on_arrive(Packet k, bool replayed = false);
   DirLink next_data_port(const Qp& q, const Packet& k, NodeId n, uint32_t off);
+  // A multi-plane NIC's control packet at switch n (§7): on toward the source NIC inside n's plane.
+  DirLink ctrl_port(const Qp& q, const Packet& k, NodeId n);
   void release(NodeId n, DirLink in, const Packet& k) {
     if (buffer->release(n, in, k)) send_pause(in, false);
   }
@@ -390,6 +392,8 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   nc.data_cls = data_cls;
   nc.rto = rto;
   nc.reps = per_packet == static_cast<int>(routing::PerPacket::Entropy);
+  nc.mrc = policy.path_set;
+  nc.planes = std::max(1, t.nic_planes);
   nc.network_rtt = ctx.network_rtt;
   nic.emplace(opt, nc, *cc, *ports, next_hops.get());
   if (per_packet && t.nic_planes > 1 && !torus) {  // §7: a multi-plane NIC's ports share one schedule
@@ -414,7 +418,7 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
       group_of[up[0]] = static_cast<int32_t>(groups.size());
       groups.push_back(std::move(up));
     }
-    nic->share_ports(std::move(lead), std::move(line));
+    nic->share_ports(std::move(lead), std::move(line), group_of, groups);
     // Each NIC's link down from its switch in every plane: a packet's target is its plane's (§7).
     plane_down.assign(t.nodes.size() * static_cast<size_t>(t.nic_planes), -1);
     for (NodeId n : t.nics) {
@@ -1212,9 +1216,18 @@ void PacketSim::Impl::try_send_one(DirLink p) {
   const int64_t qp_wire = ports->hot[p].net ? mtu + header : mtu;
   Nic& n = *nic;
   const DirLink sp = n.sched_port(p);  // the schedule its QPs are on (§7)
-  const bool got = ports->pick(
-      p, data_cls, qp_wire, L().now, [&] { return n.has_qps(sp); },
-      [&](Packet& out) { return n.next_packet(sp, p, L().now, out); }, pk);
+  bool got = false;
+  while (true) {
+    got = ports->pick(
+        p, data_cls, qp_wire, L().now, [&] { return n.has_qps(sp); },
+        [&](Packet& out) { return n.next_packet(sp, p, L().now, out); }, pk);
+    const DirLink to = got ? n.take_redirect() : -1;
+    if (to < 0 || (links_failed && dead[to])) break;
+    // REPS on a multi-plane NIC (§7): the packet's entropy value names another plane's port; it waits
+    // there, and this port asks again.
+    ports->enqueue(to, pk, L().now);
+    ensure_kick(to, L().now);
+  }
   if (!got) {
     const bool lossless_waiting = !s.q[kLossless].empty() || (data_cls == kLossless && n.has_qps(sp));
     if (s.paused && lossless_waiting) ensure_kick(p, s.pause_until);
@@ -1338,7 +1351,8 @@ void PacketSim::Impl::on_arrive(Packet k, bool replayed) {
       kick(nic->receive_ctrl(qi, k, L().now));
       return;
     }
-    if (!q.rerouted || which_path(q, k, p, off, len)) out = nic->rev_port(off, len, k.hop + 1u);
+    if (!plane_down.empty() && topo.nodes[n].plane >= 0) out = ctrl_port(q, k, n);  // its plane's way back (§7)
+    else if (!q.rerouted || which_path(q, k, p, off, len)) out = nic->rev_port(off, len, k.hop + 1u);
   }
   if (out < 0 || (links_failed && dead[out])) {  // stale, cut off, or toward a dead link: lost here
     if (k.type == kData && ports->hot[p].to_mmu) return_credit(p, k);
@@ -1389,6 +1403,16 @@ bool PacketSim::Impl::which_path(const Qp& q, const Packet& k, DirLink p, uint32
   off = q.prev_off;
   len = q.prev_len;
   return true;
+}
+
+DirLink PacketSim::Impl::ctrl_port(const Qp& q, const Packet& k, NodeId n) {
+  const DirLink down = plane_down[static_cast<size_t>(q.src_node) * topo.nic_planes + topo.nodes[n].plane];
+  const NodeId target = ports->hot[down].from;
+  if (n == target) return down;
+  next_hops->gather(n, target, L().cand);
+  if (L().cand.empty()) next_hops->gather(n, target, L().cand, true);
+  if (L().cand.empty()) return -1;
+  return L().cand[mix64((static_cast<uint64_t>(k.qp) << 32) ^ k.psn ^ static_cast<uint64_t>(n)) % L().cand.size()];
 }
 
 DirLink PacketSim::Impl::next_data_port(const Qp& q, const Packet& k, NodeId n, uint32_t off) {

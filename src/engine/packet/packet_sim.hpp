@@ -102,9 +102,13 @@
 //   under a per-packet policy has one schedule for its ports into every
 //   plane: a QP is paced at their sum, and each packet leaves on whichever
 //   port is free when it is due (the next one in port order when several
-//   are), then follows the policy toward the destination NIC inside that
-//   plane. So one QP spreads over every plane and a dead port simply sends
-//   nothing. Under per-flow policies a QP stays on its ECMP plane.
+//   are), then follows the policy toward the destination NIC's switch in
+//   that plane. So one QP spreads over every plane and a dead port simply
+//   sends nothing. Under routing `mrc` the packet's entropy value names its
+//   plane (mrc_paths.hpp): it waits at that port if another is the free one.
+//   A control packet answering a data packet leaves on the plane the data
+//   came in on and goes back toward the source NIC's switch in that plane.
+//   Under per-flow policies a QP stays on its ECMP plane.
 //
 // 8. In-server links. The links before the first network (Copper/Optical)
 //   link of a route (GPU -> PCIe -> NIC, PXN's NVLink hop) are a fixed delay

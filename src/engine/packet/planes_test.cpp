@@ -70,7 +70,7 @@ TEST(PlanePackets, AQpSpraysOverEveryPlaneAndGetsTheWholeNic) {
 TEST(PlanePackets, WithoutReorderNacksEveryResendAnswersATrim) {
   // Four senders in the other pod into host 0, sprayed over 4 planes under NSCC with trimming: packets
   // arrive out of order. A receiver that NACKs every hole at once (reorder_nack 1) resends packets that
-  // were only late; with 0 (the mrc preset) only trimmed packets are resent, one resend each.
+  // were only late; with 0 only trimmed packets are resent, one resend each.
   const topology::Topology t = planes4();
   auto incast = [&](int32_t reorder_nack, uint64_t& resent, uint64_t& trims) {
     PacketOptions opt;
@@ -93,6 +93,40 @@ TEST(PlanePackets, WithoutReorderNacksEveryResendAnswersATrim) {
   EXPECT_GT(resent1, trims1);
   EXPECT_GT(trims0, 0u);  // the incast trims (664 here)
   EXPECT_EQ(resent0, trims0);
+}
+
+TEST(PlanePackets, MrcLosesAPlaneAndKeepsTheOthersBusy) {
+  // One 8 MiB flow, host 0 to host 4, as above; at t_f = 50 us the link from host 4's switch in plane 1
+  // down to its NIC dies (routing is not told). Without the failure it takes T0 (177.95 us here). After
+  // t_f three of the four ports carry the rest: at least t_f + (T0 - t_f) x 4/3 = 220.6 us. MRC rests every
+  // path of plane 1 once a packet sent on it is found lost (64 later ones arrived, or 4 round trips
+  // without progress) and resends the lost ones on paths that delivered: under 2 T0. REPS chooses the
+  // plane by the free port, keeps sending a quarter into the dead plane and takes far longer (here MRC
+  // 307.75 us, REPS 2,777.53 us: its losses wait for the timeout).
+  const topology::Topology t = planes4();
+  topology::LinkId dead = topology::kNone;
+  const topology::NodeId nic = t.gpu_nic[4];
+  for (auto [l, e] = t.incident(nic); l != e; ++l)
+    if (t.nodes[t.other_end(*l, nic)].plane == 1) dead = *l;
+  ASSERT_NE(dead, topology::kNone);
+  auto fct = [&](const std::string& policy, bool fail) {
+    PacketOptions opt;
+    opt.cc = "nscc";
+    opt.pfc = false;
+    PacketSim sim(t, net(policy), opt);
+    add(sim, 0, 4, 8 << 20);
+    sim.run_until(Time::from_seconds(50e-6), [](const SimEvent&) {});
+    if (fail) sim.set_link_dead(dead, true);
+    run(sim);
+    EXPECT_EQ(sim.open_streams(), 0);
+    return (sim.streams()[0].finish - sim.streams()[0].first_send).seconds() * 1e6;
+  };
+  const double t0 = fct("mrc", false), mrc = fct("mrc", true), reps = fct("reps", true);
+  EXPECT_GT(t0, 171.1);
+  EXPECT_LT(t0, 171.1 * 1.1);
+  EXPECT_GT(mrc, 50 + (t0 - 50) * 4 / 3);
+  EXPECT_LT(mrc, 2 * t0);
+  EXPECT_GT(reps, 2 * mrc);
 }
 
 }  // namespace
