@@ -36,6 +36,8 @@ struct Lane {
   int64_t paused_ports = 0;    // ports of this lane whose data class is paused now
   int64_t reorder_sum_ps = 0;  // receivers: the reorder delays summed (SimStats::mean_reorder_delay_ps)
   uint32_t echo_slot = 0;      // receiver: the INT slot + 1 of the data packet being answered (0: none)
+  int32_t reply_via = -1;      // receiver, multi-plane NIC: its port into the plane of the packet answered (nic.hpp)
+  int32_t redirect = -1;       // sender, routing mrc: the port the packet just made belongs on (nic.hpp)
   std::vector<Ctrl> outbox;    // control packets the NIC made, for the core to queue
   std::vector<routing::DirLink> cand, ties;
   std::vector<routing::PathPart> scratch;

@@ -279,7 +279,7 @@ Packet Nic::make_data_packet(uint32_t qi, DirLink p, DirLink tx, int64_t now) {
     if (q.mrc != kNil && !group_of_.empty() && group_of_[p] >= 0) {  // MRC: the entropy value names the plane
       const auto& ports = groups_[static_cast<size_t>(group_of_[p])];
       const DirLink want = ports[k.ev % ports.size()];
-      if (want != tx) tx = redirect_ = want;
+      if (want != tx) tx = lane().redirect = want;
     }
   }
   if (q.int_off != kNil) int_count_[q.int_off + (psn & q.int_mask)] = 0;  // its INT stack starts empty
@@ -546,7 +546,7 @@ void Nic::ctrl(uint32_t qi, uint8_t type, uint32_t psn, bool last_hop) {
   }
   if (traits_.trim) k.raw = static_cast<uint16_t>(std::min<uint32_t>(65535, q.ooo));
   if (traits_.int_telemetry && (type == kAck || type == kNack)) k.raw = static_cast<uint16_t>(lane().echo_slot);
-  lane().outbox.push_back({reply_via_ >= 0 ? reply_via_ : rev_port(q, 0), k});
+  lane().outbox.push_back({lane().reply_via >= 0 ? lane().reply_via : rev_port(q, 0), k});
 }
 
 void Nic::maybe_ack(uint32_t qi, bool force, int64_t now) {

@@ -200,7 +200,7 @@ class Nic {
     groups_ = std::move(groups);
   }
   // The port the packet next_packet() just made belongs on, if not the one that asked for it (-1: that one).
-  routing::DirLink take_redirect() { return std::exchange(redirect_, -1); }
+  routing::DirLink take_redirect() { return std::exchange(lane().redirect, -1); }
   bool shares_ports() const { return !group_of_.empty(); }
   routing::DirLink sched_port(routing::DirLink p) const { return lead_.empty() ? p : lead_[p]; }
   int64_t line_bps(routing::DirLink p) const { return line_.empty() ? ports_.hot[p].bps : line_[p]; }
@@ -294,16 +294,14 @@ class Nic {
     return evs_[static_cast<size_t>(q.mrc) * cc::kMaxTimed + psn % cc::kMaxTimed];
   }
   std::vector<std::vector<routing::DirLink>> groups_;
-  routing::DirLink redirect_ = -1;
   // A multi-plane receiver answers on the plane the packet came in on (packet_sim.hpp §7): while it handles
-  // that packet, its NIC's port into that plane (else -1: the QP's path reversed).
-  routing::DirLink reply_via_ = -1;
+  // that packet, its NIC's port into that plane (Lane::reply_via; else -1: the QP's path reversed). Lane
+  // state, as Lane::redirect: the partitioned engine's threads each have their own.
   struct ReplyVia {
-    Nic& n;
-    ReplyVia(Nic& nic, const Packet& k) : n(nic) {
-      if (!n.group_of_.empty() && k.in_port >= 0) n.reply_via_ = k.in_port ^ 1;
+    ReplyVia(const Nic& n, const Packet& k) {
+      if (!n.group_of_.empty() && k.in_port >= 0) lane().reply_via = k.in_port ^ 1;
     }
-    ~ReplyVia() { n.reply_via_ = -1; }
+    ~ReplyVia() { lane().reply_via = -1; }
   };
   struct WaitEntry {
     int64_t time;

@@ -1688,9 +1688,10 @@ int32_t PacketSim::add_stream(const StreamSpec& s, const std::vector<PathPart>& 
   if (m.part) {  // a receiver-credit pacer's unit: its NIC's
     const Qp& q = m.nic->qps[static_cast<size_t>(qi)];
     if (m.next_hops && q.target != topology::kNone) m.next_hops->prepare(q.target);  // per-packet routing
-    if (m.next_hops && q.target != topology::kNone && !m.plane_down.empty())         // and every plane's (§7)
+    if (m.next_hops && q.target != topology::kNone && !m.plane_down.empty())         // every plane's, both ways (§7)
       for (int32_t p = 0; p < m.topo.nic_planes; ++p)
-        m.next_hops->prepare(m.ports->hot[m.plane_down[static_cast<size_t>(q.dst_node) * m.topo.nic_planes + p]].from);
+        for (const topology::NodeId end : {q.dst_node, q.src_node})
+          m.next_hops->prepare(m.ports->hot[m.plane_down[static_cast<size_t>(end) * m.topo.nic_planes + p]].from);
     if (q.pacer >= 0) {
       auto& up = m.part->unit_pacer;
       if (up.size() <= static_cast<size_t>(q.pacer)) up.resize(static_cast<size_t>(q.pacer) + 1, 0);
