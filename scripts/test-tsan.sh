@@ -7,7 +7,7 @@
 # runs the fabric's units on lanes (src/engine/packet/partition.hpp). Builds only engine_test (-O1 -g1,
 # cheaper to compile) in BUILD_DIR (default build-tsan) and runs its solver,
 # flow-simulator and route-compiler tests (ctest -R
-# '^(MaxMin|FlowSim|FlowBackend|PlanCompiler|AnalyticalThreads|Partitioned|Policies/PartitionedPolicy)\.'), among
+# '^(MaxMin|FlowSim|FlowBackend|PlanCompiler|AnalyticalThreads|Partitioned|PlanePackets|Policies/PartitionedPolicy)\.'), among
 # them the ones that hand every re-sort to the second thread and compile
 # routes on 2 and 4 threads; any data race TSan sees
 # fails the test that made it. Run by `make test` (so CI runs it). Prints
@@ -25,7 +25,7 @@ cmake --build "$build" -j "$jobs" --target engine_test
 t1=$(date +%s)
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:second_deadlock_stack=1}
 status=0
-(cd "$build" && ctest --output-on-failure -j "$jobs" --timeout 600 -R '^(MaxMin|FlowSim|FlowBackend|PlanCompiler|AnalyticalThreads|Partitioned|Policies/PartitionedPolicy)\.') || status=$?
+(cd "$build" && ctest --output-on-failure -j "$jobs" --timeout 600 -R '^(MaxMin|FlowSim|FlowBackend|PlanCompiler|AnalyticalThreads|Partitioned|PlanePackets|Policies/PartitionedPolicy)\.') || status=$?
 t2=$(date +%s)
 echo "test-tsan: build $((t1 - t0)) s, ctest $((t2 - t1)) s, exit $status"
 exit $status

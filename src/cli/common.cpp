@@ -24,6 +24,7 @@
 #include "engine/network_presets.hpp"
 #include "engine/packet/packet_options.hpp"
 #include "engine/registry.hpp"
+#include "routing/policies.hpp"
 #include "scenario/estimate.hpp"
 #include "study/bench.hpp"
 #include "telemetry/export.hpp"
@@ -196,6 +197,23 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
                                "the threads wait for each other at every window, so a thread without a core of its "
                                "own slows the run (0 takes the cores)\n",
                                s.network.flow.threads, cores, mpi::world().size > 1 ? "each rank has" : "there are");
+  }
+  // A multi-plane fabric (topology/planes.hpp) under per-flow routing: each flow has one plane of its NIC.
+  if (command == "bench" || command == "train") {
+    const routing::PolicyInfo* policy = routing::find_policy(s.network.routing.policy);
+    // Spray splits every flow; the packet engine's per-packet policies send each packet on a free port.
+    const bool spreads =
+        policy && (policy->kind == routing::PolicyKind::Spray || (engine::engine_info(s.engine).traits.packet_faults &&
+                                                                  policy->per_packet != routing::PerPacket::None));
+    if (policy && s.fabric.nic_planes > 1 && !spreads)
+      std::cerr << fmt::format("podnet: note: {} routing keeps each flow on one plane of its NIC, 1/{} of it; "
+                               "network.routing=spray spreads it over every plane (the packet engine: "
+                               "network.preset=mrc)\n",
+                               s.network.routing.policy, s.fabric.nic_planes);
+    if (policy && policy->path_set && s.fabric.nic_planes <= 1)
+      std::cerr << fmt::format("podnet: note: {} routing on a fabric of one plane: its paths spread over the "
+                               "switches only (server.nic_planes splits each NIC into planes)\n",
+                               s.network.routing.policy);
   }
   // mpirun (core/mpi_world.hpp): only the partitioned packet engine shares a run among the ranks.
   if ((command == "bench" || command == "train") && mpi::world().size > 1 &&

@@ -159,7 +159,10 @@ Inventory count_inventory_of(const topology::Topology& t, const std::vector<int3
     if (!endpoint[l.a] && !endpoint[l.b]) continue;
     const bool nic_end = (endpoint[l.a] && t.nodes[l.a].kind == NodeKind::Nic) ||
                          (endpoint[l.b] && t.nodes[l.b].kind == NodeKind::Nic);
-    add_link(tally, kAccess, t, id, nic_end ? Role::Rail : Role::DirectLink);
+    // A multi-plane NIC (topology/planes.hpp) keeps its other planes: its link is routed around (the senders
+    // toward it wait for routing to converge), as the fabric's are.
+    const bool planes = nic_end && t.nic_planes > 1;
+    add_link(tally, kAccess, t, id, planes ? Role::FabricLink : nic_end ? Role::Rail : Role::DirectLink, !planes);
     if (t.nodes[l.a].kind == NodeKind::Switch) leaf[l.a] = 1;
     if (t.nodes[l.b].kind == NodeKind::Switch) leaf[l.b] = 1;
   }
@@ -203,7 +206,9 @@ Inventory count_inventory_of(const topology::Topology& t, const std::vector<int3
         if (t.nodes[o].kind == NodeKind::Switch && t.nodes[o].tier >= tier) top = false;
       }
     }
-    if (leaf[n]) {
+    if (leaf[n] && t.nic_planes > 1) {  // a plane's leaf: its NICs carry on over the other planes
+      tally.add(kLeaves, tier, "switch:" + name, name + " switches", Part::Switch, Role::FabricSwitch, 1, n, false);
+    } else if (leaf[n]) {
       tally.add(kLeaves, tier, "switch:" + name, name + " switches", Part::Switch, Role::Leaf, 1, n);
     } else if (tier_has_leaf[tier]) {
       tally.add(kFabricSwitches, tier, "switch:" + name + "-transit", name + " switches (transit)", Part::Switch,

@@ -41,7 +41,8 @@ namespace podnet::reliability {
 // How a failure of the component affects the job.
 enum class Role : uint8_t {
   Compute,       // GPU, software, host: the job stops
-  Rail,          // NIC and NIC-to-leaf link parts: stops unless spare_rail (then fails over)
+  Rail,          // NIC and NIC-to-leaf link parts: stops unless spare_rail (then fails over); on a multi-plane
+                 // fabric (server.nic_planes) a NIC-to-leaf link is a FabricLink and a leaf a FabricSwitch
   DirectLink,    // GPU-to-GPU network links (torus): stops (dimension-order routes cannot avoid it)
   Leaf,          // the switch a NIC plugs into: stops the job of every GPU behind it
   FabricLink,    // link parts above the leaf: routed around (ComponentClass::local says by whom)

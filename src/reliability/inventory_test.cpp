@@ -209,5 +209,27 @@ TEST(Inventory, FabricPartsAreRepairedByWhomTheFailureInjectionSays) {
   }
 }
 
+TEST(Inventory, AMultiPlaneNicKeepsItsOtherPlanes) {
+  // A 2-tier rail-optimized fat tree of 512 GPUs whose 400G NICs are 4 planes of 100G (topology/planes.hpp):
+  // a NIC's link into one plane, or one plane's leaf, leaves the NIC its 3 other planes, so both are routed
+  // around (FabricLink, FabricSwitch) and only the NIC itself stops the job. Counts: 4 copies of everything.
+  Hardware hw = default_hardware();
+  hw.port_speed = Bandwidth(100e9);
+  hw.nic_planes = 4;
+  const Topology one =
+      build_with("fat_tree", {{"gpus", "512"}, {"tiers", "2"}, {"rail_optimized", "true"}}, default_hardware());
+  const Topology t = build_with("fat_tree", {{"gpus", "512"}, {"tiers", "2"}, {"rail_optimized", "true"}}, hw);
+  const Inventory a = count_inventory(one, 0), b = count_inventory(t, 0);
+  EXPECT_EQ(b.count("nic"), a.count("nic"));
+  EXPECT_EQ(b.count("switch:leaf"), 4 * a.count("switch:leaf"));
+  EXPECT_EQ(b.count_part(Part::Optic), 4 * a.count_part(Part::Optic));
+  for (const auto& c : b.classes) {
+    if (c.key == "nic") EXPECT_EQ(c.role, Role::Rail);
+    else if (c.key == "switch:leaf") EXPECT_EQ(c.role, Role::FabricSwitch);
+    else if (c.key.find("nic-leaf") != std::string::npos) EXPECT_EQ(c.role, Role::FabricLink) << c.key;
+  }
+  expect_matches_bom(t, hw);
+}
+
 }  // namespace
 }  // namespace podnet::reliability

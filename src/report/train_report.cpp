@@ -262,8 +262,15 @@ std::string network_line(const nlohmann::json& o) {
   return fmt::format("{}{}{}{}{}", n["family"].get<std::string>(),
                      n.value("rail_optimized", false) ? ", rail-optimized" : "",
                      tiers > 0 ? fmt::format(", {} switch tier{}", tiers, tiers == 1 ? "" : "s") : "",
-                     nics > 0 ? fmt::format(", {} x {} NIC{} per server, {}", nics, n["nic_speed"].get<std::string>(),
-                                            nics == 1 ? "" : "s", n["transport"].get<std::string>())
+                     nics > 0 ? fmt::format(", {} x {} NIC{} per server{}, {}", nics, n["nic_speed"].get<std::string>(),
+                                            nics == 1 ? "" : "s",
+                                            n.contains("nic_planes")
+                                                ? fmt::format(" (each {} planes of {})", n["nic_planes"].get<int64_t>(),
+                                                              format_bandwidth(Bandwidth(
+                                                                  n["nic_gbyte_per_s"].get<double>() * 8e9 /
+                                                                  static_cast<double>(n["nic_planes"].get<int64_t>()))))
+                                                : "",
+                                            n["transport"].get<std::string>())
                               : ", no NICs",
                      n.contains("cc") ? fmt::format(" ({})", n["cc"].get<std::string>()) : "");
 }
@@ -1212,6 +1219,7 @@ nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy&
           if (l.media == topology::Media::Pcie) pcie = std::max(pcie, l.capacity);
           else if (l.media != topology::Media::NvLink) nic = std::max(nic, l.capacity);
         }
+      nic = nic * std::max(1, s.fabric.nic_planes);  // a multi-plane NIC: its ports together
       if (nic.bps > 0) hw.nic_speed = nic;
       if (pcie.bps > 0) hw.pcie_bw = pcie;
     }
@@ -1223,6 +1231,7 @@ nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy&
                       {"pcie_gbyte_per_s", round_to(hw.pcie_bw.bytes_per_second() / 1e9, 6)},
                       {"rail_optimized", s.fabric.rail_optimized},
                       {"transport", s.network.transport.name}};
+    if (s.fabric.nic_planes > 1) doc["network"]["nic_planes"] = s.fabric.nic_planes;
     if (engine::engine_info(s.engine).traits.packet_faults)  // an engine that runs congestion control: which
       doc["network"]["cc"] = s.network.packet.cc == "auto" ? s.network.transport.default_cc : s.network.packet.cc;
   }

@@ -82,6 +82,17 @@ void split_planes(Topology& t, const Hardware& hw, std::string_view family, bool
       "{} planes: each NIC's {} as {} ports of {}, port p on plane p; every plane is a copy of this {} fabric and "
       "no switch joins two planes",
       P, format_bandwidth(hw.nic_speed), P, format_bandwidth(Bandwidth(hw.nic_speed.bps / P)), family));
+  const Bandwidth port(hw.nic_speed.bps / P);
+  if (port.bps < hw.port_speed.bps * (1 - 1e-9)) {
+    const double chip = static_cast<double>(hw.radix) * hw.port_speed.bps;
+    t.facts.notes.push_back(fmt::format(
+        "each NIC's plane port runs at {}, a switch port at {}: the switches, their links and optics are counted "
+        "and priced at {}, and the oversubscription counts ports, not their speed; the same {} Tb/s switch as {} "
+        "ports of {} is switch.port_speed={} with switch.radix={}",
+        format_bandwidth(port), format_bandwidth(hw.port_speed), format_bandwidth(hw.port_speed),
+        format_number(chip / 1e12), format_number(std::floor(chip / port.bps)), format_bandwidth(port),
+        format_bandwidth(port), format_number(std::floor(chip / port.bps))));
+  }
   t.finalize();
 }
 
