@@ -40,9 +40,13 @@ void FailureDriver::push(Action a) {
 // Can the switch a dead direction leaves from repair it alone? Yes for an
 // uplink (any other uplink of a Clos switch reaches every destination) and
 // for a link with a live parallel twin to the same neighbour; otherwise the
-// routing protocol must converge upstream.
+// routing protocol must converge upstream. A multi-plane NIC (topology/planes.hpp) repairs its own link into
+// a plane alone: its other planes reach every destination.
 bool FailureDriver::local(routing::DirLink d) const {
   const topology::NodeId from = routing::dir_from(d, t_), to = routing::dir_to(d, t_);
+  if (t_.nic_planes > 1 && t_.nodes[from].kind == topology::NodeKind::Nic &&
+      t_.nodes[to].kind == topology::NodeKind::Switch)
+    return true;
   if (t_.nodes[from].kind != topology::NodeKind::Switch) return false;
   if (t_.nodes[to].kind == topology::NodeKind::Switch && t_.nodes[to].tier > t_.nodes[from].tier) return true;
   auto [b, e] = t_.incident(from);

@@ -63,6 +63,8 @@ struct ThresholdDrift {
 //   uplink of a Clos switch reaches every destination) or a link with a live
 //   parallel twin to the same neighbour - is dropped from that switch's ECMP /
 //   adaptive-routing group: `local_repair` (milliseconds: DLB / fast reroute);
+//   A multi-plane NIC's link into a plane, leaving the NIC, is repaired so
+//   too: the NIC's other planes reach every destination;
 // - any other direction (a downlink without a twin, a link of a NIC) needs
 //   the routing protocol to converge upstream: `convergence` (seconds).
 // A flow stalls until the first repair of a dead direction it crosses.

@@ -432,5 +432,32 @@ TEST(PacketFailures, RunsTwiceIdentically) {
   for (size_t d = 0; d < p1.size(); ++d) EXPECT_EQ(p1[d].packets, p2[d].packets) << d;
 }
 
+TEST(PacketFailures, AMultiPlaneNicMovesOffItsDeadPortAtLocalRepair) {
+  // A k = 4 fat-tree whose 400G NICs are 4 planes of 100G; host 0 sprays S = 40,000,000 B to host 4 (flow
+  // engine: 1/4 on each plane). At t_f = 0.5 ms host 0's link into plane 0 dies. The NIC leaves from it, and
+  // its other planes reach every host, so it repairs that direction alone at t_f + L (L = local_repair,
+  // 1 ms), not after the routing protocol's convergence (2 s). Until then the flow stalls (a quarter of it
+  // crosses the dead link); after it, 3 planes carry the rest at 3/4 of the fault-free rate R = S / T0:
+  //   T = t_f + L + (S - t_f R) / (3/4 R).
+  topology::Hardware hw = hw100(4);
+  hw.nic_speed = Bandwidth(400e9);
+  hw.nic_planes = 4;
+  const topology::Topology t = topology::build_with("fat_tree", {{"k", "4"}}, hw);
+  topology::LinkId up = topology::kNone;
+  for (auto [l, e] = t.incident(t.gpu_nic[0]); l != e && up == topology::kNone; ++l)
+    if (t.nodes[t.other_end(*l, t.gpu_nic[0])].plane == 0) up = *l;
+  ASSERT_NE(up, topology::kNone);
+  const NetworkOptions o = net("spray");
+  const Time tf = 500_us, L = o.faults.failures.local_repair;
+  const Pair f = flow_runs(t, p2p_plan({{0, 4}}, 40'000'000), o, event(tf, FailureAction::Down, {up}, "plane 0"));
+  EXPECT_FALSE(f.failed.job_failed) << f.failed.failure;
+  ASSERT_EQ(f.failed.failures.size(), 1u);
+  EXPECT_EQ(f.failed.failures[0].repaired, tf + L);
+  // The fault-free run gives the rate (S / T0); the failed one loses L and runs at 3/4 of it after.
+  const double rate = 40e6 / f.base.makespan.seconds();
+  const double expect = (tf + L).seconds() + (40e6 - tf.seconds() * rate) / (0.75 * rate);
+  EXPECT_NEAR(f.failed.makespan.seconds(), expect, 2e-6);
+}
+
 }  // namespace
 }  // namespace podnet::engine::packet
