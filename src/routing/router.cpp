@@ -125,15 +125,10 @@ Router::Router(const topology::Topology& t, RouteOptions o) : t_(t), o_(std::mov
     if (t.nodes[n].kind == NodeKind::Nic) attach_[n] = scan_attachment(static_cast<NodeId>(n));
   if (planes_ > 1) {  // every NIC's switch links in order: plane 0, 1, ... (topology/planes.hpp)
     plane_attach_.resize(nn * static_cast<size_t>(planes_));
-    for (size_t n = 0; n < nn; ++n) {
-      if (t.nodes[n].kind != NodeKind::Nic) continue;
-      auto [b, e] = t.incident(static_cast<NodeId>(n));
-      int32_t p = 0;
-      for (const LinkId* l = b; l != e && p < planes_; ++l) {
-        const int32_t v = graph_->net_of(t.other_end(*l, static_cast<NodeId>(n)));
-        if (v >= 0) plane_attach_[n * planes_ + p++] = {*l, v, dir_link(*l, static_cast<NodeId>(n), t)};
-      }
-    }
+    for (size_t n = 0; n < nn; ++n)
+      if (t.nodes[n].kind == NodeKind::Nic)
+        for (int32_t p = 0; p < planes_; ++p)
+          plane_attach_[n * planes_ + p] = scan_plane_attachment(static_cast<NodeId>(n), p);
   }
   rank_end_.resize(ranks);
   for (size_t r = 0; r < ranks; ++r) {
@@ -184,7 +179,10 @@ Router::Attachment Router::attachment(NodeId nic) const {
 }
 
 Router::Attachment Router::plane_attachment(NodeId nic, int32_t p) const {
-  if (!graph_->any_down()) return plane_attach_[static_cast<size_t>(nic) * planes_ + p];
+  return graph_->any_down() ? scan_plane_attachment(nic, p) : plane_attach_[static_cast<size_t>(nic) * planes_ + p];
+}
+
+Router::Attachment Router::scan_plane_attachment(NodeId nic, int32_t p) const {
   auto [b, e] = t_.incident(nic);
   int32_t k = 0;
   for (const LinkId* l = b; l != e; ++l) {

@@ -250,6 +250,7 @@ class Router {
   Attachment scan_attachment(topology::NodeId nic) const;
   // Multi-plane NICs: the attachment in plane p (link up), else none; and the network part over the planes.
   Attachment plane_attachment(topology::NodeId nic, int32_t p) const;
+  Attachment scan_plane_attachment(topology::NodeId nic, int32_t p) const;
   bool plane_part(const Ends& e, uint64_t entropy, double weight, std::vector<PathPart>& out);
   // The network part inside the plane (or the one fabric) of e's attachments.
   bool one_part(const Ends& e, uint64_t entropy, double weight, std::vector<PathPart>& out);

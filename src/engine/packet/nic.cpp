@@ -248,6 +248,27 @@ bool Nic::next_packet(DirLink p, DirLink tx, int64_t now, Packet& out) {
   return false;
 }
 
+void Nic::share_ports(std::vector<std::vector<DirLink>> groups) {
+  const size_t D = ports_.hot.size();
+  lead_.resize(D);
+  line_.resize(D);
+  group_of_.assign(D, -1);
+  for (size_t d = 0; d < D; ++d) {
+    lead_[d] = static_cast<DirLink>(d);
+    line_[d] = ports_.hot[d].bps;
+  }
+  for (size_t g = 0; g < groups.size(); ++g) {
+    int64_t sum = 0;
+    for (DirLink d : groups[g]) sum += ports_.hot[d].bps;
+    for (DirLink d : groups[g]) {
+      lead_[d] = groups[g][0];
+      line_[d] = sum;
+    }
+    group_of_[groups[g][0]] = static_cast<int32_t>(g);
+  }
+  groups_ = std::move(groups);
+}
+
 Packet Nic::make_data_packet(uint32_t qi, DirLink p, DirLink tx, int64_t now) {
   Qp& q = qps[qi];
   uint32_t psn;
@@ -276,9 +297,8 @@ Packet Nic::make_data_packet(uint32_t qi, DirLink p, DirLink tx, int64_t now) {
   k.hop = 0;
   if (c_.reps) {
     k.ev = q.mrc != kNil ? (ev_of(q, psn) = paths_[q.mrc].next(now, psn < q.max_sent)) : q.reps.next(q.key);
-    if (q.mrc != kNil && !group_of_.empty() && group_of_[p] >= 0) {  // MRC: the entropy value names the plane
-      const auto& ports = groups_[static_cast<size_t>(group_of_[p])];
-      const DirLink want = ports[k.ev % ports.size()];
+    if (const auto* ports = shared_ports(p); q.mrc != kNil && ports) {  // MRC: the entropy value names the plane
+      const DirLink want = (*ports)[k.ev % ports->size()];
       if (want != tx) tx = lane().redirect = want;
     }
   }

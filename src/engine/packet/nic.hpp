@@ -187,21 +187,17 @@ class Nic {
   // The next paced packet of a QP on port p's schedule, if one is due, to leave on port tx (p itself, or
   // another port sharing p's schedule).
   bool next_packet(routing::DirLink p, routing::DirLink tx, int64_t now, Packet& out);
-  // Multi-plane NICs under per-packet routing (packet_sim.hpp §7): lead[d] is the port whose schedule port d's
-  // QPs are on (a NIC's ports into every plane share its first's), line[d] the bits/s of that schedule's ports
-  // together (d's own elsewhere). Set before the first stream.
-  // Under REPS (Config::reps) the packet's entropy value also names its port: ports[ev mod P] of the schedule's
-  // `ports` (groups[group_of[lead]]), and the last packet made says where it goes (take_redirect).
-  void share_ports(std::vector<routing::DirLink> lead, std::vector<int64_t> line, std::vector<int32_t> group_of,
-                   std::vector<std::vector<routing::DirLink>> groups) {
-    lead_ = std::move(lead);
-    line_ = std::move(line);
-    group_of_ = std::move(group_of);
-    groups_ = std::move(groups);
+  // Multi-plane NICs under per-packet routing (packet_sim.hpp §7): each group is one NIC's ports into its
+  // planes, in plane order; its QPs are on the first port's schedule (sched_port), paced at the ports' rates
+  // together (line_bps). Under routing mrc (Config::mrc) the packet's entropy value also names its port:
+  // group[ev mod P], and the last packet made says where it goes (take_redirect). Set before the first stream.
+  void share_ports(std::vector<std::vector<routing::DirLink>> groups);
+  // The ports sharing p's schedule when p is a group's first (else nullptr).
+  const std::vector<routing::DirLink>* shared_ports(routing::DirLink p) const {
+    return group_of_.empty() || group_of_[p] < 0 ? nullptr : &groups_[static_cast<size_t>(group_of_[p])];
   }
   // The port the packet next_packet() just made belongs on, if not the one that asked for it (-1: that one).
   routing::DirLink take_redirect() { return std::exchange(lane().redirect, -1); }
-  bool shares_ports() const { return !group_of_.empty(); }
   routing::DirLink sched_port(routing::DirLink p) const { return lead_.empty() ? p : lead_[p]; }
   int64_t line_bps(routing::DirLink p) const { return line_.empty() ? ports_.hot[p].bps : line_[p]; }
   // QP qi leaves port `old`'s schedule (it was re-routed to another first link).
@@ -284,7 +280,7 @@ class Nic {
  private:
   std::vector<routing::DirLink> lead_;  // share_ports(); empty: every port its own schedule
   std::vector<int64_t> line_;
-  std::vector<int32_t> group_of_;
+  std::vector<int32_t> group_of_;  // a group's first port -> its index in groups_ (else -1)
   std::vector<MrcPaths> paths_;
   std::vector<uint16_t> evs_;
   // The retransmission timeout: under routing mrc with trimming, 4 of the fabric's round trips without

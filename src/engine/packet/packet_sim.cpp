@@ -214,13 +214,15 @@ struct PacketSim::Impl {
   }
   // A port tries to send; a shared schedule's first port (§7) tries each port of the schedule.
   void try_send(DirLink p) {
-    if (group_of.empty() || group_of[p] < 0) return try_send_one(p);
-    for (DirLink d : groups[static_cast<size_t>(group_of[p])]) try_send_one(d);
+    const std::vector<DirLink>* shared = nic->shared_ports(p);
+    if (!shared) return try_send_one(p);
+    for (DirLink d : *shared) try_send_one(d);
   }
   void try_send_one(DirLink p);
-  std::vector<int32_t> group_of;             // a multi-plane NIC's first port -> its index in groups (else -1)
-  std::vector<std::vector<DirLink>> groups;  // the ports sharing one schedule, the first one first
-  std::vector<DirLink> plane_down;           // [NIC node * planes + p]: its switch in plane p -> it (§7)
+  std::vector<DirLink> plane_down;                       // [NIC node * planes + p]: its switch in plane p -> it (§7)
+  DirLink down_into(NodeId nic_node, NodeId sw) const {  // that link in switch sw's plane
+    return plane_down[static_cast<size_t>(nic_node) * topo.nic_planes + topo.nodes[sw].plane];
+  }
   void transmit(DirLink p, Packet k);
   void send_outbox();
 
@@ -397,36 +399,16 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   nc.network_rtt = ctx.network_rtt;
   nic.emplace(opt, nc, *cc, *ports, next_hops.get());
   if (per_packet && t.nic_planes > 1 && !torus) {  // §7: a multi-plane NIC's ports share one schedule
-    std::vector<DirLink> lead(static_cast<size_t>(D));
-    std::vector<int64_t> line(static_cast<size_t>(D));
-    for (DirLink d = 0; d < D; ++d) {
-      lead[d] = d;
-      line[d] = ports->hot[d].bps;
-    }
-    group_of.assign(static_cast<size_t>(D), -1);
+    std::vector<std::vector<DirLink>> groups;      // each NIC's ports into its planes, in plane order
+    plane_down.assign(t.nodes.size() * static_cast<size_t>(t.nic_planes), -1);
     for (NodeId n : t.nics) {
       std::vector<DirLink> up;
       for (auto [l, e] = t.incident(n); l != e; ++l)
         if (t.nodes[t.other_end(*l, n)].kind == NodeKind::Switch) up.push_back(routing::dir_link(*l, n, t));
-      if (up.size() < 2) continue;
-      int64_t sum = 0;
-      for (DirLink d : up) sum += ports->hot[d].bps;
-      for (DirLink d : up) {
-        lead[d] = up[0];
-        line[d] = sum;
-      }
-      group_of[up[0]] = static_cast<int32_t>(groups.size());
-      groups.push_back(std::move(up));
+      for (size_t p = 0; p < up.size(); ++p) plane_down[static_cast<size_t>(n) * t.nic_planes + p] = up[p] ^ 1;
+      if (up.size() > 1) groups.push_back(std::move(up));
     }
-    nic->share_ports(std::move(lead), std::move(line), group_of, groups);
-    // Each NIC's link down from its switch in every plane: a packet's target is its plane's (§7).
-    plane_down.assign(t.nodes.size() * static_cast<size_t>(t.nic_planes), -1);
-    for (NodeId n : t.nics) {
-      int32_t p = 0;
-      for (auto [l, e] = t.incident(n); l != e; ++l)
-        if (t.nodes[t.other_end(*l, n)].kind == NodeKind::Switch)
-          plane_down[static_cast<size_t>(n) * t.nic_planes + p++] = routing::dir_link(*l, t.other_end(*l, n), t);
-    }
+    nic->share_ports(std::move(groups));
   }
 
   storms = net.faults.pause_storms;
@@ -1406,7 +1388,7 @@ bool PacketSim::Impl::which_path(const Qp& q, const Packet& k, DirLink p, uint32
 }
 
 DirLink PacketSim::Impl::ctrl_port(const Qp& q, const Packet& k, NodeId n) {
-  const DirLink down = plane_down[static_cast<size_t>(q.src_node) * topo.nic_planes + topo.nodes[n].plane];
+  const DirLink down = down_into(q.src_node, n);
   const NodeId target = ports->hot[down].from;
   if (n == target) return down;
   next_hops->gather(n, target, L().cand);
@@ -1421,7 +1403,7 @@ DirLink PacketSim::Impl::next_data_port(const Qp& q, const Packet& k, NodeId n, 
   NodeId target = q.target;
   DirLink last = routes[q.path_off + q.path_len - 1];
   if (!plane_down.empty() && topo.nodes[n].plane >= 0) {  // a multi-plane NIC's packet: the plane it is in
-    last = plane_down[static_cast<size_t>(q.dst_node) * topo.nic_planes + topo.nodes[n].plane];
+    last = down_into(q.dst_node, n);
     target = ports->hot[last].from;
   }
   if (n == target) return last;
