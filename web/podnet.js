@@ -141,7 +141,7 @@
     'diameter_hops': ['diameter (switch hops)', 'int'], 'oversubscription.*': ['oversubscription at $1', 'ratio'],
     'limits.max_gpus': ['largest GPU count (this radix, tiers and pod size)', 'int'], 'limits.max_gpus_reason': ['limit'],
     // bench
-    'bench.op': ['operation'], 'bench.cc': ['congestion control'], 'bench.flow_control': ['flow control'], 'bench.gpus': ['GPUs', 'int'], 'bench.bus_factor': ['bus factor (busbw / algbw)', 'num4'],
+    'bench.op': ['operation'], 'bench.cc': ['congestion control'], 'bench.flow_control': ['flow control'], 'bench.delivery': ['delivery'], 'bench.gpus': ['GPUs', 'int'], 'bench.bus_factor': ['bus factor (busbw / algbw)', 'num4'],
     'bench.bus_factor_formula': ['bus factor, as a formula'], 'bench.qps': ['QPs per connection', 'int'], 'bench.gpu_arch': ['tuner tables'],
     'bytes': ['size', 'bytes'], 'algbw_gbyte_per_s': ['algbw', 'GBps'], 'busbw_gbyte_per_s': ['busbw', 'GBps'],
     'time_us': ['time', 'us'], 'algorithm': ['algo'], 'protocol': ['proto'], 'nccl_model_us': ['NCCL model', 'us'],
@@ -155,7 +155,7 @@
     'fct_p99_us': ['FCT p99', 'us'], 'fct_max_us': ['FCT max', 'us'], 'fairness': ['fairness (Jain\'s index)', 'num3'],
     'goodput_gbit_per_s': ['goodput', 'gbps1'], 'drops': ['drops', 'int'], 'trimmed': ['trimmed', 'int'], 'ecn_marks': ['ECN marks', 'int'],
     'pause_frames': ['PAUSE frames', 'int'], 'paused_max_us': ['most paused port', 'us'], 'retransmissions': ['retransmissions', 'int'], 'timeouts': ['timeouts', 'int'],
-    'fct_mean_us': ['FCT mean', 'us'], 'link_credits': ['link credits'],
+    'lost_packets': ['lost, never resent', 'int'], 'delivery': ['delivery'], 'fct_mean_us': ['FCT mean', 'us'], 'link_credits': ['link credits'],
     'cc': ['congestion control'], 'pfc': ['PFC'], 'flow_control': ['flow control'], 'routing': ['routing'], 'sets': ['scenario keys'],
     'sweep.dp_exposed_ms': ['DP exposed', 'ms'], 'sweep.cap_gbytes_per_second': ['NIC cap', 'cap'],
     'sweep.speedup': ['speed-up', 'num2'], 'sweep.ideal': ['ideal', 'int'],
@@ -606,7 +606,7 @@
     const s = section(root, ts.length + ' transport' + (ts.length === 1 ? '' : 's') + ' compared on ' + fmt(c.op) + ', ' + show('bench.gpus', c.gpus) + ' GPUs of ' +
       fmt(doc.run && doc.run.scenario) + ' (' + fmt(c.engine) + ' engine)', 'transports');
     s.appendChild(rowsTable(ts.map(t => ({ transport: t.name, cc: t.cc, flow_control: t.link_credits ? 'link credits' : t.pfc ? 'PFC' : 'none (lossy)',
-      routing: t.routing, sets: (t.sets || []).join(', ') })), ['transport', 'cc', 'flow_control', 'routing', 'sets'], 'transports'));
+      routing: t.routing, delivery: t.delivery, sets: (t.sets || []).join(', ') })), ['transport', 'cc', 'flow_control', 'routing', 'delivery', 'sets'], 'transports'));
     const rows = doc.rows || [];
     for (const bytes of [...new Set(rows.map(r => r.bytes))]) {
       const at = rows.filter(r => r.bytes === bytes);
@@ -616,7 +616,7 @@
       // Times in one table, what happened to the packets in another: one table of 15 columns outgrows a page.
       f.appendChild(rowsTable(at, ['transport', 'time_us', 'fct_min_us', 'fct_p50_us', 'fct_p99_us', 'fct_max_us', 'fct_mean_us', 'fairness',
         'goodput_gbit_per_s'], 'compare-rows'));
-      f.appendChild(rowsTable(at, ['transport', 'drops', 'trimmed', 'ecn_marks', 'pause_frames', 'paused_max_us', 'retransmissions', 'timeouts'],
+      f.appendChild(rowsTable(at, ['transport', 'drops', 'trimmed', 'ecn_marks', 'pause_frames', 'paused_max_us', 'retransmissions', 'timeouts', 'lost_packets'],
         'compare-counters'));
     }
     s.appendChild(el('p', { class: 'muted', text: 'FCT: from when a flow may send to its last byte (nearest-rank percentiles); fairness: Jain\'s index of the QPs\' rates ' +

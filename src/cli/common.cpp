@@ -222,6 +222,20 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
                              "packet engine shares one run among ranks (--engine packet --set "
                              "network.partitioned=true)\n",
                              mpi::world().size);
+  // Ordered delivery (packet_options.hpp: Delivery) under per-packet routing: one path per QP, or discards.
+  if ((command == "bench" || command == "train") && engine::engine_info(s.engine).traits.packet_faults &&
+      engine::packet::delivery_from(s.network.packet.delivery) == engine::packet::Delivery::Ordered) {
+    const routing::PolicyInfo* policy = routing::find_policy(s.network.routing.policy);
+    if (policy && policy->per_packet == routing::PerPacket::Entropy)
+      std::cerr << fmt::format("podnet: note: network.delivery=ordered: {} routing keeps one entropy value per QP, so "
+                               "each QP takes one path (Ultra Ethernet's ordered mode does not spray)\n",
+                               s.network.routing.policy);
+    else if (policy && policy->per_packet != routing::PerPacket::None)
+      std::cerr << fmt::format("podnet: note: network.delivery=ordered: {} routing sends a QP's packets on several "
+                               "paths, and a packet that arrives beyond a hole is discarded and sent again "
+                               "(go-back-N); network.delivery=unordered keeps it in the NIC's reorder buffer\n",
+                               s.network.routing.policy);
+  }
   if (engine::engine_info(s.engine).traits.packet_faults) {
     // An ECN band for a congestion control that reads no marks (swift, timely, hpcc, rccc, none): it does nothing.
     const std::string cc = s.network.packet.cc != "auto" ? s.network.packet.cc : s.network.transport.default_cc;

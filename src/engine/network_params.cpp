@@ -81,6 +81,17 @@ std::vector<ParamSpec> network_params() {
        "the retransmission timeout find every loss). Spraying over paths of unequal queues reorders more than "
        "this, and each such NACK resends a packet that was not lost",
        0, 1e9},
+      {"delivery",
+       ParamType::String,
+       "auto",
+       "packet engine: how a QP delivers (Ultra Ethernet's modes). ordered: in order only, go-back-N on a hole, "
+       "one path per QP even under routing reps or mrc (UET's ROD, RoCE's RC); unordered: a reorder buffer and "
+       "each lost or trimmed packet resent alone (UET's RUD); unreliable: no ACK and no resend, a lost packet is "
+       "gone and counted (UET's UUD). auto: unordered under a congestion control that trims (nscc, the uec and "
+       "mrc presets), else ordered",
+       -1e300,
+       1e300,
+       {"auto", "ordered", "unordered", "unreliable"}},
       {"switch_buffer",
        ParamType::Bytes,
        "",
@@ -149,6 +160,7 @@ NetworkOptions network_options_from(const Params& p, uint64_t seed) {
   o.packet.link_retry = p.get_bool("link_retry");
   o.packet.reorder_nack = static_cast<int32_t>(p.get_int("reorder_nack"));
   o.packet.partitioned = p.get_bool("partitioned");
+  o.packet.delivery = p.get_string("delivery");
   if (p.has("switch_buffer")) o.packet.switch_buffer = static_cast<Bytes>(p.get_real("switch_buffer"));
   if (p.has("ecn_kmin")) o.packet.ecn_kmin = static_cast<Bytes>(p.get_real("ecn_kmin"));
   if (p.has("ecn_kmax")) o.packet.ecn_kmax = static_cast<Bytes>(p.get_real("ecn_kmax"));

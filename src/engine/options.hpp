@@ -71,10 +71,11 @@ struct PacketSettings {
   // shared switch buffer in bytes (0 = 40 us at each port's rate).
   std::string cc = "auto";
   bool pfc = true;
-  bool link_credits = false;  // credit-based flow control on every link (packet_options.hpp)
-  bool link_retry = false;    // link-level retry of packets a faulty link loses (packet_options.hpp)
-  bool partitioned = false;   // the partitioned engine on FlowSettings::threads threads (packet/partition.hpp)
-  int32_t reorder_nack = 64;  // packets beyond a hole before the receiver NACKs it (packet_options.hpp; 0: never)
+  bool link_credits = false;      // credit-based flow control on every link (packet_options.hpp)
+  bool link_retry = false;        // link-level retry of packets a faulty link loses (packet_options.hpp)
+  bool partitioned = false;       // the partitioned engine on FlowSettings::threads threads (packet/partition.hpp)
+  int32_t reorder_nack = 64;      // packets beyond a hole before the receiver NACKs it (packet_options.hpp; 0: never)
+  std::string delivery = "auto";  // auto, ordered, unordered, unreliable (packet_options.hpp: Delivery)
   Bytes switch_buffer = 0;
   // The switches' ECN band (packet_options.hpp; each < 0: the congestion control's own) and the
   // retransmission timeout (0: auto).

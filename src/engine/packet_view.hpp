@@ -66,6 +66,8 @@ struct StreamRecord {
   uint32_t cnps = 0;          // CNPs the sender received
   uint32_t trims = 0;         // NACKs for trimmed packets the sender received
   uint32_t out_of_order = 0;  // data packets that reached the receiver beyond a hole
+  uint32_t lost = 0;          // unreliable delivery: data packets lost (dropped, trimmed, faults), never resent
+  Bytes lost_bytes = 0;       // ... and their payload
   double final_rate_bps = 0;
 };
 

@@ -13,6 +13,7 @@
 #include "engine/registry.hpp"
 #include "report/nccl_tests.hpp"
 #include "report/report.hpp"
+#include "routing/policies.hpp"
 #include "telemetry/export.hpp"
 
 namespace podnet::report {
@@ -42,11 +43,12 @@ nlohmann::json fct_json(const engine::FlowTimes& f) {
 }
 
 // The packet engine's counters over a recorder's runs: drops, trims, ECN marks, PAUSE frames sent, the longest
-// any port was paused, retransmissions and timeouts; the payload the QPs delivered over the observed time;
+// any port was paused, retransmissions and timeouts, packets lost for good (unreliable delivery); the payload
+// the QPs delivered over the observed time;
 // Jain's fairness index over the QPs' rates (bytes / (finish - first send): 1 = all equal, 1/n = one QP has it
 // all), none without a QP that moved bytes.
 struct PacketCounters {
-  uint64_t drops = 0, trims = 0, marks = 0, pauses = 0, retx = 0, timeouts = 0;
+  uint64_t drops = 0, trims = 0, marks = 0, pauses = 0, retx = 0, timeouts = 0, lost = 0;
   double paused_max_s = 0, delivered = 0, seconds = 0;
   std::optional<double> fairness;
 };
@@ -64,7 +66,8 @@ PacketCounters packet_counters(const telemetry::Recorder& rec) {
   int64_t n = 0;
   for (const auto& q : rec.qps()) {
     k.timeouts += q.timeouts;
-    k.delivered += static_cast<double>(q.bytes);
+    k.lost += q.lost;
+    k.delivered += static_cast<double>(q.bytes - q.lost_bytes);
     const double t = q.finish_s - q.first_send_s;
     if (q.bytes > 0 && t > 0) {
       const double x = static_cast<double>(q.bytes) / t;
@@ -89,6 +92,7 @@ void add_counters(nlohmann::json& o, const PacketCounters& k) {
   o["paused_max_us"] = round_to(k.paused_max_s * 1e6, 3);
   o["retransmissions"] = k.retx;
   o["timeouts"] = k.timeouts;
+  o["lost_packets"] = k.lost;
 }
 
 }  // namespace
@@ -122,6 +126,7 @@ nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult
     describe_transport(t, s);
     doc["bench"]["cc"] = t.cc;
     doc["bench"]["flow_control"] = t.flow_control;
+    doc["bench"]["delivery"] = t.delivery;
     doc["bench"]["packet_engine"] = s.network.packet.partitioned ? "partitioned" : "sequential";
     // The units the fabric is cut into: at most this many threads (or ranks) share the run.
     if (s.network.packet.partitioned) doc["bench"]["partition_units"] = engine::packet::partition_unit_count(s.fabric);
@@ -283,8 +288,9 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
                      channels == "auto" ? "channels as NCCL picks them" : channels + " channel(s)", b["qps"].get<int>(),
                      d.contains("ring") ? ", " + b["ring_order"].get<std::string>() + " ring order" : "");
   if (b.contains("cc"))
-    out << fmt::format("  transport {}, congestion control {}, flow control {}{}\n", b["transport"].get<std::string>(),
-                       b["cc"].get<std::string>(), b["flow_control"].get<std::string>(),
+    out << fmt::format("  transport {}, congestion control {}, flow control {}, delivery {}{}\n",
+                       b["transport"].get<std::string>(), b["cc"].get<std::string>(),
+                       b["flow_control"].get<std::string>(), b.value("delivery", std::string("-")),
                        b.value("packet_engine", "") == "partitioned"
                            ? fmt::format("; partitioned engine, {} units (the same results on every thread and rank "
                                          "count)",
@@ -433,6 +439,9 @@ void describe_transport(TransportRun& t, const scenario::Setup& s) {
   t.cc = s.network.packet.cc != "auto" ? s.network.packet.cc : s.network.transport.default_cc;
   t.pfc = s.network.packet.pfc;
   t.flow_control = engine::packet::flow_control_name(t.cc, s.network.packet.pfc, s.network.packet.link_credits);
+  const routing::PolicyInfo* policy = routing::find_policy(t.routing);
+  t.delivery = engine::packet::delivery_name(t.cc, engine::packet::delivery_from(s.network.packet.delivery),
+                                             policy && policy->per_packet != routing::PerPacket::None);
 }
 
 nlohmann::json compare_document(const scenario::Setup& first, const std::vector<TransportRun>& runs) {
@@ -457,6 +466,7 @@ nlohmann::json compare_document(const scenario::Setup& first, const std::vector<
                           {"cc", t.cc},
                           {"pfc", t.pfc},
                           {"link_credits", t.flow_control == "link credits"},
+                          {"delivery", t.delivery},
                           {"routing", t.routing}});
   // The size is each flow's for the traffic patterns and sendrecv, each rank's for the collectives.
   const bool per_flow = any.op == collective::Op::Incast || any.op == collective::Op::Permutation ||
@@ -518,12 +528,12 @@ void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
     std::vector<std::string> sets;
     for (const auto& s : t["sets"]) sets.push_back(s.get<std::string>());
     const bool credits = t.contains("link_credits") && t["link_credits"].get<bool>();
-    out << fmt::format("  {}: {}; runs {}, {}, {}, routing {}\n", t["name"].get<std::string>(), fmt::join(sets, ", "),
-                       t["transport"].get<std::string>(), t["cc"].get<std::string>(),
+    out << fmt::format("  {}: {}; runs {}, {}, {}, routing {}, delivery {}\n", t["name"].get<std::string>(),
+                       fmt::join(sets, ", "), t["transport"].get<std::string>(), t["cc"].get<std::string>(),
                        credits                ? "link credits"
                        : t["pfc"].get<bool>() ? "PFC on"
                                               : "PFC off",
-                       t["routing"].get<std::string>());
+                       t["routing"].get<std::string>(), t.value("delivery", std::string("-")));
   }
   std::map<int64_t, std::vector<const nlohmann::json*>> by_size;
   for (const auto& r : doc["rows"]) by_size[r["bytes"].get<int64_t>()].push_back(&r);
@@ -532,17 +542,35 @@ void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
   };
   for (const auto& [bytes, rows] : by_size) {
     out << fmt::format("\n  {} B per {}:\n", thousands(bytes), c["per"].get<std::string>());
-    Table t({"transport", "time (us)", "FCT min (us)", "FCT p50 (us)", "FCT p99 (us)", "FCT max (us)", "fairness",
-             "goodput (Gb/s)", "drops", "trimmed", "ECN marks", "PAUSE frames", "most paused port (us)",
-             "retransmissions", "timeouts"});
-    for (const auto* r : rows)
-      t.add({(*r)["transport"].get<std::string>(), fixed((*r)["time_us"].get<double>(), 2), us(*r, "fct_min_us"),
-             us(*r, "fct_p50_us"), us(*r, "fct_p99_us"), us(*r, "fct_max_us"),
-             r->contains("fairness") ? fixed((*r)["fairness"].get<double>(), 3) : std::string("-"),
-             fixed((*r)["goodput_gbit_per_s"].get<double>(), 1), thousands((*r)["drops"].get<int64_t>()),
-             thousands((*r)["trimmed"].get<int64_t>()), thousands((*r)["ecn_marks"].get<int64_t>()),
-             thousands((*r)["pause_frames"].get<int64_t>()), us(*r, "paused_max_us"),
-             thousands((*r)["retransmissions"].get<int64_t>()), thousands((*r)["timeouts"].get<int64_t>())});
+    // Packets lost for good (unreliable delivery) get a column where a transport lost some.
+    const bool lost = std::any_of(rows.begin(), rows.end(),
+                                  [](const nlohmann::json* r) { return r->value("lost_packets", int64_t{0}) > 0; });
+    std::vector<std::string> head = {
+        "transport",    "time (us)",    "FCT min (us)",          "FCT p50 (us)",    "FCT p99 (us)",
+        "FCT max (us)", "fairness",     "goodput (Gb/s)",        "drops",           "trimmed",
+        "ECN marks",    "PAUSE frames", "most paused port (us)", "retransmissions", "timeouts"};
+    if (lost) head.push_back("lost, never resent");
+    Table t(head);
+    for (const auto* r : rows) {
+      std::vector<std::string> cells = {(*r)["transport"].get<std::string>(),
+                                        fixed((*r)["time_us"].get<double>(), 2),
+                                        us(*r, "fct_min_us"),
+                                        us(*r, "fct_p50_us"),
+                                        us(*r, "fct_p99_us"),
+                                        us(*r, "fct_max_us"),
+                                        r->contains("fairness") ? fixed((*r)["fairness"].get<double>(), 3)
+                                                                : std::string("-"),
+                                        fixed((*r)["goodput_gbit_per_s"].get<double>(), 1),
+                                        thousands((*r)["drops"].get<int64_t>()),
+                                        thousands((*r)["trimmed"].get<int64_t>()),
+                                        thousands((*r)["ecn_marks"].get<int64_t>()),
+                                        thousands((*r)["pause_frames"].get<int64_t>()),
+                                        us(*r, "paused_max_us"),
+                                        thousands((*r)["retransmissions"].get<int64_t>()),
+                                        thousands((*r)["timeouts"].get<int64_t>())};
+      if (lost) cells.push_back(thousands(r->value("lost_packets", int64_t{0})));
+      t.add(cells);
+    }
     t.write(out, "  ");
     // The order a comparison asks for first: by time, and by the slowest flows (FCT p99), each after the first
     // as how much later it is.

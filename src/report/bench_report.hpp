@@ -32,16 +32,17 @@ struct TransportRun {
   std::string transport, cc;              // the transport preset and congestion control in force
   bool pfc = false;                       // PFC (a lossless data class) asked for
   std::string flow_control;               // engine::packet::flow_control_name: link credits, PFC or none
+  std::string delivery;                   // engine::packet::delivery_name: reliable ordered, unordered, unreliable
   std::vector<study::BenchResult> sizes;  // one result of one size each, in size order
 };
 // Fills t's routing, transport, congestion control (the transport's default for auto) and flow control from
 // the Setup it runs on.
 void describe_transport(TransportRun& t, const scenario::Setup& s);
 // {"schema_version", "run", "compare": {op, gpus, engine, per ("flow" or "rank"), transports: [{name, sets,
-//  transport, cc, pfc, routing}], units},
+//  transport, cc, pfc, link_credits, delivery, routing}], units},
 //  "rows": [{transport, bytes, time_us, fct_flows, fct_min_us, fct_p50_us, fct_p99_us, fct_max_us, fct_cdf_us,
 //            fairness (Jain's index of the QPs' rates), goodput_gbit_per_s, drops, trimmed, ecn_marks,
-//            pause_frames, retransmissions, timeouts}]}
+//            pause_frames, retransmissions, timeouts, lost_packets (unreliable delivery: never resent)}]}
 // goodput = the payload every QP delivered / the simulated time; the counters are of that size's run.
 nlohmann::json compare_document(const scenario::Setup& first, const std::vector<TransportRun>& runs);
 void write_compare_table(const nlohmann::json& doc, std::ostream& out);

@@ -86,6 +86,8 @@ void Recorder::observe_packet(const engine::RunObservation& o) {
     q.retransmits = r.retransmits;
     q.timeouts = r.timeouts;
     q.trims = r.trims;
+    q.lost = r.lost;
+    q.lost_bytes = r.lost_bytes;
     q.out_of_order = r.out_of_order;
     q.cnps = r.cnps;
     q.final_rate_bps = r.final_rate_bps;

@@ -78,6 +78,8 @@ struct QpRecord {
   double start_s = 0, first_send_s = 0, finish_s = 0;
   uint32_t retransmits = 0, out_of_order = 0, cnps = 0;
   uint32_t timeouts = 0, trims = 0;  // the sender's retransmission timeouts; its packets trimmed (NACKed)
+  uint32_t lost = 0;                 // unreliable delivery: its packets lost and never resent
+  Bytes lost_bytes = 0;              // ... their payload (bytes - lost_bytes arrived)
   double final_rate_bps = 0;
   double fct_s() const { return finish_s - start_s; }
 };

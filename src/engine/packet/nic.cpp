@@ -21,6 +21,11 @@ Nic::Nic(const PacketOptions& opt, const Config& c, const cc::CongestionControl&
       ports_(ports),
       next_hops_(next_hops),
       window_(opt.window_packets) {
+  const Delivery d = opt.delivery != Delivery::Auto ? opt.delivery
+                                                    : (traits_.trim ? Delivery::Unordered : Delivery::Ordered);
+  selective_ = d == Delivery::Unordered;
+  ordered_ = opt.delivery == Delivery::Ordered;  // auto keeps a reorder buffer under per-packet routing
+  unreliable_ = d == Delivery::Unreliable;
   sched_.resize(ports.info.size());
   extra_bytes.assign(ports.info.size(), 0.0);
 }
@@ -84,7 +89,7 @@ int32_t Nic::add_stream(const StreamSpec& s, const std::vector<PathPart>& route)
     q.st_off = static_cast<uint32_t>(times_.size());
     times_.resize(times_.size() + cc::kMaxTimed, 0);
   }
-  if (c_.mrc) {  // MRC's path set, and the value each PSN in flight left on
+  if (c_.mrc && !ordered_) {  // MRC's path set, and the value each PSN in flight left on
     q.mrc = static_cast<uint32_t>(paths_.size());
     paths_.emplace_back().init(q.key, c_.planes);
     evs_.resize(evs_.size() + cc::kMaxTimed, 0);
@@ -181,7 +186,8 @@ void Nic::install_route(uint32_t qi, const std::vector<PathPart>& route, int64_t
     if (next_hops_->is_net(q.dst_node)) q.target = q.dst_node;
     else if (next_hops_->is_net(ports_.hot[lastl].from)) q.target = ports_.hot[lastl].from;
   }
-  if ((q.target != topology::kNone || traits_.trim) && q.bm_off == kNil) {  // a reorder buffer
+  if ((q.target != topology::kNone || selective_) && !ordered_ && !unreliable_ &&
+      q.bm_off == kNil) {  // a reorder buffer
     q.bm_off = static_cast<uint32_t>(bitmap_.size());
     bitmap_.resize(bitmap_.size() + (q.npkts + 63) / 64, 0);
   }
@@ -295,9 +301,11 @@ Packet Nic::make_data_packet(uint32_t qi, DirLink p, DirLink tx, int64_t now) {
   k.cls = c_.data_cls;
   k.ecn = 0;
   k.hop = 0;
-  if (c_.reps) {
-    k.ev = q.mrc != kNil ? (ev_of(q, psn) = paths_[q.mrc].next(now, psn < q.max_sent)) : q.reps.next(q.key);
-    if (const auto* ports = shared_ports(p); q.mrc != kNil && ports) {  // MRC: the entropy value names the plane
+  if (c_.reps) {  // ordered delivery: one entropy value, one path (and one plane)
+    k.ev = ordered_        ? static_cast<uint16_t>(q.key)
+           : q.mrc != kNil ? (ev_of(q, psn) = paths_[q.mrc].next(now, psn < q.max_sent))
+                           : q.reps.next(q.key);
+    if (const auto* ports = shared_ports(p); (q.mrc != kNil || ordered_) && ports) {  // the value names the plane
       const DirLink want = (*ports)[k.ev % ports->size()];
       if (want != tx) tx = lane().redirect = want;
     }
@@ -321,7 +329,11 @@ Packet Nic::make_data_packet(uint32_t qi, DirLink p, DirLink tx, int64_t now) {
   } else {
     q.max_sent = psn + 1;
   }
-  if (!q.rto_armed) {
+  if (unreliable_ && q.snd_nxt == q.npkts) {  // sent: nothing will come back
+    q.tx_done = true;
+    records[qi].final_rate_bps = q.cc.rate;
+  }
+  if (!q.rto_armed && !unreliable_) {
     q.rto_armed = true;
     lane().push(Time(now + rto_of(q)), kRto, qi);
   }
@@ -375,7 +387,7 @@ void Nic::react(uint32_t qi, const cc::Reaction& r, int64_t now, DirLink& kick) 
 DirLink Nic::receive_ctrl(uint32_t qi, const Packet& k, int64_t now) {
   Qp& q = qps[qi];
   DirLink kick = -1;
-  if (traits_.trim && k.type != kCnp && k.type != kPull) q.sacked = k.raw;
+  if (selective_ && k.type != kCnp && k.type != kPull) q.sacked = k.raw;
   // The algorithm hears of an ACK or NACK (una: snd_una before it); the QP may send again.
   const auto answer = [&](uint32_t una) {
     if (traits_.ack_echo && !q.tx_done) react(qi, cc_.on_feedback(q.cc, now, feedback(q, una, k, now)), now, kick);
@@ -392,7 +404,7 @@ DirLink Nic::receive_ctrl(uint32_t qi, const Packet& k, int64_t now) {
         if (q.snd_nxt < q.snd_una) q.snd_nxt = q.snd_una;
       }
       if (!q.rtx.empty()) prune_rtx(q);
-      if (c_.reps && k.ecn == 0) q.reps.recycle(k.ev);
+      if (c_.reps && !ordered_ && k.ecn == 0) q.reps.recycle(k.ev);
       if (q.mrc != kNil) paths_[q.mrc].echoed(k.ev, k.ecn != 0);
       if (q.snd_una >= q.npkts) {
         q.tx_done = true;
@@ -413,7 +425,7 @@ DirLink Nic::receive_ctrl(uint32_t qi, const Packet& k, int64_t now) {
       }
       if (q.mrc != kNil && k.psn >= q.snd_una && k.psn < q.max_sent)  // a hole: its path lost it
         paths_[q.mrc].lost(ev_of(q, k.psn), now);
-      if (traits_.trim) selective_nack(q, k.psn);
+      if (selective_) selective_nack(q, k.psn);
       else if (!q.tx_done && q.snd_nxt > k.psn && k.psn >= q.snd_una) q.snd_nxt = k.psn;
       answer(una);
       break;
@@ -431,7 +443,8 @@ DirLink Nic::receive_ctrl(uint32_t qi, const Packet& k, int64_t now) {
     case kTrimNack: {
       ++lane().stats.trim_nacks;
       ++records[qi].trims;
-      selective_nack(q, k.psn);
+      if (selective_) selective_nack(q, k.psn);
+      else if (!q.tx_done && q.snd_nxt > k.psn && k.psn >= q.snd_una) q.snd_nxt = k.psn;  // ordered: go back
       answer(q.snd_una);
       break;
     }
@@ -507,7 +520,7 @@ int64_t Nic::on_rto(uint32_t qi, int64_t now, DirLink& kick) {
   const int64_t wait = rto_of(q);
   const int64_t deadline = q.last_progress + wait;
   if (now < deadline) return deadline;
-  if (q.snd_una < q.max_sent && q.mrc != kNil && traits_.trim) {
+  if (q.snd_una < q.max_sent && q.mrc != kNil && selective_) {
     // MRC: the oldest packet outstanding (or its resend) was lost on its path: resent alone, on another.
     paths_[q.mrc].lost(ev_of(q, q.snd_una), now);
     if (std::find(q.rtx.begin() + q.rtx_pos, q.rtx.end(), q.snd_una) == q.rtx.end()) q.rtx.push_back(q.snd_una);
@@ -564,7 +577,7 @@ void Nic::ctrl(uint32_t qi, uint8_t type, uint32_t psn, bool last_hop) {
     q.cc.rx_marked = 0;
     if (last_hop && traits_.receiver_credits) k.ecn |= kEchoLastHop;
   }
-  if (traits_.trim) k.raw = static_cast<uint16_t>(std::min<uint32_t>(65535, q.ooo));
+  if (selective_) k.raw = static_cast<uint16_t>(std::min<uint32_t>(65535, q.ooo));
   if (traits_.int_telemetry && (type == kAck || type == kNack)) k.raw = static_cast<uint16_t>(lane().echo_slot);
   lane().outbox.push_back({lane().reply_via >= 0 ? lane().reply_via : rev_port(q, 0), k});
 }
@@ -586,7 +599,16 @@ bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
   if (q.pt_off != kNil) heard_target(qi, pull_targets_[q.pt_off + k.psn % cc::kMaxTimed], now);
   lane().echo_slot = q.int_off != kNil ? (k.psn & q.int_mask) + 1 : 0;  // the ACK it draws echoes its INT stack
   // Trimming and INT: every data packet is acknowledged (selectively when held); else the sender asks.
-  const bool ack_request = traits_.trim || traits_.int_telemetry || (k.ecn & kAckRequest) != 0;
+  const bool ack_request = selective_ || traits_.int_telemetry || (k.ecn & kAckRequest) != 0;
+  if (unreliable_) {  // counted, never answered (a DCQCN receiver still sends its CNPs)
+    if ((k.ecn & 1) && traits_.cnp && cc_.on_marked(q.cc, now)) {
+      ++lane().stats.cnps;
+      ctrl(qi, kCnp, 0);
+    }
+    if (q.rx_done) return false;
+    ++lane().stats.data_delivered;
+    return unreliable_step(qi, now);
+  }
   if (k.ecn & 1) {
     if (traits_.cnp && cc_.on_marked(q.cc, now)) {
       ++lane().stats.cnps;
@@ -617,7 +639,7 @@ bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
       ++ports_.stats_of[k.in_port].out_of_order;
       if (++q.ooo == 1) q.ooo_since = now;
       lane().stats.max_reorder_packets = std::max(lane().stats.max_reorder_packets, q.ooo);
-      if (c_.mrc && traits_.trim) {  // MRC: each hole reported once, when a packet R or more later arrives
+      if (c_.mrc && selective_) {  // MRC: each hole reported once, when a packet R or more later arrives
         const auto R = static_cast<uint32_t>(opt_.reorder_nack_packets);
         if (R > 0 && psn >= R) {
           for (uint32_t y = std::max(q.loss_scan, q.rcv_nxt); y <= psn - R; ++y)
@@ -686,15 +708,45 @@ bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
   return false;
 }
 
-void Nic::receive_trim(uint32_t qi, const Packet& k, int64_t now) {
+bool Nic::receive_trim(uint32_t qi, const Packet& k, int64_t now) {
   Qp& q = qps[qi];
   const ReplyVia via(*this, k);
   ++lane().stats.trims_received;
+  if (unreliable_) return lose_unreliable(qi, k.psn, now);  // its payload is gone, and nobody asks for it again
   if (c_.reps) q.rx_ev = k.ev;
   if (q.pt_off != kNil) heard_target(qi, pull_targets_[q.pt_off + k.psn % cc::kMaxTimed], now);
-  if (q.rx_done || k.psn < q.rcv_nxt) return;  // it arrived whole meanwhile
-  if (q.bm_off != kNil && k.psn > q.rcv_nxt && (bitmap_[q.bm_off + (k.psn >> 6)] >> (k.psn & 63) & 1)) return;
+  if (q.rx_done || k.psn < q.rcv_nxt) return false;  // it arrived whole meanwhile
+  if (q.bm_off != kNil && k.psn > q.rcv_nxt && (bitmap_[q.bm_off + (k.psn >> 6)] >> (k.psn & 63) & 1)) return false;
+  if (!selective_) {  // ordered: go back to the in-order point, once per hole (again if this is its packet)
+    if (q.nack_sent && k.psn != q.rcv_nxt) return false;
+    q.nack_sent = true;
+    ctrl(qi, kTrimNack, q.rcv_nxt, (k.ecn & kTrimmedLastHop) != 0);
+    return false;
+  }
   ctrl(qi, kTrimNack, k.psn, (k.ecn & kTrimmedLastHop) != 0);
+  return false;
+}
+
+bool Nic::lose_unreliable(uint32_t qi, uint32_t psn, int64_t now) {
+  Qp& q = qps[qi];
+  if (q.rx_done) return false;
+  ++records[qi].lost;
+  records[qi].lost_bytes += q.slices ? payload_of(q, psn) : (psn + 1 == q.npkts ? q.last_payload : c_.mtu);
+  return unreliable_step(qi, now);
+}
+
+bool Nic::unreliable_step(uint32_t qi, int64_t now) {
+  Qp& q = qps[qi];
+  ++q.rcv_nxt;  // packets accounted for, arrived or lost (sent in order, so slices end in order too)
+  if (q.rcv_nxt == q.npkts) {
+    q.rx_done = true;
+    return true;
+  }
+  if (q.rcv_nxt >= q.notify_at) {
+    q.notify_at = kNil;
+    lane().push(Time(now + q.suffix_delay), kProgress, qi);
+  }
+  return false;
 }
 
 // ---------------------------------------------------------------- receiver credits (cc/rccc.hpp)

@@ -28,6 +28,15 @@
 //   cc::Traits::ack_echo every ACK/NACK carries the marks since the previous one.
 // - Timeout: if no ACK progress for RTO the sender goes back to the oldest
 //   unacknowledged PSN.
+// - Delivery modes (packet_options.hpp: Delivery). What follows is ordered
+//   delivery (above) and unordered (below: the trimming case, which a
+//   congestion control that trims gets by default); unordered delivery under
+//   another algorithm behaves the same without the switches' trims. Ordered
+//   delivery under trimming answers a trimmed header with a go-back-N NACK.
+//   Unreliable delivery sends no ACK, NACK or resend: the sender has no window
+//   and no RTO, a packet lost on the way (dropped, trimmed, a fault, a dead
+//   link) is counted at its receiver (lose_unreliable), and the stream ends
+//   when every packet has arrived or been lost.
 // - Trimming (cc::Traits::trim; Ultra Ethernet's reliable unordered
 //   delivery): every QP keeps a reorder buffer; a trimmed header makes the
 //   receiver send a kTrimNack for its PSN at once; every NACK asks for its
@@ -174,8 +183,13 @@ class Nic {
     return !q.in_sched && can_send(q) ? activate(qi, now) : -1;
   }
   routing::DirLink receive_ctrl(uint32_t qi, const Packet& k, int64_t now);
-  // Receiver: a trimmed header of QP qi (its NACK goes to the outbox).
-  void receive_trim(uint32_t qi, const Packet& k, int64_t now);
+  // Receiver: a trimmed header of QP qi (its NACK goes to the outbox); true when the stream is complete
+  // (unreliable delivery: the packet is lost; then call complete()).
+  bool receive_trim(uint32_t qi, const Packet& k, int64_t now);
+  // Unreliable delivery: a data packet of QP qi was lost on its way; true when the stream is complete (then
+  // call complete()). The sequential engine only (the partitioned engine refuses unreliable delivery).
+  bool lose_unreliable(uint32_t qi, uint32_t psn, int64_t now);
+  bool unreliable() const { return unreliable_; }
   // RTO: returns when the timer fires next (-1: disarmed).
   int64_t on_rto(uint32_t qi, int64_t now, routing::DirLink& kick);
   routing::DirLink cc_timer(uint32_t qi, int64_t now);
@@ -251,10 +265,11 @@ class Nic {
 
   bool can_send(const Qp& q) const {
     if (!q.started || q.tx_done) return false;
+    if (unreliable_) return q.snd_nxt < q.npkts && q.snd_nxt < q.send_limit;  // no window: nothing is acknowledged
     const uint32_t out = q.snd_nxt - q.snd_una;
     uint32_t flight = out;
     bool resend = false;
-    if (traits_.trim) {  // in flight: not held by the receiver, not waiting to be resent (trimmed)
+    if (selective_) {  // in flight: not held by the receiver, not waiting to be resent (trimmed)
       const auto pending = static_cast<uint32_t>(q.rtx.size() - q.rtx_pos);
       flight = out - std::min(out, q.sacked + pending);
       resend = pending > 0;
@@ -285,7 +300,7 @@ class Nic {
   std::vector<uint16_t> evs_;
   // The retransmission timeout: under routing mrc with trimming, 4 of the fabric's round trips without
   // progress resend the oldest packet alone (MRC's fast loss recovery); else the NIC's RTO (go-back-N).
-  int64_t rto_of(const Qp& q) const { return q.mrc != kNil && traits_.trim ? 4 * c_.network_rtt : c_.rto; }
+  int64_t rto_of(const Qp& q) const { return q.mrc != kNil && selective_ ? 4 * c_.network_rtt : c_.rto; }
   uint16_t& ev_of(const Qp& q, uint32_t psn) {
     return evs_[static_cast<size_t>(q.mrc) * cc::kMaxTimed + psn % cc::kMaxTimed];
   }
@@ -356,7 +371,12 @@ class Nic {
   Config c_;
   const cc::CongestionControl& cc_;
   cc::Traits traits_;  // a copy: read per packet
-  Ports& ports_;       // reads rates; counts retransmissions and out-of-order arrivals per port
+  // Delivery (packet_options.hpp): a selective resend and every packet acknowledged (unordered), in order
+  // only with no reorder buffer (ordered), or no acknowledgement at all (unreliable).
+  bool selective_ = false, ordered_ = false, unreliable_ = false;
+  // Unreliable delivery: packet qi's stream advanced by one (arrived or lost); true when it is complete.
+  bool unreliable_step(uint32_t qi, int64_t now);
+  Ports& ports_;  // reads rates; counts retransmissions and out-of-order arrivals per port
   const NextHops* next_hops_;
   int32_t window_ = 0;
   std::vector<Sched> sched_;  // per port

@@ -26,6 +26,7 @@ PacketOptions default_packet_options(const NetworkOptions& options) {
   p.link_retry = options.packet.link_retry;
   p.partitioned = options.packet.partitioned;
   p.reorder_nack_packets = options.packet.reorder_nack;
+  p.delivery = delivery_from(options.packet.delivery);
   // network.threads 0: this machine's cores (under mpirun, shared by the job's ranks on it).
   p.threads = options.flow.threads > 0 ? options.flow.threads : std::min(mpi::cores_per_rank(), 64);
   p.buffer_bytes = options.packet.switch_buffer;

@@ -15,6 +15,7 @@ const std::vector<CcPreset>& cc_presets() {
       CcPreset p{e.name, e.description, t.ecn, t.kmin, t.kmax, t.pmax, t.ecn_ref_bps};
       p.credits = t.credits;
       p.cnp = t.cnp;
+      p.trim = t.trim;
       // A band that moves with the fabric's round trip: read it at 10 us, as a fraction of that round trip's bytes.
       cc::Context at;
       at.network_rtt = 10'000'000;
@@ -36,6 +37,25 @@ const CcPreset& cc_preset(std::string_view cc) {
     if (cc == p.name) return p;
   cc::make(cc, cc::Context{});  // throws the registry's error, which lists the names
   throw InputError(fmt::format("no congestion control '{}'", cc));
+}
+
+Delivery delivery_from(std::string_view name) {
+  if (name == "auto") return Delivery::Auto;
+  if (name == "ordered") return Delivery::Ordered;
+  if (name == "unordered") return Delivery::Unordered;
+  if (name == "unreliable") return Delivery::Unreliable;
+  throw InputError(
+      fmt::format("network.delivery: '{}': expected auto, ordered, unordered or unreliable", std::string(name)));
+}
+
+std::string delivery_name(std::string_view cc, Delivery d, bool per_packet) {
+  if (d == Delivery::Auto && !cc_preset(cc).trim && per_packet) return "reliable, reordered by the NIC (go-back-N)";
+  if (d == Delivery::Auto) d = cc_preset(cc).trim ? Delivery::Unordered : Delivery::Ordered;
+  switch (d) {
+    case Delivery::Ordered: return "reliable, ordered (go-back-N)";
+    case Delivery::Unordered: return "reliable, unordered (selective resend)";
+    default: return "unreliable (no resend)";
+  }
 }
 
 std::string flow_control_name(std::string_view cc, bool pfc, bool link_credits) {

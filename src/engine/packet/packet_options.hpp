@@ -34,12 +34,32 @@ struct CcPreset {
   double kmin_rtt = 0, kmax_rtt = 0;
   bool credits = false;  // lossless links by credits (InfiniBand's)
   bool cnp = false;      // the receiving NIC answers marks with CNPs (RoCE's DCQCN)
+  bool trim = false;     // switches trim what they would drop; the NIC resends selectively (cc::Traits::trim)
 };
 // The registered algorithms (cc::registry()), for `podnet list` and the scenario schema.
 const std::vector<CcPreset>& cc_presets();
 
+// How a QP delivers its packets (Ultra Ethernet's delivery modes; network.delivery):
+// - Ordered (UET's ROD, RoCE's RC): the receiver takes packets in order only; one beyond a hole is
+//   discarded and NACKed once, and the sender goes back to the hole (go-back-N). A sender that picks each
+//   packet's entropy value (routing reps, mrc) keeps one value per QP: one path, as UET's ROD asks.
+// - Unordered (UET's RUD): a reorder buffer; every packet is acknowledged with how many are held beyond
+//   the first hole, and a NACK (a trim, or a hole `reorder_nack_packets` deep) resends that packet alone.
+// - Unreliable (UET's UUD): no ACK, NACK, retransmission or timeout; the sender sends at its congestion
+//   control's rate with no window, and a lost (or trimmed) packet is gone. A stream ends when each of its
+//   packets has arrived or been lost; StreamRecord::lost counts the lost ones.
+// - Auto: unordered under a congestion control that trims (cc::Traits::trim), else ordered, with a
+//   reorder buffer under per-packet routing (the NIC reorders before it checks the order).
+enum class Delivery : uint8_t { Auto, Ordered, Unordered, Unreliable };
+// `name`: auto, ordered, unordered or unreliable (InputError naming network.delivery otherwise).
+Delivery delivery_from(std::string_view name);
+// What a run's QPs do, in words, for its reports ("reliable, ordered (go-back-N)", ...); `cc` a registered name,
+// `per_packet`: the routing sends a QP's packets on several paths (auto then keeps a reorder buffer).
+std::string delivery_name(std::string_view cc, Delivery d, bool per_packet);
+
 struct PacketOptions {
   std::string cc = "dcqcn_nic";  // see cc_presets()
+  Delivery delivery = Delivery::Auto;
   // Lossless data class with PFC (true), or a lossy class that drops when its
   // dynamic threshold is exceeded (false). Ignored for cc = infiniband (credits).
   bool pfc = true;

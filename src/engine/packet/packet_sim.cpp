@@ -249,6 +249,13 @@ struct PacketSim::Impl {
   void lose(DirLink p, const Packet& k) {
     ++ports->stats_of[p].lost;
     ++(k.type == kData ? L().stats.lost : L().stats.lost_ctrl);
+    gone(k);
+  }
+  // Unreliable delivery: a data packet (or its trimmed header) that will never arrive is counted at its
+  // receiver, whose stream may end with it (nic.hpp). The sequential engine only.
+  void gone(const Packet& k) {
+    if (nic->unreliable() && (k.type == kData || k.type == kTrim) && nic->lose_unreliable(k.qp, k.psn, L().now))
+      nic->complete(k.qp, L().now);
   }
   // A packet lost arriving over p (on its wire when it died, or with nowhere to go), counted at p. The
   // partitioned engine counts these apart (p's own lane counts the others) and adds them when the run ends.
@@ -303,6 +310,11 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   ctx.network_rtt = fabric_rtt(t, *compiler, mtu + header, ctrl_wire);
   cc = cc::make(opt.cc, ctx);
   const cc::Traits& tr = cc->traits();
+  if (opt.delivery == Delivery::Unreliable && tr.receiver_credits)
+    throw InputError(fmt::format("packet engine: network.delivery=unreliable with network.cc={}: receiver credits "
+                                 "pace a sender that is acknowledged; choose nscc or another sender algorithm, or "
+                                 "reliable delivery (ordered, unordered)",
+                                 opt.cc));
   ecn = tr.ecn;
   credits = tr.credits || opt.link_credits;
   trim = tr.trim;
@@ -522,6 +534,7 @@ void PacketSim::Impl::partition(const NetworkOptions& net, int32_t threads) {
   if (per_packet && !net.faults.failures.events.empty())
     refuse("per-packet routing (adaptive, spray, reps) with failures");
   if (opt.link_retry) refuse("link-level retry");
+  if (opt.delivery == Delivery::Unreliable) refuse("unreliable delivery");
   if (threads < 1 || threads > 64)
     throw InputError(fmt::format("packet engine: {} threads: expected 1 to 64", threads));
   if (!lane0.events.empty()) throw Error("packet engine: internal: events before partitioning");
@@ -1298,6 +1311,7 @@ void PacketSim::Impl::on_arrive(Packet k, bool replayed) {
     }
     ++ports->stats_of[p].silent;
     ++L().stats.silent;
+    gone(k);
     if (k.type == kData && k.cls == kLossless && ports->state[p].credit_limited) credit_back(p, k);
     return;
   }
@@ -1315,8 +1329,9 @@ void PacketSim::Impl::on_arrive(Packet k, bool replayed) {
   DirLink out = -1;
   if (on_data_path(k.type)) {
     if (n == q.dst_node && k.type == kTrim) {
-      nic->receive_trim(qi, k, L().now);
+      const bool done = nic->receive_trim(qi, k, L().now);
       send_outbox();
+      if (done) nic->complete(qi, L().now);
       return;
     }
     if (n == q.dst_node) {
@@ -1359,7 +1374,7 @@ void PacketSim::Impl::on_arrive(Packet k, bool replayed) {
     if (a == SwitchBuffer::Admit::Drop) {
       ++ports->stats_of[out].drops;
       ++L().stats.drops;
-      return;
+      return gone(k);
     }
     if (a == SwitchBuffer::Admit::OkPause) send_pause(p, true);
     if (pfc && k.cls == kLossless) {  // the ingress's shared watermark (§12)
