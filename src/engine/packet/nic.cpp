@@ -389,8 +389,9 @@ DirLink Nic::receive_ctrl(uint32_t qi, const Packet& k, int64_t now) {
   DirLink kick = -1;
   if (selective_ && k.type != kCnp && k.type != kPull) q.sacked = k.raw;
   // The algorithm hears of an ACK or NACK (una: snd_una before it); the QP may send again.
-  const auto answer = [&](uint32_t una) {
-    if (traits_.ack_echo && !q.tx_done) react(qi, cc_.on_feedback(q.cc, now, feedback(q, una, k, now)), now, kick);
+  const auto answer = [&](uint32_t una, uint32_t received = 0) {
+    if (traits_.ack_echo && !q.tx_done)
+      react(qi, cc_.on_feedback(q.cc, now, feedback(q, una, received, k, now)), now, kick);
     const DirLink a = maybe_activate(qi, now);
     if (a >= 0) kick = a;
   };
@@ -412,7 +413,12 @@ DirLink Nic::receive_ctrl(uint32_t qi, const Packet& k, int64_t now) {
         ++q.cc.stamp;
         break;
       }
-      answer(una);
+      // What the receiver has now, in order or held beyond a hole: a hole filled moves packets from one count
+      // to the other, so only new arrivals add.
+      const uint32_t have = q.snd_una + q.sacked;
+      const uint32_t received = have > q.heard ? have - q.heard : 0;
+      q.heard = std::max(q.heard, have);
+      answer(una, received);
       break;
     }
     case kNack: {
@@ -485,9 +491,10 @@ void Nic::prune_rtx(Qp& q) {
   }
 }
 
-cc::Feedback Nic::feedback(const Qp& q, uint32_t una_before, const Packet& k, int64_t now) const {
+cc::Feedback Nic::feedback(const Qp& q, uint32_t una_before, uint32_t received, const Packet& k, int64_t now) const {
   cc::Feedback b;
   b.acked = q.snd_una - una_before;
+  b.received = received;
   b.marked = traits_.receiver_credits ? (k.ecn & ~kEchoLastHop) : k.ecn;
   b.last_hop = traits_.receiver_credits && (k.ecn & kEchoLastHop) != 0;
   if (q.int_off != kNil && k.raw > 0 && (k.type == kAck || k.type == kNack)) {
@@ -499,6 +506,7 @@ cc::Feedback Nic::feedback(const Qp& q, uint32_t una_before, const Packet& k, in
   b.snd_una = q.snd_una;
   b.snd_nxt = q.snd_nxt;
   b.nack = k.type != kAck;
+  b.psn = k.psn;
   b.trimmed = k.type == kTrimNack;
   // Under routing mrc an ACK that fills a hole (advancing more than 2 packets) gives no sample: the time of
   // its last packet includes the wait for the lost one (MRC echoes each packet's own send time).

@@ -115,6 +115,7 @@ struct Qp {
   int64_t heap_time = 0;
   int64_t last_bytes = 0;  // wire bytes of the last packet (rate changes rescale its gap)
   uint32_t sacked = 0;     // trimming: packets the receiver holds beyond its hole (its latest ACK/NACK)
+  uint32_t heard = 0;      // packets the receiver has reported having, in order or held (its latest ACK)
   uint32_t rtx_pos = 0;    // trimming: rtx[rtx_pos..] are PSNs to resend before new ones
   std::vector<uint32_t> rtx;
   uint32_t st_off = kNil;  // Traits::rtt: send times of PSN p at times_[st_off + p % kMaxTimed]
@@ -340,7 +341,7 @@ class Nic {
   void ctrl(uint32_t qi, uint8_t type, uint32_t psn, bool last_hop = false);
   void selective_nack(Qp& q, uint32_t psn);
   void prune_rtx(Qp& q);
-  cc::Feedback feedback(const Qp& q, uint32_t una_before, const Packet& k, int64_t now) const;
+  cc::Feedback feedback(const Qp& q, uint32_t una_before, uint32_t received, const Packet& k, int64_t now) const;
   void maybe_ack(uint32_t qi, bool force, int64_t now);
   // Applies a rate; returns the port to wake when the QP's wait got shorter.
   routing::DirLink set_rate(uint32_t qi, double rate, int64_t now);

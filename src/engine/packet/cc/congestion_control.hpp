@@ -160,10 +160,12 @@ constexpr int64_t kPullQuantum = 256;
 // What an ACK or NACK tells the sender.
 struct Feedback {
   uint32_t acked = 0;                 // packets newly acknowledged (cumulative)
+  uint32_t received = 0;              // an ACK: packets newly at the receiver, in order or held beyond a hole
   uint32_t marked = 0;                // the echoed count of ECN-marked data packets
   uint32_t snd_una = 0, snd_nxt = 0;  // the sender's PSNs after the update
   int64_t rtt = -1;                   // ps: round trip of the newest packet acknowledged (Traits::rtt), -1 none
   bool nack = false;                  // a NACK: a hole, or (trimmed) a trimmed packet
+  uint32_t psn = 0;                   // a NACK: the PSN it names
   bool trimmed = false;
   bool last_hop = false;  // (receiver_credits) the packet was trimmed at the port into its receiver's NIC
   // (int_telemetry) the stack the answered data packet collected, `nhops` hops (0: none, or over kMaxIntHops)

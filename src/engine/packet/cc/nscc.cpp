@@ -98,7 +98,8 @@ Reaction Nscc::on_feedback(Flow& f, int64_t now, const Feedback& fb) const {
   const auto R = static_cast<double>(ctx_.network_rtt);
   const double a = bdp(f, R) / p_.ref_bdp;
   const double b = T / p_.ref_rtt_ps;
-  const double n = static_cast<double>(fb.acked) * wire_;
+  // Bytes the receiver newly has, in order or not (htsim's recvd_bytes): a hole does not hide progress.
+  const double n = static_cast<double>(fb.received) * wire_;
   f.qa_bytes += n;
   f.adjust_bytes += n;
 
@@ -106,6 +107,8 @@ Reaction Nscc::on_feedback(Flow& f, int64_t now, const Feedback& fb) const {
     if (!fb.trimmed) return {};  // a hole NACK: the resend is the NIC's; the window waits for a trim or a mark
     f.avg_delay = (1 - p_.avg_weight) * f.avg_delay + p_.avg_weight * R;
     f.qa_nack = true;
+    // A packet sent before the last quick adapt: that cut answered it already (htsim's bytes to ignore).
+    if (fb.psn < f.qa_psn) return {};
     // With receiver credits a trim at the last hop is the receiver's to answer (its pacer), not the window's.
     if (!quick_adapt(f, now, 0, true, fb.snd_nxt) && !(fb.last_hop && traits().receiver_credits)) {
       f.wnd_bytes -= wire_;
@@ -120,7 +123,9 @@ Reaction Nscc::on_feedback(Flow& f, int64_t now, const Feedback& fb) const {
     if (fb.rtt < f.base_rtt) f.base_rtt = fb.rtt;
     d = static_cast<double>(fb.rtt - f.base_rtt);
   }
-  bool marked = fb.marked > 0 && fb.snd_una >= f.qa_psn;
+  // Marks on packets sent before the last quick adapt: that cut answered them; the ACK changes nothing.
+  const bool answered = fb.marked > 0 && fb.snd_una < f.qa_psn;
+  bool marked = fb.marked > 0 && !answered;
   if (p_.median_of > 0 && fb.rtt > 0) {  // the multipath variant: the median of the last samples decides
     f.med_marks = static_cast<uint8_t>((f.med_marks & ~(1u << f.med_pos)) | (marked ? 1u << f.med_pos : 0u));
     d = median_push(f, d, p_.median_of);
@@ -130,6 +135,7 @@ Reaction Nscc::on_feedback(Flow& f, int64_t now, const Feedback& fb) const {
     const double s = (!marked && d > T) ? 0.25 * static_cast<double>(f.base_rtt) : d;
     f.avg_delay = (1 - p_.avg_weight) * f.avg_delay + p_.avg_weight * s;
   }
+  if (answered) return {};
   if (quick_adapt(f, now, d, false, fb.snd_nxt)) return {};
 
   if (!marked && d < T) {
