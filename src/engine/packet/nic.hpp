@@ -191,6 +191,7 @@ class Nic {
   // call complete()). The sequential engine only (the partitioned engine refuses unreliable delivery).
   bool lose_unreliable(uint32_t qi, uint32_t psn, int64_t now);
   bool unreliable() const { return unreliable_; }
+  bool ordered() const { return ordered_; }
   // RTO: returns when the timer fires next (-1: disarmed).
   int64_t on_rto(uint32_t qi, int64_t now, routing::DirLink& kick);
   routing::DirLink cc_timer(uint32_t qi, int64_t now);
@@ -207,6 +208,19 @@ class Nic {
   // together (line_bps). Under routing mrc (Config::mrc) the packet's entropy value also names its port:
   // group[ev mod P], and the last packet made says where it goes (take_redirect). Set before the first stream.
   void share_ports(std::vector<std::vector<routing::DirLink>> groups);
+  // The link into each NIC from its switch in each plane ([NIC node x planes + p], packet_sim.hpp §7), which
+  // a packet's plane must have in service at its receiver too.
+  void plane_downlinks(const std::vector<routing::DirLink>* down, int planes) {
+    plane_down_ = down;
+    planes_ = planes;
+  }
+  // A multi-plane NIC's link that routing has taken out of service (dead, or down before the run): its NIC
+  // sends nothing new on it, and no sender sends a packet toward its NIC in that plane (packet_sim.hpp §7).
+  void set_port_off(routing::DirLink d, bool off) {
+    if (port_off_.empty()) port_off_.assign(ports_.hot.size(), 0);
+    port_off_[static_cast<size_t>(d)] = off ? 1 : 0;
+  }
+  bool port_off(routing::DirLink d) const { return !port_off_.empty() && port_off_[static_cast<size_t>(d)] != 0; }
   // The ports sharing p's schedule when p is a group's first (else nullptr).
   const std::vector<routing::DirLink>* shared_ports(routing::DirLink p) const {
     return group_of_.empty() || group_of_[p] < 0 ? nullptr : &groups_[static_cast<size_t>(group_of_[p])];
@@ -306,6 +320,14 @@ class Nic {
     return evs_[static_cast<size_t>(q.mrc) * cc::kMaxTimed + psn % cc::kMaxTimed];
   }
   std::vector<std::vector<routing::DirLink>> groups_;
+  std::vector<uint8_t> port_off_;  // per directed link (set_port_off); empty: all in service
+  const std::vector<routing::DirLink>* plane_down_ = nullptr;
+  int planes_ = 1;
+  // Port tx of group `ports`, or, if its plane is out of service at either end of QP q, the port of a plane
+  // in service at both with the least queued (tx itself when none is).
+  routing::DirLink plane_in_service(const Qp& q, const std::vector<routing::DirLink>& ports, routing::DirLink tx) const;
+  // Plane p (port ports[p]) is in service at both ends of QP q.
+  bool plane_ok(const Qp& q, const std::vector<routing::DirLink>& ports, size_t p) const;
   // A multi-plane receiver answers on the plane the packet came in on (packet_sim.hpp §7): while it handles
   // that packet, its NIC's port into that plane (Lane::reply_via; else -1: the QP's path reversed). Lane
   // state, as Lane::redirect: the partitioned engine's threads each have their own.

@@ -421,6 +421,7 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
       if (up.size() > 1) groups.push_back(std::move(up));
     }
     nic->share_ports(std::move(groups));
+    nic->plane_downlinks(&plane_down, t.nic_planes);
   }
 
   storms = net.faults.pause_storms;
@@ -1212,9 +1213,14 @@ void PacketSim::Impl::try_send_one(DirLink p) {
   Nic& n = *nic;
   const DirLink sp = n.sched_port(p);  // the schedule its QPs are on (§7)
   bool got = false;
+  // Under ordered delivery a multi-plane NIC's port sends the packets the shared schedule gave it first, before
+  // it takes a new one from the schedule (a QP's packets on one port never overtake each other). A port out of
+  // service takes none.
+  const bool handed = sp != p || n.shared_ports(p) != nullptr;
   while (true) {
     got = ports->pick(
-        p, data_cls, qp_wire, L().now, [&] { return n.has_qps(sp); },
+        p, data_cls, qp_wire, L().now,
+        [&] { return n.has_qps(sp) && !(handed && ((n.ordered() && !s.q[data_cls].empty()) || n.port_off(p))); },
         [&](Packet& out) { return n.next_packet(sp, p, L().now, out); }, pk);
     const DirLink to = got ? n.take_redirect() : -1;
     if (to < 0 || (links_failed && dead[to])) break;
@@ -1229,7 +1235,9 @@ void PacketSim::Impl::try_send_one(DirLink p) {
     // A QP waiting for its pacing time wakes the port then; one blocked by the link's credits waits for them
     // instead (kCredit tries the port again): a kick at a pacing time already past would come back at once.
     const bool credit_blocked = data_cls == kLossless && s.credit_limited && s.credits < qp_wire;
-    if (!s.paused && !credit_blocked && !n.ready(sp) && n.has_qps(sp)) ensure_kick(sp, n.next_wait(sp));
+    // (A port out of service takes nothing from the schedule: the ports in service wake it.)
+    if (!s.paused && !credit_blocked && !n.ready(sp) && n.has_qps(sp) && !(handed && n.port_off(p)))
+      ensure_kick(sp, n.next_wait(sp));
     return;
   }
   transmit(p, pk);
@@ -1786,6 +1794,12 @@ void PacketSim::set_link_dead(topology::LinkId l, bool dead) {
 }
 void PacketSim::set_route_dir_up(routing::DirLink d, bool up) {
   m_->router->set_dir_up(d, up);  // the per-packet next hops share the Router's graph
+  // A multi-plane NIC's link: its NIC and every sender toward it leave that plane alone (§7).
+  if (!m_->plane_down.empty()) {
+    const topology::Link& l = m_->topo.links[routing::link_of(d)];
+    const auto planed = [&](NodeId n) { return m_->topo.nodes[n].kind == NodeKind::Nic; };
+    if (planed(l.a) || planed(l.b)) m_->nic->set_port_off(d, !up);
+  }
 }
 int64_t PacketSim::reroute(const std::vector<DirLink>& dirs) {
   LaneScope scope(m_->lane0);
