@@ -222,6 +222,16 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
                              "packet engine shares one run among ranks (--engine packet --set "
                              "network.partitioned=true)\n",
                              mpi::world().size);
+  // Unreliable delivery sends no ACK: an algorithm that acts on ACKs has nothing to act on.
+  if ((command == "bench" || command == "train") && engine::engine_info(s.engine).traits.packet_faults &&
+      engine::packet::delivery_from(s.network.packet.delivery) == engine::packet::Delivery::Unreliable) {
+    const std::string cc = s.network.packet.cc != "auto" ? s.network.packet.cc : s.network.transport.default_cc;
+    if (engine::packet::cc_preset(cc).acks)
+      std::cerr << fmt::format("podnet: note: network.delivery=unreliable sends no ACKs, so {} has nothing to act on: "
+                               "every sender sends at its line rate, as with network.cc=none, and what the network "
+                               "drops or trims is lost (lost_packets)\n",
+                               cc);
+  }
   // Ordered delivery (packet_options.hpp: Delivery) under per-packet routing: one path per QP, or discards.
   if ((command == "bench" || command == "train") && engine::engine_info(s.engine).traits.packet_faults &&
       engine::packet::delivery_from(s.network.packet.delivery) == engine::packet::Delivery::Ordered) {

@@ -87,8 +87,9 @@ std::vector<ParamSpec> network_params() {
        "packet engine: how a QP delivers (Ultra Ethernet's modes). ordered: in order only, go-back-N on a hole, "
        "one path per QP even under routing reps or mrc (UET's ROD, RoCE's RC); unordered: a reorder buffer and "
        "each lost or trimmed packet resent alone (UET's RUD); unreliable: no ACK and no resend, a lost packet is "
-       "gone and counted (UET's UUD). auto: unordered under a congestion control that trims (nscc, the uec and "
-       "mrc presets), else ordered",
+       "gone and counted (UET's UUD). auto: unordered under a congestion control that trims (nscc, rccc, "
+       "nscc_rccc; the uec, uec_rccc and mrc presets), else ordered, with the NIC's reorder buffer under per-packet "
+       "routing (spray, adaptive: 'reordered by the NIC')",
        -1e300,
        1e300,
        {"auto", "ordered", "unordered", "unreliable"}},

@@ -490,6 +490,11 @@ nlohmann::json compare_document(const scenario::Setup& first, const std::vector<
       nlohmann::json row = {{"transport", t.name},
                             {"bytes", b.bytes},
                             {"time_us", round_to(b.run.makespan.seconds() * 1e6, 3)}};
+      if (b.run.job_failed) {  // time_us is when it was declared failed
+        row["job_failed"] = true;
+        row["failure"] = b.run.failure;
+        row["failed_at_us"] = round_to(b.run.failed_at.seconds() * 1e6, 3);
+      }
       if (b.fct) {
         row["fct_flows"] = b.fct->flows;
         row["fct_min_us"] = round_to(b.fct->min.us(), 3);
@@ -551,9 +556,11 @@ void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
         "ECN marks",    "PAUSE frames", "most paused port (us)", "retransmissions", "timeouts"};
     if (lost) head.push_back("lost, never resent");
     Table t(head);
+    const auto failed = [](const nlohmann::json& r) { return r.value("job_failed", false); };
     for (const auto* r : rows) {
       std::vector<std::string> cells = {(*r)["transport"].get<std::string>(),
-                                        fixed((*r)["time_us"].get<double>(), 2),
+                                        failed(*r) ? std::string("job failed")
+                                                   : fixed((*r)["time_us"].get<double>(), 2),
                                         us(*r, "fct_min_us"),
                                         us(*r, "fct_p50_us"),
                                         us(*r, "fct_p99_us"),
@@ -572,23 +579,34 @@ void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
       t.add(cells);
     }
     t.write(out, "  ");
+    for (const auto* r : rows)
+      if (failed(*r))
+        out << fmt::format("  {}: JOB FAILED at {} us: {}\n", (*r)["transport"].get<std::string>(),
+                           fixed((*r)["failed_at_us"].get<double>(), 1), r->value("failure", std::string("-")));
     // The order a comparison asks for first: by time, and by the slowest flows (FCT p99), each after the first
     // as how much later it is.
     const auto rank = [&](const char* key, const char* what) {
       std::vector<const nlohmann::json*> by(rows.begin(), rows.end());
-      by.erase(std::remove_if(by.begin(), by.end(), [&](const nlohmann::json* r) { return !r->contains(key); }),
+      // A failed run has no time to rank; one that lost packets for good is marked.
+      by.erase(std::remove_if(by.begin(), by.end(),
+                              [&](const nlohmann::json* r) { return !r->contains(key) || failed(*r); }),
                by.end());
+      const auto lost = [](const nlohmann::json& r) {
+        const int64_t n = r.value("lost_packets", int64_t{0});
+        return n > 0 ? fmt::format(" ({} packets lost)", thousands(n)) : std::string();
+      };
       if (by.size() < 2) return;
       std::stable_sort(by.begin(), by.end(), [&](const nlohmann::json* a, const nlohmann::json* b) {
         return (*a)[key].get<double>() < (*b)[key].get<double>();
       });
       const double best = (*by[0])[key].get<double>();
-      std::string line =
-          fmt::format("  by {}: {} {} us", what, (*by[0])["transport"].get<std::string>(), fixed(best, 2));
+      std::string line = fmt::format("  by {}: {} {} us{}", what, (*by[0])["transport"].get<std::string>(),
+                                     fixed(best, 2), lost(*by[0]));
       for (size_t k = 1; k < by.size(); ++k)
-        line += fmt::format("; {} {}", (*by[k])["transport"].get<std::string>(),
+        line += fmt::format("; {} {}{}", (*by[k])["transport"].get<std::string>(),
                             best > 0 ? fmt::format("+{} %", fixed(100.0 * ((*by[k])[key].get<double>() / best - 1), 1))
-                                     : fixed((*by[k])[key].get<double>(), 2) + " us");
+                                     : fixed((*by[k])[key].get<double>(), 2) + " us",
+                            lost(*by[k]));
       out << line << "\n";
     };
     rank("time_us", "time");
@@ -612,9 +630,12 @@ void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
          "the "
          "QPs' rates (1 = equal shares); goodput: the payload every QP delivered / the simulated time; most paused "
          "port: the longest any port spent paused by PFC; counters: every port and QP of that run.\n";
-  bool no_fct = true;
-  for (const auto& r : doc["rows"]) no_fct = no_fct && !r.contains("fct_p50_us");
-  if (no_fct && !doc["rows"].empty())
+  bool no_fct = true, all_failed = true;
+  for (const auto& r : doc["rows"]) {
+    no_fct = no_fct && !r.contains("fct_p50_us");
+    all_failed = all_failed && r.value("job_failed", false);
+  }
+  if (no_fct && !all_failed && !doc["rows"].empty() && c["per"] == "rank")
     out << "  FCT '-': a collective's transfers wait for each other, so no flow has a completion time of its own; its "
            "time is the operation's (permutation, incast and all-to-all give FCTs)\n";
   if (doc.contains("notes"))

@@ -16,6 +16,7 @@ const std::vector<CcPreset>& cc_presets() {
       p.credits = t.credits;
       p.cnp = t.cnp;
       p.trim = t.trim;
+      p.acks = t.ack_echo || t.rtt || t.int_telemetry;
       // A band that moves with the fabric's round trip: read it at 10 us, as a fraction of that round trip's bytes.
       cc::Context at;
       at.network_rtt = 10'000'000;

@@ -35,6 +35,7 @@ struct CcPreset {
   bool credits = false;  // lossless links by credits (InfiniBand's)
   bool cnp = false;      // the receiving NIC answers marks with CNPs (RoCE's DCQCN)
   bool trim = false;     // switches trim what they would drop; the NIC resends selectively (cc::Traits::trim)
+  bool acks = false;     // it acts on what ACKs carry: marks, round trips or telemetry (none under unreliable delivery)
 };
 // The registered algorithms (cc::registry()), for `podnet list` and the scenario schema.
 const std::vector<CcPreset>& cc_presets();
