@@ -142,10 +142,11 @@ std::vector<std::string> write_dir(const Recorder& r, const std::string& dir, bo
   }
   if (r.packet_level()) {
     auto f = open(path("qps.csv"));
-    f << "run,qp,src,dst,bytes,start_s,finish_s,fct_s,retransmits,out_of_order,cnps,final_rate_bps\n";
+    f << "run,qp,src,dst,bytes,start_s,finish_s,fct_s,retransmits,out_of_order,cnps,final_rate_bps,lost_packets\n";
     for (const auto& q : r.qps())
-      f << fmt::format("{},{},{},{},{},{:.12f},{:.12f},{:.12f},{},{},{},{:.0f}\n", q.run, q.qp, q.src, q.dst, q.bytes,
-                       q.start_s, q.finish_s, q.fct_s(), q.retransmits, q.out_of_order, q.cnps, q.final_rate_bps);
+      f << fmt::format("{},{},{},{},{},{:.12f},{:.12f},{:.12f},{},{},{},{:.0f},{}\n", q.run, q.qp, q.src, q.dst,
+                       q.bytes, q.start_s, q.finish_s, q.fct_s(), q.retransmits, q.out_of_order, q.cnps,
+                       q.final_rate_bps, q.lost);
   }
   if (!r.queue_series().empty()) {
     auto f = open(path("queue_depth.csv"));
