@@ -52,6 +52,20 @@ inline int32_t add(PacketSim& sim, int32_t src, int32_t dst, Bytes bytes, uint64
   return sim.add_stream(s, r);
 }
 
+// The first cable (copper or optical) on the route src -> dst, as a directed link: the host's NIC into its
+// leaf (-1: none). Routes on a PacketSim of its own.
+inline routing::DirLink first_cable(const topology::Topology& topo, const NetworkOptions& n, const PacketOptions& opt,
+                                    int32_t src, int32_t dst) {
+  PacketSim probe(topo, n, opt);
+  std::vector<routing::PathPart> r;
+  probe.route(src, dst, 0, r);
+  for (const auto& part : r) {
+    const auto media = topo.links[routing::link_of(part.link)].media;
+    if (media == topology::Media::Copper || media == topology::Media::Optical) return part.link;
+  }
+  return -1;
+}
+
 inline void run(PacketSim& sim) {
   sim.run([](const SimEvent&) {});
 }
