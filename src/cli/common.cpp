@@ -224,9 +224,10 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
                              mpi::world().size);
   // Unreliable delivery sends no ACK: an algorithm that acts on ACKs has nothing to act on. (Each transport of
   // --compare-cc is a "bench <name> (i of n)" here.)
-  const bool bench_or_train = command.rfind("bench", 0) == 0 || command == "train";
-  if (bench_or_train && engine::engine_info(s.engine).traits.packet_faults &&
-      engine::packet::delivery_from(s.network.packet.delivery) == engine::packet::Delivery::Unreliable) {
+  const bool packet_run = (command.rfind("bench", 0) == 0 || command == "train") &&
+                          engine::engine_info(s.engine).traits.packet_faults;
+  const engine::packet::Delivery delivery = engine::packet::delivery_from(s.network.packet.delivery);
+  if (packet_run && delivery == engine::packet::Delivery::Unreliable) {
     const std::string cc = s.network.packet.cc != "auto" ? s.network.packet.cc : s.network.transport.default_cc;
     if (engine::packet::cc_preset(cc).acks)
       std::cerr << fmt::format("podnet: note: network.delivery=unreliable sends no ACKs, so {} has nothing to act on: "
@@ -235,8 +236,7 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
                                cc);
   }
   // Ordered delivery (packet_options.hpp: Delivery) under per-packet routing: one path per QP, or discards.
-  if (bench_or_train && engine::engine_info(s.engine).traits.packet_faults &&
-      engine::packet::delivery_from(s.network.packet.delivery) == engine::packet::Delivery::Ordered) {
+  if (packet_run && delivery == engine::packet::Delivery::Ordered) {
     const routing::PolicyInfo* policy = routing::find_policy(s.network.routing.policy);
     if (policy && policy->per_packet == routing::PerPacket::Entropy)
       std::cerr << fmt::format("podnet: note: network.delivery=ordered: {} routing keeps one entropy value per QP, so "

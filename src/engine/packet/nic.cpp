@@ -224,14 +224,13 @@ DirLink Nic::plane_in_service(const Qp& q, const std::vector<DirLink>& ports, Di
   size_t at = 0;
   while (at < P && ports[at] != tx) ++at;
   if (at == P) return tx;
-  const auto in_service = [&](size_t p) { return plane_ok(q, ports, p); };
-  if (in_service(at)) return tx;
+  if (plane_ok(q, ports, at)) return tx;
   // The plane in service whose port has the least queued (a port that is free takes the next packet).
   DirLink best = tx;
   int64_t least = INT64_MAX;
   for (size_t i = 1; i < P; ++i) {
     const size_t p = (at + i) % P;
-    if (!in_service(p)) continue;
+    if (!plane_ok(q, ports, p)) continue;
     const PortState& s = ports_.state[static_cast<size_t>(ports[p])];  // its queued data, and the packet on it
     const int64_t queued = s.q[kLossless].bytes + s.q[kLossy].bytes + (s.busy_until > lane().now ? 1 : 0);
     if (queued < least) {
@@ -331,23 +330,23 @@ Packet Nic::make_data_packet(uint32_t qi, DirLink p, DirLink tx, int64_t now) {
   k.cls = c_.data_cls;
   k.ecn = 0;
   k.hop = 0;
-  if (c_.reps) {  // ordered delivery: one entropy value, one path (and one plane)
+  const std::vector<DirLink>* group = shared_ports(p);  // a multi-plane NIC's ports (§7), else nullptr
+  if (c_.reps) {                                        // ordered delivery: one entropy value, one path (and one plane)
     k.ev = ordered_        ? static_cast<uint16_t>(q.key)
            : q.mrc != kNil ? (ev_of(q, psn) = paths_[q.mrc].next(now, psn < q.max_sent))
                            : q.reps.next(q.key);
-    const auto* group = shared_ports(p);
     if (q.mrc != kNil && group && !port_off_.empty())  // a value of a plane out of service rests; another is drawn
       for (int i = 0; i < 64 && !plane_ok(q, *group, k.ev % group->size()); ++i) {
         paths_[q.mrc].lost(k.ev, now);
         k.ev = ev_of(q, psn) = paths_[q.mrc].next(now, psn < q.max_sent);
       }
-    if (const auto* ports = group; (q.mrc != kNil || ordered_) && ports) {  // the value names the plane
-      const DirLink want = (*ports)[k.ev % ports->size()];
+    if ((q.mrc != kNil || ordered_) && group) {  // the value names the plane
+      const DirLink want = (*group)[k.ev % group->size()];
       if (want != tx) tx = lane().redirect = want;
     }
   }
-  if (const auto* ports = shared_ports(p); ports && !port_off_.empty()) {  // a plane out of service at either end
-    const DirLink use = plane_in_service(q, *ports, tx);
+  if (group && !port_off_.empty()) {  // a plane out of service at either end
+    const DirLink use = plane_in_service(q, *group, tx);
     if (use != tx) tx = lane().redirect = use;
   }
   if (q.int_off != kNil) int_count_[q.int_off + (psn & q.int_mask)] = 0;  // its INT stack starts empty

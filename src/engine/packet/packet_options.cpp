@@ -50,8 +50,11 @@ Delivery delivery_from(std::string_view name) {
 }
 
 std::string delivery_name(std::string_view cc, Delivery d, bool per_packet) {
-  if (d == Delivery::Auto && !cc_preset(cc).trim && per_packet) return "reliable, reordered by the NIC (go-back-N)";
-  if (d == Delivery::Auto) d = cc_preset(cc).trim ? Delivery::Unordered : Delivery::Ordered;
+  if (d == Delivery::Auto) {
+    if (cc_preset(cc).trim) d = Delivery::Unordered;
+    else if (per_packet) return "reliable, reordered by the NIC (go-back-N)";
+    else d = Delivery::Ordered;
+  }
   switch (d) {
     case Delivery::Ordered: return "reliable, ordered (go-back-N)";
     case Delivery::Unordered: return "reliable, unordered (selective resend)";
