@@ -16,7 +16,8 @@
 // process: CPU and peak memory; then the same million GPUs with 800G NICs
 // on 128 x 800G switches, which takes four tiers (clos-128k grown). Target
 // (issue): the design <= 10 s and a few GB; reliability and the config plan
-// within seconds.
+// within seconds. --million times one analytical iteration of the whole 1,048,576-GPU cluster (clos-1m's job at
+// DP 8,192). Target (issue): <= 60 s and <= 8 GB.
 #include "bench_util.hpp"
 
 #include <fcntl.h>
@@ -117,6 +118,23 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--flow") == 0) engines.push_back("flow");
     if (std::strcmp(argv[i], "--design") == 0) return design_cases();
+    if (std::strcmp(argv[i], "--million") == 0) {
+      // One iteration at 1,048,576 GPUs: clos-1m's job (Llama 3 405B, TP8 x PP16) at DP 8,192, 16 sequences per
+      // replica, analytical engine, one thread (about 2 minutes). Target (issue): <= 60 s and <= 8 GB.
+      const std::vector<std::string> args = {"podnet",
+                                             "train",
+                                             "clos-1m",
+                                             "--engine",
+                                             "analytical",
+                                             "--set",
+                                             "workload.dp=8192",
+                                             "--set",
+                                             "workload.global_batch=131072",
+                                             "--set",
+                                             "network.threads=1"};
+      const std::string label = "podnet train clos-1m at DP 8,192";
+      return podnet::bench::run_in_child(label.c_str(), [&] { return run_command(label, args); });
+    }
     if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) threads = std::atoi(argv[++i]);
   }
   std::printf("scale_bench: one iteration of the default job, DP scaled with the cluster (aipod-16k, TP8 x PP16), "

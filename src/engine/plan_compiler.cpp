@@ -14,7 +14,12 @@ using topology::NodeKind;
 
 PlanCompiler::PlanCompiler(const topology::Topology& topo, routing::Router& router, const Transport& transport,
                            const LinkClassOptions& links)
-    : topo_(topo), router_(router), transport_(transport), links_(links), coef_(routing::dir_link_count(topo), 0.0) {
+    : cache_limit_(cache_limit_for(topo.gpus.size())),
+      topo_(topo),
+      router_(router),
+      transport_(transport),
+      links_(links),
+      coef_(routing::dir_link_count(topo), 0.0) {
   const size_t n = topo.links.size();
   factor_.resize(n);
   class_eff_.resize(n);

@@ -4,6 +4,7 @@
 // they differ only in how bandwidth is shared (backend.hpp states the model).
 #pragma once
 
+#include <algorithm>
 #include <deque>
 #include <memory>
 #include <string>
@@ -105,7 +106,11 @@ class PlanCompiler {
   // iteration whose 128-GPU DP groups run PAT (docs/contributing/validation/speed.md, "The route cache holds a
   // training plan's PAT steps"); at 98,304 GPUs the distinct steps take about 850 MB, but a stage's gradient
   // buckets repeat the same steps one after another, so the newest 256 MB hold what comes next.
+  // Past 262,144 GPUs the bound grows with the fabric, kCachedBytesPerGpu a GPU (1 GiB at 1,048,576): there one
+  // stage's DP groups' PAT steps take about 340 MB, and a bound below that made every bucket route them afresh.
   static constexpr size_t kMaxCachedBytes = size_t{256} << 20;
+  static constexpr size_t kCachedBytesPerGpu = 1024;
+  static size_t cache_limit_for(size_t gpus) { return std::max(kMaxCachedBytes, kCachedBytesPerGpu * gpus); }
   size_t cache_limit_ = kMaxCachedBytes;
   uint32_t miss_run_ = 0;  // misses in a row, then (from kBypassAfter) transfers since
   uint64_t lookups_ = 0, hits_ = 0, evictions_ = 0;

@@ -82,9 +82,11 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "core/shared_vector.hpp"
 #include "core/units.hpp"
 
 namespace podnet::plan {
@@ -102,15 +104,17 @@ struct Pipeline {
 
 struct Transfer {
   TransferKind kind = TransferKind::P2p;
-  std::vector<int32_t> ranks;  // P2p: {src, dst}; Ring: ring order; Coupled: participants
-  Bytes bytes = 0;             // P2p: total; Ring: bytes each hop carries; Coupled: each edge
-  int32_t latency_steps = 1;   // sequential per-hop latencies paid (0: none; the plan's leading delay holds them)
-  int32_t qps = 1;             // QPs per connection (ECMP entropy)
-  int32_t channel = 0;         // NCCL channel (for reporting)
-  bool open = false;           // Ring only: a chain, no closing hop
-  double max_rate_bps = 0;     // > 0: payload bits/s it moves at most (P2p: over its QPs; else per hop), above
-  std::vector<std::pair<int32_t, int32_t>> edges;  // Coupled only: (src, dst) edges, each carrying `bytes`
-  Time duration;                                   // Compute only: how long the work takes
+  // ranks and edges are shared by the copies of a transfer until one is changed (a plan repeats the same lists
+  // for every microbatch and gradient bucket; core/shared_vector.hpp).
+  SharedVector<int32_t> ranks;  // P2p: {src, dst}; Ring: ring order; Coupled: participants
+  Bytes bytes = 0;              // P2p: total; Ring: bytes each hop carries; Coupled: each edge
+  int32_t latency_steps = 1;    // sequential per-hop latencies paid (0: none; the plan's leading delay holds them)
+  int32_t qps = 1;              // QPs per connection (ECMP entropy)
+  int32_t channel = 0;          // NCCL channel (for reporting)
+  bool open = false;            // Ring only: a chain, no closing hop
+  double max_rate_bps = 0;      // > 0: payload bits/s it moves at most (P2p: over its QPs; else per hop), above
+  SharedVector<std::pair<int32_t, int32_t>> edges;  // Coupled only: (src, dst) edges, each carrying `bytes`
+  Time duration;                                    // Compute only: how long the work takes
   // Compute only: the delay holds the per-hop latency of the transfers after it that pay none of their
   // own (latency_steps = 0; NCCL's latency term, collective.hpp). An engine whose packets take their hops
   // physically shortens it by the part of those hops that shows (packet_backend.hpp), not to count them twice.
@@ -145,17 +149,24 @@ inline double part_rate_cap_bps(const Transfer& t, Bytes bytes) {
 }
 
 // What a plan weighs in an engine's memory (scenario/estimate.hpp): its point-to-point transfers, and the hops of
-// its grouped ones (a Ring's ranks, a Coupled's edges); compute transfers weigh nothing there.
+// its grouped ones (a Ring's ranks, a Coupled's edges), a list that copies share counted once; compute transfers
+// weigh nothing there.
 struct PlanWeight {
   int64_t flows = 0;
   int64_t hops = 0;
   void add(const Transfer& t) {
     switch (t.kind) {
       case TransferKind::P2p: flows += 1; break;
-      case TransferKind::Ring: hops += static_cast<int64_t>(t.ranks.size()); break;
-      case TransferKind::Coupled: hops += static_cast<int64_t>(t.edges.size()); break;
+      case TransferKind::Ring: add_hops(t.ranks.storage(), t.ranks.size()); break;
+      case TransferKind::Coupled: add_hops(t.edges.storage(), t.edges.size()); break;
       case TransferKind::Compute: break;
     }
+  }
+  std::unordered_set<const void*> seen;  // the lists counted (add)
+
+ private:
+  void add_hops(const void* list, size_t n) {
+    if (n > 0 && seen.insert(list).second) hops += static_cast<int64_t>(n);
   }
 };
 inline PlanWeight weight_of(const TransferPlan& plan) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -325,6 +326,35 @@ TEST(Training, PlanHasEveryDpGroupAndEveryReplicasP2p) {
   EXPECT_TRUE(ring_groups.count({9, 11, 13, 15}));
   EXPECT_EQ(rings, ip.dp_collectives);  // one ring per collective (1 channel)
   EXPECT_GE(ip.dp_buckets, 3);
+}
+
+TEST(Training, RepeatedListsAreSharedNotCopied) {
+  // The job above: each stage boundary's 4 transfers in one direction (one per microbatch) hold the same 8 edges,
+  // one list shared by all 4 (core/shared_vector.hpp). The plan's weight counts each list once: 2 x 8 = 16 p2p
+  // hops, where the transfers list 8 x 8 = 64; the DP rings' rank lists count once per distinct list too.
+  Job j = tiny(2, 16);
+  j.tp = 2;
+  j.dp = 4;
+  j.bucket_params = 10'000;
+  const auto& topo = rail(32);
+  const IterationPlan ip = build_iteration(j, identity(16), topo, fixed_times(j), TrainOptions{});
+  std::map<const void*, int> users;
+  std::map<const void*, int64_t> ring_lists;
+  int64_t listed = 0;
+  for (const auto& t : ip.plan.transfers) {
+    if (t.kind == plan::TransferKind::Coupled) {
+      ++users[t.edges.storage()];
+      listed += static_cast<int64_t>(t.edges.size());
+    }
+    if (t.kind == plan::TransferKind::Ring) ring_lists[t.ranks.storage()] = static_cast<int64_t>(t.ranks.size());
+  }
+  EXPECT_EQ(listed, 64);
+  ASSERT_EQ(users.size(), 2u);  // forward and backward
+  for (const auto& [list, n] : users) EXPECT_EQ(n, 4);
+  int64_t ring_hops = 0;
+  for (const auto& [list, n] : ring_lists) ring_hops += n;
+  EXPECT_LT(static_cast<int64_t>(ring_lists.size()), ip.dp_collectives);  // buckets of one size share a list
+  EXPECT_EQ(plan::weight_of(ip.plan).hops, 16 + ring_hops);
 }
 
 TEST(Training, PipelineP2pAcrossServersRunsOnNcclsNetworkChannels) {
