@@ -43,12 +43,12 @@ void add_reliability_command(CLI::App& app, Action& action) {
                   "also write a self-contained HTML report: interruptions by component, goodput against checkpoint "
                   "interval")
       ->type_name("FILE.html");
-  rel->footer(
-      "Failure rates, recovery times and checkpoint costs are the scenario's `reliability:` section\n"
-      "(see `podnet resolve SCENARIO`); a rate is an MTBF (50000h), FIT (1000FIT) or monthly availability (99.9%).\n\n"
-      "Examples:\n  podnet reliability aipod-16k\n"
-      "  podnet reliability aipod-16k --set reliability.job_gpus=4096 --set reliability.spare_rail=true\n"
-      "  podnet reliability aipod-16k --set reliability.checkpoint_cost=1min --format json");
+  rel->footer("Failure rates, recovery times and checkpoint costs are the scenario's `reliability:` section\n"
+              "(see `podnet resolve SCENARIO`); a rate is an MTBF (50000h), FIT (1000FIT), annualized failure rate\n"
+              "(2%/y: 2 % of the parts fail in a year) or monthly availability (99.9%).\n\n"
+              "Examples:\n  podnet reliability aipod-16k\n"
+              "  podnet reliability aipod-16k --set reliability.job_gpus=4096 --set reliability.spare_rail=true\n"
+              "  podnet reliability aipod-16k --set reliability.checkpoint_cost=1min --format json");
   rel->callback([&action, c, html] { action = [c, html] { return cmd_reliability(*c, *html); }; });
 }
 

@@ -38,4 +38,21 @@ TEST(TrainSweep, EfficiencyAbove100IsTheIterationTimesAndExplained) {
   for (size_t i = 1; i < 3; ++i) EXPECT_LE(zd["sweep"][i]["efficiency"].get<double>(), 1.0) << i;
 }
 
+TEST(TrainSweep, APointThatDoesNotFitIsMarked) {
+  // The default job at DP 1: every stage's optimizer states unsharded, 120.5 GB per GPU on an 85.9 GB H100 (the
+  // refusal train prints for it); at DP 128 it fits (82.6 GB). The row of DP 1 is marked and the note says why.
+  const std::string args = "train aipod-16k --sweep --sweep-dp 1 --sweep-bw 0 --engine analytical";
+  const Result j = run(args + " --format json");
+  ASSERT_EQ(j.status, 0) << j.out;
+  const nlohmann::json doc = nlohmann::json::parse(j.out);
+  ASSERT_EQ(doc["sweep"].size(), 2u);
+  EXPECT_FALSE(doc["sweep"][0]["fits"].get<bool>());
+  EXPECT_NEAR(doc["sweep"][0]["memory_gbyte"].get<double>(), 120.5, 0.05);
+  EXPECT_TRUE(doc["sweep"][1]["fits"].get<bool>());
+  const Result t = run(args);
+  ASSERT_EQ(t.status, 0) << t.out;
+  EXPECT_NE(t.out.find("as built  1 *"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("* does not fit in the GPU's memory (DP 1: up to 120.5 GB per GPU"), std::string::npos) << t.out;
+}
+
 }  // namespace

@@ -51,6 +51,10 @@ std::optional<double> parse_rate_unbounded(std::string_view text) {
   std::string unit(end);
   while (!unit.empty() && unit.front() == ' ') unit.erase(unit.begin());
   if (unit == "FIT") return v / kFitHours;
+  if (unit == "%/y" || unit == "%/year" || unit == "% AFR" || unit == "%AFR") {  // annualized failure rate
+    if (v <= 0 || v >= 100) return std::nullopt;
+    return -std::log(1 - v / 100.0) / 8760.0;  // the fraction of units that fail within a year, at a constant rate
+  }
   if (unit == "%") {
     if (v <= 0 || v > 100) return std::nullopt;
     return -std::log(v / 100.0) / kHoursPerMonth;
@@ -68,8 +72,20 @@ std::optional<double> parse_rate_unbounded(std::string_view text) {
 std::optional<double> parse_rate(std::string_view text, std::string& expected) {
   expected =
       "a failure rate: an MTBF with a unit h, d or y (e.g. \"50000h\"), FIT (failures per 1e9 h, e.g. "
-      "\"1000FIT\") or a monthly availability in percent (e.g. \"99.9%\"), at most one failure per minute and at "
-      "least one per 10^12 h (0FIT: never fails)";
+      "\"1000FIT\"), an annualized failure rate (AFR: the share of units that fail in a year, e.g. \"2%/y\") or a "
+      "monthly availability in percent (e.g. \"99.9%\"), at most one failure per minute and at least one per 10^12 h "
+      "(0FIT: never fails)";
+  // A bare percentage is a monthly availability; one below 50 % is almost surely an AFR written without its "/y".
+  if (const auto pct = text.find('%'); pct != std::string_view::npos && pct + 1 == text.size()) {
+    const double v = std::strtod(std::string(text.substr(0, pct)).c_str(), nullptr);
+    if (v > 0 && v < 50) {
+      expected = fmt::format(
+          "a monthly availability of at least 50 % (\"{}\" reads as a part that is up {} % of each month); an "
+          "annualized failure rate is written with its period: \"{}/y\"",
+          text, text.substr(0, pct), text);
+      return std::nullopt;
+    }
+  }
   const std::optional<double> rate = parse_rate_unbounded(text);
   if (!rate || !std::isfinite(*rate) || *rate > kMaxRatePerHour) return std::nullopt;
   if (*rate > 0 && *rate < kMinRatePerHour) return std::nullopt;  // an MTBF beyond 10^12 h: mistyped, not meant

@@ -35,6 +35,28 @@ TEST(Rates, ThreeForms) {
   EXPECT_DOUBLE_EQ(rate(" 250000h "), 1.0 / 250000);
 }
 
+TEST(Rates, AnnualizedFailureRate) {
+  // AFR F: the share of units failing within 8,760 h at a constant rate, 1 - exp(-lambda 8,760 h) = F, so
+  // lambda = -ln(1 - F) / 8,760 h. 2 %: -ln 0.98 / 8,760 = 0.0202027 / 8,760 = 2.30624e-6 per hour (MTBF 433,603 h,
+  // a little under the 438,000 h of 8,760 / 0.02, since units that failed are not there to fail again).
+  EXPECT_NEAR(rate("2%/y"), 2.30624e-6, 1e-10);
+  EXPECT_NEAR(1 - std::exp(-rate("2%/y") * 8760), 0.02, 1e-15);
+  EXPECT_DOUBLE_EQ(rate("2%/year"), rate("2%/y"));
+  EXPECT_DOUBLE_EQ(rate("2% AFR"), rate("2%/y"));
+  for (const char* bad : {"0%/y", "100%/y", "150%/y"}) EXPECT_TRUE(rejected(bad)) << bad;
+}
+
+TEST(Rates, ABarePercentBelowFiftyIsAnAfrWithoutItsPeriod) {
+  // "2%" read as a monthly availability is a part up 2 % of the time: MTBF 186 h, thousands of failures a month
+  // on a large fabric. It is refused, and the message gives the AFR's spelling.
+  std::string expected;
+  EXPECT_FALSE(parse_rate("2%", expected).has_value());
+  EXPECT_NE(expected.find("\"2%/y\""), std::string::npos) << expected;
+  EXPECT_NE(expected.find("up 2 % of each month"), std::string::npos) << expected;
+  EXPECT_TRUE(parse_rate("50%", expected).has_value());  // an availability that low is odd but may be meant
+  EXPECT_TRUE(parse_rate("99.9%", expected).has_value());
+}
+
 TEST(Rates, RejectsWhatIsNotARate) {
   for (const char* bad : {"", "5", "abc", "-1h", "0h", "0%", "101%", "5min", "10 hours", "infh", "nanFIT"})
     EXPECT_TRUE(rejected(bad)) << bad;

@@ -38,8 +38,8 @@ std::vector<ParamSpec> reliability_params() {
   };
   for (const auto& p : presets())
     v.push_back({std::string(p.name) + "_mtbf", ParamType::String, mtbf_text(p.mtbf_hours),
-                 fmt::format("failure rate per {} as MTBF, FIT or monthly availability (\"50000h\", \"1000FIT\", "
-                             "\"99.9%\"); default: {}",
+                 fmt::format("failure rate per {} as MTBF, FIT, annualized failure rate or monthly availability "
+                             "(\"50000h\", \"1000FIT\", \"2%/y\", \"99.9%\"); default: {}",
                              p.per, p.source)});
   return v;
 }

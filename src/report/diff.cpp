@@ -127,6 +127,19 @@ std::vector<std::pair<std::string, std::string>> flatten_resolved(const std::str
   std::string section, line, key;
   for (std::string l; std::getline(in, l);) {
     if (l.empty() || l[0] == '#') continue;
+    // A key left to its default prints as a comment, "  # pods_per_zone: auto (what it is)": its value is the word
+    // after the colon.
+    if (l.rfind("  # ", 0) == 0 && !section.empty()) {
+      const auto colon = l.find(':', 4);
+      if (colon != std::string::npos && l.find(' ', 4) > colon) {
+        std::string v = l.substr(colon + 1);
+        v.erase(0, v.find_first_not_of(' '));
+        v = v.substr(0, v.find(' '));
+        key = section + "." + l.substr(4, colon - 4);
+        out.push_back({key, v});
+      }
+      continue;
+    }
     const size_t indent = l.find_first_not_of(' ');
     if (indent == std::string::npos) continue;
     const auto colon = l.find(':', indent);
@@ -177,10 +190,11 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
   nlohmann::json inputs = nlohmann::json::array();
   if (!a.resolved_yaml.empty() && !b.resolved_yaml.empty()) {
     std::map<std::string, std::string> ma, mb;
+    // The scenarios' names and descriptions are prose about them, not inputs.
     for (const auto& [k, v] : flatten_resolved(a.resolved_yaml))
-      if (k != "name") ma[k] = v;
+      if (k != "name" && k != "description") ma[k] = v;
     for (const auto& [k, v] : flatten_resolved(b.resolved_yaml))
-      if (k != "name") mb[k] = v;
+      if (k != "name" && k != "description") mb[k] = v;
     std::map<std::string, int> keys;
     for (const auto& [k, v] : ma) keys[k] = 0;
     for (const auto& [k, v] : mb) keys[k] = 0;

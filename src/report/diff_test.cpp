@@ -21,6 +21,24 @@ TEST(Diff, ResolvedScenarioFlattensToSectionKeys) {
   EXPECT_EQ(f, want);
 }
 
+TEST(Diff, AKeyLeftToItsDefaultIsAutoAndProseIsNotAnInput) {
+  // resolve prints a key left to its default as a comment; diff reads it as the value "auto", so a scenario that
+  // sets it and one that does not differ by "8" against "auto" (not by a key named "# pods_per_zone").
+  const auto f = flatten_resolved("topology:\n  gpus: 64\n  # pods_per_zone: auto (pods per zone (4 tiers: ...))\n");
+  const std::vector<std::pair<std::string, std::string>> want = {{"topology.gpus", "64"},
+                                                                 {"topology.pods_per_zone", "auto"}};
+  EXPECT_EQ(f, want);
+  DiffSide a{"A", "name: a\ndescription: one fabric\ntopology:\n  gpus: 64\n  pods_per_zone: 8\n", {}};
+  DiffSide b{"B",
+             "name: b\ndescription: another\ntopology:\n  gpus: 64\n  # pods_per_zone: auto (pods per zone)\n",
+             {}};
+  const nlohmann::json d = diff_document(a, b);
+  ASSERT_EQ(d["inputs"].size(), 1u) << d.dump();
+  EXPECT_EQ(d["inputs"][0]["key"], "topology.pods_per_zone");
+  EXPECT_EQ(d["inputs"][0]["a"], "8");
+  EXPECT_EQ(d["inputs"][0]["b"], "auto");
+}
+
 nlohmann::json train_doc(double compute, double tp, double bubble, const std::string& engine) {
   // The breakdown adds up to the iteration time.
   return {{"iteration_time_ms", compute + tp + bubble},

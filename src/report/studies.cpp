@@ -322,6 +322,9 @@ std::vector<StudyDef> builtin() {
                 field("reliability.days_to_train_with_failures", "days to train with failures", "days", 1, false, 1,
                       "days_with_failures"),
                 field("tflops_per_gpu", "TFLOP/s per GPU (hardware)", "", 1)};
+    // The interruptions behind days to train with failures, labelled as the reliability study labels them.
+    add_optional(d, {field("reliability.mtbi_hours", "mean time between interruptions", "h", 2),
+                     percent("reliability.goodput", "goodput")});
     // The breakdown, and the fixed costs outside the passes (workload/training.hpp, "Fixed costs").
     for (const char* p : {"compute", "tp", "pp", "dp", "ep", "cp", "bubble", "optimizer", "grad_norm", "loss"})
       d.fields.push_back(field(std::string("breakdown_ms.") + p, breakdown_label(p), "ms", 2));

@@ -1,6 +1,7 @@
 #include "report/sweep_report.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -41,6 +42,16 @@ void flatten(const nlohmann::json& o, const std::string& prefix, std::vector<stu
     if (it->is_object()) flatten(*it, name, out);
     else if (!it->is_array()) out.push_back({name, value_of(*it)});
   }
+}
+
+// Whether `word` stands in `text` as a word of its own ("days" in "days to train", not "h" in "throughput").
+bool has_word(const std::string& text, const std::string& word) {
+  const auto is_letter = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+    const size_t end = at + word.size();
+    if ((at == 0 || !is_letter(text[at - 1])) && (end == text.size() || !is_letter(text[end]))) return true;
+  }
+  return false;
 }
 
 std::string text_of(const study::Value& v) {
@@ -204,7 +215,7 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
           " B";
     // The unit in the header, the numbers alone in their cells (right-aligned); "%" stays in the cells.
     if (c == "wall_seconds") h += " (s)";
-    else if (f && !f->unit.empty() && f->unit != "%") h += " (" + f->unit + ")";
+    else if (f && !f->unit.empty() && f->unit != "%" && !has_word(h, f->unit)) h += " (" + f->unit + ")";
     header.push_back(h);
   }
   std::vector<bool> is_axis(cols.size());
@@ -216,7 +227,10 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
     for (size_t k = 0; k < idx.size(); ++k) {
       const auto& v = r[idx[k]];
       // Axis values as the sweep gave them; results as their study declares them (unit, decimals).
-      if (is_axis[k] || std::holds_alternative<std::string>(v)) row.push_back(text_of(v));
+      // An axis's whole numbers with thousands separators, as every other count in the table (not the point ids).
+      if (is_axis[k] && cols[k] != "id" && std::holds_alternative<int64_t>(v))
+        row.push_back(thousands(std::get<int64_t>(v)));
+      else if (is_axis[k] || std::holds_alternative<std::string>(v)) row.push_back(text_of(v));
       else if (std::holds_alternative<std::monostate>(v)) row.push_back("-");
       else if (cols[k] == "wall_seconds" && std::holds_alternative<double>(v))
         row.push_back(fixed(std::get<double>(v), 2));

@@ -937,6 +937,8 @@ void add_sweep(nlohmann::json& o, const std::vector<study::ScalingPoint>& points
                     {"ideal", round_to(p.ideal, 6)},
                     {"efficiency", round_to(p.efficiency, 6)},
                     {"mfu", round_to(p.mfu, 6)},
+                    {"memory_gbyte", round_to(p.memory_bytes / 1e9, 3)},
+                    {"fits", p.fits},
                     {"breakdown_ms", breakdown_json(p.breakdown)}});
   o["sweep"] = rows;
 }
@@ -959,10 +961,15 @@ void write_sweep_table(const nlohmann::json& o, std::ostream& out) {
     header.push_back(name + " exposed (ms)");
   }
   Table t(header);
+  // A DP too small to shard the optimizer's states enough does not fit in the GPU's memory: marked, and said below.
+  std::vector<std::string> unfit;
   for (const auto& r : o["sweep"]) {
     const double cap = r["cap_gbytes_per_second"].get<double>();
+    const bool fits = r.value("fits", true);
+    const std::string dp = std::to_string(r["dp"].get<int64_t>());
+    if (!fits && std::find(unfit.begin(), unfit.end(), dp) == unfit.end()) unfit.push_back(dp);
     std::vector<std::string> row = {cap > 0 ? fixed(cap, 0) + " GB/s" : "as built",
-                                    std::to_string(r["dp"].get<int64_t>()),
+                                    fits ? dp : dp + " *",
                                     thousands(r["gpus"].get<int64_t>()),
                                     fixed(r["iteration_time_ms"].get<double>(), 2),
                                     thousands(std::llround(r["tokens_per_second"].get<double>())),
@@ -973,6 +980,16 @@ void write_sweep_table(const nlohmann::json& o, std::ostream& out) {
     t.add(row);
   }
   t.write(out, "    ");
+  if (!unfit.empty()) {
+    double need = 0;
+    for (const auto& r : o["sweep"])
+      if (!r.value("fits", true)) need = std::max(need, r.value("memory_gbyte", 0.0));
+    out << fmt::format(
+        "    * does not fit in the GPU's memory (DP {}: up to {} GB per GPU; the fewer the replicas, the "
+        "less ZeRO shards the optimizer's states): a what-if, timed as if it fit; speed-ups against it "
+        "are not ones a cluster could run\n",
+        fmt::join(unfit, ", "), fixed(need, 1));
+  }
   // A cap only lowers the NICs' speed: one at or above it is the fabric as built.
   if (o.contains("network") && o["network"]["nics_per_server"].get<int64_t>() > 0) {
     const double nic = o["network"]["nic_gbyte_per_s"].get<double>();
@@ -1129,7 +1146,16 @@ std::string gpu_ranges(const std::vector<int32_t>& g) {
   return out;
 }
 // A long GPU list cut for the table (the JSON keeps it whole).
-std::string short_list(const std::string& s) { return s.size() <= 32 ? s : s.substr(0, 29) + "..."; }
+// A list of GPU ids ("17,145,273") as the table shows it: a space after each comma, so that it does not read as one
+// number with thousands separators ("17, 145, 273"), cut to 34 characters.
+std::string short_list(const std::string& s) {
+  std::string spaced;
+  for (const char c : s) {
+    spaced += c;
+    if (c == ',') spaced += ' ';
+  }
+  return spaced.size() <= 34 ? spaced : spaced.substr(0, 31) + "...";
+}
 }  // namespace
 
 std::string op_words(const std::string& label) {

@@ -90,6 +90,8 @@ std::vector<ScalingPoint> scaling_sweep(const workload::Job& base, const topolog
       p.tokens_per_second = r.tokens_per_second;
       p.mfu = r.mfu;
       p.breakdown = r.breakdown;
+      p.memory_bytes = workload::peak_memory(j).total();
+      p.fits = p.memory_bytes <= static_cast<double>(j.gpu.hbm_bytes);
       if (base_d == 0) {
         base_d = d;
         base_tps = r.tokens_per_second;

@@ -41,6 +41,8 @@ struct ScalingPoint {
   double efficiency = 0;
   double mfu = 0;
   workload::Breakdown breakdown;
+  double memory_bytes = 0;  // the stage needing the most, per GPU (workload::peak_memory)
+  bool fits = true;         // within the GPU's HBM: a point that does not fit is a what-if no cluster could run
 };
 using BackendFactory = std::function<std::unique_ptr<engine::NetworkBackend>(const topology::Topology&)>;
 std::vector<ScalingPoint> scaling_sweep(const workload::Job& base, const topology::Topology& topo,
