@@ -199,7 +199,8 @@ nlohmann::json reliability_document(const scenario::Setup& s, const study::Relia
         thousands(inv.job_gpus), fixed(adv.goodput * 100, 2) + "%", fixed(risk.mtbi_hours * 60, 1),
         fixed(cfg.restart_cost_hours * 60, 1)));
   notes.push_back("failure rates: reliability.*_mtbf (defaults derived from Llama 3's 419 interruptions in 54 days "
-                  "on 16,384 GPUs; optics 1e6 h; switches 250,000 h assumed)");
+                  "on 16,384 GPUs, 233 in 30 days, for GPUs, software, hosts, NICs and cables; optics 1e6 h and "
+                  "switches 250,000 h are assumed and counted on top of them)");
   notes.push_back("absorbed failures stall the job for their recovery time; only a stall longer than "
                   "collective_timeout interrupts it");
   notes.push_back("a stall is the longest any flow waits: through a switch with a tier above it, flows coming down "

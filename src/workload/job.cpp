@@ -785,6 +785,17 @@ void check_memory(const Job& j) {
       fixes.push_back(fmt::format("set workload.zero={} ({}-{:.1f} GB)", z.zero,
                                   z.zero == 1 ? "distributed optimizer, " : "", saved / 1e9));
   }
+  // ZeRO shards over the replicas: more of them, when what doubling them saves closes a quarter of the gap.
+  if (j.zero >= 1) {
+    Job d = j;
+    d.dp = j.dp * 2;
+    d.global_batch = j.global_batch * 2;  // the same microbatches per replica
+    const double saved = m.total() - memory_of_stage(d, m.stage).total(), gap = m.total() - hbm;
+    if (saved >= 0.25 * gap)
+      fixes.push_back(fmt::format("raise workload.dp (ZeRO-{} shards the optimizer's states over the replicas: "
+                                  "twice as many save {:.1f} GB)",
+                                  j.zero, saved / 1e9));
+  }
   std::string how;
   for (size_t i = 0; i < fixes.size(); ++i) how += (i == 0 ? "" : i + 1 == fixes.size() ? ", or " : ", ") + fixes[i];
   throw SharedParamError(
@@ -795,9 +806,10 @@ void check_memory(const Job& j) {
                   m.total() / 1e9, m.stage, m.weights / 1e9, m.gradients / 1e9, m.optimizer / 1e9, m.activations / 1e9,
                   m.inflight_microbatches, m.buffers / 1e9, j.gpu.name, hbm / 1e9, how),
       // The model last: a shape or layout key the user set is a closer cause than the model they chose.
-      {"workload.tp", "workload.pp", "workload.layers", "workload.hidden", "workload.ffn", "workload.heads",
-       "workload.vocab", "workload.seq", "workload.microbatch", "workload.global_batch", "workload.cp", "workload.zero",
-       "workload.recompute", "workload.experts", "workload.precision", "workload.gpu", "workload.model"});
+      {"workload.tp", "workload.pp", "workload.dp", "workload.layers", "workload.hidden", "workload.ffn",
+       "workload.heads", "workload.vocab", "workload.seq", "workload.microbatch", "workload.global_batch",
+       "workload.cp", "workload.zero", "workload.recompute", "workload.experts", "workload.precision", "workload.gpu",
+       "workload.model"});
 }
 
 std::vector<int64_t> auto_stage_split(int64_t layers, int64_t pp, int64_t interleave, double layer_cost,
