@@ -98,16 +98,16 @@ class PlanCompiler {
   // Transfer index's flows: the route cache's entry (a hit, or a miss it keeps) or compiled for this call
   // alone; their transfer index and bytes are those of the transfer that compiled them.
   std::shared_ptr<const std::vector<CompiledFlow>> routes_of(const plan::TransferPlan& plan, int32_t index);
-  // Routes already compiled, by what decides them (kind, ranks or edges in order, QPs, channel, open, latency
-  // steps; not the bytes): a plan repeats the same collective on the same group many times. Used only while
-  // the router does not track load (a route is then a function of its ends and key) and its link state has
-  // not changed (epoch); bounded to kMaxCachedBytes of keys and path parts in all, the oldest entries leaving
-  // first when it is full. 256 MB holds the 14,336 distinct PAT steps (about 130 MiB) of a 16,384-GPU
-  // iteration whose 128-GPU DP groups run PAT (docs/contributing/validation/speed.md, "The route cache holds a
-  // training plan's PAT steps"); at 98,304 GPUs the distinct steps take about 850 MB, but a stage's gradient
-  // buckets repeat the same steps one after another, so the newest 256 MB hold what comes next.
-  // Past 262,144 GPUs the bound grows with the fabric, kCachedBytesPerGpu a GPU (1 GiB at 1,048,576): there one
-  // stage's DP groups' PAT steps take about 340 MB, and a bound below that made every bucket route them afresh.
+  // Routes already compiled, by what decides them (kind, ranks (not a Coupled's) or edges in order, QPs, channel, open,
+  // latency steps; not the bytes): a plan repeats the same collective on the same group many times. Used only while the
+  // router does not track load (a route is then a function of its ends and key) and its link state has not changed
+  // (epoch); bounded to kMaxCachedBytes of keys and path parts in all, the oldest entries leaving first when it is
+  // full. 256 MB holds the 14,336 distinct PAT steps (about 130 MiB) of a 16,384-GPU iteration whose 128-GPU DP groups
+  // run PAT (docs/contributing/validation/speed.md, "The route cache holds a training plan's PAT steps"); at 98,304
+  // GPUs the distinct steps take about 850 MB, but a stage's gradient buckets repeat the same steps one after another,
+  // so the newest 256 MB hold what comes next. Past 262,144 GPUs the bound grows with the fabric, kCachedBytesPerGpu a
+  // GPU (1 GiB at 1,048,576): there one stage's DP groups' PAT steps take about 340 MB, and a bound below that made
+  // every bucket route them afresh.
   static constexpr size_t kMaxCachedBytes = size_t{256} << 20;
   static constexpr size_t kCachedBytesPerGpu = 1024;
   static size_t cache_limit_for(size_t gpus) { return std::max(kMaxCachedBytes, kCachedBytesPerGpu * gpus); }
