@@ -30,6 +30,7 @@
 #include "cli/common.hpp"
 #include "cli/test_util.hpp"
 #include "core/process.hpp"
+#include "report/report.hpp"
 #include "topology/builders.hpp"
 #include "topology/test_util.hpp"
 
@@ -451,6 +452,19 @@ TEST(Cli, TrainWithAStraggler) {
   EXPECT_GT(slowdown, 1.0);
   EXPECT_LT(slowdown, 1.5);
   EXPECT_NE(r.out.find("\"job_failed\": false"), std::string::npos);
+  // The table shows the failed iteration beside the headline, with the same figures as the document.
+  const nlohmann::json d = nlohmann::json::parse(r.out);
+  const Result t = run("train leafspine-8k --set 'failures=[{at: 0ms, gpu: 8191, action: slow, factor: 1.5}]'");
+  ASSERT_EQ(t.status, 0) << t.out;
+  EXPECT_NE(t.out.find("iteration time, no failures "), std::string::npos) << t.out;
+  const std::string row = fmt::format("iteration time with the injected failures  {} ms ({}x)",
+                                      podnet::report::fixed(d["failures"]["iteration_ms"].get<double>(), 2),
+                                      podnet::report::fixed(d["failures"]["slowdown"].get<double>(), 3));
+  const std::regex spaced(R"(iteration time with the injected failures +)");
+  EXPECT_NE(std::regex_replace(t.out, spaced, "iteration time with the injected failures  ").find(row),
+            std::string::npos)
+      << row << "\n"
+      << t.out;
 }
 
 TEST(Cli, TrainNamesTheStraggler) {

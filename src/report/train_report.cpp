@@ -525,8 +525,7 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
   const double it = o["iteration_time_ms"].get<double>();
   Table t({"", "value"});
   // With injected failures the headline is the failure-free iteration; the failed one is below it.
-  t.add({o.contains("failures") ? "iteration time, no failures (the injected ones: below)" : "iteration time",
-         fixed(it, 2) + " ms"});
+  t.add({o.contains("failures") ? "iteration time, no failures" : "iteration time", fixed(it, 2) + " ms"});
   const auto& bd = o["breakdown_ms"];
   const std::vector<const char*> parts = chakra ? std::vector<const char*>{"compute", "collective", "p2p", "idle"}
                                                 : std::vector<const char*>{"compute", "tp",    "pp",        "dp",
@@ -546,6 +545,14 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                          fixed(it > 0 ? 100 * added / it : 0, 1), thousands(v["slowest_gpu"].get<int64_t>()),
                          fixed(v["slowest_factor"].get<double>(), 3))});
     }
+  }
+  // The injected failures' iteration beside the headline (what they did, event by event: below the table).
+  if (o.contains("failures") && o["failures"].contains("iteration_ms")) {
+    const auto& f = o["failures"];
+    t.add({"iteration time with the injected failures",
+           f.value("job_failed", false) ? fmt::format("job failed at {} ms", fixed(f["iteration_ms"].get<double>(), 2))
+                                        : fmt::format("{} ms ({}x)", fixed(f["iteration_ms"].get<double>(), 2),
+                                                      fixed(f["slowdown"].get<double>(), 3))});
   }
   t.add({"MFU (model FLOPs)", num(o["mfu"], 1, 100, "%")});
   if (o.contains("mfu_of_fp8_peak"))
