@@ -473,8 +473,7 @@ TEST(Cli, TrainSaysWhatSetsALowGoodput) {
   Result r = run("train aipod-16k --engine analytical --set reliability.restart_cost=2h");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("goodput 38.24%"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("(goodput under 50 %: each interruption costs a 120.0 min restart"), std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("(goodput under 50 %: each interruption costs a 120.0 min restart"), std::string::npos) << r.out;
   r = run("train aipod-16k --engine analytical");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(r.out.find("goodput under 50 %"), std::string::npos) << r.out;
