@@ -56,8 +56,6 @@ class SharedVector {
   operator const std::vector<T>&() const { return vec(); }  // NOLINT: reads as a vector
   const_iterator begin() const { return vec().begin(); }
   const_iterator end() const { return vec().end(); }
-  const_iterator cbegin() const { return begin(); }
-  const_iterator cend() const { return end(); }
   const T* data() const { return vec().data(); }
   const T& operator[](size_type i) const { return (*p_)[i]; }
   const T& front() const { return p_->front(); }
@@ -76,9 +74,7 @@ class SharedVector {
   }
   iterator begin() { return mut().begin(); }
   iterator end() { return mut().end(); }
-  T* data() { return mut().data(); }
   T& operator[](size_type i) { return mut()[i]; }
-  T& back() { return mut().back(); }
   void push_back(const T& v) { mut().push_back(v); }
   void push_back(T&& v) { mut().push_back(std::move(v)); }
   template <class... A>
@@ -87,9 +83,7 @@ class SharedVector {
   }
   void reserve(size_type n) { mut().reserve(n); }
   void resize(size_type n) { mut().resize(n); }
-  void resize(size_type n, const T& v) { mut().resize(n, v); }
   void clear() { p_.reset(); }
-  void pop_back() { mut().pop_back(); }
   template <class It>
   iterator insert(const_iterator pos, It first, It last) {
     // pos points into the shared buffer: keep its offset across a detach

@@ -40,7 +40,8 @@ const Preset& preset(Part p) {
 std::string mtbf_text(double hours) { return fmt::format("{:.0f}h", hours); }
 
 namespace {
-std::optional<double> parse_rate_unbounded(std::string_view text) {
+// `expected` is replaced where the text is a rate of the wrong kind rather than no rate at all.
+std::optional<double> parse_rate_unbounded(std::string_view text, std::string& expected) {
   std::string s(text);
   while (!s.empty() && s.front() == ' ') s.erase(s.begin());
   while (!s.empty() && s.back() == ' ') s.pop_back();
@@ -56,6 +57,15 @@ std::optional<double> parse_rate_unbounded(std::string_view text) {
     return -std::log(1 - v / 100.0) / 8760.0;  // the fraction of units that fail within a year, at a constant rate
   }
   if (unit == "%") {
+    // A bare percentage is a monthly availability; one below 50 % is almost surely an AFR written without its "/y".
+    if (v > 0 && v < 50) {
+      const std::string number = s.substr(0, static_cast<size_t>(end - s.c_str()));
+      expected = fmt::format(
+          "a monthly availability of at least 50 % (\"{}\" reads as a part that is up {} % of each month); an "
+          "annualized failure rate is written with its period: \"{}/y\"",
+          s, number, s);
+      return std::nullopt;
+    }
     if (v <= 0 || v > 100) return std::nullopt;
     return -std::log(v / 100.0) / kHoursPerMonth;
   }
@@ -75,18 +85,7 @@ std::optional<double> parse_rate(std::string_view text, std::string& expected) {
       "\"1000FIT\"), an annualized failure rate (AFR: the share of units that fail in a year, e.g. \"2%/y\") or a "
       "monthly availability in percent (e.g. \"99.9%\"), at most one failure per minute and at least one per 10^12 h "
       "(0FIT: never fails)";
-  // A bare percentage is a monthly availability; one below 50 % is almost surely an AFR written without its "/y".
-  if (const auto pct = text.find('%'); pct != std::string_view::npos && pct + 1 == text.size()) {
-    const double v = std::strtod(std::string(text.substr(0, pct)).c_str(), nullptr);
-    if (v > 0 && v < 50) {
-      expected = fmt::format(
-          "a monthly availability of at least 50 % (\"{}\" reads as a part that is up {} % of each month); an "
-          "annualized failure rate is written with its period: \"{}/y\"",
-          text, text.substr(0, pct), text);
-      return std::nullopt;
-    }
-  }
-  const std::optional<double> rate = parse_rate_unbounded(text);
+  const std::optional<double> rate = parse_rate_unbounded(text, expected);
   if (!rate || !std::isfinite(*rate) || *rate > kMaxRatePerHour) return std::nullopt;
   if (*rate > 0 && *rate < kMinRatePerHour) return std::nullopt;  // an MTBF beyond 10^12 h: mistyped, not meant
   return rate;

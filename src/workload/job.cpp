@@ -776,11 +776,12 @@ void check_memory(const Job& j) {
                                                    : "set workload.recompute=full");
   if (m.activations > 0.1 * m.total() && j.microbatch > 1) fixes.push_back("lower workload.microbatch");
   if (m.activations > 0.1 * m.total()) fixes.push_back("raise workload.cp");
+  const double gap = m.total() - hbm;
   // The next ZeRO stage, when what it shards would close at least a quarter of the gap (said with its saving).
   if (j.zero < 3 && j.replicas() > 1) {
     Job z = j;
     z.zero = j.zero + 1;
-    const double saved = m.total() - memory_of_stage(z, m.stage).total(), gap = m.total() - hbm;
+    const double saved = m.total() - memory_of_stage(z, m.stage).total();
     if (saved >= 0.25 * gap)
       fixes.push_back(fmt::format("set workload.zero={} ({}-{:.1f} GB)", z.zero,
                                   z.zero == 1 ? "distributed optimizer, " : "", saved / 1e9));
@@ -790,7 +791,7 @@ void check_memory(const Job& j) {
     Job d = j;
     d.dp = j.dp * 2;
     d.global_batch = j.global_batch * 2;  // the same microbatches per replica
-    const double saved = m.total() - memory_of_stage(d, m.stage).total(), gap = m.total() - hbm;
+    const double saved = m.total() - memory_of_stage(d, m.stage).total();
     if (saved >= 0.25 * gap)
       fixes.push_back(fmt::format("raise workload.dp (ZeRO-{} shards the optimizer's states over the replicas: "
                                   "twice as many save {:.1f} GB)",
