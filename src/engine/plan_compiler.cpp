@@ -1,6 +1,8 @@
 #include "engine/plan_compiler.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <string_view>
 #include <unordered_set>
 
 #include "core/error.hpp"
@@ -50,7 +52,7 @@ double PlanCompiler::payload_capacity_bps(DirLink d) const {
   return topo_.links[l].capacity.bps * factor_[static_cast<size_t>(l)];
 }
 
-Time PlanCompiler::hop_latency(const std::vector<PathPart>& parts) const {
+Time PlanCompiler::hop_latency(std::span<const PathPart> parts) const {
   // Expected latency over the route's paths: each part weighted by its fraction
   // (1 on single-path routes), so spraying gives the mean path latency.
   double ps = 0;
@@ -94,12 +96,24 @@ void PlanCompiler::sort_links(std::vector<DirLink>& v, std::vector<DirLink>& scr
   }
 }
 
-void PlanCompiler::add_hop(int32_t src, int32_t dst, int32_t qps, uint64_t entropy_base, double* latency_sum) {
-  for (int32_t q = 0; q < qps; ++q) {
-    hop_.clear();
-    router_.route(src, dst, entropy_base + static_cast<uint64_t>(q), 1.0, hop_);
-    if (latency_sum) *latency_sum += static_cast<double>(hop_latency(hop_).ps) / qps;
-    for (const auto& p : hop_) {
+void PlanCompiler::add_hops(int32_t qps, double* latency_sum) {
+  routes_.clear();
+  router_.route_batch(requests_, routes_, route_at_);
+  // The links' coefficients and latency terms are requested kAhead parts before they are read (each a cache
+  // miss in a large fabric: the parts' links are far apart).
+  constexpr size_t kAhead = 16;
+  for (size_t i = 0; i < std::min(kAhead, routes_.size()); ++i) {
+    __builtin_prefetch(&coef_[static_cast<size_t>(routes_[i].link)]);
+    if (latency_sum) __builtin_prefetch(&hop_terms_[static_cast<size_t>(routes_[i].link)]);
+  }
+  for (size_t k = 0; k < requests_.size(); ++k) {
+    for (size_t i = route_at_[k] + kAhead; i < std::min(route_at_[k + 1] + kAhead, routes_.size()); ++i) {
+      __builtin_prefetch(&coef_[static_cast<size_t>(routes_[i].link)]);
+      if (latency_sum) __builtin_prefetch(&hop_terms_[static_cast<size_t>(routes_[i].link)]);
+    }
+    const std::span<const PathPart> hop(routes_.data() + route_at_[k], route_at_[k + 1] - route_at_[k]);
+    if (latency_sum) *latency_sum += static_cast<double>(hop_latency(hop).ps) / qps;
+    for (const auto& p : hop) {
       if (coef_[p.link] == 0) touched_.push_back(p.link);
       coef_[p.link] += p.fraction / qps;
     }
@@ -148,6 +162,32 @@ std::shared_ptr<std::vector<CompiledFlow>> PlanCompiler::fresh(const plan::Trans
   return v;
 }
 
+template <class T>
+void PlanCompiler::put_list(const SharedVector<T>& v, Interned<T>& table) {
+  const auto n = static_cast<int64_t>(v.size());
+  key_.append(reinterpret_cast<const char*>(&n), sizeof n);
+  const std::string_view bytes(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+  if (v.size() <= kInlineList) {  // the content itself
+    key_.append(bytes);
+    return;
+  }
+  auto [at, fresh] = table.by_buffer.try_emplace(v.storage(), 0);
+  if (fresh) {  // a buffer not met before: its content's number, or a new one
+    const uint64_t h = std::hash<std::string_view>{}(bytes);
+    const auto [lo, hi] = table.by_content.equal_range(h);
+    const auto same = std::find_if(lo, hi, [&](const auto& e) { return table.held[e.second - 1].vec() == v.vec(); });
+    if (same != hi) {
+      at->second = same->second;
+      table.also.push_back(v);
+    } else {
+      table.held.push_back(v);
+      at->second = table.held.size();
+      table.by_content.emplace(h, at->second);
+    }
+  }
+  key_.append(reinterpret_cast<const char*>(&at->second), sizeof at->second);
+}
+
 void PlanCompiler::make_key(const plan::Transfer& t) {
   key_.clear();
   auto put = [&](int64_t v) { key_.append(reinterpret_cast<const char*>(&v), sizeof v); };
@@ -158,12 +198,8 @@ void PlanCompiler::make_key(const plan::Transfer& t) {
   put(t.latency_steps);
   // A Coupled transfer's routes are its edges' (compile_routes); its ranks only list who takes part, and leaving
   // them out of the key copies half as much (a 1,048,576-GPU plan's stage boundaries: 0.5 MB of ranks apiece).
-  if (t.kind != plan::TransferKind::Coupled) {
-    put(static_cast<int64_t>(t.ranks.size()));
-    key_.append(reinterpret_cast<const char*>(t.ranks.data()), t.ranks.size() * sizeof(t.ranks[0]));
-  }
-  put(static_cast<int64_t>(t.edges.size()));
-  key_.append(reinterpret_cast<const char*>(t.edges.data()), t.edges.size() * sizeof(t.edges[0]));
+  if (t.kind != plan::TransferKind::Coupled) put_list(t.ranks, interned_ranks_);
+  put_list(t.edges, interned_edges_);
 }
 
 void PlanCompiler::keep(std::shared_ptr<const std::vector<CompiledFlow>> flows) {
@@ -248,7 +284,8 @@ size_t PlanCompiler::prefetch(const plan::TransferPlan& plan, const std::vector<
   while (static_cast<int>(workers_.size()) < n - 1) workers_.push_back(std::make_unique<Worker>(*this));
   std::vector<std::shared_ptr<std::vector<CompiledFlow>>> done(todo.size());
   parallel_for_workers(todo.size(), static_cast<size_t>(n), [&](size_t k, size_t w) {
-    PlanCompiler& c = w == 0 ? *this : workers_[w - 1]->compiler;  // worker 0 routes with this compiler's router
+    PlanCompiler& c = w == 0 ? *this : workers_[w - 1]->compiler;
+    c.sort_parts_ = sort_parts_;  // worker 0 routes with this compiler's router
     try {
       done[k] = c.fresh(plan.transfers[static_cast<size_t>(todo[k])], todo[k]);
     } catch (...) {  // left out: compile() meets the error itself, as it would have without prefetch
@@ -291,24 +328,31 @@ void PlanCompiler::compile_routes(const plan::Transfer& t, int32_t index, std::v
   double* const sum = t.latency_steps > 0 ? &latency_sum : nullptr;  // latency_steps = 0: none to work out
   size_t hop_count = 0;
   const int32_t qps = std::max(1, t.qps);
+  requests_.clear();
+  const auto request = [&](int32_t a, int32_t b) {
+    for (int32_t q = 0; q < qps; ++q) requests_.push_back({a, b, entropy_base + static_cast<uint64_t>(q)});
+  };
   if (t.kind == plan::TransferKind::Ring) {
     const size_t n = t.ranks.size();
     const size_t hops = t.open ? n - 1 : (n > 1 ? n : 0);
-    for (size_t i = 0; i < hops; ++i) add_hop(t.ranks[i], t.ranks[(i + 1) % n], qps, entropy_base, sum);
+    for (size_t i = 0; i < hops; ++i) request(t.ranks[i], t.ranks[(i + 1) % n]);
     hop_count = hops;
   } else {
-    for (const auto& [a, b] : t.edges) add_hop(a, b, qps, entropy_base, sum);
+    for (const auto& [a, b] : t.edges) request(a, b);
     hop_count = t.edges.size();
   }
+  add_hops(qps, sum);
   CompiledFlow f;
   f.transfer = index;
   f.bytes = t.bytes;
   const double mean = hop_count ? latency_sum / static_cast<double>(hop_count) : 0.0;
   f.latency = Time(static_cast<int64_t>(mean * std::max(0, t.latency_steps) + 0.5));
   f.route_weight = qps;  // each QP route added 1 x fraction; coef = sum of fraction / qps
-  sort_links(touched_, scratch_);
+  if (sort_parts_) sort_links(touched_, scratch_);
   f.parts.reserve(touched_.size());
-  for (DirLink d : touched_) {
+  for (size_t i = 0; i < touched_.size(); ++i) {
+    if (i + 16 < touched_.size()) __builtin_prefetch(&coef_[static_cast<size_t>(touched_[i + 16])]);
+    const DirLink d = touched_[i];
     f.parts.push_back({d, coef_[d]});
     coef_[d] = 0;
   }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <deque>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -18,11 +19,13 @@
 namespace podnet::engine {
 
 struct CompiledFlow {
-  std::vector<routing::PathPart> parts;  // directed link, coefficient (merged, sorted by link)
-  Bytes bytes = 0;                       // payload bytes at the flow's rate (per hop for coupled ones)
-  Time latency;                          // paid before the bytes move
-  int32_t transfer = 0;                  // index in the plan
-  double route_weight = 1.0;             // what to Router::release() when the flow ends
+  // Directed link, coefficient; merged (each link once); sorted by link unless the compiler was told
+  // set_sorted_parts(false), when a Ring / Coupled flow's links come in the order its hops first cross them.
+  std::vector<routing::PathPart> parts;
+  Bytes bytes = 0;            // payload bytes at the flow's rate (per hop for coupled ones)
+  Time latency;               // paid before the bytes move
+  int32_t transfer = 0;       // index in the plan
+  double route_weight = 1.0;  // what to Router::release() when the flow ends
 };
 
 // A compiled flow whose routes the route cache may share with other transfers (no copy of its parts): the
@@ -55,7 +58,7 @@ class PlanCompiler {
   // Class efficiency of link l alone (the raw rate a packet engine serializes at is raw x this).
   double class_efficiency(topology::LinkId l) const { return class_eff_[static_cast<size_t>(l)]; }
   // Latency of one hop whose route is `parts` (fractions weight a sprayed route).
-  Time hop_latency(const std::vector<routing::PathPart>& parts) const;
+  Time hop_latency(std::span<const routing::PathPart> parts) const;
   // After kBypassAfter misses in a row (a plan of distinct transfers, such as a large all-to-all: the lookups
   // and insertions cost more than they save), only every kProbeEvery-th transfer is looked up until one hits.
   static constexpr uint32_t kBypassAfter = 16384, kProbeEvery = 64;
@@ -68,6 +71,11 @@ class PlanCompiler {
   // 0 when it went around the cache: two transfers with the same entry have the same flows but for their
   // bytes and index.
   uint64_t last_entry() const { return last_entry_; }
+  // Whether a Ring / Coupled flow's parts are sorted by link (the default). An engine that only sums and
+  // maximises over a flow's links, each link's terms taken in flow order, gets the same results either way
+  // and may skip the sort: a coupled PAT step at 1,048,576 GPUs crosses 65,536 links, and sorting them took
+  // a sixth of the analytical engine's time there.
+  void set_sorted_parts(bool sorted) { sort_parts_ = sorted; }
   // Tests: a smaller bound for the cache (bytes).
   void set_cache_limit(size_t bytes) { cache_limit_ = bytes; }
   // Compiles the routes of the transfers `upcoming` (plan indices, in the order compile() will be asked for
@@ -85,6 +93,24 @@ class PlanCompiler {
  private:
   // The route cache's key of transfer t (what decides its routes) into key_.
   void make_key(const plan::Transfer& t);
+  // Lists of more than kInlineList elements enter a key as a number: the same number for the same content,
+  // found from the list's buffer (core/shared_vector.hpp: a plan's repeats share one) and, for a buffer not
+  // met before, from its content, read once. A key then costs a few words instead of the list (a
+  // 1,048,576-GPU plan's PAT steps: 8,192 edges, 64 KiB apiece, copied and hashed at every lookup). Exact:
+  // equal numbers mean equal contents. The table holds a copy of each list, so no buffer it names is freed
+  // and its address reused while the compiler lives; a list changed in the plan gets a buffer of its own.
+  static constexpr size_t kInlineList = 32;
+  template <class T>
+  struct Interned {
+    std::unordered_map<const void*, uint64_t> by_buffer;
+    std::unordered_multimap<uint64_t, uint64_t> by_content;  // content hash -> number (its list: held[number - 1])
+    std::vector<SharedVector<T>> held;                       // the first list of each number
+    std::vector<SharedVector<T>> also;                       // later buffers of a content already numbered
+  };
+  template <class T>
+  void put_list(const SharedVector<T>& v, Interned<T>& table);
+  Interned<int32_t> interned_ranks_;
+  Interned<std::pair<int32_t, int32_t>> interned_edges_;
   // Keeps flows under key_ (evicting the oldest entries past the bound); sets last_entry_.
   void keep(std::shared_ptr<const std::vector<CompiledFlow>> flows);
   // Routes of transfer t compiled afresh (no cache).
@@ -92,8 +118,12 @@ class PlanCompiler {
   // prefetch()'s other workers: a Router and a PlanCompiler each.
   struct Worker;
   std::vector<std::unique_ptr<Worker>> workers_;
-  // Adds the route of src -> dst over qps QPs to coef_/touched_; its mean hop latency to *latency_sum if given.
-  void add_hop(int32_t src, int32_t dst, int32_t qps, uint64_t entropy_base, double* latency_sum);
+  // Adds the routes of the hops src -> dst (requests_, each over qps QPs: qps requests in a row) to
+  // coef_/touched_, hop by hop and QP by QP; each hop's mean latency to *latency_sum if given.
+  void add_hops(int32_t qps, double* latency_sum);
+  std::vector<routing::Router::Request> requests_;
+  std::vector<routing::PathPart> routes_;
+  std::vector<size_t> route_at_;
   void compile_routes(const plan::Transfer& t, int32_t index, std::vector<CompiledFlow>& out);
   // Transfer index's flows: the route cache's entry (a hit, or a miss it keeps) or compiled for this call
   // alone; their transfer index and bytes are those of the transfer that compiled them.
@@ -112,6 +142,7 @@ class PlanCompiler {
   static constexpr size_t kCachedBytesPerGpu = 1024;
   static size_t cache_limit_for(size_t gpus) { return std::max(kMaxCachedBytes, kCachedBytesPerGpu * gpus); }
   size_t cache_limit_ = kMaxCachedBytes;
+  bool sort_parts_ = true;
   uint32_t miss_run_ = 0;  // misses in a row, then (from kBypassAfter) transfers since
   uint64_t lookups_ = 0, hits_ = 0, evictions_ = 0;
   struct Entry {
@@ -141,7 +172,6 @@ class PlanCompiler {
   std::vector<HopTerms> hop_terms_;
   std::vector<routing::DirLink> touched_, scratch_;
   static void sort_links(std::vector<routing::DirLink>& v, std::vector<routing::DirLink>& scratch);
-  std::vector<routing::PathPart> hop_;
 };
 
 }  // namespace podnet::engine

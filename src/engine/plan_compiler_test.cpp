@@ -228,6 +228,73 @@ TEST(PlanCompiler, AManyHopTransferHasItsLinksOnceEachInOrder) {
   EXPECT_DOUBLE_EQ(total, expected);
 }
 
+// Unsorted parts (set_sorted_parts(false)) are the sorted ones in the order the hops first cross their links:
+// the same links with the same coefficients, each once.
+TEST(PlanCompiler, UnsortedPartsAreTheSortedOnesInTheHopsOrder) {
+  const topology::Topology t = topology::build_with("rail_clos", {{"gpus", "1024"}}, topology::default_hardware());
+  plan::TransferPlan p;
+  plan::Transfer ring;
+  ring.kind = plan::TransferKind::Ring;
+  for (int32_t r = 0; r < 1024; ++r) ring.ranks.push_back((r * 8) % 1024 + (r * 8) / 1024);
+  ring.bytes = 1 << 20;
+  p.add(ring);
+  routing::Router sorted_router(t, routing::RouteOptions{}), unsorted_router(t, routing::RouteOptions{});
+  PlanCompiler sorted(t, sorted_router, transport_preset("rocev2")),
+      unsorted(t, unsorted_router, transport_preset("rocev2"));
+  unsorted.set_sorted_parts(false);
+  std::vector<CompiledFlow> a, b;
+  sorted.compile(p, 0, a);
+  unsorted.compile(p, 0, b);
+  ASSERT_EQ(a.size(), 1u);
+  ASSERT_EQ(b.size(), 1u);
+  // The first hop's route leads the unsorted parts, in route order.
+  std::vector<routing::PathPart> first;
+  sorted_router.route(ring.ranks[0], ring.ranks[1], 0, 1.0, first);
+  ASSERT_GE(b[0].parts.size(), first.size());
+  for (size_t i = 0; i < first.size(); ++i) EXPECT_EQ(b[0].parts[i].link, first[i].link);
+  auto by_link = b[0].parts;
+  std::sort(by_link.begin(), by_link.end(), [](const auto& x, const auto& y) { return x.link < y.link; });
+  ASSERT_EQ(by_link.size(), a[0].parts.size());
+  for (size_t i = 0; i < by_link.size(); ++i) {
+    EXPECT_EQ(by_link[i].link, a[0].parts[i].link);
+    EXPECT_EQ(by_link[i].fraction, a[0].parts[i].fraction);
+  }
+  EXPECT_EQ(b[0].latency, a[0].latency);
+}
+
+// A long edge list enters the cache's key as a number given to its content: a copy built apart (its own
+// buffer) with the same edges finds the entry; one edge changed does not. Short lists (32 edges or fewer) are
+// their content in the key, as before.
+TEST(PlanCompiler, ALongListBuiltApartWithTheSameContentFindsItsEntry) {
+  const topology::Topology t = fabric();
+  for (const int32_t n : {8, 32, 64}) {
+    plan::TransferPlan p;
+    for (int32_t k = 0; k < 3; ++k) {
+      plan::Transfer c;
+      c.kind = plan::TransferKind::Coupled;
+      for (int32_t i = 0; i < n; ++i) c.edges.push_back({i % 32, (i + 1 + (k == 2 && i == n - 1)) % 32});
+      c.bytes = 1 << 20;
+      c.latency_steps = 1;
+      p.add(c);  // three buffers: the first two equal, the third's last edge one further
+    }
+    ASSERT_FALSE(p.transfers[0].edges.shares_with(p.transfers[1].edges));
+    routing::Router router(t, routing::RouteOptions{});
+    PlanCompiler c(t, router, transport_preset("rocev2"));
+    std::vector<CompiledFlow> out;
+    c.compile(p, 0, out);
+    const uint64_t first = c.last_entry();
+    c.compile(p, 1, out);
+    EXPECT_EQ(c.last_entry(), first) << n << " edges";
+    EXPECT_EQ(c.cache_hits(), 1u);
+    c.compile(p, 2, out);
+    EXPECT_NE(c.last_entry(), first) << n << " edges";
+    EXPECT_EQ(c.cache_hits(), 1u);
+    c.compile(p, 0, out);  // the first buffer again
+    EXPECT_EQ(c.last_entry(), first);
+    EXPECT_EQ(c.cache_hits(), 2u);
+  }
+}
+
 }  // namespace
 }  // namespace podnet::engine
 

@@ -578,6 +578,72 @@ void Router::route(int32_t src, int32_t dst, uint64_t entropy, double weight, st
     for (size_t i = start; i < out.size(); ++i) load_[out[i].link] += weight * out[i].fraction;
 }
 
+void Router::route_batch(std::span<const Request> reqs, std::vector<PathPart>& out, std::vector<size_t>& at) {
+  at.clear();
+  walks_.clear();
+  const bool walks = !tracks_load_ && !torus_ && !dragonfly_ && planes_ == 1 && !graph_->any_down() &&
+                     (policy_ == Policy::Ecmp || policy_ == Policy::Static);
+  const bool hash = policy_ == Policy::Ecmp;
+  // One hop of w (as walk() takes it); true when w has arrived.
+  const auto step = [&](Walk& w) {
+    const std::span<const Hop> cand = gather(w.u, w.tg);
+    const auto n = static_cast<uint64_t>(cand.size());
+    if (n == 0) throw Error("routing: internal: a node on a shortest path has no next hop");
+    const Hop c = hash && n > 1 ? cand[mix64(w.key ^ seed_of_[w.u]) % n] : cand[0];
+    out[w.pos++] = {c.dir, 1.0};
+    w.u = c.to;
+    if (--w.d == 0) return true;
+    __builtin_prefetch(w.tg.near + w.u);
+    __builtin_prefetch(w.tg.shared + w.u);
+    __builtin_prefetch(seed_of_.data() + w.u);
+    return false;
+  };
+  // Every walk in progress one hop further; those that arrived leave (their order changes nothing: each
+  // writes its own slots).
+  const auto advance = [&] {
+    for (size_t i = 0; i < walks_.size();)
+      if (step(walks_[i])) {
+        walks_[i] = walks_.back();
+        walks_.pop_back();
+      } else {
+        ++i;
+      }
+  };
+  for (size_t k = 0; k < reqs.size(); ++k) {
+    const Request& r = reqs[k];
+    at.push_back(out.size());
+    if (walks) {
+      if (k + 4 < reqs.size()) {
+        __builtin_prefetch(rank_end_.data() + reqs[k + 4].src);
+        __builtin_prefetch(rank_end_.data() + reqs[k + 4].dst);
+      }
+      const Ends e = resolve(r.src, r.dst);
+      if (e.kind == Ends::Net && e.relay < 0 && e.from_dir >= 0 && e.to_dir >= 0) {
+        const Target tg = node_target(e.to, e.from);
+        const int d = tg.shared ? dist(e.from, tg) : -1;
+        if (d >= 0) {  // route()'s parts: PCIe, NIC -> switch, the walk's d hops, switch -> NIC, PCIe
+          out.push_back({e.src_dir, 1.0});
+          out.push_back({e.from_dir, 1.0});
+          const size_t pos = out.size();
+          out.resize(pos + static_cast<size_t>(d));
+          out.push_back({e.to_dir, 1.0});
+          out.push_back({e.dst_dir, 1.0});
+          if (d > 0) {
+            walks_.push_back({e.from, d, flow_key(e.src_ep, e.dst_ep, r.entropy), pos, tg});
+            __builtin_prefetch(tg.near + e.from);
+            __builtin_prefetch(tg.shared + e.from);
+          }
+          if (walks_.size() >= kBatchWalks) advance();
+          continue;
+        }
+      }
+    }
+    route(r.src, r.dst, r.entropy, 1.0, out);
+  }
+  at.push_back(out.size());
+  while (!walks_.empty()) advance();
+}
+
 bool Router::network_part(const Ends& e, uint64_t entropy, double weight, std::vector<PathPart>& out) {
   return planes_ > 1 ? plane_part(e, entropy, weight, out) : one_part(e, entropy, weight, out);
 }

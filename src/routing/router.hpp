@@ -162,6 +162,19 @@ class Router {
   // flow engine leaves links in series out of its solver on that ground:
   // engine/flow/flow_backend.hpp).
   void route(int32_t src_rank, int32_t dst_rank, uint64_t entropy, double weight, std::vector<PathPart>& out);
+  // Many routes at once, each what route(src, dst, entropy, 1.0, ...) gives and in the same order: request
+  // k's route is out[at[k], at[k + 1]) (`at` gets one entry more than `reqs`). Where every route is a walk
+  // (ECMP or static policy, one plane, not a torus nor a dragonfly, nothing down, no load tracked), up to
+  // kBatchWalks walks advance together, one hop each in turn: a hop is a few dependent reads from tables
+  // as large as the fabric (at 1,048,576 GPUs each a cache miss), and the walks' reads overlap where one
+  // walk's wait on the next. Elsewhere, and for a route that is not one walk between two NICs (inside a
+  // server, a PXN relay), it calls route(). Throws as route() does.
+  struct Request {
+    int32_t src = 0, dst = 0;
+    uint64_t entropy = 0;
+  };
+  static constexpr size_t kBatchWalks = 16;
+  void route_batch(std::span<const Request> reqs, std::vector<PathPart>& out, std::vector<size_t>& at);
   // The network part only, between two NICs (on a torus: two GPUs, the
   // routers): NIC -> attachment switch -> ... -> NIC, as route() takes it for
   // a flow whose NICs are these (same flow key for the same entropy). What
@@ -307,6 +320,13 @@ class Router {
   std::vector<double> frac_;
   std::vector<int64_t> count_;
   std::vector<PathPart> alt_a_, alt_b_;
+  struct Walk {    // route_batch's walk in progress
+    int32_t u, d;  // where it is, hops left
+    uint64_t key;  // its flow key
+    size_t pos;    // where its next hop goes in `out`
+    Target tg;
+  };
+  std::vector<Walk> walks_;
   // gather's learnt lists, for the fault-free graph (which never changes): per target the list of each node (an
   // index into lists_; kUnlearnt until asked for); lists_ holds every node's distinct lists once, as (offset,
   // count) into pool_, found again by their hash in list_slots_. Twin targets (network_graph.hpp) share one

@@ -777,5 +777,52 @@ TEST(Dragonfly, PlusMinimalAndValiant) {
     }
 }
 
+// route_batch gives each request's route as route() does, in order: where the walks advance together (ECMP
+// and static on a rail Clos and a fat tree, PXN relays and same-server routes among them) and where it calls
+// route() (spray, adaptive, a link down, a torus). Requests come in a scrambled order, with QPs, more than
+// kBatchWalks at a time.
+TEST(Router, ABatchOfRoutesIsTheRoutesOneByOne) {
+  struct Case {
+    const char* name;
+    Topology t;
+    const char* policy;
+    bool cut = false;
+  };
+  std::vector<Case> cases;
+  for (const char* policy : {"ecmp", "static", "spray", "adaptive"})
+    cases.push_back({"rail_clos", build_with("rail_clos", {{"gpus", "64"}, {"tiers", "3"}}, rail_hw()), policy});
+  cases.push_back(
+      {"rail_clos, a link down", build_with("rail_clos", {{"gpus", "64"}, {"tiers", "3"}}, rail_hw()), "ecmp", true});
+  cases.push_back({"fat_tree", build_with("fat_tree", {{"gpus", "16"}}, host_hw()), "ecmp"});
+  cases.push_back({"torus", torus444(), "dimension_order"});
+  for (Case& c : cases) {
+    Router one(c.t, opts(c.policy)), batch(c.t, opts(c.policy));
+    if (c.cut) {
+      LinkId l = 0;  // the first link between two switches: every route still has a path
+      while (c.t.nodes[c.t.links[l].a].kind != NodeKind::Switch || c.t.nodes[c.t.links[l].b].kind != NodeKind::Switch)
+        ++l;
+      one.set_link_up(l, false);
+      batch.set_link_up(l, false);
+    }
+    const auto n = static_cast<int32_t>(c.t.gpus.size());
+    std::vector<Router::Request> reqs;
+    for (int32_t k = 0; k < 3 * n; ++k)
+      reqs.push_back({(k * 7) % n, (k * 13 + (k / 3) % 2) % n, static_cast<uint64_t>(k % 3)});
+    std::vector<PathPart> expected, got;
+    std::vector<size_t> at;
+    batch.route_batch(reqs, got, at);
+    ASSERT_EQ(at.size(), reqs.size() + 1) << c.name;
+    for (size_t k = 0; k < reqs.size(); ++k) {
+      expected.clear();
+      one.route(reqs[k].src, reqs[k].dst, reqs[k].entropy, 1.0, expected);
+      ASSERT_EQ(at[k + 1] - at[k], expected.size()) << c.name << " " << c.policy << " request " << k;
+      for (size_t i = 0; i < expected.size(); ++i) {
+        EXPECT_EQ(got[at[k] + i].link, expected[i].link) << c.name << " " << c.policy << " request " << k;
+        EXPECT_EQ(got[at[k] + i].fraction, expected[i].fraction);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace podnet::routing

@@ -47,33 +47,44 @@ struct SetScratch {
   std::vector<Term> by_link, segment;
   std::vector<int32_t> slot;  // per link: its terms' count, then the next place
   std::vector<routing::DirLink> links;
-  std::vector<double> coef;  // per link: the sum of the set's coefficients on it (flows of equal bytes)
+  // Per link: the sum of the set's coefficients on it (flows of equal bytes) beside its capacity, so that a
+  // part reads one place (the parts' links are far apart: each read a cache miss in a large fabric).
+  struct LinkSum {
+    double coef = 0, capacity = 0;
+  };
+  std::vector<LinkSum> sum;
 };
 
 // set_drains when every flow of the set moves the same bytes b (a collective's channels, a PAT step): a link's
 // T_fd is 8 b sum_g c_gd / C_d for each of its flows, the sum taken in flow order as set_drains' general case
 // takes it, so the drains are the same to the bit without grouping the terms by link.
-void equal_drains(const std::vector<SharedFlow>& flows, const std::vector<double>& capacity, SetScratch& w,
-                  std::vector<double>& drain) {
-  std::vector<double>& coef = w.coef;
+void equal_drains(const std::vector<SharedFlow>& flows, SetScratch& w, std::vector<double>& drain) {
+  std::vector<SetScratch::LinkSum>& sum = w.sum;
   std::vector<routing::DirLink>& links = w.links;
   links.clear();
-  for (const SharedFlow& f : flows)
-    for (const auto& p : f.route().parts) {
-      double& c = coef[static_cast<size_t>(p.link)];
-      if (c == 0) links.push_back(p.link);
-      c += p.fraction;
+  constexpr size_t kAhead = 16;  // parts whose link is requested before it is read
+  for (const SharedFlow& f : flows) {
+    const auto& parts = f.route().parts;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (i + kAhead < parts.size()) __builtin_prefetch(&sum[static_cast<size_t>(parts[i + kAhead].link)]);
+      double& c = sum[static_cast<size_t>(parts[i].link)].coef;
+      if (c == 0) links.push_back(parts[i].link);
+      c += parts[i].fraction;
     }
+  }
   drain.assign(flows.size(), 0.0);
   const auto bytes = static_cast<double>(flows.front().bytes);
-  for (size_t f = 0; f < flows.size(); ++f)
-    for (const auto& p : flows[f].route().parts) {
-      const double cap = capacity[static_cast<size_t>(p.link)];
-      const double t = cap > 0 ? 8.0 * bytes * coef[static_cast<size_t>(p.link)] / cap
-                               : std::numeric_limits<double>::infinity();
+  for (size_t f = 0; f < flows.size(); ++f) {
+    const auto& parts = flows[f].route().parts;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (i + kAhead < parts.size()) __builtin_prefetch(&sum[static_cast<size_t>(parts[i + kAhead].link)]);
+      const auto& p = parts[i];
+      const SetScratch::LinkSum& s = sum[static_cast<size_t>(p.link)];
+      const double t = s.capacity > 0 ? 8.0 * bytes * s.coef / s.capacity : std::numeric_limits<double>::infinity();
       drain[f] = std::max(drain[f], t);
     }
-  for (routing::DirLink d : links) coef[static_cast<size_t>(d)] = 0;
+  }
+  for (routing::DirLink d : links) sum[static_cast<size_t>(d)].coef = 0;
 }
 
 // Each flow's drain time (analytical_backend.hpp: max over its links of T_fd, in seconds) for one set.
@@ -159,6 +170,8 @@ AnalyticalBackend::AnalyticalBackend(const topology::Topology& topo, NetworkOpti
 RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
   routing::Router router(topo_, options_.routing);
   PlanCompiler compiler(topo_, router, options_.transport, options_.links);
+  // The drains sum each link's coefficients in flow order and take maxima: a flow's part order changes nothing.
+  compiler.set_sorted_parts(false);
   RunReport report;
   report.engine = name();
   const auto n = static_cast<int32_t>(plan.transfers.size());
@@ -295,12 +308,13 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
       SetScratch& w = scratch[t];
       if (w.slot.empty()) {
         w.slot.assign(static_cast<size_t>(dir_links), 0);
-        w.coef.assign(static_cast<size_t>(dir_links), 0.0);
+        w.sum.resize(static_cast<size_t>(dir_links));
+        for (size_t d = 0; d < w.sum.size(); ++d) w.sum[d].capacity = capacity[d];
       }
       const auto& f = sw.flows;
       const bool equal =
           std::all_of(f.begin(), f.end(), [&](const SharedFlow& x) { return x.bytes == f.front().bytes; });
-      if (equal && !f.empty()) equal_drains(f, capacity, w, sw.drain);
+      if (equal && !f.empty()) equal_drains(f, w, sw.drain);
       else set_drains(f, capacity, w, sw.drain);
     });
     for (size_t k = w0; k < w1; ++k) {
