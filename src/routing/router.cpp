@@ -5,6 +5,7 @@
 #include "routing/router.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <limits>
@@ -584,64 +585,117 @@ void Router::route_batch(std::span<const Request> reqs, std::vector<PathPart>& o
   const bool walks = !tracks_load_ && !torus_ && !dragonfly_ && planes_ == 1 && !graph_->any_down() &&
                      (policy_ == Policy::Ecmp || policy_ == Policy::Static);
   const bool hash = policy_ == Policy::Ecmp;
-  // One hop of w (as walk() takes it); true when w has arrived.
-  const auto step = [&](Walk& w) {
-    const std::span<const Hop> cand = gather(w.u, w.tg);
-    const auto n = static_cast<uint64_t>(cand.size());
-    if (n == 0) throw Error("routing: internal: a node on a shortest path has no next hop");
-    const Hop c = hash && n > 1 ? cand[mix64(w.key ^ seed_of_[w.u]) % n] : cand[0];
-    out[w.pos++] = {c.dir, 1.0};
-    w.u = c.to;
-    if (--w.d == 0) return true;
-    __builtin_prefetch(w.tg.near + w.u);
-    __builtin_prefetch(w.tg.shared + w.u);
-    __builtin_prefetch(seed_of_.data() + w.u);
-    return false;
+  // A hop of a walk is three dependent reads (as gather() and walk() make them): the node's list number toward
+  // the target, that list's place in pool_, and the next hop in it. A walk takes one of them per round and
+  // requests what the next one reads, so that a round's reads, one per walk, overlap. true: w has arrived.
+  const auto stage = [&](Walk& w) {
+    switch (w.stage) {
+      case 0:
+      case 3: {
+        uint32_t* slot = w.tg.shared + w.u;
+        if (w.stage == 3) {
+          slot = w.tg.own + w.id;
+        } else if (const int32_t k = w.tg.near[w.u]; k >= 0) {  // its own list number: one read more
+          w.id = static_cast<uint32_t>(k);
+          __builtin_prefetch(w.tg.own + k);
+          w.stage = 3;
+          return false;
+        }
+        if (*slot == kUnlearnt) *slot = learn_next(w.u, w.tg);
+        w.id = *slot;
+        __builtin_prefetch(lists_.data() + w.id);
+        w.stage = 1;
+        return false;
+      }
+      case 1: {
+        const NextList& l = lists_[w.id];
+        if (l.n == 0) throw Error("routing: internal: a node on a shortest path has no next hop");
+        w.id = l.off + (hash && l.n > 1 ? static_cast<uint32_t>(mix64(w.key ^ seed_of_[w.u]) % l.n) : 0);
+        __builtin_prefetch(pool_.data() + w.id);
+        w.stage = 2;
+        return false;
+      }
+      default: {
+        const Hop c = pool_[w.id];
+        out[w.pos++] = {c.dir, 1.0};
+        w.u = c.to;
+        w.stage = 0;
+        if (--w.d == 0) return true;
+        __builtin_prefetch(w.tg.near + w.u);
+        __builtin_prefetch(w.tg.shared + w.u);
+        __builtin_prefetch(seed_of_.data() + w.u);
+        return false;
+      }
+    }
   };
-  // Every walk in progress one hop further; those that arrived leave (their order changes nothing: each
-  // writes its own slots).
-  const auto advance = [&] {
+  // One round: every walk in progress one read further; those that arrived leave (their order changes
+  // nothing: each writes its own slots).
+  const auto round = [&] {
     for (size_t i = 0; i < walks_.size();)
-      if (step(walks_[i])) {
+      if (stage(walks_[i])) {
         walks_[i] = walks_.back();
         walks_.pop_back();
       } else {
         ++i;
       }
   };
+  // Requests are resolved kAhead before their turn (their ends, their target, and a request for the
+  // distance and the first hop's list that the turn reads). A request that throws there is left to route(),
+  // which throws the same in its turn.
+  constexpr size_t kAhead = 8;
+  struct Ahead {
+    Ends e;
+    Target tg;
+    bool walk = false;
+  };
+  std::array<Ahead, kAhead> ahead;
+  const auto prepare = [&](size_t k) {
+    Ahead& a = ahead[k % kAhead];
+    a.walk = false;
+    if (!walks) return;
+    try {
+      a.e = resolve(reqs[k].src, reqs[k].dst);
+    } catch (const Error&) {
+      return;
+    }
+    if (a.e.kind != Ends::Net || a.e.relay >= 0 || a.e.from_dir < 0 || a.e.to_dir < 0) return;
+    a.tg = node_target(a.e.to, a.e.from);
+    if (!a.tg.shared) return;
+    a.walk = true;
+    __builtin_prefetch(a.tg.tab + a.e.from);
+    __builtin_prefetch(a.tg.near + a.e.from);
+    __builtin_prefetch(a.tg.shared + a.e.from);
+    __builtin_prefetch(seed_of_.data() + a.e.from);
+  };
+  for (size_t k = 0; k < std::min(kAhead, reqs.size()); ++k) prepare(k);
   for (size_t k = 0; k < reqs.size(); ++k) {
     const Request& r = reqs[k];
     at.push_back(out.size());
-    if (walks) {
-      if (k + 4 < reqs.size()) {
-        __builtin_prefetch(rank_end_.data() + reqs[k + 4].src);
-        __builtin_prefetch(rank_end_.data() + reqs[k + 4].dst);
+    const Ahead a = ahead[k % kAhead];
+    if (k + kAhead < reqs.size()) {
+      if (walks && k + 2 * kAhead < reqs.size()) {
+        __builtin_prefetch(rank_end_.data() + reqs[k + 2 * kAhead].src);
+        __builtin_prefetch(rank_end_.data() + reqs[k + 2 * kAhead].dst);
       }
-      const Ends e = resolve(r.src, r.dst);
-      if (e.kind == Ends::Net && e.relay < 0 && e.from_dir >= 0 && e.to_dir >= 0) {
-        const Target tg = node_target(e.to, e.from);
-        const int d = tg.shared ? dist(e.from, tg) : -1;
-        if (d >= 0) {  // route()'s parts: PCIe, NIC -> switch, the walk's d hops, switch -> NIC, PCIe
-          out.push_back({e.src_dir, 1.0});
-          out.push_back({e.from_dir, 1.0});
-          const size_t pos = out.size();
-          out.resize(pos + static_cast<size_t>(d));
-          out.push_back({e.to_dir, 1.0});
-          out.push_back({e.dst_dir, 1.0});
-          if (d > 0) {
-            walks_.push_back({e.from, d, flow_key(e.src_ep, e.dst_ep, r.entropy), pos, tg});
-            __builtin_prefetch(tg.near + e.from);
-            __builtin_prefetch(tg.shared + e.from);
-          }
-          if (walks_.size() >= kBatchWalks) advance();
-          continue;
-        }
-      }
+      prepare(k + kAhead);
     }
-    route(r.src, r.dst, r.entropy, 1.0, out);
+    const int d = a.walk ? dist(a.e.from, a.tg) : -1;
+    if (d < 0) {  // not one walk between two NICs (or no path: route() says why)
+      route(r.src, r.dst, r.entropy, 1.0, out);
+      continue;
+    }
+    // route()'s parts: PCIe, NIC -> switch, the walk's d hops, switch -> NIC, PCIe
+    out.push_back({a.e.src_dir, 1.0});
+    out.push_back({a.e.from_dir, 1.0});
+    const size_t pos = out.size();
+    out.resize(pos + static_cast<size_t>(d));
+    out.push_back({a.e.to_dir, 1.0});
+    out.push_back({a.e.dst_dir, 1.0});
+    if (d > 0) walks_.push_back({a.e.from, d, flow_key(a.e.src_ep, a.e.dst_ep, r.entropy), pos, a.tg, 0, 0});
+    if (walks_.size() >= kBatchWalks) round();
   }
   at.push_back(out.size());
-  while (!walks_.empty()) advance();
+  while (!walks_.empty()) round();
 }
 
 bool Router::network_part(const Ends& e, uint64_t entropy, double weight, std::vector<PathPart>& out) {

@@ -165,15 +165,16 @@ class Router {
   // Many routes at once, each what route(src, dst, entropy, 1.0, ...) gives and in the same order: request
   // k's route is out[at[k], at[k + 1]) (`at` gets one entry more than `reqs`). Where every route is a walk
   // (ECMP or static policy, one plane, not a torus nor a dragonfly, nothing down, no load tracked), up to
-  // kBatchWalks walks advance together, one hop each in turn: a hop is a few dependent reads from tables
-  // as large as the fabric (at 1,048,576 GPUs each a cache miss), and the walks' reads overlap where one
-  // walk's wait on the next. Elsewhere, and for a route that is not one walk between two NICs (inside a
+  // kBatchWalks walks advance together, one read each in turn: a hop is three or four dependent reads from
+  // tables as large as the fabric (at 131,072 GPUs each a cache miss), each walk requests what it reads
+  // next, and the walks' reads overlap where one walk's would wait on the next. Requests are resolved a few
+  // turns ahead for the same reason. Elsewhere, and for a route that is not one walk between two NICs (inside a
   // server, a PXN relay), it calls route(). Throws as route() does.
   struct Request {
     int32_t src = 0, dst = 0;
     uint64_t entropy = 0;
   };
-  static constexpr size_t kBatchWalks = 16;
+  static constexpr size_t kBatchWalks = 32;
   void route_batch(std::span<const Request> reqs, std::vector<PathPart>& out, std::vector<size_t>& at);
   // The network part only, between two NICs (on a torus: two GPUs, the
   // routers): NIC -> attachment switch -> ... -> NIC, as route() takes it for
@@ -325,6 +326,8 @@ class Router {
     uint64_t key;  // its flow key
     size_t pos;    // where its next hop goes in `out`
     Target tg;
+    uint32_t id;        // stage 3: near[u]; 1: u's list number toward tg; 2: the next hop's place in pool_
+    uint8_t stage = 0;  // the read it takes next (route_batch)
   };
   std::vector<Walk> walks_;
   // gather's learnt lists, for the fault-free graph (which never changes): per target the list of each node (an
