@@ -503,6 +503,35 @@ TEST(Cli, TrainNamesTheStraggler) {
   EXPECT_GE(st["critical_path_excess_ms"].get<double>(), slowdown - 1e-6);  // the path bound (straggler.hpp)
 }
 
+TEST(Cli, TrainWithAStragglerOnTheAnalyticalEngine) {
+  // The same straggler on the analytical engine (slow GPUs are the failures it takes): the straggler report
+  // names stage 7's compute, the one failure costs the whole slowdown, and the slowdown is the flow engine's
+  // within 1 % (both stretch the same computes; the engines differ only in how they share links). A link
+  // failure is refused, naming what this engine takes.
+  const std::string straggler = "--set 'failures=[{at: 0ms, gpu: 8191, action: slow, factor: 1.5}]'";
+  const Result a = run("train leafspine-8k --engine analytical --format json " + straggler);
+  const Result f = run("train leafspine-8k --engine flow --format json " + straggler);
+  ASSERT_EQ(a.status, 0) << a.out;
+  ASSERT_EQ(f.status, 0) << f.out;
+  const nlohmann::json da = nlohmann::json::parse(a.out), df = nlohmann::json::parse(f.out);
+  const auto& st = da["failures"]["straggler"];
+  ASSERT_FALSE(st["parts"].empty()) << st.dump();
+  EXPECT_EQ(st["parts"][0]["stage"], 7);
+  EXPECT_EQ(st["parts"][0]["part"], "compute");
+  ASSERT_EQ(st["failure_costs"].size(), 1u);
+  EXPECT_EQ(st["failure_costs"][0]["recovered_ms"], st["slowdown_ms"]);
+  const double sa = da["failures"]["slowdown"].get<double>(), sf = df["failures"]["slowdown"].get<double>();
+  EXPECT_GT(sa, 1.0);
+  EXPECT_LT(sa, 1.5);
+  EXPECT_NEAR(sa / sf, 1.0, 0.01) << sa << " against the flow engine's " << sf;
+  const Result down =
+      run("train leafspine-8k --engine analytical --set 'failures=[{at: 0ms, link: \"gpu-node-0000/nic0\", action: "
+          "down}]'",
+          true);
+  EXPECT_EQ(down.status, 2) << down.out;
+  EXPECT_NE(down.out.find("it takes slow GPUs only: gpu: N, action: slow"), std::string::npos) << down.out;
+}
+
 TEST(Cli, TrainCsvGivesEachStagesPartsInMsAndTheirSum) {
   // Every stage's parts add up to the iteration time (each stage's timeline spans the step).
   const std::string base =

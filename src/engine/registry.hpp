@@ -24,6 +24,7 @@ namespace podnet::engine {
 struct EngineTraits {
   bool contention = false;     // separate operations share links (jobs, a collective beside other traffic)
   bool failures = false;       // failures: change the fabric during a run (links, switches, NICs down)
+  bool slow_gpus = false;      // failures that only slow GPUs' compute (gpu: ..., action: slow)
   bool packet_faults = false;  // PFC storms, silent faults and drifted ECN/PFC thresholds
   bool port_counters = false;  // per-port queue, PFC and ECN counters for telemetry (and sampled series)
   bool link_series = false;    // link-load steps: a trace's link counters, telemetry's link series

@@ -1,5 +1,6 @@
 #include "study/study.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -55,11 +56,15 @@ std::vector<diagnose::ThresholdDrift> find_drifts(const telemetry::Recorder& r) 
 
 void require_failure_engine(const scenario::Setup& s) {
   using engine::EngineTraits;
-  if (!engine::engine_info(s.engine).traits.failures)
+  const EngineTraits& e = engine::engine_info(s.engine).traits;
+  const bool only_slow_gpus = std::all_of(s.scenario.failures.begin(), s.scenario.failures.end(),
+                                          [](const scenario::FailureSpec& f) { return f.target_kind == "gpu"; });
+  if (!e.failures && !(e.slow_gpus && only_slow_gpus))
     throw InputError(fmt::format("{}: failures are injected by the {} engines (the {} engine cannot change the "
-                                 "fabric under a run); this run's engine is {} ({}; use --engine {})",
+                                 "fabric under a run{}); this run's engine is {} ({}; use --engine {})",
                                  s.scenario.where("failures"),
-                                 engine::engine_names_with(&EngineTraits::failures, " and "), s.engine, s.engine,
+                                 engine::engine_names_with(&EngineTraits::failures, " and "), s.engine,
+                                 e.slow_gpus ? "; it takes slow GPUs only: gpu: N, action: slow" : "", s.engine,
                                  s.scenario.where("network.engine"),
                                  engine::engine_names_with(&EngineTraits::failures, " or --engine ")));
   s.scenario.check_failures(s.fabric);

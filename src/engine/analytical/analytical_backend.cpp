@@ -12,6 +12,9 @@
 #include <thread>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
+#include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "engine/plan_compiler.hpp"
 #include "engine/report_util.hpp"
@@ -343,14 +346,44 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
     w0 = w1;
   }
 
-  // --- timing
+  // --- timing (slow GPUs: analytical_backend.hpp)
+  const std::vector<FailureEvent>& events = options_.faults.failures.events;
+  std::vector<int32_t> slow_of(events.empty() ? 0 : topo_.gpus.size(), -1);  // GPU -> its first Slow event
+  for (size_t k = 0; k < events.size(); ++k) {
+    const FailureEvent& ev = events[k];
+    if (ev.action != FailureAction::Slow)
+      throw Error(fmt::format("the analytical engine takes slow GPUs only, not {} (the flow and packet engines "
+                              "change the fabric under a run)",
+                              ev.what));
+    if (ev.gpu >= 0 && ev.gpu < static_cast<int32_t>(slow_of.size()) && slow_of[static_cast<size_t>(ev.gpu)] < 0)
+      slow_of[static_cast<size_t>(ev.gpu)] = static_cast<int32_t>(k);
+  }
+  // GPU g's factor for a compute starting at `start`: its last event before start, or at time 0.
+  const auto factor_at = [&](int32_t g, Time start) {
+    double f = 1.0;
+    if (g < 0 || g >= static_cast<int32_t>(slow_of.size())) return f;
+    for (int32_t k = slow_of[static_cast<size_t>(g)]; k >= 0 && k < static_cast<int32_t>(events.size()); ++k) {
+      const FailureEvent& ev = events[static_cast<size_t>(k)];
+      if (ev.at >= start && ev.at != Time()) break;  // events are in time order
+      if (ev.gpu == g) f = ev.factor;
+    }
+    return f;
+  };
   for (int32_t i : order) {
     const plan::Transfer& t = plan.transfers[static_cast<size_t>(i)];
     Time start;
     for (int32_t d : t.deps) start = std::max(start, report.transfers[static_cast<size_t>(d)].finish);
-    report.transfers[static_cast<size_t>(i)] = {start, start + duration[static_cast<size_t>(i)]};
-    report.makespan = std::max(report.makespan, start + duration[static_cast<size_t>(i)]);
+    Time dur = duration[static_cast<size_t>(i)];
+    if (!events.empty() && t.kind == plan::TransferKind::Compute) {
+      double factor = 1.0;
+      for (int32_t g : t.ranks) factor = std::max(factor, factor_at(g, start));
+      if (factor != 1.0) dur = Time(static_cast<int64_t>(static_cast<double>(dur.ps) * factor + 0.5));
+    }
+    report.transfers[static_cast<size_t>(i)] = {start, start + dur};
+    report.makespan = std::max(report.makespan, start + dur);
   }
+  for (const FailureEvent& ev : events)
+    if (ev.at < report.makespan) report.failures.push_back({ev.at, ev.what, 0, Time()});
   if (!options_.link_loads) return report;
   report.hottest = hottest_links(link_bytes, nullptr, report.makespan, options_.hottest_links,
                                  [&](routing::DirLink d) { return compiler.payload_capacity_bps(d); });

@@ -52,6 +52,14 @@
 // is off (the training study reads none: it saves adding every flow's bytes
 // to its links).
 //
+// Slow GPUs (FailureAction::Slow, the only failure this engine takes: it
+// cannot change the fabric under a run). A compute transfer starting at t
+// takes its duration x the largest factor among its GPUs, a GPU's factor
+// being that of its last Slow event before t (or at 0), rounded to the
+// picosecond: as the flow engine's failure driver applies it (a compute
+// starting at an event's very time still runs at the old factor). An event
+// is reported (RunReport::failures) when it comes before the run's end.
+//
 // Threads (network.threads; 0 = the machine's cores, at most
 // kDefaultMaxThreads). The sets are taken a window of about 2^19 ranks and
 // edges at a time. The routes the window lacks are compiled on every thread

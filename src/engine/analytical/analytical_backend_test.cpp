@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/error.hpp"
+#include "engine/registry.hpp"
 #include "engine/test_util.hpp"
 
 namespace podnet::engine::analytical {
@@ -94,6 +96,41 @@ TEST(AnalyticalThreads, WithoutLinkLoadsTheTimingsAreTheSameAndNoLinkIsReported)
   EXPECT_TRUE(without.hottest.empty());
   EXPECT_TRUE(without.by_class.empty());
   EXPECT_FALSE(with.by_class.empty());
+}
+
+// Slow GPUs, by hand: A (GPU 0, 10 us) then B (GPU 1, 10 us) then C (GPUs 0 and 1, 5 us). GPU 0 is 2x slow
+// from time 0, GPU 1 3x from 20 us. A: 0-20 us. B starts at 20 us, the event's very time: the old factor, 20-30
+// us. C: the larger factor, 3, 30-45 us. Both events come before the end: reported. The flow engine's failure
+// driver gives the same timeline. A link failure is refused (this engine cannot change the fabric).
+TEST(AnalyticalSlowGpus, AComputeTakesItsSlowestGpusFactorInEffectWhenItStarts) {
+  const topology::Topology t = fabric();
+  plan::TransferPlan p;
+  for (const auto& [ranks, us] :
+       std::vector<std::pair<std::vector<int32_t>, int64_t>>{{{0}, 10}, {{1}, 10}, {{0, 1}, 5}}) {
+    plan::Transfer c;
+    c.kind = plan::TransferKind::Compute;
+    c.ranks = ranks;
+    c.duration = Time(us * 1000000);
+    if (!p.transfers.empty()) c.deps = {static_cast<int32_t>(p.transfers.size()) - 1};
+    p.add(c);
+  }
+  NetworkOptions o;
+  o.faults.failures.events.push_back({Time(), FailureAction::Slow, {}, {}, 0, 2.0, "gpu 0"});
+  o.faults.failures.events.push_back({Time(20000000), FailureAction::Slow, {}, {}, 1, 3.0, "gpu 1"});
+  for (const char* engine : {"analytical", "flow"}) {
+    const RunReport r = make_backend(engine, t, o)->run(p);
+    ASSERT_EQ(r.transfers.size(), 3u);
+    EXPECT_EQ(r.transfers[0].finish, Time(20000000)) << engine;
+    EXPECT_EQ(r.transfers[1].start, Time(20000000)) << engine;
+    EXPECT_EQ(r.transfers[1].finish, Time(30000000)) << engine;
+    EXPECT_EQ(r.transfers[2].finish, Time(45000000)) << engine;
+    EXPECT_EQ(r.makespan, Time(45000000)) << engine;
+    ASSERT_EQ(r.failures.size(), 2u) << engine;
+    EXPECT_EQ(r.failures[1].what, "gpu 1");
+  }
+  NetworkOptions down;
+  down.faults.failures.events.push_back({Time(), FailureAction::Down, {0}, {}, -1, 1.0, "link 0"});
+  EXPECT_THROW(AnalyticalBackend(t, down).run(p), Error);
 }
 
 TEST(AnalyticalThreads, ZeroMeansTheMachinesCoresUpToEight) {
