@@ -535,6 +535,13 @@ TEST(Cli, TrainWithAStragglerOnTheAnalyticalEngine) {
   EXPECT_GT(sa, 1.0);
   EXPECT_LT(sa, 1.5);
   EXPECT_NEAR(sa / sf, 1.0, 0.01) << sa << " against the flow engine's " << sf;
+  // The table gives the rates at the slowed iteration: the document's MFU and tokens/s over the slowdown.
+  const Result table = run("train leafspine-8k --engine analytical " + straggler);
+  const std::string rates =
+      fmt::format("at that iteration: MFU {}%, {} tokens/s",
+                  podnet::report::fixed(100 * da["mfu"].get<double>() / sa, 1),
+                  podnet::report::thousands(std::llround(da["tokens_per_second"].get<double>() / sa)));
+  EXPECT_NE(table.out.find(rates), std::string::npos) << rates << "\n" << table.out;
   const Result down =
       run("train leafspine-8k --engine analytical --set 'failures=[{at: 0ms, link: \"gpu-node-0000/nic0\", action: "
           "down}]'",

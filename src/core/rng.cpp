@@ -4,13 +4,6 @@
 
 namespace podnet {
 
-uint64_t mix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 Rng::Rng(uint64_t seed) : seed_(seed) {
   uint64_t x = seed;
   for (auto& s : s_) {

@@ -32,7 +32,13 @@ class Rng {
   uint64_t s_[4];
 };
 
-// SplitMix64 finalizer: a good 64-bit mixing function (also used for hashing).
-uint64_t mix64(uint64_t x);
+// SplitMix64 finalizer: a good 64-bit mixing function (also used for hashing). Inline: routing calls it at
+// every hop of every route, and the packet engine at every packet's ECMP choice.
+inline uint64_t mix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
 
 }  // namespace podnet

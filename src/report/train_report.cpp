@@ -1373,6 +1373,16 @@ void write_train_table(const nlohmann::json& d, std::ostream& out) {
     out << fmt::format("\n  with the injected failures: iteration {} ms vs {} ms without ({}x)\n",
                        fixed(f["iteration_ms"].get<double>(), 2), fixed(f["baseline_iteration_ms"].get<double>(), 2),
                        fixed(f["slowdown"].get<double>(), 3));
+  // The rates above are the failure-free iteration's; at the slowed one (the same work per iteration) they
+  // scale by 1 / slowdown, and the days to train by the slowdown, were the failures to last the whole run.
+  const double slowdown = f["slowdown"].is_number() ? f["slowdown"].get<double>() : 0;
+  if (!f["job_failed"].get<bool>() && slowdown > 0 && d["mfu"].is_number() && d["tokens_per_second"].is_number()) {
+    out << fmt::format("    at that iteration: MFU {}%, {} tokens/s", fixed(100 * d["mfu"].get<double>() / slowdown, 1),
+                       thousands(std::llround(d["tokens_per_second"].get<double>() / slowdown)));
+    if (d["days_to_train"].is_number())
+      out << fmt::format(", {} days to train", fixed(d["days_to_train"].get<double>() * slowdown, 1));
+    out << " (if the failures lasted the whole run)\n";
+  }
   out << fmt::format("    {} event(s) scheduled, {} applied before the run ended\n", f["scheduled"].get<int64_t>(),
                      f["events"].size());
   size_t shown = 0;
@@ -1425,6 +1435,9 @@ void write_train_table(const nlohmann::json& d, std::ostream& out) {
       c.add({x["what"].get<std::string>(), fixed(x["at_ms"].get<double>(), 3),
              fixed(x["recovered_ms"].get<double>(), 3)});
     c.write(out, "    ");
+    if (st["failure_costs"].size() > 1)
+      out << "    (each cost is what removing that failure alone saves, the others kept: the costs need not add up "
+             "to the slowdown, and a failure hidden behind a worse one costs 0)\n";
   }
 }
 

@@ -483,7 +483,11 @@ class Loader {
         ParamSpec factor{"factor", ParamType::Real, "", "", 1.0, 1000.0};
         std::string canonical;
         auto v = e["factor"] ? parse_param(factor, scalar_text(e["factor"]), canonical, expected) : std::nullopt;
-        if (!v) fail(path + ".factor", line, "slow needs a factor >= 1 (compute takes factor x longer)");
+        if (!v)
+          fail(path + ".factor", line,
+               fmt::format("slow needs a factor >= 1 (the GPU's compute and the delays modelled on it take "
+                           "factor x longer){}",
+                           e["factor"] ? "" : "; it has none"));
         f.factor = std::get<double>(*v);
       }
       sc_.failures.push_back(f);

@@ -60,9 +60,10 @@ void require_failure_engine(const scenario::Setup& s) {
   const bool only_slow_gpus = std::all_of(s.scenario.failures.begin(), s.scenario.failures.end(),
                                           [](const scenario::FailureSpec& f) { return f.target_kind == "gpu"; });
   if (!e.failures && !(e.slow_gpus && only_slow_gpus))
-    throw InputError(fmt::format("{}: failures are injected by the {} engines (the {} engine cannot change the "
+    throw InputError(fmt::format("{}: {} are injected by the {} engines (the {} engine cannot change the "
                                  "fabric under a run{}); this run's engine is {} ({}; use --engine {})",
                                  s.scenario.where("failures"),
+                                 e.slow_gpus ? "failures other than slow GPUs" : "failures",
                                  engine::engine_names_with(&EngineTraits::failures, " and "), s.engine,
                                  e.slow_gpus ? "; it takes slow GPUs only: gpu: N, action: slow" : "", s.engine,
                                  s.scenario.where("network.engine"),
