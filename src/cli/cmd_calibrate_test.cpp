@@ -73,6 +73,12 @@ TEST(Calibrate, ConfigAddMergesAFragmentWithItsOwnErrors) {
   EXPECT_EQ(e.status, 2);
   EXPECT_NE(e.out.find(bad + ":3: server.nic_sped: unknown key (did you mean 'nic_speed'?)"), std::string::npos)
       << e.out;
+  // A fragment's failures checked against the fabric (after parsing) still name the fragment's line.
+  const std::string gpu = write_file("gpu.yaml", "failures:\n  - {at: 0ms, gpu: 5, action: slow, factor: 1.2}\n"
+                                                 "  - {at: 0ms, gpu: 99999, action: slow, factor: 1.2}\n");
+  const Result g = run("train leafspine-8k --engine analytical --config-add " + gpu, true);
+  EXPECT_EQ(g.status, 2);
+  EXPECT_NE(g.out.find(gpu + ":3: failures[1].gpu: '99999' is not a GPU of this fabric"), std::string::npos) << g.out;
   const std::string named = write_file("named.yaml", "name: other\n");
   EXPECT_NE(run("resolve leafspine-8k --config-add " + named, true).out.find(named + ":1: name: a fragment"),
             std::string::npos);

@@ -1358,7 +1358,8 @@ std::vector<engine::FailureEvent> Scenario::resolve_failures(const topology::Top
     const FailureSpec& f = failures[i];
     // Entries from the command line are named by the option that gave them (--fail-links, --fail-switches).
     const auto given = from_set.find("failures");
-    const std::string where_ = given == from_set.end() ? fmt::format("{}:{}: failures[{}]", source, f.line, i)
+    const std::string where_ = given == from_set.end()
+                                   ? fmt::format("{}:{}: failures[{}]", file_of("failures"), f.line, i)
                                : given->second.empty() ? fmt::format("--set failures[{}]", i)
                                                        : fmt::format("{}: failures[{}]", given->second, i);
     if (f.target_kind == "random") {
@@ -1444,8 +1445,9 @@ std::vector<diagnose::Fault> Scenario::fault_list(const topology::Topology& t) c
   for (size_t i = 0; i < faults.size(); ++i) {
     const FaultSpec& f = faults[i];
     if (f.kind == "pfc_storm" || f.kind == "drifted_thresholds") continue;  // the packet engine's, not the probes'
-    const std::string where_ = from_set.count("faults") ? fmt::format("--set faults[{}]", i)
-                                                        : fmt::format("{}:{}: faults[{}]", source, f.line, i);
+    const std::string where_ = from_set.count("faults")
+                                   ? fmt::format("--set faults[{}]", i)
+                                   : fmt::format("{}:{}: faults[{}]", file_of("faults"), f.line, i);
     diagnose::Fault x;
     x.kind = f.kind == "drop"      ? diagnose::FaultKind::Drop
              : f.kind == "corrupt" ? diagnose::FaultKind::Corrupt
@@ -1476,8 +1478,9 @@ std::vector<engine::PauseStorm> Scenario::pause_storms(const topology::Topology&
   for (size_t i = 0; i < faults.size(); ++i) {
     const FaultSpec& f = faults[i];
     if (f.kind != "pfc_storm") continue;
-    const std::string where_ = from_set.count("faults") ? fmt::format("--set faults[{}]", i)
-                                                        : fmt::format("{}:{}: faults[{}]", source, f.line, i);
+    const std::string where_ = from_set.count("faults")
+                                   ? fmt::format("--set faults[{}]", i)
+                                   : fmt::format("{}:{}: faults[{}]", file_of("faults"), f.line, i);
     const auto [l, end] = find_link(t, f.target, where_);
     engine::PauseStorm st;
     st.port = routing::dir_link(l, end, t) ^ 1;  // the direction entering the named end
@@ -1494,8 +1497,9 @@ std::vector<engine::ThresholdDrift> Scenario::threshold_drifts(const topology::T
   for (size_t i = 0; i < faults.size(); ++i) {
     const FaultSpec& f = faults[i];
     if (f.kind != "drifted_thresholds") continue;
-    const std::string where_ = from_set.count("faults") ? fmt::format("--set faults[{}]", i)
-                                                        : fmt::format("{}:{}: faults[{}]", source, f.line, i);
+    const std::string where_ = from_set.count("faults")
+                                   ? fmt::format("--set faults[{}]", i)
+                                   : fmt::format("{}:{}: faults[{}]", file_of("faults"), f.line, i);
     engine::ThresholdDrift d;
     d.node = find_switch(t, f.target, where_);
     d.kmin = f.kmin;
@@ -1521,6 +1525,11 @@ std::string Scenario::blame(const ParamError& e) const {
   for (const std::string& k : shared->also())
     if (auto it = lines.find(k); it != lines.end() && it->second > 0) return k;
   return e.key();
+}
+
+const std::string& Scenario::file_of(const std::string& key) const {
+  const auto f = from_fragment.find(key);
+  return f != from_fragment.end() ? f->second.first : source;
 }
 
 std::string Scenario::where(const std::string& key) const {

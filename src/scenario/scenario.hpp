@@ -214,6 +214,8 @@ class Scenario {
   topology::Topology build_topology() const;
   // "FILE:LINE: key" for a key given in the file, "--set key" for an override,
   // "FILE: key (default)" otherwise.
+  // The file a top-level key's lines are in: the fragment (--config-add) that gave it, else the scenario's.
+  const std::string& file_of(const std::string& key) const;
   std::string where(const std::string& key) const;
   // The key to name for `e`: one of a SharedParamError's keys the user gave (--set, then a fragment), else e.key().
   std::string blame(const ParamError& e) const;
