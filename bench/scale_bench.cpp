@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--design") == 0) return design_cases();
     if (std::strcmp(argv[i], "--million") == 0) {
       // One iteration at 1,048,576 GPUs: clos-1m's job (Llama 3 405B, TP8 x PP16) at DP 8,192, 16 sequences per
-      // replica, analytical engine, one thread (about 2 minutes). Target (issue): <= 60 s and <= 8 GB.
+      // replica, analytical engine, one thread (about 45 s). Target (issue): <= 60 s and <= 8 GB.
       const std::vector<std::string> args = {"podnet",
                                              "train",
                                              "clos-1m",
