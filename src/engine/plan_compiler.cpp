@@ -282,10 +282,10 @@ size_t PlanCompiler::prefetch(const plan::TransferPlan& plan, const std::vector<
   if (todo.size() < 2) return 0;
   const auto n = static_cast<int>(std::min<size_t>(static_cast<size_t>(workers), todo.size()));
   while (static_cast<int>(workers_.size()) < n - 1) workers_.push_back(std::make_unique<Worker>(*this));
+  for (auto& w : workers_) w->compiler.sort_parts_ = sort_parts_;
   std::vector<std::shared_ptr<std::vector<CompiledFlow>>> done(todo.size());
   parallel_for_workers(todo.size(), static_cast<size_t>(n), [&](size_t k, size_t w) {
-    PlanCompiler& c = w == 0 ? *this : workers_[w - 1]->compiler;
-    c.sort_parts_ = sort_parts_;  // worker 0 routes with this compiler's router
+    PlanCompiler& c = w == 0 ? *this : workers_[w - 1]->compiler;  // worker 0 routes with this compiler's router
     try {
       done[k] = c.fresh(plan.transfers[static_cast<size_t>(todo[k])], todo[k]);
     } catch (...) {  // left out: compile() meets the error itself, as it would have without prefetch
