@@ -542,6 +542,8 @@ TEST(Cli, TrainWithAStragglerOnTheAnalyticalEngine) {
                   podnet::report::fixed(100 * da["mfu"].get<double>() / sa, 1),
                   podnet::report::thousands(std::llround(da["tokens_per_second"].get<double>() / sa)));
   EXPECT_NE(table.out.find(rates), std::string::npos) << rates << "\n" << table.out;
+  // The stage's GPUs in the straggler table name the slow one the scenario gave.
+  EXPECT_NE(table.out.find("slow 8191 of 7168-8191"), std::string::npos) << table.out;
   const Result down =
       run("train leafspine-8k --engine analytical --set 'failures=[{at: 0ms, link: \"gpu-node-0000/nic0\", action: "
           "down}]'",

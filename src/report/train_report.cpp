@@ -9,6 +9,7 @@
 #include <limits>
 #include <ostream>
 #include <regex>
+#include <sstream>
 #include <string_view>
 
 #include "engine/registry.hpp"
@@ -1170,6 +1171,23 @@ std::string short_list(const std::string& s) {
   }
   return spaced.size() <= 34 ? spaced : spaced.substr(0, 31) + "...";
 }
+// The GPUs of `slow` in a list of ranks and ranges ("56-63,184-191" as the straggler report writes them).
+std::vector<int64_t> slow_among(const std::string& list, const std::vector<int64_t>& slow) {
+  std::vector<int64_t> found;
+  std::istringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    const size_t dash = item.find('-');
+    try {
+      const int64_t lo = std::stoll(item.substr(0, dash));
+      const int64_t hi = dash == std::string::npos ? lo : std::stoll(item.substr(dash + 1));
+      for (const int64_t g : slow)
+        if (g >= lo && g <= hi && std::find(found.begin(), found.end(), g) == found.end()) found.push_back(g);
+    } catch (const std::exception&) {  // not a rank: nothing to find in it
+    }
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
 }  // namespace
 
 std::string op_words(const std::string& label) {
@@ -1415,12 +1433,26 @@ void write_train_table(const nlohmann::json& d, std::ostream& out) {
         "\n  what made the step slower (+{} ms; {} ms of excess on the slowed critical path of {} ops):\n",
         fixed(st["slowdown_ms"].get<double>(), 3), fixed(st["critical_path_excess_ms"].get<double>(), 3),
         st["critical_path_ops"].get<int64_t>());
+  // The slow GPUs among the events (a stage's GPUs run in lockstep: the timeline cannot tell which one was
+  // slow, but the scenario says so), shown first in a part's GPUs.
+  std::vector<int64_t> slow;
+  static const std::regex kGpu(R"(gpu (\d+))");
+  for (const auto& e : f["events"])
+    if (std::smatch m; std::regex_match(e["what"].get_ref<const std::string&>(), m, kGpu))
+      slow.push_back(std::stoll(m[1].str()));
+  const auto gpus_cell = [&](const std::string& gpus) {
+    const std::vector<int64_t> in = slow_among(gpus, slow);
+    if (in.empty()) return short_list(gpus);
+    std::string named;
+    for (const int64_t g : in) named += (named.empty() ? "" : ", ") + std::to_string(g);
+    return fmt::format("slow {} of {}", named, short_list(gpus));
+  };
   Table parts({"stage", "part", "excess (ms)", "ops", "slowest op", "its excess (ms)", "GPUs"});
   for (const auto& p : st["parts"])
     parts.add({std::to_string(p["stage"].get<int>()), p["part"].get<std::string>(),
                fixed(p["excess_ms"].get<double>(), 3), std::to_string(p["ops"].get<int>()),
                op_words(p["worst_op"].get<std::string>()), fixed(p["worst_excess_ms"].get<double>(), 3),
-               short_list(p["gpus"].get<std::string>())});
+               gpus_cell(p["gpus"].get<std::string>())});
   bool faster = false;
   for (const auto& p : st["parts"]) faster = faster || p["excess_ms"].get<double>() < 0;
   if (st["parts"].empty()) out << "    nothing on the critical path took longer than without the failures\n";
