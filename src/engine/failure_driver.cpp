@@ -68,8 +68,7 @@ std::string FailureDriver::transfer_name(const plan::TransferPlan& plan, int32_t
 }
 
 Time FailureDriver::compute_duration(Time d, const std::vector<int32_t>& ranks) const {
-  const double factor = compute_factor(ranks);
-  return factor == 1.0 ? d : Time(static_cast<int64_t>(static_cast<double>(d.ps) * factor + 0.5));
+  return slowed_duration(d, compute_factor(ranks));
 }
 
 void FailureDriver::fail_launch(Time at, const plan::TransferPlan& plan, int32_t i, const std::string& why) {

@@ -85,6 +85,12 @@ struct ThresholdDrift {
 // last transfer finished are not applied (the job is over).
 enum class FailureAction : uint8_t { Down, Up, Degrade, Slow, Drain, Stop };
 
+// A compute of duration d on GPUs whose slowest factor is `factor`, rounded to the picosecond: what every engine
+// that takes slow GPUs runs it for.
+inline Time slowed_duration(Time d, double factor) {
+  return factor == 1.0 ? d : Time(static_cast<int64_t>(static_cast<double>(d.ps) * factor + 0.5));
+}
+
 struct FailureEvent {
   Time at;
   FailureAction action = FailureAction::Down;

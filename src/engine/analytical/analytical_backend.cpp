@@ -377,7 +377,7 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
     if (!events.empty() && t.kind == plan::TransferKind::Compute) {
       double factor = 1.0;
       for (int32_t g : t.ranks) factor = std::max(factor, factor_at(g, start));
-      if (factor != 1.0) dur = Time(static_cast<int64_t>(static_cast<double>(dur.ps) * factor + 0.5));
+      dur = slowed_duration(dur, factor);
     }
     report.transfers[static_cast<size_t>(i)] = {start, start + dur};
     report.makespan = std::max(report.makespan, start + dur);
