@@ -63,6 +63,9 @@ struct FlowSettings {
   // set 1.
   int32_t threads = 0;
   Time quantum;  // completions rounded up to a multiple (0 = exact; flow_sim.hpp)
+  // Links that carry the same flows leave the solver to one of them (flow_backend.hpp,
+  // same_flow_representatives); false: only the NICs' series links do (tests compare the two).
+  bool same_flow_links = true;
 };
 
 // Packet engine settings (packet/packet_options.hpp).

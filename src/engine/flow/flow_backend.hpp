@@ -9,6 +9,8 @@
 
 #include "engine/backend.hpp"
 #include "engine/options.hpp"
+#include "engine/plan_compiler.hpp"
+#include "plan/transfer_plan.hpp"
 #include "routing/route.hpp"
 
 namespace podnet::engine::flow {
@@ -31,6 +33,23 @@ namespace podnet::engine::flow {
 // capacity_bps, the lowest index among equals; chains of such nodes join one class.
 std::vector<routing::DirLink> series_representatives(const topology::Topology& topo,
                                                      const std::vector<double>& capacity_bps);
+
+// Links that carry the same flows: the series argument, plan-wide. When routes stay fixed for the whole run
+// (no load-aware routing, no failures), every transfer of the plan is compiled once before the run and each
+// directed link gets a fingerprint of the terms it will carry: two sums, over the flows that will cross it,
+// of independent 64-bit mixes of (transfer, flow index, coefficient). Links whose fingerprints agree carry
+// the same flows with the same coefficients at every instant, so their constraints differ only in capacity,
+// the least binds whenever any does, and the max-min solution is the same with only it in the solver; the
+// others carry what it carries (reported at their own capacity, as series links, which are such links too).
+// Two links are merged only when both 64-bit sums agree: a false match among the links of a 10-million-link
+// fabric has a probability near 2^-80. It pays on collective steps compiled as one coupled flow, which every
+// rank's NIC carries alike (a 1,024-rank PAT step's 5,170 links fall to about 1,080 at 131,072 GPUs; switch
+// links stay apart, ECMP putting a different number of hops on each). FlowBackend uses it when the plan has a
+// ring or coupled transfer; a plan of P2p transfers keeps the series links alone (compiling it twice cost more).
+// For each directed link, the representative of its class: the member of least capacity_bps, the lowest index
+// among equals; a link no flow crosses is its own.
+std::vector<routing::DirLink> same_flow_representatives(const plan::TransferPlan& plan, PlanCompiler& compiler,
+                                                        const std::vector<double>& capacity_bps);
 
 class FlowBackend final : public NetworkBackend {
  public:

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "engine/flow/flow_backend.hpp"
+#include "engine/plan_compiler.hpp"
 #include "routing/route.hpp"
 #include "routing/router.hpp"
 #include "topology/builders.hpp"
@@ -104,9 +105,10 @@ TEST(FlowBackend, SeriesLinksAreANicsTwoLinksEachWay) {
   EXPECT_GT(switch_links, 0);
 }
 
-// The same contended plan with the series links left out (unobserved) and with every link in the solver
-// (observed: the record of each link's steps turns the shortcut off) gives the same times and link loads,
-// whichever of a NIC's two links binds.
+// The same contended plan with the series links left out (unobserved, same_flow_links off), with every link
+// that carries the same flows as another left out (the default) and with every link in the solver
+// (observed: the record of each link's steps turns both off) gives the same times and link loads, whichever
+// of a NIC's two links binds.
 TEST(FlowBackend, LeavingSeriesLinksOutChangesNoResult) {
   for (const double pcie_gbps : {8.0, 400.0}) {  // 8 GB/s: PCIe binds; 400 GB/s: the 400G NIC does
     topology::Hardware hw = hw_with(1, 1, 8);
@@ -125,10 +127,25 @@ TEST(FlowBackend, LeavingSeriesLinksOutChangesNoResult) {
     plan.add(c);
     NetworkOptions o;
     o.hottest_links = 1000;  // every link that carried bytes
+    const RunReport same = make_backend("flow", t, o)->run(plan);
+    o.flow.same_flow_links = false;
     const RunReport out = make_backend("flow", t, o)->run(plan);
     o.observers.observe = [](const RunObservation&) {};
     const RunReport all = make_backend("flow", t, o)->run(plan);
     SCOPED_TRACE(pcie_gbps);
+    // More links carry the same flows than a NIC's series pair (a link that one flow alone crosses merges
+    // with that flow's other lone links): fewer terms, the same results.
+    EXPECT_LT(same.solver_terms, out.solver_terms);
+    EXPECT_EQ(same.makespan.ps, all.makespan.ps);
+    ASSERT_EQ(same.transfers.size(), all.transfers.size());
+    for (size_t i = 0; i < same.transfers.size(); ++i)
+      EXPECT_EQ(same.transfers[i].finish.ps, all.transfers[i].finish.ps) << i;
+    ASSERT_EQ(same.hottest.size(), all.hottest.size());
+    for (size_t i = 0; i < same.hottest.size(); ++i) {
+      EXPECT_EQ(same.hottest[i].link, all.hottest[i].link) << i;
+      EXPECT_NEAR(same.hottest[i].bytes, all.hottest[i].bytes, 1e-6 * all.hottest[i].bytes) << i;
+      EXPECT_NEAR(same.hottest[i].peak_utilization, all.hottest[i].peak_utilization, 1e-9) << i;
+    }
     // The shortcut ran: each of the 8 routes (5 P2p, 3 coupled edges between distinct GPUs) crosses two
     // NICs and leaves one of each NIC's two links out of the solver: 2 x 8 terms fewer than observed,
     // where every link goes to the solver.
@@ -216,6 +233,63 @@ TEST(FlowBackend, EveryRouteCrossesASeriesLinkWithItsRepresentative) {
       }
   }
   EXPECT_GT(checked, 100000);
+}
+
+// What the plan-wide merge rests on (flow_backend.hpp, same_flow_representatives): a link left out is crossed
+// by exactly the flows that cross its representative, each with the same coefficient, and has no less
+// capacity. Checked link by link against the flows compiled one by one, on a three-tier rail fabric under
+// ECMP with P2p transfers on two QPs, rings and a coupled set of edges, so that classes hold several links.
+TEST(FlowBackend, MergedLinksCarryTheSameFlowsAsTheirRepresentative) {
+  const topology::Topology t = topology::build_with("rail_clos", {{"gpus", "64"}, {"tiers", "3"}}, hw_with(4, 4, 8));
+  plan::TransferPlan plan = p2p_plan({{0, 17}, {5, 40}, {33, 2}, {12, 63}}, Bytes{1} << 20);
+  for (auto& tr : plan.transfers) tr.qps = 2;
+  plan::Transfer ring;
+  ring.kind = plan::TransferKind::Ring;
+  ring.ranks = {0, 8, 16, 24, 32, 40, 48, 56};
+  ring.bytes = Bytes{1} << 20;
+  plan.add(ring);
+  ring.ranks = {1, 9, 17, 25, 33, 41, 49, 57};
+  plan.add(ring);
+  plan::Transfer c;
+  c.kind = plan::TransferKind::Coupled;
+  for (int32_t r = 0; r < 32; ++r) c.edges.push_back({r, r + 32});
+  for (int32_t r = 0; r < 64; ++r) c.ranks.push_back(r);
+  c.bytes = Bytes{1} << 20;
+  plan.add(c);
+  const auto n = static_cast<size_t>(routing::dir_link_count(t));
+  std::vector<double> cap(n);
+  for (size_t d = 0; d < n; ++d) cap[d] = 1.0 + static_cast<double>((d / 2 * 7919) % 3);
+  routing::Router router(t, routing::RouteOptions{});
+  PlanCompiler compiler(t, router, transport_preset("rocev2"));
+  const std::vector<routing::DirLink> rep = flow::same_flow_representatives(plan, compiler, cap);
+  // Each link's terms, (transfer, flow, coefficient), from the flows compiled one by one.
+  std::vector<std::map<std::pair<int32_t, size_t>, double>> terms(n);
+  std::vector<CompiledFlow> flows;
+  for (int32_t i = 0; i < static_cast<int32_t>(plan.transfers.size()); ++i) {
+    flows.clear();
+    compiler.compile(plan, i, flows);
+    for (size_t k = 0; k < flows.size(); ++k)
+      for (const auto& p : flows[k].parts) terms[static_cast<size_t>(p.link)][{i, k}] += p.fraction;
+  }
+  size_t merged = 0, lone = 0;
+  for (size_t d = 0; d < n; ++d) {
+    const auto r = static_cast<size_t>(rep[d]);
+    ASSERT_EQ(static_cast<size_t>(rep[r]), r) << "a representative represents itself";
+    if (r == d) continue;
+    ++merged;
+    EXPECT_EQ(terms[d], terms[r]) << "link " << d << " and its representative " << r;
+    EXPECT_LE(cap[r], cap[d]) << d;
+    lone += terms[d].size() == 1;
+  }
+  // Beyond the series pairs (one per NIC direction used): links that only one flow crosses, within rings.
+  EXPECT_GT(merged, 64u);
+  EXPECT_GT(lone, 0u);
+  // And no two classes carry the same terms: every link whose terms equal another's is merged with it.
+  std::map<std::map<std::pair<int32_t, size_t>, double>, size_t> seen;
+  for (size_t d = 0; d < n; ++d) {
+    if (terms[d].empty() || static_cast<size_t>(rep[d]) != d) continue;
+    EXPECT_TRUE(seen.emplace(terms[d], d).second) << "links " << seen[terms[d]] << " and " << d << " not merged";
+  }
 }
 
 }  // namespace
