@@ -506,7 +506,7 @@ TEST(Cli, TrainNamesTheStraggler) {
   // Every stretched part is stage 7's (compute and the TP delays that run on its GPUs).
   for (const auto& p : st["parts"]) EXPECT_EQ(p["stage"], 7) << p.dump();
   ASSERT_EQ(st["failure_costs"].size(), 1u);
-  EXPECT_EQ(st["failure_costs"][0]["what"], "gpu 8191");
+  EXPECT_EQ(st["failure_costs"][0]["what"], "gpu 8191 slowed x1.5");
   EXPECT_EQ(st["failure_costs"][0]["recovered_ms"], st["slowdown_ms"]);
   const double slowdown = st["slowdown_ms"].get<double>();
   EXPECT_NEAR(slowdown,
@@ -550,6 +550,27 @@ TEST(Cli, TrainWithAStragglerOnTheAnalyticalEngine) {
           true);
   EXPECT_EQ(down.status, 2) << down.out;
   EXPECT_NE(down.out.find("it takes slow GPUs only: gpu: N, action: slow"), std::string::npos) << down.out;
+}
+
+TEST(Cli, TrainSaysWhenTheFailuresLengthenedNothing) {
+  // A slow factor of 1, or a slowdown scheduled after the iteration ends (it lasts 2.5 s here), leaves the
+  // iteration as it was: no straggler report and no failure costs (the iteration is not run 1 + N times more),
+  // and the table says why. The event list names the factor.
+  for (const char* f : {"[{at: 0ms, gpu: 8191, action: slow, factor: 1}]", "[{at: 100s, gpu: 8191, action: slow, "
+                                                                           "factor: 1.5}]"}) {
+    const std::string failures = fmt::format("--set 'failures={}'", f);
+    const Result j = run("train leafspine-8k --engine analytical --format json " + failures);
+    ASSERT_EQ(j.status, 0) << j.out;
+    const nlohmann::json d = nlohmann::json::parse(j.out);
+    EXPECT_EQ(d["failures"]["slowdown"].get<double>(), 1.0) << f;
+    EXPECT_FALSE(d["failures"].contains("straggler")) << f;
+    const Result table = run("train leafspine-8k --engine analytical " + failures);
+    EXPECT_NE(table.out.find("(the iteration took no longer"), std::string::npos) << table.out;
+    EXPECT_EQ(table.out.find("what made the step slower"), std::string::npos) << table.out;
+  }
+  const Result one = run("train leafspine-8k --engine analytical --set 'failures=[{at: 0ms, gpu: 8191, action: slow, "
+                         "factor: 1}]'");
+  EXPECT_NE(one.out.find("0.000 ms  gpu 8191 slowed x1\n"), std::string::npos) << one.out;
 }
 
 TEST(Cli, TrainCsvGivesEachStagesPartsInMsAndTheirSum) {

@@ -1421,6 +1421,9 @@ void write_train_table(const nlohmann::json& d, std::ostream& out) {
                                          fixed(e["repaired_at_ms"].get<double>() - e["at_ms"].get<double>(), 3))
                            : "");
   }
+  if (!f["job_failed"].get<bool>() && f["iteration_ms"].get<double>() == f["baseline_iteration_ms"].get<double>())
+    out << "    (the iteration took no longer: the events slowed nothing on its path, e.g. a factor of 1 or events "
+           "after it ended; no straggler report)\n";
   if (!f.contains("straggler")) return;
   const auto& st = f["straggler"];
   if (st["slowdown_ms"].get<double>() < 0)
@@ -1436,7 +1439,7 @@ void write_train_table(const nlohmann::json& d, std::ostream& out) {
   // The slow GPUs among the events (a stage's GPUs run in lockstep: the timeline cannot tell which one was
   // slow, but the scenario says so), shown first in a part's GPUs.
   std::vector<int64_t> slow;
-  static const std::regex kGpu(R"(gpu (\d+))");
+  static const std::regex kGpu(R"(gpu (\d+) slowed x.*)");  // scenario.cpp, failure_events
   for (const auto& e : f["events"])
     if (std::smatch m; std::regex_match(e["what"].get_ref<const std::string&>(), m, kGpu))
       slow.push_back(std::stoll(m[1].str()));

@@ -1411,6 +1411,7 @@ std::vector<engine::FailureEvent> Scenario::resolve_failures(const topology::Top
     ev.rate = f.rate;
     ev.factor = f.factor;
     ev.what = f.target_kind + " " + f.target;
+    if (ev.action == engine::FailureAction::Slow) ev.what += fmt::format(" slowed x{:g}", ev.factor);
     if (f.target_kind == "gpu") {
       ParamSpec rank{"gpu", ParamType::Int, "", "", 0, static_cast<double>(t.gpus.size()) - 1};
       std::string canonical, expected;

@@ -172,7 +172,9 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
                                          workload::simulate_iteration(out.job, out.gpus, topo, *f.backend,
                                                                       out.result.times, topt, &slowed),
                                          f.scheduled};
-    if (!slowed.job_failed) {
+    // An iteration the failures did not lengthen (a slow factor of 1, events after it ended) has no straggler
+    // to find and no cost to share out: its report says so instead of running the iteration 1 + N times more.
+    if (!slowed.job_failed && out.failures->run.iteration != out.result.iteration) {
       // Straggler detection: the same op graph without the failures, timeline against timeline.
       const workload::IterationPlan ip = workload::build_iteration(out.job, out.gpus, topo, out.result.times, topt);
       if (progress.run) progress.run("the iteration without failures, step by step (the straggler report)");

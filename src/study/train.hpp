@@ -61,8 +61,9 @@ struct IterationWithFailures {
   Time baseline;              // the failure-free iteration
   workload::TrainResult run;  // the same iteration (placement, per-op times) with the failures
   size_t scheduled = 0;       // events scheduled
-  // Straggler detection (diagnose/straggler.hpp), when the job did not stop: the slowed timeline against
-  // the baseline's, then each failure left out in turn (up to kMaxCounterfactuals events), largest first.
+  // Straggler detection (diagnose/straggler.hpp), when the job did not stop and the iteration took longer: the
+  // slowed timeline against the baseline's, then each failure left out in turn (up to kMaxCounterfactuals
+  // events), largest first.
   std::optional<diagnose::StragglerReport> straggler;
   std::vector<FailureCost> costs;
 };
