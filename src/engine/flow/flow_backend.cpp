@@ -102,17 +102,20 @@ std::vector<routing::DirLink> same_flow_representatives(const plan::TransferPlan
       }
     }
   }
-  std::vector<routing::DirLink> rep(links);
-  std::unordered_map<Print, routing::DirLink, PrintHash> best;
+  // Each link's class (one lookup per link), then each class's member of least capacity.
+  std::unordered_map<Print, uint32_t, PrintHash> class_of;
+  std::vector<uint32_t> cls(links);
+  std::vector<routing::DirLink> best;
   for (size_t d = 0; d < links; ++d) {
-    rep[d] = static_cast<routing::DirLink>(d);
     if (print[d] == Print{}) continue;  // no flow crosses it
-    auto [at, fresh] = best.try_emplace(print[d], static_cast<routing::DirLink>(d));
-    if (!fresh && capacity_bps[d] < capacity_bps[static_cast<size_t>(at->second)])
-      at->second = static_cast<routing::DirLink>(d);
+    const auto [at, fresh] = class_of.try_emplace(print[d], static_cast<uint32_t>(best.size()));
+    if (fresh) best.push_back(static_cast<routing::DirLink>(d));
+    routing::DirLink& b = best[at->second];
+    if (capacity_bps[d] < capacity_bps[static_cast<size_t>(b)]) b = static_cast<routing::DirLink>(d);
+    cls[d] = at->second;
   }
-  for (size_t d = 0; d < links; ++d)
-    if (print[d] != Print{}) rep[d] = best.find(print[d])->second;
+  std::vector<routing::DirLink> rep(links);
+  for (size_t d = 0; d < links; ++d) rep[d] = print[d] == Print{} ? static_cast<routing::DirLink>(d) : best[cls[d]];
   return rep;
 }
 
