@@ -720,7 +720,7 @@
   }
 
   const PARTS = { compute: 'compute', tp: 'TP (exposed)', pp: 'PP (exposed)', dp: 'DP (exposed)', ep: 'EP (exposed)', cp: 'CP (exposed)', bubble: 'bubble',
-    optimizer: 'optimizer step', grad_norm: 'gradient norm', loss: 'loss all-reduce',
+    optimizer: 'optimizer step', grad_norm: 'gradient norm', loss: 'loss all-reduce', step_overhead: 'step overhead',
     collective: 'collective (exposed)', p2p: 'P2P (exposed)', idle: 'idle' };
   const partName = k => PARTS[k] || words(k);
   for (const [k, label] of Object.entries(PARTS)) FIELDS['breakdown_ms.' + k] = [label, 'ms'];
@@ -742,7 +742,7 @@
       (n.nics_per_server > 0 ? ', ' + n.nics_per_server + ' x ' + n.nic_speed + ' NIC' + (n.nics_per_server === 1 ? '' : 's') + ' per server, ' + n.transport : ', no NICs') +
       (n.cc ? ' (' + n.cc + ')' : '') }));
     notes(s, doc.notes);
-    const order = ['compute', 'tp', 'pp', 'dp', 'ep', 'cp', 'optimizer', 'grad_norm', 'loss', 'bubble', 'collective', 'p2p', 'idle'];
+    const order = ['compute', 'tp', 'pp', 'dp', 'ep', 'cp', 'optimizer', 'grad_norm', 'loss', 'step_overhead', 'bubble', 'collective', 'p2p', 'idle'];
     const parts = Object.keys(b).filter(k => b[k] > 0).sort((x, y) => order.indexOf(x) - order.indexOf(y));
     const c = chart(s, 'breakdown');
     c.setOption({

@@ -122,35 +122,48 @@ TEST(PublishedRuns, Llama3HeldOut) {
   }
 }
 
-// MegaScale's Megatron-LM baseline (Jiang et al., NSDI'24, arXiv 2402.15627): GPT-3 175B on A100s, Table 2's
-// iteration times at a fixed global batch, held out. Settings the paper states (§3.2-3.6, §6.1, Table 1): TP8
-// PP8, interleaved with 6 stages, sequence 2,048, vocabulary 64,000, eight 200G NICs per server on rails; DP,
-// TP and PP overlap and FlashAttention-2 are what MegaScale added (§3.2, §3.3), so the baseline runs without
-// them, the unfused attention core of Megatron-LM's default; Megatron-LM reduces BF16 runs' gradients in FP32
-// (megatron/arguments.py: "bfloat16 requires gradient accumulation and all-reduce to be done in fp32").
-// Not stated, podnet's defaults: microbatch 1, selective recompute, the distributed optimizer. Published ÷
-// podnet 1.04-1.17, growing with GPUs (docs/contributing/validation/training-throughput.md): within 20 % here,
-// outside 10 % on five of the eight rows.
+// MegaScale's Megatron-LM baseline (Jiang et al., NSDI'24, arXiv 2402.15627): GPT-3 175B on A100s. Settings the
+// paper states (§3.2-3.6, §6.1, Table 1): TP8 PP8, interleaved with 6 stages, sequence 2,048, vocabulary 64,000,
+// eight 200G NICs per server on rails; DP, TP and PP overlap and FlashAttention-2 are what MegaScale added (§3.2,
+// §3.3), so the baseline runs without them, the unfused attention core of Megatron-LM's default; Megatron-LM
+// reduces BF16 runs' gradients in FP32 (megatron/arguments.py: "bfloat16 requires gradient accumulation and
+// all-reduce to be done in fp32") and, in 2023, all-reduced each microbatch's loss (pretrain_gpt.py loss_func).
+// Not stated, podnet's defaults: microbatch 1, selective recompute, the distributed optimizer.
+//
+// The step overhead (workload.step_overhead) is fitted on the two 256-GPU runs only: Table 2 at batch 768
+// (40.0 s, 53.0 % MFU) and Table 3's baseline at batch 256 (47.7 % MFU: 40.0 / 3 x 53.0 / 47.7 = 14.815 s). Their
+// difference is 512 sequences' passes; what is left at batch 0 is fixed: 14.815 - (40.0 - 14.815) / 2 = 2.222 s
+// published, against podnet's own intercept. The other seven rows (512 to 12,288 GPUs) are held out.
 TEST(PublishedRuns, MegaScaleBaselineHeldOut) {
-  const char* ms =
+  const std::string ms =
       "--set workload.model=gpt3-175b --set workload.gpu=a100 --set workload.tp=8 --set workload.pp=8 --set "
       "workload.interleave=6 --set workload.microbatch=1 --set workload.seq=2048 --set workload.vocab=64000 --set "
       "server.nic_speed=200Gbps --set workload.overlap_grad_reduce=false --set workload.overlap_param_gather=false "
-      "--set workload.tp_comm_overlap=false --set workload.flash_attention=false --set workload.bytes_per_grad=4";
+      "--set workload.tp_comm_overlap=false --set workload.flash_attention=false --set workload.bytes_per_grad=4 "
+      "--set workload.loss_reduce=microbatch";
+  const auto step_s = [&](int gpus, int batch, const std::string& extra) {
+    const auto res = run(fmt::format(
+        "train aipod-16k --engine analytical --allow-oom {} {} --set topology.gpus={} --set workload.dp={} --set "
+        "workload.global_batch={} --format json",
+        ms, extra, gpus, gpus / 64, batch));
+    EXPECT_EQ(res.status, 0) << gpus << ": " << res.out;
+    return res.status == 0 ? nlohmann::json::parse(res.out)["iteration_time_ms"].get<double>() / 1e3 : 0.0;
+  };
+  // The fit: published and podnet intercepts at 256 GPUs.
+  const double pub256 = 40.0 / 3 * 53.0 / 47.7, pub768 = 40.0;
+  const double pn256 = step_s(256, 256, ""), pn768 = step_s(256, 768, "");
+  const double fitted = (pub256 - (pub768 - pub256) / 2) - (pn256 - (pn768 - pn256) / 2);
+  EXPECT_NEAR(fitted, 1.44, 0.005);  // the figure the docs and workload.step_overhead's help quote
+  std::printf("  MegaScale baseline, 256 GPUs: fixed cost per step published - podnet = %.3f s\n", fitted);
   struct M {
     int gpus, batch;
     double published_s;
   };
-  for (const M& m : {M{256, 768, 40.0}, M{512, 768, 21.2}, M{768, 768, 15.2}, M{1024, 768, 11.9}, M{3072, 6144, 29.02},
+  for (const M& m : {M{512, 768, 21.2}, M{768, 768, 15.2}, M{1024, 768, 11.9}, M{3072, 6144, 29.02},
                      M{6144, 6144, 14.78}, M{8192, 6144, 12.24}, M{12288, 6144, 8.57}}) {
-    const auto res = run(fmt::format(
-        "train aipod-16k --engine analytical --allow-oom {} --set topology.gpus={} --set workload.dp={} --set "
-        "workload.global_batch={} --format json",
-        ms, m.gpus, m.gpus / 64, m.batch));
-    ASSERT_EQ(res.status, 0) << m.gpus << ": " << res.out;
-    const double ratio = m.published_s / (nlohmann::json::parse(res.out)["iteration_time_ms"].get<double>() / 1e3);
-    EXPECT_GE(ratio, 1.0) << m.gpus;
-    EXPECT_LE(ratio, 1.2) << m.gpus;
+    const double ratio = m.published_s / step_s(m.gpus, m.batch, "--set workload.step_overhead=1.44s");
+    EXPECT_GE(ratio, 0.95) << m.gpus;
+    EXPECT_LE(ratio, 1.06) << m.gpus;
     std::printf("  MegaScale baseline %6d GPUs  published %.2f s  published / podnet %.3f\n", m.gpus, m.published_s,
                 ratio);
   }

@@ -178,6 +178,7 @@ std::string breakdown_label(const std::string& key) {
                                                        {"optimizer", "optimizer step"},
                                                        {"grad_norm", "gradient norm"},
                                                        {"loss", "loss all-reduce"},
+                                                       {"step_overhead", "step overhead"},
                                                        {"collective", "collective (exposed)"},
                                                        {"p2p", "P2P (exposed)"},
                                                        {"idle", "idle"},

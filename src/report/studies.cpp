@@ -326,7 +326,8 @@ std::vector<StudyDef> builtin() {
     add_optional(d, {field("reliability.mtbi_hours", "mean time between interruptions", "h", 2),
                      percent("reliability.goodput", "goodput")});
     // The breakdown, and the fixed costs outside the passes (workload/training.hpp, "Fixed costs").
-    for (const char* p : {"compute", "tp", "pp", "dp", "ep", "cp", "bubble", "optimizer", "grad_norm", "loss"})
+    for (const char* p :
+         {"compute", "tp", "pp", "dp", "ep", "cp", "bubble", "optimizer", "grad_norm", "loss", "step_overhead"})
       d.fields.push_back(field(std::string("breakdown_ms.") + p, breakdown_label(p), "ms", 2));
     // The fabric's network capex (design's) and per token/s of the job: the cost of throughput over a grid.
     add_optional(d, {field("cost.network_capex_usd", "network capex", "USD", 0),

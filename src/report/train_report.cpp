@@ -33,6 +33,7 @@ nlohmann::json breakdown_json(const workload::Breakdown& b) {
           {"optimizer", ms(b.optimizer)},
           {"grad_norm", ms(b.grad_norm)},
           {"loss", ms(b.loss)},
+          {"step_overhead", ms(b.step)},
           {"bubble", ms(b.bubble)}};
 }
 
@@ -248,7 +249,7 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
                  "(Korthikanti et al. 2022: 34 s b h + 5 a s^2 b per layer, by recompute, SP and CP), buffers"},
       {"breakdown", "the critical pipeline stage's timeline: its compute, TP, EP and CP ops, its fixed costs (the "
                     "optimizer step, the "
-                    "gradient norm, the logging loss's all-reduce), and its idle gaps split "
+                    "gradient norm, the logging loss's all-reduce, the step overhead), and its idle gaps split "
                     "into pp (waiting for a p2p in flight), dp (waiting for a DP collective) and bubble (waiting for "
                     "another stage's compute); exposed = on the critical path, not overlapped with compute"}};
 }
@@ -528,14 +529,16 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
   // With injected failures the headline is the failure-free iteration; the failed one is below it.
   t.add({o.contains("failures") ? "iteration time, no failures" : "iteration time", fixed(it, 2) + " ms"});
   const auto& bd = o["breakdown_ms"];
-  const std::vector<const char*> parts = chakra ? std::vector<const char*>{"compute", "collective", "p2p", "idle"}
-                                                : std::vector<const char*>{"compute", "tp",    "pp",        "dp",
-                                                                           "ep",      "cp",    "optimizer", "grad_norm",
-                                                                           "loss",    "bubble"};
+  const std::vector<const char*> parts =
+      chakra
+          ? std::vector<const char*>{"compute", "collective", "p2p", "idle"}
+          : std::vector<const char*>{"compute",       "tp",    "pp", "dp", "ep", "cp", "optimizer", "grad_norm", "loss",
+                                     "step_overhead", "bubble"};
   for (const char* k : parts) {
     if (!bd.contains(k)) continue;  // a document of an older podnet
     const double v = bd[k].get<double>();
     const std::string plain = k;
+    if (plain == "step_overhead" && v == 0) continue;  // a setting (workload.step_overhead), shown when set
     const std::string label = "  " + breakdown_label(plain);
     t.add({label, fmt::format("{} ms ({}%)", fixed(v, 2), fixed(it > 0 ? 100 * v / it : 0, 1))});
     if (plain == "compute" && o.contains("variability")) {

@@ -195,6 +195,11 @@ std::vector<ParamSpec> workload_params() {
       {"attention_efficiency", ParamType::Real, "", attention_help(), 0.001, 1, {}, true},
       {"sustained_fraction", ParamType::Real, "", sustained_help(), 0.01, 1, {}, true},
       {"layer_overhead", ParamType::Time, "", layer_overhead_help(), -kBig, kBig, {}, true},
+      {"step_overhead", ParamType::Time, "0s",
+       "a fixed cost each iteration pays before its first pass: what the software stack spends between steps "
+       "outside the modelled terms (data loader handoff, Python, synchronisation). Measure it from step times at "
+       "two batch sizes on the same GPUs (docs/commands/train.md); MegaScale's 2023 Megatron-LM baseline: 1.4s",
+       -kBig, kBig},
       {"variability",
        ParamType::String,
        "none",
@@ -366,6 +371,10 @@ Job job_from(const Params& p, int64_t fabric_gpus, std::string_view owner) {
   if (j.layer_overhead < 0 || j.layer_overhead > 0.1)
     throw ParamError("workload.layer_overhead", fmt::format("{}: expected 0 to 100ms (the presets' fits: 0 to 400us)",
                                                             format_time(Time::from_seconds(j.layer_overhead))));
+  j.step_overhead = p.get_time("step_overhead").seconds();
+  if (j.step_overhead < 0 || j.step_overhead > 3600)
+    throw ParamError("workload.step_overhead", fmt::format("{}: expected 0 to 1 h (a cost per iteration)",
+                                                           format_time(Time::from_seconds(j.step_overhead))));
   if (p.get_string("variability") == "measured") {
     j.speed_cv = p.has("speed_cv") ? p.get_real("speed_cv") : kMeasuredSpeedCv;
     j.jitter_cv = p.has("jitter_cv") ? p.get_real("jitter_cv") : kMeasuredJitterCv;

@@ -113,6 +113,10 @@ struct Job {
   // per backward). 1 and 0 = the kernel model alone. The scenario's defaults are the GPU preset's.
   double sustained_fraction = 1;
   double layer_overhead = 0;
+  // A fixed cost every iteration pays before its first pass, in seconds (training.hpp, "Fixed costs"): what a
+  // software stack spends between steps outside the modelled terms (the data loader's handoff, Python, launch
+  // and synchronisation). 0 = none, the default: podnet has no published figure for today's stacks.
+  double step_overhead = 0;
   // Compute-time variability (training.hpp, "Variability"): coefficients of variation of each GPU's persistent
   // speed and of its per-step jitter; 0 and 0 = every GPU at the model's speed (workload.variability none).
   // Drawn from `seed` (the scenario's).

@@ -283,6 +283,14 @@ TEST(Job, ValidationNamesTheKey) {
   }
   {
     Params p = defaults();
+    EXPECT_EQ(job_from(p, 16384).step_overhead, 0);  // none by default
+    p.set("step_overhead", Time::from_seconds(1.4), "1.4s");
+    EXPECT_DOUBLE_EQ(job_from(p, 16384).step_overhead, 1.4);
+    p.set("step_overhead", Time::from_seconds(-1), "-1s");  // a cost cannot be negative
+    expect_error(p, 16384, "workload.step_overhead");
+  }
+  {
+    Params p = defaults();
     set(p, "model", "llama3-70b");
     set(p, "tp", 16);  // 8 KV heads
     set(p, "pp", 4);

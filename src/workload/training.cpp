@@ -420,6 +420,8 @@ class Builder {
   void build_chain(int32_t i) {
     const auto order = pipeline_order(P_, V_, M_, i);
     int32_t prev = -1;
+    if (job_.step_overhead > 0)  // the fixed cost before the first pass (header, "Fixed costs")
+      prev = delay(i, Time::from_seconds(job_.step_overhead), "step overhead", Category::Step, {});
     for (const PipeOp& op : order) {
       const OpTimes& t = times_.ops[static_cast<size_t>(i)][static_cast<size_t>(op.chunk)];
       const bool split = !op.forward && op.microbatch == M_ - 1;
@@ -791,6 +793,7 @@ std::vector<Breakdown> stage_breakdowns(const IterationPlan& ip, const engine::R
         case Category::Optimizer: b.optimizer += dur; break;
         case Category::GradNorm: b.grad_norm += dur; break;
         case Category::Loss: b.loss += dur; break;
+        case Category::Step: b.step += dur; break;
         default: break;
       }
       prev = std::max(prev, tm.finish);

@@ -169,6 +169,16 @@
 //   was found to check them against (Megatron's timers optimizer-clip-main-grad
 //   and the like are published only for small models); they are a few hundred
 //   microseconds at 16,384 GPUs.
+//   Step overhead (Job::step_overhead, workload.step_overhead; default 0):
+//   one delay at the head of every stage's chain, before its first pass, so
+//   the iteration is that much longer. It stands for what a software stack
+//   spends between steps outside the terms above: MegaScale names the data
+//   loader's work at "the beginning of each training step" (Jiang et al.,
+//   NSDI'24, sec. 3.4). No stack publishes it as a figure; it shows in step
+//   times at two batch sizes on the same GPUs, whose difference the passes
+//   explain: the rest is fixed. MegaScale's Megatron-LM baseline on 256 A100s
+//   (Table 2 at batch 768 and Table 3 at batch 256) carries 1.4 s more than
+//   podnet's model of it (docs/contributing/validation/training-throughput.md).
 //
 // Symmetry: the DP replicas of a pipeline stage run identical compute (same
 // layers, same microbatch sizes, same TP timing), so their compute ops are
@@ -187,7 +197,7 @@
 // compute), per pipeline rank i, whose timeline [0, T] is its own chain of
 // ops (passes, TP/EP delays, optimizer) and the gaps between them:
 //   compute  its passes' compute ops,
-//   optimizer, grad_norm, loss  the fixed costs' ops (until 2026-12 the optimizer step was in compute),
+//   optimizer, grad_norm, loss, step  the fixed costs' ops (until 2026-12 the optimizer step was in compute),
 //   tp, ep   its blocking TP / EP collectives,
 //   cp       its ring-attention key/value exchange not hidden behind the attention core,
 //   pp       the part of each gap spent waiting for a p2p in flight: the
@@ -228,7 +238,7 @@ struct TrainOptions {
   std::function<void(const plan::PlanWeight&)> plan_guard;
 };
 
-enum class Category : uint8_t { Compute, Tp, Pp, Dp, Ep, Optimizer, Marker, Cp, GradNorm, Loss };
+enum class Category : uint8_t { Compute, Tp, Pp, Dp, Ep, Optimizer, Marker, Cp, GradNorm, Loss, Step };
 inline const char* category_name(Category c) {
   switch (c) {
     case Category::Compute: return "compute";
@@ -240,6 +250,7 @@ inline const char* category_name(Category c) {
     case Category::Cp: return "cp";
     case Category::GradNorm: return "grad_norm";
     case Category::Loss: return "loss";
+    case Category::Step: return "step";
     default: return "marker";
   }
 }
@@ -333,8 +344,9 @@ IterationPlan build_iteration(const Job& job, const std::vector<int32_t>& gpu_of
 
 struct Breakdown {
   Time compute, tp, pp, dp, ep, bubble, cp;
-  Time optimizer, grad_norm, loss;  // the fixed costs (header): the optimizer step, the gradient norm, the loss
-  Time total() const { return compute + tp + pp + dp + ep + bubble + cp + optimizer + grad_norm + loss; }
+  // The fixed costs (header): the optimizer step, the gradient norm, the loss, the step overhead.
+  Time optimizer, grad_norm, loss, step;
+  Time total() const { return compute + tp + pp + dp + ep + bubble + cp + optimizer + grad_norm + loss + step; }
 };
 
 // Analyses a run of an IterationPlan: the breakdown of every stage (header).

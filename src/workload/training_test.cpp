@@ -150,6 +150,32 @@ TEST(Training, FixedCostsByHand) {
   for (const Breakdown& b : m.stages) EXPECT_EQ(b.total(), m.iteration);
 }
 
+// The step overhead (training.hpp, "Fixed costs"), by hand: PP2, m = 4, F 1 ms, B 2 ms, no other fixed cost. Every
+// stage waits 1.5 ms before its first pass, so every pass, p2p and gap moves by 1.5 ms: the iteration is exactly
+// 1.5 ms longer, each stage's breakdown has a step term of 1.5 ms, and the other terms are as before.
+TEST(Training, StepOverheadByHand) {
+  Job j = tiny(2, 4);
+  const IterationTimes t = fixed_times(j);
+  auto backend = engine::make_backend("analytical", rail(32));
+  const TrainResult base = simulate_iteration(j, identity(j.gpus()), rail(32), *backend, t, TrainOptions{});
+  j.step_overhead = 1.5e-3;
+  const TrainResult r = simulate_iteration(j, identity(j.gpus()), rail(32), *backend, t, TrainOptions{});
+  EXPECT_EQ(r.iteration.ps, base.iteration.ps + 1'500'000'000);
+  ASSERT_EQ(r.stages.size(), 2u);
+  for (size_t s = 0; s < 2; ++s) {
+    const Breakdown& b = r.stages[s];
+    const Breakdown& b0 = base.stages[s];
+    EXPECT_EQ(b.step.ps, 1'500'000'000);
+    EXPECT_EQ(b0.step.ps, 0);
+    EXPECT_EQ(b.compute, b0.compute);
+    EXPECT_EQ(b.pp, b0.pp);
+    EXPECT_EQ(b.bubble, b0.bubble);
+    EXPECT_EQ(b.total(), r.iteration);
+  }
+  // The model's FLOPs are the same over a longer step.
+  EXPECT_NEAR(r.mfu * r.iteration.seconds(), base.mfu * base.iteration.seconds(), 1e-12);
+}
+
 // The fixed costs' figures: the own-shard norm reads 4 bytes per parameter a GPU owns at HBM bandwidth (ZeRO-1
 // over 4 replicas: a quarter of the stage); the all-reduces are NCCL's model times, above zero across servers.
 TEST(Training, FixedCostTimes) {
