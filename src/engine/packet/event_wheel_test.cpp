@@ -41,5 +41,39 @@ TEST(EventWheel, PopsInTheSameOrderAsTheEventQueue) {
   EXPECT_TRUE(w.empty());
 }
 
+// The same against a wheel of 2^14 slots (four words of the slot bitmap's summary): gaps of up to twice its reach
+// between bursts, so the search for the next marked slot crosses summary words, wraps around the wheel, and jumps
+// to far events; next_time() is asked between pops, as the partitioned engine asks it.
+TEST(EventWheel, JumpsOverEmptyBucketsInTheSameOrder) {
+  EventWheel w(3, 14);  // 8 ps buckets, 16,384 of them: reach 131,072 ps
+  EventQueue q;
+  Rng rng(11);
+  int64_t now = 0;
+  for (int step = 0; step < 40000; ++step) {
+    const uint64_t r = rng.below(10);
+    if (r < 6 || q.empty()) {
+      const uint64_t kind = rng.below(6);
+      int64_t dt = kind == 0   ? static_cast<int64_t>(rng.below(262144))  // up to twice the reach
+                   : kind == 1 ? static_cast<int64_t>(rng.below(131072))
+                   : kind == 2 ? 0
+                               : static_cast<int64_t>(rng.below(100));
+      w.push(Time(now + dt), 1, static_cast<uint64_t>(step));
+      q.push(Time(now + dt), 1, static_cast<uint64_t>(step));
+    } else {
+      ASSERT_EQ(w.next_time(), q.top().time);
+      const Event x = w.pop(), y = q.pop();
+      ASSERT_EQ(x.time, y.time);
+      ASSERT_EQ(x.seq, y.seq);
+      ASSERT_EQ(x.a, y.a);
+      now = x.time.ps;
+    }
+  }
+  while (!q.empty()) {
+    const Event x = w.pop(), y = q.pop();
+    ASSERT_EQ(x.seq, y.seq);
+  }
+  EXPECT_TRUE(w.empty());
+}
+
 }  // namespace
 }  // namespace podnet::engine::packet
