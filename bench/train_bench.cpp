@@ -4,7 +4,9 @@
 // peak resident memory, next to the simulated iteration time (so a speed-up
 // that changes the answer shows). Target (issue): under 10 s and 2 GB on the
 // flow engine. Each engine runs in its own forked process so its peak memory
-// is its own.
+// is its own. --packet G instead times Llama 3 8B (TP 8, DP G / 8, 8
+// microbatches a replica) on the packet engine, one thread: target (issue),
+// a 1,024-GPU iteration within 5 minutes of CPU (about 5 minutes to run).
 #include "bench_util.hpp"
 
 #include <sys/resource.h>
@@ -13,6 +15,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "train_util.hpp"
@@ -41,6 +44,24 @@ int run_case(const char* engine_name) {
   return 0;
 }
 
+// Llama 3 8B on `gpus` GPUs of aipod-16k on the packet engine (docs/contributing/validation/packet-engine.md,
+// "A training iteration at cluster scale").
+int run_packet(int64_t gpus) {
+  const double cpu0 = cpu_seconds();
+  const int64_t dp = gpus / 8;
+  const workload::TrainResult r =
+      bench::train_iteration("aipod-16k", "packet",
+                             {"workload.model=llama3-8b", "workload.tp=8", "workload.pp=1", "workload.interleave=1",
+                              "workload.dp=" + std::to_string(dp), "workload.global_batch=" + std::to_string(dp * 8)});
+  const double cpu = cpu_seconds() - cpu0;
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  std::printf("packet  %lld GPUs  cpu %8.2f s  peak %7.1f MB  | iteration %.2f ms  | target (1,024 GPUs) <300 s: %s\n",
+              static_cast<long long>(gpus), cpu, static_cast<double>(u.ru_maxrss) / 1024.0, r.iteration.seconds() * 1e3,
+              cpu < 300 ? "met" : "MISSED");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -48,6 +69,16 @@ int main(int argc, char** argv) {
   // --torus: torus-3d-4k's job instead (GPT-3 175B on 4,096 chips, TP8 x PP8 x DP64), whose data-parallel
   // collectives are the torus's own (collective/torus.hpp).
   if (argc > 1 && std::string(argv[1]) == "--torus") g_scenario = "torus-3d-4k";
+  if (argc > 2 && std::string(argv[1]) == "--packet") {
+    const int64_t gpus = std::atoll(argv[2]);
+    if (gpus < 8 || gpus % 8 != 0) {
+      std::fprintf(stderr, "train_bench --packet G: G, the GPUs, a multiple of 8 (1024 for the target)\n");
+      return 2;
+    }
+    std::printf("train_bench --packet: one iteration of Llama 3 8B (TP 8 x DP %lld) on the packet engine\n",
+                static_cast<long long>(gpus / 8));
+    return run_packet(gpus);
+  }
   std::printf("train_bench: one iteration of %s\n",
               std::string(g_scenario) == "aipod-16k" ? "the default run (aipod-16k, Llama 3 405B, TP8 x PP16 x DP128)"
                                                      : "torus-3d-4k (GPT-3 175B, TP8 x PP8 x DP64 on 4,096 chips)");
