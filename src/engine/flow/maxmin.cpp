@@ -860,7 +860,24 @@ void MaxMinSolver::solve() {
       reorder_range(0, static_cast<uint32_t>(reorder_links_.size()), scratch_);
     }
   } else {
-    for (LinkId l : comp_links_) {
+    // Each link's list, pending list and marks are memory accesses of their own: requested some links ahead (as
+    // reorder_range does), so that they overlap.
+    constexpr size_t kAhead = 8;
+    const size_t n = comp_links_.size();
+    auto request_state = [&](LinkId a) {
+      __builtin_prefetch(&lists_[a]);
+      __builtin_prefetch(&pending_[a]);
+      __builtin_prefetch(&link_moved_[a]);
+      __builtin_prefetch(&prefix_[a]);
+    };
+    for (size_t i = 0; i < std::min(n, 2 * kAhead); ++i) request_state(comp_links_[i]);
+    for (size_t i = 0; i < n; ++i) {
+      if (i + 2 * kAhead < n) request_state(comp_links_[i + 2 * kAhead]);
+      if (i + kAhead < n) {
+        const LinkId b = comp_links_[i + kAhead];
+        __builtin_prefetch(lists_[b].uses.data() + lists_[b].head);
+      }
+      const LinkId l = comp_links_[i];
       if (link_moved_[l] == epoch_ || !pending_[l].empty()) {
         reorder(l, prefix_[l]);
         ++stats_.reordered;
@@ -1071,7 +1088,19 @@ void MaxMinSolver::collect_component(double theta, bool narrow) {
   // walked. The kept flows (below) are a fixed load that water-filling must
   // not touch: the link's load as of the last solve less what the re-solved
   // flows carried (exactly 0 when every flow on it is re-solved).
+  constexpr size_t kAhead = 8;  // links whose list is requested before it is walked (as reorder_range does)
   for (size_t i = 0; i < comp_links_.size(); ++i) {
+    if (i + 2 * kAhead < comp_links_.size()) {
+      const LinkId a = comp_links_[i + 2 * kAhead];
+      __builtin_prefetch(&lists_[a]);
+      __builtin_prefetch(&pending_[a]);
+      __builtin_prefetch(&loads_[a]);
+      __builtin_prefetch(&live_[a]);
+    }
+    if (i + kAhead < comp_links_.size()) {
+      const LinkId b = comp_links_[i + kAhead];
+      __builtin_prefetch(lists_[b].uses.data() + lists_[b].head);
+    }
     const LinkId l = comp_links_[i];
     double taken_load = 0;
     uint32_t taken = 0;
