@@ -198,7 +198,7 @@ std::vector<ParamSpec> workload_params() {
       {"step_overhead", ParamType::Time, "0s",
        "a fixed cost each iteration pays before its first pass: what the software stack spends between steps "
        "outside the modelled terms (data loader handoff, Python, synchronisation). Measure it from step times at "
-       "two batch sizes on the same GPUs (docs/commands/train.md); MegaScale's 2023 Megatron-LM baseline: 1.4s",
+       "two batch sizes on the same GPUs (docs/commands/train.md); MegaScale's 2023 Megatron-LM baseline: 1.44s",
        -kBig, kBig},
       {"variability",
        ParamType::String,
