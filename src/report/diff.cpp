@@ -280,8 +280,7 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
         number(fa["iteration_time_ms"]) && number(fb["iteration_time_ms"])) {
       // The breakdown adds up to the iteration time on each side, so its changes add up to the iteration's.
       nlohmann::json parts = nlohmann::json::object();
-      for (const char* p :
-           {"compute", "tp", "pp", "dp", "ep", "cp", "optimizer", "grad_norm", "loss", "step_overhead", "bubble"}) {
+      for (const char* p : kTrainingParts) {
         const std::string k = std::string("breakdown_ms.") + p;
         if (fa.count(k) && fb.count(k) && number(fa[k]) && number(fb[k]))
           parts[p] = round_to(fb[k].get<double>() - fa[k].get<double>(), 6);

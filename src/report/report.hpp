@@ -5,6 +5,8 @@
 // fixed number of decimals, no wall-clock times.
 #pragma once
 
+#include <array>
+
 #include <cstdint>
 #include <iosfwd>
 #include <nlohmann/json.hpp>
@@ -75,6 +77,10 @@ std::string fixed(double v, int decimals);
 // A part of a training iteration's breakdown (breakdown_ms.KEY) as every report and the dashboard label it:
 // "compute", "TP (exposed)", "optimizer step", "bubble", ...
 std::string breakdown_label(const std::string& key);
+// A training iteration's breakdown parts (breakdown_ms.KEY) in the order the tables list them; they add up to
+// the iteration time (workload/training.hpp, Breakdown).
+inline constexpr std::array<const char*, 11> kTrainingParts = {
+    "compute", "tp", "pp", "dp", "ep", "cp", "optimizer", "grad_norm", "loss", "step_overhead", "bubble"};
 // fixed() below 1e15 in magnitude; from 1e15 on three significant digits in e-notation ("1.38e+288"), for
 // figures that an extreme input can make astronomically large (days to train when restarts outrun the
 // MTBI): 289 grouped digits say no more and would widen a table past any terminal.

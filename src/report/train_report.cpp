@@ -529,11 +529,9 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
   // With injected failures the headline is the failure-free iteration; the failed one is below it.
   t.add({o.contains("failures") ? "iteration time, no failures" : "iteration time", fixed(it, 2) + " ms"});
   const auto& bd = o["breakdown_ms"];
-  const std::vector<const char*> parts =
-      chakra
-          ? std::vector<const char*>{"compute", "collective", "p2p", "idle"}
-          : std::vector<const char*>{"compute",       "tp",    "pp", "dp", "ep", "cp", "optimizer", "grad_norm", "loss",
-                                     "step_overhead", "bubble"};
+  const std::vector<const char*> parts = chakra
+                                             ? std::vector<const char*>{"compute", "collective", "p2p", "idle"}
+                                             : std::vector<const char*>(kTrainingParts.begin(), kTrainingParts.end());
   for (const char* k : parts) {
     if (!bd.contains(k)) continue;  // a document of an older podnet
     const double v = bd[k].get<double>();

@@ -170,11 +170,7 @@ void MaxMinSolver::reorder_range(uint32_t begin, uint32_t end, Scratch& x) {
   for (uint32_t i = begin; i < std::min(end, begin + 2 * kAhead); ++i) request_state(reorder_links_[i]);
   for (uint32_t i = begin; i < end; ++i) {
     if (i + 2 * kAhead < end) request_state(reorder_links_[i + 2 * kAhead]);
-    if (i + kAhead < end) {
-      const LinkId b = reorder_links_[i + kAhead];
-      const Use* u = lists_[b].uses.data() + lists_[b].head;
-      for (int c = 0; c < 4; ++c) __builtin_prefetch(u + 4 * c);  // the first 16 entries
-    }
+    if (i + kAhead < end) request_entries(reorder_links_[i + kAhead], 4);  // the first 16 entries
     reorder_moved(reorder_links_[i], x);
   }
 }
@@ -873,10 +869,7 @@ void MaxMinSolver::solve() {
     for (size_t i = 0; i < std::min(n, 2 * kAhead); ++i) request_state(comp_links_[i]);
     for (size_t i = 0; i < n; ++i) {
       if (i + 2 * kAhead < n) request_state(comp_links_[i + 2 * kAhead]);
-      if (i + kAhead < n) {
-        const LinkId b = comp_links_[i + kAhead];
-        __builtin_prefetch(lists_[b].uses.data() + lists_[b].head);
-      }
+      if (i + kAhead < n) request_entries(comp_links_[i + kAhead], 1);
       const LinkId l = comp_links_[i];
       if (link_moved_[l] == epoch_ || !pending_[l].empty()) {
         reorder(l, prefix_[l]);
@@ -1097,10 +1090,7 @@ void MaxMinSolver::collect_component(double theta, bool narrow) {
       __builtin_prefetch(&loads_[a]);
       __builtin_prefetch(&live_[a]);
     }
-    if (i + kAhead < comp_links_.size()) {
-      const LinkId b = comp_links_[i + kAhead];
-      __builtin_prefetch(lists_[b].uses.data() + lists_[b].head);
-    }
+    if (i + kAhead < comp_links_.size()) request_entries(comp_links_[i + kAhead], 1);
     const LinkId l = comp_links_[i];
     double taken_load = 0;
     uint32_t taken = 0;

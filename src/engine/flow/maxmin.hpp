@@ -419,6 +419,12 @@ class MaxMinSolver {
   void reorder_moved(LinkId l, Scratch& x);
   // Re-sorts reorder_links_[begin, end) (narrow re-solve), requesting lists ahead.
   void reorder_range(uint32_t begin, uint32_t end, Scratch& x);
+  // Requests the first `lines` cache lines of link l's live list entries (from its head): a walk some links
+  // behind then finds them loaded.
+  void request_entries(LinkId l, int lines) const {
+    const Use* u = lists_[l].uses.data() + lists_[l].head;
+    for (int c = 0; c < lines; ++c) __builtin_prefetch(u + 4 * c);
+  }
   // Takes chunks of reorder_links_ until none is left (either thread).
   void reorder_chunks(Scratch& x);
   // Waits for (and helps with) the re-sort handed to the second thread, if

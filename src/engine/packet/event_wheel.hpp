@@ -79,7 +79,7 @@ class EventWheel {
 
   // The earliest event's time (the queue must not be empty). With nothing near, the earliest far event's,
   // without moving there: a caller that only looks (the partitioned engine, between windows) may push
-  // earlier events next, which would otherwise all fall behind the wheel's position into `cur`'s heap
+  // earlier events next, which would otherwise all fall behind the wheel's position into the heap beside `cur`
   // (a training iteration's lanes held 800 events there on average).
   Time next_time() {
     if (size_ == 0) throw Error("EventWheel::next_time on an empty queue");
@@ -92,7 +92,7 @@ class EventWheel {
     if (size_ == 0) throw Error("EventWheel::pop on an empty queue");
     while (cur_empty()) advance();
     --size_;
-    if (!side_.empty() && (at_ == cur_.size() || EventQueue::before(side_.front(), cur_[at_]))) {
+    if (side_first()) {
       std::pop_heap(side_.begin(), side_.end(), later);
       const Event e = side_.back();
       side_.pop_back();
@@ -110,12 +110,11 @@ class EventWheel {
   static constexpr Later later{};
 
   bool cur_empty() const { return at_ == cur_.size() && side_.empty(); }
-  // The earliest of the bucket's front and its heap's (cur_empty() is false).
-  const Event& front() const {
-    if (side_.empty()) return cur_[at_];
-    if (at_ == cur_.size() || EventQueue::before(side_.front(), cur_[at_])) return side_.front();
-    return cur_[at_];
+  // Whether the heap beside the bucket holds the earliest event (cur_empty() is false).
+  bool side_first() const {
+    return !side_.empty() && (at_ == cur_.size() || EventQueue::before(side_.front(), cur_[at_]));
   }
+  const Event& front() const { return side_first() ? side_.front() : cur_[at_]; }
 
   void place(const Event& e) {
     const int64_t b = e.time.ps >> shift_;
