@@ -81,6 +81,20 @@ int32_t home_rail(int32_t channel, int32_t rails) {
   return static_cast<int32_t>((c2 + c2 / rails) % rails);
 }
 
+using ServerKey = std::tuple<int32_t, int32_t, int32_t, int32_t, int32_t>;  // pod, group, server, local, rank
+
+// The group's GPUs in (pod, group, server, local) order.
+std::vector<ServerKey> server_keys(const Group& group, const Topology& t) {
+  std::vector<ServerKey> keys;
+  keys.reserve(group.size());
+  for (int32_t r : group) {
+    const Node& n = gpu_node(r, t);
+    keys.emplace_back(n.pod, n.group, n.server, n.local, r);
+  }
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
 std::vector<Group> group_by_server(const Group& group, RingOrder order, const Topology& t) {
   std::vector<Group> blocks;
   if (order == RingOrder::Naive) {
@@ -93,14 +107,7 @@ std::vector<Group> group_by_server(const Group& group, RingOrder order, const To
     }
     return blocks;
   }
-  using Key = std::tuple<int32_t, int32_t, int32_t, int32_t, int32_t>;  // pod, group, server, local, rank
-  std::vector<Key> keys;
-  keys.reserve(group.size());
-  for (int32_t r : group) {
-    const Node& n = gpu_node(r, t);
-    keys.emplace_back(n.pod, n.group, n.server, n.local, r);
-  }
-  std::sort(keys.begin(), keys.end());
+  const std::vector<ServerKey> keys = server_keys(group, t);
   int32_t current = kNone;
   for (size_t i = 0; i < keys.size(); ++i) {
     const int32_t s = std::get<2>(keys[i]);
@@ -117,9 +124,21 @@ Group topology_aware_order(const Group& group, const Topology& t, int32_t channe
     if (channel % 2 == 1 && order.size() > 2) std::reverse(order.begin() + 1, order.end());
     return order;
   }
+  Group out;
+  {
+    // One GPU per server (a data-parallel group of TP-filled servers): the ring visits the servers in order, and
+    // the rail path below, which only picks where a server's GPUs are entered and left, has nothing to choose.
+    const std::vector<ServerKey> keys = server_keys(group, t);
+    bool one_each = true;
+    for (size_t i = 1; i < keys.size() && one_each; ++i) one_each = std::get<2>(keys[i]) != std::get<2>(keys[i - 1]);
+    if (one_each) {
+      out.reserve(keys.size());
+      for (const ServerKey& k : keys) out.push_back(std::get<4>(k));
+      return out;
+    }
+  }
   const std::vector<Group> blocks = group_by_server(group, RingOrder::TopologyAware, t);
   const size_t N = blocks.size();
-  Group out;
   out.reserve(group.size());
   if (N == 0) return out;
 

@@ -61,6 +61,16 @@ TEST(RingOrder, HomeRails) {
   EXPECT_EQ(home_rail(3, 1), 0);
 }
 
+TEST(RingOrder, OneGpuPerServerVisitsTheServersInOrder) {
+  // rail32: 4 servers of 8 GPUs, rank = 8 x server + local. A data-parallel group takes GPU 5 of each server
+  // (one rail) and lists them shuffled; GPUs 2 and 6 of two servers are one GPU per server too (two rails).
+  // Each server has one GPU of the group, so the ring is the servers in order on every channel.
+  for (int32_t c = 0; c < 8; ++c) {
+    EXPECT_EQ(ring_order({29, 5, 21, 13}, RingOrder::TopologyAware, c, rail32()), (Group{5, 13, 21, 29})) << c;
+    EXPECT_EQ(ring_order({14, 2}, RingOrder::TopologyAware, c, rail32()), (Group{2, 14})) << c;
+  }
+}
+
 TEST(RingOrder, RailClos1024TopologyAwareBeatsScrambled) {
   // 1024 GPUs = 128 servers x 8; a 128-port leaf has 64 down-ports, so 64
   // servers per group: 2 groups, 1 pod.
