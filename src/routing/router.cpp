@@ -118,6 +118,7 @@ Router::Router(const topology::Topology& t, RouteOptions o) : t_(t), o_(std::mov
   frac_.assign(net, 0.0);
   count_.assign(net, 0);
   next_id_.resize(net);
+  target_of_.assign(net, Target{});
   own_id_.resize(net);
   near_.resize(net);
   near_count_.assign(net, 0);
@@ -311,6 +312,8 @@ int Router::torus_dist(int32_t u, int32_t v) const {
 }
 
 Router::Target Router::node_target(int32_t net, int32_t from, bool fallback) {
+  const bool plain = !torus_ && !dragonfly_ && !graph_->any_down();
+  if (plain && target_of_[static_cast<size_t>(net)].tab) return target_of_[static_cast<size_t>(net)];
   Target tg;
   tg.node = net;
   if (torus_ && graph_->down_links() == 0) return tg;  // distances computed
@@ -340,6 +343,7 @@ Router::Target Router::node_target(int32_t net, int32_t from, bool fallback) {
     tg.own = own.data();
     tg.shared = shared.data();
   }
+  if (plain) target_of_[static_cast<size_t>(net)] = tg;
   return tg;
 }
 
@@ -832,6 +836,7 @@ void Router::set_dir_up(DirLink d, bool up) {
   if (d < 0 || d >= 2 * static_cast<DirLink>(t_.links.size()))
     throw Error(fmt::format("routing: directed link {} out of range (the topology has {} links)", d, t_.links.size()));
   graph_->set_dir_up(d, up);  // drops the live distance tables
+  std::fill(target_of_.begin(), target_of_.end(), Target{});
   ++epoch_;
 }
 

@@ -346,6 +346,9 @@ class Router {
     uint32_t off = 0, n = 0;
   };
   std::vector<std::vector<uint32_t>> next_id_;
+  // node_target's answer per target node on the fault-free graph (no torus, no dragonfly restriction): one read
+  // in place of the six its parts take (tab null: not asked yet). set_dir_up clears it (the distance tables go).
+  std::vector<Target> target_of_;
   std::vector<NextList> lists_;
   std::vector<uint32_t> list_slots_;
   std::vector<Hop> pool_;
