@@ -71,5 +71,14 @@ TEST(EventWheel, JumpsOverEmptyBucketsInTheSameOrder) {
       true);
 }
 
+// Wide buckets (1,024 ps) and delays of up to three of them: hundreds of events wait in each slot, in lists of many
+// blocks, and pushes land in the bucket being drained (the heap beside it).
+TEST(EventWheel, SlotsOfManyBlocksPopInTheSameOrder) {
+  EventWheel w(10, 6);  // 1,024 ps buckets, 64 of them
+  expect_event_queue_order(
+      w, 5, 40000, [](Rng& rng) { return rng.below(5) == 0 ? int64_t{0} : static_cast<int64_t>(rng.below(3000)); },
+      false);
+}
+
 }  // namespace
 }  // namespace podnet::engine::packet
