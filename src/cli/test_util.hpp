@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -49,9 +50,13 @@ inline Result run(const std::string& args, bool merge_stderr = false) {
   return run_shell(std::string(PODNET_BINARY) + " " + args, merge_stderr);
 }
 
-// A scratch directory for this test process: <tmp>/<prefix>_<pid>.
+// A scratch directory for this test process: <tmp>/<prefix>_<pid>. The first call of a process empties it: an
+// earlier process with the same pid (pids are reused) may have left files there that a test would take for its own.
 inline std::filesystem::path temp_dir(const std::string& prefix) {
+  static std::set<std::string> made;
   std::filesystem::path d = std::filesystem::temp_directory_path() / (prefix + "_" + std::to_string(::getpid()));
+  std::error_code ignored;  // what cannot be removed stays (the test then meets it, as before)
+  if (made.insert(prefix).second) std::filesystem::remove_all(d, ignored);
   std::filesystem::create_directories(d);
   return d;
 }
