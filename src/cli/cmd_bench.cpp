@@ -238,7 +238,8 @@ void add_bench_command(CLI::App& app, Action& action) {
       ->type_name("FILE.html");
   add_telemetry_options(bench, b->telemetry, b->telemetry_interval);
   add_telemetry_all_option(bench, b->telemetry_all);
-  bench->add_option("--engine", b->engine, "analytical | flow | packet (sets network.engine)");
+  bench->add_option("--engine", b->engine,
+                    "analytical | flow | packet (sets network.engine; default: the scenario's, else flow)");
   bench->add_option("--routing", b->routing,
                     "routing policy, e.g. ecmp, adaptive, spray, static (sets network.routing)");
   bench->add_option("--transport", b->transport, "rocev2 | infiniband | tcp (sets network.transport)");

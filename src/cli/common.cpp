@@ -353,16 +353,16 @@ void add_progress_printers(engine::NetworkOptions& network, std::string command,
     const auto elapsed = st->due();
     if (!elapsed) return;
     std::string line = fmt::format("{}: {}: simulated {}", st->command, label.what, sim(now));
-    if (label.expected.ps > 0) {
+    if (label.expected.ps <= 0 && st->total > 0) {
+      // No estimate of the end: the transfers finished say how far it is, in the progress line's words (computes
+      // cost nothing to simulate; the network's transfers take the time).
+      line = fmt::format("{}: {}: {:.0f}% of {} transfers done, simulated {} ({:.0f} s elapsed)", st->command,
+                         label.what, 100.0 * static_cast<double>(st->done) / static_cast<double>(st->total),
+                         report::thousands(st->total), sim(now), *elapsed);
+    } else if (label.expected.ps > 0) {
       const double share = static_cast<double>(now.ps) / static_cast<double>(label.expected.ps);
       line += fmt::format(" of about {} ({:.0f}%), {:.0f} s elapsed", sim(label.expected), 100 * share, *elapsed);
       if (share > 0.02 && share < 1) line += fmt::format(", about {:.0f} s left", *elapsed * (1 - share) / share);
-    } else if (st->total > 0) {
-      // No estimate of the end: the transfers finished say how far it is (computes cost nothing to simulate; the
-      // network's transfers take the time).
-      line += fmt::format(" so far; {} of {} transfers done ({:.0f}%), {:.0f} s elapsed", report::thousands(st->done),
-                          report::thousands(st->total),
-                          100.0 * static_cast<double>(st->done) / static_cast<double>(st->total), *elapsed);
     } else {
       line += fmt::format(" so far, {:.0f} s elapsed", *elapsed);
     }

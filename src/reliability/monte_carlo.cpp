@@ -20,10 +20,17 @@ int64_t affordable(int64_t requested, double draws_per_trial, std::string& note)
   const double fit = std::isfinite(draws_per_trial) ? std::floor(kMaxDraws / draws_per_trial) : 0.0;
   // An expected count past what a double holds (e^(R/M) overflows for a
   // restart R far above the MTBI M) is said in words: no output prints inf.
-  const std::string draws = std::isfinite(draws_per_trial) ? fmt::format("about {:.2g}", draws_per_trial)
-                                                           : std::string("more than 1e308");
-  note = fmt::format("{} random draws per trial: {} of {} trials fit the {:.0e}-draw budget", draws,
-                     thousands(static_cast<int64_t>(std::max(fit, 0.0))), thousands(requested), kMaxDraws);
+  // Two significant digits, with thousands separators (25,000,000, not 2.5e+07); past what an int64 holds, in words.
+  std::string draws = "more than 1e308";
+  if (std::isfinite(draws_per_trial) && draws_per_trial < 9e18) {
+    const double step = std::pow(10.0, std::max(0.0, std::floor(std::log10(std::max(draws_per_trial, 1.0))) - 1));
+    draws = "about " + thousands(static_cast<int64_t>(std::llround(draws_per_trial / step) * step));
+  } else if (std::isfinite(draws_per_trial)) {
+    draws = "more than 9e18";
+  }
+  note = fmt::format("{} random draws per trial: {} of {} trials fit the {}-draw budget", draws,
+                     thousands(static_cast<int64_t>(std::max(fit, 0.0))), thousands(requested),
+                     thousands(static_cast<int64_t>(kMaxDraws)));
   return static_cast<int64_t>(std::max(fit, 0.0));
 }
 

@@ -104,7 +104,7 @@ TEST(MonteCarlo, AnOverflowingDrawCountIsSaidInWordsNotInf) {
   // output format).
   TrainingEstimate e = simulate_training(720, 0.01, 0.01, 1000.0, 1.0 / 60, 10000, Rng(1));
   EXPECT_FALSE(e.simulated);
-  EXPECT_EQ(e.skipped, "more than 1e308 random draws per trial: 0 of 10,000 trials fit the 2e+07-draw budget");
+  EXPECT_EQ(e.skipped, "more than 1e308 random draws per trial: 0 of 10,000 trials fit the 20,000,000-draw budget");
   EXPECT_EQ(e.skipped.find("inf"), std::string::npos);
 }
 

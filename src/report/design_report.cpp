@@ -428,7 +428,7 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
     for (const auto& s : cost["part_filled"])
       c.add({fmt::format("  of which spare in {} ({})", s["layer"].get<std::string>(), s["present"].get<std::string>()),
              "", "", usd(s["spare_usd"].get<double>())});
-  c.add({"capex per GPU", "", "", usd(cost["capex_per_gpu_usd"].get<double>())});
+  c.add({"network capex per GPU", "", "", usd(cost["capex_per_gpu_usd"].get<double>())});
   c.add({fmt::format("energy per year (whole cluster, PUE {})", fixed(cost["pue"].get<double>(), 2)),
          fixed(cost["energy_mwh_per_year"].get<double>(), 0) + " MWh",
          fmt::format("${}/kWh", fixed(cost["energy_price_usd_per_kwh"].get<double>(), 3)),
@@ -458,10 +458,8 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
   if (d.contains("bisection_oversubscription"))
     f.add({"oversubscription, whole fabric", fixed(d["bisection_oversubscription"].get<double>(), 2) + ":1"});
   const int64_t reach = d["limits"]["max_gpus"].get<int64_t>();
-  f.add({"largest GPU count (this radix, tiers and pod size)",
-         reach > topology::kMaxGpus
-             ? fmt::format("{} (podnet builds up to {})", thousands(reach), thousands(topology::kMaxGpus))
-             : thousands(reach)});
+  f.add({"largest GPU count (this radix, tiers and pod size)", thousands(reach)});
+  if (reach > topology::kMaxGpus) f.add({"largest GPU count podnet builds", thousands(topology::kMaxGpus)});
   f.write(out, "  ");
   out << "\n  limit: " << d["limits"]["max_gpus_reason"].get<std::string>() << "\n";
   for (const auto& n : d["notes"]) out << "  note: " << n.get<std::string>() << "\n";
