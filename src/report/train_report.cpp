@@ -578,6 +578,13 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                                                : fixed(tokens, 0);
     t.add({"days to train",
            fmt::format("{} ({} tokens, failure-free)", fixed(o["days_to_train"].get<double>(), 1), budget)});
+    // The figure a planner of a large cluster needs, beside the failure-free one (its terms are below the table).
+    if (o.contains("reliability") && o["reliability"].contains("days_to_train_with_failures") &&
+        !o["reliability"]["days_to_train_with_failures"].is_null())
+      t.add({"days to train with failures",
+             fmt::format("{} (goodput {}%, details below)",
+                         fixed_or_exp(o["reliability"]["days_to_train_with_failures"].get<double>(), 1),
+                         fixed(100 * o["reliability"]["goodput"].get<double>(), 2))});
   }
   // A data loader that falls behind (frontend:) stalls the GPUs: the figures above leave it out, these add it.
   if (o.contains("data_loading") && !o["data_loading"]["keeps_up"].get<bool>() && it > 0) {
