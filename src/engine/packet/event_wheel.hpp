@@ -242,7 +242,7 @@ class EventWheel {
   uint64_t next_seq_ = 0;
   std::vector<Event> cur_, side_, far_;  // cur_: the bucket, sorted; [at_, end) still to pop
   size_t at_ = 0;
-  std::vector<uint32_t> head_;        // per slot: first node, kNil if empty
+  std::vector<uint32_t> head_;        // per slot: its newest block (the one being filled), kNil if empty
   std::vector<uint64_t> used_;        // per slot: a bit, set while the slot holds events
   std::vector<uint64_t> used_words_;  // per word of used_: a bit, set while it is not 0
   std::vector<Block> pool_;
