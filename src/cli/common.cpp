@@ -336,37 +336,40 @@ void add_progress_printers(engine::NetworkOptions& network, std::string command,
   st->command = std::move(command);
   st->hint = std::move(hint);
   network.observers.progress_every = 64;  // often enough for the heartbeat's count of a slow engine's transfers
-  network.observers.progress = [st, &label, sim](int64_t done, int64_t total, Time now) {
+  // "61% of 2,735 transfers done, simulated 2,692.80 ms (12 s elapsed)": the line both printers give while the
+  // transfers done say how far the run is. The analytical engine has no clock: it reports time 0, left out.
+  const auto done_line = [st, &label, sim](Time now, double elapsed) {
+    return fmt::format("{}: {}: {:.0f}% of {} transfers done{} ({:.0f} s elapsed)", st->command, label.what,
+                       100.0 * static_cast<double>(st->done) / static_cast<double>(std::max<int64_t>(st->total, 1)),
+                       report::thousands(st->total), now.ps > 0 ? ", simulated " + sim(now) : std::string(), elapsed);
+  };
+  network.observers.progress = [st, done_line](int64_t done, int64_t total, Time now) {
     st->done = done;
     st->total = total;
     const auto elapsed = st->due();
     if (!elapsed) return;
-    // The analytical engine has no clock: it reports time 0 and the line leaves it out.
-    std::cerr << fmt::format("{}: {}: {:.0f}% of {} transfers done{} ({:.0f} s elapsed)\n", st->command, label.what,
-                             100.0 * static_cast<double>(done) / static_cast<double>(std::max<int64_t>(total, 1)),
-                             report::thousands(total), now.ps > 0 ? ", simulated " + sim(now) : std::string(),
-                             *elapsed);
+    std::cerr << done_line(now, *elapsed) << "\n";
     st->maybe_hint(*elapsed);
   };
-  network.observers.heartbeat = [st, &label, sim](Time now) {
+  network.observers.heartbeat = [st, &label, sim, done_line](Time now) {
     if (now.ps <= 0) return;  // the analytical engine has no clock to show
     const auto elapsed = st->due();
     if (!elapsed) return;
-    std::string line = fmt::format("{}: {}: simulated {}", st->command, label.what, sim(now));
     if (label.expected.ps <= 0 && st->total > 0) {
-      // No estimate of the end: the transfers finished say how far it is, in the progress line's words (computes
-      // cost nothing to simulate; the network's transfers take the time).
-      line = fmt::format("{}: {}: {:.0f}% of {} transfers done, simulated {} ({:.0f} s elapsed)", st->command,
-                         label.what, 100.0 * static_cast<double>(st->done) / static_cast<double>(st->total),
-                         report::thousands(st->total), sim(now), *elapsed);
-    } else if (label.expected.ps > 0) {
-      const double share = static_cast<double>(now.ps) / static_cast<double>(label.expected.ps);
-      line += fmt::format(" of about {} ({:.0f}%), {:.0f} s elapsed", sim(label.expected), 100 * share, *elapsed);
-      if (share > 0.02 && share < 1) line += fmt::format(", about {:.0f} s left", *elapsed * (1 - share) / share);
+      // No estimate of the end: the transfers finished say how far it is (computes cost nothing to simulate; the
+      // network's transfers take the time).
+      std::cerr << done_line(now, *elapsed) << "\n";
     } else {
-      line += fmt::format(" so far, {:.0f} s elapsed", *elapsed);
+      std::string line = fmt::format("{}: {}: simulated {}", st->command, label.what, sim(now));
+      if (label.expected.ps > 0) {
+        const double share = static_cast<double>(now.ps) / static_cast<double>(label.expected.ps);
+        line += fmt::format(" of about {} ({:.0f}%), {:.0f} s elapsed", sim(label.expected), 100 * share, *elapsed);
+        if (share > 0.02 && share < 1) line += fmt::format(", about {:.0f} s left", *elapsed * (1 - share) / share);
+      } else {
+        line += fmt::format(" so far, {:.0f} s elapsed", *elapsed);
+      }
+      std::cerr << line << "\n";
     }
-    std::cerr << line << "\n";
     st->maybe_hint(*elapsed);
   };
 }

@@ -95,6 +95,19 @@ std::vector<ServerKey> server_keys(const Group& group, const Topology& t) {
   return keys;
 }
 
+// The sorted keys' GPUs, a block per server.
+std::vector<Group> blocks_of(const std::vector<ServerKey>& keys) {
+  std::vector<Group> blocks;
+  int32_t current = kNone;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const int32_t s = std::get<2>(keys[i]);
+    if (i == 0 || s != current) blocks.emplace_back();
+    current = s;
+    blocks.back().push_back(std::get<4>(keys[i]));
+  }
+  return blocks;
+}
+
 std::vector<Group> group_by_server(const Group& group, RingOrder order, const Topology& t) {
   std::vector<Group> blocks;
   if (order == RingOrder::Naive) {
@@ -107,15 +120,7 @@ std::vector<Group> group_by_server(const Group& group, RingOrder order, const To
     }
     return blocks;
   }
-  const std::vector<ServerKey> keys = server_keys(group, t);
-  int32_t current = kNone;
-  for (size_t i = 0; i < keys.size(); ++i) {
-    const int32_t s = std::get<2>(keys[i]);
-    if (i == 0 || s != current) blocks.emplace_back();
-    current = s;
-    blocks.back().push_back(std::get<4>(keys[i]));
-  }
-  return blocks;
+  return blocks_of(server_keys(group, t));
 }
 
 Group topology_aware_order(const Group& group, const Topology& t, int32_t channel) {
@@ -125,21 +130,18 @@ Group topology_aware_order(const Group& group, const Topology& t, int32_t channe
     return order;
   }
   Group out;
-  {
-    // One GPU per server (a data-parallel group of TP-filled servers): the ring visits the servers in order, and
-    // the rail path below, which only picks where a server's GPUs are entered and left, has nothing to choose.
-    const std::vector<ServerKey> keys = server_keys(group, t);
-    bool one_each = true;
-    for (size_t i = 1; i < keys.size() && one_each; ++i) one_each = std::get<2>(keys[i]) != std::get<2>(keys[i - 1]);
-    if (one_each) {
-      out.reserve(keys.size());
-      for (const ServerKey& k : keys) out.push_back(std::get<4>(k));
-      return out;
-    }
-  }
-  const std::vector<Group> blocks = group_by_server(group, RingOrder::TopologyAware, t);
-  const size_t N = blocks.size();
   out.reserve(group.size());
+  const std::vector<ServerKey> keys = server_keys(group, t);
+  // One GPU per server (a data-parallel group of TP-filled servers): the ring visits the servers in order, and
+  // the rail path below, which only picks where a server's GPUs are entered and left, has nothing to choose.
+  bool one_each = true;
+  for (size_t i = 1; i < keys.size() && one_each; ++i) one_each = std::get<2>(keys[i]) != std::get<2>(keys[i - 1]);
+  if (one_each) {
+    for (const ServerKey& k : keys) out.push_back(std::get<4>(k));
+    return out;
+  }
+  const std::vector<Group> blocks = blocks_of(keys);
+  const size_t N = blocks.size();
   if (N == 0) return out;
 
   int32_t R = std::max<int32_t>(1, t.rails);
