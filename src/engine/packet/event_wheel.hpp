@@ -97,6 +97,10 @@ class EventWheel {
     return front().time;
   }
 
+  // The event k places after the next one in the bucket being drained, or nullptr. A hint for prefetching
+  // only: an event in the heap beside the bucket may come first.
+  const Event* ahead(size_t k) const { return at_ + k < cur_.size() ? &cur_[at_ + k] : nullptr; }
+
   Event pop() {
     if (size_ == 0) throw Error("EventWheel::pop on an empty queue");
     while (cur_empty()) advance();

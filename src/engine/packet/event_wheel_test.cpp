@@ -25,7 +25,9 @@ void expect_event_queue_order(EventWheel& w, uint64_t seed, int steps, Delay del
       w.push(Time(now + dt), 1, payload);
       q.push(Time(now + dt), 1, payload);
     } else {
-      if (look) ASSERT_EQ(w.next_time(), q.top().time);
+      if (look) {
+        ASSERT_EQ(w.next_time(), q.top().time);
+      }
       const Event x = w.pop(), y = q.pop();
       ASSERT_EQ(x.time, y.time);
       ASSERT_EQ(x.seq, y.seq);
@@ -78,6 +80,26 @@ TEST(EventWheel, SlotsOfManyBlocksPopInTheSameOrder) {
   expect_event_queue_order(
       w, 5, 40000, [](Rng& rng) { return rng.below(5) == 0 ? int64_t{0} : static_cast<int64_t>(rng.below(3000)); },
       false);
+}
+
+// ahead(k) (the event loop's prefetch hint) names the event k pops after the next one, while both are in
+// the bucket being drained, and nothing past the bucket's end.
+TEST(EventWheel, AheadNamesTheEventsTheNextPopsReturn) {
+  EventWheel w(10, 6);  // 1,024 ps buckets
+  // Five events at 2,548, 2,448, ..., 2,148 ps, in a later bucket than the first (events pushed into the
+  // bucket being drained wait in the heap beside it), and one in another bucket.
+  for (uint64_t i = 0; i < 5; ++i) w.push(Time(static_cast<int64_t>(2048 + 100 * (5 - i))), 1, i);
+  w.push(Time(9000), 1, 99);
+  EXPECT_EQ(w.ahead(0), nullptr);  // no bucket taken yet
+  // The first pop takes the bucket and returns 2,148 ps; 2,248 to 2,548 ps are left in it.
+  EXPECT_EQ(w.pop().a, 4u);
+  ASSERT_NE(w.ahead(0), nullptr);
+  EXPECT_EQ(w.ahead(0)->a, 3u);
+  ASSERT_NE(w.ahead(3), nullptr);
+  EXPECT_EQ(w.ahead(3)->a, 0u);  // 2,548 ps
+  EXPECT_EQ(w.ahead(4), nullptr);
+  for (uint64_t a : {3u, 2u, 1u, 0u}) EXPECT_EQ(w.pop().a, a);
+  EXPECT_EQ(w.pop().a, 99u);
 }
 
 }  // namespace

@@ -148,6 +148,25 @@ class Ports {
     return s;
   }
 
+  // Prefetch hints for a port that will send soon (they change nothing): `state_of` requests its state and
+  // statistics, `queue_of`, some events later once they have arrived, its queues' head packets and the depth
+  // histogram's bucket.
+  [[gnu::always_inline]] void request_state(routing::DirLink p) const {
+    const char* s = reinterpret_cast<const char*>(&state[p]);
+    __builtin_prefetch(s);
+    __builtin_prefetch(s + 64);
+    __builtin_prefetch(s + 128);
+    __builtin_prefetch(&stats_of[p].queue_hist);
+  }
+  [[gnu::always_inline]] void request_queues(routing::DirLink p) const {
+    const PortState& s = state[p];
+    for (const Ring& r : s.q)
+      if (r.count != 0) __builtin_prefetch(&r.front());
+    const std::vector<double>& h = stats_of[p].queue_hist;
+    const auto b = static_cast<size_t>(depth::bucket(s.qbytes));
+    if (s.qbytes > 0 && b < h.size()) __builtin_prefetch(&h[b]);
+  }
+
   bool queues_empty(routing::DirLink p) const {
     const PortState& s = state[p];
     return s.q[0].count == 0 && s.q[1].count == 0 && s.q[2].count == 0;
