@@ -73,10 +73,10 @@ class IndexedEventQueue {
   // (each id's slot and entry are memory accesses of their own): request
   // id's slot some ids ahead, then its entry and parent a few ids ahead, so
   // that the accesses overlap. No effect on the contents.
-  void prefetch_slot(uint32_t id) const {
+  [[gnu::always_inline]] void prefetch_slot(uint32_t id) const {
     if (id < pos_.size()) __builtin_prefetch(&pos_[id]);
   }
-  void prefetch_entry(uint32_t id) const {
+  [[gnu::always_inline]] void prefetch_entry(uint32_t id) const {
     if (!contains(id)) return;
     const uint32_t i = pos_[id];
     __builtin_prefetch(&heap_[i]);

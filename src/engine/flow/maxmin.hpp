@@ -421,7 +421,7 @@ class MaxMinSolver {
   void reorder_range(uint32_t begin, uint32_t end, Scratch& x);
   // Requests the first `lines` cache lines of link l's live list entries (from its head): a walk some links
   // behind then finds them loaded.
-  void request_entries(LinkId l, int lines) const {
+  [[gnu::always_inline]] void request_entries(LinkId l, int lines) const {
     const Use* u = lists_[l].uses.data() + lists_[l].head;
     for (int c = 0; c < lines; ++c) __builtin_prefetch(u + 4 * c);
   }
