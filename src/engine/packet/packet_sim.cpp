@@ -180,31 +180,40 @@ struct PacketSim::Impl {
   static Lane& L() { return lane(); }
   void run(const std::function<void(const SimEvent&)>& on_event, int64_t limit);
   void dispatch(const Event& e, const std::function<void(const SimEvent&)>& on_event);
-  // Requests what the events a few places ahead will read: a kick's port state, then its queues' heads; an
-  // arrival's link counters and QP, then the state of the port it leaves by. Each otherwise waits on cache
-  // misses in turn (Ports::dequeue was 14 % of an NSCC + REPS permutation's CPU, nearly all of it the queue
-  // head's miss). Prefetches only: nothing changes. The sequential engine only: a partitioned lane would
-  // read QPs another thread may re-route.
+  // Requests what the events a few places ahead will read: a kick's port state, then its queues' heads; a
+  // data packet's arrival, its link's counters and its QP, then the state of the port it leaves by. Each
+  // otherwise waits on cache misses in turn (Ports::dequeue was 14 % of an NSCC + REPS permutation's CPU,
+  // nearly all of it the queue head's miss). Prefetches only: nothing changes. The sequential engine only:
+  // in the partitioned engine's lanes (without the QP reads: another thread may re-route a QP) they gained
+  // nothing.
   [[gnu::always_inline]] void request_ahead(const Lane& l) const {
     constexpr size_t kState = 8, kQueues = 4;
+    // The QP of a data packet's or its answer's arrival (a probe's `qp` names its path instead).
+    auto qp_of = [&](const Event& e) -> const Qp* {
+      if (kind_of(e) != kArrive || static_cast<uint8_t>(e.tag) >= kProbe) return nullptr;
+      const auto qi = static_cast<size_t>(e.a >> 32);
+      return qi < nic->qps.size() ? &nic->qps[qi] : nullptr;
+    };
     if (const Event* e = l.events.ahead(kState)) {
       if (kind_of(*e) == kKick) {
         ports->request_state(static_cast<DirLink>(e->a));
-      } else if (kind_of(*e) == kArrive) {  // its link's counters and its QP
+      } else if (const Qp* q = qp_of(*e)) {
         const auto in = static_cast<size_t>(e->b >> 32);
-        __builtin_prefetch(&ports->stats_of[in]);
-        __builtin_prefetch(&ports->hot[in]);
-        __builtin_prefetch(&nic->qps[static_cast<uint32_t>(e->a >> 32)]);
+        if (in < ports->hot.size()) {
+          __builtin_prefetch(&ports->stats_of[in]);
+          __builtin_prefetch(&ports->hot[in]);
+        }
+        __builtin_prefetch(q);
       }
     }
     if (const Event* e = l.events.ahead(kQueues)) {
       if (kind_of(*e) == kKick) {
         ports->request_queues(static_cast<DirLink>(e->a));
-      } else if (kind_of(*e) == kArrive) {  // the port a data packet leaves by next, on its QP's path
-        const Qp& q = nic->qps[static_cast<uint32_t>(e->a >> 32)];
+      } else if (const Qp* q = qp_of(*e); q && on_data_path(static_cast<uint8_t>(e->tag))) {
+        // The port a data packet leaves by next, when its QP's path names it.
         const auto hop = static_cast<uint32_t>(e->tag >> 24);
-        if (q.target == topology::kNone && hop + 1 < q.path_len && on_data_path(static_cast<uint8_t>(e->tag)))
-          ports->request_state(nic->routes[q.path_off + hop + 1]);
+        if (q->target == topology::kNone && hop + 1 < q->path_len)
+          ports->request_state(nic->routes[q->path_off + hop + 1]);
       }
     }
   }

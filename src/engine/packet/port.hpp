@@ -148,9 +148,9 @@ class Ports {
     return s;
   }
 
-  // Prefetch hints for a port that will send soon (they change nothing): `state_of` requests its state and
-  // statistics, `queue_of`, some events later once they have arrived, its queues' head packets and the depth
-  // histogram's bucket.
+  // Prefetch hints for a port that will send soon (they change nothing): request_state asks for its state and
+  // statistics; request_queues, some events later once they have arrived, for its queues' head packets and
+  // its depth histogram's bucket.
   [[gnu::always_inline]] void request_state(routing::DirLink p) const {
     const char* s = reinterpret_cast<const char*>(&state[p]);
     __builtin_prefetch(s);
