@@ -153,7 +153,7 @@
     // bench --compare-cc (the transports' table, as podnet prints it)
     'transport': ['transport'], 'fct_flows': ['flows', 'int'], 'fct_min_us': ['FCT min', 'us'], 'fct_p50_us': ['FCT p50', 'us'],
     'fct_p99_us': ['FCT p99', 'us'], 'fct_max_us': ['FCT max', 'us'], 'fairness': ['fairness (Jain\'s index)', 'num3'],
-    'goodput_gbit_per_s': ['goodput', 'gbps1'], 'drops': ['drops', 'int'], 'trimmed': ['trimmed', 'int'], 'ecn_marks': ['ECN marks', 'int'],
+    'goodput_gbit_per_s': ['total goodput', 'gbps1'], 'drops': ['drops', 'int'], 'trimmed': ['trimmed', 'int'], 'ecn_marks': ['ECN marks', 'int'],
     'pause_frames': ['PAUSE frames', 'int'], 'paused_max_us': ['most paused port', 'us'], 'retransmissions': ['retransmissions', 'int'], 'timeouts': ['timeouts', 'int'],
     'lost_packets': ['lost, never resent', 'int'], 'delivery': ['delivery'], 'fct_mean_us': ['FCT mean', 'us'], 'link_credits': ['link credits'],
     'cc': ['congestion control'], 'pfc': ['PFC'], 'flow_control': ['flow control'], 'routing': ['routing'], 'sets': ['scenario keys'],
@@ -620,7 +620,7 @@
         'compare-counters'));
     }
     s.appendChild(el('p', { class: 'muted', text: 'FCT: from when a flow may send to its last byte (nearest-rank percentiles); fairness: Jain\'s index of the QPs\' rates ' +
-      '(1 = equal shares); goodput: the payload every QP delivered / the simulated time; most paused port: the longest any port spent paused by PFC; ' +
+      '(1 = equal shares); total goodput: the payload all QPs delivered together / the simulated time (in bits; bench\'s algbw and busbw are per rank, in GB/s); most paused port: the longest any port spent paused by PFC; ' +
       'counters: every port and QP of that run.' }));
     notes(s, doc.notes);
   }

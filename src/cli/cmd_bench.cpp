@@ -112,7 +112,8 @@ int cmd_compare(const Common& c0, const BenchOptions& b, const study::BenchReque
       }
       if (!first) first.emplace(std::move(s));
     } catch (const InputError& e) {
-      throw InputError(fmt::format("--compare-cc {}: {}", name, e.what()));
+      // The error names the option at fault; say which transport of the comparison was being set up.
+      throw InputError(fmt::format("{} (while setting up {} for --compare-cc)", e.what(), name));
     }
     runs.push_back(std::move(t));
   }

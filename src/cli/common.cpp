@@ -232,8 +232,17 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
     if (engine::packet::cc_preset(cc).acks)
       std::cerr << fmt::format("podnet: note: network.delivery=unreliable sends no ACKs, so {} has nothing to act on: "
                                "every sender sends at its line rate, as with network.cc=none, and what the network "
-                               "drops or trims is lost (lost_packets)\n",
+                               "drops or trims is lost (the 'lost, never resent' column)\n",
                                cc);
+  }
+  // Trimming under PFC: a lossless fabric never drops, so it never trims, and the algorithm's recovery never runs.
+  if (packet_run) {
+    const std::string cc = s.network.packet.cc != "auto" ? s.network.packet.cc : s.network.transport.default_cc;
+    if (engine::packet::cc_preset(cc).trim && s.network.packet.pfc)
+      std::cerr << fmt::format("podnet: note: {} with PFC on: the switches pause instead of dropping, so nothing is "
+                               "trimmed and {}'s trimming and selective resend never run; --set network.pfc=false "
+                               "(or the uec preset) runs it as Ultra Ethernet does\n",
+                               cc, cc);
   }
   // Ordered delivery (packet_options.hpp: Delivery) under per-packet routing: one path per QP, or discards.
   if (packet_run && delivery == engine::packet::Delivery::Ordered) {

@@ -272,7 +272,7 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
   // A traffic pattern is its own algorithm ("incast incast"): name it once.
   const std::string algo = b["algorithm"].get<std::string>() == b["op"].get<std::string>()
                                ? std::string()
-                               : " " + b["algorithm"].get<std::string>();
+                               : fmt::format(" {}", b["algorithm"].get<std::string>());  // (GCC 12 warns on " " + s)
   // The ring order only when the plan has rings, the tuner only for what it chooses: a traffic pattern, an
   // all-to-all or a send/recv is not NCCL-tuned (their lines said 'topology_aware ring order' and 'tuner:
   // algorithms auto' over an incast).
@@ -552,29 +552,23 @@ void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
                                   [](const nlohmann::json* r) { return r->value("lost_packets", int64_t{0}) > 0; });
     std::vector<std::string> head = {
         "transport",    "time (us)",    "FCT min (us)",          "FCT p50 (us)",    "FCT p99 (us)",
-        "FCT max (us)", "fairness",     "goodput (Gb/s)",        "drops",           "trimmed",
+        "FCT max (us)", "fairness",     "total goodput (Gb/s)",  "drops",           "trimmed",
         "ECN marks",    "PAUSE frames", "most paused port (us)", "retransmissions", "timeouts"};
     if (lost) head.push_back("lost, never resent");
     Table t(head);
     const auto failed = [](const nlohmann::json& r) { return r.value("job_failed", false); };
     for (const auto* r : rows) {
-      std::vector<std::string> cells = {(*r)["transport"].get<std::string>(),
-                                        failed(*r) ? std::string("job failed")
-                                                   : fixed((*r)["time_us"].get<double>(), 2),
-                                        us(*r, "fct_min_us"),
-                                        us(*r, "fct_p50_us"),
-                                        us(*r, "fct_p99_us"),
-                                        us(*r, "fct_max_us"),
-                                        r->contains("fairness") ? fixed((*r)["fairness"].get<double>(), 3)
-                                                                : std::string("-"),
-                                        fixed((*r)["goodput_gbit_per_s"].get<double>(), 1),
-                                        thousands((*r)["drops"].get<int64_t>()),
-                                        thousands((*r)["trimmed"].get<int64_t>()),
-                                        thousands((*r)["ecn_marks"].get<int64_t>()),
-                                        thousands((*r)["pause_frames"].get<int64_t>()),
-                                        us(*r, "paused_max_us"),
-                                        thousands((*r)["retransmissions"].get<int64_t>()),
-                                        thousands((*r)["timeouts"].get<int64_t>())};
+      std::vector<std::string> cells = {
+          (*r)["transport"].get<std::string>(),
+          failed(*r) ? std::string("job failed") : fixed((*r)["time_us"].get<double>(), 2), us(*r, "fct_min_us"),
+          us(*r, "fct_p50_us"), us(*r, "fct_p99_us"), us(*r, "fct_max_us"),
+          // (a collective's QPs do different work by design: no fairness)
+          r->contains("fairness") && r->contains("fct_p50_us") ? fixed((*r)["fairness"].get<double>(), 3)
+                                                               : std::string("-"),
+          fixed((*r)["goodput_gbit_per_s"].get<double>(), 1), thousands((*r)["drops"].get<int64_t>()),
+          thousands((*r)["trimmed"].get<int64_t>()), thousands((*r)["ecn_marks"].get<int64_t>()),
+          thousands((*r)["pause_frames"].get<int64_t>()), us(*r, "paused_max_us"),
+          thousands((*r)["retransmissions"].get<int64_t>()), thousands((*r)["timeouts"].get<int64_t>())};
       if (lost) cells.push_back(thousands(r->value("lost_packets", int64_t{0})));
       t.add(cells);
     }
@@ -602,10 +596,14 @@ void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
       const double best = (*by[0])[key].get<double>();
       std::string line = fmt::format("  by {}: {} {} us{}", what, (*by[0])["transport"].get<std::string>(),
                                      fixed(best, 2), lost(*by[0]));
+      // How much later: "+35.2 %" up to twice the best, "43.5x" beyond (a percentage in the thousands reads badly).
+      const auto later = [&](double v) {
+        if (!(best > 0)) return fixed(v, 2) + " us";
+        const double ratio = v / best;
+        return ratio > 2 ? fmt::format("{}x", fixed(ratio, 1)) : fmt::format("+{} %", fixed(100.0 * (ratio - 1), 1));
+      };
       for (size_t k = 1; k < by.size(); ++k)
-        line += fmt::format("; {} {}{}", (*by[k])["transport"].get<std::string>(),
-                            best > 0 ? fmt::format("+{} %", fixed(100.0 * ((*by[k])[key].get<double>() / best - 1), 1))
-                                     : fixed((*by[k])[key].get<double>(), 2) + " us",
+        line += fmt::format("; {} {}{}", (*by[k])["transport"].get<std::string>(), later((*by[k])[key].get<double>()),
                             lost(*by[k]));
       out << line << "\n";
     };
@@ -628,7 +626,8 @@ void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
   }
   out << "\n  FCT: from when a flow may send to its last byte (nearest-rank percentiles); fairness: Jain's index of "
          "the "
-         "QPs' rates (1 = equal shares); goodput: the payload every QP delivered / the simulated time; most paused "
+         "QPs' rates (1 = equal shares); total goodput: the payload all QPs delivered together / the simulated time "
+         "(in bits; bench's algbw and busbw are per rank, in GB/s); most paused "
          "port: the longest any port spent paused by PFC; counters: every port and QP of that run.\n";
   bool no_fct = true, all_failed = true;
   for (const auto& r : doc["rows"]) {
@@ -636,8 +635,9 @@ void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
     all_failed = all_failed && r.value("job_failed", false);
   }
   if (no_fct && !all_failed && !doc["rows"].empty() && c["per"] == "rank")
-    out << "  FCT '-': a collective's transfers wait for each other, so no flow has a completion time of its own; its "
-           "time is the operation's (permutation, incast and all-to-all give FCTs)\n";
+    out << "  FCT and fairness '-': a collective's transfers wait for each other and do different work by design, so "
+           "no flow has a completion time or a fair share of its own; its time is the operation's (permutation, "
+           "incast and all-to-all give both)\n";
   if (doc.contains("notes"))
     for (const auto& note : doc["notes"]) out << "  note: " << note.get<std::string>() << "\n";
 }

@@ -121,7 +121,7 @@ void write_tidy_csv(const nlohmann::json& doc, const std::string& key, const std
 namespace {
 // A cell that reads as a number ("16,384", "1.5", "99.0%", "3 / 4", "-2") is right-aligned.
 bool numeric(const std::string& c) {
-  if (c.empty()) return true;
+  if (c.empty() || c == "-") return true;  // a placeholder takes its column's alignment, as an empty cell does
   bool digit = false;
   for (char ch : c) {
     if (std::isdigit(static_cast<unsigned char>(ch))) digit = true;

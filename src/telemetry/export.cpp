@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/mpi_world.hpp"
+#include "core/units.hpp"
 #include "engine/backend.hpp"
 #include "telemetry/metrics.hpp"
 
@@ -91,23 +92,30 @@ void write_summary(const Recorder& r, std::ostream& out, size_t worst) {
   // CNPs as the senders received them (one per CNP; the ports count a CNP on every link it crosses).
   uint64_t cnps = 0;
   for (const auto& q : r.qps()) cnps += q.cnps;
+  const auto n = [](uint64_t v) { return thousands(static_cast<int64_t>(v)); };
   out << fmt::format(
       "telemetry ({} engine, {} run{}, {} simulated): drops {} (buffer {}, link down {}{}){}, ECN marks {}, CNPs {} "
       "({} link crossings), PAUSE frames {} sent / {} received, {} paused in all, retransmissions {}, out-of-order "
       "arrivals {}\n",
-      r.engine(), r.runs(), r.runs() == 1 ? "" : "s", si_time(r.observed_s()), drops(t), t.drops_buffer, t.drops_link,
-      t.drops_silent ? fmt::format(", silent faults {}", t.drops_silent) : std::string(),
-      t.trims ? fmt::format(", trimmed {}", t.trims) : std::string(), t.ecn_marks, cnps, t.cnp_packets, t.pause_tx,
-      t.pause_rx, si_time(t.paused_s), t.retransmits, t.out_of_order);
-  const auto ids = worst_ports(r, worst);
+      r.engine(), n(r.runs()), r.runs() == 1 ? "" : "s", si_time(r.observed_s()), n(drops(t)), n(t.drops_buffer),
+      n(t.drops_link), t.drops_silent ? fmt::format(", silent faults {}", n(t.drops_silent)) : std::string(),
+      t.trims ? fmt::format(", trimmed {}", n(t.trims)) : std::string(), n(t.ecn_marks), n(cnps), n(t.cnp_packets),
+      n(t.pause_tx), n(t.pause_rx), si_time(t.paused_s), n(t.retransmits), n(t.out_of_order));
+  // The ports that paused, dropped, trimmed or marked: one that only carried CNPs or sent PAUSE is not among the
+  // worst by these keys.
+  std::vector<int32_t> ids;
+  for (int32_t d : worst_ports(r, worst)) {
+    const PortCounters& c = r.ports()[d];
+    if (c.paused_s > 0 || drops(c) > 0 || c.trims > 0 || c.ecn_marks > 0) ids.push_back(d);
+  }
   if (ids.empty()) return;
   out << "worst ports (time paused, then drops, then ECN marks):\n";
   for (int32_t d : ids) {
     const PortCounters& c = r.ports()[d];
     out << fmt::format("  {}: paused {} ({:.1f} %), PAUSE rx {}, drops {}{}, ECN {}, queue max {} p99 {}\n",
                        engine::dir_link_name(r.topology(), d), si_time(c.paused_s),
-                       r.observed_s() > 0 ? 100.0 * c.paused_s / r.observed_s() : 0.0, c.pause_rx, drops(c),
-                       c.trims ? fmt::format(", trimmed {}", c.trims) : std::string(), c.ecn_marks,
+                       r.observed_s() > 0 ? 100.0 * c.paused_s / r.observed_s() : 0.0, n(c.pause_rx), n(drops(c)),
+                       c.trims ? fmt::format(", trimmed {}", n(c.trims)) : std::string(), n(c.ecn_marks),
                        si_bytes(static_cast<double>(c.queue_max_bytes)),
                        si_bytes(static_cast<double>(c.queue_p99_bytes)));
   }
