@@ -104,6 +104,18 @@ TEST(Report, TableCellsThatReadAsNumbers) {
                            "a  1.5 x\n");
 }
 
+TEST(Report, TablePlaceholdersAlignWithTheirNumbers) {
+  // A '-' (no value) takes its column's alignment, as an empty cell does: a column of numbers and '-', or of
+  // '-' alone, stays right-aligned; a '-' among words stays left-aligned.
+  Table t({"k", "time", "fct", "note"});
+  t.add({"a", "12.5", "-", "-"});
+  t.add({"b", "-", "-", "fine"});
+  EXPECT_EQ(table_text(t), "k  time  fct  note\n"
+                           "------------------\n"
+                           "a  12.5    -  -\n"
+                           "b     -    -  fine\n");
+}
+
 TEST(Report, TableWithoutHeaderHasNoSeparator) {
   Table t({"", ""});
   t.add({"gpus", "8"});

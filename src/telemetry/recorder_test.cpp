@@ -9,6 +9,7 @@
 
 #include <sstream>
 
+#include "engine/backend.hpp"
 #include "engine/depth_histogram.hpp"
 #include "engine/packet/packet_sim.hpp"
 #include "engine/packet/packet_test_util.hpp"
@@ -352,6 +353,15 @@ TEST(Telemetry, DcqcnMarksOnlyAtTheBottleneckAndCnpsFollowThem) {
   EXPECT_EQ(qp_cnps, rx_up.cnp_packets);
   // FCT: every QP finished after it started.
   for (const auto& q : r.qps()) EXPECT_GT(q.fct_s(), 0.0);
+  // The summary's worst ports are those that paused, dropped, trimmed or marked: the receiver's port alone,
+  // not the links that only carried CNPs.
+  std::ostringstream out;
+  write_summary(r, out, 5);
+  const std::string text = out.str();
+  const size_t at = text.find("worst ports");
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin() + static_cast<std::ptrdiff_t>(at), text.end(), '\n'), 2) << text;
+  EXPECT_NE(text.find(engine::dir_link_name(t, host_links(t, 0).down), at), std::string::npos) << text;
 }
 
 TEST(Telemetry, DcqcnMarksOnceItReactsAreBoundedByTheMeasuredQueueDepths) {
