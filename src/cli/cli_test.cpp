@@ -63,6 +63,17 @@ TEST(Cli, HelpAndList) {
   EXPECT_EQ(r.status, 0);
   for (const char* name : {"aipod-16k", "leafspine-8k", "fat-tree-k48", "rail_clos", "fat_tree", "tree3"})
     EXPECT_NE(r.out.find(name), std::string::npos) << name;
+  // One part: the network's choices (routing, algorithms, engines, transports, congestion controls, presets).
+  r = run("list network");
+  EXPECT_EQ(r.status, 0);
+  for (const char* name : {"Routing policies", "ecmp", "reps", "Congestion control", "nscc", "Deployment presets"})
+    EXPECT_NE(r.out.find(name), std::string::npos) << name;
+  EXPECT_EQ(r.out.find("Built-in scenarios"), std::string::npos);
+  // A part asked for by what it holds points to where it is.
+  r = run("list cc", true);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("'cc' is not a part podnet lists; it is under `podnet list network`"), std::string::npos)
+      << r.out;
 }
 
 TEST(Cli, BadInputExitsTwoWithLocation) {

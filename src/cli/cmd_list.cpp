@@ -1,4 +1,7 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 #include <iostream>
 
 #include "cli/common.hpp"
@@ -226,7 +229,8 @@ with and without them and report the slowdown or the job failure):
 )";
 }
 
-const std::vector<std::string> kTopics = {"scenarios", "models", "gpus", "keys", "failures", "results", "all"};
+const std::vector<std::string> kTopics = {"scenarios", "models",   "gpus",    "keys",
+                                          "network",   "failures", "results", "all"};
 
 // Each study's declared result fields: where a script finds a number in the JSON document, and what it is.
 void list_results(bool markdown) {
@@ -286,6 +290,7 @@ int cmd_list(const std::string& what, const std::string& format) {
     std::cout << "\n";
     list_sections();
   }
+  if (what == "network") list_choices();
   if (what == "failures") list_failures();
   if (what == "all") {
     list_scenarios();
@@ -303,8 +308,8 @@ int cmd_list(const std::string& what, const std::string& format) {
     list_failures();
   }
   if (what == "all" || what == "scenarios")
-    std::cout << "\n`podnet list models|gpus|keys|failures|results` shows one part; `podnet list keys --format "
-                 "markdown` writes the scenario reference.\n";
+    std::cout << "\n`podnet list models|gpus|keys|network|failures|results` shows one part; `podnet list keys "
+                 "--format markdown` writes the scenario reference.\n";
   return kExitOk;
 }
 
@@ -315,11 +320,22 @@ void add_list_command(CLI::App& app, Action& action) {
                                          "algorithms, engines and every scenario key with its default");
   static bool schema = false;
   static std::string what = "all", format = "table";
-  cmd->add_option("what", what,
-                  "what to list: scenarios, models (presets and their training recipes), gpus, keys (every "
-                  "scenario key with its default), failures (the forms of `failures:`), results (each study's "
-                  "result fields), all (default)")
-      ->check(CLI::IsMember(kTopics));
+  cmd->add_option("part", what,
+                  "the part to list: scenarios, models (presets and their training recipes), gpus, keys (every "
+                  "scenario key with its default), network (routing policies, collective algorithms, engines, "
+                  "transports, congestion controls, deployment presets), failures (the forms of `failures:`), "
+                  "results (each study's result fields), all (default)")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            if (std::find(kTopics.begin(), kTopics.end(), v) != kTopics.end()) return std::string();
+            // What a user asks for by name is one part of `network`.
+            const std::string near = v == "cc" || v == "presets" || v == "routing" || v == "engines" ||
+                                             v == "transports" || v == "algorithms" || v == "algos"
+                                         ? "; it is under `podnet list network`"
+                                         : "";
+            return fmt::format("'{}' is not a part podnet lists{} (it lists: {})", v, near, fmt::join(kTopics, ", "));
+          },
+          "PART"));
   cmd->add_option("-f,--format", format, "table (default), or markdown for `list keys` and `list results`")
       ->check(CLI::IsMember({"table", "markdown"}));
   cmd->add_flag("--schema", schema,
