@@ -43,11 +43,13 @@ std::vector<int32_t> parse_gpu_list(const std::string& spec, int32_t total_gpus)
     const std::string item = trim(spec.substr(pos, comma - pos));
     pos = comma + 1;
     if (item.empty()) throw fail("empty item; " + syntax);
+    // "'item': " before what is wrong with it, unless the list is that one item (named already).
+    const std::string at = item == trim(spec) ? std::string() : fmt::format("'{}': ", item);
     int64_t a = 0, b = 0, stride = 1;
     const size_t dash = item.find('-');
     const size_t colon = item.find(':');
     if (dash == std::string::npos) {
-      if (colon != std::string::npos) throw fail(fmt::format("'{}': a stride needs a range a-b:s; {}", item, syntax));
+      if (colon != std::string::npos) throw fail(fmt::format("{}a stride needs a range a-b:s; {}", at, syntax));
       if (!parse_number(item, a)) throw fail(fmt::format("'{}' is not a GPU number; {}", item, syntax));
       b = a;
     } else {
@@ -57,13 +59,13 @@ std::vector<int32_t> parse_gpu_list(const std::string& spec, int32_t total_gpus)
       if (!parse_number(trim(first), a) || !parse_number(trim(rest), b))
         throw fail(fmt::format("'{}' is not a range; {}", item, syntax));
       if (colon != std::string::npos && !parse_number(trim(item.substr(colon + 1)), stride))
-        throw fail(fmt::format("'{}': the stride is not a number; {}", item, syntax));
-      if (b < a) throw fail(fmt::format("'{}': the range ends before it starts", item));
-      if (stride < 1) throw fail(fmt::format("'{}': the stride must be at least 1", item));
+        throw fail(fmt::format("{}the stride is not a number; {}", at, syntax));
+      if (b < a) throw fail(fmt::format("{}the range ends before it starts", at));
+      if (stride < 1) throw fail(fmt::format("{}the stride must be at least 1", at));
     }
     const int64_t last = a + (b - a) / stride * stride;
     if (last >= total_gpus)
-      throw fail(fmt::format("'{}': GPU {} is out of range (the topology has GPUs 0-{})", item, last, total_gpus - 1));
+      throw fail(fmt::format("{}GPU {} is out of range (the topology has GPUs 0-{})", at, last, total_gpus - 1));
     for (int64_t g = a; g <= b; g += stride) out.push_back(static_cast<int32_t>(g));
   }
   std::vector<int32_t> sorted = out;

@@ -54,7 +54,9 @@ TEST(GpuList, Errors) {
   expect_error("0-7:0", 8, "at least 1");
   expect_error("5-3", 8, "ends before it starts");
   expect_error("8", 8, "out of range");
-  expect_error("0-4096", 4096, "GPU 4096 is out of range");
+  // One item is named once (the list is it); in a longer list the item at fault is named too.
+  expect_error("0-4096", 4096, "GPU list '0-4096': GPU 4096 is out of range");
+  expect_error("0-7,9-12", 10, "GPU list '0-7,9-12': '9-12': GPU 12 is out of range");
   expect_error("0-7,4", 8, "GPU 4 is listed more than once");
   expect_error("0-7:2,6", 8, "GPU 6 is listed more than once");
 }
