@@ -105,10 +105,17 @@ int cmd_compare(const Common& c0, const BenchOptions& b, const study::BenchReque
       study::BenchRequest req = req0;
       set_group(b, s, req);
       report::describe_transport(t, s);
-      for (const Bytes size : req0.sizes) {
+      // Each size is a bench of its own; the progress counts the sizes of this transport ([2/5], not [1/1]) and
+      // its time from the transport's start.
+      const study::Progress all = study_progress(which, label);
+      for (size_t k = 0; k < req0.sizes.size(); ++k) {
         study::BenchRequest one = req;
-        one.sizes = {size};
-        t.sizes.push_back(study::bench(s, one, study_progress(which, label)));
+        one.sizes = {req0.sizes[k]};
+        study::Progress each = all;
+        each.step = [&all, k, n = req0.sizes.size()](size_t, size_t, const std::string& what) {
+          all.step(k + 1, n, what);
+        };
+        t.sizes.push_back(study::bench(s, one, each));
       }
       if (!first) first.emplace(std::move(s));
     } catch (const InputError& e) {
