@@ -63,7 +63,7 @@ void add_common(CLI::App* cmd, Common& c, bool scenario_required, const std::vec
             }
             return {};
           },
-          "SIZE", "a positive size"));
+          "", "a positive size"));  // (a named validator would read "SIZE:SIZE" in --help)
 }
 
 namespace {
