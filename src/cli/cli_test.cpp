@@ -1260,6 +1260,30 @@ TEST(BadInput, BenchSizesAndChannelsAreRefused) {
   }
 }
 
+// --out with --compare-cc writes each transport's resolved scenario beside the first's, and each re-runs as that
+// transport alone: the same row as the comparison's.
+TEST(Cli, CompareCcOutWritesEachTransportsResolvedScenario) {
+  namespace fs = std::filesystem;
+  const fs::path dir = temp_dir() / "compare-out";
+  fs::remove_all(dir);
+  const std::string traffic = "bench leafspine-8k --op incast --gpus 0-32:8 --set network.pfc=false --min 256KiB "
+                              "--max 256KiB";
+  const Result c = run(traffic + " --compare-cc dctcp,uec --format json --out " + dir.string());
+  ASSERT_EQ(c.status, 0) << c.out;
+  const auto rows = nlohmann::json::parse(read_file(dir / "compare.json"))["rows"];
+  ASSERT_EQ(rows.size(), 2u);
+  for (const char* name : {"dctcp", "uec"}) {
+    const fs::path path = dir / (std::string("scenario.") + name + ".resolved.yaml");
+    ASSERT_TRUE(fs::exists(path)) << path;
+    const Result one = run("bench " + path.string() +
+                           " --op incast --gpus 0-32:8 --min 256KiB --max 256KiB --engine packet --format json");
+    ASSERT_EQ(one.status, 0) << one.out;
+    const auto& row = rows[std::string(name) == "dctcp" ? 0 : 1];
+    EXPECT_EQ(row["transport"], name);
+    EXPECT_EQ(row["time_us"], nlohmann::json::parse(one.out)["rows"][0]["time_us"]) << name;
+  }
+}
+
 // Sizes as nccl-tests reads them: -b 8 is 8 bytes, -e 1K is 1,024 (8, 64, 512 by --factor 8).
 TEST(Cli, CompareCcRunsEachTransportAsItsOwnBenchWould) {
   // --compare-cc runs the bench once per transport: each row is what `bench --set network.cc=NAME` (or the

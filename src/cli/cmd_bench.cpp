@@ -1,6 +1,7 @@
 // `podnet bench SCENARIO`: flags -> --set -> study::bench -> report.
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <iostream>
 
 #include "cli/common.hpp"
@@ -87,6 +88,7 @@ int cmd_compare(const Common& c0, const BenchOptions& b, const study::BenchReque
   const std::vector<study::TransportChoice> choices = study::transport_choices(b.compare_cc, "--compare-cc", given);
   std::vector<report::TransportRun> runs;
   std::optional<scenario::Setup> first;
+  std::vector<std::pair<std::string, std::string>> resolved;  // each transport's resolved scenario (for --out)
   for (const study::TransportChoice& choice : choices) {
     const std::string& name = choice.name;
     Common c = c0;
@@ -117,6 +119,7 @@ int cmd_compare(const Common& c0, const BenchOptions& b, const study::BenchReque
         };
         t.sizes.push_back(study::bench(s, one, each));
       }
+      if (!c0.out_dir.empty()) resolved.emplace_back(name, s.scenario.resolved_yaml());
       if (!first) first.emplace(std::move(s));
     } catch (const InputError& e) {
       // The error names the option at fault; say which transport of the comparison was being set up.
@@ -126,6 +129,12 @@ int cmd_compare(const Common& c0, const BenchOptions& b, const study::BenchReque
   }
   const nlohmann::json doc = report::compare_document(*first, runs);
   emit(c0, first->scenario, doc, "compare", report::write_compare_table);
+  // scenario.resolved.yaml is the first transport's; each transport's own, to run it alone, beside it.
+  for (const auto& [name, yaml] : resolved) {
+    const std::string path = (std::filesystem::path(c0.out_dir) / ("scenario." + name + ".resolved.yaml")).string();
+    write_out("--out", path, yaml);
+    std::cerr << "podnet: wrote " << path << " (" << name << "'s resolved scenario)\n";
+  }
   if (!b.html.empty()) {  // the dashboard's bench page: the flows' completion times as CDFs, the table
     write_out("--html", b.html,
               report::html_page({{"kind", "bench"}, {"document", doc}},
