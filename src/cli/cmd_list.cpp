@@ -329,8 +329,9 @@ void add_list_command(CLI::App& app, Action& action) {
           [](std::string& v) {
             if (std::find(kTopics.begin(), kTopics.end(), v) != kTopics.end()) return std::string();
             // What a user asks for by name is one part of `network`.
-            const std::string near = v == "cc" || v == "presets" || v == "routing" || v == "engines" ||
-                                             v == "transports" || v == "algorithms" || v == "algos"
+            static const std::vector<std::string> in_network = {"cc",         "presets",    "routing", "engines",
+                                                                "transports", "algorithms", "algos"};
+            const std::string near = std::find(in_network.begin(), in_network.end(), v) != in_network.end()
                                          ? "; it is under `podnet list network`"
                                          : "";
             return fmt::format("'{}' is not a part podnet lists{} (it lists: {})", v, near, fmt::join(kTopics, ", "));

@@ -17,9 +17,10 @@ namespace podnet::telemetry {
 
 namespace {
 
+// A port among the worst: it paused, dropped, trimmed or marked (one that only carried CNPs or sent PAUSE is not
+// worse by these keys).
 bool notable(const PortCounters& c) {
-  return c.paused_s > 0 || c.drops_buffer || c.drops_link || c.drops_silent || c.trims || c.ecn_marks ||
-         c.cnp_packets || c.retransmits || c.pause_rx || c.pause_tx;
+  return c.paused_s > 0 || c.drops_buffer || c.drops_link || c.drops_silent || c.trims || c.ecn_marks;
 }
 
 std::string si_time(double s) {
@@ -101,13 +102,7 @@ void write_summary(const Recorder& r, std::ostream& out, size_t worst) {
       n(t.drops_link), t.drops_silent ? fmt::format(", silent faults {}", n(t.drops_silent)) : std::string(),
       t.trims ? fmt::format(", trimmed {}", n(t.trims)) : std::string(), n(t.ecn_marks), n(cnps), n(t.cnp_packets),
       n(t.pause_tx), n(t.pause_rx), si_time(t.paused_s), n(t.retransmits), n(t.out_of_order));
-  // The ports that paused, dropped, trimmed or marked: one that only carried CNPs or sent PAUSE is not among the
-  // worst by these keys.
-  std::vector<int32_t> ids;
-  for (int32_t d : worst_ports(r, worst)) {
-    const PortCounters& c = r.ports()[d];
-    if (c.paused_s > 0 || drops(c) > 0 || c.trims > 0 || c.ecn_marks > 0) ids.push_back(d);
-  }
+  const auto ids = worst_ports(r, worst);
   if (ids.empty()) return;
   out << "worst ports (time paused, then drops, then ECN marks):\n";
   for (int32_t d : ids) {

@@ -22,8 +22,8 @@
 
 namespace podnet::telemetry {
 
-// The worst ports: those with any PAUSE time, drop, ECN mark, CNP or
-// retransmission, by time paused, then drops, then ECN marks, then link id.
+// The worst ports: those with any PAUSE time, drop, trim or ECN mark, by
+// time paused, then drops, then ECN marks, then link id.
 std::vector<int32_t> worst_ports(const Recorder& r, size_t count);
 
 // Totals and the worst ports in a few lines; nothing when the counters are

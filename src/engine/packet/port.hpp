@@ -162,9 +162,10 @@ class Ports {
     const PortState& s = state[p];
     for (const Ring& r : s.q)
       if (r.count != 0) __builtin_prefetch(&r.front());
+    if (s.qbytes <= 0) return;  // an empty queue adds nothing to the histogram
     const std::vector<double>& h = stats_of[p].queue_hist;
     const auto b = static_cast<size_t>(depth::bucket(s.qbytes));
-    if (s.qbytes > 0 && b < h.size()) __builtin_prefetch(&h[b]);
+    if (b < h.size()) __builtin_prefetch(&h[b]);
   }
 
   bool queues_empty(routing::DirLink p) const {
