@@ -135,12 +135,21 @@ std::optional<IpPrefix> parse_prefix(const std::string& text, std::string& why) 
   return p;
 }
 
-std::string format_ipv4(Uint128 a) {
+void append_ipv4(std::string& out, Uint128 a) {
   const auto v = static_cast<uint32_t>(a);
-  return fmt::format("{}.{}.{}.{}", v >> 24, (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff);
+  for (int shift = 24; shift >= 0; shift -= 8) {
+    append_decimal(out, (v >> shift) & 0xff);
+    if (shift != 0) out += '.';
+  }
 }
 
-std::string format_ipv6(Uint128 a) {
+std::string format_ipv4(Uint128 a) {
+  std::string s;
+  append_ipv4(s, a);
+  return s;
+}
+
+void append_ipv6(std::string& out, Uint128 a) {
   uint32_t g[8];
   for (int i = 7; i >= 0; --i, a >>= 16) g[i] = static_cast<uint32_t>(a & 0xffff);
   // RFC 5952 4.2: the longest run of >= 2 zero groups, the first if tied.
@@ -155,16 +164,26 @@ std::string format_ipv6(Uint128 a) {
     if (j - i > best_len) best = i, best_len = j - i;
     i = j;
   }
-  std::string s;
+  static constexpr char kHex[] = "0123456789abcdef";
+  bool colon = false;  // a group written last: the next one needs its ':'
   for (int i = 0; i < 8; ++i) {
     if (i == best) {
-      s += "::";
+      out += "::";
+      colon = false;
       i += best_len - 1;
       continue;
     }
-    if (!s.empty() && s.back() != ':') s += ':';
-    s += fmt::format("{:x}", g[i]);
+    if (colon) out += ':';
+    int shift = 12;  // no leading zeros
+    while (shift > 0 && (g[i] >> shift) == 0) shift -= 4;
+    for (; shift >= 0; shift -= 4) out += kHex[(g[i] >> shift) & 0xf];
+    colon = true;
   }
+}
+
+std::string format_ipv6(Uint128 a) {
+  std::string s;
+  append_ipv6(s, a);
   return s;
 }
 

@@ -15,6 +15,8 @@
 #include <optional>
 #include <string>
 
+#include "core/append.hpp"
+
 namespace podnet {
 
 using Uint128 = unsigned __int128;
@@ -42,5 +44,9 @@ std::optional<IpPrefix> parse_prefix(const std::string& text, std::string& why);
 std::string format_ipv4(Uint128 a);
 std::string format_ipv6(Uint128 a);
 inline std::string format_ip(Uint128 a, bool v6) { return v6 ? format_ipv6(a) : format_ipv4(a); }
+// The same text appended to `out`, with no string of its own: a 1,048,576-GPU config plan writes millions.
+void append_ipv4(std::string& out, Uint128 a);
+void append_ipv6(std::string& out, Uint128 a);
+inline void append_ip(std::string& out, Uint128 a, bool v6) { v6 ? append_ipv6(out, a) : append_ipv4(out, a); }
 
 }  // namespace podnet

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <string>
+
 namespace podnet {
 namespace {
 
@@ -36,6 +39,31 @@ TEST(Ip, Ipv6CanonicalForm) {
   EXPECT_FALSE(parse_ipv6("1:2:3:4:5:6:7::8"));  // "::" must stand for at least one group
   EXPECT_FALSE(parse_ipv6("12345::"));
   EXPECT_FALSE(parse_ipv6("g::"));
+}
+
+TEST(Ip, AppendingWritesAfterWhatIsThere) {
+  // A config plan appends addresses to the line it is writing: after text of its own, IPv6's first group gets
+  // no ':' and a leading "::" stays whole.
+  std::string s = "a ";
+  append_ipv4(s, *parse_ipv4("0.10.255.100"));
+  EXPECT_EQ(s, "a 0.10.255.100");
+  s = "b:";
+  append_ipv6(s, *parse_ipv6("::1"));
+  EXPECT_EQ(s, "b:::1");
+  s = "c ";
+  append_ip(s, *parse_ipv6("fd00:0:0:2::a"), true);
+  EXPECT_EQ(s, "c fd00:0:0:2::a");
+  s = "d ";
+  append_ipv6(s, *parse_ipv6("1:0:0:0:0:0:0:0"));
+  EXPECT_EQ(s, "d 1::");
+  // Decimals as std::to_string writes them, the most negative one too.
+  s.clear();
+  for (int64_t v : {int64_t{0}, int64_t{-7}, int64_t{1234567890}, std::numeric_limits<int64_t>::min(),
+                    std::numeric_limits<int64_t>::max()}) {
+    s.clear();
+    append_decimal(s, v);
+    EXPECT_EQ(s, std::to_string(v));
+  }
 }
 
 TEST(Ip, Prefixes) {

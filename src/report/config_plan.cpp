@@ -5,7 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <string_view>
+#include <utility>
 
+#include "core/append.hpp"
+#include "core/ip.hpp"
 #include "report/export.hpp"
 
 namespace podnet::report {
@@ -32,11 +36,11 @@ Side side_of(const PlanLink& l, topology::NodeId self) {
 int plen(const AddressPlan& p) { return p.options.v6 ? 127 : 31; }
 int host_len(const AddressPlan& p) { return p.options.v6 ? 128 : 32; }
 
-std::string far_end(const Topology& t, const Side& s) {
-  return t.device_name(s.far) + ":" + t.port_name(s.far, s.far_port);
+void append_far_end(std::string& out, const Topology& t, const Side& s) {
+  t.append_device_name(out, s.far);
+  out += ':';
+  t.append_port_name(out, s.far, s.far_port);
 }
-
-std::string label(const AddressPlan& p, const PlanLink& l) { return cable_label(l.cable, p.cables); }
 
 // The tenant behind the far end of switch `self`'s cable `l`: a back-end NIC of a tenant's server; with
 // `storage` (tenants isolated on the frontend) also a frontend NIC of a tenant's server, or `storage` for a
@@ -82,13 +86,28 @@ std::string frr_config(const Topology& t, const AddressPlan& plan, size_t s,
   for (const auto* x : served) out += fmt::format("vrf {}\n vni {}\nexit-vrf\n!\n", x->vrf, x->vni);
   out += fmt::format("interface Loopback0\n {} address {}/{}\nexit\n!\n", v6 ? "ipv6" : "ip",
                      format_ip(sw.loopback, v6), host_len(plan));
+  // The lines of each port and session are appended piece by piece (a million-GPU plan writes 5 million).
   for (int32_t li : sw.links) {
     const PlanLink& l = plan.links[static_cast<size_t>(li)];
     const Side sd = side_of(l, sw.node);
     const topology::Tenant* x = tenant_at(t, tenants, l, sw.node, storage);
-    out += fmt::format("interface {}{}\n description {} to {} (port {})\n", device_port_name(sd.port),
-                       x ? " vrf " + x->vrf : "", label(plan, l), far_end(t, sd), t.port_name(sw.node, sd.port));
-    if (l.numbered) out += fmt::format(" {} address {}/{}\n", v6 ? "ipv6" : "ip", format_ip(sd.addr, v6), plen(plan));
+    out += "interface ";
+    topology::append_device_port_name(out, sd.port);
+    if (x) out.append(" vrf ").append(x->vrf);
+    out += "\n description ";
+    append_cable_label(out, l.cable, plan.cables);
+    out += " to ";
+    append_far_end(out, t, sd);
+    out += " (port ";
+    t.append_port_name(out, sw.node, sd.port);
+    out += ")\n";
+    if (l.numbered) {
+      out += v6 ? " ipv6 address " : " ip address ";
+      append_ip(out, sd.addr, v6);
+      out += '/';
+      append_decimal(out, plen(plan));
+      out += '\n';
+    }
     out += "exit\n!\n";
   }
   out += fmt::format("router bgp {}\n", sw.asn);
@@ -97,16 +116,31 @@ std::string frr_config(const Topology& t, const AddressPlan& plan, size_t s,
   if (v6) out += " no bgp default ipv4-unicast\n";
   out += " bgp bestpath as-path multipath-relax\n";
   std::string activate;  // one line per session, for each address family that needs it
+  std::string who;
   for (int32_t li : sw.links) {
     const PlanLink& l = plan.links[static_cast<size_t>(li)];
     if (!l.session) continue;
     const Side sd = side_of(l, sw.node);
     const auto* peer = plan.find(sd.far);
-    const std::string who = l.numbered ? format_ip(sd.far_addr, v6) : device_port_name(sd.port);
-    if (l.numbered) out += fmt::format(" neighbor {} remote-as {}\n", who, peer->asn);
-    else out += fmt::format(" neighbor {} interface remote-as external\n", who);
-    out += fmt::format(" neighbor {} description {} AS {} {}\n", who, far_end(t, sd), peer->asn, label(plan, l));
-    activate += fmt::format("  neighbor {} activate\n", who);
+    who.clear();
+    if (l.numbered) append_ip(who, sd.far_addr, v6);
+    else topology::append_device_port_name(who, sd.port);
+    out.append(" neighbor ").append(who);
+    if (l.numbered) {
+      out += " remote-as ";
+      append_decimal(out, peer->asn);
+      out += '\n';
+    } else {
+      out += " interface remote-as external\n";
+    }
+    out.append(" neighbor ").append(who).append(" description ");
+    append_far_end(out, t, sd);
+    out += " AS ";
+    append_decimal(out, peer->asn);
+    out += ' ';
+    append_cable_label(out, l.cable, plan.cables);
+    out += '\n';
+    activate.append("  neighbor ").append(who).append(" activate\n");
   }
   out += fmt::format(" !\n address-family {} unicast\n", v6 ? "ipv6" : "ipv4");
   out += "  redistribute connected\n";
@@ -144,11 +178,13 @@ namespace {
 
 // A JSON object of strings and objects, written as nlohmann::json's dump(2) writes one (keys sorted bytewise, as
 // its std::map keeps them; two-space indent; an empty object as {}) without building that library's tree: a
-// 1,048,576-GPU fabric's 20,480 files hold about 5 million ports.
+// 1,048,576-GPU fabric's 20,480 files hold about 5 million ports. A member may also be an object already
+// written (raw: a port's or a neighbour's fields, written by `flat` at the depth it will stand at).
 struct JsonObject {
   struct Member {
-    std::string key, text;  // text: a string's value
+    std::string key, text;  // text: a string's value, or a raw member's JSON
     std::unique_ptr<JsonObject> object;
+    bool raw = false;
   };
   std::vector<Member> members;
 
@@ -161,9 +197,13 @@ struct JsonObject {
     return *this;
   }
   JsonObject& obj(std::string key) { return obj(std::move(key), JsonObject{}); }
+  JsonObject& raw(std::string key, std::string json) {
+    members.push_back({std::move(key), std::move(json), nullptr, true});
+    return *this;
+  }
   bool empty() const { return members.empty(); }
 
-  static void quoted(std::string& out, const std::string& s) {
+  static void quoted(std::string& out, std::string_view s) {
     out += '"';
     if (std::none_of(s.begin(), s.end(), [](char ch) {
           return static_cast<unsigned char>(ch) < 0x20 || ch == '"' || ch == '\\';
@@ -189,24 +229,50 @@ struct JsonObject {
     }
     out += '"';
   }
-  // Sorted by key; of equal keys the last one set stays (as assigning a key of a json object again does).
-  void write(std::string& out, int depth) {
-    std::stable_sort(members.begin(), members.end(), [](const Member& a, const Member& b) { return a.key < b.key; });
-    std::vector<const Member*> kept;
-    for (size_t i = 0; i < members.size(); ++i)
-      if (i + 1 == members.size() || members[i + 1].key != members[i].key) kept.push_back(&members[i]);
-    if (kept.empty()) {
+  // An object of string members whose keys are distinct and sorted, as write() writes it at `depth`.
+  static void flat(std::string& out, int depth,
+                   std::initializer_list<std::pair<std::string_view, std::string_view>> sorted) {
+    if (sorted.size() == 0) {
       out += "{}";
       return;
     }
     out += "{\n";
-    for (size_t i = 0; i < kept.size(); ++i) {
+    size_t i = 0;
+    for (const auto& [key, value] : sorted) {
       out.append(2 * (depth + 1), ' ');
-      quoted(out, kept[i]->key);
+      quoted(out, key);
       out += ": ";
-      if (kept[i]->object) kept[i]->object->write(out, depth + 1);
-      else quoted(out, kept[i]->text);
-      out += i + 1 < kept.size() ? ",\n" : "\n";
+      quoted(out, value);
+      out += ++i < sorted.size() ? ",\n" : "\n";
+    }
+    out.append(2 * depth, ' ');
+    out += '}';
+  }
+  // Sorted by key; of equal keys the last one set stays (as assigning a key of a json object again does). The
+  // members' places are sorted, not the members (each a few strings).
+  void write(std::string& out, int depth) const {
+    std::vector<uint32_t> order(members.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return members[a].key < members[b].key; });
+    size_t kept = 0;
+    for (size_t i = 0; i < order.size(); ++i)
+      if (i + 1 == order.size() || members[order[i + 1]].key != members[order[i]].key) order[kept++] = order[i];
+    order.resize(kept);
+    if (order.empty()) {
+      out += "{}";
+      return;
+    }
+    out += "{\n";
+    for (size_t i = 0; i < order.size(); ++i) {
+      const Member& m = members[order[i]];
+      out.append(2 * (depth + 1), ' ');
+      quoted(out, m.key);
+      out += ": ";
+      if (m.object) m.object->write(out, depth + 1);
+      else if (m.raw) out += m.text;
+      else quoted(out, m.text);
+      out += i + 1 < order.size() ? ",\n" : "\n";
     }
     out.append(2 * depth, ' ');
     out += '}';
@@ -234,39 +300,68 @@ std::string sonic_config_db(const Topology& t, const AddressPlan& plan, size_t s
   intf.members.reserve(2 * sw.links.size());
   nbr.members.reserve(sw.links.size());
   const std::vector<const topology::Tenant*> served = served_tenants(t, plan, s, tenants, storage);
+  // Each port's, interface's and neighbour's fields are written here, in key order, at the depth they stand
+  // at (2: the document, its table, the entry); the tables sort the entries.
+  std::string name, alias, description, lanes, speed, index, text, addr, far_addr, asn;
   for (int32_t li : sw.links) {
     const PlanLink& l = plan.links[static_cast<size_t>(li)];
     const Side sd = side_of(l, sw.node);
-    const std::string name = device_port_name(sd.port);
+    name.clear();
+    topology::append_device_port_name(name, sd.port);
     const topology::Tenant* x = tenant_at(t, tenants, l, sw.node, storage);
-    std::string lanes;
-    for (int k = 0; k < topology::kLanesPerPort; ++k)
-      lanes.append(k ? "," : "").append(std::to_string(topology::kLanesPerPort * sd.port + k));
+    lanes.clear();
+    for (int k = 0; k < topology::kLanesPerPort; ++k) {
+      if (k) lanes += ',';
+      append_decimal(lanes, int64_t{topology::kLanesPerPort} * sd.port + k);
+    }
     const double mbps = t.links[static_cast<size_t>(l.link)].capacity.bps / 1e6;
-    JsonObject p;
-    p.str("admin_status", "up")
-        .str("alias", t.port_name(sw.node, sd.port))
-        .str("description", fmt::format("{} to {}", label(plan, l), far_end(t, sd)))
-        .str("index", std::to_string(sd.port))
-        .str("lanes", std::move(lanes))
-        .str("mtu", "9100")
-        .str("speed", std::to_string(static_cast<int64_t>(std::llround(mbps))));
-    port.obj(name, std::move(p));
+    alias.clear();
+    t.append_port_name(alias, sw.node, sd.port);
+    description.clear();
+    append_cable_label(description, l.cable, plan.cables);
+    description += " to ";
+    append_far_end(description, t, sd);
+    index.clear();
+    append_decimal(index, sd.port);
+    speed.clear();
+    append_decimal(speed, static_cast<int64_t>(std::llround(mbps)));
+    text.clear();
+    JsonObject::flat(text, 2,
+                     {{"admin_status", "up"},
+                      {"alias", alias},
+                      {"description", description},
+                      {"index", index},
+                      {"lanes", lanes},
+                      {"mtu", "9100"},
+                      {"speed", speed}});
+    port.raw(name, text);
     if (l.numbered) {
-      JsonObject in;
-      if (x) in.str("vrf_name", x->vrf);
-      intf.obj(name, std::move(in));
-      intf.obj(fmt::format("{}|{}/{}", name, format_ip(sd.addr, v6), plen(plan)));
+      text.clear();
+      if (x) JsonObject::flat(text, 2, {{"vrf_name", x->vrf}});
+      else JsonObject::flat(text, 2, {});
+      intf.raw(name, text);
+      addr.clear();
+      append_ip(addr, sd.addr, v6);
+      std::string key = name;
+      key += '|';
+      key += addr;
+      key += '/';
+      append_decimal(key, plen(plan));
+      intf.raw(std::move(key), "{}");
     } else {
-      intf.obj(name, std::move(JsonObject{}.str("ipv6_use_link_local_only", "enable")));
+      text.clear();
+      JsonObject::flat(text, 2, {{"ipv6_use_link_local_only", "enable"}});
+      intf.raw(name, text);
     }
     if (l.session && l.numbered) {
-      JsonObject n;
-      n.str("admin_status", "up")
-          .str("asn", std::to_string(plan.find(sd.far)->asn))
-          .str("local_addr", format_ip(sd.addr, v6))
-          .str("name", t.nodes[sd.far].name);
-      nbr.obj(format_ip(sd.far_addr, v6), std::move(n));
+      far_addr.clear();
+      append_ip(far_addr, sd.far_addr, v6);
+      asn.clear();
+      append_decimal(asn, plan.find(sd.far)->asn);
+      text.clear();
+      JsonObject::flat(text, 2,
+                       {{"admin_status", "up"}, {"asn", asn}, {"local_addr", addr}, {"name", t.nodes[sd.far].name}});
+      nbr.raw(far_addr, text);
     }
   }
   JsonObject doc;

@@ -9,13 +9,16 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_set>
 #include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/append.hpp"
 #include "core/ip.hpp"
+#include "core/parallel.hpp"
 #include "core/units.hpp"
 #include "topology/bom.hpp"
 
@@ -385,32 +388,117 @@ std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Har
   return files;
 }
 
-std::string netbox_ip_addresses_csv(const Topology& t, const topology::AddressPlan& plan) {
+namespace {
+
+// `s` as a CSV field (csv_field), appended to `out`.
+void append_csv_field(std::string& out, std::string_view s) {
+  // One pass over the field (find_first_of calls memchr over the four characters for each of its own).
+  if (std::none_of(s.begin(), s.end(), [](char c) { return c == ',' || c == '"' || c == '\r' || c == '\n'; })) {
+    out += s;
+    return;
+  }
+  out += '"';
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+// The rows of links [from, to) of the plan (both ends of each numbered one), appended to `out`; `name` is
+// scratch.
+void append_link_ip_rows(const Topology& t, const topology::AddressPlan& plan, size_t from, size_t to, std::string& out,
+                         std::string& name) {
   const bool v6 = plan.options.v6;
-  const int plen = v6 ? 127 : 31, host = v6 ? 128 : 32;
-  std::string out = std::string(kNetboxIpAddressColumns) + "\n";
-  out.reserve(out.size() + plan.links.size() * 2 * 90 + plan.switches.size() * 90);
-  for (const auto& l : plan.links) {
+  const int plen = v6 ? 127 : 31;
+  for (size_t i = from; i < to; ++i) {
+    const topology::PlanLink& l = plan.links[i];
     if (!l.numbered) continue;
-    const std::string label = cable_label(l.cable, plan.cables);
     for (bool upper : {true, false}) {
       const NodeId n = upper ? l.upper : l.lower, far = upper ? l.lower : l.upper;
       const int32_t port = upper ? l.upper_port : l.lower_port, far_port = upper ? l.lower_port : l.upper_port;
-      out += row({fmt::format("{}/{}", format_ip(upper ? l.upper_addr : l.lower_addr, v6), plen), "reserved", "",
-                  t.device_name(n), t.port_name(n, port), "false",
-                  fmt::format("{} to {}:{}", label, t.device_name(far), t.port_name(far, far_port))});
+      // The address is digits, dots, colons and a slash: never quoted.
+      append_ip(out, upper ? l.upper_addr : l.lower_addr, v6);
+      out += '/';
+      append_decimal(out, plen);
+      out += ",reserved,,";
+      name.clear();
+      t.append_device_name(name, n);
+      append_csv_field(out, name);
+      out += ',';
+      name.clear();
+      t.append_port_name(name, n, port);
+      append_csv_field(out, name);
+      out += ",false,";
+      name.clear();
+      append_cable_label(name, l.cable, plan.cables);
+      name += " to ";
+      t.append_device_name(name, far);
+      name += ':';
+      t.append_port_name(name, far, far_port);
+      append_csv_field(out, name);
+      out += '\n';
     }
   }
-  for (const auto& s : plan.switches)
-    out += row({fmt::format("{}/{}", format_ip(s.loopback, v6), host), "reserved", "loopback", t.device_name(s.node),
-                "Loopback0", "true", fmt::format("loopback of AS {}", s.asn)});
+}
+
+}  // namespace
+
+void netbox_ip_addresses_csv(const Topology& t, const topology::AddressPlan& plan, size_t workers,
+                             const std::function<void(std::string_view)>& sink, size_t links_per_piece) {
+  const bool v6 = plan.options.v6;
+  if (workers == 0) workers = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 16);
+  sink(std::string(kNetboxIpAddressColumns) + "\n");
+  // Pieces of links_per_piece links, a window of them at a time made on the workers, then given to the sink in
+  // order: the text is the same whatever the number of workers, and only a window of it is held at once.
+  const size_t kLinksPerPiece = std::max<size_t>(1, links_per_piece);
+  const size_t pieces = (plan.links.size() + kLinksPerPiece - 1) / kLinksPerPiece;
+  const size_t window = 4 * workers;
+  std::vector<std::string> text(std::min(window, pieces)), names(workers);
+  for (size_t w0 = 0; w0 < pieces; w0 += window) {
+    const size_t w1 = std::min(pieces, w0 + window);
+    parallel_for_workers(w1 - w0, workers, [&](size_t k, size_t w) {
+      const size_t from = (w0 + k) * kLinksPerPiece;
+      std::string& out = text[k];
+      out.clear();
+      append_link_ip_rows(t, plan, from, std::min(plan.links.size(), from + kLinksPerPiece), out, names[w]);
+    });
+    for (size_t k = 0; k < w1 - w0; ++k) sink(text[k]);
+  }
+  std::string out;
+  for (const auto& sw : plan.switches) {
+    append_ip(out, sw.loopback, v6);
+    out += '/';
+    append_decimal(out, v6 ? 128 : 32);
+    out += ",reserved,loopback,";
+    append_csv_field(out, t.device_name(sw.node));
+    out += ",Loopback0,true,loopback of AS ";
+    append_decimal(out, sw.asn);
+    out += '\n';
+  }
+  sink(out);
+}
+
+std::string netbox_ip_addresses_csv(const Topology& t, const topology::AddressPlan& plan) {
+  std::string out;
+  netbox_ip_addresses_csv(t, plan, 1, [&](std::string_view piece) { out += piece; });
   return out;
 }
 
 std::string cable_label(int64_t ordinal, int64_t count) {
-  int width = 6;
+  std::string s;
+  append_cable_label(s, ordinal, count);
+  return s;
+}
+
+void append_cable_label(std::string& out, int64_t ordinal, int64_t count) {
+  size_t width = 6;
   for (int64_t c = count / 1000000; c > 0; c /= 10) ++width;
-  return fmt::format("C{:0{}}", ordinal, width);
+  out += 'C';
+  const size_t at = out.size();
+  append_decimal(out, ordinal);
+  const size_t digits = out.size() - at;
+  if (digits < width) out.insert(at + (ordinal < 0 ? 1 : 0), width - digits, '0');
 }
 
 namespace {

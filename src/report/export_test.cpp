@@ -454,6 +454,29 @@ TEST(ExportTest, NetboxIpAddresses) {
   EXPECT_EQ(lines(netbox_ip_addresses_csv(t, tiny_plan(t, "unnumbered"))).size(), 11u);
 }
 
+TEST(ExportTest, NetboxIpAddressesInPiecesAreTheWholeOnAnyNumberOfWorkers) {
+  // The config plan writes the file as it is made: pieces of a few links, made on several threads, must come
+  // to the whole text, in order. 6 cables in pieces of 4: the header, 2 pieces, the loopbacks.
+  const Topology t = tiny_topology();
+  for (const char* bgp : {"numbered", "unnumbered"}) {
+    const topology::AddressPlan plan = tiny_plan(t, bgp);
+    const std::string whole = netbox_ip_addresses_csv(t, plan);
+    for (size_t workers : {1, 2, 3}) {
+      std::string joined;
+      int pieces = 0;
+      netbox_ip_addresses_csv(
+          t, plan, workers,
+          [&](std::string_view piece) {
+            joined += piece;
+            ++pieces;
+          },
+          4);
+      EXPECT_EQ(joined, whole) << bgp << ", " << workers << " workers";
+      EXPECT_EQ(pieces, 1 + 2 + 1);
+    }
+  }
+}
+
 TEST(ExportTest, FrrConfigOfTheLeaf) {
   const Topology t = tiny_topology();
   const std::string frr = frr_config(t, tiny_plan(t), 0);  // switch 0 = leaf-0 (node order)

@@ -6,6 +6,7 @@
 #include <map>
 #include <tuple>
 
+#include "core/append.hpp"
 #include "core/error.hpp"
 
 namespace podnet::topology {
@@ -64,7 +65,16 @@ AddressingOptions addressing_from(const Params& p) {
   return o;
 }
 
-std::string device_port_name(int32_t port) { return fmt::format("Ethernet{}", kLanesPerPort * port); }
+std::string device_port_name(int32_t port) {
+  std::string s;
+  append_device_port_name(s, port);
+  return s;
+}
+
+void append_device_port_name(std::string& out, int32_t port) {
+  out += "Ethernet";
+  append_decimal(out, int64_t{kLanesPerPort} * port);
+}
 
 const char* sonic_device_type(int tier, bool frontend) {
   if (tier <= 1) return frontend ? "ToRRouter" : "BackEndToRRouter";

@@ -127,6 +127,7 @@ AddressPlan plan_addresses(const Topology& t, const AddressingOptions& o);
 
 // "Ethernet<8p>": the SONiC/Linux name of podnet switch port p.
 std::string device_port_name(int32_t port);
+void append_device_port_name(std::string& out, int32_t port);  // the same, appended to `out`
 // DEVICE_METADATA type of a switch tier in SONiC's terms: on the back end tier 1 BackEndToRRouter, tier 2
 // BackEndLeafRouter; on the frontend ToRRouter and LeafRouter; higher tiers SpineRouter.
 const char* sonic_device_type(int tier, bool frontend = false);

@@ -474,6 +474,15 @@ TEST(Topology, LabelsAndNames) {
   EXPECT_EQ(g.rail, 5);
   EXPECT_EQ(g.group, 1);
   EXPECT_EQ(t.device_name(t.gpus[517]), "gpu-node-064");
+  // Appended after text already there, as exports write them: the server's name padded to 3 digits (128
+  // servers), the NIC's port by its GPU, a switch's port 1-based.
+  std::string s = "x ";
+  t.append_device_name(s, t.gpu_nic[517]);
+  s += ':';
+  t.append_port_name(s, t.gpu_nic[517], 0);
+  EXPECT_EQ(s, "x gpu-node-064:gpu5_eth");
+  EXPECT_EQ(server_name(17, 2048), "gpu-node-0017");  // 2,048 servers: 4 digits
+  EXPECT_EQ(server_name(17, 100000), "gpu-node-00017");
   const Node& nic = t.nodes[t.gpu_nic[517]];
   EXPECT_EQ(nic.rail, 5);
   // the NIC's leaf is the rail-5 leaf of group 1

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/append.hpp"
 #include "core/error.hpp"
 
 namespace podnet::topology {
@@ -70,35 +71,81 @@ void Topology::finalize() {
 }
 
 std::string Topology::device_name(NodeId n) const {
+  std::string s;
+  append_device_name(s, n);
+  return s;
+}
+
+void Topology::append_device_name(std::string& out, NodeId n) const {
   const Node& node = nodes[n];
-  if (node.kind == NodeKind::Switch) return node.name;
-  if (node.server == kNone) return node.name;
-  if (!device_names.empty()) return device_names[node.server];
-  return server_name(node.server, servers);
+  if (node.kind == NodeKind::Switch || node.server == kNone) out += node.name;
+  else if (!device_names.empty()) out += device_names[node.server];
+  else append_server_name(out, node.server, servers);
 }
 
 std::string Topology::port_name(NodeId n, int32_t port) const {
+  std::string s;
+  append_port_name(s, n, port);
+  return s;
+}
+
+void Topology::append_port_name(std::string& out, NodeId n, int32_t port) const {
   const Node& node = nodes[n];
   switch (node.kind) {
     case NodeKind::Nic:
-      if (node.network != 0) return node.name.substr(node.name.find('/') + 1);
+      if (node.network != 0) {
+        out.append(node.name, node.name.find('/') + 1);
+        return;
+      }
+      out += "gpu";
+      append_decimal(out, node.local);
+      out += "_eth";
       // A multi-plane NIC's switch links are its last nic_planes ports, in plane order (planes.hpp).
-      if (nic_planes > 1 && port >= node.ports - nic_planes)
-        return fmt::format("gpu{}_eth{}", node.local, port - (node.ports - nic_planes));
-      return fmt::format("gpu{}_eth", node.local);
-    case NodeKind::Gpu: return fmt::format("gpu{}_p{}", node.local, port);
-    case NodeKind::NvSwitch: return fmt::format("nvlink{}", port);
-    case NodeKind::Switch: return fmt::format("Ethernet1/{}", port + 1);
+      if (nic_planes > 1 && port >= node.ports - nic_planes) append_decimal(out, port - (node.ports - nic_planes));
+      return;
+    case NodeKind::Gpu:
+      out += "gpu";
+      append_decimal(out, node.local);
+      out += "_p";
+      append_decimal(out, port);
+      return;
+    case NodeKind::NvSwitch:
+      out += "nvlink";
+      append_decimal(out, port);
+      return;
+    case NodeKind::Switch:
+      out += "Ethernet1/";
+      append_decimal(out, int64_t{port} + 1);
+      return;
   }
-  return "?";
+  out += '?';
 }
 
 std::string padded(int64_t value, int64_t count) {
-  int width = 3;
-  for (int64_t c = count - 1; c >= 1000; c /= 10) ++width;
-  return fmt::format("{:0{}}", value, width);
+  std::string s;
+  append_padded(s, value, count);
+  return s;
 }
 
-std::string server_name(int32_t server, int32_t servers) { return "gpu-node-" + padded(server, servers); }
+void append_padded(std::string& out, int64_t value, int64_t count) {
+  size_t width = 3;
+  for (int64_t c = count - 1; c >= 1000; c /= 10) ++width;
+  const size_t at = out.size();
+  append_decimal(out, value);
+  // fmt's {:0{}}: zeros after a sign, up to the width.
+  const size_t digits = out.size() - at;
+  if (digits < width) out.insert(at + (value < 0 ? 1 : 0), width - digits, '0');
+}
+
+std::string server_name(int32_t server, int32_t servers) {
+  std::string s;
+  append_server_name(s, server, servers);
+  return s;
+}
+
+void append_server_name(std::string& out, int32_t server, int32_t servers) {
+  out += "gpu-node-";
+  append_padded(out, server, servers);
+}
 
 }  // namespace podnet::topology

@@ -144,10 +144,16 @@ struct Topology {
   // Physical naming for cabling plans and exports.
   std::string device_name(NodeId n) const;              // server name for GPU/NIC/NVSwitch, else node name
   std::string port_name(NodeId n, int32_t port) const;  // "Ethernet1/12", "gpu3_eth", ...
+  // The same names appended to `out` (exports and config plans write millions of them).
+  void append_device_name(std::string& out, NodeId n) const;
+  void append_port_name(std::string& out, NodeId n, int32_t port) const;
 };
 
 // Zero-padded names: server_name(17, 2048) == "gpu-node-0017".
 std::string padded(int64_t value, int64_t count);
 std::string server_name(int32_t server, int32_t servers);
+// padded and server_name appended to `out`.
+void append_padded(std::string& out, int64_t value, int64_t count);
+void append_server_name(std::string& out, int32_t server, int32_t servers);
 
 }  // namespace podnet::topology
