@@ -1332,6 +1332,13 @@ TEST(Cli, CompareCcRunsEachTransportAsItsOwnBenchWould) {
                     first["time_us"].get<double>(), second["transport"].get<std::string>(),
                     100.0 * (second["time_us"].get<double>() / first["time_us"].get<double>() - 1));
     EXPECT_NE(text.out.find(line), std::string::npos) << line << "\n" << text.out;
+    // Above the table, a line per transport says what it runs (uec: its preset's keys), the names aligned.
+    EXPECT_NE(text.out.find(
+                  "\n  dctcp: rocev2, cc dctcp, PFC off, routing ecmp, delivery reliable, ordered (go-back-N)\n"
+                  "  uec:   rocev2, cc nscc, PFC off, routing reps, delivery reliable, unordered "
+                  "(selective resend)\n"),
+              std::string::npos)
+        << text.out;
   }
   const Result csv = run(traffic + " --min 256KiB --max 256KiB --compare-cc dctcp,uec --format csv");
   EXPECT_EQ(csv.out.rfind("transport,", 0), 0u) << csv.out;

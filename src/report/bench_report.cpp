@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <ostream>
+#include <set>
 
 #include "collective/ring_order.hpp"
 #include "engine/backend.hpp"
@@ -529,16 +530,27 @@ void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
                      c["op"].get<std::string>(), thousands(c["gpus"].get<int64_t>()), c["engine"].get<std::string>(),
                      c.value("packet_engine", "") == "partitioned" ? " (partitioned)" : "",
                      doc["run"]["scenario"].get<std::string>());
+  // One line per transport: what it runs. The keys its entry set are in the JSON (compare.transports[].sets); a
+  // key the line does not show already (none of a built-in preset's) follows it.
+  size_t width = 0;
+  for (const auto& t : c["transports"]) width = std::max(width, t["name"].get<std::string>().size() + 1);
   for (const auto& t : c["transports"]) {
-    std::vector<std::string> sets;
-    for (const auto& s : t["sets"]) sets.push_back(s.get<std::string>());
+    std::vector<std::string> other;
+    for (const auto& s : t["sets"]) {
+      const std::string kv = s.get<std::string>();
+      const std::string key = kv.substr(0, kv.find('='));
+      static const std::set<std::string> shown = {"network.preset", "network.transport", "network.cc",
+                                                  "network.pfc",    "network.routing",   "network.delivery"};
+      if (!shown.count(key)) other.push_back(kv);
+    }
     const bool credits = t.contains("link_credits") && t["link_credits"].get<bool>();
-    out << fmt::format("  {}: {}; runs {}, {}, {}, routing {}, delivery {}\n", t["name"].get<std::string>(),
-                       fmt::join(sets, ", "), t["transport"].get<std::string>(), t["cc"].get<std::string>(),
+    out << fmt::format("  {:<{}} {}, cc {}, {}, routing {}, delivery {}{}\n", t["name"].get<std::string>() + ":", width,
+                       t["transport"].get<std::string>(), t["cc"].get<std::string>(),
                        credits                ? "link credits"
                        : t["pfc"].get<bool>() ? "PFC on"
                                               : "PFC off",
-                       t["routing"].get<std::string>(), t.value("delivery", std::string("-")));
+                       t["routing"].get<std::string>(), t.value("delivery", std::string("-")),
+                       other.empty() ? "" : fmt::format("; also {}", fmt::join(other, ", ")));
   }
   std::map<int64_t, std::vector<const nlohmann::json*>> by_size;
   for (const auto& r : doc["rows"]) by_size[r["bytes"].get<int64_t>()].push_back(&r);
