@@ -131,6 +131,50 @@ bool numeric(const std::string& c) {
 }
 }  // namespace
 
+namespace {
+
+// `text` in lines of at most `width` characters, broken at spaces: after a comma where that fills at least half
+// the line ("interleave 5," stays whole), else at the last space that fits. A word longer than the width keeps a
+// line of its own, whole: names and keys are never cut.
+std::vector<std::string> wrap_cell(const std::string& text, size_t width) {
+  if (text.size() <= width) return {text};
+  std::vector<std::string> words;
+  for (size_t at = 0; at <= text.size();) {
+    size_t end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    if (end > at) words.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  std::vector<std::string> lines;
+  std::vector<std::string> line;  // the words of the line being filled
+  size_t length = 0;
+  const auto flush = [&](size_t n) {  // the first n words of `line` make a line
+    std::string s;
+    for (size_t i = 0; i < n; ++i) s += (i ? " " : "") + line[i];
+    lines.push_back(s);
+    line.erase(line.begin(), line.begin() + static_cast<std::ptrdiff_t>(n));
+    length = 0;
+    for (size_t i = 0; i < line.size(); ++i) length += line[i].size() + (i ? 1 : 0);
+  };
+  for (const std::string& word : words) {
+    if (!line.empty() && length + 1 + word.size() > width) {
+      size_t cut = line.size(), at = 0, best = 0;
+      for (size_t i = 0; i < line.size(); ++i) {
+        at += line[i].size() + (i ? 1 : 0);
+        if (line[i].back() == ',' && 2 * at >= width) best = i + 1;
+      }
+      if (best != 0) cut = best;
+      flush(cut);
+    }
+    length += word.size() + (line.empty() ? 0 : 1);
+    line.push_back(word);
+  }
+  if (!line.empty()) flush(line.size());
+  return lines;
+}
+
+}  // namespace
+
 void Table::write(std::ostream& out, const std::string& indent) const {
   const size_t cols = header_.size();
   std::vector<size_t> w(cols, 0);
@@ -144,25 +188,54 @@ void Table::write(std::ostream& out, const std::string& indent) const {
     for (size_t i = 0; i < r.size() && i < cols; ++i) right[i] = right[i] && numeric(r[i]);
   }
   right[0] = false;
+  // Wider than kTableWidth: the widest text columns (left-aligned, not the first) narrow to fit, down to
+  // kWrapWidth each, and their cells wrap at spaces. Numbers and the first column keep their width.
+  const auto total = [&] {
+    size_t t = indent.size();
+    for (size_t i = 0; i < cols; ++i) t += w[i] + (i > 0 ? 2 : 0);
+    return t;
+  };
+  for (size_t t = total(); t > kTableWidth; t = total()) {
+    size_t widest = 0;
+    for (size_t i = 1; i < cols; ++i)
+      if (!right[i] && w[i] > kWrapWidth && (widest == 0 || w[i] > w[widest])) widest = i;
+    if (widest == 0) break;
+    --w[widest];  // a character at a time from the widest: the wide columns end up alike
+  }
   auto line = [&](const std::vector<std::string>& r) {
-    std::string s = indent;
+    std::vector<std::vector<std::string>> cells(cols);
+    size_t height = 1;
     for (size_t i = 0; i < cols; ++i) {
-      const std::string cell = i < r.size() ? r[i] : "";
-      if (i > 0) s += "  ";
-      s += right[i] ? fmt::format("{:>{}}", cell, w[i]) : fmt::format("{:<{}}", cell, w[i]);
+      cells[i] = wrap_cell(i < r.size() ? r[i] : "", w[i]);
+      height = std::max(height, cells[i].size());
     }
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    out << s << "\n";
+    for (size_t k = 0; k < height; ++k) {
+      std::string s = indent;
+      for (size_t i = 0; i < cols; ++i) {
+        const std::string& cell = k < cells[i].size() ? cells[i][k] : std::string();
+        if (i > 0) s += "  ";
+        s += right[i] ? fmt::format("{:>{}}", cell, w[i]) : fmt::format("{:<{}}", cell, w[i]);
+      }
+      while (!s.empty() && s.back() == ' ') s.pop_back();
+      out << s << "\n";
+    }
   };
   bool has_header = false;
   for (const auto& h : header_) has_header = has_header || !h.empty();
   if (has_header) {
     line(header_);
-    size_t total = 0;
-    for (auto x : w) total += x + 2;
-    out << indent << std::string(total - 2, '-') << "\n";
+    out << indent << std::string(total() - indent.size(), '-') << "\n";
   }
-  for (const auto& r : rows_) line(r);
+  // A row of several lines stands apart: a blank line before and after it.
+  const auto wraps = [&](const std::vector<std::string>& r) {
+    for (size_t i = 0; i < r.size() && i < cols; ++i)
+      if (r[i].size() > w[i]) return true;
+    return false;
+  };
+  for (size_t k = 0; k < rows_.size(); ++k) {
+    if (k > 0 && (wraps(rows_[k]) || wraps(rows_[k - 1]))) out << "\n";
+    line(rows_[k]);
+  }
 }
 
 std::string thousands(int64_t v) { return podnet::thousands(v); }

@@ -57,9 +57,12 @@ void write_flat_csv(const nlohmann::json& doc, std::ostream& out);
 void write_tidy_csv(const nlohmann::json& doc, const std::string& key, const std::string& key_column,
                     std::ostream& out);
 
-// A console table: left-aligned first column, right-aligned numbers.
+// A console table: left-aligned first column, right-aligned numbers. A table wider than kTableWidth characters
+// wraps its widest text columns at spaces (each down to kWrapWidth), so that long descriptions stay readable; a
+// row of several lines then stands between blank lines.
 class Table {
  public:
+  static constexpr size_t kTableWidth = 120, kWrapWidth = 24;
   explicit Table(std::vector<std::string> header) : header_(std::move(header)) {}
   void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
   void write(std::ostream& out, const std::string& indent = "") const;

@@ -124,6 +124,31 @@ TEST(Report, TableWithoutHeaderHasNoSeparator) {
   EXPECT_EQ(table_text(t), "gpus   8\nnics  16\n");
 }
 
+TEST(Report, AWideTableWrapsItsTextColumnsAtSpacesPreferringCommas) {
+  // A 90-character name and a 2-space gap leave the text column 120 - 92 = 28 characters. The text, 49 of them,
+  // wraps: after "2," (17 characters fill at least half the line; "tp 4, pp 4, cp 2, interleave" would fit
+  // all 28 but parts "interleave" from its value), then at the last space that fits, since "5," fills 13 of 28.
+  const std::string name(90, 'n');
+  Table t({"", ""});
+  t.add({name, "tp 4, pp 4, cp 2, interleave 5, stage_layers even"});
+  t.add({"short", "one line"});
+  const std::string pad(92, ' ');
+  // The wrapped row stands between blank lines; the short one follows as it is.
+  EXPECT_EQ(table_text(t), name + "  tp 4, pp 4, cp 2,\n" + pad + "interleave 5, stage_layers\n" + pad + "even\n\n" +
+                               "short" + std::string(85, ' ') + "  one line\n");
+  // A word longer than the column keeps a line of its own, whole; a header's separator is as wide as the
+  // columns after narrowing (90 + 2 + 28).
+  Table h({"name", "text"});
+  h.add({name, "a " + std::string(40, 'w') + " b"});
+  const std::string out = table_text(h);
+  EXPECT_NE(out.find(name + "  a\n" + pad + std::string(40, 'w') + "\n" + pad + "b\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("\n" + std::string(120, '-') + "\n"), std::string::npos) << out;
+  // Numbers never wrap: a table of numbers stays as wide as it is.
+  Table n({"", ""});
+  n.add({name, std::string(40, '9')});
+  EXPECT_EQ(table_text(n), name + "  " + std::string(40, '9') + "\n");
+}
+
 TEST(Report, FlatCsvFlattensKeysAndQuotesOnlyWhenNeeded) {
   // nlohmann::json objects iterate in sorted key order: a.b, a.c.0, a.c.1, d, e.
   nlohmann::json doc = {{"d", "say \"hi\""}, {"a", {{"c", {true, "x,y"}}, {"b", 1}}}, {"e", nullptr}};
