@@ -180,8 +180,10 @@ void add_sweep_command(CLI::App& app, Action& action) {
                   "points run at once (threads); results do not depend on it. Under mpirun -n N, rank 0 keeps the "
                   "database and ranks 1..N-1 run one point at a time each")
       ->capture_default_str();
-  cmd->add_option("--columns", o->columns,
-                  "table columns, comma-separated (default: the axes and the study's headline)");
+  cmd->add_option(
+      "--columns", o->columns,
+      "table columns, comma-separated: keys (cost.capex_usd) or the headers the table shows ('network capex "
+      "(USD)'); default: the axes and the study's headline");
   cmd->add_flag("--timing", o->timing, "also show each point's wall_seconds (the only column that varies run to run)");
   cmd->add_option("--html", o->html,
                   "also write the results as a self-contained dashboard page (the study's headline figures against "

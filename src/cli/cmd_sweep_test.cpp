@@ -68,6 +68,27 @@ TEST(SweepCli, AMissingColumnOfFailedPointsSaysWhyTheyFailed) {
       << r.out;
 }
 
+// --columns takes a column by the header the table shows as well as by its key: a user copies what they see.
+// A name that matches nothing lists the columns that hold it, each key beside its header.
+TEST(SweepCli, ColumnsTakeTheHeadersTheTableShows) {
+  const std::string db = fresh("headers.db");
+  ASSERT_EQ(run("sweep leafspine-8k --study design --vary topology.gpus=1024,2048 --results " + db).status, 0);
+  const Result by_key = run("sweep --results " + db + " --columns cost.capex_usd,bom.switches.total");
+  const Result by_header = run("sweep --results " + db + " --columns 'network capex (USD),SWITCHES'");
+  ASSERT_EQ(by_header.status, 0) << by_header.out;
+  EXPECT_EQ(by_header.out, by_key.out);
+  // 1,024 GPUs on radix-128 leaves, 64 down and 64 up: 16 leaves, 8 spines.
+  EXPECT_NE(by_header.out.find("network capex (USD)  switches"), std::string::npos) << by_header.out;
+  EXPECT_NE(by_header.out.find("  24\n"), std::string::npos) << by_header.out;
+  const Result near = run("sweep --results " + db + " --columns capex_per", true);
+  EXPECT_EQ(near.status, 2);
+  EXPECT_NE(near.out.find("--columns: no column 'capex_per' in these results; columns that hold the name: "
+                          "cost.capex_per_gpu_usd ('network capex per GPU (USD)') (give a key or the header the "
+                          "table shows)"),
+            std::string::npos)
+      << near.out;
+}
+
 TEST(SweepCli, SpareCapexOfPartFilledPodsIsSaid) {
   const std::string db = (dir() / "spare.db").string();
   const Result r = run("sweep aipod-16k --study design --vary topology.gpus=4096,16384 --results " + db);

@@ -174,7 +174,25 @@ std::string gpu_count_warning(const study::ResultTable& t) {
 
 void write_sweep_results_table(const study::ResultTable& t, const std::vector<std::string>& columns,
                                std::ostream& out) {
-  const std::vector<std::string> cols = columns.empty() ? default_columns(t) : columns;
+  const StudyDef* st = find_study(t.study);
+  // A column's header: a result the study declares by its label (as `podnet train` and the page show it); axes
+  // and other columns by their key, as --vary and --columns take them.
+  const auto header_of = [&](const std::string& c) {
+    const ResultField* f = st ? find_field(*st, c) : nullptr;
+    std::string h = f && !f->label.empty() ? f->label : c;
+    const auto at = c.find('@');
+    if (at != std::string::npos)
+      h = (f && !f->label.empty() ? f->label : c.substr(0, at)) + " @ " + thousands(std::stoll(c.substr(at + 1))) +
+          " B";
+    // The unit in the header, the numbers alone in their cells (right-aligned); "%" stays in the cells.
+    if (c == "wall_seconds") h += " (s)";
+    else if (f && !f->unit.empty() && f->unit != "%" && !has_word(h, f->unit)) h += " (" + f->unit + ")";
+    return h;
+  };
+  const auto lower = [](std::string x) {
+    for (char& ch : x) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return x;
+  };
   // The failed points, and the first one's error (a failed point has no results).
   const auto col = [&](const char* name) {
     return static_cast<size_t>(std::find(t.columns.begin(), t.columns.end(), name) - t.columns.begin());
@@ -185,39 +203,45 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
   for (const auto& r : t.rows)
     if (status < r.size() && text_of(r[status]) != "ok" && failed++ == 0 && error < r.size())
       first_error = text_of(r[error]);
+  // Columns by key, or by the header the table shows ("network capex (USD)", its label alone, any case).
+  std::vector<std::string> cols = columns.empty() ? default_columns(t) : columns;
   std::vector<size_t> idx;
-  for (const auto& c : cols) {
-    const auto it = std::find(t.columns.begin(), t.columns.end(), c);
+  for (auto& c : cols) {
+    auto it = std::find(t.columns.begin(), t.columns.end(), c);
+    if (it == t.columns.end() && st != nullptr)
+      it = std::find_if(t.columns.begin(), t.columns.end(), [&](const std::string& k) {
+        const ResultField* f = find_field(*st, k);
+        return lower(header_of(k)) == lower(c) || (f && !f->label.empty() && lower(f->label) == lower(c));
+      });
     if (it == t.columns.end()) {
-      std::string have;
-      for (const auto& x : t.columns) have += (have.empty() ? "" : ", ") + x;
-      // Why the points failed is what the user needs first.
+      // Why the points failed is what the user needs first; then the columns whose key or header hold the
+      // name, or else all of them.
       const std::string why = failed == 0 ? ""
                                           : fmt::format(" ({} of {} point(s) failed, so they have no results; the "
                                                         "first: {})",
                                                         failed, t.rows.size(), first_error);
-      throw InputError(fmt::format("--columns: no column '{}' in these results{}; they have: {}", c, why, have));
+      std::vector<std::string> near, all;
+      for (const auto& k : t.columns) {
+        const std::string h = header_of(k);
+        const std::string shown = h == k ? k : fmt::format("{} ('{}')", k, h);
+        all.push_back(shown);
+        if (lower(k).find(lower(c)) != std::string::npos || lower(h).find(lower(c)) != std::string::npos)
+          near.push_back(shown);
+      }
+      if (!near.empty())
+        throw InputError(fmt::format("--columns: no column '{}' in these results{}; columns that hold the name: "
+                                     "{} (give a key or the header the table shows)",
+                                     c, why, fmt::join(near, ", ")));
+      throw InputError(
+          fmt::format("--columns: no column '{}' in these results{}; they have: {}", c, why, fmt::join(all, ", ")));
     }
+    c = *it;
     idx.push_back(static_cast<size_t>(it - t.columns.begin()));
   }
   out << fmt::format("podnet sweep: {} study, {} point(s) stored, {} with an error\n\n", t.study, t.rows.size(),
                      failed);
-  const StudyDef* st = find_study(t.study);
   std::vector<std::string> header;
-  for (const auto& c : cols) {
-    const ResultField* f = st ? find_field(*st, c) : nullptr;
-    // A result the study declares by its label (as `podnet train` and the page show it); axes and other
-    // columns by their key, as --vary and --columns take them.
-    std::string h = f && !f->label.empty() ? f->label : c;
-    const auto at = c.find('@');
-    if (at != std::string::npos)
-      h = (f && !f->label.empty() ? f->label : c.substr(0, at)) + " @ " + thousands(std::stoll(c.substr(at + 1))) +
-          " B";
-    // The unit in the header, the numbers alone in their cells (right-aligned); "%" stays in the cells.
-    if (c == "wall_seconds") h += " (s)";
-    else if (f && !f->unit.empty() && f->unit != "%" && !has_word(h, f->unit)) h += " (" + f->unit + ")";
-    header.push_back(h);
-  }
+  for (const auto& c : cols) header.push_back(header_of(c));
   std::vector<bool> is_axis(cols.size());
   for (size_t i = 0; i < cols.size(); ++i)
     is_axis[i] = cols[i] == "id" || std::find(t.axes.begin(), t.axes.end(), cols[i]) != t.axes.end();
