@@ -182,11 +182,13 @@ namespace {
 // written (raw: a port's or a neighbour's fields, written by `flat` at the depth it will stand at).
 struct JsonObject {
   struct Member {
-    std::string key, text;  // text: a string's value, or a raw member's JSON
+    std::string key, text;  // text: a string's value
     std::unique_ptr<JsonObject> object;
     bool raw = false;
+    size_t raw_at = 0, raw_size = 0;  // a raw member's JSON: arena[raw_at, raw_at + raw_size)
   };
   std::vector<Member> members;
+  std::string arena;  // the raw members' JSON, one after another (a string apiece cost a copy and an allocation)
 
   JsonObject& str(std::string key, std::string value) {
     members.push_back({std::move(key), std::move(value), nullptr});
@@ -197,8 +199,15 @@ struct JsonObject {
     return *this;
   }
   JsonObject& obj(std::string key) { return obj(std::move(key), JsonObject{}); }
-  JsonObject& raw(std::string key, std::string json) {
-    members.push_back({std::move(key), std::move(json), nullptr, true});
+  // A member whose JSON the caller appends to the string returned (the arena), then ends with raw_end().
+  std::string& raw_begin(std::string key) {
+    members.push_back({std::move(key), {}, nullptr, true, arena.size(), 0});
+    return arena;
+  }
+  void raw_end() { members.back().raw_size = arena.size() - members.back().raw_at; }
+  JsonObject& raw(std::string key, std::string_view json) {
+    raw_begin(std::move(key)) += json;
+    raw_end();
     return *this;
   }
   bool empty() const { return members.empty(); }
@@ -270,7 +279,7 @@ struct JsonObject {
       quoted(out, m.key);
       out += ": ";
       if (m.object) m.object->write(out, depth + 1);
-      else if (m.raw) out += m.text;
+      else if (m.raw) out.append(arena, m.raw_at, m.raw_size);
       else quoted(out, m.text);
       out += i + 1 < order.size() ? ",\n" : "\n";
     }
@@ -302,7 +311,7 @@ std::string sonic_config_db(const Topology& t, const AddressPlan& plan, size_t s
   const std::vector<const topology::Tenant*> served = served_tenants(t, plan, s, tenants, storage);
   // Each port's, interface's and neighbour's fields are written here, in key order, at the depth they stand
   // at (2: the document, its table, the entry); the tables sort the entries.
-  std::string name, alias, description, lanes, speed, index, text, addr, far_addr, asn;
+  std::string name, alias, description, lanes, speed, index, addr, far_addr, asn;
   for (int32_t li : sw.links) {
     const PlanLink& l = plan.links[static_cast<size_t>(li)];
     const Side sd = side_of(l, sw.node);
@@ -325,8 +334,7 @@ std::string sonic_config_db(const Topology& t, const AddressPlan& plan, size_t s
     append_decimal(index, sd.port);
     speed.clear();
     append_decimal(speed, static_cast<int64_t>(std::llround(mbps)));
-    text.clear();
-    JsonObject::flat(text, 2,
+    JsonObject::flat(port.raw_begin(name), 2,
                      {{"admin_status", "up"},
                       {"alias", alias},
                       {"description", description},
@@ -334,12 +342,11 @@ std::string sonic_config_db(const Topology& t, const AddressPlan& plan, size_t s
                       {"lanes", lanes},
                       {"mtu", "9100"},
                       {"speed", speed}});
-    port.raw(name, text);
+    port.raw_end();
     if (l.numbered) {
-      text.clear();
-      if (x) JsonObject::flat(text, 2, {{"vrf_name", x->vrf}});
-      else JsonObject::flat(text, 2, {});
-      intf.raw(name, text);
+      if (x) JsonObject::flat(intf.raw_begin(name), 2, {{"vrf_name", x->vrf}});
+      else JsonObject::flat(intf.raw_begin(name), 2, {});
+      intf.raw_end();
       addr.clear();
       append_ip(addr, sd.addr, v6);
       std::string key = name;
@@ -349,19 +356,17 @@ std::string sonic_config_db(const Topology& t, const AddressPlan& plan, size_t s
       append_decimal(key, plen(plan));
       intf.raw(std::move(key), "{}");
     } else {
-      text.clear();
-      JsonObject::flat(text, 2, {{"ipv6_use_link_local_only", "enable"}});
-      intf.raw(name, text);
+      JsonObject::flat(intf.raw_begin(name), 2, {{"ipv6_use_link_local_only", "enable"}});
+      intf.raw_end();
     }
     if (l.session && l.numbered) {
       far_addr.clear();
       append_ip(far_addr, sd.far_addr, v6);
       asn.clear();
       append_decimal(asn, plan.find(sd.far)->asn);
-      text.clear();
-      JsonObject::flat(text, 2,
+      JsonObject::flat(nbr.raw_begin(far_addr), 2,
                        {{"admin_status", "up"}, {"asn", asn}, {"local_addr", addr}, {"name", t.nodes[sd.far].name}});
-      nbr.raw(far_addr, text);
+      nbr.raw_end();
     }
   }
   JsonObject doc;
