@@ -41,7 +41,9 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e, cons
           if (o->check_lname(option.substr(2)) && elsewhere.empty()) {
             const std::string d = o->get_description();
             if (const auto k = d.find("(sets "); k != std::string::npos) {
-              const std::string key = d.substr(k + 6, d.find(')', k) - k - 6);
+              // The key alone: "(sets network.engine; default: ...)" names network.engine.
+              const size_t end = d.find_first_of(";), ", k + 6);
+              const std::string key = d.substr(k + 6, end == std::string::npos ? std::string::npos : end - k - 6);
               elsewhere =
                   fmt::format("; `podnet {}`'s {} sets {}: here, --set {}=VALUE", s->get_name(), option, key, key);
             }

@@ -1201,6 +1201,13 @@ TEST(BadInput, AMisspeltCommandIsNamedWithTheNearestOne) {
   EXPECT_NE(r.out.find("`podnet train`'s --placement sets placement.policy: here, --set placement.policy=VALUE"),
             std::string::npos)
       << r.out;
+  // The key alone, when the option's help says more after it ("(sets network.engine; default: ...)").
+  r = run("reliability aipod-16k --engine analytical", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("`podnet bench`'s --engine sets network.engine: here, --set network.engine=VALUE (`podnet "
+                       "reliability --help`"),
+            std::string::npos)
+      << r.out;
   // An option's own check while parsing: an error, not an abort (exit 134).
   r = run("train aipod-16k --fail-links 1", true);
   EXPECT_EQ(r.status, 2) << r.out;
