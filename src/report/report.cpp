@@ -133,11 +133,30 @@ bool numeric(const std::string& c) {
 
 namespace {
 
-// `text` in lines of at most `width` characters, broken at spaces: after a comma where that fills at least half
-// the line ("interleave 5," stays whole), else at the last space that fits. A word longer than the width keeps a
-// line of its own, whole: names and keys are never cut.
+// `text` in lines of at most `width` characters. A list whose items each fit ("tp 4, pp 4, interleave 5") breaks
+// only between items, so that no key is parted from its value. Other text breaks at spaces: after a comma where
+// that fills two thirds of the line, else at the last space that fits. A word longer than the width keeps a line
+// of its own, whole: names and keys are never cut.
 std::vector<std::string> wrap_cell(const std::string& text, size_t width) {
   if (text.size() <= width) return {text};
+  {
+    std::vector<std::string> items;  // each with its comma
+    for (size_t at = 0; at < text.size();) {
+      size_t end = text.find(", ", at);
+      end = end == std::string::npos ? text.size() : end + 1;
+      items.push_back(text.substr(at, end - at));
+      at = end == text.size() ? end : end + 1;
+    }
+    if (items.size() > 1 &&
+        std::all_of(items.begin(), items.end(), [&](const std::string& i) { return i.size() <= width; })) {
+      std::vector<std::string> lines(1);
+      for (const std::string& item : items) {
+        if (!lines.back().empty() && lines.back().size() + 1 + item.size() > width) lines.emplace_back();
+        lines.back() += (lines.back().empty() ? "" : " ") + item;
+      }
+      return lines;
+    }
+  }
   std::vector<std::string> words;
   for (size_t at = 0; at <= text.size();) {
     size_t end = text.find(' ', at);
@@ -161,7 +180,7 @@ std::vector<std::string> wrap_cell(const std::string& text, size_t width) {
       size_t cut = line.size(), at = 0, best = 0;
       for (size_t i = 0; i < line.size(); ++i) {
         at += line[i].size() + (i ? 1 : 0);
-        if (line[i].back() == ',' && 2 * at >= width) best = i + 1;
+        if (line[i].back() == ',' && 3 * at >= 2 * width) best = i + 1;
       }
       if (best != 0) cut = best;
       flush(cut);

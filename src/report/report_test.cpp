@@ -125,17 +125,21 @@ TEST(Report, TableWithoutHeaderHasNoSeparator) {
 }
 
 TEST(Report, AWideTableWrapsItsTextColumnsAtSpacesPreferringCommas) {
-  // A 90-character name and a 2-space gap leave the text column 120 - 92 = 28 characters. The text, 49 of them,
-  // wraps: after "2," (17 characters fill at least half the line; "tp 4, pp 4, cp 2, interleave" would fit
-  // all 28 but parts "interleave" from its value), then at the last space that fits, since "5," fills 13 of 28.
+  // A 90-character name and a 2-space gap leave the text column 120 - 92 = 28 characters. A list whose items
+  // all fit breaks between items only: "tp 4, pp 4, cp 2," (17) cannot take " interleave 5," (31 > 28), nor
+  // "interleave 5," (13) " stage_layers even" (31). Prose breaks at spaces: after "a," where that fills two
+  // thirds of the line (22 of 28 here: "alpha beta gamma delta," is 23), else at the last space that fits.
   const std::string name(90, 'n');
   Table t({"", ""});
   t.add({name, "tp 4, pp 4, cp 2, interleave 5, stage_layers even"});
   t.add({"short", "one line"});
+  t.add({name, "alpha beta gamma delta, epsilon zeta eta theta iota kappa lambda"});
   const std::string pad(92, ' ');
-  // The wrapped row stands between blank lines; the short one follows as it is.
-  EXPECT_EQ(table_text(t), name + "  tp 4, pp 4, cp 2,\n" + pad + "interleave 5, stage_layers\n" + pad + "even\n\n" +
-                               "short" + std::string(85, ' ') + "  one line\n");
+  // A wrapped row stands between blank lines; the short one in between as it is.
+  EXPECT_EQ(table_text(t), name + "  tp 4, pp 4, cp 2,\n" + pad + "interleave 5,\n" + pad + "stage_layers even\n\n" +
+                               "short" + std::string(85, ' ') + "  one line\n\n" + name +
+                               "  alpha beta gamma delta,\n" + pad + "epsilon zeta eta theta iota\n" + pad +
+                               "kappa lambda\n");
   // A word longer than the column keeps a line of its own, whole; a header's separator is as wide as the
   // columns after narrowing (90 + 2 + 28).
   Table h({"name", "text"});
