@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <limits>
 
 #include "core/error.hpp"
 
@@ -63,17 +64,23 @@ Spread spread_uplinks(int up, int pmax) {
 int down_ports(int radix, double o) { return static_cast<int>(std::floor(radix * o / (o + 1.0) + 1e-9)); }
 
 // How to fill every pod (zone): the largest divisor of the `n` groups (pods) up to `most`, below n (one pod or
-// zone of everything is refused); "11 pods" with 8 at most: 1.
-std::string filling_hint(const char* key, int64_t n, int64_t most, const char* things, const char* unit) {
+// zone of everything is refused), whose pods (zones) number at most `max_units` (what the tier above joins);
+// "11 pods" with 8 at most: 1. `now`: the pods (zones) built.
+std::string filling_hint(const char* key, int64_t n, int64_t most, const char* things, const char* unit, int64_t now,
+                         int64_t max_units) {
   // It evens the idle ports out over every pod; it removes none: as many pods (or more) keep their layers whole.
-  const int64_t now = (n + most - 1) / most;
-  for (int64_t d = std::min(most, n - 1); d >= 1; --d)
-    if (n % d == 0)
-      return fmt::format("{} = {} divides the {} {} and fills every {} ({}: {})", key, d, thousands(n), things, unit,
-                         thousands(n / d) + " " + unit + (n / d == 1 ? "" : "s"),
-                         n / d == now ? "as now, so the same switches and capex, the idle ports spread over all"
-                                      : fmt::format("more than the {} now, so more switches", thousands(now)));
-  return fmt::format("no {} up to {} divides the {} {}", key, most, thousands(n), things);
+  for (int64_t d = std::min(most, n - 1); d >= 1; --d) {
+    if (n % d != 0) continue;
+    if (n / d > max_units) break;  // a smaller divisor makes more of them still
+    const int64_t units = n / d;
+    return fmt::format("{} = {} divides the {} {} and fills every {} ({}: {})", key, d, thousands(n), things, unit,
+                       thousands(units) + " " + unit + (units == 1 ? "" : "s"),
+                       units == now  ? "as now, so the same switches and capex, the idle ports spread over all"
+                       : units > now ? fmt::format("more than the {} now, so more switches", thousands(now))
+                                     : fmt::format("fewer than the {} now, so fewer switches", thousands(now)));
+  }
+  return fmt::format("no {} up to {} divides the {} {} into at most {} {}s, so no value fills every {}", key, most,
+                     thousands(n), things, thousands(max_units), unit, unit);
 }
 
 // "1 pod", "8 pods", "1,024 groups".
@@ -641,7 +648,8 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
         "zone {} holds {} of the {} pods a zone takes: its super_spines and their core links are built for {}, so "
         "each super_spine there uses {} of its {} down-ports and cables all {} up, and capex counts them; {}",
         z.zones - 1, in_zone, z.pz, z.pz, in_zone * z.domains_per_pod * z.q, z.d3, z.u3_used,
-        filling_hint("topology.pods_per_zone", z.pods, z.pz_max, "pods", "zone")));
+        filling_hint("topology.pods_per_zone", z.pods, z.pz_max, "pods", "zone", z.zones,
+                     std::numeric_limits<int64_t>::max())));
     f.spare.push_back({fmt::format("zone {}'s super_spine layer", z.zones - 1), "super_spine",
                        std::string("super_spine-") + tier_name(spec, z, 4), supers, supers * z.u3_used,
                        static_cast<double>(in_zone) / static_cast<double>(z.pz),
@@ -654,7 +662,9 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
         "there uses {} of its {} down-ports and cables all {} up, and capex counts them; {}",
         z.pods - 1, in_pod, z.gp, spec.tier_names[2], tier_name(spec, z, 3), z.gp, spec.tier_names[2],
         in_pod * z.group_leaves_in_domain * z.p, z.d2, z.u2_used,
-        filling_hint(spec.groups_per_pod_key, z.groups, z.gp_max, "groups", "pod")));
+        filling_hint(spec.groups_per_pod_key, z.groups, z.gp_max, "groups", "pod", z.pods,
+                     // 3 tiers: a super-spine plane joins radix / domains pods; 4 tiers: zones take the rest
+                     z.tiers == 3 ? z.R / z.domains_per_pod : std::numeric_limits<int64_t>::max())));
     f.spare.push_back({fmt::format("pod {}'s {} layer", z.pods - 1, spec.tier_names[2]), spec.tier_names[2],
                        std::string(spec.tier_names[2]) + "-" + tier_name(spec, z, 3), spines, spines * z.u2_used,
                        static_cast<double>(in_pod) / static_cast<double>(z.gp),

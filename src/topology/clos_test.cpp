@@ -129,6 +129,24 @@ TEST(RailClos, Aipod16kSuperSpine) {
                              "are built for 16, so each spine there uses 16 of its 64 down-ports and cables all 64 "
                              "up") != std::string::npos;
   EXPECT_TRUE(said);
+  // The way to fill every pod counts the pods built, and suggests only what the super-spines join (128 / 8
+  // rails = 16 pods). 12,800 GPUs = 25 groups: 2 pods of 16 now; 25 / 5 = 5 pods of 5 fills them (it said "the 1
+  // now": 25 groups over the 64 a spine reaches). 20,992 GPUs = 41 groups (prime): only 41 pods of 1 fill them,
+  // more than 16.
+  const auto note_of = [&](const char* gpus) {
+    const Topology x = build_with("rail_clos", {{"gpus", gpus}, {"tiers", "3"}, {"groups_per_pod", "16"}}, hw);
+    for (const auto& n : x.facts.notes)
+      if (n.find("a pod takes") != std::string::npos) return n;
+    return std::string();
+  };
+  EXPECT_NE(note_of("12800").find("topology.groups_per_pod = 5 divides the 25 groups and fills every pod (5 pods: "
+                                  "more than the 2 now, so more switches)"),
+            std::string::npos)
+      << note_of("12800");
+  EXPECT_NE(note_of("20992").find("no topology.groups_per_pod up to 64 divides the 41 groups into at most 16 pods, "
+                                  "so no value fills every pod"),
+            std::string::npos)
+      << note_of("20992");
   Bom b = compute_bom(t, hw);
   EXPECT_EQ(b.switches_total, 640);
   EXPECT_EQ(b.links_total, 3 * 16384);
