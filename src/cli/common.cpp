@@ -291,7 +291,9 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
                                "switches mark none (`podnet list` gives each congestion control's band)\n",
                                fmt::join(given, ", "), given.size() == 1 ? "does" : "do", cc);
   }
-  add_progress_printers(s.network, "podnet " + command, label, slow_run_hint(s.engine, s.network));
+  // plan-upgrade drains switches under its runs, which the analytical engine cannot: no hint toward it there.
+  add_progress_printers(s.network, "podnet " + command, label,
+                        slow_run_hint(s.engine, s.network, command != "plan-upgrade"));
   return s;
 }
 
@@ -326,6 +328,12 @@ void add_progress_printers(engine::NetworkOptions& network, std::string command,
     clock::time_point last = clock::now();
     bool hinted = false;
     int64_t done = 0, total = 0;  // the transfers the engine last reported finished, of the plan's
+    std::string what;             // the label they were counted under: a new label starts at none
+    void relabel(const std::string& now) {
+      if (now == what) return;
+      what = now;
+      done = total = 0;
+    }
     // Whether a line is due now (5 s into the run, 5 s after the last); the wall seconds so far.
     std::optional<double> due() {
       const auto t = clock::now();
@@ -352,7 +360,8 @@ void add_progress_printers(engine::NetworkOptions& network, std::string command,
                        100.0 * static_cast<double>(st->done) / static_cast<double>(std::max<int64_t>(st->total, 1)),
                        report::thousands(st->total), now.ps > 0 ? ", simulated " + sim(now) : std::string(), elapsed);
   };
-  network.observers.progress = [st, done_line](int64_t done, int64_t total, Time now) {
+  network.observers.progress = [st, &label, done_line](int64_t done, int64_t total, Time now) {
+    st->relabel(label.what);
     st->done = done;
     st->total = total;
     const auto elapsed = st->due();
@@ -362,6 +371,7 @@ void add_progress_printers(engine::NetworkOptions& network, std::string command,
   };
   network.observers.heartbeat = [st, &label, sim, done_line](Time now) {
     if (now.ps <= 0) return;  // the analytical engine has no clock to show
+    st->relabel(label.what);  // counts from another run (several steps at once report only heartbeats) go
     const auto elapsed = st->due();
     if (!elapsed) return;
     if (label.expected.ps <= 0 && st->total > 0) {
@@ -383,7 +393,7 @@ void add_progress_printers(engine::NetworkOptions& network, std::string command,
   };
 }
 
-std::string slow_run_hint(const std::string& engine, const engine::NetworkOptions& o) {
+std::string slow_run_hint(const std::string& engine, const engine::NetworkOptions& o, bool analytical) {
   // The engine that simulates every packet: a long run's first question is whether it needs to.
   if (engine::engine_info(engine).traits.packet_faults)
     return std::string("the packet engine simulates every packet, queue and pause, and a training iteration of "
@@ -395,10 +405,12 @@ std::string slow_run_hint(const std::string& engine, const engine::NetworkOption
                                  : "; --set network.partitioned=true runs it on every core (the same results on any "
                                    "thread count; a busy fabric's pods run side by side)");
   if (!engine::engine_info(engine).traits.rate_quantum || o.flow.quantum.ps != 0) return {};
-  return "--engine analytical gives a first answer in seconds, even at 131,072 GPUs (each operation alone: "
-         "operations running at once do not share links there). The flow engine re-solves rates at every "
-         "completion; --set network.flow_quantum=100ns lets completions within 100 ns share one re-solve (each late "
-         "by less than 100 ns; a 261,632-flow all-to-all went from 314 s to 2.8 s).";
+  return std::string(analytical ? "--engine analytical gives a first answer in seconds, even at 131,072 GPUs (each "
+                                  "operation alone: operations running at once do not share links there). "
+                                : "") +
+         "The flow engine re-solves rates at every completion; --set network.flow_quantum=100ns lets completions "
+         "within 100 ns share one re-solve (each late by less than 100 ns; a 261,632-flow all-to-all went from 314 s "
+         "to 2.8 s).";
 }
 
 Bytes parse_size(const std::string& text, const char* option) { return report::parse_size(text, option); }
