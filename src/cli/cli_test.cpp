@@ -1916,3 +1916,25 @@ TEST(Cli, ASlowRunsHintOffersOnlyWhatTheCommandTakes) {
 }
 
 }  // namespace
+
+namespace {
+
+// A misspelt op gets the nearest one, as other names do; a link class's parts in another order get that class.
+TEST(Cli, MisspeltOpsAndLinkClassesGetTheNearestName) {
+  Result r = run("bench leafspine-8k --op allreduse", true);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("--op allreduse: not a collective (did you mean allreduce?); expected one of allreduce, "
+                       "allgather,"),
+            std::string::npos)
+      << r.out;
+  r = run("bench leafspine-8k --op zzz", true);
+  EXPECT_NE(r.out.find("--op zzz: not a collective; expected one of allreduce,"), std::string::npos) << r.out;
+  // spine-leaf is leaf-spine's parts reversed: that class, not nic-leaf, which is nearer by letters alone.
+  r = run("train leafspine-8k --fail-links spine-leaf=2%", true);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("'spine-leaf' is not a link class of this fabric (did you mean 'leaf-spine'?)"),
+            std::string::npos)
+      << r.out;
+}
+
+}  // namespace

@@ -1,5 +1,6 @@
 // `podnet bench SCENARIO`: flags -> --set -> study::bench -> report.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <iostream>
@@ -16,6 +17,7 @@
 #include "report/html.hpp"
 #include "report/studies.hpp"
 #include "report/web_assets.hpp"
+#include "scenario/scenario.hpp"
 #include "study/bench.hpp"
 
 namespace podnet::cli {
@@ -168,7 +170,15 @@ int cmd_bench(Common c, const BenchOptions& b) {
   const study::AlgoChoice algo = study::algo_choice(b.algo, "--algo");
   req.algo = algo.algo;
   if (!algo.scenario_algorithms.empty()) set_by(c, "--algo", "collective.algorithms", algo.scenario_algorithms);
-  req.op = collective::parse_op(b.op);
+  try {
+    req.op = collective::parse_op(b.op);
+  } catch (const InputError& e) {  // the nearest op, as other misspelt names get it
+    std::vector<std::string> ops;
+    for (collective::Op op : collective::all_ops()) ops.emplace_back(collective::op_name(op));
+    const std::string near = scenario::closest(b.op, ops);
+    throw InputError(fmt::format("--op {}: not a collective{}; expected one of {}", b.op,
+                                 near.empty() ? "" : " (did you mean " + near + "?)", fmt::join(ops, ", ")));
+  }
   // Options that do not apply to the op would be silently ignored: say so.
   if (b.senders_given && req.op != collective::Op::Incast)
     std::cerr << fmt::format("podnet: warning: --senders applies to --op incast; ignored for {}\n", b.op);

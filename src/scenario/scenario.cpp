@@ -1030,6 +1030,21 @@ std::string closest(const std::string& given, const std::vector<std::string>& ca
       ++prefixes;
     }
   if (prefixes == 1) return prefixed;
+  // The same parts in another order (`spine-leaf` for leaf-spine, `r0-leaf`): that name, before any that is a
+  // few letters away.
+  const auto parts = [](const std::string& s) {
+    std::vector<std::string> p;
+    for (size_t at = 0; at <= s.size();) {
+      const size_t end = std::min(s.find_first_of("-_", at), s.size());
+      p.push_back(s.substr(at, end - at));
+      at = end + 1;
+    }
+    std::sort(p.begin(), p.end());
+    return p;
+  };
+  if (word.find_first_of("-_") != std::string::npos)
+    for (const auto& c : candidates)
+      if (parts(lower(c)) == parts(word)) return c;
   std::string best;
   size_t best_d = word.size() / 2 + 2;
   for (const auto& given_c : candidates) {
