@@ -208,16 +208,31 @@ void Table::write(std::ostream& out, const std::string& indent) const {
   }
   right[0] = false;
   // Wider than kTableWidth: the widest text columns (left-aligned, not the first) narrow to fit, down to
-  // kWrapWidth each, and their cells wrap at spaces. Numbers and the first column keep their width.
+  // kWrapWidth each, and their cells wrap at spaces. Then columns whose header is wider than their cells (a
+  // number under "total goodput (Gb/s)") narrow to their widest cell or header word, the header wrapping. The
+  // first column and the numbers themselves keep their width.
   const auto total = [&] {
     size_t t = indent.size();
     for (size_t i = 0; i < cols; ++i) t += w[i] + (i > 0 ? 2 : 0);
     return t;
   };
+  std::vector<size_t> floor(cols, 0);  // how far a column's header may wrap: its widest cell, its longest word
+  for (size_t i = 0; i < cols; ++i) {
+    for (const auto& r : rows_)
+      if (i < r.size()) floor[i] = std::max(floor[i], r[i].size());
+    for (size_t at = 0; at <= header_[i].size();) {
+      const size_t end = std::min(header_[i].find(' ', at), header_[i].size());
+      floor[i] = std::max(floor[i], end - at);
+      at = end + 1;
+    }
+  }
   for (size_t t = total(); t > kTableWidth; t = total()) {
     size_t widest = 0;
     for (size_t i = 1; i < cols; ++i)
       if (!right[i] && w[i] > kWrapWidth && (widest == 0 || w[i] > w[widest])) widest = i;
+    if (widest == 0)  // headers next: the one with the most room to give
+      for (size_t i = 1; i < cols; ++i)
+        if (w[i] > floor[i] && (widest == 0 || w[i] - floor[i] > w[widest] - floor[widest])) widest = i;
     if (widest == 0) break;
     --w[widest];  // a character at a time from the widest: the wide columns end up alike
   }

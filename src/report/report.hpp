@@ -58,8 +58,8 @@ void write_tidy_csv(const nlohmann::json& doc, const std::string& key, const std
                     std::ostream& out);
 
 // A console table: left-aligned first column, right-aligned numbers. A table wider than kTableWidth characters
-// wraps its widest text columns at spaces (each down to kWrapWidth), so that long descriptions stay readable; a
-// row of several lines then stands between blank lines.
+// wraps its widest text columns at spaces (each down to kWrapWidth), then the headers wider than their column's
+// cells, so that long descriptions and labels stay readable; a row of several lines stands between blank lines.
 class Table {
  public:
   static constexpr size_t kTableWidth = 120, kWrapWidth = 24;

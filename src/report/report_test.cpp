@@ -153,6 +153,18 @@ TEST(Report, AWideTableWrapsItsTextColumnsAtSpacesPreferringCommas) {
   EXPECT_EQ(table_text(n), name + "  " + std::string(40, '9') + "\n");
 }
 
+TEST(Report, AWideTableOfNumbersWrapsItsHeaders) {
+  // A 100-character name, a number under "total goodput (Gb/s)": 100 + 2 + 20 = 122 > 120. The column gives 2
+  // characters (its cells need 4, its longest header word 7): 18 wide, the header in two lines, right-aligned
+  // as the numbers under it.
+  const std::string name(100, 'n');
+  Table t({"name", "total goodput (Gb/s)"});
+  t.add({name, "12.5"});
+  EXPECT_EQ(table_text(t), "name" + std::string(96, ' ') + "       total goodput\n" + std::string(102, ' ') +
+                               "            (Gb/s)\n" + std::string(120, '-') + "\n" + name + "  " +
+                               std::string(14, ' ') + "12.5\n");
+}
+
 TEST(Report, FlatCsvFlattensKeysAndQuotesOnlyWhenNeeded) {
   // nlohmann::json objects iterate in sorted key order: a.b, a.c.0, a.c.1, d, e.
   nlohmann::json doc = {{"d", "say \"hi\""}, {"a", {{"c", {true, "x,y"}}, {"b", 1}}}, {"e", nullptr}};
