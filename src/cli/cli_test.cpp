@@ -1938,3 +1938,23 @@ TEST(Cli, MisspeltOpsAndLinkClassesGetTheNearestName) {
 }
 
 }  // namespace
+
+namespace {
+
+// A job on part of the fabric: the capex per token/s is the whole fabric's, and the line says so and gives the
+// job's GPUs' share (4,096 of 16,384: a quarter).
+TEST(Cli, CapexPerTokenSaysWholeFabricAndTheJobsShare) {
+  const std::string job =
+      "train aipod-16k --set workload.model=llama3-70b --set workload.tp=8 --set workload.pp=4 --engine analytical";
+  const Result text = run(job);
+  ASSERT_EQ(text.status, 0) << text.out;
+  const auto doc = nlohmann::json::parse(run(job + " --format json").out);
+  const double per = doc["cost"]["network_capex_usd_per_token_per_second"].get<double>();
+  ASSERT_EQ(doc["parallelism"]["gpus"], 4096);
+  EXPECT_NE(text.out.find(fmt::format("${:.2f} (the whole fabric's $121,845,760; this job's 4,096 of 16,384", per)),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find(fmt::format("GPUs: ${:.2f})", per / 4)), std::string::npos) << text.out;
+}
+
+}  // namespace

@@ -563,11 +563,19 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
   t.add({"TFLOP/s per GPU (hardware)", num(o["tflops_per_gpu"], 1)});
   t.add({"tokens/s", o["tokens_per_second"].is_null() ? std::string("-")
                                                       : thousands(std::llround(o["tokens_per_second"].get<double>()))});
-  if (o.contains("cost") && o["cost"].contains("network_capex_usd_per_token_per_second"))
-    t.add({"network capex per token/s",
-           "$" + fixed(o["cost"]["network_capex_usd_per_token_per_second"].get<double>(), 2) +
-               fmt::format(" (the fabric's ${})",
-                           thousands(std::llround(o["cost"]["network_capex_usd"].get<double>())))});
+  if (o.contains("cost") && o["cost"].contains("network_capex_usd_per_token_per_second")) {
+    // The whole fabric's capex over this job's tokens/s; a job on part of the fabric also gets its GPUs' share.
+    const double per = o["cost"]["network_capex_usd_per_token_per_second"].get<double>();
+    const auto& par = o["parallelism"];
+    const int64_t gpus = par.value("gpus", int64_t{0}), fabric = par.value("fabric_gpus", int64_t{0});
+    std::string text =
+        "$" + fixed(per, 2) +
+        fmt::format(" (the whole fabric's ${}", thousands(std::llround(o["cost"]["network_capex_usd"].get<double>())));
+    if (gpus > 0 && fabric > gpus)
+      text += fmt::format("; this job's {} of {} GPUs: ${}", thousands(gpus), thousands(fabric),
+                          fixed(per * static_cast<double>(gpus) / static_cast<double>(fabric), 2));
+    t.add({"network capex per token/s", text + ")"});
+  }
   if (o["tokens_budget"].is_null() || o["days_to_train"].is_null()) {
     t.add({"days to train", "-"});
   } else {
