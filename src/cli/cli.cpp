@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -36,6 +37,12 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e, cons
         for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
       text = fmt::format("`podnet {}` has no option {}", command, option);
       std::string elsewhere;
+      std::vector<std::string> takers;  // the commands that have it, for an option that sets no key
+      for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
+        for (const CLI::Option* o : s->get_options())
+          if (o->check_lname(option.substr(2)) && o->get_description().find("(sets ") == std::string::npos &&
+              std::find(takers.begin(), takers.end(), s->get_name()) == takers.end())
+            takers.push_back(s->get_name());
       for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
         for (const CLI::Option* o : s->get_options())
           if (o->check_lname(option.substr(2)) && elsewhere.empty()) {
@@ -48,6 +55,12 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e, cons
                   fmt::format("; `podnet {}`'s {} sets {}: here, --set {}=VALUE", s->get_name(), option, key, key);
             }
           }
+      // An option of other commands is not a misspelling of this one's (design --gpus is not --out).
+      if (elsewhere.empty() && !takers.empty()) {
+        std::vector<std::string> quoted;
+        for (const auto& t : takers) quoted.push_back("`podnet " + t + "`");
+        elsewhere = fmt::format("; {} take{} it", fmt::join(quoted, ", "), takers.size() == 1 ? "s" : "");
+      }
       const std::string near = scenario::closest(option, names);
       text += elsewhere.empty() && !near.empty() ? fmt::format("; did you mean {}?", near) : elsewhere;
     }

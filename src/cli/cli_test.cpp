@@ -1201,6 +1201,11 @@ TEST(BadInput, AMisspeltCommandIsNamedWithTheNearestOne) {
   EXPECT_NE(r.out.find("`podnet train`'s --placement sets placement.policy: here, --set placement.policy=VALUE"),
             std::string::npos)
       << r.out;
+  // An option other commands take is not a misspelling of this one's: design --gpus is not --out.
+  r = run("design aipod-16k --gpus 0-63", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("`podnet design` has no option --gpus; `podnet bench`, "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("did you mean"), std::string::npos) << r.out;
   // The key alone, when the option's help says more after it ("(sets network.engine; default: ...)").
   r = run("reliability aipod-16k --engine analytical", true);
   EXPECT_EQ(r.status, 2) << r.out;
