@@ -39,22 +39,19 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e, cons
       std::string elsewhere;
       std::vector<std::string> takers;  // the commands that have it, for an option that sets no key
       for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
-        for (const CLI::Option* o : s->get_options())
-          if (o->check_lname(option.substr(2)) && o->get_description().find("(sets ") == std::string::npos &&
-              std::find(takers.begin(), takers.end(), s->get_name()) == takers.end())
-            takers.push_back(s->get_name());
-      for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
-        for (const CLI::Option* o : s->get_options())
-          if (o->check_lname(option.substr(2)) && elsewhere.empty()) {
-            const std::string d = o->get_description();
-            if (const auto k = d.find("(sets "); k != std::string::npos) {
-              // The key alone: "(sets network.engine; default: ...)" names network.engine.
-              const size_t end = d.find_first_of(";), ", k + 6);
-              const std::string key = d.substr(k + 6, end == std::string::npos ? std::string::npos : end - k - 6);
-              elsewhere =
-                  fmt::format("; `podnet {}`'s {} sets {}: here, --set {}=VALUE", s->get_name(), option, key, key);
-            }
+        for (const CLI::Option* o : s->get_options()) {
+          if (!o->check_lname(option.substr(2))) continue;
+          const std::string d = o->get_description();
+          if (const auto k = d.find("(sets "); k == std::string::npos) {
+            if (std::find(takers.begin(), takers.end(), s->get_name()) == takers.end()) takers.push_back(s->get_name());
+          } else if (elsewhere.empty()) {
+            // The key alone: "(sets network.engine; default: ...)" names network.engine.
+            const size_t end = d.find_first_of(";), ", k + 6);
+            const std::string key = d.substr(k + 6, end == std::string::npos ? std::string::npos : end - k - 6);
+            elsewhere =
+                fmt::format("; `podnet {}`'s {} sets {}: here, --set {}=VALUE", s->get_name(), option, key, key);
           }
+        }
       // An option of other commands is not a misspelling of this one's (design --gpus is not --out).
       if (elsewhere.empty() && !takers.empty()) {
         std::vector<std::string> quoted;

@@ -22,4 +22,12 @@ inline void append_decimal(std::string& out, int64_t v) {
   out.append(p, end);
 }
 
+// `v` in decimal, zeros after its sign up to `width` characters in all (fmt's "{:0{}}").
+inline void append_zero_padded(std::string& out, int64_t v, size_t width) {
+  const size_t at = out.size();
+  append_decimal(out, v);
+  const size_t digits = out.size() - at;
+  if (digits < width) out.insert(at + (v < 0 ? 1 : 0), width - digits, '0');
+}
+
 }  // namespace podnet

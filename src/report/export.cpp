@@ -85,15 +85,24 @@ const char* netbox_cable_type(const Link& l, const CableTyping& typing) {
   return len <= typing.multimode_max_m ? "mmf-om4" : "smf-os2";
 }
 
-// RFC 4180: quote only fields holding a comma, quote, CR or LF; double inner quotes.
-std::string csv_field(std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
-  std::string r = "\"";
-  for (char c : s) {
-    if (c == '"') r += '"';
-    r += c;
+// RFC 4180: quote only fields holding a comma, quote, CR or LF; double inner quotes. Appended to `out`.
+void append_csv_field(std::string& out, std::string_view s) {
+  // One pass over the field (find_first_of calls memchr over the four characters for each of its own).
+  if (std::none_of(s.begin(), s.end(), [](char c) { return c == ',' || c == '"' || c == '\r' || c == '\n'; })) {
+    out += s;
+    return;
   }
-  r += '"';
+  out += '"';
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+std::string csv_field(std::string_view s) {
+  std::string r;
+  append_csv_field(r, s);
   return r;
 }
 
@@ -390,21 +399,6 @@ std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Har
 
 namespace {
 
-// `s` as a CSV field (csv_field), appended to `out`.
-void append_csv_field(std::string& out, std::string_view s) {
-  // One pass over the field (find_first_of calls memchr over the four characters for each of its own).
-  if (std::none_of(s.begin(), s.end(), [](char c) { return c == ',' || c == '"' || c == '\r' || c == '\n'; })) {
-    out += s;
-    return;
-  }
-  out += '"';
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-}
-
 // The rows of links [from, to) of the plan (both ends of each numbered one), appended to `out`; `name` is
 // scratch.
 void append_link_ip_rows(const Topology& t, const topology::AddressPlan& plan, size_t from, size_t to, std::string& out,
@@ -495,10 +489,7 @@ void append_cable_label(std::string& out, int64_t ordinal, int64_t count) {
   size_t width = 6;
   for (int64_t c = count / 1000000; c > 0; c /= 10) ++width;
   out += 'C';
-  const size_t at = out.size();
-  append_decimal(out, ordinal);
-  const size_t digits = out.size() - at;
-  if (digits < width) out.insert(at + (ordinal < 0 ? 1 : 0), width - digits, '0');
+  append_zero_padded(out, ordinal, width);
 }
 
 namespace {

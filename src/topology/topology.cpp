@@ -130,11 +130,7 @@ std::string padded(int64_t value, int64_t count) {
 void append_padded(std::string& out, int64_t value, int64_t count) {
   size_t width = 3;
   for (int64_t c = count - 1; c >= 1000; c /= 10) ++width;
-  const size_t at = out.size();
-  append_decimal(out, value);
-  // fmt's {:0{}}: zeros after a sign, up to the width.
-  const size_t digits = out.size() - at;
-  if (digits < width) out.insert(at + (value < 0 ? 1 : 0), width - digits, '0');
+  append_zero_padded(out, value, width);
 }
 
 std::string server_name(int32_t server, int32_t servers) {
