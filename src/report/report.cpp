@@ -119,15 +119,29 @@ void write_tidy_csv(const nlohmann::json& doc, const std::string& key, const std
 }
 
 namespace {
-// A cell that reads as a number ("16,384", "1.5", "99.0%", "3 / 4", "-2") is right-aligned.
+// A cell that reads as a number ("16,384", "1.5", "99.0%", "3 / 4", "-2") is right-aligned. So is a quantity: a
+// number with a leading '$' and/or one short unit after a space or a slash ("$70,400", "92,160 m", "$2/m",
+// "$0.080/kWh", "265,663 MWh"), so that a column of amounts in units lines up on its right edge.
 bool numeric(const std::string& c) {
   if (c.empty() || c == "-") return true;  // a placeholder takes its column's alignment, as an empty cell does
+  size_t i = c[0] == '$' ? 1 : 0;
   bool digit = false;
-  for (char ch : c) {
+  for (; i < c.size(); ++i) {
+    const char ch = c[i];
     if (std::isdigit(static_cast<unsigned char>(ch))) digit = true;
-    else if (!std::strchr(",.%-+:/() x", ch)) return false;
+    else if (!std::strchr(",.%-+:/() x", ch)) break;
   }
-  return digit;
+  if (!digit) return false;
+  if (i == c.size()) return true;
+  // A unit: letters only, at most 4, after a space or a slash that follows a digit ("92,160 m", "$2/m").
+  const char before = c[i - 1];
+  if (before != ' ' && before != '/') return false;
+  if (i < 2 || !std::isdigit(static_cast<unsigned char>(c[i - 2]))) return false;
+  const size_t unit = c.size() - i;
+  if (unit > 4) return false;
+  for (; i < c.size(); ++i)
+    if (!std::isalpha(static_cast<unsigned char>(c[i]))) return false;
+  return true;
 }
 }  // namespace
 

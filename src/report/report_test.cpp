@@ -104,6 +104,26 @@ TEST(Report, TableCellsThatReadAsNumbers) {
                            "a  1.5 x\n");
 }
 
+TEST(Report, TableQuantitiesInUnitsAlignAsNumbers) {
+  // A leading '$' and one unit of at most 4 letters after a space or slash keep a cell a number: "$70,400",
+  // "92,160 m", "$2/m", "265,663 MWh" are right-aligned, header too (width 11, from "265,663 MWh"). A longer word ("92
+  // meters") or a unit glued to the digits ("400G") makes a column text: left-aligned.
+  Table t({"k", "amount"});
+  for (const char* c : {"$70,400", "92,160 m", "$2/m", "265,663 MWh"}) t.add({"a", c});
+  EXPECT_EQ(table_text(t), "k       amount\n"
+                           "--------------\n"
+                           "a      $70,400\n"
+                           "a     92,160 m\n"
+                           "a         $2/m\n"
+                           "a  265,663 MWh\n");
+  for (const char* text : {"92 meters", "400G"}) {
+    Table u({"k", "v"});
+    u.add({"a", text});
+    u.add({"b", "1"});
+    EXPECT_EQ(table_text(u).substr(table_text(u).size() - 5), "b  1\n") << text;
+  }
+}
+
 TEST(Report, TablePlaceholdersAlignWithTheirNumbers) {
   // A '-' (no value) takes its column's alignment, as an empty cell does: a column of numbers and '-', or of
   // '-' alone, stays right-aligned; a '-' among words stays left-aligned.
