@@ -303,6 +303,33 @@ TEST(Cli, TrainRefusesAJobThatDoesNotFitUnlessAllowOom) {
   EXPECT_NE(forced.out.find("\"fits\": false"), std::string::npos);
 }
 
+TEST(Cli, DiffWhoseTunerChoseOtherCollectivesAlsoComparesUnderOneChoice) {
+  // 400G against 800G: the tuner picks ring for A and PAT for B. diff runs both again with PAT left out and gives
+  // that change too; it must equal what a diff run with that key on both sides says.
+  const std::string what = "diff aipod-16k aipod-16k --study train --engine analytical --set-b "
+                           "server.nic_speed=800Gbps --set-b switch.port_speed=800Gbps";
+  Result r = run(what + " --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto dc = nlohmann::json::parse(r.out)["attribution"]["train"]["dp_collectives"];
+  ASSERT_EQ(dc["hold"], "collective.algorithms=^pat") << dc.dump();
+  ASSERT_TRUE(dc.contains("held")) << dc.dump();
+  Result one = run(what + " --set 'collective.algorithms=^pat' --format json");
+  ASSERT_EQ(one.status, 0) << one.out;
+  const auto at = nlohmann::json::parse(one.out)["attribution"]["train"];
+  // One algorithm on both sides (only the channels differ): nothing left to hold.
+  EXPECT_FALSE(at["dp_collectives"].contains("hold")) << at.dump();
+  EXPECT_EQ(dc["held"]["iteration_time_ms_delta"], at["iteration_time_ms_delta"]);
+  EXPECT_EQ(dc["held"]["by_breakdown_ms"], at["by_breakdown_ms"]);
+  // The table gives both headlines, the one-choice one first.
+  Result t = run(what);
+  ASSERT_EQ(t.status, 0) << t.out;
+  const size_t held = t.out.find("with the same DP algorithm on both sides (--set 'collective.algorithms=^pat'):");
+  const size_t tuner = t.out.find("with NCCL's tuner's choice on each side (the table below):");
+  ASSERT_NE(held, std::string::npos) << t.out;
+  ASSERT_NE(tuner, std::string::npos) << t.out;
+  EXPECT_LT(held, tuner);
+}
+
 TEST(Cli, TrainTimesPatDataParallelCollectivesAndSaysSo) {
   // The default job at 800 Gb/s: NCCL's tuner picks PAT for the 128-GPU data-parallel reduce-scatters (one GPU a
   // server) of its 190 MiB buckets and for the first bucket's all-gathers, on 8 channels. One transfer per position

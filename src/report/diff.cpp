@@ -391,21 +391,36 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
     if (it.key() == "train" && doc.contains("attribution") && doc["attribution"].contains("train")) {
       const auto& at = doc["attribution"]["train"];
       const ResultField* ms = declared("train", "iteration_time_ms");
-      std::string parts;
-      for (auto p = at["by_breakdown_ms"].begin(); p != at["by_breakdown_ms"].end(); ++p)
-        if (std::fabs(p.value().get<double>()) > 1e-9)
-          parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", breakdown_label(p.key()),
-                               signed_text(p.value().get<double>(), ms));
-      out << fmt::format("    iteration time {}{}\n", signed_text(at["iteration_time_ms_delta"].get<double>(), ms),
-                         parts.empty() ? "" : ": " + parts);
-      if (at.contains("dp_collectives")) {
-        const auto& dc = at["dp_collectives"];
-        out << fmt::format("    note: NCCL's tuner chose other DP collectives on each side; it prices them on an "
-                           "idle fabric.\n      A: {}\n      B: {}\n",
-                           dc["a"].get<std::string>(), dc["b"].get<std::string>());
-        if (dc.contains("hold"))
-          out << fmt::format("      To compare the fabrics under one choice: --set '{}'\n",
-                             dc["hold"].get<std::string>());
+      const auto change = [&](const nlohmann::json& a) {
+        std::string parts;
+        for (auto p = a["by_breakdown_ms"].begin(); p != a["by_breakdown_ms"].end(); ++p)
+          if (std::fabs(p.value().get<double>()) > 1e-9)
+            parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", breakdown_label(p.key()),
+                                 signed_text(p.value().get<double>(), ms));
+        return fmt::format("iteration time {}{}", signed_text(a["iteration_time_ms_delta"].get<double>(), ms),
+                           parts.empty() ? "" : ": " + parts);
+      };
+      const nlohmann::json* dc = at.contains("dp_collectives") ? &at["dp_collectives"] : nullptr;
+      if (dc && dc->contains("held")) {
+        // Two headlines: the fabric's change under one choice of DP collectives, then the tuner's own choices
+        // (which the table below compares).
+        out << fmt::format("    with the same DP algorithm on both sides (--set '{}'):\n      {}\n",
+                           (*dc)["hold"].get<std::string>(), change((*dc)["held"]));
+        out << fmt::format("    with NCCL's tuner's choice on each side (the table below):\n      {}\n      A: {}\n"
+                           "      B: {}\n",
+                           change(at), (*dc)["a"].get<std::string>(), (*dc)["b"].get<std::string>());
+        out << "    note: the tuner prices each algorithm on an idle fabric, so the faster side's choice can lose "
+               "under\n      the job's own traffic.\n";
+      } else {
+        out << fmt::format("    {}\n", change(at));
+        if (dc) {
+          out << fmt::format("    note: NCCL's tuner chose other DP collectives on each side; it prices them on an "
+                             "idle fabric.\n      A: {}\n      B: {}\n",
+                             (*dc)["a"].get<std::string>(), (*dc)["b"].get<std::string>());
+          if (dc->contains("hold"))
+            out << fmt::format("      To compare the fabrics under one choice: --set '{}'\n",
+                               (*dc)["hold"].get<std::string>());
+        }
       }
     }
     if (changed.empty()) continue;

@@ -98,6 +98,17 @@ TEST(Diff, SidesWhoseTunerChoseOtherDpCollectivesAreNamed) {
   EXPECT_NE(out.str().find("To compare the fabrics under one choice: --set 'collective.algorithms=^pat'"),
             std::string::npos)
       << out.str();
+  // With the sides run again under one choice (cmd_diff adds "held"), that change comes first, then the tuner's.
+  d["attribution"]["train"]["dp_collectives"]["held"] = {{"iteration_time_ms_delta", -3.0},
+                                                         {"by_breakdown_ms", {{"bubble", -3.0}}}};
+  out.str("");
+  write_diff_table(d, out);
+  EXPECT_NE(out.str().find("    with the same DP algorithm on both sides (--set 'collective.algorithms=^pat'):\n"
+                           "      iteration time -3.00 ms: bubble -3.00 ms\n"
+                           "    with NCCL's tuner's choice on each side (the table below):\n"
+                           "      iteration time "),
+            std::string::npos)
+      << out.str();
   // Only the channels differ: named, no algorithm to leave out.
   d = diff_document(DiffSide{"A", "", {{"train", with("ring", 4, 10)}}},
                     DiffSide{"B", "", {{"train", with("ring", 8, 10)}}});
