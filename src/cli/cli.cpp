@@ -21,16 +21,57 @@ namespace {
 
 // A command-line error as podnet's other errors read: its prefix, and for an option this command lacks, the
 // nearest it has, or the scenario key another command's option of that name sets ("(sets KEY)" in its help).
-std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e, const std::string& command) {
+std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e, const std::string& command,
+                             const std::vector<std::string>& args) {
   std::string text = e.what();
   const CLI::App* sub = nullptr;
   for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
     if (s->get_name() == command) sub = s;
-  if (!sub) return text;
+  if (!sub) {
+    if (command.empty() || command[0] == '-')  // no command at all: CLI11 says "A subcommand is required"
+      return "a command is required: `podnet list` shows what is built in, `podnet run` runs a first example, "
+             "`podnet --help` lists the commands";
+    return text;
+  }
+  // A positional argument left out ("b is required"): say what the command takes, with its usage line.
+  if (dynamic_cast<const CLI::RequiredError*>(&e) && text.find(" is required") != std::string::npos &&
+      text.rfind("--", 0) != 0) {
+    std::vector<std::string> positionals;
+    for (const CLI::Option* o : sub->get_options())
+      if (o->get_positional()) positionals.push_back(fmt::format("{}: {}", o->get_name(), o->get_description()));
+    if (!positionals.empty()) {
+      text = fmt::format("`podnet {}` takes {} ({})", command,
+                         positionals.size() == 1 ? "one argument" : fmt::format("{} arguments", positionals.size()),
+                         fmt::join(positionals, "; "));
+      // The help's first example shows them in place.
+      const std::string footer = sub->get_footer();
+      if (const size_t at = footer.find("podnet " + command + " "); at != std::string::npos) {
+        std::string example = footer.substr(at, footer.find('\n', at) - at);
+        if (const size_t hash = example.find("  #"); hash != std::string::npos) example.erase(hash);
+        while (!example.empty() && example.back() == ' ') example.pop_back();
+        text += fmt::format("; for example: {}", example);
+      }
+    }
+  }
   if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
-    std::string option;
-    for (std::istringstream words(text.substr(text.find(':') + 1)); words >> option;)
+    std::string option, first;
+    for (std::istringstream words(text.substr(text.find(':') + 1)); words >> option;) {
+      if (first.empty()) first = option;
       if (option.rfind("--", 0) == 0) break;
+    }
+    // A value after a flag ("--allow-oom true"): a flag takes none.
+    if (option.rfind("--", 0) != 0 && !first.empty()) {
+      for (size_t i = 1; i < args.size(); ++i) {
+        if (args[i] != first) continue;
+        const std::string& before = args[i - 1];
+        if (before.rfind("--", 0) != 0 || before.find('=') != std::string::npos) continue;
+        for (const CLI::Option* o : sub->get_options())
+          if (o->check_lname(before.substr(2)) && o->get_expected_max() == 0)
+            return fmt::format("{} is a flag and takes no value ('{}' after it): give {} alone for yes, {}=false for "
+                               "no (`podnet {} --help` lists its options)",
+                               before, first, before, before, command);
+      }
+    }
     if (option.rfind("--", 0) == 0) {
       std::vector<std::string> names;
       for (const CLI::Option* o : sub->get_options())
@@ -137,7 +178,8 @@ int run(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "podnet: error: " << parse_error_text(app, e, argc > 1 ? argv[1] : "") << "\n";
+    std::cerr << "podnet: error: "
+              << parse_error_text(app, e, argc > 1 ? argv[1] : "", std::vector<std::string>(argv, argv + argc)) << "\n";
     return kExitBadInput;
   } catch (const InputError& e) {  // an option's own check, run while parsing (--fail-links 1 aborted)
     std::cerr << "podnet: error: " << e.what() << "\n";

@@ -1207,6 +1207,29 @@ TEST(BadInput, ScenarioValuesThatHungOrLiedAreRefused) {
 
 // The bench command's own checks, which the campaign saw run until killed (a zero size, billions of sizes,
 // an 8,000,000 TiB message on the packet engine) or silently ignored (--channels 0 or -1).
+TEST(BadInput, NoCommandMissingArgumentsAndFlagValuesAreExplained) {
+  // CLI11 said "A subcommand is required", "b is required" and "The following argument was not expected: x.db".
+  Result r = run("", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("a command is required: `podnet list` shows what is built in"), std::string::npos) << r.out;
+  r = run("diff aipod-16k", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("`podnet diff` takes 2 arguments (a: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("; for example: podnet diff aipod-16k aipod-16k --set-b"), std::string::npos) << r.out;
+  // A yes/no option is a flag in every command: a value after it is named as such.
+  for (const char* c : {"train leafspine-8k --allow-oom true", "sweep leafspine-8k --vary seed=1 --allow-oom yes"}) {
+    r = run(c, true);
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find("--allow-oom is a flag and takes no value"), std::string::npos) << c << "\n" << r.out;
+  }
+  // sweep's --allow-oom no longer swallows the option after it, and --failures=false turns a default-on flag off.
+  const auto dir = temp_dir();
+  r = run("sweep leafspine-8k --set network.engine=analytical --vary topology.gpus=64 --allow-oom --results " +
+              (dir / "a.db").string() + " --failures=false",
+          true);
+  EXPECT_EQ(r.status, 0) << r.out;
+}
+
 TEST(BadInput, AMisspeltCommandIsNamedWithTheNearestOne) {
   // CLI11 said only "A subcommand is required" for a typo.
   Result r = run("desgin aipod-16k", true);

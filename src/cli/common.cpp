@@ -712,11 +712,20 @@ void add_study_options(CLI::App* cmd, StudyOptions& o) {
     std::string who;
     for (const auto& n : names) who += (who.empty() ? "" : ", ") + n;
     std::string help = who + ": " + p->spec.help;
-    if (!p->spec.default_text.empty()) help += " (default " + p->spec.default_text + ")";
     const std::string option = p->option();
-    cmd->add_option_function<std::string>(
-           p->flags.empty() ? option : p->flags, [&o, option](const std::string& v) { o.given[option] = v; }, help)
-        ->type_name(p->spec.type == ParamType::Bool ? "true|false" : "VALUE");
+    if (p->spec.type == ParamType::Bool)
+      help += p->spec.default_text == "true" ? " (on unless " + option + "=false)" : " (off unless given)";
+    else if (!p->spec.default_text.empty()) help += " (default " + p->spec.default_text + ")";
+    const std::string spelled = p->flags.empty() ? option : p->flags;
+    // A yes/no option is a flag, as train's and run's --allow-oom are: given alone it is true; --allow-oom=false
+    // says no. (An option taking a value would swallow the argument after it: "--allow-oom --results x.db".)
+    if (p->spec.type == ParamType::Bool)
+      cmd->add_flag_function(
+          spelled, [&o, option](int64_t n) { o.given[option] = n > 0 ? "true" : "false"; }, help);
+    else
+      cmd->add_option_function<std::string>(
+             spelled, [&o, option](const std::string& v) { o.given[option] = v; }, help)
+          ->type_name("VALUE");
   }
 }
 

@@ -308,7 +308,7 @@ std::vector<StudyDef> builtin() {
     d.description = "one training iteration of the scenario's workload: time, breakdown, MFU, days to train";
     d.params = {param("allow_oom", ParamType::Bool, "false", "time the job even when it does not fit in memory"),
                 param("failures", ParamType::Bool, "true",
-                      "also run the iteration with the scenario's failures: (when it has some)"),
+                      "also run the iteration with the scenario's failures (when it has some)"),
                 param("sweep", ParamType::Bool, "false", "the scaling-efficiency sweep (DP and NIC caps)", {}, kServe),
                 param("trace", ParamType::Bool, "false", "keep a Chrome/Perfetto trace of the iteration", {}, kServe)};
     d.gpus_field = "parallelism.gpus";
