@@ -123,7 +123,12 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
   // --workload is the scenario's workload.model, set before the scenario resolves, so the model's recipe fills
   // the keys the scenario leaves out (tp, pp, cp, recompute...) as `podnet train --set workload.model=` does.
   Common src = c;
-  if (!o.workload.empty()) set_by(src, "--workload", "workload.model", o.workload);
+  if (!o.workload.empty()) {
+    // The model's own recipe (tp, pp, interleave...): the scenario's layout was written for its own model (aipod-16k's
+    // PP16 x v8 cannot hold llama3-70b's 80 layers).
+    set_by(src, "--workload", "workload.model", o.workload);
+    set_by(src, "--workload", "workload.recipe", "preset");
+  }
   const scenario::Scenario source = load_scenario(src);
   study::OptimizeSpace space;
   space.gpus = o.gpus;
@@ -180,6 +185,21 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
   constexpr size_t kCheckedValues = 1000;
   for (const auto& sets : study::value_check_overrides(req.axes, kCheckedValues))
     (void)scenario::load(base, sets, {}, flags);
+  {
+    // A job's memory depends on the job alone (its model, layout and GPUs), not on the fabric: one that does not
+    // fit would fail at every design point, after the whole design sweep. Said now, with what to change.
+    const workload::Job j = workload::job_from(scenario::load(base).section("workload"), o.gpus);
+    try {
+      workload::check_memory(j);
+    } catch (const ParamError& e) {
+      std::string why = e.what();
+      if (const size_t at = why.find("; or pass --allow-oom"); at != std::string::npos) why.erase(at);
+      throw InputError(fmt::format(
+          "--gpus {}: {} (TP{} x CP{} x PP{} x DP{}) does not fit in memory, whatever the fabric: {}; or give it more "
+          "GPUs (--gpus), or a smaller model (--workload, e.g. llama3-70b or llama3-8b)",
+          thousands(o.gpus), j.model.name, j.tp, j.cp, j.pp, j.dp, why));
+    }
+  }
 
   study::SweepProgress progress;
   const bool tty = isatty(STDERR_FILENO) != 0;

@@ -148,6 +148,29 @@ TEST(OptimizeCli, WorkloadIsTheModelTrainRuns) {
             nlohmann::json::parse(t.out)["batch"]["global_batch"]);
 }
 
+TEST(OptimizeCli, AJobThatFitsNoGpuIsRefusedBeforeTheSweeps) {
+  // The default job (Llama 3 405B, TP8 x PP16) on 1,024 GPUs is DP8: 87.1 GB per GPU on 85.9 GB parts, on any
+  // fabric. optimize said so only after sweeping every design, and its advice named --allow-oom, which it lacks.
+  const fs::path d = podnet::cli::testing::temp_dir("podnet_optimize_test");
+  fs::remove_all(d / "oom");
+  const Result r = run("optimize --gpus 1024 --dir " + (d / "oom").string(), true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--gpus 1,024: llama3-405b (TP8 x CP1 x PP16 x DP8) does not fit in memory, whatever the "
+                       "fabric: needs 87.1 GB per GPU"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("a smaller model (--workload, e.g. llama3-70b or llama3-8b)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("--allow-oom"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(d / "oom" / "design.db"));
+  // --workload brings its model's recipe: aipod-16k's PP16 x v8 (written for 405B) would not hold 70B's 80 layers.
+  const Result w = run("optimize --gpus 1024 --workload llama3-70b --families rail_clos --tiers 2 --oversubscription "
+                       "1:1 --radix 128 --speeds 400Gbps --nics 8 --aoc 30m --dir " +
+                           (d / "oom").string() + "-70b",
+                       true);
+  EXPECT_EQ(w.status, 0) << w.out;
+  EXPECT_NE(w.out.find("llama3-70b on 1,024 x h100: TP4 x CP2 x PP4 x DP32"), std::string::npos) << w.out;
+}
+
 TEST(OptimizeCli, NothingFeasibleSaysWhy) {
   // 3 NICs cannot serve 8-GPU servers: every design point fails, and the error gives the reason (it said only
   // that nothing was feasible; the reason was in design.db).
@@ -233,7 +256,7 @@ TEST(OptimizeCli, DataParallelismAutoAndUntimedCandidatesAreExplained) {
   // kBase with dp left to auto (as most built-in scenarios have it) and Llama 3 405B at TP8 x DP8 on 64 GPUs:
   // 405e9 x 2 B / 8 = 101 GB of weights alone per GPU on 80 GB parts, so the train study refuses every
   // candidate. Before, dp auto stopped optimize with "bad conversion"; an all-refused front printed no reason,
-  // and then exited 0 as if it had done its job.
+  // and then exited 0 as if it had done its job; now the job is refused before any design is swept.
   std::string text = kBase;
   text.replace(text.find("model: llama3-8b"), 16, "model: llama3-405b");
   text.replace(text.find("dp: 8, "), 7, "");
@@ -242,13 +265,12 @@ TEST(OptimizeCli, DataParallelismAutoAndUntimedCandidatesAreExplained) {
   const Result r = run("optimize " + base + " --gpus 64 --families fat_tree --tiers 2 --oversubscription 1:1 " +
                            "--radix 64 --speeds 400Gbps --nics 8 --aoc 30m --dir " + (d / "auto").string(),
                        true);
+  // Refused before the sweeps: the job's memory does not depend on the fabric.
   EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_NE(r.out.find("podnet: error: no design kept (1) could be timed (the reasons are above), so there is no "
-                       "front"),
+  EXPECT_NE(r.out.find("--gpus 64: llama3-405b (TP8 x CP1 x PP1 x DP8) does not fit in memory, whatever the fabric"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("0 timed; the front has 0"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("not timed: 1 of 1 candidate(s); the train study said:"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("bad conversion"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("GB per GPU"), std::string::npos) << r.out;
 }
 

@@ -368,6 +368,11 @@ class Loader {
         given = given || same.empty() || !p.has(k) || p.text(k) != same;
       }
       if (given) continue;
+      // The preset's layout replaces the file's: the file's dp was written for that layout (aipod-16k's dp 128 for
+      // 405B's TP8 x PP16), so unless the command line gives dp it is left out (auto: the fabric's GPUs).
+      if (preset && group == "layout" && !gives("dp") && p.has("dp") &&
+          std::any_of(r->groups.begin(), r->groups.end(), [](const auto& g) { return g.name == "layout"; }))
+        p.erase("dp");
       for (const auto& g : r->groups) {
         if (g.name != group) continue;
         for (const auto& [k, text] : g.keys) {

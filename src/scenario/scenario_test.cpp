@@ -791,6 +791,15 @@ TEST(Recipe, APresetFillsTheGroupsTheScenarioLeavesOut) {
   EXPECT_EQ(sc.section("workload").get_int("tp"), 2);
   EXPECT_EQ(sc.section("workload").get_int("pp"), 16);
   EXPECT_EQ(sc.section("workload").get_string("recompute"), "none");  // its group given nowhere
+  // The file's dp was written for the file's layout: under the preset's layout it is left out (auto), unless the
+  // command line gives it.
+  sc = load_text(std::string(kBase) + "workload:\n  model: llama3-70b\n  tp: 8\n  dp: 2\n", "t.yaml", "t",
+                 {"workload.recipe=preset"});
+  EXPECT_EQ(sc.section("workload").get_int("tp"), 4);
+  EXPECT_FALSE(sc.section("workload").has("dp"));
+  sc = load_text(std::string(kBase) + "workload:\n  model: llama3-70b\n  tp: 8\n  dp: 2\n", "t.yaml", "t",
+                 {"workload.recipe=preset", "workload.dp=1"});
+  EXPECT_EQ(sc.section("workload").get_int("dp"), 1);
   // A model without a published recipe keeps podnet's defaults and records nothing.
   sc = load_text(std::string(kBase) + "workload:\n  model: mixtral-8x7b\n", "t.yaml", "t");
   EXPECT_TRUE(sc.recipe_keys.empty());
