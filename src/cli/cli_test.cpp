@@ -91,6 +91,14 @@ TEST(Cli, BadInputExitsTwoWithLocation) {
        "bad.yaml:5: topology.rails"},
       {"impossible: radix cannot host the GPUs", head + "  gpus: 65544\n  tiers: 2\n",
        "bad.yaml:4: topology.gpus: topology.gpus = 65,544 exceeds"},
+      // A number pasted as podnet prints it, in a block map and in a { } map (where the comma splits it).
+      {"thousands separator", head + "  gpus: 4,096\n",
+       "bad.yaml:4: topology.gpus: '4,096' is not valid: expected an integer in [1, 1048576] (write numbers without "
+       "thousands separators)"},
+      {"thousands separator in { }", "schema_version: 1\ntopology: {family: rail_clos, gpus: 4,096}\n",
+       "bad.yaml:2: topology.096: unknown key '096': inside { } a comma ends a value"},
+      {"a tab", "schema_version: 1\ntopology:\n\tfamily: rail_clos\n",
+       "(line 3 is indented with a tab: YAML indents with spaces only)"},
   };
   for (const auto& c : cases) {
     std::string path = write_file("bad.yaml", c.yaml);
@@ -1207,6 +1215,21 @@ TEST(BadInput, ScenarioValuesThatHungOrLiedAreRefused) {
 
 // The bench command's own checks, which the campaign saw run until killed (a zero size, billions of sizes,
 // an 8,000,000 TiB message on the packet engine) or silently ignored (--channels 0 or -1).
+TEST(BadInput, AKeyWithoutItsSectionAndASizeWithoutItsUnit) {
+  // On the command line there is nothing to indent: the key is written with its section's name.
+  Result r = run("sweep leafspine-8k --vary nic_speed=100Gbps", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--vary nic_speed: unknown key; it is a key of `server:`, `frontend:`: write server.nic_speed "
+                       "or frontend.nic_speed"),
+            std::string::npos)
+      << r.out;
+  // A bare number was bytes: "--max-memory 10" read as a limit of 0 MB.
+  r = run("train leafspine-8k --max-memory 10", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--max-memory: '10' has no unit: expected a size such as 10GB or 10MB"), std::string::npos)
+      << r.out;
+}
+
 TEST(BadInput, NoCommandMissingArgumentsAndFlagValuesAreExplained) {
   // CLI11 said "A subcommand is required", "b is required" and "The following argument was not expected: x.db".
   Result r = run("", true);

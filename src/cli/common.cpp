@@ -56,6 +56,9 @@ void add_common(CLI::App* cmd, Common& c, bool scenario_required, const std::vec
           [](std::string& v) -> std::string {
             // An empty or zero limit would read as "no limit": refused, as every other size.
             if (v.find_first_not_of(' ') == std::string::npos) return "expected a size such as 8GB, got nothing";
+            // A bare number would be bytes ("10": a limit of 0 MB): the unit is asked for, as in a scenario.
+            if (v.find_first_not_of("0123456789. ") == std::string::npos)
+              return "'" + v + "' has no unit: expected a size such as " + v + "GB or " + v + "MB";
             try {
               if (parse_size(v, "--max-memory") <= 0) return "expected a positive size such as 8GB, got '" + v + "'";
             } catch (const InputError& e) {

@@ -191,6 +191,13 @@ class Loader {
                              sc_.family, sc_.family, path, sc_.family, join(names)));
           std::vector<std::string> all = names;
           all.insert(all.end(), extra_keys.begin(), extra_keys.end());
+          // Digits alone: a number split at its thousands separator inside a { } map (`gpus: 4,096` reads as
+          // gpus: 4 and a key 096).
+          if (!key.empty() && key.find_first_not_of("0123456789") == std::string::npos)
+            fail(path, line,
+                 fmt::format("unknown key '{}': inside {{ }} a comma ends a value, so a number written with "
+                             "thousands separators (4,096) splits in two; write it without them (4096)",
+                             key));
           std::string hint = closest(key, all);
           fail(path, line,
                fmt::format("unknown key{}; expected one of: {}", hint.empty() ? "" : " (did you mean '" + hint + "'?)",
@@ -212,9 +219,15 @@ class Loader {
           // A misspelt choice (a model, a GPU, a policy): the nearest one.
           const std::string near =
               spec->type == ParamType::String && !spec->choices.empty() ? closest(scalar_text(v), spec->choices) : "";
+          // A number as podnet prints it ("4,096"): say to leave the separator out.
+          const std::string text = scalar_text(v);
+          const bool separated = (spec->type == ParamType::Int || spec->type == ParamType::Real) &&
+                                 text.find(',') != std::string::npos &&
+                                 text.find_first_not_of("0123456789,.") == std::string::npos;
           fail(path, line,
-               fmt::format("'{}' is not valid{}: expected {}", scalar_text(v),
-                           near.empty() ? "" : " (did you mean '" + near + "'?)", expected));
+               fmt::format("'{}' is not valid{}: expected {}{}", text,
+                           near.empty() ? "" : " (did you mean '" + near + "'?)", expected,
+                           separated ? " (write numbers without thousands separators)" : ""));
         }
         p.set(key, *value, canonical);
       }
@@ -243,14 +256,19 @@ class Loader {
       if (std::find(top.begin(), top.end(), key) == top.end()) {
         std::string hint = closest(key, top);
         // A section's key at the top level (`model:` not indented under `workload:`): name the section.
-        std::vector<std::string> owners;
+        std::vector<std::string> owners, dotted;
         for (const auto& s : sections())
           for (const auto& spec : s.params())
-            if (spec.name == key) owners.push_back(fmt::format("`{}:`", s.name));
+            if (spec.name == key) {
+              owners.push_back(fmt::format("`{}:`", s.name));
+              dotted.push_back(std::string(s.name) + "." + key);
+            }
         fail(key, line_of(it->first),
              owners.empty() && hint.empty() ? fmt::format("unknown key; expected one of: {}", join(top))
-             : owners.empty()
-                 ? fmt::format("unknown key (did you mean '{}'?); expected one of: {}", hint, join(top))
+             : owners.empty() ? fmt::format("unknown key (did you mean '{}'?); expected one of: {}", hint, join(top))
+             : sc_.from_set.count(key)
+                 // On the command line there is nothing to indent: the key takes its section's name.
+                 ? fmt::format("unknown key; it is a key of {}: write {}", join(owners), fmt::join(dotted, " or "))
                  : fmt::format("unknown key at the top level; it is a key of {}: indent it under its section (two "
                                "spaces)",
                                join(owners)));

@@ -158,6 +158,19 @@ YAML::Node parse_yaml(const std::string& text, const std::string& source, const 
       hint = " (is this line indented less than the keys beside it? keys of one section line up)";
     else if (e.msg.find("flow not found") != std::string::npos)
       hint = " (a `{` or `[` opened before this point is not closed)";
+    // A tab in a line's indentation, at or above the error: YAML indents with spaces only, and yaml-cpp's own
+    // words ("illegal map value") do not say so.
+    {
+      std::istringstream lines(text);
+      std::string line;
+      for (int n = 1; std::getline(lines, line) && (e.mark.is_null() || n <= e.mark.line + 1); ++n) {
+        const size_t first = line.find_first_not_of(" \t");
+        if (first != std::string::npos && line.find('\t') < first) {
+          hint = fmt::format(" (line {} is indented with a tab: YAML indents with spaces only)", n);
+          break;
+        }
+      }
+    }
     if (e.mark.is_null()) throw InputError(fmt::format("{}: YAML syntax error: {}{}", source, e.msg, hint));
     throw InputError(
         fmt::format("{}:{}:{}: YAML syntax error: {}{}", source, e.mark.line + 1, e.mark.column + 1, e.msg, hint));
