@@ -1215,6 +1215,35 @@ TEST(BadInput, ScenarioValuesThatHungOrLiedAreRefused) {
 
 // The bench command's own checks, which the campaign saw run until killed (a zero size, billions of sizes,
 // an 8,000,000 TiB message on the packet engine) or silently ignored (--channels 0 or -1).
+TEST(BadInput, FailuresNamedAsATierOrWithTheWrongKeyAreExplainedByEveryCommand) {
+  // "What does one failed spine do": --fail-links spine=1 suggested 'pcie'.
+  Result r = run("train aipod-16k --fail-links spine=1", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("'spine' is a switch tier, not a link class: --fail-switches spine=N fails its switches; its "
+                       "links are leaf-spine and spine-super_spine"),
+            std::string::npos)
+      << r.out;
+  // link: (one link's name) with a share: the share's key is links:, not fraction's neighbour 'action'.
+  const std::string head = "schema_version: 1\nname: t\ntopology: {family: rail_clos, gpus: 64}\nfailures:\n";
+  r = run("train " + write_file("one.yaml", head + "  - {link: leaf-spine, fraction: 1%}\n"), true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("one.yaml:5: failures[0].link: link takes one link's name; a share (fraction:) of a link "
+                       "class takes links: write links: leaf-spine"),
+            std::string::npos)
+      << r.out;
+  // A misspelt class is refused by every command that reads the scenario, not only by train.
+  const std::string bad = write_file("spin.yaml", head + "  - {links: leaf-spin, fraction: 1%}\n");
+  for (const char* c : {"design", "reliability", "resolve", "train"}) {
+    r = run(std::string(c) + " " + bad, true);
+    EXPECT_EQ(r.status, 2) << c << "\n" << r.out;
+    EXPECT_NE(r.out.find("failures[0].links: 'leaf-spin' is not a link class of this fabric (did you mean "
+                         "'leaf-spine'?)"),
+              std::string::npos)
+        << c << "\n"
+        << r.out;
+  }
+}
+
 TEST(BadInput, AKeyWithoutItsSectionAndASizeWithoutItsUnit) {
   // On the command line there is nothing to indent: the key is written with its section's name.
   Result r = run("sweep leafspine-8k --vary nic_speed=100Gbps", true);

@@ -214,6 +214,7 @@ int cmd_design(const Common& c, const DesignOptions& d) {
     throw InputError(sc.where("frontend.tenants") +
                      ": there are no tenants to isolate; expected a tenants: section, or frontend.tenants: shared");
   topology::Topology t = sc.build_topology();
+  sc.check_failures(t);  // design injects no failures, but a misspelt one is refused here as everywhere
   nlohmann::json doc = design_document(sc, t, "design");
   const bool exports_to_stdout = !d.exports.empty() && c.out_dir.empty();
   if (!exports_to_stdout) emit(c, sc, doc, "design", report::write_design_table);

@@ -253,10 +253,12 @@ TEST(HostileInput, ErrorsNameThePlaceTheUserChanged) {
   r = run("bench aipod-16k --max 1MiB --set collective.algorithms=bogus", true);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(has(r, "--set collective.algorithms: 'bogus' is not valid: unknown algorithm 'bogus'")) << r.out;
-  // Failures with the analytical engine, faults with the flow engine: both keys' places.
-  const std::string fa = write_file(dir, "fa.yaml",
-                                    "schema_version: 1\ntopology: {family: fat_tree, gpus: 64}\nnetwork: {engine: "
-                                    "analytical}\nfailures:\n  - {link: leaf0-spine0, at: 1ms, action: down}\n");
+  // Failures with the analytical engine, faults with the flow engine: both keys' places. (The link's name is checked
+  // first, by every command: it is a real one here.)
+  const std::string fa =
+      write_file(dir, "fa.yaml",
+                 "schema_version: 1\ntopology: {family: fat_tree, gpus: 64}\nnetwork: {engine: "
+                 "analytical}\nfailures:\n  - {link: \"leaf-000:Ethernet1/1\", at: 1ms, action: down}\n");
   r = run("bench " + fa + " --max 1MiB", true);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(has(r, fa + ":4: failures: failures other than slow GPUs are injected by the flow and packet engines"))

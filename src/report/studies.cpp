@@ -230,6 +230,7 @@ std::vector<StudyDef> builtin() {
                 optional(field("capex_with_frontend_usd", "capex with the frontend", "USD", 0))};
     d.run = [](const StudyRun& r) {
       const topology::Topology t = r.scenario->build_topology();
+      r.scenario->check_failures(t);  // as `podnet design` does
       StudyOutput o;
       o.document = design_document(*r.scenario, t, "design");
       if (r.page) o.extras["drawing"] = fabric_drawing(t);

@@ -472,6 +472,15 @@ class Loader {
         sc_.failures.push_back(f);
         continue;
       }
+      // A share (fraction: or count:) names a class or a tier with links: / switches:; link: / switch: name one
+      // device. `{link: leaf-spine, fraction: 1%}` mixes the two: say which key to write.
+      for (const char* share : {"fraction", "count"})
+        for (const auto& [one, many] : {std::pair{"link", "links"}, {"switch", "switches"}})
+          if (e[share] && e[one])
+            fail(path + "." + one, line_of(e[one]),
+                 fmt::format("{} takes one {}'s name; a share ({}:) of a {} takes {}: write {}: {}", one, one, share,
+                             std::string(one) == "link" ? "link class" : "switch tier", many, many,
+                             scalar_text(e[one])));
       check_keys(e, path, failure_keys());
       std::string expected;
       if (!e["at"]) fail(path + ".at", line, "missing: expected the time of the event (e.g. at: 5ms)");
@@ -1314,6 +1323,25 @@ static std::vector<engine::FailureEvent> draw_share(const topology::Topology& t,
       if (t.link_classes[c] == f.target) cls = static_cast<int>(c);
     }
     if (!fabric && cls < 0) {
+      // A switch tier given as a link class ("spine"): the classes that end at that tier, and the option that
+      // fails the switches themselves.
+      const bool is_tier = std::find(t.tier_names.begin() + (t.tier_names.empty() ? 0 : 1), t.tier_names.end(),
+                                     f.target) != t.tier_names.end();
+      if (is_tier) {
+        std::vector<std::string> ending;
+        for (const auto& n : names) {
+          const size_t dash = n.find('-');
+          if (dash != std::string::npos && (n.substr(0, dash) == f.target || n.substr(dash + 1) == f.target))
+            ending.push_back(n);
+        }
+        const bool cli = where_.rfind("--fail-links", 0) == 0;
+        throw InputError(fmt::format(
+            "{}.links: '{}' is a switch tier, not a link class: {} fails its switches{} (this fabric's link "
+            "classes: {})",
+            where_, f.target,
+            cli ? fmt::format("--fail-switches {}=N", f.target) : fmt::format("{{switches: {}}}", f.target),
+            ending.empty() ? "" : fmt::format("; its links are {}", fmt::join(ending, " and ")), join(names)));
+      }
       const std::string near = closest(f.target, names);
       throw InputError(fmt::format("{}.links: '{}' is not a link class of this fabric{}: expected fabric (every "
                                    "switch-to-switch link) or one of: {}",

@@ -27,6 +27,9 @@ auto located(const Scenario& sc, F&& f) {
 Setup resolve(Scenario sc, std::optional<topology::Topology> fabric) {
   Setup s;
   s.fabric = fabric ? std::move(*fabric) : sc.build_topology();
+  // The failures' names (link classes, tiers, devices) are checked for every command, not only the ones that
+  // inject them: a scenario checked with `podnet reliability` must not fail later in `podnet train`.
+  sc.check_failures(s.fabric);
   located(sc, [&] {
     const Params& net = sc.section("network");
     s.engine = net.get_string("engine");
