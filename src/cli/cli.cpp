@@ -1,9 +1,11 @@
 #include "cli/cli.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -57,10 +59,10 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e, cons
     std::string option, first;
     for (std::istringstream words(text.substr(text.find(':') + 1)); words >> option;) {
       if (first.empty()) first = option;
-      if (option.rfind("--", 0) == 0) break;
+      if (option.rfind("--", 0) == 0 || (option.size() == 2 && option[0] == '-')) break;
     }
     // A value after a flag ("--allow-oom true"): a flag takes none.
-    if (option.rfind("--", 0) != 0 && !first.empty()) {
+    if (option.rfind("-", 0) != 0 && !first.empty()) {
       for (size_t i = 1; i < args.size(); ++i) {
         if (args[i] != first) continue;
         const std::string& before = args[i - 1];
@@ -72,7 +74,7 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e, cons
                                before, first, before, before, command);
       }
     }
-    if (option.rfind("--", 0) == 0) {
+    if (option.rfind("--", 0) == 0 || (option.size() == 2 && option[0] == '-')) {
       std::vector<std::string> names;
       for (const CLI::Option* o : sub->get_options())
         for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
@@ -81,7 +83,7 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e, cons
       std::vector<std::string> takers;  // the commands that have it, for an option that sets no key
       for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
         for (const CLI::Option* o : s->get_options()) {
-          if (!o->check_lname(option.substr(2))) continue;
+          if (!(option.size() == 2 ? o->check_sname(option.substr(1)) : o->check_lname(option.substr(2)))) continue;
           const std::string d = o->get_description();
           if (const auto k = d.find("(sets "); k == std::string::npos) {
             if (std::find(takers.begin(), takers.end(), s->get_name()) == takers.end()) takers.push_back(s->get_name());
@@ -97,13 +99,53 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e, cons
       if (elsewhere.empty() && !takers.empty()) {
         std::vector<std::string> quoted;
         for (const auto& t : takers) quoted.push_back("`podnet " + t + "`");
-        elsewhere = fmt::format("; {} take{} it", fmt::join(quoted, ", "), takers.size() == 1 ? "s" : "");
+        elsewhere = takers.size() > 4
+                        ? fmt::format("; {} other commands take it", takers.size())
+                        : fmt::format("; {} take{} it", fmt::join(quoted, ", "), takers.size() == 1 ? "s" : "");
       }
       const std::string near = scenario::closest(option, names);
       text += elsewhere.empty() && !near.empty() ? fmt::format("; did you mean {}?", near) : elsewhere;
+      if (command == "resolve" && (option == "--out" || option == "-o"))
+        text = fmt::format("`podnet resolve` has no option {}: it writes no files, it prints the scenario (redirect "
+                           "stdout: podnet resolve SCENARIO > my.yaml)",
+                           option);
     }
   }
   return fmt::format("{} (`podnet {} --help` lists its options)", text, command);
+}
+
+// An option that sets a scenario key names it in its help ("(inference.rate)", "(sets network.engine)"): the key's
+// default is added there ("(inference.rate; default 1/s)"), so --help shows what a run without the option uses.
+void add_key_defaults(CLI::App& app) {
+  std::map<std::string, std::string> defaults;  // "section.key" -> its default, as `podnet list keys` shows it
+  for (const auto& section : scenario::sections())
+    for (const auto& spec : section.params())
+      defaults[std::string(section.name) + "." + spec.name] =
+          spec.default_text;  // an optional key (no default: absent means none) adds nothing
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    for (CLI::Option* o : sub->get_options()) {
+      std::string d = o->get_description();
+      if (d.find("default") != std::string::npos) continue;
+      // The last key named in a parenthesis.
+      size_t best = std::string::npos, best_end = 0;
+      std::string best_key;
+      for (size_t i = 0; i < d.size(); ++i) {
+        if (i > 0 && (std::isalnum(static_cast<unsigned char>(d[i - 1])) || d[i - 1] == '_' || d[i - 1] == '.'))
+          continue;
+        size_t j = i;
+        while (j < d.size() && (std::isalnum(static_cast<unsigned char>(d[j])) || d[j] == '_' || d[j] == '.')) ++j;
+        const std::string word = d.substr(i, j - i);
+        if (defaults.count(word) && !defaults[word].empty() && j < d.size() && (d[j] == ')' || d[j] == ';')) {
+          best = i;
+          best_end = j;
+          best_key = word;
+        }
+        i = j;
+      }
+      if (best == std::string::npos) continue;
+      d.insert(best_end, "; default " + defaults[best_key]);
+      o->description(d);
+    }
 }
 
 }  // namespace
@@ -139,6 +181,7 @@ int run(int argc, char** argv) {
   add_run_command(app, action);
   add_resolve_command(app, action);
   add_serve_command(app, action);
+  add_key_defaults(app);
 
   // A misspelt command: CLI11 says only that a subcommand is required.
   if (argc > 1 && argv[1][0] != '-') {

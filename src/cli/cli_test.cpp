@@ -1244,6 +1244,28 @@ TEST(BadInput, FailuresNamedAsATierOrWithTheWrongKeyAreExplainedByEveryCommand) 
   }
 }
 
+TEST(Cli, HelpShowsTheDefaultOfTheKeyAnOptionSets) {
+  // An option that names the scenario key it sets shows that key's default (from the key's spec, as `podnet list
+  // keys` shows it); an optional key without one adds nothing.
+  Result r = run("inference --help");
+  EXPECT_NE(r.out.find("requests per second (Poisson arrivals; inference.rate; default 1)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("(p99; inference.target_tpot)"), std::string::npos) << r.out;
+  r = run("plan-upgrade --help");
+  EXPECT_NE(r.out.find("(maintenance.tier; default spine)"), std::string::npos) << r.out;
+  r = run("train --help");
+  EXPECT_NE(r.out.find("(sets placement.policy; default topology_aware)"), std::string::npos) << r.out;
+  // resolve offers only what it does (no --out, no --max-memory, yaml|json|csv); run and resolve have examples.
+  r = run("resolve --help");
+  EXPECT_EQ(r.out.find("-o,--out"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("--max-memory"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("-f,--format yaml|json|csv"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Examples:\n  podnet resolve aipod-16k"), std::string::npos) << r.out;
+  r = run("run --help");
+  EXPECT_NE(r.out.find("Examples:\n  podnet run "), std::string::npos) << r.out;
+  EXPECT_EQ(run("resolve leafspine-8k --format yaml").out, run("resolve leafspine-8k").out);
+}
+
 TEST(BadInput, AKeyWithoutItsSectionAndASizeWithoutItsUnit) {
   // On the command line there is nothing to indent: the key is written with its section's name.
   Result r = run("sweep leafspine-8k --vary nic_speed=100Gbps", true);
@@ -1602,7 +1624,7 @@ TEST(BadInput, OutputDirectoriesAreCheckedBeforeTheRun) {
       {"diagnose aipod-16k --out " + file, "--out " + file + is_file},
       {"optimize aipod-16k --gpus 1024 --dir " + file, "--dir " + file + is_file},
       {"optimize aipod-16k --gpus 1024 --out " + file + "/o", "--out " + file + "/o" + is_file},
-      {"resolve aipod-16k --out " + (dir / "r").string(), "resolve writes no files"},
+      {"resolve aipod-16k --out " + (dir / "r").string(), "it writes no files, it prints the scenario"},
   });
   EXPECT_EQ(read_file(file), "x\n");  // left as it was
   fs::remove_all(dir);

@@ -433,8 +433,6 @@ std::string auto_notes(const scenario::Scenario& sc, const std::optional<scenari
 }
 
 int cmd_resolve(const Common& c) {
-  if (!c.out_dir.empty())
-    throw InputError("--out " + c.out_dir + ": resolve writes no files; it prints the scenario (redirect stdout)");
   scenario::Scenario sc = load_scenario(c);
   const std::string yaml = sc.resolved_yaml();
   // A scenario that cannot be set up (its keys parse, but together they make no fabric or job: 60 GPUs of
@@ -448,7 +446,7 @@ int cmd_resolve(const Common& c) {
   } catch (const InputError& e) {
     broken = e.what();
   }
-  if (c.format == "table") {
+  if (c.format == "table" || c.format == "yaml") {
     std::cout << yaml << (broken.empty() ? auto_notes(sc, setup) : "# (not a scenario podnet can run: see below)\n");
     if (!broken.empty()) throw InputError(broken);
     return kExitOk;
@@ -527,6 +525,23 @@ void add_resolve_command(CLI::App& app, Action& action) {
       "print a scenario with every default filled in (YAML, followed by comments saying what each `auto` becomes "
       "on this fabric; --format json or csv: the scenario as data)");
   add_common(resolve, *c, true);
+  // resolve prints a scenario: YAML, or the same as data; it writes no files and runs nothing (no --out, no
+  // --max-memory).
+  for (const char* o : {"--out", "--max-memory", "--format"}) resolve->remove_option(resolve->get_option(o));
+  resolve
+      ->add_option("-f,--format", c->format,
+                   "yaml (default: the scenario, with comments on what each `auto` becomes), json or csv (the scenario "
+                   "as data)")
+      ->type_name("yaml|json|csv")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            return v == "yaml" || v == "table" || v == "json" || v == "csv" ? "" : "expected yaml, json or csv";
+          },
+          "", "a format"));
+  resolve->footer("Examples:\n"
+                  "  podnet resolve aipod-16k                                 # every key, with its default filled in\n"
+                  "  podnet resolve aipod-16k --set topology.gpus=4096 > my.yaml   # a file to edit and run\n"
+                  "  podnet resolve my.yaml --format json                     # the scenario as data");
   resolve->callback([&action, c] { action = [c] { return cmd_resolve(*c); }; });
 }
 

@@ -55,6 +55,11 @@ void add_run_command(CLI::App& app, Action& action) {
   add_failure_options(runc, *c);
   runc->add_flag("--allow-oom", *allow_oom,
                  "time the job even when it does not fit in the GPU's memory (the report still shows what it needs)");
+  runc->footer("Examples:\n"
+               "  podnet run                                          # the 16,384-GPU default job, in about a second\n"
+               "  podnet run leafspine-8k --set topology.gpus=1024    # another scenario, resized\n"
+               "  podnet run aipod-16k --fail-switches spine=1        # the same job with one spine down\n"
+               "  podnet run my.yaml -o out/                          # your scenario; every format into out/");
   runc->callback([&action, c, allow_oom] { action = [c, allow_oom] { return cmd_run(*c, *allow_oom); }; });
 }
 
