@@ -1266,6 +1266,20 @@ TEST(Cli, HelpShowsTheDefaultOfTheKeyAnOptionSets) {
   EXPECT_EQ(run("resolve leafspine-8k --format yaml").out, run("resolve leafspine-8k").out);
 }
 
+TEST(BadInput, AnAddressPoolTooSmallPrintsNoReport) {
+  // 8,192 GPUs' leaf-spine fabric needs 16,384 /31s; a /24 holds 128. The whole design report used to be printed
+  // first (a script redirecting stdout kept a failed run's report), and the count had no separators.
+  Result r = run("design leafspine-8k --set addressing.link_pool_v4=10.0.0.0/24 --config-plan " +
+                 (temp_dir() / "pool").string() + " 2>/dev/null");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_EQ(r.out, "");
+  r = run("design leafspine-8k --set addressing.link_pool_v4=10.0.0.0/24 --config-plan " +
+              (temp_dir() / "pool").string(),
+          true);
+  EXPECT_NE(r.out.find("10.0.0.0/24 holds 128 point-to-point subnets, the fabric needs 16,384"), std::string::npos)
+      << r.out;
+}
+
 TEST(BadInput, AKeyWithoutItsSectionAndASizeWithoutItsUnit) {
   // On the command line there is nothing to indent: the key is written with its section's name.
   Result r = run("sweep leafspine-8k --vary nic_speed=100Gbps", true);

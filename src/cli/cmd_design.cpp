@@ -216,6 +216,28 @@ int cmd_design(const Common& c, const DesignOptions& d) {
   topology::Topology t = sc.build_topology();
   sc.check_failures(t);  // design injects no failures, but a misspelt one is refused here as everywhere
   nlohmann::json doc = design_document(sc, t, "design");
+  // The site (back end and frontend as one topology) for the exports that describe the whole site: the cabling
+  // plan, the NetBox set and the configuration plan.
+  std::optional<topology::FrontendFabric> frontend;
+  if (fc.present() &&
+      (!d.exports.empty() || !d.cabling_plan.empty() || !d.netbox_dir.empty() || !d.config_plan_dir.empty()))
+    frontend = sc.build_frontend(t.servers);
+  std::optional<topology::Topology> site_storage;
+  if (frontend && (!d.cabling_plan.empty() || !d.netbox_dir.empty() || !d.config_plan_dir.empty()))
+    site_storage = topology::site_topology(t, *frontend);
+  const topology::Topology& site = site_storage ? *site_storage : t;
+  // The address plan before anything is printed or written: a pool too small for the fabric is refused with
+  // nothing on stdout (a script redirecting it kept the whole report of a failed run).
+  std::optional<topology::AddressPlan> plan;
+  // The topology the IP plan covers: the site, or with an InfiniBand back end its Ethernet frontend alone.
+  const topology::Topology& ip_fabric = infiniband && frontend ? frontend->topology : site;
+  if ((!d.netbox_dir.empty() && !infiniband) || !d.config_plan_dir.empty()) {  // InfiniBand: no IP plan
+    try {
+      plan = topology::plan_addresses(ip_fabric, topology::addressing_from(sc.section("addressing")));
+    } catch (const ParamError& e) {
+      throw InputError(fmt::format("{}: {}", sc.where(e.key()), e.what()));
+    }
+  }
   const bool exports_to_stdout = !d.exports.empty() && c.out_dir.empty();
   if (!exports_to_stdout) emit(c, sc, doc, "design", report::write_design_table);
   if (!d.html.empty()) {
@@ -254,31 +276,11 @@ int cmd_design(const Common& c, const DesignOptions& d) {
     close_out(f, "--cost-csv", d.cost_csv);
     std::cerr << "podnet: wrote the priced bill " << d.cost_csv << "\n";
   }
-  // The site (back end and frontend as one topology) for the exports that describe the whole site: the cabling
-  // plan, the NetBox set and the configuration plan.
-  std::optional<topology::FrontendFabric> frontend;
-  if (fc.present() &&
-      (!d.exports.empty() || !d.cabling_plan.empty() || !d.netbox_dir.empty() || !d.config_plan_dir.empty()))
-    frontend = sc.build_frontend(t.servers);
-  std::optional<topology::Topology> site_storage;
-  if (frontend && (!d.cabling_plan.empty() || !d.netbox_dir.empty() || !d.config_plan_dir.empty()))
-    site_storage = topology::site_topology(t, *frontend);
-  const topology::Topology& site = site_storage ? *site_storage : t;
   if (!d.cabling_plan.empty()) {
     auto f = open_out(d.cabling_plan);
     report::write_cabling_plan_csv(site, f, cable_typing(sc));
     close_out(f, "--cabling-plan", d.cabling_plan);
     std::cerr << "podnet: wrote cabling plan " << d.cabling_plan << "\n";
-  }
-  std::optional<topology::AddressPlan> plan;
-  // The topology the IP plan covers: the site, or with an InfiniBand back end its Ethernet frontend alone.
-  const topology::Topology& ip_fabric = infiniband && frontend ? frontend->topology : site;
-  if ((!d.netbox_dir.empty() && !infiniband) || !d.config_plan_dir.empty()) {  // InfiniBand: no IP plan
-    try {
-      plan = topology::plan_addresses(ip_fabric, topology::addressing_from(sc.section("addressing")));
-    } catch (const ParamError& e) {
-      throw InputError(fmt::format("{}: {}", sc.where(e.key()), e.what()));
-    }
   }
   if (!d.netbox_dir.empty()) {
     std::error_code ec;

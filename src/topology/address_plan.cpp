@@ -8,6 +8,7 @@
 
 #include "core/append.hpp"
 #include "core/error.hpp"
+#include "core/units.hpp"
 
 namespace podnet::topology {
 
@@ -167,7 +168,8 @@ AddressPlan plan_addresses(const Topology& t, const AddressingOptions& o) {
     throw ParamError(pool_key(o, false),
                      fmt::format("{} holds {} point-to-point subnets, the fabric needs {} (one per cable with a switch "
                                  "end); expected a pool of at least /{}",
-                                 o.link_pool.text(), o.link_pool.size() / 2, needed, len));
+                                 o.link_pool.text(), thousands(static_cast<int64_t>(o.link_pool.size() / 2)),
+                                 thousands(static_cast<int64_t>(needed)), len));
   }
 
   // Cables with a switch end, in cable order.
