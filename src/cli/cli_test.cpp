@@ -311,6 +311,27 @@ TEST(Cli, TrainRefusesAJobThatDoesNotFitUnlessAllowOom) {
   EXPECT_NE(forced.out.find("\"fits\": false"), std::string::npos);
 }
 
+TEST(Cli, DiffLabelsEveryTrainFigureInWords) {
+  // Every row of a train diff, --all of them, by a label, not a key ("dp", "plan, flows",
+  // "placement.cross_spine_fraction" as 0.1076): no underscore and no dotted key in the figure column.
+  Result r = run("diff leafspine-8k fat-tree-k48 --study train --engine analytical --all");
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::istringstream lines(r.out);
+  bool table = false;
+  int rows = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("    figure ", 0) == 0) table = true;
+    if (!table || line.rfind("    ", 0) != 0 || line.find("----") != std::string::npos || line.find("figure") == 4)
+      continue;
+    const std::string label = line.substr(4, line.find("  ", 4) - 4);
+    ++rows;
+    EXPECT_EQ(label.find('_'), std::string::npos) << line;
+    EXPECT_EQ(label.find("placement."), std::string::npos) << line;
+  }
+  EXPECT_GT(rows, 30) << r.out;
+  EXPECT_NE(r.out.find("DP+PP bytes crossing the spine"), std::string::npos) << r.out;
+}
+
 TEST(Cli, DiffWhoseTunerChoseOtherCollectivesAlsoComparesUnderOneChoice) {
   // 400G against 800G: the tuner picks ring for A and PAT for B. diff runs both again with PAT left out and gives
   // that change too; it must equal what a diff run with that key on both sides says.

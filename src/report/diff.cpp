@@ -96,7 +96,10 @@ ResultField inferred(const std::string& key) {
       f.decimals = 1;
     }
     if (part == "cc") part = "congestion control";
-    std::replace(part.begin(), part.end(), '_', ' ');
+    // A map keyed by a tier or a link class keeps its key as design prints it ("spine-super_spine", "super_spine").
+    const bool named = !parts.empty() && (parts.back() == "capex by tier" || parts.back() == "switches" ||
+                                          parts.back() == "links" || parts.back() == "optics");
+    if (!named) std::replace(part.begin(), part.end(), '_', ' ');
     parts.push_back(part);
   }
   std::string label = prefix;
@@ -499,7 +502,8 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
       const auto& s = it.value();
       const std::string key = std::string("only_") + side + "_values";
       if (!s.contains(key) || s[key].empty()) continue;
-      std::string list;
+      // One row a figure: labels hold commas and values thousands separators, so a list on one line is unreadable.
+      Table t({"figure", side[0] == 'a' ? "A" : "B"});
       size_t n = 0, empty = 0;
       std::map<std::string, ResultField> inferred_fields;
       for (auto f = s[key].begin(); f != s[key].end(); ++f) {
@@ -512,11 +516,12 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
         if (limit && n == limit) break;
         ++n;
         const ResultField* d = labelled(it.key(), f.key(), inferred_fields);
-        list += fmt::format("{}{} {}", list.empty() ? "" : ", ", d->label, text(f.value(), d));
+        t.add({d->label, text(f.value(), d)});
       }
-      if (list.empty()) continue;
-      out << fmt::format("\n  {}: only in {}: {}{}\n", it.key(), side[0] == 'a' ? "A" : "B", list,
-                         n + empty < s[key].size() ? fmt::format(", ... {} more", s[key].size() - n - empty) : "");
+      if (n == 0) continue;
+      out << fmt::format("\n  {}: only in {} ({}):\n", it.key(), side[0] == 'a' ? "A" : "B", n);
+      t.write(out, "    ");
+      if (n + empty < s[key].size()) out << fmt::format("    ... {} more\n", s[key].size() - n - empty);
     }
 }
 

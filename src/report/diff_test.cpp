@@ -174,8 +174,14 @@ TEST(Diff, FieldsOnOneSideShowTheirValues) {
   EXPECT_EQ(d["studies"]["design"]["only_b_values"]["bom.switches.core"], 1024);
   std::ostringstream out;
   write_diff_table(d, out);
-  // Labelled from its key as every undeclared field is (it read "bom.switches.core").
-  EXPECT_NE(out.str().find("design: only in B: switches, core 1,024"), std::string::npos) << out.str();
+  // Labelled from its key as every undeclared field is (it read "bom.switches.core"), one row a figure: widths
+  // 14 ("switches, core") and 5 ("1,024"), the value right-aligned under "B".
+  EXPECT_NE(out.str().find("  design: only in B (1):\n"
+                           "    figure              B\n"
+                           "    ---------------------\n"
+                           "    switches, core  1,024\n"),
+            std::string::npos)
+      << out.str();
 }
 
 TEST(Diff, TextFieldsAndFieldsOnOneSide) {
@@ -252,8 +258,9 @@ TEST(Diff, FailuresOnOneSideCountInTheIterationTime) {
   write_diff_table(d, out);
   EXPECT_NE(out.str().find("iteration time +200.00 ms: failures +200.00 ms"), std::string::npos) << out.str();
   // The failure block's fields by their labels; its empty "failure" text is not listed.
-  EXPECT_NE(out.str().find("only in B: iteration time without failures 150.00 ms, iteration time with failures "
-                           "350.00 ms\n"),
+  EXPECT_NE(out.str().find("  train: only in B (2):\n"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("    iteration time without failures  150.00 ms\n"
+                           "    iteration time with failures     350.00 ms\n"),
             std::string::npos)
       << out.str();
 }

@@ -185,6 +185,12 @@ ResultField field(std::string key, std::string label, std::string unit, int deci
 ResultField percent(std::string key, std::string label, bool headline = false) {
   return field(std::move(key), std::move(label), "%", 1, headline, 100);
 }
+// Goodput with two decimals, as `podnet train` and `podnet reliability` print it (93.70 %).
+ResultField goodput(std::string key, std::string label, bool headline = false) {
+  ResultField f = percent(std::move(key), std::move(label), headline);
+  f.decimals = 2;
+  return f;
+}
 // A field some documents of the study lack (another mode, a run without a target).
 ResultField optional(ResultField f) {
   f.optional = true;
@@ -325,7 +331,7 @@ std::vector<StudyDef> builtin() {
                 field("tflops_per_gpu", "TFLOP/s per GPU (hardware)", "", 1)};
     // The interruptions behind days to train with failures, labelled as the reliability study labels them.
     add_optional(d, {field("reliability.mtbi_hours", "mean time between interruptions", "h", 2),
-                     percent("reliability.goodput", "goodput")});
+                     goodput("reliability.goodput", "goodput")});
     // The breakdown, and the fixed costs outside the passes (workload/training.hpp, "Fixed costs").
     for (const char* p :
          {"compute", "tp", "pp", "dp", "ep", "cp", "bubble", "optimizer", "grad_norm", "loss", "step_overhead"})
@@ -347,6 +353,35 @@ std::vector<StudyDef> builtin() {
                      field("failures.straggler.slowdown_ms", "time the failures add", "ms", 2),
                      field("failures.straggler.critical_path_excess_ms", "excess on the critical path", "ms", 2),
                      field("failures.straggler.critical_path_ops", "critical-path operations slowed", "", 0)});
+    // The rest of the result a sweep or a diff shows, labelled as train's report words them (no raw keys there).
+    add_optional(d, {field("parallelism.dp", "DP (replicas)", "", 0),
+                     field("parallelism.fabric_gpus", "GPUs in the fabric", "", 0),
+                     field("groups.dp.size", "GPUs per DP group", "", 0),
+                     field("groups.tp.count", "TP groups", "", 0),
+                     field("groups.pp.count", "pipelines", "", 0),
+                     field("batch.microbatches_per_pipeline", "microbatches per pipeline", "", 0),
+                     percent("ideal_bubble_fraction", "ideal bubble, of compute"),
+                     field("memory_gbyte.total", "memory per GPU", "GB", 1),
+                     field("memory_gbyte.activations", "activations per GPU", "GB", 1),
+                     field("memory_gbyte.inflight_microbatches", "microbatches in flight", "", 2),
+                     field("volumes.tp_bytes_per_gpu", "TP traffic per GPU", "GB", 2, false, 1e-9),
+                     field("volumes.pp_bytes_per_gpu", "PP traffic per GPU", "GB", 2, false, 1e-9),
+                     field("volumes.dp_bytes_per_gpu", "DP traffic per GPU", "GB", 2, false, 1e-9),
+                     field("volumes.ep_bytes_per_gpu", "EP traffic per GPU", "GB", 2, false, 1e-9),
+                     field("volumes.cp_bytes_per_gpu", "CP traffic per GPU", "GB", 2, false, 1e-9),
+                     percent("placement.cross_spine_fraction", "DP+PP bytes crossing the spine"),
+                     percent("placement.cross_super_spine_fraction", "DP+PP bytes crossing the super-spine"),
+                     percent("placement.dp_cross_spine_fraction", "DP bytes crossing the spine"),
+                     field("placement.dp_bytes", "DP bytes, all groups", "GB", 1, false, 1e-9),
+                     field("placement.groups_used", "aggregation groups used", "", 0),
+                     field("placement.pods_used", "pods used", "", 0),
+                     field("plan.transfers", "transfers simulated", "", 0),
+                     field("plan.flows", "flows simulated", "", 0),
+                     field("plan.p2p_transfers", "pipeline sends simulated", "", 0),
+                     field("plan.dp_collectives", "DP collectives simulated", "", 0),
+                     field("plan.dp_buckets_per_group", "DP buckets per group", "", 0),
+                     field("plan.bucket_params", "parameters per DP bucket", "", 0),
+                     field("reliability.checkpoint_interval_minutes", "checkpoint interval", "min", 1)});
     d.run = [](const StudyRun& r) {
       study::TrainRequest req;
       req.allow_oom = r.args->values.get_bool("allow_oom");
@@ -373,13 +408,13 @@ std::vector<StudyDef> builtin() {
     d.gpus_field = "job.gpus";
     d.fields = {field("job.gpus", "GPUs", "", 0), field("mtbi_hours", "mean time between interruptions", "h", 2, true),
                 field("checkpoint.interval_minutes", "checkpoint interval", "min", 1, true),
-                percent("checkpoint.goodput", "goodput", true),
+                goodput("checkpoint.goodput", "goodput", true),
                 field("days_to_train_with_failures", "days to train with failures", "days", 1, true),
                 // with a storage network (storage.frontend_nics)
                 optional(field("checkpoint.storage.write_minutes", "checkpoint write", "min", 1)),
                 optional(field("checkpoint.storage.read_minutes", "checkpoint read", "min", 1)),
                 // with reliability.checkpoint_interval: the job's own interval
-                optional(percent("checkpoint.yours.goodput", "goodput at your interval", true)),
+                optional(goodput("checkpoint.yours.goodput", "goodput at your interval", true)),
                 optional(field("checkpoint.yours.days_to_train_with_failures", "days to train at your interval", "days",
                                1))};
     d.run = [](const StudyRun& r) {
