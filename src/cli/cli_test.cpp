@@ -39,6 +39,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using podnet::cli::testing::flat;
 using podnet::cli::testing::mpirun;
 using podnet::cli::testing::Result;
 using podnet::cli::testing::run;
@@ -386,7 +387,7 @@ TEST(Cli, TrainTimesPatDataParallelCollectivesAndSaysSo) {
   EXPECT_LT(transfers, 300'000);
   Result text = run(args);
   ASSERT_EQ(text.status, 0) << text.out;
-  EXPECT_NE(text.out.find("reducescatter pat/simple on 8 channels"), std::string::npos) << text.out;
+  EXPECT_NE(flat(text.out).find("reducescatter pat/simple on 8 channels"), std::string::npos) << text.out;
 }
 
 TEST(Cli, TrainAndReliabilityJson) {
@@ -916,7 +917,7 @@ TEST(Cli, PartitionedPacketEngineWritesTheSameJsonOnOneTwoAndFourThreads) {
   const Result text = run("bench aipod-16k --gpus 0-127:8 --min 1MiB --max 1MiB --engine packet --set "
                           "network.partitioned=true");
   // aipod-16k's units: its 2 pods, and each of its 128 super-spines on its own (partition.hpp): 130.
-  EXPECT_NE(text.out.find("partitioned engine, 130 units (the same results on every thread and rank count)"),
+  EXPECT_NE(flat(text.out).find("partitioned engine, 130 units (the same results on every thread and rank count)"),
             std::string::npos)
       << text.out;
   // A torus is one partition: said, since the threads cannot help there.
@@ -924,7 +925,8 @@ TEST(Cli, PartitionedPacketEngineWritesTheSameJsonOnOneTwoAndFourThreads) {
                            "--set network.partitioned=true",
                            true);
   ASSERT_EQ(torus.status, 0) << torus.out;
-  EXPECT_NE(torus.out.find("note: network.partitioned: this fabric is one partition"), std::string::npos) << torus.out;
+  EXPECT_NE(flat(torus.out).find("note: network.partitioned: this fabric is one partition"), std::string::npos)
+      << torus.out;
 }
 
 // Packets a silent fault lost are drops too: the summary line names them and counts them in its total
@@ -1265,6 +1267,19 @@ TEST(BadInput, FailuresNamedAsATierOrWithTheWrongKeyAreExplainedByEveryCommand) 
   }
 }
 
+TEST(Cli, OrdinaryOutputsAndHelpFitA120ColumnTerminal) {
+  // Notes, limits and help descriptions wrap at 120 characters (they ran to 170-520); tables already did.
+  for (const char* c :
+       {"design aipod-16k", "run", "reliability aipod-16k",
+        "train leafspine-8k --set workload.model=llama3-70b --set topology.gpus=1024 --engine analytical",
+        "bench --help", "calibrate --help", "list --help", "train --help"}) {
+    const Result r = run(c);
+    ASSERT_EQ(r.status, 0) << c;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 120u) << c << "\n" << line;
+  }
+}
+
 TEST(Cli, HelpShowsTheDefaultOfTheKeyAnOptionSets) {
   // An option that names the scenario key it sets shows that key's default (from the key's spec, as `podnet list
   // keys` shows it); an optional key without one adds nothing.
@@ -1273,7 +1288,7 @@ TEST(Cli, HelpShowsTheDefaultOfTheKeyAnOptionSets) {
       << r.out;
   EXPECT_NE(r.out.find("(p99; inference.target_tpot)"), std::string::npos) << r.out;
   r = run("plan-upgrade --help");
-  EXPECT_NE(r.out.find("(maintenance.tier; default spine)"), std::string::npos) << r.out;
+  EXPECT_NE(flat(r.out).find("(maintenance.tier; default spine)"), std::string::npos) << r.out;
   r = run("train --help");
   EXPECT_NE(r.out.find("(sets placement.policy; default topology_aware)"), std::string::npos) << r.out;
   // resolve offers only what it does (no --out, no --max-memory, yaml|json|csv); run and resolve have examples.
@@ -1931,7 +1946,7 @@ TEST(Cli, InferenceTakesRequestLengthsFromAFileBesideTheScenario) {
   EXPECT_DOUBLE_EQ(s["output_tokens"]["mean"].get<double>(), 106);
   r = run("inference " + scenario);
   EXPECT_NE(
-      r.out.find(
+      flat(r.out).find(
           "lengths from trace.csv (3 rows, in order; prompt 200-4,808, mean 2,729; output 8-300, mean 106 tokens)"),
       std::string::npos)
       << r.out;

@@ -20,6 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using podnet::cli::testing::flat;
 using podnet::cli::testing::Result;
 using podnet::cli::testing::run;
 
@@ -328,12 +329,13 @@ TEST(Calibrate, NamesAnOutlierRowAndALogCutShort) {
   for (int i = 0; i < 25; ++i) cut = text.find('\n', cut) + 1;
   const std::string cut_log = write_file("cut-short.log", text.substr(0, cut));
   r = run("calibrate aipod-16k --nccl-tests " + cut_log, true);
-  EXPECT_NE(r.out.find(cut_log + " has no '# Avg bus bandwidth' line after its table: the run may have been cut short "
-                                 "(4 sizes kept)"),
+  EXPECT_NE(flat(r.out).find(cut_log +
+                             " has no '# Avg bus bandwidth' line after its table: the run may have been cut short "
+                             "(4 sizes kept)"),
             std::string::npos)
       << r.out;
   // A key at its bound: widening it names the other fitted keys too (--fit replaces the default keys).
-  EXPECT_NE(r.out.find("widen it (--fit links.ethernet_efficiency=LO:HI --fit links.nvlink_efficiency)"),
+  EXPECT_NE(flat(r.out).find("widen it (--fit links.ethernet_efficiency=LO:HI --fit links.nvlink_efficiency)"),
             std::string::npos)
       << r.out;
 }
@@ -378,8 +380,11 @@ TEST(Calibrate, OutIsADirectoryAndConfigAddIsNamed) {
   const std::string frag = (out / "fitted.yaml").string();
   r = run("bench " + kScenario + " --gpus 0-15 --min 1MiB --max 1MiB --config-add " + frag);
   ASSERT_EQ(r.status, 0);
-  const auto first_lines = r.out.substr(0, r.out.find('\n', r.out.find('\n') + 1));
-  EXPECT_NE(first_lines.find("config-add: " + frag + " (merged on the scenario before --set)"), std::string::npos)
+  // The header (two lines, wrapped at 120 characters) and the line after it.
+  size_t end = 0;
+  for (int line = 0; line < 3; ++line) end = r.out.find('\n', end) + 1;
+  const auto first_lines = r.out.substr(0, end);
+  EXPECT_NE(flat(first_lines).find("config-add: " + frag + " (merged on the scenario before --set)"), std::string::npos)
       << r.out;
   EXPECT_EQ(run("bench " + kScenario + " --gpus 0-15 --min 1MiB --max 1MiB").out.find("config-add:"),
             std::string::npos);

@@ -12,6 +12,7 @@
 #include "core/files.hpp"
 #include "report/diff.hpp"
 #include "report/json_intake.hpp"
+#include "report/report.hpp"
 #include "report/studies.hpp"
 
 namespace podnet::cli {
@@ -143,7 +144,11 @@ int cmd_diff(const DiffOptions& o) {
                     {"by_breakdown_ms", held["attribution"]["train"]["by_breakdown_ms"]}};
   }
   if (o.format == "json") report::write_json(doc, std::cout);
-  else report::write_diff_table(doc, std::cout, o.all ? 0 : 25);
+  else {
+    std::ostringstream table;
+    report::write_diff_table(doc, table, o.all ? 0 : 25);
+    std::cout << report::wrap_prose(table.str());
+  }
   return kExitOk;
 }
 

@@ -5,12 +5,14 @@
 #include <fmt/format.h>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <thread>
 #include <unistd.h>
 
 #include "cli/common.hpp"
 #include "core/error.hpp"
 #include "report/html.hpp"
+#include "report/report.hpp"
 #include "report/studies.hpp"
 #include "report/sweep_report.hpp"
 #include "report/web_assets.hpp"
@@ -49,7 +51,11 @@ int read_back(const Common& c, const SweepOptions& o) {
   }
   if (c.format == "json") report::write_sweep_results_json(t, std::cout);
   else if (c.format == "csv") report::write_sweep_results_csv(t, std::cout);
-  else report::write_sweep_results_table(t, split_list(o.columns), std::cout);
+  else {
+    std::ostringstream table;
+    report::write_sweep_results_table(t, split_list(o.columns), table);
+    std::cout << report::wrap_prose(table.str());
+  }
   return kExitOk;
 }
 

@@ -565,13 +565,14 @@ std::string config_add_line(const nlohmann::json& doc) {
 void write_table_with_adds(const std::function<void(const nlohmann::json&, std::ostream&)>& table,
                            const nlohmann::json& doc, std::ostream& out) {
   const std::string line = config_add_line(doc);
-  if (line.empty()) return table(doc, out);
   std::ostringstream s;
   table(doc, s);
   std::string text = s.str();
-  const auto nl = text.find('\n');
-  text.insert(nl == std::string::npos ? text.size() : nl + 1, line);
-  out << text;
+  if (!line.empty()) {
+    const auto nl = text.find('\n');
+    text.insert(nl == std::string::npos ? text.size() : nl + 1, line);
+  }
+  out << report::wrap_prose(text);  // notes and limits within a terminal's width, as tables are
 }
 
 void emit(const Common& c, const scenario::Scenario& sc, const nlohmann::json& doc, const std::string& stem,

@@ -12,6 +12,7 @@
 namespace {
 
 namespace fs = std::filesystem;
+using podnet::cli::testing::flat;
 using podnet::cli::testing::Result;
 using podnet::cli::testing::run;
 
@@ -52,8 +53,9 @@ TEST(Presentation, IdleGpusAreSaidWithWhy) {
       "train leafspine-8k --engine analytical --set workload.model=llama3-70b --set topology.gpus=1024";
   const Result r = run(job + " --set workload.global_batch=1000");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("224 of the fabric's 1,024 GPUs stay idle: DP25 is the largest that divides the 1,000 "
-                       "microbatches of 1 (global_batch 1,000 / microbatch 1); global_batch 1,024 would run DP32"),
+  EXPECT_NE(flat(r.out).find(
+                "224 of the fabric's 1,024 GPUs stay idle: DP25 is the largest that divides the 1,000 "
+                "microbatches of 1 (global_batch 1,000 / microbatch 1); global_batch 1,024 would run DP32"),
             std::string::npos)
       << r.out;
   const Result full = run(job);
@@ -99,8 +101,9 @@ TEST(Presentation, UnprobedLinksAreSaid) {
       "faults:\n  - {kind: corrupt, switch: \"pod000-spine-002\", probability: 0.0005}\n");
   const Result r = run("diagnose " + file);
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("256 of 768 link directions covered\n  note: 512 link directions (66.7%) carry no probe, so a "
-                       "fault on them cannot be seen; --probe leaf-mesh or full-mesh covers more"),
+  EXPECT_NE(flat(r.out).find(
+                "256 of 768 link directions covered note: 512 link directions (66.7%) carry no probe, so a "
+                "fault on them cannot be seen; --probe leaf-mesh or full-mesh covers more"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("1,000 probes/s per NIC"), std::string::npos) << r.out;
@@ -232,9 +235,10 @@ TEST(Presentation, TrainGivesTheNetworkCapexPerTokenPerSecond) {
 TEST(Presentation, AutoDpKeepsTheInterleavedScheduleRunnable) {
   const Result r = run("train leafspine-8k --engine analytical --set workload.model=llama3-70b");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("2,048 of the fabric's 8,192 GPUs stay idle: DP192 is the largest that gives each pipeline a "
-                       "multiple of pp 4 microbatches (here 8), as the interleaved schedule (v=5) needs; global_batch "
-                       "2,048 would run DP256"),
+  EXPECT_NE(flat(r.out).find(
+                "2,048 of the fabric's 8,192 GPUs stay idle: DP192 is the largest that gives each pipeline a "
+                "multiple of pp 4 microbatches (here 8), as the interleaved schedule (v=5) needs; global_batch "
+                "2,048 would run DP256"),
             std::string::npos)
       << r.out;
 }

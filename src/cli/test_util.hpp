@@ -46,6 +46,18 @@ inline std::string mpirun(int ranks) {
          std::to_string(ranks) + " " + std::string(PODNET_BINARY) + " ";
 }
 
+// `text` with every run of spaces and line breaks as one space: a report's prose wraps at 120 characters
+// (report::wrap_prose), so a sentence is looked for in flat(out), not at a given line break.
+inline std::string flat(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    const bool space = c == ' ' || c == '\n';
+    if (space && (out.empty() || out.back() == ' ')) continue;
+    out += space ? ' ' : c;
+  }
+  return out;
+}
+
 inline Result run(const std::string& args, bool merge_stderr = false) {
   return run_shell(std::string(PODNET_BINARY) + " " + args, merge_stderr);
 }

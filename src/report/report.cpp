@@ -145,6 +145,53 @@ bool numeric(const std::string& c) {
 }
 }  // namespace
 
+std::string wrap_prose(const std::string& text) {
+  constexpr size_t width = Table::kTableWidth;
+  std::string out;
+  out.reserve(text.size() + text.size() / 32);
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    const bool newline = end != std::string::npos;
+    if (!newline) end = text.size();
+    const std::string_view line(text.data() + start, end - start);
+    const size_t indent = line.find_first_not_of(' ');
+    const bool prose = line.size() > width && indent != std::string_view::npos &&
+                       line.find("  ", indent) == std::string_view::npos;
+    if (!prose) {
+      out.append(line);
+    } else {
+      const std::string hang(indent + 2, ' ');
+      std::string_view rest = line;
+      bool first = true;
+      while (true) {
+        const size_t lead = first ? 0 : hang.size();
+        if (lead + rest.size() <= width) {
+          if (!first) out += hang;
+          out.append(rest);
+          break;
+        }
+        // The last space that fits (past the indent), else the first one after (a long word stays whole).
+        size_t cut = rest.rfind(' ', width - lead);
+        if (cut == std::string_view::npos || cut <= (first ? indent : 0)) cut = rest.find(' ', width - lead);
+        if (cut == std::string_view::npos) {
+          if (!first) out += hang;
+          out.append(rest);
+          break;
+        }
+        if (!first) out += hang;
+        out.append(rest.substr(0, cut));
+        out += '\n';
+        rest.remove_prefix(cut + 1);
+        first = false;
+      }
+    }
+    if (newline) out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
 namespace {
 
 // `text` in lines of at most `width` characters. A list whose items each fit ("tp 4, pp 4, interleave 5") breaks

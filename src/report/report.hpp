@@ -57,6 +57,11 @@ void write_flat_csv(const nlohmann::json& doc, std::ostream& out);
 void write_tidy_csv(const nlohmann::json& doc, const std::string& key, const std::string& key_column,
                     std::ostream& out);
 
+// A console report's prose lines (notes, limits, warnings: a line with no two spaces in a row after its indent,
+// which no table row is) wider than Table::kTableWidth, wrapped at spaces with a hanging indent two spaces deeper.
+// A word longer than the width stays whole. Table rows and shorter lines are left as they are.
+std::string wrap_prose(const std::string& text);
+
 // A console table: left-aligned first column, right-aligned numbers. A table wider than kTableWidth characters
 // wraps its widest text columns at spaces (each down to kWrapWidth), then the headers wider than their column's
 // cells, so that long descriptions and labels stay readable; a row of several lines stands between blank lines.

@@ -124,6 +124,24 @@ TEST(Report, TableQuantitiesInUnitsAlignAsNumbers) {
   }
 }
 
+TEST(Report, ProseLinesWrapAtTheTableWidth) {
+  // A note of 133 characters (indent 2, "note:", 21 five-letter words, each after a space): 18 words end at
+  // column 2 + 5 + 18 x 6 = 115, a 19th would end at 121 > 120, so the line breaks after word 18; the other 3 hang
+  // at indent 4. A table row (two spaces between cells) and a short line stay as they are.
+  std::string note = "  note:";
+  for (int i = 0; i < 21; ++i) note += " abcde";
+  std::string row = "  figure" + std::string(120, ' ') + "1,024";
+  const std::string out = wrap_prose(note + "\n" + row + "\nshort\n");
+  std::string first = "  note:", second = "    ";
+  for (int i = 0; i < 18; ++i) first += " abcde";
+  for (int i = 0; i < 3; ++i) second += (i ? " " : "") + std::string("abcde");
+  EXPECT_EQ(out, first + "\n" + second + "\n" + row + "\nshort\n");
+  EXPECT_EQ(first.size(), 2u + 5u + 18u * 6u);  // 115: a 19th word (121) would not fit
+  // A word longer than the width stays whole on a line of its own.
+  const std::string url = "  see: " + std::string(130, 'x') + " end";
+  EXPECT_EQ(wrap_prose(url), "  see:\n    " + std::string(130, 'x') + "\n    end");
+}
+
 TEST(Report, TablePlaceholdersAlignWithTheirNumbers) {
   // A '-' (no value) takes its column's alignment, as an empty cell does: a column of numbers and '-', or of
   // '-' alone, stays right-aligned; a '-' among words stays left-aligned.

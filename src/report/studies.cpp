@@ -481,7 +481,7 @@ std::vector<StudyDef> builtin() {
       o.document = jobs_document(*r.setup, study::jobs(*r.setup, req, r.progress));
       std::ostringstream text;  // the dashboard shows the CLI's report (a page of its own is still to come)
       write_jobs_table(o.document, text);
-      o.extras["report_text"] = text.str();
+      o.extras["report_text"] = wrap_prose(text.str());  // as the command prints it
       return o;
     };
     out.push_back(std::move(d));
@@ -591,7 +591,7 @@ std::vector<StudyDef> builtin() {
       o.document = upgrade_document(*r.setup, study::plan_upgrade(*r.setup, r.progress));
       std::ostringstream text;
       write_upgrade_table(o.document, text);
-      o.extras["report_text"] = text.str();
+      o.extras["report_text"] = wrap_prose(text.str());  // as the command prints it
       return o;
     };
     out.push_back(std::move(d));

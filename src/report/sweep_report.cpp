@@ -232,8 +232,17 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
         throw InputError(fmt::format("--columns: no column '{}' in these results{}; columns that hold the name: "
                                      "{} (give a key or the header the table shows)",
                                      c, why, fmt::join(near, ", ")));
-      throw InputError(
-          fmt::format("--columns: no column '{}' in these results{}; they have: {}", c, why, fmt::join(all, ", ")));
+      // All of them would be a line of thousands of characters: the first few, and where the rest are listed.
+      constexpr size_t kShown = 12;
+      const std::string more =
+          all.size() > kShown
+              ? fmt::format(", ... {} more (`podnet sweep --results FILE --format csv | head -1` gives them all; "
+                            "`podnet list results` labels each study's)",
+                            all.size() - kShown)
+              : "";
+      all.resize(std::min(all.size(), kShown));
+      throw InputError(fmt::format("--columns: no column '{}' in these results{}; they have: {}{}", c, why,
+                                   fmt::join(all, ", "), more));
     }
     c = *it;
     idx.push_back(static_cast<size_t>(it - t.columns.begin()));
