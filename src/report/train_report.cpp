@@ -300,7 +300,7 @@ std::string idle_gpus_note(const nlohmann::json& o) {
     if (interleaved && auto_dp == par["dp"].get<int64_t>() && split_dp > auto_dp) {
       const int64_t per = full * mb * pp, fill = (batch + per - 1) / per * per;
       why += fmt::format("{}DP{} is the largest that gives each pipeline a multiple of pp {} microbatches (here {}), "
-                         "as the interleaved schedule (v={}) needs; global_batch {} would run DP{}",
+                         "as the interleaved schedule (interleave {}) needs; global_batch {} would run DP{}",
                          why.empty() ? "" : "; ", auto_dp, pp, thousands(seqs / auto_dp),
                          par["interleave"].get<int64_t>(), thousands(fill), full);
     } else if (full > par["dp"].get<int64_t>() && batch % (full * mb) == 0) {  // the batch splits: dp was given
@@ -453,7 +453,7 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                        "file's compute times: -)\n",
                        par["tp"].get<int64_t>(), par["pp"].get<int64_t>(), par["dp"].get<int64_t>(),
                        par["ep"].get<int64_t>() > 1 ? fmt::format(" (EP{})", par["ep"].get<int64_t>()) : "",
-                       par["interleave"].get<int64_t>() > 1 ? fmt::format(", v={}", par["interleave"].get<int64_t>())
+                       par["interleave"].get<int64_t>() > 1 ? fmt::format(", interleave {}", par["interleave"].get<int64_t>())
                                                             : "",
                        b["microbatches_per_pipeline"].get<int64_t>(),
                        b["microbatches_per_pipeline"].get<int64_t>() == 1 ? "" : "es");
@@ -464,7 +464,7 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                        par["cp"].get<int64_t>() > 1 ? fmt::format(" x CP{}", par["cp"].get<int64_t>()) : "",
                        par["pp"].get<int64_t>(), par["dp"].get<int64_t>(),
                        par["ep"].get<int64_t>() > 1 ? fmt::format(" (EP{})", par["ep"].get<int64_t>()) : "",
-                       par["interleave"].get<int64_t>() > 1 ? fmt::format(", v={}", par["interleave"].get<int64_t>())
+                       par["interleave"].get<int64_t>() > 1 ? fmt::format(", interleave {}", par["interleave"].get<int64_t>())
                                                             : "",
                        par["sequence_parallel"].get<bool>() && par["tp"].get<int64_t>() > 1 ? ", SP" : "",
                        par["zero"].get<int>() > 0 ? fmt::format(", ZeRO-{}", par["zero"].get<int>()) : "",

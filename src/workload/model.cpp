@@ -269,25 +269,25 @@ const std::vector<GpuSpec>& gpus() {
       // NVIDIA A100 datasheet (SXM 80GB): BF16 312 TFLOPS dense (624 with sparsity), HBM2e 2,039 GB/s,
       // NVLink 3 600 GB/s bidirectional = 300 GB/s per direction.
       {"a100", "NVIDIA A100 SXM 80GB: 312 TFLOPS BF16 dense, 2.0 TB/s HBM2e, NVLink 300 GB/s/dir", 312e12, 0, 80 * kGiB,
-       2.039e12, 300e9, 0.859, "MAMF 267.9 of 312 TFLOPS (stas00/ml-engineering)", 0.6,
+       2.039e12, 300e9, 0.859, "measured matmul peak 267.9 of 312 TFLOPS (stas00/ml-engineering)", 0.6,
        "FlashAttention-2 at 50-73 % of A100 peak, the middle taken (Dao 2023)", kSustained, 0.0, kFitA100},
       // NVIDIA H100 datasheet (SXM5): BF16 1,979 TFLOPS with sparsity = 989 dense, FP8 3,958 with sparsity =
       // 1,979 dense, HBM3 3.35 TB/s, NVLink 4 900 GB/s bidirectional.
       {"h100", "NVIDIA H100 SXM 80GB: 989 TFLOPS BF16 dense, 3.35 TB/s HBM3, NVLink 450 GB/s/dir", 989e12, 1979e12,
-       80 * kGiB, 3.35e12, 450e9, 0.803, "MAMF 794.5 of 989 TFLOPS (stas00/ml-engineering)", 0.332,
+       80 * kGiB, 3.35e12, 450e9, 0.803, "measured matmul peak 794.5 of 989 TFLOPS (stas00/ml-engineering)", 0.332,
        "FlashAttention-2 327.9 of 989 TFLOPS, head dim 128, seq 8192 (Azure AI-benchmarking-guide, ND H100 v5)",
        kSustained, kLayerOverheadH100, kFitH100, kFp8H100, kFp8FitH100},
       // NVIDIA H200 datasheet (SXM): same compute as H100 (FP8 1,979 dense), 141 GB HBM3e at 4.8 TB/s, NVLink
       // 900 GB/s; the 141 GB are GiB (see above).
       {"h200", "NVIDIA H200 SXM 141GB: 989 TFLOPS BF16 dense, 4.8 TB/s HBM3e, NVLink 450 GB/s/dir", 989e12, 1979e12,
-       141 * kGiB, 4.8e12, 450e9, 0.803, "MAMF as H100 (same compute; stas00/ml-engineering)", 0.332,
+       141 * kGiB, 4.8e12, 450e9, 0.803, "matmul peak as H100 (same compute; stas00/ml-engineering)", 0.332,
        "FlashAttention-2 as H100 (same compute)", kSustained, kLayerOverheadH100, "as H100 (same compute)", kFp8H100,
        "as H100 (same compute)"},
       // NVIDIA HGX B200 datasheet: FP16/BF16 4.5 PFLOPS with sparsity = 2.25 dense per GPU, FP8 9 PFLOPS with
       // sparsity = 4.5 dense, 180 GB HBM3e at 7.7 TB/s, NVLink 5 1.8 TB/s bidirectional; the 180 GB are GiB
       // (see above).
       {"b200", "NVIDIA B200 (HGX): 2,250 TFLOPS BF16 dense, 7.7 TB/s HBM3e, NVLink 900 GB/s/dir", 2250e12, 4500e12,
-       180 * kGiB, 7.7e12, 900e9, 0.776, "MAMF 1,745 of 2,250 TFLOPS (stas00/ml-engineering)", 0.332,
+       180 * kGiB, 7.7e12, 900e9, 0.776, "measured matmul peak 1,745 of 2,250 TFLOPS (stas00/ml-engineering)", 0.332,
        "an assumption: H100's FlashAttention-2 fraction (no public B200 figure used)", kSustained, kLayerOverheadH100,
        "an assumption: H100's (no Blackwell run fitted; 10-20 % optimistic against NeMo's published GB200 BF16 "
        "Llama 3.1 405B steps, docs/contributing/validation/training-throughput.md: calibrate)",
