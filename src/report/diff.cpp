@@ -182,6 +182,17 @@ DiffSide document_side(const std::string& label, const nlohmann::json& doc) {
   DiffSide s;
   s.label = label;
   s.documents.push_back({doc["run"]["command"].get<std::string>(), doc});
+  const nlohmann::json& run = doc["run"];
+  if (run.contains("scenario") && run["scenario"].is_string()) s.run_inputs["scenario"] = run["scenario"];
+  if (run.contains("seed") && run["seed"].is_number_integer())
+    s.run_inputs["seed"] = std::to_string(run["seed"].get<int64_t>());
+  if (run.contains("overrides") && run["overrides"].is_array())
+    for (const auto& o : run["overrides"]) {
+      if (!o.is_string()) continue;
+      const std::string text = o.get<std::string>();
+      if (const size_t eq = text.find('='); eq != std::string::npos && eq > 0)
+        s.run_inputs[text.substr(0, eq)] = text.substr(eq + 1);
+    }
   return s;
 }
 
@@ -211,6 +222,19 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
       for (const DiffSide* side : {&a, &b})
         if (auto it = side->set_by_preset.find(k); it != side->set_by_preset.end()) row["set_by"] = it->second;
       inputs.push_back(row);
+    }
+  }
+  // Two result documents: what their run blocks record (the scenario, the seed, the --set overrides). A key one
+  // side does not override is "(scenario's)": its value is the scenario's own, which the document does not hold.
+  if (a.resolved_yaml.empty() && b.resolved_yaml.empty() && !a.run_inputs.empty() && !b.run_inputs.empty()) {
+    std::map<std::string, int> keys;
+    for (const DiffSide* side : {&a, &b})
+      for (const auto& [k, v] : side->run_inputs) keys[k] = 0;
+    for (const auto& [k, unused] : keys) {
+      const auto ia = a.run_inputs.find(k), ib = b.run_inputs.find(k);
+      const std::string va = ia == a.run_inputs.end() ? "(scenario's)" : ia->second;
+      const std::string vb = ib == b.run_inputs.end() ? "(scenario's)" : ib->second;
+      if (va != vb) inputs.push_back({{"key", k}, {"a", va}, {"b", vb}, {"from", "run"}});
     }
   }
   doc["inputs"] = inputs;
@@ -351,7 +375,9 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
   out << fmt::format("podnet diff: A = {}, B = {}\n", doc["a"].get<std::string>(), doc["b"].get<std::string>());
   const auto& inputs = doc["inputs"];
   if (!inputs.empty()) {
-    out << fmt::format("\n  inputs that differ ({}):\n", inputs.size());
+    const bool from_run = inputs[0].contains("from");
+    out << fmt::format("\n  inputs that differ ({}){}:\n", inputs.size(),
+                       from_run ? ", as the documents' run blocks record them (scenario, seed, --set)" : "");
     Table t({"key", "A", "B"});
     for (const auto& i : inputs)
       t.add({i["key"].get<std::string>() +

@@ -26,6 +26,9 @@ struct DiffSide {
   std::vector<std::pair<std::string, nlohmann::json>> documents;
   // Keys a preset set rather than the scenario: key -> what set it ("workload.gpu", "network.preset uec").
   std::map<std::string, std::string> set_by_preset;
+  // A result document's inputs as its run block records them: "scenario", "seed" and each --set KEY=VALUE
+  // (empty for a scenario, whose resolved_yaml says more).
+  std::map<std::string, std::string> run_inputs;
 };
 
 // A side holding one result document (what `--format json` writes: an

@@ -161,6 +161,27 @@ TEST(Diff, HeadlineFiguresAreShownPastTheRowLimit) {
   EXPECT_NE(out.str().find("... 2 more"), std::string::npos) << out.str();
 }
 
+TEST(Diff, TwoResultDocumentsShowTheInputsTheirRunBlocksRecord) {
+  // Two saved train results: the same scenario and seed, B run with --set server.nic_speed=200Gbps, both with
+  // topology.gpus=64. Only the NIC speed differs; A's value is the scenario's own, which the document lacks.
+  const auto doc = [](std::vector<std::string> overrides) {
+    return nlohmann::json{
+        {"run", {{"command", "train"}, {"scenario", "leafspine-8k"}, {"seed", 1}, {"overrides", overrides}}}};
+  };
+  const nlohmann::json d =
+      diff_document(document_side("a.json", doc({"topology.gpus=64"})),
+                    document_side("b.json", doc({"topology.gpus=64", "server.nic_speed=200Gbps"})));
+  ASSERT_EQ(d["inputs"].size(), 1u) << d["inputs"].dump();
+  EXPECT_EQ(d["inputs"][0]["key"], "server.nic_speed");
+  EXPECT_EQ(d["inputs"][0]["a"], "(scenario's)");
+  EXPECT_EQ(d["inputs"][0]["b"], "200Gbps");
+  std::ostringstream out;
+  write_diff_table(d, out);
+  EXPECT_NE(out.str().find("inputs that differ (1), as the documents' run blocks record them (scenario, seed, --set):"),
+            std::string::npos)
+      << out.str();
+}
+
 TEST(Diff, FieldsOnOneSideShowTheirValues) {
   // A 4-tier design has a core tier a 3-tier one has not: its switch count is printed, not only counted.
   DiffSide a{"A",
