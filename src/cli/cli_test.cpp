@@ -1236,8 +1236,6 @@ TEST(BadInput, ScenarioValuesThatHungOrLiedAreRefused) {
       << r.out;
 }
 
-// The bench command's own checks, which the campaign saw run until killed (a zero size, billions of sizes,
-// an 8,000,000 TiB message on the packet engine) or silently ignored (--channels 0 or -1).
 TEST(BadInput, FailuresNamedAsATierOrWithTheWrongKeyAreExplainedByEveryCommand) {
   // "What does one failed spine do": --fail-links spine=1 suggested 'pcie'.
   Result r = run("train aipod-16k --fail-links spine=1", true);
@@ -1418,6 +1416,8 @@ TEST(BadInput, AMisspeltCommandIsNamedWithTheNearestOne) {
   EXPECT_NE(r.out.find("--telemetry-interval 0us: expected a time above 0\n"), std::string::npos) << r.out;
 }
 
+// The bench command's own checks, which the campaign saw run until killed (a zero size, billions of sizes,
+// an 8,000,000 TiB message on the packet engine) or silently ignored (--channels 0 or -1).
 TEST(BadInput, BenchSizesAndChannelsAreRefused) {
   const struct {
     const char* args;

@@ -235,11 +235,12 @@ TEST(Presentation, TrainGivesTheNetworkCapexPerTokenPerSecond) {
 TEST(Presentation, AutoDpKeepsTheInterleavedScheduleRunnable) {
   const Result r = run("train leafspine-8k --engine analytical --set workload.model=llama3-70b");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(flat(r.out).find(
-                "2,048 of the fabric's 8,192 GPUs stay idle: DP192 is the largest that gives each pipeline a "
-                "multiple of pp 4 microbatches (here 8), as the interleaved schedule (interleave 5) needs; global_batch "
-                "2,048 would run DP256"),
-            std::string::npos)
+  EXPECT_NE(
+      flat(r.out).find(
+          "2,048 of the fabric's 8,192 GPUs stay idle: DP192 is the largest that gives each pipeline a "
+          "multiple of pp 4 microbatches (here 8), as the interleaved schedule (interleave 5) needs; global_batch "
+          "2,048 would run DP256"),
+      std::string::npos)
       << r.out;
 }
 

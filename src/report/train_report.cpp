@@ -453,27 +453,26 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                        "file's compute times: -)\n",
                        par["tp"].get<int64_t>(), par["pp"].get<int64_t>(), par["dp"].get<int64_t>(),
                        par["ep"].get<int64_t>() > 1 ? fmt::format(" (EP{})", par["ep"].get<int64_t>()) : "",
-                       par["interleave"].get<int64_t>() > 1 ? fmt::format(", interleave {}", par["interleave"].get<int64_t>())
-                                                            : "",
+                       par["interleave"].get<int64_t>() > 1
+                           ? fmt::format(", interleave {}", par["interleave"].get<int64_t>())
+                           : "",
                        b["microbatches_per_pipeline"].get<int64_t>(),
                        b["microbatches_per_pipeline"].get<int64_t>() == 1 ? "" : "es");
   } else {
-    out << fmt::format("  TP{}{} x PP{} x DP{}{}{}{}{}{}, global batch {} x seq {}, microbatch {} ({} per pipeline), "
-                       "compute efficiency {:.1f}%\n",
-                       par["tp"].get<int64_t>(),
-                       par["cp"].get<int64_t>() > 1 ? fmt::format(" x CP{}", par["cp"].get<int64_t>()) : "",
-                       par["pp"].get<int64_t>(), par["dp"].get<int64_t>(),
-                       par["ep"].get<int64_t>() > 1 ? fmt::format(" (EP{})", par["ep"].get<int64_t>()) : "",
-                       par["interleave"].get<int64_t>() > 1 ? fmt::format(", interleave {}", par["interleave"].get<int64_t>())
-                                                            : "",
-                       par["sequence_parallel"].get<bool>() && par["tp"].get<int64_t>() > 1 ? ", SP" : "",
-                       par["zero"].get<int>() > 0 ? fmt::format(", ZeRO-{}", par["zero"].get<int>()) : "",
-                       par["recompute"].get<std::string>() != "none"
-                           ? fmt::format(", {} recompute", par["recompute"].get<std::string>())
-                           : "",
-                       thousands(b["global_batch"].get<int64_t>()), thousands(m["seq"].get<int64_t>()),
-                       b["microbatch"].get<int64_t>(), b["microbatches_per_pipeline"].get<int64_t>(),
-                       100 * o["gpu"]["compute_efficiency"].get<double>());
+    out << fmt::format(
+        "  TP{}{} x PP{} x DP{}{}{}{}{}{}, global batch {} x seq {}, microbatch {} ({} per pipeline), "
+        "compute efficiency {:.1f}%\n",
+        par["tp"].get<int64_t>(), par["cp"].get<int64_t>() > 1 ? fmt::format(" x CP{}", par["cp"].get<int64_t>()) : "",
+        par["pp"].get<int64_t>(), par["dp"].get<int64_t>(),
+        par["ep"].get<int64_t>() > 1 ? fmt::format(" (EP{})", par["ep"].get<int64_t>()) : "",
+        par["interleave"].get<int64_t>() > 1 ? fmt::format(", interleave {}", par["interleave"].get<int64_t>()) : "",
+        par["sequence_parallel"].get<bool>() && par["tp"].get<int64_t>() > 1 ? ", SP" : "",
+        par["zero"].get<int>() > 0 ? fmt::format(", ZeRO-{}", par["zero"].get<int>()) : "",
+        par["recompute"].get<std::string>() != "none"
+            ? fmt::format(", {} recompute", par["recompute"].get<std::string>())
+            : "",
+        thousands(b["global_batch"].get<int64_t>()), thousands(m["seq"].get<int64_t>()), b["microbatch"].get<int64_t>(),
+        b["microbatches_per_pipeline"].get<int64_t>(), 100 * o["gpu"]["compute_efficiency"].get<double>());
     if (!o["gpu"]["efficiency_source"].get<std::string>().empty())
       out << fmt::format("  (the {} default {:.1f}%: {})\n", o["gpu"]["name"].get<std::string>(),
                          100 * o["gpu"]["default_efficiency"].get<double>(),
