@@ -171,8 +171,17 @@ std::string wrap_prose(const std::string& text) {
           out.append(rest);
           break;
         }
-        // The last space that fits (past the indent), else the first one after (a long word stays whole).
+        // The last space that fits (past the indent), else the first one after (a long word stays whole). A
+        // number keeps its unit ("189,815.49 ms"): no break between a digit and a short word of letters.
         size_t cut = rest.rfind(' ', width - lead);
+        const auto unit_after = [&](size_t at) {
+          if (at == 0 || !std::isdigit(static_cast<unsigned char>(rest[at - 1]))) return false;
+          size_t end = at + 1;
+          while (end < rest.size() && std::isalpha(static_cast<unsigned char>(rest[end]))) ++end;
+          return end > at + 1 && end - at - 1 <= 4 &&
+                 (end == rest.size() || !std::isalnum(static_cast<unsigned char>(rest[end])));
+        };
+        while (cut != std::string_view::npos && cut > 0 && unit_after(cut)) cut = rest.rfind(' ', cut - 1);
         if (cut == std::string_view::npos || cut <= (first ? indent : 0)) cut = rest.find(' ', width - lead);
         if (cut == std::string_view::npos) {
           if (!first) out += hang;

@@ -137,6 +137,10 @@ TEST(Report, ProseLinesWrapAtTheTableWidth) {
   for (int i = 0; i < 3; ++i) second += (i ? " " : "") + std::string("abcde");
   EXPECT_EQ(out, first + "\n" + second + "\n" + row + "\nshort\n");
   EXPECT_EQ(first.size(), 2u + 5u + 18u * 6u);  // 115: a 19th word (121) would not fit
+  // A number keeps its unit: a line that would break between "12.50" and "ms" breaks before the number.
+  // 2 + 110 + " 12.50" = 118 characters; the last space within 120 is the one before "ms".
+  const std::string timed = "  " + std::string(110, 'a') + " 12.50 ms intact";
+  EXPECT_EQ(wrap_prose(timed), "  " + std::string(110, 'a') + "\n    12.50 ms intact");
   // A word longer than the width stays whole on a line of its own.
   const std::string url = "  see: " + std::string(130, 'x') + " end";
   EXPECT_EQ(wrap_prose(url), "  see:\n    " + std::string(130, 'x') + "\n    end");
