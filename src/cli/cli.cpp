@@ -15,6 +15,7 @@
 #include "core/mpi_world.hpp"
 #include "core/process.hpp"
 #include "core/version.hpp"
+#include "report/report.hpp"
 #include "scenario/scenario.hpp"
 
 namespace podnet::cli {
@@ -117,32 +118,17 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e, cons
 // --help within a terminal's width: an option's description wraps under its own column, other lines under their
 // indent (CLI11 prints each description on one line, up to 500 characters).
 std::string wrap_help(const std::string& help) {
-  constexpr size_t width = 120;
   std::string out;
   std::istringstream lines(help);
   for (std::string line; std::getline(lines, line);) {
-    if (line.size() <= width) {
-      out += line + "\n";
-      continue;
-    }
     size_t column = line.find_first_not_of(' ');
     // "  --rate R        description", "  part TEXT:PART   description": the description's column.
-    if (const size_t gap = line.find("  ", column); gap != std::string::npos) column = line.find_first_not_of(' ', gap);
-    if (column == std::string::npos || column > width / 2) column = 2;
-    const std::string hang(column, ' ');
-    std::string_view rest = line;
-    bool first = true;
-    while (true) {
-      const size_t lead = first ? 0 : hang.size();
-      if (lead + rest.size() <= width) break;
-      size_t cut = rest.rfind(' ', width - lead);
-      if (cut == std::string_view::npos || cut < (first ? column : 1)) cut = rest.find(' ', width - lead);
-      if (cut == std::string_view::npos) break;
-      out += (first ? "" : hang) + std::string(rest.substr(0, cut)) + "\n";
-      rest.remove_prefix(cut + 1);
-      first = false;
-    }
-    out += (first ? "" : hang) + std::string(rest) + "\n";
+    if (column != std::string::npos)
+      if (const size_t gap = line.find("  ", column); gap != std::string::npos)
+        column = line.find_first_not_of(' ', gap);
+    if (column == std::string::npos || column > report::Table::kTableWidth / 2) column = 2;
+    report::append_wrapped(out, line, column, column);
+    out += '\n';
   }
   return out;
 }

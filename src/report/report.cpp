@@ -145,8 +145,37 @@ bool numeric(const std::string& c) {
 }
 }  // namespace
 
-std::string wrap_prose(const std::string& text) {
+void append_wrapped(std::string& out, std::string_view line, size_t keep, size_t hang_width) {
   constexpr size_t width = Table::kTableWidth;
+  const std::string hang(hang_width, ' ');
+  bool first = true;
+  while (true) {
+    const size_t lead = first ? 0 : hang.size();
+    if (lead + line.size() <= width) break;
+    // The last space that fits (past `keep` on the first line), else the first one after (a long word stays
+    // whole). A number keeps its unit ("189,815.49 ms"): no break between a digit and a short word of letters.
+    size_t cut = line.rfind(' ', width - lead);
+    const auto unit_after = [&](size_t at) {
+      if (at == 0 || !std::isdigit(static_cast<unsigned char>(line[at - 1]))) return false;
+      size_t end = at + 1;
+      while (end < line.size() && std::isalpha(static_cast<unsigned char>(line[end]))) ++end;
+      return end > at + 1 && end - at - 1 <= 4 &&
+             (end == line.size() || !std::isalnum(static_cast<unsigned char>(line[end])));
+    };
+    while (cut != std::string_view::npos && cut > 0 && unit_after(cut)) cut = line.rfind(' ', cut - 1);
+    if (cut == std::string_view::npos || cut <= (first ? keep : 0)) cut = line.find(' ', width - lead);
+    if (cut == std::string_view::npos) break;
+    if (!first) out += hang;
+    out.append(line.substr(0, cut));
+    out += '\n';
+    line.remove_prefix(cut + 1);
+    first = false;
+  }
+  if (!first) out += hang;
+  out.append(line);
+}
+
+std::string wrap_prose(const std::string& text) {
   std::string out;
   out.reserve(text.size() + text.size() / 32);
   size_t start = 0;
@@ -156,45 +185,10 @@ std::string wrap_prose(const std::string& text) {
     if (!newline) end = text.size();
     const std::string_view line(text.data() + start, end - start);
     const size_t indent = line.find_first_not_of(' ');
-    const bool prose = line.size() > width && indent != std::string_view::npos &&
+    const bool prose = line.size() > Table::kTableWidth && indent != std::string_view::npos &&
                        line.find("  ", indent) == std::string_view::npos;
-    if (!prose) {
-      out.append(line);
-    } else {
-      const std::string hang(indent + 2, ' ');
-      std::string_view rest = line;
-      bool first = true;
-      while (true) {
-        const size_t lead = first ? 0 : hang.size();
-        if (lead + rest.size() <= width) {
-          if (!first) out += hang;
-          out.append(rest);
-          break;
-        }
-        // The last space that fits (past the indent), else the first one after (a long word stays whole). A
-        // number keeps its unit ("189,815.49 ms"): no break between a digit and a short word of letters.
-        size_t cut = rest.rfind(' ', width - lead);
-        const auto unit_after = [&](size_t at) {
-          if (at == 0 || !std::isdigit(static_cast<unsigned char>(rest[at - 1]))) return false;
-          size_t end = at + 1;
-          while (end < rest.size() && std::isalpha(static_cast<unsigned char>(rest[end]))) ++end;
-          return end > at + 1 && end - at - 1 <= 4 &&
-                 (end == rest.size() || !std::isalnum(static_cast<unsigned char>(rest[end])));
-        };
-        while (cut != std::string_view::npos && cut > 0 && unit_after(cut)) cut = rest.rfind(' ', cut - 1);
-        if (cut == std::string_view::npos || cut <= (first ? indent : 0)) cut = rest.find(' ', width - lead);
-        if (cut == std::string_view::npos) {
-          if (!first) out += hang;
-          out.append(rest);
-          break;
-        }
-        if (!first) out += hang;
-        out.append(rest.substr(0, cut));
-        out += '\n';
-        rest.remove_prefix(cut + 1);
-        first = false;
-      }
-    }
+    if (prose) append_wrapped(out, line, indent, indent + 2);
+    else out.append(line);
     if (newline) out += '\n';
     start = end + 1;
   }

@@ -11,6 +11,7 @@
 #include <iosfwd>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "scenario/scenario.hpp"
@@ -61,6 +62,9 @@ void write_tidy_csv(const nlohmann::json& doc, const std::string& key, const std
 // which no table row is) wider than Table::kTableWidth, wrapped at spaces with a hanging indent two spaces deeper.
 // A word longer than the width stays whole. Table rows and shorter lines are left as they are.
 std::string wrap_prose(const std::string& text);
+// One line appended to `out` in lines of at most Table::kTableWidth characters: breaks at spaces past column `keep`
+// on the first line, the others indented by `hang_width` spaces; never between a number and its unit.
+void append_wrapped(std::string& out, std::string_view line, size_t keep, size_t hang_width);
 
 // A console table: left-aligned first column, right-aligned numbers. A table wider than kTableWidth characters
 // wraps its widest text columns at spaces (each down to kWrapWidth), then the headers wider than their column's
