@@ -1278,6 +1278,25 @@ TEST(Cli, OrdinaryOutputsAndHelpFitA120ColumnTerminal) {
   }
 }
 
+TEST(Cli, InferenceOnTheDefaultScenarioPicksStagesThatHoldTheWeights) {
+  // Llama 3 405B in BF16: 811.7 GB of weights, 101.5 GB per GPU on TP8 x PP1, more than 90 % of an H100's 85.9 GB;
+  // on TP8 x PP2 50.7 GB. Left to the defaults, the layout doubles PP until the weights fit and says so; given,
+  // it is kept and refused as before.
+  Result r = run("inference aipod-16k --requests 50 --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto layout = nlohmann::json::parse(r.out)["layout"];
+  EXPECT_EQ(layout["tp"], 8);
+  EXPECT_EQ(layout["pp"], 2);
+  EXPECT_EQ(layout["pp_raised_from"], 1);
+  r = run("inference aipod-16k --requests 50");
+  EXPECT_NE(flat(r.out).find("(PP2, not the default PP1: the weights do not fit fewer stages of TP8;"),
+            std::string::npos)
+      << r.out;
+  r = run("inference aipod-16k --requests 50 --set inference.pp=1", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("need 101.5 GB per GPU on TP8 x PP1"), std::string::npos) << r.out;
+}
+
 TEST(Cli, HelpShowsTheDefaultOfTheKeyAnOptionSets) {
   // An option that names the scenario key it sets shows that key's default (from the key's spec, as `podnet list
   // keys` shows it); an optional key without one adds nothing.

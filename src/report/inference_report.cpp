@@ -98,6 +98,7 @@ nlohmann::json inference_document(const scenario::Setup& s, const study::Inferen
                    {"gpus", c.gpus()},
                    {"fabric_gpus", r.fabric_gpus},
                    {"fabric_carries_traffic", r.fabric_carries}};
+  if (r.pp_raised_from > 0) doc["layout"]["pp_raised_from"] = r.pp_raised_from;
   doc["memory"] = {{"weights_gb_per_gpu", round_to(r.weight_bytes_per_gpu / 1e9, 3)},
                    {"kv_cache_kb_per_token", round_to(r.kv_bytes_per_token / 1e3, 3)},
                    {"kv_capacity_tokens_per_replica", r.kv_capacity_tokens}};
@@ -176,6 +177,10 @@ void write_inference_table(const nlohmann::json& d, std::ostream& out) {
     out << fmt::format("  TP{} x PP{} replicas: {} (prefill and decode on each, {})\n", l["tp"].get<int64_t>(),
                        l["pp"].get<int64_t>(), l["replicas"].get<int64_t>(),
                        l["scheduler"] == "chunked" ? "chunked prefill beside decode" : "prefill first");
+  if (l.contains("pp_raised_from"))
+    out << fmt::format("  (PP{}, not the default PP{}: the weights do not fit fewer stages of TP{}; inference.tp and "
+                       "inference.pp choose the layout)\n",
+                       l["pp"].get<int64_t>(), l["pp_raised_from"].get<int64_t>(), l["tp"].get<int64_t>());
   const auto& mem = d["memory"];
   const double kv_kb = mem["kv_cache_kb_per_token"].get<double>();
   out << fmt::format("  weights {:.1f} GB per GPU; KV cache ({}) {} per token, {} tokens per replica\n\n",

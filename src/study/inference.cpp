@@ -51,8 +51,26 @@ InferenceStudy prepared(const scenario::Setup& s) {
                                                         "a CSV file of prompt and output tokens per request"),
                                         label));
   }
-  const workload::InferenceConfig& c = out.config;
   out.fabric_gpus = static_cast<int64_t>(s.fabric.gpus.size());
+  // A layout nobody chose (inference.tp and pp at their defaults) that cannot hold the weights (Llama 3 405B on one
+  // TP8 server): more pipeline stages, doubling, while the fabric holds the replicas. A layout given is kept.
+  const auto given = [&](const std::string& k) {
+    return s.scenario.lines.count(k) || s.scenario.from_set.count(k) || s.scenario.from_fragment.count(k) ||
+           s.scenario.from_set.count("inference");
+  };
+  if (!given("inference.tp") && !given("inference.pp")) {
+    workload::InferenceConfig& d = out.config;
+    const int64_t from = d.pp;
+    while (workload::ServingCost(out.model, out.gpu, d).kv_capacity_tokens() <= 0 && d.pp < 64) {
+      d.pp *= 2;
+      if (d.gpus() > out.fabric_gpus) {
+        d.pp /= 2;
+        break;
+      }
+    }
+    if (d.pp != from) out.pp_raised_from = from;
+  }
+  const workload::InferenceConfig& c = out.config;
   if (c.gpus() > out.fabric_gpus)
     throw InputError(fmt::format("{}: the serving layout needs {} GPUs ({} x {} per replica, {} replicas), the fabric "
                                  "has {}: fewer replicas, or a larger fabric (topology.gpus)",

@@ -30,6 +30,9 @@ namespace podnet::study {
 
 struct InferenceStudy {
   workload::InferenceConfig config;
+  // inference.pp left to its default and raised (doubled) until the model's weights fit one replica: the pp the
+  // default gave (0: not raised).
+  int64_t pp_raised_from = 0;
   workload::ModelSpec model;
   workload::GpuSpec gpu;
   int64_t fabric_gpus = 0;
