@@ -57,13 +57,15 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e, cons
     }
   }
   if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+    // The first option among the unexpected words (--name, or -x), else the first word.
     std::string option, first;
-    for (std::istringstream words(text.substr(text.find(':') + 1)); words >> option;) {
+    bool found = false;
+    for (std::istringstream words(text.substr(text.find(':') + 1)); !found && words >> option;) {
       if (first.empty()) first = option;
-      if (option.rfind("--", 0) == 0 || (option.size() == 2 && option[0] == '-')) break;
+      found = option.rfind("--", 0) == 0 || (option.size() == 2 && option[0] == '-');
     }
     // A value after a flag ("--allow-oom true"): a flag takes none.
-    if (option.rfind("-", 0) != 0 && !first.empty()) {
+    if (!found && !first.empty()) {
       for (size_t i = 1; i < args.size(); ++i) {
         if (args[i] != first) continue;
         const std::string& before = args[i - 1];
@@ -75,7 +77,7 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e, cons
                                before, first, before, before, command);
       }
     }
-    if (option.rfind("--", 0) == 0 || (option.size() == 2 && option[0] == '-')) {
+    if (found) {
       std::vector<std::string> names;
       for (const CLI::Option* o : sub->get_options())
         for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
@@ -167,6 +169,16 @@ void add_key_defaults(CLI::App& app) {
     }
 }
 
+// --help, asked of podnet or a command: each option's key default added, within a terminal's width. Done here, not
+// on every run: only help shows the descriptions.
+int print_help(CLI::App& app, const CLI::Error& e) {
+  add_key_defaults(app);
+  std::ostringstream help;
+  const int status = app.exit(e, help, std::cerr);
+  std::cout << wrap_help(help.str());
+  return status;
+}
+
 }  // namespace
 
 int run(int argc, char** argv) {
@@ -200,7 +212,6 @@ int run(int argc, char** argv) {
   add_run_command(app, action);
   add_resolve_command(app, action);
   add_serve_command(app, action);
-  add_key_defaults(app);
 
   // A misspelt command: CLI11 says only that a subcommand is required.
   if (argc > 1 && argv[1][0] != '-') {
@@ -234,15 +245,9 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    std::ostringstream help;
-    const int status = app.exit(e, help, std::cerr);
-    std::cout << wrap_help(help.str());
-    return status;
+    return print_help(app, e);
   } catch (const CLI::CallForAllHelp& e) {
-    std::ostringstream help;
-    const int status = app.exit(e, help, std::cerr);
-    std::cout << wrap_help(help.str());
-    return status;
+    return print_help(app, e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {

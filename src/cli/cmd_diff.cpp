@@ -129,8 +129,7 @@ int cmd_diff(const DiffOptions& o) {
   // what the fabric alone changes beside what the tuner's choices do.
   if (doc.contains("attribution") && doc["attribution"].contains("train") &&
       doc["attribution"]["train"].contains("dp_collectives") &&
-      doc["attribution"]["train"]["dp_collectives"].contains("hold") && result_document(o.a).is_null() &&
-      result_document(o.b).is_null()) {
+      doc["attribution"]["train"]["dp_collectives"].contains("hold") && docs == 0) {
     nlohmann::json& dc = doc["attribution"]["train"]["dp_collectives"];
     const std::string hold = dc["hold"].get<std::string>();
     std::vector<std::string> ha = sa, hb = sb;

@@ -185,20 +185,17 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
   constexpr size_t kCheckedValues = 1000;
   for (const auto& sets : study::value_check_overrides(req.axes, kCheckedValues))
     (void)scenario::load(base, sets, {}, flags);
-  {
-    // A job's memory depends on the job alone (its model, layout and GPUs), not on the fabric: one that does not
-    // fit would fail at every design point, after the whole design sweep. Said now, with what to change.
-    const workload::Job j = workload::job_from(scenario::load(base).section("workload"), o.gpus);
-    try {
-      workload::check_memory(j);
-    } catch (const ParamError& e) {
-      std::string why = e.what();
-      if (const size_t at = why.find("; or pass --allow-oom"); at != std::string::npos) why.erase(at);
-      throw InputError(fmt::format(
-          "--gpus {}: {} (TP{} x CP{} x PP{} x DP{}) does not fit in memory, whatever the fabric: {}; or give it more "
-          "GPUs (--gpus), or a smaller model (--workload, e.g. llama3-70b or llama3-8b)",
-          thousands(o.gpus), j.model.name, j.tp, j.cp, j.pp, j.dp, why));
-    }
+  // The job every point times (base.yaml's workload: dp and global batch filling --gpus, --workload). Its memory
+  // depends on the job alone (its model, layout and GPUs), not on the fabric: one that does not fit would fail at
+  // every design point, after the whole design sweep. Said now, with what to change.
+  const workload::Job job = workload::job_from(scenario::load(base).section("workload"), o.gpus);
+  try {
+    workload::check_memory(job, false);
+  } catch (const ParamError& e) {
+    throw InputError(fmt::format(
+        "--gpus {}: {} (TP{} x CP{} x PP{} x DP{}) does not fit in memory, whatever the fabric: {}; or give it more "
+        "GPUs (--gpus), or a smaller model (--workload, e.g. llama3-70b or llama3-8b)",
+        thousands(o.gpus), job.model.name, job.tp, job.cp, job.pp, job.dp, e.what()));
   }
 
   study::SweepProgress progress;
@@ -260,14 +257,10 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
     study::compare_reference(r, *ref);
   }
   nlohmann::json doc = report::new_document(context_of(source, "optimize"));
-  std::string job;
-  {
-    const workload::Job j = workload::job_from(scenario::load(base).section("workload"), o.gpus);
-    job = fmt::format("{} on {} x {}: TP{} x CP{} x PP{} x DP{}, global batch {} x seq {}", j.model.name,
-                      thousands(j.gpus()), j.gpu.name, j.tp, j.cp, j.pp, j.dp, thousands(j.global_batch),
-                      thousands(j.model.seq));
-  }
-  report::add_optimize(doc, o.gpus, job, r, files, ref);
+  const std::string job_text = fmt::format("{} on {} x {}: TP{} x CP{} x PP{} x DP{}, global batch {} x seq {}",
+                                           job.model.name, thousands(job.gpus()), job.gpu.name, job.tp, job.cp, job.pp,
+                                           job.dp, thousands(job.global_batch), thousands(job.model.seq));
+  report::add_optimize(doc, o.gpus, job_text, r, files, ref);
   emit(c, source, doc, "optimize", report::write_optimize_table);
   // Timing was asked for and nothing could be timed (a job that fits no design: the reasons are in the output):
   // there is no front, and a script must see it.

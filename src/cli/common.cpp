@@ -717,19 +717,19 @@ void add_study_options(CLI::App* cmd, StudyOptions& o) {
     for (const auto& n : names) who += (who.empty() ? "" : ", ") + n;
     std::string help = who + ": " + p->spec.help;
     const std::string option = p->option();
-    if (p->spec.type == ParamType::Bool)
-      help += p->spec.default_text == "true" ? " (on unless " + option + "=false)" : " (off unless given)";
-    else if (!p->spec.default_text.empty()) help += " (default " + p->spec.default_text + ")";
     const std::string spelled = p->flags.empty() ? option : p->flags;
-    // A yes/no option is a flag, as train's and run's --allow-oom are: given alone it is true; --allow-oom=false
-    // says no. (An option taking a value would swallow the argument after it: "--allow-oom --results x.db".)
-    if (p->spec.type == ParamType::Bool)
+    if (p->spec.type == ParamType::Bool) {
+      // A yes/no option is a flag, as train's and run's --allow-oom are: given alone it is true; --allow-oom=false
+      // says no. (An option taking a value would swallow the argument after it: "--allow-oom --results x.db".)
+      help += p->spec.default_text == "true" ? " (on unless " + option + "=false)" : " (off unless given)";
       cmd->add_flag_function(
           spelled, [&o, option](int64_t n) { o.given[option] = n > 0 ? "true" : "false"; }, help);
-    else
+    } else {
+      if (!p->spec.default_text.empty()) help += " (default " + p->spec.default_text + ")";
       cmd->add_option_function<std::string>(
              spelled, [&o, option](const std::string& v) { o.given[option] = v; }, help)
           ->type_name("VALUE");
+    }
   }
 }
 

@@ -208,10 +208,11 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
   std::vector<size_t> idx;
   for (auto& c : cols) {
     auto it = std::find(t.columns.begin(), t.columns.end(), c);
+    const std::string asked = lower(c);
     if (it == t.columns.end() && st != nullptr)
       it = std::find_if(t.columns.begin(), t.columns.end(), [&](const std::string& k) {
         const ResultField* f = find_field(*st, k);
-        return lower(header_of(k)) == lower(c) || (f && !f->label.empty() && lower(f->label) == lower(c));
+        return lower(header_of(k)) == asked || (f && !f->label.empty() && lower(f->label) == asked);
       });
     if (it == t.columns.end()) {
       // Why the points failed is what the user needs first; then the columns whose key or header hold the
@@ -225,7 +226,7 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
         const std::string h = header_of(k);
         const std::string shown = h == k ? k : fmt::format("{} ('{}')", k, h);
         all.push_back(shown);
-        if (lower(k).find(lower(c)) != std::string::npos || lower(h).find(lower(c)) != std::string::npos)
+        if (lower(k).find(asked) != std::string::npos || lower(h).find(asked) != std::string::npos)
           near.push_back(shown);
       }
       if (!near.empty())

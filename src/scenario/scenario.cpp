@@ -1599,6 +1599,14 @@ const std::string& Scenario::file_of(const std::string& key) const {
   return f != from_fragment.end() ? f->second.first : source;
 }
 
+bool Scenario::given(const std::string& key) const {
+  if (sections_from_set.count(key) || from_fragment.count(key)) return true;
+  for (size_t dot = key.size(); dot != std::string::npos; dot = dot == 0 ? std::string::npos : key.rfind('.', dot - 1))
+    if (from_set.count(key.substr(0, dot))) return true;
+  const auto it = lines.find(key);
+  return it != lines.end() && it->second > 0;
+}
+
 std::string Scenario::where(const std::string& key) const {
   // A key under a map given whole with --set (`--set 'topology={family: ..., gpus: ...}'`) is the --set's too.
   if (auto f = from_set.find(key); f != from_set.end() && !f->second.empty()) return f->second;

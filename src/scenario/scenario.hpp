@@ -217,6 +217,9 @@ class Scenario {
   // The file a top-level key's lines are in: the fragment (--config-add) that gave it, else the scenario's.
   const std::string& file_of(const std::string& key) const;
   std::string where(const std::string& key) const;
+  // Whether the user gave `key`: in the file, a --config-add fragment, or --set (the key, or a map holding it);
+  // false for a default or a recipe's value.
+  bool given(const std::string& key) const;
   // The key to name for `e`: one of a SharedParamError's keys the user gave (--set, then a fragment), else e.key().
   std::string blame(const ParamError& e) const;
   // The scenario with every default filled in, as YAML (deterministic).

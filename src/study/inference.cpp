@@ -54,11 +54,7 @@ InferenceStudy prepared(const scenario::Setup& s) {
   out.fabric_gpus = static_cast<int64_t>(s.fabric.gpus.size());
   // A layout nobody chose (inference.tp and pp at their defaults) that cannot hold the weights (Llama 3 405B on one
   // TP8 server): more pipeline stages, doubling, while the fabric holds the replicas. A layout given is kept.
-  const auto given = [&](const std::string& k) {
-    return s.scenario.lines.count(k) || s.scenario.from_set.count(k) || s.scenario.from_fragment.count(k) ||
-           s.scenario.from_set.count("inference");
-  };
-  if (!given("inference.tp") && !given("inference.pp")) {
+  if (!s.scenario.given("inference.tp") && !s.scenario.given("inference.pp")) {
     workload::InferenceConfig& d = out.config;
     const int64_t from = d.pp;
     while (workload::ServingCost(out.model, out.gpu, d).kv_capacity_tokens() <= 0 && d.pp < 64) {

@@ -63,9 +63,9 @@ std::vector<diagnose::PfcStorm> find_storms(const telemetry::Recorder& r);
 // Switches whose ports mark or pause off the configured thresholds, from a recorder's counters.
 std::vector<diagnose::ThresholdDrift> find_drifts(const telemetry::Recorder& r);
 
-// InputError unless the Setup's engine can inject failures (flow, packet);
-// checks the named failure targets against the fabric too. Called before
-// any run, so a bad scenario fails at once.
+// InputError unless the Setup's engine can inject failures (flow, packet).
+// Called before any run, so a bad scenario fails at once (the named failure
+// targets were checked against the fabric when the Setup was resolved).
 void require_failure_engine(const scenario::Setup& s);
 // InputError, naming the `faults:` and the engine's key, unless the Setup's engine simulates its faults (PFC
 // storms, silent faults, drifted thresholds: the packet engine). Called by bench, train and jobs before any run.

@@ -81,7 +81,6 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
     throw InputError("--chakra and --simai-workload: give one imported workload, not both");
   const topology::Topology& topo = s.fabric;
   const auto fabric_gpus = static_cast<int64_t>(topo.gpus.size());
-  s.scenario.check_failures(topo);  // names checked before any run
   require_fault_engine(s);
   // An imported workload's iteration is not run again with failures: refused, not dropped in silence.
   if (r.failures && !s.scenario.failures.empty() && (!r.simai_workload.empty() || !r.chakra.empty()))

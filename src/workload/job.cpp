@@ -774,7 +774,7 @@ Memory peak_memory(const Job& j) {
   return best;
 }
 
-void check_memory(const Job& j) {
+void check_memory(const Job& j, bool allow_oom_offered) {
   const Memory m = peak_memory(j);
   const double hbm = static_cast<double>(j.gpu.hbm_bytes);
   if (m.total() <= hbm) return;
@@ -812,9 +812,10 @@ void check_memory(const Job& j) {
       "workload.tp",
       fmt::format("needs {:.1f} GB per GPU (stage {}: weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, "
                   "activations {:.1f} for {:.2f} microbatches in flight, buffers {:.1f}), {} has {:.1f} GB: "
-                  "{}; or pass --allow-oom to time it anyway",
+                  "{}{}",
                   m.total() / 1e9, m.stage, m.weights / 1e9, m.gradients / 1e9, m.optimizer / 1e9, m.activations / 1e9,
-                  m.inflight_microbatches, m.buffers / 1e9, j.gpu.name, hbm / 1e9, how),
+                  m.inflight_microbatches, m.buffers / 1e9, j.gpu.name, hbm / 1e9, how,
+                  allow_oom_offered ? "; or pass --allow-oom to time it anyway" : ""),
       // The model last: a shape or layout key the user set is a closer cause than the model they chose.
       {"workload.tp", "workload.pp", "workload.dp", "workload.layers", "workload.hidden", "workload.ffn",
        "workload.heads", "workload.vocab", "workload.seq", "workload.microbatch", "workload.global_batch",

@@ -339,8 +339,9 @@ double activation_bytes_per_layer(const Job& job);
 Memory memory_of_stage(const Job& job, int64_t stage);
 // The stage that needs the most.
 Memory peak_memory(const Job& job);
-// Throws ParamError naming the keys to change when peak_memory exceeds the GPU's HBM.
-void check_memory(const Job& job);
+// Throws ParamError naming the keys to change when peak_memory exceeds the GPU's HBM; `allow_oom_offered`: the
+// command has --allow-oom, which the message then names.
+void check_memory(const Job& job, bool allow_oom_offered = true);
 
 // The `auto` pipeline split: layers per virtual stage (pp x interleave of them) that minimize the most
 // expensive virtual stage, a layer costing `layer_cost` and the LM head `head_cost` on the last virtual
