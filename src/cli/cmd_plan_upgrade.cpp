@@ -1,5 +1,5 @@
 // `podnet plan-upgrade SCENARIO`: a rolling upgrade of one switch tier under the running job: what each
-// step costs, what the whole upgrade costs, the least costly plan (model: src/study/upgrade.hpp).
+// step costs, what the whole upgrade costs, the recommended plan (model: src/study/upgrade.hpp).
 // Flags -> --set maintenance.* -> study::plan_upgrade -> report.
 #include <fmt/format.h>
 
@@ -13,7 +13,7 @@ namespace podnet::cli {
 namespace {
 
 struct UpgradeOptions {
-  std::string network, tier, batches, step_time, runs, engine;
+  std::string network, tier, batches, step_time, negligible, runs, engine;
 };
 
 int cmd_plan_upgrade(Common c, const UpgradeOptions& o) {
@@ -22,6 +22,7 @@ int cmd_plan_upgrade(Common c, const UpgradeOptions& o) {
   if (!o.tier.empty()) set_by(c, "--tier", "maintenance.tier", o.tier);
   if (!o.batches.empty()) set_by(c, "--batches", "maintenance.batches", "[" + o.batches + "]");
   if (!o.step_time.empty()) set_by(c, "--step-time", "maintenance.step_time", o.step_time);
+  if (!o.negligible.empty()) set_by(c, "--negligible", "maintenance.negligible", o.negligible);
   if (!o.runs.empty()) set_by(c, "--runs", "maintenance.runs", o.runs);
   if (!o.engine.empty()) set_by(c, "--engine", "network.engine", o.engine);
   RunLabel label;
@@ -39,7 +40,7 @@ void add_plan_upgrade_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand(
       "plan-upgrade",
       "a rolling upgrade of one switch tier under the running job: each step's slowdown, the total extra "
-      "training time, and the batch size and grouping that cost the least");
+      "training time, and the batch size and grouping to use");
   add_common(cmd, *c, true);
   cmd->add_option("--network", o->network,
                   "backend | frontend: whose switches are upgraded; the frontend's cost the job through its data "
@@ -53,6 +54,10 @@ void add_plan_upgrade_command(CLI::App& app, Action& action) {
   cmd->add_option("--step-time", o->step_time,
                   "how long one step keeps its switches out: drain, upgrade, reboot, checks (maintenance.step_time)")
       ->type_name("TIME");
+  cmd->add_option("--negligible", o->negligible,
+                  "extra training time that counts as none: within it of the least costly plan, the shortest "
+                  "window is recommended (maintenance.negligible)")
+      ->type_name("TIME");
   cmd->add_option("--runs", o->runs,
                   "steps of each plan simulated, evenly spaced; the others take their mean (0: every step; "
                   "maintenance.runs)")
@@ -61,7 +66,9 @@ void add_plan_upgrade_command(CLI::App& app, Action& action) {
   cmd->footer(
       "A step drains its switches before the iteration runs (routing avoids them) and times the scenario's\n"
       "training job on the rest. The job runs at 1/slowdown of its speed while a step lasts, so each step costs\n"
-      "step_time x (1 - 1/slowdown) of training time. `packed` drains neighbouring switches (one plane);\n"
+      "step_time x (1 - 1/slowdown) of training time. The recommended plan has the shortest window among\n"
+      "those within --negligible (1 min) of the least extra training time. `packed` drains neighbouring switches\n"
+      "(one plane); "
       "`spread` takes one from each stretch of the tier. On the frontend (--network frontend) a step slows the\n"
       "job's data loading and its checkpoint writes instead. docs/commands/plan-upgrade.md explains the model.\n\n"
       "Examples:\n"

@@ -564,7 +564,7 @@ std::vector<StudyDef> builtin() {
     StudyDef d;
     d.name = "plan-upgrade";
     d.description = "a rolling upgrade of one switch tier (maintenance:) under the job: each step's slowdown, "
-                    "the extra training time, the least costly plan";
+                    "the extra training time, the recommended plan";
     d.gpus_field = "job.gpus";
     // Sweep's and diff's options and the dashboard's form: each sets its maintenance key (empty: the scenario's
     // own), as `podnet plan-upgrade`'s flags of the same names do.
@@ -576,10 +576,12 @@ std::vector<StudyDef> builtin() {
     d.params = {key("tier", ParamType::String, "the switch tier to upgrade"),
                 key("batches", ParamType::String, "switches drained together, one plan per size, e.g. 1,4,16"),
                 key("step_time", ParamType::Time, "how long one step keeps its switches out, e.g. 30min"),
+                key("negligible", ParamType::Time,
+                    "extra training time that counts as none when plans are compared, e.g. 1min"),
                 key("runs", ParamType::Int, "steps of each plan simulated (0: every step)")};
     d.fields = {field("job.gpus", "GPUs", "", 0),
                 field("switches", "switches in the tier", "", 0),
-                field("best.batch", "switches per step (least costly plan)", "", 0, true),
+                field("best.batch", "switches per step (recommended plan)", "", 0, true),
                 field("best.steps", "steps", "", 0, true),
                 field("best.window_hours", "upgrade window", "h", 1, true),
                 nullable(field("best.worst_slowdown", "worst step slowdown", "x", 3, true), "a step stops the job"),

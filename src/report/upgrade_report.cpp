@@ -12,9 +12,9 @@ namespace {
 
 constexpr size_t kStepsShown = 16;
 
-// Hours as a person reads them: seconds below a minute, minutes below an hour.
+// Hours as a person reads them: seconds below a minute (nothing is "0.0 s"), minutes below an hour.
 std::string duration(double hours) {
-  if (hours > 0 && hours < 1.0 / 60) return fixed(hours * 3600, 1) + " s";
+  if (hours < 1.0 / 60) return fixed(hours * 3600, 1) + " s";
   if (hours < 1) return fixed(hours * 60, 1) + " min";
   return fixed(hours, 1) + " h";
 }
@@ -88,6 +88,8 @@ nlohmann::json upgrade_document(const scenario::Setup& s, const study::UpgradeRe
   for (const auto& p : r.plans) plans.push_back(plan_json(p, true, frontend));
   doc["plans"] = std::move(plans);
   doc["best"] = plan_json(r.plans[r.best], false, frontend);
+  doc["least_extra"] = plan_json(r.plans[r.least], false, frontend);
+  doc["negligible_minutes"] = round_to(r.request.negligible.seconds() / 60, 6);
   return doc;
 }
 
@@ -131,7 +133,7 @@ void write_upgrade_table(const nlohmann::json& d, std::ostream& out) {
   }
   t.write(out, "  ");
   const auto& b = d["best"];
-  out << fmt::format("\n  the least costly: {}, {} steps over {}, costing the job {} ({})\n", plan_name(b),
+  out << fmt::format("\n  recommended: {}, {} steps over {}, costing the job {} ({})\n", plan_name(b),
                      thousands(b["steps"].get<int64_t>()), duration(b["window_hours"].get<double>()),
                      duration(b["extra_hours"].get<double>()),
                      b["stopping_steps"] == b["steps"] ? "every step stops it"
@@ -140,6 +142,15 @@ void write_upgrade_table(const nlohmann::json& d, std::ostream& out) {
                      : frontend ? "slowest checkpoint write " +
                                       checkpoint_minutes_text(b["worst_checkpoint_write_minutes"].get<double>())
                                 : "worst step " + slowdown_text(b["worst_slowdown"]));
+  if (d.contains("least_extra")) {
+    const auto& l = d["least_extra"];
+    if (l["batch"] != b["batch"] || l["grouping"] != b["grouping"])
+      out << fmt::format("  {} costs the job least ({}), but keeps the tier in maintenance for {}; within {} "
+                         "of the least, the shortest window is recommended (maintenance.negligible)\n",
+                         plan_name(l), duration(l["extra_hours"].get<double>()),
+                         duration(l["window_hours"].get<double>()),
+                         duration(d["negligible_minutes"].get<double>() / 60));
+  }
   // Why a step stops the job, once: the engine's words for the first such step simulated.
   for (const auto& p : d["plans"]) {
     const auto& list = p["step_list"];

@@ -19,6 +19,9 @@ std::vector<ParamSpec> maintenance_params() {
        1e9},
       {"step_time", ParamType::Time, "30min",
        "how long one step keeps its switches out of service: drain, upgrade, reboot, checks"},
+      {"negligible", ParamType::Time, "1min",
+       "extra training time that counts as none when plans are compared: among the plans within it of the least "
+       "costly, the shortest window is recommended (0: the least extra time, whatever the window)"},
       {"runs", ParamType::Int, "4",
        "steps of each plan simulated (evenly spaced); the others take their mean slowdown (0: simulate every step)", 0,
        100000},

@@ -27,6 +27,9 @@ UpgradeRequest upgrade_request(const scenario::Setup& s) {
   r.tier = p.get_string("tier");
   r.batches = p.get_int_list("batches");
   r.step_time = p.get_time("step_time");
+  r.negligible = p.get_time("negligible");
+  if (r.negligible.ps < 0)
+    throw InputError(s.scenario.where("maintenance.negligible") + ": expected a time of 0 or more");
   r.runs = static_cast<int32_t>(p.get_int("runs"));
   r.threads = static_cast<int32_t>(p.get_int("threads"));
   if (r.step_time.ps <= 0)
@@ -340,14 +343,34 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
     plan.window_hours = step_hours * static_cast<double>(plan.steps.size());
     out.plans.push_back(std::move(plan));
   }
-  for (size_t i = 1; i < out.plans.size(); ++i) {
-    const UpgradePlan& a = out.plans[i];
-    const UpgradePlan& b = out.plans[out.best];
+  out.least = least_extra_plan(out.plans);
+  out.best = recommended_plan(out.plans, rq.negligible.seconds() / 3600);
+  return out;
+}
+
+size_t least_extra_plan(const std::vector<UpgradePlan>& plans) {
+  size_t least = 0;
+  for (size_t i = 1; i < plans.size(); ++i) {
+    const UpgradePlan &a = plans[i], &b = plans[least];
     if (a.extra_hours < b.extra_hours - 1e-12 ||
         (std::abs(a.extra_hours - b.extra_hours) <= 1e-12 && a.window_hours < b.window_hours))
-      out.best = i;
+      least = i;
   }
-  return out;
+  return least;
+}
+
+size_t recommended_plan(const std::vector<UpgradePlan>& plans, double negligible_hours) {
+  if (plans.empty()) return 0;
+  const size_t least = least_extra_plan(plans);
+  const double within = plans[least].extra_hours + negligible_hours + 1e-12;
+  size_t best = least;
+  for (size_t i = 0; i < plans.size(); ++i) {
+    const UpgradePlan &a = plans[i], &b = plans[best];
+    if (a.extra_hours > within) continue;
+    if (a.window_hours < b.window_hours || (a.window_hours == b.window_hours && a.extra_hours < b.extra_hours - 1e-12))
+      best = i;
+  }
+  return best;
 }
 
 }  // namespace podnet::study

@@ -15,7 +15,9 @@
 // Cost. While a step lasts (maintenance.step_time: drain, upgrade, reboot, checks), the job runs at
 // 1 / slowdown of its speed, so it finishes step_time (1 - 1 / slowdown) later; a step that stops the job
 // costs the whole step_time. A plan's extra time is the sum over its steps; its window is S x step_time.
-// The best plan: the least extra time, then the shortest window.
+// The recommended plan: the shortest window among the plans whose extra time is within
+// maintenance.negligible (1 min) of the least, then the least extra time. A plan that saves the job
+// seconds but keeps the tier in maintenance for days longer is not worth it.
 // Sampling. At most maintenance.runs steps of a plan are simulated (evenly spaced, the first and the last
 // among them; 0: every step); the others are estimated as the mean slowdown of the simulated ones and
 // marked so. A switch set simulated once is not simulated again (b = 1's steps serve every plan).
@@ -54,6 +56,7 @@ struct UpgradeRequest {
   std::string tier = "spine";
   std::vector<int64_t> batches = {1, 4, 16, 64};
   Time step_time = Time(1800LL * 1000000000000LL);  // 30 min
+  Time negligible = Time(60LL * 1000000000000LL);   // extra time that counts as none when plans are compared
   int32_t runs = 4;                                 // simulated steps per plan; 0 = all
   int32_t threads = 0;                              // steps simulated at once; 0 = the machine's cores, at most 8
 };
@@ -98,7 +101,8 @@ struct UpgradeResult {
   double checkpoint_interval_hours = 0;  // +inf when nothing interrupts the job
   bool async_checkpoints = false;
   std::vector<UpgradePlan> plans;
-  size_t best = 0;                // the plan that costs the least
+  size_t best = 0;                // the recommended plan (above)
+  size_t least = 0;               // the plan with the least extra time
   int64_t runs = 0;               // iterations simulated, the intact one included
   std::vector<int64_t> left_out;  // batch sizes at or above the tier's switch count
   int32_t threads = 1;            // steps simulated at once
@@ -107,5 +111,10 @@ struct UpgradeResult {
 // InputError naming maintenance.tier for a tier the fabric does not have (with the tiers it has), and
 // the engine's error for one that cannot drain switches.
 UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress = {});
+
+// The plan with the least extra time (then the shortest window), and the recommended one: the shortest window
+// among the plans within `negligible_hours` of that least (then the least extra time). Both 0 when empty.
+size_t least_extra_plan(const std::vector<UpgradePlan>& plans);
+size_t recommended_plan(const std::vector<UpgradePlan>& plans, double negligible_hours);
 
 }  // namespace podnet::study

@@ -64,8 +64,28 @@ TEST(PlanUpgrade, EachPlanCostsItsStepsSlowdowns) {
   // The spines are alike: each one-at-a-time step costs the same, and two down cost more than one.
   for (const auto& st : r.plans[0].steps) EXPECT_NEAR(st.slowdown, r.plans[0].steps[0].slowdown, 1e-9);
   EXPECT_GT(r.plans[2].worst_slowdown, r.plans[0].worst_slowdown);
-  // The least costly plan has the least extra time.
-  for (const auto& p : r.plans) EXPECT_LE(r.plans[r.best].extra_hours, p.extra_hours);
+  // The least costly plan has the least extra time; the recommended one is within a minute of it.
+  for (const auto& p : r.plans) EXPECT_LE(r.plans[r.least].extra_hours, p.extra_hours);
+  EXPECT_LE(r.plans[r.best].extra_hours, r.plans[r.least].extra_hours + 1.0 / 60 + 1e-12);
+}
+
+TEST(PlanUpgrade, AShorterWindowWinsWhenTheExtraTimeIsNegligible) {
+  // The audit's case: 16 steps of 8 h costing 0.6 s against 256 steps of 128 h costing nothing.
+  const auto plan = [](double window, double extra) {
+    UpgradePlan p;
+    p.window_hours = window;
+    p.extra_hours = extra;
+    return p;
+  };
+  const std::vector<UpgradePlan> plans = {plan(128, 0), plan(8, 0.6 / 3600), plan(2, 0.5), plan(8, 0.1 / 3600)};
+  EXPECT_EQ(least_extra_plan(plans), 0u);
+  // Within a minute of nothing: plans 1 and 3 (8 h), the cheaper of them; plan 2 costs 30 min.
+  EXPECT_EQ(recommended_plan(plans, 1.0 / 60), 3u);
+  // Nothing counts as negligible: the least extra time.
+  EXPECT_EQ(recommended_plan(plans, 0), 0u);
+  // Within an hour: the 2-hour window.
+  EXPECT_EQ(recommended_plan(plans, 1), 2u);
+  EXPECT_EQ(recommended_plan({}, 1), 0u);
 }
 
 TEST(PlanUpgrade, TheThreadCountChangesNothing) {

@@ -376,7 +376,7 @@ try {
   await checkLayout('serve inference');
   await page.screenshot({ path: path.join(outDir, 'serve-inference.png'), fullPage: true });
 
-  // plan-upgrade: no page code of its own; the page shows the CLI's report (its plans and the least costly one).
+  // plan-upgrade: no page code of its own; the page shows the CLI's report (its plans and the recommended one).
   await page.goto(`${s.url}/plan-upgrade`);
   await page.waitForSelector('#app[data-ready="1"]');
   await page.selectOption('#scenario', 'leafspine-8k');
@@ -386,8 +386,8 @@ try {
   await page.waitForSelector('#result pre.report-text');
   const report = await page.$eval('#result pre.report-text', e => e.textContent);
   const cli = run(['plan-upgrade', 'leafspine-8k', '--tier', 'spine', '--batches', '1,4', '--runs', '1']);
-  check(report === cli && /the least costly: /.test(report),
-    'plan-upgrade: the page shows the report podnet plan-upgrade prints, the least costly plan with it');
+  check(report === cli && /recommended: /.test(report),
+    'plan-upgrade: the page shows the report podnet plan-upgrade prints, the recommended plan with it');
   const cmpNav = await (async () => { await page.goto(`${s.url}/compare`); await page.waitForFunction(() => document.querySelectorAll('header nav a').length > 6); return page.$$eval('header nav a', a => a.map(x => x.textContent)); })();
   check(['jobs', 'inference', 'plan-upgrade'].every(n => cmpNav.includes(n)), `compare: the header links every study too (${cmpNav.join(', ')})`);
 
