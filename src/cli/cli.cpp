@@ -129,6 +129,32 @@ std::string wrap_help(const std::string& help) {
       if (const size_t gap = line.find("  ", column); gap != std::string::npos)
         column = line.find_first_not_of(' ', gap);
     if (column == std::string::npos || column > report::Table::kTableWidth / 2) column = 2;
+    const size_t indent = line.find_first_not_of(' ');
+    if (indent != std::string::npos && line.size() > report::Table::kTableWidth &&
+        (line.compare(indent, 7, "podnet ") == 0 || line.compare(indent, 7, "mpirun ") == 0)) {
+      // An example command stays one that pastes into a shell: continued with " \\" before an option (and its
+      // value) that would pass the width.
+      std::istringstream words(line);
+      std::vector<std::string> units;
+      for (std::string word; words >> word;) {
+        const bool value = !units.empty() && units.back()[0] == '-' && units.back().find(' ') == std::string::npos &&
+                           word[0] != '-' && word != "|" && word != ">";
+        if (value) units.back() += " " + word;
+        else units.push_back(word);
+      }
+      std::string current(indent, ' ');
+      for (const std::string& unit : units) {
+        const bool first = current.size() == indent;
+        if (!first && unit[0] == '-' && current.size() + 1 + unit.size() + 2 > report::Table::kTableWidth) {
+          out += current + " \\\n";
+          current = std::string(indent + 4, ' ') + unit;
+        } else {
+          current += (first ? "" : " ") + unit;
+        }
+      }
+      out += current + '\n';
+      continue;
+    }
     report::append_wrapped(out, line, column, column);
     out += '\n';
   }

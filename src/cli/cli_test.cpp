@@ -1270,12 +1270,16 @@ TEST(Cli, OrdinaryOutputsAndHelpFitA120ColumnTerminal) {
   for (const char* c :
        {"design aipod-16k", "run", "reliability aipod-16k",
         "train leafspine-8k --set workload.model=llama3-70b --set topology.gpus=1024 --engine analytical",
-        "bench --help", "calibrate --help", "list --help", "train --help"}) {
+        "bench --help", "calibrate --help", "list --help", "train --help", "sweep --help", "design --help"}) {
     const Result r = run(c);
     ASSERT_EQ(r.status, 0) << c;
     std::istringstream lines(r.out);
     for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 120u) << c << "\n" << line;
   }
+  // A long example command is continued as a shell continues it, before an option and its value (it broke
+  // between "-j" and "2").
+  const Result r = run("sweep --help");
+  EXPECT_NE(r.out.find("--vary network.routing=ecmp,adaptive \\\n      -j 2\n"), std::string::npos) << r.out;
 }
 
 TEST(Cli, InferenceOnTheDefaultScenarioPicksStagesThatHoldTheWeights) {

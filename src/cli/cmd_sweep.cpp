@@ -133,8 +133,8 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
   };
   const study::SweepStats st = study::run_sweep(spec, o.results, evaluate, o.jobs, progress);
   if (!st.reporter) return kExitOk;  // an MPI worker: rank 0 reports
-  std::cerr << fmt::format("podnet sweep: {} point(s): {} already in {}, {} run now, {} with an error{}\n", st.points,
-                           st.already, o.results, st.ran, st.failed,
+  std::cerr << fmt::format("podnet sweep: {}: {} already in {}, {} run now, {} with an error{}\n",
+                           plural(st.points, "point", "points"), st.already, o.results, st.ran, st.failed,
                            st.ranks > 1
                                ? fmt::format(" ({} MPI ranks: 1 coordinator, {} workers)", st.ranks, st.ranks - 1)
                                : "");
@@ -198,11 +198,9 @@ void add_sweep_command(CLI::App& app, Action& action) {
   add_study_options(cmd, o->study_options);
   cmd->footer(
       "Every point runs the same study function as its command (podnet design, bench, train, reliability,\n"
-      "diagnose, ...), on the scenario with --set, then KEY=VALUE per axis. The database's table "
-      "`points` has "
-      "one row per point: id,\n"
-      "the axes, status, error, wall_seconds and every result field (docs/commands/sweep.md); query it with "
-      "sqlite3.\n\n"
+      "diagnose, ...), on the scenario with --set, then KEY=VALUE per axis. The database's table `points`\n"
+      "has one row per point: id, the axes, status, error, wall_seconds and every result field\n"
+      "(docs/commands/sweep.md); query it with sqlite3.\n\n"
       "Examples:\n"
       "  podnet sweep leafspine-8k --study design --vary topology.oversubscription=1,2,3 --vary switch.radix=128,256\n"
       "  podnet sweep aipod-16k --study train --vary topology.oversubscription=1:1,2:1 --vary "

@@ -44,7 +44,7 @@ TEST(SweepCli, DesignGridReadBackAsCsv) {
   const Result json = run("sweep --results " + db + " --format json");
   EXPECT_NE(json.out.find("\"bom.switches.total\": 192"), std::string::npos) << json.out.substr(0, 2000);
   // Two points, both ok.
-  EXPECT_NE(r.out.find("2 point(s) stored, 0 with an error"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 points stored, 0 with an error"), std::string::npos) << r.out;
   // --timing adds each point's wall_seconds to the table too (it reached only --format csv and json).
   const Result plain = run("sweep --results " + db), timed = run("sweep --results " + db + " --timing");
   ASSERT_EQ(timed.status, 0) << timed.out;
@@ -62,7 +62,7 @@ TEST(SweepCli, AMissingColumnOfFailedPointsSaysWhyTheyFailed) {
                            fresh("failed.db"),
                        true);
   EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_NE(r.out.find("--columns: no column 'mfu' in these results (2 of 2 point(s) failed, so they have no results; "
+  EXPECT_NE(r.out.find("--columns: no column 'mfu' in these results (2 of 2 points failed, so they have no results; "
                        "the first: aipod-16k.yaml (built-in):53: workload.stage_layers: auto: 80 layers cannot fill"),
             std::string::npos)
       << r.out;
@@ -171,7 +171,7 @@ TEST(SweepCli, KilledAndRestartedLosesAndDuplicatesNothing) {
   EXPECT_NE(k.out.find("killed"), std::string::npos);
   const Result again = run("sweep" + args + "--results " + killed, true);
   ASSERT_EQ(again.status, 0) << again.out;
-  EXPECT_NE(again.out.find("9 point(s): "), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("9 points: "), std::string::npos) << again.out;
   EXPECT_EQ(run("sweep --results " + killed + " --format csv").out,
             run("sweep --results " + whole + " --format csv").out);
 }
@@ -228,7 +228,7 @@ TEST(DiffCli, TwoSavedResults) {
   EXPECT_EQ(r.out.find("bom."), std::string::npos) << r.out;
   // Identical documents: nothing changed.
   const Result same = run("diff " + a + " " + a, true);
-  EXPECT_NE(same.out.find("0 figure(s) changed"), std::string::npos) << same.out;
+  EXPECT_NE(same.out.find("0 figures changed"), std::string::npos) << same.out;
   // Results of two studies: refused (it printed a header and nothing, which read as "no difference"); and what
   // runs studies does not apply to two results (it was silently ignored).
   const std::string t = (dir() / "t.json").string();
@@ -256,7 +256,7 @@ TEST(SweepCli, DiagnoseEvaluationPerPoint) {
                            db,
                        true);
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("2 point(s) stored, 0 with an error"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 points stored, 0 with an error"), std::string::npos) << r.out;
   const Result json = run("sweep --results " + db + " --format json");
   EXPECT_NE(json.out.find("\"evaluation.precision\""), std::string::npos) << json.out.substr(0, 2000);
   EXPECT_NE(json.out.find("\"evaluation.trials\": 3"), std::string::npos) << json.out.substr(0, 2000);

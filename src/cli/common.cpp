@@ -521,7 +521,10 @@ namespace {
 
 // --format csv: a tidy table of the command's main rows where it has one (README, output formats), else key,value.
 void write_csv(const std::string& stem, const nlohmann::json& doc, std::ostream& out) {
-  if (stem == "bench") report::write_tidy_csv(doc, "rows", "bytes", out);
+  if (stem == "bench")  // the console table's order
+    report::write_tidy_csv(doc, "rows", "bytes", out,
+                           {"time_us", "algbw_gbyte_per_s", "busbw_gbyte_per_s", "algorithm", "protocol", "channels",
+                            "nccl_model_us"});
   else if (stem == "compare") report::write_tidy_csv(doc, "rows", "transport", out);
   else if (stem == "train" && doc.contains("jobs")) report::write_tidy_csv(doc, "jobs", "name", out);
   else if (stem == "train" && doc.contains("stages_ms") && doc["stages_ms"].is_array()) {

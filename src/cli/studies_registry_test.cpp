@@ -74,7 +74,7 @@ TEST(StudyRegistry, AStudyRegisteredOnlyThereSweepsAndDiffs) {
   Captured r =
       podnet({"sweep", "leafspine-8k", "--study", "toy", "--scale", "5", "--vary", "seed=1,3", "--results", db});
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("toy study, 2 point(s) stored, 0 with an error"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("toy study, 2 points stored, 0 with an error"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("seed x scale (units)"), std::string::npos) << r.out;  // the field's label
   EXPECT_NE(r.out.find(" 15.0\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("8,192"), std::string::npos) << r.out;
@@ -93,7 +93,7 @@ TEST(StudyRegistry, AStudyRegisteredOnlyThereSweepsAndDiffs) {
   // diff: the study is a --study choice, its option applies to both sides.
   r = podnet({"diff", "leafspine-8k", "leafspine-8k", "--study", "toy", "--scale", "3", "--set-b", "seed=2"});
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("toy: 1 figure(s) changed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("toy: 1 figure changed"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("on 8,192 GPUs"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("6.0 units"), std::string::npos) << r.out;  // seed 2 x 3
   r = podnet({"diff", "leafspine-8k", "leafspine-8k", "--study", "toy,nope"});

@@ -246,4 +246,8 @@ std::string thousands(int64_t v) {
   return v < 0 ? "-" + out : out;
 }
 
+std::string plural(int64_t n, std::string_view one, std::string_view many) {
+  return thousands(n) + " " + std::string(n == 1 ? one : many);
+}
+
 }  // namespace podnet

@@ -105,5 +105,7 @@ std::string format_power(double watts);
 std::string format_number(double v, int max_decimals = 6);
 // 16384 -> "16,384" (digits grouped by thousands).
 std::string thousands(int64_t v);
+// A count and its noun: "1 pod", "8 pods", "1,024 links".
+std::string plural(int64_t n, std::string_view one, std::string_view many);
 
 }  // namespace podnet

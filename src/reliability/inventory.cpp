@@ -197,6 +197,8 @@ Inventory count_inventory_of(const topology::Topology& t, const std::vector<int3
     if (!reach[n]) continue;
     const int tier = t.nodes[n].tier;
     const std::string name = tier < static_cast<int>(t.tier_names.size()) ? t.tier_names[tier] : std::to_string(tier);
+    std::string label = name;  // "super_spine" reads "super-spine switches"
+    std::replace(label.begin(), label.end(), '_', '-');
     // A switch whose links all go down a tier (a top-tier switch) is routed around on the uplinks into it.
     bool top = true;
     {
@@ -207,14 +209,14 @@ Inventory count_inventory_of(const topology::Topology& t, const std::vector<int3
       }
     }
     if (leaf[n] && t.nic_planes > 1) {  // a plane's leaf: its NICs carry on over the other planes
-      tally.add(kLeaves, tier, "switch:" + name, name + " switches", Part::Switch, Role::FabricSwitch, 1, n, false);
+      tally.add(kLeaves, tier, "switch:" + name, label + " switches", Part::Switch, Role::FabricSwitch, 1, n, false);
     } else if (leaf[n]) {
-      tally.add(kLeaves, tier, "switch:" + name, name + " switches", Part::Switch, Role::Leaf, 1, n);
+      tally.add(kLeaves, tier, "switch:" + name, label + " switches", Part::Switch, Role::Leaf, 1, n);
     } else if (tier_has_leaf[tier]) {
-      tally.add(kFabricSwitches, tier, "switch:" + name + "-transit", name + " switches (transit)", Part::Switch,
+      tally.add(kFabricSwitches, tier, "switch:" + name + "-transit", label + " switches (transit)", Part::Switch,
                 Role::FabricSwitch, 1, n, top);
     } else {
-      tally.add(kFabricSwitches, tier, "switch:" + name, name + " switches", Part::Switch, Role::FabricSwitch, 1, n,
+      tally.add(kFabricSwitches, tier, "switch:" + name, label + " switches", Part::Switch, Role::FabricSwitch, 1, n,
                 top);
     }
   }

@@ -280,13 +280,25 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
   const std::string op = b["op"].get<std::string>();
   // Nor the torus's own collectives (collective/torus.hpp), which NCCL's tuner does not pick.
   const collective::AlgorithmInfo* named = collective::find_algorithm(b["algorithm"].get<std::string>());
-  const bool tuned = algo.size() > 0 && op != "alltoall" && op != "sendrecv" && !(named && named->own_parts);
+  // "auto" on a torus picks the torus's own collectives at every size: no row is NCCL's then.
+  bool any_nccl_row = d["rows"].empty();
+  for (const auto& r : d["rows"]) {
+    const collective::AlgorithmInfo* a = collective::find_algorithm(r.value("algorithm", std::string()));
+    any_nccl_row = any_nccl_row || !(a && a->own_parts);
+  }
+  const bool tuned = algo.size() > 0 && op != "alltoall" && op != "sendrecv" && !(named && named->own_parts) &&
+                     any_nccl_row;
   // Channels left to NCCL's tuner vary with the size: the table gives each row's.
   const std::string channels = b["channels"].get<std::string>();
-  out << fmt::format("podnet bench: {}{} on {} GPUs of {} ({} engine, {} routing, {}, {} QP(s){})\n", op, algo,
+  const int qps = b["qps"].get<int>();
+  out << fmt::format("podnet bench: {}{} on {} GPUs of {} ({} engine, {} routing, {}{}{})\n", op, algo,
                      thousands(b["gpus"].get<int64_t>()), d["run"]["scenario"].get<std::string>(),
                      b["engine"].get<std::string>(), b["routing"].get<std::string>(),
-                     channels == "auto" ? "channels as NCCL picks them" : channels + " channel(s)", b["qps"].get<int>(),
+                     channels == "auto"
+                         ? (tuned ? "channels as NCCL picks them" : "channels as the algorithm picks them")
+                     : channels == "1" ? "1 channel"
+                                       : channels + " channels",
+                     qps == 1 ? std::string() : ", " + plural(qps, "queue pair", "queue pairs") + " per connection",
                      d.contains("ring") ? ", " + b["ring_order"].get<std::string>() + " ring order" : "");
   if (b.contains("cc"))
     out << fmt::format("  transport {}, congestion control {}, flow control {}, delivery {}{}\n",
@@ -316,20 +328,27 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
   if (!d["rows"].empty() && d["rows"][0].contains("slowdown"))
     out << "  times and bandwidths are with the injected failures; the failure-free baseline is below\n";
   out << "\n";
-  Table t({"size (B)", "time (us)", "algbw (GB/s)", "busbw (GB/s)", "algo", "proto", "channels", "NCCL model (us)"});
+  // The protocol and NCCL's model only for NCCL's algorithms.
+  std::vector<std::string> head = {"size (B)", "time (us)", "algbw (GB/s)", "busbw (GB/s)", "algo"};
+  if (tuned) head.insert(head.end(), {"proto", "channels", "NCCL model (us)"});
+  else head.emplace_back("channels");
+  Table t(head);
+  const auto add = [&](std::vector<std::string> row) {
+    if (!tuned) row = {row[0], row[1], row[2], row[3], row[4], row[6]};
+    t.add(row);
+  };
   for (const auto& r : d["rows"]) {
     const std::string algo = r.value("algorithm", std::string("-"));
     const std::string proto = r.value("protocol", std::string(""));
     const std::string ch = r.contains("channels") ? std::to_string(r["channels"].get<int>()) : "-";
     const std::string model = r.contains("nccl_model_us") ? fixed(r["nccl_model_us"].get<double>(), 2) : "-";
     if (r["algbw_gbyte_per_s"].is_null()) {  // the job stopped: no bandwidth to report
-      t.add(
-          {thousands(r["bytes"].get<int64_t>()), "job failed", "-", "-", algo, proto.empty() ? "-" : proto, ch, model});
+      add({thousands(r["bytes"].get<int64_t>()), "job failed", "-", "-", algo, proto.empty() ? "-" : proto, ch, model});
       continue;
     }
-    t.add({thousands(r["bytes"].get<int64_t>()), fixed(r["time_us"].get<double>(), 2),
-           fixed(r["algbw_gbyte_per_s"].get<double>(), 2), fixed(r["busbw_gbyte_per_s"].get<double>(), 2), algo,
-           proto.empty() ? "-" : proto, ch, model});
+    add({thousands(r["bytes"].get<int64_t>()), fixed(r["time_us"].get<double>(), 2),
+         fixed(r["algbw_gbyte_per_s"].get<double>(), 2), fixed(r["busbw_gbyte_per_s"].get<double>(), 2), algo,
+         proto.empty() ? "-" : proto, ch, model});
   }
   t.write(out, "  ");
   if (!d["rows"].empty() && d["rows"][0].contains("fct")) {
@@ -382,7 +401,7 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
       }
       std::string outcome;
       if (e["flows_rerouted"].get<int64_t>() > 0)
-        outcome = fmt::format(" -> {} flow(s) rerouted at {} us", e["flows_rerouted"].get<int64_t>(),
+        outcome = fmt::format(" -> {} rerouted at {} us", plural(e["flows_rerouted"].get<int64_t>(), "flow", "flows"),
                               fixed(e["repaired_at_us"].get<double>(), 1));
       out << fmt::format("    {} us  {}{}\n", fixed(e["at_us"].get<double>(), 1), e["what"].get<std::string>(),
                          outcome);

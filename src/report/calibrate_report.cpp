@@ -9,9 +9,9 @@ namespace podnet::report {
 
 void write_calibrate_table(const nlohmann::json& d, std::ostream& out) {
   const auto& c = d["calibrate"];
-  out << fmt::format("podnet calibrate: {} on the {} engine, {} simulations in {} sweep(s)\n",
+  out << fmt::format("podnet calibrate: {} on the {} engine, {} simulations in {}\n",
                      d["run"]["scenario"].get<std::string>(), c["engine"].get<std::string>(),
-                     c["evaluations"].get<int64_t>(), c["sweeps"].get<int64_t>());
+                     thousands(c["evaluations"].get<int64_t>()), plural(c["sweeps"].get<int64_t>(), "sweep", "sweeps"));
   out << "  optimizer: " << c["optimizer"].get<std::string>() << "\n\n";
   Table k({"key", "start", "fitted", "fitted / start", "bounds"});
   for (const auto& x : c["keys"])
@@ -21,8 +21,9 @@ void write_calibrate_table(const nlohmann::json& d, std::ostream& out) {
   const auto& logs = c["logs"];
   for (size_t i = 0; i < logs.size(); ++i) {
     const auto& l = logs[i];
-    out << fmt::format("\n  {}: {} on {} host(s) x {} GPU(s)\n", l["source"].get<std::string>(),
-                       l["op"].get<std::string>(), l["hosts"].get<int64_t>(), l["ranks_per_host"].get<int64_t>());
+    out << fmt::format("\n  {}: {} on {} x {}\n", l["source"].get<std::string>(), l["op"].get<std::string>(),
+                       plural(l["hosts"].get<int64_t>(), "host", "hosts"),
+                       plural(l["ranks_per_host"].get<int64_t>(), "GPU", "GPUs"));
     const std::string log_algo = l["log_algo"].get<std::string>();
     const std::string log_proto = l["log_proto"].get<std::string>();
     if (log_algo.empty())

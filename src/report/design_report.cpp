@@ -456,7 +456,7 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
     f.add({"oversubscription at " + it.key(), v + ":1" + why});
   }
   if (d.contains("bisection_oversubscription"))
-    f.add({"oversubscription, whole fabric", fixed(d["bisection_oversubscription"].get<double>(), 2) + ":1"});
+    f.add({"oversubscription, whole fabric", format_number(d["bisection_oversubscription"].get<double>(), 2) + ":1"});
   const int64_t reach = d["limits"]["max_gpus"].get<int64_t>();
   f.add({"largest GPU count (this radix, tiers and pod size)", thousands(reach)});
   if (reach > topology::kMaxGpus) f.add({"largest GPU count podnet builds", thousands(topology::kMaxGpus)});

@@ -226,7 +226,7 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
       out << "suspects: none (no component loses more than the background explains)\n";
     } else {
       const bool scored = d.contains("score");
-      std::vector<std::string> head = {"suspect", "kind", "loss", "lost probes (its share)", "confidence"};
+      std::vector<std::string> head = {"suspect", "kind", "loss", "lost probes", "confidence"};
       if (scored) head.push_back("hidden?");
       Table t(head);
       for (const auto& s : d["suspects"]) {
@@ -282,9 +282,10 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
   }
   if (d.contains("evaluation")) {
     const auto& e = d["evaluation"];
-    out << fmt::format("\nevaluation: {} trials, {} hidden {} fault(s) each at {} loss\n",
-                       thousands(e["trials"].get<int64_t>()), e["faults_per_trial"].get<int>(),
-                       e["fault_kind"].get<std::string>(), pct(e["loss_probability"].get<double>()));
+    const int faults = e["faults_per_trial"].get<int>();
+    out << fmt::format("\nevaluation: {} trials, {} hidden {} {} each at {} loss\n",
+                       thousands(e["trials"].get<int64_t>()), faults, e["fault_kind"].get<std::string>(),
+                       faults == 1 ? "fault" : "faults", pct(e["loss_probability"].get<double>()));
     Table t({"", "value"});
     t.add({"precision", fixed(e["precision"].get<double>(), 4)});
     t.add({"recall", fixed(e["recall"].get<double>(), 4)});

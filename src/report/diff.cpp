@@ -394,8 +394,8 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
       return std::fabs(std::log(std::max(c["ratio"].get<double>(), 1e-300)));
     };
     std::stable_sort(changed.begin(), changed.end(), [&](const auto& x, const auto& y) { return rel(x) > rel(y); });
-    out << fmt::format("\n  {}: {} figure(s) changed, {} the same{}\n", it.key(), changed.size(),
-                       s["same"].get<int64_t>(),
+    out << fmt::format("\n  {}: {} changed, {} the same{}\n", it.key(),
+                       plural(static_cast<int64_t>(changed.size()), "figure", "figures"), s["same"].get<int64_t>(),
                        s["only_a"].empty() && s["only_b"].empty()
                            ? ""
                            : fmt::format(", {} only in A, {} only in B", s["only_a"].size(), s["only_b"].size()));

@@ -71,6 +71,16 @@ std::string rate(const nlohmann::json& v) {
   return x >= 1 ? fixed(x, 2) : fmt::format("{:.3g}", x);
 }
 
+// The rate the seed's arrivals came at, when it strays from the asked one by 1 % or more: a line.
+std::string drawn(const nlohmann::json& stream) {
+  if (!stream.contains("drawn_rate_per_s")) return "";
+  const double asked = stream["rate_per_s"].get<double>(), got = stream["drawn_rate_per_s"].get<double>();
+  if (std::fabs(got - asked) < 0.01 * asked) return "";
+  return fmt::format("  (the arrivals are random: seed {} drew them at {} per second, which the throughput below "
+                     "follows)\n",
+                     stream["seed"].get<uint64_t>(), rate(stream["drawn_rate_per_s"]));
+}
+
 std::string ms(const nlohmann::json& v) {
   if (v.is_null()) return "-";
   return fixed(v.get<double>(), v.get<double>() < 10 ? 2 : 1) + " ms";
@@ -125,6 +135,12 @@ nlohmann::json inference_document(const scenario::Setup& s, const study::Inferen
       {"output_tokens",
        {{"min", c.output_lo}, {"max", c.output_hi}, {"mean", round_to(static_cast<double>(out_tokens) / n, 2)}}},
       {"seed", c.seed}};
+  // The rate the seed's draw came at: n arrivals over their first-to-last span (a Poisson draw of 1,000 strays
+  // a few percent from the asked rate, which the served rate then shows).
+  if (sv.requests.size() >= 2) {
+    const double drawn_span = (sv.requests.back().arrival - sv.requests.front().arrival).seconds();
+    if (drawn_span > 0) doc["stream"]["drawn_rate_per_s"] = round_to((n - 1) / drawn_span, 6);
+  }
   if (c.lengths) {
     doc["stream"]["lengths_file"] = c.lengths_file;
     doc["stream"]["lengths_in_file"] = c.lengths->size();
@@ -147,6 +163,7 @@ nlohmann::json inference_document(const scenario::Setup& s, const study::Inferen
   doc["utilization"] = {{"busy", round_to(span > 0 ? sv.busy_seconds / (span * replicas) : 0, 6)},
                         {"network_share", round_to(sv.busy_seconds > 0 ? sv.network_seconds / sv.busy_seconds : 0, 6)},
                         {"mean_decode_batch", round_to(sv.mean_decode_batch, 3)},
+                        {"max_batch", c.max_batch},
                         {"prefill_passes", sv.prefill_passes},
                         {"decode_passes", sv.decode_passes}};
   if (r.searched) doc["target"] = target_document(r);
@@ -211,9 +228,9 @@ void write_inference_table(const nlohmann::json& d, std::ostream& out) {
                        fixed(s["prompt_tokens"]["mean"].get<double>(), 0), tokens(s["output_tokens"]),
                        fixed(s["output_tokens"]["mean"].get<double>(), 0));
   else
-    out << fmt::format("\n  {} requests at {} per second (prompt {}, output {} tokens):\n",
+    out << fmt::format("\n  {} requests at {} per second (prompt {}, output {} tokens):\n{}",
                        thousands(s["requests"].get<int64_t>()), rate(s["rate_per_s"]), tokens(s["prompt_tokens"]),
-                       tokens(s["output_tokens"]));
+                       tokens(s["output_tokens"]), drawn(s));
   // Arrivals faster than the replicas serve: the queue grows for as long as the run lasts (the replicas never
   // idle, and they finish fewer requests a second than arrive; a short burst on idle replicas is not this).
   const double served = d["throughput"]["requests_per_s"].get<double>(), asked = s["rate_per_s"].get<double>();
@@ -245,8 +262,15 @@ void write_inference_table(const nlohmann::json& d, std::ostream& out) {
                      thousands(std::llround(th["output_tokens_per_s"].get<double>())),
                      fixed(th["output_tokens_per_s_per_gpu"].get<double>(), 1),
                      fixed(th["requests_per_s"].get<double>(), 2));
-  out << fmt::format("  replicas busy       {:.1f}%, mean decode batch {:.1f}\n", 100 * u["busy"].get<double>(),
-                     u["mean_decode_batch"].get<double>());
+  // Busy is time in a pass: continuous batching runs passes while any request is in flight, so a lightly
+  // loaded replica is busy too. The decode batch against its limit is what shows room to spare.
+  out << fmt::format("  replicas busy       {:.1f}% of the time in a pass; mean decode batch {:.1f}{}\n",
+                     100 * u["busy"].get<double>(), u["mean_decode_batch"].get<double>(),
+                     u.contains("max_batch") ? " of at most " + thousands(u["max_batch"].get<int64_t>()) : "");
+  if (u["busy"].get<double>() > 0.9 && !d.contains("target"))
+    out << "  (a replica runs passes while any request is in flight, so busy is not load: --target-ttft or "
+           "--target-tpot finds the "
+           "highest rate the layout serves)\n";
   out << fmt::format("  communication share {:.1f}% of the busy time\n", 100 * u["network_share"].get<double>());
   if (!d.contains("target")) return;
   const auto& t = d["target"];

@@ -127,8 +127,8 @@ void write_optimize_table(const nlohmann::json& d, std::ostream& out) {
     if (reasons.size() < 3 && std::find(reasons.begin(), reasons.end(), e) == reasons.end()) reasons.push_back(e);
   }
   if (untimed > 0) {
-    out << fmt::format("  not timed: {} of {} candidate(s); the train study said:\n", thousands(untimed),
-                       thousands(d["candidates_after_design_pruning"].get<int64_t>()));
+    out << fmt::format("  not timed: {} of {}; the train study said:\n", thousands(untimed),
+                       plural(d["candidates_after_design_pruning"].get<int64_t>(), "candidate", "candidates"));
     for (const auto& e : reasons) out << "    " << e << "\n";
   }
   if (d.contains("reference")) {

@@ -85,8 +85,8 @@ std::string csv_cell(const std::string& v) {
   return q + "\"";
 }
 
-void write_tidy_csv(const nlohmann::json& doc, const std::string& key, const std::string& key_column,
-                    std::ostream& out) {
+void write_tidy_csv(const nlohmann::json& doc, const std::string& key, const std::string& key_column, std::ostream& out,
+                    const std::vector<std::string>& first) {
   if (!doc.contains(key) || !(doc[key].is_array() || doc[key].is_object()) || doc[key].empty()) {
     write_flat_csv(doc, out);
     return;
@@ -105,8 +105,10 @@ void write_tidy_csv(const nlohmann::json& doc, const std::string& key, const std
   }
   std::vector<std::string> order;
   if (t.is_object() || cols.count(key_column)) order.push_back(key_column);
+  for (const auto& c : first)
+    if (c != key_column && cols.count(c)) order.push_back(c);
   for (const auto& c : cols)
-    if (c != key_column) order.push_back(c);
+    if (c != key_column && std::find(first.begin(), first.end(), c) == first.end()) order.push_back(c);
   for (size_t i = 0; i < order.size(); ++i) out << (i ? "," : "") << csv_cell(order[i]);
   out << "\n";
   for (const auto& row : rows) {

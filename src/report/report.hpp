@@ -50,13 +50,13 @@ void write_flat_csv(const nlohmann::json& doc, std::ostream& out);
 // gnuplot read it) of the table `key` of `doc`: an array of objects (one row
 // each), or an object of objects (one row each, its key in the first column
 // named `key_column`). Columns: `key_column` first (for an array, when the
-// rows have that field), then the union of the rows' fields, nested objects
-// flattened with dots, sorted by name; a list is written
+// rows have that field), then those of `first` the rows have, in that order (the console table's), then
+// the rest of the rows' fields, nested objects flattened with dots, sorted by name; a list is written
 // as its JSON text (but a distribution, a field ending in cdf_us, is left to the JSON), a missing field as
 // an empty cell. Falls back to
 // write_flat_csv when `doc` has no such table.
-void write_tidy_csv(const nlohmann::json& doc, const std::string& key, const std::string& key_column,
-                    std::ostream& out);
+void write_tidy_csv(const nlohmann::json& doc, const std::string& key, const std::string& key_column, std::ostream& out,
+                    const std::vector<std::string>& first = {});
 
 // A console report's prose lines (notes, limits, warnings: a line with no two spaces in a row after its indent,
 // which no table row is) wider than Table::kTableWidth, wrapped at spaces with a hanging indent two spaces deeper.

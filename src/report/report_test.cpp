@@ -231,6 +231,12 @@ TEST(Report, TidyCsvWritesOneRowPerEntryWithTheUnionOfColumns) {
   EXPECT_EQ(out.str(), "size,extra,name,t.x\n"
                        "8,,\"a,b\",1.5\n"
                        "16,true,c,\n");
+  // Columns asked first come next, in the order asked (one no row has is left out); then the rest sorted.
+  out.str("");
+  write_tidy_csv(doc, "rows", "size", out, {"t.x", "name", "absent"});
+  EXPECT_EQ(out.str(), "size,t.x,name,extra\n"
+                       "8,1.5,\"a,b\",\n"
+                       "16,,c,true\n");
   // An object of rows: its keys in the named first column.
   nlohmann::json by = {{"by", {{"gpu", {{"n", 2}}}, {"nic", {{"n", 3}, {"l", {1, 2}}}}}}};
   out.str("");

@@ -218,7 +218,7 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
       // Why the points failed is what the user needs first; then the columns whose key or header hold the
       // name, or else all of them.
       const std::string why = failed == 0 ? ""
-                                          : fmt::format(" ({} of {} point(s) failed, so they have no results; the "
+                                          : fmt::format(" ({} of {} points failed, so they have no results; the "
                                                         "first: {})",
                                                         failed, t.rows.size(), first_error);
       std::vector<std::string> near, all;
@@ -248,8 +248,8 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
     c = *it;
     idx.push_back(static_cast<size_t>(it - t.columns.begin()));
   }
-  out << fmt::format("podnet sweep: {} study, {} point(s) stored, {} with an error\n\n", t.study, t.rows.size(),
-                     failed);
+  out << fmt::format("podnet sweep: {} study, {} stored, {} with an error\n\n", t.study,
+                     plural(static_cast<int64_t>(t.rows.size()), "point", "points"), failed);
   std::vector<std::string> header;
   for (const auto& c : cols) header.push_back(header_of(c));
   std::vector<bool> is_axis(cols.size());
@@ -309,10 +309,11 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
         points.push_back(fmt::format("{} (${})", text_of(r[0]), thousands(std::llround(v.get<double>()))));
     }
     if (!points.empty())
-      out << fmt::format("\n  note: point{} {} {} capex for part-filled pods (switches and uplinks only full pods use; "
-                         "column cost.spare_usd), so {} capex per GPU is above a design that fills its pods\n",
-                         points.size() == 1 ? "" : "s", fmt::join(points, ", "),
-                         points.size() == 1 ? "carries" : "carry", points.size() == 1 ? "its" : "their");
+      out << fmt::format(
+          "\n  note: point{} {} {} capex for part-filled pods (switches and uplinks only full pods use; "
+          "column \"of which spare in part-filled pods\"), so {} capex per GPU is above a design that fills its pods\n",
+          points.size() == 1 ? "" : "s", fmt::join(points, ", "), points.size() == 1 ? "carries" : "carry",
+          points.size() == 1 ? "its" : "their");
   }
 }
 

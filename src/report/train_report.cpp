@@ -1416,8 +1416,8 @@ void write_train_table(const nlohmann::json& d, std::ostream& out) {
       out << fmt::format(", {} days to train", fixed(d["days_to_train"].get<double>() * slowdown, 1));
     out << " (if the failures lasted the whole run)\n";
   }
-  out << fmt::format("    {} event(s) scheduled, {} applied before the run ended\n", f["scheduled"].get<int64_t>(),
-                     f["events"].size());
+  out << fmt::format("    {} scheduled, {} applied before the run ended\n",
+                     plural(f["scheduled"].get<int64_t>(), "event", "events"), f["events"].size());
   size_t shown = 0;
   for (const auto& e : f["events"]) {
     if (++shown > kEventsShown) {
@@ -1429,9 +1429,9 @@ void write_train_table(const nlohmann::json& d, std::ostream& out) {
                        e["flows_rerouted"].get<int64_t>() > 0
                            // They waited from the failure to their reroute: network.local_repair for a switch's
                            // dead uplink, network.convergence for a dead downlink or NIC link (engine/failures).
-                           ? fmt::format(" -> {} flow(s) rerouted at {} ms, {} ms later (network.local_repair or "
+                           ? fmt::format(" -> {} rerouted at {} ms, {} ms later (network.local_repair or "
                                          "network.convergence)",
-                                         e["flows_rerouted"].get<int64_t>(),
+                                         plural(e["flows_rerouted"].get<int64_t>(), "flow", "flows"),
                                          fixed(e["repaired_at_ms"].get<double>(), 3),
                                          fixed(e["repaired_at_ms"].get<double>() - e["at_ms"].get<double>(), 3))
                            : "");

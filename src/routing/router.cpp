@@ -213,7 +213,9 @@ Router::Attachment Router::scan_plane_attachment(NodeId nic, int32_t p) const {
              "(topology.tiers: 3)";
     else msg += "; PXN found no GPU on the destination rail reachable over NVLink in the source server";
   }
-  if (graph_->down_links() > 0) msg += fmt::format("; {} link(s) are down", thousands(graph_->down_links()));
+  if (graph_->down_links() > 0)
+    msg += (graph_->down_links() == 1 ? std::string("; 1 link is down")
+                                      : fmt::format("; {} links are down", thousands(graph_->down_links())));
   throw Error(msg);
 }
 
@@ -809,7 +811,9 @@ void Router::route_endpoints(NodeId src_ep, NodeId dst_ep, uint64_t entropy, std
     out.resize(start);
     throw Error(fmt::format("routing: no network path from {} to {}{}", t_.nodes[src_ep].name, t_.nodes[dst_ep].name,
                             graph_->down_links() > 0
-                                ? fmt::format(" ({} link(s) are down)", thousands(graph_->down_links()))
+                                ? (graph_->down_links() == 1
+                                       ? std::string(" (1 link is down)")
+                                       : fmt::format(" ({} links are down)", thousands(graph_->down_links())))
                                 : std::string()));
   }
   if (tracks_load_)

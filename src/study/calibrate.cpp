@@ -622,7 +622,8 @@ std::string fragment_yaml(const Calibration& c, const CalibrationInput& in) {
   std::ostringstream out;
   out << "# podnet calibrate: fitted on scenario " << in.scenario << " (" << c.engine << " engine) to\n";
   for (const auto& l : c.logs) {
-    out << fmt::format("#   {}: {} on {} host(s) x {} GPU(s)\n", l.source, l.op, l.hosts, l.ranks_per_host);
+    out << fmt::format("#   {}: {} on {} x {}\n", l.source, l.op, plural(l.hosts, "host", "hosts"),
+                       plural(l.ranks_per_host, "GPU", "GPUs"));
     // The fit holds for the algorithm the log ran; a run under the tuner may pick another (NVLS on 8 GPUs).
     if (!l.log_algo.empty() && l.log_algo_applied)
       out << fmt::format("#   timed as the log ran it, NCCL_ALGO={}: to compare with the log, run with --set "

@@ -83,11 +83,6 @@ std::string filling_hint(const char* key, int64_t n, int64_t most, const char* t
                      thousands(n), things, thousands(max_units), unit, unit);
 }
 
-// "1 pod", "8 pods", "1,024 groups".
-std::string plural(int64_t n, const char* one, const char* many) {
-  return fmt::format("{} {}", thousands(n), n == 1 ? one : many);
-}
-
 // A cable length in metres: whole metres with thousands separators (50,000), else as given (0.6).
 std::string metres(double m) {
   return m == std::floor(m) && m < 1e15 ? thousands(static_cast<int64_t>(m)) : format_number(m);
@@ -208,7 +203,7 @@ void size_zones(const ClosSpec& spec, ClosSize& z) {
   // off a single spine: it joins nothing.
   if (z.pz * z.domains_per_pod < 2)
     throw ParamError(spec.pods_per_zone > 0 ? "topology.pods_per_zone" : spec.tiers_key,
-                     fmt::format("4 tiers with zones of one pod of one spine domain: each super_spine would hang off "
+                     fmt::format("4 tiers with zones of one pod of one spine domain: each super-spine would hang off "
                                  "a single spine and join nothing; expected 3 tiers, or zones of at least 2 pods "
                                  "(topology.pods_per_zone; this fabric has {} pods)",
                                  z.pods));
@@ -597,41 +592,46 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
   const std::string leaf_plural = spec.tier_names[1] == std::string("leaf") ? "leaves"
                                                                             : spec.tier_names[1] + std::string("s");
   const std::string spine_plural = spec.tier_names[2] + std::string("s");
-  f.notes.push_back(fmt::format("{}: {} down / {} up ports{}; {} per spine domain, {} parallel link(s) to each of {} "
-                                "per domain",
-                                spec.tier_names[1], z.d1, z.u1, idle(z.u1, z.u1_used),
-                                plural(z.Ld, spec.tier_names[1], leaf_plural.c_str()), z.p,
-                                plural(z.S, spec.tier_names[2], spine_plural.c_str())));
+  f.notes.push_back(
+      fmt::format("{}: {} down / {} up ports{}; {} per spine domain, {} to each of {} per "
+                  "domain",
+                  spec.tier_names[1], z.d1, z.u1, idle(z.u1, z.u1_used), plural(z.Ld, spec.tier_names[1], leaf_plural),
+                  plural(z.p, "parallel link", "parallel links"), plural(z.S, spec.tier_names[2], spine_plural)));
   if (z.tiers == 3) {
     // The top tier is built for the pods there are, but each of its switches has R ports: those the spine
     // domains leave are room to grow, and capex counts them.
     const int64_t top_used = int64_t{z.q} * z.D;
     const std::string top = host_label(spec.tier_names[3]);
-    f.notes.push_back(fmt::format(
-        "{}: {} down / {} up ports{}; {} planes of {} {}s, {} parallel link(s) from each of {} spine domains{}",
-        spec.tier_names[2], z.d2, z.u2, idle(z.u2, z.u2_used), z.S, z.C, spec.tier_names[3], z.q, z.D,
-        top_used < z.R ? fmt::format(" (each {} uses {} of its {} ports: {} idle, room for {} more spine domains; "
-                                     "capex counts them)",
-                                     top, top_used, z.R, z.R - top_used, (z.R - top_used) / std::max(1, z.q))
-                       : std::string()));
+    f.notes.push_back(
+        fmt::format("{}: {} down / {} up ports{}; {} planes of {} {}s, {} from each of {} spine domains{}",
+                    spec.tier_names[2], z.d2, z.u2, idle(z.u2, z.u2_used), z.S, z.C, host_label(spec.tier_names[3]),
+                    plural(z.q, "parallel link", "parallel links"), z.D,
+                    top_used < z.R
+                        ? fmt::format(" (each {} uses {} of its {} ports: {} idle, room for {} more spine domains; "
+                                      "capex counts them)",
+                                      top, top_used, z.R, z.R - top_used, (z.R - top_used) / std::max(1, z.q))
+                        : std::string()));
   }
   if (z.tiers == 4) {
     // Ports a full zone (the zones) leave idle on each super-spine (core): say so, capex counts them.
     const int64_t ss_down = z.Dz * z.q, core_ports = z.zones * z.r;
-    f.notes.push_back(fmt::format(
-        "{}: {} down / {} up ports{}; {} of {}; in each zone {} of {}, {} parallel link(s) from each of {} spine "
-        "domains{}",
-        spec.tier_names[2], z.d2, z.u2, idle(z.u2, z.u2_used), plural(z.zones, "zone", "zones"),
-        plural(z.pz, "pod", "pods"), plural(z.S, "plane", "planes"), plural(z.C, "super_spine", "super_spines"), z.q,
-        z.Dz,
-        ss_down < z.d3 ? fmt::format(" (a full zone uses {} of each super_spine's {} down-ports)", ss_down, z.d3)
-                       : std::string()));
-    f.notes.push_back(fmt::format(
-        "super_spine: {} down / {} up ports{}; {} planes of {}, {} parallel link(s) from each of {} zones{} ({} m "
-        "cables: cabling.super_spine_to_core)",
-        z.d3, z.u3, idle(z.u3, z.u3_used), thousands(int64_t{z.S} * z.C), plural(z.K, "core", "cores"), z.r, z.zones,
-        core_ports < z.R ? fmt::format(" (each core uses {} of its {} ports)", core_ports, z.R) : std::string(),
-        metres(hw.super_to_core_m)));
+    f.notes.push_back(
+        fmt::format("{}: {} down / {} up ports{}; {} of {}; in each zone {} of {}, {} from each of {} spine "
+                    "domains{}",
+                    spec.tier_names[2], z.d2, z.u2, idle(z.u2, z.u2_used), plural(z.zones, "zone", "zones"),
+                    plural(z.pz, "pod", "pods"), plural(z.S, "plane", "planes"),
+                    plural(z.C, "super-spine", "super-spines"), plural(z.q, "parallel link", "parallel links"), z.Dz,
+                    ss_down < z.d3
+                        ? fmt::format(" (a full zone uses {} of each super-spine's {} down-ports)", ss_down, z.d3)
+                        : std::string()));
+    f.notes.push_back(
+        fmt::format("super_spine: {} down / {} up ports{}; {} planes of {}, {} from each of {} zones{} ({} m "
+                    "cables: cabling.super_spine_to_core)",
+                    z.d3, z.u3, idle(z.u3, z.u3_used), thousands(int64_t{z.S} * z.C), plural(z.K, "core", "cores"),
+                    plural(z.r, "parallel link", "parallel links"), z.zones,
+                    core_ports < z.R ? fmt::format(" (each core uses {} of its {} ports)", core_ports, z.R)
+                                     : std::string(),
+                    metres(hw.super_to_core_m)));
   }
   if (z.tiers < 4 && (spec.pods_per_zone > 0 || std::fabs(spec.o3 - 1) > 1e-12)) {
     std::vector<std::string> keys;
@@ -645,12 +645,12 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
   if (z.tiers == 4 && z.pods % z.pz != 0) {  // the last zone is partly filled, its super-spines built whole
     const int64_t in_zone = z.pods % z.pz, supers = int64_t{z.S} * z.C;
     f.notes.push_back(fmt::format(
-        "zone {} holds {} of the {} pods a zone takes: its super_spines and their core links are built for {}, so "
-        "each super_spine there uses {} of its {} down-ports and cables all {} up, and capex counts them; {}",
+        "zone {} holds {} of the {} pods a zone takes: its super-spines and their core links are built for {}, so "
+        "each super-spine there uses {} of its {} down-ports and cables all {} up, and capex counts them; {}",
         z.zones - 1, in_zone, z.pz, z.pz, in_zone * z.domains_per_pod * z.q, z.d3, z.u3_used,
         filling_hint("topology.pods_per_zone", z.pods, z.pz_max, "pods", "zone", z.zones,
                      std::numeric_limits<int64_t>::max())));
-    f.spare.push_back({fmt::format("zone {}'s super_spine layer", z.zones - 1), "super_spine",
+    f.spare.push_back({fmt::format("zone {}'s super-spine layer", z.zones - 1), "super_spine",
                        std::string("super_spine-") + tier_name(spec, z, 4), supers, supers * z.u3_used,
                        static_cast<double>(in_zone) / static_cast<double>(z.pz),
                        fmt::format("{} of {} pods", in_zone, z.pz)});

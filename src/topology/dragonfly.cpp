@@ -75,12 +75,13 @@ void for_each_global(const GlobalPlan& pl, F&& f) {
 
 std::string global_note(const GlobalPlan& pl, const char* per_port_owner) {
   if (pl.g < 2) return fmt::format("one group: its {} global ports are unused", pl.ports);
-  std::string s = fmt::format("global links: {} ports per group ({} = port / h), {} link(s) to each of the {} other "
+  std::string s = fmt::format("global links: {} ports per group ({} = port / h), {} to each of the {} other "
                               "groups",
-                              pl.ports, per_port_owner, pl.m, pl.g - 1);
+                              pl.ports, per_port_owner, plural(pl.m, "link", "links"), pl.g - 1);
   if (pl.hr > 0) s += fmt::format(", one more to the groups at offsets +-1..+-{}", pl.hr);
   if (pl.antipodal) s += fmt::format(", one more to the opposite group (offset {})", pl.g / 2);
-  if (pl.unused > 0) s += fmt::format("; {} port(s) per group unused (P and g odd: no perfect pairing)", pl.unused);
+  if (pl.unused > 0)
+    s += fmt::format("; {} per group unused (P and g odd: no perfect pairing)", plural(pl.unused, "port", "ports"));
   return s;
 }
 
@@ -273,10 +274,11 @@ void fill_common_facts(Topology& t, const Hardware& hw, const Sizing& sz, int64_
                        int64_t per_edge, const char* edge_name) {
   const int64_t empty_edges = edges - (sz.terminals + per_edge - 1) / per_edge;
   if (sz.terminals < capacity)
-    t.facts.notes.push_back(fmt::format("{} of {} terminal ports used ({} servers x {} NICs); {} {}(s) without "
+    t.facts.notes.push_back(fmt::format("{} of {} terminal ports used ({} servers x {} NICs); {} without "
                                         "terminals; every group is built whole",
                                         thousands(sz.terminals), thousands(capacity), thousands(sz.servers),
-                                        hw.nics_per_server, thousands(empty_edges), edge_name));
+                                        hw.nics_per_server,
+                                        plural(empty_edges, edge_name, std::string(edge_name) + "s")));
   t.facts.notes.push_back(fmt::format("NIC links at {}, switch links at {}",
                                       format_bandwidth(std::min(hw.nic_speed, hw.port_speed)),
                                       format_bandwidth(hw.port_speed)));
