@@ -1741,6 +1741,28 @@ TEST(Diagnose, ALinkLossyBothWaysFoundAsTheLinkIsFoundBothWays) {
   EXPECT_FALSE(d["time_to_localize_seconds"].is_null());
 }
 
+TEST(Diagnose, AFaultNoProbeCrossesIsSaidToBeUnseen) {
+  // 64 GPUs under one leaf: traffic never climbs to the spine, so no probe crosses a leaf uplink and a drop
+  // there loses nothing. The report says so next to the fault (it read as a plain miss); the NIC's is seen.
+  const fs::path dir = temp_dir() / "diagnose";
+  fs::create_directories(dir);
+  const std::string scenario = podnet::cli::testing::write_file(
+      dir, "unprobed.yaml",
+      "schema_version: 1\ntopology: {family: fat_tree, gpus: 64}\n"
+      "faults:\n  - {kind: drop, link: \"leaf-000:Ethernet1/99\", probability: 0.001}\n"
+      "  - {kind: drop, link: \"gpu-node-002/nic0\", probability: 0.001}\n");
+  Result r = run("diagnose " + scenario + " --duration 20s --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["hidden_faults_no_probe_crosses"],
+            nlohmann::json::array({"drop link leaf-000:Ethernet1/99 tx"}));
+  r = run("diagnose " + scenario + " --duration 20s");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("  drop link leaf-000:Ethernet1/99 tx (no probe of this mesh crosses it, so it cannot be seen)\n"
+                       "  drop link gpu-node-002/nic0 tx\n"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(Faults, SilentFaultsRunOnThePacketEngineAndAreRefusedElsewhere) {
   // A fault that diagnose hides (here 10 ms added to one NIC's link both ways) used to be ignored by bench
   // and train on every engine. The packet engine now simulates it: one sendrecv of 64 KiB from GPU 0 to
@@ -1866,7 +1888,7 @@ TEST(Cli, RunContextResolveFormatsAndOneGpuGroups) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("#   network.cc: dcqcn_nic"), std::string::npos);
-  EXPECT_NE(r.out.find("#   collective.channels: NCCL's execution channels, per communicator: 16 over all 16384"),
+  EXPECT_NE(r.out.find("#   collective.channels: NCCL's execution channels, per communicator: 16 over all 16,384"),
             std::string::npos);
   r = run("resolve aipod-16k --format csv");
   ASSERT_EQ(r.status, 0);

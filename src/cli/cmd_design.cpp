@@ -408,8 +408,9 @@ std::string auto_notes(const scenario::Scenario& sc, const std::optional<scenari
     for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int32_t>(i);
     const auto shape = collective::comm_shape(all, setup->fabric, setup->collective.arch);
     lines.push_back(fmt::format("collective.channels: NCCL's execution channels, per communicator: {} over all {} "
-                                "GPUs ({} server(s), {} NIC(s) each); podnet bench prints each run's",
-                                collective::execution_channels(shape), all.size(), shape.nodes, shape.nics));
+                                "GPUs ({}, {} each); podnet bench prints each run's channels",
+                                collective::execution_channels(shape), thousands(static_cast<int64_t>(all.size())),
+                                plural(shape.nodes, "server", "servers"), plural(shape.nics, "NIC", "NICs")));
   }
   for (const char* k : {"algorithms", "protocols"})
     if (is_auto("collective", k))

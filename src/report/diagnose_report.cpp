@@ -67,6 +67,7 @@ nlohmann::json diagnose_document(const scenario::Setup& s, const study::Diagnose
   if (r.mode != "evaluate") {
     doc["hidden_faults"] = r.hidden;
     doc["faults_not_probed"] = r.not_probed;
+    doc["hidden_faults_no_probe_crosses"] = r.hidden_unprobed;
     doc["hidden_latency_faults"] = r.latency_faults;
     doc["sent"] = r.sent;
     doc["lost"] = r.lost;
@@ -211,7 +212,14 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
   if (d.contains("suspects")) {
     if (!d["hidden_faults"].empty()) {
       out << "hidden faults:\n";
-      for (const auto& h : d["hidden_faults"]) out << "  " << h.get<std::string>() << "\n";
+      const nlohmann::json none = nlohmann::json::array();
+      const auto& unprobed = d.contains("hidden_faults_no_probe_crosses") ? d["hidden_faults_no_probe_crosses"] : none;
+      for (const auto& h : d["hidden_faults"])
+        out << "  " << h.get<std::string>()
+            << (std::find(unprobed.begin(), unprobed.end(), h) != unprobed.end()
+                    ? " (no probe of this mesh crosses it, so it cannot be seen)"
+                    : "")
+            << "\n";
     }
     if (d.contains("faults_not_probed") && !d["faults_not_probed"].empty()) {
       out << "faults probes cannot see (they lose no probe; `podnet bench` or `podnet train` with --engine packet "

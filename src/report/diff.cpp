@@ -21,6 +21,22 @@ namespace {
 
 bool number(const nlohmann::json& v) { return v.is_number(); }
 
+// A flattened field's value as its document holds it: a yes/no stays true or false (the sweep database stores
+// it as 1 or 0, and a diff of 0 to 1 read "+1").
+nlohmann::json as_in(const nlohmann::json& doc, const std::string& name, nlohmann::json flat) {
+  const nlohmann::json* at = &doc;
+  for (size_t start = 0;;) {
+    const size_t dot = name.find('.', start);
+    if (!at->is_object()) return flat;
+    const auto it = at->find(name.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (it == at->end()) return flat;  // a key with a dot of its own: left as flattened
+    at = &*it;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return at->is_boolean() ? *at : flat;
+}
+
 // A value as the study declares its field (report/studies.hpp), else grouped by thousands.
 // (decimals < 0: a field inferred without a unit, shown as undeclared numbers are.)
 std::string text(const nlohmann::json& v, const ResultField* f = nullptr) {
@@ -247,8 +263,8 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
                                  [&, name = study](const auto& p) { return p.first == name; });
     if (it == b.documents.end()) continue;
     std::map<std::string, nlohmann::json> fa, fb;
-    for (const auto& f : sweep_fields(da)) fa[f.name] = json_of(f.value);
-    for (const auto& f : sweep_fields(it->second)) fb[f.name] = json_of(f.value);
+    for (const auto& f : sweep_fields(da)) fa[f.name] = as_in(da, f.name, json_of(f.value));
+    for (const auto& f : sweep_fields(it->second)) fb[f.name] = as_in(it->second, f.name, json_of(f.value));
     const auto both = [&](const char* field, double* out) {
       if (!fa.count(field) || !fb.count(field) || !number(fa[field]) || !number(fb[field])) return;
       out[0] = fa[field].get<double>();

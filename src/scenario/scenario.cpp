@@ -118,6 +118,16 @@ const std::vector<std::string>& job_keys() {
 
 namespace {
 
+// A key's help up to its first "; " outside parentheses (the rest is detail), with its parentheses whole.
+std::string first_clause(const std::string& help) {
+  int depth = 0;
+  for (size_t i = 0; i + 1 < help.size(); ++i) {
+    depth += help[i] == '(' ? 1 : help[i] == ')' ? -1 : 0;
+    if (depth == 0 && help[i] == ';' && help[i + 1] == ' ') return help.substr(0, i);
+  }
+  return help;
+}
+
 std::string join(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
@@ -1639,7 +1649,7 @@ void emit_params(std::ostringstream& out, const std::vector<ParamSpec>& specs, c
   for (const auto& s : specs) {
     if (p.has(s.name)) out << "  " << s.name << ": " << yaml_value(p.text(s.name)) << "\n";
     else if (s.optional)  // its help up to the first "; " (the rest is on `podnet list keys`)
-      out << "  # " << s.name << ": auto (" << s.help.substr(0, s.help.find("; ")) << ")\n";
+      out << "  # " << s.name << ": auto (" << first_clause(s.help) << ")\n";
   }
 }
 }  // namespace

@@ -256,6 +256,21 @@ DiagnoseResult diagnose(const scenario::Setup& s, const DiagnoseRequest& r, cons
       res.hidden.push_back(f.what);
       res.latency_faults += f.kind == FaultKind::Degrade ? 1 : 0;
     }
+    // A fault no tuple crosses loses no probe, whatever the mesh's statistics: say so rather than score a miss.
+    {
+      std::vector<char> crossed(2 * t.links.size(), 0);
+      std::vector<char> device_crossed(t.nodes.size(), 0);
+      for (const routing::DirLink d : mesh.links) {
+        crossed[static_cast<size_t>(d)] = 1;
+        const topology::Link& l = t.links[static_cast<size_t>(routing::link_of(d))];
+        device_crossed[static_cast<size_t>(l.a)] = device_crossed[static_cast<size_t>(l.b)] = 1;
+      }
+      for (const Fault& f : s.faults) {
+        bool seen = f.device != topology::kNone && device_crossed[static_cast<size_t>(f.device)];
+        for (const routing::DirLink d : f.dirs) seen = seen || crossed[static_cast<size_t>(d)];
+        if (!seen) res.hidden_unprobed.push_back(f.what);
+      }
+    }
     for (const auto& st : s.network.faults.pause_storms) res.not_probed.push_back(st.what);
     for (const auto& d : s.network.faults.threshold_drifts) res.not_probed.push_back(d.what);
     if (progress.run) progress.run("probing");

@@ -97,6 +97,8 @@ struct DiagnoseResult {
   // The scenario's faults that probes cannot see (pfc_storm, drifted_thresholds: they lose no probe); the packet
   // engine simulates them in bench and train, whose telemetry finds them.
   std::vector<std::string> not_probed;
+  // The hidden faults on links (or a switch) no probe tuple crosses: this mesh cannot see them.
+  std::vector<std::string> hidden_unprobed;
   int latency_faults = 0;  // hidden latency faults (localized from RTTs, not from loss)
   int64_t sent = 0, lost = 0;
   int64_t rows_without_path = 0;  // file rows spread over the ECMP DAG
