@@ -290,15 +290,16 @@ std::optional<Choice> choose(std::string_view algorithm, Op op, const Group& gro
     for (int i = 0; i < kNumAlgos; ++i)
       if (candidates[i])
         if (const std::string why = why_not(static_cast<Algo>(i), shape); !why.empty())
-          throw InputError(fmt::format("{} {} over {} GPUs on {} server(s): {}", algorithm, op_name(op), group.size(),
-                                       shape.nodes, why));
+          throw InputError(fmt::format("{} {} over {} GPUs on {}: {}", algorithm, op_name(op), group.size(),
+                                       plural(shape.nodes, "server", "servers"), why));
   throw InputError(fmt::format(
-      "{} {} over {} GPUs on {} server(s): no enabled {} is available (nvls needs an NVSwitch, hopper or "
+      "{} {} over {} GPUs on {}: no enabled {} is available (nvls needs an NVSwitch, hopper or "
       "later and one server; nvls_tree the same on several servers with a NIC per head; collnet_direct and "
       "collnet_chain SHARP switches, several servers of at most 8 GPUs, simple, and for collnet_direct an "
       "NVSwitch, and one NIC per GPU for all-gather / reduce-scatter; check collective.algorithms / "
       "collective.protocols){}",
-      algorithm, op_name(op), group.size(), shape.nodes, algorithm == "auto" ? "algorithm" : "protocol",
+      algorithm, op_name(op), group.size(), plural(shape.nodes, "server", "servers"),
+      algorithm == "auto" ? "algorithm" : "protocol",
       algorithm == "auto"
           ? ""
           : fmt::format(". NCCL's model has no {} {} here (NCCL runs broadcast and reduce as rings only, tree as "

@@ -309,10 +309,11 @@ void judge(Calibration& c, int gpus_per_server, const std::vector<bool>& moved) 
                                      l.source, fmt::join(timed_text, ", ")));
     }
     if (l.ranks_per_host != gpus_per_server)
-      c.doubts.push_back(fmt::format("likely cause: {} ran {} GPU(s) per host, the scenario's servers have {}: its "
+      c.doubts.push_back(fmt::format("likely cause: {} ran {} per host, the scenario's servers have {}: its "
                                      "NICs and NVLink are shared as on the scenario's servers, not as on the log's "
                                      "(--set server.gpus={} if its servers had {})",
-                                     l.source, l.ranks_per_host, gpus_per_server, l.ranks_per_host, l.ranks_per_host));
+                                     l.source, plural(l.ranks_per_host, "GPU", "GPUs"), gpus_per_server,
+                                     l.ranks_per_host, l.ranks_per_host));
   }
   if (!bound_keys.empty())
     c.doubts.push_back(fmt::format("likely cause: {} ({}): widen the bounds (--fit KEY=LO:HI) or fit other keys",

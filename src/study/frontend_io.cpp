@@ -129,9 +129,10 @@ plan::TransferPlan storage_flows(const topology::FrontendFabric& f, const std::v
     }
   }
   if (cut != nullptr && stranded > 0)
-    *cut = targets == 0 ? "no storage node's NIC is in service (their leaves are drained)"
-                        : fmt::format("{} server(s) have no frontend NIC in service (their leaves are drained)",
-                                      thousands(stranded));
+    *cut = targets == 0
+               ? "no storage node's NIC is in service (their leaves are drained)"
+               : fmt::format("{} no frontend NIC in service (their leaves are drained)",
+                             stranded == 1 ? std::string("1 server has") : thousands(stranded) + " servers have");
   return p;
 }
 

@@ -297,7 +297,10 @@ double ServingCost::kv_bytes_per_token() const {
 int64_t ServingCost::kv_capacity_tokens() const {
   const double free = static_cast<double>(g_.hbm_bytes) * c_.memory_fraction - weight_bytes_per_gpu();
   if (free <= 0) return 0;
-  return static_cast<int64_t>(std::floor(free * static_cast<double>(c_.tp * c_.pp) / kv_bytes_per_token()));
+  // TP splits the key/value heads; past kv_heads ranks each head is replicated (vLLM), so the cache splits
+  // over at most kv_heads of them.
+  const int64_t split = m_.kv_heads > 0 ? std::min(c_.tp, m_.kv_heads) : c_.tp;
+  return static_cast<int64_t>(std::floor(free * static_cast<double>(split * c_.pp) / kv_bytes_per_token()));
 }
 
 double ServingCost::expert_weight_bytes(int64_t tokens) const {
@@ -399,6 +402,17 @@ struct Replica {
 }  // namespace
 
 void check_serving(const ServingCost& cost, const InferenceConfig& c) {
+  // vLLM's rule: TP splits the attention heads evenly, and the key/value heads evenly or each to whole ranks.
+  const ModelSpec& m = cost.model();
+  if (m.heads % c.tp != 0)
+    throw ParamError("inference.tp", fmt::format("{} has {} attention heads, which TP{} does not split evenly; "
+                                                 "expected a tp dividing {}",
+                                                 m.name, m.heads, c.tp, m.heads));
+  if (m.kv_heads > 0 && m.kv_heads % c.tp != 0 && c.tp % m.kv_heads != 0)
+    throw ParamError("inference.tp",
+                     fmt::format("{} has {} key/value heads: TP{} neither splits them evenly nor replicates each "
+                                 "to whole ranks; expected a tp dividing {} or a multiple of it",
+                                 m.name, m.kv_heads, c.tp, m.kv_heads));
   const int64_t capacity = cost.kv_capacity_tokens();
   if (capacity <= 0)
     throw ParamError(

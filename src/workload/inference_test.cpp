@@ -361,6 +361,40 @@ TEST(Inference, ARequestLongerThanTheModelsContextIsRefused) {
   EXPECT_NO_THROW(check_serving(ServingCost(m, round_gpu(), c), c));
 }
 
+TEST(Inference, TensorParallelismSplitsTheHeadsAsVllmDoes) {
+  // toy: 8 attention heads, 2 key/value heads. TP4 replicates each KV head on 2 ranks, so the cache splits over
+  // 2 ranks, not 4: 2 x (10e9 - 64,921,600 / 4) / 2,048 = 9,749,775 tokens (TP2 gives 9,733,925 above).
+  const ModelSpec m = toy();
+  InferenceConfig c = one_gpu();
+  c.tp = 4;
+  EXPECT_EQ(ServingCost(m, round_gpu(), c).kv_capacity_tokens(), 9'749'775);
+  EXPECT_NO_THROW(check_serving(ServingCost(m, round_gpu(), c), c));
+  // TP3 splits neither the 8 heads nor the 2 KV heads; TP8 splits the heads and replicates the KV heads.
+  const auto refused = [&](int64_t tp) {
+    c.tp = tp;
+    try {
+      check_serving(ServingCost(m, round_gpu(), c), c);
+    } catch (const ParamError& e) {
+      return e.key() + ": " + e.what();
+    }
+    return std::string();
+  };
+  EXPECT_EQ(refused(3), "inference.tp: toy has 8 attention heads, which TP3 does not split evenly; expected a tp "
+                        "dividing 8");
+  EXPECT_EQ(refused(8), "");
+  ModelSpec odd = toy();
+  odd.kv_heads = 4;
+  odd.heads = 12;
+  c.tp = 6;
+  try {
+    check_serving(ServingCost(odd, round_gpu(), c), c);
+    ADD_FAILURE() << "expected a ParamError";
+  } catch (const ParamError& e) {
+    EXPECT_EQ(std::string(e.what()), "toy has 4 key/value heads: TP6 neither splits them evenly nor replicates each "
+                                     "to whole ranks; expected a tp dividing 4 or a multiple of it");
+  }
+}
+
 TEST(Inference, LengthsFromAnAzureTraceOrAPlainCsv) {
   // The Azure LLM inference trace's columns (TIMESTAMP ignored), CRLF line ends and a blank line.
   const RequestLengths azure =
