@@ -1761,6 +1761,13 @@ TEST(Diagnose, AFaultNoProbeCrossesIsSaidToBeUnseen) {
                        "  drop link gpu-node-002/nic0 tx\n"),
             std::string::npos)
       << r.out;
+  // A leaf mesh pairs NICs under different leaves: with one leaf there is none (it said "no pair is routable").
+  r = run("diagnose " + scenario + " --probe leaf-mesh", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(flat(r.out).find("--probe leaf-mesh: it pairs NICs under different leaves, and every NIC of this fabric "
+                             "is under one leaf, leaf-000; expected --probe rail or full-mesh"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST(Faults, SilentFaultsRunOnThePacketEngineAndAreRefusedElsewhere) {

@@ -138,6 +138,10 @@ Mesh build_mesh(const topology::Topology& t, routing::Router& router, const Prob
     for (NodeId e : eps) under[attachment(t, e)].push_back(e);
     std::vector<NodeId> leaves;
     for (const auto& [leaf, list] : under) leaves.push_back(leaf);
+    if (leaves.size() < 2)
+      throw InputError(fmt::format("--probe leaf-mesh: it pairs NICs under different leaves, and every NIC of this "
+                                   "fabric is under {}; expected --probe rail or full-mesh",
+                                   leaves.empty() ? std::string("no leaf") : "one leaf, " + t.nodes[leaves[0]].name));
     cap(static_cast<int64_t>(leaves.size()) * static_cast<int64_t>(leaves.size() - 1));
     std::map<NodeId, size_t> next;  // rotation through each leaf's endpoints
     for (NodeId a : leaves)

@@ -216,7 +216,8 @@ namespace {
 // Counts per window: more decimals for small numbers.
 std::string count_text(double v) {
   if (v == 0) return "0";
-  if (v < 0.01) return fmt::format("{:.1e}", v);
+  if (v < 0.0001) return "< 0.0001";
+  if (v < 0.01) return fixed(v, 4);  // 0.0064, as a table of decimals reads (not 6.4e-03)
   return fixed(v, v < 10 ? 2 : 1);
 }
 
@@ -227,7 +228,7 @@ std::string seconds_text(double s) {
   if (s >= 60) return fixed(s / 60, 1) + " min";
   if (s >= 1) return fixed(s, 1) + " s";
   if (s >= 1e-3) return fixed(s * 1e3, 1) + " ms";
-  return format_time(Time::from_seconds(s));
+  return fixed(s * 1e6, 1) + " us";
 }
 
 }  // namespace
@@ -243,9 +244,10 @@ void write_reliability_table(const nlohmann::json& d, std::ostream& out) {
   const auto& job = d["job"];
   const double days = d["duration_days"].get<double>();
   const std::string window = fixed(days, days == std::floor(days) ? 0 : 2) + " d";
-  out << fmt::format("podnet reliability: {} (job of {} of {} GPUs on {} servers; window {} days)\n\n",
+  out << fmt::format("podnet reliability: {} (job of {} of {} GPUs on {}; window {} days)\n\n",
                      run["scenario"].get<std::string>(), thousands(job["gpus"].get<int64_t>()),
-                     thousands(job["fabric_gpus"].get<int64_t>()), thousands(job["servers"].get<int64_t>()),
+                     thousands(job["fabric_gpus"].get<int64_t>()),
+                     plural(job["servers"].get<int64_t>(), "server", "servers"),
                      fixed(days, days == std::floor(days) ? 0 : 2));
 
   std::vector<std::pair<int, std::string>> keys;
@@ -349,8 +351,9 @@ void write_reliability_table(const nlohmann::json& d, std::ostream& out) {
     out << "  note: Monte Carlo skipped: " << mc["skipped"].get<std::string>() << "\n";
   if (!tr_ok && mc.contains("training_skipped"))
     out << "  note: training Monte Carlo skipped: " << mc["training_skipped"].get<std::string>() << "\n";
-  out << fmt::format("  note: Monte Carlo: {} trials ({} for training), seed {}\n", trials,
-                     thousands(mc["training_trials"].get<int64_t>()), run["seed"].get<uint64_t>());
+  if (mc_ok || tr_ok)  // (none run: the notes above say why)
+    out << fmt::format("  note: Monte Carlo: {} trials ({} for training), seed {}\n", trials,
+                       thousands(mc["training_trials"].get<int64_t>()), run["seed"].get<uint64_t>());
   if (mc.contains("reduced") && mc_ok) out << "  note: Monte Carlo: " << mc["reduced"].get<std::string>() << "\n";
   if (mc.contains("training_reduced") && tr_ok)
     out << "  note: training Monte Carlo: " << mc["training_reduced"].get<std::string>() << "\n";
