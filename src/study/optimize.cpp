@@ -276,15 +276,22 @@ OptimizeResult optimize(const OptimizeRequest& req, const Evaluate& evaluate_des
   // Stage 2: prune on design metrics.
   std::vector<OptimizePoint> feasible;
   std::vector<std::vector<double>> metrics;
-  std::map<std::string, bool> reasons;
+  // Each reason once (the first 5), with its first point's design and how many points it rules out. The
+  // design stage sets a point's values as --set does, so its error names "--set KEY": here the key is the
+  // sweep's, not an option the user gave.
+  std::map<std::string, std::pair<size_t, int64_t>> reasons;  // error -> (its example, points)
   for (size_t i = 0; i < dt.rows.size(); ++i) {
     const auto& row = dt.rows[i];
     if (text(dt, row, "status") != "ok") {
       ++out.infeasible;
-      const std::string e = text(dt, row, "error");
-      if (reasons.size() < 5 && !reasons.count(e)) {
-        reasons[e] = true;
-        out.infeasible_examples.push_back(fmt::format("#{}: {}", grid[i].id, e));
+      std::string e = text(dt, row, "error");
+      if (e.rfind("--set ", 0) == 0) e = e.substr(6);
+      if (auto it = reasons.find(e); it != reasons.end()) {
+        ++it->second.second;
+      } else if (reasons.size() < 5) {
+        reasons[e] = {out.infeasible_examples.size(), 1};
+        out.infeasible_examples.push_back(
+            fmt::format("#{} ({}): {}", grid[i].id, point_label(req.axes, grid[i].values), e));
       }
       continue;
     }
@@ -305,6 +312,8 @@ OptimizeResult optimize(const OptimizeRequest& req, const Evaluate& evaluate_des
     metrics.push_back({p.capex_usd, p.power_kw, p.bisection_gbps, p.injection_gbps, p.diameter});
     feasible.push_back(std::move(p));
   }
+  for (const auto& [e, at] : reasons)
+    if (at.second > 1) out.infeasible_examples[at.first] += fmt::format(" ({} points)", at.second);
   // Designs prune each other only at the same NICs: the same count a server and the same injection bandwidth a
   // GPU (so the same NIC speed). NCCL's algorithms follow the NICs (at 800 Gb/s its tuner takes PAT for the
   // default job's data-parallel reduce-scatters, where 400 Gb/s takes the ring: 2.8-5.4 % slower iterations,
