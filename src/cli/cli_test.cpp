@@ -1723,11 +1723,16 @@ TEST(Cli, ConfigPlanRefusesAnInfiniBandFabric) {
   EXPECT_FALSE(fs::exists(dir / "frr"));
 }
 
-TEST(Diagnose, ALinkLossyBothWaysFoundAsTheLinkIsFoundBothWays) {
+// A scenario file for diagnose's tests, in their own directory.
+std::string diagnose_scenario(const std::string& name, const std::string& yaml) {
   const fs::path dir = temp_dir() / "diagnose";
   fs::create_directories(dir);
-  const std::string scenario = podnet::cli::testing::write_file(
-      dir, "both.yaml",
+  return podnet::cli::testing::write_file(dir, name, yaml);
+}
+
+TEST(Diagnose, ALinkLossyBothWaysFoundAsTheLinkIsFoundBothWays) {
+  const std::string scenario = diagnose_scenario(
+      "both.yaml",
       "schema_version: 1\nseed: 3\ntopology: {family: fat_tree, gpus: 128, tiers: 2, rail_optimized: true}\n"
       "server: {gpus: 8, nics: 8, nic_speed: 400Gbps}\nswitch: {radix: 16, port_speed: 400Gbps}\n"
       "faults:\n  - {kind: drop, link: \"gpu-node-002/nic0\", direction: both, probability: 0.002}\n");
@@ -1744,13 +1749,11 @@ TEST(Diagnose, ALinkLossyBothWaysFoundAsTheLinkIsFoundBothWays) {
 TEST(Diagnose, AFaultNoProbeCrossesIsSaidToBeUnseen) {
   // 64 GPUs under one leaf: traffic never climbs to the spine, so no probe crosses a leaf uplink and a drop
   // there loses nothing. The report says so next to the fault (it read as a plain miss); the NIC's is seen.
-  const fs::path dir = temp_dir() / "diagnose";
-  fs::create_directories(dir);
-  const std::string scenario = podnet::cli::testing::write_file(
-      dir, "unprobed.yaml",
-      "schema_version: 1\ntopology: {family: fat_tree, gpus: 64}\n"
-      "faults:\n  - {kind: drop, link: \"leaf-000:Ethernet1/99\", probability: 0.001}\n"
-      "  - {kind: drop, link: \"gpu-node-002/nic0\", probability: 0.001}\n");
+  const std::string scenario =
+      diagnose_scenario("unprobed.yaml",
+                        "schema_version: 1\ntopology: {family: fat_tree, gpus: 64}\n"
+                        "faults:\n  - {kind: drop, link: \"leaf-000:Ethernet1/99\", probability: 0.001}\n"
+                        "  - {kind: drop, link: \"gpu-node-002/nic0\", probability: 0.001}\n");
   Result r = run("diagnose " + scenario + " --duration 20s --format json");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(nlohmann::json::parse(r.out)["hidden_faults_no_probe_crosses"],
