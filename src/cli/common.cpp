@@ -312,8 +312,13 @@ study::Progress study_progress(const std::string& command, RunLabel& label) {
   p.step = [command, start, tty](size_t done, size_t total, const std::string& what) {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (tty || wall > 2.0)
-      std::cerr << fmt::format("podnet {}: [{}/{}] {} done ({})\n", command, done, total, what,
-                               report::elapsed_and_eta(static_cast<int64_t>(done), static_cast<int64_t>(total), wall));
+      std::cerr << (total == 0  // a search: how many steps it takes is not known ahead
+                        ? fmt::format("podnet {}: [{}] {} done ({})\n", command, done, what,
+                                      report::elapsed_and_eta(static_cast<int64_t>(done), static_cast<int64_t>(done),
+                                                              wall))
+                        : fmt::format("podnet {}: [{}/{}] {} done ({})\n", command, done, total, what,
+                                      report::elapsed_and_eta(static_cast<int64_t>(done), static_cast<int64_t>(total),
+                                                              wall)));
   };
   return p;
 }

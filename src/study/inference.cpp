@@ -187,7 +187,7 @@ InferenceStudy inference(const scenario::Setup& s, const Progress& progress) {
     try {
       out.search = workload::search_rate(cost, c, quantized, [&](int run, double rate, bool met, int total) {
         if (progress.step)
-          progress.step(static_cast<size_t>(run), static_cast<size_t>(std::max(total, run + 1)),
+          progress.step(static_cast<size_t>(run), 0,  // a search: its run count is not known ahead
                         fmt::format("rate search run at {:.4g} requests/s ({})", rate, met ? "met" : "missed"));
       });
     } catch (const ParamError& e) {
