@@ -45,7 +45,16 @@ std::string text(const nlohmann::json& v, const ResultField* f = nullptr) {
 }
 
 // A change; of a field in % it is in percentage points (52.8 % to 53.0 % is +0.2 points, B / A 1.0046).
+// A change too small for the field's decimals gets up to 3 more, so that it does not read "-0.0 days".
 std::string signed_text(double d, const ResultField* f = nullptr) {
+  ResultField finer;
+  if (f && f->decimals >= 0 && d != 0) {
+    finer = *f;
+    while (finer.decimals < f->decimals + 3 &&
+           std::fabs(d) * finer.scale < 0.5 * std::pow(10.0, -static_cast<double>(finer.decimals)))
+      ++finer.decimals;
+    f = &finer;
+  }
   if (f && f->unit == "%") return (d < 0 ? "-" : "+") + fixed_or_exp(std::fabs(d) * f->scale, f->decimals) + " points";
   const std::string t = format_field(f && f->decimals < 0 ? nullptr : f, std::fabs(d));
   return (d < 0 ? "-" : "+") + t;

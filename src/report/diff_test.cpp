@@ -161,6 +161,23 @@ TEST(Diff, HeadlineFiguresAreShownPastTheRowLimit) {
   EXPECT_NE(out.str().find("... 2 more"), std::string::npos) << out.str();
 }
 
+TEST(Diff, ASmallChangeGetsTheDecimalsItNeedsAndAYesNoStaysOne) {
+  // 30.50 to 30.47 days (a field of 1 decimal) is -0.03 days, not -0.0; a yes/no reads false and true, not 0 and 1.
+  const auto doc = [](double days, bool spare) {
+    return nlohmann::json{{"days_to_train_with_failures", days},
+                          {"settings", {{"spare_rail", spare}}},
+                          {"run", {{"command", "reliability"}}}};
+  };
+  DiffSide a{"A", "", {{"reliability", doc(30.50, false)}}};
+  DiffSide b{"B", "", {{"reliability", doc(30.47, true)}}};
+  const nlohmann::json d = diff_document(a, b);
+  std::ostringstream out;
+  write_diff_table(d, out, 10);
+  EXPECT_NE(out.str().find("30.5 days  -0.03 days"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("settings, spare rail         false      true\n"), std::string::npos) << out.str();
+  EXPECT_EQ(out.str().find("+1"), std::string::npos) << out.str();
+}
+
 TEST(Diff, TwoResultDocumentsShowTheInputsTheirRunBlocksRecord) {
   // Two saved train results: the same scenario and seed, B run with --set server.nic_speed=200Gbps, both with
   // topology.gpus=64. Only the NIC speed differs; A's value is the scenario's own, which the document lacks.
