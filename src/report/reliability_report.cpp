@@ -331,8 +331,8 @@ void write_reliability_table(const nlohmann::json& d, std::ostream& out) {
          tr_ok ? fixed_or_exp(mc["days_to_train_with_failures"].get<double>(), 2) + " days" : ""});
   if (ck.contains("yours")) {  // reliability.checkpoint_interval: the job's own interval beside Daly's
     const auto& y = ck["yours"];
-    k.add({fmt::format("at your interval, every {} min (reliability.checkpoint_interval)",
-                       fixed(y["interval_minutes"].get<double>(), 1)),
+    k.add({fmt::format("at your interval, every {} (reliability.checkpoint_interval)",
+                       seconds_text(y["interval_minutes"].get<double>() * 60)),
            "", ""});
     k.add({"  goodput", percent(y["goodput"].get<double>(), 2), ""});
     k.add({fmt::format("  {} days of training take", fixed(train, train == std::floor(train) ? 0 : 2)),
