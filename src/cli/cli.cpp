@@ -117,6 +117,30 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e, cons
   return fmt::format("{} (`podnet {} --help` lists its options)", text, command);
 }
 
+// An example command in --help, wider than a terminal: continued with a backslash before an option (and its value) that
+// would pass the width, so that it still pastes into a shell.
+void append_example(std::string& out, const std::string& line, size_t indent) {
+  std::istringstream words(line);
+  std::vector<std::string> units;
+  for (std::string word; words >> word;) {
+    const bool value = !units.empty() && units.back()[0] == '-' && units.back().find(' ') == std::string::npos &&
+                       word[0] != '-' && word != "|" && word != ">";
+    if (value) units.back() += " " + word;
+    else units.push_back(word);
+  }
+  std::string current(indent, ' ');
+  for (const std::string& unit : units) {
+    const bool first = current.size() == indent;
+    if (!first && unit[0] == '-' && current.size() + 1 + unit.size() + 2 > report::Table::kTableWidth) {
+      out += current + " \\\n";
+      current = std::string(indent + 4, ' ') + unit;
+    } else {
+      current += (first ? "" : " ") + unit;
+    }
+  }
+  out += current + '\n';
+}
+
 // --help within a terminal's width: an option's description wraps under its own column, other lines under their
 // indent (CLI11 prints each description on one line, up to 500 characters).
 std::string wrap_help(const std::string& help) {
@@ -132,27 +156,7 @@ std::string wrap_help(const std::string& help) {
     const size_t indent = line.find_first_not_of(' ');
     if (indent != std::string::npos && line.size() > report::Table::kTableWidth &&
         (line.compare(indent, 7, "podnet ") == 0 || line.compare(indent, 7, "mpirun ") == 0)) {
-      // An example command stays one that pastes into a shell: continued with " \\" before an option (and its
-      // value) that would pass the width.
-      std::istringstream words(line);
-      std::vector<std::string> units;
-      for (std::string word; words >> word;) {
-        const bool value = !units.empty() && units.back()[0] == '-' && units.back().find(' ') == std::string::npos &&
-                           word[0] != '-' && word != "|" && word != ">";
-        if (value) units.back() += " " + word;
-        else units.push_back(word);
-      }
-      std::string current(indent, ' ');
-      for (const std::string& unit : units) {
-        const bool first = current.size() == indent;
-        if (!first && unit[0] == '-' && current.size() + 1 + unit.size() + 2 > report::Table::kTableWidth) {
-          out += current + " \\\n";
-          current = std::string(indent + 4, ' ') + unit;
-        } else {
-          current += (first ? "" : " ") + unit;
-        }
-      }
-      out += current + '\n';
+      append_example(out, line, indent);
       continue;
     }
     report::append_wrapped(out, line, column, column);

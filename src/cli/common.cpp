@@ -311,14 +311,13 @@ study::Progress study_progress(const std::string& command, RunLabel& label) {
   p.expect = [&label](Time expected) { label.expected = expected; };
   p.step = [command, start, tty](size_t done, size_t total, const std::string& what) {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (tty || wall > 2.0)
-      std::cerr << (total == 0  // a search: how many steps it takes is not known ahead
-                        ? fmt::format("podnet {}: [{}] {} done ({})\n", command, done, what,
-                                      report::elapsed_and_eta(static_cast<int64_t>(done), static_cast<int64_t>(done),
-                                                              wall))
-                        : fmt::format("podnet {}: [{}/{}] {} done ({})\n", command, done, total, what,
-                                      report::elapsed_and_eta(static_cast<int64_t>(done), static_cast<int64_t>(total),
-                                                              wall)));
+    if (tty || wall > 2.0) {
+      // Total 0: a search, whose step count is not known ahead: its count alone, and no ETA.
+      const size_t of = total == 0 ? done : total;
+      std::cerr << fmt::format("podnet {}: [{}{}] {} done ({})\n", command, done,
+                               total == 0 ? std::string() : "/" + std::to_string(total), what,
+                               report::elapsed_and_eta(static_cast<int64_t>(done), static_cast<int64_t>(of), wall));
+    }
   };
   return p;
 }

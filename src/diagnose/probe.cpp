@@ -166,7 +166,8 @@ Mesh build_mesh(const topology::Topology& t, routing::Router& router, const Prob
   }
 
   std::vector<routing::PathPart> fwd, back;
-  std::vector<char> covered(2 * t.links.size(), 0);
+  std::vector<char>& covered = m.covered;
+  covered.assign(2 * t.links.size(), 0);
   for (const auto& [s, d] : pairs) {
     for (int p = 0; p < o.ports; ++p) {
       fwd.clear();

@@ -109,6 +109,7 @@ struct Mesh {
   std::vector<Tuple> tuples;
   std::vector<routing::DirLink> links;  // every tuple's links, concatenated
   int32_t endpoints = 0;                // endpoints that send probes
+  std::vector<char> covered;            // by directed link: crossed by some tuple
   int64_t covered_dirs = 0;             // directed network links crossed by some tuple
   int64_t network_dirs = 0;             // directed network links in the fabric
   int64_t unroutable = 0;               // pairs skipped: no route (e.g. across rail planes)

@@ -197,8 +197,7 @@ Inventory count_inventory_of(const topology::Topology& t, const std::vector<int3
     if (!reach[n]) continue;
     const int tier = t.nodes[n].tier;
     const std::string name = tier < static_cast<int>(t.tier_names.size()) ? t.tier_names[tier] : std::to_string(tier);
-    std::string label = name;  // "super_spine" reads "super-spine switches"
-    std::replace(label.begin(), label.end(), '_', '-');
+    const std::string label = topology::host_label(name);  // "super_spine" reads "super-spine switches"
     // A switch whose links all go down a tier (a top-tier switch) is routed around on the uplinks into it.
     bool top = true;
     {

@@ -258,16 +258,13 @@ DiagnoseResult diagnose(const scenario::Setup& s, const DiagnoseRequest& r, cons
     }
     // A fault no tuple crosses loses no probe, whatever the mesh's statistics: say so rather than score a miss.
     {
-      std::vector<char> crossed(2 * t.links.size(), 0);
       std::vector<char> device_crossed(t.nodes.size(), 0);
-      for (const routing::DirLink d : mesh.links) {
-        crossed[static_cast<size_t>(d)] = 1;
-        const topology::Link& l = t.links[static_cast<size_t>(routing::link_of(d))];
-        device_crossed[static_cast<size_t>(l.a)] = device_crossed[static_cast<size_t>(l.b)] = 1;
-      }
+      for (size_t l = 0; l < t.links.size(); ++l)
+        if (mesh.covered[2 * l] || mesh.covered[2 * l + 1])
+          device_crossed[static_cast<size_t>(t.links[l].a)] = device_crossed[static_cast<size_t>(t.links[l].b)] = 1;
       for (const Fault& f : s.faults) {
         bool seen = f.device != topology::kNone && device_crossed[static_cast<size_t>(f.device)];
-        for (const routing::DirLink d : f.dirs) seen = seen || crossed[static_cast<size_t>(d)];
+        for (const routing::DirLink d : f.dirs) seen = seen || mesh.covered[static_cast<size_t>(d)];
         if (!seen) res.hidden_unprobed.push_back(f.what);
       }
     }

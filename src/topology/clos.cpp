@@ -462,14 +462,6 @@ std::vector<NodeId> build_spines(Topology& t, const ClosSpec& spec, const Hardwa
   return spine_ids;
 }
 
-// A switch's name is its hostname (config plan, NetBox): letters, digits and hyphens only (RFC 1123
-// section 2.1), so a tier's `_` becomes `-`.
-std::string host_label(const char* tier_name) {
-  std::string label = tier_name;
-  std::replace(label.begin(), label.end(), '_', '-');
-  return label;
-}
-
 // Super-spines: plane s joins spine s of every domain (4 tiers: of every domain in the zone); C per plane
 // (per zone). Returns them by ((zone, s), c).
 std::vector<NodeId> build_super_spines(Topology& t, const ClosSpec& spec, const Hardware& hw, const ClosSize& z,
@@ -602,15 +594,13 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
     // domains leave are room to grow, and capex counts them.
     const int64_t top_used = int64_t{z.q} * z.D;
     const std::string top = host_label(spec.tier_names[3]);
-    f.notes.push_back(
-        fmt::format("{}: {} down / {} up ports{}; {} planes of {} {}s, {} from each of {} spine domains{}",
-                    spec.tier_names[2], z.d2, z.u2, idle(z.u2, z.u2_used), z.S, z.C, host_label(spec.tier_names[3]),
-                    plural(z.q, "parallel link", "parallel links"), z.D,
-                    top_used < z.R
-                        ? fmt::format(" (each {} uses {} of its {} ports: {} idle, room for {} more spine domains; "
-                                      "capex counts them)",
-                                      top, top_used, z.R, z.R - top_used, (z.R - top_used) / std::max(1, z.q))
-                        : std::string()));
+    f.notes.push_back(fmt::format(
+        "{}: {} down / {} up ports{}; {} planes of {} {}s, {} from each of {} spine domains{}", spec.tier_names[2],
+        z.d2, z.u2, idle(z.u2, z.u2_used), z.S, z.C, top, plural(z.q, "parallel link", "parallel links"), z.D,
+        top_used < z.R ? fmt::format(" (each {} uses {} of its {} ports: {} idle, room for {} more spine domains; "
+                                     "capex counts them)",
+                                     top, top_used, z.R, z.R - top_used, (z.R - top_used) / std::max(1, z.q))
+                       : std::string()));
   }
   if (z.tiers == 4) {
     // Ports a full zone (the zones) leave idle on each super-spine (core): say so, capex counts them.

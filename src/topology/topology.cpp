@@ -1,5 +1,6 @@
 #include "topology/topology.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "core/append.hpp"
@@ -131,6 +132,12 @@ void append_padded(std::string& out, int64_t value, int64_t count) {
   size_t width = 3;
   for (int64_t c = count - 1; c >= 1000; c /= 10) ++width;
   append_zero_padded(out, value, width);
+}
+
+std::string host_label(const std::string& tier_name) {
+  std::string label = tier_name;
+  std::replace(label.begin(), label.end(), '_', '-');
+  return label;
 }
 
 std::string server_name(int32_t server, int32_t servers) {

@@ -152,6 +152,9 @@ struct Topology {
 // Zero-padded names: server_name(17, 2048) == "gpu-node-0017".
 std::string padded(int64_t value, int64_t count);
 std::string server_name(int32_t server, int32_t servers);
+// A tier's name in a hostname and in prose: letters, digits and hyphens only (RFC 1123 section 2.1), so its `_`
+// becomes `-` ("super_spine" -> "super-spine").
+std::string host_label(const std::string& tier_name);
 // padded and server_name appended to `out`.
 void append_padded(std::string& out, int64_t value, int64_t count);
 void append_server_name(std::string& out, int32_t server, int32_t servers);
