@@ -61,11 +61,21 @@
     if (a < 0.01) return p.toPrecision(2);
     return fixed(p, a < 1 ? 2 : 1);
   }
-  // count_text of podnet reliability: 0, 1.2e-3, 2.35, 254.9.
+  // count_text of podnet reliability: 0, < 0.0001, 0.0064, 2.35, 254.9.
   function countText(v) {
     if (v === 0) return '0';
-    if (Math.abs(v) < 0.01) return v.toExponential(1);
-    return fixed(v, Math.abs(v) < 10 ? 2 : 1);
+    if (v < 0.0001) return '< 0.0001';
+    if (v < 0.01) return fixed(v, 4);
+    return fixed(v, v < 10 ? 2 : 1);
+  }
+  // plural() of podnet: '1 channel', '4 channels' (thousands separated).
+  function countOf(n, one, many) { return fixed(n, 0) + ' ' + (n === 1 ? one : many); }
+  // podnet bench's header: the channels fixed, or who picks them (NCCL's tuner for NCCL's algorithms, whose rows
+  // carry a protocol; the algorithm itself otherwise).
+  function channelsText(channels, rows) {
+    if (channels === 'auto')
+      return rows.some(r => r.protocol !== undefined) ? 'channels as NCCL picks them' : 'channels as the algorithm picks them';
+    return channels === '1' ? '1 channel' : channels + ' channels';
   }
   function secondsText(s) {
     if (s >= 3600) return fixed(s / 3600, 2) + ' h';
@@ -630,7 +640,9 @@
     const b = doc.bench || {};
     const algo = b.algorithm === b.op ? '' : ' ' + b.algorithm;
     const s = section(root, fmt(b.op) + algo + ' on ' + show('bench.gpus', b.gpus) + ' GPUs of ' + fmt(doc.run && doc.run.scenario) +
-      ' (' + fmt(b.engine) + ' engine, ' + fmt(b.routing) + ' routing, ' + fmt(b.channels) + ' channel(s), ' + fmt(b.qps) + ' QP(s))', 'busbw');
+      ' (' + fmt(b.engine) + ' engine, ' + fmt(b.routing) + ' routing, ' + channelsText(b.channels, doc.rows || []) +
+      (b.qps === 1 || b.qps === undefined ? '' : ', ' + countOf(b.qps, 'queue pair', 'queue pairs') + ' per connection') +
+      (doc.ring ? ', ' + fmt(b.ring_order) + ' ring order' : '') + ')', 'busbw');
     const rows = doc.rows || [];
     const series = [
       { name: 'busbw', type: 'line', showSymbol: true, data: rows.map(r => [r.bytes, r.busbw_gbyte_per_s]) },

@@ -196,10 +196,11 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
                    "sequential engine (network.partitioned=false)\n";
     const int cores = mpi::cores_per_rank();
     if (s.network.flow.threads > cores)
-      std::cerr << fmt::format("podnet: note: network.threads {} is more than the {} core(s) {} on this machine; "
+      std::cerr << fmt::format("podnet: note: network.threads {} is more than the {} {} on this machine; "
                                "the threads wait for each other at every window, so a thread without a core of its "
                                "own slows the run (0 takes the cores)\n",
-                               s.network.flow.threads, cores, mpi::world().size > 1 ? "each rank has" : "there are");
+                               s.network.flow.threads, plural(cores, "core", "cores"),
+                               mpi::world().size > 1 ? "each rank has" : (cores == 1 ? "there is" : "there are"));
   }
   // A multi-plane fabric (topology/planes.hpp) under per-flow routing: each flow has one plane of its NIC.
   if (command == "bench" || command == "train") {
@@ -523,6 +524,23 @@ void check_output_dir(const std::string& option, const std::string& path) {
 
 namespace {
 
+// doc[key]'s rows (an object's members carry their name in `key_column`) with the document's headline figures,
+// each a JSON pointer into `doc`, as columns on every row: a script reads one file and needs no JSON beside it.
+nlohmann::json rows_with_headline(const nlohmann::json& doc, const std::string& key, const std::string& key_column,
+                                  const std::vector<std::pair<std::string, std::string>>& headline) {
+  nlohmann::json rows = nlohmann::json::array();
+  const nlohmann::json& t = doc[key];
+  for (auto it = t.begin(); it != t.end(); ++it) {
+    nlohmann::json row = nlohmann::json::object();
+    if (t.is_object()) row[key_column] = it.key();
+    if (it->is_object()) row.update(*it);
+    for (const auto& [column, pointer] : headline)
+      if (const nlohmann::json::json_pointer p(pointer); doc.contains(p)) row[column] = doc[p];
+    rows.push_back(std::move(row));
+  }
+  return {{"rows", rows}};
+}
+
 // --format csv: a tidy table of the command's main rows where it has one (README, output formats), else key,value.
 void write_csv(const std::string& stem, const nlohmann::json& doc, std::ostream& out) {
   if (stem == "bench")  // the console table's order
@@ -552,9 +570,26 @@ void write_csv(const std::string& stem, const nlohmann::json& doc, std::ostream&
       rows.push_back(row);
     }
     report::write_tidy_csv(nlohmann::json{{"rows", rows}}, "rows", key, out);
-  } else if (stem == "reliability") report::write_tidy_csv(doc, "by_component", "component", out);
-  else if (stem == "diagnose") report::write_tidy_csv(doc, "suspects", "", out);
-  else report::write_flat_csv(doc, out);
+  } else if (stem == "reliability" && doc.contains("by_component") && !doc["by_component"].empty()) {
+    // The console table's columns first, then the job's headline (its MTBI, interruptions, checkpoint and goodput).
+    report::write_tidy_csv(rows_with_headline(doc, "by_component", "component",
+                                              {{"job_mtbi_hours", "/mtbi_hours"},
+                                               {"job_expected_interruptions", "/expected_interruptions"},
+                                               {"job_interruption_probability", "/interruption_probability"},
+                                               {"job_checkpoint_interval_minutes", "/checkpoint/interval_minutes"},
+                                               {"job_goodput", "/checkpoint/goodput"},
+                                               {"job_days_to_train_with_failures", "/days_to_train_with_failures"}}),
+                           "rows", "component", out,
+                           {"label", "count", "mtbf_hours", "interrupts", "recovery_seconds", "share",
+                            "expected_failures", "expected_interruptions"});
+  } else if (stem == "diagnose" && doc.contains("suspects") && !doc["suspects"].empty()) {
+    // Each suspect, then what the run sent and lost and how long localizing took.
+    report::write_tidy_csv(rows_with_headline(doc, "suspects", "",
+                                              {{"run_probes_sent", "/sent"},
+                                               {"run_probes_lost", "/lost"},
+                                               {"run_time_to_localize_seconds", "/time_to_localize_seconds"}}),
+                           "rows", "", out);
+  } else report::write_flat_csv(doc, out);
 }
 
 }  // namespace
@@ -648,17 +683,18 @@ void report_telemetry(const study::TelemetryResult& t, const std::string& dir, b
   telemetry::write_summary(*t.recorder, std::cerr);
   for (const auto& s : t.storms) {
     std::cerr << fmt::format("PFC storm: {} has paused {} for {:.3f} ms ({:.1f} % of the run, {} PAUSE frames); "
-                             "paused tree of {} port(s):\n",
+                             "paused tree of {}:\n",
                              t.recorder->topology().nodes[s.nic].name,
                              engine::dir_link_name(t.recorder->topology(), s.port), s.paused_s * 1e3, 100 * s.share,
-                             s.pause_frames, s.tree.size());
+                             s.pause_frames, plural(static_cast<int64_t>(s.tree.size()), "port", "ports"));
     for (const auto& p : s.tree)
       std::cerr << fmt::format("  depth {}: {} paused {:.3f} ms\n", p.depth,
                                engine::dir_link_name(t.recorder->topology(), p.link), p.paused_s * 1e3);
   }
   for (const auto& s : t.drifts) {
-    std::cerr << fmt::format("drifted thresholds: {} marks or pauses off the fabric's configuration at {} port(s):\n",
-                             t.recorder->topology().nodes[s.node].name, s.ports.size());
+    std::cerr << fmt::format("drifted thresholds: {} marks or pauses off the fabric's configuration at {}:\n",
+                             t.recorder->topology().nodes[s.node].name,
+                             plural(static_cast<int64_t>(s.ports.size()), "port", "ports"));
     for (const auto& p : s.ports) {
       const std::string link = engine::dir_link_name(t.recorder->topology(), p.link);
       if (p.what == "xoff_high")
@@ -679,10 +715,10 @@ void report_telemetry(const study::TelemetryResult& t, const std::string& dir, b
   std::cerr << ")\n";
   const telemetry::PortCoverage cov = telemetry::port_coverage(*t.recorder, all_ports);
   if (cov.written < cov.ports)
-    std::cerr << fmt::format("podnet: the metrics files hold the {} port(s) that carried traffic; the other {} of the "
+    std::cerr << fmt::format("podnet: the metrics files hold the {} that carried traffic; the other {} of the "
                              "fabric's {} carried nothing and were left out (--telemetry-all writes every port)\n",
-                             report::thousands(cov.written), report::thousands(cov.ports - cov.written),
-                             report::thousands(cov.ports));
+                             plural(static_cast<int64_t>(cov.written), "port", "ports"),
+                             report::thousands(cov.ports - cov.written), report::thousands(cov.ports));
 }
 
 void add_telemetry_options(CLI::App* cmd, std::string& dir, std::string& interval) {

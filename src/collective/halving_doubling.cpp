@@ -33,9 +33,10 @@ plan::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& 
   const auto shares = detail::split(bytes, o.channels);
   const int64_t count = static_cast<int64_t>(shares.size()) * n * static_cast<int64_t>(phases.size());
   if (count > kMaxP2pTransfers)
-    throw InputError(fmt::format("halving_doubling {} over {} GPUs with {} channel(s) needs {} point-to-point "
+    throw InputError(fmt::format("halving_doubling {} over {} GPUs with {} needs {} point-to-point "
                                  "transfers, more than {}: use the analytical engine, ring, or fewer channels/GPUs",
-                                 op_name(op), n, shares.size(), count, kMaxP2pTransfers));
+                                 op_name(op), n, plural(static_cast<int64_t>(shares.size()), "channel", "channels"),
+                                 count, kMaxP2pTransfers));
   plan.transfers.reserve(static_cast<size_t>(count));
   for (int32_t c = 0; c < static_cast<int32_t>(shares.size()); ++c) {
     const Group order = ring_order(group, o.order, c, topo);

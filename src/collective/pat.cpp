@@ -21,9 +21,10 @@ plan::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& 
   int32_t steps = 0;
   while ((int64_t{1} << steps) < n) ++steps;
   if (!o.coupled_steps && static_cast<int64_t>(o.channels) * n * steps > kMaxP2pTransfers)
-    throw InputError(fmt::format("pat over {} GPUs with {} channel(s) needs {} transfers (limit {}): use fewer GPUs "
+    throw InputError(fmt::format("pat over {} GPUs with {} needs {} transfers (limit {}): use fewer GPUs "
                                  "or channels, or the ring",
-                                 n, o.channels, static_cast<int64_t>(o.channels) * n * steps, kMaxP2pTransfers));
+                                 n, plural(o.channels, "channel", "channels"),
+                                 static_cast<int64_t>(o.channels) * n * steps, kMaxP2pTransfers));
   const bool gather = op == Op::AllGather;
   const auto shares = detail::split(bytes, o.channels);
   for (int32_t c = 0; c < static_cast<int32_t>(shares.size()); ++c) {

@@ -213,7 +213,13 @@ std::string format_scaled(double v, const Unit (&units)[N], std::initializer_lis
 }
 }  // namespace
 
-std::string format_time(Time t) { return format_scaled(static_cast<double>(t.ps), kTimeUnits, {0, 1, 2, 4, 5}); }
+std::string format_time(Time t) {
+  // A whole number of hours or minutes in that unit ("5min", not "300s"): as a user writes such a time.
+  constexpr int64_t kMinute = 60'000'000'000'000, kHour = 60 * kMinute;
+  if (t.ps >= kHour && t.ps % kHour == 0) return std::to_string(t.ps / kHour) + "h";
+  if (t.ps >= kMinute && t.ps % kMinute == 0) return std::to_string(t.ps / kMinute) + "min";
+  return format_scaled(static_cast<double>(t.ps), kTimeUnits, {0, 1, 2, 4, 5});
+}
 std::string format_bandwidth(Bandwidth bw) { return format_scaled(bw.bps, kBandwidthUnits, {0, 1, 2, 3, 4}); }
 std::string format_bytes(Bytes b) {
   // The exact unit (binary or SI) that gives the smallest whole number.

@@ -56,6 +56,12 @@ TEST(Units, ParseAndFormat) {
 
   EXPECT_EQ(format_bandwidth(Bandwidth(400e9)), "400Gbps");
   EXPECT_EQ(format_time(Time(1500000)), "1.5us");
+  // Whole minutes and hours in their unit, as a user writes them; anything else in seconds or below.
+  EXPECT_EQ(format_time(Time::from_seconds(300)), "5min");
+  EXPECT_EQ(format_time(Time::from_seconds(5400)), "90min");
+  EXPECT_EQ(format_time(Time::from_seconds(7200)), "2h");
+  EXPECT_EQ(format_time(Time::from_seconds(90)), "90s");
+  EXPECT_EQ(format_time(Time::from_seconds(59)), "59s");
   EXPECT_EQ(format_bytes(64LL << 20), "64MiB");
   EXPECT_EQ(format_bytes(8000000000LL), "8GB");
   EXPECT_EQ(format_power(10200), "10.2kW");

@@ -451,9 +451,10 @@ Calibration calibrate(const CalibrationInput& in) {
       for (const NcclTestsResult* b : {&r.out_of_place, &r.in_place})
         if (b->present && b->wrong > 0)
           throw InputError(fmt::format(
-              "{}:{}: {} #wrong {}: nccl-tests found {} wrong value(s) at {} B, so this run was broken (a faulty "
+              "{}:{}: {} #wrong {}: nccl-tests found {} at {} B, so this run was broken (a faulty "
               "GPU, NIC, link or driver) and its times are not a fabric's to fit; rerun it, or remove the log",
-              l.source, r.line, b == &r.out_of_place ? "out-of-place" : "in-place", b->wrong, b->wrong, r.bytes));
+              l.source, r.line, b == &r.out_of_place ? "out-of-place" : "in-place", b->wrong,
+              plural(b->wrong, "wrong value", "wrong values"), r.bytes));
       if (r.bytes <= 0 || res.time_us <= 0) continue;  // nothing to compare
       p.sizes.push_back(r.bytes);
       p.log_seconds.push_back(res.time_us * 1e-6);
@@ -592,9 +593,9 @@ Calibration calibrate(const CalibrationInput& in) {
                                     "short ({} size{} kept); a fit to a few small sizes says little about large ones",
                                     l.source, l.rows.size(), l.rows.size() == 1 ? "" : "s"));
   if (c.keys.size() > c.rows.size())
-    c.notes.push_back(fmt::format("{} keys fitted to {} size(s): more unknowns than measurements, the fit is not "
+    c.notes.push_back(fmt::format("{} keys fitted to {}: more unknowns than measurements, the fit is not "
                                   "unique; give logs with more sizes or fit fewer keys",
-                                  c.keys.size(), c.rows.size()));
+                                  c.keys.size(), plural(static_cast<int64_t>(c.rows.size()), "size", "sizes")));
   // Under NCCL's model a sendrecv across servers is bound by NCCL's p2p channels (a rate per channel,
   // collective/pairwise.hpp), not by the NIC: a NIC efficiency fitted to it below that rate makes every other
   // collective across servers slower too.

@@ -119,7 +119,7 @@ TEST(Calibrate, SaysWhatItCannotFit) {
   in.fit = {"links.ethernet_efficiency", "links.nvlink_efficiency"};
   c = calibrate(in);
   bool said = false;
-  for (const auto& n : c.notes) said = said || n.find("2 keys fitted to 1 size(s)") != std::string::npos;
+  for (const auto& n : c.notes) said = said || n.find("2 keys fitted to 1 size:") != std::string::npos;
   EXPECT_TRUE(said);
   // One rank: nccl-tests' busbw is 0 (a bus factor of 0), nothing to fit; it used to write rms -nan.
   in.fit = {};

@@ -262,8 +262,9 @@ TrainingCalibration calibrate_training(const TrainingCalibrationInput& in) {
                                   "is left out",
                                   c.steps.runs));
   if (c.steps.other_batch > 0)
-    c.notes.push_back(fmt::format("{} line(s) at a global batch other than {} (a batch ramp-up) are left out",
-                                  c.steps.other_batch, thousands(c.global_batch)));
+    c.notes.push_back(fmt::format("{} at a global batch other than {} (a batch ramp-up) {} left out",
+                                  plural(static_cast<int64_t>(c.steps.other_batch), "line", "lines"),
+                                  thousands(c.global_batch), c.steps.other_batch == 1 ? "is" : "are"));
   c.notes.push_back(fmt::format("workload.speed_cv (the persistent spread between GPUs, {:.2f}% here) is not "
                                 "fitted: one job's log cannot tell it from the compute key",
                                 100 * c.speed_cv));

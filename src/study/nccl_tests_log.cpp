@@ -15,6 +15,7 @@
 
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/units.hpp"
 
 namespace podnet::study {
 
@@ -369,8 +370,9 @@ std::vector<NcclTestsLog> parse_nccl_tests(const std::string& text, const std::s
     row.bytes = size;
     const size_t nl = cols.labels.size();
     if (tok.size() < nl)
-      throw InputError(fmt::format("{}: expected the {} columns '{}' then the results, got {} value(s)", where(lineno),
-                                   nl, fmt::join(cols.labels, " "), tok.size()));
+      throw InputError(fmt::format("{}: expected the {} columns '{}' then the results, got {}", where(lineno), nl,
+                                   fmt::join(cols.labels, " "),
+                                   plural(static_cast<int64_t>(tok.size()), "value", "values")));
     const int ci = cols.label("count");
     if (ci >= 0 && !to_int(tok[ci], row.count))
       throw InputError(fmt::format("{}: count '{}' is not an integer", where(lineno), tok[ci]));
@@ -388,9 +390,10 @@ std::vector<NcclTestsLog> parse_nccl_tests(const std::string& text, const std::s
       if (cols.blocks.size() == 2 && rest == static_cast<size_t>(cols.blocks[1].width)) {
         first_block = 1;
       } else {
-        throw InputError(fmt::format("{}: expected {} columns (as the header at line {}: {} then {} result block(s) "
+        throw InputError(fmt::format("{}: expected {} columns (as the header at line {}: {} then {} "
                                      "of {}), got {}",
-                                     where(lineno), full, cur.line, fmt::join(cols.labels, " "), cols.blocks.size(),
+                                     where(lineno), full, cur.line, fmt::join(cols.labels, " "),
+                                     plural(static_cast<int64_t>(cols.blocks.size()), "result block", "result blocks"),
                                      cols.blocks[0].width, tok.size()));
       }
     } else if (tok.size() > full && !cols.timestamp) {

@@ -62,6 +62,23 @@ std::vector<Axis> optimize_axes(const OptimizeSpace& s) {
                                    "and oversubscription are their keys); for {} use podnet sweep over its own keys",
                                    family, clos_families, family));
   }
+  // Each option's values against the family's own key, so an error names the option that holds it (--tiers 5),
+  // not every option the topology axis is built from.
+  for (const auto& family : s.families) {
+    const topology::BuilderInfo* b = topology::find_builder(family);
+    const auto check = [&](const char* key, const char* option, const std::string& text) {
+      for (const auto& spec : b->params()) {
+        if (spec.name != key) continue;
+        std::string canonical, expected;
+        if (!parse_param(spec, text, canonical, expected))
+          throw InputError(
+              fmt::format("{} {}: not valid for {}'s topology.{}: expected {}", option, text, family, key, expected));
+      }
+    };
+    for (int t : s.tiers) check("tiers", "--tiers", std::to_string(t));
+    for (const auto& o : s.oversubscription) check("oversubscription", "--oversubscription", o);
+    for (const auto& o : s.spine_oversubscription) check("spine_oversubscription", "--spine-oversubscription", o);
+  }
   for (const auto& family : s.families) {
     // A family that can attach NICs rail by rail searches its rail-optimized form (rail_clos always is).
     const std::string extra = has_key(topology::find_builder(family), "rail_optimized") ? ", rail_optimized: true" : "";

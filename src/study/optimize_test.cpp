@@ -64,6 +64,15 @@ TEST(Optimize, AxesOfTheSpace) {
               std::string::npos)
         << e.what();
   }
+  // A value no family takes names its own option, not every option the topology axis is built from.
+  s.families = {"rail_clos"};
+  s.tiers = {2, 5};
+  try {
+    (void)optimize_axes(s);
+    ADD_FAILURE() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--tiers 5: not valid for rail_clos's topology.tiers", 0), 0u) << e.what();
+  }
 }
 
 TEST(Optimize, BaseScalesDataParallelism) {

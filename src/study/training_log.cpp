@@ -187,13 +187,14 @@ StepStats steady_steps(const TrainingLog& log, int64_t batch) {
   }
   s.kept = kept.size();
   if (s.kept < kMinSteadySteps)
-    throw InputError(fmt::format(
-        "{}: {} steady step line(s) of {}; need at least {}: left out {} as warm-up (every run's first line and "
-        "the {} iterations after it){}",
-        log.source, s.kept, log.steps.size(), kMinSteadySteps, s.warmup, kWarmupIterations,
-        s.other_batch
-            ? fmt::format(" and {} at a global batch other than the scenario's {}", s.other_batch, thousands(batch))
-            : ""));
+    throw InputError(fmt::format("{}: {} of {}; need at least {}: left out {} as warm-up (every run's first line and "
+                                 "the {} iterations after it){}",
+                                 log.source,
+                                 plural(static_cast<int64_t>(s.kept), "steady step line", "steady step lines"),
+                                 log.steps.size(), kMinSteadySteps, s.warmup, kWarmupIterations,
+                                 s.other_batch ? fmt::format(" and {} at a global batch other than the scenario's {}",
+                                                             s.other_batch, thousands(batch))
+                                               : ""));
   std::vector<double> t;
   std::vector<int64_t> gaps;
   for (size_t i = 0; i < kept.size(); ++i) {

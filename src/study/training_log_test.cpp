@@ -155,7 +155,7 @@ TEST(TrainingLog, OtherBatchesAndTooFewStepsAreSaid) {
     steady_steps(log, 8);
     FAIL() << "two steady lines at batch 8";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("run.log: 2 steady step line(s) of 16; need at least 3: left out 11 as "
+    EXPECT_NE(std::string(e.what()).find("run.log: 2 steady step lines of 16; need at least 3: left out 11 as "
                                          "warm-up (every run's first line and the 10 iterations after it) and 3 at a "
                                          "global batch other than the scenario's 8"),
               std::string::npos)

@@ -180,8 +180,9 @@ class FlowRun {
       driver_.run(h);
     }
     if (!report_.job_failed && sim_.stalled_flows() > 0)
-      throw Error(fmt::format("{} flow(s) stalled with zero bandwidth (a failed link on their path): {}",
-                              sim_.stalled_flows(), sim_.stuck_report()));
+      throw Error(fmt::format("{} stalled with zero bandwidth (a failed link on their path): {}",
+                              plural(static_cast<int64_t>(sim_.stalled_flows()), "flow", "flows"),
+                              sim_.stuck_report()));
     link_report();
   }
 

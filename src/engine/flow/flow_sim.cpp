@@ -305,9 +305,10 @@ void FlowSim::watchdog(FlowId f) {
   }
   throw Error(fmt::format(
       "flow engine watchdog: simulated time stopped advancing at {} ps: {} events processed at this instant "
-      "(limit {}) with {} flow(s) active; a livelock (transfers that finish in zero time and start each other "
+      "(limit {}) with {} active; a livelock (transfers that finish in zero time and start each other "
       "without end?). Flows most recently processed:{}",
-      now_.ps, instant_events_, limit, active_, what.empty() ? std::string(" none") : what));
+      now_.ps, instant_events_, limit, plural(static_cast<int64_t>(active_), "flow", "flows"),
+      what.empty() ? std::string(" none") : what));
 }
 
 std::string FlowSim::describe(FlowId f, bool zero_links_only) const {
@@ -329,7 +330,7 @@ std::string FlowSim::describe(FlowId f, bool zero_links_only) const {
              (options_.link_name ? options_.link_name(res.link) : fmt::format("link {}", res.link)) +
              fmt::format(" ({} bps)", solver_.capacity(res.link).bps);
   }
-  return s + (zero_links_only ? " on zero-capacity link(s): " : " on ") + (links.empty() ? "no link" : links);
+  return s + (zero_links_only ? " on zero-capacity links: " : " on ") + (links.empty() ? "no link" : links);
 }
 
 std::string FlowSim::stuck_report(size_t max) const {

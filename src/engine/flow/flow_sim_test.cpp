@@ -718,7 +718,7 @@ TEST(FlowSim, StuckReportNamesStalledFlowsAndTheirDeadLinks) {
   EXPECT_EQ(done[0].finish_ps, 80'000'000);
   EXPECT_EQ(sim.stalled_flows(), 1u);
   const std::string r = sim.stuck_report();
-  EXPECT_EQ(r, "transfer 1 (active, 1000000 of 1000000 bytes left, rate 0 bps) on zero-capacity link(s): "
+  EXPECT_EQ(r, "transfer 1 (active, 1000000 of 1000000 bytes left, rate 0 bps) on zero-capacity links: "
                "spine1->leaf2 (0 bps)");
 }
 

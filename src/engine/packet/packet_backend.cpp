@@ -84,7 +84,8 @@ class PacketRun {
     sim_.run(on_event);
     if (!report_.job_failed) {
       if (sim_.open_streams() > 0)
-        throw Error(fmt::format("packet engine: {} stream(s) never completed", sim_.open_streams()));
+        throw Error(fmt::format("packet engine: {} never completed",
+                                plural(static_cast<int64_t>(sim_.open_streams()), "stream", "streams")));
       if (!runner_.all_launched()) throw Error("packet engine: internal: a transfer never started");
     }
     link_report();

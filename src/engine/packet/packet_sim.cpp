@@ -1229,11 +1229,13 @@ void PacketSim::Impl::check_deadlock(int64_t now, int64_t last_tx, int64_t pause
   // Pause refreshes and RTOs are all that keep a deadlocked run going: a
   // cyclic buffer dependency under PFC stops every packet for good.
   if (nic->open_streams == 0 || paused == 0 || now - last_tx <= deadlock_window || now < storm_until) return;
-  throw Error(fmt::format(
-      "packet engine: PFC deadlock at {}: no data packet has moved for {} while {} stream(s) wait and {} port(s) "
-      "are paused (a cyclic buffer dependency); use routing without cycles, a lossy data class (pfc off), or "
-      "another topology",
-      format_time(Time(now)), format_time(Time(now - last_tx)), nic->open_streams, paused));
+  throw Error(
+      fmt::format("packet engine: PFC deadlock at {}: no data packet has moved for {} while {} wait and {} "
+                  "paused (a cyclic buffer dependency); use routing without cycles, a lossy data class (pfc off), or "
+                  "another topology",
+                  format_time(Time(now)), format_time(Time(now - last_tx)),
+                  plural(static_cast<int64_t>(nic->open_streams), "stream", "streams"),
+                  plural(paused, "port is", "ports are")));
 }
 
 // ---------------------------------------------------------------- ports
