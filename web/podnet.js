@@ -77,6 +77,14 @@
       return rows.some(r => r.protocol !== undefined) ? 'channels as NCCL picks them' : 'channels as the algorithm picks them';
     return channels === '1' ? '1 channel' : channels + ' channels';
   }
+  // duration_text of podnet reliability: 12.3 min, 5.25 h, 3.10 days.
+  function durationText(hours) {
+    if (hours < 1) return fixed(hours * 60, 1) + ' min';
+    if (hours < 48) return fixed(hours, 2) + ' h';
+    return fixed(hours / 24, 2) + ' days';
+  }
+  // A number of days as podnet train prints it, opening its parenthesis: under a day with its hours or minutes.
+  function daysOpen(d) { return d < 0.95 ? fixed(d, 3) + ' (' + durationText(d * 24) + '; ' : fixed(d, 1) + ' ('; }
   function secondsText(s) {
     if (s >= 3600) return fixed(s / 3600, 2) + ' h';
     if (s >= 60) return fixed(s / 60, 1) + ' min';
@@ -193,14 +201,14 @@
     'cap_gbytes_per_second': ['NIC cap', 'GBps'], 'speedup': ['speed-up', 'num'], 'ideal': ['ideal', 'num'],
     'efficiency': ['efficiency', 'pct'], 'dp': ['DP', 'int'], 'gpus': ['GPUs', 'int'],
     'reliability.goodput': ['with failures: goodput', 'pct2'], 'reliability.mtbi_hours': ['with failures: MTBI', 'h'],
-    'reliability.days_to_train_with_failures': ['days to train with failures', 'days'],
+    'reliability.days_to_train_with_failures': ['days to train with random failures', 'days'],
     'reliability.checkpoint_interval_minutes': ['with failures: checkpoint every', 'min'],
     'reliability.checkpoint_cost_minutes': ['with failures: checkpoint cost', 'min'],
     'reliability.restart_cost_minutes': ['with failures: restart cost', 'min'],
     // reliability
     'mtbi_hours': ['mean time between interruptions (MTBI)', 'h'], 'expected_interruptions': ['expected interruptions', 'count'],
     'interruption_probability': ['P(at least one interruption)', 'pct2'], 'interruption_rate_per_hour': ['interruptions', 'perh'],
-    'days_to_train_with_failures': ['days to train with failures', 'days'], 'duration_days': ['window', 'days'],
+    'days_to_train_with_failures': ['days to train with random failures', 'days'], 'duration_days': ['window', 'days'],
     'training_days': ['training (failure-free)', 'days'], 'absorbed.expected_failures': ['absorbed failures', 'count'],
     'absorbed.stall_seconds': ['absorbed failures: stalling the job in total', 's'],
     'monte_carlo.ci95_low': ['Monte Carlo: P(interruption), 95 % CI low', 'pct2'],
@@ -776,14 +784,15 @@
     }
     for (const k of ['mfu', 'mfu_of_fp8_peak', 'hfu', 'tflops_per_gpu', 'tokens_per_second']) if (k in doc) rows.push([describe(k).label, cell(doc, k)]);
     if (doc.days_to_train !== undefined) rows.push(['days to train', cell(doc, 'days_to_train', doc.days_to_train === null ? '-' :
-      fixed(doc.days_to_train, 1) + ' (' + bigText(doc.tokens_budget) + ' tokens, failure-free)')]);
+      (doc.days_to_train < 0.95 ? fixed(doc.days_to_train, 3) + ' (' + durationText(doc.days_to_train * 24) + '; ' : fixed(doc.days_to_train, 1) + ' (') +
+      bigText(doc.tokens_budget) + ' tokens, failure-free)')]);
     if (doc.reliability && doc.reliability.days_to_train_with_failures !== null && doc.reliability.days_to_train_with_failures !== undefined)
-      rows.push(['days to train with failures', cell(doc, 'reliability.days_to_train_with_failures', fixed(doc.reliability.days_to_train_with_failures, 1) +
-        ' (goodput ' + show('reliability.goodput', doc.reliability.goodput) + ', checkpoint every ' + show('reliability.checkpoint_interval_minutes', doc.reliability.checkpoint_interval_minutes) + ')')]);
+      rows.push(['days to train with random failures', cell(doc, 'reliability.days_to_train_with_failures', daysOpen(doc.reliability.days_to_train_with_failures) +
+        'goodput ' + show('reliability.goodput', doc.reliability.goodput) + ', checkpoint every ' + show('reliability.checkpoint_interval_minutes', doc.reliability.checkpoint_interval_minutes) + ')')]);
     if ('ideal_bubble_fraction' in doc) rows.push([describe('ideal_bubble_fraction').label, cell(doc, 'ideal_bubble_fraction')]);
     const mm = doc.memory_gbyte;
     if (mm) {
-      rows.push(['memory per GPU', cell(doc, 'memory_gbyte.total', fixed(mm.total, 1) + ' GB of ' + fixed(mm.hbm, 1) + ' GB' + (mm.fits ? '' : ': DOES NOT FIT') + ' (stage ' + mm.stage + ')')]);
+      rows.push(['memory per GPU', cell(doc, 'memory_gbyte.total', fixed(mm.total, 1) + ' GB of ' + fixed(mm.hbm, 1) + ' GB (' + fixed(mm.hbm * 1e9 / 1073741824, 0) + ' GiB)' + (mm.fits ? '' : ': DOES NOT FIT') + ' (stage ' + mm.stage + ', the fullest)')]);
       rows.push(['  weights / gradients / optimizer', fixed(mm.weights, 1) + ' / ' + fixed(mm.gradients, 1) + ' / ' + fixed(mm.optimizer, 1) + ' GB']);
       rows.push(['  activations', fixed(mm.activations, 1) + ' GB (' + fixed(mm.activation_per_layer, 3) + ' GB per layer, ' + fixed(mm.inflight_microbatches, 2) + ' microbatches in flight)']);
       rows.push(['  buffers', fixed(mm.buffers, 1) + ' GB']);
@@ -906,7 +915,12 @@
     if (doc.latency && doc.latency.score) rows.push(['latency: precision / recall', fixed(doc.latency.score.precision, 3) + ' / ' + fixed(doc.latency.score.recall, 3)]);
     if (doc.evaluation) {
       const e = doc.evaluation;
-      rows.push(['evaluation', fixed(e.trials, 0) + ' trials, ' + e.faults_per_trial + ' hidden ' + e.fault_kind + ' fault(s) each at ' + percentText(e.loss_probability) + '% loss']);
+      rows.push(['evaluation', fixed(e.trials, 0) + ' trials, ' + e.faults_per_trial + ' hidden ' + e.fault_kind + (e.faults_per_trial === 1 ? ' fault' : ' faults') + ' each at ' + percentText(e.loss_probability) + '% loss']);
+      if (e.drawn_from_link_directions !== undefined) {
+        const links = countOf(e.drawn_from_link_directions, 'link direction', 'link directions');
+        const switches = countOf(e.drawn_from_switches, 'switch', 'switches');
+        rows.push(['faults drawn from', (e.fault_kind === 'link' ? links : e.fault_kind === 'switch' ? switches : links + ' and ' + switches) + ' the probes cross']);
+      }
       rows.push(['precision / recall', fixed(e.precision, 4) + ' / ' + fixed(e.recall, 4)]);
       rows.push(['trials localized exactly', e.trials_localized_exactly + ' of ' + e.trials]);
     }
@@ -918,7 +932,7 @@
     if (doc.deadlock_check && doc.deadlock_check.length) {
       p.appendChild(el('h3', { text: 'Deadlock check (cyclic buffer dependencies under PFC)' }));
       notes(p, doc.deadlock_check.map(c => c.cycle.length ? c.when + ': CYCLE of ' + c.cycle.length + ' link directions: ' + c.cycle.join(', ')
-        : c.when + ': no cycle (' + fixed(c.destinations, 0) + ' destinations, ' + fixed(c.directed_links, 0) + ' link directions)'));
+        : c.when + ': no cycle (' + fixed(c.destinations, 0) + ' destinations, ' + fixed(c.directed_links, 0) + ' switch-to-switch link directions on their routes)'));
     }
     notes(p, (doc.notes || []).map(n => 'note: ' + n));
     renderGeneric(root, doc, ['suspects', 'hidden_faults', 'deadlock_check', 'notes']);

@@ -114,6 +114,29 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e, cons
                            option);
     }
   }
+  // A value CLI11 could not convert ("Could not convert: --loss = 5%"): what the option takes, in words.
+  if (dynamic_cast<const CLI::ConversionError*>(&e) && text.rfind("Could not convert: ", 0) == 0) {
+    const std::string rest = text.substr(19);
+    if (const size_t eq = rest.find(" = "); eq != std::string::npos) {
+      const std::string name = rest.substr(0, eq), value = rest.substr(eq + 3);
+      for (const CLI::Option* o : sub->get_options()) {
+        if (!(name.rfind("--", 0) == 0 ? o->check_lname(name.substr(2))
+                                       : name.size() == 2 && o->check_sname(name.substr(1))))
+          continue;
+        const std::string type = o->get_type_name();
+        const std::string kind = type == "INT"     ? "a whole number"
+                                 : type == "UINT"  ? "a whole number, 0 or more"
+                                 : type == "FLOAT" ? "a plain number, no unit or %"
+                                                   : "a " + type;
+        std::string what = o->get_description();
+        if (const size_t cut = what.find(" ("); cut != std::string::npos) what.erase(cut);
+        if (const std::string d = o->get_default_str(); !d.empty())
+          what += fmt::format("{}e.g. {} {}", what.empty() ? "" : "; ", name, d);
+        text = fmt::format("{} {}: expected {}{}", name, value, kind, what.empty() ? "" : " (" + what + ")");
+        break;
+      }
+    }
+  }
   return fmt::format("{} (`podnet {} --help` lists its options)", text, command);
 }
 

@@ -1367,6 +1367,28 @@ TEST(BadInput, NoCommandMissingArgumentsAndFlagValuesAreExplained) {
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_NE(r.out.find("--allow-oom is a flag and takes no value"), std::string::npos) << c << "\n" << r.out;
   }
+  // A value an option cannot take says what it takes (CLI11 said "Could not convert: --loss = 5%").
+  r = run("diagnose leafspine-8k --evaluate 3 --loss 5%", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--loss 5%: expected a plain number, no unit or % (--evaluate: drop probability of each "
+                       "hidden fault; e.g. --loss 0.001)"),
+            std::string::npos)
+      << r.out;
+  r = run("optimize --gpus 16k", true);
+  EXPECT_NE(r.out.find("--gpus 16k: expected a whole number"), std::string::npos) << r.out;
+  // An option and a --set that disagree on one key: refused, not settled by their order.
+  r = run("train leafspine-8k --engine analytical --set network.engine=flow", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--engine and --set network.engine give network.engine different values (analytical and "
+                       "flow): give one"),
+            std::string::npos)
+      << r.out;
+  // --fail-links reads a bare number as a count: a decimal says how a share is written.
+  r = run("train leafspine-8k --fail-links leaf-spine=0.02", true);
+  EXPECT_NE(r.out.find("'0.02' is not a whole number of links; a share is written with % (e.g. --fail-links "
+                       "leaf-spine=2%)"),
+            std::string::npos)
+      << r.out;
   // sweep's --allow-oom no longer swallows the option after it, and --failures=false turns a default-on flag off.
   const auto dir = temp_dir();
   r = run("sweep leafspine-8k --set network.engine=analytical --vary topology.gpus=64 --allow-oom --results " +

@@ -252,7 +252,8 @@ void add_bench_command(CLI::App& app, Action& action) {
       "protocols the tuner may use, NCCL_PROTO-style: ll,ll128,simple or ^ll (sets collective.protocols)");
   bench
       ->add_option("-b,--min", b->min_size,
-                   "smallest size (8B, 64KiB, 1G; as nccl-tests, K/M/G are powers of 1024 and a bare 8 is bytes)")
+                   "smallest size (8B, 64KiB, 1G; as nccl-tests, K/M/G are powers of 1024 and a bare 8 is bytes; "
+                   "KB/MB/GB are powers of 1000, as in scenario files)")
       ->capture_default_str();
   bench->add_option("-e,--max", b->max_size, "largest size")->capture_default_str();
   bench->add_option("-F,--factor", b->factor, "size multiplication factor between rows")->capture_default_str();

@@ -331,9 +331,11 @@ void add_list_command(CLI::App& app, Action& action) {
             // What a user asks for by name is one part of `network`.
             static const std::vector<std::string> in_network = {"cc",         "presets",    "routing", "engines",
                                                                 "transports", "algorithms", "algos"};
-            const std::string near = std::find(in_network.begin(), in_network.end(), v) != in_network.end()
-                                         ? "; it is under `podnet list network`"
-                                         : "";
+            std::string near = std::find(in_network.begin(), in_network.end(), v) != in_network.end()
+                                   ? "; it is under `podnet list network`"
+                                   : "";
+            if (near.empty())
+              if (const std::string c = scenario::closest(v, kTopics); !c.empty()) near = "; did you mean '" + c + "'?";
             return fmt::format("'{}' is not a part podnet lists{} (it lists: {})", v, near, fmt::join(kTopics, ", "));
           },
           "PART"));

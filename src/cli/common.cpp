@@ -35,7 +35,10 @@ void add_common(CLI::App* cmd, Common& c, bool scenario_required, const std::vec
   auto* opt =
       cmd->add_option("scenario", c.scenario, "scenario file (YAML) or built-in scenario name (see `podnet list`)");
   if (scenario_required) opt->required();
-  cmd->add_option("--set", c.sets, "override a scenario key, e.g. --set topology.gpus=4096 (repeatable)")
+  cmd->add_option(
+         "--set", c.sets,
+         "override a scenario key, e.g. --set topology.gpus=4096; KEY= (nothing after =) drops it, so its default "
+         "applies (repeatable)")
       ->type_name("KEY=VALUE");
   cmd->add_option("--config-add", c.adds,
                   "merge a scenario fragment (YAML: server:, network:, ... keys) on top of the scenario before "
@@ -84,6 +87,14 @@ std::string share_entry(const std::string& option, const std::string& kind, cons
     amount = amount.substr(0, t);
   }
   const bool fraction = !amount.empty() && amount.back() == '%';
+  // A bare decimal is neither a count nor (on the command line) a share: say which form each takes.
+  if (!fraction && amount.find_first_of(".eE") != std::string::npos)
+    throw InputError(fmt::format("{} {}: '{}' is not a whole number of {}; a share is written with % (e.g. {} {}={}%)",
+                                 option, spec, amount, kind, option, spec.substr(0, eq), [&] {
+                                   char* end = nullptr;
+                                   const double v = std::strtod(amount.c_str(), &end);
+                                   return v > 0 && v < 1 ? format_number(100 * v, 4) : std::string("1");
+                                 }()));
   return fmt::format("{{{}: \"{}\", {}: \"{}\", at: \"{}\"}}", kind, spec.substr(0, eq),
                      fraction ? "fraction" : "count", amount, at);
 }
@@ -123,7 +134,33 @@ void apply_limits(const Common& c) {
 
 scenario::Scenario load_scenario(const Common& c) {
   apply_limits(c);
-  return scenario::load(c.scenario, c.sets, c.adds, c.set_flags);
+  // An option and a --set that give one key different values (--engine analytical --set network.engine=flow):
+  // which one was meant is the user's to say, not the order's.
+  for (const auto& [key, option] : c.set_flags) {
+    if (key.empty() || key.back() == '+') continue;  // failures+ and the like append; they do not conflict
+    std::set<std::string> values;
+    for (const std::string& s : c.sets)
+      if (s.size() > key.size() && s.compare(0, key.size(), key) == 0 && s[key.size()] == '=')
+        values.insert(s.substr(key.size() + 1));
+    if (values.size() > 1)
+      throw InputError(fmt::format("{} and --set {} give {} different values ({}): give one", option, key, key,
+                                   fmt::join(values, " and ")));
+  }
+  scenario::Scenario sc = scenario::load(c.scenario, c.sets, c.adds, c.set_flags);
+  // `--set KEY=` drops the key: say what it became, so that `--set topology.gpus=$GPUS` with $GPUS unset does not
+  // pass for the value meant. Once per key, however often a command loads the scenario.
+  static std::set<std::string> said;
+  for (const std::string& key : sc.dropped) {
+    if (!said.insert(key).second) continue;
+    const auto dot = key.find('.');
+    const std::string section = key.substr(0, dot), name = dot == std::string::npos ? "" : key.substr(dot + 1);
+    const auto sec = sc.section_params.find(section);
+    const Params* p = section == "topology" ? &sc.topology : sec == sc.section_params.end() ? nullptr : &sec->second;
+    std::cerr << fmt::format("podnet: note: --set {}= (nothing after '=') drops the key from the scenario: {}\n", key,
+                             p && p->has(name) ? fmt::format("it takes its default, {}", p->text(name))
+                                               : std::string("its default applies"));
+  }
+  return sc;
 }
 
 scenario::Setup load_setup(const Common& c, const std::string& command, const RunLabel& label,

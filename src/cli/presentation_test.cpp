@@ -281,6 +281,15 @@ TEST(Presentation, ChangingTheFamilyOnTheCommandLine) {
                        "topology.rail_optimized= --set topology.oversubscription=",
                        true);
   ASSERT_EQ(d.status, 0) << d.out;
+  // Each drop is said, with the default it leaves (an unset shell variable in --set topology.gpus=$GPUS reads so).
+  EXPECT_NE(d.out.find("podnet: note: --set topology.tiers= (nothing after '=') drops the key from the scenario"),
+            std::string::npos)
+      << d.out;
+  const Result g = run("design leafspine-8k --set topology.gpus=", true);
+  EXPECT_NE(g.out.find("--set topology.gpus= (nothing after '=') drops the key from the scenario: it takes its "
+                       "default, 1024"),
+            std::string::npos)
+      << g.out;
   EXPECT_NE(d.out.find("(dragonfly"), std::string::npos) << d.out;
   // dragonfly-16k gives p = 8, a = 16, h = 8; auto takes each back to the balanced default from the GPUs.
   const Result a = run("design dragonfly-16k --set topology.gpus=1024 --set topology.p=auto --set topology.a=auto "

@@ -95,6 +95,18 @@ bool parse_int(const std::string& text, int64_t& out) {
 }
 
 namespace {
+// For a number given with a unit ("30d", "1500USD") to a key that takes a bare one: the unit is the key's, in its
+// help ("..., in days", "USD per back-end NIC ...").
+std::string unit_hint(const ParamSpec& s, const std::string& text) {
+  char* end = nullptr;
+  (void)std::strtod(text.c_str(), &end);
+  const bool number_then_more = end != text.c_str() && end != text.c_str() + text.size();
+  // Letters or a symbol after the number ("30d", "5 %", "$"): not a thousands separator's comma or a decimal point.
+  const char next = number_then_more ? *end : '\0';
+  if (!number_then_more || next == ',' || next == '.' || s.help.empty()) return "";
+  return fmt::format(", a bare number without a unit ({}: {})", s.name, s.help);
+}
+
 std::string range_text(const ParamSpec& s) {
   if (s.min > -1e299 && s.max < 1e299) return fmt::format(" in [{}, {}]", format_number(s.min), format_number(s.max));
   if (s.min > -1e299) return fmt::format(" >= {}", format_number(s.min));
@@ -117,6 +129,7 @@ std::optional<ParamValue> parse_param(const ParamSpec& spec, const std::string& 
       if (!parse_int(text, v) || static_cast<double>(v) < spec.min || static_cast<double>(v) > spec.max) {
         expected = "an integer" + range_text(spec);
         for (const auto& c : spec.choices) expected += " or " + c;
+        expected += unit_hint(spec, text);
         return std::nullopt;
       }
       canonical = std::to_string(v);
@@ -126,7 +139,7 @@ std::optional<ParamValue> parse_param(const ParamSpec& spec, const std::string& 
       char* end = nullptr;
       double v = std::strtod(text.c_str(), &end);
       if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || v < spec.min || v > spec.max) {
-        expected = "a number" + range_text(spec);
+        expected = "a number" + range_text(spec) + unit_hint(spec, text);
         return std::nullopt;
       }
       canonical = format_number(v);
@@ -219,7 +232,12 @@ std::optional<ParamValue> parse_param(const ParamSpec& spec, const std::string& 
         int64_t v = 0;
         if (!parse_int(s.substr(pos, comma - pos), v) || static_cast<double>(v) < spec.min ||
             static_cast<double>(v) > spec.max) {
-          expected = "a list of integers" + range_text(spec) + " such as [4, 4, 4] or 4x4x4";
+          // The example in the key's own terms: its default when that is a list ([1, 4, 16, 64]), else a shape
+          // (torus dims: [4, 4, 4] or 4x4x4).
+          expected = "a list of integers" + range_text(spec) +
+                     (spec.default_text.rfind('[', 0) == 0 && spec.name != "dims" && spec.name != "cube"
+                          ? " such as " + spec.default_text
+                          : " such as [4, 4, 4] or 4x4x4");
           for (const auto& c : spec.choices) expected += ", or " + c;
           return std::nullopt;
         }

@@ -111,6 +111,8 @@ nlohmann::json diagnose_document(const scenario::Setup& s, const study::Diagnose
                          {"fault_kind", e.kind},
                          {"loss_probability", sig(e.loss)},
                          {"trials_localized_exactly", e.localized},
+                         {"drawn_from_link_directions", e.candidate_links},
+                         {"drawn_from_switches", e.candidate_switches},
                          {"overhead_share_of_nic_capacity_max", sig(e.overhead_share_max)}};
     ev.update(score_json(e.score));
     int never = 0;
@@ -237,18 +239,26 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
       std::vector<std::string> head = {"suspect", "kind", "loss", "lost probes", "confidence"};
       if (scored) head.push_back("hidden?");
       Table t(head);
+      bool round_trip = false;
       for (const auto& s : d["suspects"]) {
         std::string name = s["component"].get<std::string>();
-        if (s["indistinguishable_from"].get<int>() > 0 && name.find("(either direction)") == std::string::npos)
+        // A link no probe tells the directions of apart: its loss is what a probe crossing it loses, both ways.
+        const bool both = name.find("(either direction)") != std::string::npos;
+        round_trip = round_trip || both;
+        if (s["indistinguishable_from"].get<int>() > 0 && !both)
           name += fmt::format(" (or {} other{} no probe tells apart)", s["indistinguishable_from"].get<int>(),
                               s["indistinguishable_from"].get<int>() > 1 ? "s" : "");
-        std::vector<std::string> row = {name, s["kind"].get<std::string>(), pct(s["loss_probability"].get<double>()),
+        std::vector<std::string> row = {name, s["kind"].get<std::string>(),
+                                        pct(s["loss_probability"].get<double>()) + (both ? " round trip" : ""),
                                         fixed(s["lost_probes"].get<double>(), 0),
                                         fixed(s["confidence"].get<double>(), 4)};
         if (scored) row.push_back(s["hidden_fault"].get<bool>() ? "yes" : "NO");
         t.add(row);
       }
       t.write(out, "  ");
+      if (round_trip)
+        out << "  round trip: a probe crosses both directions of that link, so a loss of p each way reads 1 - (1 - "
+               "p)^2 (1.99% for 1% each way); one faulty direction reads p\n";
     }
     const auto& lat = d["latency"];
     if (lat["slow_tuples"].get<int64_t>() > 0) {
@@ -294,6 +304,17 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
     out << fmt::format("\nevaluation: {} trials, {} hidden {} {} each at {} loss\n",
                        thousands(e["trials"].get<int64_t>()), faults, e["fault_kind"].get<std::string>(),
                        faults == 1 ? "fault" : "faults", pct(e["loss_probability"].get<double>()));
+    // Recall is over what the faults were drawn from: the components some probe crosses.
+    if (e.contains("drawn_from_link_directions")) {
+      const std::string kind = e["fault_kind"].get<std::string>();
+      const std::string links =
+                            plural(e["drawn_from_link_directions"].get<int64_t>(), "link direction", "link directions"),
+                        switches = plural(e["drawn_from_switches"].get<int64_t>(), "switch", "switches");
+      out << fmt::format("  faults drawn from the {} the probes cross, so recall says nothing of the rest\n",
+                         kind == "link"     ? links
+                         : kind == "switch" ? switches
+                                            : links + " and " + switches);
+    }
     Table t({"", "value"});
     t.add({"precision", fixed(e["precision"].get<double>(), 4)});
     t.add({"recall", fixed(e["recall"].get<double>(), 4)});
@@ -311,8 +332,9 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
     for (const auto& c : d["deadlock_check"]) {
       const auto& cyc = c["cycle"];
       if (cyc.empty()) {
-        out << fmt::format("  {}: no cycle ({} destinations, {} link directions)\n", c["when"].get<std::string>(),
-                           thousands(c["destinations"].get<int64_t>()), thousands(c["directed_links"].get<int64_t>()));
+        out << fmt::format("  {}: no cycle ({} destinations, {} switch-to-switch link directions on their routes)\n",
+                           c["when"].get<std::string>(), thousands(c["destinations"].get<int64_t>()),
+                           thousands(c["directed_links"].get<int64_t>()));
         continue;
       }
       out << fmt::format("  {}: CYCLE of {} link directions:\n", c["when"].get<std::string>(), cyc.size());

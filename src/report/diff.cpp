@@ -40,7 +40,8 @@ nlohmann::json as_in(const nlohmann::json& doc, const std::string& name, nlohman
 // A value as the study declares its field (report/studies.hpp), else grouped by thousands.
 // (decimals < 0: a field inferred without a unit, shown as undeclared numbers are.)
 std::string text(const nlohmann::json& v, const ResultField* f = nullptr) {
-  if (f && f->unit == ":1" && v.is_number()) return format_number(v.get<double>(), 4) + ":1";  // 2.125:1
+  if (f && f->unit == ":1" && v.is_number())  // 2.125:1; a declared field at its decimals (1.83:1)
+    return format_number(v.get<double>(), f->decimals < 0 ? 4 : f->decimals) + ":1";
   return format_field(f && f->decimals < 0 ? nullptr : f, v);
 }
 
@@ -56,6 +57,8 @@ std::string signed_text(double d, const ResultField* f = nullptr) {
     f = &finer;
   }
   if (f && f->unit == "%") return (d < 0 ? "-" : "+") + fixed_or_exp(std::fabs(d) * f->scale, f->decimals) + " points";
+  // A ratio's change is a number (1:1 to 2:1 is +1), not a ratio.
+  if (f && f->unit == ":1") return (d < 0 ? "-" : "+") + format_number(std::fabs(d), f->decimals < 0 ? 4 : f->decimals);
   const std::string t = format_field(f && f->decimals < 0 ? nullptr : f, std::fabs(d));
   return (d < 0 ? "-" : "+") + t;
 }

@@ -227,7 +227,7 @@ std::vector<StudyDef> builtin() {
                 field("bisection_bandwidth_gbps", "bisection bandwidth", "Gbps", 0, true),
                 field("injection_bandwidth_per_gpu_gbps", "injection bandwidth per GPU", "Gbps", 0),
                 // half the NICs' bandwidth over the bisection (a NIC-less torus has none)
-                optional(field("bisection_oversubscription", "oversubscription, whole fabric (x:1)", "", 2)),
+                optional(field("bisection_oversubscription", "oversubscription, whole fabric", ":1", 2)),
                 field("diameter_hops", "diameter", "hops", 0),
                 field("limits.max_gpus", "largest GPU count", "", 0, true),
                 // with a frontend network (frontend.nics)
@@ -326,10 +326,10 @@ std::vector<StudyDef> builtin() {
                 percent("hfu", "HFU (with recompute)"),
                 field("tokens_per_second", "tokens/s", "", 0, true),
                 field("days_to_train", "days to train, failure-free", "days", 1, true, 1, "days"),
-                field("reliability.days_to_train_with_failures", "days to train with failures", "days", 1, false, 1,
-                      "days_with_failures"),
+                field("reliability.days_to_train_with_failures", "days to train with random failures", "days", 1, false,
+                      1, "days_with_failures"),
                 field("tflops_per_gpu", "TFLOP/s per GPU (hardware)", "", 1)};
-    // The interruptions behind days to train with failures, labelled as the reliability study labels them.
+    // The interruptions behind days to train with random failures, labelled as the reliability study labels them.
     add_optional(d, {field("reliability.mtbi_hours", "mean time between interruptions", "h", 2),
                      goodput("reliability.goodput", "goodput")});
     // The breakdown, and the fixed costs outside the passes (workload/training.hpp, "Fixed costs").
@@ -372,6 +372,7 @@ std::vector<StudyDef> builtin() {
                      percent("placement.cross_spine_fraction", "DP+PP bytes crossing the spine"),
                      percent("placement.cross_super_spine_fraction", "DP+PP bytes crossing the super-spine"),
                      percent("placement.dp_cross_spine_fraction", "DP bytes crossing the spine"),
+                     percent("placement.pp_cross_spine_fraction", "PP bytes crossing the spine"),
                      field("placement.dp_bytes", "DP bytes, all groups", "GB", 1, false, 1e-9),
                      field("placement.groups_used", "aggregation groups used", "", 0),
                      field("placement.pods_used", "pods used", "", 0),
@@ -409,7 +410,7 @@ std::vector<StudyDef> builtin() {
     d.fields = {field("job.gpus", "GPUs", "", 0), field("mtbi_hours", "mean time between interruptions", "h", 2, true),
                 field("checkpoint.interval_minutes", "checkpoint interval", "min", 1, true),
                 goodput("checkpoint.goodput", "goodput", true),
-                field("days_to_train_with_failures", "days to train with failures", "days", 1, true),
+                field("days_to_train_with_failures", "days to train with random failures", "days", 1, true),
                 // with a storage network (storage.frontend_nics)
                 optional(field("checkpoint.storage.write_minutes", "checkpoint write", "min", 1)),
                 optional(field("checkpoint.storage.read_minutes", "checkpoint read", "min", 1)),
@@ -756,6 +757,8 @@ std::string format_field(const ResultField* f, const nlohmann::json& v, bool wit
     // Money as design and optimize print it: $1,234 (and $1,234/year).
     if (with_unit && f->unit.rfind("USD", 0) == 0)
       return (x < 0 ? "-$" : "$") + fixed_or_exp(std::fabs(x), f->decimals) + f->unit.substr(3);
+    // A ratio reads 1.83:1, as design prints it.
+    if (f->unit == ":1") return (with_unit ? format_number(x, f->decimals) : fixed_or_exp(x, f->decimals)) + ":1";
     const std::string unit = f->unit.empty() ? "" : f->unit == "%" ? "%" : with_unit ? " " + f->unit : "";
     return fixed_or_exp(x, f->decimals) + unit;
   }

@@ -583,15 +583,22 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                                : tokens >= 1e9 ? fixed(tokens / 1e9, 1) + "B"
                                : tokens >= 1e6 ? fixed(tokens / 1e6, 1) + "M"
                                                : fixed(tokens, 0);
-    t.add({"days to train",
-           fmt::format("{} ({} tokens, failure-free)", fixed(o["days_to_train"].get<double>(), 1), budget)});
+    // A budget of under a day in days and in hours or minutes (0.0 said nothing).
+    const double days = o["days_to_train"].get<double>();
+    t.add({"days to train", days < 0.95 ? fmt::format("{} ({}; {} tokens, failure-free)", fixed(days, 3),
+                                                      duration_text(days * 24), budget)
+                                        : fmt::format("{} ({} tokens, failure-free)", fixed(days, 1), budget)});
     // The figure a planner of a large cluster needs, beside the failure-free one (its terms are below the table).
     if (o.contains("reliability") && o["reliability"].contains("days_to_train_with_failures") &&
         !o["reliability"]["days_to_train_with_failures"].is_null())
-      t.add({"days to train with failures",
-             fmt::format("{} (goodput {}%, details below)",
-                         fixed_or_exp(o["reliability"]["days_to_train_with_failures"].get<double>(), 1),
-                         fixed(100 * o["reliability"]["goodput"].get<double>(), 2))});
+      t.add({"days to train with random failures", fmt::format(
+                                                       "{}goodput {}%, details below)",
+                                                       [](double d) {
+                                                         return d < 0.95 ? fmt::format("{} ({}; ", fixed(d, 3),
+                                                                                       duration_text(d * 24))
+                                                                         : fixed_or_exp(d, 1) + " (";
+                                                       }(o["reliability"]["days_to_train_with_failures"].get<double>()),
+                                                       fixed(100 * o["reliability"]["goodput"].get<double>(), 2))});
   }
   // A data loader that falls behind (frontend:) stalls the GPUs: the figures above leave it out, these add it.
   if (o.contains("data_loading") && !o["data_loading"]["keeps_up"].get<bool>() && it > 0) {
@@ -607,7 +614,7 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
     const auto& mm = o["memory_gbyte"];
     t.add({"memory per GPU",
            // The datasheet's "80GB" is 80 GiB (workload/model.cpp): named beside its 85.9 GB.
-           fmt::format("{:.1f} GB of {:.1f} GB ({:.0f} GiB){} (stage {})", mm["total"].get<double>(),
+           fmt::format("{:.1f} GB of {:.1f} GB ({:.0f} GiB){} (stage {}, the fullest)", mm["total"].get<double>(),
                        mm["hbm"].get<double>(), mm["hbm"].get<double>() * 1e9 / 1073741824.0,
                        mm["fits"].get<bool>() ? "" : ": DOES NOT FIT", mm["stage"].get<int64_t>())});
     t.add({"  weights / gradients / optimizer",
@@ -622,17 +629,18 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
   // What the parts mean (the document's definitions say it at length).
   if (!chakra && o.contains("critical_stage") && o["critical_stage"].is_number_integer() &&
       o["parallelism"]["pp"].get<int64_t>() > 1)
-    out << fmt::format("  (the parts are stage {}'s, the critical stage: the last to finish. Exposed: communication "
-                       "it waits for, not hidden behind compute. Bubble: waiting for another stage.{})\n",
-                       o["critical_stage"].get<int64_t>(), [&] {
-                         // A lighter stage can finish last (stage 0 runs the last backward): say where the
-                         // busiest stage's parts are.
-                         double most = 0;
-                         for (const auto& s : o["stages_ms"]) most = std::max(most, s["compute"].get<double>());
-                         return most > o["breakdown_ms"]["compute"].get<double>() * (1 + 1e-9)
-                                    ? " The busier stages' parts are in the per-stage table."
-                                    : "";
-                       }());
+    out << fmt::format(
+        "  (the time parts are stage {}'s, the critical stage: the last to finish. Exposed: communication "
+        "it waits for, not hidden behind compute. Bubble: waiting for another stage.{})\n",
+        o["critical_stage"].get<int64_t>(), [&] {
+          // A lighter stage can finish last (stage 0 runs the last backward): say where the
+          // busiest stage's parts are.
+          double most = 0;
+          for (const auto& s : o["stages_ms"]) most = std::max(most, s["compute"].get<double>());
+          return most > o["breakdown_ms"]["compute"].get<double>() * (1 + 1e-9)
+                     ? " The busier stages' parts are in the per-stage table."
+                     : "";
+        }());
   else if (!chakra) out << "  (exposed: communication the step waits for, not hidden behind compute)\n";
   if (!chakra && !o["mfu"].is_null())
     out << "  (MFU: the model's FLOPs, 6 x matmul parameters (LM head too) x tokens plus attention's 12 x layers x "
@@ -1071,9 +1079,10 @@ void write_training_reliability(const nlohmann::json& rel, std::ostream& out, co
   if (parallelism && parallelism->contains("gpus") && parallelism->contains("fabric_gpus") &&
       (*parallelism)["gpus"].get<int64_t>() < (*parallelism)["fabric_gpus"].get<int64_t>())
     details += fmt::format(" --set reliability.job_gpus={}", (*parallelism)["gpus"].get<int64_t>());
-  out << fmt::format("\n  with random failures: {} days to train (an interruption every {}; checkpoint every {} "
+  const double days = rel["days_to_train_with_failures"].get<double>();
+  out << fmt::format("\n  with random failures: {} to train (an interruption every {}; checkpoint every {} "
                      "min at {} each, restart {} min: goodput {}%; details: {})\n",
-                     fixed_or_exp(rel["days_to_train_with_failures"].get<double>(), 1),
+                     days < 0.95 ? duration_text(days * 24) : fixed_or_exp(days, 1) + " days",
                      duration_text(rel["mtbi_hours"].get<double>()),
                      fixed(rel["checkpoint_interval_minutes"].get<double>(), 1),
                      checkpoint_minutes_text(rel["checkpoint_cost_minutes"].get<double>()),
@@ -1414,7 +1423,7 @@ void write_train_table(const nlohmann::json& d, std::ostream& out) {
                        thousands(std::llround(d["tokens_per_second"].get<double>() / slowdown)));
     if (d["days_to_train"].is_number())
       out << fmt::format(", {} days to train", fixed(d["days_to_train"].get<double>() * slowdown, 1));
-    out << " (if the failures lasted the whole run)\n";
+    out << " (if the injected failures lasted the whole run)\n";
   }
   out << fmt::format("    {} scheduled, {} applied before the run ended\n",
                      plural(f["scheduled"].get<int64_t>(), "event", "events"), f["events"].size());

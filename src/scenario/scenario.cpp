@@ -802,7 +802,7 @@ class Loader {
       const double v = text.empty() ? -1 : std::strtod(text.c_str(), &end) / (percent ? 100.0 : 1.0);
       if (text.empty() || end != text.c_str() + text.size() || !(v > 0 && v <= 1))
         fail(path + ".fraction", line,
-             fmt::format("'{}' is not valid: expected a share above 0 and at most 100% (1%, 0.01)",
+             fmt::format("'{}' is not valid: expected a share above 0 and at most 100% (e.g. 1%, or 0.01 in a file)",
                          scalar_text(e["fraction"])));
       f.fraction = v;
     } else {
@@ -964,7 +964,7 @@ void apply_override(YAML::Node& root, const std::string& assignment, Scenario& s
       if (!next || !next.IsMap()) return;  // nothing there to remove
       at.reset(next);
     }
-    at.remove(parts.back());
+    if (at.remove(parts.back())) sc.dropped.push_back(path);
     return;
   }
   YAML::Node value_node = parse_yaml(value, fmt::format("--set {}", path));
@@ -1117,7 +1117,7 @@ topology::Hardware Scenario::hardware() const {
   try {
     return topology::hardware_from(section("server"), section("switch"), section("cabling"));
   } catch (const ParamError& e) {
-    throw InputError(fmt::format("{}: {}", where(e.key()), e.what()));
+    throw InputError(fmt::format("{}: {}", where(e), e.what()));
   }
 }
 
@@ -1125,7 +1125,7 @@ topology::CostModel Scenario::cost_model() const {
   try {
     return topology::cost_from(section("cost"));
   } catch (const ParamError& e) {
-    throw InputError(fmt::format("{}: {}", where(e.key()), e.what()));
+    throw InputError(fmt::format("{}: {}", where(e), e.what()));
   }
 }
 
@@ -1143,7 +1143,7 @@ topology::FrontendConfig Scenario::frontend() const {
                        "frontend.nics (the frontend fabric, simulated) or storage.frontend_nics (the closed form)");
     return c;
   } catch (const ParamError& e) {
-    throw InputError(fmt::format("{}: {}", where(e.key()), e.what()));
+    throw InputError(fmt::format("{}: {}", where(e), e.what()));
   }
 }
 
@@ -1157,7 +1157,7 @@ topology::FrontendFabric Scenario::build_frontend(int32_t servers) const {
   try {
     return topology::build_frontend(c, servers, hardware(), named);
   } catch (const ParamError& e) {
-    throw InputError(fmt::format("{}: {}", where(e.key()), e.what()));
+    throw InputError(fmt::format("{}: {}", where(e), e.what()));
   }
 }
 
@@ -1167,7 +1167,7 @@ topology::FrontendFabric Scenario::build_storage_network(const topology::Topolog
   try {
     return topology::build_converged(c, backend);
   } catch (const ParamError& e) {
-    throw InputError(fmt::format("{}: {}", where(e.key()), e.what()));
+    throw InputError(fmt::format("{}: {}", where(e), e.what()));
   }
 }
 
@@ -1194,7 +1194,7 @@ topology::Topology Scenario::build_topology() const {
   try {
     return topology::build(*topology::find_builder(family), topology, hw);
   } catch (const ParamError& e) {
-    throw InputError(fmt::format("{}: {}", where(e.key()), e.what()));
+    throw InputError(fmt::format("{}: {}", where(e), e.what()));
   }
 }
 
@@ -1219,10 +1219,32 @@ topology::NodeId find_node(const topology::Topology& t, const std::string& name)
   return topology::kNone;
 }
 
+// `name` with each number's leading zeros dropped ("gpu-node-0003/nic2" -> "gpu-node-3/nic2"): names pad their
+// numbers to the fabric's size, so a name from a larger fabric's docs or plan has more digits.
+std::string unpadded(const std::string& name) {
+  std::string out;
+  for (size_t i = 0; i < name.size();) {
+    if (!std::isdigit(static_cast<unsigned char>(name[i]))) {
+      out += name[i++];
+      continue;
+    }
+    size_t j = i;
+    while (j < name.size() && std::isdigit(static_cast<unsigned char>(name[j]))) ++j;
+    while (i + 1 < j && name[i] == '0') ++i;  // at least one digit stays: "000" -> "0"
+    out.append(name, i, j - i);
+    i = j;
+  }
+  return out;
+}
+
 // " (did you mean 'X'?)" for the closest switch (or any node) name.
 std::string suggest_node(const topology::Topology& t, const std::string& name, bool switches_only) {
   std::vector<std::string> names;
-  std::string hint;  // a name containing the one given ("spine-000" -> "pod000-spine-000"), else the closest
+  std::string hint;  // the same name with other padding, a name containing the one given ("spine-000" ->
+                     // "pod000-spine-000"), else the closest
+  const std::string bare = unpadded(name);
+  for (const auto& node : t.nodes)
+    if ((!switches_only || node.kind == topology::NodeKind::Switch) && unpadded(node.name) == bare) hint = node.name;
   for (const auto& node : t.nodes)
     if (!switches_only || node.kind == topology::NodeKind::Switch) {
       names.push_back(node.name);
@@ -1456,7 +1478,7 @@ std::vector<engine::FailureEvent> Scenario::resolve_failures(const topology::Top
       try {
         cfg = reliability::config_from(section("reliability"));
       } catch (const ParamError& e) {
-        throw InputError(fmt::format("{}: {}", where(e.key()), e.what()));
+        throw InputError(fmt::format("{}: {}", where(e), e.what()));
       }
       if (!inventory) {
         std::vector<int32_t> ranks = job_gpus;
@@ -1631,6 +1653,21 @@ std::string Scenario::where(const std::string& key) const {
   if (auto r = recipe_keys.find(key); r != recipe_keys.end())
     return fmt::format("{}: {} (from the {} recipe)", source, key, r->second);
   return fmt::format("{}: {} (default)", source, key);
+}
+
+std::string Scenario::where(const ParamError& e) const {
+  std::string own = where(e.key());
+  if (own.rfind("--", 0) == 0) return own;
+  const std::string what = e.what();
+  const auto part_of_name = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+  for (const auto& [key, flag] : from_set) {
+    if (key == e.key()) continue;
+    for (size_t at = what.find(key); at != std::string::npos; at = what.find(key, at + 1))
+      if ((at == 0 || !part_of_name(what[at - 1])) &&
+          (at + key.size() == what.size() || !part_of_name(what[at + key.size()])))
+        return where(key);
+  }
+  return own;
 }
 
 namespace {

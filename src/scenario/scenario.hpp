@@ -217,6 +217,9 @@ class Scenario {
   // The file a top-level key's lines are in: the fragment (--config-add) that gave it, else the scenario's.
   const std::string& file_of(const std::string& key) const;
   std::string where(const std::string& key) const;
+  // Where an error about e.key() points: where(e.key()), or, when the command line set another key the error
+  // names (server.nics does not divide among server.gpus after --set server.gpus=7), that --set.
+  std::string where(const ParamError& e) const;
   // Whether the user gave `key`: in the file, a --config-add fragment, or --set (the key, or a map holding it);
   // false for a default or a recipe's value.
   bool given(const std::string& key) const;
@@ -244,6 +247,9 @@ class Scenario {
   // key path -> given with --set: "" for the user's own --set, else the command-line option that set it
   // (`--channels` sets collective.channels), which errors then name.
   std::map<std::string, std::string> from_set;
+  // Keys a `--set KEY=` (nothing after '=') dropped from the scenario: their defaults apply (the CLI says so, as an
+  // unset shell variable gives the same line).
+  std::vector<std::string> dropped;
   // Sections a --set created (`--set foo.bar=1` makes `foo`): an error about the section itself names the --set;
   // the section's other keys are still defaults.
   std::set<std::string> sections_from_set;

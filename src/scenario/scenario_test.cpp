@@ -35,6 +35,13 @@ std::string error_of(const std::string& text, const std::vector<std::string>& se
   return "";
 }
 
+// An error about two keys points at the one the command line set: --set server.gpus=7 makes the file's (or the
+// default) server.nics = 8 not divide, and the --set is what to change.
+TEST(Scenario, AnErrorAboutTwoKeysBlamesTheOneTheCommandLineSet) {
+  const std::string e = error_of(std::string(kBase), {"server.gpus=7"}, true);
+  EXPECT_EQ(e.rfind("--set server.gpus: server.nics = 8 does not divide evenly among server.gpus = 7", 0), 0u) << e;
+}
+
 // links: per-class efficiency and latency, defaults from engine/link_classes.hpp,
 // strict like every section (file:line, key, expected range).
 TEST(Scenario, LinkClassesSection) {
@@ -232,6 +239,17 @@ TEST(Scenario, FailuresListIsValidatedAndResolved) {
   } catch (const InputError& x) {
     EXPECT_NE(std::string(x.what()).find("t.yaml:9: failures[0].link: no network link 'nowhere'"), std::string::npos)
         << x.what();
+  }
+  // A name padded for another fabric's size (docs show gpu-node-0003 from 1,000+ servers) suggests the same
+  // number here, not the closest spelling (gpu-node-000).
+  Scenario padded = load_text(std::string(kBase) + "failures:\n  - {at: 2ms, link: \"gpu-node-0003/nic2\", "
+                                                   "action: down}\n",
+                              "t.yaml", "t");
+  try {
+    padded.failure_events(padded.build_topology());
+    FAIL();
+  } catch (const InputError& x) {
+    EXPECT_NE(std::string(x.what()).find("(did you mean 'gpu-node-003/nic2'?)"), std::string::npos) << x.what();
   }
   // A key another action reads is refused rather than ignored (rate is degrade's, factor slow's).
   e = error_of(std::string(kBase) + "failures:\n  - {at: 2ms, link: x, action: down, rate: 100Gbps}\n");

@@ -124,6 +124,7 @@ FittedKey fit_key(const std::string& fit, const scenario::Scenario& sc, std::opt
     if (spec->type == ParamType::Real) {
       k.lo = std::max(k.lo, spec->min);
       k.hi = std::min(k.hi, spec->max);
+      k.hi_is_limit = k.hi == spec->max;
     }
     if (!(k.lo < k.hi))
       throw InputError(
@@ -229,6 +230,12 @@ bool at_bound(const FittedKey& k, bool* low = nullptr) {
   return u - a <= 1e-3 * (b - a) || b - u <= 1e-3 * (b - a);
 }
 
+// k ended on an upper bound that is the key's own limit.
+bool at_upper_limit(const FittedKey& k) {
+  bool low = false;
+  return k.hi_is_limit && at_bound(k, &low) && !low;
+}
+
 // NCCL_ALGO's names as podnet's ("RING" -> "ring", "NVLSTree" -> "nvls_tree"), each enabled one, in podnet's
 // order; "" for an empty list.
 std::vector<std::string> algorithms_of(const std::string& nccl_algo) {
@@ -250,10 +257,11 @@ void judge(Calibration& c, int gpus_per_server, const std::vector<bool>& moved) 
     const FittedKey& k = c.keys[i];
     if (!moved[i]) continue;  // changed no time: noted, its value the start's
     ++effective;
-    if (at_bound(k, &low)) {
+    if (c.rms_fit >= kExactFitRms && at_bound(k, &low)) {
       ++bounded;
-      bound_keys.push_back(
-          fmt::format("{} at its {} bound {}", k.key, low ? "lower" : "upper", low ? k.lo_text : k.hi_text));
+      bound_keys.push_back(fmt::format("{} at its {} bound {}{}", k.key, low ? "lower" : "upper",
+                                       low ? k.lo_text : k.hi_text,
+                                       !low && k.hi_is_limit ? ", the largest value it takes" : ""));
     }
   }
   if (effective > 0 && bounded == effective)
@@ -316,13 +324,19 @@ void judge(Calibration& c, int gpus_per_server, const std::vector<bool>& moved) 
                                      l.ranks_per_host, l.ranks_per_host));
   }
   if (!bound_keys.empty())
-    c.doubts.push_back(fmt::format("likely cause: {} ({}): widen the bounds (--fit KEY=LO:HI) or fit other keys",
+    c.doubts.push_back(fmt::format("likely cause: {} ({}): {}",
                                    bound_keys.size() == 1 ? "a key at its bound" : "keys at their bounds",
-                                   fmt::join(bound_keys, ", ")));
+                                   fmt::join(bound_keys, ", "),
+                                   std::any_of(c.keys.begin(), c.keys.end(), at_upper_limit)
+                                       ? "check the scenario against the logs' servers (a key at its largest value "
+                                         "cannot go further), widen the other bounds (--fit KEY=LO:HI) or fit "
+                                         "other keys"
+                                       : "widen the bounds (--fit KEY=LO:HI) or fit other keys"));
 }
 }  // namespace
 
 double to_u(const FittedKey& k, double v) { return log_space(k) ? std::log(v) : v; }
+
 double from_u(const FittedKey& k, double u) { return log_space(k) ? std::exp(u) : u; }
 
 std::vector<std::string> default_fit_keys(const std::vector<NcclTestsLog>& logs, const scenario::Scenario& sc,
@@ -572,7 +586,13 @@ Calibration calibrate(const CalibrationInput& in) {
       c.notes.push_back(fmt::format("{} changed no time of these logs (every value from {} to {} gave the same "
                                     "fit): it is not fitted, its value is the start's, {}",
                                     k.key, k.lo_text, k.hi_text, k.text));
-    } else if (u - a <= 1e-3 * (b - a) || b - u <= 1e-3 * (b - a)) {
+    } else if (c.rms_fit >= kExactFitRms && at_upper_limit(k)) {
+      // At the largest value the key takes (an efficiency of 1): no range goes further.
+      c.notes.push_back(fmt::format("{} fitted at {}, the largest value it takes: the logs are faster than the "
+                                    "scenario's links allow; check the scenario against the logs' servers "
+                                    "(server.nics, server.nic_speed, server.nvlink_bandwidth)",
+                                    k.key, k.hi_text));
+    } else if (c.rms_fit >= kExactFitRms && (u - a <= 1e-3 * (b - a) || b - u <= 1e-3 * (b - a))) {
       const bool low = u - a <= 1e-3 * (b - a);
       const bool nic = k.key == "links.ethernet_efficiency" || k.key == "links.infiniband_efficiency";
       // --fit replaces the keys fitted by default: the way to widen one names the others too.

@@ -90,7 +90,12 @@ struct FittedKey {
   std::string text;       // the fitted value in scenario syntax ("360.000000Gbps")
   std::string start_text;
   std::string lo_text, hi_text;  // the bounds in scenario syntax
+  bool hi_is_limit = false;      // the upper bound is the largest value the key takes (an efficiency's 1)
 };
+
+// Below this rms residual a fit matches its logs: a key on a bound there is where the logs put it, not a value
+// the bounds cut short.
+inline constexpr double kExactFitRms = 0.001;
 
 struct SizeResidual {
   size_t log = 0;  // index in CalibrationInput::logs

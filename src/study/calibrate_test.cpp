@@ -99,6 +99,8 @@ TEST(Calibrate, StaysInsideTheBoundsAndWritesAFragment) {
   // ... and says it: the value sits at its lower bound (the log wants a slower NIC than the range allows).
   ASSERT_EQ(c.notes.size(), 1u);
   EXPECT_NE(c.notes[0].find("server.nic_speed fitted at its lower bound"), std::string::npos) << c.notes[0];
+  // Widening it names the other fitted keys too (--fit replaces the default keys); here there are none.
+  EXPECT_NE(c.notes[0].find("widen it (--fit server.nic_speed=LO:HI)"), std::string::npos) << c.notes[0];
   EXPECT_NE(y.find("# note: server.nic_speed fitted at its lower bound"), std::string::npos) << y;
 }
 

@@ -318,6 +318,8 @@ DiagnoseResult diagnose(const scenario::Setup& s, const DiagnoseRequest& r, cons
   ev.faults = r.faults;
   ev.kind = r.fault_kind;
   ev.loss = r.loss;
+  ev.candidate_links = static_cast<int64_t>(link_cand.size());
+  ev.candidate_switches = static_cast<int64_t>(switch_cand.size());
   const Rng root = Rng(s.scenario.seed).stream("evaluate");
   for (int trial = 0; trial < r.evaluate; ++trial) {
     Rng rng = root.stream(fmt::format("trial-{}", trial));

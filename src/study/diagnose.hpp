@@ -79,6 +79,9 @@ struct Evaluation {
   int localized = 0;                       // trials whose suspects equal the hidden faults at the end
   std::vector<double> time_to_localize_s;  // per trial; -1 never
   double overhead_share_max = 0;           // busiest NIC's probe load / its link rate
+  // What the faults are drawn from: the link directions and switches some probe crosses (a fault elsewhere
+  // cannot be seen, so recall is over these only).
+  int64_t candidate_links = 0, candidate_switches = 0;
 };
 
 struct DiagnoseResult {

@@ -485,8 +485,8 @@ void compare_reference(const OptimizeResult& r, OptimizeReference& ref) {
       delta("capex", c.capex_usd, ref.capex_usd, "USD", 0) + "; " + delta("power", c.power_kw, ref.power_kw, "kW", 1);
   if (timed && r.objective == kTimeColumn) why += "; " + delta("iteration", c.objective, ref.objective, "ms", 1);
   else if (timed)
-    why += "; " + delta(r.objective == kDaysColumn ? "days to train" : "days to train with failures", c.objective,
-                        ref.objective, "days", 2);
+    why += "; " + delta(r.objective == kDaysColumn ? "days to train" : "days to train with random failures",
+                        c.objective, ref.objective, "days", 2);
   const std::vector<double> have = objectives(c.capex_usd, c.power_kw, c.objective);
   ref.equal = have == want;
   if (!ref.priced_as.empty()) why += fmt::format(" ({} priced as #{}: {})", ref.name, c.id, ref.priced_as);

@@ -390,9 +390,9 @@ Job job_from(const Params& p, int64_t fabric_gpus, std::string_view owner) {
   j.overlap_grad_reduce = p.get_bool("overlap_grad_reduce");
   j.overlap_param_gather = p.get_bool("overlap_param_gather");
   j.cp = p.get_int("cp");
-  if (!parse_count(p.get_string("tokens"), j.tokens))
-    throw ParamError("workload.tokens", fmt::format("'{}' is not a token count; expected e.g. 300B, 15T, 2e12 (at "
-                                                    "most 1000T)",
+  if (!parse_count(p.get_string("tokens"), j.tokens) || j.tokens <= 0)
+    throw ParamError("workload.tokens", fmt::format("'{}' is not a token count; expected e.g. 300B, 15T, 2e12 (above "
+                                                    "0, at most 1000T)",
                                                     p.get_string("tokens")));
   const std::string& rc = p.get_string("recompute");
   j.recompute = rc == "none" ? Recompute::None : rc == "selective" ? Recompute::Selective : Recompute::Full;
