@@ -109,12 +109,16 @@
     cap: { f: v => v > 0 ? fixed(v, 0) : 'as built', unit: 'GB/s per GPU' },
     pct: { f: percentText, unit: '%' },
     pct2: { f: v => fixed(100 * v, 2), unit: '%' },  // goodput, as the CLI prints it (87.05 %)
+    pct1: { f: v => fixed(100 * v, 1), unit: '%' },  // a component's share of the interruptions (0.6 %)
+    usd2: { f: v => (v < 0 ? '-$' : '$') + fixed(Math.abs(v), 2) },  // $0.84 per token/s
     usd: { f: v => (v < 0 ? '-$' : '$') + fixed(Math.abs(v), Math.abs(v) >= 10 ? 0 : Math.abs(v) >= 0.1 ? 2 : 3) },
     ms: { f: v => fixed(v, 2), unit: 'ms' },
     us: { f: v => fixed(v, 2), unit: 'us' },
     s: { f: secondsText },
     min: { f: v => fixed(v, 1), unit: 'min' },
     h: { f: v => fixed(v, Math.abs(v) >= 1000 ? 0 : 2), unit: 'h' },
+    dur: { f: durationText },
+    missed: { s: v => ({ ttft: 'time to first token', tpot: 'time per output token', both: 'both targets', pace: 'the pace' })[v] || v },  // hours as the CLI's duration_text: 45.19 h, 7.58 days
     days: { f: v => fixed(v, 1), unit: 'days' },
     kw: { f: v => fixed(v, 1), unit: 'kW' },
     mwh: { f: v => fixed(v, 0), unit: 'MWh' },
@@ -146,9 +150,9 @@
     'topology.gpus_per_server': ['GPUs per server', 'int'], 'topology.nics_per_server': ['NICs per server', 'int'],
     'bom.gpus': ['GPUs', 'int'], 'bom.nics': ['NICs', 'int'], 'bom.nvlink_domains': ['NVLink domains', 'int'],
     'bom.switches.*': ['switches: $1', 'int'], 'bom.links.*': ['links: $1', 'int'], 'bom.internal_links.*': ['links inside servers: $1', 'int'],
-    'bom.cables.*': ['cables: $1', 'int'], 'bom.transceivers': ['optical transceivers', 'int'], 'bom.power_kw': ['power', 'kw'],
+    'bom.cables.*': ['cables: $1', 'int'], 'bom.transceivers': ['optical transceivers', 'int'], 'bom.power_kw': ['IT power, servers included', 'kw'],
     'bom.racks.total': ['racks', 'int'], 'bom.racks.server': ['racks: servers', 'int'], 'bom.racks.network': ['racks: network', 'int'],
-    'bom.racks.servers_per_rack': ['servers per rack', 'int'], 'bom.power.*': ['power: $1'], 'bom.*': ['$1'], 'topology.*': ['$1'],
+    'bom.racks.servers_per_rack': ['servers per rack', 'int'], 'bom.power.servers_kw': ['IT power: servers', 'kw'], 'bom.power.switches_kw': ['IT power: switches', 'kw'], 'bom.power.optics_kw': ['IT power: optics', 'kw'], 'bom.power.*': ['power: $1'], 'bom.*': ['$1'], 'topology.*': ['$1'],
     'cost.capex_usd': ['capex: network total', 'usd'], 'cost.capex_per_gpu_usd': ['network capex per GPU', 'usd'],
     'cost.capex.*': ['capex: $1', 'usd'], 'cost.capex_by_tier_usd.server': ['capex: server NICs', 'usd'], 'cost.capex_by_tier_usd.*': ['capex: $1', 'usd'],
     'cost.energy_mwh_per_year': ['energy per year (whole cluster)', 'mwh'], 'cost.energy_usd_per_year': ['energy cost per year', 'usd'],
@@ -156,7 +160,8 @@
     'cost.energy_price_usd_per_kwh': ['energy price per kWh', 'usd'], 'cost.pue': ['PUE', 'num'],
     'bisection_bandwidth_gbps': ['bisection bandwidth (per direction)', 'gbps'],
     'injection_bandwidth_per_gpu_gbps': ['injection bandwidth per GPU', 'gbps'],
-    'diameter_hops': ['diameter (switch hops)', 'int'], 'oversubscription.*': ['oversubscription at $1', 'ratio'],
+    'diameter_hops': ['diameter (switch hops)', 'int'], 'bisection_oversubscription': ['oversubscription, whole fabric', 'ratio'],
+    'cost.network_capex_usd_per_token_per_second': ['network capex per token/s', 'usd2'], 'cost.network_capex_usd': ["network capex (the whole fabric's)", 'usd'], 'oversubscription.*': ['oversubscription at $1', 'ratio'],
     'limits.max_gpus': ['largest GPU count (this radix, tiers and pod size)', 'int'], 'limits.max_gpus_reason': ['limit'],
     // bench
     'bench.op': ['operation'], 'bench.cc': ['congestion control'], 'bench.flow_control': ['flow control'], 'bench.delivery': ['delivery'], 'bench.gpus': ['GPUs', 'int'], 'bench.bus_factor': ['bus factor (busbw / algbw)', 'num4'],
@@ -200,13 +205,13 @@
     'batch.tokens_per_iteration': ['batch: tokens per iteration', 'int'],
     'cap_gbytes_per_second': ['NIC cap', 'GBps'], 'speedup': ['speed-up', 'num'], 'ideal': ['ideal', 'num'],
     'efficiency': ['efficiency', 'pct'], 'dp': ['DP', 'int'], 'gpus': ['GPUs', 'int'],
-    'reliability.goodput': ['with failures: goodput', 'pct2'], 'reliability.mtbi_hours': ['with failures: MTBI', 'h'],
+    'reliability.goodput': ['with failures: goodput', 'pct2'], 'reliability.mtbi_hours': ['with failures: an interruption every', 'dur'],
     'reliability.days_to_train_with_failures': ['days to train with random failures', 'days'],
     'reliability.checkpoint_interval_minutes': ['with failures: checkpoint every', 'min'],
     'reliability.checkpoint_cost_minutes': ['with failures: checkpoint cost', 'min'],
     'reliability.restart_cost_minutes': ['with failures: restart cost', 'min'],
     // reliability
-    'mtbi_hours': ['mean time between interruptions (MTBI)', 'h'], 'expected_interruptions': ['expected interruptions', 'count'],
+    'mtbi_hours': ['mean time between interruptions (MTBI)', 'dur'], 'expected_interruptions': ['expected interruptions', 'count'],
     'interruption_probability': ['P(at least one interruption)', 'pct2'], 'interruption_rate_per_hour': ['interruptions', 'perh'],
     'days_to_train_with_failures': ['days to train with random failures', 'days'], 'duration_days': ['window', 'days'],
     'training_days': ['training (failure-free)', 'days'], 'absorbed.expected_failures': ['absorbed failures', 'count'],
@@ -227,7 +232,7 @@
     'checkpoint.storage.frontend_gbyte_per_s': ['frontend NICs, all servers', 'GBps'], 'checkpoint.storage.storage_write_gbyte_per_s': ['storage write, all servers', 'GBps'],
     'checkpoint.storage.storage_read_gbyte_per_s': ['storage read, all servers', 'GBps'], 'checkpoint.goodput_young': ["goodput at Young's interval", 'pct2'],
     'label': ['component'], 'count': ['in job', 'int'], 'mtbf_hours': ['MTBF', 'h'], 'interrupts': ['interrupts?'],
-    'share': ['share', 'pct'], 'expected_failures': ['failures', 'count'], 'recovery_seconds': ['recovery', 's'],
+    'share': ['share', 'pct1'], 'expected_failures': ['failures', 'count'], 'recovery_seconds': ['recovery', 's'],
     'rate_per_hour': ['rate', 'perh'],
     // diagnose
     'background_loss_per_link': ['background loss per link crossing', 'pct'], 'lost': ['probes lost', 'int'], 'sent': ['probes sent', 'int'],
@@ -243,7 +248,12 @@
     'evaluation.precision': ['precision', 'num4'], 'evaluation.recall': ['recall', 'num4'],
     // inference
     'utilization.busy': ['replicas busy', 'pct'], 'utilization.network_share': ['communication share of the busy time', 'pct'],
-    'utilization.mean_decode_batch': ['mean decode batch', 'num1'], 'utilization.decode_passes': ['decode passes', 'int'],
+    'utilization.mean_decode_batch': ['mean decode batch', 'num1'],
+    'single_request.ttft_network_ms': ['one request alone: time to first token, communication', 'ms'],
+    'single_request.tpot_network_ms': ['one request alone: time per output token, communication', 'ms'],
+    'single_request.ttft_ms': ['one request alone: time to first token', 'ms'], 'single_request.tpot_ms': ['one request alone: time per output token', 'ms'],
+    'shared_links.gbyte_per_job': ['shared links: GB per job'], 'shared_links.total_gbyte': ['shared links: total', 'gb'], 'utilization.max_batch': ['decode batch limit (inference.max_batch)', 'int'],
+    'stream.drawn_rate_per_s': ['arrival rate the seed drew (requests/s)', 'num2'], 'utilization.decode_passes': ['decode passes', 'int'],
     'utilization.prefill_passes': ['prefill passes', 'int'], 'memory.kv_cache_kb_per_token': ['KV cache per token (KB)', 'num1'],
     'memory.weights_gb_per_gpu': ['weights per GPU', 'gb'], 'memory.kv_capacity_tokens_per_replica': ['KV cache per replica (tokens)', 'int'],
     'model.params': ['parameters', 'big'], 'stream.rate_per_s': ['arrival rate (requests/s)', 'num2'],
@@ -254,7 +264,7 @@
     'target.at_rate.output_tokens_per_s_per_gpu': ['at the rate: output tokens/s per GPU', 'num1'],
     'target.at_rate.ttft_ms': ['at the rate: time to first token', 'ms'], 'target.at_rate.tpot_ms': ['at the rate: time per output token', 'ms'],
     'target.ttft_ms': ['target: time to first token', 'ms'], 'target.tpot_ms': ['target: time per output token', 'ms'],
-    'target.met': ['a rate meets the target'], 'target.missed': ['what the next rate missed'], 'target.runs': ['runs of the search', 'int'],
+    'target.met': ['a rate meets the target'], 'target.missed': ['what the next rate missed', 'missed'], 'target.runs': ['runs of the search', 'int'],
     'target.at_rate.requests': ['at the rate: requests', 'int'], 'stream.arrival_seconds': ['arrivals over', 's'], 'stream.steady': ['a steady state (30 latencies of arrivals)'],
     'target.percentile': ['percentile', 'num'],
     // run
@@ -267,7 +277,7 @@
     mfu: 'MFU', hfu: 'HFU', mtbf: 'MTBF', mtbi: 'MTBI', hbm: 'HBM', pue: 'PUE', nvlink: 'NVLink', rtt: 'RTT', fct: 'FCT',
     nccl: 'NCCL', qps: 'QPs', ci95: '95 % CI', bom: 'BOM', flops: 'FLOPs', tflops: 'TFLOP/s', p2p: 'P2P', kv: 'KV',
     ffn: 'FFN', pcie: 'PCIe', pfc: 'PFC', ecmp: 'ECMP', fp8: 'FP8', bf16: 'BF16', usd: 'USD', id: 'ID', mc: 'Monte Carlo',
-    seq: 'sequence', pct: '%', vpp: 'VPP', ttft: 'time to first token', tpot: 'time per output token', e2e: 'end to end'
+    seq: 'sequence', pct: '%', vpp: 'VPP', ttft: 'time to first token', tpot: 'time per output token', e2e: 'end to end', oom: 'out of memory'
   };
   // Unit suffixes of keys: [suffix, kind, words added to the label].
   const SUFFIXES = [
@@ -332,8 +342,13 @@
   function show(path, v, withUnit = true) {
     if (v === null || v === undefined) return '-';
     if (typeof v === 'boolean') return v ? 'yes' : 'no';
-    if (Array.isArray(v)) return v.length ? v.map(x => typeof x === 'object' && x !== null ? JSON.stringify(x) : show(path, x, withUnit)).join(path.endsWith('tiers') ? ' / ' : ', ') : '-';
-    if (typeof v !== 'number') return String(v);
+    // An object in a list (a plan's steps) as its labelled figures, not as JSON.
+    const described = x => leaves(x, '', []).map(([k, y]) => describe(k).label + ' ' + show(k, y)).join(', ');
+    if (Array.isArray(v)) return v.length ? v.map(x => typeof x === 'object' && x !== null ? described(x) : show(path, x, withUnit)).join(typeof v[0] === 'object' ? '; ' : path.endsWith('tiers') ? ' / ' : ', ') : '-';
+    if (typeof v !== 'number') {
+      const k = KINDS[describe(path).kind];
+      return k && k.s ? k.s(v) : String(v);
+    }
     const k = KINDS[describe(path).kind || 'num'];
     return k.f(v) + (withUnit && k.unit ? (k.unit === '%' ? '' : ' ') + k.unit : '');
   }
@@ -783,6 +798,14 @@
       }
     }
     for (const k of ['mfu', 'mfu_of_fp8_peak', 'hfu', 'tflops_per_gpu', 'tokens_per_second']) if (k in doc) rows.push([describe(k).label, cell(doc, k)]);
+    // The whole fabric's capex over this job's tokens/s, as the CLI prints it; a job on part of the fabric also gets its GPUs' share.
+    if (doc.cost && doc.cost.network_capex_usd_per_token_per_second !== undefined) {
+      const per = doc.cost.network_capex_usd_per_token_per_second, par = doc.parallelism || {};
+      let text = '$' + fixed(per, 2) + " (the whole fabric's $" + fixed(Math.round(doc.cost.network_capex_usd), 0);
+      if (par.gpus > 0 && par.fabric_gpus > par.gpus)
+        text += "; this job's " + fixed(par.gpus, 0) + ' of ' + fixed(par.fabric_gpus, 0) + ' GPUs: $' + fixed(per * par.gpus / par.fabric_gpus, 2);
+      rows.push(['network capex per token/s', cell(doc, 'cost.network_capex_usd_per_token_per_second', text + ')')]);
+    }
     if (doc.days_to_train !== undefined) rows.push(['days to train', cell(doc, 'days_to_train', doc.days_to_train === null ? '-' :
       (doc.days_to_train < 0.95 ? fixed(doc.days_to_train, 3) + ' (' + durationText(doc.days_to_train * 24) + '; ' : fixed(doc.days_to_train, 1) + ' (') +
       bigText(doc.tokens_budget) + ' tokens, failure-free)')]);
@@ -811,13 +834,13 @@
           : el('td', { class: 'num', 'data-col': k, 'data-value': JSON.stringify(r[k]), text: k === 'stage' ? String(r[k]) + (r[k] === doc.critical_stage ? '*' : '') : fixed(r[k], 2) }))));
       st.appendChild(t);
     }
-    if (doc.sweep && doc.sweep.length) renderSweepCurve(root, doc.sweep);
+    if (doc.sweep && doc.sweep.length) renderSweepCurve(root, doc.sweep, doc);
     renderGeneric(root, doc, ['breakdown_ms', 'stages_ms', 'sweep', 'iteration_time_ms', 'mfu', 'hfu', 'tokens_per_second', 'memory_gbyte', 'notes', 'network']);
   }
 
   // Scaling: parallel efficiency (speed-up / ideal) against GPUs, one line per NIC cap; caps that give the very
   // same efficiencies (a cap that never binds) share one line named after all of them, so no line hides another.
-  function renderSweepCurve(root, sweep) {
+  function renderSweepCurve(root, sweep, doc) {
     const caps = [...new Set(sweep.map(r => r.cap_gbytes_per_second))];
     const capName = c => c > 0 ? fixed(c, 0) + ' GB/s per GPU' : 'as built';
     const byCap = new Map(caps.map(c => [c, sweep.filter(r => r.cap_gbytes_per_second === c)]));
@@ -859,17 +882,48 @@
         axisLabel: { formatter: v => fixed(v, step < 1 ? 1 : 0) } },
       series: series
     });
-    w.appendChild(rowsTable(sweep.map(r => Object.assign({}, r, { dp_exposed_ms: r.breakdown_ms ? r.breakdown_ms.dp : null })),
-      ['cap_gbytes_per_second', 'dp', 'gpus', 'iteration_time_ms', 'tokens_per_second', 'speedup', 'ideal', 'efficiency', 'dp_exposed_ms'], 'sweep-rows', 'sweep.'));
+    const table = rowsTable(sweep.map(r => Object.assign({}, r, { dp_exposed_ms: r.breakdown_ms ? r.breakdown_ms.dp : null })),
+      ['cap_gbytes_per_second', 'dp', 'gpus', 'iteration_time_ms', 'tokens_per_second', 'speedup', 'ideal', 'efficiency', 'dp_exposed_ms'], 'sweep-rows', 'sweep.');
+    // The CLI's marks and footnotes: a DP that does not fit is a what-if; a cap at or above the NICs changes
+    // nothing; an efficiency above 100 % has a reason.
+    const unfit = sweep.filter(r => r.fits === false);
+    table.querySelectorAll('td[data-col="dp"]').forEach((td, i) => { if (sweep[i] && sweep[i].fits === false) td.textContent += ' *'; });
+    w.appendChild(table);
+    const foot = [];
+    if (unfit.length) {
+      const dps = [...new Set(unfit.map(r => r.dp))];
+      const need = Math.max(...unfit.map(r => r.memory_gbyte || 0));
+      foot.push('* does not fit in the GPU\'s memory (DP ' + dps.join(', ') + ': up to ' + fixed(need, 1) + ' GB per GPU; the fewer the replicas, the ' +
+        'less ZeRO shards the optimizer\'s states): a what-if, timed as if it fit; speed-ups against it are not ones a cluster could run');
+    }
+    const net = (doc && doc.network) || {};
+    if (net.nics_per_server > 0) {
+      const idle = sweep.map(r => r.cap_gbytes_per_second).filter(c => c >= net.nic_gbyte_per_s * (1 - 1e-9));
+      if (idle.length)
+        foot.push('a NIC cap of ' + fixed(Math.min(...idle), 0) + ' GB/s or more changes nothing: the NICs run at ' + fmt(net.nic_speed) + ' (' +
+          Number(net.nic_gbyte_per_s.toFixed(4)) + ' GB/s) as built, and a cap only lowers that; for faster NICs set server.nic_speed and switch.port_speed');
+    }
+    for (const n of foot) w.appendChild(el('p', { class: 'muted sweep-note', text: n }));
   }
 
   // diagnose: the suspects on the fabric, the suspects as the CLI's table, the probing, then details.
   function renderDiagnose(root, doc, drawing, suspects) {
     const probing = doc.probing || {};
     if (!suspects) {
-      suspects = (doc.suspects || []).map(x => ({ component: x.component, kind: x.kind, finding: 'loss', value: x.loss_probability, hidden_fault: x.hidden_fault }))
-        .concat(((doc.latency || {}).suspects || []).map(x => ({ component: x.component, kind: x.kind, finding: 'latency', value: x.rtt_added_seconds * 1e6, hidden_fault: x.hidden_fault })));
+      suspects = (doc.suspects || []).map(x => ({ component: x.component, kind: x.kind, finding: 'loss', value: x.loss_probability, hidden_fault: x.hidden_fault,
+        alike: x.indistinguishable_from, lost: x.lost_probes, confidence: x.confidence }))
+        .concat(((doc.latency || {}).suspects || []).map(x => ({ component: x.component, kind: x.kind, finding: 'latency', value: x.rtt_added_seconds * 1e6, hidden_fault: x.hidden_fault,
+          alike: x.indistinguishable_from })));
       for (const x of suspects) if (x.hidden_fault === undefined) delete x.hidden_fault;
+    }
+    // Suspects given with their drawing (the server's, an HTML report's) take the table's figures from the document.
+    const loss = new Map((doc.suspects || []).map(x => [x.component, x]));
+    const slow = new Map(((doc.latency || {}).suspects || []).map(x => [x.component, x]));
+    for (const x of suspects || []) {
+      const d = (x.finding === 'latency' ? slow : loss).get(x.component);
+      if (!d) continue;
+      if (x.alike === undefined) x.alike = d.indistinguishable_from;
+      if (x.finding !== 'latency' && x.lost === undefined) Object.assign(x, { lost: d.lost_probes, confidence: d.confidence });
     }
     const s = section(root, 'Suspects on the fabric: ' + fixed((suspects || []).length, 0) + ' (' + fixed((doc.hidden_faults || []).length, 0) +
       ' hidden faults in the scenario; ' + fmt(probing.mesh) + ' mesh, ' + secondsText(probing.duration_seconds || 0) + ' of probing)', 'fabric');
@@ -877,17 +931,30 @@
     if (suspects && suspects.length) {
       const t = el('table', { class: 'rows suspects' });
       const scored = suspects.some(x => 'hidden_fault' in x);
-      t.appendChild(el('tr', {}, ['#', 'suspect', 'kind', 'finding', 'loss / RTT added'].concat(scored ? ['hidden fault?'] : []).map(h => el('th', { text: h }))));
+      const counted = suspects.some(x => x.lost !== undefined);
+      t.appendChild(el('tr', {}, ['#', 'suspect', 'kind', 'finding', 'loss / RTT added'].concat(counted ? ['lost probes', 'confidence'] : [], scored ? ['hidden fault?'] : []).map(h => el('th', { text: h }))));
+      let roundTrip = false;
       for (const [i, x] of suspects.entries()) {
-        const v = x.finding === 'latency' ? '+' + secondsText(x.value * 1e-6) + ' RTT' : percentText(x.value) + '%';
-        const cells = [el('td', { class: 'num', text: '#' + (i + 1) }), el('td', { 'data-col': 'component', 'data-value': JSON.stringify(x.component), text: x.component }),
+        // As podnet diagnose prints them: a loss at 2 decimals (2 significant digits under 0.1 %), a link whose two
+        // directions no probe tells apart with its round-trip loss, and the components no probe tells from this one.
+        const both = x.component.includes('(either direction)');
+        roundTrip = roundTrip || (both && x.finding === 'loss');
+        const loss = v => v === 0 ? '0%' : v < 1e-3 ? Number((100 * v).toPrecision(2)) + '%' : fixed(100 * v, 2) + '%';
+        const v = x.finding === 'latency' ? '+' + secondsText(x.value * 1e-6) + ' RTT' : loss(x.value) + (both ? ' round trip' : '');
+        const name = x.component + (x.alike > 0 && !both ? ' (or ' + x.alike + ' other' + (x.alike > 1 ? 's' : '') + ' no probe tells apart)' : '');
+        const cells = [el('td', { class: 'num', text: '#' + (i + 1) }), el('td', { 'data-col': 'component', 'data-value': JSON.stringify(x.component), text: name }),
           el('td', { 'data-col': 'kind', 'data-value': JSON.stringify(x.kind), text: x.kind }),
           el('td', { 'data-col': 'finding', 'data-value': JSON.stringify(x.finding), text: x.finding }),
           el('td', { class: 'num', 'data-col': 'value', 'data-value': JSON.stringify(x.value), text: v })];
+        if (counted)
+          cells.push(el('td', { class: 'num', text: x.lost === undefined ? '' : fixed(x.lost, 0) }),
+            el('td', { class: 'num', text: x.confidence === undefined ? '' : fixed(x.confidence, 4) }));
         if (scored) cells.push(el('td', { 'data-col': 'hidden_fault', 'data-value': JSON.stringify(x.hidden_fault), text: x.hidden_fault ? 'yes' : 'NO' }));
         t.appendChild(el('tr', {}, cells));
       }
       s.appendChild(t);
+      if (roundTrip)
+        s.appendChild(el('p', { class: 'muted', text: 'round trip: a probe crosses both directions of that link, so a loss of p each way reads 1 - (1 - p)^2 (1.99% for 1% each way); one faulty direction reads p' }));
       s.appendChild(el('p', { class: 'muted', text: 'Red marks and edges hold a suspect; a mark\'s #N is the suspect\'s number here; hover for names.' }));
     } else if (doc.mode === 'evaluate') {
       s.appendChild(el('p', { id: 'no-suspects', text: 'Evaluation (--evaluate): ' + fmt(doc.evaluation && doc.evaluation.trials) +
@@ -1080,7 +1147,8 @@
     const facts = [
       ['throughput', cell(doc, 'throughput.output_tokens_per_s', fixed(th.output_tokens_per_s || 0, 0) + ' output tokens/s (' + fixed(th.output_tokens_per_s_per_gpu || 0, 1) + ' per GPU), ' +
         fixed(th.requests_per_s || 0, 2) + ' requests/s')],
-      ['replicas busy', cell(doc, 'utilization.busy', fixed(100 * (u.busy || 0), 1) + '%, mean decode batch ' + fixed(u.mean_decode_batch || 0, 1))],
+      ['replicas busy', cell(doc, 'utilization.busy', fixed(100 * (u.busy || 0), 1) + '% of the time in a pass; mean decode batch ' + fixed(u.mean_decode_batch || 0, 1) +
+        (u.max_batch !== undefined ? ' of at most ' + fixed(u.max_batch, 0) : ''))],
       ['communication share', cell(doc, 'utilization.network_share', fixed(100 * (u.network_share || 0), 1) + '% of the busy time')],
       ['one request alone', cell(doc, 'single_request.ttft_ms', 'first token ' + ms(one.ttft_ms) + ' (communication ' + ms(one.ttft_network_ms) + '), then ' +
         ms(one.tpot_ms) + ' per token (communication ' + ms(one.tpot_network_ms) + ')' + (one.kv_transfer_ms !== undefined ? '; KV cache transfer ' + ms(one.kv_transfer_ms) : ''))],
@@ -1179,7 +1247,7 @@
     }
     for (const study of Object.keys(d.studies || {}).sort()) {
       const st = d.studies[study];
-      const s = section(root, study + ': ' + st.changed.length + ' figure(s) changed, ' + st.same + ' the same' +
+      const s = section(root, study + ': ' + countOf(st.changed.length, 'figure', 'figures') + ' changed, ' + st.same + ' the same' +
         (st.only_a.length || st.only_b.length ? ', ' + st.only_a.length + ' only in A, ' + st.only_b.length + ' only in B' : ''), 'study-' + study);
       const at = d.attribution && d.attribution[study];
       if (at) {
@@ -1390,6 +1458,7 @@
         renderCompare(out, d);
         out.setAttribute('data-compared', '1');
       } catch (e) {
+        out.replaceChildren();  // the previous comparison is not this one's
         showError(e.message);
         out.setAttribute('data-compared', 'error');
       }
@@ -1558,7 +1627,7 @@
       const onStatus = async s => {
         // Steps done of several; a one-step run fills the bar by its transfers done (share).
         bar.max = 1;
-        bar.value = s.total > 1 ? s.done / s.total : s.share !== undefined ? s.share : s.state === 'done' ? 1 : 0;
+        bar.value = s.state === 'done' ? 1 : s.total > 1 ? s.done / s.total : s.share !== undefined ? s.share : 0;
         const states = { done: 'done', failed: 'failed', cancelled: 'cancelled', running: 'running', queued: 'queued' };
         status.textContent = (states[s.state] || s.state) + (s.what && s.state === 'running' ? ': ' + s.what : '') +
           (s.total > 1 ? ' (' + fixed(s.done, 0) + ' of ' + fixed(s.total, 0) + ' steps done)' : '');

@@ -146,6 +146,17 @@ const ResultField* declared(const std::string& study, const std::string& field) 
 // The declared field, else one inferred from its key (kept for the table's life in `store`).
 const ResultField* labelled(const std::string& study, const std::string& field,
                             std::map<std::string, ResultField>& store) {
+  // One per size of a bench ("busbw_gbyte_per_s@0000000004194304"): the field's label at its size (4 MiB).
+  if (const auto at = field.find('@'); at != std::string::npos && at + 1 < field.size()) {
+    if (auto it = store.find(field); it != store.end()) return &it->second;
+    const ResultField* d = declared(study, field);
+    ResultField f = d && !d->label.empty() ? *d : inferred(field.substr(0, at));
+    f.key = field;
+    std::string size = format_bytes(static_cast<Bytes>(std::stoll(field.substr(at + 1))));  // "4MiB" -> "4 MiB"
+    size.insert(size.find_first_not_of("0123456789"), " ");
+    f.label += " at " + size;
+    return &store.emplace(field, f).first->second;
+  }
   if (const ResultField* f = declared(study, field); f && !f->label.empty()) return f;
   return &store.emplace(field, inferred(field)).first->second;
 }

@@ -303,5 +303,22 @@ TEST(Diff, FailuresOnOneSideCountInTheIterationTime) {
       << out.str();
 }
 
+// A bench's figures per size read as their label at the size ("bus bandwidth at 4 MiB"), not as the key the
+// comparison is made on ("busbw_gbyte_per_s@0000000004194304"), declared or not (the algorithm it chose).
+TEST(Diff, ABenchFigurePerSizeNamesItsSize) {
+  const auto doc = [](double busbw, const char* algo) {
+    return nlohmann::json{{"bench", {{"op", "allreduce"}, {"gpus", 64}}},
+                          {"rows", {{{"bytes", 4194304}, {"busbw_gbyte_per_s", busbw}, {"algorithm", algo}}}},
+                          {"run", {{"command", "bench"}}}};
+  };
+  DiffSide a{"A", "", {{"bench", doc(60, "tree")}}};
+  DiffSide b{"B", "", {{"bench", doc(30, "ring")}}};
+  std::ostringstream out;
+  write_diff_table(diff_document(a, b), out, 10);
+  EXPECT_NE(out.str().find("bus bandwidth at 4 MiB"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("algorithm at 4 MiB"), std::string::npos) << out.str();
+  EXPECT_EQ(out.str().find('@'), std::string::npos) << out.str();
+}
+
 }  // namespace
 }  // namespace podnet::report
