@@ -1700,6 +1700,9 @@
 
     Promise.all([api('GET', '/api/scenarios'), api('GET', '/api/studies')]).then(([j, st]) => {
       for (const s of j.scenarios) scenario.appendChild(el('option', { value: s.name, text: s.name + ' - ' + s.description }));
+      // The jobs study needs a scenario with jobs: open on the first built-in that has them.
+      const withJobs = j.scenarios.find(s => s.jobs);
+      if (kind === 'jobs' && withJobs) scenario.value = withJobs.name;
       studyForm(st.studies);
       studyNav(st.studies);
       root.setAttribute('data-ready', '1');

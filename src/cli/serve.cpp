@@ -17,6 +17,7 @@
 #include <regex>
 #include <sstream>
 #include <thread>
+#include <yaml-cpp/yaml.h>
 
 #include "cli/common.hpp"
 #include "core/error.hpp"
@@ -100,10 +101,14 @@ std::string param_text(const report::StudyParam& p, const nlohmann::json& v) {
     case ParamType::Bool:
       if (!v.is_boolean()) throw InputError(fmt::format("'{}': expected true or false", key));
       return v.get<bool>() ? "true" : "false";
+    // A number typed into a text field arrives as a string ("fast", "16k"): parsed as the CLI parses it, so the
+    // error names the field, the text and the range.
     case ParamType::Int:
+      if (v.is_string()) return v.get<std::string>();
       if (!v.is_number_integer()) throw InputError(fmt::format("'{}': expected an integer", key));
       return std::to_string(v.get<int64_t>());
     case ParamType::Real:
+      if (v.is_string()) return v.get<std::string>();
       if (!v.is_number()) throw InputError(fmt::format("'{}': expected a number", key));
       return fmt::format("{}", v.get<double>());
     default:
@@ -523,8 +528,11 @@ struct Server::Impl {
     });
     http.Get("/api/scenarios", [](const httplib::Request&, httplib::Response& res) {
       nlohmann::json list = nlohmann::json::array();
-      for (const auto& e : scenario::builtin_examples())
-        list.push_back({{"name", e.name}, {"description", e.description}});
+      // Whether it has jobs: (the jobs page opens on one that does).
+      for (const auto& e : scenario::builtin_examples()) {
+        const YAML::Node root = YAML::Load(e.text);
+        list.push_back({{"name", e.name}, {"description", e.description}, {"jobs", root["jobs"].IsDefined()}});
+      }
       answer(res, 200, {{"scenarios", list}});
     });
     http.Post("/api/runs", [this](const httplib::Request& req, httplib::Response& res) { start(req, res); });

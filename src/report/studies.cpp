@@ -69,13 +69,27 @@ bool compare_given(const StudyArgs& a) {
   return a.values.has("compare_cc") && !a.values.get_string("compare_cc").empty();
 }
 
+// The bench's collective; a misspelt one named with its field and the nearest op, as `podnet bench --op` does.
+collective::Op op_of(const StudyArgs& a) {
+  const std::string& name = a.values.get_string("op");
+  try {
+    return collective::parse_op(name);
+  } catch (const InputError&) {
+    std::vector<std::string> ops;
+    for (collective::Op op : collective::all_ops()) ops.emplace_back(collective::op_name(op));
+    const std::string near = scenario::closest(name, ops);
+    throw InputError(fmt::format("{}: '{}' is not a collective{}; expected one of {}", a.label("op"), name,
+                                 near.empty() ? "" : " (did you mean " + near + "?)", fmt::join(ops, ", ")));
+  }
+}
+
 void prepare_bench(StudyArgs& a) {
   const study::AlgoChoice c = study::algo_choice(a.values.get_string("algo"), a.label("algo"));
   if (!c.scenario_algorithms.empty()) {
     a.sets.push_back("collective.algorithms=" + c.scenario_algorithms);
     a.set_by["collective.algorithms"] = a.label("algo");
   }
-  (void)collective::parse_op(a.values.get_string("op"));
+  (void)op_of(a);
   // The sizes: checked now, before a scenario is loaded.
   (void)study::size_series(parse_size(a.values.get_string("min"), a.label("min")),
                            parse_size(a.values.get_string("max"), a.label("max")), a.values.get_real("factor"));
@@ -141,7 +155,7 @@ nlohmann::json bench_compare(const StudyRun& r) {
 
 study::BenchRequest bench_request(const StudyArgs& a, const scenario::Setup& s) {
   study::BenchRequest r;
-  r.op = collective::parse_op(a.values.get_string("op"));
+  r.op = op_of(a);
   r.algo = study::algo_choice(a.values.get_string("algo"), a.label("algo")).algo;
   r.sizes = study::size_series(parse_size(a.values.get_string("min"), a.label("min")),
                                parse_size(a.values.get_string("max"), a.label("max")), a.values.get_real("factor"));
