@@ -128,6 +128,8 @@
     TBps: { f: v => fixed(v, 2), unit: 'TB/s' },
     Bps: { f: v => v >= 1e6 ? fixed(v / 1e6, 2) + ' MB/s' : v >= 1e3 ? fixed(v / 1e3, 1) + ' kB/s' : fixed(v, 0) + ' B/s' },
     gb: { f: v => fixed(v, Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 1 ? 1 : 3), unit: 'GB' },
+    gb1: { f: v => fixed(v, 1), unit: 'GB' },  // a job's traffic, as podnet train's jobs table (342.6)
+    gb3: { f: v => fixed(v, 3), unit: 'GB' },  // a shared link's load, as the same (4.684)
     bytes: { f: bytesText },
     gbytes: { f: v => fixed(v / 1e9, 2), unit: 'GB' },  // volumes, as the CLI prints them (TP 96.64 GB)
     billion: { f: v => fixed(v, 1) + 'B' },
@@ -252,7 +254,8 @@
     'single_request.ttft_network_ms': ['one request alone: time to first token, communication', 'ms'],
     'single_request.tpot_network_ms': ['one request alone: time per output token, communication', 'ms'],
     'single_request.ttft_ms': ['one request alone: time to first token', 'ms'], 'single_request.tpot_ms': ['one request alone: time per output token', 'ms'],
-    'shared_links.gbyte_per_job': ['shared links: GB per job'], 'shared_links.total_gbyte': ['shared links: total', 'gb'], 'utilization.max_batch': ['decode batch limit (inference.max_batch)', 'int'],
+    'shared_links.gbyte_per_job': ['shared links: per job', 'gb3'], 'shared_links.total_gbyte': ['shared links: total', 'gb3'],
+    'jobs.interference_ratio': ['jobs: interference (together / alone)', 'times'], 'jobs.network_gbyte': ['jobs: network', 'gb1'], 'jobs.shared_gbyte': ['jobs: on shared links', 'gb1'], 'utilization.max_batch': ['decode batch limit (inference.max_batch)', 'int'],
     'stream.drawn_rate_per_s': ['arrival rate the seed drew (requests/s)', 'num2'], 'utilization.decode_passes': ['decode passes', 'int'],
     'utilization.prefill_passes': ['prefill passes', 'int'], 'memory.kv_cache_kb_per_token': ['KV cache per token (KB)', 'num1'],
     'memory.weights_gb_per_gpu': ['weights per GPU', 'gb'], 'memory.kv_capacity_tokens_per_replica': ['KV cache per replica (tokens)', 'int'],
