@@ -271,7 +271,7 @@
     'target.at_rate.requests': ['at the rate: requests', 'int'], 'stream.arrival_seconds': ['arrivals over', 's'], 'stream.steady': ['a steady state (30 latencies of arrivals)'],
     'target.percentile': ['percentile', 'num'],
     // run
-    'run.command': ['study'], 'run.source': ['scenario file'], 'run.overrides': ['--set'], 'run.git_sha': ['git commit'],
+    'run.command': ['study'], 'run.source': ['scenario file'], 'run.overrides': ['--set'], 'run.options': ['options'], 'run.git_sha': ['git commit'],
     'run.podnet_version': ['podnet version'], 'run.seed': ['seed', 'int'], 'schema_version': ['schema version', 'int']
   };
 
@@ -1379,6 +1379,8 @@
     const s = section(root, 'Run', 'run');
     s.appendChild(el('p', { class: 'muted run-line', text: 'podnet ' + fmt(r.command) + ' ' + fmt(r.scenario) + ' (' + fmt(r.source) + '), seed ' + fmt(r.seed) +
       (r.overrides && r.overrides.length ? ', --set ' + r.overrides.join(' --set ') : '') +
+      // The study's own options (a page's fields), as the command's flags: --min 1MiB --max 16MiB.
+      (r.options && Object.keys(r.options).length ? ', ' + Object.entries(r.options).map(([k, v]) => k + ' ' + v).join(' ') : '') +
       (r.podnet_version ? '; podnet ' + r.podnet_version : '') + (r.git_sha ? ' (' + r.git_sha + ')' : '') }));
   }
 

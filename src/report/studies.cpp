@@ -745,12 +745,28 @@ StudyOutput run_study(const StudyDef& s, const scenario::Scenario& sc, const Stu
   r.args = &args;
   r.progress = progress;
   r.page = page;
-  if (!s.needs_setup) return s.run(r);
+  // The study's options as given (bench's --min and --max, diagnose's --duration): with the run block's --sets
+  // they repeat the run, which the scenario and its --sets alone do not.
+  // Only those that differ from their defaults (a page sends every field) and that no --set in the run block
+  // already says (inference's --rate is inference.rate there).
+  const auto with_options = [&args, &s](StudyOutput out) {
+    std::set<std::string> as_sets;
+    for (const auto& [key, label] : args.set_by) as_sets.insert(label);
+    nlohmann::json options = nlohmann::json::object();
+    for (const auto& [name, text] : args.given)
+      if (const StudyParam* p = find_param(s, name);
+          !text.empty() && !(p && text == p->spec.default_text) && !as_sets.count(args.label(name)))
+        options[p ? p->option() : name] = text;  // as the command line takes it: {"--min": "1MiB"}
+    if (!options.empty() && out.document.contains("run") && out.document["run"].is_object())
+      out.document["run"]["options"] = options;
+    return out;
+  };
+  if (!s.needs_setup) return with_options(s.run(r));
   scenario::Setup setup = scenario::resolve(scenario::Scenario(sc));
   if (adjust) adjust(setup);
   r.setup = &setup;
   r.scenario = &setup.scenario;
-  return s.run(r);
+  return with_options(s.run(r));
 }
 
 const ResultField* find_field(const StudyDef& s, const std::string& key) {

@@ -21,6 +21,17 @@ StudyArgs args_of(const std::string& study, const std::map<std::string, std::str
   return study_args(*find_study(study), given, [](const StudyParam& p) { return p.option(); });
 }
 
+// A document run through the registry records the options that differ from their defaults, as the command line
+// takes them, so that its run block repeats the run (bench's sizes are no scenario key).
+TEST(Studies, TheRunBlockRecordsTheOptionsGiven) {
+  const StudyDef& bench = *find_study("bench");
+  const scenario::Scenario sc = scenario::load("leafspine-8k", {"topology.gpus=16", "network.engine=analytical"});
+  const StudyArgs a = args_of("bench", {{"min", "1MiB"}, {"max", "2MiB"}, {"op", "allreduce"}});
+  const nlohmann::json run = run_study(bench, sc, a, {}).document["run"];
+  ASSERT_TRUE(run.contains("options")) << run.dump();
+  EXPECT_EQ(run["options"], (nlohmann::json{{"--min", "1MiB"}, {"--max", "2MiB"}})) << run.dump();  // op: its default
+}
+
 TEST(Studies, EveryStudyOnceWithARunAndDefaultsThatParse) {
   std::set<std::string> names;
   for (const auto& s : studies()) {
