@@ -1270,10 +1270,10 @@
         c.resize();
         c.setOption({
           animation: false,
-          tooltip: { trigger: 'item', formatter: p => { const x = top[p.dataIndex]; return esc(fieldLabel(x.field)) + ': ' + esc(show(fieldPath(x.field), x.a)) + ' -> ' + esc(show(fieldPath(x.field), x.b)) + ' (B / A ' + fixed(p.value, 3) + ')'; } },
+          tooltip: { trigger: 'item', formatter: p => { const x = top[p.dataIndex]; return esc(x.label || fieldLabel(x.field)) + ': ' + esc(show(fieldPath(x.field), x.a)) + ' -> ' + esc(show(fieldPath(x.field), x.b)) + ' (B / A ' + fixed(p.value, 3) + ')'; } },
           grid: { left: 10, right: 60, top: 10, bottom: 50, containLabel: true },
           xAxis: { type: 'log', name: 'B / A', ...AXIS_NAME, nameGap: 28, axisLabel: { formatter: v => fmt(v) } },
-          yAxis: { type: 'category', inverse: true, data: top.map(x => fieldLabel(x.field)), axisLabel: { width: 320, overflow: 'truncate' } },
+          yAxis: { type: 'category', inverse: true, data: top.map(x => x.label || fieldLabel(x.field)), axisLabel: { width: 320, overflow: 'truncate' } },
           series: [{ type: 'bar', name: 'B / A', data: top.map(x => x.ratio), label: { show: true, position: 'right', formatter: p => fixed(p.value, 2) + 'x', fontSize: 10 } }]
         });
       }
@@ -1283,7 +1283,7 @@
         for (const c of st.changed) {
           const p = fieldPath(c.field), noUnit = v => typeof v === 'number' ? show(p, v, false) : fmt(v);
           t.appendChild(el('tr', {}, [
-            el('td', { 'data-col': 'field', 'data-value': JSON.stringify(c.field), text: fieldLabel(c.field) }),
+            el('td', { 'data-col': 'field', 'data-value': JSON.stringify(c.field), text: c.label || fieldLabel(c.field) }),
             el('td', { class: 'muted', text: fieldUnit(c.field) }),
             el('td', { class: 'num', 'data-col': 'a', 'data-value': JSON.stringify(c.a), text: noUnit(c.a) }),
             el('td', { class: 'num', 'data-col': 'b', 'data-value': JSON.stringify(c.b), text: noUnit(c.b) }),

@@ -301,6 +301,7 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
                    only_b = nlohmann::json::array(), only_a_values = nlohmann::json::object(),
                    only_b_values = nlohmann::json::object();
     int64_t same = 0;
+    std::map<std::string, ResultField> labels;  // each changed figure's label, as the console table names it
     for (const auto& [name, va] : fa) {
       const auto jb = fb.find(name);
       if (jb == fb.end()) {
@@ -316,12 +317,13 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
           continue;
         }
         changed.push_back({{"field", name},
+                           {"label", labelled(study, name, labels)->label},
                            {"a", va},
                            {"b", vb},
                            {"delta", round_to(y - x, 6)},
                            {"ratio", x != 0 ? nlohmann::json(round_to(y / x, 6)) : nlohmann::json(nullptr)}});
       } else if (va != vb) {
-        changed.push_back({{"field", name}, {"a", va}, {"b", vb}});
+        changed.push_back({{"field", name}, {"label", labelled(study, name, labels)->label}, {"a", va}, {"b", vb}});
       } else {
         ++same;
       }
