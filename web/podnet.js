@@ -1280,7 +1280,11 @@
       if (st.changed.length) {
         const t = el('table', { class: 'rows changed' });
         t.appendChild(el('tr', {}, ['figure', 'unit', 'A', 'B', 'B - A', 'B / A'].map(h => el('th', { text: h }))));
-        for (const c of st.changed) {
+        // As podnet diff's table: the largest relative changes first, a change without a ratio (from 0) before the
+        // rest, text changes last; ties keep the document's order.
+        const rel = c => typeof c.ratio === 'number' ? Math.abs(Math.log(Math.max(c.ratio, 1e-300))) : typeof c.delta === 'number' ? 1e300 : -1;
+        const ordered = st.changed.map((c, i) => [c, i]).sort((x, y) => rel(y[0]) - rel(x[0]) || x[1] - y[1]).map(x => x[0]);
+        for (const c of ordered) {
           const p = fieldPath(c.field), noUnit = v => typeof v === 'number' ? show(p, v, false) : fmt(v);
           t.appendChild(el('tr', {}, [
             el('td', { 'data-col': 'field', 'data-value': JSON.stringify(c.field), text: c.label || fieldLabel(c.field) }),

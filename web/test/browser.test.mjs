@@ -330,8 +330,12 @@ try {
     Object.fromEntries([...r.querySelectorAll('td[data-col]')].map(td => [td.dataset.col, JSON.parse(td.dataset.value)]))));
   const want = diffJson.studies.bench.changed;
   const fromFiles = await changedRows();
-  check(want.length > 0 && JSON.stringify(fromFiles) === JSON.stringify(want.map(c => ({ field: c.field, a: c.a, b: c.b, delta: c.delta ?? null, ratio: c.ratio ?? null }))),
+  const byField = xs => [...xs].sort((x, y) => (x.field < y.field ? -1 : x.field > y.field ? 1 : 0));
+  check(want.length > 0 && JSON.stringify(byField(fromFiles)) === JSON.stringify(byField(want.map(c => ({ field: c.field, a: c.a, b: c.b, delta: c.delta ?? null, ratio: c.ratio ?? null })))),
     `compare (uploaded documents): the ${fromFiles.length} changed fields equal podnet diff --format json`);
+  // In podnet diff's order: the largest relative change first.
+  const rels = fromFiles.filter(c => typeof c.ratio === 'number').map(c => Math.abs(Math.log(c.ratio)));
+  check(rels.every((r, i) => i === 0 || r <= rels[i - 1] + 1e-12), `compare: the changed fields ordered by relative change, largest first`);
   const bars = await seriesLength('#result .chart.ratios');
   check(bars === Math.min(25, want.filter(c => c.ratio > 0).length), `compare: ${bars} bars of B / A`);
   const labels = await page.$$eval('#result table.changed td[data-col="field"]', t => t.map(x => x.textContent));
