@@ -342,12 +342,13 @@
     return d;
   }
   // A value as text; withUnit false leaves the unit to a column header.
+  // An object's leaves as "label value" pairs (a row's object cell, a list's object).
+  function describedObject(o) { return leaves(o, '', []).map(([k, x]) => describe(k).label + ' ' + show(k, x)).join(', '); }
   function show(path, v, withUnit = true) {
     if (v === null || v === undefined) return '-';
     if (typeof v === 'boolean') return v ? 'yes' : 'no';
     // An object in a list (a plan's steps) as its labelled figures, not as JSON.
-    const described = x => leaves(x, '', []).map(([k, y]) => describe(k).label + ' ' + show(k, y)).join(', ');
-    if (Array.isArray(v)) return v.length ? v.map(x => typeof x === 'object' && x !== null ? described(x) : show(path, x, withUnit)).join(typeof v[0] === 'object' ? '; ' : path.endsWith('tiers') ? ' / ' : ', ') : '-';
+    if (Array.isArray(v)) return v.length ? v.map(x => typeof x === 'object' && x !== null ? describedObject(x) : show(path, x, withUnit)).join(typeof v[0] === 'object' ? '; ' : path.endsWith('tiers') ? ' / ' : ', ') : '-';
     if (typeof v !== 'number') {
       const k = KINDS[describe(path).kind];
       return k && k.s ? k.s(v) : String(v);
@@ -407,7 +408,7 @@
         const kind = KINDS[ds[i].kind || 'num'];
         return el('td', {
           class: typeof v === 'number' ? 'num' : '', 'data-col': c, 'data-value': JSON.stringify(v),
-          text: v !== null && typeof v === 'object' && !Array.isArray(v) ? leaves(v, '', []).map(([k, x]) => describe(k).label + ' ' + show(k, x)).join(', ')
+          text: v !== null && typeof v === 'object' && !Array.isArray(v) ? describedObject(v)
             : typeof v === 'number' ? kind.f(v) : show((prefix || '') + c, v, false)
         });
       })));
@@ -810,7 +811,7 @@
       rows.push(['network capex per token/s', cell(doc, 'cost.network_capex_usd_per_token_per_second', text + ')')]);
     }
     if (doc.days_to_train !== undefined) rows.push(['days to train', cell(doc, 'days_to_train', doc.days_to_train === null ? '-' :
-      (doc.days_to_train < 0.95 ? fixed(doc.days_to_train, 3) + ' (' + durationText(doc.days_to_train * 24) + '; ' : fixed(doc.days_to_train, 1) + ' (') +
+      daysOpen(doc.days_to_train) +
       bigText(doc.tokens_budget) + ' tokens, failure-free)')]);
     if (doc.reliability && doc.reliability.days_to_train_with_failures !== null && doc.reliability.days_to_train_with_failures !== undefined)
       rows.push(['days to train with random failures', cell(doc, 'reliability.days_to_train_with_failures', daysOpen(doc.reliability.days_to_train_with_failures) +
@@ -937,12 +938,12 @@
       const counted = suspects.some(x => x.lost !== undefined);
       t.appendChild(el('tr', {}, ['#', 'suspect', 'kind', 'finding', 'loss / RTT added'].concat(counted ? ['lost probes', 'confidence'] : [], scored ? ['hidden fault?'] : []).map(h => el('th', { text: h }))));
       let roundTrip = false;
+      const loss = v => v === 0 ? '0%' : v < 1e-3 ? Number((100 * v).toPrecision(2)) + '%' : fixed(100 * v, 2) + '%';
       for (const [i, x] of suspects.entries()) {
         // As podnet diagnose prints them: a loss at 2 decimals (2 significant digits under 0.1 %), a link whose two
         // directions no probe tells apart with its round-trip loss, and the components no probe tells from this one.
         const both = x.component.includes('(either direction)');
         roundTrip = roundTrip || (both && x.finding === 'loss');
-        const loss = v => v === 0 ? '0%' : v < 1e-3 ? Number((100 * v).toPrecision(2)) + '%' : fixed(100 * v, 2) + '%';
         const v = x.finding === 'latency' ? '+' + secondsText(x.value * 1e-6) + ' RTT' : loss(x.value) + (both ? ' round trip' : '');
         const name = x.component + (x.alike > 0 && !both ? ' (or ' + x.alike + ' other' + (x.alike > 1 ? 's' : '') + ' no probe tells apart)' : '');
         const cells = [el('td', { class: 'num', text: '#' + (i + 1) }), el('td', { 'data-col': 'component', 'data-value': JSON.stringify(x.component), text: name }),

@@ -172,12 +172,8 @@ int cmd_bench(Common c, const BenchOptions& b) {
   if (!algo.scenario_algorithms.empty()) set_by(c, "--algo", "collective.algorithms", algo.scenario_algorithms);
   try {
     req.op = collective::parse_op(b.op);
-  } catch (const InputError& e) {  // the nearest op, as other misspelt names get it
-    std::vector<std::string> ops;
-    for (collective::Op op : collective::all_ops()) ops.emplace_back(collective::op_name(op));
-    const std::string near = scenario::closest(b.op, ops);
-    throw InputError(fmt::format("--op {}: not a collective{}; expected one of {}", b.op,
-                                 near.empty() ? "" : " (did you mean " + near + "?)", fmt::join(ops, ", ")));
+  } catch (const InputError&) {  // the nearest op, as other misspelt names get it
+    throw InputError(fmt::format("--op {}: not a collective{}", b.op, report::op_hint(b.op)));
   }
   // Options that do not apply to the op would be silently ignored: say so.
   if (b.senders_given && req.op != collective::Op::Incast)

@@ -527,12 +527,14 @@ struct Server::Impl {
       answer(res, 200, report::studies_json(report::kServe));
     });
     http.Get("/api/scenarios", [](const httplib::Request&, httplib::Response& res) {
-      nlohmann::json list = nlohmann::json::array();
-      // Whether it has jobs: (the jobs page opens on one that does).
-      for (const auto& e : scenario::builtin_examples()) {
-        const YAML::Node root = YAML::Load(e.text);
-        list.push_back({{"name", e.name}, {"description", e.description}, {"jobs", root["jobs"].IsDefined()}});
-      }
+      // The built-ins never change: listed once. Whether each has jobs: (the jobs page opens on one that does).
+      static const nlohmann::json list = [] {
+        nlohmann::json l = nlohmann::json::array();
+        for (const auto& e : scenario::builtin_examples())
+          l.push_back(
+              {{"name", e.name}, {"description", e.description}, {"jobs", YAML::Load(e.text)["jobs"].IsDefined()}});
+        return l;
+      }();
       answer(res, 200, {{"scenarios", list}});
     });
     http.Post("/api/runs", [this](const httplib::Request& req, httplib::Response& res) { start(req, res); });

@@ -75,11 +75,7 @@ collective::Op op_of(const StudyArgs& a) {
   try {
     return collective::parse_op(name);
   } catch (const InputError&) {
-    std::vector<std::string> ops;
-    for (collective::Op op : collective::all_ops()) ops.emplace_back(collective::op_name(op));
-    const std::string near = scenario::closest(name, ops);
-    throw InputError(fmt::format("{}: '{}' is not a collective{}; expected one of {}", a.label("op"), name,
-                                 near.empty() ? "" : " (did you mean " + near + "?)", fmt::join(ops, ", ")));
+    throw InputError(fmt::format("{}: '{}' is not a collective{}", a.label("op"), name, op_hint(name)));
   }
 }
 
@@ -912,6 +908,14 @@ std::string elapsed_and_eta(int64_t done, int64_t total, double elapsed) {
   return s + (left < 120    ? fmt::format(", ETA {:.0f} s", left)
               : left < 7200 ? fmt::format(", ETA {:.0f} min", left / 60)
                             : fmt::format(", ETA {:.1f} h", left / 3600));
+}
+
+std::string op_hint(const std::string& name) {
+  std::vector<std::string> ops;
+  for (collective::Op op : collective::all_ops()) ops.emplace_back(collective::op_name(op));
+  const std::string near = scenario::closest(name, ops);
+  return fmt::format("{}; expected one of {}", near.empty() ? "" : " (did you mean " + near + "?)",
+                     fmt::join(ops, ", "));
 }
 
 Bytes parse_size(const std::string& text, const std::string& label) {

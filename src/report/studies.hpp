@@ -151,6 +151,9 @@ std::string elapsed_and_eta(int64_t done, int64_t total, double elapsed);
 // Sizes as nccl-tests takes them (-b/-e): a number with B/KB/MB/GB/KiB/..., or K/M/G/T meaning powers of
 // 1024. InputError naming `label`.
 Bytes parse_size(const std::string& text, const std::string& label);
+// What follows "not a collective" in an error about a misspelt op: " (did you mean allreduce?); expected one of
+// allreduce, allgather, ...".
+std::string op_hint(const std::string& name);
 
 // The design result document (BOM, limits, ...) of a built topology.
 nlohmann::json design_document(const scenario::Scenario& sc, const topology::Topology& t, const std::string& cmd);

@@ -20,6 +20,14 @@ namespace podnet::report {
 
 namespace {
 
+// A number of days opening its parenthesis, for the table's figures: "156.2 (", or under a day with its hours
+// or minutes, "0.010 (14.4 min; " (0.0 said nothing).
+bool under_a_day(double days) { return days < 0.95; }
+std::string days_open(double days) {
+  return under_a_day(days) ? fmt::format("{} ({}; ", fixed(days, 3), duration_text(days * 24))
+                           : fixed_or_exp(days, 1) + " (";
+}
+
 double ms(Time t) { return round_to(t.seconds() * 1e3, 6); }
 double us(Time t) { return round_to(t.seconds() * 1e6, 3); }
 
@@ -583,22 +591,15 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                                : tokens >= 1e9 ? fixed(tokens / 1e9, 1) + "B"
                                : tokens >= 1e6 ? fixed(tokens / 1e6, 1) + "M"
                                                : fixed(tokens, 0);
-    // A budget of under a day in days and in hours or minutes (0.0 said nothing).
-    const double days = o["days_to_train"].get<double>();
-    t.add({"days to train", days < 0.95 ? fmt::format("{} ({}; {} tokens, failure-free)", fixed(days, 3),
-                                                      duration_text(days * 24), budget)
-                                        : fmt::format("{} ({} tokens, failure-free)", fixed(days, 1), budget)});
+    t.add({"days to train",
+           days_open(o["days_to_train"].get<double>()) + fmt::format("{} tokens, failure-free)", budget)});
     // The figure a planner of a large cluster needs, beside the failure-free one (its terms are below the table).
     if (o.contains("reliability") && o["reliability"].contains("days_to_train_with_failures") &&
         !o["reliability"]["days_to_train_with_failures"].is_null())
-      t.add({"days to train with random failures", fmt::format(
-                                                       "{}goodput {}%, details below)",
-                                                       [](double d) {
-                                                         return d < 0.95 ? fmt::format("{} ({}; ", fixed(d, 3),
-                                                                                       duration_text(d * 24))
-                                                                         : fixed_or_exp(d, 1) + " (";
-                                                       }(o["reliability"]["days_to_train_with_failures"].get<double>()),
-                                                       fixed(100 * o["reliability"]["goodput"].get<double>(), 2))});
+      t.add({"days to train with random failures",
+             fmt::format("{}goodput {}%, details below)",
+                         days_open(o["reliability"]["days_to_train_with_failures"].get<double>()),
+                         fixed(100 * o["reliability"]["goodput"].get<double>(), 2))});
   }
   // A data loader that falls behind (frontend:) stalls the GPUs: the figures above leave it out, these add it.
   if (o.contains("data_loading") && !o["data_loading"]["keeps_up"].get<bool>() && it > 0) {
@@ -1082,7 +1083,7 @@ void write_training_reliability(const nlohmann::json& rel, std::ostream& out, co
   const double days = rel["days_to_train_with_failures"].get<double>();
   out << fmt::format("\n  with random failures: {} to train (an interruption every {}; checkpoint every {} "
                      "min at {} each, restart {} min: goodput {}%; details: {})\n",
-                     days < 0.95 ? duration_text(days * 24) : fixed_or_exp(days, 1) + " days",
+                     under_a_day(days) ? duration_text(days * 24) : fixed_or_exp(days, 1) + " days",
                      duration_text(rel["mtbi_hours"].get<double>()),
                      fixed(rel["checkpoint_interval_minutes"].get<double>(), 1),
                      checkpoint_minutes_text(rel["checkpoint_cost_minutes"].get<double>()),

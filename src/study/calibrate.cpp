@@ -581,7 +581,7 @@ Calibration calibrate(const CalibrationInput& in) {
   c.rms_fit = std::sqrt(s1 / static_cast<double>(c.rows.size()));
   for (size_t i = 0; i < c.keys.size(); ++i) {
     const FittedKey& k = c.keys[i];
-    const double a = to_u(k, k.lo), b = to_u(k, k.hi), u = to_u(k, k.value);
+    bool low = false;
     if (!(f_hi[i] > f_lo[i])) {
       c.notes.push_back(fmt::format("{} changed no time of these logs (every value from {} to {} gave the same "
                                     "fit): it is not fitted, its value is the start's, {}",
@@ -592,8 +592,7 @@ Calibration calibrate(const CalibrationInput& in) {
                                     "scenario's links allow; check the scenario against the logs' servers "
                                     "(server.nics, server.nic_speed, server.nvlink_bandwidth)",
                                     k.key, k.hi_text));
-    } else if (c.rms_fit >= kExactFitRms && (u - a <= 1e-3 * (b - a) || b - u <= 1e-3 * (b - a))) {
-      const bool low = u - a <= 1e-3 * (b - a);
+    } else if (c.rms_fit >= kExactFitRms && at_bound(k, &low)) {
       const bool nic = k.key == "links.ethernet_efficiency" || k.key == "links.infiniband_efficiency";
       // --fit replaces the keys fitted by default: the way to widen one names the others too.
       std::string widen;

@@ -27,9 +27,7 @@ UpgradeRequest upgrade_request(const scenario::Setup& s) {
   r.tier = p.get_string("tier");
   r.batches = p.get_int_list("batches");
   r.step_time = p.get_time("step_time");
-  r.negligible = p.get_time("negligible");
-  if (r.negligible.ps < 0)
-    throw InputError(s.scenario.where("maintenance.negligible") + ": expected a time of 0 or more");
+  r.negligible = p.get_time("negligible");  // a Time key: never negative (parse_time refuses it)
   r.runs = static_cast<int32_t>(p.get_int("runs"));
   r.threads = static_cast<int32_t>(p.get_int("threads"));
   if (r.step_time.ps <= 0)
