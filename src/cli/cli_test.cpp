@@ -274,6 +274,31 @@ TEST(Cli, OutDirWritesEverything) {
             0u);
 }
 
+TEST(Cli, DocumentsRecordTheOptionsThatRepeatTheRun) {
+  // bench's sizes, op and group are options, not scenario keys: without them the run block (scenario + --set)
+  // would repeat another bench. --engine sets network.engine (an override already); --format and --out only
+  // say where the result goes; --factor 2 is its default.
+  const fs::path dir = temp_dir() / "options";
+  Result r =
+      run("bench leafspine-8k --engine analytical --op allgather -b 1MiB -e 4MiB -F 2 -g 0-63 --format json --out " +
+          dir.string());
+  ASSERT_EQ(r.status, 0);
+  nlohmann::json run_block = nlohmann::json::parse(r.out)["run"];
+  EXPECT_EQ(run_block["options"],
+            (nlohmann::json{{"--gpus", "0-63"}, {"--max", "4MiB"}, {"--min", "1MiB"}, {"--op", "allgather"}}))
+      << run_block.dump();
+  EXPECT_EQ(run_block["overrides"], nlohmann::json::array({"network.engine=analytical"}));
+  // The file --out wrote says the same.
+  EXPECT_EQ(nlohmann::json::parse(read_file(dir / "bench.json"))["run"]["options"], run_block["options"]);
+  // A flag is recorded as true; a run given no such option has no "options".
+  r = run("train leafspine-8k --engine analytical --allow-oom --set workload.dp=8 --format json");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["run"]["options"], (nlohmann::json{{"--allow-oom", true}}));
+  r = run("design leafspine-8k --format json");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_FALSE(nlohmann::json::parse(r.out)["run"].contains("options"));
+}
+
 // Keys a JSON document must carry (dotted paths).
 void expect_keys(const std::string& json, const std::vector<std::string>& keys, const std::string& what) {
   for (const auto& k : keys) {

@@ -14,6 +14,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <unistd.h>
 
@@ -32,6 +33,7 @@
 
 namespace podnet::cli {
 void add_common(CLI::App* cmd, Common& c, bool scenario_required, const std::vector<std::string>& extra_formats) {
+  c.app = cmd;
   auto* opt =
       cmd->add_option("scenario", c.scenario, "scenario file (YAML) or built-in scenario name (see `podnet list`)");
   if (scenario_required) opt->required();
@@ -654,9 +656,63 @@ void write_table_with_adds(const std::function<void(const nlohmann::json&, std::
   out << report::wrap_prose(text);  // notes and limits within a terminal's width, as tables are
 }
 
-void emit(const Common& c, const scenario::Scenario& sc, const nlohmann::json& doc, const std::string& stem,
+nlohmann::json given_options(const Common& c) {
+  nlohmann::json options = nlohmann::json::object();
+  if (!c.app) return options;
+  // Where and how results are written, and how many threads compute them: the same result either way.
+  static const std::set<std::string> kNotTheRun = {"--help",
+                                                   "--set",
+                                                   "--config-add",
+                                                   "--format",
+                                                   "--out",
+                                                   "--max-memory",
+                                                   "--html",
+                                                   "--trace",
+                                                   "--trace-links",
+                                                   "--telemetry",
+                                                   "--telemetry-interval",
+                                                   "--telemetry-all",
+                                                   "--cabling-plan",
+                                                   "--cost-csv",
+                                                   "--netbox",
+                                                   "--config-plan",
+                                                   "--config-switches",
+                                                   "--export",
+                                                   "--probes-out",
+                                                   "--dir",
+                                                   "--results",
+                                                   "--columns",
+                                                   "--timing",
+                                                   "--jobs",
+                                                   "--force"};
+  std::set<std::string> as_sets;  // options that set a scenario key: the overrides say them
+  for (const auto& [key, option] : c.set_flags) as_sets.insert(option);
+  for (const CLI::Option* o : c.app->get_options()) {
+    if (o->count() == 0 || o->get_lnames().empty()) continue;  // not given, or the positional scenario
+    const std::string name = "--" + o->get_lnames().front();
+    if (kNotTheRun.count(name) || as_sets.count(name)) continue;
+    const std::vector<std::string>& given = o->results();
+    if (o->get_expected_max() == 0) options[name] = o->as<bool>();                  // a flag
+    else if (given.size() == 1 && given.front() == o->get_default_str()) continue;  // as if not given
+    else if (given.size() == 1) options[name] = given.front();
+    else options[name] = given;
+  }
+  return options;
+}
+
+void emit(const Common& c, const scenario::Scenario& sc, const nlohmann::json& given_doc, const std::string& stem,
           const std::function<void(const nlohmann::json&, std::ostream&)>& table_only,
           const std::function<void(const nlohmann::json&, std::ostream&)>& other) {
+  // The options that repeat the run, beside its --set overrides (a document a command wrote has them as a
+  // document the study registry wrote does: report/studies.cpp, run_study).
+  nlohmann::json options = given_options(c);
+  nlohmann::json with_options;
+  if (!options.empty() && given_doc.contains("run") && given_doc["run"].is_object() &&
+      !given_doc["run"].contains("options")) {
+    with_options = given_doc;
+    with_options["run"]["options"] = std::move(options);
+  }
+  const nlohmann::json& doc = with_options.is_null() ? given_doc : with_options;
   const auto table = [&table_only](const nlohmann::json& d, std::ostream& out) {
     write_table_with_adds(table_only, d, out);
   };

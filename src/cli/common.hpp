@@ -42,7 +42,17 @@ struct Common {
   std::string format = "table";
   std::string out_dir;
   std::string max_memory;  // --max-memory SIZE (scenario/estimate.hpp); empty: half the machine's memory
+  // The subcommand these options belong to (add_common): emit() records in the document's run block the
+  // options given on it that change the result, so the document repeats the run (given_options).
+  const CLI::App* app = nullptr;
 };
+
+// The options given on c.app that change what a command computes, as the command line took them
+// ({"--min": "1MiB", "--allow-oom": true}): not --set and --config-add (the run block's overrides and
+// config_add), not an option that only set a scenario key (c.set_flags: in the overrides already), not the
+// ones that only choose where and how results are written (--format, --out, --html, --trace, ...) or how
+// many threads compute them. Empty when nothing else was given.
+nlohmann::json given_options(const Common& c);
 
 // A command's option that is sugar for a scenario key: appends "KEY=VALUE" to c.sets (after the user's
 // own --set, so it wins) and records OPTION as its name for errors.

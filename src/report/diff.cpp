@@ -232,6 +232,17 @@ DiffSide document_side(const std::string& label, const nlohmann::json& doc) {
       if (const size_t eq = text.find('='); eq != std::string::npos && eq > 0)
         s.run_inputs[text.substr(0, eq)] = text.substr(eq + 1);
     }
+  // The options the run was given beyond its overrides (run.options: {"--max": "4MiB", "--allow-oom": true}).
+  if (run.contains("options") && run["options"].is_object())
+    for (const auto& [option, value] : run["options"].items()) {
+      std::string text;
+      if (value.is_string()) text = value.get<std::string>();
+      else if (value.is_array())
+        for (const auto& v : value)
+          text += (text.empty() ? "" : " ") + (v.is_string() ? v.get<std::string>() : v.dump());
+      else text = value.dump();
+      s.run_inputs[option] = text;
+    }
   return s;
 }
 
@@ -271,8 +282,10 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
       for (const auto& [k, v] : side->run_inputs) keys[k] = 0;
     for (const auto& [k, unused] : keys) {
       const auto ia = a.run_inputs.find(k), ib = b.run_inputs.find(k);
-      const std::string va = ia == a.run_inputs.end() ? "(scenario's)" : ia->second;
-      const std::string vb = ib == b.run_inputs.end() ? "(scenario's)" : ib->second;
+      // An option (run.options: "--max") left out took the command's default.
+      const char* absent = k.rfind("--", 0) == 0 ? "(default)" : "(scenario's)";
+      const std::string va = ia == a.run_inputs.end() ? absent : ia->second;
+      const std::string vb = ib == b.run_inputs.end() ? absent : ib->second;
       if (va != vb) inputs.push_back({{"key", k}, {"a", va}, {"b", vb}, {"from", "run"}});
     }
   }
@@ -418,7 +431,7 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
   if (!inputs.empty()) {
     const bool from_run = inputs[0].contains("from");
     out << fmt::format("\n  inputs that differ ({}){}:\n", inputs.size(),
-                       from_run ? ", as the documents' run blocks record them (scenario, seed, --set)" : "");
+                       from_run ? ", as the documents' run blocks record them (scenario, seed, --set, options)" : "");
     Table t({"key", "A", "B"});
     for (const auto& i : inputs)
       t.add({i["key"].get<std::string>() +

@@ -194,9 +194,29 @@ TEST(Diff, TwoResultDocumentsShowTheInputsTheirRunBlocksRecord) {
   EXPECT_EQ(d["inputs"][0]["b"], "200Gbps");
   std::ostringstream out;
   write_diff_table(d, out);
-  EXPECT_NE(out.str().find("inputs that differ (1), as the documents' run blocks record them (scenario, seed, --set):"),
+  EXPECT_NE(out.str().find(
+                "inputs that differ (1), as the documents' run blocks record them (scenario, seed, --set, options):"),
             std::string::npos)
       << out.str();
+}
+
+TEST(Diff, TwoResultDocumentsShowTheOptionsTheirRunsWereGiven) {
+  // Two bench results: the same scenario and --set, A run with -e 2MiB, B with -e 4MiB and a flag (--sweep);
+  // an option one side left out took its default.
+  const auto doc = [](nlohmann::json options) {
+    return nlohmann::json{{"run",
+                           {{"command", "bench"},
+                            {"scenario", "leafspine-8k"},
+                            {"seed", 1},
+                            {"overrides", {"network.engine=analytical"}},
+                            {"options", options}}}};
+  };
+  const nlohmann::json d =
+      diff_document(document_side("a.json", doc({{"--max", "2MiB"}, {"--gpus", "0-63"}})),
+                    document_side("b.json", doc({{"--max", "4MiB"}, {"--gpus", "0-63"}, {"--sweep", true}})));
+  ASSERT_EQ(d["inputs"].size(), 2u) << d["inputs"].dump();
+  EXPECT_EQ(d["inputs"][0], (nlohmann::json{{"key", "--max"}, {"a", "2MiB"}, {"b", "4MiB"}, {"from", "run"}}));
+  EXPECT_EQ(d["inputs"][1], (nlohmann::json{{"key", "--sweep"}, {"a", "(default)"}, {"b", "true"}, {"from", "run"}}));
 }
 
 TEST(Diff, FieldsOnOneSideShowTheirValues) {

@@ -846,7 +846,8 @@ nlohmann::json result_schema(const StudyDef& s) {
   doc["description"] = s.description;
   doc["properties"]["schema_version"] = {{"const", kSchemaVersion}, {"description", "result format version"}};
   doc["properties"]["run"] = {{"type", "object"},
-                              {"description", "what ran: command, scenario, overrides, seed, podnet version"},
+                              {"description", "what ran: command, scenario, overrides (--set), options (the other "
+                                              "options that change the result), seed, podnet version"},
                               {"required", json::array({"command", "scenario", "seed"})}};
   doc["required"] = json::array({"schema_version", "run"});
   const auto require = [](json& node, const std::string& key) {
