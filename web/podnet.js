@@ -215,7 +215,7 @@
     // reliability
     'mtbi_hours': ['mean time between interruptions (MTBI)', 'dur'], 'expected_interruptions': ['expected interruptions', 'count'],
     'interruption_probability': ['P(at least one interruption)', 'pct2'], 'interruption_rate_per_hour': ['interruptions', 'perh'],
-    'days_to_train_with_failures': ['days to train with random failures', 'days'], 'duration_days': ['window', 'days'],
+    'days_to_train_with_failures': ['training window with random failures', 'days'], 'duration_days': ['window', 'days'],
     'training_days': ['training (failure-free)', 'days'], 'absorbed.expected_failures': ['absorbed failures', 'count'],
     'absorbed.stall_seconds': ['absorbed failures: stalling the job in total', 's'],
     'monte_carlo.ci95_low': ['Monte Carlo: P(interruption), 95 % CI low', 'pct2'],

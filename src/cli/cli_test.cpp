@@ -320,6 +320,38 @@ TEST(Cli, RunDefaultIsDesignPlusTraining) {
   // golden run train-aipod-16k's (the same job at DP8, run twice).
 }
 
+TEST(Cli, RunTimesTheInjectedFailuresAsTrainDoes) {
+  // `podnet run --fail-switches spine=1` (an example of run's --help) had recorded the failure in its run block and
+  // printed the run without it.
+  const std::string args = "leafspine-8k --set topology.gpus=1024 --fail-switches spine=1";
+  Result r = run("run " + args);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("iteration time, no failures"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("with the injected failures: iteration"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(1 of 8 spine switches), down before the run"), std::string::npos) << r.out;
+  // The same figures as train's for the same job.
+  const nlohmann::json ran = nlohmann::json::parse(run("run " + args + " --format json").out);
+  const nlohmann::json trained = nlohmann::json::parse(run("train " + args + " --format json").out);
+  EXPECT_EQ(ran["training"]["failures"], trained["failures"]);
+}
+
+TEST(Cli, ResolveSaysWhatThePresetsGiveTheKeysLeftOut) {
+  // Beside the `auto` keys, the keys a preset fills (the model's shape, the GPU's compute fit): the trailer had
+  // promised what each auto becomes and left them out. A time of zero reads 0s, as the keys' defaults do.
+  Result r = run("resolve aipod-16k");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("#   workload model shape (llama3-405b): layers 126, hidden 16,384, heads 128, kv_heads 8, "
+                       "ffn 53,248, vocab 128,256, seq 8,192\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("#   workload compute (h100 preset): compute_efficiency 0.803, attention_efficiency 0.332, "
+                       "sustained_fraction 0.830, layer_overhead 400us\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  step_overhead: 0s\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("0ps"), std::string::npos) << r.out;
+}
+
 TEST(Cli, TrainRefusesAJobThatDoesNotFitUnlessAllowOom) {
   // Llama 3 405B on one TP8 server: 405.8e9 / 8 parameters x 16 bytes (bf16 weights and gradients, fp32 Adam
   // states) = 812 GB per GPU before activations, against 85.9 GB.
@@ -356,6 +388,17 @@ TEST(Cli, DiffLabelsEveryTrainFigureInWords) {
   }
   EXPECT_GT(rows, 30) << r.out;
   EXPECT_NE(r.out.find("DP+PP bytes crossing the spine"), std::string::npos) << r.out;
+}
+
+TEST(Cli, DiffOfAModelChangeWhoseTunersChoseTreeAndRingPrints) {
+  // A (GPT-3 175B, no SP) reduces its gradients with a tree, B (Llama 3 70B with SP) with a ring, and B's TP
+  // all-gathers inside a server run only as rings: holding one choice must leave out A's tree, not the ring.
+  // It had left out the ring, and the whole diff stopped on B's TP all-gather.
+  Result r = run("diff leafspine-8k leafspine-8k --set-b workload.model=llama3-70b --study train --engine analytical");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("with the same DP algorithm on both sides (--set 'collective.algorithms=^tree')"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST(Cli, DiffWhoseTunerChoseOtherCollectivesAlsoComparesUnderOneChoice) {
@@ -413,6 +456,12 @@ TEST(Cli, TrainTimesPatDataParallelCollectivesAndSaysSo) {
   Result text = run(args);
   ASSERT_EQ(text.status, 0) << text.out;
   EXPECT_NE(flat(text.out).find("reducescatter pat/simple on 8 channels"), std::string::npos) << text.out;
+  // And why it may be slower than at 400G, with the key that times rings instead.
+  EXPECT_NE(flat(text.out).find("note: NCCL's tuner chose PAT for data-parallel collectives: it prices each algorithm "
+                                "on an idle fabric, not under the job's own traffic. To time rings instead: --set "
+                                "'collective.algorithms=^pat'"),
+            std::string::npos)
+      << text.out;
 }
 
 TEST(Cli, TrainAndReliabilityJson) {

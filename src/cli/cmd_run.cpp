@@ -22,13 +22,15 @@ int cmd_run(Common c, bool allow_oom) {
   nlohmann::json doc = design_document(s.scenario, s.fabric, "run");
   study::TrainRequest req;
   req.allow_oom = allow_oom;
-  req.failures = false;  // the one-page summary times the fabric as built
+  // The scenario's failures (its failures: and --fail-links / --fail-switches): the iteration again with them,
+  // as train runs it; the headline stays the fabric as built.
+  req.failures = true;
   const study::TrainStudy t = study::train(s, req, study_progress("run", label));
   nlohmann::json training;
   report::add_training(training, t.result);
   // What `podnet train` says of the same job: where its recipe came from, the fabric's tiers, its notes.
   const nlohmann::json full = report::train_document(s, t);
-  for (const char* k : {"recipe", "network", "notes"})
+  for (const char* k : {"recipe", "network", "notes", "failures", "parallelism"})
     if (full.contains(k)) training[k] = full[k];
   doc["training"] = training;
   doc["reliability"] = report::training_reliability_json(*t.reliability);
@@ -40,6 +42,7 @@ int cmd_run(Common c, bool allow_oom) {
     report::write_training_reliability(d["reliability"], out,
                                        d["training"].contains("parallelism") ? &d["training"]["parallelism"] : nullptr);
     if (d.contains("data_loading")) report::write_data_loading(d["data_loading"], out);
+    report::write_injected_failures(d["training"], out);
   });
   return kExitOk;
 }

@@ -162,17 +162,26 @@ scenario::Scenario load_scenario(const Common& c) {
                              p && p->has(name) ? fmt::format("it takes its default, {}", p->text(name))
                                                : std::string("its default applies"));
   }
+  // A key the scenario or --set keeps against the GPU preset (NVLink, server power): once per key, as above.
+  for (const auto& [key, values] : sc.gpu_kept) {
+    if (!said.insert("gpu:" + key).second) continue;
+    const std::string gpu = sc.section("workload").get_string("gpu");
+    if (key == "server.power")
+      std::cerr << fmt::format("podnet: note: server.power stays {}, as the scenario or --set gives it; an 8-GPU {} "
+                               "server draws {} (NVIDIA's DGX specification; --set server.power={} uses it)\n",
+                               values.first, gpu, values.second, values.second);
+    else
+      std::cerr << fmt::format(
+          "podnet: note: {} stays {} GB/s, as the scenario or --set gives it; workload.gpu {} has {} GB/s per "
+          "direction (--set {}={}GB/s runs the GPU's)\n",
+          key, values.first, gpu, values.second, key, values.second);
+  }
   return sc;
 }
 
 scenario::Setup load_setup(const Common& c, const std::string& command, const RunLabel& label,
                            std::optional<topology::Topology> fabric) {
   scenario::Setup s = scenario::resolve(load_scenario(c), std::move(fabric));
-  for (const auto& [key, values] : s.scenario.gpu_kept)
-    std::cerr << fmt::format(
-        "podnet: note: {} stays {} GB/s, as the scenario or --set gives it; workload.gpu {} has {} GB/s per "
-        "direction (--set {}={}GB/s runs the GPU's)\n",
-        key, values.first, s.scenario.section("workload").get_string("gpu"), values.second, key, values.second);
   // A deployment preset: say which of its keys the scenario or the command line kept, and that its
   // congestion control and PFC are the packet engine's.
   if (const std::string& preset = s.scenario.section("network").get_string("preset"); preset != "none") {

@@ -65,10 +65,24 @@ TEST(Presentation, IdleGpusAreSaidWithWhy) {
   const Result given = run("train aipod-16k --engine analytical --set workload.model=llama3-70b --set workload.tp=8 "
                            "--set workload.pp=4");
   ASSERT_EQ(given.status, 0) << given.out;
-  EXPECT_NE(given.out.find("12,288 of the fabric's 16,384 GPUs stay idle: workload.dp is 128; left out (auto) it "
-                           "would be 512"),
+  EXPECT_NE(given.out.find("12,288 of the fabric's 16,384 GPUs stay idle: workload.dp is 128; left out (--set "
+                           "workload.dp=) it would be 512"),
             std::string::npos)
       << given.out;
+  // aipod-16k doubled: its pinned DP128 is also the largest its batch gives an interleaved pipeline, and a larger
+  // batch alone keeps DP128 (the note had said "global_batch 4,096 would run DP256", which then ran out of memory).
+  // 32,768 / (8 x 16) = 256 replicas; 256 x 16 microbatches = 4,096.
+  const Result doubled = run("train aipod-16k --engine analytical --set topology.gpus=32768");
+  ASSERT_EQ(doubled.status, 0) << doubled.out;
+  EXPECT_NE(flat(doubled.out)
+                .find("16,384 of the fabric's 32,768 GPUs stay idle: workload.dp is 128: to run DP256, "
+                      "leave it out (--set workload.dp=) and set global_batch 4,096"),
+            std::string::npos)
+      << doubled.out;
+  const Result fixed = run("train aipod-16k --engine analytical --set topology.gpus=32768 --set workload.dp= --set "
+                           "workload.global_batch=4096");
+  ASSERT_EQ(fixed.status, 0) << fixed.out;
+  EXPECT_NE(fixed.out.find("(32,768 of 32,768 GPUs)"), std::string::npos) << fixed.out;
 }
 
 // Too many GPUs: the product, and the dp that fits (4 x 2 x 4 = 32 a replica: 1,024 / 32 = 32).
@@ -314,8 +328,13 @@ TEST(Presentation, CapacityPlannersWhatIfs) {
   EXPECT_NE(d.out.find("(each side's job uses 16 of its fabric's 1,024 GPUs: the whole network is charged to it"),
             std::string::npos)
       << d.out;
+  // A word three letters from every engine is no typo: the engines are listed, none suggested (`fast` had
+  // suggested flow, not the fastest engine).
   const Result e = run("diff leafspine-8k leafspine-8k --engine fast", true);
-  EXPECT_NE(e.out.find("--engine: 'fast' is not valid (did you mean 'flow'?)"), std::string::npos) << e.out;
+  EXPECT_NE(e.out.find("--engine: 'fast' is not valid: expected one of: analytical, flow, packet"), std::string::npos)
+      << e.out;
+  const Result e2 = run("diff leafspine-8k leafspine-8k --engine flwo", true);
+  EXPECT_NE(e2.out.find("--engine: 'flwo' is not valid (did you mean 'flow'?)"), std::string::npos) << e2.out;
   const Result k = run("design leafspine-8k --set cost.switch=30000", true);
   EXPECT_NE(k.out.find("(did you mean 'switch_port'?)"), std::string::npos) << k.out;
   const Result g = run("design leafspine-8k");

@@ -84,7 +84,8 @@ TEST(StudyRegistry, AStudyRegisteredOnlyThereSweepsAndDiffs) {
   for (const char* s : {"", "-wal", "-shm"}) fs::remove(db2 + s);
   r = podnet({"sweep", "leafspine-8k", "--study", "toy", "--vary", "topology.gpus=4096,8192", "--results", db2});
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("note: topology.gpus sets the GPU count (4,096 to 8,192, column toy.gpus)"), std::string::npos)
+  EXPECT_NE(r.out.find("note: topology.gpus sets the job's GPU count (4,096 to 8,192 GPUs; column \"GPUs\", toy.gpus)"),
+            std::string::npos)
       << r.out;
   // An option of another study is refused, naming whose it is.
   r = podnet({"sweep", "leafspine-8k", "--study", "toy", "--evaluate", "3", "--vary", "seed=1,3", "--results", db});

@@ -216,6 +216,7 @@ std::string format_scaled(double v, const Unit (&units)[N], std::initializer_lis
 std::string format_time(Time t) {
   // A whole number of hours or minutes in that unit ("5min", not "300s"): as a user writes such a time.
   constexpr int64_t kMinute = 60'000'000'000'000, kHour = 60 * kMinute;
+  if (t.ps == 0) return "0s";  // no time at all reads in seconds, as the keys' defaults are written ("0ps" was)
   if (t.ps >= kHour && t.ps % kHour == 0) return std::to_string(t.ps / kHour) + "h";
   if (t.ps >= kMinute && t.ps % kMinute == 0) return std::to_string(t.ps / kMinute) + "min";
   return format_scaled(static_cast<double>(t.ps), kTimeUnits, {0, 1, 2, 4, 5});

@@ -61,6 +61,7 @@ TEST(Units, ParseAndFormat) {
   EXPECT_EQ(format_time(Time::from_seconds(5400)), "90min");
   EXPECT_EQ(format_time(Time::from_seconds(7200)), "2h");
   EXPECT_EQ(format_time(Time::from_seconds(90)), "90s");
+  EXPECT_EQ(format_time(Time()), "0s");  // as the keys' defaults are written, not "0ps"
   EXPECT_EQ(format_time(Time::from_seconds(59)), "59s");
   EXPECT_EQ(format_bytes(64LL << 20), "64MiB");
   EXPECT_EQ(format_bytes(8000000000LL), "8GB");

@@ -291,9 +291,13 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
   // Channels left to NCCL's tuner vary with the size: the table gives each row's.
   const std::string channels = b["channels"].get<std::string>();
   const int qps = b["qps"].get<int>();
-  out << fmt::format("podnet bench: {}{} on {} GPUs of {} ({} engine, {} routing, {}{}{})\n", op, algo,
+  // The transport (its headers' share of the wire) on every engine; the packet engine's line below names it
+  // with its congestion control.
+  const std::string transport = b.contains("cc") || !b.contains("transport") ? std::string()
+                                                                             : b["transport"].get<std::string>() + ", ";
+  out << fmt::format("podnet bench: {}{} on {} GPUs of {} ({} engine, {} routing, {}{}{}{})\n", op, algo,
                      thousands(b["gpus"].get<int64_t>()), d["run"]["scenario"].get<std::string>(),
-                     b["engine"].get<std::string>(), b["routing"].get<std::string>(),
+                     b["engine"].get<std::string>(), b["routing"].get<std::string>(), transport,
                      channels == "auto"
                          ? (tuned ? "channels as NCCL picks them" : "channels as the algorithm picks them")
                      : channels == "1" ? "1 channel"

@@ -128,6 +128,21 @@ ResultField inferred(const std::string& key) {
     const bool named = !parts.empty() && (parts.back() == "capex by tier" || parts.back() == "switches" ||
                                           parts.back() == "links" || parts.back() == "optics");
     if (!named) std::replace(part.begin(), part.end(), '_', ' ');
+    // Parallelism and collective abbreviations as the reports write them ("backward tp" read as a word).
+    if (!named) {
+      std::string words;
+      std::istringstream in(part);
+      for (std::string w; in >> w;) {
+        static const std::set<std::string> kUpper = {"tp",   "pp",  "dp",   "ep",  "cp",  "mfu", "hfu", "gpu",
+                                                     "gpus", "nic", "nics", "pfc", "ecn", "bgp", "asn"};
+        if (kUpper.count(w)) {
+          std::transform(w.begin(), w.end(), w.begin(), [](unsigned char c) { return std::toupper(c); });
+          if (w.size() > 3 && w.back() == 'S') w.back() = 's';  // GPUs, NICs
+        }
+        words += (words.empty() ? "" : " ") + w;
+      }
+      if (!words.empty()) part = words;
+    }
     parts.push_back(part);
   }
   std::string label = prefix;
@@ -398,12 +413,17 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
       };
       if (choices(da) != choices(it->second)) {
         const std::set<std::string> aa = algorithms(da), ab = algorithms(it->second);
-        std::vector<std::string> only;
-        for (const auto& x : ab)
-          if (!aa.count(x)) only.push_back(x);
-        if (only.empty())
-          for (const auto& x : aa)
-            if (!ab.count(x)) only.push_back(x);
+        // The algorithms one side ran and the other did not, to exclude on both; never ring, which every
+        // collective can run and some need (a TP all-gather inside one server: excluding it left that
+        // side nothing to run).
+        const auto only_in = [](const std::set<std::string>& x, const std::set<std::string>& y) {
+          std::vector<std::string> v;
+          for (const auto& a : x)
+            if (!y.count(a) && a != "ring") v.push_back(a);
+          return v;
+        };
+        std::vector<std::string> only = only_in(ab, aa);
+        if (only.empty()) only = only_in(aa, ab);
         nlohmann::json dc = {{"a", dp_choices_text(da)}, {"b", dp_choices_text(it->second)}};
         if (!only.empty()) dc["hold"] = fmt::format("collective.algorithms=^{}", fmt::join(only, ","));
         doc["attribution"]["train"]["dp_collectives"] = dc;
@@ -500,7 +520,10 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
           out << fmt::format("    note: NCCL's tuner chose other DP collectives on each side; it prices them on an "
                              "idle fabric.\n      A: {}\n      B: {}\n",
                              (*dc)["a"].get<std::string>(), (*dc)["b"].get<std::string>());
-          if (dc->contains("hold"))
+          if (dc->contains("hold_failed"))
+            out << fmt::format("      One choice on both sides (--set '{}') could not run: {}\n",
+                               (*dc)["hold"].get<std::string>(), (*dc)["hold_failed"].get<std::string>());
+          else if (dc->contains("hold"))
             out << fmt::format("      To compare the fabrics under one choice: --set '{}'\n",
                                (*dc)["hold"].get<std::string>());
         }

@@ -109,6 +109,19 @@ TEST(Diff, SidesWhoseTunerChoseOtherDpCollectivesAreNamed) {
                            "      iteration time "),
             std::string::npos)
       << out.str();
+  // A tree on A against a ring on B (a one-server TP all-gather needs ring): the hold leaves out A's tree, never
+  // the ring, which would leave B's TP collectives nothing to run.
+  d = diff_document(DiffSide{"A", "", {{"train", with("tree", 4, 10)}}},
+                    DiffSide{"B", "", {{"train", with("ring", 4, 10)}}});
+  EXPECT_EQ(d["attribution"]["train"]["dp_collectives"]["hold"], "collective.algorithms=^tree");
+  // When the held runs fail all the same (cmd_diff records why), the comparison stands and says so.
+  d["attribution"]["train"]["dp_collectives"]["hold_failed"] = "no enabled algorithm is available";
+  out.str("");
+  write_diff_table(d, out);
+  EXPECT_NE(out.str().find("One choice on both sides (--set 'collective.algorithms=^tree') could not run: no enabled "
+                           "algorithm is available"),
+            std::string::npos)
+      << out.str();
   // Only the channels differ: named, no algorithm to leave out.
   d = diff_document(DiffSide{"A", "", {{"train", with("ring", 4, 10)}}},
                     DiffSide{"B", "", {{"train", with("ring", 8, 10)}}});
@@ -174,7 +187,7 @@ TEST(Diff, ASmallChangeGetsTheDecimalsItNeedsAndAYesNoStaysOne) {
   std::ostringstream out;
   write_diff_table(d, out, 10);
   EXPECT_NE(out.str().find("30.5 days  -0.03 days"), std::string::npos) << out.str();
-  EXPECT_NE(out.str().find("settings, spare rail                false      true\n"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("settings, spare rail                  false      true\n"), std::string::npos) << out.str();
   EXPECT_EQ(out.str().find("+1"), std::string::npos) << out.str();
 }
 

@@ -292,6 +292,17 @@ void Table::write(std::ostream& out, const std::string& indent) const {
       at = end + 1;
     }
   }
+  // Last, a first column wider than half the table (a failure named by both ends of its link) wraps, down to that
+  // half, once the other columns and headers have narrowed: the table had stayed wider than kTableWidth. Not below
+  // its longest word either (a word is never cut): a name without spaces keeps its width.
+  size_t first_floor = kTableWidth / 2;
+  for (const auto& r : rows_)
+    if (!r.empty())
+      for (size_t at = 0; at <= r[0].size();) {
+        const size_t end = std::min(r[0].find(' ', at), r[0].size());
+        first_floor = std::max(first_floor, end - at);
+        at = end + 1;
+      }
   for (size_t t = total(); t > kTableWidth; t = total()) {
     size_t widest = 0;
     for (size_t i = 1; i < cols; ++i)
@@ -299,6 +310,10 @@ void Table::write(std::ostream& out, const std::string& indent) const {
     if (widest == 0)  // headers next: the one with the most room to give
       for (size_t i = 1; i < cols; ++i)
         if (w[i] > floor[i] && (widest == 0 || w[i] - floor[i] > w[widest] - floor[widest])) widest = i;
+    if (widest == 0 && w[0] > first_floor) {  // then the first column
+      --w[0];
+      continue;
+    }
     if (widest == 0) break;
     --w[widest];  // a character at a time from the widest: the wide columns end up alike
   }

@@ -68,7 +68,8 @@ void append_wrapped(std::string& out, std::string_view line, size_t keep, size_t
 
 // A console table: left-aligned first column, right-aligned numbers. A table wider than kTableWidth characters
 // wraps its widest text columns at spaces (each down to kWrapWidth), then the headers wider than their column's
-// cells, so that long descriptions and labels stay readable; a row of several lines stands between blank lines.
+// cells, then a first column wider than half of kTableWidth (down to that half or its longest word), so that long
+// descriptions and labels stay readable; a row of several lines stands between blank lines.
 class Table {
  public:
   static constexpr size_t kTableWidth = 120, kWrapWidth = 24;

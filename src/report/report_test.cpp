@@ -146,6 +146,24 @@ TEST(Report, ProseLinesWrapAtTheTableWidth) {
   EXPECT_EQ(wrap_prose(url), "  see:\n    " + std::string(130, 'x') + "\n    end");
 }
 
+TEST(Report, AFirstColumnWiderThanHalfTheTableWraps) {
+  // A failure named by both ends of its link (127 characters) beside two numbers, 148 wide in all. The header
+  // "costs (ms)" narrows to its cells' 7 (two lines); the table is still 127 wide, so the first column wraps at
+  // spaces, to 120 - (2 + 7 + 2 + 7) = 102. It had kept its width: every line 127 characters.
+  const std::string name(60, 'a');
+  Table t({"failure", "at (ms)", "costs (ms)"});
+  t.add({"gpu 1 slowed", "0.000", "201.506"});
+  t.add({name + " <-> " + name + " x", "995.087", "0.000"});
+  const std::string text = table_text(t);
+  EXPECT_EQ(text.substr(0, text.find("---")),
+            "failure" + std::string(95, ' ') + "  at (ms)    costs\n" + std::string(116, ' ') + "(ms)\n")
+      << text;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 120u) << text;
+  EXPECT_NE(text.find(name + " <->" + std::string(38, ' ') + "  995.087    0.000\n" + name + " x\n"), std::string::npos)
+      << text;
+}
+
 TEST(Report, TablePlaceholdersAlignWithTheirNumbers) {
   // A '-' (no value) takes its column's alignment, as an empty cell does: a column of numbers and '-', or of
   // '-' alone, stays right-aligned; a '-' among words stays left-aligned.

@@ -151,7 +151,18 @@ TEST(Studies, SweepTableShowsTheGpuCountAndWarnsWhenAnAxisChangesIt) {
   study::ResultTable dp = t;
   dp.axes = {"workload.dp"};
   dp.columns[1] = "workload.dp";
-  EXPECT_EQ(gpu_count_warning(dp), "note: workload.dp sets the GPU count (8,192 to 16,384, column parallelism.gpus)");
+  EXPECT_EQ(gpu_count_warning(dp),
+            "note: workload.dp sets the job's GPU count (8,192 to 16,384 GPUs; column \"GPUs\", parallelism.gpus)");
+  // A fabric swept by its size whose job leaves GPUs idle at a point: the point says what the job ran on (the row
+  // labelled 12,288 ran 8,192 GPUs).
+  study::ResultTable fabric = t;
+  fabric.axes = {"topology.gpus"};
+  fabric.columns[1] = "topology.gpus";
+  fabric.rows[0][1] = std::string("12288");
+  fabric.rows[1][1] = std::string("16384");
+  EXPECT_EQ(gpu_count_warning(fabric),
+            "note: topology.gpus sets the job's GPU count (8,192 to 16,384 GPUs; column \"GPUs\", parallelism.gpus); "
+            "at topology.gpus 12,288 the job ran on 8,192 GPUs, the others idle (podnet train at that size says why)");
 }
 
 TEST(Studies, DiffShowsTheGpuCountAndWarnsWhenItDiffers) {

@@ -38,6 +38,10 @@ void flatten(const nlohmann::json& o, const std::string& prefix, std::vector<stu
     // train's `network` block restates the scenario (NIC speed, transport) for the report's header: an input,
     // which diff lists among the inputs, not a result.
     if (prefix.empty() && it.key() == "network" && it->is_object()) continue;
+    // Which chunk train's per-chunk timings describe (its stage, index and layers) names them; their times are
+    // the results (diff listed "timings, first chunk with layers, chunk 1" as a figure).
+    if (prefix.rfind("timings.", 0) == 0 && (it.key() == "chunk" || it.key() == "stage" || it.key() == "layers"))
+      continue;
     const std::string name = prefix.empty() ? it.key() : prefix + "." + it.key();
     if (it->is_object()) flatten(*it, name, out);
     else if (!it->is_array()) out.push_back({name, value_of(*it)});
@@ -162,13 +166,35 @@ std::string gpu_count_warning(const study::ResultTable& t) {
                                                "inference.prefill_replicas",
                                                "inference.decode_replicas",
                                                "reliability.job_gpus"};
+  const ResultField* gf = find_field(*st, st->gpus_field);
+  const std::string column = gf && !gf->label.empty() ? fmt::format("column \"{}\", {}", gf->label, st->gpus_field)
+                                                      : fmt::format("column {}", st->gpus_field);
+  // A fabric swept by its size whose job leaves GPUs idle at some points (the batch bounds DP): those points, as
+  // the axis labels them, with the GPUs the job ran on.
+  std::string idle;
+  if (const size_t fabric = col("topology.gpus"); fabric < t.columns.size() && st->gpus_field != "bom.gpus") {
+    std::vector<std::string> at;
+    for (const auto* r : ok) {
+      const std::string v = text_of((*r)[fabric]);
+      if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos) continue;
+      const int64_t built = std::stoll(v), used = std::get<int64_t>((*r)[g]);
+      if (used < built)
+        at.push_back(at.empty()
+                         ? fmt::format("at topology.gpus {} the job ran on {} GPUs", thousands(built), thousands(used))
+                         : fmt::format("at {} on {}", thousands(built), thousands(used)));
+    }
+    if (!at.empty())
+      idle = fmt::format("; {}{}, the others idle (podnet train at that size says why)",
+                         fmt::format("{}", fmt::join(at.begin(), at.begin() + std::min<size_t>(at.size(), 3), ", ")),
+                         at.size() > 3 ? fmt::format(" and {} more points", at.size() - 3) : "");
+  }
   if (!changing.empty() &&
       std::all_of(changing.begin(), changing.end(), [](const std::string& a) { return kSizes.count(a) > 0; }))
-    return fmt::format("note: {} set{} the GPU count ({} to {}, column {})", axes, changing.size() == 1 ? "s" : "",
-                       thousands(lo), thousands(hi), st->gpus_field);
-  return fmt::format("warning: the points run on different GPU counts ({} to {}, column {}){}: their results "
+    return fmt::format("note: {} set{} the job's GPU count ({} to {} GPUs; {}){}", axes,
+                       changing.size() == 1 ? "s" : "", thousands(lo), thousands(hi), column, idle);
+  return fmt::format("warning: the points run on different GPU counts ({} to {}, {}){}: their results "
                      "compare jobs of different sizes, not the axis alone",
-                     thousands(lo), thousands(hi), st->gpus_field,
+                     thousands(lo), thousands(hi), column,
                      changing.empty() ? "" : "; " + axes + " change" + (changing.size() == 1 ? "s" : "") + " it");
 }
 

@@ -305,7 +305,23 @@ std::string idle_gpus_note(const nlohmann::json& o) {
     // auto DP; the largest DP that splits the batch at all
     const int64_t auto_dp = workload::largest_dp(seqs, full, interleaved ? pp : 1),
                   split_dp = workload::largest_dp(seqs, full, 1);
-    if (interleaved && auto_dp == par["dp"].get<int64_t>() && split_dp > auto_dp) {
+    const int64_t dp = par["dp"].get<int64_t>();
+    if (par.value("dp_given", false) && full > dp) {
+      // workload.dp pinned (the scenario's or a --set): a larger batch alone keeps it, so the way out names it.
+      if (auto_dp > dp)
+        why += fmt::format("{}workload.dp is {}; left out (--set workload.dp=) it would be {}", why.empty() ? "" : "; ",
+                           dp, auto_dp);
+      else {
+        const int64_t per = full * mb * (interleaved ? pp : 1), fill = (batch + per - 1) / per * per;
+        why += fmt::format("{}workload.dp is {}: to run DP{}, leave it out (--set workload.dp=) and set global_batch "
+                           "{}{}",
+                           why.empty() ? "" : "; ", dp, full, thousands(fill),
+                           interleaved ? fmt::format(" (each pipeline a multiple of pp {} microbatches, as the "
+                                                     "interleaved schedule needs)",
+                                                     pp)
+                                       : "");
+      }
+    } else if (interleaved && auto_dp == par["dp"].get<int64_t>() && split_dp > auto_dp) {
       const int64_t per = full * mb * pp, fill = (batch + per - 1) / per * per;
       why += fmt::format("{}DP{} is the largest that gives each pipeline a multiple of pp {} microbatches (here {}), "
                          "as the interleaved schedule (interleave {}) needs; global_batch {} would run DP{}",
@@ -337,6 +353,16 @@ std::vector<std::string> layout_notes(const nlohmann::json& o) {
     notes.push_back(fmt::format("{} has {} experts and workload.ep is 1: every GPU holds all of them and no "
                                 "all-to-all runs; set workload.ep (it divides dp and the experts) to spread them",
                                 o["model"]["name"].get<std::string>(), o["model"]["experts"].get<int64_t>()));
+  // NCCL's tuner picks PAT from its cost model of an idle fabric (faster NICs make it cheaper there), which can make
+  // the step slower under the job's own traffic: a reader comparing NICs must know which algorithm ran.
+  if (o.contains("plan") && o["plan"].contains("dp_choices")) {
+    bool pat = false;
+    for (const auto& c : o["plan"]["dp_choices"]) pat = pat || c.value("algorithm", "") == "pat";
+    if (pat)
+      notes.push_back("NCCL's tuner chose PAT for data-parallel collectives: it prices each algorithm on an idle "
+                      "fabric, not under the job's own traffic. To time rings instead: --set "
+                      "'collective.algorithms=^pat' (podnet diff compares two choices)");
+  }
   if (o.contains("network") && o["network"].contains("pcie_gbyte_per_s")) {
     const double nic = o["network"]["nic_gbyte_per_s"].get<double>(),
                  pcie = o["network"]["pcie_gbyte_per_s"].get<double>();
@@ -1000,7 +1026,9 @@ void write_sweep_table(const nlohmann::json& o, std::ostream& out) {
     const bool fits = r.value("fits", true);
     const std::string dp = std::to_string(r["dp"].get<int64_t>());
     if (!fits && std::find(unfit.begin(), unfit.end(), dp) == unfit.end()) unfit.push_back(dp);
-    std::vector<std::string> row = {cap > 0 ? fixed(cap, 0) + " GB/s" : "as built",
+    // In GB/s (bytes, as the traffic), with the line rate in Gb/s beside it (as the scenario's nic_speed).
+    std::vector<std::string> row = {cap > 0 ? fmt::format("{} GB/s ({} Gbps)", fixed(cap, 0), fixed(8 * cap, 0))
+                                            : "as built",
                                     fits ? dp : dp + " *",
                                     thousands(r["gpus"].get<int64_t>()),
                                     fixed(r["iteration_time_ms"].get<double>(), 2),
@@ -1216,14 +1244,19 @@ std::vector<int64_t> slow_among(const std::string& list, const std::vector<int64
 }  // namespace
 
 std::string op_words(const std::string& label) {
-  static const std::regex kP2p(R"(p2p (act|grad) vs(\d+)->(\d+) mb(\d+))"), kCompute(R"(([FB]) c(\d+) mb(\d+))"),
-      kKv(R"(cp kv (\d+)->(\d+))");
+  // A pass's compute ("B c0 mb6", "F c1 mb2 [2/3]" when split around a bucket) and the TP, EP and CP
+  // communication that follows it ("tp B c0 mb6": training.cpp, add_passes).
+  static const std::regex kP2p(R"(p2p (act|grad) vs(\d+)->(\d+) mb(\d+))"),
+      kCompute(R"((?:(tp|ep|cp) )?([FB]) c(\d+) mb(\d+)( \[\d+/\d+\])?)"), kKv(R"(cp kv (\d+)->(\d+))");
   std::smatch m;
   if (std::regex_match(label, m, kP2p))
     return fmt::format("{} sent, virtual stage {} to {}, microbatch {}", m[1] == "act" ? "activations" : "gradients",
                        m[2].str(), m[3].str(), m[4].str());
-  if (std::regex_match(label, m, kCompute))
-    return fmt::format("{}, chunk {}, microbatch {}", m[1] == "F" ? "forward" : "backward", m[2].str(), m[3].str());
+  if (std::regex_match(label, m, kCompute)) {
+    const std::string part = m[1].matched ? (m[1] == "tp" ? "TP" : m[1] == "ep" ? "EP" : "CP") + std::string(", ") : "";
+    return fmt::format("{}{}, chunk {}, microbatch {}{}", part, m[2] == "F" ? "forward" : "backward", m[3].str(),
+                       m[4].str(), m[5].matched ? ", piece " + m[5].str().substr(2, m[5].length() - 3) : "");
+  }
   if (std::regex_match(label, m, kKv))
     return fmt::format("context-parallel K/V, rank {} to {}", m[1].str(), m[2].str());
   return label;
@@ -1328,6 +1361,8 @@ nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy&
       doc["cost"]["network_capex_usd_per_token_per_second"] =
           round_to(capex / doc["tokens_per_second"].get<double>(), 6);
   }
+  // workload.dp given (not auto): the idle-GPU note's way out must say to drop it.
+  if (s.scenario.section("workload").has("dp")) doc["parallelism"]["dp_given"] = true;
   if (!t.chakra && t.imported_source.empty()) {
     nlohmann::json recipe = recipe_json(s.scenario, t.result.job);
     if (!recipe.is_null()) doc["recipe"] = std::move(recipe);
@@ -1405,6 +1440,10 @@ void write_train_table(const nlohmann::json& d, std::ostream& out) {
         << ", whose VRFs do not route to each other: as the configuration plan isolates them, the job could not run "
            "across them (jobs: with a job per tenant times each on its own servers)\n";
   }
+  write_injected_failures(d, out);
+}
+
+void write_injected_failures(const nlohmann::json& d, std::ostream& out) {
   if (!d.contains("failures")) return;
   const auto& f = d["failures"];
   if (f["job_failed"].get<bool>())

@@ -49,6 +49,9 @@ nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy&
 // label.
 std::string op_words(const std::string& label);
 void write_train_table(const nlohmann::json& doc, std::ostream& out);
+// The iteration with the scenario's injected failures (doc["failures"], train_document): the slowdown, the events,
+// what made the step slower and what each failure costs. Nothing without failures. write_train_table ends with it.
+void write_injected_failures(const nlohmann::json& doc, std::ostream& out);
 
 // {mtbi_hours, checkpoint_interval_minutes, checkpoint_cost_minutes,
 //  restart_cost_minutes, goodput, days_to_train_with_failures} (null for +inf)

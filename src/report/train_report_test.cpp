@@ -41,6 +41,10 @@ TEST(TrainReport, OpLabelsInWords) {
   EXPECT_EQ(op_words("F c0 mb3"), "forward, chunk 0, microbatch 3");
   EXPECT_EQ(op_words("B c2 mb10"), "backward, chunk 2, microbatch 10");
   EXPECT_EQ(op_words("cp kv 3->0"), "context-parallel K/V, rank 3 to 0");
+  // The TP, EP and CP communication after a pass (it read "tp B c0 mb6"), and a pass split around a bucket.
+  EXPECT_EQ(op_words("tp B c0 mb6"), "TP, backward, chunk 0, microbatch 6");
+  EXPECT_EQ(op_words("ep F c1 mb2"), "EP, forward, chunk 1, microbatch 2");
+  EXPECT_EQ(op_words("F c1 mb2 [2/3]"), "forward, chunk 1, microbatch 2, piece 2/3");
   EXPECT_EQ(op_words("dp reducescatter b3"), "dp reducescatter b3");
 }
 

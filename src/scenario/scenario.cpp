@@ -19,6 +19,7 @@
 #include "core/files.hpp"
 #include "core/rng.hpp"
 #include "core/shared_param_error.hpp"
+#include "core/units.hpp"
 #include "core/version.hpp"
 #include "engine/network_params.hpp"
 #include "engine/network_presets.hpp"
@@ -325,6 +326,7 @@ class Loader {
     apply_recipe(sc_.section_params["workload"], root["workload"], "workload");
     apply_network_preset(sc_.section_params["network"], root["network"]);
     apply_gpu_nvlink(root["server"]);
+    apply_gpu_power(root["server"]);
     if (root["jobs"]) read_jobs(root["jobs"], root["workload"]);
     if (root["tenants"]) read_tenants(root["tenants"]);
     derive_family_keys();
@@ -354,7 +356,18 @@ class Loader {
   // Keys the family derives from others (builders.hpp), written in so that every study shows what is built.
   void derive_family_keys() {
     const topology::BuilderInfo* b = topology::find_builder(sc_.family);
-    if (b && b->derive) b->derive(sc_.topology, sc_.section_params["server"], sc_.section_params["switch"]);
+    if (!b || !b->derive) return;
+    // topology.gpus given (the file or --set) and derived otherwise (fat_tree's topology.k sizes the tree): the
+    // given count would be dropped without a word, so it is refused, as a torus refuses gpus its dims do not hold.
+    const bool gpus_given = sc_.lines.count("topology.gpus") || sc_.from_set.count("topology.gpus");
+    const int64_t given = gpus_given ? sc_.topology.get_int("gpus") : 0;
+    b->derive(sc_.topology, sc_.section_params["server"], sc_.section_params["switch"]);
+    if (gpus_given && sc_.topology.get_int("gpus") != given && sc_.topology.has("k"))
+      fail("topology.gpus", sc_.lines.count("topology.gpus") ? sc_.lines.at("topology.gpus") : 0,
+           fmt::format("topology.gpus = {}, but topology.k = {} builds the k-ary fat tree of {} GPUs; expected "
+                       "topology.gpus left out, or topology.k dropped (--set topology.k=) to size the fat tree by "
+                       "topology.gpus and switch.radix",
+                       thousands(given), sc_.topology.get_int("k"), thousands(sc_.topology.get_int("gpus"))));
   }
 
   // A built-in preset's value for `key` of `specs`, parsed; Error naming `who` when podnet's own table is wrong.
@@ -435,6 +448,30 @@ class Loader {
       if (p.text(key) != canonical)
         sc_.gpu_kept["server." + key] = {fmt::format("{:g}", p.get_bandwidth(key).bytes_per_second() / 1e9),
                                          fmt::format("{:g}", g->nvlink_bandwidth / 1e9)};
+      return;
+    }
+    p.set(key, value, canonical);
+    sc_.gpu_keys["server." + key] = "workload.gpu";
+  }
+
+  // An 8-GPU server's power with the GPU preset's GPUs (workload.gpu) on server.power when neither the scenario nor
+  // --set gives it: NVIDIA's DGX system specifications, maximum power (DGX A100 6.5 kW, DGX H100 and DGX H200
+  // 10.2 kW, DGX B200 14.3 kW). A given value stays; one that differs is recorded (Scenario::gpu_kept) for a
+  // note, as for NVLink: `--set workload.gpu=b200` on a file written for H100 servers had kept 10.2 kW without a
+  // word, and the design's power and energy with it. Servers of another GPU count keep server.power.
+  void apply_gpu_power(const YAML::Node& server) {
+    static const std::map<std::string, std::string> kServerPower = {{"a100", "6.5kW"},
+                                                                    {"h100", "10.2kW"},
+                                                                    {"h200", "10.2kW"},
+                                                                    {"b200", "14.3kW"}};
+    const auto it = kServerPower.find(sc_.section_params["workload"].get_string("gpu"));
+    Params& p = sc_.section_params["server"];
+    if (it == kServerPower.end() || p.get_int("gpus") != 8) return;
+    const std::string key = "power";
+    const auto [value, canonical] =
+        preset_value(topology::server_params(), key, it->second, fmt::format("GPU preset {}", it->first));
+    if (server && server.IsMap() && server[key]) {
+      if (p.text(key) != canonical) sc_.gpu_kept["server." + key] = {p.text(key), canonical};
       return;
     }
     p.set(key, value, canonical);
@@ -1087,8 +1124,10 @@ std::string closest(const std::string& given, const std::vector<std::string>& ca
   if (word.find_first_of("-_") != std::string::npos)
     for (const auto& c : candidates)
       if (parts(lower(c)) == parts(word)) return c;
+  // A few letters away: at most a third of the word (plus one) edits, so that a word of its own is not taken for
+  // a typo (`colour` was "did you mean 'power'?", three edits of six letters).
   std::string best;
-  size_t best_d = word.size() / 2 + 2;
+  size_t best_d = (word.size() + 2) / 3 + 1;
   for (const auto& given_c : candidates) {
     const std::string c = lower(given_c);
     std::vector<size_t> prev(c.size() + 1), cur(c.size() + 1);

@@ -106,6 +106,20 @@ TEST(Scenario, AKaryFatTreeShowsTheSizeAndRadixItBuilds) {
   EXPECT_EQ(k8.topology.get_int("gpus"), 128);
   EXPECT_EQ(k8.section("switch").get_int("radix"), 8);
   EXPECT_EQ(k8.build_topology().gpus.size(), 128u);
+  // A GPU count given beside k is refused unless it is k's (it was dropped without a word); the resolved scenario,
+  // which writes k's count in, loads again.
+  try {
+    (void)load("fat-tree-k48", {"topology.gpus=4096"});
+    FAIL();
+  } catch (const InputError& x) {
+    EXPECT_NE(std::string(x.what()).find("--set topology.gpus: topology.gpus = 4,096, but topology.k = 48 builds the "
+                                         "k-ary fat tree of 27,648 GPUs; expected topology.gpus left out, or "
+                                         "topology.k dropped (--set topology.k=)"),
+              std::string::npos)
+        << x.what();
+  }
+  EXPECT_EQ(load("fat-tree-k48", {"topology.gpus=27648"}).topology.get_int("gpus"), 27648);
+  EXPECT_EQ(load("fat-tree-k48", {"topology.gpus=4096", "topology.k="}).build_topology().gpus.size(), 4096u);
 }
 
 TEST(Scenario, UnknownKeyNamesFileLineAndKey) {
@@ -114,6 +128,10 @@ TEST(Scenario, UnknownKeyNamesFileLineAndKey) {
   std::string e = error_of(text);
   EXPECT_NE(e.find("t.yaml:8: server.nic_sped: unknown key"), std::string::npos) << e;
   EXPECT_NE(e.find("did you mean 'nic_speed'"), std::string::npos) << e;
+  // A word of its own is no typo: `colour` is three edits from `power`, and no key is suggested.
+  e = error_of(std::string(kBase) + "  colour: red\n");
+  EXPECT_NE(e.find("t.yaml:8: server.colour: unknown key; expected one of:"), std::string::npos) << e;
+  EXPECT_EQ(e.find("did you mean"), std::string::npos) << e;
 }
 
 TEST(Scenario, KeysOfAMapGivenWholeWithSetBlameTheSet) {
@@ -736,7 +754,7 @@ TEST(Intake, NewcomersSlipsSayWhatToFix) {
 TEST(GpuPreset, SetsTheServersNvlinkUnlessGiven) {
   Scenario sc = load_text(std::string(kBase), "t.yaml", "t", {"workload.gpu=b200"});
   EXPECT_DOUBLE_EQ(sc.hardware().nvlink_bw.bytes_per_second(), 900e9);
-  EXPECT_TRUE(sc.gpu_kept.empty());
+  EXPECT_EQ(sc.gpu_kept.count("server.nvlink_bandwidth"), 0u);
   sc = load_text(std::string(kBase), "t.yaml", "t", {"workload.gpu=a100"});
   EXPECT_DOUBLE_EQ(sc.hardware().nvlink_bw.bytes_per_second(), 300e9);
   // Given: kept, and recorded with the GPU's figure for the note.
@@ -746,6 +764,24 @@ TEST(GpuPreset, SetsTheServersNvlinkUnlessGiven) {
   EXPECT_EQ(sc.gpu_kept.at("server.nvlink_bandwidth"), std::make_pair(std::string("450"), std::string("900")));
   sc = load_text(std::string(kBase), "t.yaml", "t", {"workload.gpu=b200", "server.nvlink_bandwidth=1TB/s"});
   EXPECT_DOUBLE_EQ(sc.hardware().nvlink_bw.bytes_per_second(), 1e12);
+}
+
+// An 8-GPU server's power follows the GPU preset unless given (NVIDIA's DGX specifications: DGX A100 6.5 kW, DGX
+// H100 10.2 kW, DGX B200 14.3 kW): a B200 what-if had kept the H100 server's 10.2 kW, and the design's power and
+// energy with it. Given, it stays and is recorded for the note; other servers keep server.power.
+TEST(GpuPreset, SetsAnEightGpuServersPowerUnlessGiven) {
+  Scenario sc = load_text(std::string(kBase), "t.yaml", "t", {"workload.gpu=b200"});
+  EXPECT_DOUBLE_EQ(sc.hardware().server_power_w, 14300);
+  EXPECT_EQ(sc.gpu_keys.at("server.power"), "workload.gpu");
+  sc = load_text(std::string(kBase), "t.yaml", "t", {"workload.gpu=a100"});
+  EXPECT_DOUBLE_EQ(sc.hardware().server_power_w, 6500);
+  sc = load_text(std::string(kBase) + "  power: 10.2kW\n", "t.yaml", "t", {"workload.gpu=b200"});
+  EXPECT_DOUBLE_EQ(sc.hardware().server_power_w, 10200);
+  ASSERT_EQ(sc.gpu_kept.count("server.power"), 1u);
+  EXPECT_EQ(sc.gpu_kept.at("server.power"), std::make_pair(std::string("10.2kW"), std::string("14.3kW")));
+  // A 4-GPU server: no DGX figure applies.
+  sc = load_text(std::string(kBase) + "  gpus: 4\n  nics: 4\n", "t.yaml", "t", {"workload.gpu=b200"});
+  EXPECT_DOUBLE_EQ(sc.hardware().server_power_w, 10200);
 }
 
 // A deployment preset (network.preset) fills the network keys the scenario leaves out, key by key.

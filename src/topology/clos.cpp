@@ -632,6 +632,17 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
                                   plural(z.tiers, "tier", "tiers"), keys.size() == 1 ? "it is" : "they are",
                                   spec.tiers_key));
   }
+  // The same for the third tier's keys on a 2-tier design (a newcomer asking what a 2:1 spine costs got +0 ms).
+  if (z.tiers < 3 && (spec.groups_per_pod > 0 || std::fabs(spec.o2 - 1) > 1e-12)) {
+    std::vector<std::string> keys;
+    if (std::fabs(spec.o2 - 1) > 1e-12) keys.push_back("topology.spine_oversubscription");
+    if (spec.groups_per_pod > 0) keys.push_back(spec.groups_per_pod_key);
+    f.notes.push_back(fmt::format("{} shape{} a third tier; this design has {}, so {} unused ({}: 3 adds it; "
+                                  "topology.oversubscription sets the leaves' down:up ports)",
+                                  fmt::join(keys, " and "), keys.size() == 1 ? "s" : "",
+                                  plural(z.tiers, "tier", "tiers"), keys.size() == 1 ? "it is" : "they are",
+                                  spec.tiers_key));
+  }
   if (z.tiers == 4 && z.pods % z.pz != 0) {  // the last zone is partly filled, its super-spines built whole
     const int64_t in_zone = z.pods % z.pz, supers = int64_t{z.S} * z.C;
     f.notes.push_back(fmt::format(

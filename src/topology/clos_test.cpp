@@ -575,5 +575,24 @@ TEST(Bom, NetworkRacksPackTheSwitchesByPowerAndSpace) {
   EXPECT_EQ(per_rack[66], (std::array<int, 4>{0, 0, 0, 7}));
 }
 
+TEST(FatTree, ThirdTierKeysOnATwoTierDesignAreSaidUnused) {
+  // A 2-tier leaf-spine has no pods and its spines' ports all face down: spine_oversubscription and
+  // groups_per_pod change nothing, and the design says so (the capex and the iteration had stayed the same
+  // without a word).
+  const Hardware hw = hw_with(8, 8, 128);
+  const Topology t =
+      build_with("fat_tree",
+                 {{"gpus", "1024"}, {"tiers", "2"}, {"spine_oversubscription", "2:1"}, {"groups_per_pod", "4"}}, hw);
+  bool said = false;
+  for (const auto& n : t.facts.notes)
+    said = said || n ==
+                       "topology.spine_oversubscription and topology.groups_per_pod shape a third tier; this design "
+                       "has 2 tiers, so they are unused (topology.tiers: 3 adds it; topology.oversubscription sets the "
+                       "leaves' down:up ports)";
+  EXPECT_TRUE(said);
+  for (const auto& n : build_with("fat_tree", {{"gpus", "1024"}, {"tiers", "2"}}, hw).facts.notes)
+    EXPECT_EQ(n.find("third tier;"), std::string::npos) << n;
+}
+
 }  // namespace
 }  // namespace podnet::topology

@@ -32,7 +32,9 @@ std::vector<ParamSpec> server_params() {
        "latency of each GPU<->NVSwitch link (a GPU-to-GPU hop crosses two)"},
       {"pcie_bandwidth", ParamType::Bandwidth, "64GB/s", "GPU<->NIC PCIe bandwidth per direction (Gen5 x16)"},
       {"pcie_latency", ParamType::Time, "500ns", "GPU<->NIC PCIe latency"},
-      {"power", ParamType::Power, "10.2kW", "power per server (GPUs, CPUs, NICs, fans)"},
+      {"power", ParamType::Power, "10.2kW",
+       "power per server (GPUs, CPUs, NICs, fans); an 8-GPU server left out takes workload.gpu's DGX maximum "
+       "(a100 6.5kW, h100 and h200 10.2kW, b200 14.3kW)"},
   };
 }
 
