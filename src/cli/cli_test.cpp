@@ -64,6 +64,13 @@ TEST(Cli, HelpAndList) {
   EXPECT_EQ(r.status, 0);
   for (const char* name : {"aipod-16k", "leafspine-8k", "fat-tree-k48", "rail_clos", "fat_tree", "tree3"})
     EXPECT_NE(r.out.find(name), std::string::npos) << name;
+  // Alone, the scenarios and one line a part (it printed every part, about 1,200 lines); `all` prints them.
+  EXPECT_NE(r.out.find("More to list (`podnet list PART`):"), std::string::npos) << r.out;
+  EXPECT_LT(std::count(r.out.begin(), r.out.end(), '\n'), 80) << r.out;
+  r = run("list all");
+  EXPECT_EQ(r.status, 0);
+  for (const char* name : {"Built-in scenarios", "Model presets", "Routing policies", "Topology families"})
+    EXPECT_NE(r.out.find(name), std::string::npos) << name;
   // One part: the network's choices (routing, algorithms, engines, transports, congestion controls, presets).
   r = run("list network");
   EXPECT_EQ(r.status, 0);

@@ -232,6 +232,28 @@ with and without them and report the slowdown or the job failure):
 const std::vector<std::string> kTopics = {"scenarios", "models",   "gpus",    "keys",
                                           "network",   "failures", "results", "all"};
 
+// `podnet list` alone: the built-in scenarios, then one line per other part with what it holds (`all` printed
+// about 1,200 lines, where a newcomer starts).
+void list_index() {
+  list_scenarios();
+  std::vector<std::string> models, gpus, families;
+  for (const auto& m : workload::models()) models.push_back(m.name);
+  for (const auto& g : workload::gpus()) gpus.push_back(g.name);
+  for (const auto& b : topology::builders()) families.push_back(b.name);
+  std::cout << "\nMore to list (`podnet list PART`):\n";
+  report::Table t({"part", "holds"});
+  t.add({"models", fmt::format("model presets and their training recipes: {}", fmt::join(models, ", "))});
+  t.add({"gpus", fmt::format("GPU presets: {}", fmt::join(gpus, ", "))});
+  t.add({"keys", fmt::format("every scenario key with its default, by section; topology families: {}",
+                             fmt::join(families, ", "))});
+  t.add({"network", "routing policies, collective algorithms, engines, transports, congestion controls, deployment "
+                    "presets"});
+  t.add({"failures", "the forms a `failures:` entry takes"});
+  t.add({"results", "each study's result fields, as JSON documents and sweeps name them"});
+  t.add({"all", "every part above, in full"});
+  t.write(std::cout, "  ");
+}
+
 // Each study's declared result fields: where a script finds a number in the JSON document, and what it is.
 void list_results(bool markdown) {
   const auto unit_of = [](const report::ResultField& f) {
@@ -307,6 +329,7 @@ int cmd_list(const std::string& what, const std::string& format) {
     std::cout << "\n";
     list_failures();
   }
+  if (what == "index") list_index();
   if (what == "all" || what == "scenarios")
     std::cout << "\n`podnet list models|gpus|keys|network|failures|results` shows one part; `podnet list keys "
                  "--format markdown` writes the scenario reference.\n";
@@ -319,12 +342,14 @@ void add_list_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("list", "list built-in scenarios, topology families, routing policies, collective "
                                          "algorithms, engines and every scenario key with its default");
   static bool schema = false;
-  static std::string what = "all", format = "table";
-  cmd->add_option("part", what,
-                  "the part to list: scenarios, models (presets and their training recipes), gpus, keys (every "
-                  "scenario key with its default), network (routing policies, collective algorithms, engines, "
-                  "transports, congestion controls, deployment presets), failures (the forms of `failures:`), "
-                  "results (each study's result fields), all (default)")
+  static std::string what = "index", format = "table";
+  cmd->add_option(
+         "part", what,
+         "the part to list: scenarios, models (presets and their training recipes), gpus, keys (every "
+         "scenario key with its default), network (routing policies, collective algorithms, engines, "
+         "transports, congestion controls, deployment presets), failures (the forms of `failures:`), "
+         "results (each study's result fields), all (every part in full); default: the scenarios and what each "
+         "other part holds")
       ->check(CLI::Validator(
           [](std::string& v) {
             if (std::find(kTopics.begin(), kTopics.end(), v) != kTopics.end()) return std::string();
@@ -348,7 +373,7 @@ void add_list_command(CLI::App& app, Action& action) {
   cmd->callback([&action] {
     action = [] {
       if (!schema) return cmd_list(what, format);
-      if (what != "all" && what != "results")
+      if (what != "all" && what != "index" && what != "results")
         throw InputError(fmt::format("--schema with `list {}`: the schemas are the scenario file's (`podnet list "
                                      "--schema`) and the result documents' (`podnet list results --schema`)",
                                      what));

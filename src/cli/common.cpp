@@ -438,8 +438,19 @@ void add_progress_printers(engine::NetworkOptions& network, std::string command,
       std::string line = fmt::format("{}: {}: simulated {}", st->command, label.what, sim(now));
       if (label.expected.ps > 0) {
         const double share = static_cast<double>(now.ps) / static_cast<double>(label.expected.ps);
-        line += fmt::format(" of about {} ({:.0f}%), {:.0f} s elapsed", sim(label.expected), 100 * share, *elapsed);
-        if (share > 0.02 && share < 1) line += fmt::format(", about {:.0f} s left", *elapsed * (1 - share) / share);
+        // Below 1 % in hundredths (a packet run of hours moves 0.01 % a line), and from the first line a rough
+        // projection at the pace so far, in the unit a person plans with.
+        line += fmt::format(" of about {} ({:.{}f}%), {:.0f} s elapsed", sim(label.expected), 100 * share,
+                            share < 0.01 ? 2 : 0, *elapsed);
+        const auto human = [](double sec) {
+          if (sec < 120) return fmt::format("{:.0f} s", sec);
+          if (sec < 2 * 3600) return fmt::format("{:.0f} min", sec / 60);
+          if (sec < 48 * 3600) return fmt::format("{:.1f} h", sec / 3600);
+          return fmt::format("{:.1f} days", sec / 86400);
+        };
+        if (share > 0.02 && share < 1) line += fmt::format(", about {} left", human(*elapsed * (1 - share) / share));
+        else if (share > 0 && share <= 0.02)
+          line += fmt::format(", at this pace about {} left", human(*elapsed * (1 - share) / share));
       } else {
         line += fmt::format(" so far, {:.0f} s elapsed", *elapsed);
       }

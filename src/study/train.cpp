@@ -159,6 +159,21 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
     return out;
   }
   out.job = s.job(!r.allow_oom);
+  // The packet engine takes minutes to hours on a large job: the analytical engine's iteration first (a second at
+  // 16,384 GPUs), so that the run's progress lines say how far along it is and about how long is left. It only
+  // sets that estimate; the result is the packet engine's.
+  if (progress.expect && engine::engine_info(s.engine).traits.packet_faults) {
+    engine::NetworkOptions quick = s.network;
+    quick.observers = {};
+    quick.faults = {};
+    quick.link_loads = false;
+    try {
+      const auto analytical = engine::make_backend("analytical", topo, quick);
+      progress.expect(simulate_job(out.job, topo, *analytical, topt, s.placement, s.scenario.seed).iteration);
+    } catch (const Error&) {
+      // No estimate (a setting only the packet engine takes): the progress lines count what is simulated.
+    }
+  }
   out.result = simulate_job(out.job, topo, *backend, topt, s.placement, s.scenario.seed, &out.gpus);
   counters();
   if (failures) {
