@@ -192,7 +192,9 @@
     'critical_stage': ['critical stage', 'int'],
     'variability.compute_added_ms': ['of which variability (compute added)', 'ms'], 'variability.speed_cv': ['variability: GPU speed CV', 'pct'],
     'variability.jitter_cv': ['variability: step jitter CV', 'pct'], 'variability.slowest_gpu': ['variability: slowest GPU', 'int'],
-    'variability.slowest_factor': ["variability: slowest GPU's time factor", 'num'], 'variability.stage_factor.*': ['variability: stage factor $1', 'num'], 'breakdown_ms.*': ['$1', 'ms'], 'stage': ['stage', 'int'],
+    'variability.slowest_factor': ["variability: slowest GPU's time factor", 'num'],
+    'variability.slow_hosts.share': ['variability: share of slow hosts', 'pct'], 'variability.slow_hosts.forward_slowdown': ["variability: a slow host's forward passes, longer by", 'pct'],
+    'variability.slow_hosts.in_job': ["variability: slow hosts among the job's servers", 'int'], 'variability.slow_hosts.job_hosts': ["variability: the job's servers", 'int'], 'variability.stage_factor.*': ['variability: stage factor $1', 'num'], 'breakdown_ms.*': ['$1', 'ms'], 'stage': ['stage', 'int'],
     'flops_per_iteration.*': ['FLOPs per iteration: $1', 'sci'], 'model.params_billion': ['parameters', 'billion'],
     'model.active_params_billion': ['active parameters', 'billion'], 'model.seq': ['sequence length', 'int'],
     'memory_gbyte.fits': ['memory: fits'], 'memory_gbyte.stage': ['memory: stage', 'int'],
@@ -799,6 +801,9 @@
       if (k === 'compute' && doc.variability) {
         const added = doc.variability.compute_added_ms;
         rows.push(['    ' + describe('variability.compute_added_ms').label, cell(doc, 'variability.compute_added_ms', fixed(added, 2) + ' ms (' + fixed(it > 0 ? 100 * added / it : 0, 1) + '%)')]);
+        // As the CLI: how many of the job's servers are slow hosts, and how much slower their forward passes run.
+        const sh = doc.variability.slow_hosts;
+        if (sh) rows.push(['    slow hosts', sh.in_job + ' of the job\'s ' + sh.job_hosts.toLocaleString('en-US') + ' servers, forward passes +' + fixed(100 * sh.forward_slowdown, 0) + '%']);
       }
     }
     for (const k of ['mfu', 'mfu_of_fp8_peak', 'hfu', 'tflops_per_gpu', 'tokens_per_second']) if (k in doc) rows.push([describe(k).label, cell(doc, k)]);

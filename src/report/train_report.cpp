@@ -122,7 +122,7 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
     stages.push_back(row);
   }
   o["stages_ms"] = stages;
-  if (j.speed_cv > 0 || j.jitter_cv > 0) {
+  if (j.speed_cv > 0 || j.jitter_cv > 0 || (j.slow_host_share > 0 && j.slow_host_forward > 0)) {
     const auto& v = r.variability;
     const auto [lo, hi] = std::minmax_element(v.factor.begin(), v.factor.end());
     o["variability"] = {{"speed_cv", j.speed_cv},
@@ -131,6 +131,11 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
                         {"slowest_factor", round_to(v.slowest, 6)},
                         {"stage_factor", {{"min", round_to(*lo, 6)}, {"max", round_to(*hi, 6)}}},
                         {"compute_added_ms", ms(r.variability_added)}};
+    if (j.slow_host_share > 0 && j.slow_host_forward > 0)
+      o["variability"]["slow_hosts"] = {{"share", j.slow_host_share},
+                                        {"forward_slowdown", j.slow_host_forward},
+                                        {"in_job", v.slow_hosts},
+                                        {"job_hosts", v.job_hosts}};
   }
   o["mfu"] = val(round_to(r.mfu, 6));
   if (j.precision == workload::Precision::Fp8 && j.gpu.fp8_peak_flops > 0)
@@ -579,6 +584,11 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
              fmt::format("{} ms ({}%); the slowest GPU, {}, at {}x", fixed(added, 2),
                          fixed(it > 0 ? 100 * added / it : 0, 1), thousands(v["slowest_gpu"].get<int64_t>()),
                          fixed(v["slowest_factor"].get<double>(), 3))});
+      if (v.contains("slow_hosts"))
+        t.add({"    slow hosts",
+               fmt::format("{} of the job's {} servers, forward passes +{}%", v["slow_hosts"]["in_job"].get<int64_t>(),
+                           thousands(v["slow_hosts"]["job_hosts"].get<int64_t>()),
+                           fixed(100 * v["slow_hosts"]["forward_slowdown"].get<double>(), 0))});
     }
   }
   // The injected failures' iteration beside the headline (what they did, event by event: below the table).

@@ -117,7 +117,7 @@ workload::Job Setup::jobs_entry(size_t i, bool memory) const {
       j = workload::job_from(p, spec.gpus, "the job");
     }
     j.seed = scenario.seed;
-    if (j.speed_cv > 0 || j.jitter_cv > 0)
+    if (j.speed_cv > 0 || j.jitter_cv > 0 || j.slow_host_share > 0)
       throw ParamError("workload.variability", "several jobs on one fabric do not model variability between GPUs yet; "
                                                "expected workload.variability=none (a single job models it)");
     if (j.gpus() != spec.gpus)

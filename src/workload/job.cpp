@@ -204,7 +204,8 @@ std::vector<ParamSpec> workload_params() {
        ParamType::String,
        "none",
        "compute-time variability between GPUs: none, or measured (each GPU's speed varies persistently, CV 1 %, and "
-       "from step to step, CV 0.5 %; a step waits for the slowest GPU of each pipeline stage)",
+       "from step to step, CV 0.5 %; 0.5 % of hosts run forward passes 10 % slow; a step waits for the slowest GPU of "
+       "each pipeline stage)",
        -kBig,
        kBig,
        {"none", "measured"}},
@@ -222,6 +223,23 @@ std::vector<ParamSpec> workload_params() {
        "coefficient of variation of each GPU's compute time from step to step (normal; sets variability's)",
        0,
        0.5,
+       {},
+       true},
+      {"slow_hosts",
+       ParamType::Real,
+       "",
+       "share of the fabric's servers whose GPUs run their forward passes slow (sets variability's; measured: 0.005, "
+       "MegaScale's 0.5 % of machines)",
+       0,
+       1,
+       {},
+       true},
+      {"slow_host_forward",
+       ParamType::Real,
+       "",
+       "how much longer a slow host's forward passes take (0.1 = 10 %; sets variability's; measured: MegaScale's 0.1)",
+       0,
+       10,
        {},
        true},
       {"step", ParamType::Int, "0",
@@ -378,8 +396,10 @@ Job job_from(const Params& p, int64_t fabric_gpus, std::string_view owner) {
   if (p.get_string("variability") == "measured") {
     j.speed_cv = p.has("speed_cv") ? p.get_real("speed_cv") : kMeasuredSpeedCv;
     j.jitter_cv = p.has("jitter_cv") ? p.get_real("jitter_cv") : kMeasuredJitterCv;
+    j.slow_host_share = p.has("slow_hosts") ? p.get_real("slow_hosts") : kMeasuredSlowHostShare;
+    j.slow_host_forward = p.has("slow_host_forward") ? p.get_real("slow_host_forward") : kMeasuredSlowHostForward;
   } else {
-    for (const char* key : {"speed_cv", "jitter_cv"})
+    for (const char* key : {"speed_cv", "jitter_cv", "slow_hosts", "slow_host_forward"})
       if (p.has(key))
         throw ParamError(std::string("workload.") + key,
                          "workload.variability is none, which this spread would not change; expected "

@@ -818,13 +818,18 @@ TrainResult simulate_training(const Job& job, const std::vector<int32_t>& gpu_of
     }
   }
   IterationTimes times = iteration_times(job, gpu_of_rank, topo, backend, options);
-  if (job.speed_cv <= 0 && job.jitter_cv <= 0)
+  if (job.speed_cv <= 0 && job.jitter_cv <= 0 && (job.slow_host_share <= 0 || job.slow_host_forward <= 0))
     return simulate_iteration(job, gpu_of_rank, topo, backend, times, options);
-  const StageSlowdowns slow = stage_slowdowns(job, gpu_of_rank);
+  std::vector<int32_t> server_of_gpu(topo.gpus.size());
+  for (size_t g = 0; g < topo.gpus.size(); ++g) {
+    const int32_t server = topo.nodes[topo.gpus[g]].server;
+    server_of_gpu[g] = server >= 0 ? server : static_cast<int32_t>(g);  // a chip of its own (a torus)
+  }
+  const StageSlowdowns slow = stage_slowdowns(job, gpu_of_rank, server_of_gpu);
   std::vector<Time> added(times.ops.size());
   for (size_t s = 0; s < times.ops.size(); ++s)
     for (OpTimes& o : times.ops[s]) {
-      const Time f = Time::from_seconds(o.fwd_compute.seconds() * slow.factor[s]);
+      const Time f = Time::from_seconds(o.fwd_compute.seconds() * slow.forward[s]);
       const Time b = Time::from_seconds(o.bwd_compute.seconds() * slow.factor[s]);
       added[s] = added[s] + (f - o.fwd_compute) + (b - o.bwd_compute);
       o.fwd_compute = f;
@@ -837,9 +842,26 @@ TrainResult simulate_training(const Job& job, const std::vector<int32_t>& gpu_of
   return r;
 }
 
-StageSlowdowns stage_slowdowns(const Job& job, const std::vector<int32_t>& gpu_of_rank) {
+StageSlowdowns stage_slowdowns(const Job& job, const std::vector<int32_t>& gpu_of_rank,
+                               const std::vector<int32_t>& server_of_gpu) {
   StageSlowdowns out;
   out.factor.assign(static_cast<size_t>(job.pp), 0.0);
+  out.forward.assign(static_cast<size_t>(job.pp), 0.0);
+  // Slow hosts: one draw per server of the fabric, in server order.
+  std::vector<uint8_t> slow_host;
+  if (!server_of_gpu.empty() && job.slow_host_share > 0 && job.slow_host_forward > 0) {
+    int32_t servers = 0;
+    for (int32_t s : server_of_gpu) servers = std::max(servers, s + 1);
+    slow_host.resize(static_cast<size_t>(servers));
+    Rng draw = Rng(job.seed).stream("slow-host");
+    for (uint8_t& h : slow_host) h = draw.uniform() < job.slow_host_share ? 1 : 0;
+    std::vector<uint8_t> used(slow_host.size(), 0);
+    for (int32_t g : gpu_of_rank) used[static_cast<size_t>(server_of_gpu[static_cast<size_t>(g)])] = 1;
+    for (size_t k = 0; k < used.size(); ++k) {
+      out.job_hosts += used[k];
+      out.slow_hosts += used[k] && slow_host[k];
+    }
+  }
   int32_t top = 0;
   for (int32_t g : gpu_of_rank) top = std::max(top, g);
   // Standard normals by Box-Muller from the seed's streams, cut at 4 standard deviations.
@@ -861,6 +883,9 @@ StageSlowdowns stage_slowdowns(const Job& job, const std::vector<int32_t>& gpu_o
         const int32_t g = gpu_of_rank[static_cast<size_t>(job.rank(t, rep, stage))];
         const double f = speed[static_cast<size_t>(g)] * std::max(0.0, 1 + job.jitter_cv * normal(per_step));
         out.factor[static_cast<size_t>(stage)] = std::max(out.factor[static_cast<size_t>(stage)], f);
+        const bool slow = !slow_host.empty() && slow_host[static_cast<size_t>(server_of_gpu[static_cast<size_t>(g)])];
+        out.forward[static_cast<size_t>(stage)] =
+            std::max(out.forward[static_cast<size_t>(stage)], slow ? f * (1 + job.slow_host_forward) : f);
         if (f > out.slowest || out.slowest_gpu < 0) {
           out.slowest = f;
           out.slowest_gpu = g;

@@ -305,12 +305,25 @@ struct IterationTimes {
 // all its passes (each replica's pipeline is gated by the slowest stage-replica anyway in 1F1B); the factor
 // stretches compute only (the collectives' time is the engine's). With n GPUs per stage the expected factor
 // is about 1 + sigma_eff E[max of n normals]: 3.6 % at 1,024 GPUs, 4.5 % at 16,384 with the measured CVs.
+// Slow hosts (Job::slow_host_share, slow_host_forward): server k of the fabric is slow when its draw u_k (one uniform
+// per server, in server order, from the seed's stream "slow-host": as persistent as the GPUs' speeds) is below the
+// share; its GPUs' forward passes take (1 + slow_host_forward) x as long, their backward passes not (MegaScale:
+// "approximately 10% more time to execute the same forward computations", about 0.5 % of machines). A stage's
+// forward passes run at the slowest of its GPUs' A_g E_r H_g, its backward passes at the slowest A_g E_r. With 0.5 %
+// of hosts slow, a job of n servers meets at least one with probability 1 - 0.995^n: 27 % at 64 servers, 99.997 %
+// at 2,048. ASSUMPTION: a host is slow or not (MegaScale names no spread); its GPUs all are.
 struct StageSlowdowns {
-  std::vector<double> factor;  // [stage]: the largest of its GPUs' factors
-  int32_t slowest_gpu = -1;    // fabric GPU
+  std::vector<double>
+      factor;  // [stage]: the largest of its GPUs' factors (backward passes; forward without slow hosts)
+  std::vector<double> forward;  // [stage]: the same with slow hosts (forward passes)
+  int32_t slowest_gpu = -1;     // fabric GPU
   double slowest = 1;
+  int32_t slow_hosts = 0;  // slow servers among the job's
+  int32_t job_hosts = 0;   // servers the job uses
 };
-StageSlowdowns stage_slowdowns(const Job& job, const std::vector<int32_t>& gpu_of_rank);
+// server_of_gpu: each fabric GPU's server (empty: no slow hosts are drawn).
+StageSlowdowns stage_slowdowns(const Job& job, const std::vector<int32_t>& gpu_of_rank,
+                               const std::vector<int32_t>& server_of_gpu = {});
 
 // The EP all-to-all's timing plan stops adding groups past this many transfers ("EP all-to-alls" above).
 inline constexpr size_t kEpTransfers = 200'000;

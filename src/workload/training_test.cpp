@@ -231,6 +231,44 @@ TEST(Variability, AStageRunsAtItsSlowestGpuAndAGpuKeepsItsSpeedAcrossJobs) {
   EXPECT_EQ(stage_slowdowns(one, upper).factor[0], s.factor[1]);
 }
 
+// Slow hosts (MegaScale: about 0.5 % of machines, forward passes about 10 % longer): every host slow gives every
+// stage a forward factor of exactly 1.1 and a backward factor of 1 (no speed spread, no jitter); none slow, 1 and 1.
+// The draw is one per server: a server's GPUs are slow together, and the same servers in every job.
+TEST(Variability, ASlowHostSlowsItsGpusForwardPassesOnly) {
+  Job j = tiny(2, 8);
+  j.dp = 8;  // 16 GPUs: two 8-GPU servers, one a stage
+  const std::vector<int32_t> ranks = identity(j.gpus());
+  std::vector<int32_t> server(16);
+  for (int32_t g = 0; g < 16; ++g) server[static_cast<size_t>(g)] = g / 8;
+  j.slow_host_forward = 0.1;
+  j.slow_host_share = 1;
+  StageSlowdowns s = stage_slowdowns(j, ranks, server);
+  EXPECT_EQ(s.forward, (std::vector<double>{1.1, 1.1}));
+  EXPECT_EQ(s.factor, (std::vector<double>{1.0, 1.0}));
+  EXPECT_EQ(s.slow_hosts, 2);
+  EXPECT_EQ(s.job_hosts, 2);
+  j.slow_host_share = 1e-9;
+  s = stage_slowdowns(j, ranks, server);
+  EXPECT_EQ(s.forward, (std::vector<double>{1.0, 1.0}));
+  EXPECT_EQ(s.slow_hosts, 0);
+  // Half the hosts of a 64-server fabric: whichever are slow, a stage is slow exactly when its server is, and a
+  // job on the same servers in another order meets the same ones.
+  j.slow_host_share = 0.5;
+  j.seed = 3;
+  std::vector<int32_t> wide(512);
+  for (int32_t g = 0; g < 512; ++g) wide[static_cast<size_t>(g)] = g / 8;
+  std::vector<int32_t> on(16);
+  for (int32_t k = 0; k < 16; ++k) on[static_cast<size_t>(k)] = 8 * 40 + k;  // servers 40 and 41
+  s = stage_slowdowns(j, on, wide);
+  for (double f : s.forward) EXPECT_TRUE(f == 1.0 || f == 1.1) << f;
+  std::vector<int32_t> swapped(16);
+  for (int32_t k = 0; k < 16; ++k) swapped[static_cast<size_t>(k)] = on[static_cast<size_t>((k + 8) % 16)];
+  const StageSlowdowns t = stage_slowdowns(j, swapped, wide);
+  EXPECT_EQ(t.forward[0], s.forward[1]);
+  EXPECT_EQ(t.forward[1], s.forward[0]);
+  EXPECT_EQ(t.slow_hosts, s.slow_hosts);
+}
+
 // workload.step redraws the jitter alone: without jitter every step's stages are the same; with it a step
 // k > 0 differs from step 0, and the same step again is the same draw.
 TEST(Variability, AnotherStepRedrawsTheJitterAlone) {
