@@ -35,7 +35,7 @@ struct DiagnoseOptions {
   int evaluate = 0, faults = 1;
   std::string fault_kind = "link";
   double loss = 1e-3;
-  bool no_cbd = false;
+  bool cbd = true;  // --deadlock-check (the default), --deadlock-check=false or --no-deadlock-check
   std::string html;
 };
 
@@ -68,7 +68,7 @@ int cmd_diagnose(const Common& c, const DiagnoseOptions& o) {
   req.faults = o.faults;
   req.fault_kind = o.fault_kind;
   req.loss = o.loss;
-  req.cbd = !o.no_cbd;
+  req.cbd = o.cbd;
   if (!o.probes_in.empty()) {
     req.probes_text = read_input_file(o.probes_in, "--probes " + o.probes_in, "a CSV of probe results");
     req.probes_source = o.probes_in;
@@ -146,7 +146,9 @@ void add_diagnose_command(CLI::App& app, Action& action) {
   cmd->add_option("--loss", o->loss, "--evaluate: drop probability of each hidden fault")
       ->capture_default_str()
       ->needs(evaluate);
-  cmd->add_flag("--no-deadlock-check", o->no_cbd, "skip the cyclic buffer dependency check");
+  // As sweep and diff name it (--deadlock-check=false), and --no-deadlock-check as before.
+  cmd->add_flag("--deadlock-check,!--no-deadlock-check", o->cbd,
+                "the cyclic buffer dependency check (on unless --deadlock-check=false or --no-deadlock-check)");
   cmd->add_option("--html", o->html,
                   "also write a self-contained HTML report: the suspects drawn on the fabric, every figure")
       ->type_name("FILE.html");

@@ -643,6 +643,13 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
                                   plural(z.tiers, "tier", "tiers"), keys.size() == 1 ? "it is" : "they are",
                                   spec.tiers_key));
   }
+  // A third tier asked for where two reach the GPUs and it joins a single pod (a file written for a larger fabric,
+  // resized: aipod-16k at 4,096 GPUs cost twice a 2-tier design per GPU): it costs a tier of switches and optics,
+  // and a hop. Said, so the resize is compared with the fewer tiers auto would build.
+  if (spec.tiers == 3 && z.tiers == 3 && z.groups <= z.max2_groups && z.pods == 1)
+    f.notes.push_back(fmt::format("{} = 3, but {} GPUs fit 2 tiers of these radix-{} switches (up to {}): the third "
+                                  "tier adds switches, optics and a hop ({}: 2, or auto, builds the 2-tier design)",
+                                  spec.tiers_key, thousands(spec.gpus), z.R, thousands(z.max2), spec.tiers_key));
   if (z.tiers == 4 && z.pods % z.pz != 0) {  // the last zone is partly filled, its super-spines built whole
     const int64_t in_zone = z.pods % z.pz, supers = int64_t{z.S} * z.C;
     f.notes.push_back(fmt::format(

@@ -575,6 +575,22 @@ TEST(Bom, NetworkRacksPackTheSwitchesByPowerAndSpace) {
   EXPECT_EQ(per_rack[66], (std::array<int, 4>{0, 0, 0, 7}));
 }
 
+TEST(RailClos, AThirdTierOverOnePodThatTwoTiersWouldReachIsSaid) {
+  // aipod-16k's layout resized to 4,096 GPUs: 8 groups of 512 in one pod, which 2 tiers of radix-128 switches
+  // reach (128 groups, 65,536 GPUs), so the third tier is said; at 16,384 GPUs (two pods) it joins pods and is not.
+  const Hardware hw = hw_with(8, 8, 128);
+  const auto said = [&](const char* gpus) {
+    const Topology t = build_with("rail_clos", {{"gpus", gpus}, {"tiers", "3"}, {"groups_per_pod", "16"}}, hw);
+    for (const auto& n : t.facts.notes)
+      if (n.find("fit 2 tiers") != std::string::npos) return n;
+    return std::string();
+  };
+  EXPECT_EQ(said("4096"),
+            "topology.tiers = 3, but 4,096 GPUs fit 2 tiers of these radix-128 switches (up to 65,536): the third tier "
+            "adds switches, optics and a hop (topology.tiers: 2, or auto, builds the 2-tier design)");
+  EXPECT_EQ(said("16384"), "");
+}
+
 TEST(FatTree, ThirdTierKeysOnATwoTierDesignAreSaidUnused) {
   // A 2-tier leaf-spine has no pods and its spines' ports all face down: spine_oversubscription and
   // groups_per_pod change nothing, and the design says so (the capex and the iteration had stayed the same
