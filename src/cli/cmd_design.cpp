@@ -417,44 +417,49 @@ std::string auto_notes(const scenario::Scenario& sc, const std::optional<scenari
       lines.push_back(fmt::format("collective.{}: chosen per collective and size by NCCL's cost model (podnet bench "
                                   "prints the choice per row)",
                                   k));
+  // The job, once: its stages, and the keys its model and GPU presets fill. A fabric whose job cannot be set up
+  // (a design-only scenario) says why at stage_layers and resolves nothing else of the workload.
+  std::optional<workload::Job> job;
+  std::string no_job;
+  try {
+    job = setup->job(false);
+  } catch (const Error& e) {
+    no_job = e.what();
+  }
   if (is_auto("workload", "stage_layers")) {
-    try {
-      const workload::Job job = setup->job(false);
+    if (job) {
       std::string list;
-      for (int64_t st = 0; st < job.pp; ++st) list += (st ? ", " : "") + std::to_string(job.stage_layers(st));
+      for (int64_t st = 0; st < job->pp; ++st) list += (st ? ", " : "") + std::to_string(job->stage_layers(st));
       lines.push_back(fmt::format("workload.stage_layers: [{}] (layers per pipeline stage, balanced with the "
                                   "embedding and LM head)",
                                   list));
-    } catch (const InputError& e) {
-      lines.push_back(fmt::format("workload.stage_layers: not resolved ({})", e.what()));
+    } else {
+      lines.push_back(fmt::format("workload.stage_layers: not resolved ({})", no_job));
     }
   }
   // The keys left out whose value comes from the model and GPU presets (the commented `# key: auto` lines above).
   const auto unset = [&](const std::string& section, const std::string& key) { return !sc.section(section).has(key); };
-  try {
-    const workload::Job job = setup->job(false);
+  if (job) {
     std::vector<std::string> shape;
-    const std::pair<const char*, int64_t> dims[] = {{"layers", job.model.layers}, {"hidden", job.model.hidden},
-                                                    {"heads", job.model.heads},   {"kv_heads", job.model.kv_heads},
-                                                    {"ffn", job.model.ffn},       {"vocab", job.model.vocab},
-                                                    {"seq", job.model.seq}};
+    const std::pair<const char*, int64_t> dims[] = {{"layers", job->model.layers}, {"hidden", job->model.hidden},
+                                                    {"heads", job->model.heads},   {"kv_heads", job->model.kv_heads},
+                                                    {"ffn", job->model.ffn},       {"vocab", job->model.vocab},
+                                                    {"seq", job->model.seq}};
     for (const auto& [k, v] : dims)
       if (unset("workload", k)) shape.push_back(fmt::format("{} {}", k, thousands(v)));
     if (!shape.empty())
-      lines.push_back(fmt::format("workload model shape ({}): {}", job.model.name, fmt::join(shape, ", ")));
+      lines.push_back(fmt::format("workload model shape ({}): {}", job->model.name, fmt::join(shape, ", ")));
     std::vector<std::string> speed;
     if (unset("workload", "compute_efficiency"))
-      speed.push_back(fmt::format("compute_efficiency {:.3f}", job.compute_efficiency));
-    if (unset("workload", "attention_efficiency") && job.attention_efficiency > 0)
-      speed.push_back(fmt::format("attention_efficiency {:.3f}", job.attention_efficiency));
+      speed.push_back(fmt::format("compute_efficiency {:.3f}", job->compute_efficiency));
+    if (unset("workload", "attention_efficiency") && job->attention_efficiency > 0)
+      speed.push_back(fmt::format("attention_efficiency {:.3f}", job->attention_efficiency));
     if (unset("workload", "sustained_fraction"))
-      speed.push_back(fmt::format("sustained_fraction {:.3f}", job.sustained_fraction));
+      speed.push_back(fmt::format("sustained_fraction {:.3f}", job->sustained_fraction));
     if (unset("workload", "layer_overhead"))
-      speed.push_back(fmt::format("layer_overhead {}", format_time(Time::from_seconds(job.layer_overhead))));
+      speed.push_back(fmt::format("layer_overhead {}", format_time(Time::from_seconds(job->layer_overhead))));
     if (!speed.empty())
-      lines.push_back(fmt::format("workload compute ({} preset): {}", job.gpu.name, fmt::join(speed, ", ")));
-  } catch (const Error&) {
-    // A fabric without the job (a design-only scenario): nothing of the workload to resolve.
+      lines.push_back(fmt::format("workload compute ({} preset): {}", job->gpu.name, fmt::join(speed, ", ")));
   }
   if (unset("server", "nvlink_domain") && !setup->fabric.gpus.empty())
     lines.push_back(fmt::format("server.nvlink_domain: {} GPUs (one server's)", setup->fabric.gpus_per_server));

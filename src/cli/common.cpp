@@ -448,9 +448,9 @@ void add_progress_printers(engine::NetworkOptions& network, std::string command,
           if (sec < 48 * 3600) return fmt::format("{:.1f} h", sec / 3600);
           return fmt::format("{:.1f} days", sec / 86400);
         };
-        if (share > 0.02 && share < 1) line += fmt::format(", about {} left", human(*elapsed * (1 - share) / share));
-        else if (share > 0 && share <= 0.02)
-          line += fmt::format(", at this pace about {} left", human(*elapsed * (1 - share) / share));
+        if (share > 0 && share < 1)  // up to 2 % a projection at the pace so far, then an estimate
+          line += fmt::format(", {}about {} left", share <= 0.02 ? "at this pace " : "",
+                              human(*elapsed * (1 - share) / share));
       } else {
         line += fmt::format(" so far, {:.0f} s elapsed", *elapsed);
       }

@@ -282,27 +282,28 @@ void Table::write(std::ostream& out, const std::string& indent) const {
     for (size_t i = 0; i < cols; ++i) t += w[i] + (i > 0 ? 2 : 0);
     return t;
   };
+  // The longest word of a text (where wrapping at spaces must stop).
+  const auto longest_word = [](const std::string& text) {
+    size_t longest = 0;
+    for (size_t at = 0; at <= text.size();) {
+      const size_t end = std::min(text.find(' ', at), text.size());
+      longest = std::max(longest, end - at);
+      at = end + 1;
+    }
+    return longest;
+  };
   std::vector<size_t> floor(cols, 0);  // how far a column's header may wrap: its widest cell, its longest word
   for (size_t i = 0; i < cols; ++i) {
     for (const auto& r : rows_)
       if (i < r.size()) floor[i] = std::max(floor[i], r[i].size());
-    for (size_t at = 0; at <= header_[i].size();) {
-      const size_t end = std::min(header_[i].find(' ', at), header_[i].size());
-      floor[i] = std::max(floor[i], end - at);
-      at = end + 1;
-    }
+    floor[i] = std::max(floor[i], longest_word(header_[i]));
   }
   // Last, a first column wider than half the table (a failure named by both ends of its link) wraps, down to that
   // half, once the other columns and headers have narrowed: the table had stayed wider than kTableWidth. Not below
   // its longest word either (a word is never cut): a name without spaces keeps its width.
   size_t first_floor = kTableWidth / 2;
   for (const auto& r : rows_)
-    if (!r.empty())
-      for (size_t at = 0; at <= r[0].size();) {
-        const size_t end = std::min(r[0].find(' ', at), r[0].size());
-        first_floor = std::max(first_floor, end - at);
-        at = end + 1;
-      }
+    if (!r.empty()) first_floor = std::max(first_floor, longest_word(r[0]));
   for (size_t t = total(); t > kTableWidth; t = total()) {
     size_t widest = 0;
     for (size_t i = 1; i < cols; ++i)

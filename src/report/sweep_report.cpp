@@ -185,7 +185,7 @@ std::string gpu_count_warning(const study::ResultTable& t) {
     }
     if (!at.empty())
       idle = fmt::format("; {}{}, the others idle (podnet train at that size says why)",
-                         fmt::format("{}", fmt::join(at.begin(), at.begin() + std::min<size_t>(at.size(), 3), ", ")),
+                         fmt::join(at.begin(), at.begin() + std::min<size_t>(at.size(), 3), ", "),
                          at.size() > 3 ? fmt::format(" and {} more points", at.size() - 3) : "");
   }
   if (!changing.empty() &&

@@ -326,21 +326,20 @@ std::string idle_gpus_note(const nlohmann::json& o) {
                                                      pp)
                                        : "");
       }
-    } else if (interleaved && auto_dp == par["dp"].get<int64_t>() && split_dp > auto_dp) {
+    } else if (interleaved && auto_dp == dp && split_dp > auto_dp) {
       const int64_t per = full * mb * pp, fill = (batch + per - 1) / per * per;
       why += fmt::format("{}DP{} is the largest that gives each pipeline a multiple of pp {} microbatches (here {}), "
                          "as the interleaved schedule (interleave {}) needs; global_batch {} would run DP{}",
                          why.empty() ? "" : "; ", auto_dp, pp, thousands(seqs / auto_dp),
                          par["interleave"].get<int64_t>(), thousands(fill), full);
-    } else if (full > par["dp"].get<int64_t>() && batch % (full * mb) == 0) {  // the batch splits: dp was given
-      why += fmt::format("{}workload.dp is {}; left out (auto) it would be {}", why.empty() ? "" : "; ",
-                         par["dp"].get<int64_t>(), full);
-    } else if (full > par["dp"].get<int64_t>()) {
+    } else if (full > dp && batch % (full * mb) == 0) {  // the batch splits: dp was given
+      why += fmt::format("{}workload.dp is {}; left out (auto) it would be {}", why.empty() ? "" : "; ", dp, full);
+    } else if (full > dp) {
       const int64_t per = full * mb, fill = (batch + per - 1) / per * per;
       why += fmt::format("{}DP{} is the largest that divides the {} microbatches of {} (global_batch {} / microbatch "
                          "{}); global_batch {} would run DP{}",
-                         why.empty() ? "" : "; ", par["dp"].get<int64_t>(), thousands(batch / mb), mb, thousands(batch),
-                         mb, thousands(fill), full);
+                         why.empty() ? "" : "; ", dp, thousands(batch / mb), mb, thousands(batch), mb, thousands(fill),
+                         full);
     }
     return fmt::format("{} of the fabric's {} GPUs stay idle: {}", thousands(fabric - gpus), thousands(fabric),
                        why.empty() ? "workload.dp leaves them out" : why);

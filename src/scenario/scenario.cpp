@@ -433,6 +433,21 @@ class Loader {
     if (w.has("dp") && w.text("dp") == "auto") w.erase("dp");
   }
 
+  // A preset's value `text` on key `key` of section `section` (its params `p`, as read `node`) when neither the
+  // scenario nor --set gives it: set, and recorded in `set_by` as set by `by`. Given, the value stays; returns the
+  // preset's value (canonical) when the given one differs, for the caller's note, else nothing.
+  std::optional<std::string> preset_unless_given(Params& p, const YAML::Node& node, const std::vector<ParamSpec>& specs,
+                                                 const std::string& section, const std::string& key,
+                                                 const std::string& text, const std::string& who,
+                                                 std::map<std::string, std::string>& set_by, const std::string& by) {
+    const auto [value, canonical] = preset_value(specs, key, text, who);
+    if (node && node.IsMap() && node[key])
+      return p.text(key) != canonical ? std::optional<std::string>(canonical) : std::nullopt;
+    p.set(key, value, canonical);
+    set_by[section + "." + key] = by;
+    return std::nullopt;
+  }
+
   // The GPU preset's NVLink (workload.gpu, workload::GpuSpec) on server.nvlink_bandwidth when neither the
   // scenario nor --set gives it, so `--set workload.gpu=b200` is a B200 server; a given value stays, and one that
   // differs from the GPU's is recorded (Scenario::gpu_kept) for a note.
@@ -440,18 +455,12 @@ class Loader {
     const workload::GpuSpec* g = workload::find_gpu(sc_.section_params["workload"].get_string("gpu"));
     if (!g || g->nvlink_bandwidth <= 0) return;
     Params& p = sc_.section_params["server"];
-    const std::string key = "nvlink_bandwidth";
-    const auto [value, canonical] = preset_value(topology::server_params(), key,
-                                                 fmt::format("{}GB/s", g->nvlink_bandwidth / 1e9),
-                                                 fmt::format("GPU preset {}", g->name));
-    if (server && server.IsMap() && server[key]) {
-      if (p.text(key) != canonical)
-        sc_.gpu_kept["server." + key] = {fmt::format("{:g}", p.get_bandwidth(key).bytes_per_second() / 1e9),
-                                         fmt::format("{:g}", g->nvlink_bandwidth / 1e9)};
-      return;
-    }
-    p.set(key, value, canonical);
-    sc_.gpu_keys["server." + key] = "workload.gpu";
+    if (preset_unless_given(p, server, topology::server_params(), "server", "nvlink_bandwidth",
+                            fmt::format("{}GB/s", g->nvlink_bandwidth / 1e9), fmt::format("GPU preset {}", g->name),
+                            sc_.gpu_keys, "workload.gpu"))
+      sc_.gpu_kept["server.nvlink_bandwidth"] = {
+          fmt::format("{:g}", p.get_bandwidth("nvlink_bandwidth").bytes_per_second() / 1e9),
+          fmt::format("{:g}", g->nvlink_bandwidth / 1e9)};
   }
 
   // An 8-GPU server's power with the GPU preset's GPUs (workload.gpu) on server.power when neither the scenario nor
@@ -467,15 +476,9 @@ class Loader {
     const auto it = kServerPower.find(sc_.section_params["workload"].get_string("gpu"));
     Params& p = sc_.section_params["server"];
     if (it == kServerPower.end() || p.get_int("gpus") != 8) return;
-    const std::string key = "power";
-    const auto [value, canonical] =
-        preset_value(topology::server_params(), key, it->second, fmt::format("GPU preset {}", it->first));
-    if (server && server.IsMap() && server[key]) {
-      if (p.text(key) != canonical) sc_.gpu_kept["server." + key] = {p.text(key), canonical};
-      return;
-    }
-    p.set(key, value, canonical);
-    sc_.gpu_keys["server." + key] = "workload.gpu";
+    if (const auto dgx = preset_unless_given(p, server, topology::server_params(), "server", "power", it->second,
+                                             fmt::format("GPU preset {}", it->first), sc_.gpu_keys, "workload.gpu"))
+      sc_.gpu_kept["server.power"] = {p.text("power"), *dgx};
   }
 
   // A deployment preset (network.preset, engine/network_presets.hpp) on the network keys the scenario
@@ -484,16 +487,10 @@ class Loader {
     const engine::NetworkPreset* preset = engine::find_network_preset(p.get_string("preset"));
     if (!preset) return;
     const std::vector<ParamSpec> specs = engine::network_params();
-    for (const auto& [k, text] : preset->keys) {
-      const std::string key = k;
-      const auto [value, canonical] = preset_value(specs, key, text, fmt::format("network preset {}", preset->name));
-      if (node && node.IsMap() && node[k]) {  // given: the scenario's (or the command line's) value stays
-        if (p.text(key) != canonical) sc_.preset_kept["network." + key] = p.text(key);
-        continue;
-      }
-      p.set(key, value, canonical);
-      sc_.preset_keys["network." + key] = preset->name;
-    }
+    for (const auto& [k, text] : preset->keys)
+      if (preset_unless_given(p, node, specs, "network", k, text, fmt::format("network preset {}", preset->name),
+                              sc_.preset_keys, preset->name))
+        sc_.preset_kept[std::string("network.") + k] = p.text(k);
   }
 
   void read_failures(const YAML::Node& list) {
