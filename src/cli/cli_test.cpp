@@ -1943,6 +1943,10 @@ TEST(Diagnose, ProbeFileRoundTripAndBadFiles) {
   r = run("diagnose " + scenario + " --deadlock-check=false --probes " + csv, true);  // as sweep and diff write it
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("pod000-spine-005"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("deadlock check"), std::string::npos) << r.out;  // the check was skipped
+  r = run("diagnose " + scenario + " --probes " + csv, true);           // and runs by default
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("deadlock check (cyclic buffer dependencies under PFC)"), std::string::npos) << r.out;
   // Truncated inside line 12 (the comment, the header, 9 rows, then 3 fields of the 10th): refused there.
   size_t at = 0;
   for (int line = 0; line < 11; ++line) at = text.find('\n', at) + 1;
