@@ -193,6 +193,56 @@ TEST(Cli, ConfigPlanFilesAreTheSameWhateverTheThreadCount) {
   EXPECT_THROW(cli::write_config_plan(t, plan, slice.string(), {}, nullptr, 1, {"no-such-*"}), InputError);
 }
 
+TEST(Cli, AConfigPlanSliceSaysHowManySwitchesOfEachTierItWrote) {
+  // aipod-16k has 256 leaves (32 groups of 512 GPUs x 8 rails), 256 spines (2 pods x 8 rails x 16) and 128
+  // super-spines. Pod 0's spines are named pod000-spine-*, its leaves after their groups (su000-leaf-r0): the
+  // pattern takes pod 0's 128 spines and no leaf, and the summary says so.
+  const fs::path dir = temp_dir() / "plan-tiers";
+  Result r = run("design aipod-16k --config-plan " + dir.string() + " --config-switches 'pod000-*'", true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("the files of 128 of the 640 switches (leaf 0 of 256, spine 128 of 256, super_spine 0 of "
+                       "128)"),
+            std::string::npos)
+      << r.out;
+  fs::remove_all(dir);
+}
+
+TEST(Cli, CheckpointAdviceOutOfItsModelsRangeIsSaid) {
+  // aipod-16k: 254.9 interruptions in 30 days, one every 2.82 h (169.5 min). Young and Daly assume a checkpoint
+  // and a restart short beside that: a 4 h restart (5 + 240 min > 169.5) is out of range, the 10 min default
+  // (15 min) is not. With a 4 h checkpoint, Daly's interval sqrt(2 d M) (1 + sqrt(d / 2M) / 3 + d / 18M) - d
+  // with d = 4 h, M = 2.82 h is 2.46 h (147.7 min): shorter than the checkpoint itself.
+  const std::string note = "the checkpoint advice is out of its model's range: an interruption every 2.82 h";
+  Result r = run("reliability aipod-16k --set reliability.restart_cost=4h");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find(note), std::string::npos) << r.out;
+  r = run("reliability aipod-16k --set reliability.checkpoint_cost=4h");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("147.7 min (shorter than a checkpoint)"), std::string::npos) << r.out;
+  r = run("reliability aipod-16k");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.find("out of its model's range"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("shorter than a checkpoint"), std::string::npos) << r.out;
+  r = run("train aipod-16k --engine analytical --set reliability.restart_cost=4h");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("(out of the checkpoint model's range: an interruption every 2.82 h is less than a checkpoint "
+                       "(5.0 min) and a restart"),  // (the line wraps here)
+            std::string::npos)
+      << r.out;
+}
+
+TEST(Cli, FailuresOnTheAnalyticalEngineAtScaleSayWhatTheOtherEnginesCost) {
+  Result r = run("train clos-128k --fail-links leaf-spine=1%", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("use --engine flow or --engine packet; at 131,072 GPUs the flow engine takes minutes a run, "
+                       "and the packet engine is for fabrics of a few thousand GPUs"),
+            std::string::npos)
+      << r.out;
+  r = run("train aipod-16k --engine analytical --fail-links leaf-spine=1%", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_EQ(r.out.find("takes minutes a run"), std::string::npos) << r.out;
+}
+
 TEST(Cli, CablesBeyondAnFrTransceiversReachAreNoted) {
   // 4 tiers, 2 zones of 2 pods on radix 128 (65,536 GPUs): the super-spine to core cables at 50 km are
   // priced as FR (the longest optic of the cost model, 2 km), which they cannot be: a note says so.

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <fnmatch.h>
+#include <map>
 #include <optional>
 #include <string_view>
 #include <thread>
@@ -155,15 +156,40 @@ void write_config_plan(const topology::Topology& t, const topology::AddressPlan&
               << ": the fabric has no switches (chip-to-chip links are not IP links): no device to configure\n";
     return;
   }
+  // With --config-switches: how many of each tier the patterns chose, so that a pattern that missed a tier shows
+  // (a pod's leaves are named after their groups, su000-leaf-r0, not the pod).
+  std::string chosen_by_tier;
+  if (!only.empty()) {
+    std::map<std::pair<bool, int>, std::pair<int64_t, int64_t>> tiers;  // (frontend, tier) -> (chosen, all)
+    std::vector<char> picked(plan.switches.size(), 0);
+    for (size_t s : chosen) picked[s] = 1;
+    for (size_t s = 0; s < plan.switches.size(); ++s) {
+      const auto& node = t.nodes[plan.switches[s].node];
+      auto& c = tiers[{node.network != 0, node.tier}];
+      c.first += picked[s];
+      ++c.second;
+    }
+    std::vector<std::string> parts;
+    for (const auto& [k, c] : tiers) {
+      const auto& names = k.first ? t.frontend_tier_names : t.tier_names;
+      const std::string name = static_cast<size_t>(k.second) < names.size() && !names[k.second].empty()
+                                   ? names[k.second]
+                                   : fmt::format("tier {}", k.second);
+      parts.push_back(
+          fmt::format("{}{} {} of {}", k.first ? "frontend " : "", name, thousands(c.first), thousands(c.second)));
+    }
+    chosen_by_tier = fmt::format(" ({})", fmt::join(parts, ", "));
+  }
   std::cerr << fmt::format(
-      "podnet: wrote the configuration plan into {}: {} switches (frr/*.conf, sonic/*.json, switches.csv), {} ASNs, "
+      "podnet: wrote the configuration plan into {}: {} switches{} (frr/*.conf, sonic/*.json, switches.csv), {} ASNs, "
       "{} eBGP sessions ({}), {} /{} subnets and {} loopbacks (ip-addresses.csv, NetBox's IP import)\n",
       dir,
       only.empty() ? thousands(static_cast<int64_t>(plan.switches.size()))
                    : fmt::format("the files of {} of the {}", thousands(static_cast<int64_t>(n)),
                                  thousands(static_cast<int64_t>(plan.switches.size()))),
-      thousands(plan.asns), thousands(plan.sessions), plan.options.unnumbered ? "unnumbered" : "numbered",
-      thousands(numbered), plan.options.v6 ? 127 : 31, thousands(static_cast<int64_t>(plan.switches.size())));
+      chosen_by_tier, thousands(plan.asns), thousands(plan.sessions),
+      plan.options.unnumbered ? "unnumbered" : "numbered", thousands(numbered), plan.options.v6 ? 127 : 31,
+      thousands(static_cast<int64_t>(plan.switches.size())));
   if (!tenants.empty())
     std::cerr << fmt::format("podnet: {} tenants in VRFs of their own over EVPN-VXLAN: BGP EVPN in frr/*.conf, "
                              "VRFs, VTEPs and VNI maps in sonic/*.json\n",

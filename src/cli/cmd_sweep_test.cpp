@@ -63,7 +63,8 @@ TEST(SweepCli, AMissingColumnOfFailedPointsSaysWhyTheyFailed) {
                        true);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("--columns: no column 'mfu' in these results (2 of 2 points failed, so they have no results; "
-                       "the first: aipod-16k.yaml (built-in):53: workload.stage_layers: auto: 80 layers cannot fill"),
+                       "the first: aipod-16k.yaml (built-in):52: workload.interleave: pp x interleave = 16 x 8 = 128 "
+                       "virtual stages need a layer each, but the model has 80 layers"),
             std::string::npos)
       << r.out;
 }

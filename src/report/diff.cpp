@@ -63,6 +63,19 @@ std::string signed_text(double d, const ResultField* f = nullptr) {
   return (d < 0 ? "-" : "+") + t;
 }
 
+// B - A as the table shows A and B: the difference of the rounded values (3.72 and 3.86 days show as 3.7 and 3.9,
+// and their change as +0.2, not +0.1), unless they round alike, when signed_text shows the change itself with
+// the decimals it needs.
+double shown_delta(const nlohmann::json& c, const ResultField* f) {
+  const double d = c["delta"].get<double>();
+  if (!f || f->decimals < 0 || f->unit == ":1" || !c["a"].is_number() || !c["b"].is_number()) return d;
+  const auto shown = [&](const nlohmann::json& v) {
+    return round_to(v.get<double>() * f->scale, f->decimals);  // as fixed() rounds what it prints
+  };
+  const double rounded = (shown(c["b"]) - shown(c["a"])) / f->scale;
+  return rounded != 0 ? rounded : d;
+}
+
 // A field the study does not declare, labelled and united from its key as the declared ones are: the path's
 // sections as words ("cost.capex_by_tier_usd.leaf-spine" -> "capex by tier, leaf-spine" in USD), a fraction
 // in %, so that no row of the table is a raw JSON key.
@@ -550,8 +563,7 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
       // A field the study declares by its label (as every other table and the page show it); others by a label
       // made from the key.
       const ResultField* f = labelled(it.key(), c["field"].get<std::string>(), inferred_fields);
-      t.add({f->label, text(c["a"], f), text(c["b"], f),
-             c.contains("delta") ? signed_text(c["delta"].get<double>(), f) : "",
+      t.add({f->label, text(c["a"], f), text(c["b"], f), c.contains("delta") ? signed_text(shown_delta(c, f), f) : "",
              c.contains("ratio") && !c["ratio"].is_null() ? fixed(c["ratio"].get<double>(), 3) + "x" : ""});
     }
     t.write(out, "    ");
@@ -591,7 +603,8 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
         const auto& g = c["gpus"][side];
         if (g["job"].get<double>() < g["fabric"].get<double>())
           out << fmt::format("    ({} job uses {} of its fabric's {} GPUs: the whole network is charged to it; "
-                             "set workload.dp=auto, or topology.gpus to the job's, to compare like for like)\n",
+                             "to compare like for like, set topology.gpus to the job's, or workload.dp=auto with a "
+                             "workload.global_batch that fills the fabric (`podnet train` says how large))\n",
                              same             ? "each side's"
                              : side[0] == 'a' ? "A's"
                                               : "B's",

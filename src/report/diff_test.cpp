@@ -191,6 +191,19 @@ TEST(Diff, ASmallChangeGetsTheDecimalsItNeedsAndAYesNoStaysOne) {
   EXPECT_EQ(out.str().find("+1"), std::string::npos) << out.str();
 }
 
+TEST(Diff, AChangeIsTheDifferenceOfTheValuesAsShown) {
+  // 3.72 and 3.86 days (1 decimal) show as 3.7 and 3.9: their change reads +0.2 days, not the +0.1 that 0.14
+  // rounds to; B / A stays the ratio of the values themselves (3.86 / 3.72 = 1.038).
+  const auto doc = [](double days) {
+    return nlohmann::json{{"days_to_train_with_failures", days}, {"run", {{"command", "reliability"}}}};
+  };
+  DiffSide a{"A", "", {{"reliability", doc(3.72)}}};
+  DiffSide b{"B", "", {{"reliability", doc(3.86)}}};
+  std::ostringstream out;
+  write_diff_table(diff_document(a, b), out, 10);
+  EXPECT_NE(out.str().find("3.7 days  3.9 days  +0.2 days  1.038x"), std::string::npos) << out.str();
+}
+
 TEST(Diff, TwoResultDocumentsShowTheInputsTheirRunBlocksRecord) {
   // Two saved train results: the same scenario and seed, B run with --set server.nic_speed=200Gbps, both with
   // topology.gpus=64. Only the NIC speed differs; A's value is the scenario's own, which the document lacks.

@@ -1,5 +1,7 @@
 #include "topology/builders.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -43,6 +45,16 @@ Topology build(const BuilderInfo& b, const Params& params, const Hardware& hw) {
         hw.port_speed.gbps() < 1000 ? fmt::format("{}G", format_number(hw.port_speed.gbps()))
                                     : fmt::format("{}T", format_number(hw.port_speed.gbps() / 1000)),
         format_number(capacity / 1e12)));
+  // A NIC slower than the switch port still takes a whole port (planes.cpp says the same of a plane's port).
+  if (has_switches && !t.nics.empty() && hw.nic_planes <= 1 && hw.nic_speed.bps < hw.port_speed.bps * (1 - 1e-9))
+    t.facts.notes.push_back(fmt::format(
+        "each NIC runs at {} on a {} switch port and takes the whole port: the switches and their links are counted "
+        "and priced at {}, and the oversubscription counts ports, not their speed; the same {} Tb/s switch as {} "
+        "ports of {} is switch.port_speed={} with switch.radix={}",
+        format_bandwidth(hw.nic_speed), format_bandwidth(hw.port_speed), format_bandwidth(hw.port_speed),
+        format_number(capacity / 1e12), format_number(std::floor(capacity / hw.nic_speed.bps)),
+        format_bandwidth(hw.nic_speed), format_bandwidth(hw.nic_speed),
+        format_number(std::floor(capacity / hw.nic_speed.bps))));
   if (hw.sharp) {
     if (!has_switches)
       throw ParamError("switch.in_network_reduction",

@@ -595,8 +595,10 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
     const int64_t top_used = int64_t{z.q} * z.D;
     const std::string top = host_label(spec.tier_names[3]);
     f.notes.push_back(fmt::format(
-        "{}: {} down / {} up ports{}; {} planes of {} {}s, {} from each of {} spine domains{}", spec.tier_names[2],
-        z.d2, z.u2, idle(z.u2, z.u2_used), z.S, z.C, top, plural(z.q, "parallel link", "parallel links"), z.D,
+        "{}: {} down / {} up ports{}; {} to each of the {} {}s of its plane ({} planes, each {} linked to {} spine "
+        "domains){}",
+        spec.tier_names[2], z.d2, z.u2, idle(z.u2, z.u2_used), plural(z.q, "parallel link", "parallel links"), z.C, top,
+        z.S, top, z.D,
         top_used < z.R ? fmt::format(" (each {} uses {} of its {} ports: {} idle, room for {} more spine domains; "
                                      "capex counts them)",
                                      top, top_used, z.R, z.R - top_used, (z.R - top_used) / std::max(1, z.q))

@@ -59,6 +59,23 @@ TEST(Planes, EveryPlaneIsACopyOfTheFabricAndEachNicHasOnePortInEach) {
   EXPECT_EQ(t.facts.max_gpus, one.facts.max_gpus);
 }
 
+TEST(Planes, ANicSlowerThanItsPortIsNotedWithTheSwitchThatMatchesIt) {
+  // One plane of 50G NICs on 100G ports (radix 4: a 0.4 Tb/s switch): the note names the 8-port 50G switch of
+  // the same capacity; NICs at the port's speed get no note.
+  const auto slower = [](const Topology& t) {
+    for (const std::string& n : t.facts.notes)
+      if (n.find("takes the whole port") != std::string::npos) return n;
+    return std::string();
+  };
+  const std::string n = slower(build_with("fat_tree", {{"k", "4"}}, hosts(50, 1)));
+  EXPECT_NE(n.find("each NIC runs at 50Gbps on a 100Gbps switch port"), std::string::npos) << n;
+  EXPECT_NE(n.find("the same 0.4 Tb/s switch as 8 ports of 50Gbps is switch.port_speed=50Gbps with "
+                   "switch.radix=8"),
+            std::string::npos)
+      << n;
+  EXPECT_EQ(slower(build_with("fat_tree", {{"k", "4"}}, hosts(100, 1))), "");
+}
+
 TEST(Planes, RefusedWhereTheyCannotBeBuilt) {
   // 400G in 2 planes is 200G a port, more than the 100G switch port: at least 4 planes.
   try {

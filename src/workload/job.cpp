@@ -414,6 +414,14 @@ Job job_from(const Params& p, int64_t fabric_gpus, std::string_view owner) {
     throw ParamError("workload.tokens", fmt::format("'{}' is not a token count; expected e.g. 300B, 15T, 2e12 (above "
                                                     "0, at most 1000T)",
                                                     p.get_string("tokens")));
+  // A budget below one iteration's tokens is a unit left out (15 for 15T), not a run of less than a step.
+  if (static_cast<double>(j.tokens) < j.tokens_per_iteration())
+    throw ParamError("workload.tokens",
+                     fmt::format("{} tokens is less than one iteration's {} (global batch {} x seq {}); expected a "
+                                 "budget with its unit, such as {}T or {}B",
+                                 thousands(j.tokens), thousands(static_cast<int64_t>(j.tokens_per_iteration())),
+                                 thousands(j.global_batch), thousands(j.model.seq), p.get_string("tokens"),
+                                 p.get_string("tokens")));
   const std::string& rc = p.get_string("recompute");
   j.recompute = rc == "none" ? Recompute::None : rc == "selective" ? Recompute::Selective : Recompute::Full;
   const std::string& pc = p.get_string("pp_p2p_comm");
@@ -446,10 +454,20 @@ Job job_from(const Params& p, int64_t fabric_gpus, std::string_view owner) {
   const std::string& split = p.text("stage_layers");
   if (split == "auto") {
     // The first and the last virtual stage may hold only the embedding or the LM head; every other needs a layer.
-    if (j.pp * j.interleave > j.model.layers + 2)
-      throw ParamError("workload.stage_layers", fmt::format("auto: {} layers cannot fill pp x interleave = {} virtual "
-                                                            "stages",
-                                                            j.model.layers, j.pp * j.interleave));
+    if (j.pp * j.interleave > j.model.layers + 2) {
+      const int64_t room = j.model.layers + 2;  // virtual stages the layers, the embedding and the head can fill
+      const int64_t most_interleave = room / j.pp;
+      throw ParamError(
+          j.interleave > 1 ? "workload.interleave" : "workload.pp",
+          fmt::format("pp x interleave = {} x {} = {} virtual stages need a layer each, but the model has {} layers "
+                      "(and the embedding and the head: {} stages at most); {}",
+                      j.pp, j.interleave, j.pp * j.interleave, j.model.layers, room,
+                      j.interleave > 1 && most_interleave >= 1
+                          ? fmt::format("set workload.interleave to at most {}, or workload.pp to at most {}",
+                                        most_interleave, room / j.interleave)
+                          : fmt::format("set workload.pp to at most {}{}", room / j.interleave,
+                                        j.interleave > 1 ? fmt::format(" (with interleave {})", j.interleave) : "")));
+    }
     j.chunk_layers =
         auto_stage_split(j.model.layers, j.pp, j.interleave, layer_compute_seconds(j), head_compute_seconds(j));
     bool even = true;

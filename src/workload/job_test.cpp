@@ -639,4 +639,46 @@ TEST(Job, WorkLimitsAreRefusedUpFront) {
 }
 
 }  // namespace
+
+TEST(Job, ATokenBudgetBelowOneIterationIsAUnitLeftOut) {
+  // GPT-3's defaults: global batch 1,536 x seq 2,048 = 3,145,728 tokens a step; "15" is 15 tokens, not 15T.
+  Params p = defaults();
+  set(p, "tokens", std::string("15"));
+  try {
+    job_from(p, 16384);
+    ADD_FAILURE() << "expected an error on workload.tokens";
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.key(), "workload.tokens");
+    EXPECT_NE(std::string(e.what()).find("15 tokens is less than one iteration's 3,145,728 (global batch 1,536 x "
+                                         "seq 2,048); expected a budget with its unit, such as 15T or 15B"),
+              std::string::npos)
+        << e.what();
+  }
+  set(p, "tokens", std::string("3145728"));  // one step's worth is taken
+  EXPECT_EQ(job_from(p, 16384).tokens, 3145728);
+}
+
+TEST(Job, VirtualStagesBeyondTheLayersNameTheKeyToLower) {
+  // GPT-3's 96 layers and the embedding and the head fill at most 98 virtual stages: pp 16 x interleave 8 = 128
+  // is too many; interleave 6 (96) is the most at pp 16, and pp 12 the most at interleave 8.
+  Params p = defaults();
+  set(p, "tp", 8);
+  set(p, "pp", 16);
+  set(p, "interleave", 8);
+  set(p, "stage_layers", std::string("auto"));
+  set(p, "dp", 8);
+  set(p, "global_batch", 1024);
+  try {
+    job_from(p, 16384);
+    ADD_FAILURE() << "expected an error on workload.interleave";
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.key(), "workload.interleave");
+    EXPECT_NE(std::string(e.what()).find("pp x interleave = 16 x 8 = 128 virtual stages need a layer each, but the "
+                                         "model has 96 layers (and the embedding and the head: 98 stages at most); "
+                                         "set workload.interleave to at most 6, or workload.pp to at most 12"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace podnet::workload
