@@ -46,7 +46,8 @@ std::vector<ParamSpec> network_params() {
        "spread-out rates (large ECMP all-to-alls)"},
       {"threads", ParamType::Int, "0",
        "threads one run may use; results are the same to the bit for every count. Analytical engine: 0 = the "
-       "machine's cores, at most 8 (more when given); routes and drains are worked out on every thread. Flow "
+       "machine's cores, at most 8 and while the threads past the first take 1.5 GB or less (one at 1,048,576 GPUs; "
+       "more when given); routes and drains are worked out on every thread. Flow "
        "engine: 0 = 2 on a machine with two cores or more, and more than 2 counts as 2; the second re-sorts the "
        "solver's link lists after large re-solves. Packet engine: one thread; with network.partitioned, its "
        "partitions on this many (0 = the machine's cores; under mpirun, per rank: 0 = the cores over the ranks "

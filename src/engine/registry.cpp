@@ -29,7 +29,7 @@ const std::vector<EngineInfo>& engines() {
         .bytes_per_flow = 600,
         .bytes_per_ring_hop = 64,
         .bytes_per_gpu = 0,
-        .bytes_per_gpu_per_thread = 1536,
+        .bytes_per_gpu_per_thread = analytical::kBytesPerGpuPerThread,
         .threads = analytical::analytical_threads},
        make<analytical::AnalyticalBackend>},
       {"flow",

@@ -36,7 +36,7 @@ struct EngineTraits {
   // Threads past the first (network.threads) each keep state of their own: bytes per GPU of the fabric per
   // extra thread, and the thread count a run uses for network.threads (nullptr: one).
   double bytes_per_gpu_per_thread = 0;
-  int (*threads)(int32_t requested) = nullptr;
+  int (*threads)(int32_t requested, double gpus) = nullptr;  // gpus: the fabric's
 };
 
 struct EngineInfo {

@@ -54,7 +54,7 @@ Estimate fabric(int64_t gpus) {
 void add_threads(Estimate& e, const std::string& engine, double gpus, int32_t threads) {
   const engine::EngineTraits& traits = engine::engine_info(engine).traits;
   if (!traits.threads || traits.bytes_per_gpu_per_thread <= 0) return;
-  const int extra = traits.threads(threads) - 1;
+  const int extra = traits.threads(threads, gpus) - 1;
   if (extra > 0)
     e.parts.push_back({fmt::format("{} engine threads past the first ({} x {} GPUs)", engine, extra,
                                    thousands(static_cast<int64_t>(gpus))),

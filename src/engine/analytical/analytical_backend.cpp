@@ -162,9 +162,12 @@ void set_drains(const std::vector<SharedFlow>& flows, const std::vector<double>&
 
 }  // namespace
 
-int analytical_threads(int32_t threads) {
+int analytical_threads(int32_t threads, double gpus) {
   if (threads > 0) return threads;
-  return static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, kDefaultMaxThreads));
+  const int cores = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, kDefaultMaxThreads));
+  if (gpus <= 0) return cores;
+  const double extra = std::floor(kAutoThreadBytes / (gpus * kBytesPerGpuPerThread));
+  return extra >= cores - 1 ? cores : 1 + static_cast<int>(extra);
 }
 
 AnalyticalBackend::AnalyticalBackend(const topology::Topology& topo, NetworkOptions options)
@@ -246,7 +249,8 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
   // bound): their routes compiled ahead on the run's threads (plan_compiler.hpp: prefetch), their flows taken in
   // order on this thread, the drains of the sets not met before on the run's threads, then each set's times in
   // order. Routing that follows load keeps to this thread: each set's routes see the set's earlier flows only.
-  const int workers = router.tracks_load() ? 1 : analytical_threads(options_.flow.threads);
+  const int workers =
+      router.tracks_load() ? 1 : analytical_threads(options_.flow.threads, static_cast<double>(topo_.gpus.size()));
   struct SetWork {
     std::vector<SharedFlow> flows;  // the set's flows (their routes the route cache's, not copies)
     std::vector<double> drain;      // per flow: max_d T_fd in seconds

@@ -81,7 +81,15 @@ namespace podnet::engine::analytical {
 
 // Threads a run uses for `network.threads` = threads (0: the machine's cores, at most kDefaultMaxThreads).
 constexpr unsigned kDefaultMaxThreads = 8;
-int analytical_threads(int32_t threads);
+// A thread past the first keeps a Router and a route compiler of its own: about this much per GPU of the fabric
+// (1.44 GB at 1,048,576 GPUs, measured as the peak of `podnet train clos-1m` on two threads less on one).
+constexpr double kBytesPerGpuPerThread = 1536;
+// With network.threads = 0, the threads past the first take at most this much together: a 1,048,576-GPU run keeps
+// to one thread (6.6 GB at its peak, against 8.0 GB on two and about 17 GB on eight), a 524,288-GPU run takes two,
+// a 131,072-GPU run eight. A number given is taken as it is (the memory guard counts it).
+constexpr double kAutoThreadBytes = 1.5e9;
+// The threads of a run on a fabric of `gpus` GPUs for `network.threads` = threads.
+int analytical_threads(int32_t threads, double gpus);
 
 class AnalyticalBackend final : public NetworkBackend {
  public:

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "engine/registry.hpp"
 #include "engine/test_util.hpp"
@@ -133,10 +135,16 @@ TEST(AnalyticalSlowGpus, AComputeTakesItsSlowestGpusFactorInEffectWhenItStarts) 
   EXPECT_THROW(AnalyticalBackend(t, down).run(p), Error);
 }
 
-TEST(AnalyticalThreads, ZeroMeansTheMachinesCoresUpToEight) {
-  EXPECT_EQ(analytical_threads(3), 3);
-  EXPECT_GE(analytical_threads(0), 1);
-  EXPECT_LE(analytical_threads(0), 8);
+TEST(AnalyticalThreads, ZeroMeansTheMachinesCoresUpToEightWhileTheirMemoryAllows) {
+  EXPECT_EQ(analytical_threads(3, 1 << 20), 3);  // a number given is taken
+  const int cores = analytical_threads(0, 0);
+  EXPECT_GE(cores, 1);
+  EXPECT_LE(cores, 8);
+  // A thread past the first takes 1,536 B a GPU: 1.61 GB at 1,048,576 GPUs, over the 1.5 GB allowed (one
+  // thread); 0.81 GB at 524,288 (two at most); 0.20 GB at 131,072 (seven more: eight at most).
+  EXPECT_EQ(analytical_threads(0, 1 << 20), 1);
+  EXPECT_EQ(analytical_threads(0, 1 << 19), std::min(cores, 2));
+  EXPECT_EQ(analytical_threads(0, 1 << 17), cores);
 }
 
 }  // namespace
