@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <map>
@@ -10,6 +11,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/units.hpp"
 #include "report/report.hpp"
 #include "report/studies.hpp"
 #include "report/sweep_report.hpp"
@@ -301,6 +303,22 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
         if (auto it = side->set_by_preset.find(k); it != side->set_by_preset.end()) row["set_by"] = it->second;
       inputs.push_back(row);
     }
+    // A switch of another port speed at the same radix is another chip (128 x 400G is 51.2 Tb/s, half the 128 x
+    // 800G box): its price and power follow. Said when the two sides' switches differ in what they carry.
+    const auto capacity = [](std::map<std::string, std::string>& m, std::string& said) {
+      Bandwidth port;
+      std::string expected;
+      if (!m.count("switch.radix") || !m.count("switch.port_speed") ||
+          !parse_bandwidth(m["switch.port_speed"], port, expected))
+        return -1.0;
+      const double radix = std::atof(m["switch.radix"].c_str()), bps = radix * port.bps;
+      said = fmt::format("{} x {} ({} Tb/s)", m["switch.radix"], m["switch.port_speed"], format_number(bps / 1e12));
+      return bps;
+    };
+    std::string sa, sb;
+    const double ca = capacity(ma, sa), cb = capacity(mb, sb);
+    if (ca > 0 && cb > 0 && std::fabs(ca - cb) > 1e-9 * std::max(ca, cb))
+      doc["switch_capacity"] = {{"a", sa}, {"b", sb}};
   }
   // Two result documents: what their run blocks record (the scenario, the seed, the --set overrides). A key one
   // side does not override is "(scenario's)": its value is the scenario's own, which the document does not hold.
@@ -471,6 +489,10 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
                  (i.contains("set_by") ? " (from " + i["set_by"].get<std::string>() + ")" : std::string()),
              text(i["a"]), text(i["b"])});
     t.write(out, "    ");
+    if (doc.contains("switch_capacity"))
+      out << fmt::format("    note: the switch is another chip: A {}, B {}; its price and power follow it\n",
+                         doc["switch_capacity"]["a"].get<std::string>(),
+                         doc["switch_capacity"]["b"].get<std::string>());
   }
   for (auto it = doc["studies"].begin(); it != doc["studies"].end(); ++it) {
     const auto& s = it.value();

@@ -1,5 +1,6 @@
 #include "report/diff.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -202,6 +203,20 @@ TEST(Diff, AChangeIsTheDifferenceOfTheValuesAsShown) {
   std::ostringstream out;
   write_diff_table(diff_document(a, b), out, 10);
   EXPECT_NE(out.str().find("3.7 days  3.9 days  +0.2 days  1.038x"), std::string::npos) << out.str();
+}
+
+TEST(Diff, ASwitchOfAnotherCapacityIsNoted) {
+  // 128 x 800G is 102.4 Tb/s, 128 x 400G 51.2 Tb/s: another chip. 256 x 400G is 102.4 Tb/s again: no note.
+  const auto side = [](const char* label, const char* radix, const char* port) {
+    return DiffSide{label, fmt::format("switch:\n  radix: {}\n  port_speed: {}\n", radix, port), {}};
+  };
+  std::ostringstream out;
+  write_diff_table(diff_document(side("A", "128", "800Gbps"), side("B", "128", "400Gbps")), out, 10);
+  EXPECT_NE(out.str().find("note: the switch is another chip: A 128 x 800Gbps (102.4 Tb/s), B 128 x 400Gbps (51.2 "
+                           "Tb/s)"),
+            std::string::npos)
+      << out.str();
+  EXPECT_FALSE(diff_document(side("A", "128", "800Gbps"), side("B", "256", "400Gbps")).contains("switch_capacity"));
 }
 
 TEST(Diff, TwoResultDocumentsShowTheInputsTheirRunBlocksRecord) {
