@@ -27,14 +27,16 @@ void set(Params& p, const std::string& key, T v) {
   else p.set(key, static_cast<int64_t>(v), std::to_string(v));
 }
 
-// Expects job_from to throw a ParamError naming `key`.
-void expect_error(const Params& p, int64_t gpus, const std::string& key) {
+// Expects job_from to throw a ParamError naming `key`; returns its message ("" when none was thrown).
+std::string expect_error(const Params& p, int64_t gpus, const std::string& key) {
   try {
     job_from(p, gpus);
     ADD_FAILURE() << "expected an error on " << key;
   } catch (const ParamError& e) {
     EXPECT_EQ(e.key(), key) << e.what();
+    return e.what();
   }
+  return "";
 }
 
 TEST(Model, Gpt3ParametersMatchMegatronEq2) {
@@ -644,16 +646,11 @@ TEST(Job, ATokenBudgetBelowOneIterationIsAUnitLeftOut) {
   // GPT-3's defaults: global batch 1,536 x seq 2,048 = 3,145,728 tokens a step; "15" is 15 tokens, not 15T.
   Params p = defaults();
   set(p, "tokens", std::string("15"));
-  try {
-    job_from(p, 16384);
-    ADD_FAILURE() << "expected an error on workload.tokens";
-  } catch (const ParamError& e) {
-    EXPECT_EQ(e.key(), "workload.tokens");
-    EXPECT_NE(std::string(e.what()).find("15 tokens is less than one iteration's 3,145,728 (global batch 1,536 x "
-                                         "seq 2,048); expected a budget with its unit, such as 15T or 15B"),
-              std::string::npos)
-        << e.what();
-  }
+  const std::string m = expect_error(p, 16384, "workload.tokens");
+  EXPECT_NE(m.find("15 tokens is less than one iteration's 3,145,728 (global batch 1,536 x seq 2,048); expected a "
+                   "budget with its unit, such as 15T or 15B"),
+            std::string::npos)
+      << m;
   set(p, "tokens", std::string("3145728"));  // one step's worth is taken
   EXPECT_EQ(job_from(p, 16384).tokens, 3145728);
 }
@@ -668,17 +665,12 @@ TEST(Job, VirtualStagesBeyondTheLayersNameTheKeyToLower) {
   set(p, "stage_layers", std::string("auto"));
   set(p, "dp", 8);
   set(p, "global_batch", 1024);
-  try {
-    job_from(p, 16384);
-    ADD_FAILURE() << "expected an error on workload.interleave";
-  } catch (const ParamError& e) {
-    EXPECT_EQ(e.key(), "workload.interleave");
-    EXPECT_NE(std::string(e.what()).find("pp x interleave = 16 x 8 = 128 virtual stages need a layer each, but the "
-                                         "model has 96 layers (and the embedding and the head: 98 stages at most); "
-                                         "set workload.interleave to at most 6, or workload.pp to at most 12"),
-              std::string::npos)
-        << e.what();
-  }
+  const std::string m = expect_error(p, 16384, "workload.interleave");
+  EXPECT_NE(m.find("pp x interleave = 16 x 8 = 128 virtual stages need a layer each, but the model has 96 layers "
+                   "(and the embedding and the head: 98 stages at most); set workload.interleave to at most 6, or "
+                   "workload.pp to at most 12"),
+            std::string::npos)
+      << m;
 }
 
 }  // namespace podnet::workload
