@@ -182,7 +182,9 @@ std::optional<ParamValue> parse_param(const ParamSpec& spec, const std::string& 
     case ParamType::Bandwidth: {
       Bandwidth b;
       if (!parse_bandwidth(text, b, expected)) return std::nullopt;
-      canonical = format_bandwidth(b);
+      // In the unit family it was written in: bytes per second stay bytes ("450GB/s", not "3.6Tbps"), so that
+      // resolve, diff and run.options show a value as the scenario's author wrote it.
+      canonical = text.find("B/s") != std::string_view::npos ? format_bandwidth_bytes(b) : format_bandwidth(b);
       return b;
     }
     case ParamType::Time: {

@@ -85,6 +85,15 @@ TEST(Params, ValuesWithUnits) {
   EXPECT_FALSE(parse(spec(ParamType::Time), "2").value);  // a time needs its unit
 }
 
+TEST(Params, ABandwidthKeepsTheUnitFamilyItWasWrittenIn) {
+  // 450 GB/s is 3.6 Tb/s: written in bytes it reads back in bytes, in bits it stays in bits; 64 GB/s is 512 Gb/s.
+  EXPECT_EQ(parse(spec(ParamType::Bandwidth), "450GB/s").canonical, "450GB/s");
+  EXPECT_EQ(parse(spec(ParamType::Bandwidth), "3600Gbps").canonical, "3.6Tbps");
+  EXPECT_EQ(parse(spec(ParamType::Bandwidth), "512000MB/s").canonical, "512GB/s");
+  EXPECT_EQ(parse(spec(ParamType::Bandwidth), "512Gbps").canonical, "512Gbps");
+  EXPECT_EQ(std::get<Bandwidth>(*parse(spec(ParamType::Bandwidth), "64GB/s").value).bps, 512e9);
+}
+
 TEST(Params, IntegerListsInThreeSpellingsOrAWord) {
   const ParamSpec s = spec(ParamType::IntList, 1, 1e300, {"auto"});
   for (const char* text : {"[4, 4, 2]", "4x4x2", "4,4,2", "4X4X2"}) {

@@ -222,6 +222,7 @@ std::string format_time(Time t) {
   return format_scaled(static_cast<double>(t.ps), kTimeUnits, {0, 1, 2, 4, 5});
 }
 std::string format_bandwidth(Bandwidth bw) { return format_scaled(bw.bps, kBandwidthUnits, {0, 1, 2, 3, 4}); }
+std::string format_bandwidth_bytes(Bandwidth bw) { return format_scaled(bw.bps, kBandwidthUnits, {8, 9, 10, 11, 12}); }
 std::string format_bytes(Bytes b) {
   // The exact unit (binary or SI) that gives the smallest whole number.
   static constexpr Unit units[] = {{"TiB", 1099511627776.0}, {"TB", 1e12}, {"GiB", 1073741824.0}, {"GB", 1e9},

@@ -98,6 +98,8 @@ bool parse_ratio(std::string_view text, double& out, std::string& expected);
 // Canonical text forms (deterministic, shortest unit that keeps the value readable).
 std::string format_time(Time t);
 std::string format_bandwidth(Bandwidth bw);
+// The same in bytes per second (B/s, KB/s, MB/s, GB/s, TB/s): "450GB/s".
+std::string format_bandwidth_bytes(Bandwidth bw);
 std::string format_bytes(Bytes b);
 std::string format_length(double metres);
 std::string format_power(double watts);
