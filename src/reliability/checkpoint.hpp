@@ -40,5 +40,11 @@ double expected_segment_time(double work, double checkpoint_cost, double restart
 double goodput(double interval, double checkpoint_cost, double restart_cost, double mtbi);
 // The first-order approximation above (for comparison; may be negative when M is small).
 double goodput_first_order(double interval, double checkpoint_cost, double restart_cost, double mtbi);
+// Whether M is shorter than a checkpoint and a restart take together: Young and Daly assume both short beside
+// M, and past that their intervals and goodput only say how far out of range the job is (a million GPUs on
+// podnet's defaults: M = 2.6 min against 5 + 10 min).
+inline bool beyond_model(double checkpoint_cost, double restart_cost, double mtbi) {
+  return mtbi < checkpoint_cost + restart_cost;  // false for M = +infinity
+}
 
 }  // namespace podnet::reliability

@@ -305,14 +305,13 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
     }
     // A switch of another port speed at the same radix is another chip (128 x 400G is 51.2 Tb/s, half the 128 x
     // 800G box): its price and power follow. Said when the two sides' switches differ in what they carry.
-    const auto capacity = [](std::map<std::string, std::string>& m, std::string& said) {
+    const auto capacity = [](const std::map<std::string, std::string>& m, std::string& said) {
+      const auto radix = m.find("switch.radix"), speed = m.find("switch.port_speed");
       Bandwidth port;
       std::string expected;
-      if (!m.count("switch.radix") || !m.count("switch.port_speed") ||
-          !parse_bandwidth(m["switch.port_speed"], port, expected))
-        return -1.0;
-      const double radix = std::atof(m["switch.radix"].c_str()), bps = radix * port.bps;
-      said = fmt::format("{} x {} ({} Tb/s)", m["switch.radix"], m["switch.port_speed"], format_number(bps / 1e12));
+      if (radix == m.end() || speed == m.end() || !parse_bandwidth(speed->second, port, expected)) return -1.0;
+      const double bps = std::atof(radix->second.c_str()) * port.bps;
+      said = fmt::format("{} x {} ({} Tb/s)", radix->second, speed->second, format_number(bps / 1e12));
       return bps;
     };
     std::string sa, sb;

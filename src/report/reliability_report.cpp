@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/units.hpp"
+#include "reliability/checkpoint.hpp"
 #include "report/report.hpp"
 
 namespace podnet::report {
@@ -198,17 +199,13 @@ nlohmann::json reliability_document(const scenario::Setup& s, const study::Relia
         "(reliability.restart_cost, reliability.checkpoint_cost) or a spare rail (reliability.spare_rail) raise it",
         thousands(inv.job_gpus), fixed(adv.goodput * 100, 2) + "%", fixed(risk.mtbi_hours * 60, 1),
         fixed(cfg.restart_cost_hours * 60, 1)));
-  // Young and Daly assume a checkpoint and a restart are short beside the time between interruptions; past that
-  // (a million GPUs on the defaults: an interruption every 2.6 min, a 5 min checkpoint and a 10 min restart) the
-  // formulas still give numbers, and the note says they only measure how far the job is out of range.
-  const double mtbi_min = risk.mtbi_hours * 60, ckpt_min = cfg.checkpoint_cost_hours * 60,
-               restart_min = cfg.restart_cost_hours * 60;
-  if (std::isfinite(mtbi_min) && mtbi_min < ckpt_min + restart_min)
+  if (reliability::beyond_model(cfg.checkpoint_cost_hours, cfg.restart_cost_hours, risk.mtbi_hours))
     notes.push_back(fmt::format(
         "the checkpoint advice is out of its model's range: an interruption every {} is less than a checkpoint "
         "({} min) and a restart ({} min) take together, so the job spends nearly all its time checkpointing and "
         "restarting; the interval and days above only say how far out of range it is",
-        duration_text(risk.mtbi_hours), fixed(ckpt_min, 1), fixed(restart_min, 1)));
+        duration_text(risk.mtbi_hours), fixed(cfg.checkpoint_cost_hours * 60, 1),
+        fixed(cfg.restart_cost_hours * 60, 1)));
   notes.push_back("failure rates: reliability.*_mtbf (defaults derived from Llama 3's 419 interruptions in 54 days "
                   "on 16,384 GPUs, 233 in 30 days, for GPUs, software, hosts, NICs and cables; optics 1e6 h and "
                   "switches 250,000 h are assumed and counted on top of them)");

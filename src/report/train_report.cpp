@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "engine/registry.hpp"
+#include "reliability/checkpoint.hpp"
 #include "report/report.hpp"
 #include "report/studies.hpp"
 
@@ -1134,14 +1135,13 @@ void write_training_reliability(const nlohmann::json& rel, std::ostream& out, co
                        "storage nodes on a frontend (frontend.storage_nodes) time the checkpoint on that network)\n",
                        fixed(rel["restart_cost_minutes"].get<double>(), 1));
   if (rel.contains("checkpoint_storage")) out << "  (" << checkpoint_io_text(rel["checkpoint_storage"]) << ")\n";
-  // Young and Daly assume a checkpoint and a restart are short beside the time between interruptions.
-  const double mtbi_min = rel["mtbi_hours"].get<double>() * 60, ckpt_min = rel["checkpoint_cost_minutes"].get<double>(),
+  const double ckpt_min = rel["checkpoint_cost_minutes"].get<double>(),
                restart_min = rel["restart_cost_minutes"].get<double>();
-  if (std::isfinite(mtbi_min) && mtbi_min < ckpt_min + restart_min)
+  if (reliability::beyond_model(ckpt_min / 60, restart_min / 60, rel["mtbi_hours"].get<double>()))
     out << fmt::format("  (out of the checkpoint model's range: an interruption every {} is less than a "
                        "checkpoint ({} min) and a restart ({} min) take together; the days above only say how far out "
                        "of range the job is)\n",
-                       duration_text(mtbi_min / 60), fixed(ckpt_min, 1), fixed(restart_min, 1));
+                       duration_text(rel["mtbi_hours"].get<double>()), fixed(ckpt_min, 1), fixed(restart_min, 1));
 }
 
 nlohmann::json data_loading_json(const study::DataLoading& d, Time iteration) {

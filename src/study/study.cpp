@@ -59,6 +59,7 @@ void require_failure_engine(const scenario::Setup& s) {
   const EngineTraits& e = engine::engine_info(s.engine).traits;
   const bool only_slow_gpus = std::all_of(s.scenario.failures.begin(), s.scenario.failures.end(),
                                           [](const scenario::FailureSpec& f) { return f.target_kind == "gpu"; });
+  if (e.failures || (e.slow_gpus && only_slow_gpus)) return;
   // On a large fabric the engines that take failures are slow: say so before the user switches to one.
   const auto gpus = static_cast<int64_t>(s.fabric.gpus.size());
   const std::string size_note =
@@ -66,15 +67,13 @@ void require_failure_engine(const scenario::Setup& s) {
                                   "fabrics of a few thousand GPUs",
                                   thousands(gpus))
                     : "";
-  if (!e.failures && !(e.slow_gpus && only_slow_gpus))
-    throw InputError(fmt::format("{}: {} are injected by the {} engines (the {} engine cannot change the "
-                                 "fabric under a run{}); this run's engine is {} ({}; use --engine {}{})",
-                                 s.scenario.where("failures"),
-                                 e.slow_gpus ? "failures other than slow GPUs" : "failures",
-                                 engine::engine_names_with(&EngineTraits::failures, " and "), s.engine,
-                                 e.slow_gpus ? "; it takes slow GPUs only: gpu: N, action: slow" : "", s.engine,
-                                 s.scenario.where("network.engine"),
-                                 engine::engine_names_with(&EngineTraits::failures, " or --engine "), size_note));
+  throw InputError(fmt::format("{}: {} are injected by the {} engines (the {} engine cannot change the "
+                               "fabric under a run{}); this run's engine is {} ({}; use --engine {}{})",
+                               s.scenario.where("failures"), e.slow_gpus ? "failures other than slow GPUs" : "failures",
+                               engine::engine_names_with(&EngineTraits::failures, " and "), s.engine,
+                               e.slow_gpus ? "; it takes slow GPUs only: gpu: N, action: slow" : "", s.engine,
+                               s.scenario.where("network.engine"),
+                               engine::engine_names_with(&EngineTraits::failures, " or --engine "), size_note));
 }
 
 void require_fault_engine(const scenario::Setup& s) {

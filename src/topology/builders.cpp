@@ -1,7 +1,5 @@
 #include "topology/builders.hpp"
 
-#include <cmath>
-
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -49,12 +47,9 @@ Topology build(const BuilderInfo& b, const Params& params, const Hardware& hw) {
   if (has_switches && !t.nics.empty() && hw.nic_planes <= 1 && hw.nic_speed.bps < hw.port_speed.bps * (1 - 1e-9))
     t.facts.notes.push_back(fmt::format(
         "each NIC runs at {} on a {} switch port and takes the whole port: the switches and their links are counted "
-        "and priced at {}, and the oversubscription counts ports, not their speed; the same {} Tb/s switch as {} "
-        "ports of {} is switch.port_speed={} with switch.radix={}",
+        "and priced at {}, and the oversubscription counts ports, not their speed; {}",
         format_bandwidth(hw.nic_speed), format_bandwidth(hw.port_speed), format_bandwidth(hw.port_speed),
-        format_number(capacity / 1e12), format_number(std::floor(capacity / hw.nic_speed.bps)),
-        format_bandwidth(hw.nic_speed), format_bandwidth(hw.nic_speed),
-        format_number(std::floor(capacity / hw.nic_speed.bps))));
+        same_switch_with_ports_of(hw, hw.nic_speed)));
   if (hw.sharp) {
     if (!has_switches)
       throw ParamError("switch.in_network_reduction",

@@ -83,17 +83,20 @@ void split_planes(Topology& t, const Hardware& hw, std::string_view family, bool
       "no switch joins two planes",
       P, format_bandwidth(hw.nic_speed), P, format_bandwidth(Bandwidth(hw.nic_speed.bps / P)), family));
   const Bandwidth port(hw.nic_speed.bps / P);
-  if (port.bps < hw.port_speed.bps * (1 - 1e-9)) {
-    const double chip = static_cast<double>(hw.radix) * hw.port_speed.bps;
+  if (port.bps < hw.port_speed.bps * (1 - 1e-9))
     t.facts.notes.push_back(fmt::format(
         "each NIC's plane port runs at {}, a switch port at {}: the switches, their links and optics are counted "
-        "and priced at {}, and the oversubscription counts ports, not their speed; the same {} Tb/s switch as {} "
-        "ports of {} is switch.port_speed={} with switch.radix={}",
+        "and priced at {}, and the oversubscription counts ports, not their speed; {}",
         format_bandwidth(port), format_bandwidth(hw.port_speed), format_bandwidth(hw.port_speed),
-        format_number(chip / 1e12), format_number(std::floor(chip / port.bps)), format_bandwidth(port),
-        format_bandwidth(port), format_number(std::floor(chip / port.bps))));
-  }
+        same_switch_with_ports_of(hw, port)));
   t.finalize();
+}
+
+std::string same_switch_with_ports_of(const Hardware& hw, Bandwidth port) {
+  const double chip = static_cast<double>(hw.radix) * hw.port_speed.bps;
+  const std::string ports = format_number(std::floor(chip / port.bps));
+  return fmt::format("the same {} Tb/s switch as {} ports of {} is switch.port_speed={} with switch.radix={}",
+                     format_number(chip / 1e12), ports, format_bandwidth(port), format_bandwidth(port), ports);
 }
 
 }  // namespace podnet::topology

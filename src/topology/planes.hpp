@@ -23,6 +23,7 @@
 // a NIC send each packet of a QP on whichever of its ports is free.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "topology/hardware.hpp"
@@ -35,5 +36,9 @@ Hardware plane_hardware(const Hardware& hw);
 // Copies t's switch fabric into hw.nic_planes planes (no-op for 1). Throws ParamError (server.nic_planes) for a
 // family that is not a Clos (`clos`: BuilderInfo::planes) or a NIC with other than one switch link.
 void split_planes(Topology& t, const Hardware& hw, std::string_view family, bool clos);
+// The switch of hw's capacity (radix x port speed) with ports of `port` instead, as a note names it: "the same
+// 0.4 Tb/s switch as 8 ports of 50Gbps is switch.port_speed=50Gbps with switch.radix=8" (a slower NIC or plane
+// port takes a whole switch port).
+std::string same_switch_with_ports_of(const Hardware& hw, Bandwidth port);
 
 }  // namespace podnet::topology
