@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <iostream>
 #include <map>
+#include <mutex>
 #include <sstream>
 #include <thread>
 #include <unistd.h>
@@ -117,12 +118,25 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
     (void)scenario::load(c.scenario, sets, c.adds, axis_flags);
   }
 
+  // --columns too: a name no result can match is refused now, not after the whole sweep has run. One the study
+  // does not declare is looked for in the first point's results.
+  std::vector<std::string> axis_keys;
+  for (const auto& a : spec.axes) axis_keys.push_back(a.key);
+  const std::vector<std::string> undeclared = report::check_sweep_columns(def, axis_keys, split_list(o.columns));
+  std::once_flag first_point;
+
   const study::Evaluate evaluate = [&](const study::SweepPoint& p) {
     const scenario::Scenario sc = scenario::load(c.scenario, spec.overrides(p), c.adds, axis_flags);
     const report::StudyOutput out = report::run_study(def, sc, args, {}, [&](scenario::Setup& s) {
       if (study::points_share_cores(o.jobs)) s.network.flow.threads = 1;
     });
-    return study::Outcome{true, {}, report::sweep_fields(out.document)};
+    study::Outcome done{true, {}, report::sweep_fields(out.document)};
+    if (!undeclared.empty())
+      std::call_once(first_point, [&] {
+        const std::string w = report::columns_missing_from_point(undeclared, done.fields);
+        if (!w.empty()) std::cerr << "podnet sweep: " << w << "\n";
+      });
+    return done;
   };
   study::SweepProgress progress;
   const bool tty = isatty(STDERR_FILENO) != 0;
@@ -138,7 +152,14 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
                            st.ranks > 1
                                ? fmt::format(" ({} MPI ranks: 1 coordinator, {} workers)", st.ranks, st.ranks - 1)
                                : "");
-  return read_back(c, o);
+  try {
+    return read_back(c, o);
+  } catch (const InputError& e) {
+    // Nothing is lost: the points are stored, and the table can be asked for again.
+    throw InputError(fmt::format("{}; the points are stored in {}: `podnet sweep --results {} --columns ...` "
+                                 "shows them",
+                                 e.what(), o.results, o.results));
+  }
 }
 
 }  // namespace

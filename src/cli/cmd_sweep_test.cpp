@@ -90,6 +90,46 @@ TEST(SweepCli, ColumnsTakeTheHeadersTheTableShows) {
       << near.out;
 }
 
+// A --columns name no result could match is refused before any point runs (a header typed wrong: the design
+// study declares "network capex", not "network capital"). A key the study does not declare may still be in its
+// documents: it is looked for in the first point's results, and the error at the end says the points are stored.
+TEST(SweepCli, ColumnsAreCheckedBeforeTheSweepRuns) {
+  const std::string db = fresh("early.db");
+  const Result header = run("sweep leafspine-8k --study design --vary topology.gpus=1024,2048 --results " + db +
+                                " --columns 'network capital (USD)'",
+                            true);
+  EXPECT_EQ(header.status, 2) << header.out;
+  EXPECT_NE(header.out.find("--columns: no column 'network capital (USD)' in a design sweep"), std::string::npos)
+      << header.out;
+  EXPECT_NE(header.out.find("checked before any point runs"), std::string::npos) << header.out;
+  // No result holds "network capital": those holding its first word are named.
+  EXPECT_NE(header.out.find("results that hold the name: "), std::string::npos) << header.out;
+  EXPECT_NE(header.out.find("cost.capex_usd ('network capex')"), std::string::npos) << header.out;
+  EXPECT_FALSE(fs::exists(db));
+  // By label, by header and by key, with the axis: accepted.
+  ASSERT_EQ(run("sweep leafspine-8k --study design --vary topology.gpus=1024,2048 --results " + db +
+                " --columns 'topology.gpus,network capex (USD),switches,bom.transceivers'")
+                .status,
+            0);
+  const std::string db2 = fresh("late.db");
+  const Result late = run("sweep leafspine-8k --study design --vary topology.gpus=1024,2048 --results " + db2 +
+                              " --columns topology.gpus,bom.switchez",
+                          true);
+  EXPECT_EQ(late.status, 2) << late.out;
+  EXPECT_NE(late.out.find("podnet sweep: warning: --columns: 'bom.switchez' not in the first point's results; the "
+                          "table at the end refuses it unless a later point has it"),
+            std::string::npos)
+      << late.out;
+  EXPECT_NE(late.out.find("; the points are stored in " + db2 + ": `podnet sweep --results " + db2), std::string::npos)
+      << late.out;
+  // A declared-but-absent header is not warned about early; an undeclared key the documents hold is not either.
+  const Result core = run("sweep leafspine-8k --study design --vary topology.gpus=1024,2048 --results " +
+                              fresh("core.db") + " --columns topology.gpus,bom.switches.leaf",
+                          true);
+  EXPECT_EQ(core.status, 0) << core.out;
+  EXPECT_EQ(core.out.find("warning: --columns"), std::string::npos) << core.out;
+}
+
 TEST(SweepCli, SpareCapexOfPartFilledPodsIsSaid) {
   const std::string db = (dir() / "spare.db").string();
   const Result r = run("sweep aipod-16k --study design --vary topology.gpus=4096,16384 --results " + db);

@@ -198,6 +198,82 @@ std::string gpu_count_warning(const study::ResultTable& t) {
                      changing.empty() ? "" : "; " + axes + " change" + (changing.size() == 1 ? "s" : "") + " it");
 }
 
+std::vector<std::string> check_sweep_columns(const StudyDef& study, const std::vector<std::string>& axes,
+                                             const std::vector<std::string>& columns) {
+  const auto lower = [](std::string x) {
+    for (char& ch : x) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return x;
+  };
+  // A header as the table shows it, reduced to its label: "time @ 1,024 B (us)" and "network capex (USD)" read
+  // "time" and "network capex".
+  const auto label_part = [&](const std::string& name) {
+    std::string x = lower(name);
+    if (const auto at = x.find(" @ "); at != std::string::npos) x.resize(at);
+    if (x.size() > 2 && x.back() == ')')
+      if (const auto open = x.rfind(" ("); open != std::string::npos) x.resize(open);
+    return x;
+  };
+  const auto key_shaped = [](const std::string& name) {
+    return !name.empty() && std::all_of(name.begin(), name.end(), [](char ch) {
+      return std::islower(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch)) ||
+             ch == '.' || ch == '_' || ch == '@';
+    });
+  };
+  std::vector<std::string> undeclared;
+  for (const auto& c : columns) {
+    if (c == "id" || c == "status" || c == "error" || c == "wall_seconds" || c == "wall_seconds (s)") continue;
+    if (std::find(axes.begin(), axes.end(), c) != axes.end()) continue;
+    if (find_field(study, c) != nullptr) continue;
+    const std::string asked = label_part(c);
+    if (std::any_of(study.fields.begin(), study.fields.end(),
+                    [&](const ResultField& f) { return !f.label.empty() && lower(f.label) == asked; }))
+      continue;
+    if (key_shaped(c)) {
+      undeclared.push_back(c);
+      continue;
+    }
+    // Results whose key or label holds the name, or else a word of it ("network" of "network capital").
+    std::vector<std::string> words;
+    for (size_t at = 0; at < asked.size();) {
+      const size_t end = std::min(asked.find_first_of(" ()_.,", at), asked.size());
+      if (end - at >= 4) words.push_back(asked.substr(at, end - at));
+      at = end + 1;
+    }
+    std::vector<std::string> near;
+    for (const auto& f : study.fields)
+      if (lower(f.key).find(asked) != std::string::npos || lower(f.label).find(asked) != std::string::npos)
+        near.push_back(fmt::format("{} ('{}')", f.key.back() == '@' ? f.key + "BYTES" : f.key, f.label));
+    for (size_t i = 0; near.empty() && i < words.size(); ++i)
+      for (const auto& f : study.fields)
+        if (lower(f.key).find(words[i]) != std::string::npos || lower(f.label).find(words[i]) != std::string::npos)
+          near.push_back(fmt::format("{} ('{}')", f.key.back() == '@' ? f.key + "BYTES" : f.key, f.label));
+    throw InputError(fmt::format(
+        "--columns: no column '{}' in a {} sweep: not an axis, id, status, error or wall_seconds, nor a result "
+        "the {} study declares by key or label{}; checked before any point runs (`podnet list results` lists "
+        "each study's)",
+        c, study.name, study.name,
+        near.empty() ? "" : fmt::format("; results that hold the name: {}", fmt::join(near, ", "))));
+  }
+  return undeclared;
+}
+
+std::string columns_missing_from_point(const std::vector<std::string>& undeclared,
+                                       const std::vector<study::Field>& fields) {
+  std::vector<std::string> missing, near;
+  for (const auto& c : undeclared) {
+    if (std::any_of(fields.begin(), fields.end(), [&](const study::Field& f) { return f.name == c; })) continue;
+    missing.push_back("'" + c + "'");
+    for (const auto& f : fields)
+      if (f.name.find(c) != std::string::npos && near.size() < 8) near.push_back(f.name);
+  }
+  if (missing.empty()) return "";
+  const char* it = missing.size() == 1 ? "it" : "them";
+  return fmt::format("warning: --columns: {} not in the first point's results; the table at the end refuses {} "
+                     "unless a later point has {}{} (the results are stored either way)",
+                     fmt::join(missing, ", "), it, it,
+                     near.empty() ? "" : fmt::format("; results that hold the name: {}", fmt::join(near, ", ")));
+}
+
 void write_sweep_results_table(const study::ResultTable& t, const std::vector<std::string>& columns,
                                std::ostream& out) {
   const StudyDef* st = find_study(t.study);

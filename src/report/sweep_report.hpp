@@ -11,6 +11,10 @@
 #include "study/sweep.hpp"
 
 namespace podnet::report {
+struct StudyDef;
+}
+
+namespace podnet::report {
 
 // Every scalar of `doc` outside arrays, by dotted name ("breakdown_ms.tp"),
 // but the run context, schema_version and the prose (definitions, notes,
@@ -30,6 +34,17 @@ std::vector<std::string> default_columns(const study::ResultTable& t);
 // A warning when the ok points ran on different GPU counts (the study's gpus_field), naming the axes that
 // change it; "" when they all ran on one.
 std::string gpu_count_warning(const study::ResultTable& t);
+
+// Before a sweep runs: an InputError for a --columns name that no column of its results could match: not
+// id, status, error, wall_seconds, an axis, nor a field the study declares (by key, label or the header the
+// table shows). A name written as a key (lower case, digits, '.', '_', '@') that the study does not declare
+// may still be in its documents (bom.switches.core): it is returned, for after_first_point.
+std::vector<std::string> check_sweep_columns(const StudyDef& study, const std::vector<std::string>& axes,
+                                             const std::vector<std::string>& columns);
+// The names of `undeclared` (check_sweep_columns) missing from one point's fields: a warning for stderr that
+// the table at the end will refuse them unless a later point has them; "" when every name is there.
+std::string columns_missing_from_point(const std::vector<std::string>& undeclared,
+                                       const std::vector<study::Field>& fields);
 
 // `columns`: the ones to show (empty = default_columns); InputError naming an unknown one.
 void write_sweep_results_table(const study::ResultTable& t, const std::vector<std::string>& columns, std::ostream& out);
