@@ -479,7 +479,7 @@
         formatter: p => {
           const sus = p.data.suspects ? p.data.suspects.map(x => '<br>suspect: ' + esc(x)).join('') : '';
           return (p.dataType === 'edge'
-            ? fmt(p.data.links) + ' links, ' + fmt(p.data.gbps) + ' Gb/s per direction'
+            ? fmt(p.data.links) + ' links, ' + fmt(p.data.gbps) + ' Gbps per direction'
             : esc(p.data.name) + ': ' + fmt(p.data.count) + (p.data.level === 0 ? ' servers, ' + fmt(p.data.gpus) + ' GPUs' : ' switches')) + sus;
         }
       },

@@ -145,7 +145,7 @@ TEST(Cli, FasterPortsAreNamedAsTheTradeDoesAndOversizedSwitchesNoted) {
   r = run("design aipod-16k --set topology.gpus=4096 --set topology.groups_per_pod=auto --set "
           "switch.port_speed=1.6Tbps --set server.nic_speed=1.6Tbps");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("a switch of 128 x 1.6T ports carries 204.8 Tb/s, more than one switch chip does today"),
+  EXPECT_NE(r.out.find("a switch of 128 x 1.6T ports carries 204.8 Tbps, more than one switch chip does today"),
             std::string::npos)
       << r.out;
 }

@@ -201,7 +201,7 @@ TEST(Presentation, AnMoeWithoutEpAndANicPastPcieAreSaid) {
   r = run(
       "design leafspine-8k --set topology.gpus=1024 --set server.nic_speed=800Gbps --set switch.port_speed=800Gbps");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("note: each GPU reaches its NICs over PCIe at 512 Gb/s, less than their 800 Gb/s"),
+  EXPECT_NE(r.out.find("note: each GPU reaches its NICs over PCIe at 512 Gbps, less than their 800 Gbps"),
             std::string::npos)
       << r.out;
   r = run("design leafspine-8k --set topology.gpus=1024 --set server.nic_speed=800Gbps --set switch.port_speed=800Gbps "

@@ -505,7 +505,7 @@ nlohmann::json compare_document(const scenario::Setup& first, const std::vector<
                      {{"time_us", "microseconds"},
                       {"fct", "microseconds, from when a flow may send to its last byte; nearest-rank percentiles"},
                       {"fct_cdf_us", "101 points: the time by which 0, 1, ..., 100 % of the flows had finished"},
-                      {"goodput_gbit_per_s", "payload delivered by every QP / simulated time, Gb/s = 1e9 bit/s"}}}};
+                      {"goodput_gbit_per_s", "payload delivered by every QP / simulated time, Gbps = 1e9 bit/s"}}}};
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& t : runs) {
     for (const auto& r : t.sizes) {
@@ -587,7 +587,7 @@ void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
                                   [](const nlohmann::json* r) { return r->value("lost_packets", int64_t{0}) > 0; });
     std::vector<std::string> head = {
         "transport",    "time (us)",    "FCT min (us)",          "FCT p50 (us)",    "FCT p99 (us)",
-        "FCT max (us)", "fairness",     "total goodput (Gb/s)",  "drops",           "trimmed",
+        "FCT max (us)", "fairness",     "total goodput (Gbps)",  "drops",           "trimmed",
         "ECN marks",    "PAUSE frames", "most paused port (us)", "retransmissions", "timeouts"};
     if (lost) head.push_back("lost, never resent");
     Table t(head);

@@ -172,7 +172,7 @@ void add_design(nlohmann::json& doc, const topology::Topology& t, const topology
   // NICs faster than the GPUs' PCIe links: the injection bandwidth above is the NICs', not what a GPU can send.
   if (b.gpus > 0 && pcie_bps > 0 && injection_bps > pcie_bps * 1.0001)
     doc["notes"].push_back(fmt::format(
-        "each GPU reaches its NICs over PCIe at {} Gb/s, less than their {} Gb/s: a GPU sends at most at the PCIe "
+        "each GPU reaches its NICs over PCIe at {} Gbps, less than their {} Gbps: a GPU sends at most at the PCIe "
         "rate, so the injection and bisection bandwidth here are the NICs', not what the GPUs can use (set "
         "server.pcie_bandwidth to your servers'; PCIe Gen6 x16: 128GB/s)",
         thousands(std::llround(pcie_bps / 1e9 / static_cast<double>(b.gpus))),

@@ -311,7 +311,7 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
       std::string expected;
       if (radix == m.end() || speed == m.end() || !parse_bandwidth(speed->second, port, expected)) return -1.0;
       const double bps = std::atof(radix->second.c_str()) * port.bps;
-      said = fmt::format("{} x {} ({} Tb/s)", radix->second, speed->second, format_number(bps / 1e12));
+      said = fmt::format("{} x {} ({} Tbps)", radix->second, speed->second, format_number(bps / 1e12));
       return bps;
     };
     std::string sa, sb;

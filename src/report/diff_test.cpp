@@ -212,8 +212,8 @@ TEST(Diff, ASwitchOfAnotherCapacityIsNoted) {
   };
   std::ostringstream out;
   write_diff_table(diff_document(side("A", "128", "800Gbps"), side("B", "128", "400Gbps")), out, 10);
-  EXPECT_NE(out.str().find("note: the switch is another chip: A 128 x 800Gbps (102.4 Tb/s), B 128 x 400Gbps (51.2 "
-                           "Tb/s)"),
+  EXPECT_NE(out.str().find("note: the switch is another chip: A 128 x 800Gbps (102.4 Tbps), B 128 x 400Gbps (51.2 "
+                           "Tbps)"),
             std::string::npos)
       << out.str();
   EXPECT_FALSE(diff_document(side("A", "128", "800Gbps"), side("B", "256", "400Gbps")).contains("switch_capacity"));

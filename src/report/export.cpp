@@ -190,7 +190,7 @@ namespace {
 // NetBox interface type (dcim.choices.InterfaceTypeChoices) for a port speed: the OSFP / QSFP form factors of
 // each Ethernet speed, "other" for any other speed (a torus chip's own ports are "other" at any speed).
 const char* netbox_interface_type(double gbps, bool infiniband) {
-  if (infiniband) {  // InfiniBand's rates by generation (NDR 400 Gb/s a port, HDR 200, XDR 800, EDR 100)
+  if (infiniband) {  // InfiniBand's rates by generation (NDR 400 Gbps a port, HDR 200, XDR 800, EDR 100)
     if (gbps == 800) return "infiniband-xdr";
     if (gbps == 400) return "infiniband-ndr";
     if (gbps == 200) return "infiniband-hdr";
@@ -272,7 +272,7 @@ std::vector<NetboxFile> netbox_import_set(const Topology& t, const topology::Har
   cf += row({"podnet_group", "podnet group", "integer", "dcim.cable,dcim.device",
              "aggregation group (scalable unit), dragonfly group or torus cube"});
   cf += row({"podnet_pod", "podnet pod", "integer", "dcim.device", "pod of a switch"});
-  cf += row({"podnet_speed_gbps", "podnet speed (Gb/s)", "decimal", "dcim.cable", "capacity per direction in Gb/s"});
+  cf += row({"podnet_speed_gbps", "podnet speed (Gbps)", "decimal", "dcim.cable", "capacity per direction in Gbps"});
 
   add("01-sites.csv", kNetboxSiteColumns) += row({site, slug(site), "planned", "podnet " + t.family + " fabric"});
 

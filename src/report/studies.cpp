@@ -294,7 +294,7 @@ std::vector<StudyDef> builtin() {
                      field("packet_counters.retransmissions", "retransmissions", "", 0),
                      field("packet_counters.timeouts", "timeouts", "", 0),
                      field("packet_counters.lost_packets", "lost, never resent", "", 0),
-                     field("packet_counters.goodput_gbit_per_s", "total goodput", "Gb/s", 1),
+                     field("packet_counters.goodput_gbit_per_s", "total goodput", "Gbps", 1),
                      field("packet_counters.fairness", "fairness (Jain)", "", 3),
                      field("packet_counters.sizes", "sizes counted", "", 0)});
     d.prepare = prepare_bench;

@@ -36,8 +36,8 @@ Topology build(const BuilderInfo& b, const Params& params, const Hardware& hw) {
   for (const auto& n : t.nodes) has_switches = has_switches || n.kind == NodeKind::Switch;
   if (has_switches && capacity > kLargestSwitchChipBps * (1 + 1e-9))
     t.facts.notes.push_back(fmt::format(
-        "a switch of {} x {} ports carries {} Tb/s, more than one switch chip does today (115.2 Tb/s: NVIDIA "
-        "Quantum-X800, 144 x 800G; Ethernet 102.4 Tb/s: Broadcom Tomahawk 6); a box this large is several chips "
+        "a switch of {} x {} ports carries {} Tbps, more than one switch chip does today (115.2 Tbps: NVIDIA "
+        "Quantum-X800, 144 x 800G; Ethernet 102.4 Tbps: Broadcom Tomahawk 6); a box this large is several chips "
         "cabled as a Clos inside, with more latency, power and cost than podnet gives one switch",
         hw.radix,
         hw.port_speed.gbps() < 1000 ? fmt::format("{}G", format_number(hw.port_speed.gbps()))

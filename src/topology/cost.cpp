@@ -33,7 +33,7 @@ std::vector<ParamSpec> cost_params() {
       {"dr_max_length", ParamType::Length, "500m", "longest link a single-mode DR transceiver reaches"},
       {"reference_speed", ParamType::Bandwidth, "400Gbps", "the speed the prices above are quoted at"},
       {"speed_exponent", ParamType::Real, "1",
-       "a part at speed s costs price x (s / reference_speed)^speed_exponent (1: cost per Gb/s constant)", 0, 4},
+       "a part at speed s costs price x (s / reference_speed)^speed_exponent (1: cost per Gbps constant)", 0, 4},
       {"energy_price", ParamType::Real, "0.08", "USD per kWh of electricity", 0, 100},
       {"pue", ParamType::Real, "1.3", "power usage effectiveness: facility power / IT power", 1, 5},
   };

@@ -19,7 +19,7 @@ std::vector<ParamSpec> frontend_params() {
       {"port_speed", ParamType::Bandwidth, "400Gbps", "frontend switch port speed"},
       {"latency", ParamType::Time, "600ns", "frontend switch port-to-port latency"},
       {"switch_power", ParamType::Power, "2kW",
-       "power per frontend switch (without optics) at 51.2 Tb/s, scaled by capacity as switch.power is"},
+       "power per frontend switch (without optics) at 51.2 Tbps, scaled by capacity as switch.power is"},
       {"oversubscription", ParamType::Ratio, "1:1", "frontend leaf down:up port ratio"},
       {"tiers",
        ParamType::Int,

@@ -44,8 +44,8 @@ std::vector<ParamSpec> switch_params() {
       {"port_speed", ParamType::Bandwidth, "400Gbps", "switch port speed"},
       {"latency", ParamType::Time, "600ns", "port-to-port forwarding latency"},
       {"power", ParamType::Power, "2kW",
-       "power per switch (without optics) at 51.2 Tb/s (radix x port_speed); other capacities scale by "
-       "(capacity / 51.2 Tb/s)^0.14"},
+       "power per switch (without optics) at 51.2 Tbps (radix x port_speed); other capacities scale by "
+       "(capacity / 51.2 Tbps)^0.14"},
       {"in_network_reduction",
        ParamType::String,
        "none",
@@ -74,8 +74,8 @@ std::vector<ParamSpec> cabling_params() {
        "cable length super-spine -> core in a 4-tier Clos (its zones often stand in separate halls)"},
       {"propagation", ParamType::Time, "5ns", "signal propagation delay per metre of cable"},
       {"transceiver_power", ParamType::Power, "12W",
-       "power per optical transceiver (two per optical link) at 400 Gb/s; other link speeds scale by "
-       "(speed / 400 Gb/s)^0.83"},
+       "power per optical transceiver (two per optical link) at 400 Gbps; other link speeds scale by "
+       "(speed / 400 Gbps)^0.83"},
       {"rack_power", ParamType::Power, "40kW", "power budget per rack (sets servers per rack)"},
   };
 }

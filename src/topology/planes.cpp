@@ -95,7 +95,7 @@ void split_planes(Topology& t, const Hardware& hw, std::string_view family, bool
 std::string same_switch_with_ports_of(const Hardware& hw, Bandwidth port) {
   const double chip = static_cast<double>(hw.radix) * hw.port_speed.bps;
   const std::string ports = format_number(std::floor(chip / port.bps));
-  return fmt::format("the same {} Tb/s switch as {} ports of {} is switch.port_speed={} with switch.radix={}",
+  return fmt::format("the same {} Tbps switch as {} ports of {} is switch.port_speed={} with switch.radix={}",
                      format_number(chip / 1e12), ports, format_bandwidth(port), format_bandwidth(port), ports);
 }
 

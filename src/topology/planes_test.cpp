@@ -69,7 +69,7 @@ TEST(Planes, ANicSlowerThanItsPortIsNotedWithTheSwitchThatMatchesIt) {
   };
   const std::string n = slower(build_with("fat_tree", {{"k", "4"}}, hosts(50, 1)));
   EXPECT_NE(n.find("each NIC runs at 50Gbps on a 100Gbps switch port"), std::string::npos) << n;
-  EXPECT_NE(n.find("the same 0.4 Tb/s switch as 8 ports of 50Gbps is switch.port_speed=50Gbps with "
+  EXPECT_NE(n.find("the same 0.4 Tbps switch as 8 ports of 50Gbps is switch.port_speed=50Gbps with "
                    "switch.radix=8"),
             std::string::npos)
       << n;

@@ -59,7 +59,7 @@ std::vector<ParamSpec> torus_params() {
        {},
        true},
       {"link_speed", ParamType::Bandwidth, "400Gbps",
-       "chip-to-chip link bandwidth per direction (TPU v4 ICI: 400 Gb/s each way)"},
+       "chip-to-chip link bandwidth per direction (TPU v4 ICI: 400 Gbps each way)"},
       {"cube", ParamType::IntList, "[4, 4, 4]",
        "block of chips wired with short copper (a rack; TPU v4: 4x4x4); the first len(dims) entries are used", 1,
        65536},

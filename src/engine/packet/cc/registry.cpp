@@ -23,7 +23,7 @@ const std::vector<Entry>& registry() {
        [](const Context&) -> std::unique_ptr<CongestionControl> { return std::make_unique<Dcqcn>(dcqcn_paper()); }},
       {"dcqcn_nic", "DCQCN, NIC-style parameters of the HPCC repository (1 us alpha, 4 us decrease, 300 us timer)",
        [](const Context&) -> std::unique_ptr<CongestionControl> { return std::make_unique<Dcqcn>(dcqcn_nic()); }},
-      {"dctcp", "DCTCP (Alizadeh et al. 2010): window per QP, step ECN mark at K (65 x 1.5 KB per 10 Gb/s), g = 1/16",
+      {"dctcp", "DCTCP (Alizadeh et al. 2010): window per QP, step ECN mark at K (65 x 1.5 KB per 10 Gbps), g = 1/16",
        [](const Context&) -> std::unique_ptr<CongestionControl> { return std::make_unique<Dctcp>(DctcpParams{}); }},
       {"nscc",
        "Ultra Ethernet NSCC: a window from queueing delay and ECN together (four quadrants), packet trimming with "
