@@ -109,11 +109,13 @@ void PlanCompiler::add_hops(int32_t qps, double* latency_sum) {
   for (size_t k = 0; k < requests_.size(); ++k) {
     for (size_t i = route_at_[k] + kAhead; i < std::min(route_at_[k + 1] + kAhead, routes_.size()); ++i) {
       __builtin_prefetch(&coef_[static_cast<size_t>(routes_[i].link)]);
+      if (left_out_) __builtin_prefetch(left_out_->data() + routes_[i].link);
       if (latency_sum) __builtin_prefetch(&hop_terms_[static_cast<size_t>(routes_[i].link)]);
     }
     const std::span<const PathPart> hop(routes_.data() + route_at_[k], route_at_[k + 1] - route_at_[k]);
     if (latency_sum) *latency_sum += static_cast<double>(hop_latency(hop).ps) / qps;
     for (const auto& p : hop) {
+      if (left_out_ && (*left_out_)[static_cast<size_t>(p.link)]) continue;
       if (coef_[p.link] == 0) touched_.push_back(p.link);
       coef_[p.link] += p.fraction / qps;
     }
@@ -282,7 +284,10 @@ size_t PlanCompiler::prefetch(const plan::TransferPlan& plan, const std::vector<
   if (todo.size() < 2) return 0;
   const auto n = static_cast<int>(std::min<size_t>(static_cast<size_t>(workers), todo.size()));
   while (static_cast<int>(workers_.size()) < n - 1) workers_.push_back(std::make_unique<Worker>(*this));
-  for (auto& w : workers_) w->compiler.sort_parts_ = sort_parts_;
+  for (auto& w : workers_) {
+    w->compiler.sort_parts_ = sort_parts_;
+    w->compiler.left_out_ = left_out_;
+  }
   std::vector<std::shared_ptr<std::vector<CompiledFlow>>> done(todo.size());
   parallel_for_workers(todo.size(), static_cast<size_t>(n), [&](size_t k, size_t w) {
     PlanCompiler& c = w == 0 ? *this : workers_[w - 1]->compiler;  // worker 0 routes with this compiler's router
@@ -316,6 +321,8 @@ void PlanCompiler::compile_routes(const plan::Transfer& t, int32_t index, std::v
       std::sort(f.parts.begin(), f.parts.end(), [](const PathPart& a, const PathPart& b) { return a.link < b.link; });
       // latency_steps = 0 (a tuned plan: NCCL's latency is its leading delay): no latency to work out.
       if (t.latency_steps > 0) f.latency = hop_latency(f.parts) * t.latency_steps;
+      if (left_out_)
+        std::erase_if(f.parts, [&](const PathPart& p) { return (*left_out_)[static_cast<size_t>(p.link)] != 0; });
       out.push_back(std::move(f));
     }
     return;

@@ -76,6 +76,13 @@ class PlanCompiler {
   // and may skip the sort: a coupled PAT step at 1,048,576 GPUs crosses 65,536 links, and sorting them took
   // a sixth of the analytical engine's time there.
   void set_sorted_parts(bool sorted) { sort_parts_ = sorted; }
+  // Links left out of the compiled flows' parts: one byte a directed link, non-zero to leave it out (nullptr,
+  // the default: none). For an engine whose results are the same without them: each such link carries the
+  // same flows with the same coefficients as another of no more capacity (series links,
+  // flow/flow_backend.hpp), and the engine only sums a link's coefficients and maximises over a flow's links.
+  // A hop's latency still counts every link. Not while the router tracks load: release() must see every link
+  // a route added load to. The vector must outlive the compiler's use of it.
+  void set_left_out(const std::vector<uint8_t>* left_out) { left_out_ = left_out; }
   // Tests: a smaller bound for the cache (bytes).
   void set_cache_limit(size_t bytes) { cache_limit_ = bytes; }
   // Compiles the routes of the transfers `upcoming` (plan indices, in the order compile() will be asked for
@@ -143,6 +150,7 @@ class PlanCompiler {
   static size_t cache_limit_for(size_t gpus) { return std::max(kMaxCachedBytes, kCachedBytesPerGpu * gpus); }
   size_t cache_limit_ = kMaxCachedBytes;
   bool sort_parts_ = true;
+  const std::vector<uint8_t>* left_out_ = nullptr;
   uint32_t miss_run_ = 0;  // misses in a row, then (from kBypassAfter) transfers since
   uint64_t lookups_ = 0, hits_ = 0, evictions_ = 0;
   struct Entry {

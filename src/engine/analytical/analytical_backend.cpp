@@ -16,6 +16,7 @@
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "engine/flow/flow_backend.hpp"
 #include "engine/plan_compiler.hpp"
 #include "engine/report_util.hpp"
 #include "plan/transfer_plan.hpp"
@@ -170,14 +171,65 @@ int analytical_threads(int32_t threads, double gpus) {
   return extra >= cores - 1 ? cores : 1 + static_cast<int>(extra);
 }
 
+// A run's router, route compiler and per-link arrays, kept for the backend's next run. A route depends only
+// on its ends, its key and the link state, which the runs of one backend share (its options are fixed, and
+// this engine changes no link), so a route the cache gives back is the one a fresh compiler would make: the
+// results are the same to the bit. A training iteration runs the engine three times at least (the TP
+// collectives alone, then the iteration): at 131,072 GPUs each run built the same fabric-sized router, link
+// arrays and cache afresh.
+//
+// Series links (flow/flow_backend.hpp): of a NIC's two links in each direction, the one of more capacity
+// carries the same flows with the same coefficients as the other, so its T_fd is never the larger (the same
+// sum over a larger capacity) and no drain changes without it. The routes leave it out (a GPU-to-GPU route
+// across a spine keeps 6 of its 8 links: a quarter fewer parts to sum and maximise), and its bytes are its
+// representative's, the same sum in the same order. Not when routes follow load.
+struct AnalyticalBackend::Kept {
+  routing::Router router;
+  PlanCompiler compiler;
+  std::vector<double> capacity;  // payload capacity per directed link
+  std::vector<double> link_bytes;
+  std::vector<SetScratch> scratch;  // per worker
+  std::vector<uint8_t> left_out;    // per directed link: 1 for a series link left out of the routes
+  std::vector<std::pair<routing::DirLink, routing::DirLink>> series;  // (left out, its representative)
+  Kept(const topology::Topology& topo, const NetworkOptions& o)
+      : router(topo, o.routing), compiler(topo, router, o.transport, o.links) {
+    // The drains sum each link's coefficients in flow order and take maxima: a flow's part order changes nothing.
+    compiler.set_sorted_parts(false);
+    const int32_t dir_links = routing::dir_link_count(topo);
+    capacity.resize(static_cast<size_t>(dir_links));
+    for (int32_t d = 0; d < dir_links; ++d) capacity[static_cast<size_t>(d)] = compiler.payload_capacity_bps(d);
+    if (router.tracks_load()) return;
+    const std::vector<routing::DirLink> rep = flow::series_representatives(topo, capacity);
+    left_out.assign(static_cast<size_t>(dir_links), 0);
+    for (int32_t d = 0; d < dir_links; ++d)
+      if (rep[static_cast<size_t>(d)] != d) {
+        left_out[static_cast<size_t>(d)] = 1;
+        series.emplace_back(d, rep[static_cast<size_t>(d)]);
+      }
+    if (!series.empty()) compiler.set_left_out(&left_out);
+  }
+};
+
 AnalyticalBackend::AnalyticalBackend(const topology::Topology& topo, NetworkOptions options)
     : topo_(topo), options_(std::move(options)) {}
 
+AnalyticalBackend::~AnalyticalBackend() = default;
+
 RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
-  routing::Router router(topo_, options_.routing);
-  PlanCompiler compiler(topo_, router, options_.transport, options_.links);
-  // The drains sum each link's coefficients in flow order and take maxima: a flow's part order changes nothing.
-  compiler.set_sorted_parts(false);
+  if (!kept_) kept_ = std::make_unique<Kept>(topo_, options_);
+  // Routes that follow load see the flows routed so far: a run starts from an idle network, with its own router.
+  const std::unique_ptr<Kept> own = kept_->router.tracks_load() ? std::move(kept_) : nullptr;
+  try {
+    return run_on(own ? *own : *kept_, plan);
+  } catch (...) {
+    kept_.reset();  // a run cut short may leave the compiler's scratch half used
+    throw;
+  }
+}
+
+RunReport AnalyticalBackend::run_on(Kept& kept, const plan::TransferPlan& plan) {
+  routing::Router& router = kept.router;
+  PlanCompiler& compiler = kept.compiler;
   RunReport report;
   report.engine = name();
   const auto n = static_cast<int32_t>(plan.transfers.size());
@@ -223,9 +275,9 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
 
   // --- per set: durations
   const int32_t dir_links = routing::dir_link_count(topo_);
-  std::vector<double> link_bytes(static_cast<size_t>(dir_links), 0.0);
-  std::vector<double> capacity(static_cast<size_t>(dir_links));
-  for (int32_t d = 0; d < dir_links; ++d) capacity[static_cast<size_t>(d)] = compiler.payload_capacity_bps(d);
+  std::vector<double>& link_bytes = kept.link_bytes;
+  link_bytes.assign(options_.link_loads ? static_cast<size_t>(dir_links) : 0, 0.0);
+  const std::vector<double>& capacity = kept.capacity;
   std::vector<Time> duration(static_cast<size_t>(n));
   for (int32_t i = 0; i < n; ++i)
     if (!is_comm(i)) {
@@ -258,7 +310,8 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
     bool memoizable = true, known = false;
   };
   std::vector<SetWork> work;
-  std::vector<SetScratch> scratch(static_cast<size_t>(workers));
+  std::vector<SetScratch>& scratch = kept.scratch;
+  if (scratch.size() < static_cast<size_t>(workers)) scratch.resize(static_cast<size_t>(workers));
   std::vector<int32_t> window;
   // Sets already drained, by (route cache entry, bytes) of each transfer: a set whose transfers all came from the
   // route cache (the same routes) with the same bytes as an earlier set drains as it did, bit for bit (a stage's
@@ -389,6 +442,7 @@ RunReport AnalyticalBackend::run(const plan::TransferPlan& plan) {
   for (const FailureEvent& ev : events)
     if (ev.at < report.makespan) report.failures.push_back({ev.at, ev.what, 0, Time()});
   if (!options_.link_loads) return report;
+  for (const auto& [d, rep] : kept.series) link_bytes[static_cast<size_t>(d)] = link_bytes[static_cast<size_t>(rep)];
   report.hottest = hottest_links(link_bytes, nullptr, report.makespan, options_.hottest_links,
                                  [&](routing::DirLink d) { return compiler.payload_capacity_bps(d); });
   report.by_class = class_loads(topo_, link_bytes, report.makespan,

@@ -72,7 +72,15 @@
 // first routes with a Router and a route compiler of its own (about 180 MB
 // more at 131,072 GPUs). Load-tracking routing (adaptive, ugal) routes on
 // one thread.
+//
+// Kept between runs: a backend's router, route cache and per-link arrays
+// serve its next run (a training iteration runs the engine three times), and
+// routes leave out the NICs' series links, whose drains never bind and whose
+// bytes are their representative's (analytical_backend.cpp). Both give the
+// same results to the bit; neither applies while routes follow load.
 #pragma once
+
+#include <memory>
 
 #include "engine/backend.hpp"
 #include "engine/options.hpp"
@@ -94,6 +102,7 @@ int analytical_threads(int32_t threads, double gpus);
 class AnalyticalBackend final : public NetworkBackend {
  public:
   AnalyticalBackend(const topology::Topology& topo, NetworkOptions options);
+  ~AnalyticalBackend() override;
   const char* name() const override { return "analytical"; }
   RunReport run(const plan::TransferPlan& plan) override;
   // Tests: the ranks and edges of one window of sets (default 2^19), and of the smallest window whose routes and
@@ -108,6 +117,11 @@ class AnalyticalBackend final : public NetworkBackend {
   NetworkOptions options_;
   size_t window_weight_ = size_t{1} << 19;  // about 50 MB of routes on a Clos
   size_t parallel_weight_ = size_t{1} << 14;
+  // What one run builds that the next can use as it is: the router, the route compiler (its route cache) and
+  // the per-link arrays (analytical_backend.cpp). Not kept when routes follow load.
+  struct Kept;
+  std::unique_ptr<Kept> kept_;
+  RunReport run_on(Kept& kept, const plan::TransferPlan& plan);
 };
 
 }  // namespace podnet::engine::analytical

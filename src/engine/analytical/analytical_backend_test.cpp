@@ -135,6 +135,71 @@ TEST(AnalyticalSlowGpus, AComputeTakesItsSlowestGpusFactorInEffectWhenItStarts) 
   EXPECT_THROW(AnalyticalBackend(t, down).run(p), Error);
 }
 
+void expect_same_links(const RunReport& a, const RunReport& b) {
+  ASSERT_EQ(a.hottest.size(), b.hottest.size());
+  for (size_t k = 0; k < a.hottest.size(); ++k) {
+    EXPECT_EQ(a.hottest[k].link, b.hottest[k].link) << k;
+    EXPECT_EQ(a.hottest[k].bytes, b.hottest[k].bytes) << k;
+  }
+  ASSERT_EQ(a.by_class.size(), b.by_class.size());
+  for (size_t k = 0; k < a.by_class.size(); ++k) {
+    EXPECT_EQ(a.by_class[k].link_class, b.by_class[k].link_class);
+    EXPECT_EQ(a.by_class[k].bytes, b.by_class[k].bytes) << a.by_class[k].link_class;
+    EXPECT_EQ(a.by_class[k].used_links, b.by_class[k].used_links) << a.by_class[k].link_class;
+  }
+}
+
+// A backend keeps its router and route cache from one run to the next (a training iteration runs it three
+// times): a run after others, and after one that failed part way, gives what a fresh backend gives.
+TEST(AnalyticalReuse, ARunAfterOthersGivesWhatAFreshBackendGives) {
+  const topology::Topology t = fabric();
+  NetworkOptions o;
+  o.flow.threads = 2;
+  const plan::TransferPlan steps = plan_of_steps();
+  AnalyticalBackend fresh(t, o);
+  fresh.set_windows(40, 1);
+  const RunReport expected = fresh.run(steps);
+  AnalyticalBackend used(t, o);
+  used.set_windows(40, 1);
+  plan::TransferPlan other;
+  plan::Transfer p2p;
+  p2p.kind = plan::TransferKind::P2p;
+  p2p.ranks = std::vector<int32_t>{3, 30};
+  p2p.bytes = 1 << 22;
+  other.add(p2p);
+  (void)used.run(other);
+  expect_same_timings(expected, used.run(steps));
+  plan::TransferPlan bad = other;
+  bad.transfers[0].ranks = std::vector<int32_t>{3, 30, 31};  // a P2p of three ranks: refused mid-run
+  EXPECT_THROW(used.run(bad), Error);
+  const RunReport again = used.run(steps);
+  expect_same_timings(expected, again);
+  expect_same_links(expected, again);
+}
+
+// Series links are left out of the routes and given their representative's bytes. By hand: 4 MiB from GPU 3
+// to GPU 30 crosses GPU 3's PCIe link to its NIC, the NIC's link to its leaf, and on the far side the leaf's
+// link to GPU 30's NIC and that NIC's PCIe link to the GPU: each class carries the 4 MiB twice, on two links.
+TEST(AnalyticalSeriesLinks, ANicsTwoLinksCarryTheSameBytes) {
+  const topology::Topology t = fabric();
+  plan::TransferPlan p;
+  plan::Transfer p2p;
+  p2p.kind = plan::TransferKind::P2p;
+  p2p.ranks = std::vector<int32_t>{3, 30};
+  p2p.bytes = 4 << 20;
+  p.add(p2p);
+  const RunReport r = AnalyticalBackend(t, NetworkOptions{}).run(p);
+  int classes = 0;
+  for (const ClassLoad& c : r.by_class) {
+    if (c.bytes == 0) continue;
+    SCOPED_TRACE(c.link_class);
+    EXPECT_EQ(c.bytes, 2.0 * (4 << 20));
+    EXPECT_EQ(c.used_links, 2);
+    ++classes;
+  }
+  EXPECT_GE(classes, 3);  // PCIe, NIC to leaf, leaf to spine (and back down)
+}
+
 TEST(AnalyticalThreads, ZeroMeansTheMachinesCoresUpToEightWhileTheirMemoryAllows) {
   EXPECT_EQ(analytical_threads(3, 1 << 20), 3);  // a number given is taken
   const int cores = analytical_threads(0, 0);
