@@ -221,10 +221,11 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
           "network.switch_buffer", "network.ecn_kmin", "network.ecn_kmax", "network.ecn_pmax", "network.rto"})
       if ((s.scenario.from_set.count(k) || s.scenario.lines.count(k)) && !is_default(k)) unused.emplace_back(k);
     if (!unused.empty())
-      std::cerr << fmt::format("podnet: note: {} appl{} on the {} engine only; this run uses the {} engine "
+      std::cerr << fmt::format("podnet: note: {} appl{} on the {} engine only; {} the {} engine "
                                "(--engine {} to use {})\n",
                                fmt::join(unused, ", "), unused.size() == 1 ? "ies" : "y",
-                               engine::engine_names_with(&engine::EngineTraits::packet_faults), s.engine,
+                               engine::engine_names_with(&engine::EngineTraits::packet_faults),
+                               command == "resolve" ? "the scenario runs on" : "this run uses", s.engine,
                                engine::engine_names_with(&engine::EngineTraits::packet_faults),
                                unused.size() == 1 ? "it" : "them");
   }

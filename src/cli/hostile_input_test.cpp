@@ -281,3 +281,34 @@ TEST(HostileInput, ErrorsNameThePlaceTheUserChanged) {
 }
 
 }  // namespace
+
+// From a new user's audit: a switch buffer that cannot hold a packet ran forever (lossy: every packet dropped
+// and resent) or finished with an empty queue (lossless); 0B meant the default. Both are refused before the
+// run. By hand: a 4,096 B MTU plus 82 B of headers is a 4,178 B packet; the shared pool admits it once 1/8 of
+// the free space holds it: 8 x 4,178 = 33,424 B = 33.4 KB, the least a lossy switch takes.
+TEST(HostileInput, ASwitchBufferMustHoldAPacket) {
+  const std::string incast =
+      "bench leafspine-8k --op incast --gpus 0-56:8 --min 1MiB --max 1MiB --engine packet --set network.pfc=false ";
+  Result r = run(incast + "--set network.switch_buffer=1KB", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(has(r, "network.switch_buffer: 1.0 KB leaves su000-leaf-r0 no room for a packet: its shared pool takes "
+                     "a 4,178 B packet once a 1/8 share of the free space holds it, so it needs at least 33.4 KB"))
+      << r.out;
+  r = run(incast + "--set network.switch_buffer=0B", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(has(r, "--set network.switch_buffer: '0B' is not valid: expected a size from 1B to")) << r.out;
+  // Lossless: PFC's headroom comes first.
+  r = run("bench leafspine-8k --op incast --gpus 0-56:8 --min 1MiB --max 1MiB --engine packet --set "
+          "network.switch_buffer=1MB",
+          true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(has(r, "of PFC headroom and reserves for its 128 ports, so it needs at least")) << r.out;
+  // A marking band upside down names the user's own top when they set it (it named DCTCP's).
+  r = run(incast + "--set network.cc=dctcp --set network.ecn_kmin=200KB --set network.ecn_kmax=50KB", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(has(r, "network.ecn_kmin: 200.0 KB is above network.ecn_kmax, 50.0 KB")) << r.out;
+  // resolve runs nothing: its note speaks of the scenario, not of "this run".
+  r = run("resolve leafspine-8k --set network.switch_buffer=2MB", true);
+  EXPECT_TRUE(has(r, "network.switch_buffer applies on the packet engine only; the scenario runs on the flow engine"))
+      << r.out;
+}

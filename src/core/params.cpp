@@ -196,6 +196,11 @@ std::optional<ParamValue> parse_param(const ParamSpec& spec, const std::string& 
     case ParamType::Bytes: {
       Bytes b = 0;
       if (!parse_bytes(text, b, expected)) return std::nullopt;
+      if (static_cast<double>(b) < spec.min || static_cast<double>(b) > spec.max) {
+        expected = fmt::format("a size from {} to {}", format_bytes(static_cast<Bytes>(spec.min)),
+                               format_bytes(static_cast<Bytes>(spec.max)));
+        return std::nullopt;
+      }
       canonical = format_bytes(b);
       return static_cast<int64_t>(b);
     }

@@ -549,7 +549,9 @@ class Loader {
         fail(path + ".action", line,
              fmt::format("'{}' is not valid for a {}: expected one of: {}", f.action, f.target_kind, join(actions)));
       if (f.action == "degrade" && (!e["rate"] || !parse_bandwidth(scalar_text(e["rate"]), f.rate, expected)))
-        fail(path + ".rate", line, "degrade needs the new rate: " + expected);
+        fail(path + ".rate", line,
+             e["rate"] ? "degrade needs the new rate: " + expected
+                       : "degrade needs the new rate, rate: with a unit (such as rate: 100Gbps)");
       // A key another action reads would be silently ignored here.
       if (e["rate"] && f.action != "degrade")
         fail(path + ".rate", line, fmt::format("rate is read by action: degrade only, not by {}", f.action));
@@ -856,7 +858,9 @@ class Loader {
       fail(path + ".action", line,
            fmt::format("'{}' is not valid for {}: expected one of: {}", f.action, f.target_kind, join(actions)));
     if (f.action == "degrade" && (!e["rate"] || !parse_bandwidth(scalar_text(e["rate"]), f.rate, expected)))
-      fail(path + ".rate", line, "degrade needs the new rate: " + expected);
+      fail(path + ".rate", line,
+           e["rate"] ? "degrade needs the new rate: " + expected
+                     : "degrade needs the new rate, rate: with a unit (such as rate: 100Gbps)");
     if (e["rate"] && f.action != "degrade")
       fail(path + ".rate", line, fmt::format("rate is read by action: degrade only, not by {}", f.action));
   }

@@ -488,6 +488,12 @@ TEST(Scenario, ValuesBeyondTheLimitsNameTheirKey) {
   e = error_of(std::string(kBase) +
                "failures:\n  - {at: 0s, link: \"gpu-node-000/nic0\", action: degrade, rate: 1e308Tbps}\n");
   EXPECT_NE(e.find("t.yaml:9: failures[0].rate: degrade needs the new rate"), std::string::npos) << e;
+  // No rate at all: the message says what to write (it ended in a colon and nothing).
+  e = error_of(std::string(kBase) + "failures:\n  - {at: 0s, link: \"gpu-node-000/nic0\", action: degrade}\n");
+  EXPECT_NE(e.find("t.yaml:9: failures[0].rate: degrade needs the new rate, rate: with a unit (such as rate: "
+                   "100Gbps)"),
+            std::string::npos)
+      << e;
 }
 
 TEST(Scenario, RoutingPolicyMustFitTheFamily) {

@@ -396,11 +396,17 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
       if (opt.ecn_kmin >= 0) p.kmin = opt.ecn_kmin;
       if (opt.ecn_kmax >= 0) p.kmax = opt.ecn_kmax;
       if (opt.ecn_pmax >= 0) p.pmax = opt.ecn_pmax;
-      if (p.kmax < p.kmin)
+      if (p.kmax < p.kmin) {
+        // Whose top it is: the user's network.ecn_kmax, or the congestion control's own at this port's rate.
+        if (opt.ecn_kmax >= 0)
+          throw InputError(fmt::format("network.ecn_kmin: {} is above network.ecn_kmax, {}: the band marks from "
+                                       "ecn_kmin up to ecn_kmax",
+                                       kb(p.kmin), kb(p.kmax)));
         throw InputError(fmt::format(
             "network.ecn_kmin: {} is above the top of the marking band, {} at {} ({}'s own at a {} Gbps port; set "
             "network.ecn_kmax too)",
             kb(p.kmin), kb(p.kmax), engine::dir_link_name(t, d), opt.cc, static_cast<double>(p.bps) / 1e9));
+      }
     }
   }
   ecn_cfg.resize(D);
