@@ -1013,6 +1013,16 @@ TEST(Cli, BenchSaysWhatItCannotHonour) {
   const Result all = run("bench aipod-16k --gpus 0-7 --algo ring --min 1GiB --max 1GiB --channels 16 --format json");
   ASSERT_EQ(all.status, 0) << all.out;
   EXPECT_EQ(nlohmann::json::parse(r.out)["rows"][0]["time_us"], nlohmann::json::parse(all.out)["rows"][0]["time_us"]);
+  // A permutation sends each pair's data as its own flows: --channels is said to change nothing, and does not.
+  const std::string perm = "bench leafspine-8k --op permutation --gpus 0-1023:8 --min 4MiB --max 4MiB --format json";
+  const Result one = run(perm + " --channels 1"), sixteen = run(perm + " --channels 16", true);
+  EXPECT_NE(sixteen.out.find("warning: --channels 16: --op permutation sends each pair's data as its own flow"),
+            std::string::npos)
+      << sixteen.out;
+  const auto time_of = [](const std::string& out) {
+    return nlohmann::json::parse(out.substr(out.find('{')))["rows"][0]["time_us"];
+  };
+  EXPECT_EQ(time_of(one.out), time_of(sixteen.out));
 }
 
 TEST(Cli, PacketEngineOnATorusAgreesWithTheFlowEngine) {

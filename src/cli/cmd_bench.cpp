@@ -190,7 +190,16 @@ int cmd_bench(Common c, const BenchOptions& b) {
   RunLabel label;
   const scenario::Setup s = load_setup(c, "bench", label);
   set_group(b, s, req);
-  if (b.channels_given && req.group.size() >= 2 && s.fabric.torus_dims.empty()) {
+  // All-to-all (pairwise), sendrecv and the traffic patterns send each pair's data as its own flows, over --qps
+  // QPs: no channels to split it over (collective/collective.hpp).
+  using collective::Op;
+  if (b.channels_given &&
+      (req.op == Op::AllToAll || req.op == Op::SendRecv || req.op == Op::Permutation || req.op == Op::Incast))
+    std::cerr << fmt::format(
+        "podnet: warning: --channels {}: --op {} sends each pair's data as its own flow, on --qps QPs, so channels "
+        "do not change it (the table's channels column shows the value given)\n",
+        b.channels, b.op);
+  else if (b.channels_given && req.group.size() >= 2 && s.fabric.torus_dims.empty()) {
     const auto server = [&](int32_t r) { return s.fabric.nodes[s.fabric.gpus[r]].server; };
     bool one_server = true;
     for (int32_t r : req.group) one_server = one_server && server(r) == server(req.group.front());
