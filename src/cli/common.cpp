@@ -357,8 +357,12 @@ study::Progress study_progress(const std::string& command, RunLabel& label) {
   p.run = [&label](const std::string& what) {
     label.what = what;
     label.expected = Time(0);
+    label.work.clear();
   };
-  p.expect = [&label](Time expected) { label.expected = expected; };
+  p.expect = [&label](Time expected, std::vector<double> work) {
+    label.expected = expected;
+    label.work = std::move(work);
+  };
   p.step = [command, start, tty](size_t done, size_t total, const std::string& what) {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (tty || wall > 2.0) {
@@ -438,11 +442,20 @@ void add_progress_printers(engine::NetworkOptions& network, std::string command,
     } else {
       std::string line = fmt::format("{}: {}: simulated {}", st->command, label.what, sim(now));
       if (label.expected.ps > 0) {
-        const double share = static_cast<double>(now.ps) / static_cast<double>(label.expected.ps);
+        double share = static_cast<double>(now.ps) / static_cast<double>(label.expected.ps);
+        // A training iteration's compute costs nothing to simulate, its traffic does: the share of the traffic
+        // the estimate puts before this time is how far the work is (the time alone said 99 % with most of it
+        // still to come).
+        const bool by_work = label.work.size() > 1;
+        if (by_work) {
+          const double x = std::clamp(share, 0.0, 1.0) * static_cast<double>(label.work.size() - 1);
+          const auto k = std::min(static_cast<size_t>(x), label.work.size() - 2);
+          share = label.work[k] + (label.work[k + 1] - label.work[k]) * (x - static_cast<double>(k));
+        }
         // Below 1 % in hundredths (a packet run of hours moves 0.01 % a line), and from the first line a rough
         // projection at the pace so far, in the unit a person plans with.
-        line += fmt::format(" of about {} ({:.{}f}%), {:.0f} s elapsed", sim(label.expected), 100 * share,
-                            share < 0.01 ? 2 : 0, *elapsed);
+        line += fmt::format(" of about {} ({:.{}f}%{}), {:.0f} s elapsed", sim(label.expected), 100 * share,
+                            share < 0.01 ? 2 : 0, by_work ? " of its traffic" : "", *elapsed);
         const auto human = [](double sec) {
           if (sec < 120) return fmt::format("{:.0f} s", sec);
           if (sec < 2 * 3600) return fmt::format("{:.0f} min", sec / 60);
@@ -464,11 +477,11 @@ void add_progress_printers(engine::NetworkOptions& network, std::string command,
 std::string slow_run_hint(const std::string& engine, const engine::NetworkOptions& o, bool analytical) {
   // The engine that simulates every packet: a long run's first question is whether it needs to.
   if (engine::engine_info(engine).traits.packet_faults)
-    return std::string("the packet engine simulates every packet, queue and pause, and a training iteration of "
-                       "48 GPUs takes it about a minute, one of thousands of GPUs hours; --engine flow times the same "
-                       "iteration in "
-                       "seconds (flows share links at their fair rates, no packets), --engine analytical faster "
-                       "still; keep the packet engine for congestion control, PFC and queue studies") +
+    return std::string("the packet engine simulates every packet, queue and pause: its time grows with the bytes "
+                       "the job moves, a minute for 16 GPUs' data-parallel gradients of an 8B model, hours for "
+                       "thousands of GPUs; --engine flow times the same iteration in seconds (flows share links at "
+                       "their fair rates, no packets), --engine analytical faster still; keep the packet engine for "
+                       "congestion control, PFC and queue studies") +
            (o.packet.partitioned ? ""
                                  : "; --set network.partitioned=true runs it on every core (the same results on any "
                                    "thread count; a busy fabric's pods run side by side)");

@@ -74,6 +74,7 @@ report::RunContext context_of(const scenario::Scenario& sc, const std::string& c
 struct RunLabel {
   std::string what;
   Time expected;
+  std::vector<double> work;  // study::Progress::expect's: the network's share of the work over `expected`
 };
 // Engine progress printers on `network` (NetworkOptions::observers.progress and
 // ::heartbeat) that print to stderr at most every 5 s, once a run has taken
@@ -82,6 +83,9 @@ struct RunLabel {
 // after a transfer completes, and between completions (a run of a few large
 // transfers)
 //   "COMMAND: LABEL: simulated T of about E (P%), S s elapsed, about R s left".
+// With the label's work curve (a training iteration), P is the share of the
+// traffic the estimate puts before T ("(P% of its traffic)"): compute costs
+// nothing to simulate, so the time alone ran far ahead of the work.
 // `label` is read at each call (update it between runs). `hint`, when not
 // empty, is printed once after 10 s.
 void add_progress_printers(engine::NetworkOptions& network, std::string command, const RunLabel& label,

@@ -153,7 +153,7 @@ BenchResult bench(const scenario::Setup& s, const BenchRequest& r, const Progres
         collective::find_proto(plan.protocol, mp))
       row.nccl_model_us =
           collective::model_time_us(r.op, ma, mp, collective::comm_shape(out.group, topo, s.collective.arch), bytes);
-    if (progress.expect && row.nccl_model_us) progress.expect(Time(static_cast<int64_t>(*row.nccl_model_us * 1e6)));
+    if (progress.expect && row.nccl_model_us) progress.expect(Time(static_cast<int64_t>(*row.nccl_model_us * 1e6)), {});
     if (failures) {
       // The failures on the same plan; random ones are drawn over this size's failure-free run.
       row.baseline = backend->run(plan);

@@ -28,8 +28,10 @@ struct Progress {
   std::function<void(const std::string& what)> run;
   // Step `done` of `total` finished; `what` names it.
   std::function<void(size_t done, size_t total, const std::string& what)> step;
-  // The run just named should simulate about `expected` (a model's estimate; 0 unknown).
-  std::function<void(Time expected)> expect;
+  // The run just named should simulate about `expected` (a model's estimate; 0 unknown). `work`, when not
+  // empty, is how the network's work spreads over that time: work[k] is the share done by k / (size - 1) of it
+  // (a training iteration's compute costs an engine nothing to simulate; its traffic does).
+  std::function<void(Time expected, std::vector<double> work)> expect;
 };
 
 // The scenario's `failures:` injected into a run on `gpus` whose

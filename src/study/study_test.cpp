@@ -165,6 +165,23 @@ TEST(TrainStudy, IsTheClusterSimulationOfTheSetupsJob) {
   EXPECT_FALSE(t.swept);
 }
 
+// A packet run's progress goes by the iteration's traffic, not its time. With one pipeline stage the first
+// forward pass sends nothing (TP stays in the server, DP waits for the gradients): the first sixteenth of the
+// iteration holds none of the work, the whole iteration all of it, and the share never falls.
+TEST(TrainStudy, NetworkWorkFollowsTheTrafficNotTheTime) {
+  const scenario::Setup s = setup({"workload.pp=1", "workload.dp=8"});
+  const workload::Job job = s.job();
+  const std::vector<int32_t> gpus = cluster::place(job, s.fabric, cluster::Policy::TopologyAware, 1);
+  const auto analytical = engine::make_backend("analytical", s.fabric, s.network);
+  const std::vector<double> work = network_work(job, gpus, s.fabric, *analytical, workload::TrainOptions{});
+  ASSERT_EQ(work.size(), 257u);
+  EXPECT_EQ(work.front(), 0.0);
+  EXPECT_NEAR(work.back(), 1.0, 1e-12);
+  EXPECT_EQ(work[16], 0.0);
+  for (size_t k = 1; k < work.size(); ++k) EXPECT_GE(work[k], work[k - 1]) << k;
+  EXPECT_LT(work[128], 0.5);  // the gradients' all-reduces run in the backward half
+}
+
 TEST(TrainStudy, AFrontendWithStorageNodesTimesTheDataLoading) {
   // TP8 x PP2 x DP4: tp rank 0 of stage 0 reads each replica's 16 / 4 = 4 samples, and of stage 1 their
   // labels (8,192 token ids of 4 B), on 8 servers (one per stage and replica). 1 GB samples: 16 GB and
@@ -223,10 +240,15 @@ TEST(TrainStudy, APacketRunIsGivenTheAnalyticalIterationAsItsEstimate) {
   std::vector<std::string> packet = toy;
   packet.push_back("network.engine=packet");
   Time expected;
+  std::vector<double> work;
   Progress p;
-  p.expect = [&expected](Time t) { expected = t; };
+  p.expect = [&](Time t, std::vector<double> w) {
+    expected = t;
+    work = std::move(w);
+  };
   const TrainStudy ran = train(setup(packet), {}, p);
   EXPECT_EQ(expected, train(setup(toy), {}).result.iteration);
+  EXPECT_EQ(work.size(), 257u);  // and how its traffic spreads over it
   EXPECT_GT(ran.result.iteration.ps, 0);
   // The analytical engine itself needs no estimate.
   expected = Time();

@@ -1,6 +1,7 @@
 #include "study/train.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <map>
 #include <memory>
@@ -13,6 +14,39 @@
 #include "topology/tenants.hpp"
 
 namespace podnet::study {
+
+std::vector<double> network_work(const workload::Job& job, const std::vector<int32_t>& gpus,
+                                 const topology::Topology& topo, engine::NetworkBackend& backend,
+                                 const workload::TrainOptions& topt) {
+  const workload::IterationTimes times = workload::iteration_times(job, gpus, topo, backend, topt);
+  const workload::IterationPlan ip = workload::build_iteration(job, gpus, topo, times, topt);
+  const engine::RunReport run = backend.run(ip.plan);
+  constexpr int kBins = 256;
+  const double end = static_cast<double>(run.makespan.ps);
+  if (end <= 0) return {};
+  std::vector<double> bin(kBins, 0.0);
+  double total = 0;
+  for (size_t i = 0; i < ip.plan.transfers.size(); ++i) {
+    const plan::Transfer& t = ip.plan.transfers[i];
+    if (t.kind == plan::TransferKind::Compute || t.bytes <= 0) continue;
+    const double flows = static_cast<double>(std::max<size_t>({1, t.edges.size(), t.ranks.size()}));
+    const double w = static_cast<double>(t.bytes) * flows;
+    const double a = static_cast<double>(run.transfers[i].start.ps) / end * kBins;
+    const double b = static_cast<double>(run.transfers[i].finish.ps) / end * kBins;
+    total += w;
+    if (b <= a) {
+      bin[static_cast<size_t>(std::clamp(static_cast<int>(a), 0, kBins - 1))] += w;
+      continue;
+    }
+    for (int k = std::max(0, static_cast<int>(a)); k < std::min(kBins, static_cast<int>(std::ceil(b))); ++k)
+      bin[static_cast<size_t>(k)] += w * (std::min<double>(b, k + 1) - std::max<double>(a, k)) / (b - a);
+  }
+  if (total <= 0) return {};
+  std::vector<double> work(kBins + 1, 0.0);
+  for (int k = 0; k < kBins; ++k)
+    work[static_cast<size_t>(k) + 1] = work[static_cast<size_t>(k)] + bin[static_cast<size_t>(k)] / total;
+  return work;
+}
 
 namespace {
 
@@ -169,7 +203,10 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
     quick.link_loads = false;
     try {
       const auto analytical = engine::make_backend("analytical", topo, quick);
-      progress.expect(simulate_job(out.job, topo, *analytical, topt, s.placement, s.scenario.seed).iteration);
+      std::vector<int32_t> placed;
+      const Time expected =
+          simulate_job(out.job, topo, *analytical, topt, s.placement, s.scenario.seed, &placed).iteration;
+      progress.expect(expected, network_work(out.job, placed, topo, *analytical, topt));
     } catch (const Error&) {
       // No estimate (a setting only the packet engine takes): the progress lines count what is simulated.
     }

@@ -93,4 +93,13 @@ struct TrainStudy {
 // Refuses a scenario with `jobs:` (study/jobs.hpp runs those).
 TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress& progress = {});
 
+// How a training iteration's network work spreads over its time, on `backend` (the analytical engine): 257
+// points, work[k] the share done by k / 256 of the iteration. A transfer's work is its bytes times the flows
+// it runs (a ring's hops, a coupled step's edges), spread evenly from its start to its finish; compute costs
+// none. What a packet run's progress lines go by: its compute passes cost nothing to simulate, its traffic
+// does (Progress::expect). Empty when the iteration moves nothing over the network.
+std::vector<double> network_work(const workload::Job& job, const std::vector<int32_t>& gpus,
+                                 const topology::Topology& topo, engine::NetworkBackend& backend,
+                                 const workload::TrainOptions& topt);
+
 }  // namespace podnet::study
