@@ -36,8 +36,16 @@ struct SweepOptions {
   StudyOptions study_options;  // each study's own options (report/studies.hpp)
 };
 
-int read_back(const Common& c, const SweepOptions& o) {
+// Prints the stored points; `failed`, when given, gets how many of them hold an error.
+int read_back(const Common& c, const SweepOptions& o, int64_t* failed = nullptr) {
   const study::ResultTable t = study::read_results(o.results, o.timing);
+  if (failed) {
+    const auto status = std::find(t.columns.begin(), t.columns.end(), "status") - t.columns.begin();
+    *failed = std::count_if(t.rows.begin(), t.rows.end(), [&](const auto& r) {
+      return static_cast<size_t>(status) < r.size() && std::holds_alternative<std::string>(r[status]) &&
+             std::get<std::string>(r[status]) != "ok";
+    });
+  }
   if (!o.html.empty()) {
     // The document --format json prints, drawn by the dashboard (web/podnet.js, kind "sweep").
     nlohmann::json pts = nlohmann::json::array();
@@ -153,7 +161,16 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
                                ? fmt::format(" ({} MPI ranks: 1 coordinator, {} workers)", st.ranks, st.ranks - 1)
                                : "");
   try {
-    return read_back(c, o);
+    // A sweep with failed points is a run that failed in part: scripts see exit status 1, after the table.
+    int64_t failed = 0;
+    const int rc = read_back(c, o, &failed);
+    if (rc == kExitOk && failed > 0) {
+      std::cerr << fmt::format("podnet: failed: {} of {} with an error (the table's status and error columns say "
+                               "why; the others are stored in {})\n",
+                               failed, plural(st.points, "point", "points"), o.results);
+      return kExitFailure;
+    }
+    return rc;
   } catch (const InputError& e) {
     // Nothing is lost: the points are stored, and the table can be asked for again.
     throw InputError(fmt::format("{}; the points are stored in {}: `podnet sweep --results {} --columns ...` "

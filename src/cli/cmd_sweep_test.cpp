@@ -69,6 +69,22 @@ TEST(SweepCli, AMissingColumnOfFailedPointsSaysWhyTheyFailed) {
       << r.out;
 }
 
+// A sweep whose points failed shows its table, then exits 1 (it exited 0: a script could not tell); reading the
+// database back is not a run, and exits 0.
+TEST(SweepCli, FailedPointsMakeTheSweepExitOne) {
+  const std::string db = fresh("exit.db");
+  const Result r = run("sweep aipod-16k --set topology.gpus=4096 --set workload.model=llama3-70b --vary "
+                       "topology.oversubscription=1:1,3:1 --results " +
+                           db,
+                       true);
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("2 points stored, 2 with an error"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("podnet: failed: 2 of 2 points with an error (the table's status and error columns say why"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(run("sweep --results " + db).status, 0);
+}
+
 // --columns takes a column by the header the table shows as well as by its key: a user copies what they see.
 // A name that matches nothing lists the columns that hold it, each key beside its header.
 TEST(SweepCli, ColumnsTakeTheHeadersTheTableShows) {

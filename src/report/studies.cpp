@@ -287,7 +287,7 @@ std::vector<StudyDef> builtin() {
                 optional(field("fct.max_us@", "FCT max", "us", 2))};
     // The packet engine's counters over every size's run (report/bench_report.cpp, packet_counters).
     add_optional(d, {field("packet_counters.drops", "drops", "", 0, true),
-                     field("packet_counters.trimmed", "trimmed", "", 0),
+                     field("packet_counters.trimmed", "trimmed", "", 0, true),
                      field("packet_counters.ecn_marks", "ECN marks", "", 0, true),
                      field("packet_counters.pause_frames", "PAUSE frames", "", 0, true),
                      field("packet_counters.paused_max_us", "most paused port", "us", 2),
