@@ -165,8 +165,8 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
     int64_t failed = 0;
     const int rc = read_back(c, o, &failed);
     if (rc == kExitOk && failed > 0) {
-      std::cerr << fmt::format("podnet: failed: {} of {} with an error (the table's status and error columns say "
-                               "why; the others are stored in {})\n",
+      std::cerr << fmt::format("podnet: failed: {} of {} with an error; the table's status and error columns say "
+                               "why (every point is stored in {})\n",
                                failed, plural(st.points, "point", "points"), o.results);
       return kExitFailure;
     }

@@ -79,7 +79,7 @@ TEST(SweepCli, FailedPointsMakeTheSweepExitOne) {
                        true);
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find("2 points stored, 2 with an error"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("podnet: failed: 2 of 2 points with an error (the table's status and error columns say why"),
+  EXPECT_NE(r.out.find("podnet: failed: 2 of 2 points with an error; the table's status and error columns say why"),
             std::string::npos)
       << r.out;
   EXPECT_EQ(run("sweep --results " + db).status, 0);

@@ -297,12 +297,15 @@ TEST(HostileInput, ASwitchBufferMustHoldAPacket) {
   r = run(incast + "--set network.switch_buffer=0B", true);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(has(r, "--set network.switch_buffer: '0B' is not valid: expected a size from 1B to")) << r.out;
-  // Lossless: PFC's headroom comes first.
+  // Lossless: the queues' reserves come first (128 x 4,096 B = 524.3 KB, plus the 33.4 KB).
   r = run("bench leafspine-8k --op incast --gpus 0-56:8 --min 1MiB --max 1MiB --engine packet --set "
-          "network.switch_buffer=1MB",
+          "network.switch_buffer=1KB",
           true);
   EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_TRUE(has(r, "of PFC headroom and reserves for its 128 ports, so it needs at least")) << r.out;
+  EXPECT_TRUE(has(r, "network.switch_buffer: 1.0 KB leaves su000-leaf-r0 no room for a packet: its shared pool takes "
+                     "a 4,178 B packet once a 1/8 share of the free space holds it, after 524.3 KB of reserves for "
+                     "its 128 lossless queues, so it needs at least 557.7 KB"))
+      << r.out;
   // A marking band upside down names the user's own top when they set it (it named DCTCP's).
   r = run(incast + "--set network.cc=dctcp --set network.ecn_kmin=200KB --set network.ecn_kmax=50KB", true);
   EXPECT_EQ(r.status, 2) << r.out;

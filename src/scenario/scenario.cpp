@@ -1471,8 +1471,10 @@ static std::vector<engine::FailureEvent> draw_share(const topology::Topology& t,
     if (f.target_kind == "links") {
       const auto& l = t.links[id];
       ev.links.push_back(id);
-      ev.what = fmt::format("link {}:{} ({} {}, {} of {}){}", t.nodes[l.a].name, t.port_name(l.a, l.port_a), f.target,
-                            f.target_kind, thousands(k), thousands(total), note);
+      ev.what = fmt::format("link {}:{} ({} {}, {} of {}){}{}", t.nodes[l.a].name, t.port_name(l.a, l.port_a), f.target,
+                            f.target_kind, thousands(k), thousands(total), note,
+                            ev.action == engine::FailureAction::Degrade ? " degraded to " + format_bandwidth(ev.rate)
+                                                                        : std::string());
       if (ev.action == engine::FailureAction::Degrade && ev.rate.bps > l.capacity.bps)
         throw InputError(fmt::format("{}.rate: {} is above the links' speed ({}): degrade lowers a link's rate", where_,
                                      format_bandwidth(ev.rate), format_bandwidth(l.capacity)));
@@ -1550,6 +1552,7 @@ std::vector<engine::FailureEvent> Scenario::resolve_failures(const topology::Top
     ev.factor = f.factor;
     ev.what = f.target_kind + " " + f.target;
     if (ev.action == engine::FailureAction::Slow) ev.what += fmt::format(" slowed x{:g}", ev.factor);
+    if (ev.action == engine::FailureAction::Degrade) ev.what += " degraded to " + format_bandwidth(ev.rate);
     if (f.target_kind == "gpu") {
       ParamSpec rank{"gpu", ParamType::Int, "", "", 0, static_cast<double>(t.gpus.size()) - 1};
       std::string canonical, expected;

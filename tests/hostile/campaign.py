@@ -324,8 +324,11 @@ def sweep_rows(db):
 
 
 def sweep_campaign(podnet, tmp, rng, size):
+    # A job every point fits (a sweep whose points fail exits 1): Llama 3 8B's own recipe, DP from the GPUs.
     args = ['sweep', 'aipod-16k', '--study', 'train', '--vary', 'topology.gpus=512,1024,2048,4096',
-            '--vary', 'collective.channels=auto,8', '--set', 'network.engine=analytical', '-j', '2']
+            '--vary', 'collective.channels=auto,8', '--set', 'network.engine=analytical',
+            '--set', 'workload.model=llama3-8b', '--set', 'workload.recipe=preset', '--set', 'workload.dp=auto',
+            '-j', '2']
     if size == 'full':
         args[5] = 'topology.gpus=512,1024,2048,4096,8192,16384'
     ref = os.path.join(tmp, 'ref.sqlite')

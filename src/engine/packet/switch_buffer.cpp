@@ -52,9 +52,10 @@ SwitchBuffer::SwitchBuffer(const topology::Topology& t, const PacketOptions& opt
       }
     }
     // A buffer set by hand must hold a packet: the shared pool admits one when a 2^-dt_shift share of its free
-    // space does (after PFC's headroom and reserves). Below that every packet is dropped and resent forever
-    // (lossy), or paused at once and counted nowhere (lossless).
-    const int64_t least = m.total_hdrm + m.total_rsrv + (mtu_wire << dt_shift_);
+    // space does, after the lossless queues' reserves. Below that every packet is dropped and resent forever
+    // (lossy), or sits in PFC headroom uncounted (lossless). PFC's headroom may exceed the buffer: a small
+    // buffer then pauses early, which is what a storm study builds on purpose.
+    const int64_t least = m.total_rsrv + (mtu_wire << dt_shift_);
     const auto size = [](int64_t b) {
       return b >= 1'000'000 ? fmt::format("{:.2f} MB", static_cast<double>(b) / 1e6)
                             : fmt::format("{:.1f} KB", static_cast<double>(b) / 1e3);
@@ -64,9 +65,7 @@ SwitchBuffer::SwitchBuffer(const topology::Topology& t, const PacketOptions& opt
           "network.switch_buffer: {} leaves {} no room for a packet: its shared pool takes a {} B packet once a "
           "1/{} share of the free space holds it{}, so it needs at least {}",
           size(m.buffer), t.nodes[n].name, thousands(mtu_wire), 1 << dt_shift_,
-          pfc ? fmt::format(", after {} of PFC headroom and reserves for its {} ports",
-                            size(m.total_hdrm + m.total_rsrv), deg)
-              : "",
+          pfc ? fmt::format(", after {} of reserves for its {} lossless queues", size(m.total_rsrv), deg) : "",
           size(least)));
     if (deg > 0 && rate_sum > 0)
       worst_drain_ps_ = std::max(worst_drain_ps_, static_cast<double>(m.buffer) * 8e12 / (rate_sum / deg));
