@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "routing/route.hpp"
+#include "topology/address_plan.hpp"
 
 namespace podnet::telemetry {
 
@@ -14,9 +15,13 @@ namespace {
 
 using topology::NodeKind;
 
+// Counter: the sample ends in _total. Untyped: named and typed as an exporter leaves a value it knows nothing
+// about (node_exporter's ethtool statistics): the driver's own name, no suffix.
+enum class Kind { Counter, Gauge, Untyped };
+
 struct Family {
   std::string name;  // without _total
-  bool counter = true;
+  Kind kind = Kind::Counter;
   std::string unit;  // "bytes", "seconds" or ""
   std::string help;
   std::vector<std::pair<std::string, double>> samples;  // labels ({...}), value
@@ -44,10 +49,11 @@ std::string number(double v) {
 void write_family(const Family& f, Flavour flavour, std::ostream& out) {
   if (f.samples.empty()) return;
   const bool om = flavour == Flavour::OpenMetrics;
-  const std::string sample = f.counter ? f.name + "_total" : f.name;
+  const std::string sample = f.kind == Kind::Counter ? f.name + "_total" : f.name;
   const std::string declared = om ? f.name : sample;
+  const char* type = f.kind == Kind::Counter ? "counter" : f.kind == Kind::Gauge ? "gauge" : om ? "unknown" : "untyped";
   out << "# HELP " << declared << " " << f.help << "\n";
-  out << "# TYPE " << declared << " " << (f.counter ? "counter" : "gauge") << "\n";
+  out << "# TYPE " << declared << " " << type << "\n";
   if (om && !f.unit.empty()) out << "# UNIT " << declared << " " << f.unit << "\n";
   for (const auto& [labels, v] : f.samples) out << sample << labels << " " << number(v) << "\n";
 }
@@ -89,7 +95,12 @@ PortCoverage port_coverage(const Recorder& r, bool all_ports) {
 void write_metrics(const Recorder& r, Flavour flavour, std::ostream& out, bool all_ports) {
   const topology::Topology& t = r.topology();
   auto fam = [](std::string name, bool counter, std::string unit, std::string help) {
-    return Family{std::move(name), counter, std::move(unit), std::move(help), {}};
+    return Family{std::move(name), counter ? Kind::Counter : Kind::Gauge, std::move(unit), std::move(help), {}};
+  };
+  // node_exporter's ethtool collector: the driver's statistic with rx / tx spelt received / transmitted, untyped,
+  // in the driver's units (collector/ethtool_linux.go, buildEthtoolFQName).
+  auto ethtool = [](std::string name, std::string help) {
+    return Family{"node_ethtool_" + std::move(name), Kind::Untyped, "", std::move(help), {}};
   };
   // NIC ports (node_exporter).
   Family nic_txb = fam("node_network_transmit_bytes", true, "bytes", "Network device statistic transmit_bytes.");
@@ -97,12 +108,12 @@ void write_metrics(const Recorder& r, Flavour flavour, std::ostream& out, bool a
   Family nic_txp = fam("node_network_transmit_packets", true, "", "Network device statistic transmit_packets.");
   Family nic_rxp = fam("node_network_receive_packets", true, "", "Network device statistic receive_packets.");
   Family nic_txd = fam("node_network_transmit_drop", true, "", "Network device statistic transmit_drop.");
-  Family nic_rx_pause = fam("node_ethtool_rx_prio3_pause", true, "", "PAUSE frames received on priority 3 (mlx5).");
-  Family nic_tx_pause = fam("node_ethtool_tx_prio3_pause", true, "", "PAUSE frames sent on priority 3 (mlx5).");
-  Family nic_pause_dur = fam("node_ethtool_rx_prio3_pause_duration_seconds", true, "seconds",
-                             "Time transmission on priority 3 was paused by received PAUSE frames (mlx5).");
-  Family nic_cnp_sent = fam("node_ethtool_np_cnp_sent", true, "", "CNPs sent as notification point (mlx5).");
-  Family nic_cnp_handled = fam("node_ethtool_rp_cnp_handled", true, "", "CNPs received as reaction point (mlx5).");
+  Family nic_rx_pause = ethtool("received_prio3_pause", "Network interface rx_prio3_pause (mlx5).");
+  Family nic_tx_pause = ethtool("transmitted_prio3_pause", "Network interface tx_prio3_pause (mlx5).");
+  Family nic_pause_dur =
+      ethtool("received_prio3_pause_duration", "Network interface rx_prio3_pause_duration (mlx5, microseconds).");
+  Family nic_cnp_sent = ethtool("np_cnp_sent", "Network interface np_cnp_sent (mlx5).");
+  Family nic_cnp_handled = ethtool("rp_cnp_handled", "Network interface rp_cnp_handled (mlx5).");
   // Switch ports (SONiC exporter, SAI counters).
   Family sw_txb = fam("sonic_interface_transmit_bytes", true, "bytes", "Number of bytes transmitted on an interface.");
   Family sw_rxb = fam("sonic_interface_receive_bytes", true, "bytes", "Number of bytes received on an interface.");
@@ -121,6 +132,9 @@ void write_metrics(const Recorder& r, Flavour flavour, std::ostream& out, bool a
   Family sw_ecn = fam("sonic_queue_wred_ecn_marked_packets", true, "",
                       "Packets ECN-marked by WRED (SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS).");
   Family sw_wm = fam("sonic_queue_watermark_bytes", false, "bytes", "Peak bytes held by a queue.");
+  // The exporter labels a port by its SONiC name (Ethernet0, Ethernet8, ...: the config plan's); its alias, the
+  // name podnet's tables and CSV files give it (Ethernet1/1), is in sonic_interface_info.
+  Family sw_info = fam("sonic_interface_info", false, "", "Interface information (the alias: podnet's port name).");
   // Every port (podnet).
   Family drops = fam("podnet_port_drops", true, "", "Data packets dropped at a port, by cause.");
   Family depth = fam("podnet_port_queue_depth_bytes", false, "bytes",
@@ -143,7 +157,9 @@ void write_metrics(const Recorder& r, Flavour flavour, std::ostream& out, bool a
     const bool fwd = (d & 1) == 0;
     n = fwd ? l.a : l.b;
     const int32_t port = fwd ? l.port_a : l.port_b;
-    return fmt::format("node=\"{}\",device=\"{}\"", escape(t.nodes[n].name), escape(t.port_name(n, port)));
+    return fmt::format("node=\"{}\",device=\"{}\"", escape(t.nodes[n].name),
+                       escape(t.nodes[n].kind == NodeKind::Switch ? topology::device_port_name(port)
+                                                                  : t.port_name(n, port)));
   };
   auto net = [&](routing::DirLink d) { return network(t, d) && (all_ports || active(r, d)); };
   const auto& P = r.ports();
@@ -164,11 +180,14 @@ void write_metrics(const Recorder& r, Flavour flavour, std::ostream& out, bool a
         nic_txd.samples.push_back({l, static_cast<double>(tx.drops_buffer + tx.drops_link)});
         nic_rx_pause.samples.push_back({l, static_cast<double>(tx.pause_rx)});
         nic_tx_pause.samples.push_back({l, static_cast<double>(rx.pause_tx)});
-        nic_pause_dur.samples.push_back({l, tx.paused_s});
+        nic_pause_dur.samples.push_back({l, std::round(tx.paused_s * 1e6)});  // the driver counts microseconds
         nic_cnp_sent.samples.push_back({l, static_cast<double>(tx.cnp_packets)});
         nic_cnp_handled.samples.push_back({l, static_cast<double>(rx.cnp_packets)});
       } else {
         const std::string q = "{" + L + ",queue=\"3\"}";
+        const auto& link = t.links[routing::link_of(d)];
+        sw_info.samples.push_back(
+            {"{" + L + ",alias=\"" + escape(t.port_name(n, (d & 1) == 0 ? link.port_a : link.port_b)) + "\"}", 1.0});
         const std::string pr = "{" + L + ",priority=\"3\"}";
         sw_txb.samples.push_back({l, tx.tx_bytes});
         sw_rxb.samples.push_back({l, rx.rx_bytes});
@@ -215,8 +234,8 @@ void write_metrics(const Recorder& r, Flavour flavour, std::ostream& out, bool a
        {&nic_txb,       &nic_rxb,      &nic_txp,         &nic_rxp,   &nic_txd,    &nic_rx_pause, &nic_tx_pause,
         &nic_pause_dur, &nic_cnp_sent, &nic_cnp_handled, &sw_txb,    &sw_rxb,     &sw_txp,       &sw_rxp,
         &sw_txe,        &sw_rxe,       &sw_pfc_rx,       &sw_pfc_tx, &sw_pfc_dur, &sw_qp,        &sw_qb,
-        &sw_qd,         &sw_ecn,       &sw_wm,           &drops,     &depth,      &paused,       &retx,
-        &ooo,           &ecn_all,      &link_b,          &link_u,    &runs,       &observed})
+        &sw_qd,         &sw_ecn,       &sw_wm,           &sw_info,   &drops,      &depth,        &paused,
+        &retx,          &ooo,          &ecn_all,         &link_b,    &link_u,     &runs,         &observed})
     write_family(*f, flavour, out);
   if (flavour == Flavour::OpenMetrics) out << "# EOF\n";
 }

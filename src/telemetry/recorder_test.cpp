@@ -480,6 +480,19 @@ TEST(Metrics, NamesLabelsAndFlavours) {
   EXPECT_EQ(om.str().substr(om.str().size() - 6), "# EOF\n");
   EXPECT_EQ(prom.str().find("# EOF"), std::string::npos);
   EXPECT_NE(prom.str().find("sonic_interface_receive_bytes_total{"), std::string::npos);
+  // The leaf's port is named as SONiC names it (Ethernet<8p>, the config plan's PORT key), its alias beside it.
+  const auto leaf = (up & 1) == 0 ? lk.b : lk.a;
+  const int32_t port = (up & 1) == 0 ? lk.port_b : lk.port_a;
+  const std::string dev = "node=\"" + t.nodes[leaf].name + "\",device=\"Ethernet" + std::to_string(8 * port) + "\"";
+  EXPECT_NE(prom.str().find("sonic_interface_receive_bytes_total{" + dev + "} 102050\n"), std::string::npos)
+      << prom.str();
+  EXPECT_NE(prom.str().find("sonic_interface_info{" + dev + ",alias=\"Ethernet1/" + std::to_string(port + 1) +
+                            "\"} 1\n"),
+            std::string::npos);
+  // node_exporter's ethtool statistics: its own names, untyped, no _total.
+  EXPECT_NE(prom.str().find("# TYPE node_ethtool_received_prio3_pause untyped"), std::string::npos);
+  EXPECT_NE(om.str().find("# TYPE node_ethtool_received_prio3_pause unknown"), std::string::npos);
+  EXPECT_EQ(prom.str().find("node_ethtool_received_prio3_pause_total"), std::string::npos);
 }
 
 // Only the ports that carried something are written (an 8-GPU incast on leafspine-8k wrote 745,474 samples,

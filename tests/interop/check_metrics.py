@@ -49,7 +49,7 @@ def main():
         fail("metrics.prom has %d samples, metrics.om %d" % (len(prom_samples), len(om_samples)))
     names = {k[0] for k in om_samples}
     for want in ["node_network_transmit_bytes_total", "node_network_receive_bytes_total",
-                 "node_ethtool_rx_prio3_pause_total", "sonic_interface_transmit_bytes_total",
+                 "node_ethtool_received_prio3_pause", "sonic_interface_transmit_bytes_total",
                  "sonic_interface_pfc_rx_packets_total", "sonic_queue_watermark_bytes",
                  "podnet_port_queue_depth_bytes", "podnet_port_drops_total"]:
         if want not in names:
