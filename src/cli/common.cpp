@@ -486,9 +486,11 @@ std::string slow_run_hint(const std::string& engine, const engine::NetworkOption
                                  : "; --set network.partitioned=true runs it on every core (the same results on any "
                                    "thread count; a busy fabric's pods run side by side)");
   if (!engine::engine_info(engine).traits.rate_quantum || o.flow.quantum.ps != 0) return {};
-  return std::string(analytical ? "--engine analytical gives a first answer in seconds, even at 131,072 GPUs (each "
-                                  "operation alone: operations running at once do not share links there). "
-                                : "") +
+  // Without the analytical engine (plan-upgrade drains switches under its runs) nothing is left to offer: its runs
+  // are training iterations, which the quantum below barely speeds up.
+  if (!analytical) return {};
+  return std::string("--engine analytical gives a first answer in seconds, even at 131,072 GPUs (each "
+                     "operation alone: operations running at once do not share links there). ") +
          "The flow engine re-solves rates at every completion. Where many small flows run at once (an all-to-all), "
          "--set network.flow_quantum=100ns lets completions within 100 ns share one re-solve, each late by less than "
          "100 ns: a 261,632-flow all-to-all went from 314 s to 2.8 s. A training iteration's collectives gain little "

@@ -91,7 +91,8 @@ struct RunLabel {
 void add_progress_printers(engine::NetworkOptions& network, std::string command, const RunLabel& label,
                            std::string hint = {});
 // The hint for a slow run: on the packet engine, that the flow engine answers in seconds; on the flow engine with an
-// exact quantum, network.flow_quantum (and, unless `analytical` is false, the analytical engine); else empty.
+// exact quantum, the analytical engine and network.flow_quantum, unless `analytical` is false (a command that
+// cannot take that engine: nothing then); else empty.
 std::string slow_run_hint(const std::string& engine, const engine::NetworkOptions& o, bool analytical = true);
 std::ofstream open_out(const std::string& path);
 // Flushes and closes `f`, written to `path` for `option`; an InputError naming both when a write failed (a full

@@ -14,6 +14,8 @@ constexpr size_t kStepsShown = 16;
 
 // Hours as a person reads them: seconds below a minute (nothing is "0.0 s"), minutes below an hour.
 std::string duration(double hours) {
+  // Below a second, two decimals: sixteen steps of 0.04 s read 0.0 s each beside their total of 0.6 s.
+  if (hours > 0 && hours < 1.0 / 3600) return fixed(hours * 3600, 2) + " s";
   if (hours < 1.0 / 60) return fixed(hours * 3600, 1) + " s";
   if (hours < 1) return fixed(hours * 60, 1) + " min";
   return fixed(hours, 1) + " h";
@@ -210,6 +212,9 @@ void write_upgrade_table(const nlohmann::json& d, std::ostream& out) {
     if (p["step_list"].size() > kStepsShown)
       out << fmt::format("    ... and {} more (--format json lists every step)\n",
                          thousands(static_cast<int64_t>(p["step_list"].size() - kStepsShown)));
+    else if (std::any_of(p["step_list"].begin(), p["step_list"].end(),
+                         [](const nlohmann::json& st) { return st["switches"].size() > 1; }))
+      out << "    (--format json lists each step's switches)\n";
   }
 }
 
