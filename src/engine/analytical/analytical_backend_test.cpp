@@ -149,6 +149,17 @@ void expect_same_links(const RunReport& a, const RunReport& b) {
   }
 }
 
+// One transfer of `bytes` from GPU 3 to GPU 30 (across a spine of the fat tree).
+plan::TransferPlan one_p2p(Bytes bytes) {
+  plan::TransferPlan p;
+  plan::Transfer t;
+  t.kind = plan::TransferKind::P2p;
+  t.ranks = std::vector<int32_t>{3, 30};
+  t.bytes = bytes;
+  p.add(t);
+  return p;
+}
+
 // A backend keeps its router and route cache from one run to the next (a training iteration runs it three
 // times): a run after others, and after one that failed part way, gives what a fresh backend gives.
 TEST(AnalyticalReuse, ARunAfterOthersGivesWhatAFreshBackendGives) {
@@ -161,12 +172,7 @@ TEST(AnalyticalReuse, ARunAfterOthersGivesWhatAFreshBackendGives) {
   const RunReport expected = fresh.run(steps);
   AnalyticalBackend used(t, o);
   used.set_windows(40, 1);
-  plan::TransferPlan other;
-  plan::Transfer p2p;
-  p2p.kind = plan::TransferKind::P2p;
-  p2p.ranks = std::vector<int32_t>{3, 30};
-  p2p.bytes = 1 << 22;
-  other.add(p2p);
+  const plan::TransferPlan other = one_p2p(1 << 22);
   (void)used.run(other);
   expect_same_timings(expected, used.run(steps));
   plan::TransferPlan bad = other;
@@ -182,13 +188,7 @@ TEST(AnalyticalReuse, ARunAfterOthersGivesWhatAFreshBackendGives) {
 // link to GPU 30's NIC and that NIC's PCIe link to the GPU: each class carries the 4 MiB twice, on two links.
 TEST(AnalyticalSeriesLinks, ANicsTwoLinksCarryTheSameBytes) {
   const topology::Topology t = fabric();
-  plan::TransferPlan p;
-  plan::Transfer p2p;
-  p2p.kind = plan::TransferKind::P2p;
-  p2p.ranks = std::vector<int32_t>{3, 30};
-  p2p.bytes = 4 << 20;
-  p.add(p2p);
-  const RunReport r = AnalyticalBackend(t, NetworkOptions{}).run(p);
+  const RunReport r = AnalyticalBackend(t, NetworkOptions{}).run(one_p2p(4 << 20));
   int classes = 0;
   for (const ClassLoad& c : r.by_class) {
     if (c.bytes == 0) continue;
