@@ -2306,6 +2306,16 @@ TEST(Cli, NetboxNamesConvergedStorageSlotsStorageNodes) {
 
 namespace {
 
+// A packet training run's progress goes by its traffic: with none in the first third of the iteration and half
+// in each of the others, half the time is a quarter of the traffic (1.5 thirds: none, then half of a half).
+TEST(Cli, ProgressReadsTheTrafficCurveBetweenItsPoints) {
+  const std::vector<double> work = {0, 0, 0.5, 1};
+  EXPECT_DOUBLE_EQ(podnet::cli::traffic_share(work, 0.5), 0.25);
+  EXPECT_DOUBLE_EQ(podnet::cli::traffic_share(work, 0.2), 0.0);
+  EXPECT_DOUBLE_EQ(podnet::cli::traffic_share(work, 1.2), 1.0);  // a run longer than its estimate: all done
+  EXPECT_DOUBLE_EQ(podnet::cli::traffic_share({}, 0.3), 0.3);    // no curve: the time itself
+}
+
 // A slow flow run's hint names the analytical engine, except where the command cannot take it (plan-upgrade
 // drains switches under its runs): there it gives nothing, since network.flow_quantum barely speeds up the
 // training iterations that command runs (the hint said so itself, beside an all-to-all's gain).

@@ -380,6 +380,13 @@ report::RunContext context_of(const scenario::Scenario& sc, const std::string& c
   return report::context_of(sc, command);
 }
 
+double traffic_share(const std::vector<double>& work, double time_share) {
+  if (work.size() < 2) return time_share;
+  const double x = std::clamp(time_share, 0.0, 1.0) * static_cast<double>(work.size() - 1);
+  const auto k = std::min(static_cast<size_t>(x), work.size() - 2);
+  return work[k] + (work[k + 1] - work[k]) * (x - static_cast<double>(k));
+}
+
 void add_progress_printers(engine::NetworkOptions& network, std::string command, const RunLabel& label,
                            std::string hint) {
   using clock = std::chrono::steady_clock;
@@ -421,55 +428,53 @@ void add_progress_printers(engine::NetworkOptions& network, std::string command,
                        100.0 * static_cast<double>(st->done) / static_cast<double>(std::max<int64_t>(st->total, 1)),
                        report::thousands(st->total), now.ps > 0 ? ", simulated " + sim(now) : std::string(), elapsed);
   };
-  network.observers.progress = [st, &label, done_line](int64_t done, int64_t total, Time now) {
+  // "simulated T of about E (P%), S s elapsed, about R left": the line both printers give once the run has an
+  // estimate of its end.
+  const auto estimate_line = [st, &label, sim](Time now, double elapsed) {
+    std::string line = fmt::format("{}: {}: simulated {}", st->command, label.what, sim(now));
+    if (label.expected.ps <= 0) return line + fmt::format(" so far, {:.0f} s elapsed", elapsed);
+    double share = static_cast<double>(now.ps) / static_cast<double>(label.expected.ps);
+    // A training iteration's compute costs nothing to simulate, its traffic does: the share of the traffic the
+    // estimate puts before this time is how far the work is (the time alone said 99 % with most of it still to
+    // come).
+    const bool by_work = label.work.size() > 1;
+    if (by_work) share = traffic_share(label.work, share);
+    // Below 1 % in hundredths (a packet run of hours moves 0.01 % a line), and from the first line a rough
+    // projection at the pace so far, in the unit a person plans with.
+    line += fmt::format(" of about {} ({:.{}f}%{}), {:.0f} s elapsed", sim(label.expected), 100 * share,
+                        share < 0.01 ? 2 : 0, by_work ? " of its traffic" : "", elapsed);
+    const auto human = [](double sec) {
+      if (sec < 120) return fmt::format("{:.0f} s", sec);
+      if (sec < 2 * 3600) return fmt::format("{:.0f} min", sec / 60);
+      if (sec < 48 * 3600) return fmt::format("{:.1f} h", sec / 3600);
+      return fmt::format("{:.1f} days", sec / 86400);
+    };
+    if (share > 0 && share < 1)  // up to 2 % a projection at the pace so far, then an estimate
+      line +=
+          fmt::format(", {}about {} left", share <= 0.02 ? "at this pace " : "", human(elapsed * (1 - share) / share));
+    return line;
+  };
+  network.observers.progress = [st, &label, done_line, estimate_line](int64_t done, int64_t total, Time now) {
     st->relabel(label.what);
     st->done = done;
     st->total = total;
     const auto elapsed = st->due();
     if (!elapsed) return;
-    std::cerr << done_line(now, *elapsed) << "\n";
+    // With an estimate of the end (a large flow run), the share of its traffic says more than the transfers done:
+    // the last tenth of them took most of a 131,072-GPU iteration's time.
+    std::cerr << (label.expected.ps > 0 && now.ps > 0 ? estimate_line(now, *elapsed) : done_line(now, *elapsed))
+              << "\n";
     st->maybe_hint(*elapsed);
   };
-  network.observers.heartbeat = [st, &label, sim, done_line](Time now) {
+  network.observers.heartbeat = [st, &label, done_line, estimate_line](Time now) {
     if (now.ps <= 0) return;  // the analytical engine has no clock to show
     st->relabel(label.what);  // counts from another run (several steps at once report only heartbeats) go
     const auto elapsed = st->due();
     if (!elapsed) return;
-    if (label.expected.ps <= 0 && st->total > 0) {
-      // No estimate of the end: the transfers finished say how far it is (computes cost nothing to simulate; the
-      // network's transfers take the time).
-      std::cerr << done_line(now, *elapsed) << "\n";
-    } else {
-      std::string line = fmt::format("{}: {}: simulated {}", st->command, label.what, sim(now));
-      if (label.expected.ps > 0) {
-        double share = static_cast<double>(now.ps) / static_cast<double>(label.expected.ps);
-        // A training iteration's compute costs nothing to simulate, its traffic does: the share of the traffic
-        // the estimate puts before this time is how far the work is (the time alone said 99 % with most of it
-        // still to come).
-        const bool by_work = label.work.size() > 1;
-        if (by_work) {
-          const double x = std::clamp(share, 0.0, 1.0) * static_cast<double>(label.work.size() - 1);
-          const auto k = std::min(static_cast<size_t>(x), label.work.size() - 2);
-          share = label.work[k] + (label.work[k + 1] - label.work[k]) * (x - static_cast<double>(k));
-        }
-        // Below 1 % in hundredths (a packet run of hours moves 0.01 % a line), and from the first line a rough
-        // projection at the pace so far, in the unit a person plans with.
-        line += fmt::format(" of about {} ({:.{}f}%{}), {:.0f} s elapsed", sim(label.expected), 100 * share,
-                            share < 0.01 ? 2 : 0, by_work ? " of its traffic" : "", *elapsed);
-        const auto human = [](double sec) {
-          if (sec < 120) return fmt::format("{:.0f} s", sec);
-          if (sec < 2 * 3600) return fmt::format("{:.0f} min", sec / 60);
-          if (sec < 48 * 3600) return fmt::format("{:.1f} h", sec / 3600);
-          return fmt::format("{:.1f} days", sec / 86400);
-        };
-        if (share > 0 && share < 1)  // up to 2 % a projection at the pace so far, then an estimate
-          line += fmt::format(", {}about {} left", share <= 0.02 ? "at this pace " : "",
-                              human(*elapsed * (1 - share) / share));
-      } else {
-        line += fmt::format(" so far, {:.0f} s elapsed", *elapsed);
-      }
-      std::cerr << line << "\n";
-    }
+    // No estimate of the end: the transfers finished say how far it is (computes cost nothing to simulate; the
+    // network's transfers take the time).
+    std::cerr << (label.expected.ps <= 0 && st->total > 0 ? done_line(now, *elapsed) : estimate_line(now, *elapsed))
+              << "\n";
     st->maybe_hint(*elapsed);
   };
 }

@@ -88,6 +88,9 @@ struct RunLabel {
 // nothing to simulate, so the time alone ran far ahead of the work.
 // `label` is read at each call (update it between runs). `hint`, when not
 // empty, is printed once after 10 s.
+// The share of a run's traffic done when `time_share` of its estimated time is simulated: `work` (RunLabel::work)
+// read between its points, the time clamped to [0, 1]; time_share itself when there is no curve.
+double traffic_share(const std::vector<double>& work, double time_share);
 void add_progress_printers(engine::NetworkOptions& network, std::string command, const RunLabel& label,
                            std::string hint = {});
 // The hint for a slow run: on the packet engine, that the flow engine answers in seconds; on the flow engine with an
