@@ -39,13 +39,7 @@ struct SweepOptions {
 // Prints the stored points; `failed`, when given, gets how many of them hold an error.
 int read_back(const Common& c, const SweepOptions& o, int64_t* failed = nullptr) {
   const study::ResultTable t = study::read_results(o.results, o.timing);
-  if (failed) {
-    const auto status = std::find(t.columns.begin(), t.columns.end(), "status") - t.columns.begin();
-    *failed = std::count_if(t.rows.begin(), t.rows.end(), [&](const auto& r) {
-      return static_cast<size_t>(status) < r.size() && std::holds_alternative<std::string>(r[status]) &&
-             std::get<std::string>(r[status]) != "ok";
-    });
-  }
+  if (failed) *failed = report::failed_points(t);
   if (!o.html.empty()) {
     // The document --format json prints, drawn by the dashboard (web/podnet.js, kind "sweep").
     nlohmann::json pts = nlohmann::json::array();

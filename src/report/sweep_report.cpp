@@ -58,6 +58,11 @@ bool has_word(const std::string& text, const std::string& word) {
   return false;
 }
 
+std::string lower(std::string x) {
+  for (char& ch : x) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return x;
+}
+
 std::string text_of(const study::Value& v) {
   if (std::holds_alternative<int64_t>(v)) return std::to_string(std::get<int64_t>(v));
   if (std::holds_alternative<double>(v)) return fmt::format("{}", std::get<double>(v));
@@ -198,12 +203,14 @@ std::string gpu_count_warning(const study::ResultTable& t) {
                      changing.empty() ? "" : "; " + axes + " change" + (changing.size() == 1 ? "s" : "") + " it");
 }
 
+int64_t failed_points(const study::ResultTable& t) {
+  const auto status = static_cast<size_t>(std::find(t.columns.begin(), t.columns.end(), "status") - t.columns.begin());
+  return std::count_if(t.rows.begin(), t.rows.end(),
+                       [&](const auto& r) { return status < r.size() && text_of(r[status]) != "ok"; });
+}
+
 std::vector<std::string> check_sweep_columns(const StudyDef& study, const std::vector<std::string>& axes,
                                              const std::vector<std::string>& columns) {
-  const auto lower = [](std::string x) {
-    for (char& ch : x) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    return x;
-  };
   // A header as the table shows it, reduced to its label: "time @ 1,024 B (us)" and "network capex (USD)" read
   // "time" and "network capex".
   const auto label_part = [&](const std::string& name) {
@@ -291,20 +298,18 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
     else if (f && !f->unit.empty() && f->unit != "%" && !has_word(h, f->unit)) h += " (" + f->unit + ")";
     return h;
   };
-  const auto lower = [](std::string x) {
-    for (char& ch : x) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    return x;
-  };
   // The failed points, and the first one's error (a failed point has no results).
   const auto col = [&](const char* name) {
     return static_cast<size_t>(std::find(t.columns.begin(), t.columns.end(), name) - t.columns.begin());
   };
   const size_t status = col("status"), error = col("error");
-  int64_t failed = 0;
+  const int64_t failed = failed_points(t);
   std::string first_error;
   for (const auto& r : t.rows)
-    if (status < r.size() && text_of(r[status]) != "ok" && failed++ == 0 && error < r.size())
-      first_error = text_of(r[error]);
+    if (status < r.size() && text_of(r[status]) != "ok") {
+      if (error < r.size()) first_error = text_of(r[error]);
+      break;
+    }
   // Columns by key, or by the header the table shows ("network capex (USD)", its label alone, any case).
   std::vector<std::string> cols = columns.empty() ? default_columns(t) : columns;
   std::vector<size_t> idx;

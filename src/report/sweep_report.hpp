@@ -46,6 +46,9 @@ std::vector<std::string> check_sweep_columns(const StudyDef& study, const std::v
 std::string columns_missing_from_point(const std::vector<std::string>& undeclared,
                                        const std::vector<study::Field>& fields);
 
+// The stored points whose status is not ok (they hold an error and no results).
+int64_t failed_points(const study::ResultTable& t);
+
 // `columns`: the ones to show (empty = default_columns); InputError naming an unknown one.
 void write_sweep_results_table(const study::ResultTable& t, const std::vector<std::string>& columns, std::ostream& out);
 void write_sweep_results_csv(const study::ResultTable& t, std::ostream& out);

@@ -152,11 +152,12 @@ void write_metrics(const Recorder& r, Flavour flavour, std::ostream& out, bool a
   Family observed = fam("podnet_telemetry_observed_seconds", true, "seconds", "Simulated time the counters cover.");
 
   const int32_t D = routing::dir_link_count(t);
-  auto iface = [&](routing::DirLink d, topology::NodeId& n) {
+  // The port a directed link leaves by: its node and port number (into n and port), and its labels.
+  auto iface = [&](routing::DirLink d, topology::NodeId& n, int32_t& port) {
     const auto& l = t.links[routing::link_of(d)];
     const bool fwd = (d & 1) == 0;
     n = fwd ? l.a : l.b;
-    const int32_t port = fwd ? l.port_a : l.port_b;
+    port = fwd ? l.port_a : l.port_b;
     return fmt::format("node=\"{}\",device=\"{}\"", escape(t.nodes[n].name),
                        escape(t.nodes[n].kind == NodeKind::Switch ? topology::device_port_name(port)
                                                                   : t.port_name(n, port)));
@@ -167,7 +168,8 @@ void write_metrics(const Recorder& r, Flavour flavour, std::ostream& out, bool a
     for (routing::DirLink d = 0; d < D && d < static_cast<int32_t>(P.size()); ++d) {
       if (!net(d)) continue;
       topology::NodeId n;
-      const std::string L = iface(d, n);
+      int32_t port = 0;
+      const std::string L = iface(d, n, port);
       const std::string l = "{" + L + "}";
       const PortCounters& tx = P[d];
       const PortCounters& rx = P[d ^ 1];
@@ -185,9 +187,7 @@ void write_metrics(const Recorder& r, Flavour flavour, std::ostream& out, bool a
         nic_cnp_handled.samples.push_back({l, static_cast<double>(rx.cnp_packets)});
       } else {
         const std::string q = "{" + L + ",queue=\"3\"}";
-        const auto& link = t.links[routing::link_of(d)];
-        sw_info.samples.push_back(
-            {"{" + L + ",alias=\"" + escape(t.port_name(n, (d & 1) == 0 ? link.port_a : link.port_b)) + "\"}", 1.0});
+        sw_info.samples.push_back({"{" + L + ",alias=\"" + escape(t.port_name(n, port)) + "\"}", 1.0});
         const std::string pr = "{" + L + ",priority=\"3\"}";
         sw_txb.samples.push_back({l, tx.tx_bytes});
         sw_rxb.samples.push_back({l, rx.rx_bytes});
@@ -222,7 +222,8 @@ void write_metrics(const Recorder& r, Flavour flavour, std::ostream& out, bool a
   for (routing::DirLink d = 0; d < static_cast<int32_t>(LB.size()); ++d) {
     if (!net(d)) continue;
     topology::NodeId n;
-    const std::string l = "{" + iface(d, n) + "}";
+    int32_t port = 0;
+    const std::string l = "{" + iface(d, n, port) + "}";
     link_b.samples.push_back({l, std::round(LB[d])});  // a byte counter: whole bytes (the flow engine is fluid)
     const double cap = r.link_capacity_bps()[d];
     link_u.samples.push_back({l, cap > 0 && r.observed_s() > 0 ? LB[d] * 8 / (cap * r.observed_s()) : 0.0});

@@ -386,10 +386,6 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
   // The scenario's marking band (network.ecn_kmin, ecn_kmax, ecn_pmax): the same at every switch port, in place
   // of the algorithm's own; a port into a NIC under receiver credits still marks nothing (port.hpp).
   if (ecn && (opt.ecn_kmin >= 0 || opt.ecn_kmax >= 0 || opt.ecn_pmax >= 0)) {
-    const auto kb = [](int64_t b) {
-      return b >= 1'000'000 ? fmt::format("{:.2f} MB", static_cast<double>(b) / 1e6)
-                            : fmt::format("{:.1f} KB", static_cast<double>(b) / 1e3);
-    };
     for (DirLink d = 0; d < D; ++d) {
       PortInfo& p = ports->info[d];
       if (!p.from_mmu || (tr.receiver_credits && !p.to_mmu)) continue;
@@ -401,11 +397,12 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
         if (opt.ecn_kmax >= 0)
           throw InputError(fmt::format("network.ecn_kmin: {} is above network.ecn_kmax, {}: the band marks from "
                                        "ecn_kmin up to ecn_kmax",
-                                       kb(p.kmin), kb(p.kmax)));
+                                       buffer_text(p.kmin), buffer_text(p.kmax)));
         throw InputError(fmt::format(
             "network.ecn_kmin: {} is above the top of the marking band, {} at {} ({}'s own at a {} Gbps port; set "
             "network.ecn_kmax too)",
-            kb(p.kmin), kb(p.kmax), engine::dir_link_name(t, d), opt.cc, static_cast<double>(p.bps) / 1e9));
+            buffer_text(p.kmin), buffer_text(p.kmax), engine::dir_link_name(t, d), opt.cc,
+            static_cast<double>(p.bps) / 1e9));
       }
     }
   }

@@ -12,6 +12,11 @@ namespace podnet::engine::packet {
 using routing::DirLink;
 using topology::NodeId;
 
+std::string buffer_text(int64_t bytes) {
+  return bytes >= 1'000'000 ? fmt::format("{:.2f} MB", static_cast<double>(bytes) / 1e6)
+                            : fmt::format("{:.1f} KB", static_cast<double>(bytes) / 1e3);
+}
+
 SwitchBuffer::SwitchBuffer(const topology::Topology& t, const PacketOptions& opt, int64_t mtu_wire, bool pfc,
                            bool credits, Ports& ports)
     : dt_shift_(opt.dt_shift),
@@ -56,17 +61,13 @@ SwitchBuffer::SwitchBuffer(const topology::Topology& t, const PacketOptions& opt
     // (lossy), or sits in PFC headroom uncounted (lossless). PFC's headroom may exceed the buffer: a small
     // buffer then pauses early, which is what a storm study builds on purpose.
     const int64_t least = m.total_rsrv + (mtu_wire << dt_shift_);
-    const auto size = [](int64_t b) {
-      return b >= 1'000'000 ? fmt::format("{:.2f} MB", static_cast<double>(b) / 1e6)
-                            : fmt::format("{:.1f} KB", static_cast<double>(b) / 1e3);
-    };
     if (opt.buffer_bytes > 0 && m.buffer < least)
       throw InputError(fmt::format(
           "network.switch_buffer: {} leaves {} no room for a packet: its shared pool takes a {} B packet once a "
           "1/{} share of the free space holds it{}, so it needs at least {}",
-          size(m.buffer), t.nodes[n].name, thousands(mtu_wire), 1 << dt_shift_,
-          pfc ? fmt::format(", after {} of reserves for its {} lossless queues", size(m.total_rsrv), deg) : "",
-          size(least)));
+          buffer_text(m.buffer), t.nodes[n].name, thousands(mtu_wire), 1 << dt_shift_,
+          pfc ? fmt::format(", after {} of reserves for its {} lossless queues", buffer_text(m.total_rsrv), deg) : "",
+          buffer_text(least)));
     if (deg > 0 && rate_sum > 0)
       worst_drain_ps_ = std::max(worst_drain_ps_, static_cast<double>(m.buffer) * 8e12 / (rate_sum / deg));
   }

@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "engine/packet/packet.hpp"
@@ -37,6 +38,9 @@
 #include "topology/topology.hpp"
 
 namespace podnet::engine::packet {
+
+// A buffer or threshold size as errors print it: "33.4 KB", "7.01 MB".
+std::string buffer_text(int64_t bytes);
 
 class SwitchBuffer {
  public:
