@@ -22,3 +22,13 @@ if(PODNET_TESTS)
                    ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}/recipes)
   set_tests_properties(docs_recipes PROPERTIES LABELS docs TIMEOUT 900 ENVIRONMENT PYTHONDONTWRITEBYTECODE=1)
 endif()
+
+# The examples of every command's --help (its "Examples:" footer) run as a newcomer copies them: each must exit 0,
+# but those that need the user's own files or run for minutes, which the script lists with the reason
+# (tests/help/check_examples.py).
+if(PODNET_TESTS)
+  add_test(NAME docs_help_examples
+           COMMAND ${PODNET_RECIPES_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/help/check_examples.py $<TARGET_FILE:podnet>
+                   ${CMAKE_BINARY_DIR}/help-examples)
+  set_tests_properties(docs_help_examples PROPERTIES LABELS docs TIMEOUT 900 ENVIRONMENT PYTHONDONTWRITEBYTECODE=1)
+endif()

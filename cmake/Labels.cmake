@@ -20,7 +20,7 @@ foreach(t ${podnet_tests})
 endforeach()
 podnet_label(lint layering layering_catches_violations format registry_names registry_names_catches_comparisons)
 podnet_label(hostile hostile_campaign)
-podnet_label(slow docs_recipes interop_config_plan web_browser hostile_campaign)
+podnet_label(slow docs_recipes docs_help_examples interop_config_plan web_browser hostile_campaign)
 
 # And a test that it stays so.
 add_test(NAME every_test_labelled COMMAND sh ${CMAKE_SOURCE_DIR}/scripts/check-labels.sh ${CMAKE_BINARY_DIR})

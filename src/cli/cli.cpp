@@ -239,7 +239,7 @@ int run(int argc, char** argv) {
                "Start with `podnet list` to see the built-in scenarios, topology families, routing policies\n"
                "and collective algorithms, then `podnet design aipod-16k` for a bill of materials and\n"
                "`podnet bench aipod-16k` for nccl-tests-style collective timings. Scenario values carry units\n"
-               "(400Gbps, 50GB/s, 2us, 3m, 10.2kW); `--set topology.gpus=4096` overrides any key.",
+               "(400Gbps, 50GB/s, 2us, 3m, 10.2kW); `--set topology.oversubscription=2:1` overrides any key.",
                "podnet"};
   // One line on stdout, for scripts; how memory is set up (huge pages) on stderr, for people.
   app.set_version_flag("--version", [] {

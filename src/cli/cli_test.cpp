@@ -243,6 +243,40 @@ TEST(Cli, FailuresOnTheAnalyticalEngineAtScaleSayWhatTheOtherEnginesCost) {
   EXPECT_EQ(r.out.find("takes minutes a run"), std::string::npos) << r.out;
 }
 
+// A NIC's only link down: the job fails, and the text names the transfer that found no route in words
+// (it read "reducescatter c0 b0 rs/ring"); the trace keeps the label.
+TEST(Cli, AJobFailureNamesItsTransferInWords) {
+  const Result r = run("train leafspine-8k --set workload.model=llama3-8b --set topology.gpus=64 --engine flow "
+                       "--fail-links nic-leaf=1 --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string failure = nlohmann::json::parse(r.out)["failures"]["failure"].get<std::string>();
+  EXPECT_EQ(failure.rfind("data-parallel gradient reduce-scatter, chunk 0, bucket 0 (rs/ring): no route after the "
+                          "failures",
+                          0),
+            0u)
+      << failure;
+}
+
+// A share of links that is not a whole number says how it was rounded (0.01 % of 1,024 links became one link,
+// ten times the share asked, without a word). 1 % of 64 GPUs' 512 leaf-spine links is 5.12: five.
+TEST(Cli, AFailureShareSaysHowItWasRounded) {
+  const Result r = run("train leafspine-8k --set workload.model=llama3-8b --set topology.gpus=64 --engine flow "
+                       "--fail-links leaf-spine=1%");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("(leaf-spine links, 5 of 512, 1% of 512 = 5.12, rounded down to 5), down before the run"),
+            std::string::npos)
+      << r.out;
+}
+
+// design, reliability and resolve take the default scenario as train and run do.
+TEST(Cli, TheDesignCommandsDefaultToTheDefaultScenario) {
+  for (const char* c : {"design", "reliability", "resolve"}) {
+    const Result r = run(std::string(c) + " --format json");
+    ASSERT_EQ(r.status, 0) << c << ": " << r.out;
+    EXPECT_NE(r.out.find("aipod-16k"), std::string::npos) << c;
+  }
+}
+
 TEST(Cli, CablesBeyondAnFrTransceiversReachAreNoted) {
   // 4 tiers, 2 zones of 2 pods on radix 128 (65,536 GPUs): the super-spine to core cables at 50 km are
   // priced as FR (the longest optic of the cost model, 2 km), which they cannot be: a note says so.
@@ -419,7 +453,9 @@ TEST(Cli, TrainRefusesAJobThatDoesNotFitUnlessAllowOom) {
       "--set workload.pp=1 --set workload.dp=1 --set workload.global_batch=1";
   Result r = run(args, true);
   EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_NE(r.out.find("workload.tp: needs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--set workload.tp: the job (llama3-405b, TP8 x PP1 x DP1) needs 881.0 GB per GPU"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("h100 has 85.9 GB"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("raise workload.tp/pp"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("--allow-oom"), std::string::npos) << r.out;

@@ -531,9 +531,11 @@ int cmd_resolve(const Common& c) {
 void add_design_command(CLI::App& app, Action& action) {
   auto c = std::make_shared<Common>();
   auto d = std::make_shared<DesignOptions>();
-  auto* design = app.add_subcommand(
-      "design", "design a fabric: bill of materials, capex by part, power and energy, bisection, diameter, limits");
-  add_common(design, *c, true);
+  auto* design = app.add_subcommand("design",
+                                    "design a fabric: bill of materials, capex by part, power and energy, bisection, "
+                                    "diameter, limits (default scenario: aipod-16k, as train's)");
+  c->scenario = kDefaultScenario;  // the scenario named on the command line replaces it
+  add_common(design, *c, false);
   design
       ->add_option("--cabling-plan", d->cabling_plan,
                    "write every cable as CSV in NetBox's cable-import columns, podnet's data as cf_podnet_* custom "
@@ -587,8 +589,9 @@ void add_resolve_command(CLI::App& app, Action& action) {
   auto* resolve = app.add_subcommand(
       "resolve",
       "print a scenario with every default filled in (YAML, followed by comments saying what each `auto` becomes "
-      "on this fabric; --format json or csv: the scenario as data)");
-  add_common(resolve, *c, true);
+      "on this fabric; --format json or csv: the scenario as data; default scenario: aipod-16k)");
+  c->scenario = kDefaultScenario;
+  add_common(resolve, *c, false);
   // resolve prints a scenario: YAML, or the same as data; it writes no files and runs nothing (no --out, no
   // --max-memory).
   for (const char* o : {"--out", "--max-memory", "--format"}) resolve->remove_option(resolve->get_option(o));
@@ -604,7 +607,7 @@ void add_resolve_command(CLI::App& app, Action& action) {
           "", "a format"));
   resolve->footer("Examples:\n"
                   "  podnet resolve aipod-16k                                 # every key, with its default filled in\n"
-                  "  podnet resolve aipod-16k --set topology.gpus=4096 > my.yaml   # a file to edit and run\n"
+                  "  podnet resolve leafspine-8k --set topology.gpus=4096 > my.yaml   # a file to edit and run\n"
                   "  podnet resolve my.yaml --format json                     # the scenario as data");
   resolve->callback([&action, c] { action = [c] { return cmd_resolve(*c); }; });
 }

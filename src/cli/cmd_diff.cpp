@@ -174,7 +174,9 @@ void add_diff_command(CLI::App& app, Action& action) {
   cmd->add_option("--config-add", o->adds, "merge a scenario fragment on both sides (repeatable)")->type_name("FILE");
   cmd->add_option("-f,--format", o->format, "table (default) or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_flag("--all", o->all, "show every changed field (default: the 25 largest relative changes per study)");
-  cmd->add_option("--engine", o->engine, "the engine on both sides, as train's --engine (sets network.engine)");
+  cmd->add_option(
+      "--engine", o->engine,
+      "the engine on both sides, as train's --engine (sets network.engine; default: each scenario's, else flow)");
   add_study_options(cmd, o->study_options);
   cmd->footer("Examples:\n"
               "  podnet diff aipod-16k aipod-16k --set-b topology.oversubscription=2:1     # what-if on one key\n"

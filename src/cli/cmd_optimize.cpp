@@ -193,9 +193,9 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
     workload::check_memory(job, false);
   } catch (const ParamError& e) {
     throw InputError(fmt::format(
-        "--gpus {}: {} (TP{} x CP{} x PP{} x DP{}) does not fit in memory, whatever the fabric: {}; or give it more "
-        "GPUs (--gpus), or a smaller model (--workload, e.g. llama3-70b or llama3-8b)",
-        thousands(o.gpus), job.model.name, job.tp, job.cp, job.pp, job.dp, e.what()));
+        "--gpus {}, whatever the fabric: {}; or give it more GPUs (--gpus), or a smaller model (--workload, e.g. "
+        "llama3-70b or llama3-8b)",
+        thousands(o.gpus), e.what()));
   }
 
   study::SweepProgress progress;
@@ -225,9 +225,12 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
     std::vector<std::string> sets = study::point_overrides(r, p);
     sets.push_back(fmt::format("name=optimize-{}", p.id));
     const std::string path = (dir / fmt::format("design-{:04d}.yaml", p.id)).string();
+    // Its own description: the base scenario's describes another fabric.
+    scenario::Scenario point = scenario::load(base, sets);
+    point.description =
+        fmt::format("podnet optimize front point #{} for {} GPUs: {}", p.id, thousands(o.gpus), p.label);
     write_out("--dir", path,
-              fmt::format("# podnet optimize: front point #{}: {}\n{}", p.id, p.label,
-                          scenario::load(base, sets).resolved_yaml()));
+              fmt::format("# podnet optimize: front point #{}: {}\n{}", p.id, p.label, point.resolved_yaml()));
     files.push_back(path);
   }
   std::optional<study::OptimizeReference> ref;

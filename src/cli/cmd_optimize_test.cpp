@@ -155,8 +155,8 @@ TEST(OptimizeCli, AJobThatFitsNoGpuIsRefusedBeforeTheSweeps) {
   fs::remove_all(d / "oom");
   const Result r = run("optimize --gpus 1024 --dir " + (d / "oom").string(), true);
   EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_NE(r.out.find("--gpus 1,024: llama3-405b (TP8 x CP1 x PP16 x DP8) does not fit in memory, whatever the "
-                       "fabric: needs 87.1 GB per GPU"),
+  EXPECT_NE(r.out.find("--gpus 1,024, whatever the fabric: the job (llama3-405b, TP8 x PP16 x DP8) needs 87.1 GB "
+                       "per GPU"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("a smaller model (--workload, e.g. llama3-70b or llama3-8b)"), std::string::npos) << r.out;
@@ -267,7 +267,7 @@ TEST(OptimizeCli, DataParallelismAutoAndUntimedCandidatesAreExplained) {
                        true);
   // Refused before the sweeps: the job's memory does not depend on the fabric.
   EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_NE(r.out.find("--gpus 64: llama3-405b (TP8 x CP1 x PP1 x DP8) does not fit in memory, whatever the fabric"),
+  EXPECT_NE(r.out.find("--gpus 64, whatever the fabric: the job (llama3-405b, TP8 x PP1 x DP8) needs 348.3 GB per GPU"),
             std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("bad conversion"), std::string::npos) << r.out;

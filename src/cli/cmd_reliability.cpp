@@ -36,8 +36,11 @@ int cmd_reliability(const Common& c, const std::string& html) {
 void add_reliability_command(CLI::App& app, Action& action) {
   auto c = std::make_shared<Common>();
   auto* rel = app.add_subcommand(
-      "reliability", "interruption risk of a training job on the fabric, and checkpoint advice (Young/Daly, goodput)");
-  add_common(rel, *c, true);
+      "reliability",
+      "interruption risk of a training job on the fabric, and checkpoint advice (Young/Daly, goodput; default "
+      "scenario: aipod-16k)");
+  c->scenario = kDefaultScenario;
+  add_common(rel, *c, false);
   auto html = std::make_shared<std::string>();
   rel->add_option("--html", *html,
                   "also write a self-contained HTML report: interruptions by component, goodput against checkpoint "

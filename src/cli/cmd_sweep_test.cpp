@@ -265,6 +265,23 @@ TEST(DiffCli, WhatIfOnOneKey) {
   EXPECT_NE(j.out.find("\"field\": \"bom.links.leaf-spine\""), std::string::npos) << j.out.substr(0, 3000);
 }
 
+// Two saved training results whose only input change is tp: the recipe moved cp, pp and dp too, which the run
+// blocks do not record. The note names the layout as each side resolved it, and the engine line says which
+// engine timed both.
+TEST(DiffCli, TwoSavedTrainingResultsNameTheLayoutTheyResolved) {
+  const std::string job = " train leafspine-8k --set workload.model=llama3-8b --set topology.gpus=64 --engine "
+                          "analytical --format json";
+  const std::string a = (dir() / "ta.json").string(), b = (dir() / "tb.json").string();
+  ASSERT_EQ(run_shell(std::string(PODNET_BINARY) + job + " > " + a).status, 0);
+  ASSERT_EQ(run_shell(std::string(PODNET_BINARY) + job + " --set workload.tp=2 > " + b).status, 0);
+  const Result r = run("diff " + a + " " + b, true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("inputs that differ (1)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("    on 64 GPUs, analytical engine\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("note: the two jobs differ (TP 1 -> 2, CP 2 -> 1, PP 1 -> 8, DP 32 -> 4)"), std::string::npos)
+      << r.out;
+}
+
 TEST(DiffCli, TwoSavedResults) {
   const std::string a = (dir() / "a.json").string(), b = (dir() / "b.json").string();
   ASSERT_EQ(run_shell(std::string(PODNET_BINARY) + " design leafspine-8k --format json > " + a).status, 0);

@@ -185,7 +185,7 @@ void add_train_command(CLI::App& app, Action& action) {
               "  podnet train aipod-16k --set workload.model=llama3-70b --set workload.tp=8 --set workload.pp=4 "
               "--format json\n"
               "  podnet train leafspine-8k --placement random --trace iteration.json --trace-links 8\n"
-              "  podnet train aipod-16k --set workload.dp=16 --sweep --sweep-dp 1,4,16 --engine analytical\n"
+              "  podnet train leafspine-8k --set topology.gpus=1024 --sweep --sweep-dp 2,4,8 --engine analytical\n"
               "  podnet train aipod-16k --simai-workload workload.txt --simai-topology fabric.topo\n"
               "  podnet train leafspine-8k --chakra traces/ --engine flow --trace chakra.json");
   cmd->callback([&action, c, o] { action = [c, o] { return cmd_train(*c, *o); }; });

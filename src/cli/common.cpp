@@ -37,10 +37,10 @@ void add_common(CLI::App* cmd, Common& c, bool scenario_required, const std::vec
   auto* opt =
       cmd->add_option("scenario", c.scenario, "scenario file (YAML) or built-in scenario name (see `podnet list`)");
   if (scenario_required) opt->required();
-  cmd->add_option(
-         "--set", c.sets,
-         "override a scenario key, e.g. --set topology.gpus=4096; KEY= (nothing after =) drops it, so its default "
-         "applies (repeatable)")
+  cmd->add_option("--set", c.sets,
+                  "override a scenario key, e.g. --set topology.oversubscription=2:1; KEY= (nothing after =) drops it, "
+                  "so its default "
+                  "applies (repeatable)")
       ->type_name("KEY=VALUE");
   cmd->add_option("--config-add", c.adds,
                   "merge a scenario fragment (YAML: server:, network:, ... keys) on top of the scenario before "

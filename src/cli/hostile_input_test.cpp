@@ -245,10 +245,12 @@ TEST(HostileInput, ErrorsNameThePlaceTheUserChanged) {
   // A job too large for its GPUs after --set workload.layers was blamed on the file's workload.tp.
   r = run("train aipod-16k --set workload.layers=100000", true);
   EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_TRUE(has(r, "--set workload.layers: needs ")) << r.out;
+  EXPECT_TRUE(has(r, "--set workload.layers: the job (a model from llama3-405b, TP8 x PP16 x DP128) needs 63,465.1 GB "
+                     "per GPU"))
+      << r.out;
   // --vary labels its own errors, also those found when a point runs.
   r = run("sweep aipod-16k --study train --vary workload.layers=100000 --results " + (dir / "l.db").string(), true);
-  EXPECT_TRUE(has(r, "point 0: --vary workload.layers: needs ")) << r.out;
+  EXPECT_TRUE(has(r, "point 0: --vary workload.layers: the job (")) << r.out;
   // A bad NCCL_ALGO list: its key and place, exit 2.
   r = run("bench aipod-16k --max 1MiB --set collective.algorithms=bogus", true);
   EXPECT_EQ(r.status, 2) << r.out;

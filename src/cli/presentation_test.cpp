@@ -220,7 +220,10 @@ TEST(Presentation, AReshapedPresetSaysSo) {
   EXPECT_NE(r.out.find("podnet train: a model from llama3-8b (layers changed) (9.8B params)"), std::string::npos)
       << r.out;
   r = run(eight + " --set workload.layers=40", true);
-  EXPECT_NE(r.out.find("podnet: error: --set workload.layers: needs 87.5 GB per GPU"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("podnet: error: --set workload.layers: the job (a model from llama3-8b, TP1 x PP1 x CP2 x DP32) "
+                       "needs 87.5 GB per GPU"),
+            std::string::npos)
+      << r.out;
   r = run(eight);
   EXPECT_NE(r.out.find("podnet train: llama3-8b (8.0B params)"), std::string::npos) << r.out;
   r = run("inference leafspine-8k --set workload.model=mixtral-8x7b --set workload.layers=16");

@@ -202,6 +202,9 @@ workload::PlacementSummary summarize(const workload::Job& job, const std::vector
   s.present = true;
   s.torus_cubes = !topo.torus_dims.empty();
   s.policy = policy;
+  s.same_as_packed = policy != policy_name(Policy::Packed);
+  for (size_t r = 0; r < gpu_of_rank.size() && s.same_as_packed; ++r)
+    s.same_as_packed = gpu_of_rank[r] == static_cast<int32_t>(r);
   auto node = [&](int32_t g) -> const topology::Node& {
     return topo.nodes[static_cast<size_t>(topo.gpus[static_cast<size_t>(g)])];
   };

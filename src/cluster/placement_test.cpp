@@ -67,6 +67,22 @@ TEST(Placement, TopologyAwareKeepsStagesInsideGroups) {
   for (int64_t r = 0; r < 384; ++r) EXPECT_EQ(group_of(t, ta[static_cast<size_t>(r)]), 0);
   // TP groups stay in one server.
   for (size_t r = 0; r < ta.size(); r += 8) EXPECT_EQ(server_of(t, ta[r + 7]), server_of(t, ta[r]));
+  // Here topology_aware moved stage 1 off the boundary: not packed's placement, and it does not say it is.
+  EXPECT_FALSE(s_ta.same_as_packed);
+  EXPECT_FALSE(s_packed.same_as_packed);  // packed is packed: nothing to say
+}
+
+// TP8 PP2 DP32 = 512 GPUs, a stage t d = 256: best fit puts stage 0 in group 0 (the lower of two empty groups)
+// and stage 1 after it (group 0's 256 free GPUs are the fewest that hold it). That is GPU r for rank r, as packed
+// numbers them, and the summary says so (the train report then names packed beside the policy).
+TEST(Placement, TopologyAwareSaysWhenItPlacedAsPackedDoes) {
+  const auto& t = rail(1024);
+  const workload::Job j = job(8, 2, 32);
+  const auto ta = place(j, t, Policy::TopologyAware, 1);
+  const auto s = summarize(j, ta, t, collective::Options{}, "topology_aware");
+  for (size_t r = 0; r < ta.size(); ++r) ASSERT_EQ(ta[r], static_cast<int32_t>(r)) << r;
+  EXPECT_TRUE(s.same_as_packed);
+  EXPECT_FALSE(summarize(j, place(j, t, Policy::Random, 1), t, collective::Options{}, "random").same_as_packed);
 }
 
 TEST(Placement, TopologyAwareKeepsEpGroupsOnTheirServer) {

@@ -77,7 +77,8 @@ struct RunReport {
   std::vector<FailureRecord> failures;  // injected events, as applied
   bool job_failed = false;              // the job stopped (see FailureOptions)
   Time failed_at;
-  std::string failure;  // why
+  std::string failure;           // why
+  int32_t failed_transfer = -1;  // the plan's transfer `failure` names (its label), or -1
 };
 
 class PacketView;  // packet_view.hpp

@@ -55,11 +55,12 @@ bool FailureDriver::local(routing::DirLink d) const {
   return false;
 }
 
-void FailureDriver::fail(Time at, std::string why) {
+void FailureDriver::fail(Time at, std::string why, int32_t transfer) {
   if (report_.job_failed && report_.failed_at <= at) return;
   report_.job_failed = true;
   report_.failed_at = at;
   report_.failure = std::move(why);
+  report_.failed_transfer = transfer;
 }
 
 std::string FailureDriver::transfer_name(const plan::TransferPlan& plan, int32_t i) {
@@ -74,7 +75,8 @@ Time FailureDriver::compute_duration(Time d, const std::vector<int32_t>& ranks) 
 void FailureDriver::fail_launch(Time at, const plan::TransferPlan& plan, int32_t i, const std::string& why) {
   fail(at + fo_.collective_timeout,
        fmt::format("{}: no route after the failures, the collective times out after {} ({})", transfer_name(plan, i),
-                   format_time(fo_.collective_timeout), why));
+                   format_time(fo_.collective_timeout), why),
+       i);
 }
 
 void FailureDriver::start_on(const std::vector<routing::PathPart>& route, Time at, const plan::TransferPlan& plan,
@@ -82,17 +84,19 @@ void FailureDriver::start_on(const std::vector<routing::PathPart>& route, Time a
   routing::DirLink first = -1;
   for (const auto& p : route)
     if (repair_at(p.link) != Time::max() && (first < 0 || repair_at(p.link) < repair_at(first))) first = p.link;
-  if (first >= 0) stalled_start(first, at, transfer_name(plan, i));
+  if (first >= 0) stalled_start(first, at, plan, i);
 }
 
-void FailureDriver::stalled_start(routing::DirLink d, Time at, const std::string& what) {
+void FailureDriver::stalled_start(routing::DirLink d, Time at, const plan::TransferPlan& plan, int32_t i) {
   const Time repair = pending_repair_[static_cast<size_t>(d)];
   if (repair <= at || repair - at <= fo_.collective_timeout) return;
   const FailureEvent& ev = fo_.events[static_cast<size_t>(pending_event_[static_cast<size_t>(d)])];
   fail(at + fo_.collective_timeout,
        fmt::format("{}: {} started at {} on it and would stall {} until repaired, longer than the collective "
                    "timeout {}",
-                   ev.what, what, format_time(at), format_time(repair - at), format_time(fo_.collective_timeout)));
+                   ev.what, transfer_name(plan, i), format_time(at), format_time(repair - at),
+                   format_time(fo_.collective_timeout)),
+       i);
 }
 
 void FailureDriver::run(const Hooks& h) {

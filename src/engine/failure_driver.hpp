@@ -67,8 +67,9 @@ class FailureDriver {
   };
   void push(Action a);
   bool local(routing::DirLink d) const;
-  void fail(Time at, std::string why);  // the earliest reason wins
-  void stalled_start(routing::DirLink d, Time at, const std::string& what);
+  void fail(Time at, std::string why, int32_t transfer = -1);  // the earliest reason wins
+  // Transfer i of `plan` starting at `at` on direction `d`, which failed.
+  void stalled_start(routing::DirLink d, Time at, const plan::TransferPlan& plan, int32_t i);
   double compute_factor(const std::vector<int32_t>& ranks) const;  // the slowest straggler's (1 when none)
 
   const topology::Topology& t_;

@@ -402,6 +402,20 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
       const int64_t ga = gpus_of(*st, da), gb = gpus_of(*st, it->second);
       if (ga >= 0 && gb >= 0) studies[study]["gpus"] = {{"a", ga}, {"b", gb}};
     }
+    // The engine each side ran on (a scenario's own, when --engine is not given).
+    if (da.contains("engine") && it->second.contains("engine") && da["engine"].is_string() &&
+        it->second["engine"].is_string())
+      studies[study]["engine"] = {{"a", da["engine"]}, {"b", it->second["engine"]}};
+    // The job's layout as each side resolved it: a recipe or an automatic DP changes keys no input names.
+    if (study == "train" && da.contains("parallelism") && it->second.contains("parallelism")) {
+      nlohmann::json layout = nlohmann::json::array();
+      const auto& pa = da["parallelism"];
+      const auto& pb = it->second["parallelism"];
+      for (const char* k : {"tp", "cp", "pp", "dp", "ep", "interleave", "zero"})
+        if (pa.contains(k) && pb.contains(k) && pa[k] != pb[k])
+          layout.push_back({{"key", k}, {"a", pa[k]}, {"b", pb[k]}});
+      if (!layout.empty()) studies[study]["layout"] = layout;
+    }
     if (study == "train" && fa.count("iteration_time_ms") && fb.count("iteration_time_ms") &&
         number(fa["iteration_time_ms"]) && number(fb["iteration_time_ms"])) {
       // The breakdown adds up to the iteration time on each side, so its changes add up to the iteration's.
@@ -507,23 +521,45 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
                        s["only_a"].empty() && s["only_b"].empty()
                            ? ""
                            : fmt::format(", {} only in A, {} only in B", s["only_a"].size(), s["only_b"].size()));
+    // "the analytical engine", or each side's when they differ.
+    std::string engine;
+    if (s.contains("engine"))
+      engine = s["engine"]["a"] == s["engine"]["b"]
+                   ? fmt::format(", {} engine", s["engine"]["a"].get<std::string>())
+                   : fmt::format(", A on the {} engine, B on the {}", s["engine"]["a"].get<std::string>(),
+                                 s["engine"]["b"].get<std::string>());
     if (s.contains("gpus")) {
       const int64_t ga = s["gpus"]["a"].get<int64_t>(), gb = s["gpus"]["b"].get<int64_t>();
-      if (ga == gb) out << fmt::format("    on {} GPUs\n", thousands(ga));
+      if (ga == gb) out << fmt::format("    on {} GPUs{}\n", thousands(ga), engine);
       else
         out << fmt::format("    warning: A runs on {} GPUs, B on {}: the results compare jobs of different sizes, "
-                           "not only the inputs that differ\n",
-                           thousands(ga), thousands(gb));
+                           "not only the inputs that differ{}\n",
+                           thousands(ga), thousands(gb), engine);
+    } else if (!engine.empty()) {
+      out << "    on the" << engine.substr(1) << "\n";
     }
     if (it.key() == "train") {  // jobs that differ: the figures compare them as well as the fabrics
       std::vector<std::string> keys;
-      for (const auto& i : inputs)
-        if (i["key"].get<std::string>().rfind("workload.", 0) == 0) keys.push_back(i["key"].get<std::string>());
+      // The layout as resolved (TP 4 -> 8), which a recipe or an automatic DP changes without an input saying so;
+      // then the workload inputs that differ.
+      static const std::map<std::string, std::string> kNames = {{"tp", "TP"},    {"cp", "CP"},
+                                                                {"pp", "PP"},    {"dp", "DP"},
+                                                                {"ep", "EP"},    {"interleave", "interleave"},
+                                                                {"zero", "ZeRO"}};
+      if (s.contains("layout"))
+        for (const auto& l : s["layout"])
+          keys.push_back(
+              fmt::format("{} {} -> {}", kNames.at(l["key"].get<std::string>()), text(l["a"]), text(l["b"])));
+      for (const auto& i : inputs) {
+        const std::string k = i["key"].get<std::string>();
+        const std::string short_key = k.rfind("workload.", 0) == 0 ? k.substr(9) : "";
+        if (!short_key.empty() && !(s.contains("layout") && kNames.count(short_key))) keys.push_back(k);
+      }
       if (!keys.empty())
         out << fmt::format("    note: the two jobs differ ({}{}): these figures compare the jobs as well as the "
                            "fabrics (--set the same workload keys on both sides to compare fabrics alone)\n",
-                           fmt::join(keys.begin(), keys.begin() + std::min<size_t>(keys.size(), 4), ", "),
-                           keys.size() > 4 ? fmt::format(", {} more", keys.size() - 4) : "");
+                           fmt::join(keys.begin(), keys.begin() + std::min<size_t>(keys.size(), 6), ", "),
+                           keys.size() > 6 ? fmt::format(", {} more", keys.size() - 6) : "");
     }
     if (it.key() == "train" && doc.contains("attribution") && doc["attribution"].contains("train")) {
       const auto& at = doc["attribution"]["train"];

@@ -179,11 +179,12 @@ std::string gpu_count_warning(const study::ResultTable& t) {
   std::string idle;
   if (const size_t fabric = col("topology.gpus"); fabric < t.columns.size() && st->gpus_field != "bom.gpus") {
     std::vector<std::string> at;
+    std::set<std::pair<int64_t, int64_t>> seen;  // (built, used): points that differ in other axes say it once
     for (const auto* r : ok) {
       const std::string v = text_of((*r)[fabric]);
       if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos) continue;
       const int64_t built = std::stoll(v), used = std::get<int64_t>((*r)[g]);
-      if (used < built)
+      if (used < built && seen.insert({built, used}).second)
         at.push_back(at.empty()
                          ? fmt::format("at topology.gpus {} the job ran on {} GPUs", thousands(built), thousands(used))
                          : fmt::format("at {} on {}", thousands(built), thousands(used)));

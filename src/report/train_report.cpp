@@ -237,6 +237,7 @@ void add_training(nlohmann::json& o, const workload::TrainResult& r) {
                       {"pp_cross_spine_fraction", frac(p.pp_cross_group_bytes, p.pp_bytes)},
                       {"dp_bytes", round_to(p.dp_bytes, 0)},
                       {"pp_bytes", round_to(p.pp_bytes, 0)},
+                      {"same_as_packed", p.same_as_packed},
                       {"groups_used", p.gpus_per_group.size()},
                       {"pods_used", p.pods},
                       {"gpus_per_group", per_group}};
@@ -752,18 +753,24 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
       out << "    (workload.overlap_param_gather: a group's first parameter all-gather, which the next forward waits "
              "for, is simulated; the others run behind that forward)\n";
   }
+  // The policy, and when it placed the ranks as packed would (rank r on GPU r), that it did: the default's name
+  // promises more than the numbering gives on some fabrics.
+  const auto policy_text = [](const nlohmann::json& p) {
+    return p["policy"].get<std::string>() +
+           (p.value("same_as_packed", false) ? " (here the same as packed: rank r on GPU r)" : "");
+  };
   if (o.contains("placement") && o["placement"].value("torus_cubes", false)) {
     const auto& p = o["placement"];
     out << fmt::format(
         "  placement {}: {} torus cube(s); DP+PP bytes crossing cubes {:.1f}% (DP {:.1f}%, PP {:.1f}%)\n",
-        p["policy"].get<std::string>(), p["groups_used"].get<int64_t>(), 100 * p["cross_spine_fraction"].get<double>(),
+        policy_text(p), p["groups_used"].get<int64_t>(), 100 * p["cross_spine_fraction"].get<double>(),
         100 * p["dp_cross_spine_fraction"].get<double>(), 100 * p["pp_cross_spine_fraction"].get<double>());
   } else if (o.contains("placement") && o["placement"]["cross_spine_fraction"].is_null()) {
     const auto& p = o["placement"];
     const int64_t groups = p["groups_used"].get<int64_t>(), pods = p["pods_used"].get<int64_t>();
     out << fmt::format("  placement {}: {} aggregation group{}, {} pod{} (the import gives no model sizes to count "
                        "the bytes crossing the spine)\n",
-                       p["policy"].get<std::string>(), thousands(groups), groups == 1 ? "" : "s", thousands(pods),
+                       policy_text(p), thousands(groups), groups == 1 ? "" : "s", thousands(pods),
                        pods == 1 ? "" : "s");
   } else if (o.contains("placement")) {
     const auto& p = o["placement"];
@@ -772,8 +779,8 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
     const bool super_spine = !o.contains("network") || o["network"]["switch_tiers"].get<int64_t>() >= 3;
     out << fmt::format("  placement {}: {} aggregation group{}, {} pod{}; DP+PP bytes crossing the spine {:.1f}%{}{} "
                        "(DP {:.1f}%, PP {:.1f}% cross the spine)\n",
-                       p["policy"].get<std::string>(), thousands(groups), groups == 1 ? "" : "s", thousands(pods),
-                       pods == 1 ? "" : "s", 100 * p["cross_spine_fraction"].get<double>(),
+                       policy_text(p), thousands(groups), groups == 1 ? "" : "s", thousands(pods), pods == 1 ? "" : "s",
+                       100 * p["cross_spine_fraction"].get<double>(),
                        super_spine ? fmt::format(", the super-spine {:.1f}%",
                                                  100 * p["cross_super_spine_fraction"].get<double>())
                                    : std::string(),
@@ -1260,25 +1267,6 @@ std::vector<int64_t> slow_among(const std::string& list, const std::vector<int64
 }
 }  // namespace
 
-std::string op_words(const std::string& label) {
-  // A pass's compute ("B c0 mb6", "F c1 mb2 [2/3]" when split around a bucket) and the TP, EP and CP
-  // communication that follows it ("tp B c0 mb6": training.cpp, add_passes).
-  static const std::regex kP2p(R"(p2p (act|grad) vs(\d+)->(\d+) mb(\d+))"),
-      kCompute(R"((?:(tp|ep|cp) )?([FB]) c(\d+) mb(\d+)( \[\d+/\d+\])?)"), kKv(R"(cp kv (\d+)->(\d+))");
-  std::smatch m;
-  if (std::regex_match(label, m, kP2p))
-    return fmt::format("{} sent, virtual stage {} to {}, microbatch {}", m[1] == "act" ? "activations" : "gradients",
-                       m[2].str(), m[3].str(), m[4].str());
-  if (std::regex_match(label, m, kCompute)) {
-    const std::string part = m[1].matched ? (m[1] == "tp" ? "TP" : m[1] == "ep" ? "EP" : "CP") + std::string(", ") : "";
-    return fmt::format("{}{}, chunk {}, microbatch {}{}", part, m[2] == "F" ? "forward" : "backward", m[3].str(),
-                       m[4].str(), m[5].matched ? ", piece " + m[5].str().substr(2, m[5].length() - 3) : "");
-  }
-  if (std::regex_match(label, m, kKv))
-    return fmt::format("context-parallel K/V, rank {} to {}", m[1].str(), m[2].str());
-  return label;
-}
-
 namespace {
 
 // Where the model's recipe keys came from: the preset's published recipe, the scenario (file, fragment or
@@ -1536,7 +1524,7 @@ void write_injected_failures(const nlohmann::json& d, std::ostream& out) {
   for (const auto& p : st["parts"])
     parts.add({std::to_string(p["stage"].get<int>()), p["part"].get<std::string>(),
                fixed(p["excess_ms"].get<double>(), 3), std::to_string(p["ops"].get<int>()),
-               op_words(p["worst_op"].get<std::string>()), fixed(p["worst_excess_ms"].get<double>(), 3),
+               workload::op_words(p["worst_op"].get<std::string>()), fixed(p["worst_excess_ms"].get<double>(), 3),
                gpus_cell(p["gpus"].get<std::string>())});
   bool faster = false;
   for (const auto& p : st["parts"]) faster = faster || p["excess_ms"].get<double>() < 0;

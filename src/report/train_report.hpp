@@ -44,10 +44,6 @@ std::string model_label(const nlohmann::json& model);
 // with failures, the iteration with failures, the sweep).
 nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy& t);
 
-// A plan op's label in words, for tables ("p2p grad vs6->5 mb47": "gradients sent, virtual stage 6 to 5,
-// microbatch 47"; "F c0 mb3": "forward, chunk 0, microbatch 3"); other labels as they are. The JSON keeps the
-// label.
-std::string op_words(const std::string& label);
 void write_train_table(const nlohmann::json& doc, std::ostream& out);
 // The iteration with the scenario's injected failures (doc["failures"], train_document): the slowdown, the events,
 // what made the step slower and what each failure costs. Nothing without failures. write_train_table ends with it.

@@ -34,20 +34,6 @@ workload::TrainResult sample() {
   return r;
 }
 
-// The critical-path table names ops in words; a label it does not know stays as it is.
-TEST(TrainReport, OpLabelsInWords) {
-  EXPECT_EQ(op_words("p2p grad vs6->5 mb47"), "gradients sent, virtual stage 6 to 5, microbatch 47");
-  EXPECT_EQ(op_words("p2p act vs0->1 mb3"), "activations sent, virtual stage 0 to 1, microbatch 3");
-  EXPECT_EQ(op_words("F c0 mb3"), "forward, chunk 0, microbatch 3");
-  EXPECT_EQ(op_words("B c2 mb10"), "backward, chunk 2, microbatch 10");
-  EXPECT_EQ(op_words("cp kv 3->0"), "context-parallel K/V, rank 3 to 0");
-  // The TP, EP and CP communication after a pass (it read "tp B c0 mb6"), and a pass split around a bucket.
-  EXPECT_EQ(op_words("tp B c0 mb6"), "TP, backward, chunk 0, microbatch 6");
-  EXPECT_EQ(op_words("ep F c1 mb2"), "EP, forward, chunk 1, microbatch 2");
-  EXPECT_EQ(op_words("F c1 mb2 [2/3]"), "forward, chunk 1, microbatch 2, piece 2/3");
-  EXPECT_EQ(op_words("dp reducescatter b3"), "dp reducescatter b3");
-}
-
 TEST(TrainReport, JsonKeysAndTable) {
   nlohmann::json doc;
   add_training(doc, sample());

@@ -1461,7 +1461,16 @@ static std::vector<engine::FailureEvent> draw_share(const topology::Topology& t,
   const bool before_run = f.at.ps == 0 && f.action == "down";
   const std::string note = before_run ? ", down before the run" : "";
   std::vector<engine::FailureEvent> out;
-  const std::string group = fmt::format("{} of {} {} {}", thousands(k), thousands(total), f.target, f.target_kind);
+  // A share that is not a whole number of links or switches says how it was rounded (0.01% of 1,024 links is
+  // 0.1: one link, ten times the share asked).
+  const double exact = f.fraction * static_cast<double>(total);
+  const std::string rounded = f.count < 0 && std::fabs(exact - static_cast<double>(k)) > 1e-9
+                                  ? fmt::format(", {}% of {} = {}, rounded {} to {}", format_number(100 * f.fraction),
+                                                thousands(total), format_number(exact),
+                                                static_cast<double>(k) > exact ? "up" : "down", thousands(k))
+                                  : "";
+  const std::string group =
+      fmt::format("{} of {} {} {}{}", thousands(k), thousands(total), f.target, f.target_kind, rounded);
   for (int32_t id : pool) {
     engine::FailureEvent ev;
     ev.group = group;
@@ -1471,8 +1480,8 @@ static std::vector<engine::FailureEvent> draw_share(const topology::Topology& t,
     if (f.target_kind == "links") {
       const auto& l = t.links[id];
       ev.links.push_back(id);
-      ev.what = fmt::format("link {}:{} ({} {}, {} of {}){}{}", t.nodes[l.a].name, t.port_name(l.a, l.port_a), f.target,
-                            f.target_kind, thousands(k), thousands(total), note,
+      ev.what = fmt::format("link {}:{} ({} {}, {} of {}{}){}{}", t.nodes[l.a].name, t.port_name(l.a, l.port_a),
+                            f.target, f.target_kind, thousands(k), thousands(total), rounded, note,
                             ev.action == engine::FailureAction::Degrade ? " degraded to " + format_bandwidth(ev.rate)
                                                                         : std::string());
       if (ev.action == engine::FailureAction::Degrade && ev.rate.bps > l.capacity.bps)
@@ -1481,8 +1490,8 @@ static std::vector<engine::FailureEvent> draw_share(const topology::Topology& t,
     } else {
       auto [b, e] = t.incident(id);
       for (auto it = b; it != e; ++it) ev.links.push_back(*it);
-      ev.what = fmt::format("switch {} ({} of {} {} switches){}", t.nodes[id].name, thousands(k), thousands(total),
-                            f.target, note);
+      ev.what = fmt::format("switch {} ({} of {} {} switches{}){}", t.nodes[id].name, thousands(k), thousands(total),
+                            f.target, rounded, note);
     }
     out.push_back(std::move(ev));
   }

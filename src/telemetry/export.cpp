@@ -24,9 +24,9 @@ bool notable(const PortCounters& c) {
 }
 
 std::string si_time(double s) {
-  if (s >= 1) return fmt::format("{:.3f} s", s);
-  if (s >= 1e-3) return fmt::format("{:.3f} ms", s * 1e3);
-  return fmt::format("{:.3f} us", s * 1e6);
+  if (s >= 1) return fmt::format("{:.2f} s", s);
+  if (s >= 1e-3) return fmt::format("{:.2f} ms", s * 1e3);
+  return fmt::format("{:.2f} us", s * 1e6);
 }
 
 std::string si_bytes(double b) {

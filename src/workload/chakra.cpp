@@ -499,8 +499,8 @@ TracePlan build_plan(const std::vector<RankTrace>& traces, const std::vector<int
   std::map<std::tuple<std::vector<int32_t>, int, Bytes>, plan::TransferPlan> cache;
   auto add = [&](plan::Transfer t, int32_t rank, Category c, int32_t group) {
     if (static_cast<int64_t>(pl.transfers.size()) >= kMaxPlanTransfers)
-      throw InputError(
-          fmt::format("--chakra: the traces make more than {} transfers, podnet's limit", kMaxPlanTransfers));
+      throw InputError(fmt::format("--chakra: the traces make more than {} transfers, podnet's limit",
+                                   thousands(kMaxPlanTransfers)));
     tp.rank.push_back(rank);
     tp.category.push_back(c);
     tp.group.push_back(group);

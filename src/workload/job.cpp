@@ -529,7 +529,7 @@ void validate(const Job& j, int64_t fabric_gpus, std::string_view owner) {
                     owner, thousands(fabric_gpus),
                     mp <= fabric_gpus
                         ? fmt::format("dp at most {} ({}'s GPUs / (tp x cp x pp) = {} / {}), or dp "
-                                      "left out (auto)",
+                                      "left out (auto: --set workload.dp=)",
                                       thousands(fabric_gpus / mp), owner, thousands(fabric_gpus), thousands(mp))
                         : std::string("a smaller tp, cp or pp")));
   }
@@ -846,19 +846,35 @@ void check_memory(const Job& j, bool allow_oom_offered) {
   }
   std::string how;
   for (size_t i = 0; i < fixes.size(); ++i) how += (i == 0 ? "" : i + 1 == fixes.size() ? ", or " : ", ") + fixes[i];
+  // GB with one decimal and thousands separators ("3,193.3").
+  const auto gb = [](double bytes) {
+    const auto tenths = static_cast<int64_t>(std::llround(bytes / 1e8));
+    return fmt::format("{}.{}", thousands(tenths / 10), tenths % 10);
+  };
+  // The job as a whole: which key the error is filed under is only where it points.
+  std::string layout = fmt::format("TP{} x PP{}", j.tp, j.pp);
+  if (j.cp > 1) layout += fmt::format(" x CP{}", j.cp);
+  layout += fmt::format(" x DP{}", j.dp);
+  // The preset's name, "a model from" it when its shape was changed (as the train report names it).
+  std::string model = j.model.name;
+  if (const ModelSpec* preset = find_model(j.model.name);
+      preset &&
+      (preset->layers != j.model.layers || preset->hidden != j.model.hidden || preset->heads != j.model.heads ||
+       preset->ffn != j.model.ffn || preset->vocab != j.model.vocab || preset->experts != j.model.experts))
+    model = "a model from " + model;
   throw SharedParamError(
       "workload.tp",
-      fmt::format("needs {:.1f} GB per GPU (stage {}: weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, "
-                  "activations {:.1f} for {:.2f} microbatches in flight, buffers {:.1f}), {} has {:.1f} GB: "
-                  "{}{}",
-                  m.total() / 1e9, m.stage, m.weights / 1e9, m.gradients / 1e9, m.optimizer / 1e9, m.activations / 1e9,
-                  m.inflight_microbatches, m.buffers / 1e9, j.gpu.name, hbm / 1e9, how,
+      fmt::format("the job ({}{}) needs {} GB per GPU (stage {}: weights {}, gradients {}, optimizer {}, "
+                  "activations {} for {:.2f} microbatches in flight, buffers {}), {} has {} GB: {}{}",
+                  model.empty() ? "" : model + ", ", layout, gb(m.total()), m.stage, gb(m.weights), gb(m.gradients),
+                  gb(m.optimizer), gb(m.activations), m.inflight_microbatches, gb(m.buffers), j.gpu.name, gb(hbm), how,
                   allow_oom_offered ? "; or pass --allow-oom to time it anyway" : ""),
-      // The model last: a shape or layout key the user set is a closer cause than the model they chose.
+      // The model last: a shape or layout key the user set is a closer cause than the model they chose. The
+      // fabric's size after it: it sets DP when the scenario leaves DP out.
       {"workload.tp", "workload.pp", "workload.dp", "workload.layers", "workload.hidden", "workload.ffn",
        "workload.heads", "workload.vocab", "workload.seq", "workload.microbatch", "workload.global_batch",
        "workload.cp", "workload.zero", "workload.recompute", "workload.experts", "workload.precision", "workload.gpu",
-       "workload.model"});
+       "workload.model", "topology.gpus"});
 }
 
 std::vector<int64_t> auto_stage_split(int64_t layers, int64_t pp, int64_t interleave, double layer_cost,

@@ -6,6 +6,7 @@
 #include <map>
 #include <numbers>
 #include <optional>
+#include <regex>
 #include <tuple>
 
 #include "collective/nccl/tuner.hpp"
@@ -58,7 +59,7 @@ std::vector<int32_t> merge(plan::TransferPlan& dst, const plan::TransferPlan& su
     throw InputError(fmt::format("one iteration of this job would be more than {} transfers, podnet's limit (gigabytes "
                                  "and minutes on the flow engine): shrink the job (experts, ep, microbatches, "
                                  "gradient buckets) or its GPUs",
-                                 kMaxPlanTransfers));
+                                 thousands(kMaxPlanTransfers)));
   const auto base = static_cast<int32_t>(dst.transfers.size());
   std::vector<char> has_dependents(sub.transfers.size(), 0);
   for (const auto& t : sub.transfers) {
@@ -588,10 +589,11 @@ class Builder {
     if (static_cast<int64_t>(before + sub.transfers.size()) > kMaxPlanTransfers)  // say which collective, and why
       throw InputError(fmt::format(
           "one iteration of this job would be more than {} transfers, podnet's limit (gigabytes and minutes on the "
-          "flow engine): its data-parallel {}s ({} over {} GPUs, {} B: {} transfers each, {} built so far) fill it: "
-          "shrink the job (microbatches, gradient buckets: workload.bucket_params) or its GPUs",
-          kMaxPlanTransfers, collective::op_name(op), sub.algorithm, g.size(), bytes, sub.transfers.size(),
-          ip_.dp_collectives));
+          "flow engine): its data-parallel {}s ({} over {} GPUs, {} B: {} transfers each, {} collectives built so "
+          "far) fill it: shrink the job (microbatches, gradient buckets: workload.bucket_params) or its GPUs",
+          thousands(kMaxPlanTransfers), collective::op_name(op), sub.algorithm,
+          thousands(static_cast<int64_t>(g.size())), thousands(bytes),
+          thousands(static_cast<int64_t>(sub.transfers.size())), thousands(ip_.dp_collectives)));
     auto sinks = merge(ip_.plan, sub, deps, label);
     for (const auto& t : sub.transfers) weight_.add(t);
     if (opt_.plan_guard) opt_.plan_guard(weight_);
@@ -760,6 +762,47 @@ IterationPlan build_iteration(const Job& job, const std::vector<int32_t>& gpu_of
   return Builder(job, gpu_of_rank, topo, times, options).build();
 }
 
+std::string op_words(const std::string& label) {
+  // A pass's compute ("B c0 mb6", "F c1 mb2 [2/3]" when split around a bucket) and the TP, EP and CP
+  // communication that follows it ("tp B c0 mb6": add_passes).
+  static const std::regex kP2p(R"(p2p (act|grad) vs(\d+)->(\d+) mb(\d+))"),
+      kCompute(R"((?:(tp|ep|cp) )?([FB]) c(\d+) mb(\d+)( \[\d+/\d+\])?)"), kKv(R"(cp kv (\d+)->(\d+))"),
+      // A data-parallel collective's transfer (add_dp): "{op} c{chunk} b{bucket}[ expert] {step}", ZeRO-2's
+      // "{op} mb{m} c.. b.. ..." and ZeRO-3's gathers "ag {F|B} c{chunk} mb{m} c.. b.. ...".
+      kDp(R"((?:ag ([FB]) c\d+ mb(\d+)|(allreduce|reducescatter|allgather)(?: mb(\d+))?) c(\d+) b(\d+)( expert)?(?: (.+))?)");
+  std::smatch m;
+  if (std::regex_match(label, m, kP2p))
+    return fmt::format("{} sent, virtual stage {} to {}, microbatch {}", m[1] == "act" ? "activations" : "gradients",
+                       m[2].str(), m[3].str(), m[4].str());
+  if (std::regex_match(label, m, kCompute)) {
+    const std::string part = m[1].matched ? (m[1] == "tp" ? "TP" : m[1] == "ep" ? "EP" : "CP") + std::string(", ") : "";
+    return fmt::format("{}{}, chunk {}, microbatch {}{}", part, m[2] == "F" ? "forward" : "backward", m[3].str(),
+                       m[4].str(), m[5].matched ? ", piece " + m[5].str().substr(2, m[5].length() - 3) : "");
+  }
+  if (std::regex_match(label, m, kKv))
+    return fmt::format("context-parallel K/V, rank {} to {}", m[1].str(), m[2].str());
+  if (std::regex_match(label, m, kDp)) {
+    const std::string op = m[3] == "reducescatter" ? "gradient reduce-scatter"
+                           : m[3] == "allreduce"   ? "gradient all-reduce"
+                                                   : "parameter all-gather";
+    std::string when;
+    if (m[1].matched)
+      when = fmt::format(", before the {} of microbatch {}", m[1] == "F" ? "forward" : "backward", m[2].str());
+    else if (m[4].matched) when = fmt::format(", after microbatch {}", m[4].str());
+    return fmt::format("data-parallel {}{}, chunk {}, bucket {}{}{}", op, m[7].matched ? " of the experts" : "",
+                       m[5].str(), m[6].str(), when, m[8].matched ? " (" + m[8].str() + ")" : "");
+  }
+  return label;
+}
+
+std::string transfer_words(const IterationPlan& ip, int32_t k) {
+  const auto i = static_cast<size_t>(k);
+  const std::string words = op_words(ip.plan.transfers[i].label);
+  // A p2p send names its virtual stages; with one stage there is nothing to tell apart.
+  if (ip.chain.size() <= 1 || ip.category[i] == Category::Pp) return words;
+  return fmt::format("{}, pipeline stage {}", words, ip.stage[i]);
+}
+
 std::vector<Breakdown> stage_breakdowns(const IterationPlan& ip, const engine::RunReport& run) {
   std::vector<Breakdown> out;
   const Time end = run.makespan;
@@ -915,6 +958,11 @@ TrainResult simulate_iteration(const Job& job, const std::vector<int32_t>& gpu_o
   r.job_failed = run.job_failed;
   r.failed_at = run.failed_at;
   r.failure = run.failure;
+  if (run.failed_transfer >= 0) {  // the transfer's label in words (the trace keeps the label)
+    const std::string& label = ip.plan.transfers[static_cast<size_t>(run.failed_transfer)].label;
+    const size_t at = label.empty() ? std::string::npos : r.failure.find(label);
+    if (at != std::string::npos) r.failure.replace(at, label.size(), transfer_words(ip, run.failed_transfer));
+  }
   r.stages = stage_breakdowns(ip, run);
   // The critical stage: the one whose chain ends last, or with the gradient norm's barrier the one the barrier
   // waited for (after it every stage runs only its optimizer, whose lengths would pick a stage by a few ms).

@@ -365,6 +365,15 @@ struct Breakdown {
 // Analyses a run of an IterationPlan: the breakdown of every stage (header).
 std::vector<Breakdown> stage_breakdowns(const IterationPlan& ip, const engine::RunReport& run);
 
+// A plan op's label in words, for tables and failure texts ("p2p grad vs6->5 mb47": "gradients sent, virtual
+// stage 6 to 5, microbatch 47"; "F c0 mb3": "forward, chunk 0, microbatch 3"; "reducescatter c0 b2 rs/ring":
+// "data-parallel gradient reduce-scatter, chunk 0, bucket 2 (rs/ring)"); other labels as they are. The JSON and
+// the trace keep the label.
+std::string op_words(const std::string& label);
+// Transfer k of an iteration in words: op_words, with its pipeline stage when the job has several and the
+// words do not name it.
+std::string transfer_words(const IterationPlan& ip, int32_t k);
+
 struct TraceOp {
   std::string name;
   const char* cat = "";
@@ -382,6 +391,7 @@ struct PlacementSummary {
   bool present = false;
   bool torus_cubes = false;  // a torus: the groups are its cubes, and no spine joins them
   std::string policy;
+  bool same_as_packed = false;  // another policy that placed rank r on GPU r, as packed does
   std::vector<std::pair<int32_t, int32_t>> gpus_per_group;    // (aggregation group, job GPUs in it), by group
   int32_t pods = 0;                                           // pods used
   double dp_bytes = 0, pp_bytes = 0;                          // per iteration, all groups / all replicas

@@ -21,6 +21,31 @@ using namespace podnet::literals;
 
 using workload::testing::rail;
 
+// The critical-path table and the failure texts name ops in words; a label it does not know stays as it is.
+TEST(OpWords, LabelsInWords) {
+  EXPECT_EQ(op_words("p2p grad vs6->5 mb47"), "gradients sent, virtual stage 6 to 5, microbatch 47");
+  EXPECT_EQ(op_words("p2p act vs0->1 mb3"), "activations sent, virtual stage 0 to 1, microbatch 3");
+  EXPECT_EQ(op_words("F c0 mb3"), "forward, chunk 0, microbatch 3");
+  EXPECT_EQ(op_words("B c2 mb10"), "backward, chunk 2, microbatch 10");
+  EXPECT_EQ(op_words("cp kv 3->0"), "context-parallel K/V, rank 3 to 0");
+  // The TP, EP and CP communication after a pass (it read "tp B c0 mb6"), and a pass split around a bucket.
+  EXPECT_EQ(op_words("tp B c0 mb6"), "TP, backward, chunk 0, microbatch 6");
+  EXPECT_EQ(op_words("ep F c1 mb2"), "EP, forward, chunk 1, microbatch 2");
+  EXPECT_EQ(op_words("F c1 mb2 [2/3]"), "forward, chunk 1, microbatch 2, piece 2/3");
+  // A data-parallel collective's transfers (the failure texts name them): after the optimizer or the last
+  // backward, ZeRO-2's per microbatch, ZeRO-3's gathers, the experts' buckets.
+  EXPECT_EQ(op_words("reducescatter c0 b0 rs/ring"),
+            "data-parallel gradient reduce-scatter, chunk 0, bucket 0 (rs/ring)");
+  EXPECT_EQ(op_words("allreduce c1 b12 expert ar/tree"),
+            "data-parallel gradient all-reduce of the experts, chunk 1, bucket 12 (ar/tree)");
+  EXPECT_EQ(op_words("reducescatter mb7 c0 b3 rs/ring"),
+            "data-parallel gradient reduce-scatter, chunk 0, bucket 3, after microbatch 7 (rs/ring)");
+  EXPECT_EQ(op_words("ag F c0 mb1 c0 b2 ag/ring"),
+            "data-parallel parameter all-gather, chunk 0, bucket 2, before the forward of microbatch 1 (ag/ring)");
+  EXPECT_EQ(op_words("allgather c0 b2"), "data-parallel parameter all-gather, chunk 0, bucket 2");
+  EXPECT_EQ(op_words("dp reducescatter b3"), "dp reducescatter b3");
+}
+
 std::vector<int32_t> identity(int64_t n) {
   std::vector<int32_t> v(static_cast<size_t>(n));
   std::iota(v.begin(), v.end(), 0);

@@ -234,6 +234,7 @@ TEST(Failures, ATransferStartingWithNoRouteTimesOut) {
   EXPECT_EQ(run(t, plan, o, &r), Time::from_seconds(33));
   EXPECT_TRUE(r.job_failed);
   EXPECT_NE(r.failure.find("no route after the failures"), std::string::npos) << r.failure;
+  EXPECT_EQ(r.failed_transfer, 1);  // the transfer it names, whose label a study can put in words
 }
 
 // aipod-16k (examples/aipod-16k.yaml): rail-optimized, 8 GPUs and 8 x 400G NICs per

@@ -277,6 +277,7 @@ TEST(PacketFailures, ATransferStartingWithNoRouteTimesOut) {
   EXPECT_EQ(r.failed_at, 1_ms + o.faults.failures.collective_timeout);
   EXPECT_EQ(r.makespan, r.failed_at);
   EXPECT_EQ(r.failure.rfind("send to 4: no route after the failures", 0), 0u) << r.failure;
+  EXPECT_EQ(r.failed_transfer, 1);
 }
 
 TEST(PacketFailures, StragglerSlowsTheComputesItStarts) {
