@@ -220,12 +220,12 @@
     'days_to_train_with_failures': ['training window with random failures', 'days'], 'duration_days': ['window', 'days'],
     'training_days': ['training (failure-free)', 'days'], 'absorbed.expected_failures': ['absorbed failures', 'count'],
     'absorbed.stall_seconds': ['absorbed failures: stalling the job in total', 's'],
-    'monte_carlo.ci95_low': ['Monte Carlo: P(interruption), 95 % CI low', 'pct2'],
-    'monte_carlo.ci95_high': ['Monte Carlo: P(interruption), 95 % CI high', 'pct2'],
-    'monte_carlo.expected_interruptions_ci95_low': ['Monte Carlo: expected interruptions, 95 % CI low', 'count'],
-    'monte_carlo.expected_interruptions_ci95_high': ['Monte Carlo: expected interruptions, 95 % CI high', 'count'],
-    'monte_carlo.goodput_ci95_low': ['Monte Carlo: goodput, 95 % CI low', 'pct2'],
-    'monte_carlo.goodput_ci95_high': ['Monte Carlo: goodput, 95 % CI high', 'pct2'],
+    'monte_carlo.ci95_low': ['Monte Carlo: P(interruption), 95% CI low', 'pct2'],
+    'monte_carlo.ci95_high': ['Monte Carlo: P(interruption), 95% CI high', 'pct2'],
+    'monte_carlo.expected_interruptions_ci95_low': ['Monte Carlo: expected interruptions, 95% CI low', 'count'],
+    'monte_carlo.expected_interruptions_ci95_high': ['Monte Carlo: expected interruptions, 95% CI high', 'count'],
+    'monte_carlo.goodput_ci95_low': ['Monte Carlo: goodput, 95% CI low', 'pct2'],
+    'monte_carlo.goodput_ci95_high': ['Monte Carlo: goodput, 95% CI high', 'pct2'],
     'monte_carlo.expected_interruptions': ['Monte Carlo: expected interruptions', 'count'],
     'monte_carlo.absorbed_failures': ['Monte Carlo: absorbed failures', 'count'],
     'checkpoint.interval_minutes': ['checkpoint every (Daly)', 'min'], 'checkpoint.young_interval_minutes': ["Young's first-order interval", 'min'],
@@ -280,7 +280,7 @@
   const WORDS = {
     gpus: 'GPUs', gpu: 'GPU', nics: 'NICs', nic: 'NIC', tp: 'TP', pp: 'PP', dp: 'DP', ep: 'EP', cp: 'CP', edp: 'EDP',
     mfu: 'MFU', hfu: 'HFU', mtbf: 'MTBF', mtbi: 'MTBI', hbm: 'HBM', pue: 'PUE', nvlink: 'NVLink', rtt: 'RTT', fct: 'FCT',
-    nccl: 'NCCL', qps: 'QPs', ci95: '95 % CI', bom: 'BOM', flops: 'FLOPs', tflops: 'TFLOP/s', p2p: 'P2P', kv: 'KV',
+    nccl: 'NCCL', qps: 'QPs', ci95: '95% CI', bom: 'BOM', flops: 'FLOPs', tflops: 'TFLOP/s', p2p: 'P2P', kv: 'KV',
     ffn: 'FFN', pcie: 'PCIe', pfc: 'PFC', ecmp: 'ECMP', fp8: 'FP8', bf16: 'BF16', usd: 'USD', id: 'ID', mc: 'Monte Carlo',
     seq: 'sequence', pct: '%', vpp: 'VPP', ttft: 'time to first token', tpot: 'time per output token', e2e: 'end to end', oom: 'out of memory'
   };
@@ -1087,7 +1087,7 @@
       ['mean time between interruptions (MTBI)', cell(doc, 'mtbi_hours', doc.mtbi_hours === null ? 'never' : show('mtbi_hours', doc.mtbi_hours)), ''],
       ['absorbed failures (routed around / failed over)', cell(doc, 'absorbed.expected_failures'), mc.absorbed_failures === undefined ? '' : countText(mc.absorbed_failures)],
       ['  stalling the job in total', cell(doc, 'absorbed.stall_seconds'), '']
-    ], ['', 'closed form', 'Monte Carlo (95 % CI)'], 'reliability-summary'));
+    ], ['', 'closed form', 'Monte Carlo (95% CI)'], 'reliability-summary'));
     const ck = doc.checkpoint || {};
     sum.appendChild(el('h3', { text: 'Checkpoint advice (checkpoint ' + fixed(ck.checkpoint_cost_minutes, 1) + ' min, restart ' + fixed(ck.restart_cost_minutes, 1) + ' min)' }));
     const train = doc.training_days;
@@ -1097,7 +1097,7 @@
       ['goodput (useful / wall time)', cell(doc, 'checkpoint.goodput'), ci(mc.goodput, mc.goodput_ci95_low, mc.goodput_ci95_high, pc2)],
       [fixed(train, Number.isInteger(train) ? 0 : 2) + ' days of training take', cell(doc, 'days_to_train_with_failures', doc.days_to_train_with_failures === null ? 'never' : fixed(doc.days_to_train_with_failures, 2) + ' days'),
         mc.days_to_train_with_failures === undefined ? '' : fixed(mc.days_to_train_with_failures, 2) + ' days']
-    ], ['', 'closed form', 'Monte Carlo (95 % CI)'], 'checkpoint'));
+    ], ['', 'closed form', 'Monte Carlo (95% CI)'], 'checkpoint'));
     const nl = [];
     if (mc.trials !== undefined) nl.push('Monte Carlo: ' + fixed(mc.trials, 0) + ' trials (' + fixed(mc.training_trials || 0, 0) + ' for training), seed ' + (doc.run ? doc.run.seed : '-'));
     for (const k of ['skipped', 'training_skipped', 'reduced', 'training_reduced']) if (mc[k]) nl.push('Monte Carlo: ' + mc[k]);

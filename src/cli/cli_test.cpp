@@ -1122,6 +1122,8 @@ TEST(Cli, TelemetrySummaryCountsSilentFaultLossesAsDrops) {
       << r.out;
   EXPECT_GT(std::stoi(m[4]), 0);
   EXPECT_EQ(std::stoi(m[1]), std::stoi(m[2]) + std::stoi(m[3]) + std::stoi(m[4]));
+  // The document names the scenario's faults, as the table's header does (they were on stderr only).
+  EXPECT_NE(r.out.find("\"faults\": [\n      \"drop on link "), std::string::npos) << r.out.substr(0, 2000);
 }
 
 // The partitioned engine on Open MPI ranks (engine/packet/partition.hpp, "Ranks"): one process, 2 ranks

@@ -121,7 +121,7 @@ int cmd_compare(const Common& c0, const BenchOptions& b, const study::BenchReque
         };
         t.sizes.push_back(study::bench(s, one, each));
       }
-      if (!c0.out_dir.empty()) resolved.emplace_back(name, s.scenario.resolved_yaml());
+      if (!c0.out_dir.empty()) resolved.emplace_back(name, s.scenario.resolved_yaml(true));
       if (!first) first.emplace(std::move(s));
     } catch (const InputError& e) {
       // The error names the option at fault; say which transport of the comparison was being set up.

@@ -498,7 +498,7 @@ std::string auto_notes(const scenario::Scenario& sc, const std::optional<scenari
 
 int cmd_resolve(const Common& c) {
   scenario::Scenario sc = load_scenario(c);
-  const std::string yaml = sc.resolved_yaml();
+  const std::string yaml = sc.resolved_yaml(true);
   // A scenario that cannot be set up (its keys parse, but together they make no fabric or job: 60 GPUs of
   // 8-GPU servers) is refused, exit 2, as every other command refuses it; the table form still prints the
   // scenario first, with the reason, to help mend it.

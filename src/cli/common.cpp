@@ -784,7 +784,7 @@ void emit(const Common& c, const scenario::Scenario& sc, const nlohmann::json& g
       table(doc, f);
       close_out(f, "--out", path);
     }
-    { write_out("--out", (dir / "scenario.resolved.yaml").string(), sc.resolved_yaml()); }
+    { write_out("--out", (dir / "scenario.resolved.yaml").string(), sc.resolved_yaml(true)); }
     std::string also;
     if (is_other) {
       const std::string path = (dir / (stem + "." + c.format + ".txt")).string();
@@ -817,13 +817,14 @@ void report_telemetry(const study::TelemetryResult& t, const std::string& dir, b
   }
   telemetry::write_summary(*t.recorder, std::cerr);
   for (const auto& s : t.storms) {
-    std::cerr << fmt::format("PFC storm: {} has paused {} for {:.3f} ms ({:.1f} % of the run, {} PAUSE frames); "
+    std::cerr << fmt::format("PFC storm: {} has paused {} for {:.2f} ms ({:.1f}% of the run, {} PAUSE frames); "
                              "paused tree of {}:\n",
                              t.recorder->topology().nodes[s.nic].name,
                              engine::dir_link_name(t.recorder->topology(), s.port), s.paused_s * 1e3, 100 * s.share,
-                             s.pause_frames, plural(static_cast<int64_t>(s.tree.size()), "port", "ports"));
+                             thousands(static_cast<int64_t>(s.pause_frames)),
+                             plural(static_cast<int64_t>(s.tree.size()), "port", "ports"));
     for (const auto& p : s.tree)
-      std::cerr << fmt::format("  depth {}: {} paused {:.3f} ms\n", p.depth,
+      std::cerr << fmt::format("  depth {}: {} paused {:.2f} ms\n", p.depth,
                                engine::dir_link_name(t.recorder->topology(), p.link), p.paused_s * 1e3);
   }
   for (const auto& s : t.drifts) {

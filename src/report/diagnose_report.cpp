@@ -196,13 +196,13 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
                          mesh == "full-mesh"   ? ""
                          : mesh == "leaf-mesh" ? "; --probe full-mesh covers every path"
                                                : "; --probe leaf-mesh or full-mesh covers more");
-    out << fmt::format(
-        "  {} probes/s per NIC for {} s ({} rounds); overhead {} per NIC (busiest {} = {} of its link)\n",
-        thousands(std::llround(p["probes_per_second_per_nic"].get<double>())),
-        format_number(p["duration_seconds"].get<double>(), 3), p["rounds"].get<int>(),
-        bytes_rate(p["overhead_bytes_per_second_per_nic"].get<double>()),
-        bytes_rate(p["overhead_bytes_per_second_max_nic"].get<double>()),
-        pct(p["overhead_share_of_nic_capacity_max"].get<double>()));
+    out << fmt::format("  {} probes/s per NIC for {} s ({}); overhead {} per NIC (busiest {} = {} of its link)\n",
+                       thousands(std::llround(p["probes_per_second_per_nic"].get<double>())),
+                       format_number(p["duration_seconds"].get<double>(), 3),
+                       plural(p["rounds"].get<int64_t>(), "round", "rounds"),
+                       bytes_rate(p["overhead_bytes_per_second_per_nic"].get<double>()),
+                       bytes_rate(p["overhead_bytes_per_second_max_nic"].get<double>()),
+                       pct(p["overhead_share_of_nic_capacity_max"].get<double>()));
   } else {
     const auto& p = d["probes"];
     out << fmt::format("probes: {} rows", thousands(p["rows"].get<int64_t>()));

@@ -512,7 +512,7 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
             ? fmt::format(", {} recompute", par["recompute"].get<std::string>())
             : "",
         thousands(b["global_batch"].get<int64_t>()), thousands(m["seq"].get<int64_t>()), b["microbatch"].get<int64_t>(),
-        b["microbatches_per_pipeline"].get<int64_t>(), 100 * o["gpu"]["compute_efficiency"].get<double>());
+        thousands(b["microbatches_per_pipeline"].get<int64_t>()), 100 * o["gpu"]["compute_efficiency"].get<double>());
     if (!o["gpu"]["efficiency_source"].get<std::string>().empty())
       out << fmt::format("  (the {} default {:.1f}%: {})\n", o["gpu"]["name"].get<std::string>(),
                          100 * o["gpu"]["default_efficiency"].get<double>(),
@@ -1480,7 +1480,9 @@ void write_injected_failures(const nlohmann::json& d, std::ostream& out) {
       break;
     }
     out << fmt::format("    {} ms  {}{}\n", fixed(e["at_ms"].get<double>(), 3), e["what"].get<std::string>(),
-                       e["flows_rerouted"].get<int64_t>() > 0
+                       // A link down before the run is routed around from the start (bench_report.cpp).
+                       e["flows_rerouted"].get<int64_t>() > 0 &&
+                               !(e["at_ms"].get<double>() == 0 && e["repaired_at_ms"].get<double>() == 0)
                            // They waited from the failure to their reroute: network.local_repair for a switch's
                            // dead uplink, network.convergence for a dead downlink or NIC link (engine/failures).
                            ? fmt::format(" -> {} rerouted at {} ms, {} ms later (network.local_repair or "

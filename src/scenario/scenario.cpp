@@ -1733,10 +1733,20 @@ std::string yaml_value(const std::string& text) {
   for (char c : text) s += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
   return s + "\"";
 }
-// Each key with its value; a key left to work out at run time (optional, not given) as a comment saying how.
-void emit_params(std::ostringstream& out, const std::vector<ParamSpec>& specs, const Params& p) {
+// Each key with its value; a key left to work out at run time (optional, not given) as a comment saying how. A
+// key a model's recipe set (`recipe`: key -> model) is a comment too: the file's model sets it again when the
+// file is run, and a model edited in takes its own recipe (written as a value, gpt3-175b's layout and token
+// budget stayed with an edited-in llama3-70b).
+// A key that `recipe` maps to "" is a default a recipe could set: a comment, so that a model's recipe still
+// applies when the file is read again (a key written out counts as given and keeps the recipe away).
+void emit_params(std::ostringstream& out, const std::vector<ParamSpec>& specs, const Params& p,
+                 const std::map<std::string, std::string>& recipe = {}) {
   for (const auto& s : specs) {
-    if (p.has(s.name)) out << "  " << s.name << ": " << yaml_value(p.text(s.name)) << "\n";
+    if (const auto r = recipe.find(s.name); r != recipe.end() && p.has(s.name))
+      out << "  # " << s.name << ": " << yaml_value(p.text(s.name))
+          << (r->second.empty() ? std::string(" (default)") : " (" + r->second + "'s recipe: workload.model sets it)")
+          << "\n";
+    else if (p.has(s.name)) out << "  " << s.name << ": " << yaml_value(p.text(s.name)) << "\n";
     else if (s.optional)  // its help up to the first "; " (the rest is on `podnet list keys`)
       out << "  # " << s.name << ": auto (" << first_clause(s.help) << ")\n";
   }
@@ -1765,7 +1775,7 @@ std::vector<std::string> Scenario::recipe_keys_from_file() const {
   return out;
 }
 
-std::string Scenario::resolved_yaml() const {
+std::string Scenario::resolved_yaml(bool editable) const {
   std::ostringstream out;
   out << "# resolved scenario (every default filled in), podnet " << version() << "\n";
   out << "schema_version: 1\n";
@@ -1776,7 +1786,17 @@ std::string Scenario::resolved_yaml() const {
   emit_params(out, topology::find_builder(family)->params(), topology);
   for (const auto& s : sections()) {
     out << s.name << ":\n";
-    emit_params(out, s.params(), section(s.name));
+    std::map<std::string, std::string> recipe;  // key -> the model whose recipe set it ("": a default beside them)
+    const std::string prefix = std::string(s.name) + ".";
+    for (const auto& [path, model] : recipe_keys)
+      if (editable && path.rfind(prefix, 0) == 0) recipe[path.substr(prefix.size())] = model;
+    // Every other key a recipe could set, where the user gave it nowhere: a default, commented too (written out,
+    // podnet's default tp: 8 kept an edited-in model's recipe away).
+    if (editable && std::string(s.name) == "workload")
+      for (const auto& [group, keys] : workload::recipe_groups())
+        for (const std::string& k : keys)
+          if (!recipe.count(k) && !given(prefix + k)) recipe[k] = "";
+    emit_params(out, s.params(), section(s.name), recipe);
   }
   if (!failures.empty()) {
     out << "failures:\n";

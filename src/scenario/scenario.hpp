@@ -225,8 +225,11 @@ class Scenario {
   bool given(const std::string& key) const;
   // The key to name for `e`: one of a SharedParamError's keys the user gave (--set, then a fragment), else e.key().
   std::string blame(const ParamError& e) const;
-  // The scenario with every default filled in, as YAML (deterministic).
-  std::string resolved_yaml() const;
+  // The scenario with every default filled in, as YAML (deterministic). `editable` (podnet resolve, --out): the
+  // workload keys a model's recipe sets, or could set where the scenario leaves a default, are comments, so that
+  // the file runs the same job and a model edited into it takes its own recipe. Without it (the studies, which
+  // read the values back): every key written out.
+  std::string resolved_yaml(bool editable = false) const;
   // The recipe keys (workload.*, by name) the scenario file or a fragment gives while the model came from --set:
   // written for the file's own model (workload::recipe_groups). Empty when the model is not from --set.
   std::vector<std::string> recipe_keys_from_file() const;

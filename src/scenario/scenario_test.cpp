@@ -226,6 +226,8 @@ TEST(Scenario, EveryBuiltinExampleLoadsAndBuilds) {
     EXPECT_GT(t.gpus.size(), 0u) << ex.name;
     // the resolved form of each example loads again to the same scenario
     EXPECT_EQ(load_text(sc.resolved_yaml(), "r.yaml", ex.name).resolved_yaml(), sc.resolved_yaml()) << ex.name;
+    // and so does the form `podnet resolve` prints, whose recipe keys are comments: the same values back
+    EXPECT_EQ(load_text(sc.resolved_yaml(true), "r.yaml", ex.name).resolved_yaml(), sc.resolved_yaml()) << ex.name;
   }
 }
 
@@ -866,15 +868,26 @@ TEST(Recipe, APresetFillsTheGroupsTheScenarioLeavesOut) {
   EXPECT_EQ(sc.section("workload").get_string("recompute"), "full");
 }
 
-// The resolved scenario carries the recipe's values, so running it again gives the same job.
+// The resolved scenario names the recipe's values (as comments: the model sets them), so running it again gives
+// the same job, and a model edited into it takes its own recipe, not the old model's.
 TEST(Recipe, TheResolvedScenarioHoldsTheRecipesValues) {
   Scenario sc = load_text(std::string(kBase) + "workload:\n  model: nemotron4-15b\n", "t.yaml", "t");
-  Scenario again = load_text(sc.resolved_yaml(), "r.yaml", "r");
+  Scenario again = load_text(sc.resolved_yaml(true), "r.yaml", "r");
   for (const char* k : {"tp", "pp", "microbatch"})
     EXPECT_EQ(again.section("workload").get_int(k), sc.section("workload").get_int(k)) << k;
   EXPECT_EQ(again.section("workload").get_int("tp"), 2);
   EXPECT_EQ(again.section("workload").get_int("microbatch"), 2);
   EXPECT_EQ(again.section("workload").get_string("tokens"), "8T");
+  const std::string resolved = sc.resolved_yaml(true);
+  EXPECT_NE(resolved.find("  # tp: 2 (nemotron4-15b's recipe: workload.model sets it)\n"), std::string::npos)
+      << resolved;
+  // The model edited in the file: Llama 3 70B's recipe (TP4 x CP2 x PP4, 15T tokens), not Nemotron's TP2.
+  std::string edited = resolved;
+  edited.replace(edited.find("model: nemotron4-15b"), std::string("model: nemotron4-15b").size(), "model: llama3-70b");
+  const Scenario other = load_text(edited, "e.yaml", "e");
+  EXPECT_EQ(other.section("workload").get_int("tp"), 4);
+  EXPECT_EQ(other.section("workload").get_int("pp"), 4);
+  EXPECT_EQ(other.section("workload").get_string("tokens"), "15T");
 }
 
 std::vector<engine::FailureEvent> share_events(const std::string& entry, uint64_t seed = 1) {

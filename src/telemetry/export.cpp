@@ -107,7 +107,7 @@ void write_summary(const Recorder& r, std::ostream& out, size_t worst) {
   out << "worst ports (time paused, then drops, then ECN marks):\n";
   for (int32_t d : ids) {
     const PortCounters& c = r.ports()[d];
-    out << fmt::format("  {}: paused {} ({:.1f} %), PAUSE rx {}, drops {}{}, ECN {}, queue max {} p99 {}\n",
+    out << fmt::format("  {}: paused {} ({:.1f}%), PAUSE rx {}, drops {}{}, ECN {}, queue max {} p99 {}\n",
                        engine::dir_link_name(r.topology(), d), si_time(c.paused_s),
                        r.observed_s() > 0 ? 100.0 * c.paused_s / r.observed_s() : 0.0, n(c.pause_rx), n(drops(c)),
                        c.trims ? fmt::format(", trimmed {}", n(c.trims)) : std::string(), n(c.ecn_marks),
