@@ -118,6 +118,8 @@
     min: { f: v => fixed(v, 1), unit: 'min' },
     h: { f: v => fixed(v, Math.abs(v) >= 1000 ? 0 : 2), unit: 'h' },
     dur: { f: durationText },
+    hs: { f: v => secondsText(v * 3600) },  // hours too short for hours: a plan-upgrade's extra time (1.9 s)
+    steps: { f: v => v === 0 ? 'every step' : fixed(v, 0) },  // plan-upgrade's --runs 0
     missed: { s: v => ({ ttft: 'time to first token', tpot: 'time per output token', both: 'both targets', pace: 'the pace' })[v] || v },  // hours as the CLI's duration_text: 45.19 h, 7.58 days
     days: { f: v => fixed(v, 1), unit: 'days' },
     kw: { f: v => fixed(v, 1), unit: 'kW' },
@@ -249,6 +251,10 @@
     'probing.overhead_bytes_per_second_max_nic': ['probing: overhead, busiest NIC', 'Bps'],
     'score.precision': ['loss: precision', 'num3'], 'score.recall': ['loss: recall', 'num3'],
     'latency.score.precision': ['latency: precision', 'num3'], 'latency.score.recall': ['latency: recall', 'num3'],
+    // a degrade on both directions of a link is two hidden faults here, one per direction
+    'latency.score.true_positives': ['latency: true positives (link directions)', 'int'],
+    'latency.score.false_positives': ['latency: false positives (link directions)', 'int'],
+    'latency.score.false_negatives': ['latency: false negatives (link directions)', 'int'],
     'evaluation.precision': ['precision', 'num4'], 'evaluation.recall': ['recall', 'num4'],
     // inference
     'utilization.busy': ['replicas busy', 'pct'], 'utilization.network_share': ['communication share of the busy time', 'pct'],
@@ -274,8 +280,23 @@
     'target.percentile': ['percentile', 'num'],
     // run
     'run.command': ['study'], 'run.source': ['scenario file'], 'run.overrides': ['--set'], 'run.options': ['options'], 'run.git_sha': ['git commit'],
-    'run.podnet_version': ['podnet version'], 'run.seed': ['seed', 'int'], 'schema_version': ['schema version', 'int']
+    'run.podnet_version': ['podnet version'], 'run.seed': ['seed', 'int'], 'schema_version': ['schema version', 'int'],
+    // train: with CP the gradient groups are DP x CP ranks (the CLI's "DP x CP (gradients)")
+    'groups.dp.count': ['groups: DP x CP (gradients), count', 'int'], 'groups.dp.size': ['groups: DP x CP (gradients), GPUs each', 'int'],
+    // plan-upgrade
+    'steps_simulated_per_plan': ['steps simulated per plan', 'steps'], 'iterations_simulated': ['iterations simulated', 'int'],
+    'extra_hours': ['extra training time', 'hs'], 'window_hours': ['maintenance window', 'dur'],
+    'step_time_minutes': ['time per step', 'min'], 'negligible_minutes': ['negligible below', 'min']
   };
+  // plan-upgrade's recommended plan and the one of least extra time, labelled as its report words them.
+  for (const [key, name] of [['best', 'recommended plan'], ['least_extra', 'least extra time']])
+    Object.assign(FIELDS, {
+      [key + '.extra_hours']: [name + ': extra training time', 'hs'], [key + '.batch']: [name + ': switches per step', 'int'],
+      [key + '.grouping']: [name + ': grouping'], [key + '.steps']: [name + ': steps', 'int'],
+      [key + '.simulated_steps']: [name + ': steps simulated', 'int'], [key + '.stopping_steps']: [name + ': steps that stop the job', 'int'],
+      [key + '.mean_slowdown']: [name + ': mean slowdown', 'times'], [key + '.worst_slowdown']: [name + ': worst slowdown', 'times'],
+      [key + '.window_hours']: [name + ': maintenance window', 'dur']
+    });
 
   const WORDS = {
     gpus: 'GPUs', gpu: 'GPU', nics: 'NICs', nic: 'NIC', tp: 'TP', pp: 'PP', dp: 'DP', ep: 'EP', cp: 'CP', edp: 'EDP',

@@ -277,6 +277,18 @@ TEST(Cli, TheDesignCommandsDefaultToTheDefaultScenario) {
   }
 }
 
+// A slice smaller than one group: 8 servers on leafspine-8k's rail leaves of 64 down ports use 8 of them, yet every
+// leaf cables its 64 uplinks; the port count read 1:1 and nothing said the uplinks carry at most 8 / 64 = 12.5%.
+TEST(Cli, ASliceSmallerThanAGroupSaysItsUplinksAreBuiltForAFullLeaf) {
+  const Result r = run("design leafspine-8k --set topology.gpus=64");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(flat(r.out).find("note: leaf: 8 of its 64 down ports hold servers (8 of the 64 a group holds); its 64 "
+                             "cabled uplinks are built for a full leaf and carry at most 12.5% of their capacity"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(run("design leafspine-8k --set topology.gpus=1024").out.find("down ports hold servers"), std::string::npos);
+}
+
 TEST(Cli, CablesBeyondAnFrTransceiversReachAreNoted) {
   // 4 tiers, 2 zones of 2 pods on radix 128 (65,536 GPUs): the super-spine to core cables at 50 km are
   // priced as FR (the longest optic of the cost model, 2 km), which they cannot be: a note says so.

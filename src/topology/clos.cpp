@@ -589,6 +589,15 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
                   "domain",
                   spec.tier_names[1], z.d1, z.u1, idle(z.u1, z.u1_used), plural(z.Ld, spec.tier_names[1], leaf_plural),
                   plural(z.p, "parallel link", "parallel links"), plural(z.S, spec.tier_names[2], spine_plural)));
+  // Fewer servers than one group holds: each leaf uses few of its down ports, yet every uplink is cabled (and
+  // priced) for a full leaf. The oversubscription above counts ports; what the servers can send is far less.
+  const int64_t used_down = std::min(z.servers, z.servers_per_group) * (spec.rail_attach ? 1 : z.n);
+  if (used_down < z.d1)
+    f.notes.push_back(fmt::format(
+        "{}: {} of its {} down ports hold servers ({} of the {} a group holds); its {} cabled uplinks are built "
+        "for a full {} and carry at most {} of their capacity (capex counts them all; a larger fabric fills them)",
+        spec.tier_names[1], used_down, z.d1, z.servers, z.servers_per_group, z.u1_used, spec.tier_names[1],
+        fmt::format("{:.1f}%", 100.0 * static_cast<double>(used_down) / static_cast<double>(z.u1_used))));
   if (z.tiers == 3) {
     // The top tier is built for the pods there are, but each of its switches has R ports: those the spine
     // domains leave are room to grow, and capex counts them.

@@ -394,6 +394,11 @@ try {
   const cli = run(['plan-upgrade', 'leafspine-8k', '--tier', 'spine', '--batches', '1,4', '--runs', '1']);
   check(report === cli && /recommended: /.test(report),
     'plan-upgrade: the page shows the report podnet plan-upgrade prints, the recommended plan with it');
+  // Its details in words: the recommended plan by name, not the key "best", its extra time in s or min (seconds of
+  // extra time read "0.00 h"), and --runs 0 as every step.
+  const details = await page.$eval('#result', e => e.textContent);
+  check(details.includes('recommended plan: extra training time') && !/\bbest: /.test(details) && !/0\.00 h/.test(details),
+    'plan-upgrade: the details name the recommended plan and give its extra time in seconds or minutes');
   const cmpNav = await (async () => { await page.goto(`${s.url}/compare`); await page.waitForFunction(() => document.querySelectorAll('header nav a').length > 6); return page.$$eval('header nav a', a => a.map(x => x.textContent)); })();
   check(['jobs', 'inference', 'plan-upgrade'].every(n => cmpNav.includes(n)), `compare: the header links every study too (${cmpNav.join(', ')})`);
 
