@@ -289,6 +289,21 @@ TEST(Cli, ASliceSmallerThanAGroupSaysItsUplinksAreBuiltForAFullLeaf) {
   EXPECT_EQ(run("design leafspine-8k --set topology.gpus=1024").out.find("down ports hold servers"), std::string::npos);
 }
 
+// A torus's rings close under dimension-order routes: the deadlock check gives the cycle and a verdict that says
+// what it means and what breaks it (it gave the cycle alone). A duration shorter than a round names both.
+TEST(Cli, ADeadlockCycleComesWithAVerdict) {
+  const std::string torus = "diagnose torus-3d-4k --set 'topology.dims=[4,4,4]' --set 'topology.cube=[2,2,2]'";
+  Result r = run(torus + " --duration 10s");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(flat(r.out).find("verdict: a PFC deadlock is possible: each of these link directions can wait for the "
+                             "next to resume"),
+            std::string::npos)
+      << r.out;
+  r = run(torus + " --duration 1s", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--duration 1s: expected at least one round (--round 10s)"), std::string::npos) << r.out;
+}
+
 TEST(Cli, CablesBeyondAnFrTransceiversReachAreNoted) {
   // 4 tiers, 2 zones of 2 pods on radix 128 (65,536 GPUs): the super-spine to core cables at 50 km are
   // priced as FR (the longest optic of the cost model, 2 km), which they cannot be: a note says so.

@@ -224,7 +224,11 @@ ProbeRun probe_schedule(const topology::Topology& t, const Mesh& mesh, const Pro
   if (!(o.rate > 0) || o.rate > 1e7)
     throw InputError(fmt::format("--rate {}: expected 0 < probes per second per NIC <= 1e7", o.rate));
   if (o.round.ps <= 0 || o.duration.ps < o.round.ps)
-    throw InputError("--duration must be at least one round (--round) and the round longer than 0");
+    throw InputError(o.round.ps <= 0
+                         ? fmt::format("--round {}: expected a round longer than 0", format_time(o.round))
+                         : fmt::format("--duration {}: expected at least one round (--round {}); probing runs in "
+                                       "whole rounds",
+                                       format_time(o.duration), format_time(o.round)));
   // Probing runs in whole rounds: a remainder would be silently left unprobed.
   const int64_t whole = o.duration.ps / o.round.ps;
   if (o.duration.ps % o.round.ps != 0)

@@ -339,6 +339,10 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
       }
       out << fmt::format("  {}: CYCLE of {} link directions:\n", c["when"].get<std::string>(), cyc.size());
       for (const auto& l : cyc) out << "    " << l.get<std::string>() << "\n";
+      // The verdict, and what removes it: the cycle alone does not say what it means.
+      out << "  verdict: a PFC deadlock is possible: each of these link directions can wait for the next to "
+             "resume. Break the cycle with a dateline (a second lossless class for the hops past it, as torus "
+             "networks do) or with routes that never close it\n";
     }
   }
 }
