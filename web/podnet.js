@@ -170,6 +170,10 @@
     // bench
     'bench.op': ['operation'], 'bench.cc': ['congestion control'], 'bench.flow_control': ['flow control'], 'bench.delivery': ['delivery'], 'bench.gpus': ['GPUs', 'int'], 'bench.bus_factor': ['bus factor (busbw / algbw)', 'num4'],
     'bench.bus_factor_formula': ['bus factor, as a formula'], 'bench.qps': ['QPs per connection', 'int'], 'bench.gpu_arch': ['tuner tables'],
+    // the algorithm asked for (--algo) and the tuner's allowed set (collective.algorithms): two rows that read alike
+    'bench.algorithm': ['algorithm asked for (--algo)'], 'bench.algorithms': ["algorithms NCCL's tuner may pick (collective.algorithms)"],
+    'bench.protocols': ["protocols NCCL's tuner may pick (collective.protocols)"], 'bench.channels': ['channels (collective.channels)'],
+    'bench.faults': ["faults (the scenario's faults: section)"],
     'bytes': ['size', 'bytes'], 'algbw_gbyte_per_s': ['algbw', 'GBps'], 'busbw_gbyte_per_s': ['busbw', 'GBps'],
     'time_us': ['time', 'us'], 'algorithm': ['algo'], 'protocol': ['proto'], 'nccl_model_us': ['NCCL model', 'us'],
     'baseline_time_us': ['baseline', 'us'], 'slowdown': ['slowdown', 'times'], 'link': ['link'],

@@ -228,6 +228,10 @@ try {
   const hot = await page.$$eval('#result table.hottest tr', r => r.length - 1);
   check(hot === benchJson.hottest_links.length && hot > 0, `bench: the ${hot} hottest links listed`);
   await checkHeatmap('bench', benchJson);
+  // The setup's two algorithm rows read apart (both read "algorithm(s) auto").
+  const setupText = await page.$eval('#result', e => e.textContent);
+  check(setupText.includes('algorithm asked for (--algo)') && setupText.includes("algorithms NCCL's tuner may pick"),
+    'bench: the setup tells the algorithm asked for from the tuner\'s allowed set');
   await checkLayout('serve bench');
   await page.screenshot({ path: path.join(outDir, 'serve-bench-result.png'), fullPage: true });
 
