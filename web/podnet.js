@@ -136,11 +136,12 @@
     gbytes: { f: v => fixed(v / 1e9, 2), unit: 'GB' },  // volumes, as the CLI prints them (TP 96.64 GB)
     billion: { f: v => fixed(v, 1) + 'B' },
     big: { f: bigText },
-    sci: { f: v => v.toExponential(2) },
+    // FLOPs with an SI prefix (6.06 EFLOP), not 6.06e+18
+    sci: { f: v => { for (const [x, u] of [[1e18, 'E'], [1e15, 'P'], [1e12, 'T'], [1e9, 'G']]) if (Math.abs(v) >= x) return fixed(v / x, 2) + ' ' + u + 'FLOP'; return fixed(v, 0) + ' FLOP'; } },
     ratio: { f: v => String(Number(v.toFixed(3))) + ':1' },  // as the CLI: 1:1, 2.125:1
     times: { f: v => fixed(v, 3) + 'x' },
     count: { f: countText },
-    perh: { f: v => v.toExponential(2), unit: 'per hour' },
+    perh: { f: v => v === 0 ? '0' : v >= 0.001 ? String(Number(v.toPrecision(3))) : v.toExponential(2), unit: 'per hour' },  // 0.0221, not 2.21e-2
     tflops: { f: v => fixed(v, 1), unit: 'TFLOP/s' },
     gpus: { f: v => fixed(v, 0), unit: 'GPUs' },
     hops: { f: v => fixed(v, 0), unit: 'hops' }

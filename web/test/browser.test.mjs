@@ -288,6 +288,9 @@ try {
   check(JSON.stringify(relTop) === JSON.stringify(relWant.slice(0, 6)) && JSON.stringify(relAll) === JSON.stringify(relWant),
     `reliability: the top ${relTop.length} components by expected interruptions shown, all ${relAll.length} after "show all"`);
   await checkLayout('serve reliability');
+  // No number in scientific notation (the interruption rate read 2.21e-2 per hour).
+  const relText = await page.$eval('#result', e => e.textContent);
+  check(!/\d\.\d+e[-+]\d/.test(relText), 'reliability: no figure in scientific notation');
   await page.screenshot({ path: path.join(outDir, 'serve-reliability-result.png'), fullPage: true });
 
   // train with the sweep and the trace (run 6).
@@ -302,6 +305,10 @@ try {
   await page.waitForSelector('#result .chart.sweep');
   await checkSweep('train page');
   await checkLayout('serve train sweep');
+  // FLOPs per iteration with an SI prefix, not 6.06e+18.
+  const trainText = await page.$eval('#result', e => e.textContent);
+  check(/FLOPs per iteration: model[^\n]*?[0-9.]+ [PEZ]FLOP/.test(trainText) && !/\d\.\d+e[-+]\d/.test(trainText),
+    'train: FLOPs per iteration with an SI prefix, no figure in scientific notation');
   const href = await page.$eval('#trace-link', a => a.getAttribute('href'));
   const tr = await fetch(s.url + href);
   const trace = Buffer.from(await tr.arrayBuffer());
