@@ -267,7 +267,8 @@ TEST(DiffCli, WhatIfOnOneKey) {
 
 // Two saved training results whose only input change is tp: the recipe moved cp, pp and dp too, which the run
 // blocks do not record. The note names the layout as each side resolved it, and the engine line says which
-// engine timed both.
+// engine timed both. A: llama3-8b's recipe, TP1 x CP2 x PP1, so DP 64 / 2 = 32. B: --set tp keeps the recipe's
+// layout group away, so cp and pp are podnet's defaults (1 and 8): DP 64 / (2 x 8) = 4.
 TEST(DiffCli, TwoSavedTrainingResultsNameTheLayoutTheyResolved) {
   const std::string job = " train leafspine-8k --set workload.model=llama3-8b --set topology.gpus=64 --engine "
                           "analytical --format json";

@@ -21,6 +21,18 @@ namespace podnet::report {
 
 namespace {
 
+// The parallelism keys a training document resolves (its "parallelism" block), in the order the diff names them,
+// with their names there.
+constexpr std::pair<const char*, const char*> kLayoutKeys[] = {{"tp", "TP"},    {"cp", "CP"},
+                                                               {"pp", "PP"},    {"dp", "DP"},
+                                                               {"ep", "EP"},    {"interleave", "interleave"},
+                                                               {"zero", "ZeRO"}};
+const char* layout_name(const std::string& key) {
+  for (const auto& [k, name] : kLayoutKeys)
+    if (key == k) return name;
+  return nullptr;
+}
+
 bool number(const nlohmann::json& v) { return v.is_number(); }
 
 // A flattened field's value as its document holds it: a yes/no stays true or false (the sweep database stores
@@ -411,7 +423,7 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
       nlohmann::json layout = nlohmann::json::array();
       const auto& pa = da["parallelism"];
       const auto& pb = it->second["parallelism"];
-      for (const char* k : {"tp", "cp", "pp", "dp", "ep", "interleave", "zero"})
+      for (const auto& [k, name] : kLayoutKeys)
         if (pa.contains(k) && pb.contains(k) && pa[k] != pb[k])
           layout.push_back({{"key", k}, {"a", pa[k]}, {"b", pb[k]}});
       if (!layout.empty()) studies[study]["layout"] = layout;
@@ -542,18 +554,14 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
       std::vector<std::string> keys;
       // The layout as resolved (TP 4 -> 8), which a recipe or an automatic DP changes without an input saying so;
       // then the workload inputs that differ.
-      static const std::map<std::string, std::string> kNames = {{"tp", "TP"},    {"cp", "CP"},
-                                                                {"pp", "PP"},    {"dp", "DP"},
-                                                                {"ep", "EP"},    {"interleave", "interleave"},
-                                                                {"zero", "ZeRO"}};
       if (s.contains("layout"))
         for (const auto& l : s["layout"])
           keys.push_back(
-              fmt::format("{} {} -> {}", kNames.at(l["key"].get<std::string>()), text(l["a"]), text(l["b"])));
+              fmt::format("{} {} -> {}", layout_name(l["key"].get<std::string>()), text(l["a"]), text(l["b"])));
       for (const auto& i : inputs) {
         const std::string k = i["key"].get<std::string>();
         const std::string short_key = k.rfind("workload.", 0) == 0 ? k.substr(9) : "";
-        if (!short_key.empty() && !(s.contains("layout") && kNames.count(short_key))) keys.push_back(k);
+        if (!short_key.empty() && !(s.contains("layout") && layout_name(short_key))) keys.push_back(k);
       }
       if (!keys.empty())
         out << fmt::format("    note: the two jobs differ ({}{}): these figures compare the jobs as well as the "

@@ -422,18 +422,7 @@ std::vector<std::string> recipe_notes(const nlohmann::json& o) {
 
 nlohmann::json reshaped_keys(const workload::ModelSpec& m) {
   nlohmann::json changed = nlohmann::json::array();
-  const workload::ModelSpec* preset = workload::find_model(m.name);
-  if (!preset) return changed;
-  const std::pair<const char*, bool> keys[] = {{"layers", m.layers != preset->layers},
-                                               {"hidden", m.hidden != preset->hidden},
-                                               {"heads", m.heads != preset->heads},
-                                               {"kv_heads", m.kv_heads != preset->kv_heads},
-                                               {"ffn", m.ffn != preset->ffn},
-                                               {"vocab", m.vocab != preset->vocab},
-                                               {"experts", m.experts != preset->experts},
-                                               {"top_k", m.top_k != preset->top_k}};
-  for (const auto& [k, differs] : keys)
-    if (differs) changed.push_back(k);
+  for (const char* k : workload::reshaped_fields(m)) changed.push_back(k);
   return changed;
 }
 

@@ -1787,15 +1787,16 @@ std::string Scenario::resolved_yaml(bool editable) const {
   for (const auto& s : sections()) {
     out << s.name << ":\n";
     std::map<std::string, std::string> recipe;  // key -> the model whose recipe set it ("": a default beside them)
-    const std::string prefix = std::string(s.name) + ".";
-    for (const auto& [path, model] : recipe_keys)
-      if (editable && path.rfind(prefix, 0) == 0) recipe[path.substr(prefix.size())] = model;
-    // Every other key a recipe could set, where the user gave it nowhere: a default, commented too (written out,
-    // podnet's default tp: 8 kept an edited-in model's recipe away).
-    if (editable && std::string(s.name) == "workload")
+    if (editable && std::string(s.name) == "workload") {  // recipes set workload keys only
+      const std::string prefix = "workload.";
+      for (const auto& [path, model] : recipe_keys)
+        if (path.rfind(prefix, 0) == 0) recipe[path.substr(prefix.size())] = model;
+      // Every other key a recipe could set, where the user gave it nowhere: a default, commented too (written
+      // out, podnet's default tp: 8 kept an edited-in model's recipe away).
       for (const auto& [group, keys] : workload::recipe_groups())
         for (const std::string& k : keys)
           if (!recipe.count(k) && !given(prefix + k)) recipe[k] = "";
+    }
     emit_params(out, s.params(), section(s.name), recipe);
   }
   if (!failures.empty()) {

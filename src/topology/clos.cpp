@@ -595,9 +595,10 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
   if (used_down < z.d1)
     f.notes.push_back(fmt::format(
         "{}: {} of its {} down ports hold servers ({} of the {} a group holds); its {} cabled uplinks are built "
-        "for a full {} and carry at most {} of their capacity (capex counts them all; a larger fabric fills them)",
+        "for a full {} and carry at most {:.1f}% of their capacity (capex counts them all; a larger fabric fills "
+        "them)",
         spec.tier_names[1], used_down, z.d1, z.servers, z.servers_per_group, z.u1_used, spec.tier_names[1],
-        fmt::format("{:.1f}%", 100.0 * static_cast<double>(used_down) / static_cast<double>(z.u1_used))));
+        100.0 * static_cast<double>(used_down) / static_cast<double>(z.u1_used)));
   if (z.tiers == 3) {
     // The top tier is built for the pods there are, but each of its switches has R ports: those the spine
     // domains leave are room to grow, and capex counts them.

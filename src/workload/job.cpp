@@ -856,12 +856,7 @@ void check_memory(const Job& j, bool allow_oom_offered) {
   if (j.cp > 1) layout += fmt::format(" x CP{}", j.cp);
   layout += fmt::format(" x DP{}", j.dp);
   // The preset's name, "a model from" it when its shape was changed (as the train report names it).
-  std::string model = j.model.name;
-  if (const ModelSpec* preset = find_model(j.model.name);
-      preset &&
-      (preset->layers != j.model.layers || preset->hidden != j.model.hidden || preset->heads != j.model.heads ||
-       preset->ffn != j.model.ffn || preset->vocab != j.model.vocab || preset->experts != j.model.experts))
-    model = "a model from " + model;
+  const std::string model = reshaped_fields(j.model).empty() ? j.model.name : "a model from " + j.model.name;
   throw SharedParamError(
       "workload.tp",
       fmt::format("the job ({}{}) needs {} GB per GPU (stage {}: weights {}, gradients {}, optimizer {}, "

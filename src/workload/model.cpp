@@ -303,6 +303,23 @@ const ModelSpec* find_model(std::string_view name) {
   return nullptr;
 }
 
+std::vector<const char*> reshaped_fields(const ModelSpec& m) {
+  std::vector<const char*> changed;
+  const ModelSpec* preset = find_model(m.name);
+  if (!preset) return changed;
+  const std::pair<const char*, bool> keys[] = {{"layers", m.layers != preset->layers},
+                                               {"hidden", m.hidden != preset->hidden},
+                                               {"heads", m.heads != preset->heads},
+                                               {"kv_heads", m.kv_heads != preset->kv_heads},
+                                               {"ffn", m.ffn != preset->ffn},
+                                               {"vocab", m.vocab != preset->vocab},
+                                               {"experts", m.experts != preset->experts},
+                                               {"top_k", m.top_k != preset->top_k}};
+  for (const auto& [k, differs] : keys)
+    if (differs) changed.push_back(k);
+  return changed;
+}
+
 const GpuSpec* find_gpu(std::string_view name) {
   for (const auto& g : gpus())
     if (g.name == name) return &g;

@@ -167,6 +167,9 @@ const std::vector<ModelSpec>& models();
 const std::vector<GpuSpec>& gpus();
 // nullptr if unknown.
 const ModelSpec* find_model(std::string_view name);
+// The shape keys of `m` that differ from its preset's (layers, hidden, ...), in key order; empty for a preset as
+// it is or a model that is no preset.
+std::vector<const char*> reshaped_fields(const ModelSpec& m);
 const GpuSpec* find_gpu(std::string_view name);
 std::vector<std::string> model_names();
 std::vector<std::string> gpu_names();
