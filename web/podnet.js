@@ -1515,19 +1515,21 @@
     }).catch(e => showError(e.message));
   }
 
-  // The form's fields per study: [id, label, default, placeholder, suggestions]. engine and routing are
-  // network.engine / network.routing (bench sends them as its own fields, the others as --set).
+  // Fields a page lays out first, with its own label and suggestions: [id, label, default, placeholder,
+  // suggestions]. A field the study's registry declares takes the registry's default and help, as the CLI
+  // does; the registry's other parameters follow it (studyForm). engine and routing are network.engine /
+  // network.routing (bench sends them as its own fields, the others as --set).
   const ENGINES = ['analytical', 'flow', 'packet'];
   const ROUTINGS = ['ecmp', 'adaptive', 'spray', 'static', 'dimension_order', 'minimal', 'valiant', 'ugal'];
   const FORM = {
     bench: [['op', 'operation', 'allreduce', '', ['allreduce', 'allgather', 'reducescatter', 'alltoall', 'broadcast', 'reduce', 'sendrecv', 'permutation', 'incast']],
       ['algo', 'algorithm', 'auto', '', ['auto', 'ring', 'tree', 'nvls', 'nvls_tree', 'collnet_direct', 'collnet_chain', 'pat']],
       ['gpus', 'GPUs', '', 'all, or 0-127, 0-1023:8', null],
-      ['min', 'min size', '1MiB', '', null], ['max', 'max size', '256MiB', '', null], ['factor', 'step factor', '2', '', null],
+      ['min', 'min size', '', '', null], ['max', 'max size', '', '', null], ['factor', 'step factor', '', '', null],
       ['engine', 'engine', '', 'scenario\'s', ENGINES], ['routing', 'routing', '', 'scenario\'s', ROUTINGS],
       ['compare_cc', 'compare transports', '', 'e.g. dcqcn_nic,nscc,rccc or roce_dcqcn,uec', ['dcqcn_nic,dctcp,nscc,rccc', 'roce_dcqcn,spectrum_x,uec,uec_rccc']]],
     train: [['engine', 'engine', '', 'scenario\'s', ENGINES], ['routing', 'routing', '', 'scenario\'s', ROUTINGS]],
-    diagnose: [['probe', 'probe mesh', 'rail', '', ['rail', 'leaf-mesh', 'full-mesh']], ['duration', 'probing time', '300s', '', null], ['round', 'round', '10s', '', null]]
+    diagnose: [['probe', 'probe mesh', '', '', ['rail', 'leaf-mesh', 'full-mesh']], ['duration', 'probing time', '', '', null], ['round', 'round', '', '', null]]
   };
 
   function startApp(root, kind) {
@@ -1567,15 +1569,20 @@
       }
     }
     form.appendChild(own);
-    // A study without a form of its own above: its parameters from the registry (GET /api/studies), each a field;
-    // an empty field leaves the scenario's value.
+    // The study's parameters from the registry (GET /api/studies): those laid out above take its defaults, the
+    // others follow, each a field (every option the CLI has); an empty field leaves the scenario's value.
     const studyForm = studies => {
       const st = studies.find(x => x.name === kind);
-      if (FORM[kind] || !st) return;
+      if (!st) return;
       for (const p of st.params) {
+        if (extra[p.name]) {  // laid out by FORM: the registry's default and help, as the CLI's
+          if (!extra[p.name].value) extra[p.name].value = p.default;
+          extra[p.name].title = p.help;
+          continue;
+        }
         const label = el('span', { text: words(p.name) });
         if (p.type === 'true|false') {
-          extra[p.name] = el('input', { type: 'checkbox', id: p.name, title: p.help });
+          extra[p.name] = el('input', Object.assign({ type: 'checkbox', id: p.name, title: p.help }, p.default === 'true' ? { checked: 'checked' } : {}));
           own.appendChild(el('label', { class: 'check' }, [extra[p.name], label]));
           continue;
         }

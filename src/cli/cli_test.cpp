@@ -277,6 +277,20 @@ TEST(Cli, TheDesignCommandsDefaultToTheDefaultScenario) {
   }
 }
 
+// reliability counts a job's GPUs and servers whether or not it fits in memory, but says when train refuses it: Llama 3
+// 405B at TP1 x PP16 needs 650.9 GB per GPU on 85.9 GB H100s (the memory error's own figures). Before, it was silent.
+TEST(Cli, ReliabilitySaysWhenTrainRefusesTheJob) {
+  const Result r = run("reliability aipod-16k --set workload.tp=1");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(flat(r.out).find(
+                "note: podnet train refuses this job: --set workload.tp: the job (llama3-405b, TP1 x PP16 x "
+                "DP128) needs 650.9 GB per GPU"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(flat(r.out).find("The figures above count its GPUs, servers and fabric all the same"), std::string::npos);
+  EXPECT_EQ(run("reliability aipod-16k").out.find("refuses"), std::string::npos);
+}
+
 // A slice smaller than one group: 8 servers on leafspine-8k's rail leaves of 64 down ports use 8 of them, yet every
 // leaf cables its 64 uplinks; the port count read 1:1 and nothing said the uplinks carry at most 8 / 64 = 12.5%.
 TEST(Cli, ASliceSmallerThanAGroupSaysItsUplinksAreBuiltForAFullLeaf) {

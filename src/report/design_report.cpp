@@ -336,13 +336,11 @@ void write_frontend_table(const nlohmann::json& d, std::ostream& out) {
     t.add({"racks: back end + frontend", thousands(d["racks_with_frontend"])});
   }
   for (auto it = fe["oversubscription"].begin(); it != fe["oversubscription"].end(); ++it) {
-    std::string v = fixed(it.value().get<double>(), 4);
-    while (v.back() == '0') v.pop_back();
-    if (v.back() == '.') v.pop_back();
+    const std::string v = ratio_text(it.value().get<double>());
     std::string why;
     if (fe.contains("oversubscription_asked") && fe["oversubscription_asked"].contains(it.key()))
       why = " (" + fe["oversubscription_asked"][it.key()].get<std::string>() + ")";
-    t.add({"oversubscription at " + it.key(), v + ":1" + why});
+    t.add({"oversubscription at " + it.key(), v + why});
   }
   t.add({"bisection bandwidth (Gbps, per direction)",
          thousands(std::llround(fe["bisection_bandwidth_gbps"].get<double>()))});
@@ -444,19 +442,17 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
   const bool switchless = d["bom"]["switches"].value("total", int64_t{0}) == 0;  // a torus: GPUs route
   f.add({switchless ? "diameter (chip-to-chip hops)" : "diameter (switch hops)",
          std::to_string(d["diameter_hops"].get<int>())});
-  // The ratio built, to the 4 decimals of the JSON (85/40 is 2.125, not 2.13), and beside it what was asked
+  // The ratio built (85/40 is 2.125, not 2.13: report.hpp, ratio_text), and beside it what was asked
   // when the whole ports made another one (it was said only in the notes).
   for (auto it = d["oversubscription"].begin(); it != d["oversubscription"].end(); ++it) {
-    std::string v = fixed(it.value().get<double>(), 4);
-    while (v.back() == '0') v.pop_back();
-    if (v.back() == '.') v.pop_back();
+    const std::string v = ratio_text(it.value().get<double>());
     std::string why;
     if (d.contains("oversubscription_asked") && d["oversubscription_asked"].contains(it.key()))
       why = " (" + d["oversubscription_asked"][it.key()].get<std::string>() + ")";
-    f.add({"oversubscription at " + it.key(), v + ":1" + why});
+    f.add({"oversubscription at " + it.key(), v + why});
   }
   if (d.contains("bisection_oversubscription"))
-    f.add({"oversubscription, whole fabric", format_number(d["bisection_oversubscription"].get<double>(), 2) + ":1"});
+    f.add({"oversubscription, whole fabric", ratio_text(d["bisection_oversubscription"].get<double>())});
   const int64_t reach = d["limits"]["max_gpus"].get<int64_t>();
   f.add({"largest GPU count (this radix, tiers and pod size)", thousands(reach)});
   if (reach > topology::kMaxGpus) f.add({"largest GPU count podnet builds", thousands(topology::kMaxGpus)});

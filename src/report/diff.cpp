@@ -54,8 +54,7 @@ nlohmann::json as_in(const nlohmann::json& doc, const std::string& name, nlohman
 // A value as the study declares its field (report/studies.hpp), else grouped by thousands.
 // (decimals < 0: a field inferred without a unit, shown as undeclared numbers are.)
 std::string text(const nlohmann::json& v, const ResultField* f = nullptr) {
-  if (f && f->unit == ":1" && v.is_number())  // 2.125:1; a declared field at its decimals (1.83:1)
-    return format_number(v.get<double>(), f->decimals < 0 ? 4 : f->decimals) + ":1";
+  if (f && f->unit == ":1" && v.is_number()) return ratio_text(v.get<double>());  // 2.125:1, as design prints it
   return format_field(f && f->decimals < 0 ? nullptr : f, v);
 }
 
@@ -72,7 +71,7 @@ std::string signed_text(double d, const ResultField* f = nullptr) {
   }
   if (f && f->unit == "%") return (d < 0 ? "-" : "+") + fixed_or_exp(std::fabs(d) * f->scale, f->decimals) + " points";
   // A ratio's change is a number (1:1 to 2:1 is +1), not a ratio.
-  if (f && f->unit == ":1") return (d < 0 ? "-" : "+") + format_number(std::fabs(d), f->decimals < 0 ? 4 : f->decimals);
+  if (f && f->unit == ":1") return (d < 0 ? "-" : "+") + format_number(std::fabs(d), kRatioDecimals);
   const std::string t = format_field(f && f->decimals < 0 ? nullptr : f, std::fabs(d));
   return (d < 0 ? "-" : "+") + t;
 }
@@ -82,9 +81,12 @@ std::string signed_text(double d, const ResultField* f = nullptr) {
 // the decimals it needs.
 double shown_delta(const nlohmann::json& c, const ResultField* f) {
   const double d = c["delta"].get<double>();
-  if (!f || f->decimals < 0 || f->unit == ":1" || !c["a"].is_number() || !c["b"].is_number()) return d;
+  if (!f || !c["a"].is_number() || !c["b"].is_number()) return d;
+  const bool ratio = f->unit == ":1";  // shown at ratio_text's decimals, whatever the field declares
+  if (f->decimals < 0 && !ratio) return d;
+  const int decimals = ratio ? kRatioDecimals : f->decimals;
   const auto shown = [&](const nlohmann::json& v) {
-    return round_to(v.get<double>() * f->scale, f->decimals);  // as fixed() rounds what it prints
+    return round_to(v.get<double>() * f->scale, decimals);  // as fixed() rounds what it prints
   };
   const double rounded = (shown(c["b"]) - shown(c["a"])) / f->scale;
   return rounded != 0 ? rounded : d;

@@ -192,6 +192,10 @@ nlohmann::json reliability_document(const scenario::Setup& s, const study::Relia
   notes.push_back(fmt::format("job = the first {} GPUs by rank and the servers, NICs, leaves and upper fabric on "
                               "their paths",
                               thousands(inv.job_gpus)));
+  if (!r.job_refused.empty())
+    notes.push_back(fmt::format("podnet train refuses this job: {}. The figures above count its GPUs, servers and "
+                                "fabric all the same",
+                                r.job_refused));
   if (adv.goodput < 0.5)  // less than half the wall time trains: the job is too large for these failure rates
     notes.push_back(fmt::format(
         "one synchronous job on {} GPUs trains {} of the time: an interruption every {} min against a {} min "

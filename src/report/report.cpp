@@ -376,6 +376,8 @@ std::string breakdown_label(const std::string& key) {
   return it == k.end() ? key : it->second;
 }
 
+std::string ratio_text(double v) { return format_number(v, kRatioDecimals) + ":1"; }
+
 std::string fixed(double v, int decimals) {
   if (!std::isfinite(v)) return "-";  // tables print no inf or nan: an unknown figure is "-"
   std::string s = fmt::format("{:.{}f}", round_to(v, decimals), decimals);

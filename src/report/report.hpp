@@ -87,6 +87,10 @@ std::string thousands(int64_t v);
 // Failure events a table lists before "... and N more" (a share of a tier can be hundreds of links).
 inline constexpr size_t kEventsShown = 12;
 std::string fixed(double v, int decimals);
+// An oversubscription as every command and the dashboard print it: up to three decimals, trailing zeros
+// dropped, then ":1" ("1:1", "2.125:1", "1.977:1"). Documents keep four decimals.
+inline constexpr int kRatioDecimals = 3;
+std::string ratio_text(double v);
 // A part of a training iteration's breakdown (breakdown_ms.KEY) as every report and the dashboard label it:
 // "compute", "TP (exposed)", "optimizer step", "bubble", ...
 std::string breakdown_label(const std::string& key);

@@ -237,7 +237,7 @@ std::vector<StudyDef> builtin() {
                 field("bisection_bandwidth_gbps", "bisection bandwidth", "Gbps", 0, true),
                 field("injection_bandwidth_per_gpu_gbps", "injection bandwidth per GPU", "Gbps", 0),
                 // half the NICs' bandwidth over the bisection (a NIC-less torus has none)
-                optional(field("bisection_oversubscription", "oversubscription, whole fabric", ":1", 2)),
+                optional(field("bisection_oversubscription", "oversubscription, whole fabric", ":1", kRatioDecimals)),
                 field("diameter_hops", "diameter", "hops", 0),
                 field("limits.max_gpus", "largest GPU count", "", 0, true),
                 // with a frontend network (frontend.nics)

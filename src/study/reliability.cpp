@@ -107,6 +107,12 @@ ReliabilityResult reliability(const scenario::Setup& s) {
   r.training = reliability::simulate_training(r.config.training_hours, r.advice.interval_hours,
                                               r.config.checkpoint_cost_hours, r.config.restart_cost_hours,
                                               r.risk.mtbi_hours, r.config.trials, rng.stream("reliability.training"));
+  // What train would say of the job: these figures do not need it to fit, but the user should know it cannot run.
+  try {
+    (void)s.job(true);
+  } catch (const InputError& e) {
+    r.job_refused = e.what();
+  }
   return r;
 }
 

@@ -28,6 +28,9 @@ struct ReliabilityResult {
   // With a storage network (storage.frontend_nics): the checkpoint's write and read times, which set
   // config.checkpoint_cost_hours and restart_cost_hours unless the scenario gives those keys.
   std::optional<reliability::CheckpointIo> checkpoint_io;
+  // Why `podnet train` refuses the scenario's job (it does not fit in GPU memory, ...), empty when it takes it. The
+  // figures count the job's GPUs, servers and fabric all the same; the report says so beside the reason.
+  std::string job_refused;
 };
 
 // The job is reliability.job_gpus (the first N GPUs by rank; 0 = all).

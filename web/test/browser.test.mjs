@@ -214,6 +214,9 @@ try {
   // bench: 1 MiB .. 16 MiB from the page.
   await page.goto(`${s.url}/bench`);
   await page.waitForSelector('#app[data-ready="1"]');
+  // The form's defaults are the CLI's (podnet bench --help: 8B to 1GiB, factor 2).
+  const benchDefaults = await page.$$eval('#min, #max, #factor', l => l.map(x => x.value));
+  check(JSON.stringify(benchDefaults) === JSON.stringify(['8B', '1GiB', '2']), `bench: the form's sizes default as the CLI's (${benchDefaults})`);
   await page.selectOption('#scenario', 'aipod-16k');
   await page.fill('#min', '1MiB');
   await page.fill('#max', '16MiB');
@@ -296,6 +299,9 @@ try {
   // train with the sweep and the trace (run 6).
   await page.goto(`${s.url}/train`);
   await page.waitForSelector('#app[data-ready="1"]');
+  // Every option of podnet train is on the form, at its default (--failures is on unless turned off).
+  const trainBoxes = await page.$$eval('#allow_oom, #failures', l => l.map(x => x.id + '=' + x.checked));
+  check(JSON.stringify(trainBoxes) === JSON.stringify(['allow_oom=false', 'failures=true']), `train: the form has the CLI's options at their defaults (${trainBoxes})`);
   await page.selectOption('#scenario', 'aipod-16k');
   await page.fill('#sets', trainSets.join(', '));
   await page.check('#sweep');
@@ -319,6 +325,8 @@ try {
   // diagnose: the golden scenario uploaded, 60 s of probing.
   await page.goto(`${s.url}/diagnose`);
   await page.waitForSelector('#app[data-ready="1"]');
+  const diagFields = await page.$$eval('#probe, #duration, #round, #rate, #evaluate, #fault_kind', l => l.map(x => x.value));
+  check(JSON.stringify(diagFields) === JSON.stringify(['rail', '300s', '10s', '1000', '0', 'link']), `diagnose: the form has the CLI's options at their defaults (${diagFields})`);
   await page.setInputFiles('#upload', faultsYaml);
   await page.fill('#duration', '60s');
   await page.click('#run');
