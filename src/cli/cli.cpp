@@ -114,6 +114,12 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e, cons
                            option);
     }
   }
+  // An option given twice ("--min: At Most 1 required but received 2", easy when adding to a copied command):
+  // which one would count is not guessed.
+  constexpr std::string_view kTwice = ": At Most 1 required but received ";
+  if (const size_t at = text.find(kTwice); at != std::string::npos)
+    text = fmt::format("{} is given {} times; expected it once (edit the one you have instead of adding another)",
+                       text.substr(0, at), text.substr(at + kTwice.size()));
   // A value CLI11 could not convert ("Could not convert: --loss = 5%"): what the option takes, in words.
   if (dynamic_cast<const CLI::ConversionError*>(&e) && text.rfind("Could not convert: ", 0) == 0) {
     const std::string rest = text.substr(19);

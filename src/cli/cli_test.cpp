@@ -291,6 +291,65 @@ TEST(Cli, ReliabilitySaysWhenTrainRefusesTheJob) {
   EXPECT_EQ(run("reliability aipod-16k").out.find("refuses"), std::string::npos);
 }
 
+// A question in words where a flag or a document was wrong: an option given twice, a file that is not JSON, a study's
+// option that is a scenario key (podnet inference --rate is inference.rate; diff has no --rate).
+TEST(Cli, MistakesAreAnsweredInWords) {
+  Result r = run("bench leafspine-8k --gpus 0-7 --min 1MiB --min 2MiB", true);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("--min is given 2 times; expected it once"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("At Most"), std::string::npos) << r.out;
+  const std::string bad = ::testing::TempDir() + "/not-json.json";
+  std::ofstream(bad) << "{bad";
+  r = run("diff " + bad + " " + bad, true);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find(bad + ": line 1, column 2: not JSON: syntax error"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("json.exception"), std::string::npos) << r.out;
+  r = run("diff leafspine-8k leafspine-8k --study inference --rate 8", true);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("--rate 8: not an option of the inference study (it is diagnose's); the scenario key: --set "
+                       "inference.rate=8"),
+            std::string::npos)
+      << r.out;
+  // One serving layout or the other: co-located replicas beside a disaggregated pair was served as the pair alone.
+  r = run("inference leafspine-8k --set workload.model=llama3-8b --replicas 4 --disaggregated 1:1", true);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(flat(r.out).find("--replicas: co-located replicas, but the layout is disaggregated"), std::string::npos)
+      << r.out;
+}
+
+// NCCL's latency constants were measured on RDMA NICs; TCP's stack (50 us against RoCEv2's 5 us) adds its excess at
+// each network step. An 8 B all-reduce over 8 servers, one GPU each, runs NCCL's tree (LL): 2 log2(8) = 6 network steps
+// one after another, so TCP takes 6 x 45 = 270 us longer. InfiniBand's 2 us adds nothing: the same 36.80 us as RoCEv2.
+// Before, every transport gave 36.80 us, and TCP was the fastest at 1 GiB.
+TEST(Cli, ASocketTransportPaysItsStackLatencyAtEachNetworkStep) {
+  const auto time_us = [](const std::string& transport, const std::string& size) {
+    const Result r = run("bench leafspine-8k --gpus 0-63:8 --min " + size + " --max " + size + " --transport " +
+                         transport + " --format json");
+    EXPECT_EQ(r.status, 0) << r.out;
+    const auto d = nlohmann::json::parse(r.out);
+    return std::pair{d["rows"][0]["time_us"].get<double>(), d["rows"][0]["algorithm"].get<std::string>()};
+  };
+  const auto [roce, algo] = time_us("rocev2", "8B");
+  EXPECT_EQ(algo, "tree");
+  EXPECT_NEAR(time_us("tcp", "8B").first - roce, 270.0, 0.01);
+  EXPECT_DOUBLE_EQ(time_us("infiniband", "8B").first, roce);
+  // 8 MiB runs a ring (LL128): 2 (8 - 1) = 14 steps, 630 us more, less what TCP's jumbo frames save on the wire.
+  const auto [roce8m, ring] = time_us("rocev2", "8MiB");
+  EXPECT_EQ(ring, "ring");
+  EXPECT_GT(time_us("tcp", "8MiB").first - roce8m, 600.0);
+}
+
+// An incast's header counts the GPUs that take part: 16 senders and the receiver of --gpus' 129.
+TEST(Cli, AnIncastCountsItsSendersAndReceiver) {
+  const Result r = run("bench leafspine-8k --op incast --gpus 0-1024:8 --senders 16 --min 1MiB --max 1MiB "
+                       "--engine analytical");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("podnet bench: incast on 17 GPUs of leafspine-8k"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("pattern: 16 senders (the 16 GPUs after the first of --gpus) each send the size to GPU 0"),
+            std::string::npos)
+      << r.out;
+}
+
 // A slice smaller than one group: 8 servers on leafspine-8k's rail leaves of 64 down ports use 8 of them, yet every
 // leaf cables its 64 uplinks; the port count read 1:1 and nothing said the uplinks carry at most 8 / 64 = 12.5%.
 TEST(Cli, ASliceSmallerThanAGroupSaysItsUplinksAreBuiltForAFullLeaf) {
@@ -762,10 +821,10 @@ TEST(Cli, TrainSaysWhatSetsALowGoodput) {
   const double tau = std::sqrt(2 * d * m) * (1 + std::sqrt(d / (2 * m)) / 3 + d / (18 * m)) - d;
   const double goodput = tau / (m * std::exp(restart / m) * (std::exp((tau + d) / m) - 1));
   EXPECT_NEAR(std::stod(printed[1].str()), 100 * goodput, 0.01) << r.out;
-  EXPECT_NE(r.out.find("(goodput under 50 %: each interruption costs a 120.0 min restart"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(goodput under 50%: each interruption costs a 120.0 min restart"), std::string::npos) << r.out;
   r = run("train aipod-16k --engine analytical");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_EQ(r.out.find("goodput under 50 %"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("goodput under 50%"), std::string::npos) << r.out;
 }
 
 TEST(Cli, TrainNamesTheStraggler) {
@@ -1781,7 +1840,7 @@ TEST(Cli, CompareCcRunsEachTransportAsItsOwnBenchWould) {
     const auto& second = rows[dctcp_first ? 1 : 0];
     const Result text = run(traffic + " --min 256KiB --max 256KiB --compare-cc dctcp,uec");
     const std::string line =
-        fmt::format("  by time: {} {:.2f} us; {} +{:.1f} %", first["transport"].get<std::string>(),
+        fmt::format("  by time: {} {:.2f} us; {} +{:.1f}%", first["transport"].get<std::string>(),
                     first["time_us"].get<double>(), second["transport"].get<std::string>(),
                     100.0 * (second["time_us"].get<double>() / first["time_us"].get<double>() - 1));
     EXPECT_NE(text.out.find(line), std::string::npos) << line << "\n" << text.out;
@@ -2397,11 +2456,14 @@ TEST(Cli, ProgressReadsTheTrafficCurveBetweenItsPoints) {
 
 // A slow flow run's hint names the analytical engine, except where the command cannot take it (plan-upgrade
 // drains switches under its runs): there it gives nothing, since network.flow_quantum barely speeds up the
-// training iterations that command runs (the hint said so itself, beside an all-to-all's gain).
+// training iterations that command runs (the hint said so itself, beside an all-to-all's gain). It names the engine
+// as a --set, which every command takes (podnet run has no --engine: the hint named a flag run refused).
 TEST(Cli, ASlowRunsHintOffersOnlyWhatTheCommandTakes) {
   const podnet::engine::NetworkOptions o;  // an exact flow engine (no quantum)
   const std::string any = podnet::cli::slow_run_hint("flow", o);
-  EXPECT_NE(any.find("--engine analytical"), std::string::npos) << any;
+  EXPECT_NE(any.find("--set network.engine=analytical"), std::string::npos) << any;
+  EXPECT_EQ(any.find("--engine"), std::string::npos) << any;
+  EXPECT_NE(podnet::cli::slow_run_hint("packet", o).find("--set network.engine=flow"), std::string::npos);
   EXPECT_NE(any.find("network.flow_quantum=100ns"), std::string::npos) << any;
   EXPECT_EQ(podnet::cli::slow_run_hint("flow", o, false), "");
 }

@@ -96,7 +96,7 @@ int cmd_diff(const DiffOptions& o) {
     ++docs;
     const std::string st = d["run"]["command"].get<std::string>();
     if (!first_study.empty() && st != first_study)
-      throw InputError(fmt::format("cannot compare a {} result ({}) with a {} result ({}): diff two results of one "
+      throw InputError(fmt::format("cannot compare the {} result ({}) with the {} result ({}): diff two results of one "
                                    "study, or two scenarios with --study",
                                    first_study, first_doc, st, path));
     first_doc = path;

@@ -76,7 +76,7 @@ void list_gpus() {
            report::fixed(static_cast<double>(g.hbm_bytes) / 1073741824.0, 0) + " GiB (" +
                report::fixed(static_cast<double>(g.hbm_bytes) / 1e9, 1) + " GB)",
            report::fixed(g.hbm_bandwidth / 1e12, 2) + " TB/s", report::fixed(g.nvlink_bandwidth / 1e9, 0) + " GB/s",
-           report::fixed(100 * g.compute_efficiency, 1) + " %"});
+           report::fixed(100 * g.compute_efficiency, 1) + "%"});
   t.write(std::cout, "  ");
   std::cout << "\nSources:\n";
   for (const auto& g : workload::gpus()) std::cout << "  " << g.name << ": " << g.description << "\n";

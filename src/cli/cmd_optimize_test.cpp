@@ -234,7 +234,14 @@ TEST(OptimizeCli, BadInputIsRefused) {
   EXPECT_FALSE(fs::exists(d / "bad" / "design.db"));
   r = run("optimize --gpus 1024 --families rail_clos,nope --dir " + (d / "bad").string(), true);
   EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_NE(r.out.find("--families nope: optimize searches the Clos families fat_tree and rail_clos"),
+  EXPECT_NE(r.out.find("--families nope: no such family; expected one of the Clos families fat_tree and rail_clos"),
+            std::string::npos)
+      << r.out;
+  // A family spelt with a dash is named as it is spelt.
+  r = run("optimize --gpus 1024 --families fat-tree --dir " + (d / "bad").string(), true);
+  EXPECT_NE(r.out.find("--families fat-tree: no such family (did you mean fat_tree?)"), std::string::npos) << r.out;
+  r = run("optimize --gpus 1024 --families torus --dir " + (d / "bad").string(), true);
+  EXPECT_NE(r.out.find("--families torus: optimize searches the Clos families fat_tree and rail_clos"),
             std::string::npos)
       << r.out;
   // A model that is no preset is refused naming --workload, before base.yaml is written (the error named

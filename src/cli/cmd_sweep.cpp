@@ -73,7 +73,6 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
   }
   if (o.vary.empty() && o.sweep_file.empty())
     throw InputError("podnet sweep SCENARIO needs at least one --vary KEY=V1,V2,... (or a --sweep-file)");
-  if (!c.out_dir.empty()) throw InputError("--out: a sweep writes its results to --results DB");
   check_output_file("--results", o.results);
   study::SweepSpec spec;
   spec.study = o.study;
@@ -166,10 +165,22 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
     }
     return rc;
   } catch (const InputError& e) {
-    // Nothing is lost: the points are stored, and the table can be asked for again.
-    throw InputError(fmt::format("{}; the points are stored in {}: `podnet sweep --results {} --columns ...` "
-                                 "shows them",
-                                 e.what(), o.results, o.results));
+    // Nothing is lost: the points are stored, and the table can be asked for again. A column that the run did not
+    // produce still leaves the table of the default columns, then the error (exit 2: the input was wrong).
+    if (!o.columns.empty() && c.format == "table") {
+      SweepOptions plain = o;
+      plain.columns.clear();
+      plain.html.clear();  // written above, if asked
+      try {
+        (void)read_back(c, plain);
+      } catch (const InputError&) {  // the table itself failed: the error alone
+      }
+    }
+    std::cerr << "podnet: error: "
+              << fmt::format("{}; the points are stored in {}: `podnet sweep --results {} --columns ...` shows them",
+                             e.what(), o.results, o.results)
+              << "\n";
+    return kExitBadInput;
   }
 }
 
@@ -181,6 +192,8 @@ void add_sweep_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand(
       "sweep", "run a study over a grid of scenario values on N threads, results in an SQLite database (resumable)");
   add_common(cmd, *c, false);
+  // A sweep's results go to its database (--results) and the table or --format on stdout; no --out directory.
+  cmd->remove_option(cmd->get_option("--out"));
   std::vector<std::string> names;
   std::string choices;
   for (const auto& st : report::studies()) {

@@ -27,6 +27,7 @@
 #include "engine/registry.hpp"
 #include "routing/policies.hpp"
 #include "scenario/estimate.hpp"
+#include "scenario/scenario.hpp"
 #include "study/bench.hpp"
 #include "telemetry/export.hpp"
 #include "telemetry/metrics.hpp"
@@ -482,11 +483,13 @@ void add_progress_printers(engine::NetworkOptions& network, std::string command,
 std::string slow_run_hint(const std::string& engine, const engine::NetworkOptions& o, bool analytical) {
   // The engine that simulates every packet: a long run's first question is whether it needs to.
   if (engine::engine_info(engine).traits.packet_faults)
-    return std::string("the packet engine simulates every packet, queue and pause: its time grows with the bytes "
-                       "the job moves, a minute for 16 GPUs' data-parallel gradients of an 8B model, hours for "
-                       "thousands of GPUs; --engine flow times the same iteration in seconds (flows share links at "
-                       "their fair rates, no packets), --engine analytical faster still; keep the packet engine for "
-                       "congestion control, PFC and queue studies") +
+    return std::string(
+               "the packet engine simulates every packet, queue and pause: its time grows with the bytes "
+               "the job moves, a minute for 16 GPUs' data-parallel gradients of an 8B model, hours for "
+               "thousands of GPUs; --set network.engine=flow times the same iteration in seconds (flows share "
+               "links at their fair rates, no packets), network.engine=analytical faster still; keep the packet "
+               "engine for "
+               "congestion control, PFC and queue studies") +
            (o.packet.partitioned ? ""
                                  : "; --set network.partitioned=true runs it on every core (the same results on any "
                                    "thread count; a busy fabric's pods run side by side)");
@@ -494,7 +497,7 @@ std::string slow_run_hint(const std::string& engine, const engine::NetworkOption
   // Without the analytical engine (plan-upgrade drains switches under its runs) nothing is left to offer: its runs
   // are training iterations, which the quantum below barely speeds up.
   if (!analytical) return {};
-  return std::string("--engine analytical gives a first answer in seconds, even at 131,072 GPUs (each "
+  return std::string("--set network.engine=analytical gives a first answer in seconds, even at 131,072 GPUs (each "
                      "operation alone: operations running at once do not share links there). ") +
          "The flow engine re-solves rates at every completion. Where many small flows run at once (an all-to-all), "
          "--set network.flow_quantum=100ns lets completions within 100 ns share one re-solve, each late by less than "
@@ -931,7 +934,19 @@ report::StudyArgs study_args_from(const report::StudyDef& st, const StudyOptions
     for (const auto& s : report::studies())
       for (const auto& p : s.params)
         if ((p.fronts & report::kCli) && p.option() == option) takers += (takers.empty() ? "" : ", ") + s.name;
-    throw InputError(fmt::format("{} {}: not an option of the {} study (it is {}'s)", option, text, st.name, takers));
+    // The scenario key the option's name spells, in the study's own section first (--rate: inference.rate), is what
+    // to type instead: a command's shortcut flags (podnet inference --rate) are not the study's options.
+    std::string key;
+    std::string name = option.substr(option.find_first_not_of('-'));
+    std::replace(name.begin(), name.end(), '-', '_');
+    for (const auto& sec : scenario::sections())
+      for (const auto& p : sec.params())
+        if (p.name == name && (key.empty() || st.name == sec.name)) key = std::string(sec.name) + "." + name;
+    const std::string instead = key.empty() ? "" : fmt::format("; the scenario key: --set {}={}", key, text);
+    if (takers.empty())
+      throw InputError(fmt::format("{} {}: not an option of the {} study{}", option, text, st.name, instead));
+    throw InputError(
+        fmt::format("{} {}: not an option of the {} study (it is {}'s){}", option, text, st.name, takers, instead));
   }
   return report::study_args(st, given, [](const report::StudyParam& p) { return p.option(); });
 }

@@ -462,7 +462,7 @@ struct Server::Impl {
     const report::DiffSide a = compare_side(body, "a"), b = compare_side(body, "b");
     if (a.documents[0].first != b.documents[0].first)
       return fail(res, 400,
-                  fmt::format("cannot compare a {} result with a {} result", a.documents[0].first,
+                  fmt::format("cannot compare the {} result with the {} result", a.documents[0].first,
                               b.documents[0].first));
     answer(res, 200, report::diff_document(a, b));
   }

@@ -141,6 +141,10 @@ struct Options {
   // per packet; scenario::resolve sets it): NCCL's p2p rate per network channel is stated against it. The
   // default is RoCEv2's 4,096 B of payload per 4,178 B packet.
   double network_efficiency = 4096.0 / 4178.0;
+  // A tuned plan's latency (NCCL's model) was measured on RDMA NICs; a transport whose stack is slower (TCP
+  // sockets: network.stack_latency 50 us) pays the excess at each network step, one after another
+  // (nccl/tuner.hpp, network_steps). scenario::resolve sets it: the stack latency above engine::kRdmaStackLatency.
+  double stack_latency_excess_us = 0;
   // PAT only (pat.hpp): one Coupled transfer per step and channel, every position's send of the step an edge
   // of it, instead of one P2p per position: channels x log2 n transfers where there were channels x n x
   // log2 n, at the price of a barrier per step (a position's next send waits for the whole step, not only for

@@ -32,6 +32,12 @@ struct Transport {
   double efficiency() const { return static_cast<double>(mtu) / (mtu + header_bytes); }
 };
 
+// The stack latency NCCL's latency model already holds: its network constants (tuning.cc hwLat) were measured
+// on RDMA NICs, and RoCEv2's preset is the slower of the two RDMA presets. A tuned collective pays a stack
+// latency above it once per network step (collective::Options::stack_latency_excess_us); InfiniBand's 2 us and
+// RoCEv2's 5 us add nothing, TCP's 50 us adds 45 us a step.
+inline constexpr Time kRdmaStackLatency = Time(5000000);
+
 struct TransportPreset {
   const char* name;
   const char* description;

@@ -61,7 +61,7 @@ std::optional<double> parse_rate_unbounded(std::string_view text, std::string& e
     if (v > 0 && v < 50) {
       const std::string number = s.substr(0, static_cast<size_t>(end - s.c_str()));
       expected = fmt::format(
-          "a monthly availability of at least 50 % (\"{}\" reads as a part that is up {} % of each month); an "
+          "a monthly availability of at least 50% (\"{}\" reads as a part that is up {}% of each month); an "
           "annualized failure rate is written with its period: \"{}/y\"",
           s, number, s);
       return std::nullopt;

@@ -52,7 +52,7 @@ TEST(Rates, ABarePercentBelowFiftyIsAnAfrWithoutItsPeriod) {
   std::string expected;
   EXPECT_FALSE(parse_rate("2%", expected).has_value());
   EXPECT_NE(expected.find("\"2%/y\""), std::string::npos) << expected;
-  EXPECT_NE(expected.find("up 2 % of each month"), std::string::npos) << expected;
+  EXPECT_NE(expected.find("up 2% of each month"), std::string::npos) << expected;
   EXPECT_TRUE(parse_rate("50%", expected).has_value());  // an availability that low is odd but may be meant
   EXPECT_TRUE(parse_rate("99.9%", expected).has_value());
 }

@@ -307,9 +307,11 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
   // with its congestion control.
   const std::string transport = b.contains("cc") || !b.contains("transport") ? std::string()
                                                                              : b["transport"].get<std::string>() + ", ";
+  // An incast's GPUs are its senders and the receiver, not every GPU of --gpus (the pattern line below says which).
+  const int64_t gpus = b.contains("incast_senders") ? b["incast_senders"].get<int64_t>() + 1 : b["gpus"].get<int64_t>();
   out << fmt::format("podnet bench: {}{} on {} GPUs of {} ({} engine, {} routing, {}{}{}{})\n", op, algo,
-                     thousands(b["gpus"].get<int64_t>()), d["run"]["scenario"].get<std::string>(),
-                     b["engine"].get<std::string>(), b["routing"].get<std::string>(), transport,
+                     thousands(gpus), d["run"]["scenario"].get<std::string>(), b["engine"].get<std::string>(),
+                     b["routing"].get<std::string>(), transport,
                      channels == "auto"
                          ? (tuned ? "channels as NCCL picks them" : "channels as the algorithm picks them")
                      : channels == "1" ? "1 channel"
@@ -342,8 +344,12 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
                        "seed {}\n",
                        b["permutation_seed"].get<uint64_t>());
   if (b.contains("incast_receiver"))
-    out << fmt::format("  pattern: {} senders (the GPUs after the first of --gpus) each send the size to GPU {}\n",
-                       b["incast_senders"].get<int64_t>(), b["incast_receiver"].get<int64_t>());
+    out << fmt::format("  pattern: {} senders ({} after the first of --gpus) each send the size to GPU {}\n",
+                       b["incast_senders"].get<int64_t>(),
+                       b["incast_senders"].get<int64_t>() + 1 == b["gpus"].get<int64_t>()
+                           ? std::string("the GPUs")
+                           : fmt::format("the {} GPUs", b["incast_senders"].get<int64_t>()),
+                       b["incast_receiver"].get<int64_t>());
   out << "  algbw = size / time, busbw = algbw x " << b["bus_factor_formula"].get<std::string>()
       << " (nccl-tests definitions); GB/s = 1e9 bytes/s\n";
   if (tuned && b.contains("algorithms"))
@@ -662,11 +668,11 @@ void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
       const double best = (*by[0])[key].get<double>();
       std::string line = fmt::format("  by {}: {} {} us{}", what, (*by[0])["transport"].get<std::string>(),
                                      fixed(best, 2), lost(*by[0]));
-      // How much later: "+35.2 %" up to twice the best, "43.5x" beyond (a percentage in the thousands reads badly).
+      // How much later: "+35.2%" up to twice the best, "43.5x" beyond (a percentage in the thousands reads badly).
       const auto later = [&](double v) {
         if (!(best > 0)) return fixed(v, 2) + " us";
         const double ratio = v / best;
-        return ratio > 2 ? fmt::format("{}x", fixed(ratio, 1)) : fmt::format("+{} %", fixed(100.0 * (ratio - 1), 1));
+        return ratio > 2 ? fmt::format("{}x", fixed(ratio, 1)) : fmt::format("+{}%", fixed(100.0 * (ratio - 1), 1));
       };
       for (size_t k = 1; k < by.size(); ++k)
         line += fmt::format("; {} {}{}", (*by[k])["transport"].get<std::string>(), later((*by[k])[key].get<double>()),

@@ -68,6 +68,8 @@ std::string signed_text(double d, const ResultField* f = nullptr) {
            std::fabs(d) * finer.scale < 0.5 * std::pow(10.0, -static_cast<double>(finer.decimals)))
       ++finer.decimals;
     f = &finer;
+    // Still nothing to show at 3 more decimals (1.07 and 1.07 requests/s read "-0.00000"): no visible change.
+    if (std::fabs(d) * f->scale < 0.5 * std::pow(10.0, -static_cast<double>(f->decimals))) return "~0";
   }
   if (f && f->unit == "%") return (d < 0 ? "-" : "+") + fixed_or_exp(std::fabs(d) * f->scale, f->decimals) + " points";
   // A ratio's change is a number (1:1 to 2:1 is +1), not a ratio.
@@ -451,6 +453,8 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
       const double failures = (iter_b - base_b) - (iter_a - base_a);
       if (std::fabs(failures) > 1e-9) parts["failures"] = round_to(failures, 6);
       doc["attribution"]["train"] = {{"iteration_time_ms_delta", round_to(iter_b - iter_a, 6)},
+                                     {"iteration_time_ms_a", round_to(iter_a, 6)},
+                                     {"iteration_time_ms_b", round_to(iter_b, 6)},
                                      {"by_breakdown_ms", parts}};
       // NCCL's tuner prices each algorithm on an idle fabric, so a faster NIC can switch the data-parallel
       // collectives to another algorithm whose traffic crosses more of the fabric (ring to PAT at 800G): the
@@ -580,8 +584,12 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
           if (std::fabs(p.value().get<double>()) > 1e-9)
             parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", breakdown_label(p.key()),
                                  signed_text(p.value().get<double>(), ms));
-        return fmt::format("iteration time {}{}", signed_text(a["iteration_time_ms_delta"].get<double>(), ms),
-                           parts.empty() ? "" : ": " + parts);
+        // The total as the table shows it: the difference of the two rounded times (5,998.26 to 6,020.03 ms is
+        // +21.77 ms, though the exact change, which the parts add up to, is 21.765).
+        double total = a["iteration_time_ms_delta"].get<double>();
+        if (a.contains("iteration_time_ms_a") && a.contains("iteration_time_ms_b"))
+          total = shown_delta({{"a", a["iteration_time_ms_a"]}, {"b", a["iteration_time_ms_b"]}, {"delta", total}}, ms);
+        return fmt::format("iteration time {}{}", signed_text(total, ms), parts.empty() ? "" : ": " + parts);
       };
       const nlohmann::json* dc = at.contains("dp_collectives") ? &at["dp_collectives"] : nullptr;
       if (dc && dc->contains("held")) {

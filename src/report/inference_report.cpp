@@ -166,6 +166,10 @@ nlohmann::json inference_document(const scenario::Setup& s, const study::Inferen
                         {"max_batch", c.max_batch},
                         {"prefill_passes", sv.prefill_passes},
                         {"decode_passes", sv.decode_passes}};
+  // Arrivals faster than the replicas serve: the queue grows for as long as the run lasts (the replicas never
+  // idle, and they finish fewer requests a second than arrive; a short burst on idle replicas is not this).
+  doc["stream"]["overloaded"] = doc["throughput"]["requests_per_s"].get<double>() < 0.95 * c.rate &&
+                                doc["utilization"]["busy"].get<double>() > 0.98;
   if (r.searched) doc["target"] = target_document(r);
   doc["notes"] = {
       "each pass is timed as compute (FLOPs at compute_efficiency of the GPU's peak) or memory (weights read at "
@@ -231,10 +235,8 @@ void write_inference_table(const nlohmann::json& d, std::ostream& out) {
     out << fmt::format("\n  {} requests at {} per second (prompt {}, output {} tokens):\n{}",
                        thousands(s["requests"].get<int64_t>()), rate(s["rate_per_s"]), tokens(s["prompt_tokens"]),
                        tokens(s["output_tokens"]), drawn(s));
-  // Arrivals faster than the replicas serve: the queue grows for as long as the run lasts (the replicas never
-  // idle, and they finish fewer requests a second than arrive; a short burst on idle replicas is not this).
-  const double served = d["throughput"]["requests_per_s"].get<double>(), asked = s["rate_per_s"].get<double>();
-  if (served < 0.95 * asked && d["utilization"]["busy"].get<double>() > 0.98)
+  const double served = d["throughput"]["requests_per_s"].get<double>();
+  if (s.value("overloaded", false))
     out << fmt::format(
         "  OVERLOADED: requests arrive at {} per second and the replicas serve about {}: the queue grows "
         "for as long as the run lasts, so the latencies below grow with --requests (lower --rate, or "

@@ -64,7 +64,18 @@ nlohmann::json parse_json(std::string_view text, const std::string& source, cons
   try {
     return nlohmann::json::parse(text.begin(), text.end(), callback);
   } catch (const nlohmann::json::exception& e) {  // a parse error, or a number out of range (1e999)
-    throw InputError(fmt::format("{}: not JSON: {}", source, e.what()));
+    // nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..." as
+    // "FILE: line 1, column 2: not JSON: syntax error ..." (the library's tag is not the user's business).
+    std::string what = e.what();
+    if (const size_t tag = what.find("] "); what.rfind("[json.exception.", 0) == 0 && tag != std::string::npos)
+      what = what.substr(tag + 2);
+    constexpr std::string_view kAt = "parse error at ";
+    if (what.rfind(kAt, 0) == 0) {
+      const std::string rest = what.substr(kAt.size());
+      if (const size_t colon = rest.find(": "); colon != std::string::npos)
+        throw InputError(fmt::format("{}: {}: not JSON: {}", source, rest.substr(0, colon), rest.substr(colon + 2)));
+    }
+    throw InputError(fmt::format("{}: not JSON: {}", source, what));
   }
 }
 

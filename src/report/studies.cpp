@@ -210,6 +210,12 @@ ResultField optional(ResultField f) {
 void add_optional(StudyDef& d, std::initializer_list<ResultField> fields) {
   for (ResultField f : fields) d.fields.push_back(optional(std::move(f)));
 }
+// A true/false result (yes or no in every table).
+ResultField yes_no(std::string key, std::string label) {
+  ResultField f = field(std::move(key), std::move(label), "", 0);
+  f.yes_no = true;
+  return f;
+}
 ResultField nullable(ResultField f, std::string when) {
   f.null_when = std::move(when);
   return f;
@@ -527,44 +533,46 @@ std::vector<StudyDef> builtin() {
                 key("output", ParamType::Int, "output tokens of each request"),
                 key("target_ttft", ParamType::Time, "p99 time to first token to meet, e.g. 2s"),
                 key("target_tpot", ParamType::Time, "p99 time per output token to meet, e.g. 50ms")};
-    d.fields = {field("layout.gpus", "GPUs", "", 0),
-                field("latency.ttft_ms.p50", "TTFT p50", "ms", 1, true),
-                field("latency.ttft_ms.p90", "TTFT p90", "ms", 1),
-                field("latency.ttft_ms.p99", "TTFT p99", "ms", 1, true),
-                nullable(field("latency.tpot_ms.p50", "TPOT p50", "ms", 2, true), kNoSecondToken),
-                nullable(field("latency.tpot_ms.p90", "TPOT p90", "ms", 2), kNoSecondToken),
-                nullable(field("latency.tpot_ms.p99", "TPOT p99", "ms", 2, true), kNoSecondToken),
-                field("throughput.output_tokens_per_s_per_gpu", "output tokens/s per GPU", "", 1, true),
-                field("throughput.output_tokens_per_s", "output tokens/s", "", 0),
-                percent("utilization.network_share", "communication share"),
-                percent("utilization.busy", "replicas busy"),
-                optional(nullable(field("target.rate_per_s", "rate at target", "requests/s", 2, true), kNoRateMet)),
-                optional(
-                    field("target.at_rate.output_tokens_per_s_per_gpu", "output tokens/s per GPU at target", "", 1)),
-                field("latency.e2e_ms.p50", "end to end p50", "ms", 1),
-                field("latency.e2e_ms.p90", "end to end p90", "ms", 1),
-                field("latency.e2e_ms.p99", "end to end p99", "ms", 1),
-                optional(field("latency.kv_transfer_ms.p50", "KV transfer p50", "ms", 2)),
-                optional(field("latency.kv_transfer_ms.p90", "KV transfer p90", "ms", 2)),
-                optional(field("latency.kv_transfer_ms.p99", "KV transfer p99", "ms", 2)),
-                field("throughput.requests_per_s", "requests/s", "", 2),
-                field("throughput.input_tokens_per_s", "input tokens/s", "", 0),
-                field("utilization.mean_decode_batch", "mean decode batch", "", 1),
-                field("utilization.decode_passes", "decode passes", "", 0),
-                field("utilization.prefill_passes", "prefill passes", "", 0),
-                field("memory.weights_gb_per_gpu", "weights per GPU", "GB", 1),
-                field("memory.kv_capacity_tokens_per_replica", "KV cache per replica (tokens)", "", 0),
-                field("single_request.ttft_ms", "TTFT, one request alone", "ms", 2),
-                field("single_request.tpot_ms", "TPOT, one request alone", "ms", 2),
-                field("single_request.ttft_network_ms", "TTFT communication, one request alone", "ms", 2),
-                field("single_request.tpot_network_ms", "TPOT communication, one request alone", "ms", 2),
-                optional(field("single_request.kv_transfer_ms", "KV transfer, one request alone", "ms", 2)),
-                field("single_request.prompt_tokens", "prompt of the request alone (tokens)", "", 0),
-                optional(nullable(field("target.missed_rate_per_s", "rate missing the target", "requests/s", 2),
-                                  "every rate tried met the target")),
-                optional(field("target.at_rate.ttft_ms", "TTFT at target rate", "ms", 1)),
-                optional(nullable(field("target.at_rate.tpot_ms", "TPOT at target rate", "ms", 2), kNoSecondToken)),
-                optional(field("target.at_rate.output_tokens_per_s", "output tokens/s at target", "", 0))};
+    // The latencies at podnet inference's decimals (14.7 ms), in every front.
+    d.fields = {
+        field("layout.gpus", "GPUs", "", 0), field("latency.ttft_ms.p50", "TTFT p50", "ms", 1, true),
+        field("latency.ttft_ms.p90", "TTFT p90", "ms", 1), field("latency.ttft_ms.p99", "TTFT p99", "ms", 1, true),
+        nullable(field("latency.tpot_ms.p50", "TPOT p50", "ms", 1, true), kNoSecondToken),
+        nullable(field("latency.tpot_ms.p90", "TPOT p90", "ms", 1), kNoSecondToken),
+        nullable(field("latency.tpot_ms.p99", "TPOT p99", "ms", 1, true), kNoSecondToken),
+        field("throughput.output_tokens_per_s_per_gpu", "output tokens/s per GPU", "", 1, true),
+        field("throughput.output_tokens_per_s", "output tokens/s", "", 0),
+        percent("utilization.network_share", "communication share"), percent("utilization.busy", "replicas busy"),
+        optional(nullable(field("target.rate_per_s", "rate at target", "requests/s", 2, true), kNoRateMet)),
+        optional(field("target.at_rate.output_tokens_per_s_per_gpu", "output tokens/s per GPU at target", "", 1)),
+        field("latency.e2e_ms.p50", "end to end p50", "ms", 1), field("latency.e2e_ms.p90", "end to end p90", "ms", 1),
+        field("latency.e2e_ms.p99", "end to end p99", "ms", 1),
+        optional(field("latency.kv_transfer_ms.p50", "KV transfer p50", "ms", 2)),
+        optional(field("latency.kv_transfer_ms.p90", "KV transfer p90", "ms", 2)),
+        optional(field("latency.kv_transfer_ms.p99", "KV transfer p99", "ms", 2)),
+        field("throughput.requests_per_s", "requests/s", "", 2),
+        // The stream the run drew, and whether its latencies are a steady state's (inference_report.cpp).
+        optional(field("stream.arrival_seconds", "arrivals over", "s", 1)),
+        optional(field("stream.drawn_rate_per_s", "arrival rate drawn", "requests/s", 2)),
+        optional(yes_no("stream.steady", "steady state (not a burst)")),
+        optional(yes_no("stream.overloaded", "overloaded (the queue grows)")),
+        field("throughput.input_tokens_per_s", "input tokens/s", "", 0),
+        field("utilization.mean_decode_batch", "mean decode batch", "", 1),
+        field("utilization.decode_passes", "decode passes", "", 0),
+        field("utilization.prefill_passes", "prefill passes", "", 0),
+        field("memory.weights_gb_per_gpu", "weights per GPU", "GB", 1),
+        field("memory.kv_capacity_tokens_per_replica", "KV cache per replica (tokens)", "", 0),
+        field("single_request.ttft_ms", "TTFT, one request alone", "ms", 2),
+        field("single_request.tpot_ms", "TPOT, one request alone", "ms", 2),
+        field("single_request.ttft_network_ms", "TTFT communication, one request alone", "ms", 2),
+        field("single_request.tpot_network_ms", "TPOT communication, one request alone", "ms", 2),
+        optional(field("single_request.kv_transfer_ms", "KV transfer, one request alone", "ms", 2)),
+        field("single_request.prompt_tokens", "prompt of the request alone (tokens)", "", 0),
+        optional(nullable(field("target.missed_rate_per_s", "rate missing the target", "requests/s", 2),
+                          "every rate tried met the target")),
+        optional(field("target.at_rate.ttft_ms", "TTFT at target rate", "ms", 1)),
+        optional(nullable(field("target.at_rate.tpot_ms", "TPOT at target rate", "ms", 2), kNoSecondToken)),
+        optional(field("target.at_rate.output_tokens_per_s", "output tokens/s at target", "", 0))};
     d.check = [](const StudyArgs&, const scenario::Setup& s) { study::check_inference(s); };
     d.run = [](const StudyRun& r) {
       StudyOutput o;
@@ -778,6 +786,8 @@ const ResultField* find_field(const StudyDef& s, const std::string& key) {
 std::string format_field(const ResultField* f, const nlohmann::json& v, bool with_unit) {
   if (v.is_null()) return "-";
   if (v.is_string()) return v.get<std::string>();
+  if (f && f->yes_no && (v.is_boolean() || v.is_number()))
+    return (v.is_boolean() ? v.get<bool>() : v.get<double>() != 0) ? "yes" : "no";
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
   if (!v.is_number()) return v.dump();
   if (f) {
@@ -862,7 +872,8 @@ nlohmann::json result_schema(const StudyDef& s) {
     if (f.scale != 1 && f.unit == "%") description += " (a fraction; shown x 100 as %)";
     else if (!f.unit.empty()) description += " (" + f.unit + ")";
     if (!f.null_when.empty()) description += "; null when " + f.null_when;
-    const json leaf = {{"type", f.null_when.empty() ? json("number") : json::array({"number", "null"})},
+    const json type = f.yes_no ? json("boolean") : json("number");
+    const json leaf = {{"type", f.null_when.empty() ? type : json::array({type, "null"})},
                        {"description", description}};
     json* node = &doc;
     std::string path = f.key;

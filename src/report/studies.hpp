@@ -52,6 +52,7 @@ struct ResultField {
   std::string objective;  // the name `podnet optimize --objective` knows it by ("" = not an objective)
   bool optional = false;  // absent from some documents of the study (a run without failures, a mode)
   std::string null_when;  // "" = always a number; else when it is null ("no request has a second token")
+  bool yes_no = false;    // a true/false result: "yes" or "no" in tables (a sweep stores 1 or 0), boolean in the schema
 };
 
 // A request's parameters: every one of the study's (defaults filled in), the texts given, and the scenario

@@ -276,9 +276,9 @@ std::string columns_missing_from_point(const std::vector<std::string>& undeclare
   }
   if (missing.empty()) return "";
   const char* it = missing.size() == 1 ? "it" : "them";
-  return fmt::format("warning: --columns: {} not in the first point's results; the table at the end refuses {} "
-                     "unless a later point has {}{} (the results are stored either way)",
-                     fmt::join(missing, ", "), it, it,
+  return fmt::format("warning: --columns: {} not in the first point's results; unless a later point has {}, the "
+                     "table at the end has the default columns, then the error{} (the results are stored either way)",
+                     fmt::join(missing, ", "), it,
                      near.empty() ? "" : fmt::format("; results that hold the name: {}", fmt::join(near, ", ")));
 }
 
@@ -400,12 +400,42 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
       const std::string asked = std::get<std::string>(r[c]);  // "asked 2:1: leaf: 85 down / 43 up ports ..."
       const auto& b = r[static_cast<size_t>(built - t.columns.begin())];
       if (!std::holds_alternative<double>(b)) continue;
-      points.push_back(fmt::format("point {} built {}:1 ({})", text_of(r[0]), format_number(std::get<double>(b), 4),
+      points.push_back(fmt::format("point {} built {} ({})", text_of(r[0]), ratio_text(std::get<double>(b)),
                                    asked.substr(0, asked.find(": "))));
     }
     if (!points.empty())
       out << fmt::format("\n  note: whole ports round the oversubscription at the {}: {}\n", tier,
                          fmt::join(points, "; "));
+  }
+  // Serving points whose latencies are not a steady state's: overloaded (the queue grows with the run), or a burst
+  // the batches absorb. Their status is ok (the run did what was asked); the figures need the warning the
+  // inference command prints beside them.
+  {
+    const auto at = [&](const char* key) {
+      return static_cast<size_t>(std::find(t.columns.begin(), t.columns.end(), key) - t.columns.begin());
+    };
+    const size_t over = at("stream.overloaded"), steady = at("stream.steady"), status_col = at("status");
+    const auto yes = [](const study::Value& v) {
+      if (std::holds_alternative<int64_t>(v)) return std::get<int64_t>(v) != 0;
+      if (std::holds_alternative<double>(v)) return std::get<double>(v) != 0;
+      return std::holds_alternative<std::string>(v) && std::get<std::string>(v) == "true";
+    };
+    std::vector<std::string> overloaded, burst;
+    for (const auto& r : t.rows) {
+      if (status_col < r.size() && text_of(r[status_col]) != "ok") continue;
+      if (over < r.size() && yes(r[over])) overloaded.push_back(text_of(r[0]));
+      else if (steady < r.size() && !std::holds_alternative<std::monostate>(r[steady]) && !yes(r[steady]))
+        burst.push_back(text_of(r[0]));
+    }
+    if (!overloaded.empty())
+      out << fmt::format("\n  note: overloaded ({} {}): requests arrive faster than the replicas serve them, so the "
+                         "queue and the latencies grow with the run's length (inference.requests); a lower rate or "
+                         "more replicas serve them\n",
+                         overloaded.size() == 1 ? "point" : "points", fmt::join(overloaded, ", "));
+    if (!burst.empty())
+      out << fmt::format("\n  note: a burst, not a steady state ({} {}): the requests arrive over fewer than 30 median "
+                         "end-to-end latencies; more requests (inference.requests) give steady figures\n",
+                         burst.size() == 1 ? "point" : "points", fmt::join(burst, ", "));
   }
   // Capex that only a full pod would use (a design's part-filled pods): the per-GPU figures carry it.
   const auto spare = std::find(t.columns.begin(), t.columns.end(), "cost.spare_usd");

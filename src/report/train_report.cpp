@@ -1126,7 +1126,7 @@ void write_training_reliability(const nlohmann::json& rel, std::ostream& out, co
   // Most of a low goodput is the checkpoint's and the restart's cost against the interruptions: say which keys set
   // them (a 131,072-GPU job on the defaults keeps 29 %; the same minutes do not grow with the job).
   if (rel["goodput"].get<double>() < 0.5 && !rel.contains("checkpoint_storage"))
-    out << fmt::format("  (goodput under 50 %: each interruption costs a {} min restart and the lost work since the "
+    out << fmt::format("  (goodput under 50%: each interruption costs a {} min restart and the lost work since the "
                        "last checkpoint; reliability.restart_cost and reliability.checkpoint_cost set them, or "
                        "storage nodes on a frontend (frontend.storage_nodes) time the checkpoint on that network)\n",
                        fixed(rel["restart_cost_minutes"].get<double>(), 1));

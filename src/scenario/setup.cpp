@@ -41,6 +41,8 @@ Setup resolve(Scenario sc, std::optional<topology::Topology> fabric) {
     s.collective.nvlink_efficiency = s.network.links[engine::LinkClass::NvLink].efficiency;
     s.collective.network_efficiency =
         s.network.links[s.network.transport.nic_links].efficiency * s.network.transport.efficiency();
+    s.collective.stack_latency_excess_us =
+        std::max(0.0, (s.network.transport.stack_latency - engine::kRdmaStackLatency).seconds() * 1e6);
     s.placement = cluster::parse_policy(sc.section("placement").get_string("policy"));
     s.scheduler = cluster::parse_scheduler(sc.section("scheduler").get_string("policy"));
     s.reliability = reliability::config_from(sc.section("reliability"));

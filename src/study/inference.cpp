@@ -67,6 +67,21 @@ InferenceStudy prepared(const scenario::Setup& s) {
     if (d.pp != from) out.pp_raised_from = from;
   }
   const workload::InferenceConfig& c = out.config;
+  // One layout or the other: co-located replicas, or a prefill and a decode pool. A count given for the layout
+  // not chosen would be ignored without a word (--replicas 4 --disaggregated 1:1 served 2 replicas). A count at
+  // its default (1) is what a resolved scenario writes for every key: no conflict.
+  if (c.disaggregated && s.scenario.given("inference.replicas") && c.replicas != 1)
+    throw InputError(fmt::format("{}: co-located replicas, but the layout is disaggregated (inference.disaggregated, "
+                                 "--disaggregated P:D), whose pools are inference.prefill_replicas and "
+                                 "decode_replicas; expected one of the two layouts",
+                                 s.scenario.where("inference.replicas")));
+  if (!c.disaggregated)
+    for (const auto& [key, count] : {std::pair{"inference.prefill_replicas", c.prefill_replicas},
+                                     std::pair{"inference.decode_replicas", c.decode_replicas}})
+      if (s.scenario.given(key) && count != 1)
+        throw InputError(fmt::format("{}: a pool of a disaggregated layout, but the replicas are co-located; expected "
+                                     "inference.disaggregated=true (--disaggregated P:D) or inference.replicas",
+                                     s.scenario.where(key)));
   if (c.gpus() > out.fabric_gpus)
     throw InputError(fmt::format("{}: the serving layout needs {} GPUs ({} x {} per replica, {} replicas), the fabric "
                                  "has {}: fewer replicas, or a larger fabric (topology.gpus)",

@@ -57,6 +57,15 @@ std::vector<Axis> optimize_axes(const OptimizeSpace& s) {
       clos_families += (clos_families.empty() ? "" : " and ") + std::string(b.name);
   for (const auto& family : s.families) {
     const topology::BuilderInfo* b = topology::find_builder(family);
+    if (!b) {  // a misspelt family (fat-tree for fat_tree): the names, and the closest
+      std::string spelt = family, names;
+      std::replace(spelt.begin(), spelt.end(), '-', '_');
+      for (const auto& f : topology::builders()) names += (names.empty() ? "" : ", ") + std::string(f.name);
+      throw InputError(fmt::format("--families {}: no such family{}; expected one of the Clos families {} (all: {})",
+                                   family,
+                                   topology::find_builder(spelt) ? fmt::format(" (did you mean {}?)", spelt) : "",
+                                   clos_families, names));
+    }
     if (!has_key(b, "tiers") || !has_key(b, "oversubscription") || !has_key(b, "spine_oversubscription"))
       throw InputError(fmt::format("--families {}: optimize searches the Clos families {} (tiers "
                                    "and oversubscription are their keys); for {} use podnet sweep over its own keys",
@@ -478,7 +487,7 @@ void compare_reference(const OptimizeResult& r, OptimizeReference& ref) {
       return usd ? "$" + grouped(v, decimals) : fmt::format("{} {}", grouped(v, decimals), unit);
     };
     if (have == want) return fmt::format("{} equal ({})", what, value(have));
-    return fmt::format("{} {} vs {} ({:+.1f} %)", what, value(have),
+    return fmt::format("{} {} vs {} ({:+.1f}%)", what, value(have),
                        usd ? "$" + grouped(want, decimals) : grouped(want, decimals), (have / want - 1) * 100);
   };
   std::string why =

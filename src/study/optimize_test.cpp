@@ -269,7 +269,7 @@ TEST(Optimize, TheReferenceIsPricedAsThePoints) {
   EXPECT_EQ(res.candidates[static_cast<size_t>(ref.match)].id, 1);
   EXPECT_EQ(ref.capex_usd, 150);
   EXPECT_EQ(ref.priced_as, "cost.aoc_max_length=fast");
-  EXPECT_NE(ref.verdict.find("capex $100 vs $150 (-33.3 %)"), std::string::npos) << ref.verdict;
+  EXPECT_NE(ref.verdict.find("capex $100 vs $150 (-33.3%)"), std::string::npos) << ref.verdict;
   EXPECT_NE(ref.verdict.find("(ref priced as #1: cost.aoc_max_length=fast)"), std::string::npos) << ref.verdict;
 }
 

@@ -105,9 +105,11 @@ std::vector<workload::TrainResult::TraceCounter> link_counters(const topology::T
 
 TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress& progress) {
   if (!s.scenario.jobs.empty())
-    throw InputError(s.scenario.where("jobs") +
-                     ": several jobs on one fabric run with `podnet train` only (study::jobs), not yet from this "
-                     "command; expected a scenario without `jobs:` (its `workload:` is the one job)");
+    throw InputError(
+        s.scenario.where("jobs") +
+        ": several jobs on one fabric run with `podnet train` only (and the dashboard's jobs page), not yet "
+        "from this command; expected `podnet train` with this scenario, or a scenario without `jobs:` "
+        "(its `workload:` is the one job)");
   if (r.sweep && !r.simai_workload.empty())
     throw InputError("--sweep works on the scenario's workload, not on an imported SimAI workload");
   if (r.sweep && !r.chakra.empty()) throw InputError("--sweep works on the scenario's workload, not on Chakra traces");

@@ -374,7 +374,7 @@ try {
   await page.selectOption('#cmp-b', String(diagRun));
   await page.click('#compare');
   await page.waitForFunction(() => document.querySelector('#result').dataset.compared === 'error');
-  check(/cannot compare a bench result with a diagnose result/.test(await page.$eval('#error', e => e.textContent)), 'compare: two studies refused with a message');
+  check(/cannot compare the bench result with the diagnose result/.test(await page.$eval('#error', e => e.textContent)), 'compare: two studies refused with a message');
 
   // inference: a page the registry gives (no page code of its own but the renderer), its form from GET /api/studies.
   await page.goto(`${s.url}/inference`);

@@ -136,8 +136,9 @@ void nvls_fill(const NcclContext& c, plan::TransferPlan& plan) {
 // tuner counts it), marked as holding the transfers' hop latency.
 void model_latency(const NcclContext& c, plan::TransferPlan& plan) {
   const Choice& ch = *c.choice;
-  const double us = nvls_fill_applies(c, plan) ? nvls_pipeline(c.shape, c.bytes).launch_us
-                                               : model_latency_us(c.op, ch.algo, ch.proto, c.shape, c.bytes);
+  const double us = (nvls_fill_applies(c, plan) ? nvls_pipeline(c.shape, c.bytes).launch_us
+                                                : model_latency_us(c.op, ch.algo, ch.proto, c.shape, c.bytes)) +
+                    network_steps(c.op, ch.algo, c.shape) * c.options.stack_latency_excess_us;
   plan = with_leading_delay(std::move(plan), c.group, Time::from_seconds(us * 1e-6),
                             fmt::format("latency/{}/{}", algo_name(ch.algo), proto_name(ch.proto)), true);
 }

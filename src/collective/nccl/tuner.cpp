@@ -436,6 +436,17 @@ double model_latency_us(Op op, Algo a, Proto p, const CommShape& s, Bytes bytes)
   return m.latency_us;
 }
 
+int32_t network_steps(Op op, Algo a, const CommShape& s) {
+  if (s.nodes <= 1) return 0;
+  switch (a) {
+    case Algo::Ring: return op == Op::AllReduce ? 2 * (s.nodes - 1) : s.nodes - 1;
+    case Algo::Tree:
+    case Algo::NvlsTree: return 2 * log2i(s.nodes);
+    case Algo::Pat: return log2i(s.nodes);
+    default: return 1;  // NVLS, CollNet: one network crossing (NCCL adds inter_lat once)
+  }
+}
+
 double model_time_us(Op op, Algo a, Proto p, const CommShape& s, Bytes bytes) {
   const ModelEntry m = model_entry(op, a, p, s);
   if (m.bw_gbs <= 0) return -1;

@@ -250,6 +250,11 @@ struct ModelEntry {
 ModelEntry model_entry(Op op, Algo a, Proto p, const CommShape& s);
 // NCCL's latency for S bytes (the entry's, x the ring plateau factor where it applies), us.
 double model_latency_us(Op op, Algo a, Proto p, const CommShape& s, Bytes bytes);
+// The network steps one after another in NCCL's latency of (op, a) on shape s: ring 2(nodes-1) for an all-reduce,
+// nodes-1 otherwise; tree and NVLS tree 2 log2(nodes) (an all-reduce); PAT log2(nodes); NVLS and CollNet one
+// beyond one node; 0 on one node. What a transport's stack latency adds beyond the RDMA NICs NCCL's hwLat was
+// measured on is this many times that excess (Options::stack_latency_excess_us).
+int32_t network_steps(Op op, Algo a, const CommShape& s);
 // NCCL's time for S bytes (section 3), in us; < 0 when not available.
 double model_time_us(Op op, Algo a, Proto p, const CommShape& s, Bytes bytes);
 // Whether NCCL enables (a, p) by default on this shape (section 4).
