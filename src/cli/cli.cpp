@@ -176,6 +176,10 @@ std::string wrap_help(const std::string& help) {
   std::string out;
   std::istringstream lines(help);
   for (std::string line; std::getline(lines, line);) {
+    // CLI11 prints a negated flag's value in its name ("--deadlock-check,--no-deadlock-check{false}"), which reads
+    // as a default of false: the description says what the default is.
+    if (const size_t at = line.find("{false}"); at != std::string::npos && line.compare(0, 4, "  --") == 0)
+      line.erase(at, 7);
     size_t column = line.find_first_not_of(' ');
     // "  --rate R        description", "  part TEXT:PART   description": the description's column.
     if (column != std::string::npos)

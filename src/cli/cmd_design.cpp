@@ -29,6 +29,7 @@
 #include "report/html.hpp"
 #include "report/studies.hpp"
 #include "report/web_assets.hpp"
+#include "report/yaml_json.hpp"
 #include "topology/bom.hpp"
 #include "workload/job.hpp"
 
@@ -298,7 +299,14 @@ int cmd_design(const Common& c, const DesignOptions& d) {
            {"count", report::round_to(cost["energy_mwh_per_year"].get<double>() * 1000, 3)},
            {"unit_usd", cost["energy_price_usd_per_kwh"]},
            {"total_usd", cost["energy_usd_per_year"]}});
-    report::write_tidy_csv(cost, "items", "group", f);
+    // What count counts: parts, metres of fibre, kWh of energy (a column of its own: count held all three).
+    for (auto& item : cost["items"]) {
+      const std::string part = item.value("part", std::string());
+      if (item.contains("count"))
+        item["count_unit"] = part == "fibre_m" ? "m" : part == "energy_kwh_per_year" ? "kWh" : "each";
+    }
+    report::write_tidy_csv(cost, "items", "group", f,
+                           {"label", "part", "speed_gbps", "count", "count_unit", "unit_usd", "total_usd"});
     close_out(f, "--cost-csv", d.cost_csv);
     std::cerr << "podnet: wrote the priced bill " << d.cost_csv << "\n";
   }
@@ -367,35 +375,6 @@ int cmd_design(const Common& c, const DesignOptions& d) {
     }
   }
   return kExitOk;
-}
-
-// A YAML scalar as JSON: a plain number or boolean as such, anything else (units, names) as text.
-nlohmann::json scalar_json(const YAML::Node& n) {
-  const std::string& v = n.Scalar();
-  if (n.Tag() != "!" && !v.empty()) {  // not quoted in the YAML
-    if (v == "true" || v == "false") return v == "true";
-    char* end = nullptr;
-    const long long i = std::strtoll(v.c_str(), &end, 10);
-    if (end == v.c_str() + v.size()) return i;
-    const double d = std::strtod(v.c_str(), &end);
-    if (end == v.c_str() + v.size() && std::isfinite(d)) return d;
-  }
-  return v;
-}
-
-nlohmann::json yaml_json(const YAML::Node& n) {
-  if (n.IsMap()) {
-    nlohmann::json o = nlohmann::json::object();
-    for (auto it = n.begin(); it != n.end(); ++it) o[it->first.Scalar()] = yaml_json(it->second);
-    return o;
-  }
-  if (n.IsSequence()) {
-    nlohmann::json a = nlohmann::json::array();
-    for (const auto& x : n) a.push_back(yaml_json(x));
-    return a;
-  }
-  if (n.IsScalar()) return scalar_json(n);
-  return nullptr;
 }
 
 // key.path,value rows of the resolved scenario (lists as their JSON text).
@@ -516,7 +495,7 @@ int cmd_resolve(const Common& c) {
     return kExitOk;
   }
   if (!broken.empty()) throw InputError(broken);
-  nlohmann::json j = yaml_json(YAML::Load(yaml));
+  nlohmann::json j = report::yaml_json(YAML::Load(yaml));
   if (c.format == "json") {
     std::cout << j.dump(2) << "\n";
   } else {
@@ -544,7 +523,7 @@ void add_design_command(CLI::App& app, Action& action) {
   design
       ->add_option("--cost-csv", d->cost_csv,
                    "write the priced bill as a tidy CSV: one row per tier or link class, part and speed (columns "
-                   "group, count, part, speed_gbps, total_usd, unit_usd)")
+                   "group, label, part, speed_gbps, count, count_unit (each, m of fibre, kWh), unit_usd, total_usd)")
       ->type_name("FILE.csv");
   design->add_option("--html", d->html, "also write a self-contained HTML report: the fabric drawn by tier, the BOM")
       ->type_name("FILE.html");

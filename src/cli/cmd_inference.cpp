@@ -93,7 +93,8 @@ void add_inference_command(CLI::App& app, Action& action) {
       "inference",
       "LLM serving on the fabric: time to first token, time per output token and throughput of a serving layout "
       "under a request stream");
-  add_common(cmd, *c, true);
+  add_common(cmd, *c, false);
+  c->scenario = kDefaultScenario;  // as train and design take it; the scenario named on the command line replaces it
   cmd->add_option("--rate", o->rate, "requests per second (Poisson arrivals; inference.rate)")->type_name("R");
   cmd->add_option("--requests", o->requests, "requests simulated (inference.requests)")->type_name("N");
   cmd->add_option("--prompt", o->prompt, "prompt tokens of each request (inference.prompt)")->type_name("TOKENS");

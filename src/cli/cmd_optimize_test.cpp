@@ -63,6 +63,22 @@ TEST(OptimizeCli, SmallFabricFrontDerivedByHand) {
   EXPECT_NEAR(p["power_kw"].get<double>(), 103.398, 1e-9);
   EXPECT_DOUBLE_EQ(p["bisection_bandwidth_gbps"].get<double>(), 12800);
   EXPECT_EQ(p["design"]["cost.aoc_max_length"], "30m");
+  // Typed as a script reads them: a count is a number, the topology an object (it was the YAML text
+  // "{family: fat_tree, ...}"), a value with a unit stays its --set text.
+  EXPECT_EQ(p["design"]["server.nics"], 8);
+  EXPECT_EQ(p["design"]["switch.radix"], 64);
+  EXPECT_EQ(p["design"]["topology"]["family"], "fat_tree");
+  EXPECT_EQ(p["design"]["topology"]["tiers"], 2);
+  EXPECT_EQ(p["design"]["topology"]["oversubscription"], "3:1");
+  EXPECT_EQ(p["design"]["server.nic_speed"], "400Gbps");
+  // The CSV is a row per candidate (it was the JSON's key,value lines): #3 alone, on the front, with its file.
+  fs::remove_all(d / "o");
+  const Result csv = run("optimize " + base + " --gpus 64 --families fat_tree --tiers 2 --oversubscription 1:1,3:1 " +
+                         "--radix 64 --speeds 400Gbps --nics 8 --aoc 0m,30m --dir " + out + " --format csv");
+  ASSERT_EQ(csv.status, 0) << csv.out;
+  EXPECT_EQ(csv.out.rfind("id,label,on_front,capex_usd,power_kw,", 0), 0u) << csv.out;
+  EXPECT_NE(csv.out.find("\n3,\"fat_tree 2 tiers 3:1"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find(",true,543200.0,"), std::string::npos) << csv.out;
   // The reference is design #0 (the base as written). Its DP rings run within each rail's leaf, so no traffic
   // crosses a spine and the oversubscription does not change the iteration: #3 is as fast, cheaper and cooler.
   // It is priced as the points: compared with #3 (AOCs to 30 m) it is #1, 12 x 35,200 + 100,000 + (24 + 256) AOCs
@@ -316,13 +332,12 @@ TEST(CostCli, BadCostSectionNamesFileLineAndKey) {
   std::istringstream in(podnet::cli::testing::read_file(csv));
   std::string line;
   std::getline(in, line);
-  EXPECT_EQ(line, "group,count,label,part,speed_gbps,total_usd,unit_usd");  // label: "nic-leaf: SR transceiver 400G"
+  // label: "nic-leaf: SR transceiver 400G"; count_unit says what count counts (parts, metres of fibre, kWh).
+  EXPECT_EQ(line, "group,label,part,speed_gbps,count,count_unit,unit_usd,total_usd");
   double sum = 0, total = -1;
   int rows = 0;
   std::string energy;
-  const auto total_usd = [](const std::string& l) {
-    return std::stod(l.substr(l.find_last_of(',', l.rfind(',') - 1) + 1));
-  };
+  const auto total_usd = [](const std::string& l) { return std::stod(l.substr(l.rfind(',') + 1)); };
   while (std::getline(in, line)) {
     if (line.rfind("total,", 0) == 0) total = total_usd(line);
     else if (line.rfind("energy,", 0) == 0) energy = line;
@@ -336,6 +351,7 @@ TEST(CostCli, BadCostSectionNamesFileLineAndKey) {
   // Closed by the bill's total and a year's energy (kWh x $/kWh = $ a year), as design prints them.
   EXPECT_DOUBLE_EQ(total, a["cost"]["capex_usd"].get<double>());
   EXPECT_NE(energy.find("energy per year, kWh"), std::string::npos) << energy;
+  EXPECT_NE(energy.find(",kWh,"), std::string::npos) << energy;
   EXPECT_DOUBLE_EQ(total_usd(energy), a["cost"]["energy_usd_per_year"].get<double>());
 }
 

@@ -149,6 +149,19 @@ TEST(SweepCli, ColumnsAreCheckedBeforeTheSweepRuns) {
   EXPECT_EQ(core.out.find("warning: --columns"), std::string::npos) << core.out;
 }
 
+// A sweep leaves its database alone in the folder: reading the table back through a read-only connection left
+// db-wal and db-shm beside it after every run.
+TEST(SweepCli, LeavesNoWriteAheadLogBehind) {
+  const std::string db = (dir() / "tidy.db").string();
+  fs::remove(db);
+  ASSERT_EQ(run("sweep leafspine-8k --study design --vary topology.gpus=1024,2048 --results " + db).status, 0);
+  EXPECT_TRUE(fs::exists(db));
+  EXPECT_FALSE(fs::exists(db + "-wal"));
+  EXPECT_FALSE(fs::exists(db + "-shm"));
+  ASSERT_EQ(run("sweep --results " + db).status, 0);  // reading it back too
+  EXPECT_FALSE(fs::exists(db + "-wal"));
+}
+
 // A serving point that outruns its replicas is stored as run (status ok), but the table says its latencies grow with
 // the run: podnet inference prints OVERLOADED there. Llama 3 70B on one TP8 server serves about 1 request a second
 // (the inference docs' example), so 16 a second is overloaded and 1 is not.

@@ -673,6 +673,21 @@ void write_csv(const std::string& stem, const nlohmann::json& doc, std::ostream&
                                                {"run_probes_lost", "/lost"},
                                                {"run_time_to_localize_seconds", "/time_to_localize_seconds"}}),
                            "rows", "", out);
+  } else if (stem == "optimize" && doc.contains("candidates") && !doc["candidates"].empty()) {
+    // One row per candidate kept after pruning, whether it is on the front and its design file: the ids are the
+    // table's and the files' (design-0009.yaml is id 9).
+    std::map<int64_t, std::string> on_front;
+    for (const auto& f : doc["front"]) on_front[f["id"].get<int64_t>()] = f.value("design_file", std::string());
+    nlohmann::json rows = nlohmann::json::array();
+    for (nlohmann::json c : doc["candidates"]) {
+      const auto it = on_front.find(c["id"].get<int64_t>());
+      c["on_front"] = it != on_front.end();
+      if (it != on_front.end()) c["design_file"] = it->second;
+      rows.push_back(c);
+    }
+    report::write_tidy_csv(nlohmann::json{{"rows", rows}}, "rows", "id", out,
+                           {"label", "on_front", "capex_usd", "power_kw", "iteration_time_ms", "days_to_train",
+                            "objective_value", "dominated_by", "design_file"});
   } else report::write_flat_csv(doc, out);
 }
 

@@ -376,8 +376,11 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
   t.add({"GPUs", thousands(bom["gpus"])});
   t.add({"servers", thousands(bom["servers"])});
   if (bom.contains("storage_nodes")) t.add({"storage nodes (in server slots)", thousands(bom["storage_nodes"])});
-  t.add({"NICs", thousands(bom["nics"])});
-  t.add({"NVLink domains", thousands(bom["nvlink_domains"])});
+  // A switchless torus has neither: its chips link to their neighbours (a row of zeros read as missing parts).
+  if (bom["nics"].get<int64_t>() > 0 || bom["switches"].value("total", int64_t{0}) > 0) {
+    t.add({"NICs", thousands(bom["nics"])});
+    t.add({"NVLink domains", thousands(bom["nvlink_domains"])});
+  }
   for (const auto& x : topo["tiers"])
     t.add({"switches: " + x.get<std::string>(), thousands(bom["switches"][x.get<std::string>()])});
   t.add({"switches: total", thousands(bom["switches"]["total"])});
@@ -454,7 +457,8 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
   if (d.contains("bisection_oversubscription"))
     f.add({"oversubscription, whole fabric", ratio_text(d["bisection_oversubscription"].get<double>())});
   const int64_t reach = d["limits"]["max_gpus"].get<int64_t>();
-  f.add({"largest GPU count (this radix, tiers and pod size)", thousands(reach)});
+  f.add({switchless ? "largest GPU count (the torus as built)" : "largest GPU count (this radix, tiers and pod size)",
+         thousands(reach)});
   if (reach > topology::kMaxGpus) f.add({"largest GPU count podnet builds", thousands(topology::kMaxGpus)});
   f.write(out, "  ");
   out << "\n  limit: " << d["limits"]["max_gpus_reason"].get<std::string>() << "\n";

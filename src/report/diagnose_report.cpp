@@ -19,6 +19,14 @@ double sig(double v, int digits = 6) {
   return round_to(v, std::max(decimals, 0));
 }
 
+// A score's precision as the tables print it: three decimals, or "n/a" when nothing was named (no true and no false
+// suspect: a precision of 1.0 there would read as a perfect answer to a search that found nothing).
+std::string precision_text(const nlohmann::json& score) {
+  if (score.value("true_positives", int64_t{-1}) == 0 && score.value("false_positives", int64_t{-1}) == 0)
+    return "n/a (no suspect named)";
+  return fixed(score["precision"].get<double>(), 3);
+}
+
 nlohmann::json seconds_or_null(double s) { return s < 0 ? nlohmann::json(nullptr) : nlohmann::json(sig(s)); }
 
 nlohmann::json score_json(const study::Score& s) {
@@ -288,13 +296,12 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
     if (d.contains("time_to_localize_seconds") && !d["suspects"].empty())
       out << fmt::format("time to localize the loss: {}\n", secs(d["time_to_localize_seconds"]));
     if (d.contains("score"))
-      out << fmt::format("loss: precision {}, recall {}{}\n", fixed(d["score"]["precision"].get<double>(), 3),
+      out << fmt::format("loss: precision {}, recall {}{}\n", precision_text(d["score"]),
                          fixed(d["score"]["recall"].get<double>(), 3),
                          // the latency's score where a slow component was found or one was missed
                          lat.contains("score") &&
                                  (lat["slow_tuples"].get<int64_t>() > 0 || lat["score"]["recall"].get<double>() < 1)
-                             ? fmt::format("; latency: precision {}, recall {}",
-                                           fixed(lat["score"]["precision"].get<double>(), 3),
+                             ? fmt::format("; latency: precision {}, recall {}", precision_text(lat["score"]),
                                            fixed(lat["score"]["recall"].get<double>(), 3))
                              : std::string());
   }
@@ -316,8 +323,8 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
                                             : links + " and " + switches);
     }
     Table t({"", "value"});
-    t.add({"precision", fixed(e["precision"].get<double>(), 4)});
-    t.add({"recall", fixed(e["recall"].get<double>(), 4)});
+    t.add({"precision", precision_text(e)});
+    t.add({"recall", fixed(e["recall"].get<double>(), 3)});
     t.add({"trials localized exactly", fmt::format("{} of {}", thousands(e["trials_localized_exactly"].get<int64_t>()),
                                                    thousands(e["trials"].get<int64_t>()))});
     const auto& ttl = e["time_to_localize_seconds"];

@@ -188,7 +188,7 @@ TEST(Diff, ASmallChangeGetsTheDecimalsItNeedsAndAYesNoStaysOne) {
   std::ostringstream out;
   write_diff_table(d, out, 10);
   EXPECT_NE(out.str().find("30.5 days  -0.03 days"), std::string::npos) << out.str();
-  EXPECT_NE(out.str().find("settings, spare rail                  false      true\n"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("settings, spare rail                false      true\n"), std::string::npos) << out.str();
   EXPECT_EQ(out.str().find("+1"), std::string::npos) << out.str();
 }
 

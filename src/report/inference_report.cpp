@@ -232,9 +232,9 @@ void write_inference_table(const nlohmann::json& d, std::ostream& out) {
                        fixed(s["prompt_tokens"]["mean"].get<double>(), 0), tokens(s["output_tokens"]),
                        fixed(s["output_tokens"]["mean"].get<double>(), 0));
   else
-    out << fmt::format("\n  {} requests at {} per second (prompt {}, output {} tokens):\n{}",
+    out << fmt::format("\n  {} requests at {} per second (prompt {}, output {} {}):\n{}",
                        thousands(s["requests"].get<int64_t>()), rate(s["rate_per_s"]), tokens(s["prompt_tokens"]),
-                       tokens(s["output_tokens"]), drawn(s));
+                       tokens(s["output_tokens"]), tokens(s["output_tokens"]) == "1" ? "token" : "tokens", drawn(s));
   const double served = d["throughput"]["requests_per_s"].get<double>();
   if (s.value("overloaded", false))
     out << fmt::format(

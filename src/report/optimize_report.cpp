@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "report/report.hpp"
+#include "report/yaml_json.hpp"
 
 namespace podnet::report {
 
@@ -16,9 +17,19 @@ nlohmann::json number_or_null(bool ok, double v, int decimals) {
   return ok && std::isfinite(v) ? nlohmann::json(round_to(v, decimals)) : nlohmann::json(nullptr);
 }
 
+// A design value as a script reads it: "4" is 4, the topology's "{family: rail_clos, tiers: 2}" an object, "400Gbps"
+// stays text (the --set value, with its unit). The design files and the database keep the --set text.
+nlohmann::json design_value(const std::string& text) {
+  try {
+    return yaml_json(YAML::Load(text));
+  } catch (const YAML::Exception&) {
+    return text;
+  }
+}
+
 nlohmann::json point_json(const study::OptimizeResult& r, const study::OptimizePoint& p) {
   nlohmann::json design = nlohmann::json::object();
-  for (size_t a = 0; a < r.axes.size(); ++a) design[r.axes[a].key] = p.values[a];
+  for (size_t a = 0; a < r.axes.size(); ++a) design[r.axes[a].key] = design_value(p.values[a]);
   return {{"id", p.id},
           {"label", p.label},
           {"design", design},

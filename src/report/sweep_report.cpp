@@ -291,9 +291,11 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
     const ResultField* f = st ? find_field(*st, c) : nullptr;
     std::string h = f && !f->label.empty() ? f->label : c;
     const auto at = c.find('@');
-    if (at != std::string::npos)
-      h = (f && !f->label.empty() ? f->label : c.substr(0, at)) + " @ " + thousands(std::stoll(c.substr(at + 1))) +
-          " B";
+    if (at != std::string::npos) {  // "bus bandwidth @ 16 MiB", as diff names the size (16,777,216 B wrapped)
+      std::string size = format_bytes(static_cast<Bytes>(std::stoll(c.substr(at + 1))));
+      size.insert(size.find_first_not_of("0123456789"), " ");
+      h = (f && !f->label.empty() ? f->label : c.substr(0, at)) + " @ " + size;
+    }
     // The unit in the header, the numbers alone in their cells (right-aligned); "%" stays in the cells.
     if (c == "wall_seconds") h += " (s)";
     else if (f && !f->unit.empty() && f->unit != "%" && !has_word(h, f->unit)) h += " (" + f->unit + ")";
@@ -313,6 +315,13 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
     }
   // Columns by key, or by the header the table shows ("network capex (USD)", its label alone, any case).
   std::vector<std::string> cols = columns.empty() ? default_columns(t) : columns;
+  // The point's id and the axes lead every table: a column alone does not say which point a row is.
+  if (!columns.empty()) {
+    std::vector<std::string> lead = {"id"};
+    lead.insert(lead.end(), t.axes.begin(), t.axes.end());
+    for (auto l = lead.rbegin(); l != lead.rend(); ++l)
+      if (std::find(cols.begin(), cols.end(), *l) == cols.end()) cols.insert(cols.begin(), *l);
+  }
   std::vector<size_t> idx;
   for (auto& c : cols) {
     auto it = std::find(t.columns.begin(), t.columns.end(), c);

@@ -1115,11 +1115,12 @@ void write_training_reliability(const nlohmann::json& rel, std::ostream& out, co
       (*parallelism)["gpus"].get<int64_t>() < (*parallelism)["fabric_gpus"].get<int64_t>())
     details += fmt::format(" --set reliability.job_gpus={}", (*parallelism)["gpus"].get<int64_t>());
   const double days = rel["days_to_train_with_failures"].get<double>();
+  // The interval in the unit the interruptions are in (665.1 min read beside "every 11.08 h").
   out << fmt::format("\n  with random failures: {} to train (an interruption every {}; checkpoint every {} "
-                     "min at {} each, restart {} min: goodput {}%; details: {})\n",
+                     "at {} each, restart {} min: goodput {}%; details: {})\n",
                      under_a_day(days) ? duration_text(days * 24) : fixed_or_exp(days, 1) + " days",
                      duration_text(rel["mtbi_hours"].get<double>()),
-                     fixed(rel["checkpoint_interval_minutes"].get<double>(), 1),
+                     duration_text(rel["checkpoint_interval_minutes"].get<double>() / 60),
                      checkpoint_minutes_text(rel["checkpoint_cost_minutes"].get<double>()),
                      fixed(rel["restart_cost_minutes"].get<double>(), 1), fixed(100 * rel["goodput"].get<double>(), 2),
                      details);

@@ -525,6 +525,21 @@ class Loader {
                  fmt::format("{} takes one {}'s name; a share ({}:) of a {} takes {}: write {}: {}", one, one, share,
                              std::string(one) == "link" ? "link class" : "switch tier", many, many,
                              scalar_text(e[one])));
+      // An unknown key is checked against every kind of entry's (cont: is count:, of a share), and the list says
+      // which keys go together.
+      {
+        std::vector<std::string> any = failure_keys();
+        for (const char* k : {"links", "switches", "fraction", "count"}) any.push_back(k);
+        for (auto it = e.begin(); it != e.end(); ++it) {
+          const std::string key = it->first.Scalar();
+          if (std::find(any.begin(), any.end(), key) != any.end()) continue;
+          const std::string hint = closest(key, any);
+          fail(path + "." + key, line_of(it->first),
+               fmt::format("unknown key{}; expected one device (at, link, switch or gpu, action, rate, factor), a "
+                           "share (links or switches, fraction or count, at, action, rate) or random: N",
+                           hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+        }
+      }
       check_keys(e, path, failure_keys());
       std::string expected;
       if (!e["at"]) fail(path + ".at", line, "missing: expected the time of the event (e.g. at: 5ms)");
@@ -545,6 +560,9 @@ class Loader {
       const std::vector<std::string> actions = f.target_kind == "gpu"
                                                    ? std::vector<std::string>{"slow"}
                                                    : std::vector<std::string>{"down", "up", "degrade", "drain"};
+      if (!e["action"])
+        fail(path + ".action", line,
+             fmt::format("missing: expected what happens to the {}: action: one of {}", f.target_kind, join(actions)));
       if (std::find(actions.begin(), actions.end(), f.action) == actions.end())
         fail(path + ".action", line,
              fmt::format("'{}' is not valid for a {}: expected one of: {}", f.action, f.target_kind, join(actions)));

@@ -249,6 +249,16 @@ TEST(Scenario, FailuresListIsValidatedAndResolved) {
             std::string::npos);
   std::string e = error_of(std::string(kBase) + "failures:\n  - {at: 2ms, link: x, action: explode}\n");
   EXPECT_NE(e.find("t.yaml:9: failures[0].action: 'explode' is not valid for a link"), std::string::npos) << e;
+  // A missing action says it is missing (it read "'' is not valid for a link"); a misspelt share key is named.
+  e = error_of(std::string(kBase) + "failures:\n  - {at: 2ms, link: x}\n");
+  EXPECT_NE(e.find("t.yaml:9: failures[0].action: missing: expected what happens to the link: action: one of down, "
+                   "up, degrade, drain"),
+            std::string::npos)
+      << e;
+  e = error_of(std::string(kBase) + "failures:\n  - {at: 2ms, switch: spine, cont: 1, action: down}\n");
+  EXPECT_NE(e.find("t.yaml:9: failures[0].cont: unknown key (did you mean 'count'?); expected one device"),
+            std::string::npos)
+      << e;
   e = error_of(std::string(kBase) + "failures:\n  - {at: soon, link: x, action: down}\n");
   EXPECT_NE(e.find("t.yaml:9: failures[0].at: 'soon' is not valid: expected the time"), std::string::npos) << e;
   Scenario bad =

@@ -48,11 +48,15 @@ std::string quote(const std::string& name) {  // an SQL identifier
 class Db {
  public:
   Db(const std::string& path, bool create) : path_(path) {
-    int flags = create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
       throw InputError(fmt::format("{}: is a directory; expected a sweep database file", path));
     if (!create && !std::filesystem::exists(path)) throw InputError(fmt::format("{}: no such file", path));
+    // A database podnet may write is read through a read-write connection (nothing is written): the last
+    // connection to close folds the write-ahead log in and removes it. A read-only one leaves db-wal and db-shm
+    // beside the results after every `podnet sweep`.
+    int flags = create || writable(path) ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+    if (create) flags |= SQLITE_OPEN_CREATE;
     std::string name = path;
     if (!create && !writable(path)) {
       if (std::filesystem::file_size(path + "-wal", ec) > 0 && !ec)

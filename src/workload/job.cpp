@@ -557,10 +557,15 @@ void validate(const Job& j, int64_t fabric_gpus, std::string_view owner) {
   if (!j.chunk_layers.empty() && static_cast<int64_t>(j.chunk_layers.size()) != j.pp * j.interleave)
     throw ParamError("workload.stage_layers", fmt::format("{} virtual stages given, pp x interleave = {}",
                                                           j.chunk_layers.size(), j.pp * j.interleave));
-  if (j.global_batch % (j.microbatch * j.dp) != 0)
+  if (const int64_t step = j.microbatch * j.dp; j.global_batch % step != 0) {
+    // The nearest batches that divide: the one below (when there is one) and the one above.
+    const int64_t below = j.global_batch / step * step, above = below + step;
     throw ParamError("workload.global_batch",
-                     fmt::format("global_batch {} is not divisible by microbatch x dp = {} x {} = {}", j.global_batch,
-                                 j.microbatch, j.dp, j.microbatch * j.dp));
+                     fmt::format("global_batch {} is not divisible by microbatch x dp = {} x {} = {}; nearest: {}",
+                                 j.global_batch, j.microbatch, j.dp, step,
+                                 below > 0 ? fmt::format("{} or {}", thousands(below), thousands(above))
+                                           : thousands(above)));
+  }
   if (j.interleave > 1) {
     if (j.pp < 2)
       throw ParamError("workload.interleave",

@@ -247,6 +247,12 @@ TEST(Job, ValidationNamesTheKey) {
     Params p = defaults();
     set(p, "dp", 100);  // 1536 % 100 != 0
     expect_error(p, 16384, "workload.global_batch");
+    // With the batches that would divide: multiples of 1 x 100 either side of 1,536.
+    try {
+      (void)job_from(p, 16384);
+    } catch (const ParamError& e) {
+      EXPECT_NE(std::string(e.what()).find("nearest: 1,500 or 1,600"), std::string::npos) << e.what();
+    }
   }
   {
     Params p = defaults();
