@@ -266,6 +266,12 @@ TEST(Cli, AFailureShareSaysHowItWasRounded) {
   EXPECT_NE(r.out.find("(leaf-spine links, 5 of 512, 1% of 512 = 5.12, rounded down to 5), down before the run"),
             std::string::npos)
       << r.out;
+  // Said once, at the first of the five events (it was repeated on every line).
+  size_t times = 0;
+  for (size_t at = r.out.find("rounded down to 5"); at != std::string::npos;
+       at = r.out.find("rounded down to 5", at + 1))
+    ++times;
+  EXPECT_EQ(times, 1u) << r.out;
 }
 
 // design, reliability and resolve take the default scenario as train and run do.
@@ -337,6 +343,21 @@ TEST(Cli, ASocketTransportPaysItsStackLatencyAtEachNetworkStep) {
   const auto [roce8m, ring] = time_us("rocev2", "8MiB");
   EXPECT_EQ(ring, "ring");
   EXPECT_GT(time_us("tcp", "8MiB").first - roce8m, 600.0);
+}
+
+// Two saved results of two scenario files: the files are an input that differs (the section was empty, though the
+// run blocks record them).
+TEST(Cli, DiffOfTwoSavedResultsNamesTheirScenarioFiles) {
+  const std::string dir = ::testing::TempDir();
+  const Result resolved = run("resolve leafspine-8k");
+  ASSERT_EQ(resolved.status, 0);
+  std::ofstream(dir + "/diff-a.yaml") << resolved.out;
+  std::ofstream(dir + "/diff-b.yaml") << resolved.out;
+  ASSERT_EQ(run("design " + dir + "/diff-a.yaml --format json > " + dir + "/diff-a.json").status, 0);
+  ASSERT_EQ(run("design " + dir + "/diff-b.yaml --format json > " + dir + "/diff-b.json").status, 0);
+  const Result r = run("diff " + dir + "/diff-a.json " + dir + "/diff-b.json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("scenario file  " + dir + "/diff-a.yaml  " + dir + "/diff-b.yaml"), std::string::npos) << r.out;
 }
 
 // An incast's header counts the GPUs that take part: 16 senders and the receiver of --gpus' 129.

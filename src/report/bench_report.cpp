@@ -423,6 +423,7 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
                        thousands(last["bytes"].get<int64_t>()), last["scheduled"].get<int64_t>(),
                        last["failures"].size());
     size_t shown = 0;
+    std::string before;
     for (const auto& e : last["failures"]) {
       if (++shown > kEventsShown) {
         out << fmt::format("    ... and {} more (--format json lists every event)\n",
@@ -436,8 +437,9 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
       if (e["flows_rerouted"].get<int64_t>() > 0 && !before_run)
         outcome = fmt::format(" -> {} rerouted at {} us", plural(e["flows_rerouted"].get<int64_t>(), "flow", "flows"),
                               fixed(e["repaired_at_us"].get<double>(), 1));
-      out << fmt::format("    {} us  {}{}\n", fixed(e["at_us"].get<double>(), 1), e["what"].get<std::string>(),
-                         outcome);
+      out << fmt::format("    {} us  {}{}\n", fixed(e["at_us"].get<double>(), 1),
+                         event_text(e["what"].get<std::string>(), before), outcome);
+      before = e["what"].get<std::string>();
     }
     if (last["job_failed"].get<bool>())
       out << "  JOB FAILED at " << fixed(last["failed_at_us"].get<double>(), 1)

@@ -269,6 +269,9 @@ DiffSide document_side(const std::string& label, const nlohmann::json& doc) {
   s.documents.push_back({doc["run"]["command"].get<std::string>(), doc});
   const nlohmann::json& run = doc["run"];
   if (run.contains("scenario") && run["scenario"].is_string()) s.run_inputs["scenario"] = run["scenario"];
+  // The scenario file each was run from (two edited copies of one built-in share its name): its contents are not in
+  // the document, but a different file is an input that differs.
+  if (run.contains("source") && run["source"].is_string()) s.run_inputs["scenario file"] = run["source"];
   if (run.contains("seed") && run["seed"].is_number_integer())
     s.run_inputs["seed"] = std::to_string(run["seed"].get<int64_t>());
   if (run.contains("overrides") && run["overrides"].is_array())

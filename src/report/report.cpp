@@ -376,6 +376,15 @@ std::string breakdown_label(const std::string& key) {
   return it == k.end() ? key : it->second;
 }
 
+std::string event_text(const std::string& what, const std::string& before) {
+  const size_t open = what.find(" (");
+  const size_t close = open == std::string::npos ? std::string::npos : what.find(')', open);
+  if (close == std::string::npos) return what;
+  const std::string share = what.substr(open, close + 1 - open);
+  if (before.find(share) == std::string::npos) return what;
+  return what.substr(0, open) + what.substr(close + 1);
+}
+
 std::string ratio_text(double v) { return format_number(v, kRatioDecimals) + ":1"; }
 
 std::string fixed(double v, int decimals) {

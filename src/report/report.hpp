@@ -86,6 +86,9 @@ class Table {
 std::string thousands(int64_t v);
 // Failure events a table lists before "... and N more" (a share of a tier can be hundreds of links).
 inline constexpr size_t kEventsShown = 12;
+// A failure event's text as a list shows it: the share it belongs to, "(leaf-spine links, 20 of 1,024, 2% of 1,024 =
+// 20.48, rounded down to 20)", is said once, at the first of its events; `before` is the event listed above.
+std::string event_text(const std::string& what, const std::string& before);
 std::string fixed(double v, int decimals);
 // An oversubscription as every command and the dashboard print it: up to three decimals, trailing zeros
 // dropped, then ":1" ("1:1", "2.125:1", "1.977:1"). Documents keep four decimals.

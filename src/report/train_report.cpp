@@ -1463,13 +1463,16 @@ void write_injected_failures(const nlohmann::json& d, std::ostream& out) {
   out << fmt::format("    {} scheduled, {} applied before the run ended\n",
                      plural(f["scheduled"].get<int64_t>(), "event", "events"), f["events"].size());
   size_t shown = 0;
+  std::string before;
   for (const auto& e : f["events"]) {
     if (++shown > kEventsShown) {
       out << fmt::format("    ... and {} more (--format json lists every event)\n",
                          thousands(static_cast<int64_t>(f["events"].size() - kEventsShown)));
       break;
     }
-    out << fmt::format("    {} ms  {}{}\n", fixed(e["at_ms"].get<double>(), 3), e["what"].get<std::string>(),
+    const std::string what = event_text(e["what"].get<std::string>(), before);
+    before = e["what"].get<std::string>();
+    out << fmt::format("    {} ms  {}{}\n", fixed(e["at_ms"].get<double>(), 3), what,
                        // A link down before the run is routed around from the start (bench_report.cpp).
                        e["flows_rerouted"].get<int64_t>() > 0 &&
                                !(e["at_ms"].get<double>() == 0 && e["repaired_at_ms"].get<double>() == 0)
