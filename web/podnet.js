@@ -88,7 +88,7 @@
   function secondsText(s) {
     if (s >= 3600) return fixed(s / 3600, 2) + ' h';
     if (s >= 60) return fixed(s / 60, 1) + ' min';
-    if (s >= 1) return fixed(s, s >= 10 ? 1 : 3).replace(/\.?0+$/, '') + ' s';
+    if (s >= 1) return fixed(s, 1) + ' s';  // as podnet reliability and plan-upgrade print it: 1.6 s, 2.0 s
     if (s >= 1e-3) return fixed(s * 1e3, 1) + ' ms';
     if (s > 0) return fixed(s * 1e6, s >= 1e-5 ? 0 : 2) + ' us';
     return '0 s';
@@ -1079,7 +1079,7 @@
         el('td', { class: 'num', 'data-col': 'count', 'data-value': JSON.stringify(v.count), text: fixed(v.count, 0) }),
         el('td', { class: 'num', 'data-col': 'mtbf_hours', 'data-value': JSON.stringify(v.mtbf_hours), text: v.mtbf_hours === null ? 'never' : fixed(v.mtbf_hours, 0) }),
         el('td', { text: why }),
-        el('td', { class: 'num', 'data-col': 'share', 'data-value': JSON.stringify(v.share), text: v.interrupts ? percentText(v.share) + '%' : '' }),
+        el('td', { class: 'num', 'data-col': 'share', 'data-value': JSON.stringify(v.share), text: v.interrupts ? fixed(100 * v.share, 1) + '%' : '' }),  // one decimal, as podnet reliability's table
         el('td', { class: 'num', 'data-col': 'expected_failures', 'data-value': JSON.stringify(v.expected_failures), text: countText(v.expected_failures) }),
         el('td', { class: 'num', 'data-col': 'expected_interruptions', 'data-value': JSON.stringify(v.expected_interruptions), text: countText(v.expected_interruptions) })]);
       if (i >= kTop) tr.style.display = 'none';

@@ -294,6 +294,14 @@ try {
   // No number in scientific notation (the interruption rate read 2.21e-2 per hour).
   const relText = await page.$eval('#result', e => e.textContent);
   check(!/\d\.\d+e[-+]\d/.test(relText), 'reliability: no figure in scientific notation');
+  // The figures as podnet reliability prints them: the total stall (it read 1.561 s beside the CLI's 1.6 s), a
+  // switch's stall and the shares (0.72% beside 0.7%).
+  const relCli = run(['reliability', 'aipod-16k']);
+  const stall = (relCli.match(/stalling the job in total\s+(\S+ \S+)/) || [])[1];
+  const switchStall = (relCli.match(/spine switches .*?no: (\S+ s) stall/) || [])[1];
+  const leafShare = (relCli.match(/leaf switches\s+\S+\s+\S+\s+yes\s+(\S+%)/) || [])[1];
+  check(stall && relText.includes(stall) && switchStall && relText.includes(switchStall + ' stall') && leafShare &&
+    relText.includes(leafShare), `reliability: the stall (${stall}), a switch's stall (${switchStall}) and a share (${leafShare}) read as the CLI's`);
   await page.screenshot({ path: path.join(outDir, 'serve-reliability-result.png'), fullPage: true });
 
   // train with the sweep and the trace (run 6).
