@@ -607,7 +607,7 @@
           t.appendChild(el('tr', {}, [
             el('td', { text: it.label || (words(it.group) + ': ' + words(it.part) + ' ' + portLabel(it.speed_gbps)) }),
             el('td', { class: 'num', 'data-value': JSON.stringify(it.count), text: fixed(it.count, 0) + (it.part === 'fibre_m' ? ' m' : '') }),
-            el('td', { class: 'num', 'data-value': JSON.stringify(it.unit_usd), text: (Math.abs(it.unit_usd - Math.round(it.unit_usd)) < 0.005 ? show('cost.capex_usd', it.unit_usd) : '$' + fixed(it.unit_usd, 2)) + (it.part === 'fibre_m' ? '/m' : '') }),
+            el('td', { class: 'num', 'data-value': JSON.stringify(it.unit_usd), text: (Math.abs(it.unit_usd - Math.round(it.unit_usd)) < 0.005 ? '$' + fixed(it.unit_usd, 0) : '$' + fixed(it.unit_usd, 2)) + (it.part === 'fibre_m' ? '/m' : '') }),  // as design's unit prices: $2/m, $1,500, $0.45
             el('td', { class: 'num', 'data-value': JSON.stringify(it.total_usd), text: show('cost.capex_usd', it.total_usd) })]));
         c.appendChild(t);
       }

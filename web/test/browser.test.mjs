@@ -19,6 +19,7 @@ const run = args => execFileSync(podnet, args, { encoding: 'utf8', stdio: ['igno
 
 // The numbers the pages must show, from the CLI's own JSON.
 const designJson = JSON.parse(run(['design', 'aipod-16k', '--format', 'json']));
+const designCli = run(['design', 'aipod-16k']);
 // Sizes 1 MiB .. 16 MiB doubling: 1, 2, 4, 8, 16 MiB = 5 points.
 const kSizes = 5;
 const designHtml = path.join(outDir, 'design.html'), benchHtml = path.join(outDir, 'bench.html');
@@ -96,6 +97,10 @@ async function checkBom(where) {
   const want = leaves(designJson.bom, 'bom.');
   const bad = Object.keys(want).filter(k => shown[k] !== want[k]);
   check(Object.keys(want).length > 10 && bad.length === 0, `${where}: all ${Object.keys(want).length} BOM numbers equal podnet design --format json${bad.length ? ' (differ: ' + bad.join(', ') + ')' : ''}`);
+  // Unit prices as design prints them: fibre at $2/m (it read $2.00/m on the page).
+  const cliFibre = (designCli.match(/fibre \d+G\s+[\d,]+ m\s+(\S+)/) || [])[1];
+  const pageText = await page.$eval('table.cost-items', t => t.textContent).catch(() => '');
+  check(cliFibre && pageText.includes(cliFibre), `${where}: fibre's unit price reads ${cliFibre}, as podnet design prints it`);
 }
 // The fabric drawing's suspects as the page drew them: red marks and red edges.
 const redOnFabric = sel => page.evaluate(s => {
