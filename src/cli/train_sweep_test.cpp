@@ -30,6 +30,8 @@ TEST(TrainSweep, EfficiencyAbove100IsTheIterationTimesAndExplained) {
     ASSERT_EQ(t.status, 0) << t.out;
     EXPECT_NE(t.out.find("efficiency above 100% (DP 4:"), std::string::npos) << t.out;
     EXPECT_NE(t.out.find("with ZeRO-1 each GPU's optimizer step updates 1/dp"), std::string::npos) << t.out;
+    // The parts that shrank, from the two breakdowns: the optimizer step first.
+    EXPECT_NE(podnet::cli::testing::flat(t.out).find("what shrank: optimizer step -"), std::string::npos) << t.out;
   }
   // Without ZeRO the same sweep is at most 100%: the iteration grows with the DP communication.
   const Result z = run(args + " --set workload.zero=0 --allow-oom --format json");
