@@ -130,10 +130,11 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e, cons
                                        : name.size() == 2 && o->check_sname(name.substr(1))))
           continue;
         const std::string type = o->get_type_name();
-        const std::string kind = type == "INT"     ? "a whole number"
-                                 : type == "UINT"  ? "a whole number, 0 or more"
-                                 : type == "FLOAT" ? "a plain number, no unit or %"
-                                                   : "a " + type;
+        const std::string kind = type == "INT"           ? "a whole number"
+                                 : type == "UINT"        ? "a whole number, 0 or more"
+                                 : type == "FLOAT"       ? "a plain number, no unit or %"
+                                 : type == "PROBABILITY" ? "a probability, such as 0.001 or 0.1%"
+                                                         : "a " + type;
         std::string what = o->get_description();
         if (const size_t cut = what.find(" ("); cut != std::string::npos) what.erase(cut);
         if (const std::string d = o->get_default_str(); !d.empty())

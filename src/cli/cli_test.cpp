@@ -360,6 +360,14 @@ TEST(Cli, DiffOfTwoSavedResultsNamesTheirScenarioFiles) {
   EXPECT_NE(r.out.find("scenario file  " + dir + "/diff-a.yaml  " + dir + "/diff-b.yaml"), std::string::npos) << r.out;
 }
 
+// diagnose --loss takes a percentage, as --fail-links and fraction: do: 1% is 0.01 (it was refused).
+TEST(Cli, DiagnoseLossTakesAPercentage) {
+  const Result r = run("diagnose leafspine-8k --evaluate 1 --loss 1% --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(r.out)["evaluation"]["loss_probability"].get<double>(), 0.01);
+  EXPECT_EQ(run("diagnose leafspine-8k --evaluate 1 --loss 1x%").status, 2);
+}
+
 // An incast's header counts the GPUs that take part: 16 senders and the receiver of --gpus' 129.
 TEST(Cli, AnIncastCountsItsSendersAndReceiver) {
   const Result r = run("bench leafspine-8k --op incast --gpus 0-1024:8 --senders 16 --min 1MiB --max 1MiB "
@@ -1670,10 +1678,10 @@ TEST(BadInput, NoCommandMissingArgumentsAndFlagValuesAreExplained) {
     EXPECT_NE(r.out.find("--allow-oom is a flag and takes no value"), std::string::npos) << c << "\n" << r.out;
   }
   // A value an option cannot take says what it takes (CLI11 said "Could not convert: --loss = 5%").
-  r = run("diagnose leafspine-8k --evaluate 3 --loss 5%", true);
+  r = run("diagnose leafspine-8k --evaluate 3 --loss 5x", true);
   EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_NE(r.out.find("--loss 5%: expected a plain number, no unit or % (--evaluate: drop probability of each "
-                       "hidden fault; e.g. --loss 0.001)"),
+  EXPECT_NE(r.out.find("--loss 5x: expected a probability, such as 0.001 or 0.1% (--evaluate: drop probability of "
+                       "each hidden fault; e.g. --loss 0.001)"),
             std::string::npos)
       << r.out;
   r = run("optimize --gpus 16k", true);

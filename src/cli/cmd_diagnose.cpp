@@ -2,6 +2,7 @@
 // `faults:`, localize silent loss, check PFC deadlock freedom; or localize a
 // probe file; or evaluate localization over seeded random faults.
 // Flags -> study::diagnose -> report.
+#include <cstdlib>
 #include <fmt/format.h>
 
 #include <fstream>
@@ -143,8 +144,20 @@ void add_diagnose_command(CLI::App& app, Action& action) {
   cmd->add_option("--fault-kind", o->fault_kind, "--evaluate: link, switch or mixed")
       ->capture_default_str()
       ->needs(evaluate);
-  cmd->add_option("--loss", o->loss, "--evaluate: drop probability of each hidden fault")
+  cmd->add_option("--loss", o->loss, "--evaluate: drop probability of each hidden fault (0.001 or 0.1%)")
+      ->type_name("PROBABILITY")
       ->capture_default_str()
+      // A percentage as --fail-links and fraction: take it (1% is 0.01).
+      ->transform(CLI::Validator(
+          [](std::string& v) -> std::string {
+            if (v.empty() || v.back() != '%') return {};
+            char* end = nullptr;
+            const double p = std::strtod(v.c_str(), &end);
+            if (end != v.c_str() + v.size() - 1) return "expected a probability such as 0.001 or 0.1%, got '" + v + "'";
+            v = fmt::format("{}", p / 100);
+            return {};
+          },
+          ""))
       ->needs(evaluate);
   // As sweep and diff name it (--deadlock-check=false), and --no-deadlock-check as before.
   cmd->add_flag("--deadlock-check,!--no-deadlock-check", o->cbd,
