@@ -343,13 +343,13 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
     out << fmt::format("  pattern: each GPU sends the size to one other, a uniformly random derangement drawn from "
                        "seed {}\n",
                        b["permutation_seed"].get<uint64_t>());
-  if (b.contains("incast_receiver"))
-    out << fmt::format("  pattern: {} senders ({} after the first of --gpus) each send the size to GPU {}\n",
-                       b["incast_senders"].get<int64_t>(),
-                       b["incast_senders"].get<int64_t>() + 1 == b["gpus"].get<int64_t>()
-                           ? std::string("the GPUs")
-                           : fmt::format("the {} GPUs", b["incast_senders"].get<int64_t>()),
+  if (b.contains("incast_receiver")) {
+    const int64_t senders = b["incast_senders"].get<int64_t>();
+    out << fmt::format("  pattern: {} senders ({} after the first of --gpus) each send the size to GPU {}\n", senders,
+                       senders + 1 == b["gpus"].get<int64_t>() ? std::string("the GPUs")
+                                                               : fmt::format("the {} GPUs", senders),
                        b["incast_receiver"].get<int64_t>());
+  }
   out << "  algbw = size / time, busbw = algbw x " << b["bus_factor_formula"].get<std::string>()
       << " (nccl-tests definitions); GB/s = 1e9 bytes/s\n";
   if (tuned && b.contains("algorithms"))

@@ -198,9 +198,7 @@ const ResultField* labelled(const std::string& study, const std::string& field,
     const ResultField* d = declared(study, field);
     ResultField f = d && !d->label.empty() ? *d : inferred(field.substr(0, at));
     f.key = field;
-    std::string size = format_bytes(static_cast<Bytes>(std::stoll(field.substr(at + 1))));  // "4MiB" -> "4 MiB"
-    size.insert(size.find_first_not_of("0123456789"), " ");
-    f.label += " at " + size;
+    f.label += " at " + size_text(static_cast<Bytes>(std::stoll(field.substr(at + 1))));
     return &store.emplace(field, f).first->second;
   }
   if (const ResultField* f = declared(study, field); f && !f->label.empty()) return f;

@@ -385,6 +385,12 @@ std::string event_text(const std::string& what, const std::string& before) {
   return what.substr(0, open) + what.substr(close + 1);
 }
 
+std::string size_text(Bytes b) {
+  std::string s = format_bytes(b);  // "4MiB"
+  s.insert(s.find_first_not_of("0123456789"), " ");
+  return s;
+}
+
 std::string ratio_text(double v) { return format_number(v, kRatioDecimals) + ":1"; }
 
 std::string fixed(double v, int decimals) {

@@ -94,6 +94,8 @@ std::string fixed(double v, int decimals);
 // dropped, then ":1" ("1:1", "2.125:1", "1.977:1"). Documents keep four decimals.
 inline constexpr int kRatioDecimals = 3;
 std::string ratio_text(double v);
+// A bench size as diff and sweep headers name it: "4 MiB", "1001 B" (format_bytes with a space before the unit).
+std::string size_text(Bytes b);
 // A part of a training iteration's breakdown (breakdown_ms.KEY) as every report and the dashboard label it:
 // "compute", "TP (exposed)", "optimizer step", "bubble", ...
 std::string breakdown_label(const std::string& key);

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "report/report.hpp"
 #include "report/studies.hpp"
+#include "workload/inference.hpp"
 
 namespace podnet::report {
 
@@ -291,11 +292,9 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
     const ResultField* f = st ? find_field(*st, c) : nullptr;
     std::string h = f && !f->label.empty() ? f->label : c;
     const auto at = c.find('@');
-    if (at != std::string::npos) {  // "bus bandwidth @ 16 MiB", as diff names the size (16,777,216 B wrapped)
-      std::string size = format_bytes(static_cast<Bytes>(std::stoll(c.substr(at + 1))));
-      size.insert(size.find_first_not_of("0123456789"), " ");
-      h = (f && !f->label.empty() ? f->label : c.substr(0, at)) + " @ " + size;
-    }
+    if (at != std::string::npos)  // "bus bandwidth @ 16 MiB", as diff names the size (16,777,216 B wrapped)
+      h = (f && !f->label.empty() ? f->label : c.substr(0, at)) + " @ " +
+          size_text(static_cast<Bytes>(std::stoll(c.substr(at + 1))));
     // The unit in the header, the numbers alone in their cells (right-aligned); "%" stays in the cells.
     if (c == "wall_seconds") h += " (s)";
     else if (f && !f->unit.empty() && f->unit != "%" && !has_word(h, f->unit)) h += " (" + f->unit + ")";
@@ -420,10 +419,7 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
   // the batches absorb. Their status is ok (the run did what was asked); the figures need the warning the
   // inference command prints beside them.
   {
-    const auto at = [&](const char* key) {
-      return static_cast<size_t>(std::find(t.columns.begin(), t.columns.end(), key) - t.columns.begin());
-    };
-    const size_t over = at("stream.overloaded"), steady = at("stream.steady"), status_col = at("status");
+    const size_t over = col("stream.overloaded"), steady = col("stream.steady");
     const auto yes = [](const study::Value& v) {
       if (std::holds_alternative<int64_t>(v)) return std::get<int64_t>(v) != 0;
       if (std::holds_alternative<double>(v)) return std::get<double>(v) != 0;
@@ -431,7 +427,7 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
     };
     std::vector<std::string> overloaded, burst;
     for (const auto& r : t.rows) {
-      if (status_col < r.size() && text_of(r[status_col]) != "ok") continue;
+      if (status < r.size() && text_of(r[status]) != "ok") continue;
       if (over < r.size() && yes(r[over])) overloaded.push_back(text_of(r[0]));
       else if (steady < r.size() && !std::holds_alternative<std::monostate>(r[steady]) && !yes(r[steady]))
         burst.push_back(text_of(r[0]));
@@ -442,9 +438,9 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
                          "more replicas serve them\n",
                          overloaded.size() == 1 ? "point" : "points", fmt::join(overloaded, ", "));
     if (!burst.empty())
-      out << fmt::format("\n  note: a burst, not a steady state ({} {}): the requests arrive over fewer than 30 median "
+      out << fmt::format("\n  note: a burst, not a steady state ({} {}): the requests arrive over fewer than {} median "
                          "end-to-end latencies; more requests (inference.requests) give steady figures\n",
-                         burst.size() == 1 ? "point" : "points", fmt::join(burst, ", "));
+                         burst.size() == 1 ? "point" : "points", fmt::join(burst, ", "), workload::kSteadyLatencies);
   }
   // Capex that only a full pod would use (a design's part-filled pods): the per-GPU figures carry it.
   const auto spare = std::find(t.columns.begin(), t.columns.end(), "cost.spare_usd");

@@ -530,15 +530,9 @@ class Loader {
       {
         std::vector<std::string> any = failure_keys();
         for (const char* k : {"links", "switches", "fraction", "count"}) any.push_back(k);
-        for (auto it = e.begin(); it != e.end(); ++it) {
-          const std::string key = it->first.Scalar();
-          if (std::find(any.begin(), any.end(), key) != any.end()) continue;
-          const std::string hint = closest(key, any);
-          fail(path + "." + key, line_of(it->first),
-               fmt::format("unknown key{}; expected one device (at, link, switch or gpu, action, rate, factor), a "
-                           "share (links or switches, fraction or count, at, action, rate) or random: N",
-                           hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
-        }
+        check_keys(e, path, any,
+                   "one device (at, link, switch or gpu, action, rate, factor), a share (links or switches, fraction "
+                   "or count, at, action, rate) or random: N");
       }
       check_keys(e, path, failure_keys());
       std::string expected;
@@ -820,14 +814,16 @@ class Loader {
     }
   }
 
-  void check_keys(const YAML::Node& e, const std::string& path, const std::vector<std::string>& keys) {
+  // `expected`: what the message says is expected, when the list alone does not say which keys go together.
+  void check_keys(const YAML::Node& e, const std::string& path, const std::vector<std::string>& keys,
+                  const char* expected = nullptr) {
     for (auto it = e.begin(); it != e.end(); ++it) {
       const std::string key = it->first.Scalar();
       if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
         std::string hint = closest(key, keys);
         fail(path + "." + key, line_of(it->first),
-             fmt::format("unknown key{}; expected one of: {}", hint.empty() ? "" : " (did you mean '" + hint + "'?)",
-                         join(keys)));
+             fmt::format("unknown key{}; expected {}", hint.empty() ? "" : " (did you mean '" + hint + "'?)",
+                         expected ? std::string(expected) : "one of: " + join(keys)));
       }
     }
   }

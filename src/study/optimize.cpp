@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
 
 #include <yaml-cpp/yaml.h>
 #include "core/error.hpp"
 #include "core/params.hpp"
+#include "scenario/scenario.hpp"
 #include "topology/builders.hpp"
 
 namespace podnet::study {
@@ -58,13 +60,12 @@ std::vector<Axis> optimize_axes(const OptimizeSpace& s) {
   for (const auto& family : s.families) {
     const topology::BuilderInfo* b = topology::find_builder(family);
     if (!b) {  // a misspelt family (fat-tree for fat_tree): the names, and the closest
-      std::string spelt = family, names;
-      std::replace(spelt.begin(), spelt.end(), '-', '_');
-      for (const auto& f : topology::builders()) names += (names.empty() ? "" : ", ") + std::string(f.name);
+      std::vector<std::string> all;
+      for (const auto& f : topology::builders()) all.emplace_back(f.name);
+      const std::string near = scenario::closest(family, all);
       throw InputError(fmt::format("--families {}: no such family{}; expected one of the Clos families {} (all: {})",
-                                   family,
-                                   topology::find_builder(spelt) ? fmt::format(" (did you mean {}?)", spelt) : "",
-                                   clos_families, names));
+                                   family, near.empty() ? "" : fmt::format(" (did you mean {}?)", near), clos_families,
+                                   fmt::join(all, ", ")));
     }
     if (!has_key(b, "tiers") || !has_key(b, "oversubscription") || !has_key(b, "spine_oversubscription"))
       throw InputError(fmt::format("--families {}: optimize searches the Clos families {} (tiers "
