@@ -363,7 +363,7 @@ plan::TransferPlan make_plan(std::string_view algorithm, Op op, const Group& gro
   plan.channels = o.channels;
   if (built->own_parts) {
     plan.channels = 0;
-    for (const auto& t : plan.transfers) plan.channels = std::max(plan.channels, t.channel + 1);
+    for (const auto& t : plan.transfers) plan.channels = std::max(plan.channels, t.channel + t.lanes);
   }
   return plan;
 }

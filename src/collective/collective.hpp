@@ -145,12 +145,12 @@ struct Options {
   // sockets: network.stack_latency 50 us) pays the excess at each network step, one after another
   // (nccl/tuner.hpp, network_steps). scenario::resolve sets it: the stack latency above engine::kRdmaStackLatency.
   double stack_latency_excess_us = 0;
-  // PAT only (pat.hpp): one Coupled transfer per step and channel, every position's send of the step an edge
-  // of it, instead of one P2p per position: channels x log2 n transfers where there were channels x n x
-  // log2 n, at the price of a barrier per step (a position's next send waits for the whole step, not only for
-  // what it received). Not a scenario key: the training planner sets it for the data-parallel collectives of an
-  // iteration plan (workload/training.hpp) and for a Chakra replay's collectives (workload/chakra.hpp), `podnet
-  // bench` keeps one transfer per position.
+  // PAT only (pat.hpp): one Coupled transfer per step, every channel's send from every position an edge of it
+  // (a lane per channel), instead of one P2p per position: log2 n transfers where there were channels x n x
+  // log2 n, at the price of a barrier per step (a position's next send waits for the whole step of every
+  // channel, not only for what it received). Not a scenario key: the training planner sets it for the data-parallel
+  // collectives of an iteration plan (workload/training.hpp) and for a Chakra replay's collectives
+  // (workload/chakra.hpp), `podnet bench` keeps one transfer per position.
   bool coupled_steps = false;
 };
 

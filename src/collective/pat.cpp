@@ -27,34 +27,46 @@ plan::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& 
                                  static_cast<int64_t>(o.channels) * n * steps, kMaxP2pTransfers));
   const bool gather = op == Op::AllGather;
   const auto shares = detail::split(bytes, o.channels);
+  if (o.coupled_steps) {
+    // One transfer a step: every channel's n sends, channel c's the c-th lane of n edges (its own ring order
+    // and ECMP entropy), all at one rate. A lane carries the first channel's bytes, the largest share (the
+    // others are at most one byte less before scaling to the step's blocks).
+    std::vector<Group> orders;
+    for (int32_t c = 0; c < static_cast<int32_t>(shares.size()); ++c)
+      orders.push_back(ring_order(group, o.order, c, topo));
+    int32_t previous_step = -1;
+    for (int32_t k = 0; k < steps; ++k) {
+      const int32_t p = gather ? steps - 1 - k : k;
+      const int64_t d = int64_t{1} << p;
+      plan::Transfer t;
+      t.kind = plan::TransferKind::Coupled;
+      t.bytes = detail::scale_up(shares[0], pat_blocks(n, p), n);
+      t.latency_steps = 1;
+      t.qps = o.qps;
+      t.channel = 0;
+      t.lanes = static_cast<int32_t>(orders.size());
+      t.edges.reserve(orders.size() * static_cast<size_t>(n));
+      for (const Group& order : orders)
+        for (int64_t i = 0; i < n; ++i) {
+          const int64_t to = gather ? (i + d) % n : (i - d % n + n) % n;
+          t.edges.emplace_back(order[i], order[to]);
+        }
+      std::vector<int32_t> ranks(group.begin(), group.end());
+      std::sort(ranks.begin(), ranks.end());
+      t.ranks = std::move(ranks);
+      t.label = fmt::format("{}/pat/d{}", detail::op_code(op), static_cast<int64_t>(d));
+      if (previous_step >= 0) t.deps.push_back(previous_step);
+      previous_step = plan.add(std::move(t));
+    }
+    return plan;
+  }
   for (int32_t c = 0; c < static_cast<int32_t>(shares.size()); ++c) {
     const Group order = ring_order(group, o.order, c, topo);
     std::vector<int32_t> received(n, -1);  // per position: the transfer it received at the previous step
-    int32_t previous_step = -1;            // coupled_steps: the channel's previous step
     for (int32_t k = 0; k < steps; ++k) {
       const int32_t p = gather ? steps - 1 - k : k;
       const int64_t d = int64_t{1} << p;
       const Bytes b = detail::scale_up(shares[c], pat_blocks(n, p), n);
-      if (o.coupled_steps) {
-        plan::Transfer t;
-        t.kind = plan::TransferKind::Coupled;
-        t.bytes = b;
-        t.latency_steps = 1;
-        t.qps = o.qps;
-        t.channel = c;
-        t.edges.reserve(static_cast<size_t>(n));
-        t.ranks.reserve(static_cast<size_t>(n));
-        for (int64_t i = 0; i < n; ++i) {
-          const int64_t to = gather ? (i + d) % n : (i - d % n + n) % n;
-          t.edges.emplace_back(order[i], order[to]);
-          t.ranks.push_back(order[i]);
-        }
-        std::sort(t.ranks.begin(), t.ranks.end());
-        t.label = fmt::format("{}/pat/d{}", detail::op_code(op), static_cast<int64_t>(d));
-        if (previous_step >= 0) t.deps.push_back(previous_step);
-        previous_step = plan.add(std::move(t));
-        continue;
-      }
       std::vector<int32_t> now(n, -1);
       for (int64_t i = 0; i < n; ++i) {
         const int64_t to = gather ? (i + d) % n : (i - d % n + n) % n;

@@ -197,6 +197,7 @@ void PlanCompiler::make_key(const plan::Transfer& t) {
   put(t.open ? 1 : 0);
   put(t.qps);
   put(t.channel);
+  put(t.lanes);
   put(t.latency_steps);
   // A Coupled transfer's routes are its edges' (compile_routes); its ranks only list who takes part, and leaving
   // them out of the key copies half as much (a 1,048,576-GPU plan's stage boundaries: 0.5 MB of ranks apiece).
@@ -345,7 +346,10 @@ void PlanCompiler::compile_routes(const plan::Transfer& t, int32_t index, std::v
     for (size_t i = 0; i < hops; ++i) request(t.ranks[i], t.ranks[(i + 1) % n]);
     hop_count = hops;
   } else {
-    for (const auto& [a, b] : t.edges) request(a, b);
+    for (size_t e = 0; e < t.edges.size(); ++e) {
+      const uint64_t base = static_cast<uint64_t>(t.hop_channel(e)) * 1024;  // a lane's edges: its channel's
+      for (int32_t q = 0; q < qps; ++q) requests_.push_back({t.edges[e].first, t.edges[e].second, base + q});
+    }
     hop_count = t.edges.size();
   }
   add_hops(qps, sum);

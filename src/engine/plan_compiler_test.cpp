@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <map>
+
 #include "engine/test_util.hpp"
 
 namespace podnet::engine {
@@ -66,6 +69,47 @@ TEST(PlanCompiler, ACompiledAgainTransferTakesItsRoutesWithItsOwnBytes) {
       EXPECT_EQ(a[1].bytes, 11);
     }
   }
+}
+
+// A Coupled transfer of two lanes loads each link with what the two channels' transfers load it with apart: lane
+// k's edges take channel 3 + k's ECMP entropy (plan::Transfer::lanes).
+TEST(PlanCompiler, ATransferOfTwoLanesLoadsWhatItsChannelsLoadApart) {
+  const topology::Topology t = fabric();
+  const std::vector<std::pair<int32_t, int32_t>> edges{{0, 17}, {9, 25}, {17, 0}};
+  plan::TransferPlan p;
+  for (int32_t c : {3, 4}) {
+    plan::Transfer one;
+    one.kind = plan::TransferKind::Coupled;
+    one.edges = edges;
+    one.ranks = {0, 9, 17, 25};
+    one.bytes = 1000;
+    one.qps = 2;
+    one.channel = c;
+    p.add(one);
+  }
+  plan::Transfer both = p.transfers[0];
+  std::vector<std::pair<int32_t, int32_t>> twice = edges;
+  twice.insert(twice.end(), edges.begin(), edges.end());
+  both.edges = twice;
+  both.lanes = 2;
+  p.add(both);
+  routing::Router router(t, routing::RouteOptions{});
+  PlanCompiler compiler(t, router, transport_preset("rocev2"));
+  std::vector<CompiledFlow> f;
+  for (int32_t i = 0; i < 3; ++i) compiler.compile(p, i, f);
+  ASSERT_EQ(f.size(), 3u);
+  std::map<routing::DirLink, double> apart, merged;
+  for (int k = 0; k < 2; ++k)
+    for (const auto& part : f[static_cast<size_t>(k)].parts) apart[part.link] += part.fraction;
+  for (const auto& part : f[2].parts) merged[part.link] += part.fraction;
+  ASSERT_EQ(merged.size(), apart.size());
+  for (const auto& [link, coef] : apart) EXPECT_NEAR(merged[link], coef, 1e-12) << link;
+  // The two channels part somewhere: some link carries one channel's QPs and not the other's.
+  std::map<routing::DirLink, double> first;
+  for (const auto& part : f[0].parts) first[part.link] = part.fraction;
+  bool differ = false;
+  for (const auto& [link, coef] : apart) differ = differ || std::abs(coef - 2 * first[link]) > 1e-12;
+  EXPECT_TRUE(differ);
 }
 
 // A full cache lets its oldest entry go: with room for one entry, a second transfer evicts the first,

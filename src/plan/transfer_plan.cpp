@@ -49,6 +49,13 @@ void check_pipelines(const TransferPlan& plan) {
   for (size_t i = 0; i < plan.transfers.size(); ++i) {
     const Transfer& t = plan.transfers[i];
     const Pipeline& p = t.pipeline;
+    if (t.lanes != 1) {
+      const char* bad = nullptr;
+      if (t.kind != TransferKind::Coupled) bad = "only a Coupled transfer has lanes";
+      else if (t.lanes < 1 || t.edges.size() % static_cast<size_t>(t.lanes) != 0) bad = "edges not in equal lanes";
+      else if (p.slices != 0) bad = "a transfer of several lanes is not pipelined";
+      if (bad) throw Error("internal: transfer " + std::to_string(i) + " (" + t.label + "): " + bad);
+    }
     if (p.slices == 0) continue;
     const char* why = nullptr;
     if (p.slices < 0) why = "slices < 0";

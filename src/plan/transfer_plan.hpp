@@ -114,7 +114,11 @@ struct Transfer {
   bool open = false;            // Ring only: a chain, no closing hop
   double max_rate_bps = 0;      // > 0: payload bits/s it moves at most (P2p: over its QPs; else per hop), above
   SharedVector<std::pair<int32_t, int32_t>> edges;  // Coupled only: (src, dst) edges, each carrying `bytes`
-  Time duration;                                    // Compute only: how long the work takes
+  // Coupled only: the edges are `lanes` groups of equal size, group k the sends of NCCL channel channel + k (its
+  // QPs' ECMP entropy). One transfer then moves a step of several channels at one rate (collective/pat.hpp,
+  // Options::coupled_steps). 1: every edge is channel's. Not with a pipeline (check_pipelines).
+  int32_t lanes = 1;
+  Time duration;  // Compute only: how long the work takes
   // Compute only: the delay holds the per-hop latency of the transfers after it that pay none of their
   // own (latency_steps = 0; NCCL's latency term, collective.hpp). An engine whose packets take their hops
   // physically shortens it by the part of those hops that shows (packet_backend.hpp), not to count them twice.
@@ -122,6 +126,13 @@ struct Transfer {
   Pipeline pipeline;          // Ring / Coupled: NCCL's slice pipeline (slices = 0: none)
   std::vector<int32_t> deps;  // indices of transfers that must complete first
   std::string label;          // e.g. "rs/nvlink", "ar/rail3"
+
+  // The NCCL channel of hop h (a Ring's h-th hop, a Coupled's h-th edge): channel, or its lane's for a Coupled
+  // of several lanes.
+  int32_t hop_channel(size_t h) const {
+    if (lanes <= 1 || edges.empty()) return channel;
+    return channel + static_cast<int32_t>(h / (edges.size() / static_cast<size_t>(lanes)));
+  }
 };
 
 struct TransferPlan {
@@ -187,7 +198,9 @@ std::map<int32_t, Bytes> bytes_sent_by_rank(const TransferPlan& plan);
 
 // Throws Error when a transfer's pipeline is inconsistent (slices < 0; with
 // slices > 0: window < 1, lag < 0, period < 0, lag > period when period >
-// 0, lag > 0 with period = 0, window <= lag, or a P2p / Compute transfer).
+// 0, lag > 0 with period = 0, window <= lag, or a P2p / Compute transfer), or
+// its lanes are (lanes != 1 on a transfer that is not Coupled, edges that do
+// not split into equal lanes, or several lanes with a pipeline).
 void check_pipelines(const TransferPlan& plan);
 
 }  // namespace podnet::plan

@@ -92,5 +92,34 @@ TEST(TransferPlan, PipelinesAreChecked) {
   EXPECT_THROW(check_pipelines(p), Error);
 }
 
+TEST(TransferPlan, LanesSplitACoupledTransfersEdgesByChannel) {
+  // 6 edges in 3 lanes from channel 5: edges 0-1 are channel 5's, 2-3 channel 6's, 4-5 channel 7's.
+  Transfer t;
+  t.kind = TransferKind::Coupled;
+  t.edges = {{0, 1}, {1, 0}, {0, 1}, {1, 0}, {0, 1}, {1, 0}};
+  t.ranks = {0, 1};
+  t.channel = 5;
+  t.lanes = 3;
+  const std::vector<int32_t> want{5, 5, 6, 6, 7, 7};
+  for (size_t e = 0; e < want.size(); ++e) EXPECT_EQ(t.hop_channel(e), want[e]) << e;
+  TransferPlan p;
+  p.add(t);
+  EXPECT_NO_THROW(check_pipelines(p));
+  p.transfers[0].lanes = 4;  // 6 edges do not split into 4 lanes
+  EXPECT_THROW(check_pipelines(p), Error);
+  p.transfers[0].lanes = 3;
+  p.transfers[0].pipeline = {2, 8, 0, 0};  // lanes and a pipeline do not go together
+  EXPECT_THROW(check_pipelines(p), Error);
+  Transfer ring;
+  ring.kind = TransferKind::Ring;
+  ring.ranks = {0, 1, 2};
+  ring.channel = 2;
+  EXPECT_EQ(ring.hop_channel(1), 2);  // one lane: every hop is the channel's
+  ring.lanes = 2;                     // only a Coupled transfer has lanes
+  TransferPlan q;
+  q.add(ring);
+  EXPECT_THROW(check_pipelines(q), Error);
+}
+
 }  // namespace
 }  // namespace podnet::plan

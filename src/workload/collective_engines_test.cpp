@@ -481,7 +481,7 @@ TEST(EngineCrosscheck, PacketSmallMessagesPayNcclsLatencyOnce) {
 // receives one edge of each of the 4 channels at once, so an edge runs at B/4 where nothing collides:
 //   t = sum_p b_p x 8 / (B/4) + 7 hop latencies = S x 127/128 x 8 / B + 7 alpha
 //     = 268,435,456 x 127/128 x 8 / 392.1494e9 = 5,433.4 us (+ 7 x 6.63-8.13 us = 46-57 us)
-// The coupled plan is 4 x 7 = 28 transfers of 128 edges where the per-position plan has 3,584.
+// The coupled plan is 7 transfers of 4 lanes of 128 edges where the per-position plan has 3,584.
 TEST(EngineCrosscheck, PatCoupledStepsTimeAsOneTransferPerPosition) {
   Group g;
   for (int32_t i = 0; i < 1024; i += 8) g.push_back(i);
@@ -491,7 +491,8 @@ TEST(EngineCrosscheck, PatCoupledStepsTimeAsOneTransferPerPosition) {
   o.coupled_steps = true;
   const auto coupled = make_plan("pat", Op::AllGather, g, s, o, leafspine1k());
   ASSERT_EQ(per_position.transfers.size(), 3584u);
-  ASSERT_EQ(coupled.transfers.size(), 28u);
+  ASSERT_EQ(coupled.transfers.size(), 7u);
+  EXPECT_EQ(coupled.channels, 4);
   // The same (channel, src, dst, bytes) sends, all-gather and reduce-scatter, and a step waits for the one before.
   using Send = std::tuple<int32_t, int32_t, int32_t, Bytes>;
   for (const Op op : {Op::AllGather, Op::ReduceScatter}) {
@@ -504,11 +505,14 @@ TEST(EngineCrosscheck, PatCoupledStepsTimeAsOneTransferPerPosition) {
     for (size_t k = 0; k < c.transfers.size(); ++k) {
       const auto& t = c.transfers[k];
       EXPECT_EQ(t.kind, plan::TransferKind::Coupled);
-      EXPECT_EQ(t.edges.size(), 128u);
+      EXPECT_EQ(t.edges.size(), 4u * 128);
+      EXPECT_EQ(t.lanes, 4);
       EXPECT_EQ(t.ranks, g);  // every GPU sends at every step
-      for (const auto& [a, b] : t.edges) got.insert({t.channel, a, b, t.bytes});
-      // 7 steps per channel in order: the first depends on nothing, the others on the step before.
-      EXPECT_EQ(t.deps, k % 7 == 0 ? std::vector<int32_t>{} : std::vector<int32_t>{static_cast<int32_t>(k - 1)});
+      // Lane c (edges 128 c to 128 c + 127) is channel c's.
+      for (size_t e = 0; e < t.edges.size(); ++e)
+        got.insert({t.hop_channel(e), t.edges[e].first, t.edges[e].second, t.bytes});
+      // 7 steps in order: the first depends on nothing, the others on the step before.
+      EXPECT_EQ(t.deps, k == 0 ? std::vector<int32_t>{} : std::vector<int32_t>{static_cast<int32_t>(k - 1)});
     }
     EXPECT_EQ(got, want) << op_name(op);
   }

@@ -324,7 +324,7 @@ class Builder {
           const TrainOptions& opt)
       : job_(job), gpu_(gpu), topo_(topo), times_(times), opt_(opt), dp_options_(opt.collective) {
     // PAT's steps as one transfer each (collective/pat.hpp): the data-parallel groups of a large job with one GPU
-    // a server would otherwise fill the plan (128 GPUs, 8 channels: 7,169 transfers a collective, 57 so). The
+    // a server would otherwise fill the plan (128 GPUs, 8 channels: 7,169 transfers a collective, 8 so). The
     // torus collectives' phases likewise (collective/torus.hpp: 480 rings a collective over 64 chips, 30 so).
     dp_options_.coupled_steps = true;
     P_ = static_cast<int32_t>(job.pp);

@@ -496,8 +496,8 @@ TEST(Training, PipelineP2pAcrossServersRunsOnNcclsNetworkChannels) {
 TEST(Training, PatDataParallelStepsAreOneTransferEach) {
   // DP16 with one GPU a server (GPU 0 of 16 servers of rail(128)), TP1 PP1, gradient buckets of ~10k
   // parameters (~40 KB in FP32 gradients: NCCL's tuner takes PAT for such a small reduce-scatter over one GPU a
-  // server, as nccl/tuner_test's PatPlanAndModel), 4 channels. Each of its log2 16 = 4 steps per channel is one
-  // Coupled transfer of the 16 positions' sends (collective/pat.hpp, Options::coupled_steps): 4 x 4 = 16 a
+  // server, as nccl/tuner_test's PatPlanAndModel), 4 channels. Each of its log2 16 = 4 steps is one Coupled
+  // transfer of the 4 channels' lanes of 16 positions' sends (collective/pat.hpp, Options::coupled_steps): 4 a
   // collective, where one transfer per position would be 16 x 4 x 4 = 256.
   Job j = tiny(1, 4);
   j.dp = 16;
@@ -522,11 +522,12 @@ TEST(Training, PatDataParallelStepsAreOneTransferEach) {
       continue;
     }
     ++steps;
-    EXPECT_EQ(t.edges.size(), 16u) << t.label;
+    EXPECT_EQ(t.edges.size(), 4u * 16) << t.label;
+    EXPECT_EQ(t.lanes, 4) << t.label;
     EXPECT_EQ(t.ranks, gpus) << t.label;
   }
   EXPECT_EQ(other, 0);
-  EXPECT_EQ(steps, ip.dp_collectives * 4 * 4);
+  EXPECT_EQ(steps, ip.dp_collectives * 4);
   // The engines time it: an iteration of 1 + 2 ms of compute a microbatch, 4 microbatches, then the last bucket's
   // reduce-scatters that queue behind the last backward (one chain per group) exposed, and the first bucket's
   // all-gather. Each is latency-bound: NCCL's PAT latency over 16 ranks is 8 + log2(16) x 14/3.5 + 16 x 2.8 =

@@ -21,14 +21,14 @@ double HopLatencyCredit::chain_of(int32_t j) {
   const plan::Transfer& t = plan_.transfers[static_cast<size_t>(j)];
   SlicePipeline::hops_of(t, hops_);
   if (hops_.empty()) return 0;
-  const uint64_t base = static_cast<uint64_t>(t.channel) * 1024;
   const bool piped = t.pipeline.slices > 0 && t.kind != plan::TransferKind::P2p;
   weight_.clear();
   double prefix = 0;  // a stream pays its in-server prefix once, at its start (prefix_latency)
   try {
-    for (const auto& [a, b] : hops_) {
+    for (size_t h = 0; h < hops_.size(); ++h) {
+      const auto [a, b] = hops_[h];
       route_.clear();
-      sim_.peek_route(a, b, base, route_);
+      sim_.peek_route(a, b, static_cast<uint64_t>(t.hop_channel(h)) * 1024, route_);
       const auto p = static_cast<double>(sim_.prefix_latency(route_).ps);
       weight_.push_back(static_cast<double>(sim_.physical_latency(route_).ps) - (piped ? p : 0.0));
       prefix = std::max(prefix, p);

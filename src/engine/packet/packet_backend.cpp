@@ -120,13 +120,13 @@ class PacketRun {
   // launch: nothing is returned.
   std::optional<Time> route_hops(int32_t i, Time at, int32_t qps) {
     const plan::Transfer& t = plan_.transfers[static_cast<size_t>(i)];
-    const uint64_t base = static_cast<uint64_t>(t.channel) * 1024;
     routes_.assign(hops_.size() * static_cast<size_t>(qps), {});
     double latency_sum = 0;
     try {
       for (size_t h = 0; h < hops_.size(); ++h)
         for (int32_t q = 0; q < qps; ++q) {
           auto& r = routes_[h * static_cast<size_t>(qps) + static_cast<size_t>(q)];
+          const uint64_t base = static_cast<uint64_t>(t.hop_channel(h)) * 1024;
           sim_.route(hops_[h].first, hops_[h].second, base + static_cast<uint64_t>(q), r);
           latency_sum += static_cast<double>(sim_.hop_latency(r).ps) / qps;
         }
@@ -149,7 +149,7 @@ class PacketRun {
     s.bytes = t.bytes / qps + (q < t.bytes % qps ? 1 : 0);
     if (t.max_rate_bps > 0 && s.bytes > 0)  // each QP of a P2p or of a hop its share (transfer_plan.hpp)
       s.max_rate_bps = t.max_rate_bps * static_cast<double>(s.bytes) / static_cast<double>(t.bytes);
-    s.entropy = static_cast<uint64_t>(t.channel) * 1024 + static_cast<uint64_t>(q);
+    s.entropy = static_cast<uint64_t>(t.hop_channel(h)) * 1024 + static_cast<uint64_t>(q);
     s.start = at;
     if (failures_) driver_.start_on(r, at, plan_, i);  // on a failed direction: stalls until the first repair
     s.latency = t.kind == plan::TransferKind::P2p ? sim_.hop_latency(r) * std::max(0, t.latency_steps) : mean_latency;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <tuple>
 #include <vector>
 
 #include "core/error.hpp"
@@ -71,6 +73,44 @@ TEST(PacketBackend, IsRegisteredAndRunsADag) {
   for (const auto& s : pb->last_run()->streams())
     if (s.tag == static_cast<uint64_t>(di)) d_bytes.push_back(s.bytes);
   EXPECT_EQ(d_bytes, (std::vector<Bytes>{1'500'001, 1'500'000}));
+}
+
+TEST(PacketBackend, ATransferOfTwoLanesStreamsAsItsChannelsApart) {
+  // A Coupled transfer from channel 2 of 2 lanes of 3 edges, 2 QPs each, streams each lane's edges on its
+  // channel's ECMP entropy (plan::Transfer::lanes): the same streams, at the same times, as two transfers of
+  // one channel each (2 and 3) starting together.
+  const auto& topo = fabric16();
+  const std::vector<std::pair<int32_t, int32_t>> edges{{0, 5}, {5, 10}, {10, 0}};
+  plan::Transfer one;
+  one.kind = plan::TransferKind::Coupled;
+  one.edges = edges;
+  one.ranks = {0, 5, 10};
+  one.bytes = 200'000;
+  one.qps = 2;
+  one.channel = 2;
+  plan::TransferPlan apart;
+  apart.add(one);
+  one.channel = 3;
+  apart.add(one);
+  plan::TransferPlan lanes;
+  plan::Transfer both = one;
+  both.channel = 2;
+  std::vector<std::pair<int32_t, int32_t>> twice = edges;
+  twice.insert(twice.end(), edges.begin(), edges.end());
+  both.edges = twice;
+  both.lanes = 2;
+  lanes.add(both);
+  auto streams = [&](const plan::TransferPlan& plan) {
+    PacketBackend backend(topo, net());
+    const RunReport r = backend.run(plan);
+    std::multiset<std::tuple<int32_t, int32_t, int64_t, int64_t>> out;
+    for (const auto& st : backend.last_run()->streams()) out.insert({st.src, st.dst, st.first_send.ps, st.finish.ps});
+    return std::make_pair(out, r.makespan);
+  };
+  const auto a = streams(apart), b = streams(lanes);
+  EXPECT_EQ(a.first.size(), 12u);
+  EXPECT_EQ(b.first, a.first);
+  EXPECT_EQ(b.second, a.second);
 }
 
 TEST(PacketBackend, RunsTwiceIdentically) {
