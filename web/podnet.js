@@ -74,7 +74,7 @@
   // carry a protocol; the algorithm itself otherwise).
   function channelsText(channels, rows) {
     if (channels === 'auto')
-      return rows.some(r => r.protocol !== undefined) ? 'channels as NCCL picks them' : 'channels as the algorithm picks them';
+      return rows.some(r => r.protocol) ? 'channels as NCCL picks them' : 'channels as the algorithm picks them';  // "" for pairwise
     return channels === '1' ? '1 channel' : channels + ' channels';
   }
   // duration_text of podnet reliability: 12.3 min, 5.25 h, 3.10 days.
@@ -617,6 +617,7 @@
     const facts = [];
     for (const k of ['bisection_bandwidth_gbps', 'injection_bandwidth_per_gpu_gbps', 'diameter_hops']) if (k in doc) facts.push([k, doc[k]]);
     for (const [k, v] of Object.entries(doc.oversubscription || {})) facts.push(['oversubscription.' + k, v]);
+    if ('bisection_oversubscription' in doc) facts.push(['bisection_oversubscription', doc.bisection_oversubscription]);
     if (doc.limits) facts.push(['limits.max_gpus', doc.limits.max_gpus]);
     for (const [k, v] of Object.entries(topo)) if (k !== 'family' && k !== 'tiers') facts.push(['topology.' + k, v]);
     described.set('diameter_hops', { label: topo.family === 'torus' ? 'diameter (chip-to-chip hops)' : 'diameter (switch hops)', kind: 'int' });
@@ -846,7 +847,7 @@
       bigText(doc.tokens_budget) + ' tokens, failure-free)')]);
     if (doc.reliability && doc.reliability.days_to_train_with_failures !== null && doc.reliability.days_to_train_with_failures !== undefined)
       rows.push(['days to train with random failures', cell(doc, 'reliability.days_to_train_with_failures', daysOpen(doc.reliability.days_to_train_with_failures) +
-        'goodput ' + show('reliability.goodput', doc.reliability.goodput) + ', checkpoint every ' + show('reliability.checkpoint_interval_minutes', doc.reliability.checkpoint_interval_minutes) + ')')]);
+        'goodput ' + show('reliability.goodput', doc.reliability.goodput) + ', checkpoint every ' + durationText(doc.reliability.checkpoint_interval_minutes / 60) + ')')]);  // as podnet train: in the unit of its other times
     if ('ideal_bubble_fraction' in doc) rows.push([describe('ideal_bubble_fraction').label, cell(doc, 'ideal_bubble_fraction')]);
     const mm = doc.memory_gbyte;
     if (mm) {
@@ -1131,7 +1132,7 @@
 
     if (curve && curve.points.length) {
       const g = section(root, 'Goodput against checkpoint interval (Daly 2006); advised: every ' +
-        fixed(curve.optimum[0], 1) + ' min, goodput ' + percentText(curve.optimum[1]) + '%', 'goodput');
+        fixed(curve.optimum[0], 1) + ' min, goodput ' + show('checkpoint.goodput', curve.optimum[1]), 'goodput');
       const gc = chart(g, 'goodput');
       gc.setOption({
         animation: false,

@@ -197,6 +197,10 @@ try {
   }, id);
   console.log(`design aipod-16k (16,384 GPUs): fetch + render the result ${await drawMs(1)} ms`);
   await checkBom('serve design');
+  // The whole fabric's oversubscription beside the leaf's, as podnet design prints it.
+  const wholeFabric = /oversubscription, whole fabric\s+(\S+)/.exec(run(['design', 'aipod-16k']))[1];
+  const wholeRow = await page.$$eval('#result table tr', rows => rows.map(r => r.textContent).find(t => t.includes('oversubscription, whole fabric')) || '');
+  check(wholeRow.includes(wholeFabric), `design: the whole fabric's oversubscription shown as the CLI's ${wholeFabric} ("${wholeRow}")`);
   await checkLayout('serve design');
   const costPanel = await page.$eval('#result section#cost h2', e => e.textContent).catch(() => '');
   check(/^Cost/.test(costPanel), `design: cost has its own panel ("${costPanel}")`);
@@ -298,6 +302,8 @@ try {
   await checkLayout('serve reliability');
   // No number in scientific notation (the interruption rate read 2.21e-2 per hour).
   const relText = await page.$eval('#result', e => e.textContent);
+  // The advised goodput with the table's two decimals (81.36%, not 81.4%).
+  check(/advised: every [\d.,]+ min, goodput \d+\.\d\d%/.test(relText), 'reliability: the curve\'s advised goodput has the table\'s two decimals');
   check(!/\d\.\d+e[-+]\d/.test(relText), 'reliability: no figure in scientific notation');
   // The figures as podnet reliability prints them: the total stall (it read 1.561 s beside the CLI's 1.6 s), a
   // switch's stall and the shares (0.72% beside 0.7%).

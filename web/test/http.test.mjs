@@ -106,6 +106,9 @@ try {
   check(r.status === 400 && /'duration': 'soon' is not a duration/.test((await r.json()).error), `diagnose bad duration -> 400 (got ${r.status})`);
   r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'train', scenario: 'aipod-16k', sweep: 'yes' }) });
   check(r.status === 400, `train sweep not a boolean -> 400 (got ${r.status})`);
+  // A scenario of several jobs on the train page: refused now, pointing at the jobs page (podnet train runs it as jobs).
+  r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'train', scenario: 'two-jobs' }) });
+  check(r.status === 400 && /several jobs on one fabric: open it on the jobs page/.test((await r.json()).error), `train with a jobs scenario -> 400 naming the jobs page (got ${r.status})`);
   // Refused now, not accepted (202) and then failed or silently ignored.
   r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'design', scenario: 'aipod-16k', sets: ['topology.gpus=60'] }) });
   check(r.status === 400 && /not a whole number of 8-GPU servers/.test((await r.json()).error), `a rule between keys (60 GPUs of 8-GPU servers) -> 400 (got ${r.status})`);
