@@ -1768,7 +1768,12 @@ TEST(BadInput, AMisspeltCommandIsNamedWithTheNearestOne) {
   EXPECT_NE(r.out.find("--duration '0s': expected a duration above 0\n"), std::string::npos) << r.out;
   r = run("bench aipod-16k --telemetry-interval 0us", true);
   EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_NE(r.out.find("--telemetry-interval 0us: expected a time above 0\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--telemetry-interval 0us: expected a time above 0, e.g. 1us\n"), std::string::npos) << r.out;
+  // A number without a unit is told what it lacks, not that it should be above 0.
+  r = run("bench aipod-16k --telemetry-interval 5", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--telemetry-interval 5: expected a non-negative time with a unit"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("above 0"), std::string::npos) << r.out;
 }
 
 // The bench command's own checks, which the campaign saw run until killed (a zero size, billions of sizes,
@@ -1894,6 +1899,27 @@ TEST(Cli, CompareCcRunsEachTransportAsItsOwnBenchWould) {
       << bad.out;
   bad = run(traffic + " --compare-cc dcqcn_nic,DCTCP", true);
   EXPECT_NE(bad.out.find("did you mean 'dctcp'?"), std::string::npos) << bad.out;
+  // TCP keeps podnet's lossless default only with a word: its fabrics usually run lossy. Said when PFC is the
+  // default, not when the user set it.
+  Result tcp =
+      run("bench leafspine-8k --op incast --gpus 0-16:8 --min 64KiB --max 64KiB --transport tcp --engine packet", true);
+  EXPECT_EQ(tcp.status, 0) << tcp.out;
+  EXPECT_NE(tcp.out.find("note: network.transport tcp with PFC on"), std::string::npos) << tcp.out;
+  tcp = run("bench leafspine-8k --op incast --gpus 0-16:8 --min 64KiB --max 64KiB --transport tcp --engine packet "
+            "--set network.pfc=true",
+            true);
+  EXPECT_EQ(tcp.out.find("network.transport tcp with PFC on"), std::string::npos) << tcp.out;
+  // A retransmission timeout under a microsecond fires before an ACK can cross the fabric: refused, not a
+  // run of endless resends.
+  bad = run(traffic + " --set network.rto=1ns", true);
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.out.find("network.rto"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("1us"), std::string::npos) << bad.out;
+  // The same stem given to --set network.cc names the same members (it named dctcp, the nearest by letters).
+  bad = run(traffic + " --set network.cc=dcqcn", true);
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.out.find("'dcqcn' is not valid (did you mean 'dcqcn_paper' or 'dcqcn_nic'?)"), std::string::npos)
+      << bad.out;
   bad = run(traffic + " --compare-cc dctcp,,nscc", true);
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.out.find("an empty item"), std::string::npos) << bad.out;

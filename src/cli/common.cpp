@@ -289,6 +289,14 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
                                "drops or trims is lost (the 'lost, never resent' column)\n",
                                cc);
   }
+  // A kernel-stack transport (TCP: its stack slower than RDMA's) over a lossless fabric: podnet's default is PFC on
+  // for every transport; such fabrics usually run lossy.
+  if (packet_run && s.network.transport.stack_latency > engine::kRdmaStackLatency && s.network.packet.pfc &&
+      !s.scenario.from_set.count("network.pfc") && !s.scenario.lines.count("network.pfc"))
+    std::cerr << fmt::format("podnet: note: network.transport {} with PFC on (podnet's default for every transport): "
+                             "the switches pause instead of dropping, as on a lossless RoCE fabric; {} fabrics "
+                             "usually run lossy: --set network.pfc=false\n",
+                             s.network.transport.name, s.network.transport.name);
   // Trimming under PFC: a lossless fabric never drops, so it never trims, and the algorithm's recovery never runs.
   if (packet_run) {
     const std::string cc = s.network.packet.cc != "auto" ? s.network.packet.cc : s.network.transport.default_cc;
@@ -346,8 +354,12 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
                                fmt::join(given, ", "), given.size() == 1 ? "does" : "do", cc);
   }
   // plan-upgrade drains switches under its runs, which the analytical engine cannot: no hint toward it there.
+  // --compare-cc runs the packet engine by design: no hint toward another engine there either.
+  const auto engine_by = c.set_flags.find("network.engine");
+  const bool packet_by_design = engine_by != c.set_flags.end() && engine_by->second == "--compare-cc";
   add_progress_printers(s.network, "podnet " + command, label,
-                        slow_run_hint(s.engine, s.network, command != "plan-upgrade"));
+                        packet_by_design ? std::string()
+                                         : slow_run_hint(s.engine, s.network, command != "plan-upgrade"));
   return s;
 }
 
@@ -892,8 +904,8 @@ study::TelemetryRequest telemetry_request(const std::string& dir, const std::str
   std::string expected;
   Time t;
   if (!parse_time(interval, t, expected) || t.ps <= 0)
-    throw InputError(fmt::format("--telemetry-interval {}: expected a time above 0{}", interval,
-                                 expected.empty() ? "" : " (" + expected + ")"));
+    throw InputError(fmt::format("--telemetry-interval {}: expected {}", interval,
+                                 expected.empty() ? "a time above 0, e.g. 1us" : expected));
   r.sample_interval = t;
   return r;
 }

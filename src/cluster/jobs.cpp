@@ -235,7 +235,7 @@ void check_jobs_engine(std::string_view engine) {
 }
 
 JobsRun run_jobs(const std::vector<JobPlan>& jobs, const topology::Topology& topo, std::string_view engine,
-                 const engine::NetworkOptions& options) {
+                 const engine::NetworkOptions& options, const std::function<void(const std::string&)>& phase) {
   check_jobs_engine(engine);
   JobsRun out;
   out.engine = std::string(engine);
@@ -249,6 +249,7 @@ JobsRun run_jobs(const std::vector<JobPlan>& jobs, const topology::Topology& top
     const auto j = static_cast<size_t>(owner[static_cast<size_t>(transfer)]);
     for (const auto& p : parts) bytes[static_cast<size_t>(p.link) * n + j] += b * p.fraction;
   };
+  if (phase) phase(fmt::format("the {} jobs together (run 1 of {})", n, n + 1));
   const engine::RunReport run = engine::make_backend(engine, topo, together)->run(merged);
   if (run.job_failed) throw Error("jobs: the together run stopped: " + run.failure);
   out.makespan = run.makespan;
@@ -263,6 +264,7 @@ JobsRun run_jobs(const std::vector<JobPlan>& jobs, const topology::Topology& top
   for (size_t j = 0; j < n; ++j) {
     JobOutcome& o = out.jobs[j];
     o.together = o.finish - jobs[j].start;
+    if (phase) phase(fmt::format("job {} alone (run {} of {})", jobs[j].name, j + 2, n + 1));
     const engine::RunReport a = engine::make_backend(engine, topo, alone)->run(jobs[j].plan);
     if (a.job_failed) throw Error(fmt::format("jobs: {} alone stopped: {}", jobs[j].name, a.failure));
     o.alone = a.makespan;

@@ -55,6 +55,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -149,8 +150,9 @@ void check_jobs_engine(std::string_view engine);
 
 // Runs the jobs together and each alone on `engine` ("flow" or "packet"; the
 // analytical engine has no contention between operations and is refused)
-// with `options` (its on_route is replaced).
+// with `options` (its on_route is replaced). `phase`, when set, is told which of the n + 1 runs starts ("the 2
+// jobs together (run 1 of 3)", "job a alone (run 2 of 3)"): progress lines name it.
 JobsRun run_jobs(const std::vector<JobPlan>& jobs, const topology::Topology& topo, std::string_view engine,
-                 const engine::NetworkOptions& options);
+                 const engine::NetworkOptions& options, const std::function<void(const std::string&)>& phase = {});
 
 }  // namespace podnet::cluster

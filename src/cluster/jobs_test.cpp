@@ -177,6 +177,16 @@ TEST(RunJobs, ALaterStartOverlapsHalfTheTransfer) {
   EXPECT_NEAR(r.jobs[1].ratio, 1.5, 1e-6);
 }
 
+// Progress names each of the n + 1 runs: the jobs together, then each alone, counted.
+TEST(RunJobs, ProgressNamesEachRun) {
+  const Bytes S = 1 << 20;
+  std::vector<std::string> said;
+  run_jobs({{"a", p2p(0, 3, S), {0, 3}, Time()}, {"b", p2p(1, 4, S), {1, 4}, Time()}}, tiny(), "flow",
+           engine::NetworkOptions{}, [&said](const std::string& what) { said.push_back(what); });
+  EXPECT_EQ(said, (std::vector<std::string>{"the 2 jobs together (run 1 of 3)", "job a alone (run 2 of 3)",
+                                            "job b alone (run 3 of 3)"}));
+}
+
 // Jobs inside their own leaf (0 -> 1 on leaf 0, 3 -> 4 on leaf 1) share no link: each runs exactly as alone,
 // on both engines.
 TEST(RunJobs, JobsInSeparateGroupsDoNotInterfere) {

@@ -2,6 +2,10 @@
 
 #include <string>
 
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
 #include "engine/network_presets.hpp"
 #include "engine/packet/packet_options.hpp"
 #include "engine/registry.hpp"
@@ -132,7 +136,7 @@ std::vector<ParamSpec> network_params() {
        ParamType::Time,
        "",
        "packet engine: go-back-N retransmission timeout (default: 1 ms + 2 x the largest queue's drain time; the "
-       "RDMA ACK timeout on a torus)",
+       "RDMA ACK timeout on a torus); at least 1us: a shorter timeout fires before an ACK can cross the fabric",
        1e-9,
        1e4,
        {},
@@ -167,7 +171,15 @@ NetworkOptions network_options_from(const Params& p, uint64_t seed) {
   if (p.has("ecn_kmin")) o.packet.ecn_kmin = static_cast<Bytes>(p.get_real("ecn_kmin"));
   if (p.has("ecn_kmax")) o.packet.ecn_kmax = static_cast<Bytes>(p.get_real("ecn_kmax"));
   if (p.has("ecn_pmax")) o.packet.ecn_pmax = p.get_real("ecn_pmax");
-  if (p.has("rto")) o.packet.rto = p.get_time("rto");
+  if (p.has("rto")) {
+    o.packet.rto = p.get_time("rto");
+    // Under a microsecond every packet times out before its ACK is back: a storm of resends, not a study.
+    if (o.packet.rto < Time::from_seconds(1e-6))
+      throw ParamError("network.rto", fmt::format("network.rto = {} is shorter than an ACK takes to cross a fabric; "
+                                                  "expected at least 1us (leave it out for the default: 1 ms + "
+                                                  "2 x the largest queue's drain time)",
+                                                  p.text("rto")));
+  }
   o.faults.failures.local_repair = p.get_time("local_repair");
   o.faults.failures.convergence = p.get_time("convergence");
   o.faults.failures.collective_timeout = p.get_time("collective_timeout");

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -227,9 +228,17 @@ class Loader {
         // time), so `--set topology.p=auto` undoes a file's value.
         if (!value && spec->optional && scalar_text(v) == "auto") continue;
         if (!value) {
-          // A misspelt choice (a model, a GPU, a policy): the nearest one.
-          const std::string near =
-              spec->type == ParamType::String && !spec->choices.empty() ? closest(scalar_text(v), spec->choices) : "";
+          // A misspelt choice (a model, a GPU, a policy): a family's stem (`dcqcn`) names its members, else the
+          // nearest one.
+          std::string near;
+          if (spec->type == ParamType::String && !spec->choices.empty()) {
+            const std::string stem = scalar_text(v);
+            std::vector<std::string> family;
+            for (const auto& c : spec->choices)
+              if (c.size() > stem.size() + 1 && c.compare(0, stem.size(), stem) == 0 && c[stem.size()] == '_')
+                family.push_back(c);
+            near = family.size() > 1 ? fmt::format("{}", fmt::join(family, "' or '")) : closest(stem, spec->choices);
+          }
           // A number as podnet prints it ("4,096"): say to leave the separator out.
           const std::string text = scalar_text(v);
           const bool separated = (spec->type == ParamType::Int || spec->type == ParamType::Real) &&
