@@ -1909,6 +1909,10 @@ TEST(Cli, CompareCcRunsEachTransportAsItsOwnBenchWould) {
             "--set network.pfc=true",
             true);
   EXPECT_EQ(tcp.out.find("network.transport tcp with PFC on"), std::string::npos) << tcp.out;
+  // A traffic pattern has no nccl-tests program to diff a log against: refused, not an "incast_perf" header.
+  Result log = run("bench leafspine-8k --op incast --gpus 0-16:8 --min 1MiB --max 1MiB --format nccl-tests", true);
+  EXPECT_EQ(log.status, 2) << log.out;
+  EXPECT_NE(log.out.find("--format nccl-tests: nccl-tests has no incast test"), std::string::npos) << log.out;
   // A retransmission timeout under a microsecond fires before an ACK can cross the fabric: refused, not a
   // run of endless resends.
   bad = run(traffic + " --set network.rto=1ns", true);

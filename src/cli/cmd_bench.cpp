@@ -175,6 +175,11 @@ int cmd_bench(Common c, const BenchOptions& b) {
   } catch (const InputError&) {  // the nearest op, as other misspelt names get it
     throw InputError(fmt::format("--op {}: not a collective{}", b.op, report::op_hint(b.op)));
   }
+  // nccl-tests has a program per NCCL collective; podnet's traffic patterns have none to diff against.
+  if (c.format == "nccl-tests" && (req.op == collective::Op::Incast || req.op == collective::Op::Permutation))
+    throw InputError(fmt::format("--format nccl-tests: nccl-tests has no {} test ({} is podnet's traffic pattern, not "
+                                 "an NCCL collective); expected --format table, json or csv",
+                                 b.op, b.op));
   // Options that do not apply to the op would be silently ignored: say so.
   if (b.senders_given && req.op != collective::Op::Incast)
     std::cerr << fmt::format("podnet: warning: --senders applies to --op incast; ignored for {}\n", b.op);

@@ -344,8 +344,9 @@ class Loader {
     if (const routing::PolicyInfo* info = routing::find_policy(policy);
         info && !routing::policy_applies(*info, sc_.family))
       fail("network.routing", sc_.lines.count("network.routing") ? sc_.lines["network.routing"] : 0,
-           fmt::format("policy '{}' applies to {} topologies, not to topology.family {}; expected one of: {}", policy,
-                       info->families, sc_.family, policies_for(sc_.family)));
+           fmt::format("policy '{}' applies to {} topologies, not to {}topology.family {}; expected one of: {}", policy,
+                       info->families, sc_.name.empty() ? "" : sc_.name + "'s fabric, ", sc_.family,
+                       policies_for(sc_.family)));
     // Checks the types cannot make (failure-rate syntax, a zero checkpoint cost), so
     // every command refuses a bad `reliability:` value, not only `podnet reliability`.
     try {
