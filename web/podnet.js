@@ -329,6 +329,7 @@
     for (const [suf, kind, tail] of SUFFIXES)
       if (k.length > suf.length && k.endsWith(suf)) return { label: words(k.slice(0, -suf.length)) + (tail || ''), kind };
     if (k === 'bytes') return { label: 'bytes', kind: 'bytes' };
+    if (/(^|_)slowdown$/.test(k)) return { label: words(k), kind: 'times' };  // as plan-upgrade prints it: 1.000x
     if (FRACTION.test(k)) return { label: words(k), kind: 'pct' };
     return { label: words(k), kind: null };
   }

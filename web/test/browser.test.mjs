@@ -437,6 +437,10 @@ try {
   const details = await page.$eval('#result', e => e.textContent);
   check(details.includes('recommended plan: extra training time') && !/\bbest: /.test(details) && !/0\.00 h/.test(details),
     'plan-upgrade: the details name the recommended plan and give its extra time in seconds or minutes');
+  // Slowdowns as the CLI prints them (1.000x) in the plans' table too, not a bare 1: each of the 2 plans has a worst
+  // and a mean, and the recommended plan's two besides.
+  const slowCells = await page.$$eval('#result td', t => t.map(x => x.textContent.trim()).filter(x => /^\d+\.\d{3}x$/.test(x)).length);
+  check(slowCells >= 6, `plan-upgrade: ${slowCells} slowdowns read as 1.000x (at least 6: 2 plans x worst and mean, and the recommended plan's)`);
   const cmpNav = await (async () => { await page.goto(`${s.url}/compare`); await page.waitForFunction(() => document.querySelectorAll('header nav a').length > 6); return page.$$eval('header nav a', a => a.map(x => x.textContent)); })();
   check(['jobs', 'inference', 'plan-upgrade'].every(n => cmpNav.includes(n)), `compare: the header links every study too (${cmpNav.join(', ')})`);
 
