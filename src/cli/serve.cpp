@@ -183,11 +183,6 @@ Request parse_request(const nlohmann::json& body) {
                                      sec.name, spec.name, st->name));
   // Rules between keys (60 GPUs of 8-GPU servers) are checked now, answered 400, not as a failed run.
   const scenario::Setup checked = scenario::resolve(scenario::Scenario(r.sc));
-  // `podnet train` runs a scenario of several jobs as the jobs study; this page times one job.
-  if (st->name == "train" && !checked.scenario.jobs.empty())
-    throw InputError(checked.scenario.where("jobs") +
-                     ": this scenario runs several jobs on one fabric: open it on the jobs page, which times them "
-                     "together (the train page times one job: a scenario without `jobs:`)");
   if (st->check) st->check(r.args, checked);
   return r;
 }

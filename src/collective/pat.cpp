@@ -27,6 +27,8 @@ plan::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& 
                                  static_cast<int64_t>(o.channels) * n * steps, kMaxP2pTransfers));
   const bool gather = op == Op::AllGather;
   const auto shares = detail::split(bytes, o.channels);
+  // Position i's peer at distance d: ahead for an all-gather, behind for a reduce-scatter.
+  const auto peer = [&](int64_t i, int64_t d) { return gather ? (i + d) % n : (i - d % n + n) % n; };
   if (o.coupled_steps) {
     // One transfer a step: every channel's n sends, channel c's the c-th lane of n edges (its own ring order
     // and ECMP entropy), all at one rate. A lane carries the first channel's bytes, the largest share (the
@@ -34,6 +36,10 @@ plan::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& 
     std::vector<Group> orders;
     for (int32_t c = 0; c < static_cast<int32_t>(shares.size()); ++c)
       orders.push_back(ring_order(group, o.order, c, topo));
+    // Every GPU sends at every step: one sorted list, shared by the steps' copies.
+    std::vector<int32_t> sorted(group.begin(), group.end());
+    std::sort(sorted.begin(), sorted.end());
+    const SharedVector<int32_t> ranks(std::move(sorted));
     int32_t previous_step = -1;
     for (int32_t k = 0; k < steps; ++k) {
       const int32_t p = gather ? steps - 1 - k : k;
@@ -47,13 +53,8 @@ plan::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& 
       t.lanes = static_cast<int32_t>(orders.size());
       t.edges.reserve(orders.size() * static_cast<size_t>(n));
       for (const Group& order : orders)
-        for (int64_t i = 0; i < n; ++i) {
-          const int64_t to = gather ? (i + d) % n : (i - d % n + n) % n;
-          t.edges.emplace_back(order[i], order[to]);
-        }
-      std::vector<int32_t> ranks(group.begin(), group.end());
-      std::sort(ranks.begin(), ranks.end());
-      t.ranks = std::move(ranks);
+        for (int64_t i = 0; i < n; ++i) t.edges.emplace_back(order[i], order[peer(i, d)]);
+      t.ranks = ranks;
       t.label = fmt::format("{}/pat/d{}", detail::op_code(op), static_cast<int64_t>(d));
       if (previous_step >= 0) t.deps.push_back(previous_step);
       previous_step = plan.add(std::move(t));
@@ -69,7 +70,7 @@ plan::TransferPlan build(Op op, const Group& group, Bytes bytes, const Options& 
       const Bytes b = detail::scale_up(shares[c], pat_blocks(n, p), n);
       std::vector<int32_t> now(n, -1);
       for (int64_t i = 0; i < n; ++i) {
-        const int64_t to = gather ? (i + d) % n : (i - d % n + n) % n;
+        const int64_t to = peer(i, d);
         plan::Transfer t = detail::p2p(order[i], order[to], b, o, c,
                                        fmt::format("{}/pat/d{}", detail::op_code(op), static_cast<int64_t>(d)));
         if (received[i] >= 0) t.deps.push_back(received[i]);

@@ -337,19 +337,18 @@ void PlanCompiler::compile_routes(const plan::Transfer& t, int32_t index, std::v
   size_t hop_count = 0;
   const int32_t qps = std::max(1, t.qps);
   requests_.clear();
-  const auto request = [&](int32_t a, int32_t b) {
-    for (int32_t q = 0; q < qps; ++q) requests_.push_back({a, b, entropy_base + static_cast<uint64_t>(q)});
+  // A hop's QPs, on its channel's ECMP entropy (a Coupled lane's edges: its lane's channel).
+  const auto request = [&](int32_t a, int32_t b, uint64_t base) {
+    for (int32_t q = 0; q < qps; ++q) requests_.push_back({a, b, base + static_cast<uint64_t>(q)});
   };
   if (t.kind == plan::TransferKind::Ring) {
     const size_t n = t.ranks.size();
     const size_t hops = t.open ? n - 1 : (n > 1 ? n : 0);
-    for (size_t i = 0; i < hops; ++i) request(t.ranks[i], t.ranks[(i + 1) % n]);
+    for (size_t i = 0; i < hops; ++i) request(t.ranks[i], t.ranks[(i + 1) % n], entropy_base);
     hop_count = hops;
   } else {
-    for (size_t e = 0; e < t.edges.size(); ++e) {
-      const uint64_t base = static_cast<uint64_t>(t.hop_channel(e)) * 1024;  // a lane's edges: its channel's
-      for (int32_t q = 0; q < qps; ++q) requests_.push_back({t.edges[e].first, t.edges[e].second, base + q});
-    }
+    for (size_t e = 0; e < t.edges.size(); ++e)
+      request(t.edges[e].first, t.edges[e].second, static_cast<uint64_t>(t.hop_channel(e)) * 1024);
     hop_count = t.edges.size();
   }
   add_hops(qps, sum);

@@ -335,6 +335,13 @@ std::vector<StudyDef> builtin() {
                 param("sweep", ParamType::Bool, "false", "the scaling-efficiency sweep (DP and NIC caps)", {}, kServe),
                 param("trace", ParamType::Bool, "false", "keep a Chrome/Perfetto trace of the iteration", {}, kServe)};
     d.gpus_field = "parallelism.gpus";
+    // `podnet train` runs a scenario of several jobs as the jobs study; this study times one job.
+    d.check = [](const StudyArgs&, const scenario::Setup& s) {
+      if (!s.scenario.jobs.empty())
+        throw InputError(s.scenario.where("jobs") +
+                         ": this scenario runs several jobs on one fabric: open it on the jobs page, which times them "
+                         "together (the train page times one job: a scenario without `jobs:`)");
+    };
     // Labelled as `podnet train`'s table labels them.
     d.fields = {field("parallelism.gpus", "GPUs", "", 0),
                 field("iteration_time_ms", "iteration time", "ms", 2, true, 1, "iteration"),

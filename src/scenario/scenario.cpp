@@ -230,15 +230,9 @@ class Loader {
         if (!value) {
           // A misspelt choice (a model, a GPU, a policy): a family's stem (`dcqcn`) names its members, else the
           // nearest one.
-          std::string near;
-          if (spec->type == ParamType::String && !spec->choices.empty()) {
-            const std::string stem = scalar_text(v);
-            std::vector<std::string> family;
-            for (const auto& c : spec->choices)
-              if (c.size() > stem.size() + 1 && c.compare(0, stem.size(), stem) == 0 && c[stem.size()] == '_')
-                family.push_back(c);
-            near = family.size() > 1 ? fmt::format("{}", fmt::join(family, "' or '")) : closest(stem, spec->choices);
-          }
+          const std::string near = spec->type == ParamType::String && !spec->choices.empty()
+                                       ? closest_quoted(scalar_text(v), spec->choices)
+                                       : "";
           // A number as podnet prints it ("4,096"): say to leave the separator out.
           const std::string text = scalar_text(v);
           const bool separated = (spec->type == ParamType::Int || spec->type == ParamType::Real) &&
@@ -246,7 +240,7 @@ class Loader {
                                  text.find_first_not_of("0123456789,.") == std::string::npos;
           fail(path, line,
                fmt::format("'{}' is not valid{}: expected {}{}", text,
-                           near.empty() ? "" : " (did you mean '" + near + "'?)", expected,
+                           near.empty() ? "" : " (did you mean " + near + "?)", expected,
                            separated ? " (write numbers without thousands separators)" : ""));
         }
         p.set(key, *value, canonical);
@@ -1169,6 +1163,16 @@ std::string closest(const std::string& given, const std::vector<std::string>& ca
     }
   }
   return best;
+}
+
+std::string closest_quoted(const std::string& word, const std::vector<std::string>& candidates) {
+  std::vector<std::string> family;
+  for (const auto& c : candidates)
+    if (c.size() > word.size() + 1 && c.compare(0, word.size(), word) == 0 && c[word.size()] == '_')
+      family.push_back("'" + c + "'");
+  if (!family.empty()) return fmt::format("{}", fmt::join(family, " or "));
+  const std::string near = closest(word, candidates);
+  return near.empty() ? "" : "'" + near + "'";
 }
 
 const Params& Scenario::section(const std::string& n) const {

@@ -280,5 +280,8 @@ Scenario load_text(const std::string& text, const std::string& source, const std
 
 // Closest candidate by edit distance (for "did you mean"), or "" if none is close.
 std::string closest(const std::string& word, const std::vector<std::string>& candidates);
+// What "did you mean" offers, quoted: a family's stem names its members ("dcqcn": "'dcqcn_paper' or 'dcqcn_nic'"),
+// else closest()'s name ("'dctcp'"), else "".
+std::string closest_quoted(const std::string& word, const std::vector<std::string>& candidates);
 
 }  // namespace podnet::scenario

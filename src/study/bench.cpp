@@ -66,13 +66,7 @@ std::vector<TransportChoice> transport_choices(const std::string& list, const st
       std::vector<std::string> names = ccs;
       names.insert(names.end(), presets.begin(), presets.end());
       // A family's stem (`dcqcn`) names its members; else the nearest name.
-      std::vector<std::string> family;
-      for (const auto& n : names)
-        if (n.size() > item.size() + 1 && n.compare(0, item.size(), item) == 0 && n[item.size()] == '_')
-          family.push_back("'" + n + "'");
-      std::string near = fmt::format("{}", fmt::join(family, " or "));
-      if (family.empty())
-        if (const std::string c = scenario::closest(item, names); !c.empty()) near = "'" + c + "'";
+      const std::string near = scenario::closest_quoted(item, names);
       throw InputError(fmt::format("{}: '{}' is neither a congestion control nor a network preset{} ({})", label, item,
                                    near.empty() ? "" : "; did you mean " + near + "?", choices));
     }

@@ -71,9 +71,7 @@ JobsStudy jobs(const scenario::Setup& s, const JobsRequest& r, const Progress& p
                      2.0 * static_cast<double>(topo.links.size()) * static_cast<double>(plans.size()), 8.0,
                      "jobs (fewer)"});
   scenario::estimate::check(e, fmt::format("{} jobs together", plans.size()));
-  std::function<void(const std::string&)> phase;
-  if (progress.run) phase = [&progress](const std::string& what) { progress.run(what); };
-  out.run = cluster::run_jobs(plans, topo, s.engine, s.network, phase);
+  out.run = cluster::run_jobs(plans, topo, s.engine, s.network, progress.run);  // names each of its runs
   for (size_t i = 0; i < out.jobs.size(); ++i) out.jobs[i].outcome = out.run.jobs[i];
   return out;
 }

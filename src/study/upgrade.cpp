@@ -264,8 +264,8 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
                                                                  *engine::make_backend(s.engine, s.fabric, o),
                                                                  base.times, topt, &report);
     result.stops_job = report.job_failed;
-    result.failure =
-        r.failure;  // the transfer in words ("data-parallel gradient reduce-scatter, ..."), as train says it
+    // The transfer in words ("data-parallel gradient reduce-scatter, ..."), as train says it.
+    result.failure = r.failure;
     result.slowdown = report.job_failed ? 0 : r.iteration.seconds() / base.iteration.seconds();
   };
   // On one thread each step is its own run for the progress lines; on several, one line says so.

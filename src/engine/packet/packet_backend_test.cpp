@@ -111,6 +111,11 @@ TEST(PacketBackend, ATransferOfTwoLanesStreamsAsItsChannelsApart) {
   EXPECT_EQ(a.first.size(), 12u);
   EXPECT_EQ(b.first, a.first);
   EXPECT_EQ(b.second, a.second);
+  // Not by chance: the same edges all on channel 2 (one lane) stream differently, so the second lane's channel
+  // counts.
+  plan::TransferPlan one_channel = lanes;
+  one_channel.transfers[0].lanes = 1;
+  EXPECT_NE(streams(one_channel).first, a.first);
 }
 
 TEST(PacketBackend, RunsTwiceIdentically) {
