@@ -652,13 +652,16 @@
     // Times spread over more than a factor of 20 (a transport that stalls beside one that does not): a log axis.
     const all = series.flatMap(x => x.cdf).filter(v => v > 0);
     const wide = all.length && Math.max(...all) / Math.min(...all) > 20;
+    // Enough decimals that neighbouring ticks differ: times 467.1 to 467.9 us read 467.2, 467.4, not 467 five times.
+    const span = all.length ? Math.max(...all) - Math.min(...all) : 0;
+    const tickDecimals = v => wide ? (v < 10 ? 1 : 0) : Math.min(3, Math.max(v < 10 ? 1 : 0, span > 0 ? Math.ceil(-Math.log10(span / 5)) : 0));
     c.setOption({
       animation: false,
       tooltip: { trigger: 'item', formatter: p => p.seriesName + ': ' + fixed(p.value[1], 0) + '% of the flows by ' + fixed(p.value[0], 2) + ' us' },
       legend: { data: series.map(x => x.name), type: 'scroll', top: 4 },
       grid: { left: 80, right: 40, top: 50, bottom: 60 },
       xAxis: { type: wide ? 'log' : 'value', scale: true, name: 'flow completion time (us' + (wide ? ', log scale)' : ')'), ...AXIS_NAME, nameGap: 32,
-        axisLabel: { formatter: v => fixed(v, v < 10 ? 1 : 0), hideOverlap: true } },
+        axisLabel: { formatter: v => fixed(v, tickDecimals(v)), hideOverlap: true } },
       yAxis: { type: 'value', min: 0, max: 100, name: 'flows finished (%)', ...AXIS_NAME, nameGap: 45 },
       series: series.map(x => ({ name: x.name, type: 'line', step: 'end', showSymbol: false, color: x.colour, data: x.cdf.map((v, q) => [v, q]) }))
     });
@@ -1385,7 +1388,8 @@
       for (const h of heads.filter(h => !h.includes('@'))) {
         const box = el('div', {});
         grid.appendChild(box);
-        const isPct = describe(h).kind === 'pct';
+        const isPct = String(describe(h).kind).startsWith('pct');  // goodput (pct2) too: 87.05, not 0.8705
+        const isUsd = String(describe(h).kind).startsWith('usd');
         box.appendChild(el('h3', { text: header(h) }));
         const c = chart(box, 'sweep-metric');
         c.setOption({
@@ -1394,7 +1398,8 @@
           legend: { show: groups.length > 1, type: 'scroll', top: 0 },
           grid: { left: 10, right: 30, top: groups.length > 1 ? 36 : 16, bottom: 50, containLabel: true },
           xAxis: numeric ? { type: logX ? 'log' : 'value', logBase: 2, name: x, ...AXIS_NAME, nameGap: 30, scale: true } : { type: 'category', data: xs.map(String), name: x, ...AXIS_NAME, nameGap: 30 },
-          yAxis: { type: 'value', scale: true, axisLabel: { formatter: v => plain(v) } },
+          // Money on the axis reads as money: $1.2M, not 1,200,000 (the table's header says USD, the chart's did not).
+          yAxis: { type: 'value', scale: true, axisLabel: { formatter: v => isUsd ? (v < 0 ? '-$' : '$') + bigText(Math.abs(v)) : plain(v) } },
           series: groups.map(g => ({ name: g, type: 'line', symbolSize: 8,
             data: ok.filter(p => groupName(p) === g && typeof p[h] === 'number').map(p => [numeric ? p[x] : String(p[x]), isPct ? 100 * p[h] : p[h]]) }))
         });

@@ -544,7 +544,7 @@ void add_design_command(CLI::App& app, Action& action) {
                    "(e.g. 'su000-*,pod000-spine-*'); cut from the whole fabric's plan, so a slice's files are the "
                    "full build's")
       ->delimiter(',')
-      ->type_name("GLOB,...");
+      ->type_name("GLOB,GLOB");
   design
       ->add_option(
           "--export", d->exports,

@@ -30,7 +30,7 @@ int cmd_run(Common c, bool allow_oom) {
   report::add_training(training, t.result);
   // What `podnet train` says of the same job: where its recipe came from, the fabric's tiers, its notes.
   const nlohmann::json full = report::train_document(s, t);
-  for (const char* k : {"recipe", "network", "notes", "failures", "parallelism"})
+  for (const char* k : {"recipe", "no_recipe", "network", "notes", "failures", "parallelism", "cost"})
     if (full.contains(k)) training[k] = full[k];
   doc["training"] = training;
   doc["reliability"] = report::training_reliability_json(*t.reliability);
@@ -38,7 +38,11 @@ int cmd_run(Common c, bool allow_oom) {
   emit(c, s.scenario, doc, "run", [](const nlohmann::json& d, std::ostream& out) {
     report::write_design_table(d, out);
     out << "\n";
-    report::write_training_table(d["training"], out);
+    // The table's rows as train prints them: days to train with random failures too (the document keeps the
+    // reliability once, beside the training).
+    nlohmann::json training = d["training"];
+    if (d.contains("reliability")) training["reliability"] = d["reliability"];
+    report::write_training_table(training, out);
     report::write_training_reliability(d["reliability"], out,
                                        d["training"].contains("parallelism") ? &d["training"]["parallelism"] : nullptr);
     if (d.contains("data_loading")) report::write_data_loading(d["data_loading"], out);

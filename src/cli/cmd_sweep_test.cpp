@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/test_util.hpp"
 
 namespace {
@@ -178,6 +180,55 @@ TEST(SweepCli, OverloadedServingPointsAreSaid) {
             std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("point 0"), std::string::npos) << r.out;
+  // Read back, the yes/no results are booleans, as the study's schema says (the store keeps 1 and 0): point 0 is
+  // not overloaded, point 1 is.
+  const Result csv = run("sweep --results " + db + " --format csv");
+  ASSERT_EQ(csv.status, 0) << csv.out;
+  const auto column = [&](const std::string& name) {  // the column's index in the header
+    const std::string head = "," + csv.out.substr(0, csv.out.find('\n')) + ",";
+    const size_t at = head.find("," + name + ",");
+    return at == std::string::npos
+               ? -1L
+               : static_cast<long>(std::count(head.begin(), head.begin() + static_cast<long>(at), ','));
+  };
+  const auto cell = [&](int row, long col) {
+    size_t at = 0;
+    for (int i = 0; i <= row; ++i) at = csv.out.find('\n', at) + 1;
+    for (long c = 0; c < col; ++c) at = csv.out.find(',', at) + 1;
+    return csv.out.substr(at, csv.out.find_first_of(",\n", at) - at);
+  };
+  const long overloaded = column("stream.overloaded");
+  ASSERT_GE(overloaded, 0) << csv.out;
+  EXPECT_EQ(cell(0, overloaded), "false") << csv.out;
+  EXPECT_EQ(cell(1, overloaded), "true") << csv.out;
+  const Result json = run("sweep --results " + db + " --format json");
+  EXPECT_NE(json.out.find("\"stream.overloaded\": true"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"stream.overloaded\": false"), std::string::npos) << json.out;
+}
+
+// A bench point on the flow engine stores the flows' completion times as bench prints them: min, p50, p99, max and
+// mean per size (min and mean were left out), each between min and max.
+TEST(SweepCli, BenchPointsKeepEveryFctFigure) {
+  const std::string db = fresh("fct.db");
+  const Result r = run("sweep leafspine-8k --study bench --set network.engine=flow --op alltoall -g 0-63:8 -b 1MiB -e "
+                       "1MiB --vary topology.oversubscription=1,2 --results " +
+                       db);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const Result json = run("sweep --results " + db + " --format json");
+  ASSERT_EQ(json.status, 0) << json.out;
+  const nlohmann::json d = nlohmann::json::parse(json.out);
+  ASSERT_EQ(d["points"].size(), 2u);
+  for (const auto& p : d["points"]) {
+    const std::string at = "_us@0000000001048576";
+    for (const char* k : {"min", "p50", "p99", "max", "mean"})
+      ASSERT_TRUE(p.contains(std::string("fct.") + k + at)) << k << ": " << p.dump();
+    const double lo = p["fct.min" + at].get<double>(), hi = p["fct.max" + at].get<double>();
+    EXPECT_GT(lo, 0);
+    for (const char* k : {"p50", "p99", "mean"}) {
+      EXPECT_GE(p[std::string("fct.") + k + at].get<double>(), lo) << k;
+      EXPECT_LE(p[std::string("fct.") + k + at].get<double>(), hi) << k;
+    }
+  }
 }
 
 TEST(SweepCli, SpareCapexOfPartFilledPodsIsSaid) {

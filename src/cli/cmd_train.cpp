@@ -181,9 +181,16 @@ void add_train_command(CLI::App& app, Action& action) {
   cmd->add_option("--simai-topology", o->simai_topology,
                   "use a SimAI .topo file as the fabric instead of the scenario's")
       ->type_name("FILE.topo");
-  cmd->footer("Examples:\n  podnet train aipod-16k\n"
+  cmd->footer("Every what-if is a scenario key (--set KEY=VALUE; `podnet list keys` lists them all):\n"
+              "  the model      workload.model (`podnet list models`), workload.gpu (`podnet list gpus`)\n"
+              "  the cluster    topology.gpus, server.nic_speed with switch.port_speed\n"
+              "  the layout     workload.tp, workload.pp, workload.dp, workload.cp, workload.ep\n"
+              "  the job        workload.global_batch, workload.microbatch, workload.tokens\n"
+              "  podnet diff compares two runs (e.g. --set-b server.nic_speed=800Gbps); podnet sweep runs a grid.\n"
+              "\nExamples:\n  podnet train aipod-16k\n"
               "  podnet train aipod-16k --set workload.model=llama3-70b --set workload.tp=8 --set workload.pp=4 "
               "--format json\n"
+              "  podnet train aipod-16k --set topology.gpus=4096 --set workload.dp=32 --set workload.global_batch=512\n"
               "  podnet train leafspine-8k --placement random --trace iteration.json --trace-links 8\n"
               "  podnet train leafspine-8k --set topology.gpus=1024 --sweep --sweep-dp 2,4,8 --engine analytical\n"
               "  podnet train aipod-16k --simai-workload workload.txt --simai-topology fabric.topo\n"

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <regex>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -46,7 +47,8 @@ TEST(Presentation, OversubscriptionSaysWhatWasAsked) {
 }
 
 // GPUs a job leaves idle are said, with why. 1,024 GPUs at TP4 x CP2 x PP4 fit 32 replicas; a batch of 1,000
-// splits over at most 25 (the largest divisor of 1,000 up to 32), so 224 GPUs idle, and 1,024 would run DP32.
+// splits over at most 25 (the largest divisor of 1,000 up to 32), so 224 GPUs idle. DP32 takes a batch that is a
+// multiple of 32 x pp 4 = 128 (the interleaved schedule's multiple of pp microbatches): 896 or 1,024 around 1,000.
 // Given dp (aipod-16k's 128 for a 70B TP8 x PP4 job): 512 replicas fit. Both ran silently on fewer GPUs.
 TEST(Presentation, IdleGpusAreSaidWithWhy) {
   const std::string job =
@@ -55,7 +57,7 @@ TEST(Presentation, IdleGpusAreSaidWithWhy) {
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(flat(r.out).find(
                 "224 of the fabric's 1,024 GPUs stay idle: DP25 is the largest that divides the 1,000 "
-                "microbatches of 1 (global_batch 1,000 / microbatch 1); global_batch 1,024 would run DP32"),
+                "microbatches of 1 (global_batch 1,000 / microbatch 1); global_batch 896 or 1,024 would run DP32"),
             std::string::npos)
       << r.out;
   const Result full = run(job);
@@ -172,6 +174,107 @@ TEST(Presentation, ARecipeGroupNotUsedIsSaid) {
       << other.out;
 }
 
+// Keys given at the recipe's own values keep its group (a what-if that repeats a value changes nothing), which a user
+// who gives tp and pp does not expect: said, with the values the recipe still sets (llama3-70b: TP4 x CP2 x PP4, v=5).
+TEST(Presentation, ARecipeGroupKeptAtItsOwnValuesIsSaid) {
+  const Result r =
+      run("train leafspine-8k --engine analytical --set workload.model=llama3-70b --set topology.gpus=1024 "
+          "--set workload.tp=4 --set workload.pp=4");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(flat(r.out).find("note: workload.tp, workload.pp are given at the llama3-70b recipe's own values, so the "
+                             "recipe's other layout keys apply too (cp 2, interleave 5): give them to change them"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(flat(r.out).find("(given by the scenario instead: tp, pp)"), std::string::npos) << r.out;
+  // A preset with no published recipe: which of podnet's defaults it runs with (full recompute, 300B tokens).
+  const Result m =
+      run("train leafspine-8k --engine analytical --set workload.model=mixtral-8x7b --set topology.gpus=1024");
+  ASSERT_EQ(m.status, 0) << m.out;
+  EXPECT_NE(flat(m.out).find("note: podnet holds no published training recipe for mixtral-8x7b, so these are podnet's "
+                             "defaults: bytes_per_grad 2, global_batch 1536, microbatch 1, recompute full"),
+            std::string::npos)
+      << m.out;
+  EXPECT_NE(flat(m.out).find("tokens 300B"), std::string::npos) << m.out;
+  // A model with a recipe has no such note.
+  EXPECT_EQ(r.out.find("no published training recipe"), std::string::npos) << r.out;
+}
+
+// A batch that does not split over a --set dp blames that --set, not the file's global_batch line, and suggests
+// batches the interleaved schedule also takes: dp 30 with pp 4 needs multiples of 30 x 4 = 120 around 1,536.
+TEST(Presentation, ABatchThatDoesNotSplitBlamesTheSetDp) {
+  const Result r =
+      run("train leafspine-8k --engine analytical --set workload.model=llama3-70b --set topology.gpus=1024 "
+          "--set workload.dp=30",
+          true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(flat(r.out).find("error: --set workload.dp: global_batch 1,536 is not divisible by microbatch x dp = 1 x "
+                             "30 = 30; nearest that also give each pipeline a multiple of pp = 4 microbatches (the "
+                             "interleaved schedule's need): 1,440 or 1,560"),
+            std::string::npos)
+      << r.out;
+  // 1,440 runs: 48 microbatches a pipeline.
+  EXPECT_EQ(run("train leafspine-8k --engine analytical --set workload.model=llama3-70b --set topology.gpus=1024 "
+                "--set workload.dp=30 --set workload.global_batch=1440")
+                .status,
+            0);
+}
+
+// The critical stage of Llama 3 405B is stage 0, which holds 7 layers of the others' 8: its bubble counts its wait for
+// the busier stages. The note gives the busiest stage's compute and bubble beside it, as the per-stage table has them.
+TEST(Presentation, TheBusiestStageIsNamedBesideTheCriticalOne) {
+  const Result r = run("train aipod-16k --engine analytical");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string f = flat(r.out);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(f, m,
+                                std::regex(R"(The busiest stage, 1, computes ([0-9,.]+) ms \([0-9.]+%\) with a )"
+                                           R"(bubble of ([0-9,.]+) ms)")))
+      << r.out;
+  std::smatch row;
+  ASSERT_TRUE(std::regex_search(r.out, row, std::regex(R"(
+    1 +8 +([0-9,.]+) .* ([0-9,.]+)
+)"))) << r.out;
+  EXPECT_EQ(m[1].str(), row[1].str());
+  EXPECT_EQ(m[2].str(), row[2].str());
+  // podnet run prints train's rows: days with random failures and the capex per token/s.
+  const Result whole = run("run");
+  ASSERT_EQ(whole.status, 0) << whole.out;
+  EXPECT_NE(whole.out.find("  days to train with random failures "), std::string::npos) << whole.out;
+  EXPECT_NE(whole.out.find("  network capex per token/s "), std::string::npos) << whole.out;
+}
+
+// What a missed latency target advises follows what missed: a prompt's length sets the first token's time, not the
+// pace of the others.
+TEST(Presentation, AMissedTargetsAdviceFollowsWhatMissed) {
+  const std::string base = "inference leafspine-8k --set workload.model=llama3-70b";
+  const Result tpot = run(base + " --target-tpot 5ms");
+  ASSERT_EQ(tpot.status, 0) << tpot.out;
+  EXPECT_NE(flat(tpot.out).find("try a larger inference.tp or inference.precision=fp8"), std::string::npos) << tpot.out;
+  EXPECT_EQ(tpot.out.find("shorter prompts"), std::string::npos) << tpot.out;
+  const Result ttft = run(base + " --target-ttft 10ms");
+  ASSERT_EQ(ttft.status, 0) << ttft.out;
+  EXPECT_NE(flat(ttft.out).find("try a larger inference.tp, inference.precision=fp8 or shorter prompts"),
+            std::string::npos)
+      << ttft.out;
+}
+
+// A NIC faster than the switch ports: the error names both ways out, faster ports or the NIC's ports on planes (1.6T
+// NICs on 102.4T switches of 128 x 800G: 2 planes). A design out of the checkpoint model's range says so in its
+// table cell, not only in a note (clos-1m-800g: an interruption every 2.6 min against 5 and 10 min costs).
+TEST(Presentation, AFasterNicNamesPlanesAndAnOutOfRangeCheckpointIsMarked) {
+  const Result r = run("design clos-128k --set server.nic_speed=1.6Tbps", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(flat(r.out).find("set switch.port_speed=1.6Tbps with it, or keep the switches and give each NIC 2 ports of "
+                             "800Gbps on 2 planes: server.nic_planes=2)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(run("design clos-128k --set server.nic_speed=1.6Tbps --set server.nic_planes=2").status, 0);
+  const Result rel = run("reliability clos-1m-800g");
+  ASSERT_EQ(rel.status, 0) << rel.out;
+  EXPECT_NE(rel.out.find(" days (out of the model's range: see the notes)"), std::string::npos) << rel.out;
+  EXPECT_EQ(run("reliability aipod-16k").out.find("out of the model's range"), std::string::npos);
+}
+
 // What a layout or the servers leave out: an MoE model without expert parallelism runs no all-to-all; a NIC
 // faster than the GPU's PCIe link is bound by it (800 Gb/s = 100 GB/s against PCIe Gen5's 64 GB/s). TP1 prints
 // no TP collective and no SP.
@@ -248,7 +351,8 @@ TEST(Presentation, TrainGivesTheNetworkCapexPerTokenPerSecond) {
 }
 
 // Auto DP with the interleaved schedule: 8,192 GPUs at TP4 x CP2 x PP4 fit 256 replicas, but 1,536 / 256 = 6
-// microbatches per pipeline is no multiple of pp 4 (the schedule's need), so the run failed. 192 gives 8.
+// microbatches per pipeline is no multiple of pp 4 (the schedule's need), so the run failed. 192 gives 8. DP256
+// takes multiples of 256 x 4 = 1,024: 1,024 or 2,048 around 1,536.
 TEST(Presentation, AutoDpKeepsTheInterleavedScheduleRunnable) {
   const Result r = run("train leafspine-8k --engine analytical --set workload.model=llama3-70b");
   ASSERT_EQ(r.status, 0) << r.out;
@@ -256,7 +360,7 @@ TEST(Presentation, AutoDpKeepsTheInterleavedScheduleRunnable) {
       flat(r.out).find(
           "2,048 of the fabric's 8,192 GPUs stay idle: DP192 is the largest that gives each pipeline a "
           "multiple of pp 4 microbatches (here 8), as the interleaved schedule (interleave 5) needs; global_batch "
-          "2,048 would run DP256"),
+          "1,024 or 2,048 would run DP256"),
       std::string::npos)
       << r.out;
 }

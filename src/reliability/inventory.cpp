@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "core/error.hpp"
+#include "core/units.hpp"
 
 namespace podnet::reliability {
 
@@ -108,7 +109,7 @@ Inventory count_inventory(const topology::Topology& t, int64_t job_gpus) {
   if (job_gpus < 0 || job_gpus > total)
     throw ParamError("reliability.job_gpus",
                      fmt::format("reliability.job_gpus = {} but the fabric has {} GPUs: expected 0 (every GPU) to {}",
-                                 job_gpus, total, total));
+                                 thousands(job_gpus), thousands(total), thousands(total)));
   if (job_gpus == 0) job_gpus = total;
   std::vector<int32_t> ranks(static_cast<size_t>(job_gpus));
   for (int64_t r = 0; r < job_gpus; ++r) ranks[r] = static_cast<int32_t>(r);

@@ -269,10 +269,11 @@ void write_inference_table(const nlohmann::json& d, std::ostream& out) {
   out << fmt::format("  replicas busy       {:.1f}% of the time in a pass; mean decode batch {:.1f}{}\n",
                      100 * u["busy"].get<double>(), u["mean_decode_batch"].get<double>(),
                      u.contains("max_batch") ? " of at most " + thousands(u["max_batch"].get<int64_t>()) : "");
-  if (u["busy"].get<double>() > 0.9 && !d.contains("target"))
-    out << "  (a replica runs passes while any request is in flight, so busy is not load: --target-ttft or "
-           "--target-tpot finds the "
-           "highest rate the layout serves)\n";
+  if (u["busy"].get<double>() > 0.9)
+    out << (d.contains("target") ? "  (a replica runs passes while any request is in flight, so busy is not load: the "
+                                   "latency target below finds the highest rate the layout serves)\n"
+                                 : "  (a replica runs passes while any request is in flight, so busy is not load: "
+                                   "--target-ttft or --target-tpot finds the highest rate the layout serves)\n");
   out << fmt::format("  communication share {:.1f}% of the busy time\n", 100 * u["network_share"].get<double>());
   if (!d.contains("target")) return;
   const auto& t = d["target"];
@@ -297,11 +298,24 @@ void write_inference_table(const nlohmann::json& d, std::ostream& out) {
                          : "the pace: the replicas fall behind the arrivals";
   };
   if (!t["met"].get<bool>()) {
+    // What to try follows what missed: a prompt's length sets the first token's time, not the pace of the others
+    // (each output token reads the weights and the KV cache once; a smaller decode batch shares that less).
+    const bool ttft_missed = !t["ttft_ms"].is_null() && a["ttft_ms"].is_number() &&
+                             a["ttft_ms"].get<double>() > t["ttft_ms"].get<double>();
+    const bool tpot_missed = !t["tpot_ms"].is_null() && a["tpot_ms"].is_number() &&
+                             a["tpot_ms"].get<double>() > t["tpot_ms"].get<double>();
+    const bool alone_meets_tpot = tpot_missed && d["single_request"]["tpot_ms"].is_number() &&
+                                  d["single_request"]["tpot_ms"].get<double>() <= t["tpot_ms"].get<double>();
+    const std::string advice =
+        tpot_missed && !ttft_missed ? alone_meets_tpot ? "try a smaller inference.max_batch, a larger inference.tp or "
+                                                         "inference.precision=fp8"
+                                                       : "try a larger inference.tp or inference.precision=fp8"
+        : ttft_missed && !tpot_missed ? "try a larger inference.tp, inference.precision=fp8 or shorter prompts"
+                                      : "try a larger inference.tp or inference.precision=fp8";
     out << fmt::format("  no rate meets it: at {} requests/s, {} time to first token {}, time per output token {}\n"
-                       "  (one request alone: {} and {}); try a larger inference.tp, inference.precision=fp8 or "
-                       "shorter prompts\n",
+                       "  (one request alone: {} and {}); {}\n",
                        rate(a["rate_per_s"]), p, ms(a["ttft_ms"]), ms(a["tpot_ms"]), ms(d["single_request"]["ttft_ms"]),
-                       ms(d["single_request"]["tpot_ms"]));
+                       ms(d["single_request"]["tpot_ms"]), advice);
     return;
   }
   out << fmt::format("  highest rate meeting it   {} requests/s", rate(t["rate_per_s"]));

@@ -341,10 +341,17 @@ void write_reliability_table(const nlohmann::json& d, std::ostream& out) {
                              percent(mc["goodput_ci95_high"].get<double>(), 2))
                : ""});
   const double train = d["training_days"].get<double>();
+  // Out of the checkpoint model's range (interruptions more often than a checkpoint and a restart take): the days
+  // only say how far out; the cell says so, not only the note below (62 years to two decimals read as a forecast).
+  const bool beyond = !d["mtbi_hours"].is_null() &&
+                      reliability::beyond_model(ck["checkpoint_cost_minutes"].get<double>() / 60,
+                                                ck["restart_cost_minutes"].get<double>() / 60,
+                                                d["mtbi_hours"].get<double>());
   k.add({fmt::format("{} days of training take", fixed(train, train == std::floor(train) ? 0 : 2)),
          d["days_to_train_with_failures"].is_null()
              ? "never"
-             : fixed_or_exp(d["days_to_train_with_failures"].get<double>(), 2) + " days",
+             : fixed_or_exp(d["days_to_train_with_failures"].get<double>(), 2) + " days" +
+                   (beyond ? " (out of the model's range: see the notes)" : ""),
          tr_ok ? fixed_or_exp(mc["days_to_train_with_failures"].get<double>(), 2) + " days" : ""});
   if (ck.contains("yours")) {  // reliability.checkpoint_interval: the job's own interval beside Daly's
     const auto& y = ck["yours"];

@@ -288,9 +288,11 @@ std::vector<StudyDef> builtin() {
                 field("time_us@", "time", "us", 2, true),
                 field("busbw_gbyte_per_s@", "bus bandwidth", "GB/s", 2, true),
                 field("algbw_gbyte_per_s@", "algorithm bandwidth", "GB/s", 2),
+                optional(field("fct.min_us@", "FCT min", "us", 2)),
                 optional(field("fct.p50_us@", "FCT p50", "us", 2)),
                 optional(field("fct.p99_us@", "FCT p99", "us", 2, true)),
-                optional(field("fct.max_us@", "FCT max", "us", 2))};
+                optional(field("fct.max_us@", "FCT max", "us", 2)),
+                optional(field("fct.mean_us@", "FCT mean", "us", 2))};
     // The packet engine's counters over every size's run (report/bench_report.cpp, packet_counters).
     add_optional(d, {field("packet_counters.drops", "drops", "", 0, true),
                      field("packet_counters.trimmed", "trimmed", "", 0, true),

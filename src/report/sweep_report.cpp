@@ -71,6 +71,15 @@ std::string text_of(const study::Value& v) {
   return "";
 }
 
+// Which of the table's columns are yes/no results of its study (stored as 1 or 0).
+std::vector<char> yes_no_columns(const study::ResultTable& t) {
+  std::vector<char> out(t.columns.size(), 0);
+  if (const StudyDef* st = find_study(t.study))
+    for (size_t i = 0; i < t.columns.size(); ++i)
+      if (const ResultField* f = find_field(*st, t.columns[i])) out[i] = f->yes_no ? 1 : 0;
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json json_of(const study::Value& v) {
@@ -90,7 +99,7 @@ std::vector<study::Field> sweep_fields(const nlohmann::json& doc) {
         if (r.contains(k)) out.push_back({std::string(k) + at, value_of(r[k])});
       // Flow completion times (flow and packet engines): their distribution, per size.
       if (r.contains("fct") && r["fct"].is_object())
-        for (const char* k : {"p50_us", "p99_us", "max_us"})
+        for (const char* k : {"min_us", "p50_us", "p99_us", "max_us", "mean_us"})
           if (r["fct"].contains(k)) out.push_back({std::string("fct.") + k + at, value_of(r["fct"][k])});
     }
   }
@@ -484,17 +493,27 @@ void write_sweep_results_csv(const study::ResultTable& t, std::ostream& out) {
     if (!taken[i]) order.push_back(i);
   for (size_t k = 0; k < order.size(); ++k) out << (k ? "," : "") << csv_cell(t.columns[order[k]]);
   out << "\n";
+  // A yes/no result reads true or false, as spreadsheets and pandas take it (the store keeps 1 or 0).
+  const std::vector<char> yes_no = yes_no_columns(t);
   for (const auto& r : t.rows) {
-    for (size_t k = 0; k < order.size(); ++k) out << (k ? "," : "") << csv_cell(text_of(r[order[k]]));
+    for (size_t k = 0; k < order.size(); ++k) {
+      const size_t c = order[k];
+      const bool flag = yes_no[c] && std::holds_alternative<int64_t>(r[c]);
+      out << (k ? "," : "") << csv_cell(flag ? (std::get<int64_t>(r[c]) != 0 ? "true" : "false") : text_of(r[c]));
+    }
     out << "\n";
   }
 }
 
 void write_sweep_results_json(const study::ResultTable& t, std::ostream& out) {
   nlohmann::json pts = nlohmann::json::array();
+  const std::vector<char> yes_no = yes_no_columns(t);  // booleans, as the study's schema says
   for (const auto& r : t.rows) {
     nlohmann::json p = nlohmann::json::object();
-    for (size_t i = 0; i < r.size(); ++i) p[t.columns[i]] = json_of(r[i]);
+    for (size_t i = 0; i < r.size(); ++i)
+      p[t.columns[i]] = yes_no[i] && std::holds_alternative<int64_t>(r[i])
+                            ? nlohmann::json(std::get<int64_t>(r[i]) != 0)
+                            : json_of(r[i]);
     pts.push_back(p);
   }
   write_json({{"study", t.study}, {"axes", t.axes}, {"points", pts}}, out);

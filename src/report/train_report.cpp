@@ -313,35 +313,39 @@ std::string idle_gpus_note(const nlohmann::json& o) {
     const int64_t auto_dp = workload::largest_dp(seqs, full, interleaved ? pp : 1),
                   split_dp = workload::largest_dp(seqs, full, 1);
     const int64_t dp = par["dp"].get<int64_t>();
+    // The batches nearest the job's that split over `per` (the one below when there is one, and the one above).
+    const auto fills = [&](int64_t per) {
+      const int64_t below = batch / per * per, above = (batch + per - 1) / per * per;
+      return below > 0 && below != above ? fmt::format("{} or {}", thousands(below), thousands(above))
+                                         : thousands(above);
+    };
     if (par.value("dp_given", false) && full > dp) {
       // workload.dp pinned (the scenario's or a --set): a larger batch alone keeps it, so the way out names it.
       if (auto_dp > dp)
         why += fmt::format("{}workload.dp is {}; left out (--set workload.dp=) it would be {}", why.empty() ? "" : "; ",
                            dp, auto_dp);
       else {
-        const int64_t per = full * mb * (interleaved ? pp : 1), fill = (batch + per - 1) / per * per;
+        const int64_t per = full * mb * (interleaved ? pp : 1);
         why += fmt::format("{}workload.dp is {}: to run DP{}, leave it out (--set workload.dp=) and set global_batch "
                            "{}{}",
-                           why.empty() ? "" : "; ", dp, full, thousands(fill),
+                           why.empty() ? "" : "; ", dp, full, fills(per),
                            interleaved ? fmt::format(" (each pipeline a multiple of pp {} microbatches, as the "
                                                      "interleaved schedule needs)",
                                                      pp)
                                        : "");
       }
     } else if (interleaved && auto_dp == dp && split_dp > auto_dp) {
-      const int64_t per = full * mb * pp, fill = (batch + per - 1) / per * per;
       why += fmt::format("{}DP{} is the largest that gives each pipeline a multiple of pp {} microbatches (here {}), "
                          "as the interleaved schedule (interleave {}) needs; global_batch {} would run DP{}",
                          why.empty() ? "" : "; ", auto_dp, pp, thousands(seqs / auto_dp),
-                         par["interleave"].get<int64_t>(), thousands(fill), full);
+                         par["interleave"].get<int64_t>(), fills(full * mb * pp), full);
     } else if (full > dp && batch % (full * mb) == 0) {  // the batch splits: dp was given
       why += fmt::format("{}workload.dp is {}; left out (auto) it would be {}", why.empty() ? "" : "; ", dp, full);
     } else if (full > dp) {
-      const int64_t per = full * mb, fill = (batch + per - 1) / per * per;
       why += fmt::format("{}DP{} is the largest that divides the {} microbatches of {} (global_batch {} / microbatch "
                          "{}); global_batch {} would run DP{}",
-                         why.empty() ? "" : "; ", dp, thousands(batch / mb), mb, thousands(batch), mb, thousands(fill),
-                         full);
+                         why.empty() ? "" : "; ", dp, thousands(batch / mb), mb, thousands(batch), mb,
+                         fills(full * mb * (interleaved ? pp : 1)), full);
     }
     return fmt::format("{} of the fabric's {} GPUs stay idle: {}", thousands(fabric - gpus), thousands(fabric),
                        why.empty() ? "workload.dp leaves them out" : why);
@@ -384,6 +388,14 @@ std::vector<std::string> layout_notes(const nlohmann::json& o) {
 // What the model's recipe did not set, and why (the train report's notes on it).
 std::vector<std::string> recipe_notes(const nlohmann::json& o) {
   std::vector<std::string> notes;
+  if (o.contains("no_recipe")) {  // a preset model without a published recipe: podnet's defaults, said
+    std::string list;
+    for (const auto& [k, v] : o["no_recipe"]["defaults_used"].items())
+      list += (list.empty() ? "" : ", ") + k + " " + v.get<std::string>();
+    notes.push_back(fmt::format("podnet holds no published training recipe for {}, so these are podnet's defaults: "
+                                "{}; set them to your job's (workload.KEY)",
+                                o["no_recipe"]["model"].get<std::string>(), list));
+  }
   if (!o.contains("recipe")) return notes;
   const auto& r = o["recipe"];
   auto keys = [](const nlohmann::json& a) {
@@ -410,6 +422,21 @@ std::vector<std::string> recipe_notes(const nlohmann::json& o) {
                                 "podnet's defaults; give them too to keep them",
                                 given, g["given"].size() == 1 ? "is" : "are", r["model"].get<std::string>(),
                                 g["group"].get<std::string>(), lost));
+  }
+  // Keys given at the recipe's own values keep its group (a what-if that repeats a value changes nothing): said, as
+  // a user who gives tp and pp expects the rest of the layout to be theirs too.
+  for (const auto& g : r.value("groups_kept_at_recipe_values", nlohmann::json::array())) {
+    if (std::all_of(g["given"].begin(), g["given"].end(),
+                    [&](const nlohmann::json& k) { return from_file.count(k.get<std::string>()) > 0; }))
+      continue;
+    std::string used, given;
+    for (const auto& [k, v] : g["recipe_values_used"].items())
+      used += (used.empty() ? "" : ", ") + k + " " + v.get<std::string>();
+    for (const auto& k : g["given"]) given += (given.empty() ? "workload." : ", workload.") + k.get<std::string>();
+    notes.push_back(fmt::format("{} {} given at the {} recipe's own value{}, so the recipe's other {} keys apply too "
+                                "({}): give them to change them",
+                                given, g["given"].size() == 1 ? "is" : "are", r["model"].get<std::string>(),
+                                g["given"].size() == 1 ? "" : "s", g["group"].get<std::string>(), used));
   }
   if (!r["model_from_command_line_over_file_keys"].empty())
     notes.push_back(fmt::format("the model is set on the command line, but {} come from the scenario file; "
@@ -540,9 +567,15 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
       for (const auto& k : a) out += (out.empty() ? "" : ", ") + k.get<std::string>();
       return out;
     };
-    if (!r["from_preset"].empty())
+    if (!r["from_preset"].empty()) {
       out << fmt::format("  from the {} recipe: {}\n    ({})\n", r["model"].get<std::string>(), keys(r["from_preset"]),
                          r["source"].get<std::string>());
+      // The source cites the recipe's values; say which of them the scenario replaced (its own tokens, not 15T).
+      if (r.contains("scenario_over_recipe") && !r["scenario_over_recipe"].empty())
+        out << fmt::format("    (given by the scenario instead: {})\n", keys(r["scenario_over_recipe"]));
+    }
+    for (const std::string& n : recipe_notes(o)) out << "  note: " << n << "\n";
+  } else if (o.contains("no_recipe")) {
     for (const std::string& n : recipe_notes(o)) out << "  note: " << n << "\n";
   }
   for (const std::string& n : layout_notes(o)) out << "  note: " << n << "\n";
@@ -662,11 +695,24 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
         o["critical_stage"].get<int64_t>(), [&] {
           // A lighter stage can finish last (stage 0 runs the last backward): say where the
           // busiest stage's parts are.
+          // busiest stage's parts are, and its compute and bubble (stage 0 of 405B holds 7 layers of 8:
+          // its bubble counts the wait for the busier stages, not the pipeline's own).
           double most = 0;
-          for (const auto& s : o["stages_ms"]) most = std::max(most, s["compute"].get<double>());
-          return most > o["breakdown_ms"]["compute"].get<double>() * (1 + 1e-9)
-                     ? " The busier stages' parts are in the per-stage table."
-                     : "";
+          int64_t busiest = 0, at = 0;
+          for (const auto& s : o["stages_ms"]) {
+            if (s["compute"].get<double>() > most) {
+              most = s["compute"].get<double>();
+              busiest = at;
+            }
+            ++at;
+          }
+          if (most <= o["breakdown_ms"]["compute"].get<double>() * (1 + 1e-9)) return std::string();
+          const auto& b = o["stages_ms"][static_cast<size_t>(busiest)];
+          const double it = o["iteration_time_ms"].get<double>();
+          return fmt::format(" The busiest stage, {}, computes {} ms ({:.1f}%) with a bubble of {} ms ({:.1f}%); "
+                             "every stage's parts are in the per-stage table.",
+                             busiest, fixed(most, 2), 100 * most / it, fixed(b["bubble"].get<double>(), 2),
+                             100 * b["bubble"].get<double>() / it);
         }());
   else if (!chakra) out << "  (exposed: communication the step waits for, not hidden behind compute)\n";
   if (!chakra && !o["mfu"].is_null())
@@ -1145,11 +1191,15 @@ void write_training_reliability(const nlohmann::json& rel, std::ostream& out, co
                      details);
   // Most of a low goodput is the checkpoint's and the restart's cost against the interruptions: say which keys set
   // them (a 131,072-GPU job on the defaults keeps 29 %; the same minutes do not grow with the job).
-  if (rel["goodput"].get<double>() < 0.5 && !rel.contains("checkpoint_storage"))
-    out << fmt::format("  (goodput under 50%: each interruption costs a {} min restart and the lost work since the "
-                       "last checkpoint; reliability.restart_cost and reliability.checkpoint_cost set them, or "
+  // Under 80 % the defaults (5 and 10 min) are worth a look: a job with fast checkpoints and restarts keeps 90 %.
+  if (rel["goodput"].get<double>() < 0.8 && !rel.contains("checkpoint_storage"))
+    out << fmt::format("  (goodput under {}%: each interruption costs a {} min restart and the lost work since the "
+                       "last checkpoint, and each checkpoint {}; these are assumptions: reliability.restart_cost and "
+                       "reliability.checkpoint_cost set them, or "
                        "storage nodes on a frontend (frontend.storage_nodes) time the checkpoint on that network)\n",
-                       fixed(rel["restart_cost_minutes"].get<double>(), 1));
+                       rel["goodput"].get<double>() < 0.5 ? 50 : 80,
+                       fixed(rel["restart_cost_minutes"].get<double>(), 1),
+                       checkpoint_minutes_text(rel["checkpoint_cost_minutes"].get<double>()));
   if (rel.contains("checkpoint_storage")) out << "  (" << checkpoint_io_text(rel["checkpoint_storage"]) << ")\n";
   const double ckpt_min = rel["checkpoint_cost_minutes"].get<double>(),
                restart_min = rel["restart_cost_minutes"].get<double>();
@@ -1280,6 +1330,25 @@ namespace {
 
 // Where the model's recipe keys came from: the preset's published recipe, the scenario (file, fragment or
 // --set), or podnet's defaults (null when the model has no published recipe or the workload is imported).
+// A preset model without a published recipe (mixtral-8x7b): the memory, batch and budget keys the scenario leaves
+// to podnet's defaults, with those defaults (full recompute and 300B tokens are podnet's, not the model's).
+nlohmann::json no_recipe_defaults(const scenario::Scenario& sc, const workload::Job& j) {
+  if (workload::find_recipe(j.model.name) || !workload::find_model(j.model.name)) return nullptr;
+  std::map<std::string, std::string> defaults;
+  for (const auto& spec : workload::workload_params()) defaults[spec.name] = spec.default_text;
+  nlohmann::json keys = nlohmann::json::object();
+  for (const auto& [group, names] : workload::recipe_groups()) {
+    if (group == "layout") continue;  // the layout's defaults follow the GPUs (auto), and the report prints it
+    for (const auto& k : names) {
+      const std::string path = "workload." + k;
+      if (sc.lines.count(path) || sc.from_set.count(path) || sc.from_fragment.count(path)) continue;
+      if (!defaults[k].empty()) keys[k] = defaults[k];
+    }
+  }
+  if (keys.empty()) return nullptr;
+  return {{"model", j.model.name}, {"defaults_used", keys}};
+}
+
 nlohmann::json recipe_json(const scenario::Scenario& sc, const workload::Job& j) {
   const workload::Recipe* r = workload::find_recipe(j.model.name);
   if (!r) return nullptr;
@@ -1304,14 +1373,25 @@ nlohmann::json recipe_json(const scenario::Scenario& sc, const workload::Job& j)
   nlohmann::json not_applied = nlohmann::json::array();
   std::map<std::string, std::string> defaults;  // a recipe value equal to podnet's default is not lost
   for (const auto& spec : workload::workload_params()) defaults[spec.name] = spec.default_text;
+  // Keys the recipe sets that the scenario gives instead (its tokens over the recipe's cited 15T).
+  nlohmann::json over = nlohmann::json::array();
+  for (const auto& g : r->groups)
+    for (const auto& [k, text] : g.keys)
+      if (in_scenario(k) && !sc.recipe_keys.count("workload." + k)) over.push_back(k);
+  // A group applied although keys of it were given, at the recipe's own values: which, and what the recipe set.
+  nlohmann::json kept = nlohmann::json::array();
   for (const auto& g : r->groups) {
-    nlohmann::json given_keys = nlohmann::json::array(), lost = nlohmann::json::object();
+    nlohmann::json given_keys = nlohmann::json::array(), lost = nlohmann::json::object(),
+                   set_by_recipe = nlohmann::json::object();
     bool applied = false;
     for (const auto& [k, text] : g.keys) {
       applied = applied || sc.recipe_keys.count("workload." + k) > 0;
       if (in_scenario(k)) given_keys.push_back(k);
       else if (defaults[k] != text) lost[k] = text;
+      if (sc.recipe_keys.count("workload." + k) && defaults[k] != text) set_by_recipe[k] = text;
     }
+    if (applied && !given_keys.empty() && !set_by_recipe.empty())
+      kept.push_back({{"group", g.name}, {"given", given_keys}, {"recipe_values_used", set_by_recipe}});
     if (applied || lost.empty()) continue;
     if (given_keys.empty())  // given through a key of the group the recipe does not set
       for (const auto& [group, keys] : workload::recipe_groups())
@@ -1326,6 +1406,8 @@ nlohmann::json recipe_json(const scenario::Scenario& sc, const workload::Job& j)
           {"from_scenario", given},
           {"from_defaults", defaulted},
           {"groups_not_applied", not_applied},
+          {"groups_kept_at_recipe_values", kept},
+          {"scenario_over_recipe", over},
           // the model came from --set but the scenario file gives recipe keys (written for another model?)
           {"model_from_command_line_over_file_keys", sc.recipe_keys_from_file()}};
 }
@@ -1380,6 +1462,8 @@ nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy&
   if (!t.chakra && t.imported_source.empty()) {
     nlohmann::json recipe = recipe_json(s.scenario, t.result.job);
     if (!recipe.is_null()) doc["recipe"] = std::move(recipe);
+    else if (nlohmann::json d = no_recipe_defaults(s.scenario, t.result.job); !d.is_null())
+      doc["no_recipe"] = std::move(d);
   }
   if (t.chakra) add_chakra(doc, t.imported_source, *t.chakra);
   else if (!t.imported_source.empty()) add_imported(doc, t.imported_source, t.imported);

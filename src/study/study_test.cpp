@@ -230,6 +230,26 @@ TEST(TrainStudy, FailuresOnTheAnalyticalEngineAreRefusedUpFront) {
   EXPECT_FALSE(train(setup({}, kLinkDown), r).failures);
 }
 
+// A failure what-if runs the iteration several times; each run's progress label says which of how many (a 100K-GPU
+// user saw a third run start with no warning). Two NIC links degraded, each its own failure: the iteration, with the
+// failures, the straggler report's baseline and one run without each of the two: 5 runs.
+TEST(TrainStudy, FailureRunsAreCountedInTheirProgress) {
+  const std::string two = "failures:\n  - {at: 0ms, link: \"gpu-node-001/nic0\", action: degrade, rate: 100Gbps}\n"
+                          "  - {at: 0ms, link: \"gpu-node-002/nic0\", action: degrade, rate: 100Gbps}\n";
+  std::vector<std::string> runs;
+  Progress p;
+  p.run = [&](const std::string& what) { runs.push_back(what); };
+  const TrainStudy t = train(setup({"network.engine=flow"}, two), {}, p);
+  ASSERT_TRUE(t.failures);
+  ASSERT_GT(t.failures->run.iteration, t.result.iteration);  // they slow it, so the straggler report runs
+  ASSERT_EQ(runs.size(), 5u) << ::testing::PrintToString(runs);
+  EXPECT_EQ(runs[0], "iteration");
+  EXPECT_EQ(runs[1], "the iteration with the failures (run 2 of up to 5: the rest only if they slow it)");
+  EXPECT_EQ(runs[2], "the iteration without failures, step by step (the straggler report; run 3 of 5)");
+  EXPECT_EQ(runs[3], "the iteration without link gpu-node-001/nic0 degraded to 100Gbps (1 of 2; run 4 of 5)");
+  EXPECT_EQ(runs[4], "the iteration without link gpu-node-002/nic0 degraded to 100Gbps (2 of 2; run 5 of 5)");
+}
+
 TEST(TrainStudy, APacketRunIsGivenTheAnalyticalIterationAsItsEstimate) {
   // The packet engine's progress lines say how far along a run is against the analytical engine's iteration (a
   // 16,384-GPU packet run had printed "simulated 2.18 ms so far" for hours). A two-layer toy on 16 GPUs.

@@ -220,7 +220,23 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
     // engine; random failures are drawn from the job's components over the failure-free iteration.
     FailingEngine f = with_failures(s, observed, out.result.iteration, out.gpus);
     engine::RunReport slowed;
-    if (progress.run) progress.run("the iteration with the failures");
+    // The events one scenario entry drew together (a share of a tier) are left out together, as one failure.
+    const std::vector<engine::FailureEvent> all = s.scenario.failure_events(topo, out.result.iteration, out.gpus);
+    std::vector<std::vector<size_t>> units;
+    for (size_t j = 0; j < all.size(); ++j) {
+      auto same = std::find_if(units.begin(), units.end(), [&](const std::vector<size_t>& u) {
+        return !all[j].group.empty() && all[u[0]].group == all[j].group;
+      });
+      if (same != units.end()) same->push_back(j);
+      else units.push_back({j});
+    }
+    // The runs this takes, said up front (a failure what-if on 100K GPUs runs the iteration several times): the
+    // iteration as built, with the failures, and when they slow it the straggler report's baseline and one run
+    // without each failure (none more for a single one: the baseline is that run).
+    const size_t most = 3 + (units.size() > 1 ? std::min(units.size(), kMaxCounterfactuals) : 0);
+    if (progress.run)
+      progress.run(
+          fmt::format("the iteration with the failures (run 2 of up to {}: the rest only if they slow it)", most));
     out.failures = IterationWithFailures{out.result.iteration,
                                          workload::simulate_iteration(out.job, out.gpus, topo, *f.backend,
                                                                       out.result.times, topt, &slowed),
@@ -230,21 +246,13 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
     if (!slowed.job_failed && out.failures->run.iteration != out.result.iteration) {
       // Straggler detection: the same op graph without the failures, timeline against timeline.
       const workload::IterationPlan ip = workload::build_iteration(out.job, out.gpus, topo, out.result.times, topt);
-      if (progress.run) progress.run("the iteration without failures, step by step (the straggler report)");
+      if (progress.run)
+        progress.run(
+            fmt::format("the iteration without failures, step by step (the straggler report; run 3 of {})", most));
       const engine::RunReport base = backend->run(ip.plan);
       out.failures->straggler = diagnose::locate_slowdown(ip, base, slowed);
       // The culprit by counterfactual: the slowed run without each event in turn (one event: the baseline).
       engine::NetworkOptions o = s.network;
-      // The events one scenario entry drew together (a share of a tier) are left out together, as one failure.
-      const std::vector<engine::FailureEvent> all = s.scenario.failure_events(topo, out.result.iteration, out.gpus);
-      std::vector<std::vector<size_t>> units;
-      for (size_t j = 0; j < all.size(); ++j) {
-        auto same = std::find_if(units.begin(), units.end(), [&](const std::vector<size_t>& u) {
-          return !all[j].group.empty() && all[u[0]].group == all[j].group;
-        });
-        if (same != units.end()) same->push_back(j);
-        else units.push_back({j});
-      }
       for (size_t u = 0; u < units.size() && u < kMaxCounterfactuals; ++u) {
         o.faults.failures.events.clear();
         for (size_t j = 0; j < all.size(); ++j)
@@ -252,9 +260,9 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
             o.faults.failures.events.push_back(all[j]);
         const engine::FailureEvent& first = all[units[u][0]];
         if (units.size() > 1 && progress.run)
-          progress.run(fmt::format("the iteration without {} ({} of {})",
+          progress.run(fmt::format("the iteration without {} ({} of {}; run {} of {})",
                                    first.group.empty() ? first.what : first.group, u + 1,
-                                   std::min(units.size(), kMaxCounterfactuals)));
+                                   std::min(units.size(), kMaxCounterfactuals), u + 4, most));
         const engine::RunReport without = units.size() == 1 ? base
                                                             : engine::make_backend(s.engine, topo, o)->run(ip.plan);
         out.failures->costs.push_back({first.group.empty() ? first.what : first.group, first.at,

@@ -127,17 +127,27 @@ void size_servers_and_leaves(const ClosSpec& spec, const Hardware& hw, ClosSize&
     throw ParamError("server.gpus", fmt::format("{} GPUs per server cannot spread evenly over {} rails (server.nics); "
                                                 "expected a multiple or divisor of {}",
                                                 g, n, n));
-  if (hw.nic_speed > hw.port_speed)
+  if (hw.nic_speed > hw.port_speed) {
+    // A NIC a whole number of ports wide can also keep the switches: its ports on planes (topology/planes.hpp), as
+    // 1.6T NICs on 102.4T switches of 128 x 800G.
+    const double k = hw.nic_speed.bps / hw.port_speed.bps;
+    const bool planes = hw.nic_planes == 1 && k >= 2 && k <= 16 && std::fabs(k - std::round(k)) < 1e-9;
     throw ParamError("server.nic_speed",
                      fmt::format("server.nic_speed = {} exceeds switch.port_speed = {}; "
                                  "expected at most the switch port speed (a faster NIC needs faster switch "
-                                 "ports: set switch.port_speed={} with it)",
+                                 "ports: set switch.port_speed={} with it{})",
                                  format_bandwidth(hw.nic_speed), format_bandwidth(hw.port_speed),
-                                 format_bandwidth(hw.nic_speed)));
+                                 format_bandwidth(hw.nic_speed),
+                                 planes ? fmt::format(", or keep the switches and give each NIC {} ports of {} on {} "
+                                                      "planes: server.nic_planes={}",
+                                                      std::llround(k), format_bandwidth(hw.port_speed), std::llround(k),
+                                                      std::llround(k))
+                                        : std::string()));
+  }
   if (spec.gpus < 1 || spec.gpus % g != 0)
     throw ParamError("topology.gpus", fmt::format("topology.gpus = {} is not a whole number of {}-GPU servers; "
                                                   "expected a positive multiple of server.gpus = {}",
-                                                  spec.gpus, g, g));
+                                                  thousands(spec.gpus), g, g));
   z.servers = spec.gpus / g;
   z.d1 = down_ports(R, spec.o1);
   z.u1 = R - z.d1;
@@ -291,8 +301,9 @@ void size_tiers(const ClosSpec& spec, ClosSize& z) {
                     "plane, more than the radix {}; {}the most a 3-tier {} of radix-{} switches "
                     "reaches is {} GPUs ({} pods x {} groups x {} GPUs); expected at most {}, or a "
                     "larger switch.radix{}{}",
-                    thousands(spec.gpus), z.pods, z.domains_per_pod, z.pods * z.domains_per_pod, R, given, spec.family,
-                    R, thousands(max3), pods_max, z.gp_max, z.gpus_per_group, given.empty() ? "that" : "the first",
+                    thousands(spec.gpus), thousands(z.pods), z.domains_per_pod, thousands(z.pods * z.domains_per_pod),
+                    R, given, spec.family, R, thousands(max3), pods_max, z.gp_max, z.gpus_per_group,
+                    given.empty() ? "that" : "the first",
                     // a larger pod helps only below the spines' bound
                     z.gp < z.gp_max ? fmt::format(" or {} up to {}", spec.groups_per_pod_key, z.gp_max) : std::string(),
                     spec.max_tiers >= 4 ? fmt::format(", or {}: 4 (or auto)", spec.tiers_key) : std::string()));
@@ -541,10 +552,10 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
   } else if (z.tiers == 3) {
     f.max_gpus = R / z.domains_per_pod * gp_bound * z.gpus_per_group;
     const std::string top = host_label(spec.tier_names[3]);  // "super-spine", or a fat tree's "core"
-    f.max_gpus_reason = fmt::format("3 tiers: {} pods x {} spine domains per pod <= radix {} {} ports; "
+    f.max_gpus_reason = fmt::format("3 tiers: {} pods x {} spine domain{} per pod <= radix {} {} ports; "
                                     "{} groups per pod x {} GPUs per group{}",
-                                    R / z.domains_per_pod, z.domains_per_pod, R, top, thousands(gp_bound),
-                                    thousands(z.gpus_per_group),
+                                    R / z.domains_per_pod, z.domains_per_pod, z.domains_per_pod == 1 ? "" : "s", R, top,
+                                    thousands(gp_bound), thousands(z.gpus_per_group),
                                     spec.max_tiers >= 4 ? "; a fourth tier (topology.tiers: 4) goes further" : "");
   } else {
     // Zones given bound every zone; otherwise the super-spines' ports do.

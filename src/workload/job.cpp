@@ -558,13 +558,22 @@ void validate(const Job& j, int64_t fabric_gpus, std::string_view owner) {
     throw ParamError("workload.stage_layers", fmt::format("{} virtual stages given, pp x interleave = {}",
                                                           j.chunk_layers.size(), j.pp * j.interleave));
   if (const int64_t step = j.microbatch * j.dp; j.global_batch % step != 0) {
-    // The nearest batches that divide: the one below (when there is one) and the one above.
-    const int64_t below = j.global_batch / step * step, above = below + step;
-    throw ParamError("workload.global_batch",
-                     fmt::format("global_batch {} is not divisible by microbatch x dp = {} x {} = {}; nearest: {}",
-                                 j.global_batch, j.microbatch, j.dp, step,
-                                 below > 0 ? fmt::format("{} or {}", thousands(below), thousands(above))
-                                           : thousands(above)));
+    // The nearest batches that divide: the one below (when there is one) and the one above. With an interleaved
+    // schedule they must also give each pipeline a multiple of pp microbatches (the check below), so that the
+    // batch suggested passes it too.
+    const int64_t unit = j.interleave > 1 && j.pp > 1 ? step * j.pp : step;
+    const int64_t below = j.global_batch / unit * unit, above = below + unit;
+    // The blame is the --set that changed microbatch or dp, when there is one (not the file's global_batch line).
+    throw SharedParamError(
+        "workload.global_batch",
+        fmt::format("global_batch {} is not divisible by microbatch x dp = {} x {} = {}; nearest{}: {}",
+                    thousands(j.global_batch), j.microbatch, thousands(j.dp), thousands(step),
+                    unit != step ? fmt::format(" that also give each pipeline a multiple of pp = {} microbatches "
+                                               "(the interleaved schedule's need)",
+                                               j.pp)
+                                 : std::string(),
+                    below > 0 ? fmt::format("{} or {}", thousands(below), thousands(above)) : thousands(above)),
+        {"workload.global_batch", "workload.dp", "workload.microbatch"});
   }
   if (j.interleave > 1) {
     if (j.pp < 2)

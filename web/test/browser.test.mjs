@@ -468,6 +468,14 @@ async function checkCdf(where, sel) {
   const ok = series.length === 2 && series.every((x, i) => x.name === cmpJson.rows[i].transport &&
     JSON.stringify(x.data) === JSON.stringify(cmpJson.rows[i].fct_cdf_us.map((v, q) => [v, q])));
   check(ok, `${where}: the FCT CDF has one line per transport (${series.map(x => x.name).join(', ')}), equal to podnet bench --compare-cc --format json`);
+  // The time axis's ticks as drawn: no two alike (times 467.1 to 467.9 us read "467" five times).
+  const ticks = await page.evaluate(s => {
+    const c = window.echarts.getInstanceByDom(document.querySelector(s));
+    const axis = c.getModel().getComponent('xAxis').axis;
+    const f = c.getOption().xAxis[0].axisLabel.formatter;
+    return axis.scale.getTicks().map(t => f(t.value));
+  }, sel);
+  check(ticks.length >= 2 && new Set(ticks).size === ticks.length, `${where}: the FCT axis's ${ticks.length} ticks all differ (${ticks.join(' | ')})`);
 }
 
 // The same checks on the --html reports, opened from disk (no server).
@@ -532,6 +540,19 @@ check(capex.length === 3 && JSON.stringify(capex) === JSON.stringify(sweepResult
   `sweep.html: the ${capex.length} points' capex equal podnet sweep --results --format json`);
 const metricCharts = await page.$$eval('.chart.sweep-metric', d => d.length);
 check(metricCharts >= 5, `sweep.html: one chart per headline figure (${metricCharts})`);
+// Money on a chart's axis reads as money: the capex chart's labels start with $ (they read 121,845,760).
+const capexAxis = await page.evaluate(() => {
+  for (const box of document.querySelectorAll('.chart.sweep-metric')) {
+    const h = box.parentElement.querySelector('h3');
+    if (!h || !/capex/.test(h.textContent)) continue;
+    const c = window.echarts.getInstanceByDom(box);
+    const axis = c.getModel().getComponent('yAxis').axis;
+    const f = c.getOption().yAxis[0].axisLabel.formatter;
+    return axis.scale.getTicks().map(t => f(t.value));
+  }
+  return [];
+});
+check(capexAxis.length >= 2 && capexAxis.every(t => t.startsWith('$')), `sweep.html: the capex chart's axis reads in dollars (${capexAxis.join(' | ')})`);
 await checkLayout('sweep.html');
 await page.screenshot({ path: path.join(outDir, 'html-sweep.png'), fullPage: true });
 
