@@ -951,9 +951,9 @@
     const probing = doc.probing || {};
     if (!suspects) {
       suspects = (doc.suspects || []).map(x => ({ component: x.component, kind: x.kind, finding: 'loss', value: x.loss_probability, hidden_fault: x.hidden_fault,
-        alike: x.indistinguishable_from, lost: x.lost_probes, confidence: x.confidence }))
+        alike: x.indistinguishable_from, alikeNames: x.alike || [], lost: x.lost_probes, confidence: x.confidence }))
         .concat(((doc.latency || {}).suspects || []).map(x => ({ component: x.component, kind: x.kind, finding: 'latency', value: x.rtt_added_seconds * 1e6, hidden_fault: x.hidden_fault,
-          alike: x.indistinguishable_from })));
+          alike: x.indistinguishable_from, alikeNames: x.alike || [] })));
       for (const x of suspects) if (x.hidden_fault === undefined) delete x.hidden_fault;
     }
     // Suspects given with their drawing (the server's, an HTML report's) take the table's figures from the document.
@@ -963,6 +963,7 @@
       const d = (x.finding === 'latency' ? slow : loss).get(x.component);
       if (!d) continue;
       if (x.alike === undefined) x.alike = d.indistinguishable_from;
+      if (x.alikeNames === undefined) x.alikeNames = d.alike || [];
       if (x.finding !== 'latency' && x.lost === undefined) Object.assign(x, { lost: d.lost_probes, confidence: d.confidence });
     }
     const s = section(root, 'Suspects on the fabric: ' + fixed((suspects || []).length, 0) + ' (' + fixed((doc.hidden_faults || []).length, 0) +
@@ -981,7 +982,10 @@
         const both = x.component.includes('(either direction)');
         roundTrip = roundTrip || (both && x.finding === 'loss');
         const v = x.finding === 'latency' ? '+' + secondsText(x.value * 1e-6) + ' RTT' : loss(x.value) + (both ? ' round trip' : '');
-        const name = x.component + (x.alike > 0 && !both ? ' (or ' + x.alike + ' other' + (x.alike > 1 ? 's' : '') + ' no probe tells apart)' : '');
+        // The look-alikes by name when they are few, as the CLI names them (an operator checks each).
+        const named = x.alike > 0 && x.alike <= 3 && (x.alikeNames || []).length === x.alike;
+        const name = x.component + (x.alike > 0 && !both ? (named ? ' (or ' + x.alikeNames.join(', ') + ': no probe tells them apart)'
+          : ' (or ' + x.alike + ' other' + (x.alike > 1 ? 's' : '') + ' no probe tells apart)') : '');
         const cells = [el('td', { class: 'num', text: '#' + (i + 1) }), el('td', { 'data-col': 'component', 'data-value': JSON.stringify(x.component), text: name }),
           el('td', { 'data-col': 'kind', 'data-value': JSON.stringify(x.kind), text: x.kind }),
           el('td', { 'data-col': 'finding', 'data-value': JSON.stringify(x.finding), text: x.finding }),
@@ -1328,8 +1332,10 @@
             el('td', { class: 'muted', text: fieldUnit(c.field) }),
             el('td', { class: 'num', 'data-col': 'a', 'data-value': JSON.stringify(c.a), text: noUnit(c.a) }),
             el('td', { class: 'num', 'data-col': 'b', 'data-value': JSON.stringify(c.b), text: noUnit(c.b) }),
+            // B - A as podnet diff prints it: the difference of the values as shown (delta_shown), not of the raw ones.
             el('td', { class: 'num', 'data-col': 'delta', 'data-value': JSON.stringify(c.delta === undefined ? null : c.delta), text: typeof c.delta === 'number'
-              ? (c.delta >= 0 ? '+' : '') + (/^pct/.test(describe(p).kind || '') ? fixed(100 * c.delta, 1) + ' points' : noUnit(c.delta)) : '' }),
+              ? (() => { const d = typeof c.delta_shown === 'number' ? c.delta_shown : c.delta;
+                return (d >= 0 ? '+' : '') + (/^pct/.test(describe(p).kind || '') ? fixed(100 * d, 1) + ' points' : noUnit(d)); })() : '' }),
             el('td', { class: 'num', 'data-col': 'ratio', 'data-value': JSON.stringify(c.ratio === undefined ? null : c.ratio), text: typeof c.ratio === 'number' ? fixed(c.ratio, 3) + 'x' : '' })]));
         }
         s.appendChild(t);

@@ -2191,6 +2191,50 @@ TEST(Diagnose, RefusesWhatItWouldIgnore) {
   EXPECT_NE(r.out.find("starts at 30s, when probing has ended (--duration 20s)"), std::string::npos) << r.out;
 }
 
+// A fault on a link every probe crosses together with another (su001-leaf-r3's port 12 and the spine port above it, on
+// the golden scenario's rail mesh): the suspect names its look-alike, and a hit on either counts as found. The lower
+// id was named alone ("or 1 other"), and the hidden link scored as missed and the named one as a false alarm.
+TEST(Diagnose, ALookAlikeIsNamedAndCountsAsFound) {
+  const std::string scenario = (fs::path(PODNET_SOURCE_DIR) / "tests/golden/diagnose-faults/scenario.yaml").string();
+  const Result r = run("diagnose " + scenario +
+                       " --set 'faults=[{kind: drop, link: \"su001-leaf-r3:Ethernet1/12\", probability: 0.01}]' "
+                       "--no-deadlock-check --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const nlohmann::json d = nlohmann::json::parse(r.out);
+  ASSERT_EQ(d["suspects"].size(), 1u) << r.out;
+  const auto& s = d["suspects"][0];
+  EXPECT_EQ(s["indistinguishable_from"], 1);
+  ASSERT_EQ(s["alike"].size(), 1u);
+  EXPECT_NE(s["alike"][0].get<std::string>().find("su001-leaf-r3:Ethernet1/12"), std::string::npos) << s.dump();
+  EXPECT_TRUE(s["hidden_fault"].get<bool>());
+  EXPECT_EQ(d["score"]["precision"], 1.0);
+  EXPECT_EQ(d["score"]["recall"], 1.0);
+  const Result t = run("diagnose " + scenario +
+                       " --set 'faults=[{kind: drop, link: \"su001-leaf-r3:Ethernet1/12\", probability: 0.01}]' "
+                       "--no-deadlock-check");
+  EXPECT_NE(t.out.find("(or su001-leaf-r3:Ethernet1/12"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find(": no probe tells them apart)"), std::string::npos) << t.out;
+}
+
+// A fault's probability in a scenario takes a percentage as --loss does: 1% and 0.01 hide the same fault.
+TEST(Diagnose, AFaultProbabilityTakesAPercentage) {
+  const std::string scenario = (fs::path(PODNET_SOURCE_DIR) / "tests/golden/diagnose-faults/scenario.yaml").string();
+  const auto with = [&](const std::string& p) {
+    return run("diagnose " + scenario +
+               " --set 'faults=[{kind: drop, link: \"su001-leaf-r3:Ethernet1/12\", probability: " + p +
+               "}]' --no-deadlock-check --format json");
+  };
+  const Result pct = with("1%"), frac = with("0.01");
+  ASSERT_EQ(pct.status, 0) << pct.out;
+  ASSERT_EQ(frac.status, 0) << frac.out;
+  EXPECT_EQ(nlohmann::json::parse(pct.out)["suspects"], nlohmann::json::parse(frac.out)["suspects"]);
+  const Result bad = run("diagnose " + scenario +
+                             " --set 'faults=[{kind: drop, link: \"su001-leaf-r3:Ethernet1/12\", probability: 200%}]'",
+                         true);
+  EXPECT_EQ(bad.status, 2) << bad.out;
+  EXPECT_NE(bad.out.find("1e-12 to 1 or a percentage (0.001 or 0.1%)"), std::string::npos) << bad.out;
+}
+
 TEST(Diagnose, ProbeFileRoundTripAndBadFiles) {
   const fs::path dir = temp_dir() / "diagnose";
   fs::create_directories(dir);

@@ -260,9 +260,15 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
     study::compare_reference(r, *ref);
   }
   nlohmann::json doc = report::new_document(context_of(source, "optimize"));
-  const std::string job_text = fmt::format("{} on {} x {}: TP{} x CP{} x PP{} x DP{}, global batch {} x seq {}",
-                                           job.model.name, thousands(job.gpus()), job.gpu.name, job.tp, job.cp, job.pp,
-                                           job.dp, thousands(job.global_batch), thousands(job.model.seq));
+  std::string job_text = fmt::format("{} on {} x {}: TP{} x CP{} x PP{} x DP{}, global batch {} x seq {}",
+                                     job.model.name, thousands(job.gpus()), job.gpu.name, job.tp, job.cp, job.pp,
+                                     job.dp, thousands(job.global_batch), thousands(job.model.seq));
+  // A batch scaled with DP (weak scaling: --gpus keeps the batch per replica) is not the scenario's: said, as
+  // `podnet train` at another topology.gpus keeps the scenario's global batch.
+  if (const Params& w = source.section("workload");
+      w.has("global_batch") && w.get_int("global_batch") != job.global_batch)
+    job_text += fmt::format(" (the scenario's {} scaled with DP: the batch per replica is kept)",
+                            thousands(w.get_int("global_batch")));
   report::add_optimize(doc, o.gpus, job_text, r, files, ref);
   emit(c, source, doc, "optimize", report::write_optimize_table);
   // Timing was asked for and nothing could be timed (a job that fits no design: the reasons are in the output):

@@ -152,9 +152,19 @@ TEST(OptimizeCli, WorkloadIsTheModelTrainRuns) {
                        (d / "w").string());
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("job timed at every point: llama3-70b on 1,024 x h100: TP4 x CP2 x PP4 x DP32, global batch "
-                       "1,536 x seq 8,192"),
+                       "1,536 x seq 8,192\n"),
             std::string::npos)
       << r.out;
+  // The scenario's own model at another size scales its batch with DP (the batch per replica kept), which train does
+  // not: said. aipod-16k's 2,048 sequences over DP128 are 16 a replica; DP64 on 8,192 GPUs takes 1,024.
+  fs::remove_all(d / "s");
+  const Result s = run("optimize --gpus 8192 --stage design --dir " + (d / "s").string());
+  ASSERT_EQ(s.status, 0) << s.out;
+  EXPECT_NE(podnet::cli::testing::flat(s.out).find(
+                "TP8 x CP1 x PP16 x DP64, global batch 1,024 x seq 8,192 (the scenario's 2,048 scaled with DP: the "
+                "batch per replica is kept)"),
+            std::string::npos)
+      << s.out;
   const Result t = run("train leafspine-8k --set workload.model=llama3-70b --set topology.gpus=1024 --format json");
   ASSERT_EQ(t.status, 0) << t.out;
   const Result p = run("train " + (d / "w" / "design-0000.yaml").string() + " --format json");

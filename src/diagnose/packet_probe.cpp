@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "core/units.hpp"
 #include "engine/packet_view.hpp"
 
 namespace podnet::diagnose {
@@ -58,7 +59,8 @@ ProbeRun simulate_probes_packet(const topology::Topology& t, const Mesh& mesh, c
         "--mode packet: {} NICs sending {} probes in all ({:g} probes/s each for {:g} s) is more than the packet "
         "mode simulates (at most {} NICs and {} probes); use the statistical mode (--mode statistical, the "
         "default) for this fabric, or lower --rate or --duration",
-        mesh.endpoints, total, o.rate, o.round.seconds() * run.rounds, kMaxPacketEndpoints, kMaxPacketProbes));
+        thousands(mesh.endpoints), thousands(total), o.rate, o.round.seconds() * run.rounds,
+        thousands(kMaxPacketEndpoints), thousands(kMaxPacketProbes)));
   if (N < 1) throw InputError("--mode packet: fewer than one probe per NIC per round: raise --rate or --round");
 
   net.routing.seed = seed;

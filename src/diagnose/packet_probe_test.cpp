@@ -254,7 +254,7 @@ TEST(PacketProbes, RefusesALargeRunNamingTheStatisticalMode) {
     simulate_probes_packet(t, m, {}, o, network(), 1);
     FAIL() << "expected an InputError";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("4800000 probes"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("4,800,000 probes"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("statistical mode"), std::string::npos) << e.what();
   }
 }

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "core/units.hpp"
 #include "routing/router.hpp"
 
 namespace podnet::diagnose {
@@ -104,7 +105,7 @@ Mesh build_mesh(const topology::Topology& t, routing::Router& router, const Prob
     if (n * o.ports > kMaxTuples)
       throw InputError(fmt::format("--probe {}: {} pairs x {} ports is more than {} probe tuples; use --probe rail or "
                                    "leaf-mesh, or fewer --ports/--targets",
-                                   o.mesh, n, o.ports, kMaxTuples));
+                                   o.mesh, thousands(n), o.ports, thousands(kMaxTuples)));
   };
   if (o.mesh == "full-mesh") {
     const auto n = static_cast<int64_t>(eps.size());

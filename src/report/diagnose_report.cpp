@@ -1,6 +1,7 @@
 #include "report/diagnose_report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -89,7 +90,8 @@ nlohmann::json diagnose_document(const scenario::Setup& s, const study::Diagnose
                             {"lost_probes", sig(x.s.lost)},
                             {"exposure_probes", sig(x.s.exposure)},
                             {"confidence", round_to(x.s.confidence, 6)},
-                            {"indistinguishable_from", x.s.tied}};
+                            {"indistinguishable_from", x.s.tied},
+                            {"alike", x.alike}};
       if (r.score) row["hidden_fault"] = x.hidden;
       sus.push_back(row);
     }
@@ -102,7 +104,8 @@ nlohmann::json diagnose_document(const scenario::Setup& s, const study::Diagnose
                             {"kind", x.kind},
                             {"rtt_added_seconds", sig(x.s.rtt_added_s)},
                             {"slow_tuples", x.s.slow_tuples},
-                            {"indistinguishable_from", x.s.tied}};
+                            {"indistinguishable_from", x.s.tied},
+                            {"alike", x.alike}};
       if (r.delay_score) row["hidden_fault"] = x.hidden;
       slow.push_back(row);
     }
@@ -213,7 +216,7 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
                        pct(p["overhead_share_of_nic_capacity_max"].get<double>()));
   } else {
     const auto& p = d["probes"];
-    out << fmt::format("probes: {} rows", thousands(p["rows"].get<int64_t>()));
+    out << fmt::format("probes: {}", plural(p["rows"].get<int64_t>(), "row", "rows"));
     if (p["rows_without_path"].get<int64_t>() > 0)
       out << fmt::format(", {} without a path (spread over their ECMP paths)",
                          thousands(p["rows_without_path"].get<int64_t>()));
@@ -253,9 +256,13 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
         // A link no probe tells the directions of apart: its loss is what a probe crossing it loses, both ways.
         const bool both = name.find("(either direction)") != std::string::npos;
         round_trip = round_trip || both;
-        if (s["indistinguishable_from"].get<int>() > 0 && !both)
-          name += fmt::format(" (or {} other{} no probe tells apart)", s["indistinguishable_from"].get<int>(),
-                              s["indistinguishable_from"].get<int>() > 1 ? "s" : "");
+        // Its look-alikes by name when they are few (an operator checks each: the fault may be on any of them).
+        const int tied = s["indistinguishable_from"].get<int>();
+        const auto alike = s.value("alike", std::vector<std::string>{});
+        if (tied > 0 && !both && tied <= 3 && static_cast<int>(alike.size()) == tied)
+          name += fmt::format(" (or {}: no probe tells them apart)", fmt::join(alike, ", "));
+        else if (tied > 0 && !both)
+          name += fmt::format(" (or {} other{} no probe tells apart)", tied, tied > 1 ? "s" : "");
         std::vector<std::string> row = {name, s["kind"].get<std::string>(),
                                         pct(s["loss_probability"].get<double>()) + (both ? " round trip" : ""),
                                         fixed(s["lost_probes"].get<double>(), 0),
@@ -282,9 +289,13 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
       Table t(head);
       for (const auto& s : lat["suspects"]) {
         std::string name = s["component"].get<std::string>();
-        if (s["indistinguishable_from"].get<int>() > 0 && name.find("(either direction)") == std::string::npos)
-          name += fmt::format(" (or {} other{} no probe tells apart)", s["indistinguishable_from"].get<int>(),
-                              s["indistinguishable_from"].get<int>() > 1 ? "s" : "");
+        const int tied = s["indistinguishable_from"].get<int>();
+        const auto alike = s.value("alike", std::vector<std::string>{});
+        const bool both = name.find("(either direction)") != std::string::npos;
+        if (tied > 0 && !both && tied <= 3 && static_cast<int>(alike.size()) == tied)
+          name += fmt::format(" (or {}: no probe tells them apart)", fmt::join(alike, ", "));
+        else if (tied > 0 && !both)
+          name += fmt::format(" (or {} other{} no probe tells apart)", tied, tied > 1 ? "s" : "");
         std::vector<std::string> row = {name, s["kind"].get<std::string>(),
                                         format_time(Time::from_seconds(s["rtt_added_seconds"].get<double>())),
                                         thousands(s["slow_tuples"].get<int64_t>())};

@@ -149,7 +149,10 @@ ResultField inferred(const std::string& key) {
     // A component class keyed "KIND:TIER" (reliability's by_component): "KIND (TIER)", as its table prints it.
     if (const auto colon = part.find(':'); colon != std::string::npos && colon + 1 < part.size())
       part = part.substr(0, colon) + " (" + part.substr(colon + 1) + ")";
-    if (part == "goodput" || part == "efficiency" || part == "share") {  // fractions by name
+    // Checkpoint advice at Young's first-order interval (reliability's goodput_young).
+    if (part == "goodput_young") part = "goodput at Young's interval";
+    if (part == "goodput" || part == "goodput at Young's interval" || part == "efficiency" ||
+        part == "share") {  // fractions by name
       f.unit = "%";
       f.scale = 100;
       f.decimals = 1;
@@ -391,12 +394,17 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
           ++same;
           continue;
         }
-        changed.push_back({{"field", name},
-                           {"label", labelled(study, name, labels)->label},
-                           {"a", va},
-                           {"b", vb},
-                           {"delta", round_to(y - x, 6)},
-                           {"ratio", x != 0 ? nlohmann::json(round_to(y / x, 6)) : nlohmann::json(nullptr)}});
+        const ResultField* f = labelled(study, name, labels);
+        nlohmann::json c = {{"field", name},
+                            {"label", f->label},
+                            {"a", va},
+                            {"b", vb},
+                            {"delta", round_to(y - x, 6)},
+                            {"ratio", x != 0 ? nlohmann::json(round_to(y / x, 6)) : nlohmann::json(nullptr)}};
+        // B - A as the table prints it: the difference of the values as shown (the dashboard's compare page shows
+        // this one, so that its last digit is the CLI's).
+        c["delta_shown"] = round_to(shown_delta(c, f), 9);
+        changed.push_back(std::move(c));
       } else if (va != vb) {
         changed.push_back({{"field", name}, {"label", labelled(study, name, labels)->label}, {"a", va}, {"b", vb}});
       } else {

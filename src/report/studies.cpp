@@ -620,6 +620,7 @@ std::vector<StudyDef> builtin() {
                 field("best.stopping_steps", "steps that stop the job", "", 0),
                 field("best.extra_hours", "extra training time", "h", 2, true, 1, "upgrade_hours"),
                 field("job.iteration_ms", "iteration time, intact", "ms", 2)};
+    d.check = [](const StudyArgs&, const scenario::Setup& s) { study::check_upgrade(s); };
     d.run = [](const StudyRun& r) {
       StudyOutput o;
       o.document = upgrade_document(*r.setup, study::plan_upgrade(*r.setup, r.progress));
@@ -815,6 +816,9 @@ std::string format_field(const ResultField* f, const nlohmann::json& v, bool wit
   const double x = v.get<double>();
   if (!std::isfinite(x)) return "-";
   if (std::fabs(x) >= 1e15) return fmt::format("{:.3e}", x);
+  // A small figure keeps three significant digits (a GPU's 1.262e-5 failures an hour read "0" at four decimals).
+  if (x != 0 && std::fabs(x) < 1e-3)
+    return format_number(x, std::min(12, 2 - static_cast<int>(std::floor(std::log10(std::fabs(x))))));
   return grouped(format_number(x, 4));
 }
 

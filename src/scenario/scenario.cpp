@@ -749,11 +749,18 @@ class Loader {
       if (f.kind == "drop" || f.kind == "corrupt") {
         ParamSpec prob{"probability", ParamType::Real, "", "", 1e-12, 1.0};
         std::string canonical;
-        auto v = e["probability"] ? parse_param(prob, scalar_text(e["probability"]), canonical, expected)
-                                  : std::nullopt;
+        // A percentage as --loss and --fail-links take it (0.1% is 0.001).
+        std::string text = e["probability"] ? scalar_text(e["probability"]) : std::string();
+        if (!text.empty() && text.back() == '%') {
+          char* end = nullptr;
+          const double pct = std::strtod(text.c_str(), &end);
+          if (end == text.c_str() + text.size() - 1) text = fmt::format("{}", pct / 100);
+        }
+        auto v = e["probability"] ? parse_param(prob, text, canonical, expected) : std::nullopt;
         if (!v)
-          fail(path + ".probability", line,
-               "expected the probability that a packet crossing it is lost, 1e-12 to 1 (0.001 = 0.1 %)");
+          fail(
+              path + ".probability", line,
+              "expected the probability that a packet crossing it is lost, 1e-12 to 1 or a percentage (0.001 or 0.1%)");
         f.probability = std::get<double>(*v);
       } else if (e["probability"]) {
         fail(path + ".probability", line, fmt::format("a {} has no probability", f.kind));

@@ -38,20 +38,26 @@ std::set<int32_t> truth_of(const std::vector<Fault>& faults, int32_t dirs) {
   return out;
 }
 
-// The suspects as components. A suspect whose one look-alike is its own reverse direction (a NIC's link:
-// round-trip probes cross both directions) names the link: it stands for whichever direction is hidden, and
-// for both when both are (a fault with `direction: both`; before, the second counted as missed).
+// The suspects as components. A suspect stands for its look-alikes too (components no probe tells from it: the
+// report names them all, so an operator checks each): it counts as whichever of them is hidden, and as each when
+// several are. A NIC's link is the common case (round-trip probes cross both directions: a fault with
+// `direction: both` counted its second direction as missed); two links every probe crosses together are another
+// (a leaf's uplink and the spine port behind it on a sparse mesh: the one with the lower id was named, and a
+// fault on the other scored as missed and as a false alarm).
 std::set<int32_t> suspects_of(const diagnose::Localization& loc, const std::set<int32_t>* truth) {
   std::set<int32_t> out;
   for (const auto& s : loc.suspects) {
-    const bool reverse_alike = s.alike.size() == 1 && s.alike[0] == (s.component ^ 1) && s.component < loc.dirs;
-    const bool fwd = truth && truth->count(s.component), rev = truth && truth->count(s.component ^ 1);
-    if (!reverse_alike || (!fwd && !rev)) {
-      out.insert(s.component);
-      continue;
+    bool hit = false;
+    if (truth) {
+      std::vector<int32_t> group = {s.component};
+      group.insert(group.end(), s.alike.begin(), s.alike.end());
+      for (const int32_t c : group)
+        if (truth->count(c)) {
+          out.insert(c);
+          hit = true;
+        }
     }
-    if (fwd) out.insert(s.component);
-    if (rev) out.insert(s.component ^ 1);
+    if (!hit) out.insert(s.component);
   }
   return out;
 }
@@ -97,7 +103,11 @@ std::vector<SuspectRow> rows_of(const topology::Topology& t, const diagnose::Inc
     } else {
       r.name = inc.name(t, s.component);
     }
-    r.hidden = truth && (truth->count(s.component) || (reverse_alike && truth->count(s.component ^ 1)));
+    r.hidden = truth && truth->count(s.component);
+    for (const int32_t a : s.alike) {
+      r.hidden = r.hidden || (truth && truth->count(a));
+      if (!reverse_alike) r.alike.push_back(inc.name(t, a));
+    }
     out.push_back(std::move(r));
   }
   return out;
@@ -133,8 +143,12 @@ void localize_delays(const topology::Topology& t, const diagnose::Incidence& inc
     } else {
       r.name = inc.name(t, x.component);
     }
+    // It stands for its look-alikes too (named, for an operator to check): found is whichever of them is hidden.
     int32_t c = x.component;
-    if (truth && !truth->count(c) && reverse_alike && truth->count(c ^ 1)) c ^= 1;
+    for (const int32_t a : x.alike) {
+      if (truth && !truth->count(c) && truth->count(a)) c = a;
+      if (!reverse_alike) r.alike.push_back(inc.name(t, a));
+    }
     r.hidden = truth && truth->count(c);
     found.insert(c);
     res.delay_suspects.push_back(std::move(r));

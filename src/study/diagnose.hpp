@@ -48,12 +48,14 @@ struct SuspectRow {
   std::string name;
   std::string kind;  // link | switch
   diagnose::Suspect s;
-  bool hidden = false;  // one of the hidden faults (when they are known)
+  bool hidden = false;             // it, or one of its look-alikes, is a hidden fault (when they are known)
+  std::vector<std::string> alike;  // the look-alikes' names (the first 8 of s.tied), for an operator to check too
 };
 
 struct DelayRow {
   std::string name;
-  std::string kind;  // link | switch
+  std::string kind;                // link | switch
+  std::vector<std::string> alike;  // the look-alikes' names (the first 8 of s.tied)
   diagnose::DelaySuspect s;
   bool hidden = false;
 };

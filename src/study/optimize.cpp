@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <map>
@@ -253,7 +254,8 @@ std::string point_label(const std::vector<Axis>& axes, const std::vector<std::st
     } else if (key == "server.nics") {
       part = values[a] + " NICs";
     } else if (key == "cost.aoc_max_length") {
-      part = "AOC to " + values[a];
+      // No active optical cables at all reads as such ("AOC to 0m" did not).
+      part = std::strtod(values[a].c_str(), nullptr) == 0 ? "no AOC" : "AOC to " + values[a];
     } else {
       part = values[a];
     }

@@ -49,7 +49,7 @@ TEST(Optimize, AxesOfTheSpace) {
   // 12 x 2 radixes x 2 speeds (zipped: one dimension) x 2 NIC counts x 2 AOC reaches = 192 points
   EXPECT_EQ(cartesian(axes).size(), 192u);
   EXPECT_EQ(point_label(axes, cartesian(axes).front().values),
-            "rail_clos 2 tiers 1:1, radix 64, 400Gbps, 4 NICs, AOC to 0m");
+            "rail_clos 2 tiers 1:1, radix 64, 400Gbps, 4 NICs, no AOC");
   s.gpus = 0;
   EXPECT_THROW(optimize_axes(s), InputError);
   // The axes are a Clos's: another family is refused by name (it failed on topology.tiers, "did you mean dims").

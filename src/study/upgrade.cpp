@@ -62,17 +62,28 @@ std::vector<char> sampled(size_t steps, int32_t runs) {
 
 }  // namespace
 
-UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
+namespace {
+
+// What a plan needs before anything runs, every input checked: the request, the frontend (when it is the one
+// upgraded), the tier's switches and the batch sizes below their count.
+struct Prepared {
+  UpgradeRequest request;
+  std::optional<topology::FrontendFabric> fe;
+  std::vector<int32_t> pool;
+  std::vector<int64_t> batches, left_out;
+};
+
+Prepared prepare(const scenario::Setup& s) {
   if (!s.scenario.jobs.empty())
     throw InputError(s.scenario.where("jobs") +
                      ": plan-upgrade runs the scenario's one job (`workload:`), not several; expected a scenario "
                      "without `jobs:`");
-  UpgradeResult out;
+  Prepared out;
   out.request = upgrade_request(s);
   const UpgradeRequest& rq = out.request;
   // The frontend's switches: its storage traffic is what a step costs the job (the header).
   const bool frontend = rq.network == "frontend";
-  std::optional<topology::FrontendFabric> fe;
+  std::optional<topology::FrontendFabric>& fe = out.fe;
   if (frontend) {
     const std::string at = s.scenario.where("maintenance.network");
     if (!s.frontend.present() && !s.frontend.converged)
@@ -99,7 +110,7 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
     if (!t.tier_names[i].empty()) names.push_back(t.tier_names[i]);
     if (t.tier_names[i] == rq.tier && !rq.tier.empty()) tier = static_cast<int>(i);
   }
-  std::vector<int32_t> pool;
+  std::vector<int32_t>& pool = out.pool;
   for (size_t n = 0; n < t.nodes.size() && tier >= 0; ++n)
     if (t.nodes[n].kind == topology::NodeKind::Switch && t.nodes[n].tier == tier)
       pool.push_back(static_cast<int32_t>(n));
@@ -111,18 +122,37 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
     throw InputError(fmt::format("{}: '{}' is not a switch tier of {}; expected one of: {}",
                                  s.scenario.where("maintenance.tier"), rq.tier,
                                  frontend ? "the frontend network" : "this fabric", fmt::join(names, ", ")));
-  out.switches = static_cast<int64_t>(pool.size());
-  std::vector<int64_t> batches;
+  const auto switches = static_cast<int64_t>(pool.size());
+  std::vector<int64_t>& batches = out.batches;
   for (const int64_t b : rq.batches) {
-    if (b >= out.switches) out.left_out.push_back(b);
+    if (b >= switches) out.left_out.push_back(b);
     else if (std::find(batches.begin(), batches.end(), b) == batches.end()) batches.push_back(b);
   }
   std::sort(batches.begin(), batches.end());
   if (batches.empty())
     throw InputError(fmt::format("{}: every batch is at or above the {} {} switches of this fabric; expected a "
                                  "size below {} (a step must leave some in service)",
-                                 s.scenario.where("maintenance.batches"), thousands(out.switches), rq.tier,
-                                 thousands(out.switches)));
+                                 s.scenario.where("maintenance.batches"), thousands(switches), rq.tier,
+                                 thousands(switches)));
+  return out;
+}
+
+}  // namespace
+
+void check_upgrade(const scenario::Setup& s) { (void)prepare(s); }
+
+UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
+  Prepared prep = prepare(s);
+  UpgradeResult out;
+  out.request = prep.request;
+  const UpgradeRequest& rq = out.request;
+  const bool frontend = rq.network == "frontend";
+  const std::optional<topology::FrontendFabric>& fe = prep.fe;
+  const topology::Topology& t = frontend ? fe->topology : s.fabric;
+  const std::vector<int32_t>& pool = prep.pool;
+  const std::vector<int64_t>& batches = prep.batches;
+  out.switches = static_cast<int64_t>(pool.size());
+  out.left_out = prep.left_out;
 
   // The intact iteration, placed as `podnet train` places it.
   out.job = s.job(true);

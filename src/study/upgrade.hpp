@@ -111,6 +111,9 @@ struct UpgradeResult {
 // InputError naming maintenance.tier for a tier the fabric does not have (with the tiers it has), and
 // the engine's error for one that cannot drain switches.
 UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress = {});
+// Its inputs checked, nothing run (the tier, the batches, the network, the engine): a web request's check, so that
+// a bad one is answered at once rather than failing after it was accepted.
+void check_upgrade(const scenario::Setup& s);
 
 // The plan with the least extra time (then the shortest window), and the recommended one: the shortest window
 // among the plans within `negligible_hours` of that least (then the least extra time). Both 0 when empty.

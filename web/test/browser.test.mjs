@@ -380,6 +380,15 @@ try {
   // The labels podnet diff prints for the same figures (its JSON carries them).
   check(labels.includes('bus bandwidth at 2 MiB') && labels.includes('algorithm bandwidth at 16 MiB') && want.every(c => labels.includes(c.label)),
     `compare: fields labelled by metric and size as podnet diff labels them (${labels.slice(0, 4).join(', ')}, ...)`);
+  // B - A reads as podnet diff prints it (the difference of the values as shown): each row's number in the CLI's row.
+  const diffText = run(['diff', benchA, benchB, '--all']);
+  const deltas = await page.$$eval('#result table.changed tr', rows => rows.slice(1).map(r =>
+    [r.querySelector('td[data-col="field"]').textContent, r.querySelector('td[data-col="delta"]').textContent]));
+  const cliRow = label => (diffText.split('\n').find(l => l.trim().startsWith(label + '  ')) || '');
+  const escaped = t => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const mismatched = deltas.filter(([label, d]) => d && !new RegExp('\\s' + escaped(d) + '(\\s|$)').test(cliRow(label)));
+  check(deltas.length > 0 && mismatched.length === 0,
+    `compare: every B - A reads as podnet diff prints it (${deltas.length} rows${mismatched.length ? '; differs: ' + mismatched.slice(0, 3).map(x => x.join(' ')).join('; ') : ''})`);
   await checkLayout('serve compare');
   await page.screenshot({ path: path.join(outDir, 'serve-compare-files.png'), fullPage: true });
   await page.setInputFiles('#cmp-file-a', []);

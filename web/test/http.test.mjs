@@ -91,6 +91,9 @@ try {
   check(r.status === 400 && /'algo': 'fastest' is not an algorithm/.test((await r.json()).error), `bench unknown algo -> 400 (got ${r.status})`);
   r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'bench', scenario: 'aipod-16k', op: 'allreduc' }) });
   check(r.status === 400 && /'op': 'allreduc' is not a collective \(did you mean allreduce\?\)/.test((await r.json()).error), `bench misspelt op -> 400 with the nearest (got ${r.status})`);
+  // plan-upgrade's tier is checked before the run is accepted (it was accepted, 202, then failed).
+  r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'plan-upgrade', scenario: 'leafspine-8k', tier: 'spines' }) });
+  check(r.status === 400 && /'spines' is not a switch tier/.test((await r.json()).error), `plan-upgrade unknown tier -> 400 (got ${r.status})`);
   // A number field given text (a form's text box) is parsed as the CLI parses it: the field, the text, what it takes.
   r = await fetch(s.url + '/api/runs', { method: 'POST', body: JSON.stringify({ study: 'inference', scenario: 'leafspine-8k', rate: 'fast' }) });
   check(r.status === 400 && /'rate': 'fast' is not valid; expected a number/.test((await r.json()).error), `inference rate 'fast' -> 400 naming it (got ${r.status})`);
