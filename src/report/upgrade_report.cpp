@@ -74,6 +74,8 @@ nlohmann::json upgrade_document(const scenario::Setup& s, const study::UpgradeRe
   doc["tier"] = r.request.tier;
   doc["switches"] = r.switches;
   doc["step_time_minutes"] = round_to(r.request.step_time.seconds() / 60, 6);
+  // A step that stops the job: the step, a checkpoint before it and a restart after it.
+  doc["stopping_step_minutes"] = round_to(r.stop_hours * 60, 6);
   doc["job"] = {{"gpus", r.gpus}, {"iteration_ms", round_to(r.baseline.seconds() * 1e3, 6)}};
   if (frontend) {
     const bool every = std::isfinite(r.checkpoint_interval_hours);
@@ -144,6 +146,15 @@ void write_upgrade_table(const nlohmann::json& d, std::ostream& out) {
                      : frontend ? "slowest checkpoint write " +
                                       checkpoint_minutes_text(b["worst_checkpoint_write_minutes"].get<double>())
                                 : "worst step " + slowdown_text(b["worst_slowdown"]));
+  // What a stopping step costs, when the recommended plan has one: the checkpoint and restart are assumptions.
+  if (b["stopping_steps"].get<int64_t>() > 0 && d.contains("stopping_step_minutes"))
+    out << fmt::format("  (a step that stops the job costs it {}: the step, a checkpoint before it and a restart after "
+                       "it, reliability.checkpoint_cost and reliability.restart_cost{})\n",
+                       duration(d["stopping_step_minutes"].get<double>() / 60),
+                       std::all_of(d["plans"].begin(), d["plans"].end(),
+                                   [](const nlohmann::json& p) { return p["stopping_steps"] == p["steps"]; })
+                           ? "; every step of every plan here stops it"
+                           : "");
   if (d.contains("least_extra")) {
     const auto& l = d["least_extra"];
     if (l["batch"] != b["batch"] || l["grouping"] != b["grouping"])

@@ -200,13 +200,16 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
     return st;
   };
   StorageTimes intact;
+  // The job's checkpoint advice as `podnet train` gives it: its interval, and what a checkpoint and a restart cost
+  // (the storage network's times when there is one, else reliability's constants).
+  const TrainingReliability advice = training_reliability(s, gpus, base.days_to_train);
   if (frontend) {
     if (progress.run) progress.run("the intact frontend's data loading and checkpoint");
     intact = storage_times(s.network, *fe);
     out.data_read_s = intact.read_s;
     out.checkpoint_write_s = intact.write_s;
     out.async_checkpoints = s.storage.async;
-    out.checkpoint_interval_hours = training_reliability(s, gpus, base.days_to_train).checkpoint_interval_hours;
+    out.checkpoint_interval_hours = advice.checkpoint_interval_hours;
   }
   const double iteration_s = base.iteration.seconds();
   const double waited_intact = iteration_s + std::max(0.0, intact.read_s - iteration_s);
@@ -312,6 +315,11 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
   out.threads = static_cast<int32_t>(threads);
 
   const double step_hours = rq.step_time.seconds() / 3600;
+  // A step that stops the job: the job checkpoints before the switches go, waits the step out and restarts from
+  // that checkpoint after (train's figures: the storage network's times, else reliability.checkpoint_cost and
+  // restart_cost).
+  const double stop_hours = step_hours + advice.checkpoint_cost_hours + advice.restart_cost_hours;
+  out.stop_hours = stop_hours;
   // Frontend: synchronous checkpoints a step holds (none behind training, or when nothing interrupts).
   const double checkpoints = !frontend || out.async_checkpoints || !std::isfinite(out.checkpoint_interval_hours) ||
                                      out.checkpoint_interval_hours <= 0
@@ -364,7 +372,7 @@ UpgradeResult plan_upgrade(const scenario::Setup& s, const Progress& progress) {
       }
       if (st.stops_job) ++plan.stopping_steps;
       st.extra_hours = st.stops_job
-                           ? step_hours
+                           ? stop_hours
                            : std::max(0.0, step_hours * (1 - 1 / st.slowdown)) +
                                  checkpoints * std::max(0.0, st.checkpoint_write_s - out.checkpoint_write_s) / 3600;
       plan.extra_hours += st.extra_hours;

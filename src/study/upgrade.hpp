@@ -14,7 +14,10 @@
 // stops the job.
 // Cost. While a step lasts (maintenance.step_time: drain, upgrade, reboot, checks), the job runs at
 // 1 / slowdown of its speed, so it finishes step_time (1 - 1 / slowdown) later; a step that stops the job
-// costs the whole step_time. A plan's extra time is the sum over its steps; its window is S x step_time.
+// costs the whole step_time, a checkpoint written before it and a restart after it, as `podnet train` prices
+// them (the storage network's times when the scenario has one, else reliability.checkpoint_cost and
+// restart_cost: 5 and 10 min by default). A plan's extra time is the sum over its steps; its
+// window is S x step_time.
 // The recommended plan: the shortest window among the plans whose extra time is within
 // maintenance.negligible (1 min) of the least, then the least extra time. A plan that saves the job
 // seconds but keeps the tier in maintenance for days longer is not worth it.
@@ -34,7 +37,8 @@
 //     (W - W0) longer. Asynchronous checkpoints run behind training and cost a step nothing here.
 // A step costs step_time (1 - 1 / slowdown) + (step_time / I) (W - W0). A step whose drained switches cut
 // servers off the storage (a leaf, when the frontend NICs attach to one leaf) stops the job.
-// ASSUMPTIONS: the job runs throughout (no checkpoint and restart around a step); a drained switch carries
+// ASSUMPTIONS: a step that does not stop the job runs it throughout (no checkpoint and restart around it); a
+// drained switch carries
 // nothing, and the rest of its tier takes its traffic through routing (ECMP or the scenario's policy);
 // steps follow one another with no gap; the upgrade itself (its duration) is the user's figure. Frontend:
 // the data loading and the checkpoint each have the frontend to themselves, as `podnet train` times them.
@@ -106,6 +110,7 @@ struct UpgradeResult {
   int64_t runs = 0;               // iterations simulated, the intact one included
   std::vector<int64_t> left_out;  // batch sizes at or above the tier's switch count
   int32_t threads = 1;            // steps simulated at once
+  double stop_hours = 0;          // what a step that stops the job costs it: step, checkpoint and restart
 };
 
 // InputError naming maintenance.tier for a tier the fabric does not have (with the tiers it has), and
