@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <regex>
 #include <sstream>
@@ -410,34 +411,35 @@ std::vector<std::string> recipe_notes(const nlohmann::json& o) {
                                   thousands(o["batch"]["global_batch"].get<int64_t>()), r["model"].get<std::string>()));
   std::set<std::string> from_file;  // said by the note on a model set over the file's keys, below
   for (const auto& k : r["model_from_command_line_over_file_keys"]) from_file.insert(k.get<std::string>());
-  for (const auto& g : r["groups_not_applied"]) {
+  // A group's keys given ("workload.tp, workload.pp") and the recipe's values listed ("cp 2, interleave 5"); none
+  // when every key given comes from the file under a model set on the command line (said by its own note).
+  struct GroupText {
+    std::string given, values;
+  };
+  const auto group_text = [&](const nlohmann::json& g, const char* values) -> std::optional<GroupText> {
     if (std::all_of(g["given"].begin(), g["given"].end(),
                     [&](const nlohmann::json& k) { return from_file.count(k.get<std::string>()) > 0; }))
-      continue;
-    std::string lost, given;
-    for (const auto& [k, v] : g["recipe_values_not_used"].items())
-      lost += (lost.empty() ? "" : ", ") + k + " " + v.get<std::string>();
-    for (const auto& k : g["given"]) given += (given.empty() ? "workload." : ", workload.") + k.get<std::string>();
-    notes.push_back(fmt::format("{} {} given, so the {} recipe's other {} keys are not used ({}): they take "
-                                "podnet's defaults; give them too to keep them",
-                                given, g["given"].size() == 1 ? "is" : "are", r["model"].get<std::string>(),
-                                g["group"].get<std::string>(), lost));
-  }
+      return std::nullopt;
+    GroupText t;
+    for (const auto& [k, v] : g[values].items())
+      t.values += (t.values.empty() ? "" : ", ") + k + " " + v.get<std::string>();
+    for (const auto& k : g["given"]) t.given += (t.given.empty() ? "workload." : ", workload.") + k.get<std::string>();
+    return t;
+  };
+  for (const auto& g : r["groups_not_applied"])
+    if (const auto t = group_text(g, "recipe_values_not_used"))
+      notes.push_back(fmt::format("{} {} given, so the {} recipe's other {} keys are not used ({}): they take "
+                                  "podnet's defaults; give them too to keep them",
+                                  t->given, g["given"].size() == 1 ? "is" : "are", r["model"].get<std::string>(),
+                                  g["group"].get<std::string>(), t->values));
   // Keys given at the recipe's own values keep its group (a what-if that repeats a value changes nothing): said, as
   // a user who gives tp and pp expects the rest of the layout to be theirs too.
-  for (const auto& g : r.value("groups_kept_at_recipe_values", nlohmann::json::array())) {
-    if (std::all_of(g["given"].begin(), g["given"].end(),
-                    [&](const nlohmann::json& k) { return from_file.count(k.get<std::string>()) > 0; }))
-      continue;
-    std::string used, given;
-    for (const auto& [k, v] : g["recipe_values_used"].items())
-      used += (used.empty() ? "" : ", ") + k + " " + v.get<std::string>();
-    for (const auto& k : g["given"]) given += (given.empty() ? "workload." : ", workload.") + k.get<std::string>();
-    notes.push_back(fmt::format("{} {} given at the {} recipe's own value{}, so the recipe's other {} keys apply too "
-                                "({}): give them to change them",
-                                given, g["given"].size() == 1 ? "is" : "are", r["model"].get<std::string>(),
-                                g["given"].size() == 1 ? "" : "s", g["group"].get<std::string>(), used));
-  }
+  for (const auto& g : r.value("groups_kept_at_recipe_values", nlohmann::json::array()))
+    if (const auto t = group_text(g, "recipe_values_used"))
+      notes.push_back(fmt::format("{} {} given at the {} recipe's own value{}, so the recipe's other {} keys apply "
+                                  "too ({}): give them to change them",
+                                  t->given, g["given"].size() == 1 ? "is" : "are", r["model"].get<std::string>(),
+                                  g["given"].size() == 1 ? "" : "s", g["group"].get<std::string>(), t->values));
   if (!r["model_from_command_line_over_file_keys"].empty())
     notes.push_back(fmt::format("the model is set on the command line, but {} come from the scenario file; "
                                 "--set workload.recipe=preset takes {}'s recipe instead",
