@@ -145,9 +145,12 @@ scenario::Scenario load_scenario(const Common& c) {
     for (const std::string& s : c.sets)
       if (s.size() > key.size() && s.compare(0, key.size(), key) == 0 && s[key.size()] == '=')
         values.insert(s.substr(key.size() + 1));
-    if (values.size() > 1)
+    if (values.size() > 1) {
+      // A value that is wrong in itself (--set network.engine=analytic) is the error to report, not the conflict.
+      for (const std::string& v : values) (void)scenario::load(c.scenario, {key + "=" + v}, c.adds, {});
       throw InputError(fmt::format("{} and --set {} give {} different values ({}): give one", option, key, key,
                                    fmt::join(values, " and ")));
+    }
   }
   scenario::Scenario sc = scenario::load(c.scenario, c.sets, c.adds, c.set_flags);
   // `--set KEY=` drops the key: say what it became, so that `--set topology.gpus=$GPUS` with $GPUS unset does not

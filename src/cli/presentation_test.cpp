@@ -275,6 +275,20 @@ TEST(Presentation, AFasterNicNamesPlanesAndAnOutOfRangeCheckpointIsMarked) {
   EXPECT_EQ(run("reliability aipod-16k").out.find("out of the model's range"), std::string::npos);
 }
 
+// An option and a --set that disagree: a value wrong in itself is reported as such, with the nearest, before the
+// conflict (it read "--engine and --set network.engine give network.engine different values").
+TEST(Presentation, AWrongValueBesideItsOptionIsNamedFirst) {
+  const Result r = run("train leafspine-8k --engine analytical --set network.engine=analytic", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("analytic"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("'analytic' is not valid (did you mean 'analytical'?)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("different values"), std::string::npos) << r.out;
+  const Result both = run("train leafspine-8k --engine analytical --set network.engine=flow", true);
+  EXPECT_EQ(both.status, 2) << both.out;
+  EXPECT_NE(both.out.find("give network.engine different values (analytical and flow): give one"), std::string::npos)
+      << both.out;
+}
+
 // What a layout or the servers leave out: an MoE model without expert parallelism runs no all-to-all; a NIC
 // faster than the GPU's PCIe link is bound by it (800 Gb/s = 100 GB/s against PCIe Gen5's 64 GB/s). TP1 prints
 // no TP collective and no SP.
