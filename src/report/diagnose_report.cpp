@@ -175,6 +175,17 @@ std::string secs(const nlohmann::json& v) {
   return v.is_null() ? std::string("never") : fmt::format("{} s", format_number(v.get<double>(), 3));
 }
 
+// What follows a suspect's name: its look-alikes, by name when they are few (an operator checks each: the fault may
+// be on any of them), else how many; "" when probes tell it from everything.
+std::string look_alikes(const nlohmann::json& suspect) {
+  const int tied = suspect["indistinguishable_from"].get<int>();
+  const auto alike = suspect.value("alike", std::vector<std::string>{});
+  if (tied <= 0) return "";
+  if (tied <= 3 && static_cast<int>(alike.size()) == tied)
+    return fmt::format(" (or {}: no probe tells them apart)", fmt::join(alike, ", "));
+  return fmt::format(" (or {} other{} no probe tells apart)", tied, tied > 1 ? "s" : "");
+}
+
 }  // namespace
 
 void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
@@ -256,13 +267,7 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
         // A link no probe tells the directions of apart: its loss is what a probe crossing it loses, both ways.
         const bool both = name.find("(either direction)") != std::string::npos;
         round_trip = round_trip || both;
-        // Its look-alikes by name when they are few (an operator checks each: the fault may be on any of them).
-        const int tied = s["indistinguishable_from"].get<int>();
-        const auto alike = s.value("alike", std::vector<std::string>{});
-        if (tied > 0 && !both && tied <= 3 && static_cast<int>(alike.size()) == tied)
-          name += fmt::format(" (or {}: no probe tells them apart)", fmt::join(alike, ", "));
-        else if (tied > 0 && !both)
-          name += fmt::format(" (or {} other{} no probe tells apart)", tied, tied > 1 ? "s" : "");
+        if (!both) name += look_alikes(s);
         std::vector<std::string> row = {name, s["kind"].get<std::string>(),
                                         pct(s["loss_probability"].get<double>()) + (both ? " round trip" : ""),
                                         fixed(s["lost_probes"].get<double>(), 0),
@@ -289,13 +294,7 @@ void write_diagnose_table(const nlohmann::json& d, std::ostream& out) {
       Table t(head);
       for (const auto& s : lat["suspects"]) {
         std::string name = s["component"].get<std::string>();
-        const int tied = s["indistinguishable_from"].get<int>();
-        const auto alike = s.value("alike", std::vector<std::string>{});
-        const bool both = name.find("(either direction)") != std::string::npos;
-        if (tied > 0 && !both && tied <= 3 && static_cast<int>(alike.size()) == tied)
-          name += fmt::format(" (or {}: no probe tells them apart)", fmt::join(alike, ", "));
-        else if (tied > 0 && !both)
-          name += fmt::format(" (or {} other{} no probe tells apart)", tied, tied > 1 ? "s" : "");
+        if (name.find("(either direction)") == std::string::npos) name += look_alikes(s);
         std::vector<std::string> row = {name, s["kind"].get<std::string>(),
                                         format_time(Time::from_seconds(s["rtt_added_seconds"].get<double>())),
                                         thousands(s["slow_tuples"].get<int64_t>())};

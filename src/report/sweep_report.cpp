@@ -5,6 +5,7 @@
 #include <climits>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <optional>
 #include <ostream>
 #include <set>
 
@@ -78,6 +79,12 @@ std::vector<char> yes_no_columns(const study::ResultTable& t) {
     for (size_t i = 0; i < t.columns.size(); ++i)
       if (const ResultField* f = find_field(*st, t.columns[i])) out[i] = f->yes_no ? 1 : 0;
   return out;
+}
+
+// Cell `i` of a row as a yes/no result, when its column is one (`yes_no`, yes_no_columns) and it holds 1 or 0.
+std::optional<bool> flag_of(const std::vector<char>& yes_no, size_t i, const study::Value& v) {
+  if (!yes_no[i] || !std::holds_alternative<int64_t>(v)) return std::nullopt;
+  return std::get<int64_t>(v) != 0;
 }
 
 }  // namespace
@@ -497,9 +504,8 @@ void write_sweep_results_csv(const study::ResultTable& t, std::ostream& out) {
   const std::vector<char> yes_no = yes_no_columns(t);
   for (const auto& r : t.rows) {
     for (size_t k = 0; k < order.size(); ++k) {
-      const size_t c = order[k];
-      const bool flag = yes_no[c] && std::holds_alternative<int64_t>(r[c]);
-      out << (k ? "," : "") << csv_cell(flag ? (std::get<int64_t>(r[c]) != 0 ? "true" : "false") : text_of(r[c]));
+      const std::optional<bool> flag = flag_of(yes_no, order[k], r[order[k]]);
+      out << (k ? "," : "") << csv_cell(flag ? (*flag ? "true" : "false") : text_of(r[order[k]]));
     }
     out << "\n";
   }
@@ -510,10 +516,10 @@ void write_sweep_results_json(const study::ResultTable& t, std::ostream& out) {
   const std::vector<char> yes_no = yes_no_columns(t);  // booleans, as the study's schema says
   for (const auto& r : t.rows) {
     nlohmann::json p = nlohmann::json::object();
-    for (size_t i = 0; i < r.size(); ++i)
-      p[t.columns[i]] = yes_no[i] && std::holds_alternative<int64_t>(r[i])
-                            ? nlohmann::json(std::get<int64_t>(r[i]) != 0)
-                            : json_of(r[i]);
+    for (size_t i = 0; i < r.size(); ++i) {
+      const std::optional<bool> flag = flag_of(yes_no, i, r[i]);
+      p[t.columns[i]] = flag ? nlohmann::json(*flag) : json_of(r[i]);
+    }
     pts.push_back(p);
   }
   write_json({{"study", t.study}, {"axes", t.axes}, {"points", pts}}, out);

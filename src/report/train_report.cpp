@@ -576,10 +576,8 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
       if (r.contains("scenario_over_recipe") && !r["scenario_over_recipe"].empty())
         out << fmt::format("    (given by the scenario instead: {})\n", keys(r["scenario_over_recipe"]));
     }
-    for (const std::string& n : recipe_notes(o)) out << "  note: " << n << "\n";
-  } else if (o.contains("no_recipe")) {
-    for (const std::string& n : recipe_notes(o)) out << "  note: " << n << "\n";
   }
+  for (const std::string& n : recipe_notes(o)) out << "  note: " << n << "\n";  // also a model without a recipe's
   for (const std::string& n : layout_notes(o)) out << "  note: " << n << "\n";
   if (!par["stage_layers"].empty()) {
     std::string list;
@@ -695,10 +693,9 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
         "  (the time parts are stage {}'s, the critical stage: the last to finish. Exposed: communication "
         "it waits for, not hidden behind compute. Bubble: waiting for another stage.{})\n",
         o["critical_stage"].get<int64_t>(), [&] {
-          // A lighter stage can finish last (stage 0 runs the last backward): say where the
-          // busiest stage's parts are.
-          // busiest stage's parts are, and its compute and bubble (stage 0 of 405B holds 7 layers of 8:
-          // its bubble counts the wait for the busier stages, not the pipeline's own).
+          // A lighter stage can finish last (stage 0 runs the last backward): say where the busiest stage's
+          // parts are, and its compute and bubble (stage 0 of 405B holds 7 layers of 8: its bubble counts the
+          // wait for the busier stages, not the pipeline's own).
           double most = 0;
           int64_t busiest = 0, at = 0;
           for (const auto& s : o["stages_ms"]) {
@@ -1330,8 +1327,6 @@ std::vector<int64_t> slow_among(const std::string& list, const std::vector<int64
 
 namespace {
 
-// Where the model's recipe keys came from: the preset's published recipe, the scenario (file, fragment or
-// --set), or podnet's defaults (null when the model has no published recipe or the workload is imported).
 // A preset model without a published recipe (mixtral-8x7b): the memory, batch and budget keys the scenario leaves
 // to podnet's defaults, with those defaults (full recompute and 300B tokens are podnet's, not the model's).
 nlohmann::json no_recipe_defaults(const scenario::Scenario& sc, const workload::Job& j) {
@@ -1341,16 +1336,15 @@ nlohmann::json no_recipe_defaults(const scenario::Scenario& sc, const workload::
   nlohmann::json keys = nlohmann::json::object();
   for (const auto& [group, names] : workload::recipe_groups()) {
     if (group == "layout") continue;  // the layout's defaults follow the GPUs (auto), and the report prints it
-    for (const auto& k : names) {
-      const std::string path = "workload." + k;
-      if (sc.lines.count(path) || sc.from_set.count(path) || sc.from_fragment.count(path)) continue;
-      if (!defaults[k].empty()) keys[k] = defaults[k];
-    }
+    for (const auto& k : names)
+      if (!sc.given("workload." + k) && !defaults[k].empty()) keys[k] = defaults[k];
   }
   if (keys.empty()) return nullptr;
   return {{"model", j.model.name}, {"defaults_used", keys}};
 }
 
+// Where the model's recipe keys came from: the preset's published recipe, the scenario (file, fragment or
+// --set), or podnet's defaults (null when the model has no published recipe or the workload is imported).
 nlohmann::json recipe_json(const scenario::Scenario& sc, const workload::Job& j) {
   const workload::Recipe* r = workload::find_recipe(j.model.name);
   if (!r) return nullptr;
