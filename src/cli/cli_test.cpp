@@ -1836,6 +1836,21 @@ TEST(Cli, CompareCcOutWritesEachTransportsResolvedScenario) {
   }
 }
 
+// Transports whose runs agree in every figure are named together, with why when an ECN algorithm saw no mark: with
+// a 2 MB buffer the incast drops before any queue reaches DCQCN's band, so dcqcn_nic runs as none does (the table
+// printed one row twice and ranked it "2.9x; 2.9x").
+TEST(Cli, CompareCcSaysWhichTransportsRanTheSameRun) {
+  const Result c = run("bench leafspine-8k --op incast --gpus 0-64:8 --min 256KiB --max 256KiB --set network.pfc=false "
+                       "--set network.switch_buffer=2MB --compare-cc dcqcn_nic,none,swift");
+  ASSERT_EQ(c.status, 0) << c.out;
+  EXPECT_NE(flat(c.out).find("dcqcn_nic and none: the same run, every figure to the last digit: their congestion "
+                             "controls made no difference on this traffic (0 ECN marks: no queue reached the marking "
+                             "band)"),
+            std::string::npos)
+      << c.out;
+  EXPECT_EQ(flat(c.out).find("and swift: the same run"), std::string::npos) << c.out;
+}
+
 // Sizes as nccl-tests reads them: -b 8 is 8 bytes, -e 1K is 1,024 (8, 64, 512 by --factor 8).
 TEST(Cli, CompareCcRunsEachTransportAsItsOwnBenchWould) {
   // --compare-cc runs the bench once per transport: each row is what `bench --set network.cc=NAME` (or the
@@ -1925,6 +1940,15 @@ TEST(Cli, CompareCcRunsEachTransportAsItsOwnBenchWould) {
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.out.find("network.rto"), std::string::npos) << bad.out;
   EXPECT_NE(bad.out.find("1us"), std::string::npos) << bad.out;
+  // An RDMA packet carries at most 4,096 B: a 9,000 B MTU on rocev2 is refused (it ran), tcp takes it.
+  bad = run(traffic + " --set network.mtu=9000", true);
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.out.find("--set network.mtu: network.mtu = 9,000 on transport rocev2: an RDMA packet carries at most "
+                         "4,096 bytes of payload"),
+            std::string::npos)
+      << bad.out;
+  EXPECT_EQ(run(traffic + " --set network.mtu=4068").status, 0);
+  EXPECT_EQ(run(traffic + " --set network.transport=tcp --set network.mtu=8948").status, 0);
   // The same stem given to --set network.cc names the same members (it named dctcp, the nearest by letters).
   bad = run(traffic + " --set network.cc=dcqcn", true);
   EXPECT_EQ(bad.status, 2);

@@ -157,7 +157,17 @@ NetworkOptions network_options_from(const Params& p, uint64_t seed) {
   o.routing.pxn = p.get_bool("pxn");
   o.transport = transport_preset(p.get_string("transport"));
   if (p.has("stack_latency")) o.transport.stack_latency = p.get_time("stack_latency");
-  if (p.has("mtu")) o.transport.mtu = static_cast<int32_t>(p.get_int("mtu"));
+  if (p.has("mtu")) {
+    o.transport.mtu = static_cast<int32_t>(p.get_int("mtu"));
+    const int32_t m = o.transport.mtu;
+    if (o.transport.rdma_mtu && m > 4096)
+      throw ParamError("network.mtu",
+                       fmt::format("network.mtu = {} on transport {}: an RDMA packet carries at most 4,096 bytes of "
+                                   "payload, the largest path MTU; expected at most 4096 (a 9,000-byte jumbo frame "
+                                   "still carries 4,096 B per RDMA packet), or network.transport=tcp for jumbo "
+                                   "payloads",
+                                   thousands(m), o.transport.name));
+  }
   o.flow.quantum = p.get_time("flow_quantum");
   o.flow.threads = static_cast<int32_t>(p.get_int("threads"));
   o.packet.cc = p.get_string("cc");

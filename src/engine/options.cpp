@@ -16,11 +16,11 @@ const std::vector<TransportPreset>& transport_presets() {
   // (RoCEv2 ~5 us, InfiniBand ~2 us, TCP ~50 us); override with network.stack_latency.
   static const std::vector<TransportPreset> k = {
       {"rocev2", "RDMA over Converged Ethernet v2: 4096-byte MTU, 82 B/packet overhead, 5 us stack", Time(5000000),
-       4096, 82, LinkClass::Ethernet, "dcqcn_nic"},
+       4096, 82, LinkClass::Ethernet, "dcqcn_nic", true},
       {"infiniband", "InfiniBand RC: 4096-byte MTU, 26 B/packet overhead, 2 us stack", Time(2000000), 4096, 26,
-       LinkClass::InfiniBand, "infiniband"},
+       LinkClass::InfiniBand, "infiniband", true},
       {"tcp", "TCP/IP over Ethernet, 9000-byte jumbo frames (8948 B payload), 50 us stack; DCTCP", Time(50000000), 8948,
-       142, LinkClass::Ethernet, "dctcp"},
+       142, LinkClass::Ethernet, "dctcp", false},
   };
   return k;
 }
@@ -28,7 +28,8 @@ const std::vector<TransportPreset>& transport_presets() {
 Transport transport_preset(std::string_view name) {
   std::string names;
   for (const auto& p : transport_presets()) {
-    if (name == p.name) return Transport{p.name, p.stack_latency, p.mtu, p.header_bytes, p.nic_links, p.default_cc};
+    if (name == p.name)
+      return Transport{p.name, p.stack_latency, p.mtu, p.header_bytes, p.nic_links, p.default_cc, p.rdma_mtu};
     names += (names.empty() ? "" : ", ") + std::string(p.name);
   }
   throw InputError(fmt::format("unknown transport '{}'; expected one of: {}", name, names));

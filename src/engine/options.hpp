@@ -29,6 +29,9 @@ struct Transport {
   int32_t header_bytes = 82;  // per-packet bytes on the wire beyond payload
   LinkClass nic_links = LinkClass::Ethernet;
   std::string default_cc = "dcqcn_nic";
+  // An RDMA transport (InfiniBand's transport, over IB or RoCE): its largest path MTU is 4,096 payload bytes
+  // (InfiniBand Architecture Specification vol. 1: 256, 512, 1,024, 2,048 or 4,096); network.mtu stays within it.
+  bool rdma_mtu = true;
   double efficiency() const { return static_cast<double>(mtu) / (mtu + header_bytes); }
 };
 
@@ -46,6 +49,7 @@ struct TransportPreset {
   int32_t header_bytes;
   LinkClass nic_links;
   const char* default_cc;
+  bool rdma_mtu;
 };
 const std::vector<TransportPreset>& transport_presets();
 // Throws InputError listing the presets for an unknown name.

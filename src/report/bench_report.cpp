@@ -1,6 +1,7 @@
 #include "report/bench_report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -585,6 +586,43 @@ nlohmann::json compare_document(const scenario::Setup& first, const std::vector<
   return doc;
 }
 
+// Transports whose runs agree in every figure (time, FCTs, every counter) are said to: their algorithms made no
+// difference on this traffic (dcqcn_nic, timely and none printed one row three times, and the ranking line read
+// "+0.0%"). Where no queue reached an ECN algorithm's band, that is why.
+static void same_runs(const nlohmann::json& transports, const std::vector<const nlohmann::json*>& rows,
+                      std::ostream& out) {
+  std::map<std::string, std::vector<const nlohmann::json*>> groups;
+  std::vector<std::string> order;
+  for (const auto* r : rows) {
+    if (r->value("job_failed", false)) continue;
+    nlohmann::json figures = *r;
+    figures.erase("transport");
+    const std::string key = figures.dump();
+    if (!groups.count(key)) order.push_back(key);
+    groups[key].push_back(r);
+  }
+  for (const auto& key : order) {
+    const auto& g = groups[key];
+    if (g.size() < 2) continue;
+    std::vector<std::string> names;
+    bool ecn = false;
+    for (const auto* r : g) {
+      names.push_back((*r)["transport"].get<std::string>());
+      for (const auto& t : transports)
+        if (t["name"] == (*r)["transport"] && t["cc"].is_string())
+          ecn = ecn || engine::packet::cc_preset(t["cc"].get<std::string>()).ecn;
+    }
+    const std::string last = names.back();
+    names.pop_back();
+    out << fmt::format("  {} and {}: the same run, every figure to the last digit: their congestion controls made no "
+                       "difference on this traffic{}\n",
+                       fmt::format("{}", fmt::join(names, ", ")), last,
+                       ecn && (*g.front())["ecn_marks"].get<int64_t>() == 0
+                           ? " (0 ECN marks: no queue reached the marking band)"
+                           : "");
+  }
+}
+
 void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
   const auto& c = doc["compare"];
   const size_t n = c["transports"].size();
@@ -682,6 +720,7 @@ void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
       out << line << "\n";
     };
     rank("time_us", "time");
+    same_runs(c["transports"], rows, out);
     // (Where the slowest flow ends the run, the FCT order is the time's: said once.)
     if (std::any_of(rows.begin(), rows.end(), [](const nlohmann::json* r) {
           return r->contains("fct_p99_us") && (*r)["fct_p99_us"].get<double>() != (*r)["time_us"].get<double>();

@@ -365,7 +365,18 @@ class Loader {
     // given count would be dropped without a word, so it is refused, as a torus refuses gpus its dims do not hold.
     const bool gpus_given = sc_.lines.count("topology.gpus") || sc_.from_set.count("topology.gpus");
     const int64_t given = gpus_given ? sc_.topology.get_int("gpus") : 0;
+    // The same for switch.radix, which k sets: a radix on the command line, or one in the file beside a k in the
+    // file, is refused when k builds another; a --set topology.k over a file's radix wins, as its help says.
+    const bool radix_set = sc_.from_set.count("switch.radix") != 0;
+    const bool radix_given = radix_set || (sc_.lines.count("switch.radix") && !sc_.from_set.count("topology.k"));
+    const int64_t radix = radix_given ? sc_.section_params["switch"].get_int("radix") : 0;
     b->derive(sc_.topology, sc_.section_params["server"], sc_.section_params["switch"]);
+    if (radix_given && sc_.section_params["switch"].get_int("radix") != radix && sc_.topology.has("k"))
+      fail("switch.radix", radix_set ? 0 : sc_.lines.at("switch.radix"),
+           fmt::format("switch.radix = {}, but topology.k = {} builds the k-ary fat tree of radix-{} switches; "
+                       "expected switch.radix left out, or topology.k dropped (--set topology.k=) to size the fat "
+                       "tree by topology.gpus and switch.radix",
+                       radix, sc_.topology.get_int("k"), sc_.topology.get_int("k")));
     if (gpus_given && sc_.topology.get_int("gpus") != given && sc_.topology.has("k"))
       fail("topology.gpus", sc_.lines.count("topology.gpus") ? sc_.lines.at("topology.gpus") : 0,
            fmt::format("topology.gpus = {}, but topology.k = {} builds the k-ary fat tree of {} GPUs; expected "

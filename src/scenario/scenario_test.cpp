@@ -120,6 +120,19 @@ TEST(Scenario, AKaryFatTreeShowsTheSizeAndRadixItBuilds) {
   }
   EXPECT_EQ(load("fat-tree-k48", {"topology.gpus=27648"}).topology.get_int("gpus"), 27648);
   EXPECT_EQ(load("fat-tree-k48", {"topology.gpus=4096", "topology.k="}).build_topology().gpus.size(), 4096u);
+  // A radix given beside k is refused the same way (--set switch.radix=32 built k = 48's radix-48 switches).
+  try {
+    (void)load("fat-tree-k48", {"switch.radix=32"});
+    FAIL();
+  } catch (const InputError& x) {
+    EXPECT_NE(std::string(x.what()).find("--set switch.radix: switch.radix = 32, but topology.k = 48 builds the "
+                                         "k-ary fat tree of radix-48 switches; expected switch.radix left out, or "
+                                         "topology.k dropped (--set topology.k=)"),
+              std::string::npos)
+        << x.what();
+  }
+  EXPECT_EQ(load("fat-tree-k48", {"switch.radix=48"}).section("switch").get_int("radix"), 48);
+  EXPECT_EQ(load("fat-tree-k48", {"switch.radix=32", "topology.k="}).section("switch").get_int("radix"), 32);
 }
 
 TEST(Scenario, UnknownKeyNamesFileLineAndKey) {

@@ -78,8 +78,8 @@ std::vector<TransportChoice> transport_choices(const std::string& list, const st
 }
 
 std::vector<Bytes> size_series(Bytes lo, Bytes hi, double factor) {
-  // A size as the user may have typed it, and to the byte: "4MiB (4,194,304 B)".
-  auto size = [](Bytes b) { return fmt::format("{} ({} B)", format_bytes(b), thousands(b)); };
+  // A size to the byte ("4,194,304 B"): podnet's own short form could read 512KB back as 500KiB.
+  auto size = [](Bytes b) { return fmt::format("{} B", thousands(b)); };
   if (lo <= 0) throw InputError(fmt::format("--min {} B: the smallest size must be at least 1 B", thousands(lo)));
   if (lo > hi) throw InputError(fmt::format("--min {} is larger than --max {}", size(lo), size(hi)));
   if (lo == hi) return {lo};

@@ -158,7 +158,8 @@ void write_metrics(const Recorder& r, Flavour flavour, std::ostream& out, bool a
     const bool fwd = (d & 1) == 0;
     n = fwd ? l.a : l.b;
     port = fwd ? l.port_a : l.port_b;
-    return fmt::format("node=\"{}\",device=\"{}\"", escape(t.nodes[n].name),
+    // A NIC's node is its server, as the `instance` of that host's node_exporter; its device the interface.
+    return fmt::format("node=\"{}\",device=\"{}\"", escape(t.device_name(n)),
                        escape(t.nodes[n].kind == NodeKind::Switch ? topology::device_port_name(port)
                                                                   : t.port_name(n, port)));
   };

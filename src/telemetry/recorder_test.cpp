@@ -473,7 +473,10 @@ TEST(Metrics, NamesLabelsAndFlavours) {
   const auto up = host_links(t, 1).up;
   const auto& lk = t.links[routing::link_of(up)];
   const auto nic = (up & 1) == 0 ? lk.a : lk.b;
-  const std::string line = "node_network_transmit_bytes_total{node=\"" + t.nodes[nic].name + "\",device=\"" +
+  // The node is the NIC's server (a host's node_exporter scrape), not the NIC: "gpu-node-1", not ".../nic0".
+  EXPECT_EQ(t.device_name(nic).find('/'), std::string::npos) << t.device_name(nic);
+  EXPECT_EQ(t.device_name(nic), t.device_name(t.gpus[1]));
+  const std::string line = "node_network_transmit_bytes_total{node=\"" + t.device_name(nic) + "\",device=\"" +
                            t.port_name(nic, (up & 1) == 0 ? lk.port_a : lk.port_b) + "\"} 102050\n";
   EXPECT_NE(prom.str().find(line), std::string::npos) << prom.str().substr(0, 2000);
   EXPECT_NE(om.str().find(line), std::string::npos);
@@ -528,7 +531,7 @@ TEST(Metrics, OnlyThePortsThatCarriedTraffic) {
   const auto up = host_links(t, 1).up;
   const auto& lk = t.links[routing::link_of(up)];
   const auto nic = (up & 1) == 0 ? lk.a : lk.b;
-  EXPECT_NE(few.str().find("node_network_transmit_bytes_total{node=\"" + t.nodes[nic].name), std::string::npos);
+  EXPECT_NE(few.str().find("node_network_transmit_bytes_total{node=\"" + t.device_name(nic)), std::string::npos);
 }
 
 }  // namespace

@@ -82,10 +82,12 @@ int32_t Nic::add_stream(const StreamSpec& s, const std::vector<PathPart>& route)
   // The algorithm's init sees the QP's path figures; the QP keeps them whatever init makes of them.
   const int64_t base_rtt = q.cc.base_rtt;
   const int32_t hops = q.cc.hops;
-  cc_.init(q.cc, static_cast<double>(line_bps(q.inj_port)));
+  const double line = static_cast<double>(line_bps(q.inj_port));
+  if (q.local) q.cc.line = q.cc.rate = q.cc.target = line;  // no algorithm: the line's rate, no window
+  else cc_.init(q.cc, line);
   q.cc.base_rtt = base_rtt;
   q.cc.hops = hops;
-  if (traits_.rtt) {
+  if (traits_.rtt && !q.local) {
     q.st_off = static_cast<uint32_t>(times_.size());
     times_.resize(times_.size() + cc::kMaxTimed, 0);
   }
@@ -99,7 +101,7 @@ int32_t Nic::add_stream(const StreamSpec& s, const std::vector<PathPart>& route)
   // The QP's BDP (bytes) at the fabric's largest round trip, which sizes its INT slots and its credit.
   const double bdp_bytes = static_cast<double>(line_bps(q.inj_port)) / 8.0 *
                            static_cast<double>(std::max(q.cc.base_rtt, c_.network_rtt)) / 1e12;
-  if (traits_.int_telemetry) {  // an INT slot per packet the window can have out, twice over
+  if (traits_.int_telemetry && !q.local) {  // an INT slot per packet the window can have out, twice over
     const double bdp = bdp_bytes / c_.mtu;
     uint32_t slots = 16;
     while (slots < 2 * (bdp + 1) && slots < cc::kMaxTimed) slots *= 2;
@@ -109,7 +111,7 @@ int32_t Nic::add_stream(const StreamSpec& s, const std::vector<PathPart>& route)
     int_count_.resize(int_count_.size() + slots, 0);
     int_hops_.resize(int_count_.size() * cc::kMaxIntHops);
   }
-  if (traits_.receiver_credits) {  // cc/rccc.hpp: 1.5 BDP of speculative credit, at the fabric's round trip
+  if (traits_.receiver_credits && !q.local) {  // cc/rccc.hpp: 1.5 BDP of speculative credit, at the fabric's round trip
     q.pt_off = static_cast<uint32_t>(pull_targets_.size());
     pull_targets_.resize(pull_targets_.size() + cc::kMaxTimed, 0);
     q.track = std::min(q.track, cc::kMaxTimed);
@@ -147,6 +149,7 @@ void Nic::install_route(uint32_t qi, const std::vector<PathPart>& route, int64_t
       last = i;
     }
   }
+  q.local = first < 0;
   if (first < 0) {
     first = 0;
     last = n - 1;
@@ -199,7 +202,7 @@ DirLink Nic::start(uint32_t qi, int64_t now) {
   Qp& q = qps[qi];
   q.started = true;
   q.last_progress = now;
-  cc_.start(q.cc, now);
+  if (!q.local) cc_.start(q.cc, now);
   return maybe_activate(qi, now);
 }
 
@@ -383,7 +386,7 @@ Packet Nic::make_data_packet(uint32_t qi, DirLink p, DirLink tx, int64_t now) {
   if (q.max_rate > 0) gap = std::max<int64_t>(gap, std::llround(static_cast<double>(k.raw) * 8e12 / q.max_rate));
   q.next_send = now + gap;
   q.last_bytes = bytes;
-  if (traits_.byte_counter) {
+  if (traits_.byte_counter && !q.local) {
     const cc::Reaction r = cc_.on_sent(q.cc, bytes);
     // Not in a wait heap now (it was just taken from the ready list): no port to wake.
     if (r.rate >= 0) set_rate(qi, r.rate, now);
@@ -429,7 +432,7 @@ DirLink Nic::receive_ctrl(uint32_t qi, const Packet& k, int64_t now) {
   if (selective_ && k.type != kCnp && k.type != kPull) q.sacked = k.raw;
   // The algorithm hears of an ACK or NACK (una: snd_una before it); the QP may send again.
   const auto answer = [&](uint32_t una, uint32_t received = 0) {
-    if (traits_.ack_echo && !q.tx_done)
+    if (traits_.ack_echo && !q.tx_done && !q.local)
       react(qi, cc_.on_feedback(q.cc, now, feedback(q, una, received, k, now)), now, kick);
     const DirLink a = maybe_activate(qi, now);
     if (a >= 0) kick = a;
@@ -510,7 +513,7 @@ DirLink Nic::receive_ctrl(uint32_t qi, const Packet& k, int64_t now) {
     }
     case kCnp:
       ++records[qi].cnps;
-      if (traits_.cnp && !q.tx_done) react(qi, cc_.on_cnp(q.cc, now), now, kick);
+      if (traits_.cnp && !q.tx_done && !q.local) react(qi, cc_.on_cnp(q.cc, now), now, kick);
       break;
     default: break;
   }
@@ -646,9 +649,9 @@ bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
   if (q.pt_off != kNil) heard_target(qi, pull_targets_[q.pt_off + k.psn % cc::kMaxTimed], now);
   lane().echo_slot = q.int_off != kNil ? (k.psn & q.int_mask) + 1 : 0;  // the ACK it draws echoes its INT stack
   // Trimming and INT: every data packet is acknowledged (selectively when held); else the sender asks.
-  const bool ack_request = selective_ || traits_.int_telemetry || (k.ecn & kAckRequest) != 0;
+  const bool ack_request = selective_ || (traits_.int_telemetry && !q.local) || (k.ecn & kAckRequest) != 0;
   if (unreliable_) {  // counted, never answered (a DCQCN receiver still sends its CNPs)
-    if ((k.ecn & 1) && traits_.cnp && cc_.on_marked(q.cc, now)) {
+    if ((k.ecn & 1) && traits_.cnp && !q.local && cc_.on_marked(q.cc, now)) {
       ++lane().stats.cnps;
       ctrl(qi, kCnp, 0);
     }
@@ -657,7 +660,7 @@ bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
     return unreliable_step(qi, now);
   }
   if (k.ecn & 1) {
-    if (traits_.cnp && cc_.on_marked(q.cc, now)) {
+    if (traits_.cnp && !q.local && cc_.on_marked(q.cc, now)) {
       ++lane().stats.cnps;
       ctrl(qi, kCnp, 0);
     }

@@ -94,6 +94,9 @@ struct Qp {
   uint32_t prev_off = 0;
   uint16_t prev_len = 0;
   bool rerouted = false;
+  // No network link on its route (NVLink inside a domain, GPUs sharing a NIC over PCIe): no congestion control
+  // runs for it (its rate stays the line's; no window, no credits, no timestamps), as none does for such traffic.
+  bool local = false;
   int64_t routed_at = 0;
   int64_t suffix_delay = 0;
   uint32_t npkts = 0;
@@ -290,7 +293,7 @@ class Nic {
       resend = pending > 0;
     }
     const bool window = (window_ <= 0 || flight < static_cast<uint32_t>(window_)) &&
-                        (q.cc.window == 0 || flight < q.cc.window) && (!traits_.receiver_credits || q.credit > 0);
+                        (q.cc.window == 0 || flight < q.cc.window) && (q.pt_off == kNil || q.credit > 0);
     // A NACKed PSN goes first; under routing mrc a lost packet's resend does not wait for a window that
     // packets lost but not yet found may fill.
     if (resend) return window || q.mrc != kNil;

@@ -117,7 +117,10 @@
 //   last network link add their latency and one packet's serialization to
 //   the completion. Routes without a network link (NVLink inside a domain,
 //   GPUs sharing a NIC over PCIe) are simulated packet by packet like the
-//   network, with non-switch nodes forwarding without a buffer limit.
+//   network, with non-switch nodes forwarding without a buffer limit, and
+//   without congestion control: the fabric's algorithm (network.cc) runs on
+//   the NICs' RDMA QPs, not on NVLink or PCIe copies, so such a QP sends at
+//   its first link's rate with no window, credit or rate reaction.
 //
 // 9. Deadlock. A single lossless class can deadlock when buffer
 //   dependencies form a cycle (PFC on rings of switches). If no data packet

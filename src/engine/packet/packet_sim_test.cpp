@@ -306,6 +306,40 @@ TEST(PacketSim, StreamSamplesCarryAWindowBasedAlgorithmsWindow) {
   }
 }
 
+TEST(PacketSim, CongestionControlLeavesTrafficInsideAServerAlone) {
+  // GPUs 1 and 2 send to GPU 0 of the same 8-GPU server: over NVLink, no network link on the route. The
+  // fabric's algorithm runs on NIC QPs, not NVLink copies, so every one gives the finish times of `none` to
+  // the picosecond and no window (nscc's window and hpcc's INT acknowledgements added 1 % before).
+  const topology::Topology t =
+      topology::build_with("rail_clos", {{"gpus", "16"}}, topology::testing::hw_with(8, 8, 16));
+  std::vector<routing::PathPart> r;
+  PacketSim(t, net(), PacketOptions{}).route(1, 0, 0, r);
+  for (const auto& part : r) {
+    const auto media = t.links[routing::link_of(part.link)].media;
+    ASSERT_TRUE(media != topology::Media::Copper && media != topology::Media::Optical);
+  }
+  auto finishes = [&](const char* cc) {
+    PacketOptions opt;
+    opt.cc = cc;
+    opt.sample_interval = 1_us;
+    opt.sample_streams = true;
+    PacketSim sim(t, net(), opt);
+    add(sim, 1, 0, 4'000'000);
+    add(sim, 2, 0, 4'000'000);
+    run(sim);
+    uint32_t window = 0;
+    for (const auto& s : sim.stream_samples()) window = std::max(window, s.window);
+    EXPECT_EQ(window, 0u) << cc;
+    std::vector<int64_t> f;
+    for (const auto& s : sim.streams()) f.push_back(s.finish.ps);
+    return f;
+  };
+  const std::vector<int64_t> none = finishes("none");
+  ASSERT_EQ(none.size(), 2u);
+  for (const char* cc : {"nscc", "dctcp", "hpcc", "rccc", "swift", "timely", "dcqcn_nic"})
+    EXPECT_EQ(finishes(cc), none) << cc;
+}
+
 TEST(PacketSim, DcqcnPaperPresetSharesEqually) {
   // Two 10 MB flows into one receiver, started together, paper preset
   // (Kmin 5 KB, Kmax 200 KB, Pmax 1 %): both are cut by CNPs and finish

@@ -88,9 +88,11 @@ struct Flow {
   int64_t last_adjust = 0, last_eta = 0, qa_end = 0;
   uint32_t qa_psn = 0;
   bool fast = false, qa_nack = false, qa_armed = false;
-  // TIMELY (timely.hpp): the previous round trip (ps, -1 none), the smoothed difference, increases in a row
+  // TIMELY (timely.hpp): the previous round trip (ps, -1 none), the smoothed difference, increases in a row, the
+  // time of the last update
   double prev_rtt = -1, rtt_diff = 0;
   uint32_t hai = 0;
+  int64_t tl_update = 0;  // ps: its last rate update (the QP's start before the first)
   // the multipath NSCC (nscc.hpp, median_of): the last delay samples (ps) and their marks, a ring
   static constexpr int kMedianSlots = 8;
   std::array<float, kMedianSlots> med_delay{};

@@ -65,7 +65,7 @@ const std::vector<Entry>& registry() {
        }},
       {"timely",
        "TIMELY (Mittal et al. 2015): a rate from the round trip's gradient, between 50 us and 1 ms; no ECN (the "
-       "authors' constants as eRPC carries them)",
+       "authors' constants as eRPC carries them; its additive step 1/1,000 of the line rate)",
        [](const Context&) -> std::unique_ptr<CongestionControl> { return std::make_unique<Timely>(TimelyParams{}); }},
       {"hpcc",
        "HPCC (Li et al. 2019): switches stamp queue, bytes sent and rate on every packet; the sender sets its rate "

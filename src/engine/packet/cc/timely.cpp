@@ -22,27 +22,35 @@ void Timely::init(Flow& f, double line) const {
   f.hai = 0;
 }
 
-Reaction Timely::on_feedback(Flow& f, int64_t /*now*/, const Feedback& fb) const {
+void Timely::start(Flow& f, int64_t now) const {
+  CongestionControl::start(f, now);
+  f.tl_update = now;
+}
+
+Reaction Timely::on_feedback(Flow& f, int64_t now, const Feedback& fb) const {
   if (fb.nack || fb.rtt <= 0) return {};
   const auto rtt = static_cast<double>(fb.rtt);
   if (f.prev_rtt < 0) f.prev_rtt = rtt;  // the first sample: no gradient yet
   f.rtt_diff = (1 - p_.alpha) * f.rtt_diff + p_.alpha * (rtt - f.prev_rtt);
   f.prev_rtt = rtt;
   const double gradient = f.rtt_diff / p_.min_rtt_ps;
+  const double step = std::min(static_cast<double>(now - f.tl_update) / p_.min_rtt_ps, 1.0);
+  f.tl_update = now;
+  const double delta = step * p_.delta_of_line * f.line;
   double r = f.rate;
   if (rtt < p_.t_low_ps) {
-    r += p_.delta_bps;
+    r += delta;
   } else if (rtt > p_.t_high_ps) {
-    r *= 1 - p_.beta * (1 - p_.t_high_ps / rtt);
+    r *= 1 - step * p_.beta * (1 - p_.t_high_ps / rtt);
   } else if (gradient <= 0) {
     ++f.hai;
-    r += (f.hai >= static_cast<uint32_t>(p_.hai_after) ? p_.hai_after : 1) * p_.delta_bps;
+    r += (f.hai >= static_cast<uint32_t>(p_.hai_after) ? p_.hai_after : 1) * delta;
   } else {
     f.hai = 0;
-    r *= 1 - p_.beta * gradient;
+    r *= 1 - step * p_.beta * gradient;
   }
   Reaction out;
-  out.rate = std::clamp(r, p_.min_rate_of_line * f.line, f.line);
+  out.rate = std::clamp(std::max(r, 0.5 * f.rate), p_.min_rate_of_line * f.line, f.line);
   return out;
 }
 
