@@ -154,6 +154,9 @@
     'topology.family': ['fabric family'], 'topology.tiers': ['switch tiers'],
     'topology.gpus_per_server': ['GPUs per server', 'int'], 'topology.nics_per_server': ['NICs per server', 'int'],
     'bom.gpus': ['GPUs', 'int'], 'bom.nics': ['NICs', 'int'], 'bom.nvlink_domains': ['NVLink domains', 'int'],
+    // a training job's layout (a sweep's columns; report/studies.cpp labels them alike)
+    'parallelism.gpus': ['GPUs', 'int'], 'parallelism.tp': ['TP', 'int'], 'parallelism.cp': ['CP', 'int'],
+    'parallelism.pp': ['PP (stages)', 'int'], 'parallelism.dp': ['DP (replicas)', 'int'], 'job.gpus': ['GPUs', 'int'],
     'bom.switches.*': ['switches: $1', 'int'], 'bom.links.*': ['links: $1', 'int'], 'bom.internal_links.*': ['links inside servers: $1', 'int'],
     'bom.cables.*': ['cables: $1', 'int'], 'bom.transceivers': ['optical transceivers', 'int'], 'bom.power_kw': ['IT power, servers included', 'kw'],
     'bom.racks.total': ['racks', 'int'], 'bom.racks.server': ['racks: servers', 'int'], 'bom.racks.network': ['racks: network', 'int'],
@@ -167,7 +170,7 @@
     'injection_bandwidth_per_gpu_gbps': ['injection bandwidth per GPU', 'gbps'],
     'diameter_hops': ['diameter (switch hops)', 'int'], 'bisection_oversubscription': ['oversubscription, whole fabric', 'ratio'],
     'cost.network_capex_usd_per_token_per_second': ['network capex per token/s', 'usd2'], 'cost.network_capex_usd': ["network capex (the whole fabric's)", 'usd'], 'oversubscription.*': ['oversubscription at $1', 'ratio'],
-    'limits.max_gpus': ['largest GPU count (this radix, tiers and pod size)', 'int'], 'limits.max_gpus_reason': ['limit'],
+    'limits.max_gpus': ['largest GPU count this design reaches', 'int'], 'limits.max_gpus_reason': ['limit'],
     // bench
     'bench.op': ['operation'], 'bench.cc': ['congestion control'], 'bench.flow_control': ['flow control'], 'bench.delivery': ['delivery'], 'bench.gpus': ['GPUs', 'int'], 'bench.bus_factor': ['bus factor (busbw / algbw)', 'num4'],
     'bench.bus_factor_formula': ['bus factor, as a formula'], 'bench.qps': ['QPs per connection', 'int'], 'bench.gpu_arch': ['tuner tables'],
@@ -1021,7 +1024,8 @@
     }
     if ('sent' in doc) rows.push(['probes lost', cell(doc, 'lost', fixed(doc.lost, 0) + ' of ' + fixed(doc.sent, 0))]);
     if ('background_loss_per_link' in doc) rows.push([describe('background_loss_per_link').label, cell(doc, 'background_loss_per_link')]);
-    if ('time_to_localize_seconds' in doc) rows.push(['time to localize the loss', cell(doc, 'time_to_localize_seconds')]);
+    // As the CLI: no suspect, no loss to localize (the default run printed 10.0 s beside 0 suspects).
+    if ('time_to_localize_seconds' in doc) rows.push(['time to localize the loss', (doc.suspects || []).length ? cell(doc, 'time_to_localize_seconds') : 'no loss to localize']);
     if (doc.score) rows.push(['loss: precision / recall', fixed(doc.score.precision, 3) + ' / ' + fixed(doc.score.recall, 3)]);
     if (doc.latency && doc.latency.score) rows.push(['latency: precision / recall', fixed(doc.latency.score.precision, 3) + ' / ' + fixed(doc.latency.score.recall, 3)]);
     if (doc.evaluation) {
@@ -1305,17 +1309,20 @@
       numeric.sort((x, y) => Math.abs(Math.log(y.ratio)) - Math.abs(Math.log(x.ratio)));
       const top = numeric.slice(0, 25);
       if (top.length) {
-        s.appendChild(el('p', { class: 'muted', text: 'B / A of the ' + top.length + ' largest relative changes (1 = the same; log axis; right of 1: B is larger).' }));
+        s.appendChild(el('p', { class: 'muted', text: 'B / A of the ' + top.length + ' largest relative changes: each bar from 1x (the same), right when B is larger, left when smaller (log scale).' }));
         const c = chart(s, 'ratios');
         c.getDom().style.height = Math.max(180, 90 + 24 * top.length) + 'px';
         c.resize();
         c.setOption({
           animation: false,
-          tooltip: { trigger: 'item', formatter: p => { const x = top[p.dataIndex]; return esc(x.label || fieldLabel(x.field)) + ': ' + esc(show(fieldPath(x.field), x.a)) + ' -> ' + esc(show(fieldPath(x.field), x.b)) + ' (B / A ' + fixed(p.value, 3) + ')'; } },
+          tooltip: { trigger: 'item', formatter: p => { const x = top[p.dataIndex]; return esc(x.label || fieldLabel(x.field)) + ': ' + esc(show(fieldPath(x.field), x.a)) + ' -> ' + esc(show(fieldPath(x.field), x.b)) + ' (B / A ' + fixed(x.ratio, 3) + ')'; } },
           grid: { left: 10, right: 60, top: 10, bottom: 50, containLabel: true },
-          xAxis: { type: 'log', name: 'B / A', ...AXIS_NAME, nameGap: 28, axisLabel: { formatter: v => fmt(v) } },
+          // log2 of B / A on a plain axis, so that a bar starts at 1x (a log axis drew every bar from its minimum,
+          // 0.1, and 0.83x read as a long bar, not as a small fall).
+          xAxis: { type: 'value', name: 'B / A', ...AXIS_NAME, nameGap: 28, axisLabel: { formatter: v => fixed(Math.pow(2, v), 2) + 'x' } },
           yAxis: { type: 'category', inverse: true, data: top.map(x => x.label || fieldLabel(x.field)), axisLabel: { width: 320, overflow: 'truncate' } },
-          series: [{ type: 'bar', name: 'B / A', data: top.map(x => x.ratio), label: { show: true, position: 'right', formatter: p => fixed(p.value, 2) + 'x', fontSize: 10 } }]
+          series: [{ type: 'bar', name: 'B / A', data: top.map(x => ({ value: Math.log2(x.ratio), ratio: x.ratio, label: { position: x.ratio < 1 ? 'left' : 'right' } })),
+            label: { show: true, formatter: p => fixed(p.data.ratio, 2) + 'x', fontSize: 10 } }]
         });
       }
       if (st.changed.length) {
@@ -1357,7 +1364,7 @@
   function renderSweep(root, d) {
     const pts = d.points || [], axes = d.axes || [];
     const ok = pts.filter(p => p.status === 'ok');
-    const s = section(root, 'Sweep: ' + d.study + ' study, ' + pts.length + ' point(s), ' + (pts.length - ok.length) + ' with an error', 'sweep-head');
+    const s = section(root, 'Sweep: ' + d.study + ' study, ' + pts.length + (pts.length === 1 ? ' point, ' : ' points, ') + (pts.length - ok.length) + ' with an error', 'sweep-head');
     s.appendChild(el('p', { class: 'muted' }, ['Axes (scenario keys): '].concat(axes.flatMap((a, i) => (i ? [', '] : []).concat([el('code', { class: 'key', text: a })])))));
     const columns = [];
     for (const p of pts) for (const k of Object.keys(p)) if (!columns.includes(k)) columns.push(k);
@@ -1398,6 +1405,12 @@
         const isUsd = String(describe(h).kind).startsWith('usd');
         box.appendChild(el('h3', { text: header(h) }));
         const c = chart(box, 'sweep-metric');
+        const lineOf = g => ok.filter(p => groupName(p) === g && typeof p[h] === 'number').map(p => [numeric ? p[x] : String(p[x]), isPct ? 100 * p[h] : p[h]]);
+        // Lines with the same points are drawn one over the other: say so, or one looks missing.
+        const same = new Map();
+        for (const g of groups) { const k = JSON.stringify(lineOf(g)); same.set(k, (same.get(k) || []).concat([g])); }
+        for (const names of same.values())
+          if (names.length > 1) box.appendChild(el('p', { class: 'muted coincide', text: names.join(' and ') + ': the same values, one line over the other' }));
         c.setOption({
           animation: false,
           tooltip: { trigger: 'item', formatter: p => esc(p.seriesName) + ': ' + esc(x) + ' = ' + fmt(p.data[0]) + ': ' + esc(show(h, isPct ? p.data[1] / 100 : p.data[1])) },
@@ -1406,13 +1419,14 @@
           xAxis: numeric ? { type: logX ? 'log' : 'value', logBase: 2, name: x, ...AXIS_NAME, nameGap: 30, scale: true } : { type: 'category', data: xs.map(String), name: x, ...AXIS_NAME, nameGap: 30 },
           // Money on the axis reads as money: $1.2M, not 1,200,000 (the table's header says USD, the chart's did not).
           yAxis: { type: 'value', scale: true, axisLabel: { formatter: v => isUsd ? (v < 0 ? '-$' : '$') + bigText(Math.abs(v)) : plain(v) } },
-          series: groups.map(g => ({ name: g, type: 'line', symbolSize: 8,
-            data: ok.filter(p => groupName(p) === g && typeof p[h] === 'number').map(p => [numeric ? p[x] : String(p[x]), isPct ? 100 * p[h] : p[h]]) }))
+          series: groups.map(g => ({ name: g, type: 'line', symbolSize: 8, data: lineOf(g) }))
         });
       }
     }
     const t = el('table', { class: 'rows sweep-points' });
-    const cols = ['id'].concat(axes, ['status'], heads);
+    // The CLI table's columns (the GPU count and a layout that changes beside the axes), then the headline figures.
+    const before = (d.columns || []).slice(0, Math.max(0, (d.columns || []).indexOf('status')));
+    const cols = ['id'].concat(axes, before.filter(c => c !== 'id' && !axes.includes(c)), ['status'], heads);
     t.appendChild(el('tr', {}, cols.map(c => el('th', {}, axes.includes(c) ? [el('code', { class: 'key', text: c })] : [c === 'id' ? 'point' : c.includes('@') ? fieldLabel(c) + (KINDS[describe(fieldPath(c)).kind || 'num'].unit ? ' (' + KINDS[describe(fieldPath(c)).kind].unit + ')' : '') : header(c)]))));
     for (const p of pts)
       t.appendChild(el('tr', {}, cols.map(c => el('td', { class: typeof p[c] === 'number' ? 'num' : '', 'data-col': c, 'data-value': JSON.stringify(p[c] === undefined ? null : p[c]),
@@ -1445,12 +1459,40 @@
     else if (payload.kind === 'sweep') renderSweep(root, payload.document);
     else if (payload.kind === 'inference') renderInference(root, doc);
     else {
+      // plan-upgrade: its plans on one chart, the recommended one marked, before the CLI's report.
+      if (Array.isArray(doc.plans) && doc.plans.length && doc.best) drawUpgradePlans(root, doc);
       // A study without a page of its own: the CLI's report, as `podnet <study>` prints it.
       if (payload.report_text) section(root, 'Report', 'report').appendChild(el('pre', { class: 'report-text', text: payload.report_text }));
       renderGeneric(root, doc);
     }
     renderRun(root, doc);
   }
+
+  // plan-upgrade (report::upgrade_document): each plan as a point, its upgrade window against the training time it
+  // costs, labelled by its switches per step and grouping; the recommended plan in red. A plan that stops the job
+  // at some step is drawn hollow.
+  function drawUpgradePlans(root, doc) {
+    const s = section(root, 'Recommended: ' + doc.best.batch + ' switch' + (doc.best.batch === 1 ? '' : 'es') + ' per step (' + doc.best.grouping + '), ' +
+      doc.best.steps + ' steps, a ' + fixed(doc.best.window_hours, 1) + ' h window, ' + durationText(doc.best.extra_hours) + ' of extra training time', 'upgrade');
+    s.appendChild(el('p', { class: 'muted', text: 'Each plan of the ' + doc.switches + ' ' + words(doc.tier) + ' switches: its window (x) and the training time it costs (y). Lower is cheaper, left is shorter; the recommended plan is red.' }));
+    const name = p => p.batch + ' per step' + (p.grouping === 'one at a time' ? '' : ', ' + p.grouping);
+    const best = p => p.batch === doc.best.batch && p.grouping === doc.best.grouping;
+    const c = chart(s, 'upgrade');
+    c.setOption({
+      animation: false,
+      tooltip: { trigger: 'item', formatter: p => { const x = doc.plans[p.dataIndex]; return esc(name(x)) + ': window ' + fixed(x.window_hours, 1) + ' h, extra ' + esc(durationText(x.extra_hours)) +
+        ', worst step ' + (x.worst_slowdown === null ? 'stops the job' : fixed(x.worst_slowdown, 3) + 'x'); } },
+      grid: { left: 10, right: 40, top: 20, bottom: 50, containLabel: true },
+      xAxis: { type: 'value', name: 'upgrade window (h)', ...AXIS_NAME, nameGap: 30, scale: true },
+      yAxis: { type: 'value', name: 'extra training time (h)', ...AXIS_NAME, nameGap: 45, scale: true },
+      series: [{ type: 'scatter', symbolSize: 12,
+        data: doc.plans.map(p => ({ value: [p.window_hours, p.extra_hours], name: name(p),
+          itemStyle: best(p) ? { color: '#c0392b' } : p.stopping_steps > 0 ? { color: 'transparent', borderColor: '#5470c6', borderWidth: 2 } : {} })),
+        label: { show: true, position: 'right', formatter: p => p.name, fontSize: 10 }, labelLayout: { hideOverlap: true } }]
+    });
+  }
+  // Hours as a person reads a short time: 14 min, 2.5 h.
+  function durationText(h) { return h < 1 ? fixed(60 * h, h < 1 / 60 ? 2 : 0) + ' min' : fixed(h, 2) + ' h'; }
 
   function renderReport(root, payload) {
     if (!window.echarts) {
@@ -1523,7 +1565,9 @@
         pick[k].appendChild(el('option', { value: '', text: '(none)' }));
         for (const r of done) pick[k].appendChild(el('option', { value: String(r.id), text: '#' + r.id + ' ' + r.study + ' ' + r.scenario + (r.label ? ' (' + r.label + ')' : '') }));
       }
-      if (done.length >= 2) { pick.a.value = String(done[1].id); pick.b.value = String(done[0].id); }
+      // B: the newest run; A: the newest before it of the same study (two studies do not compare), if any.
+      const prior = done.length ? done.slice(1).find(r => r.study === done[0].study) : undefined;
+      if (prior) { pick.a.value = String(prior.id); pick.b.value = String(done[0].id); }
       root.setAttribute('data-ready', '1');
     }).catch(e => showError(e.message));
   }
@@ -1599,7 +1643,8 @@
           own.appendChild(el('label', { class: 'check' }, [extra[p.name], label]));
           continue;
         }
-        const hint = p.default ? '' : p.type === 'time' ? 'scenario\'s (a time)' : 'scenario\'s';
+        // A key's field left empty runs the scenario's value: its default shown, as --help shows it.
+        const hint = p.default ? '' : p.key_default ? 'scenario\'s; default ' + p.key_default : p.type === 'time' ? 'scenario\'s (a time)' : 'scenario\'s';
         extra[p.name] = el('input', { type: 'text', id: p.name, value: p.default, title: p.help, placeholder: hint, size: String(Math.max(12, hint.length + 2)) });
         extra[p.name].dataset.type = p.type;
         if (p.choices && p.choices.length) {

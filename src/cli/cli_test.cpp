@@ -1836,6 +1836,28 @@ TEST(Cli, CompareCcOutWritesEachTransportsResolvedScenario) {
   }
 }
 
+// A training iteration on the packet engine reports bench's packet counters and the transport it ran (a
+// congestion-control study on training traffic printed only "rocev2 (nscc)" and the time).
+TEST(Cli, TrainOnThePacketEngineReportsItsPacketCounters) {
+  const std::string job = "train leafspine-8k --engine packet --set topology.gpus=16 --set workload.model=llama3-8b "
+                          "--set workload.tp=8 --set workload.pp=1 --set workload.dp=2 --set workload.global_batch=16 "
+                          "--set network.cc=nscc";
+  const Result r = run(job);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(flat(r.out).find("rocev2 (nscc, PFC on, routing ecmp)"), std::string::npos) << r.out;
+  EXPECT_NE(flat(r.out).find("packets, over 2 engine runs: 0 drops, 0 trimmed, "), std::string::npos) << r.out;
+  const Result j = run(job + " --format json");
+  ASSERT_EQ(j.status, 0) << j.out;
+  const nlohmann::json doc = nlohmann::json::parse(j.out);
+  EXPECT_EQ(doc["packet_counters"]["runs"], 2);
+  EXPECT_EQ(doc["packet_counters"]["drops"], 0);
+  EXPECT_GT(doc["packet_counters"]["goodput_gbit_per_s"].get<double>(), 0);
+  EXPECT_EQ(doc["network"]["pfc"], true);
+  // The flow engine runs no packets: no such line.
+  EXPECT_EQ(run("train leafspine-8k --set topology.gpus=16 --set workload.model=llama3-8b").out.find("packets, over"),
+            std::string::npos);
+}
+
 // Transports whose runs agree in every figure are named together, with why when an ECN algorithm saw no mark: with
 // a 2 MB buffer the incast drops before any queue reaches DCQCN's band, so dcqcn_nic runs as none does (the table
 // printed one row twice and ranked it "2.9x; 2.9x").
@@ -1884,7 +1906,7 @@ TEST(Cli, CompareCcRunsEachTransportAsItsOwnBenchWould) {
       EXPECT_EQ(row["drops"], 0) << row;
     }
   }
-  // Under each table, the transports by time: the first with its time, the others by how much later.
+  // Under each table, the transports by time: the first with its time, the others as a ratio to it.
   {
     const Result r = run(traffic + " --min 256KiB --max 256KiB --compare-cc dctcp,uec --format json");
     ASSERT_EQ(r.status, 0) << r.out;
@@ -1894,10 +1916,9 @@ TEST(Cli, CompareCcRunsEachTransportAsItsOwnBenchWould) {
     const auto& first = rows[dctcp_first ? 0 : 1];
     const auto& second = rows[dctcp_first ? 1 : 0];
     const Result text = run(traffic + " --min 256KiB --max 256KiB --compare-cc dctcp,uec");
-    const std::string line =
-        fmt::format("  by time: {} {:.2f} us; {} +{:.1f}%", first["transport"].get<std::string>(),
-                    first["time_us"].get<double>(), second["transport"].get<std::string>(),
-                    100.0 * (second["time_us"].get<double>() / first["time_us"].get<double>() - 1));
+    const std::string line = fmt::format("  by time: {} {:.2f} us; {} {:.3f}x", first["transport"].get<std::string>(),
+                                         first["time_us"].get<double>(), second["transport"].get<std::string>(),
+                                         second["time_us"].get<double>() / first["time_us"].get<double>());
     EXPECT_NE(text.out.find(line), std::string::npos) << line << "\n" << text.out;
     // Above the table, a line per transport says what it runs (uec: its preset's keys), the names aligned.
     EXPECT_NE(text.out.find(
@@ -1909,6 +1930,15 @@ TEST(Cli, CompareCcRunsEachTransportAsItsOwnBenchWould) {
   }
   const Result csv = run(traffic + " --min 256KiB --max 256KiB --compare-cc dctcp,uec --format csv");
   EXPECT_EQ(csv.out.rfind("transport,", 0), 0u) << csv.out;
+  // Each row says what its transport ran (uec is nscc over reps, PFC off): a row read alone had only "uec".
+  const std::string head = csv.out.substr(0, csv.out.find('\n'));
+  for (const char* col : {",cc,", ",pfc,", ",routing,", ",delivery,"})
+    EXPECT_NE(("," + head + ",").find(col), std::string::npos) << head;
+  const size_t uec = csv.out.find("\nuec,");
+  ASSERT_NE(uec, std::string::npos) << csv.out;
+  const std::string row = csv.out.substr(uec + 1, csv.out.find('\n', uec + 1) - uec - 1);
+  EXPECT_NE(row.find(",nscc,"), std::string::npos) << row;
+  EXPECT_NE(row.find(",reps,"), std::string::npos) << row;
   Result bad = run(traffic + " --compare-cc dctcp,quic", true);
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.out.find("'quic' is neither a congestion control"), std::string::npos) << bad.out;

@@ -48,7 +48,11 @@ int read_back(const Common& c, const SweepOptions& o, int64_t* failed = nullptr)
       for (size_t i = 0; i < r.size(); ++i) p[t.columns[i]] = report::json_of(r[i]);
       pts.push_back(p);
     }
-    const nlohmann::json doc = {{"study", t.study}, {"axes", t.axes}, {"points", pts}};
+    // columns: the table's, as the CLI prints it (the page shows the same, then its headline figures).
+    const nlohmann::json doc = {{"study", t.study},
+                                {"axes", t.axes},
+                                {"columns", report::default_columns(t)},
+                                {"points", pts}};
     write_out("--html", o.html, report::html_page({{"kind", "sweep"}, {"document", doc}}, "podnet sweep " + o.results));
     std::cerr << "podnet: wrote " << o.html << "\n";
   }
@@ -158,8 +162,8 @@ int cmd_sweep(const Common& c, const SweepOptions& o) {
     int64_t failed = 0;
     const int rc = read_back(c, o, &failed);
     if (rc == kExitOk && failed > 0) {
-      std::cerr << fmt::format("podnet: failed: {} of {} with an error; the table's status and error columns say "
-                               "why (every point is stored in {})\n",
+      std::cerr << fmt::format("podnet: failed: {} of {} with an error; the table's status column and the errors "
+                               "under it say why (every point is stored in {})\n",
                                failed, plural(st.points, "point", "points"), o.results);
       return kExitFailure;
     }

@@ -139,6 +139,16 @@ TEST(StudyRegistry, ServeListsAndRunsAStudyRegisteredOnlyThere) {
   EXPECT_EQ(toy["params"][0]["name"], "scale");
   EXPECT_EQ(toy["params"][0]["default"], "2");
   EXPECT_EQ(toy["fields"][1]["unit"], "units");
+  // plan-upgrade's options set maintenance keys: each carries the key's default, which the page's empty field
+  // shows ("scenario's; default spine"; it showed "scenario's" alone).
+  for (const auto& s : list["studies"]) {
+    if (s["name"] != "plan-upgrade") continue;
+    std::map<std::string, std::string> defaults;
+    for (const auto& p : s["params"]) defaults[p["name"]] = p.value("key_default", "");
+    EXPECT_EQ(defaults["tier"], "spine");
+    EXPECT_EQ(defaults["step_time"], "30min");
+    EXPECT_EQ(defaults["runs"], "4");
+  }
   // bench's parameters as the page reads them: one set of defaults.
   for (const auto& s : list["studies"]) {
     if (s["name"] != "bench") continue;

@@ -151,6 +151,11 @@ std::optional<ParamValue> parse_param(const ParamSpec& spec, const std::string& 
         return text == "true";
       }
       expected = "true or false";
+      // A switch's other words (on, off, yes, no, 1, 0) name the value meant: said, not guessed.
+      for (const char* w : {"on", "yes", "y", "1", "enabled", "enable"})
+        if (text == w) expected += " (for '" + text + "', write true)";
+      for (const char* w : {"off", "no", "n", "0", "disabled", "disable"})
+        if (text == w) expected += " (for '" + text + "', write false)";
       return std::nullopt;
     case ParamType::String:
       if (!spec.choices.empty()) {

@@ -61,7 +61,9 @@ TEST(Params, BoolsAreTrueOrFalseOnly) {
   EXPECT_FALSE(std::get<bool>(*parse(s, "false").value));
   const Parsed p = parse(s, "yes");
   EXPECT_FALSE(p.value);
-  EXPECT_EQ(p.expected, "true or false");
+  EXPECT_EQ(p.expected, "true or false (for 'yes', write true)");
+  EXPECT_EQ(parse(s, "off").expected, "true or false (for 'off', write false)");
+  EXPECT_EQ(parse(s, "maybe").expected, "true or false");
 }
 
 TEST(Params, StringsFromAListOfChoices) {

@@ -99,6 +99,12 @@ void add_counters(nlohmann::json& o, const PacketCounters& k) {
 
 }  // namespace
 
+nlohmann::json packet_counters_json(const telemetry::Recorder& rec) {
+  nlohmann::json o = nlohmann::json::object();
+  add_counters(o, packet_counters(rec));
+  return o;
+}
+
 nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult& r) {
   const scenario::Scenario& sc = s.scenario;
   const Params& coll = sc.section("collective");
@@ -551,7 +557,12 @@ nlohmann::json compare_document(const scenario::Setup& first, const std::vector<
     for (const auto& r : t.sizes) {
       if (r.rows.empty()) continue;
       const study::BenchRow& b = r.rows.front();
+      // What the transport ran, on each row too: a CSV row read alone says it (it had the entry's name only).
       nlohmann::json row = {{"transport", t.name},
+                            {"cc", t.cc},
+                            {"pfc", t.pfc},
+                            {"routing", t.routing},
+                            {"delivery", t.delivery},
                             {"bytes", b.bytes},
                             {"time_us", round_to(b.run.makespan.seconds() * 1e6, 3)}};
       if (b.run.job_failed) {  // time_us is when it was declared failed
@@ -596,7 +607,7 @@ static void same_runs(const nlohmann::json& transports, const std::vector<const 
   for (const auto* r : rows) {
     if (r->value("job_failed", false)) continue;
     nlohmann::json figures = *r;
-    figures.erase("transport");
+    for (const char* k : {"transport", "cc", "pfc", "routing", "delivery"}) figures.erase(k);
     const std::string key = figures.dump();
     if (!groups.count(key)) order.push_back(key);
     groups[key].push_back(r);
@@ -708,11 +719,11 @@ void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
       const double best = (*by[0])[key].get<double>();
       std::string line = fmt::format("  by {}: {} {} us{}", what, (*by[0])["transport"].get<std::string>(),
                                      fixed(best, 2), lost(*by[0]));
-      // How much later: "+35.2%" up to twice the best, "43.5x" beyond (a percentage in the thousands reads badly).
+      // How much later, as a ratio to the first, the same way for every one ("1.013x; 4.903x", as diff's B / A; a
+      // line read "+1.3%; 4.9x").
       const auto later = [&](double v) {
         if (!(best > 0)) return fixed(v, 2) + " us";
-        const double ratio = v / best;
-        return ratio > 2 ? fmt::format("{}x", fixed(ratio, 1)) : fmt::format("+{}%", fixed(100.0 * (ratio - 1), 1));
+        return fmt::format("{}x", fixed(v / best, 3));
       };
       for (size_t k = 1; k < by.size(); ++k)
         line += fmt::format("; {} {}{}", (*by[k])["transport"].get<std::string>(), later((*by[k])[key].get<double>()),

@@ -18,6 +18,9 @@ namespace podnet::report {
 //                              used_links: [per row], used_mean_utilization: [per row]}]
 //  (engine::ClassLoad of every size: the load per tier of links; used = the directed links that carried bytes)}
 nlohmann::json bench_document(const scenario::Setup& s, const study::BenchResult& r);
+// The packet engine's counters over a recorder's runs, as bench's packet_counters holds them (drops, trimmed,
+// ecn_marks, pause_frames, paused_max_us, retransmissions, timeouts, lost_packets, goodput, fairness).
+nlohmann::json packet_counters_json(const telemetry::Recorder& rec);
 void write_bench_table(const nlohmann::json& doc, std::ostream& out);
 // nccl-tests' text layout: one rank line per GPU of the group, named by its server (nccl-tests' host).
 void write_bench_nccl_tests(const nlohmann::json& doc, const scenario::Setup& s, const study::BenchResult& r,

@@ -457,7 +457,7 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
   if (d.contains("bisection_oversubscription"))
     f.add({"oversubscription, whole fabric", ratio_text(d["bisection_oversubscription"].get<double>())});
   const int64_t reach = d["limits"]["max_gpus"].get<int64_t>();
-  f.add({switchless ? "largest GPU count (the torus as built)" : "largest GPU count (this radix, tiers and pod size)",
+  f.add({switchless ? "largest GPU count (the torus as built)" : "largest GPU count this design reaches",
          thousands(reach)});
   if (reach > topology::kMaxGpus) f.add({"largest GPU count podnet builds", thousands(topology::kMaxGpus)});
   f.write(out, "  ");

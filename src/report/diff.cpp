@@ -208,6 +208,20 @@ const ResultField* labelled(const std::string& study, const std::string& field,
   return &store.emplace(field, inferred(field)).first->second;
 }
 
+// A field one side alone has, as the "only in" tables list it: not an empty text, nor a design's asked
+// oversubscription, which a note of its own says.
+bool listed_only(const std::string& key, const nlohmann::json& value) {
+  return !(value.is_string() && value.get<std::string>().empty()) && key.rfind("oversubscription_asked.", 0) != 0;
+}
+
+size_t only_listed(const nlohmann::json& study, const char* side) {
+  const std::string key = std::string("only_") + side + "_values";
+  size_t n = 0;
+  if (study.contains(key))
+    for (auto f = study[key].begin(); f != study[key].end(); ++f) n += listed_only(f.key(), f.value()) ? 1 : 0;
+  return n;
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> flatten_resolved(const std::string& yaml) {
@@ -516,6 +530,8 @@ nlohmann::json diff_document(const DiffSide& a, const DiffSide& b) {
   return doc;
 }
 
+ResultField inferred_field(const std::string& key) { return inferred(key); }
+
 void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit) {
   out << fmt::format("podnet diff: A = {}, B = {}\n", doc["a"].get<std::string>(), doc["b"].get<std::string>());
   const auto& inputs = doc["inputs"];
@@ -564,27 +580,30 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
       const double rx = group_rel[gx], ry = group_rel[gy];
       return rx != ry ? rx > ry : gx < gy;
     });
+    // Counted as the "only in" tables below list them (a design's asked oversubscription is a note of its own).
+    const size_t only_a = only_listed(s, "a"), only_b = only_listed(s, "b");
     out << fmt::format("\n  {}: {} changed, {} the same{}\n", it.key(),
                        plural(static_cast<int64_t>(changed.size()), "figure", "figures"), s["same"].get<int64_t>(),
-                       s["only_a"].empty() && s["only_b"].empty()
-                           ? ""
-                           : fmt::format(", {} only in A, {} only in B", s["only_a"].size(), s["only_b"].size()));
-    // "the analytical engine", or each side's when they differ.
-    std::string engine;
-    if (s.contains("engine"))
-      engine = s["engine"]["a"] == s["engine"]["b"]
-                   ? fmt::format(", {} engine", s["engine"]["a"].get<std::string>())
-                   : fmt::format(", A on the {} engine, B on the {}", s["engine"]["a"].get<std::string>(),
-                                 s["engine"]["b"].get<std::string>());
+                       only_a == 0 && only_b == 0 ? "" : fmt::format(", {} only in A, {} only in B", only_a, only_b));
+    // "analytical engine", or each side's when they differ; `on` for a line of its own.
+    std::string engine, on;
+    if (s.contains("engine")) {
+      const std::string ea = s["engine"]["a"].get<std::string>(), eb = s["engine"]["b"].get<std::string>();
+      engine = ea == eb ? ea + " engine" : fmt::format("A on the {} engine, B on the {}", ea, eb);
+      on = ea == eb ? "on the " + engine : engine;
+    }
     if (s.contains("gpus")) {
       const int64_t ga = s["gpus"]["a"].get<int64_t>(), gb = s["gpus"]["b"].get<int64_t>();
-      if (ga == gb) out << fmt::format("    on {} GPUs{}\n", thousands(ga), engine);
-      else
+      if (ga == gb) {
+        out << fmt::format("    on {} GPUs{}\n", thousands(ga), engine.empty() ? "" : ", " + engine);
+      } else {
+        if (!on.empty()) out << fmt::format("    {}\n", on);
         out << fmt::format("    warning: A runs on {} GPUs, B on {}: the results compare jobs of different sizes, "
-                           "not only the inputs that differ{}\n",
-                           thousands(ga), thousands(gb), engine);
-    } else if (!engine.empty()) {
-      out << "    on the" << engine.substr(1) << "\n";
+                           "not only the inputs that differ\n",
+                           thousands(ga), thousands(gb));
+      }
+    } else if (!on.empty()) {
+      out << fmt::format("    {}\n", on);
     }
     if (it.key() == "train") {  // jobs that differ: the figures compare them as well as the fabrics
       std::vector<std::string> keys;
@@ -608,12 +627,18 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
     if (it.key() == "train" && doc.contains("attribution") && doc["attribution"].contains("train")) {
       const auto& at = doc["attribution"]["train"];
       const ResultField* ms = declared("train", "iteration_time_ms");
-      const auto change = [&](const nlohmann::json& a) {
+      // table: the attribution of the documents the table compares, whose parts read as the table's rows do (the
+      // difference of the rounded values: -384.08 ms there, not the exact -384.07).
+      const auto change = [&](const nlohmann::json& a, bool table) {
         std::string parts;
-        for (auto p = a["by_breakdown_ms"].begin(); p != a["by_breakdown_ms"].end(); ++p)
-          if (std::fabs(p.value().get<double>()) > 1e-9)
-            parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", breakdown_label(p.key()),
-                                 signed_text(p.value().get<double>(), ms));
+        for (auto p = a["by_breakdown_ms"].begin(); p != a["by_breakdown_ms"].end(); ++p) {
+          if (!(std::fabs(p.value().get<double>()) > 1e-9)) continue;
+          double part = p.value().get<double>();
+          if (table)
+            for (const auto& c : changed)
+              if (c["field"] == "breakdown_ms." + p.key() && c.contains("delta")) part = shown_delta(c, ms);
+          parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", breakdown_label(p.key()), signed_text(part, ms));
+        }
         // The total as the table shows it: the difference of the two rounded times (5,998.26 to 6,020.03 ms is
         // +21.77 ms, though the exact change, which the parts add up to, is 21.765).
         double total = a["iteration_time_ms_delta"].get<double>();
@@ -626,14 +651,14 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
         // Two headlines: the fabric's change under one choice of DP collectives, then the tuner's own choices
         // (which the table below compares).
         out << fmt::format("    with the same DP algorithm on both sides (--set '{}'):\n      {}\n",
-                           (*dc)["hold"].get<std::string>(), change((*dc)["held"]));
+                           (*dc)["hold"].get<std::string>(), change((*dc)["held"], false));
         out << fmt::format("    with NCCL's tuner's choice on each side (the table below):\n      {}\n      A: {}\n"
                            "      B: {}\n",
-                           change(at), (*dc)["a"].get<std::string>(), (*dc)["b"].get<std::string>());
+                           change(at, true), (*dc)["a"].get<std::string>(), (*dc)["b"].get<std::string>());
         out << "    note: the tuner prices each algorithm on an idle fabric, so the faster side's choice can lose "
                "under\n      the job's own traffic.\n";
       } else {
-        out << fmt::format("    {}\n", change(at));
+        out << fmt::format("    {}\n", change(at, true));
         if (dc) {
           out << fmt::format("    note: NCCL's tuner chose other DP collectives on each side; it prices them on an "
                              "idle fabric.\n      A: {}\n      B: {}\n",
@@ -728,9 +753,7 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
       size_t n = 0, empty = 0;
       std::map<std::string, ResultField> inferred_fields;
       for (auto f = s[key].begin(); f != s[key].end(); ++f) {
-        // Nothing to show; or a design's asked oversubscription, which its own note says.
-        if ((f.value().is_string() && f.value().get<std::string>().empty()) ||
-            f.key().rfind("oversubscription_asked.", 0) == 0) {
+        if (!listed_only(f.key(), f.value())) {
           ++empty;
           continue;
         }

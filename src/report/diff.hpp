@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "report/studies.hpp"
+
 namespace podnet::report {
 
 struct DiffSide {
@@ -41,6 +43,10 @@ DiffSide document_side(const std::string& label, const nlohmann::json& doc);
 nlohmann::json diff_document(const DiffSide& a, const DiffSide& b);
 // `limit`: changed fields shown per study (the largest relative changes first; 0 = all).
 void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit = 25);
+
+// A result a study does not declare, labelled from its key as diff's rows label it ("bom.switches.leaf" ->
+// "switches, leaf"), with the unit its suffix gives.
+ResultField inferred_field(const std::string& key);
 
 // The resolved YAML as "section.key" -> value lines (nested lists kept as one text per key).
 std::vector<std::pair<std::string, std::string>> flatten_resolved(const std::string& yaml);

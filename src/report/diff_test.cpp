@@ -76,6 +76,35 @@ TEST(Diff, ChangedFieldsAndTheIterationSplitOverItsBreakdown) {
       << out.str();
 }
 
+TEST(Diff, TheHeadlinesPartsReadAsTheTablesRows) {
+  // compute 100.004 -> 200.006 ms: the table shows 100.00 and 200.01, a change of +100.01 ms; the headline's part
+  // said the exact +100.00 ms.
+  const nlohmann::json d = diff_document(DiffSide{"A", "", {{"train", train_doc(100.004, 20, 30, "flow")}}},
+                                         DiffSide{"B", "", {{"train", train_doc(200.006, 20, 30, "flow")}}});
+  std::ostringstream out;
+  write_diff_table(d, out);
+  EXPECT_NE(out.str().find("iteration time +100.01 ms: compute +100.01 ms"), std::string::npos) << out.str();
+}
+
+TEST(Diff, JobsOfDifferentSizesAreAWarningOfItsOwn) {
+  // 64 GPUs against 128 on the flow engine: the engine on its own line, then the warning (", flow engine" was
+  // appended to the warning's sentence).
+  nlohmann::json ta = train_doc(100, 20, 30, "flow"), tb = train_doc(100, 25, 45, "flow");
+  ta["parallelism"] = {{"gpus", 64}};
+  tb["parallelism"] = {{"gpus", 128}};
+  const nlohmann::json d = diff_document(DiffSide{"A", "", {{"train", ta}}}, DiffSide{"B", "", {{"train", tb}}});
+  std::ostringstream out;
+  write_diff_table(d, out);
+  EXPECT_NE(out.str().find("    on the flow engine\n    warning: A runs on 64 GPUs, B on 128: the results compare jobs "
+                           "of different sizes, not only the inputs that differ\n"),
+            std::string::npos)
+      << out.str();
+  tb["parallelism"]["gpus"] = 64;
+  std::ostringstream same;
+  write_diff_table(diff_document(DiffSide{"A", "", {{"train", ta}}}, DiffSide{"B", "", {{"train", tb}}}), same);
+  EXPECT_NE(same.str().find("    on 64 GPUs, flow engine\n"), std::string::npos) << same.str();
+}
+
 TEST(Diff, SidesWhoseTunerChoseOtherDpCollectivesAreNamed) {
   const auto with = [](const std::string& algorithm, int channels, int collectives) {
     nlohmann::json d = train_doc(100, 20, 30, "flow");
@@ -340,6 +369,8 @@ TEST(Diff, AnOversubscriptionRoundedToWholePortsIsSaid) {
             std::string::npos)
       << out.str();
   EXPECT_EQ(out.str().find("only in B: "), std::string::npos) << out.str();
+  // The summary counts what the "only in" tables list: the asked ratio is the sentence, not a figure only in B.
+  EXPECT_EQ(out.str().find("only in B"), std::string::npos) << out.str();
 }
 
 TEST(Diff, FailuresOnOneSideCountInTheIterationTime) {

@@ -110,7 +110,9 @@ void write_optimize_table(const nlohmann::json& d, std::ostream& out) {
   // The third objective's column when it is not one of the two shown anyway.
   const std::string third = d["objectives"].size() > 2 ? d["objectives"][2].get<std::string>() : "";
   const bool extra = !third.empty() && third != "iteration_time_ms" && third != "days_to_train";
-  std::vector<std::string> head = {"front", "design", "capex", "power (kW)", "iteration (ms)", "days"};
+  // The labels sweep, diff and the dashboard give these figures (report/studies.cpp).
+  std::vector<std::string> head = {
+      "front", "design", "network capex", "IT power, servers included (kW)", "iteration time (ms)", "days to train"};
   if (extra) head.push_back(third == "reliability.days_to_train_with_failures" ? "days with failures" : third);
   head.push_back("design file");
   Table t(head);
@@ -144,8 +146,9 @@ void write_optimize_table(const nlohmann::json& d, std::ostream& out) {
   }
   if (d.contains("reference")) {
     const auto& r = d["reference"];
-    out << fmt::format("\n  reference {}: capex {}, power {} kW, iteration {} ms\n", r["name"].get<std::string>(),
-                       usd(r["capex_usd"].get<double>()), fixed(r["power_kw"].get<double>(), 1),
+    out << fmt::format("\n  reference {}: network capex {}, IT power {} kW, iteration time {} ms\n",
+                       r["name"].get<std::string>(), usd(r["capex_usd"].get<double>()),
+                       fixed(r["power_kw"].get<double>(), 1),
                        r["iteration_time_ms"].is_null() ? "-" : fixed(r["iteration_time_ms"].get<double>(), 1));
     // Priced with the points' cost: section, once per value of the cost: axes (the verdict uses the one of the
     // point it compares).

@@ -245,7 +245,7 @@ std::vector<StudyDef> builtin() {
                 // half the NICs' bandwidth over the bisection (a NIC-less torus has none)
                 optional(field("bisection_oversubscription", "oversubscription, whole fabric", ":1", kRatioDecimals)),
                 field("diameter_hops", "diameter", "hops", 0),
-                field("limits.max_gpus", "largest GPU count", "", 0, true),
+                field("limits.max_gpus", "largest GPU count this design reaches", "", 0, true),
                 // with a frontend network (frontend.nics)
                 optional(field("frontend.switches.total", "frontend switches", "", 0)),
                 optional(field("frontend.cost.capex_usd", "frontend capex", "USD", 0)),
@@ -378,8 +378,22 @@ std::vector<StudyDef> builtin() {
                      field("failures.straggler.slowdown_ms", "time the failures add", "ms", 2),
                      field("failures.straggler.critical_path_excess_ms", "excess on the critical path", "ms", 2),
                      field("failures.straggler.critical_path_ops", "critical-path operations slowed", "", 0)});
+    // The packet engine's counters over the iteration's runs, labelled as bench's.
+    add_optional(d, {field("packet_counters.drops", "drops", "", 0), field("packet_counters.trimmed", "trimmed", "", 0),
+                     field("packet_counters.ecn_marks", "ECN marks", "", 0),
+                     field("packet_counters.pause_frames", "PAUSE frames", "", 0),
+                     field("packet_counters.paused_max_us", "most paused port", "us", 2),
+                     field("packet_counters.retransmissions", "retransmissions", "", 0),
+                     field("packet_counters.timeouts", "timeouts", "", 0),
+                     field("packet_counters.lost_packets", "lost, never resent", "", 0),
+                     field("packet_counters.goodput_gbit_per_s", "total goodput", "Gbps", 1),
+                     field("packet_counters.fairness", "fairness (Jain)", "", 3),
+                     field("packet_counters.runs", "engine runs counted", "", 0)});
     // The rest of the result a sweep or a diff shows, labelled as train's report words them (no raw keys there).
-    add_optional(d, {field("parallelism.dp", "DP (replicas)", "", 0),
+    add_optional(d, {field("parallelism.tp", "TP", "", 0),
+                     field("parallelism.cp", "CP", "", 0),
+                     field("parallelism.pp", "PP (stages)", "", 0),
+                     field("parallelism.dp", "DP (replicas)", "", 0),
                      field("parallelism.fabric_gpus", "GPUs in the fabric", "", 0),
                      field("groups.dp.size", "GPUs per DP group", "", 0),
                      field("groups.tp.count", "TP groups", "", 0),
@@ -845,7 +859,16 @@ nlohmann::json studies_json(unsigned front) {
                         {"help", p.spec.help},
                         {"choices", p.spec.choices},
                         {"option", p.option()}});
-      if (!p.sets_key.empty()) params.back()["sets"] = p.sets_key;
+      if (!p.sets_key.empty()) {
+        params.back()["sets"] = p.sets_key;
+        // The key's own default, which a scenario that leaves the key out runs with (the page's hint shows it).
+        const size_t dot = p.sets_key.find('.');
+        for (const auto& section : scenario::sections())
+          if (p.sets_key.compare(0, dot, section.name) == 0 && std::string(section.name).size() == dot)
+            for (const auto& spec : section.params())
+              if (spec.name == p.sets_key.substr(dot + 1) && !spec.default_text.empty())
+                params.back()["key_default"] = spec.default_text;
+      }
     }
     nlohmann::json fields = nlohmann::json::array();
     for (const auto& f : s.fields)

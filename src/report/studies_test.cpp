@@ -163,6 +163,16 @@ TEST(Studies, SweepTableShowsTheGpuCountAndWarnsWhenAnAxisChangesIt) {
   EXPECT_EQ(gpu_count_warning(fabric),
             "note: topology.gpus sets the job's GPU count (8,192 to 16,384 GPUs; column \"GPUs\", parallelism.gpus); "
             "at topology.gpus 12,288 the job ran on 8,192 GPUs, the others idle (podnet train at that size says why)");
+  // A design sweep has no job: its axis sets the fabric's GPU count.
+  study::ResultTable design;
+  design.study = "design";
+  design.axes = {"topology.gpus"};
+  design.columns = {"id", "topology.gpus", "status", "error", "bom.gpus"};
+  design.rows = {{int64_t{0}, std::string("1024"), std::string("ok"), std::monostate{}, int64_t{1024}},
+                 {int64_t{1}, std::string("2048"), std::string("ok"), std::monostate{}, int64_t{2048}}};
+  EXPECT_EQ(gpu_count_warning(design).rfind("note: topology.gpus sets the fabric's GPU count (1,024 to 2,048 GPUs", 0),
+            0u)
+      << gpu_count_warning(design);
 }
 
 TEST(Studies, DiffShowsTheGpuCountAndWarnsWhenItDiffers) {

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "report/diff.hpp"
 #include "report/report.hpp"
 #include "report/studies.hpp"
 #include "workload/inference.hpp"
@@ -124,6 +125,20 @@ std::vector<std::string> default_columns(const study::ResultTable& t) {
   if (st && !st->gpus_field.empty() && has(st->gpus_field) &&
       std::find(cols.begin(), cols.end(), st->gpus_field) == cols.end())
     cols.push_back(st->gpus_field);
+  // The job's layout where it changes between points (a TP axis over a recipe drops the recipe's PP and CP, and
+  // podnet's defaults take their place): shown, so that a change is not put down to the axis alone.
+  for (const char* k : {"parallelism.tp", "parallelism.cp", "parallelism.pp", "parallelism.dp"}) {
+    const auto c = std::find(t.columns.begin(), t.columns.end(), k);
+    const std::string axis = std::string("workload.") + (k + std::string("parallelism.").size());
+    if (c == t.columns.end() || std::find(cols.begin(), cols.end(), k) != cols.end() ||
+        std::find(t.axes.begin(), t.axes.end(), axis) != t.axes.end())
+      continue;
+    const size_t at = static_cast<size_t>(c - t.columns.begin());
+    std::set<std::string> values;
+    for (const auto& r : t.rows)
+      if (at < r.size() && !std::holds_alternative<std::monostate>(r[at])) values.insert(text_of(r[at]));
+    if (values.size() > 1) cols.push_back(k);
+  }
   cols.push_back("status");
   std::vector<std::string> headline;
   if (st)
@@ -213,8 +228,9 @@ std::string gpu_count_warning(const study::ResultTable& t) {
   }
   if (!changing.empty() &&
       std::all_of(changing.begin(), changing.end(), [](const std::string& a) { return kSizes.count(a) > 0; }))
-    return fmt::format("note: {} set{} the job's GPU count ({} to {} GPUs; {}){}", axes,
-                       changing.size() == 1 ? "s" : "", thousands(lo), thousands(hi), column, idle);
+    return fmt::format("note: {} set{} the {} GPU count ({} to {} GPUs; {}){}", axes, changing.size() == 1 ? "s" : "",
+                       st->gpus_field == "bom.gpus" ? "fabric's" : "job's",  // a design has no job
+                       thousands(lo), thousands(hi), column, idle);
   return fmt::format("warning: the points run on different GPU counts ({} to {}, {}){}: their results "
                      "compare jobs of different sizes, not the axis alone",
                      thousands(lo), thousands(hi), column,
@@ -304,8 +320,14 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
   const StudyDef* st = find_study(t.study);
   // A column's header: a result the study declares by its label (as `podnet train` and the page show it); axes
   // and other columns by their key, as --vary and --columns take them.
+  // A result the study does not declare (--columns bom.switches.leaf) is labelled from its key, as diff labels it.
+  std::map<std::string, ResultField> inferred;
   const auto header_of = [&](const std::string& c) {
     const ResultField* f = st ? find_field(*st, c) : nullptr;
+    static const std::set<std::string> kFixed = {"id", "status", "error", "wall_seconds"};
+    if (!f && !kFixed.count(c) && std::find(t.axes.begin(), t.axes.end(), c) == t.axes.end() &&
+        c.find('@') == std::string::npos)
+      f = &inferred.try_emplace(c, inferred_field(c)).first->second;
     std::string h = f && !f->label.empty() ? f->label : c;
     const auto at = c.find('@');
     if (at != std::string::npos)  // "bus bandwidth @ 16 MiB", as diff names the size (16,777,216 B wrapped)
@@ -315,6 +337,14 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
     if (c == "wall_seconds") h += " (s)";
     else if (f && !f->unit.empty() && f->unit != "%" && !has_word(h, f->unit)) h += " (" + f->unit + ")";
     return h;
+  };
+  // A cell's field: the declared one, or the inferred one where its suffix gives decimals (a fraction in %, money);
+  // an inferred count keeps the plain number's thousands.
+  const auto cell_field = [&](const std::string& c) -> const ResultField* {
+    if (const ResultField* f = st ? find_field(*st, c) : nullptr) return f;
+    (void)header_of(c);
+    const auto i = inferred.find(c);
+    return i != inferred.end() && i->second.decimals >= 0 ? &i->second : nullptr;
   };
   // The failed points, and the first one's error (a failed point has no results).
   const auto col = [&](const char* name) {
@@ -400,15 +430,30 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
       else if (std::holds_alternative<std::monostate>(v)) row.push_back("-");
       else if (cols[k] == "wall_seconds" && std::holds_alternative<double>(v))
         row.push_back(fixed(std::get<double>(v), 2));
-      else row.push_back(format_field(st ? find_field(*st, cols[k]) : nullptr, json_of(v), false));
+      else row.push_back(format_field(cell_field(cols[k]), json_of(v), false));
     }
     table.add(row);
   }
   table.write(out, "  ");
-  for (const auto& r : t.rows) {
+  {
+    // Each error once, with the points that met it ("points 3, 4 and 7: ..."): eight points out of memory printed
+    // eight five-line messages that differed only in their point.
     const size_t err = static_cast<size_t>(std::find(t.columns.begin(), t.columns.end(), "error") - t.columns.begin());
-    if (err < r.size() && std::holds_alternative<std::string>(r[err]))
-      out << fmt::format("  point {}: {}\n", text_of(r[0]), std::get<std::string>(r[err]));
+    std::vector<std::pair<std::string, std::vector<std::string>>> errors;
+    for (const auto& r : t.rows) {
+      if (err >= r.size() || !std::holds_alternative<std::string>(r[err])) continue;
+      const std::string& e = std::get<std::string>(r[err]);
+      auto at = std::find_if(errors.begin(), errors.end(), [&](const auto& x) { return x.first == e; });
+      if (at == errors.end()) at = errors.insert(errors.end(), {e, {}});
+      at->second.push_back(text_of(r[0]));
+    }
+    for (const auto& [e, points] : errors) {
+      std::vector<std::string> head(points.begin(), points.end() - 1);
+      out << fmt::format("  {}: {}\n",
+                         points.size() == 1 ? "point " + points.front()
+                                            : fmt::format("points {} and {}", fmt::join(head, ", "), points.back()),
+                         e);
+    }
   }
   const std::string warning = gpu_count_warning(t);
   if (!warning.empty()) out << "\n  " << warning << "\n";

@@ -522,16 +522,26 @@ void validate(const Job& j, int64_t fabric_gpus, std::string_view owner) {
       static_cast<double>(j.tp) * static_cast<double>(j.cp) * static_cast<double>(j.pp) * static_cast<double>(j.dp);
   if (product > static_cast<double>(fabric_gpus)) {
     const int64_t mp = j.tp * j.cp * j.pp;
+    // tp x cp x pp alone is too many: the blame is theirs (the one the command line gave), not dp's, and the pp
+    // that fits is named (a recipe's layout dropped for a --set tp left podnet's default pp 8 behind unseen).
+    if (mp > fabric_gpus)
+      throw SharedParamError(
+          "workload.pp",
+          fmt::format("tp x cp x pp = {} x {} x {} = {} GPUs before any data parallelism, but {} has {}; expected {}",
+                      j.tp, j.cp, j.pp, thousands(mp), owner, thousands(fabric_gpus),
+                      j.tp * j.cp <= fabric_gpus
+                          ? fmt::format("pp at most {} (--set workload.pp={}), or a smaller tp or cp",
+                                        thousands(fabric_gpus / (j.tp * j.cp)), fabric_gpus / (j.tp * j.cp))
+                          : std::string("a smaller tp or cp")),
+          {"workload.pp", "workload.tp", "workload.cp"});
     throw ParamError(
         "workload.dp",
         fmt::format("tp x cp x pp x dp = {} x {} x {} x {} = {} GPUs, but {} has {}; expected {}", j.tp, j.cp, j.pp,
                     j.dp, product < 1e18 ? thousands(static_cast<int64_t>(product)) : fmt::format("{:.3g}", product),
                     owner, thousands(fabric_gpus),
-                    mp <= fabric_gpus
-                        ? fmt::format("dp at most {} ({}'s GPUs / (tp x cp x pp) = {} / {}), or dp "
-                                      "left out (auto: --set workload.dp=)",
-                                      thousands(fabric_gpus / mp), owner, thousands(fabric_gpus), thousands(mp))
-                        : std::string("a smaller tp, cp or pp")));
+                    fmt::format("dp at most {} ({}'s GPUs / (tp x cp x pp) = {} / {}), or dp left out (auto: --set "
+                                "workload.dp=)",
+                                thousands(fabric_gpus / mp), owner, thousands(fabric_gpus), thousands(mp))));
   }
   if (m.hidden % m.heads != 0)
     throw SharedParamError("workload.heads",

@@ -360,6 +360,10 @@ try {
   // compare: the two CLI bench documents uploaded, then the two server runs (3: auto, 4: ring).
   await page.goto(`${s.url}/compare`);
   await page.waitForSelector('#app[data-ready="1"]');
+  // Preselected: the newest run and the newest before it of the same study, or nothing (two studies do not compare).
+  const pre = await page.$$eval('#cmp-a, #cmp-b', l => l.map(x => x.selectedOptions[0].textContent));
+  check((pre[0] === '(none)' && pre[1] === '(none)') || (pre[0] !== '(none)' && pre[0].split(' ')[1] === pre[1].split(' ')[1]),
+    `compare: the runs preselected are of one study (${pre.join(' | ')})`);
   await page.setInputFiles('#cmp-file-a', benchA);
   await page.setInputFiles('#cmp-file-b', benchB);
   await page.click('#compare');
@@ -448,6 +452,10 @@ try {
     'plan-upgrade: the details name the recommended plan and give its extra time in seconds or minutes');
   // Slowdowns as the CLI prints them (1.000x) in the plans' table too, not a bare 1: each of the 2 plans has a worst
   // and a mean, and the recommended plan's two besides.
+  // The plans on a chart, one point each (2 batch sizes: 1 one at a time, 4 packed and spread = 3 plans), above the report.
+  const planPoints = await seriesLength('#result .chart.upgrade');
+  const upgradeDoc = JSON.parse(run(['plan-upgrade', 'leafspine-8k', '--tier', 'spine', '--batches', '1,4', '--runs', '1', '--format', 'json']));
+  check(planPoints === upgradeDoc.plans.length && planPoints > 1, `plan-upgrade: the chart has a point per plan (${planPoints})`);
   const slowCells = await page.$$eval('#result td', t => t.map(x => x.textContent.trim()).filter(x => /^\d+\.\d{3}x$/.test(x)).length);
   check(slowCells >= 6, `plan-upgrade: ${slowCells} slowdowns read as 1.000x (at least 6: 2 plans x worst and mean, and the recommended plan's)`);
   const cmpNav = await (async () => { await page.goto(`${s.url}/compare`); await page.waitForFunction(() => document.querySelectorAll('header nav a').length > 6); return page.$$eval('header nav a', a => a.map(x => x.textContent)); })();
