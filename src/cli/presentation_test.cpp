@@ -276,6 +276,17 @@ TEST(Presentation, TheBusiestStageIsNamedBesideTheCriticalOne) {
 
 // What a missed latency target advises follows what missed: a prompt's length sets the first token's time, not the
 // pace of the others.
+// One request alone is the stream's median request: prompts uniform in [1,024, 4,096] give 1,024 + 3,072 / 2 =
+// 2,560 tokens (it took the shortest, 1,024, against a stream of 1,024 to 4,096).
+TEST(Presentation, OneRequestAloneIsTheStreamsMedian) {
+  const Result r = run("inference leafspine-8k --set workload.model=llama3-70b --set inference.prompt_max=4096");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("time to first token (2,560 prompt tokens, the range's median)"), std::string::npos) << r.out;
+  const Result fixed = run("inference leafspine-8k --set workload.model=llama3-70b");
+  ASSERT_EQ(fixed.status, 0) << fixed.out;
+  EXPECT_NE(fixed.out.find("time to first token (1,024 prompt tokens)"), std::string::npos) << fixed.out;
+}
+
 TEST(Presentation, AMissedTargetsAdviceFollowsWhatMissed) {
   const std::string base = "inference leafspine-8k --set workload.model=llama3-70b";
   const Result tpot = run(base + " --target-tpot 5ms");

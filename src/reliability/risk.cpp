@@ -34,7 +34,8 @@ std::vector<ParamSpec> reliability_params() {
       {"rail_failover", ParamType::Time, "2s", "stall when a NIC or NIC link fails over to the spare rail"},
       {"spare_rail", ParamType::Bool, "false",
        "servers have a spare rail: NIC and NIC-to-leaf link failures fail over instead of stopping the job"},
-      {"monte_carlo_trials", ParamType::Int, "10000", "Monte-Carlo trials (0 = closed form only)", 0, 1e6},
+      {"monte_carlo_trials", ParamType::Int, "10000", "Monte-Carlo trials (0 = closed form only; else at least 100)", 0,
+       1e6},
   };
   for (const auto& p : presets())
     v.push_back({std::string(p.name) + "_mtbf", ParamType::String, mtbf_text(p.mtbf_hours),
@@ -71,6 +72,18 @@ Config config_from(const Params& p) {
   c.rail_failover_s = p.get_time("rail_failover").seconds();
   c.spare_rail = p.get_bool("spare_rail");
   c.trials = p.get_int("monte_carlo_trials");
+  // Under 100 trials the simulation was skipped with an empty reason ("Monte Carlo skipped: "): refused here.
+  if (c.trials > 0 && c.trials < 100)
+    throw ParamError("reliability.monte_carlo_trials",
+                     fmt::format("{} trials are too few for a 95 % interval; expected 0 (the closed form alone) or "
+                                 "at least 100",
+                                 c.trials));
+  // An interval of 0 checkpoints without end: the section it asks for vanished without a word.
+  if (p.has("checkpoint_interval") && !(c.checkpoint_interval_hours > 0))
+    throw ParamError("reliability.checkpoint_interval",
+                     fmt::format("'{}' is not valid: expected a positive interval, e.g. \"2h\" (leave the key out "
+                                 "for Daly's optimum alone)",
+                                 p.text("checkpoint_interval")));
   if (!(c.checkpoint_cost_hours > 0))
     throw ParamError("reliability.checkpoint_cost",
                      fmt::format("'{}' is not valid: expected a positive time (writing a checkpoint takes time, "

@@ -192,11 +192,11 @@ void write_inference_table(const nlohmann::json& d, std::ostream& out) {
                      thousands(l["gpus"].get<int64_t>()), thousands(l["fabric_gpus"].get<int64_t>()));
   if (l["disaggregated"].get<bool>())
     out << fmt::format("  TP{} x PP{} replicas: {} prefill, {} decode (disaggregated)\n", l["tp"].get<int64_t>(),
-                       l["pp"].get<int64_t>(), l["prefill_replicas"].get<int64_t>(),
-                       l["decode_replicas"].get<int64_t>());
+                       l["pp"].get<int64_t>(), thousands(l["prefill_replicas"].get<int64_t>()),
+                       thousands(l["decode_replicas"].get<int64_t>()));
   else
     out << fmt::format("  TP{} x PP{} replicas: {} (prefill and decode on each, {})\n", l["tp"].get<int64_t>(),
-                       l["pp"].get<int64_t>(), l["replicas"].get<int64_t>(),
+                       l["pp"].get<int64_t>(), thousands(l["replicas"].get<int64_t>()),
                        l["scheduler"] == "chunked" ? "chunked prefill beside decode" : "prefill first");
   if (l.contains("pp_raised_from"))
     out << fmt::format("  (PP{}, not the default PP{}: the weights do not fit fewer stages of TP{}; inference.tp and "
@@ -210,8 +210,11 @@ void write_inference_table(const nlohmann::json& d, std::ostream& out) {
                      thousands(mem["kv_capacity_tokens_per_replica"].get<int64_t>()));
   const auto& one = d["single_request"];
   Table t1({"one request alone", "time", "communication"});
+  const auto& prompts = d["stream"]["prompt_tokens"];
   t1.add({fmt::format("time to first token ({} prompt tokens{})", thousands(one["prompt_tokens"].get<int64_t>()),
-                      d["stream"].contains("lengths_file") ? ", the file's median" : ""),
+                      d["stream"].contains("lengths_file")                      ? ", the file's median"
+                      : prompts.is_object() && prompts["min"] != prompts["max"] ? ", the range's median"
+                                                                                : ""),
           ms(one["ttft_ms"]), ms(one["ttft_network_ms"])});
   t1.add({"time per output token", ms(one["tpot_ms"]), ms(one["tpot_network_ms"])});
   if (one.contains("kv_transfer_ms")) t1.add({"KV cache transfer, prefill to decode", ms(one["kv_transfer_ms"]), ""});

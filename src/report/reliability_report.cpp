@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <ostream>
 #include <vector>
 
@@ -13,6 +14,14 @@
 namespace podnet::report {
 
 namespace {
+
+// Minutes as a person reads them: "45.0 min" up to two hours, then hours ("11.36 h"; 681.6 min read poorly).
+std::string minutes_text(double m) { return m < 120 ? fixed(m, 1) + " min" : fixed(m / 60, 2) + " h"; }
+
+// Days of training, to a hundred years; past it the figure is no forecast ("9.16e+16 days").
+std::string days_text(double days) {
+  return days > 36500 ? std::string("more than 100 years") : fixed_or_exp(days, 2) + " days";
+}
 
 // Rounds to `digits` significant digits (rates and counts span many decades).
 double sig(double v, int digits = 6) {
@@ -198,18 +207,29 @@ nlohmann::json reliability_document(const scenario::Setup& s, const study::Relia
                                 r.job_refused));
   if (adv.goodput < 0.5)  // less than half the wall time trains: the job is too large for these failure rates
     notes.push_back(fmt::format(
-        "one synchronous job on {} GPUs trains {} of the time: an interruption every {} min against a {} min "
+        "one synchronous job on {} GPUs trains {} of the time: an interruption every {} against a {} "
         "restart; a smaller job (reliability.job_gpus), faster restarts and checkpoints "
         "(reliability.restart_cost, reliability.checkpoint_cost) or a spare rail (reliability.spare_rail) raise it",
-        thousands(inv.job_gpus), fixed(adv.goodput * 100, 2) + "%", fixed(risk.mtbi_hours * 60, 1),
-        fixed(cfg.restart_cost_hours * 60, 1)));
+        thousands(inv.job_gpus), fixed(adv.goodput * 100, 2) + "%", minutes_text(risk.mtbi_hours * 60),
+        minutes_text(cfg.restart_cost_hours * 60)));
   if (reliability::beyond_model(cfg.checkpoint_cost_hours, cfg.restart_cost_hours, risk.mtbi_hours))
     notes.push_back(fmt::format(
         "the checkpoint advice is out of its model's range: an interruption every {} is less than a checkpoint "
-        "({} min) and a restart ({} min) take together, so the job spends nearly all its time checkpointing and "
+        "({}) and a restart ({}) take together, so the job spends nearly all its time checkpointing and "
         "restarting; the interval and days above only say how far out of range it is",
-        duration_text(risk.mtbi_hours), fixed(cfg.checkpoint_cost_hours * 60, 1),
-        fixed(cfg.restart_cost_hours * 60, 1)));
+        duration_text(risk.mtbi_hours), minutes_text(cfg.checkpoint_cost_hours * 60),
+        minutes_text(cfg.restart_cost_hours * 60)));
+  // A scenario of several jobs: this is one job's risk, of reliability.job_gpus (two-jobs' 24 + 24 GPUs read as one
+  // job of 64, and nothing said so).
+  if (!s.scenario.jobs.empty()) {
+    std::vector<std::string> each;
+    for (const auto& j : s.scenario.jobs) each.push_back(fmt::format("{} {}", j.name, thousands(j.gpus)));
+    notes.push_back(fmt::format(
+        "the scenario runs {} ({} GPUs): this is the risk of one job of {} GPUs (reliability.job_gpus{}); set "
+        "reliability.job_gpus to a job's GPUs for its own",
+        plural(static_cast<int64_t>(s.scenario.jobs.size()), "job", "jobs"), fmt::join(each, ", "),
+        thousands(inv.job_gpus), cfg.job_gpus == 0 ? " 0: every GPU" : ""));
+  }
   notes.push_back("failure rates: reliability.*_mtbf (defaults derived from Llama 3's 419 interruptions in 54 days "
                   "on 16,384 GPUs, 233 in 30 days, for GPUs, software, hosts, NICs and cables; optics 1e6 h and "
                   "switches 250,000 h are assumed and counted on top of them)");
@@ -319,22 +339,21 @@ void write_reliability_table(const nlohmann::json& d, std::ostream& out) {
 
   const auto& ck = d["checkpoint"];
   const bool tr_ok = mc.contains("goodput");
-  out << fmt::format("  checkpoint advice (checkpoint {}, restart {} min, MTBI as above):\n",
+  out << fmt::format("  checkpoint advice (checkpoint {}, restart {}, MTBI as above):\n",
                      checkpoint_minutes_text(ck["checkpoint_cost_minutes"].get<double>()),
-                     fixed(ck["restart_cost_minutes"].get<double>(), 1));
+                     minutes_text(ck["restart_cost_minutes"].get<double>()));
   if (ck.contains("storage")) out << "  (" << checkpoint_io_text(ck["storage"]) << ")\n";
   Table k({"", "closed form", "Monte Carlo (95% CI)"});
   const bool shorter = !ck["interval_minutes"].is_null() &&
                        ck["interval_minutes"].get<double>() < ck["checkpoint_cost_minutes"].get<double>();
   k.add({"checkpoint every (Daly)",
-         ck["interval_minutes"].is_null() ? "never"
-                                          : fixed(ck["interval_minutes"].get<double>(), 1) + " min" +
-                                                (shorter ? " (shorter than a checkpoint)" : ""),
+         ck["interval_minutes"].is_null()
+             ? "never"
+             : minutes_text(ck["interval_minutes"].get<double>()) + (shorter ? " (shorter than a checkpoint)" : ""),
          ""});
-  k.add(
-      {"  Young's first-order interval",
-       ck["young_interval_minutes"].is_null() ? "never" : fixed(ck["young_interval_minutes"].get<double>(), 1) + " min",
-       ""});
+  k.add({"  Young's first-order interval",
+         ck["young_interval_minutes"].is_null() ? "never" : minutes_text(ck["young_interval_minutes"].get<double>()),
+         ""});
   k.add({"goodput (useful / wall time)", percent(ck["goodput"].get<double>(), 2),
          tr_ok ? fmt::format("{} ({} - {})", percent(mc["goodput"].get<double>(), 2),
                              percent(mc["goodput_ci95_low"].get<double>(), 2),
@@ -348,11 +367,10 @@ void write_reliability_table(const nlohmann::json& d, std::ostream& out) {
                                                 ck["restart_cost_minutes"].get<double>() / 60,
                                                 d["mtbi_hours"].get<double>());
   k.add({fmt::format("{} days of training take", fixed(train, train == std::floor(train) ? 0 : 2)),
-         d["days_to_train_with_failures"].is_null()
-             ? "never"
-             : fixed_or_exp(d["days_to_train_with_failures"].get<double>(), 2) + " days" +
-                   (beyond ? " (out of the model's range: see the notes)" : ""),
-         tr_ok ? fixed_or_exp(mc["days_to_train_with_failures"].get<double>(), 2) + " days" : ""});
+         d["days_to_train_with_failures"].is_null() ? "never"
+                                                    : days_text(d["days_to_train_with_failures"].get<double>()) +
+                                                          (beyond ? " (out of the model's range: see the notes)" : ""),
+         tr_ok ? days_text(mc["days_to_train_with_failures"].get<double>()) : ""});
   if (ck.contains("yours")) {  // reliability.checkpoint_interval: the job's own interval beside Daly's
     const auto& y = ck["yours"];
     k.add({fmt::format("at your interval, every {} (reliability.checkpoint_interval)",
@@ -360,9 +378,8 @@ void write_reliability_table(const nlohmann::json& d, std::ostream& out) {
            "", ""});
     k.add({"  goodput", percent(y["goodput"].get<double>(), 2), ""});
     k.add({fmt::format("  {} days of training take", fixed(train, train == std::floor(train) ? 0 : 2)),
-           y["days_to_train_with_failures"].is_null()
-               ? "never"
-               : fixed_or_exp(y["days_to_train_with_failures"].get<double>(), 2) + " days",
+           y["days_to_train_with_failures"].is_null() ? "never"
+                                                      : days_text(y["days_to_train_with_failures"].get<double>()),
            ""});
   }
   k.write(out, "  ");

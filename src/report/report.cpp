@@ -418,6 +418,7 @@ std::string fixed_or_exp(double v, int decimals) {
 
 std::string checkpoint_minutes_text(double minutes) {
   if (minutes > 0 && minutes < 1) return fixed(minutes * 60, minutes < 1.0 / 6 ? 2 : 1) + " s";
+  if (minutes >= 120) return fixed(minutes / 60, 2) + " h";  // 3 h, not 180.0 min
   return fixed(minutes, 1) + " min";
 }
 

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "report/diff.hpp"
 #include "report/sweep_report.hpp"
+#include "report/upgrade_report.hpp"
 #include "study/bench.hpp"
 #include "study/optimize.hpp"
 
@@ -203,6 +204,44 @@ TEST(Studies, ProgressGivesAnEtaOnceARunIsLong) {
   EXPECT_EQ(elapsed_and_eta(4, 10, 8.0), "8.0 s elapsed, ETA 12 s");  // 2 s a point, 6 to go
   EXPECT_EQ(elapsed_and_eta(10, 10, 20.0), "20.0 s elapsed");
   EXPECT_EQ(elapsed_and_eta(1, 100, 60.0), "60.0 s elapsed, ETA 99 min");
+}
+
+// A plan that stops the job at some step costs it the step, a checkpoint and a restart: said whenever any plan has
+// such a step (16 at a time cost 12 h in an 8 h window, and the note came only when the recommended plan stopped).
+TEST(Studies, AStoppingStepsCostIsSaidWhenAnyPlanHasOne) {
+  const auto plan = [](int64_t batch, const char* grouping, int64_t steps, int64_t stopping, double window,
+                       double extra) {
+    return nlohmann::json{{"batch", batch},
+                          {"grouping", grouping},
+                          {"steps", steps},
+                          {"stopping_steps", stopping},
+                          {"window_hours", window},
+                          {"extra_hours", extra},
+                          {"worst_slowdown", stopping > 0 ? nlohmann::json(nullptr) : nlohmann::json(1.2)},
+                          {"mean_slowdown", 1.1},
+                          {"simulated_steps", steps},
+                          {"step_list", nlohmann::json::array()}};
+  };
+  nlohmann::json d = {{"tier", "spine"},
+                      {"switches", 32},
+                      {"step_time_minutes", 30.0},
+                      {"stopping_step_minutes", 45.0},
+                      {"negligible_minutes", 1.0},
+                      {"steps_simulated_per_plan", 0},
+                      {"iterations_simulated", 2},
+                      {"batches_left_out", nlohmann::json::array()},
+                      {"job", {{"gpus", 1024}, {"iteration_ms", 100.0}}},
+                      {"plans", {plan(1, "one at a time", 32, 0, 16.0, 2.0), plan(16, "packed", 2, 2, 1.0, 1.5)}}};
+  d["best"] = d["plans"][0];
+  d["least_extra"] = d["plans"][1];
+  std::ostringstream out;
+  write_upgrade_table(d, out);
+  EXPECT_NE(out.str().find("(a step that stops the job costs it 45"), std::string::npos) << out.str();
+  d["plans"][1] = plan(16, "packed", 2, 0, 1.0, 1.5);
+  d["least_extra"] = d["plans"][1];
+  std::ostringstream none;
+  write_upgrade_table(d, none);
+  EXPECT_EQ(none.str().find("a step that stops the job costs it"), std::string::npos) << none.str();
 }
 
 }  // namespace

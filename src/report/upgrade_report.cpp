@@ -146,8 +146,11 @@ void write_upgrade_table(const nlohmann::json& d, std::ostream& out) {
                      : frontend ? "slowest checkpoint write " +
                                       checkpoint_minutes_text(b["worst_checkpoint_write_minutes"].get<double>())
                                 : "worst step " + slowdown_text(b["worst_slowdown"]));
-  // What a stopping step costs, when the recommended plan has one: the checkpoint and restart are assumptions.
-  if (b["stopping_steps"].get<int64_t>() > 0 && d.contains("stopping_step_minutes"))
+  // What a stopping step costs, when any plan has one (a plan costing 12 h in an 8 h window read as a bug when the
+  // recommended plan had none): the checkpoint and restart are assumptions.
+  if (std::any_of(d["plans"].begin(), d["plans"].end(),
+                  [](const nlohmann::json& p) { return p["stopping_steps"].get<int64_t>() > 0; }) &&
+      d.contains("stopping_step_minutes"))
     out << fmt::format("  (a step that stops the job costs it {}: the step, a checkpoint before it and a restart after "
                        "it, reliability.checkpoint_cost and reliability.restart_cost{})\n",
                        duration(d["stopping_step_minutes"].get<double>() / 60),

@@ -388,6 +388,16 @@ TEST(Scenario, BadFailureRateIsRefusedAtLoad) {
   EXPECT_NE(e.find("t.yaml:9: reliability.gpu_mtbf: '12 parsecs' is not valid"), std::string::npos) << e;
   e = error_of(kBase, {"reliability.checkpoint_cost=0s"});
   EXPECT_NE(e.find("--set reliability.checkpoint_cost:"), std::string::npos) << e;
+  // 1 to 99 trials were skipped with an empty reason; an interval of 0 dropped its section without a word.
+  e = error_of(std::string(kBase) + "reliability:\n  monte_carlo_trials: 50\n");  // line 9
+  EXPECT_NE(e.find("t.yaml:9: reliability.monte_carlo_trials: 50 trials are too few for a 95 % interval; expected 0 "
+                   "(the closed form alone) or at least 100"),
+            std::string::npos)
+      << e;
+  e = error_of(kBase, {"reliability.checkpoint_interval=0s"});
+  EXPECT_NE(e.find("--set reliability.checkpoint_interval: '0s' is not valid: expected a positive interval"),
+            std::string::npos)
+      << e;
 }
 
 // switch.in_network_reduction: sharp marks the fabric's switches as reducing (collective/collnet.hpp);
