@@ -207,6 +207,18 @@ TEST(Cli, AConfigPlanSliceSaysHowManySwitchesOfEachTierItWrote) {
   fs::remove_all(dir);
 }
 
+// reliability --format csv: the components in the table's order (GPUs first, as printed; they came sorted by name,
+// copper cables first), and every figure of the job the table shows, the job's own interval too.
+TEST(Cli, ReliabilityCsvKeepsTheTablesOrderAndFigures) {
+  const Result r = run("reliability aipod-16k --set reliability.checkpoint_interval=2h --format csv");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string head = r.out.substr(0, r.out.find('\n'));
+  for (const char* col : {"job_young_interval_minutes", "job_checkpoint_cost_minutes", "job_restart_cost_minutes",
+                          "job_your_interval_minutes", "job_your_goodput", "job_your_days_to_train_with_failures"})
+    EXPECT_NE(head.find(col), std::string::npos) << col << " in " << head;
+  EXPECT_EQ(r.out.find("\ngpu,GPUs,"), head.size()) << r.out.substr(0, 400);
+}
+
 TEST(Cli, CheckpointAdviceOutOfItsModelsRangeIsSaid) {
   // aipod-16k: 254.9 interruptions in 30 days, one every 2.82 h (169.5 min). Young and Daly assume a checkpoint
   // and a restart short beside that: a 4 h restart (5 + 240 min > 169.5) is out of range, the 10 min default

@@ -670,15 +670,27 @@ void write_csv(const std::string& stem, const nlohmann::json& doc, std::ostream&
     }
     report::write_tidy_csv(nlohmann::json{{"rows", rows}}, "rows", key, out);
   } else if (stem == "reliability" && doc.contains("by_component") && !doc["by_component"].empty()) {
-    // The console table's columns first, then the job's headline (its MTBI, interruptions, checkpoint and goodput).
-    report::write_tidy_csv(rows_with_headline(doc, "by_component", "component",
-                                              {{"job_mtbi_hours", "/mtbi_hours"},
-                                               {"job_expected_interruptions", "/expected_interruptions"},
-                                               {"job_interruption_probability", "/interruption_probability"},
-                                               {"job_checkpoint_interval_minutes", "/checkpoint/interval_minutes"},
-                                               {"job_goodput", "/checkpoint/goodput"},
-                                               {"job_days_to_train_with_failures", "/days_to_train_with_failures"}}),
-                           "rows", "component", out,
+    // The console table's columns first, then the job's headline (its MTBI, interruptions, the checkpoint advice
+    // and its inputs, goodput, and the job's own interval when given): every figure the table shows.
+    nlohmann::json rows =
+        rows_with_headline(doc, "by_component", "component",
+                           {{"job_mtbi_hours", "/mtbi_hours"},
+                            {"job_expected_interruptions", "/expected_interruptions"},
+                            {"job_interruption_probability", "/interruption_probability"},
+                            {"job_checkpoint_cost_minutes", "/checkpoint/checkpoint_cost_minutes"},
+                            {"job_restart_cost_minutes", "/checkpoint/restart_cost_minutes"},
+                            {"job_checkpoint_interval_minutes", "/checkpoint/interval_minutes"},
+                            {"job_young_interval_minutes", "/checkpoint/young_interval_minutes"},
+                            {"job_goodput", "/checkpoint/goodput"},
+                            {"job_days_to_train_with_failures", "/days_to_train_with_failures"},
+                            {"job_your_interval_minutes", "/checkpoint/yours/interval_minutes"},
+                            {"job_your_goodput", "/checkpoint/yours/goodput"},
+                            {"job_your_days_to_train_with_failures", "/checkpoint/yours/days_to_train_with_failures"}});
+    // In the table's order (the components' `order`), not by name.
+    std::stable_sort(rows["rows"].begin(), rows["rows"].end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+      return a.value("order", 0) < b.value("order", 0);
+    });
+    report::write_tidy_csv(rows, "rows", "component", out,
                            {"label", "count", "mtbf_hours", "interrupts", "recovery_seconds", "share",
                             "expected_failures", "expected_interruptions"});
   } else if (stem == "diagnose" && doc.contains("suspects") && !doc["suspects"].empty()) {
