@@ -252,6 +252,13 @@ int run(int argc, char** argv) {
                "`podnet bench aipod-16k` for nccl-tests-style collective timings. Scenario values carry units\n"
                "(400Gbps, 50GB/s, 2us, 3m, 10.2kW); `--set topology.oversubscription=2:1` overrides any key.",
                "podnet"};
+  app.footer("Run `podnet COMMAND --help` for a command's options and examples. Options many commands take:\n"
+             "  --set KEY=VALUE       change any scenario key (`podnet list keys` lists them with their defaults)\n"
+             "  --engine NAME         analytical (closed form), flow (max-min fair flows) or packet (packets and\n"
+             "                        congestion control): bench, train and plan-upgrade\n"
+             "  --format FORMAT       table (default), json or csv on stdout\n"
+             "  --out DIR             also write every format and the resolved scenario into DIR\n"
+             "The words the outputs use (TP, PP, DP, MFU, busbw, ECMP, rails): docs/concepts.md.");
   // One line on stdout, for scripts; how memory is set up (huge pages) on stderr, for people.
   app.set_version_flag("--version", [] {
     std::cerr << "huge pages: " << huge_pages_state() << "\n";

@@ -60,6 +60,10 @@ TEST(Cli, HelpAndList) {
   Result r = run("--help");
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("design"), std::string::npos);
+  // It teaches the way on: each command's own help, and the options many take (it listed the commands alone).
+  EXPECT_NE(r.out.find("Run `podnet COMMAND --help` for a command's options and examples"), std::string::npos) << r.out;
+  for (const char* flag : {"--set KEY=VALUE", "--engine NAME", "--format FORMAT", "--out DIR"})
+    EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
   r = run("list");
   EXPECT_EQ(r.status, 0);
   for (const char* name : {"aipod-16k", "leafspine-8k", "fat-tree-k48", "rail_clos", "fat_tree", "tree3"})

@@ -164,8 +164,10 @@ void add_train_command(CLI::App& app, Action& action) {
   add_telemetry_options(cmd, o->telemetry, o->telemetry_interval);
   add_telemetry_all_option(cmd, o->telemetry_all);
   cmd->add_option("--placement", o->placement, "topology_aware | packed | random (sets placement.policy)");
-  cmd->add_flag("--sweep", o->sweep,
-                "scaling-efficiency sweep: DP 1, 2, 4, ... up to the job's, at NIC caps as built, 50, 20, 10, 5 GB/s");
+  cmd->add_flag(
+      "--sweep", o->sweep,
+      "scaling-efficiency sweep: DP 1, 2, 4, ... up to the job's, at NIC caps as built, 50, 20, 10, 5 GB/s (those "
+      "below the NICs' own speed)");
   cmd->add_option("--sweep-dp", o->sweep_dp, "DP sizes of the sweep, e.g. 1,8,64 (the job's own DP is added)");
   cmd->add_option("--sweep-bw", o->sweep_bw, "per-GPU NIC caps of the sweep, e.g. 5,10,20,50 (GB/s) or 0 = as built");
   cmd->add_option("--simai-workload", o->simai_workload,

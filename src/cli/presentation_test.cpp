@@ -276,6 +276,20 @@ TEST(Presentation, TheBusiestStageIsNamedBesideTheCriticalOne) {
 
 // What a missed latency target advises follows what missed: a prompt's length sets the first token's time, not the
 // pace of the others.
+// With injected failures the headline rows under "iteration time with the injected failures" are the failure-free
+// run's: their labels say so (MFU and tokens/s read as the failed run's).
+TEST(Presentation, TheRowsOfTheFailureFreeRunSaySo) {
+  const Result r = run("train leafspine-8k --set workload.model=llama3-70b --set topology.gpus=1024 --engine flow "
+                       "--fail-links leaf-spine=2%");
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const char* row :
+       {"MFU (model FLOPs), no failures", "tokens/s, no failures", "HFU (with recompute), no failures"})
+    EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
+  const Result plain = run("train leafspine-8k --set workload.model=llama3-70b --set topology.gpus=1024 --engine "
+                           "analytical");
+  EXPECT_EQ(plain.out.find(", no failures"), std::string::npos) << plain.out;
+}
+
 // One request alone is the stream's median request: prompts uniform in [1,024, 4,096] give 1,024 + 3,072 / 2 =
 // 2,560 tokens (it took the shortest, 1,024, against a stream of 1,024 to 4,096).
 TEST(Presentation, OneRequestAloneIsTheStreamsMedian) {

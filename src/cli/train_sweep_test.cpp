@@ -2,6 +2,8 @@
 // DP's iteration / this DP's, the global batch growing with DP), and the table says why instead of hiding it.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -55,6 +57,18 @@ TEST(TrainSweep, APointThatDoesNotFitIsMarked) {
   ASSERT_EQ(t.status, 0) << t.out;
   EXPECT_NE(t.out.find("as built  1 *"), std::string::npos) << t.out;
   EXPECT_NE(t.out.find("* does not fit in the GPU's memory (DP 1: up to 120.5 GB per GPU"), std::string::npos) << t.out;
+}
+
+TEST(TrainSweep, TheDefaultCapsStayBelowTheNicsOwnSpeed) {
+  // 400G NICs (50 GB/s): the default caps 50, 20, 10 and 5 GB/s keep those below, so 50 GB/s does not repeat the
+  // "as built" rows (it did, row for row).
+  const Result j = run("train leafspine-8k --set workload.model=llama3-8b --set topology.gpus=64 --engine analytical "
+                       "--sweep --sweep-dp 1,8 --format json");
+  ASSERT_EQ(j.status, 0) << j.out;
+  std::set<double> caps;
+  const nlohmann::json doc = nlohmann::json::parse(j.out);
+  for (const auto& r : doc["sweep"]) caps.insert(r["cap_gbytes_per_second"].get<double>());
+  EXPECT_EQ(caps, (std::set<double>{0, 5, 10, 20}));
 }
 
 }  // namespace

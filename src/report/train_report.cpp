@@ -638,13 +638,17 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
                                         : fmt::format("{} ms ({}x)", fixed(f["iteration_ms"].get<double>(), 2),
                                                       fixed(f["slowdown"].get<double>(), 3))});
   }
-  t.add({"MFU (model FLOPs)", num(o["mfu"], 1, 100, "%")});
+  // With injected failures, the rows below are the failure-free run's: said in their labels (they read as the
+  // failed run's, right under its iteration time).
+  const std::string intact = o.contains("failures") && o["failures"].contains("iteration_ms") ? ", no failures" : "";
+  t.add({"MFU (model FLOPs)" + intact, num(o["mfu"], 1, 100, "%")});
   if (o.contains("mfu_of_fp8_peak"))
-    t.add({"MFU of the FP8 peak (NVIDIA's recipes)", num(o["mfu_of_fp8_peak"], 1, 100, "%")});
-  t.add({"HFU (with recompute)", num(o["hfu"], 1, 100, "%")});
-  t.add({"TFLOP/s per GPU (hardware)", num(o["tflops_per_gpu"], 1)});
-  t.add({"tokens/s", o["tokens_per_second"].is_null() ? std::string("-")
-                                                      : thousands(std::llround(o["tokens_per_second"].get<double>()))});
+    t.add({"MFU of the FP8 peak (NVIDIA's recipes)" + intact, num(o["mfu_of_fp8_peak"], 1, 100, "%")});
+  t.add({"HFU (with recompute)" + intact, num(o["hfu"], 1, 100, "%")});
+  t.add({"TFLOP/s per GPU (hardware)" + intact, num(o["tflops_per_gpu"], 1)});
+  t.add({"tokens/s" + intact, o["tokens_per_second"].is_null()
+                                  ? std::string("-")
+                                  : thousands(std::llround(o["tokens_per_second"].get<double>()))});
   if (o.contains("cost") && o["cost"].contains("network_capex_usd_per_token_per_second")) {
     // The whole fabric's capex over this job's tokens/s; a job on part of the fabric also gets its GPUs' share.
     const double per = o["cost"]["network_capex_usd_per_token_per_second"].get<double>();
@@ -730,9 +734,9 @@ void write_training_table(const nlohmann::json& o, std::ostream& out) {
           const std::string uneven =
               o.contains("ideal_bubble_fraction") && o["ideal_bubble_fraction"].is_number() && mine > 0
                   ? fmt::format(" It computes {:.0f}% more than stage {}, and the others wait for it: hence a bubble "
-                                "above the ideal {:.1f}% of even stages.",
+                                "above the ideal {} of even stages.",
                                 100 * (most / mine - 1), o["critical_stage"].get<int64_t>(),
-                                100 * o["ideal_bubble_fraction"].get<double>())
+                                num(o["ideal_bubble_fraction"], 1, 100, "%"))  // as the table's row reads it
                   : std::string();
           return fmt::format(" The busiest stage, {}, computes {} ms ({:.1f}%) with a bubble of {} ms ({:.1f}%); "
                              "every stage's parts are in the per-stage table.{}",

@@ -332,7 +332,20 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
         if (d % out.job.ep == 0) dps.push_back(d);
     if (dps.empty() || dps.back() != out.job.dp) dps.push_back(out.job.dp);
     std::vector<double> caps = r.sweep_caps;
-    if (caps.empty()) caps = {0, 50e9, 20e9, 10e9, 5e9};
+    if (caps.empty()) {
+      // The default caps below the NICs' own speed: a cap at or above it is the fabric as built, and its rows
+      // repeated the "as built" ones (400G NICs under a 50 GB/s cap).
+      double nic = 0;  // bytes/s of a NIC's ports together
+      for (const auto& l : topo.links) {
+        const auto ka = topo.nodes[static_cast<size_t>(l.a)].kind, kb = topo.nodes[static_cast<size_t>(l.b)].kind;
+        if ((ka == topology::NodeKind::Nic) != (kb == topology::NodeKind::Nic) &&
+            (ka == topology::NodeKind::Switch || kb == topology::NodeKind::Switch))
+          nic = std::max(nic, l.capacity.bps / 8 * std::max(1, topo.nic_planes));
+      }
+      caps = {0};
+      for (double c : {50e9, 20e9, 10e9, 5e9})
+        if (nic == 0 || c < nic * (1 - 1e-9)) caps.push_back(c);
+    }
     out.sweep = scaling_sweep(
         out.job, topo, [&](const topology::Topology& t) { return engine::make_backend(s.engine, t, s.network); }, topt,
         s.placement, s.scenario.seed, dps, caps,

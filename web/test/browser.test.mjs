@@ -38,13 +38,14 @@ const ringJson = JSON.parse(run(['bench', 'aipod-16k', '--min', '1MiB', '--max',
 check(ringJson.bench.gpus === 128, `CLI bench --gpus ${ringGpus} runs 128 GPUs`);
 fs.writeFileSync(benchB, JSON.stringify(ringJson));
 const diffJson = JSON.parse(run(['diff', benchA, benchB, '--format', 'json']));
-// train with the scaling sweep and the trace, small enough for CI: DP 8 (sweep DP 1, 2, 4, 8 at 5 NIC caps), plain
+// train with the scaling sweep and the trace, small enough for CI: DP 8 (sweep DP 1, 2, 4, 8 at 4 NIC caps: as built,
+// 20, 10 and 5 GB/s; the default 50 GB/s is these 400G NICs' own speed, left out), plain
 // 1F1B (the default's interleave 8 does not fit in 80 GB at DP 8: the optimizer shard grows as DP shrinks).
 const trainSets = ['workload.dp=8', 'workload.interleave=1', 'network.engine=analytical'];
 const sweepTrace = path.join(outDir, 'sweep-trace.json'), sweepHtml = path.join(outDir, 'train-sweep.html');
 const sweepJson = JSON.parse(run(['train', 'aipod-16k', ...trainSets.flatMap(x => ['--set', x]), '--sweep', '--format', 'json',
   '--trace', sweepTrace, '--html', sweepHtml]));
-check(sweepJson.sweep.length === 20, `CLI train sweep has 20 points (DP 1, 2, 4, 8 x 5 caps), got ${sweepJson.sweep.length}`);
+check(sweepJson.sweep.length === 16, `CLI train sweep has 16 points (DP 1, 2, 4, 8 x 4 caps), got ${sweepJson.sweep.length}`);
 // diagnose: the golden scenario with three hidden faults (a dropping uplink, a corrupting spine, a slow optic).
 const faultsYaml = path.join(path.dirname(new URL(import.meta.url).pathname), '../../tests/golden/diagnose-faults/scenario.yaml');
 const diagHtml = path.join(outDir, 'diagnose.html');
@@ -156,8 +157,8 @@ async function checkSweep(where) {
   }
   // Lines left are all different: no line hides another.
   const keys = series.map(x => JSON.stringify(x.data.map(d => d[1])));
-  check(caps === 5 && bad === 0 && new Set(keys).size === keys.length,
-    `${where}: scaling chart: efficiency of each of the 5 NIC caps equal to podnet train --sweep --format json, in ${series.length} distinct line(s) (${series.map(x => x.name).join(' | ')})`);
+  check(caps === 4 && bad === 0 && new Set(keys).size === keys.length,
+    `${where}: scaling chart: efficiency of each of the 4 NIC caps equal to podnet train --sweep --format json, in ${series.length} distinct line(s) (${series.map(x => x.name).join(' | ')})`);
 }
 async function waitState(states) {
   await page.waitForFunction(s => s.includes(document.querySelector('#status').dataset.state), states, { timeout: 120000 });
