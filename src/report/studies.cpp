@@ -210,6 +210,20 @@ ResultField optional(ResultField f) {
 void add_optional(StudyDef& d, std::initializer_list<ResultField> fields) {
   for (ResultField f : fields) d.fields.push_back(optional(std::move(f)));
 }
+// The packet engine's counters (report/bench_report.cpp, packet_counters_json), as bench and train hold them: the
+// first four headline figures where `headline`, then `count` (what the counters add up over: sizes, engine runs).
+void add_packet_counters(StudyDef& d, bool headline, ResultField count) {
+  add_optional(d, {field("packet_counters.drops", "drops", "", 0, headline),
+                   field("packet_counters.trimmed", "trimmed", "", 0, headline),
+                   field("packet_counters.ecn_marks", "ECN marks", "", 0, headline),
+                   field("packet_counters.pause_frames", "PAUSE frames", "", 0, headline),
+                   field("packet_counters.paused_max_us", "most paused port", "us", 2),
+                   field("packet_counters.retransmissions", "retransmissions", "", 0),
+                   field("packet_counters.timeouts", "timeouts", "", 0),
+                   field("packet_counters.lost_packets", "lost, never resent", "", 0),
+                   field("packet_counters.goodput_gbit_per_s", "total goodput", "Gbps", 1),
+                   field("packet_counters.fairness", "fairness (Jain)", "", 3), std::move(count)});
+}
 // A true/false result (yes or no in every table).
 ResultField yes_no(std::string key, std::string label) {
   ResultField f = field(std::move(key), std::move(label), "", 0);
@@ -293,18 +307,8 @@ std::vector<StudyDef> builtin() {
                 optional(field("fct.p99_us@", "FCT p99", "us", 2, true)),
                 optional(field("fct.max_us@", "FCT max", "us", 2)),
                 optional(field("fct.mean_us@", "FCT mean", "us", 2))};
-    // The packet engine's counters over every size's run (report/bench_report.cpp, packet_counters).
-    add_optional(d, {field("packet_counters.drops", "drops", "", 0, true),
-                     field("packet_counters.trimmed", "trimmed", "", 0, true),
-                     field("packet_counters.ecn_marks", "ECN marks", "", 0, true),
-                     field("packet_counters.pause_frames", "PAUSE frames", "", 0, true),
-                     field("packet_counters.paused_max_us", "most paused port", "us", 2),
-                     field("packet_counters.retransmissions", "retransmissions", "", 0),
-                     field("packet_counters.timeouts", "timeouts", "", 0),
-                     field("packet_counters.lost_packets", "lost, never resent", "", 0),
-                     field("packet_counters.goodput_gbit_per_s", "total goodput", "Gbps", 1),
-                     field("packet_counters.fairness", "fairness (Jain)", "", 3),
-                     field("packet_counters.sizes", "sizes counted", "", 0)});
+    // The packet engine's counters over every size's run.
+    add_packet_counters(d, true, field("packet_counters.sizes", "sizes counted", "", 0));
     d.prepare = prepare_bench;
     d.check = [](const StudyArgs& a, const scenario::Setup& s) {
       (void)bench_request(a, s);
@@ -379,16 +383,7 @@ std::vector<StudyDef> builtin() {
                      field("failures.straggler.critical_path_excess_ms", "excess on the critical path", "ms", 2),
                      field("failures.straggler.critical_path_ops", "critical-path operations slowed", "", 0)});
     // The packet engine's counters over the iteration's runs, labelled as bench's.
-    add_optional(d, {field("packet_counters.drops", "drops", "", 0), field("packet_counters.trimmed", "trimmed", "", 0),
-                     field("packet_counters.ecn_marks", "ECN marks", "", 0),
-                     field("packet_counters.pause_frames", "PAUSE frames", "", 0),
-                     field("packet_counters.paused_max_us", "most paused port", "us", 2),
-                     field("packet_counters.retransmissions", "retransmissions", "", 0),
-                     field("packet_counters.timeouts", "timeouts", "", 0),
-                     field("packet_counters.lost_packets", "lost, never resent", "", 0),
-                     field("packet_counters.goodput_gbit_per_s", "total goodput", "Gbps", 1),
-                     field("packet_counters.fairness", "fairness (Jain)", "", 3),
-                     field("packet_counters.runs", "engine runs counted", "", 0)});
+    add_packet_counters(d, false, field("packet_counters.runs", "engine runs counted", "", 0));
     // The rest of the result a sweep or a diff shows, labelled as train's report words them (no raw keys there).
     add_optional(d, {field("parallelism.tp", "TP", "", 0),
                      field("parallelism.cp", "CP", "", 0),
