@@ -627,7 +627,7 @@ static void same_runs(const nlohmann::json& transports, const std::vector<const 
     names.pop_back();
     out << fmt::format("  {} and {}: the same run, every figure to the last digit: their congestion controls made no "
                        "difference on this traffic{}\n",
-                       fmt::format("{}", fmt::join(names, ", ")), last,
+                       fmt::join(names, ", "), last,
                        ecn && (*g.front())["ecn_marks"].get<int64_t>() == 0
                            ? " (0 ECN marks: no queue reached the marking band)"
                            : "");

@@ -322,12 +322,16 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
   // and other columns by their key, as --vary and --columns take them.
   // A result the study does not declare (--columns bom.switches.leaf) is labelled from its key, as diff labels it.
   std::map<std::string, ResultField> inferred;
-  const auto header_of = [&](const std::string& c) {
-    const ResultField* f = st ? find_field(*st, c) : nullptr;
+  const auto field_of = [&](const std::string& c) -> const ResultField* {
+    if (const ResultField* f = st ? find_field(*st, c) : nullptr) return f;
     static const std::set<std::string> kFixed = {"id", "status", "error", "wall_seconds"};
-    if (!f && !kFixed.count(c) && std::find(t.axes.begin(), t.axes.end(), c) == t.axes.end() &&
-        c.find('@') == std::string::npos)
-      f = &inferred.try_emplace(c, inferred_field(c)).first->second;
+    if (kFixed.count(c) || std::find(t.axes.begin(), t.axes.end(), c) != t.axes.end() ||
+        c.find('@') != std::string::npos)
+      return nullptr;
+    return &inferred.try_emplace(c, inferred_field(c)).first->second;
+  };
+  const auto header_of = [&](const std::string& c) {
+    const ResultField* f = field_of(c);
     std::string h = f && !f->label.empty() ? f->label : c;
     const auto at = c.find('@');
     if (at != std::string::npos)  // "bus bandwidth @ 16 MiB", as diff names the size (16,777,216 B wrapped)
@@ -341,10 +345,8 @@ void write_sweep_results_table(const study::ResultTable& t, const std::vector<st
   // A cell's field: the declared one, or the inferred one where its suffix gives decimals (a fraction in %, money);
   // an inferred count keeps the plain number's thousands.
   const auto cell_field = [&](const std::string& c) -> const ResultField* {
-    if (const ResultField* f = st ? find_field(*st, c) : nullptr) return f;
-    (void)header_of(c);
-    const auto i = inferred.find(c);
-    return i != inferred.end() && i->second.decimals >= 0 ? &i->second : nullptr;
+    const ResultField* f = field_of(c);
+    return f && inferred.count(c) && f->decimals < 0 ? nullptr : f;
   };
   // The failed points, and the first one's error (a failed point has no results).
   const auto col = [&](const char* name) {

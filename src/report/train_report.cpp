@@ -18,6 +18,7 @@
 #include "report/bench_report.hpp"
 #include "report/report.hpp"
 #include "report/studies.hpp"
+#include "study/scaling.hpp"
 #include "telemetry/recorder.hpp"
 
 namespace podnet::report {
@@ -279,6 +280,14 @@ std::string network_line(const nlohmann::json& o) {
   if (!o.contains("network")) return "";
   const auto& n = o["network"];
   const int64_t tiers = n["switch_tiers"].get<int64_t>(), nics = n["nics_per_server"].get<int64_t>();
+  // The packet engine's congestion control, and its PFC and routing: " (nscc, PFC on, routing ecmp)".
+  std::string cc;
+  if (n.contains("cc")) {
+    cc = " (" + n["cc"].get<std::string>();
+    if (n.contains("pfc"))
+      cc += fmt::format(", PFC {}, routing {}", n["pfc"].get<bool>() ? "on" : "off", n["routing"].get<std::string>());
+    cc += ")";
+  }
   return fmt::format("{}{}{}{}{}", n["family"].get<std::string>(),
                      n.value("rail_optimized", false) ? ", rail-optimized" : "",
                      tiers > 0 ? fmt::format(", {} switch tier{}", tiers, tiers == 1 ? "" : "s") : "",
@@ -292,12 +301,7 @@ std::string network_line(const nlohmann::json& o) {
                                                 : "",
                                             n["transport"].get<std::string>())
                               : ", no NICs",
-                     n.contains("cc") ? fmt::format(" ({}{})", n["cc"].get<std::string>(),
-                                                    n.contains("pfc") ? fmt::format(", PFC {}, routing {}",
-                                                                                    n["pfc"].get<bool>() ? "on" : "off",
-                                                                                    n["routing"].get<std::string>())
-                                                                      : "")
-                                      : "");
+                     cc);
 }
 
 // GPUs of the fabric the job leaves idle, and why ("" when it uses them all).
@@ -1450,17 +1454,8 @@ nlohmann::json train_document(const scenario::Setup& s, const study::TrainStudy&
   {  // the network the job ran on, for the report's header
     topology::Hardware hw = s.scenario.hardware();
     // The NIC's and its PCIe link's rates as the fabric has them (a SimAI .topo gives its own, not the scenario's).
-    if (!s.fabric.nics.empty()) {
-      Bandwidth nic, pcie;
-      for (const topology::Link& l : s.fabric.links)
-        if (l.a == s.fabric.nics.front() || l.b == s.fabric.nics.front()) {
-          if (l.media == topology::Media::Pcie) pcie = std::max(pcie, l.capacity);
-          else if (l.media != topology::Media::NvLink) nic = std::max(nic, l.capacity);
-        }
-      nic = nic * std::max(1, s.fabric.nic_planes);  // a multi-plane NIC: its ports together
-      if (nic.bps > 0) hw.nic_speed = nic;
-      if (pcie.bps > 0) hw.pcie_bw = pcie;
-    }
+    if (const Bandwidth nic = study::nic_speed(s.fabric); nic.bps > 0) hw.nic_speed = nic;
+    if (const Bandwidth pcie = study::nic_pcie_speed(s.fabric); pcie.bps > 0) hw.pcie_bw = pcie;
     doc["network"] = {{"family", s.fabric.family},
                       {"switch_tiers", static_cast<int64_t>(s.fabric.tier_names.size()) - 1},
                       {"nics_per_server", s.fabric.nics_per_server},

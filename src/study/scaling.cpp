@@ -33,6 +33,25 @@ topology::Topology cap_nic_bandwidth(const topology::Topology& topo, double byte
   return t;
 }
 
+Bandwidth nic_speed(const topology::Topology& topo) {
+  Bandwidth nic;
+  if (topo.nics.empty()) return nic;
+  for (const topology::Link& l : topo.links)
+    if ((l.a == topo.nics.front() || l.b == topo.nics.front()) && l.media != topology::Media::Pcie &&
+        l.media != topology::Media::NvLink)
+      nic = std::max(nic, l.capacity);
+  return nic * std::max(1, topo.nic_planes);
+}
+
+Bandwidth nic_pcie_speed(const topology::Topology& topo) {
+  Bandwidth pcie;
+  if (topo.nics.empty()) return pcie;
+  for (const topology::Link& l : topo.links)
+    if ((l.a == topo.nics.front() || l.b == topo.nics.front()) && l.media == topology::Media::Pcie)
+      pcie = std::max(pcie, l.capacity);
+  return pcie;
+}
+
 std::vector<ScalingPoint> scaling_sweep(const workload::Job& base, const topology::Topology& topo,
                                         const BackendFactory& make_backend, const workload::TrainOptions& options,
                                         cluster::Policy policy, uint64_t seed, const std::vector<int64_t>& dps,

@@ -52,6 +52,11 @@ std::vector<ScalingPoint> scaling_sweep(const workload::Job& base, const topolog
 
 // A copy of `topo` with every NIC's network port (its link to a switch) capped at `bytes_per_second`.
 topology::Topology cap_nic_bandwidth(const topology::Topology& topo, double bytes_per_second);
+// A NIC's speed as the fabric has it: the first NIC's links other than PCIe and NVLink, its planes' ports together
+// (a SimAI .topo gives its own, not the scenario's); 0 without NICs.
+Bandwidth nic_speed(const topology::Topology& topo);
+// Its PCIe link's rate, the same way (0 without NICs or PCIe).
+Bandwidth nic_pcie_speed(const topology::Topology& topo);
 
 // Told before (finished false) and after (finished true) point `index` of `total` runs, with what it is
 // ("dp 4, NIC cap 50 GB/s").

@@ -335,13 +335,7 @@ TrainStudy train(const scenario::Setup& s, const TrainRequest& r, const Progress
     if (caps.empty()) {
       // The default caps below the NICs' own speed: a cap at or above it is the fabric as built, and its rows
       // repeated the "as built" ones (400G NICs under a 50 GB/s cap).
-      double nic = 0;  // bytes/s of a NIC's ports together
-      for (const auto& l : topo.links) {
-        const auto ka = topo.nodes[static_cast<size_t>(l.a)].kind, kb = topo.nodes[static_cast<size_t>(l.b)].kind;
-        if ((ka == topology::NodeKind::Nic) != (kb == topology::NodeKind::Nic) &&
-            (ka == topology::NodeKind::Switch || kb == topology::NodeKind::Switch))
-          nic = std::max(nic, l.capacity.bps / 8 * std::max(1, topo.nic_planes));
-      }
+      const double nic = nic_speed(topo).bytes_per_second();
       caps = {0};
       for (double c : {50e9, 20e9, 10e9, 5e9})
         if (nic == 0 || c < nic * (1 - 1e-9)) caps.push_back(c);

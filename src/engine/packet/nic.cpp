@@ -649,7 +649,7 @@ bool Nic::receive_data(uint32_t qi, const Packet& k, int64_t now) {
   if (q.pt_off != kNil) heard_target(qi, pull_targets_[q.pt_off + k.psn % cc::kMaxTimed], now);
   lane().echo_slot = q.int_off != kNil ? (k.psn & q.int_mask) + 1 : 0;  // the ACK it draws echoes its INT stack
   // Trimming and INT: every data packet is acknowledged (selectively when held); else the sender asks.
-  const bool ack_request = selective_ || (traits_.int_telemetry && !q.local) || (k.ecn & kAckRequest) != 0;
+  const bool ack_request = selective_ || q.int_off != kNil || (k.ecn & kAckRequest) != 0;
   if (unreliable_) {  // counted, never answered (a DCQCN receiver still sends its CNPs)
     if ((k.ecn & 1) && traits_.cnp && !q.local && cc_.on_marked(q.cc, now)) {
       ++lane().stats.cnps;

@@ -21,6 +21,15 @@ double ack(const cc::Timely& t, cc::Flow& f, int64_t now, int64_t rtt) {
   return f.rate;
 }
 
+// A QP of a 100 Gb/s NIC started at 0, its rate set to 50 Gb/s.
+cc::Flow at_half_rate(const cc::Timely& t) {
+  cc::Flow f;
+  t.init(f, 100e9);
+  t.start(f, 0);
+  f.rate = 50e9;
+  return f;
+}
+
 }  // namespace
 
 TEST(Timely, RateFollowsTheRoundTripAndItsGradient) {
@@ -45,10 +54,7 @@ TEST(Timely, AnUpdateAtMostHalvesTheRate) {
   // 100 us (between T_low and T_high), the first sample: gradient 0, + delta = 50.1 Gb/s. Then 300 us:
   // diff = 0.02 x 200 us = 4 us, gradient 2: x (1 - 0.8 x 2) < 0, held at half: 25.05 Gb/s.
   const cc::Timely t(cc::TimelyParams{});
-  cc::Flow f;
-  t.init(f, 100e9);
-  t.start(f, 0);
-  f.rate = 50e9;
+  cc::Flow f = at_half_rate(t);
   EXPECT_NEAR(ack(t, f, 10 * kUs, 100 * kUs), 50.1e9, 1);
   EXPECT_NEAR(ack(t, f, 20 * kUs, 300 * kUs), 25.05e9, 1);
 }
@@ -57,10 +63,7 @@ TEST(Timely, FiveFallingOrFlatRoundTripsInARowIncreaseFiveFold) {
   // 100 us each time (between T_low and T_high), 2 us apart: the gradient stays 0. ACKs 1-4 add delta
   // each, the 5th and 6th 5 delta each: 50 Gb/s + 4 x 100 + 5 x 100 Mb/s = 50.9 Gb/s, then 51.4 Gb/s.
   const cc::Timely t(cc::TimelyParams{});
-  cc::Flow f;
-  t.init(f, 100e9);
-  t.start(f, 0);
-  f.rate = 50e9;
+  cc::Flow f = at_half_rate(t);
   for (int i = 1; i <= 5; ++i) ack(t, f, 2 * i * kUs, 100 * kUs);
   EXPECT_NEAR(f.rate, 50.9e9, 1);
   EXPECT_NEAR(ack(t, f, 12 * kUs, 100 * kUs), 51.4e9, 1);
