@@ -211,6 +211,9 @@ class FlowRun {
     so.heartbeat_every = static_cast<uint64_t>(std::max<int64_t>(1, options_.observers.heartbeat_every / 256));
     so.link_name = [this](LinkId l) { return dir_link_name(topo_, static_cast<routing::DirLink>(l)); };
     so.record_link_steps = record_link_steps();
+    // A caller that reads no link loads (the training study) lets the solver fold the links that carry one
+    // flow into its cap (MaxMinSolver::set_fold_single). Failures keep the counters: their driver reads them.
+    so.link_counters = options_.link_loads || so.record_link_steps || failures_;
     if (so.record_link_steps && options_.flow.memory_limit > 0) {
       // The record may take what the process does not hold now; a vector's capacity can reach twice its
       // size, so it is capped at half of that.
@@ -335,6 +338,9 @@ class FlowRun {
 
   // The hottest links and the load per link class; the observer, if any.
   void link_report() {
+    report_.solves = sim_.stats().solves;
+    report_.flows_resolved = sim_.stats().flows_resolved;
+    if (!options_.link_loads && !options_.observers.observe) return;  // nothing reads them
     const auto dir_links = static_cast<int32_t>(capacity_.size());
     std::vector<double> bytes(static_cast<size_t>(dir_links)), peak(static_cast<size_t>(dir_links));
     for (int32_t d = 0; d < dir_links; ++d) {
@@ -350,8 +356,6 @@ class FlowRun {
     const auto capacity = [this](routing::DirLink d) { return compiler_.payload_capacity_bps(d); };
     report_.hottest = hottest_links(bytes, &peak, report_.makespan, options_.hottest_links, capacity);
     report_.by_class = class_loads(topo_, bytes, report_.makespan, capacity);
-    report_.solves = sim_.stats().solves;
-    report_.flows_resolved = sim_.stats().flows_resolved;
     if (options_.observers.observe) {
       RunObservation o;
       o.engine = engine_;

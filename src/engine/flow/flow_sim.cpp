@@ -20,7 +20,10 @@ constexpr double kBitsPsPerByteSecond = 8.0 * kPsPerSecond;  // bytes * this / b
 
 FlowSim::FlowSim(FlowSimOptions options) : options_(options) {
   if (options_.quantum < Time(0)) throw Error("FlowSim: quantum must be >= 0");
+  if (!options_.link_counters && options_.record_link_steps)
+    throw Error("FlowSim: record_link_steps needs link_counters");
   solver_.set_threads(options_.threads, options_.parallel_min_links);
+  solver_.set_fold_single(!options_.link_counters);
 }
 
 LinkId FlowSim::add_link(Bandwidth capacity) {
@@ -183,7 +186,7 @@ void FlowSim::complete(FlowId f) {
   // Whatever residue is left (a fraction of a picosecond's worth of bytes, of
   // either sign) is what the links' integrals miss or overshoot: correct them
   // so a link carries exactly coef * bytes for every completed flow.
-  if (r.remaining != 0 && std::isfinite(r.rate)) {
+  if (options_.link_counters && r.remaining != 0 && std::isfinite(r.rate)) {
     for (const Resource& res : solver_.resources(f)) links_[res.link].bytes += res.coef * r.remaining;
   }
   flow_queue_.erase(f);  // (popped already when its completion fired)
@@ -204,7 +207,8 @@ void FlowSim::resolve() {
   // Request the records a few iterations ahead (each is a memory access of
   // its own; overlapping them is most of this loop's cost on large re-solves).
   constexpr size_t kAhead = 8;
-  const std::span<const LinkId> solved_links = solver_.solved_links();
+  const std::span<const LinkId> solved_links = options_.link_counters ? solver_.solved_links()
+                                                                      : std::span<const LinkId>();
   for (size_t i = 0; i < solved_links.size(); ++i) {
     if (i + kAhead < solved_links.size()) __builtin_prefetch(&links_[solved_links[i + kAhead]]);
     const LinkId l = solved_links[i];

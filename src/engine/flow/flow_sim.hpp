@@ -143,6 +143,12 @@ struct FlowSimOptions {
   // a link by its id. Without them, tags and ids are printed.
   std::function<std::string(uint64_t tag)> flow_name;
   std::function<std::string(LinkId link)> link_name;
+  // Keep per-link counters (link_stats(), link_load_bps()). Off: the
+  // solver folds links that carry one flow into that flow's cap
+  // (MaxMinSolver::set_fold_single) and re-solves skip every link update;
+  // link_stats() and link_load_bps() then read 0. For callers that read no
+  // link figures (a training iteration's time). Needs record_link_steps off.
+  bool link_counters = true;
   // Record every change of a link's load (link_steps()): telemetry's
   // utilization over time. Off: nothing is recorded.
   bool record_link_steps = false;

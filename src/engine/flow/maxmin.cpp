@@ -200,9 +200,31 @@ std::string MaxMinSolver::check_lists() {
     }
     if (dead != lists_[l].dead)
       return at + "counts " + std::to_string(lists_[l].dead) + " dead entries, holds " + std::to_string(dead);
-    if (live + pending_[l].size() != live_[l])
+    uint32_t folded = 0;
+    if (fold_ && fold_owner_[l] != kInvalidId) {
+      const FlowId f = fold_owner_[l];
+      const FlowState& g = flows_[f];
+      if (!g.alive || !g.active || fold_k_[l] < g.len || fold_k_[l] >= all_len_[f] ||
+          term_links_[g.off + fold_k_[l]] != l)
+        return at + "folded into flow " + std::to_string(f) + ", which has no folded term on it";
+      if (live > 0 || !pending_[l].empty()) return at + "folded, yet it has entries";
+      folded = 1;
+    }
+    if (live + pending_[l].size() + folded != live_[l])
       return at + "counts " + std::to_string(live_[l]) + " live terms, holds " +
-             std::to_string(live + pending_[l].size());
+             std::to_string(live + pending_[l].size() + folded);
+  }
+  // A flow's cap is its own cap and its folded links' least C / a.
+  for (FlowId f = 0; fold_ && f < flows_.size(); ++f) {
+    const FlowState& g = flows_[f];
+    if (!g.alive || !g.active) continue;
+    double m = user_cap_[f];
+    for (uint32_t k = g.len; k < all_len_[f]; ++k) {
+      const Resource& t = terms_[g.off + k];
+      if (fold_owner_[t.link] != f) return "flow " + std::to_string(f) + ": a folded term's link names another owner";
+      m = std::min(m, links_[t.link].cap / t.coef);
+    }
+    if (m != g.cap) return "flow " + std::to_string(f) + ": its cap is not its folded links' least";
   }
   return "";
 }
@@ -226,6 +248,8 @@ void MaxMinSolver::reserve_links(uint32_t n) {
   pend_max_.reserve(n);
   taken_load_.reserve(n);
   link_moved_.reserve(n);
+  fold_owner_.reserve(n);
+  fold_k_.reserve(n);
 }
 
 LinkId MaxMinSolver::add_link(Bandwidth capacity) {
@@ -251,6 +275,8 @@ LinkId MaxMinSolver::add_link(Bandwidth capacity) {
   pend_max_.push_back(0.0);
   taken_load_.push_back(0.0);
   link_moved_.push_back(0);
+  fold_owner_.push_back(kInvalidId);
+  fold_k_.push_back(0);
   return static_cast<LinkId>(links_.size() - 1);
 }
 
@@ -259,6 +285,7 @@ void MaxMinSolver::set_capacity(LinkId link, Bandwidth capacity) {
   if (link >= links_.size()) throw Error("MaxMinSolver::set_capacity: unknown link " + std::to_string(link));
   if (!(capacity.bps >= 0) || std::isinf(capacity.bps))
     throw Error("MaxMinSolver::set_capacity: capacity must be finite and >= 0, got " + std::to_string(capacity.bps));
+  if (fold_ && fold_owner_[link] != kInvalidId) unfold(link);  // (with its old capacity in the flow's cap)
   links_[link].cap = capacity.bps;
   seed_link(link, kInf, kWhyCapacity);
 }
@@ -290,6 +317,10 @@ FlowId MaxMinSolver::add_flow(std::span<const Resource> resources, double weight
     f = static_cast<FlowId>(flows_.size());
     flows_.emplace_back();
     link_slots_.resize(flows_.size() * kSlots);
+    all_len_.push_back(0);
+    user_cap_.push_back(kInf);
+    fold_min_.push_back(kInf);
+    fold_cnt_.push_back(0);
   }
   FlowState& s = flows_[f];
   s.weight = weight;
@@ -313,6 +344,10 @@ FlowId MaxMinSolver::add_flow(std::span<const Resource> resources, double weight
     }
   }
   s.len = static_cast<uint32_t>(terms_.size()) - s.off;
+  all_len_[f] = s.len;
+  user_cap_[f] = cap.bps;
+  fold_min_[f] = kInf;
+  fold_cnt_[f] = 0;
   s.unit = std::all_of(terms_.begin() + s.off, terms_.end(), [](const Resource& t) { return t.coef == 1.0; });
   if (s.len <= kSlots)
     std::copy(term_links_.begin() + s.off, term_links_.end(), link_slots_.begin() + static_cast<size_t>(f) * kSlots);
@@ -333,7 +368,8 @@ void MaxMinSolver::remove_flow(FlowId f) {
   FlowState& s = checked(f, "remove_flow");
   if (s.active) set_active(f, false);
   s.alive = false;
-  garbage_terms_ += s.len;
+  garbage_terms_ += all_len_[f];
+  all_len_[f] = 0;
   s.len = 0;
   free_ids_.push_back(f);
   --live_flows_;
@@ -346,7 +382,7 @@ void MaxMinSolver::set_active(FlowId f, bool active) {
   s.active = active;
   if (active) {
     link_in(f);
-    if (s.len == 0) {
+    if (all_len_[f] == 0) {
       seed_flow(f);
     } else {
       s.arriving = true;  // settle_arrivals() decides: shortcut or re-solve
@@ -386,7 +422,8 @@ void MaxMinSolver::set_cap(FlowId f, Bandwidth cap) {
   finish_reorder();
   if (!(cap.bps >= 0)) throw Error("MaxMinSolver::set_cap: cap must be >= 0, got " + std::to_string(cap.bps));
   FlowState& s = checked(f, "set_cap");
-  s.cap = cap.bps;
+  user_cap_[f] = cap.bps;
+  s.cap = std::min(cap.bps, fold_min_[f]);
   if (s.active) {
     seed_links_of(f);
     if (s.len == 0) seed_flow(f);
@@ -395,12 +432,36 @@ void MaxMinSolver::set_cap(FlowId f, Bandwidth cap) {
 
 std::span<const Resource> MaxMinSolver::resources(FlowId f) const {
   const FlowState& s = flows_[f];
-  return {terms_.data() + s.off, s.len};
+  return {terms_.data() + s.off, all_len_[f]};
 }
 
 void MaxMinSolver::link_in(FlowId f) {
   FlowState& s = flows_[f];
-  s.pend = true;
+  if (fold_) {
+    // A link another flow holds alone is unfolded; one no active flow
+    // crosses is folded into this flow's cap. The unfolded terms go first.
+    const uint32_t n = all_len_[f];
+    uint32_t act = 0;
+    for (uint32_t k = 0; k < n; ++k) {
+      const LinkId l = term_links_[s.off + k];
+      if (fold_owner_[l] != kInvalidId) unfold(l);
+      if (live_[l] > 0 || link_seeded_[l] == kHard) {
+        if (k != act) swap_terms(f, k, act);
+        ++act;
+      }
+    }
+    for (uint32_t k = act; k < n; ++k) {
+      const LinkId l = term_links_[s.off + k];
+      fold_owner_[l] = f;
+      fold_k_[l] = k;
+      ++live_[l];
+    }
+    folded_count_ += n - act;
+    s.len = act;
+    refold_cap(f);
+    fill_slots(f);
+  }
+  s.pend = s.len > 0;
   for (uint32_t k = 0; k < s.len; ++k) {
     LinkId l = term_links_[s.off + k];
     if (pending_[l].empty()) pending_links_.push_back(l);
@@ -413,6 +474,15 @@ void MaxMinSolver::link_in(FlowId f) {
 void MaxMinSolver::link_out(FlowId f) {
   FlowState& s = flows_[f];
   const double rho = s.rate / s.weight;
+  if (fold_) {
+    for (uint32_t k = s.len; k < all_len_[f]; ++k) {
+      const LinkId l = term_links_[s.off + k];
+      fold_owner_[l] = kInvalidId;
+      --live_[l];
+      loads_[l] = 0;
+    }
+    folded_count_ -= all_len_[f] - s.len;
+  }
   for (uint32_t k = 0; k < s.len; ++k) {
     LinkId l = term_links_[s.off + k];
     --live_[l];
@@ -428,6 +498,92 @@ void MaxMinSolver::link_out(FlowId f) {
     }
   }
   s.pend = false;
+  if (fold_) {
+    s.len = all_len_[f];
+    fold_min_[f] = kInf;
+    fold_cnt_[f] = 0;
+    s.cap = user_cap_[f];
+    fill_slots(f);
+  }
+}
+
+void MaxMinSolver::set_fold_single(bool on) {
+  finish_reorder();
+  if (!flows_.empty()) throw Error("MaxMinSolver::set_fold_single: call it before the first add_flow");
+  fold_ = on;
+}
+
+double MaxMinSolver::folded_load(LinkId l) const {
+  const FlowState& s = flows_[fold_owner_[l]];
+  return terms_[s.off + fold_k_[l]].coef * s.rate;
+}
+
+void MaxMinSolver::swap_terms(FlowId f, uint32_t i, uint32_t j) {
+  const FlowState& s = flows_[f];
+  std::swap(terms_[s.off + i], terms_[s.off + j]);
+  std::swap(term_links_[s.off + i], term_links_[s.off + j]);
+  std::swap(pos_[s.off + i], pos_[s.off + j]);
+  for (const uint32_t k : {i, j}) {
+    const LinkId l = term_links_[s.off + k];
+    if (fold_owner_[l] == f) fold_k_[l] = k;
+  }
+}
+
+void MaxMinSolver::fill_slots(FlowId f) {
+  const FlowState& s = flows_[f];
+  if (s.len <= kSlots)
+    std::copy(term_links_.begin() + s.off, term_links_.begin() + s.off + s.len,
+              link_slots_.begin() + static_cast<size_t>(f) * kSlots);
+}
+
+void MaxMinSolver::refold_cap(FlowId f) {
+  FlowState& s = flows_[f];
+  double m = kInf;
+  uint32_t c = 0;
+  for (uint32_t k = s.len; k < all_len_[f]; ++k) {
+    const Resource& t = terms_[s.off + k];
+    const double v = links_[t.link].cap / t.coef;
+    if (v < m) {
+      m = v;
+      c = 1;
+    } else if (v == m) {
+      ++c;
+    }
+  }
+  fold_min_[f] = m;
+  fold_cnt_[f] = c;
+  s.cap = std::min(user_cap_[f], m);
+}
+
+// Link l's owner gets back its term there as a list entry (see "Links that
+// carry one flow"): its rate stays what the last solve gave it, so its
+// entry is keyed by it and the link carries it; a flow activated since the
+// last solve waits in the pending list, as its other terms do.
+void MaxMinSolver::unfold(LinkId l) {
+  const FlowId f = fold_owner_[l];
+  FlowState& s = flows_[f];
+  // The term moves to the end of the unfolded ones; the term there is
+  // folded too, so neither has an entry to fix.
+  if (fold_k_[l] != s.len) swap_terms(f, fold_k_[l], s.len);
+  const uint32_t k = s.len++;
+  fold_owner_[l] = kInvalidId;
+  --folded_count_;
+  const double a = terms_[s.off + k].coef;
+  if (s.pend || s.arriving) {
+    if (pending_[l].empty()) pending_links_.push_back(l);
+    pos_[s.off + k] = static_cast<uint32_t>(pending_[l].size());
+    pending_[l].push_back(Use{0.0, f, k});
+    s.pend = true;
+  } else {
+    LinkList& list = lists_[l];
+    list.uses.clear();
+    list.head = 0;
+    list.dead = 0;
+    list.uses.push_back(Use{s.rate / s.weight, f, k});
+    loads_[l] = a * s.rate;
+  }
+  fill_slots(f);
+  if (links_[l].cap / a == fold_min_[f] && --fold_cnt_[f] == 0) refold_cap(f);
 }
 
 // Marks flow f's entry for term k dead in link l's sorted list, found by
@@ -738,6 +894,7 @@ void MaxMinSolver::settle_arrivals() {
     } else {
       s.fresh = true;
       for (uint32_t k = 0; k < s.len; ++k) seed_link(t[k].link, kInf, kWhyArrival);
+      if (s.len == 0) seed_flow(f);  // every link folded (a zero capacity)
     }
   }
   arrivals_.clear();
@@ -766,12 +923,13 @@ void MaxMinSolver::maybe_compact() {
   terms.reserve(terms_.size() - garbage_terms_ + 1024);
   term_links.reserve(terms.capacity());
   pos.reserve(terms.capacity());
-  for (FlowState& s : flows_) {
+  for (FlowId f = 0; f < flows_.size(); ++f) {
+    FlowState& s = flows_[f];
     if (!s.alive) continue;
-    uint32_t off = static_cast<uint32_t>(terms.size());
-    terms.insert(terms.end(), terms_.begin() + s.off, terms_.begin() + s.off + s.len);
-    term_links.insert(term_links.end(), term_links_.begin() + s.off, term_links_.begin() + s.off + s.len);
-    pos.insert(pos.end(), pos_.begin() + s.off, pos_.begin() + s.off + s.len);
+    const uint32_t off = static_cast<uint32_t>(terms.size()), n = all_len_[f];
+    terms.insert(terms.end(), terms_.begin() + s.off, terms_.begin() + s.off + n);
+    term_links.insert(term_links.end(), term_links_.begin() + s.off, term_links_.begin() + s.off + n);
+    pos.insert(pos.end(), pos_.begin() + s.off, pos_.begin() + s.off + n);
     s.off = off;
   }
   terms_.swap(terms);

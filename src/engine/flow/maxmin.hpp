@@ -238,6 +238,25 @@
 // all-to-all: 0.945x of the time on one thread, 0.97-0.98x on two (paired
 // runs; docs/contributing/validation/speed.md, "The re-sort in place"). check_lists() verifies
 // every list after each solve in the randomised tests.
+//
+// Links that carry one flow (ninth step, opt-in: set_fold_single): a link
+// whose only active flow is f constrains nothing but f, and its constraint
+// a_fl * r_f <= C_l is the cap r_f <= C_l / a_fl. So when a flow is
+// activated, each of its links that no other active flow crosses is folded
+// into the flow's cap: it gets no list entry, never joins a re-solve's BFS,
+// heap or re-sort, and the flow's cap becomes min(K_f, min C_l / a_fl over
+// its folded links). When a second flow arrives on a folded link (or its
+// capacity changes) the link is unfolded first: the owner's entry joins
+// the link's list with its current key and the link's load is set. That
+// leaves the allocation as it was: the same problem, written as a link
+// again. A folded link's load is not kept up to date as its flow's rate
+// changes (link_load_bps computes it), and it is not listed in
+// solved_links(). So FlowSim turns folding on only when nothing reads link
+// counters (FlowSimOptions::link_counters). A flow keeps its unfolded terms
+// first and FlowState::len counts them, so the hot loops are unchanged;
+// resources() returns every term, the unfolded first. Rates equal those
+// without folding up to the order in which equal levels freeze (a cap
+// before a link at the same level), which can move the last bits of a sum.
 #pragma once
 
 #include <cstdint>
@@ -297,6 +316,12 @@ class MaxMinSolver {
   // this link; the dead and live counts) in O(entries). Returns what is
   // wrong, or "" when nothing is.
   std::string check_lists();
+  // Folds links that carry one flow into that flow's cap (see "Links that
+  // carry one flow" above). Call before the first add_flow.
+  void set_fold_single(bool on);
+  bool folds() const { return fold_; }
+  // Links folded now (for tests).
+  uint32_t folded_links() const { return folded_count_; }
 
   // ---- links ----
   LinkId add_link(Bandwidth capacity);
@@ -307,7 +332,9 @@ class MaxMinSolver {
   Bandwidth capacity(LinkId link) const { return Bandwidth(links_[link].cap); }
   uint32_t link_count() const { return static_cast<uint32_t>(links_.size()); }
   // Sum of coef * rate over the link's active flows, as of the last solve.
-  double link_load_bps(LinkId link) const { return loads_[link]; }
+  double link_load_bps(LinkId link) const {
+    return fold_ && fold_owner_[link] != kInvalidId ? folded_load(link) : loads_[link];
+  }
   // Active flows crossing the link (each once: repeats are merged).
   uint32_t link_flow_count(LinkId link) const { return live_[link]; }
 
@@ -326,7 +353,7 @@ class MaxMinSolver {
   bool alive(FlowId f) const { return f < flows_.size() && flows_[f].alive; }
   bool active(FlowId f) const { return alive(f) && flows_[f].active; }
   double weight(FlowId f) const { return flows_[f].weight; }
-  Bandwidth cap(FlowId f) const { return Bandwidth(flows_[f].cap); }
+  Bandwidth cap(FlowId f) const { return Bandwidth(fold_ ? user_cap_[f] : flows_[f].cap); }
   // Valid until the next add_flow (the pool may move).
   std::span<const Resource> resources(FlowId f) const;
   // Live flows, and one past the largest id ever handed out.
@@ -395,6 +422,15 @@ class MaxMinSolver {
   };
 
   FlowState& checked(FlowId f, const char* what);
+  // Folding (see "Links that carry one flow"): the load of folded link l;
+  // unfolds l (its owner's term joins the list or the pending list);
+  // recomputes a flow's folded cap.
+  double folded_load(LinkId l) const;
+  void unfold(LinkId l);
+  void refold_cap(FlowId f);
+  void swap_terms(FlowId f, uint32_t i, uint32_t j);
+  // Copies flow f's unfolded links into its slots when they fit (links_of).
+  void fill_slots(FlowId f);
   void link_in(FlowId f);   // insert f's terms into link lists
   void link_out(FlowId f);  // remove f's terms from link lists
   void seed_links_of(FlowId f);
@@ -541,6 +577,19 @@ class MaxMinSolver {
   // Coefficient of flow s's k-th term.
   double coef(const FlowState& s, uint32_t k) const { return s.unit ? 1.0 : terms_[s.off + k].coef; }
   std::vector<uint32_t> pos_;  // parallel to terms_: index of the term's entry in pending_[link] (when pend)
+  // Folding (set_fold_single). Per flow: every term (FlowState::len counts
+  // the unfolded ones while the flow is active), its cap as set, and the
+  // least C_l / a_fl over its folded links with how many links reach it.
+  // Per link: the flow folded into it (kInvalidId: none) and that term's
+  // index among the flow's terms.
+  bool fold_ = false;
+  uint32_t folded_count_ = 0;
+  std::vector<uint32_t> all_len_;
+  std::vector<double> user_cap_;
+  std::vector<double> fold_min_;
+  std::vector<uint32_t> fold_cnt_;
+  std::vector<FlowId> fold_owner_;
+  std::vector<uint32_t> fold_k_;
   std::vector<FlowId> free_ids_;
   uint32_t live_flows_ = 0;
   size_t garbage_terms_ = 0;

@@ -947,5 +947,126 @@ TEST(MaxMin, SecondThreadGivesTheSameRatesToTheBit) {
   for (size_t i = 0; i < one.size(); ++i) ASSERT_EQ(one[i], two[i]) << "rate " << i;  // bit for bit
 }
 
+// A link whose only flow is f folds into f's cap (set_fold_single). P = 10
+// Gb/s carries f alone, Q = 40 carries g alone, S = 100 carries both: P and
+// Q fold, so f = min(10, ...) = 10 and g = min(40, 100 - 10) = 40. A flow h
+// on P unfolds it: P's 10 is shared, f = h = 5. Q's capacity set to 20
+// unfolds Q: g = 20.
+TEST(MaxMin, ALinkThatCarriesOneFlowIsThatFlowsCap) {
+  MaxMinSolver s;
+  s.set_fold_single(true);
+  const LinkId p = s.add_link(10_Gbps), q = s.add_link(40_Gbps), sh = s.add_link(100_Gbps);
+  const FlowId f = s.add_flow(path({p, sh}));
+  const FlowId g = s.add_flow(path({sh, q}), 1.0, 1000_Gbps);
+  s.solve();
+  EXPECT_EQ(s.folded_links(), 2u);
+  expect_rate(s.rate_bps(f), 10e9);
+  expect_rate(s.rate_bps(g), 40e9);
+  expect_rate(s.link_load_bps(p), 10e9);  // folded: its flow's rate
+  expect_rate(s.link_load_bps(sh), 50e9);
+  EXPECT_EQ(s.cap(g).bps, 1000e9);  // the cap as set, not the folded one
+  EXPECT_EQ(s.resources(f).size(), 2u);
+  EXPECT_EQ(s.check_lists(), "");
+  expect_max_min_fair(s);
+
+  const FlowId h = s.add_flow(path({p}));
+  s.solve();
+  EXPECT_EQ(s.folded_links(), 1u);
+  expect_rate(s.rate_bps(f), 5e9);
+  expect_rate(s.rate_bps(h), 5e9);
+  expect_rate(s.rate_bps(g), 40e9);
+  EXPECT_EQ(s.check_lists(), "");
+  expect_max_min_fair(s);
+
+  s.remove_flow(h);
+  s.set_capacity(q, 20_Gbps);
+  s.solve();
+  EXPECT_EQ(s.folded_links(), 0u);
+  expect_rate(s.rate_bps(f), 10e9);
+  expect_rate(s.rate_bps(g), 20e9);
+  EXPECT_EQ(s.check_lists(), "");
+  expect_max_min_fair(s);
+  EXPECT_THROW(s.set_fold_single(false), Error);  // flows exist
+}
+
+// The same random sequence of adds, removals, parking, capacity changes
+// (some to 0), weights and caps runs on a solver that folds and one that
+// does not. Links outnumber flows' terms, so many links carry one flow and
+// arrivals keep unfolding them. After every solve: the same rates within
+// 1e-9 relative (a cap and a link saturating at one level freeze in another
+// order), the folding solver's lists and caps as check_lists() wants them,
+// and max-min fairness read from its link loads.
+TEST(MaxMin, FoldingLinksThatCarryOneFlowGivesTheSameRates) {
+  Rng rng(20261208);
+  MaxMinSolver fold, plain;
+  fold.set_fold_single(true);
+  const uint32_t nlinks = 300;
+  for (uint32_t l = 0; l < nlinks; ++l) {
+    const Bandwidth c(1e9 * static_cast<double>(1 + rng.below(400)));
+    fold.add_link(c);
+    plain.add_link(c);
+  }
+  std::vector<std::pair<FlowId, FlowId>> live;  // (fold id, plain id)
+  uint32_t most_folded = 0, unfolds = 0;
+  auto add = [&]() {
+    std::vector<Resource> res;
+    const uint64_t hops = 1 + rng.below(6);
+    for (uint64_t h = 0; h < hops; ++h)
+      res.push_back(Resource{static_cast<LinkId>(rng.below(nlinks)), rng.below(6) == 0 ? 2.0 : 1.0});
+    const double w = rng.below(3) == 0 ? 0.5 + 4 * rng.uniform() : 1.0;
+    const Bandwidth cap = rng.below(4) == 0 ? Bandwidth(1e9 * (1 + 100 * rng.uniform())) : kUnlimited;
+    const uint32_t before = fold.folded_links();
+    live.emplace_back(fold.add_flow(res, w, cap), plain.add_flow(res, w, cap));
+    if (fold.folded_links() < before) ++unfolds;
+  };
+  for (int i = 0; i < 40; ++i) add();
+  for (int batch = 0; batch < 400; ++batch) {
+    const int ops = 1 + static_cast<int>(rng.below(5));
+    for (int k = 0; k < ops; ++k) {
+      const uint64_t op = rng.below(12);
+      if (op < 4 || live.empty()) {
+        add();
+      } else if (op < 7) {
+        const size_t i = rng.below(live.size());
+        fold.remove_flow(live[i].first);
+        plain.remove_flow(live[i].second);
+        live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+      } else if (op < 8) {
+        const auto [a, b] = live[rng.below(live.size())];
+        fold.set_active(a, !fold.active(a));
+        plain.set_active(b, !plain.active(b));
+      } else if (op < 10) {
+        const LinkId l = static_cast<LinkId>(rng.below(nlinks));
+        const Bandwidth c(rng.below(10) == 0 ? 0.0 : 1e9 * static_cast<double>(1 + rng.below(400)));
+        fold.set_capacity(l, c);
+        plain.set_capacity(l, c);
+      } else if (op < 11) {
+        const auto [a, b] = live[rng.below(live.size())];
+        const double w = 0.5 + 4 * rng.uniform();
+        fold.set_weight(a, w);
+        plain.set_weight(b, w);
+      } else {
+        const auto [a, b] = live[rng.below(live.size())];
+        const Bandwidth cap(1e9 * (1 + 200 * rng.uniform()));
+        fold.set_cap(a, cap);
+        plain.set_cap(b, cap);
+      }
+    }
+    fold.solve();
+    plain.solve();
+    most_folded = std::max(most_folded, fold.folded_links());
+    ASSERT_EQ(fold.check_lists(), "") << "batch " << batch;
+    for (const auto [a, b] : live) {
+      ASSERT_EQ(fold.active(a), plain.active(b));
+      const double x = fold.rate_bps(a), y = plain.rate_bps(b);
+      ASSERT_NEAR(x, y, 1e-9 * std::max(1.0, std::abs(y))) << "batch " << batch << " flow " << a;
+    }
+    expect_max_min_fair(fold);
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_GT(most_folded, 50u);
+  EXPECT_GT(unfolds, 50u);
+}
+
 }  // namespace
 }  // namespace podnet::engine::flow
