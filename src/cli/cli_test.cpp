@@ -2522,6 +2522,13 @@ TEST(Cli, InferenceTakesRequestLengthsFromAFileBesideTheScenario) {
   r = run("inference " + scenario + " --set inference.lengths_file=trace.csv", true);  // not in this directory
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("trace.csv: cannot read the file"), std::string::npos) << r.out;
+  // A fixed length beside the file is refused, naming the option that gave it (it was dropped in silence).
+  r = run("inference " + scenario + " --prompt 4096", true);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(flat(r.out).find("--prompt: inference.lengths_file (trace.csv) gives each request's prompt and output "
+                             "tokens, so inference.prompt would be ignored: drop --prompt"),
+            std::string::npos)
+      << r.out;
 }
 
 }  // namespace

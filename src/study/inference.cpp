@@ -32,6 +32,17 @@ InferenceStudy prepared(const scenario::Setup& s) {
     throw InputError(fmt::format("{}: {}", s.scenario.where(e.key()), e.what()));
   }
   if (!out.config.lengths_file.empty()) {
+    // The file gives every request's lengths: a fixed length beside it would be dropped without a word.
+    for (const char* k : {"prompt", "prompt_max", "output", "output_max"}) {
+      const std::string key = std::string("inference.") + k;
+      if (!s.scenario.given(key)) continue;
+      const auto by = s.scenario.from_set.find(key);
+      throw InputError(fmt::format(
+          "{}: inference.lengths_file ({}) gives each request's prompt and output tokens, so {} would be ignored: "
+          "drop {}, or drop the file for lengths drawn from inference.prompt and output",
+          s.scenario.where(key), out.config.lengths_file, key,
+          by != s.scenario.from_set.end() && !by->second.empty() ? by->second : key));
+    }
     // Written in the scenario file: relative to that file, as its reader expects; given with --set (or a
     // built-in scenario): relative to the working directory, as any path on a command line.
     namespace fs = std::filesystem;
