@@ -407,6 +407,17 @@ TEST(Cli, AnIncastCountsItsSendersAndReceiver) {
   EXPECT_NE(r.out.find("pattern: 16 senders (the 16 GPUs after the first of --gpus) each send the size to GPU 0"),
             std::string::npos)
       << r.out;
+  // Its busbw is what the receiver takes in: 16 x algbw, just under the receiver's 400 Gb/s NIC (50 GB/s). It
+  // was algbw x 1 (3 GB/s), which read as a fabric sixteen times too slow.
+  EXPECT_NE(flat(r.out).find("busbw = algbw x senders: what the receiver's link takes in"), std::string::npos) << r.out;
+  const auto doc = nlohmann::json::parse(
+      run("bench leafspine-8k --op incast --gpus 0-1024:8 --senders 16 --min 1MiB --max 1MiB --engine analytical "
+          "--format json")
+          .out);
+  const auto& row = doc["rows"][0];
+  EXPECT_NEAR(row["busbw_gbyte_per_s"].get<double>(), 16 * row["algbw_gbyte_per_s"].get<double>(), 1e-3);
+  EXPECT_GT(row["busbw_gbyte_per_s"].get<double>(), 45.0);
+  EXPECT_LE(row["busbw_gbyte_per_s"].get<double>(), 50.0);
 }
 
 // A slice smaller than one group: 8 servers on leafspine-8k's rail leaves of 64 down ports use 8 of them, yet every

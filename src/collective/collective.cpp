@@ -71,8 +71,10 @@ double bus_factor(Op op, int64_t n) {
     case Op::Broadcast:
     case Op::Reduce:
     case Op::SendRecv:
-    case Op::Permutation:
-    case Op::Incast: return 1.0;
+    case Op::Permutation: return 1.0;
+    // nccl-tests has no incast: n - 1 senders each send the size to one receiver, so algbw x (n - 1) is what the
+    // receiver's link takes in, comparable with its speed as busbw is meant to be.
+    case Op::Incast: return n <= 1 ? 0.0 : d - 1.0;
   }
   return 0.0;
 }

@@ -126,7 +126,7 @@ TEST(Patterns, ScenarioKeys) {
   p.set("incast_senders", int64_t{12}, "12");
   EXPECT_EQ(options_from(p).incast_senders, 12);
   EXPECT_EQ(bus_factor(Op::Permutation, 16), 1.0);
-  EXPECT_EQ(bus_factor(Op::Incast, 16), 1.0);
+  EXPECT_EQ(bus_factor(Op::Incast, 17), 16.0);  // 16 senders: what the receiver takes in
   EXPECT_EQ(parse_op("incast"), Op::Incast);
   EXPECT_EQ(std::string(default_algorithm(Op::Permutation)), "permutation");
   // Not NCCL algorithms: "auto" builds the pattern with no latency delay in front of it.

@@ -28,6 +28,7 @@ const char* factor_formula(collective::Op op) {
     case collective::Op::AllGather:
     case collective::Op::ReduceScatter:
     case collective::Op::AllToAll: return "(n-1)/n";
+    case collective::Op::Incast: return "senders";
     default: return "1";
   }
 }
@@ -357,8 +358,12 @@ void write_bench_table(const nlohmann::json& d, std::ostream& out) {
                                                                : fmt::format("the {} GPUs", senders),
                        b["incast_receiver"].get<int64_t>());
   }
-  out << "  algbw = size / time, busbw = algbw x " << b["bus_factor_formula"].get<std::string>()
-      << " (nccl-tests definitions); GB/s = 1e9 bytes/s\n";
+  if (b.contains("incast_receiver"))
+    out << "  algbw = size / time, busbw = algbw x senders: what the receiver's link takes in (nccl-tests has no "
+           "incast); GB/s = 1e9 bytes/s\n";
+  else
+    out << "  algbw = size / time, busbw = algbw x " << b["bus_factor_formula"].get<std::string>()
+        << " (nccl-tests definitions); GB/s = 1e9 bytes/s\n";
   if (tuned && b.contains("algorithms"))
     out << "  NCCL model: NCCL's own cost model for the chosen algorithm and protocol on NCCL's channels ('-' when "
            "--channels fixes them)\n";

@@ -109,7 +109,11 @@ BenchResult bench(const scenario::Setup& s, const BenchRequest& r, const Progres
   if (out.algo == "auto" && !s.collective.tuner) out.algo = collective::default_algorithm(r.op);  // nccl_model = false
   if (out.algo == "auto" && (r.op == collective::Op::Permutation || r.op == collective::Op::Incast))
     out.algo = collective::default_algorithm(r.op);  // a traffic pattern, not an NCCL collective
-  out.bus_factor = collective::bus_factor(r.op, static_cast<int64_t>(out.group.size()));
+  // An incast's ranks are its senders and the receiver, which may be fewer than --gpus.
+  const int64_t ranks = r.op == collective::Op::Incast && s.collective.incast_senders > 0
+                            ? std::min<int64_t>(s.collective.incast_senders + 1, static_cast<int64_t>(out.group.size()))
+                            : static_cast<int64_t>(out.group.size());
+  out.bus_factor = collective::bus_factor(r.op, ranks);
 
   require_fault_engine(s);
   const bool failures = !s.scenario.failures.empty();
