@@ -161,7 +161,7 @@
     'bom.cables.*': ['cables: $1', 'int'], 'bom.transceivers': ['optical transceivers', 'int'], 'bom.power_kw': ['IT power, servers included', 'kw'],
     'bom.racks.total': ['racks', 'int'], 'bom.racks.server': ['racks: servers', 'int'], 'bom.racks.network': ['racks: network', 'int'],
     'bom.racks.servers_per_rack': ['servers per rack', 'int'], 'bom.power.servers_kw': ['IT power: servers', 'kw'], 'bom.power.switches_kw': ['IT power: switches', 'kw'], 'bom.power.optics_kw': ['IT power: optics', 'kw'], 'bom.power.*': ['power: $1'], 'bom.*': ['$1'], 'topology.*': ['$1'],
-    'cost.capex_usd': ['capex: network total', 'usd'], 'cost.capex_per_gpu_usd': ['network capex per GPU', 'usd'],
+    'cost.capex_usd': ['network capex', 'usd'], 'cost.capex_per_gpu_usd': ['network capex per GPU', 'usd'],
     'cost.capex.*': ['capex: $1', 'usd'], 'cost.capex_by_tier_usd.server': ['capex: server NICs', 'usd'], 'cost.capex_by_tier_usd.*': ['capex: $1', 'usd'],
     'cost.energy_mwh_per_year': ['energy per year (whole cluster)', 'mwh'], 'cost.energy_usd_per_year': ['energy cost per year', 'usd'],
     'cost.network_energy_usd_per_year': ['of which network (switches, optics)', 'usd'],
@@ -576,7 +576,7 @@
     if (cost) {
       const c = section(grid, 'Cost (USD)', 'cost');
       c.appendChild(textTable([
-        ['capex: network total', cell(doc, 'cost.capex_usd')],
+        ['network capex', cell(doc, 'cost.capex_usd')],
         // A part-filled pod's (zone's) layer built whole: the share only a full one would use.
         ...(cost.part_filled || []).map(s => ['  of which spare in ' + words(s.layer) + ' (' + s.present + ')',
           '$' + fixed(s.spare_usd, 0)]),

@@ -424,7 +424,7 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
       // The servers' group is their NICs: servers and GPUs are not priced.
       c.add({"capex: " + (g == "server" ? std::string("server NICs") : g), "", "",
              usd(cost["capex_by_tier_usd"][g].get<double>())});
-  c.add({"capex: network total", "", "", usd(cost["capex_usd"].get<double>())});
+  c.add({"network capex", "", "", usd(cost["capex_usd"].get<double>())});  // as diff, sweep and optimize say
   if (cost.contains("part_filled"))  // a part-filled pod's (zone's) layer built whole: the share only a full one uses
     for (const auto& s : cost["part_filled"])
       c.add({fmt::format("  of which spare in {} ({})", s["layer"].get<std::string>(), s["present"].get<std::string>()),
