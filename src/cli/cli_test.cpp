@@ -2011,6 +2011,12 @@ TEST(Cli, CompareCcRunsEachTransportAsItsOwnBenchWould) {
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.out.find("network.rto"), std::string::npos) << bad.out;
   EXPECT_NE(bad.out.find("1us"), std::string::npos) << bad.out;
+  // One above a microsecond but under the fabric's round trip is refused too, naming the round trip (2 us on
+  // leafspine-8k simulated 10 s of a 0.15 ms all-reduce, resending without end, before it was stopped).
+  bad = run("bench leafspine-8k --engine packet --gpus 0-63:8 --min 1MiB --max 1MiB --set network.rto=2us", true);
+  EXPECT_EQ(bad.status, 2) << bad.out;
+  EXPECT_NE(flat(bad.out).find("network.rto = 2us is shorter than the fabric's unloaded round trip"), std::string::npos)
+      << bad.out;
   // An RDMA packet carries at most 4,096 B: a 9,000 B MTU on rocev2 is refused (it ran), tcp takes it.
   bad = run(traffic + " --set network.mtu=9000", true);
   EXPECT_EQ(bad.status, 2);

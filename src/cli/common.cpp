@@ -457,6 +457,10 @@ void add_progress_printers(engine::NetworkOptions& network, std::string command,
     if (by_work) share = traffic_share(label.work, share);
     // Below 1 % in hundredths (a packet run of hours moves 0.01 % a line), and from the first line a rough
     // projection at the pace so far, in the unit a person plans with.
+    // Far past the estimate (timeouts resending, a congestion collapse): a ratio, not "396415%".
+    if (share >= 2)
+      return line + fmt::format(", {}x the estimate of {}{}, {:.0f} s elapsed", report::thousands(std::llround(share)),
+                                sim(label.expected), by_work ? " (by its traffic)" : "", elapsed);
     line += fmt::format(" of about {} ({:.{}f}%{}), {:.0f} s elapsed", sim(label.expected), 100 * share,
                         share < 0.01 ? 2 : 0, by_work ? " of its traffic" : "", elapsed);
     const auto human = [](double sec) {

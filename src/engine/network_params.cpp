@@ -136,7 +136,8 @@ std::vector<ParamSpec> network_params() {
        ParamType::Time,
        "",
        "packet engine: go-back-N retransmission timeout (default: 1 ms + 2 x the largest queue's drain time; the "
-       "RDMA ACK timeout on a torus); at least 1us: a shorter timeout fires before an ACK can cross the fabric",
+       "RDMA ACK timeout on a torus); at least 1us, and at least the fabric's unloaded round trip: a shorter timeout "
+       "fires before an ACK can come back",
        1e-9,
        1e4,
        {},

@@ -437,6 +437,15 @@ PacketSim::Impl::Impl(const topology::Topology& t, const NetworkOptions& net, co
         : torus        ? kIbTimeout20Ps
                        : 1'000'000'000 + std::llround(2 * buffer->worst_drain_ps());
   deadlock_window = std::max<int64_t>(10'000'000'000, 4 * rto);
+  // A timeout shorter than the unloaded round trip fires before any acknowledgement can come back: every
+  // packet is sent again, and again, and the run never ends (2 us on leafspine-8k simulated 10 s of a 0.15 ms
+  // all-reduce before it was stopped).
+  if (opt.rto.ps > 0 && rto < ctx.network_rtt)
+    throw InputError(fmt::format(
+        "network.rto = {} is shorter than the fabric's unloaded round trip, {} (one MTU out and an ACK back "
+        "between the farthest NICs): every packet would time out before its acknowledgement arrives and be sent "
+        "again without end; expected at least {}, or leave it out (auto: 1 ms + 2 x the deepest queue's drain)",
+        format_time(Time(rto)), format_time(Time(ctx.network_rtt)), format_time(Time(ctx.network_rtt))));
 
   Nic::Config nc;
   nc.mtu = mtu;
