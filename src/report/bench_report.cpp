@@ -628,11 +628,27 @@ static void same_runs(const nlohmann::json& transports, const std::vector<const 
         if (t["name"] == (*r)["transport"] && t["cc"].is_string())
           ecn = ecn || engine::packet::cc_preset(t["cc"].get<std::string>()).ecn;
     }
+    // What differs between them (roce_dcqcn and spectrum_x share dcqcn_nic: their routing and ordering differ).
+    std::vector<std::string> differ;
+    for (const auto& [k, words] : {std::pair<const char*, const char*>{"cc", "congestion controls"},
+                                   {"pfc", "PFC settings"},
+                                   {"routing", "routing"},
+                                   {"delivery", "delivery"}})
+      if (std::any_of(g.begin(), g.end(), [&](const nlohmann::json* r) {
+            return r->value(k, nlohmann::json()) != g.front()->value(k, nlohmann::json());
+          }))
+        differ.push_back(words);
+    std::string what = "their settings";
+    if (!differ.empty()) {
+      const std::string tail = differ.back();
+      differ.pop_back();
+      what = "their " + (differ.empty() ? tail : fmt::format("{} and {}", fmt::join(differ, ", "), tail));
+    }
     const std::string last = names.back();
     names.pop_back();
-    out << fmt::format("  {} and {}: the same run, every figure to the last digit: their congestion controls made no "
-                       "difference on this traffic{}\n",
-                       fmt::join(names, ", "), last,
+    out << fmt::format("  {} and {}: the same run, every figure to the last digit: {} made no difference on this "
+                       "traffic{}\n",
+                       fmt::join(names, ", "), last, what,
                        ecn && (*g.front())["ecn_marks"].get<int64_t>() == 0
                            ? " (0 ECN marks: no queue reached the marking band)"
                            : "");
@@ -756,7 +772,7 @@ void write_compare_table(const nlohmann::json& doc, std::ostream& out) {
   out << "\n  FCT: from when a flow may send to its last byte (nearest-rank percentiles); fairness: Jain's index of "
          "the "
          "QPs' rates (1 = equal shares); total goodput: the payload all QPs delivered together / the simulated time "
-         "(in bits; bench's algbw and busbw are per rank, in GB/s); most paused "
+         "(in bits; bench's algbw is per rank, in GB/s); most paused "
          "port: the longest any port spent paused by PFC; counters: every port and QP of that run.\n";
   bool no_fct = true, all_failed = true;
   for (const auto& r : doc["rows"]) {
