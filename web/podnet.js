@@ -168,7 +168,7 @@
     'cost.energy_price_usd_per_kwh': ['energy price per kWh', 'usd'], 'cost.pue': ['PUE', 'num'],
     'bisection_bandwidth_gbps': ['bisection bandwidth (per direction)', 'gbps'],
     'injection_bandwidth_per_gpu_gbps': ['injection bandwidth per GPU', 'gbps'],
-    'diameter_hops': ['diameter (switch hops)', 'int'], 'bisection_oversubscription': ['oversubscription, whole fabric', 'ratio'],
+    'diameter_hops': ['diameter (links between switches)', 'int'], 'bisection_oversubscription': ['oversubscription, whole fabric', 'ratio'],
     'cost.network_capex_usd_per_token_per_second': ['network capex per token/s', 'usd2'], 'cost.network_capex_usd': ["network capex (the whole fabric's)", 'usd'], 'oversubscription.*': ['oversubscription at $1', 'ratio'],
     'limits.max_gpus': ['largest GPU count this design reaches', 'int'], 'limits.max_gpus_reason': ['limit'],
     // bench
@@ -624,7 +624,7 @@
     if ('bisection_oversubscription' in doc) facts.push(['bisection_oversubscription', doc.bisection_oversubscription]);
     if (doc.limits) facts.push(['limits.max_gpus', doc.limits.max_gpus]);
     for (const [k, v] of Object.entries(topo)) if (k !== 'family' && k !== 'tiers') facts.push(['topology.' + k, v]);
-    described.set('diameter_hops', { label: topo.family === 'torus' ? 'diameter (chip-to-chip hops)' : 'diameter (switch hops)', kind: 'int' });
+    described.set('diameter_hops', { label: topo.family === 'torus' ? 'diameter (chip-to-chip hops)' : 'diameter (links between switches)', kind: 'int' });
     f.appendChild(kvTable(facts, 'facts'));
     const lim = [];
     if (doc.limits && doc.limits.max_gpus_reason) lim.push('limit: ' + doc.limits.max_gpus_reason);

@@ -1912,6 +1912,15 @@ TEST(Cli, CompareCcSaysWhichTransportsRanTheSameRun) {
             std::string::npos)
       << c.out;
   EXPECT_EQ(flat(c.out).find("and swift: the same run"), std::string::npos) << c.out;
+  // Presets that share a congestion control name what differs between them: roce_dcqcn and spectrum_x both run
+  // dcqcn_nic with PFC; their routing (ecmp, adaptive) and ordering differ (it said "their congestion controls").
+  const Result p = run("bench leafspine-8k --op incast --gpus 0-128:8 --min 1MiB --max 1MiB "
+                       "--compare-cc roce_dcqcn,spectrum_x");
+  ASSERT_EQ(p.status, 0) << p.out;
+  EXPECT_NE(flat(p.out).find("roce_dcqcn and spectrum_x: the same run, every figure to the last digit: their routing "
+                             "and delivery made no difference on this traffic"),
+            std::string::npos)
+      << p.out;
 }
 
 // Sizes as nccl-tests reads them: -b 8 is 8 bytes, -e 1K is 1,024 (8, 64, 512 by --factor 8).

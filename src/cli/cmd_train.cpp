@@ -159,7 +159,7 @@ void add_train_command(CLI::App& app, Action& action) {
       ->type_name("FILE.html");
   cmd->add_option("--engine", o->engine,
                   "analytical | flow | packet (sets network.engine; default: the scenario's, else flow). analytical: "
-                  "seconds at 131,072 GPUs, each operation alone; flow: links shared over time, minutes there; "
+                  "seconds at 131,072 GPUs, each operation alone; flow: links shared over time, about a minute there; "
                   "packet: congestion control and queues, for up to a few thousand GPUs");
   add_telemetry_options(cmd, o->telemetry, o->telemetry_interval);
   add_telemetry_all_option(cmd, o->telemetry_all);

@@ -360,9 +360,13 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
   // --compare-cc runs the packet engine by design: no hint toward another engine there either.
   const auto engine_by = c.set_flags.find("network.engine");
   const bool packet_by_design = engine_by != c.set_flags.end() && engine_by->second == "--compare-cc";
+  // A flow engine asked for on the command line (--engine flow) was chosen over the analytical one: no hint back.
+  const bool flow_chosen = s.scenario.from_set.count("network.engine") &&
+                           !engine::engine_info(s.engine).traits.packet_faults;
   add_progress_printers(s.network, "podnet " + command, label,
-                        packet_by_design ? std::string()
-                                         : slow_run_hint(s.engine, s.network, command != "plan-upgrade"));
+                        packet_by_design || flow_chosen
+                            ? std::string()
+                            : slow_run_hint(s.engine, s.network, command != "plan-upgrade"));
   return s;
 }
 

@@ -443,7 +443,7 @@ void write_design_table(const nlohmann::json& d, std::ostream& out) {
   Table f({"fabric", "value"});
   f.add({"bisection bandwidth (Gbps, per direction)", fixed(d["bisection_bandwidth_gbps"].get<double>(), 0)});
   const bool switchless = d["bom"]["switches"].value("total", int64_t{0}) == 0;  // a torus: GPUs route
-  f.add({switchless ? "diameter (chip-to-chip hops)" : "diameter (switch hops)",
+  f.add({switchless ? "diameter (chip-to-chip hops)" : "diameter (links between switches)",
          std::to_string(d["diameter_hops"].get<int>())});
   // The ratio built (85/40 is 2.125, not 2.13: report.hpp, ratio_text), and beside it what was asked
   // when the whole ports made another one (it was said only in the notes).

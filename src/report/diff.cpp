@@ -540,10 +540,20 @@ void write_diff_table(const nlohmann::json& doc, std::ostream& out, size_t limit
     out << fmt::format("\n  inputs that differ ({}){}:\n", inputs.size(),
                        from_run ? ", as the documents' run blocks record them (scenario, seed, --set, options)" : "");
     Table t({"key", "A", "B"});
+    // A whole number as given (--set topology.gpus=131072) grouped by thousands, as the results below are.
+    const auto input = [](const nlohmann::json& v) {
+      if (v.is_string()) {
+        const std::string& s = v.get_ref<const std::string&>();
+        if (!s.empty() && s.size() <= 18 &&
+            std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+          return thousands(std::stoll(s));
+      }
+      return text(v);
+    };
     for (const auto& i : inputs)
       t.add({i["key"].get<std::string>() +
                  (i.contains("set_by") ? " (from " + i["set_by"].get<std::string>() + ")" : std::string()),
-             text(i["a"]), text(i["b"])});
+             input(i["a"]), input(i["b"])});
     t.write(out, "    ");
     if (doc.contains("switch_capacity"))
       out << fmt::format("    note: the switch is another chip: A {}, B {}; its price and power follow it\n",

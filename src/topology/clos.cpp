@@ -592,8 +592,9 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
     return up == used ? std::string()
                       : fmt::format(" ({} of them cabled: {} left idle so the rest spread evenly)", used, up - used);
   };
-  const std::string leaf_plural = spec.tier_names[1] == std::string("leaf") ? "leaves"
-                                                                            : spec.tier_names[1] + std::string("s");
+  // leaf -> leaves, access -> accesses (tree3), spine -> spines.
+  const std::string t1 = spec.tier_names[1];
+  const std::string leaf_plural = t1 == "leaf" ? "leaves" : t1.ends_with("s") ? t1 + "es" : t1 + "s";
   const std::string spine_plural = spec.tier_names[2] + std::string("s");
   f.notes.push_back(
       fmt::format("{}: {} down / {} up ports{}; {} per spine domain, {} to each of {} per "
@@ -719,10 +720,10 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
   optical *= P;
   if (far > 0)
     f.notes.push_back(fmt::format(
-        "NIC cables: a {} stands {} and serves servers up to {} racks away ({} servers a rack, "
+        "NIC cables: {} {} stands {} and serves servers up to {} racks away ({} servers a rack, "
         "cabling.rack_width {} m a rack); {} of the {} NIC cables run past the racks beside its own, up to {} m; "
         "{} of the {} are optical (longer than cabling.copper_max_length {} m)",
-        spec.tier_names[1],
+        std::string("aeiou").find(spec.tier_names[1][0]) == std::string::npos ? "a" : "an", spec.tier_names[1],
         spec.rail_attach ? "in a network rack in the middle of its group's row" : "in the middle rack of its servers",
         max_away, racks.per_rack, format_number(hw.rack_width_m), thousands(far), thousands(z.servers * z.n * P),
         format_number(hw.server_to_leaf_m + static_cast<double>(max_away - 1) * hw.rack_width_m), thousands(optical),
