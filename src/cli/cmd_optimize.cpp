@@ -269,6 +269,8 @@ int cmd_optimize(Common& c, const OptimizeOptions& o) {
       w.has("global_batch") && w.get_int("global_batch") != job.global_batch)
     job_text += fmt::format(" (the scenario's {} scaled with DP: the batch per replica is kept)",
                             thousands(w.get_int("global_batch")));
+  // Which engine timed the points: the analytical one leaves out links shared between operations running at once.
+  job_text += fmt::format(", timed on the {} engine", source.section("network").get_string("engine"));
   report::add_optimize(doc, o.gpus, job_text, r, files, ref);
   emit(c, source, doc, "optimize", report::write_optimize_table);
   // Timing was asked for and nothing could be timed (a job that fits no design: the reasons are in the output):

@@ -39,6 +39,8 @@ TEST(OptimizeCli, SmallFabricFrontDerivedByHand) {
   // Points (the last axis fastest): #0 1:1 transceivers, #1 1:1 AOC, #2 3:1 transceivers, #3 3:1 AOC.
   EXPECT_EQ(doc["points"], 4);
   EXPECT_EQ(doc["infeasible"], 0);
+  // The job line names the engine that timed the points (the scenario's: flow, the default).
+  EXPECT_NE(doc["job"].get<std::string>().find(", timed on the flow engine"), std::string::npos) << doc["job"];
   // Each rail's 8 NICs share one leaf (8 leaves). A radix-64 leaf at 1:1 has 32 down / 32 up ports: 8 x 32 = 256
   // leaf-spine links on 256 / 64 = 4 spines; at 3:1, 48 down / 16 up: 128 links on 2 spines.
   // NIC cables (rack layout, hardware.hpp): 3 servers a 40 kW rack, so racks 0-2 and the leaves' network rack
@@ -151,8 +153,9 @@ TEST(OptimizeCli, WorkloadIsTheModelTrainRuns) {
                        "--oversubscription 1:1 --radix 128 --speeds 400Gbps --nics 8 --aoc 30m --dir " +
                        (d / "w").string());
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("job timed at every point: llama3-70b on 1,024 x h100: TP4 x CP2 x PP4 x DP32, global batch "
-                       "1,536 x seq 8,192\n"),
+  EXPECT_NE(podnet::cli::testing::flat(r.out).find(
+                "job timed at every point: llama3-70b on 1,024 x h100: TP4 x CP2 x PP4 x DP32, global batch 1,536 x "
+                "seq 8,192, timed on the flow engine"),
             std::string::npos)
       << r.out;
   // The scenario's own model at another size scales its batch with DP (the batch per replica kept), which train does
