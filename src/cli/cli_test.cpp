@@ -209,6 +209,13 @@ TEST(Cli, AConfigPlanSliceSaysHowManySwitchesOfEachTierItWrote) {
             std::string::npos)
       << r.out;
   fs::remove_all(dir);
+  // Patterns that pick no switch are refused before the design prints (they were after the whole report), and no
+  // frr/ or sonic/ folder is made.
+  r = run("design aipod-16k --config-plan " + dir.string() + " --config-switches 'su0000-*'", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_EQ(r.out.rfind("podnet: error: --config-switches su0000-*: matches none of the 640 switches", 0), 0u) << r.out;
+  EXPECT_FALSE(fs::exists(dir / "frr"));
+  fs::remove_all(dir);
 }
 
 // reliability --format csv: the components in the table's order (GPUs first, as printed; they came sorted by name,

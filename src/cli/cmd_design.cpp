@@ -56,20 +56,11 @@ report::CableTyping cable_typing(const scenario::Scenario& sc) {
 
 }  // namespace
 
-void write_config_plan(const topology::Topology& t, const topology::AddressPlan& plan, const std::string& dir,
-                       const std::vector<topology::Tenant>& tenants, const topology::Tenant* storage, size_t workers,
-                       const std::vector<std::string>& only) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  for (const char* sub : {"frr", "sonic"}) {
-    fs::create_directories(fs::path(dir) / sub, ec);
-    if (ec) throw InputError("--config-plan " + dir + ": cannot create the directory: " + ec.message());
-  }
-  // Each switch's two files are independent of every other's (pure functions of the plan): they are written
-  // on every core, in chunks taken in order, and come out the same whatever the thread count. The first
-  // error (in switch order) is the one reported. A line every 5 s on a long plan (a 1,048,576-GPU fabric's
-  // 20,480 switches take about 20 s of CPU).
-  std::vector<size_t> chosen;  // the switches whose files are written, in the plan's order
+// The switches --config-switches picks (every one without patterns), in the plan's order; a pattern list that
+// picks none is refused, with names to copy.
+std::vector<size_t> pick_switches(const topology::Topology& t, const topology::AddressPlan& plan,
+                                  const std::vector<std::string>& only) {
+  std::vector<size_t> chosen;
   for (size_t s = 0; s < plan.switches.size(); ++s) {
     const std::string& name = t.nodes[plan.switches[s].node].name;
     if (only.empty() || std::any_of(only.begin(), only.end(),
@@ -83,6 +74,23 @@ void write_config_plan(const topology::Topology& t, const topology::AddressPlan&
     throw InputError(fmt::format("--config-switches {}: matches none of the {} switches; expected shell patterns on "
                                  "their names, e.g. {}",
                                  fmt::join(only, ","), thousands(static_cast<int64_t>(plan.switches.size())), some));
+  }
+  return chosen;
+}
+
+void write_config_plan(const topology::Topology& t, const topology::AddressPlan& plan, const std::string& dir,
+                       const std::vector<topology::Tenant>& tenants, const topology::Tenant* storage, size_t workers,
+                       const std::vector<std::string>& only) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  // Each switch's two files are independent of every other's (pure functions of the plan): they are written
+  // on every core, in chunks taken in order, and come out the same whatever the thread count. The first
+  // error (in switch order) is the one reported. A line every 5 s on a long plan (a 1,048,576-GPU fabric's
+  // 20,480 switches take about 20 s of CPU).
+  const std::vector<size_t> chosen = pick_switches(t, plan, only);  // the switches whose files are written
+  for (const char* sub : {"frr", "sonic"}) {
+    fs::create_directories(fs::path(dir) / sub, ec);
+    if (ec) throw InputError("--config-plan " + dir + ": cannot create the directory: " + ec.message());
   }
   const size_t n = chosen.size();
   if (workers == 0) workers = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 16);
@@ -264,6 +272,8 @@ int cmd_design(const Common& c, const DesignOptions& d) {
     } catch (const ParamError& e) {
       throw InputError(fmt::format("{}: {}", sc.where(e.key()), e.what()));
     }
+    // Patterns that pick no switch are refused before the report prints (they were after the whole design).
+    if (!d.config_plan_dir.empty()) (void)pick_switches(ip_fabric, *plan, d.config_switches);
   }
   const bool exports_to_stdout = !d.exports.empty() && c.out_dir.empty();
   if (!exports_to_stdout) emit(c, sc, doc, "design", report::write_design_table);
