@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <iostream>
-#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -202,11 +201,6 @@ std::string wrap_help(const std::string& help) {
 // An option that sets a scenario key names it in its help ("(inference.rate)", "(sets network.engine)"): the key's
 // default is added there ("(inference.rate; default 1/s)"), so --help shows what a run without the option uses.
 void add_key_defaults(CLI::App& app) {
-  std::map<std::string, std::string> defaults;  // "section.key" -> its default, as `podnet list keys` shows it
-  for (const auto& section : scenario::sections())
-    for (const auto& spec : section.params())
-      defaults[std::string(section.name) + "." + spec.name] =
-          spec.default_text;  // an optional key (no default: absent means none) adds nothing
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
     for (CLI::Option* o : sub->get_options()) {
       std::string d = o->get_description();
@@ -220,7 +214,8 @@ void add_key_defaults(CLI::App& app) {
         size_t j = i;
         while (j < d.size() && (std::isalnum(static_cast<unsigned char>(d[j])) || d[j] == '_' || d[j] == '.')) ++j;
         const std::string word = d.substr(i, j - i);
-        if (defaults.count(word) && !defaults[word].empty() && j < d.size() && (d[j] == ')' || d[j] == ';')) {
+        // (an optional key, with no default: absent means none, adds nothing)
+        if (j < d.size() && (d[j] == ')' || d[j] == ';') && !scenario::key_default(word).empty()) {
           best = i;
           best_end = j;
           best_key = word;
@@ -228,7 +223,7 @@ void add_key_defaults(CLI::App& app) {
         i = j;
       }
       if (best == std::string::npos) continue;
-      d.insert(best_end, "; default " + defaults[best_key]);
+      d.insert(best_end, "; default " + scenario::key_default(best_key));
       o->description(d);
     }
 }

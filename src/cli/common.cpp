@@ -360,13 +360,12 @@ scenario::Setup load_setup(const Common& c, const std::string& command, const Ru
   // --compare-cc runs the packet engine by design: no hint toward another engine there either.
   const auto engine_by = c.set_flags.find("network.engine");
   const bool packet_by_design = engine_by != c.set_flags.end() && engine_by->second == "--compare-cc";
-  // A flow engine asked for on the command line (--engine flow) was chosen over the analytical one: no hint back.
-  const bool flow_chosen = s.scenario.from_set.count("network.engine") &&
-                           !engine::engine_info(s.engine).traits.packet_faults;
+  // An engine asked for on the command line (--engine flow) was chosen over the analytical one: no hint back.
   add_progress_printers(s.network, "podnet " + command, label,
-                        packet_by_design || flow_chosen
+                        packet_by_design
                             ? std::string()
-                            : slow_run_hint(s.engine, s.network, command != "plan-upgrade"));
+                            : slow_run_hint(s.engine, s.network,
+                                            command != "plan-upgrade" && !s.scenario.from_set.count("network.engine")));
   return s;
 }
 
@@ -459,12 +458,12 @@ void add_progress_printers(engine::NetworkOptions& network, std::string command,
     // come).
     const bool by_work = label.work.size() > 1;
     if (by_work) share = traffic_share(label.work, share);
-    // Below 1 % in hundredths (a packet run of hours moves 0.01 % a line), and from the first line a rough
-    // projection at the pace so far, in the unit a person plans with.
     // Far past the estimate (timeouts resending, a congestion collapse): a ratio, not "396415%".
     if (share >= 2)
       return line + fmt::format(", {}x the estimate of {}{}, {:.0f} s elapsed", report::thousands(std::llround(share)),
                                 sim(label.expected), by_work ? " (by its traffic)" : "", elapsed);
+    // Below 1 % in hundredths (a packet run of hours moves 0.01 % a line), and from the first line a rough
+    // projection at the pace so far, in the unit a person plans with.
     line += fmt::format(" of about {} ({:.{}f}%{}), {:.0f} s elapsed", sim(label.expected), 100 * share,
                         share < 0.01 ? 2 : 0, by_work ? " of its traffic" : "", elapsed);
     const auto human = [](double sec) {

@@ -95,7 +95,7 @@ void add_progress_printers(engine::NetworkOptions& network, std::string command,
                            std::string hint = {});
 // The hint for a slow run: on the packet engine, that the flow engine answers in seconds; on the flow engine with an
 // exact quantum, the analytical engine and network.flow_quantum, unless `analytical` is false (a command that
-// cannot take that engine: nothing then); else empty.
+// cannot take that engine, or a user who chose the flow engine: nothing then); else empty.
 std::string slow_run_hint(const std::string& engine, const engine::NetworkOptions& o, bool analytical = true);
 std::ofstream open_out(const std::string& path);
 // Flushes and closes `f`, written to `path` for `option`; an InputError naming both when a write failed (a full

@@ -258,4 +258,9 @@ std::string plural(int64_t n, std::string_view one, std::string_view many) {
   return thousands(n) + " " + std::string(n == 1 ? one : many);
 }
 
+std::string tier_plural(std::string_view one) {
+  const std::string s(one);
+  return s == "leaf" ? "leaves" : s.ends_with("s") ? s + "es" : s + "s";
+}
+
 }  // namespace podnet

@@ -109,5 +109,7 @@ std::string format_number(double v, int max_decimals = 6);
 std::string thousands(int64_t v);
 // A count and its noun: "1 pod", "8 pods", "1,024 links".
 std::string plural(int64_t n, std::string_view one, std::string_view many);
+// A switch tier's name in the plural: leaf -> leaves, access -> accesses, spine -> spines.
+std::string tier_plural(std::string_view one);
 
 }  // namespace podnet

@@ -15,9 +15,6 @@ namespace podnet::report {
 
 namespace {
 
-// Minutes as a person reads them: "45.0 min" up to two hours, then hours ("11.36 h"; 681.6 min read poorly).
-std::string minutes_text(double m) { return m < 120 ? fixed(m, 1) + " min" : fixed(m / 60, 2) + " h"; }
-
 // Days of training, to a hundred years; past it the figure is no forecast ("9.16e+16 days").
 std::string days_text(double days) {
   return days > 36500 ? std::string("more than 100 years") : fixed_or_exp(days, 2) + " days";

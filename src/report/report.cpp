@@ -416,10 +416,13 @@ std::string fixed_or_exp(double v, int decimals) {
   return fixed(v, decimals);
 }
 
+std::string minutes_text(double minutes) {
+  return minutes < 120 ? fixed(minutes, 1) + " min" : fixed(minutes / 60, 2) + " h";  // 3.00 h, not 180.0 min
+}
+
 std::string checkpoint_minutes_text(double minutes) {
   if (minutes > 0 && minutes < 1) return fixed(minutes * 60, minutes < 1.0 / 6 ? 2 : 1) + " s";
-  if (minutes >= 120) return fixed(minutes / 60, 2) + " h";  // 3 h, not 180.0 min
-  return fixed(minutes, 1) + " min";
+  return minutes_text(minutes);
 }
 
 }  // namespace podnet::report

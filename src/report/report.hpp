@@ -107,8 +107,10 @@ inline constexpr std::array<const char*, 11> kTrainingParts = {
 // figures that an extreme input can make astronomically large (days to train when restarts outrun the
 // MTBI): 289 grouped digits say no more and would widen a table past any terminal.
 std::string fixed_or_exp(double v, int decimals);
-// A checkpoint's cost in minutes as a person reads it: "0.5 min", and below 0.1 min in seconds ("0.01 s", an
-// asynchronous checkpoint's copy to host memory).
+// Minutes as a person reads them: "45.0 min" up to two hours, then hours ("11.36 h"; 681.6 min read poorly).
+std::string minutes_text(double minutes);
+// A checkpoint's cost the same way, and under a minute in seconds ("30.0 s", "0.60 s": an asynchronous
+// checkpoint's copy to host memory).
 std::string checkpoint_minutes_text(double minutes);
 
 }  // namespace podnet::report

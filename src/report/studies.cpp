@@ -857,12 +857,7 @@ nlohmann::json studies_json(unsigned front) {
       if (!p.sets_key.empty()) {
         params.back()["sets"] = p.sets_key;
         // The key's own default, which a scenario that leaves the key out runs with (the page's hint shows it).
-        const size_t dot = p.sets_key.find('.');
-        for (const auto& section : scenario::sections())
-          if (p.sets_key.compare(0, dot, section.name) == 0 && std::string(section.name).size() == dot)
-            for (const auto& spec : section.params())
-              if (spec.name == p.sets_key.substr(dot + 1) && !spec.default_text.empty())
-                params.back()["key_default"] = spec.default_text;
+        if (const std::string d = scenario::key_default(p.sets_key); !d.empty()) params.back()["key_default"] = d;
       }
     }
     nlohmann::json fields = nlohmann::json::array();

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -86,6 +87,17 @@ const std::vector<SectionInfo>& sections() {
        topology::addressing_params},
   };
   return k;
+}
+
+std::string key_default(const std::string& key) {
+  static const std::map<std::string, std::string> defaults = [] {
+    std::map<std::string, std::string> m;
+    for (const auto& section : sections())
+      for (const auto& spec : section.params()) m[std::string(section.name) + "." + spec.name] = spec.default_text;
+    return m;
+  }();
+  const auto at = defaults.find(key);
+  return at == defaults.end() ? std::string() : at->second;
 }
 
 const std::vector<std::string>& top_keys() {

@@ -49,6 +49,9 @@ struct SectionInfo {
   std::vector<ParamSpec> (*params)();
 };
 const std::vector<SectionInfo>& sections();
+// A section key's default as `podnet list keys` shows it ("inference.rate" -> "1/s"); "" for a key with none (absent
+// means none, or auto) or no such key.
+std::string key_default(const std::string& key);
 // Keys the loader accepts: at the top besides the sections, in a `failures:`
 // entry (a random one), in a `faults:` entry.
 const std::vector<std::string>& top_keys();

@@ -33,23 +33,29 @@ topology::Topology cap_nic_bandwidth(const topology::Topology& topo, double byte
   return t;
 }
 
-Bandwidth nic_speed(const topology::Topology& topo) {
-  Bandwidth nic;
-  if (topo.nics.empty()) return nic;
+namespace {
+
+// The fastest link of the first NIC whose media `pick` takes; 0 without NICs or such a link.
+template <class Pick>
+Bandwidth first_nic_link(const topology::Topology& topo, Pick pick) {
+  Bandwidth fastest;
+  if (topo.nics.empty()) return fastest;
   for (const topology::Link& l : topo.links)
-    if ((l.a == topo.nics.front() || l.b == topo.nics.front()) && l.media != topology::Media::Pcie &&
-        l.media != topology::Media::NvLink)
-      nic = std::max(nic, l.capacity);
-  return nic * std::max(1, topo.nic_planes);
+    if ((l.a == topo.nics.front() || l.b == topo.nics.front()) && pick(l.media))
+      fastest = std::max(fastest, l.capacity);
+  return fastest;
+}
+
+}  // namespace
+
+Bandwidth nic_speed(const topology::Topology& topo) {
+  return first_nic_link(topo,
+                        [](topology::Media m) { return m != topology::Media::Pcie && m != topology::Media::NvLink; }) *
+         std::max(1, topo.nic_planes);
 }
 
 Bandwidth nic_pcie_speed(const topology::Topology& topo) {
-  Bandwidth pcie;
-  if (topo.nics.empty()) return pcie;
-  for (const topology::Link& l : topo.links)
-    if ((l.a == topo.nics.front() || l.b == topo.nics.front()) && l.media == topology::Media::Pcie)
-      pcie = std::max(pcie, l.capacity);
-  return pcie;
+  return first_nic_link(topo, [](topology::Media m) { return m == topology::Media::Pcie; });
 }
 
 std::vector<ScalingPoint> scaling_sweep(const workload::Job& base, const topology::Topology& topo,

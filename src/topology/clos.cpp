@@ -592,10 +592,7 @@ void clos_facts(Topology& t, const ClosSpec& spec, const Hardware& hw, const Clo
     return up == used ? std::string()
                       : fmt::format(" ({} of them cabled: {} left idle so the rest spread evenly)", used, up - used);
   };
-  // leaf -> leaves, access -> accesses (tree3), spine -> spines.
-  const std::string t1 = spec.tier_names[1];
-  const std::string leaf_plural = t1 == "leaf" ? "leaves" : t1.ends_with("s") ? t1 + "es" : t1 + "s";
-  const std::string spine_plural = spec.tier_names[2] + std::string("s");
+  const std::string leaf_plural = tier_plural(spec.tier_names[1]), spine_plural = tier_plural(spec.tier_names[2]);
   f.notes.push_back(
       fmt::format("{}: {} down / {} up ports{}; {} per spine domain, {} to each of {} per "
                   "domain",

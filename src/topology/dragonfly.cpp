@@ -274,12 +274,10 @@ void fill_common_facts(Topology& t, const Hardware& hw, const Sizing& sz, int64_
                        int64_t per_edge, const char* edge_name) {
   const int64_t empty_edges = edges - (sz.terminals + per_edge - 1) / per_edge;
   if (sz.terminals < capacity)
-    t.facts.notes.push_back(
-        fmt::format("{} of {} terminal ports used ({} servers x {} NICs); {} without "
-                    "terminals; every group is built whole",
-                    thousands(sz.terminals), thousands(capacity), thousands(sz.servers), hw.nics_per_server,
-                    plural(empty_edges, edge_name,
-                           std::string(edge_name) == "leaf" ? "leaves" : std::string(edge_name) + "s")));
+    t.facts.notes.push_back(fmt::format("{} of {} terminal ports used ({} servers x {} NICs); {} without "
+                                        "terminals; every group is built whole",
+                                        thousands(sz.terminals), thousands(capacity), thousands(sz.servers),
+                                        hw.nics_per_server, plural(empty_edges, edge_name, tier_plural(edge_name))));
   t.facts.notes.push_back(fmt::format("NIC links at {}, switch links at {}",
                                       format_bandwidth(std::min(hw.nic_speed, hw.port_speed)),
                                       format_bandwidth(hw.port_speed)));

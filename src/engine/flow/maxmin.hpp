@@ -319,7 +319,6 @@ class MaxMinSolver {
   // Folds links that carry one flow into that flow's cap (see "Links that
   // carry one flow" above). Call before the first add_flow.
   void set_fold_single(bool on);
-  bool folds() const { return fold_; }
   // Links folded now (for tests).
   uint32_t folded_links() const { return folded_count_; }
 
@@ -353,7 +352,7 @@ class MaxMinSolver {
   bool alive(FlowId f) const { return f < flows_.size() && flows_[f].alive; }
   bool active(FlowId f) const { return alive(f) && flows_[f].active; }
   double weight(FlowId f) const { return flows_[f].weight; }
-  Bandwidth cap(FlowId f) const { return Bandwidth(fold_ ? user_cap_[f] : flows_[f].cap); }
+  Bandwidth cap(FlowId f) const { return Bandwidth(user_cap_[f]); }  // as set (FlowState::cap adds folded links)
   // Valid until the next add_flow (the pool may move).
   std::span<const Resource> resources(FlowId f) const;
   // Live flows, and one past the largest id ever handed out.

@@ -1056,7 +1056,7 @@ TEST(MaxMin, FoldingLinksThatCarryOneFlowGivesTheSameRates) {
     plain.solve();
     most_folded = std::max(most_folded, fold.folded_links());
     ASSERT_EQ(fold.check_lists(), "") << "batch " << batch;
-    for (const auto [a, b] : live) {
+    for (const auto& [a, b] : live) {
       ASSERT_EQ(fold.active(a), plain.active(b));
       const double x = fold.rate_bps(a), y = plain.rate_bps(b);
       ASSERT_NEAR(x, y, 1e-9 * std::max(1.0, std::abs(y))) << "batch " << batch << " flow " << a;
